@@ -1,0 +1,156 @@
+/**
+ * The fetch pipeline's public shapes. Expected results are a tagged union (never thrown).
+ * Every other layer talks to the network only through a `Fetcher`.
+ */
+
+/** P27: why a request was made. */
+export type Purpose = "robots" | "page" | "backfill" | "form" | "redirect" | "recheck";
+
+export type Method = "GET" | "HEAD" | "POST";
+
+export interface Validators {
+  etag?: string;
+  lastModified?: string;
+}
+
+export interface FetchRequest {
+  url: string;
+  method?: Method;
+  /** Form bodies only (P5). */
+  body?: string;
+  /** Only content-type / accept are honoured; Authorization, Cookie and the rest are refused (P3). */
+  contentType?: string;
+  accept?: string;
+  purpose: Purpose;
+  /** Catalog source id, for the log (P27). */
+  source?: string;
+  /** Stored ETag / Last-Modified, sent back as If-None-Match / If-Modified-Since (P12). */
+  validators?: Validators;
+  /** Cookies this site set during this source's check tonight (P22); one jar per source check. */
+  cookieJar?: CookieJarPort;
+  /** Rechecks keep no body (P25). Default true. */
+  keepBody?: boolean;
+  signal?: AbortSignal;
+}
+
+/** The evidence recorded for a "no" (P21). */
+export interface RefusalEvidence {
+  provider: string;
+  verdict: "challenge" | "block" | "suspected" | "status" | "rate-limit" | "tls" | "closed";
+  marker?: string;
+  reference?: string;
+}
+
+export interface FetchedResponse {
+  status: number;
+  /** Lower-cased header names; repeated headers joined with ", " (set-cookie kept apart). */
+  headers: Record<string, string>;
+  url: string;
+  /** Decoded body (gzip/deflate/br undone), at most MAX_BODY_BYTES. Empty when keepBody is false. */
+  body: Uint8Array;
+  /** Redirect chain, first request first, this response's URL last. */
+  chain: string[];
+}
+
+export type FetchOutcome =
+  | ({ kind: "ok" } & FetchedResponse)
+  | ({ kind: "not-modified" } & Omit<FetchedResponse, "body">)
+  | {
+      kind: "refused";
+      url: string;
+      status: number | null;
+      reason: string;
+      evidence: RefusalEvidence;
+    }
+  | { kind: "gone"; url: string; status: number }
+  /** Another 4xx, a 5xx that outlasted retries, a Retry-After over 60 s, a bad redirect. */
+  | { kind: "error"; url: string; status: number | null; reason: string }
+  | { kind: "unreachable"; url: string; reason: string }
+  | { kind: "timed-out"; url: string; phase: "headers" | "body" }
+  | { kind: "too-large"; url: string; status: number; bytesRead: number }
+  /** Never sent: robots.txt disallows it for us (P18). */
+  | { kind: "disallowed"; url: string }
+  /** Never sent: the origin's robots.txt could not be read tonight (P20). */
+  | { kind: "robots-unavailable"; url: string; origin: string; reason: string }
+  /** Never sent: the address guard refused the address (loopback, private, …). */
+  | { kind: "blocked-address"; url: string; address: string }
+  /** Never sent: the night's deadline has passed (P13). */
+  | { kind: "deadline"; url: string }
+  /** Never sent: the site said no earlier tonight (P21). */
+  | { kind: "site-closed"; url: string; reason: string };
+
+export type FetchKind = FetchOutcome["kind"];
+
+export interface Fetcher {
+  fetch(req: FetchRequest): Promise<FetchOutcome>;
+}
+
+/** One attempt, as written to the request log (P27) before the next attempt starts. */
+export interface RequestLogEntry {
+  startedAt: number;
+  endedAt: number;
+  method: Method;
+  url: string;
+  status: number | null;
+  /** ok | not-modified | refused | gone | error | unreachable | timed-out | too-large | retry … */
+  outcome: string;
+  /** Failure detail (e.g. ECONNRESET, certificate error), when any. */
+  failure?: string;
+  bytes: number;
+  site: string;
+  origin: string;
+  source?: string;
+  purpose: Purpose;
+  attempt: number;
+  validatorsSent?: Validators;
+  validatorsReceived?: Validators;
+  evidence?: RefusalEvidence;
+  /** The night this attempt belongs to, when run by `nor night` (YYYY-MM-DD). */
+  night?: string;
+}
+
+/** Ports: narrow shapes the store implements; tests use in-memory fakes. */
+export interface RequestLogPort {
+  append(entry: RequestLogEntry): Promise<void>;
+}
+
+/** The end of the last request per site, persisted so the gap holds across restarts (P10). */
+export interface SiteStatePort {
+  lastEnd(site: string): Promise<number | undefined>;
+  setLastEnd(site: string, at: number): Promise<void>;
+}
+
+export interface CachedRobots {
+  origin: string;
+  fetchedAt: number;
+  /** rules: a 2xx body; allow-all: a 4xx; unreachable: 5xx, 429, network error, cut body, 6th hop. */
+  state: "rules" | "allow-all" | "unreachable";
+  status: number | null;
+  body?: string;
+  etag?: string;
+  lastModified?: string;
+  reason?: string;
+}
+
+export interface RobotsCachePort {
+  get(origin: string): Promise<CachedRobots | undefined>;
+  put(entry: CachedRobots): Promise<void>;
+}
+
+export interface CookieJarPort {
+  /** The Cookie header value for this URL, or undefined. */
+  cookieHeader(url: string): string | undefined;
+  /** Store the Set-Cookie headers of a response from this URL. */
+  store(url: string, setCookies: string[]): void;
+}
+
+/** The private copy (P8): every response read is handed to it. */
+export interface ArchivePort {
+  write(exchange: {
+    request: { method: Method; url: string; headers: Record<string, string>; body?: string };
+    response: FetchedResponse;
+    fetchedAt: number;
+    purpose: Purpose;
+    source?: string;
+  }): Promise<void>;
+}

@@ -1,0 +1,41 @@
+/**
+ * The politeness floors and the checker's identity. The public "for site owners" page renders
+ * its numbers from these same constants (P2), so page and behaviour cannot drift. No setting
+ * may lower a floor; only tests on loopback may shorten the gap (see net/options).
+ */
+export const PRODUCT_TOKEN = "public-records-check";
+/** P1: the exact User-Agent every request carries by default. */
+export const DEFAULT_USER_AGENT = "public-records-check/0.1 (+mailto:frankie@outpostagencies.com)";
+/** Where site owners write (the site-owner page). */
+export const OPERATOR_NAME = "Frankie Cleary";
+export const OPERATOR_EMAIL = "frankie@newonrecord.com";
+
+/** P10: end of one request to the start of the next on the same site. */
+export const MIN_GAP_MS = 2_000;
+/** P14: time to the response headers. */
+export const HEADERS_TIMEOUT_MS = 30_000;
+/** P14: longest silence while a body is read. */
+export const BODY_SILENCE_MS = 30_000;
+/** P14: bodies stop at 20 MiB, counted after decompression. */
+export const MAX_BODY_BYTES = 20 * 1024 * 1024;
+/** P19: redirects followed in a row. */
+export const MAX_REDIRECTS = 5;
+/** P15: retries after the first attempt. */
+export const MAX_RETRIES = 2;
+/** P15: waits before retry 1 and 2 when the server sent no Retry-After. */
+export const RETRY_WAITS_MS: readonly [number, number] = [5_000, 20_000];
+/** P15: a Retry-After longer than this means no retry tonight. */
+export const RETRY_AFTER_MAX_MS = 60_000;
+/** P17 / RFC 9309 §2.5: at least 500 KiB of robots.txt is parsed. */
+export const ROBOTS_MAX_BYTES = 512 * 1024;
+/** P16 / RFC 9309 §2.4: a cached robots.txt is used for at most a day. */
+export const ROBOTS_TTL_MS = 24 * 60 * 60 * 1000;
+/** P7: older pages read per night while backfilling. */
+export const DEFAULT_BACKFILL_PAGES = 3;
+/** P25: rechecks on this many nights right after a source is marked not read … */
+export const RECHECK_SOON_NIGHTS = 3;
+/** … then once every this many nights. */
+export const RECHECK_EVERY_NIGHTS = 7;
+/** P13: default time limit of a night. */
+export const DEFAULT_NIGHT_DEADLINE_MS = 6 * 60 * 60 * 1000;
+export const DEFAULT_CONCURRENCY = 64;

@@ -1,0 +1,61 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import SqliteDatabase from "better-sqlite3";
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from "kysely";
+import pg from "pg";
+import { NorError } from "../errors.js";
+import { migrationProvider } from "./migrations/index.js";
+import type { Database } from "./schema/index.js";
+
+export type Db = Kysely<Database>;
+
+export type StoreLocation = { kind: "sqlite"; dir: string } | { kind: "postgres"; url: string };
+
+export interface Store {
+  db: Db;
+  dialect: "sqlite" | "postgres";
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the store and runs pending migrations. SQLite lives at DIR/nor.db in WAL mode with
+ * synchronous=FULL, so a `kill -9` never loses a committed row.
+ */
+export async function openStore(loc: StoreLocation): Promise<Store> {
+  let db: Db;
+  if (loc.kind === "sqlite") {
+    mkdirSync(loc.dir, { recursive: true });
+    const file = join(loc.dir, "nor.db");
+    let sqlite: SqliteDatabase.Database;
+    try {
+      sqlite = new SqliteDatabase(file);
+      sqlite.pragma("journal_mode = WAL");
+      sqlite.pragma("synchronous = FULL");
+      sqlite.pragma("busy_timeout = 5000");
+      sqlite.pragma("foreign_keys = ON");
+    } catch (cause) {
+      throw new NorError("E_STORE", `cannot open the store at ${file}`, { cause });
+    }
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  } else {
+    const pool = new pg.Pool({ connectionString: loc.url, max: 4 });
+    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  }
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    await db.destroy();
+    const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
+    throw new NorError("E_STORE", `store migration ${failed} failed: ${String(error)}`, {
+      cause: error,
+    });
+  }
+  return { db, dialect: loc.kind, close: () => db.destroy() };
+}
+
+/** `--data DIR` (default ./data), or NOR_DATABASE_URL=postgres://… for PostgreSQL. */
+export function storeLocationFromOptions(opts: { data?: string }): StoreLocation {
+  const url = process.env["NOR_DATABASE_URL"];
+  if (url?.startsWith("postgres")) return { kind: "postgres", url };
+  return { kind: "sqlite", dir: opts.data ?? "data" };
+}

@@ -1,0 +1,15 @@
+import type { Migration, MigrationProvider } from "kysely";
+import * as m001 from "./001-log.js";
+import * as m002 from "./002-night.js";
+import * as m003 from "./003-archive.js";
+
+/** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
+export const migrations: Record<string, Migration> = {
+  "001-log": m001,
+  "002-night": m002,
+  "003-archive": m003,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => migrations,
+};

@@ -1,0 +1,3 @@
+// Tables owned by the night module. Add one property per table: name -> row interface.
+// biome-ignore lint/complexity/noBannedTypes: filled in by the owning module
+export type NightTables = {};
