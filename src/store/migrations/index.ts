@@ -2,12 +2,14 @@ import type { Migration, MigrationProvider } from "kysely";
 import * as m001 from "./001-log.js";
 import * as m002 from "./002-night.js";
 import * as m003 from "./003-archive.js";
+import * as m004 from "./004-sources.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
   "001-log": m001,
   "002-night": m002,
   "003-archive": m003,
+  "004-sources": m004,
 };
 
 export const migrationProvider: MigrationProvider = {

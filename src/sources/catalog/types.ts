@@ -1,0 +1,63 @@
+/**
+ * The validated catalog, as the rest of the program sees it (the YAML format and its zod
+ * schema live beside this file). Contract shared by sources, night and web.
+ */
+import type { RecordKind } from "../record.js";
+
+export type GovernmentKind =
+  | "county"
+  | "city"
+  | "village"
+  | "township"
+  | "school-district"
+  | "special-district"
+  | "state-agency"
+  | "other";
+
+export interface Government {
+  id: string;
+  name: string;
+  kind: GovernmentKind;
+  county?: string;
+  website?: string;
+}
+
+/** A page recipe of CSS selectors (P6: records come from the list itself). */
+export interface PageRecipe {
+  items: string;
+  title?: string;
+  date?: string;
+  link?: string;
+  id?: string;
+  kind?: string;
+  /** The link to the older page (P7 backfill). */
+  next?: string;
+}
+
+export type Access = "api" | "download" | "feed" | "page" | "form";
+
+/** One way into a source's records. */
+export interface WayIn {
+  access: Access;
+  url: string;
+  platform?: string;
+  extract?: PageRecipe;
+  /** api: field paths; form: fields and pager. Shape owned by the adapter. */
+  api?: Record<string, unknown>;
+  form?: Record<string, unknown>;
+}
+
+export interface Source extends WayIn {
+  id: string;
+  government: string;
+  records: RecordKind;
+  /** Other ways in, tried best first (P4). */
+  alternates: WayIn[];
+  backfill: { pagesPerNight: number; until?: string };
+  confirmed: boolean;
+}
+
+export interface Catalog {
+  governments: Government[];
+  sources: Source[];
+}
