@@ -154,3 +154,51 @@ export interface ArchivePort {
     source?: string;
   }): Promise<void>;
 }
+
+/**
+ * The innermost seam: send one HTTP request, follow nothing, decode nothing. The default is
+ * undici (src/net/transport-undici.ts); the night's simulation passes a virtual-time one.
+ */
+export interface TransportRequest {
+  method: Method;
+  url: string;
+  /** Exactly the headers to send (the pipeline sets User-Agent, conditionals, cookies). */
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+}
+
+export type TransportFailure =
+  | "timeout-headers"
+  | "timeout-body"
+  | "reset"
+  | "closed"
+  | "refused"
+  | "dns"
+  | "tls"
+  | "blocked-address"
+  | "other";
+
+export type TransportResult =
+  | {
+      kind: "response";
+      status: number;
+      headers: Record<string, string | string[]>;
+      /** Raw (possibly compressed) body; iterating it may throw a TransportBodyError. */
+      body: AsyncIterable<Uint8Array>;
+      remoteAddress?: string;
+    }
+  | { kind: "failure"; failure: TransportFailure; message: string; address?: string };
+
+/** Thrown by a response body iterator when the body fails mid-way (reset, 30 s of silence). */
+export class TransportBodyError extends Error {
+  override name = "TransportBodyError";
+  constructor(
+    readonly failure: TransportFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type Transport = (req: TransportRequest) => Promise<TransportResult>;
