@@ -1,0 +1,251 @@
+/**
+ * Dates as government pages write them, turned into ISO 8601 (record.ts: "America/New_York
+ * when the page gives no zone"). Date-only inputs stay date-only (`YYYY-MM-DD`); a local
+ * date-time gets the zone's offset *at that instant* (DST-correct, via Intl). Never throws:
+ * an unreadable date is `undefined`, and the record simply has no date.
+ */
+
+const MONTHS: Record<string, number> = {
+  jan: 1,
+  feb: 2,
+  mar: 3,
+  apr: 4,
+  may: 5,
+  jun: 6,
+  jul: 7,
+  aug: 8,
+  sep: 9,
+  sept: 9,
+  oct: 10,
+  nov: 11,
+  dec: 12,
+};
+
+/** RFC 822 §5.1 zone names still seen in feeds (RSS 2.0 pubDate). */
+const NAMED_ZONES: Record<string, string> = {
+  UT: "+00:00",
+  GMT: "+00:00",
+  UTC: "+00:00",
+  Z: "+00:00",
+  EST: "-05:00",
+  EDT: "-04:00",
+  CST: "-06:00",
+  CDT: "-05:00",
+  MST: "-07:00",
+  MDT: "-06:00",
+  PST: "-08:00",
+  PDT: "-07:00",
+};
+
+export interface DateOptions {
+  /** IANA zone assumed when the input has none. Default America/New_York. */
+  zone?: string;
+  /** How to read an ambiguous `01/02/2026`. Default "mdy" (US pages). */
+  order?: "mdy" | "dmy";
+}
+
+interface Parts {
+  y: number;
+  mo: number;
+  d: number;
+  time?: { h: number; mi: number; s: number; ms: number };
+  /** "+hh:mm" when the input named its zone. */
+  offset?: string;
+}
+
+const pad = (n: number, w = 2) => String(n).padStart(w, "0");
+
+export function toIsoDate(input: string, opts: DateOptions = {}): string | undefined {
+  try {
+    const s = input.replace(/\s+/g, " ").trim();
+    if (s === "") return undefined;
+    // `/Date(1700000000000)/` and `/Date(1700000000000-0500)/`: .NET JSON dates, an instant.
+    const ms = /^\/?Date\((-?\d+)([+-]\d{4})?\)\/?$/.exec(s);
+    if (ms) return formatInstant(Number(ms[1]), opts.zone ?? "America/New_York");
+    const p = parseParts(s, opts.order ?? "mdy");
+    if (!p || !valid(p)) return undefined;
+    const date = `${pad(p.y, 4)}-${pad(p.mo)}-${pad(p.d)}`;
+    if (!p.time) return date;
+    const t = p.time;
+    const clock = `${pad(t.h)}:${pad(t.mi)}:${pad(t.s)}${t.ms ? `.${pad(t.ms, 3)}` : ""}`;
+    if (p.offset) return `${date}T${clock}${p.offset === "+00:00" ? "Z" : p.offset}`;
+    const zone = opts.zone ?? "America/New_York";
+    const off = offsetForLocal(p.y, p.mo, p.d, t.h, t.mi, t.s, zone);
+    if (off === undefined) return undefined;
+    return `${date}T${clock}${formatOffset(off)}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function valid(p: Parts): boolean {
+  if (p.y < 1900 || p.y > 2200 || p.mo < 1 || p.mo > 12 || p.d < 1) return false;
+  if (p.d > new Date(Date.UTC(p.y, p.mo, 0)).getUTCDate()) return false;
+  const t = p.time;
+  return !t || (t.h < 24 && t.mi < 60 && t.s < 61);
+}
+
+function parseParts(s: string, order: "mdy" | "dmy"): Parts | undefined {
+  // ISO 8601 / RFC 3339, with or without time and zone.
+  let m =
+    /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?\s*(Z|[+-]\d{2}:?\d{2})?)?$/i.exec(
+      s,
+    );
+  if (m) {
+    const p: Parts = { y: +m[1]!, mo: +m[2]!, d: +m[3]! };
+    if (m[4] !== undefined) {
+      p.time = {
+        h: +m[4],
+        mi: +m[5]!,
+        s: +(m[6] ?? 0),
+        ms: m[7] ? +m[7].slice(0, 3).padEnd(3, "0") : 0,
+      };
+      if (m[8]) p.offset = normOffset(m[8]);
+    }
+    return p;
+  }
+  // YYYYMMDD
+  m = /^(\d{4})(\d{2})(\d{2})$/.exec(s);
+  if (m) return { y: +m[1]!, mo: +m[2]!, d: +m[3]! };
+  // Drop a leading weekday ("Tuesday, ", "Tue, ") and a trailing " at ".
+  const rest = s
+    .replace(/^(mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+/i, "")
+    .replace(/\s+at\s+/i, " ");
+  // Numeric: 08/23/2022, 8-23-22, 23.08.2022 (dmy), optional time.
+  m = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{2}|\d{4})(?:,?\s+(.*))?$/.exec(rest);
+  if (m) {
+    const a = +m[1]!;
+    const b = +m[2]!;
+    const [mo, d] = order === "dmy" ? [b, a] : [a, b];
+    return withTime({ y: fullYear(m[3]!), mo, d }, m[4]);
+  }
+  // Month name first: "Aug 23, 2022", "August 23 2022 6:00 PM".
+  m = /^([a-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})(?:,?\s+(.*))?$/i.exec(rest);
+  if (m) {
+    const mo = MONTHS[m[1]!.toLowerCase().slice(0, m[1]!.toLowerCase().startsWith("sept") ? 4 : 3)];
+    if (!mo) return undefined;
+    return withTime({ y: +m[3]!, mo, d: +m[2]! }, m[4]);
+  }
+  // Day first: "23 Aug 2022", RFC 822 "Tue, 23 Aug 2022 18:00:00 -0400".
+  m = /^(\d{1,2})\s+([a-z]{3,9})\.?,?\s+(\d{2}|\d{4})(?:,?\s+(.*))?$/i.exec(rest);
+  if (m) {
+    const mo = MONTHS[m[2]!.toLowerCase().slice(0, 3)];
+    if (!mo) return undefined;
+    return withTime({ y: fullYear(m[3]!), mo, d: +m[1]! }, m[4]);
+  }
+  return undefined;
+}
+
+function fullYear(y: string): number {
+  // Two-digit years (RFC 822 allows them): 70–99 are 19xx, the rest 20xx.
+  if (y.length === 4) return +y;
+  const n = +y;
+  return n >= 70 ? 1900 + n : 2000 + n;
+}
+
+/** Reads "6:00 PM", "18:00:00 -0400", "6 p.m.", "18:00 EST"; garbage after the date fails. */
+function withTime(p: Parts, tail: string | undefined): Parts | undefined {
+  if (tail === undefined || tail.trim() === "") return p;
+  const m =
+    /^(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?\s*(Z|[+-]\d{2}:?\d{2}|[A-Z]{1,4})?$/i.exec(
+      tail.trim(),
+    );
+  if (!m || (m[2] === undefined && m[4] === undefined)) return undefined;
+  let h = +m[1]!;
+  const mer = m[4]?.toLowerCase().replace(/\./g, "");
+  if (mer) {
+    if (h < 1 || h > 12) return undefined;
+    if (mer === "pm" && h !== 12) h += 12;
+    if (mer === "am" && h === 12) h = 0;
+  }
+  p.time = { h, mi: +(m[2] ?? 0), s: +(m[3] ?? 0), ms: 0 };
+  if (m[5]) {
+    const z = m[5].toUpperCase();
+    const off = /^[+-]/.test(z) ? normOffset(z) : NAMED_ZONES[z];
+    if (!off) return undefined;
+    p.offset = off;
+  }
+  return p;
+}
+
+function normOffset(z: string): string {
+  if (z.toUpperCase() === "Z") return "+00:00";
+  const digits = z.replace(":", "");
+  return `${digits.slice(0, 3)}:${digits.slice(3, 5)}`;
+}
+
+function formatOffset(minutes: number): string {
+  const sign = minutes < 0 ? "-" : "+";
+  const a = Math.abs(minutes);
+  return `${sign}${pad(Math.floor(a / 60))}:${pad(a % 60)}`;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function formatter(zone: string): Intl.DateTimeFormat {
+  let f = formatters.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-US", {
+      timeZone: zone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    });
+    formatters.set(zone, f);
+  }
+  return f;
+}
+
+/** The zone's offset from UTC (minutes) at an instant. */
+export function zoneOffsetAt(epochMs: number, zone: string): number {
+  const parts = Object.fromEntries(
+    formatter(zone)
+      .formatToParts(new Date(epochMs))
+      .map((x) => [x.type, x.value]),
+  );
+  const asUtc = Date.UTC(
+    +parts["year"]!,
+    +parts["month"]! - 1,
+    +parts["day"]!,
+    +parts["hour"]!,
+    +parts["minute"]!,
+    +parts["second"]!,
+  );
+  return Math.round((asUtc - Math.floor(epochMs / 1000) * 1000) / 60000);
+}
+
+/**
+ * The offset that makes a local wall time in `zone`. Two passes settle it around a DST change;
+ * a wall time in the spring gap takes the offset before the change, an ambiguous one in the
+ * autumn overlap takes the first (daylight) reading, as a reader of the page would.
+ */
+function offsetForLocal(
+  y: number,
+  mo: number,
+  d: number,
+  h: number,
+  mi: number,
+  s: number,
+  zone: string,
+): number | undefined {
+  const wall = Date.UTC(y, mo - 1, d, h, mi, s);
+  const before = zoneOffsetAt(wall - 12 * 3600_000, zone);
+  const after = zoneOffsetAt(wall + 12 * 3600_000, zone);
+  const fits = [before, after].filter((o) => zoneOffsetAt(wall - o * 60000, zone) === o);
+  if (fits.length === 0) return before; // spring gap: the offset in force before the change
+  return Math.max(...fits); // autumn overlap: the first (daylight) reading
+}
+
+/** An instant as local time in `zone`, with that zone's offset. */
+function formatInstant(epochMs: number, zone: string): string | undefined {
+  if (!Number.isFinite(epochMs)) return undefined;
+  const off = zoneOffsetAt(epochMs, zone);
+  const local = new Date(epochMs + off * 60000);
+  if (Number.isNaN(local.getTime())) return undefined;
+  const iso = local.toISOString().slice(0, 19);
+  const msPart = epochMs % 1000 ? `.${pad(((epochMs % 1000) + 1000) % 1000, 3)}` : "";
+  return `${iso}${msPart}${formatOffset(off)}`;
+}

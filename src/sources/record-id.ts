@@ -1,0 +1,105 @@
+/**
+ * Shared record helpers for every extractor (generic ways in and platform presets): a stable
+ * id, links made absolute and safe, duplicates dropped, text cleaned. P6: links are noted,
+ * never followed, so a bad link only ever becomes "no link".
+ */
+import { createHash } from "node:crypto";
+import type { ExtractedRecord } from "./record.js";
+
+/** The platform's id, else the absolute link, else `h:` + the first 16 hex of sha256(title|date). */
+export function recordId(r: {
+  platformId?: string;
+  url?: string;
+  title: string;
+  date?: string;
+}): string {
+  const pid = r.platformId?.trim();
+  if (pid) return pid;
+  if (r.url) return r.url;
+  const digest = createHash("sha256")
+    .update(`${r.title}|${r.date ?? ""}`)
+    .digest("hex");
+  return `h:${digest.slice(0, 16)}`;
+}
+
+/**
+ * Resolves `href` against `base` and keeps it only if it is http(s): `javascript:`, `mailto:`,
+ * `data:` and friends are not records. The fragment is dropped (it names a spot on the same page).
+ */
+export function absoluteUrl(href: string | undefined, base: string): string | undefined {
+  if (href === undefined) return undefined;
+  const h = cleanText(href);
+  if (h === "" || h.startsWith("#")) return undefined;
+  let u: URL;
+  try {
+    u = new URL(h, base);
+  } catch {
+    return undefined;
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") return undefined;
+  u.hash = "";
+  return u.href;
+}
+
+/** Keeps the first record of each id (a list often repeats an item in a "featured" box). */
+export function dedupeRecords(rs: ExtractedRecord[]): ExtractedRecord[] {
+  const seen = new Set<string>();
+  const out: ExtractedRecord[] = [];
+  for (const r of rs) {
+    if (seen.has(r.id)) continue;
+    seen.add(r.id);
+    out.push(r);
+  }
+  return out;
+}
+
+const NAMED: Record<string, string> = {
+  amp: "&",
+  lt: "<",
+  gt: ">",
+  quot: '"',
+  apos: "'",
+  nbsp: " ",
+  ndash: "–",
+  mdash: "—",
+  rsquo: "’",
+  lsquo: "‘",
+  rdquo: "”",
+  ldquo: "“",
+  hellip: "…",
+  middot: "·",
+  bull: "•",
+  copy: "©",
+  reg: "®",
+  trade: "™",
+  laquo: "«",
+  raquo: "»",
+  eacute: "é",
+};
+
+/**
+ * Collapses whitespace (including no-break and zero-width spaces), trims, and decodes the
+ * entities that survive when a page double-escapes (`&amp;amp;`) or cheerio's `.text()` is
+ * given escaped text inside CDATA or attributes.
+ */
+export function cleanText(s: string): string {
+  let out = s;
+  for (let i = 0; i < 2 && /&(#\d+|#x[0-9a-f]+|[a-z]+);/i.test(out); i++) {
+    out = out.replace(/&(#\d+|#x[0-9a-f]+|[a-z]+);/gi, (whole, name: string) => {
+      if (name[0] === "#") {
+        const code =
+          name[1] === "x" || name[1] === "X"
+            ? Number.parseInt(name.slice(2), 16)
+            : Number(name.slice(1));
+        return Number.isFinite(code) && code > 0 && code <= 0x10ffff
+          ? String.fromCodePoint(code)
+          : whole;
+      }
+      return NAMED[name.toLowerCase()] ?? whole;
+    });
+  }
+  return out
+    .replace(/\u200b|\u200c|\u200d|\ufeff/g, "")
+    .replace(/[\s\u00a0]+/g, " ")
+    .trim();
+}

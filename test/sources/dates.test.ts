@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import { toIsoDate } from "../../src/sources/dates.js";
+
+describe("toIsoDate", () => {
+  it.each([
+    ["Aug 23, 2022", "2022-08-23"],
+    ["08/23/2022", "2022-08-23"],
+    ["8/3/22", "2022-08-03"],
+    ["2022-08-23", "2022-08-23"],
+    ["20220823", "2022-08-23"],
+    ["Tuesday, February 17, 2026", "2026-02-17"],
+    ["Sept 5, 2023", "2023-09-05"],
+    ["September 5th, 2023", "2023-09-05"],
+    ["23 Aug 2022", "2022-08-23"],
+  ])("reads the date-only form %j as %s", (input, want) => {
+    expect(toIsoDate(input)).toBe(want);
+  });
+
+  it.each([
+    ["August 23, 2022 6:00 PM", "2022-08-23T18:00:00-04:00"],
+    ["January 13, 2026 at 12:30 a.m.", "2026-01-13T00:30:00-05:00"],
+    ["01/13/2026 9:05 AM", "2026-01-13T09:05:00-05:00"],
+    ["Tue, 23 Aug 2022 18:00:00 -0400", "2022-08-23T18:00:00-04:00"],
+    ["Wed, 02 Oct 2002 13:00:00 GMT", "2002-10-02T13:00:00Z"],
+    ["Wed, 02 Oct 2002 13:00:00 EST", "2002-10-02T13:00:00-05:00"],
+    ["2022-08-23T18:00:00Z", "2022-08-23T18:00:00Z"],
+    ["2022-08-23T18:00:00.250+0530", "2022-08-23T18:00:00.250+05:30"],
+    ["/Date(1700000000000)/", "2023-11-14T17:13:20-05:00"],
+  ])("reads the date-time %j as %s", (input, want) => {
+    expect(toIsoDate(input)).toBe(want);
+  });
+
+  it("uses the New York offset in force at that instant, across both DST changes", () => {
+    // 2026: DST begins Sun Mar 8 02:00 EST, ends Sun Nov 1 02:00 EDT.
+    expect(toIsoDate("2026-03-07 10:00")).toBe("2026-03-07T10:00:00-05:00");
+    expect(toIsoDate("2026-03-08 01:59")).toBe("2026-03-08T01:59:00-05:00");
+    expect(toIsoDate("2026-03-08 03:00")).toBe("2026-03-08T03:00:00-04:00");
+    expect(toIsoDate("2026-10-31 23:00")).toBe("2026-10-31T23:00:00-04:00");
+    expect(toIsoDate("2026-11-01 03:00")).toBe("2026-11-01T03:00:00-05:00");
+    // The nonexistent 02:30 takes the offset before the change; the doubled 01:30 the first.
+    expect(toIsoDate("2026-03-08 02:30")).toBe("2026-03-08T02:30:00-05:00");
+    expect(toIsoDate("2026-11-01 01:30")).toBe("2026-11-01T01:30:00-04:00");
+    // An instant is shown in the zone at that instant.
+    expect(toIsoDate(`/Date(${Date.UTC(2026, 6, 1, 12)})/`)).toBe("2026-07-01T08:00:00-04:00");
+  });
+
+  it("takes another zone and day-first order when told", () => {
+    expect(toIsoDate("2026-07-01 12:00", { zone: "America/Chicago" })).toBe(
+      "2026-07-01T12:00:00-05:00",
+    );
+    expect(toIsoDate("03/04/2026", { order: "dmy" })).toBe("2026-04-03");
+    expect(toIsoDate("03/04/2026")).toBe("2026-03-04");
+  });
+
+  it.each([
+    "",
+    "garbage",
+    "13/13/2022",
+    "Feb 30, 2022",
+    "2022-02-29",
+    "Smarch 3, 2022",
+    "Aug 23, 2022 and then some",
+    "25:00 08/23/2022",
+    "/Date(abc)/",
+    "99999999",
+  ])("returns undefined for %j and never throws", (input) => {
+    expect(toIsoDate(input)).toBeUndefined();
+  });
+
+  it("never throws on any string", async () => {
+    const fc = await import("fast-check");
+    fc.assert(
+      fc.property(fc.string(), (s) => {
+        const r = toIsoDate(s);
+        return r === undefined || /^\d{4}-\d{2}-\d{2}/.test(r);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { absoluteUrl, cleanText, dedupeRecords, recordId } from "../../src/sources/record-id.js";
+
+describe("record helpers", () => {
+  it("recordId prefers the platform id, then the link, then a hash of title and date", () => {
+    expect(recordId({ platformId: " 42 ", url: "https://a.gov/x", title: "T" })).toBe("42");
+    expect(recordId({ url: "https://a.gov/x", title: "T" })).toBe("https://a.gov/x");
+    const h = recordId({ title: "Council", date: "2026-01-02" });
+    expect(h).toMatch(/^h:[0-9a-f]{16}$/);
+    expect(recordId({ title: "Council", date: "2026-01-02" })).toBe(h);
+    expect(recordId({ title: "Council", date: "2026-01-03" })).not.toBe(h);
+    // sha256("Council|") — fixed so the id is stable across versions.
+    expect(recordId({ title: "Council" })).toBe("h:10d65850c92d2f4c");
+  });
+
+  it("P6: absoluteUrl resolves relative links and refuses non-http(s) schemes", () => {
+    const base = "https://www.example.gov/AgendaCenter/Search/?x=1";
+    expect(absoluteUrl("/ViewFile/Agenda/_01022026-1", base)).toBe(
+      "https://www.example.gov/ViewFile/Agenda/_01022026-1",
+    );
+    expect(absoluteUrl("minutes.pdf#page=2", base)).toBe(
+      "https://www.example.gov/AgendaCenter/Search/minutes.pdf",
+    );
+    expect(absoluteUrl(" //cdn.example.gov/a.pdf ", base)).toBe("https://cdn.example.gov/a.pdf");
+    expect(absoluteUrl("a&amp;b=1", base)).toBe(
+      "https://www.example.gov/AgendaCenter/Search/a&b=1",
+    );
+    for (const bad of [
+      "javascript:void(0)",
+      "JavaScript:alert(1)",
+      "mailto:clerk@x.gov",
+      "data:text/html,hi",
+      "tel:5551212",
+      "ftp://x.gov/f",
+      "#top",
+      "",
+      undefined,
+    ]) {
+      expect(absoluteUrl(bad, base)).toBeUndefined();
+    }
+  });
+
+  it("dedupeRecords keeps the first of each id", () => {
+    const rs = [
+      { id: "a", title: "first" },
+      { id: "b", title: "b" },
+      { id: "a", title: "second" },
+    ];
+    expect(dedupeRecords(rs)).toEqual([
+      { id: "a", title: "first" },
+      { id: "b", title: "b" },
+    ]);
+  });
+
+  it("cleanText collapses whitespace and decodes leftover entities", () => {
+    expect(cleanText("  Board\n\t of&nbsp;Control \u200b")).toBe("Board of Control");
+    expect(cleanText("Parks &amp;amp; Rec &#8211; &#x2019;26")).toBe("Parks & Rec – ’26");
+    expect(cleanText("&bogus; stays")).toBe("&bogus; stays");
+  });
+});
