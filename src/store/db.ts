@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import SqliteDatabase from "better-sqlite3";
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from "kysely";
@@ -11,6 +11,14 @@ export type Db = Kysely<Database>;
 
 export type StoreLocation = { kind: "sqlite"; dir: string } | { kind: "postgres"; url: string };
 
+export interface OpenOptions {
+  /**
+   * Default true. False for commands that only read (`nor log`): a missing SQLite store is an
+   * error ("no store at DIR/nor.db") instead of an empty one created as a side effect.
+   */
+  create?: boolean;
+}
+
 export interface Store {
   db: Db;
   dialect: "sqlite" | "postgres";
@@ -21,14 +29,16 @@ export interface Store {
  * Opens the store and runs pending migrations. SQLite lives at DIR/nor.db in WAL mode with
  * synchronous=FULL, so a `kill -9` never loses a committed row.
  */
-export async function openStore(loc: StoreLocation): Promise<Store> {
+export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Promise<Store> {
+  const create = opts.create ?? true;
   let db: Db;
   if (loc.kind === "sqlite") {
-    mkdirSync(loc.dir, { recursive: true });
     const file = join(loc.dir, "nor.db");
+    if (!create && !existsSync(file)) throw new NorError("E_STORE", `no store at ${file}`);
+    if (create) mkdirSync(loc.dir, { recursive: true });
     let sqlite: SqliteDatabase.Database;
     try {
-      sqlite = new SqliteDatabase(file);
+      sqlite = new SqliteDatabase(file, { fileMustExist: !create });
       sqlite.pragma("journal_mode = WAL");
       sqlite.pragma("synchronous = FULL");
       sqlite.pragma("busy_timeout = 5000");

@@ -1,9 +1,9 @@
-import { type Kysely, PostgresAdapter } from "kysely";
+import { PostgresAdapter } from "kysely";
 
 /**
  * Which SQL dialect a kysely instance speaks. Migrations are static `up(db)` functions, so the
- * few spots where portable DDL runs out (an autoincrement key) ask the adapter instead.
+ * few spots where portable SQL runs out (an autoincrement key, ILIKE) ask the adapter instead.
  */
-export function dialectOf(db: Kysely<unknown>): "sqlite" | "postgres" {
+export function dialectOf(db: { getExecutor(): { adapter: unknown } }): "sqlite" | "postgres" {
   return db.getExecutor().adapter instanceof PostgresAdapter ? "postgres" : "sqlite";
 }

@@ -1,0 +1,102 @@
+/**
+ * P15: when a failed attempt is tried again, and after how long. Pure: the caller passes the
+ * time in and still enforces the 2 s site gap (P10) on top of any wait decided here.
+ */
+import { NorError } from "../errors.js";
+import { MAX_RETRIES, RETRY_AFTER_MAX_MS, RETRY_WAITS_MS } from "./constants.js";
+
+export type RetryDecision =
+  | { retry: true; waitMs: number }
+  | { retry: false; reason: "not-retryable" | "retries-exhausted" | "retry-after-too-long" };
+
+const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+const DAY = "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)";
+const LONG_DAY = "(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)";
+const MON = "(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)";
+const TIME = "(\\d{2}):(\\d{2}):(\\d{2})";
+/** RFC 9110 §5.6.7 IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`. */
+const IMF = new RegExp(`^${DAY}, (\\d{2}) ${MON} (\\d{4}) ${TIME} GMT$`);
+/** Obsolete RFC 850 form: `Sunday, 06-Nov-94 08:49:37 GMT`. */
+const RFC850 = new RegExp(`^${LONG_DAY}, (\\d{2})-${MON}-(\\d{2}) ${TIME} GMT$`);
+/** Obsolete asctime form: `Sun Nov  6 08:49:37 1994` (day padded with a space). */
+const ASCTIME = new RegExp(`^${DAY} ${MON} ([ \\d]\\d) ${TIME} (\\d{4})$`);
+
+/**
+ * Parses an HTTP-date (RFC 9110 §5.6.7) in any of its three forms into ms since the epoch.
+ * Returns undefined for anything else, including impossible dates such as 31 Feb.
+ */
+export function parseHttpDate(value: string, now: number): number | undefined {
+  let m = IMF.exec(value);
+  if (m) return build(Number(m[3]), m[2]!, Number(m[1]), m[4]!, m[5]!, m[6]!);
+  m = RFC850.exec(value);
+  if (m) {
+    // §5.6.7: a two-digit year more than 50 years in the future is the most recent past
+    // year with the same last two digits.
+    const yy = Number(m[3]);
+    const thisYear = new Date(now).getUTCFullYear();
+    let year = Math.floor(thisYear / 100) * 100 + yy;
+    if (year > thisYear + 50) year -= 100;
+    return build(year, m[2]!, Number(m[1]), m[4]!, m[5]!, m[6]!);
+  }
+  m = ASCTIME.exec(value);
+  if (m) return build(Number(m[6]), m[1]!, Number(m[2]!.trim()), m[3]!, m[4]!, m[5]!);
+  return undefined;
+}
+
+function build(y: number, mon: string, d: number, hh: string, mm: string, ss: string) {
+  const month = MONTHS.indexOf(mon.toLowerCase());
+  const [h, mi, s] = [Number(hh), Number(mm), Number(ss)];
+  // §5.6.7 allows a leap second (60); JavaScript time has none, so read it as :59.
+  if (h > 23 || mi > 59 || s > 60 || d < 1) return undefined;
+  const t = Date.UTC(y, month, d, h, mi, Math.min(s, 59));
+  const check = new Date(t);
+  if (check.getUTCDate() !== d || check.getUTCMonth() !== month) return undefined;
+  return t;
+}
+
+/**
+ * RFC 9110 §10.2.3: Retry-After is delta-seconds (a non-negative integer) or an HTTP-date.
+ * Returns the delay in ms from `now`, clamped at 0 (a date in the past means "now"), or
+ * undefined for a missing or unreadable value.
+ */
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim();
+  if (v === "") return undefined;
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = parseHttpDate(v, now);
+  if (at === undefined) return undefined;
+  return Math.max(0, at - now);
+}
+
+/**
+ * P15. Only a 5xx, a 429 or a connection closed before a full response is retried (never a
+ * time-out, another 4xx, TLS or DNS), at most MAX_RETRIES more times. A Retry-After of up
+ * to 60 s is waited exactly; a longer one means no retry tonight, because the checker never
+ * comes back sooner than asked. Without one (or with an unreadable one) the waits are
+ * RETRY_WAITS_MS: 5 s, then 20 s.
+ */
+export function retryDecision(a: {
+  /** 1-based number of the attempt that just ended. */
+  attempt: number;
+  status?: number;
+  /** The connection closed before a full response. */
+  closedEarly?: boolean;
+  retryAfter?: string;
+  now: number;
+}): RetryDecision {
+  if (!Number.isInteger(a.attempt) || a.attempt < 1) {
+    throw new NorError("E_INTERNAL", `retryDecision: attempt must be a 1-based integer, got ${a.attempt}`);
+  }
+  const s = a.status;
+  const retryable =
+    a.closedEarly === true || s === 429 || (s !== undefined && s >= 500 && s <= 599);
+  if (!retryable) return { retry: false, reason: "not-retryable" };
+  if (a.attempt > MAX_RETRIES) return { retry: false, reason: "retries-exhausted" };
+  const asked = parseRetryAfter(a.retryAfter, a.now);
+  if (asked !== undefined) {
+    if (asked > RETRY_AFTER_MAX_MS) return { retry: false, reason: "retry-after-too-long" };
+    return { retry: true, waitMs: asked };
+  }
+  return { retry: true, waitMs: a.attempt === 1 ? RETRY_WAITS_MS[0] : RETRY_WAITS_MS[1] };
+}

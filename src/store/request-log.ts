@@ -1,0 +1,76 @@
+import { sql } from "kysely";
+import type { RequestLogEntry, RequestLogPort } from "../net/types.js";
+import type { Db } from "./db.js";
+import { dialectOf } from "./dialect-of.js";
+import { toIso } from "./iso-time.js";
+import { fromRow, toRow } from "./request-log-row.js";
+
+/** Which attempts to return. Times are epoch ms on the attempt's start: since ≤ start < until. */
+export interface RequestLogFilter {
+  since?: number;
+  until?: number;
+  /** Exact site (registrable host the fetcher spaces requests by). */
+  site?: string;
+  /** Substring of the URL, ASCII case-insensitive on both dialects. */
+  urlContains?: string;
+  /** Exact catalog source id. */
+  source?: string;
+  /** At most this many attempts, earliest first. */
+  limit?: number;
+}
+
+/** Rows per INSERT in appendMany: 17 columns × 500 stays under SQLite's variable limit. */
+const BATCH_ROWS = 500;
+
+/**
+ * P27: the request log. `append` resolves only once its row is committed (SQLite in WAL with
+ * synchronous=FULL, PostgreSQL in autocommit), so the fetcher's "logged before the next attempt
+ * starts" holds even if the process is killed right after.
+ */
+export class SqlRequestLog implements RequestLogPort {
+  readonly #db: Db;
+  readonly #likeOp: "like" | "ilike";
+
+  constructor(db: Db) {
+    this.#db = db;
+    // SQLite's LIKE ignores ASCII case already; PostgreSQL needs ILIKE for the same answer.
+    this.#likeOp = dialectOf(db) === "postgres" ? "ilike" : "like";
+  }
+
+  async append(entry: RequestLogEntry): Promise<void> {
+    await this.#db.insertInto("request_log").values(toRow(entry)).execute();
+  }
+
+  /** Many attempts in one transaction (imports, tests): all are committed or none. */
+  async appendMany(entries: readonly RequestLogEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.#db.transaction().execute(async (tx) => {
+      for (let i = 0; i < entries.length; i += BATCH_ROWS) {
+        const rows = entries.slice(i, i + BATCH_ROWS).map(toRow);
+        await tx.insertInto("request_log").values(rows).execute();
+      }
+    });
+  }
+
+  /** Attempts matching every given filter, in order of start time (then of logging). */
+  async query(filter: RequestLogFilter = {}): Promise<RequestLogEntry[]> {
+    let q = this.#db.selectFrom("request_log").selectAll();
+    if (filter.since !== undefined) q = q.where("started_at", ">=", toIso(filter.since));
+    if (filter.until !== undefined) q = q.where("started_at", "<", toIso(filter.until));
+    if (filter.site !== undefined) q = q.where("site", "=", filter.site);
+    if (filter.source !== undefined) q = q.where("source", "=", filter.source);
+    if (filter.urlContains !== undefined && filter.urlContains !== "") {
+      const pattern = `%${escapeLike(filter.urlContains)}%`;
+      q = q.where(sql<boolean>`url ${sql.raw(this.#likeOp)} ${pattern} escape '\\'`);
+    }
+    q = q.orderBy("started_at", "asc").orderBy("id", "asc");
+    if (filter.limit !== undefined) q = q.limit(Math.max(0, Math.floor(filter.limit)));
+    const rows = await q.execute();
+    return rows.map(fromRow);
+  }
+}
+
+/** `%`, `_` and the escape character itself match literally in the user's substring. */
+function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}

@@ -1,0 +1,64 @@
+import type { CachedRobots, RobotsCachePort } from "../net/types.js";
+import type { Db } from "./db.js";
+import { fromIso, toIso } from "./iso-time.js";
+import type { RobotsCacheRow } from "./schema/log.js";
+
+/**
+ * P16: the robots.txt of each origin (scheme, host and port), kept so it is read at most once
+ * a day and survives a restart. Freshness is the caller's rule (ROBOTS_TTL_MS); this only
+ * stores the latest answer per origin.
+ */
+export class SqlRobotsCache implements RobotsCachePort {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async get(origin: string): Promise<CachedRobots | undefined> {
+    const row = await this.#db
+      .selectFrom("robots_cache")
+      .selectAll()
+      .where("origin", "=", origin)
+      .executeTakeFirst();
+    return row ? fromRow(row) : undefined;
+  }
+
+  /** Replaces whatever was cached for the origin (a newer answer always wins). */
+  async put(entry: CachedRobots): Promise<void> {
+    const row = toRow(entry);
+    const { origin: _origin, ...update } = row;
+    await this.#db
+      .insertInto("robots_cache")
+      .values(row)
+      .onConflict((oc) => oc.column("origin").doUpdateSet(update))
+      .execute();
+  }
+}
+
+function toRow(e: CachedRobots): RobotsCacheRow {
+  return {
+    origin: e.origin,
+    fetched_at: toIso(e.fetchedAt),
+    state: e.state,
+    status: e.status,
+    body: e.body ?? null,
+    etag: e.etag ?? null,
+    last_modified: e.lastModified ?? null,
+    reason: e.reason ?? null,
+  };
+}
+
+function fromRow(r: RobotsCacheRow): CachedRobots {
+  const e: CachedRobots = {
+    origin: r.origin,
+    fetchedAt: fromIso(r.fetched_at, `robots_cache ${r.origin}`),
+    state: r.state,
+    status: r.status === null ? null : Number(r.status),
+  };
+  if (r.body !== null) e.body = r.body;
+  if (r.etag !== null) e.etag = r.etag;
+  if (r.last_modified !== null) e.lastModified = r.last_modified;
+  if (r.reason !== null) e.reason = r.reason;
+  return e;
+}

@@ -1,0 +1,166 @@
+/**
+ * P2: the public "for site owners" page, in the project's own words. Every number and the
+ * User-Agent come from src/policy/constants.ts — the same constants the checker obeys — so
+ * the page cannot drift from behaviour.
+ */
+import type { FC } from "hono/jsx";
+import {
+  BODY_SILENCE_MS,
+  DEFAULT_USER_AGENT,
+  HEADERS_TIMEOUT_MS,
+  MAX_BODY_BYTES,
+  MAX_REDIRECTS,
+  MAX_RETRIES,
+  MIN_GAP_MS,
+  OPERATOR_EMAIL,
+  OPERATOR_NAME,
+  PRODUCT_TOKEN,
+  RECHECK_SOON_NIGHTS,
+  RETRY_AFTER_MAX_MS,
+  RETRY_WAITS_MS,
+} from "../policy/constants.js";
+import { Layout } from "./layout.js";
+
+const s = (ms: number) => `${ms / 1000} seconds`;
+const mib = (bytes: number) => `${bytes / (1024 * 1024)} MiB`;
+const words = ["no", "once", "twice", "three times", "four times"] as const;
+
+export interface SiteOwnersProps {
+  userAgent?: string;
+}
+
+export const SiteOwnersPage: FC<SiteOwnersProps> = ({ userAgent = DEFAULT_USER_AGENT }) => {
+  const mail = `mailto:${OPERATOR_EMAIL}`;
+  return (
+    <Layout title={`For site owners: ${PRODUCT_TOKEN}`}>
+      <h1>For site owners: {PRODUCT_TOKEN}</h1>
+      <p>
+        Seeing <code>{PRODUCT_TOKEN}</code> in your logs? This page says what it is, what it reads,
+        how fast it goes and how to tell it to slow down or stay away.
+      </p>
+
+      <h2>What it is</h2>
+      <p>
+        It is the nightly checker of New on Record, a public directory of where Ohio's governments
+        post their public records. Each night it opens the one page or file where your site lists
+        its newest records (bids, agendas, minutes, permits, notices), checks that it still opens
+        and still lists records, and notes what is new.
+      </p>
+      <p>
+        It is not a search engine and it does not gather material for AI search or training. Its
+        name stays the same whatever a robots.txt says about other programs.
+      </p>
+      <p>
+        {OPERATOR_NAME} runs it: <a href={mail}>{OPERATOR_EMAIL}</a>.
+      </p>
+
+      <h2>How it names itself</h2>
+      <p>Every request it sends carries this User-Agent header:</p>
+      <pre id="user-agent">{userAgent}</pre>
+      <p>
+        It never presents itself as a web browser or as any other product. In robots.txt, the name
+        to use is <code>{PRODUCT_TOKEN}</code>.
+      </p>
+
+      <h2>What it reads</h2>
+      <ul>
+        <li>Public pages and files only. It never signs in and never sends a password or key.</li>
+        <li>
+          An API, a download file or a feed that your robots.txt allows comes first; a page made for
+          people is its last choice.
+        </li>
+        <li>It can fill in a public search form and turn its result pages, as a visitor would.</li>
+        <li>It stays on the list page: it follows no links away and opens no record's page.</li>
+        <li>
+          On a new source it also reads a few older pages of the same list each night, at the same
+          pace, until it reaches the end; after that only what is new.
+        </li>
+        <li>
+          It keeps a private copy of what it reads, so it never asks again for a page it already
+          has.
+        </li>
+      </ul>
+
+      <h2>How fast</h2>
+      <ul>
+        <li id="one-at-a-time">One request at a time to your site.</li>
+        <li id="gap">
+          At least {s(MIN_GAP_MS)} from the end of one request to the start of the next. A
+          robots.txt <code>Crawl-delay</code> longer than that is used instead.
+        </li>
+        <li>An unchanged source costs one or two requests a night.</li>
+        <li>
+          If you sent an ETag or Last-Modified last time, it asks with If-None-Match or
+          If-Modified-Since, so an unchanged page costs a 304.
+        </li>
+        <li>Each night has a time limit; it never speeds up to fit more in.</li>
+        <li id="limits">
+          It waits at most {s(HEADERS_TIMEOUT_MS)} for an answer and at most {s(BODY_SILENCE_MS)} of
+          silence while reading one, and stops reading any answer at {mib(MAX_BODY_BYTES)}.
+        </li>
+        <li id="retries">
+          After a 5xx or a 429 it tries at most {words[MAX_RETRIES]} more. It waits what your
+          Retry-After says, up to {s(RETRY_AFTER_MAX_MS)} (longer means not again that night);
+          without one, {s(RETRY_WAITS_MS[0])}, then {s(RETRY_WAITS_MS[1])}. Other errors are not
+          retried.
+        </li>
+      </ul>
+
+      <h2>How it reads robots.txt</h2>
+      <ul>
+        <li>
+          Once a day, from the same scheme, host and port as the page. It follows the group for{" "}
+          <code>{PRODUCT_TOKEN}</code>, or the <code>*</code> group when there is none.
+        </li>
+        <li>
+          It reads the file as RFC 9309 says: a blank line does not end a group, a byte-order mark
+          is skipped, and <code>User-agent: * Disallow: /</code> on one line means the two lines it
+          looks like.
+        </li>
+        <li>It never requests a path your robots.txt disallows for it.</li>
+        <li id="redirects">
+          Before following a redirect to another host it reads that host's robots.txt; it follows at
+          most {MAX_REDIRECTS} redirects in a row.
+        </li>
+        <li>A robots.txt answering 404 or another 4xx allows everything.</li>
+        <li>
+          A robots.txt answering 429 or 5xx, or one that cannot be read, keeps it off your site for
+          that night.
+        </li>
+      </ul>
+
+      <h2>When your site says no</h2>
+      <p>
+        A 401, a 403, a CAPTCHA or "prove you are human" page, a 429 that outlasts its retries, a
+        failed secure connection, or a connection closed on every attempt: each is a no. On a no it
+        stops on your site for the night. It never tries again another way: not with another user
+        agent, a browser, another address, or borrowed cookies. Cookies your site sets go back only
+        to your site, and only during that night's check.
+      </p>
+      <p>
+        The directory shows that night's no. Only a person marks a source as not read, with the
+        reason. After that the checker looks again on up to {RECHECK_SOON_NIGHTS} nights soon after,
+        then once a week, and only if your robots.txt allows; it takes no records then. If your site
+        answers again, a person decides whether to read it again.
+      </p>
+
+      <h2>Asking it to slow down or stay away</h2>
+      <p>robots.txt is quickest; the checker sees a change within a day. To keep it off:</p>
+      <pre>{`User-agent: ${PRODUCT_TOKEN}\nDisallow: /`}</pre>
+      <p>To slow it to one request every 30 seconds:</p>
+      <pre>{`User-agent: ${PRODUCT_TOKEN}\nCrawl-delay: 30`}</pre>
+      <p>
+        A group for <code>{PRODUCT_TOKEN}</code> replaces your <code>*</code> group for this
+        checker, so copy into it any <code>*</code> rules that should still apply. Or write to{" "}
+        <a href={mail}>{OPERATOR_EMAIL}</a> with your site's address and what you would like. Your
+        public pages stay listed, with their links, marked as not read and why.
+      </p>
+
+      <h2>If it caused a problem</h2>
+      <p>
+        Write to <a href={mail}>{OPERATOR_EMAIL}</a> with the time and the address it requested.
+        Every request is logged, so those two are enough to find it.
+      </p>
+    </Layout>
+  );
+};
