@@ -17,7 +17,7 @@ export type AddressClass =
   | "reserved"
   | "invalid";
 
-/** [first octets as a 32-bit number, prefix length, class]; first match wins. */
+/** [network, prefix length, class]; first match wins. */
 type V4Rule = [string, number, AddressClass];
 const V4_RULES: readonly V4Rule[] = [
   ["0.0.0.0", 8, "unspecified"], // RFC 791 "this network"; Linux routes 0.x to the host
@@ -50,30 +50,23 @@ function classifyV4Int(n: number): AddressClass {
   return "public";
 }
 
-/** Parses a valid (isIP === 6) IPv6 literal into 8 16-bit groups. */
+/** Parses a valid (isIP === 6) IPv6 literal into its 8 16-bit groups. */
 function v6Groups(ip: string): number[] {
   let s = ip;
-  const tail: number[] = [];
   const lastColon = s.lastIndexOf(":");
-  if (s.slice(lastColon + 1).includes(".")) {
-    const n = v4ToInt(s.slice(lastColon + 1));
-    tail.push(Math.floor(n / 65536), n % 65536);
-    s = s.slice(0, lastColon + 1) + (s.endsWith("::") ? "" : "0");
-    // Replace the dotted part by a placeholder group, removed again below.
-    s = s.endsWith(":0") && !ip.endsWith("::") ? s.slice(0, -2) || ":" : s;
+  const last = s.slice(lastColon + 1);
+  if (last.includes(".")) {
+    // A dotted IPv4 tail (::ffff:127.0.0.1) is the last two groups written another way.
+    const n = v4ToInt(last);
+    s = `${s.slice(0, lastColon + 1)}${Math.floor(n / 65536).toString(16)}:${(n % 65536).toString(16)}`;
   }
   const parts = (x: string) => (x === "" ? [] : x.split(":").map((g) => Number.parseInt(g, 16)));
   const dbl = s.indexOf("::");
-  let groups: number[];
-  if (dbl >= 0) {
-    const head = parts(s.slice(0, dbl));
-    const rest = parts(s.slice(dbl + 2));
-    const fill = 8 - tail.length - head.length - rest.length;
-    groups = [...head, ...new Array<number>(Math.max(0, fill)).fill(0), ...rest];
-  } else {
-    groups = parts(s.endsWith(":") ? s.slice(0, -1) : s);
-  }
-  return [...groups, ...tail];
+  if (dbl < 0) return parts(s);
+  const head = parts(s.slice(0, dbl));
+  const rest = parts(s.slice(dbl + 2));
+  const fill = Math.max(0, 8 - head.length - rest.length);
+  return [...head, ...new Array<number>(fill).fill(0), ...rest];
 }
 
 function classifyV6(ip: string): AddressClass {

@@ -1,4 +1,54 @@
+import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
+import { UsageError } from "../../errors.js";
+import { PRODUCT_TOKEN } from "../../policy/constants.js";
+import { isAllowed, parseRobots, pathAndQueryOf, policyFor } from "../../policy/robots/index.js";
 
-// Placeholder: the owning module registers its subcommand here.
-export function register(_program: Command): void {}
+/**
+ * `nor robots check <file> <url> [--agent <token or UA>]`: what public-records-check would
+ * make of a robots.txt file for one URL (P16, P17). Prints `allowed` or `disallowed`, then
+ * `crawl-delay: N` when the chosen group sets one. Both verdicts exit 0; bad usage exits 2.
+ */
+export function register(program: Command): void {
+  const robots = program.command("robots").description("robots.txt tools");
+  robots
+    .command("check")
+    .description("say whether a robots.txt file allows a URL for public-records-check")
+    .argument("<file>", "a robots.txt file, read as bytes")
+    .argument("<url>", "the http(s) URL to check")
+    .option("--agent <agent>", "product token or full User-Agent", PRODUCT_TOKEN)
+    .action(async (file: string, url: string, opts: { agent: string }) => {
+      process.stdout.write(await checkRobotsFile(file, url, opts.agent));
+      process.exitCode = 0;
+    });
+}
+
+/** The command's output text; throws UsageError naming the file or URL on bad input. */
+export async function checkRobotsFile(file: string, url: string, agent: string): Promise<string> {
+  const target = parseTarget(url);
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    throw new UsageError(`cannot read robots.txt file ${file}: ${code}`);
+  }
+  const policy = policyFor(parseRobots(bytes), agent);
+  const verdict = isAllowed(policy, pathAndQueryOf(target)) ? "allowed" : "disallowed";
+  const delay =
+    policy.crawlDelaySeconds === undefined ? "" : `crawl-delay: ${policy.crawlDelaySeconds}\n`;
+  return `${verdict}\n${delay}`;
+}
+
+function parseTarget(url: string): URL {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new UsageError(`not a valid URL: ${url}`);
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") {
+    throw new UsageError(`not an http(s) URL: ${url}`);
+  }
+  return u;
+}

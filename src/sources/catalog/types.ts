@@ -20,6 +20,9 @@ export interface Government {
   kind: GovernmentKind;
   county?: string;
   website?: string;
+  /** Where the entry was seen (public material); kept for the operator. */
+  evidence?: string;
+  notes?: string;
 }
 
 /** A page recipe of CSS selectors (P6: records come from the list itself). */
@@ -45,6 +48,8 @@ export interface WayIn {
   /** api: field paths; form: fields and pager. Shape owned by the adapter. */
   api?: Record<string, unknown>;
   form?: Record<string, unknown>;
+  /** download: column mapping (schema.ts `downloadSpec`). */
+  download?: Record<string, unknown>;
 }
 
 export interface Source extends WayIn {
@@ -55,6 +60,10 @@ export interface Source extends WayIn {
   alternates: WayIn[];
   backfill: { pagesPerNight: number; until?: string };
   confirmed: boolean;
+  /** Human title ("City Council agendas"). */
+  name?: string;
+  evidence?: string;
+  notes?: string;
 }
 
 export interface Catalog {

@@ -1,3 +1,55 @@
-// Tables owned by the archive module. Add one property per table: name -> row interface.
-// biome-ignore lint/complexity/noBannedTypes: filled in by the owning module
-export type ArchiveTables = {};
+// Tables owned by the archive module (P8, P12). Times are ISO 8601 UTC text (see index.ts).
+
+/**
+ * One row per response or revisit record in DIR/archive/*.warc.gz: where it lies (file,
+ * offset, length of its gzip member) and what it says, so the latest capture of a URL and
+ * its validators are found without opening a WARC file.
+ */
+export interface CapturesTable {
+  /** The WARC-Record-ID, `<urn:uuid:…>`. */
+  record_id: string;
+  url: string;
+  /** When the response was read (the fetch's `fetchedAt`), ISO text. */
+  fetched_at: string;
+  /** File name inside DIR/archive/. */
+  file: string;
+  /** Byte offset of the record's gzip member in the file, and its compressed length. */
+  offset: number;
+  length: number;
+  /** The request record written with it (WARC-Concurrent-To), when any. */
+  request_offset: number | null;
+  request_length: number | null;
+  record_type: "response" | "revisit";
+  method: string;
+  status: number;
+  mime: string | null;
+  /** `sha256:` + base32 of the stored (decoded) payload. */
+  payload_digest: string;
+  payload_length: number;
+  etag: string | null;
+  last_modified: string | null;
+  source: string | null;
+  purpose: string;
+  /** Revisits: the original response record holding this payload. */
+  refers_to: string | null;
+  refers_file: string | null;
+  refers_offset: number | null;
+  refers_length: number | null;
+}
+
+/** What `nor reparse` extracted last time, per source, so a rerun reports what changed. */
+export interface ReparseRecordsTable {
+  source: string;
+  /** ExtractedRecord.id */
+  record_key: string;
+  /** JSON of the record's title, date, url and kind: a change here is a "changed" record. */
+  fingerprint: string;
+  /** The capture it came from. */
+  capture_id: string;
+  reparsed_at: string;
+}
+
+export type ArchiveTables = {
+  captures: CapturesTable;
+  reparse_records: ReparseRecordsTable;
+};

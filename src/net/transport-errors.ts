@@ -1,0 +1,77 @@
+import { TransportBodyError, type TransportFailure, type TransportResult } from "./types.js";
+
+/** Node / OpenSSL error codes that mean the TLS handshake or certificate check failed (P21). */
+const TLS_CODES = new Set([
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "CERT_REVOKED",
+  "CERT_UNTRUSTED",
+  "CERT_REJECTED",
+  "HOSTNAME_MISMATCH",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+  "ERR_TLS_HANDSHAKE_TIMEOUT",
+  "EPROTO",
+]);
+
+function codeOf(err: unknown): string {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
+  if (typeof e?.code === "string") return e.code;
+  if (typeof e?.cause?.code === "string") return e.cause.code;
+  return "";
+}
+
+function messageOf(err: unknown): string {
+  const code = codeOf(err);
+  const msg = err instanceof Error ? err.message : String(err);
+  return code && !msg.includes(code) ? `${code}: ${msg}` : msg;
+}
+
+export function failureFor(err: unknown): TransportFailure {
+  const code = codeOf(err);
+  if (code === "E_NOR_BLOCKED_ADDRESS") return "blocked-address";
+  if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_CONNECT_TIMEOUT") {
+    return "timeout-headers";
+  }
+  if (code === "UND_ERR_BODY_TIMEOUT") return "timeout-body";
+  if (code === "ECONNREFUSED") return "refused";
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EAI_NONAME") return "dns";
+  if (code === "ECONNRESET" || code === "EPIPE") return "reset";
+  if (TLS_CODES.has(code) || code.startsWith("ERR_SSL_") || code.startsWith("ERR_TLS_")) {
+    return "tls";
+  }
+  // "other side closed", a content-length not reached, a chunked body never terminated.
+  if (
+    code === "UND_ERR_SOCKET" ||
+    code === "UND_ERR_RES_CONTENT_LENGTH_MISMATCH" ||
+    code === "ECONNABORTED" ||
+    code === "HPE_INVALID_EOF_STATE"
+  ) {
+    return "closed";
+  }
+  return "other";
+}
+
+export function mapTransportError(err: unknown): TransportResult {
+  const address = (err as { address?: unknown } | null)?.address;
+  return {
+    kind: "failure",
+    failure: failureFor(err),
+    message: messageOf(err),
+    ...(typeof address === "string" ? { address } : {}),
+  };
+}
+
+export function mapBodyError(err: unknown): TransportBodyError {
+  if (err instanceof TransportBodyError) return err;
+  const failure = failureFor(err);
+  // Anything that stops a body early that is not a timeout is "closed before a full response".
+  return new TransportBodyError(
+    failure === "other" || failure === "reset" ? "closed" : failure,
+    messageOf(err),
+  );
+}

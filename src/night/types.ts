@@ -1,0 +1,91 @@
+/**
+ * The night's shapes: what the scheduler plans, what one source's check yields, and the one
+ * outcome stored per source per night. Outcomes are a closed set (the issue's list), so the
+ * directory, `nor status` and the flag rules can match on them exhaustively.
+ */
+import type { RefusalEvidence } from "../net/types.js";
+import type { ExtractedRecord } from "../sources/record.js";
+
+export type NightOutcomeKind =
+  | "ok"
+  | "unchanged"
+  | "refused"
+  | "disallowed"
+  | "robots-unavailable"
+  | "unreachable"
+  | "timed-out"
+  | "too-large"
+  | "gone"
+  | "error"
+  | "no-records"
+  | "extract-error"
+  | "unreached"
+  | "recheck-still-no"
+  | "recheck-answers";
+
+/** P21/P20: the outcomes that count as that night's "no" (for the 3-nights flag, P24). */
+export const NO_OUTCOMES: ReadonlySet<NightOutcomeKind> = new Set(["refused", "robots-unavailable"]);
+
+export interface NightOutcome {
+  kind: NightOutcomeKind;
+  /** Human text: the refusal reason, the error, the extractor's note. */
+  reason?: string;
+  evidence?: RefusalEvidence;
+  status?: number | null;
+  /** The URL the outcome is about (the way in that decided it). */
+  url?: string;
+}
+
+/** A request a platform preset or the backfill cursor asks for (P5, P7). */
+export interface PageRequest {
+  url: string;
+  method?: "GET" | "POST";
+  body?: string;
+  contentType?: string;
+  accept?: string;
+}
+
+/** Backfill progress for one source (P7): where the older pages resume tomorrow. */
+export interface BackfillState {
+  done: boolean;
+  cursor?: PageRequest;
+  pagesRead: number;
+}
+
+export type FlagKind = "no-three-nights" | "no-records" | "robots-disallows" | "answers-again";
+
+export interface RaisedFlag {
+  kind: FlagKind;
+  detail: string;
+}
+
+/** What one source's check produced; committed in one transaction (crash safety). */
+export interface SourceResult {
+  sourceId: string;
+  outcome: NightOutcome;
+  records: ExtractedRecord[];
+  /** Validators to keep per URL (P12); written with the outcome, never before it. */
+  validators: { url: string; etag?: string; lastModified?: string }[];
+  backfill?: BackfillState;
+  flags: RaisedFlag[];
+  startedAt: number;
+  endedAt: number;
+}
+
+/** What the night knows about a source before checking it (from the store). */
+export interface SourceHistory {
+  /** false once a person marked it not read (P24). */
+  reading: boolean;
+  /** The night of the latest "not read" mark, for the recheck calendar (P25). */
+  markedNight?: string;
+  /** When it was last checked (end of its check), ms; undefined = never. */
+  lastCheckedAt?: number;
+  /** Last night's outcome was `unreached` (P13: these go first). */
+  unreachedLast: boolean;
+  /** Outcomes of earlier nights, newest first (for the flag rules). */
+  recentOutcomes: NightOutcomeKind[];
+  recordsKnown: number;
+  backfill?: BackfillState;
+  /** Last measured time of its check, ms, for the lane estimate. */
+  lastDurationMs?: number;
+}

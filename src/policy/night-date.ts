@@ -1,0 +1,67 @@
+/**
+ * Nights are named by their calendar date (YYYY-MM-DD) in the operator's zone, so "the
+ * night of Nov 5" means the same thing in the log (P27), the directory (P23) and the
+ * recheck schedule (P25). Date arithmetic is on the calendar date itself (UTC days), so
+ * daylight-saving changes never make a day 23 or 25 hours long here.
+ */
+import { ConfigError, NorError } from "../errors.js";
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    try {
+      f = new Intl.DateTimeFormat("en-US", {
+        timeZone,
+        year: "numeric",
+        month: "2-digit",
+        day: "2-digit",
+      });
+    } catch (cause) {
+      throw new ConfigError(`unknown time zone: ${JSON.stringify(timeZone)}`, { cause });
+    }
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
+/** The calendar date (YYYY-MM-DD) in `timeZone` at the instant `now` (ms since epoch). */
+export function nightOf(now: number, timeZone = "America/New_York"): string {
+  if (!Number.isFinite(now)) throw new NorError("E_INTERNAL", `nightOf: bad time ${now}`);
+  const parts = formatterFor(timeZone).formatToParts(new Date(now));
+  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? "";
+  const year = get("year").padStart(4, "0");
+  return `${year}-${get("month")}-${get("day")}`;
+}
+
+const NIGHT = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Days since the epoch of a YYYY-MM-DD date; throws on anything that is not a real date. */
+function dayNumber(night: string): number {
+  const m = NIGHT.exec(night);
+  if (m) {
+    const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    const t = Date.UTC(y, mo - 1, d);
+    const back = new Date(t);
+    if (back.getUTCFullYear() === y && back.getUTCMonth() === mo - 1 && back.getUTCDate() === d) {
+      return t / 86_400_000;
+    }
+  }
+  throw new NorError("E_INTERNAL", `not a night date (YYYY-MM-DD): ${JSON.stringify(night)}`);
+}
+
+function fromDayNumber(n: number): string {
+  return new Date(n * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** The night `n` calendar days after (or, for negative n, before) `night`. */
+export function addDays(night: string, n: number): string {
+  if (!Number.isInteger(n)) throw new NorError("E_INTERNAL", `addDays: not a whole number ${n}`);
+  return fromDayNumber(dayNumber(night) + n);
+}
+
+/** Whole calendar days from `a` to `b` (positive when b is later). */
+export function daysBetween(a: string, b: string): number {
+  return dayNumber(b) - dayNumber(a);
+}

@@ -1,0 +1,208 @@
+/**
+ * The catalog's YAML format as a zod 4 schema: the one definition behind validation
+ * (load.ts), the JSON Schema in docs/catalog.schema.json (json-schema.ts) and docs/catalog.md.
+ * Objects are strict: a misspelt key is an error, never silently ignored.
+ */
+import { z } from "zod";
+import { DEFAULT_BACKFILL_PAGES } from "../../policy/constants.js";
+
+const id = z
+  .string()
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "must be kebab-case: lower-case letters, digits, hyphens")
+  .describe("Stable kebab-case identifier");
+
+/** http(s) only (P3: no other scheme; user-info and credentials are refused in credentials.ts). */
+export const httpUrl = z
+  .string()
+  .refine(
+    (s) => {
+      try {
+        const u = new URL(s);
+        return u.protocol === "http:" || u.protocol === "https:";
+      } catch {
+        return false;
+      }
+    },
+    { message: "must be an absolute http:// or https:// URL" },
+  )
+  .describe("Absolute http(s) URL");
+
+const isoDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date written YYYY-MM-DD")
+  .describe("Date, YYYY-MM-DD");
+
+export const governmentKind = z.enum([
+  "county",
+  "city",
+  "village",
+  "township",
+  "school-district",
+  "special-district",
+  "state-agency",
+  "other",
+]);
+
+export const recordKind = z.enum([
+  "bids",
+  "agendas",
+  "minutes",
+  "permits",
+  "notices",
+  "meetings",
+  "other",
+]);
+
+export const access = z
+  .enum(["api", "download", "feed", "page", "form"])
+  .describe("How the records are reached; P4 prefers api, download, feed over page and form");
+
+const selector = z.string().min(1);
+
+/** CSS selectors over the list page (P6: records come from the list itself). */
+export const pageRecipe = z
+  .strictObject({
+    items: selector.describe("Selects one element per record"),
+    title: selector.optional().describe("Within an item: the title text (default: the item's text)"),
+    date: selector.optional().describe("Within an item: the date text, or `@attr` / `sel@attr`"),
+    link: selector.optional().describe("Within an item: the element whose href is the record link"),
+    id: selector.optional().describe("Within an item: the platform id text, or `sel@attr`"),
+    kind: selector.optional().describe("Within an item: the record kind text"),
+    next: selector.optional().describe("On the page: the link to the older page (P7)"),
+  })
+  .describe("Page recipe");
+
+/** Dotted paths into a JSON answer (`value`, `d.results`, `@odata.nextLink`). */
+const fieldPath = z.string().min(1);
+export const apiSpec = z
+  .strictObject({
+    items: z.string().describe("Path to the array of records; empty for a top-level array"),
+    title: fieldPath.describe("Path within an item to its title"),
+    date: fieldPath.optional(),
+    id: fieldPath.optional(),
+    link: fieldPath.optional().describe("Path to the record's URL; `{field}` templates allowed"),
+    kind: fieldPath.optional(),
+    next: fieldPath.optional().describe("Path in the answer to the next page's URL (P7)"),
+  })
+  .describe("JSON field mapping");
+
+export const downloadSpec = z
+  .strictObject({
+    format: z.enum(["csv", "json"]).optional().describe("Default: from the URL's extension"),
+    delimiter: z.string().length(1).optional(),
+    items: z.string().optional().describe("json: path to the array of rows"),
+    title: fieldPath.describe("Column name (csv) or path (json) of the title"),
+    date: fieldPath.optional(),
+    id: fieldPath.optional(),
+    link: fieldPath.optional(),
+    kind: fieldPath.optional(),
+  })
+  .describe("Column mapping for a CSV or JSON file");
+
+const fieldValue = z.union([z.string(), z.number(), z.boolean()]).transform(String);
+
+export const formSpec = z
+  .strictObject({
+    selector: selector.optional().describe("CSS selector of the <form> (default: the first form)"),
+    method: z.enum(["GET", "POST"]).optional().describe("Default: the form's method attribute"),
+    fields: z
+      .record(z.string().min(1), fieldValue)
+      .default({})
+      .describe("Fields to fill; `{today}`, `{today-30d}`, `{today+7d}` are dates"),
+    submit: z
+      .string()
+      .optional()
+      .describe("Name of the submit button to press (ASP.NET needs it in the body)"),
+    eventTarget: z.string().optional().describe("ASP.NET: postback target instead of a button"),
+    dateFormat: z
+      .string()
+      .optional()
+      .describe("Date template format, tokens YYYY MM DD M D (default MM/DD/YYYY)"),
+    zone: z.string().optional().describe("Zone for {today} (default America/New_York)"),
+    pager: z
+      .string()
+      .optional()
+      .describe("ASP.NET: the grid's postback target whose `Page$N` turns the pages (P5)"),
+  })
+  .describe("Public search form (P5)");
+
+const platform = id.describe("A platform preset name (src/sources/platforms)");
+
+const wayShape = {
+  access,
+  url: httpUrl,
+  platform: platform.optional(),
+  extract: pageRecipe.optional(),
+  api: apiSpec.optional(),
+  download: downloadSpec.optional(),
+  form: formSpec.optional(),
+};
+
+type WayLike = {
+  access: string;
+  platform?: string | undefined;
+  extract?: unknown;
+  api?: unknown;
+  download?: unknown;
+  form?: unknown;
+};
+
+/** A way in must say how its records are read: a page needs a recipe or a platform (etc.). */
+function checkWay(w: WayLike, ctx: z.RefinementCtx): void {
+  if (w.platform) return;
+  const need: Record<string, [keyof WayLike, string]> = {
+    page: ["extract", "page access needs an `extract` recipe or a `platform`"],
+    form: ["extract", "form access needs an `extract` recipe (for the results) or a `platform`"],
+    api: ["api", "api access needs an `api` field mapping or a `platform`"],
+    download: ["download", "download access needs a `download` column mapping or a `platform`"],
+  };
+  const rule = need[w.access];
+  if (rule && w[rule[0]] === undefined) ctx.addIssue({ code: "custom", message: rule[1], path: ["access"] });
+  if (w.access === "form" && w.form === undefined)
+    ctx.addIssue({ code: "custom", message: "form access needs a `form` spec", path: ["access"] });
+}
+
+export const wayIn = z.strictObject(wayShape).superRefine(checkWay).describe("A way in");
+
+export const government = z.strictObject({
+  id,
+  name: z.string().min(1),
+  kind: governmentKind,
+  county: z.string().min(1).optional().describe("Primary county, without the word County"),
+  website: httpUrl.optional(),
+  evidence: z.string().optional().describe("Where this entry was seen (public material)"),
+  notes: z.string().optional(),
+});
+
+export const source = z
+  .strictObject({
+    id,
+    government: id.describe("The id of a government in the catalog"),
+    records: recordKind,
+    name: z.string().min(1).optional().describe("Human title, e.g. City Council agendas"),
+    ...wayShape,
+    alternates: z.array(wayIn).default([]).describe("Other ways in, tried best first (P4)"),
+    backfill: z
+      .strictObject({
+        pagesPerNight: z.int().min(0).max(50).default(DEFAULT_BACKFILL_PAGES),
+        until: isoDate.optional().describe("Stop backfilling at records older than this"),
+      })
+      .default({ pagesPerNight: DEFAULT_BACKFILL_PAGES })
+      .describe("P7: older pages read per night until the end or `until`"),
+    confirmed: z.boolean().default(false).describe("A person has opened the page and seen records"),
+    evidence: z.string().optional(),
+    notes: z.string().optional(),
+  })
+  .superRefine(checkWay);
+
+export const catalogFile = z
+  .strictObject({
+    governments: z.array(government).default([]),
+    sources: z.array(source).default([]),
+  })
+  .describe("A New on Record catalog file");
+
+export type ApiSpec = z.output<typeof apiSpec>;
+export type DownloadSpec = z.output<typeof downloadSpec>;
+export type FormSpec = z.output<typeof formSpec>;
+export type CatalogFileInput = z.input<typeof catalogFile>;

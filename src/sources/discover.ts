@@ -1,0 +1,140 @@
+/**
+ * `nor discover`: from a homepage that was already fetched (with robots.txt, through the
+ * same pipeline), find the ways in it advertises or links to: feeds announced with
+ * <link rel="alternate">, and the paths of platforms we have presets for. Pure: the page
+ * is given, nothing is fetched here, and no link is followed (P6).
+ */
+import * as cheerio from "cheerio";
+import { absoluteUrl } from "./record-id.js";
+
+export interface Candidate {
+  url: string;
+  access: "api" | "download" | "feed" | "page" | "form";
+  platform?: string;
+  /** How we found it: "advertised feed", "link on the homepage". */
+  found: string;
+  /** The link text or feed title, when there is one. */
+  label?: string;
+}
+
+interface PlatformPattern {
+  platform: string;
+  access: Candidate["access"];
+  test: (u: URL) => boolean;
+}
+
+const lower = (u: URL) => `${u.hostname}${u.pathname}`.toLowerCase();
+
+/** Known platform paths, most specific first. */
+const patterns: PlatformPattern[] = [
+  { platform: "civicplus-rss", access: "feed", test: (u) => /\/rssfeed\.aspx$/.test(lower(u)) },
+  {
+    platform: "civicplus-agendacenter",
+    access: "page",
+    test: (u) => /\/agendacenter\/?$/.test(lower(u)),
+  },
+  { platform: "civicplus-bids", access: "page", test: (u) => /\/bids\.aspx$/.test(lower(u)) },
+  {
+    platform: "legistar-html",
+    access: "page",
+    test: (u) => /\.legistar\.com$/.test(u.hostname.toLowerCase()),
+  },
+  {
+    platform: "boarddocs",
+    access: "api",
+    test: (u) =>
+      /(^|\.)boarddocs\.com$/.test(u.hostname.toLowerCase()) &&
+      /\/board\.nsf/.test(u.pathname.toLowerCase()),
+  },
+  {
+    platform: "granicus",
+    access: "page",
+    test: (u) =>
+      /\.granicus\.com$/.test(u.hostname.toLowerCase()) &&
+      /viewpublisher/.test(u.pathname.toLowerCase()),
+  },
+  {
+    platform: "primegov",
+    access: "api",
+    test: (u) => /\.primegov\.com$/.test(u.hostname.toLowerCase()),
+  },
+  {
+    platform: "civicclerk",
+    access: "api",
+    test: (u) => /\.civicclerk\.com$/.test(u.hostname.toLowerCase()),
+  },
+  {
+    platform: "onbase-agendaonline",
+    access: "page",
+    test: (u) => /onbaseagendaonline/.test(lower(u)),
+  },
+  {
+    platform: "icompass",
+    access: "page",
+    test: (u) => /\.civicweb\.net$/.test(u.hostname.toLowerCase()),
+  },
+  {
+    platform: "escribe",
+    access: "api",
+    test: (u) => /escribemeetings\.com$/.test(u.hostname.toLowerCase()),
+  },
+  {
+    platform: "municode-meetings",
+    access: "page",
+    test: (u) => /municodemeetings\.com$/.test(u.hostname.toLowerCase()),
+  },
+  {
+    platform: "novusagenda",
+    access: "page",
+    test: (u) => /novusagenda\.com$/.test(u.hostname.toLowerCase()),
+  },
+];
+
+const feedTypes = new Set([
+  "application/rss+xml",
+  "application/atom+xml",
+  "application/rdf+xml",
+  "application/feed+json",
+  "application/json",
+]);
+
+/** Finds candidate ways in on a homepage. Never throws on any HTML. */
+export function discoverCandidates(html: string, pageUrl: string): Candidate[] {
+  const $ = cheerio.load(html);
+  const out = new Map<string, Candidate>();
+  const add = (c: Candidate) => {
+    if (!out.has(c.url)) out.set(c.url, c);
+  };
+
+  $('link[rel~="alternate"][href]').each((_, el) => {
+    const type = ($(el).attr("type") ?? "").toLowerCase().split(";")[0]?.trim() ?? "";
+    if (!feedTypes.has(type)) return;
+    const url = absoluteUrl($(el).attr("href"), pageUrl);
+    if (!url) return;
+    const title = $(el).attr("title")?.trim();
+    add({ url, access: "feed", found: "advertised feed", ...(title ? { label: title } : {}) });
+  });
+
+  $("a[href]").each((_, el) => {
+    const url = absoluteUrl($(el).attr("href"), pageUrl);
+    if (!url) return;
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return;
+    }
+    const hit = patterns.find((p) => p.test(parsed));
+    if (!hit) return;
+    const label = $(el).text().replace(/\s+/g, " ").trim().slice(0, 120);
+    add({
+      url,
+      access: hit.access,
+      platform: hit.platform,
+      found: "link on the homepage",
+      ...(label ? { label } : {}),
+    });
+  });
+
+  return [...out.values()];
+}

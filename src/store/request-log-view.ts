@@ -1,0 +1,86 @@
+import type { RequestLogEntry } from "../net/types.js";
+import { formatInZone, SITE_OWNER_ZONE } from "./zoned-time.js";
+
+/**
+ * How an attempt reads to a person (P27): as one JSON object (UTC times, for tools) or as a
+ * row of an aligned table (New York times, to match what a site owner's logs show).
+ */
+export interface RequestLogJson {
+  startedAt: string;
+  endedAt: string;
+  method: string;
+  url: string;
+  status: number | null;
+  outcome: string;
+  site: string;
+  origin: string;
+  source: string | null;
+  purpose: string;
+  attempt: number;
+  bytes: number;
+  failure?: string;
+  night?: string;
+  validatorsSent?: RequestLogEntry["validatorsSent"];
+  validatorsReceived?: RequestLogEntry["validatorsReceived"];
+  evidence?: RequestLogEntry["evidence"];
+}
+
+export function toJson(e: RequestLogEntry): RequestLogJson {
+  const j: RequestLogJson = {
+    startedAt: new Date(e.startedAt).toISOString(),
+    endedAt: new Date(e.endedAt).toISOString(),
+    method: e.method,
+    url: e.url,
+    status: e.status,
+    outcome: e.outcome,
+    site: e.site,
+    origin: e.origin,
+    source: e.source ?? null,
+    purpose: e.purpose,
+    attempt: e.attempt,
+    bytes: e.bytes,
+  };
+  if (e.failure !== undefined) j.failure = e.failure;
+  if (e.night !== undefined) j.night = e.night;
+  if (e.validatorsSent !== undefined) j.validatorsSent = e.validatorsSent;
+  if (e.validatorsReceived !== undefined) j.validatorsReceived = e.validatorsReceived;
+  if (e.evidence !== undefined) j.evidence = e.evidence;
+  return j;
+}
+
+const HEADERS = [
+  `TIME (${SITE_OWNER_ZONE})`,
+  "MS",
+  "METHOD",
+  "STATUS",
+  "PURPOSE",
+  "SITE",
+  "SOURCE",
+  "URL",
+] as const;
+
+/** The table's lines, header first; every column but the last (the URL) padded to width. */
+export function toTable(entries: readonly RequestLogEntry[]): string[] {
+  const rows: string[][] = [[...HEADERS]];
+  for (const e of entries) {
+    const status = `${e.status ?? "-"} ${e.outcome}`;
+    const url = e.failure ? `${e.url}  (${e.failure})` : e.url;
+    rows.push([
+      formatInZone(e.startedAt, SITE_OWNER_ZONE),
+      String(e.endedAt - e.startedAt),
+      e.method,
+      e.attempt > 1 ? `${status} #${e.attempt}` : status,
+      e.purpose,
+      e.site,
+      e.source ?? "-",
+      url,
+    ]);
+  }
+  const widths = HEADERS.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  return rows.map((r) =>
+    r
+      .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd(),
+  );
+}

@@ -1,0 +1,93 @@
+/**
+ * Wall-clock time in an IANA zone ⇄ instants, through Intl (no tz library needed). Site owners
+ * in Ohio read their server logs in Eastern time, so that is where a time without a zone lives.
+ */
+export const SITE_OWNER_ZONE = "America/New_York";
+
+export interface WallTime {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  ms: number;
+}
+
+const DAY_MS = 86_400_000;
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+function formatFor(zone: string): Intl.DateTimeFormat {
+  let f = formats.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-US", {
+      timeZone: zone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    });
+    formats.set(zone, f);
+  }
+  return f;
+}
+
+/** The wall clock in `zone` at instant `t`. */
+export function wallTimeAt(t: number, zone: string): WallTime {
+  const parts: Record<string, number> = {};
+  for (const p of formatFor(zone).formatToParts(new Date(t))) {
+    if (p.type !== "literal") parts[p.type] = Number(p.value);
+  }
+  return {
+    year: parts["year"] ?? 0,
+    month: parts["month"] ?? 0,
+    day: parts["day"] ?? 0,
+    hour: parts["hour"] ?? 0,
+    minute: parts["minute"] ?? 0,
+    second: parts["second"] ?? 0,
+    ms: ((t % 1000) + 1000) % 1000,
+  };
+}
+
+function wallAsUtc(w: WallTime): number {
+  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second, w.ms);
+}
+
+/** Local minus UTC, in ms, of `zone` at instant `t` (−5 h for New York in November). */
+export function zoneOffsetMs(t: number, zone: string): number {
+  return wallAsUtc(wallTimeAt(t, zone)) - t;
+}
+
+/**
+ * The instant a wall-clock time names in `zone`. In the autumn hour that happens twice, `prefer`
+ * picks the earlier or later one (a --since takes the earlier, an --until the later, so both are
+ * covered). A time skipped in spring is read with the offset before the jump (02:30 → 03:30 EDT).
+ */
+export function instantOf(w: WallTime, zone: string, prefer: "earlier" | "later"): number {
+  const asUtc = wallAsUtc(w);
+  // Transitions are months apart, so a day either side sees every offset that can apply.
+  const before = zoneOffsetMs(asUtc - DAY_MS, zone);
+  const after = zoneOffsetMs(asUtc + DAY_MS, zone);
+  const fits = [...new Set([before, after])]
+    .map((off) => asUtc - off)
+    .filter((t) => zoneOffsetMs(t, zone) === asUtc - t)
+    .sort((a, b) => a - b);
+  if (fits.length === 0) return asUtc - before;
+  return (prefer === "earlier" ? fits[0] : fits[fits.length - 1]) ?? asUtc - before;
+}
+
+/** `2026-11-05 03:12:04.123 -05:00`: the wall clock in `zone`, with its offset. */
+export function formatInZone(t: number, zone: string): string {
+  const w = wallTimeAt(t, zone);
+  const off = Math.round(zoneOffsetMs(t, zone) / 60_000);
+  const sign = off < 0 ? "-" : "+";
+  const abs = Math.abs(off);
+  const p = (n: number, width = 2) => String(n).padStart(width, "0");
+  return (
+    `${p(w.year, 4)}-${p(w.month)}-${p(w.day)} ${p(w.hour)}:${p(w.minute)}:${p(w.second)}` +
+    `.${p(w.ms, 3)} ${sign}${p(Math.floor(abs / 60))}:${p(abs % 60)}`
+  );
+}
