@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns";
 import { isIP } from "node:net";
 import { ConfigError } from "../errors.js";
-import { isForbiddenAddress } from "../policy/address.js";
+import { classifyAddress, isForbiddenAddress } from "../policy/address.js";
 
 /**
  * The address guard: the checker only talks to public addresses. The check runs on the
@@ -58,8 +58,14 @@ export function knownAddress(pins: Pins, url: URL): string | undefined {
   return pinnedAddress(pins, host, port) ?? (isIP(host) !== 0 ? host : undefined);
 }
 
+/**
+ * `allowPrivate` (tests and demos on loopback or a LAN) lifts the guard for every class but
+ * link-local: 169.254.0.0/16 and fe80::/10 hold cloud metadata services, which no demo needs.
+ */
 export function checkAddress(address: string, hostname: string, allowPrivate: boolean): void {
-  if (!allowPrivate && isForbiddenAddress(address)) throw new BlockedAddressError(address, hostname);
+  if (!isForbiddenAddress(address)) return;
+  if (allowPrivate && classifyAddress(address) !== "link-local") return;
+  throw new BlockedAddressError(address, hostname);
 }
 
 type LookupCallback = (

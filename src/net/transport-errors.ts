@@ -71,7 +71,7 @@ export function mapBodyError(err: unknown): TransportBodyError {
   const failure = failureFor(err);
   // Anything that stops a body early that is not a timeout is "closed before a full response".
   return new TransportBodyError(
-    failure === "other" || failure === "reset" ? "closed" : failure,
+    failure === "other" ? "closed" : failure,
     messageOf(err),
   );
 }

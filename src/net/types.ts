@@ -130,6 +130,8 @@ export interface CachedRobots {
   etag?: string;
   lastModified?: string;
   reason?: string;
+  /** The night an "unreachable" answer was recorded in; it holds for the rest of that night (P20). */
+  night?: string;
 }
 
 export interface RobotsCachePort {

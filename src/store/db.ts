@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import SqliteDatabase from "better-sqlite3";
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from "kysely";
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import { NorError } from "../errors.js";
 import { migrationProvider } from "./migrations/index.js";
@@ -51,7 +51,15 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     const pool = new pg.Pool({ connectionString: loc.url, max: 4 });
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
-  const migrator = new Migrator({ db, provider: migrationProvider });
+  // PostgreSQL: keep kysely's own migration tables in the schema the store lives in
+  // (search_path). Without this the migrator finds another schema's tables and skips its own.
+  const migrationTableSchema =
+    loc.kind === "postgres" ? await currentSchema(db).catch(closeAndThrow(db, loc)) : undefined;
+  const migrator = new Migrator({
+    db,
+    provider: migrationProvider,
+    ...(migrationTableSchema ? { migrationTableSchema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     await db.destroy();
@@ -68,4 +76,30 @@ export function storeLocationFromOptions(opts: { data?: string }): StoreLocation
   const url = process.env["NOR_DATABASE_URL"];
   if (url?.startsWith("postgres")) return { kind: "postgres", url };
   return { kind: "sqlite", dir: opts.data ?? "data" };
+}
+
+async function currentSchema(db: Db): Promise<string | undefined> {
+  const r = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  return r.rows[0]?.schema ?? undefined;
+}
+
+function closeAndThrow(db: Db, loc: StoreLocation): (cause: unknown) => Promise<never> {
+  return async (cause) => {
+    await db.destroy().catch(() => {});
+    const where = loc.kind === "postgres" ? redact(loc.url) : loc.dir;
+    throw new NorError("E_STORE", `cannot reach the store at ${where}: ${String(cause)}`, {
+      cause,
+    });
+  };
+}
+
+/** A connection string without its password, for error messages. */
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "the NOR_DATABASE_URL given";
+  }
 }

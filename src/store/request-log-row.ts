@@ -1,7 +1,13 @@
-import { NorError } from "../errors.js";
-import type { Method, Purpose, RefusalEvidence, RequestLogEntry, Validators } from "../net/types.js";
-import { fromIso, toIso } from "./iso-time.js";
 import type { Selectable } from "kysely";
+import { NorError } from "../errors.js";
+import type {
+  Method,
+  Purpose,
+  RefusalEvidence,
+  RequestLogEntry,
+  Validators,
+} from "../net/types.js";
+import { fromIso, toIso } from "./iso-time.js";
 import type { RequestLogRow } from "./schema/log.js";
 
 /** The columns written for one attempt (the id is the table's). */

@@ -76,7 +76,11 @@ export function toTable(entries: readonly RequestLogEntry[]): string[] {
       url,
     ]);
   }
-  const widths = HEADERS.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  // A loop, not Math.max(...rows): a day's log can outgrow the spread argument limit.
+  const widths: number[] = HEADERS.map(() => 0);
+  for (const r of rows) {
+    for (const [i, cell] of r.entries()) widths[i] = Math.max(widths[i] ?? 0, cell.length);
+  }
   return rows.map((r) =>
     r
       .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))

@@ -11,12 +11,15 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
 
-export const TIME_ARG_HELP =
-  "Times: ISO 8601 with a zone (2026-11-05T08:12Z, 2026-11-05T03:12-05:00); a date and time " +
-  `without a zone (2026-11-05T03:12 or "2026-11-05 03:12") is read as New York time ` +
-  `(${SITE_OWNER_ZONE}), the clock Ohio's site owners read their logs by; a bare date ` +
-  "(2026-11-05) means that whole day in New York. --since takes the start of the period " +
-  "written, --until its end: --until 03:13 includes 03:13:59.";
+export const TIME_ARG_HELP = [
+  "Times:",
+  "  2026-11-05T08:12Z, 2026-11-05T03:12-05:00   ISO 8601 with a zone: as written",
+  `  2026-11-05T03:12, "2026-11-05 03:12"        no zone: New York time (${SITE_OWNER_ZONE}),`,
+  "                                              the clock Ohio's site owners read their logs by",
+  "  2026-11-05                                  that whole day in New York",
+  "--since takes the start of the period written, --until its end (--until 03:13 includes",
+  "03:13:59). In the autumn hour that happens twice, both are covered.",
+].join("\n");
 
 /**
  * Reads a --since/--until value as the period it names, to its written precision: a minute,
@@ -66,8 +69,7 @@ export function parseTimeArg(text: string, flag: string): TimeSpan {
   }
   const offset = offsetMs(zone);
   if (offset === undefined) throw bad(text, flag);
-  const start =
-    Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second, w.ms) - offset;
+  const start = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second, w.ms) - offset;
   return { start, end: start + length };
 }
 

@@ -1,4 +1,94 @@
+/**
+ * `nor archive show|verify|cdx`: the operator's look into the private copy (P8). All three
+ * read files and the store only; none opens a connection.
+ */
+import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
+import { NorError, UsageError } from "../../errors.js";
+import { archiveDir, cdxLines, latestCapture, readCapture, verifyArchive } from "../../store/archive/index.js";
+import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { statusLine } from "../../store/archive/records.js";
 
-// Placeholder: the owning module registers its subcommand here.
-export function register(_program: Command): void {}
+/**
+ * `--at` / `--since`: an ISO date or date-time. A bare date means the end of that UTC day, so
+ * `--at 2026-11-05` finds what was read that night.
+ */
+export function parseWhen(text: string, flag: string, bareDate: "start" | "end"): number {
+  const bare = /^\d{4}-\d{2}-\d{2}$/.test(text);
+  const ms = Date.parse(bare ? `${text}T00:00:00Z` : text);
+  if (Number.isNaN(ms)) throw new UsageError(`${flag}: "${text}" is not a date (use 2026-11-05 or 2026-11-05T03:12:00Z)`);
+  return bare && bareDate === "end" ? ms + 86_400_000 - 1 : ms;
+}
+
+interface DataOpts {
+  data?: string;
+}
+
+async function show(url: string, opts: DataOpts & { at?: string }): Promise<void> {
+  const at = opts.at === undefined ? undefined : parseWhen(opts.at, "--at", "end");
+  const store = await openStore(storeLocationFromOptions(opts));
+  try {
+    const capture = await latestCapture(store.db, url, at === undefined ? {} : { at });
+    if (!capture) {
+      throw new NorError("E_ARCHIVE", `no capture of ${url}${opts.at ? ` at or before ${opts.at}` : ""} in the archive`);
+    }
+    const got = await readCapture(archiveDir(opts.data ?? "data"), capture);
+    process.stderr.write(
+      `nor: ${capture.recordType} of ${capture.url} read ${new Date(capture.fetchedAt).toISOString()} (${capture.file}@${capture.offset})\n`,
+    );
+    const head = [statusLine(got.status), ...Object.entries(got.headers).map(([k, v]) => `${k}: ${v}`)];
+    process.stdout.write(`${head.join("\r\n")}\r\n\r\n`);
+    process.stdout.write(got.body);
+    process.exitCode = 0;
+  } finally {
+    await store.close();
+  }
+}
+
+async function verify(opts: DataOpts): Promise<void> {
+  const store = await openStore(storeLocationFromOptions(opts));
+  try {
+    const r = await verifyArchive(archiveDir(opts.data ?? "data"), store.db);
+    for (const p of r.problems) process.stdout.write(`MISMATCH ${p.file} offset ${p.offset}: ${p.problem}\n`);
+    process.stdout.write(
+      `${r.files} files, ${r.records} records, ${r.digestsChecked} digests checked, ${r.problems.length} problems\n`,
+    );
+    process.exitCode = r.problems.length > 0 ? 1 : 0;
+  } finally {
+    await store.close();
+  }
+}
+
+async function cdx(opts: DataOpts & { out?: string }): Promise<void> {
+  const lines = await cdxLines(archiveDir(opts.data ?? "data"));
+  const text = lines.length ? `${lines.join("\n")}\n` : "";
+  if (opts.out) {
+    writeFileSync(opts.out, text);
+    process.stderr.write(`nor: ${lines.length} CDXJ lines written to ${opts.out}\n`);
+  } else {
+    process.stdout.write(text);
+  }
+  process.exitCode = 0;
+}
+
+export function register(program: Command): void {
+  const archive = program.command("archive").description("The private copy of every response read (P8)");
+  archive
+    .command("show <url>")
+    .description("Print a stored capture: headers, then body (the latest, or the one at/before --at)")
+    .option("--at <date>", "the capture at or before this date or time")
+    .option("--data <dir>", "data directory", "data")
+    .action(show);
+  archive
+    .command("verify")
+    .description("Re-read every record and check every block and payload digest; exit 1 on a mismatch")
+    .option("--data <dir>", "data directory", "data")
+    .action(verify);
+  archive
+    .command("cdx")
+    .description("Write a sorted CDXJ index of the archive")
+    .option("--data <dir>", "data directory", "data")
+    .option("--out <file>", "write to this file instead of standard output")
+    .action(cdx);
+  for (const cmd of archive.commands) cmd.exitOverride();
+}

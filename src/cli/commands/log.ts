@@ -1,4 +1,101 @@
 import type { Command } from "commander";
+import { UsageError } from "../../errors.js";
+import { siteOf } from "../../policy/site.js";
+import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { type RequestLogFilter, SqlRequestLog } from "../../store/request-log.js";
+import { toJson, toTable } from "../../store/request-log-view.js";
+import { parseTimeWindow, TIME_ARG_HELP } from "../../store/time-args.js";
 
-// Placeholder: the owning module registers its subcommand here.
-export function register(_program: Command): void {}
+interface LogOptions {
+  data?: string;
+  since?: string;
+  until?: string;
+  site?: string;
+  urlContains?: string;
+  source?: string;
+  limit?: string;
+  jsonl?: boolean;
+}
+
+/**
+ * `nor log`: P27's promise to site owners, "given a time and an address, the operator finds
+ * it in seconds". Reads only: a missing store is an error, never created by looking.
+ */
+export function register(program: Command): void {
+  program
+    .command("log")
+    .description("Show the request log: every attempt the checker made (P27)")
+    .option("--data <dir>", "store directory (DIR/nor.db); NOR_DATABASE_URL selects PostgreSQL")
+    .option("--since <time>", "attempts that started at or after this time")
+    .option("--until <time>", "attempts that started up to the end of this time")
+    .option("--site <site>", "only this site: example.gov, www.example.gov or a URL on it")
+    .option("--url-contains <text>", "only URLs containing this text (ASCII case-insensitive)")
+    .option("--source <id>", "only this catalog source")
+    .option("--limit <n>", "at most this many attempts, earliest first")
+    .option("--jsonl", "one JSON object per attempt (times in UTC)")
+    .addHelpText(
+      "after",
+      `\n${TIME_ARG_HELP}\n\nA site owner asks "what did you request from us at 03:12 on Nov 5?":\n` +
+        '  nor log --since "2026-11-05 03:11" --until "2026-11-05 03:13" --site example.gov\n',
+    )
+    .action(async (opts: LogOptions) => {
+      await runLog(opts);
+    });
+}
+
+async function runLog(opts: LogOptions): Promise<void> {
+  // Check every argument before touching the store, so a typo costs nothing.
+  const filter: RequestLogFilter = parseTimeWindow(pick(opts));
+  if (opts.site !== undefined) filter.site = siteArg(opts.site);
+  if (opts.urlContains !== undefined) filter.urlContains = opts.urlContains;
+  if (opts.source !== undefined) filter.source = opts.source;
+  if (opts.limit !== undefined) {
+    const n = Number(opts.limit);
+    if (!Number.isInteger(n) || n < 1) {
+      throw new UsageError(`--limit: "${opts.limit}" is not a whole number of at least 1`);
+    }
+    filter.limit = n;
+  }
+  const loc = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
+  const store = await openStore(loc, { create: false });
+  try {
+    const entries = await new SqlRequestLog(store.db).query(filter);
+    if (opts.jsonl) {
+      writeLines(entries.map((e) => JSON.stringify(toJson(e))));
+    } else if (entries.length === 0) {
+      process.stdout.write("no attempts match\n");
+    } else {
+      writeLines(toTable(entries));
+    }
+  } finally {
+    await store.close();
+  }
+  process.exitCode = 0;
+}
+
+/**
+ * The site (P9: registrable domain) a host or URL belongs to, as the log stores it, so a site
+ * owner's `www.example.gov` or pasted URL finds the attempts logged under `example.gov`.
+ */
+function siteArg(text: string): string {
+  const t = text.trim();
+  try {
+    return siteOf(t.includes("://") ? t : `https://${t}/`);
+  } catch {
+    throw new UsageError(`--site: "${text}" is not a host name or URL`);
+  }
+}
+
+function pick(opts: LogOptions): { since?: string; until?: string } {
+  const out: { since?: string; until?: string } = {};
+  if (opts.since !== undefined) out.since = opts.since;
+  if (opts.until !== undefined) out.until = opts.until;
+  return out;
+}
+
+/** In chunks: one string for 100,000 lines would be needlessly large. */
+function writeLines(lines: readonly string[]): void {
+  for (let i = 0; i < lines.length; i += 1000) {
+    process.stdout.write(`${lines.slice(i, i + 1000).join("\n")}\n`);
+  }
+}

@@ -1,4 +1,45 @@
+import { userInfo } from "node:os";
 import type { Command } from "commander";
+import { UsageError } from "../../errors.js";
+import { markSource } from "../../night/admin-sql.js";
+import { nightOf } from "../../policy/night-date.js";
+import { openStore, storeLocationFromOptions } from "../../store/db.js";
 
-// Placeholder: the owning module registers its subcommand here.
-export function register(_program: Command): void {}
+interface MarkOptions {
+  data?: string;
+  read?: boolean;
+  notRead?: boolean;
+  reason?: string;
+  by?: string;
+}
+
+/** `nor mark`: P24, only a person changes whether a source is read, with time and reason. */
+export function register(program: Command): void {
+  program
+    .command("mark <source>")
+    .description("Mark a source read or not read (P24); the change is kept with time and reason")
+    .option("--data <dir>", "store directory (DIR/nor.db); NOR_DATABASE_URL selects PostgreSQL")
+    .option("--not-read", "stop reading it (it is then only rechecked, P25)")
+    .option("--read", "read it again")
+    .option("--reason <text>", "why (required with --not-read)")
+    .option("--by <name>", "who decides (default: the login name)")
+    .action(async (source: string, opts: MarkOptions) => {
+      if (opts.read === opts.notRead) throw new UsageError("give exactly one of --read or --not-read");
+      const store = await openStore(storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }));
+      try {
+        const now = Date.now();
+        await markSource(store.db, {
+          source,
+          reading: opts.read === true,
+          ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
+          by: opts.by ?? userInfo().username,
+          at: now,
+          night: nightOf(now),
+        });
+        process.stdout.write(`${source}: ${opts.read ? "read" : `not read (${opts.reason?.trim()})`}\n`);
+        process.exitCode = 0;
+      } finally {
+        await store.close();
+      }
+    });
+}

@@ -1,4 +1,87 @@
 import type { Command } from "commander";
+import pino from "pino";
+import { UsageError } from "../../errors.js";
+import { runNightWithStore } from "../../night/compose.js";
+import { formatLeft, parseDuration } from "../../night/duration.js";
+import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
+import { nightOf } from "../../policy/night-date.js";
+import { loadCatalog } from "../../sources/catalog/load.js";
+import { openStore, storeLocationFromOptions } from "../../store/db.js";
 
-// Placeholder: the owning module registers its subcommand here.
-export function register(_program: Command): void {}
+interface NightOptions {
+  catalog: string;
+  data?: string;
+  night?: string;
+  deadline?: string;
+  concurrency?: string;
+  allowPrivateAddresses?: boolean;
+  resolve?: string[];
+  caFile?: string;
+  gapMs?: string;
+}
+
+function wholeNumber(text: string, option: string, min: number): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`${option}: "${text}" is not a whole number of at least ${min}`);
+  return n;
+}
+
+/** `nor night`: runs (or resumes) one night's check now (P9–P13, P20–P25). */
+export function register(program: Command): void {
+  program
+    .command("night")
+    .description("Run or resume a night's check of every catalog source")
+    .requiredOption("--catalog <file>", "the catalog YAML file")
+    .option("--data <dir>", "store directory (DIR/nor.db); NOR_DATABASE_URL selects PostgreSQL")
+    .option("--night <YYYY-MM-DD>", "the night to run or resume (default: today in America/New_York)")
+    .option("--deadline <duration>", "the night's time limit, e.g. 6h, 90m, 30s (default 6h)")
+    .option("--concurrency <n>", `lanes (sites) worked at once (default ${DEFAULT_CONCURRENCY})`)
+    .option("--allow-private-addresses", "allow loopback/private addresses (tests and demos)")
+    .option("--resolve <host:port:addr>", "pin a host to an address (repeatable)", (v: string, acc: string[] = []) => [...acc, v])
+    .option("--ca-file <pem>", "extra CA certificates (PEM) to trust")
+    .option("--gap-ms <n>", "gap between requests to one site; below 2000 only on loopback with --allow-private-addresses")
+    .action(async (opts: NightOptions) => {
+      await runNightCommand(opts);
+    });
+}
+
+async function runNightCommand(opts: NightOptions): Promise<void> {
+  // Every option is checked before the store or the network is touched.
+  const night = opts.night ?? nightOf(Date.now());
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(night) || Number.isNaN(Date.parse(`${night}T00:00:00Z`))) {
+    throw new UsageError(`--night: "${night}" is not a date written YYYY-MM-DD`);
+  }
+  const deadlineMs = opts.deadline === undefined ? DEFAULT_NIGHT_DEADLINE_MS : parseDuration(opts.deadline);
+  const concurrency = opts.concurrency === undefined ? DEFAULT_CONCURRENCY : wholeNumber(opts.concurrency, "--concurrency", 1);
+  const gapMs = opts.gapMs === undefined ? undefined : wholeNumber(opts.gapMs, "--gap-ms", 0);
+  const catalog = loadCatalog([opts.catalog]);
+  const loc = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
+  const store = await openStore(loc);
+  const tty = process.stderr.isTTY === true;
+  const log = pino({ base: { night } }, pino.destination({ dest: 2, sync: true }));
+  try {
+    const summary = await runNightWithStore(store, catalog, {
+      night,
+      deadlineMs,
+      concurrency,
+      ...(loc.kind === "sqlite" ? { dataDir: loc.dir } : {}),
+      ...(opts.allowPrivateAddresses ? { allowPrivateAddresses: true } : {}),
+      ...(opts.resolve ? { resolve: opts.resolve } : {}),
+      ...(opts.caFile !== undefined ? { caFile: opts.caFile } : {}),
+      ...(gapMs !== undefined ? { gapMs } : {}),
+      onProgress: (p) => {
+        if (tty) {
+          const left = formatLeft(p.deadlineAt - Date.now());
+          process.stderr.write(`\r${p.done}/${p.total} sources · ${p.requests} requests · ${left} left to the deadline `);
+        } else {
+          log.info({ source: p.last.sourceId, outcome: p.last.outcome.kind, reason: p.last.outcome.reason, done: p.done, total: p.total, requests: p.requests }, "source checked");
+        }
+      },
+    });
+    if (tty) process.stderr.write("\n");
+    log.info({ ...summary, deadlineAt: new Date(summary.deadlineAt).toISOString() }, "night done");
+    process.exitCode = 0;
+  } finally {
+    await store.close();
+  }
+}

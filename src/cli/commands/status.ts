@@ -1,4 +1,37 @@
 import type { Command } from "commander";
+import { statusRows } from "../../night/admin-sql.js";
+import { openStore, storeLocationFromOptions } from "../../store/db.js";
 
-// Placeholder: the owning module registers its subcommand here.
-export function register(_program: Command): void {}
+interface StatusOptions {
+  data?: string;
+  json?: boolean;
+}
+
+/** `nor status`: per source, whether it is read, its last night and what is known (P23, P26). */
+export function register(program: Command): void {
+  program
+    .command("status")
+    .description("Per source: reading, last night's outcome, records known, new last night, flags")
+    .option("--data <dir>", "store directory (DIR/nor.db); NOR_DATABASE_URL selects PostgreSQL")
+    .option("--json", "JSON output")
+    .action(async (opts: StatusOptions) => {
+      const store = await openStore(storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }));
+      try {
+        const rows = await statusRows(store.db);
+        if (opts.json) {
+          process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+          return;
+        }
+        process.stdout.write("source\tgovernment\turl\treading\tlast night\toutcome\trecords\tnew\tflags\n");
+        for (const r of rows) {
+          const reading = r.reading ? "read" : `not read: ${r.notReadReason ?? ""}`;
+          const outcome = r.lastOutcome ? `${r.lastOutcome}${r.lastReason ? ` (${r.lastReason})` : ""}` : "-";
+          process.stdout.write(
+            `${r.id}\t${r.government}\t${r.url}\t${reading}\t${r.lastNight ?? "-"}\t${outcome}\t${r.recordsKnown}\t${r.newLastNight}\t${r.flags.join(",") || "-"}\n`,
+          );
+        }
+      } finally {
+        await store.close();
+      }
+    });
+}

@@ -10,7 +10,7 @@ export {
   robotsVerdict,
 } from "./fetch-state.js";
 export { type RobotsKey, recogniseKey } from "./keys.js";
-export { normalisePath, normalisePattern, patternMatches } from "./match.js";
+export { compilePattern, normalisePath, normalisePattern, patternMatches } from "./match.js";
 export {
   agentToken,
   type ParsedRobots,

@@ -33,24 +33,29 @@ export function normalisePattern(p: string): string {
  * match is O(n·m) — no backtracking, unlike a regular expression built from the pattern.
  */
 export function patternMatches(pattern: string, path: string): boolean {
+  return compilePattern(pattern)(path);
+}
+
+/** A pattern turned into a test once, so a policy asked per request does no re-parsing. */
+export function compilePattern(pattern: string): (path: string) => boolean {
   const anchored = pattern.length > 0 && pattern.charCodeAt(pattern.length - 1) === 0x24;
   const body = anchored ? pattern.slice(0, -1) : pattern;
-  const firstStar = body.indexOf("*");
-  if (firstStar < 0) return anchored ? path === body : path.startsWith(body);
-
+  if (body.indexOf("*") < 0) {
+    return anchored ? (path) => path === body : (path) => path.startsWith(body);
+  }
   const segments = body.split("*");
   const first = segments[0] ?? "";
-  if (!path.startsWith(first)) return false;
-  let pos = first.length;
-  const lastIndex = segments.length - 1;
-  for (let i = 1; i < lastIndex; i++) {
-    const seg = segments[i] ?? "";
-    if (seg.length === 0) continue;
-    const at = path.indexOf(seg, pos);
-    if (at < 0) return false;
-    pos = at + seg.length;
-  }
-  const tail = segments[lastIndex] ?? "";
-  if (anchored) return path.length - tail.length >= pos && path.endsWith(tail);
-  return tail.length === 0 || path.indexOf(tail, pos) >= 0;
+  const tail = segments[segments.length - 1] ?? "";
+  const middle = segments.slice(1, -1).filter((seg) => seg.length > 0);
+  return (path) => {
+    if (!path.startsWith(first)) return false;
+    let pos = first.length;
+    for (const seg of middle) {
+      const at = path.indexOf(seg, pos);
+      if (at < 0) return false;
+      pos = at + seg.length;
+    }
+    if (anchored) return path.length - tail.length >= pos && path.endsWith(tail);
+    return tail.length === 0 || path.indexOf(tail, pos) >= 0;
+  };
 }

@@ -1,4 +1,4 @@
-import { normalisePath, patternMatches } from "./match.js";
+import { compilePattern, normalisePath } from "./match.js";
 import { agentToken, type ParsedRobots, type RobotsGroup, type RobotsRule } from "./parse.js";
 
 /** The rules that apply to one agent on one origin (P16). */
@@ -38,6 +38,11 @@ export function policyFor(parsed: ParsedRobots, agent: string): RobotsPolicy {
   return policy;
 }
 
+/** Longest pattern first; at equal length Allow first (RFC 9309 §2.2.2: Allow wins ties). */
+function bySpecificity(a: RobotsRule, b: RobotsRule): number {
+  return b.pattern.length - a.pattern.length || Number(b.allow) - Number(a.allow);
+}
+
 function mergeGroups(groups: RobotsGroup[]): RobotsPolicy {
   const seen = new Set<string>();
   const rules: RobotsRule[] = [];
@@ -52,30 +57,42 @@ function mergeGroups(groups: RobotsGroup[]): RobotsPolicy {
     }
     if (g.crawlDelaySeconds !== undefined) delay = Math.max(delay ?? 0, g.crawlDelaySeconds);
   }
-  rules.sort((a, b) => b.pattern.length - a.pattern.length || Number(b.allow) - Number(a.allow));
+  rules.sort(bySpecificity);
   return delay === undefined ? { rules } : { rules, crawlDelaySeconds: delay };
+}
+
+/** A policy's rules, compiled and sorted once; keyed by the rules array. */
+interface CompiledRules {
+  count: number;
+  rules: { allow: boolean; test: (path: string) => boolean }[];
+}
+const compiledCache = new WeakMap<RobotsRule[], CompiledRules>();
+
+function compiled(rules: RobotsRule[]): CompiledRules {
+  const hit = compiledCache.get(rules);
+  // Policies are meant to be immutable; the count check at least catches an appended rule.
+  if (hit !== undefined && hit.count === rules.length) return hit;
+  const sorted = rules.filter((r) => r.pattern.length > 0).sort(bySpecificity);
+  const c: CompiledRules = {
+    count: rules.length,
+    rules: sorted.map((r) => ({ allow: r.allow, test: compilePattern(r.pattern) })),
+  };
+  compiledCache.set(rules, c);
+  return c;
 }
 
 /**
  * May `pathAndQuery` be requested under `policy`? (RFC 9309 §2.2.2, P17, P18.)
  * The most specific rule wins, measured as the normalised pattern's length (so `Allow: /*`
  * loses to `Disallow: /ab` on `/abc`); Allow wins a tie; no matching rule means allowed;
- * `/robots.txt` itself is always allowed. Correct for rules in any order; with policyFor's
- * ordering the first match decides and the rest cost one length comparison each.
+ * `/robots.txt` itself is always allowed. Rules are tried longest first, Allow first at
+ * equal length, so the first match decides.
  */
 export function isAllowed(policy: RobotsPolicy, pathAndQuery: string): boolean {
   const path = normalisePath(pathAndQuery);
   if (path === "/robots.txt") return true;
-  let best = -1;
-  let bestAllow = true;
-  for (const rule of policy.rules) {
-    const len = rule.pattern.length;
-    if (len === 0 || len < best) continue;
-    if (len === best && (bestAllow || !rule.allow)) continue;
-    if (patternMatches(rule.pattern, path)) {
-      best = len;
-      bestAllow = rule.allow;
-    }
+  for (const rule of compiled(policy.rules).rules) {
+    if (rule.test(path)) return rule.allow;
   }
-  return bestAllow;
+  return true;
 }

@@ -69,12 +69,16 @@ export function findCredentials(loc: Located): CatalogProblem[] {
         walk(pair.value, key === undefined ? path : [...path, key]);
       }
     } else if (isSeq(node)) {
-      node.items.forEach((item, i) => walk(item, [...path, i]));
+      node.items.forEach((item, i) => {
+        walk(item, [...path, i]);
+      });
     } else if (isScalar(node) && typeof node.value === "string") {
       const why = urlCredentialProblem(node.value);
       if (why) out.push(loc.problem(path, why));
       else if (AUTH_VALUE.test(node.value))
-        out.push(loc.problem(path, "looks like an Authorization value; the checker never sends one (P3)"));
+        out.push(
+          loc.problem(path, "looks like an Authorization value; the checker never sends one (P3)"),
+        );
     }
   };
   walk((loc.doc as { contents: Node | null }).contents, []);

@@ -2,7 +2,7 @@
  * Catalog problems, each pinned to file:line:column and the field path, so the operator can
  * fix every one in a single pass (all are reported, not just the first).
  */
-import { isMap, isScalar, isSeq, type Document, type LineCounter, type Node } from "yaml";
+import { type Document, isMap, isScalar, isSeq, type LineCounter, type Node } from "yaml";
 import { NorError } from "../../errors.js";
 
 export interface CatalogProblem {
@@ -55,7 +55,8 @@ export class Located {
         const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === keyName);
         if (pair && isScalar(pair.key) && pair.key.range) return this.pos(pair.key.range[0]);
       }
-      if ((isScalar(node) || isMap(node) || isSeq(node)) && node.range) return this.pos(node.range[0]);
+      if ((isScalar(node) || isMap(node) || isSeq(node)) && node.range)
+        return this.pos(node.range[0]);
     }
     return { line: 1, col: 1 };
   }

@@ -63,7 +63,9 @@ const selector = z.string().min(1);
 export const pageRecipe = z
   .strictObject({
     items: selector.describe("Selects one element per record"),
-    title: selector.optional().describe("Within an item: the title text (default: the item's text)"),
+    title: selector
+      .optional()
+      .describe("Within an item: the title text (default: the item's text)"),
     date: selector.optional().describe("Within an item: the date text, or `@attr` / `sel@attr`"),
     link: selector.optional().describe("Within an item: the element whose href is the record link"),
     id: selector.optional().describe("Within an item: the platform id text, or `sel@attr`"),
@@ -157,7 +159,8 @@ function checkWay(w: WayLike, ctx: z.RefinementCtx): void {
     download: ["download", "download access needs a `download` column mapping or a `platform`"],
   };
   const rule = need[w.access];
-  if (rule && w[rule[0]] === undefined) ctx.addIssue({ code: "custom", message: rule[1], path: ["access"] });
+  if (rule && w[rule[0]] === undefined)
+    ctx.addIssue({ code: "custom", message: rule[1], path: ["access"] });
   if (w.access === "form" && w.form === undefined)
     ctx.addIssue({ code: "custom", message: "form access needs a `form` spec", path: ["access"] });
 }

@@ -41,18 +41,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex("captures_file").on("captures").columns(["file", "offset"]).execute();
 
-  await db.schema
-    .createTable("reparse_records")
-    .addColumn("source", "text", (c) => c.notNull())
-    .addColumn("record_key", "text", (c) => c.notNull())
-    .addColumn("fingerprint", "text", (c) => c.notNull())
-    .addColumn("capture_id", "text", (c) => c.notNull())
-    .addColumn("reparsed_at", "text", (c) => c.notNull())
-    .addPrimaryKeyConstraint("reparse_records_pk", ["source", "record_key"])
-    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.dropTable("reparse_records").ifExists().execute();
   await db.schema.dropTable("captures").ifExists().execute();
 }

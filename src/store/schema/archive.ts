@@ -37,19 +37,6 @@ export interface CapturesTable {
   refers_length: number | null;
 }
 
-/** What `nor reparse` extracted last time, per source, so a rerun reports what changed. */
-export interface ReparseRecordsTable {
-  source: string;
-  /** ExtractedRecord.id */
-  record_key: string;
-  /** JSON of the record's title, date, url and kind: a change here is a "changed" record. */
-  fingerprint: string;
-  /** The capture it came from. */
-  capture_id: string;
-  reparsed_at: string;
-}
-
 export type ArchiveTables = {
   captures: CapturesTable;
-  reparse_records: ReparseRecordsTable;
 };

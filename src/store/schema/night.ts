@@ -1,3 +1,98 @@
-// Tables owned by the night module. Add one property per table: name -> row interface.
-// biome-ignore lint/complexity/noBannedTypes: filled in by the owning module
-export type NightTables = {};
+/**
+ * Tables owned by the night module (src/night). Times are ISO 8601 UTC text; booleans are
+ * integers 0/1; JSON is text — the same on SQLite and PostgreSQL. No foreign keys to other
+ * modules' tables: the night keeps its own copy of what it needs from the catalog.
+ */
+export interface NightCatalogTable {
+  source_id: string;
+  government: string;
+  url: string;
+  site: string;
+  updated_at: string;
+}
+
+export interface NightsTable {
+  night: string;
+  started_at: string;
+  deadline_at: string;
+  finished_at: string | null;
+  runs: number;
+}
+
+/** One outcome per source per night (P23: the directory shows that night's no). */
+export interface NightSourcesTable {
+  night: string;
+  source_id: string;
+  outcome: string;
+  reason: string | null;
+  /** RefusalEvidence as JSON (P21). */
+  evidence: string | null;
+  status: number | null;
+  url: string | null;
+  records_found: number;
+  new_records: number;
+  started_at: string;
+  ended_at: string;
+  duration_ms: number;
+}
+
+export interface RecordsTable {
+  source_id: string;
+  record_id: string;
+  title: string;
+  date: string | null;
+  url: string | null;
+  kind: string | null;
+  first_seen_night: string;
+  first_seen_at: string;
+}
+
+/** P24: only a person changes whether a source is read; every change kept with time and reason. */
+export interface MarksTable {
+  source_id: string;
+  at: string;
+  reading: number;
+  reason: string | null;
+  by: string;
+  night: string;
+}
+
+export interface FlagsTable {
+  id: string;
+  source_id: string;
+  kind: string;
+  night: string;
+  detail: string;
+  raised_at: string;
+  cleared_at: string | null;
+  cleared_by: string | null;
+}
+
+/** P12: last ETag / Last-Modified per URL, until the archive's index provides them. */
+export interface ValidatorsTable {
+  url: string;
+  etag: string | null;
+  last_modified: string | null;
+  updated_at: string;
+}
+
+/** P7: backfill progress per source. */
+export interface BackfillTable {
+  source_id: string;
+  done: number;
+  /** The next older page request as JSON, when not done. */
+  cursor: string | null;
+  pages_read: number;
+}
+
+
+export type NightTables = {
+  night_catalog: NightCatalogTable;
+  nights: NightsTable;
+  night_sources: NightSourcesTable;
+  records: RecordsTable;
+  marks: MarksTable;
+  flags: FlagsTable;
+  validators: ValidatorsTable;
+  backfill: BackfillTable;
+};

@@ -1,0 +1,131 @@
+import { refusalFor } from "../policy/refusal.js";
+import { retryDecision } from "../policy/retry.js";
+import type { AttemptResult } from "./exchange.js";
+import type { FetchOutcome, RefusalEvidence } from "./types.js";
+
+/** What the pipeline does after one attempt at one URL. */
+export type Step =
+  | { kind: "final"; outcome: FetchOutcome; closeSite?: string }
+  | { kind: "retry"; waitMs: number }
+  | { kind: "redirect"; location: string; status: number };
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+export interface ClassifyContext {
+  url: string;
+  attempt: number;
+  now: number;
+  /** True when every attempt before this one was closed before a full response. */
+  allClosedSoFar: boolean;
+  keepBody: boolean;
+  chain: string[];
+}
+
+function refused(
+  url: string,
+  status: number | null,
+  reason: string,
+  evidence: RefusalEvidence,
+): Step {
+  return { kind: "final", outcome: { kind: "refused", url, status, reason, evidence }, closeSite: reason };
+}
+
+/** P15: a connection closed before a full response is retried; closed on every attempt is a no (P21). */
+function closed(ctx: ClassifyContext, status: number | null, message: string): Step {
+  const d = retryDecision({ attempt: ctx.attempt, closedEarly: true, now: ctx.now });
+  if (d.retry) return { kind: "retry", waitMs: d.waitMs };
+  if (ctx.allClosedSoFar) {
+    return refused(ctx.url, status, "connection closed on every attempt", {
+      provider: "connection",
+      verdict: "closed",
+      marker: message,
+    });
+  }
+  return { kind: "final", outcome: { kind: "error", url: ctx.url, status, reason: message } };
+}
+
+/**
+ * Attempt → step, in P21/P15/P14 order: transport failures, cut bodies, limits, refusals
+ * (whatever the status), redirects, then status classes. Nothing here touches the network.
+ */
+export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
+  const url = ctx.url;
+  const final = (outcome: FetchOutcome): Step => ({ kind: "final", outcome });
+  if (r.kind === "failure") {
+    switch (r.failure) {
+      case "blocked-address":
+        return final({ kind: "blocked-address", url, address: r.address ?? "" });
+      case "tls":
+        return refused(url, null, "TLS handshake or certificate check failed", {
+          provider: "tls",
+          verdict: "tls",
+          marker: r.message,
+        });
+      case "timeout-headers":
+        return final({ kind: "timed-out", url, phase: "headers" });
+      case "timeout-body":
+        return final({ kind: "timed-out", url, phase: "body" });
+      case "reset":
+      case "closed":
+        return closed(ctx, null, r.message);
+      default:
+        return final({ kind: "unreachable", url, reason: `${r.failure}: ${r.message}` });
+    }
+  }
+  const { status, headers, read } = r;
+  if (read.kind === "failed") {
+    if (read.failure === "timeout-body" || read.failure === "timeout-headers") {
+      return final({ kind: "timed-out", url, phase: "body" });
+    }
+    return closed(ctx, status, `body cut after ${read.bytes} bytes: ${read.message}`);
+  }
+  if (read.kind === "bad-encoding") return final({ kind: "error", url, status, reason: read.message });
+  if (read.kind === "too-large") return final({ kind: "too-large", url, status, bytesRead: read.bytes });
+
+  const verdict = refusalFor({ status, headers, body: read.body, url });
+  if (verdict) {
+    const { reference, ...rest } = verdict;
+    return refused(url, status, `${verdict.provider} ${verdict.verdict}: ${verdict.marker}`, {
+      ...rest,
+      ...(reference !== undefined ? { reference } : {}),
+    });
+  }
+  if (status === 401 || status === 403) {
+    return refused(url, status, `HTTP ${status}`, { provider: "http", verdict: "status", marker: `HTTP ${status}` });
+  }
+  if (REDIRECTS.has(status)) {
+    const location = headers["location"];
+    if (!location) return final({ kind: "error", url, status, reason: `HTTP ${status} without Location` });
+    return { kind: "redirect", location, status };
+  }
+  const response = { status, headers, url, chain: [...ctx.chain, url] };
+  if (status === 304) return final({ kind: "not-modified", ...response });
+  if (status >= 200 && status < 300) {
+    return final({ kind: "ok", ...response, body: ctx.keepBody ? read.body : new Uint8Array(0) });
+  }
+  if (status === 404 || status === 410) return final({ kind: "gone", url, status });
+  if (status === 429 || status >= 500) {
+    const retryAfter = headers["retry-after"];
+    const d = retryDecision({
+      attempt: ctx.attempt,
+      status,
+      now: ctx.now,
+      ...(retryAfter !== undefined ? { retryAfter } : {}),
+    });
+    if (d.retry) return { kind: "retry", waitMs: d.waitMs };
+    if (status === 429) {
+      return refused(url, status, `HTTP 429 (${d.reason})`, {
+        provider: "http",
+        verdict: "rate-limit",
+        marker: `HTTP 429${retryAfter !== undefined ? `, Retry-After: ${retryAfter}` : ""}`,
+      });
+    }
+    return final({ kind: "error", url, status, reason: `HTTP ${status} (${d.reason})` });
+  }
+  return final({ kind: "error", url, status, reason: `HTTP ${status}` });
+}
+
+/** The log's name for an attempt's outcome (P27). */
+export function labelOf(step: Step): string {
+  return step.kind === "final" ? step.outcome.kind : step.kind;
+}

@@ -1,0 +1,167 @@
+import { MAX_REDIRECTS, PRODUCT_TOKEN } from "../policy/constants.js";
+import { robotsVerdict } from "../policy/robots/index.js";
+import { siteOf } from "../policy/site.js";
+import { attempts } from "./attempts.js";
+import { classifyAttempt } from "./classify.js";
+import type { ExchangeDeps } from "./exchange.js";
+import { exchange } from "./exchange.js";
+import { type FetcherOptions, resolveOptions } from "./options.js";
+import { checkUrl, type Hop, nextHop } from "./redirects.js";
+import { requestHeaders, validatorsSent } from "./request-headers.js";
+import { ROBOTS_READ_LIMIT, RobotsGate } from "./robots-gate.js";
+import { SiteGate } from "./site-gate.js";
+import { createUndiciTransport, type UndiciTransport } from "./transport-undici.js";
+import type { Fetcher, FetchOutcome, FetchRequest } from "./types.js";
+
+export type { FetcherOptions } from "./options.js";
+
+export type PoliteFetcher = Fetcher & {
+  /** Sites closed tonight after a no (P21), with the reason. */
+  closedSites(): ReadonlyMap<string, string>;
+  close(): Promise<void>;
+};
+
+/**
+ * The one way out of the program. Every request, whatever asked for it, passes in this order:
+ * URL check (P3) → site closed tonight? (P21) → robots.txt of the origin (P16, P18, P20) →
+ * site lane and gap (P9, P10, P13) → send with exactly our headers (P1, P3, P12) → body
+ * limits (P14) → classify (P15, P21) → log (P27) and archive (P8) → redirects, each hop
+ * from the top again (P19).
+ */
+export function createFetcher(opts: FetcherOptions): PoliteFetcher {
+  const { userAgent, gapFor: floorGap } = resolveOptions(opts);
+  const own: UndiciTransport | undefined = opts.transport
+    ? undefined
+    : createUndiciTransport(opts.transportOptions ?? {});
+  const gate = new SiteGate(opts.clock, opts.siteState, opts.deadline);
+  const deps: ExchangeDeps = {
+    clock: opts.clock,
+    gate,
+    transport: opts.transport ?? own!,
+    log: opts.log,
+    ...(opts.archive ? { archive: opts.archive } : {}),
+    ...(opts.night !== undefined ? { night: opts.night } : {}),
+  };
+  const crawlDelayMs = new Map<string, number>();
+  const closed = new Map<string, string>();
+  const gapFor = (url: string) => {
+    const u = new URL(url);
+    return Math.max(floorGap(u), crawlDelayMs.get(u.origin) ?? 0);
+  };
+
+  const robots = new RobotsGate(
+    opts.clock,
+    opts.robotsCache,
+    async (url, validators, label, source) => {
+      const sent = validatorsSent(validators);
+      const ran = await exchange(deps, {
+        method: "GET",
+        url,
+        headers: requestHeaders({ userAgent, accept: "text/plain, */*;q=0.5", ...(sent ? { validators: sent } : {}) }),
+        purpose: "robots",
+        ...(source !== undefined ? { source } : {}),
+        attempt: 1,
+        ...(sent ? { validatorsSent: sent } : {}),
+        limit: ROBOTS_READ_LIMIT,
+        gapMs: gapFor(url),
+        keepBody: true,
+        label: (r) => ({ outcome: label(r) }),
+      });
+      return ran.ran ? ran.value : "deadline";
+    },
+    opts.night,
+  );
+
+  async function fetch(req: FetchRequest): Promise<FetchOutcome> {
+    const checked = checkUrl(req.url);
+    if (!checked.ok) return { kind: "error", url: req.url, status: null, reason: checked.reason };
+    const method = req.method ?? "GET";
+    if (req.body !== undefined && method !== "POST") {
+      return { kind: "error", url: req.url, status: null, reason: "a body is only sent with POST" };
+    }
+    const keepBody = req.keepBody !== false;
+    const homeSite = siteOf(checked.url.href);
+    let hop: Hop = { url: checked.url.href, method };
+    if (req.body !== undefined) hop.body = req.body;
+    if (req.contentType !== undefined) hop.contentType = req.contentType;
+    const chain: string[] = [];
+    let purpose = req.purpose;
+    for (let redirects = 0; ; ) {
+      const url = hop.url;
+      const site = siteOf(url);
+      const closedReason = closed.get(site);
+      if (closedReason !== undefined) return { kind: "site-closed", url, reason: closedReason };
+
+      const rl = await robots.lookup(url, req.source);
+      if (rl.kind === "deadline") return { kind: "deadline", url };
+      if (rl.kind === "stopped") {
+        // The robots.txt request met a TLS failure or the address guard: that is this URL's answer.
+        const step = classifyAttempt(rl.attempt, {
+          url, attempt: 1, now: opts.clock.now(), allClosedSoFar: false, keepBody, chain,
+        });
+        if (step.kind !== "final") return { kind: "error", url, status: null, reason: "robots.txt failed" };
+        if (step.closeSite !== undefined) closed.set(site, step.closeSite);
+        return step.outcome;
+      }
+      const verdict = robotsVerdict(rl.result, url, PRODUCT_TOKEN);
+      const origin = new URL(url).origin;
+      if (verdict.crawlDelaySeconds !== undefined) {
+        crawlDelayMs.set(origin, verdict.crawlDelaySeconds * 1000);
+      }
+      if (verdict.verdict === "disallowed") return { kind: "disallowed", url };
+      if (verdict.verdict !== "allowed") {
+        return { kind: "robots-unavailable", url, origin, reason: verdict.reason ?? "robots.txt unknown" };
+      }
+
+      // P22: the source's cookies go only back to the source's own site.
+      const sameSite = site === homeSite;
+      const cookie = sameSite ? req.cookieJar?.cookieHeader(url) : undefined;
+      const sent = redirects === 0 ? validatorsSent(req.validators) : undefined;
+      const headers = requestHeaders({
+        userAgent,
+        ...(req.accept !== undefined ? { accept: req.accept } : {}),
+        ...(hop.contentType !== undefined ? { contentType: hop.contentType } : {}),
+        ...(sent ? { validators: sent } : {}),
+        ...(cookie ? { cookie } : {}),
+      });
+      const step = await attempts(deps, {
+        hop,
+        headers,
+        purpose,
+        ...(req.source !== undefined ? { source: req.source } : {}),
+        ...(sent ? { validatorsSent: sent } : {}),
+        keepBody,
+        chain,
+        gapMs: gapFor(url),
+        ...(req.signal ? { signal: req.signal } : {}),
+        onResponse: (r) => {
+          if (sameSite && r.setCookies.length > 0) req.cookieJar?.store(url, r.setCookies);
+        },
+      });
+      if (step === "deadline") return { kind: "deadline", url };
+      if (step.kind === "final") {
+        if (step.closeSite !== undefined) closed.set(site, step.closeSite);
+        return step.outcome;
+      }
+      if (step.kind === "retry") return { kind: "error", url, status: null, reason: "retry left over" };
+      // P19: at most five redirects in a row; each hop goes through every gate again.
+      chain.push(url);
+      if (redirects >= MAX_REDIRECTS) {
+        return { kind: "error", url, status: step.status, reason: "too many redirects" };
+      }
+      const next = nextHop(hop, step.status, step.location);
+      if (!next.ok) return { kind: "error", url, status: step.status, reason: next.reason };
+      hop = next.hop;
+      redirects++;
+      purpose = "redirect";
+    }
+  }
+
+  return {
+    fetch,
+    closedSites: () => closed,
+    close: async () => {
+      await own?.close();
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import type { Clock } from "../clock.js";
+import { ConfigError } from "../errors.js";
+import { MIN_GAP_MS } from "../policy/constants.js";
+import { classifyAddress } from "../policy/address.js";
+import { knownAddress, parsePins } from "./address-guard.js";
+import type { ArchivePort, RequestLogPort, RobotsCachePort, SiteStatePort, Transport } from "./types.js";
+import { validateUserAgent } from "./user-agent.js";
+
+export interface FetcherOptions {
+  clock: Clock;
+  /** P1: must start with the product token; never a browser's or another product's name. */
+  userAgent?: string;
+  log: RequestLogPort;
+  siteState: SiteStatePort;
+  robotsCache: RobotsCachePort;
+  archive?: ArchivePort;
+  /** The innermost seam; default: undici over the address guard (transport-undici.ts). */
+  transport?: Transport;
+  transportOptions?: {
+    allowPrivateAddresses?: boolean;
+    resolve?: string[];
+    caFile?: string;
+    /** Tests only: shorter P14 timeouts (never longer). */
+    headersTimeoutMs?: number;
+    bodyTimeoutMs?: number;
+  };
+  /**
+   * P10: the floor is MIN_GAP_MS. A smaller value is honoured only with allowPrivateAddresses
+   * and only towards a loopback address (test fleets), never towards anyone's server.
+   */
+  gapMs?: number;
+  /** P13: no request starts after this instant. */
+  deadline?: number;
+  /** The night (YYYY-MM-DD) this fetcher works for; logged, and bounds "unreachable" (P20). */
+  night?: string;
+}
+
+export interface Resolved {
+  userAgent: string;
+  /** The site gap for a URL, before any Crawl-delay. */
+  gapFor(url: URL): number;
+}
+
+export function resolveOptions(opts: FetcherOptions): Resolved {
+  const userAgent = validateUserAgent(opts.userAgent);
+  const pins = parsePins(opts.transportOptions?.resolve);
+  const allowPrivate = opts.transportOptions?.allowPrivateAddresses === true;
+  const gap = opts.gapMs ?? MIN_GAP_MS;
+  if (!Number.isFinite(gap) || gap < 0) throw new ConfigError(`gapMs must be >= 0, got ${gap}`);
+  const loopback = (url: URL): boolean => {
+    if (url.hostname === "localhost") return true;
+    const address = knownAddress(pins, url);
+    return address !== undefined && classifyAddress(address) === "loopback";
+  };
+  return {
+    userAgent,
+    gapFor: (url) => (gap < MIN_GAP_MS && allowPrivate && loopback(url) ? gap : Math.max(gap, MIN_GAP_MS)),
+  };
+}

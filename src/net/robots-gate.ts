@@ -1,0 +1,147 @@
+import type { Clock } from "../clock.js";
+import { MAX_REDIRECTS, ROBOTS_MAX_BYTES, ROBOTS_TTL_MS } from "../policy/constants.js";
+import {
+  classifyRobotsAnswer,
+  decodeRobotsBody,
+  type RobotsFetchResult,
+  robotsUrlFor,
+} from "../policy/robots/index.js";
+import type { AttemptResult } from "./exchange.js";
+import type { CachedRobots, RobotsCachePort, Validators } from "./types.js";
+
+/** One robots.txt request, sent by the fetcher through the site gate and the log. */
+export type RobotsSend = (
+  url: string,
+  validators: Validators | undefined,
+  label: (r: AttemptResult) => string,
+  source: string | undefined,
+) => Promise<AttemptResult | "deadline">;
+
+export type RobotsLookup =
+  | { kind: "result"; result: RobotsFetchResult; entry: CachedRobots }
+  | { kind: "deadline" }
+  /** The fetch itself met a no (TLS) or the address guard: the page fetch reports that. */
+  | { kind: "stopped"; attempt: AttemptResult & { kind: "failure" } };
+
+/**
+ * P16, P20: the origin's robots.txt, read at most once per ROBOTS_TTL_MS and cached. A 304
+ * to our stored validators refreshes it. "unreachable" holds for the rest of the night (the
+ * stored `night`, or this fetcher's life when there is no night). Concurrent callers for one
+ * origin share one fetch.
+ */
+export class RobotsGate {
+  readonly #inflight = new Map<string, Promise<RobotsLookup>>();
+  readonly #unreachableThisRun = new Set<string>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly cache: RobotsCachePort,
+    private readonly send: RobotsSend,
+    private readonly night?: string,
+  ) {}
+
+  lookup(url: string, source?: string): Promise<RobotsLookup> {
+    const origin = new URL(url).origin;
+    let p = this.#inflight.get(origin);
+    if (!p) {
+      p = this.#lookup(origin, url, source).finally(() => this.#inflight.delete(origin));
+      this.#inflight.set(origin, p);
+    }
+    return p;
+  }
+
+  #fresh(e: CachedRobots): boolean {
+    if (e.state === "unreachable") {
+      if (this.#unreachableThisRun.has(e.origin)) return true;
+      return this.night !== undefined && e.night === this.night;
+    }
+    return this.clock.now() - e.fetchedAt < ROBOTS_TTL_MS;
+  }
+
+  async #lookup(origin: string, url: string, source: string | undefined): Promise<RobotsLookup> {
+    const cached = await this.cache.get(origin);
+    if (cached && this.#fresh(cached)) return { kind: "result", result: toResult(cached), entry: cached };
+    const conditional =
+      cached?.state === "rules" && (cached.etag || cached.lastModified)
+        ? { ...(cached.etag ? { etag: cached.etag } : {}), ...(cached.lastModified ? { lastModified: cached.lastModified } : {}) }
+        : undefined;
+    let target = robotsUrlFor(url);
+    // RFC 9309 §2.3.1.2: up to five redirects, even across hosts; rules apply to `origin`.
+    for (let redirects = 0; ; redirects++) {
+      const conds = redirects === 0 ? conditional : undefined;
+      const r = await this.send(target, conds, (x) => robotsLabel(x, redirects), source);
+      if (r === "deadline") return { kind: "deadline" };
+      if (r.kind === "failure" && (r.failure === "tls" || r.failure === "blocked-address")) {
+        return { kind: "stopped", attempt: r };
+      }
+      if (r.kind === "response" && r.status === 304 && cached && conditional) {
+        const entry: CachedRobots = { ...cached, fetchedAt: this.clock.now() };
+        await this.cache.put(entry);
+        return { kind: "result", result: toResult(entry), entry };
+      }
+      const location = r.kind === "response" ? r.headers["location"] : undefined;
+      if (r.kind === "response" && r.status >= 300 && r.status < 400 && location) {
+        if (redirects < MAX_REDIRECTS) {
+          target = new URL(location, target).href;
+          continue;
+        }
+        return this.#store(origin, unreachable(r, "more than 5 redirects"));
+      }
+      return this.#store(origin, answer(r, redirects));
+    }
+  }
+
+  async #store(origin: string, e: Omit<CachedRobots, "origin" | "fetchedAt">): Promise<RobotsLookup> {
+    const entry: CachedRobots = {
+      origin,
+      fetchedAt: this.clock.now(),
+      ...e,
+      ...(e.state === "unreachable" && this.night !== undefined ? { night: this.night } : {}),
+    };
+    if (entry.state === "unreachable") this.#unreachableThisRun.add(origin);
+    await this.cache.put(entry);
+    return { kind: "result", result: toResult(entry), entry };
+  }
+}
+
+function unreachable(r: AttemptResult, reason: string): Omit<CachedRobots, "origin" | "fetchedAt"> {
+  return { state: "unreachable", status: r.kind === "response" ? r.status : null, reason };
+}
+
+function answer(r: AttemptResult, redirects: number): Omit<CachedRobots, "origin" | "fetchedAt"> {
+  if (r.kind === "failure") return unreachable(r, `${r.failure}: ${r.message}`);
+  // Reaching the limit is fine (the parser drops the partial last line); a cut is not.
+  const complete = r.read.kind === "complete" || r.read.kind === "too-large";
+  const state = classifyRobotsAnswer({ status: r.status, complete, redirectsFollowed: redirects });
+  if (state === "unreachable") {
+    const why = complete ? `HTTP ${r.status}` : `HTTP ${r.status}, body ${r.read.kind}`;
+    return unreachable(r, why);
+  }
+  const base = {
+    status: r.status,
+    ...(r.headers["etag"] ? { etag: r.headers["etag"] } : {}),
+    ...(r.headers["last-modified"] ? { lastModified: r.headers["last-modified"] } : {}),
+  };
+  if (state === "allow-all") return { state, ...base };
+  const bytes = r.read.kind === "complete" || r.read.kind === "too-large" ? r.read.body : new Uint8Array();
+  return { state, ...base, body: decodeRobotsBody(bytes, ROBOTS_MAX_BYTES).text };
+}
+
+/** The log's name for a robots.txt attempt (P27). */
+function robotsLabel(r: AttemptResult, redirects: number): string {
+  if (r.kind === "failure") return r.failure === "tls" ? "refused" : r.failure === "blocked-address" ? "blocked-address" : "unreachable";
+  if (r.status === 304) return "not-modified";
+  if (r.status >= 300 && r.status < 400 && r.headers["location"]) {
+    return redirects < MAX_REDIRECTS ? "redirect" : "unreachable";
+  }
+  return answer(r, redirects).state;
+}
+
+function toResult(e: CachedRobots): RobotsFetchResult {
+  if (e.state === "rules") return { state: "rules", body: e.body ?? "" };
+  if (e.state === "allow-all") return { state: "allow-all" };
+  return { state: "unreachable", reason: e.reason ?? "unreachable" };
+}
+
+/** Robots bodies are read one byte past the limit so the decoder knows it was cut there. */
+export const ROBOTS_READ_LIMIT = ROBOTS_MAX_BYTES + 1;

@@ -1,0 +1,140 @@
+/**
+ * What a person does and reads (P24, P25): marks (read / not read, with time and reason),
+ * the flags queue, and the per-source status. SQL over the night's tables, same on SQLite
+ * and PostgreSQL.
+ */
+import { NorError, UsageError } from "../errors.js";
+import type { Db } from "../store/db.js";
+import { toIso } from "../store/iso-time.js";
+
+export interface MarkInput {
+  source: string;
+  reading: boolean;
+  reason?: string;
+  by: string;
+  at: number;
+  night: string;
+}
+
+/** P24: only a person changes whether a source is read; the change is kept, never overwritten. */
+export async function markSource(db: Db, m: MarkInput): Promise<void> {
+  if (!m.reading && !m.reason?.trim()) throw new UsageError("--not-read needs --reason \"…\" (P24)");
+  const known = await db
+    .selectFrom("night_catalog")
+    .select("source_id")
+    .where("source_id", "=", m.source)
+    .executeTakeFirst();
+  if (!known) {
+    throw new NorError("E_USAGE", `unknown source "${m.source}" (it appears after a \`nor night --catalog …\` run)`);
+  }
+  await db
+    .insertInto("marks")
+    .values({
+      source_id: m.source,
+      at: toIso(m.at),
+      reading: m.reading ? 1 : 0,
+      reason: m.reason?.trim() || null,
+      by: m.by,
+      night: m.night,
+    })
+    .execute();
+}
+
+export interface FlagRow {
+  id: string;
+  source: string;
+  kind: string;
+  night: string;
+  detail: string;
+  raisedAt: string;
+  clearedAt: string | null;
+  clearedBy: string | null;
+}
+
+export async function listFlags(db: Db, includeCleared: boolean): Promise<FlagRow[]> {
+  let q = db.selectFrom("flags").selectAll().orderBy("raised_at", "asc").orderBy("id", "asc");
+  if (!includeCleared) q = q.where("cleared_at", "is", null);
+  const rows = await q.execute();
+  return rows.map((r) => ({
+    id: r.id,
+    source: r.source_id,
+    kind: r.kind,
+    night: r.night,
+    detail: r.detail,
+    raisedAt: r.raised_at,
+    clearedAt: r.cleared_at,
+    clearedBy: r.cleared_by,
+  }));
+}
+
+/** Clearing is recorded (who, when); the flag row stays. */
+export async function clearFlag(db: Db, id: string, by: string, at: number): Promise<void> {
+  const row = await db.selectFrom("flags").select(["id", "cleared_at"]).where("id", "=", id).executeTakeFirst();
+  if (!row) throw new NorError("E_USAGE", `no flag with id "${id}" (see \`nor flags\`)`);
+  if (row.cleared_at !== null) throw new NorError("E_USAGE", `flag "${id}" was already cleared at ${row.cleared_at}`);
+  await db.updateTable("flags").set({ cleared_at: toIso(at), cleared_by: by }).where("id", "=", id).execute();
+}
+
+export interface StatusRow {
+  id: string;
+  government: string;
+  url: string;
+  reading: boolean;
+  notReadReason?: string;
+  lastNight?: string;
+  lastOutcome?: string;
+  lastReason?: string;
+  recordsKnown: number;
+  newLastNight: number;
+  flags: string[];
+}
+
+export async function statusRows(db: Db): Promise<StatusRow[]> {
+  const sources = await db.selectFrom("night_catalog").selectAll().orderBy("source_id").execute();
+  const rows = new Map<string, StatusRow>();
+  for (const s of sources) {
+    rows.set(s.source_id, {
+      id: s.source_id,
+      government: s.government,
+      url: s.url,
+      reading: true,
+      recordsKnown: 0,
+      newLastNight: 0,
+      flags: [],
+    });
+  }
+  for (const m of await db.selectFrom("marks").selectAll().orderBy("at", "asc").execute()) {
+    const r = rows.get(m.source_id);
+    if (!r) continue;
+    r.reading = m.reading === 1;
+    if (r.reading) delete r.notReadReason;
+    else if (m.reason) r.notReadReason = m.reason;
+  }
+  const outcomes = await db
+    .selectFrom("night_sources")
+    .select(["source_id", "night", "outcome", "reason", "new_records"])
+    .orderBy("night", "asc")
+    .execute();
+  for (const o of outcomes) {
+    const r = rows.get(o.source_id);
+    if (!r) continue;
+    r.lastNight = o.night;
+    r.lastOutcome = o.outcome;
+    if (o.reason) r.lastReason = o.reason;
+    else delete r.lastReason;
+    r.newLastNight = o.new_records;
+  }
+  const counts = await db
+    .selectFrom("records")
+    .select(["source_id", (eb) => eb.fn.countAll<number | string>().as("n")])
+    .groupBy("source_id")
+    .execute();
+  for (const c of counts) {
+    const r = rows.get(c.source_id);
+    if (r) r.recordsKnown = Number(c.n);
+  }
+  for (const f of await db.selectFrom("flags").select(["source_id", "kind"]).where("cleared_at", "is", null).execute()) {
+    rows.get(f.source_id)?.flags.push(f.kind);
+  }
+  return [...rows.values()];
+}

@@ -1,0 +1,176 @@
+/**
+ * Reads one source for one night: the best way in that robots.txt allows and that works (P4),
+ * page 1 with its validators (P12), then up to `backfill.pagesPerNight` older pages while the
+ * source is new (P7). Never throws for what a site answers: every answer is a NightOutcome.
+ */
+import type { Clock } from "../clock.js";
+import type { FetchOutcome, Fetcher, FetchRequest, Purpose } from "../net/types.js";
+import type { Source, WayIn } from "../sources/catalog/types.js";
+import type { ExtractedRecord, Extraction } from "../sources/record.js";
+import { endsTheSource, failureOutcome } from "./outcome.js";
+import { type ValidatorStore, type WayReader, waysInOrder } from "./reader.js";
+import type { BackfillState, NightOutcome, PageRequest, SourceHistory, SourceResult } from "./types.js";
+
+export interface CheckContext {
+  fetcher: Fetcher;
+  clock: Clock;
+  reader: WayReader;
+  validators: ValidatorStore;
+}
+
+type Read =
+  | {
+      kind: "read";
+      extraction: Extraction;
+      body: Uint8Array;
+      url: string;
+      validators?: SourceResult["validators"][0];
+    }
+  | { kind: "unchanged"; url: string }
+  | { kind: "failed"; outcome: NightOutcome };
+
+function toFetch(req: PageRequest, purpose: Purpose, source: string): FetchRequest {
+  const out: FetchRequest = { url: req.url, purpose, source };
+  if (req.method !== undefined) out.method = req.method;
+  if (req.body !== undefined) out.body = req.body;
+  if (req.contentType !== undefined) out.contentType = req.contentType;
+  if (req.accept !== undefined) out.accept = req.accept;
+  return out;
+}
+
+async function readOne(
+  ctx: CheckContext,
+  way: WayIn,
+  req: PageRequest,
+  purpose: Purpose,
+  sourceId: string,
+  conditional: boolean,
+): Promise<Read> {
+  const freq = toFetch(req, purpose, sourceId);
+  if (conditional && (req.method ?? "GET") === "GET") {
+    const v = await ctx.validators.get(req.url);
+    if (v && (v.etag || v.lastModified)) freq.validators = v;
+  }
+  const o: FetchOutcome = await ctx.fetcher.fetch(freq);
+  if (o.kind === "not-modified") return { kind: "unchanged", url: o.url };
+  if (o.kind !== "ok") return { kind: "failed", outcome: failureOutcome(o) };
+  let extraction: Extraction;
+  try {
+    extraction = ctx.reader.extract(way, o.body, o.url, o.headers["content-type"]);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    return { kind: "failed", outcome: { kind: "extract-error", reason, url: o.url, status: o.status } };
+  }
+  const etag = o.headers["etag"];
+  const lastModified = o.headers["last-modified"];
+  const read: Read = { kind: "read", extraction, body: o.body, url: o.url };
+  if (conditional && (etag || lastModified)) {
+    const v: SourceResult["validators"][0] = { url: req.url };
+    if (etag) v.etag = etag;
+    if (lastModified) v.lastModified = lastModified;
+    read.validators = v;
+  }
+  return read;
+}
+
+/** P7: older than the cut-off means the backfill has gone far enough. */
+function pastUntil(ext: Extraction, until: string | undefined): boolean {
+  if (!until) return false;
+  const dated = ext.records.filter((r) => r.date !== undefined);
+  return dated.length > 0 && dated.every((r) => (r.date as string).slice(0, 10) < until);
+}
+
+export async function checkSource(
+  ctx: CheckContext,
+  source: Source,
+  history: SourceHistory,
+): Promise<SourceResult> {
+  const startedAt = ctx.clock.now();
+  const records: ExtractedRecord[] = [];
+  const validators: SourceResult["validators"] = [];
+  let first: NightOutcome | undefined;
+  let outcome: NightOutcome | undefined;
+  let backfill: BackfillState | undefined;
+
+  for (const way of waysInOrder(source)) {
+    const req = ctx.reader.firstRequest(way, ctx.clock.now());
+    const r = await readOne(ctx, way, req, "page", source.id, true);
+    if (r.kind === "failed") {
+      first ??= r.outcome;
+      if (endsTheSource(r.outcome.kind)) {
+        outcome = r.outcome;
+        break;
+      }
+      continue; // P4: the next way in, if this one is disallowed or does not work
+    }
+    if (r.kind === "read") {
+      records.push(...r.extraction.records);
+      if (r.validators) validators.push(r.validators);
+      outcome =
+        r.extraction.records.length > 0
+          ? { kind: "ok", url: r.url }
+          : { kind: "no-records", url: r.url, reason: r.extraction.note ?? "no records on the page" };
+    } else {
+      outcome = { kind: "unchanged", url: r.url };
+    }
+    const bf = await runBackfill(ctx, source, way, req, r, history.backfill, records);
+    backfill = bf.state;
+    if (bf.stoppedBy) outcome = bf.stoppedBy;
+    else if (outcome.kind === "no-records" && records.length > 0) outcome = { kind: "ok", url: r.url };
+    break;
+  }
+
+  const result: SourceResult = {
+    sourceId: source.id,
+    outcome: outcome ?? first ?? { kind: "error", reason: "the source lists no way in" },
+    records,
+    validators,
+    flags: [],
+    startedAt,
+    endedAt: ctx.clock.now(),
+  };
+  if (backfill) result.backfill = backfill;
+  return result;
+}
+
+async function runBackfill(
+  ctx: CheckContext,
+  source: Source,
+  way: WayIn,
+  firstReq: PageRequest,
+  page1: Read,
+  before: BackfillState | undefined,
+  records: ExtractedRecord[],
+): Promise<{ state: BackfillState; stoppedBy?: NightOutcome }> {
+  const perNight = source.backfill.pagesPerNight;
+  const state: BackfillState = before
+    ? { ...before }
+    : { done: perNight <= 0, pagesRead: 0 };
+  if (state.done) return { state };
+  let next = state.cursor;
+  if (!next && page1.kind === "read") {
+    if (pastUntil(page1.extraction, source.backfill.until)) return { state: { done: true, pagesRead: state.pagesRead } };
+    next = ctx.reader.nextRequest(way, firstReq, page1.body, page1.extraction);
+    if (!next) return { state: { done: true, pagesRead: state.pagesRead } };
+  }
+  for (let i = 0; i < perNight && next; i++) {
+    const r = await readOne(ctx, way, next, "backfill", source.id, false);
+    if (r.kind !== "read") {
+      const out: { state: BackfillState; stoppedBy?: NightOutcome } = { state: { ...state, cursor: next } };
+      // A no or the deadline is the night's word on this source; another failure just
+      // leaves the cursor for tomorrow.
+      if (r.kind === "failed" && endsTheSource(r.outcome.kind) && r.outcome.kind !== "unreached") {
+        out.stoppedBy = r.outcome;
+      }
+      return out;
+    }
+    records.push(...r.extraction.records);
+    state.pagesRead++;
+    const after = pastUntil(r.extraction, source.backfill.until)
+      ? undefined
+      : ctx.reader.nextRequest(way, next, r.body, r.extraction);
+    next = after;
+  }
+  if (!next) return { state: { done: true, pagesRead: state.pagesRead } };
+  return { state: { done: false, pagesRead: state.pagesRead, cursor: next } };
+}

@@ -1,0 +1,100 @@
+/**
+ * The composition root of `nor night`: the store's ports, the real fetcher over undici,
+ * the WARC archive (P8), and the scheduler. Kept out of the CLI file so the command stays
+ * thin and the wiring is read in one place.
+ */
+import { type Clock, systemClock } from "../clock.js";
+import { createFetcher, type PoliteFetcher } from "../net/fetcher.js";
+import type { RequestLogPort } from "../net/types.js";
+import { isRecheckNight } from "../policy/recheck.js";
+import { siteOf } from "../policy/site.js";
+import type { Catalog } from "../sources/catalog/types.js";
+import { archiveDir, WarcArchive } from "../store/archive/index.js";
+import type { Store } from "../store/db.js";
+import { SqlRequestLog } from "../store/request-log.js";
+import { SqlRobotsCache } from "../store/robots-cache.js";
+import { SqlSiteState } from "../store/site-state.js";
+import { type NightProgress, type NightSummary, runNight } from "./run-night.js";
+import { SqlNightStore } from "./sql-store.js";
+import { wayReader } from "./way-reader.js";
+
+export interface NightRunOptions {
+  night: string;
+  deadlineMs: number;
+  concurrency: number;
+  /** For the archive directory (SQLite stores only). */
+  dataDir?: string;
+  allowPrivateAddresses?: boolean;
+  resolve?: string[];
+  caFile?: string;
+  gapMs?: number;
+  userAgent?: string;
+  clock?: Clock;
+  onProgress?(p: NightProgress & { requests: number }): void;
+}
+
+export async function runNightWithStore(
+  store: Store,
+  catalog: Catalog,
+  opts: NightRunOptions,
+): Promise<NightSummary> {
+  const clock = opts.clock ?? systemClock;
+  const db = store.db;
+  const siteState = new SqlSiteState(db, clock);
+  const sqlLog = new SqlRequestLog(db);
+  let requests = 0;
+  const log: RequestLogPort = {
+    append: (e) => {
+      requests++;
+      return sqlLog.append(e);
+    },
+  };
+  const archive =
+    opts.dataDir !== undefined ? await WarcArchive.open(archiveDir(opts.dataDir), { db, clock }) : undefined;
+  const nightStore = new SqlNightStore(db);
+  let fetcher: PoliteFetcher | undefined;
+  try {
+    return await runNight(
+      catalog,
+      {
+        store: nightStore,
+        clock,
+        reader: wayReader,
+        validators: nightStore,
+        siteOf,
+        isRecheckNight,
+        makeFetcher: async (state) => {
+          if (state.resumed) {
+            // A process killed mid-request left no end behind: count "now" as that end, so
+            // the gap after a crash is never shorter than the floor (P10).
+            const now = clock.now();
+            const sites = new Set(catalog.sources.map((s) => siteOf(s.url)));
+            for (const site of sites) await siteState.setLastEnd(site, now);
+          }
+          const transportOptions: { allowPrivateAddresses?: boolean; resolve?: string[]; caFile?: string } = {};
+          if (opts.allowPrivateAddresses) transportOptions.allowPrivateAddresses = true;
+          if (opts.resolve?.length) transportOptions.resolve = opts.resolve;
+          if (opts.caFile !== undefined) transportOptions.caFile = opts.caFile;
+          fetcher = createFetcher({
+            clock,
+            log,
+            siteState,
+            robotsCache: new SqlRobotsCache(db),
+            ...(archive ? { archive } : {}),
+            ...(opts.userAgent !== undefined ? { userAgent: opts.userAgent } : {}),
+            transportOptions,
+            ...(opts.gapMs !== undefined ? { gapMs: opts.gapMs } : {}),
+            deadline: state.deadlineAt,
+            night: opts.night,
+          });
+          return fetcher;
+        },
+        onSourceDone: (p) => opts.onProgress?.({ ...p, requests }),
+      },
+      { night: opts.night, deadlineMs: opts.deadlineMs, concurrency: opts.concurrency },
+    );
+  } finally {
+    await fetcher?.close();
+    await archive?.close();
+  }
+}

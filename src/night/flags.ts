@@ -1,0 +1,29 @@
+/**
+ * P24: the flags the checker raises for a person, never acting on them. Pure: tonight's
+ * outcome and the source's history in, flags out.
+ */
+import { NO_OUTCOMES, type RaisedFlag, type SourceHistory, type SourceResult } from "./types.js";
+
+/** A no on this many nights in a row raises a flag. */
+export const NO_NIGHTS_IN_A_ROW = 3;
+
+export function flagsFor(result: SourceResult, history: SourceHistory): RaisedFlag[] {
+  const flags: RaisedFlag[] = [...result.flags];
+  const kind = result.outcome.kind;
+  if (NO_OUTCOMES.has(kind)) {
+    const earlier = history.recentOutcomes.slice(0, NO_NIGHTS_IN_A_ROW - 1);
+    if (earlier.length === NO_NIGHTS_IN_A_ROW - 1 && earlier.every((k) => NO_OUTCOMES.has(k))) {
+      flags.push({ kind: "no-three-nights", detail: `a no on ${NO_NIGHTS_IN_A_ROW} nights in a row` });
+    }
+  }
+  if (kind === "no-records" && history.recordsKnown > 0) {
+    flags.push({
+      kind: "no-records",
+      detail: `opens but shows no records (${history.recordsKnown} known from earlier nights)`,
+    });
+  }
+  if (kind === "disallowed" && history.recentOutcomes[0] !== "disallowed") {
+    flags.push({ kind: "robots-disallows", detail: `robots.txt now disallows ${result.outcome.url ?? "the page"}` });
+  }
+  return flags;
+}

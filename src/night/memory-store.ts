@@ -1,0 +1,128 @@
+/**
+ * An in-memory NightStore and ValidatorStore for the simulation and unit tests: the same
+ * contract as the kysely store (store-kysely.ts), kept in Maps.
+ */
+import type { ExtractedRecord } from "../sources/record.js";
+import type { CatalogRow, NightState, NightStore, TonightHistory } from "./ports.js";
+import type { ValidatorStore } from "./reader.js";
+import type { BackfillState, NightOutcome, SourceResult } from "./types.js";
+
+interface StoredOutcome {
+  night: string;
+  outcome: NightOutcome;
+  endedAt: number;
+  durationMs: number;
+  recordsFound: number;
+  newRecords: number;
+}
+
+export class MemoryNightStore implements NightStore, ValidatorStore {
+  readonly nights = new Map<string, { startedAt: number; deadlineAt: number; finishedAt?: number }>();
+  readonly sources = new Map<string, CatalogRow>();
+  /** source id -> outcomes, oldest first. */
+  readonly outcomes = new Map<string, StoredOutcome[]>();
+  /** source id -> record id -> record and first night. */
+  readonly records = new Map<string, Map<string, { record: ExtractedRecord; firstNight: string }>>();
+  readonly marks = new Map<string, { reading: boolean; night: string; reason?: string }>();
+  readonly flags: { source: string; kind: string; night: string; detail: string; open: boolean }[] = [];
+  readonly validators = new Map<string, { etag?: string; lastModified?: string }>();
+  readonly backfill = new Map<string, BackfillState>();
+
+  async openNight(night: string, now: number, deadlineAt: number): Promise<NightState> {
+    const had = this.nights.get(night);
+    if (had) return { night, startedAt: had.startedAt, deadlineAt: had.deadlineAt, resumed: true };
+    this.nights.set(night, { startedAt: now, deadlineAt });
+    return { night, startedAt: now, deadlineAt, resumed: false };
+  }
+
+  async syncSources(rows: readonly CatalogRow[]): Promise<void> {
+    for (const r of rows) this.sources.set(r.id, { ...r });
+  }
+
+  /** P24: a person's mark (the CLI's `nor mark` writes the same thing to the real store). */
+  mark(source: string, reading: boolean, night: string, reason?: string): void {
+    const m: { reading: boolean; night: string; reason?: string } = { reading, night };
+    if (reason !== undefined) m.reason = reason;
+    this.marks.set(source, m);
+  }
+
+  async histories(night: string, ids: readonly string[]): Promise<Map<string, TonightHistory>> {
+    const out = new Map<string, TonightHistory>();
+    for (const id of ids) {
+      const all = this.outcomes.get(id) ?? [];
+      const earlier = all.filter((o) => o.night !== night);
+      const last = earlier[earlier.length - 1];
+      const mark = this.marks.get(id);
+      const h: TonightHistory = {
+        reading: mark?.reading ?? true,
+        doneTonight: all.some((o) => o.night === night),
+        unreachedLast: last?.outcome.kind === "unreached",
+        recentOutcomes: earlier.map((o) => o.outcome.kind).reverse(),
+        recordsKnown: this.records.get(id)?.size ?? 0,
+      };
+      if (mark && !mark.reading) h.markedNight = mark.night;
+      const lastChecked = earlier.filter((o) => o.outcome.kind !== "unreached").pop();
+      if (lastChecked) h.lastCheckedAt = lastChecked.endedAt;
+      if (lastChecked) h.lastDurationMs = lastChecked.durationMs;
+      const bf = this.backfill.get(id);
+      if (bf) h.backfill = bf;
+      out.set(id, h);
+    }
+    return out;
+  }
+
+  async commit(night: string, r: SourceResult): Promise<{ newRecords: number }> {
+    let known = this.records.get(r.sourceId);
+    if (!known) this.records.set(r.sourceId, (known = new Map()));
+    let newRecords = 0;
+    for (const rec of r.records) {
+      if (known.has(rec.id)) continue;
+      known.set(rec.id, { record: rec, firstNight: night });
+      newRecords++;
+    }
+    const list = this.outcomes.get(r.sourceId) ?? [];
+    list.push({
+      night,
+      outcome: r.outcome,
+      endedAt: r.endedAt,
+      durationMs: r.endedAt - r.startedAt,
+      recordsFound: r.records.length,
+      newRecords,
+    });
+    this.outcomes.set(r.sourceId, list);
+    for (const v of r.validators) this.validators.set(v.url, v);
+    if (r.backfill) this.backfill.set(r.sourceId, r.backfill);
+    for (const f of r.flags) {
+      const open = this.flags.some((x) => x.open && x.source === r.sourceId && x.kind === f.kind);
+      if (!open) this.flags.push({ source: r.sourceId, kind: f.kind, night, detail: f.detail, open: true });
+    }
+    return { newRecords };
+  }
+
+  async closedSites(night: string): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (const [id, list] of this.outcomes) {
+      const site = this.sources.get(id)?.site;
+      if (site && list.some((o) => o.night === night && o.outcome.kind === "refused")) out.add(site);
+    }
+    return out;
+  }
+
+  async finishNight(night: string, now: number): Promise<void> {
+    const n = this.nights.get(night);
+    if (n) n.finishedAt = now;
+  }
+
+  async get(url: string): Promise<{ etag?: string; lastModified?: string } | undefined> {
+    const v = this.validators.get(url);
+    if (!v) return undefined;
+    const out: { etag?: string; lastModified?: string } = {};
+    if (v.etag) out.etag = v.etag;
+    if (v.lastModified) out.lastModified = v.lastModified;
+    return out;
+  }
+
+  outcomeOf(source: string, night: string): NightOutcome | undefined {
+    return this.outcomes.get(source)?.find((o) => o.night === night)?.outcome;
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * Maps the fetcher's outcome (src/net/types.ts) to the night's stored outcome. Only the
+ * kinds that end a way's attempt are mapped here; `ok` and `not-modified` are read by the
+ * source check itself.
+ */
+import type { FetchOutcome } from "../net/types.js";
+import type { NightOutcome } from "./types.js";
+
+/** P21: what a source behind a closed lane is told. */
+export const SITE_CLOSED_REASON = "site said no earlier tonight";
+
+export function failureOutcome(
+  o: Exclude<FetchOutcome, { kind: "ok" } | { kind: "not-modified" }>,
+): NightOutcome {
+  switch (o.kind) {
+    case "refused":
+      return { kind: "refused", reason: o.reason, evidence: o.evidence, status: o.status, url: o.url };
+    case "site-closed":
+      return { kind: "refused", reason: SITE_CLOSED_REASON, url: o.url };
+    case "robots-unavailable":
+      return { kind: "robots-unavailable", reason: `${o.origin}: ${o.reason}`, url: o.url };
+    case "disallowed":
+      return { kind: "disallowed", reason: "robots.txt disallows it", url: o.url };
+    case "gone":
+      return { kind: "gone", status: o.status, url: o.url };
+    case "error":
+      return { kind: "error", reason: o.reason, status: o.status, url: o.url };
+    case "unreachable":
+      return { kind: "unreachable", reason: o.reason, url: o.url };
+    case "blocked-address":
+      return { kind: "unreachable", reason: `address ${o.address} is not allowed`, url: o.url };
+    case "timed-out":
+      return { kind: "timed-out", reason: `no ${o.phase} within 30 s`, url: o.url };
+    case "too-large":
+      return { kind: "too-large", status: o.status, reason: `stopped at ${o.bytesRead} bytes`, url: o.url };
+    case "deadline":
+      return { kind: "unreached", reason: "the night's time limit passed", url: o.url };
+  }
+}
+
+/** Outcomes after which no other way in is tried tonight (the site said no, or time is up). */
+export function endsTheSource(kind: NightOutcome["kind"]): boolean {
+  return kind === "refused" || kind === "robots-unavailable" || kind === "unreached";
+}

@@ -1,0 +1,48 @@
+/**
+ * The port through which the night reads a way in: which request opens it, how its answer
+ * becomes records, and which request turns to the next (older) page (P5, P7). The default
+ * (way-reader.ts) uses the platform presets and the generic extractors; the port keeps the
+ * scheduler independent of them.
+ */
+import type { WayIn } from "../sources/catalog/types.js";
+import type { Extraction } from "../sources/record.js";
+import type { PageRequest } from "./types.js";
+
+export interface WayReader {
+  firstRequest(way: WayIn, now: number): PageRequest;
+  /** Throws when the body cannot be read as this way says (stored as extract-error). */
+  extract(way: WayIn, body: Uint8Array, url: string, contentType?: string): Extraction;
+  nextRequest(
+    way: WayIn,
+    previous: PageRequest,
+    body: Uint8Array,
+    extraction: Extraction,
+  ): PageRequest | undefined;
+}
+
+/** P12: the last ETag / Last-Modified per URL (later: the WARC archive's index). */
+export interface ValidatorStore {
+  get(url: string): Promise<{ etag?: string; lastModified?: string } | undefined>;
+}
+
+const ACCESS_RANK: Record<WayIn["access"], number> = {
+  api: 0,
+  download: 1,
+  feed: 2,
+  page: 3,
+  form: 3,
+};
+
+/** P4: the source's own way first, then its alternates best first (api > download > feed > page/form). */
+export function waysInOrder(source: WayIn & { alternates: readonly WayIn[] }): WayIn[] {
+  const alternates = source.alternates
+    .map((w, i) => ({ w, i }))
+    .sort((a, b) => ACCESS_RANK[a.w.access] - ACCESS_RANK[b.w.access] || a.i - b.i)
+    .map((x) => x.w);
+  const own: WayIn = { access: source.access, url: source.url };
+  if (source.platform !== undefined) own.platform = source.platform;
+  if (source.extract !== undefined) own.extract = source.extract;
+  if (source.api !== undefined) own.api = source.api;
+  if (source.form !== undefined) own.form = source.form;
+  return [own, ...alternates];
+}

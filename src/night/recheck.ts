@@ -1,0 +1,45 @@
+/**
+ * P25: a source a person marked not read gets one request to its page on recheck nights, only
+ * if robots.txt allows it (the fetcher's gate), keeping no body and taking no records. If it
+ * answers (2xx and not a challenge: the fetcher's `ok`), a person is told (answers-again).
+ */
+import type { Clock } from "../clock.js";
+import type { Fetcher } from "../net/types.js";
+import type { Source } from "../sources/catalog/types.js";
+import { failureOutcome } from "./outcome.js";
+import type { NightOutcome, SourceResult } from "./types.js";
+
+export async function recheckSource(
+  fetcher: Fetcher,
+  clock: Clock,
+  source: Source,
+): Promise<SourceResult> {
+  const startedAt = clock.now();
+  const o = await fetcher.fetch({
+    url: source.url,
+    purpose: "recheck",
+    source: source.id,
+    keepBody: false,
+  });
+  let outcome: NightOutcome;
+  const flags: SourceResult["flags"] = [];
+  if (o.kind === "ok") {
+    outcome = { kind: "recheck-answers", status: o.status, url: o.url };
+    flags.push({ kind: "answers-again", detail: `answered ${o.status} on recheck` });
+  } else if (o.kind === "deadline") {
+    outcome = failureOutcome(o);
+  } else {
+    const failed =
+      o.kind === "not-modified"
+        ? { kind: "unchanged" as const, url: o.url }
+        : failureOutcome(o);
+    outcome = {
+      kind: "recheck-still-no",
+      reason: `${failed.kind}${failed.reason ? `: ${failed.reason}` : ""}`,
+      url: o.url,
+    };
+    if (failed.evidence) outcome.evidence = failed.evidence;
+    if (failed.status !== undefined) outcome.status = failed.status;
+  }
+  return { sourceId: source.id, outcome, records: [], validators: [], flags, startedAt, endedAt: clock.now() };
+}

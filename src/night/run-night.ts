@@ -1,0 +1,144 @@
+/**
+ * One night (P9–P13, P20–P25): plan the lanes, run them on `concurrency` workers, one source
+ * at a time per lane, and commit each source's result as it ends. Sources already done
+ * tonight are skipped, so running the same night again resumes it.
+ */
+import type { Clock } from "../clock.js";
+import type { Fetcher } from "../net/types.js";
+import type { Catalog, Source } from "../sources/catalog/types.js";
+import { type CheckContext, checkSource } from "./check-source.js";
+import { flagsFor } from "./flags.js";
+import { type PlannedSource, planLanes } from "./lanes.js";
+import { SITE_CLOSED_REASON } from "./outcome.js";
+import { runPool } from "./pool.js";
+import type { NightState, NightStore, TonightHistory } from "./ports.js";
+import type { ValidatorStore, WayReader } from "./reader.js";
+import { recheckSource } from "./recheck.js";
+import type { NightOutcomeKind, SourceResult } from "./types.js";
+
+export interface NightDeps {
+  store: NightStore;
+  clock: Clock;
+  reader: WayReader;
+  validators: ValidatorStore;
+  /** Built once the night's deadline is known (the fetcher refuses to start after it, P13). */
+  makeFetcher(state: NightState): Promise<Fetcher>;
+  siteOf(url: string): string;
+  isRecheckNight(markedNight: string, night: string): boolean;
+  onSourceDone?(progress: NightProgress): void;
+}
+
+export interface NightOptions {
+  night: string;
+  deadlineMs: number;
+  concurrency: number;
+}
+
+export interface NightProgress {
+  done: number;
+  total: number;
+  deadlineAt: number;
+  last: SourceResult;
+}
+
+export interface NightSummary {
+  night: string;
+  resumed: boolean;
+  deadlineAt: number;
+  /** Sources with work tonight (excluding those done before a restart and skipped not-read ones). */
+  planned: number;
+  alreadyDone: number;
+  skippedNotRead: number;
+  outcomes: Partial<Record<NightOutcomeKind, number>>;
+  newRecords: number;
+  lanes: number;
+}
+
+export async function runNight(
+  catalog: Catalog,
+  deps: NightDeps,
+  opts: NightOptions,
+): Promise<NightSummary> {
+  const { store, clock } = deps;
+  const state = await store.openNight(opts.night, clock.now(), clock.now() + opts.deadlineMs);
+  const siteOfSource = (s: Source) => deps.siteOf(s.url);
+  await store.syncSources(
+    catalog.sources.map((s) => ({ id: s.id, government: s.government, url: s.url, site: siteOfSource(s) })),
+    clock.now(),
+  );
+  const histories = await store.histories(
+    opts.night,
+    catalog.sources.map((s) => s.id),
+  );
+  const planned: PlannedSource[] = [];
+  let alreadyDone = 0;
+  let skippedNotRead = 0;
+  for (const source of catalog.sources) {
+    const history = histories.get(source.id) as TonightHistory;
+    if (history.doneTonight) alreadyDone++;
+    else if (
+      !history.reading &&
+      !(history.markedNight !== undefined && deps.isRecheckNight(history.markedNight, opts.night))
+    ) {
+      skippedNotRead++; // P25: not a recheck night, so no request at all
+    } else planned.push({ source, history });
+  }
+  const lanes = planLanes(planned, siteOfSource);
+  // P21 across a restart: the fetcher's "closed" list lives in memory; the store remembers.
+  const closed = await store.closedSites(opts.night);
+  const fetcher = await deps.makeFetcher(state);
+  const ctx: CheckContext = { fetcher, clock, reader: deps.reader, validators: deps.validators };
+  const summary: NightSummary = {
+    night: opts.night,
+    resumed: state.resumed,
+    deadlineAt: state.deadlineAt,
+    planned: planned.length,
+    alreadyDone,
+    skippedNotRead,
+    outcomes: {},
+    newRecords: 0,
+    lanes: lanes.length,
+  };
+  let done = 0;
+  await runPool(lanes, opts.concurrency, async (lane) => {
+    for (const { source, history } of lane.sources) {
+      let result: SourceResult;
+      const now = clock.now();
+      if (now >= state.deadlineAt) {
+        // P13: no request starts after the limit; the source waits for tomorrow and goes first.
+        result = {
+          sourceId: source.id,
+          outcome: { kind: "unreached", reason: "the night's time limit passed" },
+          records: [],
+          validators: [],
+          flags: [],
+          startedAt: now,
+          endedAt: now,
+        };
+      } else if (closed.has(lane.site)) {
+        result = {
+          sourceId: source.id,
+          outcome: { kind: "refused", reason: SITE_CLOSED_REASON },
+          records: [],
+          validators: [],
+          flags: [],
+          startedAt: now,
+          endedAt: now,
+        };
+      } else if (!history.reading) {
+        result = await recheckSource(fetcher, clock, source);
+      } else {
+        result = await checkSource(ctx, source, history);
+      }
+      result.flags = flagsFor(result, history);
+      const { newRecords } = await store.commit(opts.night, result);
+      summary.newRecords += newRecords;
+      const k = result.outcome.kind;
+      summary.outcomes[k] = (summary.outcomes[k] ?? 0) + 1;
+      done++;
+      deps.onSourceDone?.({ done, total: planned.length, deadlineAt: state.deadlineAt, last: result });
+    }
+  });
+  await store.finishNight(opts.night, clock.now());
+  return summary;
+}

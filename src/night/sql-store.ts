@@ -1,0 +1,243 @@
+/**
+ * The NightStore and ValidatorStore over kysely (SQLite or PostgreSQL, same code). `commit`
+ * is one transaction per source: outcome, records, validators, backfill cursor and flags
+ * land together or not at all, which is what makes `kill -9` then `nor night` safe.
+ */
+import type { Transaction } from "kysely";
+import { addDays } from "../policy/night-date.js";
+import type { Db } from "../store/db.js";
+import { fromIso, toIso } from "../store/iso-time.js";
+import type { Database } from "../store/schema/index.js";
+import type { CatalogRow, NightState, NightStore, TonightHistory } from "./ports.js";
+import type { ValidatorStore } from "./reader.js";
+import type { NightOutcomeKind, SourceResult } from "./types.js";
+
+/** History older than this many nights is not read back (ordering and flags need a few). */
+const HISTORY_NIGHTS = 60;
+const CHUNK = 200;
+
+function chunks<T>(xs: readonly T[], n = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n));
+  return out;
+}
+
+export class SqlNightStore implements NightStore, ValidatorStore {
+  readonly #db: Db;
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async openNight(night: string, now: number, deadlineAt: number): Promise<NightState> {
+    return this.#db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom("nights").selectAll().where("night", "=", night).executeTakeFirst();
+      if (row) {
+        await trx.updateTable("nights").set({ runs: row.runs + 1, finished_at: null }).where("night", "=", night).execute();
+        return {
+          night,
+          startedAt: fromIso(row.started_at, `nights ${night}`),
+          deadlineAt: fromIso(row.deadline_at, `nights ${night}`),
+          resumed: true,
+        };
+      }
+      await trx
+        .insertInto("nights")
+        .values({ night, started_at: toIso(now), deadline_at: toIso(deadlineAt), finished_at: null, runs: 1 })
+        .execute();
+      return { night, startedAt: now, deadlineAt, resumed: false };
+    });
+  }
+
+  async syncSources(rows: readonly CatalogRow[], now: number): Promise<void> {
+    const at = toIso(now);
+    await this.#db.transaction().execute(async (trx) => {
+      for (const part of chunks(rows)) {
+        await trx
+          .insertInto("night_catalog")
+          .values(part.map((r) => ({ source_id: r.id, government: r.government, url: r.url, site: r.site, updated_at: at })))
+          .onConflict((oc) =>
+            oc.column("source_id").doUpdateSet({
+              government: (eb) => eb.ref("excluded.government"),
+              url: (eb) => eb.ref("excluded.url"),
+              site: (eb) => eb.ref("excluded.site"),
+              updated_at: (eb) => eb.ref("excluded.updated_at"),
+            }),
+          )
+          .execute();
+      }
+    });
+  }
+
+  async histories(night: string, ids: readonly string[]): Promise<Map<string, TonightHistory>> {
+    const out = new Map<string, TonightHistory>();
+    for (const id of ids) out.set(id, { reading: true, doneTonight: false, unreachedLast: false, recentOutcomes: [], recordsKnown: 0 });
+    const since = addDays(night, -HISTORY_NIGHTS);
+    const rows = await this.#db
+      .selectFrom("night_sources")
+      .select(["source_id", "night", "outcome", "ended_at", "duration_ms"])
+      .where("night", ">=", since)
+      .where("night", "<=", night)
+      .orderBy("night", "desc")
+      .execute();
+    for (const r of rows) {
+      const h = out.get(r.source_id);
+      if (!h) continue;
+      if (r.night === night) {
+        h.doneTonight = true;
+        continue;
+      }
+      const kind = r.outcome as NightOutcomeKind;
+      if (h.recentOutcomes.length === 0) h.unreachedLast = kind === "unreached";
+      h.recentOutcomes.push(kind);
+      if (kind !== "unreached" && h.lastCheckedAt === undefined) {
+        h.lastCheckedAt = fromIso(r.ended_at, "night_sources.ended_at");
+        h.lastDurationMs = r.duration_ms;
+      }
+    }
+    const counts = await this.#db
+      .selectFrom("records")
+      .select(["source_id", (eb) => eb.fn.countAll<number | string>().as("n")])
+      .groupBy("source_id")
+      .execute();
+    for (const c of counts) {
+      const h = out.get(c.source_id);
+      if (h) h.recordsKnown = Number(c.n);
+    }
+    const marks = await this.#db.selectFrom("marks").selectAll().orderBy("at", "asc").execute();
+    for (const m of marks) {
+      const h = out.get(m.source_id);
+      if (!h) continue;
+      h.reading = m.reading === 1;
+      if (h.reading) delete h.markedNight;
+      else h.markedNight = m.night;
+    }
+    const bfs = await this.#db.selectFrom("backfill").selectAll().execute();
+    for (const b of bfs) {
+      const h = out.get(b.source_id);
+      if (!h) continue;
+      h.backfill = { done: b.done === 1, pagesRead: b.pages_read };
+      if (b.cursor) h.backfill.cursor = JSON.parse(b.cursor);
+    }
+    return out;
+  }
+
+  async commit(night: string, r: SourceResult): Promise<{ newRecords: number }> {
+    return this.#db.transaction().execute(async (trx) => {
+      const newRecords = await insertRecords(trx, night, r);
+      await trx
+        .insertInto("night_sources")
+        .values({
+          night,
+          source_id: r.sourceId,
+          outcome: r.outcome.kind,
+          reason: r.outcome.reason ?? null,
+          evidence: r.outcome.evidence ? JSON.stringify(r.outcome.evidence) : null,
+          status: r.outcome.status ?? null,
+          url: r.outcome.url ?? null,
+          records_found: r.records.length,
+          new_records: newRecords,
+          started_at: toIso(r.startedAt),
+          ended_at: toIso(r.endedAt),
+          duration_ms: r.endedAt - r.startedAt,
+        })
+        .execute();
+      for (const v of r.validators) {
+        const row = { url: v.url, etag: v.etag ?? null, last_modified: v.lastModified ?? null, updated_at: toIso(r.endedAt) };
+        await trx
+          .insertInto("validators")
+          .values(row)
+          .onConflict((oc) => oc.column("url").doUpdateSet({ etag: row.etag, last_modified: row.last_modified, updated_at: row.updated_at }))
+          .execute();
+      }
+      if (r.backfill) {
+        const row = {
+          source_id: r.sourceId,
+          done: r.backfill.done ? 1 : 0,
+          cursor: r.backfill.cursor ? JSON.stringify(r.backfill.cursor) : null,
+          pages_read: r.backfill.pagesRead,
+        };
+        await trx
+          .insertInto("backfill")
+          .values(row)
+          .onConflict((oc) => oc.column("source_id").doUpdateSet({ done: row.done, cursor: row.cursor, pages_read: row.pages_read }))
+          .execute();
+      }
+      for (const f of r.flags) {
+        const open = await trx
+          .selectFrom("flags")
+          .select("id")
+          .where("source_id", "=", r.sourceId)
+          .where("kind", "=", f.kind)
+          .where("cleared_at", "is", null)
+          .executeTakeFirst();
+        if (open) continue;
+        await trx
+          .insertInto("flags")
+          .values({
+            id: `${night}:${f.kind}:${r.sourceId}`,
+            source_id: r.sourceId,
+            kind: f.kind,
+            night,
+            detail: f.detail,
+            raised_at: toIso(r.endedAt),
+            cleared_at: null,
+            cleared_by: null,
+          })
+          .onConflict((oc) => oc.column("id").doNothing())
+          .execute();
+      }
+      return { newRecords };
+    });
+  }
+
+  async closedSites(night: string): Promise<Set<string>> {
+    const rows = await this.#db
+      .selectFrom("night_sources")
+      .innerJoin("night_catalog", "night_catalog.source_id", "night_sources.source_id")
+      .select("night_catalog.site")
+      .where("night_sources.night", "=", night)
+      .where("night_sources.outcome", "=", "refused")
+      .distinct()
+      .execute();
+    return new Set(rows.map((r) => r.site));
+  }
+
+  async finishNight(night: string, now: number): Promise<void> {
+    await this.#db.updateTable("nights").set({ finished_at: toIso(now) }).where("night", "=", night).execute();
+  }
+
+  async get(url: string): Promise<{ etag?: string; lastModified?: string } | undefined> {
+    const row = await this.#db.selectFrom("validators").selectAll().where("url", "=", url).executeTakeFirst();
+    if (!row) return undefined;
+    const out: { etag?: string; lastModified?: string } = {};
+    if (row.etag) out.etag = row.etag;
+    if (row.last_modified) out.lastModified = row.last_modified;
+    return out;
+  }
+}
+
+/** Dedupe per source by record id (P6): a record seen before is not new. */
+async function insertRecords(trx: Transaction<Database>, night: string, r: SourceResult): Promise<number> {
+  const unique = new Map(r.records.map((x) => [x.id, x]));
+  let inserted = 0;
+  for (const part of chunks([...unique.values()])) {
+    const res = await trx
+      .insertInto("records")
+      .values(
+        part.map((x) => ({
+          source_id: r.sourceId,
+          record_id: x.id,
+          title: x.title,
+          date: x.date ?? null,
+          url: x.url ?? null,
+          kind: x.kind ?? null,
+          first_seen_night: night,
+          first_seen_at: toIso(r.endedAt),
+        })),
+      )
+      .onConflict((oc) => oc.columns(["source_id", "record_id"]).doNothing())
+      .executeTakeFirst();
+    inserted += Number(res.numInsertedOrUpdatedRows ?? 0);
+  }
+  return inserted;
+}

@@ -1,0 +1,65 @@
+/** P21: the shapes shared by the refusal rules (see refusal.ts for the decision order). */
+
+/** "The site said no": which kind, whose page, what matched, and the vendor's reference id. */
+export interface RefusalVerdict {
+  verdict: "challenge" | "block" | "suspected";
+  provider: string;
+  marker: string;
+  /** The id a site owner asks for when allow-listing (cf-ray, Akamai Reference #18…, …). */
+  reference?: string;
+}
+
+/** One response, as the fetcher saw it. */
+export interface RefusalInput {
+  status: number;
+  /** Header names lower-case; repeated headers joined. */
+  headers: Record<string, string>;
+  body: Uint8Array | string;
+  /** The URL this response came from (after redirects). */
+  url: string;
+}
+
+/** The response prepared once for every rule (see prepare.ts). */
+export interface Prepared {
+  status: number;
+  headers: Record<string, string>;
+  url: string;
+  /** Body size in bytes (characters when the body came as a string). */
+  bytes: number;
+  /** Content-Type text/plain: body markers are skipped, headers still count. */
+  plain: boolean;
+  /** First 1 MiB, entity-decoded, whitespace runs collapsed to one space; "" when plain. */
+  html: string;
+  /** `html` lower-cased, for case-insensitive marker search. */
+  lower: string;
+  /** Visible text (no scripts, styles, comments or tags) of the first 64 KB, lower-cased. */
+  text: string;
+}
+
+/**
+ * A rule's answer: a verdict, "outage" (a vendor's own error page: not a refusal, and no
+ * later rule may call it one), or null (not this rule's page).
+ */
+export type RuleResult = RefusalVerdict | "outage" | null;
+export type Rule = (p: Prepared) => RuleResult;
+
+/** Builds a verdict, leaving `reference` out when there is none (exactOptionalPropertyTypes). */
+export function verdict(
+  kind: RefusalVerdict["verdict"],
+  provider: string,
+  marker: string,
+  reference?: string,
+): RefusalVerdict {
+  const v: RefusalVerdict = { verdict: kind, provider, marker };
+  if (reference !== undefined && reference !== "") v.reference = reference;
+  return v;
+}
+
+/** The first capture of the first pattern that matches `s`. */
+export function firstCapture(s: string, patterns: readonly RegExp[]): string | undefined {
+  for (const re of patterns) {
+    const m = re.exec(s);
+    if (m?.[1]) return m[1];
+  }
+  return undefined;
+}

@@ -1,0 +1,44 @@
+/**
+ * JSON answers from a public API (P4: preferred over a page), mapped by dotted paths:
+ * `{ items: "value", title: "eventName", date: "startDateTime", id: "id", next: "@odata.nextLink" }`.
+ * A body that is not JSON, or has no array at `items`, is the site's answer — a note, not a
+ * crash.
+ */
+import type { ApiSpec } from "../catalog/schema.js";
+import type { ExtractedRecord, Extraction } from "../record.js";
+import { absoluteUrl, dedupeRecords } from "../record-id.js";
+import { decodeBody } from "./decode.js";
+import { getPath, mapRecord } from "./fields.js";
+
+export function parseJsonBody(body: Uint8Array): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(decodeBody(body, "application/json; charset=utf-8")) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** Records from an already-parsed JSON value (also used by download.ts for JSON files). */
+export function recordsFromJson(value: unknown, spec: ApiSpec, url: string): Extraction {
+  const list = getPath(value, spec.items);
+  if (!Array.isArray(list)) {
+    return { records: [], note: `no array at "${spec.items || "(top level)"}" in the JSON answer` };
+  }
+  const out: ExtractedRecord[] = [];
+  for (const item of list) {
+    const rec = mapRecord(item, spec, url);
+    if (rec) out.push(rec);
+  }
+  const x: Extraction = { records: dedupeRecords(out) };
+  const nextRaw = spec.next ? getPath(value, spec.next) : undefined;
+  const next = typeof nextRaw === "string" ? absoluteUrl(nextRaw, url) : undefined;
+  if (next && next !== url) x.next = next;
+  if (x.records.length === 0) x.note = list.length === 0 ? "empty list" : "no item had a title";
+  return x;
+}
+
+export function extractApi(body: Uint8Array, url: string, spec: ApiSpec): Extraction {
+  const parsed = parseJsonBody(body);
+  if (!parsed.ok) return { records: [], note: "not JSON" };
+  return recordsFromJson(parsed.value, spec, url);
+}

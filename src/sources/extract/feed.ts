@@ -1,0 +1,118 @@
+/**
+ * RSS 2.0, RSS 1.0 (RDF), Atom and JSON Feed, detected from the content, not the URL or the
+ * Content-Type (P4: a feed is preferred over a page, but many "feed URLs" answer an HTML
+ * error page with 200 — that must read as "not a feed", never as an empty feed).
+ */
+import { type AnyFeed, DetectError, parseFeed } from "feedsmith";
+import { toIsoDate } from "../dates.js";
+import type { ExtractedRecord, Extraction } from "../record.js";
+import { absoluteUrl, cleanText, dedupeRecords, recordId } from "../record-id.js";
+import { decodeBody } from "./decode.js";
+
+interface FeedItem {
+  title?: string | undefined;
+  link?: string | undefined;
+  id?: string | undefined;
+  date?: string | undefined;
+  kind?: string | undefined;
+}
+
+/** Feed text fields arrive as a string, or as `{ value }` when they carry attributes. */
+function str(v: unknown): string | undefined {
+  if (typeof v === "string") return v;
+  if (v && typeof v === "object" && "value" in v) return str((v as { value: unknown }).value);
+  return undefined;
+}
+
+/** Strips markup some feeds leave in titles (`<b>Notice</b>`), then cleans the text. */
+function plain(s: string | undefined): string {
+  return s === undefined ? "" : cleanText(s.replace(/<[^>]*>/g, " "));
+}
+
+function items(parsed: AnyFeed<string>): FeedItem[] {
+  switch (parsed.format) {
+    case "rss":
+      return (parsed.feed.items ?? []).map((i) => ({
+        title: i.title,
+        link: i.link ?? (i.guid?.isPermaLink !== false ? i.guid?.value : undefined),
+        id: i.guid?.value,
+        date: i.pubDate ?? i.dc?.dates?.[0],
+        kind: str(i.categories?.[0]?.name),
+      }));
+    case "rdf":
+      return (parsed.feed.items ?? []).map((i) => ({
+        title: i.title,
+        link: i.link,
+        id: i.rdf?.about,
+        date: i.dc?.dates?.[0],
+      }));
+    case "atom":
+      return (parsed.feed.entries ?? []).map((e) => {
+        const links = e.links ?? [];
+        const alt = links.find((l) => !l.rel || l.rel === "alternate") ?? links[0];
+        return {
+          title: str(e.title),
+          link: alt?.href,
+          id: e.id,
+          date: e.published ?? e.updated,
+          kind: str(e.categories?.[0]?.term),
+        };
+      });
+    case "json":
+      return (parsed.feed.items ?? []).map((i) => ({
+        title: i.title ?? i.summary,
+        link: i.url ?? i.external_url,
+        id: i.id,
+        date: i.date_published ?? i.date_modified,
+        kind: i.tags?.[0],
+      }));
+  }
+}
+
+function looksLikeFeedText(text: string): "xml" | "json" | undefined {
+  const t = text.trimStart();
+  if (t.startsWith("{")) return "json";
+  if (/^(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*<(rss|rdf:RDF|feed)\b/i.test(t)) return "xml";
+  return undefined;
+}
+
+export function extractFeed(body: Uint8Array, url: string): Extraction {
+  const text = decodeBody(body);
+  const shape = looksLikeFeedText(text);
+  if (!shape) return { records: [], note: "not a feed" };
+  let input: unknown = text;
+  if (shape === "json") {
+    try {
+      input = JSON.parse(text);
+    } catch {
+      return { records: [], note: "not a feed (invalid JSON)" };
+    }
+  }
+  let parsed: AnyFeed<string>;
+  try {
+    parsed = parseFeed(input);
+  } catch (e) {
+    // Unrecognised content is an expected outcome (the site's answer), not our bug.
+    if (e instanceof DetectError || (e instanceof Error && e.name === "MalformedError"))
+      return { records: [], note: "not a feed" };
+    throw e;
+  }
+  const out: ExtractedRecord[] = [];
+  for (const it of items(parsed)) {
+    const link = absoluteUrl(it.link, url);
+    const title = plain(it.title) || link;
+    if (!title) continue;
+    const date = it.date ? toIsoDate(it.date) : undefined;
+    const rec: ExtractedRecord = {
+      id: recordId({ ...(it.id ? { platformId: it.id } : {}), ...(link ? { url: link } : {}), title, ...(date ? { date } : {}) }),
+      title,
+    };
+    if (date) rec.date = date;
+    if (link) rec.url = link;
+    const kind = plain(it.kind);
+    if (kind) rec.kind = kind;
+    out.push(rec);
+  }
+  const records = dedupeRecords(out);
+  return records.length > 0 ? { records } : { records, note: "feed has no items" };
+}

@@ -1,0 +1,88 @@
+/**
+ * Field mapping shared by JSON answers (api) and downloaded files (download): dotted paths
+ * into each item (`value`, `d.results`, `location.name`; a key that itself contains dots,
+ * such as `@odata.nextLink`, is matched whole first), and `{field}` templates for links
+ * built from ids (`/events/{id}`).
+ */
+import { findDate } from "../dates.js";
+import type { ExtractedRecord } from "../record.js";
+import { absoluteUrl, cleanText, recordId } from "../record-id.js";
+
+export interface FieldMap {
+  title: string;
+  date?: string | undefined;
+  id?: string | undefined;
+  link?: string | undefined;
+  kind?: string | undefined;
+}
+
+/** Value at a dotted path; a key containing dots (`@odata.nextLink`) is tried whole first. */
+export function getPath(obj: unknown, path: string): unknown {
+  if (path === "" || path === ".") return obj;
+  if (obj === null || typeof obj !== "object") return undefined;
+  const rec = obj as Record<string, unknown>;
+  if (path in rec) return rec[path];
+  const dot = path.indexOf(".");
+  for (let i = dot; i !== -1; i = path.indexOf(".", i + 1)) {
+    const head = path.slice(0, i);
+    if (head in rec) {
+      const v = getPath(rec[head], path.slice(i + 1));
+      if (v !== undefined) return v;
+    }
+  }
+  return undefined;
+}
+
+function scalar(v: unknown): string | undefined {
+  if (typeof v === "string") return cleanText(v) || undefined;
+  if (typeof v === "number" && Number.isFinite(v)) return String(v);
+  if (typeof v === "boolean") return String(v);
+  return undefined;
+}
+
+/** `{field}` templates are filled from the item; a plain path reads the item. */
+function fieldText(item: unknown, spec: string | undefined): string | undefined {
+  if (spec === undefined) return undefined;
+  if (!spec.includes("{")) return scalar(getPath(item, spec));
+  let missing = false;
+  const out = spec.replace(/\{([^{}]+)\}/g, (_, p: string) => {
+    const v = scalar(getPath(item, p.trim()));
+    if (v === undefined) missing = true;
+    return v === undefined ? "" : encodeURIComponent(v).replace(/%2F/gi, "/");
+  });
+  return missing ? undefined : out;
+}
+
+/** Title with markup removed (some calendars put `<b>` in titles). */
+function plainTitle(s: string | undefined): string | undefined {
+  return s === undefined ? undefined : cleanText(s.replace(/<[^>]*>/g, " ")) || undefined;
+}
+
+/** One record from one item, or undefined when it has no title (it cannot be shown). */
+export function mapRecord(item: unknown, map: FieldMap, baseUrl: string): ExtractedRecord | undefined {
+  const title = plainTitle(fieldText(item, map.title));
+  if (!title) return undefined;
+  const rawDate = getPath(item, map.date ?? "\u0000");
+  const date =
+    typeof rawDate === "number" && map.date
+      ? findDate(`/Date(${rawDate > 1e11 ? rawDate : rawDate * 1000})/`)
+      : typeof rawDate === "string"
+        ? findDate(rawDate)
+        : undefined;
+  const link = absoluteUrl(fieldText(item, map.link), baseUrl);
+  const platformId = fieldText(item, map.id);
+  const rec: ExtractedRecord = {
+    id: recordId({
+      ...(platformId ? { platformId } : {}),
+      ...(link ? { url: link } : {}),
+      title,
+      ...(date ? { date } : {}),
+    }),
+    title,
+  };
+  if (date) rec.date = date;
+  if (link) rec.url = link;
+  const kind = fieldText(item, map.kind);
+  if (kind) rec.kind = kind;
+  return rec;
+}

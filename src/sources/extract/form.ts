@@ -1,0 +1,136 @@
+/**
+ * Public search forms (P5): the request a visitor's browser would send — the form's own
+ * controls as the HTML form-submission algorithm collects them (hidden ASP.NET state such as
+ * __VIEWSTATE, __EVENTVALIDATION, __VIEWSTATEGENERATOR replayed as given), the spec's fields
+ * filled in, and for ASP.NET pagers the `__doPostBack(target, 'Page$N')` a click would send.
+ */
+import { type CheerioAPI, load } from "cheerio";
+import type { FormSpec } from "../catalog/schema.js";
+import { absoluteUrl } from "../record-id.js";
+import { decodeBody } from "./decode.js";
+import { fillDateTemplates } from "./form-dates.js";
+
+export interface FormRequest {
+  method: "GET" | "POST";
+  url: string;
+  body?: string;
+  contentType?: string;
+}
+
+const FORM_URLENCODED = "application/x-www-form-urlencoded";
+/** Controls a browser never submits on its own (HTML §4.10.21.4 "constructing the entry list"). */
+const NOT_SUBMITTED = new Set(["submit", "button", "image", "reset", "file"]);
+
+type Form = ReturnType<CheerioAPI>;
+
+function findForm($: CheerioAPI, spec: FormSpec, pageUrl: string): Form {
+  const form = $(spec.selector ?? "form").filter("form").first();
+  if (form.length === 0) {
+    // Broken configuration, not a site outcome: the recipe names a form this page lacks.
+    throw new Error(`no <form> matches ${JSON.stringify(spec.selector ?? "form")} at ${pageUrl}`);
+  }
+  return form;
+}
+
+/** The entry list of a form, in document order, as a browser builds it. */
+export function formEntries($: CheerioAPI, form: Form): [string, string][] {
+  const out: [string, string][] = [];
+  form.find("input, select, textarea").each((_, el) => {
+    const c = $(el);
+    const name = c.attr("name");
+    if (!name || c.is("[disabled]") || c.closest("fieldset[disabled]").length > 0) return;
+    if (el.tagName === "select") {
+      const opts = c.find("option");
+      let chosen = opts.filter("[selected]");
+      if (chosen.length === 0 && !c.is("[multiple]")) chosen = opts.first();
+      chosen.each((_, o) => {
+        out.push([name, $(o).attr("value") ?? $(o).text().trim()]);
+      });
+      return;
+    }
+    if (el.tagName === "textarea") {
+      out.push([name, c.text()]);
+      return;
+    }
+    const type = (c.attr("type") ?? "text").toLowerCase();
+    if (NOT_SUBMITTED.has(type)) return;
+    if ((type === "checkbox" || type === "radio") && !c.is("[checked]")) return;
+    out.push([name, c.attr("value") ?? (type === "checkbox" || type === "radio" ? "on" : "")]);
+  });
+  return out;
+}
+
+/** Sets a field, replacing an existing entry in place or appending a new one. */
+function setEntry(entries: [string, string][], name: string, value: string): void {
+  const i = entries.findIndex(([n]) => n === name);
+  if (i === -1) entries.push([name, value]);
+  else entries[i] = [name, value];
+}
+
+function toRequest(form: Form, pageUrl: string, method: "GET" | "POST", entries: [string, string][]): FormRequest {
+  const action = absoluteUrl(form.attr("action") ?? "", pageUrl) ?? pageUrl;
+  const encoded = new URLSearchParams(entries).toString();
+  if (method === "GET") {
+    const u = new URL(action);
+    u.search = encoded; // GET replaces the action's query (HTML §4.10.21.3, "mutate action URL")
+    return { method, url: u.href };
+  }
+  return { method, url: action, body: encoded, contentType: FORM_URLENCODED };
+}
+
+function methodOf(form: Form, spec: FormSpec): "GET" | "POST" {
+  return spec.method ?? ((form.attr("method") ?? "get").toLowerCase() === "post" ? "POST" : "GET");
+}
+
+export function buildFormRequest(formPage: Uint8Array, pageUrl: string, spec: FormSpec, now: number): FormRequest {
+  const $ = load(decodeBody(formPage));
+  const form = findForm($, spec, pageUrl);
+  const entries = formEntries($, form);
+  for (const [name, value] of Object.entries(spec.fields ?? {})) {
+    setEntry(entries, name, fillDateTemplates(value, now, { format: spec.dateFormat, zone: spec.zone }));
+  }
+  if (spec.eventTarget !== undefined) {
+    setEntry(entries, "__EVENTTARGET", spec.eventTarget);
+    setEntry(entries, "__EVENTARGUMENT", "");
+  }
+  if (spec.submit !== undefined) {
+    const button = form.find(`[name="${spec.submit.replace(/["\\]/g, "\\$&")}"]`).first();
+    setEntry(entries, spec.submit, button.attr("value") ?? button.text().trim());
+  }
+  return toRequest(form, pageUrl, methodOf(form, spec), entries);
+}
+
+const POSTBACK = /__doPostBack\(\s*['"]([^'"]*)['"]\s*,\s*['"]([^'"]*)['"]\s*\)/;
+
+/** Every `__doPostBack(target, argument)` on the page, from links and onclick handlers. */
+export function postbacks($: CheerioAPI): { target: string; argument: string }[] {
+  const out: { target: string; argument: string }[] = [];
+  $("[href*='__doPostBack'], [onclick*='__doPostBack']").each((_, el) => {
+    const m = POSTBACK.exec($(el).attr("href") ?? $(el).attr("onclick") ?? "");
+    if (m) out.push({ target: m[1]!, argument: m[2]! });
+  });
+  return out;
+}
+
+/**
+ * The request for the page after `currentPage` of an ASP.NET GridView result (P5: "turn its
+ * result pages the way a visitor would"), or undefined on the last page. The form on the
+ * result page carries the search as the server echoed it; only the postback is added.
+ */
+export function nextPagerRequest(
+  resultPage: Uint8Array,
+  pageUrl: string,
+  spec: FormSpec,
+  currentPage: number,
+): FormRequest | undefined {
+  const $ = load(decodeBody(resultPage));
+  const wanted = `Page$${currentPage + 1}`;
+  const all = postbacks($).filter((p) => spec.pager === undefined || p.target === spec.pager);
+  const hit = all.find((p) => p.argument === wanted) ?? all.find((p) => p.argument === "Page$Next");
+  if (!hit) return undefined;
+  const form = findForm($, spec, pageUrl);
+  const entries = formEntries($, form);
+  setEntry(entries, "__EVENTTARGET", hit.target);
+  setEntry(entries, "__EVENTARGUMENT", hit.argument);
+  return toRequest(form, pageUrl, "POST", entries);
+}

@@ -1,0 +1,66 @@
+/**
+ * A page made for people, read with a recipe of CSS selectors (P6: records come from the
+ * list itself — title, date, link, kind, id — and no link is ever followed). The recipe's
+ * `next` names the older page for backfill (P7).
+ */
+import { load } from "cheerio";
+import type { PageRecipe } from "../catalog/types.js";
+import { findDate } from "../dates.js";
+import type { ExtractedRecord, Extraction } from "../record.js";
+import { absoluteUrl, dedupeRecords, recordId } from "../record-id.js";
+import { decodeBody } from "./decode.js";
+import { parseSelector, pick, read } from "./select.js";
+
+/** Reads the href of the element a selector names (`a`, or `sel@data-url`). */
+function hrefOf(
+  item: Parameters<typeof pick>[0],
+  selector: string | undefined,
+): string | undefined {
+  if (selector === undefined) {
+    // No link selector: the item itself when it is a link, else its first link.
+    const self = item.is("a[href]") ? item : item.find("a[href]").first();
+    return self.attr("href");
+  }
+  const sel = parseSelector(selector);
+  const el = pick(item, sel);
+  return el.attr(sel.attr ?? "href") ?? el.find("a[href]").first().attr("href");
+}
+
+export function extractPage(body: Uint8Array, url: string, recipe: PageRecipe): Extraction {
+  const $ = load(decodeBody(body));
+  // <base href> changes what relative links mean (HTML §4.2.3).
+  const base = absoluteUrl($("base[href]").first().attr("href"), url) ?? url;
+  const out: ExtractedRecord[] = [];
+  $(recipe.items).each((_, node) => {
+    const item = $(node);
+    const link = absoluteUrl(hrefOf(item, recipe.link), base);
+    const linkText = recipe.link ? read(item, parseSelector(recipe.link).css ?? ":scope") : undefined;
+    const title = read(item, recipe.title ?? ":scope") ?? linkText;
+    if (!title) return;
+    const dateText = read(item, recipe.date);
+    const date = dateText ? findDate(dateText) : undefined;
+    const platformId = read(item, recipe.id);
+    const rec: ExtractedRecord = {
+      id: recordId({
+        ...(platformId ? { platformId } : {}),
+        ...(link ? { url: link } : {}),
+        title,
+        ...(date ? { date } : {}),
+      }),
+      title,
+    };
+    if (date) rec.date = date;
+    if (link) rec.url = link;
+    const kind = read(item, recipe.kind);
+    if (kind) rec.kind = kind;
+    out.push(rec);
+  });
+  const extraction: Extraction = { records: dedupeRecords(out) };
+  if (recipe.next) {
+    const next = absoluteUrl(hrefOf($.root(), recipe.next), base);
+    // A "next" that points back at this page would loop a backfill forever (P7 must end).
+    if (next && next !== absoluteUrl(url, url)) extraction.next = next;
+  }
+  if (extraction.records.length === 0) extraction.note = "no items matched the recipe";
+  return extraction;
+}

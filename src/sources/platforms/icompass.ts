@@ -1,0 +1,62 @@
+/**
+ * Diligent Community / iCompass CivicWeb (`*.civicweb.net`, `*.community.highbond.com`):
+ * `GET /Services/MeetingsService.svc/meetings?from=YYYY-MM-DD&to=YYYY-MM-DD&loadall=true`
+ * answers a JSON array of meetings with a local `MeetingDateTime`. Documents come from a
+ * per-meeting call, which P6 forbids, so each meeting is one record linking to its public
+ * page. Backfill (P7): the year before the previous window, until a window is empty.
+ */
+import type { Extraction } from "../record.js";
+import { toIsoDate } from "../dates.js";
+import { arr, decode, obj, parseJson, str } from "./support/body.js";
+import { allRecords, type ListedMeeting } from "./support/records.js";
+import { type DateWindow, firstWindow, olderWindow } from "./support/window.js";
+import type { Platform, PlatformRequest } from "./types.js";
+
+const SERVICE = "/Services/MeetingsService.svc/meetings";
+
+function request(origin: string, w: DateWindow): PlatformRequest {
+  return {
+    method: "GET",
+    url: `${origin}${SERVICE}?from=${w.from}&to=${w.to}&loadall=true`,
+    accept: "application/json",
+  };
+}
+
+export const icompass: Platform = {
+  name: "icompass",
+  access: "api",
+  firstRequest(url: string, now: number): PlatformRequest {
+    return request(new URL(url).origin, firstWindow(now));
+  },
+  extract(body: Uint8Array, url: string): Extraction {
+    const j = parseJson(decode(body));
+    if (!j.ok) return { records: [], note: j.why };
+    const origin = new URL(url).origin;
+    const meetings: ListedMeeting[] = [];
+    for (const m of arr(j.value)) {
+      const o = obj(m);
+      const id = str(o?.["Id"]);
+      const title = str(o?.["Name"]) ?? str(o?.["CleanName"]);
+      if (!o || !id || !title) continue;
+      const at = str(o["MeetingDateTime"]);
+      meetings.push({
+        id,
+        title,
+        date: (at && toIsoDate(at)) || toIsoDate(str(o["MeetingDate"]) ?? ""),
+        href: `${origin}/Portal/MeetingInformation.aspx?Org=Cal&Id=${encodeURIComponent(id)}`,
+      });
+    }
+    const out: Extraction = { records: allRecords(meetings, url) };
+    if (out.records.length === 0) out.note = Array.isArray(j.value) ? "no meetings in this window" : "not a CivicWeb answer";
+    return out;
+  },
+  nextRequest(prev, _body, extraction): PlatformRequest | undefined {
+    if (extraction.records.length === 0) return undefined;
+    const u = new URL(prev.url);
+    const from = u.searchParams.get("from");
+    const to = u.searchParams.get("to");
+    if (!from || !to) return undefined;
+    const older = olderWindow({ from, to });
+    return older ? request(u.origin, older) : undefined;
+  },
+};

@@ -1,0 +1,37 @@
+/**
+ * The platform presets by name: a catalog source with `platform: NAME` and `url:` needs no
+ * recipe (issue "Sources and records"). `nor extract --platform` and the night look them up
+ * here.
+ */
+import { boarddocs } from "./boarddocs.js";
+import { civicclerk } from "./civicclerk.js";
+import { civicplusAgendacenter } from "./civicplus-agendacenter.js";
+import { civicplusRss } from "./civicplus-rss.js";
+import { escribe } from "./escribe.js";
+import { granicus } from "./granicus.js";
+import { granicusOpencities } from "./granicus-opencities.js";
+import { icompass } from "./icompass.js";
+import { legistarApi } from "./legistar-api.js";
+import { primegov } from "./primegov.js";
+import type { Platform } from "./types.js";
+
+const ALL: readonly Platform[] = [
+  civicplusAgendacenter,
+  civicplusRss,
+  legistarApi,
+  boarddocs,
+  granicus,
+  granicusOpencities,
+  primegov,
+  civicclerk,
+  icompass,
+  escribe,
+];
+
+const BY_NAME = new Map(ALL.map((p) => [p.name, p]));
+
+export function getPlatform(name: string): Platform | undefined {
+  return BY_NAME.get(name.trim().toLowerCase());
+}
+
+export const platformNames: readonly string[] = ALL.map((p) => p.name);

@@ -1,0 +1,30 @@
+/**
+ * A platform preset: everything the checker needs to read one vendor's list of records from
+ * nothing but `platform: NAME` and `url:` in the catalog (issue "Sources and records").
+ * Presets are pure: they build requests and read bodies; the night fetches (src/net).
+ */
+import type { Extraction } from "../record.js";
+
+export interface PlatformRequest {
+  method: "GET" | "POST";
+  url: string;
+  body?: string;
+  contentType?: string;
+  accept?: string;
+}
+
+export interface Platform {
+  name: string;
+  /** Which access this preset is (P4 preference: api > download > feed > page/form). */
+  access: "api" | "download" | "feed" | "page" | "form";
+  /** The first request for a catalog url (e.g. BoardDocs: POST BD-GetMeetingsList; Legistar API: $top/$skip). */
+  firstRequest(url: string, now: number): PlatformRequest;
+  /** Records from one response; throws only on a bug. */
+  extract(body: Uint8Array, url: string): Extraction;
+  /** The request for the next (older) page, for backfill (P7), or undefined at the end. */
+  nextRequest?(
+    prev: PlatformRequest,
+    body: Uint8Array,
+    extraction: Extraction,
+  ): PlatformRequest | undefined;
+}

@@ -1,0 +1,148 @@
+/**
+ * The archive's index in the store (P8, P12): URL → every capture, the latest first.
+ * PostgreSQL returns bigint as text, so every number is passed through Number().
+ */
+import type { Validators } from "../../net/types.js";
+import type { Db } from "../db.js";
+import type { CapturesTable } from "../schema/archive.js";
+
+export interface Capture {
+  recordId: string;
+  url: string;
+  fetchedAt: number;
+  file: string;
+  offset: number;
+  length: number;
+  requestOffset?: number;
+  requestLength?: number;
+  recordType: "response" | "revisit";
+  method: string;
+  status: number;
+  mime?: string;
+  payloadDigest: string;
+  payloadLength: number;
+  etag?: string;
+  lastModified?: string;
+  source?: string;
+  purpose: string;
+  /** Revisits: where the original payload lies. */
+  refersTo?: { recordId: string; file: string; offset: number; length: number };
+}
+
+export function toRow(c: Capture): CapturesTable {
+  return {
+    record_id: c.recordId,
+    url: c.url,
+    fetched_at: new Date(c.fetchedAt).toISOString(),
+    file: c.file,
+    offset: c.offset,
+    length: c.length,
+    request_offset: c.requestOffset ?? null,
+    request_length: c.requestLength ?? null,
+    record_type: c.recordType,
+    method: c.method,
+    status: c.status,
+    mime: c.mime ?? null,
+    payload_digest: c.payloadDigest,
+    payload_length: c.payloadLength,
+    etag: c.etag ?? null,
+    last_modified: c.lastModified ?? null,
+    source: c.source ?? null,
+    purpose: c.purpose,
+    refers_to: c.refersTo?.recordId ?? null,
+    refers_file: c.refersTo?.file ?? null,
+    refers_offset: c.refersTo?.offset ?? null,
+    refers_length: c.refersTo?.length ?? null,
+  };
+}
+
+export function fromRow(r: CapturesTable): Capture {
+  const c: Capture = {
+    recordId: r.record_id,
+    url: r.url,
+    fetchedAt: Date.parse(r.fetched_at),
+    file: r.file,
+    offset: Number(r.offset),
+    length: Number(r.length),
+    recordType: r.record_type,
+    method: r.method,
+    status: Number(r.status),
+    payloadDigest: r.payload_digest,
+    payloadLength: Number(r.payload_length),
+    purpose: r.purpose,
+  };
+  if (r.request_offset !== null) c.requestOffset = Number(r.request_offset);
+  if (r.request_length !== null) c.requestLength = Number(r.request_length);
+  if (r.mime !== null) c.mime = r.mime;
+  if (r.etag !== null) c.etag = r.etag;
+  if (r.last_modified !== null) c.lastModified = r.last_modified;
+  if (r.source !== null) c.source = r.source;
+  if (r.refers_to !== null && r.refers_file !== null) {
+    c.refersTo = {
+      recordId: r.refers_to,
+      file: r.refers_file,
+      offset: Number(r.refers_offset),
+      length: Number(r.refers_length),
+    };
+  }
+  return c;
+}
+
+export async function insertCapture(db: Db, c: Capture): Promise<void> {
+  await db.insertInto("captures").values(toRow(c)).execute();
+}
+
+/** The capture of `url` at or before `at` (default: the latest); `withBody` skips 304s etc. */
+export async function latestCapture(
+  db: Db,
+  url: string,
+  opts: { at?: number; withBody?: boolean } = {},
+): Promise<Capture | undefined> {
+  let q = db.selectFrom("captures").selectAll().where("url", "=", url);
+  if (opts.at !== undefined) q = q.where("fetched_at", "<=", new Date(opts.at).toISOString());
+  if (opts.withBody) q = q.where("status", ">=", 200).where("status", "<", 300);
+  const row = await q.orderBy("fetched_at", "desc").orderBy("offset", "desc").executeTakeFirst();
+  return row ? fromRow(row) : undefined;
+}
+
+/** Every capture of `url`, oldest first. */
+export async function capturesOf(db: Db, url: string): Promise<Capture[]> {
+  const rows = await db
+    .selectFrom("captures")
+    .selectAll()
+    .where("url", "=", url)
+    .orderBy("fetched_at", "asc")
+    .execute();
+  return rows.map(fromRow);
+}
+
+/**
+ * P12: the ETag / Last-Modified to send back, from the latest capture that holds a body (a
+ * 2xx response or a revisit of one). A 304 is not a representation, so it never replaces the
+ * validators of the copy we hold.
+ */
+export async function validatorsFor(db: Db, url: string): Promise<Validators | undefined> {
+  const c = await latestCapture(db, url, { withBody: true });
+  if (!c || (c.etag === undefined && c.lastModified === undefined)) return undefined;
+  const v: Validators = {};
+  if (c.etag !== undefined) v.etag = c.etag;
+  if (c.lastModified !== undefined) v.lastModified = c.lastModified;
+  return v;
+}
+
+/** The end of the last indexed record in `file` (0 when none): recovery truncates to it. */
+export async function indexedEnd(db: Db, file: string): Promise<number> {
+  const rows = await db
+    .selectFrom("captures")
+    .select(["offset", "length", "request_offset", "request_length"])
+    .where("file", "=", file)
+    .execute();
+  let end = 0;
+  for (const r of rows) {
+    end = Math.max(end, Number(r.offset) + Number(r.length));
+    if (r.request_offset !== null) {
+      end = Math.max(end, Number(r.request_offset) + Number(r.request_length));
+    }
+  }
+  return end;
+}

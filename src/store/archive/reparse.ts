@@ -1,0 +1,142 @@
+/**
+ * Re-extraction over the stored copies (P8): after a recipe or preset changes, every
+ * source's archived list pages are read again from DIR/archive with today's extractors and
+ * compared with the records the store holds. It reads files and the store only; it never
+ * fetches (the CLI test runs it with every connection refused).
+ */
+import type { Source, WayIn } from "../../sources/catalog/types.js";
+import type { ExtractedRecord, Extraction } from "../../sources/record.js";
+import type { Db } from "../db.js";
+import { type Capture, fromRow } from "./captures.js";
+import { readCapture, type StoredResponse } from "./read.js";
+
+/** Today's extractor for one way in: records from a stored response, or why not. */
+export type Extractor = (
+  source: Source,
+  way: WayIn,
+  stored: StoredResponse,
+) => Extraction | { error: string };
+
+export interface StoredRecord {
+  id: string;
+  title: string;
+  date?: string;
+  url?: string;
+  kind?: string;
+}
+
+export interface SourceReparse {
+  source: string;
+  /** Captures read (the latest per URL). */
+  captures: number;
+  found: number;
+  stored: number;
+  added: ExtractedRecord[];
+  removed: StoredRecord[];
+  changed: { before: StoredRecord; after: ExtractedRecord }[];
+  errors: string[];
+}
+
+export interface ReparseOptions {
+  db: Db;
+  /** DIR/archive */
+  archiveDir: string;
+  sources: Source[];
+  extract: Extractor;
+  since?: number;
+}
+
+/** Purposes whose responses are record lists (robots, redirects and rechecks are not). */
+const LIST_PURPOSES = ["page", "backfill", "form"];
+
+export async function reparse(opts: ReparseOptions): Promise<SourceReparse[]> {
+  const out: SourceReparse[] = [];
+  for (const source of opts.sources) out.push(await reparseSource(opts, source));
+  return out;
+}
+
+async function reparseSource(opts: ReparseOptions, source: Source): Promise<SourceReparse> {
+  let q = opts.db
+    .selectFrom("captures")
+    .selectAll()
+    .where("source", "=", source.id)
+    .where("purpose", "in", LIST_PURPOSES)
+    .where("status", ">=", 200)
+    .where("status", "<", 300);
+  if (opts.since !== undefined) q = q.where("fetched_at", ">=", new Date(opts.since).toISOString());
+  const rows = await q.orderBy("fetched_at", "desc").execute();
+  // The latest capture of each URL: the list as it stands now, each page once.
+  const latest = new Map<string, Capture>();
+  for (const r of rows) if (!latest.has(r.url)) latest.set(r.url, fromRow(r));
+
+  const result: SourceReparse = {
+    source: source.id,
+    captures: latest.size,
+    found: 0,
+    stored: 0,
+    added: [],
+    removed: [],
+    changed: [],
+    errors: [],
+  };
+  const found = new Map<string, ExtractedRecord>();
+  for (const capture of latest.values()) {
+    const way = wayFor(source, capture.url);
+    let got: Extraction | { error: string };
+    try {
+      got = opts.extract(source, way, await readCapture(opts.archiveDir, capture));
+    } catch (err) {
+      got = { error: err instanceof Error ? err.message : String(err) };
+    }
+    if ("error" in got) {
+      result.errors.push(`${capture.url} (${capture.file}@${capture.offset}): ${got.error}`);
+      continue;
+    }
+    for (const rec of got.records) if (!found.has(rec.id)) found.set(rec.id, rec);
+  }
+  result.found = found.size;
+
+  const stored = await storedRecords(opts.db, source.id);
+  result.stored = stored.size;
+  for (const [id, rec] of found) {
+    const before = stored.get(id);
+    if (!before) result.added.push(rec);
+    else if (fingerprint(before) !== fingerprint(rec)) result.changed.push({ before, after: rec });
+  }
+  for (const [id, rec] of stored) if (!found.has(id)) result.removed.push(rec);
+  return result;
+}
+
+/** The way in a capture was read by: the one with its URL, else its origin, else the first. */
+export function wayFor(source: Source, url: string): WayIn {
+  const ways: WayIn[] = [source, ...source.alternates];
+  const bare = (u: string) => u.split("#")[0];
+  const exact = ways.find((w) => bare(w.url) === bare(url));
+  if (exact) return exact;
+  const origin = (u: string) => {
+    try {
+      return new URL(u).origin;
+    } catch {
+      return u;
+    }
+  };
+  return ways.find((w) => origin(w.url) === origin(url)) ?? source;
+}
+
+function fingerprint(r: StoredRecord | ExtractedRecord): string {
+  return JSON.stringify([r.title, r.date ?? null, r.url ?? null, r.kind ?? null]);
+}
+
+/** The records the night holds for a source (the night's `records` table). */
+async function storedRecords(db: Db, source: string): Promise<Map<string, StoredRecord>> {
+  const rows = await db.selectFrom("records").selectAll().where("source_id", "=", source).execute();
+  const out = new Map<string, StoredRecord>();
+  for (const r of rows) {
+    const rec: StoredRecord = { id: r.record_id, title: r.title };
+    if (r.date !== null) rec.date = r.date;
+    if (r.url !== null) rec.url = r.url;
+    if (r.kind !== null) rec.kind = r.kind;
+    out.set(r.record_id, rec);
+  }
+  return out;
+}

@@ -1,0 +1,91 @@
+import { readFileSync } from "node:fs";
+import { appendFile } from "node:fs/promises";
+import { join } from "node:path";
+import { WARC_1_1, WARCRecord, WARCSerializer } from "warcio";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { listWarcFiles } from "../../src/store/archive/files.js";
+import { WarcArchive } from "../../src/store/archive/warc-archive.js";
+import { exchange, type TempStore, tempStore } from "./support/fixtures.js";
+import { runCli } from "./support/run-cli.js";
+
+const URL_A = "http://127.0.0.2/agendas?year=2026";
+const DAY = 86_400_000;
+const T0 = Date.UTC(2026, 10, 5, 8);
+
+describe("nor archive show|verify|cdx (P8)", () => {
+  let t: TempStore;
+  beforeEach(async () => {
+    t = await tempStore();
+    const a = await WarcArchive.open(t.archiveDir, { db: t.store.db });
+    await a.write(exchange(URL_A, "<p>night one</p>", { at: T0, headers: { etag: '"1"' } }));
+    await a.write(exchange(URL_A, "<p>night two</p>", { at: T0 + DAY, headers: { etag: '"2"' } }));
+    await a.write(exchange(URL_A, "<p>night two</p>", { at: T0 + 2 * DAY, headers: { etag: '"2"' } }));
+    await a.write(exchange("http://127.0.0.3/bids.json", '{"bids":[]}', { at: T0, headers: { "content-type": "application/json" } }));
+    await a.close();
+  });
+  afterEach(async () => {
+    await t.cleanup();
+  });
+
+  it("P8: show prints the latest capture's headers then body, or the one at/before --at", async () => {
+    const latest = await runCli(["archive", "show", URL_A, "--data", t.dataDir]);
+    expect(latest.code, latest.stderr).toBe(0);
+    const text = latest.stdout.toString();
+    expect(text.startsWith("HTTP/1.1 200 OK\r\n")).toBe(true);
+    expect(text).toContain('etag: "2"');
+    expect(text.endsWith("\r\n\r\n<p>night two</p>")).toBe(true);
+    expect(latest.stderr).toContain("revisit");
+
+    const older = await runCli(["archive", "show", URL_A, "--at", "2026-11-05", "--data", t.dataDir]);
+    expect(older.stdout.toString().endsWith("<p>night one</p>")).toBe(true);
+    const none = await runCli(["archive", "show", URL_A, "--at", "2026-11-04", "--data", t.dataDir]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain("no capture of http://127.0.0.2/agendas?year=2026");
+    const bad = await runCli(["archive", "show", URL_A, "--at", "last tuesday", "--data", t.dataDir]);
+    expect(bad.code).toBe(2);
+  });
+
+  it("P8: verify checks every block and payload digest and exits 0 on a sound archive", async () => {
+    const r = await runCli(["archive", "verify", "--data", t.dataDir]);
+    expect(r.code, r.stdout.toString() + r.stderr).toBe(0);
+    // warcinfo + 4 pairs; 3 responses × 2 digests + 1 revisit × 1 (block) + 4 requests × 1
+    expect(r.stdout.toString()).toContain("1 files, 9 records, 11 digests checked, 0 problems");
+  });
+
+  it("P8: verify exits 1 naming the file and offset of a record whose payload digest is wrong", async () => {
+    const file = listWarcFiles(t.archiveDir)[0]!;
+    const path = join(t.archiveDir, file);
+    const offset = readFileSync(path).length;
+    const forged = WARCRecord.create(
+      {
+        url: "http://127.0.0.2/forged",
+        type: "response",
+        warcVersion: WARC_1_1,
+        warcHeaders: { "WARC-Payload-Digest": "sha256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA====" },
+        httpHeaders: { "content-type": "text/plain" },
+      },
+      [new TextEncoder().encode("tampered")],
+    );
+    await appendFile(path, await WARCSerializer.serialize(forged, { gzip: true }));
+    const r = await runCli(["archive", "verify", "--data", t.dataDir]);
+    expect(r.code).toBe(1);
+    expect(r.stdout.toString()).toContain(`MISMATCH ${file} offset ${offset}: payload digest mismatch`);
+  });
+
+  it("P8: cdx writes sorted CDXJ lines with surt, 14-digit timestamp and the standard fields", async () => {
+    const out = join(t.dataDir, "index.cdxj");
+    const r = await runCli(["archive", "cdx", "--data", t.dataDir, "--out", out]);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = readFileSync(out, "utf8").trimEnd().split("\n");
+    expect(lines).toHaveLength(4);
+    expect([...lines].sort()).toEqual(lines);
+    const [surt, ts, json] = [lines[0]!.split(" ")[0], lines[0]!.split(" ")[1], lines[0]!.slice(lines[0]!.indexOf("{"))];
+    // warcio's SURT (it reverses an IP literal like a host name).
+    expect(surt).toBe("2,0,0,127)/agendas?year=2026");
+    expect(ts).toBe("20261105080000");
+    const j = JSON.parse(json);
+    expect(Object.keys(j).sort()).toEqual(["digest", "filename", "length", "mime", "offset", "status", "url"]);
+    expect(j).toMatchObject({ url: URL_A, mime: "text/html", status: "200", filename: listWarcFiles(t.archiveDir)[0] });
+    expect(lines.filter((l) => l.includes('"mime":"warc/revisit"'))).toHaveLength(1);
+  });
+});

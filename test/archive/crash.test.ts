@@ -1,0 +1,117 @@
+import { spawn } from "node:child_process";
+import { appendFileSync, createReadStream, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { WARCParser } from "warcio";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { capturesOf, latestCapture } from "../../src/store/archive/captures.js";
+import { listWarcFiles } from "../../src/store/archive/files.js";
+import { readCapture } from "../../src/store/archive/read.js";
+import { verifyArchive } from "../../src/store/archive/verify.js";
+import { WarcArchive } from "../../src/store/archive/warc-archive.js";
+import { exchange, type TempStore, tempStore } from "./support/fixtures.js";
+
+const support = fileURLToPath(new URL("./support/", import.meta.url));
+
+async function countRecords(path: string): Promise<number> {
+  let n = 0;
+  for await (const r of WARCParser.iterRecords(createReadStream(path))) {
+    await r.readFully(false);
+    n += 1;
+  }
+  return n;
+}
+
+/** Runs writer-child.ts and SIGKILLs it while a record is on its way to disk. */
+async function killMidRecord(dataDir: string): Promise<{ file: string; end: number; size: number }> {
+  const child = spawn(
+    process.execPath,
+    ["--import", join(support, "ts-loader.mjs"), join(support, "writer-child.ts"), dataDir, String(12 << 20)],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let err = "";
+  child.stderr.on("data", (d) => {
+    err += String(d);
+  });
+  let last: { file: string; end: number } | undefined;
+  let oks = 0;
+  child.stdout.on("data", (d: Buffer) => {
+    for (const line of String(d).split("\n")) {
+      const m = /^ok (\S+) (\d+)$/.exec(line);
+      if (m) {
+        last = { file: m[1]!, end: Number(m[2]) };
+        oks += 1;
+      }
+    }
+  });
+  const exited = new Promise<void>((r) => child.on("exit", () => r()));
+  const deadline = Date.now() + 40_000;
+  try {
+    for (;;) {
+      if (Date.now() > deadline) throw new Error(`writer never caught mid-record; stderr: ${err}`);
+      if (child.exitCode !== null) throw new Error(`writer exited early: ${err}`);
+      if (last && oks >= 2) {
+        const size = statSync(join(dataDir, "archive", last.file)).size;
+        if (size > last.end) {
+          child.kill("SIGKILL");
+          await exited;
+          return { ...last, size: statSync(join(dataDir, "archive", last.file)).size };
+        }
+      }
+      await new Promise((r) => setTimeout(r, 1));
+    }
+  } finally {
+    if (child.exitCode === null) child.kill("SIGKILL");
+  }
+}
+
+describe("crash safety (P8)", () => {
+  let t: TempStore;
+  beforeEach(async () => {
+    t = await tempStore();
+  });
+  afterEach(async () => {
+    await t.cleanup();
+  });
+
+  it("P8: a writer killed with SIGKILL mid-record leaves an archive that opens, verifies and takes new records", async () => {
+    const killed = await killMidRecord(t.dataDir);
+    expect(killed.size).toBeGreaterThan(killed.end);
+    const before = await t.store.db.selectFrom("captures").select("record_id").execute();
+    expect(before.length).toBeGreaterThanOrEqual(2);
+
+    const a = await WarcArchive.open(t.archiveDir, { db: t.store.db });
+    expect(a.recoveredBytes).toBe(killed.size - killed.end);
+    await a.write(exchange("http://127.0.0.2/after-crash", "<p>still here</p>"));
+    await a.close();
+
+    const report = await verifyArchive(t.archiveDir, t.store.db);
+    expect(report.problems).toEqual([]);
+    const files = listWarcFiles(t.archiveDir);
+    const path = join(t.archiveDir, files.at(-1)!);
+    // warcinfo + (response, request) per indexed capture, nothing torn.
+    expect(await countRecords(path)).toBe(1 + 2 * (before.length + 1));
+    const c = (await latestCapture(t.store.db, "http://127.0.0.2/after-crash"))!;
+    expect(new TextDecoder().decode((await readCapture(t.archiveDir, c)).body)).toBe("<p>still here</p>");
+  });
+
+  it("P8: a torn gzip member at the end of the file is cut off on open and never indexed", async () => {
+    const a = await WarcArchive.open(t.archiveDir, { db: t.store.db });
+    await a.write(exchange("http://127.0.0.2/one", "first"));
+    await a.close();
+    const file = listWarcFiles(t.archiveDir)[0]!;
+    const path = join(t.archiveDir, file);
+    const whole = readFileSync(path);
+    // Half of a copy of the last record: what a process dying inside write() leaves.
+    const c = (await capturesOf(t.store.db, "http://127.0.0.2/one"))[0]!;
+    appendFileSync(path, whole.subarray(c.offset, c.offset + Math.floor(c.length / 2)));
+    expect((await verifyArchive(t.archiveDir)).problems.length).toBeGreaterThan(0);
+
+    const b = await WarcArchive.open(t.archiveDir, { db: t.store.db });
+    expect(b.recoveredBytes).toBe(Math.floor(c.length / 2));
+    await b.write(exchange("http://127.0.0.2/two", "second"));
+    await b.close();
+    expect((await verifyArchive(t.archiveDir, t.store.db)).problems).toEqual([]);
+    expect(await countRecords(path)).toBe(5);
+  });
+});

@@ -1,0 +1,139 @@
+import { randomBytes } from "node:crypto";
+import { createReadStream, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { WARCParser } from "warcio";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/clock.js";
+import { capturesOf, latestCapture, validatorsFor } from "../../src/store/archive/captures.js";
+import { sha256Digest } from "../../src/store/archive/digest.js";
+import { listWarcFiles } from "../../src/store/archive/files.js";
+import { readCapture } from "../../src/store/archive/read.js";
+import { WarcArchive } from "../../src/store/archive/warc-archive.js";
+import { exchange, type TempStore, tempStore } from "./support/fixtures.js";
+
+async function allRecords(path: string) {
+  const out: { type: string; uri: string | null | undefined; headers: Map<string, string> }[] = [];
+  for await (const r of WARCParser.iterRecords(createReadStream(path))) {
+    await r.readFully(false);
+    out.push({ type: r.warcType, uri: r.warcTargetURI, headers: r.warcHeaders.headers as Map<string, string> });
+  }
+  return out;
+}
+
+describe("WarcArchive (P8)", () => {
+  let t: TempStore;
+  beforeEach(async () => {
+    t = await tempStore();
+  });
+  afterEach(async () => {
+    await t.cleanup();
+  });
+
+  it("P8: writes a WARC 1.1 response and request record per exchange, each its own gzip member, that warcio reads back", async () => {
+    const a = await WarcArchive.open(t.archiveDir, { db: t.store.db, clock: new ManualClock() });
+    await a.write(exchange("http://127.0.0.2/agendas", "<p>Agenda</p>", { source: "s1" }));
+    await a.close();
+    const [file] = listWarcFiles(t.archiveDir);
+    const recs = await allRecords(join(t.archiveDir, file!));
+    expect(recs.map((r) => r.type)).toEqual(["warcinfo", "response", "request"]);
+    const resp = recs[1]!.headers;
+    expect(readFileSync(join(t.archiveDir, file!)).subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
+    expect(resp.get("WARC-Target-URI")).toBe("http://127.0.0.2/agendas");
+    expect(resp.get("WARC-Date")).toBe("2026-11-05T08:00:00.000Z");
+    expect(resp.get("WARC-Payload-Digest")).toBe(sha256Digest(new TextEncoder().encode("<p>Agenda</p>")));
+    expect(resp.get("WARC-Block-Digest")).toMatch(/^sha256:[A-Z2-7]{52}====$/);
+    expect(recs[2]!.headers.get("WARC-Concurrent-To")).toBe(resp.get("WARC-Record-ID"));
+    // One gzip member per record: every indexed offset starts a member.
+    const c = (await capturesOf(t.store.db, "http://127.0.0.2/agendas"))[0]!;
+    const bytes = readFileSync(join(t.archiveDir, c.file));
+    expect([bytes[c.offset], bytes[c.offset + 1]]).toEqual([0x1f, 0x8b]);
+    expect([bytes[c.requestOffset!], bytes[c.requestOffset! + 1]]).toEqual([0x1f, 0x8b]);
+  });
+
+  it("P8: stores the decoded body with Content-Encoding dropped and the original noted", async () => {
+    const a = await WarcArchive.open(t.archiveDir, { db: t.store.db });
+    const body = "<ul><li>Bid 1</li></ul>";
+    await a.write(
+      exchange("http://127.0.0.2/bids", body, {
+        headers: {
+          "content-encoding": "gzip",
+          "content-length": String(gzipSync(body).length),
+          etag: '"v1"',
+        },
+      }),
+    );
+    await a.close();
+    const c = (await latestCapture(t.store.db, "http://127.0.0.2/bids"))!;
+    const got = await readCapture(t.archiveDir, c);
+    expect(new TextDecoder().decode(got.body)).toBe(body);
+    expect(got.status).toBe(200);
+    expect(got.headers["content-encoding"]).toBeUndefined();
+    expect(got.headers["content-length"]).toBe(String(Buffer.byteLength(body)));
+    expect(got.headers["etag"]).toBe('"v1"');
+    const recs = await allRecords(join(t.archiveDir, c.file));
+    expect(recs[1]!.headers.get("NOR-Original-Content-Encoding")).toBe("gzip");
+  });
+
+  it("P8: a payload identical to the last capture of the URL becomes a revisit, and reads back as the original body", async () => {
+    const a = await WarcArchive.open(t.archiveDir, { db: t.store.db });
+    const url = "http://127.0.0.2/minutes";
+    const t0 = Date.UTC(2026, 10, 5, 8);
+    await a.write(exchange(url, "same", { at: t0, headers: { etag: '"a"' } }));
+    await a.write(exchange(url, "same", { at: t0 + 86_400_000, headers: { etag: '"a"' } }));
+    await a.write(exchange(url, "same", { at: t0 + 2 * 86_400_000 }));
+    await a.write(exchange(url, "changed", { at: t0 + 3 * 86_400_000 }));
+    await a.close();
+    const caps = await capturesOf(t.store.db, url);
+    expect(caps.map((c) => c.recordType)).toEqual(["response", "revisit", "revisit", "response"]);
+    // A revisit of a revisit still names the one record that holds the payload.
+    expect(caps[2]!.refersTo?.recordId).toBe(caps[0]!.recordId);
+    const recs = (await allRecords(join(t.archiveDir, caps[0]!.file))).filter((r) => r.type === "revisit");
+    expect(recs[1]!.headers.get("WARC-Profile")).toBe(
+      "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest",
+    );
+    expect(recs[1]!.headers.get("WARC-Refers-To-Target-URI")).toBe(url);
+    expect(recs[1]!.headers.get("WARC-Refers-To-Date")).toBe(new Date(t0).toISOString());
+    const back = await readCapture(t.archiveDir, caps[2]!);
+    expect(new TextDecoder().decode(back.body)).toBe("same");
+    expect(caps[1]!.length).toBeLessThan(caps[0]!.length + 200);
+  });
+
+  it("P12: validatorsFor gives the ETag and Last-Modified of the latest capture with a body", async () => {
+    const a = await WarcArchive.open(t.archiveDir, { db: t.store.db });
+    const url = "http://127.0.0.2/feed.xml";
+    expect(await validatorsFor(t.store.db, url)).toBeUndefined();
+    await a.write(exchange(url, "<rss/>", { at: 1_000, headers: { etag: '"1"' } }));
+    await a.write(
+      exchange(url, "<rss>2</rss>", {
+        at: 2_000,
+        headers: { etag: '"2"', "last-modified": "Thu, 05 Nov 2026 08:00:00 GMT" },
+      }),
+    );
+    await a.close();
+    expect(await validatorsFor(t.store.db, url)).toEqual({
+      etag: '"2"',
+      lastModified: "Thu, 05 Nov 2026 08:00:00 GMT",
+    });
+    expect((await latestCapture(t.store.db, url, { at: 1_500 }))?.etag).toBe('"1"');
+  });
+
+  it("P8: rotates files at the configured size, each file starting with its warcinfo", async () => {
+    const a = await WarcArchive.open(t.archiveDir, { db: t.store.db, rotateBytes: 1_000_000 });
+    // Incompressible, so each record's gzip member is about 300 kB.
+    const noise = new Uint8Array(randomBytes(300_000));
+    for (let i = 0; i < 8; i++) {
+      noise[0] = i;
+      await a.write(exchange(`http://127.0.0.2/file${i}.pdf`, noise, { headers: { "content-type": "application/pdf" } }));
+    }
+    await a.close();
+    const files = listWarcFiles(t.archiveDir);
+    expect(files.length).toBeGreaterThanOrEqual(2);
+    for (const f of files) {
+      expect(statSync(join(t.archiveDir, f)).size).toBeLessThanOrEqual(1_000_000);
+      expect((await allRecords(join(t.archiveDir, f)))[0]!.type).toBe("warcinfo");
+    }
+    const c = (await latestCapture(t.store.db, "http://127.0.0.2/file7.pdf"))!;
+    expect((await readCapture(t.archiveDir, c)).body[0]).toBe(7);
+  });
+});

@@ -1,0 +1,114 @@
+import { gzipSync } from "node:zlib";
+import type { Handler } from "./fleet.js";
+
+/** Scriptable route handlers for the fleet: each is one way a real server behaves. */
+export function text(
+  body: string | Uint8Array,
+  status = 200,
+  headers: Record<string, string> = {},
+): Handler {
+  return (_req, res) => {
+    res.writeHead(status, { "content-type": "text/plain; charset=utf-8", ...headers });
+    res.end(body);
+  };
+}
+
+export const html = (body: string, status = 200, headers: Record<string, string> = {}) =>
+  text(body, status, { "content-type": "text/html; charset=utf-8", ...headers });
+
+export const robots = (body: string | Uint8Array) => text(body);
+
+export const status = (code: number, headers: Record<string, string> = {}) =>
+  text(`status ${code}`, code, headers);
+
+export const redirect = (location: string, code = 302): Handler =>
+  text("", code, { location });
+
+/** Different answers on successive requests (the last one repeats). */
+export function sequence(...handlers: Handler[]): Handler {
+  return (req, res, ctx) => handlers[Math.min(ctx.count, handlers.length) - 1]!(req, res, ctx);
+}
+
+/** A TCP reset before any response byte. */
+export const reset: Handler = (req) => {
+  req.socket.resetAndDestroy();
+};
+
+/** Never answers (the client's headers timeout has to end it). */
+export const hang: Handler = () => {};
+
+/** Promises `length` bytes, sends `sent`, then closes the connection. */
+export const cut =
+  (length: number, sent: number): Handler =>
+  (_req, res) => {
+    res.writeHead(200, { "content-type": "text/plain", "content-length": String(length) });
+    res.write("x".repeat(sent), () => res.socket?.destroy());
+  };
+
+/** A chunked body that is never terminated. */
+export const cutChunked =
+  (sent: string): Handler =>
+  (_req, res) => {
+    res.writeHead(200, { "content-type": "text/plain" });
+    res.write(sent, () => res.socket?.destroy());
+  };
+
+/** `total` bytes streamed in 64 KiB writes, honouring backpressure. */
+export const big =
+  (total: number, headers: Record<string, string> = {}): Handler =>
+  (_req, res) => {
+    res.writeHead(200, { "content-type": "application/octet-stream", ...headers });
+    const chunk = Buffer.alloc(64 * 1024, 0x61);
+    let left = total;
+    const pump = () => {
+      while (left > 0) {
+        const n = Math.min(left, chunk.length);
+        left -= n;
+        if (!res.write(n === chunk.length ? chunk : chunk.subarray(0, n))) {
+          res.once("drain", pump);
+          return;
+        }
+      }
+      res.end();
+    };
+    res.on("close", () => {
+      left = 0;
+    });
+    pump();
+  };
+
+/** A small gzip body that inflates to `inflated` bytes (a decompression bomb). */
+export function gzipBomb(inflated: number): Handler {
+  const body = gzipSync(Buffer.alloc(inflated, 0), { level: 9 });
+  return text(body, 200, { "content-encoding": "gzip", "content-type": "text/html" });
+}
+
+/** Sends `body` one byte at a time, `everyMs` apart (a slow but live server). */
+export const trickle =
+  (body: string, everyMs: number): Handler =>
+  (_req, res) => {
+    res.writeHead(200, { "content-type": "text/plain", "content-length": String(body.length) });
+    let i = 0;
+    const timer = setInterval(() => {
+      if (res.destroyed) return clearInterval(timer);
+      res.write(body[i++]!);
+      if (i >= body.length) {
+        clearInterval(timer);
+        res.end();
+      }
+    }, everyMs);
+    res.on("close", () => clearInterval(timer));
+  };
+
+/** Sends `first`, then goes silent for `silentMs`, then sends the rest. */
+export const stall =
+  (first: string, silentMs: number, rest: string): Handler =>
+  (_req, res) => {
+    res.writeHead(200, {
+      "content-type": "text/plain",
+      "content-length": String(first.length + rest.length),
+    });
+    res.write(first);
+    const timer = setTimeout(() => res.end(rest), silentMs);
+    res.on("close", () => clearTimeout(timer));
+  };

@@ -1,0 +1,192 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { ManualClock } from "../../src/clock.js";
+import { ROBOTS_TTL_MS } from "../../src/policy/constants.js";
+import { type Harness, harness } from "../fleet/harness.js";
+import { minGap } from "../fleet/gaps.js";
+import type { Handler } from "../fleet/fleet.js";
+import { cut, hang, html, redirect, robots, status } from "../fleet/routes.js";
+
+let h: Harness;
+afterEach(async () => h?.close());
+
+const get = (url: string) => h.fetcher().fetch({ url, purpose: "page" });
+
+async function site(robotsHandler?: Handler) {
+  h = await harness();
+  const s = await h.fleet.server();
+  s.route("/list", html("<ul><li>bid</li></ul>"));
+  s.route("/private/x", html("secret"));
+  if (robotsHandler) s.route("/robots.txt", robotsHandler);
+  return s;
+}
+
+describe("robots.txt files end to end (P17, P18)", () => {
+  it("P17: a byte-order mark is skipped, so the first group still applies", async () => {
+    const s = await site(robots(Buffer.from("\xEF\xBB\xBFUser-agent: *\nDisallow: /private\n", "latin1")));
+    const f = h.fetcher();
+    expect((await f.fetch({ url: s.url("/private/x"), purpose: "page" })).kind).toBe("disallowed");
+    expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("ok");
+    expect(s.requests.map((r) => r.path)).toEqual(["/robots.txt", "/list"]);
+  });
+
+  it("P17: a blank line does not end a group", async () => {
+    const s = await site(robots("User-agent: public-records-check\n\nDisallow: /private\n"));
+    expect((await get(s.url("/private/x"))).kind).toBe("disallowed");
+    expect(s.hits("/private/x")).toHaveLength(0);
+  });
+
+  it("P17: `User-agent: * Disallow: /` on one line keeps the checker out", async () => {
+    const s = await site(robots("User-agent: * Disallow: /\n"));
+    expect((await get(s.url("/list"))).kind).toBe("disallowed");
+    expect(s.requests.map((r) => r.path)).toEqual(["/robots.txt"]);
+  });
+
+  it("P18: a disallowed path is never requested, and robots.txt is read once for many URLs", async () => {
+    const s = await site(robots("User-agent: *\nDisallow: /private\n"));
+    const f = h.fetcher();
+    for (let i = 0; i < 3; i++) {
+      await f.fetch({ url: s.url("/private/x"), purpose: "page" });
+      await f.fetch({ url: s.url("/list"), purpose: "page" });
+    }
+    expect(s.hits("/robots.txt")).toHaveLength(1);
+    expect(s.hits("/private/x")).toHaveLength(0);
+    expect(s.hits("/list")).toHaveLength(3);
+  });
+});
+
+describe("robots.txt answers (P20)", () => {
+  it.each([404, 403, 410, 401])("P20: robots.txt answering %i allows everything", async (code) => {
+    const s = await site(status(code));
+    expect((await get(s.url("/private/x"))).kind).toBe("ok");
+    expect(s.requests.map((r) => r.path)).toEqual(["/robots.txt", "/private/x"]);
+  });
+
+  it.each([429, 500, 503])("P20: robots.txt answering %i keeps the checker off the origin tonight", async (code) => {
+    const s = await site(status(code));
+    const f = h.fetcher();
+    const out = await f.fetch({ url: s.url("/list"), purpose: "page" });
+    expect(out).toMatchObject({ kind: "robots-unavailable", origin: s.origin });
+    expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("robots-unavailable");
+    // One robots.txt request, no retry, and the page never asked for.
+    expect(s.requests.map((r) => r.path)).toEqual(["/robots.txt"]);
+  });
+
+  it("P20: a robots.txt cut off mid-body counts as unreachable", async () => {
+    const s = await site(cut(4000, 100));
+    expect((await get(s.url("/list"))).kind).toBe("robots-unavailable");
+    expect(s.hits("/list")).toHaveLength(0);
+  });
+
+  it("P20: a robots.txt that never answers (past the headers timeout) counts as unreachable", async () => {
+    const s = await site(hang);
+    const f = h.fetcher({ transportOptions: { headersTimeoutMs: 300 } });
+    expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("robots-unavailable");
+    expect(s.hits("/list")).toHaveLength(0);
+    expect(h.ports.log.entries[0]).toMatchObject({ purpose: "robots", outcome: "unreachable" });
+    expect(h.ports.log.entries[0]?.failure).toMatch(/timeout-headers/);
+  });
+
+  it("P20: a host that refuses the connection counts as unreachable", async () => {
+    h = await harness();
+    const s = await h.fleet.server();
+    const url = `http://${s.host}:1/list`; // nothing listens on port 1
+    expect((await get(url)).kind).toBe("robots-unavailable");
+  });
+
+  it("P20: unreachable holds for the whole night, even across a restart; the next night asks again", async () => {
+    const s = await site(status(503));
+    await h.fetcher({ night: "2026-11-05" }).fetch({ url: s.url("/list"), purpose: "page" });
+    const again = await h.fetcher({ night: "2026-11-05" }).fetch({ url: s.url("/list"), purpose: "page" });
+    expect(again.kind).toBe("robots-unavailable");
+    expect(s.hits("/robots.txt")).toHaveLength(1);
+    s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    const next = await h.fetcher({ night: "2026-11-06" }).fetch({ url: s.url("/list"), purpose: "page" });
+    expect(next.kind).toBe("ok");
+    expect(s.hits("/robots.txt")).toHaveLength(2);
+  });
+});
+
+describe("robots.txt redirects (P20, RFC 9309 §2.3.1.2)", () => {
+  it("P20: a robots.txt redirected on the same host is followed and its rules apply", async () => {
+    const s = await site(redirect("/real-robots.txt", 301));
+    s.route("/real-robots.txt", robots("User-agent: *\nDisallow: /private\n"));
+    expect((await get(s.url("/private/x"))).kind).toBe("disallowed");
+    expect((await get(s.url("/list"))).kind).toBe("ok");
+    expect(s.requests.map((r) => r.path)).toEqual(["/robots.txt", "/real-robots.txt", "/list"]);
+  });
+
+  it("P20: a robots.txt redirected to another host: its rules apply to the original origin only", async () => {
+    const s = await site();
+    const other = await h.fleet.server();
+    s.route("/robots.txt", redirect(other.url("/robots.txt")));
+    other.route("/robots.txt", robots("User-agent: *\nDisallow: /private\n"));
+    other.route("/private/x", html("other's private page"));
+    expect((await get(s.url("/private/x"))).kind).toBe("disallowed");
+    // The other origin's own robots.txt is read for its own URLs (the same file here).
+    expect((await get(other.url("/private/x"))).kind).toBe("disallowed");
+    expect(other.hits("/robots.txt")).toHaveLength(2);
+    expect(h.ports.log.entries.filter((e) => e.purpose === "robots")).toHaveLength(3);
+  });
+
+  it("P20: five robots.txt redirects are followed; the sixth hop counts as unreachable", async () => {
+    const s = await site();
+    for (let i = 0; i < 6; i++) s.route(i === 0 ? "/robots.txt" : `/r${i}`, redirect(`/r${i + 1}`));
+    s.route("/r6", robots("User-agent: *\nAllow: /\n"));
+    expect((await get(s.url("/list"))).kind).toBe("robots-unavailable");
+    expect(s.hits("/r6")).toHaveLength(0);
+    expect(s.hits("/list")).toHaveLength(0);
+
+    const t = await h.fleet.server();
+    for (let i = 0; i < 5; i++) t.route(i === 0 ? "/robots.txt" : `/r${i}`, redirect(`/r${i + 1}`));
+    t.route("/r5", robots("User-agent: *\nAllow: /\n"));
+    t.route("/list", html("ok"));
+    expect((await get(t.url("/list"))).kind).toBe("ok");
+  });
+});
+
+describe("robots.txt location and caching (P16, P10)", () => {
+  it("P16: robots.txt comes from the same port: another port's file never governs this one", async () => {
+    h = await harness();
+    const strict = await h.fleet.server({ host: "127.0.0.9" });
+    const open = await h.fleet.server({ host: "127.0.0.9" });
+    strict.route("/robots.txt", robots("User-agent: *\nDisallow: /private\n"));
+    open.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    open.route("/private/x", html("fine here"));
+    expect((await get(open.url("/private/x"))).kind).toBe("ok");
+    expect((await get(strict.url("/private/x"))).kind).toBe("disallowed");
+    expect(strict.requests.map((r) => r.path)).toEqual(["/robots.txt"]);
+    expect(open.requests.map((r) => r.path)).toEqual(["/robots.txt", "/private/x"]);
+  });
+
+  it("P16: robots.txt is read at most once a day; after a day the stored ETag is sent and a 304 refreshes it", async () => {
+    const s = await site((req, res) => {
+      if (req.headers["if-none-match"] === '"r1"') res.writeHead(304).end();
+      else res.writeHead(200, { etag: '"r1"', "content-type": "text/plain" }).end("User-agent: *\nDisallow: /private\n");
+    });
+    const f = h.fetcher();
+    await f.fetch({ url: s.url("/list"), purpose: "page" });
+    await (h.clock as ManualClock).advance(ROBOTS_TTL_MS - 60_000);
+    await f.fetch({ url: s.url("/list"), purpose: "page" });
+    expect(s.hits("/robots.txt")).toHaveLength(1);
+    await (h.clock as ManualClock).advance(120_000);
+    expect((await f.fetch({ url: s.url("/private/x"), purpose: "page" })).kind).toBe("disallowed");
+    const robotsHits = s.hits("/robots.txt");
+    expect(robotsHits).toHaveLength(2);
+    expect(robotsHits[1]?.headers["if-none-match"]).toBe('"r1"');
+    const cached = await h.ports.robotsCache.get(s.origin);
+    expect(cached?.fetchedAt).toBe(robotsHits[1]?.startedAt);
+    expect(h.ports.log.entries.filter((e) => e.purpose === "robots").map((e) => e.outcome)).toEqual([
+      "rules",
+      "not-modified",
+    ]);
+  });
+
+  it("P10: a Crawl-delay longer than 2 s replaces the gap", async () => {
+    const s = await site(robots("User-agent: public-records-check\nCrawl-delay: 7\n"));
+    const f = h.fetcher();
+    for (let i = 0; i < 3; i++) await f.fetch({ url: s.url("/list"), purpose: "page" });
+    const pages = s.hits("/list");
+    expect(pages).toHaveLength(3);
+    expect(minGap(pages)).toBeGreaterThanOrEqual(7000);
+  });
+});

@@ -1,0 +1,230 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_USER_AGENT } from "../../src/policy/constants.js";
+import {
+  isAllowed,
+  normalisePath,
+  normalisePattern,
+  parseRobots,
+  patternMatches,
+  policyFor,
+} from "../../src/policy/robots/index.js";
+
+const UA = DEFAULT_USER_AGENT;
+const RUNS = { numRuns: 300 };
+
+/** Bits that make robots.txt-looking text, including the tricky ones. */
+const piece = fc.constantFrom(
+  "User-agent: ",
+  "user agent:",
+  "Disallow: ",
+  "disalow:",
+  "Allow: ",
+  "Crawl-delay: ",
+  "Sitemap: ",
+  "public-records-check",
+  "*",
+  "$",
+  "/",
+  "/a",
+  "b",
+  "%",
+  "%2F",
+  "%7e",
+  "#",
+  " ",
+  "\t",
+  "\n",
+  "\r",
+  "\r\n",
+  "ツ",
+  "\uFEFF",
+  "10",
+  ":",
+);
+const robotsText = fc.array(piece, { maxLength: 80 }).map((a) => a.join(""));
+const pathChar = fc.constantFrom("/", "a", "b", "?", "=", "%", "2", "F", "*", "$", "ü", " ");
+const path = fc.array(pathChar, { maxLength: 20 }).map((a) => `/${a.join("")}`);
+const patChar = fc.constantFrom("/", "a", "b", "*", "$");
+const pattern = fc.array(patChar, { minLength: 1, maxLength: 8 }).map((a) => `/${a.join("")}`);
+
+function ms(f: () => void): number {
+  const t0 = performance.now();
+  f();
+  return performance.now() - t0;
+}
+
+describe("robots.txt never breaks on hostile input (P17, RFC 9309 §3)", () => {
+  it("P17: random bytes never throw", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 2048 }), path, (bytes, p) => {
+        const parsed = parseRobots(bytes);
+        isAllowed(policyFor(parsed, UA), p);
+      }),
+      RUNS,
+    );
+  });
+
+  it("P17: random robots-like text and random strings never throw", () => {
+    fc.assert(
+      fc.property(robotsText, fc.string({ unit: "binary", maxLength: 200 }), path, (t, s, p) => {
+        isAllowed(policyFor(parseRobots(t), UA), p);
+        isAllowed(policyFor(parseRobots(s), s), s);
+      }),
+      RUNS,
+    );
+  });
+
+  it("P17: 2 MB files of several shapes each parse in well under a second", () => {
+    const two = 2 * 1024 * 1024;
+    const shapes: [string, string][] = [
+      ["many rules", "User-agent: *\nDisallow: /a*b$\nAllow: /c\n".repeat(two / 36)],
+      ["one long line", `Disallow: /${"a".repeat(two)}`],
+      ["blanks with a key at the end", `User-agent: *${" ".repeat(two)}Disallow: /`],
+      ["a one-line file of many records", "User-agent: * Disallow: /x ".repeat(two / 27)],
+      ["only line breaks", "\r\n\r".repeat(two / 3)],
+      ["%-escapes and non-ASCII", `User-agent: *\nDisallow: /${"%e3ツ%".repeat(two / 8)}\n`],
+    ];
+    for (const [name, text] of shapes) {
+      const bytes = new TextEncoder().encode(text);
+      const took = ms(() => isAllowed(policyFor(parseRobots(bytes), UA), "/x/y"));
+      expect(took, name).toBeLessThan(1000);
+    }
+  });
+
+  it("P17: pathological wildcards against a 100 KB path finish in well under a second", () => {
+    const p = `/${"a".repeat(100_000)}b`;
+    const pats = ["/*a*a*a*a*a*a*a*a*a*a*$", "/*a*a*a*a*a*a*a*a*a*a$", "/*a*a*a*a*a*a*a*a*a*ab*c"];
+    let results: boolean[] = [];
+    const took = ms(() => {
+      results = pats.map((pat) => patternMatches(pat, p));
+    });
+    expect(results).toEqual([true, false, false]);
+    expect(took).toBeLessThan(250);
+    const body = `User-agent: *\n${pats.map((x) => `Disallow: ${x}`).join("\n")}\nAllow: /*b$`;
+    const policy = policyFor(parseRobots(body), UA);
+    expect(ms(() => expect(isAllowed(policy, p)).toBe(false))).toBeLessThan(250);
+  });
+
+  it("P17: a 100 KB pattern of stars and letters against a long path stays fast", () => {
+    const pat = `/${"*a".repeat(50_000)}$`;
+    const p = `/${"ab".repeat(20_000)}`;
+    expect(ms(() => patternMatches(pat, p))).toBeLessThan(500);
+  });
+});
+
+describe("robots.txt invariants (P17, P18)", () => {
+  it("P17: a file with only Allow rules allows everything", () => {
+    fc.assert(
+      fc.property(fc.array(pattern, { maxLength: 10 }), path, (pats, p) => {
+        const body = `User-agent: *\n${pats.map((x) => `Allow: ${x}`).join("\n")}`;
+        expect(isAllowed(policyFor(parseRobots(body), UA), p)).toBe(true);
+      }),
+      RUNS,
+    );
+  });
+
+  it("P18: adding `Disallow: /` to our group with no Allow disallows every path but /robots.txt", () => {
+    fc.assert(
+      fc.property(fc.array(pattern, { maxLength: 10 }), path, (pats, p) => {
+        const body = `User-agent: public-records-check\n${pats.map((x) => `Disallow: ${x}`).join("\n")}\nDisallow: /\n`;
+        const policy = policyFor(parseRobots(body), UA);
+        expect(isAllowed(policy, p)).toBe(p === "/robots.txt");
+        expect(isAllowed(policy, "/robots.txt")).toBe(true);
+      }),
+      RUNS,
+    );
+  });
+
+  it("P17: patternMatches agrees with a regular-expression reference", () => {
+    const reference = (pat: string, p: string) => {
+      const anchored = pat.endsWith("$");
+      const body = anchored ? pat.slice(0, -1) : pat;
+      const src = body
+        .split("*")
+        .map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+        .join(".*");
+      return new RegExp(`^${src}${anchored ? "$" : ""}`, "s").test(p);
+    };
+    const small = fc.array(fc.constantFrom("/", "a", "b", "$"), { maxLength: 10 });
+    fc.assert(
+      fc.property(pattern, small, (pat, chars) => {
+        const p = `/${chars.join("")}`;
+        expect(patternMatches(pat, p)).toBe(reference(pat, p));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("P17: the longest matching pattern decides and Allow wins ties (brute-force reference)", () => {
+    const rule = fc.record({ allow: fc.boolean(), pattern });
+    fc.assert(
+      fc.property(fc.array(rule, { maxLength: 8 }), path, (rules, p) => {
+        const body = `User-agent: *\n${rules.map((r) => `${r.allow ? "Allow" : "Disallow"}: ${r.pattern}`).join("\n")}`;
+        const np = normalisePath(p);
+        let best = -1;
+        let verdict = true;
+        for (const r of rules) {
+          const pat = normalisePattern(r.pattern);
+          if (!patternMatches(pat, np)) continue;
+          if (pat.length > best || (pat.length === best && r.allow)) verdict = r.allow;
+          best = Math.max(best, pat.length);
+        }
+        const expected = np === "/robots.txt" || verdict;
+        expect(isAllowed(policyFor(parseRobots(body), UA), p)).toBe(expected);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("P17: the order of rules in a group does not change any verdict", () => {
+    const line = fc
+      .tuple(fc.boolean(), pattern)
+      .map(([a, x]) => `${a ? "Allow" : "Disallow"}: ${x}`);
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 8 }), path, (lines, p) => {
+        const a = policyFor(parseRobots(`User-agent: *\n${lines.join("\n")}`), UA);
+        const b = policyFor(parseRobots(`User-agent: *\n${[...lines].reverse().join("\n")}`), UA);
+        expect(isAllowed(a, p)).toBe(isAllowed(b, p));
+      }),
+      RUNS,
+    );
+  });
+
+  it("P17: blank lines anywhere in a file change no verdict", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.constantFrom(
+            "User-agent: *",
+            "User-agent: public-records-check",
+            "User-agent: x",
+            "Disallow: /a",
+            "Allow: /a/b",
+            "Disallow: /*b$",
+          ),
+          { maxLength: 10 },
+        ),
+        path,
+        (lines, p) => {
+          const tight = policyFor(parseRobots(lines.join("\n")), UA);
+          const loose = policyFor(parseRobots(lines.join("\n\n\r\n")), UA);
+          expect(isAllowed(loose, p)).toBe(isAllowed(tight, p));
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it("P17: normalisation is idempotent", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 40 }), (s) => {
+        const p = normalisePath(s);
+        expect(normalisePath(p)).toBe(p);
+        const q = normalisePattern(s);
+        expect(normalisePattern(q)).toBe(q);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});

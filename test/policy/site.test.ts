@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { NorError } from "../../src/errors.js";
+import { originOf, siteOf } from "../../src/policy/site.js";
+
+describe("siteOf (P9: one lane per registrable domain)", () => {
+  const rows: [string, string][] = [
+    ["https://go.boarddocs.com/oh/cols/Board.nsf/Public", "boarddocs.com"],
+    ["https://columbus.legistar.com/Calendar.aspx", "legistar.com"],
+    ["https://cleveland.legistar.com/", "legistar.com"],
+    ["https://a.ohio.gov/x", "ohio.gov"],
+    ["https://b.ohio.gov/y", "ohio.gov"],
+    ["https://ohio.gov/", "ohio.gov"],
+    ["https://www.Columbus.GOV/Bids", "columbus.gov"],
+    ["https://www.franklincountyohio.gov./", "franklincountyohio.gov"],
+    ["https://www.city.oh.us/", "city.oh.us"],
+    ["https://x.y.city.oh.us/", "city.oh.us"],
+    ["https://news.bbc.co.uk/", "bbc.co.uk"],
+    ["https://someone.github.io/page", "github.io"], // private PSL section ignored: cautious
+    ["http://127.0.0.1:8080/a", "127.0.0.1"],
+    ["http://127.0.0.2:9/", "127.0.0.2"],
+    ["http://0x7f.1/", "127.0.0.1"], // WHATWG normalises IPv4 forms
+    ["http://[::1]:8080/", "[::1]"],
+    ["http://[0:0:0:0:0:0:0:1]/", "[::1]"],
+    ["http://[2001:DB8::1]/", "[2001:db8::1]"],
+    ["http://localhost:3000/", "localhost"],
+    ["http://localhost./", "localhost"],
+    ["https://gov/", "gov"],
+    ["https://co.uk/", "co.uk"],
+    ["https://bücher.example.de/", "example.de"],
+    ["https://bücher.de/", "xn--bcher-kva.de"],
+  ];
+  it.each(rows)("P9: %s → %s", (url, site) => {
+    expect(siteOf(url)).toBe(site);
+  });
+
+  it("P9: two hostnames of one site share a lane, two sites do not", () => {
+    expect(siteOf("https://a.ohio.gov/")).toBe(siteOf("https://b.ohio.gov/"));
+    expect(siteOf("http://127.0.0.2/")).not.toBe(siteOf("http://127.0.0.3/"));
+    expect(siteOf("https://go.boarddocs.com/")).not.toBe(siteOf("https://legistar.com/"));
+  });
+
+  it("P9: a URL that does not parse is a bug: NorError E_INTERNAL naming it", () => {
+    for (const bad of ["not a url", "", "http://", "https://exa mple.com/"]) {
+      try {
+        siteOf(bad);
+        expect.unreachable(`siteOf(${bad}) should throw`);
+      } catch (e) {
+        expect(e).toBeInstanceOf(NorError);
+        expect((e as NorError).code).toBe("E_INTERNAL");
+      }
+    }
+  });
+});
+
+describe("originOf", () => {
+  const rows: [string, string][] = [
+    ["https://www.columbus.gov/bids?x=1#y", "https://www.columbus.gov"],
+    ["https://www.columbus.gov:443/", "https://www.columbus.gov"],
+    ["http://127.0.0.2:8080/robots.txt", "http://127.0.0.2:8080"],
+    ["HTTP://Example.COM:80/", "http://example.com"],
+    ["https://example.com:8443/", "https://example.com:8443"],
+    ["http://[::1]:9000/", "http://[::1]:9000"],
+  ];
+  it.each(rows)("P16: origin of %s is %s", (url, origin) => {
+    expect(originOf(url)).toBe(origin);
+  });
+  it("throws NorError for a URL that does not parse", () => {
+    expect(() => originOf("::nope")).toThrow(NorError);
+  });
+});

@@ -1,0 +1,156 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { NorError } from "../../src/errors.js";
+import { DEFAULT_BACKFILL_PAGES } from "../../src/policy/constants.js";
+import { loadCatalog, parseCatalog } from "../../src/sources/catalog/load.js";
+import { CatalogError } from "../../src/sources/catalog/problems.js";
+
+const GOV = `governments:
+  - id: city-of-akron
+    name: City of Akron
+    kind: city
+    county: Summit
+    website: https://www.akronohio.gov/
+`;
+
+/** Parses and returns the error's lines (throws if it parsed). */
+function problems(text: string, file = "cat.yaml"): string[] {
+  try {
+    parseCatalog(text, file);
+  } catch (e) {
+    expect(e).toBeInstanceOf(NorError);
+    expect((e as NorError).code).toBe("E_CATALOG");
+    return (e as CatalogError).problems.map((p) => `${p.file}:${p.line}:${p.col}: ${p.path}: ${p.message}`);
+  }
+  throw new Error("expected the catalog to be refused");
+}
+
+describe("catalog loading", () => {
+  it("P4: reads governments and sources, with defaults and alternates best first", () => {
+    const cat = parseCatalog(
+      `${GOV}sources:
+  - id: akron-council-agendas
+    government: city-of-akron
+    records: agendas
+    url: https://www.akronohio.gov/council/feed.xml
+    access: feed
+    alternates:
+      - access: page
+        url: https://www.akronohio.gov/council
+        extract: { items: "li.agenda", link: a }
+`,
+      "a.yaml",
+    );
+    expect(cat.governments).toHaveLength(1);
+    const s = cat.sources[0]!;
+    expect(s).toMatchObject({
+      id: "akron-council-agendas",
+      access: "feed",
+      confirmed: false,
+      backfill: { pagesPerNight: DEFAULT_BACKFILL_PAGES },
+    });
+    expect(s.alternates).toEqual([
+      { access: "page", url: "https://www.akronohio.gov/council", extract: { items: "li.agenda", link: "a" } },
+    ]);
+    // No absent optional key comes back as `undefined` (exactOptionalPropertyTypes holds).
+    expect(JSON.parse(JSON.stringify(cat))).toEqual(cat);
+  });
+
+  it("names file:line:column and the field path for every problem, not just the first", () => {
+    const lines = problems(
+      `${GOV}    colour: blue
+sources:
+  - id: Bad_Id
+    government: city-of-akron
+    records: agendas
+    url: not a url
+    access: page
+  - id: two
+    government: city-of-akron
+    records: rumours
+    url: https://x.gov/
+    access: feed
+    backfill: { pagesPerNight: -1 }
+  - government: city-of-akron
+    records: bids
+    url: https://x.gov/
+    access: feed
+`,
+    );
+    expect(lines).toEqual([
+      "cat.yaml:7:5: governments[0].colour: unknown key (check the spelling; see docs/catalog.md)",
+      expect.stringMatching(/^cat\.yaml:9:9: sources\[0\]\.id: must be kebab-case/),
+      expect.stringMatching(/^cat\.yaml:12:10: sources\[0\]\.url: must be an absolute http/),
+      "cat.yaml:13:13: sources[0].access: page access needs an `extract` recipe or a `platform`",
+      expect.stringMatching(/^cat\.yaml:16:14: sources\[1\]\.records: Invalid option/),
+      expect.stringMatching(/^cat\.yaml:19:32: sources\[1\]\.backfill\.pagesPerNight: /),
+      "cat.yaml:20:5: sources[2].id: missing required field `id`",
+    ]);
+  });
+
+  it("refuses page access without a recipe or platform, and form access without a form", () => {
+    const lines = problems(`${GOV}sources:
+  - id: a
+    government: city-of-akron
+    records: agendas
+    url: https://x.gov/a
+    access: page
+  - id: b
+    government: city-of-akron
+    records: permits
+    url: https://x.gov/b
+    access: form
+    extract: { items: tr }
+    alternates:
+      - { access: api, url: "https://x.gov/api" }
+`);
+    expect(lines).toEqual([
+      "cat.yaml:12:13: sources[0].access: page access needs an `extract` recipe or a `platform`",
+      "cat.yaml:17:13: sources[1].access: form access needs a `form` spec",
+      "cat.yaml:20:19: sources[1].alternates[0].access: api access needs an `api` field mapping or a `platform`",
+    ]);
+  });
+
+  it("refuses duplicate ids and unknown governments, across files, naming both places", () => {
+    const dir = mkdtempSync(join(tmpdir(), "nor-cat-"));
+    const a = join(dir, "a.yaml");
+    const b = join(dir, "b.yaml");
+    writeFileSync(a, `${GOV}sources:\n  - { id: s1, government: city-of-akron, records: bids, url: "https://x.gov/", access: feed }\n`);
+    writeFileSync(
+      b,
+      `${GOV}sources:\n  - { id: s1, government: city-of-akron, records: bids, url: "https://x.gov/", access: feed }\n  - { id: s2, government: city-of-kent, records: bids, url: "https://x.gov/", access: feed }\n`,
+    );
+    let err: CatalogError | undefined;
+    try {
+      loadCatalog([a, b]);
+    } catch (e) {
+      err = e as CatalogError;
+    }
+    expect(err?.message).toContain(`${b}:2:9: governments[0].id: duplicate government id "city-of-akron" (first at ${a}:2:9)`);
+    expect(err?.message).toContain(`${b}:8:11: sources[0].id: duplicate source id "s1" (first at ${a}:8:11)`);
+    expect(err?.message).toContain(`${b}:9:27: sources[1].government: unknown government "city-of-kent"`);
+    // Split across files without duplicates, the references resolve.
+    writeFileSync(b, `sources:\n  - { id: s2, government: city-of-akron, records: bids, url: "https://x.gov/", access: feed }\n`);
+    expect(loadCatalog([a, b]).sources.map((s) => s.id)).toEqual(["s1", "s2"]);
+  });
+
+  it("reports YAML syntax errors and unreadable files with their position", () => {
+    expect(problems("governments:\n  - id: a\n   name: [unclosed\n")[0]).toMatch(/^cat\.yaml:3:\d+: : YAML: /);
+    expect(problems("governments:\n  - id: a\n  - id: a\n    id: b\n")[0]).toMatch(/^cat\.yaml:4:5: : YAML: Map keys must be unique/);
+    expect(() => loadCatalog(["/nonexistent/cat.yaml"])).toThrow(/\/nonexistent\/cat\.yaml:0:0: cannot read the file \(ENOENT\)/);
+  });
+
+  it("refuses non-http(s) schemes anywhere a URL goes", () => {
+    const lines = problems(`governments:
+  - { id: g, name: G, kind: city, website: "ftp://g.gov/" }
+sources:
+  - { id: s, government: g, records: bids, url: "javascript:alert(1)", access: feed }
+`);
+    expect(lines).toEqual([
+      expect.stringMatching(/^cat\.yaml:2:44: governments\[0\]\.website: must be an absolute http/),
+      expect.stringMatching(/^cat\.yaml:4:49: sources\[0\]\.url: must be an absolute http/),
+    ]);
+  });
+});

@@ -1,0 +1,90 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import type { FormSpec } from "../../../src/sources/catalog/schema.js";
+import { fillDateTemplates } from "../../../src/sources/extract/form-dates.js";
+import { buildFormRequest, nextPagerRequest } from "../../../src/sources/extract/form.js";
+
+const accela = new Uint8Array(
+  readFileSync(new URL("../../fixtures/platforms/accela/FL_lakealfred_Accela_CapHome_Building.html", import.meta.url)),
+);
+const PAGE = "https://aca-prod.accela.com/COLA/Cap/CapHome.aspx?module=Building";
+const enc = (s: string) => new TextEncoder().encode(s);
+// 2026-11-05 08:00 UTC = 03:00 EST: still Nov 5 in New York.
+const NOW = Date.UTC(2026, 10, 5, 8, 0, 0);
+const G = "ctl00$PlaceHolderMain$generalSearchForm$";
+
+describe("P5: public search forms", () => {
+  it("P5: replays the Accela ASP.NET form with its hidden state and the spec's dates", () => {
+    const spec: FormSpec = {
+      selector: "form#aspnetForm",
+      fields: { [`${G}txtGSStartDate`]: "{today-30d}", [`${G}txtGSEndDate`]: "{today}" },
+      eventTarget: "ctl00$PlaceHolderMain$btnNewSearch",
+    };
+    const req = buildFormRequest(accela, PAGE, spec, NOW);
+    expect(req.method).toBe("POST");
+    expect(req.url).toBe("https://aca-prod.accela.com/COLA/Cap/CapHome.aspx?module=Building&TabName=Building");
+    expect(req.contentType).toBe("application/x-www-form-urlencoded");
+    const body = new URLSearchParams(req.body);
+    expect(body.get("__VIEWSTATE")?.length).toBeGreaterThan(50_000);
+    expect(body.get("__VIEWSTATE")?.startsWith("o12qxDA0qoIQBulVnJR3ER+vmux18sC2")).toBe(true);
+    expect(body.get("__VIEWSTATEGENERATOR")).toBe("EEF6E5C1");
+    expect(body.get("ACA_CS_FIELD")).toBe("83107b6715404dbda67fca5dece69dd2");
+    expect(body.get("__EVENTTARGET")).toBe("ctl00$PlaceHolderMain$btnNewSearch");
+    expect(body.get("__EVENTARGUMENT")).toBe("");
+    // The form's own 04/19/2023 – 04/18/2026 are replaced, in place, by the spec's window.
+    expect(body.get(`${G}txtGSStartDate`)).toBe("10/06/2026");
+    expect(body.get(`${G}txtGSEndDate`)).toBe("11/05/2026");
+    expect(body.getAll(`${G}txtGSStartDate`)).toHaveLength(1);
+    // A select with nothing selected sends its first option, as a browser does.
+    expect(body.has(`${G}ddlGSPermitType`)).toBe(true);
+    // The decoy button the page marks onclick="return false" is never "pressed".
+    expect(body.has("Submit")).toBe(false);
+  });
+
+  it("P5: a GET form puts its fields in the query, replacing the action's own query", () => {
+    const page = `<form action="/search?old=1" method="get"><input type="hidden" name="t" value="bids">
+<input name="from"><input type="checkbox" name="open" value="y" checked><input type="checkbox" name="closed" value="y">
+<select name="dept"><option value="">All</option><option value="7" selected>Roads</option></select>
+<textarea name="q">salt</textarea><input type="submit" name="go" value="Search"><input name="x" disabled value="1"></form>`;
+    const req = buildFormRequest(enc(page), "https://county.example.gov/bids", { fields: { from: "{today-1m}" }, submit: "go", dateFormat: "YYYY-MM-DD" }, NOW);
+    expect(req).toEqual({
+      method: "GET",
+      url: "https://county.example.gov/search?t=bids&from=2026-10-05&open=y&dept=7&q=salt&go=Search",
+    });
+  });
+
+  it("P5: turns ASP.NET GridView pages with __doPostBack('…$gvResults','Page$N')", () => {
+    // Written for this test in the shape ASP.NET WebForms renders a GridView pager.
+    const results = `<form method="post" action="./Results.aspx?x=1" id="aspnetForm">
+<input type="hidden" name="__EVENTTARGET" value=""><input type="hidden" name="__EVENTARGUMENT" value="">
+<input type="hidden" name="__VIEWSTATE" value="VS-PAGE-1"><input type="hidden" name="__EVENTVALIDATION" value="EV-1">
+<input name="ctl00$Main$txtFrom" value="10/06/2026"><input type="submit" name="ctl00$Main$btnSearch" value="Search">
+<table id="ctl00_Main_gvResults"><tr><td>row</td></tr><tr class="pager"><td><span>1</span>
+<a href="javascript:__doPostBack('ctl00$Main$gvResults','Page$2')">2</a>
+<a href="javascript:__doPostBack(&#39;ctl00$Main$gvResults&#39;,&#39;Page$3&#39;)">3</a>
+<a href="javascript:__doPostBack('ctl00$Main$other','Page$2')">x</a></td></tr></table></form>`;
+    const spec: FormSpec = { fields: {}, pager: "ctl00$Main$gvResults" };
+    const url = "https://permits.example.gov/Results.aspx?x=1";
+    const p2 = nextPagerRequest(enc(results), url, spec, 1);
+    expect(p2?.method).toBe("POST");
+    expect(p2?.url).toBe(url);
+    const body = new URLSearchParams(p2?.body);
+    expect(body.get("__EVENTTARGET")).toBe("ctl00$Main$gvResults");
+    expect(body.get("__EVENTARGUMENT")).toBe("Page$2");
+    expect(body.get("__VIEWSTATE")).toBe("VS-PAGE-1");
+    expect(body.get("__EVENTVALIDATION")).toBe("EV-1");
+    expect(body.get("ctl00$Main$txtFrom")).toBe("10/06/2026");
+    expect(body.has("ctl00$Main$btnSearch")).toBe(false); // a pager click presses no button
+    expect(new URLSearchParams(nextPagerRequest(enc(results), url, spec, 2)?.body).get("__EVENTARGUMENT")).toBe("Page$3");
+    expect(nextPagerRequest(enc(results), url, spec, 3)).toBeUndefined(); // the last page
+  });
+
+  it("date templates count days in New York, across month ends and DST", () => {
+    expect(fillDateTemplates("{today}", Date.UTC(2026, 2, 1, 4, 59))).toBe("02/28/2026"); // 23:59 EST
+    expect(fillDateTemplates("{today}", Date.UTC(2026, 2, 1, 5, 0))).toBe("03/01/2026");
+    expect(fillDateTemplates("{today}", Date.UTC(2026, 6, 1, 3, 59))).toBe("06/30/2026"); // 23:59 EDT
+    expect(fillDateTemplates("{today-1m}", Date.UTC(2026, 2, 31, 12))).toBe("02/28/2026");
+    expect(fillDateTemplates("{today+2w} to {today-1y}", NOW, { format: "M/D/YYYY" })).toBe("11/19/2026 to 11/5/2025");
+    expect(fillDateTemplates("{today}", NOW, { zone: "Pacific/Auckland", format: "YYYY-MM-DD" })).toBe("2026-11-05");
+  });
+});

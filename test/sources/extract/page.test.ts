@@ -1,0 +1,158 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import type { PageRecipe } from "../../../src/sources/catalog/types.js";
+import { extractPage } from "../../../src/sources/extract/page.js";
+
+const fx = (path: string) =>
+  new Uint8Array(readFileSync(new URL(`../../fixtures/platforms/${path}`, import.meta.url)));
+const enc = (s: string) => new TextEncoder().encode(s);
+
+describe("extractPage on Ohio county pages (PROVENANCE counts)", () => {
+  it("P6: Cuyahoga Board of Control: 5 meetings, dates from the Date column, links noted", () => {
+    const recipe: PageRecipe = {
+      items: "table.table-striped tbody tr",
+      title: "td:nth-child(2)",
+      link: "td:nth-child(2) a",
+      date: "td:first-child",
+    };
+    const base = "https://cuyahogacounty.gov/boards-and-commissions/board-details/internal/board-of-control";
+    const x = extractPage(fx("ohio-county-html/OH_cuyahoga_board_of_control.html"), base, recipe);
+    expect(x.records).toHaveLength(5);
+    expect(x.records[0]).toEqual({
+      id: "https://cuyahogacounty.gov/boards-and-commissions/bc-event-detail//2024/01/29/boards-and-commissions/01-29-24---board-of-control-meeting",
+      title: "01/29/24 - Board of Control Meeting",
+      date: "2024-01-29",
+      url: "https://cuyahogacounty.gov/boards-and-commissions/bc-event-detail//2024/01/29/boards-and-commissions/01-29-24---board-of-control-meeting",
+    });
+    expect(x.records.map((r) => r.date)).toEqual(["2024-01-29", "2024-01-22", "2024-01-16", "2024-01-08", "2024-01-02"]);
+  });
+
+  it("P6/P7: NEORSD document library page 2: 10 documents, kind column, next page link", () => {
+    const recipe: PageRecipe = {
+      items: "#fileList tr:has(> td > a[href*='I_Library.php'])",
+      title: "td:first-child a",
+      link: "td:first-child a",
+      date: "td:first-child",
+      kind: "td:nth-child(3)",
+      next: "#fileList a:contains('Next')",
+    };
+    const url = "https://www.neorsd.org/document-library/?PAGE=2&BUDGETCENTER_ID=NULL&CONTENT_TYPE_ID=NULL&LibraryItem=agenda&Active=1&Archive=1&Search=Submit";
+    const x = extractPage(fx("ohio-county-html/OH_neorsd_document_library_agendas.html"), url, recipe);
+    expect(x.records).toHaveLength(10);
+    expect(x.records[0]).toEqual({
+      id: "https://www.neorsd.org/I_Library.php?SOURCE=library/BA-062019.pdf&a=download_file&LIBRARY_RECORD_ID=7463",
+      title: "Board Agenda - June 20, 2019",
+      date: "2019-06-20",
+      url: "https://www.neorsd.org/I_Library.php?SOURCE=library/BA-062019.pdf&a=download_file&LIBRARY_RECORD_ID=7463",
+      kind: "Board Agenda",
+    });
+    expect(x.records.some((r) => r.title === "Board Agenda - Minutes - May 16, 2019")).toBe(true);
+    expect(x.records.at(-1)?.title).toBe("Board Agenda - Minutes - March 21, 2019");
+    expect(x.next).toBe("https://www.neorsd.org/document-library/?PAGE=3&BUDGETCENTER_ID=NULL&CONTENT_TYPE_ID=NULL&LibraryItem=agenda&Active=1&Archive=1&Search=Submit");
+  });
+
+  it("Summit County Board of Control: 136 agendas of 410 /BOC/ links, MM-DD-YY link text as date", () => {
+    const base = "https://co.summitoh.net/index.php/offices/boards-agencies-a-commissions/board-of-control";
+    const body = fx("ohio-county-html/OH_summit_county_board_of_control.html");
+    const agendas = extractPage(body, base, { items: "a[href*='/BOC/Agenda/']", date: ":scope" });
+    expect(agendas.records).toHaveLength(136);
+    expect(agendas.records[0]).toMatchObject({
+      title: "10-02-19",
+      date: "2019-10-02",
+      url: "https://co.summitoh.net/images/stories/Finance/BOC/Agenda/19Agenda/10-02-19BOCAGENDA.pdf",
+    });
+    expect(agendas.records.at(-1)?.date).toBe("2017-01-04");
+    expect(agendas.records.filter((r) => r.date?.startsWith("2018"))).toHaveLength(49);
+    // 410 /BOC/ anchors (PROVENANCE); one href appears twice and two anchors have no text
+    // (a blank `&nbsp;` link beside the real one), so 407 records: a record needs a title.
+    expect(extractPage(body, base, { items: "a[href*='/BOC/']" }).records).toHaveLength(407);
+  });
+
+  it("Cuyahoga Board of Elections: 30 events, 9 titled Board Meeting, first at 9:30 EDT", () => {
+    const recipe: PageRecipe = {
+      items: "ul.es-item-list > li.es-item",
+      title: ".es-item-title",
+      link: ".es-item-title a",
+      date: ".meta",
+    };
+    const x = extractPage(fx("ohio-county-html/OH_cuyahoga_board_of_elections_calendar.html"), "https://boe.cuyahogacounty.gov/calendar?pageSize=96&it=Current+Events", recipe);
+    expect(x.records).toHaveLength(30);
+    expect(x.records[0]).toMatchObject({ title: "Cleveland Department of Aging Event", date: "2024-07-11T09:00:00-04:00" });
+    const board = x.records.filter((r) => r.title === "Board Meeting");
+    expect(board).toHaveLength(9);
+    expect(board[0]?.date).toBe("2024-07-25T09:30:00-04:00");
+    expect(x.records.at(-1)).toMatchObject({ title: "Christmas (Office Closed)" });
+    expect(x.records.at(-1)?.date).toMatch(/^2024-12-25/);
+  });
+});
+
+describe("extractPage on Ohio city pages (PROVENANCE counts)", () => {
+  it("METRO RTA Akron: 13 board rows and 12 committee rows; a special meeting's date inside its text", () => {
+    const recipe: PageRecipe = {
+      items: "table.table-purple tbody tr",
+      title: "td:first-child",
+      date: "td:first-child",
+      link: "td:nth-child(2) a",
+    };
+    const x = extractPage(fx("ohio-city-html/OH_akron_metro_rta_board_meetings.html"), "https://www.akronmetro.org/metro-board-meetings.aspx", recipe);
+    expect(x.records).toHaveLength(25);
+    expect(x.records[0]).toEqual({
+      id: "https://www.akronmetro.org/Data/Sites/2/board-packet-1.30.24.pdf",
+      title: "January 30, 2024",
+      date: "2024-01-30",
+      url: "https://www.akronmetro.org/Data/Sites/2/board-packet-1.30.24.pdf",
+    });
+    expect(x.records[1]?.title).toMatch(/^SPECIAL MEETING Tuesday, February 20, 2024 3:30 pm/);
+    expect(x.records[1]?.date).toBe("2024-02-20T15:30:00-05:00");
+    // December's row has no packet yet: no link, a hashed id.
+    const dec = x.records[12];
+    expect(dec?.title).toBe("December 17, 2024");
+    expect(dec?.url).toBeUndefined();
+    expect(dec?.id).toMatch(/^h:[0-9a-f]{16}$/);
+  });
+
+  it("Cleveland Landmarks: 44 PDF links, 43 under /landmark/agenda/2021/PDF/, January 14 first", () => {
+    const body = fx("ohio-city-html/OH_cleveland_landmarks_agenda.html");
+    const url = "https://planning.clevelandohio.gov/landmark/agenda.php";
+    const all = extractPage(body, url, { items: "a[href$='.pdf'], a[href$='.PDF']" });
+    expect(all.records).toHaveLength(44);
+    const x = extractPage(body, url, { items: "a[href*='/landmark/agenda/2021/PDF/']" });
+    expect(x.records).toHaveLength(43);
+    expect(x.records[0]).toMatchObject({ title: "January 14", url: "https://planning.clevelandohio.gov/landmark/agenda/2021/PDF/CLC-1-14-2021-AGENDA.pdf" });
+    expect(all.records.find((r) => r.url?.endsWith("Landmarks-11-11-2021.pdf"))?.title).toBe("November 11");
+  });
+
+  it("Cleveland Design Review: 136 agenda PDF links, two repeated, so 134 records; January 15 first", () => {
+    const x = extractPage(fx("ohio-city-html/OH_cleveland_design_review_schedule.html"), "https://planning.clevelandohio.gov/designreview/schedule.php", {
+      items: "a[href*='/designreview/drcagenda/2021/PDF/']",
+    });
+    expect(x.records).toHaveLength(134); // NE_Agenda_10-19-21.pdf and one presentation repeat
+    expect(x.records[0]).toMatchObject({ title: "January 15", url: "https://planning.clevelandohio.gov/designreview/drcagenda/2021/PDF/CPC-Agenda-WebEx-meeting-011521.pdf" });
+  });
+});
+
+describe("extractPage mechanics", () => {
+  it("reads the charset from <meta>, honours <base href>, attributes via @, and drops bad links", () => {
+    const html = `<html><head><meta charset="windows-1252"><base href="https://files.example.gov/docs/"></head><body>
+<ul><li data-id="n1"><a href="a.pdf">Caf\u00e9 notice</a><time datetime="2026-03-08T03:00">Mar 8</time></li>
+<li data-id="n2"><a href="javascript:void(0)">No link</a></li></ul><a class="older" href="?page=2">Older</a></body></html>`;
+    const bytes = new Uint8Array([...html].map((c) => c.charCodeAt(0)));
+    const x = extractPage(bytes, "https://www.example.gov/notices", {
+      items: "li",
+      id: "@data-id",
+      title: "a",
+      date: "time@datetime",
+      next: "a.older",
+    });
+    expect(x.records).toEqual([
+      { id: "n1", title: "Café notice", date: "2026-03-08T03:00:00-04:00", url: "https://files.example.gov/docs/a.pdf" },
+      { id: "n2", title: "No link" },
+    ]);
+    expect(x.next).toBe("https://files.example.gov/docs/?page=2");
+  });
+
+  it("says why a page gave nothing, and never offers this same page as next (P7 ends)", () => {
+    const x = extractPage(enc(`<p>No Meetings</p><a class="n" href="/list">next</a>`), "https://x.gov/list", { items: "li", next: "a.n" });
+    expect(x).toEqual({ records: [], note: "no items matched the recipe" });
+  });
+});

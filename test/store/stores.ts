@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import type { StoreLocation } from "../../src/store/db.js";
+
+/** Where a contract test gets fresh, isolated stores, and how it cleans them all up. */
+export interface StoreFactory {
+  name: string;
+  fresh(): Promise<StoreLocation>;
+  cleanup(): Promise<void>;
+}
+
+/** SQLite: one temp directory per store. */
+export function sqliteFactory(): StoreFactory {
+  const dirs: string[] = [];
+  return {
+    name: "sqlite",
+    fresh: async () => {
+      const dir = mkdtempSync(join(tmpdir(), "nor-store-"));
+      dirs.push(dir);
+      return { kind: "sqlite", dir };
+    },
+    cleanup: async () => {
+      for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+    },
+  };
+}
+
+/** NOR_TEST_POSTGRES_URL, when set (postgres://postgres@127.0.0.1:5432/test here). */
+export const postgresUrl = process.env["NOR_TEST_POSTGRES_URL"];
+
+/**
+ * PostgreSQL: one fresh schema per store, reached through the pool's connection options
+ * (`-c search_path=…`), dropped afterwards, so parallel test files never share a table.
+ */
+export function postgresFactory(baseUrl: string): StoreFactory {
+  const schemas: string[] = [];
+  const admin = async <T>(fn: (c: pg.Client) => Promise<T>): Promise<T> => {
+    const c = new pg.Client({ connectionString: baseUrl });
+    await c.connect();
+    try {
+      return await fn(c);
+    } finally {
+      await c.end();
+    }
+  };
+  return {
+    name: "postgres",
+    fresh: async () => {
+      const schema = `nor_test_${process.pid}_${Date.now().toString(36)}_${schemas.length}`;
+      await admin((c) => c.query(`create schema "${schema}"`));
+      schemas.push(schema);
+      return { kind: "postgres", url: withSearchPath(baseUrl, schema) };
+    },
+    cleanup: async () => {
+      const all = schemas.splice(0);
+      if (all.length === 0) return;
+      await admin(async (c) => {
+        for (const s of all) await c.query(`drop schema if exists "${s}" cascade`);
+      });
+    },
+  };
+}
+
+/** A connection string whose every connection starts with `search_path` set to `schema`. */
+export function withSearchPath(url: string, schema: string): string {
+  const sep = url.includes("?") ? "&" : "?";
+  return `${url}${sep}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+}
