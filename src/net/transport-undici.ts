@@ -46,12 +46,18 @@ function readCa(caFile: string): string[] {
  * The default Transport: one HTTP/1.1 request over undici, no redirects followed, nothing
  * decoded, TLS verified (there is deliberately no switch to turn verification off, P22).
  */
+export function effectiveTimeouts(opts: UndiciTransportOptions) {
+  return {
+    headersTimeout: clampTimeout(opts.headersTimeoutMs, HEADERS_TIMEOUT_MS, "headersTimeout"),
+    bodyTimeout: clampTimeout(opts.bodyTimeoutMs, BODY_SILENCE_MS, "bodyTimeout"),
+    connectTimeout: clampTimeout(opts.connectTimeoutMs, 10_000, "connectTimeout"),
+  };
+}
+
 export function createUndiciTransport(opts: UndiciTransportOptions = {}): UndiciTransport {
   const allowPrivate = opts.allowPrivateAddresses === true;
   const pins = parsePins(opts.resolve);
-  const headersTimeout = clampTimeout(opts.headersTimeoutMs, HEADERS_TIMEOUT_MS, "headersTimeout");
-  const bodyTimeout = clampTimeout(opts.bodyTimeoutMs, BODY_SILENCE_MS, "bodyTimeout");
-  const connectTimeout = clampTimeout(opts.connectTimeoutMs, 10_000, "connectTimeout");
+  const { headersTimeout, bodyTimeout, connectTimeout } = effectiveTimeouts(opts);
   const base = buildConnector({
     timeout: connectTimeout,
     rejectUnauthorized: true,

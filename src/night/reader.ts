@@ -39,10 +39,7 @@ export function waysInOrder(source: WayIn & { alternates: readonly WayIn[] }): W
     .map((w, i) => ({ w, i }))
     .sort((a, b) => ACCESS_RANK[a.w.access] - ACCESS_RANK[b.w.access] || a.i - b.i)
     .map((x) => x.w);
-  const own: WayIn = { access: source.access, url: source.url };
-  if (source.platform !== undefined) own.platform = source.platform;
-  if (source.extract !== undefined) own.extract = source.extract;
-  if (source.api !== undefined) own.api = source.api;
-  if (source.form !== undefined) own.form = source.form;
+  // The source is a way in itself, plus catalog fields that are not part of one.
+  const { alternates: _a, ...own } = source;
   return [own, ...alternates];
 }

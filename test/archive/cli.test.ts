@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { appendFile } from "node:fs/promises";
 import { join } from "node:path";
-import { WARC_1_1, WARCRecord, WARCSerializer } from "warcio";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { WARC_1_1, WARCRecord, WARCSerializer } from "warcio";
 import { listWarcFiles } from "../../src/store/archive/files.js";
 import { WarcArchive } from "../../src/store/archive/warc-archive.js";
 import { exchange, type TempStore, tempStore } from "./support/fixtures.js";
@@ -19,8 +19,15 @@ describe("nor archive show|verify|cdx (P8)", () => {
     const a = await WarcArchive.open(t.archiveDir, { db: t.store.db });
     await a.write(exchange(URL_A, "<p>night one</p>", { at: T0, headers: { etag: '"1"' } }));
     await a.write(exchange(URL_A, "<p>night two</p>", { at: T0 + DAY, headers: { etag: '"2"' } }));
-    await a.write(exchange(URL_A, "<p>night two</p>", { at: T0 + 2 * DAY, headers: { etag: '"2"' } }));
-    await a.write(exchange("http://127.0.0.3/bids.json", '{"bids":[]}', { at: T0, headers: { "content-type": "application/json" } }));
+    await a.write(
+      exchange(URL_A, "<p>night two</p>", { at: T0 + 2 * DAY, headers: { etag: '"2"' } }),
+    );
+    await a.write(
+      exchange("http://127.0.0.3/bids.json", '{"bids":[]}', {
+        at: T0,
+        headers: { "content-type": "application/json" },
+      }),
+    );
     await a.close();
   });
   afterEach(async () => {
@@ -36,12 +43,36 @@ describe("nor archive show|verify|cdx (P8)", () => {
     expect(text.endsWith("\r\n\r\n<p>night two</p>")).toBe(true);
     expect(latest.stderr).toContain("revisit");
 
-    const older = await runCli(["archive", "show", URL_A, "--at", "2026-11-05", "--data", t.dataDir]);
+    const older = await runCli([
+      "archive",
+      "show",
+      URL_A,
+      "--at",
+      "2026-11-05",
+      "--data",
+      t.dataDir,
+    ]);
     expect(older.stdout.toString().endsWith("<p>night one</p>")).toBe(true);
-    const none = await runCli(["archive", "show", URL_A, "--at", "2026-11-04", "--data", t.dataDir]);
+    const none = await runCli([
+      "archive",
+      "show",
+      URL_A,
+      "--at",
+      "2026-11-04",
+      "--data",
+      t.dataDir,
+    ]);
     expect(none.code).toBe(1);
     expect(none.stderr).toContain("no capture of http://127.0.0.2/agendas?year=2026");
-    const bad = await runCli(["archive", "show", URL_A, "--at", "last tuesday", "--data", t.dataDir]);
+    const bad = await runCli([
+      "archive",
+      "show",
+      URL_A,
+      "--at",
+      "last tuesday",
+      "--data",
+      t.dataDir,
+    ]);
     expect(bad.code).toBe(2);
   });
 
@@ -61,7 +92,9 @@ describe("nor archive show|verify|cdx (P8)", () => {
         url: "http://127.0.0.2/forged",
         type: "response",
         warcVersion: WARC_1_1,
-        warcHeaders: { "WARC-Payload-Digest": "sha256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA====" },
+        warcHeaders: {
+          "WARC-Payload-Digest": "sha256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA====",
+        },
         httpHeaders: { "content-type": "text/plain" },
       },
       [new TextEncoder().encode("tampered")],
@@ -69,7 +102,9 @@ describe("nor archive show|verify|cdx (P8)", () => {
     await appendFile(path, await WARCSerializer.serialize(forged, { gzip: true }));
     const r = await runCli(["archive", "verify", "--data", t.dataDir]);
     expect(r.code).toBe(1);
-    expect(r.stdout.toString()).toContain(`MISMATCH ${file} offset ${offset}: payload digest mismatch`);
+    expect(r.stdout.toString()).toContain(
+      `MISMATCH ${file} offset ${offset}: payload digest mismatch`,
+    );
   });
 
   it("P8: cdx writes sorted CDXJ lines with surt, 14-digit timestamp and the standard fields", async () => {
@@ -79,13 +114,30 @@ describe("nor archive show|verify|cdx (P8)", () => {
     const lines = readFileSync(out, "utf8").trimEnd().split("\n");
     expect(lines).toHaveLength(4);
     expect([...lines].sort()).toEqual(lines);
-    const [surt, ts, json] = [lines[0]!.split(" ")[0], lines[0]!.split(" ")[1], lines[0]!.slice(lines[0]!.indexOf("{"))];
+    const [surt, ts, json] = [
+      lines[0]!.split(" ")[0],
+      lines[0]!.split(" ")[1],
+      lines[0]!.slice(lines[0]!.indexOf("{")),
+    ];
     // warcio's SURT (it reverses an IP literal like a host name).
     expect(surt).toBe("2,0,0,127)/agendas?year=2026");
     expect(ts).toBe("20261105080000");
     const j = JSON.parse(json);
-    expect(Object.keys(j).sort()).toEqual(["digest", "filename", "length", "mime", "offset", "status", "url"]);
-    expect(j).toMatchObject({ url: URL_A, mime: "text/html", status: "200", filename: listWarcFiles(t.archiveDir)[0] });
+    expect(Object.keys(j).sort()).toEqual([
+      "digest",
+      "filename",
+      "length",
+      "mime",
+      "offset",
+      "status",
+      "url",
+    ]);
+    expect(j).toMatchObject({
+      url: URL_A,
+      mime: "text/html",
+      status: "200",
+      filename: listWarcFiles(t.archiveDir)[0],
+    });
     expect(lines.filter((l) => l.includes('"mime":"warc/revisit"'))).toHaveLength(1);
   });
 });

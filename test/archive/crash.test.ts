@@ -2,8 +2,8 @@ import { spawn } from "node:child_process";
 import { appendFileSync, createReadStream, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { WARCParser } from "warcio";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { WARCParser } from "warcio";
 import { capturesOf, latestCapture } from "../../src/store/archive/captures.js";
 import { listWarcFiles } from "../../src/store/archive/files.js";
 import { readCapture } from "../../src/store/archive/read.js";
@@ -23,10 +23,18 @@ async function countRecords(path: string): Promise<number> {
 }
 
 /** Runs writer-child.ts and SIGKILLs it while a record is on its way to disk. */
-async function killMidRecord(dataDir: string): Promise<{ file: string; end: number; size: number }> {
+async function killMidRecord(
+  dataDir: string,
+): Promise<{ file: string; end: number; size: number }> {
   const child = spawn(
     process.execPath,
-    ["--import", join(support, "ts-loader.mjs"), join(support, "writer-child.ts"), dataDir, String(12 << 20)],
+    [
+      "--import",
+      join(support, "ts-loader.mjs"),
+      join(support, "writer-child.ts"),
+      dataDir,
+      String(12 << 20),
+    ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   let err = "";
@@ -92,7 +100,9 @@ describe("crash safety (P8)", () => {
     // warcinfo + (response, request) per indexed capture, nothing torn.
     expect(await countRecords(path)).toBe(1 + 2 * (before.length + 1));
     const c = (await latestCapture(t.store.db, "http://127.0.0.2/after-crash"))!;
-    expect(new TextDecoder().decode((await readCapture(t.archiveDir, c)).body)).toBe("<p>still here</p>");
+    expect(new TextDecoder().decode((await readCapture(t.archiveDir, c)).body)).toBe(
+      "<p>still here</p>",
+    );
   });
 
   it("P8: a torn gzip member at the end of the file is cut off on open and never indexed", async () => {

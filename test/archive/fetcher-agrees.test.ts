@@ -3,11 +3,15 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { WARCParser } from "warcio";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { WARCParser } from "warcio";
 import { systemClock } from "../../src/clock.js";
 import { createFetcher } from "../../src/net/fetcher.js";
-import { MemoryRequestLog, MemoryRobotsCache, MemorySiteState } from "../../src/net/memory-ports.js";
+import {
+  MemoryRequestLog,
+  MemoryRobotsCache,
+  MemorySiteState,
+} from "../../src/net/memory-ports.js";
 import { validatorsFor } from "../../src/store/archive/captures.js";
 import { listWarcFiles } from "../../src/store/archive/files.js";
 import { WarcArchive } from "../../src/store/archive/warc-archive.js";
@@ -20,14 +24,18 @@ function site(seen: IncomingMessage[]): Server {
     const path = req.url ?? "/";
     if (path === "/robots.txt") return void res.end("User-agent: *\nAllow: /\n");
     if (path === "/agendas") {
-      if (req.headers["if-none-match"] === '"v1"') return void res.writeHead(304, { etag: '"v1"' }).end();
-      return void res.writeHead(200, { "content-type": "text/html", etag: '"v1"' }).end("<li>Agenda 1</li>");
+      if (req.headers["if-none-match"] === '"v1"')
+        return void res.writeHead(304, { etag: '"v1"' }).end();
+      return void res
+        .writeHead(200, { "content-type": "text/html", etag: '"v1"' })
+        .end("<li>Agenda 1</li>");
     }
     if (path === "/feed") {
       res.writeHead(200, { "content-type": "application/rss+xml", "content-encoding": "gzip" });
       return void res.end(gzipSync("<rss><item>Bid</item></rss>"));
     }
-    if (path === "/same") return void res.writeHead(200, { "content-type": "text/plain" }).end("unchanged");
+    if (path === "/same")
+      return void res.writeHead(200, { "content-type": "text/plain" }).end("unchanged");
     if (path === "/moved") return void res.writeHead(301, { location: "/same" }).end();
     res.writeHead(404, { "content-type": "text/html" }).end("<h1>Not found</h1>");
   });
@@ -73,17 +81,30 @@ describe("the archive and the request log agree (P8, P12, P27)", () => {
       robotsCache: new MemoryRobotsCache(),
       archive,
       gapMs: 5,
-      transportOptions: { allowPrivateAddresses: true, headersTimeoutMs: 5_000, bodyTimeoutMs: 5_000 },
+      transportOptions: {
+        allowPrivateAddresses: true,
+        headersTimeoutMs: 5_000,
+        bodyTimeoutMs: 5_000,
+      },
     });
     try {
       const first = await fetcher.fetch({ url: `${base}/agendas`, purpose: "page", source: "s1" });
       expect(first.kind).toBe("ok");
       const validators = await validatorsFor(t.store.db, `${base}/agendas`);
       expect(validators).toEqual({ etag: '"v1"' });
-      const again = await fetcher.fetch({ url: `${base}/agendas`, purpose: "page", source: "s1", ...(validators ? { validators } : {}) });
+      const again = await fetcher.fetch({
+        url: `${base}/agendas`,
+        purpose: "page",
+        source: "s1",
+        ...(validators ? { validators } : {}),
+      });
       expect(again.kind).toBe("not-modified");
-      expect(seen.filter((r) => r.url === "/agendas").at(-1)?.headers["if-none-match"]).toBe('"v1"');
-      expect((await fetcher.fetch({ url: `${base}/feed`, purpose: "page", source: "s2" })).kind).toBe("ok");
+      expect(seen.filter((r) => r.url === "/agendas").at(-1)?.headers["if-none-match"]).toBe(
+        '"v1"',
+      );
+      expect(
+        (await fetcher.fetch({ url: `${base}/feed`, purpose: "page", source: "s2" })).kind,
+      ).toBe("ok");
       await fetcher.fetch({ url: `${base}/same`, purpose: "page", source: "s3" });
       await fetcher.fetch({ url: `${base}/moved`, purpose: "page", source: "s3" });
       await fetcher.fetch({ url: `${base}/gone`, purpose: "page", source: "s4" });

@@ -51,7 +51,9 @@ describe("nor reparse (P8)", () => {
     const probe = join(t.dataDir, "probe.mjs");
     writeFileSync(probe, `await fetch(${JSON.stringify(`${base}/`)}).catch(() => {});\n`);
     const { spawnSync } = await import("node:child_process");
-    spawnSync(process.execPath, ["--import", guard, probe], { env: { ...process.env, NOR_NET_GUARD_FILE: counter } });
+    spawnSync(process.execPath, ["--import", guard, probe], {
+      env: { ...process.env, NOR_NET_GUARD_FILE: counter },
+    });
     expect(attempts(counter).length).toBeGreaterThan(0);
     expect(hits).toBe(0);
   });
@@ -60,20 +62,33 @@ describe("nor reparse (P8)", () => {
     const url = `${base}/bids`;
     const a = await WarcArchive.open(t.archiveDir, { db: t.store.db });
     await a.write(exchange(url, LIST, { source: "city-bids" }));
-    await a.write(exchange(`${base}/robots.txt`, "User-agent: *\n", { source: "city-bids", purpose: "robots" }));
+    await a.write(
+      exchange(`${base}/robots.txt`, "User-agent: *\n", { source: "city-bids", purpose: "robots" }),
+    );
     await a.close();
 
     const now = extractPage(new TextEncoder().encode(LIST), url, RECIPE).records;
     expect(now).toHaveLength(3);
     const row = (id: string, title: string) => ({
-      source_id: "city-bids", record_id: id, title, date: null, url: null, kind: null,
-      first_seen_night: "2026-11-04", first_seen_at: "2026-11-04T08:00:00.000Z",
+      source_id: "city-bids",
+      record_id: id,
+      title,
+      date: null,
+      url: null,
+      kind: null,
+      first_seen_night: "2026-11-04",
+      first_seen_at: "2026-11-04T08:00:00.000Z",
     });
     const same = now[0]!;
     await t.store.db
       .insertInto("records")
       .values([
-        { ...row(same.id, same.title), date: same.date ?? null, url: same.url ?? null, kind: same.kind ?? null },
+        {
+          ...row(same.id, same.title),
+          date: same.date ?? null,
+          url: same.url ?? null,
+          kind: same.kind ?? null,
+        },
         row(now[1]!.id, "Paving (old title)"),
         row("gone-1", "A bid the old recipe saw"),
       ])
@@ -102,17 +117,32 @@ sources:
     expect(r.code, out + r.stderr).toBe(0);
     expect(attempts(counter)).toEqual([]);
     expect(hits).toBe(0);
-    expect(out).toContain("city-bids: 1 captures read, 3 records found now, 3 stored — 1 added, 1 removed, 1 changed");
+    expect(out).toContain(
+      "city-bids: 1 captures read, 3 records found now, 3 stored — 1 added, 1 removed, 1 changed",
+    );
     expect(out).toContain(`+ ${now[2]!.id}  Snow plow`);
     expect(out).toContain("- gone-1  A bid the old recipe saw");
     expect(out).toContain(`~ ${now[1]!.id}  Paving (old title) → Paving`);
 
-    const none = await runCli(["reparse", "--data", t.dataDir, "--catalog", catalog, "--since", "2026-11-06"], {
-      preload: guard,
-      env: { NOR_NET_GUARD_FILE: counter },
-    });
-    expect(none.stdout.toString()).toContain("city-bids: 0 captures read, 0 records found now, 3 stored");
-    const bad = await runCli(["reparse", "--data", t.dataDir, "--catalog", catalog, "--source", "nope"]);
+    const none = await runCli(
+      ["reparse", "--data", t.dataDir, "--catalog", catalog, "--since", "2026-11-06"],
+      {
+        preload: guard,
+        env: { NOR_NET_GUARD_FILE: counter },
+      },
+    );
+    expect(none.stdout.toString()).toContain(
+      "city-bids: 0 captures read, 0 records found now, 3 stored",
+    );
+    const bad = await runCli([
+      "reparse",
+      "--data",
+      t.dataDir,
+      "--catalog",
+      catalog,
+      "--source",
+      "nope",
+    ]);
     expect(bad.code).toBe(2);
     expect(attempts(counter)).toEqual([]);
   });

@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import { createReadStream, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { WARCParser } from "warcio";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { WARCParser } from "warcio";
 import { ManualClock } from "../../src/clock.js";
 import { capturesOf, latestCapture, validatorsFor } from "../../src/store/archive/captures.js";
 import { sha256Digest } from "../../src/store/archive/digest.js";
@@ -16,7 +16,11 @@ async function allRecords(path: string) {
   const out: { type: string; uri: string | null | undefined; headers: Map<string, string> }[] = [];
   for await (const r of WARCParser.iterRecords(createReadStream(path))) {
     await r.readFully(false);
-    out.push({ type: r.warcType, uri: r.warcTargetURI, headers: r.warcHeaders.headers as Map<string, string> });
+    out.push({
+      type: r.warcType,
+      uri: r.warcTargetURI,
+      headers: r.warcHeaders.headers as Map<string, string>,
+    });
   }
   return out;
 }
@@ -38,10 +42,14 @@ describe("WarcArchive (P8)", () => {
     const recs = await allRecords(join(t.archiveDir, file!));
     expect(recs.map((r) => r.type)).toEqual(["warcinfo", "response", "request"]);
     const resp = recs[1]!.headers;
-    expect(readFileSync(join(t.archiveDir, file!)).subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
+    expect(readFileSync(join(t.archiveDir, file!)).subarray(0, 2)).toEqual(
+      Buffer.from([0x1f, 0x8b]),
+    );
     expect(resp.get("WARC-Target-URI")).toBe("http://127.0.0.2/agendas");
     expect(resp.get("WARC-Date")).toBe("2026-11-05T08:00:00.000Z");
-    expect(resp.get("WARC-Payload-Digest")).toBe(sha256Digest(new TextEncoder().encode("<p>Agenda</p>")));
+    expect(resp.get("WARC-Payload-Digest")).toBe(
+      sha256Digest(new TextEncoder().encode("<p>Agenda</p>")),
+    );
     expect(resp.get("WARC-Block-Digest")).toMatch(/^sha256:[A-Z2-7]{52}====$/);
     expect(recs[2]!.headers.get("WARC-Concurrent-To")).toBe(resp.get("WARC-Record-ID"));
     // One gzip member per record: every indexed offset starts a member.
@@ -88,7 +96,9 @@ describe("WarcArchive (P8)", () => {
     expect(caps.map((c) => c.recordType)).toEqual(["response", "revisit", "revisit", "response"]);
     // A revisit of a revisit still names the one record that holds the payload.
     expect(caps[2]!.refersTo?.recordId).toBe(caps[0]!.recordId);
-    const recs = (await allRecords(join(t.archiveDir, caps[0]!.file))).filter((r) => r.type === "revisit");
+    const recs = (await allRecords(join(t.archiveDir, caps[0]!.file))).filter(
+      (r) => r.type === "revisit",
+    );
     expect(recs[1]!.headers.get("WARC-Profile")).toBe(
       "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest",
     );
@@ -124,7 +134,11 @@ describe("WarcArchive (P8)", () => {
     const noise = new Uint8Array(randomBytes(300_000));
     for (let i = 0; i < 8; i++) {
       noise[0] = i;
-      await a.write(exchange(`http://127.0.0.2/file${i}.pdf`, noise, { headers: { "content-type": "application/pdf" } }));
+      await a.write(
+        exchange(`http://127.0.0.2/file${i}.pdf`, noise, {
+          headers: { "content-type": "application/pdf" },
+        }),
+      );
     }
     await a.close();
     const files = listWarcFiles(t.archiveDir);

@@ -39,8 +39,8 @@ export interface FleetServer {
   route(path: string, handler: Handler): FleetServer;
   /** Requests this server saw, in arrival order. */
   readonly requests: SeenRequest[];
-  /** TLS handshakes that failed (the client rejected our certificate, say). */
-  readonly tlsFailures: number;
+  /** TCP connections accepted (a TLS client that rejects our certificate still makes one). */
+  readonly connections: number;
   /** Requests for one path. */
   hits(path: string): SeenRequest[];
 }
@@ -140,9 +140,9 @@ export async function startFleet(opts: FleetOptions = {}): Promise<Fleet> {
       srv.once("error", reject);
       srv.listen(sopts.port ?? 0, host, () => resolve());
     });
-    let tlsFailures = 0;
-    srv.on("tlsClientError", () => {
-      tlsFailures++;
+    let connections = 0;
+    srv.on("connection", () => {
+      connections++;
     });
     const port = (srv.address() as AddressInfo).port;
     origin = `${sopts.tls ? "https" : "http"}://${host}:${port}`;
@@ -156,8 +156,8 @@ export async function startFleet(opts: FleetOptions = {}): Promise<Fleet> {
         return fs;
       },
       requests,
-      get tlsFailures() {
-        return tlsFailures;
+      get connections() {
+        return connections;
       },
       hits: (path) => requests.filter((r) => r.path === path),
     };

@@ -28,6 +28,7 @@ export async function harness(o: HarnessOptions = {}): Promise<Harness> {
   const fleet = await startFleet({ now: () => clock.now() });
   const ports = memoryPorts();
   const fetchers: PoliteFetcher[] = [];
+  let closed = false;
   const stop = clock instanceof ManualClock ? drive(clock) : () => {};
   return {
     fleet,
@@ -45,6 +46,8 @@ export async function harness(o: HarnessOptions = {}): Promise<Harness> {
       return f;
     },
     async close() {
+      if (closed) return;
+      closed = true;
       stop();
       await Promise.all(fetchers.map((f) => f.close()));
       await fleet.close();

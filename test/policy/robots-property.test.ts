@@ -81,6 +81,8 @@ describe("robots.txt never breaks on hostile input (P17, RFC 9309 §3)", () => {
       ["many rules", "User-agent: *\nDisallow: /a*b$\nAllow: /c\n".repeat(two / 36)],
       ["one long line", `Disallow: /${"a".repeat(two)}`],
       ["blanks with a key at the end", `User-agent: *${" ".repeat(two)}Disallow: /`],
+      ["a key, then blanks with no colon", `User-agent: * allow${" ".repeat(two)}x`],
+      ["many keys without colons", "allow disallow ".repeat(two / 15)],
       ["a one-line file of many records", "User-agent: * Disallow: /x ".repeat(two / 27)],
       ["only line breaks", "\r\n\r".repeat(two / 3)],
       ["%-escapes and non-ASCII", `User-agent: *\nDisallow: /${"%e3ツ%".repeat(two / 8)}\n`],

@@ -154,3 +154,21 @@ sources:
     ]);
   });
 });
+
+describe("catalog platform names", () => {
+  it("refuses a platform no preset answers to, in a source and in its alternates", () => {
+    const lines = problems(`${GOV}sources:
+  - id: s
+    government: city-of-akron
+    records: agendas
+    url: https://x.gov/
+    access: page
+    platform: civicplus-agendacenter
+    alternates:
+      - { access: page, url: "https://x.gov/b", platform: no-such-vendor }
+`);
+    expect(lines).toEqual([
+      expect.stringMatching(/^cat\.yaml:15:59: sources\[0\]\.alternates\[0\]\.platform: unknown platform "no-such-vendor" \(known: .*civicplus-agendacenter/),
+    ]);
+  });
+});

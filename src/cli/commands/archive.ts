@@ -5,9 +5,15 @@
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { NorError, UsageError } from "../../errors.js";
-import { archiveDir, cdxLines, latestCapture, readCapture, verifyArchive } from "../../store/archive/index.js";
-import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import {
+  archiveDir,
+  cdxLines,
+  latestCapture,
+  readCapture,
+  verifyArchive,
+} from "../../store/archive/index.js";
 import { statusLine } from "../../store/archive/records.js";
+import { openStore, storeLocationFromOptions } from "../../store/db.js";
 
 /**
  * `--at` / `--since`: an ISO date or date-time. A bare date means the end of that UTC day, so
@@ -16,7 +22,10 @@ import { statusLine } from "../../store/archive/records.js";
 export function parseWhen(text: string, flag: string, bareDate: "start" | "end"): number {
   const bare = /^\d{4}-\d{2}-\d{2}$/.test(text);
   const ms = Date.parse(bare ? `${text}T00:00:00Z` : text);
-  if (Number.isNaN(ms)) throw new UsageError(`${flag}: "${text}" is not a date (use 2026-11-05 or 2026-11-05T03:12:00Z)`);
+  if (Number.isNaN(ms))
+    throw new UsageError(
+      `${flag}: "${text}" is not a date (use 2026-11-05 or 2026-11-05T03:12:00Z)`,
+    );
   return bare && bareDate === "end" ? ms + 86_400_000 - 1 : ms;
 }
 
@@ -30,13 +39,19 @@ async function show(url: string, opts: DataOpts & { at?: string }): Promise<void
   try {
     const capture = await latestCapture(store.db, url, at === undefined ? {} : { at });
     if (!capture) {
-      throw new NorError("E_ARCHIVE", `no capture of ${url}${opts.at ? ` at or before ${opts.at}` : ""} in the archive`);
+      throw new NorError(
+        "E_ARCHIVE",
+        `no capture of ${url}${opts.at ? ` at or before ${opts.at}` : ""} in the archive`,
+      );
     }
     const got = await readCapture(archiveDir(opts.data ?? "data"), capture);
     process.stderr.write(
       `nor: ${capture.recordType} of ${capture.url} read ${new Date(capture.fetchedAt).toISOString()} (${capture.file}@${capture.offset})\n`,
     );
-    const head = [statusLine(got.status), ...Object.entries(got.headers).map(([k, v]) => `${k}: ${v}`)];
+    const head = [
+      statusLine(got.status),
+      ...Object.entries(got.headers).map(([k, v]) => `${k}: ${v}`),
+    ];
     process.stdout.write(`${head.join("\r\n")}\r\n\r\n`);
     process.stdout.write(got.body);
     process.exitCode = 0;
@@ -49,7 +64,8 @@ async function verify(opts: DataOpts): Promise<void> {
   const store = await openStore(storeLocationFromOptions(opts));
   try {
     const r = await verifyArchive(archiveDir(opts.data ?? "data"), store.db);
-    for (const p of r.problems) process.stdout.write(`MISMATCH ${p.file} offset ${p.offset}: ${p.problem}\n`);
+    for (const p of r.problems)
+      process.stdout.write(`MISMATCH ${p.file} offset ${p.offset}: ${p.problem}\n`);
     process.stdout.write(
       `${r.files} files, ${r.records} records, ${r.digestsChecked} digests checked, ${r.problems.length} problems\n`,
     );
@@ -72,16 +88,22 @@ async function cdx(opts: DataOpts & { out?: string }): Promise<void> {
 }
 
 export function register(program: Command): void {
-  const archive = program.command("archive").description("The private copy of every response read (P8)");
+  const archive = program
+    .command("archive")
+    .description("The private copy of every response read (P8)");
   archive
     .command("show <url>")
-    .description("Print a stored capture: headers, then body (the latest, or the one at/before --at)")
+    .description(
+      "Print a stored capture: headers, then body (the latest, or the one at/before --at)",
+    )
     .option("--at <date>", "the capture at or before this date or time")
     .option("--data <dir>", "data directory", "data")
     .action(show);
   archive
     .command("verify")
-    .description("Re-read every record and check every block and payload digest; exit 1 on a mismatch")
+    .description(
+      "Re-read every record and check every block and payload digest; exit 1 on a mismatch",
+    )
     .option("--data <dir>", "data directory", "data")
     .action(verify);
   archive

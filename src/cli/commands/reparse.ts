@@ -4,10 +4,9 @@
  */
 import type { Command } from "commander";
 import { UsageError } from "../../errors.js";
+import { wayReader } from "../../night/way-reader.js";
 import { loadCatalog } from "../../sources/catalog/load.js";
 import type { Source, WayIn } from "../../sources/catalog/types.js";
-import { extractFeed } from "../../sources/extract/feed.js";
-import { extractPage } from "../../sources/extract/page.js";
 import { archiveDir } from "../../store/archive/files.js";
 import type { StoredResponse } from "../../store/archive/read.js";
 import { type Extractor, reparse, type SourceReparse } from "../../store/archive/reparse.js";
@@ -15,15 +14,12 @@ import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { parseWhen } from "./archive.js";
 
 /**
- * Today's extractors for a way in: a page recipe, or a feed. Platform presets and API /
- * download specs are read by src/sources (extractWay, getPlatform) once that lands there;
- * until then such a way reports why it was not re-read instead of guessing.
+ * Today's extraction is exactly the night's: the platform preset when the way names one
+ * (getPlatform), else the way's recipe / feed / API / download reader (extractWay), both
+ * reached through the night's WayReader so reparse can never read a page differently.
  */
-export const todaysExtractor: Extractor = (_source: Source, way: WayIn, stored: StoredResponse) => {
-  if (way.extract) return extractPage(stored.body, stored.url, way.extract);
-  if (way.access === "feed" && way.platform === undefined) return extractFeed(stored.body, stored.url);
-  return { error: `no offline extractor for ${way.platform ?? way.access} ways yet` };
-};
+export const todaysExtractor: Extractor = (_source: Source, way: WayIn, stored: StoredResponse) =>
+  wayReader.extract(way, stored.body, stored.url, stored.headers["content-type"]);
 
 function print(r: SourceReparse): void {
   const w = (s: string) => process.stdout.write(`${s}\n`);
@@ -45,13 +41,15 @@ interface Opts {
 }
 
 async function run(opts: Opts): Promise<void> {
-  if (!opts.catalog?.length) throw new UsageError("reparse needs --catalog FILE: the recipes to extract with");
+  if (!opts.catalog?.length)
+    throw new UsageError("reparse needs --catalog FILE: the recipes to extract with");
   const since = opts.since === undefined ? undefined : parseWhen(opts.since, "--since", "start");
   const catalog = loadCatalog(opts.catalog);
   let sources = catalog.sources;
   if (opts.source !== undefined) {
     sources = sources.filter((s) => s.id === opts.source);
-    if (sources.length === 0) throw new UsageError(`--source ${opts.source}: no such source in the catalog`);
+    if (sources.length === 0)
+      throw new UsageError(`--source ${opts.source}: no such source in the catalog`);
   }
   const store = await openStore(storeLocationFromOptions(opts));
   try {

@@ -32,7 +32,9 @@ export function decodeRobotsBody(
     const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
     // A UTF-16 unit is at most 3 UTF-8 bytes, so short strings cannot exceed the limit.
     if (text.length * 3 <= maxBytes) return { text, truncated: false };
-    return decodeBytes(encoder.encode(text), maxBytes, false);
+    // Only the first maxBytes + 1 bytes matter (the extra one says whether the cut fell on a
+    // line end), and they come from at most maxBytes + 1 characters.
+    return decodeBytes(encoder.encode(text.slice(0, maxBytes + 1)), maxBytes, false);
   }
   return decodeBytes(input, maxBytes, true);
 }

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
+import { getPlatform, platformNames } from "../platforms/index.js";
 import { findCredentials } from "./credentials.js";
 import { CatalogError, type CatalogProblem, Located, type PathKey } from "./problems.js";
 import { catalogFile } from "./schema.js";
@@ -61,7 +62,7 @@ function fromIssue(loc: Located, issue: z.core.$ZodIssue): CatalogProblem[] {
   return [loc.problem(path, issue.message)];
 }
 
-type RawItem = { id?: unknown; government?: unknown };
+type RawItem = { id?: unknown; government?: unknown; platform?: unknown; alternates?: unknown };
 
 function rawList(raw: unknown, key: "governments" | "sources"): RawItem[] {
   const v = (raw as Record<string, unknown> | null)?.[key];
@@ -109,13 +110,36 @@ function crossCheck(files: ParsedFile[]): CatalogProblem[] {
   return problems;
 }
 
+/** Platform names must name a preset (the night treats an unknown one as broken config). */
+function platformProblems(f: ParsedFile): CatalogProblem[] {
+  const out: CatalogProblem[] = [];
+  rawList(f.raw, "sources").forEach((s, i) => {
+    const ways: [RawItem, PathKey[]][] = [[s, ["sources", i]]];
+    if (Array.isArray(s?.alternates)) {
+      (s.alternates as RawItem[]).forEach((w, j) => {
+        ways.push([w, ["sources", i, "alternates", j]]);
+      });
+    }
+    for (const [w, path] of ways) {
+      if (typeof w?.platform === "string" && !getPlatform(w.platform)) {
+        const known = platformNames.join(", ");
+        out.push(f.loc.problem([...path, "platform"], `unknown platform "${w.platform}" (known: ${known})`));
+      }
+    }
+  });
+  return out;
+}
+
 function where(f: ParsedFile, path: PathKey[]): string {
   const { line, col } = f.loc.at(path);
   return `${f.loc.file}:${line}:${col}`;
 }
 
 function combine(files: ParsedFile[]): Catalog {
-  const problems = [...files.flatMap((f) => f.problems), ...crossCheck(files)];
+  const problems = [
+    ...files.flatMap((f) => [...f.problems, ...platformProblems(f)]),
+    ...crossCheck(files),
+  ];
   if (problems.length > 0) {
     problems.sort((a, b) => (a.file === b.file ? a.line - b.line || a.col - b.col : 0));
     throw new CatalogError(problems);

@@ -12,6 +12,10 @@ import { granicus } from "./granicus.js";
 import { granicusOpencities } from "./granicus-opencities.js";
 import { icompass } from "./icompass.js";
 import { legistarApi } from "./legistar-api.js";
+import { legistarHtml } from "./legistar-html.js";
+import { municodeMeetings } from "./municode-meetings.js";
+import { novusagenda } from "./novusagenda.js";
+import { onbaseAgendaonline } from "./onbase-agendaonline.js";
 import { primegov } from "./primegov.js";
 import type { Platform } from "./types.js";
 
@@ -19,13 +23,17 @@ const ALL: readonly Platform[] = [
   civicplusAgendacenter,
   civicplusRss,
   legistarApi,
+  legistarHtml,
   boarddocs,
   granicus,
   granicusOpencities,
   primegov,
   civicclerk,
+  onbaseAgendaonline,
   icompass,
   escribe,
+  municodeMeetings,
+  novusagenda,
 ];
 
 const BY_NAME = new Map(ALL.map((p) => [p.name, p]));

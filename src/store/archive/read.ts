@@ -19,13 +19,20 @@ export interface StoredResponse {
 }
 
 /** The bytes of one gzip member (one record). */
-export async function readMember(path: string, offset: number, length: number): Promise<Uint8Array> {
+export async function readMember(
+  path: string,
+  offset: number,
+  length: number,
+): Promise<Uint8Array> {
   const fh = await open(path, "r");
   try {
     const buf = new Uint8Array(length);
     const { bytesRead } = await fh.read(buf, 0, length, offset);
     if (bytesRead !== length) {
-      throw new NorError("E_ARCHIVE", `${path}@${offset}: record cut short (${bytesRead}/${length} bytes)`);
+      throw new NorError(
+        "E_ARCHIVE",
+        `${path}@${offset}: record cut short (${bytesRead}/${length} bytes)`,
+      );
     }
     return buf;
   } finally {
@@ -75,7 +82,10 @@ export async function readCapture(dir: string, capture: Capture): Promise<Stored
   if (record.warcType === "revisit") {
     const ref = capture.refersTo;
     if (!ref) {
-      throw new NorError("E_ARCHIVE", `${capture.file}@${capture.offset}: revisit with no original`);
+      throw new NorError(
+        "E_ARCHIVE",
+        `${capture.file}@${capture.offset}: revisit with no original`,
+      );
     }
     body = (await readRecordAt(join(dir, ref.file), ref.offset, ref.length)).payload;
   }

@@ -66,7 +66,8 @@ export async function verifyArchive(dir: string, db?: Db): Promise<VerifyReport>
         if (type === "response") {
           const split = indexOf(block, CRLFCRLF);
           const payload = split < 0 ? new Uint8Array(0) : block.subarray(split + 4);
-          if (sha256Digest(payload) !== payloadDigest) bad(`payload digest mismatch in response ${id}`);
+          if (sha256Digest(payload) !== payloadDigest)
+            bad(`payload digest mismatch in response ${id}`);
           else report.digestsChecked += 1;
           payloads.set(`${uri} ${record.warcDate}`, payloadDigest);
         } else if (type === "revisit") {
@@ -79,15 +80,27 @@ export async function verifyArchive(dir: string, db?: Db): Promise<VerifyReport>
       continue;
     }
     if (end !== size) {
-      report.problems.push({ file, offset: end, problem: `${size - end} bytes after the last whole record` });
+      report.problems.push({
+        file,
+        offset: end,
+        problem: `${size - end} bytes after the last whole record`,
+      });
     }
   }
   for (const r of revisits) {
     const orig = payloads.get(r.key);
     if (orig === undefined) {
-      report.problems.push({ file: r.file, offset: r.offset, problem: `revisit refers to ${r.key}, not in the archive` });
+      report.problems.push({
+        file: r.file,
+        offset: r.offset,
+        problem: `revisit refers to ${r.key}, not in the archive`,
+      });
     } else if (orig !== r.digest) {
-      report.problems.push({ file: r.file, offset: r.offset, problem: `revisit digest ${r.digest} differs from its original's ${orig}` });
+      report.problems.push({
+        file: r.file,
+        offset: r.offset,
+        problem: `revisit digest ${r.digest} differs from its original's ${orig}`,
+      });
     }
   }
   if (db) {
@@ -96,7 +109,11 @@ export async function verifyArchive(dir: string, db?: Db): Promise<VerifyReport>
       const c = fromRow(row);
       const rec = at.get(`${c.file}@${c.offset}`);
       if (!rec || rec.id !== c.recordId || rec.length !== c.length) {
-        report.problems.push({ file: c.file, offset: c.offset, problem: `index row ${c.recordId} (${c.url}) matches no record there` });
+        report.problems.push({
+          file: c.file,
+          offset: c.offset,
+          problem: `index row ${c.recordId} (${c.url}) matches no record there`,
+        });
       }
     }
   }

@@ -65,7 +65,10 @@ export class WarcArchive implements ArchivePort {
   /** `dir` is the archive directory itself (DIR/archive, see archiveDir()). */
   static async open(dir: string, opts: WarcArchiveOptions): Promise<WarcArchive> {
     if (opts.rotateBytes !== undefined && !(opts.rotateBytes > 0)) {
-      throw new NorError("E_CONFIG", `archive rotateBytes must be positive, not ${opts.rotateBytes}`);
+      throw new NorError(
+        "E_CONFIG",
+        `archive rotateBytes must be positive, not ${opts.rotateBytes}`,
+      );
     }
     mkdirSync(dir, { recursive: true });
     const files = listWarcFiles(dir);

@@ -40,7 +40,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(["source", "fetched_at"])
     .execute();
   await db.schema.createIndex("captures_file").on("captures").columns(["file", "offset"]).execute();
-
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

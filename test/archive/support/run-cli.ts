@@ -11,7 +11,10 @@ export interface CliResult {
 }
 
 /** `nor ARGS` in a child process; `preload` adds `--import FILE` (the network guard). */
-export function runCli(args: string[], opts: { preload?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  opts: { preload?: string; env?: Record<string, string> } = {},
+): Promise<CliResult> {
   const nodeArgs = ["--import", join(support, "ts-loader.mjs")];
   if (opts.preload) nodeArgs.push("--import", opts.preload);
   const child = spawn(process.execPath, [...nodeArgs, join(support, "cli-entry.ts"), ...args], {

@@ -16,7 +16,9 @@ const dir = join(dataDir!, "archive");
 const archive = await WarcArchive.open(dir, { db: store.db });
 for (let i = 0; i < 1000; i++) {
   const body = new Uint8Array(randomBytes(Number(size)));
-  await archive.write(exchange(`http://127.0.0.2/big/${i}.pdf`, body, { at: Date.UTC(2026, 10, 5) + i }));
+  await archive.write(
+    exchange(`http://127.0.0.2/big/${i}.pdf`, body, { at: Date.UTC(2026, 10, 5) + i }),
+  );
   const file = archive.currentFile!;
   process.stdout.write(`ok ${file} ${statSync(join(dir, file)).size}\n`);
 }

@@ -1,0 +1,49 @@
+/**
+ * ASP.NET WebForms postbacks (P5: a form is filled in the way a visitor's browser would):
+ * every `<input type="hidden">` of the form is sent back as it came (`__VIEWSTATE`,
+ * `__EVENTVALIDATION`, …), plus `__EVENTTARGET`/`__EVENTARGUMENT` and the changed fields.
+ * Read from the page's one parse, never by fetching anything.
+ */
+import type { CheerioAPI } from "cheerio";
+
+export interface PostbackForm {
+  /** Absolute form action. */
+  action: string;
+  /** The fields a browser would send back unchanged, in page order. */
+  hidden: [string, string][];
+}
+
+export function readForm($: CheerioAPI, pageUrl: string): PostbackForm | undefined {
+  const form = $("form").first();
+  if (form.length === 0) return undefined;
+  let action: string;
+  try {
+    action = new URL(form.attr("action") ?? pageUrl, pageUrl).href;
+  } catch {
+    return undefined;
+  }
+  const hidden: [string, string][] = [];
+  // Hidden fields, and the text boxes a browser would send too (Telerik combos keep their
+  // shown value in one); disabled controls are not sent (HTML §4.10.18.3 "constructing the
+  // entry list").
+  form.find("input[name]").each((_, el) => {
+    const e = $(el);
+    const type = (e.attr("type") ?? "text").toLowerCase();
+    if ((type !== "hidden" && type !== "text") || e.attr("disabled") !== undefined) return;
+    hidden.push([e.attr("name")!, e.attr("value") ?? ""]);
+  });
+  return { action, hidden };
+}
+
+/** The urlencoded body: hidden fields with `set` applied over them (set wins, order kept). */
+export function postbackBody(form: PostbackForm, set: Record<string, string>): string {
+  const p = new URLSearchParams();
+  const done = new Set<string>();
+  for (const [k, v] of form.hidden) {
+    if (done.has(k)) continue;
+    done.add(k);
+    p.append(k, Object.hasOwn(set, k) ? set[k]! : v);
+  }
+  for (const [k, v] of Object.entries(set)) if (!done.has(k)) p.append(k, v);
+  return p.toString();
+}
