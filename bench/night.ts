@@ -13,8 +13,7 @@
  */
 import { ManualClock } from "../src/clock.js";
 import { MemoryRobotsCache, MemorySiteState } from "../src/net/memory-ports.js";
-import { MIN_GAP_MS } from "../src/policy/constants.js";
-import { addDays } from "../src/policy/night-date.js";
+import { CountingRequestLog } from "../src/night/sim-ports.js";
 import {
   buildSimulation,
   MemoryNightStore,
@@ -23,7 +22,8 @@ import {
   type SimSite,
   type Simulation,
 } from "../src/night/simulate.js";
-import { CountingRequestLog } from "../src/night/sim-ports.js";
+import { MIN_GAP_MS } from "../src/policy/constants.js";
+import { addDays } from "../src/policy/night-date.js";
 
 const NIGHT = "2026-11-05";
 const CONCURRENCY = 64;
@@ -46,7 +46,8 @@ export function fleet(sources: number, sites: number, seed = 7): SimSite[] {
   const latency = () => Math.round(50 + r() ** 2 * 2_950); // 50 ms–3 s, most sites quick
   const out: SimSite[] = [{ site: "vendor-0.com", latencyMs: 400, sources: 600 }];
   const sizes: number[] = [];
-  for (let i = 1; i < sites; i++) sizes.push(r() < 0.03 ? 5 + Math.floor(r() * 36) : 1 + Math.floor(r() * 3));
+  for (let i = 1; i < sites; i++)
+    sizes.push(r() < 0.03 ? 5 + Math.floor(r() * 36) : 1 + Math.floor(r() * 3));
   // Nudge random sites by one until the total is exact (each site stays within 1–40).
   let total = 600 + sizes.reduce((a, b) => a + b, 0);
   for (let guard = 0; total !== sources && guard < 10_000_000; guard++) {
@@ -97,7 +98,14 @@ function measure(sim: Simulation, observed: ObservedRequest[], t0: number): Meas
   }
   const makespanMs = Math.max(...observed.map((o) => o.end)) - t0;
   const bound = Math.max(bestLaneMs, workMs / CONCURRENCY);
-  return { makespanMs, bestLaneMs, workMs, bound, ratio: makespanMs / bound, requests: observed.length };
+  return {
+    makespanMs,
+    bestLaneMs,
+    workMs,
+    bound,
+    ratio: makespanMs / bound,
+    requests: observed.length,
+  };
 }
 
 async function makespanBench(): Promise<string[]> {
@@ -110,7 +118,12 @@ async function makespanBench(): Promise<string[]> {
     if (d > 0) await clock.advance(24 * 3600_000);
     const from = sim.observed.length;
     const t0 = clock.now();
-    await runSimulatedNight(clock, sim, store, { night: addDays(NIGHT, d), deadlineMs: 6 * 3600_000, concurrency: CONCURRENCY, ...ports });
+    await runSimulatedNight(clock, sim, store, {
+      night: addDays(NIGHT, d),
+      deadlineMs: 6 * 3600_000,
+      concurrency: CONCURRENCY,
+      ...ports,
+    });
     const m = measure(sim, sim.observed.slice(from), t0);
     rows.push(
       `| 10,000 sources / 3,000 sites, night ${d + 1} | ${m.requests} | ${(m.makespanMs / 1000).toFixed(1)} s | ${(m.bestLaneMs / 1000).toFixed(1)} s | ${(m.workMs / CONCURRENCY / 1000).toFixed(1)} s | **${m.ratio.toFixed(4)}** |`,
@@ -126,7 +139,12 @@ async function deadlineBench(): Promise<string> {
   const log = new CountingRequestLog();
   const cpu0 = process.cpuUsage();
   const wall0 = process.hrtime.bigint();
-  const s = await runSimulatedNight(clock, sim, store, { night: NIGHT, deadlineMs: 8 * 3600_000, concurrency: CONCURRENCY, log });
+  const s = await runSimulatedNight(clock, sim, store, {
+    night: NIGHT,
+    deadlineMs: 8 * 3600_000,
+    concurrency: CONCURRENCY,
+    log,
+  });
   const cpu = process.cpuUsage(cpu0);
   const wallS = Number(process.hrtime.bigint() - wall0) / 1e9;
   const reached = sim.catalog.sources.length - (s.outcomes.unreached ?? 0);

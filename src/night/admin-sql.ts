@@ -18,14 +18,17 @@ export interface MarkInput {
 
 /** P24: only a person changes whether a source is read; the change is kept, never overwritten. */
 export async function markSource(db: Db, m: MarkInput): Promise<void> {
-  if (!m.reading && !m.reason?.trim()) throw new UsageError("--not-read needs --reason \"…\" (P24)");
+  if (!m.reading && !m.reason?.trim()) throw new UsageError('--not-read needs --reason "…" (P24)');
   const known = await db
     .selectFrom("night_catalog")
     .select("source_id")
     .where("source_id", "=", m.source)
     .executeTakeFirst();
   if (!known) {
-    throw new NorError("E_USAGE", `unknown source "${m.source}" (it appears after a \`nor night --catalog …\` run)`);
+    throw new NorError(
+      "E_USAGE",
+      `unknown source "${m.source}" (it appears after a \`nor night --catalog …\` run)`,
+    );
   }
   await db
     .insertInto("marks")
@@ -69,10 +72,19 @@ export async function listFlags(db: Db, includeCleared: boolean): Promise<FlagRo
 
 /** Clearing is recorded (who, when); the flag row stays. */
 export async function clearFlag(db: Db, id: string, by: string, at: number): Promise<void> {
-  const row = await db.selectFrom("flags").select(["id", "cleared_at"]).where("id", "=", id).executeTakeFirst();
+  const row = await db
+    .selectFrom("flags")
+    .select(["id", "cleared_at"])
+    .where("id", "=", id)
+    .executeTakeFirst();
   if (!row) throw new NorError("E_USAGE", `no flag with id "${id}" (see \`nor flags\`)`);
-  if (row.cleared_at !== null) throw new NorError("E_USAGE", `flag "${id}" was already cleared at ${row.cleared_at}`);
-  await db.updateTable("flags").set({ cleared_at: toIso(at), cleared_by: by }).where("id", "=", id).execute();
+  if (row.cleared_at !== null)
+    throw new NorError("E_USAGE", `flag "${id}" was already cleared at ${row.cleared_at}`);
+  await db
+    .updateTable("flags")
+    .set({ cleared_at: toIso(at), cleared_by: by })
+    .where("id", "=", id)
+    .execute();
 }
 
 export interface StatusRow {
@@ -133,7 +145,11 @@ export async function statusRows(db: Db): Promise<StatusRow[]> {
     const r = rows.get(c.source_id);
     if (r) r.recordsKnown = Number(c.n);
   }
-  for (const f of await db.selectFrom("flags").select(["source_id", "kind"]).where("cleared_at", "is", null).execute()) {
+  for (const f of await db
+    .selectFrom("flags")
+    .select(["source_id", "kind"])
+    .where("cleared_at", "is", null)
+    .execute()) {
     rows.get(f.source_id)?.flags.push(f.kind);
   }
   return [...rows.values()];

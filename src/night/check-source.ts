@@ -4,12 +4,18 @@
  * source is new (P7). Never throws for what a site answers: every answer is a NightOutcome.
  */
 import type { Clock } from "../clock.js";
-import type { FetchOutcome, Fetcher, FetchRequest, Purpose } from "../net/types.js";
+import type { Fetcher, FetchOutcome, FetchRequest, Purpose } from "../net/types.js";
 import type { Source, WayIn } from "../sources/catalog/types.js";
 import type { ExtractedRecord, Extraction } from "../sources/record.js";
 import { endsTheSource, failureOutcome } from "./outcome.js";
 import { type ValidatorStore, type WayReader, waysInOrder } from "./reader.js";
-import type { BackfillState, NightOutcome, PageRequest, SourceHistory, SourceResult } from "./types.js";
+import type {
+  BackfillState,
+  NightOutcome,
+  PageRequest,
+  SourceHistory,
+  SourceResult,
+} from "./types.js";
 
 export interface CheckContext {
   fetcher: Fetcher;
@@ -59,7 +65,10 @@ async function readOne(
     extraction = ctx.reader.extract(way, o.body, o.url, o.headers["content-type"]);
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
-    return { kind: "failed", outcome: { kind: "extract-error", reason, url: o.url, status: o.status } };
+    return {
+      kind: "failed",
+      outcome: { kind: "extract-error", reason, url: o.url, status: o.status },
+    };
   }
   const etag = o.headers["etag"];
   const lastModified = o.headers["last-modified"];
@@ -109,14 +118,19 @@ export async function checkSource(
       outcome =
         r.extraction.records.length > 0
           ? { kind: "ok", url: r.url }
-          : { kind: "no-records", url: r.url, reason: r.extraction.note ?? "no records on the page" };
+          : {
+              kind: "no-records",
+              url: r.url,
+              reason: r.extraction.note ?? "no records on the page",
+            };
     } else {
       outcome = { kind: "unchanged", url: r.url };
     }
     const bf = await runBackfill(ctx, source, way, req, r, history.backfill, records);
     backfill = bf.state;
     if (bf.stoppedBy) outcome = bf.stoppedBy;
-    else if (outcome.kind === "no-records" && records.length > 0) outcome = { kind: "ok", url: r.url };
+    else if (outcome.kind === "no-records" && records.length > 0)
+      outcome = { kind: "ok", url: r.url };
     break;
   }
 
@@ -143,20 +157,21 @@ async function runBackfill(
   records: ExtractedRecord[],
 ): Promise<{ state: BackfillState; stoppedBy?: NightOutcome }> {
   const perNight = source.backfill.pagesPerNight;
-  const state: BackfillState = before
-    ? { ...before }
-    : { done: perNight <= 0, pagesRead: 0 };
+  const state: BackfillState = before ? { ...before } : { done: perNight <= 0, pagesRead: 0 };
   if (state.done) return { state };
   let next = state.cursor;
   if (!next && page1.kind === "read") {
-    if (pastUntil(page1.extraction, source.backfill.until)) return { state: { done: true, pagesRead: state.pagesRead } };
+    if (pastUntil(page1.extraction, source.backfill.until))
+      return { state: { done: true, pagesRead: state.pagesRead } };
     next = ctx.reader.nextRequest(way, firstReq, page1.body, page1.extraction);
     if (!next) return { state: { done: true, pagesRead: state.pagesRead } };
   }
   for (let i = 0; i < perNight && next; i++) {
     const r = await readOne(ctx, way, next, "backfill", source.id, false);
     if (r.kind !== "read") {
-      const out: { state: BackfillState; stoppedBy?: NightOutcome } = { state: { ...state, cursor: next } };
+      const out: { state: BackfillState; stoppedBy?: NightOutcome } = {
+        state: { ...state, cursor: next },
+      };
       // A no or the deadline is the night's word on this source; another failure just
       // leaves the cursor for tomorrow.
       if (r.kind === "failed" && endsTheSource(r.outcome.kind) && r.outcome.kind !== "unreached") {

@@ -50,7 +50,9 @@ export async function runNightWithStore(
     },
   };
   const archive =
-    opts.dataDir !== undefined ? await WarcArchive.open(archiveDir(opts.dataDir), { db, clock }) : undefined;
+    opts.dataDir !== undefined
+      ? await WarcArchive.open(archiveDir(opts.dataDir), { db, clock })
+      : undefined;
   const nightStore = new SqlNightStore(db);
   let fetcher: PoliteFetcher | undefined;
   try {
@@ -71,7 +73,11 @@ export async function runNightWithStore(
             const sites = new Set(catalog.sources.map((s) => siteOf(s.url)));
             for (const site of sites) await siteState.setLastEnd(site, now);
           }
-          const transportOptions: { allowPrivateAddresses?: boolean; resolve?: string[]; caFile?: string } = {};
+          const transportOptions: {
+            allowPrivateAddresses?: boolean;
+            resolve?: string[];
+            caFile?: string;
+          } = {};
           if (opts.allowPrivateAddresses) transportOptions.allowPrivateAddresses = true;
           if (opts.resolve?.length) transportOptions.resolve = opts.resolve;
           if (opts.caFile !== undefined) transportOptions.caFile = opts.caFile;

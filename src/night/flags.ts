@@ -13,7 +13,10 @@ export function flagsFor(result: SourceResult, history: SourceHistory): RaisedFl
   if (NO_OUTCOMES.has(kind)) {
     const earlier = history.recentOutcomes.slice(0, NO_NIGHTS_IN_A_ROW - 1);
     if (earlier.length === NO_NIGHTS_IN_A_ROW - 1 && earlier.every((k) => NO_OUTCOMES.has(k))) {
-      flags.push({ kind: "no-three-nights", detail: `a no on ${NO_NIGHTS_IN_A_ROW} nights in a row` });
+      flags.push({
+        kind: "no-three-nights",
+        detail: `a no on ${NO_NIGHTS_IN_A_ROW} nights in a row`,
+      });
     }
   }
   if (kind === "no-records" && history.recordsKnown > 0) {
@@ -23,7 +26,10 @@ export function flagsFor(result: SourceResult, history: SourceHistory): RaisedFl
     });
   }
   if (kind === "disallowed" && history.recentOutcomes[0] !== "disallowed") {
-    flags.push({ kind: "robots-disallows", detail: `robots.txt now disallows ${result.outcome.url ?? "the page"}` });
+    flags.push({
+      kind: "robots-disallows",
+      detail: `robots.txt now disallows ${result.outcome.url ?? "the page"}`,
+    });
   }
   return flags;
 }

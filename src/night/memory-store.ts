@@ -17,14 +17,21 @@ interface StoredOutcome {
 }
 
 export class MemoryNightStore implements NightStore, ValidatorStore {
-  readonly nights = new Map<string, { startedAt: number; deadlineAt: number; finishedAt?: number }>();
+  readonly nights = new Map<
+    string,
+    { startedAt: number; deadlineAt: number; finishedAt?: number }
+  >();
   readonly sources = new Map<string, CatalogRow>();
   /** source id -> outcomes, oldest first. */
   readonly outcomes = new Map<string, StoredOutcome[]>();
   /** source id -> record id -> record and first night. */
-  readonly records = new Map<string, Map<string, { record: ExtractedRecord; firstNight: string }>>();
+  readonly records = new Map<
+    string,
+    Map<string, { record: ExtractedRecord; firstNight: string }>
+  >();
   readonly marks = new Map<string, { reading: boolean; night: string; reason?: string }>();
-  readonly flags: { source: string; kind: string; night: string; detail: string; open: boolean }[] = [];
+  readonly flags: { source: string; kind: string; night: string; detail: string; open: boolean }[] =
+    [];
   readonly validators = new Map<string, { etag?: string; lastModified?: string }>();
   readonly backfill = new Map<string, BackfillState>();
 
@@ -72,8 +79,8 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
   }
 
   async commit(night: string, r: SourceResult): Promise<{ newRecords: number }> {
-    let known = this.records.get(r.sourceId);
-    if (!known) this.records.set(r.sourceId, (known = new Map()));
+    const known = this.records.get(r.sourceId) ?? new Map();
+    this.records.set(r.sourceId, known);
     let newRecords = 0;
     for (const rec of r.records) {
       if (known.has(rec.id)) continue;
@@ -94,7 +101,8 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     if (r.backfill) this.backfill.set(r.sourceId, r.backfill);
     for (const f of r.flags) {
       const open = this.flags.some((x) => x.open && x.source === r.sourceId && x.kind === f.kind);
-      if (!open) this.flags.push({ source: r.sourceId, kind: f.kind, night, detail: f.detail, open: true });
+      if (!open)
+        this.flags.push({ source: r.sourceId, kind: f.kind, night, detail: f.detail, open: true });
     }
     return { newRecords };
   }
@@ -103,7 +111,8 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     const out = new Set<string>();
     for (const [id, list] of this.outcomes) {
       const site = this.sources.get(id)?.site;
-      if (site && list.some((o) => o.night === night && o.outcome.kind === "refused")) out.add(site);
+      if (site && list.some((o) => o.night === night && o.outcome.kind === "refused"))
+        out.add(site);
     }
     return out;
   }

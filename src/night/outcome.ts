@@ -14,7 +14,13 @@ export function failureOutcome(
 ): NightOutcome {
   switch (o.kind) {
     case "refused":
-      return { kind: "refused", reason: o.reason, evidence: o.evidence, status: o.status, url: o.url };
+      return {
+        kind: "refused",
+        reason: o.reason,
+        evidence: o.evidence,
+        status: o.status,
+        url: o.url,
+      };
     case "site-closed":
       return { kind: "refused", reason: SITE_CLOSED_REASON, url: o.url };
     case "robots-unavailable":
@@ -32,7 +38,12 @@ export function failureOutcome(
     case "timed-out":
       return { kind: "timed-out", reason: `no ${o.phase} within 30 s`, url: o.url };
     case "too-large":
-      return { kind: "too-large", status: o.status, reason: `stopped at ${o.bytesRead} bytes`, url: o.url };
+      return {
+        kind: "too-large",
+        status: o.status,
+        reason: `stopped at ${o.bytesRead} bytes`,
+        url: o.url,
+      };
     case "deadline":
       return { kind: "unreached", reason: "the night's time limit passed", url: o.url };
   }

@@ -30,9 +30,7 @@ export async function recheckSource(
     outcome = failureOutcome(o);
   } else {
     const failed =
-      o.kind === "not-modified"
-        ? { kind: "unchanged" as const, url: o.url }
-        : failureOutcome(o);
+      o.kind === "not-modified" ? { kind: "unchanged" as const, url: o.url } : failureOutcome(o);
     outcome = {
       kind: "recheck-still-no",
       reason: `${failed.kind}${failed.reason ? `: ${failed.reason}` : ""}`,
@@ -41,5 +39,13 @@ export async function recheckSource(
     if (failed.evidence) outcome.evidence = failed.evidence;
     if (failed.status !== undefined) outcome.status = failed.status;
   }
-  return { sourceId: source.id, outcome, records: [], validators: [], flags, startedAt, endedAt: clock.now() };
+  return {
+    sourceId: source.id,
+    outcome,
+    records: [],
+    validators: [],
+    flags,
+    startedAt,
+    endedAt: clock.now(),
+  };
 }

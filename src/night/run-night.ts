@@ -63,7 +63,12 @@ export async function runNight(
   const state = await store.openNight(opts.night, clock.now(), clock.now() + opts.deadlineMs);
   const siteOfSource = (s: Source) => deps.siteOf(s.url);
   await store.syncSources(
-    catalog.sources.map((s) => ({ id: s.id, government: s.government, url: s.url, site: siteOfSource(s) })),
+    catalog.sources.map((s) => ({
+      id: s.id,
+      government: s.government,
+      url: s.url,
+      site: siteOfSource(s),
+    })),
     clock.now(),
   );
   const histories = await store.histories(
@@ -136,7 +141,12 @@ export async function runNight(
       const k = result.outcome.kind;
       summary.outcomes[k] = (summary.outcomes[k] ?? 0) + 1;
       done++;
-      deps.onSourceDone?.({ done, total: planned.length, deadlineAt: state.deadlineAt, last: result });
+      deps.onSourceDone?.({
+        done,
+        total: planned.length,
+        deadlineAt: state.deadlineAt,
+        last: result,
+      });
     }
   });
   await store.finishNight(opts.night, clock.now());

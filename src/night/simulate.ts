@@ -54,7 +54,12 @@ async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
 }
 
 function respond(status: number, body: string, contentType = "application/json"): TransportResult {
-  return { kind: "response", status, headers: { "content-type": contentType }, body: once(utf8.encode(body)) };
+  return {
+    kind: "response",
+    status,
+    headers: { "content-type": contentType },
+    body: once(utf8.encode(body)),
+  };
 }
 
 /** Builds the catalog and the virtual-time transport for a list of simulated sites. */
@@ -100,7 +105,10 @@ export function buildSimulation(clock: ManualClock, sites: readonly SimSite[]): 
     } else {
       const page = Number(u.searchParams.get("page") ?? "0");
       const older = spec.olderPages ?? 0;
-      const records = [0, 1].map((j) => ({ id: `${u.pathname}#${page}.${j}`, title: `item ${page}.${j}` }));
+      const records = [0, 1].map((j) => ({
+        id: `${u.pathname}#${page}.${j}`,
+        title: `item ${page}.${j}`,
+      }));
       const next = page < older ? `${u.origin}${u.pathname}?page=${page + 1}` : undefined;
       status = 200;
       result = respond(200, JSON.stringify(next ? { records, next } : { records }));

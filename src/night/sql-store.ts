@@ -30,9 +30,17 @@ export class SqlNightStore implements NightStore, ValidatorStore {
 
   async openNight(night: string, now: number, deadlineAt: number): Promise<NightState> {
     return this.#db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom("nights").selectAll().where("night", "=", night).executeTakeFirst();
+      const row = await trx
+        .selectFrom("nights")
+        .selectAll()
+        .where("night", "=", night)
+        .executeTakeFirst();
       if (row) {
-        await trx.updateTable("nights").set({ runs: row.runs + 1, finished_at: null }).where("night", "=", night).execute();
+        await trx
+          .updateTable("nights")
+          .set({ runs: row.runs + 1, finished_at: null })
+          .where("night", "=", night)
+          .execute();
         return {
           night,
           startedAt: fromIso(row.started_at, `nights ${night}`),
@@ -42,7 +50,13 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       }
       await trx
         .insertInto("nights")
-        .values({ night, started_at: toIso(now), deadline_at: toIso(deadlineAt), finished_at: null, runs: 1 })
+        .values({
+          night,
+          started_at: toIso(now),
+          deadline_at: toIso(deadlineAt),
+          finished_at: null,
+          runs: 1,
+        })
         .execute();
       return { night, startedAt: now, deadlineAt, resumed: false };
     });
@@ -54,7 +68,15 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       for (const part of chunks(rows)) {
         await trx
           .insertInto("night_catalog")
-          .values(part.map((r) => ({ source_id: r.id, government: r.government, url: r.url, site: r.site, updated_at: at })))
+          .values(
+            part.map((r) => ({
+              source_id: r.id,
+              government: r.government,
+              url: r.url,
+              site: r.site,
+              updated_at: at,
+            })),
+          )
           .onConflict((oc) =>
             oc.column("source_id").doUpdateSet({
               government: (eb) => eb.ref("excluded.government"),
@@ -70,7 +92,14 @@ export class SqlNightStore implements NightStore, ValidatorStore {
 
   async histories(night: string, ids: readonly string[]): Promise<Map<string, TonightHistory>> {
     const out = new Map<string, TonightHistory>();
-    for (const id of ids) out.set(id, { reading: true, doneTonight: false, unreachedLast: false, recentOutcomes: [], recordsKnown: 0 });
+    for (const id of ids)
+      out.set(id, {
+        reading: true,
+        doneTonight: false,
+        unreachedLast: false,
+        recentOutcomes: [],
+        recordsKnown: 0,
+      });
     const since = addDays(night, -HISTORY_NIGHTS);
     const rows = await this.#db
       .selectFrom("night_sources")
@@ -142,11 +171,22 @@ export class SqlNightStore implements NightStore, ValidatorStore {
         })
         .execute();
       for (const v of r.validators) {
-        const row = { url: v.url, etag: v.etag ?? null, last_modified: v.lastModified ?? null, updated_at: toIso(r.endedAt) };
+        const row = {
+          url: v.url,
+          etag: v.etag ?? null,
+          last_modified: v.lastModified ?? null,
+          updated_at: toIso(r.endedAt),
+        };
         await trx
           .insertInto("validators")
           .values(row)
-          .onConflict((oc) => oc.column("url").doUpdateSet({ etag: row.etag, last_modified: row.last_modified, updated_at: row.updated_at }))
+          .onConflict((oc) =>
+            oc.column("url").doUpdateSet({
+              etag: row.etag,
+              last_modified: row.last_modified,
+              updated_at: row.updated_at,
+            }),
+          )
           .execute();
       }
       if (r.backfill) {
@@ -159,7 +199,11 @@ export class SqlNightStore implements NightStore, ValidatorStore {
         await trx
           .insertInto("backfill")
           .values(row)
-          .onConflict((oc) => oc.column("source_id").doUpdateSet({ done: row.done, cursor: row.cursor, pages_read: row.pages_read }))
+          .onConflict((oc) =>
+            oc
+              .column("source_id")
+              .doUpdateSet({ done: row.done, cursor: row.cursor, pages_read: row.pages_read }),
+          )
           .execute();
       }
       for (const f of r.flags) {
@@ -203,11 +247,19 @@ export class SqlNightStore implements NightStore, ValidatorStore {
   }
 
   async finishNight(night: string, now: number): Promise<void> {
-    await this.#db.updateTable("nights").set({ finished_at: toIso(now) }).where("night", "=", night).execute();
+    await this.#db
+      .updateTable("nights")
+      .set({ finished_at: toIso(now) })
+      .where("night", "=", night)
+      .execute();
   }
 
   async get(url: string): Promise<{ etag?: string; lastModified?: string } | undefined> {
-    const row = await this.#db.selectFrom("validators").selectAll().where("url", "=", url).executeTakeFirst();
+    const row = await this.#db
+      .selectFrom("validators")
+      .selectAll()
+      .where("url", "=", url)
+      .executeTakeFirst();
     if (!row) return undefined;
     const out: { etag?: string; lastModified?: string } = {};
     if (row.etag) out.etag = row.etag;
@@ -217,7 +269,11 @@ export class SqlNightStore implements NightStore, ValidatorStore {
 }
 
 /** Dedupe per source by record id (P6): a record seen before is not new. */
-async function insertRecords(trx: Transaction<Database>, night: string, r: SourceResult): Promise<number> {
+async function insertRecords(
+  trx: Transaction<Database>,
+  night: string,
+  r: SourceResult,
+): Promise<number> {
   const unique = new Map(r.records.map((x) => [x.id, x]));
   let inserted = 0;
   for (const part of chunks([...unique.values()])) {

@@ -24,7 +24,10 @@ export type NightOutcomeKind =
   | "recheck-answers";
 
 /** P21/P20: the outcomes that count as that night's "no" (for the 3-nights flag, P24). */
-export const NO_OUTCOMES: ReadonlySet<NightOutcomeKind> = new Set(["refused", "robots-unavailable"]);
+export const NO_OUTCOMES: ReadonlySet<NightOutcomeKind> = new Set([
+  "refused",
+  "robots-unavailable",
+]);
 
 export interface NightOutcome {
   kind: NightOutcomeKind;

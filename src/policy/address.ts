@@ -72,7 +72,16 @@ function v6Groups(ip: string): number[] {
 function classifyV6(ip: string): AddressClass {
   const g = v6Groups(ip);
   if (g.length !== 8) return "invalid";
-  const [a, b, c, d, e, f, h, i] = g as [number, number, number, number, number, number, number, number];
+  const [a, b, c, d, e, f, h, i] = g as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const zeroHead = a === 0 && b === 0 && c === 0 && d === 0 && e === 0;
   const embeddedV4 = h * 65536 + i;
   if (zeroHead && f === 0 && h === 0 && i === 0) return "unspecified"; // ::

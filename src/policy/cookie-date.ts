@@ -20,15 +20,18 @@ export function parseCookieDate(value: string): number | undefined {
   // A cookie-date has at most a handful of tokens; 32 bounds a hostile value.
   for (const token of value.split(DELIMITERS).slice(0, 32)) {
     if (token === "") continue;
-    let m: RegExpExecArray | null;
-    if (time === undefined && (m = TIME.exec(token))) {
-      time = [Number(m[1]), Number(m[2]), Number(m[3])];
-    } else if (day === undefined && (m = DAY.exec(token))) {
-      day = Number(m[1]);
-    } else if (month === undefined && MONTHS.includes(token.slice(0, 3).toLowerCase())) {
-      month = MONTHS.indexOf(token.slice(0, 3).toLowerCase());
-    } else if (year === undefined && (m = YEAR.exec(token))) {
-      year = Number(m[1]);
+    const tm = time === undefined ? TIME.exec(token) : null;
+    const d = !tm && day === undefined ? DAY.exec(token) : null;
+    const mon = MONTHS.indexOf(token.slice(0, 3).toLowerCase());
+    if (tm) {
+      time = [Number(tm[1]), Number(tm[2]), Number(tm[3])];
+    } else if (d) {
+      day = Number(d[1]);
+    } else if (month === undefined && mon >= 0) {
+      month = mon;
+    } else if (year === undefined) {
+      const y = YEAR.exec(token);
+      if (y) year = Number(y[1]);
     }
   }
   if (time === undefined || day === undefined || month === undefined || year === undefined) {

@@ -86,7 +86,10 @@ export function retryDecision(a: {
   now: number;
 }): RetryDecision {
   if (!Number.isInteger(a.attempt) || a.attempt < 1) {
-    throw new NorError("E_INTERNAL", `retryDecision: attempt must be a 1-based integer, got ${a.attempt}`);
+    throw new NorError(
+      "E_INTERNAL",
+      `retryDecision: attempt must be a 1-based integer, got ${a.attempt}`,
+    );
   }
   const s = a.status;
   const retryable =

@@ -1,4 +1,4 @@
-import { gzipSync } from "node:zlib";
+import { createGzip } from "node:zlib";
 import type { Handler } from "./fleet.js";
 
 /** Scriptable route handlers for the fleet: each is one way a real server behaves. */
@@ -77,10 +77,31 @@ export const big =
     pump();
   };
 
-/** A small gzip body that inflates to `inflated` bytes (a decompression bomb). */
+/**
+ * A small gzip body that inflates to `inflated` bytes (a decompression bomb). Compressed in
+ * 1 MiB steps so the server side never holds the inflated size in memory either.
+ */
 export function gzipBomb(inflated: number): Handler {
-  const body = gzipSync(Buffer.alloc(inflated, 0), { level: 9 });
-  return text(body, 200, { "content-encoding": "gzip", "content-type": "text/html" });
+  let body: Promise<Buffer> | undefined;
+  const make = async () => {
+    const gz = createGzip({ level: 9 });
+    const out: Buffer[] = [];
+    gz.on("data", (c: Buffer) => out.push(c));
+    const done = new Promise((r) => gz.once("end", r));
+    const zeros = Buffer.alloc(1024 * 1024, 0);
+    for (let left = inflated; left > 0; left -= zeros.length) {
+      if (!gz.write(left >= zeros.length ? zeros : zeros.subarray(0, left))) {
+        await new Promise((r) => gz.once("drain", r));
+      }
+    }
+    gz.end();
+    await done;
+    return Buffer.concat(out);
+  };
+  return async (req, res, ctx) => {
+    body ??= make();
+    text(await body, 200, { "content-encoding": "gzip", "content-type": "text/html" })(req, res, ctx);
+  };
 }
 
 /** Sends `body` one byte at a time, `everyMs` apart (a slow but live server). */

@@ -14,7 +14,9 @@ describe("SourceCookieJar (P22)", () => {
     const { jar: j } = jar();
     expect(j.cookieHeader("https://www.example-county.gov/bids")).toBeUndefined();
     j.store("https://www.example-county.gov/bids", ["ASP.NET_SessionId=abc123; path=/; HttpOnly"]);
-    expect(j.cookieHeader("https://www.example-county.gov/bids?page=2")).toBe("ASP.NET_SessionId=abc123");
+    expect(j.cookieHeader("https://www.example-county.gov/bids?page=2")).toBe(
+      "ASP.NET_SessionId=abc123",
+    );
   });
 
   it("P22: a host-only cookie is not sent to another host of the same site", () => {
@@ -60,7 +62,9 @@ describe("SourceCookieJar (P22)", () => {
   it("P22: cookies of two sites in one source's jar never cross", () => {
     const { jar: j } = jar();
     j.store("https://www.example-city.gov/agendas", ["city=1; Path=/"]);
-    j.store("https://example.legistar.com/Calendar.aspx", ["vendor=2; Domain=legistar.com; Path=/"]);
+    j.store("https://example.legistar.com/Calendar.aspx", [
+      "vendor=2; Domain=legistar.com; Path=/",
+    ]);
     expect(j.cookieHeader("https://www.example-city.gov/")).toBe("city=1");
     expect(j.cookieHeader("https://other.legistar.com/")).toBe("vendor=2");
     expect(j.cookieHeader("https://legistar.com/")).toBe("vendor=2");
@@ -87,11 +91,14 @@ describe("SourceCookieJar (P22)", () => {
     ["/a/b/c", "; Path=relative", "/a/b/x", true], // invalid Path → default-path /a/b
     ["/a/b/c", "; Path=relative", "/a/x", false],
   ];
-  it.each(pathRows)("P22: set at %s with %j, request %s → sent %s (RFC 6265 §5.1.4)", (at, attr, req, sent) => {
-    const { jar: j } = jar();
-    j.store(`https://www.example-county.gov${at}`, [`p=1${attr}`]);
-    expect(j.cookieHeader(`https://www.example-county.gov${req}`)).toBe(sent ? "p=1" : undefined);
-  });
+  it.each(pathRows)(
+    "P22: set at %s with %j, request %s → sent %s (RFC 6265 §5.1.4)",
+    (at, attr, req, sent) => {
+      const { jar: j } = jar();
+      j.store(`https://www.example-county.gov${at}`, [`p=1${attr}`]);
+      expect(j.cookieHeader(`https://www.example-county.gov${req}`)).toBe(sent ? "p=1" : undefined);
+    },
+  );
 
   it("P22: Max-Age and Expires, by the injected clock; Max-Age wins", async () => {
     const { clock, jar: j } = jar();
@@ -148,7 +155,12 @@ describe("SourceCookieJar (P22)", () => {
   it("P22: longer paths first, then older first (RFC 6265 §5.4)", () => {
     const { jar: j } = jar();
     const u = "https://www.example-county.gov/docs/minutes/2026.pdf";
-    j.store("https://www.example-county.gov/", ["root=1; Path=/", "deep=2; Path=/docs/minutes", "mid=3; Path=/docs", "root2=4; Path=/"]);
+    j.store("https://www.example-county.gov/", [
+      "root=1; Path=/",
+      "deep=2; Path=/docs/minutes",
+      "mid=3; Path=/docs",
+      "root2=4; Path=/",
+    ]);
     expect(j.cookieHeader(u)).toBe("deep=2; mid=3; root=1; root2=4");
   });
 
@@ -185,7 +197,11 @@ describe("SourceCookieJar (P22)", () => {
   it("P22: the jar is bounded: a site cannot grow it past MAX_COOKIES", () => {
     const { jar: j } = jar();
     const lines = Array.from({ length: 3 * MAX_COOKIES }, (_, i) => `c${i}=v`);
-    for (let i = 0; i < 3; i++) j.store("https://www.example-county.gov/", lines.slice(i * MAX_COOKIES, (i + 1) * MAX_COOKIES));
+    for (let i = 0; i < 3; i++)
+      j.store(
+        "https://www.example-county.gov/",
+        lines.slice(i * MAX_COOKIES, (i + 1) * MAX_COOKIES),
+      );
     expect(j.size).toBe(MAX_COOKIES);
     const header = j.cookieHeader("https://www.example-county.gov/") ?? "";
     expect(header.startsWith(`c${2 * MAX_COOKIES}=v`)).toBe(true); // the newest are kept

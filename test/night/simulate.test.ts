@@ -1,9 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
 import { MemoryRobotsCache, MemorySiteState } from "../../src/net/memory-ports.js";
-import { MIN_GAP_MS } from "../../src/policy/constants.js";
-import { addDays } from "../../src/policy/night-date.js";
-import { isRecheckNight } from "../../src/policy/recheck.js";
 import { SITE_CLOSED_REASON } from "../../src/night/outcome.js";
 import {
   buildSimulation,
@@ -13,6 +10,9 @@ import {
   type SimSite,
   type Simulation,
 } from "../../src/night/simulate.js";
+import { MIN_GAP_MS } from "../../src/policy/constants.js";
+import { addDays } from "../../src/policy/night-date.js";
+import { isRecheckNight } from "../../src/policy/recheck.js";
 
 const NIGHT = "2026-11-05";
 const DAY = 24 * 3600_000;
@@ -26,7 +26,8 @@ function mixedSites(): SimSite[] {
     { site: "no.org", latencyMs: 150, sources: 5, saysNo: true },
     { site: "down.org", latencyMs: 100, sources: 3, robotsStatus: 500 },
   ];
-  for (let i = 0; i < 14; i++) sites.push({ site: `s${i}.net`, latencyMs: 50 + i * 200, sources: 1 + (i % 3) });
+  for (let i = 0; i < 14; i++)
+    sites.push({ site: `s${i}.net`, latencyMs: 50 + i * 200, sources: 1 + (i % 3) });
   return sites;
 }
 
@@ -42,7 +43,8 @@ function politenessViolations(sim: Simulation, observed: ObservedRequest[]): str
       const prev = reqs[i - 1] as ObservedRequest;
       const cur = reqs[i] as ObservedRequest;
       if (cur.start < prev.end) bad.push(`${site}: two in flight at ${cur.start}`);
-      else if (cur.start - prev.end < gap) bad.push(`${site}: gap ${cur.start - prev.end} ms < ${gap} ms`);
+      else if (cur.start - prev.end < gap)
+        bad.push(`${site}: gap ${cur.start - prev.end} ms < ${gap} ms`);
     }
   }
   return bad;
@@ -53,18 +55,28 @@ describe("the night, simulated (real scheduler, real fetcher, virtual time)", ()
     const clock = new ManualClock();
     const sim = buildSimulation(clock, mixedSites());
     const store = new MemoryNightStore();
-    const summary = await runSimulatedNight(clock, sim, store, { night: NIGHT, deadlineMs: 6 * 3600_000, concurrency: 4 });
+    const summary = await runSimulatedNight(clock, sim, store, {
+      night: NIGHT,
+      deadlineMs: 6 * 3600_000,
+      concurrency: 4,
+    });
     expect(summary.planned).toBe(sim.catalog.sources.length);
     expect(sim.observed.length).toBeGreaterThan(sim.catalog.sources.length);
     expect(politenessViolations(sim, sim.observed)).toEqual([]);
     // Both hostnames of busy.org were used, and they shared one lane (checked above).
-    const busyHosts = new Set(sim.observed.filter((r) => r.site === "busy.org").map((r) => new URL(r.url).host));
+    const busyHosts = new Set(
+      sim.observed.filter((r) => r.site === "busy.org").map((r) => new URL(r.url).host),
+    );
     expect(busyHosts.size).toBe(2);
     // The Crawl-delay site really was spaced 7 s apart.
-    const delay = sim.observed.filter((r) => r.site === "delay.org").sort((a, b) => a.start - b.start);
+    const delay = sim.observed
+      .filter((r) => r.site === "delay.org")
+      .sort((a, b) => a.start - b.start);
     expect(delay.length).toBeGreaterThan(2);
     for (let i = 1; i < delay.length; i++) {
-      expect((delay[i] as ObservedRequest).start - (delay[i - 1] as ObservedRequest).end).toBeGreaterThanOrEqual(7_000);
+      expect(
+        (delay[i] as ObservedRequest).start - (delay[i - 1] as ObservedRequest).end,
+      ).toBeGreaterThanOrEqual(7_000);
     }
   });
 
@@ -74,7 +86,11 @@ describe("the night, simulated (real scheduler, real fetcher, virtual time)", ()
     for (let i = 0; i < 40; i++) sites.push({ site: `t${i}.net`, latencyMs: 500, sources: 1 });
     const sim = buildSimulation(clock, sites);
     const t0 = clock.now();
-    await runSimulatedNight(clock, sim, new MemoryNightStore(), { night: NIGHT, deadlineMs: 6 * 3600_000, concurrency: 4 });
+    await runSimulatedNight(clock, sim, new MemoryNightStore(), {
+      night: NIGHT,
+      deadlineMs: 6 * 3600_000,
+      concurrency: 4,
+    });
     const big = sim.observed.filter((r) => r.site === "big.org");
     expect(Math.min(...big.map((r) => r.start))).toBe(t0);
     // 31 requests (robots + 30) at 0.5 s each with 30 gaps of 2 s: the lane's unavoidable time.
@@ -89,12 +105,19 @@ describe("the night, simulated (real scheduler, real fetcher, virtual time)", ()
     for (let i = 0; i < 6; i++) sites.push({ site: `l${i}.org`, latencyMs: 1_000, sources: 8 });
     const sim = buildSimulation(clock, sites);
     const store = new MemoryNightStore();
-    const opts = { deadlineMs: 40_000, concurrency: 3, siteState: new MemorySiteState(), robotsCache: new MemoryRobotsCache() };
+    const opts = {
+      deadlineMs: 40_000,
+      concurrency: 3,
+      siteState: new MemorySiteState(),
+      robotsCache: new MemoryRobotsCache(),
+    };
     const s1 = await runSimulatedNight(clock, sim, store, { ...opts, night: NIGHT });
     const deadline1 = s1.deadlineAt;
     expect(sim.observed.every((r) => r.start <= deadline1)).toBe(true);
     expect(politenessViolations(sim, sim.observed)).toEqual([]);
-    const unreached = sim.catalog.sources.filter((s) => store.outcomeOf(s.id, NIGHT)?.kind === "unreached").map((s) => s.id);
+    const unreached = sim.catalog.sources
+      .filter((s) => store.outcomeOf(s.id, NIGHT)?.kind === "unreached")
+      .map((s) => s.id);
     expect(unreached.length).toBeGreaterThan(5);
     const seen1 = sim.observed.length;
 
@@ -109,12 +132,20 @@ describe("the night, simulated (real scheduler, real fetcher, virtual time)", ()
     const firstStart = (id: string) => {
       const path = `/list/${id.split("/")[1]}`;
       const site = id.split("/")[0] as string;
-      return Math.min(...tonight.filter((r) => r.site === site && new URL(r.url).pathname === path).map((r) => r.start));
+      return Math.min(
+        ...tonight
+          .filter((r) => r.site === site && new URL(r.url).pathname === path)
+          .map((r) => r.start),
+      );
     };
     for (const site of sites) {
-      const ids = sim.catalog.sources.filter((s) => s.id.startsWith(`${site.site}/`)).map((s) => s.id);
+      const ids = sim.catalog.sources
+        .filter((s) => s.id.startsWith(`${site.site}/`))
+        .map((s) => s.id);
       const waited = ids.filter((id) => unreached.includes(id));
-      const others = ids.filter((id) => !unreached.includes(id) && store.outcomeOf(id, night2)?.kind !== "unreached");
+      const others = ids.filter(
+        (id) => !unreached.includes(id) && store.outcomeOf(id, night2)?.kind !== "unreached",
+      );
       if (waited.length === 0 || others.length === 0) continue;
       expect(Math.max(...waited.map(firstStart))).toBeLessThan(Math.min(...others.map(firstStart)));
     }
@@ -127,37 +158,63 @@ describe("the night, simulated (real scheduler, real fetcher, virtual time)", ()
       { site: "ok.org", latencyMs: 100, sources: 3 },
     ]);
     const store = new MemoryNightStore();
-    const opts = { deadlineMs: 3600_000, concurrency: 2, siteState: new MemorySiteState(), robotsCache: new MemoryRobotsCache() };
+    const opts = {
+      deadlineMs: 3600_000,
+      concurrency: 2,
+      siteState: new MemorySiteState(),
+      robotsCache: new MemoryRobotsCache(),
+    };
     await runSimulatedNight(clock, sim, store, { ...opts, night: NIGHT });
     const toNo = sim.observed.filter((r) => r.site === "no.org");
     expect(toNo.map((r) => new URL(r.url).pathname)).toEqual(["/robots.txt", "/list/0"]);
-    const outcomes = sim.catalog.sources.filter((s) => s.id.startsWith("no.org/")).map((s) => store.outcomeOf(s.id, NIGHT));
+    const outcomes = sim.catalog.sources
+      .filter((s) => s.id.startsWith("no.org/"))
+      .map((s) => store.outcomeOf(s.id, NIGHT));
     expect(outcomes[0]?.kind).toBe("refused");
     expect(outcomes[0]?.status).toBe(403);
-    for (const o of outcomes.slice(1)) expect(o).toMatchObject({ kind: "refused", reason: SITE_CLOSED_REASON });
-    expect(sim.catalog.sources.filter((s) => s.id.startsWith("ok.org/")).every((s) => store.outcomeOf(s.id, NIGHT)?.kind === "ok")).toBe(true);
+    for (const o of outcomes.slice(1))
+      expect(o).toMatchObject({ kind: "refused", reason: SITE_CLOSED_REASON });
+    expect(
+      sim.catalog.sources
+        .filter((s) => s.id.startsWith("ok.org/"))
+        .every((s) => store.outcomeOf(s.id, NIGHT)?.kind === "ok"),
+    ).toBe(true);
 
     await clock.advance(DAY);
     const before = sim.observed.length;
     await runSimulatedNight(clock, sim, store, { ...opts, night: addDays(NIGHT, 1) });
-    const again = sim.observed.slice(before).filter((r) => r.site === "no.org" && r.url.includes("/list/"));
+    const again = sim.observed
+      .slice(before)
+      .filter((r) => r.site === "no.org" && r.url.includes("/list/"));
     expect(again).toHaveLength(1);
   });
 
   it("P20: robots.txt answering 500 keeps the checker off the origin for the night, and every source there gets that night's no", async () => {
     const clock = new ManualClock();
-    const sim = buildSimulation(clock, [{ site: "down.org", latencyMs: 100, sources: 4, robotsStatus: 500 }]);
+    const sim = buildSimulation(clock, [
+      { site: "down.org", latencyMs: 100, sources: 4, robotsStatus: 500 },
+    ]);
     const store = new MemoryNightStore();
-    await runSimulatedNight(clock, sim, store, { night: NIGHT, deadlineMs: 3600_000, concurrency: 2 });
+    await runSimulatedNight(clock, sim, store, {
+      night: NIGHT,
+      deadlineMs: 3600_000,
+      concurrency: 2,
+    });
     expect(sim.observed.every((r) => new URL(r.url).pathname === "/robots.txt")).toBe(true);
-    for (const s of sim.catalog.sources) expect(store.outcomeOf(s.id, NIGHT)?.kind).toBe("robots-unavailable");
+    for (const s of sim.catalog.sources)
+      expect(store.outcomeOf(s.id, NIGHT)?.kind).toBe("robots-unavailable");
   });
 
   it("P24, P25: a source marked not read gets one recheck request only on recheck nights, keeps no records, and is flagged when it answers again", async () => {
     const clock = new ManualClock();
     const sim = buildSimulation(clock, [{ site: "back.org", latencyMs: 100, sources: 2 }]);
     const store = new MemoryNightStore();
-    const opts = { deadlineMs: 3600_000, concurrency: 1, siteState: new MemorySiteState(), robotsCache: new MemoryRobotsCache() };
+    const opts = {
+      deadlineMs: 3600_000,
+      concurrency: 1,
+      siteState: new MemorySiteState(),
+      robotsCache: new MemoryRobotsCache(),
+    };
     await runSimulatedNight(clock, sim, store, { ...opts, night: NIGHT });
     const known = store.records.get("back.org/0")?.size ?? 0;
     store.mark("back.org/0", false, NIGHT, "said no in its rules");
@@ -168,7 +225,9 @@ describe("the night, simulated (real scheduler, real fetcher, virtual time)", ()
       await runSimulatedNight(clock, sim, store, { ...opts, night });
       const pages = sim.observed.slice(before).filter((r) => new URL(r.url).pathname === "/list/0");
       expect(pages.length, night).toBe(isRecheckNight(NIGHT, night) ? 1 : 0);
-      expect(store.outcomeOf("back.org/0", night)?.kind).toBe(isRecheckNight(NIGHT, night) ? "recheck-answers" : undefined);
+      expect(store.outcomeOf("back.org/0", night)?.kind).toBe(
+        isRecheckNight(NIGHT, night) ? "recheck-answers" : undefined,
+      );
       expect(store.outcomeOf("back.org/1", night)?.kind).not.toBe("recheck-answers");
     }
     expect(store.records.get("back.org/0")?.size).toBe(known);
@@ -178,11 +237,21 @@ describe("the night, simulated (real scheduler, real fetcher, virtual time)", ()
 
   it("P7: a new source reads page 1 and up to 3 older pages a night until the list ends, then only page 1; records are deduped", async () => {
     const clock = new ManualClock();
-    const sim = buildSimulation(clock, [{ site: "deep.org", latencyMs: 100, sources: 1, olderPages: 5 }]);
+    const sim = buildSimulation(clock, [
+      { site: "deep.org", latencyMs: 100, sources: 1, olderPages: 5 },
+    ]);
     const store = new MemoryNightStore();
-    const opts = { deadlineMs: 3600_000, concurrency: 1, siteState: new MemorySiteState(), robotsCache: new MemoryRobotsCache() };
+    const opts = {
+      deadlineMs: 3600_000,
+      concurrency: 1,
+      siteState: new MemorySiteState(),
+      robotsCache: new MemoryRobotsCache(),
+    };
     const pagesOf = (from: number) =>
-      sim.observed.slice(from).filter((r) => r.url.includes("/list/")).map((r) => new URL(r.url).searchParams.get("page"));
+      sim.observed
+        .slice(from)
+        .filter((r) => r.url.includes("/list/"))
+        .map((r) => new URL(r.url).searchParams.get("page"));
     const news: number[] = [];
     const pages: (string | null)[][] = [];
     for (let d = 0; d < 3; d++) {

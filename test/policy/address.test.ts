@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { type AddressClass, classifyAddress, isForbiddenAddress } from "../../src/policy/address.js";
+import {
+  type AddressClass,
+  classifyAddress,
+  isForbiddenAddress,
+} from "../../src/policy/address.js";
 
 const table: [string, AddressClass][] = [
   // IPv4

@@ -35,7 +35,9 @@ describe("isRecheckNight (P25)", () => {
     expect(isRecheckNight(MARKED, MARKED)).toBe(false);
     let count = 0;
     for (let k = 1; k <= 56; k++) if (isRecheckNight(MARKED, addDays(MARKED, k))) count++;
-    expect(count).toBe(RECHECK_SOON_NIGHTS + Math.floor((56 - RECHECK_SOON_NIGHTS) / RECHECK_EVERY_NIGHTS));
+    expect(count).toBe(
+      RECHECK_SOON_NIGHTS + Math.floor((56 - RECHECK_SOON_NIGHTS) / RECHECK_EVERY_NIGHTS),
+    );
   });
 
   it("P25: works across month and year ends", () => {

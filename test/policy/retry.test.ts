@@ -44,27 +44,103 @@ describe("parseRetryAfter (RFC 9110 §10.2.3)", () => {
 describe("retryDecision (P15)", () => {
   type Row = [string, Parameters<typeof retryDecision>[0], ReturnType<typeof retryDecision>];
   const rows: Row[] = [
-    ["500, first attempt → 5 s", { attempt: 1, status: 500, now: NOW }, { retry: true, waitMs: 5_000 }],
-    ["503, second attempt → 20 s", { attempt: 2, status: 503, now: NOW }, { retry: true, waitMs: 20_000 }],
+    [
+      "500, first attempt → 5 s",
+      { attempt: 1, status: 500, now: NOW },
+      { retry: true, waitMs: 5_000 },
+    ],
+    [
+      "503, second attempt → 20 s",
+      { attempt: 2, status: 503, now: NOW },
+      { retry: true, waitMs: 20_000 },
+    ],
     ["599 is a 5xx", { attempt: 1, status: 599, now: NOW }, { retry: true, waitMs: 5_000 }],
     ["429 → 5 s", { attempt: 1, status: 429, now: NOW }, { retry: true, waitMs: 5_000 }],
-    ["closed early → 5 s", { attempt: 1, closedEarly: true, now: NOW }, { retry: true, waitMs: 5_000 }],
-    ["third attempt ended → exhausted", { attempt: 3, status: 503, now: NOW }, { retry: false, reason: "retries-exhausted" }],
-    ["closed early 3 times → exhausted", { attempt: 3, closedEarly: true, now: NOW }, { retry: false, reason: "retries-exhausted" }],
-    ["Retry-After 0 → 0", { attempt: 1, status: 503, retryAfter: "0", now: NOW }, { retry: true, waitMs: 0 }],
-    ["Retry-After 7 → 7 s exactly", { attempt: 1, status: 429, retryAfter: "7", now: NOW }, { retry: true, waitMs: 7_000 }],
-    ["Retry-After 60 → 60 s", { attempt: 2, status: 429, retryAfter: "60", now: NOW }, { retry: true, waitMs: 60_000 }],
-    ["Retry-After 61 → not tonight", { attempt: 1, status: 429, retryAfter: "61", now: NOW }, { retry: false, reason: "retry-after-too-long" }],
-    ["Retry-After date 30 s ahead", { attempt: 1, status: 503, retryAfter: "Thu, 05 Nov 2026 08:00:30 GMT", now: NOW }, { retry: true, waitMs: 30_000 }],
-    ["Retry-After date 2 min ahead → not tonight", { attempt: 1, status: 503, retryAfter: "Thu, 05 Nov 2026 08:02:00 GMT", now: NOW }, { retry: false, reason: "retry-after-too-long" }],
-    ["garbage Retry-After → default wait", { attempt: 2, status: 503, retryAfter: "later", now: NOW }, { retry: true, waitMs: 20_000 }],
-    ["404 → not retried", { attempt: 1, status: 404, now: NOW }, { retry: false, reason: "not-retryable" }],
-    ["403 → not retried", { attempt: 1, status: 403, now: NOW }, { retry: false, reason: "not-retryable" }],
-    ["408 → not retried", { attempt: 1, status: 408, now: NOW }, { retry: false, reason: "not-retryable" }],
-    ["200 → not retried", { attempt: 1, status: 200, now: NOW }, { retry: false, reason: "not-retryable" }],
-    ["600 is not a 5xx", { attempt: 1, status: 600, now: NOW }, { retry: false, reason: "not-retryable" }],
-    ["time-out / TLS / DNS (no status, not closed early)", { attempt: 1, now: NOW }, { retry: false, reason: "not-retryable" }],
-    ["403 with Retry-After is still not retried", { attempt: 1, status: 403, retryAfter: "1", now: NOW }, { retry: false, reason: "not-retryable" }],
+    [
+      "closed early → 5 s",
+      { attempt: 1, closedEarly: true, now: NOW },
+      { retry: true, waitMs: 5_000 },
+    ],
+    [
+      "third attempt ended → exhausted",
+      { attempt: 3, status: 503, now: NOW },
+      { retry: false, reason: "retries-exhausted" },
+    ],
+    [
+      "closed early 3 times → exhausted",
+      { attempt: 3, closedEarly: true, now: NOW },
+      { retry: false, reason: "retries-exhausted" },
+    ],
+    [
+      "Retry-After 0 → 0",
+      { attempt: 1, status: 503, retryAfter: "0", now: NOW },
+      { retry: true, waitMs: 0 },
+    ],
+    [
+      "Retry-After 7 → 7 s exactly",
+      { attempt: 1, status: 429, retryAfter: "7", now: NOW },
+      { retry: true, waitMs: 7_000 },
+    ],
+    [
+      "Retry-After 60 → 60 s",
+      { attempt: 2, status: 429, retryAfter: "60", now: NOW },
+      { retry: true, waitMs: 60_000 },
+    ],
+    [
+      "Retry-After 61 → not tonight",
+      { attempt: 1, status: 429, retryAfter: "61", now: NOW },
+      { retry: false, reason: "retry-after-too-long" },
+    ],
+    [
+      "Retry-After date 30 s ahead",
+      { attempt: 1, status: 503, retryAfter: "Thu, 05 Nov 2026 08:00:30 GMT", now: NOW },
+      { retry: true, waitMs: 30_000 },
+    ],
+    [
+      "Retry-After date 2 min ahead → not tonight",
+      { attempt: 1, status: 503, retryAfter: "Thu, 05 Nov 2026 08:02:00 GMT", now: NOW },
+      { retry: false, reason: "retry-after-too-long" },
+    ],
+    [
+      "garbage Retry-After → default wait",
+      { attempt: 2, status: 503, retryAfter: "later", now: NOW },
+      { retry: true, waitMs: 20_000 },
+    ],
+    [
+      "404 → not retried",
+      { attempt: 1, status: 404, now: NOW },
+      { retry: false, reason: "not-retryable" },
+    ],
+    [
+      "403 → not retried",
+      { attempt: 1, status: 403, now: NOW },
+      { retry: false, reason: "not-retryable" },
+    ],
+    [
+      "408 → not retried",
+      { attempt: 1, status: 408, now: NOW },
+      { retry: false, reason: "not-retryable" },
+    ],
+    [
+      "200 → not retried",
+      { attempt: 1, status: 200, now: NOW },
+      { retry: false, reason: "not-retryable" },
+    ],
+    [
+      "600 is not a 5xx",
+      { attempt: 1, status: 600, now: NOW },
+      { retry: false, reason: "not-retryable" },
+    ],
+    [
+      "time-out / TLS / DNS (no status, not closed early)",
+      { attempt: 1, now: NOW },
+      { retry: false, reason: "not-retryable" },
+    ],
+    [
+      "403 with Retry-After is still not retried",
+      { attempt: 1, status: 403, retryAfter: "1", now: NOW },
+      { retry: false, reason: "not-retryable" },
+    ],
   ];
   it.each(rows)("P15: %s", (_name, input, expected) => {
     expect(retryDecision(input)).toEqual(expected);

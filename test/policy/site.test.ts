@@ -64,7 +64,7 @@ describe("originOf", () => {
   it.each(rows)("P16: origin of %s is %s", (url, origin) => {
     expect(originOf(url)).toBe(origin);
   });
-  it("throws NorError for a URL that does not parse", () => {
+  it("P16: throws NorError for a URL that does not parse", () => {
     expect(() => originOf("::nope")).toThrow(NorError);
   });
 });

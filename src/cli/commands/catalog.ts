@@ -1,4 +1,80 @@
 import type { Command } from "commander";
+import { systemClock } from "../../clock.js";
+import { UsageError } from "../../errors.js";
+import { loadCatalog, loadCatalogWithFiles } from "../../sources/catalog/load.js";
+import { CatalogError, formatProblem } from "../../sources/catalog/problems.js";
+import { formatDiff, importCatalog } from "../../sources/catalog-import.js";
+import { openStore, storeLocationFromOptions } from "../../store/db.js";
 
-// Placeholder: the owning module registers its subcommand here.
-export function register(_program: Command): void {}
+/**
+ * `nor catalog check FILE…` validates (every problem, each with file:line:column; exit 1),
+ * `nor catalog import FILE… [--data DIR]` loads the catalog into the store as a diff: added,
+ * changed, retired (never deleted), un-retired. The format: docs/catalog.md.
+ */
+export function register(program: Command): void {
+  const catalog = program
+    .command("catalog")
+    .description("Check or import the catalog of governments and sources (docs/catalog.md)");
+
+  catalog
+    .command("check")
+    .description("Validate catalog YAML files; print every problem with file:line:column")
+    .argument("[files...]", "catalog files (read together: ids and references span them)")
+    .action((files: string[]) => {
+      runCheck(files);
+    });
+
+  catalog
+    .command("import")
+    .description("Load the catalog into the store: added, changed, retired, un-retired")
+    .argument("[files...]", "catalog files")
+    .option("--data <dir>", "store directory (DIR/nor.db); NOR_DATABASE_URL selects PostgreSQL")
+    .action(async (files: string[], opts: { data?: string }) => {
+      await runImport(files, opts);
+    });
+  for (const cmd of catalog.commands) cmd.exitOverride();
+  catalog.exitOverride();
+}
+
+function needFiles(files: string[], verb: string): void {
+  if (files.length === 0) throw new UsageError(`catalog ${verb}: name at least one catalog file`);
+}
+
+/** Problems go to stdout, one a line, so `nor catalog check … | grep` works; exit 1. */
+function reportProblems(e: unknown): boolean {
+  if (!(e instanceof CatalogError)) return false;
+  for (const p of e.problems) process.stdout.write(`${formatProblem(p)}\n`);
+  const n = e.problems.length;
+  process.stderr.write(`nor: catalog has ${n} problem${n === 1 ? "" : "s"}\n`);
+  process.exitCode = 1;
+  return true;
+}
+
+function runCheck(files: string[]): void {
+  needFiles(files, "check");
+  try {
+    const c = loadCatalog(files);
+    process.stdout.write(`ok: ${c.governments.length} governments, ${c.sources.length} sources\n`);
+  } catch (e) {
+    if (!reportProblems(e)) throw e;
+  }
+}
+
+async function runImport(files: string[], opts: { data?: string }): Promise<void> {
+  needFiles(files, "import");
+  let loaded: ReturnType<typeof loadCatalogWithFiles>;
+  try {
+    // Validate before touching the store: a broken catalog never half-imports.
+    loaded = loadCatalogWithFiles(files);
+  } catch (e) {
+    if (reportProblems(e)) return;
+    throw e;
+  }
+  const store = await openStore(storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }));
+  try {
+    const diff = await importCatalog(store.db, loaded.catalog, loaded.origins, systemClock.now());
+    process.stdout.write(formatDiff(diff));
+  } finally {
+    await store.close();
+  }
+}

@@ -1,4 +1,92 @@
+import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
+import { parseDocument } from "yaml";
+import { NorError, UsageError } from "../../errors.js";
+import { pageRecipe } from "../../sources/catalog/schema.js";
+import type { PageRecipe } from "../../sources/catalog/types.js";
+import { extractPage } from "../../sources/extract/page.js";
+import { getPlatform, platformNames } from "../../sources/platforms/index.js";
+import type { ExtractedRecord, Extraction } from "../../sources/record.js";
 
-// Placeholder: the owning module registers its subcommand here.
-export function register(_program: Command): void {}
+interface ExtractOptions {
+  recipe?: string;
+  platform?: string;
+  url?: string;
+}
+
+/**
+ * `nor extract --recipe RECIPE.yaml FILE [--url URL]` and `nor extract --platform NAME FILE`:
+ * try a recipe or preset on a saved page, offline (P6: no request is made), and print the
+ * records as a JSON array with a stable key order.
+ */
+export function register(program: Command): void {
+  program
+    .command("extract")
+    .description("Print the records a recipe or platform preset finds in a saved file (offline)")
+    .argument("<file>", "a saved page, feed or API answer")
+    .option("--recipe <file>", "page recipe YAML (items, title, link, date, id, kind, next)")
+    .option("--platform <name>", "a platform preset")
+    .option("--url <url>", "the address the file was saved from (resolves relative links)")
+    .action((file: string, opts: ExtractOptions) => {
+      runExtract(file, opts);
+    });
+}
+
+function readRecipe(path: string): PageRecipe {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (cause) {
+    throw new UsageError(`--recipe: cannot read ${path} (${(cause as NodeJS.ErrnoException).code ?? cause})`);
+  }
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) throw new NorError("E_CONFIG", `${path}: ${doc.errors[0]!.message}`);
+  const raw = doc.toJS() as Record<string, unknown> | null;
+  // A recipe file may be the recipe itself or a way with `extract:` (copied from a catalog).
+  const candidate = raw && typeof raw === "object" && "extract" in raw ? raw["extract"] : raw;
+  const r = pageRecipe.safeParse(candidate);
+  if (!r.success) {
+    const why = r.error.issues.map((i) => `${i.path.join(".") || "(recipe)"}: ${i.message}`).join("; ");
+    throw new NorError("E_CONFIG", `${path}: not a page recipe: ${why}`);
+  }
+  return r.data as PageRecipe;
+}
+
+/** id, title, date, url, kind — always in this order, absent fields left out. */
+function ordered(r: ExtractedRecord): Record<string, string> {
+  const out: Record<string, string> = { id: r.id, title: r.title };
+  if (r.date !== undefined) out["date"] = r.date;
+  if (r.url !== undefined) out["url"] = r.url;
+  if (r.kind !== undefined) out["kind"] = r.kind;
+  return out;
+}
+
+function runExtract(file: string, opts: ExtractOptions): void {
+  if ((opts.recipe === undefined) === (opts.platform === undefined)) {
+    throw new UsageError("extract: give exactly one of --recipe FILE or --platform NAME");
+  }
+  if (opts.url !== undefined && !/^https?:\/\//i.test(opts.url)) {
+    throw new UsageError(`--url: "${opts.url}" is not an http(s) URL`);
+  }
+  let body: Uint8Array;
+  try {
+    body = new Uint8Array(readFileSync(file));
+  } catch (cause) {
+    throw new UsageError(`extract: cannot read ${file} (${(cause as NodeJS.ErrnoException).code ?? cause})`);
+  }
+  // Without --url, links resolve against the file itself; they are printed, never fetched.
+  const url = opts.url ?? pathToFileURL(file).href;
+  if (opts.url === undefined) process.stderr.write("note: no --url given: relative links are left out\n");
+  let x: Extraction;
+  if (opts.recipe !== undefined) {
+    x = extractPage(body, url, readRecipe(opts.recipe));
+  } else {
+    const p = getPlatform(opts.platform!);
+    if (!p) throw new UsageError(`--platform: unknown "${opts.platform}" (known: ${platformNames.join(", ")})`);
+    x = p.extract(body, url);
+  }
+  process.stdout.write(`${JSON.stringify(x.records.map(ordered), null, 2)}\n`);
+  if (x.note) process.stderr.write(`note: ${x.note}\n`);
+  if (x.next) process.stderr.write(`next: ${x.next}\n`);
+}

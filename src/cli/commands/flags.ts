@@ -22,7 +22,9 @@ export function register(program: Command): void {
     .option("--clear <id>", "clear this flag (who and when are recorded)")
     .option("--by <name>", "who clears it (default: the login name)")
     .action(async (opts: FlagsOptions) => {
-      const store = await openStore(storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }));
+      const store = await openStore(
+        storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
+      );
       try {
         if (opts.clear !== undefined) {
           await clearFlag(store.db, opts.clear, opts.by ?? userInfo().username, Date.now());

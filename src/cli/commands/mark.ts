@@ -24,8 +24,11 @@ export function register(program: Command): void {
     .option("--reason <text>", "why (required with --not-read)")
     .option("--by <name>", "who decides (default: the login name)")
     .action(async (source: string, opts: MarkOptions) => {
-      if (opts.read === opts.notRead) throw new UsageError("give exactly one of --read or --not-read");
-      const store = await openStore(storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }));
+      if (opts.read === opts.notRead)
+        throw new UsageError("give exactly one of --read or --not-read");
+      const store = await openStore(
+        storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
+      );
       try {
         const now = Date.now();
         await markSource(store.db, {
@@ -36,7 +39,9 @@ export function register(program: Command): void {
           at: now,
           night: nightOf(now),
         });
-        process.stdout.write(`${source}: ${opts.read ? "read" : `not read (${opts.reason?.trim()})`}\n`);
+        process.stdout.write(
+          `${source}: ${opts.read ? "read" : `not read (${opts.reason?.trim()})`}\n`,
+        );
         process.exitCode = 0;
       } finally {
         await store.close();

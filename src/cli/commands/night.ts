@@ -22,7 +22,8 @@ interface NightOptions {
 
 function wholeNumber(text: string, option: string, min: number): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`${option}: "${text}" is not a whole number of at least ${min}`);
+  if (!Number.isInteger(n) || n < min)
+    throw new UsageError(`${option}: "${text}" is not a whole number of at least ${min}`);
   return n;
 }
 
@@ -33,13 +34,23 @@ export function register(program: Command): void {
     .description("Run or resume a night's check of every catalog source")
     .requiredOption("--catalog <file>", "the catalog YAML file")
     .option("--data <dir>", "store directory (DIR/nor.db); NOR_DATABASE_URL selects PostgreSQL")
-    .option("--night <YYYY-MM-DD>", "the night to run or resume (default: today in America/New_York)")
+    .option(
+      "--night <YYYY-MM-DD>",
+      "the night to run or resume (default: today in America/New_York)",
+    )
     .option("--deadline <duration>", "the night's time limit, e.g. 6h, 90m, 30s (default 6h)")
     .option("--concurrency <n>", `lanes (sites) worked at once (default ${DEFAULT_CONCURRENCY})`)
     .option("--allow-private-addresses", "allow loopback/private addresses (tests and demos)")
-    .option("--resolve <host:port:addr>", "pin a host to an address (repeatable)", (v: string, acc: string[] = []) => [...acc, v])
+    .option(
+      "--resolve <host:port:addr>",
+      "pin a host to an address (repeatable)",
+      (v: string, acc: string[] = []) => [...acc, v],
+    )
     .option("--ca-file <pem>", "extra CA certificates (PEM) to trust")
-    .option("--gap-ms <n>", "gap between requests to one site; below 2000 only on loopback with --allow-private-addresses")
+    .option(
+      "--gap-ms <n>",
+      "gap between requests to one site; below 2000 only on loopback with --allow-private-addresses",
+    )
     .action(async (opts: NightOptions) => {
       await runNightCommand(opts);
     });
@@ -51,8 +62,12 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(night) || Number.isNaN(Date.parse(`${night}T00:00:00Z`))) {
     throw new UsageError(`--night: "${night}" is not a date written YYYY-MM-DD`);
   }
-  const deadlineMs = opts.deadline === undefined ? DEFAULT_NIGHT_DEADLINE_MS : parseDuration(opts.deadline);
-  const concurrency = opts.concurrency === undefined ? DEFAULT_CONCURRENCY : wholeNumber(opts.concurrency, "--concurrency", 1);
+  const deadlineMs =
+    opts.deadline === undefined ? DEFAULT_NIGHT_DEADLINE_MS : parseDuration(opts.deadline);
+  const concurrency =
+    opts.concurrency === undefined
+      ? DEFAULT_CONCURRENCY
+      : wholeNumber(opts.concurrency, "--concurrency", 1);
   const gapMs = opts.gapMs === undefined ? undefined : wholeNumber(opts.gapMs, "--gap-ms", 0);
   const catalog = loadCatalog([opts.catalog]);
   const loc = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
@@ -72,14 +87,27 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       onProgress: (p) => {
         if (tty) {
           const left = formatLeft(p.deadlineAt - Date.now());
-          process.stderr.write(`\r${p.done}/${p.total} sources · ${p.requests} requests · ${left} left to the deadline `);
+          process.stderr.write(
+            `\r${p.done}/${p.total} sources · ${p.requests} requests · ${left} left to the deadline `,
+          );
         } else {
-          log.info({ source: p.last.sourceId, outcome: p.last.outcome.kind, reason: p.last.outcome.reason, done: p.done, total: p.total, requests: p.requests }, "source checked");
+          log.info(
+            {
+              source: p.last.sourceId,
+              outcome: p.last.outcome.kind,
+              reason: p.last.outcome.reason,
+              done: p.done,
+              total: p.total,
+              requests: p.requests,
+            },
+            "source checked",
+          );
         }
       },
     });
     if (tty) process.stderr.write("\n");
-    log.info({ ...summary, deadlineAt: new Date(summary.deadlineAt).toISOString() }, "night done");
+    const { night: _n, ...rest } = summary;
+    log.info({ ...rest, deadlineAt: new Date(summary.deadlineAt).toISOString() }, "night done");
     process.exitCode = 0;
   } finally {
     await store.close();

@@ -15,17 +15,23 @@ export function register(program: Command): void {
     .option("--data <dir>", "store directory (DIR/nor.db); NOR_DATABASE_URL selects PostgreSQL")
     .option("--json", "JSON output")
     .action(async (opts: StatusOptions) => {
-      const store = await openStore(storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }));
+      const store = await openStore(
+        storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
+      );
       try {
         const rows = await statusRows(store.db);
         if (opts.json) {
           process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
           return;
         }
-        process.stdout.write("source\tgovernment\turl\treading\tlast night\toutcome\trecords\tnew\tflags\n");
+        process.stdout.write(
+          "source\tgovernment\turl\treading\tlast night\toutcome\trecords\tnew\tflags\n",
+        );
         for (const r of rows) {
           const reading = r.reading ? "read" : `not read: ${r.notReadReason ?? ""}`;
-          const outcome = r.lastOutcome ? `${r.lastOutcome}${r.lastReason ? ` (${r.lastReason})` : ""}` : "-";
+          const outcome = r.lastOutcome
+            ? `${r.lastOutcome}${r.lastReason ? ` (${r.lastReason})` : ""}`
+            : "-";
           process.stdout.write(
             `${r.id}\t${r.government}\t${r.url}\t${reading}\t${r.lastNight ?? "-"}\t${outcome}\t${r.recordsKnown}\t${r.newLastNight}\t${r.flags.join(",") || "-"}\n`,
           );

@@ -16,14 +16,17 @@ export function sucuri(p: Prepared): RuleResult {
       p.lower.includes("access denied - sucuri website firewall"));
   if (!blockHeader && !page) return null;
   const blockId =
-    (page ? firstCapture(p.html, [/block id:?\s*(?:<[^>]*>\s*)*([a-z]{2,5}\d{2,5})\b/i]) : undefined) ??
-    blockHeader;
+    (page
+      ? firstCapture(p.html, [/block id:?\s*(?:<[^>]*>\s*)*([a-z]{2,5}\d{2,5})\b/i])
+      : undefined) ?? blockHeader;
   return verdict("block", "sucuri", page ? "Sucuri Access Denied page" : "x-sucuri-block", blockId);
 }
 
 export function f5(p: Prepared): RuleResult {
   if (p.plain) return null;
-  if (!p.lower.includes("the requested url was rejected. please consult with your administrator.")) {
+  if (
+    !p.lower.includes("the requested url was rejected. please consult with your administrator.")
+  ) {
     return null;
   }
   if (!p.lower.includes("support id")) return null;

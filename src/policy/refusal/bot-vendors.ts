@@ -46,9 +46,12 @@ function pxReference(p: Prepared): string | undefined {
 export function perimeterx(p: Prepared): RuleResult {
   if (p.plain) return null;
   if (p.status === 403 || p.status === 429) {
-    const page = p.lower.includes('id="px-captcha"') || p.lower.includes("access to this page has been denied");
+    const page =
+      p.lower.includes('id="px-captcha"') ||
+      p.lower.includes("access to this page has been denied");
     const vendor = ["_pxappid", "px-cdn.net", "perimeterx"].find((m) => p.lower.includes(m));
-    if (page && vendor) return verdict("challenge", "perimeterx", `px page + ${vendor}`, pxReference(p));
+    if (page && vendor)
+      return verdict("challenge", "perimeterx", `px page + ${vendor}`, pxReference(p));
   }
   // The "Advanced Blocking Response" JSON sent to XHR requests.
   if (p.status === 403 && p.lower.trimStart().startsWith("{")) {
@@ -72,7 +75,11 @@ export function kasada(p: Prepared): RuleResult {
   if (p.status !== 429) return null;
   const header = Object.keys(p.headers).find((h) => h.startsWith("x-kpsdk-"));
   if (header) return verdict("challenge", "kasada", `429 + ${header}`);
-  if (!p.plain && p.bytes <= SMALL_BODY_BYTES && /ips\.js\?[^"'>]*(kp_uidz=|x-kpsdk-im=)/.test(p.lower)) {
+  if (
+    !p.plain &&
+    p.bytes <= SMALL_BODY_BYTES &&
+    /ips\.js\?[^"'>]*(kp_uidz=|x-kpsdk-im=)/.test(p.lower)
+  ) {
     return verdict("challenge", "kasada", "429 + ips.js KP_UIDz");
   }
   return null;
@@ -80,5 +87,10 @@ export function kasada(p: Prepared): RuleResult {
 
 export function vercelBody(p: Prepared): RuleResult {
   if (p.plain || !/<title>\s*vercel security checkpoint\s*<\/title>/.test(p.lower)) return null;
-  return verdict("challenge", "vercel", "Vercel Security Checkpoint", p.headers["x-vercel-id"]?.trim());
+  return verdict(
+    "challenge",
+    "vercel",
+    "Vercel Security Checkpoint",
+    p.headers["x-vercel-id"]?.trim(),
+  );
 }

@@ -11,7 +11,17 @@ import { firstCapture, type Prepared, type RuleResult, verdict } from "./types.j
 const CHALLENGE_STATUSES = new Set([403, 429, 503]);
 const BLOCK_STATUSES = new Set([403, 429]);
 /** The error codes of Cloudflare's block pages; every other cf-error-code is an outage/config page. */
-const BLOCK_CODES = new Set(["1005", "1006", "1007", "1008", "1009", "1010", "1012", "1015", "1020"]);
+const BLOCK_CODES = new Set([
+  "1005",
+  "1006",
+  "1007",
+  "1008",
+  "1009",
+  "1010",
+  "1012",
+  "1015",
+  "1020",
+]);
 
 const CHL_OPT = /window\._cf_chl_opt\s*=/g;
 const ORCHESTRATE =
@@ -27,7 +37,10 @@ const ERROR_CODE = [
 function rayOf(p: Prepared): string | undefined {
   return (
     p.headers["cf-ray"]?.trim() ||
-    firstCapture(p.html, [/ray id:?\s*(?:<[^>]*>\s*)*([0-9a-f]{16})\b/i, /[?&]ray=([0-9a-f]{16})\b/i])
+    firstCapture(p.html, [
+      /ray id:?\s*(?:<[^>]*>\s*)*([0-9a-f]{16})\b/i,
+      /[?&]ray=([0-9a-f]{16})\b/i,
+    ])
   );
 }
 
@@ -49,7 +62,12 @@ export function cloudflareChallenge(p: Prepared): RuleResult {
   if (!CHALLENGE_STATUSES.has(p.status) || p.plain) return null;
   const orchestrate = ORCHESTRATE.exec(p.lower);
   if (orchestrate && assignsChlOpt(p.lower)) {
-    return verdict("challenge", "cloudflare", `_cf_chl_opt + orchestrate/${orchestrate[1]}`, rayOf(p));
+    return verdict(
+      "challenge",
+      "cloudflare",
+      `_cf_chl_opt + orchestrate/${orchestrate[1]}`,
+      rayOf(p),
+    );
   }
   const legacy = LEGACY.find((m) => p.lower.includes(m));
   if (legacy) return verdict("challenge", "cloudflare", `legacy ${legacy}`, rayOf(p));

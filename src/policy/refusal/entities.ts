@@ -40,9 +40,12 @@ function fromCodePoint(cp: number): string {
 
 export function decodeEntities(s: string): string {
   if (!s.includes("&")) return s;
-  return s.replace(/&#(\d{1,7});?|&#[xX]([0-9a-fA-F]{1,6});?|&([A-Za-z]{2,8});/g, (all, dec, hex, name) => {
-    if (dec !== undefined) return fromCodePoint(Number(dec));
-    if (hex !== undefined) return fromCodePoint(Number.parseInt(hex, 16));
-    return NAMED[(name as string).toLowerCase()] ?? all;
-  });
+  return s.replace(
+    /&#(\d{1,7});?|&#[xX]([0-9a-fA-F]{1,6});?|&([A-Za-z]{2,8});/g,
+    (all, dec, hex, name) => {
+      if (dec !== undefined) return fromCodePoint(Number(dec));
+      if (hex !== undefined) return fromCodePoint(Number.parseInt(hex, 16));
+      return NAMED[(name as string).toLowerCase()] ?? all;
+    },
+  );
 }

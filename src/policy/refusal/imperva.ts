@@ -11,10 +11,7 @@ const STUB_MAX_BYTES = 3000;
 const SCRIPT_TAG = /<script\b[^>]*>/g;
 
 function incidentId(p: Prepared): string | undefined {
-  return firstCapture(p.html, [
-    /incident id:?\s*(\d+-\d+)/i,
-    /incident_id=(\d+-\d+)/i,
-  ]);
+  return firstCapture(p.html, [/incident id:?\s*(\d+-\d+)/i, /incident_id=(\d+-\d+)/i]);
 }
 
 export function impervaBlock(p: Prepared): RuleResult {

@@ -62,5 +62,14 @@ export function prepare(r: RefusalInput): Prepared {
   const decoded = decodeBody(r.body, contentType);
   const html = decodeEntities(decoded).replace(/\s+/g, " ");
   const text = visibleText(decoded.slice(0, GENERIC_SCAN_BYTES)).toLowerCase();
-  return { status: r.status, headers, url: r.url, bytes, plain, html, lower: html.toLowerCase(), text };
+  return {
+    status: r.status,
+    headers,
+    url: r.url,
+    bytes,
+    plain,
+    html,
+    lower: html.toLowerCase(),
+    text,
+  };
 }

@@ -12,14 +12,29 @@ function header(p: Prepared, name: string): string {
 
 export function tier1Headers(p: Prepared): RuleResult {
   if (header(p, "cf-mitigated") === "challenge") {
-    return verdict("challenge", "cloudflare", "cf-mitigated: challenge", p.headers["cf-ray"]?.trim());
+    return verdict(
+      "challenge",
+      "cloudflare",
+      "cf-mitigated: challenge",
+      p.headers["cf-ray"]?.trim(),
+    );
   }
   const waf = header(p, "x-amzn-waf-action");
   if (waf === "challenge" || waf === "captcha") {
-    return verdict("challenge", "aws-waf", `x-amzn-waf-action: ${waf}`, p.headers["x-amzn-requestid"]?.trim());
+    return verdict(
+      "challenge",
+      "aws-waf",
+      `x-amzn-waf-action: ${waf}`,
+      p.headers["x-amzn-requestid"]?.trim(),
+    );
   }
   if (header(p, "x-vercel-mitigated") === "challenge") {
-    return verdict("challenge", "vercel", "x-vercel-mitigated: challenge", p.headers["x-vercel-id"]?.trim());
+    return verdict(
+      "challenge",
+      "vercel",
+      "x-vercel-mitigated: challenge",
+      p.headers["x-vercel-id"]?.trim(),
+    );
   }
   return null;
 }
@@ -41,7 +56,10 @@ export function redirectEvidence(p: Prepared): RuleResult {
   if (host === "captcha-delivery.com" || host.endsWith(".captcha-delivery.com")) {
     return verdict("challenge", "datadome", "redirect to captcha-delivery.com");
   }
-  if (/^(?:www\.|ipv4\.|ipv6\.)?google\.[a-z.]+$/.test(host) && target.pathname.startsWith("/sorry/")) {
+  if (
+    /^(?:www\.|ipv4\.|ipv6\.)?google\.[a-z.]+$/.test(host) &&
+    target.pathname.startsWith("/sorry/")
+  ) {
     return verdict("challenge", "google", "redirect to google /sorry/");
   }
   return null;

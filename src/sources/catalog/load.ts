@@ -157,6 +157,16 @@ export function parseCatalog(text: string, file: string): Catalog {
 
 /** Reads and validates catalog files together (ids and references span the files). */
 export function loadCatalog(files: string[]): Catalog {
+  return loadCatalogWithFiles(files).catalog;
+}
+
+/** Which file each government and source came from (kept by `nor catalog import`). */
+export interface CatalogOrigins {
+  governments: Map<string, string>;
+  sources: Map<string, string>;
+}
+
+export function loadCatalogWithFiles(files: string[]): { catalog: Catalog; origins: CatalogOrigins } {
   const parsed = files.map((file) => {
     let text: string;
     try {
@@ -169,5 +179,11 @@ export function loadCatalog(files: string[]): Catalog {
     }
     return parseFile(text, file);
   });
-  return combine(parsed);
+  const catalog = combine(parsed);
+  const origins: CatalogOrigins = { governments: new Map(), sources: new Map() };
+  for (const f of parsed) {
+    for (const g of f.catalog?.governments ?? []) origins.governments.set(g.id, f.loc.file);
+    for (const s of f.catalog?.sources ?? []) origins.sources.set(s.id, f.loc.file);
+  }
+  return { catalog, origins };
 }

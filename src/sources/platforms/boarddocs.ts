@@ -9,8 +9,9 @@
  * The `Board.nsf/Public` landing page is a script shell with no meetings in it: no records,
  * and a note that says so (never invent). Links are `goto?open&id=<unique>` (P6: noted only).
  */
-import type { Extraction } from "../record.js";
+
 import { toIsoDate } from "../dates.js";
+import type { Extraction } from "../record.js";
 import { arr, decode, looksLikeHtml, obj, parseJson, str } from "./support/body.js";
 import { allRecords, type ListedMeeting } from "./support/records.js";
 import type { Platform, PlatformRequest } from "./types.js";
@@ -32,7 +33,12 @@ function fromJsonList(list: unknown[], url: string): Extraction {
     const id = str(o?.["unique"]);
     const name = str(o?.["name"]);
     if (!o || !id || !name) continue; // the trailing `{}`
-    meetings.push({ id, title: name, date: toIsoDate(str(o["numberdate"]) ?? ""), href: gotoLink(url, id) });
+    meetings.push({
+      id,
+      title: name,
+      date: toIsoDate(str(o["numberdate"]) ?? ""),
+      href: gotoLink(url, id),
+    });
   }
   const records = allRecords(meetings, url);
   return records.length > 0 ? { records } : { records, note: "BoardDocs list is empty" };
@@ -100,7 +106,10 @@ export const boarddocs: Platform = {
     const text = decode(body);
     const t = text.trimStart();
     if (t === "") {
-      return { records: [], note: "empty answer: BoardDocs answers empty when the committee id is missing or wrong" };
+      return {
+        records: [],
+        note: "empty answer: BoardDocs answers empty when the committee id is missing or wrong",
+      };
     }
     if (t.startsWith("[")) {
       const j = parseJson(t);

@@ -7,8 +7,9 @@
  * strip it too; a 09:30 meeting is not 04:30 local). The `Z` is dropped and the time read as
  * America/New_York, the project's zone for times without a real one.
  */
-import type { Extraction } from "../record.js";
+
 import { toIsoDate } from "../dates.js";
+import type { Extraction } from "../record.js";
 import { arr, decode, obj, parseJson, str } from "./support/body.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
 import type { Platform, PlatformRequest } from "./types.js";
@@ -73,6 +74,8 @@ export const civicclerk: Platform = {
     return out;
   },
   nextRequest(_prev, _body, extraction): PlatformRequest | undefined {
-    return extraction.next ? { method: "GET", url: extraction.next, accept: "application/json" } : undefined;
+    return extraction.next
+      ? { method: "GET", url: extraction.next, accept: "application/json" }
+      : undefined;
   },
 };

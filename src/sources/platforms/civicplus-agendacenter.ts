@@ -9,8 +9,8 @@
  * request, and backfill (P7) asks for the year before until a year has no results.
  */
 import * as cheerio from "cheerio";
-import type { Extraction } from "../record.js";
 import { toIsoDate } from "../dates.js";
+import type { Extraction } from "../record.js";
 import { cleanText } from "../record-id.js";
 import { decode } from "./support/body.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
@@ -68,7 +68,9 @@ function fromPage(text: string, url: string): Extraction {
   });
   const out: Extraction = { records: allRecords(meetings, url) };
   if (out.records.length === 0) {
-    out.note = /No results found in/i.test(text) ? "No results found" : "no agenda rows on this page";
+    out.note = /No results found in/i.test(text)
+      ? "No results found"
+      : "no agenda rows on this page";
   }
   return out;
 }

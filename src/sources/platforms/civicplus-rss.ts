@@ -6,9 +6,9 @@
  * the link plus .NET ticks that change on every edit, so the id is the link alone. A feed URL
  * that answers with an HTML page gives no records and a note that says so.
  */
-import type { RecordKind } from "../record.js";
-import type { Extraction } from "../record.js";
+
 import { toIsoDate } from "../dates.js";
+import type { Extraction, RecordKind } from "../record.js";
 import { absoluteUrl } from "../record-id.js";
 import { decode } from "./support/body.js";
 import { makeRecord } from "./support/records.js";

@@ -5,8 +5,9 @@
  * previous window until one comes back empty. `StartDate` is local `YYYY/MM/DD HH:MM:SS`;
  * document links are relative to the site root, not to the PageMethod.
  */
-import type { Extraction } from "../record.js";
+
 import { toIsoDate } from "../dates.js";
+import type { Extraction } from "../record.js";
 import { arr, decode, obj, parseJson, str } from "./support/body.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
 import { type DateWindow, firstWindow, olderWindow } from "./support/window.js";
@@ -51,10 +52,17 @@ export const escribe: Platform = {
         docs.push({ label, href, key: /DocumentId=(\d+)/.exec(href)?.[1] ?? undefined });
       }
       const start = str(o["StartDate"])?.replace(/^(\d{4})\/(\d{2})\/(\d{2})/, "$1-$2-$3");
-      meetings.push({ id, title, date: start ? toIsoDate(start) : undefined, href: str(o["Url"]), docs });
+      meetings.push({
+        id,
+        title,
+        date: start ? toIsoDate(start) : undefined,
+        href: str(o["Url"]),
+        docs,
+      });
     }
     const out: Extraction = { records: allRecords(meetings, site) };
-    if (out.records.length === 0) out.note = root ? "no meetings in this window" : "not an eScribe answer";
+    if (out.records.length === 0)
+      out.note = root ? "no meetings in this window" : "not an eScribe answer";
     return out;
   },
   nextRequest(prev, _body, extraction): PlatformRequest | undefined {

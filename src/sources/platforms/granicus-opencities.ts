@@ -6,8 +6,9 @@
  * meeting carry a `No Meetings` placeholder item, which is not a record. The list gives no
  * page per item (the detail is another API call, which P6 forbids), so records have no link.
  */
-import type { Extraction } from "../record.js";
+
 import { toIsoDate } from "../dates.js";
+import type { Extraction } from "../record.js";
 import { arr, decode, obj, parseJson, str } from "./support/body.js";
 import { allRecords, type ListedMeeting } from "./support/records.js";
 import type { Platform, PlatformRequest } from "./types.js";
@@ -47,7 +48,9 @@ export const granicusOpencities: Platform = {
     }
     const out: Extraction = { records: allRecords(meetings, url) };
     if (out.records.length === 0) {
-      out.note = root ? "No Meetings: the calendar lists only placeholders" : "not an OpenCities calendar answer";
+      out.note = root
+        ? "No Meetings: the calendar lists only placeholders"
+        : "not an OpenCities calendar answer";
     } else if (placeholders > 0) {
       out.note = `${placeholders} "No Meetings" placeholders skipped`;
     }

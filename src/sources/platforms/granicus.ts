@@ -9,8 +9,8 @@
  * wrong (-0800 for Florida), so the date comes from the title's `- Mon DD, YYYY`.
  */
 import * as cheerio from "cheerio";
-import type { Extraction } from "../record.js";
 import { toIsoDate } from "../dates.js";
+import type { Extraction } from "../record.js";
 import { absoluteUrl, cleanText } from "../record-id.js";
 import { decode } from "./support/body.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
@@ -31,7 +31,9 @@ function fromPage(text: string, url: string): Extraction {
   $("table.listingTable tr.listingRow").each((_, tr) => {
     const row = $(tr);
     const cells = row.children("td");
-    const nameCell = cells.filter((_, td) => ($(td).attr("headers") ?? "").split(" ").includes("Name"));
+    const nameCell = cells.filter((_, td) =>
+      ($(td).attr("headers") ?? "").split(" ").includes("Name"),
+    );
     const title = cleanText((nameCell.length ? nameCell : cells.first()).text());
     const dateCell = cells.filter((_, td) => ($(td).attr("headers") ?? "").startsWith("Date"));
     const dateText = cleanText(dateCell.text()).replace(/\s+-\s+/, " ");
@@ -72,9 +74,16 @@ function fromFeed(text: string, url: string): Extraction {
     const y = it.attr("gran:pubDateParts", "yr");
     const mo = it.attr("gran:pubDateParts", "mo");
     const d = it.attr("gran:pubDateParts", "day");
-    const date = dateInText(cut > 0 ? raw.slice(cut) : raw) ?? (y && mo && d ? toIsoDate(`${y}-${mo}-${d}`) : undefined);
+    const date =
+      dateInText(cut > 0 ? raw.slice(cut) : raw) ??
+      (y && mo && d ? toIsoDate(`${y}-${mo}-${d}`) : undefined);
     const id = link ? granicusId(link) : undefined;
-    meetings.push({ id, title, date, docs: [{ label: minutes ? "Minutes" : "Agenda", href: link }] });
+    meetings.push({
+      id,
+      title,
+      date,
+      docs: [{ label: minutes ? "Minutes" : "Agenda", href: link }],
+    });
   }
   const out: Extraction = { records: allRecords(meetings, url) };
   if (out.records.length === 0) out.note = "the feed has no items";

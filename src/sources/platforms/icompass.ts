@@ -5,8 +5,9 @@
  * per-meeting call, which P6 forbids, so each meeting is one record linking to its public
  * page. Backfill (P7): the year before the previous window, until a window is empty.
  */
-import type { Extraction } from "../record.js";
+
 import { toIsoDate } from "../dates.js";
+import type { Extraction } from "../record.js";
 import { arr, decode, obj, parseJson, str } from "./support/body.js";
 import { allRecords, type ListedMeeting } from "./support/records.js";
 import { type DateWindow, firstWindow, olderWindow } from "./support/window.js";
@@ -47,7 +48,8 @@ export const icompass: Platform = {
       });
     }
     const out: Extraction = { records: allRecords(meetings, url) };
-    if (out.records.length === 0) out.note = Array.isArray(j.value) ? "no meetings in this window" : "not a CivicWeb answer";
+    if (out.records.length === 0)
+      out.note = Array.isArray(j.value) ? "no meetings in this window" : "not a CivicWeb answer";
     return out;
   },
   nextRequest(prev, _body, extraction): PlatformRequest | undefined {

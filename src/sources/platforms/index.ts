@@ -6,11 +6,13 @@
 import { boarddocs } from "./boarddocs.js";
 import { civicclerk } from "./civicclerk.js";
 import { civicplusAgendacenter } from "./civicplus-agendacenter.js";
+import { civicplusBids } from "./civicplus-bids.js";
 import { civicplusRss } from "./civicplus-rss.js";
 import { escribe } from "./escribe.js";
 import { granicus } from "./granicus.js";
 import { granicusOpencities } from "./granicus-opencities.js";
 import { icompass } from "./icompass.js";
+import { iworq } from "./iworq.js";
 import { legistarApi } from "./legistar-api.js";
 import { legistarHtml } from "./legistar-html.js";
 import { municodeMeetings } from "./municode-meetings.js";
@@ -34,6 +36,9 @@ const ALL: readonly Platform[] = [
   escribe,
   municodeMeetings,
   novusagenda,
+  // Beyond the required list: supported as far as the fixtures show.
+  civicplusBids,
+  iworq,
 ];
 
 const BY_NAME = new Map(ALL.map((p) => [p.name, p]));

@@ -5,8 +5,9 @@
  * An unconfigured client answers HTTP 500 with `{Message, ExceptionMessage}`: no records, and
  * a note naming the reason, so the night reports "platform not configured", not "nothing new".
  */
-import type { Extraction } from "../record.js";
+
 import { toIsoDate } from "../dates.js";
+import type { Extraction } from "../record.js";
 import { arr, decode, obj, parseJson, str } from "./support/body.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
 import type { Platform, PlatformRequest } from "./types.js";
@@ -73,6 +74,8 @@ export const legistarApi: Platform = {
     return out;
   },
   nextRequest(_prev, _body, extraction): PlatformRequest | undefined {
-    return extraction.next ? { method: "GET", url: extraction.next, accept: "application/json" } : undefined;
+    return extraction.next
+      ? { method: "GET", url: extraction.next, accept: "application/json" }
+      : undefined;
   },
 };

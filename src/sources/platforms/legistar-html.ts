@@ -8,8 +8,8 @@
  * the combo and its ClientState set to the year before the one shown.
  */
 import * as cheerio from "cheerio";
-import type { Extraction } from "../record.js";
 import { toIsoDate } from "../dates.js";
+import type { Extraction } from "../record.js";
 import { cleanText } from "../record-id.js";
 import { type PostbackForm, postbackBody, readForm } from "./support/aspnet.js";
 import { decode } from "./support/body.js";
@@ -50,7 +50,8 @@ export const legistarHtml: Platform = {
         const cells = $(tr).children("td");
         const title = cleanText(cells.eq(0).text());
         const day = cleanText(cells.eq(1).text());
-        const time = cleanText($(tr).find("span[id$='_lblTime']").text()) || cleanText(cells.eq(3).text());
+        const time =
+          cleanText($(tr).find("span[id$='_lblTime']").text()) || cleanText(cells.eq(3).text());
         const docs: ListedDoc[] = [];
         let id: string | undefined;
         let detail: string | undefined;
@@ -67,11 +68,20 @@ export const legistarHtml: Platform = {
             if (label) docs.push({ label, href, key: label.toLowerCase() });
           });
         if (!title || /no records to display/i.test(title)) return;
-        meetings.push({ id, title, date: toIsoDate(`${day} ${time}`) ?? toIsoDate(day), href: detail, docs });
+        meetings.push({
+          id,
+          title,
+          date: toIsoDate(`${day} ${time}`) ?? toIsoDate(day),
+          href: detail,
+          docs,
+        });
       });
     const form = readForm($, url);
     if (form) {
-      const shown = $(`input[name='${YEARS}']`).attr("value") ?? $("#ctl00_ContentPlaceHolder1_lstYears_Input").attr("value") ?? "";
+      const shown =
+        $(`input[name='${YEARS}']`).attr("value") ??
+        $("#ctl00_ContentPlaceHolder1_lstYears_Input").attr("value") ??
+        "";
       const years = $("#ctl00_ContentPlaceHolder1_lstYears_DropDown li")
         .map((_, li) => Number(cleanText($(li).text())))
         .get()

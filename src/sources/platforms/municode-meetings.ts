@@ -8,10 +8,11 @@
  * The id is the document hex of `MEET-Agenda-<hex>` / `MEET-Packet-<hex>`, which names the
  * meeting in Municode's store. Next (older) page (P7) is `p+1` up to the pager's last page.
  */
-import * as cheerio from "cheerio";
+
 import type { CheerioAPI } from "cheerio";
-import type { Extraction } from "../record.js";
+import * as cheerio from "cheerio";
 import { toIsoDate } from "../dates.js";
+import type { Extraction } from "../record.js";
 import { cleanText } from "../record-id.js";
 import { decode } from "./support/body.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
@@ -23,7 +24,8 @@ function docsIn(cells: [string, string][], row: ReturnType<CheerioAPI>): ListedD
   const docs: ListedDoc[] = [];
   for (const [selector, label] of cells) {
     const href = row.find(selector).find("a[href]").first().attr("href");
-    if (href && !href.startsWith("javascript:")) docs.push({ label, href, key: label.toLowerCase().replace(/\s+/g, "-") });
+    if (href && !href.startsWith("javascript:"))
+      docs.push({ label, href, key: label.toLowerCase().replace(/\s+/g, "-") });
   }
   return docs;
 }
@@ -44,7 +46,14 @@ function publishPage($: CheerioAPI): ListedMeeting[] {
     if (!title) return;
     const day = cleanText(row.children("td.date").text());
     const time = cleanText(row.children("td.time").text());
-    const docs = docsIn([["td.agenda", "Agenda"], ["td.packet", "Agenda Packet"], ["td.minutes", "Minutes"]], row);
+    const docs = docsIn(
+      [
+        ["td.agenda", "Agenda"],
+        ["td.packet", "Agenda Packet"],
+        ["td.minutes", "Minutes"],
+      ],
+      row,
+    );
     out.push({ id: idOf(docs), title, date: toIsoDate(`${day} ${time}`) ?? toIsoDate(day), docs });
   });
   return out;
@@ -60,7 +69,11 @@ function drupal($: CheerioAPI): ListedMeeting[] {
     const iso = dateCell.find("[content]").attr("content");
     const date = (iso && toIsoDate(iso)) || toIsoDate(cleanText(dateCell.text()));
     const docs = docsIn(
-      [["td[data-th='Agenda']", "Agenda"], ["td[data-th='Agenda Packet']", "Agenda Packet"], ["td[data-th='Minutes']", "Minutes"]],
+      [
+        ["td[data-th='Agenda']", "Agenda"],
+        ["td[data-th='Agenda Packet']", "Agenda Packet"],
+        ["td[data-th='Minutes']", "Minutes"],
+      ],
       row,
     );
     const href = row.children("td[data-th='View']").find("a[href]").attr("href");
@@ -100,6 +113,8 @@ export const municodeMeetings: Platform = {
     return out;
   },
   nextRequest(_prev, _body, extraction): PlatformRequest | undefined {
-    return extraction.next ? { method: "GET", url: extraction.next, accept: "text/html" } : undefined;
+    return extraction.next
+      ? { method: "GET", url: extraction.next, accept: "text/html" }
+      : undefined;
   },
 };

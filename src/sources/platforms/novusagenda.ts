@@ -7,8 +7,8 @@
  * not show working, so no backfill is claimed: the first page (newest) is read each night.
  */
 import * as cheerio from "cheerio";
-import type { Extraction } from "../record.js";
 import { toIsoDate } from "../dates.js";
+import type { Extraction } from "../record.js";
 import { cleanText } from "../record-id.js";
 import { decode } from "./support/body.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";

@@ -7,8 +7,8 @@
  * search answers every meeting in its range on one page.
  */
 import * as cheerio from "cheerio";
-import type { Extraction } from "../record.js";
 import { toIsoDate } from "../dates.js";
+import type { Extraction } from "../record.js";
 import { cleanText } from "../record-id.js";
 import { decode } from "./support/body.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
@@ -35,9 +35,12 @@ export const onbaseAgendaonline: Platform = {
         const href = $(a).attr("href") ?? "";
         const n = /[?&](?:doctype|documentType)=(\d+)/i.exec(href)?.[1];
         if (!n) return;
-        const label = /^(?:View|Download)\s+(.+?)\s+for\b/i.exec($(a).attr("title") ?? "")?.[1] ?? `Document ${n}`;
+        const label =
+          /^(?:View|Download)\s+(.+?)\s+for\b/i.exec($(a).attr("title") ?? "")?.[1] ??
+          `Document ${n}`;
         // The viewer and the download are one document: keep the first (the viewer page).
-        if (!docs.some((d) => d.key === `doctype-${n}`)) docs.push({ label, href, key: `doctype-${n}` });
+        if (!docs.some((d) => d.key === `doctype-${n}`))
+          docs.push({ label, href, key: `doctype-${n}` });
       });
       const title = type || named;
       if (!title) return;
@@ -46,7 +49,9 @@ export const onbaseAgendaonline: Platform = {
     const records = allRecords(meetings, url);
     const out: Extraction = { records };
     if (records.length === 0) {
-      out.note = /Showing 0 Meeting/i.test($.text()) ? "Showing 0 Meeting(s)" : "no meeting rows on this page";
+      out.note = /Showing 0 Meeting/i.test($.text())
+        ? "Showing 0 Meeting(s)"
+        : "no meeting rows on this page";
     }
     return out;
   },

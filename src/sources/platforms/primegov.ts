@@ -6,8 +6,9 @@
  * Cancellation" — the only place a cancellation shows). Output type 1 is PDF, 3 is HTML.
  * A meeting with no documents yet has no link of its own in the list (none is invented).
  */
-import type { Extraction } from "../record.js";
+
 import { toIsoDate } from "../dates.js";
+import type { Extraction } from "../record.js";
 import { arr, decode, obj, parseJson, str } from "./support/body.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
 import type { Platform, PlatformRequest } from "./types.js";
@@ -60,7 +61,8 @@ export const primegov: Platform = {
       });
     }
     const out: Extraction = { records: allRecords(meetings, `${origin}/`) };
-    if (out.records.length === 0) out.note = Array.isArray(j.value) ? "no meetings" : "not a PrimeGov list";
+    if (out.records.length === 0)
+      out.note = Array.isArray(j.value) ? "no meetings" : "not a PrimeGov list";
     return out;
   },
   nextRequest(prev, _body, extraction): PlatformRequest | undefined {
@@ -70,7 +72,11 @@ export const primegov: Platform = {
       const first = extraction.records.find((r) => r.date)?.date;
       const year = first ? Number(first.slice(0, 4)) : Number.NaN;
       if (!Number.isInteger(year)) return undefined;
-      return { method: "GET", url: `${u.origin}${API}ListArchivedMeetings?year=${year}`, accept: "application/json" };
+      return {
+        method: "GET",
+        url: `${u.origin}${API}ListArchivedMeetings?year=${year}`,
+        accept: "application/json",
+      };
     }
     const year = Number(u.searchParams.get("year"));
     if (!u.pathname.endsWith("/ListArchivedMeetings") || !Number.isInteger(year)) return undefined;

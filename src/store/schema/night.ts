@@ -85,7 +85,6 @@ export interface BackfillTable {
   pages_read: number;
 }
 
-
 export type NightTables = {
   night_catalog: NightCatalogTable;
   nights: NightsTable;

@@ -1,3 +1,57 @@
-// Tables owned by the sources module (catalog import: governments, sources, retirements).
-// biome-ignore lint/complexity/noBannedTypes: filled in by the owning module
-export type SourcesTables = {};
+/**
+ * Tables owned by the sources module: the catalog as imported (`nor catalog import`).
+ * A government or source removed from the catalog is retired (retired_at set), never
+ * deleted, so its history (nights, records, request log) keeps pointing at a real row;
+ * re-adding it un-retires it. Every import's diff is kept in catalog_changes.
+ */
+import type { Generated } from "kysely";
+
+export interface GovernmentRow {
+  id: string;
+  name: string;
+  kind: string;
+  county: string | null;
+  website: string | null;
+  /** JSON text of the whole catalog entry, as validated: the basis of "changed". */
+  entry: string;
+  catalog_file: string;
+  first_seen_at: string;
+  updated_at: string;
+  retired_at: string | null;
+}
+
+export interface SourceRow {
+  id: string;
+  government_id: string;
+  records: string;
+  url: string;
+  access: string;
+  platform: string | null;
+  name: string | null;
+  /** 0/1: a person has opened the page and seen records. */
+  confirmed: number;
+  /** JSON text of the whole Source (ways in, recipe, backfill), as validated. */
+  entry: string;
+  catalog_file: string;
+  first_seen_at: string;
+  updated_at: string;
+  retired_at: string | null;
+}
+
+export type CatalogChangeKind = "added" | "changed" | "retired" | "unretired";
+
+export interface CatalogChangeRow {
+  id: Generated<number>;
+  at: string;
+  entity: "government" | "source";
+  entity_id: string;
+  change: CatalogChangeKind;
+  /** For "changed": the top-level fields that differ, comma-separated. */
+  fields: string | null;
+}
+
+export type SourcesTables = {
+  governments: GovernmentRow;
+  sources: SourceRow;
+  catalog_changes: CatalogChangeRow;
+};

@@ -46,7 +46,12 @@ export function slug(s: string): string {
 
 /** One record, leaving out what the list does not give (exactOptionalPropertyTypes). */
 export function makeRecord(
-  r: { id?: string | undefined; title: string; date?: string | undefined; url?: string | undefined },
+  r: {
+    id?: string | undefined;
+    title: string;
+    date?: string | undefined;
+    url?: string | undefined;
+  },
   kind: RecordKind | string,
 ): ExtractedRecord {
   const title = cleanText(r.title);

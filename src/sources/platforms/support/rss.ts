@@ -14,7 +14,9 @@ export interface RssItem {
   attr(name: string, attribute: string): string | undefined;
 }
 
-export type RssRead = { ok: true; items: RssItem[]; channelTitle?: string } | { ok: false; why: string };
+export type RssRead =
+  | { ok: true; items: RssItem[]; channelTitle?: string }
+  | { ok: false; why: string };
 
 function unwrap(s: string): string {
   const cdata = /^\s*<!\[CDATA\[([\s\S]*?)\]\]>\s*$/.exec(s);
@@ -28,7 +30,9 @@ function esc(name: string): string {
 function item(chunk: string): RssItem {
   return {
     get(name) {
-      const m = new RegExp(`<${esc(name)}(?:\\s[^>]*)?>([\\s\\S]*?)</${esc(name)}>`, "i").exec(chunk);
+      const m = new RegExp(`<${esc(name)}(?:\\s[^>]*)?>([\\s\\S]*?)</${esc(name)}>`, "i").exec(
+        chunk,
+      );
       return m ? unwrap(m[1]!) : undefined;
     },
     attr(name, attribute) {
@@ -44,9 +48,13 @@ export function readRss(text: string): RssRead {
   if (t === "") return { ok: false, why: "empty body" };
   if (looksLikeHtml(t)) {
     const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(t)?.[1];
-    return { ok: false, why: `feed URL answered with an HTML page${title ? ` ("${cleanText(title)}")` : ""}, not RSS` };
+    return {
+      ok: false,
+      why: `feed URL answered with an HTML page${title ? ` ("${cleanText(title)}")` : ""}, not RSS`,
+    };
   }
-  if (!/<rss[\s>]|<channel[\s>]/i.test(t.slice(0, 4096))) return { ok: false, why: "not an RSS feed" };
+  if (!/<rss[\s>]|<channel[\s>]/i.test(t.slice(0, 4096)))
+    return { ok: false, why: "not an RSS feed" };
   const items: RssItem[] = [];
   const re = /<item(?:\s[^>]*)?>([\s\S]*?)<\/item>/gi;
   for (let m = re.exec(t); m; m = re.exec(t)) items.push(item(m[1]!));
