@@ -93,7 +93,8 @@ export function guardedLookup(allowPrivate: boolean) {
       }
       if (options.all) callback(null, addresses);
       else if (addresses[0]) callback(null, addresses[0].address, addresses[0].family);
-      else callback(Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND" }), []);
+      else
+        callback(Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND" }), []);
     });
   };
 }

@@ -62,7 +62,9 @@ export async function attempts(
           chain: input.chain,
         });
         const evidence =
-          step.kind === "final" && step.outcome.kind === "refused" ? step.outcome.evidence : undefined;
+          step.kind === "final" && step.outcome.kind === "refused"
+            ? step.outcome.evidence
+            : undefined;
         return { outcome: labelOf(step), ...(evidence ? { evidence } : {}) };
       },
     });

@@ -1,4 +1,4 @@
-import { Readable, type Transform, pipeline } from "node:stream";
+import { pipeline, Readable, type Transform } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { TransportBodyError, type TransportFailure } from "./types.js";
 
@@ -10,7 +10,7 @@ import { TransportBodyError, type TransportFailure } from "./types.js";
 export type BodyRead =
   /** `bytes` counts decoded bytes. */
   | { kind: "complete"; body: Uint8Array; bytes: number }
-  /** The limit was reached; `body` holds the first `limit` bytes. */
+  /** The limit was reached; `body` holds the first `limit` bytes when asked for (robots.txt). */
   | { kind: "too-large"; body: Uint8Array; bytes: number }
   /** The transfer failed mid-way (cut, reset, silence). */
   | { kind: "failed"; failure: TransportFailure; message: string; bytes: number }
@@ -44,6 +44,7 @@ export async function readBody(
   raw: AsyncIterable<Uint8Array>,
   contentEncoding: string | undefined,
   limit: number,
+  keepPrefix = false,
 ): Promise<BodyRead> {
   const decoders = decodersFor(contentEncoding);
   if (typeof decoders === "string") {
@@ -63,6 +64,8 @@ export async function readBody(
     for await (const chunk of source) {
       const room = limit - bytes;
       if (chunk.byteLength > room) {
+        if (!keepPrefix)
+          return { kind: "too-large", body: new Uint8Array(0), bytes: bytes + chunk.byteLength };
         if (room > 0) chunks.push(chunk.subarray(0, room));
         return { kind: "too-large", body: concat(chunks, limit), bytes: bytes + chunk.byteLength };
       }

@@ -27,7 +27,11 @@ function refused(
   reason: string,
   evidence: RefusalEvidence,
 ): Step {
-  return { kind: "final", outcome: { kind: "refused", url, status, reason, evidence }, closeSite: reason };
+  return {
+    kind: "final",
+    outcome: { kind: "refused", url, status, reason, evidence },
+    closeSite: reason,
+  };
 }
 
 /** P15: a connection closed before a full response is retried; closed on every attempt is a no (P21). */
@@ -79,8 +83,10 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
     }
     return closed(ctx, status, `body cut after ${read.bytes} bytes: ${read.message}`);
   }
-  if (read.kind === "bad-encoding") return final({ kind: "error", url, status, reason: read.message });
-  if (read.kind === "too-large") return final({ kind: "too-large", url, status, bytesRead: read.bytes });
+  if (read.kind === "bad-encoding")
+    return final({ kind: "error", url, status, reason: read.message });
+  if (read.kind === "too-large")
+    return final({ kind: "too-large", url, status, bytesRead: read.bytes });
 
   const verdict = refusalFor({ status, headers, body: read.body, url });
   if (verdict) {
@@ -91,11 +97,16 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
     });
   }
   if (status === 401 || status === 403) {
-    return refused(url, status, `HTTP ${status}`, { provider: "http", verdict: "status", marker: `HTTP ${status}` });
+    return refused(url, status, `HTTP ${status}`, {
+      provider: "http",
+      verdict: "status",
+      marker: `HTTP ${status}`,
+    });
   }
   if (REDIRECTS.has(status)) {
     const location = headers["location"];
-    if (!location) return final({ kind: "error", url, status, reason: `HTTP ${status} without Location` });
+    if (!location)
+      return final({ kind: "error", url, status, reason: `HTTP ${status} without Location` });
     return { kind: "redirect", location, status };
   }
   const response = { status, headers, url, chain: [...ctx.chain, url] };

@@ -97,9 +97,22 @@ export async function exchange(deps: ExchangeDeps, input: ExchangeInput) {
         result = { ...res, startedAt, endedAt: deps.clock.now() };
       } else {
         const { headers, setCookies } = flattenHeaders(res.headers);
-        const read = await readBody(res.body, headers["content-encoding"], input.limit);
+        const read = await readBody(
+          res.body,
+          headers["content-encoding"],
+          input.limit,
+          input.purpose === "robots",
+        );
         const endedAt = deps.clock.now();
-        result = { kind: "response", status: res.status, headers, setCookies, read, startedAt, endedAt };
+        result = {
+          kind: "response",
+          status: res.status,
+          headers,
+          setCookies,
+          read,
+          startedAt,
+          endedAt,
+        };
       }
       const { outcome, evidence } = input.label(result);
       await archiveIfKept(deps, input, result);

@@ -57,7 +57,11 @@ export function createFetcher(opts: FetcherOptions): PoliteFetcher {
       const ran = await exchange(deps, {
         method: "GET",
         url,
-        headers: requestHeaders({ userAgent, accept: "text/plain, */*;q=0.5", ...(sent ? { validators: sent } : {}) }),
+        headers: requestHeaders({
+          userAgent,
+          accept: "text/plain, */*;q=0.5",
+          ...(sent ? { validators: sent } : {}),
+        }),
         purpose: "robots",
         ...(source !== undefined ? { source } : {}),
         attempt: 1,
@@ -97,9 +101,15 @@ export function createFetcher(opts: FetcherOptions): PoliteFetcher {
       if (rl.kind === "stopped") {
         // The robots.txt request met a TLS failure or the address guard: that is this URL's answer.
         const step = classifyAttempt(rl.attempt, {
-          url, attempt: 1, now: opts.clock.now(), allClosedSoFar: false, keepBody, chain,
+          url,
+          attempt: 1,
+          now: opts.clock.now(),
+          allClosedSoFar: false,
+          keepBody,
+          chain,
         });
-        if (step.kind !== "final") return { kind: "error", url, status: null, reason: "robots.txt failed" };
+        if (step.kind !== "final")
+          return { kind: "error", url, status: null, reason: "robots.txt failed" };
         if (step.closeSite !== undefined) closed.set(site, step.closeSite);
         return step.outcome;
       }
@@ -110,7 +120,12 @@ export function createFetcher(opts: FetcherOptions): PoliteFetcher {
       }
       if (verdict.verdict === "disallowed") return { kind: "disallowed", url };
       if (verdict.verdict !== "allowed") {
-        return { kind: "robots-unavailable", url, origin, reason: verdict.reason ?? "robots.txt unknown" };
+        return {
+          kind: "robots-unavailable",
+          url,
+          origin,
+          reason: verdict.reason ?? "robots.txt unknown",
+        };
       }
 
       // P22: the source's cookies go only back to the source's own site.
@@ -143,7 +158,8 @@ export function createFetcher(opts: FetcherOptions): PoliteFetcher {
         if (step.closeSite !== undefined) closed.set(site, step.closeSite);
         return step.outcome;
       }
-      if (step.kind === "retry") return { kind: "error", url, status: null, reason: "retry left over" };
+      if (step.kind === "retry")
+        return { kind: "error", url, status: null, reason: "retry left over" };
       // P19: at most five redirects in a row; each hop goes through every gate again.
       chain.push(url);
       if (redirects >= MAX_REDIRECTS) {

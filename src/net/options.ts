@@ -1,9 +1,15 @@
 import type { Clock } from "../clock.js";
 import { ConfigError } from "../errors.js";
-import { MIN_GAP_MS } from "../policy/constants.js";
 import { classifyAddress } from "../policy/address.js";
+import { MIN_GAP_MS } from "../policy/constants.js";
 import { knownAddress, parsePins } from "./address-guard.js";
-import type { ArchivePort, RequestLogPort, RobotsCachePort, SiteStatePort, Transport } from "./types.js";
+import type {
+  ArchivePort,
+  RequestLogPort,
+  RobotsCachePort,
+  SiteStatePort,
+  Transport,
+} from "./types.js";
 import { validateUserAgent } from "./user-agent.js";
 
 export interface FetcherOptions {
@@ -54,6 +60,7 @@ export function resolveOptions(opts: FetcherOptions): Resolved {
   };
   return {
     userAgent,
-    gapFor: (url) => (gap < MIN_GAP_MS && allowPrivate && loopback(url) ? gap : Math.max(gap, MIN_GAP_MS)),
+    gapFor: (url) =>
+      gap < MIN_GAP_MS && allowPrivate && loopback(url) ? gap : Math.max(gap, MIN_GAP_MS),
   };
 }

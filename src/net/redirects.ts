@@ -15,7 +15,10 @@ export function checkUrl(raw: string): { ok: true; url: URL } | { ok: false; rea
     return { ok: false, reason: `not an http(s) URL: ${raw}` };
   }
   if (url.username !== "" || url.password !== "") {
-    return { ok: false, reason: `URL carries user-info (credentials are never sent, P3): ${url.host}` };
+    return {
+      ok: false,
+      reason: `URL carries user-info (credentials are never sent, P3): ${url.host}`,
+    };
   }
   url.hash = "";
   return { ok: true, url };

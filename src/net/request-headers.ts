@@ -38,5 +38,8 @@ export function requestHeaders(h: HeaderInput): Record<string, string> {
 /** P3: what was actually sent as conditionals, for the log. */
 export function validatorsSent(v: Validators | undefined): Validators | undefined {
   if (!v?.etag && !v?.lastModified) return undefined;
-  return { ...(v.etag ? { etag: v.etag } : {}), ...(v.lastModified ? { lastModified: v.lastModified } : {}) };
+  return {
+    ...(v.etag ? { etag: v.etag } : {}),
+    ...(v.lastModified ? { lastModified: v.lastModified } : {}),
+  };
 }

@@ -60,10 +60,14 @@ export class RobotsGate {
 
   async #lookup(origin: string, url: string, source: string | undefined): Promise<RobotsLookup> {
     const cached = await this.cache.get(origin);
-    if (cached && this.#fresh(cached)) return { kind: "result", result: toResult(cached), entry: cached };
+    if (cached && this.#fresh(cached))
+      return { kind: "result", result: toResult(cached), entry: cached };
     const conditional =
       cached?.state === "rules" && (cached.etag || cached.lastModified)
-        ? { ...(cached.etag ? { etag: cached.etag } : {}), ...(cached.lastModified ? { lastModified: cached.lastModified } : {}) }
+        ? {
+            ...(cached.etag ? { etag: cached.etag } : {}),
+            ...(cached.lastModified ? { lastModified: cached.lastModified } : {}),
+          }
         : undefined;
     let target = robotsUrlFor(url);
     // RFC 9309 §2.3.1.2: up to five redirects, even across hosts; rules apply to `origin`.
@@ -91,7 +95,10 @@ export class RobotsGate {
     }
   }
 
-  async #store(origin: string, e: Omit<CachedRobots, "origin" | "fetchedAt">): Promise<RobotsLookup> {
+  async #store(
+    origin: string,
+    e: Omit<CachedRobots, "origin" | "fetchedAt">,
+  ): Promise<RobotsLookup> {
     const entry: CachedRobots = {
       origin,
       fetchedAt: this.clock.now(),
@@ -123,13 +130,19 @@ function answer(r: AttemptResult, redirects: number): Omit<CachedRobots, "origin
     ...(r.headers["last-modified"] ? { lastModified: r.headers["last-modified"] } : {}),
   };
   if (state === "allow-all") return { state, ...base };
-  const bytes = r.read.kind === "complete" || r.read.kind === "too-large" ? r.read.body : new Uint8Array();
+  const bytes =
+    r.read.kind === "complete" || r.read.kind === "too-large" ? r.read.body : new Uint8Array();
   return { state, ...base, body: decodeRobotsBody(bytes, ROBOTS_MAX_BYTES).text };
 }
 
 /** The log's name for a robots.txt attempt (P27). */
 function robotsLabel(r: AttemptResult, redirects: number): string {
-  if (r.kind === "failure") return r.failure === "tls" ? "refused" : r.failure === "blocked-address" ? "blocked-address" : "unreachable";
+  if (r.kind === "failure")
+    return r.failure === "tls"
+      ? "refused"
+      : r.failure === "blocked-address"
+        ? "blocked-address"
+        : "unreachable";
   if (r.status === 304) return "not-modified";
   if (r.status >= 300 && r.status < 400 && r.headers["location"]) {
     return redirects < MAX_REDIRECTS ? "redirect" : "unreachable";

@@ -70,8 +70,5 @@ export function mapBodyError(err: unknown): TransportBodyError {
   if (err instanceof TransportBodyError) return err;
   const failure = failureFor(err);
   // Anything that stops a body early that is not a timeout is "closed before a full response".
-  return new TransportBodyError(
-    failure === "other" ? "closed" : failure,
-    messageOf(err),
-  );
+  return new TransportBodyError(failure === "other" ? "closed" : failure, messageOf(err));
 }

@@ -41,7 +41,9 @@ const FOREIGN_TOKENS = [
 export function validateUserAgent(ua: string | undefined): string {
   const value = ua ?? DEFAULT_USER_AGENT;
   if (/[\r\n\0]/.test(value) || value.length > 256) {
-    throw new ConfigError(`user agent ${JSON.stringify(value)}: one line of at most 256 characters`);
+    throw new ConfigError(
+      `user agent ${JSON.stringify(value)}: one line of at most 256 characters`,
+    );
   }
   // RFC 9110 §10.1.5: product = token ["/" product-version]; ours must come first.
   const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)(\/[!#$%&'*+.^_`|~0-9A-Za-z-]+)?(\s|$)/.exec(value);

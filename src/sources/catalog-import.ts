@@ -26,7 +26,9 @@ export interface ImportDiff {
 function canonical(v: unknown): string {
   return JSON.stringify(v, (_k, x: unknown) =>
     x && typeof x === "object" && !Array.isArray(x)
-      ? Object.fromEntries(Object.entries(x as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+      ? Object.fromEntries(
+          Object.entries(x as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)),
+        )
       : x,
   );
 }
@@ -45,7 +47,11 @@ interface Existing {
 }
 
 /** The diff of one entity kind, before any write. */
-function diff<T extends { id: string }>(entity: "government" | "source", existing: Existing[], wanted: T[]): EntityChange[] {
+function diff<T extends { id: string }>(
+  entity: "government" | "source",
+  existing: Existing[],
+  wanted: T[],
+): EntityChange[] {
   const byId = new Map(existing.map((r) => [r.id, r]));
   const out: EntityChange[] = [];
   for (const w of wanted) {
@@ -54,12 +60,15 @@ function diff<T extends { id: string }>(entity: "government" | "source", existin
       out.push({ entity, id: w.id, change: "added" });
       continue;
     }
-    const fields = canonical(JSON.parse(row.entry)) === canonical(w) ? [] : changedFields(row.entry, w);
-    if (row.retired_at !== null) out.push({ entity, id: w.id, change: "unretired", ...(fields.length ? { fields } : {}) });
+    const fields =
+      canonical(JSON.parse(row.entry)) === canonical(w) ? [] : changedFields(row.entry, w);
+    if (row.retired_at !== null)
+      out.push({ entity, id: w.id, change: "unretired", ...(fields.length ? { fields } : {}) });
     else if (fields.length > 0) out.push({ entity, id: w.id, change: "changed", fields });
   }
   const ids = new Set(wanted.map((w) => w.id));
-  for (const r of existing) if (r.retired_at === null && !ids.has(r.id)) out.push({ entity, id: r.id, change: "retired" });
+  for (const r of existing)
+    if (r.retired_at === null && !ids.has(r.id)) out.push({ entity, id: r.id, change: "retired" });
   return out;
 }
 
@@ -98,29 +107,58 @@ export async function importCatalog(
   return db.transaction().execute(async (tx) => {
     const govs = await tx.selectFrom("governments").select(["id", "entry", "retired_at"]).execute();
     const srcs = await tx.selectFrom("sources").select(["id", "entry", "retired_at"]).execute();
-    const changes = [...diff("government", govs, catalog.governments), ...diff("source", srcs, catalog.sources)];
+    const changes = [
+      ...diff("government", govs, catalog.governments),
+      ...diff("source", srcs, catalog.sources),
+    ];
     const govById = new Map(catalog.governments.map((g) => [g.id, g]));
     const srcById = new Map(catalog.sources.map((s) => [s.id, s]));
     for (const c of changes) {
       const table = c.entity === "government" ? "governments" : "sources";
       if (c.change === "retired") {
-        await tx.updateTable(table).set({ retired_at: at, updated_at: at }).where("id", "=", c.id).execute();
+        await tx
+          .updateTable(table)
+          .set({ retired_at: at, updated_at: at })
+          .where("id", "=", c.id)
+          .execute();
       } else if (c.entity === "government") {
         const g = govById.get(c.id)!;
         const row = govRow(g, origins.governments.get(g.id) ?? "");
         if (c.change === "added")
-          await tx.insertInto("governments").values({ id: g.id, ...row, first_seen_at: at, updated_at: at, retired_at: null }).execute();
-        else await tx.updateTable("governments").set({ ...row, updated_at: at, retired_at: null }).where("id", "=", g.id).execute();
+          await tx
+            .insertInto("governments")
+            .values({ id: g.id, ...row, first_seen_at: at, updated_at: at, retired_at: null })
+            .execute();
+        else
+          await tx
+            .updateTable("governments")
+            .set({ ...row, updated_at: at, retired_at: null })
+            .where("id", "=", g.id)
+            .execute();
       } else {
         const s = srcById.get(c.id)!;
         const row = sourceRow(s, origins.sources.get(s.id) ?? "");
         if (c.change === "added")
-          await tx.insertInto("sources").values({ id: s.id, ...row, first_seen_at: at, updated_at: at, retired_at: null }).execute();
-        else await tx.updateTable("sources").set({ ...row, updated_at: at, retired_at: null }).where("id", "=", s.id).execute();
+          await tx
+            .insertInto("sources")
+            .values({ id: s.id, ...row, first_seen_at: at, updated_at: at, retired_at: null })
+            .execute();
+        else
+          await tx
+            .updateTable("sources")
+            .set({ ...row, updated_at: at, retired_at: null })
+            .where("id", "=", s.id)
+            .execute();
       }
       await tx
         .insertInto("catalog_changes")
-        .values({ at, entity: c.entity, entity_id: c.id, change: c.change, fields: c.fields?.join(",") ?? null })
+        .values({
+          at,
+          entity: c.entity,
+          entity_id: c.id,
+          change: c.change,
+          fields: c.fields?.join(",") ?? null,
+        })
         .execute();
     }
     const total = catalog.governments.length + catalog.sources.length;
@@ -131,14 +169,20 @@ export async function importCatalog(
 
 /** The diff as `nor catalog import` prints it. */
 export function formatDiff(d: ImportDiff): string {
-  const count = (entity: string, change: string) => d.changes.filter((c) => c.entity === entity && c.change === change).length;
+  const count = (entity: string, change: string) =>
+    d.changes.filter((c) => c.entity === entity && c.change === change).length;
   const lines: string[] = [];
   for (const entity of ["government", "source"] as const) {
     lines.push(
       `${entity}s: ${count(entity, "added")} added, ${count(entity, "changed")} changed, ${count(entity, "retired")} retired, ${count(entity, "unretired")} un-retired`,
     );
   }
-  const mark: Record<CatalogChangeKind, string> = { added: "+", changed: "~", retired: "-", unretired: "^" };
+  const mark: Record<CatalogChangeKind, string> = {
+    added: "+",
+    changed: "~",
+    retired: "-",
+    unretired: "^",
+  };
   for (const c of d.changes) {
     const fields = c.fields?.length ? ` (${c.fields.join(", ")})` : "";
     lines.push(`${mark[c.change]} ${c.entity} ${c.id} ${c.change}${fields}`);

@@ -249,32 +249,3 @@ function formatInstant(epochMs: number, zone: string): string | undefined {
   const msPart = epochMs % 1000 ? `.${pad(((epochMs % 1000) + 1000) % 1000, 3)}` : "";
   return `${iso}${msPart}${formatOffset(off)}`;
 }
-
-const MONTH_WORD = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?";
-const TIME = "(?:,?\\s+(?:at\\s+)?\\d{1,2}(?::\\d{2})?\\s*(?:[ap]\\.?m\\.?)|\\s+\\d{1,2}:\\d{2}(?::\\d{2})?)?";
-const EMBEDDED = [
-  new RegExp(`(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\\.?,?\\s+)?${MONTH_WORD}\\s+\\d{1,2}(?:st|nd|rd|th)?,?\\s+\\d{4}${TIME}`, "i"),
-  new RegExp(`\\d{4}-\\d{2}-\\d{2}(?:[T ]\\d{2}:\\d{2}(?::\\d{2})?(?:Z|[+-]\\d{2}:?\\d{2})?)?`, "i"),
-  new RegExp(`\\b\\d{1,2}[/.-]\\d{1,2}[/.-](?:\\d{4}|\\d{2})\\b${TIME}`, "i"),
-  new RegExp(`\\b\\d{1,2}\\s+${MONTH_WORD}\\s+\\d{4}${TIME}`, "i"),
-];
-
-/**
- * A date written somewhere inside a longer text ("SPECIAL MEETING Tuesday, February 20, 2024
- * 3:30 pm 416 Kenmore Blvd."; "Board Agenda - June 20, 2019"). The whole text is tried first;
- * then the first date-looking span, with its time when the time reads, else without it.
- */
-export function findDate(text: string, opts: DateOptions = {}): string | undefined {
-  const whole = toIsoDate(text, opts);
-  if (whole) return whole;
-  const s = text.replace(/\s+/g, " ");
-  for (const re of EMBEDDED) {
-    const m = re.exec(s);
-    if (!m) continue;
-    const withTime = toIsoDate(m[0], opts);
-    if (withTime) return withTime;
-    const dateOnly = toIsoDate(m[0].replace(/,?\s+(at\s+)?\d{1,2}(:\d{2})*\s*([ap]\.?m\.?)?$/i, ""), opts);
-    if (dateOnly) return dateOnly;
-  }
-  return undefined;
-}

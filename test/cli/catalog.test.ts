@@ -18,19 +18,31 @@ describe("nor catalog check", () => {
   it("prints ok with the counts for a good catalog", async () => {
     const f = join(dir(), "ok.yaml");
     writeFileSync(f, `${GOVS}sources:\n${src("kent-council", "https://www.kent-ohio.org/rss")}`);
-    expect(await nor("catalog", "check", f)).toMatchObject({ code: 0, stdout: "ok: 2 governments, 1 sources\n" });
+    expect(await nor("catalog", "check", f)).toMatchObject({
+      code: 0,
+      stdout: "ok: 2 governments, 1 sources\n",
+    });
   });
 
   it("P3: prints every error with file:line and exits 1", async () => {
     const f = join(dir(), "bad.yaml");
-    writeFileSync(f, `${GOVS}sources:\n${src("a", "https://u:p@x.gov/")}${src("a", "https://x.gov/?apikey=1", "nowhere")}`);
+    writeFileSync(
+      f,
+      `${GOVS}sources:\n${src("a", "https://u:p@x.gov/")}${src("a", "https://x.gov/?apikey=1", "nowhere")}`,
+    );
     const r = await nor("catalog", "check", f);
     expect(r.code).toBe(1);
     expect(r.stdout.split("\n").filter(Boolean)).toEqual([
       expect.stringMatching(new RegExp(`^${f}:5:77: sources\\[0\\]\\.url: URL carries user-info`)),
       `${f}:6:11: sources[1].id: duplicate source id "a" (first at ${f}:5:11)`,
-      expect.stringMatching(new RegExp(`^${f}:6:26: sources\\[1\\]\\.government: unknown government "nowhere"`)),
-      expect.stringMatching(new RegExp(`^${f}:6:72: sources\\[1\\]\\.url: URL carries the credential query parameter "apikey"`)),
+      expect.stringMatching(
+        new RegExp(`^${f}:6:26: sources\\[1\\]\\.government: unknown government "nowhere"`),
+      ),
+      expect.stringMatching(
+        new RegExp(
+          `^${f}:6:72: sources\\[1\\]\\.url: URL carries the credential query parameter "apikey"`,
+        ),
+      ),
     ]);
     expect(r.stderr).toContain("catalog has 4 problems");
   });
@@ -57,7 +69,10 @@ describe("nor catalog import", () => {
     const d = dir();
     const f = join(d, "cat.yaml");
     const data = join(d, "data");
-    writeFileSync(f, `${GOVS}sources:\n${src("s1", "https://x.gov/1")}${src("s2", "https://x.gov/2")}`);
+    writeFileSync(
+      f,
+      `${GOVS}sources:\n${src("s1", "https://x.gov/1")}${src("s2", "https://x.gov/2")}`,
+    );
     const first = await nor("catalog", "import", f, "--data", data);
     expect(first.code).toBe(0);
     expect(first.stdout).toContain("governments: 2 added, 0 changed, 0 retired, 0 un-retired");
@@ -77,18 +92,34 @@ describe("nor catalog import", () => {
     expect(second.stdout).toContain("- source s2 retired");
 
     let store = await openStore({ kind: "sqlite", dir: data });
-    const s2 = await store.db.selectFrom("sources").selectAll().where("id", "=", "s2").executeTakeFirstOrThrow();
+    const s2 = await store.db
+      .selectFrom("sources")
+      .selectAll()
+      .where("id", "=", "s2")
+      .executeTakeFirstOrThrow();
     expect(s2.retired_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     expect(s2.url).toBe("https://x.gov/2"); // never deleted: the row and its history stay
     await store.close();
 
-    writeFileSync(f, `${GOVS}sources:\n${src("s1", "https://x.gov/one")}${src("s2", "https://x.gov/2")}`);
+    writeFileSync(
+      f,
+      `${GOVS}sources:\n${src("s1", "https://x.gov/one")}${src("s2", "https://x.gov/2")}`,
+    );
     const third = await nor("catalog", "import", f, "--data", data);
     expect(third.stdout).toContain("^ source s2 unretired");
     store = await openStore({ kind: "sqlite", dir: data });
-    const back = await store.db.selectFrom("sources").selectAll().where("id", "=", "s2").executeTakeFirstOrThrow();
+    const back = await store.db
+      .selectFrom("sources")
+      .selectAll()
+      .where("id", "=", "s2")
+      .executeTakeFirstOrThrow();
     expect(back.retired_at).toBeNull();
-    const history = await store.db.selectFrom("catalog_changes").select(["change"]).where("entity_id", "=", "s2").orderBy("id").execute();
+    const history = await store.db
+      .selectFrom("catalog_changes")
+      .select(["change"])
+      .where("entity_id", "=", "s2")
+      .orderBy("id")
+      .execute();
     expect(history.map((h) => h.change)).toEqual(["added", "retired", "unretired"]);
     await store.close();
   });
@@ -100,6 +131,8 @@ describe("nor catalog import", () => {
     const r = await nor("catalog", "import", f, "--data", join(d, "data"));
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/cat\.yaml:5:\d+: sources\[0\]\.url: must be an absolute http/);
-    await expect(openStore({ kind: "sqlite", dir: join(d, "data") }, { create: false })).rejects.toThrow(/no store/);
+    await expect(
+      openStore({ kind: "sqlite", dir: join(d, "data") }, { create: false }),
+    ).rejects.toThrow(/no store/);
   });
 });

@@ -13,16 +13,18 @@ export function text(
   };
 }
 
-export const html = (body: string, status = 200, headers: Record<string, string> = {}) =>
-  text(body, status, { "content-type": "text/html; charset=utf-8", ...headers });
+export const html = (
+  body: string | Uint8Array,
+  status = 200,
+  headers: Record<string, string> = {},
+) => text(body, status, { "content-type": "text/html; charset=utf-8", ...headers });
 
 export const robots = (body: string | Uint8Array) => text(body);
 
 export const status = (code: number, headers: Record<string, string> = {}) =>
   text(`status ${code}`, code, headers);
 
-export const redirect = (location: string, code = 302): Handler =>
-  text("", code, { location });
+export const redirect = (location: string, code = 302): Handler => text("", code, { location });
 
 /** Different answers on successive requests (the last one repeats). */
 export function sequence(...handlers: Handler[]): Handler {
@@ -100,7 +102,11 @@ export function gzipBomb(inflated: number): Handler {
   };
   return async (req, res, ctx) => {
     body ??= make();
-    text(await body, 200, { "content-encoding": "gzip", "content-type": "text/html" })(req, res, ctx);
+    text(await body, 200, { "content-encoding": "gzip", "content-type": "text/html" })(
+      req,
+      res,
+      ctx,
+    );
   };
 }
 

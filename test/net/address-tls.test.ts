@@ -23,11 +23,15 @@ describe("address guard", () => {
     expect(byName.kind).toBe("blocked-address");
     // A --resolve pin does not get around the guard either.
     const pinned = h.fetcher({
-      transportOptions: { allowPrivateAddresses: false, resolve: [`records.example.org:${s.port}:127.0.0.1`] },
+      transportOptions: {
+        allowPrivateAddresses: false,
+        resolve: [`records.example.org:${s.port}:127.0.0.1`],
+      },
     });
-    expect((await pinned.fetch({ url: `http://records.example.org:${s.port}/list`, purpose: "page" })).kind).toBe(
-      "blocked-address",
-    );
+    expect(
+      (await pinned.fetch({ url: `http://records.example.org:${s.port}/list`, purpose: "page" }))
+        .kind,
+    ).toBe("blocked-address");
     expect(s.requests).toHaveLength(0);
   });
 
@@ -39,7 +43,11 @@ describe("address guard", () => {
     const out = await h.fetcher().fetch({ url: s.url("/go"), purpose: "page" });
     expect(out).toMatchObject({ kind: "blocked-address", address: "169.254.169.254" });
     const last = h.ports.log.entries.at(-1);
-    expect(last).toMatchObject({ url: "http://169.254.169.254/robots.txt", status: null, outcome: "blocked-address" });
+    expect(last).toMatchObject({
+      url: "http://169.254.169.254/robots.txt",
+      status: null,
+      outcome: "blocked-address",
+    });
     expect(last?.failure).toMatch(/^blocked-address: .*169\.254\.169\.254/);
   });
 
@@ -91,7 +99,10 @@ describe("TLS (P21, P22)", () => {
     const g = h.fetcher({
       transportOptions: { caFile: certFile, resolve: [`records.example.org:${s.port}:${s.host}`] },
     });
-    const wrongName = await g.fetch({ url: `https://records.example.org:${s.port}/list`, purpose: "page" });
+    const wrongName = await g.fetch({
+      url: `https://records.example.org:${s.port}/list`,
+      purpose: "page",
+    });
     expect(wrongName).toMatchObject({ kind: "refused", evidence: { verdict: "tls" } });
   });
 });

@@ -61,7 +61,9 @@ describe("identity (P1, P3)", () => {
   it("P3: a URL with user-info is refused and never sent", async () => {
     h = await harness();
     const s = await h.fleet.server();
-    const out = await h.fetcher().fetch({ url: `http://me:secret@${s.host}:${s.port}/list`, purpose: "page" });
+    const out = await h
+      .fetcher()
+      .fetch({ url: `http://me:secret@${s.host}:${s.port}/list`, purpose: "page" });
     expect(out.kind).toBe("error");
     expect(s.requests).toHaveLength(0);
   });
@@ -80,7 +82,11 @@ describe("conditional requests (P12)", () => {
     const f = h.fetcher();
     const first = await f.fetch({ url: s.url("/feed"), purpose: "page" });
     expect(first.kind).toBe("ok");
-    const second = await f.fetch({ url: s.url("/feed"), purpose: "page", validators: { etag: '"v7"', lastModified } });
+    const second = await f.fetch({
+      url: s.url("/feed"),
+      purpose: "page",
+      validators: { etag: '"v7"', lastModified },
+    });
     expect(second).toMatchObject({ kind: "not-modified", status: 304 });
     const hits = s.hits("/feed");
     expect(hits).toHaveLength(2);
@@ -89,7 +95,10 @@ describe("conditional requests (P12)", () => {
     expect(hits[1]?.headers["if-modified-since"]).toBe(lastModified);
     const logged = h.ports.log.entries.filter((e) => e.url === s.url("/feed"));
     expect(logged[0]?.validatorsReceived).toEqual({ etag: '"v7"', lastModified });
-    expect(logged[1]).toMatchObject({ outcome: "not-modified", validatorsSent: { etag: '"v7"', lastModified } });
+    expect(logged[1]).toMatchObject({
+      outcome: "not-modified",
+      validatorsSent: { etag: '"v7"', lastModified },
+    });
   });
 });
 
@@ -131,13 +140,19 @@ describe("the private copy (P8, P25)", () => {
     const recheck = await f.fetch({ url: s.url("/list"), purpose: "recheck", keepBody: false });
     expect(recheck).toMatchObject({ kind: "ok", body: new Uint8Array(0) });
     expect(s.hits("/list")).toHaveLength(2);
-    const kept = h.ports.archive.exchanges.map((e) => [e.purpose, new URL(e.response.url).pathname, e.response.status]);
+    const kept = h.ports.archive.exchanges.map((e) => [
+      e.purpose,
+      new URL(e.response.url).pathname,
+      e.response.status,
+    ]);
     expect(kept).toEqual([
       ["robots", "/robots.txt", 200],
       ["page", "/list", 200],
       ["page", "/missing", 404],
     ]);
-    expect(new TextDecoder().decode(h.ports.archive.exchanges[1]?.response.body)).toBe("<li>bid</li>");
+    expect(new TextDecoder().decode(h.ports.archive.exchanges[1]?.response.body)).toBe(
+      "<li>bid</li>",
+    );
     expect(h.ports.archive.exchanges[1]?.request.headers["user-agent"]).toBe(DEFAULT_USER_AGENT);
   });
 });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type Harness, harness } from "../fleet/harness.js";
 import { minGap } from "../fleet/gaps.js";
+import { type Harness, harness } from "../fleet/harness.js";
 import { html, redirect, robots } from "../fleet/routes.js";
 
 let h: Harness;
@@ -24,7 +24,11 @@ describe("redirects (P19, P18)", () => {
     const { a, f } = await twoOrigins();
     a.route("/start", redirect("/ok", 301));
     const out = await f.fetch({ url: a.url("/start"), purpose: "page", source: "src-1" });
-    expect(out).toMatchObject({ kind: "ok", url: a.url("/ok"), chain: [a.url("/start"), a.url("/ok")] });
+    expect(out).toMatchObject({
+      kind: "ok",
+      url: a.url("/ok"),
+      chain: [a.url("/start"), a.url("/ok")],
+    });
     expect(a.requests.map((r) => r.path)).toEqual(["/robots.txt", "/start", "/ok"]);
     expect(h.ports.log.entries.map((e) => [e.purpose, e.outcome])).toEqual([
       ["robots", "rules"],
@@ -55,7 +59,9 @@ describe("redirects (P19, P18)", () => {
     const hopA = h.fleet.requests.find((r) => r.path === "/to-b-ok")!;
     expect(seenB.startedAt).toBeGreaterThanOrEqual(hopA.endedAt);
 
-    expect((await f.fetch({ url: a.url("/to-b-closed"), purpose: "page" })).kind).toBe("disallowed");
+    expect((await f.fetch({ url: a.url("/to-b-closed"), purpose: "page" })).kind).toBe(
+      "disallowed",
+    );
     expect(b.hits("/closed/x")).toHaveLength(0);
     expect(b.hits("/robots.txt")).toHaveLength(1);
   });
@@ -69,21 +75,24 @@ describe("redirects (P19, P18)", () => {
     expect(a.requests.filter((r) => r.path.startsWith("/h"))).toHaveLength(6);
   });
 
-  it.each([6, 7])("P19: %i redirects in a row: the sixth is not followed (too many redirects)", async (n) => {
-    const { a, f } = await twoOrigins();
-    for (let i = 0; i < n; i++) a.route(`/h${i}`, redirect(`/h${i + 1}`));
-    a.route(`/h${n}`, html("never reached"));
-    const out = await f.fetch({ url: a.url("/h0"), purpose: "page" });
-    expect(out).toMatchObject({ kind: "error", reason: "too many redirects" });
-    expect(a.requests.filter((r) => r.path.startsWith("/h")).map((r) => r.path)).toEqual([
-      "/h0",
-      "/h1",
-      "/h2",
-      "/h3",
-      "/h4",
-      "/h5",
-    ]);
-  });
+  it.each([6, 7])(
+    "P19: %i redirects in a row: the sixth is not followed (too many redirects)",
+    async (n) => {
+      const { a, f } = await twoOrigins();
+      for (let i = 0; i < n; i++) a.route(`/h${i}`, redirect(`/h${i + 1}`));
+      a.route(`/h${n}`, html("never reached"));
+      const out = await f.fetch({ url: a.url("/h0"), purpose: "page" });
+      expect(out).toMatchObject({ kind: "error", reason: "too many redirects" });
+      expect(a.requests.filter((r) => r.path.startsWith("/h")).map((r) => r.path)).toEqual([
+        "/h0",
+        "/h1",
+        "/h2",
+        "/h3",
+        "/h4",
+        "/h5",
+      ]);
+    },
+  );
 
   it("P19: hops across origins go one at a time per site, each keeping the 2 s gap", async () => {
     const { a, b, f } = await twoOrigins();

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type Harness, harness } from "../fleet/harness.js";
 import { gaps } from "../fleet/gaps.js";
+import { type Harness, harness } from "../fleet/harness.js";
 import { html, reset, robots, sequence, status } from "../fleet/routes.js";
 
 let h: Harness;
@@ -19,7 +19,9 @@ describe("retries, as the server sees them (P15)", () => {
     s.route("/list", sequence(status(503, { "retry-after": "3" }), html("back")));
     expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("ok");
     expect(gaps(s.hits("/list"))).toEqual([3000]);
-    expect(h.ports.log.entries.filter((e) => e.purpose === "page").map((e) => [e.attempt, e.outcome])).toEqual([
+    expect(
+      h.ports.log.entries.filter((e) => e.purpose === "page").map((e) => [e.attempt, e.outcome]),
+    ).toEqual([
       [1, "retry"],
       [2, "ok"],
     ]);
@@ -35,7 +37,10 @@ describe("retries, as the server sees them (P15)", () => {
   it("P15: Retry-After: 61 means no retry tonight (error, one request)", async () => {
     const { s, f } = await origin();
     s.route("/list", status(503, { "retry-after": "61" }));
-    expect(await f.fetch({ url: s.url("/list"), purpose: "page" })).toMatchObject({ kind: "error", status: 503 });
+    expect(await f.fetch({ url: s.url("/list"), purpose: "page" })).toMatchObject({
+      kind: "error",
+      status: 503,
+    });
     expect(s.hits("/list")).toHaveLength(1);
   });
 
@@ -61,7 +66,10 @@ describe("retries, as the server sees them (P15)", () => {
   it("P15: 500 without Retry-After waits 5 s, then 20 s, then gives up (three requests, error)", async () => {
     const { s, f } = await origin();
     s.route("/list", status(500));
-    expect(await f.fetch({ url: s.url("/list"), purpose: "page" })).toMatchObject({ kind: "error", status: 500 });
+    expect(await f.fetch({ url: s.url("/list"), purpose: "page" })).toMatchObject({
+      kind: "error",
+      status: 500,
+    });
     expect(gaps(s.hits("/list"))).toEqual([5000, 20_000]);
   });
 
@@ -70,7 +78,11 @@ describe("retries, as the server sees them (P15)", () => {
     s.route("/list", status(429));
     s.route("/other", html("other"));
     const out = await f.fetch({ url: s.url("/list"), purpose: "page" });
-    expect(out).toMatchObject({ kind: "refused", status: 429, evidence: { verdict: "rate-limit" } });
+    expect(out).toMatchObject({
+      kind: "refused",
+      status: 429,
+      evidence: { verdict: "rate-limit" },
+    });
     expect(s.hits("/list")).toHaveLength(3);
     expect((await f.fetch({ url: s.url("/other"), purpose: "page" })).kind).toBe("site-closed");
     expect(s.hits("/other")).toHaveLength(0);

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ManualClock } from "../../src/clock.js";
 import { ROBOTS_TTL_MS } from "../../src/policy/constants.js";
-import { type Harness, harness } from "../fleet/harness.js";
-import { minGap } from "../fleet/gaps.js";
 import type { Handler } from "../fleet/fleet.js";
+import { minGap } from "../fleet/gaps.js";
+import { type Harness, harness } from "../fleet/harness.js";
 import { cut, hang, html, redirect, robots, status } from "../fleet/routes.js";
 
 let h: Harness;
@@ -22,7 +22,9 @@ async function site(robotsHandler?: Handler) {
 
 describe("robots.txt files end to end (P17, P18)", () => {
   it("P17: a byte-order mark is skipped, so the first group still applies", async () => {
-    const s = await site(robots(Buffer.from("\xEF\xBB\xBFUser-agent: *\nDisallow: /private\n", "latin1")));
+    const s = await site(
+      robots(Buffer.from("\xEF\xBB\xBFUser-agent: *\nDisallow: /private\n", "latin1")),
+    );
     const f = h.fetcher();
     expect((await f.fetch({ url: s.url("/private/x"), purpose: "page" })).kind).toBe("disallowed");
     expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("ok");
@@ -61,15 +63,20 @@ describe("robots.txt answers (P20)", () => {
     expect(s.requests.map((r) => r.path)).toEqual(["/robots.txt", "/private/x"]);
   });
 
-  it.each([429, 500, 503])("P20: robots.txt answering %i keeps the checker off the origin tonight", async (code) => {
-    const s = await site(status(code));
-    const f = h.fetcher();
-    const out = await f.fetch({ url: s.url("/list"), purpose: "page" });
-    expect(out).toMatchObject({ kind: "robots-unavailable", origin: s.origin });
-    expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("robots-unavailable");
-    // One robots.txt request, no retry, and the page never asked for.
-    expect(s.requests.map((r) => r.path)).toEqual(["/robots.txt"]);
-  });
+  it.each([429, 500, 503])(
+    "P20: robots.txt answering %i keeps the checker off the origin tonight",
+    async (code) => {
+      const s = await site(status(code));
+      const f = h.fetcher();
+      const out = await f.fetch({ url: s.url("/list"), purpose: "page" });
+      expect(out).toMatchObject({ kind: "robots-unavailable", origin: s.origin });
+      expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe(
+        "robots-unavailable",
+      );
+      // One robots.txt request, no retry, and the page never asked for.
+      expect(s.requests.map((r) => r.path)).toEqual(["/robots.txt"]);
+    },
+  );
 
   it("P20: a robots.txt cut off mid-body counts as unreachable", async () => {
     const s = await site(cut(4000, 100));
@@ -80,7 +87,9 @@ describe("robots.txt answers (P20)", () => {
   it("P20: a robots.txt that never answers (past the headers timeout) counts as unreachable", async () => {
     const s = await site(hang);
     const f = h.fetcher({ transportOptions: { headersTimeoutMs: 300 } });
-    expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("robots-unavailable");
+    expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe(
+      "robots-unavailable",
+    );
     expect(s.hits("/list")).toHaveLength(0);
     expect(h.ports.log.entries[0]).toMatchObject({ purpose: "robots", outcome: "unreachable" });
     expect(h.ports.log.entries[0]?.failure).toMatch(/timeout-headers/);
@@ -96,11 +105,15 @@ describe("robots.txt answers (P20)", () => {
   it("P20: unreachable holds for the whole night, even across a restart; the next night asks again", async () => {
     const s = await site(status(503));
     await h.fetcher({ night: "2026-11-05" }).fetch({ url: s.url("/list"), purpose: "page" });
-    const again = await h.fetcher({ night: "2026-11-05" }).fetch({ url: s.url("/list"), purpose: "page" });
+    const again = await h
+      .fetcher({ night: "2026-11-05" })
+      .fetch({ url: s.url("/list"), purpose: "page" });
     expect(again.kind).toBe("robots-unavailable");
     expect(s.hits("/robots.txt")).toHaveLength(1);
     s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
-    const next = await h.fetcher({ night: "2026-11-06" }).fetch({ url: s.url("/list"), purpose: "page" });
+    const next = await h
+      .fetcher({ night: "2026-11-06" })
+      .fetch({ url: s.url("/list"), purpose: "page" });
     expect(next.kind).toBe("ok");
     expect(s.hits("/robots.txt")).toHaveLength(2);
   });
@@ -161,7 +174,10 @@ describe("robots.txt location and caching (P16, P10)", () => {
   it("P16: robots.txt is read at most once a day; after a day the stored ETag is sent and a 304 refreshes it", async () => {
     const s = await site((req, res) => {
       if (req.headers["if-none-match"] === '"r1"') res.writeHead(304).end();
-      else res.writeHead(200, { etag: '"r1"', "content-type": "text/plain" }).end("User-agent: *\nDisallow: /private\n");
+      else
+        res
+          .writeHead(200, { etag: '"r1"', "content-type": "text/plain" })
+          .end("User-agent: *\nDisallow: /private\n");
     });
     const f = h.fetcher();
     await f.fetch({ url: s.url("/list"), purpose: "page" });
@@ -175,10 +191,9 @@ describe("robots.txt location and caching (P16, P10)", () => {
     expect(robotsHits[1]?.headers["if-none-match"]).toBe('"r1"');
     const cached = await h.ports.robotsCache.get(s.origin);
     expect(cached?.fetchedAt).toBe(robotsHits[1]?.startedAt);
-    expect(h.ports.log.entries.filter((e) => e.purpose === "robots").map((e) => e.outcome)).toEqual([
-      "rules",
-      "not-modified",
-    ]);
+    expect(h.ports.log.entries.filter((e) => e.purpose === "robots").map((e) => e.outcome)).toEqual(
+      ["rules", "not-modified"],
+    );
   });
 
   it("P10: a Crawl-delay longer than 2 s replaces the gap", async () => {

@@ -29,14 +29,30 @@ describe("P3: the catalog refuses sources that ask for credentials", () => {
     expect(msg).not.toContain("hunter2");
   });
 
-  it.each(["key", "apikey", "API_KEY", "api-key", "token", "Access_Token", "password", "passwd", "secret", "sig", "Signature", "client_secret"])(
-    "P3: refuses the credential query parameter %s",
-    (name) => {
-      expect(urlCredentialProblem(`https://g.gov/api/events?from=2026&${name}=abc`)).toMatch(/credential query parameter/);
-      const msg = refusal(`  - { id: s, government: g, records: bids, access: feed, url: "https://g.gov/f?${name}=x" }\n`);
-      expect(msg).toMatch(/c\.yaml:4:\d+: sources\[0\]\.url: URL carries the credential query parameter/);
-    },
-  );
+  it.each([
+    "key",
+    "apikey",
+    "API_KEY",
+    "api-key",
+    "token",
+    "Access_Token",
+    "password",
+    "passwd",
+    "secret",
+    "sig",
+    "Signature",
+    "client_secret",
+  ])("P3: refuses the credential query parameter %s", (name) => {
+    expect(urlCredentialProblem(`https://g.gov/api/events?from=2026&${name}=abc`)).toMatch(
+      /credential query parameter/,
+    );
+    const msg = refusal(
+      `  - { id: s, government: g, records: bids, access: feed, url: "https://g.gov/f?${name}=x" }\n`,
+    );
+    expect(msg).toMatch(
+      /c\.yaml:4:\d+: sources\[0\]\.url: URL carries the credential query parameter/,
+    );
+  });
 
   it("P3: refuses credentials in alternates, in form fields and in the api next link too", () => {
     const msg = refusal(`  - id: s
@@ -53,25 +69,35 @@ describe("P3: the catalog refuses sources that ask for credentials", () => {
       - access: feed
         url: https://u@g.gov/feed
 `);
-    expect(msg).toContain('c.yaml:12:9: sources[0].form.fields.txtPassword: "txtPassword" is a credential');
-    expect(msg).toContain("c.yaml:13:12: sources[0].form.fields.q: URL carries the credential query parameter");
+    expect(msg).toContain(
+      'c.yaml:12:9: sources[0].form.fields.txtPassword: "txtPassword" is a credential',
+    );
+    expect(msg).toContain(
+      "c.yaml:13:12: sources[0].form.fields.q: URL carries the credential query parameter",
+    );
     expect(msg).toContain("c.yaml:16:14: sources[0].alternates[0].url: URL carries user-info");
   });
 
-  it.each(["headers", "Authorization", "cookie", "Cookies", "X-API-Key", "apiKey", "bearer_token", "username"])(
-    "P3: refuses a %s key anywhere, once, as a credential",
-    (key) => {
-      const msg = refusal(`  - id: s
+  it.each([
+    "headers",
+    "Authorization",
+    "cookie",
+    "Cookies",
+    "X-API-Key",
+    "apiKey",
+    "bearer_token",
+    "username",
+  ])("P3: refuses a %s key anywhere, once, as a credential", (key) => {
+    const msg = refusal(`  - id: s
     government: g
     records: bids
     access: feed
     url: https://g.gov/f
     ${key}: anything
 `);
-      expect(msg).toContain(`c.yaml:9:5: sources[0].${key}: "${key}" is a credential or header`);
-      expect(msg).toMatch(/^catalog has 1 problem:/);
-    },
-  );
+    expect(msg).toContain(`c.yaml:9:5: sources[0].${key}: "${key}" is a credential or header`);
+    expect(msg).toMatch(/^catalog has 1 problem:/);
+  });
 
   it("P3: refuses an Authorization-looking value even under an innocent key", () => {
     const msg = refusal(`  - id: s
@@ -85,7 +111,11 @@ describe("P3: the catalog refuses sources that ask for credentials", () => {
   });
 
   it("accepts ordinary public URLs whose parameters merely resemble credential names", () => {
-    for (const u of ["https://g.gov/f?keyword=bids", "https://g.gov/f?monkey=1&tokens=2", "https://g.gov/AgendaCenter/Search/?term=&CIDs=all"]) {
+    for (const u of [
+      "https://g.gov/f?keyword=bids",
+      "https://g.gov/f?monkey=1&tokens=2",
+      "https://g.gov/AgendaCenter/Search/?term=&CIDs=all",
+    ]) {
       expect(urlCredentialProblem(u)).toBeUndefined();
     }
   });

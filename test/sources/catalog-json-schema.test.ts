@@ -4,7 +4,10 @@ import { catalogJsonSchema } from "../../src/sources/catalog/json-schema.js";
 
 describe("docs/catalog.schema.json", () => {
   it("is exactly what the zod schema generates (regenerate: node dist/sources/catalog/json-schema.js)", () => {
-    const committed = readFileSync(new URL("../../docs/catalog.schema.json", import.meta.url), "utf8");
+    const committed = readFileSync(
+      new URL("../../docs/catalog.schema.json", import.meta.url),
+      "utf8",
+    );
     expect(committed).toBe(catalogJsonSchema());
   });
 

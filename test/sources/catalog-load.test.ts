@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { NorError } from "../../src/errors.js";
 import { DEFAULT_BACKFILL_PAGES } from "../../src/policy/constants.js";
 import { loadCatalog, parseCatalog } from "../../src/sources/catalog/load.js";
-import { CatalogError } from "../../src/sources/catalog/problems.js";
+import type { CatalogError } from "../../src/sources/catalog/problems.js";
 
 const GOV = `governments:
   - id: city-of-akron
@@ -22,7 +22,9 @@ function problems(text: string, file = "cat.yaml"): string[] {
   } catch (e) {
     expect(e).toBeInstanceOf(NorError);
     expect((e as NorError).code).toBe("E_CATALOG");
-    return (e as CatalogError).problems.map((p) => `${p.file}:${p.line}:${p.col}: ${p.path}: ${p.message}`);
+    return (e as CatalogError).problems.map(
+      (p) => `${p.file}:${p.line}:${p.col}: ${p.path}: ${p.message}`,
+    );
   }
   throw new Error("expected the catalog to be refused");
 }
@@ -52,7 +54,11 @@ describe("catalog loading", () => {
       backfill: { pagesPerNight: DEFAULT_BACKFILL_PAGES },
     });
     expect(s.alternates).toEqual([
-      { access: "page", url: "https://www.akronohio.gov/council", extract: { items: "li.agenda", link: "a" } },
+      {
+        access: "page",
+        url: "https://www.akronohio.gov/council",
+        extract: { items: "li.agenda", link: "a" },
+      },
     ]);
     // No absent optional key comes back as `undefined` (exactOptionalPropertyTypes holds).
     expect(JSON.parse(JSON.stringify(cat))).toEqual(cat);
@@ -117,7 +123,10 @@ sources:
     const dir = mkdtempSync(join(tmpdir(), "nor-cat-"));
     const a = join(dir, "a.yaml");
     const b = join(dir, "b.yaml");
-    writeFileSync(a, `${GOV}sources:\n  - { id: s1, government: city-of-akron, records: bids, url: "https://x.gov/", access: feed }\n`);
+    writeFileSync(
+      a,
+      `${GOV}sources:\n  - { id: s1, government: city-of-akron, records: bids, url: "https://x.gov/", access: feed }\n`,
+    );
     writeFileSync(
       b,
       `${GOV}sources:\n  - { id: s1, government: city-of-akron, records: bids, url: "https://x.gov/", access: feed }\n  - { id: s2, government: city-of-kent, records: bids, url: "https://x.gov/", access: feed }\n`,
@@ -128,18 +137,33 @@ sources:
     } catch (e) {
       err = e as CatalogError;
     }
-    expect(err?.message).toContain(`${b}:2:9: governments[0].id: duplicate government id "city-of-akron" (first at ${a}:2:9)`);
-    expect(err?.message).toContain(`${b}:8:11: sources[0].id: duplicate source id "s1" (first at ${a}:8:11)`);
-    expect(err?.message).toContain(`${b}:9:27: sources[1].government: unknown government "city-of-kent"`);
+    expect(err?.message).toContain(
+      `${b}:2:9: governments[0].id: duplicate government id "city-of-akron" (first at ${a}:2:9)`,
+    );
+    expect(err?.message).toContain(
+      `${b}:8:11: sources[0].id: duplicate source id "s1" (first at ${a}:8:11)`,
+    );
+    expect(err?.message).toContain(
+      `${b}:9:27: sources[1].government: unknown government "city-of-kent"`,
+    );
     // Split across files without duplicates, the references resolve.
-    writeFileSync(b, `sources:\n  - { id: s2, government: city-of-akron, records: bids, url: "https://x.gov/", access: feed }\n`);
+    writeFileSync(
+      b,
+      `sources:\n  - { id: s2, government: city-of-akron, records: bids, url: "https://x.gov/", access: feed }\n`,
+    );
     expect(loadCatalog([a, b]).sources.map((s) => s.id)).toEqual(["s1", "s2"]);
   });
 
   it("reports YAML syntax errors and unreadable files with their position", () => {
-    expect(problems("governments:\n  - id: a\n   name: [unclosed\n")[0]).toMatch(/^cat\.yaml:3:\d+: : YAML: /);
-    expect(problems("governments:\n  - id: a\n  - id: a\n    id: b\n")[0]).toMatch(/^cat\.yaml:4:5: : YAML: Map keys must be unique/);
-    expect(() => loadCatalog(["/nonexistent/cat.yaml"])).toThrow(/\/nonexistent\/cat\.yaml:0:0: cannot read the file \(ENOENT\)/);
+    expect(problems("governments:\n  - id: a\n   name: [unclosed\n")[0]).toMatch(
+      /^cat\.yaml:3:\d+: : YAML: /,
+    );
+    expect(problems("governments:\n  - id: a\n  - id: a\n    id: b\n")[0]).toMatch(
+      /^cat\.yaml:4:5: : YAML: Map keys must be unique/,
+    );
+    expect(() => loadCatalog(["/nonexistent/cat.yaml"])).toThrow(
+      /\/nonexistent\/cat\.yaml:0:0: cannot read the file \(ENOENT\)/,
+    );
   });
 
   it("refuses non-http(s) schemes anywhere a URL goes", () => {
@@ -168,7 +192,9 @@ describe("catalog platform names", () => {
       - { access: page, url: "https://x.gov/b", platform: no-such-vendor }
 `);
     expect(lines).toEqual([
-      expect.stringMatching(/^cat\.yaml:15:59: sources\[0\]\.alternates\[0\]\.platform: unknown platform "no-such-vendor" \(known: .*civicplus-agendacenter/),
+      expect.stringMatching(
+        /^cat\.yaml:15:59: sources\[0\]\.alternates\[0\]\.platform: unknown platform "no-such-vendor" \(known: .*civicplus-agendacenter/,
+      ),
     ]);
   });
 });

@@ -78,3 +78,17 @@ describe("toIsoDate", () => {
     );
   });
 });
+
+describe("findDate", () => {
+  it("takes the first date written inside a longer text, with its time when it reads", async () => {
+    const { findDate } = await import("../../src/sources/extract/find-date.js");
+    expect(findDate("SPECIAL MEETING Tuesday, February 20, 2024 3:30 pm 416 Kenmore Blvd.")).toBe(
+      "2024-02-20T15:30:00-05:00",
+    );
+    expect(findDate("Board Agenda - Minutes - May 16, 2019")).toBe("2019-05-16");
+    expect(findDate("July 11, 2024 9:00 AM - 11:00 AM")).toBe("2024-07-11T09:00:00-04:00");
+    expect(findDate("01/29/24 - Board of Control Meeting")).toBe("2024-01-29");
+    expect(findDate("Posted 2026-03-09, revised")).toBe("2026-03-09");
+    expect(findDate("Council Meeting")).toBeUndefined();
+  });
+});

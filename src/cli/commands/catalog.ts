@@ -70,7 +70,9 @@ async function runImport(files: string[], opts: { data?: string }): Promise<void
     if (reportProblems(e)) return;
     throw e;
   }
-  const store = await openStore(storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }));
+  const store = await openStore(
+    storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
+  );
   try {
     const diff = await importCatalog(store.db, loaded.catalog, loaded.origins, systemClock.now());
     process.stdout.write(formatDiff(diff));

@@ -38,7 +38,9 @@ function readRecipe(path: string): PageRecipe {
   try {
     text = readFileSync(path, "utf8");
   } catch (cause) {
-    throw new UsageError(`--recipe: cannot read ${path} (${(cause as NodeJS.ErrnoException).code ?? cause})`);
+    throw new UsageError(
+      `--recipe: cannot read ${path} (${(cause as NodeJS.ErrnoException).code ?? cause})`,
+    );
   }
   const doc = parseDocument(text);
   if (doc.errors.length > 0) throw new NorError("E_CONFIG", `${path}: ${doc.errors[0]!.message}`);
@@ -47,7 +49,9 @@ function readRecipe(path: string): PageRecipe {
   const candidate = raw && typeof raw === "object" && "extract" in raw ? raw["extract"] : raw;
   const r = pageRecipe.safeParse(candidate);
   if (!r.success) {
-    const why = r.error.issues.map((i) => `${i.path.join(".") || "(recipe)"}: ${i.message}`).join("; ");
+    const why = r.error.issues
+      .map((i) => `${i.path.join(".") || "(recipe)"}: ${i.message}`)
+      .join("; ");
     throw new NorError("E_CONFIG", `${path}: not a page recipe: ${why}`);
   }
   return r.data as PageRecipe;
@@ -73,17 +77,23 @@ function runExtract(file: string, opts: ExtractOptions): void {
   try {
     body = new Uint8Array(readFileSync(file));
   } catch (cause) {
-    throw new UsageError(`extract: cannot read ${file} (${(cause as NodeJS.ErrnoException).code ?? cause})`);
+    throw new UsageError(
+      `extract: cannot read ${file} (${(cause as NodeJS.ErrnoException).code ?? cause})`,
+    );
   }
   // Without --url, links resolve against the file itself; they are printed, never fetched.
   const url = opts.url ?? pathToFileURL(file).href;
-  if (opts.url === undefined) process.stderr.write("note: no --url given: relative links are left out\n");
+  if (opts.url === undefined)
+    process.stderr.write("note: no --url given: relative links are left out\n");
   let x: Extraction;
   if (opts.recipe !== undefined) {
     x = extractPage(body, url, readRecipe(opts.recipe));
   } else {
     const p = getPlatform(opts.platform!);
-    if (!p) throw new UsageError(`--platform: unknown "${opts.platform}" (known: ${platformNames.join(", ")})`);
+    if (!p)
+      throw new UsageError(
+        `--platform: unknown "${opts.platform}" (known: ${platformNames.join(", ")})`,
+      );
     x = p.extract(body, url);
   }
   process.stdout.write(`${JSON.stringify(x.records.map(ordered), null, 2)}\n`);

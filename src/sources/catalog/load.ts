@@ -123,7 +123,12 @@ function platformProblems(f: ParsedFile): CatalogProblem[] {
     for (const [w, path] of ways) {
       if (typeof w?.platform === "string" && !getPlatform(w.platform)) {
         const known = platformNames.join(", ");
-        out.push(f.loc.problem([...path, "platform"], `unknown platform "${w.platform}" (known: ${known})`));
+        out.push(
+          f.loc.problem(
+            [...path, "platform"],
+            `unknown platform "${w.platform}" (known: ${known})`,
+          ),
+        );
       }
     }
   });
@@ -166,7 +171,10 @@ export interface CatalogOrigins {
   sources: Map<string, string>;
 }
 
-export function loadCatalogWithFiles(files: string[]): { catalog: Catalog; origins: CatalogOrigins } {
+export function loadCatalogWithFiles(files: string[]): {
+  catalog: Catalog;
+  origins: CatalogOrigins;
+} {
   const parsed = files.map((file) => {
     let text: string;
     try {

@@ -42,7 +42,10 @@ export function extractDownload(body: Uint8Array, url: string, spec: DownloadSpe
       trim: true,
     }) as Record<string, string>[];
   } catch (e) {
-    return { records: [], note: `not a readable CSV file (${(e as Error).message.split("\n")[0]})` };
+    return {
+      records: [],
+      note: `not a readable CSV file (${(e as Error).message.split("\n")[0]})`,
+    };
   }
   const out: ExtractedRecord[] = [];
   for (const row of rows) {
@@ -50,6 +53,7 @@ export function extractDownload(body: Uint8Array, url: string, spec: DownloadSpe
     if (rec) out.push(rec);
   }
   const x: Extraction = { records: dedupeRecords(out) };
-  if (x.records.length === 0) x.note = rows.length === 0 ? "empty file" : `no row had a "${spec.title}" value`;
+  if (x.records.length === 0)
+    x.note = rows.length === 0 ? "empty file" : `no row had a "${spec.title}" value`;
   return x;
 }

@@ -33,7 +33,7 @@ function items(parsed: AnyFeed<string>): FeedItem[] {
   switch (parsed.format) {
     case "rss":
       return (parsed.feed.items ?? []).map((i) => ({
-        title: i.title,
+        title: str(i.title),
         link: i.link ?? (i.guid?.isPermaLink !== false ? i.guid?.value : undefined),
         id: i.guid?.value,
         date: i.pubDate ?? i.dc?.dates?.[0],
@@ -104,7 +104,12 @@ export function extractFeed(body: Uint8Array, url: string): Extraction {
     if (!title) continue;
     const date = it.date ? toIsoDate(it.date) : undefined;
     const rec: ExtractedRecord = {
-      id: recordId({ ...(it.id ? { platformId: it.id } : {}), ...(link ? { url: link } : {}), title, ...(date ? { date } : {}) }),
+      id: recordId({
+        ...(it.id ? { platformId: it.id } : {}),
+        ...(link ? { url: link } : {}),
+        title,
+        ...(date ? { date } : {}),
+      }),
       title,
     };
     if (date) rec.date = date;

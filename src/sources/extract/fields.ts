@@ -4,9 +4,10 @@
  * such as `@odata.nextLink`, is matched whole first), and `{field}` templates for links
  * built from ids (`/events/{id}`).
  */
-import { findDate } from "../dates.js";
+
 import type { ExtractedRecord } from "../record.js";
 import { absoluteUrl, cleanText, recordId } from "../record-id.js";
+import { findDate } from "./find-date.js";
 
 export interface FieldMap {
   title: string;
@@ -59,7 +60,11 @@ function plainTitle(s: string | undefined): string | undefined {
 }
 
 /** One record from one item, or undefined when it has no title (it cannot be shown). */
-export function mapRecord(item: unknown, map: FieldMap, baseUrl: string): ExtractedRecord | undefined {
+export function mapRecord(
+  item: unknown,
+  map: FieldMap,
+  baseUrl: string,
+): ExtractedRecord | undefined {
   const title = plainTitle(fieldText(item, map.title));
   if (!title) return undefined;
   const rawDate = getPath(item, map.date ?? "\u0000");

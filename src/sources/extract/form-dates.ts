@@ -33,7 +33,9 @@ function shift(
     // Months and years clamp to the month's last day (Mar 31 − 1m = Feb 28), as people count.
     const months = unit === "m" ? k : 12 * k;
     const target = new Date(Date.UTC(date.y, date.m - 1 + months, 1));
-    const last = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
+    const last = new Date(
+      Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0),
+    ).getUTCDate();
     target.setUTCDate(Math.min(date.d, last));
     return target;
   }

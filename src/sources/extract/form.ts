@@ -24,7 +24,9 @@ const NOT_SUBMITTED = new Set(["submit", "button", "image", "reset", "file"]);
 type Form = ReturnType<CheerioAPI>;
 
 function findForm($: CheerioAPI, spec: FormSpec, pageUrl: string): Form {
-  const form = $(spec.selector ?? "form").filter("form").first();
+  const form = $(spec.selector ?? "form")
+    .filter("form")
+    .first();
   if (form.length === 0) {
     // Broken configuration, not a site outcome: the recipe names a form this page lacks.
     throw new Error(`no <form> matches ${JSON.stringify(spec.selector ?? "form")} at ${pageUrl}`);
@@ -67,7 +69,12 @@ function setEntry(entries: [string, string][], name: string, value: string): voi
   else entries[i] = [name, value];
 }
 
-function toRequest(form: Form, pageUrl: string, method: "GET" | "POST", entries: [string, string][]): FormRequest {
+function toRequest(
+  form: Form,
+  pageUrl: string,
+  method: "GET" | "POST",
+  entries: [string, string][],
+): FormRequest {
   const action = absoluteUrl(form.attr("action") ?? "", pageUrl) ?? pageUrl;
   const encoded = new URLSearchParams(entries).toString();
   if (method === "GET") {
@@ -82,12 +89,21 @@ function methodOf(form: Form, spec: FormSpec): "GET" | "POST" {
   return spec.method ?? ((form.attr("method") ?? "get").toLowerCase() === "post" ? "POST" : "GET");
 }
 
-export function buildFormRequest(formPage: Uint8Array, pageUrl: string, spec: FormSpec, now: number): FormRequest {
+export function buildFormRequest(
+  formPage: Uint8Array,
+  pageUrl: string,
+  spec: FormSpec,
+  now: number,
+): FormRequest {
   const $ = load(decodeBody(formPage));
   const form = findForm($, spec, pageUrl);
   const entries = formEntries($, form);
   for (const [name, value] of Object.entries(spec.fields ?? {})) {
-    setEntry(entries, name, fillDateTemplates(value, now, { format: spec.dateFormat, zone: spec.zone }));
+    setEntry(
+      entries,
+      name,
+      fillDateTemplates(value, now, { format: spec.dateFormat, zone: spec.zone }),
+    );
   }
   if (spec.eventTarget !== undefined) {
     setEntry(entries, "__EVENTTARGET", spec.eventTarget);

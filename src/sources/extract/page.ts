@@ -5,10 +5,10 @@
  */
 import { load } from "cheerio";
 import type { PageRecipe } from "../catalog/types.js";
-import { findDate } from "../dates.js";
 import type { ExtractedRecord, Extraction } from "../record.js";
 import { absoluteUrl, dedupeRecords, recordId } from "../record-id.js";
 import { decodeBody } from "./decode.js";
+import { findDate } from "./find-date.js";
 import { parseSelector, pick, read } from "./select.js";
 
 /** Reads the href of the element a selector names (`a`, or `sel@data-url`). */
@@ -34,7 +34,9 @@ export function extractPage(body: Uint8Array, url: string, recipe: PageRecipe): 
   $(recipe.items).each((_, node) => {
     const item = $(node);
     const link = absoluteUrl(hrefOf(item, recipe.link), base);
-    const linkText = recipe.link ? read(item, parseSelector(recipe.link).css ?? ":scope") : undefined;
+    const linkText = recipe.link
+      ? read(item, parseSelector(recipe.link).css ?? ":scope")
+      : undefined;
     const title = read(item, recipe.title ?? ":scope") ?? linkText;
     if (!title) return;
     const dateText = read(item, recipe.date);

@@ -39,11 +39,15 @@ export const icompass: Platform = {
       const id = str(o?.["Id"]);
       const title = str(o?.["Name"]) ?? str(o?.["CleanName"]);
       if (!o || !id || !title) continue;
-      const at = str(o["MeetingDateTime"]);
+      // Midnight with an empty MeetingTime means "no time given" (32 of Dallas ISD's 80):
+      // the record keeps only the day rather than claim a 00:00 meeting.
+      const at = str(o["MeetingTime"]) ? str(o["MeetingDateTime"]) : undefined;
       meetings.push({
         id,
         title,
-        date: (at && toIsoDate(at)) || toIsoDate(str(o["MeetingDate"]) ?? ""),
+        date:
+          (at && toIsoDate(at)) ||
+          toIsoDate((str(o["MeetingDateTime"]) ?? str(o["MeetingDate"]) ?? "").slice(0, 10)),
         href: `${origin}/Portal/MeetingInformation.aspx?Org=Cal&Id=${encodeURIComponent(id)}`,
       });
     }

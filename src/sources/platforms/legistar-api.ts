@@ -34,7 +34,12 @@ export const legistarApi: Platform = {
   name: "legistar-api",
   access: "api",
   firstRequest(url: string): PlatformRequest {
-    return { method: "GET", url: pageUrl(url, 0, LEGISTAR_PAGE), accept: "application/json" };
+    // A catalog may name the InSite site (`<client>.legistar.com`); its API is on webapi.
+    const u = new URL(url);
+    const client = /^([a-z0-9-]+)\.legistar\.com$/i.exec(u.hostname)?.[1];
+    const api =
+      client && client !== "webapi" ? `https://webapi.legistar.com/v1/${client}/events` : url;
+    return { method: "GET", url: pageUrl(api, 0, LEGISTAR_PAGE), accept: "application/json" };
   },
   extract(body: Uint8Array, url: string): Extraction {
     const j = parseJson(decode(body));

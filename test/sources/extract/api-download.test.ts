@@ -12,13 +12,17 @@ const enc = (s: string) => new TextEncoder().encode(s);
 
 describe("extractApi: JSON answers mapped by dotted path", () => {
   it("P6: Cuyahoga County Council calendar: 53 events, /Date(ms)/ shown in New York time", () => {
-    const x = extractApi(fx("ohio-county-html/OH_cuyahoga_county_council_calendar.json"), "https://council.cuyahogacounty.gov/api/calendar", {
-      items: "",
-      title: "Title",
-      date: "Start",
-      id: "Id",
-      link: "EventUrl",
-    });
+    const x = extractApi(
+      fx("ohio-county-html/OH_cuyahoga_county_council_calendar.json"),
+      "https://council.cuyahogacounty.gov/api/calendar",
+      {
+        items: "",
+        title: "Title",
+        date: "Start",
+        id: "Id",
+        link: "EventUrl",
+      },
+    );
     expect(x.records).toHaveLength(53);
     expect(x.records[0]).toEqual({
       id: "40c2433f-1747-44a7-9ec4-7541636005c9",
@@ -31,13 +35,17 @@ describe("extractApi: JSON answers mapped by dotted path", () => {
   });
 
   it("CMHA admin-ajax: 6 events, ISO offsets kept across the DST change", () => {
-    const x = extractApi(fx("ohio-county-html/OH_cincinnati_metro_housing_authority_calendar_admin-ajax.json"), "https://cintimha.com/wp-admin/admin-ajax.php?action=get_calendar_events", {
-      items: "",
-      title: "title",
-      date: "start",
-      id: "id",
-      link: "url",
-    });
+    const x = extractApi(
+      fx("ohio-county-html/OH_cincinnati_metro_housing_authority_calendar_admin-ajax.json"),
+      "https://cintimha.com/wp-admin/admin-ajax.php?action=get_calendar_events",
+      {
+        items: "",
+        title: "title",
+        date: "start",
+        id: "id",
+        link: "url",
+      },
+    );
     expect(x.records.map((r) => [r.id, r.date])).toEqual([
       ["24946", "2024-08-20T18:00:00-04:00"],
       ["27622", "2024-08-22T18:00:00-04:00"],
@@ -52,7 +60,17 @@ describe("extractApi: JSON answers mapped by dotted path", () => {
   it("P7: follows @odata.nextLink, nested paths and {field} link templates", () => {
     const answer = {
       "@odata.nextLink": "https://api.example.gov/events?$skip=2",
-      d: { value: [{ id: 7, eventName: "Zoning <b>Board</b>", startDateTime: "2026-03-09T18:00:00", body: { name: "ZBA" } }, { id: 8 }] },
+      d: {
+        value: [
+          {
+            id: 7,
+            eventName: "Zoning <b>Board</b>",
+            startDateTime: "2026-03-09T18:00:00",
+            body: { name: "ZBA" },
+          },
+          { id: 8 },
+        ],
+      },
     };
     const x = extractApi(enc(JSON.stringify(answer)), "https://api.example.gov/events", {
       items: "d.value",
@@ -64,7 +82,15 @@ describe("extractApi: JSON answers mapped by dotted path", () => {
       next: "@odata.nextLink",
     });
     expect(x).toEqual({
-      records: [{ id: "7", title: "Zoning Board", date: "2026-03-09T18:00:00-04:00", url: "https://api.example.gov/meetings/7", kind: "ZBA" }],
+      records: [
+        {
+          id: "7",
+          title: "Zoning Board",
+          date: "2026-03-09T18:00:00-04:00",
+          url: "https://api.example.gov/meetings/7",
+          kind: "ZBA",
+        },
+      ],
       next: "https://api.example.gov/events?$skip=2",
     });
     expect(getPath({ a: { "b.c": 1 } }, "a.b.c")).toBe(1);
@@ -72,15 +98,21 @@ describe("extractApi: JSON answers mapped by dotted path", () => {
 
   it("answers that are not what was mapped are notes, not crashes", () => {
     const spec = { items: "value", title: "t" };
-    expect(extractApi(enc("<html>busy</html>"), "https://x.gov/api", spec)).toEqual({ records: [], note: "not JSON" });
-    expect(extractApi(enc('{"error":"x"}'), "https://x.gov/api", spec).note).toBe('no array at "value" in the JSON answer');
+    expect(extractApi(enc("<html>busy</html>"), "https://x.gov/api", spec)).toEqual({
+      records: [],
+      note: "not JSON",
+    });
+    expect(extractApi(enc('{"error":"x"}'), "https://x.gov/api", spec).note).toBe(
+      'no array at "value" in the JSON answer',
+    );
     expect(extractApi(enc('{"value":[]}'), "https://x.gov/api", spec).note).toBe("empty list");
   });
 });
 
 describe("extractDownload: CSV and JSON files with column mapping", () => {
   it("P4: reads a CSV with a BOM, quoted commas and named columns", () => {
-    const csv = '\ufeffBid Number,Bid Title,Due Date,Document\n2026-01,"Salt, road",03/02/2026 2:00 PM,/bids/2026-01.pdf\n2026-02,Culvert pipe,2026-03-09,\n,,,\n';
+    const csv =
+      '\ufeffBid Number,Bid Title,Due Date,Document\n2026-01,"Salt, road",03/02/2026 2:00 PM,/bids/2026-01.pdf\n2026-02,Culvert pipe,2026-03-09,\n,,,\n';
     const x = extractDownload(enc(csv), "https://county.example.gov/bids/open.csv", {
       title: "Bid Title",
       date: "Due Date",
@@ -88,29 +120,54 @@ describe("extractDownload: CSV and JSON files with column mapping", () => {
       link: "Document",
     });
     expect(x.records).toEqual([
-      { id: "2026-01", title: "Salt, road", date: "2026-03-02T14:00:00-05:00", url: "https://county.example.gov/bids/2026-01.pdf" },
+      {
+        id: "2026-01",
+        title: "Salt, road",
+        date: "2026-03-02T14:00:00-05:00",
+        url: "https://county.example.gov/bids/2026-01.pdf",
+      },
       { id: "2026-02", title: "Culvert pipe", date: "2026-03-09" },
     ]);
   });
 
   it("reads JSON files, says so for XLSX and for an HTML page in place of the file", () => {
-    const json = extractDownload(enc('[{"n":"Minutes","d":"2026-01-05"}]'), "https://x.gov/list.json", { title: "n", date: "d" });
-    expect(json.records).toEqual([{ id: expect.stringMatching(/^h:/), title: "Minutes", date: "2026-01-05" }]);
-    expect(extractDownload(enc("PK\u0003\u0004rest"), "https://x.gov/bids", { title: "t" }).note).toBe("spreadsheet (XLSX) files are not read");
-    expect(extractDownload(enc("<!DOCTYPE html><p>moved"), "https://x.gov/bids.csv", { title: "t" }).note).toBe("not a CSV file (HTML)");
+    const json = extractDownload(
+      enc('[{"n":"Minutes","d":"2026-01-05"}]'),
+      "https://x.gov/list.json",
+      { title: "n", date: "d" },
+    );
+    expect(json.records).toEqual([
+      { id: expect.stringMatching(/^h:/), title: "Minutes", date: "2026-01-05" },
+    ]);
+    expect(
+      extractDownload(enc("PK\u0003\u0004rest"), "https://x.gov/bids", { title: "t" }).note,
+    ).toBe("spreadsheet (XLSX) files are not read");
+    expect(
+      extractDownload(enc("<!DOCTYPE html><p>moved"), "https://x.gov/bids.csv", { title: "t" })
+        .note,
+    ).toBe("not a CSV file (HTML)");
   });
 });
 
 describe("extractWay dispatch", () => {
   it("routes by access, and by platform to the preset", () => {
-    const feed: WayIn = { access: "feed", url: "https://www.lakewalesfl.gov/RSSFeed.aspx?ModID=65&CID=All-0" };
+    const feed: WayIn = {
+      access: "feed",
+      url: "https://www.lakewalesfl.gov/RSSFeed.aspx?ModID=65&CID=All-0",
+    };
     const body = fx("civicplus-rss/FL_lakewales_RSSFeed_ModID65_AgendaCreator.xml");
     expect(extractWay(feed, body, feed.url).records).toHaveLength(23);
     const page: WayIn = { access: "page", url: "https://x.gov/", extract: { items: "li" } };
-    expect(extractWay(page, enc("<ul><li>A</li><li>B</li></ul>"), page.url).records.map((r) => r.title)).toEqual(["A", "B"]);
+    expect(
+      extractWay(page, enc("<ul><li>A</li><li>B</li></ul>"), page.url).records.map((r) => r.title),
+    ).toEqual(["A", "B"]);
     const viaPreset: WayIn = { access: "feed", url: feed.url, platform: "civicplus-rss" };
     expect(extractWay(viaPreset, body, feed.url).records.length).toBeGreaterThan(0);
-    expect(() => extractWay({ access: "feed", url: feed.url, platform: "nope" }, body, feed.url)).toThrow(/unknown platform "nope"/);
-    expect(() => extractWay({ access: "api", url: "https://x.gov/" }, body, "https://x.gov/")).toThrow(/no api field mapping/);
+    expect(() =>
+      extractWay({ access: "feed", url: feed.url, platform: "nope" }, body, feed.url),
+    ).toThrow(/unknown platform "nope"/);
+    expect(() =>
+      extractWay({ access: "api", url: "https://x.gov/" }, body, "https://x.gov/"),
+    ).toThrow(/no api field mapping/);
   });
 });

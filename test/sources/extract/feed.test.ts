@@ -3,12 +3,17 @@ import { describe, expect, it } from "vitest";
 import { extractFeed } from "../../../src/sources/extract/feed.js";
 
 const fx = (name: string) =>
-  new Uint8Array(readFileSync(new URL(`../../fixtures/platforms/civicplus-rss/${name}`, import.meta.url)));
+  new Uint8Array(
+    readFileSync(new URL(`../../fixtures/platforms/civicplus-rss/${name}`, import.meta.url)),
+  );
 const enc = (s: string) => new TextEncoder().encode(s);
 
 describe("extractFeed on CivicPlus RSS fixtures (PROVENANCE counts)", () => {
   it("P6: Lake Wales Agenda Creator: 23 items, first and last as recorded, links noted not followed", () => {
-    const x = extractFeed(fx("FL_lakewales_RSSFeed_ModID65_AgendaCreator.xml"), "https://www.lakewalesfl.gov/RSSFeed.aspx?ModID=65&CID=All-0");
+    const x = extractFeed(
+      fx("FL_lakewales_RSSFeed_ModID65_AgendaCreator.xml"),
+      "https://www.lakewalesfl.gov/RSSFeed.aspx?ModID=65&CID=All-0",
+    );
     expect(x.records).toHaveLength(23);
     expect(x.note).toBeUndefined();
     expect(x.records[0]).toEqual({
@@ -17,13 +22,20 @@ describe("extractFeed on CivicPlus RSS fixtures (PROVENANCE counts)", () => {
       date: "2026-04-17T17:06:16-05:00",
       url: "https://www.lakewalesfl.gov/AgendaCenter/PreviousVersions/1693",
     });
-    expect(x.records[1]?.title).toBe("Agenda for Police Pension board meeting on April 28, 2025 at 1:00 p.m.");
-    expect(x.records.at(-1)?.title).toBe("Citizens and Police Community Relations Advisory Committee");
+    expect(x.records[1]?.title).toBe(
+      "Agenda for Police Pension board meeting on April 28, 2025 at 1:00 p.m.",
+    );
+    expect(x.records.at(-1)?.title).toBe(
+      "Citizens and Police Community Relations Advisory Committee",
+    );
     expect(x.records.at(-1)?.date).toMatch(/^2026-04-06T/);
   });
 
   it("Bartow calendar: 28 items from Country Connections Line Dancers to Get Moving! Chair Yoga", () => {
-    const x = extractFeed(fx("FL_bartow_RSSFeed_ModID58_Calendar.xml"), "https://www.cityofbartow.net/RSSFeed.aspx?ModID=58&CID=All-calendar.xml");
+    const x = extractFeed(
+      fx("FL_bartow_RSSFeed_ModID58_Calendar.xml"),
+      "https://www.cityofbartow.net/RSSFeed.aspx?ModID=58&CID=All-calendar.xml",
+    );
     expect(x.records).toHaveLength(28);
     expect(x.records[0]).toMatchObject({
       title: "Country Connections Line Dancers",
@@ -35,7 +47,10 @@ describe("extractFeed on CivicPlus RSS fixtures (PROVENANCE counts)", () => {
   });
 
   it("Lake Wales News Flash: 9 items, the first RITES OF THE STARLING", () => {
-    const x = extractFeed(fx("FL_lakewales_RSSFeed_ModID1_NewsFlash.xml"), "https://www.lakewalesfl.gov/RSSFeed.aspx?ModID=1&CID=All-newsflash.xml");
+    const x = extractFeed(
+      fx("FL_lakewales_RSSFeed_ModID1_NewsFlash.xml"),
+      "https://www.lakewalesfl.gov/RSSFeed.aspx?ModID=1&CID=All-newsflash.xml",
+    );
     expect(x.records).toHaveLength(9);
     expect(x.records[0]?.title).toBe("RITES OF THE STARLING");
     expect(x.records[0]?.date).toBe("2026-04-17T08:16:41-05:00");
@@ -43,15 +58,23 @@ describe("extractFeed on CivicPlus RSS fixtures (PROVENANCE counts)", () => {
   });
 
   it("an empty channel is zero records with a note, not an error", () => {
-    const x = extractFeed(fx("FL_bartow_RSSFeed_ModID65_empty.xml"), "https://www.cityofbartow.net/RSSFeed.aspx?ModID=65&CID=All-0");
+    const x = extractFeed(
+      fx("FL_bartow_RSSFeed_ModID65_empty.xml"),
+      "https://www.cityofbartow.net/RSSFeed.aspx?ModID=65&CID=All-0",
+    );
     expect(x).toEqual({ records: [], note: "feed has no items" });
   });
 
   it("a feed URL answering an HTML page yields no records and the note 'not a feed'", () => {
-    const x = extractFeed(fx("FL_lakehamilton_AgendaCenter_rss_returned_HTML.html"), "https://www.townoflakehamilton.com/RSSFeed.aspx?ModID=65");
+    const x = extractFeed(
+      fx("FL_lakehamilton_AgendaCenter_rss_returned_HTML.html"),
+      "https://www.townoflakehamilton.com/RSSFeed.aspx?ModID=65",
+    );
     expect(x).toEqual({ records: [], note: "not a feed" });
     expect(extractFeed(enc("{ not json"), "https://x.gov/feed.json").note).toMatch(/^not a feed/);
-    expect(extractFeed(enc('{"hello":"world"}'), "https://x.gov/feed.json").note).toBe("not a feed");
+    expect(extractFeed(enc('{"hello":"world"}'), "https://x.gov/feed.json").note).toBe(
+      "not a feed",
+    );
   });
 });
 
@@ -62,7 +85,12 @@ describe("extractFeed on the other feed formats, detected from content", () => {
 <entry><title type="html">Notice &amp;amp; hearing</title><id>urn:notice:7</id><link rel="alternate" href="/notices/7"/>
 <updated>2026-01-03T10:00:00Z</updated><published>2026-01-02T09:00:00-05:00</published></entry></feed>`;
     expect(extractFeed(enc(atom), "https://county.example.gov/notices.atom").records).toEqual([
-      { id: "urn:notice:7", title: "Notice & hearing", date: "2026-01-02T09:00:00-05:00", url: "https://county.example.gov/notices/7" },
+      {
+        id: "urn:notice:7",
+        title: "Notice & hearing",
+        date: "2026-01-02T09:00:00-05:00",
+        url: "https://county.example.gov/notices/7",
+      },
     ]);
   });
 
@@ -73,7 +101,12 @@ describe("extractFeed on the other feed formats, detected from content", () => {
 <item rdf:about="https://v.example.gov/minutes/3"><title>Minutes, March</title><link>https://v.example.gov/minutes/3</link><dc:date>2026-03-09</dc:date></item>
 </rdf:RDF>`;
     expect(extractFeed(enc(rdf), "https://v.example.gov/rss").records).toEqual([
-      { id: "https://v.example.gov/minutes/3", title: "Minutes, March", date: "2026-03-09", url: "https://v.example.gov/minutes/3" },
+      {
+        id: "https://v.example.gov/minutes/3",
+        title: "Minutes, March",
+        date: "2026-03-09",
+        url: "https://v.example.gov/minutes/3",
+      },
     ]);
   });
 
@@ -82,19 +115,35 @@ describe("extractFeed on the other feed formats, detected from content", () => {
       version: "https://jsonfeed.org/version/1.1",
       title: "Bids",
       items: [
-        { id: "b-1", title: "Road salt", url: "bids/1", date_published: "2026-02-01T12:00:00Z", tags: ["bids"] },
+        {
+          id: "b-1",
+          title: "Road salt",
+          url: "bids/1",
+          date_published: "2026-02-01T12:00:00Z",
+          tags: ["bids"],
+        },
         { id: "b-2", title: "Bad link", url: "javascript:alert(1)" },
       ],
     });
     expect(extractFeed(enc(json), "https://city.example.gov/bids.json").records).toEqual([
-      { id: "b-1", title: "Road salt", date: "2026-02-01T12:00:00Z", url: "https://city.example.gov/bids/1", kind: "bids" },
+      {
+        id: "b-1",
+        title: "Road salt",
+        date: "2026-02-01T12:00:00Z",
+        url: "https://city.example.gov/bids/1",
+        kind: "bids",
+      },
       { id: "b-2", title: "Bad link" },
     ]);
   });
 
   it("decodes a windows-1252 feed by its XML declaration", () => {
     const head = `<?xml version="1.0" encoding="windows-1252"?><rss version="2.0"><channel><title>c</title><link>https://c.gov/</link><item><title>Caf`;
-    const body = new Uint8Array([...enc(head), 0xe9, ...enc(" hearing</title><link>https://c.gov/1</link></item></channel></rss>")]);
+    const body = new Uint8Array([
+      ...enc(head),
+      0xe9,
+      ...enc(" hearing</title><link>https://c.gov/1</link></item></channel></rss>"),
+    ]);
     expect(extractFeed(body, "https://c.gov/rss").records[0]?.title).toBe("Café hearing");
   });
 });

@@ -1,11 +1,16 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { FormSpec } from "../../../src/sources/catalog/schema.js";
-import { fillDateTemplates } from "../../../src/sources/extract/form-dates.js";
 import { buildFormRequest, nextPagerRequest } from "../../../src/sources/extract/form.js";
+import { fillDateTemplates } from "../../../src/sources/extract/form-dates.js";
 
 const accela = new Uint8Array(
-  readFileSync(new URL("../../fixtures/platforms/accela/FL_lakealfred_Accela_CapHome_Building.html", import.meta.url)),
+  readFileSync(
+    new URL(
+      "../../fixtures/platforms/accela/FL_lakealfred_Accela_CapHome_Building.html",
+      import.meta.url,
+    ),
+  ),
 );
 const PAGE = "https://aca-prod.accela.com/COLA/Cap/CapHome.aspx?module=Building";
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -22,7 +27,9 @@ describe("P5: public search forms", () => {
     };
     const req = buildFormRequest(accela, PAGE, spec, NOW);
     expect(req.method).toBe("POST");
-    expect(req.url).toBe("https://aca-prod.accela.com/COLA/Cap/CapHome.aspx?module=Building&TabName=Building");
+    expect(req.url).toBe(
+      "https://aca-prod.accela.com/COLA/Cap/CapHome.aspx?module=Building&TabName=Building",
+    );
     expect(req.contentType).toBe("application/x-www-form-urlencoded");
     const body = new URLSearchParams(req.body);
     expect(body.get("__VIEWSTATE")?.length).toBeGreaterThan(50_000);
@@ -46,7 +53,12 @@ describe("P5: public search forms", () => {
 <input name="from"><input type="checkbox" name="open" value="y" checked><input type="checkbox" name="closed" value="y">
 <select name="dept"><option value="">All</option><option value="7" selected>Roads</option></select>
 <textarea name="q">salt</textarea><input type="submit" name="go" value="Search"><input name="x" disabled value="1"></form>`;
-    const req = buildFormRequest(enc(page), "https://county.example.gov/bids", { fields: { from: "{today-1m}" }, submit: "go", dateFormat: "YYYY-MM-DD" }, NOW);
+    const req = buildFormRequest(
+      enc(page),
+      "https://county.example.gov/bids",
+      { fields: { from: "{today-1m}" }, submit: "go", dateFormat: "YYYY-MM-DD" },
+      NOW,
+    );
     expect(req).toEqual({
       method: "GET",
       url: "https://county.example.gov/search?t=bids&from=2026-10-05&open=y&dept=7&q=salt&go=Search",
@@ -75,7 +87,11 @@ describe("P5: public search forms", () => {
     expect(body.get("__EVENTVALIDATION")).toBe("EV-1");
     expect(body.get("ctl00$Main$txtFrom")).toBe("10/06/2026");
     expect(body.has("ctl00$Main$btnSearch")).toBe(false); // a pager click presses no button
-    expect(new URLSearchParams(nextPagerRequest(enc(results), url, spec, 2)?.body).get("__EVENTARGUMENT")).toBe("Page$3");
+    expect(
+      new URLSearchParams(nextPagerRequest(enc(results), url, spec, 2)?.body).get(
+        "__EVENTARGUMENT",
+      ),
+    ).toBe("Page$3");
     expect(nextPagerRequest(enc(results), url, spec, 3)).toBeUndefined(); // the last page
   });
 
@@ -84,7 +100,11 @@ describe("P5: public search forms", () => {
     expect(fillDateTemplates("{today}", Date.UTC(2026, 2, 1, 5, 0))).toBe("03/01/2026");
     expect(fillDateTemplates("{today}", Date.UTC(2026, 6, 1, 3, 59))).toBe("06/30/2026"); // 23:59 EDT
     expect(fillDateTemplates("{today-1m}", Date.UTC(2026, 2, 31, 12))).toBe("02/28/2026");
-    expect(fillDateTemplates("{today+2w} to {today-1y}", NOW, { format: "M/D/YYYY" })).toBe("11/19/2026 to 11/5/2025");
-    expect(fillDateTemplates("{today}", NOW, { zone: "Pacific/Auckland", format: "YYYY-MM-DD" })).toBe("2026-11-05");
+    expect(fillDateTemplates("{today+2w} to {today-1y}", NOW, { format: "M/D/YYYY" })).toBe(
+      "11/19/2026 to 11/5/2025",
+    );
+    expect(
+      fillDateTemplates("{today}", NOW, { zone: "Pacific/Auckland", format: "YYYY-MM-DD" }),
+    ).toBe("2026-11-05");
   });
 });

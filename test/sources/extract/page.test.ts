@@ -15,7 +15,8 @@ describe("extractPage on Ohio county pages (PROVENANCE counts)", () => {
       link: "td:nth-child(2) a",
       date: "td:first-child",
     };
-    const base = "https://cuyahogacounty.gov/boards-and-commissions/board-details/internal/board-of-control";
+    const base =
+      "https://cuyahogacounty.gov/boards-and-commissions/board-details/internal/board-of-control";
     const x = extractPage(fx("ohio-county-html/OH_cuyahoga_board_of_control.html"), base, recipe);
     expect(x.records).toHaveLength(5);
     expect(x.records[0]).toEqual({
@@ -24,7 +25,13 @@ describe("extractPage on Ohio county pages (PROVENANCE counts)", () => {
       date: "2024-01-29",
       url: "https://cuyahogacounty.gov/boards-and-commissions/bc-event-detail//2024/01/29/boards-and-commissions/01-29-24---board-of-control-meeting",
     });
-    expect(x.records.map((r) => r.date)).toEqual(["2024-01-29", "2024-01-22", "2024-01-16", "2024-01-08", "2024-01-02"]);
+    expect(x.records.map((r) => r.date)).toEqual([
+      "2024-01-29",
+      "2024-01-22",
+      "2024-01-16",
+      "2024-01-08",
+      "2024-01-02",
+    ]);
   });
 
   it("P6/P7: NEORSD document library page 2: 10 documents, kind column, next page link", () => {
@@ -36,8 +43,13 @@ describe("extractPage on Ohio county pages (PROVENANCE counts)", () => {
       kind: "td:nth-child(3)",
       next: "#fileList a:contains('Next')",
     };
-    const url = "https://www.neorsd.org/document-library/?PAGE=2&BUDGETCENTER_ID=NULL&CONTENT_TYPE_ID=NULL&LibraryItem=agenda&Active=1&Archive=1&Search=Submit";
-    const x = extractPage(fx("ohio-county-html/OH_neorsd_document_library_agendas.html"), url, recipe);
+    const url =
+      "https://www.neorsd.org/document-library/?PAGE=2&BUDGETCENTER_ID=NULL&CONTENT_TYPE_ID=NULL&LibraryItem=agenda&Active=1&Archive=1&Search=Submit";
+    const x = extractPage(
+      fx("ohio-county-html/OH_neorsd_document_library_agendas.html"),
+      url,
+      recipe,
+    );
     expect(x.records).toHaveLength(10);
     expect(x.records[0]).toEqual({
       id: "https://www.neorsd.org/I_Library.php?SOURCE=library/BA-062019.pdf&a=download_file&LIBRARY_RECORD_ID=7463",
@@ -48,11 +60,14 @@ describe("extractPage on Ohio county pages (PROVENANCE counts)", () => {
     });
     expect(x.records.some((r) => r.title === "Board Agenda - Minutes - May 16, 2019")).toBe(true);
     expect(x.records.at(-1)?.title).toBe("Board Agenda - Minutes - March 21, 2019");
-    expect(x.next).toBe("https://www.neorsd.org/document-library/?PAGE=3&BUDGETCENTER_ID=NULL&CONTENT_TYPE_ID=NULL&LibraryItem=agenda&Active=1&Archive=1&Search=Submit");
+    expect(x.next).toBe(
+      "https://www.neorsd.org/document-library/?PAGE=3&BUDGETCENTER_ID=NULL&CONTENT_TYPE_ID=NULL&LibraryItem=agenda&Active=1&Archive=1&Search=Submit",
+    );
   });
 
   it("Summit County Board of Control: 136 agendas of 410 /BOC/ links, MM-DD-YY link text as date", () => {
-    const base = "https://co.summitoh.net/index.php/offices/boards-agencies-a-commissions/board-of-control";
+    const base =
+      "https://co.summitoh.net/index.php/offices/boards-agencies-a-commissions/board-of-control";
     const body = fx("ohio-county-html/OH_summit_county_board_of_control.html");
     const agendas = extractPage(body, base, { items: "a[href*='/BOC/Agenda/']", date: ":scope" });
     expect(agendas.records).toHaveLength(136);
@@ -75,9 +90,16 @@ describe("extractPage on Ohio county pages (PROVENANCE counts)", () => {
       link: ".es-item-title a",
       date: ".meta",
     };
-    const x = extractPage(fx("ohio-county-html/OH_cuyahoga_board_of_elections_calendar.html"), "https://boe.cuyahogacounty.gov/calendar?pageSize=96&it=Current+Events", recipe);
+    const x = extractPage(
+      fx("ohio-county-html/OH_cuyahoga_board_of_elections_calendar.html"),
+      "https://boe.cuyahogacounty.gov/calendar?pageSize=96&it=Current+Events",
+      recipe,
+    );
     expect(x.records).toHaveLength(30);
-    expect(x.records[0]).toMatchObject({ title: "Cleveland Department of Aging Event", date: "2024-07-11T09:00:00-04:00" });
+    expect(x.records[0]).toMatchObject({
+      title: "Cleveland Department of Aging Event",
+      date: "2024-07-11T09:00:00-04:00",
+    });
     const board = x.records.filter((r) => r.title === "Board Meeting");
     expect(board).toHaveLength(9);
     expect(board[0]?.date).toBe("2024-07-25T09:30:00-04:00");
@@ -94,7 +116,11 @@ describe("extractPage on Ohio city pages (PROVENANCE counts)", () => {
       date: "td:first-child",
       link: "td:nth-child(2) a",
     };
-    const x = extractPage(fx("ohio-city-html/OH_akron_metro_rta_board_meetings.html"), "https://www.akronmetro.org/metro-board-meetings.aspx", recipe);
+    const x = extractPage(
+      fx("ohio-city-html/OH_akron_metro_rta_board_meetings.html"),
+      "https://www.akronmetro.org/metro-board-meetings.aspx",
+      recipe,
+    );
     expect(x.records).toHaveLength(25);
     expect(x.records[0]).toEqual({
       id: "https://www.akronmetro.org/Data/Sites/2/board-packet-1.30.24.pdf",
@@ -118,16 +144,28 @@ describe("extractPage on Ohio city pages (PROVENANCE counts)", () => {
     expect(all.records).toHaveLength(44);
     const x = extractPage(body, url, { items: "a[href*='/landmark/agenda/2021/PDF/']" });
     expect(x.records).toHaveLength(43);
-    expect(x.records[0]).toMatchObject({ title: "January 14", url: "https://planning.clevelandohio.gov/landmark/agenda/2021/PDF/CLC-1-14-2021-AGENDA.pdf" });
-    expect(all.records.find((r) => r.url?.endsWith("Landmarks-11-11-2021.pdf"))?.title).toBe("November 11");
+    expect(x.records[0]).toMatchObject({
+      title: "January 14",
+      url: "https://planning.clevelandohio.gov/landmark/agenda/2021/PDF/CLC-1-14-2021-AGENDA.pdf",
+    });
+    expect(all.records.find((r) => r.url?.endsWith("Landmarks-11-11-2021.pdf"))?.title).toBe(
+      "November 11",
+    );
   });
 
   it("Cleveland Design Review: 136 agenda PDF links, two repeated, so 134 records; January 15 first", () => {
-    const x = extractPage(fx("ohio-city-html/OH_cleveland_design_review_schedule.html"), "https://planning.clevelandohio.gov/designreview/schedule.php", {
-      items: "a[href*='/designreview/drcagenda/2021/PDF/']",
-    });
+    const x = extractPage(
+      fx("ohio-city-html/OH_cleveland_design_review_schedule.html"),
+      "https://planning.clevelandohio.gov/designreview/schedule.php",
+      {
+        items: "a[href*='/designreview/drcagenda/2021/PDF/']",
+      },
+    );
     expect(x.records).toHaveLength(134); // NE_Agenda_10-19-21.pdf and one presentation repeat
-    expect(x.records[0]).toMatchObject({ title: "January 15", url: "https://planning.clevelandohio.gov/designreview/drcagenda/2021/PDF/CPC-Agenda-WebEx-meeting-011521.pdf" });
+    expect(x.records[0]).toMatchObject({
+      title: "January 15",
+      url: "https://planning.clevelandohio.gov/designreview/drcagenda/2021/PDF/CPC-Agenda-WebEx-meeting-011521.pdf",
+    });
   });
 });
 
@@ -145,14 +183,23 @@ describe("extractPage mechanics", () => {
       next: "a.older",
     });
     expect(x.records).toEqual([
-      { id: "n1", title: "Café notice", date: "2026-03-08T03:00:00-04:00", url: "https://files.example.gov/docs/a.pdf" },
+      {
+        id: "n1",
+        title: "Café notice",
+        date: "2026-03-08T03:00:00-04:00",
+        url: "https://files.example.gov/docs/a.pdf",
+      },
       { id: "n2", title: "No link" },
     ]);
     expect(x.next).toBe("https://files.example.gov/docs/?page=2");
   });
 
   it("says why a page gave nothing, and never offers this same page as next (P7 ends)", () => {
-    const x = extractPage(enc(`<p>No Meetings</p><a class="n" href="/list">next</a>`), "https://x.gov/list", { items: "li", next: "a.n" });
+    const x = extractPage(
+      enc(`<p>No Meetings</p><a class="n" href="/list">next</a>`),
+      "https://x.gov/list",
+      { items: "li", next: "a.n" },
+    );
     expect(x).toEqual({ records: [], note: "no items matched the recipe" });
   });
 });

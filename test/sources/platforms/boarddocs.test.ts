@@ -13,7 +13,11 @@ function years(dates: (string | undefined)[]): Record<string, number> {
 
 describe("boarddocs preset", () => {
   it("P6: boarddocs BD-GetMeetingsList gives 764 meetings with goto links, never fetched", () => {
-    const x = run("boarddocs", "boarddocs/OH_columbus_city_schools_BD-GetMeetingsList.json", COLUMBUS);
+    const x = run(
+      "boarddocs",
+      "boarddocs/OH_columbus_city_schools_BD-GetMeetingsList.json",
+      COLUMBUS,
+    );
     // 765 elements: 764 meetings and the trailing `{}`, which is not a record.
     expect(x.records).toHaveLength(764);
     expect(x.records[0]).toEqual({
@@ -23,15 +27,27 @@ describe("boarddocs preset", () => {
       url: "https://go.boarddocs.com/oh/columbus/Board.nsf/goto?open&id=DQ3VPX80F260",
       kind: "meetings",
     });
-    expect(x.records.at(-1)).toMatchObject({ id: "9G9NHW560012", title: "COMMUNITY LINKAGE MEETING", date: "2014-03-04" });
+    expect(x.records.at(-1)).toMatchObject({
+      id: "9G9NHW560012",
+      title: "COMMUNITY LINKAGE MEETING",
+      date: "2014-03-04",
+    });
     const y = years(x.records.map((r) => r.date));
     expect([y["2026"], y["2025"], y["2024"], y["2023"], y["2022"]]).toEqual([8, 52, 67, 69, 77]);
     expect(x.records.some((r) => r.title.startsWith("Postponed to February 3, 2026--"))).toBe(true);
-    expect(x.records.every((r) => r.url?.includes("/Board.nsf/goto?open&id=") && r.date && ISO.test(r.date))).toBe(true);
+    expect(
+      x.records.every(
+        (r) => r.url?.includes("/Board.nsf/goto?open&id=") && r.date && ISO.test(r.date),
+      ),
+    ).toBe(true);
   });
 
   it("P6: Cincinnati's compact list gives 462 meetings newest first, trailing {} dropped", () => {
-    const x = run("boarddocs", "boarddocs/OH_cincinnati_public_schools_BD-GetMeetingsList.json", CPS);
+    const x = run(
+      "boarddocs",
+      "boarddocs/OH_cincinnati_public_schools_BD-GetMeetingsList.json",
+      CPS,
+    );
     expect(x.records).toHaveLength(462);
     expect(x.records[0]).toMatchObject({
       id: "DC2QWY6B5DDA",
@@ -68,7 +84,11 @@ describe("boarddocs preset", () => {
   });
 
   it("the Public landing page is a script shell: no records, never invented", () => {
-    const x = run("boarddocs", "boarddocs/PA_state_college_asd_Public_shell.html", "https://go.boarddocs.com/pa/stco/Board.nsf/Public");
+    const x = run(
+      "boarddocs",
+      "boarddocs/PA_state_college_asd_Public_shell.html",
+      "https://go.boarddocs.com/pa/stco/Board.nsf/Public",
+    );
     expect(x.records).toEqual([]);
     expect(x.note).toBe("script shell: use BD-GetMeetingsList");
   });
@@ -82,7 +102,12 @@ describe("boarddocs preset", () => {
   it("P4: first request is the BD-GetMeetingsList POST when the committee is known, else the XML feed", () => {
     const p = preset("boarddocs");
     expect(p.access).toBe("api");
-    expect(p.firstRequest("https://go.boarddocs.com/oh/columbus/Board.nsf/Public?committee=A9HCZC5E5A4B", 0)).toEqual({
+    expect(
+      p.firstRequest(
+        "https://go.boarddocs.com/oh/columbus/Board.nsf/Public?committee=A9HCZC5E5A4B",
+        0,
+      ),
+    ).toEqual({
       method: "POST",
       url: "https://go.boarddocs.com/oh/columbus/Board.nsf/BD-GetMeetingsList?open",
       body: "current_committee_id=A9HCZC5E5A4B",

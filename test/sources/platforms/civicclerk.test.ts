@@ -31,7 +31,10 @@ describe("civicclerk preset", () => {
       url: "https://tulsacook.api.civicclerk.com/v1/Meetings/GetMeetingFileStream(fileId=9404,plainText=false)",
       kind: "agendas",
     });
-    expect(x.records.at(-1)).toMatchObject({ title: "Board of County Commissioners", date: "2026-03-02T09:30:00-05:00" });
+    expect(x.records.at(-1)).toMatchObject({
+      title: "Board of County Commissioners",
+      date: "2026-03-02T09:30:00-05:00",
+    });
     expect(x.records.at(-1)!.url).toBe("https://tulsacook.portal.civicclerk.com/event/2400/files");
   });
 
@@ -45,13 +48,25 @@ describe("civicclerk preset", () => {
       ["1408", "City Council Worksession", "2026-12-22T18:00:00-05:00"],
     ]);
     expect(x.next).toBeUndefined();
-    expect(preset("civicclerk").nextRequest!({ method: "GET", url: LACEY }, x.body, x)).toBeUndefined();
+    expect(
+      preset("civicclerk").nextRequest!({ method: "GET", url: LACEY }, x.body, x),
+    ).toBeUndefined();
   });
 
   it("P7: @odata.nextLink becomes the next request", () => {
     const p = preset("civicclerk");
     const body = new TextEncoder().encode(
-      JSON.stringify({ value: [{ id: 1, eventName: "Council", startDateTime: "2026-01-05T18:00:00Z", publishedFiles: [] }], "@odata.nextLink": "https://laceywa.api.civicclerk.com/v1/Events?$skip=15" }),
+      JSON.stringify({
+        value: [
+          {
+            id: 1,
+            eventName: "Council",
+            startDateTime: "2026-01-05T18:00:00Z",
+            publishedFiles: [],
+          },
+        ],
+        "@odata.nextLink": "https://laceywa.api.civicclerk.com/v1/Events?$skip=15",
+      }),
     );
     const x = p.extract(body, LACEY);
     expect(x.next).toBe("https://laceywa.api.civicclerk.com/v1/Events?$skip=15");

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { preset, run } from "./helpers.js";
 
-const CV = "https://pub-chulavista.escribemeetings.com/MeetingsCalendarView.aspx/GetCalendarMeetings";
+const CV =
+  "https://pub-chulavista.escribemeetings.com/MeetingsCalendarView.aspx/GetCalendarMeetings";
 const NOW = Date.UTC(2026, 0, 15, 12);
 
 describe("escribe preset", () => {
@@ -26,9 +27,16 @@ describe("escribe preset", () => {
       url: "https://pub-chulavista.escribemeetings.com/FileStream.ashx?DocumentId=56974",
       kind: "agendas",
     });
-    expect(x.records[1]).toMatchObject({ id: "3a6304b5-97b9-4bcc-aecd-72b8c188e73c#56975", kind: "agendas" });
-    expect(x.records.every((r) => r.url?.startsWith("https://pub-chulavista.escribemeetings.com/"))).toBe(true);
-    expect(x.records.some((r) => r.url?.includes("/MeetingsCalendarView.aspx/FileStream"))).toBe(false);
+    expect(x.records[1]).toMatchObject({
+      id: "3a6304b5-97b9-4bcc-aecd-72b8c188e73c#56975",
+      kind: "agendas",
+    });
+    expect(
+      x.records.every((r) => r.url?.startsWith("https://pub-chulavista.escribemeetings.com/")),
+    ).toBe(true);
+    expect(x.records.some((r) => r.url?.includes("/MeetingsCalendarView.aspx/FileStream"))).toBe(
+      false,
+    );
   });
 
   it("P7: the next request is the year before the last window; an empty window ends backfill", () => {
@@ -36,7 +44,10 @@ describe("escribe preset", () => {
     const first = p.firstRequest(CV, NOW);
     const x = run("escribe", "escribe/CA_chula_vista_GetCalendarMeetings.json", CV);
     const n = p.nextRequest!(first, x.body, x)!;
-    expect(JSON.parse(n.body!)).toEqual({ calendarStartDate: "2024-01-16", calendarEndDate: "2025-01-14" });
+    expect(JSON.parse(n.body!)).toEqual({
+      calendarStartDate: "2024-01-16",
+      calendarEndDate: "2025-01-14",
+    });
     const empty = p.extract(new TextEncoder().encode('{"d":[]}'), CV);
     expect(empty.records).toEqual([]);
     expect(p.nextRequest!(n, new Uint8Array(), empty)).toBeUndefined();

@@ -23,9 +23,16 @@ describe("granicus-opencities preset", () => {
       kind: "meetings",
     });
     // Groups are not in date order; the latest is 14/12/2026, 12/14/2026 5:00 PM.
-    const latest = x.records.map((r) => r.date!).sort().at(-1);
+    const latest = x.records
+      .map((r) => r.date!)
+      .sort()
+      .at(-1);
     expect(latest).toBe("2026-12-14T18:30:00-05:00");
-    expect(x.records.some((r) => r.date === "2026-12-14T17:00:00-05:00" && r.title === "Council Meeting")).toBe(true);
+    expect(
+      x.records.some(
+        (r) => r.date === "2026-12-14T17:00:00-05:00" && r.title === "Council Meeting",
+      ),
+    ).toBe(true);
     // P6: the list gives no page per item; none is made up.
     expect(x.records.every((r) => r.url === undefined)).toBe(true);
   });

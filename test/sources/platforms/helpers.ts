@@ -1,9 +1,9 @@
 /** Shared by the preset tests: real fixture bytes, run through a preset, summarised. */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { ExtractedRecord, Extraction } from "../../../src/sources/record.js";
 import { getPlatform } from "../../../src/sources/platforms/index.js";
 import type { Platform } from "../../../src/sources/platforms/types.js";
+import type { ExtractedRecord, Extraction } from "../../../src/sources/record.js";
 
 export const FIXTURES = fileURLToPath(new URL("../../fixtures/platforms/", import.meta.url));
 

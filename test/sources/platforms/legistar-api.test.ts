@@ -15,6 +15,9 @@ describe("legistar-api preset", () => {
     expect(u.searchParams.get("$top")).toBe(String(LEGISTAR_PAGE));
     expect(u.searchParams.get("$skip")).toBe("0");
     expect(u.searchParams.get("$orderby")).toBe("EventDate desc");
+    expect(
+      new URL(p.firstRequest("https://mecklenburg.legistar.com/Calendar.aspx", 0).url).pathname,
+    ).toBe("/v1/mecklenburg/events");
   });
 
   it("P6: Olympia's 3 events give agenda records with date and time joined, links noted", () => {
@@ -27,7 +30,9 @@ describe("legistar-api preset", () => {
       date: "2026-08-26T09:00:00-04:00",
       kind: "agendas",
     });
-    expect(x.records[0]!.url).toMatch(/^https:\/\/legistar\.granicus\.com\/olympia\/meetings\/2026\/8\/6949_A_/);
+    expect(x.records[0]!.url).toMatch(
+      /^https:\/\/legistar\.granicus\.com\/olympia\/meetings\/2026\/8\/6949_A_/,
+    );
     expect(x.records.find((r) => r.id.startsWith("7268"))).toMatchObject({
       title: "Lodging Tax Advisory Committee",
       date: "2026-08-21T16:00:00-04:00",
@@ -45,22 +50,36 @@ describe("legistar-api preset", () => {
       accept: "application/json",
     });
     // A short page (2 of $top=200) is the end.
-    const last = run("legistar-api", "legistar-api/NC_mecklenburg_events_trimmed.json", "https://webapi.legistar.com/v1/mecklenburg/events?$top=200&$skip=400");
+    const last = run(
+      "legistar-api",
+      "legistar-api/NC_mecklenburg_events_trimmed.json",
+      "https://webapi.legistar.com/v1/mecklenburg/events?$top=200&$skip=400",
+    );
     expect(last.next).toBeUndefined();
     expect(p.nextRequest!({ method: "GET", url: "x" }, last.body, last)).toBeUndefined();
   });
 
   it("Mecklenburg's trimmed events (field subset) still give both meetings", () => {
-    const x = run("legistar-api", "legistar-api/NC_mecklenburg_events_trimmed.json", "https://webapi.legistar.com/v1/mecklenburg/events");
+    const x = run(
+      "legistar-api",
+      "legistar-api/NC_mecklenburg_events_trimmed.json",
+      "https://webapi.legistar.com/v1/mecklenburg/events",
+    );
     expect(x.records.map((r) => [r.id, r.title, r.date])).toEqual([
       ["1802#agenda", "Budget Public Policy", "2025-01-14T14:30:00-05:00"],
       ["1895#agenda", "Board of Commissioners", "2026-04-07T17:00:00-04:00"],
     ]);
-    expect(x.records.every((r) => r.url?.startsWith("https://legistar1.granicus.com/Mecklenburg/"))).toBe(true);
+    expect(
+      x.records.every((r) => r.url?.startsWith("https://legistar1.granicus.com/Mecklenburg/")),
+    ).toBe(true);
   });
 
   it("tolerates the `//` comment lines before Polk County's JSON: 2 events", () => {
-    const x = run("legistar-api", "legistar-api/FL_polkcounty_events_top2_commented.json", "https://webapi.legistar.com/v1/polkcountyfl/Events?$top=2&$skip=0");
+    const x = run(
+      "legistar-api",
+      "legistar-api/FL_polkcounty_events_top2_commented.json",
+      "https://webapi.legistar.com/v1/polkcountyfl/Events?$top=2&$skip=0",
+    );
     expect(x.records.map((r) => [r.id, r.title, r.date])).toEqual([
       ["1841#agenda", "Polk County Land Use Hearing Officer", "2026-04-23"],
       ["1816#agenda", "Board of County Commissioners", "2026-04-21"],
@@ -68,7 +87,11 @@ describe("legistar-api preset", () => {
   });
 
   it("an unconfigured client's HTTP 500 body is no records and a note naming why", () => {
-    const x = run("legistar-api", "legistar-api/FL_lakewales_events_error.json", "https://webapi.legistar.com/v1/lakewalesfl/events");
+    const x = run(
+      "legistar-api",
+      "legistar-api/FL_lakewales_events_error.json",
+      "https://webapi.legistar.com/v1/lakewalesfl/events",
+    );
     expect(x.records).toEqual([]);
     expect(x.note).toBe(
       "Legistar API error: LegistarConnectionString setting is not set up in InSite for client: lakewalesfl",

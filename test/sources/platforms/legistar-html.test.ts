@@ -16,7 +16,11 @@ function hiddenValue(html: string, name: string): string {
 
 describe("legistar-html preset", () => {
   it("P6: Columbus Calendar.aspx gives its 4 meetings with relative View.ashx links made absolute", () => {
-    const x = run("legistar-html", "legistar-html/OH_columbus_Calendar.aspx.html", "https://columbus.legistar.com/Calendar.aspx");
+    const x = run(
+      "legistar-html",
+      "legistar-html/OH_columbus_Calendar.aspx.html",
+      "https://columbus.legistar.com/Calendar.aspx",
+    );
     expect(x.meetings).toHaveLength(4);
     expect(x.records[0]).toEqual({
       id: "1390531#agenda",
@@ -29,16 +33,24 @@ describe("legistar-html preset", () => {
       title: "Columbus City Council",
       date: "2026-02-23T17:00:00-05:00",
     });
-    expect(x.records.at(-1)).toMatchObject({ title: "Columbus City Council", date: "2026-02-09T17:00:00-05:00" });
+    expect(x.records.at(-1)).toMatchObject({
+      title: "Columbus City Council",
+      date: "2026-02-09T17:00:00-05:00",
+    });
     // "Not available" minutes have no link and are not records.
-    expect(x.records.filter((r) => r.kind === "minutes").every((r) => r.url?.includes("M=M&"))).toBe(true);
+    expect(
+      x.records.filter((r) => r.kind === "minutes").every((r) => r.url?.includes("M=M&")),
+    ).toBe(true);
   });
 
   it("Nashville's This Year grid: 64 meetings, 57 with an agenda, grouped by body not date", () => {
     const x = run("legistar-html", GET_FILE, NASHVILLE);
     expect(x.meetings).toHaveLength(64);
     expect(x.records.filter((r) => r.kind === "agendas")).toHaveLength(57);
-    expect(x.records[0]).toMatchObject({ title: "Metropolitan Council", date: "2022-10-04T18:30:00-04:00" });
+    expect(x.records[0]).toMatchObject({
+      title: "Metropolitan Council",
+      date: "2022-10-04T18:30:00-04:00",
+    });
     expect(x.records.at(-1)).toMatchObject({ title: "Metropolitan Council" });
     expect(x.records.at(-1)!.date!.slice(0, 10)).toBe("2022-01-04");
   });
@@ -46,7 +58,12 @@ describe("legistar-html preset", () => {
   it("the 2023 postback answer: 1 meeting, no agenda link, so one meetings record", () => {
     const x = run("legistar-html", POST_FILE, NASHVILLE);
     expect(x.records).toEqual([
-      { id: "812493", title: "Metropolitan Council", date: "2023-08-15T18:30:00-04:00", kind: "meetings" },
+      {
+        id: "812493",
+        title: "Metropolitan Council",
+        date: "2023-08-15T18:30:00-04:00",
+        kind: "meetings",
+      },
     ]);
   });
 
@@ -56,9 +73,19 @@ describe("legistar-html preset", () => {
     const next = p.nextRequest!({ method: "POST", url: NASHVILLE }, y2023.body, y2023)!;
     const form = new URLSearchParams(next.body);
     expect(form.get("ctl00_ContentPlaceHolder1_lstYears_ClientState")).toBe('{"value":"2022"}');
-    const col = run("legistar-html", "legistar-html/OH_columbus_Calendar.aspx.html", "https://columbus.legistar.com/Calendar.aspx");
-    const n2 = p.nextRequest!({ method: "GET", url: "https://columbus.legistar.com/Calendar.aspx" }, col.body, col)!;
-    expect(new URLSearchParams(n2.body).get("ctl00_ContentPlaceHolder1_lstYears_ClientState")).toBe('{"value":"2026"}');
+    const col = run(
+      "legistar-html",
+      "legistar-html/OH_columbus_Calendar.aspx.html",
+      "https://columbus.legistar.com/Calendar.aspx",
+    );
+    const n2 = p.nextRequest!(
+      { method: "GET", url: "https://columbus.legistar.com/Calendar.aspx" },
+      col.body,
+      col,
+    )!;
+    expect(new URLSearchParams(n2.body).get("ctl00_ContentPlaceHolder1_lstYears_ClientState")).toBe(
+      '{"value":"2026"}',
+    );
   });
 
   describe("P5/P7: the year switch is an ASP.NET postback, watched by a loopback server", () => {
@@ -72,7 +99,12 @@ describe("legistar-html preset", () => {
           body += c.toString("latin1");
         });
         req.on("end", () => {
-          seen.push({ method: req.method ?? "", url: req.url ?? "", type: req.headers["content-type"] ?? "", body });
+          seen.push({
+            method: req.method ?? "",
+            url: req.url ?? "",
+            type: req.headers["content-type"] ?? "",
+            body,
+          });
           res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
           res.end(fixture(req.method === "POST" ? POST_FILE : GET_FILE));
         });
@@ -90,7 +122,11 @@ describe("legistar-html preset", () => {
       const x1 = p.extract(page, first.url);
       expect(x1.records.length).toBeGreaterThan(0);
       const next = p.nextRequest!(first, page, x1)!;
-      expect(next).toMatchObject({ method: "POST", url: `${base}/Calendar.aspx`, contentType: "application/x-www-form-urlencoded" });
+      expect(next).toMatchObject({
+        method: "POST",
+        url: `${base}/Calendar.aspx`,
+        contentType: "application/x-www-form-urlencoded",
+      });
       const r2 = await fetch(next.url, {
         method: next.method,
         body: next.body!,

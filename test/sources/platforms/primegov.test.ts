@@ -27,7 +27,10 @@ describe("primegov preset", () => {
         kind: "agendas",
       },
     ]);
-    expect(x.records.find((r) => r.id.startsWith("15946#"))).toMatchObject({ title: "City Council Meeting", date: "2024-10-01T10:00:00-04:00" });
+    expect(x.records.find((r) => r.id.startsWith("15946#"))).toMatchObject({
+      title: "City Council Meeting",
+      date: "2024-10-01T10:00:00-04:00",
+    });
   });
 
   it("a cancellation shows only in the document's template name: those records are notices", () => {
@@ -35,8 +38,16 @@ describe("primegov preset", () => {
     const last = x.records.filter((r) => r.id.startsWith("16009#"));
     // The title's trailing space is the platform's; records carry clean text.
     expect(last.map((r) => [r.title, r.date, r.kind])).toEqual([
-      ["Civil Rights, Equity, Immigration, Aging and Disability Committee", "2024-10-04T13:00:00-04:00", "notices"],
-      ["Civil Rights, Equity, Immigration, Aging and Disability Committee", "2024-10-04T13:00:00-04:00", "notices"],
+      [
+        "Civil Rights, Equity, Immigration, Aging and Disability Committee",
+        "2024-10-04T13:00:00-04:00",
+        "notices",
+      ],
+      [
+        "Civil Rights, Equity, Immigration, Aging and Disability Committee",
+        "2024-10-04T13:00:00-04:00",
+        "notices",
+      ],
     ]);
   });
 
@@ -46,9 +57,13 @@ describe("primegov preset", () => {
     expect(first.url).toBe(LA);
     const x = run("primegov", FILE, LA);
     const n1 = p.nextRequest!(first, x.body, x)!;
-    expect(n1.url).toBe("https://lacity.primegov.com/api/v2/PublicPortal/ListArchivedMeetings?year=2024");
+    expect(n1.url).toBe(
+      "https://lacity.primegov.com/api/v2/PublicPortal/ListArchivedMeetings?year=2024",
+    );
     const n2 = p.nextRequest!(n1, x.body, x)!;
-    expect(n2.url).toBe("https://lacity.primegov.com/api/v2/PublicPortal/ListArchivedMeetings?year=2023");
+    expect(n2.url).toBe(
+      "https://lacity.primegov.com/api/v2/PublicPortal/ListArchivedMeetings?year=2023",
+    );
     const empty = p.extract(new TextEncoder().encode("[]"), n2.url);
     expect(p.nextRequest!(n2, new Uint8Array(), empty)).toBeUndefined();
   });

@@ -1,0 +1,87 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { nor } from "./cli-capture.js";
+
+const FX = join(import.meta.dirname, "..", "fixtures", "platforms");
+
+describe("nor extract", () => {
+  it("P6: --recipe prints the records as a JSON array, keys in the order id, title, date, url, kind", async () => {
+    const d = mkdtempSync(join(tmpdir(), "nor-extract-"));
+    const recipe = join(d, "neorsd.yaml");
+    writeFileSync(
+      recipe,
+      `items: "#fileList tr:has(> td > a[href*='I_Library.php'])"\ntitle: td:first-child a\nlink: td:first-child a\ndate: td:first-child\nkind: td:nth-child(3)\nnext: "#fileList a:contains('Next')"\n`,
+    );
+    const r = await nor(
+      "extract",
+      "--recipe",
+      recipe,
+      join(FX, "ohio-county-html", "OH_neorsd_document_library_agendas.html"),
+      "--url",
+      "https://www.neorsd.org/document-library/?PAGE=2",
+    );
+    expect(r.code).toBe(0);
+    const records = JSON.parse(r.stdout) as Record<string, string>[];
+    expect(records).toHaveLength(10);
+    expect(Object.keys(records[0]!)).toEqual(["id", "title", "date", "url", "kind"]);
+    expect(records[0]).toMatchObject({ title: "Board Agenda - June 20, 2019", date: "2019-06-20" });
+    expect(r.stderr).toContain("next: https://www.neorsd.org/document-library/?PAGE=3");
+  });
+
+  it("accepts a way with extract: copied from a catalog, and drops relative links without --url", async () => {
+    const d = mkdtempSync(join(tmpdir(), "nor-extract-"));
+    const recipe = join(d, "way.yaml");
+    writeFileSync(
+      recipe,
+      "access: page\nurl: https://x.gov/\nextract:\n  items: table.table-striped tbody tr\n  title: td:nth-child(2)\n  date: td:first-child\n",
+    );
+    const r = await nor(
+      "extract",
+      "--recipe",
+      recipe,
+      join(FX, "ohio-county-html", "OH_cuyahoga_board_of_control.html"),
+    );
+    expect(r.code).toBe(0);
+    const records = JSON.parse(r.stdout) as Record<string, string>[];
+    expect(records).toHaveLength(5);
+    expect(records[0]).toEqual({
+      id: expect.stringMatching(/^h:/),
+      title: "01/29/24 - Board of Control Meeting",
+      date: "2024-01-29",
+    });
+    expect(r.stderr).toContain("no --url given");
+  });
+
+  it("--platform runs a preset on a saved file", async () => {
+    const r = await nor(
+      "extract",
+      "--platform",
+      "civicplus-rss",
+      join(FX, "civicplus-rss", "FL_lakewales_RSSFeed_ModID65_AgendaCreator.xml"),
+      "--url",
+      "https://www.lakewalesfl.gov/RSSFeed.aspx?ModID=65&CID=All-0",
+    );
+    expect(r.code).toBe(0);
+    expect((JSON.parse(r.stdout) as unknown[]).length).toBeGreaterThan(0);
+  });
+
+  it("exits 2 on usage errors and 1 on a broken recipe", async () => {
+    const page = join(FX, "ohio-county-html", "OH_cuyahoga_board_of_control.html");
+    expect((await nor("extract", page)).code).toBe(2);
+    expect((await nor("extract", "--platform", "nope", page)).code).toBe(2);
+    expect(
+      (await nor("extract", "--platform", "civicplus-rss", "--recipe", "x.yaml", page)).code,
+    ).toBe(2);
+    expect((await nor("extract", "--recipe", "/nonexistent.yaml", page)).code).toBe(2);
+    expect(
+      (await nor("extract", "--platform", "civicplus-rss", page, "--url", "ftp://x")).code,
+    ).toBe(2);
+    const d = mkdtempSync(join(tmpdir(), "nor-extract-"));
+    writeFileSync(join(d, "bad.yaml"), "title: td\nitemz: tr\n");
+    const bad = await nor("extract", "--recipe", join(d, "bad.yaml"), page);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/bad\.yaml: not a page recipe: .*items/);
+  });
+});

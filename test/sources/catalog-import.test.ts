@@ -1,0 +1,91 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { parseCatalog } from "../../src/sources/catalog/load.js";
+import { formatDiff, importCatalog } from "../../src/sources/catalog-import.js";
+import { openStore } from "../../src/store/db.js";
+import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "../store/stores.js";
+
+const factories: StoreFactory[] = [sqliteFactory()];
+if (postgresUrl) factories.push(postgresFactory(postgresUrl));
+
+const cat = (sources: string) =>
+  parseCatalog(
+    `governments:\n  - { id: g, name: G, kind: city }\n  - { id: h, name: H, kind: village }\nsources:\n${sources}`,
+    "t.yaml",
+  );
+const s = (id: string, url: string) =>
+  `  - { id: ${id}, government: g, records: bids, access: feed, url: "${url}" }\n`;
+const origins = (c: ReturnType<typeof cat>) => ({
+  governments: new Map(c.governments.map((g) => [g.id, "t.yaml"])),
+  sources: new Map(c.sources.map((x) => [x.id, "t.yaml"])),
+});
+
+const T1 = Date.UTC(2026, 10, 5, 8, 0, 0);
+const T2 = T1 + 86_400_000;
+const T3 = T2 + 86_400_000;
+
+describe.each(factories)("importCatalog on $name", (factory) => {
+  afterAll(() => factory.cleanup());
+
+  it("keeps a retired source with its time, un-retires it, and logs every change", async () => {
+    const store = await openStore(await factory.fresh());
+    try {
+      const c1 = cat(s("a", "https://x.gov/a") + s("b", "https://x.gov/b"));
+      const d1 = await importCatalog(store.db, c1, origins(c1), T1);
+      expect(d1.changes.map((c) => `${c.entity}:${c.id}:${c.change}`)).toEqual([
+        "government:g:added",
+        "government:h:added",
+        "source:a:added",
+        "source:b:added",
+      ]);
+
+      // Reordered keys are not a change; a new url is; a missing source and government retire.
+      const c2 = parseCatalog(
+        `governments:\n  - { kind: city, name: G, id: g }\nsources:\n  - { url: "https://x.gov/a2", access: feed, records: bids, government: g, id: a }\n`,
+        "t.yaml",
+      );
+      const d2 = await importCatalog(store.db, c2, origins(c2), T2);
+      expect(d2.changes).toEqual([
+        { entity: "government", id: "h", change: "retired" },
+        { entity: "source", id: "a", change: "changed", fields: ["url"] },
+        { entity: "source", id: "b", change: "retired" },
+      ]);
+      expect(formatDiff(d2)).toContain("sources: 0 added, 1 changed, 1 retired, 0 un-retired\n");
+      const b = await store.db
+        .selectFrom("sources")
+        .selectAll()
+        .where("id", "=", "b")
+        .executeTakeFirstOrThrow();
+      expect(b.retired_at).toBe(new Date(T2).toISOString());
+      expect(b.first_seen_at).toBe(new Date(T1).toISOString());
+
+      const d3 = await importCatalog(store.db, c1, origins(c1), T3);
+      expect(d3.changes).toEqual([
+        { entity: "government", id: "h", change: "unretired" },
+        { entity: "source", id: "a", change: "changed", fields: ["url"] },
+        { entity: "source", id: "b", change: "unretired" },
+      ]);
+      const rows = await store.db
+        .selectFrom("sources")
+        .select(["id", "retired_at", "url"])
+        .orderBy("id")
+        .execute();
+      expect(rows).toEqual([
+        { id: "a", retired_at: null, url: "https://x.gov/a" },
+        { id: "b", retired_at: null, url: "https://x.gov/b" },
+      ]);
+      const log = await store.db
+        .selectFrom("catalog_changes")
+        .select(["entity_id", "change", "at"])
+        .where("entity_id", "=", "b")
+        .orderBy("id")
+        .execute();
+      expect(log).toEqual([
+        { entity_id: "b", change: "added", at: new Date(T1).toISOString() },
+        { entity_id: "b", change: "retired", at: new Date(T2).toISOString() },
+        { entity_id: "b", change: "unretired", at: new Date(T3).toISOString() },
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+});
