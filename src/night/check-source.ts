@@ -7,6 +7,7 @@ import type { Clock } from "../clock.js";
 import type { Fetcher, FetchOutcome, FetchRequest, Purpose } from "../net/types.js";
 import type { Source, WayIn } from "../sources/catalog/types.js";
 import type { ExtractedRecord, Extraction } from "../sources/record.js";
+import { isGenericForm, openFormWay } from "./form-way.js";
 import { endsTheSource, failureOutcome } from "./outcome.js";
 import { type ValidatorStore, type WayReader, waysInOrder } from "./reader.js";
 import type {
@@ -102,8 +103,22 @@ export async function checkSource(
   let backfill: BackfillState | undefined;
 
   for (const way of waysInOrder(source)) {
-    const req = ctx.reader.firstRequest(way, ctx.clock.now());
-    const r = await readOne(ctx, way, req, "page", source.id, true);
+    let req = ctx.reader.firstRequest(way, ctx.clock.now());
+    let purpose: Purpose = "page";
+    if (isGenericForm(way)) {
+      const opened = await openFormWay(ctx.fetcher, way, source.id, ctx.clock.now());
+      if (opened.kind === "failed") {
+        first ??= opened.outcome;
+        if (endsTheSource(opened.outcome.kind)) {
+          outcome = opened.outcome;
+          break;
+        }
+        continue;
+      }
+      req = opened.req;
+      purpose = "form";
+    }
+    const r = await readOne(ctx, way, req, purpose, source.id, true);
     if (r.kind === "failed") {
       first ??= r.outcome;
       if (endsTheSource(r.outcome.kind)) {

@@ -33,13 +33,16 @@ const ACCESS_RANK: Record<WayIn["access"], number> = {
   form: 3,
 };
 
-/** P4: the source's own way first, then its alternates best first (api > download > feed > page/form). */
+/**
+ * P4: every way in of the source, best first — an API, then a download file, then a feed,
+ * then a page or form made for people — whichever of them the catalog lists as the source's
+ * own way. Ties keep catalog order (the source's own way before its alternates).
+ */
 export function waysInOrder(source: WayIn & { alternates: readonly WayIn[] }): WayIn[] {
-  const alternates = source.alternates
+  // The source is a way in itself, plus catalog fields that are not part of one.
+  const { alternates, ...own } = source;
+  return [own, ...alternates]
     .map((w, i) => ({ w, i }))
     .sort((a, b) => ACCESS_RANK[a.w.access] - ACCESS_RANK[b.w.access] || a.i - b.i)
     .map((x) => x.w);
-  // The source is a way in itself, plus catalog fields that are not part of one.
-  const { alternates: _a, ...own } = source;
-  return [own, ...alternates];
 }

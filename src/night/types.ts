@@ -46,6 +46,8 @@ export interface PageRequest {
   body?: string;
   contentType?: string;
   accept?: string;
+  /** Form ways (P5): which result page this request asks for (1 = the search itself). */
+  pageNo?: number;
 }
 
 /** Backfill progress for one source (P7): where the older pages resume tomorrow. */

@@ -8,6 +8,7 @@ import type { WayIn } from "../sources/catalog/types.js";
 import { extractWay } from "../sources/extract/index.js";
 import { getPlatform } from "../sources/platforms/index.js";
 import type { Platform } from "../sources/platforms/types.js";
+import { isGenericForm, nextFormPage } from "./form-way.js";
 import type { WayReader } from "./reader.js";
 
 function platformOf(way: WayIn): Platform | undefined {
@@ -33,6 +34,7 @@ export const wayReader: WayReader = {
       const prev = { method: previous.method ?? "GET", ...previous };
       return p.nextRequest?.(prev, body, extraction);
     }
+    if (isGenericForm(way)) return nextFormPage(way, previous, body);
     return extraction.next ? { url: extraction.next } : undefined;
   },
 };

@@ -52,4 +52,28 @@ describe("escribe preset", () => {
     expect(empty.records).toEqual([]);
     expect(p.nextRequest!(n, new Uint8Array(), empty)).toBeUndefined();
   });
+
+  it("an ASP.NET `/Date(ms)/` StartDate (PageMethods' DateTime form) is an instant, shown in New York time", () => {
+    // Not in the Chula Vista capture; the same PageMethod serialiser writes DateTime this way.
+    const body = JSON.stringify({
+      d: [
+        {
+          ID: "m1",
+          MeetingName: "Council",
+          StartDate: "/Date(1708527600000)/",
+          Url: "Meeting?Id=m1",
+        },
+      ],
+    });
+    const x = preset("escribe").extract(new TextEncoder().encode(body), CV);
+    expect(x.records).toEqual([
+      {
+        id: "m1",
+        title: "Council",
+        date: "2024-02-21T10:00:00-05:00",
+        url: "https://pub-chulavista.escribemeetings.com/Meeting?Id=m1",
+        kind: "meetings",
+      },
+    ]);
+  });
 });
