@@ -76,6 +76,22 @@ export function createFetcher(opts: FetcherOptions): PoliteFetcher {
     opts.night,
   );
 
+  /**
+   * P10 across a restart: a stored robots.txt's Crawl-delay governs the origin from the first
+   * request of this process on, the robots.txt refresh included.
+   */
+  async function seedCrawlDelay(url: string): Promise<void> {
+    const origin = new URL(url).origin;
+    if (crawlDelayMs.has(origin)) return;
+    const cached = await opts.robotsCache.get(origin);
+    const delay =
+      cached?.state === "rules"
+        ? robotsVerdict({ state: "rules", body: cached.body ?? "" }, url, PRODUCT_TOKEN)
+            .crawlDelaySeconds
+        : undefined;
+    crawlDelayMs.set(origin, (delay ?? 0) * 1000);
+  }
+
   async function fetch(req: FetchRequest): Promise<FetchOutcome> {
     const checked = checkUrl(req.url);
     if (!checked.ok) return { kind: "error", url: req.url, status: null, reason: checked.reason };
@@ -96,6 +112,7 @@ export function createFetcher(opts: FetcherOptions): PoliteFetcher {
       const closedReason = closed.get(site);
       if (closedReason !== undefined) return { kind: "site-closed", url, reason: closedReason };
 
+      await seedCrawlDelay(url);
       const rl = await robots.lookup(url, req.source);
       if (rl.kind === "deadline") return { kind: "deadline", url };
       if (rl.kind === "stopped") {
@@ -115,9 +132,7 @@ export function createFetcher(opts: FetcherOptions): PoliteFetcher {
       }
       const verdict = robotsVerdict(rl.result, url, PRODUCT_TOKEN);
       const origin = new URL(url).origin;
-      if (verdict.crawlDelaySeconds !== undefined) {
-        crawlDelayMs.set(origin, verdict.crawlDelaySeconds * 1000);
-      }
+      crawlDelayMs.set(origin, (verdict.crawlDelaySeconds ?? 0) * 1000);
       if (verdict.verdict === "disallowed") return { kind: "disallowed", url };
       if (verdict.verdict !== "allowed") {
         return {

@@ -33,7 +33,7 @@ type Read =
       url: string;
       validators?: SourceResult["validators"][0];
     }
-  | { kind: "unchanged"; url: string }
+  | { kind: "unchanged"; url: string; extraction?: Extraction; body?: Uint8Array }
   | { kind: "failed"; outcome: NightOutcome };
 
 function toFetch(req: PageRequest, purpose: Purpose, source: string): FetchRequest {
@@ -59,7 +59,7 @@ async function readOne(
     if (v && (v.etag || v.lastModified)) freq.validators = v;
   }
   const o: FetchOutcome = await ctx.fetcher.fetch(freq);
-  if (o.kind === "not-modified") return { kind: "unchanged", url: o.url };
+  if (o.kind === "not-modified") return unchanged(ctx, way, req.url, o.url);
   if (o.kind !== "ok") return { kind: "failed", outcome: failureOutcome(o) };
   let extraction: Extraction;
   try {
@@ -81,6 +81,23 @@ async function readOne(
     read.validators = v;
   }
   return read;
+}
+
+/**
+ * A 304 (P12) is answered from the copy we hold (P8): its records are read again, so a
+ * source whose answer was archived just before a crash still gets its records stored.
+ */
+async function unchanged(ctx: CheckContext, way: WayIn, asked: string, url: string): Promise<Read> {
+  const copy = await ctx.validators.storedCopy?.(asked);
+  if (!copy) return { kind: "unchanged", url };
+  try {
+    const extraction = ctx.reader.extract(way, copy.body, copy.url, copy.contentType);
+    return { kind: "unchanged", url, extraction, body: copy.body };
+  } catch {
+    // The stored copy read fine when it was stored; a recipe change that breaks it shows
+    // on the next full read, not as tonight's outcome for an unchanged page.
+    return { kind: "unchanged", url };
+  }
 }
 
 /** P7: older than the cut-off means the backfill has gone far enough. */
@@ -139,6 +156,7 @@ export async function checkSource(
               reason: r.extraction.note ?? "no records on the page",
             };
     } else {
+      if (r.extraction) records.push(...r.extraction.records);
       outcome = { kind: "unchanged", url: r.url };
     }
     const bf = await runBackfill(ctx, source, way, req, r, history.backfill, records);

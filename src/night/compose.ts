@@ -14,6 +14,7 @@ import type { Store } from "../store/db.js";
 import { SqlRequestLog } from "../store/request-log.js";
 import { SqlRobotsCache } from "../store/robots-cache.js";
 import { SqlSiteState } from "../store/site-state.js";
+import { ArchiveValidators } from "./archive-validators.js";
 import { type NightProgress, type NightSummary, runNight } from "./run-night.js";
 import { SqlNightStore } from "./sql-store.js";
 import { wayReader } from "./way-reader.js";
@@ -62,7 +63,11 @@ export async function runNightWithStore(
         store: nightStore,
         clock,
         reader: wayReader,
-        validators: nightStore,
+        // P8/P12: validators and 304 answers come from the archive when there is one.
+        validators:
+          archive && opts.dataDir !== undefined
+            ? new ArchiveValidators(db, archiveDir(opts.dataDir))
+            : nightStore,
         siteOf,
         isRecheckNight,
         makeFetcher: async (state) => {

@@ -20,9 +20,18 @@ export interface WayReader {
   ): PageRequest | undefined;
 }
 
-/** P12: the last ETag / Last-Modified per URL (later: the WARC archive's index). */
+/** A response body we already hold (P8). */
+export interface StoredCopy {
+  url: string;
+  body: Uint8Array;
+  contentType?: string;
+}
+
+/** P12: the last ETag / Last-Modified per URL, and (P8) the copy they belong to. */
 export interface ValidatorStore {
   get(url: string): Promise<{ etag?: string; lastModified?: string } | undefined>;
+  /** The stored body for a 304, when this store keeps bodies (the WARC archive does). */
+  storedCopy?(url: string): Promise<StoredCopy | undefined>;
 }
 
 const ACCESS_RANK: Record<WayIn["access"], number> = {

@@ -196,6 +196,26 @@ describe("robots.txt location and caching (P16, P10)", () => {
     );
   });
 
+  it("P10: a stored Crawl-delay holds across a restart, for the robots.txt refresh too", async () => {
+    const s = await site(robots("User-agent: *\nCrawl-delay: 9\n"));
+    await h.fetcher().fetch({ url: s.url("/list"), purpose: "page" });
+    await (h.clock as ManualClock).advance(ROBOTS_TTL_MS);
+    // A new process: the cached file is a day old, so robots.txt is read again, 9 s after.
+    const before = h.clock.now();
+    await h.fetcher().fetch({ url: s.url("/list"), purpose: "page" });
+    expect(s.requests.map((r) => r.path)).toEqual(["/robots.txt", "/list", "/robots.txt", "/list"]);
+    expect(s.requests[2]!.startedAt).toBe(before);
+    expect(s.requests[3]!.startedAt - s.requests[2]!.endedAt).toBeGreaterThanOrEqual(9000);
+  });
+
+  it("P17: robots.txt is read up to its 500 KiB limit; rules past it are not used", async () => {
+    const filler = `# ${"x".repeat(1000)}\n`.repeat(600); // ~600 KB of comments
+    const s = await site(robots(`User-agent: *\nDisallow: /private\n${filler}Disallow: /list\n`));
+    const f = h.fetcher();
+    expect((await f.fetch({ url: s.url("/private/x"), purpose: "page" })).kind).toBe("disallowed");
+    expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("ok");
+  });
+
   it("P10: a Crawl-delay longer than 2 s replaces the gap", async () => {
     const s = await site(robots("User-agent: public-records-check\nCrawl-delay: 7\n"));
     const f = h.fetcher();

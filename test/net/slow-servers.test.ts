@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { type Harness, harness } from "../fleet/harness.js";
 import { robots, stall, trickle } from "../fleet/routes.js";
 
@@ -6,12 +6,19 @@ import { robots, stall, trickle } from "../fleet/routes.js";
  * The only tests here that really wait: P14 is about wall-clock silence on a socket, which
  * undici measures with real timers. Both run at the true 30 s limit, side by side.
  */
-let h: Harness;
-afterEach(async () => h?.close());
+const open: Harness[] = [];
+afterAll(async () => {
+  await Promise.all(open.map((x) => x.close()));
+});
+async function realHarness() {
+  const h = await harness({ realTime: true, gapMs: 10 });
+  open.push(h);
+  return h;
+}
 
-describe("slow servers, real time (P14)", () => {
+describe.concurrent("slow servers, real time (P14)", () => {
   it("P14: a body trickled one byte every 10 s succeeds (silence never reaches 30 s)", async () => {
-    h = await harness({ realTime: true, gapMs: 10 });
+    const h = await realHarness();
     const s = await h.fleet.server();
     s.route("/robots.txt", robots(""));
     s.route("/slow", trickle("BIDS", 10_000));
@@ -24,7 +31,7 @@ describe("slow servers, real time (P14)", () => {
   }, 70_000);
 
   it("P14, P15: 31 s of silence mid-body is timed-out, and never retried", async () => {
-    h = await harness({ realTime: true, gapMs: 10 });
+    const h = await realHarness();
     const s = await h.fleet.server();
     s.route("/robots.txt", robots(""));
     s.route("/stall", stall("first half, ", 31_000, "second half"));
