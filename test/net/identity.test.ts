@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/errors.js";
+import { SourceCookieJar } from "../../src/net/cookie-jar.js";
 import type { CookieJarPort } from "../../src/net/types.js";
 import { DEFAULT_USER_AGENT } from "../../src/policy/constants.js";
 import { type Harness, harness } from "../fleet/harness.js";
@@ -124,6 +125,37 @@ describe("cookies (P22)", () => {
     // b's Set-Cookie is not kept: b is another site than the source's.
     expect(jar.stored.map((s) => s.url)).toEqual([a.url("/set")]);
     expect(a.hits("/robots.txt")[0]?.headers.cookie).toBeUndefined();
+  });
+});
+
+describe("cookies with the real per-source jar (P22)", () => {
+  it("P22: SourceCookieJar through the fetcher: back to the same site only, never across sources", async () => {
+    h = await harness();
+    const a = await h.fleet.server();
+    const b = await h.fleet.server();
+    for (const s of [a, b]) s.route("/robots.txt", robots(""));
+    a.route(
+      "/login-free-search",
+      html("results", 200, { "set-cookie": "ASP.NET_SessionId=xyz; Path=/" }),
+    );
+    a.route("/page2", html("page 2"));
+    a.route("/to-b", redirect(b.url("/land")));
+    b.route("/land", html("b"));
+    const jar = new SourceCookieJar(h.clock);
+    const f = h.fetcher();
+    await f.fetch({ url: a.url("/login-free-search"), purpose: "form", cookieJar: jar });
+    await f.fetch({ url: a.url("/page2"), purpose: "form", cookieJar: jar });
+    await f.fetch({ url: a.url("/to-b"), purpose: "page", cookieJar: jar });
+    await f.fetch({
+      url: a.url("/page2"),
+      purpose: "page",
+      cookieJar: new SourceCookieJar(h.clock),
+    });
+    expect(a.hits("/page2").map((r) => r.headers.cookie)).toEqual([
+      "ASP.NET_SessionId=xyz",
+      undefined,
+    ]);
+    expect(b.requests.every((r) => r.headers.cookie === undefined)).toBe(true);
   });
 });
 

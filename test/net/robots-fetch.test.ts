@@ -116,6 +116,12 @@ describe("robots.txt answers (P20)", () => {
       .fetch({ url: s.url("/list"), purpose: "page" });
     expect(next.kind).toBe("ok");
     expect(s.hits("/robots.txt")).toHaveLength(2);
+    // P27: every attempt is logged with its night.
+    expect(h.ports.log.entries.map((e) => [e.night, e.purpose, e.outcome])).toEqual([
+      ["2026-11-05", "robots", "unreachable"],
+      ["2026-11-06", "robots", "rules"],
+      ["2026-11-06", "page", "ok"],
+    ]);
   });
 });
 

@@ -57,7 +57,7 @@ describe("the cost of an unchanged night", () => {
     fleet = await startFleet();
     feedSite = await fleet.server({ host: "127.0.0.2" });
     pageSite = await fleet.server({ host: "127.0.0.3" });
-    feedSite.route("/robots.txt", (_q, res) => res.writeHead(200).end("User-agent: *\nAllow: /\n"));
+    feedSite.route("/robots.txt", (_q, res) => void res.writeHead(200).end("User-agent: *\nAllow: /\n"));
     feedSite.route("/agendas.rss", (req, res) => {
       if (req.headers["if-none-match"] === ETAG)
         return void res.writeHead(304, { etag: ETAG }).end();
@@ -65,7 +65,7 @@ describe("the cost of an unchanged night", () => {
         .writeHead(200, { "content-type": "application/rss+xml", etag: ETAG })
         .end(feed(feedSite.origin));
     });
-    pageSite.route("/robots.txt", (_q, res) => res.writeHead(404).end());
+    pageSite.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
     pageSite.route("/bids", (req, res) => {
       if (req.headers["if-modified-since"] === LAST_MODIFIED)
         return void res.writeHead(304, { "last-modified": LAST_MODIFIED }).end();

@@ -1,4 +1,91 @@
 import type { Command } from "commander";
+import { stringify } from "yaml";
+import { systemClock } from "../../clock.js";
+import { UsageError } from "../../errors.js";
+import { type DiscoverResult, discover } from "../../night/discover.js";
+import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { addNetOptions, type NetCliOptions, netOptions } from "../net-options.js";
 
-// Placeholder: the owning module registers its subcommand here.
-export function register(_program: Command): void {}
+interface DiscoverCliOptions extends NetCliOptions {
+  data?: string;
+  government?: string;
+  json?: boolean;
+}
+
+/** `nor discover URL`: robots.txt and the homepage only, then candidate catalog entries. */
+export function register(program: Command): void {
+  const cmd = program
+    .command("discover")
+    .description(
+      "Read robots.txt and a homepage (nothing else) and print candidate catalog sources",
+    )
+    .argument("<homepage>", "the government's homepage URL")
+    .option("--data <dir>", "store directory (the request log and archive are kept there)")
+    .option("--government <id>", "government id to put in the candidate entries")
+    .option("--json", "print JSON instead of catalog YAML");
+  addNetOptions(cmd).action(async (homepage: string, opts: DiscoverCliOptions) => {
+    await run(homepage, opts);
+  });
+}
+
+async function run(homepage: string, opts: DiscoverCliOptions): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(homepage);
+  } catch {
+    throw new UsageError(`"${homepage}" is not a URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new UsageError(`${homepage}: only http and https URLs are read`);
+  const net = netOptions(opts);
+  const loc = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
+  const store = await openStore(loc);
+  let result: DiscoverResult;
+  try {
+    result = await discover(store, url.href, {
+      clock: systemClock,
+      ...(loc.kind === "sqlite" ? { dataDir: loc.dir } : {}),
+      ...net,
+    });
+  } finally {
+    await store.close();
+  }
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    process.exitCode = result.kind === "found" ? 0 : 1;
+    return;
+  }
+  if (result.kind === "not-read") {
+    const o = result.outcome;
+    const why = "reason" in o ? `: ${o.reason}` : "";
+    process.stderr.write(`nor: ${result.homepage} was not read (${o.kind}${why})\n`);
+    process.exitCode = 1;
+    return;
+  }
+  process.stdout.write(format(result, opts.government ?? "GOVERNMENT-ID"));
+  process.exitCode = 0;
+}
+
+function format(result: Extract<DiscoverResult, { kind: "found" }>, government: string): string {
+  if (result.candidates.length === 0) {
+    return `# ${result.homepage}: no advertised feed and no known platform page linked\n`;
+  }
+  const host = new URL(result.homepage).hostname.replace(/^www\./, "").split(".")[0] ?? "site";
+  const lines = [
+    `# candidates found on ${result.homepage} (confirmed: false until a night reads them)`,
+  ];
+  result.candidates.forEach((c, i) => {
+    const entry: Record<string, unknown> = {
+      id: `${host}-${c.platform ?? c.access}-${i + 1}`,
+      government,
+      records: "other",
+      access: c.access,
+      url: c.url,
+      ...(c.platform ? { platform: c.platform } : {}),
+      confirmed: false,
+    };
+    lines.push(`# ${c.label ?? c.url}: ${c.confirmed.join("; ")}`);
+    lines.push(stringify([entry]).trimEnd());
+  });
+  return `sources:\n${lines.map((l) => `  ${l}`.replace(/\n/g, "\n  ")).join("\n")}\n`;
+}

@@ -7,29 +7,19 @@ import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/con
 import { nightOf } from "../../policy/night-date.js";
 import { loadCatalog } from "../../sources/catalog/load.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../net-options.js";
 
-interface NightOptions {
+interface NightOptions extends NetCliOptions {
   catalog: string;
   data?: string;
   night?: string;
   deadline?: string;
   concurrency?: string;
-  allowPrivateAddresses?: boolean;
-  resolve?: string[];
-  caFile?: string;
-  gapMs?: string;
-}
-
-function wholeNumber(text: string, option: string, min: number): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < min)
-    throw new UsageError(`${option}: "${text}" is not a whole number of at least ${min}`);
-  return n;
 }
 
 /** `nor night`: runs (or resumes) one night's check now (P9–P13, P20–P25). */
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command("night")
     .description("Run or resume a night's check of every catalog source")
     .requiredOption("--catalog <file>", "the catalog YAML file")
@@ -39,21 +29,10 @@ export function register(program: Command): void {
       "the night to run or resume (default: today in America/New_York)",
     )
     .option("--deadline <duration>", "the night's time limit, e.g. 6h, 90m, 30s (default 6h)")
-    .option("--concurrency <n>", `lanes (sites) worked at once (default ${DEFAULT_CONCURRENCY})`)
-    .option("--allow-private-addresses", "allow loopback/private addresses (tests and demos)")
-    .option(
-      "--resolve <host:port:addr>",
-      "pin a host to an address (repeatable)",
-      (v: string, acc: string[] = []) => [...acc, v],
-    )
-    .option("--ca-file <pem>", "extra CA certificates (PEM) to trust")
-    .option(
-      "--gap-ms <n>",
-      "gap between requests to one site; below 2000 only on loopback with --allow-private-addresses",
-    )
-    .action(async (opts: NightOptions) => {
-      await runNightCommand(opts);
-    });
+    .option("--concurrency <n>", `lanes (sites) worked at once (default ${DEFAULT_CONCURRENCY})`);
+  addNetOptions(cmd).action(async (opts: NightOptions) => {
+    await runNightCommand(opts);
+  });
 }
 
 async function runNightCommand(opts: NightOptions): Promise<void> {
@@ -68,7 +47,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     opts.concurrency === undefined
       ? DEFAULT_CONCURRENCY
       : wholeNumber(opts.concurrency, "--concurrency", 1);
-  const gapMs = opts.gapMs === undefined ? undefined : wholeNumber(opts.gapMs, "--gap-ms", 0);
+  const net = netOptions(opts);
   const catalog = loadCatalog([opts.catalog]);
   const loc = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
   const store = await openStore(loc);
@@ -80,10 +59,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       deadlineMs,
       concurrency,
       ...(loc.kind === "sqlite" ? { dataDir: loc.dir } : {}),
-      ...(opts.allowPrivateAddresses ? { allowPrivateAddresses: true } : {}),
-      ...(opts.resolve ? { resolve: opts.resolve } : {}),
-      ...(opts.caFile !== undefined ? { caFile: opts.caFile } : {}),
-      ...(gapMs !== undefined ? { gapMs } : {}),
+      ...net,
       onProgress: (p) => {
         if (tty) {
           const left = formatLeft(p.deadlineAt - Date.now());

@@ -1,0 +1,100 @@
+/**
+ * `nor discover`: the visits before a source's first night. It reads robots.txt and the
+ * homepage only — through the same fetcher, log, gap and archive as the night — and lists the
+ * ways in the homepage advertises or links to, with what it could confirm without asking
+ * for anything more (P6: no link is followed; P18: robots.txt decides what may be read).
+ */
+import type { Clock } from "../clock.js";
+import { createFetcher } from "../net/fetcher.js";
+import type { FetchOutcome } from "../net/types.js";
+import { PRODUCT_TOKEN } from "../policy/constants.js";
+import { robotsVerdict } from "../policy/robots/index.js";
+import { type Candidate, discoverCandidates } from "../sources/discover.js";
+import { decodeBody } from "../sources/extract/decode.js";
+import { archiveDir, WarcArchive } from "../store/archive/index.js";
+import type { Store } from "../store/db.js";
+import { SqlRequestLog } from "../store/request-log.js";
+import { SqlRobotsCache } from "../store/robots-cache.js";
+import { SqlSiteState } from "../store/site-state.js";
+
+export interface DiscoverOptions {
+  clock: Clock;
+  dataDir?: string;
+  userAgent?: string;
+  allowPrivateAddresses?: boolean;
+  resolve?: string[];
+  caFile?: string;
+  gapMs?: number;
+}
+
+export interface ConfirmedCandidate extends Candidate {
+  /** What we know without another request: robots.txt of the homepage's origin, if it covers it. */
+  confirmed: string[];
+}
+
+export type DiscoverResult =
+  | { kind: "found"; homepage: string; candidates: ConfirmedCandidate[] }
+  | { kind: "not-read"; homepage: string; outcome: FetchOutcome };
+
+export async function discover(
+  store: Store,
+  homepage: string,
+  opts: DiscoverOptions,
+): Promise<DiscoverResult> {
+  const robotsCache = new SqlRobotsCache(store.db);
+  const archive =
+    opts.dataDir !== undefined
+      ? await WarcArchive.open(archiveDir(opts.dataDir), { db: store.db, clock: opts.clock })
+      : undefined;
+  const transportOptions: { allowPrivateAddresses?: boolean; resolve?: string[]; caFile?: string } =
+    {};
+  if (opts.allowPrivateAddresses) transportOptions.allowPrivateAddresses = true;
+  if (opts.resolve?.length) transportOptions.resolve = opts.resolve;
+  if (opts.caFile !== undefined) transportOptions.caFile = opts.caFile;
+  const fetcher = createFetcher({
+    clock: opts.clock,
+    log: new SqlRequestLog(store.db),
+    siteState: new SqlSiteState(store.db, opts.clock),
+    robotsCache,
+    ...(archive ? { archive } : {}),
+    ...(opts.userAgent !== undefined ? { userAgent: opts.userAgent } : {}),
+    ...(opts.gapMs !== undefined ? { gapMs: opts.gapMs } : {}),
+    transportOptions,
+  });
+  try {
+    const outcome = await fetcher.fetch({ url: homepage, purpose: "page", source: "discover" });
+    if (outcome.kind !== "ok") return { kind: "not-read", homepage, outcome };
+    const found = discoverCandidates(decodeBody(outcome.body), outcome.url);
+    const candidates: ConfirmedCandidate[] = [];
+    for (const c of found) candidates.push({ ...c, confirmed: await confirm(robotsCache, c) });
+    return { kind: "found", homepage: outcome.url, candidates };
+  } finally {
+    await fetcher.close();
+    await archive?.close();
+  }
+}
+
+async function confirm(cache: SqlRobotsCache, c: Candidate): Promise<string[]> {
+  const out = [c.found];
+  const origin = new URL(c.url).origin;
+  const robots = await cache.get(origin);
+  if (!robots) {
+    out.push("robots.txt of its origin not read yet (another host)");
+    return out;
+  }
+  const result =
+    robots.state === "rules"
+      ? ({ state: "rules", body: robots.body ?? "" } as const)
+      : robots.state === "allow-all"
+        ? ({ state: "allow-all" } as const)
+        : ({ state: "unreachable", reason: robots.reason ?? "unreachable" } as const);
+  const v = robotsVerdict(result, c.url, PRODUCT_TOKEN);
+  out.push(
+    v.verdict === "allowed"
+      ? "robots.txt allows it"
+      : v.verdict === "disallowed"
+        ? "robots.txt disallows it: not usable"
+        : "robots.txt could not be read",
+  );
+  return out;
+}

@@ -1,0 +1,118 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { DEFAULT_USER_AGENT } from "../../src/policy/constants.js";
+import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
+
+const REPO = join(import.meta.dirname, "..", "..");
+
+function nor(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, ["bin/nor.js", ...args], { cwd: REPO });
+    let stdout = "";
+    let stderr = "";
+    p.stdout.on("data", (c: Buffer) => {
+      stdout += c.toString();
+    });
+    p.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const timer = setTimeout(() => p.kill("SIGKILL"), 30_000);
+    p.on("error", reject);
+    p.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe("nor discover", () => {
+  let fleet: Fleet;
+  let site: FleetServer;
+  let closed: FleetServer;
+  let dir: string;
+
+  beforeAll(async () => {
+    fleet = await startFleet();
+    site = await fleet.server({ host: "127.0.0.4" });
+    closed = await fleet.server({ host: "127.0.0.5" });
+    site.route(
+      "/robots.txt",
+      (_q, res) => void res.writeHead(200).end("User-agent: *\nDisallow: /private\n"),
+    );
+    site.route("/", (_q, res) => {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(
+        `<html><head><link rel="alternate" type="application/rss+xml" title="Agendas" href="/RSSFeed.aspx?ModID=65"></head>
+         <body><a href="/AgendaCenter">Agendas</a> <a href="/private/Bids.aspx">Bids</a>
+         <a href="https://go.boarddocs.com/oh/test/Board.nsf/Public">School board</a> <a href="/about">About</a></body></html>`,
+      );
+    });
+    closed.route(
+      "/robots.txt",
+      (_q, res) => void res.writeHead(200).end("User-agent: public-records-check\nDisallow: /\n"),
+    );
+    dir = mkdtempSync(join(tmpdir(), "nor-discover-"));
+  }, 60_000);
+
+  afterAll(async () => {
+    await fleet?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("P6, P18, P27: reads robots.txt and the homepage only, follows no link, and prints candidates with what robots.txt says", async () => {
+    const r = await nor([
+      "discover",
+      site.url("/"),
+      "--data",
+      dir,
+      "--allow-private-addresses",
+      "--gap-ms",
+      "50",
+      "--government",
+      "village-of-test",
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(site.requests.map((q) => q.path)).toEqual(["/robots.txt", "/"]);
+    for (const q of site.requests) expect(q.headers["user-agent"]).toBe(DEFAULT_USER_AGENT);
+    const doc = parse(r.stdout) as {
+      sources: { url: string; platform?: string; access: string; government: string }[];
+    };
+    expect(doc.sources.map((s) => [s.access, s.platform ?? null, s.url])).toEqual([
+      ["feed", null, site.url("/RSSFeed.aspx?ModID=65")],
+      ["page", "civicplus-agendacenter", site.url("/AgendaCenter")],
+      ["page", "civicplus-bids", site.url("/private/Bids.aspx")],
+      ["api", "boarddocs", "https://go.boarddocs.com/oh/test/Board.nsf/Public"],
+    ]);
+    expect(doc.sources.every((s) => s.government === "village-of-test")).toBe(true);
+    expect(r.stdout).toMatch(/Bids: link on the homepage; robots\.txt disallows it/);
+    expect(r.stdout).toMatch(
+      /School board: link on the homepage; robots\.txt of its origin not read yet/,
+    );
+    // P27: both requests are in the log.
+    const log = await nor(["log", "--data", dir, "--jsonl"]);
+    expect(
+      log.stdout
+        .trim()
+        .split("\n")
+        .map((l) => (JSON.parse(l) as { purpose: string }).purpose),
+    ).toEqual(["robots", "page"]);
+  }, 60_000);
+
+  it("P18: a homepage robots.txt disallows is never requested", async () => {
+    const r = await nor([
+      "discover",
+      closed.url("/"),
+      "--data",
+      dir,
+      "--allow-private-addresses",
+      "--gap-ms",
+      "50",
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/was not read \(disallowed\)/);
+    expect(closed.requests.map((q) => q.path)).toEqual(["/robots.txt"]);
+  }, 60_000);
+});

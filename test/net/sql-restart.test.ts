@@ -1,0 +1,62 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, expect, it } from "vitest";
+import { ManualClock } from "../../src/clock.js";
+import { createFetcher } from "../../src/net/fetcher.js";
+import { openStore } from "../../src/store/db.js";
+import { SqlRequestLog } from "../../src/store/request-log.js";
+import { SqlRobotsCache } from "../../src/store/robots-cache.js";
+import { SqlSiteState } from "../../src/store/site-state.js";
+import { type Fleet, startFleet } from "../fleet/fleet.js";
+import { gaps } from "../fleet/gaps.js";
+import { html, robots } from "../fleet/routes.js";
+
+let fleet: Fleet | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await fleet?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** One "process": a fresh store connection and a fresh fetcher over the same SQLite file. */
+async function processRun(clock: ManualClock, storeDir: string, url: string) {
+  const store = await openStore({ kind: "sqlite", dir: storeDir });
+  const f = createFetcher({
+    clock,
+    log: new SqlRequestLog(store.db),
+    siteState: new SqlSiteState(store.db),
+    robotsCache: new SqlRobotsCache(store.db),
+    transportOptions: { allowPrivateAddresses: true },
+  });
+  // The gap wait is the only sleep here: let virtual time pass it.
+  const pending = f.fetch({ url, purpose: "page" });
+  for (let i = 0; i < 200 && clock.pending === 0; i++) await new Promise((r) => setTimeout(r, 5));
+  if (clock.pending > 0) await clock.step();
+  const out = await pending;
+  await f.close();
+  const log = await new SqlRequestLog(store.db).query({});
+  await store.close();
+  return { out, log };
+}
+
+it("P10, P16, P27: with the SQL store, the gap and the robots.txt cache survive a restart", async () => {
+  const clock = new ManualClock();
+  fleet = await startFleet({ now: () => clock.now() });
+  dir = await mkdtemp(join(tmpdir(), "nor-restart-"));
+  const s = await fleet.server();
+  s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+  s.route("/list", html("list"));
+  const first = await processRun(clock, dir, s.url("/list"));
+  expect(first.out.kind).toBe("ok");
+  const second = await processRun(clock, dir, s.url("/list"));
+  expect(second.out.kind).toBe("ok");
+  // robots.txt once (cached in SQLite), and the second process waited the full 2 s.
+  expect(s.requests.map((r) => r.path)).toEqual(["/robots.txt", "/list", "/list"]);
+  expect(gaps(s.requests)[1]).toBeGreaterThanOrEqual(2000);
+  expect(second.log.map((e) => [e.purpose, e.outcome])).toEqual([
+    ["robots", "rules"],
+    ["page", "ok"],
+    ["page", "ok"],
+  ]);
+});
