@@ -57,7 +57,10 @@ describe("the cost of an unchanged night", () => {
     fleet = await startFleet();
     feedSite = await fleet.server({ host: "127.0.0.2" });
     pageSite = await fleet.server({ host: "127.0.0.3" });
-    feedSite.route("/robots.txt", (_q, res) => void res.writeHead(200).end("User-agent: *\nAllow: /\n"));
+    feedSite.route(
+      "/robots.txt",
+      (_q, res) => void res.writeHead(200).end("User-agent: *\nAllow: /\n"),
+    );
     feedSite.route("/agendas.rss", (req, res) => {
       if (req.headers["if-none-match"] === ETAG)
         return void res.writeHead(304, { etag: ETAG }).end();
