@@ -46,6 +46,7 @@ function toRow(e: CachedRobots): RobotsCacheRow {
     etag: e.etag ?? null,
     last_modified: e.lastModified ?? null,
     reason: e.reason ?? null,
+    night: e.night ?? null,
   };
 }
 
@@ -60,5 +61,6 @@ function fromRow(r: RobotsCacheRow): CachedRobots {
   if (r.etag !== null) e.etag = r.etag;
   if (r.last_modified !== null) e.lastModified = r.last_modified;
   if (r.reason !== null) e.reason = r.reason;
+  if (r.night !== null) e.night = r.night;
   return e;
 }

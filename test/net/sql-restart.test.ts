@@ -10,7 +10,7 @@ import { SqlRobotsCache } from "../../src/store/robots-cache.js";
 import { SqlSiteState } from "../../src/store/site-state.js";
 import { type Fleet, startFleet } from "../fleet/fleet.js";
 import { gaps } from "../fleet/gaps.js";
-import { html, robots } from "../fleet/routes.js";
+import { html, robots, status } from "../fleet/routes.js";
 
 let fleet: Fleet | undefined;
 let dir: string | undefined;
@@ -20,7 +20,7 @@ afterEach(async () => {
 });
 
 /** One "process": a fresh store connection and a fresh fetcher over the same SQLite file. */
-async function processRun(clock: ManualClock, storeDir: string, url: string) {
+async function processRun(clock: ManualClock, storeDir: string, url: string, night?: string) {
   const store = await openStore({ kind: "sqlite", dir: storeDir });
   const f = createFetcher({
     clock,
@@ -28,6 +28,7 @@ async function processRun(clock: ManualClock, storeDir: string, url: string) {
     siteState: new SqlSiteState(store.db),
     robotsCache: new SqlRobotsCache(store.db),
     transportOptions: { allowPrivateAddresses: true },
+    ...(night !== undefined ? { night } : {}),
   });
   // The gap wait is the only sleep here: let virtual time pass it.
   const pending = f.fetch({ url, purpose: "page" });
@@ -59,4 +60,24 @@ it("P10, P16, P27: with the SQL store, the gap and the robots.txt cache survive 
     ["page", "ok"],
     ["page", "ok"],
   ]);
+});
+
+it("P20: with the SQL store, an unreachable robots.txt keeps the checker off for the rest of the night across a restart, and is asked again the next night", async () => {
+  const clock = new ManualClock();
+  fleet = await startFleet({ now: () => clock.now() });
+  dir = await mkdtemp(join(tmpdir(), "nor-restart-"));
+  const s = await fleet.server();
+  s.route("/robots.txt", status(503));
+  s.route("/list", html("list"));
+  const first = await processRun(clock, dir, s.url("/list"), "2026-11-05");
+  expect(first.out.kind).toBe("robots-unavailable");
+  // A restart the same night: no second robots.txt request, and still no page request.
+  const again = await processRun(clock, dir, s.url("/list"), "2026-11-05");
+  expect(again.out.kind).toBe("robots-unavailable");
+  expect(s.requests.map((r) => r.path)).toEqual(["/robots.txt"]);
+  // The next night asks again.
+  await clock.advance(60_000);
+  const next = await processRun(clock, dir, s.url("/list"), "2026-11-06");
+  expect(next.out.kind).toBe("robots-unavailable");
+  expect(s.requests.map((r) => r.path)).toEqual(["/robots.txt", "/robots.txt"]);
 });

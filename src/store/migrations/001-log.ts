@@ -74,6 +74,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("etag", "text")
     .addColumn("last_modified", "text")
     .addColumn("reason", "text")
+    .addColumn("night", "text")
     .execute();
 }
 

@@ -46,6 +46,8 @@ export interface RobotsCacheRow {
   etag: string | null;
   last_modified: string | null;
   reason: string | null;
+  /** P20: the night an "unreachable" answer belongs to; it holds until that night ends. */
+  night: string | null;
 }
 
 // Tables owned by the log module.
