@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const support = fileURLToPath(new URL("./", import.meta.url));
+/** The built CLI (`npm test` builds dist/ first), as an operator runs it. */
+const bin = fileURLToPath(new URL("../../../bin/nor.js", import.meta.url));
 
 export interface CliResult {
   code: number | null;
@@ -15,9 +15,9 @@ export function runCli(
   args: string[],
   opts: { preload?: string; env?: Record<string, string> } = {},
 ): Promise<CliResult> {
-  const nodeArgs = ["--import", join(support, "ts-loader.mjs")];
+  const nodeArgs: string[] = [];
   if (opts.preload) nodeArgs.push("--import", opts.preload);
-  const child = spawn(process.execPath, [...nodeArgs, join(support, "cli-entry.ts"), ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, bin, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...opts.env },
   });
