@@ -5,6 +5,8 @@
  * an unreadable date is `undefined`, and the record simply has no date.
  */
 
+import { instantOf, zoneOffsetMs } from "../policy/zone.js";
+
 const MONTHS: Record<string, number> = {
   jan: 1,
   feb: 2,
@@ -180,41 +182,9 @@ function formatOffset(minutes: number): string {
   return `${sign}${pad(Math.floor(a / 60))}:${pad(a % 60)}`;
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-function formatter(zone: string): Intl.DateTimeFormat {
-  let f = formatters.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat("en-US", {
-      timeZone: zone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-    });
-    formatters.set(zone, f);
-  }
-  return f;
-}
-
 /** The zone's offset from UTC (minutes) at an instant. */
 export function zoneOffsetAt(epochMs: number, zone: string): number {
-  const parts = Object.fromEntries(
-    formatter(zone)
-      .formatToParts(new Date(epochMs))
-      .map((x) => [x.type, x.value]),
-  );
-  const asUtc = Date.UTC(
-    +parts["year"]!,
-    +parts["month"]! - 1,
-    +parts["day"]!,
-    +parts["hour"]!,
-    +parts["minute"]!,
-    +parts["second"]!,
-  );
-  return Math.round((asUtc - Math.floor(epochMs / 1000) * 1000) / 60000);
+  return Math.round(zoneOffsetMs(epochMs, zone) / 60_000);
 }
 
 /**
@@ -231,12 +201,12 @@ function offsetForLocal(
   s: number,
   zone: string,
 ): number | undefined {
-  const wall = Date.UTC(y, mo - 1, d, h, mi, s);
-  const before = zoneOffsetAt(wall - 12 * 3600_000, zone);
-  const after = zoneOffsetAt(wall + 12 * 3600_000, zone);
-  const fits = [before, after].filter((o) => zoneOffsetAt(wall - o * 60000, zone) === o);
-  if (fits.length === 0) return before; // spring gap: the offset in force before the change
-  return Math.max(...fits); // autumn overlap: the first (daylight) reading
+  const wall = { year: y, month: mo, day: d, hour: h, minute: mi, second: s, ms: 0 };
+  // The earlier of two readings in the autumn overlap is the daylight one.
+  const at = instantOf(wall, zone, "earlier");
+  return Number.isFinite(at)
+    ? Math.round((Date.UTC(y, mo - 1, d, h, mi, s) - at) / 60_000)
+    : undefined;
 }
 
 /** An instant as local time in `zone`, with that zone's offset. */

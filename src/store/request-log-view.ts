@@ -1,5 +1,5 @@
 import type { RequestLogEntry } from "../net/types.js";
-import { formatInZone, SITE_OWNER_ZONE } from "./zoned-time.js";
+import { formatInZone, SITE_OWNER_ZONE } from "../policy/zone.js";
 
 /**
  * How an attempt reads to a person (P27): as one JSON object (UTC times, for tools) or as a

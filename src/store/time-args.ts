@@ -1,5 +1,5 @@
 import { UsageError } from "../errors.js";
-import { instantOf, SITE_OWNER_ZONE, type WallTime } from "./zoned-time.js";
+import { instantOf, SITE_OWNER_ZONE, type WallTime } from "../policy/zone.js";
 
 /** The period a time argument names: [start, end) in epoch ms. */
 export interface TimeSpan {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../src/errors.js";
+import { formatInZone, SITE_OWNER_ZONE } from "../../src/policy/zone.js";
 import { parseTimeArg, parseTimeWindow } from "../../src/store/time-args.js";
-import { formatInZone, SITE_OWNER_ZONE } from "../../src/store/zoned-time.js";
 
 const utc = (s: string) => Date.parse(s);
 
