@@ -41,6 +41,32 @@ export function absoluteUrl(href: string | undefined, base: string): string | un
   return u.href;
 }
 
+/**
+ * A record from what a list shows: the id is the platform's, else the link, else a hash of
+ * title and date (recordId); absent fields stay absent. Every extractor builds records here.
+ */
+export function makeRecord(r: {
+  title: string;
+  platformId?: string | undefined;
+  url?: string | undefined;
+  date?: string | undefined;
+  kind?: string | undefined;
+}): ExtractedRecord {
+  const rec: ExtractedRecord = {
+    id: recordId({
+      ...(r.platformId ? { platformId: r.platformId } : {}),
+      ...(r.url ? { url: r.url } : {}),
+      title: r.title,
+      ...(r.date ? { date: r.date } : {}),
+    }),
+    title: r.title,
+  };
+  if (r.date) rec.date = r.date;
+  if (r.url) rec.url = r.url;
+  if (r.kind) rec.kind = r.kind;
+  return rec;
+}
+
 /** Keeps the first record of each id (a list often repeats an item in a "featured" box). */
 export function dedupeRecords(rs: ExtractedRecord[]): ExtractedRecord[] {
   const seen = new Set<string>();

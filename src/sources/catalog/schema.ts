@@ -90,16 +90,31 @@ export const apiSpec = z
 
 export const downloadSpec = z
   .strictObject({
-    format: z.enum(["csv", "json"]).optional().describe("Default: from the URL's extension"),
-    delimiter: z.string().length(1).optional(),
+    format: z
+      .enum(["csv", "json", "xlsx"])
+      .optional()
+      .describe("Default: an XLSX workbook is told by its bytes, else .json by the URL, else csv"),
+    delimiter: z.string().length(1).optional().describe("csv: the field separator (default ,)"),
     items: z.string().optional().describe("json: path to the array of rows"),
-    title: fieldPath.describe("Column name (csv) or path (json) of the title"),
-    date: fieldPath.optional(),
+    sheet: z
+      .union([z.string().min(1), z.int().min(1)])
+      .optional()
+      .describe("xlsx: the sheet's name, or its 1-based position (default the first sheet)"),
+    headerRow: z
+      .int()
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe("xlsx: the 1-based row holding the column names (default 1)"),
+    title: fieldPath.describe("Column name (csv, xlsx) or path (json) of the title"),
+    date: fieldPath
+      .optional()
+      .describe("xlsx: date cells and serial numbers become dates (America/New_York)"),
     id: fieldPath.optional(),
     link: fieldPath.optional(),
     kind: fieldPath.optional(),
   })
-  .describe("Column mapping for a CSV or JSON file");
+  .describe("Column mapping for a CSV, XLSX or JSON file");
 
 const fieldValue = z.union([z.string(), z.number(), z.boolean()]).transform(String);
 

@@ -1,7 +1,8 @@
 /**
  * Files a government publishes for download (P4: preferred over a page): CSV, read with
- * csv-parse (header row; columns mapped by name), and JSON (as api.ts). XLSX would need a
- * spreadsheet library this project does not carry, so it is reported, not guessed at.
+ * csv-parse (header row; columns mapped by name), JSON (as api.ts) and XLSX (one sheet, its
+ * header row naming the columns, download-xlsx.ts). The format is told by the bytes first —
+ * a zip holding xl/workbook.xml is a workbook whatever the URL says — then by the URL.
  */
 import { parse } from "csv-parse/sync";
 import type { DownloadSpec } from "../catalog/schema.js";
@@ -9,21 +10,54 @@ import type { ExtractedRecord, Extraction } from "../record.js";
 import { dedupeRecords } from "../record-id.js";
 import { parseJsonBody, recordsFromJson } from "./api.js";
 import { decodeBody } from "./decode.js";
+import { isXlsx, MAX_ROWS, readSheetRows } from "./download-xlsx.js";
+import { looksLikeZip } from "./download-zip.js";
 import { mapRecord } from "./fields.js";
 
-function formatOf(url: string, spec: DownloadSpec, body: Uint8Array): "csv" | "json" | "xlsx" {
+type Format = "csv" | "json" | "xlsx" | { note: string };
+
+function formatOf(url: string, spec: DownloadSpec, body: Uint8Array): Format {
+  if (isXlsx(body)) return "xlsx";
+  // A zip that is not a workbook, or an old BIFF .xls (OLE2 magic D0 CF 11 E0), is said so.
+  if (looksLikeZip(body)) return { note: "a zip file, not an XLSX workbook" };
+  if (body[0] === 0xd0 && body[1] === 0xcf && body[2] === 0x11 && body[3] === 0xe0)
+    return { note: "an old .xls (BIFF) workbook, which is not read; XLSX and CSV are" };
+  if (spec.format === "xlsx") return { note: "not an XLSX file" };
   if (spec.format) return spec.format;
   const path = new URL(url).pathname.toLowerCase();
   if (path.endsWith(".json")) return "json";
-  if (path.endsWith(".xlsx") || path.endsWith(".xls")) return "xlsx";
-  // "PK\3\4": a zip container, which is what an .xlsx is.
-  if (body[0] === 0x50 && body[1] === 0x4b && body[2] === 0x03 && body[3] === 0x04) return "xlsx";
+  if (path.endsWith(".xlsx")) return { note: "not an XLSX file" };
   return "csv";
+}
+
+function fromRows(rows: Record<string, string>[], spec: DownloadSpec, url: string): Extraction {
+  const out: ExtractedRecord[] = [];
+  for (const row of rows) {
+    const rec = mapRecord(row, spec, url);
+    if (rec) out.push(rec);
+  }
+  const x: Extraction = { records: dedupeRecords(out) };
+  if (x.records.length === 0)
+    x.note = rows.length === 0 ? "empty file" : `no row had a "${spec.title}" value`;
+  return x;
+}
+
+function extractXlsx(body: Uint8Array, url: string, spec: DownloadSpec): Extraction {
+  const sheet = readSheetRows(body, {
+    sheet: spec.sheet,
+    headerRow: spec.headerRow,
+    dateColumn: spec.date,
+  });
+  if (!sheet.ok) return { records: [], note: `not a readable XLSX file (${sheet.why})` };
+  const x = fromRows(sheet.rows, spec, url);
+  if (sheet.truncated) x.note = `only the first ${MAX_ROWS} rows of the sheet were read`;
+  return x;
 }
 
 export function extractDownload(body: Uint8Array, url: string, spec: DownloadSpec): Extraction {
   const format = formatOf(url, spec, body);
-  if (format === "xlsx") return { records: [], note: "spreadsheet (XLSX) files are not read" };
+  if (typeof format === "object") return { records: [], note: format.note };
+  if (format === "xlsx") return extractXlsx(body, url, spec);
   if (format === "json") {
     const parsed = parseJsonBody(body);
     if (!parsed.ok) return { records: [], note: "not JSON" };
@@ -47,13 +81,5 @@ export function extractDownload(body: Uint8Array, url: string, spec: DownloadSpe
       note: `not a readable CSV file (${(e as Error).message.split("\n")[0]})`,
     };
   }
-  const out: ExtractedRecord[] = [];
-  for (const row of rows) {
-    const rec = mapRecord(row, spec, url);
-    if (rec) out.push(rec);
-  }
-  const x: Extraction = { records: dedupeRecords(out) };
-  if (x.records.length === 0)
-    x.note = rows.length === 0 ? "empty file" : `no row had a "${spec.title}" value`;
-  return x;
+  return fromRows(rows, spec, url);
 }

@@ -6,7 +6,7 @@
 import { type AnyFeed, DetectError, parseFeed } from "feedsmith";
 import { toIsoDate } from "../dates.js";
 import type { ExtractedRecord, Extraction } from "../record.js";
-import { absoluteUrl, cleanText, dedupeRecords, recordId } from "../record-id.js";
+import { absoluteUrl, cleanText, dedupeRecords, makeRecord } from "../record-id.js";
 import { decodeBody } from "./decode.js";
 
 interface FeedItem {
@@ -103,20 +103,7 @@ export function extractFeed(body: Uint8Array, url: string): Extraction {
     const title = plain(it.title) || link;
     if (!title) continue;
     const date = it.date ? toIsoDate(it.date) : undefined;
-    const rec: ExtractedRecord = {
-      id: recordId({
-        ...(it.id ? { platformId: it.id } : {}),
-        ...(link ? { url: link } : {}),
-        title,
-        ...(date ? { date } : {}),
-      }),
-      title,
-    };
-    if (date) rec.date = date;
-    if (link) rec.url = link;
-    const kind = plain(it.kind);
-    if (kind) rec.kind = kind;
-    out.push(rec);
+    out.push(makeRecord({ title, platformId: it.id, url: link, date, kind: plain(it.kind) }));
   }
   const records = dedupeRecords(out);
   return records.length > 0 ? { records } : { records, note: "feed has no items" };

@@ -6,7 +6,7 @@
  */
 
 import type { ExtractedRecord } from "../record.js";
-import { absoluteUrl, cleanText, recordId } from "../record-id.js";
+import { absoluteUrl, cleanText, makeRecord } from "../record-id.js";
 import { findDate } from "./find-date.js";
 
 export interface FieldMap {
@@ -75,19 +75,11 @@ export function mapRecord(
         ? findDate(rawDate)
         : undefined;
   const link = absoluteUrl(fieldText(item, map.link), baseUrl);
-  const platformId = fieldText(item, map.id);
-  const rec: ExtractedRecord = {
-    id: recordId({
-      ...(platformId ? { platformId } : {}),
-      ...(link ? { url: link } : {}),
-      title,
-      ...(date ? { date } : {}),
-    }),
+  return makeRecord({
     title,
-  };
-  if (date) rec.date = date;
-  if (link) rec.url = link;
-  const kind = fieldText(item, map.kind);
-  if (kind) rec.kind = kind;
-  return rec;
+    platformId: fieldText(item, map.id),
+    url: link,
+    date,
+    kind: fieldText(item, map.kind),
+  });
 }

@@ -6,7 +6,7 @@
 import { load } from "cheerio";
 import type { PageRecipe } from "../catalog/types.js";
 import type { ExtractedRecord, Extraction } from "../record.js";
-import { absoluteUrl, dedupeRecords, recordId } from "../record-id.js";
+import { absoluteUrl, dedupeRecords, makeRecord } from "../record-id.js";
 import { decodeBody } from "./decode.js";
 import { findDate } from "./find-date.js";
 import { parseSelector, pick, read } from "./select.js";
@@ -41,21 +41,15 @@ export function extractPage(body: Uint8Array, url: string, recipe: PageRecipe): 
     if (!title) return;
     const dateText = read(item, recipe.date);
     const date = dateText ? findDate(dateText) : undefined;
-    const platformId = read(item, recipe.id);
-    const rec: ExtractedRecord = {
-      id: recordId({
-        ...(platformId ? { platformId } : {}),
-        ...(link ? { url: link } : {}),
+    out.push(
+      makeRecord({
         title,
-        ...(date ? { date } : {}),
+        platformId: read(item, recipe.id),
+        url: link,
+        date,
+        kind: read(item, recipe.kind),
       }),
-      title,
-    };
-    if (date) rec.date = date;
-    if (link) rec.url = link;
-    const kind = read(item, recipe.kind);
-    if (kind) rec.kind = kind;
-    out.push(rec);
+    );
   });
   const extraction: Extraction = { records: dedupeRecords(out) };
   if (recipe.next) {

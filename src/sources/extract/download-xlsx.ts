@@ -1,0 +1,224 @@
+/**
+ * XLSX downloads (P4: a file the government publishes, preferred over a page), read
+ * synchronously because the night's extraction port is synchronous: the workbook, its shared
+ * strings and styles and one sheet (ECMA-376 Part 1 §18.2, §18.3, §18.4, §18.8) are taken out
+ * of the zip under a cap and parsed with cheerio in XML mode. Rows become header → text maps,
+ * so the catalog's column mapping is the CSV one.
+ *
+ * Limits (a zip bomb must not blow memory): at most MAX_XML_BYTES of XML inflated in all, the
+ * cap enforced by zlib while inflating; at most MAX_ROWS data rows read.
+ */
+import { type Cheerio, load } from "cheerio";
+import type { Element } from "domhandler";
+import { decodeBody } from "./decode.js";
+import { looksLikeZip, readZipEntry, type ZipEntry, zipIndex } from "./download-zip.js";
+
+export const MAX_XML_BYTES = 32 * 1024 * 1024;
+export const MAX_ROWS = 100_000;
+
+export interface SheetChoice {
+  /** A sheet name, or its 1-based position in the workbook; default the first. */
+  sheet?: string | number | undefined;
+  /** 1-based row holding the column names; default 1. */
+  headerRow?: number | undefined;
+  /** The column whose numbers are Excel serial dates even without a date style. */
+  dateColumn?: string | undefined;
+}
+
+export type SheetRows =
+  | { ok: true; rows: Record<string, string>[]; truncated: boolean }
+  | { ok: false; why: string };
+
+/** An XLSX is a zip whose directory holds xl/workbook.xml (ECMA-376 Part 2, the package). */
+export function isXlsx(body: Uint8Array): boolean {
+  if (!looksLikeZip(body)) return false;
+  const idx = zipIndex(body);
+  return idx.ok && idx.entries.has("xl/workbook.xml");
+}
+
+/** Tag prefixes (`x:row`, written by the Open XML SDK) are dropped so selectors stay plain. */
+const xml = (bytes: Uint8Array) =>
+  load(decodeBody(bytes).replace(/<(\/?)[A-Za-z_][\w.-]*:/g, "<$1"), { xml: true });
+
+export function readSheetRows(body: Uint8Array, choice: SheetChoice): SheetRows {
+  const idx = zipIndex(body);
+  if (!idx.ok) return idx;
+  let budget = MAX_XML_BYTES;
+  const part = (name: string): Uint8Array | undefined | { why: string } => {
+    const e: ZipEntry | undefined = idx.entries.get(name);
+    if (!e) return undefined;
+    const r = readZipEntry(body, e, budget);
+    if (!r.ok && r.tooLarge)
+      return { why: `more than ${MAX_XML_BYTES / 1048576} MiB of XML once uncompressed` };
+    if (!r.ok) return { why: r.why };
+    budget -= r.bytes.length;
+    return r.bytes;
+  };
+  const wb = part("xl/workbook.xml");
+  if (!(wb instanceof Uint8Array)) return { ok: false, why: whyOf(wb, "no xl/workbook.xml") };
+  const $wb = xml(wb);
+  const sheets = $wb("sheets > sheet")
+    .toArray()
+    .map((s) => ({ name: s.attribs["name"] ?? "", rid: s.attribs["r:id"] ?? s.attribs["id"] }));
+  const want = choice.sheet ?? 1;
+  const chosen =
+    typeof want === "number" ? sheets[want - 1] : sheets.find((s) => s.name === want.trim());
+  if (!chosen)
+    return {
+      ok: false,
+      why: `no sheet ${JSON.stringify(want)} (sheets: ${sheets.map((s) => s.name).join(", ")})`,
+    };
+  const rels = part("xl/_rels/workbook.xml.rels");
+  if (!(rels instanceof Uint8Array)) return { ok: false, why: whyOf(rels, "no workbook rels") };
+  const target = xml(rels)("Relationship")
+    .toArray()
+    .find((r) => r.attribs["Id"] === chosen.rid)?.attribs["Target"];
+  if (!target) return { ok: false, why: `sheet "${chosen.name}" has no part` };
+  const sheetPath = target.startsWith("/") ? target.slice(1) : `xl/${target.replace(/^\.\//, "")}`;
+  const epoch1904 = /^(1|true)$/.test($wb("workbookPr").attr("date1904") ?? "");
+  const strings = part("xl/sharedStrings.xml");
+  if (strings && !(strings instanceof Uint8Array)) return { ok: false, why: strings.why };
+  const styles = part("xl/styles.xml");
+  if (styles && !(styles instanceof Uint8Array)) return { ok: false, why: styles.why };
+  const sheet = part(sheetPath);
+  if (!(sheet instanceof Uint8Array)) return { ok: false, why: whyOf(sheet, `no ${sheetPath}`) };
+  const cells: CellContext = {
+    shared: strings ? sharedStrings(strings) : [],
+    dateStyles: styles ? dateStyles(styles) : new Set(),
+    epoch1904,
+  };
+  return tableOf(xml(sheet), cells, choice);
+}
+
+function whyOf(r: { why: string } | undefined, missing: string): string {
+  return r ? r.why : missing;
+}
+
+interface CellContext {
+  shared: string[];
+  /** Indexes into cellXfs whose number format shows a date (§18.8.30, §18.8.31). */
+  dateStyles: Set<number>;
+  epoch1904: boolean;
+}
+
+/** §18.4.8: plain `<t>` or rich-text runs `<r><t>`; phonetic runs (`rPh`) are not the text. */
+function sharedStrings(bytes: Uint8Array): string[] {
+  const $ = xml(bytes);
+  return $("sst > si")
+    .toArray()
+    .map((si) =>
+      $(si)
+        .find("t")
+        .toArray()
+        .filter((t) => $(t).parents("rPh").length === 0)
+        .map((t) => $(t).text())
+        .join(""),
+    );
+}
+
+/** Built-in date/time format ids (§18.8.30) and custom codes with d/m/y/h/s outside quotes. */
+const BUILTIN_DATE_FORMATS = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 45, 46, 47]);
+function dateStyles(bytes: Uint8Array): Set<number> {
+  const $ = xml(bytes);
+  const custom = new Map<number, string>();
+  for (const f of $("numFmts > numFmt").toArray())
+    custom.set(Number(f.attribs["numFmtId"]), f.attribs["formatCode"] ?? "");
+  const out = new Set<number>();
+  $("cellXfs > xf").each((i, xf) => {
+    const id = Number(xf.attribs["numFmtId"] ?? 0);
+    const code = custom.get(id);
+    const bare = code?.replace(/"[^"]*"|\[[^\]]*\]|\\./g, "");
+    if (BUILTIN_DATE_FORMATS.has(id) || (bare !== undefined && /[dmyhs]/i.test(bare))) out.add(i);
+  });
+  return out;
+}
+
+/** Column letters of `B12` → 1 (0-based). */
+function columnOf(ref: string | undefined): number | undefined {
+  const m = ref ? /^([A-Z]+)\d+$/i.exec(ref) : null;
+  if (!m) return undefined;
+  let n = 0;
+  for (const ch of m[1]!.toUpperCase()) n = n * 26 + ch.charCodeAt(0) - 64;
+  return n - 1;
+}
+
+/**
+ * An Excel serial date (days since 1899-12-30, which absorbs the 1900 leap-year bug for dates
+ * after February 1900; 1462 days later in the 1904 system) as a wall-clock text: date-only
+ * for whole days, else `YYYY-MM-DDTHH:MM:SS`, read later in America/New_York (dates.ts).
+ */
+export function serialToText(serial: number, epoch1904 = false): string | undefined {
+  if (!Number.isFinite(serial) || serial < 1 || serial > 2958465) return undefined;
+  const ms = Math.round((serial + (epoch1904 ? 1462 : 0)) * 86400) * 1000;
+  const d = new Date(Date.UTC(1899, 11, 30) + ms);
+  const iso = d.toISOString();
+  return Number.isInteger(serial) ? iso.slice(0, 10) : iso.slice(0, 19);
+}
+
+type Cell = { text: string; date?: string };
+
+function cellValue($c: Cheerio<Element>, ctx: CellContext): Cell | undefined {
+  const t = $c.attr("t") ?? "n";
+  const v = $c.children("v").text();
+  switch (t) {
+    case "s":
+      return { text: ctx.shared[Number(v)] ?? "" };
+    case "inlineStr":
+      return { text: $c.find("is t").text() };
+    case "str":
+      return { text: v };
+    case "b":
+      return { text: v === "1" ? "TRUE" : "FALSE" };
+    case "d": // ISO 8601 text (§18.18.11 ST_CellType d)
+      return { text: v, date: v };
+    case "e":
+      return undefined;
+    default: {
+      if (v === "") return undefined;
+      const styled = ctx.dateStyles.has(Number($c.attr("s") ?? -1));
+      const date = styled ? serialToText(Number(v), ctx.epoch1904) : undefined;
+      return date ? { text: date, date } : { text: v };
+    }
+  }
+}
+
+function tableOf($: ReturnType<typeof load>, ctx: CellContext, choice: SheetChoice): SheetRows {
+  const headerRow = choice.headerRow ?? 1;
+  let header: string[] | undefined;
+  const rows: Record<string, string>[] = [];
+  let truncated = false;
+  let position = 0;
+  for (const row of $("sheetData > row").toArray()) {
+    position = Number(row.attribs["r"] ?? position + 1);
+    if (position < headerRow) continue;
+    const cells: (Cell | undefined)[] = [];
+    let col = 0;
+    for (const c of $(row).children("c").toArray()) {
+      col = columnOf(c.attribs["r"]) ?? col;
+      cells[col] = cellValue($(c), ctx);
+      col++;
+    }
+    if (!header) {
+      header = Array.from(cells, (c) => c?.text.trim() ?? "");
+      continue;
+    }
+    if (rows.length >= MAX_ROWS) {
+      truncated = true;
+      break;
+    }
+    const out: Record<string, string> = {};
+    header.forEach((name, i) => {
+      const c = cells[i];
+      if (!name || !c) return;
+      // A plain number in the date column is still a serial date (many exports drop styles).
+      const serial =
+        name === choice.dateColumn && !c.date && /^\d+(\.\d+)?$/.test(c.text)
+          ? serialToText(Number(c.text), ctx.epoch1904)
+          : undefined;
+      out[name] = serial ?? c.text;
+    });
+    rows.push(out);
+  }
+  if (!header) return { ok: false, why: `no header row ${headerRow} in the sheet` };
+  return { ok: true, rows, truncated };
+}
