@@ -130,7 +130,7 @@ describe("extractDownload: CSV and JSON files with column mapping", () => {
     ]);
   });
 
-  it("reads JSON files, says so for XLSX and for an HTML page in place of the file", () => {
+  it("reads JSON files, says so for a zip that is no workbook and for an HTML page in place of the file", () => {
     const json = extractDownload(
       enc('[{"n":"Minutes","d":"2026-01-05"}]'),
       "https://x.gov/list.json",
@@ -141,7 +141,7 @@ describe("extractDownload: CSV and JSON files with column mapping", () => {
     ]);
     expect(
       extractDownload(enc("PK\u0003\u0004rest"), "https://x.gov/bids", { title: "t" }).note,
-    ).toBe("spreadsheet (XLSX) files are not read");
+    ).toBe("a zip file, not an XLSX workbook");
     expect(
       extractDownload(enc("<!DOCTYPE html><p>moved"), "https://x.gov/bids.csv", { title: "t" })
         .note,

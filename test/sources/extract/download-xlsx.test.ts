@@ -1,0 +1,222 @@
+import { constants, createDeflateRaw, deflateRawSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import writeExcelFile, { type SheetData } from "write-excel-file/node";
+import { extractDownload } from "../../../src/sources/extract/download.js";
+import {
+  MAX_ROWS,
+  MAX_XML_BYTES,
+  serialToText,
+} from "../../../src/sources/extract/download-xlsx.js";
+import { extractWay } from "../../../src/sources/extract/index.js";
+
+const xlsx = async (data: SheetData): Promise<Uint8Array> =>
+  new Uint8Array(await writeExcelFile(data).toBuffer());
+
+const BIDS: SheetData = [
+  ["Bid Number", "Bid Title", "Due Date", "Document"],
+  [
+    "2026-01",
+    "Salt, road",
+    // Excel keeps wall-clock time without a zone; the writer stores this UTC reading as such.
+    { value: new Date(Date.UTC(2026, 2, 2, 14, 0)), type: Date, format: "mm/dd/yyyy hh:mm" },
+    "/bids/2026-01.pdf",
+  ],
+  // A bare serial number in the date column (no date style), as many exports write it.
+  [7, "Culvert pipe", 46090, null],
+  [null, null, null, null],
+  [
+    "2026-03",
+    "Summer mowing",
+    { value: new Date(Date.UTC(2026, 6, 1)), type: Date, format: "mm/dd/yyyy" },
+    "https://county.example.gov/bids/3",
+  ],
+];
+const MAP = { title: "Bid Title", date: "Due Date", id: "Bid Number", link: "Document" };
+
+/** A zip written by hand (APPNOTE §4.3), for files no spreadsheet writer would make. */
+function zip(entries: { name: string; data: Uint8Array; method?: 0 | 8; declared?: number }[]) {
+  const parts: Uint8Array[] = [];
+  const central: Uint8Array[] = [];
+  let offset = 0;
+  for (const e of entries) {
+    const name = new TextEncoder().encode(e.name);
+    const method = e.method ?? 8;
+    const data = method === 8 && e.declared === undefined ? deflateRawSync(e.data) : e.data;
+    const usize = e.declared ?? e.data.length;
+    const lfh = Buffer.alloc(30);
+    lfh.writeUInt32LE(0x04034b50, 0);
+    lfh.writeUInt16LE(20, 4);
+    lfh.writeUInt16LE(method, 8);
+    lfh.writeUInt32LE(data.length, 18);
+    lfh.writeUInt32LE(usize, 22);
+    lfh.writeUInt16LE(name.length, 26);
+    const cdh = Buffer.alloc(46);
+    cdh.writeUInt32LE(0x02014b50, 0);
+    cdh.writeUInt16LE(20, 6);
+    cdh.writeUInt16LE(method, 10);
+    cdh.writeUInt32LE(data.length, 20);
+    cdh.writeUInt32LE(usize, 24);
+    cdh.writeUInt16LE(name.length, 28);
+    cdh.writeUInt32LE(offset, 42);
+    parts.push(lfh, name, data);
+    central.push(cdh, name);
+    offset += 30 + name.length + data.length;
+  }
+  const cdSize = central.reduce((n, b) => n + b.length, 0);
+  const eocd = Buffer.alloc(22);
+  eocd.writeUInt32LE(0x06054b50, 0);
+  eocd.writeUInt16LE(entries.length, 8);
+  eocd.writeUInt16LE(entries.length, 10);
+  eocd.writeUInt32LE(cdSize, 12);
+  eocd.writeUInt32LE(offset, 16);
+  return new Uint8Array(Buffer.concat([...parts, ...central, eocd]));
+}
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const WORKBOOK = enc(
+  '<workbook xmlns:r="r"><sheets><sheet name="Bids" sheetId="1" r:id="rId1"/></sheets></workbook>',
+);
+const RELS = enc(
+  '<Relationships><Relationship Id="rId1" Target="worksheets/sheet1.xml"/></Relationships>',
+);
+
+/** `n` MiB of zeros, deflated as a stream so the test itself never holds them. */
+async function deflatedZeros(mib: number): Promise<Uint8Array> {
+  const d = createDeflateRaw({ level: constants.Z_BEST_COMPRESSION });
+  const out: Buffer[] = [];
+  d.on("data", (b: Buffer) => out.push(b));
+  const done = new Promise((resolve) => d.on("end", resolve));
+  const chunk = Buffer.alloc(1024 * 1024, 0x20);
+  for (let i = 0; i < mib; i++) d.write(chunk);
+  d.end();
+  await done;
+  return new Uint8Array(Buffer.concat(out));
+}
+
+describe("extractDownload: XLSX workbooks (P4)", () => {
+  it("P4: reads the first sheet: header names the columns, date cells and serials become New York dates", async () => {
+    const x = extractDownload(await xlsx(BIDS), "https://county.example.gov/bids/open.xlsx", MAP);
+    expect(x.note).toBeUndefined();
+    expect(x.records).toEqual([
+      {
+        id: "2026-01",
+        title: "Salt, road",
+        date: "2026-03-02T14:00:00-05:00",
+        url: "https://county.example.gov/bids/2026-01.pdf",
+      },
+      { id: "7", title: "Culvert pipe", date: "2026-03-09" },
+      {
+        id: "2026-03",
+        title: "Summer mowing",
+        date: "2026-07-01",
+        url: "https://county.example.gov/bids/3",
+      },
+    ]);
+  });
+
+  it("P4: a workbook is told by its bytes (zip with xl/workbook.xml), not by its URL", async () => {
+    const body = await xlsx(BIDS);
+    for (const url of ["https://x.gov/export?type=bids", "https://x.gov/bids.csv"])
+      expect(extractDownload(body, url, MAP).records.map((r) => r.title)).toEqual([
+        "Salt, road",
+        "Culvert pipe",
+        "Summer mowing",
+      ]);
+    // And the other way: an .xlsx URL that answers something else is said so, not misread.
+    expect(extractDownload(enc("a,b\n1,2\n"), "https://x.gov/b.xlsx", MAP).note).toBe(
+      "not an XLSX file",
+    );
+    expect(extractDownload(enc("PK\u0003\u0004rest"), "https://x.gov/bids", MAP).note).toBe(
+      "a zip file, not an XLSX workbook",
+    );
+    const biff = new Uint8Array([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
+    expect(extractDownload(biff, "https://x.gov/b.xls", MAP).note).toMatch(/old \.xls \(BIFF\)/);
+  });
+
+  it("P4: picks a sheet by name or position and a header row below a title block", async () => {
+    const cover: SheetData = [
+      ["Lake County bids"],
+      ["as of today"],
+      ["Title", "When"],
+      ["Gravel", "2026-04-01"],
+    ];
+    const body = new Uint8Array(
+      await writeExcelFile([
+        { data: [["Notes"], ["nothing here"]], sheet: "Read me" },
+        { data: cover, sheet: "Open bids" },
+      ]).toBuffer(),
+    );
+    const spec = { title: "Title", date: "When", headerRow: 3 };
+    for (const sheet of ["Open bids", 2]) {
+      expect(extractDownload(body, "https://x.gov/f", { ...spec, sheet }).records).toEqual([
+        { id: expect.stringMatching(/^h:/), title: "Gravel", date: "2026-04-01" },
+      ]);
+    }
+    expect(extractDownload(body, "https://x.gov/f", { ...spec, sheet: "Closed" }).note).toBe(
+      'not a readable XLSX file (no sheet "Closed" (sheets: Read me, Open bids))',
+    );
+    expect(extractDownload(body, "https://x.gov/f", { title: "Title" }).note).toBe(
+      'no row had a "Title" value',
+    );
+  });
+
+  it("P4: a zip bomb (200 MiB of XML in a 200 KiB file, sizes lied about) is refused under the cap", async () => {
+    const bomb = await deflatedZeros(200);
+    expect(bomb.length).toBeLessThan(1024 * 1024);
+    const body = zip([
+      { name: "xl/workbook.xml", data: WORKBOOK },
+      { name: "xl/_rels/workbook.xml.rels", data: RELS },
+      // The directory claims 100 bytes; only zlib's own output cap counts.
+      { name: "xl/worksheets/sheet1.xml", data: bomb, method: 8, declared: 100 },
+    ]);
+    const before = process.memoryUsage().rss;
+    const t0 = performance.now();
+    const x = extractDownload(body, "https://x.gov/bids.xlsx", MAP);
+    expect(x).toEqual({
+      records: [],
+      note: `not a readable XLSX file (more than ${MAX_XML_BYTES / 1048576} MiB of XML once uncompressed)`,
+    });
+    expect(performance.now() - t0).toBeLessThan(5000);
+    // Inflating stopped at the cap: memory grew by less than the bomb's 200 MiB.
+    expect(process.memoryUsage().rss - before).toBeLessThan(150 * 1024 * 1024);
+  });
+
+  it(`P4: reads at most ${MAX_ROWS} rows and says so; hand-made parts with prefixes and inline strings read`, () => {
+    const row = (i: number) =>
+      `<x:row r="${i}"><x:c r="A${i}" t="inlineStr"><x:is><x:t>Item ${i}</x:t></x:is></x:c></x:row>`;
+    const rows = [
+      '<x:row r="1"><x:c r="A1" t="inlineStr"><x:is><x:t>Title</x:t></x:is></x:c></x:row>',
+    ];
+    for (let i = 2; i <= MAX_ROWS + 5; i++) rows.push(row(i));
+    const sheet = enc(
+      `<x:worksheet xmlns:x="m"><x:sheetData>${rows.join("")}</x:sheetData></x:worksheet>`,
+    );
+    const body = zip([
+      { name: "xl/workbook.xml", data: WORKBOOK },
+      { name: "xl/_rels/workbook.xml.rels", data: RELS },
+      { name: "xl/worksheets/sheet1.xml", data: sheet },
+    ]);
+    const x = extractDownload(body, "https://x.gov/f", { title: "Title" });
+    expect(x.records).toHaveLength(MAX_ROWS);
+    expect(x.records[0]?.title).toBe("Item 2");
+    expect(x.note).toBe(`only the first ${MAX_ROWS} rows of the sheet were read`);
+  });
+
+  it("Excel serials: 1900 system (leap-year bug absorbed) and 1904 system, whole days stay dates", () => {
+    expect(serialToText(61)).toBe("1900-03-01");
+    expect(serialToText(46083.75)).toBe("2026-03-02T18:00:00");
+    expect(serialToText(44621, true)).toBe("2026-03-02");
+    expect(serialToText(0)).toBeUndefined();
+    expect(serialToText(Number.NaN)).toBeUndefined();
+  });
+
+  it("P4: the night's dispatch (extractWay) reads a download way's workbook", async () => {
+    const way = { access: "download" as const, url: "https://x.gov/bids", download: MAP };
+    const x = extractWay(way, await xlsx(BIDS), way.url);
+    expect(x.records.map((r) => r.date)).toEqual([
+      "2026-03-02T14:00:00-05:00",
+      "2026-03-09",
+      "2026-07-01",
+    ]);
+  });
+});
