@@ -6,6 +6,8 @@
 import { NorError, UsageError } from "../errors.js";
 import type { Db } from "../store/db.js";
 import { toIso } from "../store/iso-time.js";
+import type { WaySkipped, WayUsed } from "./types.js";
+import { parseWayChoice } from "./way-choice.js";
 
 export interface MarkInput {
   source: string;
@@ -96,6 +98,10 @@ export interface StatusRow {
   lastNight?: string;
   lastOutcome?: string;
   lastReason?: string;
+  /** P4: the way in the last night used, absent when none worked (or none was tried). */
+  way?: WayUsed;
+  /** P4: the better ways the last night passed over, and why. */
+  skipped: WaySkipped[];
   recordsKnown: number;
   newLastNight: number;
   flags: string[];
@@ -110,6 +116,7 @@ export async function statusRows(db: Db): Promise<StatusRow[]> {
       government: s.government,
       url: s.url,
       reading: true,
+      skipped: [],
       recordsKnown: 0,
       newLastNight: 0,
       flags: [],
@@ -124,7 +131,7 @@ export async function statusRows(db: Db): Promise<StatusRow[]> {
   }
   const outcomes = await db
     .selectFrom("night_sources")
-    .select(["source_id", "night", "outcome", "reason", "new_records"])
+    .select(["source_id", "night", "outcome", "reason", "way", "new_records"])
     .orderBy("night", "asc")
     .execute();
   for (const o of outcomes) {
@@ -134,7 +141,11 @@ export async function statusRows(db: Db): Promise<StatusRow[]> {
     r.lastOutcome = o.outcome;
     if (o.reason) r.lastReason = o.reason;
     else delete r.lastReason;
-    r.newLastNight = o.new_records;
+    const choice = parseWayChoice(o.way);
+    if (choice?.used) r.way = choice.used;
+    else delete r.way;
+    r.skipped = choice?.skipped ?? [];
+    r.newLastNight = Number(o.new_records);
   }
   const counts = await db
     .selectFrom("records")

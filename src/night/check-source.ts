@@ -16,7 +16,9 @@ import type {
   PageRequest,
   SourceHistory,
   SourceResult,
+  WayChoice,
 } from "./types.js";
+import { skipped, wayUsed } from "./way-choice.js";
 
 export interface CheckContext {
   fetcher: Fetcher;
@@ -118,6 +120,8 @@ export async function checkSource(
   let first: NightOutcome | undefined;
   let outcome: NightOutcome | undefined;
   let backfill: BackfillState | undefined;
+  // P4: the way that gave tonight's answer, and every better one passed over with its why.
+  const choice: WayChoice = { skipped: [] };
 
   for (const way of waysInOrder(source)) {
     let req = ctx.reader.firstRequest(way, ctx.clock.now());
@@ -128,8 +132,10 @@ export async function checkSource(
         first ??= opened.outcome;
         if (endsTheSource(opened.outcome.kind)) {
           outcome = opened.outcome;
+          choice.used = wayUsed(way);
           break;
         }
+        choice.skipped.push(skipped(way, opened.outcome));
         continue;
       }
       req = opened.req;
@@ -140,10 +146,13 @@ export async function checkSource(
       first ??= r.outcome;
       if (endsTheSource(r.outcome.kind)) {
         outcome = r.outcome;
+        choice.used = wayUsed(way);
         break;
       }
+      choice.skipped.push(skipped(way, r.outcome));
       continue; // P4: the next way in, if this one is disallowed or does not work
     }
+    choice.used = wayUsed(way);
     if (r.kind === "read") {
       records.push(...r.extraction.records);
       if (r.validators) validators.push(r.validators);
@@ -172,6 +181,7 @@ export async function checkSource(
     outcome: outcome ?? first ?? { kind: "error", reason: "the source lists no way in" },
     records,
     validators,
+    way: choice,
     flags: [],
     startedAt,
     endedAt: ctx.clock.now(),

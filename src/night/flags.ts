@@ -2,10 +2,19 @@
  * P24: the flags the checker raises for a person, never acting on them. Pure: tonight's
  * outcome and the source's history in, flags out.
  */
-import { NO_OUTCOMES, type RaisedFlag, type SourceHistory, type SourceResult } from "./types.js";
+import {
+  type NightOutcomeKind,
+  NO_OUTCOMES,
+  type RaisedFlag,
+  type SourceHistory,
+  type SourceResult,
+} from "./types.js";
 
 /** A no on this many nights in a row raises a flag. */
 export const NO_NIGHTS_IN_A_ROW = 3;
+
+/** Outcomes of a night on which the source was read (it answered and robots.txt allowed it). */
+const READ_OUTCOMES: ReadonlySet<NightOutcomeKind> = new Set(["ok", "unchanged", "no-records"]);
 
 export function flagsFor(result: SourceResult, history: SourceHistory): RaisedFlag[] {
   const flags: RaisedFlag[] = [...result.flags];
@@ -25,7 +34,13 @@ export function flagsFor(result: SourceResult, history: SourceHistory): RaisedFl
       detail: `opens but shows no records (${history.recordsKnown} known from earlier nights)`,
     });
   }
-  if (kind === "disallowed" && history.recentOutcomes[0] !== "disallowed") {
+  // "Now disallows": the source was read on an earlier night and the last night was not
+  // already a disallow (a source disallowed from its first night is not news to anyone).
+  if (
+    kind === "disallowed" &&
+    history.recentOutcomes[0] !== "disallowed" &&
+    history.recentOutcomes.some((k) => READ_OUTCOMES.has(k))
+  ) {
     flags.push({
       kind: "robots-disallows",
       detail: `robots.txt now disallows ${result.outcome.url ?? "the page"}`,

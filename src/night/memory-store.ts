@@ -5,11 +5,12 @@
 import type { ExtractedRecord } from "../sources/record.js";
 import type { CatalogRow, NightState, NightStore, TonightHistory } from "./ports.js";
 import type { ValidatorStore } from "./reader.js";
-import type { BackfillState, NightOutcome, SourceResult } from "./types.js";
+import type { BackfillState, NightOutcome, SourceResult, WayChoice } from "./types.js";
 
 interface StoredOutcome {
   night: string;
   outcome: NightOutcome;
+  way?: WayChoice;
   endedAt: number;
   durationMs: number;
   recordsFound: number;
@@ -88,14 +89,16 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       newRecords++;
     }
     const list = this.outcomes.get(r.sourceId) ?? [];
-    list.push({
+    const stored: StoredOutcome = {
       night,
       outcome: r.outcome,
       endedAt: r.endedAt,
       durationMs: r.endedAt - r.startedAt,
       recordsFound: r.records.length,
       newRecords,
-    });
+    };
+    if (r.way) stored.way = r.way;
+    list.push(stored);
     this.outcomes.set(r.sourceId, list);
     for (const v of r.validators) this.validators.set(v.url, v);
     if (r.backfill) this.backfill.set(r.sourceId, r.backfill);
@@ -133,5 +136,9 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
 
   outcomeOf(source: string, night: string): NightOutcome | undefined {
     return this.outcomes.get(source)?.find((o) => o.night === night)?.outcome;
+  }
+
+  wayOf(source: string, night: string): WayChoice | undefined {
+    return this.outcomes.get(source)?.find((o) => o.night === night)?.way;
   }
 }

@@ -8,6 +8,7 @@ import type { Fetcher } from "../net/types.js";
 import type { Source } from "../sources/catalog/types.js";
 import { failureOutcome } from "./outcome.js";
 import type { NightOutcome, SourceResult } from "./types.js";
+import { wayUsed } from "./way-choice.js";
 
 export async function recheckSource(
   fetcher: Fetcher,
@@ -44,6 +45,8 @@ export async function recheckSource(
     outcome,
     records: [],
     validators: [],
+    // P25: the recheck asks the source's own page, never an alternate.
+    way: { used: wayUsed(source), skipped: [] },
     flags,
     startedAt,
     endedAt: clock.now(),

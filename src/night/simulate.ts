@@ -7,13 +7,20 @@
 import type { ManualClock } from "../clock.js";
 import { createFetcher } from "../net/fetcher.js";
 import { MemoryRobotsCache, MemorySiteState } from "../net/memory-ports.js";
-import type { Transport, TransportResult } from "../net/types.js";
+import type {
+  RequestLogPort,
+  RobotsCachePort,
+  SiteStatePort,
+  Transport,
+  TransportResult,
+} from "../net/types.js";
 import { isRecheckNight } from "../policy/recheck.js";
 import { siteOf } from "../policy/site.js";
 import type { Catalog, Source } from "../sources/catalog/types.js";
 import type { Extraction } from "../sources/record.js";
 import { MemoryNightStore } from "./memory-store.js";
-import type { WayReader } from "./reader.js";
+import type { NightStore } from "./ports.js";
+import type { ValidatorStore, WayReader } from "./reader.js";
 import { type NightSummary, runNight } from "./run-night.js";
 import { CountingRequestLog } from "./sim-ports.js";
 
@@ -25,9 +32,13 @@ export interface SimSite {
   sources: number;
   /** robots.txt: 404 allows all; 500 keeps the checker off for the night (P20). */
   robotsStatus?: number;
+  /** robots.txt answers 200 with this text (a test may change it between nights). */
+  robotsTxt?: string;
   crawlDelayS?: number;
   /** Every page answers 403 (a no, P21). */
   saysNo?: boolean;
+  /** Pages answer 200 with no records (the "opens but shows no records" flag, P24). */
+  noRecords?: boolean;
   /** Older pages per list beyond page 1 (P7 backfill). */
   olderPages?: number;
 }
@@ -96,8 +107,10 @@ export function buildSimulation(clock: ManualClock, sites: readonly SimSite[]): 
       status = 404;
       result = respond(404, "{}");
     } else if (u.pathname === "/robots.txt") {
-      status = spec.robotsStatus ?? (spec.crawlDelayS ? 200 : 404);
-      const body = spec.crawlDelayS ? `User-agent: *\nCrawl-delay: ${spec.crawlDelayS}\n` : "";
+      status = spec.robotsStatus ?? (spec.crawlDelayS || spec.robotsTxt ? 200 : 404);
+      const body =
+        spec.robotsTxt ??
+        (spec.crawlDelayS ? `User-agent: *\nCrawl-delay: ${spec.crawlDelayS}\n` : "");
       result = respond(status, body, "text/plain");
     } else if (spec.saysNo) {
       status = 403;
@@ -105,7 +118,7 @@ export function buildSimulation(clock: ManualClock, sites: readonly SimSite[]): 
     } else {
       const page = Number(u.searchParams.get("page") ?? "0");
       const older = spec.olderPages ?? 0;
-      const records = [0, 1].map((j) => ({
+      const records = (spec.noRecords ? [] : [0, 1]).map((j) => ({
         id: `${u.pathname}#${page}.${j}`,
         title: `item ${page}.${j}`,
       }));
@@ -130,17 +143,20 @@ export interface SimNightOptions {
   night: string;
   deadlineMs: number;
   concurrency: number;
-  /** Shared across nights: robots cache (P16) and site last-end (P10) persist like the store. */
-  siteState?: MemorySiteState;
-  robotsCache?: MemoryRobotsCache;
-  log?: CountingRequestLog;
+  /**
+   * Shared across nights: robots cache (P16) and site last-end (P10) persist like the store.
+   * Any implementation of the ports: the memory ones, or the SQL ones of the real store.
+   */
+  siteState?: SiteStatePort;
+  robotsCache?: RobotsCachePort;
+  log?: RequestLogPort;
 }
 
 /** Runs one night of the real scheduler and fetcher, moving the ManualClock as tasks sleep. */
 export async function runSimulatedNight(
   clock: ManualClock,
   sim: Simulation,
-  store: MemoryNightStore,
+  store: NightStore & ValidatorStore,
   opts: SimNightOptions,
 ): Promise<NightSummary> {
   const siteState = opts.siteState ?? new MemorySiteState();

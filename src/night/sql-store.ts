@@ -163,6 +163,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
           evidence: r.outcome.evidence ? JSON.stringify(r.outcome.evidence) : null,
           status: r.outcome.status ?? null,
           url: r.outcome.url ?? null,
+          way: r.way ? JSON.stringify(r.way) : null,
           records_found: r.records.length,
           new_records: newRecords,
           started_at: toIso(r.startedAt),

@@ -4,6 +4,7 @@
  * directory, `nor status` and the flag rules can match on them exhaustively.
  */
 import type { RefusalEvidence } from "../net/types.js";
+import type { Access } from "../sources/catalog/types.js";
 import type { ExtractedRecord } from "../sources/record.js";
 
 export type NightOutcomeKind =
@@ -64,10 +65,32 @@ export interface RaisedFlag {
   detail: string;
 }
 
+/** P4: the way in a night used for a source (the one whose answer decided the outcome). */
+export interface WayUsed {
+  access: Access;
+  platform?: string;
+  url: string;
+}
+
+/** P4: a better way in that was tried first and passed over, and why (shown in `nor status`). */
+export interface WaySkipped {
+  access: Access;
+  url: string;
+  why: string;
+}
+
+/** The choice of way and why, stored with the outcome. `used` is absent when no way worked. */
+export interface WayChoice {
+  used?: WayUsed;
+  skipped: WaySkipped[];
+}
+
 /** What one source's check produced; committed in one transaction (crash safety). */
 export interface SourceResult {
   sourceId: string;
   outcome: NightOutcome;
+  /** P4: which way in was used tonight and why the better ones were not. */
+  way?: WayChoice;
   records: ExtractedRecord[];
   /** Validators to keep per URL (P12); written with the outcome, never before it. */
   validators: { url: string; etag?: string; lastModified?: string }[];

@@ -2,7 +2,7 @@ import { userInfo } from "node:os";
 import type { Command } from "commander";
 import { UsageError } from "../../errors.js";
 import { markSource } from "../../night/admin-sql.js";
-import { nightOf } from "../../policy/night-date.js";
+import { addDays, nightOf } from "../../policy/night-date.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 
 interface MarkOptions {
@@ -11,6 +11,7 @@ interface MarkOptions {
   notRead?: boolean;
   reason?: string;
   by?: string;
+  night?: string;
 }
 
 /** `nor mark`: P24, only a person changes whether a source is read, with time and reason. */
@@ -23,21 +24,31 @@ export function register(program: Command): void {
     .option("--read", "read it again")
     .option("--reason <text>", "why (required with --not-read)")
     .option("--by <name>", "who decides (default: the login name)")
+    .option(
+      "--night <YYYY-MM-DD>",
+      "the marking night, from which the recheck nights count (P25; default: today in America/New_York)",
+    )
     .action(async (source: string, opts: MarkOptions) => {
       if (opts.read === opts.notRead)
         throw new UsageError("give exactly one of --read or --not-read");
+      // Checked before the store is touched, like every option (P24: the reason is required).
+      if (opts.notRead && !opts.reason?.trim())
+        throw new UsageError('--not-read needs --reason "…" (P24)');
+      const now = Date.now();
+      const night = opts.night ?? nightOf(now);
+      if (!isNightDate(night))
+        throw new UsageError(`--night: "${night}" is not a date written YYYY-MM-DD`);
       const store = await openStore(
         storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
       );
       try {
-        const now = Date.now();
         await markSource(store.db, {
           source,
           reading: opts.read === true,
           ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
           by: opts.by ?? userInfo().username,
           at: now,
-          night: nightOf(now),
+          night,
         });
         process.stdout.write(
           `${source}: ${opts.read ? "read" : `not read (${opts.reason?.trim()})`}\n`,
@@ -47,4 +58,13 @@ export function register(program: Command): void {
         await store.close();
       }
     });
+}
+
+function isNightDate(s: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;
+  try {
+    return addDays(s, 0) === s; // rejects 2026-02-30 and the like
+  } catch {
+    return false;
+  }
 }

@@ -5,7 +5,8 @@ import { runNightWithStore } from "../../night/compose.js";
 import { formatLeft, parseDuration } from "../../night/duration.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
 import { nightOf } from "../../policy/night-date.js";
-import { loadCatalog } from "../../sources/catalog/load.js";
+import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
+import { importCatalog } from "../../sources/catalog-import.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../net-options.js";
 
@@ -48,12 +49,17 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       ? DEFAULT_CONCURRENCY
       : wholeNumber(opts.concurrency, "--concurrency", 1);
   const net = netOptions(opts);
-  const catalog = loadCatalog([opts.catalog]);
+  const { catalog, origins } = loadCatalogWithFiles([opts.catalog]);
   const loc = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
   const store = await openStore(loc);
   const tty = process.stderr.isTTY === true;
   const log = pino({ base: { night } }, pino.destination({ dest: 2, sync: true }));
   try {
+    // The directory shows what the night read: the catalog is imported as a diff first
+    // (a source gone from the file is retired, never deleted), exactly as `nor catalog import`.
+    const diff = await importCatalog(store.db, catalog, origins, Date.now());
+    if (diff.changes.length > 0)
+      log.info({ catalogChanges: diff.changes.length }, "catalog imported");
     const summary = await runNightWithStore(store, catalog, {
       night,
       deadlineMs,

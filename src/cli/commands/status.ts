@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { statusRows } from "../../night/admin-sql.js";
+import { viaText } from "../../night/way-choice.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 
 interface StatusOptions {
@@ -25,15 +26,19 @@ export function register(program: Command): void {
           return;
         }
         process.stdout.write(
-          "source\tgovernment\turl\treading\tlast night\toutcome\trecords\tnew\tflags\n",
+          "source\tgovernment\turl\treading\tlast night\toutcome\tvia\trecords\tnew\tflags\n",
         );
         for (const r of rows) {
           const reading = r.reading ? "read" : `not read: ${r.notReadReason ?? ""}`;
           const outcome = r.lastOutcome
             ? `${r.lastOutcome}${r.lastReason ? ` (${r.lastReason})` : ""}`
             : "-";
+          // P4: which way in the last night used, and why the better ones were passed over.
+          const via = r.lastOutcome
+            ? viaText(r.way ? { used: r.way, skipped: r.skipped } : { skipped: r.skipped })
+            : "-";
           process.stdout.write(
-            `${r.id}\t${r.government}\t${r.url}\t${reading}\t${r.lastNight ?? "-"}\t${outcome}\t${r.recordsKnown}\t${r.newLastNight}\t${r.flags.join(",") || "-"}\n`,
+            `${r.id}\t${r.government}\t${r.url}\t${reading}\t${r.lastNight ?? "-"}\t${outcome}\t${via}\t${r.recordsKnown}\t${r.newLastNight}\t${r.flags.join(",") || "-"}\n`,
           );
         }
       } finally {

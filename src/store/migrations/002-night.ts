@@ -28,6 +28,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("evidence", "text")
     .addColumn("status", "integer")
     .addColumn("url", "text")
+    .addColumn("way", "text")
     .addColumn("records_found", "integer", (c) => c.notNull())
     .addColumn("new_records", "integer", (c) => c.notNull())
     .addColumn("started_at", "text", (c) => c.notNull())

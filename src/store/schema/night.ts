@@ -29,6 +29,8 @@ export interface NightSourcesTable {
   evidence: string | null;
   status: number | null;
   url: string | null;
+  /** P4: the way in used and the better ways skipped with why (WayChoice as JSON). */
+  way: string | null;
   records_found: number;
   new_records: number;
   started_at: string;
