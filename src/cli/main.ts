@@ -10,6 +10,7 @@ import * as mark from "./commands/mark.js";
 import * as night from "./commands/night.js";
 import * as reparse from "./commands/reparse.js";
 import * as robots from "./commands/robots.js";
+import * as serve from "./commands/serve.js";
 import * as status from "./commands/status.js";
 
 /** Each command module adds its subcommand; actions set process.exitCode or throw NorError. */
@@ -29,6 +30,7 @@ const modules: CommandModule[] = [
   discover,
   reparse,
   archive,
+  serve,
 ];
 
 export function buildProgram(): Command {
