@@ -3,24 +3,16 @@
  * is one transaction per source: outcome, records, validators, backfill cursor and flags
  * land together or not at all, which is what makes `kill -9` then `nor night` safe.
  */
-import type { Transaction } from "kysely";
 import { addDays } from "../policy/night-date.js";
 import type { Db } from "../store/db.js";
 import { fromIso, toIso } from "../store/iso-time.js";
-import type { Database } from "../store/schema/index.js";
 import type { CatalogRow, NightState, NightStore, TonightHistory } from "./ports.js";
 import type { ValidatorStore } from "./reader.js";
+import { chunks, insertRecords } from "./sql-records.js";
 import type { NightOutcomeKind, SourceResult } from "./types.js";
 
 /** History older than this many nights is not read back (ordering and flags need a few). */
 const HISTORY_NIGHTS = 60;
-const CHUNK = 200;
-
-function chunks<T>(xs: readonly T[], n = CHUNK): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n));
-  return out;
-}
 
 export class SqlNightStore implements NightStore, ValidatorStore {
   readonly #db: Db;
@@ -267,34 +259,4 @@ export class SqlNightStore implements NightStore, ValidatorStore {
     if (row.last_modified) out.lastModified = row.last_modified;
     return out;
   }
-}
-
-/** Dedupe per source by record id (P6): a record seen before is not new. */
-async function insertRecords(
-  trx: Transaction<Database>,
-  night: string,
-  r: SourceResult,
-): Promise<number> {
-  const unique = new Map(r.records.map((x) => [x.id, x]));
-  let inserted = 0;
-  for (const part of chunks([...unique.values()])) {
-    const res = await trx
-      .insertInto("records")
-      .values(
-        part.map((x) => ({
-          source_id: r.sourceId,
-          record_id: x.id,
-          title: x.title,
-          date: x.date ?? null,
-          url: x.url ?? null,
-          kind: x.kind ?? null,
-          first_seen_night: night,
-          first_seen_at: toIso(r.endedAt),
-        })),
-      )
-      .onConflict((oc) => oc.columns(["source_id", "record_id"]).doNothing())
-      .executeTakeFirst();
-    inserted += Number(res.numInsertedOrUpdatedRows ?? 0);
-  }
-  return inserted;
 }
