@@ -1,0 +1,105 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "../cli/run-nor.js";
+import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
+import { nightCli, rss, writeCatalog } from "./cli-night.js";
+
+/** `nor night` under a pseudo-terminal (util-linux `script`), so its stderr is a TTY. */
+function nightOnTty(catalog: string, data: string, night: string): Promise<string> {
+  const cmd = [process.execPath, join(ROOT, "bin", "nor.js"), "night", "--catalog", catalog]
+    .concat(["--data", data, "--night", night, "--allow-private-addresses", "--gap-ms", "50"])
+    .map((a) => `'${a.replace(/'/g, "'\\''")}'`)
+    .join(" ");
+  return new Promise((resolve, reject) => {
+    const p = spawn("script", ["-qfec", cmd, "/dev/null"], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    p.stdout.on("data", (c: Buffer) => {
+      out += c.toString();
+    });
+    const timer = setTimeout(() => p.kill("SIGKILL"), 60_000);
+    p.on("error", reject);
+    p.on("exit", () => {
+      clearTimeout(timer);
+      resolve(out);
+    });
+  });
+}
+
+describe("what nor night shows while it runs", () => {
+  let fleet: Fleet;
+  let site: FleetServer;
+  let dir: string;
+  let catalog: string;
+
+  beforeAll(async () => {
+    fleet = await startFleet();
+    site = await fleet.server({ host: "127.0.0.7" });
+    site.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    site.route(
+      "/a.rss",
+      (_q, res) =>
+        void res
+          .writeHead(200, { "content-type": "application/rss+xml" })
+          .end(rss(site.origin, 2, "a")),
+    );
+    site.route(
+      "/b.rss",
+      (_q, res) =>
+        void res
+          .writeHead(200, { "content-type": "application/rss+xml" })
+          .end(rss(site.origin, 1, "b")),
+    );
+    dir = mkdtempSync(join(tmpdir(), "nor-progress-"));
+    catalog = writeCatalog(dir, [
+      [
+        "id: a",
+        "government: village-of-test",
+        "records: agendas",
+        "access: feed",
+        `url: ${site.url("/a.rss")}`,
+      ],
+      [
+        "id: b",
+        "government: village-of-test",
+        "records: agendas",
+        "access: feed",
+        `url: ${site.url("/b.rss")}`,
+      ],
+    ]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await fleet?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.skipIf(process.platform !== "linux")(
+    "P13: on a terminal it shows sources done of total, requests, and the time left to the deadline",
+    async () => {
+      const out = await nightOnTty(catalog, join(dir, "tty"), "2026-11-05");
+      expect(out).toMatch(
+        /1\/2 sources · \d+ requests · \d+h \d+m left to the deadline|1\/2 sources · \d+ requests · [^\r\n]* left to the deadline/,
+      );
+      expect(out).toMatch(/2\/2 sources · 3 requests · [^\r\n]* left to the deadline/);
+    },
+    90_000,
+  );
+
+  it("P27: otherwise it writes one structured log line per source checked", async () => {
+    const r = await nightCli(catalog, join(dir, "plain"), "2026-11-05");
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stderr
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const checked = lines.filter((l) => l["msg"] === "source checked");
+    expect(checked.map((l) => [l["source"], l["outcome"]]).sort()).toEqual([
+      ["a", "ok"],
+      ["b", "ok"],
+    ]);
+    expect(lines.at(-1)?.["msg"]).toBe("night done");
+  }, 90_000);
+});
