@@ -8,6 +8,7 @@ import * as flags from "./commands/flags.js";
 import * as log from "./commands/log.js";
 import * as mark from "./commands/mark.js";
 import * as night from "./commands/night.js";
+import * as operator from "./commands/operator.js";
 import * as reparse from "./commands/reparse.js";
 import * as robots from "./commands/robots.js";
 import * as serve from "./commands/serve.js";
@@ -31,6 +32,7 @@ const modules: CommandModule[] = [
   reparse,
   archive,
   serve,
+  operator,
 ];
 
 export function buildProgram(): Command {

@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { DEFAULT_USER_AGENT } from "../policy/constants.js";
 import type { Db } from "../store/db.js";
 import { consoleRoutes } from "./console/routes.js";
@@ -13,7 +13,14 @@ export interface WebOptions {
   /** The clock for "since yesterday" and sessions (tests pass a fixed one). */
   now?: () => number;
   /** Operator console settings (src/web/console). */
-  console?: { password?: string; secret?: string };
+  console?: {
+    password?: string;
+    secret?: string;
+    /** Public origin behind a TLS proxy (Origin check, Secure cookies). */
+    origin?: string;
+    /** How to read the client address failed sign-ins are counted by. */
+    clientAddress?: (c: Context) => string;
+  };
 }
 
 /** The directory: public pages, feeds, JSON API, and the operator's console under /console. */

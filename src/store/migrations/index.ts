@@ -3,6 +3,7 @@ import * as m001 from "./001-log.js";
 import * as m002 from "./002-night.js";
 import * as m003 from "./003-archive.js";
 import * as m004 from "./004-sources.js";
+import * as m005 from "./005-console.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -10,6 +11,7 @@ export const migrations: Record<string, Migration> = {
   "002-night": m002,
   "003-archive": m003,
   "004-sources": m004,
+  "005-console": m005,
 };
 
 export const migrationProvider: MigrationProvider = {

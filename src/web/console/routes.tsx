@@ -1,11 +1,64 @@
+import type { Context } from "hono";
 import { Hono } from "hono";
+import { csrf } from "hono/csrf";
 import type { Db } from "../../store/db.js";
+import { type ConsoleEnv, peerAddress, requireCsrfToken, requireSession } from "./auth.js";
+import { flagRoutes } from "./flags.js";
+import { logRoutes } from "./log-search.js";
+import { nightRoutes } from "./nights.js";
+import { SignInLimiter } from "./rate-limit.js";
+import { SessionStore } from "./session-store.js";
+import { signInRoutes, signOutRoute } from "./sign-in.js";
+import { sourceRoutes } from "./sources.js";
 
-/** Operator console routes, mounted at /console (owned by the console module). */
-export function consoleRoutes(
-  _db: Db,
-  _opts: { now: () => number; password?: string; secret?: string },
-): Hono {
-  const app = new Hono();
-  return app;
+export interface ConsoleOptions {
+  now: () => number;
+  /** The operator password from configuration; without it the store's hash is used. */
+  password?: string;
+  /** Keys the hash of session ids kept in the store (defence in depth; optional). */
+  secret?: string;
+  /**
+   * The origin browsers reach the console at (e.g. https://nor.example.org) when it sits
+   * behind a TLS-terminating proxy: the Origin check compares against it, cookies get Secure.
+   */
+  origin?: string;
+  /** The client address failed sign-ins are counted by (default: the TCP peer). */
+  clientAddress?: (c: Context) => string;
+}
+
+/**
+ * Operator console routes, mounted at /console. Order matters: security headers, then hono's
+ * csrf() Origin check on every POST (sign-in included), then sign-in, then the session wall,
+ * then the synchronizer token on every POST, then the pages. GET never changes anything.
+ */
+export function consoleRoutes(db: Db, opts: ConsoleOptions): Hono {
+  const app = new Hono<ConsoleEnv>();
+  const sessions = new SessionStore(db, opts.secret);
+  app.use("*", async (c, next) => {
+    await next();
+    // Signed-in pages are private and must not be framed (the forms change state).
+    c.header("Cache-Control", "no-store");
+    c.header("X-Frame-Options", "DENY");
+    c.header("Content-Security-Policy", "default-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'; form-action 'self'");
+    c.header("Referrer-Policy", "same-origin");
+    c.header("X-Content-Type-Options", "nosniff");
+  });
+  app.use("*", csrf(opts.origin ? { origin: opts.origin } : {}));
+  signInRoutes(app, {
+    db,
+    now: opts.now,
+    sessions,
+    limiter: new SignInLimiter(),
+    ...(opts.password !== undefined ? { password: opts.password } : {}),
+    ...(opts.origin !== undefined ? { publicOrigin: opts.origin } : {}),
+    clientAddress: opts.clientAddress ?? peerAddress,
+  });
+  app.use("*", requireSession(sessions, opts.now));
+  app.use("*", requireCsrfToken());
+  signOutRoute(app, sessions);
+  nightRoutes(app, db);
+  sourceRoutes(app, db, opts.now);
+  flagRoutes(app, db, opts.now);
+  logRoutes(app, db);
+  return app as unknown as Hono;
 }
