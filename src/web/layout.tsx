@@ -1,3 +1,4 @@
+import { raw } from "hono/html";
 import type { Child, FC } from "hono/jsx";
 
 /**
@@ -42,38 +43,42 @@ export const Layout: FC<{ title: string; head?: Child; children?: Child }> = ({
   head,
   children,
 }) => (
-  <html lang="en">
-    <head>
-      <meta charset="utf-8" />
-      <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <title>{title} · New on Record</title>
-      {head}
-      <style>{CSS}</style>
-    </head>
-    <body>
-      <a class="skip" href="#main">
-        Skip to the content
-      </a>
-      <header class="site">
-        <div class="in">
-          <a class="name" href="/">
-            New on Record
-          </a>
-          <nav aria-label="Site">
-            <a href="/governments">Governments</a>
-            <a href="/new">New on record</a>
-            <a href="/site-owners">For site owners</a>
-          </nav>
-        </div>
-      </header>
-      <main id="main">{children}</main>
-      <footer>
-        <div class="in">
-          New on Record lists where Ohio's governments post public records and notes what is new
-          each night. It links to records; it never opens them. Run a site we check?{" "}
-          <a href="/site-owners">What our checker does, and how to reach us</a>.
-        </div>
-      </footer>
-    </body>
-  </html>
+  <>
+    {/* A constant, never data: the one raw string (standards mode for every browser). */}
+    {raw("<!DOCTYPE html>")}
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{title} · New on Record</title>
+        {head}
+        <style>{CSS}</style>
+      </head>
+      <body>
+        <a class="skip" href="#main">
+          Skip to the content
+        </a>
+        <header class="site">
+          <div class="in">
+            <a class="name" href="/">
+              New on Record
+            </a>
+            <nav aria-label="Site">
+              <a href="/governments">Governments</a>
+              <a href="/new">New on record</a>
+              <a href="/site-owners">For site owners</a>
+            </nav>
+          </div>
+        </header>
+        <main id="main">{children}</main>
+        <footer>
+          <div class="in">
+            New on Record lists where Ohio's governments post public records and notes what is new
+            each night. It links to records; it never opens them. Run a site we check?{" "}
+            <a href="/site-owners">What our checker does, and how to reach us</a>.
+          </div>
+        </footer>
+      </body>
+    </html>
+  </>
 );

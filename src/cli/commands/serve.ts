@@ -1,4 +1,92 @@
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
 import type { Command } from "commander";
+import { NorError, UsageError } from "../../errors.js";
+import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { createApp } from "../../web/app.js";
 
-// Placeholder: the directory module registers `nor serve` here.
-export function register(_program: Command): void {}
+interface ServeOptions {
+  data?: string;
+  host: string;
+  port: string;
+}
+
+/** How long open keep-alive connections get to finish after SIGINT/SIGTERM. */
+const DRAIN_MS = 5_000;
+
+function parsePort(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n > 65_535)
+    throw new UsageError(
+      `--port must be a number from 0 to 65535 (0 picks a free port), not "${text}"`,
+    );
+  return n;
+}
+
+/** `http://127.0.0.1:8080/`, with brackets for an IPv6 address. */
+function urlOf(info: AddressInfo): string {
+  const host =
+    info.family === "IPv6" || info.address.includes(":") ? `[${info.address}]` : info.address;
+  return `http://${host}:${info.port}/`;
+}
+
+/**
+ * `nor serve`: the public directory, its feeds and API, /site-owners and the operator console,
+ * over the store the nights write. Binds to 127.0.0.1 unless told otherwise: putting it on the
+ * internet is a decision (a reverse proxy with TLS in front, docs/operations.md).
+ */
+export function register(program: Command): void {
+  program
+    .command("serve")
+    .description("Serve the directory (pages, feeds, JSON API, /site-owners, /console) over HTTP")
+    .option("--data <dir>", "store directory (DIR/nor.db); NOR_DATABASE_URL selects PostgreSQL")
+    .option("--host <address>", "address to listen on", "127.0.0.1")
+    .option("--port <n>", "port to listen on; 0 picks a free one (the URL is printed)", "8080")
+    .action(async (opts: ServeOptions) => {
+      const port = parsePort(opts.port);
+      // Read-only use: a missing SQLite store is an error, not an empty directory made silently.
+      const store = await openStore(
+        storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
+        { create: false },
+      );
+      const app = createApp({ db: store.db });
+      try {
+        await new Promise<void>((resolve, reject) => {
+          const server = serve({ fetch: app.fetch, hostname: opts.host, port }, (info) => {
+            process.stdout.write(`nor serve: the directory is at ${urlOf(info)}\n`);
+          });
+          server.once("error", (err: NodeJS.ErrnoException) => {
+            process.off("SIGINT", stop);
+            process.off("SIGTERM", stop);
+            reject(
+              new NorError(
+                "E_CONFIG",
+                `cannot listen on ${opts.host}:${port}: ${err.code ?? err.message}`,
+                {
+                  cause: err,
+                },
+              ),
+            );
+          });
+          const stop = (signal: NodeJS.Signals) => {
+            process.off("SIGINT", stop);
+            process.off("SIGTERM", stop);
+            process.stdout.write(`nor serve: ${signal}, stopping\n`);
+            const force = setTimeout(() => {
+              if ("closeAllConnections" in server) server.closeAllConnections();
+            }, DRAIN_MS);
+            force.unref();
+            if ("closeIdleConnections" in server) server.closeIdleConnections();
+            server.close(() => {
+              clearTimeout(force);
+              resolve();
+            });
+          };
+          process.on("SIGINT", stop);
+          process.on("SIGTERM", stop);
+        });
+      } finally {
+        await store.close();
+      }
+    });
+}

@@ -39,7 +39,10 @@ export function consoleRoutes(db: Db, opts: ConsoleOptions): Hono {
     // Signed-in pages are private and must not be framed (the forms change state).
     c.header("Cache-Control", "no-store");
     c.header("X-Frame-Options", "DENY");
-    c.header("Content-Security-Policy", "default-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'; form-action 'self'");
+    c.header(
+      "Content-Security-Policy",
+      "default-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'; form-action 'self'",
+    );
     c.header("Referrer-Policy", "same-origin");
     c.header("X-Content-Type-Options", "nosniff");
   });

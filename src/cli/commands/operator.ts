@@ -1,0 +1,58 @@
+import type { Command } from "commander";
+import { UsageError } from "../../errors.js";
+import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { hashPassword, MAX_PASSWORD_CHARS, passwordProblem } from "../../web/console/password.js";
+import { storePasswordHash } from "../../web/console/session-store.js";
+
+interface OperatorOptions {
+  data?: string;
+}
+
+/**
+ * `nor operator set-password`: the console's one password, read from stdin (never from an
+ * argument, which `ps` and shell history would show) and stored only as a scrypt hash in the
+ * store, so it works the same on SQLite and PostgreSQL. Setting it ends every open session.
+ */
+export function register(program: Command): void {
+  const operator = program
+    .command("operator")
+    .description("The operator console's sign-in (see docs/operations.md)");
+  operator
+    .command("set-password")
+    .description("Read the console password from stdin (first line) and store its scrypt hash")
+    .option("--data <dir>", "store directory (DIR/nor.db); NOR_DATABASE_URL selects PostgreSQL")
+    .action(async (opts: OperatorOptions) => {
+      if (process.stdin.isTTY) process.stderr.write("Operator password (shown as typed): ");
+      const password = firstLine(await readStdin());
+      const problem = passwordProblem(password);
+      if (problem) throw new UsageError(`${problem} (read from stdin)`);
+      const hash = await hashPassword(password);
+      const store = await openStore(
+        storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
+      );
+      try {
+        await storePasswordHash(store.db, hash, Date.now());
+      } finally {
+        await store.close();
+      }
+      process.stdout.write("operator password set; every console session was signed out\n");
+      process.exitCode = 0;
+    });
+}
+
+/** Reads stdin to its end, or to the first newline on a terminal; bounded in size. */
+async function readStdin(): Promise<string> {
+  const limit = MAX_PASSWORD_CHARS * 4 + 2;
+  let text = "";
+  for await (const chunk of process.stdin) {
+    text += typeof chunk === "string" ? chunk : (chunk as Buffer).toString("utf8");
+    if (text.includes("\n") || text.length > limit) break;
+  }
+  return text;
+}
+
+/** The first line without its line end; spaces inside and around are part of the password. */
+function firstLine(text: string): string {
+  const end = text.search(/\r?\n/);
+  return end === -1 ? text : text.slice(0, end);
+}

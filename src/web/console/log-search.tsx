@@ -1,0 +1,163 @@
+import type { Hono } from "hono";
+import { UsageError } from "../../errors.js";
+import type { RequestLogEntry } from "../../net/types.js";
+import { siteOf } from "../../policy/site.js";
+import type { Db } from "../../store/db.js";
+import { type RequestLogFilter, SqlRequestLog } from "../../store/request-log.js";
+import { toJson } from "../../store/request-log-view.js";
+import { parseTimeArg, TIME_ARG_HELP } from "../../store/time-args.js";
+import { BASE, type ConsoleEnv } from "./auth.js";
+import { ConsoleLayout, Message, nyTime } from "./layout.js";
+
+/** Rows shown on the page; the JSON download goes further (P27: find it in seconds). */
+export const PAGE_CAP = 500;
+export const JSON_CAP = 50_000;
+
+const FIELDS = ["since", "until", "site", "url", "source"] as const;
+type Form = Record<(typeof FIELDS)[number], string>;
+
+/**
+ * The form as `nor log` reads its options: times without a zone are New York time, --until
+ * takes the end of the minute written, a pasted URL or host is reduced to its site (P9).
+ */
+export function filterOf(f: Form): RequestLogFilter {
+  const out: RequestLogFilter = {};
+  if (f.since) out.since = parseTimeArg(f.since, "Since").start;
+  if (f.until) out.until = parseTimeArg(f.until, "Until").end;
+  if (out.since !== undefined && out.until !== undefined && out.since >= out.until) {
+    throw new UsageError(`Since "${f.since}" is not before Until "${f.until}"`);
+  }
+  if (f.site) {
+    const t = f.site.trim();
+    try {
+      out.site = siteOf(t.includes("://") ? t : `https://${t}/`);
+    } catch {
+      throw new UsageError(`Site: "${f.site}" is not a host name or URL`);
+    }
+  }
+  if (f.url) out.urlContains = f.url;
+  if (f.source) out.source = f.source.trim();
+  return out;
+}
+
+function evidenceText(e: RequestLogEntry): string {
+  const ev = e.evidence;
+  if (!ev) return "";
+  return [ev.provider, ev.verdict, ev.reference ? `ref ${ev.reference}` : "", ev.marker ?? ""]
+    .filter(Boolean)
+    .join(" · ");
+}
+
+export function logRoutes(app: Hono<ConsoleEnv>, db: Db): void {
+  const log = new SqlRequestLog(db);
+  const formOf = (q: (k: string) => string | undefined): Form =>
+    Object.fromEntries(FIELDS.map((k) => [k, (q(k) ?? "").trim()])) as Form;
+
+  app.get("/log", async (c) => {
+    const form = formOf((k) => c.req.query(k));
+    const asked = FIELDS.some((k) => form[k] !== "");
+    let message: string | undefined;
+    let rows: RequestLogEntry[] = [];
+    if (asked) {
+      try {
+        rows = await log.query({ ...filterOf(form), limit: PAGE_CAP + 1 });
+      } catch (err) {
+        if (!(err instanceof UsageError)) throw err;
+        message = err.message;
+      }
+    }
+    const capped = rows.length > PAGE_CAP;
+    const shown = rows.slice(0, PAGE_CAP);
+    const qs = new URLSearchParams(form).toString();
+    return c.html(
+      <ConsoleLayout title="Request log" csrf={c.get("session").csrfToken}>
+        <form method="get" action={`${BASE}/log`}>
+          <label>
+            Since <input name="since" value={form.since} placeholder="2026-11-05 03:11" />
+          </label>{" "}
+          <label>
+            Until <input name="until" value={form.until} placeholder="2026-11-05 03:13" />
+          </label>{" "}
+          <label>
+            Site <input name="site" value={form.site} placeholder="example.gov or a URL" />
+          </label>{" "}
+          <label>
+            URL contains <input name="url" value={form.url} />
+          </label>{" "}
+          <label>
+            Source <input name="source" value={form.source} />
+          </label>{" "}
+          <button type="submit">Search</button>
+        </form>
+        <details>
+          <summary>How times are read</summary>
+          <pre>{TIME_ARG_HELP}</pre>
+        </details>
+        <Message text={message} />
+        {asked && !message && (
+          <section>
+            <p id="result-count">
+              {capped
+                ? `More than ${PAGE_CAP} attempts match; the first ${PAGE_CAP} are shown. Narrow the search, or download all as JSON.`
+                : `${shown.length} attempt(s) match.`}{" "}
+              <a href={`${BASE}/log.json?${qs}`}>Download this search as JSON</a>
+            </p>
+            <table>
+              <tr>
+                <th>start (New York)</th>
+                <th>end</th>
+                <th>method</th>
+                <th>URL</th>
+                <th>status / outcome</th>
+                <th>purpose</th>
+                <th>bytes</th>
+                <th>source</th>
+                <th>evidence</th>
+              </tr>
+              {shown.map((e) => (
+                <tr>
+                  <td>{nyTime(e.startedAt)}</td>
+                  <td>{nyTime(e.endedAt)}</td>
+                  <td>{e.method}</td>
+                  <td>
+                    <code>{e.url}</code>
+                  </td>
+                  <td>
+                    {e.status ?? "-"} {e.outcome}
+                    {e.attempt > 1 ? ` #${e.attempt}` : ""}
+                    {e.failure ? ` (${e.failure})` : ""}
+                  </td>
+                  <td>{e.purpose}</td>
+                  <td>{e.bytes}</td>
+                  <td>{e.source ?? "-"}</td>
+                  <td>{evidenceText(e)}</td>
+                </tr>
+              ))}
+            </table>
+          </section>
+        )}
+      </ConsoleLayout>,
+      message ? 400 : 200,
+    );
+  });
+
+  // The same search as a file: UTC times, every field `nor log --jsonl` gives.
+  app.get("/log.json", async (c) => {
+    const form = formOf((k) => c.req.query(k));
+    let filter: RequestLogFilter;
+    try {
+      filter = filterOf(form);
+    } catch (err) {
+      if (!(err instanceof UsageError)) throw err;
+      return c.json({ error: err.message }, 400);
+    }
+    const rows = await log.query({ ...filter, limit: JSON_CAP + 1 });
+    c.header("Content-Disposition", 'attachment; filename="request-log.json"');
+    return c.json({
+      search: form,
+      count: Math.min(rows.length, JSON_CAP),
+      truncated: rows.length > JSON_CAP,
+      attempts: rows.slice(0, JSON_CAP).map(toJson),
+    });
+  });
+}

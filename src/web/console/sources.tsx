@@ -1,0 +1,192 @@
+import type { Hono } from "hono";
+import { NorError } from "../../errors.js";
+import { markSource, type StatusRow, statusRows } from "../../night/admin-sql.js";
+import { viaText } from "../../night/way-choice.js";
+import { nightOf } from "../../policy/night-date.js";
+import type { Db } from "../../store/db.js";
+import { BASE, type ConsoleEnv } from "./auth.js";
+import { ConsoleLayout, CsrfField, Message, nyTime } from "./layout.js";
+
+/** Who a console mark is recorded as (P24: a person decided, through the console). */
+export const CONSOLE_BY = "operator";
+
+type Show = "all" | "reading" | "not-read" | "flagged";
+const SHOWS: readonly Show[] = ["all", "reading", "not-read", "flagged"];
+
+function keep(r: StatusRow, show: Show, outcome: string): boolean {
+  if (show === "reading" && !r.reading) return false;
+  if (show === "not-read" && r.reading) return false;
+  if (show === "flagged" && r.flags.length === 0) return false;
+  return outcome === "" || r.lastOutcome === outcome;
+}
+
+const sourceHref = (id: string) => `${BASE}/sources/${encodeURIComponent(id)}`;
+
+export function sourceRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number): void {
+  app.get("/sources", async (c) => {
+    const q = c.req.query("show") ?? "all";
+    const show: Show = (SHOWS as readonly string[]).includes(q) ? (q as Show) : "all";
+    const outcome = c.req.query("outcome") ?? "";
+    const rows = (await statusRows(db)).filter((r) => keep(r, show, outcome));
+    return c.html(
+      <ConsoleLayout title="Sources" csrf={c.get("session").csrfToken}>
+        <form method="get" action={`${BASE}/sources`}>
+          <label>
+            Show{" "}
+            <select name="show">
+              {SHOWS.map((s) => (
+                <option value={s} selected={s === show}>
+                  {s}
+                </option>
+              ))}
+            </select>
+          </label>{" "}
+          <label>
+            Last outcome <input name="outcome" value={outcome} placeholder="e.g. refused" />
+          </label>{" "}
+          <button type="submit">Filter</button>
+        </form>
+        <p class="note">{rows.length} source(s).</p>
+        <table>
+          <tr>
+            <th>source</th>
+            <th>government</th>
+            <th>reading</th>
+            <th>last night</th>
+            <th>outcome</th>
+            <th>records</th>
+            <th>new</th>
+            <th>flags</th>
+          </tr>
+          {rows.map((r) => (
+            <tr>
+              <td>
+                <a href={sourceHref(r.id)}>{r.id}</a>
+              </td>
+              <td>{r.government}</td>
+              <td>{r.reading ? "read" : `not read: ${r.notReadReason ?? ""}`}</td>
+              <td>{r.lastNight ?? "-"}</td>
+              <td>{r.lastOutcome ? `${r.lastOutcome} ${r.lastReason ?? ""}` : "-"}</td>
+              <td>{r.recordsKnown}</td>
+              <td>{r.newLastNight}</td>
+              <td>{r.flags.join(", ")}</td>
+            </tr>
+          ))}
+        </table>
+      </ConsoleLayout>,
+    );
+  });
+
+  const page = async (id: string, csrf: string, message?: string, status: 200 | 400 = 200) => {
+    const row = (await statusRows(db)).find((r) => r.id === id);
+    if (!row) return undefined;
+    const marks = await db
+      .selectFrom("marks")
+      .selectAll()
+      .where("source_id", "=", id)
+      .orderBy("at", "desc")
+      .execute();
+    const via = row.lastOutcome
+      ? viaText(row.way ? { used: row.way, skipped: row.skipped } : { skipped: row.skipped })
+      : "-";
+    const action = `${sourceHref(id)}/mark`;
+    return {
+      status,
+      body: (
+        <ConsoleLayout title={`Source ${id}`} csrf={csrf}>
+          <Message text={message} />
+          <p>
+            {row.government} · <a href={row.url}>{row.url}</a>
+          </p>
+          <p>
+            Status: <strong id="reading">{row.reading ? "read" : "not read"}</strong>
+            {row.notReadReason ? ` (${row.notReadReason})` : ""}. Last night {row.lastNight ?? "-"}:{" "}
+            {row.lastOutcome ?? "-"} {row.lastReason ?? ""}; via {via}. Records known{" "}
+            {row.recordsKnown}, new last night {row.newLastNight}. Open flags:{" "}
+            {row.flags.join(", ") || "none"}.
+          </p>
+          {row.reading ? (
+            <form method="post" action={action}>
+              <CsrfField token={csrf} />
+              <input type="hidden" name="action" value="not-read" />
+              <label>
+                Reason (required, shown to the public, P24, P26){" "}
+                <input name="reason" size={60} required />
+              </label>{" "}
+              <button type="submit">Mark not read</button>
+            </form>
+          ) : (
+            <form method="post" action={action}>
+              <CsrfField token={csrf} />
+              <input type="hidden" name="action" value="read" />
+              <button type="submit">Resume reading</button>
+            </form>
+          )}
+          <h2>Marks</h2>
+          <table>
+            <tr>
+              <th>at</th>
+              <th>change</th>
+              <th>reason</th>
+              <th>by</th>
+              <th>night</th>
+            </tr>
+            {marks.map((m) => (
+              <tr>
+                <td>{nyTime(m.at)}</td>
+                <td>{m.reading === 1 ? "read" : "not read"}</td>
+                <td>{m.reason ?? ""}</td>
+                <td>{m.by}</td>
+                <td>{m.night}</td>
+              </tr>
+            ))}
+          </table>
+        </ConsoleLayout>
+      ),
+    };
+  };
+
+  const notFound = (id: string, csrf: string) => (
+    <ConsoleLayout title="No such source" csrf={csrf}>
+      <p>No source "{id}" in the store.</p>
+    </ConsoleLayout>
+  );
+
+  app.get("/sources/:id", async (c) => {
+    const csrf = c.get("session").csrfToken;
+    const p = await page(c.req.param("id"), csrf);
+    return p ? c.html(p.body, p.status) : c.html(notFound(c.req.param("id"), csrf), 404);
+  });
+
+  // P24: only a person marks a source not read, with a reason; resuming is recorded the same way.
+  app.post("/sources/:id/mark", async (c) => {
+    const id = c.req.param("id");
+    const csrf = c.get("session").csrfToken;
+    const body = await c.req.parseBody();
+    const action = body["action"];
+    const reason = typeof body["reason"] === "string" ? body["reason"].trim() : "";
+    if (action !== "read" && action !== "not-read") {
+      const p = await page(id, csrf, "Choose to mark it not read or to resume reading.", 400);
+      return p ? c.html(p.body, p.status) : c.html(notFound(id, csrf), 404);
+    }
+    if (action === "not-read" && reason === "") {
+      const p = await page(id, csrf, "A reason is required to mark a source not read (P24).", 400);
+      return p ? c.html(p.body, p.status) : c.html(notFound(id, csrf), 404);
+    }
+    const at = now();
+    try {
+      await markSource(db, {
+        source: id,
+        reading: action === "read",
+        ...(action === "not-read" ? { reason } : {}),
+        by: CONSOLE_BY,
+        at,
+        night: nightOf(at),
+      });
+    } catch (err) {
+      if (err instanceof NorError) return c.html(notFound(id, csrf), 404);
+      throw err;
+    }
+    return c.redirect(sourceHref(id), 303);
+  });
+}

@@ -1,0 +1,90 @@
+/**
+ * The query filters of the directory (`?county=&kind=&records=`), checked against what the
+ * directory knows. A bad value is an expected outcome — a 400 page that says what was wrong
+ * and what is accepted — never a crash or a silently empty list.
+ */
+import { governmentKind, recordKind } from "../../sources/catalog/schema.js";
+import type { GovernmentKind } from "../../sources/catalog/types.js";
+import type { RecordKind } from "../../sources/record.js";
+
+export const GOVERNMENT_KINDS: readonly GovernmentKind[] = governmentKind.options;
+export const RECORD_KINDS: readonly RecordKind[] = recordKind.options;
+
+export interface Filter {
+  county?: string;
+  kind?: GovernmentKind;
+  records?: RecordKind;
+}
+
+export type FilterResult = { ok: true; filter: Filter } | { ok: false; message: string };
+
+export interface FilterQuery {
+  county?: string | undefined;
+  kind?: string | undefined;
+  records?: string | undefined;
+}
+
+/** Which filters a route accepts (`/governments` has no records kind). */
+export type FilterKeys = readonly (keyof Filter)[];
+
+/** An empty value (an untouched form field) means "any". County names match case-insensitively. */
+export function parseFilter(
+  q: FilterQuery,
+  knownCounties: readonly string[],
+  keys: FilterKeys = ["county", "kind", "records"],
+): FilterResult {
+  const filter: Filter = {};
+  const county = keys.includes("county") ? q.county?.trim() : undefined;
+  if (county) {
+    const match = knownCounties.find((c) => c.toLowerCase() === county.toLowerCase());
+    if (!match) {
+      return {
+        ok: false,
+        message: `Unknown county "${county}". The directory knows ${knownCounties.length} counties; see the list on the governments page.`,
+      };
+    }
+    filter.county = match;
+  }
+  const kind = keys.includes("kind") ? q.kind?.trim() : undefined;
+  if (kind) {
+    const k = GOVERNMENT_KINDS.find((x) => x === kind);
+    if (!k) {
+      return {
+        ok: false,
+        message: `Unknown kind of government "${kind}". Use one of: ${GOVERNMENT_KINDS.join(", ")}.`,
+      };
+    }
+    filter.kind = k;
+  }
+  const records = keys.includes("records") ? q.records?.trim() : undefined;
+  if (records) {
+    const r = RECORD_KINDS.find((x) => x === records);
+    if (!r) {
+      return {
+        ok: false,
+        message: `Unknown kind of records "${records}". Use one of: ${RECORD_KINDS.join(", ")}.`,
+      };
+    }
+    filter.records = r;
+  }
+  return { ok: true, filter };
+}
+
+/** The filter back as a query string ("" when empty), for feed links and API self links. */
+export function filterQuery(f: Filter): string {
+  const p = new URLSearchParams();
+  if (f.county) p.set("county", f.county);
+  if (f.kind) p.set("kind", f.kind);
+  if (f.records) p.set("records", f.records);
+  const s = p.toString();
+  return s ? `?${s}` : "";
+}
+
+/** "in Franklin County, villages, agendas" — for titles of pages and feeds. */
+export function describeFilter(f: Filter): string {
+  const parts: string[] = [];
+  if (f.county) parts.push(`${f.county} County`);
+  if (f.kind) parts.push(`${f.kind} governments`);
+  if (f.records) parts.push(f.records);
+  return parts.join(", ");
+}

@@ -1,0 +1,102 @@
+/**
+ * How times, dates and outcomes read on the public pages. Times are stored as ISO UTC text;
+ * the public reads them in Ohio's wall time (src/policy/zone.ts).
+ */
+import { SITE_OWNER_ZONE, wallTimeAt } from "../../policy/zone.js";
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const pad = (n: number) => String(n).padStart(2, "0");
+
+/** `Nov 5, 2026 3:12 AM ET` for an ISO instant; the text itself when it does not parse. */
+export function timeEt(iso: string): string {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  const w = wallTimeAt(t, SITE_OWNER_ZONE);
+  const h12 = w.hour % 12 === 0 ? 12 : w.hour % 12;
+  return `${MONTHS[w.month - 1]} ${w.day}, ${w.year} ${h12}:${pad(w.minute)} ${w.hour < 12 ? "AM" : "PM"} ET`;
+}
+
+/**
+ * A record's own date: a bare `YYYY-MM-DD` is already a local date; an instant is shown as
+ * its New York date (a meeting at 23:30 UTC is the same evening in Ohio).
+ */
+export function dateEt(iso: string | null): string {
+  if (!iso) return "";
+  const bare = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso);
+  if (bare) return `${MONTHS[Number(bare[2]) - 1]} ${Number(bare[3])}, ${bare[1]}`;
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  const w = wallTimeAt(t, SITE_OWNER_ZONE);
+  return `${MONTHS[w.month - 1]} ${w.day}, ${w.year}`;
+}
+
+/** A night key (`2026-11-05`, the date the night began) as `Nov 5`. */
+export function nightShort(night: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(night);
+  return m ? `${MONTHS[Number(m[2]) - 1]} ${Number(m[3])}` : night;
+}
+
+export type OutcomeTone = "yes" | "no" | "skip" | "trouble";
+
+/** The words and the tone of a night's outcome (closed set: src/night/types.ts). */
+export function outcomeLabel(kind: string): { text: string; tone: OutcomeTone } {
+  switch (kind) {
+    case "ok":
+      return { text: "yes", tone: "yes" };
+    case "unchanged":
+      return { text: "yes, unchanged", tone: "yes" };
+    case "refused":
+      return { text: "no: refused", tone: "no" };
+    case "robots-unavailable":
+      return { text: "no: robots.txt unavailable", tone: "no" };
+    case "disallowed":
+      return { text: "disallowed by robots.txt", tone: "skip" };
+    case "recheck-still-no":
+      return { text: "recheck: still no", tone: "no" };
+    case "recheck-answers":
+      return { text: "recheck: answers again", tone: "yes" };
+    case "no-records":
+      return { text: "no records shown", tone: "trouble" };
+    case "unreached":
+      return { text: "not reached (the night ran out of time)", tone: "skip" };
+    case "gone":
+      return { text: "gone", tone: "trouble" };
+    case "unreachable":
+      return { text: "unreachable", tone: "trouble" };
+    case "timed-out":
+      return { text: "timed out", tone: "trouble" };
+    case "too-large":
+      return { text: "too large", tone: "trouble" };
+    case "extract-error":
+      return { text: "could not read the list", tone: "trouble" };
+    case "error":
+      return { text: "error", tone: "trouble" };
+    default:
+      return { text: kind, tone: "trouble" };
+  }
+}
+
+export const KIND_LABELS: Record<string, string> = {
+  county: "County",
+  city: "City",
+  village: "Village",
+  township: "Township",
+  "school-district": "School district",
+  "special-district": "Special district",
+  "state-agency": "State agency",
+  other: "Other",
+};
+
+/**
+ * Only http(s) links become links: a record list on someone else's site could carry a
+ * `javascript:` URL, which escaping alone does not neutralise.
+ */
+export function httpHref(url: string | null | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    const u = new URL(url);
+    return u.protocol === "http:" || u.protocol === "https:" ? u.href : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SqlRequestLog } from "../../src/store/request-log.js";
+import { toJson } from "../../src/store/request-log-view.js";
+import { PAGE_CAP } from "../../src/web/console/log-search.js";
+import { background, nearMisses, wanted } from "../cli/log-fixture.js";
+import { type Browser, consoleFixture } from "./console-support.js";
+
+type Fixture = Awaited<ReturnType<typeof consoleFixture>>;
+
+/** The URLs in the results table, in order (the URL cell is the only <code> on the page). */
+const urls = (html: string) =>
+  [...html.matchAll(/<td><code>([^<]*)<\/code><\/td>/g)].map((m) => m[1]);
+
+/**
+ * P27: "what did your checker request from us at 03:12 on Nov 5?" asked through the console
+ * of a log of 100,000 attempts (test/cli/log-fixture.ts, the same log `nor log` is tested on).
+ */
+describe("console request-log search", () => {
+  let f: Fixture;
+  let b: Browser;
+
+  beforeAll(async () => {
+    f = await consoleFixture();
+    await new SqlRequestLog(f.db).appendMany([...background(), ...wanted, ...nearMisses]);
+    b = f.browser();
+    await b.signIn();
+  }, 120_000);
+  afterAll(async () => f?.close());
+
+  it("P27: finds the one request at 03:12 on Nov 5 (New York time), with its retry, from a pasted URL, in well under a second", async () => {
+    const q = new URLSearchParams({
+      since: "2026-11-05 03:12",
+      until: "2026-11-05 03:12",
+      site: "https://www.example.gov/bids?from=their-log",
+    });
+    const t0 = performance.now();
+    const res = await b.get(`/console/log?${q}`);
+    const html = await res.text();
+    const ms = performance.now() - t0;
+    expect(res.status).toBe(200);
+    expect(urls(html)).toEqual(["https://example.gov/bids", "https://example.gov/bids"]);
+    expect(html).toContain("2 attempt(s) match.");
+    expect(html).toContain("2026-11-05 03:12:04.000 -05:00");
+    expect(html).toContain("503 retry");
+    expect(html).toContain("200 ok #2");
+    expect(ms).toBeLessThan(1000);
+  });
+
+  it("P27: the 03:11–03:13 window on example.gov holds exactly the wanted attempts, none of the near misses", async () => {
+    const q = new URLSearchParams({
+      since: "2026-11-05T03:11",
+      until: "2026-11-05T03:13",
+      site: "www.example.gov",
+    });
+    const html = await (await b.get(`/console/log?${q}`)).text();
+    expect(urls(html)).toEqual(wanted.map((w) => w.url));
+  });
+
+  it("P27: a zone written explicitly is read as written (08:12Z is 03:12 in New York)", async () => {
+    const q = new URLSearchParams({
+      since: "2026-11-05T08:12Z",
+      until: "2026-11-05T08:12Z",
+      url: "BIDS",
+    });
+    const html = await (await b.get(`/console/log?${q}`)).text();
+    // URL contains is case-insensitive; other.gov's /bids at 03:12:04 is there without a site filter.
+    expect(urls(html)).toEqual([
+      "https://example.gov/bids",
+      "https://other.gov/bids",
+      "https://example.gov/bids",
+    ]);
+  });
+
+  it("P27: the JSON download is the same search, every field `nor log --jsonl` gives", async () => {
+    const q = new URLSearchParams({
+      since: "2026-11-05 03:11",
+      until: "2026-11-05 03:13",
+      site: "example.gov",
+    });
+    const res = await b.get(`/console/log.json?${q}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-disposition")).toContain("attachment");
+    const body = (await res.json()) as { count: number; truncated: boolean; attempts: unknown[] };
+    expect(body.count).toBe(wanted.length);
+    expect(body.truncated).toBe(false);
+    expect(body.attempts).toEqual(wanted.map((w) => JSON.parse(JSON.stringify(toJson(w)))));
+  });
+
+  it("caps the table with a note when more attempts match than a page shows", async () => {
+    const html = await (await b.get("/console/log?since=2026-11-04")).text();
+    expect(html).toContain(
+      `More than ${PAGE_CAP} attempts match; the first ${PAGE_CAP} are shown.`,
+    );
+    expect(urls(html)).toHaveLength(PAGE_CAP);
+  });
+
+  it("a time it cannot read, or a window the wrong way round, is a message (400), not a crash", async () => {
+    const bad = await b.get("/console/log?since=yesterday");
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain("Since: cannot read &quot;yesterday&quot; as a time");
+    const back = await b.get("/console/log?since=2026-11-06&until=2026-11-05");
+    expect(back.status).toBe(400);
+    expect(await back.text()).toContain("is not before Until");
+  });
+});

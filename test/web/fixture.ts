@@ -1,0 +1,186 @@
+/**
+ * A directory store for the web tests: a catalog imported the way `nor catalog import` does,
+ * and three nights committed through the night's own store (SqlNightStore), so the pages read
+ * exactly the rows a real night writes.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { markSource } from "../../src/night/admin-sql.js";
+import { SqlNightStore } from "../../src/night/sql-store.js";
+import type { SourceResult } from "../../src/night/types.js";
+import { parseCatalog } from "../../src/sources/catalog/load.js";
+import type { Catalog } from "../../src/sources/catalog/types.js";
+import { importCatalog } from "../../src/sources/catalog-import.js";
+import { openStore, type Store } from "../../src/store/db.js";
+import { createApp } from "../../src/web/app.js";
+
+export const NOW = Date.parse("2026-11-05T15:00:00.000Z");
+export const NIGHTS = ["2026-11-03", "2026-11-04", "2026-11-05"] as const;
+export const EVIL = `<script>alert("x")</script> Township`;
+export const REFUSAL = {
+  reason: "Cloudflare challenge page (403)",
+  provider: "cloudflare",
+  reference: "8e1f2c3d4b5a6978-CMH",
+};
+export const NOT_READ_REASON =
+  "The site asks for a sign-in to see the list; asked the clerk by email";
+
+const CATALOG = `
+governments:
+  - { id: village-of-test, name: Village of Test, kind: village, county: Franklin, website: "https://test.example/" }
+  - { id: franklin-county, name: Franklin County, kind: county, county: Franklin }
+  - { id: city-of-akron, name: City of Akron, kind: city, county: Summit }
+  - { id: evil-township, name: '${EVIL}', kind: township, county: Summit }
+  - { id: ohio-epa, name: Ohio EPA, kind: state-agency }
+sources:
+  - { id: test-agendas, government: village-of-test, records: agendas, access: feed, url: "https://test.example/agendas.rss", name: Council agendas }
+  - id: test-bids
+    government: village-of-test
+    records: bids
+    access: page
+    url: https://test.example/bids
+    extract: { items: li.bid, title: a, link: a, date: span }
+  - id: akron-minutes
+    government: city-of-akron
+    records: minutes
+    access: page
+    url: https://akron.example/minutes
+    extract: { items: li, title: a, link: a }
+  - { id: evil-notices, government: evil-township, records: notices, access: feed, url: "https://evil.example/feed" }
+  - { id: old-permits, government: franklin-county, records: permits, access: feed, url: "https://franklin.example/permits.rss" }
+`;
+
+export function catalog(): Catalog {
+  return parseCatalog(CATALOG, "test/web/catalog.yaml");
+}
+
+const origins = (c: Catalog) => ({
+  governments: new Map(c.governments.map((g) => [g.id, "catalog.yaml"])),
+  sources: new Map(c.sources.map((s) => [s.id, "catalog.yaml"])),
+});
+
+function rec(n: number, origin: string, date: string, kind?: string) {
+  return {
+    id: `${origin}/r/${n}`,
+    title: `Record ${n}`,
+    date,
+    url: `${origin}/r/${n}`,
+    ...(kind ? { kind } : {}),
+  };
+}
+
+export interface Fixture {
+  store: Store;
+  dir: string;
+  app: ReturnType<typeof createApp>;
+  close(): Promise<void>;
+}
+
+/** Nights 11-03..11-05; test-bids is refused on the last; akron-minutes is marked not read. */
+export async function buildFixture(): Promise<Fixture> {
+  const dir = mkdtempSync(join(tmpdir(), "nor-web-"));
+  const store = await openStore({ kind: "sqlite", dir });
+  const db = store.db;
+  const full = catalog();
+  await importCatalog(db, full, origins(full), NOW - 5 * 86_400_000);
+  // old-permits leaves the catalog: retired, shown only on its own page.
+  const later = { ...full, sources: full.sources.filter((s) => s.id !== "old-permits") };
+  await importCatalog(db, later, origins(later), NOW - 4 * 86_400_000);
+
+  const night = new SqlNightStore(db);
+  const rows = full.sources.map((s) => ({
+    id: s.id,
+    government: s.government,
+    url: s.url,
+    site: new URL(s.url).origin,
+  }));
+  const base = (id: string, at: number): Omit<SourceResult, "outcome"> => ({
+    sourceId: id,
+    records: [],
+    validators: [],
+    flags: [],
+    startedAt: at,
+    endedAt: at + 1000,
+  });
+  for (const [i, n] of NIGHTS.entries()) {
+    const at = Date.parse(`${n}T06:00:00.000Z`) + 86_400_000; // the night of 11-03 runs early on 11-04 UTC
+    const startedAt = at - 3_600_000;
+    await night.openNight(n, startedAt, startedAt + 6 * 3_600_000);
+    await night.syncSources(rows, startedAt);
+    await night.commit(n, {
+      ...base("test-agendas", at),
+      outcome: { kind: i === 1 ? "unchanged" : "ok", url: "https://test.example/agendas.rss" },
+      way: { used: { access: "feed", url: "https://test.example/agendas.rss" }, skipped: [] },
+      records:
+        i === 1
+          ? []
+          : [
+              rec(10 + i, "https://test.example", `2026-11-0${i + 2}`, "agendas"),
+              rec(20 + i, "https://test.example", `2026-11-0${i + 2}T23:30:00.000Z`),
+            ],
+    });
+    const refused = i === 2;
+    await night.commit(n, {
+      ...base("test-bids", at + 2000),
+      outcome: refused
+        ? {
+            kind: "refused",
+            reason: REFUSAL.reason,
+            status: 403,
+            url: "https://test.example/bids",
+            evidence: {
+              provider: REFUSAL.provider,
+              verdict: "challenge",
+              reference: REFUSAL.reference,
+            },
+          }
+        : { kind: "ok", url: "https://test.example/bids" },
+      way: refused
+        ? { skipped: [] }
+        : { used: { access: "page", url: "https://test.example/bids" }, skipped: [] },
+      records: refused ? [] : [rec(30 + i, "https://test.example", `2026-11-0${i + 2}`, "bids")],
+    });
+    if (i === 0) {
+      await night.commit(n, {
+        ...base("akron-minutes", at + 3000),
+        outcome: { kind: "ok", url: "https://akron.example/minutes" },
+        records: [rec(40, "https://akron.example", "2026-11-01")],
+      });
+    }
+    await night.commit(n, {
+      ...base("evil-notices", at + 4000),
+      outcome: { kind: "ok", url: "https://evil.example/feed" },
+      records:
+        i === 2
+          ? [
+              {
+                id: "e1",
+                title: `<img src=x onerror=alert(1)>`,
+                url: "javascript:alert(1)",
+                date: "2026-11-05",
+              },
+            ]
+          : [],
+    });
+    await night.finishNight(n, at + 60_000);
+  }
+  await markSource(db, {
+    source: "akron-minutes",
+    reading: false,
+    reason: NOT_READ_REASON,
+    by: "operator",
+    at: Date.parse("2026-11-04T14:00:00.000Z"),
+    night: "2026-11-04",
+  });
+  const app = createApp({ db, now: () => NOW });
+  return {
+    store,
+    dir,
+    app,
+    close: async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,238 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { load } from "cheerio";
+import { parseAtomFeed } from "feedsmith";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
+
+/**
+ * End to end: the built CLI runs a night against a loopback fleet, then `nor serve` shows what
+ * it wrote over real HTTP on 127.0.0.1 — the refused night with Cloudflare's Ray ID (P23) and
+ * the records' links, which the directory shows but never fetches (P6).
+ */
+const REPO = join(import.meta.dirname, "..", "..");
+const RAY = "8e1f2c3d4b5a6978-CMH";
+
+const feed = (origin: string) =>
+  `<?xml version="1.0"?><rss version="2.0"><channel><title>Agendas</title><link>${origin}/</link><description>d</description>${[
+    1, 2,
+  ]
+    .map(
+      (i) =>
+        `<item><title>Council agenda ${i}</title><link>${origin}/agenda/${i}</link><guid>${origin}/agenda/${i}</guid><pubDate>Tue, 0${i} Nov 2026 18:00:00 GMT</pubDate></item>`,
+    )
+    .join("")}</channel></rss>`;
+
+const BLOCK_PAGE = `<!DOCTYPE html><html><head><title>Attention Required! | Cloudflare</title></head><body>
+<h1 data-translate="block_headline">Sorry, you have been blocked</h1>
+<span class="cf-error-code">1020</span><p>Cloudflare Ray ID: <strong>${RAY.slice(0, 16)}</strong></p></body></html>`;
+
+function run(
+  args: string[],
+  timeoutMs: number,
+): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, ["bin/nor.js", ...args], {
+      cwd: REPO,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    p.stdout?.on("data", (c: Buffer) => {
+      out += c.toString();
+    });
+    p.stderr?.on("data", (c: Buffer) => {
+      err += c.toString();
+    });
+    const timer = setTimeout(() => p.kill("SIGKILL"), timeoutMs);
+    p.on("error", reject);
+    p.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, err });
+    });
+  });
+}
+
+/** Starts `nor serve`, resolves with the URL it prints (bounded: 20 s). */
+function startServe(
+  args: string[],
+): Promise<{ proc: ChildProcess; url: string; output: () => string }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, ["bin/nor.js", "serve", ...args], {
+      cwd: REPO,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    const timer = setTimeout(() => {
+      proc.kill("SIGKILL");
+      reject(new Error(`nor serve printed no URL in 20 s: ${out} ${err}`));
+    }, 20_000);
+    proc.stderr?.on("data", (c: Buffer) => {
+      err += c.toString();
+    });
+    proc.stdout?.on("data", (c: Buffer) => {
+      out += c.toString();
+      const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+      if (m?.[1]) {
+        clearTimeout(timer);
+        resolve({ proc, url: m[1], output: () => out });
+      }
+    });
+    proc.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`nor serve exited ${code}: ${err}`));
+    });
+  });
+}
+
+function exited(proc: ChildProcess, ms: number): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (proc.exitCode !== null) return resolve(proc.exitCode);
+    const timer = setTimeout(() => {
+      proc.kill("SIGKILL");
+      resolve(null);
+    }, ms);
+    proc.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+}
+
+describe("nor night, then nor serve", () => {
+  let fleet: Fleet;
+  let dir: string;
+  let feedSite: FleetServer;
+  let blockSite: FleetServer;
+
+  beforeAll(async () => {
+    execFileSync(
+      process.execPath,
+      [join(REPO, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"],
+      {
+        cwd: REPO,
+        stdio: "inherit",
+        timeout: 120_000,
+      },
+    );
+    fleet = await startFleet();
+    feedSite = await fleet.server({ host: "127.0.0.2" });
+    blockSite = await fleet.server({ host: "127.0.0.3" });
+    feedSite.route(
+      "/robots.txt",
+      (_q, res) => void res.writeHead(200).end("User-agent: *\nAllow: /\n"),
+    );
+    feedSite.route(
+      "/agendas.rss",
+      (_q, res) =>
+        void res
+          .writeHead(200, { "content-type": "application/rss+xml" })
+          .end(feed(feedSite.origin)),
+    );
+    blockSite.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    blockSite.route(
+      "/bids",
+      (_q, res) =>
+        void res
+          .writeHead(403, { "content-type": "text/html", server: "cloudflare", "cf-ray": RAY })
+          .end(BLOCK_PAGE),
+    );
+    dir = mkdtempSync(join(tmpdir(), "nor-serve-"));
+    writeFileSync(
+      join(dir, "catalog.yaml"),
+      [
+        "governments:",
+        "  - { id: village-of-test, name: Village of Test, kind: village, county: Franklin }",
+        "sources:",
+        "  - { id: test-agendas, government: village-of-test, records: agendas, access: feed, " +
+          `url: "${feedSite.url("/agendas.rss")}" }`,
+        "  - id: test-bids",
+        "    government: village-of-test",
+        "    records: bids",
+        "    access: page",
+        `    url: ${blockSite.url("/bids")}`,
+        "    extract: { items: li.bid, title: a, link: a }",
+        "",
+      ].join("\n"),
+    );
+    const night = await run(
+      [
+        "night",
+        "--catalog",
+        join(dir, "catalog.yaml"),
+        "--data",
+        dir,
+        "--night",
+        "2026-11-05",
+      ].concat(["--allow-private-addresses", "--gap-ms", "50"]),
+      60_000,
+    );
+    if (night.code !== 0) throw new Error(`nor night exited ${night.code}: ${night.err}`);
+  }, 180_000);
+
+  afterAll(async () => {
+    await fleet?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("P23, P6: serves the night's results on 127.0.0.1, never fetches a record link, and stops on SIGTERM", async () => {
+    const seenBefore = feedSite.requests.length + blockSite.requests.length;
+    const { proc, url, output } = await startServe(["--data", dir, "--port", "0"]);
+    try {
+      const get = async (path: string) => {
+        const res = await fetch(new URL(path, url), { signal: AbortSignal.timeout(10_000) });
+        return { res, text: await res.text() };
+      };
+      const home = await get("/");
+      expect(home.res.status).toBe(200);
+      expect(load(home.text)(".counts strong").first().text()).toBe("1");
+
+      const source = await get("/sources/test-bids");
+      expect(source.res.status).toBe(200);
+      const $ = load(source.text);
+      expect($("section.last-no .provider").text()).toBe("cloudflare");
+      expect($("section.last-no .reference").text()).toBe(RAY);
+      expect($(".public-link a").attr("href")).toBe(blockSite.url("/bids"));
+
+      const agendas = load((await get("/sources/test-agendas")).text);
+      expect(
+        agendas("a.record")
+          .map((_i, a) => agendas(a).attr("href"))
+          .get(),
+      ).toEqual([`${feedSite.origin}/agenda/2`, `${feedSite.origin}/agenda/1`]);
+
+      const atom = await get("/new.atom");
+      expect(atom.res.headers.get("content-type")).toMatch(/^application\/atom\+xml/);
+      const parsed = parseAtomFeed(atom.text);
+      expect(parsed.links?.find((l) => l.rel === "self")?.href).toBe(
+        new URL("/new.atom", url).href,
+      );
+      expect(parsed.entries).toHaveLength(2);
+
+      expect((await get("/site-owners")).res.status).toBe(200);
+      const api = await get("/api/sources/test-bids");
+      expect(JSON.parse(api.text).nights[0].outcome.evidence.reference).toBe(RAY);
+      // P6: showing the records (pages, feed, API) asked the sites for nothing.
+      expect(feedSite.requests.length + blockSite.requests.length).toBe(seenBefore);
+    } finally {
+      proc.kill("SIGTERM");
+      expect(await exited(proc, 10_000)).toBe(0);
+      expect(output()).toContain("stopping");
+    }
+  }, 60_000);
+
+  it("bad usage and a missing store are clear errors", async () => {
+    const port = await run(["serve", "--data", dir, "--port", "eighty"], 20_000);
+    expect(port.code).toBe(2);
+    expect(port.err).toContain(
+      '--port must be a number from 0 to 65535 (0 picks a free port), not "eighty"',
+    );
+    const missing = join(dir, "nowhere");
+    const none = await run(["serve", "--data", missing, "--port", "0"], 20_000);
+    expect(none.code).toBe(1);
+    expect(none.err).toContain(`no store at ${join(missing, "nor.db")}`);
+  }, 60_000);
+});
