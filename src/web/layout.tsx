@@ -21,7 +21,8 @@ h1{font-size:1.6rem;margin:.5rem 0 1rem}h2{font-size:1.2rem;margin-top:1.75rem}
 table{border-collapse:collapse;width:100%;margin:.5rem 0}
 th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #d8dee4;vertical-align:top}
 th{background:#f6f8fa;font-weight:600}
-.muted{color:#57606a}.small{font-size:.875rem}
+section.county table{table-layout:fixed}section.county th:first-child{width:60%}
+.nowrap{white-space:nowrap}.muted{color:#57606a}.small{font-size:.875rem}
 .status{display:inline-block;padding:.05rem .45rem;border-radius:.25rem;font-size:.875rem;font-weight:600}
 .tone-yes{background:#dafbe1;color:#116329}.tone-no{background:#ffebe9;color:#a40e26}
 .tone-skip{background:#eaeef2;color:#424a53}.tone-trouble{background:#fff8c5;color:#7d4e00}

@@ -12,7 +12,7 @@ import type { SourceResult } from "../../src/night/types.js";
 import { parseCatalog } from "../../src/sources/catalog/load.js";
 import type { Catalog } from "../../src/sources/catalog/types.js";
 import { importCatalog } from "../../src/sources/catalog-import.js";
-import { openStore, type Store } from "../../src/store/db.js";
+import { openStore, type Store, type StoreLocation } from "../../src/store/db.js";
 import { createApp } from "../../src/web/app.js";
 
 export const NOW = Date.parse("2026-11-05T15:00:00.000Z");
@@ -78,9 +78,9 @@ export interface Fixture {
 }
 
 /** Nights 11-03..11-05; test-bids is refused on the last; akron-minutes is marked not read. */
-export async function buildFixture(): Promise<Fixture> {
+export async function buildFixture(loc?: StoreLocation): Promise<Fixture> {
   const dir = mkdtempSync(join(tmpdir(), "nor-web-"));
-  const store = await openStore({ kind: "sqlite", dir });
+  const store = await openStore(loc ?? { kind: "sqlite", dir });
   const db = store.db;
   const full = catalog();
   await importCatalog(db, full, origins(full), NOW - 5 * 86_400_000);
@@ -104,7 +104,7 @@ export async function buildFixture(): Promise<Fixture> {
     endedAt: at + 1000,
   });
   for (const [i, n] of NIGHTS.entries()) {
-    const at = Date.parse(`${n}T06:00:00.000Z`) + 86_400_000; // the night of 11-03 runs early on 11-04 UTC
+    const at = Date.parse(`${n}T06:00:00.000Z`) + 22 * 3_600_000; // the night of 11-03: 23:00 ET
     const startedAt = at - 3_600_000;
     await night.openNight(n, startedAt, startedAt + 6 * 3_600_000);
     await night.syncSources(rows, startedAt);

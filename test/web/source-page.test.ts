@@ -77,7 +77,7 @@ describe("a source's page", () => {
     expect(hrefs.every((h: string) => h.startsWith("https://test.example/r/"))).toBe(true);
     // 2026-11-04T23:30Z is the evening of Nov 4 in New York.
     expect(rows.eq(0).find("td").eq(1).text()).toBe("Nov 4, 2026");
-    expect(rows.eq(0).find("td").eq(2).text()).toBe("agendas");
+    expect(rows.eq(0).find("td").eq(2).text()).toBe("Agendas");
   });
 
   it("P4: the way in the last night used is shown", async () => {
@@ -85,6 +85,6 @@ describe("a source's page", () => {
     const way = $(".way");
     expect(way.text()).toContain("feed");
     expect(way.find("a").attr("href")).toBe("https://test.example/agendas.rss");
-    expect((await page("test-bids"))(".way").text()).toBe("none worked");
+    expect((await page("test-bids"))(".way").text()).toBe("none worked the night of Nov 5");
   });
 });

@@ -76,6 +76,11 @@ export function outcomeLabel(kind: string): { text: string; tone: OutcomeTone } 
   }
 }
 
+/** "bids" → "Bids": the catalog's records kinds as headings. */
+export function recordsLabel(kind: string): string {
+  return kind.charAt(0).toUpperCase() + kind.slice(1);
+}
+
 export const KIND_LABELS: Record<string, string> = {
   county: "County",
   city: "City",

@@ -3,7 +3,7 @@ import { Layout } from "../../layout.js";
 import type { GovernmentSummary, SourceSummary } from "../data/directory.js";
 import type { Outcome, ReadStatus } from "../data/source-state.js";
 import { describeFilter, type Filter } from "../filters.js";
-import { nightShort } from "../format.js";
+import { nightShort, recordsLabel } from "../format.js";
 import { ExternalLink, FilterForm, KindLabel, OutcomeText, ReadBadge } from "./parts.js";
 
 const NO_COUNTY = "Statewide and other";
@@ -105,7 +105,9 @@ export const GovernmentPage: FC<{
           {sources.map(({ source: s, status, last }) => (
             <tr id={`source-${s.id}`}>
               <td>
-                <a href={`/sources/${encodeURIComponent(s.id)}`}>{s.name ?? s.records}</a>
+                <a href={`/sources/${encodeURIComponent(s.id)}`}>
+                  {s.name ?? recordsLabel(s.records)}
+                </a>
                 {s.name ? <span class="muted small"> · {s.records}</span> : null}
               </td>
               <td class="small">

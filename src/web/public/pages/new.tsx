@@ -3,8 +3,8 @@ import { Layout } from "../../layout.js";
 import type { NewOnRecord, NewRecord } from "../data/new-records.js";
 import { NEW_CAP } from "../data/new-records.js";
 import { describeFilter, type Filter, filterQuery } from "../filters.js";
-import { dateEt, nightShort, timeEt } from "../format.js";
-import { FilterForm, KindLabel, RecordTitle } from "./parts.js";
+import { dateEt, nightShort, recordsLabel, timeEt } from "../format.js";
+import { FilterForm, RecordTitle } from "./parts.js";
 
 /** The list of new records, shared by /new and the home page. */
 export const NewList: FC<{ items: readonly NewRecord[] }> = ({ items }) =>
@@ -31,7 +31,7 @@ export const NewList: FC<{ items: readonly NewRecord[] }> = ({ items }) =>
             </td>
             <td>
               <a href={`/sources/${encodeURIComponent(r.sourceId)}`}>
-                {r.sourceName ?? r.sourceRecords}
+                {r.sourceName ?? recordsLabel(r.sourceRecords)}
               </a>
             </td>
           </tr>
@@ -99,12 +99,6 @@ export const NewPage: FC<{
       ) : null}
       {data.night && data.items.length === 0 ? <p class="muted">Nothing new matches.</p> : null}
       <NewList items={data.items} />
-      {data.items.length > 0 ? (
-        <p class="muted small">
-          {data.items.length} records. Kinds:{" "}
-          {[...new Set(data.items.map((i) => KindLabel(i.governmentKind)))].join(", ")}.
-        </p>
-      ) : null}
     </Layout>
   );
 };

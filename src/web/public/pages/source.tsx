@@ -3,7 +3,7 @@ import type { WayChoice } from "../../../night/types.js";
 import { Layout } from "../../layout.js";
 import type { GovernmentSummary, RecordItem, SourceSummary } from "../data/directory.js";
 import type { Outcome, ReadStatus } from "../data/source-state.js";
-import { dateEt, nightShort, outcomeLabel } from "../format.js";
+import { dateEt, nightShort, outcomeLabel, recordsLabel } from "../format.js";
 import { ExternalLink, OutcomeText, ReadBadge, RecordTitle, WhenText } from "./parts.js";
 
 export interface SourcePageData {
@@ -17,7 +17,7 @@ export interface SourcePageData {
 }
 
 /** P4: which way in the last night used and why better ones were passed over. */
-const WayText: FC<{ way?: WayChoice }> = ({ way }) => {
+const WayText: FC<{ way?: WayChoice; night?: string }> = ({ way, night }) => {
   if (!way) return <span class="muted">not recorded</span>;
   return (
     <span class="way">
@@ -27,7 +27,7 @@ const WayText: FC<{ way?: WayChoice }> = ({ way }) => {
           {way.used.platform ? ` (${way.used.platform})` : ""}: <ExternalLink url={way.used.url} />
         </>
       ) : (
-        "none worked"
+        `none worked${night ? ` the night of ${nightShort(night)}` : ""}`
       )}
       {way.skipped.length > 0 ? (
         <ul class="small skipped">
@@ -72,13 +72,13 @@ const NightCells: FC<{ nights: SourcePageData["nights"] }> = ({ nights }) => (
 export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
   const s = d.source;
   const govName = d.government?.name ?? s.governmentId;
-  const title = `${s.name ?? s.records} · ${govName}`;
+  const title = `${s.name ?? recordsLabel(s.records)} · ${govName}`;
   const last = d.nights.find((n) => n.outcome)?.outcome;
   const lastTone = last ? outcomeLabel(last.outcome).tone : undefined;
   return (
     <Layout title={title}>
       <h1>
-        {s.name ?? `Records: ${s.records}`} <span class="muted">· {govName}</span>
+        {s.name ?? recordsLabel(s.records)} <span class="muted">· {govName}</span>
       </h1>
       {s.retiredAt ? (
         <p class="retired">
@@ -115,7 +115,7 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
         </dd>
         <dt>Way in</dt>
         <dd>
-          <WayText {...(last?.way ? { way: last.way } : {})} />
+          <WayText {...(last?.way ? { way: last.way, night: last.night } : {})} />
         </dd>
       </dl>
       {last && lastTone === "no" ? (
@@ -133,7 +133,7 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
       ) : (
         <>
           <NightCells nights={d.nights} />
-          {last ? (
+          {last && lastTone !== "no" ? (
             <p class="last-outcome small">
               Last checked the night of {nightShort(last.night)}: <OutcomeText o={last} />
             </p>
@@ -159,8 +159,8 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
                 <td>
                   <RecordTitle title={r.title} url={r.url} />
                 </td>
-                <td>{dateEt(r.date)}</td>
-                <td>{r.kind ?? s.records}</td>
+                <td class="nowrap">{dateEt(r.date)}</td>
+                <td>{recordsLabel(r.kind ?? s.records)}</td>
                 <td class="small">{nightShort(r.firstSeenNight)}</td>
               </tr>
             ))}
