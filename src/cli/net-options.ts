@@ -6,8 +6,10 @@
  */
 import type { Command } from "commander";
 import { UsageError } from "../errors.js";
+import { validateUserAgent } from "../net/user-agent.js";
 
 export interface NetCliOptions {
+  userAgent?: string;
   allowPrivateAddresses?: boolean;
   resolve?: string[];
   caFile?: string;
@@ -15,6 +17,7 @@ export interface NetCliOptions {
 }
 
 export interface NetOptions {
+  userAgent?: string;
   allowPrivateAddresses?: boolean;
   resolve?: string[];
   caFile?: string;
@@ -28,8 +31,25 @@ export function wholeNumber(text: string, option: string, min: number): number {
   return n;
 }
 
+/**
+ * P1/P2: the operator's User-Agent (their contact in place of the default), from
+ * --user-agent or NOR_USER_AGENT; the checker sends it and the site-owner page shows it, so
+ * `nor night` and `nor serve` must be given the same value. Validated here, at the boundary.
+ */
+export function userAgentOption(flag: string | undefined): string | undefined {
+  const value = flag ?? process.env["NOR_USER_AGENT"];
+  return value === undefined || value === "" ? undefined : validateUserAgent(value);
+}
+
+export function addUserAgentOption(cmd: Command): Command {
+  return cmd.option(
+    "--user-agent <ua>",
+    "the operator's User-Agent, starting public-records-check/ (default: NOR_USER_AGENT or the built-in one)",
+  );
+}
+
 export function addNetOptions(cmd: Command): Command {
-  return cmd
+  return addUserAgentOption(cmd)
     .option("--allow-private-addresses", "allow loopback/private addresses (tests and demos)")
     .option(
       "--resolve <host:port:addr>",
@@ -45,6 +65,8 @@ export function addNetOptions(cmd: Command): Command {
 
 export function netOptions(opts: NetCliOptions): NetOptions {
   const out: NetOptions = {};
+  const userAgent = userAgentOption(opts.userAgent);
+  if (userAgent !== undefined) out.userAgent = userAgent;
   if (opts.allowPrivateAddresses) out.allowPrivateAddresses = true;
   if (opts.resolve?.length) out.resolve = opts.resolve;
   if (opts.caFile !== undefined) out.caFile = opts.caFile;

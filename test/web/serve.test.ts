@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -109,15 +109,6 @@ describe("nor night, then nor serve", () => {
   let blockSite: FleetServer;
 
   beforeAll(async () => {
-    execFileSync(
-      process.execPath,
-      [join(REPO, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"],
-      {
-        cwd: REPO,
-        stdio: "inherit",
-        timeout: 120_000,
-      },
-    );
     fleet = await startFleet();
     feedSite = await fleet.server({ host: "127.0.0.2" });
     blockSite = await fleet.server({ host: "127.0.0.3" });

@@ -4,15 +4,30 @@ import type { Command } from "commander";
 import { NorError, UsageError } from "../../errors.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { createApp } from "../../web/app.js";
+import { addUserAgentOption, userAgentOption } from "../net-options.js";
 
 interface ServeOptions {
   data?: string;
+  userAgent?: string;
+  origin?: string;
   host: string;
   port: string;
 }
 
 /** How long open keep-alive connections get to finish after SIGINT/SIGTERM. */
 const DRAIN_MS = 5_000;
+
+function originOption(text: string): string {
+  let u: URL;
+  try {
+    u = new URL(text);
+  } catch {
+    throw new UsageError(`--origin must be a URL such as https://newonrecord.com, not "${text}"`);
+  }
+  if (u.protocol !== "https:" && u.protocol !== "http:")
+    throw new UsageError(`--origin must be an http(s) origin, not "${text}"`);
+  return u.origin;
+}
 
 function parsePort(text: string): number {
   const n = Number(text);
@@ -36,57 +51,67 @@ function urlOf(info: AddressInfo): string {
  * internet is a decision (a reverse proxy with TLS in front, docs/operations.md).
  */
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command("serve")
     .description("Serve the directory (pages, feeds, JSON API, /site-owners, /console) over HTTP")
     .option("--data <dir>", "store directory (DIR/nor.db); NOR_DATABASE_URL selects PostgreSQL")
     .option("--host <address>", "address to listen on", "127.0.0.1")
     .option("--port <n>", "port to listen on; 0 picks a free one (the URL is printed)", "8080")
-    .action(async (opts: ServeOptions) => {
-      const port = parsePort(opts.port);
-      // Read-only use: a missing SQLite store is an error, not an empty directory made silently.
-      const store = await openStore(
-        storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
-        { create: false },
-      );
-      const app = createApp({ db: store.db });
-      try {
-        await new Promise<void>((resolve, reject) => {
-          const server = serve({ fetch: app.fetch, hostname: opts.host, port }, (info) => {
-            process.stdout.write(`nor serve: the directory is at ${urlOf(info)}\n`);
-          });
-          server.once("error", (err: NodeJS.ErrnoException) => {
-            process.off("SIGINT", stop);
-            process.off("SIGTERM", stop);
-            reject(
-              new NorError(
-                "E_CONFIG",
-                `cannot listen on ${opts.host}:${port}: ${err.code ?? err.message}`,
-                {
-                  cause: err,
-                },
-              ),
-            );
-          });
-          const stop = (signal: NodeJS.Signals) => {
-            process.off("SIGINT", stop);
-            process.off("SIGTERM", stop);
-            process.stdout.write(`nor serve: ${signal}, stopping\n`);
-            const force = setTimeout(() => {
-              if ("closeAllConnections" in server) server.closeAllConnections();
-            }, DRAIN_MS);
-            force.unref();
-            if ("closeIdleConnections" in server) server.closeIdleConnections();
-            server.close(() => {
-              clearTimeout(force);
-              resolve();
-            });
-          };
-          process.on("SIGINT", stop);
-          process.on("SIGTERM", stop);
-        });
-      } finally {
-        await store.close();
-      }
+    .option(
+      "--origin <url>",
+      "the public origin behind a TLS proxy (e.g. https://newonrecord.com), for the console's CSRF check",
+    );
+  addUserAgentOption(cmd).action(async (opts: ServeOptions) => {
+    const port = parsePort(opts.port);
+    const userAgent = userAgentOption(opts.userAgent);
+    const origin = opts.origin === undefined ? undefined : originOption(opts.origin);
+    // Read-only use: a missing SQLite store is an error, not an empty directory made silently.
+    const store = await openStore(
+      storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
+      { create: false },
+    );
+    const app = createApp({
+      db: store.db,
+      ...(userAgent !== undefined ? { userAgent } : {}),
+      ...(origin !== undefined ? { console: { origin } } : {}),
     });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const server = serve({ fetch: app.fetch, hostname: opts.host, port }, (info) => {
+          process.stdout.write(`nor serve: the directory is at ${urlOf(info)}\n`);
+        });
+        server.once("error", (err: NodeJS.ErrnoException) => {
+          process.off("SIGINT", stop);
+          process.off("SIGTERM", stop);
+          reject(
+            new NorError(
+              "E_CONFIG",
+              `cannot listen on ${opts.host}:${port}: ${err.code ?? err.message}`,
+              {
+                cause: err,
+              },
+            ),
+          );
+        });
+        const stop = (signal: NodeJS.Signals) => {
+          process.off("SIGINT", stop);
+          process.off("SIGTERM", stop);
+          process.stdout.write(`nor serve: ${signal}, stopping\n`);
+          const force = setTimeout(() => {
+            if ("closeAllConnections" in server) server.closeAllConnections();
+          }, DRAIN_MS);
+          force.unref();
+          if ("closeIdleConnections" in server) server.closeIdleConnections();
+          server.close(() => {
+            clearTimeout(force);
+            resolve();
+          });
+        };
+        process.on("SIGINT", stop);
+        process.on("SIGTERM", stop);
+      });
+    } finally {
+      await store.close();
+    }
+  });
 }

@@ -1,0 +1,104 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../src/web/app.js";
+import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
+import { rss, writeCatalog } from "../night/cli-night.js";
+import { ROOT } from "./run-nor.js";
+
+const OPERATOR_UA = "public-records-check/0.1 (+mailto:records-desk@example.org)";
+
+function nor(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [join(ROOT, "bin", "nor.js"), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    p.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const timer = setTimeout(() => p.kill("SIGKILL"), 60_000);
+    p.on("error", reject);
+    p.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+describe("the operator's User-Agent", () => {
+  let fleet: Fleet;
+  let site: FleetServer;
+  let dir: string;
+  let catalog: string;
+
+  beforeAll(async () => {
+    fleet = await startFleet();
+    site = await fleet.server({ host: "127.0.0.11" });
+    site.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    site.route(
+      "/a.rss",
+      (_q, res) =>
+        void res.writeHead(200, { "content-type": "application/rss+xml" }).end(rss(site.origin, 1)),
+    );
+    dir = mkdtempSync(join(tmpdir(), "nor-ua-"));
+    catalog = writeCatalog(dir, [
+      [
+        "id: a",
+        "government: village-of-test",
+        "records: agendas",
+        "access: feed",
+        `url: ${site.url("/a.rss")}`,
+      ],
+    ]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await fleet?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const night = ["night", "--night", "2026-11-05", "--allow-private-addresses", "--gap-ms", "50"];
+
+  it("P1: a browser's or another product's name is refused before any request is sent", async () => {
+    for (const ua of [
+      "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0",
+      "public-records-check/0.1 Googlebot/2.1",
+      "curl/8.5.0",
+    ]) {
+      const r = await nor([
+        ...night,
+        "--catalog",
+        catalog,
+        "--data",
+        join(dir, "bad"),
+        "--user-agent",
+        ua,
+      ]);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(/user agent/);
+    }
+    const viaEnv = await nor([...night, "--catalog", catalog, "--data", join(dir, "bad")], {
+      NOR_USER_AGENT: "Mozilla/5.0",
+    });
+    expect(viaEnv.code).not.toBe(0);
+    expect(site.requests).toEqual([]);
+  }, 120_000);
+
+  it("P1, P2: the operator's contact goes out on every request, and the site-owner page shows that same value", async () => {
+    const r = await nor([...night, "--catalog", catalog, "--data", join(dir, "good")], {
+      NOR_USER_AGENT: OPERATOR_UA,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(site.requests.map((q) => q.headers["user-agent"])).toEqual([OPERATOR_UA, OPERATOR_UA]);
+    const html = await (await createApp({ userAgent: OPERATOR_UA }).request("/site-owners")).text();
+    expect(html).toContain(`<pre id="user-agent">${OPERATOR_UA}</pre>`);
+  }, 120_000);
+});
