@@ -195,7 +195,11 @@ export function toRecord(r: {
 }
 
 /** Newest by the record's own date (backfilled old records do not crowd out new ones). */
-export async function newestRecords(db: Db, sourceId: string, limit: number): Promise<RecordItem[]> {
+export async function newestRecords(
+  db: Db,
+  sourceId: string,
+  limit: number,
+): Promise<RecordItem[]> {
   const rows = await db
     .selectFrom("records as r")
     .select([...RECORD_COLUMNS])

@@ -117,10 +117,7 @@ const OUTCOME_COLUMNS = [
 ] as const;
 
 /** The latest night's outcome of each source. */
-export async function lastOutcomes(
-  db: Db,
-  ids: readonly string[],
-): Promise<Map<string, Outcome>> {
+export async function lastOutcomes(db: Db, ids: readonly string[]): Promise<Map<string, Outcome>> {
   const out = new Map<string, Outcome>();
   if (ids.length === 0) return out;
   const rows = await db
