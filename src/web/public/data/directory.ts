@@ -4,6 +4,7 @@
  * (src/store/schema/sources.ts) and `records`. Retired rows appear only on their own page.
  */
 import type { Db } from "../../../store/db.js";
+import type { RecordsTable } from "../../../store/schema/night.js";
 import type { Filter } from "../filters.js";
 
 export interface GovernmentSummary {
@@ -161,7 +162,7 @@ export async function getSource(db: Db, id: string): Promise<SourceSummary | und
   return r ? toSource(r) : undefined;
 }
 
-const RECORD_COLUMNS = [
+export const RECORD_COLUMNS = [
   "r.source_id",
   "r.record_id",
   "r.title",
@@ -172,16 +173,7 @@ const RECORD_COLUMNS = [
   "r.first_seen_at",
 ] as const;
 
-export function toRecord(r: {
-  source_id: string;
-  record_id: string;
-  title: string;
-  date: string | null;
-  url: string | null;
-  kind: string | null;
-  first_seen_night: string;
-  first_seen_at: string;
-}): RecordItem {
+export function toRecord(r: RecordsTable): RecordItem {
   return {
     sourceId: r.source_id,
     recordId: r.record_id,

@@ -6,7 +6,7 @@
  */
 import type { Db } from "../../../store/db.js";
 import type { Filter } from "../filters.js";
-import { type RecordItem, toRecord } from "./directory.js";
+import { RECORD_COLUMNS, type RecordItem, toRecord } from "./directory.js";
 
 /** More than this many new records in one night are cut, with a note (pages and feeds). */
 export const NEW_CAP = 500;
@@ -41,14 +41,7 @@ export async function newOnRecord(db: Db, f: Filter, cap = NEW_CAP): Promise<New
     .innerJoin("sources as s", "s.id", "r.source_id")
     .innerJoin("governments as g", "g.id", "s.government_id")
     .select([
-      "r.source_id",
-      "r.record_id",
-      "r.title",
-      "r.date",
-      "r.url",
-      "r.kind",
-      "r.first_seen_night",
-      "r.first_seen_at",
+      ...RECORD_COLUMNS,
       "s.name as source_name",
       "s.records as source_records",
       "g.id as government_id",

@@ -7,6 +7,7 @@ import type { RefusalEvidence } from "../../../net/types.js";
 import type { WayChoice } from "../../../night/types.js";
 import { parseWayChoice } from "../../../night/way-choice.js";
 import type { Db } from "../../../store/db.js";
+import type { NightSourcesTable } from "../../../store/schema/night.js";
 
 /** P24/P26: the latest mark decides; no mark at all means read. */
 export type ReadStatus =
@@ -52,19 +53,7 @@ export async function readStatuses(
   return out;
 }
 
-type OutcomeRow = {
-  night: string;
-  source_id: string;
-  outcome: string;
-  reason: string | null;
-  evidence: string | null;
-  status: number | null;
-  url: string | null;
-  way: string | null;
-  records_found: number;
-  new_records: number;
-  ended_at: string;
-};
+type OutcomeRow = Omit<NightSourcesTable, "started_at" | "duration_ms">;
 
 function toOutcome(r: OutcomeRow): Outcome {
   const o: Outcome = {
