@@ -4,6 +4,7 @@
  * never followed, so a bad link only ever becomes "no link".
  */
 import { createHash } from "node:crypto";
+import { decodeHTML } from "entities";
 import type { ExtractedRecord } from "./record.js";
 
 /** The platform's id, else the absolute link, else `h:` + the first 16 hex of sha256(title|date). */
@@ -79,30 +80,6 @@ export function dedupeRecords(rs: ExtractedRecord[]): ExtractedRecord[] {
   return out;
 }
 
-const NAMED: Record<string, string> = {
-  amp: "&",
-  lt: "<",
-  gt: ">",
-  quot: '"',
-  apos: "'",
-  nbsp: " ",
-  ndash: "–",
-  mdash: "—",
-  rsquo: "’",
-  lsquo: "‘",
-  rdquo: "”",
-  ldquo: "“",
-  hellip: "…",
-  middot: "·",
-  bull: "•",
-  copy: "©",
-  reg: "®",
-  trade: "™",
-  laquo: "«",
-  raquo: "»",
-  eacute: "é",
-};
-
 /**
  * Collapses whitespace (including no-break and zero-width spaces), trims, and decodes the
  * entities that survive when a page double-escapes (`&amp;amp;`) or cheerio's `.text()` is
@@ -110,20 +87,8 @@ const NAMED: Record<string, string> = {
  */
 export function cleanText(s: string): string {
   let out = s;
-  for (let i = 0; i < 2 && /&(#\d+|#x[0-9a-f]+|[a-z]+);/i.test(out); i++) {
-    out = out.replace(/&(#\d+|#x[0-9a-f]+|[a-z]+);/gi, (whole, name: string) => {
-      if (name[0] === "#") {
-        const code =
-          name[1] === "x" || name[1] === "X"
-            ? Number.parseInt(name.slice(2), 16)
-            : Number(name.slice(1));
-        return Number.isFinite(code) && code > 0 && code <= 0x10ffff
-          ? String.fromCodePoint(code)
-          : whole;
-      }
-      return NAMED[name.toLowerCase()] ?? whole;
-    });
-  }
+  // Twice at most: `&amp;amp;` is a page that escaped once too often, not text about "&amp;".
+  for (let i = 0; i < 2 && /&(#\d+|#x[0-9a-f]+|[a-z]+);/i.test(out); i++) out = decodeHTML(out);
   return out
     .replace(/\u200b|\u200c|\u200d|\ufeff/g, "")
     .replace(/[\s\u00a0]+/g, " ")
