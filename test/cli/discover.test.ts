@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,28 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { DEFAULT_USER_AGENT } from "../../src/policy/constants.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
+import { runNorAsync } from "./run-nor.js";
 
-const REPO = join(import.meta.dirname, "..", "..");
-
-function nor(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ["bin/nor.js", ...args], { cwd: REPO });
-    let stdout = "";
-    let stderr = "";
-    p.stdout.on("data", (c: Buffer) => {
-      stdout += c.toString();
-    });
-    p.stderr.on("data", (c: Buffer) => {
-      stderr += c.toString();
-    });
-    const timer = setTimeout(() => p.kill("SIGKILL"), 30_000);
-    p.on("error", reject);
-    p.on("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const nor = (args: string[]) => runNorAsync(args, { timeoutMs: 30_000 });
 
 describe("nor discover", () => {
   let fleet: Fleet;

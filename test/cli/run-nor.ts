@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
@@ -31,4 +31,39 @@ export function runNor(args: string[], env: Record<string, string> = {}): NorRun
     maxBuffer: 256 * 1024 * 1024,
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - t0 };
+}
+
+/**
+ * The same, without blocking: the loopback fleet's servers live in the test process, so a
+ * CLI that talks to them must run while this process keeps answering. Killed after
+ * `timeoutMs` (default 60 s), so no test waits forever.
+ */
+export function runNorAsync(
+  args: string[],
+  opts: { env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<NorRun> {
+  const base = { ...process.env };
+  delete base["NOR_DATABASE_URL"];
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [join(ROOT, "bin", "nor.js"), ...args], {
+      cwd: ROOT,
+      env: { ...base, ...opts.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    p.stdout.on("data", (c: Buffer) => {
+      stdout += c.toString();
+    });
+    p.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const timer = setTimeout(() => p.kill("SIGKILL"), opts.timeoutMs ?? 60_000);
+    p.on("error", reject);
+    p.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: performance.now() - t0 });
+    });
+  });
 }

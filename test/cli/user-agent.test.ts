@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,32 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/web/app.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
 import { rss, writeCatalog } from "../night/cli-night.js";
-import { ROOT } from "./run-nor.js";
+import { runNorAsync } from "./run-nor.js";
 
 const OPERATOR_UA = "public-records-check/0.1 (+mailto:records-desk@example.org)";
 
-function nor(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [join(ROOT, "bin", "nor.js"), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    let stderr = "";
-    p.stderr.on("data", (c: Buffer) => {
-      stderr += c.toString();
-    });
-    const timer = setTimeout(() => p.kill("SIGKILL"), 60_000);
-    p.on("error", reject);
-    p.on("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stderr });
-    });
-  });
-}
+const nor = (args: string[], env: Record<string, string> = {}) => runNorAsync(args, { env });
 
 describe("the operator's User-Agent", () => {
   let fleet: Fleet;

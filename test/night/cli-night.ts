@@ -1,39 +1,20 @@
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT } from "../cli/run-nor.js";
+import { runNorAsync } from "../cli/run-nor.js";
 
 /**
  * `nor night` as a separate process, asynchronously: the fleet's servers live in this test
  * process, so a blocking spawnSync would stop them from answering. Bounded at 60 s.
  */
-export function nightCli(
+export async function nightCli(
   catalog: string,
   data: string,
   night: string,
 ): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const args = [join(ROOT, "bin", "nor.js"), "night", "--catalog", catalog, "--data", data];
-    args.push("--night", night, "--allow-private-addresses", "--gap-ms", "50");
-    args.push("--concurrency", "4");
-    const env = { ...process.env };
-    delete env["NOR_DATABASE_URL"];
-    const p = spawn(process.execPath, args, {
-      cwd: ROOT,
-      env,
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    let stderr = "";
-    p.stderr?.on("data", (c: Buffer) => {
-      stderr += c.toString();
-    });
-    const timer = setTimeout(() => p.kill("SIGKILL"), 60_000);
-    p.on("error", reject);
-    p.on("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stderr });
-    });
-  });
+  const args = ["night", "--catalog", catalog, "--data", data, "--night", night];
+  args.push("--allow-private-addresses", "--gap-ms", "50", "--concurrency", "4");
+  const r = await runNorAsync(args);
+  return { code: r.code, stderr: r.stderr };
 }
 
 /** A one-government catalog file from source entries written as YAML lines. */

@@ -1,17 +1,16 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
+import { nightCli } from "./cli-night.js";
 
 /**
  * What a night costs a site when nothing changed (P11): robots.txt at most once a day per
  * origin plus one request for the records page or feed, answered 304 thanks to the validators
  * taken from the private copy (P12), whose records are read from that copy (P8).
  */
-const REPO = join(import.meta.dirname, "..", "..");
 const ETAG = '"feed-v1"';
 const LAST_MODIFIED = "Wed, 04 Nov 2026 12:00:00 GMT";
 
@@ -28,23 +27,10 @@ const feed = (origin: string) =>
 const page = (origin: string) =>
   `<html><body><ul>${[1, 2].map((i) => `<li class="bid"><a href="${origin}/bid/${i}">Bid ${i}</a> <span>11/0${i}/2026</span></li>`).join("")}</ul></body></html>`;
 
-function runNight(catalog: string, data: string, night: string): Promise<number | null> {
-  return new Promise((resolve, reject) => {
-    const args = ["bin/nor.js", "night", "--catalog", catalog, "--data", data, "--night", night];
-    args.push("--allow-private-addresses", "--gap-ms", "50", "--concurrency", "4");
-    const p = spawn(process.execPath, args, { cwd: REPO, stdio: ["ignore", "ignore", "pipe"] });
-    let err = "";
-    p.stderr?.on("data", (c: Buffer) => {
-      err += c.toString();
-    });
-    const timer = setTimeout(() => p.kill("SIGKILL"), 60_000);
-    p.on("error", reject);
-    p.on("exit", (code) => {
-      clearTimeout(timer);
-      if (code !== 0) process.stderr.write(err);
-      resolve(code);
-    });
-  });
+async function runNight(catalog: string, data: string, night: string): Promise<number | null> {
+  const r = await nightCli(catalog, data, night);
+  if (r.code !== 0) process.stderr.write(r.stderr);
+  return r.code;
 }
 
 describe("the cost of an unchanged night", () => {
