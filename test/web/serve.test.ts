@@ -215,6 +215,36 @@ describe("nor night, then nor serve", () => {
     }
   }, 60_000);
 
+  it("P1, P2: nor serve shows the User-Agent the operator configured; bad settings are refused", async () => {
+    const ua = "public-records-check/0.1 (+mailto:desk@example.org)";
+    const { proc, url } = await startServe(["--data", dir, "--port", "0", "--user-agent", ua]);
+    try {
+      const res = await fetch(new URL("/site-owners", url), {
+        signal: AbortSignal.timeout(10_000),
+      });
+      expect(await res.text()).toContain(`<pre id="user-agent">${ua}</pre>`);
+    } finally {
+      proc.kill("SIGTERM");
+      expect(await exited(proc, 10_000)).toBe(0);
+    }
+    const browser = await run(
+      ["serve", "--data", dir, "--port", "0", "--user-agent", "Mozilla/5.0"],
+      20_000,
+    );
+    expect(browser.code).toBe(1);
+    expect(browser.err).toMatch(/must start with the product token public-records-check/);
+    const origin = await run(
+      ["serve", "--data", dir, "--port", "0", "--origin", "ftp://x"],
+      20_000,
+    );
+    expect(origin.code).toBe(2);
+    const header = await run(
+      ["serve", "--data", dir, "--port", "0", "--client-address-header", "X Real"],
+      20_000,
+    );
+    expect(header.code).toBe(2);
+  }, 60_000);
+
   it("bad usage and a missing store are clear errors", async () => {
     const port = await run(["serve", "--data", dir, "--port", "eighty"], 20_000);
     expect(port.code).toBe(2);

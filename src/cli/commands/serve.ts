@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Command } from "commander";
+import type { Context } from "hono";
 import { NorError, UsageError } from "../../errors.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { createApp } from "../../web/app.js";
@@ -10,12 +11,23 @@ interface ServeOptions {
   data?: string;
   userAgent?: string;
   origin?: string;
+  clientAddressHeader?: string;
   host: string;
   port: string;
 }
 
 /** How long open keep-alive connections get to finish after SIGINT/SIGTERM. */
 const DRAIN_MS = 5_000;
+
+/**
+ * The client's address as the operator's own proxy reports it (first entry of the header).
+ * Only for a server reached through that proxy: anyone can write the header otherwise.
+ */
+function headerAddress(name: string): (c: Context) => string {
+  if (!/^[A-Za-z0-9-]+$/.test(name))
+    throw new UsageError(`--client-address-header: "${name}" is not a header name`);
+  return (c) => c.req.header(name)?.split(",")[0]?.trim() || "unknown";
+}
 
 function originOption(text: string): string {
   let u: URL;
@@ -58,6 +70,10 @@ export function register(program: Command): void {
     .option("--host <address>", "address to listen on", "127.0.0.1")
     .option("--port <n>", "port to listen on; 0 picks a free one (the URL is printed)", "8080")
     .option(
+      "--client-address-header <name>",
+      "behind a reverse proxy: the header it sets to the client's address (e.g. X-Real-IP), for the console's sign-in limit",
+    )
+    .option(
       "--origin <url>",
       "the public origin behind a TLS proxy (e.g. https://newonrecord.com), for the console's CSRF check",
     );
@@ -65,6 +81,8 @@ export function register(program: Command): void {
     const port = parsePort(opts.port);
     const userAgent = userAgentOption(opts.userAgent);
     const origin = opts.origin === undefined ? undefined : originOption(opts.origin);
+    const clientAddress =
+      opts.clientAddressHeader === undefined ? undefined : headerAddress(opts.clientAddressHeader);
     // Read-only use: a missing SQLite store is an error, not an empty directory made silently.
     const store = await openStore(
       storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
@@ -73,7 +91,10 @@ export function register(program: Command): void {
     const app = createApp({
       db: store.db,
       ...(userAgent !== undefined ? { userAgent } : {}),
-      ...(origin !== undefined ? { console: { origin } } : {}),
+      console: {
+        ...(origin !== undefined ? { origin } : {}),
+        ...(clientAddress !== undefined ? { clientAddress } : {}),
+      },
     });
     try {
       await new Promise<void>((resolve, reject) => {
