@@ -53,6 +53,10 @@ export function createFetcher(opts: FetcherOptions): PoliteFetcher {
     opts.clock,
     opts.robotsCache,
     async (url, validators, label, source) => {
+      // P21: a robots.txt redirect is a request like any other; none goes to a closed site.
+      const closedReason = closed.get(siteOf(url));
+      if (closedReason !== undefined) return { siteClosed: closedReason };
+      await seedCrawlDelay(url);
       const sent = validatorsSent(validators);
       const ran = await exchange(deps, {
         method: "GET",
@@ -115,8 +119,10 @@ export function createFetcher(opts: FetcherOptions): PoliteFetcher {
       await seedCrawlDelay(url);
       const rl = await robots.lookup(url, req.source);
       if (rl.kind === "deadline") return { kind: "deadline", url };
+      if (rl.kind === "site-closed") return { kind: "site-closed", url, reason: rl.reason };
       if (rl.kind === "stopped") {
-        // The robots.txt request met a TLS failure or the address guard: that is this URL's answer.
+        // The robots.txt request met a no (TLS, a challenge page) or the address guard: that
+        // is this URL's answer.
         const step = classifyAttempt(rl.attempt, {
           url,
           attempt: 1,

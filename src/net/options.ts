@@ -54,9 +54,10 @@ export function resolveOptions(opts: FetcherOptions): Resolved {
   const gap = opts.gapMs ?? MIN_GAP_MS;
   if (!Number.isFinite(gap) || gap < 0) throw new ConfigError(`gapMs must be >= 0, got ${gap}`);
   const loopback = (url: URL): boolean => {
-    if (url.hostname === "localhost") return true;
+    // A pin decides first: `localhost` pinned to a public address is someone's server.
     const address = knownAddress(pins, url);
-    return address !== undefined && classifyAddress(address) === "loopback";
+    if (address !== undefined) return classifyAddress(address) === "loopback";
+    return url.hostname === "localhost";
   };
   return {
     userAgent,

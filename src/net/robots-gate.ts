@@ -1,5 +1,6 @@
 import type { Clock } from "../clock.js";
 import { MAX_REDIRECTS, ROBOTS_MAX_BYTES, ROBOTS_TTL_MS } from "../policy/constants.js";
+import { detectChallenge } from "../policy/refusal.js";
 import {
   classifyRobotsAnswer,
   decodeRobotsBody,
@@ -7,6 +8,7 @@ import {
   robotsUrlFor,
 } from "../policy/robots/index.js";
 import type { AttemptResult } from "./exchange.js";
+import { checkUrl } from "./redirects.js";
 import type { CachedRobots, RobotsCachePort, Validators } from "./types.js";
 
 /** One robots.txt request, sent by the fetcher through the site gate and the log. */
@@ -15,13 +17,18 @@ export type RobotsSend = (
   validators: Validators | undefined,
   label: (r: AttemptResult) => string,
   source: string | undefined,
-) => Promise<AttemptResult | "deadline">;
+) => Promise<AttemptResult | "deadline" | { siteClosed: string }>;
 
 export type RobotsLookup =
   | { kind: "result"; result: RobotsFetchResult; entry: CachedRobots }
   | { kind: "deadline" }
-  /** The fetch itself met a no (TLS) or the address guard: the page fetch reports that. */
-  | { kind: "stopped"; attempt: AttemptResult & { kind: "failure" } };
+  /** A robots.txt redirect led into a site closed tonight (P21): nothing was sent there. */
+  | { kind: "site-closed"; reason: string }
+  /**
+   * The fetch itself met a no (TLS, or a challenge page served as robots.txt, P21) or the
+   * address guard: the page fetch reports that, and nothing is cached.
+   */
+  | { kind: "stopped"; attempt: AttemptResult };
 
 /**
  * P16, P20: the origin's robots.txt, read at most once per ROBOTS_TTL_MS and cached. A 304
@@ -73,12 +80,17 @@ export class RobotsGate {
     // RFC 9309 §2.3.1.2: up to five redirects, even across hosts; rules apply to `origin`.
     for (let redirects = 0; ; redirects++) {
       const conds = redirects === 0 ? conditional : undefined;
-      const r = await this.send(target, conds, (x) => robotsLabel(x, redirects), source);
+      const r = await this.send(target, conds, (x) => robotsLabel(x, redirects, target), source);
       if (r === "deadline") return { kind: "deadline" };
+      if ("siteClosed" in r) return { kind: "site-closed", reason: r.siteClosed };
       if (r.kind === "failure" && (r.failure === "tls" || r.failure === "blocked-address")) {
         return { kind: "stopped", attempt: r };
       }
-      if (r.kind === "response" && r.status === 304 && cached && conditional) {
+      // P21: a challenge or block page is a no whatever it is served for; never "rules".
+      if (challenged(r, target)) return { kind: "stopped", attempt: r };
+      // Only a 304 to the request that carried our validators refreshes the copy (RFC 9110
+      // §15.4.5); an unasked-for 304 on a later hop is no answer (RFC 9309 §2.4: ≤ 24 h).
+      if (r.kind === "response" && r.status === 304 && cached && conds) {
         const entry: CachedRobots = { ...cached, fetchedAt: this.clock.now() };
         await this.cache.put(entry);
         return { kind: "result", result: toResult(entry), entry };
@@ -86,7 +98,10 @@ export class RobotsGate {
       const location = r.kind === "response" ? r.headers["location"] : undefined;
       if (r.kind === "response" && r.status >= 300 && r.status < 400 && location) {
         if (redirects < MAX_REDIRECTS) {
-          target = new URL(location, target).href;
+          // P3: a Location with user-info (or not http(s)) is never sent, stripped or not.
+          const next = resolveLocation(location, target);
+          if (!next.ok) return this.#store(origin, unreachable(r, `redirect to ${next.reason}`));
+          target = next.url.href;
           continue;
         }
         return this.#store(origin, unreachable(r, "more than 5 redirects"));
@@ -135,14 +150,30 @@ function answer(r: AttemptResult, redirects: number): Omit<CachedRobots, "origin
   return { state, ...base, body: decodeRobotsBody(bytes, ROBOTS_MAX_BYTES).text };
 }
 
+function resolveLocation(location: string, base: string) {
+  let href: string;
+  try {
+    href = new URL(location, base).href;
+  } catch {
+    return { ok: false as const, reason: `a bad Location ${JSON.stringify(location)}` };
+  }
+  return checkUrl(href);
+}
+
+function challenged(r: AttemptResult, url: string): boolean {
+  if (r.kind !== "response" || r.read.kind !== "complete") return false;
+  return detectChallenge({ status: r.status, headers: r.headers, body: r.read.body, url }) !== null;
+}
+
 /** The log's name for a robots.txt attempt (P27). */
-function robotsLabel(r: AttemptResult, redirects: number): string {
+function robotsLabel(r: AttemptResult, redirects: number, url: string): string {
   if (r.kind === "failure")
     return r.failure === "tls"
       ? "refused"
       : r.failure === "blocked-address"
         ? "blocked-address"
         : "unreachable";
+  if (challenged(r, url)) return "refused";
   if (r.status === 304) return "not-modified";
   if (r.status >= 300 && r.status < 400 && r.headers["location"]) {
     return redirects < MAX_REDIRECTS ? "redirect" : "unreachable";

@@ -4,6 +4,13 @@ import type { SiteStatePort } from "./types.js";
 export type GateResult<T> = { ran: true; value: T } | { ran: false; reason: "deadline" };
 
 /**
+ * P10, P13: the longest wait the gate will sleep through. A Crawl-delay of weeks, or a stored
+ * end in the future (the clock went back), means "not tonight", never a sleep that a timer
+ * cuts short (setTimeout fires at once past 2^31-1 ms) and never a negative or NaN wait.
+ */
+export const LONGEST_WAIT_MS = 24 * 60 * 60 * 1000;
+
+/**
  * P9 and P10: one lane per site. A request waits for the one before it on the same site to
  * end, then for at least `gapMs` after that end (the end persisted through SiteStatePort, so
  * the gap also holds across a restart), and only then starts. Robots.txt fetches, redirect
@@ -46,7 +53,10 @@ export class SiteGate {
     try {
       const stored = await this.#state.lastEnd(site);
       const last = Math.max(this.#ends.get(site) ?? -Infinity, stored ?? -Infinity);
-      const startAt = Math.max(last + gapMs, notBefore ?? -Infinity, this.#clock.now());
+      const now = this.#clock.now();
+      const startAt = Math.max(last + gapMs, notBefore ?? -Infinity, now);
+      // Math.max passes NaN through: an unreadable wait is "not tonight", never "now".
+      if (!(startAt - now <= LONGEST_WAIT_MS)) return { ran: false, reason: "deadline" };
       if (this.#deadline !== undefined && startAt > this.#deadline) {
         return { ran: false, reason: "deadline" };
       }
@@ -54,6 +64,8 @@ export class SiteGate {
       for (let i = 0; i < 10 && this.#clock.now() < startAt; i++) {
         await this.#clock.sleep(startAt - this.#clock.now());
       }
+      // Fail closed: a clock that never reaches startAt does not get the request sent early.
+      if (this.#clock.now() < startAt) return { ran: false, reason: "deadline" };
       try {
         return { ran: true, value: await fn() };
       } finally {

@@ -6,7 +6,8 @@
  * resumed night the 304 is re-read from the archive and its records are stored then.
  */
 
-import { latestCapture, validatorsFor } from "../store/archive/captures.js";
+import { fromRow, latestCapture, validatorsFor } from "../store/archive/captures.js";
+import { sha256Digest } from "../store/archive/digest.js";
 import { readCapture } from "../store/archive/read.js";
 import type { Db } from "../store/db.js";
 import type { StoredCopy, ValidatorStore } from "./reader.js";
@@ -24,10 +25,46 @@ export class ArchiveValidators implements ValidatorStore {
     return validatorsFor(this.#db, url);
   }
 
-  async storedCopy(url: string): Promise<StoredCopy | undefined> {
+  async storedSince(url: string, since: number): Promise<StoredCopy | undefined> {
+    const row = await this.#db
+      .selectFrom("captures")
+      .selectAll()
+      .where("url", "=", url)
+      .where("method", "=", "GET")
+      .where("fetched_at", ">=", new Date(since).toISOString())
+      .where("status", ">=", 200)
+      .where("status", "<", 300)
+      .orderBy("fetched_at", "desc")
+      .orderBy("offset", "desc")
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const capture = fromRow(row);
+    try {
+      const stored = await readCapture(this.#dir, capture);
+      if (sha256Digest(stored.body) !== capture.payloadDigest) return undefined;
+      const copy: StoredCopy = { url: stored.url, body: stored.body };
+      const type = stored.headers["content-type"];
+      if (type !== undefined) copy.contentType = type;
+      return copy;
+    } catch {
+      return undefined; // unreadable: asked again, as if never stored
+    }
+  }
+
+  async storedCopy(url: string): Promise<StoredCopy | { lost: string } | undefined> {
     const capture = await latestCapture(this.#db, url, { withBody: true });
     if (!capture) return undefined;
-    const stored = await readCapture(this.#dir, capture);
+    // A copy deleted, cut or corrupted on disk is not a copy we hold (P8): the caller reads
+    // the page again instead of ending the night or keeping a 304 with no records behind it.
+    let stored: Awaited<ReturnType<typeof readCapture>>;
+    try {
+      stored = await readCapture(this.#dir, capture);
+    } catch (err) {
+      return { lost: `${capture.file}@${capture.offset}: ${(err as Error).message}` };
+    }
+    if (sha256Digest(stored.body) !== capture.payloadDigest) {
+      return { lost: `${capture.file}@${capture.offset}: payload digest does not match` };
+    }
     const copy: StoredCopy = { url: stored.url, body: stored.body };
     const type = stored.headers["content-type"];
     if (type !== undefined) copy.contentType = type;

@@ -25,6 +25,8 @@ export interface CheckContext {
   clock: Clock;
   reader: WayReader;
   validators: ValidatorStore;
+  /** When tonight first started (before any restart): answers stored since are not asked again. */
+  nightStartedAt?: number;
 }
 
 type Read =
@@ -56,12 +58,32 @@ async function readOne(
   conditional: boolean,
 ): Promise<Read> {
   const freq = toFetch(req, purpose, sourceId);
+  if ((req.method ?? "GET") === "GET" && ctx.nightStartedAt !== undefined) {
+    // P8 after kill -9: the answer was archived tonight but its source never committed.
+    const copy = await ctx.validators.storedSince?.(req.url, ctx.nightStartedAt);
+    if (copy) {
+      try {
+        const extraction = ctx.reader.extract(way, copy.body, copy.url, copy.contentType);
+        return { kind: "read", extraction, body: copy.body, url: copy.url };
+      } catch {
+        // The recipe cannot read tonight's copy: asked again below, and judged on the answer.
+      }
+    }
+  }
   if (conditional && (req.method ?? "GET") === "GET") {
     const v = await ctx.validators.get(req.url);
     if (v && (v.etag || v.lastModified)) freq.validators = v;
   }
-  const o: FetchOutcome = await ctx.fetcher.fetch(freq);
-  if (o.kind === "not-modified") return unchanged(ctx, way, req.url, o.url);
+  let o: FetchOutcome = await ctx.fetcher.fetch(freq);
+  if (o.kind === "not-modified") {
+    const u = await unchanged(ctx, way, req.url, o.url);
+    if (u !== "lost") return u;
+    // P8: the copy the validators belong to is gone, so asking in full is not asking for
+    // what we already have; the answer is stored anew.
+    delete freq.validators;
+    o = await ctx.fetcher.fetch(freq);
+    if (o.kind === "not-modified") return { kind: "unchanged", url: o.url };
+  }
   if (o.kind !== "ok") return { kind: "failed", outcome: failureOutcome(o) };
   let extraction: Extraction;
   try {
@@ -89,9 +111,15 @@ async function readOne(
  * A 304 (P12) is answered from the copy we hold (P8): its records are read again, so a
  * source whose answer was archived just before a crash still gets its records stored.
  */
-async function unchanged(ctx: CheckContext, way: WayIn, asked: string, url: string): Promise<Read> {
+async function unchanged(
+  ctx: CheckContext,
+  way: WayIn,
+  asked: string,
+  url: string,
+): Promise<Read | "lost"> {
   const copy = await ctx.validators.storedCopy?.(asked);
   if (!copy) return { kind: "unchanged", url };
+  if ("lost" in copy) return "lost";
   try {
     const extraction = ctx.reader.extract(way, copy.body, copy.url, copy.contentType);
     return { kind: "unchanged", url, extraction, body: copy.body };
@@ -203,7 +231,9 @@ async function runBackfill(
   const state: BackfillState = before ? { ...before } : { done: perNight <= 0, pagesRead: 0 };
   if (state.done) return { state };
   let next = state.cursor;
-  if (!next && page1.kind === "read") {
+  // Page 1 answered 304 is read from its stored copy, so a backfill whose start was never
+  // committed (a crash after the archive write) still starts (P7).
+  if (!next && page1.kind !== "failed" && page1.extraction && page1.body) {
     if (pastUntil(page1.extraction, source.backfill.until))
       return { state: { done: true, pagesRead: state.pagesRead } };
     next = ctx.reader.nextRequest(way, firstReq, page1.body, page1.extraction);

@@ -30,8 +30,16 @@ export interface StoredCopy {
 /** P12: the last ETag / Last-Modified per URL, and (P8) the copy they belong to. */
 export interface ValidatorStore {
   get(url: string): Promise<{ etag?: string; lastModified?: string } | undefined>;
-  /** The stored body for a 304, when this store keeps bodies (the WARC archive does). */
-  storedCopy?(url: string): Promise<StoredCopy | undefined>;
+  /**
+   * The stored body for a 304, when this store keeps bodies (the WARC archive does). `lost`:
+   * the index names a copy that can no longer be read back whole (deleted, cut, corrupted).
+   */
+  storedCopy?(url: string): Promise<StoredCopy | { lost: string } | undefined>;
+  /**
+   * P8 across a crash: the 2xx answer to a GET of `url` stored at or after `since` (tonight,
+   * before a restart), read back whole, or undefined. Such a page is never asked again.
+   */
+  storedSince?(url: string, since: number): Promise<StoredCopy | undefined>;
 }
 
 const ACCESS_RANK: Record<WayIn["access"], number> = {

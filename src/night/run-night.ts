@@ -92,7 +92,13 @@ export async function runNight(
   // P21 across a restart: the fetcher's "closed" list lives in memory; the store remembers.
   const closed = await store.closedSites(opts.night);
   const fetcher = await deps.makeFetcher(state);
-  const ctx: CheckContext = { fetcher, clock, reader: deps.reader, validators: deps.validators };
+  const ctx: CheckContext = {
+    fetcher,
+    clock,
+    reader: deps.reader,
+    validators: deps.validators,
+    nightStartedAt: state.startedAt,
+  };
   const summary: NightSummary = {
     night: opts.night,
     resumed: state.resumed,

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import SqliteDatabase from "better-sqlite3";
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
@@ -35,6 +35,9 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
   if (loc.kind === "sqlite") {
     const file = join(loc.dir, "nor.db");
     if (!create && !existsSync(file)) throw new NorError("E_STORE", `no store at ${file}`);
+    if (existsSync(loc.dir) && !statSync(loc.dir).isDirectory()) {
+      throw new NorError("E_STORE", `the store location ${loc.dir} is not a directory`);
+    }
     if (create) mkdirSync(loc.dir, { recursive: true });
     let sqlite: SqliteDatabase.Database;
     try {
@@ -44,7 +47,8 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
       sqlite.pragma("busy_timeout = 5000");
       sqlite.pragma("foreign_keys = ON");
     } catch (cause) {
-      throw new NorError("E_STORE", `cannot open the store at ${file}`, { cause });
+      const why = cause instanceof Error ? `: ${cause.message}` : "";
+      throw new NorError("E_STORE", `cannot open the store at ${file}${why}`, { cause });
     }
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   } else {

@@ -3,6 +3,7 @@ import pino from "pino";
 import { UsageError } from "../../errors.js";
 import { runNightWithStore } from "../../night/compose.js";
 import { formatLeft, parseDuration } from "../../night/duration.js";
+import { acquireNightLock } from "../../night/night-lock.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
 import { nightOf } from "../../policy/night-date.js";
 import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
@@ -52,6 +53,14 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   const { catalog, origins } = loadCatalogWithFiles([opts.catalog]);
   const loc = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
   const store = await openStore(loc);
+  // One night process per store directory (P9, P10; no source checked twice a night).
+  let release: () => void;
+  try {
+    release = loc.kind === "sqlite" ? acquireNightLock(loc.dir) : () => {};
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   const tty = process.stderr.isTTY === true;
   const log = pino({ base: { night } }, pino.destination({ dest: 2, sync: true }));
   try {
@@ -92,6 +101,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     log.info({ ...rest, deadlineAt: new Date(summary.deadlineAt).toISOString() }, "night done");
     process.exitCode = 0;
   } finally {
+    release();
     await store.close();
   }
 }

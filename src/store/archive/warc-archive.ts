@@ -17,6 +17,7 @@ import type { Db } from "../db.js";
 import { type Capture, indexedEnd, insertCapture, latestCapture } from "./captures.js";
 import { sha256Digest } from "./digest.js";
 import { DEFAULT_ROTATE_BYTES, fileName, listWarcFiles, seqOf } from "./files.js";
+import { readRecordAt } from "./read.js";
 import {
   type Exchange,
   type Original,
@@ -123,7 +124,10 @@ export class WarcArchive implements ArchivePort {
     const body = ex.response.body;
     const digest = sha256Digest(body);
     const prior = body.length > 0 ? await latestCapture(this.#db, url) : undefined;
-    const original = prior?.payloadDigest === digest ? await this.#originalOf(prior) : undefined;
+    const found = prior?.payloadDigest === digest ? await this.#originalOf(prior) : undefined;
+    // A revisit must point at a payload that still reads back whole; one deleted or damaged on
+    // disk would make this answer unrecoverable too, so the body is stored again in full.
+    const original = found && (await this.#readsBack(found.at, digest)) ? found : undefined;
 
     const responseId = `<urn:uuid:${randomUUID()}>`;
     const requestId = `<urn:uuid:${randomUUID()}>`;
@@ -163,6 +167,15 @@ export class WarcArchive implements ArchivePort {
     if (ex.source !== undefined) capture.source = ex.source;
     if (original) capture.refersTo = original.at;
     await insertCapture(this.#db, capture);
+  }
+
+  async #readsBack(at: NonNullable<Capture["refersTo"]>, digest: string): Promise<boolean> {
+    try {
+      const { payload } = await readRecordAt(join(this.dir, at.file), at.offset, at.length);
+      return sha256Digest(payload) === digest;
+    } catch {
+      return false;
+    }
   }
 
   /** The response record that really holds this payload (a revisit points at its original). */

@@ -1,0 +1,40 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runNor } from "../cli/run-nor.js";
+
+/** Review: a store that cannot be opened is a clear error naming the path (exit 1). */
+describe("review: bad store locations", () => {
+  const dir = mkdtempSync(join(tmpdir(), "nor-review-open-"));
+  const catalog = join(dir, "catalog.yaml");
+  writeFileSync(
+    catalog,
+    "governments:\n  - { id: g, name: G, kind: village, county: Franklin }\nsources: []\n",
+  );
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("a --data path that is a file is refused by name, not with a raw EEXIST", () => {
+    const file = join(dir, "a-file");
+    writeFileSync(file, "x");
+    const r = runNor(["night", "--catalog", catalog, "--data", file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${file} is not a directory`);
+    expect(r.stderr).not.toContain("EEXIST");
+  });
+
+  it("a corrupt nor.db is refused naming the file and why", () => {
+    const d = join(dir, "corrupt");
+    mkdirSync(d);
+    writeFileSync(join(d, "nor.db"), "this is not a database, just text ".repeat(200));
+    for (const args of [
+      ["night", "--catalog", catalog, "--data", d],
+      ["status", "--data", d],
+    ]) {
+      const r = runNor(args);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(join(d, "nor.db"));
+      expect(r.stderr).toMatch(/not a database/);
+    }
+  });
+});
