@@ -165,3 +165,19 @@ export async function statusRows(db: Db): Promise<StatusRow[]> {
   }
   return [...rows.values()];
 }
+
+/**
+ * The night still under way at `now`: started, not finished, its deadline not passed (the
+ * latest such). `nor night` without --night resumes it, so a restart after midnight goes on
+ * with the same night instead of checking every source again under a new date.
+ */
+export async function unfinishedNight(db: Db, now: number): Promise<string | undefined> {
+  const row = await db
+    .selectFrom("nights")
+    .select("night")
+    .where("finished_at", "is", null)
+    .where("deadline_at", ">", new Date(now).toISOString())
+    .orderBy("started_at", "desc")
+    .executeTakeFirst();
+  return row?.night;
+}

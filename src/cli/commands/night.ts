@@ -1,6 +1,8 @@
+import { mkdirSync } from "node:fs";
 import type { Command } from "commander";
 import pino from "pino";
 import { UsageError } from "../../errors.js";
+import { unfinishedNight } from "../../night/admin-sql.js";
 import { runNightWithStore } from "../../night/compose.js";
 import { formatLeft, parseDuration } from "../../night/duration.js";
 import { acquireNightLock } from "../../night/night-lock.js";
@@ -28,7 +30,7 @@ export function register(program: Command): void {
     .option("--data <dir>", "store directory (DIR/nor.db); NOR_DATABASE_URL selects PostgreSQL")
     .option(
       "--night <YYYY-MM-DD>",
-      "the night to run or resume (default: today in America/New_York)",
+      "the night to run or resume (default: the night still under way, else today in America/New_York)",
     )
     .option("--deadline <duration>", "the night's time limit, e.g. 6h, 90m, 30s (default 6h)")
     .option("--concurrency <n>", `lanes (sites) worked at once (default ${DEFAULT_CONCURRENCY})`);
@@ -39,9 +41,12 @@ export function register(program: Command): void {
 
 async function runNightCommand(opts: NightOptions): Promise<void> {
   // Every option is checked before the store or the network is touched.
-  const night = opts.night ?? nightOf(Date.now());
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(night) || Number.isNaN(Date.parse(`${night}T00:00:00Z`))) {
-    throw new UsageError(`--night: "${night}" is not a date written YYYY-MM-DD`);
+  const asked = opts.night;
+  if (
+    asked !== undefined &&
+    (!/^\d{4}-\d{2}-\d{2}$/.test(asked) || Number.isNaN(Date.parse(`${asked}T00:00:00Z`)))
+  ) {
+    throw new UsageError(`--night: "${asked}" is not a date written YYYY-MM-DD`);
   }
   const deadlineMs =
     opts.deadline === undefined ? DEFAULT_NIGHT_DEADLINE_MS : parseDuration(opts.deadline);
@@ -52,11 +57,18 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   const net = netOptions(opts);
   const { catalog, origins } = loadCatalogWithFiles([opts.catalog]);
   const loc = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
+  // The archive (P8) and the night lock live in the data directory, whichever the database.
+  const dataDir = loc.kind === "sqlite" ? loc.dir : (opts.data ?? "data");
+  mkdirSync(dataDir, { recursive: true });
   const store = await openStore(loc);
-  // One night process per store directory (P9, P10; no source checked twice a night).
+  // One night process per data directory (P9, P10; no source checked twice a night).
   let release: () => void;
+  let night: string;
   try {
-    release = loc.kind === "sqlite" ? acquireNightLock(loc.dir) : () => {};
+    release = acquireNightLock(dataDir);
+    // Without --night: a night still under way (its deadline not passed) is resumed, even
+    // after midnight; otherwise tonight is today's date in New York.
+    night = asked ?? (await unfinishedNight(store.db, Date.now())) ?? nightOf(Date.now());
   } catch (err) {
     await store.close();
     throw err;
@@ -73,7 +85,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       night,
       deadlineMs,
       concurrency,
-      ...(loc.kind === "sqlite" ? { dataDir: loc.dir } : {}),
+      dataDir,
       ...net,
       onProgress: (p) => {
         if (tty) {
