@@ -35,10 +35,7 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
   if (loc.kind === "sqlite") {
     const file = join(loc.dir, "nor.db");
     if (!create && !existsSync(file)) throw new NorError("E_STORE", `no store at ${file}`);
-    if (existsSync(loc.dir) && !statSync(loc.dir).isDirectory()) {
-      throw new NorError("E_STORE", `the store location ${loc.dir} is not a directory`);
-    }
-    if (create) mkdirSync(loc.dir, { recursive: true });
+    if (create) ensureDataDir(loc.dir);
     let sqlite: SqliteDatabase.Database;
     try {
       sqlite = new SqliteDatabase(file, { fileMustExist: !create });
@@ -64,7 +61,12 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     provider: migrationProvider,
     ...(migrationTableSchema ? { migrationTableSchema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+  let { error, results } = await migrator.migrateToLatest();
+  // PostgreSQL: kysely's migrator lists the tables of every schema; a schema dropped by someone
+  // else at that moment fails the listing (3F000 / 42P01). That says nothing about ours: retry.
+  for (let i = 0; i < 3 && error && isCatalogRace(error); i++) {
+    ({ error, results } = await migrator.migrateToLatest());
+  }
   if (error) {
     await db.destroy();
     const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
@@ -75,11 +77,26 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
   return { db, dialect: loc.kind, close: () => db.destroy() };
 }
 
+/** Creates the data directory (store, archive, lock) if needed; a file in its place is an error. */
+export function ensureDataDir(dir: string): void {
+  if (existsSync(dir) && !statSync(dir).isDirectory()) notADirectory(dir);
+  mkdirSync(dir, { recursive: true });
+}
+
+function notADirectory(dir: string): never {
+  throw new NorError("E_STORE", `the store location ${dir} is not a directory`);
+}
+
 /** `--data DIR` (default ./data), or NOR_DATABASE_URL=postgres://… for PostgreSQL. */
 export function storeLocationFromOptions(opts: { data?: string }): StoreLocation {
   const url = process.env["NOR_DATABASE_URL"];
   if (url?.startsWith("postgres")) return { kind: "postgres", url };
   return { kind: "sqlite", dir: opts.data ?? "data" };
+}
+
+function isCatalogRace(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === "3F000" || code === "42P01";
 }
 
 async function currentSchema(db: Db): Promise<string | undefined> {

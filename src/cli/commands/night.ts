@@ -1,4 +1,3 @@
-import { mkdirSync } from "node:fs";
 import type { Command } from "commander";
 import pino from "pino";
 import { UsageError } from "../../errors.js";
@@ -10,7 +9,7 @@ import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/con
 import { nightOf } from "../../policy/night-date.js";
 import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
 import { importCatalog } from "../../sources/catalog-import.js";
-import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { ensureDataDir, openStore, storeLocationFromOptions } from "../../store/db.js";
 import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../net-options.js";
 
 interface NightOptions extends NetCliOptions {
@@ -59,7 +58,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   const loc = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
   // The archive (P8) and the night lock live in the data directory, whichever the database.
   const dataDir = loc.kind === "sqlite" ? loc.dir : (opts.data ?? "data");
-  mkdirSync(dataDir, { recursive: true });
+  ensureDataDir(dataDir);
   const store = await openStore(loc);
   // One night process per data directory (P9, P10; no source checked twice a night).
   let release: () => void;
