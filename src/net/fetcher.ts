@@ -152,7 +152,12 @@ export function createFetcher(opts: FetcherOptions): PoliteFetcher {
       // P22: the source's cookies go only back to the source's own site.
       const sameSite = site === homeSite;
       const cookie = sameSite ? req.cookieJar?.cookieHeader(url) : undefined;
-      const sent = redirects === 0 ? validatorsSent(req.validators) : undefined;
+      const sent =
+        redirects === 0
+          ? validatorsSent(req.validators)
+          : hop.method === "GET"
+            ? validatorsSent(await req.validatorsFor?.(url))
+            : undefined;
       const headers = requestHeaders({
         userAgent,
         ...(req.accept !== undefined ? { accept: req.accept } : {}),

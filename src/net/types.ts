@@ -26,6 +26,11 @@ export interface FetchRequest {
   source?: string;
   /** Stored ETag / Last-Modified, sent back as If-None-Match / If-Modified-Since (P12). */
   validators?: Validators;
+  /**
+   * The validators of a redirect target (P12): a page that moved keeps its own copy under its
+   * new URL, so each GET hop after the first asks for that URL's validators.
+   */
+  validatorsFor?: (url: string) => Promise<Validators | undefined>;
   /** Cookies this site set during this source's check tonight (P22); one jar per source check. */
   cookieJar?: CookieJarPort;
   /** Rechecks keep no body (P25). Default true. */

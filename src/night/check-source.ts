@@ -73,14 +73,16 @@ async function readOne(
   if (conditional && (req.method ?? "GET") === "GET") {
     const v = await ctx.validators.get(req.url);
     if (v && (v.etag || v.lastModified)) freq.validators = v;
+    freq.validatorsFor = (url) => ctx.validators.get(url);
   }
   let o: FetchOutcome = await ctx.fetcher.fetch(freq);
   if (o.kind === "not-modified") {
-    const u = await unchanged(ctx, way, req.url, o.url);
+    const u = await unchanged(ctx, way, o.url);
     if (u !== "lost") return u;
     // P8: the copy the validators belong to is gone, so asking in full is not asking for
     // what we already have; the answer is stored anew.
     delete freq.validators;
+    delete freq.validatorsFor;
     o = await ctx.fetcher.fetch(freq);
     if (o.kind === "not-modified") return { kind: "unchanged", url: o.url };
   }
@@ -99,7 +101,8 @@ async function readOne(
   const lastModified = o.headers["last-modified"];
   const read: Read = { kind: "read", extraction, body: o.body, url: o.url };
   if (conditional && (etag || lastModified)) {
-    const v: SourceResult["validators"][0] = { url: req.url };
+    // Kept under the URL that answered (after any redirect), which is where they apply.
+    const v: SourceResult["validators"][0] = { url: o.url };
     if (etag) v.etag = etag;
     if (lastModified) v.lastModified = lastModified;
     read.validators = v;
@@ -111,13 +114,9 @@ async function readOne(
  * A 304 (P12) is answered from the copy we hold (P8): its records are read again, so a
  * source whose answer was archived just before a crash still gets its records stored.
  */
-async function unchanged(
-  ctx: CheckContext,
-  way: WayIn,
-  asked: string,
-  url: string,
-): Promise<Read | "lost"> {
-  const copy = await ctx.validators.storedCopy?.(asked);
+async function unchanged(ctx: CheckContext, way: WayIn, url: string): Promise<Read | "lost"> {
+  // The 304 is about the URL that answered it (after any redirect); that is where its copy is.
+  const copy = await ctx.validators.storedCopy?.(url);
   if (!copy) return { kind: "unchanged", url };
   if ("lost" in copy) return "lost";
   try {
