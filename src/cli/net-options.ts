@@ -7,6 +7,7 @@
 import type { Command } from "commander";
 import { UsageError } from "../errors.js";
 import { validateUserAgent } from "../net/user-agent.js";
+import type { NetOptions } from "../night/store-fetcher.js";
 
 export interface NetCliOptions {
   userAgent?: string;
@@ -14,14 +15,6 @@ export interface NetCliOptions {
   resolve?: string[];
   caFile?: string;
   gapMs?: string;
-}
-
-export interface NetOptions {
-  userAgent?: string;
-  allowPrivateAddresses?: boolean;
-  resolve?: string[];
-  caFile?: string;
-  gapMs?: number;
 }
 
 export function wholeNumber(text: string, option: string, min: number): number {

@@ -6,6 +6,7 @@
 import { NorError, UsageError } from "../errors.js";
 import type { Db } from "../store/db.js";
 import { toIso } from "../store/iso-time.js";
+import { latestMarks } from "./marks.js";
 import type { WaySkipped, WayUsed } from "./types.js";
 import { parseWayChoice } from "./way-choice.js";
 
@@ -122,12 +123,11 @@ export async function statusRows(db: Db): Promise<StatusRow[]> {
       flags: [],
     });
   }
-  for (const m of await db.selectFrom("marks").selectAll().orderBy("at", "asc").execute()) {
-    const r = rows.get(m.source_id);
+  for (const [id, m] of await latestMarks(db)) {
+    const r = rows.get(id);
     if (!r) continue;
-    r.reading = m.reading === 1;
-    if (r.reading) delete r.notReadReason;
-    else if (m.reason) r.notReadReason = m.reason;
+    r.reading = Number(m.reading) === 1;
+    if (!r.reading && m.reason) r.notReadReason = m.reason;
   }
   const outcomes = await db
     .selectFrom("night_sources")

@@ -4,7 +4,7 @@
  * thin and the wiring is read in one place.
  */
 import { type Clock, systemClock } from "../clock.js";
-import { createFetcher, type PoliteFetcher } from "../net/fetcher.js";
+import type { PoliteFetcher } from "../net/fetcher.js";
 import type { RequestLogPort } from "../net/types.js";
 import { isRecheckNight } from "../policy/recheck.js";
 import { siteOf } from "../policy/site.js";
@@ -12,24 +12,19 @@ import type { Catalog } from "../sources/catalog/types.js";
 import { archiveDir, WarcArchive } from "../store/archive/index.js";
 import type { Store } from "../store/db.js";
 import { SqlRequestLog } from "../store/request-log.js";
-import { SqlRobotsCache } from "../store/robots-cache.js";
 import { SqlSiteState } from "../store/site-state.js";
 import { ArchiveValidators } from "./archive-validators.js";
 import { type NightProgress, type NightSummary, runNight } from "./run-night.js";
 import { SqlNightStore } from "./sql-store.js";
+import { type NetOptions, storeFetcher } from "./store-fetcher.js";
 import { wayReader } from "./way-reader.js";
 
-export interface NightRunOptions {
+export interface NightRunOptions extends NetOptions {
   night: string;
   deadlineMs: number;
   concurrency: number;
-  /** For the archive directory (SQLite stores only). */
+  /** The data directory: the archive lives in DIR/archive (P8). */
   dataDir?: string;
-  allowPrivateAddresses?: boolean;
-  resolve?: string[];
-  caFile?: string;
-  gapMs?: number;
-  userAgent?: string;
   clock?: Clock;
   onProgress?(p: NightProgress & { requests: number }): void;
 }
@@ -64,10 +59,7 @@ export async function runNightWithStore(
         clock,
         reader: wayReader,
         // P8/P12: validators and 304 answers come from the archive when there is one.
-        validators:
-          archive && opts.dataDir !== undefined
-            ? new ArchiveValidators(db, archiveDir(opts.dataDir))
-            : nightStore,
+        validators: archive ? new ArchiveValidators(db, archive.dir) : nightStore,
         siteOf,
         isRecheckNight,
         makeFetcher: async (state) => {
@@ -78,23 +70,13 @@ export async function runNightWithStore(
             const sites = new Set(catalog.sources.map((s) => siteOf(s.url)));
             for (const site of sites) await siteState.setLastEnd(site, now);
           }
-          const transportOptions: {
-            allowPrivateAddresses?: boolean;
-            resolve?: string[];
-            caFile?: string;
-          } = {};
-          if (opts.allowPrivateAddresses) transportOptions.allowPrivateAddresses = true;
-          if (opts.resolve?.length) transportOptions.resolve = opts.resolve;
-          if (opts.caFile !== undefined) transportOptions.caFile = opts.caFile;
-          fetcher = createFetcher({
+          fetcher = storeFetcher({
+            db,
             clock,
+            net: opts,
             log,
             siteState,
-            robotsCache: new SqlRobotsCache(db),
             ...(archive ? { archive } : {}),
-            ...(opts.userAgent !== undefined ? { userAgent: opts.userAgent } : {}),
-            transportOptions,
-            ...(opts.gapMs !== undefined ? { gapMs: opts.gapMs } : {}),
             deadline: state.deadlineAt,
             night: opts.night,
           });

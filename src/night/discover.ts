@@ -5,7 +5,6 @@
  * for anything more (P6: no link is followed; P18: robots.txt decides what may be read).
  */
 import type { Clock } from "../clock.js";
-import { createFetcher } from "../net/fetcher.js";
 import type { FetchOutcome } from "../net/types.js";
 import { PRODUCT_TOKEN } from "../policy/constants.js";
 import { robotsVerdict } from "../policy/robots/index.js";
@@ -13,18 +12,12 @@ import { type Candidate, discoverCandidates } from "../sources/discover.js";
 import { decodeBody } from "../sources/extract/decode.js";
 import { archiveDir, WarcArchive } from "../store/archive/index.js";
 import type { Store } from "../store/db.js";
-import { SqlRequestLog } from "../store/request-log.js";
 import { SqlRobotsCache } from "../store/robots-cache.js";
-import { SqlSiteState } from "../store/site-state.js";
+import { type NetOptions, storeFetcher } from "./store-fetcher.js";
 
-export interface DiscoverOptions {
+export interface DiscoverOptions extends NetOptions {
   clock: Clock;
   dataDir?: string;
-  userAgent?: string;
-  allowPrivateAddresses?: boolean;
-  resolve?: string[];
-  caFile?: string;
-  gapMs?: number;
 }
 
 export interface ConfirmedCandidate extends Candidate {
@@ -46,20 +39,11 @@ export async function discover(
     opts.dataDir !== undefined
       ? await WarcArchive.open(archiveDir(opts.dataDir), { db: store.db, clock: opts.clock })
       : undefined;
-  const transportOptions: { allowPrivateAddresses?: boolean; resolve?: string[]; caFile?: string } =
-    {};
-  if (opts.allowPrivateAddresses) transportOptions.allowPrivateAddresses = true;
-  if (opts.resolve?.length) transportOptions.resolve = opts.resolve;
-  if (opts.caFile !== undefined) transportOptions.caFile = opts.caFile;
-  const fetcher = createFetcher({
+  const fetcher = storeFetcher({
+    db: store.db,
     clock: opts.clock,
-    log: new SqlRequestLog(store.db),
-    siteState: new SqlSiteState(store.db, opts.clock),
-    robotsCache,
+    net: opts,
     ...(archive ? { archive } : {}),
-    ...(opts.userAgent !== undefined ? { userAgent: opts.userAgent } : {}),
-    ...(opts.gapMs !== undefined ? { gapMs: opts.gapMs } : {}),
-    transportOptions,
   });
   try {
     const outcome = await fetcher.fetch({ url: homepage, purpose: "page", source: "discover" });

@@ -6,6 +6,7 @@
 import { addDays } from "../policy/night-date.js";
 import type { Db } from "../store/db.js";
 import { fromIso, toIso } from "../store/iso-time.js";
+import { latestMarks } from "./marks.js";
 import type { CatalogRow, NightState, NightStore, TonightHistory } from "./ports.js";
 import type { ValidatorStore } from "./reader.js";
 import { chunks, insertRecords } from "./sql-records.js";
@@ -124,13 +125,12 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       const h = out.get(c.source_id);
       if (h) h.recordsKnown = Number(c.n);
     }
-    const marks = await this.#db.selectFrom("marks").selectAll().orderBy("at", "asc").execute();
-    for (const m of marks) {
-      const h = out.get(m.source_id);
+    // Every mark, not `ids` (a night may hold more sources than one SQL statement takes).
+    for (const [id, m] of await latestMarks(this.#db)) {
+      const h = out.get(id);
       if (!h) continue;
-      h.reading = m.reading === 1;
-      if (h.reading) delete h.markedNight;
-      else h.markedNight = m.night;
+      h.reading = Number(m.reading) === 1;
+      if (!h.reading) h.markedNight = m.night;
     }
     const bfs = await this.#db.selectFrom("backfill").selectAll().execute();
     for (const b of bfs) {

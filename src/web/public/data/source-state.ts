@@ -4,6 +4,7 @@
  * night's tables (src/store/schema/night.ts), the same on SQLite and PostgreSQL.
  */
 import type { RefusalEvidence } from "../../../net/types.js";
+import { latestMarks } from "../../../night/marks.js";
 import type { WayChoice } from "../../../night/types.js";
 import { parseWayChoice } from "../../../night/way-choice.js";
 import type { Db } from "../../../store/db.js";
@@ -35,16 +36,9 @@ export async function readStatuses(
 ): Promise<Map<string, ReadStatus>> {
   const out = new Map<string, ReadStatus>();
   for (const id of ids) out.set(id, { reading: true });
-  if (ids.length === 0) return out;
-  const marks = await db
-    .selectFrom("marks")
-    .select(["source_id", "at", "reading", "reason"])
-    .where("source_id", "in", [...ids])
-    .orderBy("at", "asc")
-    .execute();
-  for (const m of marks) {
+  for (const [id, m] of await latestMarks(db, ids)) {
     out.set(
-      m.source_id,
+      id,
       Number(m.reading) === 1
         ? { reading: true, since: m.at }
         : { reading: false, reason: m.reason ?? "no reason recorded", since: m.at },
