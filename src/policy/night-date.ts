@@ -4,35 +4,15 @@
  * recheck schedule (P25). Date arithmetic is on the calendar date itself (UTC days), so
  * daylight-saving changes never make a day 23 or 25 hours long here.
  */
-import { ConfigError, NorError } from "../errors.js";
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    try {
-      f = new Intl.DateTimeFormat("en-US", {
-        timeZone,
-        year: "numeric",
-        month: "2-digit",
-        day: "2-digit",
-      });
-    } catch (cause) {
-      throw new ConfigError(`unknown time zone: ${JSON.stringify(timeZone)}`, { cause });
-    }
-    formatters.set(timeZone, f);
-  }
-  return f;
-}
+import { NorError } from "../errors.js";
+import { wallTimeAt } from "./zone.js";
 
 /** The calendar date (YYYY-MM-DD) in `timeZone` at the instant `now` (ms since epoch). */
 export function nightOf(now: number, timeZone = "America/New_York"): string {
   if (!Number.isFinite(now)) throw new NorError("E_INTERNAL", `nightOf: bad time ${now}`);
-  const parts = formatterFor(timeZone).formatToParts(new Date(now));
-  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? "";
-  const year = get("year").padStart(4, "0");
-  return `${year}-${get("month")}-${get("day")}`;
+  const w = wallTimeAt(now, timeZone);
+  const p = (n: number, width = 2) => String(n).padStart(width, "0");
+  return `${p(w.year, 4)}-${p(w.month)}-${p(w.day)}`;
 }
 
 const NIGHT = /^(\d{4})-(\d{2})-(\d{2})$/;

@@ -2,6 +2,8 @@
  * Wall-clock time in an IANA zone ⇄ instants, through Intl (no tz library needed). Site owners
  * in Ohio read their server logs in Eastern time, so that is where a time without a zone lives.
  */
+import { ConfigError } from "../errors.js";
+
 export const SITE_OWNER_ZONE = "America/New_York";
 
 export interface WallTime {
@@ -20,16 +22,20 @@ const formats = new Map<string, Intl.DateTimeFormat>();
 function formatFor(zone: string): Intl.DateTimeFormat {
   let f = formats.get(zone);
   if (!f) {
-    f = new Intl.DateTimeFormat("en-US", {
-      timeZone: zone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-    });
+    try {
+      f = new Intl.DateTimeFormat("en-US", {
+        timeZone: zone,
+        hourCycle: "h23",
+        year: "numeric",
+        month: "2-digit",
+        day: "2-digit",
+        hour: "2-digit",
+        minute: "2-digit",
+        second: "2-digit",
+      });
+    } catch (cause) {
+      throw new ConfigError(`unknown time zone: ${JSON.stringify(zone)}`, { cause });
+    }
     formats.set(zone, f);
   }
   return f;

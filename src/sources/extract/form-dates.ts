@@ -5,18 +5,14 @@
  * time, so a night replayed in a test fills the same dates.
  */
 
+import { wallTimeAt } from "../../policy/zone.js";
+
 const TEMPLATE = /\{today(?:([+-])(\d{1,4})([dwmy]))?\}/g;
 
 /** Calendar date (y, m 1–12, d) in `zone` at the instant `now`. */
 export function localDate(now: number, zone: string): { y: number; m: number; d: number } {
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone: zone,
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-  }).formatToParts(new Date(now));
-  const get = (t: string) => Number(parts.find((p) => p.type === t)?.value);
-  return { y: get("year"), m: get("month"), d: get("day") };
+  const w = wallTimeAt(now, zone);
+  return { y: w.year, m: w.month, d: w.day };
 }
 
 function shift(
