@@ -12,8 +12,7 @@
  * A benchmark never fails CI on a timing.
  */
 import { ManualClock } from "../src/clock.js";
-import { MemoryRobotsCache, MemorySiteState } from "../src/net/memory-ports.js";
-import { CountingRequestLog } from "../src/night/sim-ports.js";
+import { MemoryJournal, MemoryRobotsCache } from "../src/net/memory-ports.js";
 import {
   buildSimulation,
   MemoryNightStore,
@@ -112,7 +111,7 @@ async function makespanBench(): Promise<string[]> {
   const clock = new ManualClock();
   const sim = buildSimulation(clock, fleet(10_000, 3_000));
   const store = new MemoryNightStore();
-  const ports = { siteState: new MemorySiteState(), robotsCache: new MemoryRobotsCache() };
+  const ports = { journal: new MemoryJournal(), robotsCache: new MemoryRobotsCache() };
   const rows: string[] = [];
   for (let d = 0; d < 2; d++) {
     if (d > 0) await clock.advance(24 * 3600_000);
@@ -136,22 +135,22 @@ async function deadlineBench(): Promise<string> {
   const clock = new ManualClock();
   const sim = buildSimulation(clock, fleet(90_000, 27_000, 11));
   const store = new MemoryNightStore();
-  const log = new CountingRequestLog();
+  const journal = new MemoryJournal();
   const cpu0 = process.cpuUsage();
   const wall0 = process.hrtime.bigint();
   const s = await runSimulatedNight(clock, sim, store, {
     night: NIGHT,
     deadlineMs: 8 * 3600_000,
     concurrency: CONCURRENCY,
-    log,
+    journal,
   });
   const cpu = process.cpuUsage(cpu0);
   const wallS = Number(process.hrtime.bigint() - wall0) / 1e9;
   const reached = sim.catalog.sources.length - (s.outcomes.unreached ?? 0);
-  const cpuPerReqUs = (cpu.user + cpu.system) / log.count;
+  const cpuPerReqUs = (cpu.user + cpu.system) / journal.rows.length;
   const makespan = Math.max(...sim.observed.map((o) => o.end)) - (s.deadlineAt - 8 * 3600_000);
   return (
-    `| 90,000 sources / 27,000 sites, 8 h deadline | ${reached} of 90,000 reached | ${log.count} requests | ` +
+    `| 90,000 sources / 27,000 sites, 8 h deadline | ${reached} of 90,000 reached | ${journal.rows.length} requests | ` +
     `virtual makespan ${(makespan / 3600_000).toFixed(2)} h | ${cpuPerReqUs.toFixed(0)} µs CPU per request (whole process: scheduler, fetcher, simulated transport) | ${wallS.toFixed(1)} s wall |`
   );
 }

@@ -1,23 +1,25 @@
+import { randomUUID } from "node:crypto";
 import { MAX_REDIRECTS, PRODUCT_TOKEN } from "../policy/constants.js";
 import { robotsVerdict } from "../policy/robots/index.js";
 import { siteOf } from "../policy/site.js";
-import { attempts } from "./attempts.js";
+import { attempts, isClosedEarly } from "./attempts.js";
 import { classifyAttempt } from "./classify.js";
-import type { ExchangeDeps } from "./exchange.js";
+import type { AttemptResult, ExchangeDeps } from "./exchange.js";
 import { exchange } from "./exchange.js";
+import { newHolderId } from "./holder.js";
 import { type FetcherOptions, resolveOptions } from "./options.js";
 import { checkUrl, type Hop, nextHop } from "./redirects.js";
 import { requestHeaders, validatorsSent } from "./request-headers.js";
 import { ROBOTS_READ_LIMIT, RobotsGate } from "./robots-gate.js";
-import { SiteGate } from "./site-gate.js";
+import { SiteQueue } from "./site-gate.js";
 import { createUndiciTransport, type UndiciTransport } from "./transport-undici.js";
 import type { Fetcher, FetchOutcome, FetchRequest } from "./types.js";
 
 export type { FetcherOptions } from "./options.js";
 
 export type PoliteFetcher = Fetcher & {
-  /** Sites closed tonight after a no (P21), with the reason. */
-  closedSites(): ReadonlyMap<string, string>;
+  /** This fetcher's name in the journal's leases. */
+  holder: string;
   close(): Promise<void>;
 };
 
@@ -33,17 +35,18 @@ export function createFetcher(opts: FetcherOptions): PoliteFetcher {
   const own: UndiciTransport | undefined = opts.transport
     ? undefined
     : createUndiciTransport(opts.transportOptions ?? {});
-  const gate = new SiteGate(opts.clock, opts.siteState, opts.deadline);
+  const holder = opts.holder ?? newHolderId(() => randomUUID().slice(0, 8));
   const deps: ExchangeDeps = {
     clock: opts.clock,
-    gate,
+    queue: new SiteQueue(),
     transport: opts.transport ?? own!,
-    log: opts.log,
+    journal: opts.journal,
+    holder,
     ...(opts.archive ? { archive: opts.archive } : {}),
     ...(opts.night !== undefined ? { night: opts.night } : {}),
+    ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
   };
   const crawlDelayMs = new Map<string, number>();
-  const closed = new Map<string, string>();
   const gapFor = (url: string) => {
     const u = new URL(url);
     return Math.max(floorGap(u), crawlDelayMs.get(u.origin) ?? 0);
@@ -53,9 +56,8 @@ export function createFetcher(opts: FetcherOptions): PoliteFetcher {
     opts.clock,
     opts.robotsCache,
     async (url, validators, label, source) => {
-      // P21: a robots.txt redirect is a request like any other; none goes to a closed site.
-      const closedReason = closed.get(siteOf(url));
-      if (closedReason !== undefined) return { siteClosed: closedReason };
+      // P21: a robots.txt redirect is a request like any other; none goes to a closed site
+      // (the journal's admission says so), and a no on it closes the site that said it.
       await seedCrawlDelay(url);
       const sent = validatorsSent(validators);
       const ran = await exchange(deps, {
@@ -68,14 +70,34 @@ export function createFetcher(opts: FetcherOptions): PoliteFetcher {
         }),
         purpose: "robots",
         ...(source !== undefined ? { source } : {}),
-        attempt: 1,
         ...(sent ? { validatorsSent: sent } : {}),
         limit: ROBOTS_READ_LIMIT,
         gapMs: gapFor(url),
         keepBody: true,
-        label: (r) => ({ outcome: label(r) }),
+        judge: (r) => {
+          const outcome = label(r);
+          return {
+            outcome,
+            final: true,
+            closedEarly: isClosedEarly(r),
+            ...(outcome === "refused" ? { closeSite: refusalReason(r, url) } : {}),
+          };
+        },
       });
-      return ran.ran ? ran.value : "deadline";
+      if (ran.ran) return ran.value;
+      if (ran.why === "closed") return { siteClosed: ran.reason };
+      if (ran.why === "exhausted") {
+        // Interrupted on every attempt tonight: unknown, so unreachable (P20 fails closed).
+        const now = opts.clock.now();
+        return {
+          kind: "failure",
+          failure: "other",
+          message: ran.reason,
+          startedAt: now,
+          endedAt: now,
+        };
+      }
+      return "deadline";
     },
     opts.night,
   );
@@ -113,9 +135,6 @@ export function createFetcher(opts: FetcherOptions): PoliteFetcher {
     for (let redirects = 0; ; ) {
       const url = hop.url;
       const site = siteOf(url);
-      const closedReason = closed.get(site);
-      if (closedReason !== undefined) return { kind: "site-closed", url, reason: closedReason };
-
       await seedCrawlDelay(url);
       const rl = await robots.lookup(url, req.source);
       if (rl.kind === "deadline") return { kind: "deadline", url };
@@ -133,7 +152,6 @@ export function createFetcher(opts: FetcherOptions): PoliteFetcher {
         });
         if (step.kind !== "final")
           return { kind: "error", url, status: null, reason: "robots.txt failed" };
-        if (step.closeSite !== undefined) closed.set(site, step.closeSite);
         return step.outcome;
       }
       const verdict = robotsVerdict(rl.result, url, PRODUCT_TOKEN);
@@ -179,11 +197,10 @@ export function createFetcher(opts: FetcherOptions): PoliteFetcher {
           if (sameSite && r.setCookies.length > 0) req.cookieJar?.store(url, r.setCookies);
         },
       });
-      if (step === "deadline") return { kind: "deadline", url };
-      if (step.kind === "final") {
-        if (step.closeSite !== undefined) closed.set(site, step.closeSite);
-        return step.outcome;
-      }
+      if (step.kind === "deadline") return { kind: "deadline", url };
+      if (step.kind === "closed") return { kind: "site-closed", url, reason: step.reason };
+      if (step.kind === "left-alone") return { kind: "disallowed", url, reason: step.reason };
+      if (step.kind === "final") return step.outcome;
       if (step.kind === "retry")
         return { kind: "error", url, status: null, reason: "retry left over" };
       // P19: at most five redirects in a row; each hop goes through every gate again.
@@ -199,9 +216,24 @@ export function createFetcher(opts: FetcherOptions): PoliteFetcher {
     }
   }
 
+  /** The reason a robots.txt answer was a no (P21), as the page path would word it. */
+  function refusalReason(r: AttemptResult, url: string): string {
+    const step = classifyAttempt(r, {
+      url,
+      attempt: 1,
+      now: opts.clock.now(),
+      allClosedSoFar: false,
+      keepBody: true,
+      chain: [],
+    });
+    return step.kind === "final" && step.outcome.kind === "refused"
+      ? step.outcome.reason
+      : "robots.txt answered with a no";
+  }
+
   return {
     fetch,
-    closedSites: () => closed,
+    holder,
     close: async () => {
       await own?.close();
     },

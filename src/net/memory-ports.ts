@@ -1,35 +1,144 @@
-import type {
-  ArchivePort,
-  CachedRobots,
-  RequestLogEntry,
-  RequestLogPort,
-  RobotsCachePort,
-  SiteStatePort,
-} from "./types.js";
+import { admit, type OwnerRule, type SiteFacts } from "../policy/admission.js";
+import { holderDead } from "./holder.js";
+import type { Admitted, Completion, JournalPort, SendIntent, StoredAnswer } from "./journal.js";
+import type { ArchivePort, CachedRobots, RequestLogEntry, RobotsCachePort } from "./types.js";
 
 /**
  * In-memory implementations of the fetcher's ports, for unit tests and the night's
  * simulation. They behave like the SQL ones (src/store/*) minus persistence.
  */
-export class MemoryRequestLog implements RequestLogPort {
-  readonly entries: RequestLogEntry[] = [];
-  async append(entry: RequestLogEntry): Promise<void> {
-    this.entries.push(structuredClone(entry));
+interface Row {
+  entry: RequestLogEntry;
+  key: string;
+  holder: string;
+  final: boolean;
+  closedEarly: boolean;
+  retryAt?: number;
+  answer?: StoredAnswer;
+}
+
+/**
+ * The journal in memory: the same decisions as the SQL one (policy/admission), minus
+ * persistence. `entries` lists every attempt in the order it started; an attempt in flight
+ * shows outcome `in-flight` and no end until it completes.
+ */
+export class MemoryJournal implements JournalPort {
+  readonly rows: Row[] = [];
+  readonly sites = new Map<string, SiteFacts>();
+  readonly rules = new Map<string, OwnerRule[]>();
+  readonly #byKey = new Map<string, Row[]>();
+
+  get entries(): RequestLogEntry[] {
+    return this.rows.map((r) => r.entry);
   }
+
   /** Entries for one URL, in the order written. */
   forUrl(url: string): RequestLogEntry[] {
     return this.entries.filter((e) => e.url === url);
   }
-}
 
-export class MemorySiteState implements SiteStatePort {
-  readonly ends = new Map<string, number>();
-  async lastEnd(site: string): Promise<number | undefined> {
-    return this.ends.get(site);
+  /** The end of the last request to a site (P10), as the SQL site state keeps it. */
+  lastEnd(site: string): number | undefined {
+    return this.sites.get(site)?.lastEnd;
   }
-  async setLastEnd(site: string, at: number): Promise<void> {
+
+  async admit(intent: SendIntent, holder: string, now: number): Promise<Admitted> {
+    const site = this.sites.get(intent.site) ?? {};
+    this.sites.set(intent.site, site);
+    const prior = (this.#byKey.get(`${intent.night} ${intent.key}`) ?? []).filter(
+      (r) => r.entry.outcome !== "in-flight",
+    );
+    const u = new URL(intent.url);
+    const a = admit({
+      night: intent.night,
+      now,
+      holder,
+      gapMs: intent.gapMs,
+      ...(intent.deadline !== undefined ? { deadline: intent.deadline } : {}),
+      isRobots: intent.purpose === "robots",
+      path: `${u.pathname}${u.search}`,
+      site,
+      rules: this.rules.get(intent.site) ?? [],
+      prior: prior.map((r) => ({
+        final: r.final,
+        closedEarly: r.closedEarly,
+        interrupted: r.entry.outcome === "interrupted",
+        ...(r.retryAt !== undefined ? { retryAt: r.retryAt } : {}),
+      })),
+      replayAllowed: intent.replayAllowed,
+      holderDead: (lease) => holderDead(lease, now),
+    });
+    if ((a.kind === "go" || a.kind === "wait") && a.recovered !== undefined) {
+      for (const r of this.rows)
+        if (
+          r.holder === a.recovered &&
+          r.entry.site === intent.site &&
+          r.entry.outcome === "in-flight"
+        )
+          r.entry.outcome = "interrupted";
+      delete site.lease;
+      site.lastEnd = Math.max(site.lastEnd ?? now, now);
+    }
+    if (a.kind !== "go") return a;
+    const entry: RequestLogEntry = {
+      startedAt: now,
+      endedAt: null,
+      method: intent.method,
+      url: intent.url,
+      status: null,
+      outcome: "in-flight",
+      bytes: 0,
+      site: intent.site,
+      origin: intent.origin,
+      purpose: intent.purpose,
+      attempt: a.attempt,
+      night: intent.night,
+      ...(intent.source !== undefined ? { source: intent.source } : {}),
+      ...(intent.validatorsSent ? { validatorsSent: { ...intent.validatorsSent } } : {}),
+    };
+    const row: Row = { entry, key: intent.key, holder, final: false, closedEarly: false };
+    this.rows.push(row);
+    const k = `${intent.night} ${intent.key}`;
+    const list = this.#byKey.get(k);
+    if (list) list.push(row);
+    else this.#byKey.set(k, [row]);
+    site.lease = { holder, until: now + 120_000 };
+    return { ...a, id: String(this.rows.length - 1), startedAt: now };
+  }
+
+  async complete(id: string, holder: string, c: Completion): Promise<void> {
+    const row = this.rows[Number(id)];
+    if (!row) return;
+    const e = row.entry;
+    e.endedAt = c.endedAt;
+    e.status = c.status;
+    e.outcome = c.outcome;
+    e.bytes = c.bytes;
+    if (c.failure !== undefined) e.failure = c.failure;
+    if (c.validatorsReceived) e.validatorsReceived = { ...c.validatorsReceived };
+    if (c.evidence) e.evidence = { ...c.evidence };
+    row.final = c.final;
+    row.closedEarly = c.closedEarly;
+    if (c.retryAt !== undefined) row.retryAt = c.retryAt;
+    if (c.answer) row.answer = structuredClone(c.answer);
+    const site = this.sites.get(e.site) ?? {};
+    this.sites.set(e.site, site);
     // Never move an end backwards: two processes racing must not shorten the gap (P10).
-    this.ends.set(site, Math.max(at, this.ends.get(site) ?? Number.NEGATIVE_INFINITY));
+    site.lastEnd = Math.max(site.lastEnd ?? Number.NEGATIVE_INFINITY, c.endedAt);
+    if (site.lease?.holder === holder) delete site.lease;
+    if (c.siteNotBefore !== undefined)
+      site.notBefore = Math.max(site.notBefore ?? Number.NEGATIVE_INFINITY, c.siteNotBefore);
+    if (c.closeSite !== undefined && e.night !== undefined)
+      site.closed = { night: e.night, reason: c.closeSite };
+  }
+
+  async answer(night: string, key: string): Promise<StoredAnswer | undefined> {
+    const list = this.#byKey.get(`${night} ${key}`) ?? [];
+    for (let i = list.length - 1; i >= 0; i--) {
+      const r = list[i];
+      if (r?.final) return r.answer;
+    }
+    return undefined;
   }
 }
 
@@ -51,13 +160,21 @@ export class MemoryArchive implements ArchivePort {
   async write(exchange: Exchange): Promise<void> {
     this.exchanges.push(exchange);
   }
+  async bodyOf(q: { url: string; method: string; fetchedAt: number }) {
+    const ex = this.exchanges.find(
+      (e) =>
+        e.request.url === q.url && e.request.method === q.method && e.fetchedAt === q.fetchedAt,
+    );
+    return ex?.response.body;
+  }
 }
 
-/** All four ports at once, for tests. */
+/** All the ports at once, for tests: `log` is the journal (its `entries` are the attempts). */
 export function memoryPorts() {
+  const journal = new MemoryJournal();
   return {
-    log: new MemoryRequestLog(),
-    siteState: new MemorySiteState(),
+    journal,
+    log: journal,
     robotsCache: new MemoryRobotsCache(),
     archive: new MemoryArchive(),
   };

@@ -3,21 +3,19 @@ import { ConfigError } from "../errors.js";
 import { classifyAddress } from "../policy/address.js";
 import { MIN_GAP_MS } from "../policy/constants.js";
 import { knownAddress, parsePins } from "./address-guard.js";
-import type {
-  ArchivePort,
-  RequestLogPort,
-  RobotsCachePort,
-  SiteStatePort,
-  Transport,
-} from "./types.js";
+import type { JournalPort } from "./journal.js";
+import type { ArchivePort, RobotsCachePort, Transport } from "./types.js";
 import { validateUserAgent } from "./user-agent.js";
 
 export interface FetcherOptions {
   clock: Clock;
   /** P1: must start with the product token; never a browser's or another product's name. */
   userAgent?: string;
-  log: RequestLogPort;
-  siteState: SiteStatePort;
+  /** The request journal: every row written before its request is sent (P27), and the durable
+   * state every decision to send is read from (P9, P10, P15, P21). */
+  journal: JournalPort;
+  /** Who this fetcher is in the journal's leases (host:pid:random); default a fresh one. */
+  holder?: string;
   robotsCache: RobotsCachePort;
   archive?: ArchivePort;
   /** The innermost seam; default: undici over the address guard (transport-undici.ts). */

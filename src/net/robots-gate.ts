@@ -106,7 +106,20 @@ export class RobotsGate {
         }
         return this.#store(origin, unreachable(r, "more than 5 redirects"));
       }
-      return this.#store(origin, answer(r, redirects));
+      const stored = await this.#store(origin, answer(r, redirects));
+      // P11, P16: the answer a redirect reached at another origin's /robots.txt is that
+      // origin's robots.txt too; it is cached for it, and not asked for again today.
+      const reached = new URL(target);
+      if (
+        redirects > 0 &&
+        reached.origin !== origin &&
+        reached.pathname === "/robots.txt" &&
+        !reached.search
+      ) {
+        const own = answer(r, 0);
+        if (own.state !== "unreachable") await this.#store(reached.origin, own);
+      }
+      return stored;
     }
   }
 

@@ -73,8 +73,8 @@ export type FetchOutcome =
   | { kind: "unreachable"; url: string; reason: string }
   | { kind: "timed-out"; url: string; phase: "headers" | "body" }
   | { kind: "too-large"; url: string; status: number; bytesRead: number }
-  /** Never sent: robots.txt disallows it for us (P18). */
-  | { kind: "disallowed"; url: string }
+  /** Never sent: robots.txt disallows it for us (P18), or the site's owner asked (reason). */
+  | { kind: "disallowed"; url: string; reason?: string }
   /** Never sent: the origin's robots.txt could not be read tonight (P20). */
   | { kind: "robots-unavailable"; url: string; origin: string; reason: string }
   /** Never sent: the address guard refused the address (loopback, private, …). */
@@ -93,7 +93,8 @@ export interface Fetcher {
 /** One attempt, as written to the request log (P27) before the next attempt starts. */
 export interface RequestLogEntry {
   startedAt: number;
-  endedAt: number;
+  /** Null while in flight, and for an attempt a crash interrupted (outcome `interrupted`). */
+  endedAt: number | null;
   method: Method;
   url: string;
   status: number | null;
@@ -114,15 +115,11 @@ export interface RequestLogEntry {
   night?: string;
 }
 
-/** Ports: narrow shapes the store implements; tests use in-memory fakes. */
+/** Ports: narrow shapes the store implements; tests use in-memory fakes (memory-ports.ts). */
+
+/** Appends finished attempts (imports and tests); the fetcher writes through the journal. */
 export interface RequestLogPort {
   append(entry: RequestLogEntry): Promise<void>;
-}
-
-/** The end of the last request per site, persisted so the gap holds across restarts (P10). */
-export interface SiteStatePort {
-  lastEnd(site: string): Promise<number | undefined>;
-  setLastEnd(site: string, at: number): Promise<void>;
 }
 
 export interface CachedRobots {
@@ -160,6 +157,8 @@ export interface ArchivePort {
     purpose: Purpose;
     source?: string;
   }): Promise<void>;
+  /** The body stored for one exchange (for replaying an answer already received, P8). */
+  bodyOf?(q: { url: string; method: string; fetchedAt: number }): Promise<Uint8Array | undefined>;
 }
 
 /**

@@ -3,16 +3,17 @@
  * the WARC archive (P8), and the scheduler. Kept out of the CLI file so the command stays
  * thin and the wiring is read in one place.
  */
+import { randomUUID } from "node:crypto";
 import { type Clock, systemClock } from "../clock.js";
 import type { PoliteFetcher } from "../net/fetcher.js";
-import type { RequestLogPort } from "../net/types.js";
+import { newHolderId } from "../net/holder.js";
+import type { JournalPort } from "../net/journal.js";
 import { isRecheckNight } from "../policy/recheck.js";
 import { siteOf } from "../policy/site.js";
 import type { Catalog } from "../sources/catalog/types.js";
 import { archiveDir, WarcArchive } from "../store/archive/index.js";
 import type { Store } from "../store/db.js";
-import { SqlRequestLog } from "../store/request-log.js";
-import { SqlSiteState } from "../store/site-state.js";
+import { SqlJournal } from "../store/journal.js";
 import { ArchiveValidators } from "./archive-validators.js";
 import { type NightProgress, type NightSummary, runNight } from "./run-night.js";
 import { SqlNightStore } from "./sql-store.js";
@@ -36,20 +37,23 @@ export async function runNightWithStore(
 ): Promise<NightSummary> {
   const clock = opts.clock ?? systemClock;
   const db = store.db;
-  const siteState = new SqlSiteState(db, clock);
-  const sqlLog = new SqlRequestLog(db);
+  const sqlJournal = new SqlJournal(db);
   let requests = 0;
-  const log: RequestLogPort = {
-    append: (e) => {
-      requests++;
-      return sqlLog.append(e);
+  const journal: JournalPort = {
+    admit: async (intent, holder, now) => {
+      const a = await sqlJournal.admit(intent, holder, now);
+      if (a.kind === "go") requests++;
+      return a;
     },
+    complete: (id, holder, c) => sqlJournal.complete(id, holder, c),
+    answer: (night, key) => sqlJournal.answer(night, key),
   };
   const archive =
     opts.dataDir !== undefined
       ? await WarcArchive.open(archiveDir(opts.dataDir), { db, clock })
       : undefined;
   const nightStore = new SqlNightStore(db);
+  const holder = newHolderId(() => randomUUID().slice(0, 8));
   let fetcher: PoliteFetcher | undefined;
   try {
     return await runNight(
@@ -62,23 +66,25 @@ export async function runNightWithStore(
         validators: archive ? new ArchiveValidators(db, archive.dir) : nightStore,
         siteOf,
         isRecheckNight,
+        holder,
+        heartbeat: (everyMs, beat) => {
+          const t = setInterval(() => void beat().catch(() => {}), everyMs);
+          t.unref();
+          return () => clearInterval(t);
+        },
         makeFetcher: async (state) => {
-          if (state.resumed) {
-            // A process killed mid-request left no end behind: count "now" as that end, so
-            // the gap after a crash is never shorter than the floor (P10).
-            const now = clock.now();
-            const sites = new Set(catalog.sources.map((s) => siteOf(s.url)));
-            for (const site of sites) await siteState.setLastEnd(site, now);
-          }
+          // Rows a killed process left in flight are marked interrupted; their sites' leases
+          // are taken over at the next request, with the gap counted from then (P10).
+          await sqlJournal.sweep(clock.now());
           fetcher = storeFetcher({
             db,
             clock,
             net: opts,
-            log,
-            siteState,
+            journal,
             ...(archive ? { archive } : {}),
             deadline: state.deadlineAt,
             night: opts.night,
+            holder,
           });
           return fetcher;
         },

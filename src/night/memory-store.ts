@@ -3,6 +3,7 @@
  * contract as the kysely store (store-kysely.ts), kept in Maps.
  */
 import type { ExtractedRecord } from "../sources/record.js";
+import { LANE_LEASE_MS } from "./lanes.js";
 import type { CatalogRow, NightState, NightStore, TonightHistory } from "./ports.js";
 import type { ValidatorStore } from "./reader.js";
 import type { BackfillState, NightOutcome, SourceResult, WayChoice } from "./types.js";
@@ -35,6 +36,30 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     [];
   readonly validators = new Map<string, { etag?: string; lastModified?: string }>();
   readonly backfill = new Map<string, BackfillState>();
+
+  readonly lanes = new Map<string, { holder: string; until: number; done: boolean }>();
+
+  async claimLane(night: string, site: string, holder: string, now: number): Promise<boolean> {
+    const key = `${night} ${site}`;
+    const l = this.lanes.get(key);
+    if (l && !l.done && l.holder !== holder && l.until > now) return false;
+    this.lanes.set(key, { holder, until: now + LANE_LEASE_MS, done: false });
+    return true;
+  }
+
+  async finishLane(night: string, site: string, holder: string, now: number): Promise<void> {
+    this.lanes.set(`${night} ${site}`, { holder, until: now, done: true });
+  }
+
+  async renewLanes(night: string, holder: string, now: number): Promise<void> {
+    for (const [k, l] of this.lanes)
+      if (k.startsWith(`${night} `) && l.holder === holder && !l.done)
+        l.until = now + LANE_LEASE_MS;
+  }
+
+  async isDone(night: string, sourceId: string): Promise<boolean> {
+    return (this.outcomes.get(sourceId) ?? []).some((o) => o.night === night);
+  }
 
   async openNight(night: string, now: number, deadlineAt: number): Promise<NightState> {
     const had = this.nights.get(night);

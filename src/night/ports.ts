@@ -35,5 +35,18 @@ export interface NightStore {
   commit(night: string, result: SourceResult): Promise<{ newRecords: number }>;
   /** P21: sites that said no earlier tonight (before a restart), which stay closed. */
   closedSites(night: string): Promise<Set<string>>;
+  /**
+   * A site's lane tonight, leased to one worker at a time (several `nor night` processes on
+   * one store share a night this way). True when `holder` now holds it: it was free (never
+   * taken, or finished: a source added since still gets its check), already its own, or its
+   * holder is dead. False while another live worker holds it.
+   */
+  claimLane(night: string, site: string, holder: string, now: number): Promise<boolean>;
+  /** The lane is done tonight (every source has its outcome). */
+  finishLane(night: string, site: string, holder: string, now: number): Promise<void>;
+  /** Keeps this worker's lanes leased while it works (a dead worker's lanes are taken over). */
+  renewLanes(night: string, holder: string, now: number): Promise<void>;
+  /** Whether a source has its outcome tonight (read again when a lane is taken over). */
+  isDone(night: string, sourceId: string): Promise<boolean>;
   finishNight(night: string, now: number): Promise<void>;
 }

@@ -8,7 +8,7 @@ import type { Fetcher } from "../net/types.js";
 import type { Catalog, Source } from "../sources/catalog/types.js";
 import { type CheckContext, checkSource } from "./check-source.js";
 import { flagsFor } from "./flags.js";
-import { type PlannedSource, planLanes } from "./lanes.js";
+import { LANE_LEASE_MS, type Lane, type PlannedSource, planLanes } from "./lanes.js";
 import { SITE_CLOSED_REASON } from "./outcome.js";
 import { runPool } from "./pool.js";
 import type { NightState, NightStore, TonightHistory } from "./ports.js";
@@ -26,6 +26,13 @@ export interface NightDeps {
   siteOf(url: string): string;
   isRecheckNight(markedNight: string, night: string): boolean;
   onSourceDone?(progress: NightProgress): void;
+  /**
+   * This worker's name in the lanes' leases (host:pid:random). Several workers (processes,
+   * machines on one PostgreSQL) share a night: each lane is worked by one of them at a time.
+   */
+  holder?: string;
+  /** Renews this worker's lane leases every `everyMs` while the night runs; returns a stop. */
+  heartbeat?(everyMs: number, beat: () => Promise<void>): () => void;
 }
 
 export interface NightOptions {
@@ -111,8 +118,14 @@ export async function runNight(
     lanes: lanes.length,
   };
   let done = 0;
-  await runPool(lanes, opts.concurrency, async (lane) => {
+  const holder = deps.holder ?? "this-process:0:0";
+  const stopBeat = deps.heartbeat?.(LANE_LEASE_MS / 3, () =>
+    store.renewLanes(opts.night, holder, clock.now()),
+  );
+  const runLane = async (lane: Lane): Promise<void> => {
     for (const { source, history } of lane.sources) {
+      // Another worker (before a restart, or one that died) may have checked it already.
+      if (await store.isDone(opts.night, source.id)) continue;
       let result: SourceResult;
       const now = clock.now();
       if (now >= state.deadlineAt) {
@@ -154,7 +167,36 @@ export async function runNight(
         last: result,
       });
     }
-  });
+    await store.finishLane(opts.night, lane.site, holder, clock.now());
+  };
+  // Lanes held by another live worker are left to it; one whose worker dies is taken over.
+  let waiting: Lane[] = [];
+  try {
+    await runPool(lanes, opts.concurrency, async (lane) => {
+      if (await store.claimLane(opts.night, lane.site, holder, clock.now())) await runLane(lane);
+      else waiting.push(lane);
+    });
+    // Bounded: a live worker finishes its lanes by the deadline; past it (plus the longest
+    // request), whatever is still held is left to its worker.
+    const giveUpAt = state.deadlineAt + 5 * 60_000;
+    while (waiting.length > 0 && clock.now() < giveUpAt) {
+      await clock.sleep(1_000);
+      const still: Lane[] = [];
+      await runPool(waiting, opts.concurrency, async (lane) => {
+        if (await store.claimLane(opts.night, lane.site, holder, clock.now())) await runLane(lane);
+        else if (!(await laneDone(store, opts.night, lane))) still.push(lane);
+      });
+      waiting = still;
+    }
+  } finally {
+    stopBeat?.();
+  }
   await store.finishNight(opts.night, clock.now());
   return summary;
+}
+
+/** Every source of the lane has its outcome tonight (another worker finished it). */
+async function laneDone(store: NightStore, night: string, lane: Lane): Promise<boolean> {
+  for (const { source } of lane.sources) if (!(await store.isDone(night, source.id))) return false;
+  return true;
 }

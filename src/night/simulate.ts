@@ -6,14 +6,9 @@
  */
 import type { ManualClock } from "../clock.js";
 import { createFetcher } from "../net/fetcher.js";
-import { MemoryRobotsCache, MemorySiteState } from "../net/memory-ports.js";
-import type {
-  RequestLogPort,
-  RobotsCachePort,
-  SiteStatePort,
-  Transport,
-  TransportResult,
-} from "../net/types.js";
+import type { JournalPort } from "../net/journal.js";
+import { MemoryJournal, MemoryRobotsCache } from "../net/memory-ports.js";
+import type { RobotsCachePort, Transport, TransportResult } from "../net/types.js";
 import { isRecheckNight } from "../policy/recheck.js";
 import { siteOf } from "../policy/site.js";
 import type { Catalog, Source } from "../sources/catalog/types.js";
@@ -22,7 +17,6 @@ import { MemoryNightStore } from "./memory-store.js";
 import type { NightStore } from "./ports.js";
 import type { ValidatorStore, WayReader } from "./reader.js";
 import { type NightSummary, runNight } from "./run-night.js";
-import { CountingRequestLog } from "./sim-ports.js";
 
 export interface SimSite {
   /** Registrable domain, e.g. "s17.org"; hosts default to www.<site>. */
@@ -147,9 +141,8 @@ export interface SimNightOptions {
    * Shared across nights: robots cache (P16) and site last-end (P10) persist like the store.
    * Any implementation of the ports: the memory ones, or the SQL ones of the real store.
    */
-  siteState?: SiteStatePort;
+  journal?: JournalPort;
   robotsCache?: RobotsCachePort;
-  log?: RequestLogPort;
 }
 
 /** Runs one night of the real scheduler and fetcher, moving the ManualClock as tasks sleep. */
@@ -159,7 +152,7 @@ export async function runSimulatedNight(
   store: NightStore & ValidatorStore,
   opts: SimNightOptions,
 ): Promise<NightSummary> {
-  const siteState = opts.siteState ?? new MemorySiteState();
+  const journal = opts.journal ?? new MemoryJournal();
   const robotsCache = opts.robotsCache ?? new MemoryRobotsCache();
   let settled = false;
   const run = runNight(
@@ -174,8 +167,7 @@ export async function runSimulatedNight(
       makeFetcher: async (state) =>
         createFetcher({
           clock,
-          log: opts.log ?? new CountingRequestLog(),
-          siteState,
+          journal,
           robotsCache,
           transport: sim.transport,
           deadline: state.deadlineAt,

@@ -3,9 +3,13 @@
  * is one transaction per source: outcome, records, validators, backfill cursor and flags
  * land together or not at all, which is what makes `kill -9` then `nor night` safe.
  */
+import { holderDead } from "../net/holder.js";
 import { addDays } from "../policy/night-date.js";
 import type { Db } from "../store/db.js";
+import { dialectOf } from "../store/dialect-of.js";
 import { fromIso, toIso } from "../store/iso-time.js";
+import { writeTxn } from "../store/write-txn.js";
+import { LANE_LEASE_MS } from "./lanes.js";
 import { latestMarks } from "./marks.js";
 import type { CatalogRow, NightState, NightStore, TonightHistory } from "./ports.js";
 import type { ValidatorStore } from "./reader.js";
@@ -237,6 +241,66 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       .distinct()
       .execute();
     return new Set(rows.map((r) => r.site));
+  }
+
+  claimLane(night: string, site: string, holder: string, now: number): Promise<boolean> {
+    return writeTxn(this.#db, async (tx) => {
+      await tx
+        .insertInto("night_lanes")
+        .values({ night, site, holder: null, lease_until: null, done_at: null })
+        .onConflict((oc) => oc.columns(["night", "site"]).doNothing())
+        .execute();
+      let q = tx
+        .selectFrom("night_lanes")
+        .selectAll()
+        .where("night", "=", night)
+        .where("site", "=", site);
+      if (dialectOf(this.#db) === "postgres") q = q.forUpdate();
+      const row = await q.executeTakeFirst();
+      if (!row) return false;
+      // A finished lane is free again: a source added since is checked, the others skipped.
+      if (row.holder !== null && row.holder !== holder && row.lease_until !== null) {
+        const lease = { holder: row.holder, until: fromIso(row.lease_until, "night_lanes") };
+        if (!holderDead(lease, now)) return false;
+      }
+      await tx
+        .updateTable("night_lanes")
+        .set({ holder, lease_until: toIso(now + LANE_LEASE_MS) })
+        .where("night", "=", night)
+        .where("site", "=", site)
+        .execute();
+      return true;
+    });
+  }
+
+  async finishLane(night: string, site: string, holder: string, now: number): Promise<void> {
+    await this.#db
+      .updateTable("night_lanes")
+      .set({ done_at: toIso(now), holder: null, lease_until: null })
+      .where("night", "=", night)
+      .where("site", "=", site)
+      .where("holder", "=", holder)
+      .execute();
+  }
+
+  async renewLanes(night: string, holder: string, now: number): Promise<void> {
+    await this.#db
+      .updateTable("night_lanes")
+      .set({ lease_until: toIso(now + LANE_LEASE_MS) })
+      .where("night", "=", night)
+      .where("holder", "=", holder)
+      .where("done_at", "is", null)
+      .execute();
+  }
+
+  async isDone(night: string, sourceId: string): Promise<boolean> {
+    const row = await this.#db
+      .selectFrom("night_sources")
+      .select("source_id")
+      .where("night", "=", night)
+      .where("source_id", "=", sourceId)
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   async finishNight(night: string, now: number): Promise<void> {

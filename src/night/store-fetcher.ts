@@ -4,11 +4,11 @@
  */
 import type { Clock } from "../clock.js";
 import { createFetcher, type PoliteFetcher } from "../net/fetcher.js";
-import type { ArchivePort, RequestLogPort, SiteStatePort } from "../net/types.js";
+import type { JournalPort } from "../net/journal.js";
+import type { ArchivePort } from "../net/types.js";
 import type { Db } from "../store/db.js";
-import { SqlRequestLog } from "../store/request-log.js";
+import { SqlJournal } from "../store/journal.js";
 import { SqlRobotsCache } from "../store/robots-cache.js";
-import { SqlSiteState } from "../store/site-state.js";
 
 /** The operator's network settings (validated at the CLI boundary, src/cli/net-options.ts). */
 export interface NetOptions {
@@ -24,11 +24,12 @@ export interface StoreFetcherOptions {
   clock: Clock;
   net: NetOptions;
   archive?: ArchivePort;
-  /** Defaults: the SQL request log and site state over `db`. */
-  log?: RequestLogPort;
-  siteState?: SiteStatePort;
+  /** Default: the SQL journal over `db` (request log and site state in one). */
+  journal?: JournalPort;
   deadline?: number;
   night?: string;
+  /** This process's name in the journal's leases (default: a fresh one). */
+  holder?: string;
 }
 
 export function storeFetcher(o: StoreFetcherOptions): PoliteFetcher {
@@ -40,8 +41,7 @@ export function storeFetcher(o: StoreFetcherOptions): PoliteFetcher {
   if (net.caFile !== undefined) transportOptions.caFile = net.caFile;
   return createFetcher({
     clock: o.clock,
-    log: o.log ?? new SqlRequestLog(o.db),
-    siteState: o.siteState ?? new SqlSiteState(o.db, o.clock),
+    journal: o.journal ?? new SqlJournal(o.db),
     robotsCache: new SqlRobotsCache(o.db),
     ...(o.archive ? { archive: o.archive } : {}),
     ...(net.userAgent !== undefined ? { userAgent: net.userAgent } : {}),
@@ -49,5 +49,6 @@ export function storeFetcher(o: StoreFetcherOptions): PoliteFetcher {
     transportOptions,
     ...(o.deadline !== undefined ? { deadline: o.deadline } : {}),
     ...(o.night !== undefined ? { night: o.night } : {}),
+    ...(o.holder !== undefined ? { holder: o.holder } : {}),
   });
 }

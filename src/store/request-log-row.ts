@@ -1,4 +1,4 @@
-import type { Selectable } from "kysely";
+import type { Insertable, Selectable } from "kysely";
 import { NorError } from "../errors.js";
 import type {
   Method,
@@ -11,13 +11,13 @@ import { fromIso, toIso } from "./iso-time.js";
 import type { RequestLogRow } from "./schema/log.js";
 
 /** The columns written for one attempt (the id is the table's). */
-export type NewRequestLogRow = Omit<RequestLogRow, "id">;
+export type NewRequestLogRow = Omit<Insertable<RequestLogRow>, "id">;
 
 /** RequestLogEntry (ms numbers) → row (ISO text, JSON text, nulls for absent fields). */
 export function toRow(e: RequestLogEntry): NewRequestLogRow {
   return {
     started_at: toIso(e.startedAt),
-    ended_at: toIso(e.endedAt),
+    ended_at: e.endedAt === null ? null : toIso(e.endedAt),
     method: e.method,
     url: e.url,
     status: e.status,
@@ -41,7 +41,7 @@ export function fromRow(r: Selectable<RequestLogRow>): RequestLogEntry {
   const where = `request_log row ${r.id}`;
   const e: RequestLogEntry = {
     startedAt: fromIso(r.started_at, where),
-    endedAt: fromIso(r.ended_at, where),
+    endedAt: r.ended_at === null ? null : fromIso(r.ended_at, where),
     method: r.method as Method,
     url: r.url,
     status: r.status === null ? null : Number(r.status),

@@ -7,7 +7,7 @@ import { formatInZone, SITE_OWNER_ZONE } from "../policy/zone.js";
  */
 export interface RequestLogJson {
   startedAt: string;
-  endedAt: string;
+  endedAt: string | null;
   method: string;
   url: string;
   status: number | null;
@@ -28,7 +28,7 @@ export interface RequestLogJson {
 export function toJson(e: RequestLogEntry): RequestLogJson {
   const j: RequestLogJson = {
     startedAt: new Date(e.startedAt).toISOString(),
-    endedAt: new Date(e.endedAt).toISOString(),
+    endedAt: e.endedAt === null ? null : new Date(e.endedAt).toISOString(),
     method: e.method,
     url: e.url,
     status: e.status,
@@ -67,7 +67,7 @@ export function toTable(entries: readonly RequestLogEntry[]): string[] {
     const url = e.failure ? `${e.url}  (${e.failure})` : e.url;
     rows.push([
       formatInZone(e.startedAt, SITE_OWNER_ZONE),
-      String(e.endedAt - e.startedAt),
+      e.endedAt === null ? "-" : String(e.endedAt - e.startedAt),
       e.method,
       e.attempt > 1 ? `${status} #${e.attempt}` : status,
       e.purpose,

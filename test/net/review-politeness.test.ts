@@ -67,7 +67,7 @@ describe("review: huge Crawl-delay (P10, P13)", () => {
     h = await harness();
     const s = await h.fleet.server();
     s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
-    await h.ports.siteState.setLastEnd(s.host, h.clock.now() + 400 * 24 * 3600_000);
+    h.ports.journal.sites.set(s.host, { lastEnd: h.clock.now() + 400 * 24 * 3600_000 });
     const out = await h.fetcher().fetch({ url: s.url("/list"), purpose: "page" });
     expect(out.kind).toBe("deadline");
     expect(s.requests).toHaveLength(0);
@@ -88,7 +88,7 @@ describe("review: a no served as robots.txt (P21)", () => {
       expect((await f.fetch({ url: s.url("/other"), purpose: "page" })).kind).toBe("site-closed");
       expect(s.requests.map((r) => r.path)).toEqual(["/robots.txt"]);
       expect(h.ports.log.entries.map((e) => e.outcome)).toEqual(["refused"]);
-      expect(f.closedSites().has(s.host)).toBe(true);
+      expect(h.ports.journal.sites.get(s.host)?.closed).toBeDefined();
     },
   );
 

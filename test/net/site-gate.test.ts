@@ -71,10 +71,11 @@ describe("one lane per site (P9, P10)", () => {
     s.route("/robots.txt", robots(""));
     s.route("/list", html("list"));
     await h.fetcher().fetch({ url: s.url("/list"), purpose: "page" });
-    await h.fetcher().fetch({ url: s.url("/list"), purpose: "page" });
-    expect(s.requests.map((r) => r.path)).toEqual(["/robots.txt", "/list", "/list"]);
+    // Another URL: the same one would be answered from tonight's stored copy (P8).
+    await h.fetcher().fetch({ url: s.url("/list?page=2"), purpose: "page" });
+    expect(s.requests.map((r) => r.path)).toEqual(["/robots.txt", "/list", "/list?page=2"]);
     expect(gaps(s.requests)).toEqual([2000, 2000]);
-    expect(await h.ports.siteState.lastEnd(s.host)).toBe(s.requests.at(-1)!.endedAt);
+    expect(h.ports.journal.lastEnd(s.host)).toBe(s.requests.at(-1)!.endedAt);
   });
 
   it("P10: a shorter gap is honoured only on loopback with private addresses allowed", () => {

@@ -5,9 +5,9 @@ import { afterEach, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
 import { createFetcher } from "../../src/net/fetcher.js";
 import { openStore } from "../../src/store/db.js";
+import { SqlJournal } from "../../src/store/journal.js";
 import { SqlRequestLog } from "../../src/store/request-log.js";
 import { SqlRobotsCache } from "../../src/store/robots-cache.js";
-import { SqlSiteState } from "../../src/store/site-state.js";
 import { type Fleet, startFleet } from "../fleet/fleet.js";
 import { gaps } from "../fleet/gaps.js";
 import { html, robots, status } from "../fleet/routes.js";
@@ -24,8 +24,7 @@ async function processRun(clock: ManualClock, storeDir: string, url: string, nig
   const store = await openStore({ kind: "sqlite", dir: storeDir });
   const f = createFetcher({
     clock,
-    log: new SqlRequestLog(store.db),
-    siteState: new SqlSiteState(store.db),
+    journal: new SqlJournal(store.db),
     robotsCache: new SqlRobotsCache(store.db),
     transportOptions: { allowPrivateAddresses: true },
     ...(night !== undefined ? { night } : {}),

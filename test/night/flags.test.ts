@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
-import { MemoryRobotsCache, MemorySiteState } from "../../src/net/memory-ports.js";
+import { MemoryJournal, MemoryRobotsCache } from "../../src/net/memory-ports.js";
 import {
   buildSimulation,
   MemoryNightStore,
@@ -31,7 +31,7 @@ function nights(sites: SimSite[]): Nights {
   const clock = new ManualClock(Date.parse("2026-11-05T23:00:00Z"));
   const sim = buildSimulation(clock, sites);
   const store = new MemoryNightStore();
-  const siteState = new MemorySiteState();
+  const journal = new MemoryJournal();
   const robotsCache = new MemoryRobotsCache();
   let ran = -1;
   return {
@@ -45,7 +45,7 @@ function nights(sites: SimSite[]): Nights {
         night: addDays(FIRST, d),
         deadlineMs: 6 * 3600_000,
         concurrency: 2,
-        siteState,
+        journal,
         robotsCache,
       });
       return sim.observed.slice(from).map((r) => ({ url: r.url, status: r.status }));

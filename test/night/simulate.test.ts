@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
-import { MemoryRobotsCache, MemorySiteState } from "../../src/net/memory-ports.js";
+import { MemoryJournal, MemoryRobotsCache } from "../../src/net/memory-ports.js";
 import { SITE_CLOSED_REASON } from "../../src/night/outcome.js";
 import {
   buildSimulation,
@@ -108,7 +108,7 @@ describe("the night, simulated (real scheduler, real fetcher, virtual time)", ()
     const opts = {
       deadlineMs: 40_000,
       concurrency: 3,
-      siteState: new MemorySiteState(),
+      journal: new MemoryJournal(),
       robotsCache: new MemoryRobotsCache(),
     };
     const s1 = await runSimulatedNight(clock, sim, store, { ...opts, night: NIGHT });
@@ -161,7 +161,7 @@ describe("the night, simulated (real scheduler, real fetcher, virtual time)", ()
     const opts = {
       deadlineMs: 3600_000,
       concurrency: 2,
-      siteState: new MemorySiteState(),
+      journal: new MemoryJournal(),
       robotsCache: new MemoryRobotsCache(),
     };
     await runSimulatedNight(clock, sim, store, { ...opts, night: NIGHT });
@@ -212,7 +212,7 @@ describe("the night, simulated (real scheduler, real fetcher, virtual time)", ()
     const opts = {
       deadlineMs: 3600_000,
       concurrency: 1,
-      siteState: new MemorySiteState(),
+      journal: new MemoryJournal(),
       robotsCache: new MemoryRobotsCache(),
     };
     await runSimulatedNight(clock, sim, store, { ...opts, night: NIGHT });
@@ -244,7 +244,7 @@ describe("the night, simulated (real scheduler, real fetcher, virtual time)", ()
     const opts = {
       deadlineMs: 3600_000,
       concurrency: 1,
-      siteState: new MemorySiteState(),
+      journal: new MemoryJournal(),
       robotsCache: new MemoryRobotsCache(),
     };
     const pagesOf = (from: number) =>

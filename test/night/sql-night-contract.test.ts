@@ -5,15 +5,15 @@ import { buildSimulation, runSimulatedNight, type SimSite } from "../../src/nigh
 import { SqlNightStore } from "../../src/night/sql-store.js";
 import { addDays } from "../../src/policy/night-date.js";
 import { openStore, type StoreLocation } from "../../src/store/db.js";
+import { SqlJournal } from "../../src/store/journal.js";
 import { SqlRequestLog } from "../../src/store/request-log.js";
 import { SqlRobotsCache } from "../../src/store/robots-cache.js";
-import { SqlSiteState } from "../../src/store/site-state.js";
 import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "../store/stores.js";
 
 /**
  * The night's SQL store is one code path over two dialects. The same short simulated run —
  * three nights of the real scheduler and fetcher in virtual time, with a person's mark and a
- * cleared flag — goes through SqlNightStore, SqlRobotsCache, SqlSiteState and SqlRequestLog
+ * cleared flag — goes through SqlNightStore, SqlRobotsCache, SqlJournal and SqlRequestLog
  * on SQLite and on PostgreSQL (a fresh schema, dropped after), and must leave the same rows:
  * outcomes with their way choice, records, flags, status and the history the next night
  * plans from. Virtual times are left out of the comparison: database latency is real time.
@@ -39,7 +39,7 @@ async function scenario(loc: StoreLocation) {
     alt?.alternates.push({ access: "api", url: "https://www.alt.org/api/list" });
     const nightStore = new SqlNightStore(db);
     const ports = {
-      siteState: new SqlSiteState(db, clock),
+      journal: new SqlJournal(db),
       robotsCache: new SqlRobotsCache(db),
       log: new SqlRequestLog(db),
     };
@@ -107,7 +107,13 @@ async function scenario(loc: StoreLocation) {
       robots.push({ origin: o, state: r?.state, status: r?.status, night: r?.night });
     }
     const log = (await ports.log.query()).map((e) => `${e.status} ${e.purpose} ${e.url}`).sort();
-    const lastEnd = await ports.siteState.lastEnd("ok.org");
+    const lastEnd = (
+      await db
+        .selectFrom("site_state")
+        .select("last_end_at")
+        .where("site", "=", "ok.org")
+        .executeTakeFirst()
+    )?.last_end_at;
     return {
       dialect: store.dialect,
       summaries,
@@ -118,7 +124,7 @@ async function scenario(loc: StoreLocation) {
       histories,
       robots,
       log,
-      lastEndIsTime: typeof lastEnd === "number" && lastEnd > 0,
+      lastEndIsTime: typeof lastEnd === "string" && Date.parse(lastEnd) > 0,
       validators: await nightStore.get("https://www.ok.org/list/0?page=0"),
     };
   } finally {

@@ -1,11 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { ManualClock } from "../../src/clock.js";
 import type { CachedRobots, RequestLogEntry } from "../../src/net/types.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import * as m001 from "../../src/store/migrations/001-log.js";
 import { SqlRequestLog } from "../../src/store/request-log.js";
 import { SqlRobotsCache } from "../../src/store/robots-cache.js";
-import { SqlSiteState } from "../../src/store/site-state.js";
 import { entry } from "./entries.js";
 import type { StoreFactory } from "./stores.js";
 
@@ -126,33 +124,6 @@ export function logStoreContract(factory: StoreFactory): void {
       open.push(reader);
       const got = await new SqlRequestLog(reader.db).query({ urlContains: "/x" });
       expect(got.map((e) => e.url)).toEqual(["https://example.gov/x"]);
-    });
-
-    it("P10: setLastEnd never moves a site's time backwards, and survives a restart", async () => {
-      const loc = await factory.fresh();
-      const store = await openStore(loc);
-      const clock = new ManualClock(T0);
-      const state = new SqlSiteState(store.db, clock);
-      expect(await state.lastEnd("example.gov")).toBeUndefined();
-      await state.setLastEnd("example.gov", T0 + 5000);
-      await state.setLastEnd("example.gov", T0 + 1000);
-      expect(await state.lastEnd("example.gov")).toBe(T0 + 5000);
-      await state.setLastEnd("example.gov", T0 + 7000);
-      await state.setLastEnd("other.gov", T0 + 1);
-      expect(await state.lastEnd("example.gov")).toBe(T0 + 7000);
-      await store.close();
-      const again = await openStore(loc);
-      open.push(again);
-      const restarted = new SqlSiteState(again.db, clock);
-      expect(await restarted.lastEnd("example.gov")).toBe(T0 + 7000);
-      expect(await restarted.lastEnd("other.gov")).toBe(T0 + 1);
-    });
-
-    it("P10: racing setLastEnd calls keep the latest time", async () => {
-      const state = new SqlSiteState((await fresh()).db);
-      const times = [9, 3, 7, 1, 8, 2, 6, 4, 5].map((n) => T0 + n * 1000);
-      await Promise.all(times.map((t) => state.setLastEnd("example.gov", t)));
-      expect(await state.lastEnd("example.gov")).toBe(T0 + 9000);
     });
 
     it("P16: robots cache put/get per origin, and a later put overwrites every field", async () => {

@@ -1,6 +1,7 @@
+import { type ChildProcess, spawn } from "node:child_process";
 import type { Command } from "commander";
 import pino from "pino";
-import { UsageError } from "../../errors.js";
+import { NorError, UsageError } from "../../errors.js";
 import { unfinishedNight } from "../../night/admin-sql.js";
 import { runNightWithStore } from "../../night/compose.js";
 import { formatLeft, parseDuration } from "../../night/duration.js";
@@ -9,7 +10,8 @@ import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/con
 import { nightOf } from "../../policy/night-date.js";
 import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
 import { importCatalog } from "../../sources/catalog-import.js";
-import { ensureDataDir, openStore, storeLocationFromOptions } from "../../store/db.js";
+import { advisoryLock } from "../../store/advisory-lock.js";
+import { ensureDataDir, openStore, type Store, storeLocationFromOptions } from "../../store/db.js";
 import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../net-options.js";
 
 interface NightOptions extends NetCliOptions {
@@ -18,6 +20,7 @@ interface NightOptions extends NetCliOptions {
   night?: string;
   deadline?: string;
   concurrency?: string;
+  workers?: string;
 }
 
 /** `nor night`: runs (or resumes) one night's check now (P9–P13, P20–P25). */
@@ -32,7 +35,11 @@ export function register(program: Command): void {
       "the night to run or resume (default: the night still under way, else today in America/New_York)",
     )
     .option("--deadline <duration>", "the night's time limit, e.g. 6h, 90m, 30s (default 6h)")
-    .option("--concurrency <n>", `lanes (sites) worked at once (default ${DEFAULT_CONCURRENCY})`);
+    .option("--concurrency <n>", `lanes (sites) worked at once (default ${DEFAULT_CONCURRENCY})`)
+    .option(
+      "--workers <n>",
+      "processes sharing the night on this machine (default 1); a nor night started elsewhere on the same store joins it too",
+    );
   addNetOptions(cmd).action(async (opts: NightOptions) => {
     await runNightCommand(opts);
   });
@@ -53,6 +60,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     opts.concurrency === undefined
       ? DEFAULT_CONCURRENCY
       : wholeNumber(opts.concurrency, "--concurrency", 1);
+  const workers = opts.workers === undefined ? 1 : wholeNumber(opts.workers, "--workers", 1);
   const net = netOptions(opts);
   const { catalog, origins } = loadCatalogWithFiles([opts.catalog]);
   const loc = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
@@ -60,26 +68,34 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   const dataDir = loc.kind === "sqlite" ? loc.dir : (opts.data ?? "data");
   ensureDataDir(dataDir);
   const store = await openStore(loc);
-  // One night process per data directory (P9, P10; no source checked twice a night).
-  let release: () => void;
+  // Several `nor night` on one store share the night: lanes are leased per site and every
+  // request is admitted by the journal (P9, P10; no source checked twice a night). Only the
+  // opening (which night, the catalog import) is done by one of them at a time.
   let night: string;
+  let log: pino.Logger;
+  const children: ChildProcess[] = [];
   try {
-    release = acquireNightLock(dataDir);
-    // Without --night: a night still under way (its deadline not passed) is resumed, even
-    // after midnight; otherwise tonight is today's date in New York.
-    night = asked ?? (await unfinishedNight(store.db, Date.now())) ?? nightOf(Date.now());
+    const release = await acquireOpeningLock(store, dataDir);
+    try {
+      // Without --night: a night still under way (its deadline not passed) is resumed, even
+      // after midnight; otherwise tonight is today's date in New York.
+      night = asked ?? (await unfinishedNight(store.db, Date.now())) ?? nightOf(Date.now());
+      log = pino({ base: { night } }, pino.destination({ dest: 2, sync: true }));
+      // The directory shows what the night read: the catalog is imported as a diff first
+      // (a source gone from the file is retired, never deleted), as `nor catalog import`.
+      const diff = await importCatalog(store.db, catalog, origins, Date.now());
+      if (diff.changes.length > 0)
+        log.info({ catalogChanges: diff.changes.length }, "catalog imported");
+    } finally {
+      await release();
+    }
+    for (let i = 1; i < workers; i++) children.push(spawnWorker(night));
   } catch (err) {
     await store.close();
     throw err;
   }
   const tty = process.stderr.isTTY === true;
-  const log = pino({ base: { night } }, pino.destination({ dest: 2, sync: true }));
   try {
-    // The directory shows what the night read: the catalog is imported as a diff first
-    // (a source gone from the file is retired, never deleted), exactly as `nor catalog import`.
-    const diff = await importCatalog(store.db, catalog, origins, Date.now());
-    if (diff.changes.length > 0)
-      log.info({ catalogChanges: diff.changes.length }, "catalog imported");
     const summary = await runNightWithStore(store, catalog, {
       night,
       deadlineMs,
@@ -110,9 +126,59 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     if (tty) process.stderr.write("\n");
     const { night: _n, ...rest } = summary;
     log.info({ ...rest, deadlineAt: new Date(summary.deadlineAt).toISOString() }, "night done");
+    const failed = await waitFor(children);
+    if (failed > 0)
+      throw new NorError("E_INTERNAL", `${failed} of ${children.length} workers failed`);
     process.exitCode = 0;
   } finally {
-    release();
+    for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
     await store.close();
   }
+}
+
+/** Another `nor night` process on the same night: the same arguments, one worker, this night. */
+function spawnWorker(night: string): ChildProcess {
+  const args: string[] = [];
+  const argv = process.argv.slice(2);
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (a === "--workers" || a === "--night") {
+      i++;
+      continue;
+    }
+    if (a.startsWith("--workers=") || a.startsWith("--night=")) continue;
+    args.push(a);
+  }
+  return spawn(process.execPath, [process.argv[1] as string, ...args, "--night", night], {
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+}
+
+async function waitFor(children: ChildProcess[]): Promise<number> {
+  let failed = 0;
+  for (const c of children) {
+    const code =
+      c.exitCode ?? (await new Promise<number | null>((r) => c.once("exit", (n) => r(n))));
+    if (code !== 0) failed++;
+  }
+  return failed;
+}
+
+/**
+ * One process at a time opens a night (which night, the catalog import): a lock file in the
+ * data directory on SQLite, a PostgreSQL advisory lock on PostgreSQL (several machines).
+ * Waits for a live holder, takes over a dead one's.
+ */
+async function acquireOpeningLock(store: Store, dataDir: string): Promise<() => Promise<void>> {
+  if (store.dialect === "postgres") return advisoryLock(store.db, 0x6e6f72);
+  for (let i = 0; i < 600; i++) {
+    try {
+      const release = acquireNightLock(dataDir);
+      return async () => release();
+    } catch (err) {
+      if (!(err instanceof NorError) || !/another nor night/.test(err.message)) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new NorError("E_STORE", `the night lock in ${dataDir} stayed taken for a minute`);
 }

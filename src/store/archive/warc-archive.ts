@@ -7,17 +7,18 @@
  * members that warcio and every other WARC reader accept.
  */
 import { randomUUID } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { type Clock, systemClock } from "../../clock.js";
 import { NorError } from "../../errors.js";
 import type { ArchivePort } from "../../net/types.js";
 import type { Db } from "../db.js";
-import { type Capture, indexedEnd, insertCapture, latestCapture } from "./captures.js";
+import { type Capture, fromRow, indexedEnd, insertCapture, latestCapture } from "./captures.js";
 import { sha256Digest } from "./digest.js";
 import { DEFAULT_ROTATE_BYTES, fileName, listWarcFiles, seqOf } from "./files.js";
-import { readRecordAt } from "./read.js";
+import { readCapture, readRecordAt } from "./read.js";
 import {
   type Exchange,
   type Original,
@@ -63,7 +64,12 @@ export class WarcArchive implements ArchivePort {
     this.#seq = seq;
   }
 
-  /** `dir` is the archive directory itself (DIR/archive, see archiveDir()). */
+  /**
+   * `dir` is the archive directory itself (DIR/archive, see archiveDir()). Several processes
+   * may share it (`nor night` workers, `nor discover`): each writes files of its own, claimed
+   * with a `.writer` file naming its process, and a file is repaired on open only when no live
+   * process is writing it.
+   */
   static async open(dir: string, opts: WarcArchiveOptions): Promise<WarcArchive> {
     if (opts.rotateBytes !== undefined && !(opts.rotateBytes > 0)) {
       throw new NorError(
@@ -75,11 +81,17 @@ export class WarcArchive implements ArchivePort {
     const files = listWarcFiles(dir);
     const last = files.at(-1);
     const archive = new WarcArchive(dir, opts, last ? seqOf(last) : 0);
-    if (last) await archive.#recover(last);
+    for (const name of files) {
+      const writer = readWriter(dir, name);
+      if (writer !== undefined && writer !== "dead") continue; // a live process's file
+      archive.recoveredBytes += await archive.#recover(name);
+      if (writer === "dead") rmSync(writerPath(dir, name), { force: true });
+    }
     return archive;
   }
 
-  async #recover(name: string): Promise<void> {
+  /** Cuts whatever lies past the last indexed record (a record torn by a kill); returns its size. */
+  async #recover(name: string): Promise<number> {
     const path = join(this.dir, name);
     const size = (await stat(path)).size;
     const end = await indexedEnd(this.#db, name);
@@ -89,27 +101,43 @@ export class WarcArchive implements ArchivePort {
         `${path}: the index names records up to byte ${end} but the file has ${size} bytes`,
       );
     }
+    if (end === size) return 0;
     if (end === 0) {
-      // Nothing indexed here: only a warcinfo (and maybe a torn record). Start it afresh.
-      this.recoveredBytes = size;
-      this.#current = await this.#openFile(name, true);
-      return;
+      // Nothing indexed in it: a warcinfo and perhaps a torn record. Nothing to keep.
+      rmSync(path, { force: true });
+      return size;
     }
-    this.recoveredBytes = size - end;
     const fh = await open(path, "r+");
-    if (end < size) {
+    try {
       await fh.truncate(end);
       await fh.datasync();
+    } finally {
+      await fh.close();
     }
-    this.#current = { name, fh, size: end, hasRecords: true };
+    return size - end;
   }
 
-  async #openFile(name: string, fresh: boolean): Promise<Current> {
-    const fh = await open(join(this.dir, name), fresh ? "w" : "a");
-    const info = await warcinfoRecord(name, this.#clock.now());
-    await fh.write(info, 0, info.length, 0);
-    await fh.datasync();
-    return { name, fh, size: info.length, hasRecords: false };
+  /** A new file of this process's own: the name is claimed by creating its `.writer` first. */
+  async #newFile(): Promise<Current> {
+    for (let i = 0; i < 1000; i++) {
+      this.#seq += 1;
+      const name = fileName(this.#seq, this.#clock.now());
+      try {
+        writeFileSync(writerPath(this.dir, name), `${process.pid}\n${hostname()}\n`, {
+          flag: "wx",
+        });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "EEXIST") continue;
+        throw err;
+      }
+      if (existsSync(join(this.dir, name))) continue; // written earlier by a finished process
+      const fh = await open(join(this.dir, name), "wx");
+      const info = await warcinfoRecord(name, this.#clock.now());
+      await fh.write(info, 0, info.length, 0);
+      await fh.datasync();
+      return { name, fh, size: info.length, hasRecords: false };
+    }
+    throw new NorError("E_ARCHIVE", `${this.dir}: no free WARC file name after 1000 tries`);
   }
 
   write(exchange: Exchange): Promise<void> {
@@ -207,10 +235,41 @@ export class WarcArchive implements ArchivePort {
     if (cur && cur.size + bytes <= this.#rotateBytes) return cur;
     // A record larger than the rotation size still goes whole into a file of its own.
     if (cur && !cur.hasRecords) return cur;
-    if (cur) await cur.fh.close();
-    this.#seq += 1;
-    this.#current = await this.#openFile(fileName(this.#seq, this.#clock.now()), true);
+    if (cur) await this.#release(cur);
+    this.#current = await this.#newFile();
     return this.#current;
+  }
+
+  /**
+   * The body stored for one exchange (P8): an answer received in full is rebuilt from here
+   * instead of being asked again. Undefined when it is not indexed or does not read back whole.
+   */
+  async bodyOf(q: {
+    url: string;
+    method: string;
+    fetchedAt: number;
+  }): Promise<Uint8Array | undefined> {
+    const row = await this.#db
+      .selectFrom("captures")
+      .selectAll()
+      .where("url", "=", q.url)
+      .where("method", "=", q.method)
+      .where("fetched_at", "=", new Date(q.fetchedAt).toISOString())
+      .orderBy("offset", "desc")
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const capture = fromRow(row);
+    try {
+      const stored = await readCapture(this.dir, capture);
+      return sha256Digest(stored.body) === capture.payloadDigest ? stored.body : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async #release(cur: Current): Promise<void> {
+    await cur.fh.close();
+    rmSync(writerPath(this.dir, cur.name), { force: true });
   }
 
   /** Name of the file being written (for tests and `nor archive`). */
@@ -222,7 +281,32 @@ export class WarcArchive implements ArchivePort {
     if (this.#closed) return;
     this.#closed = true;
     await this.#queue;
-    await this.#current?.fh.close();
+    if (this.#current) await this.#release(this.#current);
     this.#current = undefined;
+  }
+}
+
+function writerPath(dir: string, name: string): string {
+  return join(dir, `${name}.writer`);
+}
+
+/** Who writes a file: undefined when nobody does, "dead" when its process is gone (this host). */
+function readWriter(dir: string, name: string): "live" | "dead" | undefined {
+  let text: string;
+  try {
+    text = readFileSync(writerPath(dir, name), "utf8");
+  } catch {
+    return undefined;
+  }
+  const [pidText, host] = text.split("\n");
+  const pid = Number(pidText);
+  if (host !== hostname()) return "live"; // another machine's: only it may repair it
+  if (!Number.isInteger(pid) || pid <= 0) return "dead";
+  if (pid === process.pid) return "live";
+  try {
+    process.kill(pid, 0);
+    return "live";
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM" ? "live" : "dead";
   }
 }

@@ -8,7 +8,8 @@ export interface RequestLogRow {
   /** Insertion order: breaks ties between attempts that started in the same millisecond. */
   id: Generated<number>;
   started_at: string;
-  ended_at: string;
+  /** Empty while the request is in flight, and for an attempt a crash interrupted. */
+  ended_at: string | null;
   method: string;
   url: string;
   status: number | null;
@@ -27,13 +28,56 @@ export interface RequestLogRow {
   validators_received: string | null;
   /** JSON text of the RefusalEvidence behind a "no" (P21). */
   evidence: string | null;
+  /** The process that sent it (host:pid:random), to tell an interrupted row from one in flight. */
+  holder: Generated<string | null>;
+  /** The same request tonight (method, URL, body, validators): see net/journal requestKey. */
+  request_key: Generated<string | null>;
+  /** 1: the answer is complete and is replayed, never asked again tonight (P8). */
+  final: Generated<number>;
+  /** 1: closed before a full response (P15, P21). */
+  closed_early: Generated<number>;
+  /** P15: the next attempt at this request starts no sooner. */
+  retry_at: Generated<string | null>;
+  /** JSON of the stored answer (net/journal StoredAnswer), for replay. */
+  answer: Generated<string | null>;
 }
 
 /** P10: when the last request to a site ended, so the 2 s gap survives a restart. */
 export interface SiteStateRow {
   site: string;
-  last_end_at: string;
+  last_end_at: string | null;
   updated_at: string;
+  /** P9: the request in flight to this site: who sent it, and until when the lease holds. */
+  lease_holder: Generated<string | null>;
+  lease_until: Generated<string | null>;
+  /** P21: the night this site said no, and why. */
+  closed_night: Generated<string | null>;
+  closed_reason: Generated<string | null>;
+  /** RFC 9110 §10.2.3: no request to the site before this time. */
+  not_before: Generated<string | null>;
+}
+
+/** A site owner's request, kept with its reason and date until the operator clears it. */
+export interface SiteRulesRow {
+  id: string;
+  site: string;
+  kind: "gap" | "leave-alone" | "not-read";
+  /** gap: milliseconds; leave-alone: the path prefix; not-read: empty. */
+  value: string | null;
+  reason: string;
+  at: string;
+  by: string;
+  cleared_at: string | null;
+  cleared_by: string | null;
+}
+
+/** A night's lane (one site) leased to one worker at a time. */
+export interface NightLanesRow {
+  night: string;
+  site: string;
+  holder: string | null;
+  lease_until: string | null;
+  done_at: string | null;
 }
 
 /** P16: one robots.txt per origin (scheme, host and port), read at most once a day. */
@@ -55,4 +99,6 @@ export type LogTables = {
   request_log: RequestLogRow;
   site_state: SiteStateRow;
   robots_cache: RobotsCacheRow;
+  site_rules: SiteRulesRow;
+  night_lanes: NightLanesRow;
 };

@@ -117,7 +117,7 @@ export function logRoutes(app: Hono<ConsoleEnv>, db: Db): void {
               {shown.map((e) => (
                 <tr>
                   <td>{nyTime(e.startedAt)}</td>
-                  <td>{nyTime(e.endedAt)}</td>
+                  <td>{e.endedAt === null ? "(interrupted)" : nyTime(e.endedAt)}</td>
                   <td>{e.method}</td>
                   <td>
                     <code>{e.url}</code>

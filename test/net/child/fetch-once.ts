@@ -13,8 +13,7 @@ if (!url) throw new Error("usage: fetch-once URL");
 const ports = memoryPorts();
 const fetcher = createFetcher({
   clock: systemClock,
-  log: ports.log,
-  siteState: ports.siteState,
+  journal: ports.journal,
   gapMs: 0,
   robotsCache: {
     // robots.txt is not what this child measures: allow all, so the one request is the body.

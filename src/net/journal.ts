@@ -1,0 +1,132 @@
+/**
+ * The request journal (P27, written ahead): every attempt's row is durable before its first
+ * byte is sent, and completed when it ends. It is also the one durable truth the fetcher reads
+ * at the moment of sending: the site's gap, the request in flight, a no tonight, a
+ * Retry-After, the owners' requests, the attempts used on this URL tonight, and whether the
+ * answer is already stored. The store implements it (src/store/journal.ts); tests and the
+ * simulation use the in-memory one (memory-ports.ts). Both decide with the same pure
+ * `admit` (src/policy/admission.ts).
+ */
+import { createHash } from "node:crypto";
+import type { Admission } from "../policy/admission.js";
+import type {
+  Method,
+  Purpose,
+  RefusalEvidence,
+  RequestLogEntry,
+  TransportFailure,
+  Validators,
+} from "./types.js";
+
+/** What a request is, for the journal: one row per attempt. */
+export interface SendIntent {
+  night: string;
+  /** The same request tonight: method, URL, body and the validators sent. */
+  key: string;
+  method: Method;
+  url: string;
+  site: string;
+  origin: string;
+  source?: string;
+  purpose: Purpose;
+  validatorsSent?: Validators;
+  /** The floor or the robots.txt Crawl-delay (P10); the owner's gap is added by the journal. */
+  gapMs: number;
+  deadline?: number;
+  /** False when a stored answer cannot be replayed (its copy is gone): ask again. */
+  replayAllowed: boolean;
+}
+
+export type Admitted =
+  | (Extract<Admission, { kind: "go" }> & { id: string; startedAt: number })
+  | Exclude<Admission, { kind: "go" }>;
+
+/** A complete answer as stored for replay: everything but the body, which the archive holds. */
+export type StoredAnswer = StoredAttempt & {
+  /** The attempt it answered, and whether those before it were all closed early (P15, P21). */
+  attempt: number;
+  priorAllClosed: boolean;
+};
+
+export type StoredAttempt =
+  | {
+      kind: "response";
+      status: number;
+      headers: Record<string, string>;
+      read: "complete" | "too-large" | "failed" | "bad-encoding";
+      bytes: number;
+      failure?: TransportFailure;
+      message?: string;
+      /** Whether the body went to the archive (and must come back from it on replay). */
+      archived: boolean;
+      startedAt: number;
+      endedAt: number;
+    }
+  | {
+      kind: "failure";
+      failure: TransportFailure;
+      message: string;
+      address?: string;
+      startedAt: number;
+      endedAt: number;
+    };
+
+export interface Completion {
+  endedAt: number;
+  status: number | null;
+  /** The log's word for the attempt (ok, retry, refused, redirect, rules, …). */
+  outcome: string;
+  failure?: string;
+  bytes: number;
+  validatorsReceived?: Validators;
+  evidence?: RefusalEvidence;
+  /** The answer is complete: it is replayed, never asked again tonight. */
+  final: boolean;
+  closedEarly: boolean;
+  /** P15: the next attempt at this request starts no sooner. */
+  retryAt?: number;
+  answer?: StoredAnswer;
+  /** P21: the site of this request said no; it is closed for the night. */
+  closeSite?: string;
+  /** RFC 9110 §10.2.3: the site asked for no request before then. */
+  siteNotBefore?: number;
+}
+
+export interface JournalPort {
+  /**
+   * In one write transaction: read the site's state, its owners' rules and this request's
+   * attempts tonight, decide (policy/admission), and on "go" write the row and take the lease.
+   */
+  admit(intent: SendIntent, holder: string, now: number): Promise<Admitted>;
+  /** In one write transaction: complete the row, record the end, release the lease. */
+  complete(id: string, holder: string, c: Completion): Promise<void>;
+  /** The stored final answer of this request tonight, if any. */
+  answer(night: string, key: string): Promise<StoredAnswer | undefined>;
+  /** Completed and interrupted attempts, for `nor log` and tests (memory: all of them). */
+}
+
+/**
+ * The key of one request tonight: equal requests are asked once (P8) and retried twice (P15).
+ * Equal means the same method, URL, body and headers sent (validators, cookies, Accept): a
+ * request with another source's cookies, or without validators, is another question.
+ */
+export function requestKey(r: {
+  method: Method;
+  url: string;
+  body?: string;
+  headers: Record<string, string>;
+}): string {
+  const h = createHash("sha256");
+  h.update(r.method).update("\n").update(r.url).update("\n");
+  h.update(r.body ?? "").update("\n");
+  for (const name of Object.keys(r.headers).sort()) {
+    h.update(name.toLowerCase())
+      .update(":")
+      .update(r.headers[name] ?? "")
+      .update("\n");
+  }
+  return h.digest("base64url").slice(0, 32);
+}
+
+/** The log entry a journal row shows, for the RequestLogEntry readers (`nor log`, tests). */
+export type JournalEntry = RequestLogEntry;

@@ -1,0 +1,157 @@
+/**
+ * Whether one request may be sent now, decided from the durable state of its site and of its
+ * URL tonight (P9, P10, P13, P15, P21, and the owners' requests). Pure: the journal loads the
+ * state inside one write transaction, calls `admit`, and applies what it returns before the
+ * transaction commits, so a restart, a second command or another worker reads exactly what
+ * the first one wrote.
+ */
+import { MAX_RETRIES } from "./constants.js";
+
+/** The durable state of one site, as the journal keeps it. */
+export interface SiteFacts {
+  /** End of the last request to the site (ms), from any process. */
+  lastEnd?: number;
+  /** The request in flight: who sent it and until when the lease holds. */
+  lease?: { holder: string; until: number };
+  /** P21: the night the site said no, with why. */
+  closed?: { night: string; reason: string };
+  /** RFC 9110 §10.2.3: no request to the site before this time (a Retry-After). */
+  notBefore?: number;
+}
+
+/** A site owner's request, kept per site by the operator, with its reason and date. */
+export type OwnerRule =
+  | { kind: "gap"; gapMs: number; reason: string; at: number }
+  | { kind: "leave-alone"; prefix: string; reason: string; at: number }
+  | { kind: "not-read"; reason: string; at: number };
+
+/** One earlier attempt at the same request tonight (same method, URL, body and validators). */
+export interface PriorAttempt {
+  /** The answer is complete and stored: never asked again tonight (P8). */
+  final: boolean;
+  /** No earlier than this may the next attempt start (P15 waits). */
+  retryAt?: number;
+  /** The attempt was closed before a full response (for "closed on every attempt", P21). */
+  closedEarly: boolean;
+  /**
+   * The checker itself died during it (`kill -9`): the checker's failure, not the site's, so
+   * it does not use up a retry (P15 counts what the site answered).
+   */
+  interrupted: boolean;
+}
+
+/** A bound on re-sending after the checker's own crashes: past it, not tonight. */
+export const MAX_INTERRUPTED = 10;
+
+export interface AdmitInput {
+  night: string;
+  now: number;
+  holder: string;
+  /** The gap for this request before owners' rules: the floor or the Crawl-delay (P10). */
+  gapMs: number;
+  deadline?: number;
+  /** robots.txt itself is never "left alone" by a path rule (P18 aside). */
+  isRobots: boolean;
+  path: string;
+  site: SiteFacts;
+  rules: readonly OwnerRule[];
+  prior: readonly PriorAttempt[];
+  /** Whether a stored answer may be replayed instead of asking (false: the copy is gone). */
+  replayAllowed: boolean;
+  /** Whether a lease's holder is dead (its process gone, or its lease run out). */
+  holderDead(lease: { holder: string; until: number }): boolean;
+}
+
+export type Admission =
+  /** Send now: the row is written and the lease taken. */
+  | { kind: "go"; attempt: number; priorAllClosed: boolean; recovered?: string }
+  /** Not yet: come back at `until` (the gap, the lease, a retry wait, a Retry-After). */
+  | { kind: "wait"; until: number; why: string; recovered?: string }
+  /** Already answered in full tonight: replay the stored answer, ask nothing. */
+  | { kind: "answered" }
+  /** The site said no tonight, or its owner asked not to be read: nothing goes there. */
+  | { kind: "closed"; reason: string }
+  /** The owner asked for this path to be left alone: treated as a robots.txt Disallow. */
+  | { kind: "left-alone"; reason: string }
+  /** The start would fall after the deadline (or past a day): not tonight (P13). */
+  | { kind: "not-tonight"; reason: string }
+  /** Every attempt tonight is used (P15), none of them answered. */
+  | { kind: "exhausted"; priorAllClosed: boolean };
+
+/** The longest wait a request sleeps through; longer means "not tonight", never a cut sleep. */
+export const LONGEST_WAIT_MS = 24 * 60 * 60 * 1000;
+
+function dateOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+export function ownerGapMs(rules: readonly OwnerRule[]): number {
+  let gap = 0;
+  for (const r of rules) if (r.kind === "gap") gap = Math.max(gap, r.gapMs);
+  return gap;
+}
+
+export function admit(a: AdmitInput): Admission {
+  const notRead = a.rules.find((r) => r.kind === "not-read");
+  if (notRead) {
+    return {
+      kind: "closed",
+      reason: `the site's owner asked not to be read (${dateOf(notRead.at)}: ${notRead.reason})`,
+    };
+  }
+  if (a.site.closed?.night === a.night) return { kind: "closed", reason: a.site.closed.reason };
+  if (!a.isRobots) {
+    const alone = a.rules.find((r) => r.kind === "leave-alone" && a.path.startsWith(r.prefix));
+    if (alone?.kind === "leave-alone") {
+      return {
+        kind: "left-alone",
+        reason: `the site's owner asked for ${alone.prefix} to be left alone (${dateOf(alone.at)}: ${alone.reason})`,
+      };
+    }
+  }
+  if (a.replayAllowed && a.prior.some((p) => p.final)) return { kind: "answered" };
+  const tries = a.prior.filter((p) => !p.final && !p.interrupted);
+  const priorAllClosed = tries.every((p) => p.closedEarly);
+  const crashes = a.prior.filter((p) => p.interrupted).length;
+  if (tries.length > MAX_RETRIES || crashes >= MAX_INTERRUPTED)
+    return { kind: "exhausted", priorAllClosed };
+
+  let recovered: string | undefined;
+  let lastEnd = a.site.lastEnd ?? Number.NEGATIVE_INFINITY;
+  const lease = a.site.lease;
+  if (lease && lease.holder !== a.holder) {
+    if (!a.holderDead(lease)) {
+      // Another process is talking to this site right now (P9): wait for it, polling at most
+      // until its lease would run out.
+      return { kind: "wait", until: Math.min(lease.until, a.now + 250), why: "in flight" };
+    }
+    // Its holder died mid-request: the connection ended at the latest now, so the gap counts
+    // from now (P10), and the row it left is marked interrupted by the journal.
+    recovered = lease.holder;
+    lastEnd = Math.max(lastEnd, a.now);
+  }
+  const gap = Math.max(a.gapMs, ownerGapMs(a.rules));
+  const retryAt = tries.reduce((m, p) => Math.max(m, p.retryAt ?? m), Number.NEGATIVE_INFINITY);
+  const startAt = Math.max(lastEnd + gap, a.site.notBefore ?? Number.NEGATIVE_INFINITY, retryAt);
+  // Math.max passes NaN through: an unreadable wait is "not tonight", never "now".
+  if (!(startAt - a.now <= LONGEST_WAIT_MS)) {
+    return { kind: "not-tonight", reason: "the next allowed start is more than a day away" };
+  }
+  if (a.deadline !== undefined && startAt > a.deadline) {
+    return { kind: "not-tonight", reason: "the next allowed start is after the night's deadline" };
+  }
+  if (startAt > a.now) {
+    return {
+      kind: "wait",
+      until: startAt,
+      why: "gap",
+      ...(recovered !== undefined ? { recovered } : {}),
+    };
+  }
+  return {
+    kind: "go",
+    attempt: tries.length + 1,
+    priorAllClosed,
+    ...(recovered !== undefined ? { recovered } : {}),
+  };
+}

@@ -1,0 +1,257 @@
+/**
+ * The request journal over kysely (SQLite or PostgreSQL, same code): see net/journal.ts. Each
+ * admission and each completion is one write transaction, so the row of a request is durable
+ * before it is sent (synchronous=FULL on SQLite) and every decision to send is read from what
+ * every process has committed.
+ */
+import { holderDead } from "../net/holder.js";
+import type {
+  Admitted,
+  Completion,
+  JournalPort,
+  SendIntent,
+  StoredAnswer,
+} from "../net/journal.js";
+import { type AdmitInput, admit, type OwnerRule, type SiteFacts } from "../policy/admission.js";
+import type { Db } from "./db.js";
+import { dialectOf } from "./dialect-of.js";
+import { fromIso, toIso } from "./iso-time.js";
+import { type Tx, writeTxn } from "./write-txn.js";
+
+/** P9: the longest a request can hold its site (30 s to headers, 30 s of body, the archive). */
+export const REQUEST_LEASE_MS = 120_000;
+
+export class SqlJournal implements JournalPort {
+  readonly #db: Db;
+  readonly #pg: boolean;
+
+  constructor(db: Db) {
+    this.#db = db;
+    this.#pg = dialectOf(db) === "postgres";
+  }
+
+  admit(intent: SendIntent, holder: string, now: number): Promise<Admitted> {
+    return writeTxn(this.#db, async (tx) => {
+      const site = await this.#siteFacts(tx, intent.site, now);
+      const rules = await ownerRules(tx, intent.site);
+      const priorRows = await tx
+        .selectFrom("request_log")
+        .select(["final", "retry_at", "closed_early", "outcome"])
+        .where("night", "=", intent.night)
+        .where("request_key", "=", intent.key)
+        .where("outcome", "!=", "in-flight")
+        .execute();
+      const input: AdmitInput = {
+        night: intent.night,
+        now,
+        holder,
+        gapMs: intent.gapMs,
+        ...(intent.deadline !== undefined ? { deadline: intent.deadline } : {}),
+        isRobots: intent.purpose === "robots",
+        path: pathOf(intent.url),
+        site,
+        rules,
+        prior: priorRows.map((r) => ({
+          final: Number(r.final) === 1,
+          closedEarly: Number(r.closed_early) === 1,
+          interrupted: r.outcome === "interrupted",
+          ...(r.retry_at !== null ? { retryAt: fromIso(r.retry_at, "request_log.retry_at") } : {}),
+        })),
+        replayAllowed: intent.replayAllowed,
+        holderDead: (lease) => holderDead(lease, now),
+      };
+      const a = admit(input);
+      if ((a.kind === "go" || a.kind === "wait") && a.recovered !== undefined) {
+        // The holder died mid-request: its row is interrupted, and the gap counts from now.
+        await tx
+          .updateTable("request_log")
+          .set({ outcome: "interrupted" })
+          .where("site", "=", intent.site)
+          .where("holder", "=", a.recovered)
+          .where("ended_at", "is", null)
+          .where("outcome", "=", "in-flight")
+          .execute();
+        await tx
+          .updateTable("site_state")
+          .set({
+            lease_holder: null,
+            lease_until: null,
+            last_end_at: toIso(Math.max(site.lastEnd ?? now, now)),
+            updated_at: toIso(now),
+          })
+          .where("site", "=", intent.site)
+          .execute();
+      }
+      if (a.kind !== "go") return a;
+      const row = await tx
+        .insertInto("request_log")
+        .values({
+          started_at: toIso(now),
+          ended_at: null,
+          method: intent.method,
+          url: intent.url,
+          status: null,
+          outcome: "in-flight",
+          failure: null,
+          bytes: 0,
+          site: intent.site,
+          origin: intent.origin,
+          source: intent.source ?? null,
+          purpose: intent.purpose,
+          attempt: a.attempt,
+          night: intent.night,
+          validators_sent: intent.validatorsSent ? JSON.stringify(intent.validatorsSent) : null,
+          validators_received: null,
+          evidence: null,
+          holder,
+          request_key: intent.key,
+        })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      await tx
+        .updateTable("site_state")
+        .set({
+          lease_holder: holder,
+          lease_until: toIso(now + REQUEST_LEASE_MS),
+          updated_at: toIso(now),
+        })
+        .where("site", "=", intent.site)
+        .execute();
+      return { ...a, id: String(row.id), startedAt: now };
+    });
+  }
+
+  complete(id: string, holder: string, c: Completion): Promise<void> {
+    return writeTxn(this.#db, async (tx) => {
+      const row = await tx
+        .updateTable("request_log")
+        .set({
+          ended_at: toIso(c.endedAt),
+          status: c.status,
+          outcome: c.outcome,
+          failure: c.failure ?? null,
+          bytes: c.bytes,
+          validators_received: c.validatorsReceived ? JSON.stringify(c.validatorsReceived) : null,
+          evidence: c.evidence ? JSON.stringify(c.evidence) : null,
+          final: c.final ? 1 : 0,
+          closed_early: c.closedEarly ? 1 : 0,
+          retry_at: c.retryAt !== undefined ? toIso(c.retryAt) : null,
+          answer: c.answer ? JSON.stringify(c.answer) : null,
+        })
+        .where("id", "=", Number(id))
+        .returning(["site", "night"])
+        .executeTakeFirst();
+      if (!row) return;
+      const site = await this.#lockSite(tx, row.site);
+      const lastEnd =
+        site?.last_end_at && site.last_end_at > toIso(c.endedAt)
+          ? site.last_end_at
+          : toIso(c.endedAt);
+      const notBefore =
+        c.siteNotBefore !== undefined &&
+        !(site?.not_before && site.not_before > toIso(c.siteNotBefore))
+          ? toIso(c.siteNotBefore)
+          : (site?.not_before ?? null);
+      const mine = site?.lease_holder === holder;
+      await tx
+        .updateTable("site_state")
+        .set({
+          last_end_at: lastEnd,
+          updated_at: toIso(c.endedAt),
+          not_before: notBefore,
+          ...(mine ? { lease_holder: null, lease_until: null } : {}),
+          ...(c.closeSite !== undefined && row.night !== null
+            ? { closed_night: row.night, closed_reason: c.closeSite }
+            : {}),
+        })
+        .where("site", "=", row.site)
+        .execute();
+    });
+  }
+
+  async answer(night: string, key: string): Promise<StoredAnswer | undefined> {
+    const row = await this.#db
+      .selectFrom("request_log")
+      .select(["answer"])
+      .where("night", "=", night)
+      .where("request_key", "=", key)
+      .where("final", "=", 1)
+      .orderBy("id", "desc")
+      .executeTakeFirst();
+    if (!row?.answer) return undefined;
+    return JSON.parse(row.answer) as StoredAnswer;
+  }
+
+  /**
+   * Rows left in flight by processes of this host that are gone (`kill -9`) become
+   * `interrupted`, so `nor log` tells a crash from a request still running.
+   */
+  async sweep(now: number): Promise<number> {
+    const rows = await this.#db
+      .selectFrom("request_log")
+      .select(["id", "holder"])
+      .where("outcome", "=", "in-flight")
+      .execute();
+    const dead = rows.filter(
+      (r) => r.holder === null || holderDead({ holder: r.holder, until: Infinity }, now),
+    );
+    for (const r of dead) {
+      await this.#db
+        .updateTable("request_log")
+        .set({ outcome: "interrupted" })
+        .where("id", "=", r.id)
+        .where("outcome", "=", "in-flight")
+        .execute();
+    }
+    return dead.length;
+  }
+
+  async #lockSite(tx: Tx, site: string) {
+    let q = tx.selectFrom("site_state").selectAll().where("site", "=", site);
+    if (this.#pg) q = q.forUpdate();
+    return q.executeTakeFirst();
+  }
+
+  async #siteFacts(tx: Tx, site: string, now: number): Promise<SiteFacts> {
+    await tx
+      .insertInto("site_state")
+      .values({ site, last_end_at: null, updated_at: toIso(now) })
+      .onConflict((oc) => oc.column("site").doNothing())
+      .execute();
+    const r = await this.#lockSite(tx, site);
+    const facts: SiteFacts = {};
+    if (!r) return facts;
+    const where = `site_state ${site}`;
+    if (r.last_end_at) facts.lastEnd = fromIso(r.last_end_at, where);
+    if (r.lease_holder && r.lease_until)
+      facts.lease = { holder: r.lease_holder, until: fromIso(r.lease_until, where) };
+    if (r.closed_night && r.closed_reason)
+      facts.closed = { night: r.closed_night, reason: r.closed_reason };
+    if (r.not_before) facts.notBefore = fromIso(r.not_before, where);
+    return facts;
+  }
+}
+
+/** The owners' requests still in force for a site (P24-style: a person's decision). */
+export async function ownerRules(db: Tx, site: string): Promise<OwnerRule[]> {
+  const rows = await db
+    .selectFrom("site_rules")
+    .selectAll()
+    .where("site", "=", site)
+    .where("cleared_at", "is", null)
+    .execute();
+  const out: OwnerRule[] = [];
+  for (const r of rows) {
+    const at = fromIso(r.at, `site_rules ${r.id}`);
+    if (r.kind === "gap") out.push({ kind: "gap", gapMs: Number(r.value), reason: r.reason, at });
+    else if (r.kind === "leave-alone")
+      out.push({ kind: "leave-alone", prefix: r.value ?? "/", reason: r.reason, at });
+    else out.push({ kind: "not-read", reason: r.reason, at });
+  }
+  return out;
+}
+
+function pathOf(url: string): string {
+  const u = new URL(url);
+  return `${u.pathname}${u.search}`;
+}
