@@ -20,10 +20,12 @@ import { ROBOTS_MAX_BYTES } from "../constants.js";
 const BOM = [0xef, 0xbb, 0xbf] as const;
 const LF = 0x0a;
 const CR = 0x0d;
-const HEX = "0123456789ABCDEF";
+const PERCENT = 0x25;
+/** `0`–`9`, `A`–`F` as bytes: the escape of an odd byte is upper-case, as percent.ts writes it. */
+const HEX_DIGITS = new TextEncoder().encode("0123456789ABCDEF");
 
 const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-/** Only ever given runs already checked to be well-formed. */
+/** Only ever given bytes already made well-formed. */
 const wellFormed = new TextDecoder("utf-8", { ignoreBOM: true });
 
 export interface DecodedRobots {
@@ -64,29 +66,30 @@ function decodeText(bytes: Uint8Array): string {
   try {
     return strict.decode(bytes);
   } catch {
-    // Some byte is not UTF-8: walk the body, escaping exactly those bytes.
+    // Some byte is not UTF-8: copy the body with exactly those bytes escaped, decode that.
   }
-  let out = "";
-  let run = 0;
+  const out = new Uint8Array(bytes.length * 3);
+  let o = 0;
   let i = 0;
   while (i < bytes.length) {
     const b = bytes[i] ?? 0;
-    if (b < 0x80) {
+    const n = b < 0x80 ? 1 : sequenceLength(bytes, i);
+    if (n === 0) {
+      out[o++] = PERCENT;
+      out[o++] = HEX_DIGITS[b >> 4] ?? 0;
+      out[o++] = HEX_DIGITS[b & 15] ?? 0;
       i++;
       continue;
     }
-    const n = sequenceLength(bytes, i);
-    if (n > 0) {
-      i += n;
-      continue;
-    }
-    if (run < i) out += wellFormed.decode(bytes.subarray(run, i));
-    out += `%${HEX[b >> 4]}${HEX[b & 15]}`;
-    i++;
-    run = i;
+    for (const end = i + n; i < end; i++) out[o++] = bytes[i] ?? 0;
   }
-  if (run < bytes.length) out += wellFormed.decode(bytes.subarray(run));
-  return out;
+  return wellFormed.decode(out.subarray(0, o));
+}
+
+/** Is the byte at `i` a continuation byte within [lo, hi]? */
+function inRange(bytes: Uint8Array, i: number, lo: number, hi: number): boolean {
+  const c = bytes[i];
+  return c !== undefined && c >= lo && c <= hi;
 }
 
 /**
@@ -95,20 +98,20 @@ function decodeText(bytes: Uint8Array): string {
  */
 function sequenceLength(bytes: Uint8Array, i: number): number {
   const b = bytes[i] ?? 0;
-  const cont = (k: number, lo = 0x80, hi = 0xbf) => {
-    const c = bytes[i + k];
-    return c !== undefined && c >= lo && c <= hi;
-  };
-  if (b >= 0xc2 && b <= 0xdf) return cont(1) ? 2 : 0;
+  if (b >= 0xc2 && b <= 0xdf) return inRange(bytes, i + 1, 0x80, 0xbf) ? 2 : 0;
   if (b >= 0xe0 && b <= 0xef) {
     const lo = b === 0xe0 ? 0xa0 : 0x80;
     const hi = b === 0xed ? 0x9f : 0xbf;
-    return cont(1, lo, hi) && cont(2) ? 3 : 0;
+    return inRange(bytes, i + 1, lo, hi) && inRange(bytes, i + 2, 0x80, 0xbf) ? 3 : 0;
   }
   if (b >= 0xf0 && b <= 0xf4) {
     const lo = b === 0xf0 ? 0x90 : 0x80;
     const hi = b === 0xf4 ? 0x8f : 0xbf;
-    return cont(1, lo, hi) && cont(2) && cont(3) ? 4 : 0;
+    return inRange(bytes, i + 1, lo, hi) &&
+      inRange(bytes, i + 2, 0x80, 0xbf) &&
+      inRange(bytes, i + 3, 0x80, 0xbf)
+      ? 4
+      : 0;
   }
   return 0;
 }
