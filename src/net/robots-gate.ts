@@ -143,7 +143,11 @@ function unreachable(r: AttemptResult, reason: string): Omit<CachedRobots, "orig
   return { state: "unreachable", status: r.kind === "response" ? r.status : null, reason };
 }
 
-function answer(r: AttemptResult, redirects: number): Omit<CachedRobots, "origin" | "fetchedAt"> {
+/** One final robots.txt answer → the entry to cache (P16, P20). */
+export function answer(
+  r: AttemptResult,
+  redirects: number,
+): Omit<CachedRobots, "origin" | "fetchedAt"> {
   if (r.kind === "failure") return unreachable(r, `${r.failure}: ${r.message}`);
   // Reaching the limit is fine (the parser drops the partial last line); a cut is not.
   const complete = r.read.kind === "complete" || r.read.kind === "too-large";
@@ -160,6 +164,7 @@ function answer(r: AttemptResult, redirects: number): Omit<CachedRobots, "origin
   if (state === "allow-all") return { state, ...base };
   const bytes =
     r.read.kind === "complete" || r.read.kind === "too-large" ? r.read.body : new Uint8Array();
+  // P17: the one decode. The cache keeps this text and the parser reads it as it is.
   return { state, ...base, body: decodeRobotsBody(bytes, ROBOTS_MAX_BYTES).text };
 }
 

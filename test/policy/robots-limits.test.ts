@@ -7,11 +7,18 @@ import {
   parseRobots,
   policyFor,
 } from "../../src/policy/robots/index.js";
+import { allowedOnBothPaths, bothReadings } from "./robots-paths.js";
 
 const enc = new TextEncoder();
+const H = "http://h.test";
 
-function policy(body: string | Uint8Array) {
+function policy(body: Uint8Array) {
   return policyFor(parseRobots(body), DEFAULT_USER_AGENT);
+}
+
+/** Both paths (`nor robots check` and the night) agree that `path` is allowed, or not. */
+async function expectBoth(body: string | Uint8Array, path: string, allowed: boolean) {
+  expect(await allowedOnBothPaths(body, `${H}${path}`)).toEqual({ cli: allowed, night: allowed });
 }
 
 /** A comment line of exactly `n` bytes including its LF. */
@@ -22,21 +29,20 @@ function filler(n: number): string {
 describe("the 500 KiB limit (P17, RFC 9309 §2.5)", () => {
   const head = "User-agent: *\nDisallow: /pub\n";
 
-  it("P17 Z1: a rule that ends inside the limit is read", () => {
+  it("P17 Z1: a rule that ends inside the limit is read", async () => {
     const tail = "Disallow: /x\n";
     const body = head + filler(ROBOTS_MAX_BYTES - head.length - tail.length) + tail;
     expect(enc.encode(body).length).toBe(ROBOTS_MAX_BYTES);
-    expect(isAllowed(policy(enc.encode(body)), "/x")).toBe(false);
-    expect(isAllowed(policy(body), "/x")).toBe(false);
+    await expectBoth(body, "/x", false);
   });
 
-  it("P17 Z2: a rule past the limit is ignored", () => {
+  it("P17 Z2: a rule past the limit is ignored", async () => {
     const body = `${head}${filler(ROBOTS_MAX_BYTES)}Disallow: /x\n`;
-    expect(isAllowed(policy(enc.encode(body)), "/x")).toBe(true);
-    expect(isAllowed(policy(enc.encode(body)), "/pub")).toBe(false);
+    await expectBoth(body, "/x", true);
+    await expectBoth(body, "/pub", false);
   });
 
-  it("P17 Z3: a line cut by the limit is dropped, not read short", () => {
+  it("P17 Z3: a line cut by the limit is dropped, not read short", async () => {
     // Cut inside `Allow: /public/page`; kept short it would read `Allow: /pub`, tie the
     // Disallow and (Allow winning ties) open all of /pub.
     const cutAt = "Allow: /pub".length;
@@ -46,27 +52,55 @@ describe("the 500 KiB limit (P17, RFC 9309 §2.5)", () => {
     expect(p.rules.map((r) => r.pattern)).toEqual(["/pub"]);
     expect(isAllowed(p, "/public/other")).toBe(false);
     expect(decodeRobotsBody(enc.encode(body)).truncated).toBe(true);
+    await expectBoth(body, "/public/other", false);
   });
 
-  it("P17 Z4: a line that ends exactly at the limit is kept", () => {
+  it("P17 Z4: a line that ends exactly at the limit is kept", async () => {
     const line = "Allow: /public/page";
     const body = `${head}${filler(ROBOTS_MAX_BYTES - head.length - line.length)}${line}\nDisallow: /x`;
     expect(enc.encode(body).length).toBeGreaterThan(ROBOTS_MAX_BYTES);
-    expect(isAllowed(policy(enc.encode(body)), "/public/page")).toBe(true);
-    expect(isAllowed(policy(enc.encode(body)), "/x")).toBe(true);
+    await expectBoth(body, "/public/page", true);
+    await expectBoth(body, "/x", true);
   });
 
-  it("P17 Z5: a string body is measured in UTF-8 bytes, not characters", () => {
+  it("P17 Z5: the limit counts the file's bytes, not characters", async () => {
     // 200,000 three-byte characters: 600,000 bytes although only 200,000 characters long.
     const body = `${head}#${"ツ".repeat(200_000)}\nDisallow: /x\n`;
-    expect(isAllowed(policy(body), "/x")).toBe(true);
+    await expectBoth(body, "/x", true);
   });
 
-  it("P17 Z6: the BOM does not count against the limit", () => {
+  it("P17 Z6: the BOM does not count against the limit", async () => {
     const tail = "Disallow: /x\n";
     const text = head + filler(ROBOTS_MAX_BYTES - head.length - tail.length) + tail;
     const withBom = Uint8Array.from([0xef, 0xbb, 0xbf, ...enc.encode(text)]);
-    expect(isAllowed(policy(withBom), "/x")).toBe(false);
+    await expectBoth(withBom, "/x", false);
+  });
+
+  it("P17/P18 Z7: a 171 KiB Latin-1 file keeps its last line on both paths (decoded once)", async () => {
+    // 175,000 bytes of é in Latin-1 (0xE9, not UTF-8): measured on the file it is far below
+    // 500 KiB; decoded and measured again it would be three times as long and lose its end.
+    const body = Uint8Array.from([
+      ...enc.encode("User-agent: *\nDisallow: /pub\n# "),
+      ...new Uint8Array(175_000).fill(0xe9),
+      ...enc.encode("\nDisallow: /\n"),
+    ]);
+    expect(body.length).toBeLessThan(ROBOTS_MAX_BYTES / 2);
+    await expectBoth(body, "/anything", false);
+  });
+
+  it("P17 Z8: the cut falls at 500 KiB of the file's bytes, whatever they decode to", async () => {
+    // Odd bytes up to just before the limit, then a rule that ends exactly at it.
+    const tail = "\nDisallow: /x\n";
+    const pad = ROBOTS_MAX_BYTES - head.length - 1 - tail.length;
+    const body = Uint8Array.from([
+      ...enc.encode(`${head}#`),
+      ...new Uint8Array(pad).fill(0xff),
+      ...enc.encode(tail),
+      ...enc.encode("Disallow: /y\n"),
+    ]);
+    expect(body.length).toBe(ROBOTS_MAX_BYTES + "Disallow: /y\n".length);
+    await expectBoth(body, "/x", false);
+    await expectBoth(body, "/y", true);
   });
 });
 
@@ -106,8 +140,12 @@ describe("Crawl-delay (site-owner page: honoured when longer than 2 s)", () => {
     ],
   ];
   for (const [title, body, delay] of cases) {
-    it(`P17 ${title}`, () => {
-      expect(policy(body).crawlDelaySeconds).toBe(delay);
+    it(`P17 ${title}`, async () => {
+      const r = await bothReadings(body, `${H}/k`);
+      expect({ cli: r.cli.crawlDelaySeconds, night: r.night.crawlDelaySeconds }).toEqual({
+        cli: delay,
+        night: delay,
+      });
     });
   }
 

@@ -1,18 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_USER_AGENT } from "../../src/policy/constants.js";
-import {
-  isAllowed,
-  normalisePath,
-  normalisePattern,
-  parseRobots,
-  pathAndQueryOf,
-  patternMatches,
-  policyFor,
-} from "../../src/policy/robots/index.js";
-
-function allowed(body: string, url: string): boolean {
-  return isAllowed(policyFor(parseRobots(body), DEFAULT_USER_AGENT), pathAndQueryOf(new URL(url)));
-}
+import { normalisePath, normalisePattern, patternMatches } from "../../src/policy/robots/index.js";
+import { allowedOnBothPaths } from "./robots-paths.js";
 
 const G = "User-agent: public-records-check\n";
 const H = "http://h.test";
@@ -77,12 +65,19 @@ const rows: Row[] = [
   { id: "E12b", title: "a lone % equals %25", rules: "Disallow: /100%25", url: `${H}/100%`, allowed: false },
   { id: "E13", title: "%3F is not the query's ?", rules: "Disallow: /a%3F", url: `${H}/a?x`, allowed: true },
   { id: "E14", title: "an unreserved escape in the query is decoded too", rules: "Disallow: /*?q=a", url: `${H}/s?q=%61`, allowed: false },
+  { id: "E15", title: "RFC 9309 §2.2.2: a `'` in a query pattern matches the URL as written (sent as %27)", rules: "Disallow: /search?q='x'", url: `${H}/search?q='x'`, allowed: false },
+  { id: "E15b", title: "a `'` in a pattern equals %27 in the URL's path", rules: "Disallow: /it's", url: `${H}/it%27s`, allowed: false },
+  { id: "E15c", title: "%27 in a pattern equals `'` in the URL's query", rules: "Disallow: /*?q=%27", url: `${H}/s?q='a`, allowed: false },
+  { id: "E15d", title: "a `'` in the path matches as written", rules: "Disallow: /it's", url: `${H}/it's/x`, allowed: false },
+  { id: "E15e", title: "a `'` is not any other octet", rules: "Disallow: /*?q='x'", url: `${H}/search?q=x`, allowed: true },
 ];
 
-describe("robots.txt matching table (P17)", () => {
+// Every row through `nor robots check` and through the night's cache-then-parse path (P18).
+describe("robots.txt matching table, CLI and night (P17, P18)", () => {
   for (const r of rows) {
-    it(`P17 ${r.id}: ${r.title} → ${r.allowed ? "allowed" : "disallowed"}`, () => {
-      expect(allowed(G + r.rules, r.url)).toBe(r.allowed);
+    it(`P17 ${r.id}: ${r.title} → ${r.allowed ? "allowed" : "disallowed"}`, async () => {
+      const want = r.allowed;
+      expect(await allowedOnBothPaths(G + r.rules, r.url)).toEqual({ cli: want, night: want });
     });
   }
 });
@@ -93,10 +88,12 @@ describe("the matcher's building blocks", () => {
     expect(normalisePath("?q=1")).toBe("/?q=1");
     expect(normalisePath("/a*b$c#frag")).toBe("/a%2Ab%24c");
     expect(normalisePath("/%7e%41%2f%e3")).toBe("/~A%2F%E3");
+    expect(normalisePath("/it's?q=%27")).toBe("/it%27s?q=%27");
   });
 
   it("P17: normalisePattern keeps the wildcard and the final anchor only", () => {
     expect(normalisePattern("/a*b$c$")).toBe("/a*b%24c$");
+    expect(normalisePattern("/it's*%27$")).toBe("/it%27s*%27$");
     expect(normalisePattern("/ü")).toBe("/%C3%BC");
     expect(normalisePattern("/😀")).toBe("/%F0%9F%98%80");
     expect(normalisePattern("/\uD800x")).toBe("/%EF%BF%BDx");

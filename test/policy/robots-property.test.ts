@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_USER_AGENT } from "../../src/policy/constants.js";
 import {
+  decodeRobotsBody,
   isAllowed,
   normalisePath,
   normalisePattern,
@@ -9,6 +10,7 @@ import {
   patternMatches,
   policyFor,
 } from "../../src/policy/robots/index.js";
+import { nightReading } from "./robots-paths.js";
 
 const UA = DEFAULT_USER_AGENT;
 const RUNS = { numRuns: 300 };
@@ -225,6 +227,63 @@ describe("robots.txt invariants (P17, P18)", () => {
         expect(normalisePath(p)).toBe(p);
         const q = normalisePattern(s);
         expect(normalisePattern(q)).toBe(q);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("P17: the one decode loses no byte: each byte that is not UTF-8 is its %XX escape", () => {
+    // Bytes without `%` and not starting with a BOM, so the text maps back unambiguously.
+    const file = fc
+      .uint8Array({ maxLength: 300 })
+      .map((b) => Uint8Array.from([0x41, ...b.map((x) => (x === 0x25 ? 0x26 : x))]));
+    const enc = new TextEncoder();
+    fc.assert(
+      fc.property(file, (bytes) => {
+        const text = decodeRobotsBody(bytes).text;
+        const back = text
+          .split(/(%[0-9A-F]{2})/)
+          .flatMap((part) =>
+            /^%[0-9A-F]{2}$/.test(part)
+              ? [Number.parseInt(part.slice(1), 16)]
+              : [...enc.encode(part)],
+          );
+        expect(Uint8Array.from(back)).toEqual(bytes);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("P18: the night's cached text and a direct read of the same bytes give the same verdict", () => {
+    const odd = fc.constantFrom(
+      [0xe9],
+      [0xff],
+      [0xc3],
+      [0xc3, 0xa9],
+      [0xef, 0xbb, 0xbf],
+      [0xed, 0xa0, 0x80],
+      [0x0b],
+      [0x0c],
+    );
+    const part = fc.oneof(
+      piece.map((p) => [...new TextEncoder().encode(p)]),
+      odd,
+      fc.constantFrom([0x27], [0x2a, 0x62, 0x6f, 0x74]),
+    );
+    const file = fc.array(part, { maxLength: 80 }).map((a) => Uint8Array.from(a.flat()));
+    const url = fc.constantFrom(
+      "/",
+      "/a",
+      "/a/b",
+      "/caf%E9",
+      "/b?q='x'",
+      "/%EF%BB%BF",
+      "/robots.txt",
+    );
+    fc.assert(
+      fc.property(file, url, (bytes, p) => {
+        const direct = isAllowed(policyFor(parseRobots(bytes), UA), p) ? "allowed" : "disallowed";
+        expect(nightReading(bytes, `http://h.test${p}`).verdict).toBe(direct);
       }),
       { numRuns: 1000 },
     );

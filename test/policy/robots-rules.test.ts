@@ -1,16 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_USER_AGENT, PRODUCT_TOKEN } from "../../src/policy/constants.js";
-import {
-  isAllowed,
-  parseRobots,
-  pathAndQueryOf,
-  policyFor,
-} from "../../src/policy/robots/index.js";
-
-/** Verdict for one URL under one robots.txt body, through the public API end to end. */
-function allowed(body: string | Uint8Array, url: string, agent = DEFAULT_USER_AGENT): boolean {
-  return isAllowed(policyFor(parseRobots(body), agent), pathAndQueryOf(new URL(url)));
-}
+import { PRODUCT_TOKEN } from "../../src/policy/constants.js";
+import { parseRobots } from "../../src/policy/robots/index.js";
+import { allowedOnBothPaths } from "./robots-paths.js";
 
 interface Row {
   id: string;
@@ -52,8 +43,17 @@ const rows: Row[] = [
   { id: "S16", title: "a UTF-8 BOM at byte 0 is skipped", body: bytes([0xef, 0xbb, 0xbf], "User-agent: *\nDisallow: /x"), url: `${H}/x`, allowed: false },
   { id: "S17", title: "a partial BOM EF at byte 0 is skipped", body: bytes([0xef], "User-agent: *\nDisallow: /x"), url: `${H}/x`, allowed: false },
   { id: "S18", title: "a partial BOM EF BB at byte 0 is skipped", body: bytes([0xef, 0xbb], "User-agent: *\nDisallow: /x"), url: `${H}/x`, allowed: false },
-  { id: "S19", title: "a BOM in a string body is skipped too", body: "\uFEFFUser-agent: *\nDisallow: /x", url: `${H}/x`, allowed: false },
+  { id: "S19", title: "a BOM written as U+FEFF and saved as UTF-8 is skipped too", body: "\uFEFFUser-agent: *\nDisallow: /x", url: `${H}/x`, allowed: false },
   { id: "S20", title: "invalid UTF-8 on one line does not spoil the others", body: bytes("User-agent: *\nAllow: /\xff\n", [0xc3, 0x28, 0xff, 0x0a], "Disallow: /x\n"), url: `${H}/x`, allowed: false },
+  { id: "S21", title: "RFC 9309 §2.2: a line without a colon splits on space and tab only, so `Disallow\\v/v` is no rule", body: "User-agent: *\nDisallow\v/v\nUser-agent: other\nDisallow: /x", url: `${H}/v`, allowed: true },
+  { id: "S21b", title: "`Disallow\\v/v` does not end the group", body: "User-agent: *\nDisallow\v/v\nUser-agent: other\nDisallow: /x", url: `${H}/x`, allowed: false },
+  { id: "S21c", title: "`Disallow\\f/f` is no rule and does not end the group", body: "User-agent: *\nDisallow\f/f\nUser-agent: other\nDisallow: /x", url: `${H}/x`, allowed: false },
+  { id: "S21d", title: "a forgotten colon before a tab still reads (`Disallow\\t/x`)", body: "User-agent: *\nDisallow\t/x", url: `${H}/x`, allowed: false },
+  { id: "S22", title: "a rule byte that is not UTF-8 (`/caf\\xE9`) matches the URL's %E9", body: bytes("User-agent: *\nDisallow: /caf", [0xe9], "\n"), url: `${H}/caf%E9`, allowed: false },
+  { id: "S22b", title: "a rule byte that is not UTF-8 matches %e9 in lower case, as a prefix", body: bytes("User-agent: *\nDisallow: /caf", [0xe9], "\n"), url: `${H}/caf%e9/menu`, allowed: false },
+  { id: "S22c", title: "a rule byte that is not UTF-8 is that octet, not the UTF-8 é (%C3%A9)", body: bytes("User-agent: *\nDisallow: /caf", [0xe9], "\n"), url: `${H}/café`, allowed: true },
+  { id: "S22d", title: "a Latin-1 rule with a wildcard and an anchor after the odd byte", body: bytes("User-agent: *\nDisallow: /*", [0xe9], "t", [0xe9], "$\n"), url: `${H}/archives/%E9t%E9`, allowed: false },
+  { id: "S23", title: "a second byte-order mark is content, not skipped (the first line names no key)", body: bytes([0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf], "User-agent: *\nDisallow: /x"), url: `${H}/x`, allowed: true },
 
   // Misspellings Google's parser accepts (P20); exactly Google's set, nothing else.
   { id: "M1", title: "`useragent` is user-agent", body: "useragent: *\nDisallow: /x", url: `${H}/x`, allowed: false },
@@ -89,6 +89,10 @@ const rows: Row[] = [
   { id: "H17", title: "no group for us and no * group: allowed", body: "User-agent: other\nDisallow: /", url: `${H}/x`, allowed: true },
   { id: "H18", title: "several * groups merge", body: "User-agent: *\nDisallow: /a\nUser-agent: b\nDisallow: /\nUser-agent: *\nDisallow: /c", url: `${H}/c`, allowed: false },
   { id: "H19", title: "`* bots` still counts as the * group", body: "User-agent: * bots\nDisallow: /x", url: `${H}/x`, allowed: false },
+  { id: "H19b", title: "`*` then a tab and more still counts as the * group", body: "User-agent: *\tbots\nDisallow: /x", url: `${H}/x`, allowed: false },
+  { id: "H19c", title: "P16: `*bot` names another agent: its `Allow: /` does not tie the * group's `Disallow: /`", body: "User-agent: *\nDisallow: /\n\nUser-agent: *bot\nAllow: /\n", url: `${H}/x`, allowed: false },
+  { id: "H19d", title: "P16: `*/1.0` names another agent, not the * group", body: "User-agent: */1.0\nAllow: /\n\nUser-agent: *\nDisallow: /\n", url: `${H}/x`, allowed: false },
+  { id: "H19e", title: "P16: a group for `*bot` alone is not ours, nor the * group", body: "User-agent: *bot\nDisallow: /x\n", url: `${H}/x`, allowed: true },
   { id: "H20", title: "the bare product token works as the agent too", body: "User-agent: public-records-check\nDisallow: /x", url: `${H}/x`, allowed: false, agent: PRODUCT_TOKEN },
   { id: "H21", title: "another agent gets the * group, not ours", body: "User-agent: public-records-check\nDisallow: /x\nUser-agent: *\nDisallow: /y", url: `${H}/x`, allowed: true, agent: "otherbot/2.0" },
 
@@ -102,11 +106,14 @@ const rows: Row[] = [
   { id: "C6", title: "a split never cuts a pattern: `Disallow: /a allow` keeps /a", body: "User-agent: *\nDisallow: /a allowance", url: `${H}/a`, allowed: true },
 ];
 
-describe("robots.txt rules table (P16, P17, P20)", () => {
+// Every row is read the way `nor robots check` reads a file and the way the night reads the
+// same bytes (the gate caches them, the fetcher parses the cache): both must agree (P16–P18).
+describe("robots.txt rules table, CLI and night (P16, P17, P18, P20)", () => {
   for (const r of rows) {
     const tag = r.id.startsWith("M") ? "P20" : r.id.startsWith("H") ? "P16/P17" : "P17";
-    it(`${tag} ${r.id}: ${r.title} → ${r.allowed ? "allowed" : "disallowed"}`, () => {
-      expect(allowed(r.body, r.url, r.agent)).toBe(r.allowed);
+    it(`${tag} ${r.id}: ${r.title} → ${r.allowed ? "allowed" : "disallowed"}`, async () => {
+      const want = r.allowed;
+      expect(await allowedOnBothPaths(r.body, r.url, r.agent)).toEqual({ cli: want, night: want });
     });
   }
 });
@@ -132,9 +139,9 @@ describe("the parsed shape", () => {
     expect(p.groups[0]?.rules).toEqual([{ allow: false, pattern: "/~foo/%E3%83%84/%2F%24x$" }]);
   });
 
-  it("P17: an empty file, or an HTML page served as robots.txt, has no rules", () => {
+  it("P17: an empty file, or an HTML page served as robots.txt, has no rules", async () => {
     expect(parseRobots("")).toEqual({ groups: [], sitemaps: [] });
     const html = "<!doctype html><html><body><p>Not found: /robots.txt</p></body></html>";
-    expect(allowed(html, `${H}/private`)).toBe(true);
+    expect(await allowedOnBothPaths(html, `${H}/private`)).toEqual({ cli: true, night: true });
   });
 });

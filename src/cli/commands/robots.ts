@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
-import { UsageError } from "../../errors.js";
+import { NorError, UsageError } from "../../errors.js";
 import { PRODUCT_TOKEN } from "../../policy/constants.js";
-import { isAllowed, parseRobots, pathAndQueryOf, policyFor } from "../../policy/robots/index.js";
+import { decodeRobotsBody, robotsVerdict } from "../../policy/robots/index.js";
 
 /**
  * `nor robots check <file> <url> [--agent <token or UA>]`: what public-records-check would
@@ -23,7 +23,11 @@ export function register(program: Command): void {
     });
 }
 
-/** The command's output text; throws UsageError naming the file or URL on bad input. */
+/**
+ * The command's output text; throws UsageError naming the file or URL on bad input. The file's
+ * bytes take the night's way (P16–P18): decoded once, as the robots gate decodes a fetched
+ * body before caching it, then judged by the same robotsVerdict the fetcher asks.
+ */
 export async function checkRobotsFile(file: string, url: string, agent: string): Promise<string> {
   const target = parseTarget(url);
   let bytes: Uint8Array;
@@ -33,11 +37,16 @@ export async function checkRobotsFile(file: string, url: string, agent: string):
     const code = (err as NodeJS.ErrnoException).code ?? String(err);
     throw new UsageError(`cannot read robots.txt file ${file}: ${code}`);
   }
-  const policy = policyFor(parseRobots(bytes), agent);
-  const verdict = isAllowed(policy, pathAndQueryOf(target)) ? "allowed" : "disallowed";
-  const delay =
-    policy.crawlDelaySeconds === undefined ? "" : `crawl-delay: ${policy.crawlDelaySeconds}\n`;
-  return `${verdict}\n${delay}`;
+  const v = robotsVerdict(
+    { state: "rules", body: decodeRobotsBody(bytes).text },
+    target.href,
+    agent,
+  );
+  // Rules and an http(s) URL always give a verdict; "unknown" here would be a bug.
+  if (v.verdict === "unknown")
+    throw new NorError("E_INTERNAL", `no verdict for ${url}: ${v.reason}`);
+  const delay = v.crawlDelaySeconds === undefined ? "" : `crawl-delay: ${v.crawlDelaySeconds}\n`;
+  return `${v.verdict}\n${delay}`;
 }
 
 function parseTarget(url: string): URL {

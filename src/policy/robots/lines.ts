@@ -67,8 +67,10 @@ function pushRecord(out: RobotsLine[], piece: string): void {
     value = trimBlanks(text.slice(colon + 1));
   } else {
     // Google reads `Disallow /x` (colon forgotten) as a rule, but only when the line is
-    // exactly two words; we do the same so a forgotten colon does not silently allow.
-    const words = text.split(/[ \t\v\f]+/);
+    // exactly two words; we do the same so a forgotten colon does not silently allow. The
+    // words are split on space and tab only (RFC 9309 §2.2, WS): `Disallow\v/v` is no rule,
+    // so it does not end the group either.
+    const words = text.split(/[ \t]+/);
     if (words.length !== 2) return;
     keyText = words[0] ?? "";
     value = words[1] ?? "";

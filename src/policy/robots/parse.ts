@@ -26,7 +26,12 @@ export interface ParsedRobots {
 
 /**
  * Parses a robots.txt body (RFC 9309 §2.2, P17). Never throws and runs in linear time on any
- * input; see decode.ts for the BOM and the size limit, lines.ts for a single line.
+ * input; lines.ts reads a single line.
+ *
+ * Bytes are a file as served or saved: decode.ts decodes them (BOM, 500 KiB limit, bytes
+ * that are not UTF-8). A string is text decode.ts already produced, such as the robots
+ * cache's copy, and is parsed as it is: never decoded, BOM-stripped or cut a second time, so
+ * the night and `nor robots check` read the same bytes the same way (P16–P18).
  *
  * Grouping (§2.1, §2.2): consecutive user-agent lines open one group, blank lines never end
  * it, and only a user-agent line that comes after a rule starts the next one. Sitemap,
@@ -35,7 +40,7 @@ export interface ParsedRobots {
  * Disallow matches nothing and is dropped, but still closes the user-agent list.
  */
 export function parseRobots(input: Uint8Array | string): ParsedRobots {
-  const { text } = decodeRobotsBody(input);
+  const text = typeof input === "string" ? input : decodeRobotsBody(input).text;
   const groups: RobotsGroup[] = [];
   const sitemaps: string[] = [];
   let group: RobotsGroup | undefined;
@@ -77,14 +82,17 @@ export function parseRobots(input: Uint8Array | string): ParsedRobots {
 }
 
 const TOKEN_HEAD = /^[A-Za-z_-]*/;
+/** `*` alone, or followed by a blank and more (Google reads `* bots` as the global group). */
+const GLOBAL = /^\*(?:$|[ \t\v\f])/;
 
 /**
- * §2.2.1: the product token is letters, `_` and `-`. A value starting with `*` is the
- * global group (Google also reads `* something` so; we read any `*…` so, which only ever
- * applies more rules to us, never fewer).
+ * §2.2.1: the product token is letters, `_` and `-`. `*` is the global group, and so is `*`
+ * followed by a blank (`* bots`), as Google reads it. Any other value starting with `*`
+ * (`*bot`, or `*` then `/1.0`) names some other agent and has no token we answer to: merged
+ * into the `*` group, its `Allow: /` would tie a `Disallow: /` there and win the tie (P16).
  */
 export function agentToken(value: string): string {
-  if (value.startsWith("*")) return "*";
+  if (GLOBAL.test(value)) return "*";
   return (TOKEN_HEAD.exec(value)?.[0] ?? "").toLowerCase();
 }
 

@@ -1,6 +1,8 @@
 /**
  * Percent-encoding normalisation, applied the same way to the request's path+query and to
- * every pattern so the two compare octet for octet (RFC 9309 §2.2.2, P17):
+ * every pattern so the two compare octet for octet (RFC 9309 §2.2.2, P17). Both sides come
+ * in as text: the URL as WHATWG serialises it, the pattern as decode.ts decoded the file
+ * (a byte that was not UTF-8 is already `%XX` there).
  *
  * - `%hh` gets upper-case hex; if it encodes an unreserved character (RFC 3986 §2.3:
  *   A-Z a-z 0-9 - . _ ~) it is decoded (`/%7Efoo` ≡ `/~foo`, Figure 4's `%62%61%7A` ≡ `baz`).
@@ -12,7 +14,8 @@
  *   `{` `|` `}`) is encoded, because clients differ in whether they encode it; otherwise a
  *   pattern `/a|b` would miss a request for `/a%7Cb` and fail open. `[` and `]` are reserved
  *   but have no meaning in a path and are encoded by some clients, so they are treated the
- *   same way.
+ *   same way, and so is `'`: WHATWG URL sends it as `%27` in a query but not in a path, so
+ *   a rule `/s?q='x'` must meet the URL written `/s?q='x'` (the octets as written).
  * - Paths only: a literal `*` becomes `%2A` and `$` becomes `%24`, the spelling a pattern
  *   must use to match them (§2.2.3, Figure 6). In patterns a raw `*` is the wildcard, a
  *   final `$` is the end anchor, and a `$` elsewhere is literal, hence `%24`.
@@ -25,7 +28,7 @@ const HEX = "0123456789ABCDEF";
 const ASCII_CLASS = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
   const ch = String.fromCharCode(c);
-  if (c <= 0x20 || c === 0x7f || `"<>\\^\`{|}[]`.includes(ch)) ASCII_CLASS[c] = 2;
+  if (c <= 0x20 || c === 0x7f || `"'<>\\^\`{|}[]`.includes(ch)) ASCII_CLASS[c] = 2;
   else if (ch === "%" || ch === "*" || ch === "$") ASCII_CLASS[c] = 0;
   else ASCII_CLASS[c] = 1;
 }
