@@ -14,7 +14,7 @@ import { validateUserAgent } from "./user-agent.js";
 
 export interface FetcherOptions {
   clock: Clock;
-  /** P1: must start with the product token; never a browser's or another product's name. */
+  /** P1: exactly `public-records-check/<version> (+<mailto: or https: contact>)`. */
   userAgent?: string;
   log: RequestLogPort;
   siteState: SiteStatePort;
