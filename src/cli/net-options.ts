@@ -37,7 +37,7 @@ export function userAgentOption(flag: string | undefined): string | undefined {
 export function addUserAgentOption(cmd: Command): Command {
   return cmd.option(
     "--user-agent <ua>",
-    "the operator's User-Agent, starting public-records-check/ (default: NOR_USER_AGENT or the built-in one)",
+    "the operator's User-Agent, exactly public-records-check/<version> (+mailto:<address>) or (+https://<page>) (default: NOR_USER_AGENT or the built-in one)",
   );
 }
 

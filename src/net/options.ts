@@ -9,7 +9,7 @@ import { validateUserAgent } from "./user-agent.js";
 
 export interface FetcherOptions {
   clock: Clock;
-  /** P1: must start with the product token; never a browser's or another product's name. */
+  /** P1: exactly `public-records-check/<version> (+<mailto: or https: contact>)`. */
   userAgent?: string;
   /** The request journal: every row written before its request is sent (P27), and the durable
    * state every decision to send is read from (P9, P10, P15, P21). */

@@ -68,7 +68,10 @@ export type FetchOutcome =
       evidence: RefusalEvidence;
     }
   | { kind: "gone"; url: string; status: number }
-  /** Another 4xx, a 5xx that outlasted retries, a Retry-After over 60 s, a bad redirect. */
+  /**
+   * Another 4xx, a 5xx that outlasted retries, a Retry-After over 60 s or unreadable, a bad
+   * redirect.
+   */
   | { kind: "error"; url: string; status: number | null; reason: string }
   | { kind: "unreachable"; url: string; reason: string }
   | { kind: "timed-out"; url: string; phase: "headers" | "body" }

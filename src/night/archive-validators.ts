@@ -52,7 +52,8 @@ export class ArchiveValidators implements ValidatorStore {
   }
 
   async storedCopy(url: string): Promise<StoredCopy | { lost: string } | undefined> {
-    const capture = await latestCapture(this.#db, url, { withBody: true });
+    // A 304 answers a GET: its copy is the GET's, never a POST's answer at the same URL.
+    const capture = await latestCapture(this.#db, url, { withBody: true, method: "GET" });
     if (!capture) return undefined;
     // A copy deleted, cut or corrupted on disk is not a copy we hold (P8): the caller reads
     // the page again instead of ending the night or keeping a 304 with no records behind it.

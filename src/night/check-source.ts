@@ -154,7 +154,7 @@ export async function checkSource(
     let req = ctx.reader.firstRequest(way, ctx.clock.now());
     let purpose: Purpose = "page";
     if (isGenericForm(way)) {
-      const opened = await openFormWay(ctx.fetcher, way, source.id, ctx.clock.now());
+      const opened = await openFormWay(ctx, way, source.id, ctx.clock.now());
       if (opened.kind === "failed") {
         first ??= opened.outcome;
         if (endsTheSource(opened.outcome.kind)) {

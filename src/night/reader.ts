@@ -31,8 +31,9 @@ export interface StoredCopy {
 export interface ValidatorStore {
   get(url: string): Promise<{ etag?: string; lastModified?: string } | undefined>;
   /**
-   * The stored body for a 304, when this store keeps bodies (the WARC archive does). `lost`:
-   * the index names a copy that can no longer be read back whole (deleted, cut, corrupted).
+   * The stored body of a GET, for a 304, when this store keeps bodies (the WARC archive
+   * does). `lost`: the index names a copy that can no longer be read back whole (deleted,
+   * cut, corrupted).
    */
   storedCopy?(url: string): Promise<StoredCopy | { lost: string } | undefined>;
   /**

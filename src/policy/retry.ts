@@ -7,7 +7,14 @@ import { MAX_RETRIES, RETRY_AFTER_MAX_MS, RETRY_WAITS_MS } from "./constants.js"
 
 export type RetryDecision =
   | { retry: true; waitMs: number }
-  | { retry: false; reason: "not-retryable" | "retries-exhausted" | "retry-after-too-long" };
+  | {
+      retry: false;
+      reason:
+        | "not-retryable"
+        | "retries-exhausted"
+        | "retry-after-too-long"
+        | "retry-after-unreadable";
+    };
 
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
 const DAY = "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)";
@@ -54,27 +61,74 @@ function build(y: number, mon: string, d: number, hh: string, mm: string, ss: st
   return t;
 }
 
-/**
- * RFC 9110 §10.2.3: Retry-After is delta-seconds (a non-negative integer) or an HTTP-date.
- * Returns the delay in ms from `now`, clamped at 0 (a date in the past means "now"), or
- * undefined for a missing or unreadable value.
- */
-export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
-  if (value === undefined) return undefined;
-  const v = value.trim();
-  if (v === "") return undefined;
+/** What a Retry-After field says, as read by {@link readRetryAfter}. */
+export type RetryAfter =
+  | { kind: "absent" }
+  | { kind: "delay"; ms: number }
+  | { kind: "unreadable"; value: string };
+
+const DAY_NAME =
+  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)$/;
+
+/** One Retry-After value (RFC 9110 §10.2.3): delta-seconds or an HTTP-date, as a delay in ms. */
+function oneRetryAfter(v: string, now: number): number | undefined {
   if (/^\d+$/.test(v)) return Number(v) * 1000;
   const at = parseHttpDate(v, now);
   if (at === undefined) return undefined;
+  // A date in the past means "now".
   return Math.max(0, at - now);
+}
+
+/**
+ * P15, RFC 9110 §10.2.3: Retry-After is delta-seconds (a non-negative integer) or an
+ * HTTP-date. A field sent more than once arrives joined with ", " (RFC 9110 §5.3), so the
+ * value is read as a list: the commas inside an IMF-fixdate or RFC 850 date (after the day
+ * name) are put back together, and empty elements are ignored (§5.6.1). Several readable
+ * values: the largest delay, so the checker never comes back sooner than any of them asked.
+ * Any element that cannot be read (`45.0`, `-5`, `soon`) makes the whole field unreadable:
+ * the caller must not guess a shorter wait.
+ */
+export function readRetryAfter(value: string | undefined, now: number): RetryAfter {
+  if (value === undefined) return { kind: "absent" };
+  // OWS is space and tab only (RFC 9110 §5.6.3).
+  const parts = value.split(",").map((p) => p.replace(/^[ \t]+|[ \t]+$/g, ""));
+  const items: string[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i]!;
+    const next = parts[i + 1];
+    if (DAY_NAME.test(p) && next !== undefined) {
+      items.push(`${p}, ${next}`);
+      i++;
+    } else if (p !== "") {
+      items.push(p);
+    }
+  }
+  if (items.length === 0) return { kind: "unreadable", value };
+  let largest = 0;
+  for (const item of items) {
+    const ms = oneRetryAfter(item, now);
+    if (ms === undefined) return { kind: "unreadable", value };
+    largest = Math.max(largest, ms);
+  }
+  return { kind: "delay", ms: largest };
+}
+
+/**
+ * The delay a Retry-After asks for, in ms from `now`, or undefined when it is absent or
+ * cannot be read (see {@link readRetryAfter}, which tells those two apart).
+ */
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+  const r = readRetryAfter(value, now);
+  return r.kind === "delay" ? r.ms : undefined;
 }
 
 /**
  * P15. Only a 5xx, a 429 or a connection closed before a full response is retried (never a
  * time-out, another 4xx, TLS or DNS), at most MAX_RETRIES more times. A Retry-After of up
  * to 60 s is waited exactly; a longer one means no retry tonight, because the checker never
- * comes back sooner than asked. Without one (or with an unreadable one) the waits are
- * RETRY_WAITS_MS: 5 s, then 20 s.
+ * comes back sooner than asked. Sent several times, the largest value counts; a value that
+ * cannot be read means no retry tonight (when in doubt, do not send). Without one the waits
+ * are RETRY_WAITS_MS: 5 s, then 20 s.
  */
 export function retryDecision(a: {
   /** 1-based number of the attempt that just ended. */
@@ -96,10 +150,11 @@ export function retryDecision(a: {
     a.closedEarly === true || s === 429 || (s !== undefined && s >= 500 && s <= 599);
   if (!retryable) return { retry: false, reason: "not-retryable" };
   if (a.attempt > MAX_RETRIES) return { retry: false, reason: "retries-exhausted" };
-  const asked = parseRetryAfter(a.retryAfter, a.now);
-  if (asked !== undefined) {
-    if (asked > RETRY_AFTER_MAX_MS) return { retry: false, reason: "retry-after-too-long" };
-    return { retry: true, waitMs: asked };
+  const asked = readRetryAfter(a.retryAfter, a.now);
+  if (asked.kind === "unreadable") return { retry: false, reason: "retry-after-unreadable" };
+  if (asked.kind === "delay") {
+    if (asked.ms > RETRY_AFTER_MAX_MS) return { retry: false, reason: "retry-after-too-long" };
+    return { retry: true, waitMs: asked.ms };
   }
   return { retry: true, waitMs: a.attempt === 1 ? RETRY_WAITS_MS[0] : RETRY_WAITS_MS[1] };
 }

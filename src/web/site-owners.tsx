@@ -100,8 +100,9 @@ export const SiteOwnersPage: FC<SiteOwnersProps> = ({ userAgent = DEFAULT_USER_A
         </li>
         <li id="retries">
           After a 5xx or a 429 it tries at most {words[MAX_RETRIES]} more. It waits what your
-          Retry-After says, up to {s(RETRY_AFTER_MAX_MS)} (longer means not again that night);
-          without one, {s(RETRY_WAITS_MS[0])}, then {s(RETRY_WAITS_MS[1])}. Other errors are not
+          Retry-After says, up to {s(RETRY_AFTER_MAX_MS)} (longer means not again that night); sent
+          more than once, the longest counts, and one it cannot read means not again that night.
+          Without one, {s(RETRY_WAITS_MS[0])}, then {s(RETRY_WAITS_MS[1])}. Other errors are not
           retried.
         </li>
       </ul>

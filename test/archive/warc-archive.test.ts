@@ -128,6 +128,22 @@ describe("WarcArchive (P8)", () => {
     expect((await latestCapture(t.store.db, url, { at: 1_500 }))?.etag).toBe('"1"');
   });
 
+  it("P12: validatorsFor and the latest GET copy skip a later POST answer at the same URL", async () => {
+    const a = await WarcArchive.open(t.archiveDir, { db: t.store.db });
+    const url = "http://127.0.0.2/Search.aspx";
+    await a.write(exchange(url, "<form>", { at: 1_000, headers: { etag: '"form"' } }));
+    // The form posts back to its own URL; that answer is not the GET's representation.
+    const post = exchange(url, "<form><table>", { at: 2_000, headers: { etag: '"post"' } });
+    post.request.method = "POST";
+    post.request.body = "a=1";
+    await a.write(post);
+    await a.close();
+    expect(await validatorsFor(t.store.db, url)).toEqual({ etag: '"form"' });
+    expect((await latestCapture(t.store.db, url))?.etag).toBe('"post"');
+    const get = (await latestCapture(t.store.db, url, { withBody: true, method: "GET" }))!;
+    expect(new TextDecoder().decode((await readCapture(t.archiveDir, get)).body)).toBe("<form>");
+  });
+
   it("P8: rotates files at the configured size, each file starting with its warcinfo", async () => {
     const a = await WarcArchive.open(t.archiveDir, { db: t.store.db, rotateBytes: 1_000_000 });
     // Incompressible, so each record's gzip member is about 300 kB.

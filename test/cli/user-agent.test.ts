@@ -50,6 +50,7 @@ describe("the operator's User-Agent", () => {
       "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0",
       "public-records-check/0.1 Googlebot/2.1",
       "curl/8.5.0",
+      "public-records-check/0.1 (+mailto:a@b.org) AhrefsBot/7.0",
     ]) {
       const r = await nor([
         ...night,
@@ -62,6 +63,7 @@ describe("the operator's User-Agent", () => {
       ]);
       expect(r.code).not.toBe(0);
       expect(r.stderr).toMatch(/user agent/);
+      expect(r.stderr).toContain("public-records-check/<version> (+mailto:<address>)");
     }
     const viaEnv = await nor([...night, "--catalog", catalog, "--data", join(dir, "bad")], {
       NOR_USER_AGENT: "Mozilla/5.0",

@@ -59,6 +59,31 @@ describe("identity (P1, P3)", () => {
     }
   });
 
+  it("P1: only public-records-check/<version> (+contact) is accepted: another product or comment after ours is refused and nothing is sent", async () => {
+    h = await harness();
+    const s = await h.fleet.server();
+    s.route("/robots.txt", robots(""));
+    s.route("/list", html("ok"));
+    const ours = "public-records-check/0.1 (+mailto:a@b.org)";
+    for (const bad of [
+      `${ours} AhrefsBot/7.0`,
+      `${ours} Applebot/0.1`,
+      `${ours} Chrome`,
+      `${ours} Safari`,
+      `${ours} (compatible)`,
+      "public-records-check/0.1 (+mailto:a@b.org; Bytespider)",
+      "Bytespider",
+    ]) {
+      expect(() => h.fetcher({ userAgent: bad })).toThrow(
+        /must be exactly public-records-check\/<version> \(\+mailto:<address>\)/,
+      );
+    }
+    expect(s.requests).toEqual([]);
+    const https = "public-records-check/0.1 (+https://records.example.org/checker)";
+    await h.fetcher({ userAgent: https }).fetch({ url: s.url("/list"), purpose: "page" });
+    expect(s.requests.map((r) => r.headers["user-agent"])).toEqual([https, https]);
+  });
+
   it("P3: a URL with user-info is refused and never sent", async () => {
     h = await harness();
     const s = await h.fleet.server();

@@ -44,6 +44,63 @@ describe("retries, as the server sees them (P15)", () => {
     expect(s.hits("/list")).toHaveLength(1);
   });
 
+  it("P15: Retry-After sent twice (30 and 30) is waited 30 s, not the 5 s default", async () => {
+    const { s, f } = await origin();
+    s.route(
+      "/list",
+      sequence((_req, res) => {
+        // Two header lines; the fetcher sees them joined as "30, 30".
+        res.setHeader("retry-after", ["30", "30"]);
+        res.writeHead(503).end();
+      }, html("back")),
+    );
+    expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("ok");
+    expect(gaps(s.hits("/list"))).toEqual([30_000]);
+  });
+
+  it("P15: Retry-After sent as 10 and 40 is waited 40 s, the larger", async () => {
+    const { s, f } = await origin();
+    s.route(
+      "/list",
+      sequence((_req, res) => {
+        res.setHeader("retry-after", ["10", "40"]);
+        res.writeHead(503).end();
+      }, html("back")),
+    );
+    expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("ok");
+    expect(gaps(s.hits("/list"))).toEqual([40_000]);
+  });
+
+  it("P15: an unreadable Retry-After (45.0) on a 503 means no retry tonight (one request)", async () => {
+    const { s, f } = await origin();
+    s.route("/list", sequence(status(503, { "retry-after": "45.0" }), html("back")));
+    expect(await f.fetch({ url: s.url("/list"), purpose: "page" })).toMatchObject({
+      kind: "error",
+      status: 503,
+    });
+    expect(s.hits("/list")).toHaveLength(1);
+  });
+
+  it("P15, P21: an unreadable Retry-After on a 429 is a no: one request, the site closed for the night", async () => {
+    const { s, f } = await origin();
+    s.route(
+      "/list",
+      sequence((_req, res) => {
+        res.setHeader("retry-after", ["30", "later"]);
+        res.writeHead(429).end();
+      }, html("back")),
+    );
+    s.route("/other", html("other"));
+    expect(await f.fetch({ url: s.url("/list"), purpose: "page" })).toMatchObject({
+      kind: "refused",
+      status: 429,
+      evidence: { verdict: "rate-limit", marker: "HTTP 429, Retry-After: 30, later" },
+    });
+    expect((await f.fetch({ url: s.url("/other"), purpose: "page" })).kind).toBe("site-closed");
+    expect(s.hits("/list")).toHaveLength(1);
+    expect(s.hits("/other")).toHaveLength(0);
+  });
+
   it("P15: Retry-After as an HTTP date is honoured", async () => {
     const { s, f } = await origin();
     s.route(

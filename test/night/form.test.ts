@@ -48,10 +48,17 @@ ${grid}
 </form></body></html>`;
 }
 
+/** A record the site adds before night 2 (on top of page 1), so night 2 has something new. */
+const LATER = { title: "Resolution 2026-100", date: "10/31/2026", doc: "/Docs/R0.pdf" };
+let addedLater = false;
+/** The form page's ETag (P12): night 2 must ask with it and be answered 304. */
+const FORM_ETAG = '"form-v1"';
+
 function gridOf(page: number): string {
-  const rows = RESULTS[page - 1]!.map(
-    (r) => `<tr class="row"><td><a href="${r.doc}">${r.title}</a></td><td>${r.date}</td></tr>`,
-  ).join("");
+  const shown = page === 1 && addedLater ? [LATER, ...RESULTS[0]!] : RESULTS[page - 1]!;
+  const rows = shown
+    .map((r) => `<tr class="row"><td><a href="${r.doc}">${r.title}</a></td><td>${r.date}</td></tr>`)
+    .join("");
   const pager = [1, 2, 3]
     .map((n) =>
       n === page
@@ -99,7 +106,15 @@ describe("P5: a generic ASP.NET search form read by the night, end to end", () =
     site.route("/Search.aspx", (req, res, { seen }) => {
       const html = (s: string): void =>
         void res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(s);
-      if (req.method === "GET") return html(aspxPage("VS-FORM", ""));
+      if (req.method === "GET") {
+        // RFC 9110 §13.1.2: an If-None-Match naming the current ETag gets a 304, no body.
+        if (req.headers["if-none-match"] === FORM_ETAG) {
+          return void res.writeHead(304, { etag: FORM_ETAG }).end();
+        }
+        return void res
+          .writeHead(200, { "content-type": "text/html; charset=utf-8", etag: FORM_ETAG })
+          .end(aspxPage("VS-FORM", ""));
+      }
       // Answer by what was posted, as the server would; the test judges the posts later.
       const f = Object.fromEntries(new URLSearchParams(seen.body));
       const m = /^Page\$(\d)$/.exec(f["__EVENTARGUMENT"] ?? "");
@@ -219,6 +234,58 @@ describe("P5: a generic ASP.NET search form read by the night, end to end", () =
         .prepare("select outcome from night_sources where source_id = ?")
         .get("test-resolutions") as { outcome: string };
       expect(night.outcome).toBe("ok");
+    } finally {
+      db.close();
+    }
+    // Nothing was stored before night 1, so its form page was asked for unconditionally.
+    expect(seen[1]!.headers["if-none-match"]).toBeUndefined();
+  }, 120_000);
+
+  it("P12, P5: on night 2 the form page is asked for with its stored ETag, answered 304, and the form is still filled from the stored copy", async () => {
+    const before = site.requests.length;
+    addedLater = true;
+    const start = Date.now();
+    expect(await runNight(join(dir, "catalog.yaml"), dir, "2026-11-06")).toBe(0);
+    const dates = [start, Date.now()].map((t) => fillDateTemplates("{today-30d}", t, {}));
+
+    const seen = site.requests.slice(before).filter((r) => r.path !== "/robots.txt");
+    // Backfill finished on night 1, so night 2 is the form page and the search: no more.
+    expect(seen.map((r) => `${r.method} ${r.path}`)).toEqual([
+      "GET /Search.aspx",
+      "POST /Search.aspx",
+    ]);
+    const [get, search] = seen as [SeenRequest, SeenRequest];
+    expect(get.headers["if-none-match"]).toBe(FORM_ETAG);
+    // The search carries the hidden state of the stored copy of the form page.
+    const s = form(search);
+    expect(dates).toContain(s[DATE_FIELD]);
+    expect(s).toMatchObject({
+      __VIEWSTATE: "VS-FORM",
+      __EVENTVALIDATION: "EV-VS-FORM",
+      ctl00$Main$ddlType: "R",
+      [BUTTON]: "Search",
+    });
+
+    const db = new Database(join(dir, "nor.db"), { readonly: true });
+    try {
+      const log = db
+        .prepare(
+          "select method, purpose, status from request_log where night = ? and url = ? order by id",
+        )
+        .all("2026-11-06", site.url("/Search.aspx"));
+      expect(log).toEqual([
+        { method: "GET", purpose: "form", status: 304 },
+        { method: "POST", purpose: "form", status: 200 },
+      ]);
+      const night = db
+        .prepare("select outcome from night_sources where source_id = ? and night = ?")
+        .get("test-resolutions", "2026-11-06") as { outcome: string };
+      expect(night.outcome).toBe("ok");
+      // The record the site added since night 1 was read on night 2.
+      const added = db
+        .prepare("select date, url from records where source_id = ? and title = ?")
+        .all("test-resolutions", LATER.title);
+      expect(added).toEqual([{ date: "2026-10-31", url: site.url(LATER.doc) }]);
     } finally {
       db.close();
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MAX_RETRIES, RETRY_AFTER_MAX_MS, RETRY_WAITS_MS } from "../../src/policy/constants.js";
-import { parseRetryAfter, retryDecision } from "../../src/policy/retry.js";
+import { parseRetryAfter, readRetryAfter, retryDecision } from "../../src/policy/retry.js";
 
 const NOW = Date.UTC(2026, 10, 5, 8, 0, 0); // Thu, 05 Nov 2026 08:00:00 GMT
 
@@ -30,6 +30,33 @@ describe("parseRetryAfter (RFC 9110 §10.2.3)", () => {
   ];
   it.each(cases)("P15: Retry-After %j → %j ms", (value, ms) => {
     expect(parseRetryAfter(value, NOW)).toBe(ms);
+  });
+
+  const lists: [string, ReturnType<typeof readRetryAfter>][] = [
+    ["30, 30", { kind: "delay", ms: 30_000 }],
+    ["30,30", { kind: "delay", ms: 30_000 }],
+    ["5, 45, 12", { kind: "delay", ms: 45_000 }],
+    ["45, , 5", { kind: "delay", ms: 45_000 }], // empty list elements are ignored (§5.6.1)
+    ["Thu, 05 Nov 2026 08:00:30 GMT, Thu, 05 Nov 2026 08:00:50 GMT", { kind: "delay", ms: 50_000 }],
+    ["10, Thu, 05 Nov 2026 08:00:20 GMT", { kind: "delay", ms: 20_000 }],
+    ["Thursday, 05-Nov-26 08:00:45 GMT, 3", { kind: "delay", ms: 45_000 }],
+    ["Thu Nov  5 08:00:10 2026, 4", { kind: "delay", ms: 10_000 }],
+    ["Thu, 05 Nov 2026 07:00:00 GMT, 7", { kind: "delay", ms: 7_000 }], // past date = 0
+    ["45.0", { kind: "unreadable", value: "45.0" }],
+    ["30, 45.0", { kind: "unreadable", value: "30, 45.0" }],
+    ["30, -5", { kind: "unreadable", value: "30, -5" }],
+    ["Thu", { kind: "unreadable", value: "Thu" }],
+    ["30, Thu", { kind: "unreadable", value: "30, Thu" }],
+    ["", { kind: "unreadable", value: "" }],
+    [", ", { kind: "unreadable", value: ", " }],
+    ["\v30", { kind: "unreadable", value: "\v30" }], // OWS is space and tab only
+  ];
+  it.each(lists)("P15: Retry-After list %j → %j", (value, expected) => {
+    expect(readRetryAfter(value, NOW)).toEqual(expected);
+  });
+
+  it("P15: a missing Retry-After is absent, not unreadable", () => {
+    expect(readRetryAfter(undefined, NOW)).toEqual({ kind: "absent" });
   });
 
   it("P15: an RFC 850 two-digit year more than 50 years ahead means the past century", () => {
@@ -102,9 +129,49 @@ describe("retryDecision (P15)", () => {
       { retry: false, reason: "retry-after-too-long" },
     ],
     [
-      "garbage Retry-After → default wait",
+      "garbage Retry-After → not tonight (when in doubt, do not send)",
       { attempt: 2, status: 503, retryAfter: "later", now: NOW },
-      { retry: true, waitMs: 20_000 },
+      { retry: false, reason: "retry-after-unreadable" },
+    ],
+    [
+      "Retry-After 45.0 on a 503 → not tonight, not the 5 s default",
+      { attempt: 1, status: 503, retryAfter: "45.0", now: NOW },
+      { retry: false, reason: "retry-after-unreadable" },
+    ],
+    [
+      "Retry-After 45.0 on a 429 → not tonight",
+      { attempt: 1, status: 429, retryAfter: "45.0", now: NOW },
+      { retry: false, reason: "retry-after-unreadable" },
+    ],
+    [
+      "Retry-After sent twice (30, 30) → 30 s, not the 5 s default",
+      { attempt: 1, status: 503, retryAfter: "30, 30", now: NOW },
+      { retry: true, waitMs: 30_000 },
+    ],
+    [
+      "Retry-After 10, 40 on a 429 → the larger, 40 s",
+      { attempt: 1, status: 429, retryAfter: "10, 40", now: NOW },
+      { retry: true, waitMs: 40_000 },
+    ],
+    [
+      "Retry-After 30, 90 → the larger is over 60 s: not tonight",
+      { attempt: 1, status: 503, retryAfter: "30, 90", now: NOW },
+      { retry: false, reason: "retry-after-too-long" },
+    ],
+    [
+      "Retry-After 30, soon → one unreadable value: not tonight",
+      { attempt: 1, status: 429, retryAfter: "30, soon", now: NOW },
+      { retry: false, reason: "retry-after-unreadable" },
+    ],
+    [
+      "an empty Retry-After → not tonight",
+      { attempt: 1, status: 503, retryAfter: "", now: NOW },
+      { retry: false, reason: "retry-after-unreadable" },
+    ],
+    [
+      "unreadable Retry-After after the last retry → still exhausted",
+      { attempt: 3, status: 503, retryAfter: "soon", now: NOW },
+      { retry: false, reason: "retries-exhausted" },
     ],
     [
       "404 → not retried",

@@ -232,7 +232,7 @@ describe("nor night, then nor serve", () => {
       20_000,
     );
     expect(browser.code).toBe(1);
-    expect(browser.err).toMatch(/must start with the product token public-records-check/);
+    expect(browser.err).toMatch(/must be exactly public-records-check\/<version> \(\+mailto:/);
     const origin = await run(
       ["serve", "--data", dir, "--port", "0", "--origin", "ftp://x"],
       20_000,

@@ -92,15 +92,19 @@ export async function insertCapture(db: Db, c: Capture): Promise<void> {
   await db.insertInto("captures").values(toRow(c)).execute();
 }
 
-/** The capture of `url` at or before `at` (default: the latest); `withBody` skips 304s etc. */
+/**
+ * The capture of `url` at or before `at` (default: the latest); `withBody` skips 304s etc.;
+ * `method` keeps only answers to that method (a form posts back to its own page's URL).
+ */
 export async function latestCapture(
   db: Db,
   url: string,
-  opts: { at?: number; withBody?: boolean } = {},
+  opts: { at?: number; withBody?: boolean; method?: string } = {},
 ): Promise<Capture | undefined> {
   let q = db.selectFrom("captures").selectAll().where("url", "=", url);
   if (opts.at !== undefined) q = q.where("fetched_at", "<=", new Date(opts.at).toISOString());
   if (opts.withBody) q = q.where("status", ">=", 200).where("status", "<", 300);
+  if (opts.method !== undefined) q = q.where("method", "=", opts.method);
   const row = await q.orderBy("fetched_at", "desc").orderBy("offset", "desc").executeTakeFirst();
   return row ? fromRow(row) : undefined;
 }
@@ -118,11 +122,12 @@ export async function capturesOf(db: Db, url: string): Promise<Capture[]> {
 
 /**
  * P12: the ETag / Last-Modified to send back, from the latest capture that holds a body (a
- * 2xx response or a revisit of one). A 304 is not a representation, so it never replaces the
- * validators of the copy we hold.
+ * 2xx response or a revisit of one) of a GET. A 304 is not a representation, so it never
+ * replaces the validators of the copy we hold; nor is the answer to a POST to the same URL
+ * (RFC 9110 §13.1: conditional requests are about the GET's selected representation).
  */
 export async function validatorsFor(db: Db, url: string): Promise<Validators | undefined> {
-  const c = await latestCapture(db, url, { withBody: true });
+  const c = await latestCapture(db, url, { withBody: true, method: "GET" });
   if (!c || (c.etag === undefined && c.lastModified === undefined)) return undefined;
   const v: Validators = {};
   if (c.etag !== undefined) v.etag = c.etag;
