@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import { type AddressInfo, createServer as createNetServer, type Socket } from "node:net";
+import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/errors.js";
 import {
@@ -69,42 +70,54 @@ function watch(res: ServerResponse): Watch {
 }
 
 describe("time limits (P14, P15)", () => {
-  it("P14, P15: the drip (headers, then a byte every L/3) is closed by the checker within the total body limit, timed-out, logged with what was read, and never asked again", async () => {
-    h = await harness();
-    const s = await h.fleet.server();
-    s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
-    const body = "x".repeat(12);
-    let w: Watch | undefined;
-    s.route("/drip", (_req, res) => {
-      w = watch(res);
-      const seen = w;
-      res.writeHead(200, { "content-type": "text/plain", "content-length": String(body.length) });
-      seen.finalSent = true;
-      // One byte every L/3: the silence limit (L) is never reached, only the total one.
-      const timer = setInterval(() => {
-        if (res.destroyed || seen.sent >= body.length) {
-          clearInterval(timer);
-          return;
-        }
-        res.write(body[seen.sent]!);
-        seen.sent++;
-        if (seen.sent === body.length) res.end();
-      }, L / 3);
-      res.once("close", () => clearInterval(timer));
-    });
-    const f = h.fetcher({ transport: shortTransport() });
-    const out = await f.fetch({ url: s.url("/drip"), purpose: "page" });
-    expect(out).toMatchObject({ kind: "timed-out", phase: "body" });
-    expect(s.hits("/drip")).toHaveLength(1);
-    await w?.closed;
-    expect(w?.closedByClient).toBe(true);
-    expect(w?.sent).toBeLessThan(body.length);
-    const entries = h.ports.log.entries.filter((e) => e.url === s.url("/drip"));
-    expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ outcome: "timed-out", attempt: 1, status: 200 });
-    expect(entries[0]?.bytes).toBeGreaterThan(0);
-    expect(entries[0]?.failure).toMatch(/^timeout-body: /);
-  });
+  it.each([
+    ["plain", undefined],
+    ["gzip", "gzip"],
+  ] as const)(
+    "P14, P15: the drip (headers, then a byte every L/3), %s, is closed by the checker within the total body limit, timed-out, logged with what was read, and never asked again",
+    async (_name, encoding) => {
+      h = await harness();
+      const s = await h.fleet.server();
+      s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+      const text = "<li>bid</li>".repeat(4);
+      const body = encoding === "gzip" ? gzipSync(text) : Buffer.from(text);
+      let w: Watch | undefined;
+      s.route("/drip", (_req, res) => {
+        w = watch(res);
+        const seen = w;
+        res.writeHead(200, {
+          "content-type": "text/html",
+          "content-length": String(body.length),
+          ...(encoding ? { "content-encoding": encoding } : {}),
+        });
+        seen.finalSent = true;
+        // One byte every L/3: the silence limit (L) is never reached, only the total one.
+        const timer = setInterval(() => {
+          if (res.destroyed || seen.sent >= body.length) {
+            clearInterval(timer);
+            return;
+          }
+          res.write(body.subarray(seen.sent, seen.sent + 1));
+          seen.sent++;
+          if (seen.sent === body.length) res.end();
+        }, L / 3);
+        res.once("close", () => clearInterval(timer));
+      });
+      const f = h.fetcher({ transport: shortTransport() });
+      const out = await f.fetch({ url: s.url("/drip"), purpose: "page" });
+      expect(out).toMatchObject({ kind: "timed-out", phase: "body" });
+      expect(s.hits("/drip")).toHaveLength(1);
+      await w?.closed;
+      expect(w?.closedByClient).toBe(true);
+      expect(w?.sent).toBeLessThan(body.length);
+      const entries = h.ports.log.entries.filter((e) => e.url === s.url("/drip"));
+      expect(entries).toHaveLength(1);
+      expect(entries[0]).toMatchObject({ outcome: "timed-out", attempt: 1, status: 200 });
+      // What was read is recorded (decoded bytes: a gzip header alone decodes to none).
+      if (!encoding) expect(entries[0]?.bytes).toBeGreaterThan(0);
+      expect(entries[0]?.failure).toMatch(/^timeout-body: body not complete within/);
+    },
+  );
 
   it("P14: 103 Early Hints never restart the wait for the headers", async () => {
     h = await harness();
