@@ -60,14 +60,29 @@ function normalForm(url: URL): string {
   return url.origin + normalisePercent(rest);
 }
 
+const HEX = /^[0-9A-Fa-f]{2}$/;
 const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
 
-/** RFC 3986 §6.2.2.1, §6.2.2.2: `%hh` in upper case, or the unreserved character it encodes. */
+/**
+ * RFC 3986 §6.2.2.1, §6.2.2.2: each `%hh` in upper case, or the unreserved character it
+ * encodes. A `%` that starts no escape is left as written, and an escape right after one is
+ * not decoded into a hex digit, which would turn that `%` into a new escape (`%%61A` would
+ * become `%aA`): the result is its own normal form.
+ */
 export function normalisePercent(s: string): string {
-  return s.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => {
+  let out = "";
+  for (let i = 0; i < s.length; i++) {
+    const hex = s.slice(i + 1, i + 3);
+    if (s[i] !== "%" || !HEX.test(hex)) {
+      out += s[i];
+      continue;
+    }
+    i += 2;
     const ch = String.fromCharCode(Number.parseInt(hex, 16));
-    return UNRESERVED.test(ch) ? ch : `%${hex.toUpperCase()}`;
-  });
+    const joinsStrayPercent = /[0-9A-Fa-f]/.test(ch) && out.slice(-2).includes("%");
+    out += UNRESERVED.test(ch) && !joinsStrayPercent ? ch : `%${hex.toUpperCase()}`;
+  }
+  return out;
 }
 
 export interface Hop {
