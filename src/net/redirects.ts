@@ -3,6 +3,9 @@ import type { Method } from "./types.js";
 /**
  * P3: only plain public http(s) URLs are requested. A URL with user-info (`user:pw@host`)
  * is refused outright, never sent with the credentials stripped.
+ *
+ * P18, P27: the URL that passes is the one normal form of the request, used byte for byte by
+ * robots.txt, on the wire and in the log (see normaliseUrl).
  */
 export function checkUrl(raw: string): { ok: true; url: URL } | { ok: false; reason: string } {
   let url: URL;
@@ -20,8 +23,66 @@ export function checkUrl(raw: string): { ok: true; url: URL } | { ok: false; rea
       reason: `URL carries user-info (credentials are never sent, P3): ${url.host}`,
     };
   }
-  url.hash = "";
-  return { ok: true, url };
+  const normal = normalForm(url);
+  // When in doubt, do not send: a form the URL parser would not keep as it is is refused.
+  let again: URL | undefined;
+  try {
+    again = new URL(normal);
+  } catch {
+    again = undefined;
+  }
+  if (again?.href !== normal) {
+    return { ok: false, reason: `URL has no stable normal form (RFC 3986 §6.2.2): ${raw}` };
+  }
+  return { ok: true, url: again };
+}
+
+/**
+ * The one normal form of a request URL (P18, P27), what robots.txt judges, what the request
+ * line carries and what the log records: WHATWG parsing (lower-case scheme and host, default
+ * port dropped, dot segments removed), then no fragment, no empty query (`/records?` is
+ * `/records`), and percent-encoding normalised as RFC 3986 §6.2.2.1 and §6.2.2.2 allow:
+ * upper-case hex digits, and escapes of unreserved characters decoded (`%7e` is `~`). Other
+ * escapes, reserved characters and a `%` that starts no escape are left as written.
+ * Undefined for a URL that is not http(s) or carries user-info (see checkUrl).
+ */
+export function normaliseUrl(raw: string): string | undefined {
+  const checked = checkUrl(raw);
+  return checked.ok ? checked.url.href : undefined;
+}
+
+function normalForm(url: URL): string {
+  // `u.search` is "" for both no query and an empty one; the href tells them apart.
+  const href = url.href;
+  const hash = href.indexOf("#");
+  let rest = href.slice(url.origin.length, hash < 0 ? href.length : hash);
+  if (rest.endsWith("?") && rest.indexOf("?") === rest.length - 1) rest = rest.slice(0, -1);
+  return url.origin + normalisePercent(rest);
+}
+
+const HEX = /^[0-9A-Fa-f]{2}$/;
+const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
+
+/**
+ * RFC 3986 §6.2.2.1, §6.2.2.2: each `%hh` in upper case, or the unreserved character it
+ * encodes. A `%` that starts no escape is left as written, and an escape right after one is
+ * not decoded into a hex digit, which would turn that `%` into a new escape (`%%61A` would
+ * become `%aA`): the result is its own normal form.
+ */
+export function normalisePercent(s: string): string {
+  let out = "";
+  for (let i = 0; i < s.length; i++) {
+    const hex = s.slice(i + 1, i + 3);
+    if (s[i] !== "%" || !HEX.test(hex)) {
+      out += s[i];
+      continue;
+    }
+    i += 2;
+    const ch = String.fromCharCode(Number.parseInt(hex, 16));
+    const joinsStrayPercent = /[0-9A-Fa-f]/.test(ch) && out.slice(-2).includes("%");
+    out += UNRESERVED.test(ch) && !joinsStrayPercent ? ch : `%${hex.toUpperCase()}`;
+  }
+  return out;
 }
 
 export interface Hop {

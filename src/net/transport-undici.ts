@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { rootCertificates } from "node:tls";
-import { Agent, buildConnector, request } from "undici";
+import { Agent, buildConnector } from "undici";
 import { ConfigError } from "../errors.js";
-import { BODY_SILENCE_MS, HEADERS_TIMEOUT_MS } from "../policy/constants.js";
+import { BODY_SILENCE_MS, BODY_TOTAL_MS, HEADERS_TIMEOUT_MS } from "../policy/constants.js";
+import { pathAndQueryOf } from "../policy/robots/fetch-state.js";
 import {
   type AddressGuardOptions,
   checkAddress,
@@ -13,15 +14,20 @@ import {
   stripBrackets,
 } from "./address-guard.js";
 import { mapBodyError, mapTransportError } from "./transport-errors.js";
-import type { Transport, TransportResult } from "./types.js";
+import { type Transport, TransportBodyError, type TransportResult } from "./types.js";
 
 export interface UndiciTransportOptions extends AddressGuardOptions {
   /** An extra CA certificate (PEM) trusted besides the system roots. Verification stays on. */
   caFile?: string;
-  /** P14: may be shortened for tests, never lengthened past 30 s. */
+  /**
+   * P14: from the start of the attempt (connect and TLS included) to the response headers;
+   * may be shortened for tests, never lengthened past 30 s.
+   */
   headersTimeoutMs?: number;
   /** P14: longest silence while a body is read; may be shortened, never lengthened. */
   bodyTimeoutMs?: number;
+  /** P14: from the headers to the body's last byte; may be shortened, never lengthened. */
+  bodyTotalMs?: number;
   connectTimeoutMs?: number;
 }
 
@@ -50,6 +56,7 @@ export function effectiveTimeouts(opts: UndiciTransportOptions) {
   return {
     headersTimeout: clampTimeout(opts.headersTimeoutMs, HEADERS_TIMEOUT_MS, "headersTimeout"),
     bodyTimeout: clampTimeout(opts.bodyTimeoutMs, BODY_SILENCE_MS, "bodyTimeout"),
+    bodyTotal: clampTimeout(opts.bodyTotalMs, BODY_TOTAL_MS, "bodyTotal"),
     connectTimeout: clampTimeout(opts.connectTimeoutMs, 10_000, "connectTimeout"),
   };
 }
@@ -57,7 +64,7 @@ export function effectiveTimeouts(opts: UndiciTransportOptions) {
 export function createUndiciTransport(opts: UndiciTransportOptions = {}): UndiciTransport {
   const allowPrivate = opts.allowPrivateAddresses === true;
   const pins = parsePins(opts.resolve);
-  const { headersTimeout, bodyTimeout, connectTimeout } = effectiveTimeouts(opts);
+  const { headersTimeout, bodyTimeout, bodyTotal, connectTimeout } = effectiveTimeouts(opts);
   const base = buildConnector({
     timeout: connectTimeout,
     rejectUnauthorized: true,
@@ -91,35 +98,102 @@ export function createUndiciTransport(opts: UndiciTransportOptions = {}): Undici
 
   const transport: Transport = async (req): Promise<TransportResult> => {
     const url = new URL(req.url);
+    // P18, P27: the request line carries exactly the path and query robots.txt judged and the
+    // log records (an empty `?` included), never undici's own re-serialisation of the URL.
+    const path = pathAndQueryOf(url);
+    // P14: one deadline for the headers from the start of the attempt: connect and TLS count,
+    // and an interim 1xx (which restarts undici's own headers timer) never extends it.
+    const expiry = new AbortController();
+    const signal = req.signal ? AbortSignal.any([req.signal, expiry.signal]) : expiry.signal;
+    let expired = false;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<"expired">((resolve) => {
+      timer = setTimeout(() => {
+        expired = true;
+        expiry.abort(new Error(`no response headers within ${headersTimeout} ms`));
+        resolve("expired");
+      }, headersTimeout);
+    });
+    const headersLate: TransportResult = {
+      kind: "failure",
+      failure: "timeout-headers",
+      message: `no response headers within ${headersTimeout} ms of the attempt's start (P14)`,
+    };
+    const pending = agent.request({
+      origin: url.origin,
+      path,
+      method: req.method,
+      headers: req.headers,
+      signal,
+      ...(req.body !== undefined ? { body: req.body } : {}),
+    });
     try {
-      const res = await request(url, {
-        method: req.method,
-        headers: req.headers,
-        dispatcher: agent,
-        ...(req.body !== undefined ? { body: req.body } : {}),
-        ...(req.signal ? { signal: req.signal } : {}),
-      });
-      const body = res.body;
+      const first = await Promise.race([pending, deadline]);
+      if (first === "expired") {
+        // undici settles an aborted request only once its connection exists (a handshake may
+        // still be under way); whatever it brings then is dropped unread.
+        pending.then(
+          (late) => late.body.destroy(),
+          () => {},
+        );
+        return headersLate;
+      }
       return {
         kind: "response",
-        status: res.statusCode,
-        headers: res.headers as Record<string, string | string[]>,
-        body: mappedBody(body),
+        status: first.statusCode,
+        headers: first.headers as Record<string, string | string[]>,
+        body: timedBody(first.body, bodyTotal),
       };
     } catch (err) {
-      return mapTransportError(err);
+      return expired ? headersLate : mapTransportError(err);
+    } finally {
+      clearTimeout(timer);
     }
   };
   return Object.assign(transport, { close: () => agent.close() });
 }
 
-/** Body chunks; a failure mid-body becomes a TransportBodyError. Leaving early aborts the socket. */
-async function* mappedBody(body: AsyncIterable<Uint8Array> & { destroy(): void }) {
-  try {
-    for await (const chunk of body) yield chunk as Uint8Array;
-  } catch (err) {
-    throw mapBodyError(err);
-  } finally {
+type RawBody = AsyncIterable<unknown> & { destroy(err?: Error): unknown };
+
+/**
+ * Body chunks; a failure mid-body becomes a TransportBodyError. P14: the body must end within
+ * `totalMs` of its headers, however steadily it trickles (undici's bodyTimeout covers the
+ * silence between chunks); past that the socket is destroyed and the read fails as
+ * `timeout-body`, which P15 never retries. Leaving early, or finishing, releases the socket.
+ */
+export function timedBody(body: RawBody, totalMs: number): AsyncIterable<Uint8Array> {
+  const cut = new TransportBodyError(
+    "timeout-body",
+    `body not complete within ${totalMs} ms of its headers (P14)`,
+  );
+  const timer = setTimeout(() => body.destroy(cut), totalMs);
+  let open = true;
+  const finish = () => {
+    if (!open) return;
+    open = false;
+    clearTimeout(timer);
     body.destroy();
-  }
+  };
+  return {
+    [Symbol.asyncIterator]() {
+      const it = body[Symbol.asyncIterator]();
+      return {
+        async next(): Promise<IteratorResult<Uint8Array>> {
+          try {
+            const r = await it.next();
+            if (r.done) finish();
+            return r as IteratorResult<Uint8Array>;
+          } catch (err) {
+            finish();
+            throw mapBodyError(err);
+          }
+        },
+        async return(): Promise<IteratorResult<Uint8Array>> {
+          finish();
+          await it.return?.();
+          return { done: true, value: undefined };
+        },
+      };
+    },
+  };
 }

@@ -16,6 +16,11 @@ export const MIN_GAP_MS = 2_000;
 export const HEADERS_TIMEOUT_MS = 30_000;
 /** P14: longest silence while a body is read. */
 export const BODY_SILENCE_MS = 30_000;
+/**
+ * P14: a body must be complete within this long after its headers, however steadily it
+ * trickles; past it the attempt is timed-out and not retried (P15).
+ */
+export const BODY_TOTAL_MS = 30_000;
 /** P14: bodies stop at 20 MiB, counted after decompression. */
 export const MAX_BODY_BYTES = 20 * 1024 * 1024;
 /** P19: redirects followed in a row. */

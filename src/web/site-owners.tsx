@@ -6,6 +6,7 @@
 import type { FC } from "hono/jsx";
 import {
   BODY_SILENCE_MS,
+  BODY_TOTAL_MS,
   DEFAULT_USER_AGENT,
   HEADERS_TIMEOUT_MS,
   MAX_BODY_BYTES,
@@ -95,8 +96,11 @@ export const SiteOwnersPage: FC<SiteOwnersProps> = ({ userAgent = DEFAULT_USER_A
         </li>
         <li>Each night has a time limit; it never speeds up to fit more in.</li>
         <li id="limits">
-          It waits at most {s(HEADERS_TIMEOUT_MS)} for an answer and at most {s(BODY_SILENCE_MS)} of
-          silence while reading one, and stops reading any answer at {mib(MAX_BODY_BYTES)}.
+          It waits at most {s(HEADERS_TIMEOUT_MS)} for an answer to begin, counted from the start of
+          the request, connecting included. Once the answer has begun, it reads for at most{" "}
+          {s(BODY_TOTAL_MS)} in all, and at most {s(BODY_SILENCE_MS)} of silence; an answer that
+          runs past either limit is not tried again that night. It stops reading any answer at{" "}
+          {mib(MAX_BODY_BYTES)}.
         </li>
         <li id="retries">
           After a 5xx or a 429 it tries at most {words[MAX_RETRIES]} more. It waits what your
