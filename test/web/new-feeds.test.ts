@@ -1,7 +1,7 @@
 import { load } from "cheerio";
 import { parseAtomFeed, parseJsonFeed, parseRssFeed } from "feedsmith";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NEW_CAP } from "../../src/web/public/data/new-records.js";
+import { NEW_CAP } from "../../src/store/read/new-records.js";
 import { buildFixture, EVIL, type Fixture } from "./fixture.js";
 
 let f: Fixture;

@@ -4,6 +4,7 @@ import * as m002 from "./002-night.js";
 import * as m003 from "./003-archive.js";
 import * as m004 from "./004-sources.js";
 import * as m005 from "./005-console.js";
+import * as m010 from "./010-search-and-read-indexes.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -12,6 +13,7 @@ export const migrations: Record<string, Migration> = {
   "003-archive": m003,
   "004-sources": m004,
   "005-console": m005,
+  "010-search-and-read-indexes": m010,
 };
 
 export const migrationProvider: MigrationProvider = {

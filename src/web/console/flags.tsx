@@ -3,12 +3,13 @@ import type { FC } from "hono/jsx";
 import { NorError } from "../../errors.js";
 import { clearFlag, type FlagRow, listFlags } from "../../night/admin-sql.js";
 import type { Db } from "../../store/db.js";
+import { Wide } from "../layout.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
 import { ConsoleLayout, CsrfField, Message, nyTime } from "./layout.js";
 import { CONSOLE_BY } from "./sources.js";
 
 const FlagTable: FC<{ flags: FlagRow[]; csrf?: string }> = ({ flags, csrf }) => (
-  <table>
+  <Wide><table>
     <tr>
       <th>kind</th>
       <th>source</th>
@@ -41,7 +42,7 @@ const FlagTable: FC<{ flags: FlagRow[]; csrf?: string }> = ({ flags, csrf }) => 
         </td>
       </tr>
     ))}
-  </table>
+  </table></Wide>
 );
 
 /**

@@ -6,6 +6,7 @@ import type { Db } from "../../store/db.js";
 import { type RequestLogFilter, SqlRequestLog } from "../../store/request-log.js";
 import { toJson } from "../../store/request-log-view.js";
 import { parseTimeArg, TIME_ARG_HELP } from "../../store/time-args.js";
+import { Wide } from "../layout.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
 import { ConsoleLayout, Message, nyTime } from "./layout.js";
 
@@ -102,7 +103,7 @@ export function logRoutes(app: Hono<ConsoleEnv>, db: Db): void {
                 : `${shown.length} attempt(s) match.`}{" "}
               <a href={`${BASE}/log.json?${qs}`}>Download this search as JSON</a>
             </p>
-            <table>
+            <Wide><table>
               <tr>
                 <th>start (New York)</th>
                 <th>end</th>
@@ -133,7 +134,7 @@ export function logRoutes(app: Hono<ConsoleEnv>, db: Db): void {
                   <td>{evidenceText(e)}</td>
                 </tr>
               ))}
-            </table>
+            </table></Wide>
           </section>
         )}
       </ConsoleLayout>,
