@@ -42,12 +42,12 @@ export const SourceLink: FC<{ id: string; names: ReadonlyMap<string, SourceName>
 }) => {
   const n = names.get(id);
   return (
-    <span>
+    <>
       <a href={`${BASE}/sources/${encodeURIComponent(id)}`}>
         {n ? `${n.name} · ${n.governmentName}` : id}
       </a>
       {n ? <span class="muted small"> ({id})</span> : null}
-    </span>
+    </>
   );
 };
 

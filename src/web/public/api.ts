@@ -108,6 +108,7 @@ export function sourceDetailJson(d: SourcePageData) {
     ...sourceJson(d.source),
     government: d.government ? governmentJson(d.government) : null,
     status: statusJson(d.status),
+    lastOutcome: d.last ? outcomeJson(d.last) : null,
     nights: d.nights.map((n) => ({
       night: n.night,
       state: n.state,

@@ -52,12 +52,13 @@ export async function loadSource(db: Db, id: string, now: number): Promise<Loade
   const latest = await latestNight(db);
   const to = latest && latest.night > yesterday ? latest.night : yesterday;
   const from = addDays(to, -(NIGHTS_SHOWN - 1));
-  const [government, statuses, ran, records, outcomes] = await Promise.all([
+  const [government, statuses, ran, records, outcomes, lasts] = await Promise.all([
     getGovernment(db, source.governmentId),
     readStatuses(db, [id]),
     nightsIn(db, { from, to }),
     newestRecords(db, id, RECORDS_SHOWN),
     outcomesSince(db, id, from),
+    lastOutcomes(db, [id]),
   ]);
   const ranSet = new Set(ran.map((n) => n.night));
   const nights: StripNight[] = [];
@@ -74,5 +75,7 @@ export async function loadSource(db: Db, id: string, now: number): Promise<Loade
     recordsShown: RECORDS_SHOWN,
   };
   if (government) d.government = government;
+  const last = lasts.get(id);
+  if (last) d.last = last;
   return { found: true, value: d };
 }

@@ -106,6 +106,7 @@ export const ANSWERS = {
     ...Source.shape,
     government: nul(Government),
     status: Status,
+    lastOutcome: nul(Outcome),
     nights: z.array(
       z.strictObject({
         night: nightKey,

@@ -110,12 +110,12 @@ export const RecordTitle: FC<{ title: string; url: string | null; fallback?: str
     );
   const where = fallback?.startsWith("/") ? fallback : httpHref(fallback);
   return where ? (
-    <span class="record">
-      {title}{" "}
+    <>
+      <span class="record">{title}</span>{" "}
       <a href={where} rel="nofollow noopener" class="small listed">
         (where it is listed)
       </a>
-    </span>
+    </>
   ) : (
     <span class="record">{title}</span>
   );

@@ -20,6 +20,8 @@ export interface SourcePageData {
   status: ReadStatus;
   /** The last nights, newest first: this source's outcome, or why there is none. */
   nights: StripNight[];
+  /** The latest night's outcome, however long ago (P23: a no is shown with its evidence). */
+  last?: Outcome;
   records: RecordItem[];
   recordsShown: number;
 }
@@ -148,7 +150,7 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
   const s = d.source;
   const govName = d.government?.name ?? s.governmentId;
   const title = `${s.name ?? recordsLabel(s.records)} · ${govName}`;
-  const last = d.nights.find((n) => n.state === "checked")?.outcome;
+  const last = d.last;
   const q = `?source=${encodeURIComponent(s.id)}`;
   const lastTone = last ? outcomeLabel(last.outcome).tone : undefined;
   return (
@@ -204,7 +206,7 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
         </section>
       ) : null}
       <h2>The last nights</h2>
-      {!last ? <p class="muted">This page has not been checked in the last nights.</p> : null}
+      {!last ? <p class="muted">This page has not been checked yet.</p> : null}
       {d.nights.length === 0 ? null : (
         <>
           <NightStrip nights={d.nights} />
