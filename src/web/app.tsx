@@ -4,6 +4,7 @@ import type { Db } from "../store/db.js";
 import { consoleRoutes } from "./console/routes.js";
 import { Layout } from "./layout.js";
 import { bodyCap, caching, securityHeaders, staticRoutes } from "./manners.js";
+import { MessagePage } from "./public/pages/errors.js";
 import { publicRoutes } from "./public/routes.js";
 import { SiteOwnersPage } from "./site-owners.js";
 
@@ -60,6 +61,16 @@ export function createApp(opts: WebOptions = {}): Hono {
   } else {
     app.get("/", (c) => c.redirect("/site-owners"));
   }
+  app.notFound((c) =>
+    c.html(
+      <MessagePage
+        title="Not found"
+        message={`Nothing is at ${c.req.path}.`}
+        back={{ href: "/governments", text: "All governments" }}
+      />,
+      404,
+    ),
+  );
   return app;
 }
 
