@@ -44,7 +44,7 @@ export const Layout: FC<{
               <a href="/new">New on record</a>
               <a href="/site-owners">For site owners</a>
             </nav>
-            <form role="search" method="get" action="/search">
+            <form method="get" action="/search">
               <label class="skip" for="site-q">
                 Search the directory
               </label>

@@ -57,7 +57,10 @@ export const PUBLIC_MAX_AGE = 300;
 export function caching(): MiddlewareHandler[] {
   const cacheControl: MiddlewareHandler = async (c, next) => {
     await next();
-    if ((c.req.method === "GET" || c.req.method === "HEAD") && !c.res.headers.has("Cache-Control")) {
+    if (
+      (c.req.method === "GET" || c.req.method === "HEAD") &&
+      !c.res.headers.has("Cache-Control")
+    ) {
       c.header(
         "Cache-Control",
         c.res.ok || c.res.status === 304 ? `public, max-age=${PUBLIC_MAX_AGE}` : "no-cache",

@@ -62,7 +62,9 @@ describe("the JSON API", () => {
     expect(s.government.id).toBe("village-of-test");
     // The last 30 nights, newest first; before the first night the checker was offline.
     expect(s.nights).toHaveLength(30);
-    expect(s.nights.slice(0, 4).map((n: { night: string; state: string }) => `${n.night}:${n.state}`)).toEqual([
+    expect(
+      s.nights.slice(0, 4).map((n: { night: string; state: string }) => `${n.night}:${n.state}`),
+    ).toEqual([
       "2026-11-05:checked",
       "2026-11-04:checked",
       "2026-11-03:checked",

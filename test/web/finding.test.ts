@@ -2,8 +2,8 @@ import { load } from "cheerio";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { buildFixture, type Fixture, NOW, ORIGIN } from "./fixture.js";
 import { createApp } from "../../src/web/app.js";
+import { buildFixture, type Fixture, NOW, ORIGIN } from "./fixture.js";
 
 /**
  * Finding and following: bids in a county in two clicks, ranked and paged search (FTS5 here;
@@ -58,13 +58,17 @@ describe("finding", () => {
     };
     expect(src.sources.map((s) => s.id)).toEqual(["test-agendas"]);
     // Every word must match; search syntax typed in is only separators.
-    const one = (await (await f.app.request(`/api/search?q=${encodeURIComponent('record "22" -(')}`)).json()) as {
+    const one = (await (
+      await f.app.request(`/api/search?q=${encodeURIComponent('record "22" -(')}`)
+    ).json()) as {
       records: { recordId: string }[];
       recordTotal: number;
     };
     expect(one.records.map((r) => r.recordId)).toEqual(["https://test.example/r/22"]);
     // Filters narrow a search; ranking puts the closer match first.
-    const franklin = (await (await f.app.request("/api/search?q=record&county=Franklin&records=bids")).json()) as {
+    const franklin = (await (
+      await f.app.request("/api/search?q=record&county=Franklin&records=bids")
+    ).json()) as {
       records: { recordId: string }[];
     };
     expect(franklin.records.map((r) => r.recordId)).toEqual([
@@ -98,7 +102,9 @@ describe("finding", () => {
       await f.store.db.deleteFrom("records").where("record_id", "like", "page-%").execute();
     }
     // The FTS index follows deletes (triggers): the removed rows are no longer found.
-    const gone = (await (await f.app.request("/api/search?q=zoning")).json()) as { recordTotal: number };
+    const gone = (await (await f.app.request("/api/search?q=zoning")).json()) as {
+      recordTotal: number;
+    };
     expect(gone.recordTotal).toBe(0);
   });
 
@@ -116,7 +122,11 @@ describe("what is new, by window", () => {
     const json = async (q: string) =>
       (await (await f.app.request(`/api/new${q}`)).json()) as {
         items: unknown[];
-        counts: { total: number; byCounty: { county: string | null; count: number }[]; byRecords: { records: string; count: number }[] };
+        counts: {
+          total: number;
+          byCounty: { county: string | null; count: number }[];
+          byRecords: { records: string; count: number }[];
+        };
       };
     expect((await json("")).counts.total).toBe(4);
     const week = await json("?window=7d");
@@ -133,15 +143,25 @@ describe("what is new, by window", () => {
 
   it("honest wording: a night that never ran, a night that ended incomplete, and where the last new records were", async () => {
     const $ = await page("/new?night=2026-11-01");
-    expect($(".night-notes li[data-state=did-not-run]").text()).toContain("No check ran on the night of Nov 1");
+    expect($(".night-notes li[data-state=did-not-run]").text()).toContain(
+      "No check ran on the night of Nov 1",
+    );
     expect($(".window").text()).toContain("Nothing was first seen on the night of Nov 1");
     // An unfinished night past its deadline ended incomplete; within its deadline it runs.
-    await f.store.db.updateTable("nights").set({ finished_at: null }).where("night", "=", "2026-11-04").execute();
+    await f.store.db
+      .updateTable("nights")
+      .set({ finished_at: null })
+      .where("night", "=", "2026-11-04")
+      .execute();
     try {
       const w = await page("/new");
       expect(w(".night-notes li[data-night='2026-11-04']").attr("data-state")).toBe("incomplete");
       expect(w(".night-notes").text()).toContain("ended before it finished");
-      const running = createApp({ db: f.store.db, now: () => Date.parse("2026-11-05T05:00:00.000Z"), origin: ORIGIN });
+      const running = createApp({
+        db: f.store.db,
+        now: () => Date.parse("2026-11-05T05:00:00.000Z"),
+        origin: ORIGIN,
+      });
       const r = load(await (await running.request("/new?night=2026-11-04")).text());
       expect(r(".night-notes li").attr("data-state")).toBe("running");
     } finally {
@@ -224,7 +244,10 @@ describe("OpenAPI 3.1", () => {
     const doc = (await (await f.app.request("/api/openapi.json")).json()) as {
       openapi: string;
       servers: { url: string }[];
-      paths: Record<string, { get: { responses: Record<string, { content: Record<string, { schema: object }> }> } }>;
+      paths: Record<
+        string,
+        { get: { responses: Record<string, { content: Record<string, { schema: object }> }> } }
+      >;
     };
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.servers[0]?.url).toBe(ORIGIN);
@@ -243,18 +266,26 @@ describe("OpenAPI 3.1", () => {
     for (const [template, url, status] of calls) {
       const res = await f.app.request(url);
       expect(res.status, url).toBe(status);
-      const schema = doc.paths[template]?.get.responses[String(status)]?.content["application/json"]?.schema;
+      const schema =
+        doc.paths[template]?.get.responses[String(status)]?.content["application/json"]?.schema;
       expect(schema, `${template} ${status}`).toBeDefined();
       // JSON Schema 2020-12 → a validator (zod 4's fromJSONSchema; no other validator is installed).
       const validator = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
       const body = await res.json();
       const r = validator.safeParse(body);
-      expect(r.success, `${url}: ${r.success ? "" : JSON.stringify(r.error.issues.slice(0, 3))}`).toBe(true);
+      expect(
+        r.success,
+        `${url}: ${r.success ? "" : JSON.stringify(r.error.issues.slice(0, 3))}`,
+      ).toBe(true);
     }
     // The check can fail: an answer with an extra field or a javascript: URL does not validate.
-    const src = doc.paths["/api/sources/{id}"]?.get.responses["200"]?.content["application/json"]?.schema;
+    const src =
+      doc.paths["/api/sources/{id}"]?.get.responses["200"]?.content["application/json"]?.schema;
     const v = z.fromJSONSchema(src as Parameters<typeof z.fromJSONSchema>[0]);
-    const good = await (await f.app.request("/api/sources/test-bids")).json();
+    const good = (await (await f.app.request("/api/sources/test-bids")).json()) as Record<
+      string,
+      unknown
+    >;
     expect(v.safeParse({ ...good, extra: 1 }).success).toBe(false);
     expect(v.safeParse({ ...good, url: "javascript:alert(1)" }).success).toBe(false);
   });
@@ -262,7 +293,9 @@ describe("OpenAPI 3.1", () => {
 
 describe("the search index", () => {
   it("is an FTS5 table kept by triggers (SQLite)", async () => {
-    const r = await sql<{ name: string }>`select name from sqlite_master where name like '%_fts%' order by name`.execute(f.store.db);
+    const r = await sql<{
+      name: string;
+    }>`select name from sqlite_master where name like '%_fts%' order by name`.execute(f.store.db);
     expect(r.rows.map((x) => x.name)).toContain("records_fts");
   });
 });

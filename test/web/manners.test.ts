@@ -1,7 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import { load } from "cheerio";
-import { parseAtomFeed, parseJsonFeed, parseRssFeed } from "feedsmith";
 import { XMLValidator } from "fast-xml-parser";
+import { parseAtomFeed, parseJsonFeed, parseRssFeed } from "feedsmith";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/web/app.js";
 import { buildFixture, type Fixture, NOW, ORIGIN } from "./fixture.js";
@@ -55,7 +55,14 @@ const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 
 describe("security headers", () => {
   it("every page, feed and API answer carries CSP without inline script, nosniff, Referrer-Policy and frame-ancestors 'none'", async () => {
-    for (const path of [...PAGES, "/new.atom", "/new.rss", "/api/new", "/api/openapi.json", "/robots.txt"]) {
+    for (const path of [
+      ...PAGES,
+      "/new.atom",
+      "/new.rss",
+      "/api/new",
+      "/api/openapi.json",
+      "/robots.txt",
+    ]) {
       const res = await f.app.request(path);
       const csp = res.headers.get("content-security-policy") ?? "";
       expect(csp, path).toContain("frame-ancestors 'none'");
@@ -77,7 +84,10 @@ describe("security headers", () => {
       const attrs = $("*")
         .toArray()
         .flatMap((el) => Object.keys((el as { attribs?: Record<string, string> }).attribs ?? {}));
-      expect(attrs.filter((a) => a === "style" || /^on/i.test(a)), path).toEqual([]);
+      expect(
+        attrs.filter((a) => a === "style" || /^on/i.test(a)),
+        path,
+      ).toEqual([]);
       expect($("link[rel=stylesheet]").attr("href"), path).toBe("/assets/site.css");
       expect($("link[rel=icon]").attr("href"), path).toBe("/favicon.svg");
     }
@@ -179,9 +189,13 @@ describe("feeds", () => {
   });
 
   it("?source= is honoured, an unknown source or parameter is refused (400), never ignored", async () => {
-    const json = parseJsonFeed(await (await f.app.request("/new.json?source=test-bids&window=7d")).text());
+    const json = parseJsonFeed(
+      await (await f.app.request("/new.json?source=test-bids&window=7d")).text(),
+    );
     expect(json.items?.map((i) => i.title)).toEqual(["Record 31", "Record 30"]);
-    const rss = parseRssFeed(await (await f.app.request("/new.rss?government=city-of-akron&window=30d")).text());
+    const rss = parseRssFeed(
+      await (await f.app.request("/new.rss?government=city-of-akron&window=30d")).text(),
+    );
     expect(rss.items?.map((i) => i.title)).toEqual(["Record 40"]);
     const unknown = await f.app.request("/new.atom?source=nope");
     expect(unknown.status).toBe(400);
@@ -213,8 +227,9 @@ describe("the API", () => {
         expect(v, path).not.toMatch(/^\s*(javascript|data|vbscript):/i);
         return;
       }
-      if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
-      else if (v && typeof v === "object")
+      if (Array.isArray(v)) {
+        for (const [i, x] of v.entries()) walk(x, `${path}[${i}]`);
+      } else if (v && typeof v === "object")
         for (const [k, x] of Object.entries(v)) {
           if (/url|website/i.test(k) && x !== null) {
             urls++;

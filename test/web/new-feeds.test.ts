@@ -28,7 +28,12 @@ describe("New on record", () => {
   it("shows the records first seen since yesterday (the nights of Nov 4 and 5), newest first", async () => {
     const $ = await newPage();
     expect($(".window").text()).toContain("4 record(s) first seen since yesterday");
-    expect(titles($)).toEqual(["<img src=x onerror=alert(1)>", "Record 22", "Record 12", "Record 31"]);
+    expect(titles($)).toEqual([
+      "<img src=x onerror=alert(1)>",
+      "Record 22",
+      "Record 12",
+      "Record 31",
+    ]);
     // P6: a record's link is its own URL; a non-http link is shown as text only.
     expect($("a.record").first().attr("href")).toBe("https://test.example/r/22");
   });
@@ -91,9 +96,7 @@ describe("the feeds of New on record", () => {
 
   it("Atom: absolute self link from the configured origin (not the Host header), stable ids, the records' own links", async () => {
     const atom = parseAtomFeed(await feed("/new.atom?kind=village", /^application\/atom\+xml/));
-    expect(atom.links?.find((l) => l.rel === "self")?.href).toBe(
-      `${ORIGIN}/new.atom?kind=village`,
-    );
+    expect(atom.links?.find((l) => l.rel === "self")?.href).toBe(`${ORIGIN}/new.atom?kind=village`);
     expect(atom.entries?.map((e) => e.id)).toEqual(ids);
     expect(atom.entries?.[0]?.links?.[0]?.href).toBe("https://test.example/r/22");
     expect(atom.entries?.[0]?.title?.value).toBe("Record 22");

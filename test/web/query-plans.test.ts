@@ -24,9 +24,7 @@ afterAll(async () => {
 async function plan(q: { compile(): CompiledQuery }): Promise<string> {
   const c = q.compile();
   const r = await sql
-    .raw<{ detail: string }>(
-      `EXPLAIN QUERY PLAN ${c.sql.replace(/\?/g, () => "NULL")}`,
-    )
+    .raw<{ detail: string }>(`EXPLAIN QUERY PLAN ${c.sql.replace(/\?/g, () => "NULL")}`)
     .execute(store.db);
   return r.rows.map((x) => x.detail).join("\n");
 }
@@ -34,10 +32,18 @@ async function plan(q: { compile(): CompiledQuery }): Promise<string> {
 describe("request log reads use indexes", () => {
   it("a time window, a site within a window, a source within a window, and a night's requests per site", async () => {
     const db = store.db;
-    const base = db.selectFrom("request_log").selectAll().orderBy("started_at").orderBy("id").limit(501);
+    const base = db
+      .selectFrom("request_log")
+      .selectAll()
+      .orderBy("started_at")
+      .orderBy("id")
+      .limit(501);
     const shapes = {
       window: base.where("started_at", ">=", "a").where("started_at", "<", "b"),
-      site: base.where("site", "=", "x").where("started_at", ">=", "a").where("started_at", "<", "b"),
+      site: base
+        .where("site", "=", "x")
+        .where("started_at", ">=", "a")
+        .where("started_at", "<", "b"),
       source: base.where("source", "=", "x").where("started_at", ">=", "a"),
       night: db
         .selectFrom("request_log")

@@ -20,7 +20,9 @@ afterAll(async () => {
 
 describe("sign-in under a burst of guesses", () => {
   it("300 guesses sent at once get at most 5 password checks; the right one, sent last, does not sign in", async () => {
-    const guesses = Array.from({ length: 300 }, (_v, i) => (i === 299 ? PASSWORD : `wrong guess ${i}`));
+    const guesses = Array.from({ length: 300 }, (_v, i) =>
+      i === 299 ? PASSWORD : `wrong guess ${i}`,
+    );
     const answers = await Promise.all(
       guesses.map((password) =>
         fx.app.request("/console/sign-in", {
@@ -54,17 +56,20 @@ describe("request bodies are capped before they are read", () => {
   let base: { port: number; close: () => Promise<void> };
   beforeAll(async () => {
     await new Promise<void>((resolve) => {
-      const server = serve({ fetch: fx.app.fetch, hostname: "127.0.0.1", port: 0 }, (info: AddressInfo) => {
-        base = {
-          port: info.port,
-          close: () =>
-            new Promise((r) => {
-              if ("closeAllConnections" in server) server.closeAllConnections();
-              server.close(() => r());
-            }),
-        };
-        resolve();
-      });
+      const server = serve(
+        { fetch: fx.app.fetch, hostname: "127.0.0.1", port: 0 },
+        (info: AddressInfo) => {
+          base = {
+            port: info.port,
+            close: () =>
+              new Promise((r) => {
+                if ("closeAllConnections" in server) server.closeAllConnections();
+                server.close(() => r());
+              }),
+          };
+          resolve();
+        },
+      );
     });
   });
   afterAll(async () => {
@@ -112,7 +117,11 @@ describe("request bodies are capped before they are read", () => {
       "POST /console/sign-in HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: http://127.0.0.1\r\n" +
       "Content-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n";
     const chunk = Buffer.alloc(MAX_BODY_BYTES + 1024, "b");
-    const body = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")]);
+    const body = Buffer.concat([
+      Buffer.from(`${chunk.length.toString(16)}\r\n`),
+      chunk,
+      Buffer.from("\r\n"),
+    ]);
     const answer = await raw(head, body);
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
   });

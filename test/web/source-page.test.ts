@@ -54,7 +54,12 @@ describe("a source's page", () => {
         .slice(0, 4)
         .map((_i, tr) => `${$(tr).attr("data-state")}:${$(tr).find(".status").text()}`)
         .get(),
-    ).toEqual(["checked:yes", "checked:yes, unchanged", "checked:yes", "offline:checker offline (no night ran)"]);
+    ).toEqual([
+      "checked:yes",
+      "checked:yes, unchanged",
+      "checked:yes",
+      "offline:checker offline (no night ran)",
+    ]);
     expect(rows.eq(0).find("td").eq(2).text()).toBe("2");
     expect($("section.last-no").length).toBe(0);
   });

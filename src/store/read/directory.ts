@@ -338,11 +338,15 @@ export async function directoryCounts(db: Db): Promise<DirectoryCounts> {
 
 /** Which ids exist (and are current): checks `?government=` and `?source=` before use. */
 export async function governmentExists(db: Db, id: string): Promise<boolean> {
-  return (await db.selectFrom("governments").select("id").where("id", "=", id).executeTakeFirst())
-    !== undefined;
+  return (
+    (await db.selectFrom("governments").select("id").where("id", "=", id).executeTakeFirst()) !==
+    undefined
+  );
 }
 
 export async function sourceExists(db: Db, id: string): Promise<boolean> {
-  return (await db.selectFrom("sources").select("id").where("id", "=", id).executeTakeFirst())
-    !== undefined;
+  return (
+    (await db.selectFrom("sources").select("id").where("id", "=", id).executeTakeFirst()) !==
+    undefined
+  );
 }

@@ -4,7 +4,13 @@
  * and per kind of records, and the nights of the window as they ran (or did not).
  */
 import type { Db } from "../db.js";
-import { applyFilter, type DirectoryFilter, RECORD_COLUMNS, type RecordItem, toRecord } from "./directory.js";
+import {
+  applyFilter,
+  type DirectoryFilter,
+  RECORD_COLUMNS,
+  type RecordItem,
+  toRecord,
+} from "./directory.js";
 
 /** More than this many new records in one window are cut, with a note (pages and feeds). */
 export const NEW_CAP = 500;
@@ -147,7 +153,12 @@ export async function latestNight(db: Db): Promise<NightRow | undefined> {
     .limit(1)
     .executeTakeFirst();
   return r
-    ? { night: r.night, startedAt: r.started_at, deadlineAt: r.deadline_at, finishedAt: r.finished_at }
+    ? {
+        night: r.night,
+        startedAt: r.started_at,
+        deadlineAt: r.deadline_at,
+        finishedAt: r.finished_at,
+      }
     : undefined;
 }
 

@@ -16,7 +16,11 @@ const MAX_TERM_CHARS = 64;
 
 /** The words of a query, lower-cased letters and digits; empty when there is nothing to find. */
 export function searchTerms(q: string): string[] {
-  const words = q.normalize("NFKC").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const words =
+    q
+      .normalize("NFKC")
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? [];
   return words.slice(0, MAX_TERMS).map((w) => w.slice(0, MAX_TERM_CHARS));
 }
 
@@ -110,7 +114,14 @@ export async function search(
   );
   let records: RecordRow[];
   let total: number;
-  let govRows: { id: string; name: string; kind: string; county: string | null; website: string | null; n: number | string }[];
+  let govRows: {
+    id: string;
+    name: string;
+    kind: string;
+    county: string | null;
+    website: string | null;
+    n: number | string;
+  }[];
   let srcRows: {
     id: string;
     government_id: string;

@@ -103,38 +103,40 @@ export function logRoutes(app: Hono<ConsoleEnv>, db: Db): void {
                 : `${shown.length} attempt(s) match.`}{" "}
               <a href={`${BASE}/log.json?${qs}`}>Download this search as JSON</a>
             </p>
-            <Wide><table>
-              <tr>
-                <th>start (New York)</th>
-                <th>end</th>
-                <th>method</th>
-                <th>URL</th>
-                <th>status / outcome</th>
-                <th>purpose</th>
-                <th>bytes</th>
-                <th>source</th>
-                <th>evidence</th>
-              </tr>
-              {shown.map((e) => (
+            <Wide>
+              <table>
                 <tr>
-                  <td>{nyTime(e.startedAt)}</td>
-                  <td>{nyTime(e.endedAt)}</td>
-                  <td>{e.method}</td>
-                  <td>
-                    <code>{e.url}</code>
-                  </td>
-                  <td>
-                    {e.status ?? "-"} {e.outcome}
-                    {e.attempt > 1 ? ` #${e.attempt}` : ""}
-                    {e.failure ? ` (${e.failure})` : ""}
-                  </td>
-                  <td>{e.purpose}</td>
-                  <td>{e.bytes}</td>
-                  <td>{e.source ?? "-"}</td>
-                  <td>{evidenceText(e)}</td>
+                  <th>start (New York)</th>
+                  <th>end</th>
+                  <th>method</th>
+                  <th>URL</th>
+                  <th>status / outcome</th>
+                  <th>purpose</th>
+                  <th>bytes</th>
+                  <th>source</th>
+                  <th>evidence</th>
                 </tr>
-              ))}
-            </table></Wide>
+                {shown.map((e) => (
+                  <tr>
+                    <td>{nyTime(e.startedAt)}</td>
+                    <td>{nyTime(e.endedAt)}</td>
+                    <td>{e.method}</td>
+                    <td>
+                      <code>{e.url}</code>
+                    </td>
+                    <td>
+                      {e.status ?? "-"} {e.outcome}
+                      {e.attempt > 1 ? ` #${e.attempt}` : ""}
+                      {e.failure ? ` (${e.failure})` : ""}
+                    </td>
+                    <td>{e.purpose}</td>
+                    <td>{e.bytes}</td>
+                    <td>{e.source ?? "-"}</td>
+                    <td>{evidenceText(e)}</td>
+                  </tr>
+                ))}
+              </table>
+            </Wide>
           </section>
         )}
       </ConsoleLayout>,

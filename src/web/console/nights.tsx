@@ -20,7 +20,10 @@ const isNo = (o: string) => NO_OUTCOMES.has(o as never);
 async function namedReport(db: Db, night: string) {
   const r = await nightReport(db, night, isNo);
   if (!r) return undefined;
-  const names = await sourceNames(db, [...r.nos, ...r.unreached].map((o) => o.source));
+  const names = await sourceNames(
+    db,
+    [...r.nos, ...r.unreached].map((o) => o.source),
+  );
   return { r, names };
 }
 
@@ -63,48 +66,52 @@ export const ReportView: FC<{ r: NightReport; names: ReadonlyMap<string, SourceN
       <strong>{r.sources}</strong> source(s) checked, <strong>{r.totalRequests}</strong> request(s).
     </p>
     <h2>Outcomes by kind</h2>
-    <Wide><table>
-      <tr>
-        <th>outcome</th>
-        <th>sources</th>
-      </tr>
-      {r.byKind.map((k) => (
+    <Wide>
+      <table>
         <tr>
-          <td>
-            <a href={`${BASE}/sources?outcome=${encodeURIComponent(k.kind)}`}>{k.kind}</a>
-          </td>
-          <td>{k.count}</td>
+          <th>outcome</th>
+          <th>sources</th>
         </tr>
-      ))}
-    </table></Wide>
+        {r.byKind.map((k) => (
+          <tr>
+            <td>
+              <a href={`${BASE}/sources?outcome=${encodeURIComponent(k.kind)}`}>{k.kind}</a>
+            </td>
+            <td>{k.count}</td>
+          </tr>
+        ))}
+      </table>
+    </Wide>
     <h2>Nos ({r.nos.length})</h2>
     {r.nosBySite.length > 0 && (
       <p>By site: {r.nosBySite.map((s) => `${s.site} ${s.count}`).join(", ")}</p>
     )}
-    <Wide><table>
-      <tr>
-        <th>source</th>
-        <th>site</th>
-        <th>outcome</th>
-        <th>status</th>
-        <th>reason</th>
-        <th>evidence</th>
-      </tr>
-      {r.nos.map((o) => (
+    <Wide>
+      <table>
         <tr>
-          <td>
-            <SourceLink id={o.source} names={names} />
-          </td>
-          <td>{o.site}</td>
-          <td>{o.outcome}</td>
-          <td>{o.status ?? "-"}</td>
-          <td>{o.reason ?? ""}</td>
-          <td>
-            <Evidence o={o} />
-          </td>
+          <th>source</th>
+          <th>site</th>
+          <th>outcome</th>
+          <th>status</th>
+          <th>reason</th>
+          <th>evidence</th>
         </tr>
-      ))}
-    </table></Wide>
+        {r.nos.map((o) => (
+          <tr>
+            <td>
+              <SourceLink id={o.source} names={names} />
+            </td>
+            <td>{o.site}</td>
+            <td>{o.outcome}</td>
+            <td>{o.status ?? "-"}</td>
+            <td>{o.reason ?? ""}</td>
+            <td>
+              <Evidence o={o} />
+            </td>
+          </tr>
+        ))}
+      </table>
+    </Wide>
     <h2>Unreached ({r.unreached.length})</h2>
     <ul>
       {r.unreached.map((o) => (
@@ -114,24 +121,26 @@ export const ReportView: FC<{ r: NightReport; names: ReadonlyMap<string, SourceN
       ))}
     </ul>
     <h2>Requests by site</h2>
-    <Wide><table>
-      <tr>
-        <th>site</th>
-        <th>requests</th>
-        <th>bytes</th>
-        <th />
-      </tr>
-      {r.requests.map((s) => (
+    <Wide>
+      <table>
         <tr>
-          <td>{s.site}</td>
-          <td>{s.requests}</td>
-          <td>{s.bytes}</td>
-          <td>
-            <a href={`${BASE}/log?site=${encodeURIComponent(s.site)}&since=${r.night}`}>log</a>
-          </td>
+          <th>site</th>
+          <th>requests</th>
+          <th>bytes</th>
+          <th />
         </tr>
-      ))}
-    </table></Wide>
+        {r.requests.map((s) => (
+          <tr>
+            <td>{s.site}</td>
+            <td>{s.requests}</td>
+            <td>{s.bytes}</td>
+            <td>
+              <a href={`${BASE}/log?site=${encodeURIComponent(s.site)}&since=${r.night}`}>log</a>
+            </td>
+          </tr>
+        ))}
+      </table>
+    </Wide>
   </section>
 );
 
@@ -157,26 +166,28 @@ export function nightRoutes(app: Hono<ConsoleEnv>, db: Db): void {
     const nights = await listNights(db);
     return c.html(
       <ConsoleLayout title="Nights" csrf={c.get("session").csrfToken}>
-        <Wide><table>
-          <tr>
-            <th>night</th>
-            <th>started</th>
-            <th>finished</th>
-            <th>runs</th>
-            <th>sources</th>
-          </tr>
-          {nights.map((n) => (
+        <Wide>
+          <table>
             <tr>
-              <td>
-                <a href={`${BASE}/nights/${n.night}`}>{n.night}</a>
-              </td>
-              <td>{nyTime(n.startedAt)}</td>
-              <td>{n.finishedAt ? nyTime(n.finishedAt) : "not finished"}</td>
-              <td>{n.runs}</td>
-              <td>{n.sources}</td>
+              <th>night</th>
+              <th>started</th>
+              <th>finished</th>
+              <th>runs</th>
+              <th>sources</th>
             </tr>
-          ))}
-        </table></Wide>
+            {nights.map((n) => (
+              <tr>
+                <td>
+                  <a href={`${BASE}/nights/${n.night}`}>{n.night}</a>
+                </td>
+                <td>{nyTime(n.startedAt)}</td>
+                <td>{n.finishedAt ? nyTime(n.finishedAt) : "not finished"}</td>
+                <td>{n.runs}</td>
+                <td>{n.sources}</td>
+              </tr>
+            ))}
+          </table>
+        </Wide>
       </ConsoleLayout>,
     );
   });

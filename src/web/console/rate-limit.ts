@@ -15,7 +15,9 @@ export const FAILURE_WINDOW_MS = 15 * 60 * 1000;
 /** Bounds memory if many addresses try: the oldest address is forgotten first. */
 const MAX_ADDRESSES = 10_000;
 
-export type Admission = { ok: true; done: (succeeded: boolean) => void } | { ok: false; retryAfterMs: number };
+export type Admission =
+  | { ok: true; done: (succeeded: boolean) => void }
+  | { ok: false; retryAfterMs: number };
 
 export class SignInLimiter {
   readonly #checks = new Map<string, number[]>();

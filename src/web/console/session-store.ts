@@ -4,6 +4,7 @@
  * row is gone. Only a hash of the session id is stored.
  */
 import { createHash, createHmac, randomBytes } from "node:crypto";
+import type { Db } from "../../store/db.js";
 import {
   deleteSession,
   insertSession,
@@ -11,7 +12,6 @@ import {
   storedPasswordHash,
   storePasswordHash,
 } from "../../store/read/console.js";
-import type { Db } from "../../store/db.js";
 
 export { storedPasswordHash, storePasswordHash };
 

@@ -59,7 +59,9 @@ export function signInRoutes(app: Hono<ConsoleEnv>, d: SignInDeps): void {
       c.header("Retry-After", String(Math.ceil(admission.retryAfterMs / 1000)));
       const minutes = Math.ceil(admission.retryAfterMs / 60_000);
       return c.html(
-        <SignInPage message={`Too many sign-ins from your address; try again in ${minutes} min.`} />,
+        <SignInPage
+          message={`Too many sign-ins from your address; try again in ${minutes} min.`}
+        />,
         429,
       );
     }

@@ -50,33 +50,35 @@ export function sourceRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number): 
           <button type="submit">Filter</button>
         </form>
         <p class="note">{rows.length} source(s).</p>
-        <Wide><table>
-          <tr>
-            <th>source</th>
-            <th>government</th>
-            <th>reading</th>
-            <th>last night</th>
-            <th>outcome</th>
-            <th>records</th>
-            <th>new</th>
-            <th>flags</th>
-          </tr>
-          {rows.map((r) => (
+        <Wide>
+          <table>
             <tr>
-              <td>
-                <a href={sourceHref(r.id)}>{names.get(r.id)?.name ?? r.id}</a>
-                <span class="muted small"> ({r.id})</span>
-              </td>
-              <td>{r.government}</td>
-              <td>{r.reading ? "read" : `not read: ${r.notReadReason ?? ""}`}</td>
-              <td>{r.lastNight ?? "-"}</td>
-              <td>{r.lastOutcome ? `${r.lastOutcome} ${r.lastReason ?? ""}` : "-"}</td>
-              <td>{r.recordsKnown}</td>
-              <td>{r.newLastNight}</td>
-              <td>{r.flags.join(", ")}</td>
+              <th>source</th>
+              <th>government</th>
+              <th>reading</th>
+              <th>last night</th>
+              <th>outcome</th>
+              <th>records</th>
+              <th>new</th>
+              <th>flags</th>
             </tr>
-          ))}
-        </table></Wide>
+            {rows.map((r) => (
+              <tr>
+                <td>
+                  <a href={sourceHref(r.id)}>{names.get(r.id)?.name ?? r.id}</a>
+                  <span class="muted small"> ({r.id})</span>
+                </td>
+                <td>{r.government}</td>
+                <td>{r.reading ? "read" : `not read: ${r.notReadReason ?? ""}`}</td>
+                <td>{r.lastNight ?? "-"}</td>
+                <td>{r.lastOutcome ? `${r.lastOutcome} ${r.lastReason ?? ""}` : "-"}</td>
+                <td>{r.recordsKnown}</td>
+                <td>{r.newLastNight}</td>
+                <td>{r.flags.join(", ")}</td>
+              </tr>
+            ))}
+          </table>
+        </Wide>
       </ConsoleLayout>,
     );
   });
@@ -128,24 +130,26 @@ export function sourceRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number): 
             </form>
           )}
           <h2>Marks</h2>
-          <Wide><table>
-            <tr>
-              <th>at</th>
-              <th>change</th>
-              <th>reason</th>
-              <th>by</th>
-              <th>night</th>
-            </tr>
-            {marks.map((m) => (
+          <Wide>
+            <table>
               <tr>
-                <td>{nyTime(m.at)}</td>
-                <td>{m.reading === 1 ? "read" : "not read"}</td>
-                <td>{m.reason ?? ""}</td>
-                <td>{m.by}</td>
-                <td>{m.night}</td>
+                <th>at</th>
+                <th>change</th>
+                <th>reason</th>
+                <th>by</th>
+                <th>night</th>
               </tr>
-            ))}
-          </table></Wide>
+              {marks.map((m) => (
+                <tr>
+                  <td>{nyTime(m.at)}</td>
+                  <td>{m.reading === 1 ? "read" : "not read"}</td>
+                  <td>{m.reason ?? ""}</td>
+                  <td>{m.by}</td>
+                  <td>{m.night}</td>
+                </tr>
+              ))}
+            </table>
+          </Wide>
         </ConsoleLayout>
       ),
     };

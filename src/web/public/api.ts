@@ -8,6 +8,7 @@ import type { Outcome, ReadStatus } from "./state.js";
 
 /** An http(s) URL, or null for anything else. */
 export const httpUrl = (u: string | null | undefined): string | null => httpHref(u) ?? null;
+
 import type { GovernmentSummary, RecordItem, SourceSummary } from "../../store/read/directory.js";
 import type { NewCounts, NewRecord } from "../../store/read/new-records.js";
 import type { Filter } from "./filters.js";
@@ -57,7 +58,11 @@ export function outcomeJson(o: Outcome) {
                 url: httpUrl(o.way.used.url),
               }
             : null,
-          skipped: o.way.skipped.map((s) => ({ access: s.access, url: httpUrl(s.url), why: s.why })),
+          skipped: o.way.skipped.map((s) => ({
+            access: s.access,
+            url: httpUrl(s.url),
+            why: s.why,
+          })),
         }
       : null,
     recordsFound: o.recordsFound,

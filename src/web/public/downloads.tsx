@@ -71,7 +71,8 @@ export function downloadRoutes(app: Hono, db: Db): void {
             <a href="/downloads/records.csv">CSV</a> · <a href="/downloads/records.json">JSON</a>
           </li>
           <li>
-            The JSON API, described by OpenAPI 3.1: <a href="/api/openapi.json">/api/openapi.json</a>
+            The JSON API, described by OpenAPI 3.1:{" "}
+            <a href="/api/openapi.json">/api/openapi.json</a>
           </li>
         </ul>
       </Layout>,
@@ -84,7 +85,9 @@ export function downloadRoutes(app: Hono, db: Db): void {
     c.header("ETag", await version("governments"));
     const body =
       csvLine(["id", "name", "kind", "county", "website", "sources"]) +
-      rows.map((g) => csvLine([g.id, g.name, g.kind, g.county, httpUrl(g.website), g.sources])).join("");
+      rows
+        .map((g) => csvLine([g.id, g.name, g.kind, g.county, httpUrl(g.website), g.sources]))
+        .join("");
     return c.body(body, 200, { "content-type": "text/csv; charset=utf-8; header=present" });
   });
   app.get("/downloads/governments.json", async (c) => {
@@ -190,7 +193,9 @@ export function downloadRoutes(app: Hono, db: Db): void {
       });
       return c.body(stream, 200, {
         "content-type":
-          format === "csv" ? "text/csv; charset=utf-8; header=present" : "application/json; charset=utf-8",
+          format === "csv"
+            ? "text/csv; charset=utf-8; header=present"
+            : "application/json; charset=utf-8",
       });
     });
   }

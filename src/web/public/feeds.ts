@@ -23,9 +23,7 @@ export const FEED_CONTENT_TYPES: Record<FeedFormat, string> = {
 };
 
 /** XML 1.0 §2.2: everything outside Char is removed (also from JSON, for the same text). */
-const NOT_XML_CHAR =
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters removed
-  /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+const NOT_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
 export function xmlText(s: string): string {
   return s.replace(NOT_XML_CHAR, "");

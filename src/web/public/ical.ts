@@ -8,8 +8,8 @@ import { httpHref } from "./format.js";
 
 export const ICAL_CONTENT_TYPE = "text/calendar; charset=utf-8";
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters removed
-const CONTROLS = /[\u0000-\u0008\u000B-\u001F\u007F\uFFFE\uFFFF]|[\uD800-\uDFFF](?![\uDC00-\uDFFF])/g;
+const CONTROLS =
+  /[\u0000-\u0008\u000B-\u001F\u007F\uFFFE\uFFFF]|[\uD800-\uDFFF](?![\uDC00-\uDFFF])/g;
 
 export function icalText(s: string): string {
   return s
@@ -40,7 +40,11 @@ export function foldLine(line: string): string {
   return out.join("\r\n ");
 }
 
-const stamp = (t: number) => new Date(t).toISOString().replace(/[-:]/g, "").replace(/\.\d{3}/, "");
+const stamp = (t: number) =>
+  new Date(t)
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d{3}/, "");
 
 function start(date: string): string | undefined {
   const bare = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);

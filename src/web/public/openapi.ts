@@ -7,10 +7,16 @@
 import { z } from "zod";
 import { GOVERNMENT_KINDS, RECORD_KINDS } from "./filters.js";
 
-const httpUrl = z.string().regex(/^https?:\/\//).describe("An http(s) URL; nothing else is ever given");
+const httpUrl = z
+  .string()
+  .regex(/^https?:\/\//)
+  .describe("An http(s) URL; nothing else is ever given");
 const nul = <T extends z.ZodType>(t: T) => t.nullable();
 const iso = z.string().describe("ISO 8601 UTC time");
-const nightKey = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).describe("A night: the date it began, Ohio time");
+const nightKey = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .describe("A night: the date it began, Ohio time");
 
 export const Government = z.strictObject({
   id: z.string(),
@@ -72,7 +78,9 @@ const Outcome = z.strictObject({
   url: nul(httpUrl),
   way: nul(
     z.strictObject({
-      used: nul(z.strictObject({ access: z.string(), platform: nul(z.string()), url: nul(httpUrl) })),
+      used: nul(
+        z.strictObject({ access: z.string(), platform: nul(z.string()), url: nul(httpUrl) }),
+      ),
       skipped: z.array(z.strictObject({ access: z.string(), url: nul(httpUrl), why: z.string() })),
     }),
   ),
@@ -93,7 +101,9 @@ export const ANSWERS = {
   governments: z.strictObject({ governments: z.array(Government) }),
   government: z.strictObject({
     ...Government.shape,
-    sources: z.array(z.strictObject({ ...Source.shape, status: Status, lastOutcome: nul(Outcome) })),
+    sources: z.array(
+      z.strictObject({ ...Source.shape, status: Status, lastOutcome: nul(Outcome) }),
+    ),
   }),
   counties: z.strictObject({
     counties: z.array(z.strictObject({ county: z.string(), governments: z.number().int() })),
@@ -169,10 +179,18 @@ const FILTERS = [
   param("source", "A record page's id"),
 ];
 const WINDOW = [
-  param("window", "yesterday (default), 7d or 30d", { type: "string", enum: ["yesterday", "7d", "30d"] }),
+  param("window", "yesterday (default), 7d or 30d", {
+    type: "string",
+    enum: ["yesterday", "7d", "30d"],
+  }),
   param("night", "One night, YYYY-MM-DD (instead of window)", { type: "string", format: "date" }),
 ];
-const idParam = (name: string) => ({ name, in: "path", required: true, schema: { type: "string" } });
+const idParam = (name: string) => ({
+  name,
+  in: "path",
+  required: true,
+  schema: { type: "string" },
+});
 
 function op(summary: string, answer: Answer, parameters: object[], notFound = false) {
   return {
@@ -181,7 +199,10 @@ function op(summary: string, answer: Answer, parameters: object[], notFound = fa
       parameters,
       responses: {
         "200": { description: "OK", content: json(answer) },
-        "400": { description: "A query parameter is unknown or has a bad value", content: json("error") },
+        "400": {
+          description: "A query parameter is unknown or has a bad value",
+          content: json("error"),
+        },
         ...(notFound ? { "404": { description: "No such id", content: json("error") } } : {}),
       },
     },
@@ -202,10 +223,25 @@ export function openApiDocument(origin: string) {
     servers: [{ url: origin }],
     paths: {
       "/api/governments": op("Current governments", "governments", FILTERS.slice(0, 2)),
-      "/api/governments/{id}": op("A government with its record pages", "government", [idParam("id")], true),
+      "/api/governments/{id}": op(
+        "A government with its record pages",
+        "government",
+        [idParam("id")],
+        true,
+      ),
       "/api/counties": op("Counties with how many governments each has", "counties", []),
-      "/api/counties/{county}": op("A county's governments and their record pages", "county", [idParam("county")], true),
-      "/api/sources/{id}": op("A record page: status, the last 30 nights, newest records", "source", [idParam("id")], true),
+      "/api/counties/{county}": op(
+        "A county's governments and their record pages",
+        "county",
+        [idParam("county")],
+        true,
+      ),
+      "/api/sources/{id}": op(
+        "A record page: status, the last 30 nights, newest records",
+        "source",
+        [idParam("id")],
+        true,
+      ),
       "/api/new": op("Records first seen in a window of nights", "new", [...FILTERS, ...WINDOW]),
       "/api/search": op("Search governments, record pages and record titles", "search", [
         { ...param("q", "Words to find"), required: true },

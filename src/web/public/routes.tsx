@@ -37,17 +37,23 @@ import {
 } from "./api.js";
 import { downloadRoutes } from "./downloads.js";
 import { FEED_CONTENT_TYPES, FEED_FORMATS, renderFeed } from "./feeds.js";
-import { describeFilter, type Filter, type FilterKeys, filterQuery, parseFilter } from "./filters.js";
+import {
+  describeFilter,
+  type Filter,
+  type FilterKeys,
+  filterQuery,
+  parseFilter,
+} from "./filters.js";
 import { ICAL_CONTENT_TYPE, renderIcal } from "./ical.js";
 import { loadGovernment, loadSource } from "./load.js";
 import { openApiDocument } from "./openapi.js";
 import { MessagePage } from "./pages/errors.js";
 import { CountyPage, GovernmentPage, GovernmentsPage } from "./pages/governments.js";
 import { HomePage } from "./pages/home.js";
-import { type NewPageData, NewPage } from "./pages/new.js";
+import { NewPage, type NewPageData } from "./pages/new.js";
 import { SearchPage } from "./pages/search.js";
 import { SourcePage } from "./pages/source.js";
-import { nightStates, type NewWindow, parseWindow } from "./windows.js";
+import { type NewWindow, nightStates, parseWindow } from "./windows.js";
 
 /** Newest records on the front page. */
 const HOME_NEWEST = 10;
@@ -105,7 +111,8 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     let gov: GovernmentSummary | undefined;
     if (f.government) {
       gov = await getGovernment(db, f.government);
-      if (!gov) return { ok: false, message: `There is no government with the id "${f.government}".` };
+      if (!gov)
+        return { ok: false, message: `There is no government with the id "${f.government}".` };
     }
     if (f.source) {
       const s = await getSource(db, f.source);
@@ -184,7 +191,10 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     const f = await filterOf(c, GOV_FILTERS);
     if (!f.ok) return badRequest(c, f.message, "/governments");
     const governments = await listGovernments(db, f.value.filter);
-    const sources = await sourcesOfGovernments(db, governments.map((g) => g.id));
+    const sources = await sourcesOfGovernments(
+      db,
+      governments.map((g) => g.id),
+    );
     return c.html(
       <GovernmentsPage
         governments={governments}
@@ -202,8 +212,13 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     const county = await countyOf(c.req.param("county"));
     if (!county) return notFound(c, "county", c.req.param("county"));
     const governments = await listGovernments(db, { county: county.county });
-    const sources = await sourcesOfGovernments(db, governments.map((g) => g.id));
-    return c.html(<CountyPage county={county.county} governments={governments} sources={sources} />);
+    const sources = await sourcesOfGovernments(
+      db,
+      governments.map((g) => g.id),
+    );
+    return c.html(
+      <CountyPage county={county.county} governments={governments} sources={sources} />,
+    );
   });
 
   app.get("/governments/:id", async (c) => {
@@ -225,7 +240,12 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     if (!w.ok) return badRequest(c, w.message, "/new");
     const data = await newData(w.window, f.value.filter);
     return c.html(
-      <NewPage data={data} filter={f.value.filter} scope={f.value.scope} counties={f.value.counties} />,
+      <NewPage
+        data={data}
+        filter={f.value.filter}
+        scope={f.value.scope}
+        counties={f.value.counties}
+      />,
     );
   });
 
@@ -271,7 +291,10 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     const pageText = c.req.query("page") ?? "1";
     const page = Number(pageText);
     if (!/^\d+$/.test(pageText) || page < 1 || page > MAX_PAGE) {
-      return { ok: false as const, message: `page must be a number from 1 to ${MAX_PAGE}, not "${pageText}"` };
+      return {
+        ok: false as const,
+        message: `page must be a number from 1 to ${MAX_PAGE}, not "${pageText}"`,
+      };
     }
     const terms = searchTerms(q);
     const p = new URLSearchParams({ q });
@@ -291,7 +314,13 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
             others: SEARCH_OTHERS,
           });
     return c.html(
-      <SearchPage q={s.q} result={result} page={s.page} perPage={SEARCH_PER_PAGE} query={s.query} />,
+      <SearchPage
+        q={s.q}
+        result={result}
+        page={s.page}
+        perPage={SEARCH_PER_PAGE}
+        query={s.query}
+      />,
     );
   });
 
@@ -333,7 +362,10 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     const o = opts.origin();
     const governments = await listGovernments(db, {});
     const counties = await countySummaries(db);
-    const sources = await sourcesOfGovernments(db, governments.map((g) => g.id));
+    const sources = await sourcesOfGovernments(
+      db,
+      governments.map((g) => g.id),
+    );
     const urls = [
       `${o}/`,
       `${o}/governments`,
@@ -378,7 +410,10 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     const county = await countyOf(c.req.param("county"));
     if (!county) return c.json({ error: `no county "${c.req.param("county")}"` }, 404);
     const governments = await listGovernments(db, { county: county.county });
-    const sources = await sourcesOfGovernments(db, governments.map((g) => g.id));
+    const sources = await sourcesOfGovernments(
+      db,
+      governments.map((g) => g.id),
+    );
     return c.json({
       county: county.county,
       governments: governments.map((g) => ({

@@ -76,11 +76,16 @@ export const CountyPage: FC<{
     <Layout title={`${county} County`} head={<FeedHead path="/new" query={q} />}>
       <h1>{county} County</h1>
       <p>
-        {governments.length} governments in {county} County post records on these pages. Follow
-        a kind of records by opening it. <a href={`/new${q}`}>New in {county} County</a> ·{" "}
+        {governments.length} governments in {county} County post records on these pages. Follow a
+        kind of records by opening it. <a href={`/new${q}`}>New in {county} County</a> ·{" "}
         <a href={`/meetings.ics${q}`}>Upcoming meetings (iCalendar)</a>
       </p>
-      <FeedLinks path="/new" query={q} what={`New records in ${county} County`} api={`/api/counties/${encodeURIComponent(county)}`} />
+      <FeedLinks
+        path="/new"
+        query={q}
+        what={`New records in ${county} County`}
+        api={`/api/counties/${encodeURIComponent(county)}`}
+      />
       <GovernmentTable governments={governments} sources={sources} />
     </Layout>
   );
@@ -133,7 +138,10 @@ export const GovernmentPage: FC<{
   government: GovernmentSummary;
   sources: readonly SourceLine[];
 }> = ({ government: g, sources }) => (
-  <Layout title={g.name} head={<FeedHead path="/new" query={`?government=${encodeURIComponent(g.id)}`} />}>
+  <Layout
+    title={g.name}
+    head={<FeedHead path="/new" query={`?government=${encodeURIComponent(g.id)}`} />}
+  >
     <h1>{g.name}</h1>
     {g.retiredAt ? (
       <p class="retired">This government is no longer in the directory's catalog.</p>
@@ -142,13 +150,7 @@ export const GovernmentPage: FC<{
       <dt>Kind</dt>
       <dd>{KindLabel(g.kind)}</dd>
       <dt>County</dt>
-      <dd>
-        {g.county ? (
-          <a href={countyHref(g.county)}>{g.county}</a>
-        ) : (
-          "—"
-        )}
-      </dd>
+      <dd>{g.county ? <a href={countyHref(g.county)}>{g.county}</a> : "—"}</dd>
       <dt>Website</dt>
       <dd>{g.website ? <ExternalLink url={g.website} /> : "—"}</dd>
     </dl>
@@ -167,44 +169,44 @@ export const GovernmentPage: FC<{
       <p class="muted">No record pages are listed for this government yet.</p>
     ) : (
       <Wide>
-      <table class="sources">
-        <thead>
-          <tr>
-            <th>Records</th>
-            <th>Page</th>
-            <th>Status</th>
-            <th>Last night</th>
-          </tr>
-        </thead>
-        <tbody>
-          {sources.map(({ source: s, status, last }) => (
-            <tr id={`source-${s.id}`}>
-              <td>
-                <a href={`/sources/${encodeURIComponent(s.id)}`}>
-                  {s.name ?? recordsLabel(s.records)}
-                </a>
-                {s.name ? <span class="muted small"> · {s.records}</span> : null}
-              </td>
-              <td class="small">
-                <ExternalLink url={s.url} />
-              </td>
-              <td>
-                <ReadBadge status={status} />
-              </td>
-              <td>
-                {last ? (
-                  <>
-                    <span class="muted small">{nightShort(last.night)}: </span>
-                    <OutcomeText o={last} />
-                  </>
-                ) : (
-                  <span class="muted">not checked yet</span>
-                )}
-              </td>
+        <table class="sources">
+          <thead>
+            <tr>
+              <th>Records</th>
+              <th>Page</th>
+              <th>Status</th>
+              <th>Last night</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {sources.map(({ source: s, status, last }) => (
+              <tr id={`source-${s.id}`}>
+                <td>
+                  <a href={`/sources/${encodeURIComponent(s.id)}`}>
+                    {s.name ?? recordsLabel(s.records)}
+                  </a>
+                  {s.name ? <span class="muted small"> · {s.records}</span> : null}
+                </td>
+                <td class="small">
+                  <ExternalLink url={s.url} />
+                </td>
+                <td>
+                  <ReadBadge status={status} />
+                </td>
+                <td>
+                  {last ? (
+                    <>
+                      <span class="muted small">{nightShort(last.night)}: </span>
+                      <OutcomeText o={last} />
+                    </>
+                  ) : (
+                    <span class="muted">not checked yet</span>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       </Wide>
     )}
   </Layout>

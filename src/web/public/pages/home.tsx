@@ -2,11 +2,11 @@ import type { FC } from "hono/jsx";
 import type { CountySummary, DirectoryCounts } from "../../../store/read/directory.js";
 import { Layout } from "../../layout.js";
 import { countyHref } from "../format.js";
-import { CountsTable, type NewPageData, NewList, NightNotes } from "./new.js";
+import { CountsTable, NewList, type NewPageData, NightNotes } from "./new.js";
 import { FeedHead } from "./parts.js";
 
 export const SearchBox: FC<{ q?: string }> = ({ q }) => (
-  <form class="search-big" role="search" method="get" action="/search">
+  <form class="search-big" method="get" action="/search">
     <label for="q">Search governments, record pages and record titles</label>
     <input id="q" type="search" name="q" value={q ?? ""} placeholder="e.g. bids Licking" />
     <button type="submit">Search</button>
@@ -19,7 +19,10 @@ export const HomePage: FC<{
   shown: number;
   counties: readonly CountySummary[];
 }> = ({ counts, latest, shown, counties }) => (
-  <Layout title="Ohio's public records, where they are posted" head={<FeedHead path="/new" query="" />}>
+  <Layout
+    title="Ohio's public records, where they are posted"
+    head={<FeedHead path="/new" query="" />}
+  >
     <h1>Where Ohio's governments post public records</h1>
     <p>
       New on Record lists the pages where Ohio's counties, cities, villages, townships, school

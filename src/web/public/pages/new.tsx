@@ -2,7 +2,7 @@ import type { FC } from "hono/jsx";
 import type { NewCounts, NewRecord } from "../../../store/read/new-records.js";
 import { NEW_CAP } from "../../../store/read/new-records.js";
 import { Layout, Wide } from "../../layout.js";
-import { describeFilter, type Filter, filterQuery } from "../filters.js";
+import { type Filter, filterQuery } from "../filters.js";
 import { dateEt, nightShort, recordsLabel } from "../format.js";
 import type { NewWindow, NightState } from "../windows.js";
 import { FeedHead, FeedLinks, FilterForm, RecordTitle } from "./parts.js";
@@ -134,9 +134,7 @@ export const CountsTable: FC<{ counts: NewCounts; filter: Filter; window: NewWin
   };
   return (
     <details class="counts">
-      <summary>
-        {counts.total} new: by county and by kind of records
-      </summary>
+      <summary>{counts.total} new: by county and by kind of records</summary>
       <div class="table-wrap">
         <table class="by-county">
           <thead>

@@ -1,9 +1,9 @@
 /** Small pieces the public pages share: status badges, outcome text, record links, filters. */
 import type { Child, FC } from "hono/jsx";
 import type { Filter } from "../filters.js";
-import type { Outcome, ReadStatus } from "../state.js";
 import { GOVERNMENT_KINDS, RECORD_KINDS } from "../filters.js";
 import { httpHref, KIND_LABELS, outcomeLabel, timeEt } from "../format.js";
+import type { Outcome, ReadStatus } from "../state.js";
 
 /** P26: "not read" always comes with its reason and since when. */
 export const ReadBadge: FC<{ status: ReadStatus }> = ({ status }) =>

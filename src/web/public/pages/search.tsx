@@ -23,10 +23,17 @@ export const SearchPage: FC<{
       <h1>Search{q ? <span class="muted">: {q}</span> : null}</h1>
       <SearchBox q={q} />
       {!result ? (
-        <p class="muted">Type a word or two: a government, a county, a kind of records or a title.</p>
+        <p class="muted">
+          Type a word or two: a government, a county, a kind of records or a title.
+        </p>
       ) : (
         <>
-          <FeedLinks path="/search" query={query} what="Follow this search" api={`/api/search${query}`} />
+          <FeedLinks
+            path="/search"
+            query={query}
+            what="Follow this search"
+            api={`/api/search${query}`}
+          />
           {result.governments.length > 0 ? (
             <section>
               <h2>Governments</h2>

@@ -1,9 +1,13 @@
 import type { FC } from "hono/jsx";
 import type { WayChoice } from "../../../night/types.js";
-import type { GovernmentSummary, RecordItem, SourceSummary } from "../../../store/read/directory.js";
+import type {
+  GovernmentSummary,
+  RecordItem,
+  SourceSummary,
+} from "../../../store/read/directory.js";
 import { Layout, Wide } from "../../layout.js";
-import type { Outcome, ReadStatus } from "../state.js";
 import { dateEt, nightShort, outcomeLabel, recordsLabel } from "../format.js";
+import type { Outcome, ReadStatus } from "../state.js";
 import {
   ExternalLink,
   FeedHead,
@@ -83,7 +87,6 @@ const NightStrip: FC<{ nights: readonly StripNight[] }> = ({ nights }) => {
         viewBox={`0 0 ${width} ${CELL + 4}`}
         width={width}
         height={CELL + 4}
-        role="group"
         aria-label={`The last ${nights.length} nights, oldest first; each links to its row in the table`}
       >
         {oldestFirst.map((n, i) => {
@@ -224,28 +227,28 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
         <p class="muted">No records noted yet.</p>
       ) : (
         <Wide>
-        <table class="records">
-          <thead>
-            <tr>
-              <th>Record</th>
-              <th>Date</th>
-              <th>Kind</th>
-              <th>First seen</th>
-            </tr>
-          </thead>
-          <tbody>
-            {d.records.map((r) => (
+          <table class="records">
+            <thead>
               <tr>
-                <td>
-                  <RecordTitle title={r.title} url={r.url} fallback={s.url} />
-                </td>
-                <td class="nowrap">{dateEt(r.date)}</td>
-                <td>{recordsLabel(r.kind ?? s.records)}</td>
-                <td class="small">{nightShort(r.firstSeenNight)}</td>
+                <th>Record</th>
+                <th>Date</th>
+                <th>Kind</th>
+                <th>First seen</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {d.records.map((r) => (
+                <tr>
+                  <td>
+                    <RecordTitle title={r.title} url={r.url} fallback={s.url} />
+                  </td>
+                  <td class="nowrap">{dateEt(r.date)}</td>
+                  <td>{recordsLabel(r.kind ?? s.records)}</td>
+                  <td class="small">{nightShort(r.firstSeenNight)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </Wide>
       )}
       <p class="small">
