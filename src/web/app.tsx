@@ -2,8 +2,20 @@ import { type Context, Hono } from "hono";
 import { DEFAULT_USER_AGENT } from "../policy/constants.js";
 import type { Db } from "../store/db.js";
 import { consoleRoutes } from "./console/routes.js";
+import { Layout } from "./layout.js";
+import { bodyCap, caching, securityHeaders, staticRoutes } from "./manners.js";
+import { MessagePage } from "./public/pages/errors.js";
 import { publicRoutes } from "./public/routes.js";
 import { SiteOwnersPage } from "./site-owners.js";
+
+export interface ConsoleSettings {
+  password?: string;
+  secret?: string;
+  /** Public origin behind a TLS proxy (Origin check, Secure cookies). */
+  origin?: string;
+  /** How to read the client address sign-ins are counted by. */
+  clientAddress?: (c: Context) => string;
+}
 
 export interface WebOptions {
   /** The User-Agent the checker is configured with (P1), shown on the site-owner page (P2). */
@@ -12,15 +24,17 @@ export interface WebOptions {
   db?: Db;
   /** The clock for "since yesterday" and sessions (tests pass a fixed one). */
   now?: () => number;
-  /** Operator console settings (src/web/console). */
-  console?: {
-    password?: string;
-    secret?: string;
-    /** Public origin behind a TLS proxy (Origin check, Secure cookies). */
-    origin?: string;
-    /** How to read the client address failed sign-ins are counted by. */
-    clientAddress?: (c: Context) => string;
-  };
+  /**
+   * The public origin links in feeds, the calendar, robots.txt and the sitemap are built from
+   * (`--origin`); a function when it is known only once the server listens. Never the Host
+   * header: a request cannot make our feeds point elsewhere. Default http://localhost.
+   */
+  origin?: string | (() => string);
+  /**
+   * Operator console settings (src/web/console); `false` turns the console off (no operator
+   * password is set: /console answers 503 and says how to set one).
+   */
+  console?: ConsoleSettings | false;
 }
 
 /** The directory: public pages, feeds, JSON API, and the operator's console under /console. */
@@ -28,12 +42,48 @@ export function createApp(opts: WebOptions = {}): Hono {
   const app = new Hono();
   const userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
   const now = opts.now ?? (() => Date.now());
+  const o = opts.origin ?? "http://localhost";
+  const origin = typeof o === "function" ? o : () => o;
+  app.use("*", securityHeaders());
+  // Before anything reads a body: the sign-in form, the console's forms (16 KiB).
+  app.use("*", bodyCap());
+  for (const m of caching()) app.use("*", m);
+  staticRoutes(app, origin, opts.db !== undefined);
   app.get("/site-owners", (c) => c.html(<SiteOwnersPage userAgent={userAgent} />));
   if (opts.db) {
-    app.route("/", publicRoutes(opts.db, { now }));
-    app.route("/console", consoleRoutes(opts.db, { now, ...(opts.console ?? {}) }));
+    app.route("/", publicRoutes(opts.db, { now, origin }));
+    if (opts.console === false) {
+      app.all("/console", consoleOff);
+      app.all("/console/*", consoleOff);
+    } else {
+      app.route("/console", consoleRoutes(opts.db, { now, ...(opts.console ?? {}) }));
+    }
   } else {
     app.get("/", (c) => c.redirect("/site-owners"));
   }
+  app.notFound((c) =>
+    c.html(
+      <MessagePage
+        title="Not found"
+        message={`Nothing is at ${c.req.path}.`}
+        back={{ href: "/governments", text: "All governments" }}
+      />,
+      404,
+    ),
+  );
   return app;
 }
+
+const consoleOff = (c: Context) => {
+  c.header("Cache-Control", "no-store");
+  return c.html(
+    <Layout title="The console is off">
+      <h1>The console is off</h1>
+      <p>
+        No operator password is set, so nobody can sign in. The operator sets one with{" "}
+        <code>nor operator set-password</code> and restarts <code>nor serve</code>.
+      </p>
+    </Layout>,
+    503,
+  );
+};

@@ -60,10 +60,15 @@ describe("the JSON API", () => {
     const s = await json("/api/sources/test-bids");
     expect(s.status).toEqual({ reading: true, reason: null, since: null });
     expect(s.government.id).toBe("village-of-test");
-    expect(s.nights.map((n: { night: string }) => n.night)).toEqual([
-      "2026-11-05",
-      "2026-11-04",
-      "2026-11-03",
+    // The last 30 nights, newest first; before the first night the checker was offline.
+    expect(s.nights).toHaveLength(30);
+    expect(
+      s.nights.slice(0, 4).map((n: { night: string; state: string }) => `${n.night}:${n.state}`),
+    ).toEqual([
+      "2026-11-05:checked",
+      "2026-11-04:checked",
+      "2026-11-03:checked",
+      "2026-11-02:offline",
     ]);
     expect(s.nights[0].outcome).toMatchObject({
       outcome: "refused",
@@ -85,17 +90,24 @@ describe("the JSON API", () => {
       "https://test.example/r/30",
     ]);
     const akron = await json("/api/sources/akron-minutes");
-    expect(akron.nights[0]).toEqual({ night: "2026-11-05", outcome: null });
+    expect(akron.nights[0]).toEqual({ night: "2026-11-05", state: "not-checked", outcome: null });
     expect((await json("/api/sources/old-permits")).retiredAt).not.toBeNull();
   });
 
-  it("/api/new: the latest night's new records with the same filters as the page", async () => {
+  it("/api/new: the records new since yesterday, with the same filters as the page", async () => {
     const all = await json("/api/new");
-    expect(all.night).toBe("2026-11-05");
+    expect([all.window, all.from, all.to]).toEqual(["yesterday", "2026-11-04", "2026-11-05"]);
     expect(all.capped).toBe(false);
-    expect(all.items).toHaveLength(3);
+    expect(all.items).toHaveLength(4);
+    expect(all.counts.total).toBe(4);
     const village = await json("/api/new?kind=village&records=agendas");
-    expect(village.filter).toEqual({ county: null, kind: "village", records: "agendas" });
+    expect(village.filter).toEqual({
+      county: null,
+      kind: "village",
+      records: "agendas",
+      government: null,
+      source: null,
+    });
     expect(village.items[0]).toMatchObject({
       sourceId: "test-agendas",
       recordId: "https://test.example/r/22",

@@ -35,7 +35,9 @@ describe("the front page and the governments list", () => {
         .map((_i, s) => $(s).text())
         .get(),
     ).toEqual(["5", "4", "8"]);
-    expect($("table.new tbody tr").length).toBe(3);
+    // Since yesterday (the nights of Nov 4 and 5): one record of Nov 4, three of Nov 5.
+    expect($("table.new tbody tr").length).toBe(4);
+    expect($("form[action='/search'] input[name=q]").length).toBeGreaterThan(0);
     expect($("a[href='/new']").length).toBeGreaterThan(0);
     expect(
       $("ul.counties a")
@@ -44,7 +46,7 @@ describe("the front page and the governments list", () => {
     ).toEqual(["Franklin", "Summit"]);
   });
 
-  it("/governments groups by county, statewide last, with current source counts", async () => {
+  it("/governments groups by county, statewide last, with the kinds of records each posts as links", async () => {
     const { $ } = await html("/governments");
     expect(
       $("section.county h2")
@@ -52,24 +54,29 @@ describe("the front page and the governments list", () => {
         .get(),
     ).toEqual(["Franklin County", "Summit County", "Statewide and other"]);
     const row = $("a[href='/governments/village-of-test']").closest("tr");
-    expect(row.find("td").eq(2).text()).toBe("2");
-    // The retired source is not counted for Franklin County.
-    expect($("a[href='/governments/franklin-county']").closest("tr").find("td").eq(2).text()).toBe(
-      "0",
-    );
+    expect(
+      row
+        .find("a[data-records]")
+        .map((_i, a) => `${$(a).text()}=${$(a).attr("href")}`)
+        .get(),
+    ).toEqual(["Agendas=/sources/test-agendas", "Bids=/sources/test-bids"]);
+    // The retired source is not listed for Franklin County.
+    expect(
+      $("a[href='/governments/franklin-county']").closest("tr").find("a[data-records]").length,
+    ).toBe(0);
   });
 
   it("/governments filters by kind and by county (case-insensitive), and keeps the form's choice", async () => {
     const byKind = (await html("/governments?kind=city")).$;
     expect(
-      byKind("tbody a")
+      byKind("tbody td:first-child a")
         .map((_i, a) => byKind(a).text())
         .get(),
     ).toEqual(["City of Akron"]);
     expect(byKind("select[name=kind] option[selected]").attr("value")).toBe("city");
     const byCounty = (await html("/governments?county=franklin&kind=")).$;
     expect(
-      byCounty("tbody a")
+      byCounty("tbody td:first-child a")
         .map((_i, a) => byCounty(a).text())
         .get(),
     ).toEqual(["Franklin County", "Village of Test"]);

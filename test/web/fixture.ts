@@ -16,6 +16,8 @@ import { openStore, type Store, type StoreLocation } from "../../src/store/db.js
 import { createApp } from "../../src/web/app.js";
 
 export const NOW = Date.parse("2026-11-05T15:00:00.000Z");
+/** The configured public origin (`--origin`): feeds build their links from it, never from Host. */
+export const ORIGIN = "https://directory.example";
 export const NIGHTS = ["2026-11-03", "2026-11-04", "2026-11-05"] as const;
 export const EVIL = `<script>alert("x")</script> Township`;
 export const REFUSAL = {
@@ -173,7 +175,7 @@ export async function buildFixture(loc?: StoreLocation): Promise<Fixture> {
     at: Date.parse("2026-11-04T14:00:00.000Z"),
     night: "2026-11-04",
   });
-  const app = createApp({ db, now: () => NOW });
+  const app = createApp({ db, now: () => NOW, origin: ORIGIN });
   return {
     store,
     dir,

@@ -1,8 +1,8 @@
 import { load } from "cheerio";
 import { parseAtomFeed, parseJsonFeed, parseRssFeed } from "feedsmith";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NEW_CAP } from "../../src/web/public/data/new-records.js";
-import { buildFixture, EVIL, type Fixture } from "./fixture.js";
+import { NEW_CAP } from "../../src/store/read/new-records.js";
+import { buildFixture, EVIL, type Fixture, ORIGIN } from "./fixture.js";
 
 let f: Fixture;
 beforeAll(async () => {
@@ -25,23 +25,30 @@ const titles = ($: ReturnType<typeof load>) =>
     .get();
 
 describe("New on record", () => {
-  it("shows the records first seen by the latest night, newest first, and says which night", async () => {
+  it("shows the records first seen since yesterday (the nights of Nov 4 and 5), newest first", async () => {
     const $ = await newPage();
-    expect($(".window").text()).toContain("latest night checked, the night of Nov 5");
-    expect(titles($)).toEqual(["<img src=x onerror=alert(1)>", "Record 22", "Record 12"]);
+    expect($(".window").text()).toContain("4 record(s) first seen since yesterday");
+    expect(titles($)).toEqual([
+      "<img src=x onerror=alert(1)>",
+      "Record 22",
+      "Record 12",
+      "Record 31",
+    ]);
     // P6: a record's link is its own URL; a non-http link is shown as text only.
     expect($("a.record").first().attr("href")).toBe("https://test.example/r/22");
   });
 
   it("filters by county, government kind and records kind", async () => {
     expect(titles(await newPage("?county=Summit"))).toEqual(["<img src=x onerror=alert(1)>"]);
-    expect(titles(await newPage("?kind=village"))).toEqual(["Record 22", "Record 12"]);
+    expect(titles(await newPage("?kind=village"))).toEqual(["Record 22", "Record 12", "Record 31"]);
     expect(titles(await newPage("?records=agendas&county=Franklin"))).toEqual([
       "Record 22",
       "Record 12",
     ]);
-    expect(titles(await newPage("?records=bids"))).toEqual([]);
-    expect((await newPage("?records=bids"))("main").text()).toContain("Nothing new matches.");
+    expect(titles(await newPage("?records=minutes"))).toEqual([]);
+    expect((await newPage("?records=minutes"))("main").text()).toContain(
+      "Nothing was first seen since yesterday",
+    );
     expect((await newPage("?kind=city"))("select[name=kind] option[selected]").attr("value")).toBe(
       "city",
     );
@@ -77,6 +84,7 @@ describe("the feeds of New on record", () => {
   const ids = [
     "urn:new-on-record:record:test-agendas:https%3A%2F%2Ftest.example%2Fr%2F22",
     "urn:new-on-record:record:test-agendas:https%3A%2F%2Ftest.example%2Fr%2F12",
+    "urn:new-on-record:record:test-bids:https%3A%2F%2Ftest.example%2Fr%2F31",
   ];
 
   async function feed(path: string, type: RegExp) {
@@ -86,11 +94,9 @@ describe("the feeds of New on record", () => {
     return res.text();
   }
 
-  it("Atom: absolute self link from the request, stable ids, the records' own links", async () => {
+  it("Atom: absolute self link from the configured origin (not the Host header), stable ids, the records' own links", async () => {
     const atom = parseAtomFeed(await feed("/new.atom?kind=village", /^application\/atom\+xml/));
-    expect(atom.links?.find((l) => l.rel === "self")?.href).toBe(
-      "http://dir.example:8080/new.atom?kind=village",
-    );
+    expect(atom.links?.find((l) => l.rel === "self")?.href).toBe(`${ORIGIN}/new.atom?kind=village`);
     expect(atom.entries?.map((e) => e.id)).toEqual(ids);
     expect(atom.entries?.[0]?.links?.[0]?.href).toBe("https://test.example/r/22");
     expect(atom.entries?.[0]?.title?.value).toBe("Record 22");
@@ -98,9 +104,9 @@ describe("the feeds of New on record", () => {
 
   it("RSS: the same items, guids not permalinks, atom:link self", async () => {
     const rss = parseRssFeed(await feed("/new.rss?kind=village", /^application\/rss\+xml/));
-    expect(rss.atom?.links?.[0]?.href).toBe("http://dir.example:8080/new.rss?kind=village");
+    expect(rss.atom?.links?.[0]?.href).toBe(`${ORIGIN}/new.rss?kind=village`);
     expect(rss.items?.map((i) => i.guid?.value)).toEqual(ids);
-    expect(rss.items?.map((i) => i.guid?.isPermaLink)).toEqual([false, false]);
+    expect(rss.items?.map((i) => i.guid?.isPermaLink)).toEqual([false, false, false]);
     expect(rss.items?.[1]?.link).toBe("https://test.example/r/12");
   });
 
@@ -108,21 +114,25 @@ describe("the feeds of New on record", () => {
     const text = await feed("/new.json", /^application\/feed\+json/);
     expect(JSON.parse(text).version).toBe("https://jsonfeed.org/version/1.1");
     const json = parseJsonFeed(text);
-    expect(json.feed_url).toBe("http://dir.example:8080/new.json");
+    expect(json.feed_url).toBe(`${ORIGIN}/new.json`);
     expect(json.items?.map((i) => i.id)).toEqual([
       "urn:new-on-record:record:evil-notices:e1",
       ...ids,
     ]);
-    expect(json.items?.[0]?.url).toBe("http://dir.example:8080/sources/evil-notices");
+    expect(json.items?.[0]?.url).toBe(`${ORIGIN}/sources/evil-notices`);
     expect(json.items?.[0]?.title).toBe("<img src=x onerror=alert(1)>");
     expect(json.items?.[0]?.summary).toContain(EVIL);
   });
 
-  it("markup in titles stays text in the XML feeds", async () => {
+  it("markup in titles stays text in the XML feeds: RSS descriptions are escaped HTML of the text", async () => {
     const atom = await feed("/new.atom", /atom/);
     expect(parseAtomFeed(atom).entries?.[0]?.title?.value).toBe("<img src=x onerror=alert(1)>");
+    expect(atom).toContain('<summary type="text">');
     const rss = await feed("/new.rss", /rss/);
-    expect(parseRssFeed(rss).items?.[0]?.description).toContain(EVIL);
+    // A reader renders RSS descriptions as HTML: ours hold no markup, only escaped text.
+    const description = parseRssFeed(rss).items?.[0]?.description ?? "";
+    expect(description).not.toMatch(/[<>]/);
+    expect(load(`<p>${description}</p>`)("p").text()).toContain(EVIL);
   });
 });
 

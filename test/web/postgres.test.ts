@@ -39,8 +39,35 @@ describe.skipIf(!postgresUrl)("the directory on PostgreSQL", () => {
     expect(news.items.map((i) => i.recordId)).toEqual([
       "https://test.example/r/22",
       "https://test.example/r/12",
+      "https://test.example/r/31",
     ]);
     const records = load(await (await f.app.request("/sources/test-agendas")).text());
     expect(records("table.records tbody tr").length).toBe(4);
+  });
+
+  it("search (full text with GIN indexes, migration 010) and windows answer as on SQLite", async () => {
+    const s = (await (await f.app.request("/api/search?q=recor")).json()) as {
+      recordTotal: number;
+      governments: unknown[];
+    };
+    expect(s.recordTotal).toBe(7);
+    const v = (await (await f.app.request("/api/search?q=village")).json()) as {
+      governments: { id: string }[];
+    };
+    expect(v.governments.map((g) => g.id)).toEqual(["village-of-test"]);
+    const one = (await (await f.app.request("/api/search?q=record%2022")).json()) as {
+      records: { recordId: string }[];
+    };
+    expect(one.records.map((r) => r.recordId)).toEqual(["https://test.example/r/22"]);
+    const week = (await (await f.app.request("/api/new?window=7d")).json()) as {
+      counts: { total: number; byCounty: { county: string | null; count: number }[] };
+    };
+    expect(week.counts.total).toBe(8);
+    expect(week.counts.byCounty).toEqual([
+      { county: "Franklin", count: 6 },
+      { county: "Summit", count: 2 },
+    ]);
+    const ics = await (await f.app.request("/meetings.ics?county=Summit")).text();
+    expect(ics).toContain("DTSTART;VALUE=DATE:20261105");
   });
 });

@@ -195,17 +195,20 @@ describe("nor night, then nor serve", () => {
           .get(),
       ).toEqual([`${feedSite.origin}/agenda/2`, `${feedSite.origin}/agenda/1`]);
 
-      const atom = await get("/new.atom");
+      const atom = await get("/new.atom?night=2026-11-05");
       expect(atom.res.headers.get("content-type")).toMatch(/^application\/atom\+xml/);
       const parsed = parseAtomFeed(atom.text);
       expect(parsed.links?.find((l) => l.rel === "self")?.href).toBe(
-        new URL("/new.atom", url).href,
+        new URL("/new.atom?night=2026-11-05", url).href,
       );
       expect(parsed.entries).toHaveLength(2);
 
       expect((await get("/site-owners")).res.status).toBe(200);
       const api = await get("/api/sources/test-bids");
-      expect(JSON.parse(api.text).nights[0].outcome.evidence.reference).toBe(RAY);
+      expect(JSON.parse(api.text).lastOutcome.evidence.reference).toBe(RAY);
+      // Without an operator password the console is off, and nor serve said so.
+      expect((await get("/console")).res.status).toBe(503);
+      expect(output()).toContain("the console is off");
       // P6: showing the records (pages, feed, API) asked the sites for nothing.
       expect(feedSite.requests.length + blockSite.requests.length).toBe(seenBefore);
     } finally {

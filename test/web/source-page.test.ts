@@ -26,36 +26,50 @@ describe("a source's page", () => {
     expect(no.find(".provider").text()).toBe(REFUSAL.provider);
     expect(no.find(".reference").text()).toBe(REFUSAL.reference);
     expect(no.text()).toContain("HTTP 403");
-    // The same night in the row of the last nights, labelled and with the reason as its title.
-    const cell = $("ol.nights li[data-night='2026-11-05']");
-    expect(cell.attr("data-outcome")).toBe("refused");
-    expect(cell.text()).toContain("no: refused");
-    expect(cell.attr("title")).toBe(REFUSAL.reason);
+    // The same night on the strip (its title names outcome and reason) and in the table.
+    const cell = $(".strip svg a[data-night='2026-11-05']");
+    expect(cell.attr("href")).toBe("#night-2026-11-05");
+    expect(cell.find("title").text()).toBe(`Nov 5: no: refused: ${REFUSAL.reason}`);
+    const row = $("tr#night-2026-11-05");
+    expect(row.find(".status").text()).toBe("no: refused");
+    expect(row.find(".reference").text()).toBe(REFUSAL.reference);
   });
 
-  it("the last nights at a glance: one labelled cell per night that ran, newest first", async () => {
+  it("P23: the last 30 nights as an SVG strip, each night a link (keyboard, touch) to its row in words", async () => {
     const $ = await page("test-agendas");
-    const cells = $("ol.nights li");
-    expect(cells.map((_i, li) => $(li).attr("data-night")).get()).toEqual([
-      "2026-11-05",
-      "2026-11-04",
-      "2026-11-03",
+    const links = $(".strip svg a");
+    expect(links.length).toBe(30);
+    // Oldest first on the strip; every link has a <title> and an aria-label, and its target
+    // row exists in the table, which lists the same 30 nights newest first.
+    const targets = links.map((_i, a) => $(a).attr("href")).get();
+    const rows = $("table.nights tbody tr");
+    expect(rows.length).toBe(30);
+    expect(rows.map((_i, tr) => `#${$(tr).attr("id")}`).get()).toEqual([...targets].reverse());
+    for (const a of links.toArray()) {
+      expect($(a).find("title").text()).toBe($(a).attr("aria-label"));
+    }
+    expect(targets.at(-1)).toBe("#night-2026-11-05");
+    expect(
+      rows
+        .slice(0, 4)
+        .map((_i, tr) => `${$(tr).attr("data-state")}:${$(tr).find(".status").text()}`)
+        .get(),
+    ).toEqual([
+      "checked:yes",
+      "checked:yes, unchanged",
+      "checked:yes",
+      "offline:checker offline (no night ran)",
     ]);
-    expect(cells.map((_i, li) => $(li).attr("data-outcome")).get()).toEqual([
-      "ok",
-      "unchanged",
-      "ok",
-    ]);
-    expect(cells.eq(0).text()).toContain("2 new");
+    expect(rows.eq(0).find("td").eq(2).text()).toBe("2");
     expect($("section.last-no").length).toBe(0);
   });
 
-  it("a night the source was not checked says so instead of leaving a gap", async () => {
+  it("a night the source was not checked says so, and a night that never ran says the checker was offline", async () => {
     const $ = await page("akron-minutes");
-    const cells = $("ol.nights li");
-    expect(cells.length).toBe(3);
-    expect(cells.eq(0).text()).toContain("not checked");
-    expect(cells.eq(2).attr("data-outcome")).toBe("ok");
+    expect($("tr#night-2026-11-05").attr("data-state")).toBe("not-checked");
+    expect($("tr#night-2026-11-05").text()).toContain("not checked that night");
+    expect($("tr#night-2026-11-03 .status").text()).toBe("yes");
+    expect($("tr#night-2026-10-20").attr("data-state")).toBe("offline");
   });
 
   it("P26: a source marked not read has its page with the link, the reason and since when", async () => {

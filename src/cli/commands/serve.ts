@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import type { Context } from "hono";
 import { NorError, UsageError } from "../../errors.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { storedPasswordHash } from "../../store/read/console.js";
 import { createApp } from "../../web/app.js";
 import { addUserAgentOption, userAgentOption } from "../net-options.js";
 
@@ -75,7 +76,7 @@ export function register(program: Command): void {
     )
     .option(
       "--origin <url>",
-      "the public origin behind a TLS proxy (e.g. https://newonrecord.com), for the console's CSRF check",
+      "the public origin (e.g. https://newonrecord.com): links in feeds, calendars and the sitemap, and the console's CSRF check; default: the address listened on",
     );
   addUserAgentOption(cmd).action(async (opts: ServeOptions) => {
     const port = parsePort(opts.port);
@@ -88,18 +89,32 @@ export function register(program: Command): void {
       storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
       { create: false },
     );
+    // Without an operator password nobody could sign in: the console is off, and we say so.
+    const consoleOn = (await storedPasswordHash(store.db)) !== undefined;
+    // Links in feeds come from --origin; without it, from the address we listen on (known once
+    // listening), never from a request's Host header.
+    let listening = `http://${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${port}`;
     const app = createApp({
       db: store.db,
       ...(userAgent !== undefined ? { userAgent } : {}),
-      console: {
-        ...(origin !== undefined ? { origin } : {}),
-        ...(clientAddress !== undefined ? { clientAddress } : {}),
-      },
+      origin: () => origin ?? listening,
+      console: consoleOn
+        ? {
+            ...(origin !== undefined ? { origin } : {}),
+            ...(clientAddress !== undefined ? { clientAddress } : {}),
+          }
+        : false,
     });
     try {
       await new Promise<void>((resolve, reject) => {
         const server = serve({ fetch: app.fetch, hostname: opts.host, port }, (info) => {
+          listening = urlOf(info).replace(/\/$/, "");
           process.stdout.write(`nor serve: the directory is at ${urlOf(info)}\n`);
+          process.stdout.write(
+            consoleOn
+              ? `nor serve: the operator console is at ${urlOf(info)}console\n`
+              : "nor serve: the console is off: no operator password is set (run `nor operator set-password`, then restart)\n",
+          );
         });
         server.once("error", (err: NodeJS.ErrnoException) => {
           process.off("SIGINT", stop);

@@ -5,6 +5,7 @@ import * as m003 from "./003-archive.js";
 import * as m004 from "./004-sources.js";
 import * as m005 from "./005-console.js";
 import * as m006 from "./006-journal.js";
+import * as m010 from "./010-search-and-read-indexes.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -14,6 +15,7 @@ export const migrations: Record<string, Migration> = {
   "004-sources": m004,
   "005-console": m005,
   "006-journal": m006,
+  "010-search-and-read-indexes": m010,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -3,45 +3,48 @@ import type { FC } from "hono/jsx";
 import { NorError } from "../../errors.js";
 import { clearFlag, type FlagRow, listFlags } from "../../night/admin-sql.js";
 import type { Db } from "../../store/db.js";
+import { Wide } from "../layout.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
 import { ConsoleLayout, CsrfField, Message, nyTime } from "./layout.js";
 import { CONSOLE_BY } from "./sources.js";
 
 const FlagTable: FC<{ flags: FlagRow[]; csrf?: string }> = ({ flags, csrf }) => (
-  <table>
-    <tr>
-      <th>kind</th>
-      <th>source</th>
-      <th>night</th>
-      <th>detail</th>
-      <th>raised</th>
-      <th>{csrf ? "" : "cleared"}</th>
-    </tr>
-    {flags.map((f) => (
+  <Wide>
+    <table>
       <tr>
-        <td>{f.kind}</td>
-        <td>
-          <a href={`${BASE}/sources/${encodeURIComponent(f.source)}`}>{f.source}</a>
-        </td>
-        <td>
-          <a href={`${BASE}/nights/${f.night}`}>{f.night}</a>
-        </td>
-        <td>{f.detail}</td>
-        <td>{nyTime(f.raisedAt)}</td>
-        <td>
-          {csrf ? (
-            <form method="post" action={`${BASE}/flags/clear`}>
-              <CsrfField token={csrf} />
-              <input type="hidden" name="id" value={f.id} />
-              <button type="submit">Clear</button>
-            </form>
-          ) : (
-            `${f.clearedAt ? nyTime(f.clearedAt) : ""} by ${f.clearedBy ?? "?"}`
-          )}
-        </td>
+        <th>kind</th>
+        <th>source</th>
+        <th>night</th>
+        <th>detail</th>
+        <th>raised</th>
+        <th>{csrf ? "" : "cleared"}</th>
       </tr>
-    ))}
-  </table>
+      {flags.map((f) => (
+        <tr>
+          <td>{f.kind}</td>
+          <td>
+            <a href={`${BASE}/sources/${encodeURIComponent(f.source)}`}>{f.source}</a>
+          </td>
+          <td>
+            <a href={`${BASE}/nights/${f.night}`}>{f.night}</a>
+          </td>
+          <td>{f.detail}</td>
+          <td>{nyTime(f.raisedAt)}</td>
+          <td>
+            {csrf ? (
+              <form method="post" action={`${BASE}/flags/clear`}>
+                <CsrfField token={csrf} />
+                <input type="hidden" name="id" value={f.id} />
+                <button type="submit">Clear</button>
+              </form>
+            ) : (
+              `${f.clearedAt ? nyTime(f.clearedAt) : ""} by ${f.clearedBy ?? "?"}`
+            )}
+          </td>
+        </tr>
+      ))}
+    </table>
+  </Wide>
 );
 
 /**

@@ -6,6 +6,7 @@ import type { Db } from "../../store/db.js";
 import { type RequestLogFilter, SqlRequestLog } from "../../store/request-log.js";
 import { toJson } from "../../store/request-log-view.js";
 import { parseTimeArg, TIME_ARG_HELP } from "../../store/time-args.js";
+import { Wide } from "../layout.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
 import { ConsoleLayout, Message, nyTime } from "./layout.js";
 
@@ -102,38 +103,40 @@ export function logRoutes(app: Hono<ConsoleEnv>, db: Db): void {
                 : `${shown.length} attempt(s) match.`}{" "}
               <a href={`${BASE}/log.json?${qs}`}>Download this search as JSON</a>
             </p>
-            <table>
-              <tr>
-                <th>start (New York)</th>
-                <th>end</th>
-                <th>method</th>
-                <th>URL</th>
-                <th>status / outcome</th>
-                <th>purpose</th>
-                <th>bytes</th>
-                <th>source</th>
-                <th>evidence</th>
-              </tr>
-              {shown.map((e) => (
+            <Wide>
+              <table>
                 <tr>
-                  <td>{nyTime(e.startedAt)}</td>
-                  <td>{e.endedAt === null ? "(interrupted)" : nyTime(e.endedAt)}</td>
-                  <td>{e.method}</td>
-                  <td>
-                    <code>{e.url}</code>
-                  </td>
-                  <td>
-                    {e.status ?? "-"} {e.outcome}
-                    {e.attempt > 1 ? ` #${e.attempt}` : ""}
-                    {e.failure ? ` (${e.failure})` : ""}
-                  </td>
-                  <td>{e.purpose}</td>
-                  <td>{e.bytes}</td>
-                  <td>{e.source ?? "-"}</td>
-                  <td>{evidenceText(e)}</td>
+                  <th>start (New York)</th>
+                  <th>end</th>
+                  <th>method</th>
+                  <th>URL</th>
+                  <th>status / outcome</th>
+                  <th>purpose</th>
+                  <th>bytes</th>
+                  <th>source</th>
+                  <th>evidence</th>
                 </tr>
-              ))}
-            </table>
+                {shown.map((e) => (
+                  <tr>
+                    <td>{nyTime(e.startedAt)}</td>
+                    <td>{e.endedAt === null ? "(interrupted)" : nyTime(e.endedAt)}</td>
+                    <td>{e.method}</td>
+                    <td>
+                      <code>{e.url}</code>
+                    </td>
+                    <td>
+                      {e.status ?? "-"} {e.outcome}
+                      {e.attempt > 1 ? ` #${e.attempt}` : ""}
+                      {e.failure ? ` (${e.failure})` : ""}
+                    </td>
+                    <td>{e.purpose}</td>
+                    <td>{e.bytes}</td>
+                    <td>{e.source ?? "-"}</td>
+                    <td>{evidenceText(e)}</td>
+                  </tr>
+                ))}
+              </table>
+            </Wide>
           </section>
         )}
       </ConsoleLayout>,

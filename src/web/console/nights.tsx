@@ -1,15 +1,31 @@
 import type { Hono } from "hono";
 import type { FC } from "hono/jsx";
+import { NO_OUTCOMES } from "../../night/types.js";
 import type { Db } from "../../store/db.js";
-import { BASE, type ConsoleEnv } from "./auth.js";
-import { ConsoleLayout, nyTime } from "./layout.js";
+import { openFlagCount, type SourceName, sourceNames } from "../../store/read/console.js";
 import {
   lastNight,
   listNights,
   type NightReport,
   nightReport,
   type SourceOutcome,
-} from "./night-report.js";
+} from "../../store/read/night-report.js";
+import { Wide } from "../layout.js";
+import { BASE, type ConsoleEnv } from "./auth.js";
+import { ConsoleLayout, nyTime } from "./layout.js";
+
+const isNo = (o: string) => NO_OUTCOMES.has(o as never);
+
+/** A night's report with the names of its sources (the console names things by name). */
+async function namedReport(db: Db, night: string) {
+  const r = await nightReport(db, night, isNo);
+  if (!r) return undefined;
+  const names = await sourceNames(
+    db,
+    [...r.nos, ...r.unreached].map((o) => o.source),
+  );
+  return { r, names };
+}
 
 const Evidence: FC<{ o: SourceOutcome }> = ({ o }) =>
   o.evidence ? (
@@ -22,12 +38,27 @@ const Evidence: FC<{ o: SourceOutcome }> = ({ o }) =>
     <span class="note">none recorded</span>
   );
 
-const SourceLink: FC<{ id: string }> = ({ id }) => (
-  <a href={`${BASE}/sources/${encodeURIComponent(id)}`}>{id}</a>
-);
+/** A source by its name and its government's, with the id small for the operator's search. */
+export const SourceLink: FC<{ id: string; names: ReadonlyMap<string, SourceName> }> = ({
+  id,
+  names,
+}) => {
+  const n = names.get(id);
+  return (
+    <>
+      <a href={`${BASE}/sources/${encodeURIComponent(id)}`}>
+        {n ? `${n.name} · ${n.governmentName}` : id}
+      </a>
+      {n ? <span class="muted small"> ({id})</span> : null}
+    </>
+  );
+};
 
 /** The night's report: the same view on the overview (last night) and on its own page. */
-export const ReportView: FC<{ r: NightReport }> = ({ r }) => (
+export const ReportView: FC<{ r: NightReport; names: ReadonlyMap<string, SourceName> }> = ({
+  r,
+  names,
+}) => (
   <section>
     <p>
       Night <a href={`${BASE}/nights/${r.night}`}>{r.night}</a>: started {nyTime(r.startedAt)},{" "}
@@ -35,96 +66,98 @@ export const ReportView: FC<{ r: NightReport }> = ({ r }) => (
       <strong>{r.sources}</strong> source(s) checked, <strong>{r.totalRequests}</strong> request(s).
     </p>
     <h2>Outcomes by kind</h2>
-    <table>
-      <tr>
-        <th>outcome</th>
-        <th>sources</th>
-      </tr>
-      {r.byKind.map((k) => (
+    <Wide>
+      <table>
         <tr>
-          <td>
-            <a href={`${BASE}/sources?outcome=${encodeURIComponent(k.kind)}`}>{k.kind}</a>
-          </td>
-          <td>{k.count}</td>
+          <th>outcome</th>
+          <th>sources</th>
         </tr>
-      ))}
-    </table>
+        {r.byKind.map((k) => (
+          <tr>
+            <td>
+              <a href={`${BASE}/sources?outcome=${encodeURIComponent(k.kind)}`}>{k.kind}</a>
+            </td>
+            <td>{k.count}</td>
+          </tr>
+        ))}
+      </table>
+    </Wide>
     <h2>Nos ({r.nos.length})</h2>
     {r.nosBySite.length > 0 && (
       <p>By site: {r.nosBySite.map((s) => `${s.site} ${s.count}`).join(", ")}</p>
     )}
-    <table>
-      <tr>
-        <th>source</th>
-        <th>site</th>
-        <th>outcome</th>
-        <th>status</th>
-        <th>reason</th>
-        <th>evidence</th>
-      </tr>
-      {r.nos.map((o) => (
+    <Wide>
+      <table>
         <tr>
-          <td>
-            <SourceLink id={o.source} />
-          </td>
-          <td>{o.site}</td>
-          <td>{o.outcome}</td>
-          <td>{o.status ?? "-"}</td>
-          <td>{o.reason ?? ""}</td>
-          <td>
-            <Evidence o={o} />
-          </td>
+          <th>source</th>
+          <th>site</th>
+          <th>outcome</th>
+          <th>status</th>
+          <th>reason</th>
+          <th>evidence</th>
         </tr>
-      ))}
-    </table>
+        {r.nos.map((o) => (
+          <tr>
+            <td>
+              <SourceLink id={o.source} names={names} />
+            </td>
+            <td>{o.site}</td>
+            <td>{o.outcome}</td>
+            <td>{o.status ?? "-"}</td>
+            <td>{o.reason ?? ""}</td>
+            <td>
+              <Evidence o={o} />
+            </td>
+          </tr>
+        ))}
+      </table>
+    </Wide>
     <h2>Unreached ({r.unreached.length})</h2>
     <ul>
       {r.unreached.map((o) => (
         <li>
-          <SourceLink id={o.source} /> {o.reason ?? ""}
+          <SourceLink id={o.source} names={names} /> {o.reason ?? ""}
         </li>
       ))}
     </ul>
     <h2>Requests by site</h2>
-    <table>
-      <tr>
-        <th>site</th>
-        <th>requests</th>
-        <th>bytes</th>
-        <th />
-      </tr>
-      {r.requests.map((s) => (
+    <Wide>
+      <table>
         <tr>
-          <td>{s.site}</td>
-          <td>{s.requests}</td>
-          <td>{s.bytes}</td>
-          <td>
-            <a href={`${BASE}/log?site=${encodeURIComponent(s.site)}&since=${r.night}`}>log</a>
-          </td>
+          <th>site</th>
+          <th>requests</th>
+          <th>bytes</th>
+          <th />
         </tr>
-      ))}
-    </table>
+        {r.requests.map((s) => (
+          <tr>
+            <td>{s.site}</td>
+            <td>{s.requests}</td>
+            <td>{s.bytes}</td>
+            <td>
+              <a href={`${BASE}/log?site=${encodeURIComponent(s.site)}&since=${r.night}`}>log</a>
+            </td>
+          </tr>
+        ))}
+      </table>
+    </Wide>
   </section>
 );
 
 export function nightRoutes(app: Hono<ConsoleEnv>, db: Db): void {
   app.get("/", async (c) => {
     const night = await lastNight(db);
-    const report = night ? await nightReport(db, night) : undefined;
-    const open = await db
-      .selectFrom("flags")
-      .select((eb) => eb.fn.countAll<number | string>().as("n"))
-      .where("cleared_at", "is", null)
-      .executeTakeFirst();
+    const report = night ? await namedReport(db, night) : undefined;
+    const open = await openFlagCount(db);
     return c.html(
       <ConsoleLayout title="Overview" csrf={c.get("session").csrfToken}>
         <p>
           <a href={`${BASE}/flags`}>
-            <strong id="open-flags">{Number(open?.n ?? 0)}</strong> open flag(s)
+            <strong id="open-flags">{open}</strong> open flag(s)
           </a>{" "}
           waiting for a person (P24).
         </p>
-        {report ? <ReportView r={report} /> : <p>No night has run yet.</p>}
+        {report ? <ReportView r={report.r} names={report.names} /> : <p>No night has run yet.</p>}
       </ConsoleLayout>,
     );
   });
@@ -133,33 +166,35 @@ export function nightRoutes(app: Hono<ConsoleEnv>, db: Db): void {
     const nights = await listNights(db);
     return c.html(
       <ConsoleLayout title="Nights" csrf={c.get("session").csrfToken}>
-        <table>
-          <tr>
-            <th>night</th>
-            <th>started</th>
-            <th>finished</th>
-            <th>runs</th>
-            <th>sources</th>
-          </tr>
-          {nights.map((n) => (
+        <Wide>
+          <table>
             <tr>
-              <td>
-                <a href={`${BASE}/nights/${n.night}`}>{n.night}</a>
-              </td>
-              <td>{nyTime(n.startedAt)}</td>
-              <td>{n.finishedAt ? nyTime(n.finishedAt) : "not finished"}</td>
-              <td>{n.runs}</td>
-              <td>{n.sources}</td>
+              <th>night</th>
+              <th>started</th>
+              <th>finished</th>
+              <th>runs</th>
+              <th>sources</th>
             </tr>
-          ))}
-        </table>
+            {nights.map((n) => (
+              <tr>
+                <td>
+                  <a href={`${BASE}/nights/${n.night}`}>{n.night}</a>
+                </td>
+                <td>{nyTime(n.startedAt)}</td>
+                <td>{n.finishedAt ? nyTime(n.finishedAt) : "not finished"}</td>
+                <td>{n.runs}</td>
+                <td>{n.sources}</td>
+              </tr>
+            ))}
+          </table>
+        </Wide>
       </ConsoleLayout>,
     );
   });
 
   app.get("/nights/:night", async (c) => {
     const night = c.req.param("night");
-    const report = /^\d{4}-\d{2}-\d{2}$/.test(night) ? await nightReport(db, night) : undefined;
+    const report = /^\d{4}-\d{2}-\d{2}$/.test(night) ? await namedReport(db, night) : undefined;
     if (!report) {
       return c.html(
         <ConsoleLayout title="No such night" csrf={c.get("session").csrfToken}>
@@ -170,7 +205,7 @@ export function nightRoutes(app: Hono<ConsoleEnv>, db: Db): void {
     }
     return c.html(
       <ConsoleLayout title={`Night ${night}`} csrf={c.get("session").csrfToken}>
-        <ReportView r={report} />
+        <ReportView r={report.r} names={report.names} />
       </ConsoleLayout>,
     );
   });

@@ -1,45 +1,69 @@
 /**
- * Failed sign-ins per client address: at most 5 in any 15 minutes, then the address gets 429
- * until the oldest failure ages out — even for the right password, or guessing would go on.
+ * Sign-in attempts per client address: at most 5 password checks in any 15 minutes, counted
+ * when the check begins (before the slow scrypt hash), and at most one check in flight per
+ * address. So 300 guesses sent at once get at most 5 checks: the rest are answered 429 without
+ * touching the password, even the right one, or guessing would go on. A right password clears
+ * the address's count.
+ *
  * In memory: a restart forgets, which costs an attacker a restart of our process to gain 5
  * more guesses against a scrypt hash (acceptable; documented in docs/operations.md).
  */
-export const MAX_FAILURES = 5;
+export const MAX_CHECKS = 5;
+/** Kept for callers that speak of failures: every check counts until it succeeds. */
+export const MAX_FAILURES = MAX_CHECKS;
 export const FAILURE_WINDOW_MS = 15 * 60 * 1000;
-/** Bounds memory if many addresses fail: the oldest address is forgotten first. */
+/** Bounds memory if many addresses try: the oldest address is forgotten first. */
 const MAX_ADDRESSES = 10_000;
 
+export type Admission =
+  | { ok: true; done: (succeeded: boolean) => void }
+  | { ok: false; retryAfterMs: number };
+
 export class SignInLimiter {
-  readonly #failures = new Map<string, number[]>();
+  readonly #checks = new Map<string, number[]>();
+  readonly #inFlight = new Set<string>();
 
   #recent(address: string, now: number): number[] {
-    const list = (this.#failures.get(address) ?? []).filter((t) => now - t < FAILURE_WINDOW_MS);
-    if (list.length === 0) this.#failures.delete(address);
-    else this.#failures.set(address, list);
+    const list = (this.#checks.get(address) ?? []).filter((t) => now - t < FAILURE_WINDOW_MS);
+    if (list.length === 0) this.#checks.delete(address);
+    else this.#checks.set(address, list);
     return list;
   }
 
   /** Milliseconds until this address may try again; 0 when it may now. */
   retryAfterMs(address: string, now: number): number {
+    if (this.#inFlight.has(address)) return 1000;
     const list = this.#recent(address, now);
-    if (list.length < MAX_FAILURES) return 0;
-    const oldest = list[list.length - MAX_FAILURES] ?? now;
+    if (list.length < MAX_CHECKS) return 0;
+    const oldest = list[list.length - MAX_CHECKS] ?? now;
     return Math.max(1, oldest + FAILURE_WINDOW_MS - now);
   }
 
-  fail(address: string, now: number): void {
+  /**
+   * Synchronously reserves one check for `address` (counted now, before any await), or says
+   * how long to wait. The caller must call `done` once the check is over.
+   */
+  admit(address: string, now: number): Admission {
+    const wait = this.retryAfterMs(address, now);
+    if (wait > 0) return { ok: false, retryAfterMs: wait };
     const list = this.#recent(address, now);
     list.push(now);
-    this.#failures.delete(address);
-    this.#failures.set(address, list);
-    if (this.#failures.size > MAX_ADDRESSES) {
-      const first = this.#failures.keys().next().value;
-      if (first !== undefined) this.#failures.delete(first);
+    this.#checks.delete(address);
+    this.#checks.set(address, list);
+    if (this.#checks.size > MAX_ADDRESSES) {
+      const first = this.#checks.keys().next().value;
+      if (first !== undefined) this.#checks.delete(first);
     }
-  }
-
-  /** A right password clears the address's failures. */
-  succeed(address: string): void {
-    this.#failures.delete(address);
+    this.#inFlight.add(address);
+    let finished = false;
+    return {
+      ok: true,
+      done: (succeeded) => {
+        if (finished) return;
+        finished = true;
+        this.#inFlight.delete(address);
+        if (succeeded) this.#checks.delete(address);
+      },
+    };
   }
 }

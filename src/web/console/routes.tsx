@@ -27,7 +27,7 @@ export interface ConsoleOptions {
 }
 
 /**
- * Operator console routes, mounted at /console. Order matters: security headers, then hono's
+ * Operator console routes, mounted at /console. Order matters: no caching, then hono's
  * csrf() Origin check on every POST (sign-in included), then sign-in, then the session wall,
  * then the synchronizer token on every POST, then the pages. GET never changes anything.
  */
@@ -36,15 +36,8 @@ export function consoleRoutes(db: Db, opts: ConsoleOptions): Hono {
   const sessions = new SessionStore(db, opts.secret);
   app.use("*", async (c, next) => {
     await next();
-    // Signed-in pages are private and must not be framed (the forms change state).
+    // Signed-in pages are private; framing is refused for every page (src/web/manners.ts).
     c.header("Cache-Control", "no-store");
-    c.header("X-Frame-Options", "DENY");
-    c.header(
-      "Content-Security-Policy",
-      "default-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'; form-action 'self'",
-    );
-    c.header("Referrer-Policy", "same-origin");
-    c.header("X-Content-Type-Options", "nosniff");
   });
   app.use("*", csrf(opts.origin ? { origin: opts.origin } : {}));
   signInRoutes(app, {

@@ -53,30 +53,36 @@ export function signInRoutes(app: Hono<ConsoleEnv>, d: SignInDeps): void {
 
   app.post("/sign-in", async (c) => {
     const address = d.clientAddress(c);
-    const wait = d.limiter.retryAfterMs(address, d.now());
-    if (wait > 0) {
-      c.header("Retry-After", String(Math.ceil(wait / 1000)));
-      const minutes = Math.ceil(wait / 60_000);
+    // Counted before the body is parsed or the hash computed (no await before this line).
+    const admission = d.limiter.admit(address, d.now());
+    if (!admission.ok) {
+      c.header("Retry-After", String(Math.ceil(admission.retryAfterMs / 1000)));
+      const minutes = Math.ceil(admission.retryAfterMs / 60_000);
       return c.html(
-        <SignInPage message={`Too many failed sign-ins; try again in ${minutes} min.`} />,
+        <SignInPage
+          message={`Too many sign-ins from your address; try again in ${minutes} min.`}
+        />,
         429,
       );
     }
-    const body = await c.req.parseBody();
-    const password = typeof body["password"] === "string" ? body["password"] : "";
-    const hash = await currentHash();
-    if (!hash) {
-      d.limiter.fail(address, d.now());
-      return c.html(
-        <SignInPage message="No operator password is set: run `nor operator set-password`." />,
-        401,
-      );
+    let ok = false;
+    try {
+      const body = await c.req.parseBody();
+      const password = typeof body["password"] === "string" ? body["password"] : "";
+      const hash = await currentHash();
+      if (!hash) {
+        return c.html(
+          <SignInPage message="No operator password is set: run `nor operator set-password`." />,
+          401,
+        );
+      }
+      if (!(await verifyPassword(password, hash))) {
+        return c.html(<SignInPage message="That is not the operator password." />, 401);
+      }
+      ok = true;
+    } finally {
+      admission.done(ok);
     }
-    if (!(await verifyPassword(password, hash))) {
-      d.limiter.fail(address, d.now());
-      return c.html(<SignInPage message="That is not the operator password." />, 401);
-    }
-    d.limiter.succeed(address);
     // A fresh id on every sign-in: a session id known before sign-in is never promoted.
     const old = sessionCookie(c);
     if (old) await d.sessions.end(old);

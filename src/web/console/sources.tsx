@@ -4,6 +4,8 @@ import { markSource, type StatusRow, statusRows } from "../../night/admin-sql.js
 import { viaText } from "../../night/way-choice.js";
 import { nightOf } from "../../policy/night-date.js";
 import type { Db } from "../../store/db.js";
+import { marksOf, sourceNames } from "../../store/read/console.js";
+import { Wide } from "../layout.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
 import { ConsoleLayout, CsrfField, Message, nyTime } from "./layout.js";
 
@@ -28,6 +30,7 @@ export function sourceRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number): 
     const show: Show = (SHOWS as readonly string[]).includes(q) ? (q as Show) : "all";
     const outcome = c.req.query("outcome") ?? "";
     const rows = (await statusRows(db)).filter((r) => keep(r, show, outcome));
+    const names = await sourceNames(db);
     return c.html(
       <ConsoleLayout title="Sources" csrf={c.get("session").csrfToken}>
         <form method="get" action={`${BASE}/sources`}>
@@ -47,32 +50,35 @@ export function sourceRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number): 
           <button type="submit">Filter</button>
         </form>
         <p class="note">{rows.length} source(s).</p>
-        <table>
-          <tr>
-            <th>source</th>
-            <th>government</th>
-            <th>reading</th>
-            <th>last night</th>
-            <th>outcome</th>
-            <th>records</th>
-            <th>new</th>
-            <th>flags</th>
-          </tr>
-          {rows.map((r) => (
+        <Wide>
+          <table>
             <tr>
-              <td>
-                <a href={sourceHref(r.id)}>{r.id}</a>
-              </td>
-              <td>{r.government}</td>
-              <td>{r.reading ? "read" : `not read: ${r.notReadReason ?? ""}`}</td>
-              <td>{r.lastNight ?? "-"}</td>
-              <td>{r.lastOutcome ? `${r.lastOutcome} ${r.lastReason ?? ""}` : "-"}</td>
-              <td>{r.recordsKnown}</td>
-              <td>{r.newLastNight}</td>
-              <td>{r.flags.join(", ")}</td>
+              <th>source</th>
+              <th>government</th>
+              <th>reading</th>
+              <th>last night</th>
+              <th>outcome</th>
+              <th>records</th>
+              <th>new</th>
+              <th>flags</th>
             </tr>
-          ))}
-        </table>
+            {rows.map((r) => (
+              <tr>
+                <td>
+                  <a href={sourceHref(r.id)}>{names.get(r.id)?.name ?? r.id}</a>
+                  <span class="muted small"> ({r.id})</span>
+                </td>
+                <td>{r.government}</td>
+                <td>{r.reading ? "read" : `not read: ${r.notReadReason ?? ""}`}</td>
+                <td>{r.lastNight ?? "-"}</td>
+                <td>{r.lastOutcome ? `${r.lastOutcome} ${r.lastReason ?? ""}` : "-"}</td>
+                <td>{r.recordsKnown}</td>
+                <td>{r.newLastNight}</td>
+                <td>{r.flags.join(", ")}</td>
+              </tr>
+            ))}
+          </table>
+        </Wide>
       </ConsoleLayout>,
     );
   });
@@ -80,12 +86,8 @@ export function sourceRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number): 
   const page = async (id: string, csrf: string, message?: string, status: 200 | 400 = 200) => {
     const row = (await statusRows(db)).find((r) => r.id === id);
     if (!row) return undefined;
-    const marks = await db
-      .selectFrom("marks")
-      .selectAll()
-      .where("source_id", "=", id)
-      .orderBy("at", "desc")
-      .execute();
+    const marks = await marksOf(db, id);
+    const name = (await sourceNames(db, [id])).get(id);
     const via = row.lastOutcome
       ? viaText(row.way ? { used: row.way, skipped: row.skipped } : { skipped: row.skipped })
       : "-";
@@ -93,10 +95,15 @@ export function sourceRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number): 
     return {
       status,
       body: (
-        <ConsoleLayout title={`Source ${id}`} csrf={csrf}>
+        <ConsoleLayout
+          title={name ? `${name.name} · ${name.governmentName}` : `Source ${id}`}
+          csrf={csrf}
+        >
           <Message text={message} />
           <p>
-            {row.government} · <a href={row.url}>{row.url}</a>
+            {row.government} · <code>{id}</code> ·{" "}
+            {/^https?:/i.test(row.url) ? <a href={row.url}>{row.url}</a> : row.url} ·{" "}
+            <a href={`/sources/${encodeURIComponent(id)}`}>its public page</a>
           </p>
           <p>
             Status: <strong id="reading">{row.reading ? "read" : "not read"}</strong>
@@ -123,24 +130,26 @@ export function sourceRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number): 
             </form>
           )}
           <h2>Marks</h2>
-          <table>
-            <tr>
-              <th>at</th>
-              <th>change</th>
-              <th>reason</th>
-              <th>by</th>
-              <th>night</th>
-            </tr>
-            {marks.map((m) => (
+          <Wide>
+            <table>
               <tr>
-                <td>{nyTime(m.at)}</td>
-                <td>{m.reading === 1 ? "read" : "not read"}</td>
-                <td>{m.reason ?? ""}</td>
-                <td>{m.by}</td>
-                <td>{m.night}</td>
+                <th>at</th>
+                <th>change</th>
+                <th>reason</th>
+                <th>by</th>
+                <th>night</th>
               </tr>
-            ))}
-          </table>
+              {marks.map((m) => (
+                <tr>
+                  <td>{nyTime(m.at)}</td>
+                  <td>{m.reading === 1 ? "read" : "not read"}</td>
+                  <td>{m.reason ?? ""}</td>
+                  <td>{m.by}</td>
+                  <td>{m.night}</td>
+                </tr>
+              ))}
+            </table>
+          </Wide>
         </ConsoleLayout>
       ),
     };

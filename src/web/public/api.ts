@@ -1,12 +1,18 @@
 /**
  * The JSON API (`/api/…`): the same data as the pages, with stable field names documented in
  * docs/api.md. Times are ISO 8601 UTC; absent values are null, never missing keys, so a
- * client can rely on the shape.
+ * client can rely on the shape. Every URL in an answer is http(s) or null: a `javascript:` or
+ * `data:` URL a crawled page carried is never passed on (the pages refuse to link it too).
  */
-import type { GovernmentSummary, RecordItem, SourceSummary } from "./data/directory.js";
-import type { NewOnRecord } from "./data/new-records.js";
-import type { Outcome, ReadStatus } from "./data/source-state.js";
+import type { Outcome, ReadStatus } from "./state.js";
+
+/** An http(s) URL, or null for anything else. */
+export const httpUrl = (u: string | null | undefined): string | null => httpHref(u) ?? null;
+
+import type { GovernmentSummary, RecordItem, SourceSummary } from "../../store/read/directory.js";
+import type { NewCounts, NewRecord } from "../../store/read/new-records.js";
 import type { Filter } from "./filters.js";
+import { httpHref } from "./format.js";
 import type { SourceLine } from "./pages/governments.js";
 import type { SourcePageData } from "./pages/source.js";
 
@@ -16,7 +22,7 @@ export function governmentJson(g: GovernmentSummary) {
     name: g.name,
     kind: g.kind,
     county: g.county,
-    website: g.website,
+    website: httpUrl(g.website),
     sourceCount: g.sources,
     retiredAt: g.retiredAt,
   };
@@ -42,17 +48,21 @@ export function outcomeJson(o: Outcome) {
         }
       : null,
     httpStatus: o.status ?? null,
-    url: o.url ?? null,
+    url: httpUrl(o.url),
     way: o.way
       ? {
           used: o.way.used
             ? {
                 access: o.way.used.access,
                 platform: o.way.used.platform ?? null,
-                url: o.way.used.url,
+                url: httpUrl(o.way.used.url),
               }
             : null,
-          skipped: o.way.skipped.map((s) => ({ access: s.access, url: s.url, why: s.why })),
+          skipped: o.way.skipped.map((s) => ({
+            access: s.access,
+            url: httpUrl(s.url),
+            why: s.why,
+          })),
         }
       : null,
     recordsFound: o.recordsFound,
@@ -67,7 +77,7 @@ export function sourceJson(s: SourceSummary) {
     governmentId: s.governmentId,
     name: s.name,
     records: s.records,
-    url: s.url,
+    url: httpUrl(s.url),
     access: s.access,
     platform: s.platform,
     retiredAt: s.retiredAt,
@@ -80,7 +90,7 @@ export function recordJson(r: RecordItem) {
     recordId: r.recordId,
     title: r.title,
     date: r.date,
-    url: r.url,
+    url: httpUrl(r.url),
     kind: r.kind,
     firstSeenNight: r.firstSeenNight,
     firstSeenAt: r.firstSeenAt,
@@ -103,33 +113,42 @@ export function sourceDetailJson(d: SourcePageData) {
     ...sourceJson(d.source),
     government: d.government ? governmentJson(d.government) : null,
     status: statusJson(d.status),
+    lastOutcome: d.last ? outcomeJson(d.last) : null,
     nights: d.nights.map((n) => ({
       night: n.night,
-      outcome: n.outcome ? outcomeJson(n.outcome) : null,
+      state: n.state,
+      outcome: n.state === "checked" ? outcomeJson(n.outcome) : null,
     })),
     newestRecords: d.records.map(recordJson),
   };
 }
 
 export function filterJson(f: Filter) {
-  return { county: f.county ?? null, kind: f.kind ?? null, records: f.records ?? null };
+  return {
+    county: f.county ?? null,
+    kind: f.kind ?? null,
+    records: f.records ?? null,
+    government: f.government ?? null,
+    source: f.source ?? null,
+  };
 }
 
-export function newJson(d: NewOnRecord, f: Filter) {
+export function newRecordJson(r: NewRecord) {
   return {
-    night: d.night?.night ?? null,
-    nightStartedAt: d.night?.startedAt ?? null,
-    nightFinishedAt: d.night?.finishedAt ?? null,
-    filter: filterJson(f),
-    capped: d.capped,
-    items: d.items.map((r) => ({
-      ...recordJson(r),
-      sourceName: r.sourceName,
-      sourceRecords: r.sourceRecords,
-      governmentId: r.governmentId,
-      governmentName: r.governmentName,
-      governmentKind: r.governmentKind,
-      county: r.county,
-    })),
+    ...recordJson(r),
+    sourceName: r.sourceName,
+    sourceRecords: r.sourceRecords,
+    governmentId: r.governmentId,
+    governmentName: r.governmentName,
+    governmentKind: r.governmentKind,
+    county: r.county,
+  };
+}
+
+export function countsJson(c: NewCounts) {
+  return {
+    total: c.total,
+    byCounty: c.byCounty.map((x) => ({ county: x.county, count: x.count })),
+    byRecords: c.byRecords.map((x) => ({ records: x.records, count: x.count })),
   };
 }

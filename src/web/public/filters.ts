@@ -14,6 +14,9 @@ export interface Filter {
   county?: string;
   kind?: GovernmentKind;
   records?: RecordKind;
+  /** A government id or source id; the route checks that it exists (never silently ignored). */
+  government?: string;
+  source?: string;
 }
 
 export type FilterResult = { ok: true; filter: Filter } | { ok: false; message: string };
@@ -22,16 +25,20 @@ export interface FilterQuery {
   county?: string | undefined;
   kind?: string | undefined;
   records?: string | undefined;
+  government?: string | undefined;
+  source?: string | undefined;
 }
 
 /** Which filters a route accepts (`/governments` has no records kind). */
 export type FilterKeys = readonly (keyof Filter)[];
 
+export const ALL_FILTERS: FilterKeys = ["county", "kind", "records", "government", "source"];
+
 /** An empty value (an untouched form field) means "any". County names match case-insensitively. */
 export function parseFilter(
   q: FilterQuery,
   knownCounties: readonly string[],
-  keys: FilterKeys = ["county", "kind", "records"],
+  keys: FilterKeys = ALL_FILTERS,
 ): FilterResult {
   const filter: Filter = {};
   const county = keys.includes("county") ? q.county?.trim() : undefined;
@@ -67,6 +74,14 @@ export function parseFilter(
     }
     filter.records = r;
   }
+  for (const key of ["government", "source"] as const) {
+    const id = keys.includes(key) ? q[key]?.trim() : undefined;
+    if (!id) continue;
+    if (!/^[A-Za-z0-9._~-]{1,200}$/.test(id)) {
+      return { ok: false, message: `"${id}" is not a ${key} id (letters, digits, - . _ ~).` };
+    }
+    filter[key] = id;
+  }
   return { ok: true, filter };
 }
 
@@ -76,6 +91,8 @@ export function filterQuery(f: Filter): string {
   if (f.county) p.set("county", f.county);
   if (f.kind) p.set("kind", f.kind);
   if (f.records) p.set("records", f.records);
+  if (f.government) p.set("government", f.government);
+  if (f.source) p.set("source", f.source);
   const s = p.toString();
   return s ? `?${s}` : "";
 }
@@ -86,5 +103,7 @@ export function describeFilter(f: Filter): string {
   if (f.county) parts.push(`${f.county} County`);
   if (f.kind) parts.push(`${f.kind} governments`);
   if (f.records) parts.push(f.records);
+  if (f.government) parts.push(`government ${f.government}`);
+  if (f.source) parts.push(`source ${f.source}`);
   return parts.join(", ");
 }

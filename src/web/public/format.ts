@@ -105,3 +105,8 @@ export function httpHref(url: string | null | undefined): string | undefined {
     return undefined;
   }
 }
+
+/** A county's page: `/counties/Licking`. */
+export function countyHref(county: string): string {
+  return `/counties/${encodeURIComponent(county)}`;
+}

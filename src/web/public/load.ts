@@ -2,6 +2,7 @@
  * Gathers what one page (or its JSON twin) shows, so the HTML and the API never disagree.
  * Each loader returns a tagged result: an unknown id is `missing`, not an exception.
  */
+import { addDays, nightOf } from "../../policy/night-date.js";
 import type { Db } from "../../store/db.js";
 import {
   type GovernmentSummary,
@@ -9,13 +10,14 @@ import {
   getSource,
   newestRecords,
   sourcesOf,
-} from "./data/directory.js";
-import { lastOutcomes, outcomesOn, readStatuses, recentNights } from "./data/source-state.js";
+} from "../../store/read/directory.js";
+import { latestNight, nightsIn } from "../../store/read/new-records.js";
 import type { SourceLine } from "./pages/governments.js";
-import type { SourcePageData } from "./pages/source.js";
+import type { SourcePageData, StripNight } from "./pages/source.js";
+import { lastOutcomes, outcomesSince, readStatuses } from "./state.js";
 
-/** "The last nights' outcomes at a glance": two weeks. */
-export const NIGHTS_SHOWN = 14;
+/** The strip on a source's page: the last 30 nights, newest first. */
+export const NIGHTS_SHOWN = 30;
 /** Newest records on a source's page. */
 export const RECORDS_SHOWN = 50;
 
@@ -39,26 +41,41 @@ export async function loadGovernment(
   return { found: true, value: { government, sources } };
 }
 
-export async function loadSource(db: Db, id: string): Promise<Loaded<SourcePageData>> {
+/**
+ * The last 30 calendar nights up to the latest night that ran (or yesterday's, when the latest
+ * is older): a date with no night at all shows as "checker offline", not as a gap.
+ */
+export async function loadSource(db: Db, id: string, now: number): Promise<Loaded<SourcePageData>> {
   const source = await getSource(db, id);
   if (!source) return { found: false };
-  const [government, statuses, nights, records] = await Promise.all([
+  const yesterday = addDays(nightOf(now), -1);
+  const latest = await latestNight(db);
+  const to = latest && latest.night > yesterday ? latest.night : yesterday;
+  const from = addDays(to, -(NIGHTS_SHOWN - 1));
+  const [government, statuses, ran, records, outcomes, lasts] = await Promise.all([
     getGovernment(db, source.governmentId),
     readStatuses(db, [id]),
-    recentNights(db, NIGHTS_SHOWN),
+    nightsIn(db, { from, to }),
     newestRecords(db, id, RECORDS_SHOWN),
+    outcomesSince(db, id, from),
+    lastOutcomes(db, [id]),
   ]);
-  const outcomes = await outcomesOn(db, id, nights);
+  const ranSet = new Set(ran.map((n) => n.night));
+  const nights: StripNight[] = [];
+  for (let d = to, i = 0; i < NIGHTS_SHOWN; d = addDays(d, -1), i++) {
+    const outcome = outcomes.get(d);
+    if (outcome) nights.push({ night: d, state: "checked", outcome });
+    else nights.push({ night: d, state: ranSet.has(d) ? "not-checked" : "offline" });
+  }
   const d: SourcePageData = {
     source,
     status: statuses.get(id) ?? { reading: true },
-    nights: nights.map((night) => {
-      const outcome = outcomes.get(night);
-      return outcome ? { night, outcome } : { night };
-    }),
+    nights,
     records,
     recordsShown: RECORDS_SHOWN,
   };
   if (government) d.government = government;
+  const last = lasts.get(id);
+  if (last) d.last = last;
   return { found: true, value: d };
 }

@@ -1,122 +1,396 @@
 /**
- * The public directory: pages, feeds and the JSON API, all read-only over the store.
- * P6: record links are shown, never fetched. P23: a night's no shows on the source's page.
- * P26: a page that is not read stays listed with its link and the reason.
+ * The public directory: pages, feeds, calendar, downloads and the JSON API, all read-only over
+ * the store (src/store/read). P6: record links are shown, never fetched. P23: a night's no
+ * shows on the source's page. P26: a page that is not read stays listed with its link and the
+ * reason. A query parameter the route does not know is refused (400), never silently ignored.
  */
 import type { Context } from "hono";
 import { Hono } from "hono";
+import { nightOf } from "../../policy/night-date.js";
 import type { Db } from "../../store/db.js";
-import { governmentDetailJson, governmentJson, newJson, sourceDetailJson } from "./api.js";
-import { counties, directoryCounts, listGovernments } from "./data/directory.js";
-import { newOnRecord } from "./data/new-records.js";
-import { FEED_CONTENT_TYPES, type FeedFormat, renderFeed } from "./feeds.js";
-import { type FilterKeys, type FilterResult, parseFilter } from "./filters.js";
+import {
+  countySummaries,
+  directoryCounts,
+  type GovernmentSummary,
+  getGovernment,
+  getSource,
+  listGovernments,
+  sourcesOfGovernments,
+} from "../../store/read/directory.js";
+import {
+  lastNightWithNew,
+  latestNight,
+  newCounts,
+  newRecords,
+  nightsIn,
+  upcomingRecords,
+} from "../../store/read/new-records.js";
+import { search, searchTerms } from "../../store/read/search.js";
+import {
+  countsJson,
+  filterJson,
+  governmentDetailJson,
+  governmentJson,
+  newRecordJson,
+  sourceDetailJson,
+  sourceJson,
+} from "./api.js";
+import { downloadRoutes } from "./downloads.js";
+import { FEED_CONTENT_TYPES, FEED_FORMATS, renderFeed } from "./feeds.js";
+import {
+  describeFilter,
+  type Filter,
+  type FilterKeys,
+  filterQuery,
+  parseFilter,
+} from "./filters.js";
+import { ICAL_CONTENT_TYPE, renderIcal } from "./ical.js";
 import { loadGovernment, loadSource } from "./load.js";
+import { openApiDocument } from "./openapi.js";
 import { MessagePage } from "./pages/errors.js";
-import { GovernmentPage, GovernmentsPage } from "./pages/governments.js";
+import { CountyPage, GovernmentPage, GovernmentsPage } from "./pages/governments.js";
 import { HomePage } from "./pages/home.js";
-import { NewPage } from "./pages/new.js";
+import { NewPage, type NewPageData } from "./pages/new.js";
+import { SearchPage } from "./pages/search.js";
 import { SourcePage } from "./pages/source.js";
+import { type NewWindow, nightStates, parseWindow } from "./windows.js";
 
 /** Newest records on the front page. */
 const HOME_NEWEST = 10;
 const GOV_FILTERS: FilterKeys = ["county", "kind"];
+const ALL: FilterKeys = ["county", "kind", "records", "government", "source"];
+/** Records per page of search results; governments and sources shown with them. */
+export const SEARCH_PER_PAGE = 20;
+const SEARCH_OTHERS = 20;
+/** At most this many upcoming meetings in a calendar. */
+const ICAL_CAP = 500;
+/** Search pages beyond this are refused (deep OFFSETs cost the store, not the reader). */
+const MAX_PAGE = 50;
 
-export function publicRoutes(db: Db, opts: { now: () => number }): Hono {
+export interface PublicOptions {
+  now: () => number;
+  /** The configured public origin: feeds, calendar and sitemap links (never the Host header). */
+  origin: () => string;
+}
+
+type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
+
+export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   const app = new Hono();
+
+  /** Refuses query parameters this route does not read. */
+  const unknownParams = (c: Context, allowed: readonly string[]): string | undefined => {
+    const extra = [...new URL(c.req.url).searchParams.keys()].filter((k) => !allowed.includes(k));
+    return extra.length
+      ? `Unknown query parameter${extra.length > 1 ? "s" : ""} ${extra.map((k) => `"${k}"`).join(", ")}; this address reads ${allowed.length ? allowed.join(", ") : "none"}.`
+      : undefined;
+  };
 
   const filterOf = async (
     c: Context,
-    keys?: FilterKeys,
-  ): Promise<FilterResult & { counties: string[] }> => {
-    const known = await counties(db);
+    keys: FilterKeys,
+    more: readonly string[] = [],
+  ): Promise<Checked<{ filter: Filter; counties: string[]; scope: string }>> => {
+    const unknown = unknownParams(c, [...keys, ...more]);
+    if (unknown) return { ok: false, message: unknown };
+    const known = (await countySummaries(db)).map((x) => x.county);
     const r = parseFilter(
-      { county: c.req.query("county"), kind: c.req.query("kind"), records: c.req.query("records") },
+      {
+        county: c.req.query("county"),
+        kind: c.req.query("kind"),
+        records: c.req.query("records"),
+        government: c.req.query("government"),
+        source: c.req.query("source"),
+      },
       known,
       keys,
     );
-    return { ...r, counties: known };
+    if (!r.ok) return r;
+    const f = r.filter;
+    const parts: string[] = [];
+    let gov: GovernmentSummary | undefined;
+    if (f.government) {
+      gov = await getGovernment(db, f.government);
+      if (!gov)
+        return { ok: false, message: `There is no government with the id "${f.government}".` };
+    }
+    if (f.source) {
+      const s = await getSource(db, f.source);
+      if (!s) return { ok: false, message: `There is no record page with the id "${f.source}".` };
+      const g = gov ?? (await getGovernment(db, s.governmentId));
+      parts.push(`${s.name ?? s.records} of ${g?.name ?? s.governmentId}`);
+    } else if (gov) {
+      parts.push(gov.name);
+    }
+    const rest = describeFilter({
+      ...(f.county ? { county: f.county } : {}),
+      ...(f.kind ? { kind: f.kind } : {}),
+      ...(f.records ? { records: f.records } : {}),
+    });
+    if (rest) parts.push(rest);
+    return { ok: true, value: { filter: f, counties: known, scope: parts.join(", ") } };
   };
 
   const badRequest = (c: Context, message: string, back: string) =>
     c.html(
       <MessagePage
-        title="That filter is not known"
+        title="That request is not understood"
         message={message}
-        back={{ href: back, text: "Clear the filter" }}
+        back={{ href: back, text: "Start again" }}
       />,
       400,
     );
 
-  const notFound = (c: Context, what: string) =>
+  const notFound = (c: Context, what: string, id: string) =>
     c.html(
       <MessagePage
         title="Not in the directory"
-        message={`There is no ${what} with the id "${c.req.param("id") ?? ""}".`}
+        message={`There is no ${what} "${id}".`}
         back={{ href: "/governments", text: "All governments" }}
       />,
       404,
     );
 
+  const newData = async (w: NewWindow, f: Filter, cap?: number): Promise<NewPageData> => {
+    const [list, counts, nights] = await Promise.all([
+      newRecords(db, w.range, f, cap),
+      newCounts(db, w.range, f),
+      nightsIn(db, w.range),
+    ]);
+    const data: NewPageData = {
+      window: w,
+      items: list.items,
+      capped: list.capped,
+      counts,
+      nights: nightStates(w.range, nights, opts.now()),
+    };
+    if (counts.total === 0) {
+      const earlier = await lastNightWithNew(db, w.range.from, f);
+      if (earlier) data.earlier = earlier;
+    }
+    return data;
+  };
+
+  const windowOf = (c: Context) =>
+    parseWindow({ window: c.req.query("window"), night: c.req.query("night") }, opts.now());
+
   app.get("/", async (c) => {
-    const [counts, latest, known] = await Promise.all([
+    const w = parseWindow({}, opts.now());
+    if (!w.ok) throw new Error(w.message);
+    const [counts, latest, counties] = await Promise.all([
       directoryCounts(db),
-      newOnRecord(db, {}, HOME_NEWEST),
-      counties(db),
+      newData(w.window, {}, HOME_NEWEST),
+      countySummaries(db),
     ]);
     return c.html(
-      <HomePage counts={counts} latest={latest} shown={HOME_NEWEST} counties={known} />,
+      <HomePage counts={counts} latest={latest} shown={HOME_NEWEST} counties={counties} />,
     );
   });
 
   app.get("/governments", async (c) => {
     const f = await filterOf(c, GOV_FILTERS);
     if (!f.ok) return badRequest(c, f.message, "/governments");
-    const governments = await listGovernments(db, f.filter);
+    const governments = await listGovernments(db, f.value.filter);
+    const sources = await sourcesOfGovernments(
+      db,
+      governments.map((g) => g.id),
+    );
     return c.html(
-      <GovernmentsPage governments={governments} filter={f.filter} counties={f.counties} />,
+      <GovernmentsPage
+        governments={governments}
+        sources={sources}
+        filter={f.value.filter}
+        counties={f.value.counties}
+      />,
+    );
+  });
+
+  const countyOf = async (name: string) =>
+    (await countySummaries(db)).find((x) => x.county.toLowerCase() === name.toLowerCase());
+
+  app.get("/counties/:county", async (c) => {
+    const county = await countyOf(c.req.param("county"));
+    if (!county) return notFound(c, "county", c.req.param("county"));
+    const governments = await listGovernments(db, { county: county.county });
+    const sources = await sourcesOfGovernments(
+      db,
+      governments.map((g) => g.id),
+    );
+    return c.html(
+      <CountyPage county={county.county} governments={governments} sources={sources} />,
     );
   });
 
   app.get("/governments/:id", async (c) => {
     const r = await loadGovernment(db, c.req.param("id"));
-    if (!r.found) return notFound(c, "government");
+    if (!r.found) return notFound(c, "government with the id", c.req.param("id"));
     return c.html(<GovernmentPage government={r.value.government} sources={r.value.sources} />);
   });
 
   app.get("/sources/:id", async (c) => {
-    const r = await loadSource(db, c.req.param("id"));
-    if (!r.found) return notFound(c, "record page");
+    const r = await loadSource(db, c.req.param("id"), opts.now());
+    if (!r.found) return notFound(c, "record page with the id", c.req.param("id"));
     return c.html(<SourcePage d={r.value} />);
   });
 
   app.get("/new", async (c) => {
-    const f = await filterOf(c);
+    const f = await filterOf(c, ALL, ["window", "night"]);
     if (!f.ok) return badRequest(c, f.message, "/new");
-    const data = await newOnRecord(db, f.filter);
-    return c.html(<NewPage data={data} filter={f.filter} counties={f.counties} />);
+    const w = windowOf(c);
+    if (!w.ok) return badRequest(c, w.message, "/new");
+    const data = await newData(w.window, f.value.filter);
+    return c.html(
+      <NewPage
+        data={data}
+        filter={f.value.filter}
+        scope={f.value.scope}
+        counties={f.value.counties}
+      />,
+    );
   });
 
-  for (const format of ["atom", "rss", "json"] as const satisfies readonly FeedFormat[]) {
+  const feedUpdated = async (items: readonly { firstSeenAt: string }[]) => {
+    const newest = items[0]?.firstSeenAt;
+    if (newest) return new Date(newest);
+    const n = await latestNight(db);
+    return new Date(n ? (n.finishedAt ?? n.startedAt) : opts.now());
+  };
+
+  for (const format of FEED_FORMATS) {
     app.get(`/new.${format}`, async (c) => {
-      const f = await filterOf(c);
+      const f = await filterOf(c, ALL, ["window", "night"]);
       if (!f.ok) return c.text(f.message, 400);
-      const data = await newOnRecord(db, f.filter);
+      const w = windowOf(c);
+      if (!w.ok) return c.text(w.message, 400);
+      const list = await newRecords(db, w.window.range, f.value.filter);
+      const p = new URLSearchParams(filterQuery(f.value.filter).slice(1));
+      for (const [k, v] of Object.entries(w.window.query)) p.set(k, v);
+      const q = p.toString() ? `?${p.toString()}` : "";
+      const scope = f.value.scope;
       const body = renderFeed(format, {
-        origin: new URL(c.req.url).origin,
-        filter: f.filter,
-        data,
-        now: opts.now(),
+        origin: opts.origin(),
+        id: `urn:new-on-record:new${q}`,
+        title: `New on record${scope ? `: ${scope}` : ""} (Ohio)`,
+        description: `Records first seen ${w.window.label}${scope ? `, ${scope}` : " across Ohio"}.${
+          list.capped ? ` Only the newest ${list.items.length} are listed.` : ""
+        }`,
+        pagePath: `/new${q}`,
+        selfPath: (fmt) => `/new.${fmt}${q}`,
+        items: list.items,
+        updated: await feedUpdated(list.items),
       });
       return c.body(body, 200, { "content-type": FEED_CONTENT_TYPES[format] });
     });
   }
 
-  // The JSON API: the same loaders as the pages (field names: docs/api.md).
+  /** `q`, `page` and the filters of a search, checked. */
+  const searchOf = async (c: Context) => {
+    const f = await filterOf(c, ALL, ["q", "page"]);
+    if (!f.ok) return f;
+    const q = (c.req.query("q") ?? "").trim().slice(0, 500);
+    const pageText = c.req.query("page") ?? "1";
+    const page = Number(pageText);
+    if (!/^\d+$/.test(pageText) || page < 1 || page > MAX_PAGE) {
+      return {
+        ok: false as const,
+        message: `page must be a number from 1 to ${MAX_PAGE}, not "${pageText}"`,
+      };
+    }
+    const terms = searchTerms(q);
+    const p = new URLSearchParams({ q });
+    for (const [k, v] of new URLSearchParams(filterQuery(f.value.filter).slice(1))) p.set(k, v);
+    return { ok: true as const, q, page, terms, filter: f.value.filter, query: `?${p.toString()}` };
+  };
+
+  app.get("/search", async (c) => {
+    const s = await searchOf(c);
+    if (!s.ok) return badRequest(c, s.message, "/search");
+    const result =
+      s.terms.length === 0
+        ? undefined
+        : await search(db, s.terms, s.filter, {
+            page: s.page,
+            perPage: SEARCH_PER_PAGE,
+            others: SEARCH_OTHERS,
+          });
+    return c.html(
+      <SearchPage
+        q={s.q}
+        result={result}
+        page={s.page}
+        perPage={SEARCH_PER_PAGE}
+        query={s.query}
+      />,
+    );
+  });
+
+  for (const format of FEED_FORMATS) {
+    app.get(`/search.${format}`, async (c) => {
+      const s = await searchOf(c);
+      if (!s.ok) return c.text(s.message, 400);
+      if (s.terms.length === 0) return c.text("A search feed needs q= with a word to find.", 400);
+      const r = await search(db, s.terms, s.filter, { page: 1, perPage: 100, others: 0 });
+      const items = [...r.records].sort((a, b) => b.firstSeenAt.localeCompare(a.firstSeenAt));
+      const body = renderFeed(format, {
+        origin: opts.origin(),
+        id: `urn:new-on-record:search${s.query}`,
+        title: `New on Record: search "${s.q}"`,
+        description: `Records whose titles match "${s.q}", the best 100 matches, newest first.`,
+        pagePath: `/search${s.query}`,
+        selfPath: (fmt) => `/search.${fmt}${s.query}`,
+        items,
+        updated: await feedUpdated(items),
+      });
+      return c.body(body, 200, { "content-type": FEED_CONTENT_TYPES[format] });
+    });
+  }
+
+  app.get("/meetings.ics", async (c) => {
+    const f = await filterOf(c, ["county", "kind", "records", "government", "source"]);
+    if (!f.ok) return c.text(f.message, 400);
+    const items = await upcomingRecords(db, nightOf(opts.now()), f.value.filter, ICAL_CAP);
+    const body = renderIcal({
+      origin: opts.origin(),
+      name: `Upcoming meetings${f.value.scope ? `: ${f.value.scope}` : " in Ohio"} (New on Record)`,
+      items,
+      now: opts.now(),
+    });
+    return c.body(body, 200, { "content-type": ICAL_CONTENT_TYPE });
+  });
+
+  app.get("/sitemap.xml", async (c) => {
+    const o = opts.origin();
+    const governments = await listGovernments(db, {});
+    const counties = await countySummaries(db);
+    const sources = await sourcesOfGovernments(
+      db,
+      governments.map((g) => g.id),
+    );
+    const urls = [
+      `${o}/`,
+      `${o}/governments`,
+      `${o}/new`,
+      `${o}/site-owners`,
+      ...counties.map((x) => `${o}/counties/${encodeURIComponent(x.county)}`),
+      ...governments.map((g) => `${o}/governments/${encodeURIComponent(g.id)}`),
+      ...[...sources.values()].flat().map((s) => `${o}/sources/${encodeURIComponent(s.id)}`),
+    ];
+    const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;");
+    const body = `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls
+      .map((u) => `<url><loc>${esc(u)}</loc></url>`)
+      .join("\n")}\n</urlset>\n`;
+    return c.body(body, 200, { "content-type": "application/xml; charset=utf-8" });
+  });
+
+  downloadRoutes(app, db);
+
+  // The JSON API: the same loaders as the pages (field names: docs/api.md, /api/openapi.json).
+  app.get("/api/openapi.json", (c) => c.json(openApiDocument(opts.origin())));
+
   app.get("/api/governments", async (c) => {
     const f = await filterOf(c, GOV_FILTERS);
     if (!f.ok) return c.json({ error: f.message }, 400);
-    const governments = await listGovernments(db, f.filter);
+    const governments = await listGovernments(db, f.value.filter);
     return c.json({ governments: governments.map(governmentJson) });
   });
 
@@ -126,16 +400,71 @@ export function publicRoutes(db: Db, opts: { now: () => number }): Hono {
     return c.json(governmentDetailJson(r.value.government, r.value.sources));
   });
 
+  app.get("/api/counties", async (c) => {
+    const u = unknownParams(c, []);
+    if (u) return c.json({ error: u }, 400);
+    return c.json({ counties: await countySummaries(db) });
+  });
+
+  app.get("/api/counties/:county", async (c) => {
+    const county = await countyOf(c.req.param("county"));
+    if (!county) return c.json({ error: `no county "${c.req.param("county")}"` }, 404);
+    const governments = await listGovernments(db, { county: county.county });
+    const sources = await sourcesOfGovernments(
+      db,
+      governments.map((g) => g.id),
+    );
+    return c.json({
+      county: county.county,
+      governments: governments.map((g) => ({
+        ...governmentJson(g),
+        sources: (sources.get(g.id) ?? []).map(sourceJson),
+      })),
+    });
+  });
+
   app.get("/api/sources/:id", async (c) => {
-    const r = await loadSource(db, c.req.param("id"));
+    const r = await loadSource(db, c.req.param("id"), opts.now());
     if (!r.found) return c.json({ error: `no source with the id "${c.req.param("id")}"` }, 404);
     return c.json(sourceDetailJson(r.value));
   });
 
   app.get("/api/new", async (c) => {
-    const f = await filterOf(c);
+    const f = await filterOf(c, ALL, ["window", "night"]);
     if (!f.ok) return c.json({ error: f.message }, 400);
-    return c.json(newJson(await newOnRecord(db, f.filter), f.filter));
+    const w = windowOf(c);
+    if (!w.ok) return c.json({ error: w.message }, 400);
+    const d = await newData(w.window, f.value.filter);
+    return c.json({
+      window: w.window.key,
+      from: w.window.range.from,
+      to: w.window.range.to,
+      nights: d.nights.map((n) => ({ night: n.night, state: n.state.kind, text: n.state.text })),
+      filter: filterJson(f.value.filter),
+      counts: countsJson(d.counts),
+      capped: d.capped,
+      items: d.items.map(newRecordJson),
+    });
+  });
+
+  app.get("/api/search", async (c) => {
+    const s = await searchOf(c);
+    if (!s.ok) return c.json({ error: s.message }, 400);
+    if (s.terms.length === 0) return c.json({ error: "q= needs a word to find" }, 400);
+    const r = await search(db, s.terms, s.filter, {
+      page: s.page,
+      perPage: SEARCH_PER_PAGE,
+      others: SEARCH_OTHERS,
+    });
+    return c.json({
+      q: s.q,
+      page: s.page,
+      perPage: SEARCH_PER_PAGE,
+      recordTotal: r.recordTotal,
+      governments: r.governments.map(governmentJson),
+      sources: r.sources.map((x) => ({ ...sourceJson(x), governmentName: x.governmentName })),
+      records: r.records.map(newRecordJson),
+    });
   });
 
   app.all("/api/*", (c) => c.json({ error: `no API route ${c.req.method} ${c.req.path}` }, 404));

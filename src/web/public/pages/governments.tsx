@@ -1,19 +1,105 @@
 import type { FC } from "hono/jsx";
-import { Layout } from "../../layout.js";
-import type { GovernmentSummary, SourceSummary } from "../data/directory.js";
-import type { Outcome, ReadStatus } from "../data/source-state.js";
+import type { GovernmentSummary, SourceSummary } from "../../../store/read/directory.js";
+import { Layout, Wide } from "../../layout.js";
 import { describeFilter, type Filter } from "../filters.js";
-import { nightShort, recordsLabel } from "../format.js";
-import { ExternalLink, FilterForm, KindLabel, OutcomeText, ReadBadge } from "./parts.js";
+import { countyHref, nightShort, recordsLabel } from "../format.js";
+import type { Outcome, ReadStatus } from "../state.js";
+import {
+  ExternalLink,
+  FeedHead,
+  FeedLinks,
+  FilterForm,
+  KindLabel,
+  OutcomeText,
+  ReadBadge,
+} from "./parts.js";
+
+/**
+ * A government's kinds of records, each a link to the page where it posts them: from a county's
+ * list, "bids" is one click away (home → county → bids).
+ */
+export const RecordKindLinks: FC<{ sources: readonly SourceSummary[] }> = ({ sources }) =>
+  sources.length === 0 ? (
+    <span class="muted small">none listed yet</span>
+  ) : (
+    <ul class="kinds">
+      {sources.map((s) => (
+        <li>
+          <a href={`/sources/${encodeURIComponent(s.id)}`} data-records={s.records}>
+            {recordsLabel(s.records)}
+          </a>
+          {s.name ? <span class="muted small"> ({s.name})</span> : null}
+        </li>
+      ))}
+    </ul>
+  );
+
+/** Governments with their kinds of records, as on the county page and /governments. */
+export const GovernmentTable: FC<{
+  governments: readonly GovernmentSummary[];
+  sources: ReadonlyMap<string, readonly SourceSummary[]>;
+}> = ({ governments, sources }) => (
+  <Wide>
+    <table class="governments">
+      <thead>
+        <tr>
+          <th>Government</th>
+          <th>Kind</th>
+          <th>Records it posts</th>
+        </tr>
+      </thead>
+      <tbody>
+        {governments.map((g) => (
+          <tr id={`gov-${g.id}`}>
+            <td>
+              <a href={`/governments/${encodeURIComponent(g.id)}`}>{g.name}</a>
+            </td>
+            <td>{KindLabel(g.kind)}</td>
+            <td>
+              <RecordKindLinks sources={sources.get(g.id) ?? []} />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  </Wide>
+);
+
+/** A county: its governments and where each posts which records; its feeds and calendar. */
+export const CountyPage: FC<{
+  county: string;
+  governments: readonly GovernmentSummary[];
+  sources: ReadonlyMap<string, readonly SourceSummary[]>;
+}> = ({ county, governments, sources }) => {
+  const q = `?county=${encodeURIComponent(county)}`;
+  return (
+    <Layout title={`${county} County`} head={<FeedHead path="/new" query={q} />}>
+      <h1>{county} County</h1>
+      <p>
+        {governments.length} governments in {county} County post records on these pages. Follow a
+        kind of records by opening it. <a href={`/new${q}`}>New in {county} County</a> ·{" "}
+        <a href={`/meetings.ics${q}`}>Upcoming meetings (iCalendar)</a>
+      </p>
+      <FeedLinks
+        path="/new"
+        query={q}
+        what={`New records in ${county} County`}
+        api={`/api/counties/${encodeURIComponent(county)}`}
+      />
+      <GovernmentTable governments={governments} sources={sources} />
+    </Layout>
+  );
+};
 
 const NO_COUNTY = "Statewide and other";
 
 /** Governments grouped by county (those without one — state agencies — last). */
 export const GovernmentsPage: FC<{
   governments: readonly GovernmentSummary[];
+  sources: ReadonlyMap<string, readonly SourceSummary[]>;
   filter: Filter;
   counties: readonly string[];
-}> = ({ governments, filter, counties }) => {
+}> = ({ governments, sources, filter, counties }) => {
   const groups = new Map<string, GovernmentSummary[]>();
   for (const g of governments) {
     const key = g.county ?? NO_COUNTY;
@@ -31,27 +117,10 @@ export const GovernmentsPage: FC<{
       </p>
       {[...groups].map(([county, list]) => (
         <section class="county">
-          <h2>{county === NO_COUNTY ? county : `${county} County`}</h2>
-          <table>
-            <thead>
-              <tr>
-                <th>Government</th>
-                <th>Kind</th>
-                <th>Record pages</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((g) => (
-                <tr>
-                  <td>
-                    <a href={`/governments/${encodeURIComponent(g.id)}`}>{g.name}</a>
-                  </td>
-                  <td>{KindLabel(g.kind)}</td>
-                  <td>{g.sources}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <h2>
+            {county === NO_COUNTY ? county : <a href={countyHref(county)}>{county} County</a>}
+          </h2>
+          <GovernmentTable governments={list} sources={sources} />
         </section>
       ))}
     </Layout>
@@ -69,7 +138,10 @@ export const GovernmentPage: FC<{
   government: GovernmentSummary;
   sources: readonly SourceLine[];
 }> = ({ government: g, sources }) => (
-  <Layout title={g.name}>
+  <Layout
+    title={g.name}
+    head={<FeedHead path="/new" query={`?government=${encodeURIComponent(g.id)}`} />}
+  >
     <h1>{g.name}</h1>
     {g.retiredAt ? (
       <p class="retired">This government is no longer in the directory's catalog.</p>
@@ -78,58 +150,64 @@ export const GovernmentPage: FC<{
       <dt>Kind</dt>
       <dd>{KindLabel(g.kind)}</dd>
       <dt>County</dt>
-      <dd>
-        {g.county ? (
-          <a href={`/governments?county=${encodeURIComponent(g.county)}`}>{g.county}</a>
-        ) : (
-          "—"
-        )}
-      </dd>
+      <dd>{g.county ? <a href={countyHref(g.county)}>{g.county}</a> : "—"}</dd>
       <dt>Website</dt>
       <dd>{g.website ? <ExternalLink url={g.website} /> : "—"}</dd>
     </dl>
+    <FeedLinks
+      path="/new"
+      query={`?government=${encodeURIComponent(g.id)}`}
+      what="New records of this government"
+    />
+    <p class="small">
+      <a href={`/meetings.ics?government=${encodeURIComponent(g.id)}`}>
+        Upcoming meetings (iCalendar)
+      </a>
+    </p>
     <h2>Where it posts records</h2>
     {sources.length === 0 ? (
       <p class="muted">No record pages are listed for this government yet.</p>
     ) : (
-      <table class="sources">
-        <thead>
-          <tr>
-            <th>Records</th>
-            <th>Page</th>
-            <th>Status</th>
-            <th>Last night</th>
-          </tr>
-        </thead>
-        <tbody>
-          {sources.map(({ source: s, status, last }) => (
-            <tr id={`source-${s.id}`}>
-              <td>
-                <a href={`/sources/${encodeURIComponent(s.id)}`}>
-                  {s.name ?? recordsLabel(s.records)}
-                </a>
-                {s.name ? <span class="muted small"> · {s.records}</span> : null}
-              </td>
-              <td class="small">
-                <ExternalLink url={s.url} />
-              </td>
-              <td>
-                <ReadBadge status={status} />
-              </td>
-              <td>
-                {last ? (
-                  <>
-                    <span class="muted small">{nightShort(last.night)}: </span>
-                    <OutcomeText o={last} />
-                  </>
-                ) : (
-                  <span class="muted">not checked yet</span>
-                )}
-              </td>
+      <Wide>
+        <table class="sources">
+          <thead>
+            <tr>
+              <th>Records</th>
+              <th>Page</th>
+              <th>Status</th>
+              <th>Last night</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {sources.map(({ source: s, status, last }) => (
+              <tr id={`source-${s.id}`}>
+                <td>
+                  <a href={`/sources/${encodeURIComponent(s.id)}`}>
+                    {s.name ?? recordsLabel(s.records)}
+                  </a>
+                  {s.name ? <span class="muted small"> · {s.records}</span> : null}
+                </td>
+                <td class="small">
+                  <ExternalLink url={s.url} />
+                </td>
+                <td>
+                  <ReadBadge status={status} />
+                </td>
+                <td>
+                  {last ? (
+                    <>
+                      <span class="muted small">{nightShort(last.night)}: </span>
+                      <OutcomeText o={last} />
+                    </>
+                  ) : (
+                    <span class="muted">not checked yet</span>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Wide>
     )}
   </Layout>
 );

@@ -1,17 +1,28 @@
 import type { FC } from "hono/jsx";
+import type { CountySummary, DirectoryCounts } from "../../../store/read/directory.js";
 import { Layout } from "../../layout.js";
-import type { DirectoryCounts } from "../data/directory.js";
-import type { NewOnRecord } from "../data/new-records.js";
-import { nightShort } from "../format.js";
-import { NewList } from "./new.js";
+import { countyHref } from "../format.js";
+import { CountsTable, NewList, type NewPageData, NightNotes } from "./new.js";
+import { FeedHead } from "./parts.js";
+
+export const SearchBox: FC<{ q?: string }> = ({ q }) => (
+  <form class="search-big" method="get" action="/search">
+    <label for="q">Search governments, record pages and record titles</label>
+    <input id="q" type="search" name="q" value={q ?? ""} placeholder="e.g. bids Licking" />
+    <button type="submit">Search</button>
+  </form>
+);
 
 export const HomePage: FC<{
   counts: DirectoryCounts;
-  latest: NewOnRecord;
+  latest: NewPageData;
   shown: number;
-  counties: readonly string[];
+  counties: readonly CountySummary[];
 }> = ({ counts, latest, shown, counties }) => (
-  <Layout title="Ohio's public records, where they are posted">
+  <Layout
+    title="Ohio's public records, where they are posted"
+    head={<FeedHead path="/new" query="" />}
+  >
     <h1>Where Ohio's governments post public records</h1>
     <p>
       New on Record lists the pages where Ohio's counties, cities, villages, townships, school
@@ -19,26 +30,30 @@ export const HomePage: FC<{
       a polite checker looks at those pages and notes what is new. We link to the records; we never
       open or copy them.
     </p>
+    <SearchBox />
     <p class="counts">
       <strong>{counts.governments}</strong> governments, <strong>{counts.sources}</strong> record
       pages, <strong>{counts.records}</strong> records noted so far.
     </p>
-    <h2>Newest across Ohio</h2>
-    {latest.night ? (
-      <>
-        <p class="muted">
-          {latest.items.length === 0
-            ? `Nothing new was seen on the night of ${nightShort(latest.night.night)}.`
-            : `First seen on the night of ${nightShort(latest.night.night)}${
-                latest.items.length > shown || latest.capped ? ` (the newest ${shown} shown)` : ""
-              }.`}{" "}
-          <a href="/new">All that is new on record</a>
-        </p>
-        <NewList items={latest.items.slice(0, shown)} />
-      </>
-    ) : (
-      <p class="muted">No night has been checked yet.</p>
-    )}
+    <h2>New across Ohio {latest.window.label}</h2>
+    <p class="muted">
+      {latest.counts.total === 0
+        ? `Nothing was first seen ${latest.window.label}.`
+        : `${latest.counts.total} record(s) first seen ${latest.window.label}${
+            latest.counts.total > shown ? ` (the newest ${shown} shown)` : ""
+          }.`}{" "}
+      {latest.earlier ? (
+        <>
+          The latest earlier night with new records is{" "}
+          <a href={`/new?night=${latest.earlier.night}`}>that of {latest.earlier.night}</a> (
+          {latest.earlier.count}).{" "}
+        </>
+      ) : null}
+      <a href="/new">All that is new on record</a> · <a href="/new?window=7d">last 7 days</a>
+    </p>
+    <NightNotes nights={latest.nights} />
+    <CountsTable counts={latest.counts} filter={{}} window={latest.window} />
+    <NewList items={latest.items.slice(0, shown)} />
     <h2>Counties</h2>
     {counties.length === 0 ? (
       <p class="muted">The directory is empty.</p>
@@ -46,14 +61,16 @@ export const HomePage: FC<{
       <ul class="counties">
         {counties.map((c) => (
           <li>
-            <a href={`/governments?county=${encodeURIComponent(c)}`}>{c}</a>
+            <a href={countyHref(c.county)}>{c.county}</a>{" "}
+            <span class="muted small">({c.governments})</span>
           </li>
         ))}
       </ul>
     )}
     <p>
       <a href="/governments">All governments</a> ·{" "}
-      <a href="/governments?kind=state-agency">State agencies</a>
+      <a href="/governments?kind=state-agency">State agencies</a> ·{" "}
+      <a href="/downloads">Downloads and API</a>
     </p>
   </Layout>
 );

@@ -1,104 +1,237 @@
 import type { FC } from "hono/jsx";
-import { Layout } from "../../layout.js";
-import type { NewOnRecord, NewRecord } from "../data/new-records.js";
-import { NEW_CAP } from "../data/new-records.js";
-import { describeFilter, type Filter, filterQuery } from "../filters.js";
-import { dateEt, nightShort, recordsLabel, timeEt } from "../format.js";
-import { FilterForm, RecordTitle } from "./parts.js";
+import type { NewCounts, NewRecord } from "../../../store/read/new-records.js";
+import { NEW_CAP } from "../../../store/read/new-records.js";
+import { Layout, Wide } from "../../layout.js";
+import { type Filter, filterQuery } from "../filters.js";
+import { dateEt, nightShort, recordsLabel } from "../format.js";
+import type { NewWindow, NightState } from "../windows.js";
+import { FeedHead, FeedLinks, FilterForm, RecordTitle } from "./parts.js";
 
-/** The list of new records, shared by /new and the home page. */
+/** The list of new records, shared by /new, the home page and search. */
 export const NewList: FC<{ items: readonly NewRecord[] }> = ({ items }) =>
   items.length === 0 ? null : (
-    <table class="new">
-      <thead>
-        <tr>
-          <th>Record</th>
-          <th>Date</th>
-          <th>Government</th>
-          <th>Records</th>
-        </tr>
-      </thead>
-      <tbody>
-        {items.map((r) => (
+    <Wide>
+      <table class="new">
+        <thead>
           <tr>
-            <td>
-              <RecordTitle title={r.title} url={r.url} />
-            </td>
-            <td class="nowrap">{dateEt(r.date)}</td>
-            <td>
-              <a href={`/governments/${encodeURIComponent(r.governmentId)}`}>{r.governmentName}</a>
-              {r.county ? <span class="muted small"> · {r.county} County</span> : null}
-            </td>
-            <td>
-              <a href={`/sources/${encodeURIComponent(r.sourceId)}`}>
-                {r.sourceName ?? recordsLabel(r.sourceRecords)}
-              </a>
-            </td>
+            <th>Record</th>
+            <th>Date</th>
+            <th>Government</th>
+            <th>Records</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {items.map((r) => (
+            <tr>
+              <td>
+                <RecordTitle
+                  title={r.title}
+                  url={r.url}
+                  fallback={`/sources/${encodeURIComponent(r.sourceId)}`}
+                />
+              </td>
+              <td class="nowrap">{dateEt(r.date)}</td>
+              <td>
+                <a href={`/governments/${encodeURIComponent(r.governmentId)}`}>
+                  {r.governmentName}
+                </a>
+                {r.county ? <span class="muted small"> · {r.county} County</span> : null}
+              </td>
+              <td>
+                <a href={`/sources/${encodeURIComponent(r.sourceId)}`}>
+                  {r.sourceName ?? recordsLabel(r.sourceRecords)}
+                </a>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Wide>
   );
 
+export interface NewPageData {
+  window: NewWindow;
+  items: NewRecord[];
+  capped: boolean;
+  counts: NewCounts;
+  nights: { night: string; state: NightState }[];
+  /** When the window holds nothing: the latest earlier night that did. */
+  earlier?: { night: string; count: number };
+}
+
+/** The window links: since yesterday, 7 days, 30 days (and the chosen night). */
+export const WindowLinks: FC<{ current: NewWindow; filter: Filter }> = ({ current, filter }) => {
+  const base = filterQuery(filter);
+  const withWindow = (w: string) => {
+    const p = new URLSearchParams(base.slice(1));
+    if (w !== "yesterday") p.set("window", w);
+    const s = p.toString();
+    return `/new${s ? `?${s}` : ""}`;
+  };
+  const items: [string, string][] = [
+    ["yesterday", "Since yesterday"],
+    ["7d", "Last 7 days"],
+    ["30d", "Last 30 days"],
+  ];
+  return (
+    <nav aria-label="Window">
+      <ul class="windows">
+        {items.map(([w, text]) => (
+          <li>
+            {current.key === w ? (
+              <strong aria-current="page">{text}</strong>
+            ) : (
+              <a href={withWindow(w)}>{text}</a>
+            )}
+          </li>
+        ))}
+        <li>
+          <form method="get" action="/new" class="inline">
+            {Object.entries(filter).map(([k, v]) => (
+              <input type="hidden" name={k} value={String(v)} />
+            ))}
+            <label>
+              One night{" "}
+              <input
+                type="date"
+                name="night"
+                value={current.key === "night" ? current.range.from : ""}
+              />
+            </label>{" "}
+            <button type="submit">Show</button>
+          </form>
+        </li>
+      </ul>
+    </nav>
+  );
+};
+
+/** Honest wording for the nights of the window: finished, running, incomplete, did not run. */
+export const NightNotes: FC<{ nights: NewPageData["nights"] }> = ({ nights }) => {
+  const worth = nights.filter((n) => n.state.kind !== "finished" && n.state.kind !== "not-yet");
+  if (worth.length === 0) return null;
+  return (
+    <ul class="notice night-notes">
+      {worth.map((n) => (
+        <li data-night={n.night} data-state={n.state.kind}>
+          {n.state.text}
+        </li>
+      ))}
+    </ul>
+  );
+};
+
+export const CountsTable: FC<{ counts: NewCounts; filter: Filter; window: NewWindow }> = ({
+  counts,
+  filter,
+  window,
+}) => {
+  if (counts.total === 0) return null;
+  const link = (extra: Record<string, string>) => {
+    const p = new URLSearchParams(filterQuery({ ...filter, ...extra }).slice(1));
+    for (const [k, v] of Object.entries(window.query)) p.set(k, v);
+    return `/new?${p.toString()}`;
+  };
+  return (
+    <details class="counts">
+      <summary>{counts.total} new: by county and by kind of records</summary>
+      <div class="table-wrap">
+        <table class="by-county">
+          <thead>
+            <tr>
+              <th>County</th>
+              <th>New</th>
+            </tr>
+          </thead>
+          <tbody>
+            {counts.byCounty.map((c) => (
+              <tr>
+                <td>
+                  {c.county ? (
+                    <a href={link({ county: c.county })}>{c.county}</a>
+                  ) : (
+                    "Statewide and other"
+                  )}
+                </td>
+                <td>{c.count}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <table class="by-records">
+          <thead>
+            <tr>
+              <th>Records</th>
+              <th>New</th>
+            </tr>
+          </thead>
+          <tbody>
+            {counts.byRecords.map((c) => (
+              <tr>
+                <td>
+                  <a href={link({ records: c.records })}>{recordsLabel(c.records)}</a>
+                </td>
+                <td>{c.count}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </details>
+  );
+};
+
 export const NewPage: FC<{
-  data: NewOnRecord;
+  data: NewPageData;
   filter: Filter;
+  scope: string;
   counties: readonly string[];
-}> = ({ data, filter, counties }) => {
-  const q = filterQuery(filter);
-  const scope = describeFilter(filter);
+}> = ({ data, filter, scope, counties }) => {
+  const p = new URLSearchParams(filterQuery(filter).slice(1));
+  for (const [k, v] of Object.entries(data.window.query)) p.set(k, v);
+  const q = p.toString() ? `?${p.toString()}` : "";
   return (
     <Layout
-      title={`New on record${scope ? `: ${scope}` : ""}`}
-      head={
-        <>
-          <link
-            rel="alternate"
-            type="application/atom+xml"
-            title="New on record (Atom)"
-            href={`/new.atom${q}`}
-          />
-          <link
-            rel="alternate"
-            type="application/rss+xml"
-            title="New on record (RSS)"
-            href={`/new.rss${q}`}
-          />
-          <link
-            rel="alternate"
-            type="application/feed+json"
-            title="New on record (JSON Feed)"
-            href={`/new.json${q}`}
-          />
-        </>
-      }
+      title={`New on record ${data.window.label}${scope ? `: ${scope}` : ""}`}
+      head={<FeedHead path="/new" query={q} />}
     >
-      <h1>New on record{scope ? <span class="muted">: {scope}</span> : null}</h1>
-      {data.night ? (
-        <p class="window">
-          Records first seen on the latest night checked, the night of{" "}
-          <strong>{nightShort(data.night.night)}</strong> (started {timeEt(data.night.startedAt)}
-          {data.night.finishedAt
-            ? `, finished ${timeEt(data.night.finishedAt)}`
-            : ", still running"}
-          ), across Ohio{scope ? `, ${scope}` : ""}. Newest first.
-        </p>
-      ) : (
-        <p class="window">No night has been checked yet, so nothing is new on record.</p>
-      )}
-      <FilterForm action="/new" filter={filter} counties={counties} records />
-      <p class="small">
-        Follow this list: <a href={`/new.atom${q}`}>Atom</a> · <a href={`/new.rss${q}`}>RSS</a> ·{" "}
-        <a href={`/new.json${q}`}>JSON Feed</a> · <a href={`/api/new${q}`}>API</a>
+      <h1>
+        New on record {data.window.label}
+        {scope ? <span class="muted">: {scope}</span> : null}
+      </h1>
+      <WindowLinks current={data.window} filter={filter} />
+      <p class="window">
+        {data.counts.total === 0
+          ? `Nothing was first seen ${data.window.label}${scope ? ` (${scope})` : ""}.`
+          : `${data.counts.total} record(s) first seen ${data.window.label}${scope ? ` (${scope})` : ""}, newest first.`}
+        {data.earlier ? (
+          <>
+            {" "}
+            The latest earlier night with new records is{" "}
+            <a href={`/new?${new URLSearchParams({ ...flat(filter), night: data.earlier.night })}`}>
+              the night of {nightShort(data.earlier.night)}
+            </a>{" "}
+            ({data.earlier.count}).
+          </>
+        ) : null}
       </p>
+      <NightNotes nights={data.nights} />
+      <FilterForm action="/new" filter={filter} counties={counties} records />
+      <FeedLinks path="/new" query={q} what="Follow this list" api={`/api/new${q}`} />
+      <CountsTable counts={data.counts} filter={filter} window={data.window} />
       {data.capped ? (
         <p class="notice">
           More than {NEW_CAP} records are new; the newest {NEW_CAP} are shown. Narrow the list by
           county or kind to see the rest.
         </p>
       ) : null}
-      {data.night && data.items.length === 0 ? <p class="muted">Nothing new matches.</p> : null}
       <NewList items={data.items} />
     </Layout>
   );
 };
+
+function flat(f: Filter): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(f)) if (typeof v === "string") out[k] = v;
+  return out;
+}

@@ -1,9 +1,9 @@
 /** Small pieces the public pages share: status badges, outcome text, record links, filters. */
 import type { Child, FC } from "hono/jsx";
-import type { Outcome, ReadStatus } from "../data/source-state.js";
 import type { Filter } from "../filters.js";
 import { GOVERNMENT_KINDS, RECORD_KINDS } from "../filters.js";
 import { httpHref, KIND_LABELS, outcomeLabel, timeEt } from "../format.js";
+import type { Outcome, ReadStatus } from "../state.js";
 
 /** P26: "not read" always comes with its reason and since when. */
 export const ReadBadge: FC<{ status: ReadStatus }> = ({ status }) =>
@@ -92,15 +92,67 @@ export const FilterForm: FC<{
   </form>
 );
 
-/** P6: the record's own link, shown for people to follow; we never open it. */
-export const RecordTitle: FC<{ title: string; url: string | null }> = ({ title, url }) =>
-  url && httpHref(url) ? (
-    <a href={httpHref(url)} rel="nofollow noopener" class="record">
-      {title}
-    </a>
+/**
+ * P6: the record's own link, shown for people to follow; we never open it. A record without
+ * an http(s) link of its own points to where it is listed (`fallback`), marked as such.
+ */
+export const RecordTitle: FC<{ title: string; url: string | null; fallback?: string }> = ({
+  title,
+  url,
+  fallback,
+}) => {
+  const own = httpHref(url);
+  if (own)
+    return (
+      <a href={own} rel="nofollow noopener" class="record">
+        {title}
+      </a>
+    );
+  const where = fallback?.startsWith("/") ? fallback : httpHref(fallback);
+  return where ? (
+    <>
+      <span class="record">{title}</span>{" "}
+      <a href={where} rel="nofollow noopener" class="small listed">
+        (where it is listed)
+      </a>
+    </>
   ) : (
     <span class="record">{title}</span>
   );
+};
+
+/** `<link rel=alternate>` for the three feeds of a list (`path` + `.atom` etc.). */
+export const FeedHead: FC<{ path: string; query: string }> = ({ path, query }) => (
+  <>
+    <link rel="alternate" type="application/atom+xml" title="Atom" href={`${path}.atom${query}`} />
+    <link rel="alternate" type="application/rss+xml" title="RSS" href={`${path}.rss${query}`} />
+    <link
+      rel="alternate"
+      type="application/feed+json"
+      title="JSON Feed"
+      href={`${path}.json${query}`}
+    />
+  </>
+);
+
+/** Visible links to the same feeds, and to the JSON API when there is one. */
+export const FeedLinks: FC<{ path: string; query: string; what: string; api?: string }> = ({
+  path,
+  query,
+  what,
+  api,
+}) => (
+  <p class="small feeds">
+    {what}: <a href={`${path}.atom${query}`}>Atom</a> · <a href={`${path}.rss${query}`}>RSS</a> ·{" "}
+    <a href={`${path}.json${query}`}>JSON Feed</a>
+    {api ? (
+      <>
+        {" "}
+        · <a href={api}>API</a>
+      </>
+    ) : null}
+  </p>
+);
 
 /** A link when it is http(s), the bare text otherwise. */
 export const ExternalLink: FC<{ url: string; children?: Child }> = ({ url, children }) => {

@@ -1,17 +1,31 @@
 import type { FC } from "hono/jsx";
 import type { WayChoice } from "../../../night/types.js";
-import { Layout } from "../../layout.js";
-import type { GovernmentSummary, RecordItem, SourceSummary } from "../data/directory.js";
-import type { Outcome, ReadStatus } from "../data/source-state.js";
+import type {
+  GovernmentSummary,
+  RecordItem,
+  SourceSummary,
+} from "../../../store/read/directory.js";
+import { Layout, Wide } from "../../layout.js";
 import { dateEt, nightShort, outcomeLabel, recordsLabel } from "../format.js";
-import { ExternalLink, OutcomeText, ReadBadge, RecordTitle, WhenText } from "./parts.js";
+import type { Outcome, ReadStatus } from "../state.js";
+import {
+  ExternalLink,
+  FeedHead,
+  FeedLinks,
+  OutcomeText,
+  ReadBadge,
+  RecordTitle,
+  WhenText,
+} from "./parts.js";
 
 export interface SourcePageData {
   source: SourceSummary;
   government?: GovernmentSummary;
   status: ReadStatus;
-  /** The nights that ran, newest first, with this source's outcome where it was checked. */
-  nights: { night: string; outcome?: Outcome }[];
+  /** The last nights, newest first: this source's outcome, or why there is none. */
+  nights: StripNight[];
+  /** The latest night's outcome, however long ago (P23: a no is shown with its evidence). */
+  last?: Outcome;
   records: RecordItem[];
   recordsShown: number;
 }
@@ -42,41 +56,108 @@ const WayText: FC<{ way?: WayChoice; night?: string }> = ({ way, night }) => {
   );
 };
 
-/** P23: each night's answer, a no with its reason and evidence; a night not checked says so. */
-const NightCells: FC<{ nights: SourcePageData["nights"] }> = ({ nights }) => (
-  <ol class="nights" aria-label="The last nights, newest first">
-    {nights.map(({ night, outcome }) => {
-      if (!outcome)
-        return (
-          <li class="tone-none" data-night={night}>
-            <b>{nightShort(night)}</b>not checked
-          </li>
-        );
-      const l = outcomeLabel(outcome.outcome);
-      return (
-        <li
-          class={`tone-${l.tone}`}
-          data-night={night}
-          data-outcome={outcome.outcome}
-          title={outcome.reason ?? l.text}
-        >
-          <b>{nightShort(night)}</b>
-          {l.text}
-          {outcome.newRecords > 0 ? <span class="small"> · {outcome.newRecords} new</span> : null}
-        </li>
-      );
-    })}
-  </ol>
+/** A night on the strip: checked (with its outcome), not checked that night, or no night ran. */
+export type StripNight =
+  | { night: string; state: "checked"; outcome: Outcome }
+  | { night: string; state: "not-checked" }
+  | { night: string; state: "offline" };
+
+function stripLabel(n: StripNight): { text: string; fill: string } {
+  if (n.state === "offline") return { text: "checker offline (no night ran)", fill: "offline" };
+  if (n.state === "not-checked") return { text: "not checked that night", fill: "none" };
+  const l = outcomeLabel(n.outcome.outcome);
+  return { text: l.text, fill: l.tone };
+}
+
+const CELL = 14;
+const GAP = 3;
+
+/**
+ * The last nights as an SVG strip, oldest left, newest right. Each night is a link (reachable
+ * by Tab, opened by a tap or Enter) to its row in the table below, which says the outcome, the
+ * reason and the evidence in words; its <title> names the night and outcome for pointers and
+ * screen readers, so color is never the only carrier.
+ */
+const NightStrip: FC<{ nights: readonly StripNight[] }> = ({ nights }) => {
+  const oldestFirst = [...nights].reverse();
+  const width = oldestFirst.length * (CELL + GAP);
+  return (
+    <figure class="strip">
+      <svg
+        viewBox={`0 0 ${width} ${CELL + 4}`}
+        width={width}
+        height={CELL + 4}
+        aria-label={`The last ${nights.length} nights, oldest first; each links to its row in the table`}
+      >
+        {oldestFirst.map((n, i) => {
+          const l = stripLabel(n);
+          const reason = n.state === "checked" && n.outcome.reason ? `: ${n.outcome.reason}` : "";
+          const label = `${nightShort(n.night)}: ${l.text}${reason}`;
+          return (
+            <a href={`#night-${n.night}`} aria-label={label} data-night={n.night}>
+              <title>{label}</title>
+              <rect
+                x={i * (CELL + GAP) + 1}
+                y={2}
+                width={CELL}
+                height={CELL}
+                rx={2}
+                class={`fill-${l.fill}`}
+              />
+            </a>
+          );
+        })}
+      </svg>
+      <figcaption class="small muted">
+        Green: yes · red: no · grey: skipped or not reached · yellow: trouble · dashed: not checked
+        · pale: checker offline. The table below says each night in words.
+      </figcaption>
+    </figure>
+  );
+};
+
+/** P23: each night's answer in words, a no with its reason and evidence. */
+const NightTable: FC<{ nights: readonly StripNight[] }> = ({ nights }) => (
+  <Wide>
+    <table class="nights">
+      <caption class="small muted">The last {nights.length} nights, newest first</caption>
+      <thead>
+        <tr>
+          <th>Night</th>
+          <th>Outcome</th>
+          <th>New records</th>
+        </tr>
+      </thead>
+      <tbody>
+        {nights.map((n) => (
+          <tr id={`night-${n.night}`} data-state={n.state}>
+            <td class="nowrap">{nightShort(n.night)}</td>
+            <td>
+              {n.state === "checked" ? (
+                <OutcomeText o={n.outcome} />
+              ) : (
+                <span class={`status tone-${n.state === "offline" ? "skip" : "none"}`}>
+                  {stripLabel(n).text}
+                </span>
+              )}
+            </td>
+            <td>{n.state === "checked" ? n.outcome.newRecords : ""}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  </Wide>
 );
 
 export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
   const s = d.source;
   const govName = d.government?.name ?? s.governmentId;
   const title = `${s.name ?? recordsLabel(s.records)} · ${govName}`;
-  const last = d.nights.find((n) => n.outcome)?.outcome;
+  const last = d.last;
+  const q = `?source=${encodeURIComponent(s.id)}`;
   const lastTone = last ? outcomeLabel(last.outcome).tone : undefined;
   return (
-    <Layout title={title}>
+    <Layout title={title} head={<FeedHead path="/new" query={q} />}>
       <h1>
         {s.name ?? recordsLabel(s.records)} <span class="muted">· {govName}</span>
       </h1>
@@ -128,44 +209,47 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
         </section>
       ) : null}
       <h2>The last nights</h2>
-      {d.nights.length === 0 ? (
-        <p class="muted">No night has been checked yet.</p>
-      ) : (
+      {!last ? <p class="muted">This page has not been checked yet.</p> : null}
+      {d.nights.length === 0 ? null : (
         <>
-          <NightCells nights={d.nights} />
+          <NightStrip nights={d.nights} />
           {last && lastTone !== "no" ? (
             <p class="last-outcome small">
               Last checked the night of {nightShort(last.night)}: <OutcomeText o={last} />
             </p>
           ) : null}
+          <NightTable nights={d.nights} />
         </>
       )}
       <h2>Newest records</h2>
+      <FeedLinks path="/new" query={q} what="New records from this page" />
       {d.records.length === 0 ? (
         <p class="muted">No records noted yet.</p>
       ) : (
-        <table class="records">
-          <thead>
-            <tr>
-              <th>Record</th>
-              <th>Date</th>
-              <th>Kind</th>
-              <th>First seen</th>
-            </tr>
-          </thead>
-          <tbody>
-            {d.records.map((r) => (
+        <Wide>
+          <table class="records">
+            <thead>
               <tr>
-                <td>
-                  <RecordTitle title={r.title} url={r.url} />
-                </td>
-                <td class="nowrap">{dateEt(r.date)}</td>
-                <td>{recordsLabel(r.kind ?? s.records)}</td>
-                <td class="small">{nightShort(r.firstSeenNight)}</td>
+                <th>Record</th>
+                <th>Date</th>
+                <th>Kind</th>
+                <th>First seen</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {d.records.map((r) => (
+                <tr>
+                  <td>
+                    <RecordTitle title={r.title} url={r.url} fallback={s.url} />
+                  </td>
+                  <td class="nowrap">{dateEt(r.date)}</td>
+                  <td>{recordsLabel(r.kind ?? s.records)}</td>
+                  <td class="small">{nightShort(r.firstSeenNight)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Wide>
       )}
       <p class="small">
         <a href={`/api/sources/${encodeURIComponent(s.id)}`}>This page as JSON</a>

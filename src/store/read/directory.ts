@@ -1,11 +1,22 @@
 /**
  * The catalog as the public sees it: governments by county and kind, their sources, and the
  * records we noted (P6: links only, never fetched). Read-only SQL over the catalog tables
- * (src/store/schema/sources.ts) and `records`. Retired rows appear only on their own page.
+ * (src/store/schema/sources.ts) and `records`, the same on SQLite and PostgreSQL. Retired rows
+ * appear only on their own page.
  */
-import type { Db } from "../../../store/db.js";
-import type { RecordsTable } from "../../../store/schema/night.js";
-import type { Filter } from "../filters.js";
+import type { Db } from "../db.js";
+import type { RecordsTable } from "../schema/night.js";
+
+/** Narrows lists and feeds; every field is an exact, already-validated value. */
+export interface DirectoryFilter {
+  county?: string;
+  /** Kind of government. */
+  kind?: string;
+  /** Kind of records a source posts. */
+  records?: string;
+  government?: string;
+  source?: string;
+}
 
 export interface GovernmentSummary {
   id: string;
@@ -40,18 +51,30 @@ export interface RecordItem {
   firstSeenAt: string;
 }
 
-export async function counties(db: Db): Promise<string[]> {
-  const rows = await db
-    .selectFrom("governments")
-    .select("county")
-    .distinct()
-    .where("retired_at", "is", null)
-    .where("county", "is not", null)
-    .execute();
-  return rows.map((r) => r.county ?? "").sort((a, b) => a.localeCompare(b));
+export interface CountySummary {
+  county: string;
+  governments: number;
 }
 
-export async function listGovernments(db: Db, f: Filter): Promise<GovernmentSummary[]> {
+export async function counties(db: Db): Promise<string[]> {
+  return (await countySummaries(db)).map((c) => c.county);
+}
+
+/** Counties with how many current governments each has, by name. */
+export async function countySummaries(db: Db): Promise<CountySummary[]> {
+  const rows = await db
+    .selectFrom("governments")
+    .select(["county", (eb) => eb.fn.countAll<number | string>().as("n")])
+    .where("retired_at", "is", null)
+    .where("county", "is not", null)
+    .groupBy("county")
+    .execute();
+  return rows
+    .map((r) => ({ county: r.county ?? "", governments: Number(r.n) }))
+    .sort((a, b) => a.county.localeCompare(b.county));
+}
+
+export async function listGovernments(db: Db, f: DirectoryFilter): Promise<GovernmentSummary[]> {
   let q = db
     .selectFrom("governments as g")
     .leftJoin("sources as s", (j) =>
@@ -63,6 +86,7 @@ export async function listGovernments(db: Db, f: Filter): Promise<GovernmentSumm
     .groupBy(["g.id", "g.name", "g.kind", "g.county", "g.website", "g.retired_at"]);
   if (f.county) q = q.where("g.county", "=", f.county);
   if (f.kind) q = q.where("g.kind", "=", f.kind);
+  if (f.government) q = q.where("g.id", "=", f.government);
   const rows = await q.execute();
   return rows
     .map((r) => ({
@@ -142,12 +166,38 @@ function toSource(r: SourceCols): SourceSummary {
 
 /** A government's current sources (P26: listed whether read or not). */
 export async function sourcesOf(db: Db, governmentId: string): Promise<SourceSummary[]> {
+  return (await sourcesOfGovernments(db, [governmentId])).get(governmentId) ?? [];
+}
+
+/** The current sources of many governments at once (a county page), by records kind then id. */
+export async function sourcesOfGovernments(
+  db: Db,
+  governmentIds: readonly string[],
+): Promise<Map<string, SourceSummary[]>> {
+  const out = new Map<string, SourceSummary[]>();
+  if (governmentIds.length === 0) return out;
   const rows = await db
     .selectFrom("sources")
     .select([...SOURCE_COLUMNS])
-    .where("government_id", "=", governmentId)
+    .where("government_id", "in", [...governmentIds])
     .where("retired_at", "is", null)
     .orderBy("records")
+    .orderBy("id")
+    .execute();
+  for (const r of rows) {
+    const list = out.get(r.government_id) ?? [];
+    list.push(toSource(r));
+    out.set(r.government_id, list);
+  }
+  return out;
+}
+
+/** Every current source (bulk downloads, the sitemap), by id. */
+export async function allSources(db: Db): Promise<SourceSummary[]> {
+  const rows = await db
+    .selectFrom("sources")
+    .select([...SOURCE_COLUMNS])
+    .where("retired_at", "is", null)
     .orderBy("id")
     .execute();
   return rows.map(toSource);
@@ -204,6 +254,60 @@ export async function newestRecords(
   return rows.map(toRecord);
 }
 
+/**
+ * One page of records for the bulk download, in key order after `after` (keyset paging, so a
+ * download of 100,000 records never holds them all in memory or re-reads skipped rows).
+ */
+export async function recordsAfter(
+  db: Db,
+  after: { sourceId: string; recordId: string } | undefined,
+  f: DirectoryFilter,
+  limit: number,
+): Promise<(RecordItem & { governmentId: string; county: string | null; records: string })[]> {
+  let q = db
+    .selectFrom("records as r")
+    .innerJoin("sources as s", "s.id", "r.source_id")
+    .innerJoin("governments as g", "g.id", "s.government_id")
+    .select([...RECORD_COLUMNS, "g.id as government_id", "g.county", "s.records"])
+    .where("s.retired_at", "is", null)
+    .where("g.retired_at", "is", null);
+  if (after) {
+    const a = after;
+    q = q.where((eb) =>
+      eb.or([
+        eb("r.source_id", ">", a.sourceId),
+        eb.and([eb("r.source_id", "=", a.sourceId), eb("r.record_id", ">", a.recordId)]),
+      ]),
+    );
+  }
+  q = applyFilter(q, f);
+  const rows = await q.orderBy("r.source_id").orderBy("r.record_id").limit(limit).execute();
+  return rows.map((r) => ({
+    ...toRecord(r),
+    governmentId: r.government_id,
+    county: r.county,
+    records: r.records,
+  }));
+}
+
+/**
+ * The filter on a query that joins records `r`, sources `s` and governments `g`. Typed loosely
+ * on purpose: kysely's builder types differ per select list, the columns do not.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: see above
+export function applyFilter<Q extends { where: (...a: any[]) => any }>(
+  q: Q,
+  f: DirectoryFilter,
+): Q {
+  let out = q;
+  if (f.county) out = out.where("g.county", "=", f.county);
+  if (f.kind) out = out.where("g.kind", "=", f.kind);
+  if (f.records) out = out.where("s.records", "=", f.records);
+  if (f.government) out = out.where("g.id", "=", f.government);
+  if (f.source) out = out.where("s.id", "=", f.source);
+  return out;
+}
+
 export interface DirectoryCounts {
   governments: number;
   sources: number;
@@ -230,4 +334,19 @@ export async function directoryCounts(db: Db): Promise<DirectoryCounts> {
     sources: await count("sources"),
     records: Number(records?.n ?? 0),
   };
+}
+
+/** Which ids exist (and are current): checks `?government=` and `?source=` before use. */
+export async function governmentExists(db: Db, id: string): Promise<boolean> {
+  return (
+    (await db.selectFrom("governments").select("id").where("id", "=", id).executeTakeFirst()) !==
+    undefined
+  );
+}
+
+export async function sourceExists(db: Db, id: string): Promise<boolean> {
+  return (
+    (await db.selectFrom("sources").select("id").where("id", "=", id).executeTakeFirst()) !==
+    undefined
+  );
 }

@@ -1,14 +1,18 @@
 /**
  * What the directory says about a source's state: read / not read and why (P26), and the
- * nights' outcomes with the reason and the refusal evidence (P23). Read-only SQL over the
- * night's tables (src/store/schema/night.ts), the same on SQLite and PostgreSQL.
+ * nights' outcomes with the reason and the refusal evidence (P23), made from the rows of
+ * src/store/read/source-state.ts.
  */
-import type { RefusalEvidence } from "../../../net/types.js";
-import { latestMarks } from "../../../night/marks.js";
-import type { WayChoice } from "../../../night/types.js";
-import { parseWayChoice } from "../../../night/way-choice.js";
-import type { Db } from "../../../store/db.js";
-import type { NightSourcesTable } from "../../../store/schema/night.js";
+import type { RefusalEvidence } from "../../net/types.js";
+import { latestMarks } from "../../night/marks.js";
+import type { WayChoice } from "../../night/types.js";
+import { parseWayChoice } from "../../night/way-choice.js";
+import type { Db } from "../../store/db.js";
+import {
+  lastOutcomeRows,
+  type OutcomeRow,
+  outcomeRowsSince,
+} from "../../store/read/source-state.js";
 
 /** P24/P26: the latest mark decides; no mark at all means read. */
 export type ReadStatus =
@@ -47,8 +51,6 @@ export async function readStatuses(
   return out;
 }
 
-type OutcomeRow = Omit<NightSourcesTable, "started_at" | "duration_ms">;
-
 function toOutcome(r: OutcomeRow): Outcome {
   const o: Outcome = {
     night: r.night,
@@ -85,59 +87,20 @@ function parseEvidence(text: string | null): RefusalEvidence | undefined {
   }
 }
 
-const OUTCOME_COLUMNS = [
-  "night",
-  "source_id",
-  "outcome",
-  "reason",
-  "evidence",
-  "status",
-  "url",
-  "way",
-  "records_found",
-  "new_records",
-  "ended_at",
-] as const;
-
 /** The latest night's outcome of each source. */
 export async function lastOutcomes(db: Db, ids: readonly string[]): Promise<Map<string, Outcome>> {
   const out = new Map<string, Outcome>();
-  if (ids.length === 0) return out;
-  const rows = await db
-    .selectFrom("night_sources")
-    .select([...OUTCOME_COLUMNS])
-    .where("source_id", "in", [...ids])
-    .orderBy("night", "asc")
-    .execute();
-  for (const r of rows) out.set(r.source_id, toOutcome(r));
+  for (const [id, r] of await lastOutcomeRows(db, ids)) out.set(id, toOutcome(r));
   return out;
 }
 
-/** The nights that ran, newest first (the columns of "the last nights at a glance"). */
-export async function recentNights(db: Db, count: number): Promise<string[]> {
-  const rows = await db
-    .selectFrom("nights")
-    .select("night")
-    .orderBy("night", "desc")
-    .limit(count)
-    .execute();
-  return rows.map((r) => r.night);
-}
-
-/** One source's outcomes on the given nights; a night it was not checked is absent. */
-export async function outcomesOn(
+/** One source's outcomes from night `from` on, by night. */
+export async function outcomesSince(
   db: Db,
   sourceId: string,
-  nights: readonly string[],
+  from: string,
 ): Promise<Map<string, Outcome>> {
   const out = new Map<string, Outcome>();
-  if (nights.length === 0) return out;
-  const rows = await db
-    .selectFrom("night_sources")
-    .select([...OUTCOME_COLUMNS])
-    .where("source_id", "=", sourceId)
-    .where("night", "in", [...nights])
-    .execute();
-  for (const r of rows) out.set(r.night, toOutcome(r));
+  for (const [night, r] of await outcomeRowsSince(db, sourceId, from)) out.set(night, toOutcome(r));
   return out;
 }

@@ -1,11 +1,11 @@
 /**
  * What a night did, for the operator: outcomes by kind, the nos with their evidence (P21), the
  * sources the night did not reach, and how many requests went to each site (from the request
- * log, P27). Read-only SQL over the night's and the log's tables.
+ * log, P27). Read-only SQL over the night's and the log's tables; the requests per site use
+ * the index request_log_night_site (migration 010), never a scan of the whole log.
  */
 import type { RefusalEvidence } from "../../net/types.js";
-import { NO_OUTCOMES } from "../../night/types.js";
-import type { Db } from "../../store/db.js";
+import type { Db } from "../db.js";
 
 export interface NightSummary {
   night: string;
@@ -67,7 +67,12 @@ export async function lastNight(db: Db): Promise<string | undefined> {
   return r?.night;
 }
 
-export async function nightReport(db: Db, night: string): Promise<NightReport | undefined> {
+/** `isNo` says which outcomes are a site's no (the night's closed set, src/night/types.ts). */
+export async function nightReport(
+  db: Db,
+  night: string,
+  isNo: (outcome: string) => boolean,
+): Promise<NightReport | undefined> {
   const row = await db
     .selectFrom("nights")
     .selectAll()
@@ -93,7 +98,7 @@ export async function nightReport(db: Db, night: string): Promise<NightReport | 
     evidence: parseEvidence(o.evidence),
   }));
   const byKind = countBy(all.map((o) => o.outcome)).map(([kind, count]) => ({ kind, count }));
-  const nos = all.filter((o) => NO_OUTCOMES.has(o.outcome as never));
+  const nos = all.filter((o) => isNo(o.outcome));
   const nosBySite = countBy(nos.map((o) => o.site)).map(([site, count]) => ({ site, count }));
   const requests = await db
     .selectFrom("request_log")

@@ -1,0 +1,215 @@
+/**
+ * "What is new": the records first seen in a window of nights (one night, since yesterday,
+ * the last 7 or 30 days), with the government and source they belong to, counts per county
+ * and per kind of records, and the nights of the window as they ran (or did not).
+ */
+import type { Db } from "../db.js";
+import {
+  applyFilter,
+  type DirectoryFilter,
+  RECORD_COLUMNS,
+  type RecordItem,
+  toRecord,
+} from "./directory.js";
+
+/** More than this many new records in one window are cut, with a note (pages and feeds). */
+export const NEW_CAP = 500;
+
+/** Nights `from` through `to` (YYYY-MM-DD, inclusive): the night keys records carry. */
+export interface NightRange {
+  from: string;
+  to: string;
+}
+
+export interface NewRecord extends RecordItem {
+  sourceName: string | null;
+  sourceRecords: string;
+  governmentId: string;
+  governmentName: string;
+  governmentKind: string;
+  county: string | null;
+}
+
+export interface NightRow {
+  night: string;
+  startedAt: string;
+  deadlineAt: string;
+  finishedAt: string | null;
+}
+
+export interface NewItems {
+  items: NewRecord[];
+  /** True when more than the cap matched and the list was cut. */
+  capped: boolean;
+}
+
+function baseQuery(db: Db) {
+  return db
+    .selectFrom("records as r")
+    .innerJoin("sources as s", "s.id", "r.source_id")
+    .innerJoin("governments as g", "g.id", "s.government_id")
+    .where("s.retired_at", "is", null)
+    .where("g.retired_at", "is", null);
+}
+
+export async function newRecords(
+  db: Db,
+  range: NightRange,
+  f: DirectoryFilter,
+  cap = NEW_CAP,
+): Promise<NewItems> {
+  let q = baseQuery(db)
+    .select([
+      ...RECORD_COLUMNS,
+      "s.name as source_name",
+      "s.records as source_records",
+      "g.id as government_id",
+      "g.name as government_name",
+      "g.kind as government_kind",
+      "g.county",
+    ])
+    .where("r.first_seen_night", ">=", range.from)
+    .where("r.first_seen_night", "<=", range.to);
+  q = applyFilter(q, f);
+  const rows = await q
+    .orderBy("r.first_seen_at", "desc")
+    .orderBy("r.date", (ob) => ob.desc().nullsLast())
+    .orderBy("r.source_id")
+    .orderBy("r.record_id")
+    .limit(cap + 1)
+    .execute();
+  return {
+    items: rows.slice(0, cap).map((r) => ({
+      ...toRecord(r),
+      sourceName: r.source_name,
+      sourceRecords: r.source_records,
+      governmentId: r.government_id,
+      governmentName: r.government_name,
+      governmentKind: r.government_kind,
+      county: r.county,
+    })),
+    capped: rows.length > cap,
+  };
+}
+
+export interface NewCounts {
+  total: number;
+  /** County (null: statewide) → count, most first. */
+  byCounty: { county: string | null; count: number }[];
+  /** Kind of records → count, most first. */
+  byRecords: { records: string; count: number }[];
+}
+
+/** How many records are new in the window, per county and per kind of records (no cap). */
+export async function newCounts(db: Db, range: NightRange, f: DirectoryFilter): Promise<NewCounts> {
+  let q = baseQuery(db)
+    .select(["g.county", "s.records", (eb) => eb.fn.countAll<number | string>().as("n")])
+    .where("r.first_seen_night", ">=", range.from)
+    .where("r.first_seen_night", "<=", range.to)
+    .groupBy(["g.county", "s.records"]);
+  q = applyFilter(q, f);
+  const rows = await q.execute();
+  const byCounty = new Map<string | null, number>();
+  const byRecords = new Map<string, number>();
+  let total = 0;
+  for (const r of rows) {
+    const n = Number(r.n);
+    total += n;
+    byCounty.set(r.county, (byCounty.get(r.county) ?? 0) + n);
+    byRecords.set(r.records, (byRecords.get(r.records) ?? 0) + n);
+  }
+  const most = <K>(m: Map<K, number>) =>
+    [...m].sort((a, b) => b[1] - a[1] || String(a[0] ?? "~").localeCompare(String(b[0] ?? "~")));
+  return {
+    total,
+    byCounty: most(byCounty).map(([county, count]) => ({ county, count })),
+    byRecords: most(byRecords).map(([records, count]) => ({ records, count })),
+  };
+}
+
+/** The nights that have a row in `nights` within the range, newest first. */
+export async function nightsIn(db: Db, range: NightRange): Promise<NightRow[]> {
+  const rows = await db
+    .selectFrom("nights")
+    .select(["night", "started_at", "deadline_at", "finished_at"])
+    .where("night", ">=", range.from)
+    .where("night", "<=", range.to)
+    .orderBy("night", "desc")
+    .execute();
+  return rows.map((r) => ({
+    night: r.night,
+    startedAt: r.started_at,
+    deadlineAt: r.deadline_at,
+    finishedAt: r.finished_at,
+  }));
+}
+
+/** The latest night in the store, if any ran. */
+export async function latestNight(db: Db): Promise<NightRow | undefined> {
+  const r = await db
+    .selectFrom("nights")
+    .select(["night", "started_at", "deadline_at", "finished_at"])
+    .orderBy("night", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return r
+    ? {
+        night: r.night,
+        startedAt: r.started_at,
+        deadlineAt: r.deadline_at,
+        finishedAt: r.finished_at,
+      }
+    : undefined;
+}
+
+/** The latest night before `before` on which any record was first seen (for "nothing new"). */
+export async function lastNightWithNew(
+  db: Db,
+  before: string,
+  f: DirectoryFilter,
+): Promise<{ night: string; count: number } | undefined> {
+  let q = baseQuery(db)
+    .select("r.first_seen_night as night")
+    .where("r.first_seen_night", "<", before);
+  q = applyFilter(q, f);
+  const latest = await q.orderBy("r.first_seen_night", "desc").limit(1).executeTakeFirst();
+  if (!latest) return undefined;
+  const c = await newCounts(db, { from: latest.night, to: latest.night }, f);
+  return { night: latest.night, count: c.total };
+}
+
+/** Records dated on or after `fromDate` (YYYY-MM-DD): upcoming meetings, soonest first. */
+export async function upcomingRecords(
+  db: Db,
+  fromDate: string,
+  f: DirectoryFilter,
+  cap: number,
+): Promise<NewRecord[]> {
+  let q = baseQuery(db)
+    .select([
+      ...RECORD_COLUMNS,
+      "s.name as source_name",
+      "s.records as source_records",
+      "g.id as government_id",
+      "g.name as government_name",
+      "g.kind as government_kind",
+      "g.county",
+    ])
+    .where("r.date", ">=", fromDate);
+  q = applyFilter(q, f);
+  const rows = await q
+    .orderBy("r.date")
+    .orderBy("r.source_id")
+    .orderBy("r.record_id")
+    .limit(cap)
+    .execute();
+  return rows.map((r) => ({
+    ...toRecord(r),
+    sourceName: r.source_name,
+    sourceRecords: r.source_records,
+    governmentId: r.government_id,
+    governmentName: r.government_name,
+    governmentKind: r.government_kind,
+    county: r.county,
+  }));
+}

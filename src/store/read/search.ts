@@ -1,0 +1,231 @@
+/**
+ * Search over governments, sources and record titles, ranked: FTS5 with bm25 on SQLite,
+ * `to_tsvector`/`ts_rank` on PostgreSQL (indexes: migration 010). The words a person types
+ * become a query of plain terms (every word must match, the last one as a prefix), so no
+ * search syntax of either engine reaches it: quotes, NEAR, `-` and `:` are just separators.
+ */
+import { type RawBuilder, sql } from "kysely";
+import type { Db } from "../db.js";
+import { dialectOf } from "../dialect-of.js";
+import type { DirectoryFilter, GovernmentSummary, SourceSummary } from "./directory.js";
+import type { NewRecord } from "./new-records.js";
+
+/** At most this many words are searched; more would only slow the query. */
+export const MAX_TERMS = 8;
+const MAX_TERM_CHARS = 64;
+
+/** The words of a query, lower-cased letters and digits; empty when there is nothing to find. */
+export function searchTerms(q: string): string[] {
+  const words =
+    q
+      .normalize("NFKC")
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? [];
+  return words.slice(0, MAX_TERMS).map((w) => w.slice(0, MAX_TERM_CHARS));
+}
+
+function ftsQuery(terms: readonly string[]): string {
+  return terms.map((t, i) => `"${t}"${i === terms.length - 1 ? "*" : ""}`).join(" ");
+}
+
+function tsQuery(terms: readonly string[]): string {
+  return terms.map((t, i) => `${t}${i === terms.length - 1 ? ":*" : ""}`).join(" & ");
+}
+
+export interface SearchResult {
+  governments: GovernmentSummary[];
+  sources: (SourceSummary & { governmentName: string })[];
+  records: NewRecord[];
+  /** All records that match (the page holds at most `perPage`). */
+  recordTotal: number;
+}
+
+function filterSql(f: DirectoryFilter): RawBuilder<unknown>[] {
+  const out: RawBuilder<unknown>[] = [];
+  if (f.county) out.push(sql`g.county = ${f.county}`);
+  if (f.kind) out.push(sql`g.kind = ${f.kind}`);
+  if (f.records) out.push(sql`s.records = ${f.records}`);
+  if (f.government) out.push(sql`g.id = ${f.government}`);
+  if (f.source) out.push(sql`s.id = ${f.source}`);
+  return out;
+}
+
+const and = (parts: RawBuilder<unknown>[]) =>
+  parts.length === 0 ? sql`1 = 1` : sql.join(parts, sql` and `);
+
+interface RecordRow {
+  source_id: string;
+  record_id: string;
+  title: string;
+  date: string | null;
+  url: string | null;
+  kind: string | null;
+  first_seen_night: string;
+  first_seen_at: string;
+  source_name: string | null;
+  source_records: string;
+  government_id: string;
+  government_name: string;
+  government_kind: string;
+  county: string | null;
+}
+
+const RECORD_SELECT = sql`r.source_id, r.record_id, r.title, r.date, r.url, r.kind,
+  r.first_seen_night, r.first_seen_at, s.name as source_name, s.records as source_records,
+  g.id as government_id, g.name as government_name, g.kind as government_kind, g.county`;
+
+function toNewRecord(r: RecordRow): NewRecord {
+  return {
+    sourceId: r.source_id,
+    recordId: r.record_id,
+    title: r.title,
+    date: r.date,
+    url: r.url,
+    kind: r.kind,
+    firstSeenNight: r.first_seen_night,
+    firstSeenAt: r.first_seen_at,
+    sourceName: r.source_name,
+    sourceRecords: r.source_records,
+    governmentId: r.government_id,
+    governmentName: r.government_name,
+    governmentKind: r.government_kind,
+    county: r.county,
+  };
+}
+
+/** Ranked matches; records are paged (`page` from 1), governments and sources capped. */
+export async function search(
+  db: Db,
+  terms: readonly string[],
+  f: DirectoryFilter,
+  opts: { page: number; perPage: number; others: number },
+): Promise<SearchResult> {
+  if (terms.length === 0) return { governments: [], sources: [], records: [], recordTotal: 0 };
+  const pg = dialectOf(db) === "postgres";
+  const offset = (Math.max(1, opts.page) - 1) * opts.perPage;
+  const live = sql`s.retired_at is null and g.retired_at is null`;
+  const where = and(filterSql(f));
+  const govWhere = and(
+    filterSql({
+      ...(f.county ? { county: f.county } : {}),
+      ...(f.kind ? { kind: f.kind } : {}),
+      ...(f.government ? { government: f.government } : {}),
+    }),
+  );
+  let records: RecordRow[];
+  let total: number;
+  let govRows: {
+    id: string;
+    name: string;
+    kind: string;
+    county: string | null;
+    website: string | null;
+    n: number | string;
+  }[];
+  let srcRows: {
+    id: string;
+    government_id: string;
+    name: string | null;
+    records: string;
+    url: string;
+    access: string;
+    platform: string | null;
+    government_name: string;
+  }[];
+  if (pg) {
+    const tq = tsQuery(terms);
+    const match = sql`to_tsvector('simple', r.title) @@ to_tsquery('simple', ${tq})`;
+    records = (
+      await sql<RecordRow>`select ${RECORD_SELECT} from records r
+        join sources s on s.id = r.source_id join governments g on g.id = s.government_id
+        where ${match} and ${live} and ${where}
+        order by ts_rank(to_tsvector('simple', r.title), to_tsquery('simple', ${tq})) desc,
+          r.first_seen_at desc, r.source_id, r.record_id
+        limit ${opts.perPage} offset ${offset}`.execute(db)
+    ).rows;
+    total = Number(
+      (
+        await sql<{ n: string | number }>`select count(*) as n from records r
+          join sources s on s.id = r.source_id join governments g on g.id = s.government_id
+          where ${match} and ${live} and ${where}`.execute(db)
+      ).rows[0]?.n ?? 0,
+    );
+    const gv = sql`to_tsvector('simple', coalesce(g.name, '') || ' ' || coalesce(g.county, '') || ' ' || g.id)`;
+    govRows = (
+      await sql<(typeof govRows)[number]>`select g.id, g.name, g.kind, g.county, g.website,
+          (select count(*) from sources s where s.government_id = g.id and s.retired_at is null) as n
+        from governments g
+        where ${gv} @@ to_tsquery('simple', ${tq}) and g.retired_at is null and ${govWhere}
+        order by ts_rank(${gv}, to_tsquery('simple', ${tq})) desc, g.name
+        limit ${opts.others}`.execute(db)
+    ).rows;
+    const sv = sql`to_tsvector('simple', coalesce(s.name, '') || ' ' || s.records || ' ' || s.id)`;
+    srcRows = (
+      await sql<(typeof srcRows)[number]>`select s.id, s.government_id, s.name, s.records, s.url,
+          s.access, s.platform, g.name as government_name
+        from sources s join governments g on g.id = s.government_id
+        where ${sv} @@ to_tsquery('simple', ${tq}) and ${live} and ${where}
+        order by ts_rank(${sv}, to_tsquery('simple', ${tq})) desc, s.id
+        limit ${opts.others}`.execute(db)
+    ).rows;
+  } else {
+    const fq = ftsQuery(terms);
+    records = (
+      await sql<RecordRow>`select ${RECORD_SELECT} from records_fts
+        join records r on r.rowid = records_fts.rowid
+        join sources s on s.id = r.source_id join governments g on g.id = s.government_id
+        where records_fts match ${fq} and ${live} and ${where}
+        order by bm25(records_fts), r.first_seen_at desc, r.source_id, r.record_id
+        limit ${opts.perPage} offset ${offset}`.execute(db)
+    ).rows;
+    total = Number(
+      (
+        await sql<{ n: number }>`select count(*) as n from records_fts
+          join records r on r.rowid = records_fts.rowid
+          join sources s on s.id = r.source_id join governments g on g.id = s.government_id
+          where records_fts match ${fq} and ${live} and ${where}`.execute(db)
+      ).rows[0]?.n ?? 0,
+    );
+    govRows = (
+      await sql<(typeof govRows)[number]>`select g.id, g.name, g.kind, g.county, g.website,
+          (select count(*) from sources s where s.government_id = g.id and s.retired_at is null) as n
+        from governments_fts join governments g on g.rowid = governments_fts.rowid
+        where governments_fts match ${fq} and g.retired_at is null and ${govWhere}
+        order by bm25(governments_fts), g.name
+        limit ${opts.others}`.execute(db)
+    ).rows;
+    srcRows = (
+      await sql<(typeof srcRows)[number]>`select s.id, s.government_id, s.name, s.records, s.url,
+          s.access, s.platform, g.name as government_name
+        from sources_fts join sources s on s.rowid = sources_fts.rowid
+        join governments g on g.id = s.government_id
+        where sources_fts match ${fq} and ${live} and ${where}
+        order by bm25(sources_fts), s.id
+        limit ${opts.others}`.execute(db)
+    ).rows;
+  }
+  return {
+    governments: govRows.map((g) => ({
+      id: g.id,
+      name: g.name,
+      kind: g.kind,
+      county: g.county,
+      website: g.website,
+      sources: Number(g.n),
+      retiredAt: null,
+    })),
+    sources: srcRows.map((s) => ({
+      id: s.id,
+      governmentId: s.government_id,
+      name: s.name,
+      records: s.records,
+      url: s.url,
+      access: s.access,
+      platform: s.platform,
+      retiredAt: null,
+      governmentName: s.government_name,
+    })),
+    records: records.map(toNewRecord),
+    recordTotal: total,
+  };
+}

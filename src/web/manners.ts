@@ -1,0 +1,99 @@
+/**
+ * Web manners for every answer of `nor serve`: security headers, a cap on every request body
+ * before it is read, compression, ETag with 304, Cache-Control, and the small files a site
+ * is asked for (style sheet, favicon, robots.txt, sitemap).
+ */
+import type { Context, Hono, MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { compress } from "hono/compress";
+import { etag } from "hono/etag";
+import { SITE_CSS } from "./style.js";
+
+/** The largest request body read: the console's forms are a few hundred bytes. */
+export const MAX_BODY_BYTES = 16 * 1024;
+
+/**
+ * No script at all (the site works without JavaScript), styles only from our own sheet, no
+ * framing by anyone (a source page must not load inside another site's iframe), forms post
+ * only to us.
+ */
+export const CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+export function securityHeaders(): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    const h = c.res.headers;
+    const set = (k: string, v: string) => {
+      if (!h.has(k)) c.header(k, v);
+    };
+    set("Content-Security-Policy", CSP);
+    set("X-Content-Type-Options", "nosniff");
+    set("Referrer-Policy", "same-origin");
+    set("X-Frame-Options", "DENY");
+    set("Cross-Origin-Opener-Policy", "same-origin");
+    set("Permissions-Policy", "camera=(), microphone=(), geolocation=()");
+  };
+}
+
+/** 413 before the body is read: a declared Content-Length over the cap is refused unread. */
+export function bodyCap(): MiddlewareHandler {
+  return bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: (c) => {
+      c.header("Connection", "close");
+      return c.text(`Request body too large: at most ${MAX_BODY_BYTES} bytes are read.\n`, 413);
+    },
+  });
+}
+
+/** How long browsers and proxies may keep public answers before asking again (with ETag). */
+export const PUBLIC_MAX_AGE = 300;
+
+/**
+ * ETag (weak: compression changes the bytes, not the meaning) and a 304 on a match, plus
+ * Cache-Control for public answers that did not set their own.
+ */
+export function caching(): MiddlewareHandler[] {
+  const cacheControl: MiddlewareHandler = async (c, next) => {
+    await next();
+    if (
+      (c.req.method === "GET" || c.req.method === "HEAD") &&
+      !c.res.headers.has("Cache-Control")
+    ) {
+      c.header(
+        "Cache-Control",
+        c.res.ok || c.res.status === 304 ? `public, max-age=${PUBLIC_MAX_AGE}` : "no-cache",
+      );
+    }
+  };
+  return [compress(), cacheControl, etag({ weak: true })];
+}
+
+const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#12355b"/><path d="M8 23V9h3l7 9V9h3v14h-3l-7-9v9z" fill="#fff"/></svg>`;
+
+/** Static answers; `origin()` is the configured public origin (never the request's Host). */
+export function staticRoutes(app: Hono, origin: () => string, withDirectory: boolean): void {
+  const long = "public, max-age=86400";
+  app.get("/assets/site.css", (c) =>
+    c.body(SITE_CSS, 200, { "content-type": "text/css; charset=utf-8", "cache-control": long }),
+  );
+  const icon = (c: Context) =>
+    c.body(FAVICON, 200, { "content-type": "image/svg+xml", "cache-control": long });
+  app.get("/favicon.svg", icon);
+  app.get("/favicon.ico", icon);
+  app.get("/robots.txt", (c) =>
+    c.text(
+      [
+        "# New on Record: the directory may be indexed; the console and bulk files may not.",
+        "User-agent: *",
+        "Disallow: /console",
+        "Disallow: /downloads/",
+        "Disallow: /search",
+        "Allow: /",
+        ...(withDirectory ? ["", `Sitemap: ${origin()}/sitemap.xml`] : []),
+        "",
+      ].join("\n"),
+    ),
+  );
+}

@@ -1,0 +1,86 @@
+/**
+ * An iCalendar feed (RFC 5545) of upcoming meetings: records whose own date is today or later.
+ * Lines end in CRLF and are folded at 75 octets (§3.1) without splitting a UTF-8 character;
+ * TEXT values are escaped (§3.3.11) and control characters, which TEXT may not hold, removed.
+ */
+import type { NewRecord } from "../../store/read/new-records.js";
+import { httpHref } from "./format.js";
+
+export const ICAL_CONTENT_TYPE = "text/calendar; charset=utf-8";
+
+const CONTROLS =
+  /[\u0000-\u0008\u000B-\u001F\u007F\uFFFE\uFFFF]|[\uD800-\uDFFF](?![\uDC00-\uDFFF])/g;
+
+export function icalText(s: string): string {
+  return s
+    .replace(CONTROLS, "")
+    .replace(/\\/g, "\\\\")
+    .replace(/;/g, "\\;")
+    .replace(/,/g, "\\,")
+    .replace(/\r\n|\r|\n/g, "\\n");
+}
+
+/** §3.1: a line longer than 75 octets continues on the next line after CRLF and one space. */
+export function foldLine(line: string): string {
+  const out: string[] = [];
+  let cur = "";
+  let bytes = 0;
+  for (const ch of line) {
+    const n = Buffer.byteLength(ch);
+    const limit = out.length === 0 ? 75 : 74; // continuation lines begin with a space
+    if (bytes + n > limit) {
+      out.push(cur);
+      cur = "";
+      bytes = 0;
+    }
+    cur += ch;
+    bytes += n;
+  }
+  out.push(cur);
+  return out.join("\r\n ");
+}
+
+const stamp = (t: number) =>
+  new Date(t)
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d{3}/, "");
+
+function start(date: string): string | undefined {
+  const bare = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
+  if (bare) return `DTSTART;VALUE=DATE:${bare[1]}${bare[2]}${bare[3]}`;
+  const t = Date.parse(date);
+  return Number.isNaN(t) ? undefined : `DTSTART:${stamp(t)}`;
+}
+
+export function renderIcal(opts: {
+  origin: string;
+  name: string;
+  items: readonly NewRecord[];
+  now: number;
+}): string {
+  const lines = [
+    "BEGIN:VCALENDAR",
+    "VERSION:2.0",
+    "PRODID:-//New on Record//Upcoming meetings//EN",
+    "CALSCALE:GREGORIAN",
+    `X-WR-CALNAME:${icalText(opts.name)}`,
+  ];
+  for (const r of opts.items) {
+    const dt = r.date ? start(r.date) : undefined;
+    if (!dt) continue;
+    const page = `${opts.origin}/sources/${encodeURIComponent(r.sourceId)}`;
+    lines.push(
+      "BEGIN:VEVENT",
+      `UID:${icalText(`${encodeURIComponent(r.sourceId)}.${encodeURIComponent(r.recordId)}@new-on-record`)}`,
+      `DTSTAMP:${stamp(opts.now)}`,
+      dt,
+      `SUMMARY:${icalText(r.title)}`,
+      `DESCRIPTION:${icalText(`${r.sourceName ?? r.sourceRecords} of ${r.governmentName}${r.county ? `, ${r.county} County` : ""}. Where it is posted: ${page}`)}`,
+      `URL:${httpHref(r.url) ?? page}`,
+      "END:VEVENT",
+    );
+  }
+  lines.push("END:VCALENDAR");
+  return `${lines.map(foldLine).join("\r\n")}\r\n`;
+}

@@ -1,0 +1,253 @@
+/**
+ * The JSON API described as OpenAPI 3.1 (/api/openapi.json). The answer shapes are zod schemas
+ * turned into JSON Schema 2020-12 (the dialect OpenAPI 3.1 uses); objects are closed
+ * (additionalProperties: false), so a field added to an answer without its description fails
+ * the test that validates real answers against this document (test/web/openapi.test.ts).
+ */
+import { z } from "zod";
+import { GOVERNMENT_KINDS, RECORD_KINDS } from "./filters.js";
+
+const httpUrl = z
+  .string()
+  .regex(/^https?:\/\//)
+  .describe("An http(s) URL; nothing else is ever given");
+const nul = <T extends z.ZodType>(t: T) => t.nullable();
+const iso = z.string().describe("ISO 8601 UTC time");
+const nightKey = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .describe("A night: the date it began, Ohio time");
+
+export const Government = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  kind: z.string(),
+  county: nul(z.string()),
+  website: nul(httpUrl),
+  sourceCount: z.number().int(),
+  retiredAt: nul(iso),
+});
+
+export const Source = z.strictObject({
+  id: z.string(),
+  governmentId: z.string(),
+  name: nul(z.string()),
+  records: z.string(),
+  url: nul(httpUrl),
+  access: z.string(),
+  platform: nul(z.string()),
+  retiredAt: nul(iso),
+});
+
+const recordFields = {
+  sourceId: z.string(),
+  recordId: z.string(),
+  title: z.string(),
+  date: nul(z.string()),
+  url: nul(httpUrl),
+  kind: nul(z.string()),
+  firstSeenNight: nightKey,
+  firstSeenAt: iso,
+};
+export const RecordItem = z.strictObject(recordFields);
+export const NewRecord = z.strictObject({
+  ...recordFields,
+  sourceName: nul(z.string()),
+  sourceRecords: z.string(),
+  governmentId: z.string(),
+  governmentName: z.string(),
+  governmentKind: z.string(),
+  county: nul(z.string()),
+});
+
+const Status = z.strictObject({ reading: z.boolean(), reason: nul(z.string()), since: nul(iso) });
+
+const Outcome = z.strictObject({
+  night: nightKey,
+  outcome: z.string(),
+  reason: nul(z.string()),
+  evidence: nul(
+    z.strictObject({
+      provider: z.string(),
+      verdict: z.string(),
+      reference: nul(z.string()),
+      marker: nul(z.string()),
+    }),
+  ),
+  httpStatus: nul(z.number().int()),
+  url: nul(httpUrl),
+  way: nul(
+    z.strictObject({
+      used: nul(
+        z.strictObject({ access: z.string(), platform: nul(z.string()), url: nul(httpUrl) }),
+      ),
+      skipped: z.array(z.strictObject({ access: z.string(), url: nul(httpUrl), why: z.string() })),
+    }),
+  ),
+  recordsFound: z.number().int(),
+  newRecords: z.number().int(),
+  checkedAt: iso,
+});
+
+const Filter = z.strictObject({
+  county: nul(z.string()),
+  kind: nul(z.string()),
+  records: nul(z.string()),
+  government: nul(z.string()),
+  source: nul(z.string()),
+});
+
+export const ANSWERS = {
+  governments: z.strictObject({ governments: z.array(Government) }),
+  government: z.strictObject({
+    ...Government.shape,
+    sources: z.array(
+      z.strictObject({ ...Source.shape, status: Status, lastOutcome: nul(Outcome) }),
+    ),
+  }),
+  counties: z.strictObject({
+    counties: z.array(z.strictObject({ county: z.string(), governments: z.number().int() })),
+  }),
+  county: z.strictObject({
+    county: z.string(),
+    governments: z.array(z.strictObject({ ...Government.shape, sources: z.array(Source) })),
+  }),
+  source: z.strictObject({
+    ...Source.shape,
+    government: nul(Government),
+    status: Status,
+    lastOutcome: nul(Outcome),
+    nights: z.array(
+      z.strictObject({
+        night: nightKey,
+        state: z.enum(["checked", "not-checked", "offline"]),
+        outcome: nul(Outcome),
+      }),
+    ),
+    newestRecords: z.array(RecordItem),
+  }),
+  new: z.strictObject({
+    window: z.enum(["yesterday", "7d", "30d", "night"]),
+    from: nightKey,
+    to: nightKey,
+    nights: z.array(
+      z.strictObject({
+        night: nightKey,
+        state: z.enum(["finished", "running", "incomplete", "did-not-run", "not-yet"]),
+        text: z.string(),
+      }),
+    ),
+    filter: Filter,
+    counts: z.strictObject({
+      total: z.number().int(),
+      byCounty: z.array(z.strictObject({ county: nul(z.string()), count: z.number().int() })),
+      byRecords: z.array(z.strictObject({ records: z.string(), count: z.number().int() })),
+    }),
+    capped: z.boolean(),
+    items: z.array(NewRecord),
+  }),
+  search: z.strictObject({
+    q: z.string(),
+    page: z.number().int(),
+    perPage: z.number().int(),
+    recordTotal: z.number().int(),
+    governments: z.array(Government),
+    sources: z.array(z.strictObject({ ...Source.shape, governmentName: z.string() })),
+    records: z.array(NewRecord),
+  }),
+  error: z.strictObject({ error: z.string() }),
+} as const;
+
+type Answer = keyof typeof ANSWERS;
+
+const json = (s: Answer) => ({
+  "application/json": { schema: z.toJSONSchema(ANSWERS[s], { target: "draft-2020-12" }) },
+});
+
+const param = (name: string, description: string, schema: object = { type: "string" }) => ({
+  name,
+  in: "query",
+  required: false,
+  description,
+  schema,
+});
+const FILTERS = [
+  param("county", "A county's name (case-insensitive)"),
+  param("kind", "Kind of government", { type: "string", enum: [...GOVERNMENT_KINDS] }),
+  param("records", "Kind of records", { type: "string", enum: [...RECORD_KINDS] }),
+  param("government", "A government's id"),
+  param("source", "A record page's id"),
+];
+const WINDOW = [
+  param("window", "yesterday (default), 7d or 30d", {
+    type: "string",
+    enum: ["yesterday", "7d", "30d"],
+  }),
+  param("night", "One night, YYYY-MM-DD (instead of window)", { type: "string", format: "date" }),
+];
+const idParam = (name: string) => ({
+  name,
+  in: "path",
+  required: true,
+  schema: { type: "string" },
+});
+
+function op(summary: string, answer: Answer, parameters: object[], notFound = false) {
+  return {
+    get: {
+      summary,
+      parameters,
+      responses: {
+        "200": { description: "OK", content: json(answer) },
+        "400": {
+          description: "A query parameter is unknown or has a bad value",
+          content: json("error"),
+        },
+        ...(notFound ? { "404": { description: "No such id", content: json("error") } } : {}),
+      },
+    },
+  };
+}
+
+/** The document; `origin` is the configured public origin (never the request's Host). */
+export function openApiDocument(origin: string) {
+  return {
+    openapi: "3.1.0",
+    jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
+    info: {
+      title: "New on Record API",
+      version: "1",
+      description:
+        "Where Ohio's governments post public records, and what is new on them. Read-only; times are ISO 8601 UTC; absent values are null. Field notes: docs/api.md.",
+    },
+    servers: [{ url: origin }],
+    paths: {
+      "/api/governments": op("Current governments", "governments", FILTERS.slice(0, 2)),
+      "/api/governments/{id}": op(
+        "A government with its record pages",
+        "government",
+        [idParam("id")],
+        true,
+      ),
+      "/api/counties": op("Counties with how many governments each has", "counties", []),
+      "/api/counties/{county}": op(
+        "A county's governments and their record pages",
+        "county",
+        [idParam("county")],
+        true,
+      ),
+      "/api/sources/{id}": op(
+        "A record page: status, the last 30 nights, newest records",
+        "source",
+        [idParam("id")],
+        true,
+      ),
+      "/api/new": op("Records first seen in a window of nights", "new", [...FILTERS, ...WINDOW]),
+      "/api/search": op("Search governments, record pages and record titles", "search", [
+        { ...param("q", "Words to find"), required: true },
+        param("page", "Page of records, from 1", { type: "integer", minimum: 1, maximum: 50 }),
+        ...FILTERS,
+      ]),
+    },
+  };
+}

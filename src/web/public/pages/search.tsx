@@ -1,0 +1,102 @@
+import type { FC } from "hono/jsx";
+import type { SearchResult } from "../../../store/read/search.js";
+import { Layout, Wide } from "../../layout.js";
+import { countyHref, recordsLabel } from "../format.js";
+import { SearchBox } from "./home.js";
+import { NewList } from "./new.js";
+import { FeedHead, FeedLinks, KindLabel } from "./parts.js";
+
+export const SearchPage: FC<{
+  q: string;
+  result: SearchResult | undefined;
+  page: number;
+  perPage: number;
+  /** The query string of this search without the page (`?q=…`). */
+  query: string;
+}> = ({ q, result, page, perPage, query }) => {
+  const pages = result ? Math.max(1, Math.ceil(result.recordTotal / perPage)) : 1;
+  return (
+    <Layout
+      title={q ? `Search: ${q}` : "Search"}
+      head={q ? <FeedHead path="/search" query={query} /> : undefined}
+    >
+      <h1>Search{q ? <span class="muted">: {q}</span> : null}</h1>
+      <SearchBox q={q} />
+      {!result ? (
+        <p class="muted">
+          Type a word or two: a government, a county, a kind of records or a title.
+        </p>
+      ) : (
+        <>
+          <FeedLinks
+            path="/search"
+            query={query}
+            what="Follow this search"
+            api={`/api/search${query}`}
+          />
+          {result.governments.length > 0 ? (
+            <section>
+              <h2>Governments</h2>
+              <ul class="found-governments">
+                {result.governments.map((g) => (
+                  <li>
+                    <a href={`/governments/${encodeURIComponent(g.id)}`}>{g.name}</a>{" "}
+                    <span class="muted small">
+                      {KindLabel(g.kind)}
+                      {g.county ? (
+                        <>
+                          {" "}
+                          · <a href={countyHref(g.county)}>{g.county} County</a>
+                        </>
+                      ) : null}
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            </section>
+          ) : null}
+          {result.sources.length > 0 ? (
+            <section>
+              <h2>Record pages</h2>
+              <ul class="found-sources">
+                {result.sources.map((s) => (
+                  <li>
+                    <a href={`/sources/${encodeURIComponent(s.id)}`}>
+                      {s.name ?? recordsLabel(s.records)}
+                    </a>{" "}
+                    <span class="muted small">
+                      {recordsLabel(s.records)} · {s.governmentName}
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            </section>
+          ) : null}
+          <h2>Records</h2>
+          <p id="record-total">
+            {result.recordTotal === 0
+              ? "No record titles match."
+              : `${result.recordTotal} record(s) match, best first; page ${page} of ${pages}.`}
+          </p>
+          <Wide>
+            <NewList items={result.records} />
+          </Wide>
+          {pages > 1 ? (
+            <nav class="pages" aria-label="Pages">
+              {page > 1 ? (
+                <a rel="prev" href={`/search${query}&page=${page - 1}`}>
+                  Previous
+                </a>
+              ) : null}
+              {page < pages ? (
+                <a rel="next" href={`/search${query}&page=${page + 1}`}>
+                  Next
+                </a>
+              ) : null}
+            </nav>
+          ) : null}
+        </>
+      )}
+    </Layout>
+  );
+};

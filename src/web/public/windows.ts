@@ -1,0 +1,144 @@
+/**
+ * The windows of "what is new": since yesterday, the last 7 or 30 days, or any one past
+ * night. Windows are ranges of night keys (the date a night began, in Ohio's zone:
+ * src/policy/night-date.ts), so "since yesterday" means the nights of yesterday and today,
+ * whatever hour the page is asked at, and a record is in a window exactly when its night is.
+ */
+import { addDays, nightOf } from "../../policy/night-date.js";
+import type { NightRange, NightRow } from "../../store/read/new-records.js";
+import { nightShort, timeEt } from "./format.js";
+
+export type WindowKey = "yesterday" | "7d" | "30d" | "night";
+export const WINDOW_KEYS: readonly Exclude<WindowKey, "night">[] = ["yesterday", "7d", "30d"];
+
+export interface NewWindow {
+  key: WindowKey;
+  range: NightRange;
+  /** "since yesterday", "in the last 7 days", "on the night of Nov 4". */
+  label: string;
+  /** The query that selects this window again (`window=7d` or `night=…`). */
+  query: Record<string, string>;
+}
+
+export type WindowResult = { ok: true; window: NewWindow } | { ok: false; message: string };
+
+const NIGHT = /^\d{4}-\d{2}-\d{2}$/;
+
+export function parseWindow(
+  q: { window?: string | undefined; night?: string | undefined },
+  now: number,
+): WindowResult {
+  const today = nightOf(now);
+  const night = q.night?.trim();
+  const w = q.window?.trim() || undefined;
+  if (night) {
+    if (w && w !== "night") {
+      return { ok: false, message: "Choose a window or a night, not both." };
+    }
+    let valid = NIGHT.test(night);
+    if (valid) {
+      try {
+        addDays(night, 0);
+      } catch {
+        valid = false;
+      }
+    }
+    if (!valid) {
+      return { ok: false, message: `"${night}" is not a night; write it as YYYY-MM-DD.` };
+    }
+    if (night > today) {
+      return { ok: false, message: `The night of ${nightShort(night)} has not come yet.` };
+    }
+    return {
+      ok: true,
+      window: {
+        key: "night",
+        range: { from: night, to: night },
+        label: `on the night of ${nightShort(night)}`,
+        query: { night },
+      },
+    };
+  }
+  const key = w ?? "yesterday";
+  const days = key === "yesterday" ? 1 : key === "7d" ? 6 : key === "30d" ? 29 : undefined;
+  if (days === undefined) {
+    return {
+      ok: false,
+      message: `Unknown window "${key}". Use one of: ${WINDOW_KEYS.join(", ")}, or night=YYYY-MM-DD.`,
+    };
+  }
+  const label =
+    key === "yesterday"
+      ? "since yesterday"
+      : key === "7d"
+        ? "in the last 7 days"
+        : "in the last 30 days";
+  return {
+    ok: true,
+    window: {
+      key: key as WindowKey,
+      range: { from: addDays(today, -days), to: today },
+      label,
+      query: key === "yesterday" ? {} : { window: key },
+    },
+  };
+}
+
+export type NightState =
+  | { kind: "finished"; text: string }
+  | { kind: "running"; text: string }
+  | { kind: "incomplete"; text: string }
+  | { kind: "did-not-run"; text: string }
+  | { kind: "not-yet"; text: string };
+
+/**
+ * What became of each night of a range, newest first, in words a visitor can trust: a night
+ * still inside its deadline is running; past it and not finished, it ended incomplete; a date
+ * with no night at all did not run (the checker was offline).
+ */
+export function nightStates(
+  range: NightRange,
+  rows: readonly NightRow[],
+  now: number,
+): { night: string; state: NightState }[] {
+  const byNight = new Map(rows.map((r) => [r.night, r]));
+  const today = nightOf(now);
+  const out: { night: string; state: NightState }[] = [];
+  // Bounded: a range is at most 30 nights (parseWindow), never more than 400 steps.
+  for (let d = range.to, i = 0; d >= range.from && i < 400; d = addDays(d, -1), i++) {
+    out.push({ night: d, state: nightState(byNight.get(d), d, today, now) });
+  }
+  return out;
+}
+
+export function nightState(
+  row: NightRow | undefined,
+  night: string,
+  today: string,
+  now: number,
+): NightState {
+  if (!row) {
+    return night >= today
+      ? { kind: "not-yet", text: `The night of ${nightShort(night)} has not started yet.` }
+      : {
+          kind: "did-not-run",
+          text: `No check ran on the night of ${nightShort(night)} (the checker was offline); nothing was seen that night.`,
+        };
+  }
+  if (row.finishedAt) {
+    return {
+      kind: "finished",
+      text: `The night of ${nightShort(night)} ran from ${timeEt(row.startedAt)} and finished ${timeEt(row.finishedAt)}.`,
+    };
+  }
+  if (now <= Date.parse(row.deadlineAt)) {
+    return {
+      kind: "running",
+      text: `The night of ${nightShort(night)} started ${timeEt(row.startedAt)} and is still running; more may appear.`,
+    };
+  }
+  return {
+    kind: "incomplete",
+    text: `The night of ${nightShort(night)} started ${timeEt(row.startedAt)} but ended before it finished: some pages were not checked and go first the next night.`,
+  };
+}

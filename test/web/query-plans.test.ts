@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type CompiledQuery, sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStore, type Store } from "../../src/store/db.js";
+
+/**
+ * P27: the console's request-log search by time window, site and source, and the overview's
+ * requests per site on a night, use indexes (EXPLAIN QUERY PLAN, never timing): no full scan
+ * of request_log, whatever its size.
+ */
+let store: Store;
+let dir: string;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "nor-plans-"));
+  store = await openStore({ kind: "sqlite", dir });
+});
+afterAll(async () => {
+  await store?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function plan(q: { compile(): CompiledQuery }): Promise<string> {
+  const c = q.compile();
+  const r = await sql
+    .raw<{ detail: string }>(`EXPLAIN QUERY PLAN ${c.sql.replace(/\?/g, () => "NULL")}`)
+    .execute(store.db);
+  return r.rows.map((x) => x.detail).join("\n");
+}
+
+describe("request log reads use indexes", () => {
+  it("a time window, a site within a window, a source within a window, and a night's requests per site", async () => {
+    const db = store.db;
+    const base = db
+      .selectFrom("request_log")
+      .selectAll()
+      .orderBy("started_at")
+      .orderBy("id")
+      .limit(501);
+    const shapes = {
+      window: base.where("started_at", ">=", "a").where("started_at", "<", "b"),
+      site: base
+        .where("site", "=", "x")
+        .where("started_at", ">=", "a")
+        .where("started_at", "<", "b"),
+      source: base.where("source", "=", "x").where("started_at", ">=", "a"),
+      night: db
+        .selectFrom("request_log")
+        .select(["site", (eb) => eb.fn.countAll().as("n"), (eb) => eb.fn.sum("bytes").as("b")])
+        .where("night", "=", "2026-11-05")
+        .groupBy("site"),
+    };
+    const expected = {
+      window: "request_log_started_at",
+      site: "request_log_site_started_at",
+      source: "request_log_source_started_at",
+      night: "request_log_night_site",
+    };
+    for (const [name, q] of Object.entries(shapes)) {
+      const p = await plan(q);
+      expect(p, name).toContain(expected[name as keyof typeof expected]);
+      expect(p, name).not.toMatch(/SCAN request_log(?! USING)/);
+    }
+  });
+});
