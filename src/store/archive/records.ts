@@ -1,13 +1,19 @@
 /**
- * Builds the WARC 1.1 records of one exchange with warcio: a `response` (or a `revisit` when
- * the payload is the one we already hold, P8), then the `request` it answered, linked by
- * WARC-Concurrent-To. Each record is serialized to its own gzip member (WARC 1.1 Annex D),
- * so any record can be read alone from its offset.
+ * Builds the WARC 1.1 records of one exchange: a `response` (or a `revisit` when the payload
+ * is the one we already hold, P8), then the `request` it answered, linked by
+ * WARC-Concurrent-To. Each record is written by hand (WARC 1.1 §4: version line, named
+ * fields, blank line, block, CRLF CRLF), digested with node:crypto and gzipped alone with
+ * node:zlib as its own member (WARC 1.1 Annex D), so any record can be read alone from its
+ * offset. No stream, wasm hasher or promise per record: a record costs about one gzip and two
+ * sha256 passes over its bytes. Reading stays with warcio (read.ts, verify.ts), which is
+ * also what the tests read the records back with.
  */
+import { randomUUID } from "node:crypto";
 import { STATUS_CODES } from "node:http";
-import { WARC_1_1, WARCRecord, WARCSerializer } from "warcio";
+import { gunzipSync, gzipSync } from "node:zlib";
+import { NorError } from "../../errors.js";
 import type { ArchivePort } from "../../net/types.js";
-import { DIGEST_OPTS } from "./digest.js";
+import { sha256Digest } from "./digest.js";
 
 export type Exchange = Parameters<ArchivePort["write"]>[0];
 
@@ -67,84 +73,187 @@ export function statusLine(status: number): string {
   return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Unknown"}`;
 }
 
-async function serialize(record: WARCRecord): Promise<Uint8Array> {
-  return WARCSerializer.serialize(record, { gzip: true, digest: DIGEST_OPTS });
+/** The identical-payload-digest revisit profile of WARC 1.1 (§6.7.2), as warcio names it. */
+export const REVISIT_PROFILE = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest";
+
+/** Record Content-Types (WARC 1.1 §6.3–6.4, §6.7, §6.2), spelled as warcio and Heritrix write them. */
+const HTTP_RESPONSE = "application/http; msgtype=response";
+const HTTP_REQUEST = "application/http; msgtype=request";
+const WARC_FIELDS = "application/warc-fields";
+
+const CRLFCRLF = Buffer.from("\r\n\r\n", "latin1");
+const EMPTY = Buffer.alloc(0);
+
+/** RFC 9110 §5.1 field-name (a token); WARC named fields share the grammar (WARC 1.1 §4). */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+type Field = readonly [name: string, value: string];
+
+/** `Name: value` CRLF per field. A name that is not a token is a bug upstream, not input. */
+function fieldLines(fields: readonly Field[]): string {
+  let out = "";
+  for (const [name, value] of fields) {
+    if (!TOKEN.test(name)) {
+      throw new NorError("E_INTERNAL", `archive: ${JSON.stringify(name)} is not a field name`);
+    }
+    out += `${name}: ${clean(value)}\r\n`;
+  }
+  return out;
 }
 
-export async function responseRecord(
+/** An HTTP message head as a WARC block starts (RFC 9112 §2.1): start line, fields, CRLF. */
+function httpHead(startLine: string, fields: readonly Field[]): Buffer {
+  return Buffer.from(`${clean(startLine)}\r\n${fieldLines(fields)}\r\n`, "utf8");
+}
+
+/** WARC-Target-URI as warcio wrote it: the URL's normalized href when it parses. */
+function targetUri(url: string): string {
+  try {
+    return new URL(url).href;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * One record as one gzip member: `WARC/1.1`, the named fields, WARC-Block-Digest over the
+ * whole block (§5.8) and Content-Length of the block (§5.3) last, a blank line, the block
+ * (`head` then `payload`), and the CRLF CRLF that ends a record (§4).
+ */
+function member(fields: Field[], head: Uint8Array, payload: Uint8Array): Buffer {
+  const blockLength = head.length + payload.length;
+  const top = Buffer.from(
+    `WARC/1.1\r\n${fieldLines(fields)}WARC-Block-Digest: ${sha256Digest(head, payload)}\r\nContent-Length: ${blockLength}\r\n\r\n`,
+    "utf8",
+  );
+  const total = top.length + blockLength + CRLFCRLF.length;
+  return gzipSync(Buffer.concat([top, head, payload, CRLFCRLF], total));
+}
+
+export function responseRecord(
   ex: Exchange,
   recordId: string,
   payloadDigest: string,
   revisitOf?: Original,
-): Promise<Uint8Array> {
+): Uint8Array {
   const body = ex.response.body;
   const { http, original } = storedHttpHeaders(ex.response.headers, body.length);
-  const warcHeaders: Record<string, string> = {
-    "WARC-Record-ID": recordId,
-    "WARC-Payload-Digest": payloadDigest,
-    "NOR-Purpose": ex.purpose,
-    ...original,
-  };
-  if (ex.source !== undefined) warcHeaders["NOR-Source"] = clean(ex.source);
-  const common = {
-    url: ex.response.url,
-    date: warcDate(ex.fetchedAt),
-    warcVersion: WARC_1_1,
-    statusline: statusLine(ex.response.status),
-    httpHeaders: http,
-    warcHeaders,
-  } as const;
+  const fields: Field[] = [
+    ["WARC-Type", revisitOf ? "revisit" : "response"],
+    ["WARC-Record-ID", recordId],
+    ["WARC-Date", warcDate(ex.fetchedAt)],
+    ["WARC-Target-URI", targetUri(ex.response.url)],
+  ];
   if (revisitOf) {
     // Identical-payload-digest profile (WARC 1.1 §6.7.2): headers only, the body lies in
     // the record named by WARC-Refers-To-Target-URI / -Date (and WARC-Refers-To, our index).
-    const rec = WARCRecord.create({
-      ...common,
-      type: "revisit",
-      refersToUrl: revisitOf.url,
-      refersToDate: revisitOf.date,
-    });
-    return serialize(rec);
+    fields.push(
+      ["WARC-Profile", REVISIT_PROFILE],
+      ["WARC-Refers-To-Target-URI", revisitOf.url],
+      ["WARC-Refers-To-Date", revisitOf.date],
+    );
   }
-  const rec = WARCRecord.create({ ...common, type: "response" }, [body]);
-  return serialize(rec);
+  fields.push(
+    ["WARC-Payload-Digest", payloadDigest],
+    ["Content-Type", HTTP_RESPONSE],
+    ["NOR-Purpose", ex.purpose],
+    ...Object.entries(original),
+  );
+  if (ex.source !== undefined) fields.push(["NOR-Source", ex.source]);
+  const head = httpHead(statusLine(ex.response.status), http);
+  return member(fields, head, revisitOf ? EMPTY : body);
 }
 
-export async function requestRecord(
-  ex: Exchange,
-  recordId: string,
-  concurrentTo: string,
-): Promise<Uint8Array> {
+export function requestRecord(ex: Exchange, recordId: string, concurrentTo: string): Uint8Array {
   const target = new URL(ex.request.url);
-  const http: [string, string][] = [];
+  const http: Field[] = [];
   if (!Object.keys(ex.request.headers).some((h) => h.toLowerCase() === "host")) {
     http.push(["host", target.host]);
   }
-  for (const [k, v] of Object.entries(ex.request.headers)) http.push([k, clean(v)]);
-  const body = ex.request.body !== undefined ? new TextEncoder().encode(ex.request.body) : null;
-  const rec = WARCRecord.create(
-    {
-      url: ex.request.url,
-      date: warcDate(ex.fetchedAt),
-      type: "request",
-      warcVersion: WARC_1_1,
-      statusline: `${ex.request.method} ${target.pathname}${target.search} HTTP/1.1`,
-      httpHeaders: http,
-      warcHeaders: { "WARC-Record-ID": recordId, "WARC-Concurrent-To": concurrentTo },
-    },
-    body ? [body] : [],
-  );
-  return serialize(rec);
+  for (const [k, v] of Object.entries(ex.request.headers)) http.push([k, v]);
+  const body = ex.request.body !== undefined ? Buffer.from(ex.request.body, "utf8") : EMPTY;
+  const fields: Field[] = [
+    ["WARC-Type", "request"],
+    ["WARC-Record-ID", recordId],
+    ["WARC-Date", warcDate(ex.fetchedAt)],
+    ["WARC-Target-URI", targetUri(ex.request.url)],
+    ["WARC-Concurrent-To", concurrentTo],
+    ["WARC-Payload-Digest", sha256Digest(body)],
+    ["Content-Type", HTTP_REQUEST],
+  ];
+  const head = httpHead(`${ex.request.method} ${target.pathname}${target.search} HTTP/1.1`, http);
+  return member(fields, head, body);
 }
 
-export async function warcinfoRecord(filename: string, at: number): Promise<Uint8Array> {
-  const rec = WARCRecord.createWARCInfo(
-    { filename, date: warcDate(at), warcVersion: WARC_1_1 },
-    {
-      software: "public-records-check (New on Record), warcio.js",
-      format: "WARC File Format 1.1",
-      conformsTo: "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/",
-      description: "The operator's private copy of every response read (P8)",
-    },
-  );
-  return serialize(rec);
+/** The record that opens every file (WARC 1.1 §6.2). `recordId` defaults to a fresh UUID URN. */
+export function warcinfoRecord(
+  filename: string,
+  at: number,
+  recordId = `<urn:uuid:${randomUUID()}>`,
+): Uint8Array {
+  const info: Field[] = [
+    ["software", "public-records-check (New on Record)"],
+    ["format", "WARC File Format 1.1"],
+    [
+      "conformsTo",
+      "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/",
+    ],
+    ["description", "The operator's private copy of every response read (P8)"],
+  ];
+  const fields: Field[] = [
+    ["WARC-Type", "warcinfo"],
+    ["WARC-Record-ID", recordId],
+    ["WARC-Date", warcDate(at)],
+    ["WARC-Filename", filename],
+    ["Content-Type", WARC_FIELDS],
+  ];
+  return member(fields, Buffer.from(fieldLines(info), "utf8"), EMPTY);
+}
+
+/** Inflating a record never yields more than a 20 MiB body (P14) plus its headers allow. */
+const MAX_RECORD_BYTES = 24 * 1024 * 1024;
+
+/**
+ * The sha256 payload digest of the `response` record `recordId` held in one gzip member, or
+ * undefined when the member is not wholly that: it must inflate with a good CRC (RFC 1952
+ * §2.3.1), be one WARC record carrying that WARC-Record-ID and type, with a block of exactly
+ * Content-Length bytes and nothing after its closing CRLF CRLF. The writer uses it to check
+ * that a revisit's original still reads back (P8) without a stream parser: every failure
+ * answers undefined, and the caller then stores the body again in full.
+ */
+export function responsePayloadDigest(bytes: Uint8Array, recordId: string): string | undefined {
+  let raw: Buffer;
+  try {
+    raw = gunzipSync(bytes, { maxOutputLength: MAX_RECORD_BYTES });
+  } catch {
+    return undefined;
+  }
+  const headEnd = raw.indexOf(CRLFCRLF);
+  if (headEnd < 0) return undefined;
+  const lines = raw.toString("utf8", 0, headEnd).split("\r\n");
+  if (!/^WARC\/1\.[01]$/.test(lines[0] ?? "")) return undefined;
+  const fields = new Map<string, string>();
+  for (const line of lines.slice(1)) {
+    const colon = line.indexOf(":");
+    if (colon <= 0) return undefined;
+    fields.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+  }
+  const length = fields.get("content-length") ?? "";
+  if (
+    fields.get("warc-record-id") !== recordId ||
+    fields.get("warc-type") !== "response" ||
+    !/^\d+$/.test(length)
+  ) {
+    return undefined;
+  }
+  const blockStart = headEnd + CRLFCRLF.length;
+  const blockEnd = blockStart + Number(length);
+  if (raw.length !== blockEnd + CRLFCRLF.length || !raw.subarray(blockEnd).equals(CRLFCRLF)) {
+    return undefined;
+  }
+  // The HTTP head ends at the block's first CRLF CRLF: no field line holds a bare CRLF.
+  const block = raw.subarray(blockStart, blockEnd);
+  const split = block.indexOf(CRLFCRLF);
+  if (split < 0) return undefined;
+  return sha256Digest(block.subarray(split + CRLFCRLF.length));
 }

@@ -18,11 +18,12 @@ import type { Db } from "../db.js";
 import { type Capture, fromRow, indexedEnd, insertCapture, latestCapture } from "./captures.js";
 import { sha256Digest } from "./digest.js";
 import { DEFAULT_ROTATE_BYTES, fileName, listWarcFiles, seqOf } from "./files.js";
-import { readCapture, readRecordAt } from "./read.js";
+import { readCapture, readMember } from "./read.js";
 import {
   type Exchange,
   type Original,
   requestRecord,
+  responsePayloadDigest,
   responseRecord,
   warcDate,
   warcinfoRecord,
@@ -197,10 +198,11 @@ export class WarcArchive implements ArchivePort {
     await insertCapture(this.#db, capture);
   }
 
+  /** Read from disk, inflated (CRC checked) and digested whole, without a stream parser. */
   async #readsBack(at: NonNullable<Capture["refersTo"]>, digest: string): Promise<boolean> {
     try {
-      const { payload } = await readRecordAt(join(this.dir, at.file), at.offset, at.length);
-      return sha256Digest(payload) === digest;
+      const bytes = await readMember(join(this.dir, at.file), at.offset, at.length);
+      return responsePayloadDigest(bytes, at.recordId) === digest;
     } catch {
       return false;
     }

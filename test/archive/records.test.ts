@@ -1,0 +1,321 @@
+/**
+ * The hand-built WARC writer (src/store/archive/records.ts) against warcio, the reader the
+ * archive is read back with: each kind of record parses, carries the same named fields and
+ * HTTP head as warcio's own writer gave for the same exchange, and its digests verify.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { WARC_1_1, WARCParser, WARCRecord, WARCSerializer } from "warcio";
+import { NorError } from "../../src/errors.js";
+import { capturesOf } from "../../src/store/archive/captures.js";
+import { DIGEST_OPTS, sha256Digest } from "../../src/store/archive/digest.js";
+import {
+  type Exchange,
+  type Original,
+  REVISIT_PROFILE,
+  requestRecord,
+  responsePayloadDigest,
+  responseRecord,
+  statusLine,
+  storedHttpHeaders,
+  warcDate,
+  warcinfoRecord,
+} from "../../src/store/archive/records.js";
+import { WarcArchive } from "../../src/store/archive/warc-archive.js";
+import { exchange, type TempStore, tempStore } from "./support/fixtures.js";
+
+const ID = "<urn:uuid:0a3c2b1e-9c51-4f6a-8f3e-5b1d2c7e9f10>";
+const ID2 = "<urn:uuid:7d4e1f20-3b6a-4c8d-9e2f-1a5b6c7d8e9f>";
+
+/** The records as warcio's writer built them before (the reference for the fields). */
+async function warcioResponse(ex: Exchange, id: string, digest: string, revisitOf?: Original) {
+  const body = ex.response.body;
+  const { http, original } = storedHttpHeaders(ex.response.headers, body.length);
+  const warcHeaders: Record<string, string> = {
+    "WARC-Record-ID": id,
+    "WARC-Payload-Digest": digest,
+    "NOR-Purpose": ex.purpose,
+    ...original,
+  };
+  if (ex.source !== undefined) warcHeaders["NOR-Source"] = ex.source;
+  const common = {
+    url: ex.response.url,
+    date: warcDate(ex.fetchedAt),
+    warcVersion: WARC_1_1,
+    statusline: statusLine(ex.response.status),
+    httpHeaders: http,
+    warcHeaders,
+  } as const;
+  const rec = revisitOf
+    ? WARCRecord.create({
+        ...common,
+        type: "revisit",
+        refersToUrl: revisitOf.url,
+        refersToDate: revisitOf.date,
+      })
+    : WARCRecord.create({ ...common, type: "response" }, [body]);
+  return WARCSerializer.serialize(rec, { gzip: true, digest: DIGEST_OPTS });
+}
+
+async function warcioRequest(ex: Exchange, id: string, concurrentTo: string) {
+  const target = new URL(ex.request.url);
+  const http: [string, string][] = [["host", target.host], ...Object.entries(ex.request.headers)];
+  const body = ex.request.body !== undefined ? [new TextEncoder().encode(ex.request.body)] : [];
+  const rec = WARCRecord.create(
+    {
+      url: ex.request.url,
+      date: warcDate(ex.fetchedAt),
+      type: "request",
+      warcVersion: WARC_1_1,
+      statusline: `${ex.request.method} ${target.pathname}${target.search} HTTP/1.1`,
+      httpHeaders: http,
+      warcHeaders: { "WARC-Record-ID": id, "WARC-Concurrent-To": concurrentTo },
+    },
+    body,
+  );
+  return WARCSerializer.serialize(rec, { gzip: true, digest: DIGEST_OPTS });
+}
+
+interface Parsed {
+  /** The named-field lines exactly as written, sorted (order is not significant, §4). */
+  lines: string[];
+  /** A named field as warcio reads it (warcio matches names without case). */
+  get(name: string): string | null | undefined;
+  statusline: string | undefined;
+  http: [string, string][];
+  block: Uint8Array;
+  payload: Uint8Array;
+}
+
+/** Reads one record with warcio twice: raw block (parseHttp off) and HTTP-parsed payload. */
+async function parse(bytes: Uint8Array): Promise<Parsed> {
+  const raw = await WARCParser.parse([bytes], { parseHttp: false });
+  if (!raw) throw new Error("warcio found no record");
+  const block = await raw.readFully(false);
+  const record = await WARCParser.parse([bytes]);
+  if (!record) throw new Error("warcio found no record");
+  const payload = await record.readFully(false);
+  const text = gunzipSync(bytes).toString("utf8");
+  const lines = text.slice(0, text.indexOf("\r\n\r\n")).split("\r\n");
+  expect(lines[0]).toBe("WARC/1.1");
+  return {
+    lines: lines.slice(1).sort(),
+    get: (name) => record.warcHeader(name),
+    statusline: record.httpHeaders?.statusline,
+    http: record.httpHeaders ? [...record.httpHeaders.headers] : [],
+    block,
+    payload,
+  };
+}
+
+/** One gzip member: the trailer's ISIZE (RFC 1952 §2.3.1) counts every inflated byte. */
+function isOneMember(bytes: Uint8Array): boolean {
+  const inflated = gunzipSync(bytes).length;
+  return Buffer.from(bytes).readUInt32LE(bytes.length - 4) === inflated % 2 ** 32;
+}
+
+/** The checks every record passes: block digest and length, payload digest, one member. */
+function expectDigestsVerify(p: Parsed, bytes: Uint8Array): void {
+  expect(p.get("WARC-Block-Digest")).toBe(sha256Digest(p.block));
+  expect(p.get("Content-Length")).toBe(String(p.block.length));
+  if (p.get("WARC-Payload-Digest") && p.get("WARC-Type") !== "revisit") {
+    expect(p.get("WARC-Payload-Digest")).toBe(sha256Digest(p.payload));
+  }
+  expect(isOneMember(bytes)).toBe(true);
+  expect(gunzipSync(bytes).toString("latin1").startsWith("WARC/1.1\r\n")).toBe(true);
+  expect(gunzipSync(bytes).toString("latin1").endsWith("\r\n\r\n")).toBe(true);
+}
+
+const PAGE = `<html><body>${"<tr><td>Council agenda — 5 Nov</td></tr>\n".repeat(400)}</body></html>`;
+
+function pageExchange(): Exchange {
+  return exchange("http://127.0.0.2/agendas?year=2026", PAGE, {
+    source: "city-council",
+    headers: {
+      "content-encoding": "gzip",
+      "content-length": "1234",
+      "transfer-encoding": "chunked",
+      etag: '"v1"',
+      "set-cookie": "a=1; Path=/\nb=2; Path=/",
+      "last-modified": "Thu, 05 Nov 2026 08:00:00 GMT",
+    },
+  });
+}
+
+describe("WARC records written without warcio (P8)", () => {
+  it("P8: a response record parses in warcio with the fields, HTTP head and payload warcio's writer gave, and its digests verify", async () => {
+    const ex = pageExchange();
+    const digest = sha256Digest(ex.response.body);
+    const mine = responseRecord(ex, ID, digest);
+    const theirs = await warcioResponse(ex, ID, digest);
+    const [a, b] = [await parse(mine), await parse(theirs)];
+    expect(a.lines).toEqual(b.lines);
+    expect(a.statusline).toBe("HTTP/1.1 200 OK");
+    expect(a.http).toEqual(b.http);
+    expect(a.http.filter(([k]) => k === "set-cookie")).toEqual([
+      ["set-cookie", "a=1; Path=/"],
+      ["set-cookie", "b=2; Path=/"],
+    ]);
+    expect(Buffer.from(a.payload).equals(Buffer.from(ex.response.body))).toBe(true);
+    expect(Buffer.from(a.block).equals(Buffer.from(b.block))).toBe(true);
+    expect(a.get("WARC-Type")).toBe("response");
+    expect(a.get("WARC-Record-ID")).toBe(ID);
+    expect(a.get("WARC-Target-URI")).toBe("http://127.0.0.2/agendas?year=2026");
+    expect(a.get("Content-Type")).toBe("application/http; msgtype=response");
+    expect(a.get("NOR-Original-Content-Encoding")).toBe("gzip");
+    expect(a.get("NOR-Original-Transfer-Encoding")).toBe("chunked");
+    expect(a.get("NOR-Source")).toBe("city-council");
+    expect(a.get("WARC-Payload-Digest")).toBe(digest);
+    expectDigestsVerify(a, mine);
+  });
+
+  it("P8: a revisit record carries the identical-payload-digest profile and refers-to fields warcio's writer gave, with a headers-only block", async () => {
+    const ex = pageExchange();
+    const digest = sha256Digest(ex.response.body);
+    const orig: Original = { url: "http://127.0.0.2/agendas?year=2026", date: warcDate(1_000) };
+    const mine = responseRecord(ex, ID, digest, orig);
+    const [a, b] = [await parse(mine), await parse(await warcioResponse(ex, ID, digest, orig))];
+    expect(a.lines).toEqual(b.lines);
+    expect(a.http).toEqual(b.http);
+    expect(Buffer.from(a.block).equals(Buffer.from(b.block))).toBe(true);
+    expect(a.get("WARC-Type")).toBe("revisit");
+    expect(a.get("WARC-Profile")).toBe(REVISIT_PROFILE);
+    expect(REVISIT_PROFILE).toBe(
+      "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest",
+    );
+    expect(a.get("WARC-Refers-To-Target-URI")).toBe(orig.url);
+    expect(a.get("WARC-Refers-To-Date")).toBe(orig.date);
+    expect(a.get("WARC-Payload-Digest")).toBe(digest);
+    expect(a.payload.length).toBe(0);
+    expectDigestsVerify(a, mine);
+  });
+
+  it("P8: a POST request record keeps its body as the payload, linked by WARC-Concurrent-To, as warcio's writer gave it", async () => {
+    const ex = exchange("http://127.0.0.2/search.aspx?q=bids", "unused");
+    ex.request = {
+      method: "POST",
+      url: "http://127.0.0.2/search.aspx?q=bids",
+      headers: {
+        "user-agent": "public-records-check/0.1",
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: "__VIEWSTATE=abc%3D&year=2026&title=Café",
+    };
+    const mine = requestRecord(ex, ID2, ID);
+    const [a, b] = [await parse(mine), await parse(await warcioRequest(ex, ID2, ID))];
+    expect(a.lines).toEqual(b.lines);
+    expect(a.statusline).toBe("POST /search.aspx?q=bids HTTP/1.1");
+    expect(a.http).toEqual(b.http);
+    expect(Buffer.from(a.block).equals(Buffer.from(b.block))).toBe(true);
+    expect(a.http).toContainEqual(["host", "127.0.0.2"]);
+    expect(new TextDecoder().decode(a.payload)).toBe("__VIEWSTATE=abc%3D&year=2026&title=Café");
+    expect(a.get("WARC-Type")).toBe("request");
+    expect(a.get("WARC-Concurrent-To")).toBe(ID);
+    expect(a.get("Content-Type")).toBe("application/http; msgtype=request");
+    expectDigestsVerify(a, mine);
+    // A bodiless GET: an empty payload, its digest the empty string's.
+    const get = await parse(requestRecord(exchange("http://127.0.0.2/a", "x"), ID2, ID));
+    expect(get.payload.length).toBe(0);
+    expect(get.get("WARC-Payload-Digest")).toBe(sha256Digest(new Uint8Array()));
+  });
+
+  it("P8: a warcinfo record gives warcio's fields plus a block digest, and its block is application/warc-fields", async () => {
+    const mine = warcinfoRecord("NOR-00001-20261105080000.warc.gz", 5_000, ID);
+    const theirs = await WARCSerializer.serialize(
+      WARCRecord.createWARCInfo(
+        {
+          filename: "NOR-00001-20261105080000.warc.gz",
+          date: warcDate(5_000),
+          warcVersion: WARC_1_1,
+          warcHeaders: { "WARC-Record-ID": ID },
+        },
+        { software: "x" },
+      ),
+      { gzip: true, digest: DIGEST_OPTS },
+    );
+    const [a, b] = [await parse(mine), await parse(theirs)];
+    const names = (p: Parsed) => p.lines.map((l) => l.slice(0, l.indexOf(":")));
+    expect(names(a)).toEqual([...names(b), "WARC-Block-Digest"].sort());
+    expect(a.get("WARC-Type")).toBe("warcinfo");
+    expect(a.get("WARC-Record-ID")).toBe(ID);
+    expect(a.get("WARC-Filename")).toBe("NOR-00001-20261105080000.warc.gz");
+    expect(a.get("WARC-Date")).toBe(new Date(5_000).toISOString());
+    expect(a.get("Content-Type")).toBe("application/warc-fields");
+    expect(new TextDecoder().decode(a.block)).toMatch(
+      /^software: public-records-check \(New on Record\)\r\nformat: WARC File Format 1\.1\r\n/,
+    );
+    expectDigestsVerify(a, mine);
+  });
+
+  it("P8: a line break in a header value never forges a field, and a bad field name is a bug", async () => {
+    const ex = exchange("http://127.0.0.2/x", "b", {
+      source: "s\r\nWARC-Type: metadata",
+      headers: { "x-note": "a\r\nWARC-Evil: 1" },
+    });
+    const p = await parse(responseRecord(ex, ID, sha256Digest(ex.response.body)));
+    expect(p.lines.filter((l) => l.startsWith("WARC-Type:"))).toEqual(["WARC-Type: response"]);
+    expect(p.get("NOR-Source")).toBe("s WARC-Type: metadata");
+    expect(p.http).toContainEqual(["x-note", "a WARC-Evil: 1"]);
+    const bad = exchange("http://127.0.0.2/x", "b", { headers: { "x bad": "1" } });
+    expect(() => responseRecord(bad, ID, "d")).toThrow(NorError);
+  });
+});
+
+describe("reading back a revisit's original without a stream parser (P8)", () => {
+  it("P8: responsePayloadDigest gives the payload digest of a record from either writer, and nothing for a damaged, cut, foreign or mislabelled one", async () => {
+    const ex = pageExchange();
+    const digest = sha256Digest(ex.response.body);
+    const mine = responseRecord(ex, ID, digest);
+    expect(responsePayloadDigest(mine, ID)).toBe(digest);
+    // Archives written before this writer (by warcio) read back the same.
+    expect(responsePayloadDigest(await warcioResponse(ex, ID, digest), ID)).toBe(digest);
+    expect(responsePayloadDigest(mine, ID2)).toBeUndefined();
+    expect(responsePayloadDigest(mine.subarray(0, mine.length - 9), ID)).toBeUndefined();
+    const flipped = Buffer.from(mine);
+    flipped[Math.floor(flipped.length / 2)]! ^= 0x01;
+    expect(responsePayloadDigest(flipped, ID)).toBeUndefined();
+    const revisit = responseRecord(ex, ID, digest, { url: ex.response.url, date: warcDate(0) });
+    expect(responsePayloadDigest(revisit, ID)).toBeUndefined();
+    expect(responsePayloadDigest(requestRecord(ex, ID, ID2), ID)).toBeUndefined();
+    expect(responsePayloadDigest(new Uint8Array([1, 2, 3]), ID)).toBeUndefined();
+  });
+
+  describe("in the archive", () => {
+    let t: TempStore;
+    beforeEach(async () => {
+      t = await tempStore();
+    });
+    afterEach(async () => {
+      await t.cleanup();
+    });
+
+    it("P8: an original damaged on disk is not referred to; the same body is stored again in full", async () => {
+      const url = "http://127.0.0.2/minutes";
+      let a = await WarcArchive.open(t.archiveDir, { db: t.store.db });
+      await a.write(exchange(url, PAGE, { at: 1_000 }));
+      await a.write(exchange(url, PAGE, { at: 2_000 }));
+      await a.close();
+      let caps = await capturesOf(t.store.db, url);
+      expect(caps.map((c) => c.recordType)).toEqual(["response", "revisit"]);
+      // One bit flipped inside the original's gzip member (its CRC no longer matches).
+      const path = join(t.archiveDir, caps[0]!.file);
+      const bytes = readFileSync(path);
+      bytes[caps[0]!.offset + Math.floor(caps[0]!.length / 2)]! ^= 0x01;
+      writeFileSync(path, bytes);
+      a = await WarcArchive.open(t.archiveDir, { db: t.store.db });
+      await a.write(exchange(url, PAGE, { at: 3_000 }));
+      await a.close();
+      caps = await capturesOf(t.store.db, url);
+      expect(caps.map((c) => c.recordType)).toEqual(["response", "revisit", "response"]);
+      // And the one after that refers to the new, whole copy.
+      a = await WarcArchive.open(t.archiveDir, { db: t.store.db });
+      await a.write(exchange(url, PAGE, { at: 4_000 }));
+      await a.close();
+      caps = await capturesOf(t.store.db, url);
+      expect(caps[3]!.recordType).toBe("revisit");
+      expect(caps[3]!.refersTo?.recordId).toBe(caps[2]!.recordId);
+    });
+  });
+});
