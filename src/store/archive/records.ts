@@ -4,13 +4,14 @@
  * WARC-Concurrent-To. Each record is written by hand (WARC 1.1 §4: version line, named
  * fields, blank line, block, CRLF CRLF), digested with node:crypto and gzipped alone with
  * node:zlib as its own member (WARC 1.1 Annex D), so any record can be read alone from its
- * offset. No stream, wasm hasher or promise per record: a record costs about one gzip and two
- * sha256 passes over its bytes. Reading stays with warcio (read.ts, verify.ts), which is
- * also what the tests read the records back with.
+ * offset. No stream or wasm hasher per record: a record costs about one gzip and two sha256
+ * passes over its bytes. Reading stays with warcio (read.ts, verify.ts), which is also what
+ * the tests read the records back with.
  */
 import { randomUUID } from "node:crypto";
 import { STATUS_CODES } from "node:http";
-import { gunzipSync, gzipSync } from "node:zlib";
+import { promisify } from "node:util";
+import { gunzip, gunzipSync, gzip, gzipSync } from "node:zlib";
 import { NorError } from "../../errors.js";
 import type { ArchivePort } from "../../net/types.js";
 import { sha256Digest } from "./digest.js";
@@ -120,22 +121,33 @@ function targetUri(url: string): string {
  * whole block (§5.8) and Content-Length of the block (§5.3) last, a blank line, the block
  * (`head` then `payload`), and the CRLF CRLF that ends a record (§4).
  */
-function member(fields: Field[], head: Uint8Array, payload: Uint8Array): Buffer {
+const gzipOnPool = promisify(gzip);
+const gunzipOnPool = promisify(gunzip);
+
+/**
+ * Records up to this size are deflated inline (under about 10 ms here); a larger one (a
+ * multi-megabyte PDF, up to the 20 MiB of P14) goes to the libuv pool, so it never holds the
+ * event loop, and with it every other lane's timers (P10 gaps, P14 timeouts), for a second.
+ */
+const INLINE_BYTES = 1 << 20;
+
+async function member(fields: Field[], head: Uint8Array, payload: Uint8Array): Promise<Buffer> {
   const blockLength = head.length + payload.length;
   const top = Buffer.from(
     `WARC/1.1\r\n${fieldLines(fields)}WARC-Block-Digest: ${sha256Digest(head, payload)}\r\nContent-Length: ${blockLength}\r\n\r\n`,
     "utf8",
   );
   const total = top.length + blockLength + CRLFCRLF.length;
-  return gzipSync(Buffer.concat([top, head, payload, CRLFCRLF], total));
+  const record = Buffer.concat([top, head, payload, CRLFCRLF], total);
+  return total > INLINE_BYTES ? gzipOnPool(record) : gzipSync(record);
 }
 
-export function responseRecord(
+export async function responseRecord(
   ex: Exchange,
   recordId: string,
   payloadDigest: string,
   revisitOf?: Original,
-): Uint8Array {
+): Promise<Uint8Array> {
   const body = ex.response.body;
   const { http, original } = storedHttpHeaders(ex.response.headers, body.length);
   const fields: Field[] = [
@@ -164,7 +176,11 @@ export function responseRecord(
   return member(fields, head, revisitOf ? EMPTY : body);
 }
 
-export function requestRecord(ex: Exchange, recordId: string, concurrentTo: string): Uint8Array {
+export async function requestRecord(
+  ex: Exchange,
+  recordId: string,
+  concurrentTo: string,
+): Promise<Uint8Array> {
   const target = new URL(ex.request.url);
   const http: Field[] = [];
   if (!Object.keys(ex.request.headers).some((h) => h.toLowerCase() === "host")) {
@@ -186,11 +202,11 @@ export function requestRecord(ex: Exchange, recordId: string, concurrentTo: stri
 }
 
 /** The record that opens every file (WARC 1.1 §6.2). `recordId` defaults to a fresh UUID URN. */
-export function warcinfoRecord(
+export async function warcinfoRecord(
   filename: string,
   at: number,
   recordId = `<urn:uuid:${randomUUID()}>`,
-): Uint8Array {
+): Promise<Uint8Array> {
   const info: Field[] = [
     ["software", "public-records-check (New on Record)"],
     ["format", "WARC File Format 1.1"],
@@ -221,10 +237,16 @@ const MAX_RECORD_BYTES = 24 * 1024 * 1024;
  * that a revisit's original still reads back (P8) without a stream parser: every failure
  * answers undefined, and the caller then stores the body again in full.
  */
-export function responsePayloadDigest(bytes: Uint8Array, recordId: string): string | undefined {
+export async function responsePayloadDigest(
+  bytes: Uint8Array,
+  recordId: string,
+): Promise<string | undefined> {
   let raw: Buffer;
   try {
-    raw = gunzipSync(bytes, { maxOutputLength: MAX_RECORD_BYTES });
+    const opts = { maxOutputLength: MAX_RECORD_BYTES };
+    // Compressed HTML is a quarter of its size or less: this is about INLINE_BYTES inflated.
+    raw =
+      bytes.length > INLINE_BYTES / 4 ? await gunzipOnPool(bytes, opts) : gunzipSync(bytes, opts);
   } catch {
     return undefined;
   }

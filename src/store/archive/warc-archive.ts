@@ -202,7 +202,7 @@ export class WarcArchive implements ArchivePort {
   async #readsBack(at: NonNullable<Capture["refersTo"]>, digest: string): Promise<boolean> {
     try {
       const bytes = await readMember(join(this.dir, at.file), at.offset, at.length);
-      return responsePayloadDigest(bytes, at.recordId) === digest;
+      return (await responsePayloadDigest(bytes, at.recordId)) === digest;
     } catch {
       return false;
     }
