@@ -12,6 +12,7 @@ import * as operator from "./commands/operator.js";
 import * as reparse from "./commands/reparse.js";
 import * as robots from "./commands/robots.js";
 import * as serve from "./commands/serve.js";
+import * as site from "./commands/site.js";
 import * as status from "./commands/status.js";
 
 /** Each command module adds its subcommand; actions set process.exitCode or throw NorError. */
@@ -23,6 +24,7 @@ const modules: CommandModule[] = [
   night,
   status,
   mark,
+  site,
   flags,
   log,
   robots,

@@ -22,11 +22,16 @@ export function failureOutcome(
         url: o.url,
       };
     case "site-closed":
-      return { kind: "refused", reason: SITE_CLOSED_REASON, url: o.url };
+      // The site's own no earlier tonight, or its owner's request: the reason says which.
+      return {
+        kind: "refused",
+        reason: o.reason.startsWith("the site's owner") ? o.reason : SITE_CLOSED_REASON,
+        url: o.url,
+      };
     case "robots-unavailable":
       return { kind: "robots-unavailable", reason: `${o.origin}: ${o.reason}`, url: o.url };
     case "disallowed":
-      return { kind: "disallowed", reason: "robots.txt disallows it", url: o.url };
+      return { kind: "disallowed", reason: o.reason ?? "robots.txt disallows it", url: o.url };
     case "gone":
       return { kind: "gone", status: o.status, url: o.url };
     case "error":

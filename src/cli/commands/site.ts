@@ -1,0 +1,177 @@
+import { userInfo } from "node:os";
+import type { Command } from "commander";
+import { UsageError } from "../../errors.js";
+import { parseDuration } from "../../night/duration.js";
+import { MIN_GAP_MS } from "../../policy/constants.js";
+import { siteOf } from "../../policy/site.js";
+import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import {
+  clearSiteRules,
+  type SiteRule,
+  setSiteRule,
+  siteRules,
+  siteState,
+} from "../../store/site-rules.js";
+
+interface SiteOptions {
+  data?: string;
+  gap?: string;
+  leaveAlone?: string[];
+  notRead?: boolean;
+  read?: boolean;
+  clearGap?: boolean;
+  clearLeaveAlone?: string[];
+  reason?: string;
+  by?: string;
+  json?: boolean;
+}
+
+/**
+ * `nor site`: what a site owner asked for, kept per site with its reason and date: a longer
+ * gap, paths left alone (read like a robots.txt Disallow for this checker), or the whole site
+ * not read. Every request honours them from the next one on, in every process.
+ */
+export function register(program: Command): void {
+  program
+    .command("site [site]")
+    .description(
+      "A site owner's requests (a slower pace, paths left alone, not read), kept per site; without options, lists them",
+    )
+    .option("--data <dir>", "store directory (DIR/nor.db); NOR_DATABASE_URL selects PostgreSQL")
+    .option(
+      "--gap <duration>",
+      `at least this long between requests to the site (never under ${MIN_GAP_MS / 1000} s)`,
+    )
+    .option(
+      "--leave-alone <prefix...>",
+      "paths starting with this are never requested (e.g. /permits/)",
+    )
+    .option("--not-read", "no request at all to the site; its public pages stay listed (P26)")
+    .option("--read", "read the site again (clears --not-read)")
+    .option("--clear-gap", "back to the floor or the site's Crawl-delay")
+    .option("--clear-leave-alone <prefix...>", "these paths may be read again")
+    .option("--reason <text>", "the owner's words or the e-mail's date (required for a change)")
+    .option("--by <name>", "who decides (default: the login name)")
+    .option("--json", "list as JSON lines")
+    .action(async (given: string | undefined, opts: SiteOptions) => {
+      const changes =
+        (opts.gap !== undefined ? 1 : 0) +
+        (opts.leaveAlone?.length ?? 0) +
+        (opts.notRead ? 1 : 0) +
+        (opts.read ? 1 : 0) +
+        (opts.clearGap ? 1 : 0) +
+        (opts.clearLeaveAlone?.length ?? 0);
+      // Every option is checked before the store is touched.
+      if (opts.read && opts.notRead) throw new UsageError("give --read or --not-read, not both");
+      if (changes > 0 && given === undefined) throw new UsageError("name the site to change");
+      const site = given === undefined ? undefined : siteArg(given);
+      const setting = opts.gap !== undefined || (opts.leaveAlone?.length ?? 0) > 0 || opts.notRead;
+      if (setting && !opts.reason?.trim())
+        throw new UsageError('a site owner\'s request needs --reason "…" (their words, the date)');
+      const gapMs = opts.gap === undefined ? undefined : parseDuration(opts.gap, "--gap");
+      if (gapMs !== undefined && gapMs < MIN_GAP_MS)
+        throw new UsageError(`--gap: ${opts.gap} is under the ${MIN_GAP_MS / 1000} s floor (P10)`);
+      for (const p of [...(opts.leaveAlone ?? []), ...(opts.clearLeaveAlone ?? [])])
+        if (!p.startsWith("/")) throw new UsageError(`--leave-alone: "${p}" must start with /`);
+      const store = await openStore(
+        storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
+        { create: changes > 0 },
+      );
+      try {
+        const now = Date.now();
+        const by = opts.by ?? userInfo().username;
+        const reason = opts.reason?.trim() ?? "";
+        const out: string[] = [];
+        if (site !== undefined) {
+          if (gapMs !== undefined) {
+            await setSiteRule(store.db, {
+              site,
+              kind: "gap",
+              value: String(gapMs),
+              reason,
+              at: now,
+              by,
+            });
+            out.push(`${site}: at least ${gapMs / 1000} s between requests`);
+          }
+          for (const prefix of opts.leaveAlone ?? []) {
+            await setSiteRule(store.db, {
+              site,
+              kind: "leave-alone",
+              value: prefix,
+              reason,
+              at: now,
+              by,
+            });
+            out.push(`${site}: ${prefix} left alone`);
+          }
+          if (opts.notRead) {
+            await setSiteRule(store.db, { site, kind: "not-read", reason, at: now, by });
+            out.push(`${site}: not read`);
+          }
+          if (opts.read) {
+            const n = await clearSiteRules(store.db, { site, kind: "not-read", at: now, by });
+            out.push(`${site}: ${n > 0 ? "read again" : "was not marked not read"}`);
+          }
+          if (opts.clearGap) {
+            const n = await clearSiteRules(store.db, { site, kind: "gap", at: now, by });
+            out.push(`${site}: ${n > 0 ? "gap back to the floor" : "had no gap of its own"}`);
+          }
+          for (const prefix of opts.clearLeaveAlone ?? []) {
+            const n = await clearSiteRules(store.db, {
+              site,
+              kind: "leave-alone",
+              value: prefix,
+              at: now,
+              by,
+            });
+            out.push(`${site}: ${prefix} ${n > 0 ? "may be read again" : "was not left alone"}`);
+          }
+        }
+        if (changes === 0) {
+          const rules = await siteRules(store.db, site);
+          if (opts.json) for (const r of rules) out.push(JSON.stringify(r));
+          else {
+            if (rules.length === 0)
+              out.push(site ? `${site}: no owner's requests` : "no owner's requests");
+            for (const r of rules) out.push(describe(r));
+            if (site !== undefined) {
+              const st = await siteState(store.db, site);
+              if (st?.closedNight)
+                out.push(
+                  `${site}: said no on the night of ${st.closedNight}: ${st.closedReason ?? ""}`,
+                );
+              if (st?.notBefore && st.notBefore > now)
+                out.push(
+                  `${site}: asked us to wait (Retry-After) until ${new Date(st.notBefore).toISOString()}`,
+                );
+            }
+          }
+        }
+        process.stdout.write(`${out.join("\n")}\n`);
+        process.exitCode = 0;
+      } finally {
+        await store.close();
+      }
+    });
+}
+
+function describe(r: SiteRule): string {
+  const what =
+    r.kind === "gap"
+      ? `at least ${Number(r.value) / 1000} s between requests`
+      : r.kind === "leave-alone"
+        ? `${r.value} left alone`
+        : "not read";
+  return `${r.site}: ${what} (since ${new Date(r.at).toISOString().slice(0, 10)}, by ${r.by}: ${r.reason})`;
+}
+
+/** A host, a registrable domain or a URL: the site it belongs to (P9). */
+function siteArg(text: string): string {
+  const t = text.trim();
+  try {
+    return siteOf(/^[a-z][a-z0-9+.-]*:\/\//i.test(t) ? t : `https://${t}/`);
+  } catch {
+    throw new UsageError(`"${text}" is not a site, host or URL`);
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * What site owners asked for by e-mail, kept per site with its reason and date (the public page
+ * invites them to ask for a slower pace, some pages left alone, or the whole site left alone).
+ * Every request reads these at the moment it is admitted (policy/admission), so a rule set
+ * while a night runs holds from the next request on, in every process.
+ */
+import type { Db } from "./db.js";
+import { fromIso, toIso } from "./iso-time.js";
+import { writeTxn } from "./write-txn.js";
+
+export type SiteRuleKind = "gap" | "leave-alone" | "not-read";
+
+export interface SiteRule {
+  id: string;
+  site: string;
+  kind: SiteRuleKind;
+  /** gap: milliseconds; leave-alone: the path prefix. */
+  value?: string;
+  reason: string;
+  at: number;
+  by: string;
+}
+
+export interface SiteState {
+  site: string;
+  lastEndAt?: number;
+  closedNight?: string;
+  closedReason?: string;
+  notBefore?: number;
+}
+
+/**
+ * Sets one rule. A site has at most one gap and one not-read in force (a new one replaces the
+ * old, kept as cleared); leave-alone prefixes add up. The outcome says what changed.
+ */
+export async function setSiteRule(
+  db: Db,
+  r: Omit<SiteRule, "id">,
+): Promise<{ kind: "set"; rule: SiteRule; replaced: number }> {
+  return writeTxn(db, async (tx) => {
+    let q = tx
+      .updateTable("site_rules")
+      .set({ cleared_at: toIso(r.at), cleared_by: r.by })
+      .where("site", "=", r.site)
+      .where("kind", "=", r.kind)
+      .where("cleared_at", "is", null);
+    if (r.kind === "leave-alone") q = q.where("value", "=", r.value ?? "/");
+    const replaced = Number((await q.executeTakeFirst()).numUpdatedRows);
+    const id = `${r.site}:${r.kind}:${r.at}`;
+    await tx
+      .insertInto("site_rules")
+      .values({
+        id,
+        site: r.site,
+        kind: r.kind,
+        value: r.value ?? null,
+        reason: r.reason,
+        at: toIso(r.at),
+        by: r.by,
+        cleared_at: null,
+        cleared_by: null,
+      })
+      .execute();
+    return { kind: "set", rule: { ...r, id }, replaced };
+  });
+}
+
+/** Clears the rules of a kind (a leave-alone: that prefix only); says how many were in force. */
+export async function clearSiteRules(
+  db: Db,
+  c: { site: string; kind: SiteRuleKind; value?: string; at: number; by: string },
+): Promise<number> {
+  let q = db
+    .updateTable("site_rules")
+    .set({ cleared_at: toIso(c.at), cleared_by: c.by })
+    .where("site", "=", c.site)
+    .where("kind", "=", c.kind)
+    .where("cleared_at", "is", null);
+  if (c.value !== undefined) q = q.where("value", "=", c.value);
+  return Number((await q.executeTakeFirst()).numUpdatedRows);
+}
+
+/** The rules in force, for one site or every site, oldest first. */
+export async function siteRules(db: Db, site?: string): Promise<SiteRule[]> {
+  let q = db.selectFrom("site_rules").selectAll().where("cleared_at", "is", null);
+  if (site !== undefined) q = q.where("site", "=", site);
+  const rows = await q.orderBy("site").orderBy("at").execute();
+  return rows.map((r) => ({
+    id: r.id,
+    site: r.site,
+    kind: r.kind,
+    ...(r.value !== null ? { value: r.value } : {}),
+    reason: r.reason,
+    at: fromIso(r.at, `site_rules ${r.id}`),
+    by: r.by,
+  }));
+}
+
+/** What the journal keeps about a site: its last end, a no tonight, a Retry-After hold. */
+export async function siteState(db: Db, site: string): Promise<SiteState | undefined> {
+  const r = await db
+    .selectFrom("site_state")
+    .selectAll()
+    .where("site", "=", site)
+    .executeTakeFirst();
+  if (!r) return undefined;
+  const where = `site_state ${site}`;
+  return {
+    site,
+    ...(r.last_end_at ? { lastEndAt: fromIso(r.last_end_at, where) } : {}),
+    ...(r.closed_night ? { closedNight: r.closed_night } : {}),
+    ...(r.closed_reason ? { closedReason: r.closed_reason } : {}),
+    ...(r.not_before ? { notBefore: fromIso(r.not_before, where) } : {}),
+  };
+}

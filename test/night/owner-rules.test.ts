@@ -1,0 +1,184 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.js";
+import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
+import { gaps } from "../fleet/gaps.js";
+import { nightCli, rss, writeCatalog } from "./cli-night.js";
+
+/**
+ * What a site owner asks by e-mail (a slower pace, some pages left alone, the whole site left
+ * alone), set with `nor site` while a night runs, holds from the next request on: the server
+ * sees it. The night runs as its own process; `nor site` runs here, on the same store.
+ */
+describe("site owners' requests (nor site), set while a night runs", () => {
+  let fleet: Fleet;
+  const dirs: string[] = [];
+
+  beforeAll(async () => {
+    fleet = await startFleet();
+  });
+  afterAll(async () => {
+    await fleet?.close();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  /** A site of four feeds; `onFirst` runs (and finishes) before the first feed is answered. */
+  async function scenario(onFirst: (dir: string, site: FleetServer) => Promise<void>) {
+    const dir = mkdtempSync(join(tmpdir(), "nor-owner-"));
+    dirs.push(dir);
+    const site = await fleet.server();
+    site.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    let first = true;
+    for (const n of [1, 2, 3, 4]) {
+      site.route(`/feed/${n}.xml`, async (_q, res) => {
+        if (first) {
+          first = false;
+          await onFirst(dir, site);
+        }
+        res
+          .writeHead(200, { "content-type": "application/rss+xml" })
+          .end(rss(site.origin, 1, `f${n}`));
+      });
+    }
+    const catalog = writeCatalog(
+      dir,
+      [1, 2, 3, 4].map((n) => [
+        `id: f${n}`,
+        "government: village-of-test",
+        "records: agendas",
+        "access: feed",
+        `url: ${site.url(`/feed/${n}.xml`)}`,
+      ]),
+    );
+    const r = await nightCli(catalog, dir, "2026-11-05");
+    expect(r.code, r.stderr).toBe(0);
+    const db = new Database(join(dir, "nor.db"), { readonly: true });
+    const outcomes = db
+      .prepare("select source_id, outcome, reason from night_sources order by source_id")
+      .all() as { source_id: string; outcome: string; reason: string | null }[];
+    db.close();
+    return { site, outcomes };
+  }
+
+  const nor = async (args: string[]) => {
+    const code = await main(["node", "nor", ...args]);
+    expect(code).toBe(0);
+  };
+
+  it("P10: a longer gap for the site (nor site --gap 3s) holds from the next request on", async () => {
+    const { site } = await scenario(async (dir, s) => {
+      await nor([
+        "site",
+        s.host,
+        "--data",
+        dir,
+        "--gap",
+        "3s",
+        "--reason",
+        "owner, e-mail of Nov 5",
+      ]);
+    });
+    const feeds = site.requests.filter((r) => r.path.startsWith("/feed/"));
+    expect(feeds).toHaveLength(4);
+    // The first feed was answered after the rule was set: every gap from its end is ≥ 3 s.
+    for (const g of gaps(feeds)) expect(g).toBeGreaterThanOrEqual(3000);
+  }, 60_000);
+
+  it("P18: a path left alone (nor site --leave-alone) is never requested, like a robots.txt Disallow", async () => {
+    const { site, outcomes } = await scenario(async (dir, s) => {
+      await nor([
+        "site",
+        s.url("/"),
+        "--data",
+        dir,
+        "--leave-alone",
+        "/feed/3",
+        "--reason",
+        "asked",
+      ]);
+    });
+    expect(site.requests.map((r) => r.path).filter((p) => p.startsWith("/feed/3"))).toEqual([]);
+    expect(outcomes.find((o) => o.source_id === "f3")?.outcome).toBe("disallowed");
+    expect(
+      outcomes
+        .filter((o) => o.outcome === "ok")
+        .map((o) => o.source_id)
+        .sort(),
+    ).toEqual(["f1", "f2", "f4"]);
+  }, 60_000);
+
+  it("P24, P26: the whole site not read (nor site --not-read): nothing more is sent there", async () => {
+    const { site, outcomes } = await scenario(async (dir, s) => {
+      await nor(["site", s.host, "--data", dir, "--not-read", "--reason", "owner asked by phone"]);
+    });
+    // robots.txt and the feed that was already on its way; nothing after.
+    expect(site.requests.map((r) => r.path)).toEqual(["/robots.txt", "/feed/1.xml"]);
+    const others = outcomes.filter((o) => o.source_id !== "f1");
+    expect(others).toHaveLength(3);
+    for (const o of others) {
+      expect(o.outcome).toBe("refused");
+      expect(o.reason).toMatch(/owner asked not to be read/);
+    }
+  }, 60_000);
+
+  it("nor site lists the requests in force with their reason and date, and refuses a gap under the floor", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "nor-owner-"));
+    dirs.push(dir);
+    await nor([
+      "site",
+      "www.example.gov",
+      "--data",
+      dir,
+      "--gap",
+      "10s",
+      "--reason",
+      "slower please",
+    ]);
+    await nor([
+      "site",
+      "https://example.gov/x",
+      "--data",
+      dir,
+      "--leave-alone",
+      "/permits/",
+      "--reason",
+      "r",
+    ]);
+    const out: string[] = [];
+    const write = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((c: string) => {
+      out.push(String(c));
+      return true;
+    }) as typeof process.stdout.write;
+    try {
+      await nor(["site", "example.gov", "--data", dir]);
+      expect(
+        await main([
+          "node",
+          "nor",
+          "site",
+          "example.gov",
+          "--data",
+          dir,
+          "--gap",
+          "1s",
+          "--reason",
+          "x",
+        ]),
+      ).toBe(2);
+      expect(await main(["node", "nor", "site", "example.gov", "--data", dir, "--not-read"])).toBe(
+        2,
+      );
+    } finally {
+      process.stdout.write = write;
+    }
+    const text = out.join("");
+    expect(text).toMatch(
+      /example\.gov: at least 10 s between requests \(since \d{4}-\d\d-\d\d, by .+: slower please\)/,
+    );
+    expect(text).toMatch(/example\.gov: \/permits\/ left alone/);
+  });
+});

@@ -1,0 +1,260 @@
+import { afterAll, describe, expect, it } from "vitest";
+import type { JournalPort, SendIntent } from "../../src/net/journal.js";
+import { MemoryJournal } from "../../src/net/memory-ports.js";
+import type { OwnerRule } from "../../src/policy/admission.js";
+import { openStore, type Store } from "../../src/store/db.js";
+import { SqlJournal } from "../../src/store/journal.js";
+import { setSiteRule } from "../../src/store/site-rules.js";
+import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "./stores.js";
+
+/**
+ * One contract over every implementation of the journal port (memory, SQLite, PostgreSQL), as
+ * undici runs one suite over its cache stores: the same decisions to send from the same
+ * durable state (P9, P10, P15, P21, P27, the owners' requests).
+ */
+interface Subject {
+  journal: JournalPort;
+  rule(site: string, r: OwnerRule): Promise<void>;
+  close(): Promise<void>;
+}
+
+type Maker = { name: string; make(): Promise<Subject> };
+
+const T0 = Date.parse("2026-11-05T06:00:00Z");
+const NIGHT = "2026-11-05";
+const ME = "test-host:1:me";
+/** A holder whose process is gone on this host is dead at once (pid far above any real one). */
+const DEAD = `${(await import("node:os")).hostname()}:2147483646:dead`;
+const OTHER_LIVE = `${(await import("node:os")).hostname()}:${process.pid}:other`;
+
+function intent(url: string, extra: Partial<SendIntent> = {}): SendIntent {
+  const u = new URL(url);
+  return {
+    night: NIGHT,
+    key: `GET ${url}`,
+    method: "GET",
+    url,
+    site: u.hostname.split(".").slice(-2).join("."),
+    origin: u.origin,
+    purpose: "page",
+    gapMs: 2000,
+    replayAllowed: true,
+    ...extra,
+  };
+}
+
+const sqlMaker = (factory: StoreFactory): Maker => ({
+  name: factory.name,
+  make: async () => {
+    const store: Store = await openStore(await factory.fresh());
+    return {
+      journal: new SqlJournal(store.db),
+      rule: async (site, r) => {
+        await setSiteRule(store.db, {
+          site,
+          kind: r.kind,
+          ...(r.kind === "gap" ? { value: String(r.gapMs) } : {}),
+          ...(r.kind === "leave-alone" ? { value: r.prefix } : {}),
+          reason: r.reason,
+          at: r.at,
+          by: "test",
+        });
+      },
+      close: () => store.close(),
+    };
+  },
+});
+
+const factories: StoreFactory[] = [sqliteFactory()];
+if (postgresUrl) factories.push(postgresFactory(postgresUrl));
+const makers: Maker[] = [
+  {
+    name: "memory",
+    make: async () => {
+      const journal = new MemoryJournal();
+      return {
+        journal,
+        rule: async (site, r) => {
+          journal.rules.set(site, [...(journal.rules.get(site) ?? []), r]);
+        },
+        close: async () => {},
+      };
+    },
+  },
+  ...factories.map(sqlMaker),
+];
+afterAll(async () => {
+  for (const f of factories) await f.cleanup();
+});
+
+const done = {
+  status: 200,
+  outcome: "ok",
+  bytes: 10,
+  final: true,
+  closedEarly: false,
+} as const;
+
+describe.each(makers)("the journal's contract: $name", (m) => {
+  it("P27, P10: the row is written on admission; the next request to the site waits the gap from the end", async () => {
+    const s = await m.make();
+    try {
+      const a = await s.journal.admit(intent("https://www.a.gov/1"), ME, T0);
+      expect(a.kind).toBe("go");
+      if (a.kind !== "go") return;
+      expect(a.attempt).toBe(1);
+      // In flight: another holder of this process waits for the lease.
+      const busy = await s.journal.admit(intent("https://www.a.gov/2"), OTHER_LIVE, T0 + 10);
+      expect(busy.kind).toBe("wait");
+      await s.journal.complete(a.id, ME, { ...done, endedAt: T0 + 500 });
+      const next = await s.journal.admit(intent("https://www.a.gov/2"), OTHER_LIVE, T0 + 600);
+      expect(next).toMatchObject({ kind: "wait", until: T0 + 2500 });
+      expect((await s.journal.admit(intent("https://www.a.gov/2"), ME, T0 + 2500)).kind).toBe("go");
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("P8: an answer stored in full is replayed, never asked again tonight (but asked on another night)", async () => {
+    const s = await m.make();
+    try {
+      const a = await s.journal.admit(intent("https://www.a.gov/1"), ME, T0);
+      if (a.kind !== "go") throw new Error(a.kind);
+      const answer = {
+        kind: "response" as const,
+        status: 200,
+        headers: { "content-type": "text/html" },
+        read: "complete" as const,
+        bytes: 10,
+        archived: true,
+        startedAt: T0,
+        endedAt: T0 + 5,
+        attempt: 1,
+        priorAllClosed: false,
+      };
+      await s.journal.complete(a.id, ME, { ...done, endedAt: T0 + 5, answer });
+      expect((await s.journal.admit(intent("https://www.a.gov/1"), ME, T0 + 9000)).kind).toBe(
+        "answered",
+      );
+      expect(await s.journal.answer(NIGHT, "GET https://www.a.gov/1")).toEqual(answer);
+      const copyGone = intent("https://www.a.gov/1", { replayAllowed: false });
+      expect((await s.journal.admit(copyGone, ME, T0 + 9000)).kind).toBe("go");
+      const tomorrow = intent("https://www.a.gov/1", { night: "2026-11-06" });
+      expect((await s.journal.admit(tomorrow, ME, T0 + 86_400_000)).kind).toBe("go");
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("P15: attempts are counted across restarts, each waits its retry time, and a third failure is the last", async () => {
+    const s = await m.make();
+    try {
+      const url = "https://www.a.gov/busy";
+      let now = T0;
+      for (let n = 1; n <= 3; n++) {
+        const a = await s.journal.admit(intent(url), ME, now);
+        expect(a).toMatchObject({ kind: "go", attempt: n });
+        if (a.kind !== "go") return;
+        const retryAt = now + 100 + (n === 1 ? 5000 : 20_000);
+        await s.journal.complete(a.id, ME, {
+          ...done,
+          status: 503,
+          outcome: n < 3 ? "retry" : "error",
+          final: n === 3,
+          endedAt: now + 100,
+          ...(n < 3 ? { retryAt } : {}),
+        });
+        if (n < 3) {
+          expect(await s.journal.admit(intent(url), ME, now + 3000)).toMatchObject({
+            kind: "wait",
+            until: retryAt,
+          });
+          now = retryAt;
+        }
+      }
+      expect((await s.journal.admit(intent(url), ME, now + 60_000)).kind).toBe("answered");
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("P10, P27: a dead holder's request is interrupted; the gap counts from its discovery; it uses no retry", async () => {
+    const s = await m.make();
+    try {
+      const a = await s.journal.admit(intent("https://www.a.gov/1"), DEAD, T0);
+      expect(a.kind).toBe("go");
+      const next = await s.journal.admit(intent("https://www.a.gov/1"), ME, T0 + 100);
+      expect(next).toMatchObject({ kind: "wait", until: T0 + 2100 });
+      const again = await s.journal.admit(intent("https://www.a.gov/1"), ME, T0 + 2100);
+      // The killed attempt was the checker's failure, not the site's: still attempt 1.
+      expect(again).toMatchObject({ kind: "go", attempt: 1 });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("P21: a no closes the site that said it for the night only; Retry-After holds the site", async () => {
+    const s = await m.make();
+    try {
+      const a = await s.journal.admit(intent("https://www.a.gov/x"), ME, T0);
+      if (a.kind !== "go") throw new Error(a.kind);
+      await s.journal.complete(a.id, ME, {
+        ...done,
+        status: 403,
+        outcome: "refused",
+        endedAt: T0 + 5,
+        closeSite: "HTTP 403",
+      });
+      expect(await s.journal.admit(intent("https://cdn.a.gov/y"), ME, T0 + 9000)).toEqual({
+        kind: "closed",
+        reason: "HTTP 403",
+      });
+      expect((await s.journal.admit(intent("https://www.b.gov/y"), ME, T0 + 9000)).kind).toBe("go");
+      const tomorrow = intent("https://www.a.gov/z", { night: "2026-11-06" });
+      expect((await s.journal.admit(tomorrow, ME, T0 + 86_400_000)).kind).toBe("go");
+
+      const c = await s.journal.admit(intent("https://www.c.gov/x"), ME, T0);
+      if (c.kind !== "go") throw new Error(c.kind);
+      await s.journal.complete(c.id, ME, {
+        ...done,
+        status: 503,
+        outcome: "error",
+        endedAt: T0 + 5,
+        siteNotBefore: T0 + 3_600_005,
+      });
+      expect(await s.journal.admit(intent("https://www.c.gov/other"), ME, T0 + 9000)).toMatchObject(
+        { kind: "wait", until: T0 + 3_600_005 },
+      );
+      const tonightOnly = intent("https://www.c.gov/other", { deadline: T0 + 1_800_000 });
+      expect((await s.journal.admit(tonightOnly, ME, T0 + 9000)).kind).toBe("not-tonight");
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("owners' requests: a longer gap, a path left alone (robots.txt still read), the site not read", async () => {
+    const s = await m.make();
+    try {
+      await s.rule("a.gov", { kind: "gap", gapMs: 30_000, reason: "slower", at: T0 });
+      await s.rule("a.gov", { kind: "leave-alone", prefix: "/permits/", reason: "no", at: T0 });
+      const a = await s.journal.admit(intent("https://www.a.gov/list"), ME, T0);
+      if (a.kind !== "go") throw new Error(a.kind);
+      await s.journal.complete(a.id, ME, { ...done, endedAt: T0 + 5 });
+      expect(await s.journal.admit(intent("https://www.a.gov/2"), ME, T0 + 3000)).toMatchObject({
+        kind: "wait",
+        until: T0 + 30_005,
+      });
+      expect(
+        (await s.journal.admit(intent("https://www.a.gov/permits/9"), ME, T0 + 40_000)).kind,
+      ).toBe("left-alone");
+      const robots = intent("https://www.a.gov/permits/robots.txt", { purpose: "robots" });
+      expect((await s.journal.admit(robots, ME, T0 + 40_000)).kind).toBe("go");
+      await s.rule("b.gov", { kind: "not-read", reason: "owner asked", at: T0 });
+      const closed = await s.journal.admit(intent("https://b.gov/robots.txt"), ME, T0);
+      expect(closed.kind).toBe("closed");
+      if (closed.kind === "closed") expect(closed.reason).toMatch(/owner asked not to be read/);
+    } finally {
+      await s.close();
+    }
+  });
+});
