@@ -48,7 +48,16 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** Runs the CLI; resolves to the exit code (0 ok, 1 failure, 2 usage error). */
+/**
+ * The exit code of a thrown NorError, the same for every command: 2 for what the person
+ * running it can fix by changing what they typed or configured (options, environment,
+ * catalog, a missing store), 1 for a failure while doing the work.
+ */
+export function exitCodeOf(err: NorError): 1 | 2 {
+  return err.code === "E_USAGE" || err.code === "E_CONFIG" || err.code === "E_CATALOG" ? 2 : 1;
+}
+
+/** Runs the CLI; resolves to the exit code (0 done, 1 runtime failure, 2 usage or configuration). */
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   process.exitCode = 0;
@@ -63,7 +72,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (err instanceof NorError) {
       process.stderr.write(`nor: ${err.message}\n`);
-      return err.code === "E_USAGE" ? 2 : 1;
+      return exitCodeOf(err);
     }
     throw err;
   }

@@ -256,7 +256,7 @@ describe("nor night, then nor serve", () => {
     );
     const missing = join(dir, "nowhere");
     const none = await run(["serve", "--data", missing, "--port", "0"], 20_000);
-    expect(none.code).toBe(1);
+    expect(none.code).toBe(2);
     expect(none.err).toContain(`no store at ${join(missing, "nor.db")}`);
   }, 60_000);
 });
