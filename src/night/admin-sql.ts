@@ -4,8 +4,8 @@
  * and PostgreSQL.
  */
 import { NorError, UsageError } from "../errors.js";
-import type { Db } from "../store/db.js";
 import { isNightDate } from "../policy/night-date.js";
+import type { Db } from "../store/db.js";
 import { toIso } from "../store/iso-time.js";
 import { latestMarks } from "./marks.js";
 import type { WaySkipped, WayUsed } from "./types.js";
