@@ -1,8 +1,7 @@
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import SqliteDatabase from "better-sqlite3";
+import type SqliteDatabase from "better-sqlite3";
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
-import pg from "pg";
 import { NorError } from "../errors.js";
 import { migrationProvider } from "./migrations/index.js";
 import type { Database } from "./schema/index.js";
@@ -42,8 +41,10 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
       );
     if (create) ensureDataDir(loc.dir);
     let sqlite: SqliteDatabase.Database;
+    // Each driver is loaded only when its store is opened: a SQLite command never loads pg.
+    const { default: Sqlite } = await import("better-sqlite3");
     try {
-      sqlite = new SqliteDatabase(file, { fileMustExist: !create });
+      sqlite = new Sqlite(file, { fileMustExist: !create });
       sqlite.pragma("journal_mode = WAL");
       sqlite.pragma("synchronous = FULL");
       sqlite.pragma("busy_timeout = 5000");
@@ -54,6 +55,7 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     }
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   } else {
+    const { default: pg } = await import("pg");
     const pool = new pg.Pool({ connectionString: loc.url, max: 4 });
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
