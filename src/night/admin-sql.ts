@@ -274,3 +274,34 @@ export async function recentNights(db: Db, limit: number): Promise<NightHistoryR
   }
   return out;
 }
+
+/** A night's row, if it was ever opened (to say "resuming" and its own deadline). */
+export async function nightRow(db: Db, night: string): Promise<NightRow | undefined> {
+  const r = await db.selectFrom("nights").selectAll().where("night", "=", night).executeTakeFirst();
+  return r
+    ? {
+        night: r.night,
+        startedAt: r.started_at,
+        deadlineAt: r.deadline_at,
+        finishedAt: r.finished_at,
+      }
+    : undefined;
+}
+
+/** P27, P24: the requests made and the flags raised during a night, for its summary. */
+export async function nightTotals(
+  db: Db,
+  night: string,
+): Promise<{ requests: number; flagsRaised: number }> {
+  const requests = await db
+    .selectFrom("request_log")
+    .select((eb) => eb.fn.countAll<number | string>().as("n"))
+    .where("night", "=", night)
+    .executeTakeFirst();
+  const flags = await db
+    .selectFrom("flags")
+    .select((eb) => eb.fn.countAll<number | string>().as("n"))
+    .where("night", "=", night)
+    .executeTakeFirst();
+  return { requests: Number(requests?.n ?? 0), flagsRaised: Number(flags?.n ?? 0) };
+}

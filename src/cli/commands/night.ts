@@ -2,17 +2,31 @@ import { type ChildProcess, spawn } from "node:child_process";
 import type { Command } from "commander";
 import pino from "pino";
 import { NorError, UsageError } from "../../errors.js";
-import { NIGHT_SPAN_MS, settleUnfinishedNights } from "../../night/admin-sql.js";
+import {
+  NIGHT_SPAN_MS,
+  nightRow,
+  nightTotals,
+  settleUnfinishedNights,
+} from "../../night/admin-sql.js";
 import { runNightWithStore } from "../../night/compose.js";
-import { formatLeft, parseDuration } from "../../night/duration.js";
+import { parseDuration } from "../../night/duration.js";
 import { acquireNightLock } from "../../night/night-lock.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
 import { isNightDate, nightOf } from "../../policy/night-date.js";
+import { siteOf } from "../../policy/site.js";
 import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
 import { importCatalog } from "../../sources/catalog-import.js";
 import { advisoryLock } from "../../store/advisory-lock.js";
 import { ensureDataDir, openStore, type Store, storeLocationFromOptions } from "../../store/db.js";
 import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../net-options.js";
+import {
+  type NightEnd,
+  type NightStart,
+  progressLine,
+  startLine,
+  summaryLines,
+  summaryRecord,
+} from "../night-report.js";
 
 interface NightOptions extends NetCliOptions {
   catalog: string[];
@@ -81,7 +95,9 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   // opening (which night, the catalog import) is done by one of them at a time.
   let night: string;
   let log: pino.Logger;
+  let start: NightStart;
   const tty = process.stderr.isTTY === true;
+  const runStart = Date.now();
   const children: ChildProcess[] = [];
   try {
     const release = await acquireOpeningLock(store, dataDir);
@@ -111,8 +127,20 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       const diff = await importCatalog(store.db, catalog, origins, Date.now(), {
         allowRetire: opts.allowRetire === true,
       });
-      if (diff.changes.length > 0)
+      const opened = await nightRow(store.db, night);
+      start = {
+        night,
+        resumed: opened !== undefined,
+        deadlineAt: opened ? Date.parse(opened.deadlineAt) : runStart + deadlineMs,
+        sources: catalog.sources.length,
+        sites: new Set(catalog.sources.map((s) => siteOf(s.url))).size,
+      };
+      if (tty) {
+        if (diff.changes.length > 0)
+          process.stderr.write(`nor night: catalog imported, ${diff.changes.length} changes\n`);
+      } else if (diff.changes.length > 0) {
         log.info({ catalogChanges: diff.changes.length }, "catalog imported");
+      }
     } finally {
       await release();
     }
@@ -120,6 +148,11 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   } catch (err) {
     await store.close();
     throw err;
+  }
+  if (tty) process.stderr.write(`${startLine(start, runStart)}\n`);
+  else {
+    const { night: _n, ...rest } = start;
+    log.info({ ...rest, deadlineAt: new Date(start.deadlineAt).toISOString() }, "night start");
   }
   try {
     const summary = await runNightWithStore(store, catalog, {
@@ -130,10 +163,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       ...net,
       onProgress: (p) => {
         if (tty) {
-          const left = formatLeft(p.deadlineAt - Date.now());
-          process.stderr.write(
-            `\r${p.done}/${p.total} sources · ${p.requests} requests · ${left} left to the deadline `,
-          );
+          process.stderr.write(`\r${progressLine(p, Date.now())}\x1b[K`);
         } else {
           log.info(
             {
@@ -149,10 +179,12 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         }
       },
     });
-    if (tty) process.stderr.write("\n");
-    const { night: _n, ...rest } = summary;
-    log.info({ ...rest, deadlineAt: new Date(summary.deadlineAt).toISOString() }, "night done");
+    // The summary counts the whole night, the workers' requests and flags included.
     const failed = await waitFor(children);
+    const totals = await nightTotals(store.db, night);
+    const end: NightEnd = { ...summary, ...totals, startedAt: runStart, endedAt: Date.now() };
+    if (tty) process.stderr.write(`\n${summaryLines(end).join("\n")}\n`);
+    else log.info(summaryRecord(end), "night done");
     if (failed > 0)
       throw new NorError("E_INTERNAL", `${failed} of ${children.length} workers failed`);
     process.exitCode = 0;
