@@ -18,6 +18,10 @@ interface CommandEntry {
  * fetcher, the HTML parser or the web server that `nor night` and `nor serve` need.
  */
 const COMMANDS: Readonly<Record<string, CommandEntry>> = {
+  start: {
+    summary: "Import the catalog, serve the directory and run the night on its schedule",
+    load: () => import("./commands/start.js"),
+  },
   night: {
     summary: "Run or resume a night's check of every catalog source",
     load: () => import("./commands/night.js"),
