@@ -22,6 +22,10 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     summary: "Import the catalog, serve the directory and run the night on its schedule",
     load: () => import("./commands/start.js"),
   },
+  demo: {
+    summary: "See the whole system offline: demo sites on loopback, two nights, the directory",
+    load: () => import("./commands/demo.js"),
+  },
   night: {
     summary: "Run or resume a night's check of every catalog source",
     load: () => import("./commands/night.js"),
