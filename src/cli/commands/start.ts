@@ -27,7 +27,7 @@ import {
 import { formatInZone } from "../../policy/zone.js";
 import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
 import { importCatalog } from "../../sources/catalog-import.js";
-import { openStore } from "../../store/db.js";
+import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { createApp } from "../../web/app.js";
 import { addNetOptions, type NetCliOptions, netOptions } from "../net-options.js";
 
@@ -109,7 +109,9 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
   const { catalog, origins } = loadCatalogWithFiles(files);
   const dataDir = resolve(opts.data);
 
-  const store = await openStore({ kind: "sqlite", dir: dataDir });
+  // NOR_DATABASE_URL (PostgreSQL) holds for the server and, inherited, for each night.
+  const loc = storeLocationFromOptions({ data: dataDir });
+  const store = await openStore(loc);
   try {
     const diff = await importCatalog(store.db, catalog, origins, clock.now(), {
       allowRetire: opts.allowRetire === true,
@@ -118,7 +120,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
       diff.changes.filter((c) => c.entity === "source" && c.change === change).length;
     say(
       `catalog ${files.join(", ")}: ${catalog.governments.length} governments, ${catalog.sources.length} sources ` +
-        `(${count("added")} new, ${count("changed")} changed, ${count("retired")} retired) in ${dataDir}`,
+        `(${count("added")} new, ${count("changed")} changed, ${count("retired")} retired) in ${loc.kind === "sqlite" ? dataDir : "PostgreSQL (NOR_DATABASE_URL)"}`,
     );
 
     const app = createApp({ db: store.db, ...userAgentOf(opts) });
