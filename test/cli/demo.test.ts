@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -92,4 +93,21 @@ describe("nor demo", () => {
       await store.close();
     }
   }, 180_000);
+
+  it("a busy port is said before any night runs (exit 2), and a non-empty --data is refused", async () => {
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, "127.0.0.1", () => r()));
+    try {
+      const port = String((busy.address() as { port: number }).port);
+      const r = await nor("demo", "--headless", "--port", port, "--data", join(dir, "busy"));
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/cannot serve on 127\.0\.0\.1:\d+: EADDRINUSE \(try --port 0\)/);
+      expect(r.stdout).not.toContain("Night 1 of 2");
+    } finally {
+      await new Promise((r) => busy.close(r));
+    }
+    const again = await nor("demo", "--headless", "--port", "0", "--data", join(dir, "busy"));
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain("is not empty: the demo needs a new or empty directory");
+  }, 60_000);
 });

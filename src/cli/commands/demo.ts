@@ -85,18 +85,26 @@ async function runDemo(opts: DemoOptions): Promise<void> {
     try {
       await importCatalog(store.db, catalog, origins, clock.now());
       say(`\nThe catalog (${catalogFile}) is in the store at ${dataDir}.`);
-      for (const [i, night] of nights.entries()) {
-        sites.night = i + 1;
-        say(
-          i === 0
-            ? `\nNight 1 of 2 ("${night}"): every source read for the first time, at most one request at a time per site, 2 s apart.`
-            : `\nNight 2 of 2 ("${night}"): the same sources again; the Changeville page has two new records.`,
-        );
-        await demoNight(store, catalog, night, dataDir);
+      // Served from the start (a busy port is said before the nights, not after), so the
+      // directory can be watched filling in.
+      const served = await listen(store, opts.host, port);
+      try {
+        say(`The directory is already at ${served.url} and fills in as the nights run.`);
+        for (const [i, night] of nights.entries()) {
+          sites.night = i + 1;
+          say(
+            i === 0
+              ? `\nNight 1 of 2 ("${night}"): every source read for the first time, at most one request at a time per site, 2 s apart.`
+              : `\nNight 2 of 2 ("${night}"): the same sources again; the Changeville page has two new records.`,
+          );
+          await demoNight(store, catalog, night, dataDir);
+        }
+        const password = randomBytes(12).toString("base64url");
+        await storePasswordHash(store.db, await hashPassword(password), clock.now());
+        await showAndWait(served.url, opts, dataDir, password, sites.sites.length);
+      } finally {
+        await served.close();
       }
-      const password = randomBytes(12).toString("base64url");
-      await storePasswordHash(store.db, await hashPassword(password), clock.now());
-      await serveAndShow(store, opts, port, dataDir, password, sites.sites.length);
     } finally {
       await store.close();
     }
@@ -152,32 +160,41 @@ async function demoNight(store: Store, catalog: Catalog, night: string, dataDir:
     say(line);
 }
 
-async function serveAndShow(
-  store: Store,
-  opts: DemoOptions,
-  port: number,
-  dataDir: string,
-  password: string,
-  siteCount: number,
-): Promise<void> {
+interface Served {
+  url: string;
+  close(): Promise<void>;
+}
+
+async function listen(store: Store, host: string, port: number): Promise<Served> {
   const app = createApp({ db: store.db });
   const server = await new Promise<ReturnType<typeof serve>>((ok, fail) => {
-    const s = serve({ fetch: app.fetch, hostname: opts.host, port }, () => ok(s));
+    const s = serve({ fetch: app.fetch, hostname: host, port }, () => ok(s));
     s.once("error", (err: NodeJS.ErrnoException) =>
       fail(
         new ConfigError(
-          `cannot serve on ${opts.host}:${port}: ${err.code ?? err.message} (try --port 0)`,
+          `cannot serve on ${host}:${port}: ${err.code ?? err.message} (try --port 0)`,
         ),
       ),
     );
   });
   const info = server.address() as AddressInfo;
-  const url = `http://${info.address.includes(":") ? `[${info.address}]` : info.address}:${info.port}/`;
-  const close = () =>
-    new Promise<void>((done) => {
-      if ("closeAllConnections" in server) server.closeAllConnections();
-      server.close(() => done());
-    });
+  return {
+    url: `http://${info.address.includes(":") ? `[${info.address}]` : info.address}:${info.port}/`,
+    close: () =>
+      new Promise<void>((done) => {
+        if ("closeAllConnections" in server) server.closeAllConnections();
+        server.close(() => done());
+      }),
+  };
+}
+
+async function showAndWait(
+  url: string,
+  opts: DemoOptions,
+  dataDir: string,
+  password: string,
+  siteCount: number,
+): Promise<void> {
   say(`\nThe directory is at ${url} — what to click:`);
   say(`  ${url}                      the directory: governments and sources by county`);
   say(`  ${url}new                   new on record since yesterday (also /new.atom, /new.json)`);
@@ -189,20 +206,16 @@ async function serveAndShow(
   say("And in another terminal:");
   say(`  node bin/nor.js status --data ${dataDir}`);
   say(`  node bin/nor.js log --data ${dataDir} --source eastfield-township-minutes`);
-  try {
-    if (opts.headless) {
-      await checkServed(url, siteCount);
-      say("\nheadless: the directory answered as expected; stopping.");
-      return;
-    }
-    say("\nCtrl-C stops the demo.");
-    await new Promise<void>((done) => {
-      process.once("SIGINT", () => done());
-      process.once("SIGTERM", () => done());
-    });
-  } finally {
-    await close();
+  if (opts.headless) {
+    await checkServed(url, siteCount);
+    say("\nheadless: the directory answered as expected; stopping.");
+    return;
   }
+  say("\nCtrl-C stops the demo.");
+  await new Promise<void>((done) => {
+    process.once("SIGINT", () => done());
+    process.once("SIGTERM", () => done());
+  });
 }
 
 /** The served directory shows what the two nights found (the headless run's own check). */
