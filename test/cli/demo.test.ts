@@ -77,7 +77,8 @@ describe("nor demo", () => {
       const bySite = new Map<string, { start: number; end: number }[]>();
       for (const l of log) {
         const list = bySite.get(l.site) ?? [];
-        list.push({ start: Date.parse(l.started_at), end: Date.parse(l.ended_at) });
+        expect(l.ended_at, l.url).not.toBeNull(); // every attempt finished
+        list.push({ start: Date.parse(l.started_at), end: Date.parse(l.ended_at ?? "") });
         bySite.set(l.site, list);
       }
       let pairs = 0;
