@@ -1,43 +1,98 @@
 import { Command, CommanderError } from "commander";
 import { NorError } from "../errors.js";
-import * as archive from "./commands/archive.js";
-import * as catalog from "./commands/catalog.js";
-import * as discover from "./commands/discover.js";
-import * as extract from "./commands/extract.js";
-import * as flags from "./commands/flags.js";
-import * as log from "./commands/log.js";
-import * as mark from "./commands/mark.js";
-import * as night from "./commands/night.js";
-import * as operator from "./commands/operator.js";
-import * as reparse from "./commands/reparse.js";
-import * as robots from "./commands/robots.js";
-import * as serve from "./commands/serve.js";
-import * as site from "./commands/site.js";
-import * as status from "./commands/status.js";
 
 /** Each command module adds its subcommand; actions set process.exitCode or throw NorError. */
 export interface CommandModule {
   register(program: Command): void;
 }
 
-const modules: CommandModule[] = [
-  night,
-  status,
-  mark,
-  site,
-  flags,
-  log,
-  robots,
-  catalog,
-  extract,
-  discover,
-  reparse,
-  archive,
-  serve,
-  operator,
-];
+interface CommandEntry {
+  /** One line for `nor --help`; the command's own module holds its options and full help. */
+  summary: string;
+  load(): Promise<CommandModule>;
+}
 
-export function buildProgram(): Command {
+/**
+ * The commands, in the order `nor --help` lists them. Each module is imported only when its
+ * command runs (or its help is asked for), so `nor --help` and `nor log` never pay for the
+ * fetcher, the HTML parser or the web server that `nor night` and `nor serve` need.
+ */
+const COMMANDS: Readonly<Record<string, CommandEntry>> = {
+  start: {
+    summary: "Import the catalog, serve the directory and run the night on its schedule",
+    load: () => import("./commands/start.js"),
+  },
+  demo: {
+    summary: "See the whole system offline: demo sites on loopback, two nights, the directory",
+    load: () => import("./commands/demo.js"),
+  },
+  night: {
+    summary: "Run or resume a night's check of every catalog source",
+    load: () => import("./commands/night.js"),
+  },
+  status: {
+    summary: "Per source: reading, last night's outcome, records known, new last night, flags",
+    load: () => import("./commands/status.js"),
+  },
+  mark: {
+    summary: "Mark a source read or not read (P24); the change is kept with time and reason",
+    load: () => import("./commands/mark.js"),
+  },
+  site: {
+    summary: "A site owner's requests (a slower pace, paths left alone, not read), kept per site",
+    load: () => import("./commands/site.js"),
+  },
+  flags: {
+    summary: "List the flags raised for a person, or clear one (P24, P25)",
+    load: () => import("./commands/flags.js"),
+  },
+  log: {
+    summary: "Show the request log: every attempt the checker made (P27)",
+    load: () => import("./commands/log.js"),
+  },
+  robots: { summary: "robots.txt tools", load: () => import("./commands/robots.js") },
+  catalog: {
+    summary: "Check or import the catalog of governments and sources (docs/catalog.md)",
+    load: () => import("./commands/catalog.js"),
+  },
+  extract: {
+    summary: "Print the records a recipe or platform preset finds in a saved file (offline)",
+    load: () => import("./commands/extract.js"),
+  },
+  discover: {
+    summary: "Read robots.txt and a homepage (nothing else) and print candidate catalog sources",
+    load: () => import("./commands/discover.js"),
+  },
+  reparse: {
+    summary: "Re-extract records from the stored copies with today's recipes, offline (P8)",
+    load: () => import("./commands/reparse.js"),
+  },
+  archive: {
+    summary: "The private copy of every response read (P8)",
+    load: () => import("./commands/archive.js"),
+  },
+  serve: {
+    summary: "Serve the directory (pages, feeds, JSON API, /site-owners, /console) over HTTP",
+    load: () => import("./commands/serve.js"),
+  },
+  operator: {
+    summary: "The operator console's sign-in (see docs/operations.md)",
+    load: () => import("./commands/operator.js"),
+  },
+};
+
+/** The command a command line names (`nor help X` names X), if any. */
+function commandNamed(args: readonly string[]): string | undefined {
+  const first = args.find((a) => !a.startsWith("-"));
+  if (first === "help") return args[args.indexOf(first) + 1];
+  return first;
+}
+
+/**
+ * The program for this command line: the named command with its real options and action,
+ * the others as one-line entries for the help listing.
+ */
+export async function buildProgram(argv: readonly string[]): Promise<Command> {
   const program = new Command("nor")
     .description(
       "New on Record: the directory of Ohio's public records and its nightly checker, public-records-check",
@@ -45,16 +100,29 @@ export function buildProgram(): Command {
     .version("0.1.0")
     .showHelpAfterError()
     .exitOverride();
-  for (const m of modules) m.register(program);
+  const wanted = commandNamed(argv.slice(2));
+  for (const [name, entry] of Object.entries(COMMANDS)) {
+    if (name === wanted) (await entry.load()).register(program);
+    else program.command(name).description(entry.summary);
+  }
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }
 
-/** Runs the CLI; resolves to the exit code (0 ok, 1 failure, 2 usage error). */
+/**
+ * The exit code of a thrown NorError, the same for every command: 2 for what the person
+ * running it can fix by changing what they typed or configured (options, environment,
+ * catalog, a missing store), 1 for a failure while doing the work.
+ */
+export function exitCodeOf(err: NorError): 1 | 2 {
+  return err.code === "E_USAGE" || err.code === "E_CONFIG" || err.code === "E_CATALOG" ? 2 : 1;
+}
+
+/** Runs the CLI; resolves to the exit code (0 done, 1 runtime failure, 2 usage or configuration). */
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
   process.exitCode = 0;
   try {
+    const program = await buildProgram(argv);
     await program.parseAsync(argv);
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (err) {
@@ -65,7 +133,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (err instanceof NorError) {
       process.stderr.write(`nor: ${err.message}\n`);
-      return err.code === "E_USAGE" ? 2 : 1;
+      return exitCodeOf(err);
     }
     throw err;
   }

@@ -4,6 +4,7 @@
  * and PostgreSQL.
  */
 import { NorError, UsageError } from "../errors.js";
+import { isNightDate } from "../policy/night-date.js";
 import type { Db } from "../store/db.js";
 import { toIso } from "../store/iso-time.js";
 import { latestMarks } from "./marks.js";
@@ -166,18 +167,141 @@ export async function statusRows(db: Db): Promise<StatusRow[]> {
   return [...rows.values()];
 }
 
+/** A night lasts at most a day: the next night may start 24 h after this one started. */
+export const NIGHT_SPAN_MS = 24 * 60 * 60 * 1000;
+
+export interface NightRow {
+  night: string;
+  startedAt: string;
+  deadlineAt: string;
+  finishedAt: string | null;
+}
+
+export interface SettledNights {
+  /** The night still under way at `now`, which `nor night` without --night resumes. */
+  resumable?: NightRow;
+  /** Nights found unfinished whose time was over: now closed, incomplete. */
+  closed: NightRow[];
+}
+
 /**
- * The night still under way at `now`: started, not finished, its deadline not passed (the
- * latest such). `nor night` without --night resumes it, so a restart after midnight goes on
- * with the same night instead of checking every source again under a new date.
+ * P13: an unfinished night (a process killed or stopped) may be resumed only until its own
+ * deadline or the start of the next night (24 h after it began), whichever comes first.
+ * After that it is closed as incomplete, its end set to that moment, so a plain `nor night`
+ * days later begins a new night instead of resuming an old one. A night whose name is not
+ * a date (written by an older version) is closed the same way instead of failing every run.
  */
-export async function unfinishedNight(db: Db, now: number): Promise<string | undefined> {
-  const row = await db
+export async function settleUnfinishedNights(db: Db, now: number): Promise<SettledNights> {
+  const rows = await db
     .selectFrom("nights")
-    .select("night")
+    .select(["night", "started_at", "deadline_at"])
     .where("finished_at", "is", null)
-    .where("deadline_at", ">", new Date(now).toISOString())
     .orderBy("started_at", "desc")
+    .execute();
+  const out: SettledNights = { closed: [] };
+  for (const r of rows) {
+    const end = closingTime(r.started_at, r.deadline_at);
+    const row: NightRow = {
+      night: r.night,
+      startedAt: r.started_at,
+      deadlineAt: r.deadline_at,
+      finishedAt: null,
+    };
+    if (end !== undefined && now < end && isNightDate(r.night) && out.resumable === undefined) {
+      out.resumable = row;
+      continue;
+    }
+    // Closed at the moment its time ran out (or now, when that cannot be read or a later
+    // night is already under way).
+    const at = toIso(end !== undefined && end < now ? end : now);
+    await db
+      .updateTable("nights")
+      .set({ finished_at: at })
+      .where("night", "=", r.night)
+      .where("finished_at", "is", null)
+      .execute();
+    out.closed.push({ ...row, finishedAt: at });
+  }
+  return out;
+}
+
+/** When an unfinished night's time is over: its deadline or 24 h after its start. */
+function closingTime(startedAt: string, deadlineAt: string): number | undefined {
+  const start = Date.parse(startedAt);
+  const deadline = Date.parse(deadlineAt);
+  if (Number.isNaN(start) || Number.isNaN(deadline)) return undefined;
+  return Math.min(deadline, start + NIGHT_SPAN_MS);
+}
+
+export interface NightHistoryRow extends NightRow {
+  runs: number;
+  /** Sources with an outcome that night. */
+  checked: number;
+  /** Closed by `settleUnfinishedNights`: interrupted and not resumed in time. */
+  closedIncomplete: boolean;
+}
+
+/** The latest nights, newest first, for `nor status`: when each ran and whether it finished. */
+export async function recentNights(db: Db, limit: number): Promise<NightHistoryRow[]> {
+  const nights = await db
+    .selectFrom("nights")
+    .selectAll()
+    .orderBy("started_at", "desc")
+    .limit(limit)
+    .execute();
+  const out: NightHistoryRow[] = [];
+  for (const n of nights) {
+    const c = await db
+      .selectFrom("night_sources")
+      .select((eb) => eb.fn.countAll<number | string>().as("n"))
+      .where("night", "=", n.night)
+      .executeTakeFirst();
+    const checked = Number(c?.n ?? 0);
+    const end = closingTime(n.started_at, n.deadline_at);
+    // settleUnfinishedNights sets the end to exactly that moment; a night that ran to its
+    // end finishes when its last source is done.
+    const closedIncomplete =
+      n.finished_at !== null && end !== undefined && n.finished_at === toIso(end);
+    out.push({
+      night: n.night,
+      startedAt: n.started_at,
+      deadlineAt: n.deadline_at,
+      finishedAt: n.finished_at,
+      runs: Number(n.runs),
+      checked,
+      closedIncomplete,
+    });
+  }
+  return out;
+}
+
+/** A night's row, if it was ever opened (to say "resuming" and its own deadline). */
+export async function nightRow(db: Db, night: string): Promise<NightRow | undefined> {
+  const r = await db.selectFrom("nights").selectAll().where("night", "=", night).executeTakeFirst();
+  return r
+    ? {
+        night: r.night,
+        startedAt: r.started_at,
+        deadlineAt: r.deadline_at,
+        finishedAt: r.finished_at,
+      }
+    : undefined;
+}
+
+/** P27, P24: the requests made and the flags raised during a night, for its summary. */
+export async function nightTotals(
+  db: Db,
+  night: string,
+): Promise<{ requests: number; flagsRaised: number }> {
+  const requests = await db
+    .selectFrom("request_log")
+    .select((eb) => eb.fn.countAll<number | string>().as("n"))
+    .where("night", "=", night)
     .executeTakeFirst();
-  return row?.night;
+  const flags = await db
+    .selectFrom("flags")
+    .select((eb) => eb.fn.countAll<number | string>().as("n"))
+    .where("night", "=", night)
+    .executeTakeFirst();
+  return { requests: Number(requests?.n ?? 0), flagsRaised: Number(flags?.n ?? 0) };
 }

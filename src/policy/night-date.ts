@@ -35,6 +35,16 @@ function fromDayNumber(n: number): string {
   return new Date(n * 86_400_000).toISOString().slice(0, 10);
 }
 
+/** Whether `text` is a real calendar date written YYYY-MM-DD (2026-02-30 is not). */
+export function isNightDate(text: string): boolean {
+  try {
+    dayNumber(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The night `n` calendar days after (or, for negative n, before) `night`. */
 export function addDays(night: string, n: number): string {
   if (!Number.isInteger(n)) throw new NorError("E_INTERNAL", `addDays: not a whole number ${n}`);

@@ -4,6 +4,7 @@
  * retired with the time — never deleted, so its nights and records keep their history —
  * and one that comes back is un-retired. Every change is kept in catalog_changes.
  */
+import { NorError } from "../errors.js";
 import type { Db } from "../store/db.js";
 import type { CatalogChangeKind } from "../store/schema/sources.js";
 import type { CatalogOrigins } from "./catalog/load.js";
@@ -97,11 +98,34 @@ function sourceRow(s: Source, file: string) {
   };
 }
 
+export interface ImportOptions {
+  /** Retire more than a tenth of the sources in one import (otherwise refused). */
+  allowRetire?: boolean;
+}
+
+/**
+ * Retiring is reversible but loud in the directory: an import that would retire more than a
+ * tenth of the sources in use is most likely a partial catalog (one file of several), so it
+ * stops before writing anything and names them, unless `allowRetire` says it is meant.
+ */
+function checkRetirements(active: number, changes: readonly EntityChange[]): void {
+  const retired = changes.filter((c) => c.entity === "source" && c.change === "retired");
+  if (retired.length === 0 || retired.length * 10 <= active) return;
+  const ids = retired.map((c) => c.id);
+  throw new NorError(
+    "E_CATALOG",
+    `this import would retire ${ids.length} of the ${active} sources in use (more than a tenth), so nothing was changed.\n` +
+      `Sources it would retire: ${ids.join(", ")}\n` +
+      "Give every catalog file (--catalog A B …), or --allow-retire if they are meant to go.",
+  );
+}
+
 export async function importCatalog(
   db: Db,
   catalog: Catalog,
   origins: CatalogOrigins,
   now: number,
+  opts: ImportOptions = {},
 ): Promise<ImportDiff> {
   const at = new Date(now).toISOString();
   return db.transaction().execute(async (tx) => {
@@ -111,6 +135,9 @@ export async function importCatalog(
       ...diff("government", govs, catalog.governments),
       ...diff("source", srcs, catalog.sources),
     ];
+    if (opts.allowRetire !== true) {
+      checkRetirements(srcs.filter((r) => r.retired_at === null).length, changes);
+    }
     const govById = new Map(catalog.governments.map((g) => [g.id, g]));
     const srcById = new Map(catalog.sources.map((s) => [s.id, s]));
     for (const c of changes) {

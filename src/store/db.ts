@@ -1,8 +1,7 @@
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import SqliteDatabase from "better-sqlite3";
+import type SqliteDatabase from "better-sqlite3";
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
-import pg from "pg";
 import { NorError } from "../errors.js";
 import { migrationProvider } from "./migrations/index.js";
 import type { Database } from "./schema/index.js";
@@ -34,11 +33,18 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
   let db: Db;
   if (loc.kind === "sqlite") {
     const file = join(loc.dir, "nor.db");
-    if (!create && !existsSync(file)) throw new NorError("E_STORE", `no store at ${file}`);
+    // A mistyped --data is a configuration mistake (exit 2), never an empty store made by looking.
+    if (!create && !existsSync(file))
+      throw new NorError(
+        "E_CONFIG",
+        `no store at ${file} (check --data; \`nor catalog import\` or \`nor night\` creates one)`,
+      );
     if (create) ensureDataDir(loc.dir);
     let sqlite: SqliteDatabase.Database;
+    // Each driver is loaded only when its store is opened: a SQLite command never loads pg.
+    const { default: Sqlite } = await import("better-sqlite3");
     try {
-      sqlite = new SqliteDatabase(file, { fileMustExist: !create });
+      sqlite = new Sqlite(file, { fileMustExist: !create });
       sqlite.pragma("journal_mode = WAL");
       sqlite.pragma("synchronous = FULL");
       sqlite.pragma("busy_timeout = 5000");
@@ -49,6 +55,7 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     }
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   } else {
+    const { default: pg } = await import("pg");
     const pool = new pg.Pool({ connectionString: loc.url, max: 4 });
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
@@ -84,13 +91,24 @@ export function ensureDataDir(dir: string): void {
 }
 
 function notADirectory(dir: string): never {
-  throw new NorError("E_STORE", `the store location ${dir} is not a directory`);
+  throw new NorError("E_CONFIG", `the store location ${dir} is not a directory`);
 }
 
-/** `--data DIR` (default ./data), or NOR_DATABASE_URL=postgres://… for PostgreSQL. */
+/**
+ * `--data DIR` (default ./data), or NOR_DATABASE_URL=postgres://… for PostgreSQL. Any other
+ * NOR_DATABASE_URL (mysql://…, a bare path) is refused, never silently read as "use SQLite".
+ */
 export function storeLocationFromOptions(opts: { data?: string }): StoreLocation {
   const url = process.env["NOR_DATABASE_URL"];
-  if (url?.startsWith("postgres")) return { kind: "postgres", url };
+  if (url !== undefined && url !== "") {
+    if (/^postgres(?:ql)?:\/\//i.test(url)) return { kind: "postgres", url };
+    // Only the scheme is echoed: the rest may hold a password.
+    const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1];
+    throw new NorError(
+      "E_CONFIG",
+      `NOR_DATABASE_URL must be a postgres:// or postgresql:// URL, not ${scheme ? `a ${scheme}: one` : "a value without a scheme"}; unset it to use the SQLite store in --data`,
+    );
+  }
   return { kind: "sqlite", dir: opts.data ?? "data" };
 }
 

@@ -24,14 +24,14 @@ describe("nor catalog check", () => {
     });
   });
 
-  it("P3: prints every error with file:line and exits 1", async () => {
+  it("P3: prints every error with file:line and exits 2", async () => {
     const f = join(dir(), "bad.yaml");
     writeFileSync(
       f,
       `${GOVS}sources:\n${src("a", "https://u:p@x.gov/")}${src("a", "https://x.gov/?apikey=1", "nowhere")}`,
     );
     const r = await nor("catalog", "check", f);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stdout.split("\n").filter(Boolean)).toEqual([
       expect.stringMatching(new RegExp(`^${f}:5:77: sources\\[0\\]\\.url: URL carries user-info`)),
       `${f}:6:11: sources[1].id: duplicate source id "a" (first at ${f}:5:11)`,
@@ -86,7 +86,8 @@ describe("nor catalog import", () => {
 
     // s2 removed, s1's url changed.
     writeFileSync(f, `${GOVS}sources:\n${src("s1", "https://x.gov/one")}`);
-    const second = await nor("catalog", "import", f, "--data", data);
+    // Retiring half the sources is more than a tenth: it needs --allow-retire.
+    const second = await nor("catalog", "import", f, "--data", data, "--allow-retire");
     expect(second.stdout).toContain("sources: 0 added, 1 changed, 1 retired, 0 un-retired");
     expect(second.stdout).toContain("~ source s1 changed (url)");
     expect(second.stdout).toContain("- source s2 retired");
@@ -129,7 +130,7 @@ describe("nor catalog import", () => {
     const f = join(d, "cat.yaml");
     writeFileSync(f, `${GOVS}sources:\n${src("s1", "ftp://x.gov/1")}`);
     const r = await nor("catalog", "import", f, "--data", join(d, "data"));
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stdout).toMatch(/cat\.yaml:5:\d+: sources\[0\]\.url: must be an absolute http/);
     await expect(
       openStore({ kind: "sqlite", dir: join(d, "data") }, { create: false }),

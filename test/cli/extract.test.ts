@@ -81,7 +81,7 @@ describe("nor extract", () => {
     const d = mkdtempSync(join(tmpdir(), "nor-extract-"));
     writeFileSync(join(d, "bad.yaml"), "title: td\nitemz: tr\n");
     const bad = await nor("extract", "--recipe", join(d, "bad.yaml"), page);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/bad\.yaml: not a page recipe: .*items/);
   });
 });

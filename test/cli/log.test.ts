@@ -211,16 +211,16 @@ describe("nor log (P27)", () => {
     expect(backwards.code).toBe(2);
   });
 
-  it("a missing store is a clear error (exit 1), and reading never creates one", () => {
+  it("a missing store is a clear error (exit 2), and reading never creates one", () => {
     const parent = mkdtempSync(join(tmpdir(), "nor-log-cli-"));
     dirs.push(parent);
     const missing = join(parent, "nowhere");
     const r = runNor(["log", "--data", missing]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain(`no store at ${join(missing, "nor.db")}`);
     expect(existsSync(missing)).toBe(false);
     const empty = runNor(["log", "--data", parent]);
-    expect(empty.code).toBe(1);
+    expect(empty.code).toBe(2);
     expect(existsSync(join(parent, "nor.db"))).toBe(false);
   });
 });

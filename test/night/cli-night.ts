@@ -10,8 +10,9 @@ export async function nightCli(
   catalog: string,
   data: string,
   night: string,
+  extra: string[] = [],
 ): Promise<{ code: number | null; stderr: string }> {
-  const args = ["night", "--catalog", catalog, "--data", data, "--night", night];
+  const args = ["night", "--catalog", catalog, "--data", data, "--night", night, ...extra];
   args.push("--allow-private-addresses", "--gap-ms", "50", "--concurrency", "4");
   const r = await runNorAsync(args);
   return { code: r.code, stderr: r.stderr };

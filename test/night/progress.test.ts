@@ -77,11 +77,21 @@ describe("what nor night shows while it runs", () => {
   });
 
   it.skipIf(process.platform !== "linux")(
-    "P13: on a terminal it shows sources done of total, requests, and the time left to the deadline",
+    "P13: on a terminal it shows a start line, sources done of total, requests, the time left to the deadline, and a summary with what to look at next",
     async () => {
       const out = await nightOnTty(catalog, join(dir, "tty"), "2026-11-05");
-      expect(out).toMatch(/1\/2 sources · \d+ requests · [^\r\n]* left to the deadline/);
-      expect(out).toMatch(/2\/2 sources · 3 requests · [^\r\n]* left to the deadline/);
+      expect(out).toMatch(
+        /nor night: starting night 2026-11-05 · deadline [^\r\n]* New York \([^)]* from now\) · 2 sources on 1 site/,
+      );
+      expect(out).toMatch(/\[#+·*\] 1\/2 sources · \d+ requests · [^\r\n]* left to the deadline/);
+      expect(out).toMatch(/\[#{20}\] 2\/2 sources · 3 requests · [^\r\n]* left to the deadline/);
+      expect(out).toContain("nor night: night 2026-11-05 done");
+      expect(out).toContain("  checked:   2 sources: 2 ok");
+      expect(out).toContain("  new:       3 new records");
+      expect(out).toContain("  requests:  3");
+      expect(out).toMatch(/ {2}time: {6}\S.* used of .* to the deadline/);
+      expect(out).toContain("  flags:     0 raised");
+      expect(out).toContain("  - the new records: `nor serve`, then /new");
     },
     90_000,
   );
@@ -93,11 +103,26 @@ describe("what nor night shows while it runs", () => {
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.find((l) => l["msg"] === "night start")).toMatchObject({
+      sources: 2,
+      sites: 1,
+      resumed: false,
+    });
     const checked = lines.filter((l) => l["msg"] === "source checked");
     expect(checked.map((l) => [l["source"], l["outcome"]]).sort()).toEqual([
       ["a", "ok"],
       ["b", "ok"],
     ]);
-    expect(lines.at(-1)?.["msg"]).toBe("night done");
+    // The summary a terminal shows, as one line.
+    expect(lines.at(-1)).toMatchObject({
+      msg: "night done",
+      night: "2026-11-05",
+      outcomes: { ok: 2 },
+      newRecords: 3,
+      requests: 3,
+      flagsRaised: 0,
+      deadlineReached: false,
+      next: ["the new records: `nor serve`, then /new"],
+    });
   }, 90_000);
 });

@@ -101,7 +101,8 @@ describe("review: resuming a night", () => {
       dir,
       [2, 4].map((n) => feedSource(site, n)),
     );
-    const r = await nightCli(catalog, dir, "2026-11-05");
+    // Half the sources retired at once: meant here, so said so (--allow-retire).
+    const r = await nightCli(catalog, dir, "2026-11-05", ["--allow-retire"]);
     expect(r.code, r.stderr).toBe(0);
     expect(site.requests.slice(sent).map((q) => q.path)).toEqual(["/feed/4.xml"]);
     const counts = sql<{ source_id: string; n: number }>(
@@ -113,11 +114,11 @@ describe("review: resuming a night", () => {
       { source_id: "f2", n: 2 },
       { source_id: "f4", n: 2 },
     ]);
-    // A catalog that no longer validates: the night refuses (exit 1, naming the file) and
+    // A catalog that no longer validates: the night refuses (exit 2, naming the file) and
     // nothing stored is touched.
     writeFileSync(catalog, "governments: []\nsources:\n  - { id: broken }\n");
     const bad = await runNorAsync(["night", "--catalog", catalog, "--data", dir]);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2); // a catalog problem is configuration
     expect(bad.stderr).toContain("catalog.yaml");
     expect(sql<{ n: number }>(dir, "select count(*) as n from records")).toEqual([{ n: 6 }]);
   }, 120_000);

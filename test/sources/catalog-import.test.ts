@@ -43,7 +43,7 @@ describe.each(factories)("importCatalog on $name", (factory) => {
         `governments:\n  - { kind: city, name: G, id: g }\nsources:\n  - { url: "https://x.gov/a2", access: feed, records: bids, government: g, id: a }\n`,
         "t.yaml",
       );
-      const d2 = await importCatalog(store.db, c2, origins(c2), T2);
+      const d2 = await importCatalog(store.db, c2, origins(c2), T2, { allowRetire: true });
       expect(d2.changes).toEqual([
         { entity: "government", id: "h", change: "retired" },
         { entity: "source", id: "a", change: "changed", fields: ["url"] },

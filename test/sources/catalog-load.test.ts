@@ -90,7 +90,9 @@ sources:
       expect.stringMatching(/^cat\.yaml:9:9: sources\[0\]\.id: must be kebab-case/),
       expect.stringMatching(/^cat\.yaml:12:10: sources\[0\]\.url: must be an absolute http/),
       "cat.yaml:13:13: sources[0].access: page access needs an `extract` recipe or a `platform`",
-      expect.stringMatching(/^cat\.yaml:16:14: sources\[1\]\.records: Invalid option/),
+      expect.stringMatching(
+        /^cat\.yaml:16:14: sources\[1\]\.records: must be one of bids, agendas,/,
+      ),
       expect.stringMatching(/^cat\.yaml:19:32: sources\[1\]\.backfill\.pagesPerNight: /),
       "cat.yaml:20:5: sources[2].id: missing required field `id`",
     ]);
@@ -195,6 +197,40 @@ describe("catalog platform names", () => {
       expect.stringMatching(
         /^cat\.yaml:15:59: sources\[0\]\.alternates\[0\]\.platform: unknown platform "no-such-vendor" \(known: .*civicplus-agendacenter/,
       ),
+    ]);
+  });
+});
+
+describe("access, when the catalog leaves it out", () => {
+  const way = (extra: string) =>
+    parseCatalog(
+      `${GOV}sources:\n  - { id: s, government: city-of-akron, records: agendas, url: "https://x.gov/list"${extra} }\n`,
+      "cat.yaml",
+    ).sources[0];
+
+  it("P4: is inferred: a recipe reads a page, a platform its own way, a form spec a form, else a feed", () => {
+    expect(way(", extract: { items: li }")?.access).toBe("page");
+    expect(way(", platform: civicplus-rss")?.access).toBe("feed");
+    expect(way(", platform: boarddocs")?.access).toBe("api");
+    expect(way(", form: { fields: {} }, extract: { items: tr }")?.access).toBe("form");
+    expect(way(', api: { items: "value", title: "t" }')?.access).toBe("api");
+    expect(way(', download: { title: "Title" }')?.access).toBe("download");
+    expect(way("")?.access).toBe("feed");
+    // What is written wins, and alternates are inferred the same way.
+    expect(way(", access: page, extract: { items: li }")?.access).toBe("page");
+    const s = way(', alternates: [{ url: "https://x.gov/rss" }]');
+    expect(s?.alternates[0]?.access).toBe("feed");
+  });
+
+  it("reports a required field left out as missing, whatever its type", () => {
+    const lines = problems(`governments:
+  - { id: g, name: G }
+sources:
+  - { id: s, government: g, url: "https://x.gov/" }
+`);
+    expect(lines).toEqual([
+      "cat.yaml:2:5: governments[0].kind: missing required field `kind`",
+      "cat.yaml:4:5: sources[0].records: missing required field `records`",
     ]);
   });
 });

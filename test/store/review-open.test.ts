@@ -18,7 +18,7 @@ describe("review: bad store locations", () => {
     const file = join(dir, "a-file");
     writeFileSync(file, "x");
     const r = runNor(["night", "--catalog", catalog, "--data", file]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2); // a configuration mistake
     expect(r.stderr).toContain(`${file} is not a directory`);
     expect(r.stderr).not.toContain("EEXIST");
   });

@@ -234,7 +234,7 @@ describe("nor night, then nor serve", () => {
       ["serve", "--data", dir, "--port", "0", "--user-agent", "Mozilla/5.0"],
       20_000,
     );
-    expect(browser.code).toBe(1);
+    expect(browser.code).toBe(2); // configuration
     expect(browser.err).toMatch(/must be exactly public-records-check\/<version> \(\+mailto:/);
     const origin = await run(
       ["serve", "--data", dir, "--port", "0", "--origin", "ftp://x"],
@@ -256,7 +256,7 @@ describe("nor night, then nor serve", () => {
     );
     const missing = join(dir, "nowhere");
     const none = await run(["serve", "--data", missing, "--port", "0"], 20_000);
-    expect(none.code).toBe(1);
+    expect(none.code).toBe(2);
     expect(none.err).toContain(`no store at ${join(missing, "nor.db")}`);
   }, 60_000);
 });

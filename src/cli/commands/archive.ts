@@ -35,7 +35,7 @@ interface DataOpts {
 
 async function show(url: string, opts: DataOpts & { at?: string }): Promise<void> {
   const at = opts.at === undefined ? undefined : parseWhen(opts.at, "--at", "end");
-  const store = await openStore(storeLocationFromOptions(opts));
+  const store = await openStore(storeLocationFromOptions(opts), { create: false });
   try {
     const capture = await latestCapture(store.db, url, at === undefined ? {} : { at });
     if (!capture) {
@@ -61,7 +61,7 @@ async function show(url: string, opts: DataOpts & { at?: string }): Promise<void
 }
 
 async function verify(opts: DataOpts): Promise<void> {
-  const store = await openStore(storeLocationFromOptions(opts));
+  const store = await openStore(storeLocationFromOptions(opts), { create: false });
   try {
     const r = await verifyArchive(archiveDir(opts.data ?? "data"), store.db);
     for (const p of r.problems)

@@ -7,7 +7,7 @@ import { formatDiff, importCatalog } from "../../sources/catalog-import.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 
 /**
- * `nor catalog check FILE…` validates (every problem, each with file:line:column; exit 1),
+ * `nor catalog check FILE…` validates (every problem, each with file:line:column; exit 2),
  * `nor catalog import FILE… [--data DIR]` loads the catalog into the store as a diff: added,
  * changed, retired (never deleted), un-retired. The format: docs/catalog.md.
  */
@@ -29,7 +29,8 @@ export function register(program: Command): void {
     .description("Load the catalog into the store: added, changed, retired, un-retired")
     .argument("[files...]", "catalog files")
     .option("--data <dir>", "store directory (DIR/nor.db); NOR_DATABASE_URL selects PostgreSQL")
-    .action(async (files: string[], opts: { data?: string }) => {
+    .option("--allow-retire", "retire more than a tenth of the sources (otherwise refused)")
+    .action(async (files: string[], opts: ImportCliOptions) => {
       await runImport(files, opts);
     });
   for (const cmd of catalog.commands) cmd.exitOverride();
@@ -40,13 +41,13 @@ function needFiles(files: string[], verb: string): void {
   if (files.length === 0) throw new UsageError(`catalog ${verb}: name at least one catalog file`);
 }
 
-/** Problems go to stdout, one a line, so `nor catalog check … | grep` works; exit 1. */
+/** Problems go to stdout, one a line, so `nor catalog check … | grep` works; exit 2 (configuration). */
 function reportProblems(e: unknown): boolean {
   if (!(e instanceof CatalogError)) return false;
   for (const p of e.problems) process.stdout.write(`${formatProblem(p)}\n`);
   const n = e.problems.length;
   process.stderr.write(`nor: catalog has ${n} problem${n === 1 ? "" : "s"}\n`);
-  process.exitCode = 1;
+  process.exitCode = 2;
   return true;
 }
 
@@ -60,7 +61,12 @@ function runCheck(files: string[]): void {
   }
 }
 
-async function runImport(files: string[], opts: { data?: string }): Promise<void> {
+interface ImportCliOptions {
+  data?: string;
+  allowRetire?: boolean;
+}
+
+async function runImport(files: string[], opts: ImportCliOptions): Promise<void> {
   needFiles(files, "import");
   let loaded: ReturnType<typeof loadCatalogWithFiles>;
   try {
@@ -74,7 +80,9 @@ async function runImport(files: string[], opts: { data?: string }): Promise<void
     storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
   );
   try {
-    const diff = await importCatalog(store.db, loaded.catalog, loaded.origins, systemClock.now());
+    const diff = await importCatalog(store.db, loaded.catalog, loaded.origins, systemClock.now(), {
+      allowRetire: opts.allowRetire === true,
+    });
     process.stdout.write(formatDiff(diff));
   } finally {
     await store.close();

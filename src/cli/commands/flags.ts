@@ -24,6 +24,7 @@ export function register(program: Command): void {
     .action(async (opts: FlagsOptions) => {
       const store = await openStore(
         storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
+        { create: false },
       );
       try {
         if (opts.clear !== undefined) {

@@ -2,7 +2,7 @@ import { userInfo } from "node:os";
 import type { Command } from "commander";
 import { UsageError } from "../../errors.js";
 import { markSource } from "../../night/admin-sql.js";
-import { addDays, nightOf } from "../../policy/night-date.js";
+import { isNightDate, nightOf } from "../../policy/night-date.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 
 interface MarkOptions {
@@ -40,6 +40,7 @@ export function register(program: Command): void {
         throw new UsageError(`--night: "${night}" is not a date written YYYY-MM-DD`);
       const store = await openStore(
         storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
+        { create: false },
       );
       try {
         await markSource(store.db, {
@@ -58,13 +59,4 @@ export function register(program: Command): void {
         await store.close();
       }
     });
-}
-
-function isNightDate(s: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;
-  try {
-    return addDays(s, 0) === s; // rejects 2026-02-30 and the like
-  } catch {
-    return false;
-  }
 }

@@ -2,20 +2,35 @@ import { type ChildProcess, spawn } from "node:child_process";
 import type { Command } from "commander";
 import pino from "pino";
 import { NorError, UsageError } from "../../errors.js";
-import { unfinishedNight } from "../../night/admin-sql.js";
+import {
+  NIGHT_SPAN_MS,
+  nightRow,
+  nightTotals,
+  settleUnfinishedNights,
+} from "../../night/admin-sql.js";
 import { runNightWithStore } from "../../night/compose.js";
-import { formatLeft, parseDuration } from "../../night/duration.js";
+import { parseDuration } from "../../night/duration.js";
 import { acquireNightLock } from "../../night/night-lock.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
-import { nightOf } from "../../policy/night-date.js";
+import { isNightDate, nightOf } from "../../policy/night-date.js";
+import { siteOf } from "../../policy/site.js";
 import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
 import { importCatalog } from "../../sources/catalog-import.js";
 import { advisoryLock } from "../../store/advisory-lock.js";
 import { ensureDataDir, openStore, type Store, storeLocationFromOptions } from "../../store/db.js";
 import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../net-options.js";
+import {
+  type NightEnd,
+  type NightStart,
+  progressLine,
+  startLine,
+  summaryLines,
+  summaryRecord,
+} from "../night-report.js";
 
 interface NightOptions extends NetCliOptions {
-  catalog: string;
+  catalog: string[];
+  allowRetire?: boolean;
   data?: string;
   night?: string;
   deadline?: string;
@@ -28,13 +43,20 @@ export function register(program: Command): void {
   const cmd = program
     .command("night")
     .description("Run or resume a night's check of every catalog source")
-    .requiredOption("--catalog <file>", "the catalog YAML file")
+    .requiredOption(
+      "--catalog <files...>",
+      "the catalog YAML files, read together (repeatable: --catalog a.yaml b.yaml or --catalog a.yaml --catalog b.yaml)",
+    )
+    .option("--allow-retire", "let the catalog import retire more than a tenth of the sources")
     .option("--data <dir>", "store directory (DIR/nor.db); NOR_DATABASE_URL selects PostgreSQL")
     .option(
       "--night <YYYY-MM-DD>",
       "the night to run or resume (default: the night still under way, else today in America/New_York)",
     )
-    .option("--deadline <duration>", "the night's time limit, e.g. 6h, 90m, 30s (default 6h)")
+    .option(
+      "--deadline <duration>",
+      "a new night's time limit, e.g. 6h, 90m, 30s; at most 24h (default 6h); a resumed night keeps its own",
+    )
     .option("--concurrency <n>", `lanes (sites) worked at once (default ${DEFAULT_CONCURRENCY})`)
     .option(
       "--workers <n>",
@@ -48,21 +70,21 @@ export function register(program: Command): void {
 async function runNightCommand(opts: NightOptions): Promise<void> {
   // Every option is checked before the store or the network is touched.
   const asked = opts.night;
-  if (
-    asked !== undefined &&
-    (!/^\d{4}-\d{2}-\d{2}$/.test(asked) || Number.isNaN(Date.parse(`${asked}T00:00:00Z`)))
-  ) {
-    throw new UsageError(`--night: "${asked}" is not a date written YYYY-MM-DD`);
+  if (asked !== undefined && !isNightDate(asked)) {
+    throw new UsageError(`--night: "${asked}" is not a calendar date written YYYY-MM-DD`);
   }
   const deadlineMs =
     opts.deadline === undefined ? DEFAULT_NIGHT_DEADLINE_MS : parseDuration(opts.deadline);
+  if (deadlineMs > NIGHT_SPAN_MS) {
+    throw new UsageError(`--deadline: "${opts.deadline}" is longer than a night (at most 24h)`);
+  }
   const concurrency =
     opts.concurrency === undefined
       ? DEFAULT_CONCURRENCY
       : wholeNumber(opts.concurrency, "--concurrency", 1);
   const workers = opts.workers === undefined ? 1 : wholeNumber(opts.workers, "--workers", 1);
   const net = netOptions(opts);
-  const { catalog, origins } = loadCatalogWithFiles([opts.catalog]);
+  const { catalog, origins } = loadCatalogWithFiles(opts.catalog);
   const loc = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
   // The archive (P8) and the night lock live in the data directory, whichever the database.
   const dataDir = loc.kind === "sqlite" ? loc.dir : (opts.data ?? "data");
@@ -73,19 +95,52 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   // opening (which night, the catalog import) is done by one of them at a time.
   let night: string;
   let log: pino.Logger;
+  let start: NightStart;
+  const tty = process.stderr.isTTY === true;
+  const runStart = Date.now();
   const children: ChildProcess[] = [];
   try {
     const release = await acquireOpeningLock(store, dataDir);
     try {
-      // Without --night: a night still under way (its deadline not passed) is resumed, even
-      // after midnight; otherwise tonight is today's date in New York.
-      night = asked ?? (await unfinishedNight(store.db, Date.now())) ?? nightOf(Date.now());
-      log = pino({ base: { night } }, pino.destination({ dest: 2, sync: true }));
+      // Without --night: a night still under way is resumed, even after midnight, but only
+      // until its deadline or the start of the next night; an older one is closed incomplete
+      // (P13) and tonight is today's date in New York.
+      const settled = await settleUnfinishedNights(store.db, Date.now());
+      night = asked ?? settled.resumable?.night ?? nightOf(Date.now());
+      // Through process.stderr, so whoever runs the command in-process sees the same lines.
+      log = pino({ base: { night } }, { write: (line: string) => void process.stderr.write(line) });
+      const notes = settled.closed.map(
+        (c) =>
+          `night ${c.night} was interrupted and not resumed in time; closed as incomplete (see \`nor status\`)`,
+      );
+      if (asked === undefined && settled.resumable !== undefined && opts.deadline !== undefined) {
+        notes.push(
+          `resuming night ${night}, which keeps its own deadline ${settled.resumable.deadlineAt} (--deadline applies to a new night)`,
+        );
+      }
+      for (const note of notes) {
+        if (tty) process.stderr.write(`nor: ${note}\n`);
+        else log.warn(note);
+      }
       // The directory shows what the night read: the catalog is imported as a diff first
       // (a source gone from the file is retired, never deleted), as `nor catalog import`.
-      const diff = await importCatalog(store.db, catalog, origins, Date.now());
-      if (diff.changes.length > 0)
+      const diff = await importCatalog(store.db, catalog, origins, Date.now(), {
+        allowRetire: opts.allowRetire === true,
+      });
+      const opened = await nightRow(store.db, night);
+      start = {
+        night,
+        resumed: opened !== undefined,
+        deadlineAt: opened ? Date.parse(opened.deadlineAt) : runStart + deadlineMs,
+        sources: catalog.sources.length,
+        sites: new Set(catalog.sources.map((s) => siteOf(s.url))).size,
+      };
+      if (tty) {
+        if (diff.changes.length > 0)
+          process.stderr.write(`nor night: catalog imported, ${diff.changes.length} changes\n`);
+      } else if (diff.changes.length > 0) {
         log.info({ catalogChanges: diff.changes.length }, "catalog imported");
+      }
     } finally {
       await release();
     }
@@ -94,7 +149,11 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     await store.close();
     throw err;
   }
-  const tty = process.stderr.isTTY === true;
+  if (tty) process.stderr.write(`${startLine(start, runStart)}\n`);
+  else {
+    const { night: _n, ...rest } = start;
+    log.info({ ...rest, deadlineAt: new Date(start.deadlineAt).toISOString() }, "night start");
+  }
   try {
     const summary = await runNightWithStore(store, catalog, {
       night,
@@ -104,10 +163,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       ...net,
       onProgress: (p) => {
         if (tty) {
-          const left = formatLeft(p.deadlineAt - Date.now());
-          process.stderr.write(
-            `\r${p.done}/${p.total} sources · ${p.requests} requests · ${left} left to the deadline `,
-          );
+          process.stderr.write(`\r${progressLine(p, Date.now())}\x1b[K`);
         } else {
           log.info(
             {
@@ -123,10 +179,12 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         }
       },
     });
-    if (tty) process.stderr.write("\n");
-    const { night: _n, ...rest } = summary;
-    log.info({ ...rest, deadlineAt: new Date(summary.deadlineAt).toISOString() }, "night done");
+    // The summary counts the whole night, the workers' requests and flags included.
     const failed = await waitFor(children);
+    const totals = await nightTotals(store.db, night);
+    const end: NightEnd = { ...summary, ...totals, startedAt: runStart, endedAt: Date.now() };
+    if (tty) process.stderr.write(`\n${summaryLines(end).join("\n")}\n`);
+    else log.info(summaryRecord(end), "night done");
     if (failed > 0)
       throw new NorError("E_INTERNAL", `${failed} of ${children.length} workers failed`);
     process.exitCode = 0;

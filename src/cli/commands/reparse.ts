@@ -51,7 +51,7 @@ async function run(opts: Opts): Promise<void> {
     if (sources.length === 0)
       throw new UsageError(`--source ${opts.source}: no such source in the catalog`);
   }
-  const store = await openStore(storeLocationFromOptions(opts));
+  const store = await openStore(storeLocationFromOptions(opts), { create: false });
   try {
     const results = await reparse({
       db: store.db,

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { statusRows } from "../../night/admin-sql.js";
+import { type NightHistoryRow, recentNights, statusRows } from "../../night/admin-sql.js";
 import { viaText } from "../../night/way-choice.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 
@@ -18,6 +18,7 @@ export function register(program: Command): void {
     .action(async (opts: StatusOptions) => {
       const store = await openStore(
         storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
+        { create: false },
       );
       try {
         const rows = await statusRows(store.db);
@@ -41,8 +42,21 @@ export function register(program: Command): void {
             `${r.id}\t${r.government}\t${r.url}\t${reading}\t${r.lastNight ?? "-"}\t${outcome}\t${via}\t${r.recordsKnown}\t${r.newLastNight}\t${r.flags.join(",") || "-"}\n`,
           );
         }
+        const nights = await recentNights(store.db, 3);
+        if (nights.length > 0) process.stdout.write("\n");
+        for (const n of nights) process.stdout.write(`${nightLine(n)}\n`);
       } finally {
         await store.close();
       }
     });
+}
+
+/** One line per recent night: under way, finished, or closed incomplete (P13). */
+export function nightLine(n: NightHistoryRow): string {
+  const checked = `${n.checked} source${n.checked === 1 ? "" : "s"} checked`;
+  if (n.finishedAt === null)
+    return `night ${n.night}: under way or stopped (deadline ${n.deadlineAt}); ${checked}; \`nor night\` resumes it until then`;
+  if (n.closedIncomplete)
+    return `night ${n.night}: closed incomplete at ${n.finishedAt}: interrupted and not resumed before its deadline or the next night; ${checked}; sources not reached go first next night`;
+  return `night ${n.night}: finished ${n.finishedAt} (deadline ${n.deadlineAt}); ${checked}`;
 }

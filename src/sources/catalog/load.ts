@@ -9,7 +9,7 @@ import type { z } from "zod";
 import { getPlatform, platformNames } from "../platforms/index.js";
 import { findCredentials } from "./credentials.js";
 import { CatalogError, type CatalogProblem, Located, type PathKey } from "./problems.js";
-import { catalogFile } from "./schema.js";
+import { catalogFile, inferAccess } from "./schema.js";
 import type { Catalog } from "./types.js";
 
 interface ParsedFile {
@@ -36,28 +36,64 @@ function parseFile(text: string, file: string): ParsedFile {
   if (!result.success) {
     // A refused credential key is also an unknown key: say it once, the P3 way.
     const said = new Set(secrets.map((p) => p.path));
-    const issues = result.error.issues.flatMap((i) => fromIssue(loc, i));
+    const issues = result.error.issues.flatMap((i) => fromIssue(loc, raw, i));
     problems.push(...issues.filter((p) => !said.has(p.path)));
   }
-  // Zod leaves absent optional keys absent, so its output already fits Catalog's exact types.
-  const catalog = result.success ? (result.data as unknown as Catalog) : undefined;
+  // Zod leaves absent optional keys absent, so its output fits Catalog's exact types once
+  // every way in has its access (written, or inferred as docs/catalog.md says).
+  const catalog = result.success ? withAccess(result.data) : undefined;
   return { loc, raw, catalog, problems };
 }
 
-function fromIssue(loc: Located, issue: z.core.$ZodIssue): CatalogProblem[] {
+/** Fills in each way's access where the catalog left it out (inferAccess, P4). */
+function withAccess(data: z.output<typeof catalogFile>): Catalog {
+  const platformAccess = (name: string) => getPlatform(name)?.access;
+  const fill = <T extends Parameters<typeof inferAccess>[0]>(w: T) => ({
+    ...w,
+    access: w.access ?? inferAccess(w, platformAccess),
+  });
+  return {
+    governments: data.governments,
+    sources: data.sources.map((s) => ({ ...fill(s), alternates: s.alternates.map(fill) })),
+  } as unknown as Catalog;
+}
+
+/** Whether the key at `path` is absent from the parsed YAML (its parent has no such key). */
+function isAbsent(raw: unknown, path: readonly PathKey[]): boolean {
+  let node: unknown = raw;
+  for (const k of path.slice(0, -1)) {
+    if (node === null || typeof node !== "object") return false;
+    node = (node as Record<PathKey, unknown>)[k];
+  }
+  const key = path.at(-1);
+  return (
+    key !== undefined &&
+    node !== null &&
+    typeof node === "object" &&
+    !Array.isArray(node) &&
+    !Object.hasOwn(node, key)
+  );
+}
+
+function fromIssue(loc: Located, raw: unknown, issue: z.core.$ZodIssue): CatalogProblem[] {
   const path = issue.path.filter((k): k is PathKey => typeof k !== "symbol");
   if (issue.code === "unrecognized_keys") {
     return issue.keys.map((k) =>
       loc.problem(path, "unknown key (check the spelling; see docs/catalog.md)", k),
     );
   }
-  if (issue.code === "invalid_type" && issue.input === undefined) {
+  // A required key left out is "missing", whatever the field's type (zod words an absent
+  // enum as "Invalid option", an absent union as "Invalid input").
+  if (isAbsent(raw, path)) {
     const key = path.at(-1);
     const parent = path.slice(0, -1);
     return [loc.problem(parent, `missing required field \`${String(key)}\``)].map((p) => ({
       ...p,
       path: p.path ? `${p.path}${typeof key === "number" ? `[${key}]` : `.${key}`}` : String(key),
     }));
+  }
+  if (issue.code === "invalid_value" && issue.values.length > 1) {
+    return [loc.problem(path, `must be one of ${issue.values.map((v) => String(v)).join(", ")}`)];
   }
   return [loc.problem(path, issue.message)];
 }

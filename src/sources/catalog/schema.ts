@@ -146,7 +146,9 @@ export const formSpec = z
 const platform = id.describe("A platform preset name (src/sources/platforms)");
 
 const wayShape = {
-  access,
+  access: access
+    .optional()
+    .describe(`${access.description}; inferred when absent (docs/catalog.md)`),
   url: httpUrl,
   platform: platform.optional(),
   extract: pageRecipe.optional(),
@@ -156,7 +158,7 @@ const wayShape = {
 };
 
 type WayLike = {
-  access: string;
+  access?: string | undefined;
   platform?: string | undefined;
   extract?: unknown;
   api?: unknown;
@@ -164,19 +166,40 @@ type WayLike = {
   form?: unknown;
 };
 
+type Access = z.output<typeof access>;
+
+/**
+ * The access of a way in that does not say: a `form` spec is a form, an `api` mapping an
+ * api, a `download` mapping a download, an `extract` recipe a page; a platform is read the
+ * platform's way; anything else is a feed (the night says so when the answer is not one).
+ */
+export function inferAccess(
+  w: WayLike,
+  platformAccess: (name: string) => Access | undefined = () => undefined,
+): Access {
+  if (w.access !== undefined) return w.access as Access;
+  if (w.form !== undefined) return "form";
+  if (w.api !== undefined) return "api";
+  if (w.download !== undefined) return "download";
+  if (w.extract !== undefined) return "page";
+  if (w.platform !== undefined) return platformAccess(w.platform) ?? "page";
+  return "feed";
+}
+
 /** A way in must say how its records are read: a page needs a recipe or a platform (etc.). */
 function checkWay(w: WayLike, ctx: z.RefinementCtx): void {
   if (w.platform) return;
+  const way = inferAccess(w);
   const need: Record<string, [keyof WayLike, string]> = {
     page: ["extract", "page access needs an `extract` recipe or a `platform`"],
     form: ["extract", "form access needs an `extract` recipe (for the results) or a `platform`"],
     api: ["api", "api access needs an `api` field mapping or a `platform`"],
     download: ["download", "download access needs a `download` column mapping or a `platform`"],
   };
-  const rule = need[w.access];
+  const rule = need[way];
   if (rule && w[rule[0]] === undefined)
     ctx.addIssue({ code: "custom", message: rule[1], path: ["access"] });
-  if (w.access === "form" && w.form === undefined)
+  if (way === "form" && w.form === undefined)
     ctx.addIssue({ code: "custom", message: "form access needs a `form` spec", path: ["access"] });
 }
 

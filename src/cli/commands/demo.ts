@@ -1,0 +1,243 @@
+/**
+ * `nor demo` (`npm run demo`): the whole system, offline, in a few minutes. It starts the
+ * demo's invented Ohio-like government sites on loopback (src/demo/sites.ts), runs two
+ * nights against them with the real fetcher at the real pace (2 s between requests to a
+ * site, P10), then serves the directory and its console and says what to click.
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { serve } from "@hono/node-server";
+import type { Command } from "commander";
+import { systemClock } from "../../clock.js";
+import { startDemoSites } from "../../demo/sites.js";
+import { ConfigError, NorError, UsageError } from "../../errors.js";
+import { nightTotals } from "../../night/admin-sql.js";
+import { runNightWithStore } from "../../night/compose.js";
+import { addDays, nightOf } from "../../policy/night-date.js";
+import { siteOf } from "../../policy/site.js";
+import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
+import type { Catalog } from "../../sources/catalog/types.js";
+import { importCatalog } from "../../sources/catalog-import.js";
+import { openStore, type Store } from "../../store/db.js";
+import { createApp } from "../../web/app.js";
+import { hashPassword } from "../../web/console/password.js";
+import { storePasswordHash } from "../../web/console/session-store.js";
+import { progressLine, startLine, summaryLines } from "../night-report.js";
+
+interface DemoOptions {
+  data?: string;
+  host: string;
+  port: string;
+  headless?: boolean;
+}
+
+/** Each demo night's time limit: far more than two nights of nine small sites need. */
+const DEMO_DEADLINE_MS = 10 * 60_000;
+
+export function register(program: Command): void {
+  program
+    .command("demo")
+    .description(
+      "See the whole system offline: demo sites on loopback, two nights at the real pace, then the directory",
+    )
+    .option(
+      "--data <dir>",
+      "an empty or new directory for the demo's store (default: a new temporary one)",
+    )
+    .option("--host <address>", "address to serve the directory on", "127.0.0.1")
+    .option("--port <n>", "port to serve the directory on; 0 picks a free one", "8080")
+    .option(
+      "--headless",
+      "after the nights, check the served directory and exit (for tests and CI)",
+    )
+    .action(async (opts: DemoOptions) => {
+      await runDemo(opts);
+    });
+}
+
+const say = (line = "") => void process.stdout.write(`${line}\n`);
+
+async function runDemo(opts: DemoOptions): Promise<void> {
+  const port = Number(opts.port);
+  if (!/^\d+$/.test(opts.port) || port > 65_535)
+    throw new UsageError(`--port must be a number from 0 to 65535, not "${opts.port}"`);
+  const dataDir = demoDataDir(opts.data);
+  const clock = systemClock;
+  const tonight = nightOf(clock.now());
+  const nights = [addDays(tonight, -1), tonight];
+  const today = Date.parse(`${tonight}T00:00:00Z`);
+
+  say("New on Record demo: everything below runs on this machine, nothing goes to the internet.");
+  const sites = await startDemoSites(today);
+  try {
+    say(`\n${sites.sites.length} invented government sites are up on loopback:`);
+    for (const s of sites.sites) {
+      say(`  ${s.source.government.name}: ${s.url}`);
+      say(`      ${s.source.shows}`);
+    }
+    const catalogFile = join(dataDir, "demo-catalog.yaml");
+    writeFileSync(catalogFile, sites.catalogYaml());
+    const { catalog, origins } = loadCatalogWithFiles([catalogFile]);
+    const store = await openStore({ kind: "sqlite", dir: dataDir });
+    try {
+      await importCatalog(store.db, catalog, origins, clock.now());
+      say(`\nThe catalog (${catalogFile}) is in the store at ${dataDir}.`);
+      // Served from the start (a busy port is said before the nights, not after), so the
+      // directory can be watched filling in.
+      const served = await listen(store, opts.host, port);
+      try {
+        say(`The directory is already at ${served.url} and fills in as the nights run.`);
+        for (const [i, night] of nights.entries()) {
+          sites.night = i + 1;
+          say(
+            i === 0
+              ? `\nNight 1 of 2 ("${night}"): every source read for the first time, at most one request at a time per site, 2 s apart.`
+              : `\nNight 2 of 2 ("${night}"): the same sources again; the Changeville page has two new records.`,
+          );
+          await demoNight(store, catalog, night, dataDir);
+        }
+        const password = randomBytes(12).toString("base64url");
+        await storePasswordHash(store.db, await hashPassword(password), clock.now());
+        await showAndWait(served.url, opts, dataDir, password, sites.sites.length);
+      } finally {
+        await served.close();
+      }
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await sites.close();
+  }
+}
+
+/** A new temporary directory, or the one given if it is new or empty. */
+function demoDataDir(data: string | undefined): string {
+  if (data === undefined) return mkdtempSync(join(tmpdir(), "nor-demo-"));
+  const dir = resolve(data);
+  if (existsSync(dir) && readdirSync(dir).length > 0)
+    throw new ConfigError(`--data ${dir} is not empty: the demo needs a new or empty directory`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+async function demoNight(store: Store, catalog: Catalog, night: string, dataDir: string) {
+  const tty = process.stdout.isTTY === true;
+  const startedAt = Date.now();
+  const sites = new Set(catalog.sources.map((s) => siteOf(s.url))).size;
+  say(
+    startLine(
+      {
+        night,
+        resumed: false,
+        deadlineAt: startedAt + DEMO_DEADLINE_MS,
+        sources: catalog.sources.length,
+        sites,
+      },
+      startedAt,
+    ),
+  );
+  const summary = await runNightWithStore(store, catalog, {
+    night,
+    deadlineMs: DEMO_DEADLINE_MS,
+    concurrency: 16,
+    dataDir,
+    // Loopback sites; the gap between requests to a site stays the real 2 s (P10).
+    allowPrivateAddresses: true,
+    onProgress: (p) => {
+      if (tty) process.stdout.write(`\r${progressLine(p, Date.now())}\x1b[K`);
+      else
+        say(
+          `  ${p.done}/${p.total} ${p.last.sourceId}: ${p.last.outcome.kind}${p.last.outcome.reason ? ` (${p.last.outcome.reason})` : ""}`,
+        );
+    },
+  });
+  if (tty) say();
+  const totals = await nightTotals(store.db, night);
+  for (const line of summaryLines({ ...summary, ...totals, startedAt, endedAt: Date.now() }))
+    say(line);
+}
+
+interface Served {
+  url: string;
+  close(): Promise<void>;
+}
+
+async function listen(store: Store, host: string, port: number): Promise<Served> {
+  const app = createApp({ db: store.db });
+  const server = await new Promise<ReturnType<typeof serve>>((ok, fail) => {
+    const s = serve({ fetch: app.fetch, hostname: host, port }, () => ok(s));
+    s.once("error", (err: NodeJS.ErrnoException) =>
+      fail(
+        new ConfigError(
+          `cannot serve on ${host}:${port}: ${err.code ?? err.message} (try --port 0)`,
+        ),
+      ),
+    );
+  });
+  const info = server.address() as AddressInfo;
+  return {
+    url: `http://${info.address.includes(":") ? `[${info.address}]` : info.address}:${info.port}/`,
+    close: () =>
+      new Promise<void>((done) => {
+        if ("closeAllConnections" in server) server.closeAllConnections();
+        server.close(() => done());
+      }),
+  };
+}
+
+async function showAndWait(
+  url: string,
+  opts: DemoOptions,
+  dataDir: string,
+  password: string,
+  siteCount: number,
+): Promise<void> {
+  say(`\nThe directory is at ${url} — what to click:`);
+  say(`  ${url}                      the directory: governments and sources by county`);
+  say(`  ${url}new                   new on record since yesterday (also /new.atom, /new.json)`);
+  say(`  ${url}sources/changeville-council-minutes   a source with new records on night 2`);
+  say(`  ${url}sources/eastfield-township-minutes    a site that said no, shown as such (P23)`);
+  say(`  ${url}sources/closedport-city-permits       robots.txt said no: only robots.txt was read`);
+  say(`  ${url}site-owners           the page for site owners, its numbers from the checker's own`);
+  say(`  ${url}console               the operator's console; password: ${password}`);
+  say("And in another terminal:");
+  say(`  node bin/nor.js status --data ${dataDir}`);
+  say(`  node bin/nor.js log --data ${dataDir} --source eastfield-township-minutes`);
+  if (opts.headless) {
+    await checkServed(url, siteCount);
+    say("\nheadless: the directory answered as expected; stopping.");
+    return;
+  }
+  say("\nCtrl-C stops the demo.");
+  await new Promise<void>((done) => {
+    process.once("SIGINT", () => done());
+    process.once("SIGTERM", () => done());
+  });
+}
+
+/** The served directory shows what the two nights found (the headless run's own check). */
+async function checkServed(url: string, siteCount: number): Promise<void> {
+  const expect = async (path: string, text: string) => {
+    const res = await fetch(new URL(path, url));
+    const body = await res.text();
+    if (res.status !== 200 || !body.includes(text))
+      throw new NorError(
+        "E_INTERNAL",
+        `demo check: ${path} answered ${res.status} without "${text}"`,
+      );
+    say(`  checked ${path}: ${res.status}, shows "${text}"`);
+  };
+  await expect("/governments", "Harmon County");
+  await expect("/new", "Finance Committee minutes");
+  await expect("/sources/changeville-council-minutes", "Council minutes (special session)");
+  await expect("/sources/eastfield-township-minutes", "the site said no");
+  await expect("/sources/closedport-city-permits", "disallowed by robots.txt");
+  await expect("/site-owners", "public-records-check");
+  const api = (await (await fetch(new URL("/api/governments", url))).json()) as unknown;
+  const n = JSON.stringify(api).match(/"id":/g)?.length ?? 0;
+  if (n < siteCount - 1)
+    throw new NorError("E_INTERNAL", `demo check: /api/governments lists too few entries (${n})`);
+}

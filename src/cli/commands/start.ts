@@ -1,0 +1,233 @@
+/**
+ * `nor start` (what `npm start` runs): the whole system for one operator on one machine.
+ * It imports the catalog into the data directory, serves the directory, and runs the
+ * night on its schedule (01:00 America/New_York by default), saying in plain words where
+ * everything is and what comes next. Each night runs as its own `nor night` process, so a
+ * night that fails never takes the directory down, and the night lock still holds (P9).
+ */
+import { spawn } from "node:child_process";
+import { readdirSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { serve } from "@hono/node-server";
+import type { Command } from "commander";
+import { type Clock, systemClock } from "../../clock.js";
+import { ConfigError, UsageError } from "../../errors.js";
+import { NIGHT_SPAN_MS } from "../../night/admin-sql.js";
+import { formatLeft, parseDuration } from "../../night/duration.js";
+import {
+  type DailyAt,
+  DEFAULT_NIGHT_AT,
+  DEFAULT_NIGHT_ZONE,
+  formatDailyAt,
+  nextRunAfter,
+  parseDailyAt,
+} from "../../policy/schedule.js";
+import { formatInZone } from "../../policy/zone.js";
+import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
+import { importCatalog } from "../../sources/catalog-import.js";
+import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { createApp } from "../../web/app.js";
+import { addNetOptions, type NetCliOptions, netOptions } from "../net-options.js";
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const BIN = join(ROOT, "bin", "nor.js");
+
+/** The catalog shipped with the project: every YAML file in catalog/. */
+export function bundledCatalog(): string[] {
+  const dir = join(ROOT, "catalog");
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".yaml") || f.endsWith(".yml"))
+    .sort()
+    .map((f) => join(dir, f));
+}
+
+export interface StartOptions extends NetCliOptions {
+  catalog?: string[];
+  data: string;
+  host: string;
+  port: string;
+  at: string;
+  zone: string;
+  deadline?: string;
+  allowRetire?: boolean;
+}
+
+export interface StartDeps {
+  clock?: Clock;
+  /** Where the plain-words lines go (default: stdout). */
+  say?: (line: string) => void;
+  /** Stops the server and the schedule (SIGINT/SIGTERM in the command). */
+  signal: AbortSignal;
+  /** Runs one night with these `nor night` arguments; resolves to its exit code. */
+  runNight?: (args: string[], signal: AbortSignal) => Promise<number>;
+  /** Told the URL once the directory is served (tests). */
+  onListening?: (url: string) => void;
+}
+
+export function register(program: Command): void {
+  const cmd = program
+    .command("start")
+    .description(
+      "Import the catalog, serve the directory and run the night on its schedule (what `npm start` runs)",
+    )
+    .option("--catalog <files...>", "catalog files (default: the bundled catalog/*.yaml)")
+    .option("--data <dir>", "data directory: the store, the archive, the night lock", "data")
+    .option("--host <address>", "address to serve on", "127.0.0.1")
+    .option("--port <n>", "port to serve on; 0 picks a free one", "8080")
+    .option("--at <HH:MM>", "when the night runs each day", DEFAULT_NIGHT_AT)
+    .option("--zone <zone>", "the time zone of --at", DEFAULT_NIGHT_ZONE)
+    .option("--deadline <duration>", "each night's time limit (default 6h, at most 24h)")
+    .option("--allow-retire", "let the catalog import retire more than a tenth of the sources");
+  addNetOptions(cmd).action(async (opts: StartOptions) => {
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    process.once("SIGINT", onSignal);
+    process.once("SIGTERM", onSignal);
+    try {
+      await runStart(opts, { signal: stop.signal });
+    } finally {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    }
+  });
+}
+
+export async function runStart(opts: StartOptions, deps: StartDeps): Promise<void> {
+  const clock = deps.clock ?? systemClock;
+  const say = deps.say ?? ((line: string) => void process.stdout.write(`nor start: ${line}\n`));
+  // Every option is checked before anything is written.
+  const at = parseDailyAt(opts.at, opts.zone);
+  const port = Number(opts.port);
+  if (!/^\d+$/.test(opts.port) || port > 65_535)
+    throw new UsageError(`--port must be a number from 0 to 65535, not "${opts.port}"`);
+  if (opts.deadline !== undefined && parseDuration(opts.deadline) > NIGHT_SPAN_MS)
+    throw new UsageError(`--deadline: "${opts.deadline}" is longer than a night (at most 24h)`);
+  netOptions(opts);
+  const files = opts.catalog?.length ? opts.catalog : bundledCatalog();
+  const { catalog, origins } = loadCatalogWithFiles(files);
+  const dataDir = resolve(opts.data);
+
+  // NOR_DATABASE_URL (PostgreSQL) holds for the server and, inherited, for each night.
+  const loc = storeLocationFromOptions({ data: dataDir });
+  const store = await openStore(loc);
+  try {
+    const diff = await importCatalog(store.db, catalog, origins, clock.now(), {
+      allowRetire: opts.allowRetire === true,
+    });
+    const count = (change: string) =>
+      diff.changes.filter((c) => c.entity === "source" && c.change === change).length;
+    say(
+      `catalog ${files.join(", ")}: ${catalog.governments.length} governments, ${catalog.sources.length} sources ` +
+        `(${count("added")} new, ${count("changed")} changed, ${count("retired")} retired) in ${loc.kind === "sqlite" ? dataDir : "PostgreSQL (NOR_DATABASE_URL)"}`,
+    );
+
+    const app = createApp({ db: store.db, ...userAgentOf(opts) });
+    const server = await listen(app.fetch, opts.host, port);
+    const url = urlOf(server.address() as AddressInfo);
+    say(`the directory is at ${url} (the site-owner page: ${url}site-owners)`);
+    deps.onListening?.(url);
+    try {
+      await scheduleNights({
+        clock,
+        at,
+        say,
+        signal: deps.signal,
+        runNight: (signal) =>
+          (deps.runNight ?? spawnNight)(nightArgs(opts, files, dataDir), signal),
+      });
+    } finally {
+      await new Promise<void>((done) => {
+        if ("closeAllConnections" in server) server.closeAllConnections();
+        server.close(() => done());
+      });
+      say("stopped");
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+/** Night after night at the daily time, until the signal; says when the next one runs. */
+export async function scheduleNights(o: {
+  clock: Clock;
+  at: DailyAt;
+  say: (line: string) => void;
+  signal: AbortSignal;
+  runNight: (signal: AbortSignal) => Promise<number>;
+}): Promise<void> {
+  while (!o.signal.aborted) {
+    const now = o.clock.now();
+    const next = nextRunAfter(now, o.at);
+    o.say(
+      `the next night runs at ${formatInZone(next, o.at.zone).slice(0, 16)} ${o.at.zone} ` +
+        `(in ${formatLeft(next - now)}; every day at ${formatDailyAt(o.at)}); Ctrl-C stops`,
+    );
+    try {
+      await o.clock.sleep(next - now, o.signal);
+    } catch {
+      return; // stopped while waiting
+    }
+    o.say("the night starts now");
+    const code = await o.runNight(o.signal);
+    if (o.signal.aborted) return;
+    o.say(
+      code === 0
+        ? "the night is done; `nor status` and the directory show what it found"
+        : `the night stopped with exit code ${code} (see its lines above); the directory stays up`,
+    );
+  }
+}
+
+function userAgentOf(opts: StartOptions): { userAgent?: string } {
+  const ua = netOptions(opts).userAgent;
+  return ua === undefined ? {} : { userAgent: ua };
+}
+
+/** The `nor night` command line for the scheduled night, the same options passed on. */
+function nightArgs(opts: StartOptions, files: string[], dataDir: string): string[] {
+  const args = ["night", "--catalog", ...files, "--data", dataDir];
+  if (opts.deadline !== undefined) args.push("--deadline", opts.deadline);
+  if (opts.allowRetire) args.push("--allow-retire");
+  if (opts.userAgent !== undefined) args.push("--user-agent", opts.userAgent);
+  if (opts.allowPrivateAddresses) args.push("--allow-private-addresses");
+  for (const r of opts.resolve ?? []) args.push("--resolve", r);
+  if (opts.caFile !== undefined) args.push("--ca-file", opts.caFile);
+  if (opts.gapMs !== undefined) args.push("--gap-ms", opts.gapMs);
+  return args;
+}
+
+/** `node bin/nor.js night …` as a child: its lines go to this terminal; stopped on abort. */
+function spawnNight(args: string[], signal: AbortSignal): Promise<number> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      stdio: ["ignore", "inherit", "inherit"],
+    });
+    const onAbort = () => child.kill("SIGTERM");
+    signal.addEventListener("abort", onAbort, { once: true });
+    child.once("error", fail);
+    child.once("exit", (code, sig) => {
+      signal.removeEventListener("abort", onAbort);
+      done(code ?? (sig ? 1 : 0));
+    });
+  });
+}
+
+function listen(
+  fetch: (req: Request) => Response | Promise<Response>,
+  host: string,
+  port: number,
+): Promise<ReturnType<typeof serve>> {
+  return new Promise((ok, fail) => {
+    const server = serve({ fetch, hostname: host, port }, () => ok(server));
+    server.once("error", (err: NodeJS.ErrnoException) =>
+      fail(new ConfigError(`cannot serve on ${host}:${port}: ${err.code ?? err.message}`)),
+    );
+  });
+}
+
+function urlOf(info: AddressInfo): string {
+  const host = info.address.includes(":") ? `[${info.address}]` : info.address;
+  return `http://${host}:${info.port}/`;
+}

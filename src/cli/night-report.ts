@@ -1,0 +1,163 @@
+/**
+ * What `nor night` tells a person: a start line, a progress line, and an end summary with
+ * what to look at next. Pure functions of what the night reports (no clock read here), so
+ * the words are tested without running a night; the command writes them to a terminal, or
+ * as one structured log line each when stderr is not a terminal.
+ */
+import { formatLeft } from "../night/duration.js";
+import type { NightOutcomeKind } from "../night/types.js";
+import { wallTimeAt } from "../policy/zone.js";
+
+const ZONE = "America/New_York";
+
+export interface NightStart {
+  night: string;
+  resumed: boolean;
+  deadlineAt: number;
+  sources: number;
+  sites: number;
+}
+
+export interface NightProgressView {
+  done: number;
+  total: number;
+  requests: number;
+  deadlineAt: number;
+}
+
+export interface NightEnd {
+  night: string;
+  resumed: boolean;
+  deadlineAt: number;
+  /** When this run began, and ended (ms). */
+  startedAt: number;
+  endedAt: number;
+  planned: number;
+  alreadyDone: number;
+  skippedNotRead: number;
+  outcomes: Partial<Record<NightOutcomeKind, number>>;
+  newRecords: number;
+  requests: number;
+  /** Flags raised for a person during the night (P24, P25). */
+  flagsRaised: number;
+}
+
+/** `07:00` New York time, with the date when it is not `night`'s. */
+export function clockText(t: number, night?: string): string {
+  const w = wallTimeAt(t, ZONE);
+  const p = (n: number) => String(n).padStart(2, "0");
+  const date = `${w.year}-${p(w.month)}-${p(w.day)}`;
+  const time = `${p(w.hour)}:${p(w.minute)}`;
+  return date === night ? time : `${date} ${time}`;
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+export function startLine(s: NightStart, now: number): string {
+  const verb = s.resumed ? "resuming" : "starting";
+  return (
+    `nor night: ${verb} night ${s.night} · deadline ${clockText(s.deadlineAt, s.night)} New York ` +
+    `(${formatLeft(s.deadlineAt - now)} from now) · ${plural(s.sources, "source")} on ${plural(s.sites, "site")}`
+  );
+}
+
+const BAR = 20;
+
+/** `[#######·············] 7/20 sources · 9 requests · 5h 58m left to the deadline` */
+export function progressLine(p: NightProgressView, now: number): string {
+  const filled = p.total > 0 ? Math.min(BAR, Math.round((p.done / p.total) * BAR)) : BAR;
+  const bar = `[${"#".repeat(filled)}${"·".repeat(BAR - filled)}]`;
+  return `${bar} ${p.done}/${p.total} sources · ${plural(p.requests, "request")} · ${formatLeft(p.deadlineAt - now)} left to the deadline`;
+}
+
+/** Outcome kinds in the order a person reads them: good news first, then what needs a look. */
+const ORDER: readonly NightOutcomeKind[] = [
+  "ok",
+  "unchanged",
+  "no-records",
+  "refused",
+  "disallowed",
+  "robots-unavailable",
+  "unreachable",
+  "timed-out",
+  "too-large",
+  "gone",
+  "error",
+  "extract-error",
+  "unreached",
+  "recheck-still-no",
+  "recheck-answers",
+];
+
+export function outcomesText(outcomes: NightEnd["outcomes"]): string {
+  const parts = ORDER.filter((k) => (outcomes[k] ?? 0) > 0).map((k) => `${outcomes[k]} ${k}`);
+  return parts.length > 0 ? parts.join(", ") : "no source checked";
+}
+
+/** What a person might look at next, given how the night went. */
+export function nextSteps(e: NightEnd): string[] {
+  const n = (k: NightOutcomeKind) => e.outcomes[k] ?? 0;
+  const out: string[] = [];
+  if (e.flagsRaised > 0)
+    out.push(`${plural(e.flagsRaised, "flag")} for a person: \`nor flags\` (P24)`);
+  const no = n("refused") + n("disallowed") + n("robots-unavailable");
+  if (no > 0)
+    out.push(`${plural(no, "source")} said no or could not be asked: \`nor status\` shows why`);
+  const broken =
+    n("unreachable") +
+    n("timed-out") +
+    n("too-large") +
+    n("gone") +
+    n("error") +
+    n("extract-error");
+  if (broken > 0) out.push(`${plural(broken, "source")} failed: \`nor status\` and \`nor log\``);
+  if (n("no-records") > 0)
+    out.push(`${plural(n("no-records"), "source")} opened but showed no records: check the recipe`);
+  if (n("unreached") > 0)
+    out.push(
+      `${plural(n("unreached"), "source")} not reached before the deadline: they go first next night (P13)`,
+    );
+  if (e.newRecords > 0) out.push("the new records: `nor serve`, then /new");
+  if (out.length === 0) out.push("nothing needs a look; the directory: `nor serve`");
+  return out;
+}
+
+/** The end summary as lines, for a terminal. */
+export function summaryLines(e: NightEnd): string[] {
+  const used = formatLeft(e.endedAt - e.startedAt);
+  const allowed = formatLeft(e.deadlineAt - e.startedAt);
+  const over = e.endedAt >= e.deadlineAt ? " (the deadline was reached)" : "";
+  const lines = [
+    `nor night: night ${e.night} ${e.resumed ? "resumed and " : ""}done`,
+    `  checked:   ${plural(e.planned, "source")}: ${outcomesText(e.outcomes)}`,
+  ];
+  if (e.alreadyDone > 0) lines.push(`  earlier:   ${e.alreadyDone} done before the restart`);
+  if (e.skippedNotRead > 0) lines.push(`  not read:  ${e.skippedNotRead} marked by a person (P24)`);
+  lines.push(
+    `  new:       ${plural(e.newRecords, "new record")}`,
+    `  requests:  ${e.requests}`,
+    `  time:      ${used} used of ${allowed} to the deadline (${clockText(e.deadlineAt, e.night)} New York)${over}`,
+    `  flags:     ${e.flagsRaised} raised`,
+    "next:",
+    ...nextSteps(e).map((s) => `  - ${s}`),
+  );
+  return lines;
+}
+
+/** The same summary as one structured record, for log lines. */
+export function summaryRecord(e: NightEnd): Record<string, unknown> {
+  return {
+    resumed: e.resumed,
+    planned: e.planned,
+    alreadyDone: e.alreadyDone,
+    skippedNotRead: e.skippedNotRead,
+    outcomes: e.outcomes,
+    newRecords: e.newRecords,
+    requests: e.requests,
+    usedMs: e.endedAt - e.startedAt,
+    deadlineAt: new Date(e.deadlineAt).toISOString(),
+    deadlineReached: e.endedAt >= e.deadlineAt,
+    flagsRaised: e.flagsRaised,
+    next: nextSteps(e),
+  };
+}

@@ -1,0 +1,94 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildCli, ROOT } from "./run-nor.js";
+
+/**
+ * Commands load lazily: `nor --help` and `nor log` must not pay for the fetcher (undici), the
+ * HTML parser (cheerio), the web server (hono), the PostgreSQL driver or the archive. Which
+ * modules a command loads can only be seen in a fresh process, so this one test spawns `nor`
+ * with a loader hook that writes down every module URL loaded. Counts, never wall time.
+ */
+const HEAVY = /\/node_modules\/(cheerio|undici|hono|@hono|pg|pino|warcio|feedsmith|entities)\//;
+
+let dir: string;
+let register: string;
+
+beforeAll(() => {
+  buildCli();
+  dir = mkdtempSync(join(tmpdir(), "nor-lazy-"));
+  writeFileSync(
+    join(dir, "hooks.mjs"),
+    `import { appendFileSync } from "node:fs";
+export async function load(url, context, next) {
+  appendFileSync(process.env.NOR_MODULE_TRACE, url + "\\n");
+  return next(url, context);
+}
+`,
+  );
+  register = join(dir, "register.mjs");
+  writeFileSync(
+    register,
+    `import { register } from "node:module";
+register(new URL("./hooks.mjs", import.meta.url));
+`,
+  );
+});
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The module URLs `nor ARGS` loads, and its exit code. */
+function modulesLoadedBy(args: string[]): { code: number | null; modules: string[] } {
+  const trace = join(dir, `trace-${args.join("-").replace(/[^a-z-]/gi, "")}.txt`);
+  writeFileSync(trace, "");
+  const env: NodeJS.ProcessEnv = { ...process.env, NOR_MODULE_TRACE: trace };
+  delete env["NOR_DATABASE_URL"];
+  const r = spawnSync(
+    process.execPath,
+    ["--import", pathToFileURL(register).href, join(ROOT, "bin", "nor.js"), ...args],
+    { cwd: ROOT, env, encoding: "utf8", timeout: 60_000 },
+  );
+  return { code: r.status, modules: readFileSync(trace, "utf8").split("\n").filter(Boolean) };
+}
+
+describe("nor loads only what the command needs", () => {
+  it("`nor --help` loads the command list and commander, no command module", () => {
+    const { code, modules } = modulesLoadedBy(["--help"]);
+    expect(code).toBe(0);
+    const ours = modules.filter((m) => m.includes("/dist/"));
+    expect(ours.map((m) => m.replace(/^.*\/dist\//, ""))).toEqual(["cli/main.js", "errors.js"]);
+    const packages = new Set(
+      modules.filter((m) => m.includes("/node_modules/")).map((m) => m.split("/node_modules/")[1]),
+    );
+    expect([...packages].every((p) => p?.startsWith("commander/"))).toBe(true);
+  });
+
+  it("`nor log` loads no fetcher, HTML parser, web server, PostgreSQL driver or archive", () => {
+    const missing = join(dir, "no-store");
+    const { code, modules } = modulesLoadedBy(["log", "--data", missing]);
+    expect(code).toBe(2); // no store there: it still had to load the log command to say so
+    expect(modules.some((m) => m.endsWith("/dist/cli/commands/log.js"))).toBe(true);
+    expect(modules.filter((m) => HEAVY.test(m))).toEqual([]);
+    expect(modules.some((m) => m.includes("/dist/cli/commands/night.js"))).toBe(false);
+    // The control: `nor night --help` does load the fetcher and the parser.
+    const night = modulesLoadedBy(["night", "--help"]);
+    expect(night.code).toBe(0);
+    expect(night.modules.some((m) => /\/node_modules\/undici\//.test(m))).toBe(true);
+    expect(night.modules.some((m) => /\/node_modules\/cheerio\//.test(m))).toBe(true);
+  });
+
+  it("`nor help night` shows the night's own options", () => {
+    const r = spawnSync(process.execPath, [join(ROOT, "bin", "nor.js"), "help", "night"], {
+      cwd: ROOT,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain("--catalog <files...>");
+  });
+});

@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import {
+  type NightEnd,
+  nextSteps,
+  progressLine,
+  startLine,
+  summaryLines,
+  summaryRecord,
+} from "../../src/cli/night-report.js";
+
+/** 01:00 New York on 2026-11-05 (EST, UTC−5). */
+const START = Date.UTC(2026, 10, 5, 6, 0, 0);
+const HOUR = 3_600_000;
+
+const end = (over: Partial<NightEnd> = {}): NightEnd => ({
+  night: "2026-11-05",
+  resumed: false,
+  deadlineAt: START + 6 * HOUR,
+  startedAt: START,
+  endedAt: START + HOUR + 5 * 60_000,
+  planned: 160,
+  alreadyDone: 0,
+  skippedNotRead: 2,
+  outcomes: { ok: 120, unchanged: 30, refused: 4, unreachable: 3, unreached: 3 },
+  newRecords: 57,
+  requests: 341,
+  flagsRaised: 2,
+  ...over,
+});
+
+describe("what nor night says", () => {
+  it("P13: the start line names the night, its deadline in New York time, the sources and sites", () => {
+    const line = startLine(
+      {
+        night: "2026-11-05",
+        resumed: false,
+        deadlineAt: START + 6 * HOUR,
+        sources: 160,
+        sites: 121,
+      },
+      START,
+    );
+    expect(line).toBe(
+      "nor night: starting night 2026-11-05 · deadline 07:00 New York (6h 00m from now) · 160 sources on 121 sites",
+    );
+    expect(
+      startLine(
+        { night: "2026-11-04", resumed: true, deadlineAt: START + HOUR, sources: 1, sites: 1 },
+        START,
+      ),
+    ).toBe(
+      "nor night: resuming night 2026-11-04 · deadline 2026-11-05 02:00 New York (1h 00m from now) · 1 source on 1 site",
+    );
+  });
+
+  it("P13: progress shows a bar, done of total, requests and the time left to the deadline", () => {
+    expect(
+      progressLine(
+        { done: 40, total: 160, requests: 95, deadlineAt: START + 6 * HOUR },
+        START + HOUR,
+      ),
+    ).toBe("[#####···············] 40/160 sources · 95 requests · 5h 00m left to the deadline");
+    expect(progressLine({ done: 0, total: 0, requests: 0, deadlineAt: START }, START + HOUR)).toBe(
+      "[####################] 0/0 sources · 0 requests · 0s left to the deadline",
+    );
+  });
+
+  it("P13, P24: the summary gives outcomes by kind, new records, requests, time against the deadline, flags and what to look at next", () => {
+    expect(summaryLines(end())).toEqual([
+      "nor night: night 2026-11-05 done",
+      "  checked:   160 sources: 120 ok, 30 unchanged, 4 refused, 3 unreachable, 3 unreached",
+      "  not read:  2 marked by a person (P24)",
+      "  new:       57 new records",
+      "  requests:  341",
+      "  time:      1h 05m used of 6h 00m to the deadline (07:00 New York)",
+      "  flags:     2 raised",
+      "next:",
+      "  - 2 flags for a person: `nor flags` (P24)",
+      "  - 4 sources said no or could not be asked: `nor status` shows why",
+      "  - 3 sources failed: `nor status` and `nor log`",
+      "  - 3 sources not reached before the deadline: they go first next night (P13)",
+      "  - the new records: `nor serve`, then /new",
+    ]);
+    const quiet = end({ outcomes: { unchanged: 160 }, newRecords: 0, flagsRaised: 0 });
+    expect(nextSteps(quiet)).toEqual(["nothing needs a look; the directory: `nor serve`"]);
+    const late = summaryLines(end({ endedAt: START + 6 * HOUR }));
+    expect(late).toContain(
+      "  time:      6h 00m used of 6h 00m to the deadline (07:00 New York) (the deadline was reached)",
+    );
+  });
+
+  it("the same summary as one structured record", () => {
+    expect(summaryRecord(end())).toEqual({
+      resumed: false,
+      planned: 160,
+      alreadyDone: 0,
+      skippedNotRead: 2,
+      outcomes: { ok: 120, unchanged: 30, refused: 4, unreachable: 3, unreached: 3 },
+      newRecords: 57,
+      requests: 341,
+      usedMs: HOUR + 5 * 60_000,
+      deadlineAt: "2026-11-05T12:00:00.000Z",
+      deadlineReached: false,
+      flagsRaised: 2,
+      next: nextSteps(end()),
+    });
+  });
+});

@@ -1,0 +1,268 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { settleUnfinishedNights } from "../../src/night/admin-sql.js";
+import { nightOf } from "../../src/policy/night-date.js";
+import { openStore } from "../../src/store/db.js";
+import { nor } from "./cli-capture.js";
+
+/**
+ * Ordinary mistakes must never leave a trap: a bad option is refused before anything is
+ * written, an interrupted night does not come back days later, a mistyped --data or
+ * NOR_DATABASE_URL is an error, a partial catalog does not retire the rest, and every
+ * command answers with the same exit codes (0 done, 1 failure, 2 usage or configuration).
+ */
+const dirs: string[] = [];
+function tmp(): string {
+  const d = mkdtempSync(join(tmpdir(), "nor-traps-"));
+  dirs.push(d);
+  return d;
+}
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const GOVS = `governments:
+  - { id: village-of-test, name: Village of Test, kind: village, county: Franklin }
+`;
+/** A source on a loopback address: without --allow-private-addresses no request is sent. */
+const source = (id: string) =>
+  `  - { id: ${id}, government: village-of-test, records: agendas, access: feed, url: "http://127.0.0.1:9/${id}.rss" }\n`;
+
+function catalogFile(dir: string, name: string, ids: string[], withGovs = true): string {
+  const f = join(dir, name);
+  const list = ids.length ? `\n${ids.map(source).join("")}` : " []\n";
+  writeFileSync(f, `${withGovs ? GOVS : ""}sources:${list}`);
+  return f;
+}
+
+describe("nor night refuses bad options before writing anything", () => {
+  it.each([
+    [["--night", "2026-02-30"], /--night: "2026-02-30" is not a calendar date/],
+    [["--night", "2026-13-01"], /--night: "2026-13-01" is not a calendar date/],
+    [["--deadline", "30h"], /--deadline: "30h" is longer than a night/],
+    [["--deadline", "soon"], /--deadline: "soon" is not a duration/],
+    [["--concurrency", "0"], /--concurrency: "0" is not a whole number/],
+  ])("P13: %j exits 2 and creates no data directory", async (args, message) => {
+    const d = tmp();
+    const cat = catalogFile(d, "c.yaml", ["a"]);
+    const data = join(d, "data");
+    const r = await nor("night", "--catalog", cat, "--data", data, ...args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(existsSync(data)).toBe(false);
+  });
+});
+
+describe("an unfinished night", () => {
+  const HOUR = 3_600_000;
+
+  async function storeWithNights(
+    dir: string,
+    rows: { night: string; startedAt: number; deadlineAt: number }[],
+  ): Promise<void> {
+    const store = await openStore({ kind: "sqlite", dir });
+    try {
+      for (const r of rows) {
+        await store.db
+          .insertInto("nights")
+          .values({
+            night: r.night,
+            started_at: new Date(r.startedAt).toISOString(),
+            deadline_at: new Date(r.deadlineAt).toISOString(),
+            finished_at: null,
+            runs: 1,
+          })
+          .execute();
+      }
+    } finally {
+      await store.close();
+    }
+  }
+
+  it("P13: is resumed only until its deadline or 24 h after it began, then closed incomplete", async () => {
+    const now = Date.UTC(2026, 11, 2, 6, 0, 0);
+    const dir = tmp();
+    await storeWithNights(dir, [
+      // Killed two days ago with a long deadline: over, because the next night has begun.
+      { night: "2026-11-30", startedAt: now - 50 * HOUR, deadlineAt: now + HOUR },
+      // Killed an hour ago, deadline still ahead: resumable.
+      { night: "2026-12-01", startedAt: now - 2 * HOUR, deadlineAt: now + 4 * HOUR },
+    ]);
+    const store = await openStore({ kind: "sqlite", dir }, { create: false });
+    try {
+      const settled = await settleUnfinishedNights(store.db, now);
+      expect(settled.resumable?.night).toBe("2026-12-01");
+      expect(settled.closed.map((c) => [c.night, c.finishedAt])).toEqual([
+        ["2026-11-30", new Date(now - 26 * HOUR).toISOString()],
+      ]);
+      // Past its own deadline, the other one is closed too.
+      const later = await settleUnfinishedNights(store.db, now + 4 * HOUR);
+      expect(later.resumable).toBeUndefined();
+      expect(later.closed.map((c) => [c.night, c.finishedAt])).toEqual([
+        ["2026-12-01", new Date(now + 4 * HOUR).toISOString()],
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("P13: a plain `nor night` days later starts tonight's night, and `nor status` says the old one was closed incomplete", async () => {
+    const d = tmp();
+    const data = join(d, "data");
+    mkdirSync(data);
+    const now = Date.now();
+    await storeWithNights(data, [
+      { night: "2026-01-10", startedAt: now - 72 * HOUR, deadlineAt: now + HOUR },
+      // Written by a version that accepted impossible dates: closed instead of failing forever.
+      { night: "2026-02-30", startedAt: now - 30 * HOUR, deadlineAt: now + HOUR },
+    ]);
+    const cat = catalogFile(d, "c.yaml", []);
+    const r = await nor("night", "--catalog", cat, "--data", data, "--deadline", "1m");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("night 2026-01-10 was interrupted and not resumed in time");
+    const store = await openStore({ kind: "sqlite", dir: data }, { create: false });
+    try {
+      const nights = await store.db
+        .selectFrom("nights")
+        .select(["night", "finished_at"])
+        .orderBy("night")
+        .execute();
+      expect(nights.map((n) => n.night)).toEqual(["2026-01-10", "2026-02-30", nightOf(now)].sort());
+      for (const n of nights) expect(n.finished_at).not.toBeNull();
+    } finally {
+      await store.close();
+    }
+    const status = await nor("status", "--data", data);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/^night 2026-01-10: closed incomplete at /m);
+    expect(status.stdout).toMatch(new RegExp(`^night ${nightOf(now)}: finished `, "m"));
+  });
+});
+
+describe("read-only commands and a missing store", () => {
+  it.each([
+    [["status"]],
+    [["flags"]],
+    [["archive", "verify"]],
+    [["reparse", "--catalog", "CATALOG"]],
+    [["mark", "a", "--read"]],
+    [["log"]],
+  ])("%j refuses a missing store (exit 2) and creates nothing", async (args) => {
+    const d = tmp();
+    const cat = catalogFile(d, "c.yaml", ["a"]);
+    const missing = join(d, "typo");
+    const r = await nor(...args.map((a) => (a === "CATALOG" ? cat : a)), "--data", missing);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`no store at ${join(missing, "nor.db")}`);
+    expect(existsSync(missing)).toBe(false);
+  });
+});
+
+describe("NOR_DATABASE_URL", () => {
+  const saved = process.env["NOR_DATABASE_URL"];
+  afterEach(() => {
+    if (saved === undefined) delete process.env["NOR_DATABASE_URL"];
+    else process.env["NOR_DATABASE_URL"] = saved;
+  });
+
+  it.each(["mysql://nor:secret@db.example/nor", "sqlite:data/nor.db", "data/nor.db"])(
+    "%s is refused with a clear error (exit 2), its password never echoed",
+    async (url) => {
+      process.env["NOR_DATABASE_URL"] = url;
+      const d = tmp();
+      const r = await nor("status", "--data", d);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/NOR_DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL/);
+      expect(r.stderr).not.toContain("secret");
+      expect(existsSync(join(d, "nor.db"))).toBe(false);
+    },
+  );
+});
+
+describe("--catalog takes several files", () => {
+  it.each([
+    ["listed", (a: string, b: string) => ["--catalog", a, b]],
+    ["repeated", (a: string, b: string) => ["--catalog", a, "--catalog", b]],
+  ])("nor night reads every file (%s), references spanning them", async (_how, args) => {
+    const d = tmp();
+    const a = catalogFile(d, "a.yaml", ["one"]);
+    // b.yaml names the government defined in a.yaml.
+    const b = catalogFile(d, "b.yaml", ["two"], false);
+    const data = join(d, "data");
+    const r = await nor("night", ...args(a, b), "--data", data, "--deadline", "1m");
+    expect(r.code, r.stderr).toBe(0);
+    const store = await openStore({ kind: "sqlite", dir: data }, { create: false });
+    try {
+      const ids = await store.db.selectFrom("sources").select("id").orderBy("id").execute();
+      expect(ids.map((i) => i.id)).toEqual(["one", "two"]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe("an import that would retire more than a tenth of the sources", () => {
+  async function active(data: string): Promise<string[]> {
+    const store = await openStore({ kind: "sqlite", dir: data }, { create: false });
+    try {
+      const rows = await store.db
+        .selectFrom("sources")
+        .select("id")
+        .where("retired_at", "is", null)
+        .orderBy("id")
+        .execute();
+      return rows.map((r) => r.id);
+    } finally {
+      await store.close();
+    }
+  }
+
+  it("stops, names them and changes nothing, unless --allow-retire (catalog import and night)", async () => {
+    const d = tmp();
+    const data = join(d, "data");
+    const all = catalogFile(d, "all.yaml", ["s1", "s2", "s3"]);
+    const one = catalogFile(d, "one.yaml", ["s1"]);
+    expect((await nor("catalog", "import", all, "--data", data)).code).toBe(0);
+
+    const refused = await nor("catalog", "import", one, "--data", data);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("would retire 2 of the 3 sources in use");
+    expect(refused.stderr).toContain("s2, s3");
+    expect(refused.stderr).toContain("--allow-retire");
+    expect(await active(data)).toEqual(["s1", "s2", "s3"]);
+
+    const night = await nor("night", "--catalog", one, "--data", data, "--deadline", "1m");
+    expect(night.code).toBe(2);
+    expect(night.stderr).toContain("s2, s3");
+    expect(await active(data)).toEqual(["s1", "s2", "s3"]);
+
+    const allowed = await nor("catalog", "import", one, "--data", data, "--allow-retire");
+    expect(allowed.code).toBe(0);
+    expect(allowed.stdout).toContain("2 retired");
+    expect(await active(data)).toEqual(["s1"]);
+  });
+});
+
+describe("exit codes are the same everywhere", () => {
+  it("0 done, 1 a failure while working, 2 usage or configuration", async () => {
+    const d = tmp();
+    const bad = join(d, "bad.yaml");
+    writeFileSync(bad, `${GOVS}sources:\n  - { id: x, government: nowhere, url: "ftp://x/" }\n`);
+    const good = catalogFile(d, "good.yaml", ["a"]);
+    const data = join(d, "data");
+    expect((await nor("catalog", "check", good)).code).toBe(0);
+    expect((await nor("catalog", "check", bad)).code).toBe(2);
+    expect((await nor("catalog", "import", bad, "--data", data)).code).toBe(2);
+    expect((await nor("night", "--catalog", bad, "--data", data)).code).toBe(2);
+    expect((await nor("night", "--data", data)).code).toBe(2); // --catalog missing
+    expect((await nor("status", "--frobnicate")).code).toBe(2);
+    expect((await nor("frobnicate")).code).toBe(2);
+    expect((await nor("catalog", "import", good, "--data", data)).code).toBe(0);
+    // A failure while working: the store is there, the capture asked for is not.
+    const none = await nor("archive", "show", "http://127.0.0.1/none", "--data", data);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain("no capture of http://127.0.0.1/none");
+  });
+});

@@ -1,0 +1,156 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { bundledCatalog, runStart } from "../../src/cli/commands/start.js";
+import { ManualClock } from "../../src/clock.js";
+import { nextRunAfter, parseDailyAt } from "../../src/policy/schedule.js";
+import { formatInZone } from "../../src/policy/zone.js";
+import { openStore } from "../../src/store/db.js";
+
+const NY = "America/New_York";
+const at = (text: string, zone = NY) => parseDailyAt(text, zone);
+const ny = (t: number) => formatInZone(t, NY).slice(0, 23);
+
+describe("when the night runs (no cron library: the project's zone code)", () => {
+  it("01:00 New York: later today, or tomorrow once it has passed", () => {
+    const beforeOne = Date.UTC(2026, 10, 5, 5, 59, 0); // 00:59 EST
+    expect(ny(nextRunAfter(beforeOne, at("01:00")))).toBe("2026-11-05 01:00:00.000");
+    const atOne = Date.UTC(2026, 10, 5, 6, 0, 0); // 01:00 EST exactly: the next is tomorrow
+    expect(ny(nextRunAfter(atOne, at("01:00")))).toBe("2026-11-06 01:00:00.000");
+    const evening = Date.UTC(2026, 10, 6, 3, 0, 0); // 22:00 EST on the 5th
+    expect(ny(nextRunAfter(evening, at("01:00")))).toBe("2026-11-06 01:00:00.000");
+  });
+
+  it("keeps the wall-clock time across daylight-saving changes, and runs a repeated hour once", () => {
+    // The night before the autumn change (2026-11-01): 01:00 EDT, then 01:00 EST the next day.
+    const sat = Date.UTC(2026, 9, 31, 12, 0, 0);
+    const first = nextRunAfter(sat, at("01:00"));
+    expect(formatInZone(first, NY)).toBe("2026-11-01 01:00:00.000 -04:00");
+    const second = nextRunAfter(first, at("01:00"));
+    expect(formatInZone(second, NY)).toBe("2026-11-02 01:00:00.000 -05:00");
+    expect(second - first).toBe(25 * 3_600_000);
+    // 01:30 happens twice on 2026-11-01: once is enough.
+    const a = nextRunAfter(sat, at("01:30"));
+    expect(formatInZone(a, NY)).toBe("2026-11-01 01:30:00.000 -04:00");
+    expect(formatInZone(nextRunAfter(a, at("01:30")), NY)).toBe("2026-11-02 01:30:00.000 -05:00");
+    // 02:30 does not exist on 2027-03-14: that night runs at 03:30 EDT.
+    const spring = nextRunAfter(Date.UTC(2027, 2, 13, 12, 0, 0), at("02:30"));
+    expect(formatInZone(spring, NY)).toBe("2027-03-14 03:30:00.000 -04:00");
+    // Another zone, configured.
+    const la = nextRunAfter(Date.UTC(2026, 10, 5, 12, 0, 0), at("23:15", "America/Los_Angeles"));
+    expect(formatInZone(la, "America/Los_Angeles")).toBe("2026-11-05 23:15:00.000 -08:00");
+  });
+
+  it("refuses a time that is not HH:MM and an unknown zone", () => {
+    expect(() => at("1am")).toThrow(/HH:MM/);
+    expect(() => at("24:00")).toThrow(/HH:MM/);
+    expect(() => at("01:00", "Ohio/Akron")).toThrow(/unknown time zone/);
+  });
+});
+
+describe("nor start", () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it("imports the catalog, serves the directory, and runs the night at its time (shortened, injected clock)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "nor-start-"));
+    dirs.push(dir);
+    const catalog = join(dir, "catalog.yaml");
+    writeFileSync(
+      catalog,
+      `governments:
+  - { id: village-of-start, name: Village of Start, kind: village, county: Franklin }
+sources:
+  - { id: start-agendas, government: village-of-start, records: agendas, url: "http://127.0.0.1:9/agendas.rss" }
+`,
+    );
+    const data = join(dir, "data");
+    // Two seconds before 01:00 in New York.
+    const clock = new ManualClock(Date.UTC(2026, 10, 5, 5, 59, 58));
+    const lines: string[] = [];
+    const waiters: { re: RegExp; resolve: () => void }[] = [];
+    const say = (line: string) => {
+      lines.push(line);
+      for (const w of waiters.filter((x) => x.re.test(line))) w.resolve();
+    };
+    const said = (re: RegExp) =>
+      lines.some((l) => re.test(l))
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => waiters.push({ re, resolve }));
+    const stop = new AbortController();
+    let url = "";
+    const running = runStart(
+      {
+        catalog: [catalog],
+        data,
+        host: "127.0.0.1",
+        port: "0",
+        at: "01:00",
+        zone: NY,
+        deadline: "1m",
+      },
+      { clock, say, signal: stop.signal, onListening: (u) => (url = u) },
+    );
+    await said(/the next night runs at 2026-11-05 01:00 America\/New_York \(in 2s/);
+    expect(lines[0]).toMatch(
+      /catalog .*catalog\.yaml: 1 governments, 1 sources \(1 new, 0 changed, 0 retired\)/,
+    );
+    expect(lines[1]).toBe(`the directory is at ${url} (the site-owner page: ${url}site-owners)`);
+
+    // Served from the data directory the catalog went into.
+    const home = await fetch(url);
+    expect(home.status).toBe(200);
+    const governments = await (await fetch(`${url}governments`)).text();
+    expect(governments).toContain("Village of Start");
+
+    // No night before its time; at 01:00 one runs, as its own `nor night` process.
+    await clock.advance(1_000);
+    expect(lines.some((l) => l === "the night starts now")).toBe(false);
+    await clock.advance(1_000);
+    await said(/the night is done/);
+    await said(/the next night runs at 2026-11-06 01:00 America\/New_York/);
+    const store = await openStore({ kind: "sqlite", dir: data }, { create: false });
+    try {
+      const nights = await store.db.selectFrom("night_sources").select(["source_id"]).execute();
+      expect(nights.map((n) => n.source_id)).toEqual(["start-agendas"]);
+    } finally {
+      await store.close();
+    }
+    stop.abort();
+    await running;
+    expect(lines.at(-1)).toBe("stopped");
+  }, 120_000);
+
+  it("with no options: imports the bundled Ohio catalog into the data directory, serves it, and says when the night runs", async () => {
+    expect(bundledCatalog().map((f) => f.replace(/^.*\/catalog\//, "catalog/"))).toContain(
+      "catalog/ohio.yaml",
+    );
+    const dir = mkdtempSync(join(tmpdir(), "nor-start-default-"));
+    dirs.push(dir);
+    const lines: string[] = [];
+    const stop = new AbortController();
+    let listening: (url: string) => void = () => {};
+    const served = new Promise<string>((r) => (listening = r));
+    const clock = new ManualClock(Date.UTC(2026, 10, 5, 12, 0, 0));
+    const running = runStart(
+      { data: join(dir, "data"), host: "127.0.0.1", port: "0", at: "01:00", zone: NY },
+      { clock, say: (l) => lines.push(l), signal: stop.signal, onListening: listening },
+    );
+    const url = await served;
+    expect(lines[0]).toMatch(
+      /catalog .*catalog\/ohio\.yaml: \d{3} governments, \d{3} sources \(\d{3} new/,
+    );
+    const page = await fetch(`${url}governments`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("County");
+    await new Promise((r) => setImmediate(r));
+    expect(lines.at(-1)).toMatch(
+      /^the next night runs at 2026-11-06 01:00 America\/New_York \(in 18h 00m; every day at 01:00 America\/New_York\); Ctrl-C stops$/,
+    );
+    stop.abort();
+    await running;
+  }, 120_000);
+});
