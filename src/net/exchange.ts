@@ -225,8 +225,25 @@ async function send(
     });
     throw err;
   }
-  const judged = input.judge(result, attempt, priorAllClosed);
-  const archived = await archiveIfKept(deps, input, result);
+  let judged: Judged;
+  let archived: boolean;
+  try {
+    judged = input.judge(result, attempt, priorAllClosed);
+    archived = await archiveIfKept(deps, input, result);
+  } catch (err) {
+    // The answer came but could not be judged or kept (a full disk): the row still records
+    // its end, so the site's gap counts from it (P10), then the error goes up.
+    await deps.journal.complete(id, deps.holder, {
+      endedAt: result.endedAt,
+      status: result.kind === "response" ? result.status : null,
+      outcome: "interrupted",
+      failure: `internal: ${err instanceof Error ? err.message : String(err)}`,
+      bytes: result.kind === "response" ? result.read.bytes : 0,
+      final: false,
+      closedEarly: false,
+    });
+    throw err;
+  }
   const retryAfter = result.kind === "response" ? siteHold(result) : undefined;
   await deps.journal.complete(id, deps.holder, {
     endedAt: result.endedAt,
@@ -268,6 +285,7 @@ function stored(r: AttemptResult, archived: boolean): StoredAttempt {
     kind: "response",
     status: r.status,
     headers: r.headers,
+    ...(r.setCookies.length > 0 ? { setCookies: r.setCookies } : {}),
     read: r.read.kind,
     bytes: r.read.bytes,
     ...(r.read.kind === "failed" ? { failure: r.read.failure, message: r.read.message } : {}),
@@ -305,15 +323,18 @@ async function replay(
       a.status === 304 ||
       (a.status >= 100 && a.status < 200) ||
       (a.status >= 300 && a.status < 400);
+    // An error's body only matters to tell a challenge page (P21), and a no has closed the
+    // site already: a 4xx/5xx is replayed without its copy when the copy is not there.
+    const bodyOptional = noBody || a.status >= 400 || !input.keepBody;
     if (a.archived && input.keepBody) {
       body = await deps.archive?.bodyOf?.({
         url: input.url,
         method: input.method,
         fetchedAt: a.startedAt,
       });
-      if (!body) return undefined;
-    } else if (!noBody && input.keepBody) return undefined;
-    read = { kind: "complete", body, bytes: a.bytes };
+      if (!body && !bodyOptional) return undefined;
+    } else if (!bodyOptional) return undefined;
+    read = { kind: "complete", body: body ?? new Uint8Array(0), bytes: a.bytes };
   } else if (a.read === "too-large") {
     if (input.purpose === "robots") return undefined;
     read = { kind: "too-large", body: new Uint8Array(0), bytes: a.bytes };
@@ -327,12 +348,11 @@ async function replay(
   } else {
     read = { kind: "bad-encoding", message: a.message ?? "", bytes: a.bytes };
   }
-  const { headers, setCookies } = flattenHeaders(a.headers);
   return {
     kind: "response",
     status: a.status,
-    headers,
-    setCookies,
+    headers: a.headers,
+    setCookies: a.setCookies ?? [],
     read,
     startedAt: a.startedAt,
     endedAt: a.endedAt,

@@ -19,12 +19,20 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * On this host a lease's process is asked directly: alive means it still holds the site, even
+ * past its lease (a slow body must never see a second request sent alongside it, P9), up to
+ * STALE_MS past it (a pid reused by another program). Another host's lease holds until it
+ * runs out: a lease is longer than the longest request can last (P14).
+ */
+export const STALE_MS = 10 * 60_000;
+
 export function holderDead(lease: { holder: string; until: number }, now: number): boolean {
-  if (lease.until <= now) return true;
   const m = /^(.*):(\d+):[^:]+$/.exec(lease.holder);
-  if (!m) return true;
+  if (!m) return lease.until <= now;
+  if (m[1] !== hostname()) return lease.until <= now;
+  if (lease.until + STALE_MS <= now) return true;
   const pid = Number(m[2]);
-  if (m[1] !== hostname()) return false;
   if (pid === process.pid) return false;
   return !alive(pid);
 }

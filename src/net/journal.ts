@@ -53,6 +53,8 @@ export type StoredAttempt =
       kind: "response";
       status: number;
       headers: Record<string, string>;
+      /** Replayed into the source's jar, as if received again (P22). */
+      setCookies?: string[];
       read: "complete" | "too-large" | "failed" | "bad-encoding";
       bytes: number;
       failure?: TransportFailure;
@@ -116,16 +118,15 @@ export function requestKey(r: {
   body?: string;
   headers: Record<string, string>;
 }): string {
-  const h = createHash("sha256");
-  h.update(r.method).update("\n").update(r.url).update("\n");
-  h.update(r.body ?? "").update("\n");
-  for (const name of Object.keys(r.headers).sort()) {
-    h.update(name.toLowerCase())
-      .update(":")
-      .update(r.headers[name] ?? "")
-      .update("\n");
-  }
-  return h.digest("base64url").slice(0, 32);
+  // Cookies are not part of the question: a session cookie that a replayed answer set (or
+  // another source's jar) must not turn one URL into a fresh one with a fresh retry budget.
+  const headers = Object.entries(r.headers)
+    .map(([k, v]) => [k.toLowerCase(), v] as const)
+    .filter(([k]) => k !== "cookie")
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  // JSON: every field delimited, so a body holding a newline cannot pass for a header.
+  const text = JSON.stringify([r.method, r.url, r.body ?? null, headers]);
+  return createHash("sha256").update(text).digest("base64url").slice(0, 32);
 }
 
 /** The log entry a journal row shows, for the RequestLogEntry readers (`nor log`, tests). */

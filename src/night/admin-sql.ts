@@ -305,3 +305,15 @@ export async function nightTotals(
     .executeTakeFirst();
   return { requests: Number(requests?.n ?? 0), flagsRaised: Number(flags?.n ?? 0) };
 }
+
+/** The night still under way at `now` (started, not finished, its deadline not passed), if any. */
+export async function nightUnderWay(db: Db, now: number): Promise<string | undefined> {
+  const row = await db
+    .selectFrom("nights")
+    .select("night")
+    .where("finished_at", "is", null)
+    .where("deadline_at", ">", toIso(now))
+    .orderBy("started_at", "desc")
+    .executeTakeFirst();
+  return row?.night;
+}

@@ -13,6 +13,7 @@ import { decodeBody } from "../sources/extract/decode.js";
 import { archiveDir, WarcArchive } from "../store/archive/index.js";
 import type { Store } from "../store/db.js";
 import { SqlRobotsCache } from "../store/robots-cache.js";
+import { nightUnderWay } from "./admin-sql.js";
 import { type NetOptions, storeFetcher } from "./store-fetcher.js";
 
 export interface DiscoverOptions extends NetOptions {
@@ -39,11 +40,15 @@ export async function discover(
     opts.dataDir !== undefined
       ? await WarcArchive.open(archiveDir(opts.dataDir), { db: store.db, clock: opts.clock })
       : undefined;
+  // P21, P20: during a night (even past midnight) discover is one more request of that
+  // night: the sites that said no tonight, and tonight's unreachable robots.txt, hold for it.
+  const night = await nightUnderWay(store.db, opts.clock.now());
   const fetcher = storeFetcher({
     db: store.db,
     clock: opts.clock,
     net: opts,
     ...(archive ? { archive } : {}),
+    ...(night !== undefined ? { night } : {}),
   });
   try {
     const outcome = await fetcher.fetch({ url: homepage, purpose: "page", source: "discover" });

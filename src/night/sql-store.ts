@@ -231,14 +231,12 @@ export class SqlNightStore implements NightStore, ValidatorStore {
     });
   }
 
+  /** Keyed by the site that said no (a redirect target, an alternate's site), as the journal keeps it. */
   async closedSites(night: string): Promise<Set<string>> {
     const rows = await this.#db
-      .selectFrom("night_sources")
-      .innerJoin("night_catalog", "night_catalog.source_id", "night_sources.source_id")
-      .select("night_catalog.site")
-      .where("night_sources.night", "=", night)
-      .where("night_sources.outcome", "=", "refused")
-      .distinct()
+      .selectFrom("site_state")
+      .select("site")
+      .where("closed_night", "=", night)
       .execute();
     return new Set(rows.map((r) => r.site));
   }

@@ -119,7 +119,13 @@ export function admit(a: AdmitInput): Admission {
   let recovered: string | undefined;
   let lastEnd = a.site.lastEnd ?? Number.NEGATIVE_INFINITY;
   const lease = a.site.lease;
-  if (lease && lease.holder !== a.holder) {
+  if (lease && lease.holder === a.holder) {
+    // Our own lease at admission: a process queues its requests to a site one by one, so
+    // this is a request whose completion failed (the archive or the store threw). Its end
+    // was never written: the gap counts from now (P10), its row is marked interrupted.
+    recovered = lease.holder;
+    lastEnd = Math.max(lastEnd, a.now);
+  } else if (lease) {
     if (!a.holderDead(lease)) {
       // Another process is talking to this site right now (P9): wait for it, polling at most
       // until its lease would run out.
@@ -132,7 +138,13 @@ export function admit(a: AdmitInput): Admission {
   }
   const gap = Math.max(a.gapMs, ownerGapMs(a.rules));
   const retryAt = tries.reduce((m, p) => Math.max(m, p.retryAt ?? m), Number.NEGATIVE_INFINITY);
-  const startAt = Math.max(lastEnd + gap, a.site.notBefore ?? Number.NEGATIVE_INFINITY, retryAt);
+  const startAt = Math.max(
+    lastEnd + gap,
+    a.site.notBefore ?? Number.NEGATIVE_INFINITY,
+    retryAt,
+    // P13: a site idle since before the deadline still may not start after it.
+    a.now,
+  );
   // Math.max passes NaN through: an unreadable wait is "not tonight", never "now".
   if (!(startAt - a.now <= LONGEST_WAIT_MS)) {
     return { kind: "not-tonight", reason: "the next allowed start is more than a day away" };
