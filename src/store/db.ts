@@ -1,7 +1,16 @@
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type SqliteDatabase from "better-sqlite3";
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+} from "kysely";
 import { NorError } from "../errors.js";
 import { migrationProvider } from "./migrations/index.js";
 import type { Database } from "./schema/index.js";
@@ -53,7 +62,7 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
       const why = cause instanceof Error ? `: ${cause.message}` : "";
       throw new NorError("E_STORE", `cannot open the store at ${file}${why}`, { cause });
     }
-    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
   } else {
     const { default: pg } = await import("pg");
     const pool = new pg.Pool({ connectionString: loc.url, max: 4 });
@@ -140,5 +149,21 @@ function redact(url: string): string {
     return u.toString();
   } catch {
     return "the NOR_DATABASE_URL given";
+  }
+}
+
+/**
+ * SQLite transactions that take the write lock when they begin (`BEGIN IMMEDIATE`). Several
+ * processes share one store (`nor night` workers, `nor discover`): a deferred transaction that
+ * reads and then writes fails at once with "database is locked" when another process wrote in
+ * between, where an immediate one waits its turn (busy_timeout).
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    driver.beginTransaction = async (connection: DatabaseConnection) => {
+      await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+    };
+    return driver;
   }
 }
