@@ -45,7 +45,8 @@ export class SqlNightStore implements NightStore, ValidatorStore {
           resumed: true,
         };
       }
-      await trx
+      // Two machines opening the same night at once (PostgreSQL): the second one in joins.
+      const inserted = await trx
         .insertInto("nights")
         .values({
           night,
@@ -54,7 +55,21 @@ export class SqlNightStore implements NightStore, ValidatorStore {
           finished_at: null,
           runs: 1,
         })
-        .execute();
+        .onConflict((oc) => oc.column("night").doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 1n) === 0) {
+        const other = await trx
+          .selectFrom("nights")
+          .selectAll()
+          .where("night", "=", night)
+          .executeTakeFirstOrThrow();
+        return {
+          night,
+          startedAt: fromIso(other.started_at, `nights ${night}`),
+          deadlineAt: fromIso(other.deadline_at, `nights ${night}`),
+          resumed: true,
+        };
+      }
       return { night, startedAt: now, deadlineAt, resumed: false };
     });
   }
@@ -263,7 +278,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       }
       await tx
         .updateTable("night_lanes")
-        .set({ holder, lease_until: toIso(now + LANE_LEASE_MS) })
+        .set({ holder, lease_until: toIso(now + LANE_LEASE_MS), done_at: null })
         .where("night", "=", night)
         .where("site", "=", site)
         .execute();
