@@ -256,7 +256,16 @@ async function send(
     final: judged.final,
     closedEarly: judged.closedEarly,
     ...(judged.retryWaitMs !== undefined ? { retryAt: result.endedAt + judged.retryWaitMs } : {}),
-    ...(judged.final ? { answer: { ...stored(result, archived), attempt, priorAllClosed } } : {}),
+    ...(judged.final
+      ? {
+          answer: {
+            ...stored(result, archived),
+            ...(input.source !== undefined ? { source: input.source } : {}),
+            attempt,
+            priorAllClosed,
+          },
+        }
+      : {}),
     ...(judged.closeSite !== undefined ? { closeSite: judged.closeSite } : {}),
     ...(retryAfter !== undefined ? { siteNotBefore: retryAfter } : {}),
   });
@@ -352,7 +361,8 @@ async function replay(
     kind: "response",
     status: a.status,
     headers: a.headers,
-    setCookies: a.setCookies ?? [],
+    // P22: a cookie the site set goes back only within that source's check.
+    setCookies: a.source === input.source ? (a.setCookies ?? []) : [],
     read,
     startedAt: a.startedAt,
     endedAt: a.endedAt,

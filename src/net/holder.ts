@@ -9,7 +9,8 @@ export function newHolderId(random: () => string): string {
   return `${hostname()}:${process.pid}:${random()}`;
 }
 
-function alive(pid: number): boolean {
+/** Whether a process of this host is alive (EPERM: it exists, someone else's). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

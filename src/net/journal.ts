@@ -8,7 +8,14 @@
  * `admit` (src/policy/admission.ts).
  */
 import { createHash } from "node:crypto";
-import type { Admission } from "../policy/admission.js";
+import type {
+  Admission,
+  AdmitInput,
+  OwnerRule,
+  PriorAttempt,
+  SiteFacts,
+} from "../policy/admission.js";
+import { holderDead } from "./holder.js";
 import type {
   Method,
   Purpose,
@@ -53,8 +60,10 @@ export type StoredAttempt =
       kind: "response";
       status: number;
       headers: Record<string, string>;
-      /** Replayed into the source's jar, as if received again (P22). */
+      /** Replayed into the jar of the same source only, as if received again (P22). */
       setCookies?: string[];
+      /** The source whose check received it. */
+      source?: string;
       read: "complete" | "too-large" | "failed" | "bad-encoding";
       bytes: number;
       failure?: TransportFailure;
@@ -131,3 +140,25 @@ export function requestKey(r: {
 
 /** The log entry a journal row shows, for the RequestLogEntry readers (`nor log`, tests). */
 export type JournalEntry = RequestLogEntry;
+
+/** The admission's input from what a journal loaded: the same for every implementation. */
+export function admitInput(
+  intent: SendIntent,
+  holder: string,
+  now: number,
+  state: { site: SiteFacts; rules: readonly OwnerRule[]; prior: readonly PriorAttempt[] },
+): AdmitInput {
+  const u = new URL(intent.url);
+  return {
+    night: intent.night,
+    now,
+    holder,
+    gapMs: intent.gapMs,
+    ...(intent.deadline !== undefined ? { deadline: intent.deadline } : {}),
+    isRobots: intent.purpose === "robots",
+    path: `${u.pathname}${u.search}`,
+    ...state,
+    replayAllowed: intent.replayAllowed,
+    holderDead: (lease) => holderDead(lease, now),
+  };
+}

@@ -1,6 +1,12 @@
 import { admit, type OwnerRule, type SiteFacts } from "../policy/admission.js";
-import { holderDead } from "./holder.js";
-import type { Admitted, Completion, JournalPort, SendIntent, StoredAnswer } from "./journal.js";
+import {
+  type Admitted,
+  admitInput,
+  type Completion,
+  type JournalPort,
+  type SendIntent,
+  type StoredAnswer,
+} from "./journal.js";
 import type { ArchivePort, CachedRobots, RequestLogEntry, RobotsCachePort } from "./types.js";
 
 /**
@@ -48,26 +54,18 @@ export class MemoryJournal implements JournalPort {
     const prior = (this.#byKey.get(`${intent.night} ${intent.key}`) ?? []).filter(
       (r) => r.entry.outcome !== "in-flight",
     );
-    const u = new URL(intent.url);
-    const a = admit({
-      night: intent.night,
-      now,
-      holder,
-      gapMs: intent.gapMs,
-      ...(intent.deadline !== undefined ? { deadline: intent.deadline } : {}),
-      isRobots: intent.purpose === "robots",
-      path: `${u.pathname}${u.search}`,
-      site,
-      rules: this.rules.get(intent.site) ?? [],
-      prior: prior.map((r) => ({
-        final: r.final,
-        closedEarly: r.closedEarly,
-        interrupted: r.entry.outcome === "interrupted",
-        ...(r.retryAt !== undefined ? { retryAt: r.retryAt } : {}),
-      })),
-      replayAllowed: intent.replayAllowed,
-      holderDead: (lease) => holderDead(lease, now),
-    });
+    const a = admit(
+      admitInput(intent, holder, now, {
+        site,
+        rules: this.rules.get(intent.site) ?? [],
+        prior: prior.map((r) => ({
+          final: r.final,
+          closedEarly: r.closedEarly,
+          interrupted: r.entry.outcome === "interrupted",
+          ...(r.retryAt !== undefined ? { retryAt: r.retryAt } : {}),
+        })),
+      }),
+    );
     if ((a.kind === "go" || a.kind === "wait") && a.recovered !== undefined) {
       for (const r of this.rows)
         if (

@@ -239,7 +239,13 @@ async function runBackfill(
     if (!next) return { state: { done: true, pagesRead: state.pagesRead } };
   }
   for (let i = 0; i < perNight && next; i++) {
-    const r = await readOne(ctx, way, next, "backfill", source.id, false);
+    // P12: an older page asked before is asked with its validators; a 304 is read from the
+    // stored copy (P8), exactly like a new answer.
+    const asked = await readOne(ctx, way, next, "backfill", source.id, true);
+    const r =
+      asked.kind === "unchanged" && asked.extraction && asked.body
+        ? { kind: "read" as const, extraction: asked.extraction, body: asked.body, url: asked.url }
+        : asked;
     if (r.kind !== "read") {
       const out: { state: BackfillState; stoppedBy?: NightOutcome } = {
         state: { ...state, cursor: next },

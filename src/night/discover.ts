@@ -14,6 +14,7 @@ import { archiveDir, WarcArchive } from "../store/archive/index.js";
 import type { Store } from "../store/db.js";
 import { SqlRobotsCache } from "../store/robots-cache.js";
 import { nightUnderWay } from "./admin-sql.js";
+import { ArchiveValidators } from "./archive-validators.js";
 import { type NetOptions, storeFetcher } from "./store-fetcher.js";
 
 export interface DiscoverOptions extends NetOptions {
@@ -51,9 +52,30 @@ export async function discover(
     ...(night !== undefined ? { night } : {}),
   });
   try {
-    const outcome = await fetcher.fetch({ url: homepage, purpose: "page", source: "discover" });
-    if (outcome.kind !== "ok") return { kind: "not-read", homepage, outcome };
-    const found = discoverCandidates(decodeBody(outcome.body), outcome.url);
+    // P12: the homepage's stored validators go with it; a 304 is read from the stored copy.
+    const copies = archive ? new ArchiveValidators(store.db, archive.dir) : undefined;
+    const validators = await copies?.get(homepage);
+    const asked = await fetcher.fetch({
+      url: homepage,
+      purpose: "page",
+      source: "discover",
+      ...(validators && (validators.etag || validators.lastModified) ? { validators } : {}),
+      ...(copies ? { validatorsFor: (u: string) => copies.get(u) } : {}),
+    });
+    let outcome = asked;
+    let body: Uint8Array | undefined = asked.kind === "ok" ? asked.body : undefined;
+    if (asked.kind === "not-modified") {
+      const copy = await copies?.storedCopy(asked.url);
+      if (copy && !("lost" in copy)) body = copy.body;
+      else {
+        // The copy the validators belong to is gone: asked in full, stored anew (P8).
+        outcome = await fetcher.fetch({ url: homepage, purpose: "page", source: "discover" });
+        if (outcome.kind === "ok") body = outcome.body;
+      }
+    }
+    if (body === undefined || (outcome.kind !== "ok" && outcome.kind !== "not-modified"))
+      return { kind: "not-read", homepage, outcome };
+    const found = discoverCandidates(decodeBody(body), outcome.url);
     const candidates: ConfirmedCandidate[] = [];
     for (const c of found) candidates.push({ ...c, confirmed: await confirm(robotsCache, c) });
     return { kind: "found", homepage: outcome.url, candidates };

@@ -9,18 +9,9 @@
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { NorError } from "../errors.js";
+import { alive } from "../net/holder.js";
 
 export const NIGHT_LOCK_FILE = "night.lock";
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the process exists but belongs to someone else; still a live owner.
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /** Takes the lock in `dir` or throws a NorError naming the running night's pid. */
 export function acquireNightLock(dir: string): () => void {

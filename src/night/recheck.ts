@@ -7,6 +7,7 @@ import type { Clock } from "../clock.js";
 import type { Fetcher } from "../net/types.js";
 import type { Source } from "../sources/catalog/types.js";
 import { failureOutcome } from "./outcome.js";
+import type { ValidatorStore } from "./reader.js";
 import type { NightOutcome, SourceResult } from "./types.js";
 import { wayUsed } from "./way-choice.js";
 
@@ -14,24 +15,27 @@ export async function recheckSource(
   fetcher: Fetcher,
   clock: Clock,
   source: Source,
+  validators?: ValidatorStore,
 ): Promise<SourceResult> {
   const startedAt = clock.now();
+  // P12: the page's stored validators go with it; a 304 is an answer as good as a 200.
+  const sent = await validators?.get(source.url);
   const o = await fetcher.fetch({
     url: source.url,
     purpose: "recheck",
     source: source.id,
     keepBody: false,
+    ...(sent && (sent.etag || sent.lastModified) ? { validators: sent } : {}),
   });
   let outcome: NightOutcome;
   const flags: SourceResult["flags"] = [];
-  if (o.kind === "ok") {
+  if (o.kind === "ok" || o.kind === "not-modified") {
     outcome = { kind: "recheck-answers", status: o.status, url: o.url };
     flags.push({ kind: "answers-again", detail: `answered ${o.status} on recheck` });
   } else if (o.kind === "deadline") {
     outcome = failureOutcome(o);
   } else {
-    const failed =
-      o.kind === "not-modified" ? { kind: "unchanged" as const, url: o.url } : failureOutcome(o);
+    const failed = failureOutcome(o);
     outcome = {
       kind: "recheck-still-no",
       reason: `${failed.kind}${failed.reason ? `: ${failed.reason}` : ""}`,

@@ -150,7 +150,7 @@ export async function runNight(
           endedAt: now,
         };
       } else if (!history.reading) {
-        result = await recheckSource(fetcher, clock, source);
+        result = await recheckSource(fetcher, clock, source, deps.validators);
       } else {
         result = await checkSource(ctx, source, history);
       }

@@ -5,14 +5,15 @@
  * every process has committed.
  */
 import { holderDead } from "../net/holder.js";
-import type {
-  Admitted,
-  Completion,
-  JournalPort,
-  SendIntent,
-  StoredAnswer,
+import {
+  type Admitted,
+  admitInput,
+  type Completion,
+  type JournalPort,
+  type SendIntent,
+  type StoredAnswer,
 } from "../net/journal.js";
-import { type AdmitInput, admit, type OwnerRule, type SiteFacts } from "../policy/admission.js";
+import { admit, type OwnerRule, type SiteFacts } from "../policy/admission.js";
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
 import { fromIso, toIso } from "./iso-time.js";
@@ -41,14 +42,7 @@ export class SqlJournal implements JournalPort {
         .where("request_key", "=", intent.key)
         .where("outcome", "!=", "in-flight")
         .execute();
-      const input: AdmitInput = {
-        night: intent.night,
-        now,
-        holder,
-        gapMs: intent.gapMs,
-        ...(intent.deadline !== undefined ? { deadline: intent.deadline } : {}),
-        isRobots: intent.purpose === "robots",
-        path: pathOf(intent.url),
+      const input = admitInput(intent, holder, now, {
         site,
         rules,
         prior: priorRows.map((r) => ({
@@ -57,9 +51,7 @@ export class SqlJournal implements JournalPort {
           interrupted: r.outcome === "interrupted",
           ...(r.retry_at !== null ? { retryAt: fromIso(r.retry_at, "request_log.retry_at") } : {}),
         })),
-        replayAllowed: intent.replayAllowed,
-        holderDead: (lease) => holderDead(lease, now),
-      };
+      });
       const a = admit(input);
       if ((a.kind === "go" || a.kind === "wait") && a.recovered !== undefined) {
         // The holder died mid-request: its row is interrupted, and the gap counts from now.
@@ -249,9 +241,4 @@ export async function ownerRules(db: Tx, site: string): Promise<OwnerRule[]> {
     else out.push({ kind: "not-read", reason: r.reason, at });
   }
   return out;
-}
-
-function pathOf(url: string): string {
-  const u = new URL(url);
-  return `${u.pathname}${u.search}`;
 }
