@@ -140,7 +140,10 @@ export async function heldSites(db: Db, night: string, now: number): Promise<Sit
 }
 
 /** The sites whose owner asked not to be read, with that request (P26: the pages stay listed). */
-export async function notReadSites(db: Db, sites: readonly string[]): Promise<Map<string, SiteRule>> {
+export async function notReadSites(
+  db: Db,
+  sites: readonly string[],
+): Promise<Map<string, SiteRule>> {
   const out = new Map<string, SiteRule>();
   if (sites.length === 0) return out;
   const rows = await db

@@ -175,9 +175,8 @@ export function siteRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number): vo
         <Message text={message} />
         <p>
           What site owners asked for, kept per site with its reason and date, and what the journal
-          holds about each site tonight. A request holds from the checker's next request to the
-          site on, in every process. The reason is shown on the public pages of the sources it
-          stops.
+          holds about each site tonight. A request holds from the checker's next request to the site
+          on, in every process. The reason is shown on the public pages of the sources it stops.
         </p>
         <p class="note">
           <span id="site-count">{sites.length}</span> site(s) with an owner's request or held
@@ -245,7 +244,8 @@ export function siteRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number): vo
             Gap or path <input name="value" size={16} placeholder="30s or /permits/" />
           </label>{" "}
           <label>
-            Reason <input name="reason" size={40} required placeholder="the owner's words, the date" />
+            Reason{" "}
+            <input name="reason" size={40} required placeholder="the owner's words, the date" />
           </label>{" "}
           <button type="submit">Add</button>
         </form>
