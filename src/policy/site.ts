@@ -38,3 +38,17 @@ export function siteOf(url: string): string {
 export function originOf(url: string): string {
   return parse(url).origin;
 }
+
+/**
+ * The site an operator means by what they typed: a host, a registrable domain or a URL (the
+ * owner's e-mail may name any of them). Undefined when it names no host.
+ */
+export function siteFromInput(text: string): string | undefined {
+  const t = text.trim();
+  if (t === "" || /\s/.test(t)) return undefined;
+  try {
+    return siteOf(/^[a-z][a-z0-9+.-]*:\/\//i.test(t) ? t : `https://${t}/`);
+  } catch {
+    return undefined;
+  }
+}

@@ -46,7 +46,13 @@ export async function setSiteRule(
       .where("cleared_at", "is", null);
     if (r.kind === "leave-alone") q = q.where("value", "=", r.value ?? "/");
     const replaced = Number((await q.executeTakeFirst()).numUpdatedRows);
-    const id = `${r.site}:${r.kind}:${r.at}`;
+    // Unique even for two prefixes set in the same millisecond, or one set again at once.
+    const earlier = await tx
+      .selectFrom("site_rules")
+      .select((eb) => eb.fn.countAll<number | string>().as("n"))
+      .where("site", "=", r.site)
+      .executeTakeFirst();
+    const id = `${r.site}:${r.kind}:${r.at}:${Number(earlier?.n ?? 0) + 1}`;
     await tx
       .insertInto("site_rules")
       .values({
@@ -112,4 +118,51 @@ export async function siteState(db: Db, site: string): Promise<SiteState | undef
     ...(r.closed_reason ? { closedReason: r.closed_reason } : {}),
     ...(r.not_before ? { notBefore: fromIso(r.not_before, where) } : {}),
   };
+}
+
+/**
+ * The sites whose journal state the operator should see now: closed on `night` (P21), or
+ * held by a Retry-After past `now` (RFC 9110 §10.2.3).
+ */
+export async function heldSites(db: Db, night: string, now: number): Promise<SiteState[]> {
+  const rows = await db
+    .selectFrom("site_state")
+    .select("site")
+    .where((eb) => eb.or([eb("closed_night", "=", night), eb("not_before", ">", toIso(now))]))
+    .orderBy("site")
+    .execute();
+  const out: SiteState[] = [];
+  for (const r of rows) {
+    const st = await siteState(db, r.site);
+    if (st) out.push(st);
+  }
+  return out;
+}
+
+/** The sites whose owner asked not to be read, with that request (P26: the pages stay listed). */
+export async function notReadSites(
+  db: Db,
+  sites: readonly string[],
+): Promise<Map<string, SiteRule>> {
+  const out = new Map<string, SiteRule>();
+  if (sites.length === 0) return out;
+  const rows = await db
+    .selectFrom("site_rules")
+    .selectAll()
+    .where("kind", "=", "not-read")
+    .where("cleared_at", "is", null)
+    .where("site", "in", [...new Set(sites)])
+    .orderBy("at")
+    .execute();
+  for (const r of rows) {
+    out.set(r.site, {
+      id: r.id,
+      site: r.site,
+      kind: r.kind,
+      reason: r.reason,
+      at: fromIso(r.at, `site_rules ${r.id}`),
+      by: r.by,
+    });
+  }
+  return out;
 }

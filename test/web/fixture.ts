@@ -88,7 +88,7 @@ export async function buildFixture(loc?: StoreLocation): Promise<Fixture> {
   await importCatalog(db, full, origins(full), NOW - 5 * 86_400_000);
   // old-permits leaves the catalog: retired, shown only on its own page.
   const later = { ...full, sources: full.sources.filter((s) => s.id !== "old-permits") };
-  await importCatalog(db, later, origins(later), NOW - 4 * 86_400_000);
+  await importCatalog(db, later, origins(later), NOW - 4 * 86_400_000, { allowRetire: true });
 
   const night = new SqlNightStore(db);
   const rows = full.sources.map((s) => ({

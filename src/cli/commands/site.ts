@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { UsageError } from "../../errors.js";
 import { parseDuration } from "../../night/duration.js";
 import { MIN_GAP_MS } from "../../policy/constants.js";
-import { siteOf } from "../../policy/site.js";
+import { siteFromInput } from "../../policy/site.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import {
   clearSiteRules,
@@ -168,10 +168,7 @@ function describe(r: SiteRule): string {
 
 /** A host, a registrable domain or a URL: the site it belongs to (P9). */
 function siteArg(text: string): string {
-  const t = text.trim();
-  try {
-    return siteOf(/^[a-z][a-z0-9+.-]*:\/\//i.test(t) ? t : `https://${t}/`);
-  } catch {
-    throw new UsageError(`"${text}" is not a site, host or URL`);
-  }
+  const site = siteFromInput(text);
+  if (site === undefined) throw new UsageError(`"${text}" is not a site, host or URL`);
+  return site;
 }

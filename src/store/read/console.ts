@@ -114,3 +114,20 @@ export async function sourceNames(
   }
   return out;
 }
+
+/** How many sources of the night's catalog sit on each of these sites (an owner's rule covers them all). */
+export async function sourceCountsBySite(
+  db: Db,
+  sites: readonly string[],
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (sites.length === 0) return out;
+  const rows = await db
+    .selectFrom("night_catalog")
+    .select(["site", (eb) => eb.fn.countAll<number | string>().as("n")])
+    .where("site", "in", [...new Set(sites)])
+    .groupBy("site")
+    .execute();
+  for (const r of rows) out.set(r.site, Number(r.n));
+  return out;
+}

@@ -21,6 +21,7 @@ export const ConsoleLayout: FC<{ title: string; csrf?: string; children?: Child 
           <nav class="console" aria-label="Console">
             <a href={BASE}>Overview</a>
             <a href={`${BASE}/sources`}>Sources</a>
+            <a href={`${BASE}/sites`}>Sites</a>
             <a href={`${BASE}/flags`}>Flags</a>
             <a href={`${BASE}/nights`}>Nights</a>
             <a href={`${BASE}/log`}>Request log</a>

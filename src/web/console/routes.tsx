@@ -9,6 +9,7 @@ import { nightRoutes } from "./nights.js";
 import { SignInLimiter } from "./rate-limit.js";
 import { SessionStore } from "./session-store.js";
 import { signInRoutes, signOutRoute } from "./sign-in.js";
+import { siteRoutes } from "./sites.js";
 import { sourceRoutes } from "./sources.js";
 
 export interface ConsoleOptions {
@@ -55,6 +56,7 @@ export function consoleRoutes(db: Db, opts: ConsoleOptions): Hono {
   nightRoutes(app, db);
   sourceRoutes(app, db, opts.now);
   flagRoutes(app, db, opts.now);
+  siteRoutes(app, db, opts.now);
   logRoutes(app, db);
   return app as unknown as Hono;
 }

@@ -31,7 +31,7 @@ export async function loadGovernment(
   if (!government) return { found: false };
   const list = await sourcesOf(db, id);
   const ids = list.map((s) => s.id);
-  const [statuses, outcomes] = await Promise.all([readStatuses(db, ids), lastOutcomes(db, ids)]);
+  const [statuses, outcomes] = await Promise.all([readStatuses(db, list), lastOutcomes(db, ids)]);
   const sources = list.map((source) => {
     const line: SourceLine = { source, status: statuses.get(source.id) ?? { reading: true } };
     const last = outcomes.get(source.id);
@@ -54,7 +54,7 @@ export async function loadSource(db: Db, id: string, now: number): Promise<Loade
   const from = addDays(to, -(NIGHTS_SHOWN - 1));
   const [government, statuses, ran, records, outcomes, lasts] = await Promise.all([
     getGovernment(db, source.governmentId),
-    readStatuses(db, [id]),
+    readStatuses(db, [source]),
     nightsIn(db, { from, to }),
     newestRecords(db, id, RECORDS_SHOWN),
     outcomesSince(db, id, from),

@@ -7,17 +7,24 @@ import type { RefusalEvidence } from "../../net/types.js";
 import { latestMarks } from "../../night/marks.js";
 import type { WayChoice } from "../../night/types.js";
 import { parseWayChoice } from "../../night/way-choice.js";
+import { siteOf } from "../../policy/site.js";
 import type { Db } from "../../store/db.js";
+import { toIso } from "../../store/iso-time.js";
 import {
   lastOutcomeRows,
   type OutcomeRow,
   outcomeRowsSince,
 } from "../../store/read/source-state.js";
+import { notReadSites } from "../../store/site-rules.js";
 
-/** P24/P26: the latest mark decides; no mark at all means read. */
+/**
+ * P24/P26: the latest mark decides; no mark at all means read. A source on a site whose owner
+ * asked not to be read is not read whatever its mark says (`siteOwner` names that site): no
+ * request goes there, and the page stays listed with its link (P26).
+ */
 export type ReadStatus =
   | { reading: true; since?: string }
-  | { reading: false; reason: string; since: string };
+  | { reading: false; reason: string; since: string; siteOwner?: string };
 
 export interface Outcome {
   night: string;
@@ -34,11 +41,21 @@ export interface Outcome {
   endedAt: string;
 }
 
+/** The site of a source's page, or undefined for a URL that names no host. */
+function siteOfUrl(url: string): string | undefined {
+  try {
+    return siteOf(url);
+  } catch {
+    return undefined;
+  }
+}
+
 export async function readStatuses(
   db: Db,
-  ids: readonly string[],
+  sources: readonly { id: string; url: string }[],
 ): Promise<Map<string, ReadStatus>> {
   const out = new Map<string, ReadStatus>();
+  const ids = sources.map((s) => s.id);
   for (const id of ids) out.set(id, { reading: true });
   for (const [id, m] of await latestMarks(db, ids)) {
     out.set(
@@ -47,6 +64,22 @@ export async function readStatuses(
         ? { reading: true, since: m.at }
         : { reading: false, reason: m.reason ?? "no reason recorded", since: m.at },
     );
+  }
+  const siteOfSource = new Map<string, string>();
+  for (const s of sources) {
+    const site = siteOfUrl(s.url);
+    if (site !== undefined) siteOfSource.set(s.id, site);
+  }
+  const closed = await notReadSites(db, [...siteOfSource.values()]);
+  for (const [id, site] of siteOfSource) {
+    const rule = closed.get(site);
+    if (!rule) continue;
+    out.set(id, {
+      reading: false,
+      reason: `the site's owner asked not to be read (${rule.reason})`,
+      since: toIso(rule.at),
+      siteOwner: site,
+    });
   }
   return out;
 }

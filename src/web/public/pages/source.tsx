@@ -189,9 +189,17 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
             </span>
           ) : null}
           {!d.status.reading ? (
-            <p class="small">
-              A person decided not to read this page for now; it stays listed here with its link.
-            </p>
+            d.status.siteOwner !== undefined ? (
+              <p class="small site-owner">
+                The owner of its site, <strong>{d.status.siteOwner}</strong>, asked that the site
+                not be read, so the checker sends it no request; this page stays listed here with
+                its link.
+              </p>
+            ) : (
+              <p class="small">
+                A person decided not to read this page for now; it stays listed here with its link.
+              </p>
+            )
           ) : null}
         </dd>
         <dt>Way in</dt>

@@ -1,0 +1,295 @@
+import type { Hono } from "hono";
+import type { FC } from "hono/jsx";
+import { UsageError } from "../../errors.js";
+import { parseDuration } from "../../night/duration.js";
+import { MIN_GAP_MS } from "../../policy/constants.js";
+import { nightOf } from "../../policy/night-date.js";
+import { siteFromInput } from "../../policy/site.js";
+import type { Db } from "../../store/db.js";
+import { sourceCountsBySite } from "../../store/read/console.js";
+import {
+  clearSiteRules,
+  heldSites,
+  type SiteRule,
+  type SiteRuleKind,
+  type SiteState,
+  setSiteRule,
+  siteRules,
+  siteState,
+} from "../../store/site-rules.js";
+import { Wide } from "../layout.js";
+import { BASE, type ConsoleEnv } from "./auth.js";
+import { ConsoleLayout, CsrfField, Message, nyTime } from "./layout.js";
+import { CONSOLE_BY } from "./sources.js";
+
+const KINDS: readonly SiteRuleKind[] = ["gap", "leave-alone", "not-read"];
+
+const anchor = (site: string) => `site-${site.replace(/[^a-z0-9.-]/gi, "_")}`;
+const sitesHref = (site?: string) => `${BASE}/sites${site ? `#${anchor(site)}` : ""}`;
+
+function ruleText(r: SiteRule): string {
+  if (r.kind === "gap") return `at least ${Number(r.value) / 1000} s between requests`;
+  if (r.kind === "leave-alone") return `${r.value ?? "/"} left alone`;
+  return "the whole site not read";
+}
+
+/** What the journal holds about the site now: a no tonight (P21), a Retry-After (RFC 9110 §10.2.3). */
+const JournalState: FC<{ st: SiteState | undefined; night: string; now: number }> = ({
+  st,
+  night,
+  now,
+}) => {
+  const lines: string[] = [];
+  if (st?.closedNight)
+    lines.push(
+      `Said no on the night of ${st.closedNight}${st.closedNight === night ? " (tonight: nothing more goes there tonight)" : ""}: ${st.closedReason ?? "no reason recorded"}.`,
+    );
+  if (st?.notBefore !== undefined && st.notBefore > now)
+    lines.push(`Asked us to wait (Retry-After): no request before ${nyTime(st.notBefore)}.`);
+  if (st?.lastEndAt !== undefined) lines.push(`Last request ended ${nyTime(st.lastEndAt)}.`);
+  if (lines.length === 0) lines.push("Nothing in the journal holds this site.");
+  return (
+    <ul class="journal small">
+      {lines.map((l) => (
+        <li>{l}</li>
+      ))}
+    </ul>
+  );
+};
+
+/** The three requests an owner can make, each with its reason (the owner's words, the date). */
+const RuleForms: FC<{ site: string; csrf: string }> = ({ site, csrf }) => {
+  const action = `${BASE}/sites/rules`;
+  const reason = (
+    <label>
+      Reason <input name="reason" size={40} required placeholder="the owner's words, the date" />
+    </label>
+  );
+  return (
+    <div class="rule-forms">
+      <form method="post" action={action}>
+        <CsrfField token={csrf} />
+        <input type="hidden" name="site" value={site} />
+        <input type="hidden" name="kind" value="gap" />
+        <label>
+          Gap{" "}
+          <input name="value" size={6} required placeholder="30s" aria-label="Gap (e.g. 30s, 2m)" />
+        </label>{" "}
+        {reason} <button type="submit">Set the gap</button>
+      </form>
+      <form method="post" action={action}>
+        <CsrfField token={csrf} />
+        <input type="hidden" name="site" value={site} />
+        <input type="hidden" name="kind" value="leave-alone" />
+        <label>
+          Leave alone{" "}
+          <input name="value" size={16} required placeholder="/permits/" pattern="/.*" />
+        </label>{" "}
+        {reason} <button type="submit">Leave these paths alone</button>
+      </form>
+      <form method="post" action={action}>
+        <CsrfField token={csrf} />
+        <input type="hidden" name="site" value={site} />
+        <input type="hidden" name="kind" value="not-read" />
+        {reason} <button type="submit">Do not read this site</button>
+      </form>
+    </div>
+  );
+};
+
+const ClearButton: FC<{ r: SiteRule; csrf: string }> = ({ r, csrf }) => (
+  <form class="inline" method="post" action={`${BASE}/sites/clear`}>
+    <CsrfField token={csrf} />
+    <input type="hidden" name="site" value={r.site} />
+    <input type="hidden" name="kind" value={r.kind} />
+    {r.kind === "leave-alone" ? <input type="hidden" name="value" value={r.value ?? "/"} /> : null}
+    <button type="submit">Clear</button>
+  </form>
+);
+
+type Checked =
+  | { ok: true; site: string; kind: SiteRuleKind; value?: string; reason: string }
+  | { ok: false; message: string };
+
+/** Every field is checked before the store is touched; a refusal says what to change. */
+export function checkRuleForm(body: Record<string, unknown>): Checked {
+  const text = (k: string) => (typeof body[k] === "string" ? (body[k] as string).trim() : "");
+  const site = siteFromInput(text("site"));
+  if (site === undefined)
+    return { ok: false, message: `"${text("site")}" is not a site, host or URL.` };
+  const kind = text("kind");
+  if (!(KINDS as readonly string[]).includes(kind))
+    return { ok: false, message: "Choose a gap, a path to leave alone, or not read." };
+  const reason = text("reason");
+  if (reason === "")
+    return {
+      ok: false,
+      message: "A site owner's request needs a reason (their words, the e-mail's date).",
+    };
+  const value = text("value");
+  if (kind === "gap") {
+    let ms: number;
+    try {
+      ms = parseDuration(value, "gap");
+    } catch (err) {
+      if (err instanceof UsageError) return { ok: false, message: `${err.message}.` };
+      throw err;
+    }
+    if (ms < MIN_GAP_MS)
+      return {
+        ok: false,
+        message: `A gap of ${value} is under the ${MIN_GAP_MS / 1000} s floor (P10): the checker never asks a site faster than that, so nothing was changed.`,
+      };
+    return { ok: true, site, kind, value: String(ms), reason };
+  }
+  if (kind === "leave-alone") {
+    if (!value.startsWith("/") || /\s/.test(value))
+      return {
+        ok: false,
+        message: `A path to leave alone must start with / and hold no spaces (e.g. /permits/); "${value}" does not.`,
+      };
+    return { ok: true, site, kind, value, reason };
+  }
+  return { ok: true, site, kind: "not-read", reason };
+}
+
+/**
+ * What site owners asked by e-mail, kept per site with its reason and date: a longer gap,
+ * paths left alone (a robots.txt Disallow for this checker), the whole site not read (P26: its
+ * pages stay listed). The journal reads them when each request is admitted, so a change here
+ * holds from the next request on, in every process (the same rules `nor site` sets).
+ */
+export function siteRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number): void {
+  const render = async (csrf: string, message?: string) => {
+    const t = now();
+    const night = nightOf(t);
+    const rules = await siteRules(db);
+    const held = await heldSites(db, night, t);
+    const sites = [...new Set([...rules.map((r) => r.site), ...held.map((h) => h.site)])].sort();
+    const states = new Map<string, SiteState | undefined>();
+    for (const h of held) states.set(h.site, h);
+    for (const s of sites) if (!states.has(s)) states.set(s, await siteState(db, s));
+    const counts = await sourceCountsBySite(db, sites);
+    return (
+      <ConsoleLayout title="Sites" csrf={csrf}>
+        <Message text={message} />
+        <p>
+          What site owners asked for, kept per site with its reason and date, and what the journal
+          holds about each site tonight. A request holds from the checker's next request to the site
+          on, in every process. The reason is shown on the public pages of the sources it stops.
+        </p>
+        <p class="note">
+          <span id="site-count">{sites.length}</span> site(s) with an owner's request or held
+          tonight ({night}).
+        </p>
+        {sites.map((site) => {
+          const own = rules.filter((r) => r.site === site);
+          return (
+            <section id={anchor(site)} class="site-rules" data-site={site}>
+              <h2>{site}</h2>
+              <p class="small muted">
+                {counts.get(site) ?? 0} source(s) of the catalog on this site.
+              </p>
+              {own.length === 0 ? (
+                <p class="small">No owner's request in force.</p>
+              ) : (
+                <Wide>
+                  <table>
+                    <tr>
+                      <th>kind</th>
+                      <th>request</th>
+                      <th>reason</th>
+                      <th>since</th>
+                      <th>by</th>
+                      <th />
+                    </tr>
+                    {own.map((r) => (
+                      <tr data-kind={r.kind}>
+                        <td>{r.kind}</td>
+                        <td>{ruleText(r)}</td>
+                        <td>{r.reason}</td>
+                        <td>{nyTime(r.at)}</td>
+                        <td>{r.by}</td>
+                        <td>
+                          <ClearButton r={r} csrf={csrf} />
+                        </td>
+                      </tr>
+                    ))}
+                  </table>
+                </Wide>
+              )}
+              <JournalState st={states.get(site)} night={night} now={t} />
+              <details>
+                <summary>Add a request for {site}</summary>
+                <RuleForms site={site} csrf={csrf} />
+              </details>
+            </section>
+          );
+        })}
+        <h2>Another site</h2>
+        <form method="post" action={`${BASE}/sites/rules`} id="new-site">
+          <CsrfField token={csrf} />
+          <label>
+            Site <input name="site" size={24} required placeholder="example.gov or a URL" />
+          </label>{" "}
+          <label>
+            Request{" "}
+            <select name="kind">
+              <option value="gap">a longer gap</option>
+              <option value="leave-alone">a path left alone</option>
+              <option value="not-read">not read</option>
+            </select>
+          </label>{" "}
+          <label>
+            Gap or path <input name="value" size={16} placeholder="30s or /permits/" />
+          </label>{" "}
+          <label>
+            Reason{" "}
+            <input name="reason" size={40} required placeholder="the owner's words, the date" />
+          </label>{" "}
+          <button type="submit">Add</button>
+        </form>
+      </ConsoleLayout>
+    );
+  };
+
+  app.get("/sites", async (c) => c.html(await render(c.get("session").csrfToken)));
+
+  app.post("/sites/rules", async (c) => {
+    const csrf = c.get("session").csrfToken;
+    const checked = checkRuleForm(await c.req.parseBody());
+    if (!checked.ok) return c.html(await render(csrf, checked.message), 400);
+    await setSiteRule(db, {
+      site: checked.site,
+      kind: checked.kind,
+      ...(checked.value !== undefined ? { value: checked.value } : {}),
+      reason: checked.reason,
+      at: now(),
+      by: CONSOLE_BY,
+    });
+    return c.redirect(sitesHref(checked.site), 303);
+  });
+
+  app.post("/sites/clear", async (c) => {
+    const csrf = c.get("session").csrfToken;
+    const body = await c.req.parseBody();
+    const text = (k: string) => (typeof body[k] === "string" ? (body[k] as string).trim() : "");
+    const site = siteFromInput(text("site"));
+    const kind = text("kind");
+    if (site === undefined || !(KINDS as readonly string[]).includes(kind))
+      return c.html(await render(csrf, "Clear a request from its row below."), 400);
+    const value = text("value");
+    if (kind === "leave-alone" && value === "")
+      return c.html(await render(csrf, "Name the path to read again."), 400);
+    const n = await clearSiteRules(db, {
+      site,
+      kind: kind as SiteRuleKind,
+      ...(kind === "leave-alone" ? { value } : {}),
+      at: now(),
+      by: CONSOLE_BY,
+    });
+    if (n === 0)
+      return c.html(await render(csrf, `Nothing of that kind is in force for ${site}.`), 409);
+    return c.redirect(sitesHref(site), 303);
+  });
+}
