@@ -8,8 +8,8 @@ import type { CatalogRow, NightState, NightStore, TonightHistory } from "./ports
 import type { ValidatorStore } from "./reader.js";
 import {
   type BackfillState,
-  NOT_CHECKED_OUTCOMES,
   type NightOutcome,
+  NOT_CHECKED_OUTCOMES,
   type SourceResult,
   type WayChoice,
 } from "./types.js";

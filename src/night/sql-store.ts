@@ -15,7 +15,7 @@ import { latestMarks } from "./marks.js";
 import type { CatalogRow, NightState, NightStore, TonightHistory } from "./ports.js";
 import type { ValidatorStore } from "./reader.js";
 import { chunks, insertRecords } from "./sql-records.js";
-import { NOT_CHECKED_OUTCOMES, type NightOutcomeKind, type SourceResult } from "./types.js";
+import { type NightOutcomeKind, NOT_CHECKED_OUTCOMES, type SourceResult } from "./types.js";
 
 /** History older than this many nights is not read back (ordering and flags need a few). */
 const HISTORY_NIGHTS = 60;
