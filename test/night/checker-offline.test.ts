@@ -168,6 +168,14 @@ describe("P20, P23: the checker's own outage", () => {
       );
       // The earlier nights were the site's own no, and still read so.
       expect($("tr#night-2026-11-04 .status").text()).toBe("no: robots.txt unavailable");
+      // The night itself: not "nothing new was seen", but the checker's own outage.
+      const nw = load(await (await app.request(`/new?night=${NIGHT}`)).text());
+      expect(nw(`.night-notes li[data-night='${NIGHT}']`).attr("data-state")).toBe(
+        "checker-offline",
+      );
+      expect(nw(".night-notes").text()).toContain(
+        "On the night of Nov 5 the checker could not reach the internet: 7 pages were not checked",
+      );
     } finally {
       await web.close();
     }
