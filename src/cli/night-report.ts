@@ -5,6 +5,7 @@
  * as one structured log line each when stderr is not a terminal.
  */
 import { formatLeft } from "../night/duration.js";
+import type { OfflineReport } from "../night/run-night.js";
 import type { NightOutcomeKind } from "../night/types.js";
 import { wallTimeAt } from "../policy/zone.js";
 
@@ -40,6 +41,9 @@ export interface NightEnd {
   requests: number;
   /** Flags raised for a person during the night (P24, P25). */
   flagsRaised: number;
+  /** P20, P23: the checker could not reach the internet (see `offlineMessage`). */
+  checkerOffline?: boolean;
+  offline?: OfflineReport;
 }
 
 /** `07:00` New York time, with the date when it is not `night`'s. */
@@ -87,6 +91,7 @@ const ORDER: readonly NightOutcomeKind[] = [
   "unreached",
   "recheck-still-no",
   "recheck-answers",
+  "checker-offline",
 ];
 
 export function outcomesText(outcomes: NightEnd["outcomes"]): string {
@@ -98,6 +103,10 @@ export function outcomesText(outcomes: NightEnd["outcomes"]): string {
 export function nextSteps(e: NightEnd): string[] {
   const n = (k: NightOutcomeKind) => e.outcomes[k] ?? 0;
   const out: string[] = [];
+  if (n("checker-offline") > 0)
+    out.push(
+      `${plural(n("checker-offline"), "source")} not judged: the checker could not reach the internet; check this machine's network and DNS, then run the next night (P20, P23)`,
+    );
   if (e.flagsRaised > 0)
     out.push(`${plural(e.flagsRaised, "flag")} for a person: \`nor flags\` (P24)`);
   const no = n("refused") + n("disallowed") + n("robots-unavailable");
@@ -158,6 +167,18 @@ export function summaryRecord(e: NightEnd): Record<string, unknown> {
     deadlineAt: new Date(e.deadlineAt).toISOString(),
     deadlineReached: e.endedAt >= e.deadlineAt,
     flagsRaised: e.flagsRaised,
+    checkerOffline: e.checkerOffline === true,
     next: nextSteps(e),
   };
+}
+
+/**
+ * P20, P23: why `nor night` exits 1 when the checker itself was offline: whose problem it was,
+ * how it was told, and that nothing was judged about the sites.
+ */
+export function offlineMessage(o: OfflineReport): string {
+  const how = o.canary
+    ? `the canary ${o.canary.url} failed (${o.canary.reason})`
+    : `${o.failedSites} of ${o.sites} sites failed with DNS/connect errors`;
+  return `the checker could not reach the internet: ${how}; nothing was judged about them (${plural(o.sources, "source")} recorded as checker-offline)`;
 }

@@ -4,7 +4,15 @@
  */
 
 /** P27: why a request was made. */
-export type Purpose = "robots" | "page" | "backfill" | "form" | "redirect" | "recheck";
+export type Purpose =
+  | "robots"
+  | "page"
+  | "backfill"
+  | "form"
+  | "redirect"
+  | "recheck"
+  /** `nor night --canary`: one request before the night to see that the internet is there. */
+  | "canary";
 
 export type Method = "GET" | "HEAD" | "POST";
 

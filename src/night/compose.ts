@@ -24,6 +24,8 @@ export interface NightRunOptions extends NetOptions {
   night: string;
   deadlineMs: number;
   concurrency: number;
+  /** P20, P23: a page that always answers, asked before the night (`nor night --canary`). */
+  canary?: string;
   /** The data directory: the archive lives in DIR/archive (P8). */
   dataDir?: string;
   clock?: Clock;
@@ -90,7 +92,12 @@ export async function runNightWithStore(
         },
         onSourceDone: (p) => opts.onProgress?.({ ...p, requests }),
       },
-      { night: opts.night, deadlineMs: opts.deadlineMs, concurrency: opts.concurrency },
+      {
+        night: opts.night,
+        deadlineMs: opts.deadlineMs,
+        concurrency: opts.concurrency,
+        ...(opts.canary !== undefined ? { canary: opts.canary } : {}),
+      },
     );
   } finally {
     await fetcher?.close();

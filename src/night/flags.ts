@@ -19,8 +19,12 @@ const READ_OUTCOMES: ReadonlySet<NightOutcomeKind> = new Set(["ok", "unchanged",
 export function flagsFor(result: SourceResult, history: SourceHistory): RaisedFlag[] {
   const flags: RaisedFlag[] = [...result.flags];
   const kind = result.outcome.kind;
+  // P20, P23: a night the checker itself was offline says nothing about the site: it raises
+  // nothing, and it neither counts toward nor breaks a run of nights.
+  if (kind === "checker-offline") return flags;
+  const recent = history.recentOutcomes.filter((k) => k !== "checker-offline");
   if (NO_OUTCOMES.has(kind)) {
-    const earlier = history.recentOutcomes.slice(0, NO_NIGHTS_IN_A_ROW - 1);
+    const earlier = recent.slice(0, NO_NIGHTS_IN_A_ROW - 1);
     if (earlier.length === NO_NIGHTS_IN_A_ROW - 1 && earlier.every((k) => NO_OUTCOMES.has(k))) {
       flags.push({
         kind: "no-three-nights",
@@ -38,8 +42,8 @@ export function flagsFor(result: SourceResult, history: SourceHistory): RaisedFl
   // already a disallow (a source disallowed from its first night is not news to anyone).
   if (
     kind === "disallowed" &&
-    history.recentOutcomes[0] !== "disallowed" &&
-    history.recentOutcomes.some((k) => READ_OUTCOMES.has(k))
+    recent[0] !== "disallowed" &&
+    recent.some((k) => READ_OUTCOMES.has(k))
   ) {
     flags.push({
       kind: "robots-disallows",

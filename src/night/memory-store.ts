@@ -6,7 +6,13 @@ import type { ExtractedRecord } from "../sources/record.js";
 import { LANE_LEASE_MS } from "./lanes.js";
 import type { CatalogRow, NightState, NightStore, TonightHistory } from "./ports.js";
 import type { ValidatorStore } from "./reader.js";
-import type { BackfillState, NightOutcome, SourceResult, WayChoice } from "./types.js";
+import {
+  type BackfillState,
+  type NightOutcome,
+  NOT_CHECKED_OUTCOMES,
+  type SourceResult,
+  type WayChoice,
+} from "./types.js";
 
 interface StoredOutcome {
   night: string;
@@ -89,12 +95,12 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       const h: TonightHistory = {
         reading: mark?.reading ?? true,
         doneTonight: all.some((o) => o.night === night),
-        unreachedLast: last?.outcome.kind === "unreached",
+        unreachedLast: last !== undefined && NOT_CHECKED_OUTCOMES.has(last.outcome.kind),
         recentOutcomes: earlier.map((o) => o.outcome.kind).reverse(),
         recordsKnown: this.records.get(id)?.size ?? 0,
       };
       if (mark && !mark.reading) h.markedNight = mark.night;
-      const lastChecked = earlier.filter((o) => o.outcome.kind !== "unreached").pop();
+      const lastChecked = earlier.filter((o) => !NOT_CHECKED_OUTCOMES.has(o.outcome.kind)).pop();
       if (lastChecked) h.lastCheckedAt = lastChecked.endedAt;
       if (lastChecked) h.lastDurationMs = lastChecked.durationMs;
       const bf = this.backfill.get(id);
@@ -148,6 +154,24 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
   async finishNight(night: string, now: number): Promise<void> {
     const n = this.nights.get(night);
     if (n) n.finishedAt = now;
+  }
+
+  async relabelCheckerOffline(night: string, ids: readonly string[], note: string): Promise<void> {
+    for (const id of ids) {
+      const o = this.outcomes.get(id)?.find((x) => x.night === night);
+      if (!o || !["unreachable", "robots-unavailable", "recheck-still-no"].includes(o.outcome.kind))
+        continue;
+      const was = o.outcome;
+      o.outcome = {
+        kind: "checker-offline",
+        reason: was.reason ? `${note} (${was.kind}: ${was.reason})` : note,
+      };
+      if (was.url !== undefined) o.outcome.url = was.url;
+      for (let i = this.flags.length - 1; i >= 0; i--) {
+        const f = this.flags[i];
+        if (f && f.source === id && f.night === night) this.flags.splice(i, 1);
+      }
+    }
   }
 
   async get(url: string): Promise<{ etag?: string; lastModified?: string } | undefined> {

@@ -49,4 +49,10 @@ export interface NightStore {
   /** Whether a source has its outcome tonight (read again when a lane is taken over). */
   isDone(night: string, sourceId: string): Promise<boolean>;
   finishNight(night: string, now: number): Promise<void>;
+  /**
+   * P20, P23: the checker found itself offline: these sources' outcomes tonight, when a DNS or
+   * connect failure (unreachable, robots-unavailable, recheck-still-no), become
+   * `checker-offline` with `note`, and the flags they raised tonight are withdrawn.
+   */
+  relabelCheckerOffline(night: string, sourceIds: readonly string[], note: string): Promise<void>;
 }

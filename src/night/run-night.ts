@@ -5,11 +5,12 @@
  */
 import type { Clock } from "../clock.js";
 import type { Fetcher } from "../net/types.js";
+import { canaryFailed, judgeReach, OFFLINE_WINDOW, reachEvidence } from "../policy/offline.js";
 import type { Catalog, Source } from "../sources/catalog/types.js";
 import { type CheckContext, checkSource } from "./check-source.js";
 import { flagsFor } from "./flags.js";
 import { LANE_LEASE_MS, type Lane, type PlannedSource, planLanes } from "./lanes.js";
-import { SITE_CLOSED_REASON } from "./outcome.js";
+import { failureOutcome, SITE_CLOSED_REASON } from "./outcome.js";
 import { runPool } from "./pool.js";
 import type { NightState, NightStore, TonightHistory } from "./ports.js";
 import type { ValidatorStore, WayReader } from "./reader.js";
@@ -39,6 +40,11 @@ export interface NightOptions {
   night: string;
   deadlineMs: number;
   concurrency: number;
+  /**
+   * P20, P23: a page that always answers, asked once before the night (a request like any
+   * other: robots.txt, the gap, the journal). When it gets no answer the checker is offline.
+   */
+  canary?: string;
 }
 
 export interface NightProgress {
@@ -59,6 +65,23 @@ export interface NightSummary {
   outcomes: Partial<Record<NightOutcomeKind, number>>;
   newRecords: number;
   lanes: number;
+  /**
+   * P20, P23: the checker could not reach the internet tonight (the canary failed, or most
+   * sites failed to resolve or connect); the sources it affected are `checker-offline`.
+   */
+  checkerOffline: boolean;
+  offline?: OfflineReport;
+}
+
+export interface OfflineReport {
+  /** Sites heard from in this run whose latest outcome was a DNS or connect failure. */
+  failedSites: number;
+  /** Sites heard from in this run. */
+  sites: number;
+  /** Sources recorded as `checker-offline` in this run. */
+  sources: number;
+  /** The canary, when it was the one that failed. */
+  canary?: { url: string; reason: string };
 }
 
 export async function runNight(
@@ -116,6 +139,65 @@ export async function runNight(
     outcomes: {},
     newRecords: 0,
     lanes: lanes.length,
+    checkerOffline: false,
+  };
+  // P20, P23: one entry per site, its latest evidence about our connection (true: a DNS or
+  // connect failure), newest last; and the sources each site failed that way in this run.
+  const reach = new Map<string, boolean>();
+  const failedBy = new Map<string, { id: string; kind: NightOutcomeKind }[]>();
+  let offlineNote: string | undefined;
+  /** Sources committed with a DNS or connect failure that the offline decision rests on. */
+  const toRelabel = new Map<string, NightOutcomeKind>();
+  let offlineSources = 0;
+  const offlineResult = (sourceId: string, at: number): SourceResult => ({
+    sourceId,
+    outcome: { kind: "checker-offline", reason: offlineNote ?? "the checker was offline" },
+    records: [],
+    validators: [],
+    flags: [],
+    startedAt: at,
+    endedAt: at,
+  });
+  if (opts.canary !== undefined && planned.length > 0) {
+    const o = await fetcher.fetch({ url: opts.canary, purpose: "canary", keepBody: false });
+    const out = o.kind === "ok" || o.kind === "not-modified" ? undefined : failureOutcome(o);
+    if (out && canaryFailed(out)) {
+      const reason = `${out.kind}${out.reason ? `: ${out.reason}` : ""}`;
+      summary.offline = {
+        failedSites: 0,
+        sites: 0,
+        sources: 0,
+        canary: { url: opts.canary, reason },
+      };
+      offlineNote = `the checker could not reach the internet: its canary ${opts.canary} failed (${reason}); nothing was asked of this site`;
+    }
+  }
+  /** Feeds one source's own outcome to the rule; true when it is the checker's, not the site's. */
+  const observe = (site: string, result: SourceResult): boolean => {
+    const ev = reachEvidence(result.outcome);
+    if (ev === "none") return false;
+    const failed = ev === "failed";
+    if (failed && offlineNote !== undefined) return true;
+    reach.delete(site);
+    reach.set(site, failed);
+    if (failed) {
+      const list = failedBy.get(site) ?? [];
+      list.push({ id: result.sourceId, kind: result.outcome.kind });
+      failedBy.set(site, list);
+    }
+    if (offlineNote !== undefined || !judgeReach([...reach.values()]).offline) return false;
+    // Offline: the failing sites the decision rests on were the checker's problem too.
+    const window = [...reach.entries()].slice(-OFFLINE_WINDOW);
+    for (const [s, f] of window) {
+      if (!f) continue;
+      for (const x of failedBy.get(s) ?? [])
+        if (x.id !== result.sourceId) toRelabel.set(x.id, x.kind);
+    }
+    const v = judgeReach([...reach.values()]);
+    offlineNote = `the checker could not reach the internet: ${v.failed} of the last ${v.of} sites failed to resolve or connect; nothing was judged about this site`;
+    // This source, when it failed too, is committed as checker-offline by the caller; one that
+    // answered keeps its own outcome.
+    return failed;
   };
   let done = 0;
   const holder = deps.holder ?? "this-process:0:0";
@@ -149,11 +231,25 @@ export async function runNight(
           startedAt: now,
           endedAt: now,
         };
-      } else if (!history.reading) {
-        result = await recheckSource(fetcher, clock, source, deps.validators);
+      } else if (offlineNote !== undefined) {
+        // P20, P23: our side is cut off; no request is started, nothing judged about the site.
+        result = offlineResult(source.id, now);
       } else {
-        result = await checkSource(ctx, source, history);
+        result = !history.reading
+          ? await recheckSource(fetcher, clock, source, deps.validators)
+          : await checkSource(ctx, source, history);
+        if (observe(lane.site, result)) {
+          result = {
+            ...offlineResult(source.id, result.startedAt),
+            endedAt: result.endedAt,
+            outcome: {
+              kind: "checker-offline",
+              reason: `${offlineNote} (${result.outcome.kind}: ${result.outcome.reason ?? ""})`,
+            },
+          };
+        }
       }
+      if (result.outcome.kind === "checker-offline") offlineSources++;
       result.flags = flagsFor(result, history);
       const { newRecords } = await store.commit(opts.night, result);
       summary.newRecords += newRecords;
@@ -190,6 +286,25 @@ export async function runNight(
     }
   } finally {
     stopBeat?.();
+  }
+  if (offlineNote !== undefined) {
+    // Every lane has ended, so every source the decision named has committed its outcome.
+    await store.relabelCheckerOffline(opts.night, [...toRelabel.keys()], offlineNote);
+    for (const kind of toRelabel.values()) {
+      const left = (summary.outcomes[kind] ?? 0) - 1;
+      if (left > 0) summary.outcomes[kind] = left;
+      else delete summary.outcomes[kind];
+      offlineSources++;
+    }
+    if (offlineSources > 0) summary.outcomes["checker-offline"] = offlineSources;
+    const failedSites = [...reach.values()].filter((f) => f).length;
+    summary.checkerOffline = true;
+    summary.offline = {
+      ...summary.offline,
+      failedSites,
+      sites: reach.size,
+      sources: offlineSources,
+    };
   }
   await store.finishNight(opts.night, clock.now());
   return summary;

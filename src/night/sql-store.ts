@@ -5,6 +5,7 @@
  */
 import { holderDead } from "../net/holder.js";
 import { addDays } from "../policy/night-date.js";
+import { relabelCheckerOffline } from "../store/checker-offline.js";
 import type { Db } from "../store/db.js";
 import { dialectOf } from "../store/dialect-of.js";
 import { fromIso, toIso } from "../store/iso-time.js";
@@ -14,7 +15,7 @@ import { latestMarks } from "./marks.js";
 import type { CatalogRow, NightState, NightStore, TonightHistory } from "./ports.js";
 import type { ValidatorStore } from "./reader.js";
 import { chunks, insertRecords } from "./sql-records.js";
-import type { NightOutcomeKind, SourceResult } from "./types.js";
+import { type NightOutcomeKind, NOT_CHECKED_OUTCOMES, type SourceResult } from "./types.js";
 
 /** History older than this many nights is not read back (ordering and flags need a few). */
 const HISTORY_NIGHTS = 60;
@@ -128,9 +129,9 @@ export class SqlNightStore implements NightStore, ValidatorStore {
         continue;
       }
       const kind = r.outcome as NightOutcomeKind;
-      if (h.recentOutcomes.length === 0) h.unreachedLast = kind === "unreached";
+      if (h.recentOutcomes.length === 0) h.unreachedLast = NOT_CHECKED_OUTCOMES.has(kind);
       h.recentOutcomes.push(kind);
-      if (kind !== "unreached" && h.lastCheckedAt === undefined) {
+      if (!NOT_CHECKED_OUTCOMES.has(kind) && h.lastCheckedAt === undefined) {
         h.lastCheckedAt = fromIso(r.ended_at, "night_sources.ended_at");
         h.lastDurationMs = r.duration_ms;
       }
@@ -322,6 +323,10 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       .set({ finished_at: toIso(now) })
       .where("night", "=", night)
       .execute();
+  }
+
+  async relabelCheckerOffline(night: string, ids: readonly string[], note: string): Promise<void> {
+    await relabelCheckerOffline(this.#db, night, ids, note);
   }
 
   async get(url: string): Promise<{ etag?: string; lastModified?: string } | undefined> {

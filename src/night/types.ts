@@ -22,7 +22,18 @@ export type NightOutcomeKind =
   | "extract-error"
   | "unreached"
   | "recheck-still-no"
-  | "recheck-answers";
+  | "recheck-answers"
+  /**
+   * P20, P23: the checker itself could not reach the internet (most sites failed to resolve
+   * or connect, or the canary failed). Not the site's no: nothing is judged about it.
+   */
+  | "checker-offline";
+
+/** Outcomes of a night on which the source was not checked at all (P13: these go first). */
+export const NOT_CHECKED_OUTCOMES: ReadonlySet<NightOutcomeKind> = new Set([
+  "unreached",
+  "checker-offline",
+]);
 
 /** P21/P20: the outcomes that count as that night's "no" (for the 3-nights flag, P24). */
 export const NO_OUTCOMES: ReadonlySet<NightOutcomeKind> = new Set([

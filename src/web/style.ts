@@ -28,6 +28,7 @@ th{background:#f6f8fa;font-weight:600}
 .status{display:inline-block;padding:.05rem .45rem;border-radius:.25rem;font-size:.875rem;font-weight:600}
 .tone-yes{background:#dafbe1;color:#116329}.tone-no{background:#ffebe9;color:#a40e26}
 .tone-skip{background:#eaeef2;color:#424a53}.tone-trouble{background:#fff8c5;color:#7d4e00}
+.tone-offline{background:#f6f8fa;color:#424a53;border:1px dashed #57606a}
 .tone-none{background:#fff;color:#57606a;border:1px dashed #8c959f}
 .strip svg{display:block;width:100%;max-width:42rem;height:auto}
 .strip a:focus rect{stroke:#1f2328;stroke-width:2}

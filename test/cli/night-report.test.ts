@@ -2,11 +2,13 @@ import { describe, expect, it } from "vitest";
 import {
   type NightEnd,
   nextSteps,
+  offlineMessage,
   progressLine,
   startLine,
   summaryLines,
   summaryRecord,
 } from "../../src/cli/night-report.js";
+import type { OfflineReport } from "../../src/night/run-night.js";
 
 /** 01:00 New York on 2026-11-05 (EST, UTC−5). */
 const START = Date.UTC(2026, 10, 5, 6, 0, 0);
@@ -102,7 +104,33 @@ describe("what nor night says", () => {
       deadlineAt: "2026-11-05T12:00:00.000Z",
       deadlineReached: false,
       flagsRaised: 2,
+      checkerOffline: false,
       next: nextSteps(end()),
     });
+  });
+
+  it("P20, P23: a night the checker could not reach the internet says whose problem it was", () => {
+    const offline = end({
+      outcomes: { "checker-offline": 160 },
+      newRecords: 0,
+      checkerOffline: true,
+      offline: { failedSites: 121, sites: 121, sources: 160 },
+    });
+    expect(offlineMessage(offline.offline as OfflineReport)).toBe(
+      "the checker could not reach the internet: 121 of 121 sites failed with DNS/connect errors; nothing was judged about them (160 sources recorded as checker-offline)",
+    );
+    expect(summaryRecord(offline)["checkerOffline"]).toBe(true);
+    expect(summaryLines(offline)).toContain("  checked:   160 sources: 160 checker-offline");
+    expect(nextSteps(offline)[0]).toMatch(/^160 sources not judged: the checker could not reach/);
+    expect(
+      offlineMessage({
+        failedSites: 0,
+        sites: 0,
+        sources: 4,
+        canary: { url: "https://example.com/", reason: "unreachable: dns: ENOTFOUND" },
+      }),
+    ).toBe(
+      "the checker could not reach the internet: the canary https://example.com/ failed (unreachable: dns: ENOTFOUND); nothing was judged about them (4 sources recorded as checker-offline)",
+    );
   });
 });

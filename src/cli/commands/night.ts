@@ -22,6 +22,7 @@ import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../n
 import {
   type NightEnd,
   type NightStart,
+  offlineMessage,
   progressLine,
   startLine,
   summaryLines,
@@ -36,6 +37,7 @@ interface NightOptions extends NetCliOptions {
   deadline?: string;
   concurrency?: string;
   workers?: string;
+  canary?: string;
 }
 
 /** `nor night`: runs (or resumes) one night's check now (P9–P13, P20–P25). */
@@ -58,6 +60,10 @@ export function register(program: Command): void {
       "a new night's time limit, e.g. 6h, 90m, 30s; at most 24h (default 6h); a resumed night keeps its own",
     )
     .option("--concurrency <n>", `lanes (sites) worked at once (default ${DEFAULT_CONCURRENCY})`)
+    .option(
+      "--canary <url>",
+      "a page that always answers, asked once before the night; when it gets no answer the checker is offline and nothing is judged about the sites",
+    )
     .option(
       "--workers <n>",
       "processes sharing the night on this machine (default 1); a nor night started elsewhere on the same store joins it too",
@@ -83,6 +89,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       ? DEFAULT_CONCURRENCY
       : wholeNumber(opts.concurrency, "--concurrency", 1);
   const workers = opts.workers === undefined ? 1 : wholeNumber(opts.workers, "--workers", 1);
+  if (opts.canary !== undefined) canaryUrl(opts.canary);
   const net = netOptions(opts);
   const { catalog, origins } = loadCatalogWithFiles(opts.catalog);
   const loc = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
@@ -160,6 +167,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       deadlineMs,
       concurrency,
       dataDir,
+      ...(opts.canary !== undefined ? { canary: canaryUrl(opts.canary) } : {}),
       ...net,
       onProgress: (p) => {
         if (tty) {
@@ -187,11 +195,34 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     else log.info(summaryRecord(end), "night done");
     if (failed > 0)
       throw new NorError("E_INTERNAL", `${failed} of ${children.length} workers failed`);
+    // P20, P23: the checker's own outage is not a site's no, and not a night that went well.
+    if (summary.checkerOffline && summary.offline) {
+      const message = offlineMessage(summary.offline);
+      if (tty) process.stderr.write(`nor night: ${message}\n`);
+      else log.error({ checkerOffline: true, ...summary.offline }, message);
+      process.exitCode = 1;
+      return;
+    }
     process.exitCode = 0;
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
     await store.close();
   }
+}
+
+/** `--canary`: an http(s) URL with a host and no user-info, checked before anything is touched. */
+function canaryUrl(text: string): string {
+  let u: URL;
+  try {
+    u = new URL(text);
+  } catch {
+    throw new UsageError(`--canary: "${text}" is not a URL`);
+  }
+  if ((u.protocol !== "http:" && u.protocol !== "https:") || u.hostname === "")
+    throw new UsageError(`--canary: "${text}" is not an http(s) URL`);
+  if (u.username !== "" || u.password !== "")
+    throw new UsageError(`--canary: "${text}" carries a user name or password`);
+  return u.href;
 }
 
 /** Another `nor night` process on the same night: the same arguments, one worker, this night. */

@@ -35,6 +35,8 @@ export interface NightRow {
   startedAt: string;
   deadlineAt: string;
   finishedAt: string | null;
+  /** P20, P23: sources recorded `checker-offline` that night (the checker's own outage). */
+  checkerOffline?: number;
 }
 
 export interface NewItems {
@@ -136,12 +138,25 @@ export async function nightsIn(db: Db, range: NightRange): Promise<NightRow[]> {
     .where("night", "<=", range.to)
     .orderBy("night", "desc")
     .execute();
-  return rows.map((r) => ({
-    night: r.night,
-    startedAt: r.started_at,
-    deadlineAt: r.deadline_at,
-    finishedAt: r.finished_at,
-  }));
+  const offline = await db
+    .selectFrom("night_sources")
+    .select(["night", (eb) => eb.fn.countAll<number | string>().as("n")])
+    .where("night", ">=", range.from)
+    .where("night", "<=", range.to)
+    .where("outcome", "=", "checker-offline")
+    .groupBy("night")
+    .execute();
+  const offlineBy = new Map(offline.map((o) => [o.night, Number(o.n)]));
+  return rows.map((r) => {
+    const n = offlineBy.get(r.night);
+    return {
+      night: r.night,
+      startedAt: r.started_at,
+      deadlineAt: r.deadline_at,
+      finishedAt: r.finished_at,
+      ...(n !== undefined ? { checkerOffline: n } : {}),
+    };
+  });
 }
 
 /** The latest night in the store, if any ran. */

@@ -36,7 +36,8 @@ export function nightShort(night: string): string {
   return m ? `${MONTHS[Number(m[2]) - 1]} ${Number(m[3])}` : night;
 }
 
-export type OutcomeTone = "yes" | "no" | "skip" | "trouble";
+/** `offline`: the checker's own problem that night, never the site's (P20, P23). */
+export type OutcomeTone = "yes" | "no" | "skip" | "trouble" | "offline";
 
 /** The words and the tone of a night's outcome (closed set: src/night/types.ts). */
 export function outcomeLabel(kind: string): { text: string; tone: OutcomeTone } {
@@ -71,6 +72,8 @@ export function outcomeLabel(kind: string): { text: string; tone: OutcomeTone } 
       return { text: "could not read the list", tone: "trouble" };
     case "error":
       return { text: "error", tone: "trouble" };
+    case "checker-offline":
+      return { text: "checker offline (it could not reach the internet)", tone: "offline" };
     default:
       return { text: kind, tone: "trouble" };
   }

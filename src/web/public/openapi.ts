@@ -133,7 +133,14 @@ export const ANSWERS = {
     nights: z.array(
       z.strictObject({
         night: nightKey,
-        state: z.enum(["finished", "running", "incomplete", "did-not-run", "not-yet"]),
+        state: z.enum([
+          "finished",
+          "running",
+          "incomplete",
+          "did-not-run",
+          "checker-offline",
+          "not-yet",
+        ]),
         text: z.string(),
       }),
     ),

@@ -89,6 +89,7 @@ export type NightState =
   | { kind: "running"; text: string }
   | { kind: "incomplete"; text: string }
   | { kind: "did-not-run"; text: string }
+  | { kind: "checker-offline"; text: string }
   | { kind: "not-yet"; text: string };
 
 /**
@@ -124,6 +125,14 @@ export function nightState(
           kind: "did-not-run",
           text: `No check ran on the night of ${nightShort(night)} (the checker was offline); nothing was seen that night.`,
         };
+  }
+  const offline = row.checkerOffline ?? 0;
+  if (offline > 0) {
+    // P20, P23: the checker's own outage: not "nothing new", and not the sites' no.
+    return {
+      kind: "checker-offline",
+      text: `On the night of ${nightShort(night)} the checker could not reach the internet: ${offline === 1 ? "1 page was" : `${offline} pages were`} not checked, so nothing could be seen from ${offline === 1 ? "it" : "them"} that night. That was the checker's problem, not the sites'.`,
+    };
   }
   if (row.finishedAt) {
     return {

@@ -207,6 +207,16 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
           <WayText {...(last?.way ? { way: last.way, night: last.night } : {})} />
         </dd>
       </dl>
+      {last && lastTone === "offline" ? (
+        <section class="checker-offline notice">
+          <strong>
+            The night of {nightShort(last.night)}, the checker itself could not reach the internet.
+          </strong>{" "}
+          That was the checker's own problem, not this site's: nothing was asked of it or judged
+          about it that night. <OutcomeText o={last} />
+          <p class="small">The page is checked again the next night, first in its lane.</p>
+        </section>
+      ) : null}
       {last && lastTone === "no" ? (
         <section class="last-no notice">
           <strong>The night of {nightShort(last.night)}, the site said no.</strong>{" "}
@@ -221,7 +231,7 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
       {d.nights.length === 0 ? null : (
         <>
           <NightStrip nights={d.nights} />
-          {last && lastTone !== "no" ? (
+          {last && lastTone !== "no" && lastTone !== "offline" ? (
             <p class="last-outcome small">
               Last checked the night of {nightShort(last.night)}: <OutcomeText o={last} />
             </p>
