@@ -12,11 +12,11 @@ import { isRecheckNight } from "../policy/recheck.js";
 import { siteOf } from "../policy/site.js";
 import type { Catalog } from "../sources/catalog/types.js";
 import { archiveDir, WarcArchive } from "../store/archive/index.js";
+import { ArchiveValidators } from "../store/archive/validators.js";
 import type { Store } from "../store/db.js";
 import { SqlJournal } from "../store/journal.js";
-import { ArchiveValidators } from "./archive-validators.js";
+import { SqlNightStore } from "../store/night-store.js";
 import { type NightProgress, type NightSummary, runNight } from "./run-night.js";
-import { SqlNightStore } from "./sql-store.js";
 import { type NetOptions, storeFetcher } from "./store-fetcher.js";
 import { wayReader } from "./way-reader.js";
 

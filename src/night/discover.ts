@@ -10,11 +10,11 @@ import { PRODUCT_TOKEN } from "../policy/constants.js";
 import { robotsVerdict } from "../policy/robots/index.js";
 import { type Candidate, discoverCandidates } from "../sources/discover.js";
 import { decodeBody } from "../sources/extract/decode.js";
+import { nightUnderWay } from "../store/admin.js";
 import { archiveDir, WarcArchive } from "../store/archive/index.js";
+import { ArchiveValidators } from "../store/archive/validators.js";
 import type { Store } from "../store/db.js";
 import { SqlRobotsCache } from "../store/robots-cache.js";
-import { nightUnderWay } from "./admin-sql.js";
-import { ArchiveValidators } from "./archive-validators.js";
 import { type NetOptions, storeFetcher } from "./store-fetcher.js";
 
 export interface DiscoverOptions extends NetOptions {

@@ -21,13 +21,6 @@ export interface Lane {
   hasUnreached: boolean;
 }
 
-/**
- * How long a worker's hold on a lane lasts without being renewed; it renews every third of
- * it, so a lane is taken over this long after its worker died on another machine (at once on
- * this machine, where a dead process is seen directly).
- */
-export const LANE_LEASE_MS = 60_000;
-
 /** A source never measured: one request plus the floor gap, a guess refined after a night. */
 export const DEFAULT_SOURCE_ESTIMATE_MS = MIN_GAP_MS + 1_000;
 

@@ -2,8 +2,9 @@
  * An in-memory NightStore and ValidatorStore for the simulation and unit tests: the same
  * contract as the kysely store (store-kysely.ts), kept in Maps.
  */
+
+import { LANE_LEASE_MS } from "../policy/constants.js";
 import type { ExtractedRecord } from "../sources/record.js";
-import { LANE_LEASE_MS } from "./lanes.js";
 import type { CatalogRow, NightState, NightStore, TonightHistory } from "./ports.js";
 import type { ValidatorStore } from "./reader.js";
 import {

@@ -5,11 +5,12 @@
  */
 import type { Clock } from "../clock.js";
 import type { Fetcher } from "../net/types.js";
+import { LANE_LEASE_MS } from "../policy/constants.js";
 import { canaryFailed, judgeReach, OFFLINE_WINDOW, reachEvidence } from "../policy/offline.js";
 import type { Catalog, Source } from "../sources/catalog/types.js";
 import { type CheckContext, checkSource } from "./check-source.js";
 import { flagsFor } from "./flags.js";
-import { LANE_LEASE_MS, type Lane, type PlannedSource, planLanes } from "./lanes.js";
+import { type Lane, type PlannedSource, planLanes } from "./lanes.js";
 import { failureOutcome, SITE_CLOSED_REASON } from "./outcome.js";
 import { runPool } from "./pool.js";
 import type { NightState, NightStore, TonightHistory } from "./ports.js";

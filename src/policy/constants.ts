@@ -44,3 +44,9 @@ export const RECHECK_EVERY_NIGHTS = 7;
 /** P13: default time limit of a night. */
 export const DEFAULT_NIGHT_DEADLINE_MS = 6 * 60 * 60 * 1000;
 export const DEFAULT_CONCURRENCY = 64;
+/**
+ * How long a worker's hold on a lane lasts without being renewed; it renews every third of
+ * it, so a lane is taken over this long after its worker died on another machine (at once on
+ * this machine, where a dead process is seen directly).
+ */
+export const LANE_LEASE_MS = 60_000;

@@ -55,3 +55,14 @@ export function addDays(night: string, n: number): string {
 export function daysBetween(a: string, b: string): number {
   return dayNumber(b) - dayNumber(a);
 }
+
+/** A night lasts at most a day: the next night may start 24 h after this one started. */
+export const NIGHT_SPAN_MS = 24 * 60 * 60 * 1000;
+
+/** When an unfinished night's time is over: its deadline or 24 h after its start (P13). */
+export function closingTime(startedAt: string, deadlineAt: string): number | undefined {
+  const start = Date.parse(startedAt);
+  const deadline = Date.parse(deadlineAt);
+  if (Number.isNaN(start) || Number.isNaN(deadline)) return undefined;
+  return Math.min(deadline, start + NIGHT_SPAN_MS);
+}

@@ -2,9 +2,17 @@
  * `nor catalog import`: the validated catalog into the store, as a diff. Added rows are
  * inserted; changed rows updated; a source (or government) no longer in the catalog is
  * retired with the time — never deleted, so its nights and records keep their history —
- * and one that comes back is un-retired. Every change is kept in catalog_changes.
+ * and one that comes back is un-retired. Every change is kept in catalog_changes. The diff is
+ * decided here; the SQL is `src/store/catalog-import.ts`.
  */
 import { NorError } from "../errors.js";
+import {
+  type CatalogEntryState,
+  type CatalogWrite,
+  type GovernmentFields,
+  type SourceFields,
+  writeCatalogImport,
+} from "../store/catalog-import.js";
 import type { Db } from "../store/db.js";
 import type { CatalogChangeKind } from "../store/schema/sources.js";
 import type { CatalogOrigins } from "./catalog/load.js";
@@ -41,16 +49,10 @@ function changedFields(before: string, after: object): string[] {
   return [...keys].filter((k) => canonical(old[k]) !== canonical(now[k])).sort();
 }
 
-interface Existing {
-  id: string;
-  entry: string;
-  retired_at: string | null;
-}
-
 /** The diff of one entity kind, before any write. */
 function diff<T extends { id: string }>(
   entity: "government" | "source",
-  existing: Existing[],
+  existing: CatalogEntryState[],
   wanted: T[],
 ): EntityChange[] {
   const byId = new Map(existing.map((r) => [r.id, r]));
@@ -73,7 +75,7 @@ function diff<T extends { id: string }>(
   return out;
 }
 
-function govRow(g: Government, file: string) {
+function govRow(g: Government, file: string): GovernmentFields {
   return {
     name: g.name,
     kind: g.kind,
@@ -84,7 +86,7 @@ function govRow(g: Government, file: string) {
   };
 }
 
-function sourceRow(s: Source, file: string) {
+function sourceRow(s: Source, file: string): SourceFields {
   return {
     government_id: s.government,
     records: s.records,
@@ -128,9 +130,9 @@ export async function importCatalog(
   opts: ImportOptions = {},
 ): Promise<ImportDiff> {
   const at = new Date(now).toISOString();
-  return db.transaction().execute(async (tx) => {
-    const govs = await tx.selectFrom("governments").select(["id", "entry", "retired_at"]).execute();
-    const srcs = await tx.selectFrom("sources").select(["id", "entry", "retired_at"]).execute();
+  return writeCatalogImport(db, at, (existing) => {
+    const govs = existing.governments;
+    const srcs = existing.sources;
     const changes = [
       ...diff("government", govs, catalog.governments),
       ...diff("source", srcs, catalog.sources),
@@ -140,57 +142,21 @@ export async function importCatalog(
     }
     const govById = new Map(catalog.governments.map((g) => [g.id, g]));
     const srcById = new Map(catalog.sources.map((s) => [s.id, s]));
-    for (const c of changes) {
-      const table = c.entity === "government" ? "governments" : "sources";
-      if (c.change === "retired") {
-        await tx
-          .updateTable(table)
-          .set({ retired_at: at, updated_at: at })
-          .where("id", "=", c.id)
-          .execute();
-      } else if (c.entity === "government") {
+    const writes = changes.map((c): CatalogWrite => {
+      const base = { id: c.id, ...(c.fields ? { fields: c.fields } : {}) };
+      if (c.change === "retired") return { ...base, entity: c.entity, change: c.change };
+      if (c.entity === "government") {
         const g = govById.get(c.id)!;
         const row = govRow(g, origins.governments.get(g.id) ?? "");
-        if (c.change === "added")
-          await tx
-            .insertInto("governments")
-            .values({ id: g.id, ...row, first_seen_at: at, updated_at: at, retired_at: null })
-            .execute();
-        else
-          await tx
-            .updateTable("governments")
-            .set({ ...row, updated_at: at, retired_at: null })
-            .where("id", "=", g.id)
-            .execute();
-      } else {
-        const s = srcById.get(c.id)!;
-        const row = sourceRow(s, origins.sources.get(s.id) ?? "");
-        if (c.change === "added")
-          await tx
-            .insertInto("sources")
-            .values({ id: s.id, ...row, first_seen_at: at, updated_at: at, retired_at: null })
-            .execute();
-        else
-          await tx
-            .updateTable("sources")
-            .set({ ...row, updated_at: at, retired_at: null })
-            .where("id", "=", s.id)
-            .execute();
+        return { ...base, entity: "government", change: c.change, row };
       }
-      await tx
-        .insertInto("catalog_changes")
-        .values({
-          at,
-          entity: c.entity,
-          entity_id: c.id,
-          change: c.change,
-          fields: c.fields?.join(",") ?? null,
-        })
-        .execute();
-    }
+      const s = srcById.get(c.id)!;
+      const row = sourceRow(s, origins.sources.get(s.id) ?? "");
+      return { ...base, entity: "source", change: c.change, row };
+    });
     const total = catalog.governments.length + catalog.sources.length;
     const touched = changes.filter((c) => c.change !== "retired").length;
-    return { changes, unchanged: total - touched };
+    return { writes, result: { changes, unchanged: total - touched } };
   });
 }
 

@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { settleUnfinishedNights } from "../../src/night/admin-sql.js";
 import { nightOf } from "../../src/policy/night-date.js";
+import { settleUnfinishedNights } from "../../src/store/admin.js";
 import { openStore } from "../../src/store/db.js";
 import { nor } from "./cli-capture.js";
 

@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
-import { clearFlag, listFlags, markSource, statusRows } from "../../src/night/admin-sql.js";
 import { buildSimulation, runSimulatedNight, type SimSite } from "../../src/night/simulate.js";
-import { SqlNightStore } from "../../src/night/sql-store.js";
 import { addDays } from "../../src/policy/night-date.js";
+import { clearFlag, listFlags, markSource, statusRows } from "../../src/store/admin.js";
 import { openStore, type StoreLocation } from "../../src/store/db.js";
 import { SqlJournal } from "../../src/store/journal.js";
+import { SqlNightStore } from "../../src/store/night-store.js";
 import { SqlRequestLog } from "../../src/store/request-log.js";
 import { SqlRobotsCache } from "../../src/store/robots-cache.js";
 import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "../store/stores.js";

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { statusRows } from "../../src/night/admin-sql.js";
+import { statusRows } from "../../src/store/admin.js";
 import { type Browser, consoleFixture, seedNight } from "./console-support.js";
 
 type Fixture = Awaited<ReturnType<typeof consoleFixture>>;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { listFlags, statusRows } from "../../src/night/admin-sql.js";
+import { listFlags, statusRows } from "../../src/store/admin.js";
 import { SqlRequestLog } from "../../src/store/request-log.js";
 import { entry } from "../store/entries.js";
 import { type Browser, consoleFixture, seedNight } from "./console-support.js";

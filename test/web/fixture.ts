@@ -6,13 +6,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { markSource } from "../../src/night/admin-sql.js";
-import { SqlNightStore } from "../../src/night/sql-store.js";
 import type { SourceResult } from "../../src/night/types.js";
 import { parseCatalog } from "../../src/sources/catalog/load.js";
 import type { Catalog } from "../../src/sources/catalog/types.js";
 import { importCatalog } from "../../src/sources/catalog-import.js";
+import { markSource } from "../../src/store/admin.js";
 import { openStore, type Store, type StoreLocation } from "../../src/store/db.js";
+import { SqlNightStore } from "../../src/store/night-store.js";
 import { createApp } from "../../src/web/app.js";
 
 export const NOW = Date.parse("2026-11-05T15:00:00.000Z");

@@ -1,6 +1,6 @@
 import { userInfo } from "node:os";
 import type { Command } from "commander";
-import { clearFlag, listFlags } from "../../night/admin-sql.js";
+import { clearFlag, listFlags } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 
 interface FlagsOptions {

@@ -1,8 +1,8 @@
 import { userInfo } from "node:os";
 import type { Command } from "commander";
 import { UsageError } from "../../errors.js";
-import { markSource } from "../../night/admin-sql.js";
 import { isNightDate, nightOf } from "../../policy/night-date.js";
+import { markSource } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 
 interface MarkOptions {

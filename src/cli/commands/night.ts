@@ -2,20 +2,15 @@ import { type ChildProcess, spawn } from "node:child_process";
 import type { Command } from "commander";
 import pino from "pino";
 import { NorError, UsageError } from "../../errors.js";
-import {
-  NIGHT_SPAN_MS,
-  nightRow,
-  nightTotals,
-  settleUnfinishedNights,
-} from "../../night/admin-sql.js";
 import { runNightWithStore } from "../../night/compose.js";
 import { parseDuration } from "../../night/duration.js";
 import { acquireNightLock } from "../../night/night-lock.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
-import { isNightDate, nightOf } from "../../policy/night-date.js";
+import { isNightDate, NIGHT_SPAN_MS, nightOf } from "../../policy/night-date.js";
 import { siteOf } from "../../policy/site.js";
 import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
 import { importCatalog } from "../../sources/catalog-import.js";
+import { nightRow, nightTotals, settleUnfinishedNights } from "../../store/admin.js";
 import { advisoryLock } from "../../store/advisory-lock.js";
 import { ensureDataDir, openStore, type Store, storeLocationFromOptions } from "../../store/db.js";
 import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../net-options.js";

@@ -14,8 +14,8 @@ import { serve } from "@hono/node-server";
 import type { Command } from "commander";
 import { type Clock, systemClock } from "../../clock.js";
 import { ConfigError, UsageError } from "../../errors.js";
-import { NIGHT_SPAN_MS } from "../../night/admin-sql.js";
 import { formatLeft, parseDuration } from "../../night/duration.js";
+import { NIGHT_SPAN_MS } from "../../policy/night-date.js";
 import {
   type DailyAt,
   DEFAULT_NIGHT_AT,

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { type NightHistoryRow, recentNights, statusRows } from "../../night/admin-sql.js";
 import { viaText } from "../../night/way-choice.js";
+import { type NightHistoryRow, recentNights, statusRows } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 
 interface StatusOptions {

@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import type { FC } from "hono/jsx";
 import { NorError } from "../../errors.js";
-import { clearFlag, type FlagRow, listFlags } from "../../night/admin-sql.js";
+import { clearFlag, type FlagRow, listFlags } from "../../store/admin.js";
 import type { Db } from "../../store/db.js";
 import { Wide } from "../layout.js";
 import { BASE, type ConsoleEnv } from "./auth.js";

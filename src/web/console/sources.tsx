@@ -1,8 +1,8 @@
 import type { Hono } from "hono";
 import { NorError } from "../../errors.js";
-import { markSource, type StatusRow, statusRows } from "../../night/admin-sql.js";
 import { viaText } from "../../night/way-choice.js";
 import { nightOf } from "../../policy/night-date.js";
+import { markSource, type StatusRow, statusRows } from "../../store/admin.js";
 import type { Db } from "../../store/db.js";
 import { marksOf, sourceNames } from "../../store/read/console.js";
 import { Wide } from "../layout.js";

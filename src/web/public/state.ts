@@ -4,18 +4,18 @@
  * src/store/read/source-state.ts.
  */
 import type { RefusalEvidence } from "../../net/types.js";
-import { latestMarks } from "../../night/marks.js";
 import type { WayChoice } from "../../night/types.js";
-import { parseWayChoice } from "../../night/way-choice.js";
 import { siteOf } from "../../policy/site.js";
 import type { Db } from "../../store/db.js";
 import { toIso } from "../../store/iso-time.js";
+import { latestMarks } from "../../store/marks.js";
 import {
   lastOutcomeRows,
   type OutcomeRow,
   outcomeRowsSince,
 } from "../../store/read/source-state.js";
 import { notReadSites } from "../../store/site-rules.js";
+import { parseWayChoice } from "../../store/way-choice.js";
 
 /**
  * P24/P26: the latest mark decides; no mark at all means read. A source on a site whose owner

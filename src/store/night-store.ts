@@ -4,18 +4,18 @@
  * land together or not at all, which is what makes `kill -9` then `nor night` safe.
  */
 import { holderDead } from "../net/holder.js";
+import type { CatalogRow, NightState, NightStore, TonightHistory } from "../night/ports.js";
+import type { ValidatorStore } from "../night/reader.js";
+import { type NightOutcomeKind, NOT_CHECKED_OUTCOMES, type SourceResult } from "../night/types.js";
+import { LANE_LEASE_MS } from "../policy/constants.js";
 import { addDays } from "../policy/night-date.js";
-import { relabelCheckerOffline } from "../store/checker-offline.js";
-import type { Db } from "../store/db.js";
-import { dialectOf } from "../store/dialect-of.js";
-import { fromIso, toIso } from "../store/iso-time.js";
-import { writeTxn } from "../store/write-txn.js";
-import { LANE_LEASE_MS } from "./lanes.js";
+import { relabelCheckerOffline } from "./checker-offline.js";
+import type { Db } from "./db.js";
+import { dialectOf } from "./dialect-of.js";
+import { fromIso, toIso } from "./iso-time.js";
 import { latestMarks } from "./marks.js";
-import type { CatalogRow, NightState, NightStore, TonightHistory } from "./ports.js";
-import type { ValidatorStore } from "./reader.js";
-import { chunks, insertRecords } from "./sql-records.js";
-import { type NightOutcomeKind, NOT_CHECKED_OUTCOMES, type SourceResult } from "./types.js";
+import { chunks, insertRecords } from "./night-records.js";
+import { writeTxn } from "./write-txn.js";
 
 /** History older than this many nights is not read back (ordering and flags need a few). */
 const HISTORY_NIGHTS = 60;

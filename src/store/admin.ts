@@ -4,11 +4,11 @@
  * and PostgreSQL.
  */
 import { NorError, UsageError } from "../errors.js";
-import { isNightDate } from "../policy/night-date.js";
-import type { Db } from "../store/db.js";
-import { toIso } from "../store/iso-time.js";
+import type { WaySkipped, WayUsed } from "../night/types.js";
+import { closingTime, isNightDate } from "../policy/night-date.js";
+import type { Db } from "./db.js";
+import { toIso } from "./iso-time.js";
 import { latestMarks } from "./marks.js";
-import type { WaySkipped, WayUsed } from "./types.js";
 import { parseWayChoice } from "./way-choice.js";
 
 export interface MarkInput {
@@ -167,9 +167,6 @@ export async function statusRows(db: Db): Promise<StatusRow[]> {
   return [...rows.values()];
 }
 
-/** A night lasts at most a day: the next night may start 24 h after this one started. */
-export const NIGHT_SPAN_MS = 24 * 60 * 60 * 1000;
-
 export interface NightRow {
   night: string;
   startedAt: string;
@@ -223,14 +220,6 @@ export async function settleUnfinishedNights(db: Db, now: number): Promise<Settl
     out.closed.push({ ...row, finishedAt: at });
   }
   return out;
-}
-
-/** When an unfinished night's time is over: its deadline or 24 h after its start. */
-function closingTime(startedAt: string, deadlineAt: string): number | undefined {
-  const start = Date.parse(startedAt);
-  const deadline = Date.parse(deadlineAt);
-  if (Number.isNaN(start) || Number.isNaN(deadline)) return undefined;
-  return Math.min(deadline, start + NIGHT_SPAN_MS);
 }
 
 export interface NightHistoryRow extends NightRow {

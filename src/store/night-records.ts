@@ -4,9 +4,9 @@
  * doubles one. Inserted in chunks to stay under the SQL parameter limits of both dialects.
  */
 import type { Transaction } from "kysely";
-import { toIso } from "../store/iso-time.js";
-import type { Database } from "../store/schema/index.js";
-import type { SourceResult } from "./types.js";
+import type { SourceResult } from "../night/types.js";
+import { toIso } from "./iso-time.js";
+import type { Database } from "./schema/index.js";
 
 const CHUNK = 200;
 

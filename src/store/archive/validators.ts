@@ -6,11 +6,11 @@
  * resumed night the 304 is re-read from the archive and its records are stored then.
  */
 
-import { fromRow, latestCapture, validatorsFor } from "../store/archive/captures.js";
-import { sha256Digest } from "../store/archive/digest.js";
-import { readCapture } from "../store/archive/read.js";
-import type { Db } from "../store/db.js";
-import type { StoredCopy, ValidatorStore } from "./reader.js";
+import type { StoredCopy, ValidatorStore } from "../../night/reader.js";
+import type { Db } from "../db.js";
+import { fromRow, latestCapture, validatorsFor } from "./captures.js";
+import { sha256Digest } from "./digest.js";
+import { readCapture } from "./read.js";
 
 export class ArchiveValidators implements ValidatorStore {
   readonly #db: Db;

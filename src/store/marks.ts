@@ -3,8 +3,8 @@
  * kept, never overwritten). One query for everyone who needs that answer: the night, the
  * status command, the directory and the console.
  */
-import type { Db } from "../store/db.js";
-import type { MarksTable } from "../store/schema/night.js";
+import type { Db } from "./db.js";
+import type { MarksTable } from "./schema/night.js";
 
 /** The latest mark per source (of `ids`, or of every source); sources never marked are absent. */
 export async function latestMarks(
