@@ -8,14 +8,7 @@
  * `admit` (src/policy/admission.ts).
  */
 import { createHash } from "node:crypto";
-import type {
-  Admission,
-  AdmitInput,
-  OwnerRule,
-  PriorAttempt,
-  SiteFacts,
-} from "../policy/admission.js";
-import { holderDead } from "./holder.js";
+import type { Admission } from "../policy/admission.js";
 import type {
   Method,
   Purpose,
@@ -140,25 +133,3 @@ export function requestKey(r: {
 
 /** The log entry a journal row shows, for the RequestLogEntry readers (`nor log`, tests). */
 export type JournalEntry = RequestLogEntry;
-
-/** The admission's input from what a journal loaded: the same for every implementation. */
-export function admitInput(
-  intent: SendIntent,
-  holder: string,
-  now: number,
-  state: { site: SiteFacts; rules: readonly OwnerRule[]; prior: readonly PriorAttempt[] },
-): AdmitInput {
-  const u = new URL(intent.url);
-  return {
-    night: intent.night,
-    now,
-    holder,
-    gapMs: intent.gapMs,
-    ...(intent.deadline !== undefined ? { deadline: intent.deadline } : {}),
-    isRobots: intent.purpose === "robots",
-    path: `${u.pathname}${u.search}`,
-    ...state,
-    replayAllowed: intent.replayAllowed,
-    holderDead: (lease) => holderDead(lease, now),
-  };
-}

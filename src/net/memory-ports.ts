@@ -1,12 +1,6 @@
 import { admit, type OwnerRule, type SiteFacts } from "../policy/admission.js";
-import {
-  type Admitted,
-  admitInput,
-  type Completion,
-  type JournalPort,
-  type SendIntent,
-  type StoredAnswer,
-} from "./journal.js";
+import { admitInput } from "../store/admit-input.js";
+import type { Admitted, Completion, JournalPort, SendIntent, StoredAnswer } from "./journal.js";
 import type { ArchivePort, CachedRobots, RequestLogEntry, RobotsCachePort } from "./types.js";
 
 /**

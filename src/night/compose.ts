@@ -6,7 +6,6 @@
 import { randomUUID } from "node:crypto";
 import { type Clock, systemClock } from "../clock.js";
 import type { PoliteFetcher } from "../net/fetcher.js";
-import { newHolderId } from "../net/holder.js";
 import type { JournalPort } from "../net/journal.js";
 import { isRecheckNight } from "../policy/recheck.js";
 import { siteOf } from "../policy/site.js";
@@ -14,6 +13,7 @@ import type { Catalog } from "../sources/catalog/types.js";
 import { archiveDir, WarcArchive } from "../store/archive/index.js";
 import { ArchiveValidators } from "../store/archive/validators.js";
 import type { Store } from "../store/db.js";
+import { newHolderId } from "../store/holder.js";
 import { SqlJournal } from "../store/journal.js";
 import { SqlNightStore } from "../store/night-store.js";
 import { type NightProgress, type NightSummary, runNight } from "./run-night.js";

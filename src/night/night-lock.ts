@@ -9,7 +9,7 @@
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { NorError } from "../errors.js";
-import { alive } from "../net/holder.js";
+import { alive } from "../store/holder.js";
 
 export const NIGHT_LOCK_FILE = "night.lock";
 

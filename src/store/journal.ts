@@ -4,18 +4,19 @@
  * before it is sent (synchronous=FULL on SQLite) and every decision to send is read from what
  * every process has committed.
  */
-import { holderDead } from "../net/holder.js";
-import {
-  type Admitted,
-  admitInput,
-  type Completion,
-  type JournalPort,
-  type SendIntent,
-  type StoredAnswer,
+
+import type {
+  Admitted,
+  Completion,
+  JournalPort,
+  SendIntent,
+  StoredAnswer,
 } from "../net/journal.js";
 import { admit, type OwnerRule, type SiteFacts } from "../policy/admission.js";
+import { admitInput } from "./admit-input.js";
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
+import { holderDead } from "./holder.js";
 import { fromIso, toIso } from "./iso-time.js";
 import { type Tx, writeTxn } from "./write-txn.js";
 

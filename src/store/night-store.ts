@@ -3,7 +3,7 @@
  * is one transaction per source: outcome, records, validators, backfill cursor and flags
  * land together or not at all, which is what makes `kill -9` then `nor night` safe.
  */
-import { holderDead } from "../net/holder.js";
+
 import type { CatalogRow, NightState, NightStore, TonightHistory } from "../night/ports.js";
 import type { ValidatorStore } from "../night/reader.js";
 import { type NightOutcomeKind, NOT_CHECKED_OUTCOMES, type SourceResult } from "../night/types.js";
@@ -12,6 +12,7 @@ import { addDays } from "../policy/night-date.js";
 import { relabelCheckerOffline } from "./checker-offline.js";
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
+import { holderDead } from "./holder.js";
 import { fromIso, toIso } from "./iso-time.js";
 import { latestMarks } from "./marks.js";
 import { chunks, insertRecords } from "./night-records.js";
