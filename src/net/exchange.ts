@@ -214,16 +214,7 @@ async function send(
     }
   } catch (err) {
     // A bug, not an answer: the row says so, and the lease is let go.
-    await deps.journal.complete(id, deps.holder, {
-      endedAt: deps.clock.now(),
-      status: null,
-      outcome: "interrupted",
-      failure: `internal: ${err instanceof Error ? err.message : String(err)}`,
-      bytes: 0,
-      final: false,
-      closedEarly: false,
-    });
-    throw err;
+    return failedAfterSend(deps, id, err, { endedAt: deps.clock.now(), status: null, bytes: 0 });
   }
   let judged: Judged;
   let archived: boolean;
@@ -233,16 +224,11 @@ async function send(
   } catch (err) {
     // The answer came but could not be judged or kept (a full disk): the row still records
     // its end, so the site's gap counts from it (P10), then the error goes up.
-    await deps.journal.complete(id, deps.holder, {
+    return failedAfterSend(deps, id, err, {
       endedAt: result.endedAt,
       status: result.kind === "response" ? result.status : null,
-      outcome: "interrupted",
-      failure: `internal: ${err instanceof Error ? err.message : String(err)}`,
       bytes: result.kind === "response" ? result.read.bytes : 0,
-      final: false,
-      closedEarly: false,
     });
-    throw err;
   }
   const retryAfter = result.kind === "response" ? siteHold(result) : undefined;
   await deps.journal.complete(id, deps.holder, {
@@ -270,6 +256,23 @@ async function send(
     ...(retryAfter !== undefined ? { siteNotBefore: retryAfter } : {}),
   });
   return { ran: true, value: result, judged, attempt, replayed: false };
+}
+
+/** Completes the row of a send that threw (`interrupted`, with its end) and rethrows. */
+async function failedAfterSend(
+  deps: ExchangeDeps,
+  id: string,
+  err: unknown,
+  end: { endedAt: number; status: number | null; bytes: number },
+): Promise<never> {
+  await deps.journal.complete(id, deps.holder, {
+    ...end,
+    outcome: "interrupted",
+    failure: `internal: ${err instanceof Error ? err.message : String(err)}`,
+    final: false,
+    closedEarly: false,
+  });
+  throw err;
 }
 
 /** RFC 9110 §10.2.3: a Retry-After on a 429 or 5xx holds the whole site until then (P15). */

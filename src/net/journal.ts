@@ -9,6 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Admission } from "../policy/admission.js";
+import type { AttemptResult } from "./exchange.js";
 import type {
   Method,
   Purpose,
@@ -66,14 +67,8 @@ export type StoredAttempt =
       startedAt: number;
       endedAt: number;
     }
-  | {
-      kind: "failure";
-      failure: TransportFailure;
-      message: string;
-      address?: string;
-      startedAt: number;
-      endedAt: number;
-    };
+  /** A transport failure is stored as the attempt had it. */
+  | Extract<AttemptResult, { kind: "failure" }>;
 
 export interface Completion {
   endedAt: number;

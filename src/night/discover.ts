@@ -16,6 +16,7 @@ import { ArchiveValidators } from "../store/archive/validators.js";
 import type { Store } from "../store/db.js";
 import { SqlRobotsCache } from "../store/robots-cache.js";
 import { type NetOptions, storeFetcher } from "./store-fetcher.js";
+import { fetchOrCopy } from "./stored-copy.js";
 
 export interface DiscoverOptions extends NetOptions {
   clock: Clock;
@@ -54,31 +55,16 @@ export async function discover(
   try {
     // P12: the homepage's stored validators go with it; a 304 is read from the stored copy.
     const copies = archive ? new ArchiveValidators(store.db, archive.dir) : undefined;
-    const validators = await copies?.get(homepage);
-    const asked = await fetcher.fetch({
+    const page = await fetchOrCopy(fetcher, copies, {
       url: homepage,
       purpose: "page",
       source: "discover",
-      ...(validators && (validators.etag || validators.lastModified) ? { validators } : {}),
-      ...(copies ? { validatorsFor: (u: string) => copies.get(u) } : {}),
     });
-    let outcome = asked;
-    let body: Uint8Array | undefined = asked.kind === "ok" ? asked.body : undefined;
-    if (asked.kind === "not-modified") {
-      const copy = await copies?.storedCopy(asked.url);
-      if (copy && !("lost" in copy)) body = copy.body;
-      else {
-        // The copy the validators belong to is gone: asked in full, stored anew (P8).
-        outcome = await fetcher.fetch({ url: homepage, purpose: "page", source: "discover" });
-        if (outcome.kind === "ok") body = outcome.body;
-      }
-    }
-    if (body === undefined || (outcome.kind !== "ok" && outcome.kind !== "not-modified"))
-      return { kind: "not-read", homepage, outcome };
-    const found = discoverCandidates(decodeBody(body), outcome.url);
+    if (page.kind === "failed") return { kind: "not-read", homepage, outcome: page.outcome };
+    const found = discoverCandidates(decodeBody(page.body), page.url);
     const candidates: ConfirmedCandidate[] = [];
     for (const c of found) candidates.push({ ...c, confirmed: await confirm(robotsCache, c) });
-    return { kind: "found", homepage: outcome.url, candidates };
+    return { kind: "found", homepage: page.url, candidates };
   } finally {
     await fetcher.close();
     await archive?.close();

@@ -5,12 +5,13 @@
  * form page is asked for conditionally (P12) and a 304 is filled in from our copy (P8).
  * Result pages are turned with the form's own pager (`nextFormPage`).
  */
-import type { Fetcher, FetchRequest } from "../net/types.js";
+import type { Fetcher } from "../net/types.js";
 import { type FormSpec, formSpec } from "../sources/catalog/schema.js";
 import type { WayIn } from "../sources/catalog/types.js";
 import { buildFormRequest, nextPagerRequest } from "../sources/extract/form.js";
 import { failureOutcome } from "./outcome.js";
 import type { ValidatorStore } from "./reader.js";
+import { fetchOrCopy } from "./stored-copy.js";
 import type { NightOutcome, PageRequest } from "./types.js";
 
 /** True for a form way that the night fills in itself (a platform preset does its own). */
@@ -34,41 +35,23 @@ export interface FormContext {
 /** The form page as the night will read it: tonight's answer or, after a 304, our copy. */
 type FormPage = { body: Uint8Array; url: string } | { failed: NightOutcome };
 
-/**
- * P12: the form page is a GET like any other, so it carries the stored validators of its
- * URL (and each redirect hop, those of the hop's URL). A 304 is answered from the copy we
- * hold (P8): its hidden fields are the ones the site says are still current. Validators are
- * sent only when the store can give that copy back; otherwise a 304 could not be filled in.
- */
+/** P12, P8: the form page is a GET like any other (see stored-copy.ts). */
 async function formPage(ctx: FormContext, way: WayIn, sourceId: string): Promise<FormPage> {
-  const req: FetchRequest = { url: way.url, purpose: "form", source: sourceId };
-  const storedCopy = ctx.validators.storedCopy?.bind(ctx.validators);
-  if (storedCopy) {
-    const v = await ctx.validators.get(way.url);
-    if (v && (v.etag || v.lastModified)) req.validators = v;
-    req.validatorsFor = (url) => ctx.validators.get(url);
-  }
-  let page = await ctx.fetcher.fetch(req);
-  if (page.kind === "not-modified" && storedCopy) {
-    // The 304 is about the URL that answered it (after any redirect); that is where its copy is.
-    const copy = await storedCopy(page.url);
-    if (copy && !("lost" in copy)) return { body: copy.body, url: copy.url };
-    // P8: the copy the validators belong to is gone or unreadable, so the page is asked for
-    // in full once more and stored anew.
-    delete req.validators;
-    delete req.validatorsFor;
-    page = await ctx.fetcher.fetch(req);
-  }
-  if (page.kind === "not-modified") {
+  const page = await fetchOrCopy(ctx.fetcher, ctx.validators, {
+    url: way.url,
+    purpose: "form",
+    source: sourceId,
+  });
+  if (page.kind === "read") return { body: page.body, url: page.url };
+  if (page.outcome.kind === "not-modified") {
     return {
       failed: {
         kind: "error",
-        reason: `HTTP 304 for the form page ${page.url}, which was asked for without validators`,
+        reason: `HTTP 304 for the form page ${page.outcome.url}, which was asked for without validators`,
       },
     };
   }
-  if (page.kind !== "ok") return { failed: failureOutcome(page) };
-  return { body: page.body, url: page.url };
+  return { failed: failureOutcome(page.outcome) };
 }
 
 /** Fetches the form page and builds the search request from it. Never throws. */
