@@ -95,10 +95,10 @@ describe("crash safety of the journal (real process, 30 seeded SIGKILLs, restart
     fleet = await startFleet({ now: () => Date.now() });
     dir = mkdtempSync(join(tmpdir(), "nor-crash-"));
     const layout: { kinds: Kind[] }[] = [
-      { kinds: [...Array(90).fill("ok"), "chain", "gone"] },
-      { kinds: [...Array(88).fill("ok"), "fails", "chain"] },
+      { kinds: [...Array(180).fill("ok"), "chain", "gone"] },
+      { kinds: [...Array(178).fill("ok"), "fails", "chain"] },
       { kinds: Array(4).fill("no") },
-      { kinds: [...Array(88).fill("ok"), "gone"] },
+      { kinds: [...Array(178).fill("ok"), "gone"] },
     ];
     for (const [si, l] of layout.entries()) {
       const box: { server?: FleetServer } = {};
