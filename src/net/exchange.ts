@@ -121,7 +121,6 @@ export async function exchange(deps: ExchangeDeps, input: ExchangeInput): Promis
   return deps.queue.run(site, async () => {
     let replayAllowed = true;
     for (let waits = 0; waits < MAX_WAITS; waits++) {
-      const now = deps.clock.now();
       const a = await deps.journal.admit(
         {
           night,
@@ -138,11 +137,11 @@ export async function exchange(deps: ExchangeDeps, input: ExchangeInput): Promis
           replayAllowed,
         },
         deps.holder,
-        now,
+        () => deps.clock.now(),
       );
       switch (a.kind) {
         case "wait":
-          await deps.clock.sleep(Math.max(0, a.until - now), input.signal);
+          await deps.clock.sleep(Math.max(0, a.until - deps.clock.now()), input.signal);
           continue;
         case "answered": {
           const stored = await deps.journal.answer(night, key);

@@ -8,7 +8,7 @@
  * `admit` (src/policy/admission.ts).
  */
 import { createHash } from "node:crypto";
-import type { Admission } from "../policy/admission.js";
+import type { Admission, DecisionTime } from "../policy/admission.js";
 import type { AttemptResult } from "./exchange.js";
 import type {
   Method,
@@ -96,7 +96,7 @@ export interface JournalPort {
    * In one write transaction: read the site's state, its owners' rules and this request's
    * attempts tonight, decide (policy/admission), and on "go" write the row and take the lease.
    */
-  admit(intent: SendIntent, holder: string, now: number): Promise<Admitted>;
+  admit(intent: SendIntent, holder: string, now: DecisionTime): Promise<Admitted>;
   /** In one write transaction: complete the row, record the end, release the lease. */
   complete(id: string, holder: string, c: Completion): Promise<void>;
   /** The stored final answer of this request tonight, if any. */

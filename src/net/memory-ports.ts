@@ -1,4 +1,10 @@
-import { admit, type OwnerRule, type SiteFacts } from "../policy/admission.js";
+import {
+  admit,
+  type DecisionTime,
+  type OwnerRule,
+  type SiteFacts,
+  timeOf,
+} from "../policy/admission.js";
 import { admitInput } from "../store/admit-input.js";
 import type { Admitted, Completion, JournalPort, SendIntent, StoredAnswer } from "./journal.js";
 import type { ArchivePort, CachedRobots, RequestLogEntry, RobotsCachePort } from "./types.js";
@@ -42,7 +48,8 @@ export class MemoryJournal implements JournalPort {
     return this.sites.get(site)?.lastEnd;
   }
 
-  async admit(intent: SendIntent, holder: string, now: number): Promise<Admitted> {
+  async admit(intent: SendIntent, holder: string, at: DecisionTime): Promise<Admitted> {
+    const now = timeOf(at);
     const site = this.sites.get(intent.site) ?? {};
     this.sites.set(intent.site, site);
     const prior = (this.#byKey.get(`${intent.night} ${intent.key}`) ?? []).filter(

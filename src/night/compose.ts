@@ -16,6 +16,7 @@ import type { Store } from "../store/db.js";
 import { newHolderId } from "../store/holder.js";
 import { SqlJournal } from "../store/journal.js";
 import { SqlNightStore } from "../store/night-store.js";
+import { storeClock } from "../store/store-clock.js";
 import { type NightProgress, type NightSummary, runNight } from "./run-night.js";
 import { type NetOptions, storeFetcher } from "./store-fetcher.js";
 import { wayReader } from "./way-reader.js";
@@ -37,8 +38,10 @@ export async function runNightWithStore(
   catalog: Catalog,
   opts: NightRunOptions,
 ): Promise<NightSummary> {
-  const clock = opts.clock ?? systemClock;
   const db = store.db;
+  // P9, P10 across machines: on PostgreSQL every host reads the database server's time.
+  const clock =
+    opts.clock ?? (store.dialect === "postgres" ? await storeClock(db, systemClock) : systemClock);
   const sqlJournal = new SqlJournal(db);
   let requests = 0;
   const journal: JournalPort = {

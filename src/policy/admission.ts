@@ -167,3 +167,14 @@ export function admit(a: AdmitInput): Admission {
     ...(recovered !== undefined ? { recovered } : {}),
   };
 }
+
+/**
+ * The time of a decision: a fixed instant (tests), or the clock, read inside the transaction
+ * at the moment of deciding, so a wait for the write lock (or for a group commit's batch)
+ * never makes the decision on an earlier time than the one it is taken at.
+ */
+export type DecisionTime = number | (() => number);
+
+export function timeOf(now: DecisionTime): number {
+  return typeof now === "function" ? now() : now;
+}

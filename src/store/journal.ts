@@ -1,8 +1,9 @@
 /**
  * The request journal over kysely (SQLite or PostgreSQL, same code): see net/journal.ts. Each
- * admission and each completion is one write transaction, so the row of a request is durable
- * before it is sent (synchronous=FULL on SQLite) and every decision to send is read from what
- * every process has committed.
+ * admission and each completion runs in a write transaction that has committed before the
+ * caller hears back, so the row of a request is durable before it is sent (synchronous=FULL on
+ * SQLite) and every decision to send is read from what every process has committed. Writes
+ * arriving together share one transaction (group commit, see group-commit.ts).
  */
 
 import type {
@@ -12,13 +13,20 @@ import type {
   SendIntent,
   StoredAnswer,
 } from "../net/journal.js";
-import { admit, type OwnerRule, type SiteFacts } from "../policy/admission.js";
+import {
+  admit,
+  type DecisionTime,
+  type OwnerRule,
+  type SiteFacts,
+  timeOf,
+} from "../policy/admission.js";
 import { admitInput } from "./admit-input.js";
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
+import { GroupCommit } from "./group-commit.js";
 import { holderDead } from "./holder.js";
 import { fromIso, toIso } from "./iso-time.js";
-import { type Tx, writeTxn } from "./write-txn.js";
+import type { Tx } from "./write-txn.js";
 
 /** P9: the longest a request can hold its site (30 s to headers, 30 s of body, the archive). */
 export const REQUEST_LEASE_MS = 120_000;
@@ -26,14 +34,19 @@ export const REQUEST_LEASE_MS = 120_000;
 export class SqlJournal implements JournalPort {
   readonly #db: Db;
   readonly #pg: boolean;
+  /** Admissions and completions arriving together share one transaction (one fsync). */
+  readonly group: GroupCommit;
 
   constructor(db: Db) {
     this.#db = db;
     this.#pg = dialectOf(db) === "postgres";
+    this.group = new GroupCommit(db);
   }
 
-  admit(intent: SendIntent, holder: string, now: number): Promise<Admitted> {
-    return writeTxn(this.#db, async (tx) => {
+  admit(intent: SendIntent, holder: string, at: DecisionTime): Promise<Admitted> {
+    return this.group.run(async (tx) => {
+      // The time is read once the write lock is held: the decision is taken at that moment.
+      const now = timeOf(at);
       const site = await this.#siteFacts(tx, intent.site, now);
       const rules = await ownerRules(tx, intent.site);
       const priorRows = await tx
@@ -115,7 +128,7 @@ export class SqlJournal implements JournalPort {
   }
 
   complete(id: string, holder: string, c: Completion): Promise<void> {
-    return writeTxn(this.#db, async (tx) => {
+    return this.group.run(async (tx) => {
       const row = await tx
         .updateTable("request_log")
         .set({

@@ -24,7 +24,7 @@ export interface SeenRequest {
   headerNames: string[];
   body: string;
   startedAt: number;
-  /** When the response finished or the socket closed; NaN while still open. */
+  /** When the response's last byte was handed over or the socket closed; NaN while open. */
   endedAt: number;
 }
 
@@ -116,7 +116,14 @@ export async function startFleet(opts: FleetOptions = {}): Promise<Fleet> {
       const end = () => {
         if (Number.isNaN(seen.endedAt)) seen.endedAt = now();
       };
-      res.once("finish", end);
+      // The site's view: its answer ended when its last byte was handed over (`res.end()`),
+      // not when this process got round to the 'finish' event, which a loaded event loop
+      // can delay past the checker's next request.
+      const realEnd = res.end.bind(res) as (...a: unknown[]) => ServerResponse;
+      res.end = ((...a: unknown[]) => {
+        end();
+        return realEnd(...a);
+      }) as typeof res.end;
       res.once("close", end);
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
