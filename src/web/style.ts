@@ -30,8 +30,11 @@ th{background:#f6f8fa;font-weight:600}
 .tone-skip{background:#eaeef2;color:#424a53}.tone-trouble{background:#fff8c5;color:#7d4e00}
 .tone-offline{background:#f6f8fa;color:#424a53;border:1px dashed #57606a}
 .tone-none{background:#fff;color:#57606a;border:1px dashed #8c959f}
-.strip svg{display:block;width:100%;max-width:42rem;height:auto}
-.strip a:focus rect{stroke:#1f2328;stroke-width:2}
+.strip svg{display:block;width:100%;max-width:36rem;height:auto}
+.strip a:focus rect,.strip a:hover rect{stroke:#1f2328;stroke-width:2}
+.strip a:focus{outline:none}.strip .words{visibility:hidden;fill:#1f2328}
+.strip a:focus .words,.strip a:hover .words{visibility:visible}
+tr:target{background:#fff8c5;outline:2px solid #d4a72c}[id]{scroll-margin-top:1rem}
 .strip .fill-yes{fill:#2da44e}.strip .fill-no{fill:#cf222e}.strip .fill-skip{fill:#8c959f}
 .strip .fill-trouble{fill:#d4a72c}.strip .fill-none{fill:#fff;stroke:#8c959f;stroke-dasharray:2 2}
 .strip .fill-offline{fill:#eaeef2;stroke:#57606a}

@@ -25,6 +25,9 @@ export const REFUSAL = {
   provider: "cloudflare",
   reference: "8e1f2c3d4b5a6978-CMH",
 };
+/** A record title and link from a crawled list that must stay inert text everywhere. */
+export const SCRIPT_TITLE = "<script>alert(1)</script>";
+export const SCRIPT_URL = "javascript:alert(document.domain)";
 export const NOT_READ_REASON =
   "The site asks for a sign-in to see the list; asked the clerk by email";
 
@@ -79,8 +82,16 @@ export interface Fixture {
   close(): Promise<void>;
 }
 
+export interface FixtureOptions {
+  /** Adds a record titled SCRIPT_TITLE linking to SCRIPT_URL to evil-notices' last night. */
+  scriptRecord?: boolean;
+}
+
 /** Nights 11-03..11-05; test-bids is refused on the last; akron-minutes is marked not read. */
-export async function buildFixture(loc?: StoreLocation): Promise<Fixture> {
+export async function buildFixture(
+  loc?: StoreLocation,
+  opts: FixtureOptions = {},
+): Promise<Fixture> {
   const dir = mkdtempSync(join(tmpdir(), "nor-web-"));
   const store = await openStore(loc ?? { kind: "sqlite", dir });
   const db = store.db;
@@ -162,6 +173,9 @@ export async function buildFixture(loc?: StoreLocation): Promise<Fixture> {
                 url: "javascript:alert(1)",
                 date: "2026-11-05",
               },
+              ...(opts.scriptRecord
+                ? [{ id: "e2", title: SCRIPT_TITLE, url: SCRIPT_URL, date: "2026-11-05" }]
+                : []),
             ]
           : [],
     });

@@ -10,6 +10,8 @@ import type { Db } from "../db.js";
 export interface NightSummary {
   night: string;
   startedAt: string;
+  /** P13: no request starts after it. */
+  deadlineAt: string;
   finishedAt: string | null;
   runs: number;
   sources: number;
@@ -39,6 +41,8 @@ export interface NightReport extends NightSummary {
   unreached: SourceOutcome[];
   requests: SiteRequests[];
   totalRequests: number;
+  /** When each source the night reached ended its check, earliest first (ISO). */
+  ended: string[];
 }
 
 export async function listNights(db: Db): Promise<NightSummary[]> {
@@ -52,6 +56,7 @@ export async function listNights(db: Db): Promise<NightSummary[]> {
   return nights.map((r) => ({
     night: r.night,
     startedAt: r.started_at,
+    deadlineAt: r.deadline_at,
     finishedAt: r.finished_at,
     runs: Number(r.runs),
     sources: n.get(r.night) ?? 0,
@@ -82,7 +87,15 @@ export async function nightReport(
   const outcomes = await db
     .selectFrom("night_sources as ns")
     .leftJoin("night_catalog as nc", "nc.source_id", "ns.source_id")
-    .select(["ns.source_id", "ns.outcome", "ns.reason", "ns.status", "ns.url", "ns.evidence"])
+    .select([
+      "ns.source_id",
+      "ns.outcome",
+      "ns.reason",
+      "ns.status",
+      "ns.url",
+      "ns.evidence",
+      "ns.ended_at",
+    ])
     .select(["nc.government", "nc.site"])
     .where("ns.night", "=", night)
     .orderBy("ns.source_id")
@@ -97,6 +110,11 @@ export async function nightReport(
     url: o.url,
     evidence: parseEvidence(o.evidence),
   }));
+  // When each reached source's check ended, in order: the report's chart of time used (P13).
+  const ended = outcomes
+    .filter((o) => o.outcome !== "unreached")
+    .map((o) => o.ended_at)
+    .sort();
   const byKind = countBy(all.map((o) => o.outcome)).map(([kind, count]) => ({ kind, count }));
   const nos = all.filter((o) => isNo(o.outcome));
   const nosBySite = countBy(nos.map((o) => o.site)).map(([site, count]) => ({ site, count }));
@@ -119,6 +137,7 @@ export async function nightReport(
   return {
     night: row.night,
     startedAt: row.started_at,
+    deadlineAt: row.deadline_at,
     finishedAt: row.finished_at,
     runs: Number(row.runs),
     sources: all.length,
@@ -128,6 +147,7 @@ export async function nightReport(
     unreached: all.filter((o) => o.outcome === "unreached"),
     requests: perSite,
     totalRequests: perSite.reduce((a, r) => a + r.requests, 0),
+    ended,
   };
 }
 

@@ -13,6 +13,7 @@ import {
 import { Wide } from "../layout.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
 import { ConsoleLayout, nyTime } from "./layout.js";
+import { NightChart } from "./night-chart.js";
 
 const isNo = (o: string) => NO_OUTCOMES.has(o as never);
 
@@ -65,6 +66,7 @@ export const ReportView: FC<{ r: NightReport; names: ReadonlyMap<string, SourceN
       {r.finishedAt ? `finished ${nyTime(r.finishedAt)}` : "not finished"}, {r.runs} run(s).{" "}
       <strong>{r.sources}</strong> source(s) checked, <strong>{r.totalRequests}</strong> request(s).
     </p>
+    <NightChart input={r} />
     <h2>Outcomes by kind</h2>
     <Wide>
       <table>
@@ -127,7 +129,7 @@ export const ReportView: FC<{ r: NightReport; names: ReadonlyMap<string, SourceN
           <th>site</th>
           <th>requests</th>
           <th>bytes</th>
-          <th />
+          <th>log</th>
         </tr>
         {r.requests.map((s) => (
           <tr>

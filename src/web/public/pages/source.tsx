@@ -71,22 +71,32 @@ function stripLabel(n: StripNight): { text: string; fill: string } {
 
 const CELL = 14;
 const GAP = 3;
+/** The line under the cells where a focused (or pointed-at) night says its words. */
+const WORDS_Y = CELL + 22;
+const WORDS_SIZE = 13;
+/** Characters of that line that fit the strip's width; the table below has them all. */
+const WORDS_MAX = 72;
+
+const clip = (s: string) => (s.length > WORDS_MAX ? `${s.slice(0, WORDS_MAX - 1)}…` : s);
 
 /**
  * The last nights as an SVG strip, oldest left, newest right. Each night is a link (reachable
  * by Tab, opened by a tap or Enter) to its row in the table below, which says the outcome, the
- * reason and the evidence in words; its <title> names the night and outcome for pointers and
- * screen readers, so color is never the only carrier.
+ * reason and the evidence in words; its <title> and aria-label name the night, the outcome and
+ * the reason for pointers and screen readers, and the night that has focus (or the pointer)
+ * shows the same words on a line under the strip, so color is never the only carrier and a
+ * keyboard user reads a night without leaving the strip (CSS only: the site runs no script).
  */
 const NightStrip: FC<{ nights: readonly StripNight[] }> = ({ nights }) => {
   const oldestFirst = [...nights].reverse();
   const width = oldestFirst.length * (CELL + GAP);
+  const height = WORDS_Y + 6;
   return (
     <figure class="strip">
       <svg
-        viewBox={`0 0 ${width} ${CELL + 4}`}
+        viewBox={`0 0 ${width} ${height}`}
         width={width}
-        height={CELL + 4}
+        height={height}
         aria-label={`The last ${nights.length} nights, oldest first; each links to its row in the table`}
       >
         {oldestFirst.map((n, i) => {
@@ -104,13 +114,17 @@ const NightStrip: FC<{ nights: readonly StripNight[] }> = ({ nights }) => {
                 rx={2}
                 class={`fill-${l.fill}`}
               />
+              <text x={1} y={WORDS_Y} font-size={WORDS_SIZE} class="words">
+                {clip(label)}
+              </text>
             </a>
           );
         })}
       </svg>
       <figcaption class="small muted">
         Green: yes · red: no · grey: skipped or not reached · yellow: trouble · dashed: not checked
-        · pale: checker offline. The table below says each night in words.
+        · pale: checker offline. Tab to a night, or point at it, to read it here; the table below
+        says each night in words.
       </figcaption>
     </figure>
   );
