@@ -2,6 +2,7 @@ import { load } from "cheerio";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { wordForms } from "../../src/store/read/search.js";
 import { createApp } from "../../src/web/app.js";
 import { buildFixture, type Fixture, NOW, ORIGIN } from "./fixture.js";
 
@@ -106,6 +107,26 @@ describe("finding", () => {
       recordTotal: number;
     };
     expect(gone.recordTotal).toBe(0);
+  });
+
+  it("a source is found by its government's words too, and a plural finds the singular: 'bids Franklin', 'records'", async () => {
+    type Answer = { sources: { id: string }[]; records: unknown[]; recordTotal: number };
+    const ask = async (q: string) =>
+      (await (await f.app.request(`/api/search?q=${encodeURIComponent(q)}`)).json()) as Answer;
+    // The home page's own example: a kind of records and a county.
+    expect((await ask("bids Franklin")).sources.map((s) => s.id)).toEqual(["test-bids"]);
+    expect((await ask("Akron minutes")).sources.map((s) => s.id)).toEqual(["akron-minutes"]);
+    expect((await ask("bids Summit")).sources).toEqual([]);
+    // Every word must be found, in the page's words or its government's: "village" names
+    // the government of both of Test's pages, "agendas" only one of them.
+    expect((await ask("agendas village")).sources.map((s) => s.id)).toEqual(["test-agendas"]);
+    // "records" finds the titles that say "Record N" (seven of them), as "recor" does.
+    expect((await ask("records")).recordTotal).toBe(7);
+    expect((await ask("Records 22")).recordTotal).toBe(1);
+    expect(wordForms("bids")).toEqual(["bids", "bid"]);
+    expect(wordForms("agencies")).toEqual(["agencies", "agency"]);
+    expect(wordForms("address")).toEqual(["address"]);
+    expect(wordForms("bus")).toEqual(["bus"]);
   });
 
   it("a search has its feeds", async () => {

@@ -59,6 +59,15 @@ describe.skipIf(!postgresUrl)("the directory on PostgreSQL", () => {
       records: { recordId: string }[];
     };
     expect(one.records.map((r) => r.recordId)).toEqual(["https://test.example/r/22"]);
+    // A source by its government's words; a plural finds the singular.
+    const bids = (await (await f.app.request("/api/search?q=bids%20Franklin")).json()) as {
+      sources: { id: string }[];
+    };
+    expect(bids.sources.map((x) => x.id)).toEqual(["test-bids"]);
+    const plural = (await (await f.app.request("/api/search?q=records")).json()) as {
+      recordTotal: number;
+    };
+    expect(plural.recordTotal).toBe(7);
     const week = (await (await f.app.request("/api/new?window=7d")).json()) as {
       counts: { total: number; byCounty: { county: string | null; count: number }[] };
     };

@@ -1,8 +1,9 @@
 /**
  * Search over governments, sources and record titles, ranked: FTS5 with bm25 on SQLite,
  * `to_tsvector`/`ts_rank` on PostgreSQL (indexes: migration 010). The words a person types
- * become a query of plain terms (every word must match, the last one as a prefix), so no
- * search syntax of either engine reaches it: quotes, NEAR, `-` and `:` are just separators.
+ * become a query of plain terms (every word must match, the last one as a prefix; a plural
+ * also as its singular), so no search syntax of either engine reaches it: quotes, NEAR, `-`
+ * and `:` are just separators. A source is found by its own words or its government's.
  */
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../db.js";
@@ -24,12 +25,57 @@ export function searchTerms(q: string): string[] {
   return words.slice(0, MAX_TERMS).map((w) => w.slice(0, MAX_TERM_CHARS));
 }
 
+/**
+ * The forms of a word that are searched: the word and, for an English plural, its singular, so
+ * "bids" also finds "Bid: road resurfacing" and "agencies" finds "agency" (neither engine stems:
+ * see migration 010). Only ever adds a form; a word is never dropped.
+ */
+export function wordForms(t: string): string[] {
+  if (t.length >= 4 && t.endsWith("ies")) return [t, `${t.slice(0, -3)}y`];
+  if (t.length >= 4 && t.endsWith("s") && !t.endsWith("ss")) return [t, t.slice(0, -1)];
+  return [t];
+}
+
+/** One word as an FTS5 query: its forms quoted (no syntax gets through), ORed; `*`: a prefix. */
+function ftsTerm(t: string, prefix: boolean): string {
+  const forms = wordForms(t).map((w) => `"${w}"${prefix ? "*" : ""}`);
+  return forms.length > 1 ? `(${forms.join(" OR ")})` : (forms[0] ?? "");
+}
+
+function tsTerm(t: string, prefix: boolean): string {
+  const forms = wordForms(t).map((w) => `${w}${prefix ? ":*" : ""}`);
+  return forms.length > 1 ? `(${forms.join(" | ")})` : (forms[0] ?? "");
+}
+
+/** Each word's query, the last one a prefix (the person may still be typing it). */
+const ftsTerms = (terms: readonly string[]) =>
+  terms.map((t, i) => ftsTerm(t, i === terms.length - 1));
+const tsTerms = (terms: readonly string[]) =>
+  terms.map((t, i) => tsTerm(t, i === terms.length - 1));
+
+/** Explicit AND: FTS5 reads `"a" ("b" OR "c")` as a syntax error, `"a" AND (…)` as meant. */
 function ftsQuery(terms: readonly string[]): string {
-  return terms.map((t, i) => `"${t}"${i === terms.length - 1 ? "*" : ""}`).join(" ");
+  return ftsTerms(terms).join(" AND ");
 }
 
 function tsQuery(terms: readonly string[]): string {
-  return terms.map((t, i) => `${t}${i === terms.length - 1 ? ":*" : ""}`).join(" & ");
+  return tsTerms(terms).join(" & ");
+}
+
+/**
+ * A source matches when every word is found in its own text (name, kind of records, id) or in
+ * its government's (name, county, id): "bids Licking" finds the bid pages of Licking County's
+ * governments, "permits Riverbend" the City of Riverbend's permits. Those matching more words
+ * in their own text come first.
+ */
+function sourceMatch(own: RawBuilder<unknown>[], gov: RawBuilder<unknown>[]) {
+  return {
+    where: and(own.map((o, i) => sql`(${o} or ${gov[i]})`)),
+    rank: sql.join(
+      own.map((o) => sql`(case when ${o} then 1 else 0 end)`),
+      sql` + `,
+    ),
+  };
 }
 
 export interface SearchResult {
@@ -160,12 +206,16 @@ export async function search(
         limit ${opts.others}`.execute(db)
     ).rows;
     const sv = sql`to_tsvector('simple', coalesce(s.name, '') || ' ' || s.records || ' ' || s.id)`;
+    const sm = sourceMatch(
+      tsTerms(terms).map((q) => sql`${sv} @@ to_tsquery('simple', ${q})`),
+      tsTerms(terms).map((q) => sql`${gv} @@ to_tsquery('simple', ${q})`),
+    );
     srcRows = (
       await sql<(typeof srcRows)[number]>`select s.id, s.government_id, s.name, s.records, s.url,
           s.access, s.platform, g.name as government_name
         from sources s join governments g on g.id = s.government_id
-        where ${sv} @@ to_tsquery('simple', ${tq}) and ${live} and ${where}
-        order by ts_rank(${sv}, to_tsquery('simple', ${tq})) desc, s.id
+        where ${sm.where} and ${live} and ${where}
+        order by ${sm.rank} desc, g.name, s.id
         limit ${opts.others}`.execute(db)
     ).rows;
   } else {
@@ -194,13 +244,20 @@ export async function search(
         order by bm25(governments_fts), g.name
         limit ${opts.others}`.execute(db)
     ).rows;
+    const sm = sourceMatch(
+      ftsTerms(terms).map(
+        (q) => sql`s.rowid in (select rowid from sources_fts where sources_fts match ${q})`,
+      ),
+      ftsTerms(terms).map(
+        (q) => sql`g.rowid in (select rowid from governments_fts where governments_fts match ${q})`,
+      ),
+    );
     srcRows = (
       await sql<(typeof srcRows)[number]>`select s.id, s.government_id, s.name, s.records, s.url,
           s.access, s.platform, g.name as government_name
-        from sources_fts join sources s on s.rowid = sources_fts.rowid
-        join governments g on g.id = s.government_id
-        where sources_fts match ${fq} and ${live} and ${where}
-        order by bm25(sources_fts), s.id
+        from sources s join governments g on g.id = s.government_id
+        where ${sm.where} and ${live} and ${where}
+        order by ${sm.rank} desc, g.name, s.id
         limit ${opts.others}`.execute(db)
     ).rows;
   }
