@@ -1,7 +1,9 @@
 /**
  * The one style sheet of the site and the console, served as /assets/site.css (the CSP allows
  * styles only from our own origin, no inline ones). Narrow screens: long words and URLs
- * wrap, wide tables scroll inside their own box, so no page scrolls sideways at 390 px.
+ * wrap, wide tables scroll inside their own box, so no page scrolls sideways at 390 px; in a
+ * table a word breaks only when it is longer than its column could ever be ("New records" never
+ * reads "New rec / ords").
  */
 export const SITE_CSS = `*{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
@@ -21,7 +23,7 @@ header.site input[type=search]{flex:1;min-width:0;padding:.25rem .4rem}
 main{padding-top:1rem;padding-bottom:2rem}
 h1{font-size:1.6rem;margin:.5rem 0 1rem}h2{font-size:1.2rem;margin-top:1.75rem}
 .table-wrap{overflow-x:auto;max-width:100%}
-table{border-collapse:collapse;width:100%;margin:.5rem 0}
+table{border-collapse:collapse;width:100%;margin:.5rem 0;overflow-wrap:break-word}
 th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #d8dee4;vertical-align:top}
 th{background:#f6f8fa;font-weight:600}
 .nowrap{white-space:nowrap}.muted{color:#57606a}.small{font-size:.875rem}
@@ -54,4 +56,5 @@ nav.console{display:flex;flex-wrap:wrap;gap:.25rem 1rem;align-items:center;margi
 nav.pages{display:flex;gap:1rem;margin:1rem 0}
 footer{border-top:1px solid #d8dee4;margin-top:2rem;padding:1rem 0;color:#57606a;font-size:.875rem}
 pre{background:#f4f4f4;padding:.5rem;overflow:auto;white-space:pre-wrap}
-svg.chart{display:block;width:100%;max-width:48rem;height:auto}`;
+svg.chart{display:block;width:100%;max-width:36rem;height:auto}
+figure.strip,figure.night-chart{margin:1rem 0}`;

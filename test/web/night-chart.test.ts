@@ -57,10 +57,10 @@ describe("the night report's chart", () => {
     const segs = svg.find("rect[data-kind]").toArray();
     expect(segs.map((r) => $(r).attr("data-kind"))).toEqual(["ok", "refused", "unreached"]);
     expect(segs.map((r) => $(r).attr("fill"))).toEqual(["#2da44e", "#cf222e", "#8c959f"]);
-    expect(segs.map((r) => Math.round(Number($(r).attr("width"))))).toEqual([213, 213, 213]);
+    expect(segs.map((r) => Math.round(Number($(r).attr("width"))))).toEqual([173, 173, 173]);
     // The deadline ends the axis; the finish is half-way along it.
-    expect(Number(svg.find("line.deadline-line").attr("x1"))).toBe(640);
-    expect(Number(svg.find("line.end-line").attr("x1"))).toBe(320);
+    expect(Number(svg.find("line.deadline-line").attr("x1"))).toBe(520);
+    expect(Number(svg.find("line.end-line").attr("x1"))).toBe(260);
     expect(svg.text()).toContain("deadline 05:00");
     expect(svg.text()).toContain("finished 04:00");
 
@@ -90,7 +90,7 @@ describe("the night report's chart", () => {
     expect(desc).toContain(
       "not finished (last check ended 03:30 ET): 30 min of the 2 h 00 min limit (25%)",
     );
-    expect(Number(svg.find("line.end-line").attr("x1"))).toBe(160);
+    expect(Number(svg.find("line.end-line").attr("x1"))).toBe(130);
     expect(svg.text()).toContain("last check 03:30");
   });
 

@@ -27,12 +27,16 @@ const TONE_FILL: Record<OutcomeTone, string> = {
   offline: "#eaeef2",
 };
 
+const UNCHANGED_FILL = "#8fd19e";
+
 /** The chart's width in its own units; it scales to its box (svg.chart in style.ts). */
-const W = 640;
+const W = 520;
 const BAR_H = 22;
 const LEGEND_ROW = 20;
-const LEGEND_COLS = 3;
+const LEGEND_COLS = 2;
 const PLOT_H = 90;
+/** Room the "start" label takes under the axis: the end's label starts after it. */
+const START_LABEL = 84;
 /** The line of sources done over time is drawn with at most this many steps. */
 const MAX_STEPS = 240;
 
@@ -71,7 +75,8 @@ export function chartModel(c: ChartInput): ChartModel {
       percent: total === 0 ? 0 : Math.round((k.count / total) * 100),
       x,
       width,
-      fill: TONE_FILL[outcomeLabel(k.kind).tone],
+      // "unchanged" is a yes too, a lighter green, so it stands apart from "ok" beside it.
+      fill: k.kind === "unchanged" ? UNCHANGED_FILL : TONE_FILL[outcomeLabel(k.kind).tone],
     };
     x += width;
     return s;
@@ -239,11 +244,11 @@ export const NightChart: FC<{ input: ChartInput }> = ({ input }) => {
           {hm(m.startedAt)} start
         </text>
         <text
-          x={Math.min(W, Math.max(0, endX)).toFixed(1)}
+          x={(endX < W - 130 ? Math.max(endX + 4, START_LABEL) : endX - 4).toFixed(1)}
           y={axisY}
           font-size={12}
           fill="#1f2328"
-          text-anchor={endX > W - 120 ? "end" : endX < 120 ? "start" : "middle"}
+          text-anchor={endX < W - 130 ? "start" : "end"}
         >
           {m.finished ? "finished" : "last check"} {hm(m.endAt)}
         </text>
