@@ -26,6 +26,7 @@ import { openStore, type Store } from "../../store/db.js";
 import { createApp } from "../../web/app.js";
 import { hashPassword } from "../../web/console/password.js";
 import { storePasswordHash } from "../../web/console/session-store.js";
+import { importedOrStop } from "../import-outcome.js";
 import { progressLine, startLine, summaryLines } from "../night-report.js";
 
 interface DemoOptions {
@@ -84,7 +85,8 @@ async function runDemo(opts: DemoOptions): Promise<void> {
     const { catalog, origins } = loadCatalogWithFiles([catalogFile]);
     const store = await openStore({ kind: "sqlite", dir: dataDir });
     try {
-      await importCatalog(store.db, catalog, origins, clock.now());
+      // A fresh directory: nothing to retire, so this is always "imported".
+      importedOrStop(await importCatalog(store.db, catalog, origins, clock.now()));
       say(`\nThe catalog (${catalogFile}) is in the store at ${dataDir}.`);
       // Served from the start (a busy port is said before the nights, not after), so the
       // directory can be watched filling in.

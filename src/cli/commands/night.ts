@@ -15,6 +15,7 @@ import { importCatalog } from "../../sources/catalog-import.js";
 import { nightRow, nightTotals, settleUnfinishedNights } from "../../store/admin.js";
 import { advisoryLock } from "../../store/advisory-lock.js";
 import { ensureDataDir, openStore, type Store, storeLocationFromOptions } from "../../store/db.js";
+import { importedOrStop } from "../import-outcome.js";
 import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../net-options.js";
 import {
   type NightEnd,
@@ -131,9 +132,11 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       }
       // The directory shows what the night read: the catalog is imported as a diff first
       // (a source gone from the file is retired, never deleted), as `nor catalog import`.
-      const diff = await importCatalog(store.db, catalog, origins, clock.now(), {
-        allowRetire: opts.allowRetire === true,
-      });
+      const diff = importedOrStop(
+        await importCatalog(store.db, catalog, origins, clock.now(), {
+          allowRetire: opts.allowRetire === true,
+        }),
+      );
       const opened = await nightRow(store.db, night);
       start = {
         night,
