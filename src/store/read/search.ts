@@ -4,9 +4,10 @@
  * become a query of plain terms (every word must match, the last one as a prefix), so no
  * search syntax of either engine reaches it: quotes, NEAR, `-` and `:` are just separators.
  */
-import { type RawBuilder, sql } from "kysely";
+import type { RawBuilder } from "kysely";
 import type { Db } from "../db.js";
 import { dialectOf } from "../dialect-of.js";
+import { sql } from "../kysely.js";
 import type { DirectoryFilter, GovernmentSummary, SourceSummary } from "./directory.js";
 import type { NewRecord } from "./new-records.js";
 
