@@ -8,6 +8,8 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { systemClock } from "../src/clock.js";
+import { randomIds } from "../src/ids.js";
 import { listWarcFiles } from "../src/store/archive/files.js";
 import type { Exchange } from "../src/store/archive/records.js";
 import { WarcArchive } from "../src/store/archive/warc-archive.js";
@@ -57,7 +59,7 @@ export async function run(): Promise<string> {
     await fh.close();
 
     const dir = join(data, "archive");
-    const a = await WarcArchive.open(dir, { db: store.db });
+    const a = await WarcArchive.open(dir, { db: store.db, clock: systemClock, ids: randomIds });
     t = performance.now();
     for (let i = 0; i < N; i++)
       await a.write(ex(`http://source-${i}.example/agendas`, bodies[i]!, 1_000 + i));

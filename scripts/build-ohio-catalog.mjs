@@ -4,7 +4,7 @@
  * see their README). Run by hand when the seed changes; the output is committed, so the
  * project never needs the seed at run time:
  *
- *   node scripts/build-ohio-catalog.mjs ../shared/data catalog/ohio.yaml
+ *   node scripts/build-ohio-catalog.mjs SEED_DATA_DIR catalog/ohio.yaml
  *
  * Every source is `confirmed: false` (nothing was checked against the live sites) and keeps
  * its evidence. A record page becomes a source only when the checker can read it: a platform
@@ -17,7 +17,11 @@ import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { stringify } from "yaml";
 
-const [dataDir = "../shared/data", out = "catalog/ohio.yaml"] = process.argv.slice(2);
+const [dataDir, out = "catalog/ohio.yaml"] = process.argv.slice(2);
+if (dataDir === undefined) {
+  process.stderr.write("usage: node scripts/build-ohio-catalog.mjs SEED_DATA_DIR [OUT.yaml]\n");
+  process.exit(2);
+}
 const read = (f) => parse(readFileSync(join(dataDir, f), "utf8"), { columns: true, skip_empty_lines: true });
 
 /** Seed platform value → preset name and the access it is. */

@@ -32,17 +32,17 @@ export const systemClock: Clock = {
     }),
 };
 
-/**
- * Virtual time for tests and simulations. `sleep` registers a timer; time only moves when
- * `advance`/`runAll` is called, or automatically when every waiter is asleep (`auto` mode),
- * which lets a whole simulated night run as fast as the CPU allows.
- */
 interface Timer {
   at: number;
   seq: number;
   resolve: () => void;
 }
 
+/**
+ * Virtual time for tests and simulations. `sleep` registers a timer; time only moves when
+ * `advance(ms)` or `step()` is called. A driver that calls `step()` whenever every task is
+ * asleep (the simulation, `night/simulate.ts`) runs a whole night as fast as the CPU allows.
+ */
 export class ManualClock implements Clock {
   #now: number;
   #timers: Timer[] = [];

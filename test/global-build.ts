@@ -17,4 +17,10 @@ export default function setup(): void {
       timeout: 180_000,
     },
   );
+  // The rest of `npm run build`: kysely as one file, as `nor` loads it (src/store/kysely.ts).
+  execFileSync(process.execPath, [join(root, "scripts/bundle-kysely.mjs")], {
+    cwd: root,
+    stdio: "inherit",
+    timeout: 180_000,
+  });
 }

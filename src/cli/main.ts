@@ -135,6 +135,12 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`nor: ${err.message}\n`);
       return exitCodeOf(err);
     }
-    throw err;
+    // Anything else is a failure while working (a store that fails, a bug): exit 1, never
+    // worded as something the person typed. NOR_DEBUG=1 adds the stack.
+    const detail = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`nor: ${detail}\n`);
+    if (process.env["NOR_DEBUG"] === "1" && err instanceof Error && err.stack)
+      process.stderr.write(`${err.stack}\n`);
+    return 1;
   }
 }

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns";
 import { isIP } from "node:net";
-import { ConfigError } from "../errors.js";
+import { ConfigError, NorError } from "../errors.js";
 import { classifyAddress, isForbiddenAddress } from "../policy/address.js";
 
 /**
@@ -9,14 +9,13 @@ import { classifyAddress, isForbiddenAddress } from "../policy/address.js";
  * a name that resolves to 169.254.169.254 or 10.x, a DNS-rebinding answer, or a redirect to an
  * IP literal fails with "blocked-address" before any packet is sent.
  */
-export class BlockedAddressError extends Error {
+export class BlockedAddressError extends NorError {
   override name = "BlockedAddressError";
-  readonly code = "E_NOR_BLOCKED_ADDRESS";
   constructor(
     readonly address: string,
     readonly hostname: string,
   ) {
-    super(`address ${address} of ${hostname} is not a public address`);
+    super("E_BLOCKED_ADDRESS", `address ${address} of ${hostname} is not a public address`);
   }
 }
 

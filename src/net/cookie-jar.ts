@@ -8,7 +8,7 @@
  */
 import { isIP } from "node:net";
 import { getPublicSuffix } from "tldts";
-import { type Clock, systemClock } from "../clock.js";
+import type { Clock } from "../clock.js";
 import { parseCookieDate } from "../policy/cookie-date.js";
 import { siteOf } from "../policy/site.js";
 import type { CookieJarPort } from "./types.js";
@@ -74,7 +74,7 @@ export class SourceCookieJar implements CookieJarPort {
   #cookies: StoredCookie[] = [];
   #seq = 0;
 
-  constructor(clock: Pick<Clock, "now"> = systemClock) {
+  constructor(clock: Pick<Clock, "now">) {
     this.#clock = clock;
   }
 

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomIds } from "../ids.js";
 import { MAX_REDIRECTS, PRODUCT_TOKEN } from "../policy/constants.js";
 import { robotsVerdict } from "../policy/robots/index.js";
 import { siteOf } from "../policy/site.js";
@@ -35,7 +35,7 @@ export function createFetcher(opts: FetcherOptions): PoliteFetcher {
   const own: UndiciTransport | undefined = opts.transport
     ? undefined
     : createUndiciTransport(opts.transportOptions ?? {});
-  const holder = opts.holder ?? newHolderId(() => randomUUID().slice(0, 8));
+  const holder = opts.holder ?? newHolderId(() => (opts.ids ?? randomIds).uuid().slice(0, 8));
   const deps: ExchangeDeps = {
     clock: opts.clock,
     queue: new SiteQueue(),

@@ -1,5 +1,6 @@
 import type { Clock } from "../clock.js";
 import { ConfigError } from "../errors.js";
+import type { IdSource } from "../ids.js";
 import { classifyAddress } from "../policy/address.js";
 import { MIN_GAP_MS } from "../policy/constants.js";
 import { knownAddress, parsePins } from "./address-guard.js";
@@ -14,6 +15,8 @@ export interface FetcherOptions {
   /** The request journal: every row written before its request is sent (P27), and the durable
    * state every decision to send is read from (P9, P10, P15, P21). */
   journal: JournalPort;
+  /** Where the random part of a lease holder's name comes from (default: random). */
+  ids?: IdSource;
   /** Who this fetcher is in the journal's leases (host:pid:random); default a fresh one. */
   holder?: string;
   robotsCache: RobotsCachePort;

@@ -33,7 +33,7 @@ function messageOf(err: unknown): string {
 
 export function failureFor(err: unknown): TransportFailure {
   const code = codeOf(err);
-  if (code === "E_NOR_BLOCKED_ADDRESS") return "blocked-address";
+  if (code === "E_BLOCKED_ADDRESS") return "blocked-address";
   if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_CONNECT_TIMEOUT") {
     return "timeout-headers";
   }

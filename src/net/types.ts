@@ -2,6 +2,7 @@
  * The fetch pipeline's public shapes. Expected results are a tagged union (never thrown).
  * Every other layer talks to the network only through a `Fetcher`.
  */
+import { NorError } from "../errors.js";
 
 /** P27: why a request was made. */
 export type Purpose =
@@ -208,13 +209,14 @@ export type TransportResult =
   | { kind: "failure"; failure: TransportFailure; message: string; address?: string };
 
 /** Thrown by a response body iterator when the body fails mid-way (reset, 30 s of silence). */
-export class TransportBodyError extends Error {
+/** A body cut off mid-transfer (or timed out, P14): the fetcher reads `failure`. */
+export class TransportBodyError extends NorError {
   override name = "TransportBodyError";
   constructor(
     readonly failure: TransportFailure,
     message: string,
   ) {
-    super(message);
+    super("E_TRANSPORT_BODY", message);
   }
 }
 

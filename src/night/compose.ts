@@ -3,8 +3,8 @@
  * the WARC archive (P8), and the scheduler. Kept out of the CLI file so the command stays
  * thin and the wiring is read in one place.
  */
-import { randomUUID } from "node:crypto";
-import { type Clock, systemClock } from "../clock.js";
+import type { Clock } from "../clock.js";
+import type { IdSource } from "../ids.js";
 import type { PoliteFetcher } from "../net/fetcher.js";
 import type { JournalPort } from "../net/journal.js";
 import { isRecheckNight } from "../policy/recheck.js";
@@ -29,7 +29,10 @@ export interface NightRunOptions extends NetOptions {
   canary?: string;
   /** The data directory: the archive lives in DIR/archive (P8). */
   dataDir?: string;
-  clock?: Clock;
+  /** This host's clock (passed in by the command, never read here); see storeClock below. */
+  clock: Clock;
+  /** WARC record ids and this process's lease holder name. */
+  ids: IdSource;
   onProgress?(p: NightProgress & { requests: number }): void;
 }
 
@@ -38,10 +41,11 @@ export async function runNightWithStore(
   catalog: Catalog,
   opts: NightRunOptions,
 ): Promise<NightSummary> {
+  const { ids } = opts;
   const db = store.db;
-  // P9, P10 across machines: on PostgreSQL every host reads the database server's time.
-  const clock =
-    opts.clock ?? (store.dialect === "postgres" ? await storeClock(db, systemClock) : systemClock);
+  // P9, P10 across machines: on PostgreSQL every host reads the database server's time (the
+  // host's clock it is given, corrected by its offset from the server's).
+  const clock = store.dialect === "postgres" ? await storeClock(db, opts.clock) : opts.clock;
   const sqlJournal = new SqlJournal(db);
   let requests = 0;
   const journal: JournalPort = {
@@ -55,10 +59,10 @@ export async function runNightWithStore(
   };
   const archive =
     opts.dataDir !== undefined
-      ? await WarcArchive.open(archiveDir(opts.dataDir), { db, clock })
+      ? await WarcArchive.open(archiveDir(opts.dataDir), { db, clock, ids })
       : undefined;
   const nightStore = new SqlNightStore(db);
-  const holder = newHolderId(() => randomUUID().slice(0, 8));
+  const holder = newHolderId(() => ids.uuid().slice(0, 8));
   let fetcher: PoliteFetcher | undefined;
   try {
     return await runNight(
@@ -84,6 +88,7 @@ export async function runNightWithStore(
           fetcher = storeFetcher({
             db,
             clock,
+            ids,
             net: opts,
             journal,
             ...(archive ? { archive } : {}),

@@ -5,6 +5,7 @@
  * for anything more (P6: no link is followed; P18: robots.txt decides what may be read).
  */
 import type { Clock } from "../clock.js";
+import type { IdSource } from "../ids.js";
 import type { FetchOutcome } from "../net/types.js";
 import { PRODUCT_TOKEN } from "../policy/constants.js";
 import { robotsVerdict } from "../policy/robots/index.js";
@@ -20,6 +21,7 @@ import { fetchOrCopy } from "./stored-copy.js";
 
 export interface DiscoverOptions extends NetOptions {
   clock: Clock;
+  ids: IdSource;
   dataDir?: string;
 }
 
@@ -40,7 +42,11 @@ export async function discover(
   const robotsCache = new SqlRobotsCache(store.db);
   const archive =
     opts.dataDir !== undefined
-      ? await WarcArchive.open(archiveDir(opts.dataDir), { db: store.db, clock: opts.clock })
+      ? await WarcArchive.open(archiveDir(opts.dataDir), {
+          db: store.db,
+          clock: opts.clock,
+          ids: opts.ids,
+        })
       : undefined;
   // P21, P20: during a night (even past midnight) discover is one more request of that
   // night: the sites that said no tonight, and tonight's unreachable robots.txt, hold for it.
@@ -48,6 +54,7 @@ export async function discover(
   const fetcher = storeFetcher({
     db: store.db,
     clock: opts.clock,
+    ids: opts.ids,
     net: opts,
     ...(archive ? { archive } : {}),
     ...(night !== undefined ? { night } : {}),

@@ -1,6 +1,7 @@
 /**
  * An in-memory NightStore and ValidatorStore for the simulation and unit tests: the same
- * contract as the kysely store (store-kysely.ts), kept in Maps.
+ * contract as the kysely store (`SqlNightStore` in
+ * `store/night-store.ts`), kept in Maps.
  */
 
 import { LANE_LEASE_MS } from "../policy/constants.js";

@@ -5,6 +5,7 @@
  * politeness from the outside (P9, P10, P13), the way a site owner's logs would.
  */
 import type { ManualClock } from "../clock.js";
+import { CounterIds, type IdSource } from "../ids.js";
 import { createFetcher } from "../net/fetcher.js";
 import type { JournalPort } from "../net/journal.js";
 import { MemoryJournal, MemoryRobotsCache } from "../net/memory-ports.js";
@@ -143,6 +144,8 @@ export interface SimNightOptions {
    */
   journal?: JournalPort;
   robotsCache?: RobotsCachePort;
+  /** Lease holders' names (default: counted, so a simulated night is the same every run). */
+  ids?: IdSource;
 }
 
 /** Runs one night of the real scheduler and fetcher, moving the ManualClock as tasks sleep. */
@@ -154,6 +157,7 @@ export async function runSimulatedNight(
 ): Promise<NightSummary> {
   const journal = opts.journal ?? new MemoryJournal();
   const robotsCache = opts.robotsCache ?? new MemoryRobotsCache();
+  const ids = opts.ids ?? new CounterIds();
   let settled = false;
   const run = runNight(
     sim.catalog,
@@ -167,6 +171,7 @@ export async function runSimulatedNight(
       makeFetcher: async (state) =>
         createFetcher({
           clock,
+          ids,
           journal,
           robotsCache,
           transport: sim.transport,

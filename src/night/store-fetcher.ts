@@ -3,6 +3,7 @@
  * share, so both send through the same log, site gaps, robots cache and archive.
  */
 import type { Clock } from "../clock.js";
+import type { IdSource } from "../ids.js";
 import { createFetcher, type PoliteFetcher } from "../net/fetcher.js";
 import type { JournalPort } from "../net/journal.js";
 import type { ArchivePort } from "../net/types.js";
@@ -22,6 +23,7 @@ export interface NetOptions {
 export interface StoreFetcherOptions {
   db: Db;
   clock: Clock;
+  ids: IdSource;
   net: NetOptions;
   archive?: ArchivePort;
   /** Default: the SQL journal over `db` (request log and site state in one). */
@@ -41,6 +43,7 @@ export function storeFetcher(o: StoreFetcherOptions): PoliteFetcher {
   if (net.caFile !== undefined) transportOptions.caFile = net.caFile;
   return createFetcher({
     clock: o.clock,
+    ids: o.ids,
     journal: o.journal ?? new SqlJournal(o.db),
     robotsCache: new SqlRobotsCache(o.db),
     ...(o.archive ? { archive: o.archive } : {}),

@@ -1,6 +1,6 @@
 /**
  * The night's shapes: what the scheduler plans, what one source's check yields, and the one
- * outcome stored per source per night. Outcomes are a closed set (the issue's list), so the
+ * outcome stored per source per night. Outcomes are a closed set (P23, P24), so the
  * directory, `nor status` and the flag rules can match on them exhaustively.
  */
 import type { RefusalEvidence } from "../net/types.js";

@@ -1,9 +1,9 @@
 /**
  * P21: recognise "the site said no" from one response, keeping false positives low: a
  * contact form with a reCAPTCHA, or a page merely served through a CDN, is not a no.
- * The rules follow shared/research/refusal-markers.md §2: Tier 1 (documented headers,
- * decisive alone), Tier 2 (vendor page fingerprints, each a combination), Tier 3 (generic
- * phrases on a small refusal-status page, reported as "suspected"). A vendor's own error
+ * The rules come in three tiers: Tier 1 (documented headers, decisive alone), Tier 2
+ * (vendor page fingerprints, each a combination), Tier 3 (generic phrases on a small
+ * refusal-status page, reported as "suspected"). A vendor's own error
  * page (Cloudflare 52x, Akamai non-#18 references) is an outage and stops the search.
  * Presence markers (server headers, sensor scripts, cookies, widgets) never count alone.
  */

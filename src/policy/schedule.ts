@@ -1,13 +1,16 @@
 /**
  * When `nor start` runs the night: every day at a wall-clock time in a zone (01:00
- * America/New_York by default). No cron library is installed, so the next run is computed
- * here from the project's own zone code (zone.ts): the calendar date in the zone, that
- * date's wall time turned into an instant. Daylight saving: a time the autumn change repeats
- * runs once, the first time; a time the spring change skips (02:30 on that Sunday) runs an
- * hour later by the clock (03:30). The default, 01:00 in New York, is never either.
+ * America/New_York by default), as the cron pattern `M H * * *` in that zone, computed by
+ * croner (no date arithmetic here). Time is an argument: the caller's Clock says what "now"
+ * is, so the schedule is tested with a ManualClock. Daylight saving, as croner does it for a
+ * job at a fixed time: a time the autumn change repeats (01:30 on that Sunday) runs once, the
+ * first time (EDT); a time the spring change skips (02:30 on that Sunday) runs when the clock
+ * has jumped, at 03:00 EDT, and the next day at 02:30 again. The default, 01:00 in New York,
+ * is neither.
  */
-import { ConfigError } from "../errors.js";
-import { instantOf, wallTimeAt } from "./zone.js";
+import { Cron } from "croner";
+import { ConfigError, NorError } from "../errors.js";
+import { wallTimeAt } from "./zone.js";
 
 export interface DailyAt {
   hour: number;
@@ -29,34 +32,21 @@ export function parseDailyAt(text: string, zone: string): DailyAt {
   return { hour, minute, zone };
 }
 
-const DAY_MS = 86_400_000;
+/** The daily time as a croner job that only answers questions (no function: nothing runs). */
+function cronOf(at: DailyAt): Cron {
+  return new Cron(`${at.minute} ${at.hour} * * *`, { timezone: at.zone, mode: "5-part" });
+}
 
 /** The first instant strictly after `now` at which the daily time comes round. */
 export function nextRunAfter(now: number, at: DailyAt): number {
-  const today = wallTimeAt(now, at.zone);
-  // Calendar arithmetic on the zone's date (UTC days), never "now + 24 h" across a DST change.
-  const dayZero = Date.UTC(today.year, today.month - 1, today.day);
-  for (let d = 0; d < 3; d++) {
-    const date = new Date(dayZero + d * DAY_MS);
-    const t = instantOf(
-      {
-        year: date.getUTCFullYear(),
-        month: date.getUTCMonth() + 1,
-        day: date.getUTCDate(),
-        hour: at.hour,
-        minute: at.minute,
-        second: 0,
-        ms: 0,
-      },
-      at.zone,
-      "earlier",
+  const next = cronOf(at).nextRun(new Date(now));
+  // A daily pattern always has a next run: a null would be a bug, never a guess.
+  if (next === null)
+    throw new NorError(
+      "E_INTERNAL",
+      `no next run found for ${formatDailyAt(at)} after ${new Date(now).toISOString()}`,
     );
-    if (t > now) return t;
-  }
-  // Unreachable for real zones (offsets stay within a day); never loop or guess.
-  throw new ConfigError(
-    `no next run found for ${formatDailyAt(at)} after ${new Date(now).toISOString()}`,
-  );
+  return next.getTime();
 }
 
 export function formatDailyAt(at: DailyAt): string {

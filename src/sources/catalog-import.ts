@@ -5,7 +5,6 @@
  * and one that comes back is un-retired. Every change is kept in catalog_changes. The diff is
  * decided here; the SQL is `src/store/catalog-import.ts`.
  */
-import { NorError } from "../errors.js";
 import {
   type CatalogEntryState,
   type CatalogWrite,
@@ -105,21 +104,21 @@ export interface ImportOptions {
   allowRetire?: boolean;
 }
 
-/**
- * Retiring is reversible but loud in the directory: an import that would retire more than a
- * tenth of the sources in use is most likely a partial catalog (one file of several), so it
- * stops before writing anything and names them, unless `allowRetire` says it is meant.
- */
-function checkRetirements(active: number, changes: readonly EntityChange[]): void {
+/** What an import did, or why it wrote nothing (a value; each caller words it). */
+export type ImportOutcome =
+  | { kind: "imported"; diff: ImportDiff }
+  /**
+   * Retiring is reversible but loud in the directory: an import that would retire more than
+   * a tenth of the sources in use is most likely a partial catalog (one file of several), so
+   * it writes nothing and names them, unless `allowRetire` says it is meant.
+   */
+  | { kind: "too-many-retired"; active: number; retire: string[] };
+
+/** The sources an import would retire, when they are more than a tenth of those in use. */
+function tooManyRetired(active: number, changes: readonly EntityChange[]): string[] | undefined {
   const retired = changes.filter((c) => c.entity === "source" && c.change === "retired");
-  if (retired.length === 0 || retired.length * 10 <= active) return;
-  const ids = retired.map((c) => c.id);
-  throw new NorError(
-    "E_CATALOG",
-    `this import would retire ${ids.length} of the ${active} sources in use (more than a tenth), so nothing was changed.\n` +
-      `Sources it would retire: ${ids.join(", ")}\n` +
-      "Give every catalog file (--catalog A B …), or --allow-retire if they are meant to go.",
-  );
+  if (retired.length === 0 || retired.length * 10 <= active) return undefined;
+  return retired.map((c) => c.id);
 }
 
 export async function importCatalog(
@@ -128,9 +127,9 @@ export async function importCatalog(
   origins: CatalogOrigins,
   now: number,
   opts: ImportOptions = {},
-): Promise<ImportDiff> {
+): Promise<ImportOutcome> {
   const at = new Date(now).toISOString();
-  return writeCatalogImport(db, at, (existing) => {
+  return writeCatalogImport<ImportOutcome>(db, at, (existing) => {
     const govs = existing.governments;
     const srcs = existing.sources;
     const changes = [
@@ -138,7 +137,9 @@ export async function importCatalog(
       ...diff("source", srcs, catalog.sources),
     ];
     if (opts.allowRetire !== true) {
-      checkRetirements(srcs.filter((r) => r.retired_at === null).length, changes);
+      const active = srcs.filter((r) => r.retired_at === null).length;
+      const retire = tooManyRetired(active, changes);
+      if (retire) return { writes: [], result: { kind: "too-many-retired", active, retire } };
     }
     const govById = new Map(catalog.governments.map((g) => [g.id, g]));
     const srcById = new Map(catalog.sources.map((s) => [s.id, s]));
@@ -156,7 +157,7 @@ export async function importCatalog(
     });
     const total = catalog.governments.length + catalog.sources.length;
     const touched = changes.filter((c) => c.change !== "retired").length;
-    return { writes, result: { changes, unchanged: total - touched } };
+    return { writes, result: { kind: "imported", diff: { changes, unchanged: total - touched } } };
   });
 }
 

@@ -3,7 +3,7 @@
  * the flags queue, and the per-source status. SQL over the night's tables, same on SQLite
  * and PostgreSQL.
  */
-import { NorError, UsageError } from "../errors.js";
+import { NorError } from "../errors.js";
 import type { WaySkipped, WayUsed } from "../night/types.js";
 import { closingTime, isNightDate } from "../policy/night-date.js";
 import type { Db } from "./db.js";
@@ -20,31 +20,57 @@ export interface MarkInput {
   night: string;
 }
 
+/**
+ * What a mark did, or why it did nothing. Each way a person's input can be wrong is a value
+ * (the CLI and the console word it each their own way); only a failing store throws.
+ */
+export type MarkOutcome =
+  | { kind: "marked"; source: string; reading: boolean; reason?: string }
+  /** P24: "not read" needs a reason. */
+  | { kind: "reason-missing"; source: string }
+  /** Not in the night's catalog (a source appears there after a night has run with it). */
+  | { kind: "unknown-source"; source: string }
+  /**
+   * Already so (read, or not read for this same reason): nothing is recorded, so a repeated
+   * command does not restart the recheck calendar (P25). `since` is absent for a source
+   * never marked, which is read.
+   */
+  | { kind: "already"; source: string; reading: boolean; since?: string; reason?: string };
+
 /** P24: only a person changes whether a source is read; the change is kept, never overwritten. */
-export async function markSource(db: Db, m: MarkInput): Promise<void> {
-  if (!m.reading && !m.reason?.trim()) throw new UsageError('--not-read needs --reason "…" (P24)');
+export async function markSource(db: Db, m: MarkInput): Promise<MarkOutcome> {
+  const source = m.source;
+  const reason = m.reason?.trim() || undefined;
+  if (!m.reading && reason === undefined) return { kind: "reason-missing", source };
   const known = await db
     .selectFrom("night_catalog")
     .select("source_id")
-    .where("source_id", "=", m.source)
+    .where("source_id", "=", source)
     .executeTakeFirst();
-  if (!known) {
-    throw new NorError(
-      "E_USAGE",
-      `unknown source "${m.source}" (it appears after a \`nor night --catalog …\` run)`,
-    );
+  if (!known) return { kind: "unknown-source", source };
+  const latest = (await latestMarks(db, [source])).get(source);
+  const reading = latest === undefined || Number(latest.reading) === 1;
+  if (reading === m.reading && (m.reading || (latest?.reason ?? undefined) === reason)) {
+    return {
+      kind: "already",
+      source,
+      reading,
+      ...(latest ? { since: latest.at } : {}),
+      ...(latest?.reason ? { reason: latest.reason } : {}),
+    };
   }
   await db
     .insertInto("marks")
     .values({
-      source_id: m.source,
+      source_id: source,
       at: toIso(m.at),
       reading: m.reading ? 1 : 0,
-      reason: m.reason?.trim() || null,
+      reason: reason ?? null,
       by: m.by,
       night: m.night,
     })
     .execute();
+  return { kind: "marked", source, reading: m.reading, ...(reason ? { reason } : {}) };
 }
 
 export interface FlagRow {
@@ -74,21 +100,34 @@ export async function listFlags(db: Db, includeCleared: boolean): Promise<FlagRo
   }));
 }
 
-/** Clearing is recorded (who, when); the flag row stays. */
-export async function clearFlag(db: Db, id: string, by: string, at: number): Promise<void> {
-  const row = await db
-    .selectFrom("flags")
-    .select(["id", "cleared_at"])
-    .where("id", "=", id)
-    .executeTakeFirst();
-  if (!row) throw new NorError("E_USAGE", `no flag with id "${id}" (see \`nor flags\`)`);
-  if (row.cleared_at !== null)
-    throw new NorError("E_USAGE", `flag "${id}" was already cleared at ${row.cleared_at}`);
-  await db
+/** What clearing a flag did, or why it did nothing (a value, as for marks). */
+export type ClearOutcome =
+  | { kind: "cleared"; id: string; source: string; flag: string }
+  | { kind: "unknown-flag"; id: string }
+  | { kind: "already-cleared"; id: string; at: string; by: string | null };
+
+/**
+ * Clearing is recorded (who, when); the flag row stays. One conditional update, so of two
+ * people clearing the same flag at once exactly one clears it and the other is told so.
+ */
+export async function clearFlag(db: Db, id: string, by: string, at: number): Promise<ClearOutcome> {
+  const updated = await db
     .updateTable("flags")
     .set({ cleared_at: toIso(at), cleared_by: by })
     .where("id", "=", id)
-    .execute();
+    .where("cleared_at", "is", null)
+    .executeTakeFirst();
+  const row = await db
+    .selectFrom("flags")
+    .select(["id", "source_id", "kind", "cleared_at", "cleared_by"])
+    .where("id", "=", id)
+    .executeTakeFirst();
+  if (!row) return { kind: "unknown-flag", id };
+  if (Number(updated.numUpdatedRows) > 0)
+    return { kind: "cleared", id, source: row.source_id, flag: row.kind };
+  // Not updated, so cleared before (a flag is never un-cleared).
+  if (row.cleared_at === null) throw new NorError("E_INTERNAL", `flag "${id}" was not cleared`);
+  return { kind: "already-cleared", id, at: row.cleared_at, by: row.cleared_by };
 }
 
 export interface StatusRow {

@@ -1,5 +1,5 @@
-import { sql } from "kysely";
 import type { Db } from "./db.js";
+import { sql } from "./kysely.js";
 
 /**
  * A PostgreSQL session advisory lock held on one connection of the pool until released: the

@@ -1,17 +1,9 @@
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type SqliteDatabase from "better-sqlite3";
-import {
-  CompiledQuery,
-  type DatabaseConnection,
-  type Driver,
-  Kysely,
-  Migrator,
-  PostgresDialect,
-  SqliteDialect,
-  sql,
-} from "kysely";
+import type { DatabaseConnection, Driver } from "kysely";
 import { NorError } from "../errors.js";
+import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "./kysely.js";
 import { migrationProvider } from "./migrations/index.js";
 import type { Database } from "./schema/index.js";
 

@@ -1,4 +1,4 @@
-import { PostgresAdapter } from "kysely";
+import { PostgresAdapter } from "./kysely.js";
 
 /**
  * Which SQL dialect a kysely instance speaks. Migrations are static `up(db)` functions, so the

@@ -11,8 +11,9 @@
  * serialisation check (40P01, 40001) is run again from the start, a bounded number of times:
  * nothing it decided was given back, so nothing was sent on its account.
  */
-import { sql } from "kysely";
+
 import type { Db } from "./db.js";
+import { sql } from "./kysely.js";
 import { type Tx, writeTxn } from "./write-txn.js";
 
 interface Pending<T> {

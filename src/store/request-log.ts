@@ -1,8 +1,8 @@
-import { sql } from "kysely";
 import type { RequestLogEntry, RequestLogPort } from "../net/types.js";
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
 import { toIso } from "./iso-time.js";
+import { sql } from "./kysely.js";
 import { fromRow, toRow } from "./request-log-row.js";
 
 /** Which attempts to return. Times are epoch ms on the attempt's start: since ≤ start < until. */

@@ -7,9 +7,10 @@
  * measured at the start and again every few minutes (a round trip's half is the error bound).
  * SQLite is one machine's file: its processes already share one clock.
  */
-import { sql } from "kysely";
+
 import type { Clock } from "../clock.js";
 import type { Db } from "./db.js";
+import { sql } from "./kysely.js";
 
 /** How often the offset is measured again while the night runs. */
 export const CLOCK_REFRESH_MS = 5 * 60_000;

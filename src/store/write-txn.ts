@@ -1,6 +1,7 @@
-import { sql, type Transaction } from "kysely";
+import type { Transaction } from "kysely";
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
+import { sql } from "./kysely.js";
 import type { Database } from "./schema/index.js";
 
 export type Tx = Transaction<Database> | Db;

@@ -16,7 +16,7 @@ describe("nor archive show|verify|cdx (P8)", () => {
   let t: TempStore;
   beforeEach(async () => {
     t = await tempStore();
-    const a = await WarcArchive.open(t.archiveDir, { db: t.store.db });
+    const a = await WarcArchive.open(t.archiveDir, t.archiveOptions);
     await a.write(exchange(URL_A, "<p>night one</p>", { at: T0, headers: { etag: '"1"' } }));
     await a.write(exchange(URL_A, "<p>night two</p>", { at: T0 + DAY, headers: { etag: '"2"' } }));
     await a.write(

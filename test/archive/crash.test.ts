@@ -88,7 +88,7 @@ describe("crash safety (P8)", () => {
     const before = await t.store.db.selectFrom("captures").select("record_id").execute();
     expect(before.length).toBeGreaterThanOrEqual(2);
 
-    const a = await WarcArchive.open(t.archiveDir, { db: t.store.db });
+    const a = await WarcArchive.open(t.archiveDir, t.archiveOptions);
     expect(a.recoveredBytes).toBe(killed.size - killed.end);
     await a.write(exchange("http://127.0.0.2/after-crash", "<p>still here</p>"));
     await a.close();
@@ -109,7 +109,7 @@ describe("crash safety (P8)", () => {
   });
 
   it("P8: a torn gzip member at the end of the file is cut off on open and never indexed", async () => {
-    const a = await WarcArchive.open(t.archiveDir, { db: t.store.db });
+    const a = await WarcArchive.open(t.archiveDir, t.archiveOptions);
     await a.write(exchange("http://127.0.0.2/one", "first"));
     await a.close();
     const file = listWarcFiles(t.archiveDir)[0]!;
@@ -120,7 +120,7 @@ describe("crash safety (P8)", () => {
     appendFileSync(path, whole.subarray(c.offset, c.offset + Math.floor(c.length / 2)));
     expect((await verifyArchive(t.archiveDir)).problems.length).toBeGreaterThan(0);
 
-    const b = await WarcArchive.open(t.archiveDir, { db: t.store.db });
+    const b = await WarcArchive.open(t.archiveDir, t.archiveOptions);
     expect(b.recoveredBytes).toBe(Math.floor(c.length / 2));
     await b.write(exchange("http://127.0.0.2/two", "second"));
     await b.close();

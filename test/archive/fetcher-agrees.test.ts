@@ -68,7 +68,7 @@ describe("the archive and the request log agree (P8, P12, P27)", () => {
   });
 
   it("P8: every answer the log shows with a body has exactly one response or revisit record, and P12 validators come from the archive", async () => {
-    const archive = await WarcArchive.open(t.archiveDir, { db: t.store.db });
+    const archive = await WarcArchive.open(t.archiveDir, t.archiveOptions);
     const log = new MemoryJournal();
     const fetcher = createFetcher({
       clock: systemClock,

@@ -313,7 +313,7 @@ describe("reading back a revisit's original without a stream parser (P8)", () =>
 
     it("P8: an original damaged on disk is not referred to; the same body is stored again in full", async () => {
       const url = "http://127.0.0.2/minutes";
-      let a = await WarcArchive.open(t.archiveDir, { db: t.store.db });
+      let a = await WarcArchive.open(t.archiveDir, t.archiveOptions);
       await a.write(exchange(url, PAGE, { at: 1_000 }));
       await a.write(exchange(url, PAGE, { at: 2_000 }));
       await a.close();
@@ -324,13 +324,13 @@ describe("reading back a revisit's original without a stream parser (P8)", () =>
       const bytes = readFileSync(path);
       bytes[caps[0]!.offset + Math.floor(caps[0]!.length / 2)]! ^= 0x01;
       writeFileSync(path, bytes);
-      a = await WarcArchive.open(t.archiveDir, { db: t.store.db });
+      a = await WarcArchive.open(t.archiveDir, t.archiveOptions);
       await a.write(exchange(url, PAGE, { at: 3_000 }));
       await a.close();
       caps = await capturesOf(t.store.db, url);
       expect(caps.map((c) => c.recordType)).toEqual(["response", "revisit", "response"]);
       // And the one after that refers to the new, whole copy.
-      a = await WarcArchive.open(t.archiveDir, { db: t.store.db });
+      a = await WarcArchive.open(t.archiveDir, t.archiveOptions);
       await a.write(exchange(url, PAGE, { at: 4_000 }));
       await a.close();
       caps = await capturesOf(t.store.db, url);

@@ -60,7 +60,7 @@ describe("nor reparse (P8)", () => {
 
   it("P8: reparse re-extracts from the stored copies with every connection refused, and reports added / removed / changed per source", async () => {
     const url = `${base}/bids`;
-    const a = await WarcArchive.open(t.archiveDir, { db: t.store.db });
+    const a = await WarcArchive.open(t.archiveDir, t.archiveOptions);
     await a.write(exchange(url, LIST, { source: "city-bids" }));
     await a.write(
       exchange(`${base}/robots.txt`, "User-agent: *\n", { source: "city-bids", purpose: "robots" }),

@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WARCParser } from "warcio";
-import { ManualClock } from "../../src/clock.js";
 import { capturesOf, latestCapture, validatorsFor } from "../../src/store/archive/captures.js";
 import { sha256Digest } from "../../src/store/archive/digest.js";
 import { listWarcFiles } from "../../src/store/archive/files.js";
@@ -35,7 +34,7 @@ describe("WarcArchive (P8)", () => {
   });
 
   it("P8: writes a WARC 1.1 response and request record per exchange, each its own gzip member, that warcio reads back", async () => {
-    const a = await WarcArchive.open(t.archiveDir, { db: t.store.db, clock: new ManualClock() });
+    const a = await WarcArchive.open(t.archiveDir, t.archiveOptions);
     await a.write(exchange("http://127.0.0.2/agendas", "<p>Agenda</p>", { source: "s1" }));
     await a.close();
     const [file] = listWarcFiles(t.archiveDir);
@@ -60,7 +59,7 @@ describe("WarcArchive (P8)", () => {
   });
 
   it("P8: stores the decoded body with Content-Encoding dropped and the original noted", async () => {
-    const a = await WarcArchive.open(t.archiveDir, { db: t.store.db });
+    const a = await WarcArchive.open(t.archiveDir, t.archiveOptions);
     const body = "<ul><li>Bid 1</li></ul>";
     await a.write(
       exchange("http://127.0.0.2/bids", body, {
@@ -84,7 +83,7 @@ describe("WarcArchive (P8)", () => {
   });
 
   it("P8: a payload identical to the last capture of the URL becomes a revisit, and reads back as the original body", async () => {
-    const a = await WarcArchive.open(t.archiveDir, { db: t.store.db });
+    const a = await WarcArchive.open(t.archiveDir, t.archiveOptions);
     const url = "http://127.0.0.2/minutes";
     const t0 = Date.UTC(2026, 10, 5, 8);
     await a.write(exchange(url, "same", { at: t0, headers: { etag: '"a"' } }));
@@ -110,7 +109,7 @@ describe("WarcArchive (P8)", () => {
   });
 
   it("P12: validatorsFor gives the ETag and Last-Modified of the latest capture with a body", async () => {
-    const a = await WarcArchive.open(t.archiveDir, { db: t.store.db });
+    const a = await WarcArchive.open(t.archiveDir, t.archiveOptions);
     const url = "http://127.0.0.2/feed.xml";
     expect(await validatorsFor(t.store.db, url)).toBeUndefined();
     await a.write(exchange(url, "<rss/>", { at: 1_000, headers: { etag: '"1"' } }));
@@ -129,7 +128,7 @@ describe("WarcArchive (P8)", () => {
   });
 
   it("P12: validatorsFor and the latest GET copy skip a later POST answer at the same URL", async () => {
-    const a = await WarcArchive.open(t.archiveDir, { db: t.store.db });
+    const a = await WarcArchive.open(t.archiveDir, t.archiveOptions);
     const url = "http://127.0.0.2/Search.aspx";
     await a.write(exchange(url, "<form>", { at: 1_000, headers: { etag: '"form"' } }));
     // The form posts back to its own URL; that answer is not the GET's representation.
@@ -145,7 +144,7 @@ describe("WarcArchive (P8)", () => {
   });
 
   it("P8: rotates files at the configured size, each file starting with its warcinfo", async () => {
-    const a = await WarcArchive.open(t.archiveDir, { db: t.store.db, rotateBytes: 1_000_000 });
+    const a = await WarcArchive.open(t.archiveDir, { ...t.archiveOptions, rotateBytes: 1_000_000 });
     // Incompressible, so each record's gzip member is about 300 kB.
     const noise = new Uint8Array(randomBytes(300_000));
     for (let i = 0; i < 8; i++) {

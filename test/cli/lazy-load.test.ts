@@ -82,6 +82,20 @@ describe("nor loads only what the command needs", () => {
     expect(night.modules.some((m) => /\/node_modules\/cheerio\//.test(m))).toBe(true);
   });
 
+  it("`nor log` loads kysely as the one bundled file, and the public suffix list only for --site", () => {
+    const missing = join(dir, "no-store");
+    const plain = modulesLoadedBy(["log", "--data", missing]);
+    expect(plain.code).toBe(2);
+    // `npm run build` bundles kysely (src/store/kysely.ts): one module, not the package's 263.
+    expect(plain.modules.filter((m) => m.endsWith("/dist/vendor/kysely.js"))).toHaveLength(1);
+    expect(plain.modules.filter((m) => /\/node_modules\/kysely\//.test(m))).toEqual([]);
+    expect(plain.modules.filter((m) => /\/node_modules\/tldts/.test(m))).toEqual([]);
+    expect(plain.modules.filter((m) => m.includes("/node_modules/")).length).toBeLessThan(5);
+    // The control: --site needs the registrable domain (P9), so tldts comes in then.
+    const site = modulesLoadedBy(["log", "--data", missing, "--site", "www.example.gov"]);
+    expect(site.modules.some((m) => /\/node_modules\/tldts/.test(m))).toBe(true);
+  });
+
   it("`nor help night` shows the night's own options", () => {
     const r = spawnSync(process.execPath, [join(ROOT, "bin", "nor.js"), "help", "night"], {
       cwd: ROOT,

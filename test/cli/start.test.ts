@@ -4,50 +4,9 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { bundledCatalog, runStart } from "../../src/cli/commands/start.js";
 import { ManualClock } from "../../src/clock.js";
-import { nextRunAfter, parseDailyAt } from "../../src/policy/schedule.js";
-import { formatInZone } from "../../src/policy/zone.js";
 import { openStore } from "../../src/store/db.js";
 
 const NY = "America/New_York";
-const at = (text: string, zone = NY) => parseDailyAt(text, zone);
-const ny = (t: number) => formatInZone(t, NY).slice(0, 23);
-
-describe("when the night runs (no cron library: the project's zone code)", () => {
-  it("01:00 New York: later today, or tomorrow once it has passed", () => {
-    const beforeOne = Date.UTC(2026, 10, 5, 5, 59, 0); // 00:59 EST
-    expect(ny(nextRunAfter(beforeOne, at("01:00")))).toBe("2026-11-05 01:00:00.000");
-    const atOne = Date.UTC(2026, 10, 5, 6, 0, 0); // 01:00 EST exactly: the next is tomorrow
-    expect(ny(nextRunAfter(atOne, at("01:00")))).toBe("2026-11-06 01:00:00.000");
-    const evening = Date.UTC(2026, 10, 6, 3, 0, 0); // 22:00 EST on the 5th
-    expect(ny(nextRunAfter(evening, at("01:00")))).toBe("2026-11-06 01:00:00.000");
-  });
-
-  it("keeps the wall-clock time across daylight-saving changes, and runs a repeated hour once", () => {
-    // The night before the autumn change (2026-11-01): 01:00 EDT, then 01:00 EST the next day.
-    const sat = Date.UTC(2026, 9, 31, 12, 0, 0);
-    const first = nextRunAfter(sat, at("01:00"));
-    expect(formatInZone(first, NY)).toBe("2026-11-01 01:00:00.000 -04:00");
-    const second = nextRunAfter(first, at("01:00"));
-    expect(formatInZone(second, NY)).toBe("2026-11-02 01:00:00.000 -05:00");
-    expect(second - first).toBe(25 * 3_600_000);
-    // 01:30 happens twice on 2026-11-01: once is enough.
-    const a = nextRunAfter(sat, at("01:30"));
-    expect(formatInZone(a, NY)).toBe("2026-11-01 01:30:00.000 -04:00");
-    expect(formatInZone(nextRunAfter(a, at("01:30")), NY)).toBe("2026-11-02 01:30:00.000 -05:00");
-    // 02:30 does not exist on 2027-03-14: that night runs at 03:30 EDT.
-    const spring = nextRunAfter(Date.UTC(2027, 2, 13, 12, 0, 0), at("02:30"));
-    expect(formatInZone(spring, NY)).toBe("2027-03-14 03:30:00.000 -04:00");
-    // Another zone, configured.
-    const la = nextRunAfter(Date.UTC(2026, 10, 5, 12, 0, 0), at("23:15", "America/Los_Angeles"));
-    expect(formatInZone(la, "America/Los_Angeles")).toBe("2026-11-05 23:15:00.000 -08:00");
-  });
-
-  it("refuses a time that is not HH:MM and an unknown zone", () => {
-    expect(() => at("1am")).toThrow(/HH:MM/);
-    expect(() => at("24:00")).toThrow(/HH:MM/);
-    expect(() => at("01:00", "Ohio/Akron")).toThrow(/unknown time zone/);
-  });
-});
 
 describe("nor start", () => {
   const dirs: string[] = [];

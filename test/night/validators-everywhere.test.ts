@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/clock.js";
+import { CounterIds } from "../../src/ids.js";
 import { discover } from "../../src/night/discover.js";
 import { openStore } from "../../src/store/db.js";
 import { type Fleet, startFleet } from "../fleet/fleet.js";
@@ -39,11 +40,13 @@ describe("conditional requests everywhere (P12)", () => {
     // replayed from the journal without asking at all).
     let shift = 0;
     const clock = { now: () => Date.now() + shift, sleep: systemClock.sleep };
+    const ids = new CounterIds();
     const run = async () => {
       const store = await openStore({ kind: "sqlite", dir });
       try {
         return await discover(store, s.url("/"), {
           clock,
+          ids,
           dataDir: dir,
           allowPrivateAddresses: true,
           gapMs: 20,

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
+import { CounterIds } from "../../src/ids.js";
 import { createFetcher, type PoliteFetcher } from "../../src/net/fetcher.js";
 import { requestKey } from "../../src/net/journal.js";
 import type { ArchivePort } from "../../src/net/types.js";
@@ -201,7 +202,11 @@ it("P21: a no said tonight still holds for `nor discover` run after midnight whi
   await clock.advance(2 * 3600_000);
   const store = await openStore({ kind: "sqlite", dir: dir as string });
   stores.push(store);
-  const found = await discover(store, s.url("/"), { clock, allowPrivateAddresses: true });
+  const found = await discover(store, s.url("/"), {
+    clock,
+    ids: new CounterIds(),
+    allowPrivateAddresses: true,
+  });
   expect(found.kind).toBe("not-read");
   expect(s.hits("/")).toHaveLength(0);
 });

@@ -88,7 +88,7 @@ it("P21, P23: after a restart, a no said by a redirect target's site does not ma
   ]);
 });
 
-it("owners' requests (issue 8): `nor site` records a slower pace for a site with its reason", async () => {
+it("owners' requests (P10): `nor site` records a slower pace for a site with its reason", async () => {
   const dir = mkdtempSync(join(tmpdir(), "nor-review-site-"));
   dirs.push(dir);
   const r = await runNorAsync([

@@ -1,6 +1,11 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { parseCatalog } from "../../src/sources/catalog/load.js";
-import { formatDiff, importCatalog } from "../../src/sources/catalog-import.js";
+import {
+  formatDiff,
+  type ImportDiff,
+  type ImportOutcome,
+  importCatalog,
+} from "../../src/sources/catalog-import.js";
 import { openStore } from "../../src/store/db.js";
 import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "../store/stores.js";
 
@@ -19,6 +24,12 @@ const origins = (c: ReturnType<typeof cat>) => ({
   sources: new Map(c.sources.map((x) => [x.id, "t.yaml"])),
 });
 
+/** The diff of an import expected to be written. */
+function diffOf(o: ImportOutcome): ImportDiff {
+  if (o.kind !== "imported") throw new Error(`expected an import, got ${JSON.stringify(o)}`);
+  return o.diff;
+}
+
 const T1 = Date.UTC(2026, 10, 5, 8, 0, 0);
 const T2 = T1 + 86_400_000;
 const T3 = T2 + 86_400_000;
@@ -30,7 +41,7 @@ describe.each(factories)("importCatalog on $name", (factory) => {
     const store = await openStore(await factory.fresh());
     try {
       const c1 = cat(s("a", "https://x.gov/a") + s("b", "https://x.gov/b"));
-      const d1 = await importCatalog(store.db, c1, origins(c1), T1);
+      const d1 = diffOf(await importCatalog(store.db, c1, origins(c1), T1));
       expect(d1.changes.map((c) => `${c.entity}:${c.id}:${c.change}`)).toEqual([
         "government:g:added",
         "government:h:added",
@@ -43,7 +54,7 @@ describe.each(factories)("importCatalog on $name", (factory) => {
         `governments:\n  - { kind: city, name: G, id: g }\nsources:\n  - { url: "https://x.gov/a2", access: feed, records: bids, government: g, id: a }\n`,
         "t.yaml",
       );
-      const d2 = await importCatalog(store.db, c2, origins(c2), T2, { allowRetire: true });
+      const d2 = diffOf(await importCatalog(store.db, c2, origins(c2), T2, { allowRetire: true }));
       expect(d2.changes).toEqual([
         { entity: "government", id: "h", change: "retired" },
         { entity: "source", id: "a", change: "changed", fields: ["url"] },
@@ -58,7 +69,7 @@ describe.each(factories)("importCatalog on $name", (factory) => {
       expect(b.retired_at).toBe(new Date(T2).toISOString());
       expect(b.first_seen_at).toBe(new Date(T1).toISOString());
 
-      const d3 = await importCatalog(store.db, c1, origins(c1), T3);
+      const d3 = diffOf(await importCatalog(store.db, c1, origins(c1), T3));
       expect(d3.changes).toEqual([
         { entity: "government", id: "h", change: "unretired" },
         { entity: "source", id: "a", change: "changed", fields: ["url"] },
@@ -83,6 +94,42 @@ describe.each(factories)("importCatalog on $name", (factory) => {
         { entity_id: "b", change: "added", at: new Date(T1).toISOString() },
         { entity_id: "b", change: "retired", at: new Date(T2).toISOString() },
         { entity_id: "b", change: "unretired", at: new Date(T3).toISOString() },
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("an import that would retire more than a tenth of the sources is an outcome that names them and writes nothing", async () => {
+    const store = await openStore(await factory.fresh());
+    try {
+      const all = cat(
+        s("a", "https://x.gov/a") + s("b", "https://x.gov/b") + s("c", "https://x.gov/c"),
+      );
+      diffOf(await importCatalog(store.db, all, origins(all), T1));
+      const one = cat(s("a", "https://x.gov/a2"));
+      const refused = await importCatalog(store.db, one, origins(one), T2);
+      expect(refused).toEqual({ kind: "too-many-retired", active: 3, retire: ["b", "c"] });
+      // Nothing written: the changed url of "a" waits with the rest.
+      const rows = await store.db
+        .selectFrom("sources")
+        .select(["id", "retired_at", "url"])
+        .orderBy("id")
+        .execute();
+      expect(rows.map((r) => [r.id, r.retired_at, r.url])).toEqual([
+        ["a", null, "https://x.gov/a"],
+        ["b", null, "https://x.gov/b"],
+        ["c", null, "https://x.gov/c"],
+      ]);
+      const changes = await store.db.selectFrom("catalog_changes").select("at").execute();
+      expect(changes.every((c) => c.at === new Date(T1).toISOString())).toBe(true);
+      // Meant: said so.
+      const allowed = diffOf(
+        await importCatalog(store.db, one, origins(one), T2, { allowRetire: true }),
+      );
+      expect(allowed.changes.filter((c) => c.change === "retired").map((c) => c.id)).toEqual([
+        "b",
+        "c",
       ]);
     } finally {
       await store.close();

@@ -5,6 +5,7 @@ import { loadCatalog, loadCatalogWithFiles } from "../../sources/catalog/load.js
 import { CatalogError, formatProblem } from "../../sources/catalog/problems.js";
 import { formatDiff, importCatalog } from "../../sources/catalog-import.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { importedOrStop } from "../import-outcome.js";
 
 /**
  * `nor catalog check FILE…` validates (every problem, each with file:line:column; exit 2),
@@ -80,10 +81,14 @@ async function runImport(files: string[], opts: ImportCliOptions): Promise<void>
     storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
   );
   try {
-    const diff = await importCatalog(store.db, loaded.catalog, loaded.origins, systemClock.now(), {
-      allowRetire: opts.allowRetire === true,
-    });
-    process.stdout.write(formatDiff(diff));
+    const outcome = await importCatalog(
+      store.db,
+      loaded.catalog,
+      loaded.origins,
+      systemClock.now(),
+      { allowRetire: opts.allowRetire === true },
+    );
+    process.stdout.write(formatDiff(importedOrStop(outcome)));
   } finally {
     await store.close();
   }

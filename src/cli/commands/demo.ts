@@ -14,6 +14,7 @@ import type { Command } from "commander";
 import { systemClock } from "../../clock.js";
 import { startDemoSites } from "../../demo/sites.js";
 import { ConfigError, NorError, UsageError } from "../../errors.js";
+import { randomIds } from "../../ids.js";
 import { runNightWithStore } from "../../night/compose.js";
 import { addDays, nightOf } from "../../policy/night-date.js";
 import { siteOf } from "../../policy/site.js";
@@ -25,6 +26,7 @@ import { openStore, type Store } from "../../store/db.js";
 import { createApp } from "../../web/app.js";
 import { hashPassword } from "../../web/console/password.js";
 import { storePasswordHash } from "../../web/console/session-store.js";
+import { importedOrStop } from "../import-outcome.js";
 import { progressLine, startLine, summaryLines } from "../night-report.js";
 
 interface DemoOptions {
@@ -83,7 +85,8 @@ async function runDemo(opts: DemoOptions): Promise<void> {
     const { catalog, origins } = loadCatalogWithFiles([catalogFile]);
     const store = await openStore({ kind: "sqlite", dir: dataDir });
     try {
-      await importCatalog(store.db, catalog, origins, clock.now());
+      // A fresh directory: nothing to retire, so this is always "imported".
+      importedOrStop(await importCatalog(store.db, catalog, origins, clock.now()));
       say(`\nThe catalog (${catalogFile}) is in the store at ${dataDir}.`);
       // Served from the start (a busy port is said before the nights, not after), so the
       // directory can be watched filling in.
@@ -125,7 +128,7 @@ function demoDataDir(data: string | undefined): string {
 
 async function demoNight(store: Store, catalog: Catalog, night: string, dataDir: string) {
   const tty = process.stdout.isTTY === true;
-  const startedAt = Date.now();
+  const startedAt = systemClock.now();
   const sites = new Set(catalog.sources.map((s) => siteOf(s.url))).size;
   say(
     startLine(
@@ -144,10 +147,12 @@ async function demoNight(store: Store, catalog: Catalog, night: string, dataDir:
     deadlineMs: DEMO_DEADLINE_MS,
     concurrency: 16,
     dataDir,
+    clock: systemClock,
+    ids: randomIds,
     // Loopback sites; the gap between requests to a site stays the real 2 s (P10).
     allowPrivateAddresses: true,
     onProgress: (p) => {
-      if (tty) process.stdout.write(`\r${progressLine(p, Date.now())}\x1b[K`);
+      if (tty) process.stdout.write(`\r${progressLine(p, systemClock.now())}\x1b[K`);
       else
         say(
           `  ${p.done}/${p.total} ${p.last.sourceId}: ${p.last.outcome.kind}${p.last.outcome.reason ? ` (${p.last.outcome.reason})` : ""}`,
@@ -156,7 +161,7 @@ async function demoNight(store: Store, catalog: Catalog, night: string, dataDir:
   });
   if (tty) say();
   const totals = await nightTotals(store.db, night);
-  for (const line of summaryLines({ ...summary, ...totals, startedAt, endedAt: Date.now() }))
+  for (const line of summaryLines({ ...summary, ...totals, startedAt, endedAt: systemClock.now() }))
     say(line);
 }
 

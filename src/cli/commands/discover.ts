@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { stringify } from "yaml";
 import { systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
+import { randomIds } from "../../ids.js";
 import { type DiscoverResult, discover } from "../../night/discover.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { addNetOptions, type NetCliOptions, netOptions } from "../net-options.js";
@@ -44,6 +45,7 @@ async function run(homepage: string, opts: DiscoverCliOptions): Promise<void> {
   try {
     result = await discover(store, url.href, {
       clock: systemClock,
+      ids: randomIds,
       ...(loc.kind === "sqlite" ? { dataDir: loc.dir } : {}),
       ...net,
     });

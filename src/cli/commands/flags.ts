@@ -1,6 +1,7 @@
 import { userInfo } from "node:os";
 import type { Command } from "commander";
-import { clearFlag, listFlags } from "../../store/admin.js";
+import { systemClock } from "../../clock.js";
+import { type ClearOutcome, clearFlag, listFlags } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 
 interface FlagsOptions {
@@ -28,8 +29,8 @@ export function register(program: Command): void {
       );
       try {
         if (opts.clear !== undefined) {
-          await clearFlag(store.db, opts.clear, opts.by ?? userInfo().username, Date.now());
-          process.stdout.write(`cleared ${opts.clear}\n`);
+          const by = opts.by ?? userInfo().username;
+          report(await clearFlag(store.db, opts.clear, by, systemClock.now()));
           return;
         }
         const flags = await listFlags(store.db, opts.all === true);
@@ -46,4 +47,19 @@ export function register(program: Command): void {
         await store.close();
       }
     });
+}
+
+/** What `nor flags --clear` says: done on stdout (exit 0), or why nothing changed (exit 2). */
+function report(o: ClearOutcome): void {
+  if (o.kind === "cleared") {
+    process.stdout.write(`cleared ${o.id} (${o.flag}, ${o.source})\n`);
+    process.exitCode = 0;
+    return;
+  }
+  process.stderr.write(
+    o.kind === "unknown-flag"
+      ? `nor: no flag with id "${o.id}" (see \`nor flags\`)\n`
+      : `nor: flag "${o.id}" was already cleared at ${o.at}${o.by ? ` by ${o.by}` : ""}; nothing changed\n`,
+  );
+  process.exitCode = 2;
 }

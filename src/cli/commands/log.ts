@@ -1,6 +1,5 @@
 import type { Command } from "commander";
 import { UsageError } from "../../errors.js";
-import { siteOf } from "../../policy/site.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { type RequestLogFilter, SqlRequestLog } from "../../store/request-log.js";
 import { toJson, toTable } from "../../store/request-log-view.js";
@@ -46,7 +45,7 @@ export function register(program: Command): void {
 async function runLog(opts: LogOptions): Promise<void> {
   // Check every argument before touching the store, so a typo costs nothing.
   const filter: RequestLogFilter = parseTimeWindow(pick(opts));
-  if (opts.site !== undefined) filter.site = siteArg(opts.site);
+  if (opts.site !== undefined) filter.site = await siteArg(opts.site);
   if (opts.urlContains !== undefined) filter.urlContains = opts.urlContains;
   if (opts.source !== undefined) filter.source = opts.source;
   if (opts.limit !== undefined) {
@@ -75,9 +74,11 @@ async function runLog(opts: LogOptions): Promise<void> {
 
 /**
  * The site (P9: registrable domain) a host or URL belongs to, as the log stores it, so a site
- * owner's `www.example.gov` or pasted URL finds the attempts logged under `example.gov`.
+ * owner's `www.example.gov` or pasted URL finds the attempts logged under `example.gov`. The
+ * public suffix list (tldts) is loaded only then: a `nor log` without --site never pays for it.
  */
-function siteArg(text: string): string {
+async function siteArg(text: string): Promise<string> {
+  const { siteOf } = await import("../../policy/site.js");
   const t = text.trim();
   try {
     return siteOf(t.includes("://") ? t : `https://${t}/`);

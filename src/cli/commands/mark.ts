@@ -1,8 +1,9 @@
 import { userInfo } from "node:os";
 import type { Command } from "commander";
+import { systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
 import { isNightDate, nightOf } from "../../policy/night-date.js";
-import { markSource } from "../../store/admin.js";
+import { type MarkOutcome, markSource } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 
 interface MarkOptions {
@@ -34,7 +35,7 @@ export function register(program: Command): void {
       // Checked before the store is touched, like every option (P24: the reason is required).
       if (opts.notRead && !opts.reason?.trim())
         throw new UsageError('--not-read needs --reason "…" (P24)');
-      const now = Date.now();
+      const now = systemClock.now();
       const night = opts.night ?? nightOf(now);
       if (!isNightDate(night))
         throw new UsageError(`--night: "${night}" is not a date written YYYY-MM-DD`);
@@ -43,7 +44,7 @@ export function register(program: Command): void {
         { create: false },
       );
       try {
-        await markSource(store.db, {
+        const outcome = await markSource(store.db, {
           source,
           reading: opts.read === true,
           ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
@@ -51,12 +52,33 @@ export function register(program: Command): void {
           at: now,
           night,
         });
-        process.stdout.write(
-          `${source}: ${opts.read ? "read" : `not read (${opts.reason?.trim()})`}\n`,
-        );
-        process.exitCode = 0;
+        report(outcome);
       } finally {
         await store.close();
       }
     });
+}
+
+/** What `nor mark` says: the change on stdout (exit 0), or why nothing changed (exit 2). */
+function report(o: MarkOutcome): void {
+  if (o.kind === "marked") {
+    process.stdout.write(`${o.source}: ${o.reading ? "read" : `not read (${o.reason})`}\n`);
+    process.exitCode = 0;
+    return;
+  }
+  process.stderr.write(`nor: ${refusal(o)}\n`);
+  process.exitCode = 2;
+}
+
+function refusal(o: Exclude<MarkOutcome, { kind: "marked" }>): string {
+  switch (o.kind) {
+    case "reason-missing":
+      return '--not-read needs --reason "…" (P24)';
+    case "unknown-source":
+      return `unknown source "${o.source}" (it appears after a \`nor night --catalog …\` run; \`nor status\` lists them)`;
+    case "already":
+      return o.reading
+        ? `${o.source} is already read${o.since ? ` (since ${o.since})` : ""}; nothing changed`
+        : `${o.source} is already not read for that reason (since ${o.since}); nothing changed`;
+  }
 }

@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Command } from "commander";
 import pino from "pino";
+import { systemClock } from "../../clock.js";
 import { NorError, UsageError } from "../../errors.js";
+import { randomIds } from "../../ids.js";
 import { runNightWithStore } from "../../night/compose.js";
 import { parseDuration } from "../../night/duration.js";
 import { acquireNightLock } from "../../night/night-lock.js";
@@ -13,6 +15,7 @@ import { importCatalog } from "../../sources/catalog-import.js";
 import { nightRow, nightTotals, settleUnfinishedNights } from "../../store/admin.js";
 import { advisoryLock } from "../../store/advisory-lock.js";
 import { ensureDataDir, openStore, type Store, storeLocationFromOptions } from "../../store/db.js";
+import { importedOrStop } from "../import-outcome.js";
 import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../net-options.js";
 import {
   type NightEnd,
@@ -69,6 +72,9 @@ export function register(program: Command): void {
 }
 
 async function runNightCommand(opts: NightOptions): Promise<void> {
+  // The composition root: the one clock and id source everything below is given.
+  const clock = systemClock;
+  const ids = randomIds;
   // Every option is checked before the store or the network is touched.
   const asked = opts.night;
   if (asked !== undefined && !isNightDate(asked)) {
@@ -99,7 +105,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   let log: pino.Logger;
   let start: NightStart;
   const tty = process.stderr.isTTY === true;
-  const runStart = Date.now();
+  const runStart = clock.now();
   const children: ChildProcess[] = [];
   try {
     const release = await acquireOpeningLock(store, dataDir);
@@ -107,8 +113,8 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       // Without --night: a night still under way is resumed, even after midnight, but only
       // until its deadline or the start of the next night; an older one is closed incomplete
       // (P13) and tonight is today's date in New York.
-      const settled = await settleUnfinishedNights(store.db, Date.now());
-      night = asked ?? settled.resumable?.night ?? nightOf(Date.now());
+      const settled = await settleUnfinishedNights(store.db, clock.now());
+      night = asked ?? settled.resumable?.night ?? nightOf(clock.now());
       // Through process.stderr, so whoever runs the command in-process sees the same lines.
       log = pino({ base: { night } }, { write: (line: string) => void process.stderr.write(line) });
       const notes = settled.closed.map(
@@ -126,9 +132,11 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       }
       // The directory shows what the night read: the catalog is imported as a diff first
       // (a source gone from the file is retired, never deleted), as `nor catalog import`.
-      const diff = await importCatalog(store.db, catalog, origins, Date.now(), {
-        allowRetire: opts.allowRetire === true,
-      });
+      const diff = importedOrStop(
+        await importCatalog(store.db, catalog, origins, clock.now(), {
+          allowRetire: opts.allowRetire === true,
+        }),
+      );
       const opened = await nightRow(store.db, night);
       start = {
         night,
@@ -162,11 +170,13 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       deadlineMs,
       concurrency,
       dataDir,
+      clock,
+      ids,
       ...(opts.canary !== undefined ? { canary: canaryUrl(opts.canary) } : {}),
       ...net,
       onProgress: (p) => {
         if (tty) {
-          process.stderr.write(`\r${progressLine(p, Date.now())}\x1b[K`);
+          process.stderr.write(`\r${progressLine(p, clock.now())}\x1b[K`);
         } else {
           log.info(
             {
@@ -185,7 +195,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     // The summary counts the whole night, the workers' requests and flags included.
     const failed = await waitFor(children);
     const totals = await nightTotals(store.db, night);
-    const end: NightEnd = { ...summary, ...totals, startedAt: runStart, endedAt: Date.now() };
+    const end: NightEnd = { ...summary, ...totals, startedAt: runStart, endedAt: clock.now() };
     if (tty) process.stderr.write(`\n${summaryLines(end).join("\n")}\n`);
     else log.info(summaryRecord(end), "night done");
     if (failed > 0)

@@ -29,6 +29,7 @@ import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
 import { importCatalog } from "../../sources/catalog-import.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { createApp } from "../../web/app.js";
+import { importedOrStop } from "../import-outcome.js";
 import { addNetOptions, type NetCliOptions, netOptions } from "../net-options.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -113,9 +114,11 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
   const loc = storeLocationFromOptions({ data: dataDir });
   const store = await openStore(loc);
   try {
-    const diff = await importCatalog(store.db, catalog, origins, clock.now(), {
-      allowRetire: opts.allowRetire === true,
-    });
+    const diff = importedOrStop(
+      await importCatalog(store.db, catalog, origins, clock.now(), {
+        allowRetire: opts.allowRetire === true,
+      }),
+    );
     const count = (change: string) =>
       diff.changes.filter((c) => c.entity === "source" && c.change === change).length;
     say(

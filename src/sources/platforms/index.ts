@@ -1,6 +1,6 @@
 /**
  * The platform presets by name: a catalog source with `platform: NAME` and `url:` needs no
- * recipe (issue "Sources and records"). `nor extract --platform` and the night look them up
+ * recipe (P4, P6). `nor extract --platform` and the night look them up
  * here.
  */
 import { boarddocs } from "./boarddocs.js";

@@ -1,6 +1,6 @@
 /**
  * A platform preset: everything the checker needs to read one vendor's list of records from
- * nothing but `platform: NAME` and `url:` in the catalog (issue "Sources and records").
+ * nothing but `platform: NAME` and `url:` in the catalog (P4, P6).
  * Presets are pure: they build requests and read bodies; the night fetches (src/net).
  */
 import type { Extraction } from "../record.js";

@@ -8,7 +8,6 @@
  * passes over its bytes. Reading stays with warcio (read.ts, verify.ts), which is also what
  * the tests read the records back with.
  */
-import { randomUUID } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import { promisify } from "node:util";
 import { gunzip, gunzipSync, gzip, gzipSync } from "node:zlib";
@@ -201,11 +200,11 @@ export async function requestRecord(
   return member(fields, head, body);
 }
 
-/** The record that opens every file (WARC 1.1 §6.2). `recordId` defaults to a fresh UUID URN. */
+/** The record that opens every file (WARC 1.1 §6.2). */
 export async function warcinfoRecord(
   filename: string,
   at: number,
-  recordId = `<urn:uuid:${randomUUID()}>`,
+  recordId: string,
 ): Promise<Uint8Array> {
   const info: Field[] = [
     ["software", "public-records-check (New on Record)"],

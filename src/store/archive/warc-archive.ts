@@ -6,13 +6,13 @@
  * half-written gzip member from a killed process) is cut off, which leaves a file of whole
  * members that warcio and every other WARC reader accept.
  */
-import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { type Clock, systemClock } from "../../clock.js";
+import type { Clock } from "../../clock.js";
 import { NorError } from "../../errors.js";
+import type { IdSource } from "../../ids.js";
 import type { ArchivePort } from "../../net/types.js";
 import type { Db } from "../db.js";
 import { type Capture, fromRow, indexedEnd, insertCapture, latestCapture } from "./captures.js";
@@ -30,7 +30,10 @@ import {
 } from "./records.js";
 
 export interface WarcArchiveOptions {
-  clock?: Clock;
+  /** WARC-Date of the warcinfo record and the files' names (a record's date is its fetch time). */
+  clock: Clock;
+  /** WARC-Record-IDs. */
+  ids: IdSource;
   /** Start a new file once this many bytes are written (default 1 GB). */
   rotateBytes?: number;
   db: Db;
@@ -48,6 +51,7 @@ export class WarcArchive implements ArchivePort {
   readonly dir: string;
   readonly #db: Db;
   readonly #clock: Clock;
+  readonly #ids: IdSource;
   readonly #rotateBytes: number;
   #current: Current | undefined;
   #seq: number;
@@ -60,7 +64,8 @@ export class WarcArchive implements ArchivePort {
   private constructor(dir: string, opts: WarcArchiveOptions, seq: number) {
     this.dir = dir;
     this.#db = opts.db;
-    this.#clock = opts.clock ?? systemClock;
+    this.#clock = opts.clock;
+    this.#ids = opts.ids;
     this.#rotateBytes = opts.rotateBytes ?? DEFAULT_ROTATE_BYTES;
     this.#seq = seq;
   }
@@ -133,7 +138,7 @@ export class WarcArchive implements ArchivePort {
       }
       if (existsSync(join(this.dir, name))) continue; // written earlier by a finished process
       const fh = await open(join(this.dir, name), "wx");
-      const info = await warcinfoRecord(name, this.#clock.now());
+      const info = await warcinfoRecord(name, this.#clock.now(), this.#recordId());
       await fh.write(info, 0, info.length, 0);
       await fh.datasync();
       return { name, fh, size: info.length, hasRecords: false };
@@ -158,8 +163,8 @@ export class WarcArchive implements ArchivePort {
     // disk would make this answer unrecoverable too, so the body is stored again in full.
     const original = found && (await this.#readsBack(found.at, digest)) ? found : undefined;
 
-    const responseId = `<urn:uuid:${randomUUID()}>`;
-    const requestId = `<urn:uuid:${randomUUID()}>`;
+    const responseId = this.#recordId();
+    const requestId = this.#recordId();
     const rec = await responseRecord(ex, responseId, digest, original?.warc);
     const req = await requestRecord(ex, requestId, responseId);
 
@@ -196,6 +201,11 @@ export class WarcArchive implements ArchivePort {
     if (ex.source !== undefined) capture.source = ex.source;
     if (original) capture.refersTo = original.at;
     await insertCapture(this.#db, capture);
+  }
+
+  /** A WARC-Record-ID: a `urn:uuid:` URN in angle brackets (WARC 1.1 §5.2). */
+  #recordId(): string {
+    return `<urn:uuid:${this.#ids.uuid()}>`;
   }
 
   /** Read from disk, inflated (CRC checked) and digested whole, without a stream parser. */

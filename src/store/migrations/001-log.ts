@@ -1,5 +1,6 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import { dialectOf } from "../dialect-of.js";
+import { sql } from "../kysely.js";
 
 /**
  * The log module's tables: request_log (P27), site_state (P10), robots_cache (P16).

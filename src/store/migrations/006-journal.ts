@@ -1,5 +1,6 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import { dialectOf } from "../dialect-of.js";
+import { sql } from "../kysely.js";
 
 /**
  * The request journal and durable site state (P9, P10, P15, P21, P27):

@@ -1,5 +1,6 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import { dialectOf } from "../dialect-of.js";
+import { sql } from "../kysely.js";
 
 /**
  * Full-text search over governments, sources and record titles, and the indexes the

@@ -5,9 +5,10 @@
  * also as its singular), so no search syntax of either engine reaches it: quotes, NEAR, `-`
  * and `:` are just separators. A source is found by its own words or its government's.
  */
-import { type RawBuilder, sql } from "kysely";
+import type { RawBuilder } from "kysely";
 import type { Db } from "../db.js";
 import { dialectOf } from "../dialect-of.js";
+import { sql } from "../kysely.js";
 import type { DirectoryFilter, GovernmentSummary, SourceSummary } from "./directory.js";
 import type { NewRecord } from "./new-records.js";
 

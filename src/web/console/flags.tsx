@@ -1,6 +1,5 @@
 import type { Hono } from "hono";
 import type { FC } from "hono/jsx";
-import { NorError } from "../../errors.js";
 import { clearFlag, type FlagRow, listFlags } from "../../store/admin.js";
 import type { Db } from "../../store/db.js";
 import { Wide } from "../layout.js";
@@ -77,12 +76,22 @@ export function flagRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number): vo
   app.post("/flags/clear", async (c) => {
     const body = await c.req.parseBody();
     const id = typeof body["id"] === "string" ? body["id"] : "";
-    try {
-      await clearFlag(db, id, CONSOLE_BY, now());
-    } catch (err) {
-      if (!(err instanceof NorError)) throw err;
-      return c.html(await render(c.get("session").csrfToken, err.message), 409);
+    // A store that fails throws: the app answers 500.
+    const outcome = await clearFlag(db, id, CONSOLE_BY, now());
+    const csrf = c.get("session").csrfToken;
+    switch (outcome.kind) {
+      case "cleared":
+        return c.redirect(`${BASE}/flags`, 303);
+      case "unknown-flag":
+        return c.html(await render(csrf, `There is no flag "${id}": nothing changed.`), 404);
+      case "already-cleared":
+        return c.html(
+          await render(
+            csrf,
+            `That flag was already cleared ${nyTime(outcome.at)} by ${outcome.by ?? "?"}: nothing changed.`,
+          ),
+          409,
+        );
     }
-    return c.redirect(`${BASE}/flags`, 303);
   });
 }

@@ -1,5 +1,4 @@
 import type { Hono } from "hono";
-import { NorError } from "../../errors.js";
 import { viaText } from "../../night/way-choice.js";
 import { nightOf } from "../../policy/night-date.js";
 import { markSource, type StatusRow, statusRows } from "../../store/admin.js";
@@ -83,7 +82,12 @@ export function sourceRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number): 
     );
   });
 
-  const page = async (id: string, csrf: string, message?: string, status: 200 | 400 = 200) => {
+  const page = async (
+    id: string,
+    csrf: string,
+    message?: string,
+    status: 200 | 400 | 409 = 200,
+  ) => {
     const row = (await statusRows(db)).find((r) => r.id === id);
     if (!row) return undefined;
     const marks = await marksOf(db, id);
@@ -178,24 +182,34 @@ export function sourceRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number): 
       const p = await page(id, csrf, "Choose to mark it not read or to resume reading.", 400);
       return p ? c.html(p.body, p.status) : c.html(notFound(id, csrf), 404);
     }
-    if (action === "not-read" && reason === "") {
-      const p = await page(id, csrf, "A reason is required to mark a source not read (P24).", 400);
-      return p ? c.html(p.body, p.status) : c.html(notFound(id, csrf), 404);
-    }
     const at = now();
-    try {
-      await markSource(db, {
-        source: id,
-        reading: action === "read",
-        ...(action === "not-read" ? { reason } : {}),
-        by: CONSOLE_BY,
-        at,
-        night: nightOf(at),
-      });
-    } catch (err) {
-      if (err instanceof NorError) return c.html(notFound(id, csrf), 404);
-      throw err;
+    // A store that fails throws: the app answers 500, never "no such source".
+    const outcome = await markSource(db, {
+      source: id,
+      reading: action === "read",
+      ...(action === "not-read" ? { reason } : {}),
+      by: CONSOLE_BY,
+      at,
+      night: nightOf(at),
+    });
+    const again = async (message: string, status: 400 | 409) => {
+      const p = await page(id, csrf, message, status);
+      return p ? c.html(p.body, p.status) : c.html(notFound(id, csrf), 404);
+    };
+    switch (outcome.kind) {
+      case "marked":
+        return c.redirect(sourceHref(id), 303);
+      case "unknown-source":
+        return c.html(notFound(id, csrf), 404);
+      case "reason-missing":
+        return again("A reason is required to mark a source not read (P24).", 400);
+      case "already":
+        return again(
+          outcome.reading
+            ? "It is already read: nothing changed."
+            : `It is already not read for that reason (since ${outcome.since ? nyTime(outcome.since) : "-"}): nothing changed.`,
+          409,
+        );
     }
-    return c.redirect(sourceHref(id), 303);
   });
 }

@@ -2,7 +2,7 @@
  * The JSON API described as OpenAPI 3.1 (/api/openapi.json). The answer shapes are zod schemas
  * turned into JSON Schema 2020-12 (the dialect OpenAPI 3.1 uses); objects are closed
  * (additionalProperties: false), so a field added to an answer without its description fails
- * the test that validates real answers against this document (test/web/openapi.test.ts).
+ * the test that validates real answers against this document (test/web/finding.test.ts).
  */
 import { z } from "zod";
 import { GOVERNMENT_KINDS, RECORD_KINDS } from "./filters.js";

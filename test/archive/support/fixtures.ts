@@ -2,13 +2,18 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ManualClock } from "../../../src/clock.js";
+import { CounterIds } from "../../../src/ids.js";
 import type { Exchange } from "../../../src/store/archive/records.js";
+import type { WarcArchiveOptions } from "../../../src/store/archive/warc-archive.js";
 import { openStore, type Store } from "../../../src/store/db.js";
 
 export interface TempStore {
   dataDir: string;
   archiveDir: string;
   store: Store;
+  /** The store, a virtual clock and counted record ids: one of each for every archive opened. */
+  archiveOptions: WarcArchiveOptions;
   cleanup(): Promise<void>;
 }
 
@@ -19,6 +24,7 @@ export async function tempStore(): Promise<TempStore> {
     dataDir,
     archiveDir: join(dataDir, "archive"),
     store,
+    archiveOptions: { db: store.db, clock: new ManualClock(), ids: new CounterIds() },
     cleanup: async () => {
       await store.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -6,6 +6,8 @@
 import { randomBytes } from "node:crypto";
 import { statSync } from "node:fs";
 import { join } from "node:path";
+import { systemClock } from "../../../src/clock.js";
+import { randomIds } from "../../../src/ids.js";
 import { WarcArchive } from "../../../src/store/archive/warc-archive.js";
 import { openStore } from "../../../src/store/db.js";
 import { exchange } from "./fixtures.js";
@@ -13,7 +15,8 @@ import { exchange } from "./fixtures.js";
 const [dataDir, size] = process.argv.slice(2);
 const store = await openStore({ kind: "sqlite", dir: dataDir! });
 const dir = join(dataDir!, "archive");
-const archive = await WarcArchive.open(dir, { db: store.db });
+// A real process: the system clock and random record ids, as `nor night` writes.
+const archive = await WarcArchive.open(dir, { db: store.db, clock: systemClock, ids: randomIds });
 for (let i = 0; i < 1000; i++) {
   const body = new Uint8Array(randomBytes(Number(size)));
   await archive.write(
