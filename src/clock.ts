@@ -80,6 +80,11 @@ export class ManualClock implements Clock {
     return this.#timers.length;
   }
 
+  /** When the earliest sleeper wakes, if anyone sleeps. */
+  get nextAt(): number | undefined {
+    return this.#earliest()?.at;
+  }
+
   /** Moves time forward by `ms`, waking sleepers in time order. */
   async advance(ms: number): Promise<void> {
     const target = this.#now + ms;

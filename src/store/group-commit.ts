@@ -74,6 +74,10 @@ export class GroupCommit {
       try {
         settled = await writeTxn(this.#db, async (tx) => {
           const out: Settled[] = [];
+          if (batch.length === 1) {
+            // Alone in its transaction: no savepoint needed, a throw rolls back only this.
+            return [{ ok: true, value: await (batch[0] as Pending<unknown>).fn(tx) }];
+          }
           for (const [i, p] of batch.entries()) {
             const sp = sql.raw(`gc_${i}`);
             await sql`savepoint ${sp}`.execute(tx);
