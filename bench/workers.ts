@@ -200,7 +200,7 @@ async function oneRun(base: string, workers: number, sources: number): Promise<R
   void summaries;
   return {
     workers,
-    sources,
+    sources: sim.catalog.sources.length,
     requests: sim.observed.length,
     reached: Number(checked.n),
     makespanMs: Math.max(...sim.observed.map((o) => o.end)) - t0,
