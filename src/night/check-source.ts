@@ -64,7 +64,8 @@ async function readOne(
     if (copy) {
       try {
         const extraction = ctx.reader.extract(way, copy.body, copy.url, copy.contentType);
-        return { kind: "read", extraction, body: copy.body, url: copy.url };
+        if (extraction.unreadable === undefined)
+          return { kind: "read", extraction, body: copy.body, url: copy.url };
       } catch {
         // The recipe cannot read tonight's copy: asked again below, and judged on the answer.
       }
@@ -97,6 +98,18 @@ async function readOne(
       outcome: { kind: "extract-error", reason, url: o.url, status: o.status },
     };
   }
+  if (extraction.unreadable !== undefined) {
+    // P6: a page the reader cannot read for sure is said so, never read as fewer records.
+    return {
+      kind: "failed",
+      outcome: {
+        kind: "extract-error",
+        reason: extraction.unreadable,
+        url: o.url,
+        status: o.status,
+      },
+    };
+  }
   const etag = o.headers["etag"];
   const lastModified = o.headers["last-modified"];
   const read: Read = { kind: "read", extraction, body: o.body, url: o.url };
@@ -121,6 +134,7 @@ async function unchanged(ctx: CheckContext, way: WayIn, url: string): Promise<Re
   if ("lost" in copy) return "lost";
   try {
     const extraction = ctx.reader.extract(way, copy.body, copy.url, copy.contentType);
+    if (extraction.unreadable !== undefined) return { kind: "unchanged", url };
     return { kind: "unchanged", url, extraction, body: copy.body };
   } catch {
     // The stored copy read fine when it was stored; a recipe change that breaks it shows

@@ -19,8 +19,12 @@ export function isGenericForm(way: WayIn): boolean {
   return way.access === "form" && way.platform === undefined;
 }
 
+/** The way's form spec; `{today}` is the government's today unless the spec names a zone. */
 function specOf(way: WayIn): FormSpec {
-  return formSpec.parse(way.form ?? {});
+  const spec = formSpec.parse(way.form ?? {});
+  return spec.zone === undefined && way.timezone !== undefined
+    ? { ...spec, zone: way.timezone }
+    : spec;
 }
 
 export type FormOpening =

@@ -10,7 +10,10 @@ import type { PageRequest } from "./types.js";
 
 export interface WayReader {
   firstRequest(way: WayIn, now: number): PageRequest;
-  /** Throws when the body cannot be read as this way says (stored as extract-error). */
+  /**
+   * Throws when the way is broken configuration; an answer it cannot read for sure comes
+   * back `unreadable` (both are stored as extract-error, with the reason).
+   */
   extract(way: WayIn, body: Uint8Array, url: string, contentType?: string): Extraction;
   nextRequest(
     way: WayIn,

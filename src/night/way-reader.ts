@@ -26,7 +26,10 @@ export const wayReader: WayReader = {
   },
   extract(way, body, url, contentType) {
     const p = platformOf(way);
-    return p ? p.extract(body, url) : extractWay(way, body, url, contentType);
+    // The answer's charset and the government's zone go to whichever reader reads it.
+    return p
+      ? p.extract(body, url, { contentType, zone: way.timezone })
+      : extractWay(way, body, url, contentType);
   },
   nextRequest(way, previous, body, extraction) {
     const p = platformOf(way);

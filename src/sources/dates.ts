@@ -1,8 +1,13 @@
 /**
- * Dates as government pages write them, turned into ISO 8601 (record.ts: "America/New_York
- * when the page gives no zone"). Date-only inputs stay date-only (`YYYY-MM-DD`); a local
- * date-time gets the zone's offset *at that instant* (DST-correct, via Intl). Never throws:
- * an unreadable date is `undefined`, and the record simply has no date.
+ * Dates as government pages write them, turned into ISO 8601 (record.ts: a time without a
+ * zone is in its government's zone, default America/New_York). Date-only inputs stay
+ * date-only (`YYYY-MM-DD`); a local date-time gets the zone's offset *at that instant*
+ * (DST-correct, via Intl). Never throws: an unreadable date is `undefined`, and the record
+ * simply has no date.
+ *
+ * Day-first or month-first is decided by the values, never assumed: a part over 12 decides
+ * for its own value, and `dayOrderOf` lets all the values of one answer decide together, so
+ * `01/02/2026` in an answer that also writes `13/02/2026` is 1 February.
  */
 
 import { instantOf, zoneOffsetMs } from "../policy/zone.js";
@@ -39,11 +44,55 @@ const NAMED_ZONES: Record<string, string> = {
   PDT: "-07:00",
 };
 
+/** The zone of a record whose government names none (catalog `timezone`). */
+export const DEFAULT_ZONE = "America/New_York";
+
+export type DayOrder = "mdy" | "dmy";
+
 export interface DateOptions {
   /** IANA zone assumed when the input has none. Default America/New_York. */
-  zone?: string;
-  /** How to read an ambiguous `01/02/2026`. Default "mdy" (US pages). */
-  order?: "mdy" | "dmy";
+  zone?: string | undefined;
+  /**
+   * How to read an ambiguous `01/02/2026` (both parts 12 or less). Default "mdy" (US pages).
+   * A value whose first part is over 12 is day-first, whose second part is over 12
+   * month-first, whatever this says.
+   */
+  order?: DayOrder | undefined;
+}
+
+/** `1/2/2026`, `13.02.26`, `02-13-2026` inside a text (never a part of `2026-02-13`). */
+const NUMERIC_DATE = /(?<![\d/.-])(\d{1,2})[/.-](\d{1,2})[/.-](\d{4}|\d{2})(?![\d/.-]?\d)/g;
+
+/**
+ * The order the numeric dates of one answer are written in, decided by their values
+ * together: a first part over 12 says day-first, a second part over 12 month-first.
+ * Undefined when no value decides, or when the values disagree (each then decides alone).
+ */
+export function dayOrderOf(values: Iterable<string | undefined>): DayOrder | undefined {
+  let dmy = false;
+  let mdy = false;
+  for (const v of values) {
+    if (!v) continue;
+    for (const m of v.matchAll(NUMERIC_DATE)) {
+      const a = Number(m[1]);
+      const b = Number(m[2]);
+      if (a > 12 && a <= 31 && b >= 1 && b <= 12) dmy = true;
+      else if (b > 12 && b <= 31 && a >= 1 && a <= 12) mdy = true;
+    }
+  }
+  return dmy === mdy ? undefined : dmy ? "dmy" : "mdy";
+}
+
+/**
+ * The date options for the values of one answer: the government's zone, and the order the
+ * values decide together (`fallback` when none decides: US pages are month-first).
+ */
+export function answerDates(
+  values: Iterable<string | undefined>,
+  zone: string | undefined,
+  fallback: DayOrder = "mdy",
+): DateOptions {
+  return { zone, order: dayOrderOf(values) ?? fallback };
 }
 
 interface Parts {
@@ -63,7 +112,7 @@ export function toIsoDate(input: string, opts: DateOptions = {}): string | undef
     if (s === "") return undefined;
     // `/Date(1700000000000)/` and `/Date(1700000000000-0500)/`: .NET JSON dates, an instant.
     const ms = /^\/?Date\((-?\d+)([+-]\d{4})?\)\/?$/.exec(s);
-    if (ms) return formatInstant(Number(ms[1]), opts.zone ?? "America/New_York");
+    if (ms) return formatInstant(Number(ms[1]), opts.zone ?? DEFAULT_ZONE);
     const p = parseParts(s, opts.order ?? "mdy");
     if (!p || !valid(p)) return undefined;
     const date = `${pad(p.y, 4)}-${pad(p.mo)}-${pad(p.d)}`;
@@ -71,7 +120,7 @@ export function toIsoDate(input: string, opts: DateOptions = {}): string | undef
     const t = p.time;
     const clock = `${pad(t.h)}:${pad(t.mi)}:${pad(t.s)}${t.ms ? `.${pad(t.ms, 3)}` : ""}`;
     if (p.offset) return `${date}T${clock}${p.offset === "+00:00" ? "Z" : p.offset}`;
-    const zone = opts.zone ?? "America/New_York";
+    const zone = opts.zone ?? DEFAULT_ZONE;
     const off = offsetForLocal(p.y, p.mo, p.d, t.h, t.mi, t.s, zone);
     if (off === undefined) return undefined;
     return `${date}T${clock}${formatOffset(off)}`;
@@ -118,7 +167,9 @@ function parseParts(s: string, order: "mdy" | "dmy"): Parts | undefined {
   if (m) {
     const a = +m[1]!;
     const b = +m[2]!;
-    const [mo, d] = order === "dmy" ? [b, a] : [a, b];
+    // A part over 12 is the day, whatever the answer's order says.
+    const dayFirst = a > 12 ? true : b > 12 ? false : order === "dmy";
+    const [mo, d] = dayFirst ? [b, a] : [a, b];
     return withTime({ y: fullYear(m[3]!), mo, d }, m[4]);
   }
   // Month name first: "Aug 23, 2022", "August 23 2022 6:00 PM".

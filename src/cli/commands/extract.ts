@@ -3,7 +3,7 @@ import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
 import { parseDocument } from "yaml";
 import { NorError, UsageError } from "../../errors.js";
-import { pageRecipe } from "../../sources/catalog/schema.js";
+import { isIanaZone, pageRecipe } from "../../sources/catalog/schema.js";
 import type { PageRecipe } from "../../sources/catalog/types.js";
 import { extractPage } from "../../sources/extract/page.js";
 import { getPlatform, platformNames } from "../../sources/platforms/index.js";
@@ -13,6 +13,7 @@ interface ExtractOptions {
   recipe?: string;
   platform?: string;
   url?: string;
+  timezone?: string;
 }
 
 /**
@@ -28,6 +29,11 @@ export function register(program: Command): void {
     .option("--recipe <file>", "page recipe YAML (items, title, link, date, id, kind, next)")
     .option("--platform <name>", "a platform preset")
     .option("--url <url>", "the address the file was saved from (resolves relative links)")
+    .option(
+      "--timezone <zone>",
+      "the government's IANA zone: times the page writes without one are read there",
+      "America/New_York",
+    )
     .action((file: string, opts: ExtractOptions) => {
       runExtract(file, opts);
     });
@@ -73,6 +79,9 @@ function runExtract(file: string, opts: ExtractOptions): void {
   if (opts.url !== undefined && !/^https?:\/\//i.test(opts.url)) {
     throw new UsageError(`--url: "${opts.url}" is not an http(s) URL`);
   }
+  const zone = opts.timezone ?? "America/New_York";
+  if (!isIanaZone(zone))
+    throw new UsageError(`--timezone: "${zone}" is not an IANA time zone (e.g. America/Chicago)`);
   let body: Uint8Array;
   try {
     body = new Uint8Array(readFileSync(file));
@@ -87,14 +96,20 @@ function runExtract(file: string, opts: ExtractOptions): void {
     process.stderr.write("note: no --url given: relative links are left out\n");
   let x: Extraction;
   if (opts.recipe !== undefined) {
-    x = extractPage(body, url, readRecipe(opts.recipe));
+    x = extractPage(body, url, readRecipe(opts.recipe), { zone });
   } else {
     const p = getPlatform(opts.platform!);
     if (!p)
       throw new UsageError(
         `--platform: unknown "${opts.platform}" (known: ${platformNames.join(", ")})`,
       );
-    x = p.extract(body, url);
+    x = p.extract(body, url, { zone });
+  }
+  if (x.unreadable !== undefined) {
+    // P6: the night would store this as extract-error; say so, and print no records.
+    process.stderr.write(`cannot read this page: ${x.unreadable}\n`);
+    process.exitCode = 1;
+    return;
   }
   process.stdout.write(`${JSON.stringify(x.records.map(ordered), null, 2)}\n`);
   if (x.note) process.stderr.write(`note: ${x.note}\n`);

@@ -15,7 +15,8 @@ import type { Catalog } from "./types.js";
 interface ParsedFile {
   loc: Located;
   raw: unknown;
-  catalog: Catalog | undefined;
+  /** The validated file, before its ways get their access and zone (`withAccess`). */
+  data: z.output<typeof catalogFile> | undefined;
   problems: CatalogProblem[];
 }
 
@@ -28,7 +29,7 @@ function parseFile(text: string, file: string): ParsedFile {
     const { line, col } = lines.linePos(e.pos[0]);
     problems.push({ file, line, col, path: "", message: `YAML: ${e.message.split("\n")[0]}` });
   }
-  if (doc.errors.length > 0) return { loc, raw: undefined, catalog: undefined, problems };
+  if (doc.errors.length > 0) return { loc, raw: undefined, data: undefined, problems };
   const secrets = findCredentials(loc);
   problems.push(...secrets);
   const raw: unknown = doc.toJS() ?? {};
@@ -39,22 +40,31 @@ function parseFile(text: string, file: string): ParsedFile {
     const issues = result.error.issues.flatMap((i) => fromIssue(loc, raw, i));
     problems.push(...issues.filter((p) => !said.has(p.path)));
   }
-  // Zod leaves absent optional keys absent, so its output fits Catalog's exact types once
-  // every way in has its access (written, or inferred as docs/catalog.md says).
-  const catalog = result.success ? withAccess(result.data) : undefined;
-  return { loc, raw, catalog, problems };
+  return { loc, raw, data: result.success ? result.data : undefined, problems };
 }
 
-/** Fills in each way's access where the catalog left it out (inferAccess, P4). */
-function withAccess(data: z.output<typeof catalogFile>): Catalog {
+/**
+ * Fills in each way's access where the catalog left it out (inferAccess, P4), and gives every
+ * way its government's `timezone` (when the government names one) so its readers read the
+ * page's zone-less times there. `zones` spans every file: a source may name a government
+ * from another file.
+ */
+function withAccess(
+  data: z.output<typeof catalogFile>,
+  zones: ReadonlyMap<string, string>,
+): Catalog {
   const platformAccess = (name: string) => getPlatform(name)?.access;
-  const fill = <T extends Parameters<typeof inferAccess>[0]>(w: T) => ({
-    ...w,
-    access: w.access ?? inferAccess(w, platformAccess),
-  });
   return {
     governments: data.governments,
-    sources: data.sources.map((s) => ({ ...fill(s), alternates: s.alternates.map(fill) })),
+    sources: data.sources.map((s) => {
+      const zone = zones.get(s.government);
+      const fill = <T extends Parameters<typeof inferAccess>[0]>(w: T) => ({
+        ...w,
+        access: w.access ?? inferAccess(w, platformAccess),
+        ...(zone !== undefined ? { timezone: zone } : {}),
+      });
+      return { ...fill(s), alternates: s.alternates.map(fill) };
+    }),
   } as unknown as Catalog;
 }
 
@@ -185,9 +195,15 @@ function combine(files: ParsedFile[]): Catalog {
     problems.sort((a, b) => (a.file === b.file ? a.line - b.line || a.col - b.col : 0));
     throw new CatalogError(problems);
   }
+  const zones = new Map<string, string>();
+  for (const f of files)
+    for (const g of f.data?.governments ?? []) if (g.timezone) zones.set(g.id, g.timezone);
+  // Zod leaves absent optional keys absent, so its output fits Catalog's exact types once
+  // every way in has its access (written, or inferred as docs/catalog.md says).
+  const catalogs = files.map((f) => (f.data ? withAccess(f.data, zones) : undefined));
   return {
-    governments: files.flatMap((f) => f.catalog?.governments ?? []),
-    sources: files.flatMap((f) => f.catalog?.sources ?? []),
+    governments: catalogs.flatMap((c) => c?.governments ?? []),
+    sources: catalogs.flatMap((c) => c?.sources ?? []),
   };
 }
 
@@ -226,8 +242,8 @@ export function loadCatalogWithFiles(files: string[]): {
   const catalog = combine(parsed);
   const origins: CatalogOrigins = { governments: new Map(), sources: new Map() };
   for (const f of parsed) {
-    for (const g of f.catalog?.governments ?? []) origins.governments.set(g.id, f.loc.file);
-    for (const s of f.catalog?.sources ?? []) origins.sources.set(s.id, f.loc.file);
+    for (const g of f.data?.governments ?? []) origins.governments.set(g.id, f.loc.file);
+    for (const s of f.data?.sources ?? []) origins.sources.set(s.id, f.loc.file);
   }
   return { catalog, origins };
 }

@@ -32,6 +32,30 @@ const isoDate = z
   .regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date written YYYY-MM-DD")
   .describe("Date, YYYY-MM-DD");
 
+/**
+ * An IANA time zone the runtime knows, written as IANA writes it (`America/Chicago`,
+ * `America/Indiana/Indianapolis`, `UTC`). Abbreviations such as `EST` are refused: they are
+ * fixed offsets without daylight time, which no Ohio page means.
+ */
+export const timezone = z
+  .string()
+  .refine(isIanaZone, {
+    message:
+      "must be an IANA time zone such as America/New_York or America/Chicago (an Area/City name, not an abbreviation like EST)",
+  })
+  .describe("IANA time zone, e.g. America/New_York");
+
+export function isIanaZone(name: string): boolean {
+  if (name !== "UTC" && !/^[A-Z][A-Za-z_-]*(?:\/[A-Z0-9][A-Za-z0-9_+-]*)+$/.test(name))
+    return false;
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export const governmentKind = z.enum([
   "county",
   "city",
@@ -135,7 +159,9 @@ export const formSpec = z
       .string()
       .optional()
       .describe("Date template format, tokens YYYY MM DD M D (default MM/DD/YYYY)"),
-    zone: z.string().optional().describe("Zone for {today} (default America/New_York)"),
+    zone: timezone
+      .optional()
+      .describe("Zone for {today} (default: the government's timezone, else America/New_York)"),
     pager: z
       .string()
       .optional()
@@ -211,6 +237,11 @@ export const government = z.strictObject({
   kind: governmentKind,
   county: z.string().min(1).optional().describe("Primary county, without the word County"),
   website: httpUrl.optional(),
+  timezone: timezone
+    .optional()
+    .describe(
+      "IANA zone the government's pages write times in; default America/New_York. Times a page writes without a zone are read in it",
+    ),
   evidence: z.string().optional().describe("Where this entry was seen (public material)"),
   notes: z.string().optional(),
 });

@@ -20,6 +20,11 @@ export interface Government {
   kind: GovernmentKind;
   county?: string;
   website?: string;
+  /**
+   * IANA zone the government's pages write their times in (`America/Chicago`); absent means
+   * America/New_York. A time a page writes without a zone is read here.
+   */
+  timezone?: string;
   /** Where the entry was seen (public material); kept for the operator. */
   evidence?: string;
   notes?: string;
@@ -50,6 +55,11 @@ export interface WayIn {
   form?: Record<string, unknown>;
   /** download: column mapping (schema.ts `downloadSpec`). */
   download?: Record<string, unknown>;
+  /**
+   * The source's government's `timezone`, filled in by the loader (never written on a way):
+   * the readers read zone-less times there. Absent means America/New_York.
+   */
+  timezone?: string;
 }
 
 export interface Source extends WayIn {

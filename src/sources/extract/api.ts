@@ -5,28 +5,26 @@
  * crash.
  */
 import type { ApiSpec } from "../catalog/schema.js";
-import type { ExtractedRecord, Extraction } from "../record.js";
+import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
 import { absoluteUrl, dedupeRecords } from "../record-id.js";
-import { decodeBody } from "./decode.js";
-import { getPath, mapRecord } from "./fields.js";
-
-export function parseJsonBody(body: Uint8Array): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(decodeBody(body, "application/json; charset=utf-8")) };
-  } catch {
-    return { ok: false };
-  }
-}
+import { datesOfItems, getPath, mapRecord } from "./fields.js";
+import { readJson } from "./json.js";
 
 /** Records from an already-parsed JSON value (also used by download.ts for JSON files). */
-export function recordsFromJson(value: unknown, spec: ApiSpec, url: string): Extraction {
+export function recordsFromJson(
+  value: unknown,
+  spec: ApiSpec,
+  url: string,
+  ctx: ReadContext = {},
+): Extraction {
   const list = getPath(value, spec.items);
   if (!Array.isArray(list)) {
     return { records: [], note: `no array at "${spec.items || "(top level)"}" in the JSON answer` };
   }
+  const dates = datesOfItems(list, spec, ctx.zone);
   const out: ExtractedRecord[] = [];
   for (const item of list) {
-    const rec = mapRecord(item, spec, url);
+    const rec = mapRecord(item, spec, url, dates);
     if (rec) out.push(rec);
   }
   const x: Extraction = { records: dedupeRecords(out) };
@@ -37,8 +35,13 @@ export function recordsFromJson(value: unknown, spec: ApiSpec, url: string): Ext
   return x;
 }
 
-export function extractApi(body: Uint8Array, url: string, spec: ApiSpec): Extraction {
-  const parsed = parseJsonBody(body);
-  if (!parsed.ok) return { records: [], note: "not JSON" };
-  return recordsFromJson(parsed.value, spec, url);
+export function extractApi(
+  body: Uint8Array,
+  url: string,
+  spec: ApiSpec,
+  ctx: ReadContext = {},
+): Extraction {
+  const parsed = readJson(body, ctx.contentType);
+  if (!parsed.ok) return { records: [], note: parsed.why };
+  return recordsFromJson(parsed.value, spec, url, ctx);
 }

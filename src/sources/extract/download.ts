@@ -6,13 +6,14 @@
  */
 import { parse } from "csv-parse/sync";
 import type { DownloadSpec } from "../catalog/schema.js";
-import type { ExtractedRecord, Extraction } from "../record.js";
+import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
 import { dedupeRecords } from "../record-id.js";
-import { parseJsonBody, recordsFromJson } from "./api.js";
+import { recordsFromJson } from "./api.js";
 import { decodeBody } from "./decode.js";
 import { isXlsx, MAX_ROWS, readSheetRows } from "./download-xlsx.js";
 import { looksLikeZip } from "./download-zip.js";
-import { mapRecord } from "./fields.js";
+import { datesOfItems, mapRecord } from "./fields.js";
+import { readJson } from "./json.js";
 
 type Format = "csv" | "json" | "xlsx" | { note: string };
 
@@ -30,10 +31,16 @@ function formatOf(url: string, spec: DownloadSpec, body: Uint8Array): Format {
   return "csv";
 }
 
-function fromRows(rows: Record<string, string>[], spec: DownloadSpec, url: string): Extraction {
+function fromRows(
+  rows: Record<string, string>[],
+  spec: DownloadSpec,
+  url: string,
+  ctx: ReadContext,
+): Extraction {
+  const dates = datesOfItems(rows, spec, ctx.zone);
   const out: ExtractedRecord[] = [];
   for (const row of rows) {
-    const rec = mapRecord(row, spec, url);
+    const rec = mapRecord(row, spec, url, dates);
     if (rec) out.push(rec);
   }
   const x: Extraction = { records: dedupeRecords(out) };
@@ -42,28 +49,38 @@ function fromRows(rows: Record<string, string>[], spec: DownloadSpec, url: strin
   return x;
 }
 
-function extractXlsx(body: Uint8Array, url: string, spec: DownloadSpec): Extraction {
+function extractXlsx(
+  body: Uint8Array,
+  url: string,
+  spec: DownloadSpec,
+  ctx: ReadContext,
+): Extraction {
   const sheet = readSheetRows(body, {
     sheet: spec.sheet,
     headerRow: spec.headerRow,
     dateColumn: spec.date,
   });
   if (!sheet.ok) return { records: [], note: `not a readable XLSX file (${sheet.why})` };
-  const x = fromRows(sheet.rows, spec, url);
+  const x = fromRows(sheet.rows, spec, url, ctx);
   if (sheet.truncated) x.note = `only the first ${MAX_ROWS} rows of the sheet were read`;
   return x;
 }
 
-export function extractDownload(body: Uint8Array, url: string, spec: DownloadSpec): Extraction {
+export function extractDownload(
+  body: Uint8Array,
+  url: string,
+  spec: DownloadSpec,
+  ctx: ReadContext = {},
+): Extraction {
   const format = formatOf(url, spec, body);
   if (typeof format === "object") return { records: [], note: format.note };
-  if (format === "xlsx") return extractXlsx(body, url, spec);
+  if (format === "xlsx") return extractXlsx(body, url, spec, ctx);
   if (format === "json") {
-    const parsed = parseJsonBody(body);
-    if (!parsed.ok) return { records: [], note: "not JSON" };
-    return recordsFromJson(parsed.value, { ...spec, items: spec.items ?? "" }, url);
+    const parsed = readJson(body, ctx.contentType);
+    if (!parsed.ok) return { records: [], note: parsed.why };
+    return recordsFromJson(parsed.value, { ...spec, items: spec.items ?? "" }, url, ctx);
   }
-  const text = decodeBody(body);
+  const text = decodeBody(body, ctx.contentType);
   if (/^\s*<(!doctype|html)/i.test(text)) return { records: [], note: "not a CSV file (HTML)" };
   let rows: Record<string, string>[];
   try {
@@ -81,5 +98,5 @@ export function extractDownload(body: Uint8Array, url: string, spec: DownloadSpe
       note: `not a readable CSV file (${(e as Error).message.split("\n")[0]})`,
     };
   }
-  return fromRows(rows, spec, url);
+  return fromRows(rows, spec, url, ctx);
 }

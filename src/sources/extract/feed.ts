@@ -5,7 +5,7 @@
  */
 import { type AnyFeed, DetectError, parseFeed } from "feedsmith";
 import { toIsoDate } from "../dates.js";
-import type { ExtractedRecord, Extraction } from "../record.js";
+import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
 import { absoluteUrl, cleanText, dedupeRecords, makeRecord } from "../record-id.js";
 import { decodeBody } from "./decode.js";
 
@@ -76,8 +76,8 @@ function looksLikeFeedText(text: string): "xml" | "json" | undefined {
   return undefined;
 }
 
-export function extractFeed(body: Uint8Array, url: string): Extraction {
-  const text = decodeBody(body);
+export function extractFeed(body: Uint8Array, url: string, ctx: ReadContext = {}): Extraction {
+  const text = decodeBody(body, ctx.contentType);
   const shape = looksLikeFeedText(text);
   if (!shape) return { records: [], note: "not a feed" };
   let input: unknown = text;
@@ -102,7 +102,7 @@ export function extractFeed(body: Uint8Array, url: string): Extraction {
     const link = absoluteUrl(it.link, url);
     const title = plain(it.title) || link;
     if (!title) continue;
-    const date = it.date ? toIsoDate(it.date) : undefined;
+    const date = it.date ? toIsoDate(it.date, { zone: ctx.zone }) : undefined;
     out.push(makeRecord({ title, platformId: it.id, url: link, date, kind: plain(it.kind) }));
   }
   const records = dedupeRecords(out);

@@ -5,6 +5,7 @@
  * built from ids (`/events/{id}`).
  */
 
+import { answerDates, type DateOptions } from "../dates.js";
 import type { ExtractedRecord } from "../record.js";
 import { absoluteUrl, cleanText, makeRecord } from "../record-id.js";
 import { findDate } from "./find-date.js";
@@ -59,20 +60,46 @@ function plainTitle(s: string | undefined): string | undefined {
   return s === undefined ? undefined : cleanText(s.replace(/<[^>]*>/g, " ")) || undefined;
 }
 
-/** One record from one item, or undefined when it has no title (it cannot be shown). */
+function rawDateOf(item: unknown, map: FieldMap): unknown {
+  return map.date ? getPath(item, map.date) : undefined;
+}
+
+/**
+ * How to read the dates of one answer's items: the government's zone, and day-first or
+ * month-first as the date values of all the items decide together (dates.ts).
+ */
+export function datesOfItems(
+  items: readonly unknown[],
+  map: FieldMap,
+  zone: string | undefined,
+): DateOptions {
+  return answerDates(
+    items.map((i) => {
+      const v = rawDateOf(i, map);
+      return typeof v === "string" ? v : undefined;
+    }),
+    zone,
+  );
+}
+
+/**
+ * One record from one item, or undefined when it has no title (it cannot be shown). `dates`:
+ * the answer's zone and order (`datesOfItems`).
+ */
 export function mapRecord(
   item: unknown,
   map: FieldMap,
   baseUrl: string,
+  dates: DateOptions = {},
 ): ExtractedRecord | undefined {
   const title = plainTitle(fieldText(item, map.title));
   if (!title) return undefined;
-  const rawDate = getPath(item, map.date ?? "\u0000");
+  const rawDate = rawDateOf(item, map);
   const date =
-    typeof rawDate === "number" && map.date
-      ? findDate(`/Date(${rawDate > 1e11 ? rawDate : rawDate * 1000})/`)
+    typeof rawDate === "number"
+      ? findDate(`/Date(${rawDate > 1e11 ? rawDate : rawDate * 1000})/`, dates)
       : typeof rawDate === "string"
-        ? findDate(rawDate)
+        ? findDate(rawDate, dates)
         : undefined;
   const link = absoluteUrl(fieldText(item, map.link), baseUrl);
   return makeRecord({

@@ -5,7 +5,8 @@
  */
 import { load } from "cheerio";
 import type { PageRecipe } from "../catalog/types.js";
-import type { ExtractedRecord, Extraction } from "../record.js";
+import { answerDates } from "../dates.js";
+import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
 import { absoluteUrl, dedupeRecords, makeRecord } from "../record-id.js";
 import { decodeBody } from "./decode.js";
 import { findDate } from "./find-date.js";
@@ -26,21 +27,35 @@ function hrefOf(
   return el.attr(sel.attr ?? "href") ?? el.find("a[href]").first().attr("href");
 }
 
-export function extractPage(body: Uint8Array, url: string, recipe: PageRecipe): Extraction {
-  const $ = load(decodeBody(body));
+export function extractPage(
+  body: Uint8Array,
+  url: string,
+  recipe: PageRecipe,
+  ctx: ReadContext = {},
+): Extraction {
+  const $ = load(decodeBody(body, ctx.contentType));
   // <base href> changes what relative links mean (HTML §4.2.3).
   const base = absoluteUrl($("base[href]").first().attr("href"), url) ?? url;
+  const items = $(recipe.items)
+    .toArray()
+    .map((node) => {
+      const item = $(node);
+      return { item, dateText: read(item, recipe.date) };
+    });
+  // All the dates of the page decide together whether they are written day-first.
+  const dates = answerDates(
+    items.map((i) => i.dateText),
+    ctx.zone,
+  );
   const out: ExtractedRecord[] = [];
-  $(recipe.items).each((_, node) => {
-    const item = $(node);
+  for (const { item, dateText } of items) {
     const link = absoluteUrl(hrefOf(item, recipe.link), base);
     const linkText = recipe.link
       ? read(item, parseSelector(recipe.link).css ?? ":scope")
       : undefined;
     const title = read(item, recipe.title ?? ":scope") ?? linkText;
-    if (!title) return;
-    const dateText = read(item, recipe.date);
-    const date = dateText ? findDate(dateText) : undefined;
+    if (!title) continue;
+    const date = dateText ? findDate(dateText, dates) : undefined;
     out.push(
       makeRecord({
         title,
@@ -50,7 +65,7 @@ export function extractPage(body: Uint8Array, url: string, recipe: PageRecipe): 
         kind: read(item, recipe.kind),
       }),
     );
-  });
+  }
   const extraction: Extraction = { records: dedupeRecords(out) };
   if (recipe.next) {
     const next = absoluteUrl(hrefOf($.root(), recipe.next), base);

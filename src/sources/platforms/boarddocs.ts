@@ -11,8 +11,10 @@
  */
 
 import { toIsoDate } from "../dates.js";
-import type { Extraction } from "../record.js";
-import { arr, decode, looksLikeHtml, obj, parseJson, str } from "./support/body.js";
+import { decodeBody, looksLikeHtml } from "../extract/decode.js";
+import { parseJsonText } from "../extract/json.js";
+import type { Extraction, ReadContext } from "../record.js";
+import { arr, obj, str } from "./support/body.js";
 import { allRecords, type ListedMeeting } from "./support/records.js";
 import type { Platform, PlatformRequest } from "./types.js";
 
@@ -102,8 +104,8 @@ export const boarddocs: Platform = {
     // Without a committee id the list answers empty; the XML feed needs none.
     return { method: "GET", url: `${nsfBase(url)}/XML-ActiveMeetings`, accept: "application/xml" };
   },
-  extract(body: Uint8Array, url: string): Extraction {
-    const text = decode(body);
+  extract(body: Uint8Array, url: string, ctx: ReadContext = {}): Extraction {
+    const text = decodeBody(body, ctx.contentType);
     const t = text.trimStart();
     if (t === "") {
       return {
@@ -112,7 +114,7 @@ export const boarddocs: Platform = {
       };
     }
     if (t.startsWith("[")) {
-      const j = parseJson(t);
+      const j = parseJsonText(t);
       return j.ok ? fromJsonList(arr(j.value), url) : { records: [], note: j.why };
     }
     if (looksLikeHtml(t)) return { records: [], note: "script shell: use BD-GetMeetingsList" };

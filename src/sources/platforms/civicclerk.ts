@@ -4,19 +4,20 @@
  * platform's type (Agenda, Agenda Packet, Minutes, Other): one record per file.
  *
  * Trap: `startDateTime` ends in `Z` but is the local wall-clock time (City Bureau's spiders
- * strip it too; a 09:30 meeting is not 04:30 local). The `Z` is dropped and the time read as
- * America/New_York, the project's zone for times without a real one.
+ * strip it too; a 09:30 meeting is not 04:30 local). The `Z` is dropped and the time read in
+ * the government's zone (catalog `timezone`).
  */
 
 import { toIsoDate } from "../dates.js";
-import type { Extraction } from "../record.js";
-import { arr, decode, obj, parseJson, str } from "./support/body.js";
+import { readJson } from "../extract/json.js";
+import type { Extraction, ReadContext } from "../record.js";
+import { arr, obj, str } from "./support/body.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
 import type { Platform, PlatformRequest } from "./types.js";
 
-function wallClock(s: string | undefined): string | undefined {
+function wallClock(s: string | undefined, zone: string | undefined): string | undefined {
   if (!s) return undefined;
-  return toIsoDate(s.replace(/(?:\.\d+)?Z$/i, ""));
+  return toIsoDate(s.replace(/(?:\.\d+)?Z$/i, ""), { zone });
 }
 
 /** `laceywa.api.civicclerk.com` → `https://laceywa.portal.civicclerk.com`, the public portal. */
@@ -35,8 +36,8 @@ export const civicclerk: Platform = {
     if (!u.searchParams.has("$orderby")) u.searchParams.set("$orderby", "startDateTime desc");
     return { method: "GET", url: u.href, accept: "application/json" };
   },
-  extract(body: Uint8Array, url: string): Extraction {
-    const j = parseJson(decode(body));
+  extract(body: Uint8Array, url: string, ctx: ReadContext = {}): Extraction {
+    const j = readJson(body, ctx.contentType);
     if (!j.ok) return { records: [], note: j.why };
     const root = obj(j.value);
     const events = root ? arr(root["value"]) : arr(j.value);
@@ -62,7 +63,7 @@ export const civicclerk: Platform = {
       meetings.push({
         id,
         title,
-        date: wallClock(str(o["startDateTime"]) ?? str(o["eventDate"])),
+        date: wallClock(str(o["startDateTime"]) ?? str(o["eventDate"]), ctx.zone),
         href: `${portal}/event/${id}/files`,
         docs,
       });

@@ -1,19 +1,25 @@
 /**
- * CivicPlus Agenda Center (`/AgendaCenter`): one `div.listing` per body (its `h2` carries a
- * toggle glyph, ▼ or ►, to strip), one `tr.catAgendaRow` per meeting, the meeting id in
- * `<a name="_MMDDYYYY-ID">`. Documents are `/AgendaCenter/ViewFile/Agenda/_X` (with `?html=true`
+ * CivicPlus Agenda Center (`/AgendaCenter`): one section per body under its heading (an `h2`
+ * carrying a toggle glyph, ▼ or ►, to strip), one `tr.catAgendaRow` per meeting, the meeting
+ * id in `<a name="_MMDDYYYY-ID">`. Read by meaning (P6): the body's name is the heading of the
+ * section the meeting's table sits under (never a category filter elsewhere on the page), the
+ * title is in the cell holding the meeting's anchor, and the date is the one the page reads
+ * out (`aria-label="Agenda for August 23, 2022"`). Documents are `/AgendaCenter/ViewFile/Agenda/_X` (with `?html=true`
  * the same agenda as HTML, so one record), `…?packet=true` (the packet) and
  * `/ViewFile/Minutes/_X`; `/PreviousVersions/` are old copies, not records.
  * The landing page shows only the current year per body; the Search endpoint takes a date
  * range (`startDate`/`endDate` as MM/DD/YYYY, one page, no pager), so that is the first
  * request, and backfill (P7) asks for the year before until a year has no results.
  */
+import type { CheerioAPI } from "cheerio";
 import * as cheerio from "cheerio";
-import { toIsoDate } from "../dates.js";
-import type { Extraction } from "../record.js";
+import type { Element } from "domhandler";
+import { answerDates, toIsoDate } from "../dates.js";
+import { decodeBody } from "../extract/decode.js";
+import type { Extraction, ReadContext } from "../record.js";
 import { cleanText } from "../record-id.js";
-import { decode } from "./support/body.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
+import { sectionHeading } from "./support/table.js";
 import { type DateWindow, firstWindow, olderWindow } from "./support/window.js";
 import type { Platform, PlatformRequest } from "./types.js";
 
@@ -37,35 +43,67 @@ function docOf(href: string): ListedDoc | undefined {
   return undefined;
 }
 
-function fromPage(text: string, url: string): Extraction {
+/** The body a meeting row belongs to: the heading of the section its table sits under. */
+function bodyName($: CheerioAPI, row: Element): string {
+  const table = $(row).closest("table").get(0) ?? row;
+  const h = sectionHeading($, table);
+  // Collapsible headings carry a toggle glyph (▼ ►) before the name.
+  return h ? cleanText(h.text()).replace(/^[▼►▲◄\s]+/u, "") : "";
+}
+
+function fromPage(text: string, url: string, ctx: ReadContext): Extraction {
   const $ = cheerio.load(text);
+  const rows = $("tr.catAgendaRow")
+    .toArray()
+    .map((tr) => {
+      const row = $(tr);
+      // The meeting's anchor `_MMDDYYYY-ID` names it; its cell is the agenda cell, wherever
+      // the columns are.
+      const anchor = row
+        .find("a[name^='_']")
+        .filter((_, a) => /^_\d{8}-\d+$/.test($(a).attr("name") ?? ""));
+      const name = anchor.attr("name") ?? "";
+      const cell = anchor.closest("td").length > 0 ? anchor.closest("td") : row;
+      // "Agenda for August 23, 2022": the date as the page reads it out.
+      const label = cell.find("strong[aria-label]").attr("aria-label") ?? "";
+      const said = /\bfor\s+(.+)$/i.exec(label)?.[1];
+      const strong = cleanText(cell.find("strong").first().text());
+      const rowTitle =
+        cleanText(cell.find("p").first().text()) ||
+        cleanText(
+          cell
+            .find("a[title]")
+            .filter((_, a) => $(a).attr("title") !== "")
+            .attr("title") ?? "",
+        );
+      return { tr, name, said, strong, rowTitle };
+    });
+  const opts = answerDates(
+    rows.map((r) => r.strong),
+    ctx.zone,
+  );
   const meetings: ListedMeeting[] = [];
-  $("div.listing").each((_, div) => {
-    const body = cleanText($(div).children("h2").first().text()).replace(/^[▼►▲◄\s]+/u, "");
-    $(div)
-      .find("tr.catAgendaRow")
-      .each((_, tr) => {
-        const row = $(tr);
-        const name = row.find("a[name^='_']").first().attr("name") ?? "";
-        const m = /^_(\d{2})(\d{2})(\d{4})-(\d+)$/.exec(name);
-        const strong = cleanText(row.find("h4 strong, strong").first().text());
-        const date = toIsoDate(strong) ?? (m ? toIsoDate(`${m[3]}-${m[1]}-${m[2]}`) : undefined);
-        const rowTitle =
-          cleanText(row.find("p").first().text()) ||
-          cleanText(row.find("h4 a[title]").first().attr("title") ?? "");
-        const title =
-          body && !rowTitle.toLowerCase().includes(body.toLowerCase())
-            ? `${body}: ${rowTitle || "Meeting"}`
-            : rowTitle || body;
-        const docs: ListedDoc[] = [];
-        row.find("a[href]").each((_, a) => {
-          const d = docOf($(a).attr("href") ?? "");
-          if (d && !docs.some((x) => x.key === d.key)) docs.push(d);
-        });
-        const id = m ? name.slice(1) : undefined;
-        if (title) meetings.push({ id, title, date, docs });
+  for (const { tr, name, said, strong, rowTitle } of rows) {
+    const m = /^_(\d{2})(\d{2})(\d{4})-(\d+)$/.exec(name);
+    const date =
+      (said && toIsoDate(said, opts)) ||
+      toIsoDate(strong, opts) ||
+      (m ? toIsoDate(`${m[3]}-${m[1]}-${m[2]}`) : undefined);
+    const body = bodyName($, tr);
+    const title =
+      body && !rowTitle.toLowerCase().includes(body.toLowerCase())
+        ? `${body}: ${rowTitle || "Meeting"}`
+        : rowTitle || body;
+    const docs: ListedDoc[] = [];
+    $(tr)
+      .find("a[href]")
+      .each((_, a) => {
+        const d = docOf($(a).attr("href") ?? "");
+        if (d && !docs.some((x) => x.key === d.key)) docs.push(d);
       });
-  });
+    const id = m ? name.slice(1) : undefined;
+    if (title) meetings.push({ id, title, date, docs });
+  }
   const out: Extraction = { records: allRecords(meetings, url) };
   if (out.records.length === 0) {
     out.note = /No results found in/i.test(text)
@@ -81,8 +119,8 @@ export const civicplusAgendacenter: Platform = {
   firstRequest(url: string, now: number): PlatformRequest {
     return searchRequest(new URL(url).origin, firstWindow(now));
   },
-  extract(body: Uint8Array, url: string): Extraction {
-    return fromPage(decode(body), url);
+  extract(body: Uint8Array, url: string, ctx: ReadContext = {}): Extraction {
+    return fromPage(decodeBody(body, ctx.contentType), url, ctx);
   },
   nextRequest(prev, _body, extraction): PlatformRequest | undefined {
     if (extraction.records.length === 0) return undefined;

@@ -5,9 +5,9 @@
  * links and their text: no dates (they are on the bid's own page, which P6 forbids opening).
  */
 import * as cheerio from "cheerio";
-import type { Extraction } from "../record.js";
+import { decodeBody } from "../extract/decode.js";
+import type { Extraction, ReadContext } from "../record.js";
 import { absoluteUrl, cleanText, dedupeRecords } from "../record-id.js";
-import { decode } from "./support/body.js";
 import { makeRecord } from "./support/records.js";
 import type { Platform, PlatformRequest } from "./types.js";
 
@@ -19,8 +19,8 @@ export const civicplusBids: Platform = {
     if (!/\/bids\.aspx$/i.test(u.pathname)) u.pathname = "/Bids.aspx";
     return { method: "GET", url: u.href, accept: "text/html" };
   },
-  extract(body: Uint8Array, url: string): Extraction {
-    const text = decode(body);
+  extract(body: Uint8Array, url: string, ctx: ReadContext = {}): Extraction {
+    const text = decodeBody(body, ctx.contentType);
     const $ = cheerio.load(text);
     const records = dedupeRecords(
       $("a[href*='bidID=' i]")

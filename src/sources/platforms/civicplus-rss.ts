@@ -7,10 +7,10 @@
  * that answers with an HTML page gives no records and a note that says so.
  */
 
-import { toIsoDate } from "../dates.js";
-import type { Extraction, RecordKind } from "../record.js";
+import { type DateOptions, toIsoDate } from "../dates.js";
+import { decodeBody } from "../extract/decode.js";
+import type { Extraction, ReadContext, RecordKind } from "../record.js";
 import { absoluteUrl } from "../record-id.js";
-import { decode } from "./support/body.js";
 import { makeRecord } from "./support/records.js";
 import { type RssItem, readRss } from "./support/rss.js";
 import { dateInText } from "./support/text-date.js";
@@ -32,20 +32,20 @@ function moduleOf(url: string, channelTitle: string | undefined): Module {
 
 const MEETINGLIKE = /meeting|board|commission|council|committee|hearing|workshop/i;
 
-function recordOf(it: RssItem, mod: Module, url: string) {
+function recordOf(it: RssItem, mod: Module, url: string, opts: DateOptions) {
   const title = it.get("title") ?? "";
   const link = absoluteUrl(it.get("link"), url);
-  const posted = toIsoDate(it.get("pubDate") ?? "");
+  const posted = toIsoDate(it.get("pubDate") ?? "", opts);
   let date: string | undefined;
   let kind: RecordKind;
   if (mod === "agendas") {
     // Titles without a date ("Citizens and … Committee") fall back to the posting time.
-    date = dateInText(title) ?? posted;
+    date = dateInText(title, opts) ?? posted;
     kind = /update:\s*minutes/i.test(it.get("description") ?? "") ? "minutes" : "agendas";
   } else if (mod === "calendar") {
     const day = it.get("calendarEvent:EventDates") ?? "";
     const start = (it.get("calendarEvent:EventTimes") ?? "").split(/\s+-\s+/)[0] ?? "";
-    date = toIsoDate(`${day} ${start}`) ?? toIsoDate(day) ?? posted;
+    date = toIsoDate(`${day} ${start}`, opts) ?? toIsoDate(day, opts) ?? posted;
     kind = MEETINGLIKE.test(title) ? "meetings" : "other";
   } else {
     date = posted;
@@ -61,11 +61,14 @@ export const civicplusRss: Platform = {
   firstRequest(url: string): PlatformRequest {
     return { method: "GET", url, accept: "application/rss+xml, application/xml;q=0.9" };
   },
-  extract(body: Uint8Array, url: string): Extraction {
-    const feed = readRss(decode(body));
+  extract(body: Uint8Array, url: string, ctx: ReadContext = {}): Extraction {
+    const feed = readRss(decodeBody(body, ctx.contentType));
     if (!feed.ok) return { records: [], note: feed.why };
     const mod = moduleOf(url, feed.channelTitle);
-    const records = feed.items.map((it) => recordOf(it, mod, url)).filter((r) => r.title !== "");
+    const opts = { zone: ctx.zone };
+    const records = feed.items
+      .map((it) => recordOf(it, mod, url, opts))
+      .filter((r) => r.title !== "");
     return records.length > 0 ? { records } : { records, note: "the feed has no items" };
   },
 };

@@ -7,8 +7,9 @@
  */
 
 import { toIsoDate } from "../dates.js";
-import type { Extraction } from "../record.js";
-import { arr, decode, obj, parseJson, str } from "./support/body.js";
+import { readJson } from "../extract/json.js";
+import type { Extraction, ReadContext } from "../record.js";
+import { arr, obj, str } from "./support/body.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
 import { type DateWindow, firstWindow, olderWindow } from "./support/window.js";
 import type { Platform, PlatformRequest } from "./types.js";
@@ -31,8 +32,8 @@ export const escribe: Platform = {
   firstRequest(url: string, now: number): PlatformRequest {
     return request(new URL(url).origin, firstWindow(now));
   },
-  extract(body: Uint8Array, url: string): Extraction {
-    const j = parseJson(decode(body));
+  extract(body: Uint8Array, url: string, ctx: ReadContext = {}): Extraction {
+    const j = readJson(body, ctx.contentType);
     if (!j.ok) return { records: [], note: j.why };
     const root = obj(j.value);
     const list = root ? arr(root["d"]) : arr(j.value);
@@ -55,7 +56,7 @@ export const escribe: Platform = {
       meetings.push({
         id,
         title,
-        date: start ? toIsoDate(start) : undefined,
+        date: start ? toIsoDate(start, { zone: ctx.zone }) : undefined,
         href: str(o["Url"]),
         docs,
       });

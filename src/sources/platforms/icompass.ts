@@ -7,8 +7,9 @@
  */
 
 import { toIsoDate } from "../dates.js";
-import type { Extraction } from "../record.js";
-import { arr, decode, obj, parseJson, str } from "./support/body.js";
+import { readJson } from "../extract/json.js";
+import type { Extraction, ReadContext } from "../record.js";
+import { arr, obj, str } from "./support/body.js";
 import { allRecords, type ListedMeeting } from "./support/records.js";
 import { type DateWindow, firstWindow, olderWindow } from "./support/window.js";
 import type { Platform, PlatformRequest } from "./types.js";
@@ -29,8 +30,8 @@ export const icompass: Platform = {
   firstRequest(url: string, now: number): PlatformRequest {
     return request(new URL(url).origin, firstWindow(now));
   },
-  extract(body: Uint8Array, url: string): Extraction {
-    const j = parseJson(decode(body));
+  extract(body: Uint8Array, url: string, ctx: ReadContext = {}): Extraction {
+    const j = readJson(body, ctx.contentType);
     if (!j.ok) return { records: [], note: j.why };
     const origin = new URL(url).origin;
     const meetings: ListedMeeting[] = [];
@@ -46,7 +47,7 @@ export const icompass: Platform = {
         id,
         title,
         date:
-          (at && toIsoDate(at)) ||
+          (at && toIsoDate(at, { zone: ctx.zone })) ||
           toIsoDate((str(o["MeetingDateTime"]) ?? str(o["MeetingDate"]) ?? "").slice(0, 10)),
         href: `${origin}/Portal/MeetingInformation.aspx?Org=Cal&Id=${encodeURIComponent(id)}`,
       });

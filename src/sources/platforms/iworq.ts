@@ -6,9 +6,9 @@
  * the note says the list is ids only. Older pages: the `ul.pagination` `page=N+1` link (P7).
  */
 import * as cheerio from "cheerio";
-import type { Extraction } from "../record.js";
+import { decodeBody } from "../extract/decode.js";
+import type { Extraction, ReadContext } from "../record.js";
 import { absoluteUrl, dedupeRecords } from "../record-id.js";
-import { decode } from "./support/body.js";
 import { makeRecord } from "./support/records.js";
 import type { Platform, PlatformRequest } from "./types.js";
 
@@ -20,8 +20,8 @@ export const iworq: Platform = {
   firstRequest(url: string): PlatformRequest {
     return { method: "GET", url, accept: "text/html" };
   },
-  extract(body: Uint8Array, url: string): Extraction {
-    const $ = cheerio.load(decode(body));
+  extract(body: Uint8Array, url: string, ctx: ReadContext = {}): Extraction {
+    const $ = cheerio.load(decodeBody(body, ctx.contentType));
     const found: ReturnType<typeof makeRecord>[] = [];
     // The table repeats in a mobile copy; ids dedupe it.
     $("a[href*='/permit/']").each((_, a) => {

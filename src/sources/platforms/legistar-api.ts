@@ -7,19 +7,27 @@
  */
 
 import { toIsoDate } from "../dates.js";
-import type { Extraction } from "../record.js";
-import { arr, decode, obj, parseJson, str } from "./support/body.js";
+import { readJson } from "../extract/json.js";
+import type { Extraction, ReadContext } from "../record.js";
+import { arr, obj, str } from "./support/body.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
 import type { Platform, PlatformRequest } from "./types.js";
 
 /** Events per page: Legistar allows up to 1000; 200 keeps answers small and requests few. */
 export const LEGISTAR_PAGE = 200;
 
-function when(date: string | undefined, time: string | undefined): string | undefined {
+function when(
+  date: string | undefined,
+  time: string | undefined,
+  zone: string | undefined,
+): string | undefined {
   const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(date ?? "");
   if (!m) return undefined;
-  const day = `${m[2]}/${m[3]}/${m[1]}`;
-  return (time && toIsoDate(`${day} ${time}`)) || toIsoDate(day);
+  const day = `${m[1]}-${m[2]}-${m[3]}`;
+  // `EventTime` is `6:00 PM`; the ISO day keeps the order unambiguous.
+  return (
+    (time && toIsoDate(`${m[2]}/${m[3]}/${m[1]} ${time}`, { zone, order: "mdy" })) || toIsoDate(day)
+  );
 }
 
 function pageUrl(url: string, skip: number, top: number): string {
@@ -41,8 +49,8 @@ export const legistarApi: Platform = {
       client && client !== "webapi" ? `https://webapi.legistar.com/v1/${client}/events` : url;
     return { method: "GET", url: pageUrl(api, 0, LEGISTAR_PAGE), accept: "application/json" };
   },
-  extract(body: Uint8Array, url: string): Extraction {
-    const j = parseJson(decode(body));
+  extract(body: Uint8Array, url: string, ctx: ReadContext = {}): Extraction {
+    const j = readJson(body, ctx.contentType);
     if (!j.ok) return { records: [], note: j.why };
     const err = obj(j.value);
     if (err) {
@@ -64,7 +72,7 @@ export const legistarApi: Platform = {
       meetings.push({
         id,
         title,
-        date: when(str(o["EventDate"]), str(o["EventTime"])),
+        date: when(str(o["EventDate"]), str(o["EventTime"]), ctx.zone),
         href: str(o["EventInSiteURL"]),
         docs,
       });

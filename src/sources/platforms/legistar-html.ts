@@ -1,19 +1,30 @@
 /**
  * Legistar InSite `Calendar.aspx` (`<client>.legistar.com`), for clients whose Web API is not
  * set up: a Telerik RadGrid `table.rgMasterTable` of meetings (`tr.rgRow`/`tr.rgAltRow`;
- * cells Name, Meeting Date `M/D/YYYY`, iCal, Meeting Time `h:mm AM`, Location, Details, Agenda,
- * Accessible Agenda, Minutes, …) with relative `View.ashx?M=A&ID=…&GUID=…` links.
+ * columns Name, Meeting Date `M/D/YYYY`, iCal, Meeting Time `h:mm AM`, Location, Details,
+ * Agenda, Minutes, … in the order each client chose) with relative `View.ashx?M=A&ID=…&GUID=…`
+ * links.
+ * Found by meaning (P6): a grid is the calendar when its headers name a Name and a Meeting
+ * Date column, and each cell is read under its header, so another client's column order
+ * reads the same; a page may hold several RadGrids (a smaller upcoming-meetings grid above,
+ * a legislation grid): every calendar grid is read and the meetings deduplicated, never the
+ * first grid by accident. A grid that lists meetings without those headers cannot be read
+ * for sure, and says so (`unreadable`).
  * Backfill (P7): the year list is a RadComboBox, and choosing a year is an ASP.NET postback
- * (P5), so `nextRequest` posts the page's hidden fields back with `__EVENTTARGET` =
+ * (P5), so `nextRequest` posts the server form's hidden fields back with `__EVENTTARGET` =
  * the combo and its ClientState set to the year before the one shown.
  */
+import type { CheerioAPI } from "cheerio";
 import * as cheerio from "cheerio";
-import { toIsoDate } from "../dates.js";
-import type { Extraction } from "../record.js";
+import type { Element } from "domhandler";
+import { answerDates, toIsoDate } from "../dates.js";
+import { decodeBody } from "../extract/decode.js";
+import type { Extraction, ReadContext } from "../record.js";
+import { unreadable } from "../record.js";
 import { cleanText } from "../record-id.js";
 import { type PostbackForm, postbackBody, readForm } from "./support/aspnet.js";
-import { decode } from "./support/body.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
+import { cellAt, findColumn, headerNames, ownRows } from "./support/table.js";
 import type { Platform, PlatformRequest } from "./types.js";
 
 const YEARS = "ctl00$ContentPlaceHolder1$lstYears";
@@ -31,6 +42,118 @@ const states = new WeakMap<Uint8Array, PageState>();
 
 const DOC_LINK = /View\.ashx\?M=(A|M|AADA|MADA|IC)&/i;
 const DOC_LABEL: Record<string, string> = { A: "Agenda", M: "Minutes" };
+/** A link that belongs to one meeting: its documents, iCal or details page. */
+const MEETING_LINK = "a[href*='View.ashx?M=' i], a[href*='MeetingDetail.aspx' i]";
+
+interface CalendarGrid {
+  table: Element;
+  name: number;
+  date: number;
+  time: number | undefined;
+}
+
+/** The RadGrids whose headers say they are the meetings calendar (Name, Meeting Date). */
+function calendarGrids($: CheerioAPI): { grids: CalendarGrid[]; unread: string[] } {
+  const grids: CalendarGrid[] = [];
+  const unread: string[] = [];
+  for (const table of $("table.rgMasterTable").toArray()) {
+    const names = headerNames($, table) ?? [];
+    const name = findColumn(names, /^name$/, /^(meeting )?body( name)?$/);
+    const date = findColumn(names, /^meeting date$/, /^date$/);
+    if (name !== undefined && date !== undefined) {
+      grids.push({ table, name, date, time: findColumn(names, /^meeting time$/, /^time$/) });
+    } else if (ownRows($, table).some((tr) => $(tr).find(MEETING_LINK).length > 0)) {
+      // It lists meetings, but not under headers this reader knows: which cell is what?
+      unread.push(`${table.attribs["id"] ?? "a grid"} (columns: ${names.join(", ") || "none"})`);
+    }
+  }
+  return { grids, unread };
+}
+
+interface Row {
+  tr: Element;
+  title: string;
+  day: string;
+  time: string;
+}
+
+function gridRows($: CheerioAPI, g: CalendarGrid): Row[] {
+  const out: Row[] = [];
+  for (const tr of ownRows($, g.table)) {
+    const row = $(tr);
+    if (row.parent().is("thead") || row.children("th").length > 0) continue;
+    if (row.is(".rgNoRecords, .rgPager")) continue;
+    // The body's name is the ASP.NET control `…_hypBody`; its column, where the header says.
+    const title =
+      cleanText(cellAt($, tr, g.name).text()) || cleanText(row.find("[id$='_hypBody']").text());
+    const day = cleanText(cellAt($, tr, g.date).text());
+    const time =
+      cleanText(row.find("[id$='_lblTime']").text()) || cleanText(cellAt($, tr, g.time).text());
+    if (!title || /no records to display/i.test(title)) continue;
+    out.push({ tr, title, day, time });
+  }
+  return out;
+}
+
+function meetingOf($: CheerioAPI, r: Row, opts: ReturnType<typeof answerDates>): ListedMeeting {
+  const docs: ListedDoc[] = [];
+  let id: string | undefined;
+  let detail: string | undefined;
+  $(r.tr)
+    .find("a[href]")
+    .each((_, a) => {
+      const href = $(a).attr("href") ?? "";
+      if (/MeetingDetail\.aspx/i.test(href)) detail = href;
+      const m = DOC_LINK.exec(href);
+      // The meeting's id is in its own links (iCal, details, agenda), not the body's
+      // DepartmentDetail.aspx?ID=, which every meeting of that body shares.
+      if (m || /MeetingDetail\.aspx/i.test(href)) id ??= /[?&]ID=(\d+)/i.exec(href)?.[1];
+      const label = m ? DOC_LABEL[m[1]!.toUpperCase()] : undefined;
+      if (label) docs.push({ label, href, key: label.toLowerCase() });
+    });
+  return {
+    id,
+    title: r.title,
+    date: toIsoDate(`${r.day} ${r.time}`, opts) ?? toIsoDate(r.day, opts),
+    href: detail,
+    docs,
+  };
+}
+
+function extract(body: Uint8Array, url: string, ctx: ReadContext = {}): Extraction {
+  const $ = cheerio.load(decodeBody(body, ctx.contentType));
+  const { grids, unread } = calendarGrids($);
+  if (unread.length > 0) {
+    return unreadable(
+      `Legistar grid listing meetings without Name and Meeting Date headers: ${unread.join("; ")}`,
+    );
+  }
+  const rows = grids.flatMap((g) => gridRows($, g));
+  // Every date of the answer decides together whether it is written day-first.
+  const opts = answerDates(
+    rows.map((r) => r.day),
+    ctx.zone,
+  );
+  const meetings = rows.map((r) => meetingOf($, r, opts));
+  const form = readForm($, url, grids[0]?.table);
+  if (form) {
+    const shown =
+      $(`input[name='${YEARS}']`).attr("value") ??
+      $("#ctl00_ContentPlaceHolder1_lstYears_Input").attr("value") ??
+      "";
+    const years = $("#ctl00_ContentPlaceHolder1_lstYears_DropDown li")
+      .map((_, li) => Number(cleanText($(li).text())))
+      .get()
+      .filter((n) => Number.isInteger(n) && n > 1900);
+    states.set(body, { form, shown: cleanText(shown), years });
+  }
+  const records = allRecords(meetings, url);
+  if (records.length > 0) return { records };
+  return {
+    records,
+    note: grids.length > 0 ? "no meetings in the calendar grid" : "no calendar grid on this page",
+  };
+}
 
 export const legistarHtml: Platform = {
   name: "legistar-html",
@@ -40,66 +163,16 @@ export const legistarHtml: Platform = {
     if (!/calendar\.aspx$/i.test(u.pathname)) u.pathname = "/Calendar.aspx";
     return { method: "GET", url: u.href, accept: "text/html" };
   },
-  extract(body: Uint8Array, url: string): Extraction {
-    const $ = cheerio.load(decode(body));
-    const meetings: ListedMeeting[] = [];
-    $("table.rgMasterTable")
-      .first()
-      .find("> tbody > tr.rgRow, > tbody > tr.rgAltRow")
-      .each((_, tr) => {
-        const cells = $(tr).children("td");
-        const title = cleanText(cells.eq(0).text());
-        const day = cleanText(cells.eq(1).text());
-        const time =
-          cleanText($(tr).find("span[id$='_lblTime']").text()) || cleanText(cells.eq(3).text());
-        const docs: ListedDoc[] = [];
-        let id: string | undefined;
-        let detail: string | undefined;
-        $(tr)
-          .find("a[href]")
-          .each((_, a) => {
-            const href = $(a).attr("href") ?? "";
-            if (/MeetingDetail\.aspx/i.test(href)) detail = href;
-            const m = DOC_LINK.exec(href);
-            // The meeting's id is in its own links (iCal, details, agenda), not the body's
-            // DepartmentDetail.aspx?ID=, which every meeting of that body shares.
-            if (m || /MeetingDetail\.aspx/i.test(href)) id ??= /[?&]ID=(\d+)/i.exec(href)?.[1];
-            const label = m ? DOC_LABEL[m[1]!.toUpperCase()] : undefined;
-            if (label) docs.push({ label, href, key: label.toLowerCase() });
-          });
-        if (!title || /no records to display/i.test(title)) return;
-        meetings.push({
-          id,
-          title,
-          date: toIsoDate(`${day} ${time}`) ?? toIsoDate(day),
-          href: detail,
-          docs,
-        });
-      });
-    const form = readForm($, url);
-    if (form) {
-      const shown =
-        $(`input[name='${YEARS}']`).attr("value") ??
-        $("#ctl00_ContentPlaceHolder1_lstYears_Input").attr("value") ??
-        "";
-      const years = $("#ctl00_ContentPlaceHolder1_lstYears_DropDown li")
-        .map((_, li) => Number(cleanText($(li).text())))
-        .get()
-        .filter((n) => Number.isInteger(n) && n > 1900);
-      states.set(body, { form, shown: cleanText(shown), years });
-    }
-    const records = allRecords(meetings, url);
-    return records.length > 0 ? { records } : { records, note: "no meetings in the calendar grid" };
-  },
+  extract,
   nextRequest(prev, body, extraction): PlatformRequest | undefined {
     const st = states.get(body);
     if (!st) return undefined;
     let year = Number(st.shown);
     if (!Number.isInteger(year) || year < 1900) {
-      // "This Year"/"This Month": the shown rows' year is the current one.
-      const first = extraction.records.map((r) => r.date).find((d) => d !== undefined);
-      if (!first) return undefined;
-      year = Number(first.slice(0, 4));
+      // "This Year"/"This Month": the shown rows' (latest) year is the current one.
+      const years = extraction.records.flatMap((r) => (r.date ? [Number(r.date.slice(0, 4))] : []));
+      if (years.length === 0) return undefined;
+      year = Math.max(...years);
       // "This Month" shows less than its year: read the whole year next.
       if (!/year/i.test(st.shown)) year += 1;
     }

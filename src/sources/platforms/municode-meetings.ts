@@ -11,10 +11,10 @@
 
 import type { CheerioAPI } from "cheerio";
 import * as cheerio from "cheerio";
-import { toIsoDate } from "../dates.js";
-import type { Extraction } from "../record.js";
+import { answerDates, type DateOptions, toIsoDate } from "../dates.js";
+import { decodeBody } from "../extract/decode.js";
+import type { Extraction, ReadContext } from "../record.js";
 import { cleanText } from "../record-id.js";
-import { decode } from "./support/body.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
 import type { Platform, PlatformRequest } from "./types.js";
 
@@ -23,7 +23,10 @@ const MEET_ID = /MEET-(?:Agenda|Packet|Minutes)-([0-9a-f]{16,})/i;
 function docsIn(cells: [string, string][], row: ReturnType<CheerioAPI>): ListedDoc[] {
   const docs: ListedDoc[] = [];
   for (const [selector, label] of cells) {
-    const href = row.find(selector).find("a[href]").first().attr("href");
+    // A cell may link the PDF and an HTML copy: the document is the stored `MEET-…` file.
+    const links = row.find(selector).find("a[href]");
+    const stored = links.filter((_, a) => MEET_ID.test(a.attribs["href"] ?? ""));
+    const href = (stored.length > 0 ? stored : links).attr("href");
     if (href && !href.startsWith("javascript:"))
       docs.push({ label, href, key: label.toLowerCase().replace(/\s+/g, "-") });
   }
@@ -38,9 +41,14 @@ function idOf(docs: ListedDoc[]): string | undefined {
   return undefined;
 }
 
-function publishPage($: CheerioAPI): ListedMeeting[] {
+function publishPage($: CheerioAPI, zone: string | undefined): ListedMeeting[] {
   const out: ListedMeeting[] = [];
-  $("tr").each((_, tr) => {
+  const rows = $("tr:has(> td.meeting)");
+  const opts: DateOptions = answerDates(
+    rows.toArray().map((tr) => cleanText($(tr).children("td.date").text())),
+    zone,
+  );
+  rows.each((_, tr) => {
     const row = $(tr);
     const title = cleanText(row.children("td.meeting").text());
     if (!title) return;
@@ -54,20 +62,26 @@ function publishPage($: CheerioAPI): ListedMeeting[] {
       ],
       row,
     );
-    out.push({ id: idOf(docs), title, date: toIsoDate(`${day} ${time}`) ?? toIsoDate(day), docs });
+    const date = toIsoDate(`${day} ${time}`, opts) ?? toIsoDate(day, opts);
+    out.push({ id: idOf(docs), title, date, docs });
   });
   return out;
 }
 
-function drupal($: CheerioAPI): ListedMeeting[] {
+function drupal($: CheerioAPI, zone: string | undefined): ListedMeeting[] {
   const out: ListedMeeting[] = [];
-  $("tr").each((_, tr) => {
+  const rows = $("tr:has(> td[data-th='Meeting'])");
+  const opts: DateOptions = answerDates(
+    rows.toArray().map((tr) => cleanText($(tr).children("td[data-th='Date']").text())),
+    zone,
+  );
+  rows.each((_, tr) => {
     const row = $(tr);
     const title = cleanText(row.children("td[data-th='Meeting']").text());
     if (!title) return;
     const dateCell = row.children("td[data-th='Date']");
     const iso = dateCell.find("[content]").attr("content");
-    const date = (iso && toIsoDate(iso)) || toIsoDate(cleanText(dateCell.text()));
+    const date = (iso && toIsoDate(iso, opts)) || toIsoDate(cleanText(dateCell.text()), opts);
     const docs = docsIn(
       [
         ["td[data-th='Agenda']", "Agenda"],
@@ -103,9 +117,10 @@ export const municodeMeetings: Platform = {
   firstRequest(url: string): PlatformRequest {
     return { method: "GET", url, accept: "text/html" };
   },
-  extract(body: Uint8Array, url: string): Extraction {
-    const $ = cheerio.load(decode(body));
-    const meetings = $("td.meeting").length > 0 ? publishPage($) : drupal($);
+  extract(body: Uint8Array, url: string, ctx: ReadContext = {}): Extraction {
+    const $ = cheerio.load(decodeBody(body, ctx.contentType));
+    // Cells say what they are (`td.meeting`, `td[data-th=Date]`), wherever they stand.
+    const meetings = [...publishPage($, ctx.zone), ...drupal($, ctx.zone)];
     const out: Extraction = { records: allRecords(meetings, url) };
     const next = nextPage($, url);
     if (next && out.records.length > 0) out.next = next;

@@ -7,10 +7,10 @@
  * search answers every meeting in its range on one page.
  */
 import * as cheerio from "cheerio";
-import { toIsoDate } from "../dates.js";
-import type { Extraction } from "../record.js";
+import { answerDates, toIsoDate } from "../dates.js";
+import { decodeBody } from "../extract/decode.js";
+import type { Extraction, ReadContext } from "../record.js";
 import { cleanText } from "../record-id.js";
-import { decode } from "./support/body.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
 import type { Platform, PlatformRequest } from "./types.js";
 
@@ -20,16 +20,22 @@ export const onbaseAgendaonline: Platform = {
   firstRequest(url: string): PlatformRequest {
     return { method: "GET", url, accept: "text/html" };
   },
-  extract(body: Uint8Array, url: string): Extraction {
-    const $ = cheerio.load(decode(body));
+  extract(body: Uint8Array, url: string, ctx: ReadContext = {}): Extraction {
+    const $ = cheerio.load(decodeBody(body, ctx.contentType));
     const meetings: ListedMeeting[] = [];
-    $("tr.meeting-row").each((_, tr) => {
+    const rows = $("tr.meeting-row");
+    const cellText = (tr: ReturnType<typeof $>, t: string) =>
+      cleanText(tr.children(`td[data-sortable-type='${t}']`).first().text());
+    const opts = answerDates(
+      rows.toArray().map((tr) => cellText($(tr), "mtgTime")),
+      ctx.zone,
+    );
+    rows.each((_, tr) => {
       const row = $(tr);
       const id = row.attr("data-meeting-id");
-      const cell = (t: string) => row.children(`td[data-sortable-type='${t}']`).first();
-      const type = cleanText(cell("mtgType").text());
-      const named = cleanText(cell("mtgName").text());
-      const when = cleanText(cell("mtgTime").text());
+      const type = cellText(row, "mtgType");
+      const named = cellText(row, "mtgName");
+      const when = cellText(row, "mtgTime");
       const docs: ListedDoc[] = [];
       row.find("a[href]").each((_, a) => {
         const href = $(a).attr("href") ?? "";
@@ -44,7 +50,7 @@ export const onbaseAgendaonline: Platform = {
       });
       const title = type || named;
       if (!title) return;
-      meetings.push({ id, title, date: toIsoDate(when) ?? toIsoDate(named), docs });
+      meetings.push({ id, title, date: toIsoDate(when, opts) ?? toIsoDate(named, opts), docs });
     });
     const records = allRecords(meetings, url);
     const out: Extraction = { records };

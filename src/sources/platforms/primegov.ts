@@ -8,8 +8,9 @@
  */
 
 import { toIsoDate } from "../dates.js";
-import type { Extraction } from "../record.js";
-import { arr, decode, obj, parseJson, str } from "./support/body.js";
+import { readJson } from "../extract/json.js";
+import type { Extraction, ReadContext } from "../record.js";
+import { arr, obj, str } from "./support/body.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
 import type { Platform, PlatformRequest } from "./types.js";
 
@@ -29,8 +30,8 @@ export const primegov: Platform = {
     if (!u.pathname.includes(API)) u.href = `${u.origin}${API}ListUpcomingMeetings`;
     return { method: "GET", url: u.href, accept: "application/json" };
   },
-  extract(body: Uint8Array, url: string): Extraction {
-    const j = parseJson(decode(body));
+  extract(body: Uint8Array, url: string, ctx: ReadContext = {}): Extraction {
+    const j = readJson(body, ctx.contentType);
     if (!j.ok) return { records: [], note: j.why };
     const list = arr(j.value);
     const origin = new URL(url).origin;
@@ -56,7 +57,9 @@ export const primegov: Platform = {
       meetings.push({
         id,
         title,
-        date: dt ? toIsoDate(dt) : toIsoDate(`${str(o["date"]) ?? ""} ${str(o["time"]) ?? ""}`),
+        date: toIsoDate(dt ?? `${str(o["date"]) ?? ""} ${str(o["time"]) ?? ""}`, {
+          zone: ctx.zone,
+        }),
         docs,
       });
     }

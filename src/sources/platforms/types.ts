@@ -3,7 +3,7 @@
  * nothing but `platform: NAME` and `url:` in the catalog (P4, P6).
  * Presets are pure: they build requests and read bodies; the night fetches (src/net).
  */
-import type { Extraction } from "../record.js";
+import type { Extraction, ReadContext } from "../record.js";
 
 export interface PlatformRequest {
   method: "GET" | "POST";
@@ -19,8 +19,12 @@ export interface Platform {
   access: "api" | "download" | "feed" | "page" | "form";
   /** The first request for a catalog url (e.g. BoardDocs: POST BD-GetMeetingsList; Legistar API: $top/$skip). */
   firstRequest(url: string, now: number): PlatformRequest;
-  /** Records from one response; throws only on a bug. */
-  extract(body: Uint8Array, url: string): Extraction;
+  /**
+   * Records from one response; throws only on a bug. A page it cannot read for sure is
+   * `unreadable` with the reason (P6: never fewer records silently). `ctx`: the answer's
+   * Content-Type (for the one body decoder) and the government's zone (for its times).
+   */
+  extract(body: Uint8Array, url: string, ctx?: ReadContext): Extraction;
   /** The request for the next (older) page, for backfill (P7), or undefined at the end. */
   nextRequest?(
     prev: PlatformRequest,

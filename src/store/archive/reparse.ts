@@ -88,6 +88,7 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
     } catch (err) {
       got = { error: err instanceof Error ? err.message : String(err) };
     }
+    if (!("error" in got) && got.unreadable !== undefined) got = { error: got.unreadable };
     if ("error" in got) {
       result.errors.push(`${capture.url} (${capture.file}@${capture.offset}): ${got.error}`);
       continue;

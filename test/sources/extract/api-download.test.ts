@@ -100,7 +100,7 @@ describe("extractApi: JSON answers mapped by dotted path", () => {
     const spec = { items: "value", title: "t" };
     expect(extractApi(enc("<html>busy</html>"), "https://x.gov/api", spec)).toEqual({
       records: [],
-      note: "not JSON",
+      note: "not JSON: an HTML page",
     });
     expect(extractApi(enc('{"error":"x"}'), "https://x.gov/api", spec).note).toBe(
       'no array at "value" in the JSON answer',

@@ -5,6 +5,7 @@
  * Read from the page's one parse, never by fetching anything.
  */
 import type { CheerioAPI } from "cheerio";
+import type { AnyNode } from "domhandler";
 
 export interface PostbackForm {
   /** Absolute form action. */
@@ -13,8 +14,17 @@ export interface PostbackForm {
   hidden: [string, string][];
 }
 
-export function readForm($: CheerioAPI, pageUrl: string): PostbackForm | undefined {
-  const form = $("form").first();
+/**
+ * The page's ASP.NET server form: the one holding `__VIEWSTATE` (WebForms has one), else the
+ * form around `near` (the grid that was read), else the page's only form. A site search in
+ * the page header is another form, never posted back to (P5: as a visitor's browser would).
+ */
+export function readForm($: CheerioAPI, pageUrl: string, near?: AnyNode): PostbackForm | undefined {
+  const server = $("form").filter((_, f) => $(f).find("input[name='__VIEWSTATE']").length > 0);
+  const around = near ? $(near).closest("form") : $([]);
+  const all = $("form");
+  const form =
+    server.length === 1 ? server : around.length === 1 ? around : all.length === 1 ? all : $([]);
   if (form.length === 0) return undefined;
   let action: string;
   try {

@@ -4,8 +4,8 @@
  * and a feed URL sometimes answers with an HTML page, which must be reported, not read as an
  * empty feed. One pass over the text; no DOM.
  */
+import { looksLikeHtml } from "../../extract/decode.js";
 import { cleanText } from "../../record-id.js";
-import { looksLikeHtml } from "./body.js";
 
 export interface RssItem {
   /** Text of a child element by its qualified name (`title`, `calendarEvent:EventDates`). */
