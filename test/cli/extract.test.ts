@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -83,5 +83,49 @@ describe("nor extract", () => {
     const bad = await nor("extract", "--recipe", join(d, "bad.yaml"), page);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/bad\.yaml: not a page recipe: .*items/);
+  });
+
+  it("P6: --timezone reads a page as its government's; a page the preset cannot read exits 1 and says why", async () => {
+    const page = join(FX, "legistar-html", "TN_nashville_Calendar.aspx_POST_year2023.html");
+    const url = "https://nashville.legistar.com/Calendar.aspx";
+    // Nashville is in Central time.
+    const r = await nor(
+      "extract",
+      "--platform",
+      "legistar-html",
+      page,
+      "--url",
+      url,
+      "--timezone",
+      "America/Chicago",
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([
+      {
+        id: "812493",
+        title: "Metropolitan Council",
+        date: "2023-08-15T18:30:00-05:00",
+        kind: "meetings",
+      },
+    ]);
+    expect(
+      (await nor("extract", "--platform", "legistar-html", page, "--timezone", "CST")).code,
+    ).toBe(2);
+
+    const d = mkdtempSync(join(tmpdir(), "nor-extract-"));
+    const renamed = join(d, "calendar.html");
+    writeFileSync(
+      renamed,
+      readFileSync(page, "latin1")
+        .replace(/>Name</g, ">Nom<")
+        .replace(/>Meeting Date</g, ">Quand<"),
+      "latin1",
+    );
+    const bad = await nor("extract", "--platform", "legistar-html", renamed, "--url", url);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toBe("");
+    expect(bad.stderr).toMatch(
+      /cannot read this page: Legistar grid listing meetings without Name and Meeting Date headers/,
+    );
   });
 });

@@ -234,3 +234,84 @@ sources:
     ]);
   });
 });
+
+describe("a government's timezone", () => {
+  it("timezone: a government's IANA zone goes to every way of its sources, across files; absent is left absent (America/New_York)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "nor-cat-tz-"));
+    const govs = join(dir, "govs.yaml");
+    const srcs = join(dir, "srcs.yaml");
+    writeFileSync(
+      govs,
+      `${GOV}  - id: city-of-gary
+    name: City of Gary
+    kind: city
+    timezone: America/Chicago
+`,
+    );
+    writeFileSync(
+      srcs,
+      `sources:
+  - id: gary-calendar
+    government: city-of-gary
+    records: meetings
+    platform: legistar-html
+    url: https://gary.legistar.com/Calendar.aspx
+    alternates:
+      - { access: feed, url: "https://gary.example.gov/feed.xml" }
+  - id: akron-feed
+    government: city-of-akron
+    records: agendas
+    url: https://www.akronohio.gov/feed.xml
+`,
+    );
+    const cat = loadCatalog([govs, srcs]);
+    const gary = cat.sources.find((s) => s.id === "gary-calendar")!;
+    expect(gary.timezone).toBe("America/Chicago");
+    expect(gary.alternates[0]!.timezone).toBe("America/Chicago");
+    expect(cat.governments.find((g) => g.id === "city-of-gary")!.timezone).toBe("America/Chicago");
+    const akron = cat.sources.find((s) => s.id === "akron-feed")!;
+    expect("timezone" in akron).toBe(false);
+  });
+
+  it("timezone: a zone that is not a real IANA zone is refused, naming file:line and the field", () => {
+    const lines = (zone: string) =>
+      problems(
+        `governments:
+  - id: village-of-x
+    name: Village of X
+    kind: village
+    timezone: ${zone}
+`,
+        "tz.yaml",
+      );
+    for (const zone of ["America/NewYork", "EST", "america/new_york", "Mars/Olympus"]) {
+      expect(lines(zone)).toEqual([
+        "tz.yaml:5:15: governments[0].timezone: must be an IANA time zone such as America/New_York or America/Chicago (an Area/City name, not an abbreviation like EST)",
+      ]);
+    }
+    // A source may not set a zone of its own: it is its government's.
+    expect(
+      problems(
+        `${GOV}sources:
+  - id: akron-feed
+    government: city-of-akron
+    records: agendas
+    url: https://www.akronohio.gov/feed.xml
+    timezone: America/Chicago
+`,
+      ),
+    ).toEqual([
+      "cat.yaml:12:5: sources[0].timezone: unknown key (check the spelling; see docs/catalog.md)",
+    ]);
+  });
+
+  it("timezone: real zones are accepted, links and UTC included", () => {
+    for (const zone of ["America/New_York", "America/Indiana/Indianapolis", "US/Eastern", "UTC"]) {
+      const cat = parseCatalog(
+        `governments:\n  - { id: x, name: X, kind: other, timezone: "${zone}" }\n`,
+        "ok.yaml",
+      );
+      expect(cat.governments[0]!.timezone).toBe(zone);
+    }
+  });
+});

@@ -92,3 +92,49 @@ describe("findDate", () => {
     expect(findDate("Council Meeting")).toBeUndefined();
   });
 });
+
+describe("day-first or month-first, decided by the values (P6: the list's own dates)", () => {
+  it("a part over 12 decides for its value, and the time is kept", async () => {
+    const { findDate } = await import("../../src/sources/extract/find-date.js");
+    expect(toIsoDate("23/08/2022 18:00")).toBe("2022-08-23T18:00:00-04:00");
+    expect(toIsoDate("08/23/2022 6:00 PM", { order: "dmy" })).toBe("2022-08-23T18:00:00-04:00");
+    expect(findDate("Board meeting 23/08/2022 18:30, Room 2")).toBe("2022-08-23T18:30:00-04:00");
+    expect(toIsoDate("13/13/2022")).toBeUndefined();
+  });
+
+  it("all the values of one answer decide together; undecided or contradicting answers decide nothing", async () => {
+    const { dayOrderOf } = await import("../../src/sources/dates.js");
+    expect(dayOrderOf(["01/02/2026 18:00", "13/02/2026 09:00", undefined])).toBe("dmy");
+    expect(dayOrderOf(["3/2/2026 5:00:00 PM", "12/14/2026 5:00:00 PM"])).toBe("mdy");
+    expect(dayOrderOf(["01/02/2026", "03/04/2026"])).toBeUndefined();
+    expect(dayOrderOf(["13/02/2026", "02/13/2026"])).toBeUndefined();
+    // ISO dates are never numeric day/month pairs.
+    expect(dayOrderOf(["2026-02-13", "Posted 2026-12-01"])).toBeUndefined();
+  });
+
+  it("DD/MM answers keep their times: 01/02/2026 18:00 beside 13/02/2026 is 1 February at 18:00", async () => {
+    const { answerDates } = await import("../../src/sources/dates.js");
+    const values = ["01/02/2026 18:00", "13/02/2026 9:30 AM"];
+    const opts = answerDates(values, undefined);
+    expect(values.map((v) => toIsoDate(v, opts))).toEqual([
+      "2026-02-01T18:00:00-05:00",
+      "2026-02-13T09:30:00-05:00",
+    ]);
+    // The same first value in a month-first answer is 2 January.
+    const us = answerDates(["01/02/2026 18:00", "02/13/2026 9:30 AM"], undefined);
+    expect(toIsoDate("01/02/2026 18:00", us)).toBe("2026-01-02T18:00:00-05:00");
+  });
+
+  it("a non-New-York government's times carry its own offset, across its own DST change", async () => {
+    const { answerDates } = await import("../../src/sources/dates.js");
+    const chicago = answerDates(["03/07/2026 6:00 PM", "03/09/2026 6:00 PM"], "America/Chicago");
+    expect(toIsoDate("03/07/2026 6:00 PM", chicago)).toBe("2026-03-07T18:00:00-06:00");
+    expect(toIsoDate("03/09/2026 6:00 PM", chicago)).toBe("2026-03-09T18:00:00-05:00");
+    expect(toIsoDate("2026-07-01 12:00", { zone: "America/Phoenix" })).toBe(
+      "2026-07-01T12:00:00-07:00",
+    );
+    // A time that names its zone keeps it; a date alone stays a date.
+    expect(toIsoDate("2026-07-01T12:00:00-04:00", chicago)).toBe("2026-07-01T12:00:00-04:00");
+    expect(toIsoDate("03/07/2026", chicago)).toBe("2026-03-07");
+  });
+});

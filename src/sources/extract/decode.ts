@@ -26,20 +26,50 @@ function declaredCharset(head: string): string | undefined {
   return m?.[1];
 }
 
-function decoder(label: string | undefined): TextDecoder | undefined {
+/**
+ * WHATWG windows-1252 for bytes 0x80–0x9F (curly quotes, dashes, €): Node 20's TextDecoder
+ * reads them as Latin-1 control characters, so they are mapped here.
+ */
+const CP1252_80_9F = [
+  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152,
+  0x8d, 0x17d, 0x8f, 0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122,
+  0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
+];
+
+function decode1252(b: Uint8Array): string {
+  let out = "";
+  const CHUNK = 8192;
+  for (let i = 0; i < b.length; i += CHUNK) {
+    const codes = Array.from(b.subarray(i, i + CHUNK), (c) =>
+      c >= 0x80 && c <= 0x9f ? CP1252_80_9F[c - 0x80]! : c,
+    );
+    out += String.fromCharCode(...codes);
+  }
+  return out;
+}
+
+interface Decoder {
+  encoding: string;
+  decode(b: Uint8Array): string;
+}
+
+function decoder(label: string | undefined): Decoder | undefined {
   if (!label) return undefined;
+  let d: TextDecoder;
   try {
-    return new TextDecoder(label.toLowerCase());
+    d = new TextDecoder(label.toLowerCase());
   } catch {
     return undefined; // unknown label: fall through to sniffing
   }
+  // Latin-1 and ASCII labels are windows-1252 (WHATWG Encoding §4.2).
+  if (d.encoding === "windows-1252") return { encoding: d.encoding, decode: decode1252 };
+  return { encoding: d.encoding, decode: (b) => d.decode(b) };
 }
 
 export function charsetOf(contentType: string | undefined): string | undefined {
   return contentType ? /charset\s*=\s*"?([\w.:-]+)/i.exec(contentType)?.[1] : undefined;
 }
 
-const cp1252 = new TextDecoder("windows-1252");
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Length of the valid UTF-8 sequence starting at `i` (RFC 3629 §4), or 0 when invalid. */
@@ -85,7 +115,7 @@ function utf8Or1252(body: Uint8Array): string {
       i += n;
       continue;
     }
-    out += strictUtf8.decode(body.subarray(run, i)) + cp1252.decode(body.subarray(i, i + 1));
+    out += strictUtf8.decode(body.subarray(run, i)) + decode1252(body.subarray(i, i + 1));
     i++;
     run = i;
   }
@@ -100,7 +130,7 @@ export function decodeBody(body: Uint8Array, contentType?: string): string {
   const given = decoder(charsetOf(contentType));
   if (given && given.encoding !== "utf-8") return given.decode(body);
   if (given) return utf8Or1252(body);
-  const head = cp1252.decode(body.subarray(0, SNIFF_BYTES));
+  const head = decode1252(body.subarray(0, SNIFF_BYTES));
   const declared = decoder(declaredCharset(head));
   if (declared && declared.encoding !== "utf-8") return declared.decode(body);
   return utf8Or1252(body);

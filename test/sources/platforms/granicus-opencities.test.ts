@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { run } from "./helpers.js";
+import { fixture, preset, run } from "./helpers.js";
 
 const COLUMBUS = "https://www.columbus.gov/ocapi/calendars/getcalendaritems";
 const FILE = "granicus-opencities/OH_columbus_ocapi_getcalendaritems.json";
@@ -35,5 +35,45 @@ describe("granicus-opencities preset", () => {
     ).toBe(true);
     // P6: the list gives no page per item; none is made up.
     expect(x.records.every((r) => r.url === undefined)).toBe(true);
+  });
+});
+
+describe("granicus-opencities: dates decided by the answer, times kept (issue: day-first answers lost their times)", () => {
+  const json = () =>
+    JSON.parse(new TextDecoder().decode(fixture(FILE))) as {
+      data: { DD: number; MM: number; Items: { DateTime: string }[] }[];
+    };
+  const encode = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+  /** `3/2/2026 5:00:00 PM` written day-first: `2/3/2026 5:00:00 PM`. */
+  const dayFirst = (s: string) => s.replace(/^(\d{1,2})\/(\d{1,2})\//, "$2/$1/");
+
+  it("an answer that writes both dates day-first keeps every meeting's time", () => {
+    const base = run("granicus-opencities", FILE, COLUMBUS);
+    const v = json();
+    for (const g of v.data) for (const it of g.Items) it.DateTime = dayFirst(it.DateTime);
+    const x = preset("granicus-opencities").extract(encode(v), COLUMBUS);
+    expect(x.records).toEqual(base.records);
+    expect(x.records.every((r) => /T\d{2}:\d{2}/.test(r.date ?? ""))).toBe(true);
+  });
+
+  it("when no item value decides, the reading that agrees with its group's day wins, time kept", () => {
+    const v = json();
+    // Only days 1–12 of each month, written day-first: every value alone is ambiguous.
+    v.data = v.data.filter((g) => g.DD <= 12);
+    for (const g of v.data) for (const it of g.Items) it.DateTime = dayFirst(it.DateTime);
+    const x = preset("granicus-opencities").extract(encode(v), COLUMBUS);
+    expect(x.records.length).toBeGreaterThan(10);
+    expect(x.records[0]).toMatchObject({
+      title: "Council Meeting",
+      date: "2026-03-02T17:00:00-05:00",
+    });
+    expect(x.records.every((r) => /T\d{2}:\d{2}/.test(r.date ?? ""))).toBe(true);
+  });
+
+  it("a government in another zone gets its own offset", () => {
+    const x = preset("granicus-opencities").extract(fixture(FILE), COLUMBUS, {
+      zone: "America/Chicago",
+    });
+    expect(x.records[0]!.date).toBe("2026-03-02T17:00:00-06:00");
   });
 });
