@@ -5,6 +5,7 @@ import { parseDocument } from "yaml";
 import { NorError, UsageError } from "../../errors.js";
 import { isIanaZone, pageRecipe } from "../../sources/catalog/schema.js";
 import type { PageRecipe } from "../../sources/catalog/types.js";
+import { DEFAULT_ZONE } from "../../sources/dates.js";
 import { extractPage } from "../../sources/extract/page.js";
 import { getPlatform, platformNames } from "../../sources/platforms/index.js";
 import type { ExtractedRecord, Extraction } from "../../sources/record.js";
@@ -32,7 +33,7 @@ export function register(program: Command): void {
     .option(
       "--timezone <zone>",
       "the government's IANA zone: times the page writes without one are read there",
-      "America/New_York",
+      DEFAULT_ZONE,
     )
     .action((file: string, opts: ExtractOptions) => {
       runExtract(file, opts);
@@ -79,7 +80,7 @@ function runExtract(file: string, opts: ExtractOptions): void {
   if (opts.url !== undefined && !/^https?:\/\//i.test(opts.url)) {
     throw new UsageError(`--url: "${opts.url}" is not an http(s) URL`);
   }
-  const zone = opts.timezone ?? "America/New_York";
+  const zone = opts.timezone ?? DEFAULT_ZONE;
   if (!isIanaZone(zone))
     throw new UsageError(`--timezone: "${zone}" is not an IANA time zone (e.g. America/Chicago)`);
   let body: Uint8Array;

@@ -145,7 +145,7 @@ function columnOf(ref: string | undefined): number | undefined {
 /**
  * An Excel serial date (days since 1899-12-30, which absorbs the 1900 leap-year bug for dates
  * after February 1900; 1462 days later in the 1904 system) as a wall-clock text: date-only
- * for whole days, else `YYYY-MM-DDTHH:MM:SS`, read later in America/New_York (dates.ts).
+ * for whole days, else `YYYY-MM-DDTHH:MM:SS`, read later in the government's zone (dates.ts).
  */
 export function serialToText(serial: number, epoch1904 = false): string | undefined {
   if (!Number.isFinite(serial) || serial < 1 || serial > 2958465) return undefined;

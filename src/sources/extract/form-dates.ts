@@ -1,11 +1,12 @@
 /**
  * Date templates in form fields (P5): `{today}`, `{today-30d}`, `{today+2w}`, `{today-1m}`,
  * `{today-1y}`, written in the spec's format (default MM/DD/YYYY, as US search forms expect)
- * for the calendar day in the zone (default America/New_York) at `now` — the injected clock's
+ * for the calendar day in the zone (the government's, default America/New_York) at `now` — the injected clock's
  * time, so a night replayed in a test fills the same dates.
  */
 
 import { wallTimeAt } from "../../policy/zone.js";
+import { DEFAULT_ZONE } from "../dates.js";
 
 const TEMPLATE = /\{today(?:([+-])(\d{1,4})([dwmy]))?\}/g;
 
@@ -64,7 +65,7 @@ export function fillDateTemplates(
   now: number,
   opts: { format?: string | undefined; zone?: string | undefined } = {},
 ): string {
-  const today = localDate(now, opts.zone ?? "America/New_York");
+  const today = localDate(now, opts.zone ?? DEFAULT_ZONE);
   const format = opts.format ?? "MM/DD/YYYY";
   return value.replace(TEMPLATE, (_, sign?: string, n?: string, unit?: string) =>
     formatDate(shift(today, sign ?? "+", Number(n ?? 0), unit ?? "d"), format),
