@@ -38,7 +38,7 @@ describe("granicus-opencities preset", () => {
   });
 });
 
-describe("granicus-opencities: dates decided by the answer, times kept (issue: day-first answers lost their times)", () => {
+describe("P6: granicus-opencities dates decided by the answer, times kept (an answer written day-first throughout)", () => {
   const json = () =>
     JSON.parse(new TextDecoder().decode(fixture(FILE))) as {
       data: { DD: number; MM: number; Items: { DateTime: string }[] }[];
