@@ -167,6 +167,19 @@ async function oneRun(base: string, workers: number, sources: number): Promise<R
         siteOf,
         isRecheckNight,
         holder: `bench-host:${process.pid}:w${w}`,
+        // As compose.ts does, but on the virtual clock: lane leases renewed while lanes run.
+        heartbeat: (everyMs, beat) => {
+          let stopped = false;
+          void (async () => {
+            while (!stopped) {
+              await clock.sleep(everyMs);
+              if (!stopped) await beat().catch(() => {});
+            }
+          })();
+          return () => {
+            stopped = true;
+          };
+        },
         makeFetcher: async (state) =>
           createFetcher({
             clock,

@@ -6,7 +6,7 @@
 
 import { LANE_LEASE_MS } from "../policy/constants.js";
 import type { ExtractedRecord } from "../sources/record.js";
-import type { CatalogRow, NightState, NightStore, TonightHistory } from "./ports.js";
+import type { CatalogRow, Committed, NightState, NightStore, TonightHistory } from "./ports.js";
 import type { ValidatorStore } from "./reader.js";
 import {
   type BackfillState,
@@ -112,7 +112,9 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     return out;
   }
 
-  async commit(night: string, r: SourceResult): Promise<{ newRecords: number }> {
+  async commit(night: string, r: SourceResult): Promise<Committed> {
+    if (this.outcomes.get(r.sourceId)?.some((o) => o.night === night))
+      return { newRecords: 0, already: true };
     const known = this.records.get(r.sourceId) ?? new Map();
     this.records.set(r.sourceId, known);
     let newRecords = 0;

@@ -26,13 +26,18 @@ export interface TonightHistory extends SourceHistory {
   doneTonight: boolean;
 }
 
+export type Committed = { newRecords: number; already?: true };
+
 export interface NightStore {
   openNight(night: string, now: number, deadlineAt: number): Promise<NightState>;
   /** Upserts what the night keeps about each catalog source (read from the file each run). */
   syncSources(rows: readonly CatalogRow[], now: number): Promise<void>;
   histories(night: string, ids: readonly string[]): Promise<Map<string, TonightHistory>>;
-  /** One transaction. Returns how many of the records were new (first seen tonight). */
-  commit(night: string, result: SourceResult): Promise<{ newRecords: number }>;
+  /**
+   * One transaction. Returns how many of the records were new (first seen tonight), or
+   * `already` when another worker committed this source tonight first (nothing is written).
+   */
+  commit(night: string, result: SourceResult): Promise<Committed>;
   /** P21: sites that said no earlier tonight (before a restart), which stay closed. */
   closedSites(night: string): Promise<Set<string>>;
   /**

@@ -252,7 +252,10 @@ export async function runNight(
       }
       if (result.outcome.kind === "checker-offline") offlineSources++;
       result.flags = flagsFor(result, history);
-      const { newRecords } = await store.commit(opts.night, result);
+      const { newRecords, already } = await store.commit(opts.night, result);
+      // Another worker committed this source first (this one's lane lease had run out): its
+      // outcome stands and is counted in that worker's summary, not here.
+      if (already) continue;
       summary.newRecords += newRecords;
       const k = result.outcome.kind;
       summary.outcomes[k] = (summary.outcomes[k] ?? 0) + 1;

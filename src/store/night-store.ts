@@ -4,7 +4,13 @@
  * land together or not at all, which is what makes `kill -9` then `nor night` safe.
  */
 
-import type { CatalogRow, NightState, NightStore, TonightHistory } from "../night/ports.js";
+import type {
+  CatalogRow,
+  Committed,
+  NightState,
+  NightStore,
+  TonightHistory,
+} from "../night/ports.js";
 import type { ValidatorStore } from "../night/reader.js";
 import { type NightOutcomeKind, NOT_CHECKED_OUTCOMES, type SourceResult } from "../night/types.js";
 import { LANE_LEASE_MS } from "../policy/constants.js";
@@ -163,10 +169,13 @@ export class SqlNightStore implements NightStore, ValidatorStore {
     return out;
   }
 
-  async commit(night: string, r: SourceResult): Promise<{ newRecords: number }> {
+  async commit(night: string, r: SourceResult): Promise<Committed> {
     return this.#db.transaction().execute(async (trx) => {
-      const newRecords = await insertRecords(trx, night, r);
-      await trx
+      // The outcome row first, as the claim: a worker whose lane lease ran out while it was
+      // paused may finish a source another worker has committed since. The second commit
+      // writes nothing (PostgreSQL makes it wait for the first, then skip; on SQLite the
+      // write lock does the same) and says so; the night goes on.
+      const claimed = await trx
         .insertInto("night_sources")
         .values({
           night,
@@ -178,12 +187,23 @@ export class SqlNightStore implements NightStore, ValidatorStore {
           url: r.outcome.url ?? null,
           way: r.way ? JSON.stringify(r.way) : null,
           records_found: r.records.length,
-          new_records: newRecords,
+          new_records: 0,
           started_at: toIso(r.startedAt),
           ended_at: toIso(r.endedAt),
           duration_ms: r.endedAt - r.startedAt,
         })
-        .execute();
+        .onConflict((oc) => oc.columns(["night", "source_id"]).doNothing())
+        .returning("source_id")
+        .executeTakeFirst();
+      if (!claimed) return { newRecords: 0, already: true as const };
+      const newRecords = await insertRecords(trx, night, r);
+      if (newRecords > 0)
+        await trx
+          .updateTable("night_sources")
+          .set({ new_records: newRecords })
+          .where("night", "=", night)
+          .where("source_id", "=", r.sourceId)
+          .execute();
       for (const v of r.validators) {
         const row = {
           url: v.url,

@@ -1,0 +1,73 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { MemoryNightStore } from "../../src/night/memory-store.js";
+import type { NightStore } from "../../src/night/ports.js";
+import type { SourceResult } from "../../src/night/types.js";
+import { openStore } from "../../src/store/db.js";
+import { SqlNightStore } from "../../src/store/night-store.js";
+import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "./stores.js";
+
+/**
+ * A source is committed once a night, whoever finishes it: a worker whose lane lease ran out
+ * while it was paused (and whose lane another worker took over) gets "already", writes nothing,
+ * and the night goes on. Records are neither lost nor doubled (issue: workers on PostgreSQL).
+ */
+const factories: StoreFactory[] = [sqliteFactory()];
+if (postgresUrl) factories.push(postgresFactory(postgresUrl));
+afterAll(async () => {
+  for (const f of factories) await f.cleanup();
+});
+
+const NIGHT = "2026-11-05";
+const T0 = Date.parse("2026-11-05T06:00:00Z");
+
+function result(records: string[]): SourceResult {
+  return {
+    sourceId: "a.gov/0",
+    outcome: { kind: "ok" },
+    records: records.map((id) => ({ id, title: `item ${id}` })),
+    validators: [],
+    flags: [],
+    startedAt: T0,
+    endedAt: T0 + 500,
+  };
+}
+
+type Maker = { name: string; make(): Promise<{ store: NightStore; close(): Promise<void> }> };
+const makers: Maker[] = [
+  { name: "memory", make: async () => ({ store: new MemoryNightStore(), close: async () => {} }) },
+  ...factories.map(
+    (f): Maker => ({
+      name: f.name,
+      make: async () => {
+        const s = await openStore(await f.fresh());
+        return { store: new SqlNightStore(s.db), close: () => s.close() };
+      },
+    }),
+  ),
+];
+
+describe.each(makers)("a source committed twice in one night ($name)", (maker) => {
+  it("P13: the second commit says already and writes nothing; records are not doubled", async () => {
+    const { store, close } = await maker.make();
+    try {
+      await store.openNight(NIGHT, T0, T0 + 6 * 3600_000);
+      await store.syncSources(
+        [{ id: "a.gov/0", government: "g", url: "https://a.gov/", site: "a.gov" }],
+        T0,
+      );
+      const [first, second] = await Promise.all([
+        store.commit(NIGHT, result(["1", "2"])),
+        store.commit(NIGHT, result(["1", "2", "3"])),
+      ]);
+      expect([first?.already, second?.already].filter(Boolean)).toHaveLength(1);
+      const winner = first?.already ? second : first;
+      expect(winner?.newRecords).toBeGreaterThanOrEqual(2);
+      expect(await store.isDone(NIGHT, "a.gov/0")).toBe(true);
+      // The next night commits as usual.
+      const next = await store.commit("2026-11-06", result(["1", "2", "3", "4"]));
+      expect(next.already).toBeUndefined();
+    } finally {
+      await close();
+    }
+  });
+});
