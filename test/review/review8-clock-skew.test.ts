@@ -1,0 +1,131 @@
+/**
+ * Review 8: clock differences between hosts sharing one PostgreSQL store.
+ *
+ * The night aligns its clock to the database server's (store-clock.ts), because the journal
+ * decides from instants other processes wrote: a site's last end (P10), a lease's expiry
+ * (P9). Every other process that sends through the same journal must use the same time, or
+ * the host that runs ahead sends early. `nor discover` does not: it decides on its host's own
+ * clock (night/discover.ts passes `opts.clock` to the fetcher and the archive).
+ *
+ * Here the night runs on "night-host" (its holder names that host, so this process cannot ask
+ * whether it is alive) with the database-aligned clock; the operator runs `nor discover` on a
+ * laptop whose clock is ahead of the database's. The servers' view is the judge.
+ *
+ * Expected to FAIL on main (f6eaf40):
+ * - 3 min ahead: discover takes the night's in-flight lease as expired and sends alongside it
+ *   (two requests in flight at one site, P9), marking the night's row interrupted.
+ * - 10 s ahead: discover sends right after the night's request ended (gap ≪ 2 s, P10).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Clock, systemClock } from "../../src/clock.js";
+import { randomIds } from "../../src/ids.js";
+import { discover } from "../../src/night/discover.js";
+import { storeFetcher } from "../../src/night/store-fetcher.js";
+import { MIN_GAP_MS } from "../../src/policy/constants.js";
+import { openStore, type Store } from "../../src/store/db.js";
+import { storeClock } from "../../src/store/store-clock.js";
+import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
+import { robots } from "../fleet/routes.js";
+import { postgresFactory, postgresUrl } from "../store/stores.js";
+
+const factory = postgresUrl ? postgresFactory(postgresUrl) : undefined;
+
+/** A host whose clock runs `aheadMs` ahead of the database server's (and of this machine's). */
+function hostClock(aheadMs: number): Clock {
+  return { now: () => Date.now() + aheadMs, sleep: (ms, s) => systemClock.sleep(ms, s) };
+}
+
+const HOME = `<html><body><a href="/agendas">Agendas</a></body></html>`;
+
+describe.skipIf(!factory)("review 8: nor discover on PostgreSQL with another host's clock", () => {
+  let fleet: Fleet;
+  let store: Store;
+
+  beforeAll(async () => {
+    fleet = await startFleet();
+    store = await openStore(await (factory as NonNullable<typeof factory>).fresh());
+  });
+  afterAll(async () => {
+    await store?.close();
+    await fleet?.close();
+    await factory?.cleanup();
+  });
+
+  async function nightSide(holder: string) {
+    const clock = await storeClock(store.db, systemClock);
+    return storeFetcher({
+      db: store.db,
+      clock,
+      ids: randomIds,
+      net: { allowPrivateAddresses: true },
+      night: "2026-11-05",
+      holder,
+    });
+  }
+
+  function siteWith(slow: Promise<void> | undefined): Promise<FleetServer> {
+    return fleet.server().then((s) => {
+      s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+      s.route("/", (_q, res) => void res.writeHead(200, { "content-type": "text/html" }).end(HOME));
+      s.route("/agendas", async (_q, res) => {
+        if (slow) await slow;
+        res.writeHead(200, { "content-type": "text/html" }).end(HOME);
+      });
+      return s;
+    });
+  }
+
+  it("P9: a discover host 3 minutes ahead never sends while the night's request is in flight", async () => {
+    let release!: () => void;
+    const slow = new Promise<void>((r) => {
+      release = r;
+    });
+    const site = await siteWith(slow);
+    const night = await nightSide("night-host:4242:abcd1234");
+    try {
+      const inFlight = night.fetch({ url: site.url("/agendas"), purpose: "page" });
+      for (let i = 0; i < 500 && site.hits("/agendas").length === 0; i++)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(site.hits("/agendas")).toHaveLength(1);
+      // The night's request is in flight (its server holds the answer) while discover runs.
+      const found = discover(store, site.url("/"), {
+        clock: hostClock(180_000),
+        ids: randomIds,
+        allowPrivateAddresses: true,
+      });
+      // Bounded: long enough for discover's admission to go (the floor), then let the night's
+      // request end so neither side waits forever.
+      await Promise.race([found, new Promise((r) => setTimeout(r, 2 * MIN_GAP_MS + 1_000))]);
+      const homeWhileInFlight = site.hits("/").length;
+      release();
+      await inFlight;
+      await found;
+      expect(
+        homeWhileInFlight,
+        "discover's GET / reached the site while /agendas was in flight",
+      ).toBe(0);
+    } finally {
+      release();
+      await night.close();
+    }
+  }, 30_000);
+
+  it("P10: a discover host 10 s ahead waits the 2 s floor after the night's request ended", async () => {
+    const site = await siteWith(undefined);
+    const night = await nightSide("night-host:4243:abcd5678");
+    try {
+      const o = await night.fetch({ url: site.url("/agendas"), purpose: "page" });
+      expect(o.kind).toBe("ok");
+      await discover(store, site.url("/"), {
+        clock: hostClock(10_000),
+        ids: randomIds,
+        allowPrivateAddresses: true,
+      });
+    } finally {
+      await night.close();
+    }
+    const ended = site.hits("/agendas")[0]?.endedAt ?? Number.NaN;
+    const home = site.hits("/")[0]?.startedAt ?? Number.NaN;
+    expect(home - ended).toBeGreaterThanOrEqual(MIN_GAP_MS);
+  }, 30_000);
+});
