@@ -19,10 +19,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Clock, systemClock } from "../../src/clock.js";
 import { randomIds } from "../../src/ids.js";
+import type { SendIntent } from "../../src/net/journal.js";
 import { discover } from "../../src/night/discover.js";
 import { storeFetcher } from "../../src/night/store-fetcher.js";
 import { MIN_GAP_MS } from "../../src/policy/constants.js";
 import { openStore, type Store } from "../../src/store/db.js";
+import { SqlJournal } from "../../src/store/journal.js";
+import { sql } from "../../src/store/kysely.js";
 import { storeClock } from "../../src/store/store-clock.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
 import { robots } from "../fleet/routes.js";
@@ -129,3 +132,80 @@ describe.skipIf(!factory)("review 8: nor discover on PostgreSQL with another hos
     expect(home - ended).toBeGreaterThanOrEqual(MIN_GAP_MS);
   }, 30_000);
 });
+
+/**
+ * The night's own clock (store-clock.ts) is the host's clock plus an offset measured at the
+ * start and again only every 5 minutes. A worker started before its host's clock was synced
+ * (NTP/chrony steps the clock a few seconds, typical right after boot) keeps the stale offset
+ * for up to 5 minutes and runs that much ahead of every other worker: the journal's decisions
+ * (gap, lease expiry, Retry-After) are then taken on the wrong time. Store level: host A ends
+ * a request; host B, whose clock was stepped +2.5 s after its offset was measured, is
+ * admitted at once.
+ *
+ * Expected to FAIL on main (f6eaf40). Suggested fix: on PostgreSQL take the decision time from
+ * the database inside the admitting transaction (`clock_timestamp()` read with the site's row,
+ * no extra round trip) and write the site's last end as greatest(endedAt, clock_timestamp())
+ * at completion, so no host's clock (nor its offset estimate) decides P9/P10.
+ */
+describe.skipIf(!factory)(
+  "review 8: a worker whose host clock is stepped after its offset was measured",
+  () => {
+    const night = "2026-11-05";
+    const intent = (path: string): SendIntent => ({
+      night,
+      key: `GET ${path}`,
+      method: "GET",
+      url: `https://www.step.example.gov${path}`,
+      site: "example.gov",
+      origin: "https://www.step.example.gov",
+      purpose: "page",
+      gapMs: MIN_GAP_MS,
+      replayAllowed: true,
+    });
+
+    it("P10: host B's admission waits the floor after host A's request ended, whatever B's clock did", async () => {
+      const loc = await (factory as NonNullable<typeof factory>).fresh();
+      const a = await openStore(loc);
+      const b = await openStore(loc);
+      try {
+        const clockA = await storeClock(a.db, systemClock);
+        // B's host clock is 2.5 s slow when the night starts; its offset is measured then …
+        let stepped = -2_500;
+        const baseB: Clock = {
+          now: () => Date.now() + stepped,
+          sleep: (ms, s) => systemClock.sleep(ms, s),
+        };
+        const clockB = await storeClock(b.db, baseB);
+        // … and a moment later NTP steps it right. The offset is measured again in 5 minutes.
+        stepped = 0;
+        const ja = new SqlJournal(a.db);
+        const jb = new SqlJournal(b.db);
+        const first = await ja.admit(intent("/a"), "host-a:1:a", () => clockA.now());
+        expect(first.kind).toBe("go");
+        if (first.kind !== "go") return;
+        const endedAt = clockA.now();
+        await ja.complete(first.id, "host-a:1:a", {
+          endedAt,
+          status: 200,
+          outcome: "ok",
+          bytes: 1,
+          final: true,
+          closedEarly: false,
+        });
+        const second = await jb.admit(intent("/b"), "host-b:2:b", () => clockB.now());
+        const dbNow = await sql<{
+          ms: string | number;
+        }>`select floor(extract(epoch from clock_timestamp()) * 1000) as ms`.execute(a.db);
+        const sinceEnd = Number(dbNow.rows[0]?.ms) - endedAt;
+        // Admitted to go less than the floor after A's end, by the database's own clock.
+        expect(
+          second.kind === "go" && sinceEnd < MIN_GAP_MS,
+          `B admitted ${second.kind} ${sinceEnd} ms after A's end`,
+        ).toBe(false);
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    }, 30_000);
+  },
+);
