@@ -9,7 +9,17 @@
  * minutes ago), which is another journal key, so the journal does not see the answer it
  * already holds and the page is requested again (a conditional GET answered 304).
  *
- * Expected to FAIL on main (f6eaf40): the server sees GET /feeds/agendas.xml twice.
+ * The same happens to a form page two sources search (two record kinds from one ASP.NET search
+ * page): the form-page GET (night/stored-copy.ts fetchOrCopy) carries the validators of the
+ * capture the first source made minutes ago. And after a kill between an answer's archive and
+ * its source's commit, the resumed night re-walks the redirect / re-opens the form the same way.
+ *
+ * Expected to FAIL on main (f6eaf40): the server sees GET /feeds/agendas.xml twice, and
+ * GET /Search.aspx twice (the second with If-None-Match, answered 304).
+ * Suggested fix: validators from a capture made tonight (fetched_at ≥ the night's start) are
+ * not validators but the answer itself: use that copy (as readOne's storedSince does for a
+ * source's first URL) for every hop and for the form page; or let the journal replay a final
+ * 2xx answer of tonight for the same method + URL whatever validators are now attached.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -62,5 +72,58 @@ describe("review 8: a redirect target answered in full tonight", () => {
     expect(r.code, r.stderr).toBe(0);
     const target = site.hits("/feeds/agendas.xml").map((q) => q.headers["if-none-match"] ?? null);
     expect(target).toEqual([null]);
+  }, 60_000);
+
+  it("P8: two sources searching one form page: the form page is asked once a night", async () => {
+    const form = await fleet.server();
+    form.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    const page = (q: string, rows: string) =>
+      `<html><body><form method="post" action="./Search.aspx"><input type="hidden" name="__VIEWSTATE" value="VS" /><input type="text" name="q" value="${q}" /><input type="submit" name="go" value="Search" /></form><table id="results">${rows}</table></body></html>`;
+    form.route("/Search.aspx", (req, res, { seen }) => {
+      if (req.method === "GET") {
+        if (req.headers["if-none-match"] === '"f1"')
+          return void res.writeHead(304, { etag: '"f1"' }).end();
+        return void res
+          .writeHead(200, { "content-type": "text/html; charset=utf-8", etag: '"f1"' })
+          .end(page("", ""));
+      }
+      const q = new URLSearchParams(seen.body).get("q") ?? "";
+      res
+        .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+        .end(
+          page(
+            q,
+            `<tr class="row"><td><a href="/doc/${q}-1">${q} 1</a></td><td>11/02/2026</td></tr>`,
+          ),
+        );
+    });
+    const dir2 = mkdtempSync(join(tmpdir(), "nor-review8-form-"));
+    try {
+      const catalog = writeCatalog(
+        dir2,
+        ["minutes", "bids"].map((q) => [
+          `id: search-${q}`,
+          "government: village-of-test",
+          "records: other",
+          "access: form",
+          `url: ${form.url("/Search.aspx")}`,
+          "form:",
+          `  fields: { q: "${q}" }`,
+          "  submit: go",
+          "extract:",
+          "  items: '#results tr.row'",
+          "  title: 'td:nth-child(1) a'",
+          "  link: 'td:nth-child(1) a'",
+          "  date: 'td:nth-child(2)'",
+        ]),
+      );
+      const r = await nightCli(catalog, dir2, "2026-11-05");
+      expect(r.code, r.stderr).toBe(0);
+      expect(form.requests.filter((q) => q.method === "POST")).toHaveLength(2);
+      const gets = form.hits("/Search.aspx").filter((q) => q.method === "GET");
+      expect(gets.map((q) => q.headers["if-none-match"] ?? null)).toEqual([null]);
+    } finally {
+      rmSync(dir2, { recursive: true, force: true });
+    }
   }, 60_000);
 });
