@@ -37,7 +37,7 @@ describe("review 8: owners' leave-alone prefixes and percent-encoding", () => {
     dir = mkdtempSync(join(tmpdir(), "nor-review8-alone-"));
     store = await openStore({ kind: "sqlite", dir });
     const at = Date.parse("2026-11-05T06:00:00Z");
-    for (const prefix of ["/public notices/", "/permits/"]) {
+    for (const prefix of ["/public notices/", "/permits/", "/bids–rfps/"]) {
       await setSiteRule(store.db, {
         site: site.host,
         kind: "leave-alone",
@@ -69,6 +69,17 @@ describe("review 8: owners' leave-alone prefixes and percent-encoding", () => {
       const o = await f.fetch({ url: site.url("/public%20notices/list"), purpose: "page" });
       expect(site.requests.map((r) => r.path)).not.toContain("/public%20notices/list");
       expect(o.kind).toBe("disallowed");
+    } finally {
+      await f.close();
+    }
+  });
+
+  it("P18 (owner's leave-alone): a non-ASCII prefix (an en dash from the owner's e-mail, accepted by the console too) is left alone", async () => {
+    const f = fetcher();
+    try {
+      const o = await f.fetch({ url: site.url("/bids–rfps/open"), purpose: "page" });
+      expect(site.requests.map((r) => r.path)).not.toContain("/bids%E2%80%93rfps/open");
+      expect(o).toMatchObject({ kind: "disallowed" });
     } finally {
       await f.close();
     }
