@@ -2,7 +2,7 @@
  * Review 8: group commit on PostgreSQL when two workers' batches lock the same sites in
  * opposite orders. PostgreSQL aborts one with a deadlock (40P01); that batch must run again
  * from the start, every write of it exactly once in the end, and none given back before its
- * transaction committed. A guard: it passes on main (f6eaf40).
+ * transaction committed. A guard: it passes on main (f6eaf40, ea58685).
  */
 import { afterAll, expect, it } from "vitest";
 import { openStore, type Store } from "../../src/store/db.js";
