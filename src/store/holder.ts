@@ -3,11 +3,24 @@
  * dead at once (a restart after `kill -9` need not wait); elsewhere only its lease running out
  * tells, so a lease is never longer than the longest request can last.
  */
+import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 
+/**
+ * The holders this process made. In a container a restarted `nor night` often gets the killed
+ * one's hostname and pid back; a holder with this host and pid that this process did not make
+ * is that dead run's, however alive its pid looks.
+ */
+const mine = new Set<string>();
+
 export function newHolderId(random: () => string): string {
-  return `${hostname()}:${process.pid}:${random()}`;
+  const id = `${hostname()}:${process.pid}:${random()}`;
+  mine.add(id);
+  return id;
 }
+
+/** This process's own token, for files it claims (an archive's `.writer`): see `mine`. */
+export const processToken = `${process.pid}-${randomUUID().slice(0, 8)}`;
 
 /** Whether a process of this host is alive (EPERM: it exists, someone else's). */
 export function alive(pid: number): boolean {
@@ -34,6 +47,6 @@ export function holderDead(lease: { holder: string; until: number }, now: number
   if (m[1] !== hostname()) return lease.until <= now;
   if (lease.until + STALE_MS <= now) return true;
   const pid = Number(m[2]);
-  if (pid === process.pid) return false;
+  if (pid === process.pid) return !mine.has(lease.holder);
   return !alive(pid);
 }

@@ -3,6 +3,7 @@ import type { JournalPort, SendIntent } from "../../src/net/journal.js";
 import { MemoryJournal } from "../../src/net/memory-ports.js";
 import type { OwnerRule } from "../../src/policy/admission.js";
 import { openStore, type Store } from "../../src/store/db.js";
+import { newHolderId } from "../../src/store/holder.js";
 import { SqlJournal } from "../../src/store/journal.js";
 import { setSiteRule } from "../../src/store/site-rules.js";
 import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "./stores.js";
@@ -25,7 +26,8 @@ const NIGHT = "2026-11-05";
 const ME = "test-host:1:me";
 /** A holder whose process is gone on this host is dead at once (pid far above any real one). */
 const DEAD = `${(await import("node:os")).hostname()}:2147483646:dead`;
-const OTHER_LIVE = `${(await import("node:os")).hostname()}:${process.pid}:other`;
+/** Another live holder of this process (a second fetcher): made here, so it is alive. */
+const OTHER_LIVE = newHolderId(() => "other");
 
 function intent(url: string, extra: Partial<SendIntent> = {}): SendIntent {
   const u = new URL(url);

@@ -15,6 +15,7 @@ import { NorError } from "../../errors.js";
 import type { IdSource } from "../../ids.js";
 import type { ArchivePort } from "../../net/types.js";
 import type { Db } from "../db.js";
+import { processToken } from "../holder.js";
 import { type Capture, fromRow, indexedEnd, insertCapture, latestCapture } from "./captures.js";
 import { sha256Digest } from "./digest.js";
 import { DEFAULT_ROTATE_BYTES, fileName, listWarcFiles, seqOf } from "./files.js";
@@ -129,9 +130,13 @@ export class WarcArchive implements ArchivePort {
       this.#seq += 1;
       const name = fileName(this.#seq, this.#clock.now());
       try {
-        writeFileSync(writerPath(this.dir, name), `${process.pid}\n${hostname()}\n`, {
-          flag: "wx",
-        });
+        writeFileSync(
+          writerPath(this.dir, name),
+          `${process.pid}\n${hostname()}\n${processToken}\n`,
+          {
+            flag: "wx",
+          },
+        );
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === "EEXIST") continue;
         throw err;
@@ -310,11 +315,12 @@ function readWriter(dir: string, name: string): "live" | "dead" | undefined {
   } catch {
     return undefined;
   }
-  const [pidText, host] = text.split("\n");
+  const [pidText, host, token] = text.split("\n");
   const pid = Number(pidText);
   if (host !== hostname()) return "live"; // another machine's: only it may repair it
   if (!Number.isInteger(pid) || pid <= 0) return "dead";
-  if (pid === process.pid) return "live";
+  // Our pid but not our token: a killed earlier run that had the same pid (containers).
+  if (pid === process.pid) return token === processToken ? "live" : "dead";
   try {
     process.kill(pid, 0);
     return "live";
