@@ -5,7 +5,9 @@
  * transaction commits, so a restart, a second command or another worker reads exactly what
  * the first one wrote.
  */
+
 import { MAX_RETRIES } from "./constants.js";
+import { normalisePath } from "./robots/match.js";
 
 /** The durable state of one site, as the journal keeps it. */
 export interface SiteFacts {
@@ -101,7 +103,12 @@ export function admit(a: AdmitInput): Admission {
   }
   if (a.site.closed?.night === a.night) return { kind: "closed", reason: a.site.closed.reason };
   if (!a.isRobots) {
-    const alone = a.rules.find((r) => r.kind === "leave-alone" && a.path.startsWith(r.prefix));
+    // Like a robots.txt rule (P18): both sides in one percent-encoded normal form, so
+    // "/public notices/" or "/bids–rfps/" match the URL's "/public%20notices/…".
+    const path = normalisePath(a.path);
+    const alone = a.rules.find(
+      (r) => r.kind === "leave-alone" && path.startsWith(normalisePath(r.prefix)),
+    );
     if (alone?.kind === "leave-alone") {
       return {
         kind: "left-alone",
