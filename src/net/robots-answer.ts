@@ -9,16 +9,15 @@ import type { FetchOutcome } from "./types.js";
 export const ROBOTS_READ_LIMIT = ROBOTS_MAX_BYTES + 1;
 
 /** What one robots.txt attempt means (P16, P20, P21), and the log's word for it (P27). */
-export type RobotsJudgement = {
-  label: string;
-} & /** A no (TLS, a challenge page, P21) or the address guard: nothing is cached. */
-(
+export type RobotsJudgement = { label: string } & RobotsMeaning;
+
+type RobotsMeaning =
+  /** A no (TLS, a challenge page, P21) or the address guard: nothing is cached. */
   | { kind: "stop"; outcome: Extract<FetchOutcome, { kind: "refused" | "blocked-address" }> }
   /** RFC 9309 §2.3.1.2: followed, up to five times, even across hosts. */
   | { kind: "redirect"; status: number; location: string }
   /** The answer for the origin; `notModified`: a 304 to the validators sent (the copy stands). */
-  | { kind: "answer"; notModified: boolean; entry: RobotsEntry }
-);
+  | { kind: "answer"; notModified: boolean; entry: RobotsEntry };
 
 /**
  * One robots.txt attempt → what it means. `hops` is the redirects followed before it;
