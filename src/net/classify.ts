@@ -1,6 +1,6 @@
-import { refusalFor } from "../policy/refusal.js";
+import { type RefusalVerdict, refusalFor } from "../policy/refusal.js";
 import { retryDecision } from "../policy/retry.js";
-import type { AttemptResult } from "./exchange.js";
+import type { AttemptResult } from "./pipeline.js";
 import type { FetchOutcome, RefusalEvidence } from "./types.js";
 
 /** What the pipeline does after one attempt at one URL. */
@@ -21,17 +21,48 @@ export interface ClassifyContext {
   chain: string[];
 }
 
+/** A no (P21): the outcome, and the reason that closes the site for the night. */
+type RefusedStep = {
+  kind: "final";
+  outcome: Extract<FetchOutcome, { kind: "refused" }>;
+  closeSite: string;
+};
+
 function refused(
   url: string,
   status: number | null,
   reason: string,
   evidence: RefusalEvidence,
-): Step {
+): RefusedStep {
   return {
     kind: "final",
     outcome: { kind: "refused", url, status, reason, evidence },
     closeSite: reason,
   };
+}
+
+/** P21: a recognised challenge or block page (policy/refusal.ts), as the no it is. */
+export function refusedBy(verdict: RefusalVerdict, url: string, status: number): RefusedStep {
+  const { reference, ...rest } = verdict;
+  return refused(url, status, `${verdict.provider} ${verdict.verdict}: ${verdict.marker}`, {
+    ...rest,
+    ...(reference !== undefined ? { reference } : {}),
+  });
+}
+
+/** P21, P22: a failed TLS handshake or certificate check is a no; never retried without it. */
+export function tlsRefused(url: string, message: string): RefusedStep {
+  return refused(url, null, "TLS handshake or certificate check failed", {
+    provider: "tls",
+    verdict: "tls",
+    marker: message,
+  });
+}
+
+/** P15, P21: the connection closed (or the body was cut) before a full response. */
+export function isClosedEarly(r: AttemptResult): boolean {
+  if (r.kind === "failure") return r.failure === "closed" || r.failure === "reset";
+  return r.read.kind === "failed" && r.read.failure !== "timeout-body";
 }
 
 /** P15: a connection closed before a full response is retried; closed on every attempt is a no (P21). */
@@ -60,11 +91,7 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
       case "blocked-address":
         return final({ kind: "blocked-address", url, address: r.address ?? "" });
       case "tls":
-        return refused(url, null, "TLS handshake or certificate check failed", {
-          provider: "tls",
-          verdict: "tls",
-          marker: r.message,
-        });
+        return tlsRefused(url, r.message);
       case "timeout-headers":
         return final({ kind: "timed-out", url, phase: "headers" });
       case "timeout-body":
@@ -89,13 +116,7 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
     return final({ kind: "too-large", url, status, bytesRead: read.bytes });
 
   const verdict = refusalFor({ status, headers, body: read.body, url });
-  if (verdict) {
-    const { reference, ...rest } = verdict;
-    return refused(url, status, `${verdict.provider} ${verdict.verdict}: ${verdict.marker}`, {
-      ...rest,
-      ...(reference !== undefined ? { reference } : {}),
-    });
-  }
+  if (verdict) return refusedBy(verdict, url, status);
   if (status === 401 || status === 403) {
     return refused(url, status, `HTTP ${status}`, {
       provider: "http",

@@ -9,7 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Admission, DecisionTime } from "../policy/admission.js";
-import type { AttemptResult } from "./exchange.js";
+import type { AttemptResult } from "./pipeline.js";
 import type {
   Method,
   Purpose,

@@ -93,6 +93,25 @@ export interface Hop {
 }
 
 /**
+ * P3, P19: a Location resolved against the URL that sent it, checked like any URL we request
+ * (a Location with user-info, or not http(s), is never sent, stripped or not). The one copy,
+ * for page and robots.txt redirects alike.
+ */
+export function resolveLocation(
+  location: string,
+  base: string,
+): { ok: true; url: URL } | { ok: false; reason: string } {
+  let href: string;
+  try {
+    href = new URL(location, base).href;
+  } catch {
+    return { ok: false, reason: `redirect to a bad Location ${JSON.stringify(location)}` };
+  }
+  const checked = checkUrl(href);
+  return checked.ok ? checked : { ok: false, reason: `redirect to ${checked.reason}` };
+}
+
+/**
  * RFC 9110 §15.4: 303 turns into GET (HEAD stays HEAD); 301/302 after POST turn into GET
  * (what every browser does); 307/308 repeat the method and body.
  */
@@ -101,14 +120,8 @@ export function nextHop(
   status: number,
   location: string,
 ): { ok: true; hop: Hop } | { ok: false; reason: string } {
-  let target: string;
-  try {
-    target = new URL(location, prev.url).href;
-  } catch {
-    return { ok: false, reason: `bad redirect Location ${JSON.stringify(location)}` };
-  }
-  const checked = checkUrl(target);
-  if (!checked.ok) return { ok: false, reason: `redirect to ${checked.reason}` };
+  const checked = resolveLocation(location, prev.url);
+  if (!checked.ok) return checked;
   const toGet =
     (status === 303 && prev.method !== "HEAD") ||
     ((status === 301 || status === 302) && prev.method === "POST");

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkRobotsFile } from "../../src/cli/commands/robots.js";
-import type { AttemptResult } from "../../src/net/exchange.js";
-import { answer, ROBOTS_READ_LIMIT } from "../../src/net/robots-gate.js";
+import type { AttemptResult } from "../../src/net/pipeline.js";
+import { answer, ROBOTS_READ_LIMIT } from "../../src/net/robots-answer.js";
 import { DEFAULT_USER_AGENT } from "../../src/policy/constants.js";
 import { robotsVerdict } from "../../src/policy/robots/index.js";
 

@@ -1,0 +1,159 @@
+/**
+ * The fetch pipeline's shapes: one request (`Call`) goes down a chain of steps and what it
+ * came to (`Reply`) comes back up, the way undici composes dispatchers and interceptors. Each
+ * step is a function of the next (`Step = (next) => handler`); `compose` builds the chain.
+ * robots.txt and page requests go through the same chain: the steps that treat a robots.txt
+ * request otherwise look at `robotsFor`. The order, and where each promise is kept, is in
+ * fetcher.ts and docs/architecture.md.
+ */
+import type { BodyRead } from "./body-reader.js";
+import type { StoredAnswer } from "./journal.js";
+import type {
+  CachedRobots,
+  CookieJarPort,
+  FetchOutcome,
+  Method,
+  Purpose,
+  RefusalEvidence,
+  TransportFailure,
+  TransportResult,
+  Validators,
+} from "./types.js";
+
+/** One request as it goes down the pipeline; a step may add to it for the steps below. */
+export interface Call {
+  method: Method;
+  url: string;
+  /** Form bodies only, POST only (P5). */
+  body?: string;
+  contentType?: string;
+  accept?: string;
+  purpose: Purpose;
+  source?: string;
+  /** Rechecks keep no body (P25). */
+  keepBody: boolean;
+  signal?: AbortSignal;
+  /** A robots.txt request (P16): the origin whose rules it reads. Only the robots gate sets it. */
+  robotsFor?: string;
+  /** P19: the URLs of the hops before this one, first first; empty on the first request. */
+  chain: string[];
+  /** P22: the site of the first hop; cookies go only back to it. Set by the URL check. */
+  homeSite?: string;
+  /** P12: the validators of the first hop, and how a later GET hop finds its own. */
+  validators?: Validators;
+  validatorsFor?: (url: string) => Promise<Validators | undefined>;
+  /** P22: this source's cookies tonight. */
+  cookieJar?: CookieJarPort;
+  /** validators: the conditionals this hop sends (and the log records). */
+  validatorsSent?: Validators;
+  /** identity: exactly the headers sent (P1, P3). Empty until then. */
+  headers: Record<string, string>;
+  /** site gate: what the journal admitted (a send, or a replay of tonight's stored answer). */
+  ticket?: Ticket;
+}
+
+export type Ticket =
+  /** The row is written and the lease taken (P27): send it. */
+  | {
+      kind: "send";
+      id: string;
+      night: string;
+      attempt: number;
+      priorAllClosed: boolean;
+      startedAt: number;
+    }
+  /** Answered in full earlier tonight: rebuild the answer, send nothing (P8). */
+  | { kind: "replay"; night: string; stored: StoredAnswer };
+
+/** What one attempt came to, before classify decides what it means. */
+export type AttemptResult =
+  | {
+      kind: "response";
+      status: number;
+      headers: Record<string, string>;
+      setCookies: string[];
+      read: BodyRead;
+      startedAt: number;
+      endedAt: number;
+    }
+  | {
+      kind: "failure";
+      failure: TransportFailure;
+      message: string;
+      address?: string;
+      startedAt: number;
+      endedAt: number;
+    };
+
+/** What classify makes of an attempt, for its journal row. */
+export interface Judged {
+  /** The log's word for the attempt (ok, retry, redirect, refused, rules, …). */
+  label: string;
+  evidence?: RefusalEvidence;
+  /** The answer is complete: replayed from the journal, never asked again tonight (P8). */
+  final: boolean;
+  closedEarly: boolean;
+  /** P15: the wait before the next attempt at this request. */
+  retryWaitMs?: number;
+  /** P21: the site of this request said no: closed for the night (the reason). */
+  closeSite?: string;
+}
+
+/** An answer on its way up: who has had it so far. */
+export interface Got {
+  answer: AttemptResult;
+  /** archive: the body is in the private copy (P8). */
+  archived: boolean;
+  /** Rebuilt from tonight's stored answer, not sent (P8). */
+  replayed: boolean;
+  /** classify: what the row records. */
+  judged?: Judged;
+  /** A step threw after the answer came (a full disk): the journal records the end, then throws. */
+  failed?: unknown;
+}
+
+/** What one robots.txt answer means for its origin (P16, P20): the entry to cache. */
+export type RobotsEntry = Omit<CachedRobots, "origin" | "fetchedAt">;
+
+export type Reply =
+  /** The request's end: its outcome, and the answer it came from when there was one. */
+  | { kind: "final"; outcome: FetchOutcome; got?: Got; earlier?: AttemptResult[] }
+  /** A robots.txt request's end (classify, P20): what to cache, and the URL that answered. */
+  | {
+      kind: "robots";
+      /** A 304 to the validators this request carried (RFC 9110 §15.4.5): the copy stands. */
+      notModified: boolean;
+      entry: RobotsEntry;
+      url: string;
+      got: Got;
+      earlier?: AttemptResult[];
+    }
+  /** classify → retries (P15): ask again after the wait. */
+  | { kind: "retry"; waitMs: number; got: Got }
+  /** classify → redirects (P19): follow Location, from the top. */
+  | { kind: "redirect"; status: number; location: string; got: Got; earlier?: AttemptResult[] }
+  /** limits → archive → classify: an answer read, not judged yet. */
+  | { kind: "answer"; got: Got }
+  /** transport → limits: the response as it arrived, body unread. */
+  | { kind: "raw"; result: TransportResult }
+  /** archive → site gate: tonight's stored answer cannot be rebuilt (its copy is gone). */
+  | { kind: "unreplayable" };
+
+export type Handler = (call: Call) => Promise<Reply>;
+export type Step = (next: Handler) => Handler;
+
+/** The first step is the outermost: `compose([a, b], last)` is `a(b(last))`. */
+export function compose(steps: readonly Step[], last: Handler): Handler {
+  return steps.reduceRight<Handler>((next, step) => step(next), last);
+}
+
+export function final(outcome: FetchOutcome): Reply {
+  return { kind: "final", outcome };
+}
+
+/** Every answer a reply carries, earliest first (for cookies, P22). */
+export function answersOf(reply: Reply): AttemptResult[] {
+  if (reply.kind === "raw" || reply.kind === "unreplayable") return [];
+  const earlier = "earlier" in reply ? (reply.earlier ?? []) : [];
+  return reply.got ? [...earlier, reply.got.answer] : earlier;
+}

@@ -1,0 +1,125 @@
+import type { BodyRead } from "../body-reader.js";
+import type { StoredAnswer } from "../journal.js";
+import type { AttemptResult, Call, Step } from "../pipeline.js";
+import type { ArchivePort } from "../types.js";
+
+/**
+ * P8: every answer read in full (2xx, 4xx, 5xx; robots.txt too) goes to the private copy
+ * before its row is completed; rechecks (keepBody false) keep nothing (P25). And the other
+ * way: an answer received in full earlier tonight is rebuilt from the copy instead of asked
+ * again (the site gate found it in the journal), its body read back from the archive.
+ */
+export const archive =
+  (deps: { archive?: ArchivePort }): Step =>
+  (next) =>
+  async (call) => {
+    const t = call.ticket;
+    if (t?.kind === "replay") {
+      const answer = await replay(deps.archive, call, t.stored);
+      if (!answer) return { kind: "unreplayable" };
+      const archived = t.stored.kind === "response" && t.stored.archived;
+      return { kind: "answer", got: { answer, archived, replayed: true } };
+    }
+    const reply = await next(call);
+    if (reply.kind !== "answer") return reply;
+    try {
+      const archived = await keep(deps.archive, call, reply.got.answer);
+      return { kind: "answer", got: { ...reply.got, archived } };
+    } catch (err) {
+      // The answer came but could not be kept (a full disk): the journal records its end.
+      return { kind: "answer", got: { ...reply.got, failed: err } };
+    }
+  };
+
+async function keep(
+  archive: ArchivePort | undefined,
+  call: Call,
+  r: AttemptResult,
+): Promise<boolean> {
+  if (!archive || !call.keepBody || r.kind !== "response") return false;
+  if (r.read.kind !== "complete" || (r.status >= 100 && r.status < 200)) return false;
+  if (r.status >= 300 && r.status < 400) return false;
+  await archive.write({
+    request: {
+      method: call.method,
+      url: call.url,
+      headers: call.headers,
+      ...(call.body !== undefined ? { body: call.body } : {}),
+    },
+    response: {
+      status: r.status,
+      headers: r.headers,
+      url: call.url,
+      body: r.read.body,
+      chain: [call.url],
+    },
+    fetchedAt: r.startedAt,
+    purpose: call.purpose,
+    ...(call.source !== undefined ? { source: call.source } : {}),
+  });
+  return true;
+}
+
+/**
+ * An answer received in full earlier tonight, rebuilt without asking (P8). Undefined when the
+ * copy is not there to rebuild it from, or when a partial body mattered (a robots.txt over
+ * its limit): then the request is asked again.
+ */
+async function replay(
+  archive: ArchivePort | undefined,
+  call: Call,
+  a: StoredAnswer,
+): Promise<AttemptResult | undefined> {
+  if (a.kind === "failure") {
+    return {
+      kind: "failure",
+      failure: a.failure,
+      message: a.message,
+      ...(a.address !== undefined ? { address: a.address } : {}),
+      startedAt: a.startedAt,
+      endedAt: a.endedAt,
+    };
+  }
+  let read: BodyRead;
+  if (a.read === "complete") {
+    let body: Uint8Array | undefined = new Uint8Array(0);
+    const noBody =
+      a.status === 304 ||
+      (a.status >= 100 && a.status < 200) ||
+      (a.status >= 300 && a.status < 400);
+    // An error's body only matters to tell a challenge page (P21), and a no has closed the
+    // site already: a 4xx/5xx is replayed without its copy when the copy is not there.
+    const bodyOptional = noBody || a.status >= 400 || !call.keepBody;
+    if (a.archived && call.keepBody) {
+      body = await archive?.bodyOf?.({
+        url: call.url,
+        method: call.method,
+        fetchedAt: a.startedAt,
+      });
+      if (!body && !bodyOptional) return undefined;
+    } else if (!bodyOptional) return undefined;
+    read = { kind: "complete", body: body ?? new Uint8Array(0), bytes: a.bytes };
+  } else if (a.read === "too-large") {
+    if (call.robotsFor !== undefined) return undefined;
+    read = { kind: "too-large", body: new Uint8Array(0), bytes: a.bytes };
+  } else if (a.read === "failed") {
+    read = {
+      kind: "failed",
+      failure: a.failure ?? "other",
+      message: a.message ?? "",
+      bytes: a.bytes,
+    };
+  } else {
+    read = { kind: "bad-encoding", message: a.message ?? "", bytes: a.bytes };
+  }
+  return {
+    kind: "response",
+    status: a.status,
+    headers: a.headers,
+    // P22: a cookie the site set goes back only within that source's check.
+    setCookies: a.source === call.source ? (a.setCookies ?? []) : [],
+    read,
+    startedAt: a.startedAt,
+    endedAt: a.endedAt,
+  };
+}

@@ -1,0 +1,158 @@
+import type { Clock } from "../../clock.js";
+import { NorError } from "../../errors.js";
+import { parseRetryAfter } from "../../policy/retry.js";
+import { siteOf } from "../../policy/site.js";
+import type { Completion, JournalPort, StoredAttempt } from "../journal.js";
+import type { AttemptResult, Call, Got, Step } from "../pipeline.js";
+import type { Validators } from "../types.js";
+import type { ClosedSites } from "./closed-site.js";
+
+export interface JournalDeps {
+  clock: Clock;
+  journal: JournalPort;
+  holder: string;
+  closed: ClosedSites;
+}
+
+/**
+ * P27, written ahead: the site gate wrote this attempt's row before anything was sent; here
+ * it is completed once the answer has been read, judged (classify) and kept (archive): end,
+ * status, the log's word, bytes, validators received, a no's evidence, the answer to replay
+ * (P8), the retry wait (P15), a no that closes the site (P21), a Retry-After that holds it
+ * (RFC 9110 §10.2.3). The lease is let go in the same transaction. When a step below throws
+ * (a bug, a full disk), the row still records its end, so the site's gap counts from it (P10),
+ * and then the error goes up. A replayed answer has no row of its own.
+ */
+export const journal =
+  (deps: JournalDeps): Step =>
+  (next) =>
+  async (call) => {
+    const t = call.ticket;
+    if (t?.kind !== "send") return next(call);
+    let reply: Awaited<ReturnType<typeof next>>;
+    try {
+      reply = await next(call);
+    } catch (err) {
+      await interrupted(deps, t.id, err, { endedAt: deps.clock.now(), status: null, bytes: 0 });
+      throw err;
+    }
+    const got = "got" in reply ? reply.got : undefined;
+    if (!got?.judged || got.failed !== undefined) {
+      const err =
+        got?.failed ?? new NorError("E_INTERNAL", `attempt ended on "${reply.kind}", unjudged`);
+      const end = got ? endOf(got.answer) : { endedAt: deps.clock.now(), status: null, bytes: 0 };
+      await interrupted(deps, t.id, err, end);
+      throw err;
+    }
+    await deps.journal.complete(t.id, deps.holder, completion(call, t, got, got.judged));
+    if (got.judged.closeSite !== undefined) {
+      deps.closed.close(t.night, siteOf(call.url), got.judged.closeSite);
+    }
+    return reply;
+  };
+
+type SendTicket = Extract<NonNullable<Call["ticket"]>, { kind: "send" }>;
+
+function completion(
+  call: Call,
+  t: SendTicket,
+  got: Got,
+  j: NonNullable<Got["judged"]>,
+): Completion {
+  const r = got.answer;
+  const retryAfter = r.kind === "response" ? siteHold(r) : undefined;
+  return {
+    ...endOf(r),
+    outcome: j.label,
+    ...failureOf(r),
+    ...(r.kind === "response" ? received(r.headers) : {}),
+    ...(j.evidence ? { evidence: j.evidence } : {}),
+    final: j.final,
+    closedEarly: j.closedEarly,
+    ...(j.retryWaitMs !== undefined ? { retryAt: r.endedAt + j.retryWaitMs } : {}),
+    ...(j.final
+      ? {
+          answer: {
+            ...stored(r, got.archived),
+            ...(call.source !== undefined ? { source: call.source } : {}),
+            attempt: t.attempt,
+            priorAllClosed: t.priorAllClosed,
+          },
+        }
+      : {}),
+    ...(j.closeSite !== undefined ? { closeSite: j.closeSite } : {}),
+    ...(retryAfter !== undefined ? { siteNotBefore: retryAfter } : {}),
+  };
+}
+
+function endOf(r: AttemptResult) {
+  return {
+    endedAt: r.endedAt,
+    status: r.kind === "response" ? r.status : null,
+    bytes: r.kind === "response" ? r.read.bytes : 0,
+  };
+}
+
+/** Completes the row of a send that threw (`interrupted`, with its end). */
+async function interrupted(
+  deps: JournalDeps,
+  id: string,
+  err: unknown,
+  end: { endedAt: number; status: number | null; bytes: number },
+): Promise<void> {
+  await deps.journal.complete(id, deps.holder, {
+    ...end,
+    outcome: "interrupted",
+    failure: `internal: ${err instanceof Error ? err.message : String(err)}`,
+    final: false,
+    closedEarly: false,
+  });
+}
+
+/** RFC 9110 §10.2.3: a Retry-After on a 429 or 5xx holds the whole site until then (P15). */
+function siteHold(r: AttemptResult & { kind: "response" }): number | undefined {
+  if (r.status !== 429 && r.status < 500) return undefined;
+  const ms = parseRetryAfter(r.headers["retry-after"], r.endedAt);
+  return ms === undefined ? undefined : r.endedAt + ms;
+}
+
+/** The answer as stored for replay: everything but the body, which the archive holds (P8). */
+function stored(r: AttemptResult, archived: boolean): StoredAttempt {
+  if (r.kind === "failure") {
+    return {
+      kind: "failure",
+      failure: r.failure,
+      message: r.message,
+      ...(r.address !== undefined ? { address: r.address } : {}),
+      startedAt: r.startedAt,
+      endedAt: r.endedAt,
+    };
+  }
+  return {
+    kind: "response",
+    status: r.status,
+    headers: r.headers,
+    ...(r.setCookies.length > 0 ? { setCookies: r.setCookies } : {}),
+    read: r.read.kind,
+    bytes: r.read.bytes,
+    ...(r.read.kind === "failed" ? { failure: r.read.failure, message: r.read.message } : {}),
+    ...(r.read.kind === "bad-encoding" ? { message: r.read.message } : {}),
+    archived,
+    startedAt: r.startedAt,
+    endedAt: r.endedAt,
+  };
+}
+
+function failureOf(r: AttemptResult): { failure?: string } {
+  if (r.kind === "failure") return { failure: `${r.failure}: ${r.message}` };
+  if (r.read.kind === "failed") return { failure: `${r.read.failure}: ${r.read.message}` };
+  if (r.read.kind === "bad-encoding") return { failure: `encoding: ${r.read.message}` };
+  return {};
+}
+
+function received(h: Record<string, string>): { validatorsReceived?: Validators } {
+  const v: Validators = {};
+  if (h["etag"]) v.etag = h["etag"];
+  if (h["last-modified"]) v.lastModified = h["last-modified"];
+  return v.etag || v.lastModified ? { validatorsReceived: v } : {};
+}

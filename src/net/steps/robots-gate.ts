@@ -1,0 +1,184 @@
+import type { Clock } from "../../clock.js";
+import { NorError } from "../../errors.js";
+import { PRODUCT_TOKEN, ROBOTS_TTL_MS } from "../../policy/constants.js";
+import { type RobotsFetchResult, robotsUrlFor, robotsVerdict } from "../../policy/robots/index.js";
+import { type Call, final, type Handler, type Reply, type Step } from "../pipeline.js";
+import { unreachable } from "../robots-answer.js";
+import type { CachedRobots, FetchOutcome, RobotsCachePort, Validators } from "../types.js";
+
+/**
+ * P10 across a restart: an origin's Crawl-delay, from this process's first request on (a
+ * stored robots.txt governs until it is read again, its own refresh included), then from each
+ * verdict the robots gate reaches. The site gate reads it.
+ */
+export class CrawlDelays {
+  readonly #ms = new Map<string, number>();
+  constructor(private readonly cache: RobotsCachePort) {}
+
+  async of(url: string): Promise<number> {
+    const origin = new URL(url).origin;
+    const known = this.#ms.get(origin);
+    if (known !== undefined) return known;
+    const cached = await this.cache.get(origin);
+    const seconds =
+      cached?.state === "rules"
+        ? robotsVerdict({ state: "rules", body: cached.body ?? "" }, url, PRODUCT_TOKEN)
+            .crawlDelaySeconds
+        : undefined;
+    // A verdict reached meanwhile is newer than the stored file.
+    if (!this.#ms.has(origin)) this.#ms.set(origin, (seconds ?? 0) * 1000);
+    return this.#ms.get(origin) ?? 0;
+  }
+
+  set(origin: string, ms: number): void {
+    this.#ms.set(origin, ms);
+  }
+}
+
+export interface RobotsGateDeps {
+  clock: Clock;
+  cache: RobotsCachePort;
+  delays: CrawlDelays;
+  /** The night (YYYY-MM-DD) an "unreachable" holds for (P20); without one, this fetcher's life. */
+  night?: string;
+  /** The whole pipeline, from the top: robots.txt is a request like any other (P9, P10, P21). */
+  fetch: Handler;
+}
+
+type Lookup =
+  | { kind: "rules"; result: RobotsFetchResult }
+  /** Not read, and nothing cached: the deadline passed, the site is closed, or a no (P21). */
+  | { kind: "stopped"; outcome: FetchOutcome };
+
+/**
+ * P16, P18, P20: a request goes only where its origin's robots.txt explicitly allows it;
+ * robots.txt unknown or unreachable means not sent (politeness never fails open). The file is
+ * read at most once per ROBOTS_TTL_MS and cached; a 304 to our stored validators refreshes it;
+ * "unreachable" holds for the rest of the night. Concurrent requests share one read. A
+ * robots.txt request itself passes (P18: robots.txt aside).
+ */
+export function robotsGate(deps: RobotsGateDeps): Step {
+  const inflight = new Map<string, Promise<Lookup>>();
+  const unreachableThisRun = new Set<string>();
+
+  const fresh = (e: CachedRobots): boolean => {
+    if (e.state === "unreachable") {
+      if (unreachableThisRun.has(e.origin)) return true;
+      return deps.night !== undefined && e.night === deps.night;
+    }
+    return deps.clock.now() - e.fetchedAt < ROBOTS_TTL_MS;
+  };
+
+  const store = async (origin: string, e: Omit<CachedRobots, "origin" | "fetchedAt">) => {
+    const entry: CachedRobots = {
+      origin,
+      fetchedAt: deps.clock.now(),
+      ...e,
+      ...(e.state === "unreachable" && deps.night !== undefined ? { night: deps.night } : {}),
+    };
+    if (entry.state === "unreachable") unreachableThisRun.add(origin);
+    await deps.cache.put(entry);
+    return entry;
+  };
+
+  /** The answer the pipeline gave to the robots.txt request → what the origin's rules are. */
+  const settle = async (
+    origin: string,
+    cached: CachedRobots | undefined,
+    reply: Reply,
+  ): Promise<Lookup> => {
+    if (reply.kind === "final") {
+      const o = reply.outcome;
+      if (o.kind === "deadline" || o.kind === "site-closed") return { kind: "stopped", outcome: o };
+      if (o.kind === "refused" || o.kind === "blocked-address") {
+        return { kind: "stopped", outcome: o };
+      }
+      // A bad redirect, every attempt interrupted, …: unknown, so unreachable (P20).
+      const reason = "reason" in o && o.reason !== undefined ? o.reason : o.kind;
+      return rules(await store(origin, unreachable(reply.got?.answer, reason)));
+    }
+    if (reply.kind !== "robots") {
+      throw new NorError("E_INTERNAL", `robots.txt request ended on "${reply.kind}"`);
+    }
+    if (reply.notModified && cached) {
+      const entry: CachedRobots = { ...cached, fetchedAt: deps.clock.now() };
+      await deps.cache.put(entry);
+      return rules(entry);
+    }
+    const entry = await store(origin, reply.entry);
+    // P11, P16: the answer a redirect reached at another origin's /robots.txt is that
+    // origin's robots.txt too; it is cached for it, and not asked for again today.
+    const reached = new URL(reply.url);
+    if (
+      reached.origin !== origin &&
+      reached.pathname === "/robots.txt" &&
+      !reached.search &&
+      reply.entry.state !== "unreachable"
+    ) {
+      await store(reached.origin, reply.entry);
+    }
+    return rules(entry);
+  };
+
+  const read = async (origin: string, url: string, source: string | undefined) => {
+    const cached = await deps.cache.get(origin);
+    if (cached && fresh(cached)) return rules(cached);
+    const validators: Validators | undefined =
+      cached?.state === "rules" && (cached.etag || cached.lastModified)
+        ? {
+            ...(cached.etag ? { etag: cached.etag } : {}),
+            ...(cached.lastModified ? { lastModified: cached.lastModified } : {}),
+          }
+        : undefined;
+    const call: Call = {
+      method: "GET",
+      url: robotsUrlFor(url),
+      accept: "text/plain, */*;q=0.5",
+      purpose: "robots",
+      ...(source !== undefined ? { source } : {}),
+      keepBody: true,
+      robotsFor: origin,
+      chain: [],
+      ...(validators ? { validators } : {}),
+      headers: {},
+    };
+    return settle(origin, cached, await deps.fetch(call));
+  };
+
+  const lookup = (url: string, source: string | undefined): Promise<Lookup> => {
+    const origin = new URL(url).origin;
+    let p = inflight.get(origin);
+    if (!p) {
+      p = read(origin, url, source).finally(() => inflight.delete(origin));
+      inflight.set(origin, p);
+    }
+    return p;
+  };
+
+  return (next) => async (call) => {
+    if (call.robotsFor !== undefined) return next(call);
+    const found = await lookup(call.url, call.source);
+    // The robots.txt request met the deadline, a closed site, a no or the address guard:
+    // that is this URL's answer.
+    if (found.kind === "stopped") return final({ ...found.outcome, url: call.url });
+    const origin = new URL(call.url).origin;
+    const verdict = robotsVerdict(found.result, call.url, PRODUCT_TOKEN);
+    deps.delays.set(origin, (verdict.crawlDelaySeconds ?? 0) * 1000);
+    if (verdict.verdict === "disallowed") return final({ kind: "disallowed", url: call.url });
+    if (verdict.verdict !== "allowed") {
+      const reason = verdict.reason ?? "robots.txt unknown";
+      return final({ kind: "robots-unavailable", url: call.url, origin, reason });
+    }
+    return next(call);
+  };
+}
+
+function rules(e: CachedRobots): Lookup {
+  const result: RobotsFetchResult =
+    e.state === "rules"
+      ? { state: "rules", body: e.body ?? "" }
+      : e.state === "allow-all"
+        ? { state: "allow-all" }
+        : { state: "unreachable", reason: e.reason ?? "unreachable" };
+  return { kind: "rules", result };
+}

@@ -1,0 +1,137 @@
+import type { Clock } from "../../clock.js";
+import { originOf, siteOf } from "../../policy/site.js";
+import { type JournalPort, requestKey } from "../journal.js";
+import { final, type Step } from "../pipeline.js";
+
+/**
+ * P9 inside one process: requests to one site queue here, one after another, so a process
+ * never competes with itself for its site's lease. Across processes the journal decides
+ * (admission); this queue only saves them from polling each other.
+ */
+export class SiteQueue {
+  readonly #tails = new Map<string, Promise<void>>();
+
+  async run<T>(site: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.#tails.get(site) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((r) => {
+      release = r;
+    });
+    const tail = previous.then(() => mine);
+    this.#tails.set(site, tail);
+    await previous;
+    try {
+      return await fn();
+    } finally {
+      release();
+      if (this.#tails.get(site) === tail) this.#tails.delete(site);
+    }
+  }
+}
+
+export interface SiteGateDeps {
+  clock: Clock;
+  journal: JournalPort;
+  /** This fetcher's name in the journal's leases. */
+  holder: string;
+  queue: SiteQueue;
+  night(): string;
+  /** P13: no request starts after it. */
+  deadline?: number;
+  /** P10: the floor, 2 s (options.ts: shorter only towards loopback in tests). */
+  floorGap(url: URL): number;
+  /** P10: the origin's robots.txt Crawl-delay (robots gate), 0 when none. */
+  crawlDelayMs(url: string): Promise<number>;
+}
+
+/** Admissions that said "wait" before one said something else: a bound, never a spin. */
+const MAX_WAITS = 100_000;
+
+/**
+ * P9, P10, P13 (and P15's waits, P21's closed sites, the owners' requests): whether this
+ * attempt may be sent now is read from the journal at the moment of sending, in one write
+ * transaction, and decided by policy/admission.ts: the site's last end plus the gap (the
+ * floor or the Crawl-delay, whichever is longer; an owner's longer gap is added there), the
+ * lease of a request in flight, a no tonight, a Retry-After, the deadline, the attempts used.
+ * On "go" the same transaction writes the attempt's row and takes the site's lease, so the
+ * row is durable before the first byte (P27); the time is read inside it. On "wait" it
+ * sleeps on the clock and asks again. Tonight's answer already stored is replayed (P8).
+ */
+export const siteGate =
+  (deps: SiteGateDeps): Step =>
+  (next) =>
+  async (call) => {
+    const site = siteOf(call.url);
+    const night = deps.night();
+    const key = requestKey({
+      method: call.method,
+      url: call.url,
+      ...(call.body !== undefined ? { body: call.body } : {}),
+      headers: call.headers,
+    });
+    const gapMs = Math.max(deps.floorGap(new URL(call.url)), await deps.crawlDelayMs(call.url));
+    const intent = {
+      night,
+      key,
+      method: call.method,
+      url: call.url,
+      site,
+      origin: originOf(call.url),
+      ...(call.source !== undefined ? { source: call.source } : {}),
+      purpose: call.purpose,
+      ...(call.validatorsSent ? { validatorsSent: call.validatorsSent } : {}),
+      gapMs,
+      ...(deps.deadline !== undefined ? { deadline: deps.deadline } : {}),
+    };
+    return deps.queue.run(site, async () => {
+      let replayAllowed = true;
+      for (let waits = 0; waits < MAX_WAITS; waits++) {
+        const a = await deps.journal.admit({ ...intent, replayAllowed }, deps.holder, () =>
+          deps.clock.now(),
+        );
+        switch (a.kind) {
+          case "wait":
+            await deps.clock.sleep(Math.max(0, a.until - deps.clock.now()), call.signal);
+            continue;
+          case "answered": {
+            const stored = await deps.journal.answer(night, key);
+            const reply = stored
+              ? await next({ ...call, ticket: { kind: "replay", night, stored } })
+              : undefined;
+            // The stored copy is gone: ask again.
+            if (!reply || reply.kind === "unreplayable") {
+              replayAllowed = false;
+              continue;
+            }
+            return reply;
+          }
+          case "closed":
+            return final({ kind: "site-closed", url: call.url, reason: a.reason });
+          case "left-alone":
+            return final({ kind: "disallowed", url: call.url, reason: a.reason });
+          case "not-tonight":
+            return final({ kind: "deadline", url: call.url });
+          case "exhausted":
+            return final({
+              kind: "error",
+              url: call.url,
+              status: null,
+              reason: "every attempt tonight was interrupted",
+            });
+          case "go":
+            return next({
+              ...call,
+              ticket: {
+                kind: "send",
+                id: a.id,
+                night,
+                attempt: a.attempt,
+                priorAllClosed: a.priorAllClosed,
+                startedAt: a.startedAt,
+              },
+            });
+        }
+      }
+      return final({ kind: "deadline", url: call.url });
+    });
+  };

@@ -1,0 +1,20 @@
+import type { Handler } from "../pipeline.js";
+import type { Transport } from "../types.js";
+
+/**
+ * The innermost handler: one HTTP request, exactly as the steps above made it (method, the
+ * normal-form URL, exactly our headers, the form body), nothing followed, nothing decoded.
+ * The default transport is undici with the address guard in its connector (P3, P22).
+ */
+export function send(transport: Transport): Handler {
+  return async (call) => {
+    const result = await transport({
+      method: call.method,
+      url: call.url,
+      headers: call.headers,
+      ...(call.body !== undefined ? { body: call.body } : {}),
+      ...(call.signal ? { signal: call.signal } : {}),
+    });
+    return { kind: "raw", result };
+  };
+}
