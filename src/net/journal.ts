@@ -64,6 +64,8 @@ export type StoredAttempt =
       message?: string;
       /** Whether the body went to the archive (and must come back from it on replay). */
       archived: boolean;
+      /** The validators the request carried: a 304 answers only the same ones again. */
+      validatorsSent?: Validators;
       startedAt: number;
       endedAt: number;
     }
@@ -105,24 +107,19 @@ export interface JournalPort {
 }
 
 /**
- * The key of one request tonight: equal requests are asked once (P8) and retried twice (P15).
- * Equal means the same method, URL, body and headers sent (validators, cookies, Accept): a
- * request with another source's cookies, or without validators, is another question.
+ * The key of one request tonight: the same method, URL and body is the same question, asked
+ * once (P8) and retried at most twice (P15), whatever headers go with it: validators taken
+ * from a copy stored minutes ago, another way's Accept, a cookie. (A stored 304 answers only
+ * a request carrying the same validators: see the archive step's replay.)
  */
 export function requestKey(r: {
   method: Method;
   url: string;
   body?: string;
-  headers: Record<string, string>;
+  headers?: Record<string, string>;
 }): string {
-  // Cookies are not part of the question: a session cookie that a replayed answer set (or
-  // another source's jar) must not turn one URL into a fresh one with a fresh retry budget.
-  const headers = Object.entries(r.headers)
-    .map(([k, v]) => [k.toLowerCase(), v] as const)
-    .filter(([k]) => k !== "cookie")
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  // JSON: every field delimited, so a body holding a newline cannot pass for a header.
-  const text = JSON.stringify([r.method, r.url, r.body ?? null, headers]);
+  // JSON: every field delimited, so a body holding a newline cannot pass for the URL.
+  const text = JSON.stringify([r.method, r.url, r.body ?? null]);
   return createHash("sha256").update(text).digest("base64url").slice(0, 32);
 }
 

@@ -16,6 +16,7 @@ import { archiveDir, WarcArchive } from "../store/archive/index.js";
 import { ArchiveValidators } from "../store/archive/validators.js";
 import type { Store } from "../store/db.js";
 import { SqlRobotsCache } from "../store/robots-cache.js";
+import { storeClock } from "../store/store-clock.js";
 import { type NetOptions, storeFetcher } from "./store-fetcher.js";
 import { fetchOrCopy } from "./stored-copy.js";
 
@@ -39,21 +40,24 @@ export async function discover(
   homepage: string,
   opts: DiscoverOptions,
 ): Promise<DiscoverResult> {
+  // P9, P10 across machines: on PostgreSQL the time is the database server's, as the night's.
+  const clock: Clock =
+    store.dialect === "postgres" ? await storeClock(store.db, opts.clock) : opts.clock;
   const robotsCache = new SqlRobotsCache(store.db);
   const archive =
     opts.dataDir !== undefined
       ? await WarcArchive.open(archiveDir(opts.dataDir), {
           db: store.db,
-          clock: opts.clock,
+          clock,
           ids: opts.ids,
         })
       : undefined;
   // P21, P20: during a night (even past midnight) discover is one more request of that
   // night: the sites that said no tonight, and tonight's unreachable robots.txt, hold for it.
-  const night = await nightUnderWay(store.db, opts.clock.now());
+  const night = await nightUnderWay(store.db, clock.now());
   const fetcher = storeFetcher({
     db: store.db,
-    clock: opts.clock,
+    clock,
     ids: opts.ids,
     net: opts,
     ...(archive ? { archive } : {}),

@@ -6,6 +6,7 @@
  */
 import type { Db } from "./db.js";
 import type { CatalogChangeKind, GovernmentRow, SourceRow } from "./schema/sources.js";
+import { writeTxn } from "./write-txn.js";
 
 /** An imported row as the diff sees it: its canonical catalog entry and whether it is retired. */
 export interface CatalogEntryState {
@@ -57,7 +58,9 @@ export async function writeCatalogImport<T>(
   at: string,
   plan: (state: CatalogState) => CatalogImportPlan<T>,
 ): Promise<T> {
-  return db.transaction().execute(async (tx) => {
+  // Reads, then writes: the write lock first (BEGIN IMMEDIATE on SQLite), so a night opening
+  // alongside waits instead of failing with SQLITE_BUSY_SNAPSHOT.
+  return writeTxn(db, async (tx) => {
     const governments = await tx
       .selectFrom("governments")
       .select(["id", "entry", "retired_at"])

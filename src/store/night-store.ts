@@ -34,7 +34,9 @@ export class SqlNightStore implements NightStore, ValidatorStore {
   }
 
   async openNight(night: string, now: number, deadlineAt: number): Promise<NightState> {
-    return this.#db.transaction().execute(async (trx) => {
+    // Reads, then writes: the write lock first (BEGIN IMMEDIATE), so a second process opening
+    // the same night waits its turn instead of failing with SQLITE_BUSY_SNAPSHOT.
+    return writeTxn(this.#db, async (trx) => {
       const row = await trx
         .selectFrom("nights")
         .selectAll()

@@ -105,10 +105,12 @@ describe("conditional requests (P12)", () => {
       if (req.headers["if-none-match"] === '"v7"') res.writeHead(304, { etag: '"v7"' }).end();
       else res.writeHead(200, { etag: '"v7"', "last-modified": lastModified }).end("<rss/>");
     });
-    const f = h.fetcher();
-    const first = await f.fetch({ url: s.url("/feed"), purpose: "page" });
+    const first = await h
+      .fetcher({ night: "2026-11-05" })
+      .fetch({ url: s.url("/feed"), purpose: "page" });
     expect(first.kind).toBe("ok");
-    const second = await f.fetch({
+    // The next night (tonight's answer is never asked again, P8): the copy's validators go back.
+    const second = await h.fetcher({ night: "2026-11-06" }).fetch({
       url: s.url("/feed"),
       purpose: "page",
       validators: { etag: '"v7"', lastModified },

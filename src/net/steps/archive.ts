@@ -1,7 +1,7 @@
 import type { BodyRead } from "../body-reader.js";
 import type { StoredAnswer } from "../journal.js";
 import type { AttemptResult, Call, Step } from "../pipeline.js";
-import type { ArchivePort } from "../types.js";
+import type { ArchivePort, Validators } from "../types.js";
 
 /**
  * P8: every answer read in full (2xx, 4xx, 5xx; robots.txt too) goes to the private copy
@@ -80,6 +80,9 @@ async function replay(
       endedAt: a.endedAt,
     };
   }
+  // A 304 said "your copy is current" about the copy those validators named: it answers a
+  // request with other validators (or none) nothing, so that one is asked (P12).
+  if (a.status === 304 && !sameValidators(a.validatorsSent, call.validatorsSent)) return undefined;
   let read: BodyRead;
   if (a.read === "complete") {
     let body: Uint8Array | undefined = new Uint8Array(0);
@@ -122,4 +125,11 @@ async function replay(
     startedAt: a.startedAt,
     endedAt: a.endedAt,
   };
+}
+
+function sameValidators(a: Validators | undefined, b: Validators | undefined): boolean {
+  return (
+    (a?.etag ?? null) === (b?.etag ?? null) &&
+    (a?.lastModified ?? null) === (b?.lastModified ?? null)
+  );
 }

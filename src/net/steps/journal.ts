@@ -75,6 +75,9 @@ function completion(
           answer: {
             ...stored(r, got.archived),
             ...(call.source !== undefined ? { source: call.source } : {}),
+            ...(r.kind === "response" && call.validatorsSent
+              ? { validatorsSent: call.validatorsSent }
+              : {}),
             attempt: t.attempt,
             priorAllClosed: t.priorAllClosed,
           },
