@@ -1,9 +1,9 @@
 import type { Command } from "commander";
 import { systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
-import { loadCatalog, loadCatalogWithFiles } from "../../sources/catalog/load.js";
+import { checkCatalog } from "../../sources/catalog/load.js";
 import { CatalogError, formatProblem } from "../../sources/catalog/problems.js";
-import { formatDiff, importCatalog } from "../../sources/catalog-import.js";
+import { formatDiff, importCatalogFiles } from "../../sources/catalog-import.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { importedOrStop } from "../import-outcome.js";
 
@@ -55,8 +55,14 @@ function reportProblems(e: unknown): boolean {
 function runCheck(files: string[]): void {
   needFiles(files, "check");
   try {
-    const c = loadCatalog(files);
-    process.stdout.write(`ok: ${c.governments.length} governments, ${c.sources.length} sources\n`);
+    // Piece by piece: nothing of the catalog is kept but its ids.
+    const { index } = checkCatalog(
+      files.map((file) => ({ file })),
+      () => ({}),
+    );
+    process.stdout.write(
+      `ok: ${index.governments.size} governments, ${index.sources.size} sources\n`,
+    );
   } catch (e) {
     if (!reportProblems(e)) throw e;
   }
@@ -69,27 +75,19 @@ interface ImportCliOptions {
 
 async function runImport(files: string[], opts: ImportCliOptions): Promise<void> {
   needFiles(files, "import");
-  let loaded: ReturnType<typeof loadCatalogWithFiles>;
+  const location = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
   try {
-    // Validate before touching the store: a broken catalog never half-imports.
-    loaded = loadCatalogWithFiles(files);
-  } catch (e) {
-    if (reportProblems(e)) return;
-    throw e;
-  }
-  const store = await openStore(
-    storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
-  );
-  try {
-    const outcome = await importCatalog(
-      store.db,
-      loaded.catalog,
-      loaded.origins,
-      systemClock.now(),
+    // Validated before the store is opened: a broken catalog never half-imports. Read piece
+    // by piece, twice (check, then import), so the catalog is never held whole.
+    const outcome = await importCatalogFiles(
+      files,
+      () => openStore(location),
+      () => systemClock.now(),
       { allowRetire: opts.allowRetire === true },
     );
     process.stdout.write(formatDiff(importedOrStop(outcome)));
-  } finally {
-    await store.close();
+  } catch (e) {
+    if (reportProblems(e)) return;
+    throw e;
   }
 }
