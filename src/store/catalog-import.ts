@@ -47,7 +47,7 @@ export type CatalogWrite =
 
 /** The import's view of the store, inside its transaction. */
 export interface CatalogImportTx {
-  /** Ids of the rows in use (not retired). */
+  /** Ids of the rows in use (not retired), in id order. */
   activeIds(entity: CatalogEntity): Promise<string[]>;
   /** The rows of these ids that exist, retired or not. */
   entries(entity: CatalogEntity, ids: readonly string[]): Promise<CatalogEntryState[]>;
@@ -75,6 +75,7 @@ function importTx(tx: Transaction<Database>, at: string): CatalogImportTx {
         .selectFrom(tableOf(entity))
         .select("id")
         .where("retired_at", "is", null)
+        .orderBy("id")
         .execute();
       return rows.map((r) => r.id);
     },

@@ -1,16 +1,21 @@
+import { relative } from "node:path";
 import type { Command } from "commander";
 import { systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
 import { checkCatalog } from "../../sources/catalog/load.js";
 import { CatalogError, formatProblem } from "../../sources/catalog/problems.js";
+import { type CatalogStats, catalogStats } from "../../sources/catalog/stats.js";
 import { formatDiff, importCatalogFiles } from "../../sources/catalog-import.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { bundledCatalog } from "../bundled-catalog.js";
+import { formatStats } from "../catalog-stats.js";
 import { importedOrStop } from "../import-outcome.js";
 
 /**
  * `nor catalog check FILE…` validates (every problem, each with file:line:column; exit 2),
  * `nor catalog import FILE… [--data DIR]` loads the catalog into the store as a diff: added,
- * changed, retired (never deleted), un-retired. The format: docs/catalog.md.
+ * changed, retired (never deleted), un-retired; `nor catalog stats [FILE…] [--json]` counts
+ * what the catalog covers and lists what it lacks. The format: docs/catalog.md.
  */
 export function register(program: Command): void {
   const catalog = program
@@ -33,6 +38,16 @@ export function register(program: Command): void {
     .option("--allow-retire", "retire more than a tenth of the sources (otherwise refused)")
     .action(async (files: string[], opts: ImportCliOptions) => {
       await runImport(files, opts);
+    });
+  catalog
+    .command("stats")
+    .description(
+      "Count governments and sources by kind, county and platform; list counties without a source and governments without a website",
+    )
+    .argument("[files...]", "catalog files (default: the catalog shipped in catalog/)")
+    .option("--json", "JSON output, for machines")
+    .action((files: string[], opts: { json?: boolean }) => {
+      runStats(files, opts);
     });
   for (const cmd of catalog.commands) cmd.exitOverride();
   catalog.exitOverride();
@@ -66,6 +81,20 @@ function runCheck(files: string[]): void {
   } catch (e) {
     if (!reportProblems(e)) throw e;
   }
+}
+
+function runStats(files: string[], opts: { json?: boolean }): void {
+  // The shipped catalog is named as from the working directory (catalog/ohio.yaml).
+  const named =
+    files.length > 0 ? files : bundledCatalog().map((f) => relative(process.cwd(), f) || f);
+  let stats: CatalogStats;
+  try {
+    stats = catalogStats(named.map((file) => ({ file })));
+  } catch (e) {
+    if (reportProblems(e)) return;
+    throw e;
+  }
+  process.stdout.write(opts.json ? `${JSON.stringify(stats, null, 2)}\n` : formatStats(stats));
 }
 
 interface ImportCliOptions {
