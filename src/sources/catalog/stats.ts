@@ -9,7 +9,7 @@
  * source" when no source belongs to a government in it. Leads (record pages not read yet)
  * are counted by their reason.
  */
-import { type CatalogInput, type CatalogPart, checkCatalog } from "./load.js";
+import { type CatalogInput, checkCatalog, completePart, type RawPart } from "./load.js";
 import { governmentKind } from "./schema.js";
 import type { Source } from "./types.js";
 
@@ -70,6 +70,8 @@ export function platformOf(s: Pick<Source, "platform" | "access">): string {
   return how[s.access];
 }
 
+const NO_ZONES: ReadonlyMap<string, string> = new Map();
+
 const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 class Tally {
@@ -89,7 +91,9 @@ class Tally {
     return c;
   }
 
-  part(p: CatalogPart): void {
+  part(data: RawPart): void {
+    // Zones do not change a count: the ways are completed for their access alone.
+    const p = completePart(data, NO_ZONES);
     for (const g of p.governments) {
       this.govs.set(g.id, {
         id: g.id,
