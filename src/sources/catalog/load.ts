@@ -452,7 +452,9 @@ function collect(inputs: CatalogInput[]): { catalog: Catalog; origins: CatalogOr
   // government, in another file), a piece at a time.
   const catalog: Catalog = { governments: [], sources: [] };
   const origins: CatalogOrigins = { governments: new Map(), sources: new Map() };
-  for (const [data, file] of sink.parts.splice(0)) {
+  // Each raw piece is let go as it is completed, so the two are never both held whole.
+  for (let next = sink.parts.shift(); next !== undefined; next = sink.parts.shift()) {
+    const [data, file] = next;
     const p = completePart(data, index.zones);
     for (const g of p.governments) {
       catalog.governments.push(g);
