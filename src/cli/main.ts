@@ -52,7 +52,7 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   },
   robots: { summary: "robots.txt tools", load: () => import("./commands/robots.js") },
   catalog: {
-    summary: "Check or import the catalog of governments and sources (docs/catalog.md)",
+    summary: "Check, import or count the catalog of governments and sources (docs/catalog.md)",
     load: () => import("./commands/catalog.js"),
   },
   extract: {

@@ -10,11 +10,11 @@ import {
   type CatalogWrite,
   type GovernmentFields,
   type SourceFields,
-  writeCatalogImport,
+  withCatalogImport,
 } from "../store/catalog-import.js";
 import type { Db } from "../store/db.js";
 import type { CatalogChangeKind } from "../store/schema/sources.js";
-import type { CatalogOrigins } from "./catalog/load.js";
+import { type CatalogOrigins, checkCatalog, sectionParts } from "./catalog/load.js";
 import type { Catalog, Government, Source } from "./catalog/types.js";
 
 export interface EntityChange {
@@ -46,32 +46,6 @@ function changedFields(before: string, after: object): string[] {
   const now = after as Record<string, unknown>;
   const keys = new Set([...Object.keys(old), ...Object.keys(now)]);
   return [...keys].filter((k) => canonical(old[k]) !== canonical(now[k])).sort();
-}
-
-/** The diff of one entity kind, before any write. */
-function diff<T extends { id: string }>(
-  entity: "government" | "source",
-  existing: CatalogEntryState[],
-  wanted: T[],
-): EntityChange[] {
-  const byId = new Map(existing.map((r) => [r.id, r]));
-  const out: EntityChange[] = [];
-  for (const w of wanted) {
-    const row = byId.get(w.id);
-    if (!row) {
-      out.push({ entity, id: w.id, change: "added" });
-      continue;
-    }
-    const fields =
-      canonical(JSON.parse(row.entry)) === canonical(w) ? [] : changedFields(row.entry, w);
-    if (row.retired_at !== null)
-      out.push({ entity, id: w.id, change: "unretired", ...(fields.length ? { fields } : {}) });
-    else if (fields.length > 0) out.push({ entity, id: w.id, change: "changed", fields });
-  }
-  const ids = new Set(wanted.map((w) => w.id));
-  for (const r of existing)
-    if (r.retired_at === null && !ids.has(r.id)) out.push({ entity, id: r.id, change: "retired" });
-  return out;
 }
 
 function govRow(g: Government, file: string): GovernmentFields {
@@ -115,12 +89,131 @@ export type ImportOutcome =
   | { kind: "too-many-retired"; active: number; retire: string[] };
 
 /** The sources an import would retire, when they are more than a tenth of those in use. */
-function tooManyRetired(active: number, changes: readonly EntityChange[]): string[] | undefined {
-  const retired = changes.filter((c) => c.entity === "source" && c.change === "retired");
+function tooManyRetired(active: number, retired: readonly EntityChange[]): string[] | undefined {
   if (retired.length === 0 || retired.length * 10 <= active) return undefined;
   return retired.map((c) => c.id);
 }
 
+/** A batch of catalog entries of one kind, and the file each came from. */
+interface Batch<T> {
+  entries: readonly T[];
+  fileOf(id: string): string;
+}
+
+/** The catalog as the import reads it: every id up front, the entries a batch at a time. */
+export interface ImportInput {
+  governmentIds: ReadonlySet<string>;
+  sourceIds: ReadonlySet<string>;
+  governments(): Iterable<Batch<Government>>;
+  sources(): Iterable<Batch<Source>>;
+}
+
+/** Entries per batch: each batch costs one lookup and a few multi-row statements. */
+const BATCH = 500;
+
+/** A change that keeps the row in use: added, changed, un-retired. */
+type Kept = EntityChange & { change: Exclude<CatalogChangeKind, "retired"> };
+
+/** The changes of one batch against the rows of its ids as they stand. */
+function batchChanges<T extends { id: string }>(
+  entity: "government" | "source",
+  existing: readonly CatalogEntryState[],
+  wanted: readonly T[],
+): Kept[] {
+  const byId = new Map(existing.map((r) => [r.id, r]));
+  const out: Kept[] = [];
+  for (const w of wanted) {
+    const row = byId.get(w.id);
+    if (!row) {
+      out.push({ entity, id: w.id, change: "added" });
+      continue;
+    }
+    const fields =
+      canonical(JSON.parse(row.entry)) === canonical(w) ? [] : changedFields(row.entry, w);
+    if (row.retired_at !== null)
+      out.push({ entity, id: w.id, change: "unretired", ...(fields.length ? { fields } : {}) });
+    else if (fields.length > 0) out.push({ entity, id: w.id, change: "changed", fields });
+  }
+  return out;
+}
+
+/**
+ * Imports the catalog a batch at a time, in one transaction: the retirements are known
+ * first (the rows in use whose ids the catalog lacks), so the guard stops an import before
+ * it writes anything; then each batch is compared with its rows and written; then the
+ * retirements. Memory holds the ids and one batch, never the whole catalog twice over.
+ */
+export async function importCatalogInput(
+  db: Db,
+  input: ImportInput,
+  now: number,
+  opts: ImportOptions = {},
+): Promise<ImportOutcome> {
+  const at = new Date(now).toISOString();
+  return withCatalogImport(db, at, async (tx) => {
+    const retiring = async (entity: "government" | "source", ids: ReadonlySet<string>) => {
+      const active = await tx.activeIds(entity);
+      const gone = active.filter((id) => !ids.has(id));
+      return {
+        active: active.length,
+        gone: gone.map((id) => ({ entity, id, change: "retired" as const })),
+      };
+    };
+    const govRetire = await retiring("government", input.governmentIds);
+    const srcRetire = await retiring("source", input.sourceIds);
+    if (opts.allowRetire !== true) {
+      const retire = tooManyRetired(srcRetire.active, srcRetire.gone);
+      // Known before the first write: nothing is written.
+      if (retire) return { kind: "too-many-retired", active: srcRetire.active, retire };
+    }
+
+    const changes: EntityChange[] = [];
+    let total = 0;
+    const apply = async <T extends Government | Source>(
+      entity: "government" | "source",
+      batches: Iterable<Batch<T>>,
+      toWrite: (c: Kept & { fields?: string[] }, entry: T, file: string) => CatalogWrite,
+    ) => {
+      for (const batch of batches) {
+        total += batch.entries.length;
+        const ids = batch.entries.map((e) => e.id);
+        const found = batchChanges(entity, await tx.entries(entity, ids), batch.entries);
+        const byId = new Map(batch.entries.map((e) => [e.id, e]));
+        await tx.write(found.map((c) => toWrite(c, byId.get(c.id)!, batch.fileOf(c.id))));
+        changes.push(...found);
+      }
+    };
+    const base = (c: EntityChange) => ({ id: c.id, ...(c.fields ? { fields: c.fields } : {}) });
+    await apply("government", input.governments(), (c, g, file) => ({
+      ...base(c),
+      entity: "government",
+      change: c.change,
+      row: govRow(g, file),
+    }));
+    await tx.write(govRetire.gone);
+    changes.push(...govRetire.gone);
+    await apply("source", input.sources(), (c, s, file) => ({
+      ...base(c),
+      entity: "source",
+      change: c.change,
+      row: sourceRow(s, file),
+    }));
+    await tx.write(srcRetire.gone);
+    changes.push(...srcRetire.gone);
+    const touched = changes.filter((c) => c.change !== "retired").length;
+    return { kind: "imported", diff: { changes, unchanged: total - touched } };
+  });
+}
+
+function* inBatches<T extends { id: string }>(
+  list: readonly T[],
+  origins: ReadonlyMap<string, string>,
+): Generator<Batch<T>> {
+  const fileOf = (id: string) => origins.get(id) ?? "";
+  for (let i = 0; i < list.length; i += BATCH) yield { entries: list.slice(i, i + BATCH), fileOf };
+}
+
+/** Imports a catalog already in memory (the night and `nor start` hold it to run it). */
 export async function importCatalog(
   db: Db,
   catalog: Catalog,
@@ -128,37 +221,49 @@ export async function importCatalog(
   now: number,
   opts: ImportOptions = {},
 ): Promise<ImportOutcome> {
-  const at = new Date(now).toISOString();
-  return writeCatalogImport<ImportOutcome>(db, at, (existing) => {
-    const govs = existing.governments;
-    const srcs = existing.sources;
-    const changes = [
-      ...diff("government", govs, catalog.governments),
-      ...diff("source", srcs, catalog.sources),
-    ];
-    if (opts.allowRetire !== true) {
-      const active = srcs.filter((r) => r.retired_at === null).length;
-      const retire = tooManyRetired(active, changes);
-      if (retire) return { writes: [], result: { kind: "too-many-retired", active, retire } };
-    }
-    const govById = new Map(catalog.governments.map((g) => [g.id, g]));
-    const srcById = new Map(catalog.sources.map((s) => [s.id, s]));
-    const writes = changes.map((c): CatalogWrite => {
-      const base = { id: c.id, ...(c.fields ? { fields: c.fields } : {}) };
-      if (c.change === "retired") return { ...base, entity: c.entity, change: c.change };
-      if (c.entity === "government") {
-        const g = govById.get(c.id)!;
-        const row = govRow(g, origins.governments.get(g.id) ?? "");
-        return { ...base, entity: "government", change: c.change, row };
-      }
-      const s = srcById.get(c.id)!;
-      const row = sourceRow(s, origins.sources.get(s.id) ?? "");
-      return { ...base, entity: "source", change: c.change, row };
-    });
-    const total = catalog.governments.length + catalog.sources.length;
-    const touched = changes.filter((c) => c.change !== "retired").length;
-    return { writes, result: { kind: "imported", diff: { changes, unchanged: total - touched } } };
-  });
+  const input: ImportInput = {
+    governmentIds: new Set(catalog.governments.map((g) => g.id)),
+    sourceIds: new Set(catalog.sources.map((s) => s.id)),
+    governments: () => inBatches(catalog.governments, origins.governments),
+    sources: () => inBatches(catalog.sources, origins.sources),
+  };
+  return importCatalogInput(db, input, now, opts);
+}
+
+/**
+ * `nor catalog import FILE…`: validates the files piece by piece (a broken catalog never
+ * half-imports, and the store is not opened before it is known good: `open` is called
+ * after), then reads them again piece by piece into the store. The catalog is never held
+ * whole (issue: peak memory of a 20,000-source catalog).
+ */
+export async function importCatalogFiles(
+  files: readonly string[],
+  open: () => Promise<{ db: Db; close(): Promise<void> }>,
+  now: () => number,
+  opts: ImportOptions = {},
+): Promise<ImportOutcome> {
+  const { index } = checkCatalog(
+    files.map((file) => ({ file })),
+    () => ({}),
+  );
+  const input: ImportInput = {
+    governmentIds: new Set(index.governments.keys()),
+    sourceIds: new Set(index.sources.keys()),
+    *governments() {
+      for (const { part, file } of sectionParts(index, "governments"))
+        yield { entries: part.governments, fileOf: () => file };
+    },
+    *sources() {
+      for (const { part, file } of sectionParts(index, "sources"))
+        yield { entries: part.sources, fileOf: () => file };
+    },
+  };
+  const store = await open();
+  try {
+    return await importCatalogInput(store.db, input, now(), opts);
+  } finally {
+    await store.close();
+  }
 }
 
 /** The diff as `nor catalog import` prints it. */

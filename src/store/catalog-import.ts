@@ -1,12 +1,17 @@
 /**
- * The writes of `nor catalog import`, in one transaction: the rows as they stand are read,
- * the caller's plan (the diff, in `src/sources/catalog-import.ts`) decides what changes, and
- * each change is written with its line in catalog_changes. A retired row is only marked
- * (retired_at), never deleted, so its nights and records keep their history.
+ * The writes of `nor catalog import`, in one transaction, a batch at a time: the caller (the
+ * diff, in `src/sources/catalog-import.ts`) asks for the rows of a batch of ids as they stand,
+ * decides what changes and hands the batch's writes back; each change is written with its
+ * line in catalog_changes. Nothing here holds the whole catalog: a batch's rows are read by
+ * id, added rows are inserted together, and only the ids of the rows in use are listed (for
+ * the retirements). A retired row is only marked (retired_at), never deleted, so its nights
+ * and records keep their history. A caller that throws leaves the store as it was.
  */
+import type { Transaction } from "kysely";
 import type { Db } from "./db.js";
+import type { Database } from "./schema/index.js";
 import type { CatalogChangeKind, GovernmentRow, SourceRow } from "./schema/sources.js";
-import { writeTxn } from "./write-txn.js";
+import { type Tx, writeTxn } from "./write-txn.js";
 
 /** An imported row as the diff sees it: its canonical catalog entry and whether it is retired. */
 export interface CatalogEntryState {
@@ -15,10 +20,7 @@ export interface CatalogEntryState {
   retired_at: string | null;
 }
 
-export interface CatalogState {
-  governments: CatalogEntryState[];
-  sources: CatalogEntryState[];
-}
+export type CatalogEntity = "government" | "source";
 
 type Stamps = "id" | "first_seen_at" | "updated_at" | "retired_at";
 export type GovernmentFields = Omit<GovernmentRow, Stamps>;
@@ -32,7 +34,7 @@ interface WriteBase {
 
 /** One change to write: a retirement, or the row's new fields (added, changed, un-retired). */
 export type CatalogWrite =
-  | (WriteBase & { entity: "government" | "source"; change: "retired" })
+  | (WriteBase & { entity: CatalogEntity; change: "retired" })
   | (WriteBase & {
       entity: "government";
       change: Exclude<CatalogChangeKind, "retired">;
@@ -44,73 +46,111 @@ export type CatalogWrite =
       row: SourceFields;
     });
 
-export interface CatalogImportPlan<T> {
-  writes: CatalogWrite[];
-  result: T;
+/** The import's view of the store, inside its transaction. */
+export interface CatalogImportTx {
+  /** Ids of the rows in use (not retired), in id order. */
+  activeIds(entity: CatalogEntity): Promise<string[]>;
+  /** The rows of these ids that exist, retired or not. */
+  entries(entity: CatalogEntity, ids: readonly string[]): Promise<CatalogEntryState[]>;
+  /** Writes a batch of changes, each with its catalog_changes line. */
+  write(writes: readonly CatalogWrite[]): Promise<void>;
 }
 
-/**
- * Reads the catalog rows, asks `plan` what to write and writes it, all in one transaction;
- * a plan that throws leaves the store as it was.
- */
-export async function writeCatalogImport<T>(
-  db: Db,
-  at: string,
-  plan: (state: CatalogState) => CatalogImportPlan<T>,
-): Promise<T> {
-  // Reads, then writes: the write lock first (BEGIN IMMEDIATE on SQLite), so a night opening
-  // alongside waits instead of failing with SQLITE_BUSY_SNAPSHOT.
-  return writeTxn(db, async (tx) => {
-    const governments = await tx
-      .selectFrom("governments")
-      .select(["id", "entry", "retired_at"])
-      .execute();
-    const sources = await tx.selectFrom("sources").select(["id", "entry", "retired_at"]).execute();
-    const { writes, result } = plan({ governments, sources });
-    for (const c of writes) {
-      const table = c.entity === "government" ? "governments" : "sources";
-      if (c.change === "retired") {
-        await tx
-          .updateTable(table)
-          .set({ retired_at: at, updated_at: at })
-          .where("id", "=", c.id)
+/** Rows per statement: well under SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
+const ROWS_PER_STATEMENT = 500;
+
+function tableOf(entity: CatalogEntity): "governments" | "sources" {
+  return entity === "government" ? "governments" : "sources";
+}
+
+function slices<T>(list: readonly T[], size = ROWS_PER_STATEMENT): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
+  return out;
+}
+
+function importTx(tx: Tx, at: string): CatalogImportTx {
+  return {
+    async activeIds(entity) {
+      const rows = await tx
+        .selectFrom(tableOf(entity))
+        .select("id")
+        .where("retired_at", "is", null)
+        .orderBy("id")
+        .execute();
+      return rows.map((r) => r.id);
+    },
+    async entries(entity, ids) {
+      const out: CatalogEntryState[] = [];
+      for (const part of slices(ids)) {
+        if (part.length === 0) continue;
+        const rows = await tx
+          .selectFrom(tableOf(entity))
+          .select(["id", "entry", "retired_at"])
+          .where("id", "in", part)
           .execute();
-      } else if (c.entity === "government") {
-        if (c.change === "added")
-          await tx
-            .insertInto("governments")
-            .values({ id: c.id, ...c.row, first_seen_at: at, updated_at: at, retired_at: null })
-            .execute();
-        else
+        out.push(...rows);
+      }
+      return out;
+    },
+    async write(writes) {
+      const stamps = { first_seen_at: at, updated_at: at, retired_at: null };
+      const addedGovs = [];
+      const addedSrcs = [];
+      const retired: Record<CatalogEntity, string[]> = { government: [], source: [] };
+      for (const c of writes) {
+        if (c.change === "retired") retired[c.entity].push(c.id);
+        else if (c.change === "added") {
+          if (c.entity === "government") addedGovs.push({ id: c.id, ...c.row, ...stamps });
+          else addedSrcs.push({ id: c.id, ...c.row, ...stamps });
+        } else if (c.entity === "government") {
           await tx
             .updateTable("governments")
             .set({ ...c.row, updated_at: at, retired_at: null })
             .where("id", "=", c.id)
             .execute();
-      } else {
-        if (c.change === "added")
-          await tx
-            .insertInto("sources")
-            .values({ id: c.id, ...c.row, first_seen_at: at, updated_at: at, retired_at: null })
-            .execute();
-        else
+        } else {
           await tx
             .updateTable("sources")
             .set({ ...c.row, updated_at: at, retired_at: null })
             .where("id", "=", c.id)
             .execute();
+        }
       }
-      await tx
-        .insertInto("catalog_changes")
-        .values({
-          at,
-          entity: c.entity,
-          entity_id: c.id,
-          change: c.change,
-          fields: c.fields?.join(",") ?? null,
-        })
-        .execute();
-    }
-    return result;
-  });
+      for (const rows of slices(addedGovs))
+        await tx.insertInto("governments").values(rows).execute();
+      for (const rows of slices(addedSrcs)) await tx.insertInto("sources").values(rows).execute();
+      for (const entity of ["government", "source"] as const) {
+        for (const ids of slices(retired[entity])) {
+          await tx
+            .updateTable(tableOf(entity))
+            .set({ retired_at: at, updated_at: at })
+            .where("id", "in", ids)
+            .execute();
+        }
+      }
+      const log = writes.map((c) => ({
+        at,
+        entity: c.entity,
+        entity_id: c.id,
+        change: c.change,
+        fields: c.fields?.join(",") ?? null,
+      }));
+      for (const rows of slices(log)) await tx.insertInto("catalog_changes").values(rows).execute();
+    },
+  };
+}
+
+/**
+ * Runs the import in one transaction: everything `work` writes lands together, or (when it
+ * throws: a refused retirement, a file changed while read) nothing does.
+ */
+export async function withCatalogImport<T>(
+  db: Db,
+  at: string,
+  work: (tx: CatalogImportTx) => Promise<T>,
+): Promise<T> {
+  // Reads, then writes: the write lock first (BEGIN IMMEDIATE on SQLite), so a night opening
+  // alongside waits instead of failing with SQLITE_BUSY_SNAPSHOT.
+  return writeTxn(db, (tx) => work(importTx(tx, at)));
 }

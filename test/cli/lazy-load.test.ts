@@ -96,6 +96,18 @@ describe("nor loads only what the command needs", () => {
     expect(site.modules.some((m) => /\/node_modules\/tldts/.test(m))).toBe(true);
   });
 
+  it("`nor catalog check` and `stats` load no preset, HTML parser or fetcher (preset names are enough)", () => {
+    for (const cmd of ["check", "stats"]) {
+      const { code, modules } = modulesLoadedBy(["catalog", cmd, "catalog/ohio.yaml"]);
+      expect(code).toBe(0);
+      expect(modules.some((m) => m.endsWith("/dist/sources/catalog/load.js"))).toBe(true);
+      expect(modules.filter((m) => HEAVY.test(m))).toEqual([]);
+      expect(modules.filter((m) => m.includes("/dist/sources/platforms/"))).toEqual([
+        expect.stringMatching(/\/dist\/sources\/platforms\/names\.js$/),
+      ]);
+    }
+  });
+
   it("`nor help night` shows the night's own options", () => {
     const r = spawnSync(process.execPath, [join(ROOT, "bin", "nor.js"), "help", "night"], {
       cwd: ROOT,

@@ -1,10 +1,15 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { parseCatalog } from "../../src/sources/catalog/load.js";
+import { syntheticCatalog } from "../../scripts/generate-catalog.js";
+import { loadCatalogWithFiles, parseCatalog } from "../../src/sources/catalog/load.js";
 import {
   formatDiff,
   type ImportDiff,
   type ImportOutcome,
   importCatalog,
+  importCatalogFiles,
 } from "../../src/sources/catalog-import.js";
 import { openStore } from "../../src/store/db.js";
 import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "../store/stores.js";
@@ -131,6 +136,69 @@ describe.each(factories)("importCatalog on $name", (factory) => {
         "b",
         "c",
       ]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("imports a catalog of many pieces a batch at a time, the same as from memory; the retire guard stops it before any write", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "nor-import-big-"));
+    const file = join(dir, "big.yaml");
+    writeFileSync(file, syntheticCatalog(600));
+    const loc = await factory.fresh();
+    const open = () => openStore(loc);
+    const d1 = diffOf(await importCatalogFiles([file], open, () => T1));
+    expect(formatDiff(d1)).toContain("governments: 60 added, 0 changed, 0 retired, 0 un-retired\n");
+    expect(formatDiff(d1)).toContain("sources: 600 added, 0 changed, 0 retired, 0 un-retired\n");
+    // The same catalog held in memory (as the night holds it) gives the same diff.
+    const mem = await openStore(await factory.fresh());
+    try {
+      const { catalog, origins } = loadCatalogWithFiles([file]);
+      expect(diffOf(await importCatalog(mem.db, catalog, origins, T1))).toEqual(d1);
+    } finally {
+      await mem.close();
+    }
+
+    const store = await open();
+    const counts = async () => {
+      const n = (await store.db
+        .selectFrom("sources")
+        .select((e) => [
+          e.fn.countAll<number>().as("all"),
+          e.fn.count<number>("retired_at").as("retired"),
+        ])
+        .executeTakeFirstOrThrow()) as { all: number | string; retired: number | string };
+      const log = (await store.db
+        .selectFrom("catalog_changes")
+        .select((e) => e.fn.countAll<number>().as("n"))
+        .executeTakeFirstOrThrow()) as { n: number | string };
+      return [Number(n.all), Number(n.retired), Number(log.n)];
+    };
+    try {
+      expect(await counts()).toEqual([600, 0, 600 + 60]);
+      const again = diffOf(await importCatalogFiles([file], open, () => T2));
+      expect(again).toEqual({ changes: [], unchanged: 600 + 60 });
+
+      // Drop the last 100 sources (more than a tenth) and change one url.
+      const text = syntheticCatalog(600);
+      const cut = text.indexOf("  - id: src-500\n");
+      writeFileSync(file, text.slice(0, cut).replace("/records/7\n", "/records/seven\n"));
+      const refused = await importCatalogFiles([file], open, () => T2);
+      expect(refused).toEqual({
+        kind: "too-many-retired",
+        active: 600,
+        retire: Array.from({ length: 100 }, (_, i) => `src-${500 + i}`),
+      });
+      expect(await counts()).toEqual([600, 0, 600 + 60]); // nothing written
+      const d3 = diffOf(await importCatalogFiles([file], open, () => T3, { allowRetire: true }));
+      expect(formatDiff(d3)).toContain("sources: 0 added, 1 changed, 100 retired, 0 un-retired\n");
+      expect(d3.changes[0]).toEqual({
+        entity: "source",
+        id: "src-7",
+        change: "changed",
+        fields: ["url"],
+      });
+      expect(await counts()).toEqual([600, 100, 600 + 60 + 101]);
     } finally {
       await store.close();
     }

@@ -1,9 +1,16 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { loadCatalog } from "../../src/sources/catalog/load.js";
 import { extractWay } from "../../src/sources/extract/index.js";
+import { openStore } from "../../src/store/db.js";
+import { nor } from "../cli/cli-capture.js";
 
-const catalog = loadCatalog([new URL("../../catalog/ohio.yaml", import.meta.url).pathname]);
+const FILE = new URL("../../catalog/ohio.yaml", import.meta.url).pathname;
+const catalog = loadCatalog([FILE]);
+const leads = (parse(readFileSync(FILE, "utf8")) as { leads: Record<string, string>[] }).leads;
 const fx = (path: string) =>
   new Uint8Array(readFileSync(new URL(`../fixtures/platforms/${path}`, import.meta.url)));
 
@@ -42,14 +49,47 @@ const SAVED: [string, string, number][] = [
 ];
 
 describe("catalog/ohio.yaml, the starter catalog", () => {
-  it("lists every seed government and only unconfirmed sources with evidence", () => {
-    expect(catalog.governments).toHaveLength(284);
-    expect(catalog.sources.length).toBeGreaterThan(150);
+  it("P24: lists every seed government, and every record page as an unconfirmed source or a lead, each with its evidence", () => {
+    // The seed's 783 governments; its 733 record pages and 23 single-meeting links.
+    expect(catalog.governments).toHaveLength(783);
+    expect(catalog.sources.length + leads.length).toBe(733 + 23);
+    expect(catalog.sources.length).toBe(633);
     for (const s of catalog.sources) {
       expect(s.confirmed).toBe(false);
       expect(s.evidence).toBeTruthy();
       expect(s.url).toMatch(/^https?:\/\//);
     }
+    for (const l of leads) {
+      expect(l.why).toBeTruthy();
+      expect(l.evidence).toBeTruthy();
+    }
+  });
+
+  it("imports into a fresh SQLite store: every government and source, none confirmed; again, nothing changes", async () => {
+    const data = join(mkdtempSync(join(tmpdir(), "nor-ohio-")), "data");
+    const first = await nor("catalog", "import", "catalog/ohio.yaml", "--data", data);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain("governments: 783 added, 0 changed, 0 retired, 0 un-retired");
+    expect(first.stdout).toContain("sources: 633 added, 0 changed, 0 retired, 0 un-retired");
+    const store = await openStore({ kind: "sqlite", dir: data }, { create: false });
+    try {
+      const rows = await store.db
+        .selectFrom("sources")
+        .select(["id", "confirmed", "catalog_file"])
+        .execute();
+      expect(rows.map((r) => r.id).sort()).toEqual(catalog.sources.map((s) => s.id).sort());
+      expect(rows.every((r) => r.confirmed === 0 && r.catalog_file === "catalog/ohio.yaml")).toBe(
+        true,
+      );
+      const govs = await store.db.selectFrom("governments").select("id").execute();
+      expect(govs).toHaveLength(783);
+    } finally {
+      await store.close();
+    }
+    const again = await nor("catalog", "import", "catalog/ohio.yaml", "--data", data);
+    expect(again.stdout).toBe(
+      "governments: 0 added, 0 changed, 0 retired, 0 un-retired\nsources: 0 added, 0 changed, 0 retired, 0 un-retired\n1416 unchanged\n",
+    );
   });
 
   it.each(SAVED)("P6: its recipe for %s reads the saved copy", (url, file, count) => {

@@ -6,7 +6,6 @@
  * night that fails never takes the directory down, and the night lock still holds (P9).
  */
 import { spawn } from "node:child_process";
-import { readdirSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,20 +28,14 @@ import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
 import { importCatalog } from "../../sources/catalog-import.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { createApp } from "../../web/app.js";
+import { bundledCatalog } from "../bundled-catalog.js";
 import { importedOrStop } from "../import-outcome.js";
 import { addNetOptions, type NetCliOptions, netOptions } from "../net-options.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const BIN = join(ROOT, "bin", "nor.js");
 
-/** The catalog shipped with the project: every YAML file in catalog/. */
-export function bundledCatalog(): string[] {
-  const dir = join(ROOT, "catalog");
-  return readdirSync(dir)
-    .filter((f) => f.endsWith(".yaml") || f.endsWith(".yml"))
-    .sort()
-    .map((f) => join(dir, f));
-}
+export { bundledCatalog };
 
 export interface StartOptions extends NetCliOptions {
   catalog?: string[];

@@ -81,6 +81,6 @@ export function findCredentials(loc: Located): CatalogProblem[] {
         );
     }
   };
-  walk((loc.doc as { contents: Node | null }).contents, []);
+  walk((loc.doc as { contents: Node | null }).contents, [...loc.frame.prefix]);
   return out;
 }

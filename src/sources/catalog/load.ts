@@ -2,37 +2,97 @@
  * Reads catalog YAML files into the validated Catalog. Every problem in every file — YAML
  * syntax, schema, credentials (P3), duplicate ids, unknown governments — is collected and
  * thrown together as one CatalogError (E_CATALOG) naming file:line:column and field path.
+ *
+ * Files are read in pieces of a few hundred list items (chunks.ts), each parsed and
+ * validated on its own, so the memory a catalog takes is that of its validated entries (or,
+ * for `nor catalog check`, stats and import, of one piece), never that of a YAML tree of the
+ * whole file. Ids and references are checked across pieces and files as they pass. A file
+ * not in the plain block shape, or a piece the YAML parser finds fault with, is read whole
+ * instead, so the problems and their wording are those of a whole-file read.
  */
 import { readFileSync } from "node:fs";
-import { LineCounter, parseDocument } from "yaml";
+import { type Document, LineCounter, parseDocument, visit } from "yaml";
 import type { z } from "zod";
-import { getPlatform, platformNames } from "../platforms/index.js";
+import { NorError } from "../../errors.js";
+import { presetAccess, presetNames } from "../platforms/names.js";
+import {
+  blockChunks,
+  fileLines,
+  NotBlockShaped,
+  SECTIONS,
+  type Section,
+  textLines,
+} from "./chunks.js";
 import { findCredentials } from "./credentials.js";
-import { CatalogError, type CatalogProblem, Located, type PathKey } from "./problems.js";
-import { catalogFile, inferAccess } from "./schema.js";
-import type { Catalog } from "./types.js";
+import {
+  CatalogError,
+  type CatalogProblem,
+  type Frame,
+  Located,
+  type PathKey,
+} from "./problems.js";
+import { catalogFile, inferAccess, type Lead } from "./schema.js";
+import type { Catalog, Government, Source } from "./types.js";
 
-interface ParsedFile {
+/** List items per piece: large enough that parsing stays cheap, small enough to stay small. */
+export const ITEMS_PER_PIECE = 50;
+
+/** A catalog file by its name, or (parseCatalog, tests) its text under a name. */
+export interface CatalogInput {
+  file: string;
+  text?: string;
+}
+
+/** One piece's entries as validated, before their ways get their access and zone. */
+export type RawPart = z.output<typeof catalogFile>;
+
+/** The entries of one piece (or whole file), complete: every way with its access and zone. */
+export interface CatalogPart {
+  governments: Government[];
+  sources: Source[];
+  leads: Lead[];
+}
+
+interface Piece {
   loc: Located;
   raw: unknown;
-  /** The validated file, before its ways get their access and zone (`withAccess`). */
-  data: z.output<typeof catalogFile> | undefined;
+  data: RawPart | undefined;
   problems: CatalogProblem[];
 }
 
-function parseFile(text: string, file: string): ParsedFile {
+const WHOLE: Frame = { prefix: [], lineOffset: 0, indexOffset: 0 };
+
+function parsePiece(text: string, file: string, frame: Frame): Piece {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  const loc = new Located(file, doc, lines);
+  const loc = new Located(file, doc, lines, frame);
+  const section = frame.prefix[0] as Section | undefined;
+  if (section !== undefined) {
+    // A piece the parser finds fault with is read again as part of the whole file.
+    const contents = doc.contents as { items?: unknown } | null;
+    if (doc.errors.length > 0 || doc.warnings.length > 0 || !Array.isArray(contents?.items))
+      throw new NotBlockShaped("piece does not parse on its own");
+  }
   const problems: CatalogProblem[] = [];
   for (const e of [...doc.errors, ...doc.warnings]) {
-    const { line, col } = lines.linePos(e.pos[0]);
+    const { line, col } = loc.pos(e.pos[0]);
     problems.push({ file, line, col, path: "", message: `YAML: ${e.message.split("\n")[0]}` });
   }
   if (doc.errors.length > 0) return { loc, raw: undefined, data: undefined, problems };
   const secrets = findCredentials(loc);
   problems.push(...secrets);
-  const raw: unknown = doc.toJS() ?? {};
+  let js: unknown;
+  try {
+    js = doc.toJS() ?? (section === undefined ? {} : []);
+  } catch (e) {
+    // An alias without its anchor: in a piece, the anchor may be in another piece.
+    if (section !== undefined) throw new NotBlockShaped("alias");
+    const message = `YAML: ${e instanceof Error ? e.message : String(e)}`;
+    const { line, col } = unresolvedAlias(doc, loc) ?? { line: 1, col: 1 };
+    problems.push({ file, line, col, path: "", message });
+    return { loc, raw: undefined, data: undefined, problems };
+  }
+  const raw: unknown = section === undefined ? js : { [section]: js };
   const result = catalogFile.safeParse(raw);
   if (!result.success) {
     // A refused credential key is also an unknown key: say it once, the P3 way.
@@ -40,20 +100,35 @@ function parseFile(text: string, file: string): ParsedFile {
     const issues = result.error.issues.flatMap((i) => fromIssue(loc, raw, i));
     problems.push(...issues.filter((p) => !said.has(p.path)));
   }
+  problems.push(...platformProblems(loc, raw));
   return { loc, raw, data: result.success ? result.data : undefined, problems };
 }
 
+/** Where the first alias without an anchor before it is written. */
+function unresolvedAlias(
+  doc: Document.Parsed,
+  loc: Located,
+): { line: number; col: number } | undefined {
+  let at: { line: number; col: number } | undefined;
+  visit(doc, {
+    Alias(_key, node) {
+      if (node.resolve(doc) !== undefined || !node.range) return undefined;
+      at = loc.pos(node.range[0]);
+      return visit.BREAK;
+    },
+  });
+  return at;
+}
+
 /**
- * Fills in each way's access where the catalog left it out (inferAccess, P4), and gives every
- * way its government's `timezone` (when the government names one) so its readers read the
- * page's zone-less times there. `zones` spans every file: a source may name a government
- * from another file.
+ * Completes validated entries: each way gets its access where the catalog left it out
+ * (inferAccess, P4) and its government's `timezone` (when the government names one) so its
+ * readers read the page's zone-less times there. `zones` spans every file: a source may name
+ * a government from another file (CatalogIndex.zones). Zod leaves absent optional keys
+ * absent, so the result fits the Catalog's exact types.
  */
-function withAccess(
-  data: z.output<typeof catalogFile>,
-  zones: ReadonlyMap<string, string>,
-): Catalog {
-  const platformAccess = (name: string) => getPlatform(name)?.access;
+export function completePart(data: RawPart, zones: ReadonlyMap<string, string>): CatalogPart {
+  const platformAccess = (name: string) => presetAccess(name);
   return {
     governments: data.governments,
     sources: data.sources.map((s) => {
@@ -65,7 +140,8 @@ function withAccess(
       });
       return { ...fill(s), alternates: s.alternates.map(fill) };
     }),
-  } as unknown as Catalog;
+    leads: data.leads,
+  } as unknown as CatalogPart;
 }
 
 /** Whether the key at `path` is absent from the parsed YAML (its parent has no such key). */
@@ -97,10 +173,9 @@ function fromIssue(loc: Located, raw: unknown, issue: z.core.$ZodIssue): Catalog
   if (isAbsent(raw, path)) {
     const key = path.at(-1);
     const parent = path.slice(0, -1);
-    return [loc.problem(parent, `missing required field \`${String(key)}\``)].map((p) => ({
-      ...p,
-      path: p.path ? `${p.path}${typeof key === "number" ? `[${key}]` : `.${key}`}` : String(key),
-    }));
+    const p = loc.problem(parent, `missing required field \`${String(key)}\``);
+    const suffix = typeof key === "number" ? `[${key}]` : `.${String(key)}`;
+    return [{ ...p, path: p.path ? `${p.path}${suffix}` : String(key) }];
   }
   if (issue.code === "invalid_value" && issue.values.length > 1) {
     return [loc.problem(path, `must be one of ${issue.values.map((v) => String(v)).join(", ")}`)];
@@ -110,56 +185,15 @@ function fromIssue(loc: Located, raw: unknown, issue: z.core.$ZodIssue): Catalog
 
 type RawItem = { id?: unknown; government?: unknown; platform?: unknown; alternates?: unknown };
 
-function rawList(raw: unknown, key: "governments" | "sources"): RawItem[] {
+function rawList(raw: unknown, key: Section): RawItem[] {
   const v = (raw as Record<string, unknown> | null)?.[key];
   return Array.isArray(v) ? (v as RawItem[]) : [];
 }
 
-/** Checks across files: ids unique per kind, sources naming known governments. */
-function crossCheck(files: ParsedFile[]): CatalogProblem[] {
-  const problems: CatalogProblem[] = [];
-  const govs = new Map<string, string>();
-  const srcs = new Map<string, string>();
-  for (const f of files) {
-    rawList(f.raw, "governments").forEach((g, i) => {
-      if (typeof g?.id !== "string") return;
-      const first = govs.get(g.id);
-      if (first)
-        problems.push(
-          f.loc.problem(
-            ["governments", i, "id"],
-            `duplicate government id "${g.id}" (first at ${first})`,
-          ),
-        );
-      else govs.set(g.id, where(f, ["governments", i, "id"]));
-    });
-  }
-  for (const f of files) {
-    rawList(f.raw, "sources").forEach((s, i) => {
-      if (typeof s?.id === "string") {
-        const first = srcs.get(s.id);
-        if (first)
-          problems.push(
-            f.loc.problem(
-              ["sources", i, "id"],
-              `duplicate source id "${s.id}" (first at ${first})`,
-            ),
-          );
-        else srcs.set(s.id, where(f, ["sources", i, "id"]));
-      }
-      if (typeof s?.government === "string" && !govs.has(s.government))
-        problems.push(
-          f.loc.problem(["sources", i, "government"], `unknown government "${s.government}"`),
-        );
-    });
-  }
-  return problems;
-}
-
 /** Platform names must name a preset (the night treats an unknown one as broken config). */
-function platformProblems(f: ParsedFile): CatalogProblem[] {
+function platformProblems(loc: Located, raw: unknown): CatalogProblem[] {
   const out: CatalogProblem[] = [];
-  rawList(f.raw, "sources").forEach((s, i) => {
+  rawList(raw, "sources").forEach((s, i) => {
     const ways: [RawItem, PathKey[]][] = [[s, ["sources", i]]];
     if (Array.isArray(s?.alternates)) {
       (s.alternates as RawItem[]).forEach((w, j) => {
@@ -167,13 +201,10 @@ function platformProblems(f: ParsedFile): CatalogProblem[] {
       });
     }
     for (const [w, path] of ways) {
-      if (typeof w?.platform === "string" && !getPlatform(w.platform)) {
-        const known = platformNames.join(", ");
+      if (typeof w?.platform === "string" && presetAccess(w.platform) === undefined) {
+        const known = presetNames.join(", ");
         out.push(
-          f.loc.problem(
-            [...path, "platform"],
-            `unknown platform "${w.platform}" (known: ${known})`,
-          ),
+          loc.problem([...path, "platform"], `unknown platform "${w.platform}" (known: ${known})`),
         );
       }
     }
@@ -181,40 +212,229 @@ function platformProblems(f: ParsedFile): CatalogProblem[] {
   return out;
 }
 
-function where(f: ParsedFile, path: PathKey[]): string {
-  const { line, col } = f.loc.at(path);
-  return `${f.loc.file}:${line}:${col}`;
-}
+/**
+ * Checks across pieces and files, as they pass: ids unique per kind (naming the first
+ * place), sources and leads naming a government some file defines (checked at the end, as
+ * a government may come in a later file). Keeps ids and places, never entries.
+ */
+class CrossCheck {
+  readonly governments = new Map<string, string>();
+  readonly sources = new Map<string, string>();
+  readonly zones = new Map<string, string>();
+  leads = 0;
+  private readonly pending: { government: string; fileIndex: number; problem: CatalogProblem }[] =
+    [];
+  private readonly problems = new Map<number, CatalogProblem[]>();
 
-function combine(files: ParsedFile[]): Catalog {
-  const problems = [
-    ...files.flatMap((f) => [...f.problems, ...platformProblems(f)]),
-    ...crossCheck(files),
-  ];
-  if (problems.length > 0) {
-    problems.sort((a, b) => (a.file === b.file ? a.line - b.line || a.col - b.col : 0));
-    throw new CatalogError(problems);
+  private of(fileIndex: number): CatalogProblem[] {
+    const list = this.problems.get(fileIndex) ?? [];
+    this.problems.set(fileIndex, list);
+    return list;
   }
-  const zones = new Map<string, string>();
-  for (const f of files)
-    for (const g of f.data?.governments ?? []) if (g.timezone) zones.set(g.id, g.timezone);
-  // Zod leaves absent optional keys absent, so its output fits Catalog's exact types once
-  // every way in has its access (written, or inferred as docs/catalog.md says).
-  const catalogs = files.map((f) => (f.data ? withAccess(f.data, zones) : undefined));
-  return {
-    governments: catalogs.flatMap((c) => c?.governments ?? []),
-    sources: catalogs.flatMap((c) => c?.sources ?? []),
-  };
+
+  add(fileIndex: number, piece: Piece): void {
+    const out = this.of(fileIndex);
+    out.push(...piece.problems);
+    const { loc, raw } = piece;
+    rawList(raw, "governments").forEach((g, i) => {
+      if (typeof g?.id !== "string") return;
+      const zone = (g as { timezone?: unknown }).timezone;
+      if (typeof zone === "string" && !this.governments.has(g.id)) this.zones.set(g.id, zone);
+      const first = this.governments.get(g.id);
+      const path = ["governments", i, "id"];
+      if (first)
+        out.push(loc.problem(path, `duplicate government id "${g.id}" (first at ${first})`));
+      else this.governments.set(g.id, where(loc, path));
+    });
+    const refer = (list: Section, x: RawItem, i: number) => {
+      if (typeof x?.government !== "string" || this.governments.has(x.government)) return;
+      const problem = loc.problem([list, i, "government"], `unknown government "${x.government}"`);
+      this.pending.push({ government: x.government, fileIndex, problem });
+    };
+    rawList(raw, "sources").forEach((s, i) => {
+      if (typeof s?.id === "string") {
+        const first = this.sources.get(s.id);
+        const path = ["sources", i, "id"];
+        if (first) out.push(loc.problem(path, `duplicate source id "${s.id}" (first at ${first})`));
+        else this.sources.set(s.id, where(loc, path));
+      }
+      refer("sources", s, i);
+    });
+    rawList(raw, "leads").forEach((l, i) => {
+      this.leads++;
+      refer("leads", l, i);
+    });
+  }
+
+  /** Every problem, file by file in the order given, each file's by line and column. */
+  finish(): CatalogProblem[] {
+    for (const { government, fileIndex, problem } of this.pending) {
+      if (!this.governments.has(government)) this.of(fileIndex).push(problem);
+    }
+    return [...this.problems.entries()]
+      .sort(([a], [b]) => a - b)
+      .flatMap(([, list]) => list.sort((a, b) => a.line - b.line || a.col - b.col));
+  }
 }
 
-/** Parses one catalog file's text; `file` names it in messages. Throws CatalogError. */
-export function parseCatalog(text: string, file: string): Catalog {
-  return combine([parseFile(text, file)]);
+function where(loc: Located, path: PathKey[]): string {
+  const { line, col } = loc.at(path);
+  return `${loc.file}:${line}:${col}`;
 }
 
-/** Reads and validates catalog files together (ids and references span the files). */
-export function loadCatalog(files: string[]): Catalog {
-  return loadCatalogWithFiles(files).catalog;
+function cannotRead(file: string, cause: unknown): CatalogError {
+  const why = (cause as NodeJS.ErrnoException).code ?? String(cause);
+  return new CatalogError([
+    { file, line: 0, col: 0, path: "", message: `cannot read the file (${why})` },
+  ]);
+}
+
+interface ReadOptions {
+  /** Read the file whole (it is not in the plain block shape). */
+  whole: boolean;
+  perPiece: number;
+  /** Only these sections are parsed (the others are skipped by their lines). */
+  sections?: ReadonlySet<Section>;
+}
+
+/** The lines, with a failure to read them said the catalog's way. */
+function* guarded(file: string, lines: Iterator<string>): Generator<string> {
+  for (;;) {
+    let r: IteratorResult<string>;
+    try {
+      r = lines.next();
+    } catch (cause) {
+      throw cannotRead(file, cause);
+    }
+    if (r.done) return;
+    yield r.value;
+  }
+}
+
+/** The pieces of one file, parsed and validated each on its own. Throws NotBlockShaped. */
+function* pieces(input: CatalogInput, opts: ReadOptions): Generator<Piece> {
+  const { file } = input;
+  if (opts.whole) {
+    let text = input.text;
+    if (text === undefined) {
+      try {
+        text = readFileSync(file, "utf8");
+      } catch (cause) {
+        throw cannotRead(file, cause);
+      }
+    }
+    yield parsePiece(text, file, WHOLE);
+    return;
+  }
+  const lines = guarded(file, input.text === undefined ? fileLines(file) : textLines(input.text));
+  for (const c of blockChunks(lines, opts.perPiece)) {
+    if (opts.sections && !opts.sections.has(c.section)) continue;
+    const frame = { prefix: [c.section], lineOffset: c.firstLine - 1, indexOffset: c.firstIndex };
+    yield parsePiece(c.text, file, frame);
+  }
+}
+
+/** What a successful check knows: every id and where it is, and which files are read whole. */
+export interface CatalogIndex {
+  inputs: readonly CatalogInput[];
+  governments: ReadonlyMap<string, string>;
+  sources: ReadonlyMap<string, string>;
+  leads: number;
+  /** Each government that names a `timezone`: its zone, for its sources' ways. */
+  zones: ReadonlyMap<string, string>;
+  /** Indexes into `inputs` of the files read whole. */
+  whole: ReadonlySet<number>;
+  perPiece: number;
+}
+
+export interface CheckOptions {
+  /** List items per piece (tests cut finer to cross more piece boundaries). */
+  perPiece?: number;
+  /** Read every file whole, as one YAML document (tests compare the two reads). */
+  whole?: boolean;
+}
+
+/**
+ * Validates the files together, piece by piece, handing each valid piece's entries (as
+ * validated: complete them with `completePart` and the index's zones once the check is done)
+ * to `sink`, made afresh if a file has to be read again whole. Throws CatalogError with every
+ * problem.
+ */
+export function checkCatalog<S>(
+  inputs: readonly CatalogInput[],
+  makeSink: () => S & { part?(data: RawPart, file: string): void },
+  opts: CheckOptions = {},
+): { index: CatalogIndex; sink: S } {
+  const perPiece = opts.perPiece ?? ITEMS_PER_PIECE;
+  const whole = new Set<number>(opts.whole ? inputs.keys() : []);
+  for (;;) {
+    const sink = makeSink();
+    const check = new CrossCheck();
+    let restart = false;
+    for (const [i, input] of inputs.entries()) {
+      try {
+        for (const piece of pieces(input, { whole: whole.has(i), perPiece })) {
+          check.add(i, piece);
+          if (piece.data && piece.problems.length === 0) sink.part?.(piece.data, input.file);
+        }
+      } catch (e) {
+        if (!(e instanceof NotBlockShaped)) throw e;
+        whole.add(i);
+        restart = true;
+        break;
+      }
+    }
+    if (restart) continue;
+    const problems = check.finish();
+    if (problems.length > 0) throw new CatalogError(problems);
+    const index: CatalogIndex = {
+      inputs,
+      governments: check.governments,
+      sources: check.sources,
+      leads: check.leads,
+      zones: check.zones,
+      whole,
+      perPiece,
+    };
+    return { index, sink };
+  }
+}
+
+/**
+ * The entries of one section of a checked catalog, a piece at a time, file by file: for
+ * reading it again without holding it (the import). A file changed since the check (a piece
+ * that no longer validates) is an error, never a half-read.
+ */
+export function* sectionParts(
+  index: CatalogIndex,
+  section: Section,
+): Generator<{ part: CatalogPart; file: string }> {
+  const sections = new Set([section]);
+  for (const [i, input] of index.inputs.entries()) {
+    try {
+      const opts = { whole: index.whole.has(i), perPiece: index.perPiece, sections };
+      for (const piece of pieces(input, opts)) {
+        const { data, problems } = piece;
+        if (!data || problems.length > 0) throw new NotBlockShaped("changed");
+        const part = completePart(data, index.zones);
+        const only = (s: Section) => (s === section ? part[s] : []);
+        yield {
+          part: {
+            governments: only("governments") as Government[],
+            sources: only("sources") as Source[],
+            leads: only("leads") as Lead[],
+          },
+          file: input.file,
+        };
+      }
+    } catch (e) {
+      if (!(e instanceof NotBlockShaped) && !(e instanceof CatalogError)) throw e;
+      throw new NorError(
+        "E_CATALOG",
+        `${input.file} changed while it was being read (check it again with \`nor catalog check\`)`,
+      );
+    }
+  }
 }
 
 /** Which file each government and source came from (kept by `nor catalog import`). */
@@ -223,27 +443,46 @@ export interface CatalogOrigins {
   sources: Map<string, string>;
 }
 
+function collect(inputs: CatalogInput[]): { catalog: Catalog; origins: CatalogOrigins } {
+  const { sink, index } = checkCatalog(inputs, () => {
+    const parts: [RawPart, string][] = [];
+    return { parts, part: (data: RawPart, file: string) => void parts.push([data, file]) };
+  });
+  // Completed once every government's zone is known (a source may come before its
+  // government, in another file), a piece at a time.
+  const catalog: Catalog = { governments: [], sources: [] };
+  const origins: CatalogOrigins = { governments: new Map(), sources: new Map() };
+  // Each raw piece is let go as it is completed, so the two are never both held whole.
+  for (let next = sink.parts.shift(); next !== undefined; next = sink.parts.shift()) {
+    const [data, file] = next;
+    const p = completePart(data, index.zones);
+    for (const g of p.governments) {
+      catalog.governments.push(g);
+      origins.governments.set(g.id, file);
+    }
+    for (const s of p.sources) {
+      catalog.sources.push(s);
+      origins.sources.set(s.id, file);
+    }
+  }
+  return { catalog, origins };
+}
+
+/** Parses one catalog file's text; `file` names it in messages. Throws CatalogError. */
+export function parseCatalog(text: string, file: string): Catalog {
+  return collect([{ file, text }]).catalog;
+}
+
+/** Reads and validates catalog files together (ids and references span the files). */
+export function loadCatalog(files: string[]): Catalog {
+  return loadCatalogWithFiles(files).catalog;
+}
+
 export function loadCatalogWithFiles(files: string[]): {
   catalog: Catalog;
   origins: CatalogOrigins;
 } {
-  const parsed = files.map((file) => {
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch (cause) {
-      const why = (cause as NodeJS.ErrnoException).code ?? String(cause);
-      throw new CatalogError([
-        { file, line: 0, col: 0, path: "", message: `cannot read the file (${why})` },
-      ]);
-    }
-    return parseFile(text, file);
-  });
-  const catalog = combine(parsed);
-  const origins: CatalogOrigins = { governments: new Map(), sources: new Map() };
-  for (const f of parsed) {
-    for (const g of f.data?.governments ?? []) origins.governments.set(g.id, f.loc.file);
-    for (const s of f.data?.sources ?? []) origins.sources.set(s.id, f.loc.file);
-  }
-  return { catalog, origins };
+  return collect(files.map((file) => ({ file })));
 }
+
+export { SECTIONS, type Section };

@@ -38,36 +38,68 @@ export function formatPath(path: readonly PathKey[]): string {
   return out;
 }
 
-/** One parsed file: its document, for mapping paths back to where they were written. */
+/**
+ * Where a parsed document sits in its file. A whole file is at its start; a piece of a file
+ * (chunks.ts) holds only list items of one section, so its paths lack the section key and
+ * count items from the piece's first, and its lines start further down.
+ */
+export interface Frame {
+  /** The section the document's top-level list is (`["sources"]`), or [] for a whole file. */
+  prefix: readonly PathKey[];
+  /** Added to every line: the file line of the document's line 1, less one. */
+  lineOffset: number;
+  /** Added to the list index right after the prefix. */
+  indexOffset: number;
+}
+
+const WHOLE: Frame = { prefix: [], lineOffset: 0, indexOffset: 0 };
+
+/** One parsed file, or piece of a file: its document, for mapping paths back to where they were written. */
 export class Located {
   constructor(
     readonly file: string,
     readonly doc: Document.Parsed,
     readonly lines: LineCounter,
+    readonly frame: Frame = WHOLE,
   ) {}
 
-  /** Position of the node at `path`, else of its nearest written ancestor. */
+  /** Position of the node at `path` (a path in the file), else of its nearest written ancestor. */
   at(path: readonly PathKey[], keyName?: string): { line: number; col: number } {
-    for (let n = path.length; n >= 0; n--) {
-      const node = this.doc.getIn(path.slice(0, n), true) as Node | undefined;
+    const docPath = this.docPath(path);
+    for (let n = docPath.length; n >= 0; n--) {
+      const node = this.doc.getIn(docPath.slice(0, n), true) as Node | undefined;
       if (node === undefined || node === null) continue;
-      if (keyName !== undefined && n === path.length && isMap(node)) {
+      if (keyName !== undefined && n === docPath.length && isMap(node)) {
         const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === keyName);
         if (pair && isScalar(pair.key) && pair.key.range) return this.pos(pair.key.range[0]);
       }
       if ((isScalar(node) || isMap(node) || isSeq(node)) && node.range)
         return this.pos(node.range[0]);
     }
-    return { line: 1, col: 1 };
+    return { line: 1 + this.frame.lineOffset, col: 1 };
+  }
+
+  /** The path within this document of a path within the piece's section (local indexes). */
+  private docPath(path: readonly PathKey[]): readonly PathKey[] {
+    const { prefix } = this.frame;
+    if (prefix.length === 0) return path;
+    const inside = prefix.every((k, i) => path[i] === k);
+    return inside ? path.slice(prefix.length) : [];
   }
 
   pos(offset: number): { line: number; col: number } {
-    return this.lines.linePos(offset);
+    const { line, col } = this.lines.linePos(offset);
+    return { line: line + this.frame.lineOffset, col };
   }
 
+  /** A problem at `path` (the section key first, list indexes local to this document). */
   problem(path: readonly PathKey[], message: string, keyName?: string): CatalogProblem {
     const { line, col } = this.at(path, keyName);
-    const full = keyName !== undefined ? [...path, keyName] : path;
+    const full = keyName !== undefined ? [...path, keyName] : [...path];
+    const { prefix, indexOffset } = this.frame;
+    const i = prefix.length;
+    const local = full[i];
+    if (indexOffset !== 0 && typeof local === "number") full[i] = local + indexOffset;
     return { file: this.file, line, col, path: formatPath(full), message };
   }
 }

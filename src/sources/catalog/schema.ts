@@ -267,13 +267,42 @@ export const source = z
   })
   .superRefine(checkWay);
 
+/**
+ * A record page seen in public material that the checker cannot read yet (no preset or
+ * recipe fits, the address has no scheme or is a template, or it is one meeting's page, not
+ * a list: P6). Listed so nothing seen is lost; never fetched. A person turns it into a source.
+ */
+export const lead = z
+  .strictObject({
+    government: id.describe("The id of a government in the catalog"),
+    records: recordKind,
+    url: z
+      .string()
+      .min(1)
+      .describe("As seen (may lack a scheme, or be a template); a lead is never fetched"),
+    platform: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("The platform as the material names it (not necessarily a preset)"),
+    why: z.string().min(1).describe("Why the checker cannot read it yet"),
+    evidence: z.string().optional(),
+    notes: z.string().optional(),
+  })
+  .describe("A record page not read yet");
+
 export const catalogFile = z
   .strictObject({
     governments: z.array(government).default([]),
     sources: z.array(source).default([]),
+    leads: z
+      .array(lead)
+      .default([])
+      .describe("Record pages seen but not read yet: never fetched, a person makes them sources"),
   })
   .describe("A New on Record catalog file");
 
+export type Lead = z.output<typeof lead>;
 export type ApiSpec = z.output<typeof apiSpec>;
 export type DownloadSpec = z.output<typeof downloadSpec>;
 export type FormSpec = z.output<typeof formSpec>;

@@ -1,0 +1,143 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { buildCatalog } from "../../scripts/build-catalog.js";
+import { parseCatalog } from "../../src/sources/catalog/load.js";
+
+const SEED = new URL("../fixtures/seed-mini/", import.meta.url).pathname;
+const built = buildCatalog(SEED);
+const doc = parse(built.text) as {
+  governments: Record<string, string>[];
+  sources: Record<string, unknown>[];
+  leads: Record<string, string>[];
+};
+const seedRows = (f: string) => {
+  const [head, ...rows] = readFileSync(`${SEED}${f}`, "utf8").trim().split("\n");
+  return { head: head!.split(","), rows };
+};
+
+describe("scripts/build-catalog.ts, over a few rows of the seed", () => {
+  it("writes every government, with its evidence, and https:// only for a bare host name", () => {
+    expect(doc.governments).toHaveLength(seedRows("ohio-governments.csv").rows.length);
+    const byId = new Map(doc.governments.map((g) => [g.id, g]));
+    expect(byId.get("city-of-westerville")?.website).toBe("https://www.westerville.org/");
+    expect(byId.get("adams-county")).toMatchObject({
+      kind: "county",
+      county: "Adams",
+      website: "https://adamscountyoh.gov/wp-sitemap.xml",
+      evidence: expect.stringMatching(/^nrjones8\/robots-dot-txt-archive-bot\/.*@9dbb26d2/),
+      notes: expect.stringMatching(/^FIPS 39001, seat West Union; /),
+    });
+    // No website seen: none written, and the .gov domain stays in the notes.
+    expect(byId.get("ashtabula-county")?.website).toBeUndefined();
+    expect(byId.get("ashtabula-county")?.notes).toContain("ashtabulacounty.gov");
+  });
+
+  it("P24: makes a source of every page a preset or recipe reads as seen, unconfirmed, with its evidence", () => {
+    const ways = doc.sources.map((s) => [s.id, s.platform ?? "recipe", s.access, s.url]);
+    expect(ways).toEqual([
+      [
+        "city-of-alliance-agendas",
+        "civicplus-agendacenter",
+        "page",
+        "http://oh-alliance.civicplus.com/AgendaCenter",
+      ],
+      [
+        "columbus-city-schools-meetings",
+        "boarddocs",
+        "api",
+        "https://go.boarddocs.com/oh/columbus/Board.nsf/Public",
+      ],
+      [
+        "city-of-columbus-meetings",
+        "legistar-html",
+        "form",
+        "https://columbus.legistar.com/Calendar.aspx",
+      ],
+      [
+        "city-of-columbus-meetings-2",
+        "granicus-opencities",
+        "api",
+        "https://www.columbus.gov/ocapi/calendars/getcalendaritems",
+      ],
+      [
+        "metro-rta-akron-meetings",
+        "recipe",
+        "page",
+        "https://www.akronmetro.org/metro-board-meetings.aspx",
+      ],
+      [
+        "city-of-fairborn-meetings",
+        "granicus",
+        "feed",
+        "https://fairborn.granicus.com/ViewPublisher.php?view_id=2",
+      ],
+      ["city-of-lima-meetings", "primegov", "api", "https://limaoh.primegov.com/"],
+      ["city-of-canton-meetings", "civicclerk", "api", "https://cantonoh.api.civicclerk.com/v1"],
+      [
+        "city-of-akron-agendas",
+        "onbase-agendaonline",
+        "page",
+        "https://onlinedocs.akronohio.gov/OnBaseAgendaOnline/Meetings",
+      ],
+    ]);
+    const seed = seedRows("ohio-record-pages.csv").rows.join("\n");
+    for (const s of doc.sources) {
+      expect(s.confirmed).toBe(false);
+      expect(seed).toContain(String(s.evidence));
+    }
+  });
+
+  it("keeps every other record page and single-meeting link as a lead, saying why", () => {
+    expect(doc.leads.map((l) => [l.government, l.url, l.why])).toEqual([
+      [
+        "city-of-akron",
+        "https://onlinedocs.akronohio.gov/OnBaseAgendaOnline/Meetings/Search?dropid=11&mtids=101&dropsv={}&dropev={}",
+        "the address is a template ({} = dates) no preset fills in",
+      ],
+      [
+        "city-of-akron",
+        "https://www.akronohio.gov/cms/site/2387094f0d307b46/index.html",
+        "needs a page recipe",
+      ],
+      [
+        "city-of-akron",
+        "https://www.akronohio.gov/cms/site/4820d164c8ec21ed/index.html",
+        "needs a page recipe",
+      ],
+      [
+        "city-of-westerville",
+        "www.westerville.org/council",
+        "the address has no scheme; a source's address is fetched, so none is guessed",
+      ],
+      [
+        "city-of-westerville",
+        "https://westervilleoh.portal.civicclerk.com",
+        expect.stringContaining("API host"),
+      ],
+      [
+        "city-of-marysville",
+        "https://marysvilleohio.org/archive.aspx",
+        "no preset reads this platform at this address",
+      ],
+      [
+        "city-of-worthington",
+        "https://worthingtonoh.new.swagit.com/videos/141728",
+        expect.stringMatching(/^one meeting's page, not a list \(P6\)/),
+      ],
+    ]);
+    for (const l of doc.leads) expect(l.evidence).toMatch(/@[0-9a-f]{7,}|^https?:/);
+    const pages = seedRows("ohio-record-pages.csv").rows.length;
+    const singles = seedRows("ohio-single-meeting-links.csv").rows.length;
+    expect(doc.sources.length + doc.leads.length).toBe(pages + singles);
+  });
+
+  it("writes a catalog the checker accepts, the same every time", () => {
+    const c = parseCatalog(built.text, "ohio.yaml");
+    expect([c.governments.length, c.sources.length]).toEqual([built.governments, built.sources]);
+    expect(buildCatalog(SEED).text).toBe(built.text);
+    expect(built.text).toContain(
+      `# ${built.governments} governments, ${built.sources} sources, ${built.leads} leads.`,
+    );
+  });
+});
