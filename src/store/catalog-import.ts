@@ -7,9 +7,7 @@
  * the retirements). A retired row is only marked (retired_at), never deleted, so its nights
  * and records keep their history. A caller that throws leaves the store as it was.
  */
-import type { Transaction } from "kysely";
 import type { Db } from "./db.js";
-import type { Database } from "./schema/index.js";
 import type { CatalogChangeKind, GovernmentRow, SourceRow } from "./schema/sources.js";
 import { type Tx, writeTxn } from "./write-txn.js";
 
