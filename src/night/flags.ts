@@ -2,6 +2,7 @@
  * P24: the flags the checker raises for a person, never acting on them. Pure: tonight's
  * outcome and the source's history in, flags out.
  */
+import { isOwnersRequest } from "../policy/admission.js";
 import {
   type NightOutcomeKind,
   NO_OUTCOMES,
@@ -22,6 +23,9 @@ export function flagsFor(result: SourceResult, history: SourceHistory): RaisedFl
   // P20, P23: a night the checker itself was offline says nothing about the site: it raises
   // nothing, and it neither counts toward nor breaks a run of nights.
   if (kind === "checker-offline") return flags;
+  // An owner's request (the whole site not read, a path left alone) is the operator's own
+  // decision: not a no from the site, nor a robots.txt change; it raises nothing.
+  if (isOwnersRequest(result.outcome.reason)) return flags;
   const recent = history.recentOutcomes.filter((k) => k !== "checker-offline");
   if (NO_OUTCOMES.has(kind)) {
     const earlier = recent.slice(0, NO_NIGHTS_IN_A_ROW - 1);

@@ -4,6 +4,7 @@
  * source check itself.
  */
 import type { FetchOutcome } from "../net/types.js";
+import { isOwnersRequest } from "../policy/admission.js";
 import type { NightOutcome } from "./types.js";
 
 /** P21: what a source behind a closed lane is told. */
@@ -25,7 +26,7 @@ export function failureOutcome(
       // The site's own no earlier tonight, or its owner's request: the reason says which.
       return {
         kind: "refused",
-        reason: o.reason.startsWith("the site's owner") ? o.reason : SITE_CLOSED_REASON,
+        reason: isOwnersRequest(o.reason) ? o.reason : SITE_CLOSED_REASON,
         url: o.url,
       };
     case "robots-unavailable":

@@ -98,7 +98,7 @@ export function admit(a: AdmitInput): Admission {
   if (notRead) {
     return {
       kind: "closed",
-      reason: `the site's owner asked not to be read (${dateOf(notRead.at)}: ${notRead.reason})`,
+      reason: `${OWNERS_REQUEST} not to be read (${dateOf(notRead.at)}: ${notRead.reason})`,
     };
   }
   if (a.site.closed?.night === a.night) return { kind: "closed", reason: a.site.closed.reason };
@@ -112,7 +112,7 @@ export function admit(a: AdmitInput): Admission {
     if (alone?.kind === "leave-alone") {
       return {
         kind: "left-alone",
-        reason: `the site's owner asked for ${alone.prefix} to be left alone (${dateOf(alone.at)}: ${alone.reason})`,
+        reason: `${OWNERS_REQUEST} for ${alone.prefix} to be left alone (${dateOf(alone.at)}: ${alone.reason})`,
       };
     }
   }
@@ -184,4 +184,11 @@ export type DecisionTime = number | (() => number);
 
 export function timeOf(now: DecisionTime): number {
   return typeof now === "function" ? now() : now;
+}
+
+/** How every refusal by an owner's request begins: the operator's decision, not the site's no. */
+export const OWNERS_REQUEST = "the site's owner asked";
+
+export function isOwnersRequest(reason: string | undefined): boolean {
+  return reason?.startsWith(OWNERS_REQUEST) ?? false;
 }
