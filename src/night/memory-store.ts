@@ -6,7 +6,14 @@
 
 import { LANE_LEASE_MS } from "../policy/constants.js";
 import type { ExtractedRecord } from "../sources/record.js";
-import type { CatalogRow, Committed, NightState, NightStore, TonightHistory } from "./ports.js";
+import type {
+  CatalogRow,
+  Committed,
+  LaneState,
+  NightState,
+  NightStore,
+  TonightHistory,
+} from "./ports.js";
 import type { ValidatorStore } from "./reader.js";
 import {
   type BackfillState,
@@ -53,6 +60,15 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     if (l && !l.done && l.holder !== holder && l.until > now) return false;
     this.lanes.set(key, { holder, until: now + LANE_LEASE_MS, done: false });
     return true;
+  }
+
+  async laneStates(night: string, now: number): Promise<Map<string, LaneState>> {
+    const out = new Map<string, LaneState>();
+    for (const [k, l] of this.lanes) {
+      if (!k.startsWith(`${night} `)) continue;
+      out.set(k.slice(night.length + 1), l.done ? "done" : l.until > now ? "held" : "free");
+    }
+    return out;
   }
 
   async finishLane(night: string, site: string, holder: string, now: number): Promise<void> {

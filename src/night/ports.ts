@@ -26,6 +26,8 @@ export interface TonightHistory extends SourceHistory {
   doneTonight: boolean;
 }
 
+export type LaneState = "done" | "held" | "free";
+
 export type Committed = { newRecords: number; already?: true };
 
 export interface NightStore {
@@ -47,6 +49,12 @@ export interface NightStore {
    * holder is dead. False while another live worker holds it.
    */
   claimLane(night: string, site: string, holder: string, now: number): Promise<boolean>;
+  /**
+   * Every lane of the night in one read, for a worker waiting on lanes others hold: `done`,
+   * `held` by a live worker, or `free` (its holder is dead or its lease ran out). A site not
+   * in the map has no lane yet (free).
+   */
+  laneStates(night: string, now: number): Promise<Map<string, LaneState>>;
   /** The lane is done tonight (every source has its outcome). */
   finishLane(night: string, site: string, holder: string, now: number): Promise<void>;
   /** Keeps this worker's lanes leased while it works (a dead worker's lanes are taken over). */

@@ -281,8 +281,18 @@ export async function runNight(
     const giveUpAt = state.deadlineAt + 5 * 60_000;
     while (waiting.length > 0 && clock.now() < giveUpAt) {
       await clock.sleep(1_000);
+      // One read for all of them: only lanes whose worker is gone are tried (thousands of
+      // lanes held by live workers cost nothing more per second).
+      const states = await store.laneStates(opts.night, clock.now());
       const still: Lane[] = [];
-      await runPool(waiting, opts.concurrency, async (lane) => {
+      const free: Lane[] = [];
+      for (const lane of waiting) {
+        const state = states.get(lane.site) ?? "free";
+        if (state === "held") still.push(lane);
+        else if (state === "free") free.push(lane);
+        else if (!(await laneDone(store, opts.night, lane))) free.push(lane);
+      }
+      await runPool(free, opts.concurrency, async (lane) => {
         if (await store.claimLane(opts.night, lane.site, holder, clock.now())) await runLane(lane);
         else if (!(await laneDone(store, opts.night, lane))) still.push(lane);
       });

@@ -7,6 +7,7 @@
 import type {
   CatalogRow,
   Committed,
+  LaneState,
   NightState,
   NightStore,
   TonightHistory,
@@ -308,6 +309,24 @@ export class SqlNightStore implements NightStore, ValidatorStore {
         .execute();
       return true;
     });
+  }
+
+  async laneStates(night: string, now: number): Promise<Map<string, LaneState>> {
+    const rows = await this.#db
+      .selectFrom("night_lanes")
+      .select(["site", "holder", "lease_until", "done_at"])
+      .where("night", "=", night)
+      .execute();
+    const out = new Map<string, LaneState>();
+    for (const r of rows) {
+      if (r.done_at !== null && r.holder === null) out.set(r.site, "done");
+      else if (r.holder === null || r.lease_until === null) out.set(r.site, "free");
+      else {
+        const lease = { holder: r.holder, until: fromIso(r.lease_until, "night_lanes") };
+        out.set(r.site, holderDead(lease, now) ? "free" : "held");
+      }
+    }
+    return out;
   }
 
   async finishLane(night: string, site: string, holder: string, now: number): Promise<void> {
