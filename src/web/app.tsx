@@ -22,6 +22,12 @@ export interface WebOptions {
   userAgent?: string;
   /** The store; without one only the static pages are served. */
   db?: Db;
+  /**
+   * Where the pages read, off the event loop (src/store/read-pool.ts `openWebReads`): worker
+   * threads on SQLite, so no request waits while another's SQL runs; the public pages and the
+   * console read from pools of their own. Default: `db` itself (tests, PostgreSQL).
+   */
+  reads?: { public: Db; console: Db };
   /** The clock for "since yesterday" and sessions (tests pass a fixed one). */
   now?: () => number;
   /**
@@ -51,12 +57,19 @@ export function createApp(opts: WebOptions = {}): Hono {
   staticRoutes(app, origin, opts.db !== undefined);
   app.get("/site-owners", (c) => c.html(<SiteOwnersPage userAgent={userAgent} />));
   if (opts.db) {
-    app.route("/", publicRoutes(opts.db, { now, origin }));
+    app.route("/", publicRoutes(opts.reads?.public ?? opts.db, { now, origin }));
     if (opts.console === false) {
       app.all("/console", consoleOff);
       app.all("/console/*", consoleOff);
     } else {
-      app.route("/console", consoleRoutes(opts.db, { now, ...(opts.console ?? {}) }));
+      app.route(
+        "/console",
+        consoleRoutes(opts.db, {
+          now,
+          ...(opts.console ?? {}),
+          ...(opts.reads ? { reads: opts.reads.console } : {}),
+        }),
+      );
     }
   } else {
     app.get("/", (c) => c.redirect("/site-owners"));

@@ -5,6 +5,7 @@ import type { Context } from "hono";
 import { NorError, UsageError } from "../../errors.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { storedPasswordHash } from "../../store/read/console.js";
+import { openWebReads, type WebReads } from "../../store/read-pool.js";
 import { createApp } from "../../web/app.js";
 import { addUserAgentOption, userAgentOption } from "../net-options.js";
 
@@ -85,10 +86,17 @@ export function register(program: Command): void {
     const clientAddress =
       opts.clientAddressHeader === undefined ? undefined : headerAddress(opts.clientAddressHeader);
     // Read-only use: a missing SQLite store is an error, not an empty directory made silently.
-    const store = await openStore(
-      storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
-      { create: false },
-    );
+    const loc = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
+    const store = await openStore(loc, { create: false });
+    // The pages read off the event loop (worker threads on SQLite): no request waits while
+    // another's SQL runs, however slow the console's biggest read.
+    let reads: WebReads;
+    try {
+      reads = await openWebReads(loc, store);
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
     // Without an operator password nobody could sign in: the console is off, and we say so.
     const consoleOn = (await storedPasswordHash(store.db)) !== undefined;
     // Links in feeds come from --origin; without it, from the address we listen on (known once
@@ -96,6 +104,7 @@ export function register(program: Command): void {
     let listening = `http://${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${port}`;
     const app = createApp({
       db: store.db,
+      reads,
       ...(userAgent !== undefined ? { userAgent } : {}),
       origin: () => origin ?? listening,
       console: consoleOn
@@ -147,6 +156,7 @@ export function register(program: Command): void {
         process.on("SIGTERM", stop);
       });
     } finally {
+      await reads.close();
       await store.close();
     }
   });

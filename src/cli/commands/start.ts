@@ -27,6 +27,7 @@ import { formatInZone } from "../../policy/zone.js";
 import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
 import { importCatalog } from "../../sources/catalog-import.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { openWebReads } from "../../store/read-pool.js";
 import { createApp } from "../../web/app.js";
 import { bundledCatalog } from "../bundled-catalog.js";
 import { importedOrStop } from "../import-outcome.js";
@@ -106,6 +107,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
   // NOR_DATABASE_URL (PostgreSQL) holds for the server and, inherited, for each night.
   const loc = storeLocationFromOptions({ data: dataDir });
   const store = await openStore(loc);
+  const cleanup: (() => Promise<void>)[] = [];
   try {
     const diff = importedOrStop(
       await importCatalog(store.db, catalog, origins, clock.now(), {
@@ -119,7 +121,10 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
         `(${count("added")} new, ${count("changed")} changed, ${count("retired")} retired) in ${loc.kind === "sqlite" ? dataDir : "PostgreSQL (NOR_DATABASE_URL)"}`,
     );
 
-    const app = createApp({ db: store.db, ...userAgentOf(opts) });
+    // The pages read off the event loop (worker threads on SQLite; src/store/read-pool.ts).
+    const reads = await openWebReads(loc, store);
+    cleanup.push(() => reads.close());
+    const app = createApp({ db: store.db, reads, ...userAgentOf(opts) });
     const server = await listen(app.fetch, opts.host, port);
     const url = urlOf(server.address() as AddressInfo);
     say(`the directory is at ${url} (the site-owner page: ${url}site-owners)`);
@@ -141,6 +146,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
       say("stopped");
     }
   } finally {
+    for (const close of cleanup.reverse()) await close();
     await store.close();
   }
 }

@@ -6,6 +6,7 @@ import * as m004 from "./004-sources.js";
 import * as m005 from "./005-console.js";
 import * as m006 from "./006-journal.js";
 import * as m010 from "./010-search-and-read-indexes.js";
+import * as m011 from "./011-console-read-indexes.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ export const migrations: Record<string, Migration> = {
   "005-console": m005,
   "006-journal": m006,
   "010-search-and-read-indexes": m010,
+  "011-console-read-indexes": m011,
 };
 
 export const migrationProvider: MigrationProvider = {

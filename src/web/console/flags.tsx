@@ -50,9 +50,9 @@ const FlagTable: FC<{ flags: FlagRow[]; csrf?: string }> = ({ flags, csrf }) => 
  * P24, P25: the checker flags, a person decides. The queue shows the open flags with a clear
  * button each; clearing records who and when and keeps the row, shown under a toggle.
  */
-export function flagRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number): void {
+export function flagRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number, reads: Db = db): void {
   const render = async (csrf: string, message?: string) => {
-    const all = await listFlags(db, true);
+    const all = await listFlags(reads, true);
     const open = all.filter((f) => f.clearedAt === null);
     const cleared = all.filter((f) => f.clearedAt !== null).reverse();
     return (

@@ -25,6 +25,12 @@ export interface ConsoleOptions {
   origin?: string;
   /** The client address failed sign-ins are counted by (default: the TCP peer). */
   clientAddress?: (c: Context) => string;
+  /**
+   * Where the pages read (night reports, the request log, sources, flags, sites): on SQLite a
+   * pool of worker threads (src/store/read-pool.ts), so the console's biggest reads keep no
+   * other request waiting. Default: `db`. Sessions and every write use `db`.
+   */
+  reads?: Db;
 }
 
 /**
@@ -53,10 +59,11 @@ export function consoleRoutes(db: Db, opts: ConsoleOptions): Hono {
   app.use("*", requireSession(sessions, opts.now));
   app.use("*", requireCsrfToken());
   signOutRoute(app, sessions);
-  nightRoutes(app, db);
-  sourceRoutes(app, db, opts.now);
-  flagRoutes(app, db, opts.now);
-  siteRoutes(app, db, opts.now);
-  logRoutes(app, db);
+  const reads = opts.reads ?? db;
+  nightRoutes(app, reads);
+  sourceRoutes(app, db, opts.now, reads);
+  flagRoutes(app, db, opts.now, reads);
+  siteRoutes(app, db, opts.now, reads);
+  logRoutes(app, reads);
   return app as unknown as Hono;
 }

@@ -159,17 +159,17 @@ export function checkRuleForm(body: Record<string, unknown>): Checked {
  * pages stay listed). The journal reads them when each request is admitted, so a change here
  * holds from the next request on, in every process (the same rules `nor site` sets).
  */
-export function siteRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number): void {
+export function siteRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number, reads: Db = db): void {
   const render = async (csrf: string, message?: string) => {
     const t = now();
     const night = nightOf(t);
-    const rules = await siteRules(db);
-    const held = await heldSites(db, night, t);
+    const rules = await siteRules(reads);
+    const held = await heldSites(reads, night, t);
     const sites = [...new Set([...rules.map((r) => r.site), ...held.map((h) => h.site)])].sort();
     const states = new Map<string, SiteState | undefined>();
     for (const h of held) states.set(h.site, h);
-    for (const s of sites) if (!states.has(s)) states.set(s, await siteState(db, s));
-    const counts = await sourceCountsBySite(db, sites);
+    for (const s of sites) if (!states.has(s)) states.set(s, await siteState(reads, s));
+    const counts = await sourceCountsBySite(reads, sites);
     return (
       <ConsoleLayout title="Sites" csrf={csrf}>
         <Message text={message} />

@@ -23,13 +23,19 @@ function keep(r: StatusRow, show: Show, outcome: string): boolean {
 
 const sourceHref = (id: string) => `${BASE}/sources/${encodeURIComponent(id)}`;
 
-export function sourceRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number): void {
+/** `reads` serves the pages (off the event loop: src/store/read-pool.ts); `db` takes the marks. */
+export function sourceRoutes(
+  app: Hono<ConsoleEnv>,
+  db: Db,
+  now: () => number,
+  reads: Db = db,
+): void {
   app.get("/sources", async (c) => {
     const q = c.req.query("show") ?? "all";
     const show: Show = (SHOWS as readonly string[]).includes(q) ? (q as Show) : "all";
     const outcome = c.req.query("outcome") ?? "";
-    const rows = (await statusRows(db)).filter((r) => keep(r, show, outcome));
-    const names = await sourceNames(db);
+    const rows = (await statusRows(reads)).filter((r) => keep(r, show, outcome));
+    const names = await sourceNames(reads);
     return c.html(
       <ConsoleLayout title="Sources" csrf={c.get("session").csrfToken}>
         <form method="get" action={`${BASE}/sources`}>
@@ -88,10 +94,10 @@ export function sourceRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number): 
     message?: string,
     status: 200 | 400 | 409 = 200,
   ) => {
-    const row = (await statusRows(db)).find((r) => r.id === id);
+    const row = (await statusRows(reads)).find((r) => r.id === id);
     if (!row) return undefined;
-    const marks = await marksOf(db, id);
-    const name = (await sourceNames(db, [id])).get(id);
+    const marks = await marksOf(reads, id);
+    const name = (await sourceNames(reads, [id])).get(id);
     const via = row.lastOutcome
       ? viaText(row.way ? { used: row.way, skipped: row.skipped } : { skipped: row.skipped })
       : "-";

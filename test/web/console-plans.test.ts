@@ -1,0 +1,114 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Sqlite from "better-sqlite3";
+import { type CompiledQuery, Kysely, SqliteDialect } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStore, type Store } from "../../src/store/db.js";
+import { SqlRequestLog } from "../../src/store/request-log.js";
+import type { Database } from "../../src/store/schema/index.js";
+import { createApp } from "../../src/web/app.js";
+import { entry } from "../store/entries.js";
+import { Browser, PASSWORD, seedNight } from "./console-support.js";
+
+/**
+ * P27 and "never block": the statements the console really runs (captured while its pages are
+ * rendered, with their real parameters) are read through indexes. EXPLAIN QUERY PLAN, never
+ * timing. The overview and a night's report read no table whole, and the request-log search
+ * by time window and address (a site, a source, a URL) is driven by an index on the window.
+ */
+let store: Store;
+let dir: string;
+let plain: Sqlite.Database;
+let b: Browser;
+const captured: CompiledQuery[] = [];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "nor-console-plans-"));
+  store = await openStore({ kind: "sqlite", dir });
+  await seedNight(store.db);
+  const t0 = Date.UTC(2026, 10, 5, 6);
+  await new SqlRequestLog(store.db).appendMany(
+    Array.from({ length: 2_000 }, (_, i) =>
+      entry({
+        startedAt: t0 + i * 1_000,
+        night: "2026-11-05",
+        site: `site-${i % 7}.gov`,
+        url: `https://site-${i % 7}.gov/${i}`,
+        source: i % 2 ? "oh-a-agendas" : "oh-b-bids",
+      }),
+    ),
+  );
+  plain = new Sqlite(join(dir, "nor.db"), { readonly: true });
+  // The console reads through a kysely that writes down every statement it runs.
+  const logged = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: plain }),
+    log: (e) => {
+      if (e.level === "query") captured.push(e.query);
+    },
+  });
+  const app = createApp({
+    db: store.db,
+    reads: { public: store.db, console: logged },
+    now: () => Date.UTC(2026, 10, 5, 14),
+    console: { password: PASSWORD },
+  });
+  b = new Browser(app);
+  expect((await b.signIn()).status).toBe(303);
+});
+
+afterAll(async () => {
+  plain?.close();
+  await store?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The plan of every statement `path` ran, one string per statement. */
+async function plansOf(path: string): Promise<{ sql: string; plan: string }[]> {
+  captured.length = 0;
+  const res = await b.get(path);
+  expect(res.status, path).toBe(200);
+  expect(captured.length, path).toBeGreaterThan(0);
+  return captured.map((q) => ({
+    sql: q.sql,
+    plan: plain
+      .prepare(`EXPLAIN QUERY PLAN ${q.sql}`)
+      .all(...(q.parameters as unknown[]))
+      .map((r) => (r as { detail: string }).detail)
+      .join("\n"),
+  }));
+}
+
+/** A table read whole: SCAN without an index, or a full pass over one of its indexes. */
+const FULL_SCAN =
+  /\bSCAN (request_log|night_sources|night_catalog|records|flags|sources|governments)\b/;
+
+describe("the console's statements use indexes", () => {
+  it("the overview and a night's report read no table whole", async () => {
+    for (const path of ["/console", "/console/nights/2026-11-05"]) {
+      for (const { sql, plan } of await plansOf(path)) {
+        expect(plan, `${path}: ${sql}`).not.toMatch(FULL_SCAN);
+      }
+    }
+  });
+
+  it("P27: the request-log search by window and site, source or URL starts from an index on the window", async () => {
+    const window = { since: "2026-11-05 01:10", until: "2026-11-05 01:20" };
+    const searches = [
+      { ...window, site: "site-3.gov", index: "request_log_site_started_at" },
+      { ...window, source: "oh-a-agendas", index: "request_log_source_started_at" },
+      { ...window, url: "/12", index: "request_log_started_at" },
+      { ...window, index: "request_log_started_at" },
+    ];
+    for (const { index, ...form } of searches) {
+      const path = `/console/log?${new URLSearchParams(form)}`;
+      const log = (await plansOf(path)).filter((p) => /\bfrom "request_log"/.test(p.sql));
+      expect(log, path).toHaveLength(1);
+      const plan = log[0]?.plan ?? "";
+      // A range of the index on the window (and the address), in the order the page shows.
+      expect(plan, path).toMatch(new RegExp(`SEARCH request_log USING INDEX ${index} \\(`));
+      expect(plan, path).not.toMatch(FULL_SCAN);
+      expect(plan, path).not.toMatch(/TEMP B-TREE/);
+    }
+  });
+});
