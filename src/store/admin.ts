@@ -148,8 +148,17 @@ export interface StatusRow {
   flags: string[];
 }
 
-export async function statusRows(db: Db): Promise<StatusRow[]> {
-  const sources = await db.selectFrom("night_catalog").selectAll().orderBy("source_id").execute();
+/**
+ * Each source of the night's catalog (or of `ids`) with its latest mark, its latest night's
+ * outcome, its records and its open flags. The latest night is found per source through
+ * night_sources_by_source, so the rows read grow with the sources, not with the nights kept.
+ */
+export async function statusRows(db: Db, ids?: readonly string[]): Promise<StatusRow[]> {
+  if (ids?.length === 0) return [];
+  const only = ids ? [...new Set(ids)] : undefined;
+  let sq = db.selectFrom("night_catalog").selectAll().orderBy("source_id");
+  if (only) sq = sq.where("source_id", "in", only);
+  const sources = await sq.execute();
   const rows = new Map<string, StatusRow>();
   for (const s of sources) {
     rows.set(s.source_id, {
@@ -163,46 +172,52 @@ export async function statusRows(db: Db): Promise<StatusRow[]> {
       flags: [],
     });
   }
-  for (const [id, m] of await latestMarks(db)) {
+  for (const [id, m] of await latestMarks(db, only)) {
     const r = rows.get(id);
     if (!r) continue;
     r.reading = Number(m.reading) === 1;
     if (!r.reading && m.reason) r.notReadReason = m.reason;
   }
-  const outcomes = await db
-    .selectFrom("night_sources")
-    .select(["source_id", "night", "outcome", "reason", "way", "new_records"])
-    .orderBy("night", "asc")
-    .execute();
-  for (const o of outcomes) {
+  let oq = db
+    .selectFrom("night_catalog as nc")
+    .innerJoin("night_sources as ns", (join) =>
+      join.onRef("ns.source_id", "=", "nc.source_id").on("ns.night", "=", (eb) =>
+        eb
+          .selectFrom("night_sources as x")
+          .select((e) => e.fn.max("x.night").as("last"))
+          .whereRef("x.source_id", "=", "nc.source_id"),
+      ),
+    )
+    .select(["ns.source_id", "ns.night", "ns.outcome", "ns.reason", "ns.way", "ns.new_records"]);
+  if (only) oq = oq.where("nc.source_id", "in", only);
+  for (const o of await oq.execute()) {
     const r = rows.get(o.source_id);
     if (!r) continue;
     r.lastNight = o.night;
     r.lastOutcome = o.outcome;
     if (o.reason) r.lastReason = o.reason;
-    else delete r.lastReason;
     const choice = parseWayChoice(o.way);
     if (choice?.used) r.way = choice.used;
-    else delete r.way;
     r.skipped = choice?.skipped ?? [];
     r.newLastNight = Number(o.new_records);
   }
-  const counts = await db
+  let cq = db
     .selectFrom("records")
     .select(["source_id", (eb) => eb.fn.countAll<number | string>().as("n")])
-    .groupBy("source_id")
-    .execute();
-  for (const c of counts) {
+    .groupBy("source_id");
+  if (only) cq = cq.where("source_id", "in", only);
+  for (const c of await cq.execute()) {
     const r = rows.get(c.source_id);
     if (r) r.recordsKnown = Number(c.n);
   }
-  for (const f of await db
+  let fq = db
     .selectFrom("flags")
     .select(["source_id", "kind"])
     .where("cleared_at", "is", null)
-    .execute()) {
-    rows.get(f.source_id)?.flags.push(f.kind);
-  }
+    .orderBy("raised_at")
+    .orderBy("id");
+  if (only) fq = fq.where("source_id", "in", only);
+  for (const f of await fq.execute()) rows.get(f.source_id)?.flags.push(f.kind);
   return [...rows.values()];
 }
 

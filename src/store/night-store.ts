@@ -4,6 +4,7 @@
  * land together or not at all, which is what makes `kill -9` then `nor night` safe.
  */
 
+import type { Transaction } from "kysely";
 import type {
   CatalogRow,
   Committed,
@@ -23,6 +24,7 @@ import { holderDead } from "./holder.js";
 import { fromIso, toIso } from "./iso-time.js";
 import { latestMarks } from "./marks.js";
 import { chunks, insertRecords } from "./night-records.js";
+import type { Database } from "./schema/index.js";
 import { writeTxn } from "./write-txn.js";
 
 /** History older than this many nights is not read back (ordering and flags need a few). */
@@ -172,8 +174,27 @@ export class SqlNightStore implements NightStore, ValidatorStore {
     return out;
   }
 
-  async commit(night: string, r: SourceResult): Promise<Committed> {
+  /**
+   * Several sources' results in one transaction, each written as `commit` writes it: all land
+   * or none. For loading a store in bulk (the benchmarks); a night commits one source at a time.
+   */
+  async commitMany(night: string, results: readonly SourceResult[]): Promise<number> {
     return this.#db.transaction().execute(async (trx) => {
+      let newRecords = 0;
+      for (const r of results) newRecords += (await this.commit(night, r, trx)).newRecords;
+      return newRecords;
+    });
+  }
+
+  /** One source's result in one transaction (its own, or `within` one already open). */
+  async commit(
+    night: string,
+    r: SourceResult,
+    within?: Transaction<Database>,
+  ): Promise<Committed> {
+    const inTxn = <T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> =>
+      within ? fn(within) : this.#db.transaction().execute(fn);
+    return inTxn(async (trx) => {
       // The outcome row first, as the claim: a worker whose lane lease ran out while it was
       // paused may finish a source another worker has committed since. The second commit
       // writes nothing (PostgreSQL makes it wait for the first, then skip; on SQLite the

@@ -28,6 +28,7 @@ import {
   SqliteAdapter,
   SqliteIntrospector,
   SqliteQueryCompiler,
+  sql,
 } from "kysely";
 import { NorError } from "../errors.js";
 import type { Db, Store, StoreLocation } from "./db.js";
@@ -56,10 +57,18 @@ export async function openReadPool(dir: string, opts: ReadPoolOptions = {}): Pro
     file: join(dir, "nor.db"),
     ...(opts.hold ? { hold: opts.hold } : {}),
   };
-  const driver = new ReadPoolDriver(data, readers);
-  // Opened now, so a store that cannot be read is a startup error, not a failed page later.
-  await driver.init();
-  return new Kysely<Database>({ dialect: new ReadPoolDialect(driver) });
+  const db = new Kysely<Database>({
+    dialect: new ReadPoolDialect(new ReadPoolDriver(data, readers)),
+  });
+  // Opened now, through kysely (so that db.destroy() stops the readers), so a store that
+  // cannot be read is a startup error, not a failed page later.
+  try {
+    await sql`select 1`.execute(db);
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+  return db;
 }
 
 /**
@@ -226,15 +235,16 @@ class ReaderConnection implements DatabaseConnection {
 
   #start(): void {
     const w = new Worker(this.#file, { workerData: this.#data });
-    // Idle readers keep no process alive; a reader with a query in flight does (see #send).
-    w.unref();
     this.#worker = w;
     this.#dead = false;
     this.#ready = new Promise<void>((resolve, reject) => {
       w.on("message", (m: ReadReply) => {
         if ("kind" in m) {
-          if (m.kind === "ready") resolve();
-          else {
+          if (m.kind === "ready") {
+            resolve();
+            // Idle readers keep no process alive; one with a query in flight does (executeQuery).
+            if (this.#pending.size === 0) w.unref();
+          } else {
             reject(new NorError("E_STORE", `cannot open a reader of the store: ${m.message}`));
             void w.terminate();
           }

@@ -19,6 +19,12 @@ export interface RequestLogFilter {
   limit?: number;
 }
 
+/** Where a page of the log's answer ended: the last row's start (as stored) and id. */
+export interface RequestLogCursor {
+  startedAt: string;
+  id: number;
+}
+
 /** Rows per INSERT in appendMany: 17 columns × 500 stays under SQLite's variable limit. */
 const BATCH_ROWS = 500;
 
@@ -54,6 +60,35 @@ export class SqlRequestLog implements RequestLogPort {
 
   /** Attempts matching every given filter, in order of start time (then of logging). */
   async query(filter: RequestLogFilter = {}): Promise<RequestLogEntry[]> {
+    const rows = await this.#select(filter).execute();
+    return rows.map(fromRow);
+  }
+
+  /**
+   * The same answer a page at a time: at most `size` attempts after `after` (the previous
+   * page's `next`), and the cursor of the page's last row. Keyset, not OFFSET: every page
+   * starts from the index where the last one stopped, so a long download costs each page
+   * the same, and the web server answers other requests between pages.
+   */
+  async queryPage(
+    filter: RequestLogFilter,
+    size: number,
+    after?: RequestLogCursor,
+  ): Promise<{ entries: RequestLogEntry[]; next?: RequestLogCursor }> {
+    let q = this.#select({ ...filter, limit: size });
+    if (after)
+      q = q.where((eb) =>
+        eb(eb.refTuple("started_at", "id"), ">", eb.tuple(after.startedAt, after.id)),
+      );
+    const rows = await q.execute();
+    const last = rows[rows.length - 1];
+    return {
+      entries: rows.map(fromRow),
+      ...(last ? { next: { startedAt: last.started_at, id: Number(last.id) } } : {}),
+    };
+  }
+
+  #select(filter: RequestLogFilter) {
     let q = this.#db.selectFrom("request_log").selectAll();
     if (filter.since !== undefined) q = q.where("started_at", ">=", toIso(filter.since));
     if (filter.until !== undefined) q = q.where("started_at", "<", toIso(filter.until));
@@ -65,8 +100,7 @@ export class SqlRequestLog implements RequestLogPort {
     }
     q = q.orderBy("started_at", "asc").orderBy("id", "asc");
     if (filter.limit !== undefined) q = q.limit(Math.max(0, Math.floor(filter.limit)));
-    const rows = await q.execute();
-    return rows.map(fromRow);
+    return q;
   }
 }
 

@@ -4,12 +4,14 @@ import { join } from "node:path";
 import Sqlite from "better-sqlite3";
 import { type CompiledQuery, Kysely, SqliteDialect } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { importCatalog } from "../../src/sources/catalog-import.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import { SqlRequestLog } from "../../src/store/request-log.js";
 import type { Database } from "../../src/store/schema/index.js";
 import { createApp } from "../../src/web/app.js";
 import { entry } from "../store/entries.js";
 import { Browser, PASSWORD, seedNight } from "./console-support.js";
+import { catalog } from "./fixture.js";
 
 /**
  * P27 and "never block": the statements the console really runs (captured while its pages are
@@ -27,6 +29,15 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "nor-console-plans-"));
   store = await openStore({ kind: "sqlite", dir });
   await seedNight(store.db);
+  // The public pages' directory: the web tests' catalog (test-agendas, …).
+  const c = catalog();
+  const files = (xs: { id: string }[]) => new Map(xs.map((x) => [x.id, "catalog.yaml"]));
+  await importCatalog(
+    store.db,
+    c,
+    { governments: files(c.governments), sources: files(c.sources) },
+    Date.UTC(2026, 10, 1),
+  );
   const t0 = Date.UTC(2026, 10, 5, 6);
   await new SqlRequestLog(store.db).appendMany(
     Array.from({ length: 2_000 }, (_, i) =>
@@ -49,7 +60,7 @@ beforeAll(async () => {
   });
   const app = createApp({
     db: store.db,
-    reads: { public: store.db, console: logged },
+    reads: { public: logged, console: logged },
     now: () => Date.UTC(2026, 10, 5, 14),
     console: { password: PASSWORD },
   });
@@ -69,14 +80,15 @@ async function plansOf(path: string): Promise<{ sql: string; plan: string }[]> {
   const res = await b.get(path);
   expect(res.status, path).toBe(200);
   expect(captured.length, path).toBeGreaterThan(0);
-  return captured.map((q) => ({
-    sql: q.sql,
-    plan: plain
-      .prepare(`EXPLAIN QUERY PLAN ${q.sql}`)
-      .all(...(q.parameters as unknown[]))
-      .map((r) => (r as { detail: string }).detail)
-      .join("\n"),
-  }));
+  return captured.map((q) => ({ sql: q.sql, plan: planOf(q) }));
+}
+
+function planOf(q: CompiledQuery): string {
+  return plain
+    .prepare(`EXPLAIN QUERY PLAN ${q.sql}`)
+    .all(...(q.parameters as unknown[]))
+    .map((r) => (r as { detail: string }).detail)
+    .join("\n");
 }
 
 /** A table read whole: SCAN without an index, or a full pass over one of its indexes. */
@@ -90,6 +102,56 @@ describe("the console's statements use indexes", () => {
         expect(plan, `${path}: ${sql}`).not.toMatch(FULL_SCAN);
       }
     }
+  });
+
+  it("the sources page finds each source's latest night through an index: the rows it reads grow with the sources, not the nights", async () => {
+    for (const path of ["/console/sources", "/console/sources/oh-b-bids"]) {
+      const plans = await plansOf(path);
+      const latest = plans.filter((p) => /\bfrom "night_catalog" as "nc"/.test(p.sql));
+      expect(latest, path).toHaveLength(1);
+      expect(latest[0]?.plan, path).toMatch(/USING COVERING INDEX night_sources_by_source/);
+      for (const { sql, plan } of plans)
+        expect(plan, `${path}: ${sql}`).not.toMatch(/\bSCAN (request_log|night_sources)\b/);
+    }
+  });
+
+  it("a source page and /new read no night, record or log table whole (the checker-offline nights by their own index)", async () => {
+    for (const path of ["/sources/test-agendas", "/new", "/new.atom", "/api/new"]) {
+      const plans = await plansOf(path);
+      for (const { sql, plan } of plans)
+        expect(plan, `${path}: ${sql}`).not.toMatch(/\bSCAN (request_log|night_sources|records)\b/);
+      const offline = plans.filter((p) => /"outcome" = \?/.test(p.sql));
+      if (path !== "/new.atom") {
+        expect(offline, path).toHaveLength(1);
+        expect(offline[0]?.plan, path).toMatch(/USING COVERING INDEX night_sources_by_outcome \(/);
+      }
+    }
+  });
+
+  it("P27: the JSON download reads its pages from the index where the last one stopped, each row once, in order", async () => {
+    const form = { since: "2026-11-05 01:00", until: "2026-11-05 02:00" };
+    const path = `/console/log.json?${new URLSearchParams(form)}`;
+    const pages = (await plansOf(path)).filter((p) => /\bfrom "request_log"/.test(p.sql));
+    // 2,000 attempts in the hour: two full pages of 1,000, then an empty one.
+    expect(pages).toHaveLength(3);
+    expect(pages.filter((p) => /\("started_at", "id"\) > \(\?, \?\)/.test(p.sql))).toHaveLength(2);
+    for (const p of pages) {
+      expect(p.plan).toMatch(/SEARCH request_log USING INDEX request_log_started_at \(/);
+      expect(p.plan).not.toMatch(/TEMP B-TREE/);
+    }
+    const body = (await (await b.get(path)).json()) as {
+      count: number;
+      truncated: boolean;
+      attempts: { startedAt: string; url: string }[];
+    };
+    expect(body.count).toBe(2_000);
+    expect(body.truncated).toBe(false);
+    const urls = body.attempts.map((a) => a.url);
+    expect(new Set(urls).size).toBe(2_000);
+    expect(urls[0]).toBe("https://site-0.gov/0");
+    expect(urls[1_999]).toBe("https://site-4.gov/1999");
+    const times = body.attempts.map((a) => a.startedAt);
+    expect([...times].sort()).toEqual(times);
   });
 
   it("P27: the request-log search by window and site, source or URL starts from an index on the window", async () => {

@@ -3,7 +3,11 @@ import { UsageError } from "../../errors.js";
 import type { RequestLogEntry } from "../../net/types.js";
 import { siteOf } from "../../policy/site.js";
 import type { Db } from "../../store/db.js";
-import { type RequestLogFilter, SqlRequestLog } from "../../store/request-log.js";
+import {
+  type RequestLogCursor,
+  type RequestLogFilter,
+  SqlRequestLog,
+} from "../../store/request-log.js";
 import { toJson } from "../../store/request-log-view.js";
 import { parseTimeArg, TIME_ARG_HELP } from "../../store/time-args.js";
 import { Wide } from "../layout.js";
@@ -13,6 +17,8 @@ import { ConsoleLayout, Message, nyTime } from "./layout.js";
 /** Rows shown on the page; the JSON download goes further (P27: find it in seconds). */
 export const PAGE_CAP = 500;
 export const JSON_CAP = 50_000;
+/** Attempts read and written at a time in the JSON download. */
+export const JSON_PAGE = 1_000;
 
 const FIELDS = ["since", "until", "site", "url", "source"] as const;
 type Form = Record<(typeof FIELDS)[number], string>;
@@ -144,7 +150,9 @@ export function logRoutes(app: Hono<ConsoleEnv>, db: Db): void {
     );
   });
 
-  // The same search as a file: UTC times, every field `nor log --jsonl` gives.
+  // The same search as a file: UTC times, every field `nor log --jsonl` gives. Written a page
+  // of rows at a time as they are read, so a download of 50,000 attempts never holds the event
+  // loop longer than one page takes to turn into JSON (the reads themselves run off it).
   app.get("/log.json", async (c) => {
     const form = formOf((k) => c.req.query(k));
     let filter: RequestLogFilter;
@@ -154,13 +162,37 @@ export function logRoutes(app: Hono<ConsoleEnv>, db: Db): void {
       if (!(err instanceof UsageError)) throw err;
       return c.json({ error: err.message }, 400);
     }
-    const rows = await log.query({ ...filter, limit: JSON_CAP + 1 });
-    c.header("Content-Disposition", 'attachment; filename="request-log.json"');
-    return c.json({
-      search: form,
-      count: Math.min(rows.length, JSON_CAP),
-      truncated: rows.length > JSON_CAP,
-      attempts: rows.slice(0, JSON_CAP).map(toJson),
+    const enc = new TextEncoder();
+    let after: RequestLogCursor | undefined;
+    let count = 0;
+    let done = false;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(enc.encode(`{"search":${JSON.stringify(form)},"attempts":[`));
+      },
+      async pull(controller) {
+        if (done) return;
+        // One row past the cap says whether the answer was cut.
+        const want = Math.min(JSON_PAGE, JSON_CAP + 1 - count);
+        const page = await log.queryPage(filter, want, after);
+        const shown = page.entries.slice(0, JSON_CAP - count);
+        if (shown.length > 0) {
+          const items = shown.map((e) => JSON.stringify(toJson(e))).join(",");
+          controller.enqueue(enc.encode(count === 0 ? items : `,${items}`));
+        }
+        count += shown.length;
+        after = page.next;
+        if (page.entries.length < want || count >= JSON_CAP) {
+          const truncated = page.entries.length > shown.length;
+          controller.enqueue(enc.encode(`],"count":${count},"truncated":${truncated}}`));
+          controller.close();
+          done = true;
+        }
+      },
+    });
+    return c.body(body, 200, {
+      "Content-Type": "application/json; charset=UTF-8",
+      "Content-Disposition": 'attachment; filename="request-log.json"',
     });
   });
 }

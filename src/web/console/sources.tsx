@@ -94,7 +94,7 @@ export function sourceRoutes(
     message?: string,
     status: 200 | 400 | 409 = 200,
   ) => {
-    const row = (await statusRows(reads)).find((r) => r.id === id);
+    const [row] = await statusRows(reads, [id]);
     if (!row) return undefined;
     const marks = await marksOf(reads, id);
     const name = (await sourceNames(reads, [id])).get(id);
