@@ -30,4 +30,7 @@ export const Migrator: typeof K.Migrator = kysely.Migrator;
 export const PostgresAdapter: typeof K.PostgresAdapter = kysely.PostgresAdapter;
 export const PostgresDialect: typeof K.PostgresDialect = kysely.PostgresDialect;
 export const SqliteDialect: typeof K.SqliteDialect = kysely.SqliteDialect;
+export const SqliteAdapter: typeof K.SqliteAdapter = kysely.SqliteAdapter;
+export const SqliteIntrospector: typeof K.SqliteIntrospector = kysely.SqliteIntrospector;
+export const SqliteQueryCompiler: typeof K.SqliteQueryCompiler = kysely.SqliteQueryCompiler;
 export const sql: typeof K.sql = kysely.sql;

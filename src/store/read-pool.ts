@@ -15,23 +15,25 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import type {
+  DatabaseConnection,
+  DatabaseIntrospector,
+  Dialect,
+  DialectAdapter,
+  Driver,
+  QueryCompiler,
+  QueryResult,
+} from "kysely";
+import { NorError } from "../errors.js";
+import type { Db, Store, StoreLocation } from "./db.js";
 import {
   CompiledQuery,
-  type DatabaseConnection,
-  type DatabaseIntrospector,
-  type Dialect,
-  type DialectAdapter,
-  type Driver,
   Kysely,
-  type QueryCompiler,
-  type QueryResult,
   SqliteAdapter,
   SqliteIntrospector,
   SqliteQueryCompiler,
   sql,
-} from "kysely";
-import { NorError } from "../errors.js";
-import type { Db, Store, StoreLocation } from "./db.js";
+} from "./kysely.js";
 import type { ReadReply, ReadRequest, ReadWorkerData } from "./read-worker.js";
 import type { Database } from "./schema/index.js";
 
