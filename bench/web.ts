@@ -343,6 +343,7 @@ async function loop(url: string, cookie: string, stop: Promise<void>): Promise<n
 type Timed = { name: string; path: string; t: number };
 
 const ms = (x: number) => (x < 10 ? x.toFixed(1) : x.toFixed(0));
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} kB`;
 const ratio = (x: number) => `${x.toFixed(1)}×`;
 
 export async function run(): Promise<string> {
@@ -371,12 +372,12 @@ export async function run(): Promise<string> {
         "",
         `\`nor serve\` as a child process; autocannon in the parent, ${CONNECTIONS} connections, ${SECONDS} s per route, \`Accept-Encoding: gzip\`, one route after another.`,
         "",
-        "| route | p50 | p99 | req/s | p50 / static | p99 / static | static req/s / route req/s |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| route | answer (gzip) | p50 | p99 | req/s | p50 / static | p99 / static | static req/s / route req/s |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
       );
       for (const { name, r } of results) {
         lines.push(
-          `| ${name} | ${ms(r.latency.p50)} ms | ${ms(r.latency.p99)} ms | ${r.requests.average.toFixed(0)} | ${ratio(r.latency.p50 / Math.max(base.latency.p50, 1))} | ${ratio(r.latency.p99 / Math.max(base.latency.p99, 1))} | ${ratio(base.requests.average / r.requests.average)} |`,
+          `| ${name} | ${kb(r.throughput.average / r.requests.average)} | ${ms(r.latency.p50)} ms | ${ms(r.latency.p99)} ms | ${r.requests.average.toFixed(0)} | ${ratio(r.latency.p50 / Math.max(base.latency.p50, 1))} | ${ratio(r.latency.p99 / Math.max(base.latency.p99, 1))} | ${ratio(base.requests.average / r.requests.average)} |`,
         );
       }
 
