@@ -187,11 +187,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
   }
 
   /** One source's result in one transaction (its own, or `within` one already open). */
-  async commit(
-    night: string,
-    r: SourceResult,
-    within?: Transaction<Database>,
-  ): Promise<Committed> {
+  async commit(night: string, r: SourceResult, within?: Transaction<Database>): Promise<Committed> {
     const inTxn = <T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> =>
       within ? fn(within) : this.#db.transaction().execute(fn);
     return inTxn(async (trx) => {
