@@ -124,6 +124,14 @@ describe("the feeds of New on record", () => {
     expect(json.items?.[0]?.summary).toContain(EVIL);
   });
 
+  it("a value holding & or < is its exact text in the XML: no whitespace around its CDATA (ids, links, titles)", async () => {
+    for (const path of ["/new.atom", "/new.rss", "/new.atom?kind=village&records=agendas"]) {
+      const xml = await feed(path, /xml/);
+      expect(xml, path).toContain("CDATA"); // the case under test is present
+      expect(xml, path).not.toMatch(/>\s+<!\[CDATA\[|\]\]>\s+<\//);
+    }
+  });
+
   it("markup in titles stays text in the XML feeds: RSS descriptions are escaped HTML of the text", async () => {
     const atom = await feed("/new.atom", /atom/);
     expect(parseAtomFeed(atom).entries?.[0]?.title?.value).toBe("<img src=x onerror=alert(1)>");

@@ -64,48 +64,61 @@ function linkOf(origin: string, r: NewRecord): string {
   return httpHref(r.url) ?? `${origin}/sources/${encodeURIComponent(r.sourceId)}`;
 }
 
+/**
+ * The feed writer wraps a value holding `&`, `<` or `]]>` in CDATA on lines of its own; that
+ * indentation would become part of an Atom id, a link or a title. A CDATA section is the whole
+ * text of its element, so the whitespace between it and the element's tags is removed.
+ */
+export function tightCdata(xml: string): string {
+  return xml.replace(/>\s+<!\[CDATA\[/g, "><![CDATA[").replace(/\]\]>\s+<\//g, "]]></");
+}
+
 export function renderFeed(format: FeedFormat, c: FeedSpec): string {
   const page = `${c.origin}${c.pagePath}`;
   const self = `${c.origin}${c.selfPath(format)}`;
   const title = xmlText(c.title);
   const description = xmlText(c.description);
   if (format === "atom") {
-    return generateAtomFeed({
-      id: c.id,
-      title: { value: title, type: "text" },
-      subtitle: { value: description, type: "text" },
-      updated: c.updated,
-      links: [
-        { href: self, rel: "self", type: "application/atom+xml" },
-        { href: page, rel: "alternate", type: "text/html" },
-      ],
-      authors: [{ name: "New on Record" }],
-      entries: c.items.map((r) => ({
-        id: itemId(r),
-        title: { value: xmlText(r.title), type: "text" },
-        updated: new Date(r.firstSeenAt),
-        links: [{ href: linkOf(c.origin, r), rel: "alternate" }],
-        summary: { value: summaryOf(r), type: "text" },
-        categories: [{ term: xmlText(r.sourceRecords) }],
-      })),
-    });
+    return tightCdata(
+      generateAtomFeed({
+        id: c.id,
+        title: { value: title, type: "text" },
+        subtitle: { value: description, type: "text" },
+        updated: c.updated,
+        links: [
+          { href: self, rel: "self", type: "application/atom+xml" },
+          { href: page, rel: "alternate", type: "text/html" },
+        ],
+        authors: [{ name: "New on Record" }],
+        entries: c.items.map((r) => ({
+          id: itemId(r),
+          title: { value: xmlText(r.title), type: "text" },
+          updated: new Date(r.firstSeenAt),
+          links: [{ href: linkOf(c.origin, r), rel: "alternate" }],
+          summary: { value: summaryOf(r), type: "text" },
+          categories: [{ term: xmlText(r.sourceRecords) }],
+        })),
+      }),
+    );
   }
   if (format === "rss") {
-    return generateRssFeed({
-      title,
-      link: page,
-      description: escapeHtml(description),
-      lastBuildDate: c.updated,
-      atom: { links: [{ href: self, rel: "self", type: "application/rss+xml" }] },
-      items: c.items.map((r) => ({
-        title: xmlText(r.title),
-        link: linkOf(c.origin, r),
-        guid: { value: itemId(r), isPermaLink: false },
-        pubDate: new Date(r.firstSeenAt),
-        description: escapeHtml(summaryOf(r)),
-        categories: [{ name: xmlText(r.sourceRecords) }],
-      })),
-    });
+    return tightCdata(
+      generateRssFeed({
+        title,
+        link: page,
+        description: escapeHtml(description),
+        lastBuildDate: c.updated,
+        atom: { links: [{ href: self, rel: "self", type: "application/rss+xml" }] },
+        items: c.items.map((r) => ({
+          title: xmlText(r.title),
+          link: linkOf(c.origin, r),
+          guid: { value: itemId(r), isPermaLink: false },
+          pubDate: new Date(r.firstSeenAt),
+          description: escapeHtml(summaryOf(r)),
+          categories: [{ name: xmlText(r.sourceRecords) }],
+        })),
+      }),
+    );
   }
   const json = generateJsonFeed({
     title,
