@@ -5,7 +5,7 @@
  * daylight-saving changes never make a day 23 or 25 hours long here.
  */
 import { NorError } from "../errors.js";
-import { wallTimeAt } from "./zone.js";
+import { instantOf, wallTimeAt } from "./zone.js";
 
 /** The calendar date (YYYY-MM-DD) in `timeZone` at the instant `now` (ms since epoch). */
 export function nightOf(now: number, timeZone = "America/New_York"): string {
@@ -59,10 +59,31 @@ export function daysBetween(a: string, b: string): number {
 /** A night lasts at most a day: the next night may start 24 h after this one started. */
 export const NIGHT_SPAN_MS = 24 * 60 * 60 * 1000;
 
-/** When an unfinished night's time is over: its deadline or 24 h after its start (P13). */
-export function closingTime(startedAt: string, deadlineAt: string): number | undefined {
+/** When the night after `night` begins by the default schedule: 01:00 New York on the next date. */
+export function nextNightStart(night: string): number | undefined {
+  if (!isNightDate(night)) return undefined;
+  const [y, m, d] = addDays(night, 1).split("-").map(Number) as [number, number, number];
+  return instantOf(
+    { year: y, month: m, day: d, hour: 1, minute: 0, second: 0, ms: 0 },
+    "America/New_York",
+    "earlier",
+  );
+}
+
+/**
+ * When an unfinished night's time is over (P13): its deadline, 24 h after its start, or the
+ * start of the next night (01:00 New York on the date after its name), whichever comes first.
+ * So a night named Nov 30 but begun on Dec 3 is over at once, and a plain `nor night` begins
+ * tonight's with the options it is given.
+ */
+export function closingTime(
+  startedAt: string,
+  deadlineAt: string,
+  night?: string,
+): number | undefined {
   const start = Date.parse(startedAt);
   const deadline = Date.parse(deadlineAt);
   if (Number.isNaN(start) || Number.isNaN(deadline)) return undefined;
-  return Math.min(deadline, start + NIGHT_SPAN_MS);
+  const next = night === undefined ? undefined : nextNightStart(night);
+  return Math.min(deadline, start + NIGHT_SPAN_MS, next ?? Number.POSITIVE_INFINITY);
 }

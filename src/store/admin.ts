@@ -251,7 +251,7 @@ export async function settleUnfinishedNights(db: Db, now: number): Promise<Settl
     .execute();
   const out: SettledNights = { closed: [] };
   for (const r of rows) {
-    const end = closingTime(r.started_at, r.deadline_at);
+    const end = closingTime(r.started_at, r.deadline_at, r.night);
     const row: NightRow = {
       night: r.night,
       startedAt: r.started_at,
@@ -300,7 +300,7 @@ export async function recentNights(db: Db, limit: number): Promise<NightHistoryR
       .where("night", "=", n.night)
       .executeTakeFirst();
     const checked = Number(c?.n ?? 0);
-    const end = closingTime(n.started_at, n.deadline_at);
+    const end = closingTime(n.started_at, n.deadline_at, n.night);
     // settleUnfinishedNights sets the end to exactly that moment; a night that ran to its
     // end finishes when its last source is done.
     const closedIncomplete =

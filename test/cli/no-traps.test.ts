@@ -81,8 +81,9 @@ describe("an unfinished night", () => {
     }
   }
 
-  it("P13: is resumed only until its deadline or 24 h after it began, then closed incomplete", async () => {
-    const now = Date.UTC(2026, 11, 2, 6, 0, 0);
+  it("P13: is resumed only until its deadline, 24 h after it began or the next night's start, then closed incomplete", async () => {
+    // Midnight in New York, Dec 2: the night of Dec 2 starts at 01:00.
+    const now = Date.UTC(2026, 11, 2, 5, 0, 0);
     const dir = tmp();
     await storeWithNights(dir, [
       // Killed two days ago with a long deadline: over, because the next night has begun.
@@ -97,11 +98,11 @@ describe("an unfinished night", () => {
       expect(settled.closed.map((c) => [c.night, c.finishedAt])).toEqual([
         ["2026-11-30", new Date(now - 26 * HOUR).toISOString()],
       ]);
-      // Past its own deadline, the other one is closed too.
+      // Its deadline is 04:00, but the night of Dec 2 begins at 01:00: closed then.
       const later = await settleUnfinishedNights(store.db, now + 4 * HOUR);
       expect(later.resumable).toBeUndefined();
       expect(later.closed.map((c) => [c.night, c.finishedAt])).toEqual([
-        ["2026-12-01", new Date(now + 4 * HOUR).toISOString()],
+        ["2026-12-01", new Date(now + HOUR).toISOString()],
       ]);
     } finally {
       await store.close();

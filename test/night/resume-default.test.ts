@@ -4,9 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { nightOf } from "../../src/policy/night-date.js";
 import { ROOT, runNorAsync } from "../cli/run-nor.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
 import { rss, writeCatalog } from "./cli-night.js";
+
+/** Today's night in New York: a night under another date is over (its next night began). */
+const TONIGHT = nightOf(Date.now());
 
 /**
  * A night that runs past midnight and is killed must be resumed as the same night: `nor night`
@@ -66,7 +70,7 @@ describe("nor night without --night", () => {
     ];
     const first = spawn(
       process.execPath,
-      [join(ROOT, "bin", "nor.js"), ...args, "--night", "2026-11-05"],
+      [join(ROOT, "bin", "nor.js"), ...args, "--night", TONIGHT],
       { stdio: "ignore" },
     );
     let feeds = 0;
@@ -85,9 +89,9 @@ describe("nor night without --night", () => {
         .prepare("select night, source_id from night_sources order by source_id")
         .all();
       expect(rows).toEqual([
-        { night: "2026-11-05", source_id: "a" },
-        { night: "2026-11-05", source_id: "b" },
-        { night: "2026-11-05", source_id: "c" },
+        { night: TONIGHT, source_id: "a" },
+        { night: TONIGHT, source_id: "b" },
+        { night: TONIGHT, source_id: "c" },
       ]);
     } finally {
       db.close();
