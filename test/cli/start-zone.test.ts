@@ -35,6 +35,6 @@ describe("nor start --zone", () => {
     );
     const r = await nor("catalog", "check", f);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(RULE);
+    expect(`${r.stdout}${r.stderr}`).toContain(`timezone: ${RULE}`);
   });
 });
