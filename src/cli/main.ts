@@ -118,9 +118,28 @@ export function exitCodeOf(err: NorError): 1 | 2 {
   return err.code === "E_USAGE" || err.code === "E_CONFIG" || err.code === "E_CATALOG" ? 2 : 1;
 }
 
+/**
+ * What every command does when its standard output fails: a reader that closed early
+ * (`nor status | head -1`, EPIPE) is no failure, so the rest of the output is dropped and the
+ * command finishes as it would (a night is not cut short by a closed pager); any other error
+ * writing the output is thrown as before.
+ */
+export function onStdoutError(err: NodeJS.ErrnoException): void {
+  if (err.code === "EPIPE") stdoutClosed = true;
+  // Writes after the reader closed fail with ERR_STREAM_DESTROYED: dropped too.
+  else if (!(stdoutClosed && err.code === "ERR_STREAM_DESTROYED")) throw err;
+}
+let stdoutClosed = false;
+let stdoutGuarded = false;
+
 /** Runs the CLI; resolves to the exit code (0 done, 1 runtime failure, 2 usage or configuration). */
 export async function main(argv: string[]): Promise<number> {
   process.exitCode = 0;
+  // One place for every command's standard output (installed once per process).
+  if (!stdoutGuarded) {
+    stdoutGuarded = true;
+    process.stdout.on("error", onStdoutError);
+  }
   try {
     const program = await buildProgram(argv);
     await program.parseAsync(argv);

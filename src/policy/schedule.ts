@@ -10,7 +10,7 @@
  */
 import { Cron } from "croner";
 import { ConfigError, NorError } from "../errors.js";
-import { wallTimeAt } from "./zone.js";
+import { IANA_ZONE_RULE, isIanaZone } from "./zone.js";
 
 export interface DailyAt {
   hour: number;
@@ -28,7 +28,7 @@ export function parseDailyAt(text: string, zone: string): DailyAt {
   const minute = Number(m?.[2]);
   if (!m || hour > 23 || minute > 59)
     throw new ConfigError(`the night's time must be HH:MM on a 24-hour clock, not "${text}"`);
-  wallTimeAt(0, zone); // throws ConfigError naming an unknown zone
+  if (!isIanaZone(zone)) throw new ConfigError(`unknown time zone "${zone}": ${IANA_ZONE_RULE}`);
   return { hour, minute, zone };
 }
 

@@ -16,6 +16,26 @@ export interface WallTime {
   ms: number;
 }
 
+/** What a time zone must be, the same words wherever one is given (catalog, `nor start --zone`). */
+export const IANA_ZONE_RULE =
+  "must be an IANA time zone such as America/New_York or America/Chicago (an Area/City name, not an abbreviation like EST)";
+
+/**
+ * An IANA time zone the runtime knows, written as IANA writes it (`America/Chicago`,
+ * `America/Indiana/Indianapolis`, `UTC`). Abbreviations such as `EST` are refused: they are
+ * fixed offsets without daylight time, which no Ohio page or night means.
+ */
+export function isIanaZone(name: string): boolean {
+  if (name !== "UTC" && !/^[A-Z][A-Za-z_-]*(?:\/[A-Z0-9][A-Za-z0-9_+-]*)+$/.test(name))
+    return false;
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const DAY_MS = 86_400_000;
 const formats = new Map<string, Intl.DateTimeFormat>();
 

@@ -142,11 +142,15 @@ describe("an unfinished night", () => {
   });
 });
 
-describe("read-only commands and a missing store", () => {
+describe("commands on a store and a missing store", () => {
   it.each([
     [["status"]],
     [["flags"]],
     [["archive", "verify"]],
+    [["archive", "cdx"]],
+    [["site", "example.gov", "--gap", "5s", "--reason", "r"]],
+    [["site", "example.gov", "--not-read", "--reason", "r"]],
+    [["site", "example.gov"]],
     [["reparse", "--catalog", "CATALOG"]],
     [["mark", "a", "--read"]],
     [["log"]],

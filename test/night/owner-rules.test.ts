@@ -4,6 +4,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
+import { openStore } from "../../src/store/db.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
 import { gaps } from "../fleet/gaps.js";
 import { nightCli, rss, writeCatalog } from "./cli-night.js";
@@ -127,6 +128,8 @@ describe("site owners' requests (nor site), set while a night runs", () => {
   it("nor site lists the requests in force with their reason and date, and refuses a gap under the floor", async () => {
     const dir = mkdtempSync(join(tmpdir(), "nor-owner-"));
     dirs.push(dir);
+    // `nor site` works on a store that is there; it never makes one (a mistyped --data is exit 2).
+    await (await openStore({ kind: "sqlite", dir })).close();
     await nor([
       "site",
       "www.example.gov",

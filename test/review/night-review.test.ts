@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { openStore } from "../../src/store/db.js";
 import { runNorAsync } from "../cli/run-nor.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
 import { nightCli, rss, writeCatalog } from "../night/cli-night.js";
@@ -91,6 +92,8 @@ it("P21, P23: after a restart, a no said by a redirect target's site does not ma
 it("owners' requests (P10): `nor site` records a slower pace for a site with its reason", async () => {
   const dir = mkdtempSync(join(tmpdir(), "nor-review-site-"));
   dirs.push(dir);
+  // `nor site` works on a store that is there; it never makes one (a mistyped --data is exit 2).
+  await (await openStore({ kind: "sqlite", dir })).close();
   const r = await runNorAsync([
     "site",
     "example.gov",

@@ -2,9 +2,9 @@
  * `nor archive show|verify|cdx`: the operator's look into the private copy (P8). All three
  * read files and the store only; none opens a connection.
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { NorError, UsageError } from "../../errors.js";
+import { ConfigError, NorError, UsageError } from "../../errors.js";
 import {
   archiveDir,
   cdxLines,
@@ -76,7 +76,16 @@ async function verify(opts: DataOpts): Promise<void> {
 }
 
 async function cdx(opts: DataOpts & { out?: string }): Promise<void> {
-  const lines = await cdxLines(archiveDir(opts.data ?? "data"));
+  // Like show and verify: a mistyped --data is refused (exit 2), never an empty index.
+  const store = await openStore(storeLocationFromOptions(opts), { create: false });
+  await store.close();
+  // With PostgreSQL the store says nothing about --data: a data directory that is not there is
+  // refused too. A store no night has read into yet has an empty archive: no lines, exit 0.
+  const data = opts.data ?? "data";
+  const dir = archiveDir(data);
+  if (!existsSync(data))
+    throw new ConfigError(`no archive at ${dir} (check --data: ${data} does not exist)`);
+  const lines = await cdxLines(dir);
   const text = lines.length ? `${lines.join("\n")}\n` : "";
   if (opts.out) {
     writeFileSync(opts.out, text);

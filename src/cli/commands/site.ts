@@ -75,7 +75,8 @@ export function register(program: Command): void {
         if (!p.startsWith("/")) throw new UsageError(`--leave-alone: "${p}" must start with /`);
       const store = await openStore(
         storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
-        { create: changes > 0 },
+        // A mistyped --data is refused (exit 2), never an empty store made to hold one rule.
+        { create: false },
       );
       try {
         const now = Date.now();

@@ -23,7 +23,7 @@ import {
   nextRunAfter,
   parseDailyAt,
 } from "../../policy/schedule.js";
-import { formatInZone } from "../../policy/zone.js";
+import { formatInZone, IANA_ZONE_RULE, isIanaZone } from "../../policy/zone.js";
 import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
 import { importCatalog } from "../../sources/catalog-import.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
@@ -93,6 +93,8 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
   const clock = deps.clock ?? systemClock;
   const say = deps.say ?? ((line: string) => void process.stdout.write(`nor start: ${line}\n`));
   // Every option is checked before anything is written.
+  // The same rule as the catalog's timezone: EST and other fixed offsets are refused.
+  if (!isIanaZone(opts.zone)) throw new UsageError(`--zone: "${opts.zone}" ${IANA_ZONE_RULE}`);
   const at = parseDailyAt(opts.at, opts.zone);
   const port = Number(opts.port);
   if (!/^\d+$/.test(opts.port) || port > 65_535)

@@ -3,8 +3,10 @@
  * (load.ts), the JSON Schema in docs/catalog.schema.json (json-schema.ts) and docs/catalog.md.
  * Objects are strict: a misspelt key is an error, never silently ignored.
  */
+
 import { z } from "zod";
 import { DEFAULT_BACKFILL_PAGES } from "../../policy/constants.js";
+import { IANA_ZONE_RULE, isIanaZone } from "../../policy/zone.js";
 
 const id = z
   .string()
@@ -39,22 +41,8 @@ const isoDate = z
  */
 export const timezone = z
   .string()
-  .refine(isIanaZone, {
-    message:
-      "must be an IANA time zone such as America/New_York or America/Chicago (an Area/City name, not an abbreviation like EST)",
-  })
+  .refine(isIanaZone, { message: IANA_ZONE_RULE })
   .describe("IANA time zone, e.g. America/New_York");
-
-export function isIanaZone(name: string): boolean {
-  if (name !== "UTC" && !/^[A-Z][A-Za-z_-]*(?:\/[A-Z0-9][A-Za-z0-9_+-]*)+$/.test(name))
-    return false;
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export const governmentKind = z.enum([
   "county",
