@@ -82,7 +82,9 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
   }
 
   async isDone(night: string, sourceId: string): Promise<boolean> {
-    return (this.outcomes.get(sourceId) ?? []).some((o) => o.night === night);
+    return (this.outcomes.get(sourceId) ?? []).some(
+      (o) => o.night === night && o.outcome.kind !== "checker-offline",
+    );
   }
 
   async openNight(night: string, now: number, deadlineAt: number): Promise<NightState> {
@@ -112,7 +114,8 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       const mark = this.marks.get(id);
       const h: TonightHistory = {
         reading: mark?.reading ?? true,
-        doneTonight: all.some((o) => o.night === night),
+        // P20, P23: checker-offline tonight judged nothing: checked again on resume.
+        doneTonight: all.some((o) => o.night === night && o.outcome.kind !== "checker-offline"),
         unreachedLast: last !== undefined && NOT_CHECKED_OUTCOMES.has(last.outcome.kind),
         recentOutcomes: earlier.map((o) => o.outcome.kind).reverse(),
         recordsKnown: this.records.get(id)?.size ?? 0,
@@ -129,6 +132,12 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
   }
 
   async commit(night: string, r: SourceResult): Promise<Committed> {
+    const had = this.outcomes.get(r.sourceId);
+    if (had?.some((o) => o.night === night && o.outcome.kind === "checker-offline"))
+      this.outcomes.set(
+        r.sourceId,
+        had.filter((o) => !(o.night === night && o.outcome.kind === "checker-offline")),
+      );
     if (this.outcomes.get(r.sourceId)?.some((o) => o.night === night))
       return { newRecords: 0, already: true };
     const known = this.records.get(r.sourceId) ?? new Map();

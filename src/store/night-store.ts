@@ -137,7 +137,8 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       const h = out.get(r.source_id);
       if (!h) continue;
       if (r.night === night) {
-        h.doneTonight = true;
+        // P20, P23: a source the checker could not judge (offline) is checked again on resume.
+        if (r.outcome !== "checker-offline") h.doneTonight = true;
         continue;
       }
       const kind = r.outcome as NightOutcomeKind;
@@ -195,6 +196,14 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       // paused may finish a source another worker has committed since. The second commit
       // writes nothing (PostgreSQL makes it wait for the first, then skip; on SQLite the
       // write lock does the same) and says so; the night goes on.
+      // P20, P23: an earlier run's checker-offline said nothing about the source; a real
+      // outcome takes its place.
+      await trx
+        .deleteFrom("night_sources")
+        .where("night", "=", night)
+        .where("source_id", "=", r.sourceId)
+        .where("outcome", "=", "checker-offline")
+        .execute();
       const claimed = await trx
         .insertInto("night_sources")
         .values({
@@ -372,6 +381,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       .select("source_id")
       .where("night", "=", night)
       .where("source_id", "=", sourceId)
+      .where("outcome", "!=", "checker-offline")
       .executeTakeFirst();
     return row !== undefined;
   }

@@ -70,10 +70,12 @@ describe("the archive and the request log agree (P8, P12, P27)", () => {
   it("P8: every answer the log shows with a body has exactly one response or revisit record, and P12 validators come from the archive", async () => {
     const archive = await WarcArchive.open(t.archiveDir, t.archiveOptions);
     const log = new MemoryJournal();
-    const fetcher = createFetcher({
+    const robotsCache = new MemoryRobotsCache();
+    const options = (night: string) => ({
+      night,
       clock: systemClock,
       journal: log,
-      robotsCache: new MemoryRobotsCache(),
+      robotsCache,
       archive,
       gapMs: 5,
       transportOptions: {
@@ -82,12 +84,16 @@ describe("the archive and the request log agree (P8, P12, P27)", () => {
         bodyTimeoutMs: 5_000,
       },
     });
+    const fetcher = createFetcher(options("2026-11-05"));
+    // The next night asks again with the stored validators (tonight's answer is never asked
+    // again, P8): the 304 is read from the archive (P12).
+    const nextNight = createFetcher(options("2026-11-06"));
     try {
       const first = await fetcher.fetch({ url: `${base}/agendas`, purpose: "page", source: "s1" });
       expect(first.kind).toBe("ok");
       const validators = await validatorsFor(t.store.db, `${base}/agendas`);
       expect(validators).toEqual({ etag: '"v1"' });
-      const again = await fetcher.fetch({
+      const again = await nextNight.fetch({
         url: `${base}/agendas`,
         purpose: "page",
         source: "s1",
@@ -105,6 +111,7 @@ describe("the archive and the request log agree (P8, P12, P27)", () => {
       await fetcher.fetch({ url: `${base}/gone`, purpose: "page", source: "s4" });
     } finally {
       await fetcher.close();
+      await nextNight.close();
       await archive.close();
     }
 

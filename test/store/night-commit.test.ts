@@ -70,4 +70,28 @@ describe.each(makers)("a source committed twice in one night ($name)", (maker) =
       await close();
     }
   });
+
+  it("P20, P23: a source left checker-offline is not done: a resumed night checks it and its outcome takes the place", async () => {
+    const { store, close } = await maker.make();
+    try {
+      await store.openNight(NIGHT, T0, T0 + 6 * 3600_000);
+      await store.syncSources(
+        [{ id: "a.gov/0", government: "g", url: "https://a.gov/", site: "a.gov" }],
+        T0,
+      );
+      const offline: SourceResult = {
+        ...result([]),
+        outcome: { kind: "checker-offline", reason: "the checker could not reach the internet" },
+      };
+      expect((await store.commit(NIGHT, offline)).already).toBeUndefined();
+      expect(await store.isDone(NIGHT, "a.gov/0")).toBe(false);
+      const h = await store.histories(NIGHT, ["a.gov/0"]);
+      expect(h.get("a.gov/0")?.doneTonight).toBe(false);
+      const real = await store.commit(NIGHT, result(["1"]));
+      expect(real).toEqual({ newRecords: 1 });
+      expect(await store.isDone(NIGHT, "a.gov/0")).toBe(true);
+    } finally {
+      await close();
+    }
+  });
 });
