@@ -17,14 +17,14 @@ import type { ArchivePort } from "../../net/types.js";
 import type { Db } from "../db.js";
 import { processToken } from "../holder.js";
 import { type Capture, fromRow, indexedEnd, insertCapture, latestCapture } from "./captures.js";
+import { isDamaged, noteCaptureDamaged } from "./damaged.js";
 import { sha256Digest } from "./digest.js";
 import { DEFAULT_ROTATE_BYTES, fileName, listWarcFiles, seqOf } from "./files.js";
-import { readCapture, readMember } from "./read.js";
+import { readCapture } from "./read.js";
 import {
   type Exchange,
   type Original,
   requestRecord,
-  responsePayloadDigest,
   responseRecord,
   warcDate,
   warcinfoRecord,
@@ -164,9 +164,11 @@ export class WarcArchive implements ArchivePort {
     const digest = sha256Digest(body);
     const prior = body.length > 0 ? await latestCapture(this.#db, url) : undefined;
     const found = prior?.payloadDigest === digest ? await this.#originalOf(prior) : undefined;
-    // A revisit must point at a payload that still reads back whole; one deleted or damaged on
-    // disk would make this answer unrecoverable too, so the body is stored again in full.
-    const original = found && (await this.#readsBack(found.at, digest)) ? found : undefined;
+    // The index's digest is the digest of the bytes that were fsynced: the original is not
+    // read back here. A revisit must still point at a payload that is there: one whose file
+    // was deleted or cut short, or that a reader found damaged (damaged.ts), would make this
+    // answer unrecoverable too, so the body is then stored again in full.
+    const original = found && (await this.#stillThere(found.at)) ? found : undefined;
 
     const responseId = this.#recordId();
     const requestId = this.#recordId();
@@ -175,8 +177,8 @@ export class WarcArchive implements ArchivePort {
 
     const cur = await this.#fileFor(rec.length + req.length);
     const offset = cur.size;
-    await cur.fh.write(rec, 0, rec.length, offset);
-    await cur.fh.write(req, 0, req.length, offset + rec.length);
+    // One positioned write of both records (pwritev): they are adjacent members.
+    await writeAllAt(cur.fh, [rec, req], offset);
     // Durable before indexed: a row must never point at bytes a crash could lose.
     await cur.fh.datasync();
     cur.size += rec.length + req.length;
@@ -213,11 +215,11 @@ export class WarcArchive implements ArchivePort {
     return `<urn:uuid:${this.#ids.uuid()}>`;
   }
 
-  /** Read from disk, inflated (CRC checked) and digested whole, without a stream parser. */
-  async #readsBack(at: NonNullable<Capture["refersTo"]>, digest: string): Promise<boolean> {
+  /** The original's bytes are on disk (its file holds them whole) and no read found them damaged. */
+  async #stillThere(at: NonNullable<Capture["refersTo"]>): Promise<boolean> {
+    if (isDamaged(this.dir, at)) return false;
     try {
-      const bytes = await readMember(join(this.dir, at.file), at.offset, at.length);
-      return (await responsePayloadDigest(bytes, at.recordId)) === digest;
+      return (await stat(join(this.dir, at.file))).size >= at.offset + at.length;
     } catch {
       return false;
     }
@@ -278,10 +280,12 @@ export class WarcArchive implements ArchivePort {
     const capture = fromRow(row);
     try {
       const stored = await readCapture(this.dir, capture);
-      return sha256Digest(stored.body) === capture.payloadDigest ? stored.body : undefined;
+      if (sha256Digest(stored.body) === capture.payloadDigest) return stored.body;
     } catch {
-      return undefined;
+      // unreadable: as damaged as a wrong digest
     }
+    noteCaptureDamaged(this.dir, capture);
+    return undefined;
   }
 
   async #release(cur: Current): Promise<void> {
@@ -300,6 +304,20 @@ export class WarcArchive implements ArchivePort {
     await this.#queue;
     if (this.#current) await this.#release(this.#current);
     this.#current = undefined;
+  }
+}
+
+/** pwritev until every byte is written (a regular file rarely takes less than all at once). */
+async function writeAllAt(fh: FileHandle, parts: Uint8Array[], at: number): Promise<void> {
+  const total = parts.reduce((n, p) => n + p.length, 0);
+  const { bytesWritten } = await fh.writev(parts, at);
+  if (bytesWritten === total) return;
+  let rest = Buffer.concat(parts).subarray(bytesWritten);
+  let pos = at + bytesWritten;
+  while (rest.length > 0) {
+    const r = await fh.write(rest, 0, rest.length, pos);
+    rest = rest.subarray(r.bytesWritten);
+    pos += r.bytesWritten;
   }
 }
 
