@@ -18,58 +18,14 @@ import {
   MemoryNightStore,
   type ObservedRequest,
   runSimulatedNight,
-  type SimSite,
   type Simulation,
+  skewedFleet,
 } from "../src/night/simulate.js";
 import { MIN_GAP_MS } from "../src/policy/constants.js";
 import { addDays } from "../src/policy/night-date.js";
 
 const NIGHT = "2026-11-05";
 const CONCURRENCY = 64;
-
-/** Deterministic PRNG (mulberry32), so every run simulates the same fleet. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** `sources` over `sites`: one 600-source vendor host, ~3% medium sites, the rest 1–3. */
-export function fleet(sources: number, sites: number, seed = 7): SimSite[] {
-  const r = rng(seed);
-  const latency = () => Math.round(50 + r() ** 2 * 2_950); // 50 ms–3 s, most sites quick
-  const out: SimSite[] = [{ site: "vendor-0.com", latencyMs: 400, sources: 600 }];
-  const sizes: number[] = [];
-  for (let i = 1; i < sites; i++)
-    sizes.push(r() < 0.03 ? 5 + Math.floor(r() * 36) : 1 + Math.floor(r() * 3));
-  // Nudge random sites by one until the total is exact (each site stays within 1–40).
-  let total = 600 + sizes.reduce((a, b) => a + b, 0);
-  for (let guard = 0; total !== sources && guard < 10_000_000; guard++) {
-    const i = Math.floor(r() * sizes.length);
-    const n = sizes[i] as number;
-    if (total < sources && n < 40) {
-      sizes[i] = n + 1;
-      total++;
-    } else if (total > sources && n > 1) {
-      sizes[i] = n - 1;
-      total--;
-    }
-  }
-  sizes.forEach((n, i) => {
-    const s: SimSite = { site: `site-${i + 1}.org`, latencyMs: latency(), sources: n };
-    const kind = r();
-    if (kind < 0.02) s.saysNo = true;
-    else if (kind < 0.03) s.robotsStatus = 500;
-    else if (kind < 0.06) s.crawlDelayS = 3 + Math.floor(r() * 3);
-    out.push(s);
-  });
-  return out;
-}
 
 interface Measured {
   makespanMs: number;
@@ -109,7 +65,7 @@ function measure(sim: Simulation, observed: ObservedRequest[], t0: number): Meas
 
 async function makespanBench(): Promise<string[]> {
   const clock = new ManualClock();
-  const sim = buildSimulation(clock, fleet(10_000, 3_000));
+  const sim = buildSimulation(clock, skewedFleet(10_000, 3_000));
   const store = new MemoryNightStore();
   const ports = { journal: new MemoryJournal(), robotsCache: new MemoryRobotsCache() };
   const rows: string[] = [];
@@ -133,7 +89,7 @@ async function makespanBench(): Promise<string[]> {
 
 async function deadlineBench(): Promise<string> {
   const clock = new ManualClock();
-  const sim = buildSimulation(clock, fleet(90_000, 27_000, 11));
+  const sim = buildSimulation(clock, skewedFleet(90_000, 27_000, 11));
   const store = new MemoryNightStore();
   const journal = new MemoryJournal();
   const cpu0 = process.cpuUsage();

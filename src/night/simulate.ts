@@ -192,3 +192,57 @@ export async function runSimulatedNight(
 }
 
 export { MemoryNightStore };
+
+/** Deterministic PRNG (mulberry32), so every run simulates the same fleet. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * A fleet shaped like the catalog, from a fixed seed (the benchmark's and the tests'):
+ * `sources` over `sites`, one vendor host with `vendorSources` (default 600), ~3% medium
+ * sites (5–40 sources), the rest 1–3; latencies 50 ms–3 s skewed low; 2% of sites answer
+ * 403, 1% robots.txt 500, 3% a Crawl-delay of 3–5 s.
+ */
+export function skewedFleet(
+  sources: number,
+  sites: number,
+  seed = 7,
+  vendorSources = 600,
+): SimSite[] {
+  const r = rng(seed);
+  const latency = () => Math.round(50 + r() ** 2 * 2_950); // 50 ms–3 s, most sites quick
+  const out: SimSite[] = [{ site: "vendor-0.com", latencyMs: 400, sources: vendorSources }];
+  const sizes: number[] = [];
+  for (let i = 1; i < sites; i++)
+    sizes.push(r() < 0.03 ? 5 + Math.floor(r() * 36) : 1 + Math.floor(r() * 3));
+  // Nudge random sites by one until the total is exact (each site stays within 1–40).
+  let total = vendorSources + sizes.reduce((a, b) => a + b, 0);
+  for (let guard = 0; total !== sources && guard < 10_000_000; guard++) {
+    const i = Math.floor(r() * sizes.length);
+    const n = sizes[i] as number;
+    if (total < sources && n < 40) {
+      sizes[i] = n + 1;
+      total++;
+    } else if (total > sources && n > 1) {
+      sizes[i] = n - 1;
+      total--;
+    }
+  }
+  sizes.forEach((n, i) => {
+    const s: SimSite = { site: `site-${i + 1}.org`, latencyMs: latency(), sources: n };
+    const kind = r();
+    if (kind < 0.02) s.saysNo = true;
+    else if (kind < 0.03) s.robotsStatus = 500;
+    else if (kind < 0.06) s.crawlDelayS = 3 + Math.floor(r() * 3);
+    out.push(s);
+  });
+  return out;
+}
