@@ -7,7 +7,6 @@ import {
   fluidBound,
   MemoryNightStore,
   runSimulatedNight,
-  type SimSite,
   skewedFleet,
 } from "../../src/night/simulate.js";
 import { addDays } from "../../src/policy/night-date.js";
