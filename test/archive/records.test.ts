@@ -327,7 +327,7 @@ describe("reading a record back by hand, as warcio reads it (P8)", () => {
     }
     // Not an HTTP response or revisit (a request, a warcinfo): left to warcio.
     expect(parseHttpRecord(await requestRecord(page, ID2, ID))).toBeUndefined();
-    expect(parseHttpRecord(await warcinfoRecord("x.warc.gz", 0))).toBeUndefined();
+    expect(parseHttpRecord(await warcinfoRecord("x.warc.gz", 0, ID2))).toBeUndefined();
     // A damaged member does not inflate: an error, never a wrong body.
     const mine = Buffer.from(await responseRecord(page, ID, sha256Digest(page.response.body)));
     mine[Math.floor(mine.length / 2)]! ^= 0x01;
