@@ -1,177 +1,157 @@
 /**
- * The night's benchmark: the REAL scheduler and fetcher in virtual time (src/night/simulate.ts).
+ * The night's benchmark: the REAL scheduler and fetcher in virtual time (src/night/simulate.ts),
+ * so every number but the wall time is exact and repeatable.
  *
- * 1. 10,000 sources on 3,000 sites, skewed (one shared vendor host with 600 sources, most
- *    sites with 1–3), latencies 50 ms–3 s: makespan / lower bound, where the bound is
- *    max(the busiest lane's unavoidable time, total lane work / concurrency). A lane's
- *    unavoidable time is the sum of its requests' latencies plus the gaps between them;
- *    a lane holds its worker through its gaps, so total work counts them too. Target ≤ 1.02.
- * 2. 90,000 sources under an 8-hour deadline: sources reached, and scheduler CPU per request.
+ * 1. Makespan where total work / concurrency sets the bound (not one giant lane): 10,000
+ *    sources on 3,000 sites (a 60-source vendor host, ~3% medium sites, the rest 1–3),
+ *    latencies 50 ms–3 s, at 8 and at 32 lanes at once. Two bounds beside each other:
+ *    - gap-inclusive: max(busiest lane, Σ lane time / concurrency), where a lane's time is
+ *      its requests' latencies plus the gaps between them (a lane holds its worker through its
+ *      gaps, as the scheduler does);
+ *    - latency-only: max(busiest lane, Σ latencies / concurrency): what a scheduler that lent a
+ *      waiting lane's worker to another lane could at best reach.
+ * 2. A night too short for its sources: 30,000 sources / 27,000 sites, 4 lanes, 6 h, three
+ *    nights from an empty store: sources reached against the fluid bound (the most any order
+ *    can reach, from the sites' specification alone) and the fair bound (the most reachable
+ *    when last night's unreached must be reached first, P13); sources unreached two nights
+ *    running.
  *
- * Run: `npm run bench -- night` (compiles with tsconfig.bench.json into dist-bench/).
- * A benchmark never fails CI on a timing.
+ * Run: `npm run bench -- night`. A benchmark never fails CI on a timing.
  */
 import { ManualClock } from "../src/clock.js";
 import { MemoryJournal, MemoryRobotsCache } from "../src/net/memory-ports.js";
 import {
   buildSimulation,
+  fluidBound,
   MemoryNightStore,
   type ObservedRequest,
   runSimulatedNight,
-  type SimSite,
   type Simulation,
+  skewedFleet,
 } from "../src/night/simulate.js";
 import { MIN_GAP_MS } from "../src/policy/constants.js";
 import { addDays } from "../src/policy/night-date.js";
 
 const NIGHT = "2026-11-05";
-const CONCURRENCY = 64;
+const DAY = 24 * 3600_000;
 
-/** Deterministic PRNG (mulberry32), so every run simulates the same fleet. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** `sources` over `sites`: one 600-source vendor host, ~3% medium sites, the rest 1–3. */
-export function fleet(sources: number, sites: number, seed = 7): SimSite[] {
-  const r = rng(seed);
-  const latency = () => Math.round(50 + r() ** 2 * 2_950); // 50 ms–3 s, most sites quick
-  const out: SimSite[] = [{ site: "vendor-0.com", latencyMs: 400, sources: 600 }];
-  const sizes: number[] = [];
-  for (let i = 1; i < sites; i++)
-    sizes.push(r() < 0.03 ? 5 + Math.floor(r() * 36) : 1 + Math.floor(r() * 3));
-  // Nudge random sites by one until the total is exact (each site stays within 1–40).
-  let total = 600 + sizes.reduce((a, b) => a + b, 0);
-  for (let guard = 0; total !== sources && guard < 10_000_000; guard++) {
-    const i = Math.floor(r() * sizes.length);
-    const n = sizes[i] as number;
-    if (total < sources && n < 40) {
-      sizes[i] = n + 1;
-      total++;
-    } else if (total > sources && n > 1) {
-      sizes[i] = n - 1;
-      total--;
-    }
-  }
-  sizes.forEach((n, i) => {
-    const s: SimSite = { site: `site-${i + 1}.org`, latencyMs: latency(), sources: n };
-    const kind = r();
-    if (kind < 0.02) s.saysNo = true;
-    else if (kind < 0.03) s.robotsStatus = 500;
-    else if (kind < 0.06) s.crawlDelayS = 3 + Math.floor(r() * 3);
-    out.push(s);
-  });
-  return out;
-}
-
-interface Measured {
-  makespanMs: number;
-  bestLaneMs: number;
-  workMs: number;
-  bound: number;
-  ratio: number;
-  requests: number;
-}
-
-function measure(sim: Simulation, observed: ObservedRequest[], t0: number): Measured {
+function measure(sim: Simulation, observed: ObservedRequest[], t0: number, lanes: number) {
   const bySite = new Map<string, ObservedRequest[]>();
   for (const o of observed) {
     const l = bySite.get(o.site);
     if (l) l.push(o);
     else bySite.set(o.site, [o]);
   }
-  let bestLaneMs = 0;
-  let workMs = 0;
+  let busiest = 0;
+  let work = 0;
+  let latency = 0;
   for (const [site, reqs] of bySite) {
     const gap = Math.max(MIN_GAP_MS, (sim.sites.get(site)?.crawlDelayS ?? 0) * 1000);
-    const lane = reqs.reduce((s, q) => s + (q.end - q.start), 0) + (reqs.length - 1) * gap;
-    bestLaneMs = Math.max(bestLaneMs, lane);
-    workMs += lane;
+    const lat = reqs.reduce((s, q) => s + (q.end - q.start), 0);
+    const lane = lat + (reqs.length - 1) * gap;
+    busiest = Math.max(busiest, lane);
+    work += lane;
+    latency += lat;
   }
-  const makespanMs = Math.max(...observed.map((o) => o.end)) - t0;
-  const bound = Math.max(bestLaneMs, workMs / CONCURRENCY);
-  return {
-    makespanMs,
-    bestLaneMs,
-    workMs,
-    bound,
-    ratio: makespanMs / bound,
-    requests: observed.length,
-  };
+  const makespan = Math.max(...observed.map((o) => o.end)) - t0;
+  const withGaps = Math.max(busiest, work / lanes);
+  const latencyOnly = Math.max(busiest, latency / lanes);
+  return { makespan, busiest, work, latency, withGaps, latencyOnly, requests: observed.length };
 }
 
-async function makespanBench(): Promise<string[]> {
-  const clock = new ManualClock();
-  const sim = buildSimulation(clock, fleet(10_000, 3_000));
-  const store = new MemoryNightStore();
-  const ports = { journal: new MemoryJournal(), robotsCache: new MemoryRobotsCache() };
+const s = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
+
+async function makespanRows(): Promise<string[]> {
   const rows: string[] = [];
-  for (let d = 0; d < 2; d++) {
-    if (d > 0) await clock.advance(24 * 3600_000);
-    const from = sim.observed.length;
+  for (const lanes of [8, 32]) {
+    const clock = new ManualClock();
+    const sim = buildSimulation(clock, skewedFleet(10_000, 3_000, 7, 60));
     const t0 = clock.now();
-    await runSimulatedNight(clock, sim, store, {
-      night: addDays(NIGHT, d),
-      deadlineMs: 6 * 3600_000,
-      concurrency: CONCURRENCY,
-      ...ports,
+    await runSimulatedNight(clock, sim, new MemoryNightStore(), {
+      night: NIGHT,
+      deadlineMs: 12 * 3600_000,
+      concurrency: lanes,
     });
-    const m = measure(sim, sim.observed.slice(from), t0);
+    const m = measure(sim, sim.observed, t0, lanes);
     rows.push(
-      `| 10,000 sources / 3,000 sites, night ${d + 1} | ${m.requests} | ${(m.makespanMs / 1000).toFixed(1)} s | ${(m.bestLaneMs / 1000).toFixed(1)} s | ${(m.workMs / CONCURRENCY / 1000).toFixed(1)} s | **${m.ratio.toFixed(4)}** |`,
+      `| 10,000 sources / 3,000 sites, ${lanes} at once | ${m.requests} | ${s(m.makespan)} | ${s(m.busiest)} | ${s(m.work / lanes)} | ${s(m.latency / lanes)} | **${(m.makespan / m.withGaps).toFixed(3)}** | ${(m.makespan / m.latencyOnly).toFixed(2)} |`,
     );
   }
   return rows;
 }
 
-async function deadlineBench(): Promise<string> {
+async function shortNightRows(): Promise<string[]> {
+  const sites = skewedFleet(30_000, 27_000, 7);
+  const lanes = 4;
+  const deadlineMs = 6 * 3600_000;
   const clock = new ManualClock();
-  const sim = buildSimulation(clock, fleet(90_000, 27_000, 11));
+  const sim = buildSimulation(clock, sites);
   const store = new MemoryNightStore();
-  const journal = new MemoryJournal();
-  const cpu0 = process.cpuUsage();
-  const wall0 = process.hrtime.bigint();
-  const s = await runSimulatedNight(clock, sim, store, {
-    night: NIGHT,
-    deadlineMs: 8 * 3600_000,
-    concurrency: CONCURRENCY,
-    journal,
-  });
-  const cpu = process.cpuUsage(cpu0);
-  const wallS = Number(process.hrtime.bigint() - wall0) / 1e9;
-  const reached = sim.catalog.sources.length - (s.outcomes.unreached ?? 0);
-  const cpuPerReqUs = (cpu.user + cpu.system) / journal.rows.length;
-  const makespan = Math.max(...sim.observed.map((o) => o.end)) - (s.deadlineAt - 8 * 3600_000);
-  return (
-    `| 90,000 sources / 27,000 sites, 8 h deadline | ${reached} of 90,000 reached | ${journal.rows.length} requests | ` +
-    `virtual makespan ${(makespan / 3600_000).toFixed(2)} h | ${cpuPerReqUs.toFixed(0)} µs CPU per request (whole process: scheduler, fetcher, simulated transport) | ${wallS.toFixed(1)} s wall |`
-  );
+  const ports = { journal: new MemoryJournal(), robotsCache: new MemoryRobotsCache() };
+  const bound = fluidBound(sites, lanes, deadlineMs);
+  const rows: string[] = [];
+  let last = new Set<string>();
+  for (let d = 0; d < 3; d++) {
+    if (d > 0) await clock.advance(DAY);
+    const night = addDays(NIGHT, d);
+    const must = new Map<string, number>();
+    for (const id of last) {
+      const site = id.split("/")[0] as string;
+      must.set(site, (must.get(site) ?? 0) + 1);
+    }
+    const fair = fluidBound(sites, lanes, deadlineMs, must);
+    const t = performance.now();
+    await runSimulatedNight(clock, sim, store, { night, deadlineMs, concurrency: lanes, ...ports });
+    const wall = (performance.now() - t) / 1000;
+    const missed = new Set(
+      sim.catalog.sources
+        .filter((x) => store.outcomeOf(x.id, night)?.kind === "unreached")
+        .map((x) => x.id),
+    );
+    const twice = [...missed].filter((id) => last.has(id)).length;
+    const reached = sites.reduce((n, x) => n + x.sources, 0) - missed.size;
+    rows.push(
+      `| ${d + 1}${d === 0 ? " (no costs measured yet)" : ""} | ${reached.toLocaleString("en-US")} | ${bound.toFixed(0)} | **${((100 * reached) / bound).toFixed(1)}%** | ${fair.toFixed(0)} | ${((100 * reached) / fair).toFixed(1)}% | ${twice} | ${wall.toFixed(0)} s |`,
+    );
+    last = missed;
+  }
+  return rows;
 }
 
 export async function run(): Promise<string> {
-  const rows = await makespanBench();
-  const big = await deadlineBench();
+  const makespan = await makespanRows();
+  const short = await shortNightRows();
   return [
-    "## The night",
+    "## The night (simulated: real scheduler and fetcher, virtual time)",
     "",
     "Real scheduler and real fetcher (src/net/fetcher.ts) over a virtual-time transport",
-    "(src/night/simulate.ts), 64 lanes at once, 2 s floor, Crawl-delay 3–5 s on 3% of sites,",
-    "2% of sites answering 403, 1% with robots.txt 500. Bound = max(busiest lane's",
-    "unavoidable time, total lane work / 64).",
+    "(src/night/simulate.ts), 2 s floor, Crawl-delay 3–5 s on 3% of sites, 2% of sites answering",
+    "403, 1% with robots.txt 500; the fleet from a fixed seed (`skewedFleet`). Exact and",
+    "repeatable: only the wall time depends on the machine.",
     "",
-    "| run | requests | makespan | busiest lane | work / 64 | makespan / bound |",
-    "|---|---|---|---|---|---|",
-    ...rows,
+    "### Makespan where total work / concurrency sets the bound",
     "",
-    "| run | reached | requests | | CPU | |",
-    "|---|---|---|---|---|---|",
-    big,
+    "| run | requests | makespan | busiest lane | Σ lane time / lanes | Σ latency / lanes | makespan / gap-inclusive bound | makespan / latency-only bound |",
+    "|---|---|---|---|---|---|---|---|",
+    ...makespan,
+    "",
+    "A lane holds its worker through its 2 s gaps, so the gap-inclusive bound counts them; the",
+    "latency-only bound is what a scheduler lending a waiting lane's worker to another lane could",
+    "at best reach. The gap between the two columns is the price of holding workers through gaps.",
+    "",
+    "### A night too short for its sources (30,000 sources / 27,000 sites, 4 lanes, 6 h)",
+    "",
+    "| night | reached | fluid bound | reached / bound | fair bound | reached / fair bound | unreached two nights running | wall |",
+    "|---|---|---|---|---|---|---|---|",
+    ...short,
+    "",
+    "Fluid bound: the most sources any order can reach (lanes cheapest per source first, taken",
+    "fractionally into 4 × (6 h + the longest request); no lane is cut, none waits), computed",
+    "from the sites' specification, not from the planner (`fluidBound` in src/night/simulate.ts).",
+    "Fair bound: the same when last night's unreached must be reached first (P13). The first",
+    "night has no measured costs (every source is estimated alike); from the second on, last",
+    "nights' measured checks order the plan (src/night/lanes.ts). Before this plan (busiest",
+    "lanes first) issue 13 measured 17,796–21,587 sources a night on this fleet, against 25,631",
+    "it counted reachable (69–84%).",
   ].join("\n");
 }

@@ -3,7 +3,16 @@
  * Each bench module exports `run(): Promise<string>`; ratios are against a baseline measured
  * in the same run, because the machines here are shared and noisy.
  */
-const all = ["night", "archive", "records", "extract", "workers", "web"] as const;
+const all = [
+  "night",
+  "loopback",
+  "log",
+  "archive",
+  "records",
+  "extract",
+  "workers",
+  "web",
+] as const;
 
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2).filter((a) => !a.startsWith("-"));

@@ -1,7 +1,7 @@
 /**
  * Several workers on one PostgreSQL store: the REAL scheduler, fetcher, journal (group commit),
  * night store and robots cache, each worker with its own connection pool and lease holder, over
- * the simulated fleet of bench/night.ts in virtual time (src/night/simulate.ts).
+ * the simulated fleet of the night benchmark (skewedFleet) in virtual time (src/night/simulate.ts).
  *
  * For 1, 2 and 4 workers (each running 32 lanes at once): the makespan against its lower bound,
  * and the database round trips per request (every statement the pg clients sent: BEGIN,
@@ -18,7 +18,12 @@ import pg from "pg";
 import { ManualClock } from "../src/clock.js";
 import { createFetcher } from "../src/net/fetcher.js";
 import { runNight } from "../src/night/run-night.js";
-import { buildSimulation, type ObservedRequest, simReader } from "../src/night/simulate.js";
+import {
+  buildSimulation,
+  type ObservedRequest,
+  simReader,
+  skewedFleet,
+} from "../src/night/simulate.js";
 import { MIN_GAP_MS } from "../src/policy/constants.js";
 import { isRecheckNight } from "../src/policy/recheck.js";
 import { siteOf } from "../src/policy/site.js";
@@ -26,7 +31,6 @@ import { openStore, type Store } from "../src/store/db.js";
 import { SqlJournal } from "../src/store/journal.js";
 import { SqlNightStore } from "../src/store/night-store.js";
 import { SqlRobotsCache } from "../src/store/robots-cache.js";
-import { fleet } from "./night.js";
 
 const NIGHT = "2026-11-05";
 const LANES_PER_WORKER = 32;
@@ -147,7 +151,7 @@ async function oneRun(base: string, workers: number, sources: number): Promise<R
   const url = await freshSchema(base, `nor_bench_workers_${workers}`);
   const clock = new ManualClock(Date.parse("2026-11-05T06:00:00Z"));
   // Without the one 600-source vendor host, so that lane work / lanes sets the bound.
-  const specs = fleet(sources, Math.round(sources * 0.3), 11).filter((s) => s.sources < 600);
+  const specs = skewedFleet(sources, Math.round(sources * 0.3), 11).filter((s) => s.sources < 600);
   const sim = buildSimulation(clock, specs);
   const stores: Store[] = [];
   for (let w = 0; w < workers; w++) stores.push(await openStore({ kind: "postgres", url }));

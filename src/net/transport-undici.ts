@@ -162,11 +162,17 @@ type RawBody = AsyncIterable<unknown> & { destroy(err?: Error): unknown };
  * `timeout-body`, which P15 never retries. Leaving early, or finishing, releases the socket.
  */
 export function timedBody(body: RawBody, totalMs: number): AsyncIterable<Uint8Array> {
-  const cut = new TransportBodyError(
-    "timeout-body",
-    `body not complete within ${totalMs} ms of its headers (P14)`,
+  // The error is made only when it happens: an Error captures a stack trace, per request.
+  const timer = setTimeout(
+    () =>
+      body.destroy(
+        new TransportBodyError(
+          "timeout-body",
+          `body not complete within ${totalMs} ms of its headers (P14)`,
+        ),
+      ),
+    totalMs,
   );
-  const timer = setTimeout(() => body.destroy(cut), totalMs);
   let open = true;
   const finish = () => {
     if (!open) return;

@@ -1,8 +1,19 @@
 /**
  * P9: one lane per site. The plan groups tonight's sources into lanes and orders them:
  * inside a lane, sources not reached last night first (P13), then by longest since last
- * checked; across lanes, lanes holding unreached sources first, then the busiest lanes first
- * (longest-processing-time first), so the night's makespan is bounded by its longest lane.
+ * checked; across lanes, lanes holding unreached sources first (P13), then:
+ *
+ * - when the night's estimated work fits before the deadline (total / concurrency), the
+ *   busiest lanes first (longest-processing-time first), so the night's makespan is bounded
+ *   by its longest lane;
+ * - when it does not, the cheapest lanes per source first (the estimated time a lane holds
+ *   its worker, divided by its sources), which reaches the most sources before the deadline
+ *   cuts: a worker spends the night's scarce time where it buys the most sources. The ones
+ *   cut are among the costliest per source; they are tonight's unreached and go first
+ *   tomorrow, so no source waits two nights running unless last night's unreached alone
+ *   overfill a night (shortNightOrder).
+ *
+ * Never a shorter gap or a skipped robots.txt: only the order changes (P10, P13).
  */
 import { MIN_GAP_MS } from "../policy/constants.js";
 import type { Source } from "../sources/catalog/types.js";
@@ -33,19 +44,112 @@ export function compareSources(a: PlannedSource, b: PlannedSource): number {
   return a.source.id < b.source.id ? -1 : a.source.id > b.source.id ? 1 : 0;
 }
 
+export interface PlanOptions {
+  /** Lanes worked at once. */
+  concurrency: number;
+  /** Time left before the deadline, ms. */
+  availableMs: number;
+}
+
+/** Estimated ms per source: the time the lane holds a worker, shared by its sources. */
+function costPerSource(l: Lane): number {
+  return l.estimateMs / l.sources.length;
+}
+
+/** Cheapest per source first; at equal cost the lane with more sources, then by site. */
+function byCost(a: Lane, b: Lane): number {
+  const ca = costPerSource(a);
+  const cb = costPerSource(b);
+  if (ca !== cb) return ca - cb;
+  if (a.sources.length !== b.sources.length) return b.sources.length - a.sources.length;
+  return bySite(a, b);
+}
+
+function bySite(a: Lane, b: Lane): number {
+  return a.site < b.site ? -1 : a.site > b.site ? 1 : 0;
+}
+
+/**
+ * How much of the night's estimated work does not fit before the deadline, ms of a worker's
+ * time (0 when it fits). Without options (a plan outside a night) it is taken to fit.
+ */
+export function overflowMs(lanes: readonly Lane[], opts?: PlanOptions): number {
+  if (!opts) return 0;
+  let total = 0;
+  for (const l of lanes) total += l.estimateMs;
+  return Math.max(0, total - Math.max(1, opts.concurrency) * opts.availableMs);
+}
+
+/**
+ * The order of a night too short for its sources (P13). Last night's unreached first, cheapest
+ * per source first among them; then the rest cheapest first, so the deadline cuts among the
+ * costliest. Which of them: about `overflow` of work is cut tonight and goes first tomorrow,
+ * when as much again is cut from the rest. Cutting tonight the very costliest (the fewest
+ * sources) leaves tomorrow the next tier (more sources), and the nights alternate between a
+ * good and a poor one. So the costliest lanes worth twice the overflow (the "tail": what
+ * tonight and tomorrow cut between them) are split: tonight's cut is chosen from the tail's
+ * lanes not waiting since last night, worth the overflow and holding about half the tail's
+ * sources, and goes last; the rest of the tail runs before it. Each night then cuts about half
+ * the tail's sources. Lanes never measured are all estimated alike, so a first night cuts
+ * arbitrarily among them; from the next night on the measured costs order the plan.
+ */
+function shortNightOrder(lanes: Lane[], overflow: number): Lane[] {
+  const waited = lanes.filter((l) => l.hasUnreached).sort(byCost);
+  const rest = lanes.filter((l) => !l.hasUnreached).sort(byCost);
+  const tail = new Set<Lane>();
+  const all = [...lanes].sort(byCost);
+  let tailSources = 0;
+  let acc = 0;
+  for (let i = all.length - 1; i >= 0 && acc < 2 * overflow; i--) {
+    const l = all[i] as Lane;
+    tail.add(l);
+    acc += l.estimateMs;
+    tailSources += l.sources.length;
+  }
+  const candidates = rest.filter((l) => tail.has(l));
+  const cut = chooseCut(candidates, overflow, tailSources / 2);
+  const before: Lane[] = [];
+  const last: Lane[] = [];
+  for (const l of rest) (cut.has(l) ? last : before).push(l);
+  return [...waited, ...before, ...last];
+}
+
+/**
+ * Lanes worth `cost` of work holding about `sources` sources, from `lanes` (cheapest per
+ * source first): taken from either end, the costly end while the pick holds too many sources
+ * for its cost, the cheap end while it holds too few.
+ */
+function chooseCut(lanes: readonly Lane[], cost: number, sources: number): Set<Lane> {
+  const out = new Set<Lane>();
+  const perSource = sources > 0 ? cost / sources : Number.POSITIVE_INFINITY;
+  let lo = 0;
+  let hi = lanes.length - 1;
+  let c = 0;
+  let n = 0;
+  while (lo <= hi && c < cost) {
+    const costly = n === 0 || c / n < perSource;
+    const l = lanes[costly ? hi-- : lo++] as Lane;
+    out.add(l);
+    c += l.estimateMs;
+    n += l.sources.length;
+  }
+  return out;
+}
+
 export function planLanes(
   items: readonly PlannedSource[],
   siteOfSource: (s: Source) => string,
+  opts?: PlanOptions,
 ): Lane[] {
-  const bySite = new Map<string, PlannedSource[]>();
+  const bySiteMap = new Map<string, PlannedSource[]>();
   for (const it of items) {
     const site = siteOfSource(it.source);
-    const list = bySite.get(site);
+    const list = bySiteMap.get(site);
     if (list) list.push(it);
-    else bySite.set(site, [it]);
+    else bySiteMap.set(site, [it]);
   }
   const lanes: Lane[] = [];
-  for (const [site, sources] of bySite) {
+  for (const [site, sources] of bySiteMap) {
     sources.sort(compareSources);
     let estimateMs = 0;
     for (const s of sources) estimateMs += s.history.lastDurationMs ?? DEFAULT_SOURCE_ESTIMATE_MS;
@@ -56,10 +160,12 @@ export function planLanes(
       hasUnreached: sources.some((s) => s.history.unreachedLast),
     });
   }
+  const overflow = overflowMs(lanes, opts);
+  if (overflow > 0) return shortNightOrder(lanes, overflow);
   lanes.sort((a, b) => {
     if (a.hasUnreached !== b.hasUnreached) return a.hasUnreached ? -1 : 1;
     if (a.estimateMs !== b.estimateMs) return b.estimateMs - a.estimateMs;
-    return a.site < b.site ? -1 : a.site > b.site ? 1 : 0;
+    return bySite(a, b);
   });
   return lanes;
 }

@@ -119,7 +119,12 @@ export async function runNight(
       skippedNotRead++; // P25: not a recheck night, so no request at all
     } else planned.push({ source, history });
   }
-  const lanes = planLanes(planned, siteOfSource);
+  // P13: when tonight's estimated work does not fit before the deadline, the plan reaches
+  // the most sources it can (cheapest lanes first, last night's unreached before all).
+  const lanes = planLanes(planned, siteOfSource, {
+    concurrency: opts.concurrency,
+    availableMs: Math.max(0, state.deadlineAt - clock.now()),
+  });
   // P21 across a restart: the fetcher's "closed" list lives in memory; the store remembers.
   const closed = await store.closedSites(opts.night);
   const fetcher = await deps.makeFetcher(state);

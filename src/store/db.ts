@@ -6,6 +6,7 @@ import { NorError } from "../errors.js";
 import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "./kysely.js";
 import { migrationProvider } from "./migrations/index.js";
 import type { Database } from "./schema/index.js";
+import { StatementCache } from "./statement-cache.js";
 
 export type Db = Kysely<Database>;
 
@@ -61,7 +62,10 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
       const why = cause instanceof Error ? `: ${cause.message}` : "";
       throw new NorError("E_STORE", `cannot open the store at ${file}${why}`, { cause });
     }
-    db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+    // Each SQL text is compiled once and its statement reused (statement-cache.ts).
+    db = new Kysely<Database>({
+      dialect: new ImmediateSqliteDialect({ database: new StatementCache(sqlite) }),
+    });
   } else {
     const { default: pg } = await import("pg");
     const pool = new pg.Pool({ connectionString: loc.url, max: 4 });

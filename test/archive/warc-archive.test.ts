@@ -8,6 +8,7 @@ import { capturesOf, latestCapture, validatorsFor } from "../../src/store/archiv
 import { sha256Digest } from "../../src/store/archive/digest.js";
 import { listWarcFiles } from "../../src/store/archive/files.js";
 import { readCapture } from "../../src/store/archive/read.js";
+import { verifyArchive } from "../../src/store/archive/verify.js";
 import { WarcArchive } from "../../src/store/archive/warc-archive.js";
 import { exchange, type TempStore, tempStore } from "./support/fixtures.js";
 
@@ -31,6 +32,78 @@ describe("WarcArchive (P8)", () => {
   });
   afterEach(async () => {
     await t.cleanup();
+  });
+
+  it("P8: answers arriving together share one pwritev, one fdatasync and one index insert; each resolves with its bytes and row durable, and every record reads back", async () => {
+    const a = await WarcArchive.open(t.archiveDir, t.archiveOptions);
+    // The first write opens a file; count the syncs of the writes that arrive together after it.
+    await a.write(exchange("http://127.0.0.2/first", "first", { at: 1_000 }));
+    const proto = Object.getPrototypeOf(
+      await (await import("node:fs/promises")).open(join(t.archiveDir, a.currentFile!), "r"),
+    ) as { datasync(): Promise<void> };
+    const real = proto.datasync;
+    let syncs = 0;
+    proto.datasync = function (this: unknown) {
+      syncs++;
+      return real.call(this);
+    };
+    try {
+      const urls = Array.from({ length: 20 }, (_, i) => `http://127.0.0.${2 + (i % 5)}/p/${i}`);
+      const done: string[] = [];
+      await Promise.all(
+        urls.map((u, i) =>
+          a.write(exchange(u, `body ${i}`, { at: 2_000 + i })).then(async () => {
+            // Resolved: its row is committed (and so its bytes were synced before it).
+            expect(await latestCapture(t.store.db, u)).toBeDefined();
+            done.push(u);
+          }),
+        ),
+      );
+      expect(done.sort()).toEqual([...urls].sort());
+      expect(syncs).toBeGreaterThan(0);
+      expect(syncs).toBeLessThan(urls.length);
+    } finally {
+      proto.datasync = real;
+    }
+    await a.close();
+    for (let i = 0; i < 20; i++) {
+      const c = await latestCapture(t.store.db, `http://127.0.0.${2 + (i % 5)}/p/${i}`);
+      const back = await readCapture(t.archiveDir, c!);
+      expect(new TextDecoder().decode(back.body)).toBe(`body ${i}`);
+    }
+    const report = await verifyArchive(t.archiveDir, t.store.db);
+    expect(report.problems).toEqual([]);
+    expect(report.records).toBe(1 + 2 * 21);
+  });
+
+  it("P8: a batch that rotates files makes each file durable before closing it, and one exchange that cannot be written fails alone", async () => {
+    const a = await WarcArchive.open(t.archiveDir, { ...t.archiveOptions, rotateBytes: 1 });
+    const bad = exchange("http://127.0.0.2/bad", "x", { at: 500 });
+    (bad.request.headers as Record<string, string>)["bad name"] = "v";
+    const results = await Promise.allSettled([
+      ...Array.from({ length: 6 }, (_, i) =>
+        a.write(exchange(`http://127.0.0.2/r/${i}`, `page ${i}`, { at: 1_000 + i })),
+      ),
+      a.write(bad),
+      a.write(exchange("http://127.0.0.2/after", "after", { at: 2_000 })),
+    ]);
+    expect(results.map((r) => r.status)).toEqual([
+      ...Array(6).fill("fulfilled"),
+      "rejected",
+      "fulfilled",
+    ]);
+    await a.close();
+    // One exchange a file (rotateBytes 1), each file whole and indexed.
+    expect(listWarcFiles(t.archiveDir)).toHaveLength(7);
+    const report = await verifyArchive(t.archiveDir, t.store.db);
+    expect(report.problems).toEqual([]);
+    for (let i = 0; i < 6; i++) {
+      const c = await latestCapture(t.store.db, `http://127.0.0.2/r/${i}`);
+      expect(new TextDecoder().decode((await readCapture(t.archiveDir, c!)).body)).toBe(
+        `page ${i}`,
+      );
+    }
+    expect(await latestCapture(t.store.db, "http://127.0.0.2/bad")).toBeUndefined();
   });
 
   it("P8: writes a WARC 1.1 response and request record per exchange, each its own gzip member, that warcio reads back", async () => {

@@ -88,8 +88,10 @@ export function fromRow(r: CapturesTable): Capture {
   return c;
 }
 
-export async function insertCapture(db: Db, c: Capture): Promise<void> {
-  await db.insertInto("captures").values(toRow(c)).execute();
+/** Several captures in one statement: one transaction, all committed or none. */
+export async function insertCaptures(db: Db, cs: readonly Capture[]): Promise<void> {
+  if (cs.length === 0) return;
+  await db.insertInto("captures").values(cs.map(toRow)).execute();
 }
 
 /**

@@ -5,12 +5,13 @@
  * fields, blank line, block, CRLF CRLF), digested with node:crypto and gzipped alone with
  * node:zlib as its own member (WARC 1.1 Annex D), so any record can be read alone from its
  * offset. No stream or wasm hasher per record: a record costs about one gzip and two sha256
- * passes over its bytes. Reading stays with warcio (read.ts, verify.ts), which is also what
- * the tests read the records back with.
+ * passes over its bytes (a revisit: its headers only; the original is not read back, see
+ * warc-archive.ts). Reading stays with warcio (read.ts, verify.ts), which is also what the
+ * tests read the records back with.
  */
 import { STATUS_CODES } from "node:http";
 import { promisify } from "node:util";
-import { gunzip, gunzipSync, gzip, gzipSync } from "node:zlib";
+import { gzip, gzipSync } from "node:zlib";
 import { NorError } from "../../errors.js";
 import type { ArchivePort } from "../../net/types.js";
 import { sha256Digest } from "./digest.js";
@@ -121,7 +122,6 @@ function targetUri(url: string): string {
  * (`head` then `payload`), and the CRLF CRLF that ends a record (§4).
  */
 const gzipOnPool = promisify(gzip);
-const gunzipOnPool = promisify(gunzip);
 
 /**
  * Records up to this size are deflated inline (under about 10 ms here); a larger one (a
@@ -223,58 +223,4 @@ export async function warcinfoRecord(
     ["Content-Type", WARC_FIELDS],
   ];
   return member(fields, Buffer.from(fieldLines(info), "utf8"), EMPTY);
-}
-
-/** Inflating a record never yields more than a 20 MiB body (P14) plus its headers allow. */
-const MAX_RECORD_BYTES = 24 * 1024 * 1024;
-
-/**
- * The sha256 payload digest of the `response` record `recordId` held in one gzip member, or
- * undefined when the member is not wholly that: it must inflate with a good CRC (RFC 1952
- * §2.3.1), be one WARC record carrying that WARC-Record-ID and type, with a block of exactly
- * Content-Length bytes and nothing after its closing CRLF CRLF. The writer uses it to check
- * that a revisit's original still reads back (P8) without a stream parser: every failure
- * answers undefined, and the caller then stores the body again in full.
- */
-export async function responsePayloadDigest(
-  bytes: Uint8Array,
-  recordId: string,
-): Promise<string | undefined> {
-  let raw: Buffer;
-  try {
-    const opts = { maxOutputLength: MAX_RECORD_BYTES };
-    // Compressed HTML is a quarter of its size or less: this is about INLINE_BYTES inflated.
-    raw =
-      bytes.length > INLINE_BYTES / 4 ? await gunzipOnPool(bytes, opts) : gunzipSync(bytes, opts);
-  } catch {
-    return undefined;
-  }
-  const headEnd = raw.indexOf(CRLFCRLF);
-  if (headEnd < 0) return undefined;
-  const lines = raw.toString("utf8", 0, headEnd).split("\r\n");
-  if (!/^WARC\/1\.[01]$/.test(lines[0] ?? "")) return undefined;
-  const fields = new Map<string, string>();
-  for (const line of lines.slice(1)) {
-    const colon = line.indexOf(":");
-    if (colon <= 0) return undefined;
-    fields.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
-  }
-  const length = fields.get("content-length") ?? "";
-  if (
-    fields.get("warc-record-id") !== recordId ||
-    fields.get("warc-type") !== "response" ||
-    !/^\d+$/.test(length)
-  ) {
-    return undefined;
-  }
-  const blockStart = headEnd + CRLFCRLF.length;
-  const blockEnd = blockStart + Number(length);
-  if (raw.length !== blockEnd + CRLFCRLF.length || !raw.subarray(blockEnd).equals(CRLFCRLF)) {
-    return undefined;
-  }
-  // The HTTP head ends at the block's first CRLF CRLF: no field line holds a bare CRLF.
-  const block = raw.subarray(blockStart, blockEnd);
-  const split = block.indexOf(CRLFCRLF);
-  if (split < 0) return undefined;
-  return sha256Digest(block.subarray(split + CRLFCRLF.length));
 }

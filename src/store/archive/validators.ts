@@ -9,6 +9,7 @@
 import type { StoredCopy, ValidatorStore } from "../../night/reader.js";
 import type { Db } from "../db.js";
 import { fromRow, latestCapture, validatorsFor } from "./captures.js";
+import { noteCaptureDamaged } from "./damaged.js";
 import { sha256Digest } from "./digest.js";
 import { readCapture } from "./read.js";
 
@@ -41,12 +42,16 @@ export class ArchiveValidators implements ValidatorStore {
     const capture = fromRow(row);
     try {
       const stored = await readCapture(this.#dir, capture);
-      if (sha256Digest(stored.body) !== capture.payloadDigest) return undefined;
+      if (sha256Digest(stored.body) !== capture.payloadDigest) {
+        noteCaptureDamaged(this.#dir, capture);
+        return undefined;
+      }
       const copy: StoredCopy = { url: stored.url, body: stored.body };
       const type = stored.headers["content-type"];
       if (type !== undefined) copy.contentType = type;
       return copy;
     } catch {
+      noteCaptureDamaged(this.#dir, capture);
       return undefined; // unreadable: asked again, as if never stored
     }
   }
@@ -61,9 +66,11 @@ export class ArchiveValidators implements ValidatorStore {
     try {
       stored = await readCapture(this.#dir, capture);
     } catch (err) {
+      noteCaptureDamaged(this.#dir, capture);
       return { lost: `${capture.file}@${capture.offset}: ${(err as Error).message}` };
     }
     if (sha256Digest(stored.body) !== capture.payloadDigest) {
+      noteCaptureDamaged(this.#dir, capture);
       return { lost: `${capture.file}@${capture.offset}: payload digest does not match` };
     }
     const copy: StoredCopy = { url: stored.url, body: stored.body };

@@ -16,15 +16,15 @@ import type { IdSource } from "../../ids.js";
 import type { ArchivePort } from "../../net/types.js";
 import type { Db } from "../db.js";
 import { processToken } from "../holder.js";
-import { type Capture, fromRow, indexedEnd, insertCapture, latestCapture } from "./captures.js";
+import { type Capture, fromRow, indexedEnd, insertCaptures, latestCapture } from "./captures.js";
+import { isDamaged, noteCaptureDamaged } from "./damaged.js";
 import { sha256Digest } from "./digest.js";
 import { DEFAULT_ROTATE_BYTES, fileName, listWarcFiles, seqOf } from "./files.js";
-import { readCapture, readMember } from "./read.js";
+import { readCapture } from "./read.js";
 import {
   type Exchange,
   type Original,
   requestRecord,
-  responsePayloadDigest,
   responseRecord,
   warcDate,
   warcinfoRecord,
@@ -39,6 +39,22 @@ export interface WarcArchiveOptions {
   rotateBytes?: number;
   db: Db;
 }
+
+interface Pending {
+  ex: Exchange;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+/** One exchange's two records and its capture row, before its place in a file is known. */
+interface Built {
+  rec: Uint8Array;
+  req: Uint8Array;
+  capture: Capture;
+}
+
+/** Exchanges per batch: 32 capture rows × 22 columns stay far under any parameter limit. */
+const MAX_BATCH = 32;
 
 interface Current {
   name: string;
@@ -56,8 +72,9 @@ export class WarcArchive implements ArchivePort {
   readonly #rotateBytes: number;
   #current: Current | undefined;
   #seq: number;
-  /** Writes are serialized: one writer, records appended whole, in order. */
-  #queue: Promise<unknown> = Promise.resolve();
+  /** Writes waiting for the next batch; one batch at a time, records appended whole, in order. */
+  #pending: Pending[] = [];
+  #draining: Promise<void> | undefined;
   #closed = false;
   /** Bytes cut off the last file on open (a record half-written by a killed process). */
   recoveredBytes = 0;
@@ -151,46 +168,121 @@ export class WarcArchive implements ArchivePort {
     throw new NorError("E_ARCHIVE", `${this.dir}: no free WARC file name after 1000 tries`);
   }
 
+  /**
+   * Resolves once the exchange's records are on disk (fdatasync) and its capture row is
+   * committed, in that order (P8). Writes that arrive while a batch is being made durable wait
+   * and go together into the next one: their records appended with one pwritev and one
+   * fdatasync, their rows inserted in one statement, so a busy night pays one sync of each kind
+   * per batch, not per answer. Nothing resolves before its own bytes and row are durable.
+   */
   write(exchange: Exchange): Promise<void> {
     if (this.#closed) return Promise.reject(new NorError("E_ARCHIVE", "archive is closed"));
-    const run = this.#queue.then(() => this.#write(exchange));
-    this.#queue = run.catch(() => undefined);
-    return run;
+    return new Promise<void>((resolve, reject) => {
+      this.#pending.push({ ex: exchange, resolve, reject });
+      this.#draining ??= this.#drain();
+    });
   }
 
-  async #write(ex: Exchange): Promise<void> {
+  async #drain(): Promise<void> {
+    try {
+      while (this.#pending.length > 0) {
+        await this.#writeBatch(this.#pending.splice(0, MAX_BATCH));
+      }
+    } finally {
+      this.#draining = undefined;
+    }
+  }
+
+  async #writeBatch(batch: Pending[]): Promise<void> {
+    const planned: { p: Pending; capture: Capture }[] = [];
+    const settled = new Set<Pending>();
+    let cur: Current | undefined;
+    let parts: Uint8Array[] = [];
+    let start = 0;
+    let startHadRecords = false;
+    const flush = async (): Promise<void> => {
+      if (!cur || parts.length === 0) return;
+      // One positioned write of the batch's records (pwritev): they are adjacent members.
+      await writeAllAt(cur.fh, parts, start);
+      // Durable before indexed: a row must never point at bytes a crash could lose.
+      await cur.fh.datasync();
+      parts = [];
+    };
+    try {
+      for (const p of batch) {
+        let built: Built;
+        try {
+          built = await this.#build(p.ex);
+        } catch (err) {
+          settled.add(p);
+          p.reject(err);
+          continue;
+        }
+        const len = built.rec.length + built.req.length;
+        const now = this.#current;
+        // A file is closed when it rotates: what was appended to it is made durable first.
+        if (now && now === cur && now.hasRecords && now.size + len > this.#rotateBytes) {
+          await flush();
+        }
+        const f = await this.#fileFor(len);
+        if (f !== cur) {
+          cur = f;
+          start = f.size;
+          startHadRecords = f.hasRecords;
+        }
+        built.capture.file = f.name;
+        built.capture.offset = f.size;
+        built.capture.requestOffset = f.size + built.rec.length;
+        parts.push(built.rec, built.req);
+        f.size += len;
+        f.hasRecords = true;
+        planned.push({ p, capture: built.capture });
+      }
+      await flush();
+      await insertCaptures(
+        this.#db,
+        planned.map((x) => x.capture),
+      );
+    } catch (err) {
+      // Nothing of this batch is indexed: its bytes in the current file are overwritten by the
+      // next batch (a rotated file's are cut off when it is next opened, past its last row).
+      if (cur && cur === this.#current) {
+        cur.size = start;
+        cur.hasRecords = startHadRecords;
+      }
+      for (const p of batch) if (!settled.has(p)) p.reject(err);
+      return;
+    }
+    for (const x of planned) x.p.resolve();
+  }
+
+  /** One exchange's records and capture row (its place in a file is filled in by the batch). */
+  async #build(ex: Exchange): Promise<Built> {
     const url = ex.response.url;
     const body = ex.response.body;
     const digest = sha256Digest(body);
     const prior = body.length > 0 ? await latestCapture(this.#db, url) : undefined;
     const found = prior?.payloadDigest === digest ? await this.#originalOf(prior) : undefined;
-    // A revisit must point at a payload that still reads back whole; one deleted or damaged on
-    // disk would make this answer unrecoverable too, so the body is stored again in full.
-    const original = found && (await this.#readsBack(found.at, digest)) ? found : undefined;
+    // The index's digest is the digest of the bytes that were fsynced: the original is not
+    // read back here. A revisit must still point at a payload that is there: one whose file
+    // was deleted or cut short, or that a reader found damaged (damaged.ts), would make this
+    // answer unrecoverable too, so the body is then stored again in full.
+    const original = found && (await this.#stillThere(found.at)) ? found : undefined;
 
     const responseId = this.#recordId();
     const requestId = this.#recordId();
     const rec = await responseRecord(ex, responseId, digest, original?.warc);
     const req = await requestRecord(ex, requestId, responseId);
 
-    const cur = await this.#fileFor(rec.length + req.length);
-    const offset = cur.size;
-    await cur.fh.write(rec, 0, rec.length, offset);
-    await cur.fh.write(req, 0, req.length, offset + rec.length);
-    // Durable before indexed: a row must never point at bytes a crash could lose.
-    await cur.fh.datasync();
-    cur.size += rec.length + req.length;
-    cur.hasRecords = true;
-
     const h = ex.response.headers;
     const capture: Capture = {
       recordId: responseId,
       url,
       fetchedAt: ex.fetchedAt,
-      file: cur.name,
-      offset,
+      file: "",
+      offset: 0,
       length: rec.length,
-      requestOffset: offset + rec.length,
+      requestOffset: 0,
       requestLength: req.length,
       recordType: original ? "revisit" : "response",
       method: ex.request.method,
@@ -205,7 +297,7 @@ export class WarcArchive implements ArchivePort {
     if (h["last-modified"] !== undefined) capture.lastModified = h["last-modified"];
     if (ex.source !== undefined) capture.source = ex.source;
     if (original) capture.refersTo = original.at;
-    await insertCapture(this.#db, capture);
+    return { rec, req, capture };
   }
 
   /** A WARC-Record-ID: a `urn:uuid:` URN in angle brackets (WARC 1.1 §5.2). */
@@ -213,11 +305,11 @@ export class WarcArchive implements ArchivePort {
     return `<urn:uuid:${this.#ids.uuid()}>`;
   }
 
-  /** Read from disk, inflated (CRC checked) and digested whole, without a stream parser. */
-  async #readsBack(at: NonNullable<Capture["refersTo"]>, digest: string): Promise<boolean> {
+  /** The original's bytes are on disk (its file holds them whole) and no read found them damaged. */
+  async #stillThere(at: NonNullable<Capture["refersTo"]>): Promise<boolean> {
+    if (isDamaged(this.dir, at)) return false;
     try {
-      const bytes = await readMember(join(this.dir, at.file), at.offset, at.length);
-      return (await responsePayloadDigest(bytes, at.recordId)) === digest;
+      return (await stat(join(this.dir, at.file))).size >= at.offset + at.length;
     } catch {
       return false;
     }
@@ -278,10 +370,12 @@ export class WarcArchive implements ArchivePort {
     const capture = fromRow(row);
     try {
       const stored = await readCapture(this.dir, capture);
-      return sha256Digest(stored.body) === capture.payloadDigest ? stored.body : undefined;
+      if (sha256Digest(stored.body) === capture.payloadDigest) return stored.body;
     } catch {
-      return undefined;
+      // unreadable: as damaged as a wrong digest
     }
+    noteCaptureDamaged(this.dir, capture);
+    return undefined;
   }
 
   async #release(cur: Current): Promise<void> {
@@ -297,9 +391,23 @@ export class WarcArchive implements ArchivePort {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#queue;
+    while (this.#draining) await this.#draining;
     if (this.#current) await this.#release(this.#current);
     this.#current = undefined;
+  }
+}
+
+/** pwritev until every byte is written (a regular file rarely takes less than all at once). */
+async function writeAllAt(fh: FileHandle, parts: Uint8Array[], at: number): Promise<void> {
+  const total = parts.reduce((n, p) => n + p.length, 0);
+  const { bytesWritten } = await fh.writev(parts, at);
+  if (bytesWritten === total) return;
+  let rest = Buffer.concat(parts).subarray(bytesWritten);
+  let pos = at + bytesWritten;
+  while (rest.length > 0) {
+    const r = await fh.write(rest, 0, rest.length, pos);
+    rest = rest.subarray(r.bytesWritten);
+    pos += r.bytesWritten;
   }
 }
 

@@ -1,0 +1,66 @@
+/**
+ * The loopback sites of bench/loopback.ts, in a process of their own so that the engine's CPU
+ * is the bench process's alone. `node loopback-sites.js SITES`: one HTTP server per site on
+ * 127.0.0.2, 127.0.0.3, … (each an IP literal, so each its own site, P9), port 0. Every site
+ * answers robots.txt with 404 (allow all) and /feed/N.rss with an RSS list of three items,
+ * with an ETag and Last-Modified, and 304 to a matching If-None-Match (P12).
+ * Prints one JSON line `{"origins": [...]}` once all listen; answers the IPC message "count"
+ * with the requests seen so far; exits when its parent disconnects.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+const SITES = Number(process.argv[2] ?? "200");
+const LAST_MODIFIED = "Thu, 05 Nov 2026 08:00:00 GMT";
+let requests = 0;
+
+function rss(origin: string, n: string): string {
+  const items = [1, 2, 3]
+    .map(
+      (i) =>
+        `<item><title>Agenda ${n}.${i}</title><link>${origin}/agenda/${n}/${i}</link><guid>${origin}/agenda/${n}/${i}</guid><pubDate>Tue, 0${i} Nov 2026 18:00:00 GMT</pubDate></item>`,
+    )
+    .join("");
+  return `<?xml version="1.0"?><rss version="2.0"><channel><title>Agendas ${n}</title><link>${origin}/</link><description>Council agendas</description>${items}</channel></rss>`;
+}
+
+async function listen(host: string): Promise<{ server: Server; origin: string }> {
+  let origin = "";
+  const server = createServer((req, res) => {
+    requests++;
+    const path = req.url ?? "/";
+    const m = /^\/feed\/(\d+)\.rss$/.exec(path);
+    if (!m) {
+      res.writeHead(404, { "content-type": "text/plain" }).end("not found");
+      return;
+    }
+    const etag = `"v1-${m[1]}"`;
+    if (req.headers["if-none-match"] === etag) {
+      res.writeHead(304, { etag, "last-modified": LAST_MODIFIED }).end();
+      return;
+    }
+    res
+      .writeHead(200, {
+        "content-type": "application/rss+xml",
+        etag,
+        "last-modified": LAST_MODIFIED,
+      })
+      .end(rss(origin, m[1] as string));
+  });
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const port = (server.address() as AddressInfo).port;
+  origin = `http://${host}:${port}`;
+  return { server, origin };
+}
+
+const servers = await Promise.all(
+  Array.from({ length: SITES }, (_, i) => listen(`127.0.0.${2 + (i % 250)}`)),
+);
+process.on("message", (m) => {
+  if (m === "count") process.send?.({ requests });
+});
+process.on("disconnect", () => {
+  for (const s of servers) s.server.close();
+  process.exit(0);
+});
+process.stdout.write(`${JSON.stringify({ origins: servers.map((s) => s.origin) })}\n`);

@@ -1,0 +1,228 @@
+/**
+ * The engine end to end: a REAL `nor night` (the CLI's own code, in this process: catalog
+ * import, the SQL journal, the real fetcher over undici, the WARC archive, records and
+ * outcomes in SQLite) against loopback sites served by a child process (bench/loopback-sites.ts),
+ * so this process's CPU (process.cpuUsage) is the engine's alone. The gap is shortened to 0,
+ * which P10 allows only on loopback with --allow-private-addresses; every other floor holds.
+ *
+ * In the same run, the same requests made
+ * - by bare undici (one keep-alive connection per site, the same number of lanes at once), and
+ * - by undici plus one durable SQLite row per request (WAL, synchronous=FULL: an fsync per
+ *   commit), the durable floor (src/store/durable-floor.ts).
+ * Baselines run before and after the engine, and the better of each pair is the floor used
+ * (the machine is shared: drift shows as the gap between the two).
+ *
+ * Night 1: robots.txt + every feed, all new (200s, archived, records stored). Night 2: every
+ * feed asked with its validators, 304, the copy read back from the archive (P8, P12).
+ * `BENCH_SITES` (default 200) and `BENCH_SOURCES_PER_SITE` (default 10) size it.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { Agent } from "undici";
+import { main } from "../src/cli/main.js";
+import { DEFAULT_CONCURRENCY } from "../src/policy/constants.js";
+import { openDurableFloor } from "../src/store/durable-floor.js";
+
+const UA = "public-records-check/0.1 (+mailto:frankie@outpostagencies.com)";
+
+interface Req {
+  url: string;
+  headers: Record<string, string>;
+}
+
+interface Cost {
+  requests: number;
+  cpuUs: number;
+  wallMs: number;
+}
+
+async function startSites(n: number): Promise<{ child: ChildProcess; origins: string[] }> {
+  const child = spawn(process.execPath, [join(import.meta.dirname, "loopback-sites.js"), `${n}`], {
+    stdio: ["ignore", "pipe", "inherit", "ipc"],
+  });
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const first = await new Promise<string>((resolve, reject) => {
+    lines.once("line", resolve);
+    child.once("exit", (code) => reject(new Error(`loopback sites exited (${code})`)));
+  });
+  return { child, origins: (JSON.parse(first) as { origins: string[] }).origins };
+}
+
+function served(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    child.once("message", (m) => resolve((m as { requests: number }).requests));
+    child.send("count");
+  });
+}
+
+/** `lanes` workers, each taking the next site and making its requests one after another. */
+async function runLanes(
+  sites: readonly Req[][],
+  lanes: number,
+  each: (r: Req, agent: Agent) => Promise<void>,
+): Promise<void> {
+  const agent = new Agent({ connections: 1 });
+  let next = 0;
+  const worker = async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= sites.length) return;
+      for (const r of sites[i] as Req[]) await each(r, agent);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(lanes, sites.length) }, worker));
+  await agent.close();
+}
+
+async function measure(child: ChildProcess, fn: () => Promise<void>): Promise<Cost> {
+  const before = await served(child);
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await fn();
+  const wallMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const requests = (await served(child)) - before;
+  return { requests, cpuUs: cpu.user + cpu.system, wallMs };
+}
+
+async function bareUndici(r: Req, agent: Agent): Promise<{ status: number; bytes: number }> {
+  const res = await agent.request({
+    origin: new URL(r.url).origin,
+    path: new URL(r.url).pathname,
+    method: "GET",
+    headers: r.headers,
+  });
+  const body = new Uint8Array(await res.body.arrayBuffer());
+  return { status: res.statusCode, bytes: body.length };
+}
+
+/** `nor night` in this process; what it writes to stderr (a JSON line per source) is dropped. */
+async function norNight(args: string[]): Promise<void> {
+  const err = process.stderr.write.bind(process.stderr);
+  process.stderr.write = (() => true) as typeof process.stderr.write;
+  let code: number;
+  try {
+    code = await main(["node", "nor", "night", ...args]);
+  } finally {
+    process.stderr.write = err;
+  }
+  if (code !== 0) throw new Error(`nor night exited ${code}`);
+}
+
+const perReq = (c: Cost) => c.cpuUs / Math.max(1, c.requests);
+const ms = (us: number) => (us / 1000).toFixed(3);
+
+export async function run(): Promise<string> {
+  const SITES = Number(process.env["BENCH_SITES"] ?? "200");
+  const PER = Number(process.env["BENCH_SOURCES_PER_SITE"] ?? "10");
+  const { child, origins } = await startSites(SITES);
+  const data = mkdtempSync(join(tmpdir(), "nor-bench-loopback-"));
+  try {
+    const catalog = join(data, "catalog.yaml");
+    const lines = [
+      "governments:",
+      "  - { id: village-of-bench, name: Village of Bench, kind: village, county: Franklin }",
+      "sources:",
+    ];
+    const night1: Req[][] = [];
+    const night2: Req[][] = [];
+    origins.forEach((origin, s) => {
+      const first: Req[] = [{ url: `${origin}/robots.txt`, headers: { "user-agent": UA } }];
+      const second: Req[] = [];
+      for (let j = 0; j < PER; j++) {
+        const url = `${origin}/feed/${j}.rss`;
+        lines.push(
+          `  - { id: s${s}-f${j}, government: village-of-bench, records: agendas, access: feed, url: "${url}" }`,
+        );
+        first.push({ url, headers: { "user-agent": UA } });
+        second.push({ url, headers: { "user-agent": UA, "if-none-match": `"v1-${j}"` } });
+      }
+      night1.push(first);
+      night2.push(second);
+    });
+    writeFileSync(catalog, `${lines.join("\n")}\n`);
+    const lanes = DEFAULT_CONCURRENCY;
+
+    const bare = (reqs: Req[][]) => () =>
+      runLanes(reqs, lanes, async (r, a) => void (await bareUndici(r, a)));
+    const floorDir = (k: string) => mkdtempSync(join(data, `floor-${k}-`));
+    const durable = (reqs: Req[][], k: string) => async () => {
+      const floor = await openDurableFloor(floorDir(k));
+      try {
+        await runLanes(reqs, lanes, async (r, a) => {
+          const startedAt = Date.now();
+          const { status, bytes } = await bareUndici(r, a);
+          floor.insert({
+            startedAt,
+            endedAt: Date.now(),
+            url: r.url,
+            status,
+            bytes,
+            site: new URL(r.url).host,
+          });
+        });
+      } finally {
+        floor.close();
+      }
+    };
+    const common = ["--catalog", catalog, "--data", join(data, "store")];
+    common.push("--allow-private-addresses", "--gap-ms", "0");
+
+    // Warm-up: JIT and connections for the baselines (not counted).
+    await bare(night1)();
+    const before = {
+      bare1: await measure(child, bare(night1)),
+      floor1: await measure(child, durable(night1, "a1")),
+      bare2: await measure(child, bare(night2)),
+      floor2: await measure(child, durable(night2, "a2")),
+    };
+    const engine1 = await measure(child, () => norNight([...common, "--night", "2026-11-05"]));
+    const engine2 = await measure(child, () => norNight([...common, "--night", "2026-11-06"]));
+    const after = {
+      bare1: await measure(child, bare(night1)),
+      floor1: await measure(child, durable(night1, "b1")),
+      bare2: await measure(child, bare(night2)),
+      floor2: await measure(child, durable(night2, "b2")),
+    };
+    const best = (a: Cost, b: Cost) => (perReq(a) <= perReq(b) ? a : b);
+    const row = (what: string, c: Cost, floor: Cost, bareC: Cost) =>
+      `| ${what} | ${c.requests} | ${ms(perReq(c))} ms | ${(c.requests / (c.wallMs / 1000)).toFixed(0)} | ${(perReq(c) / perReq(bareC)).toFixed(1)}× | **${(perReq(c) / perReq(floor)).toFixed(2)}×** |`;
+    const rows: string[] = [];
+    for (const [n, eng] of [
+      [1, engine1],
+      [2, engine2],
+    ] as const) {
+      const b = best(before[`bare${n}`], after[`bare${n}`]);
+      const f = best(before[`floor${n}`], after[`floor${n}`]);
+      const label =
+        n === 1 ? "night 1 (robots.txt + every feed, 200)" : "night 2 (every feed, 304)";
+      rows.push(
+        `| **${label}** | | | | | |`,
+        row("bare undici, same requests", b, f, b),
+        row("undici + 1 durable SQLite row each (floor)", f, f, b),
+        row("`nor night` (journal, archive, records)", eng, f, b),
+      );
+    }
+    const drift = (a: Cost, b: Cost) => `${ms(perReq(a))} / ${ms(perReq(b))}`;
+    return [
+      "## The engine end to end (a real `nor night` over loopback)",
+      "",
+      `${SITES} loopback sites × ${PER} RSS sources (${SITES * PER} sources), ${lanes} lanes at once, gap 0`,
+      "(loopback only), SQLite store, WARC archive, in this process; the sites in a child process.",
+      "CPU per request = this process's CPU (user + system) / requests the sites saw.",
+      "",
+      "| what | requests | CPU per request | requests/s (wall) | / bare undici | / durable floor |",
+      "| --- | --- | --- | --- | --- | --- |",
+      ...rows,
+      "",
+      `Baselines before / after the engine (CPU ms per request), the lower one used: bare night 1 ${drift(before.bare1, after.bare1)}, floor night 1 ${drift(before.floor1, after.floor1)}, bare night 2 ${drift(before.bare2, after.bare2)}, floor night 2 ${drift(before.floor2, after.floor2)}.`,
+      `The engine's CPU includes the whole command: opening the store, the catalog import (YAML, ${SITES * PER} sources), planning, and a JSON log line per source.`,
+    ].join("\n");
+  } finally {
+    child.disconnect();
+    rmSync(data, { recursive: true, force: true });
+  }
+}

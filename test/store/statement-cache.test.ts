@@ -1,0 +1,145 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { StatementCache } from "../../src/store/statement-cache.js";
+import { nor } from "../cli/cli-capture.js";
+import { type Fleet, startFleet } from "../fleet/fleet.js";
+import { rss, writeCatalog } from "../night/cli-night.js";
+
+describe("StatementCache: one compiled statement per SQL text", () => {
+  it("hands back the same statement for the same SQL, and runs it with each call's parameters", () => {
+    const db = new StatementCache(new Database(":memory:"));
+    try {
+      db.prepare("create table t (a integer)").run([]);
+      const insert = db.prepare("insert into t (a) values (?)");
+      for (let i = 0; i < 5; i++) {
+        expect(db.prepare("insert into t (a) values (?)")).toBe(insert);
+        insert.run([i]);
+      }
+      expect(db.prepare("select sum(a) as s from t where a >= ?").all([3])).toEqual([{ s: 7 }]);
+      expect(db.prepare("select sum(a) as s from t where a >= ?").all([0])).toEqual([{ s: 10 }]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("is bounded: the least recently used statement is dropped first", () => {
+    const db = new StatementCache(new Database(":memory:"), 2);
+    try {
+      const a = db.prepare("select 1 as a");
+      const b = db.prepare("select 2 as b");
+      expect(db.prepare("select 1 as a")).toBe(a); // a is now the most recent
+      db.prepare("select 3 as c"); // drops b, the least recent
+      expect(db.size).toBe(2);
+      expect(db.prepare("select 1 as a")).toBe(a);
+      expect(db.prepare("select 2 as b")).not.toBe(b);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("never hands out a statement whose iterator is still open: that caller gets its own", () => {
+    const db = new StatementCache(new Database(":memory:"));
+    try {
+      const q = "select value from json_each('[1,2,3]')";
+      const first = db.prepare(q);
+      const it = first.iterate([]);
+      it.next();
+      const second = db.prepare(q);
+      expect(second).not.toBe(first);
+      expect(second.all([])).toEqual([{ value: 1 }, { value: 2 }, { value: 3 }]);
+      it.return?.();
+      expect(db.prepare(q)).toBe(first);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+/**
+ * The engine prepares each SQL text once: better-sqlite3's own `prepare` is counted over a
+ * real `nor night` in this process (loopback sites, the SQL journal, the WARC archive), and
+ * so are the statements' runs. Without the cache every run is a prepare (kysely prepares per
+ * query); with it, each distinct SQL text is prepared once.
+ */
+describe("a real night prepares each statement once", () => {
+  let fleet: Fleet;
+  let dir: string;
+  const prepared = new Map<string, number>();
+  const runs = new Map<string, number>();
+  const proto = Database.prototype as unknown as { prepare(sql: string): unknown };
+  const realPrepare = proto.prepare;
+
+  beforeAll(async () => {
+    fleet = await startFleet();
+    dir = mkdtempSync(join(tmpdir(), "nor-stmt-"));
+    const sources: string[][] = [];
+    for (let s = 0; s < 3; s++) {
+      const site = await fleet.server({ host: `127.0.0.${s + 2}` });
+      for (let i = 0; i < 4; i++) {
+        const path = `/agendas-${i}.rss`;
+        site.route(path, (_q, res) => {
+          res
+            .writeHead(200, { "content-type": "application/rss+xml" })
+            .end(rss(site.origin, 3, `s${s}-${i}`));
+        });
+        sources.push([
+          `id: src-${s}-${i}`,
+          "government: village-of-test",
+          "records: agendas",
+          "access: feed",
+          `url: ${site.url(path)}`,
+        ]);
+      }
+    }
+    writeCatalog(dir, sources);
+    // Counted at the driver: every compile of SQL, and every run of a compiled statement.
+    proto.prepare = function (this: unknown, sql: string) {
+      prepared.set(sql, (prepared.get(sql) ?? 0) + 1);
+      const stmt = realPrepare.call(this, sql) as Record<string, unknown>;
+      return stmt;
+    };
+    const probe = new Database(":memory:");
+    const stmtProto = Object.getPrototypeOf(probe.prepare("select 1")) as Record<
+      string,
+      (...a: unknown[]) => unknown
+    >;
+    probe.close();
+    for (const m of ["all", "run", "get", "iterate"] as const) {
+      const real = stmtProto[m] as (...a: unknown[]) => unknown;
+      stmtProto[m] = function (this: { source: string }, ...a: unknown[]) {
+        runs.set(this.source, (runs.get(this.source) ?? 0) + 1);
+        return real.apply(this, a);
+      };
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    proto.prepare = realPrepare;
+    await fleet?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("P27, P8: over two nights of 12 sources the SQL journal and the archive index compile each SQL text once, however often it runs", async () => {
+    const common = ["--data", dir, "--allow-private-addresses", "--gap-ms", "10"];
+    const catalog = join(dir, "catalog.yaml");
+    for (const night of ["2026-11-05", "2026-11-06"]) {
+      const r = await nor("night", "--catalog", catalog, ...common, "--night", night);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const seen = fleet.requests.length;
+    expect(seen).toBeGreaterThanOrEqual(2 * 12);
+    // Each night opens the store once: each SQL text is compiled at most once per open store.
+    const twice = [...prepared.entries()].filter(([, n]) => n > 2);
+    expect(twice, "SQL compiled more than once per store").toEqual([]);
+    // The night's own statements (run several times, unlike the migrations) ran many times
+    // more often than they were compiled.
+    const hot = [...runs.entries()].filter(([, n]) => n >= 6);
+    expect(hot.length).toBeGreaterThan(10);
+    const hotRuns = hot.reduce((n, [, r]) => n + r, 0);
+    const hotPrepares = hot.reduce((n, [sql]) => n + (prepared.get(sql) ?? 0), 0);
+    expect(hotRuns).toBeGreaterThan(5 * hotPrepares);
+  }, 120_000);
+});
