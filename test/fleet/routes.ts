@@ -102,7 +102,7 @@ export function gzipBomb(inflated: number): Handler {
   };
   return async (req, res, ctx) => {
     body ??= make();
-    text(await body, 200, { "content-encoding": "gzip", "content-type": "text/html" })(
+    await text(await body, 200, { "content-encoding": "gzip", "content-type": "text/html" })(
       req,
       res,
       ctx,

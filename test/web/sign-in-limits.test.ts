@@ -47,7 +47,7 @@ describe("sign-in under a burst of guesses", () => {
     expect(last?.status).toBe(429);
     expect(Number(last?.headers.get("retry-after"))).toBeGreaterThan(0);
     // 15 minutes later the address may try again, and the right password works.
-    fx.clock.advance(15 * 60 * 1000 + 1);
+    await fx.clock.advance(15 * 60 * 1000 + 1);
     expect((await fx.browser().signIn()).status).toBe(303);
   });
 });
