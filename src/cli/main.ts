@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { NorError } from "../errors.js";
+import { type CliIo, stderr, stdout, withIo } from "./io.js";
 
 /** Each command module adds its subcommand; actions set process.exitCode or throw NorError. */
 export interface CommandModule {
@@ -98,6 +99,10 @@ export async function buildProgram(argv: readonly string[]): Promise<Command> {
       "New on Record: the directory of Ohio's public records and its nightly checker, public-records-check",
     )
     .version("0.1.0")
+    .configureOutput({
+      writeOut: (text) => void stdout().write(text),
+      writeErr: (text) => void stderr().write(text),
+    })
     .showHelpAfterError()
     .exitOverride();
   const wanted = commandNamed(argv.slice(2));
@@ -132,8 +137,12 @@ export function onStdoutError(err: NodeJS.ErrnoException): void {
 let stdoutClosed = false;
 let stdoutGuarded = false;
 
-/** Runs the CLI; resolves to the exit code (0 done, 1 runtime failure, 2 usage or configuration). */
-export async function main(argv: string[]): Promise<number> {
+/**
+ * Runs the CLI; resolves to the exit code (0 done, 1 runtime failure, 2 usage or configuration).
+ * `streams` replaces stdout, stderr and stdin for this run (tests run the CLI in-process).
+ */
+export async function main(argv: string[], streams?: CliIo): Promise<number> {
+  if (streams) return withIo(streams, () => main(argv));
   process.exitCode = 0;
   // One place for every command's standard output (installed once per process).
   if (!stdoutGuarded) {
@@ -151,15 +160,15 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (err instanceof NorError) {
-      process.stderr.write(`nor: ${err.message}\n`);
+      stderr().write(`nor: ${err.message}\n`);
       return exitCodeOf(err);
     }
     // Anything else is a failure while working (a store that fails, a bug): exit 1, never
     // worded as something the person typed. NOR_DEBUG=1 adds the stack.
     const detail = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`nor: ${detail}\n`);
+    stderr().write(`nor: ${detail}\n`);
     if (process.env["NOR_DEBUG"] === "1" && err instanceof Error && err.stack)
-      process.stderr.write(`${err.stack}\n`);
+      stderr().write(`${err.stack}\n`);
     return 1;
   }
 }

@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { nightOf } from "../../src/policy/night-date.js";
 import { settleUnfinishedNights } from "../../src/store/admin.js";
 import { openStore } from "../../src/store/db.js";
-import { nor } from "./cli-capture.js";
+import { nor, runMain } from "./cli-capture.js";
 
 /**
  * Ordinary mistakes must never leave a trap: a bad option is refused before anything is
@@ -166,18 +166,11 @@ describe("commands on a store and a missing store", () => {
 });
 
 describe("NOR_DATABASE_URL", () => {
-  const saved = process.env["NOR_DATABASE_URL"];
-  afterEach(() => {
-    if (saved === undefined) delete process.env["NOR_DATABASE_URL"];
-    else process.env["NOR_DATABASE_URL"] = saved;
-  });
-
   it.each(["mysql://nor:secret@db.example/nor", "sqlite:data/nor.db", "data/nor.db"])(
     "%s is refused with a clear error (exit 2), its password never echoed",
     async (url) => {
-      process.env["NOR_DATABASE_URL"] = url;
       const d = tmp();
-      const r = await nor("status", "--data", d);
+      const r = await runMain(["status", "--data", d], { env: { NOR_DATABASE_URL: url } });
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/NOR_DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL/);
       expect(r.stderr).not.toContain("secret");

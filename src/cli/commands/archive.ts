@@ -14,6 +14,7 @@ import {
 } from "../../store/archive/index.js";
 import { statusLine } from "../../store/archive/records.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { stderr, stdout } from "../io.js";
 
 /**
  * `--at` / `--since`: an ISO date or date-time. A bare date means the end of that UTC day, so
@@ -45,15 +46,15 @@ async function show(url: string, opts: DataOpts & { at?: string }): Promise<void
       );
     }
     const got = await readCapture(archiveDir(opts.data ?? "data"), capture);
-    process.stderr.write(
+    stderr().write(
       `nor: ${capture.recordType} of ${capture.url} read ${new Date(capture.fetchedAt).toISOString()} (${capture.file}@${capture.offset})\n`,
     );
     const head = [
       statusLine(got.status),
       ...Object.entries(got.headers).map(([k, v]) => `${k}: ${v}`),
     ];
-    process.stdout.write(`${head.join("\r\n")}\r\n\r\n`);
-    process.stdout.write(got.body);
+    stdout().write(`${head.join("\r\n")}\r\n\r\n`);
+    stdout().write(got.body);
     process.exitCode = 0;
   } finally {
     await store.close();
@@ -65,8 +66,8 @@ async function verify(opts: DataOpts): Promise<void> {
   try {
     const r = await verifyArchive(archiveDir(opts.data ?? "data"), store.db);
     for (const p of r.problems)
-      process.stdout.write(`MISMATCH ${p.file} offset ${p.offset}: ${p.problem}\n`);
-    process.stdout.write(
+      stdout().write(`MISMATCH ${p.file} offset ${p.offset}: ${p.problem}\n`);
+    stdout().write(
       `${r.files} files, ${r.records} records, ${r.digestsChecked} digests checked, ${r.problems.length} problems\n`,
     );
     process.exitCode = r.problems.length > 0 ? 1 : 0;
@@ -89,9 +90,9 @@ async function cdx(opts: DataOpts & { out?: string }): Promise<void> {
   const text = lines.length ? `${lines.join("\n")}\n` : "";
   if (opts.out) {
     writeFileSync(opts.out, text);
-    process.stderr.write(`nor: ${lines.length} CDXJ lines written to ${opts.out}\n`);
+    stderr().write(`nor: ${lines.length} CDXJ lines written to ${opts.out}\n`);
   } else {
-    process.stdout.write(text);
+    stdout().write(text);
   }
   process.exitCode = 0;
 }

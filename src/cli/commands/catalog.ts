@@ -10,6 +10,7 @@ import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { bundledCatalog } from "../bundled-catalog.js";
 import { formatStats } from "../catalog-stats.js";
 import { importedOrStop } from "../import-outcome.js";
+import { stderr, stdout } from "../io.js";
 
 /**
  * `nor catalog check FILE…` validates (every problem, each with file:line:column; exit 2),
@@ -60,9 +61,9 @@ function needFiles(files: string[], verb: string): void {
 /** Problems go to stdout, one a line, so `nor catalog check … | grep` works; exit 2 (configuration). */
 function reportProblems(e: unknown): boolean {
   if (!(e instanceof CatalogError)) return false;
-  for (const p of e.problems) process.stdout.write(`${formatProblem(p)}\n`);
+  for (const p of e.problems) stdout().write(`${formatProblem(p)}\n`);
   const n = e.problems.length;
-  process.stderr.write(`nor: catalog has ${n} problem${n === 1 ? "" : "s"}\n`);
+  stderr().write(`nor: catalog has ${n} problem${n === 1 ? "" : "s"}\n`);
   process.exitCode = 2;
   return true;
 }
@@ -75,9 +76,7 @@ function runCheck(files: string[]): void {
       files.map((file) => ({ file })),
       () => ({}),
     );
-    process.stdout.write(
-      `ok: ${index.governments.size} governments, ${index.sources.size} sources\n`,
-    );
+    stdout().write(`ok: ${index.governments.size} governments, ${index.sources.size} sources\n`);
   } catch (e) {
     if (!reportProblems(e)) throw e;
   }
@@ -94,7 +93,7 @@ function runStats(files: string[], opts: { json?: boolean }): void {
     if (reportProblems(e)) return;
     throw e;
   }
-  process.stdout.write(opts.json ? `${JSON.stringify(stats, null, 2)}\n` : formatStats(stats));
+  stdout().write(opts.json ? `${JSON.stringify(stats, null, 2)}\n` : formatStats(stats));
 }
 
 interface ImportCliOptions {
@@ -114,7 +113,7 @@ async function runImport(files: string[], opts: ImportCliOptions): Promise<void>
       () => systemClock.now(),
       { allowRetire: opts.allowRetire === true },
     );
-    process.stdout.write(formatDiff(importedOrStop(outcome)));
+    stdout().write(formatDiff(importedOrStop(outcome)));
   } catch (e) {
     if (reportProblems(e)) return;
     throw e;

@@ -27,6 +27,7 @@ import { createApp } from "../../web/app.js";
 import { hashPassword } from "../../web/console/password.js";
 import { storePasswordHash } from "../../web/console/session-store.js";
 import { importedOrStop } from "../import-outcome.js";
+import { stdout } from "../io.js";
 import { progressLine, startLine, summaryLines } from "../night-report.js";
 
 interface DemoOptions {
@@ -60,7 +61,7 @@ export function register(program: Command): void {
     });
 }
 
-const say = (line = "") => void process.stdout.write(`${line}\n`);
+const say = (line = "") => void stdout().write(`${line}\n`);
 
 async function runDemo(opts: DemoOptions): Promise<void> {
   const port = Number(opts.port);
@@ -127,7 +128,7 @@ function demoDataDir(data: string | undefined): string {
 }
 
 async function demoNight(store: Store, catalog: Catalog, night: string, dataDir: string) {
-  const tty = process.stdout.isTTY === true;
+  const tty = stdout().isTTY === true;
   const startedAt = systemClock.now();
   const sites = new Set(catalog.sources.map((s) => siteOf(s.url))).size;
   say(
@@ -152,7 +153,7 @@ async function demoNight(store: Store, catalog: Catalog, night: string, dataDir:
     // Loopback sites; the gap between requests to a site stays the real 2 s (P10).
     allowPrivateAddresses: true,
     onProgress: (p) => {
-      if (tty) process.stdout.write(`\r${progressLine(p, systemClock.now())}\x1b[K`);
+      if (tty) stdout().write(`\r${progressLine(p, systemClock.now())}\x1b[K`);
       else
         say(
           `  ${p.done}/${p.total} ${p.last.sourceId}: ${p.last.outcome.kind}${p.last.outcome.reason ? ` (${p.last.outcome.reason})` : ""}`,

@@ -5,6 +5,7 @@ import { UsageError } from "../../errors.js";
 import { randomIds } from "../../ids.js";
 import { type DiscoverResult, discover } from "../../night/discover.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { stderr, stdout } from "../io.js";
 import { addNetOptions, type NetCliOptions, netOptions } from "../net-options.js";
 
 interface DiscoverCliOptions extends NetCliOptions {
@@ -53,18 +54,18 @@ async function run(homepage: string, opts: DiscoverCliOptions): Promise<void> {
     await store.close();
   }
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    stdout().write(`${JSON.stringify(result, null, 2)}\n`);
     process.exitCode = result.kind === "found" ? 0 : 1;
     return;
   }
   if (result.kind === "not-read") {
     const o = result.outcome;
     const why = "reason" in o ? `: ${o.reason}` : "";
-    process.stderr.write(`nor: ${result.homepage} was not read (${o.kind}${why})\n`);
+    stderr().write(`nor: ${result.homepage} was not read (${o.kind}${why})\n`);
     process.exitCode = 1;
     return;
   }
-  process.stdout.write(format(result, opts.government ?? "GOVERNMENT-ID"));
+  stdout().write(format(result, opts.government ?? "GOVERNMENT-ID"));
   process.exitCode = 0;
 }
 

@@ -10,6 +10,7 @@ import { DEFAULT_ZONE } from "../../sources/dates.js";
 import { extractPage } from "../../sources/extract/page.js";
 import { getPlatform, platformNames } from "../../sources/platforms/index.js";
 import type { ExtractedRecord, Extraction } from "../../sources/record.js";
+import { stderr, stdout } from "../io.js";
 
 interface ExtractOptions {
   recipe?: string;
@@ -94,8 +95,7 @@ function runExtract(file: string, opts: ExtractOptions): void {
   }
   // Without --url, links resolve against the file itself; they are printed, never fetched.
   const url = opts.url ?? pathToFileURL(file).href;
-  if (opts.url === undefined)
-    process.stderr.write("note: no --url given: relative links are left out\n");
+  if (opts.url === undefined) stderr().write("note: no --url given: relative links are left out\n");
   let x: Extraction;
   if (opts.recipe !== undefined) {
     x = extractPage(body, url, readRecipe(opts.recipe), { zone });
@@ -109,11 +109,11 @@ function runExtract(file: string, opts: ExtractOptions): void {
   }
   if (x.unreadable !== undefined) {
     // P6: the night would store this as extract-error; say so, and print no records.
-    process.stderr.write(`cannot read this page: ${x.unreadable}\n`);
+    stderr().write(`cannot read this page: ${x.unreadable}\n`);
     process.exitCode = 1;
     return;
   }
-  process.stdout.write(`${JSON.stringify(x.records.map(ordered), null, 2)}\n`);
-  if (x.note) process.stderr.write(`note: ${x.note}\n`);
-  if (x.next) process.stderr.write(`next: ${x.next}\n`);
+  stdout().write(`${JSON.stringify(x.records.map(ordered), null, 2)}\n`);
+  if (x.note) stderr().write(`note: ${x.note}\n`);
+  if (x.next) stderr().write(`next: ${x.next}\n`);
 }

@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { systemClock } from "../../clock.js";
 import { type ClearOutcome, clearFlag, listFlags } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { stderr, stdout } from "../io.js";
 
 interface FlagsOptions {
   data?: string;
@@ -35,13 +36,13 @@ export function register(program: Command): void {
         }
         const flags = await listFlags(store.db, opts.all === true);
         if (opts.json) {
-          process.stdout.write(`${JSON.stringify(flags, null, 2)}\n`);
+          stdout().write(`${JSON.stringify(flags, null, 2)}\n`);
           return;
         }
-        if (flags.length === 0) process.stdout.write("no flags\n");
+        if (flags.length === 0) stdout().write("no flags\n");
         for (const f of flags) {
           const cleared = f.clearedAt ? `  (cleared ${f.clearedAt} by ${f.clearedBy})` : "";
-          process.stdout.write(`${f.id}\t${f.kind}\t${f.source}\t${f.detail}${cleared}\n`);
+          stdout().write(`${f.id}\t${f.kind}\t${f.source}\t${f.detail}${cleared}\n`);
         }
       } finally {
         await store.close();
@@ -52,11 +53,11 @@ export function register(program: Command): void {
 /** What `nor flags --clear` says: done on stdout (exit 0), or why nothing changed (exit 2). */
 function report(o: ClearOutcome): void {
   if (o.kind === "cleared") {
-    process.stdout.write(`cleared ${o.id} (${o.flag}, ${o.source})\n`);
+    stdout().write(`cleared ${o.id} (${o.flag}, ${o.source})\n`);
     process.exitCode = 0;
     return;
   }
-  process.stderr.write(
+  stderr().write(
     o.kind === "unknown-flag"
       ? `nor: no flag with id "${o.id}" (see \`nor flags\`)\n`
       : `nor: flag "${o.id}" was already cleared at ${o.at}${o.by ? ` by ${o.by}` : ""}; nothing changed\n`,

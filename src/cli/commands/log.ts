@@ -4,6 +4,7 @@ import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { type RequestLogFilter, SqlRequestLog } from "../../store/request-log.js";
 import { toJson, toTable } from "../../store/request-log-view.js";
 import { parseTimeWindow, TIME_ARG_HELP } from "../../store/time-args.js";
+import { stdout } from "../io.js";
 
 interface LogOptions {
   data?: string;
@@ -62,7 +63,7 @@ async function runLog(opts: LogOptions): Promise<void> {
     if (opts.jsonl) {
       writeLines(entries.map((e) => JSON.stringify(toJson(e))));
     } else if (entries.length === 0) {
-      process.stdout.write("no attempts match\n");
+      stdout().write("no attempts match\n");
     } else {
       writeLines(toTable(entries));
     }
@@ -97,6 +98,6 @@ function pick(opts: LogOptions): { since?: string; until?: string } {
 /** In chunks: one string for 100,000 lines would be needlessly large. */
 function writeLines(lines: readonly string[]): void {
   for (let i = 0; i < lines.length; i += 1000) {
-    process.stdout.write(`${lines.slice(i, i + 1000).join("\n")}\n`);
+    stdout().write(`${lines.slice(i, i + 1000).join("\n")}\n`);
   }
 }

@@ -5,6 +5,7 @@ import { UsageError } from "../../errors.js";
 import { isNightDate, nightOf } from "../../policy/night-date.js";
 import { type MarkOutcome, markSource } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { stderr, stdout } from "../io.js";
 
 interface MarkOptions {
   data?: string;
@@ -62,11 +63,11 @@ export function register(program: Command): void {
 /** What `nor mark` says: the change on stdout (exit 0), or why nothing changed (exit 2). */
 function report(o: MarkOutcome): void {
   if (o.kind === "marked") {
-    process.stdout.write(`${o.source}: ${o.reading ? "read" : `not read (${o.reason})`}\n`);
+    stdout().write(`${o.source}: ${o.reading ? "read" : `not read (${o.reason})`}\n`);
     process.exitCode = 0;
     return;
   }
-  process.stderr.write(`nor: ${refusal(o)}\n`);
+  stderr().write(`nor: ${refusal(o)}\n`);
   process.exitCode = 2;
 }
 

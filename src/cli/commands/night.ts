@@ -16,6 +16,7 @@ import { nightRow, nightTotals, settleUnfinishedNights } from "../../store/admin
 import { advisoryLock } from "../../store/advisory-lock.js";
 import { ensureDataDir, openStore, type Store, storeLocationFromOptions } from "../../store/db.js";
 import { importedOrStop } from "../import-outcome.js";
+import { stderr } from "../io.js";
 import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../net-options.js";
 import {
   type NightEnd,
@@ -104,7 +105,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   let night: string;
   let log: pino.Logger;
   let start: NightStart;
-  const tty = process.stderr.isTTY === true;
+  const tty = stderr().isTTY === true;
   const runStart = clock.now();
   const children: ChildProcess[] = [];
   try {
@@ -115,8 +116,8 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       // (P13) and tonight is today's date in New York.
       const settled = await settleUnfinishedNights(store.db, clock.now());
       night = asked ?? settled.resumable?.night ?? nightOf(clock.now());
-      // Through process.stderr, so whoever runs the command in-process sees the same lines.
-      log = pino({ base: { night } }, { write: (line: string) => void process.stderr.write(line) });
+      // Through stderr(), so whoever runs the command in-process sees the same lines.
+      log = pino({ base: { night } }, { write: (line: string) => void stderr().write(line) });
       const notes = settled.closed.map(
         (c) =>
           `night ${c.night} was interrupted and not resumed in time; closed as incomplete (see \`nor status\`)`,
@@ -127,7 +128,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         );
       }
       for (const note of notes) {
-        if (tty) process.stderr.write(`nor: ${note}\n`);
+        if (tty) stderr().write(`nor: ${note}\n`);
         else log.warn(note);
       }
       // The directory shows what the night read: the catalog is imported as a diff first
@@ -147,7 +148,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       };
       if (tty) {
         if (diff.changes.length > 0)
-          process.stderr.write(`nor night: catalog imported, ${diff.changes.length} changes\n`);
+          stderr().write(`nor night: catalog imported, ${diff.changes.length} changes\n`);
       } else if (diff.changes.length > 0) {
         log.info({ catalogChanges: diff.changes.length }, "catalog imported");
       }
@@ -159,7 +160,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     await store.close();
     throw err;
   }
-  if (tty) process.stderr.write(`${startLine(start, runStart)}\n`);
+  if (tty) stderr().write(`${startLine(start, runStart)}\n`);
   else {
     const { night: _n, ...rest } = start;
     log.info({ ...rest, deadlineAt: new Date(start.deadlineAt).toISOString() }, "night start");
@@ -176,7 +177,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       ...net,
       onProgress: (p) => {
         if (tty) {
-          process.stderr.write(`\r${progressLine(p, clock.now())}\x1b[K`);
+          stderr().write(`\r${progressLine(p, clock.now())}\x1b[K`);
         } else {
           log.info(
             {
@@ -196,14 +197,14 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     const failed = await waitFor(children);
     const totals = await nightTotals(store.db, night);
     const end: NightEnd = { ...summary, ...totals, startedAt: runStart, endedAt: clock.now() };
-    if (tty) process.stderr.write(`\n${summaryLines(end).join("\n")}\n`);
+    if (tty) stderr().write(`\n${summaryLines(end).join("\n")}\n`);
     else log.info(summaryRecord(end), "night done");
     if (failed > 0)
       throw new NorError("E_INTERNAL", `${failed} of ${children.length} workers failed`);
     // P20, P23: the checker's own outage is not a site's no, and not a night that went well.
     if (summary.checkerOffline && summary.offline) {
       const message = offlineMessage(summary.offline);
-      if (tty) process.stderr.write(`nor night: ${message}\n`);
+      if (tty) stderr().write(`nor night: ${message}\n`);
       else log.error({ checkerOffline: true, ...summary.offline }, message);
       process.exitCode = 1;
       return;

@@ -3,6 +3,7 @@ import { UsageError } from "../../errors.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { hashPassword, MAX_PASSWORD_CHARS, passwordProblem } from "../../web/console/password.js";
 import { storePasswordHash } from "../../web/console/session-store.js";
+import { stderr, stdin, stdout } from "../io.js";
 
 interface OperatorOptions {
   data?: string;
@@ -22,7 +23,7 @@ export function register(program: Command): void {
     .description("Read the console password from stdin (first line) and store its scrypt hash")
     .option("--data <dir>", "store directory (DIR/nor.db); NOR_DATABASE_URL selects PostgreSQL")
     .action(async (opts: OperatorOptions) => {
-      if (process.stdin.isTTY) process.stderr.write("Operator password (shown as typed): ");
+      if (stdin().isTTY) stderr().write("Operator password (shown as typed): ");
       const password = firstLine(await readStdin());
       const problem = passwordProblem(password);
       if (problem) throw new UsageError(`${problem} (read from stdin)`);
@@ -35,7 +36,7 @@ export function register(program: Command): void {
       } finally {
         await store.close();
       }
-      process.stdout.write("operator password set; every console session was signed out\n");
+      stdout().write("operator password set; every console session was signed out\n");
       process.exitCode = 0;
     });
 }
@@ -44,7 +45,7 @@ export function register(program: Command): void {
 async function readStdin(): Promise<string> {
   const limit = MAX_PASSWORD_CHARS * 4 + 2;
   let text = "";
-  for await (const chunk of process.stdin) {
+  for await (const chunk of stdin()) {
     text += typeof chunk === "string" ? chunk : (chunk as Buffer).toString("utf8");
     if (text.includes("\n") || text.length > limit) break;
   }

@@ -11,6 +11,7 @@ import { archiveDir } from "../../store/archive/files.js";
 import type { StoredResponse } from "../../store/archive/read.js";
 import { type Extractor, reparse, type SourceReparse } from "../../store/archive/reparse.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { stdout } from "../io.js";
 import { parseWhen } from "./archive.js";
 
 /**
@@ -22,7 +23,7 @@ export const todaysExtractor: Extractor = (_source: Source, way: WayIn, stored: 
   wayReader.extract(way, stored.body, stored.url, stored.headers["content-type"]);
 
 function print(r: SourceReparse): void {
-  const w = (s: string) => process.stdout.write(`${s}\n`);
+  const w = (s: string) => stdout().write(`${s}\n`);
   w(
     `${r.source}: ${r.captures} captures read, ${r.found} records found now, ${r.stored} stored — ` +
       `${r.added.length} added, ${r.removed.length} removed, ${r.changed.length} changed`,
@@ -62,7 +63,7 @@ async function run(opts: Opts): Promise<void> {
     });
     for (const r of results) print(r);
     const sum = (f: (r: SourceReparse) => number) => results.reduce((n, r) => n + f(r), 0);
-    process.stdout.write(
+    stdout().write(
       `${results.length} sources: ${sum((r) => r.added.length)} added, ${sum((r) => r.removed.length)} removed, ` +
         `${sum((r) => r.changed.length)} changed, ${sum((r) => r.errors.length)} not re-read\n`,
     );

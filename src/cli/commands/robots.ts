@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { NorError, UsageError } from "../../errors.js";
 import { PRODUCT_TOKEN } from "../../policy/constants.js";
 import { decodeRobotsBody, robotsVerdict } from "../../policy/robots/index.js";
+import { stdout } from "../io.js";
 
 /**
  * `nor robots check <file> <url> [--agent <token or UA>]`: what public-records-check would
@@ -18,7 +19,7 @@ export function register(program: Command): void {
     .argument("<url>", "the http(s) URL to check")
     .option("--agent <agent>", "product token or full User-Agent", PRODUCT_TOKEN)
     .action(async (file: string, url: string, opts: { agent: string }) => {
-      process.stdout.write(await checkRobotsFile(file, url, opts.agent));
+      stdout().write(await checkRobotsFile(file, url, opts.agent));
       process.exitCode = 0;
     });
 }

@@ -7,6 +7,7 @@ import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { storedPasswordHash } from "../../store/read/console.js";
 import { openWebReads, type WebReads } from "../../store/read-pool.js";
 import { createApp } from "../../web/app.js";
+import { stdout } from "../io.js";
 import { addUserAgentOption, userAgentOption } from "../net-options.js";
 
 interface ServeOptions {
@@ -118,8 +119,8 @@ export function register(program: Command): void {
       await new Promise<void>((resolve, reject) => {
         const server = serve({ fetch: app.fetch, hostname: opts.host, port }, (info) => {
           listening = urlOf(info).replace(/\/$/, "");
-          process.stdout.write(`nor serve: the directory is at ${urlOf(info)}\n`);
-          process.stdout.write(
+          stdout().write(`nor serve: the directory is at ${urlOf(info)}\n`);
+          stdout().write(
             consoleOn
               ? `nor serve: the operator console is at ${urlOf(info)}console\n`
               : "nor serve: the console is off: no operator password is set (run `nor operator set-password`, then restart)\n",
@@ -141,7 +142,7 @@ export function register(program: Command): void {
         const stop = (signal: NodeJS.Signals) => {
           process.off("SIGINT", stop);
           process.off("SIGTERM", stop);
-          process.stdout.write(`nor serve: ${signal}, stopping\n`);
+          stdout().write(`nor serve: ${signal}, stopping\n`);
           const force = setTimeout(() => {
             if ("closeAllConnections" in server) server.closeAllConnections();
           }, DRAIN_MS);

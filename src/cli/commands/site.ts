@@ -12,6 +12,7 @@ import {
   siteRules,
   siteState,
 } from "../../store/site-rules.js";
+import { stdout } from "../io.js";
 
 interface SiteOptions {
   data?: string;
@@ -149,7 +150,7 @@ export function register(program: Command): void {
             }
           }
         }
-        process.stdout.write(`${out.join("\n")}\n`);
+        stdout().write(`${out.join("\n")}\n`);
         process.exitCode = 0;
       } finally {
         await store.close();

@@ -31,6 +31,7 @@ import { openWebReads } from "../../store/read-pool.js";
 import { createApp } from "../../web/app.js";
 import { bundledCatalog } from "../bundled-catalog.js";
 import { importedOrStop } from "../import-outcome.js";
+import { stdout } from "../io.js";
 import { addNetOptions, type NetCliOptions, netOptions } from "../net-options.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -91,7 +92,7 @@ export function register(program: Command): void {
 
 export async function runStart(opts: StartOptions, deps: StartDeps): Promise<void> {
   const clock = deps.clock ?? systemClock;
-  const say = deps.say ?? ((line: string) => void process.stdout.write(`nor start: ${line}\n`));
+  const say = deps.say ?? ((line: string) => void stdout().write(`nor start: ${line}\n`));
   // Every option is checked before anything is written.
   // The same rule as the catalog's timezone: EST and other fixed offsets are refused.
   if (!isIanaZone(opts.zone)) throw new UsageError(`--zone: "${opts.zone}" ${IANA_ZONE_RULE}`);

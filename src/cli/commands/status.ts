@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { viaText } from "../../night/way-choice.js";
 import { type NightHistoryRow, recentNights, statusRows } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { stdout } from "../io.js";
 
 interface StatusOptions {
   data?: string;
@@ -23,10 +24,10 @@ export function register(program: Command): void {
       try {
         const rows = await statusRows(store.db);
         if (opts.json) {
-          process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+          stdout().write(`${JSON.stringify(rows, null, 2)}\n`);
           return;
         }
-        process.stdout.write(
+        stdout().write(
           "source\tgovernment\turl\treading\tlast night\toutcome\tvia\trecords\tnew\tflags\n",
         );
         for (const r of rows) {
@@ -38,13 +39,13 @@ export function register(program: Command): void {
           const via = r.lastOutcome
             ? viaText(r.way ? { used: r.way, skipped: r.skipped } : { skipped: r.skipped })
             : "-";
-          process.stdout.write(
+          stdout().write(
             `${r.id}\t${r.government}\t${r.url}\t${reading}\t${r.lastNight ?? "-"}\t${outcome}\t${via}\t${r.recordsKnown}\t${r.newLastNight}\t${r.flags.join(",") || "-"}\n`,
           );
         }
         const nights = await recentNights(store.db, 3);
-        if (nights.length > 0) process.stdout.write("\n");
-        for (const n of nights) process.stdout.write(`${nightLine(n)}\n`);
+        if (nights.length > 0) stdout().write("\n");
+        for (const n of nights) stdout().write(`${nightLine(n)}\n`);
       } finally {
         await store.close();
       }
