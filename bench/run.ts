@@ -12,6 +12,7 @@ const all = [
   "extract",
   "workers",
   "web",
+  "bounds",
 ] as const;
 
 async function main(): Promise<void> {

@@ -1,20 +1,21 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/db.js";
 import { SqlRequestLog } from "../../src/store/request-log.js";
 import { entry } from "../store/entries.js";
+import { planOf, recording, usesIndex } from "../store/query-plan.js";
+import { nor } from "./cli-capture.js";
 import { background, nearMisses, ny, wanted } from "./log-fixture.js";
-import { buildCli, runNor } from "./run-nor.js";
+
+const runNor = (args: string[]) => nor(...args);
 
 describe("nor log (P27)", () => {
   let dir: string;
   const dirs: string[] = [];
 
   beforeAll(async () => {
-    buildCli();
     dir = mkdtempSync(join(tmpdir(), "nor-log-cli-"));
     dirs.push(dir);
     const store = await openStore({ kind: "sqlite", dir });
@@ -27,7 +28,7 @@ describe("nor log (P27)", () => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
-  it("P27: 'what did you request from us at 03:12 on Nov 5?' finds exactly those rows among 100,000, well under a second", async () => {
+  it("P27: 'what did you request from us at 03:12 on Nov 5?' finds exactly those rows among 100,000, through the site-and-time index", async () => {
     const args = [
       "log",
       "--data",
@@ -37,7 +38,7 @@ describe("nor log (P27)", () => {
       "--until",
       "2026-11-05 03:13",
     ];
-    const r = runNor([...args, "--site", "example.gov", "--jsonl"]);
+    const r = await runNor([...args, "--site", "example.gov", "--jsonl"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const got = r.stdout
@@ -61,27 +62,29 @@ describe("nor log (P27)", () => {
       bytes: 1234,
     });
 
-    // The lookup itself, in-process on the same 100,000 rows (the CLI adds Node's start-up).
+    // Why it stays fast whatever the log's size (no timing: the machine is shared): the very
+    // query the log sends for this question reads the site-and-time index, never the table.
+    // Timings of the same lookup are in bench/ (npm run bench -- bounds).
     const store = await openStore({ kind: "sqlite", dir }, { create: false });
-    const log = new SqlRequestLog(store.db);
-    const t0 = performance.now();
-    const rows = await log.query({ since: ny(3, 11), until: ny(3, 14), site: "example.gov" });
-    const queryMs = performance.now() - t0;
-    const plan = await sql<{ detail: string }>`explain query plan select * from request_log
-      where started_at >= ${"a"} and started_at < ${"b"} and site = ${"c"}
-      order by started_at, id`.execute(store.db);
-    await store.close();
-    expect(rows).toHaveLength(wanted.length);
-    expect(plan.rows.map((p) => p.detail).join(" ")).toContain("request_log_site_started_at");
-    console.log(
-      `nor log over 100,000 rows: CLI ${r.ms.toFixed(0)} ms, query ${queryMs.toFixed(1)} ms`,
-    );
-    expect(queryMs).toBeLessThan(250);
-    // Generous for a shared two-core machine; the measured figure is printed above.
-    expect(r.ms).toBeLessThan(3000);
+    try {
+      const { db, recorder } = recording(store.db);
+      const rows = await new SqlRequestLog(db).query({
+        since: ny(3, 11),
+        // --until 03:13 is the whole minute.
+        until: ny(3, 14),
+        site: "example.gov",
+      });
+      expect(rows).toHaveLength(wanted.length);
+      expect(recorder.queries).toHaveLength(1);
+      const plan = await planOf(store.db, "sqlite", recorder.queries[0]!);
+      expect(plan).toContain("request_log_site_started_at");
+      expect(usesIndex(plan, "request_log_site_started_at"), plan).toBe(true);
+    } finally {
+      await store.close();
+    }
   });
 
-  it("P27: --site takes the host or a URL the site owner sees and finds its site's rows", () => {
+  it("P27: --site takes the host or a URL the site owner sees and finds its site's rows", async () => {
     const args = [
       "log",
       "--data",
@@ -92,15 +95,15 @@ describe("nor log (P27)", () => {
       "2026-11-05 03:13",
     ];
     for (const site of ["WWW.Example.gov", "https://www.example.gov/bids?x=1"]) {
-      const r = runNor([...args, "--site", site, "--jsonl"]);
+      const r = await runNor([...args, "--site", site, "--jsonl"]);
       expect(r.code).toBe(0);
       expect(r.stdout.trim().split("\n")).toHaveLength(wanted.length);
     }
-    expect(runNor([...args, "--site", "http://"]).code).toBe(2);
+    expect((await runNor([...args, "--site", "http://"])).code).toBe(2);
   });
 
-  it("P27: the human table is aligned and shows New York time, status and outcome, purpose, site, URL", () => {
-    const r = runNor([
+  it("P27: the human table is aligned and shows New York time, status and outcome, purpose, site, URL", async () => {
+    const r = await runNor([
       "log",
       "--data",
       dir,
@@ -125,9 +128,9 @@ describe("nor log (P27)", () => {
     expect(lines[0]?.indexOf("URL")).toBe(urlColumn[1]);
   });
 
-  it("P27: a bare date is the whole New York day; --url-contains and --source narrow it", () => {
+  it("P27: a bare date is the whole New York day; --url-contains and --source narrow it", async () => {
     const day = ["log", "--data", dir, "--since", "2026-11-05", "--until", "2026-11-05"];
-    const r = runNor([
+    const r = await runNor([
       ...day,
       "--url-contains",
       "BIDS",
@@ -146,7 +149,7 @@ describe("nor log (P27)", () => {
       "https://example.gov/bids",
       "https://example.gov/bids",
     ]);
-    const whole = runNor([...day, "--site", "example.gov", "--jsonl"]);
+    const whole = await runNor([...day, "--site", "example.gov", "--jsonl"]);
     const starts = whole.stdout
       .trim()
       .split("\n")
@@ -176,7 +179,7 @@ describe("nor log (P27)", () => {
     );
     await new SqlRequestLog(store.db).append(entry({ status: null, outcome: "unreachable" }));
     await store.close();
-    const r = runNor(["log", "--data", d, "--jsonl"]);
+    const r = await runNor(["log", "--data", d, "--jsonl"]);
     const [first, second] = r.stdout
       .trim()
       .split("\n")
@@ -195,11 +198,11 @@ describe("nor log (P27)", () => {
     }
   });
 
-  it("a bad time is a usage error (exit 2) naming the bad value", () => {
-    const r = runNor(["log", "--data", dir, "--since", "Nov 5 3am"]);
+  it("a bad time is a usage error (exit 2) naming the bad value", async () => {
+    const r = await runNor(["log", "--data", dir, "--since", "Nov 5 3am"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--since: cannot read "Nov 5 3am" as a time');
-    const backwards = runNor([
+    const backwards = await runNor([
       "log",
       "--data",
       dir,
@@ -211,15 +214,15 @@ describe("nor log (P27)", () => {
     expect(backwards.code).toBe(2);
   });
 
-  it("a missing store is a clear error (exit 2), and reading never creates one", () => {
+  it("a missing store is a clear error (exit 2), and reading never creates one", async () => {
     const parent = mkdtempSync(join(tmpdir(), "nor-log-cli-"));
     dirs.push(parent);
     const missing = join(parent, "nowhere");
-    const r = runNor(["log", "--data", missing]);
+    const r = await runNor(["log", "--data", missing]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`no store at ${join(missing, "nor.db")}`);
     expect(existsSync(missing)).toBe(false);
-    const empty = runNor(["log", "--data", parent]);
+    const empty = await runNor(["log", "--data", parent]);
     expect(empty.code).toBe(2);
     expect(existsSync(join(parent, "nor.db"))).toBe(false);
   });

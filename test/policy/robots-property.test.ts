@@ -50,12 +50,6 @@ const path = fc.array(pathChar, { maxLength: 20 }).map((a) => `/${a.join("")}`);
 const patChar = fc.constantFrom("/", "a", "b", "*", "$");
 const pattern = fc.array(patChar, { minLength: 1, maxLength: 8 }).map((a) => `/${a.join("")}`);
 
-function ms(f: () => void): number {
-  const t0 = performance.now();
-  f();
-  return performance.now() - t0;
-}
-
 describe("robots.txt never breaks on hostile input (P17, RFC 9309 §3)", () => {
   it("P17: random bytes never throw", () => {
     fc.assert(
@@ -77,7 +71,13 @@ describe("robots.txt never breaks on hostile input (P17, RFC 9309 §3)", () => {
     );
   });
 
-  it("P17: 2 MB files of several shapes each parse in well under a second", () => {
+  /**
+   * Hostile sizes and shapes. What they prove is that parsing and matching stay linear: a
+   * quadratic parser or a backtracking matcher would not finish them at all within the test's
+   * time-out, while these finish in milliseconds. The timings themselves are measured in
+   * bench/bounds.ts (never asserted here: the machine is shared).
+   */
+  it("P17: 2 MB files of several shapes each parse, and give a verdict", () => {
     const two = 2 * 1024 * 1024;
     const shapes: [string, string][] = [
       ["many rules", "User-agent: *\nDisallow: /a*b$\nAllow: /c\n".repeat(two / 36)],
@@ -90,30 +90,30 @@ describe("robots.txt never breaks on hostile input (P17, RFC 9309 §3)", () => {
       ["%-escapes and non-ASCII", `User-agent: *\nDisallow: /${"%e3ツ%".repeat(two / 8)}\n`],
     ];
     for (const [name, text] of shapes) {
-      const bytes = new TextEncoder().encode(text);
-      const took = ms(() => isAllowed(policyFor(parseRobots(bytes), UA), "/x/y"));
-      expect(took, name).toBeLessThan(1000);
+      const policy = policyFor(parseRobots(new TextEncoder().encode(text)), UA);
+      expect(typeof isAllowed(policy, "/x/y"), name).toBe("boolean");
     }
+    const [, many] = shapes[0]!;
+    const policy = policyFor(parseRobots(new TextEncoder().encode(many)), UA);
+    expect([isAllowed(policy, "/x/y"), isAllowed(policy, "/a1b"), isAllowed(policy, "/c")]).toEqual(
+      [true, false, true],
+    );
   });
 
-  it("P17: pathological wildcards against a 100 KB path finish in well under a second", () => {
+  it("P17: pathological wildcards against a 100 KB path are decided", () => {
     const p = `/${"a".repeat(100_000)}b`;
     const pats = ["/*a*a*a*a*a*a*a*a*a*a*$", "/*a*a*a*a*a*a*a*a*a*a$", "/*a*a*a*a*a*a*a*a*a*ab*c"];
-    let results: boolean[] = [];
-    const took = ms(() => {
-      results = pats.map((pat) => patternMatches(pat, p));
-    });
-    expect(results).toEqual([true, false, false]);
-    expect(took).toBeLessThan(250);
+    expect(pats.map((pat) => patternMatches(pat, p))).toEqual([true, false, false]);
     const body = `User-agent: *\n${pats.map((x) => `Disallow: ${x}`).join("\n")}\nAllow: /*b$`;
-    const policy = policyFor(parseRobots(body), UA);
-    expect(ms(() => expect(isAllowed(policy, p)).toBe(false))).toBeLessThan(250);
+    expect(isAllowed(policyFor(parseRobots(body), UA), p)).toBe(false);
   });
 
-  it("P17: a 100 KB pattern of stars and letters against a long path stays fast", () => {
+  it("P17: a 100 KB pattern of stars and letters against a long path is decided", () => {
+    // 50,000 a's asked of a path holding 20,000: no match, found without backtracking.
     const pat = `/${"*a".repeat(50_000)}$`;
-    const p = `/${"ab".repeat(20_000)}`;
-    expect(ms(() => patternMatches(pat, p))).toBeLessThan(500);
+    expect(patternMatches(pat, `/${"ab".repeat(20_000)}`)).toBe(false);
+    expect(patternMatches(pat, `/${"ab".repeat(50_000)}`)).toBe(false);
+    expect(patternMatches(pat, `/${"ba".repeat(50_000)}`)).toBe(true);
   });
 });
 

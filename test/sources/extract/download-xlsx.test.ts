@@ -170,13 +170,11 @@ describe("extractDownload: XLSX workbooks (P4)", () => {
       { name: "xl/worksheets/sheet1.xml", data: bomb, method: 8, declared: 100 },
     ]);
     const before = process.memoryUsage().rss;
-    const t0 = performance.now();
     const x = extractDownload(body, "https://x.gov/bids.xlsx", MAP);
     expect(x).toEqual({
       records: [],
       note: `not a readable XLSX file (more than ${MAX_XML_BYTES / 1048576} MiB of XML once uncompressed)`,
     });
-    expect(performance.now() - t0).toBeLessThan(5000);
     // Inflating stopped at the cap: memory grew by less than the bomb's 200 MiB.
     expect(process.memoryUsage().rss - before).toBeLessThan(150 * 1024 * 1024);
   });
