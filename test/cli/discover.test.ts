@@ -5,9 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { DEFAULT_USER_AGENT } from "../../src/policy/constants.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
-import { runNorAsync } from "./run-nor.js";
-
-const nor = (args: string[]) => runNorAsync(args, { timeoutMs: 30_000 });
+import { runMain as nor } from "./cli-capture.js";
 
 describe("nor discover", () => {
   let fleet: Fleet;

@@ -4,10 +4,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
 import { nightCli, rss, writeCatalog } from "../night/cli-night.js";
-import { buildCli, runNor } from "./run-nor.js";
+import { runMain as runNor } from "./cli-capture.js";
 
 /**
- * The flag rules through the built CLI over the loopback fleet (P24): a site that says no
+ * The flag rules through the CLI (in-process) over the loopback fleet (P24): a site that says no
  * (403) four nights running, and a feed that empties after a night with records. `nor flags`
  * shows what a person must look at; the sites' own logs show the checker went on asking them
  * every night the same way (P23) — it flags, it never decides.
@@ -28,7 +28,6 @@ describe("nor flags after real nights", () => {
   let feedItems = 2;
 
   beforeAll(async () => {
-    buildCli();
     fleet = await startFleet();
     refusing = await fleet.server({ host: "127.0.0.2" });
     emptying = await fleet.server({ host: "127.0.0.3" });
@@ -61,8 +60,8 @@ describe("nor flags after real nights", () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const flags = (): Flag[] => {
-    const r = runNor(["flags", "--json", "--data", dir]);
+  const flags = async (): Promise<Flag[]> => {
+    const r = await runNor(["flags", "--json", "--data", dir]);
     expect(r.code, r.stderr).toBe(0);
     return JSON.parse(r.stdout) as Flag[];
   };
@@ -82,14 +81,14 @@ describe("nor flags after real nights", () => {
           .map((q) => q.path);
       expect(asked(refusing, from.r)).toEqual(["/agendas.rss"]);
       expect(asked(emptying, from.e)).toEqual(["/agendas.rss"]);
-      const now = flags();
+      const now = await flags();
       const kinds = now.map((f) => `${f.source}:${f.kind}@${f.night}`).sort();
       const expected = [];
       if (i >= 1) expected.push("emptying-feed:no-records@2026-11-06");
       if (i >= 2) expected.push("refusing-feed:no-three-nights@2026-11-07");
       expect(kinds, `after ${night}`).toEqual(expected.sort());
     }
-    const status = JSON.parse(runNor(["status", "--json", "--data", dir]).stdout) as {
+    const status = JSON.parse((await runNor(["status", "--json", "--data", dir])).stdout) as {
       id: string;
       reading: boolean;
       lastOutcome: string;
@@ -99,7 +98,7 @@ describe("nor flags after real nights", () => {
       ["emptying-feed", true, "no-records", ["no-records"]],
       ["refusing-feed", true, "refused", ["no-three-nights"]],
     ]);
-    const human = runNor(["flags", "--data", dir]);
+    const human = await runNor(["flags", "--data", dir]);
     expect(human.stdout).toMatch(/refusing-feed\ta no on 3 nights in a row/);
   }, 240_000);
 });

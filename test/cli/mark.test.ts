@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
 import { nightCli, rss, writeCatalog } from "../night/cli-night.js";
-import { buildCli, runNor } from "./run-nor.js";
+import { runMain as runNor } from "./cli-capture.js";
 
 /**
  * The operator's commands against a store filled by real `nor night` runs over the loopback
@@ -36,17 +36,16 @@ describe("nor mark, nor status, nor flags over real nights", () => {
   let catalog: string;
   let items = 3;
 
-  const status = (): StatusJson[] => {
-    const r = runNor(["status", "--data", dir, "--json"]);
+  const status = async (): Promise<StatusJson[]> => {
+    const r = await runNor(["status", "--data", dir, "--json"]);
     expect(r.code, r.stderr).toBe(0);
     return JSON.parse(r.stdout) as StatusJson[];
   };
-  const row = (id: string) => status().find((s) => s.id === id) as StatusJson;
+  const row = async (id: string) => (await status()).find((s) => s.id === id) as StatusJson;
   const pagesSeen = (s: FleetServer, from: number) =>
     s.requests.slice(from).filter((r) => r.path !== "/robots.txt");
 
   beforeAll(async () => {
-    buildCli();
     fleet = await startFleet();
     marked = await fleet.server({ host: "127.0.0.2" });
     other = await fleet.server({ host: "127.0.0.3" });
@@ -79,13 +78,21 @@ describe("nor mark, nor status, nor flags over real nights", () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it("P24: a mark without a reason, an unknown source, or neither --read nor --not-read is a usage error (exit 2) that changes nothing", () => {
-    const noReason = runNor(["mark", "marked-feed", "--not-read", "--data", dir]);
+  it("P24: a mark without a reason, an unknown source, or neither --read nor --not-read is a usage error (exit 2) that changes nothing", async () => {
+    const noReason = await runNor(["mark", "marked-feed", "--not-read", "--data", dir]);
     expect(noReason.code).toBe(2);
     expect(noReason.stderr).toContain("--reason");
-    const blank = runNor(["mark", "marked-feed", "--not-read", "--reason", "  ", "--data", dir]);
+    const blank = await runNor([
+      "mark",
+      "marked-feed",
+      "--not-read",
+      "--reason",
+      "  ",
+      "--data",
+      dir,
+    ]);
     expect(blank.code).toBe(2);
-    const unknown = runNor([
+    const unknown = await runNor([
       "mark",
       "no-such-source",
       "--not-read",
@@ -96,9 +103,11 @@ describe("nor mark, nor status, nor flags over real nights", () => {
     ]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('"no-such-source"');
-    expect(runNor(["mark", "marked-feed", "--data", dir]).code).toBe(2);
-    expect(runNor(["mark", "marked-feed", "--read", "--not-read", "--data", dir]).code).toBe(2);
-    const badNight = runNor([
+    expect((await runNor(["mark", "marked-feed", "--data", dir])).code).toBe(2);
+    expect(
+      (await runNor(["mark", "marked-feed", "--read", "--not-read", "--data", dir])).code,
+    ).toBe(2);
+    const badNight = await runNor([
       "mark",
       "marked-feed",
       "--read",
@@ -109,11 +118,11 @@ describe("nor mark, nor status, nor flags over real nights", () => {
     ]);
     expect(badNight.code).toBe(2);
     expect(badNight.stderr).toContain("2026-02-30");
-    expect(row("marked-feed").reading).toBe(true);
+    expect((await row("marked-feed")).reading).toBe(true);
   });
 
-  it("P23, P26: nor status --json has one row per source with its last night, outcome, way, records and flags", () => {
-    const rows = status();
+  it("P23, P26: nor status --json has one row per source with its last night, outcome, way, records and flags", async () => {
+    const rows = await status();
     expect(rows.map((r) => r.id)).toEqual(["marked-feed", "other-feed"]);
     for (const r of rows) {
       expect(r).toMatchObject({
@@ -130,7 +139,7 @@ describe("nor mark, nor status, nor flags over real nights", () => {
   });
 
   it("P24, P25, P26: marked not read it shows the reason, gets no request on an ordinary night and one request taking no records on a recheck night, which flags it; the flag is cleared by a person; marked read it is read again", async () => {
-    const mark = runNor([
+    const mark = await runNor([
       "mark",
       "marked-feed",
       "--not-read",
@@ -144,8 +153,8 @@ describe("nor mark, nor status, nor flags over real nights", () => {
       dir,
     ]);
     expect(mark.code, mark.stderr).toBe(0);
-    expect(row("marked-feed")).toMatchObject({ reading: false, notReadReason: REASON });
-    const human = runNor(["status", "--data", dir]);
+    expect(await row("marked-feed")).toMatchObject({ reading: false, notReadReason: REASON });
+    const human = await runNor(["status", "--data", dir]);
     expect(human.stdout).toContain(`not read: ${REASON}`);
     // P26: the source stays listed with its link.
     expect(human.stdout).toContain(marked.url("/agendas.rss"));
@@ -158,7 +167,7 @@ describe("nor mark, nor status, nor flags over real nights", () => {
     expect(ordinary.code, ordinary.stderr).toBe(0);
     expect(marked.requests.slice(seenMarked)).toEqual([]);
     expect(pagesSeen(other, seenOther).map((r) => r.path)).toEqual(["/agendas.rss"]);
-    expect(row("marked-feed")).toMatchObject({ lastNight: "2026-11-05", recordsKnown: 3 });
+    expect(await row("marked-feed")).toMatchObject({ lastNight: "2026-11-05", recordsKnown: 3 });
 
     // 2026-11-15 is 10 nights after: a weekly recheck night. One GET of the page, no records.
     seenMarked = marked.requests.length;
@@ -167,7 +176,7 @@ describe("nor mark, nor status, nor flags over real nights", () => {
     expect(recheck.code, recheck.stderr).toBe(0);
     const asked = pagesSeen(marked, seenMarked);
     expect(asked.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /agendas.rss"]);
-    const after = row("marked-feed");
+    const after = await row("marked-feed");
     expect(after).toMatchObject({
       reading: false, // P24: the checker never marks it read itself
       lastNight: "2026-11-15",
@@ -177,33 +186,33 @@ describe("nor mark, nor status, nor flags over real nights", () => {
     });
 
     // The flag is for a person: listed, cleared with who and when, and kept.
-    const list = runNor(["flags", "--data", dir, "--json"]);
+    const list = await runNor(["flags", "--data", dir, "--json"]);
     expect(list.code, list.stderr).toBe(0);
     const flags = JSON.parse(list.stdout) as { id: string; kind: string; source: string }[];
     expect(flags.map((f) => [f.kind, f.source])).toEqual([["answers-again", "marked-feed"]]);
     const id = (flags[0] as { id: string }).id;
-    const plain = runNor(["flags", "--data", dir]);
+    const plain = await runNor(["flags", "--data", dir]);
     expect(plain.stdout).toContain(`${id}\tanswers-again\tmarked-feed`);
-    const cleared = runNor(["flags", "--clear", id, "--by", "tester", "--data", dir]);
+    const cleared = await runNor(["flags", "--clear", id, "--by", "tester", "--data", dir]);
     expect(cleared.code, cleared.stderr).toBe(0);
-    expect(runNor(["flags", "--data", dir]).stdout.trim()).toBe("no flags");
-    const all = JSON.parse(runNor(["flags", "--all", "--json", "--data", dir]).stdout) as {
+    expect((await runNor(["flags", "--data", dir])).stdout.trim()).toBe("no flags");
+    const all = JSON.parse((await runNor(["flags", "--all", "--json", "--data", dir])).stdout) as {
       id: string;
       clearedBy: string | null;
       clearedAt: string | null;
     }[];
     expect(all).toEqual([expect.objectContaining({ id, clearedBy: "tester" })]);
     expect(all[0]?.clearedAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
-    const again = runNor(["flags", "--clear", id, "--data", dir]);
+    const again = await runNor(["flags", "--clear", id, "--data", dir]);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain("already cleared");
-    const unknown = runNor(["flags", "--clear", "no-such-flag", "--data", dir]);
+    const unknown = await runNor(["flags", "--clear", "no-such-flag", "--data", dir]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('"no-such-flag"');
-    expect(row("marked-feed").flags).toEqual([]);
+    expect((await row("marked-feed")).flags).toEqual([]);
 
     // A person marks it read again: the next night reads it fully.
-    const resume = runNor([
+    const resume = await runNor([
       "mark",
       "marked-feed",
       "--read",
@@ -217,13 +226,13 @@ describe("nor mark, nor status, nor flags over real nights", () => {
     const back = await nightCli(catalog, dir, "2026-11-16");
     expect(back.code, back.stderr).toBe(0);
     expect(pagesSeen(marked, seenMarked).map((r) => r.path)).toEqual(["/agendas.rss"]);
-    expect(row("marked-feed")).toMatchObject({
+    expect(await row("marked-feed")).toMatchObject({
       reading: true,
       lastNight: "2026-11-16",
       lastOutcome: "ok",
       recordsKnown: 5,
       newLastNight: 2,
     });
-    expect(row("marked-feed").notReadReason).toBeUndefined();
+    expect((await row("marked-feed")).notReadReason).toBeUndefined();
   }, 180_000);
 });

@@ -5,11 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/web/app.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
 import { rss, writeCatalog } from "../night/cli-night.js";
-import { runNorAsync } from "./run-nor.js";
+import { runMain } from "./cli-capture.js";
 
 const OPERATOR_UA = "public-records-check/0.1 (+mailto:records-desk@example.org)";
 
-const nor = (args: string[], env: Record<string, string> = {}) => runNorAsync(args, { env });
+const nor = (args: string[], env: Record<string, string> = {}) => runMain(args, { env });
 
 describe("the operator's User-Agent", () => {
   let fleet: Fleet;

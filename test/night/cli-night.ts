@@ -1,10 +1,17 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { runMain } from "../cli/cli-capture.js";
 import { runNorAsync } from "../cli/run-nor.js";
 
+function nightArgs(catalog: string, data: string, night: string, extra: string[]): string[] {
+  const args = ["night", "--catalog", catalog, "--data", data, "--night", night, ...extra];
+  args.push("--allow-private-addresses", "--gap-ms", "50", "--concurrency", "4");
+  return args;
+}
+
 /**
- * `nor night` as a separate process, asynchronously: the fleet's servers live in this test
- * process, so a blocking spawnSync would stop them from answering. Bounded at 60 s.
+ * `nor night` run in this process (`main()` with its streams passed in), on a 50 ms gap
+ * towards the loopback fleet, whose servers keep answering in this same process.
  */
 export async function nightCli(
   catalog: string,
@@ -12,9 +19,21 @@ export async function nightCli(
   night: string,
   extra: string[] = [],
 ): Promise<{ code: number | null; stderr: string }> {
-  const args = ["night", "--catalog", catalog, "--data", data, "--night", night, ...extra];
-  args.push("--allow-private-addresses", "--gap-ms", "50", "--concurrency", "4");
-  const r = await runNorAsync(args);
+  const r = await runMain(nightArgs(catalog, data, night, extra));
+  return { code: r.code, stderr: r.stderr };
+}
+
+/**
+ * The same as a separate `node bin/nor.js night` process, for what only processes show: two
+ * nights at once on one store (the night lock, the shared journal). Bounded at 60 s.
+ */
+export async function nightProcess(
+  catalog: string,
+  data: string,
+  night: string,
+  extra: string[] = [],
+): Promise<{ code: number | null; stderr: string }> {
+  const r = await runNorAsync(nightArgs(catalog, data, night, extra));
   return { code: r.code, stderr: r.stderr };
 }
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
-import { nightCli, rss, writeCatalog } from "./cli-night.js";
+import { nightProcess, rss, writeCatalog } from "./cli-night.js";
 
 /**
  * Two `nor night` processes on one store at once: the second joins the night as a worker. The
@@ -50,12 +50,12 @@ describe("review: two nights at once on one store", () => {
         `url: ${site.url(`/feed/${n}.xml`)}`,
       ]),
     );
-    const first = nightCli(catalog, dir, "2026-11-05");
+    const first = nightProcess(catalog, dir, "2026-11-05");
     // Start the second once the first is at work (its first request has arrived).
     for (let i = 0; i < 200 && site.requests.length === 0; i++)
       await new Promise((r) => setTimeout(r, 25));
     expect(site.requests.length).toBeGreaterThan(0);
-    const second = await nightCli(catalog, dir, "2026-11-05");
+    const second = await nightProcess(catalog, dir, "2026-11-05");
     const one = await first;
     expect(one.code, one.stderr).toBe(0);
     expect(second.code, second.stderr).toBe(0);
@@ -68,7 +68,7 @@ describe("review: two nights at once on one store", () => {
 
     // A lock left by a killed process (a pid that is not alive) is stale.
     writeFileSync(join(dir, "night.lock"), "2147483646\n");
-    const third = await nightCli(catalog, dir, "2026-11-06");
+    const third = await nightProcess(catalog, dir, "2026-11-06");
     expect(third.code, third.stderr).toBe(0);
     const db = new Database(join(dir, "nor.db"), { readonly: true });
     const n = db
