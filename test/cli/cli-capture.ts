@@ -4,6 +4,8 @@ import { main } from "../../src/cli/main.js";
 export interface Captured {
   code: number;
   stdout: string;
+  /** stdout byte for byte (`nor archive show` writes a stored body as it was received). */
+  stdoutBytes: Buffer;
   stderr: string;
 }
 
@@ -15,6 +17,8 @@ export interface RunOptions {
   env?: Record<string, string>;
   /** What the command reads on stdin (default: nothing). */
   stdin?: string;
+  /** stdout and stderr say they are a terminal (as under a person's shell). */
+  tty?: boolean;
 }
 
 /**
@@ -24,28 +28,27 @@ export interface RunOptions {
  * process's); a test of kill or lock behaviour spawns `node bin/nor.js` (run-nor.ts) instead.
  */
 export async function runMain(args: readonly string[], opts: RunOptions = {}): Promise<Captured> {
-  let stdout = "";
-  let stderr = "";
-  const text = (chunk: string | Uint8Array) =>
-    typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  const bytes = (chunk: string | Uint8Array) =>
+    typeof chunk === "string" ? Buffer.from(chunk, "utf8") : Buffer.from(chunk);
+  const isTTY = opts.tty === true;
   const saved = { ...process.env };
   delete process.env["NOR_DATABASE_URL"];
   Object.assign(process.env, opts.env);
   try {
     const code = await main(["node", "nor", ...args], {
-      stdout: {
-        write: (c) => {
-          stdout += text(c);
-        },
-      },
-      stderr: {
-        write: (c) => {
-          stderr += text(c);
-        },
-      },
+      stdout: { isTTY, write: (c) => out.push(bytes(c)) },
+      stderr: { isTTY, write: (c) => err.push(bytes(c)) },
       stdin: Readable.from(opts.stdin === undefined ? [] : [opts.stdin]),
     });
-    return { code, stdout, stderr };
+    const stdout = Buffer.concat(out);
+    return {
+      code,
+      stdout: stdout.toString("utf8"),
+      stdoutBytes: stdout,
+      stderr: Buffer.concat(err).toString("utf8"),
+    };
   } finally {
     for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
     Object.assign(process.env, saved);

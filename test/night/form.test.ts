@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,15 +5,15 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_USER_AGENT } from "../../src/policy/constants.js";
 import { fillDateTemplates } from "../../src/sources/extract/form-dates.js";
+import { runMain } from "../cli/cli-capture.js";
 import { type Fleet, type FleetServer, type SeenRequest, startFleet } from "../fleet/fleet.js";
 import { minGap } from "../fleet/gaps.js";
 
 /**
  * P5 end to end: a generic ASP.NET search form with no platform preset, read by the real
- * built `nor night` against a loopback site. The site checks nothing itself; every claim is
+ * `nor night` (in-process) against a loopback site. The site checks nothing itself; every claim is
  * asserted afterwards from what it saw (method, body, headers, timing) and from the store.
  */
-const REPO = join(import.meta.dirname, "..", "..");
 const GRID = "ctl00$Main$gvResults";
 const DATE_FIELD = "ctl00$Main$txtFrom";
 const BUTTON = "ctl00$Main$btnSearch";
@@ -69,23 +68,13 @@ function gridOf(page: number): string {
   return `<table id="ctl00_Main_gvResults"><tr><th>Title</th><th>Date</th></tr>${rows}<tr class="pager"><td colspan="2"><table><tr>${pager}</tr></table></td></tr></table>`;
 }
 
-function runNight(catalog: string, data: string, night: string): Promise<number | null> {
-  return new Promise((resolve, reject) => {
-    const args = ["bin/nor.js", "night", "--catalog", catalog, "--data", data, "--night", night];
-    args.push("--allow-private-addresses", "--gap-ms", String(GAP_MS));
-    const p = spawn(process.execPath, args, { cwd: REPO, stdio: ["ignore", "ignore", "pipe"] });
-    let err = "";
-    p.stderr?.on("data", (c: Buffer) => {
-      err += c.toString();
-    });
-    const timer = setTimeout(() => p.kill("SIGKILL"), 60_000);
-    p.on("error", reject);
-    p.on("exit", (code) => {
-      clearTimeout(timer);
-      if (code !== 0) process.stderr.write(err);
-      resolve(code);
-    });
-  });
+/** `nor night` in this process (its streams passed in); its stderr is shown if it fails. */
+async function runNight(catalog: string, data: string, night: string): Promise<number | null> {
+  const args = ["night", "--catalog", catalog, "--data", data, "--night", night];
+  args.push("--allow-private-addresses", "--gap-ms", String(GAP_MS));
+  const r = await runMain(args);
+  if (r.code !== 0) process.stderr.write(r.stderr);
+  return r.code;
 }
 
 const form = (r: SeenRequest) => Object.fromEntries(new URLSearchParams(r.body));

@@ -1,31 +1,18 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT } from "../cli/run-nor.js";
+import { runMain } from "../cli/cli-capture.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
 import { nightCli, rss, writeCatalog } from "./cli-night.js";
 
-/** `nor night` under a pseudo-terminal (util-linux `script`), so its stderr is a TTY. */
-function nightOnTty(catalog: string, data: string, night: string): Promise<string> {
-  const cmd = [process.execPath, join(ROOT, "bin", "nor.js"), "night", "--catalog", catalog]
-    .concat(["--data", data, "--night", night, "--allow-private-addresses", "--gap-ms", "50"])
-    .map((a) => `'${a.replace(/'/g, "'\\''")}'`)
-    .join(" ");
-  return new Promise((resolve, reject) => {
-    const p = spawn("script", ["-qfec", cmd, "/dev/null"], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    p.stdout.on("data", (c: Buffer) => {
-      out += c.toString();
-    });
-    const timer = setTimeout(() => p.kill("SIGKILL"), 60_000);
-    p.on("error", reject);
-    p.on("exit", () => {
-      clearTimeout(timer);
-      resolve(out);
-    });
-  });
+/** `nor night` in this process with stdout and stderr saying they are a terminal. */
+async function nightOnTty(catalog: string, data: string, night: string): Promise<string> {
+  const args = ["night", "--catalog", catalog, "--data", data, "--night", night];
+  args.push("--allow-private-addresses", "--gap-ms", "50");
+  const r = await runMain(args, { tty: true });
+  expect(r.code, r.stderr).toBe(0);
+  return r.stderr;
 }
 
 describe("what nor night shows while it runs", () => {
@@ -76,25 +63,21 @@ describe("what nor night shows while it runs", () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it.skipIf(process.platform !== "linux")(
-    "P13: on a terminal it shows a start line, sources done of total, requests, the time left to the deadline, and a summary with what to look at next",
-    async () => {
-      const out = await nightOnTty(catalog, join(dir, "tty"), "2026-11-05");
-      expect(out).toMatch(
-        /nor night: starting night 2026-11-05 · deadline [^\r\n]* New York \([^)]* from now\) · 2 sources on 1 site/,
-      );
-      expect(out).toMatch(/\[#+·*\] 1\/2 sources · \d+ requests · [^\r\n]* left to the deadline/);
-      expect(out).toMatch(/\[#{20}\] 2\/2 sources · 3 requests · [^\r\n]* left to the deadline/);
-      expect(out).toContain("nor night: night 2026-11-05 done");
-      expect(out).toContain("  checked:   2 sources: 2 ok");
-      expect(out).toContain("  new:       3 new records");
-      expect(out).toContain("  requests:  3");
-      expect(out).toMatch(/ {2}time: {6}\S.* used of .* to the deadline/);
-      expect(out).toContain("  flags:     0 raised");
-      expect(out).toContain("  - the new records: `nor serve`, then /new");
-    },
-    90_000,
-  );
+  it("P13: on a terminal it shows a start line, sources done of total, requests, the time left to the deadline, and a summary with what to look at next", async () => {
+    const out = await nightOnTty(catalog, join(dir, "tty"), "2026-11-05");
+    expect(out).toMatch(
+      /nor night: starting night 2026-11-05 · deadline [^\r\n]* New York \([^)]* from now\) · 2 sources on 1 site/,
+    );
+    expect(out).toMatch(/\[#+·*\] 1\/2 sources · \d+ requests · [^\r\n]* left to the deadline/);
+    expect(out).toMatch(/\[#{20}\] 2\/2 sources · 3 requests · [^\r\n]* left to the deadline/);
+    expect(out).toContain("nor night: night 2026-11-05 done");
+    expect(out).toContain("  checked:   2 sources: 2 ok");
+    expect(out).toContain("  new:       3 new records");
+    expect(out).toContain("  requests:  3");
+    expect(out).toMatch(/ {2}time: {6}\S.* used of .* to the deadline/);
+    expect(out).toContain("  flags:     0 raised");
+    expect(out).toContain("  - the new records: `nor serve`, then /new");
+  }, 90_000);
 
   it("P27: otherwise it writes one structured log line per source checked", async () => {
     const r = await nightCli(catalog, join(dir, "plain"), "2026-11-05");
