@@ -37,10 +37,14 @@ export async function runMain(args: readonly string[], opts: RunOptions = {}): P
   delete process.env["NOR_DATABASE_URL"];
   Object.assign(process.env, opts.env);
   try {
+    // As bin/nor.js: an error main() does not turn into an exit code is said, exit 1.
     const code = await main(["node", "nor", ...args], {
       stdout: { isTTY, write: (c) => out.push(bytes(c)) },
       stderr: { isTTY, write: (c) => err.push(bytes(c)) },
       stdin: Readable.from(opts.stdin === undefined ? [] : [opts.stdin]),
+    }).catch((e: unknown) => {
+      err.push(bytes(`nor: ${e instanceof Error ? e.message : String(e)}\n`));
+      return 1;
     });
     const stdout = Buffer.concat(out);
     return {

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nightOf } from "../../src/policy/night-date.js";
-import { ROOT, runNorAsync } from "../cli/run-nor.js";
+import { runMain } from "../cli/cli-capture.js";
+import { ROOT } from "../cli/run-nor.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
 import { rss, writeCatalog } from "./cli-night.js";
 
@@ -81,7 +82,8 @@ describe("nor night without --night", () => {
     await new Promise((r) => first.once("exit", r));
     onArrival = undefined;
 
-    const again = await runNorAsync(args);
+    // The resuming run is not killed: it runs in this process.
+    const again = await runMain(args);
     expect(again.code, again.stderr).toBe(0);
     const db = new Database(join(dir, "nor.db"), { readonly: true });
     try {

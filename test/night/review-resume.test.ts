@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runNorAsync } from "../cli/run-nor.js";
+import { runMain } from "../cli/cli-capture.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
 import { nightCli, rss, writeCatalog } from "./cli-night.js";
 
@@ -117,7 +117,7 @@ describe("review: resuming a night", () => {
     // A catalog that no longer validates: the night refuses (exit 2, naming the file) and
     // nothing stored is touched.
     writeFileSync(catalog, "governments: []\nsources:\n  - { id: broken }\n");
-    const bad = await runNorAsync(["night", "--catalog", catalog, "--data", dir]);
+    const bad = await runMain(["night", "--catalog", catalog, "--data", dir]);
     expect(bad.code).toBe(2); // a catalog problem is configuration
     expect(bad.stderr).toContain("catalog.yaml");
     expect(sql<{ n: number }>(dir, "select count(*) as n from records")).toEqual([{ n: 6 }]);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildCli, runNor } from "../cli/run-nor.js";
+import { runMain as runNor } from "../cli/cli-capture.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
 import { nightCli, rss, writeCatalog } from "./cli-night.js";
 
@@ -19,7 +19,6 @@ describe("the choice of way, shown in nor status", () => {
   let catalog: string;
 
   beforeAll(async () => {
-    buildCli();
     fleet = await startFleet();
     site = await fleet.server({ host: "127.0.0.2" });
     site.route(
@@ -64,7 +63,7 @@ describe("the choice of way, shown in nor status", () => {
     ]);
     expect(site.hits("/api/agendas")).toEqual([]);
 
-    const human = runNor(["status", "--data", dir]);
+    const human = await runNor(["status", "--data", dir]);
     expect(human.code, human.stderr).toBe(0);
     const [header, line] = human.stdout.trim().split("\n");
     const cols = (header ?? "").split("\t");
@@ -73,7 +72,7 @@ describe("the choice of way, shown in nor status", () => {
     expect(via).toBe("feed (api disallowed by robots.txt; download gone (404))");
     expect(cells[cols.indexOf("outcome")]).toBe("ok");
 
-    const json = runNor(["status", "--data", dir, "--json"]);
+    const json = await runNor(["status", "--data", dir, "--json"]);
     expect(json.code, json.stderr).toBe(0);
     const rows = JSON.parse(json.stdout) as Record<string, unknown>[];
     expect(rows).toHaveLength(1);

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { openStore } from "../../src/store/db.js";
-import { runNorAsync } from "../cli/run-nor.js";
+import { runMain } from "../cli/cli-capture.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
 import { nightCli, rss, writeCatalog } from "../night/cli-night.js";
 
@@ -94,7 +94,7 @@ it("owners' requests (P10): `nor site` records a slower pace for a site with its
   dirs.push(dir);
   // `nor site` works on a store that is there; it never makes one (a mistyped --data is exit 2).
   await (await openStore({ kind: "sqlite", dir })).close();
-  const r = await runNorAsync([
+  const r = await runMain([
     "site",
     "example.gov",
     "--gap",

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runNor } from "../cli/run-nor.js";
+import { runMain as runNor } from "../cli/cli-capture.js";
 
 /** Review: a store that cannot be opened is a clear error naming the path (exit 1). */
 describe("review: bad store locations", () => {
@@ -14,16 +14,16 @@ describe("review: bad store locations", () => {
   );
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("a --data path that is a file is refused by name, not with a raw EEXIST", () => {
+  it("a --data path that is a file is refused by name, not with a raw EEXIST", async () => {
     const file = join(dir, "a-file");
     writeFileSync(file, "x");
-    const r = runNor(["night", "--catalog", catalog, "--data", file]);
+    const r = await runNor(["night", "--catalog", catalog, "--data", file]);
     expect(r.code).toBe(2); // a configuration mistake
     expect(r.stderr).toContain(`${file} is not a directory`);
     expect(r.stderr).not.toContain("EEXIST");
   });
 
-  it("a corrupt nor.db is refused naming the file and why", () => {
+  it("a corrupt nor.db is refused naming the file and why", async () => {
     const d = join(dir, "corrupt");
     mkdirSync(d);
     writeFileSync(join(d, "nor.db"), "this is not a database, just text ".repeat(200));
@@ -31,7 +31,7 @@ describe("review: bad store locations", () => {
       ["night", "--catalog", catalog, "--data", d],
       ["status", "--data", d],
     ]) {
-      const r = runNor(args);
+      const r = await runNor(args);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(join(d, "nor.db"));
       expect(r.stderr).toMatch(/not a database/);
