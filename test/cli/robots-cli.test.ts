@@ -1,21 +1,16 @@
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_USER_AGENT } from "../../src/policy/constants.js";
+import { runMain } from "./cli-capture.js";
 
-/** Runs the built CLI the way a person would: `node bin/nor.js robots check …`. */
-const root = resolve(import.meta.dirname, "../..");
+/** `nor robots check …` in this process, its output streams passed in. */
 let dir = "";
 
-function nor(...args: string[]) {
-  const r = spawnSync(process.execPath, [join(root, "bin/nor.js"), ...args], {
-    cwd: root,
-    encoding: "utf8",
-    timeout: 20_000,
-  });
-  return { code: r.status, out: r.stdout, err: r.stderr };
+async function nor(...args: string[]) {
+  const r = await runMain(args);
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 function file(name: string, content: string | Uint8Array): string {
@@ -25,8 +20,6 @@ function file(name: string, content: string | Uint8Array): string {
 }
 
 beforeAll(() => {
-  // dist/ is built once for the whole run (test/global-build.ts).
-  expect(existsSync(join(root, "dist/cli/commands/robots.js"))).toBe(true);
   dir = mkdtempSync(join(tmpdir(), "nor-robots-cli-"));
 }, 130_000);
 
@@ -35,78 +28,78 @@ afterAll(() => {
 });
 
 describe("nor robots check", () => {
-  it("P17: prints `disallowed` for a one-line `User-agent: * Disallow: /` file, exit 0", () => {
+  it("P17: prints `disallowed` for a one-line `User-agent: * Disallow: /` file, exit 0", async () => {
     const f = file("one-line.txt", "User-agent: * Disallow: /\n");
-    expect(nor("robots", "check", f, "https://h.test/x")).toEqual({
+    expect(await nor("robots", "check", f, "https://h.test/x")).toEqual({
       code: 0,
       out: "disallowed\n",
       err: "",
     });
   });
 
-  it("P17: prints `allowed` for a path no rule closes, exit 0", () => {
+  it("P17: prints `allowed` for a path no rule closes, exit 0", async () => {
     const f = file("some.txt", "User-agent: *\nDisallow: /private\n");
-    expect(nor("robots", "check", f, "https://h.test/public")).toMatchObject({
+    expect(await nor("robots", "check", f, "https://h.test/public")).toMatchObject({
       code: 0,
       out: "allowed\n",
     });
   });
 
-  it("P17: reads the file as bytes, skipping a byte-order mark", () => {
+  it("P17: reads the file as bytes, skipping a byte-order mark", async () => {
     const text = new TextEncoder().encode("User-agent: public-records-check\nDisallow: /r\n");
     const f = file("bom.txt", Uint8Array.from([0xef, 0xbb, 0xbf, ...text]));
-    expect(nor("robots", "check", f, "https://h.test/r/1").out).toBe("disallowed\n");
+    expect((await nor("robots", "check", f, "https://h.test/r/1")).out).toBe("disallowed\n");
   });
 
-  it("P16: prints the chosen group's crawl-delay on a second line", () => {
+  it("P16: prints the chosen group's crawl-delay on a second line", async () => {
     const f = file(
       "delay.txt",
       "User-agent: *\nDisallow: /\nCrawl-delay: 99\n\nUser-agent: public-records-check\nAllow: /\nCrawl-delay: 30\n",
     );
-    expect(nor("robots", "check", f, "https://h.test/x")).toMatchObject({
+    expect(await nor("robots", "check", f, "https://h.test/x")).toMatchObject({
       code: 0,
       out: "allowed\ncrawl-delay: 30\n",
     });
   });
 
-  it("P16: --agent takes a full User-Agent or another token", () => {
+  it("P16: --agent takes a full User-Agent or another token", async () => {
     const f = file(
       "agents.txt",
       "User-agent: public-records-check\nDisallow: /\n\nUser-agent: *\nDisallow: /only-others\n",
     );
-    expect(nor("robots", "check", f, "http://h.test/a", "--agent", DEFAULT_USER_AGENT).out).toBe(
-      "disallowed\n",
-    );
-    expect(nor("robots", "check", f, "http://h.test/a", "--agent", "otherbot/1.0").out).toBe(
-      "allowed\n",
-    );
-    expect(nor("robots", "check", f, "http://h.test/only-others", "--agent", "otherbot").out).toBe(
-      "disallowed\n",
-    );
+    expect(
+      (await nor("robots", "check", f, "http://h.test/a", "--agent", DEFAULT_USER_AGENT)).out,
+    ).toBe("disallowed\n");
+    expect(
+      (await nor("robots", "check", f, "http://h.test/a", "--agent", "otherbot/1.0")).out,
+    ).toBe("allowed\n");
+    expect(
+      (await nor("robots", "check", f, "http://h.test/only-others", "--agent", "otherbot")).out,
+    ).toBe("disallowed\n");
   });
 
-  it("usage: a missing URL exits 2", () => {
+  it("usage: a missing URL exits 2", async () => {
     const f = file("x.txt", "");
-    const r = nor("robots", "check", f);
+    const r = await nor("robots", "check", f);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/missing required argument 'url'/);
   });
 
-  it("usage: an unreadable file exits 2 with a message naming the file", () => {
+  it("usage: an unreadable file exits 2 with a message naming the file", async () => {
     const missing = join(dir, "no-such-robots.txt");
-    const r = nor("robots", "check", missing, "https://h.test/");
+    const r = await nor("robots", "check", missing, "https://h.test/");
     expect(r.code).toBe(2);
     expect(r.out).toBe("");
     expect(r.err).toContain(missing);
-    expect(nor("robots", "check", dir, "https://h.test/").err).toContain(dir);
+    expect((await nor("robots", "check", dir, "https://h.test/")).err).toContain(dir);
   });
 
-  it("usage: a bad URL exits 2 with a message naming the URL", () => {
+  it("usage: a bad URL exits 2 with a message naming the URL", async () => {
     const f = file("y.txt", "");
-    const r = nor("robots", "check", f, "not a url");
+    const r = await nor("robots", "check", f, "not a url");
     expect(r.code).toBe(2);
     expect(r.err).toContain("not a url");
-    const ftp = nor("robots", "check", f, "ftp://h.test/x");
+    const ftp = await nor("robots", "check", f, "ftp://h.test/x");
     expect(ftp.code).toBe(2);
     expect(ftp.err).toContain("ftp://h.test/x");
   });

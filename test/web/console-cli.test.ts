@@ -1,25 +1,15 @@
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../../src/store/db.js";
 import { createApp } from "../../src/web/app.js";
-import { buildCli, ROOT, runNor } from "../cli/run-nor.js";
+import { runMain } from "../cli/cli-capture.js";
 import { Browser, seedNight } from "./console-support.js";
 
-/** `nor …` with this text on stdin (the password is never an argument). */
-function norWithStdin(args: string[], input: string) {
-  const env = { ...process.env };
-  delete env["NOR_DATABASE_URL"];
-  return spawnSync(process.execPath, [join(ROOT, "bin", "nor.js"), ...args], {
-    cwd: ROOT,
-    encoding: "utf8",
-    env,
-    input,
-    timeout: 30_000,
-  });
-}
+/** `nor …` in this process with this text on stdin (the password is never an argument). */
+const norWithStdin = (args: string[], input: string) => runMain(args, { stdin: input });
+const runNor = (args: string[]) => runMain(args);
 
 interface StatusJson {
   id: string;
@@ -34,7 +24,6 @@ describe("nor operator set-password and the console over the same store", () => 
   const now = Date.UTC(2026, 10, 5, 14, 0, 0);
 
   beforeAll(async () => {
-    buildCli();
     dir = mkdtempSync(join(tmpdir(), "nor-console-cli-"));
     store = await openStore({ kind: "sqlite", dir });
     await seedNight(store.db);
@@ -46,8 +35,8 @@ describe("nor operator set-password and the console over the same store", () => 
 
   it("stores only a scrypt hash of the password read from stdin; the console then signs in with it, not with another", async () => {
     const password = "a long operator pass phrase";
-    const r = norWithStdin(["operator", "set-password", "--data", dir], `${password}\n`);
-    expect(r.status, r.stderr).toBe(0);
+    const r = await norWithStdin(["operator", "set-password", "--data", dir], `${password}\n`);
+    expect(r.code, r.stderr).toBe(0);
     const row = await store.db.selectFrom("console_operator").selectAll().executeTakeFirstOrThrow();
     expect(row.password_hash).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]{43}$/);
     expect(row.password_hash).not.toContain(password);
@@ -60,11 +49,11 @@ describe("nor operator set-password and the console over the same store", () => 
     expect((await b.get("/console")).status).toBe(200);
 
     // Setting it again ends the open session (the old password's sessions are gone).
-    const again = norWithStdin(
+    const again = await norWithStdin(
       ["operator", "set-password", "--data", dir],
       "another long pass phrase\n",
     );
-    expect(again.status, again.stderr).toBe(0);
+    expect(again.code, again.stderr).toBe(0);
     expect((await b.get("/console")).status).toBe(303);
     expect((await new Browser(app).signIn(password)).status).toBe(401);
     expect((await new Browser(app).signIn("another long pass phrase")).status).toBe(303);
@@ -73,8 +62,8 @@ describe("nor operator set-password and the console over the same store", () => 
   it("refuses a too-short or empty password with a usage error (exit 2) and keeps the old one", async () => {
     const before = await store.db.selectFrom("console_operator").selectAll().execute();
     for (const input of ["short\n", ""]) {
-      const r = norWithStdin(["operator", "set-password", "--data", dir], input);
-      expect(r.status).toBe(2);
+      const r = await norWithStdin(["operator", "set-password", "--data", dir], input);
+      expect(r.code).toBe(2);
       expect(r.stderr).toContain("at least 12 characters");
     }
     expect(await store.db.selectFrom("console_operator").selectAll().execute()).toEqual(before);
@@ -82,12 +71,12 @@ describe("nor operator set-password and the console over the same store", () => 
 
   it("P24: marking not read through the console form changes `nor status` exactly as `nor mark` does", async () => {
     const reason = "The clerk asked us to stop (email of 2026-11-05)";
-    const status = () => {
-      const r = runNor(["status", "--data", dir, "--json"]);
+    const status = async () => {
+      const r = await runNor(["status", "--data", dir, "--json"]);
       expect(r.code, r.stderr).toBe(0);
       return JSON.parse(r.stdout) as StatusJson[];
     };
-    const before = status();
+    const before = await status();
     expect(before.filter((s) => !s.reading)).toEqual([]);
 
     const app = createApp({
@@ -104,10 +93,18 @@ describe("nor operator set-password and the console over the same store", () => 
       reason,
     });
     expect(res.status).toBe(303);
-    const cli = runNor(["mark", "oh-c-minutes", "--not-read", "--reason", reason, "--data", dir]);
+    const cli = await runNor([
+      "mark",
+      "oh-c-minutes",
+      "--not-read",
+      "--reason",
+      reason,
+      "--data",
+      dir,
+    ]);
     expect(cli.code, cli.stderr).toBe(0);
 
-    const after = status();
+    const after = await status();
     const viaConsole = after.find((s) => s.id === "oh-a-agendas");
     const viaCli = after.find((s) => s.id === "oh-c-minutes");
     expect(viaConsole).toMatchObject({ reading: false, notReadReason: reason });
@@ -121,7 +118,7 @@ describe("nor operator set-password and the console over the same store", () => 
       strip(before.find((s) => s.id === "oh-c-minutes") as StatusJson),
     );
     // And the tab-separated table shows them the same way.
-    const table = runNor(["status", "--data", dir]).stdout.split("\n");
+    const table = (await runNor(["status", "--data", dir])).stdout.split("\n");
     const cell = (id: string) => table.find((l) => l.startsWith(`${id}\t`))?.split("\t")[3];
     expect(cell("oh-a-agendas")).toBe(`not read: ${reason}`);
     expect(cell("oh-c-minutes")).toBe(cell("oh-a-agendas"));
