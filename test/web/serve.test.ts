@@ -5,11 +5,12 @@ import { join } from "node:path";
 import { load } from "cheerio";
 import { parseAtomFeed } from "feedsmith";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runMain } from "../cli/cli-capture.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
 
 /**
- * End to end: the built CLI runs a night against a loopback fleet, then `nor serve` shows what
- * it wrote over real HTTP on 127.0.0.1 — the refused night with Cloudflare's Ray ID (P23) and
+ * End to end: `nor night` runs against a loopback fleet, then the built `nor serve` (a process,
+ * stopped with SIGTERM) shows what it wrote over real HTTP on 127.0.0.1 — the refused night with Cloudflare's Ray ID (P23) and
  * the records' links, which the directory shows but never fetches (P6).
  */
 const REPO = join(import.meta.dirname, "..", "..");
@@ -29,33 +30,13 @@ const BLOCK_PAGE = `<!DOCTYPE html><html><head><title>Attention Required! | Clou
 <h1 data-translate="block_headline">Sorry, you have been blocked</h1>
 <span class="cf-error-code">1020</span><p>Cloudflare Ray ID: <strong>${RAY.slice(0, 16)}</strong></p></body></html>`;
 
-function run(
-  args: string[],
-  timeoutMs: number,
-): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ["bin/nor.js", ...args], {
-      cwd: REPO,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    p.stdout?.on("data", (c: Buffer) => {
-      out += c.toString();
-    });
-    p.stderr?.on("data", (c: Buffer) => {
-      err += c.toString();
-    });
-    const timer = setTimeout(() => p.kill("SIGKILL"), timeoutMs);
-    p.on("error", reject);
-    p.on("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, err });
-    });
-  });
+/** `nor …` in this process (what ends by itself: the night, refused settings). */
+async function run(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const r = await runMain(args);
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
-/** Starts `nor serve`, resolves with the URL it prints (bounded: 20 s). */
+/** Starts `nor serve` as a process (it stops on SIGTERM), resolves with the URL it prints (bounded: 20 s). */
 function startServe(
   args: string[],
 ): Promise<{ proc: ChildProcess; url: string; output: () => string }> {
@@ -159,7 +140,6 @@ describe("nor night, then nor serve", () => {
         "--night",
         "2026-11-05",
       ].concat(["--allow-private-addresses", "--gap-ms", "50"]),
-      60_000,
     );
     if (night.code !== 0) throw new Error(`nor night exited ${night.code}: ${night.err}`);
   }, 180_000);
@@ -230,33 +210,40 @@ describe("nor night, then nor serve", () => {
       proc.kill("SIGTERM");
       expect(await exited(proc, 10_000)).toBe(0);
     }
-    const browser = await run(
-      ["serve", "--data", dir, "--port", "0", "--user-agent", "Mozilla/5.0"],
-      20_000,
-    );
+    const browser = await run([
+      "serve",
+      "--data",
+      dir,
+      "--port",
+      "0",
+      "--user-agent",
+      "Mozilla/5.0",
+    ]);
     expect(browser.code).toBe(2); // configuration
     expect(browser.err).toMatch(/must be exactly public-records-check\/<version> \(\+mailto:/);
-    const origin = await run(
-      ["serve", "--data", dir, "--port", "0", "--origin", "ftp://x"],
-      20_000,
-    );
+    const origin = await run(["serve", "--data", dir, "--port", "0", "--origin", "ftp://x"]);
     expect(origin.code).toBe(2);
-    const header = await run(
-      ["serve", "--data", dir, "--port", "0", "--client-address-header", "X Real"],
-      20_000,
-    );
+    const header = await run([
+      "serve",
+      "--data",
+      dir,
+      "--port",
+      "0",
+      "--client-address-header",
+      "X Real",
+    ]);
     expect(header.code).toBe(2);
   }, 60_000);
 
   it("bad usage and a missing store are clear errors", async () => {
-    const port = await run(["serve", "--data", dir, "--port", "eighty"], 20_000);
+    const port = await run(["serve", "--data", dir, "--port", "eighty"]);
     expect(port.code).toBe(2);
     expect(port.err).toContain(
       '--port must be a number from 0 to 65535 (0 picks a free port), not "eighty"',
     );
     const missing = join(dir, "nowhere");
-    const none = await run(["serve", "--data", missing, "--port", "0"], 20_000);
+    const none = await run(["serve", "--data", missing, "--port", "0"]);
     expect(none.code).toBe(2);
     expect(none.err).toContain(`no store at ${join(missing, "nor.db")}`);
-  }, 60_000);
+  });
 });
