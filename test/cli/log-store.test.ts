@@ -9,7 +9,8 @@ import { openStore } from "../../src/store/db.js";
 import { SqlRequestLog } from "../../src/store/request-log.js";
 import { entry } from "../store/entries.js";
 import { postgresUrl, withSearchPath } from "../store/stores.js";
-import { buildCli, ROOT, runNor } from "./run-nor.js";
+import { runMain } from "./cli-capture.js";
+import { buildCli, ROOT } from "./run-nor.js";
 
 /** A separate Node process that logs attempts through the built store and acks each one. */
 const writer = (dir: string) => `
@@ -87,7 +88,7 @@ describe("the request log across processes (P27)", () => {
         entry({ startedAt: Date.UTC(2026, 10, 5, 9, 0), url: "https://example.gov/y" }),
       );
       await store.close();
-      const r = runNor(
+      const r = await runMain(
         [
           "log",
           "--since",
@@ -98,7 +99,7 @@ describe("the request log across processes (P27)", () => {
           "example.gov",
           "--jsonl",
         ],
-        { NOR_DATABASE_URL: url },
+        { env: { NOR_DATABASE_URL: url } },
       );
       expect(r.stderr).toBe("");
       const got = r.stdout
