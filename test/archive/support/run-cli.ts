@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { runMain } from "../../cli/cli-capture.js";
 
 /** The built CLI (`npm test` builds dist/ first), as an operator runs it. */
 const bin = fileURLToPath(new URL("../../../bin/nor.js", import.meta.url));
@@ -10,14 +11,19 @@ export interface CliResult {
   stderr: string;
 }
 
-/** `nor ARGS` in a child process; `preload` adds `--import FILE` (the network guard). */
-export function runCli(
+/**
+ * `nor ARGS` in this process (its streams passed in); with `preload`, in a child process started
+ * with `--import FILE` (the network guard, which watches a whole process's connections).
+ */
+export async function runCli(
   args: string[],
   opts: { preload?: string; env?: Record<string, string> } = {},
 ): Promise<CliResult> {
-  const nodeArgs: string[] = [];
-  if (opts.preload) nodeArgs.push("--import", opts.preload);
-  const child = spawn(process.execPath, [...nodeArgs, bin, ...args], {
+  if (opts.preload === undefined) {
+    const r = await runMain(args, opts.env ? { env: opts.env } : {});
+    return { code: r.code, stdout: r.stdoutBytes, stderr: r.stderr };
+  }
+  const child = spawn(process.execPath, ["--import", opts.preload, bin, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...opts.env },
   });
