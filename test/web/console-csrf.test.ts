@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { statusRows } from "../../src/store/admin.js";
 import { type Browser, consoleFixture, seedNight } from "./console-support.js";
 
@@ -7,7 +7,8 @@ type Fixture = Awaited<ReturnType<typeof consoleFixture>>;
 /**
  * CSRF: a state-changing request must be a POST from a form of ours carrying the session's
  * synchronizer token AND pass hono's csrf() Origin check. Each refusal is a 403 that changes
- * nothing in the store.
+ * nothing in the store. The refusals share one store and session (each compares the store
+ * before and after itself); the one request that goes through has a store of its own.
  */
 describe("console CSRF", () => {
   let f: Fixture;
@@ -26,14 +27,14 @@ describe("console CSRF", () => {
     reading: (await statusRows(f.db)).map((r) => [r.id, r.reading]),
   });
 
-  beforeEach(async () => {
+  beforeAll(async () => {
     f = await consoleFixture();
     await seedNight(f.db);
     b = f.browser();
     await b.signIn();
     token = await b.token();
   });
-  afterEach(async () => f?.close());
+  afterAll(async () => f?.close());
 
   const cases: [string, (path: string, fields: Record<string, string>) => Promise<Response>][] = [
     ["without the token", (p, fields) => b.post(p, fields)],
@@ -86,13 +87,6 @@ describe("console CSRF", () => {
     expect(anon.cookies.size).toBe(0);
   });
 
-  it("the same POST with the token and our Origin goes through (the refusals above are not vacuous)", async () => {
-    const res = await b.post("/console/sources/oh-a-agendas/mark", markForm({ csrf: token }));
-    expect(res.status).toBe(303);
-    const row = (await statusRows(f.db)).find((r) => r.id === "oh-a-agendas");
-    expect(row?.reading).toBe(false);
-  });
-
   it("GET never changes anything: a GET to a POST route is not found and the store is as before", async () => {
     const before = await snapshot();
     const q = new URLSearchParams({ ...markForm(), csrf: token }).toString();
@@ -107,5 +101,22 @@ describe("console CSRF", () => {
     expect(res.headers.get("cache-control")).toBe("no-store");
     expect(res.headers.get("x-frame-options")).toBe("DENY");
     expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+  });
+
+  it("the same POST with the token and our Origin goes through (the refusals above are not vacuous)", async () => {
+    // On a store of its own: this one changes it.
+    const own = await consoleFixture();
+    try {
+      await seedNight(own.db);
+      const browser = own.browser();
+      await browser.signIn();
+      const csrf = await browser.token();
+      const res = await browser.post("/console/sources/oh-a-agendas/mark", markForm({ csrf }));
+      expect(res.status).toBe(303);
+      const row = (await statusRows(own.db)).find((r) => r.id === "oh-a-agendas");
+      expect(row?.reading).toBe(false);
+    } finally {
+      await own.close();
+    }
   });
 });
