@@ -9,8 +9,10 @@ import { hang, robots, stall, trickle } from "../fleet/routes.js";
  * stands for the 30 s silence limit, TOTAL for the 30 s whole-body limit. Nothing here
  * measures elapsed time; the servers record what they saw.
  */
-const SILENCE = 600;
+const SILENCE = 1_200;
 const TOTAL = 3_000;
+/** The trickle's pace: far enough under SILENCE that a busy 2-core machine never reaches it. */
+const DRIP = 150;
 
 let h: Harness | undefined;
 let t: UndiciTransport | undefined;
@@ -35,9 +37,9 @@ async function slowSetup() {
 }
 
 describe("slow servers (P14, P15)", () => {
-  it("P14: a body trickled one byte every SILENCE/4 succeeds (silence never reaches the limit)", async () => {
+  it("P14: a body trickled one byte every DRIP (SILENCE/8) succeeds (silence never reaches the limit)", async () => {
     const { s, f } = await slowSetup();
-    s.route("/slow", trickle("BIDS", SILENCE / 4));
+    s.route("/slow", trickle("BIDS", DRIP));
     const out = await f.fetch({ url: s.url("/slow"), purpose: "page" });
     expect(out.kind).toBe("ok");
     if (out.kind === "ok") expect(new TextDecoder().decode(out.body)).toBe("BIDS");
