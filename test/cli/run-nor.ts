@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
@@ -15,28 +15,16 @@ export interface NorRun {
   code: number | null;
   stdout: string;
   stderr: string;
-  ms: number;
-}
-
-/** `node bin/nor.js …` as a separate process, without NOR_DATABASE_URL unless given. */
-export function runNor(args: string[], env: Record<string, string> = {}): NorRun {
-  const base = { ...process.env };
-  delete base["NOR_DATABASE_URL"];
-  const t0 = performance.now();
-  const r = spawnSync(process.execPath, [join(ROOT, "bin", "nor.js"), ...args], {
-    cwd: ROOT,
-    encoding: "utf8",
-    env: { ...base, ...env },
-    timeout: 30_000,
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - t0 };
 }
 
 /**
- * The same, without blocking: the loopback fleet's servers live in the test process, so a
- * CLI that talks to them must run while this process keeps answering. Killed after
- * `timeoutMs` (default 60 s), so no test waits forever.
+ * `node bin/nor.js …` as a separate process, without NOR_DATABASE_URL unless given: only for
+ * what needs a process of its own (a kill, a lock held by another process, what a fresh
+ * process loads). Everything else runs in-process: runMain in cli-capture.ts.
+ *
+ * Not blocking: the loopback fleet's servers live in the test process, so a CLI that talks to
+ * them must run while this process keeps answering. Killed after `timeoutMs` (default 60 s),
+ * so no test waits forever.
  */
 export function runNorAsync(
   args: string[],
@@ -44,7 +32,6 @@ export function runNorAsync(
 ): Promise<NorRun> {
   const base = { ...process.env };
   delete base["NOR_DATABASE_URL"];
-  const t0 = performance.now();
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, [join(ROOT, "bin", "nor.js"), ...args], {
       cwd: ROOT,
@@ -63,7 +50,7 @@ export function runNorAsync(
     p.on("error", reject);
     p.on("exit", (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr, ms: performance.now() - t0 });
+      resolve({ code, stdout, stderr });
     });
   });
 }

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
 import { openStore } from "../../src/store/db.js";
+import { runMain } from "../cli/cli-capture.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
 import { gaps } from "../fleet/gaps.js";
 import { nightCli, rss, writeCatalog } from "./cli-night.js";
@@ -66,8 +66,8 @@ describe("site owners' requests (nor site), set while a night runs", () => {
   }
 
   const nor = async (args: string[]) => {
-    const code = await main(["node", "nor", ...args]);
-    expect(code).toBe(0);
+    const r = await runMain(args);
+    expect(r.code, r.stderr).toBe(0);
   };
 
   it("P10: a longer gap for the site (nor site --gap 2s) holds from the next request on", async () => {
@@ -152,35 +152,12 @@ describe("site owners' requests (nor site), set while a night runs", () => {
       "--reason",
       "r",
     ]);
-    const out: string[] = [];
-    const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((c: string) => {
-      out.push(String(c));
-      return true;
-    }) as typeof process.stdout.write;
-    try {
-      await nor(["site", "example.gov", "--data", dir]);
-      expect(
-        await main([
-          "node",
-          "nor",
-          "site",
-          "example.gov",
-          "--data",
-          dir,
-          "--gap",
-          "1s",
-          "--reason",
-          "x",
-        ]),
-      ).toBe(2);
-      expect(await main(["node", "nor", "site", "example.gov", "--data", dir, "--not-read"])).toBe(
-        2,
-      );
-    } finally {
-      process.stdout.write = write;
-    }
-    const text = out.join("");
+    const listed = await runMain(["site", "example.gov", "--data", dir]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const underFloor = ["site", "example.gov", "--data", dir, "--gap", "1s", "--reason", "x"];
+    expect((await runMain(underFloor)).code).toBe(2);
+    expect((await runMain(["site", "example.gov", "--data", dir, "--not-read"])).code).toBe(2);
+    const text = listed.stdout;
     expect(text).toMatch(
       /example\.gov: at least 10 s between requests \(since \d{4}-\d\d-\d\d, by .+: slower please\)/,
     );

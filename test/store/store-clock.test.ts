@@ -48,9 +48,11 @@ describe.skipIf(!factory)("the store's clock (PostgreSQL)", () => {
         }>`select floor(extract(epoch from clock_timestamp()) * 1000) as ms`.execute(store.db);
         const dbNow = Number(r.rows[0]?.ms);
         const mine = clock.now();
-        // Within a second of the server's clock (the skew was ten minutes).
-        expect(Math.abs(mine - dbNow)).toBeLessThan(1000);
-        expect(Math.abs(clock.offsetMs + skew)).toBeLessThan(1000);
+        // The server's clock, not the host's: the skew was ten minutes, and what is left is a
+        // query's round trip, which a loaded machine can stretch (a minute of slack: still a
+        // tenth of the skew, and no timing of the round trip itself).
+        expect(Math.abs(mine - dbNow)).toBeLessThan(60_000);
+        expect(Math.abs(clock.offsetMs + skew)).toBeLessThan(60_000);
       }
     } finally {
       await store.close();
