@@ -4,8 +4,6 @@ import { main } from "../../src/cli/main.js";
 export interface Captured {
   code: number;
   stdout: string;
-  /** stdout byte for byte (`nor archive show` writes a stored body as it was received). */
-  stdoutBytes: Buffer;
   stderr: string;
 }
 
@@ -28,6 +26,15 @@ export interface RunOptions {
  * process's); a test of kill or lock behaviour spawns `node bin/nor.js` (run-nor.ts) instead.
  */
 export async function runMain(args: readonly string[], opts: RunOptions = {}): Promise<Captured> {
+  const r = await runMainBytes(args, opts);
+  return { code: r.code, stdout: r.stdout.toString("utf8"), stderr: r.stderr };
+}
+
+/** The same, with stdout byte for byte (`nor archive show` writes a stored body as received). */
+export async function runMainBytes(
+  args: readonly string[],
+  opts: RunOptions = {},
+): Promise<{ code: number; stdout: Buffer; stderr: string }> {
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   const bytes = (chunk: string | Uint8Array) =>
@@ -46,13 +53,7 @@ export async function runMain(args: readonly string[], opts: RunOptions = {}): P
       err.push(bytes(`nor: ${e instanceof Error ? e.message : String(e)}\n`));
       return 1;
     });
-    const stdout = Buffer.concat(out);
-    return {
-      code,
-      stdout: stdout.toString("utf8"),
-      stdoutBytes: stdout,
-      stderr: Buffer.concat(err).toString("utf8"),
-    };
+    return { code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8") };
   } finally {
     for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
     Object.assign(process.env, saved);

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { runMain } from "../../cli/cli-capture.js";
+import { runMainBytes } from "../../cli/cli-capture.js";
 
 /** The built CLI (`npm test` builds dist/ first), as an operator runs it. */
 const bin = fileURLToPath(new URL("../../../bin/nor.js", import.meta.url));
@@ -20,8 +20,7 @@ export async function runCli(
   opts: { preload?: string; env?: Record<string, string> } = {},
 ): Promise<CliResult> {
   if (opts.preload === undefined) {
-    const r = await runMain(args, opts.env ? { env: opts.env } : {});
-    return { code: r.code, stdout: r.stdoutBytes, stderr: r.stderr };
+    return runMainBytes(args, opts.env ? { env: opts.env } : {});
   }
   const child = spawn(process.execPath, ["--import", opts.preload, bin, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
