@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { createReadStream, readFileSync, statSync } from "node:fs";
+import { createReadStream, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -104,6 +104,24 @@ describe("WarcArchive (P8)", () => {
       );
     }
     expect(await latestCapture(t.store.db, "http://127.0.0.2/bad")).toBeUndefined();
+  });
+
+  it("P8: a file lost from the disk keeps its name: a new file never takes a name the index still names", async () => {
+    // The same second throughout (a virtual clock): only the sequence number tells files apart.
+    const a = await WarcArchive.open(t.archiveDir, t.archiveOptions);
+    await a.write(exchange("http://127.0.0.2/agendas", "<p>one</p>"));
+    await a.close();
+    const [lost] = listWarcFiles(t.archiveDir);
+    rmSync(join(t.archiveDir, lost!));
+    const b = await WarcArchive.open(t.archiveDir, t.archiveOptions);
+    await b.write(exchange("http://127.0.0.2/agendas", "<p>two</p>"));
+    await b.close();
+    const [now] = listWarcFiles(t.archiveDir);
+    expect(now).not.toBe(lost);
+    // Opening again checks every file against the index: the new one is whole.
+    const c = await WarcArchive.open(t.archiveDir, t.archiveOptions);
+    expect(c.recoveredBytes).toBe(0);
+    await c.close();
   });
 
   it("P8: writes a WARC 1.1 response and request record per exchange, each its own gzip member, that warcio reads back", async () => {
