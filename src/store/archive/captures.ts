@@ -137,6 +137,15 @@ export async function validatorsFor(db: Db, url: string): Promise<Validators | u
   return v;
 }
 
+/** The last file the index names (names sort in writing order: timestamp, then number). */
+export async function lastIndexedFile(db: Db): Promise<string | undefined> {
+  const row = await db
+    .selectFrom("captures")
+    .select((eb) => eb.fn.max("file").as("file"))
+    .executeTakeFirst();
+  return row?.file ?? undefined;
+}
+
 /** The end of the last indexed record in `file` (0 when none): recovery truncates to it. */
 export async function indexedEnd(db: Db, file: string): Promise<number> {
   const rows = await db

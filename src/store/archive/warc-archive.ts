@@ -16,7 +16,14 @@ import type { IdSource } from "../../ids.js";
 import type { ArchivePort } from "../../net/types.js";
 import type { Db } from "../db.js";
 import { processToken } from "../holder.js";
-import { type Capture, fromRow, indexedEnd, insertCaptures, latestCapture } from "./captures.js";
+import {
+  type Capture,
+  fromRow,
+  indexedEnd,
+  insertCaptures,
+  lastIndexedFile,
+  latestCapture,
+} from "./captures.js";
 import { isDamaged, noteCaptureDamaged } from "./damaged.js";
 import { sha256Digest } from "./digest.js";
 import { DEFAULT_ROTATE_BYTES, fileName, listWarcFiles, seqOf } from "./files.js";
@@ -104,7 +111,12 @@ export class WarcArchive implements ArchivePort {
     mkdirSync(dir, { recursive: true });
     const files = listWarcFiles(dir);
     const last = files.at(-1);
-    const archive = new WarcArchive(dir, opts, last ? seqOf(last) : 0);
+    // Numbers go on from the last file on the disk or in the index, whichever is later: a file
+    // lost from the disk keeps its name, which a new file started in the same second would
+    // otherwise take while the index still names records in it.
+    const indexed = await lastIndexedFile(opts.db);
+    const seq = Math.max(last ? seqOf(last) : 0, indexed ? seqOf(indexed) : 0);
+    const archive = new WarcArchive(dir, opts, seq);
     for (const name of files) {
       const writer = readWriter(dir, name);
       if (writer !== undefined && writer !== "dead") continue; // a live process's file
