@@ -134,9 +134,11 @@ export function admit(a: AdmitInput): Admission {
     lastEnd = Math.max(lastEnd, a.now);
   } else if (lease) {
     if (!a.holderDead(lease)) {
-      // Another process is talking to this site right now (P9): wait for it, polling at most
-      // until its lease would run out.
-      return { kind: "wait", until: Math.min(lease.until, a.now + 250), why: "in flight" };
+      // Another process is talking to this site right now (P9): wait for it, asking again
+      // every 250 ms, or when its lease runs out if sooner. A live holder past its lease (a
+      // slow body on this host) is still polled every 250 ms, never in a tight loop.
+      const until = lease.until > a.now ? Math.min(lease.until, a.now + 250) : a.now + 250;
+      return { kind: "wait", until, why: "in flight" };
     }
     // Its holder died mid-request: the connection ended at the latest now, so the gap counts
     // from now (P10), and the row it left is marked interrupted by the journal.
