@@ -35,7 +35,8 @@ import { addDays } from "../src/policy/night-date.js";
 const NIGHT = "2026-11-05";
 const DAY = 24 * 3600_000;
 
-function measure(sim: Simulation, observed: ObservedRequest[], t0: number, lanes: number) {
+/** Makespan and its bounds (with the gaps as lane work, and latency only), per lane count. */
+export function measure(sim: Simulation, observed: ObservedRequest[], t0: number, lanes: number) {
   const bySite = new Map<string, ObservedRequest[]>();
   for (const o of observed) {
     const l = bySite.get(o.site);

@@ -18,19 +18,14 @@ import pg from "pg";
 import { ManualClock } from "../src/clock.js";
 import { createFetcher } from "../src/net/fetcher.js";
 import { runNight } from "../src/night/run-night.js";
-import {
-  buildSimulation,
-  type ObservedRequest,
-  simReader,
-  skewedFleet,
-} from "../src/night/simulate.js";
-import { MIN_GAP_MS } from "../src/policy/constants.js";
+import { buildSimulation, simReader, skewedFleet } from "../src/night/simulate.js";
 import { isRecheckNight } from "../src/policy/recheck.js";
 import { siteOf } from "../src/policy/site.js";
 import { openStore, type Store } from "../src/store/db.js";
 import { SqlJournal } from "../src/store/journal.js";
 import { SqlNightStore } from "../src/store/night-store.js";
 import { SqlRobotsCache } from "../src/store/robots-cache.js";
+import { measure } from "./night.js";
 
 const NIGHT = "2026-11-05";
 const LANES_PER_WORKER = 32;
@@ -123,30 +118,6 @@ interface Row {
   wallS: number;
 }
 
-function bounds(observed: ObservedRequest[], gapOf: (site: string) => number, lanes: number) {
-  const bySite = new Map<string, ObservedRequest[]>();
-  for (const o of observed) {
-    const l = bySite.get(o.site);
-    if (l) l.push(o);
-    else bySite.set(o.site, [o]);
-  }
-  let busiest = 0;
-  let work = 0;
-  let latency = 0;
-  for (const [site, reqs] of bySite) {
-    const answer = reqs.reduce((s, q) => s + (q.end - q.start), 0);
-    const lane = answer + (reqs.length - 1) * gapOf(site);
-    busiest = Math.max(busiest, lane);
-    work += lane;
-    latency += answer;
-  }
-  return {
-    busiest,
-    bound: Math.max(busiest, work / lanes),
-    latencyBound: Math.max(busiest, latency / lanes),
-  };
-}
-
 async function oneRun(base: string, workers: number, sources: number): Promise<Row> {
   const url = await freshSchema(base, `nor_bench_workers_${workers}`);
   const clock = new ManualClock(Date.parse("2026-11-05T06:00:00Z"));
@@ -204,9 +175,7 @@ async function oneRun(base: string, workers: number, sources: number): Promise<R
   const summaries = await Promise.all(runs);
   const wallS = Number(process.hrtime.bigint() - wall0) / 1e9;
   const roundTrips = io.sent - sent0;
-  const gapOf = (site: string) =>
-    Math.max(MIN_GAP_MS, (sim.sites.get(site)?.crawlDelayS ?? 0) * 1000);
-  const b = bounds(sim.observed, gapOf, workers * LANES_PER_WORKER);
+  const b = measure(sim, sim.observed, t0, workers * LANES_PER_WORKER);
   for (const s of stores) await s.close();
   // Every source is committed by exactly one worker: their summaries add up to the night.
   let checked = 0;
@@ -218,9 +187,9 @@ async function oneRun(base: string, workers: number, sources: number): Promise<R
     sources: sim.catalog.sources.length,
     requests: sim.observed.length,
     reached: checked,
-    makespanMs: Math.max(...sim.observed.map((o) => o.end)) - t0,
-    boundMs: b.bound,
-    latencyBoundMs: b.latencyBound,
+    makespanMs: b.makespan,
+    boundMs: b.withGaps,
+    latencyBoundMs: b.latencyOnly,
     busiestLaneMs: b.busiest,
     roundTrips,
     batches: journals.reduce((s, j) => s + j.group.stats.batches, 0),
