@@ -167,6 +167,10 @@ describe("what is new, by window", () => {
     expect($(".night-notes li[data-state=did-not-run]").text()).toContain(
       "No check ran on the night of Nov 1",
     );
+    // Before the directory's first night (Oct 25 in the fixture) no outage is claimed.
+    const early = await page("/new?night=2026-10-20");
+    expect(early(".night-notes li[data-state=did-not-run]").length).toBe(0);
+    expect(early("main").text()).not.toContain("offline");
     expect($(".window").text()).toContain("Nothing was first seen on the night of Nov 1");
     // An unfinished night past its deadline ended incomplete; within its deadline it runs.
     await f.store.db

@@ -19,6 +19,8 @@ export const NOW = Date.parse("2026-11-05T15:00:00.000Z");
 /** The configured public origin (`--origin`): feeds build their links from it, never from Host. */
 export const ORIGIN = "https://directory.example";
 export const NIGHTS = ["2026-11-03", "2026-11-04", "2026-11-05"] as const;
+/** The directory's first night (nothing was checked: it ran with an empty catalog). */
+export const FIRST_NIGHT = "2026-10-25";
 export const EVIL = `<script>alert("x")</script> Township`;
 export const REFUSAL = {
   reason: "Cloudflare challenge page (403)",
@@ -116,6 +118,13 @@ export async function buildFixture(
     startedAt: at,
     endedAt: at + 1000,
   });
+  // The directory's first night, long before the others: nights before it "came before the
+  // directory began checking", nights after it without a night "never ran" (an outage).
+  {
+    const startedAt = Date.parse(`${FIRST_NIGHT}T06:00:00.000Z`);
+    await night.openNight(FIRST_NIGHT, startedAt, startedAt + 6 * 3_600_000);
+    await night.finishNight(FIRST_NIGHT, startedAt + 3_600_000);
+  }
   for (const [i, n] of NIGHTS.entries()) {
     const at = Date.parse(`${n}T06:00:00.000Z`) + 22 * 3_600_000; // the night of 11-03: 23:00 ET
     const startedAt = at - 3_600_000;

@@ -64,12 +64,16 @@ describe("a source's page", () => {
     expect($("section.last-no").length).toBe(0);
   });
 
-  it("a night the source was not checked says so, and a night that never ran says the checker was offline", async () => {
+  it("P23: a night the source was not checked says so, a night that never ran says the checker was offline, and a night before the directory's first says so", async () => {
     const $ = await page("akron-minutes");
     expect($("tr#night-2026-11-05").attr("data-state")).toBe("not-checked");
     expect($("tr#night-2026-11-05").text()).toContain("not checked that night");
     expect($("tr#night-2026-11-03 .status").text()).toBe("yes");
-    expect($("tr#night-2026-10-20").attr("data-state")).toBe("offline");
+    expect($("tr#night-2026-10-28").attr("data-state")).toBe("offline");
+    // The directory's first night was Oct 25 (fixture): before it, no outage is claimed.
+    expect($("tr#night-2026-10-20").attr("data-state")).toBe("before");
+    expect($("tr#night-2026-10-20").text()).toContain("before the directory began checking");
+    expect($("tr#night-2026-10-25").attr("data-state")).toBe("not-checked");
   });
 
   it("P26: a source marked not read has its page with the link, the reason and since when", async () => {

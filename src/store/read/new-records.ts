@@ -160,6 +160,17 @@ export async function nightsIn(db: Db, range: NightRange): Promise<NightRow[]> {
 }
 
 /** The latest night in the store, if any ran. */
+/** The directory's first night, if any ran: nights before it are "not yet", never an outage. */
+export async function firstNight(db: Db): Promise<string | undefined> {
+  const r = await db
+    .selectFrom("nights")
+    .select("night")
+    .orderBy("night", "asc")
+    .limit(1)
+    .executeTakeFirst();
+  return r?.night;
+}
+
 export async function latestNight(db: Db): Promise<NightRow | undefined> {
   const r = await db
     .selectFrom("nights")

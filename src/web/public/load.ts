@@ -11,7 +11,7 @@ import {
   newestRecords,
   sourcesOf,
 } from "../../store/read/directory.js";
-import { latestNight, nightsIn } from "../../store/read/new-records.js";
+import { firstNight, latestNight, nightsIn } from "../../store/read/new-records.js";
 import type { SourceLine } from "./pages/governments.js";
 import type { SourcePageData, StripNight } from "./pages/source.js";
 import { lastOutcomes, outcomesSince, readStatuses } from "./state.js";
@@ -49,7 +49,7 @@ export async function loadSource(db: Db, id: string, now: number): Promise<Loade
   const source = await getSource(db, id);
   if (!source) return { found: false };
   const yesterday = addDays(nightOf(now), -1);
-  const latest = await latestNight(db);
+  const [latest, first] = await Promise.all([latestNight(db), firstNight(db)]);
   const to = latest && latest.night > yesterday ? latest.night : yesterday;
   const from = addDays(to, -(NIGHTS_SHOWN - 1));
   const [government, statuses, ran, records, outcomes, lasts] = await Promise.all([
@@ -65,7 +65,10 @@ export async function loadSource(db: Db, id: string, now: number): Promise<Loade
   for (let d = to, i = 0; i < NIGHTS_SHOWN; d = addDays(d, -1), i++) {
     const outcome = outcomes.get(d);
     if (outcome) nights.push({ night: d, state: "checked", outcome });
-    else nights.push({ night: d, state: ranSet.has(d) ? "not-checked" : "offline" });
+    else if (ranSet.has(d)) nights.push({ night: d, state: "not-checked" });
+    // Before the directory's first night nothing ran because nothing was meant to: not an outage.
+    else if (first === undefined || d < first) nights.push({ night: d, state: "before" });
+    else nights.push({ night: d, state: "offline" });
   }
   const d: SourcePageData = {
     source,

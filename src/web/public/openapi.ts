@@ -120,7 +120,7 @@ export const ANSWERS = {
     nights: z.array(
       z.strictObject({
         night: nightKey,
-        state: z.enum(["checked", "not-checked", "offline"]),
+        state: z.enum(["checked", "not-checked", "offline", "before"]),
         outcome: nul(Outcome),
       }),
     ),

@@ -18,6 +18,7 @@ import {
   sourcesOfGovernments,
 } from "../../store/read/directory.js";
 import {
+  firstNight,
   lastNightWithNew,
   latestNight,
   newCounts,
@@ -152,17 +153,18 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     );
 
   const newData = async (w: NewWindow, f: Filter, cap?: number): Promise<NewPageData> => {
-    const [list, counts, nights] = await Promise.all([
+    const [list, counts, nights, first] = await Promise.all([
       newRecords(db, w.range, f, cap),
       newCounts(db, w.range, f),
       nightsIn(db, w.range),
+      firstNight(db),
     ]);
     const data: NewPageData = {
       window: w,
       items: list.items,
       capped: list.capped,
       counts,
-      nights: nightStates(w.range, nights, opts.now()),
+      nights: nightStates(w.range, nights, opts.now(), first),
     };
     if (counts.total === 0) {
       const earlier = await lastNightWithNew(db, w.range.from, f);

@@ -101,13 +101,14 @@ export function nightStates(
   range: NightRange,
   rows: readonly NightRow[],
   now: number,
+  first?: string,
 ): { night: string; state: NightState }[] {
   const byNight = new Map(rows.map((r) => [r.night, r]));
   const today = nightOf(now);
   const out: { night: string; state: NightState }[] = [];
   // Bounded: a range is at most 30 nights (parseWindow), never more than 400 steps.
   for (let d = range.to, i = 0; d >= range.from && i < 400; d = addDays(d, -1), i++) {
-    out.push({ night: d, state: nightState(byNight.get(d), d, today, now) });
+    out.push({ night: d, state: nightState(byNight.get(d), d, today, now, first) });
   }
   return out;
 }
@@ -117,8 +118,14 @@ export function nightState(
   night: string,
   today: string,
   now: number,
+  first?: string,
 ): NightState {
   if (!row) {
+    if (night < today && (first === undefined || night < first))
+      return {
+        kind: "not-yet",
+        text: `The night of ${nightShort(night)} came before the directory began checking.`,
+      };
     return night >= today
       ? { kind: "not-yet", text: `The night of ${nightShort(night)} has not started yet.` }
       : {

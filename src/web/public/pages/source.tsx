@@ -60,11 +60,14 @@ const WayText: FC<{ way?: WayChoice; night?: string }> = ({ way, night }) => {
 export type StripNight =
   | { night: string; state: "checked"; outcome: Outcome }
   | { night: string; state: "not-checked" }
-  | { night: string; state: "offline" };
+  | { night: string; state: "offline" }
+  /** Before the directory's first night. */
+  | { night: string; state: "before" };
 
 function stripLabel(n: StripNight): { text: string; fill: string } {
   if (n.state === "offline") return { text: "checker offline (no night ran)", fill: "offline" };
   if (n.state === "not-checked") return { text: "not checked that night", fill: "none" };
+  if (n.state === "before") return { text: "before the directory began checking", fill: "none" };
   const l = outcomeLabel(n.outcome.outcome);
   return { text: l.text, fill: l.tone };
 }
