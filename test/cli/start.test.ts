@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -112,4 +114,30 @@ sources:
     stop.abort();
     await running;
   }, 120_000);
+
+  it("a port in use is refused before the catalog is imported (nothing of it written)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "nor-start-busy-"));
+    dirs.push(dir);
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, "127.0.0.1", () => r()));
+    try {
+      const port = String((busy.address() as AddressInfo).port);
+      const data = join(dir, "data");
+      await expect(
+        runStart(
+          { data, host: "127.0.0.1", port, at: "01:00", zone: NY },
+          { clock: new ManualClock(), say: () => {}, signal: new AbortController().signal },
+        ),
+      ).rejects.toThrow(/cannot serve|EADDRINUSE/);
+      const store = await openStore({ kind: "sqlite", dir: data });
+      try {
+        const govs = await store.db.selectFrom("governments").select("id").execute();
+        expect(govs).toEqual([]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await new Promise<void>((r) => busy.close(() => r()));
+    }
+  });
 });

@@ -112,11 +112,28 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
   const store = await openStore(loc);
   const cleanup: (() => Promise<void>)[] = [];
   try {
-    const diff = importedOrStop(
-      await importCatalog(store.db, catalog, origins, clock.now(), {
-        allowRetire: opts.allowRetire === true,
-      }),
-    );
+    // The port first: a port in use is refused before anything is written to the store.
+    // The pages read off the event loop (worker threads on SQLite; src/store/read-pool.ts).
+    const reads = await openWebReads(loc, store);
+    cleanup.push(() => reads.close());
+    const app = createApp({ db: store.db, reads, ...userAgentOf(opts) });
+    const server = await listen(app.fetch, opts.host, port);
+    const stop = () =>
+      new Promise<void>((done) => {
+        if ("closeAllConnections" in server) server.closeAllConnections();
+        server.close(() => done());
+      });
+    let diff: ReturnType<typeof importedOrStop>;
+    try {
+      diff = importedOrStop(
+        await importCatalog(store.db, catalog, origins, clock.now(), {
+          allowRetire: opts.allowRetire === true,
+        }),
+      );
+    } catch (err) {
+      await stop();
+      throw err;
+    }
     const count = (change: string) =>
       diff.changes.filter((c) => c.entity === "source" && c.change === change).length;
     say(
@@ -124,11 +141,6 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
         `(${count("added")} new, ${count("changed")} changed, ${count("retired")} retired) in ${loc.kind === "sqlite" ? dataDir : "PostgreSQL (NOR_DATABASE_URL)"}`,
     );
 
-    // The pages read off the event loop (worker threads on SQLite; src/store/read-pool.ts).
-    const reads = await openWebReads(loc, store);
-    cleanup.push(() => reads.close());
-    const app = createApp({ db: store.db, reads, ...userAgentOf(opts) });
-    const server = await listen(app.fetch, opts.host, port);
     const url = urlOf(server.address() as AddressInfo);
     say(`the directory is at ${url} (the site-owner page: ${url}site-owners)`);
     deps.onListening?.(url);
@@ -142,10 +154,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
           (deps.runNight ?? spawnNight)(nightArgs(opts, files, dataDir), signal),
       });
     } finally {
-      await new Promise<void>((done) => {
-        if ("closeAllConnections" in server) server.closeAllConnections();
-        server.close(() => done());
-      });
+      await stop();
       say("stopped");
     }
   } finally {
