@@ -99,6 +99,14 @@ describe("finding", () => {
       const p2 = await page("/search?q=zoning&page=2");
       expect(p2("table.new tbody tr").length).toBe(5);
       expect((await f.app.request("/search?q=zoning&page=0")).status).toBe(400);
+      // Past the last page: not found, the same on the page and in the API.
+      const past = await f.app.request("/search?q=zoning&page=3");
+      expect(past.status).toBe(404);
+      expect(await past.text()).toContain("past the last page of these results (2)");
+      expect((await f.app.request("/api/search?q=zoning&page=3")).status).toBe(404);
+      expect((await f.app.request("/api/search?q=zoning&page=2")).status).toBe(200);
+      // The first page exists even with nothing found.
+      expect((await f.app.request("/search?q=nothingmatchesthis")).status).toBe(200);
     } finally {
       await f.store.db.deleteFrom("records").where("record_id", "like", "page-%").execute();
     }

@@ -199,7 +199,12 @@ const idParam = (name: string) => ({
   schema: { type: "string" },
 });
 
-function op(summary: string, answer: Answer, parameters: object[], notFound = false) {
+function op(
+  summary: string,
+  answer: Answer,
+  parameters: object[],
+  notFound: false | string = false,
+) {
   return {
     get: {
       summary,
@@ -210,7 +215,7 @@ function op(summary: string, answer: Answer, parameters: object[], notFound = fa
           description: "A query parameter is unknown or has a bad value",
           content: json("error"),
         },
-        ...(notFound ? { "404": { description: "No such id", content: json("error") } } : {}),
+        ...(notFound ? { "404": { description: notFound, content: json("error") } } : {}),
       },
     },
   };
@@ -234,27 +239,32 @@ export function openApiDocument(origin: string) {
         "A government with its record pages",
         "government",
         [idParam("id")],
-        true,
+        "No such id",
       ),
       "/api/counties": op("Counties with how many governments each has", "counties", []),
       "/api/counties/{county}": op(
         "A county's governments and their record pages",
         "county",
         [idParam("county")],
-        true,
+        "No such id",
       ),
       "/api/sources/{id}": op(
         "A record page: status, the last 30 nights, newest records",
         "source",
         [idParam("id")],
-        true,
+        "No such id",
       ),
       "/api/new": op("Records first seen in a window of nights", "new", [...FILTERS, ...WINDOW]),
-      "/api/search": op("Search governments, record pages and record titles", "search", [
-        { ...param("q", "Words to find"), required: true },
-        param("page", "Page of records, from 1", { type: "integer", minimum: 1, maximum: 50 }),
-        ...FILTERS,
-      ]),
+      "/api/search": op(
+        "Search governments, record pages and record titles",
+        "search",
+        [
+          { ...param("q", "Words to find"), required: true },
+          param("page", "Page of records, from 1", { type: "integer", minimum: 1, maximum: 50 }),
+          ...FILTERS,
+        ],
+        "The page is past the last page of the results",
+      ),
     },
   };
 }

@@ -65,6 +65,17 @@ export const SEARCH_PER_PAGE = 20;
 const SEARCH_OTHERS = 20;
 /** At most this many upcoming meetings in a calendar. */
 const ICAL_CAP = 500;
+/**
+ * A page past the last of the results is not found, the same on the page and in the API (the
+ * first page always exists, empty or not).
+ */
+function pastTheEnd(page: number, recordTotal: number): string | undefined {
+  const pages = Math.max(1, Math.ceil(recordTotal / SEARCH_PER_PAGE));
+  return page > pages
+    ? `page ${page} is past the last page of these results (${pages})`
+    : undefined;
+}
+
 /** Search pages beyond this are refused (deep OFFSETs cost the store, not the reader). */
 const MAX_PAGE = 50;
 
@@ -315,6 +326,16 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
             perPage: SEARCH_PER_PAGE,
             others: SEARCH_OTHERS,
           });
+    const past = result ? pastTheEnd(s.page, result.recordTotal) : undefined;
+    if (past !== undefined)
+      return c.html(
+        <MessagePage
+          title="No such page of results"
+          message={past}
+          back={{ href: `/search${s.query}`, text: "The first page" }}
+        />,
+        404,
+      );
     return c.html(
       <SearchPage
         q={s.q}
@@ -458,6 +479,8 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       perPage: SEARCH_PER_PAGE,
       others: SEARCH_OTHERS,
     });
+    const past = pastTheEnd(s.page, r.recordTotal);
+    if (past !== undefined) return c.json({ error: past }, 404);
     return c.json({
       q: s.q,
       page: s.page,
