@@ -7,6 +7,7 @@
  */
 import { stringify } from "yaml";
 import type { RequestLogEntry } from "../src/net/types.js";
+import { rng } from "../src/night/simulate.js";
 import type { NightOutcome, SourceResult } from "../src/night/types.js";
 import { addDays } from "../src/policy/night-date.js";
 import { parseCatalog } from "../src/sources/catalog/load.js";
@@ -198,18 +199,6 @@ const SOURCES: Src[] = [
 const host = (gov: string) => `${gov}.example`;
 const urlOf = (s: Src) => `https://www.${host(s.government)}/${s.records}`;
 const siteOf = (s: Src) => host(s.government);
-
-/** A small deterministic generator (mulberry32), so every run draws the same month. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ROADS = [
   "Township Road 112",

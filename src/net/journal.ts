@@ -112,12 +112,7 @@ export interface JournalPort {
  * from a copy stored minutes ago, another way's Accept, a cookie. (A stored 304 answers only
  * a request carrying the same validators: see the archive step's replay.)
  */
-export function requestKey(r: {
-  method: Method;
-  url: string;
-  body?: string;
-  headers?: Record<string, string>;
-}): string {
+export function requestKey(r: { method: Method; url: string; body?: string }): string {
   // JSON: every field delimited, so a body holding a newline cannot pass for the URL.
   const text = JSON.stringify([r.method, r.url, r.body ?? null]);
   return createHash("sha256").update(text).digest("base64url").slice(0, 32);

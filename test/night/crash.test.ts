@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rng as random } from "../../src/night/simulate.js";
 import { type Fleet, type FleetServer, type SeenRequest, startFleet } from "../fleet/fleet.js";
 
 /**
@@ -39,18 +40,6 @@ type Kind = "ok" | "no" | "chain" | "fails" | "gone";
 interface Site {
   server: FleetServer;
   sources: { id: string; path: string; kind: Kind }[];
-}
-
-/** mulberry32: a small seeded generator, so a failing schedule can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function rss(id: string, origin: string): string {

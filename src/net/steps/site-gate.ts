@@ -67,7 +67,6 @@ export const siteGate =
       method: call.method,
       url: call.url,
       ...(call.body !== undefined ? { body: call.body } : {}),
-      headers: call.headers,
     });
     const gapMs = Math.max(deps.floorGap(new URL(call.url)), await deps.crawlDelayMs(call.url));
     const intent = {
