@@ -65,7 +65,7 @@ export async function runNightWithStore(
   const holder = newHolderId(() => ids.uuid().slice(0, 8));
   let fetcher: PoliteFetcher | undefined;
   try {
-    return await runNight(
+    const summary = await runNight(
       catalog,
       {
         store: nightStore,
@@ -107,6 +107,10 @@ export async function runNightWithStore(
         ...(opts.canary !== undefined ? { canary: opts.canary } : {}),
       },
     );
+    // Past the deadline no admission comes to take a dead worker's site over: its rows are
+    // marked interrupted here, once its lease has run out (P27).
+    await sqlJournal.sweep(clock.now());
+    return summary;
   } finally {
     await fetcher?.close();
     await archive?.close();

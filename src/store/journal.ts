@@ -24,7 +24,7 @@ import { admitInput } from "./admit-input.js";
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
 import { GroupCommit } from "./group-commit.js";
-import { holderDead } from "./holder.js";
+import { holderDead, isThisHost } from "./holder.js";
 import { fromIso, toIso } from "./iso-time.js";
 import type { Tx } from "./write-txn.js";
 
@@ -189,18 +189,34 @@ export class SqlJournal implements JournalPort {
   }
 
   /**
-   * Rows left in flight by processes of this host that are gone (`kill -9`) become
-   * `interrupted`, so `nor log` tells a crash from a request still running.
+   * Rows left in flight by holders that are gone become `interrupted`, so `nor log` tells a
+   * crash from a request still running: on this host a process that is gone (`kill -9`);
+   * from another host (a worker on one PostgreSQL) a holder whose site lease has run out or
+   * passed to someone else, which is when admission takes its site over too. Run when a
+   * night starts and when it ends, since past the deadline no admission comes to do it.
    */
   async sweep(now: number): Promise<number> {
     const rows = await this.#db
       .selectFrom("request_log")
-      .select(["id", "holder"])
-      .where("outcome", "=", "in-flight")
+      .leftJoin("site_state", "site_state.site", "request_log.site")
+      .select([
+        "request_log.id as id",
+        "request_log.holder as holder",
+        "site_state.lease_holder as leaseHolder",
+        "site_state.lease_until as leaseUntil",
+      ])
+      .where("request_log.outcome", "=", "in-flight")
       .execute();
-    const dead = rows.filter(
-      (r) => r.holder === null || holderDead({ holder: r.holder, until: Infinity }, now),
-    );
+    const dead = rows.filter((r) => {
+      if (r.holder === null) return true;
+      if (isThisHost(r.holder)) return holderDead({ holder: r.holder, until: Infinity }, now);
+      // Another host's: its lease is the only word on it.
+      if (r.leaseHolder !== r.holder || r.leaseUntil === null) return true;
+      return holderDead(
+        { holder: r.holder, until: fromIso(r.leaseUntil, "site_state.lease_until") },
+        now,
+      );
+    });
     for (const r of dead) {
       await this.#db
         .updateTable("request_log")

@@ -4,7 +4,7 @@ import { MemoryJournal } from "../../src/net/memory-ports.js";
 import type { OwnerRule } from "../../src/policy/admission.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import { newHolderId } from "../../src/store/holder.js";
-import { SqlJournal } from "../../src/store/journal.js";
+import { REQUEST_LEASE_MS, SqlJournal } from "../../src/store/journal.js";
 import { setSiteRule } from "../../src/store/site-rules.js";
 import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "./stores.js";
 
@@ -260,6 +260,26 @@ describe.each(makers)("the journal's contract: $name", (m) => {
       if (closed.kind === "closed") expect(closed.reason).toMatch(/owner asked not to be read/);
     } finally {
       await s.close();
+    }
+  });
+});
+
+describe.each(factories)("the journal's sweep: $name", (factory) => {
+  it("P27, P13: another host's row in flight is interrupted once its site lease has run out, with no admission after it", async () => {
+    const store: Store = await openStore(await factory.fresh());
+    try {
+      const journal = new SqlJournal(store.db);
+      // A worker on another machine, sharing this PostgreSQL (or this file), dies mid-request.
+      const away = "another-host.example:4242:away01";
+      expect((await journal.admit(intent("https://www.a.gov/1"), away, T0)).kind).toBe("go");
+      // Its lease still runs: it may be alive, so the row stays in flight.
+      expect(await journal.sweep(T0 + 1_000)).toBe(0);
+      // Past the lease (the night's deadline came first: nobody asks for the site again).
+      expect(await journal.sweep(T0 + REQUEST_LEASE_MS + 1)).toBe(1);
+      const rows = await store.db.selectFrom("request_log").select(["outcome"]).execute();
+      expect(rows.map((r) => r.outcome)).toEqual(["interrupted"]);
+    } finally {
+      await store.close();
     }
   });
 });

@@ -118,6 +118,22 @@ export const siteGate =
               reason: "every attempt tonight was interrupted",
             });
           case "go":
+            // P13 at the moment of sending: the row became durable after the decision (a
+            // group commit can take a few milliseconds); past the deadline by then, the
+            // request is not sent and its row says so.
+            if (deps.deadline !== undefined && deps.clock.now() > deps.deadline) {
+              const at = deps.clock.now();
+              await deps.journal.complete(a.id, deps.holder, {
+                endedAt: at,
+                status: null,
+                outcome: "deadline",
+                failure: "not sent: the night's deadline passed while its row was written",
+                bytes: 0,
+                final: false,
+                closedEarly: false,
+              });
+              return final({ kind: "deadline", url: call.url });
+            }
             return next({
               ...call,
               ticket: {

@@ -26,9 +26,15 @@ class ScriptedJournal implements JournalPort {
     this.times.push(now);
     const a = this.script.shift();
     if (!a) throw new Error("admitted more often than scripted");
+    await this.during?.();
     return a;
   }
-  async complete(_id: string, _holder: string, _c: Completion): Promise<void> {}
+  readonly completed: { id: string; c: Completion }[] = [];
+  /** Runs inside admit, as the transaction's commit would take its time. */
+  during?: () => Promise<void>;
+  async complete(id: string, _holder: string, c: Completion): Promise<void> {
+    this.completed.push({ id, c });
+  }
   async answer(): Promise<StoredAnswer | undefined> {
     return this.stored;
   }
@@ -60,6 +66,20 @@ const go = (id = "1"): Admitted => ({
 });
 
 describe("step: site gate (P9, P10, P13)", () => {
+  it("P13: the deadline passes while the row is written: not sent, and the row says why", async () => {
+    const j = new ScriptedJournal([go("row-9")]);
+    const { clock, step } = gate(j);
+    // The decision was made before the deadline; the commit ended after it.
+    j.during = () => clock.advance(3_600_001);
+    const { next, calls } = fakeNext(ok("x"));
+    const reply = await step(next)(call());
+    expect(calls).toHaveLength(0);
+    expect(reply).toMatchObject({ kind: "final", outcome: { kind: "deadline" } });
+    expect(j.completed).toEqual([
+      { id: "row-9", c: expect.objectContaining({ outcome: "deadline", bytes: 0, final: false }) },
+    ]);
+  });
+
   it("P10, P27: asks the journal with the gap (floor or Crawl-delay), the time read inside its transaction; on go the row's ticket goes down", async () => {
     const j = new ScriptedJournal([go("row-7")]);
     const { next, calls } = fakeNext(ok("x"));
