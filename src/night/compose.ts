@@ -61,7 +61,7 @@ export async function runNightWithStore(
     opts.dataDir !== undefined
       ? await WarcArchive.open(archiveDir(opts.dataDir), { db, clock, ids })
       : undefined;
-  const nightStore = new SqlNightStore(db);
+  const nightStore = new SqlNightStore(db, sqlJournal.group);
   const holder = newHolderId(() => ids.uuid().slice(0, 8));
   let fetcher: PoliteFetcher | undefined;
   try {

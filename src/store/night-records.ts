@@ -3,10 +3,9 @@
  * per source by record id (P6), so a record seen before is not new and a resumed night never
  * doubles one. Inserted in chunks to stay under the SQL parameter limits of both dialects.
  */
-import type { Transaction } from "kysely";
 import type { SourceResult } from "../night/types.js";
 import { toIso } from "./iso-time.js";
-import type { Database } from "./schema/index.js";
+import type { Tx } from "./write-txn.js";
 
 const CHUNK = 200;
 
@@ -18,7 +17,7 @@ export function chunks<T>(xs: readonly T[], n = CHUNK): T[][] {
 
 /** Inserts the result's records that are new for the source; returns how many were new. */
 export async function insertRecords(
-  trx: Transaction<Database>,
+  trx: Tx,
   night: string,
   r: SourceResult,
 ): Promise<number> {

@@ -4,7 +4,6 @@
  * land together or not at all, which is what makes `kill -9` then `nor night` safe.
  */
 
-import type { Transaction } from "kysely";
 import type {
   CatalogRow,
   Committed,
@@ -20,20 +19,27 @@ import { addDays } from "../policy/night-date.js";
 import { relabelCheckerOffline } from "./checker-offline.js";
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
+import { GroupCommit } from "./group-commit.js";
 import { holderDead } from "./holder.js";
 import { fromIso, toIso } from "./iso-time.js";
 import { latestMarks } from "./marks.js";
 import { chunks, insertRecords } from "./night-records.js";
-import type { Database } from "./schema/index.js";
-import { writeTxn } from "./write-txn.js";
+import { type Tx, writeTxn } from "./write-txn.js";
 
 /** History older than this many nights is not read back (ordering and flags need a few). */
 const HISTORY_NIGHTS = 60;
 
 export class SqlNightStore implements NightStore, ValidatorStore {
   readonly #db: Db;
-  constructor(db: Db) {
+  /**
+   * Sources' results that finish together share one transaction and so one fsync (P8: each
+   * result is still durable before `commit` resolves). Pass the journal's, so a result and
+   * the request rows finishing beside it share one commit too.
+   */
+  readonly #group: GroupCommit;
+  constructor(db: Db, group?: GroupCommit) {
     this.#db = db;
+    this.#group = group ?? new GroupCommit(db);
   }
 
   async openNight(night: string, now: number, deadlineAt: number): Promise<NightState> {
@@ -187,10 +193,14 @@ export class SqlNightStore implements NightStore, ValidatorStore {
     });
   }
 
-  /** One source's result in one transaction (its own, or `within` one already open). */
-  async commit(night: string, r: SourceResult, within?: Transaction<Database>): Promise<Committed> {
-    const inTxn = <T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> =>
-      within ? fn(within) : this.#db.transaction().execute(fn);
+  /**
+   * One source's result, all of it or none: in a group commit (a savepoint of a transaction
+   * shared with the results and request rows that finish beside it), or `within` a
+   * transaction already open.
+   */
+  async commit(night: string, r: SourceResult, within?: Tx): Promise<Committed> {
+    const inTxn = <T>(fn: (trx: Tx) => Promise<T>): Promise<T> =>
+      within ? fn(within) : this.#group.run(fn);
     return inTxn(async (trx) => {
       // The outcome row first, as the claim: a worker whose lane lease ran out while it was
       // paused may finish a source another worker has committed since. The second commit
