@@ -30,6 +30,9 @@ import { measure } from "./night.js";
 const NIGHT = "2026-11-05";
 const LANES_PER_WORKER = 32;
 
+/** With NOR_BENCH_SQL_HIST set: round trips by statement text, printed after each run. */
+const hist = process.env["NOR_BENCH_SQL_HIST"] ? new Map<string, number>() : undefined;
+
 /** Round trips sent and still in flight, over every pg client of this process. */
 const io = { sent: 0, inFlight: 0 };
 function countRoundTrips(): void {
@@ -43,6 +46,12 @@ function countRoundTrips(): void {
   proto.query = function (this: unknown, ...a: unknown[]) {
     const out = query.apply(this, a);
     if (out && typeof (out as Promise<unknown>).then === "function") {
+      if (hist) {
+        const q = a[0];
+        const text = typeof q === "string" ? q : String((q as { text?: unknown })?.text ?? "?");
+        const k = text.replace(/\$\d+/g, "?").slice(0, 90);
+        hist.set(k, (hist.get(k) ?? 0) + 1);
+      }
       io.sent++;
       io.inFlight++;
       void (out as Promise<unknown>).then(
@@ -135,7 +144,7 @@ async function oneRun(base: string, workers: number, sources: number): Promise<R
     runNight(
       sim.catalog,
       {
-        store: new SqlNightStore(store.db),
+        store: new SqlNightStore(store.db, (journals[w] as SqlJournal).group),
         clock,
         reader: simReader,
         validators: new SqlNightStore(store.db),
@@ -212,6 +221,11 @@ export async function run(): Promise<string> {
       `| ${r.workers} | ${r.sources.toLocaleString("en-US")} | ${r.reached.toLocaleString("en-US")} | ${r.requests.toLocaleString("en-US")} | ${h(r.makespanMs)} | ${h(r.boundMs)} | **${(r.makespanMs / r.boundMs).toFixed(3)}** | ${h(r.latencyBoundMs)} | ${(r.roundTrips / r.requests).toFixed(1)} | ${(r.writes / Math.max(1, r.batches)).toFixed(2)} | ${r.wallS.toFixed(0)} s |`,
     );
     process.stderr.write(`bench workers: ${rows.at(-1)}\n`);
+    if (hist) {
+      for (const [k, n] of [...hist].sort((x, y) => y[1] - x[1]).slice(0, 40))
+        process.stderr.write(`${(n / r.requests).toFixed(2).padStart(7)}  ${k}\n`);
+      hist.clear();
+    }
   }
   return [
     "## Workers on PostgreSQL",

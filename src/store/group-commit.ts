@@ -4,16 +4,16 @@
  * fsync (synchronous=FULL on SQLite; one WAL flush on PostgreSQL). Nothing is given back before
  * its batch has committed, so a request's row is still durable before its first byte is sent.
  *
- * Each write runs in its own savepoint: a write that throws (a bug, a constraint) is rolled
- * back alone and rejects alone; the others commit. Writes of one batch run one after another in
- * the order they arrived, each seeing what the earlier ones wrote, exactly as if each had been
- * its own transaction in that order. On PostgreSQL a batch that loses a deadlock or a
+ * Writes of one batch run one after another in the order they arrived, each seeing what the
+ * earlier ones wrote, exactly as if each had been its own transaction in that order. A write
+ * that throws (a bug, a constraint) rolls the batch back, and then each write runs again in its
+ * own transaction: the one that throws rejects alone, the others commit. Nothing was given back
+ * before, so nothing was sent on account of the rolled-back run. On PostgreSQL a batch that loses a deadlock or a
  * serialisation check (40P01, 40001) is run again from the start, a bounded number of times:
  * nothing it decided was given back, so nothing was sent on its account.
  */
 
 import type { Db } from "./db.js";
-import { sql } from "./kysely.js";
 import { type Tx, writeTxn } from "./write-txn.js";
 
 interface Pending<T> {
@@ -27,14 +27,15 @@ export const GROUP_MAX = 64;
 /** Attempts at a batch that lost a deadlock on PostgreSQL before its writes are rejected. */
 const RETRIES = 5;
 
-type Settled = { ok: true; value: unknown } | { ok: false; err: unknown };
-
 export class GroupCommit {
   readonly #db: Db;
   #queue: Pending<unknown>[] = [];
   #running = false;
-  /** Batches committed and writes in them, for tests and `bench/`: writes / batches ≥ 1. */
-  readonly stats = { batches: 0, writes: 0 };
+  /**
+   * Transactions committed and writes in them, for tests and `bench/`: writes / batches ≥ 1;
+   * `alone`: batches rolled back because a write threw, whose writes then ran one by one.
+   */
+  readonly stats = { batches: 0, writes: 0, alone: 0 };
 
   constructor(db: Db) {
     this.#db = db;
@@ -69,43 +70,55 @@ export class GroupCommit {
   }
 
   async #commit(batch: Pending<unknown>[]): Promise<void> {
-    let settled: Settled[] = [];
-    for (let attempt = 1; ; attempt++) {
-      try {
-        settled = await writeTxn(this.#db, async (tx) => {
-          const out: Settled[] = [];
-          if (batch.length === 1) {
-            // Alone in its transaction: no savepoint needed, a throw rolls back only this.
-            return [{ ok: true, value: await (batch[0] as Pending<unknown>).fn(tx) }];
-          }
-          for (const [i, p] of batch.entries()) {
-            const sp = sql.raw(`gc_${i}`);
-            await sql`savepoint ${sp}`.execute(tx);
-            try {
-              out.push({ ok: true, value: await p.fn(tx) });
-              await sql`release savepoint ${sp}`.execute(tx);
-            } catch (err) {
-              if (lostRace(err)) throw err; // the whole batch runs again
-              await sql`rollback to savepoint ${sp}`.execute(tx);
-              await sql`release savepoint ${sp}`.execute(tx);
-              out.push({ ok: false, err });
-            }
-          }
-          return out;
-        });
-        break;
-      } catch (err) {
-        if (attempt < RETRIES && lostRace(err)) continue;
-        for (const p of batch) p.reject(err);
+    if (batch.length > 1) {
+      const values = await this.#together(batch);
+      if (values !== undefined) {
+        this.stats.batches++;
+        this.stats.writes += batch.length;
+        for (const [i, p] of batch.entries()) p.resolve(values[i]);
         return;
       }
+      // A write threw: nothing of the batch was kept or given back. Each write runs again in
+      // its own transaction, in the same order, and the one that throws fails alone.
+      this.stats.alone++;
     }
-    this.stats.batches++;
-    this.stats.writes += batch.length;
-    for (const [i, p] of batch.entries()) {
-      const s = settled[i];
-      if (s?.ok) p.resolve(s.value);
-      else p.reject(s ? s.err : new Error("group commit: a write has no result"));
+    for (const p of batch) {
+      try {
+        const value = await this.#transaction((tx) => p.fn(tx));
+        this.stats.batches++;
+        this.stats.writes++;
+        p.resolve(value);
+      } catch (err) {
+        p.reject(err);
+      }
+    }
+  }
+
+  /**
+   * The batch's writes one after another in one transaction, without savepoints (each would
+   * cost two more round trips on PostgreSQL). Undefined when one threw (rolled back).
+   */
+  async #together(batch: Pending<unknown>[]): Promise<unknown[] | undefined> {
+    try {
+      return await this.#transaction(async (tx) => {
+        const out: unknown[] = [];
+        for (const p of batch) out.push(await p.fn(tx));
+        return out;
+      });
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** One transaction, run again from the start when it lost a race on PostgreSQL. */
+  async #transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await writeTxn(this.#db, fn);
+      } catch (err) {
+        if (attempt < RETRIES && lostRace(err)) continue;
+        throw err;
+      }
     }
   }
 }

@@ -235,12 +235,16 @@ export class SqlJournal implements JournalPort {
   }
 
   async #siteFacts(tx: Tx, site: string, now: number): Promise<SiteFacts> {
-    await tx
-      .insertInto("site_state")
-      .values({ site, last_end_at: null, updated_at: toIso(now) })
-      .onConflict((oc) => oc.column("site").doNothing())
-      .execute();
-    const r = await this.#lockSite(tx, site);
+    // One round trip for a site seen before; its row is made (and locked) the first time.
+    let r = await this.#lockSite(tx, site);
+    if (!r) {
+      await tx
+        .insertInto("site_state")
+        .values({ site, last_end_at: null, updated_at: toIso(now) })
+        .onConflict((oc) => oc.column("site").doNothing())
+        .execute();
+      r = await this.#lockSite(tx, site);
+    }
     const facts: SiteFacts = {};
     if (!r) return facts;
     const where = `site_state ${site}`;
