@@ -26,6 +26,7 @@ import { dialectOf } from "./dialect-of.js";
 import { GroupCommit } from "./group-commit.js";
 import { holderDead, isThisHost } from "./holder.js";
 import { fromIso, toIso } from "./iso-time.js";
+import { sql } from "./kysely.js";
 import type { Tx } from "./write-txn.js";
 
 /** P9: the longest a request can hold its site (30 s to headers, 30 s of body, the archive). */
@@ -148,24 +149,26 @@ export class SqlJournal implements JournalPort {
         .returning(["site", "night"])
         .executeTakeFirst();
       if (!row) return;
-      const site = await this.#lockSite(tx, row.site);
-      const lastEnd =
-        site?.last_end_at && site.last_end_at > toIso(c.endedAt)
-          ? site.last_end_at
-          : toIso(c.endedAt);
-      const notBefore =
-        c.siteNotBefore !== undefined &&
-        !(site?.not_before && site.not_before > toIso(c.siteNotBefore))
-          ? toIso(c.siteNotBefore)
-          : (site?.not_before ?? null);
-      const mine = site?.lease_holder === holder;
+      // One statement: the later end wins, the later Retry-After wins, the lease is let go
+      // only by its holder (every right-hand side reads the row as it was).
+      const end = toIso(c.endedAt);
+      const later = (column: "last_end_at" | "not_before", at: string) =>
+        sql<string>`case when ${sql.ref(column)} is not null and ${sql.ref(column)} > ${at} then ${sql.ref(column)} else ${at} end`;
+      const mine = sql<boolean>`${sql.ref("lease_holder")} = ${holder}`;
       await tx
         .updateTable("site_state")
         .set({
-          last_end_at: lastEnd,
-          updated_at: toIso(c.endedAt),
-          not_before: notBefore,
-          ...(mine ? { lease_holder: null, lease_until: null } : {}),
+          last_end_at: later("last_end_at", end),
+          updated_at: end,
+          ...(c.siteNotBefore !== undefined
+            ? { not_before: later("not_before", toIso(c.siteNotBefore)) }
+            : {}),
+          lease_holder: sql<
+            string | null
+          >`case when ${mine} then null else ${sql.ref("lease_holder")} end`,
+          lease_until: sql<
+            string | null
+          >`case when ${mine} then null else ${sql.ref("lease_until")} end`,
           ...(c.closeSite !== undefined && row.night !== null
             ? { closed_night: row.night, closed_reason: c.closeSite }
             : {}),

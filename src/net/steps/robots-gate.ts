@@ -57,9 +57,23 @@ type Lookup =
  * "unreachable" holds for the rest of the night. Concurrent requests share one read. A
  * robots.txt request itself passes (P18: robots.txt aside).
  */
+/** Robots entries kept in memory by one fetcher (see `recent`). */
+const RECENT_MAX = 256;
+
 export function robotsGate(deps: RobotsGateDeps): Step {
   const inflight = new Map<string, Promise<Lookup>>();
   const unreachableThisRun = new Set<string>();
+  /**
+   * The latest entries this process read or wrote, most recent last: while one is fresh it is
+   * the same answer the store holds (a fresh entry is replaced only by a newer reading of the
+   * same file), so a lane's requests skip a round trip each. Bounded: lanes run site by site.
+   */
+  const recent = new Map<string, CachedRobots>();
+  const remember = (e: CachedRobots) => {
+    recent.delete(e.origin);
+    recent.set(e.origin, e);
+    if (recent.size > RECENT_MAX) recent.delete(recent.keys().next().value as string);
+  };
 
   const fresh = (e: CachedRobots): boolean => {
     if (e.state === "unreachable") {
@@ -78,6 +92,7 @@ export function robotsGate(deps: RobotsGateDeps): Step {
     };
     if (entry.state === "unreachable") unreachableThisRun.add(origin);
     await deps.cache.put(entry);
+    remember(entry);
     return entry;
   };
 
@@ -121,8 +136,13 @@ export function robotsGate(deps: RobotsGateDeps): Step {
   };
 
   const read = async (origin: string, url: string, source: string | undefined) => {
+    const known = recent.get(origin);
+    if (known && fresh(known)) return rules(known);
     const cached = await deps.cache.get(origin);
-    if (cached && fresh(cached)) return rules(cached);
+    if (cached && fresh(cached)) {
+      remember(cached);
+      return rules(cached);
+    }
     const validators: Validators | undefined =
       cached?.state === "rules" && (cached.etag || cached.lastModified)
         ? {

@@ -1,7 +1,7 @@
 import type { Clock } from "../../clock.js";
 import { originOf, siteOf } from "../../policy/site.js";
 import { type JournalPort, requestKey } from "../journal.js";
-import { final, type Step } from "../pipeline.js";
+import { final, type Reply, type Step } from "../pipeline.js";
 
 /**
  * P9 inside one process: requests to one site queue here, one after another, so a process
@@ -10,6 +10,20 @@ import { final, type Step } from "../pipeline.js";
  */
 export class SiteQueue {
   readonly #tails = new Map<string, Promise<void>>();
+  /**
+   * When this process last ended a request to each site: with the next request's gap, the
+   * earliest it can go. Only a hint that saves asking the journal just to hear "wait"; the
+   * journal still decides, and says "wait" again when another process went since.
+   */
+  readonly #lastEnd = new Map<string, number>();
+
+  lastEnd(site: string): number | undefined {
+    return this.#lastEnd.get(site);
+  }
+
+  ended(site: string, at: number): void {
+    this.#lastEnd.set(site, Math.max(at, this.#lastEnd.get(site) ?? at));
+  }
 
   async run<T>(site: string, fn: () => Promise<T>): Promise<T> {
     const previous = this.#tails.get(site) ?? Promise.resolve();
@@ -43,6 +57,9 @@ export interface SiteGateDeps {
   /** P10: the origin's robots.txt Crawl-delay (robots gate), 0 when none. */
   crawlDelayMs(url: string): Promise<number>;
 }
+
+/** The longest wait the hint sleeps without asking the journal first. */
+const HINT_MAX_MS = 10 * 60_000;
 
 /** Admissions that said "wait" before one said something else: a bound, never a spin. */
 const MAX_WAITS = 100_000;
@@ -83,6 +100,18 @@ export const siteGate =
       ...(deps.deadline !== undefined ? { deadline: deps.deadline } : {}),
     };
     return deps.queue.run(site, async () => {
+      // The gap after this process's own last request to the site, slept without a round trip.
+      // A long wait, or one past the deadline, is left to the journal (it may say not tonight).
+      const lastEnd = deps.queue.lastEnd(site);
+      const hint = lastEnd === undefined ? undefined : lastEnd + gapMs;
+      const now = deps.clock.now();
+      if (
+        hint !== undefined &&
+        hint > now &&
+        hint - now <= HINT_MAX_MS &&
+        (deps.deadline === undefined || hint <= deps.deadline)
+      )
+        await deps.clock.sleep(hint - now, call.signal);
       let replayAllowed = true;
       for (let waits = 0; waits < MAX_WAITS; waits++) {
         const a = await deps.journal.admit({ ...intent, replayAllowed }, deps.holder, () =>
@@ -134,19 +163,36 @@ export const siteGate =
               });
               return final({ kind: "deadline", url: call.url });
             }
-            return next({
-              ...call,
-              ticket: {
-                kind: "send",
-                id: a.id,
-                night,
-                attempt: a.attempt,
-                priorAllClosed: a.priorAllClosed,
-                startedAt: a.startedAt,
-              },
-            });
+            return sent(
+              deps,
+              site,
+              next({
+                ...call,
+                ticket: {
+                  kind: "send",
+                  id: a.id,
+                  night,
+                  attempt: a.attempt,
+                  priorAllClosed: a.priorAllClosed,
+                  startedAt: a.startedAt,
+                },
+              }),
+            );
         }
       }
       return final({ kind: "deadline", url: call.url });
     });
   };
+
+/** Notes when the request ended (its answer's end, or now), for the next one's hint. */
+async function sent(deps: SiteGateDeps, site: string, reply: Promise<Reply>): Promise<Reply> {
+  try {
+    const r = await reply;
+    const got = "got" in r ? r.got : undefined;
+    deps.queue.ended(site, got?.answer.endedAt ?? deps.clock.now());
+    return r;
+  } catch (err) {
+    deps.queue.ended(site, deps.clock.now());
+    throw err;
+  }
+}

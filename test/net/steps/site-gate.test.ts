@@ -66,6 +66,19 @@ const go = (id = "1"): Admitted => ({
 });
 
 describe("step: site gate (P9, P10, P13)", () => {
+  it("P10: after its own request to a site, the process sleeps the gap before asking the journal (no round trip only to hear wait)", async () => {
+    const j = new ScriptedJournal([go("1"), go("2")]);
+    const { clock, step } = gate(j);
+    const { next } = fakeNext(ok("x"));
+    await step(next)(call());
+    const second = step(next)(call({ url: "https://www.records.example.gov/two" }));
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    expect(j.intents).toHaveLength(1);
+    await clock.advance(MIN_GAP_MS);
+    await second;
+    expect(j.intents).toHaveLength(2);
+  });
+
   it("P13: the deadline passes while the row is written: not sent, and the row says why", async () => {
     const j = new ScriptedJournal([go("row-9")]);
     const { clock, step } = gate(j);
