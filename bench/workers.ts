@@ -83,7 +83,7 @@ const turn = () => new Promise<void>((r) => setImmediate(r));
  * wakes every sleeper due within the next QUANTUM_MS together (so their round trips overlap).
  * A sleeper is woken at most QUANTUM_MS late, never early: no gap is shortened by it.
  */
-const QUANTUM_MS = 20;
+const QUANTUM_MS = Number(process.env["NOR_BENCH_QUANTUM_MS"] ?? 20);
 async function drive(clock: ManualClock, done: () => boolean): Promise<void> {
   for (let steps = 0; !done(); steps++) {
     if (steps > 200_000_000) throw new Error("the simulated night did not settle");
@@ -230,7 +230,7 @@ export async function run(): Promise<string> {
   return [
     "## Workers on PostgreSQL",
     "",
-    `Real scheduler, fetcher, journal (group commit), night store and robots cache on PostgreSQL; each worker its own pool and lease holder, ${LANES_PER_WORKER} lanes at once; the simulated fleet of the night benchmark in virtual time (time moves only while no round trip is in flight; sleepers due within 20 ms wake together, late by at most that, never early); the fleet without its 600-source vendor host, so the bound is set by total work. Bound = max(busiest lane, lane work / all lanes), gaps counted as lane work; the latency-only bound leaves the gaps out.`,
+    `Real scheduler, fetcher, journal (group commit), night store and robots cache on PostgreSQL; each worker its own pool and lease holder, ${LANES_PER_WORKER} lanes at once; the simulated fleet of the night benchmark in virtual time (time moves only while no round trip is in flight; sleepers due within ${QUANTUM_MS} ms wake together, late by at most that, never early); the fleet without its 600-source vendor host, so the bound is set by total work. Bound = max(busiest lane, lane work / all lanes), gaps counted as lane work; the latency-only bound leaves the gaps out.`,
     "",
     "| workers | sources | checked | requests | makespan | bound | makespan / bound | latency-only bound | round trips / request | journal writes / commit | wall |",
     "|---|---|---|---|---|---|---|---|---|---|---|",
