@@ -3,7 +3,7 @@
  * night store and robots cache, each worker with its own connection pool and lease holder, over
  * the simulated fleet of the night benchmark (skewedFleet) in virtual time (src/night/simulate.ts).
  *
- * For 1, 2 and 4 workers (each running 32 lanes at once): the makespan against its lower bound,
+ * For 1, 2 and 4 workers (each running DEFAULT_CONCURRENCY lanes at once): the makespan against its lower bound,
  * and the database round trips per request (every statement the pg clients sent: BEGIN,
  * SAVEPOINT and COMMIT included, the night store's and the robots cache's too).
  *
@@ -19,6 +19,7 @@ import { ManualClock } from "../src/clock.js";
 import { createFetcher } from "../src/net/fetcher.js";
 import { runNight } from "../src/night/run-night.js";
 import { buildSimulation, simReader, skewedFleet } from "../src/night/simulate.js";
+import { DEFAULT_CONCURRENCY } from "../src/policy/constants.js";
 import { isRecheckNight } from "../src/policy/recheck.js";
 import { siteOf } from "../src/policy/site.js";
 import { openStore, type Store } from "../src/store/db.js";
@@ -28,7 +29,8 @@ import { SqlRobotsCache } from "../src/store/robots-cache.js";
 import { measure } from "./night.js";
 
 const NIGHT = "2026-11-05";
-const LANES_PER_WORKER = 32;
+/** Lanes at once per worker: the product's default unless NOR_BENCH_LANES says otherwise. */
+const LANES_PER_WORKER = Number(process.env["NOR_BENCH_LANES"] ?? DEFAULT_CONCURRENCY);
 
 /** With NOR_BENCH_SQL_HIST set: round trips by statement text, printed after each run. */
 const hist = process.env["NOR_BENCH_SQL_HIST"] ? new Map<string, number>() : undefined;

@@ -48,15 +48,19 @@ export class SqlJournal implements JournalPort {
     return this.group.run(async (tx) => {
       // The time is read once the write lock is held: the decision is taken at that moment.
       const now = timeOf(at);
-      const site = await this.#siteFacts(tx, intent.site, now);
-      const rules = await ownerRules(tx, intent.site);
-      const priorRows = await tx
-        .selectFrom("request_log")
-        .select(["final", "retry_at", "closed_early", "outcome"])
-        .where("night", "=", intent.night)
-        .where("request_key", "=", intent.key)
-        .where("outcome", "!=", "in-flight")
-        .execute();
+      // The site's row, locked, with whether any owner's rule or earlier attempt of this
+      // request tonight exists: those are read only when they do (one round trip for most).
+      const { site, hasRules, hasPrior } = await this.#siteFacts(tx, intent, now);
+      const rules = hasRules ? await ownerRules(tx, intent.site) : [];
+      const priorRows = hasPrior
+        ? await tx
+            .selectFrom("request_log")
+            .select(["final", "retry_at", "closed_early", "outcome"])
+            .where("night", "=", intent.night)
+            .where("request_key", "=", intent.key)
+            .where("outcome", "!=", "in-flight")
+            .execute()
+        : [];
       const input = admitInput(intent, holder, now, {
         site,
         rules,
@@ -231,36 +235,68 @@ export class SqlJournal implements JournalPort {
     return dead.length;
   }
 
-  async #lockSite(tx: Tx, site: string) {
-    let q = tx.selectFrom("site_state").selectAll().where("site", "=", site);
-    if (this.#pg) q = q.forUpdate();
-    return q.executeTakeFirst();
-  }
-
-  async #siteFacts(tx: Tx, site: string, now: number): Promise<SiteFacts> {
+  async #siteFacts(
+    tx: Tx,
+    intent: SendIntent,
+    now: number,
+  ): Promise<{ site: SiteFacts; hasRules: boolean; hasPrior: boolean }> {
+    const lock = () => {
+      let q = tx
+        .selectFrom("site_state")
+        .selectAll()
+        .select((eb) => [
+          eb
+            .exists(
+              eb
+                .selectFrom("site_rules")
+                .select("site_rules.id")
+                .where("site_rules.site", "=", intent.site)
+                .where("site_rules.cleared_at", "is", null),
+            )
+            .as("has_rules"),
+          eb
+            .exists(
+              eb
+                .selectFrom("request_log")
+                .select("request_log.id")
+                .where("request_log.night", "=", intent.night)
+                .where("request_log.request_key", "=", intent.key)
+                .where("request_log.outcome", "!=", "in-flight"),
+            )
+            .as("has_prior"),
+        ])
+        .where("site_state.site", "=", intent.site);
+      if (this.#pg) q = q.forUpdate("site_state");
+      return q.executeTakeFirst();
+    };
     // One round trip for a site seen before; its row is made (and locked) the first time.
-    let r = await this.#lockSite(tx, site);
+    let r = await lock();
     if (!r) {
       await tx
         .insertInto("site_state")
-        .values({ site, last_end_at: null, updated_at: toIso(now) })
+        .values({ site: intent.site, last_end_at: null, updated_at: toIso(now) })
         .onConflict((oc) => oc.column("site").doNothing())
         .execute();
-      r = await this.#lockSite(tx, site);
+      r = await lock();
     }
     const facts: SiteFacts = {};
-    if (!r) return facts;
-    const where = `site_state ${site}`;
+    // Without the row (it cannot be, but if): read both, never assume none.
+    if (!r) return { site: facts, hasRules: true, hasPrior: true };
+    const where = `site_state ${intent.site}`;
     if (r.last_end_at) facts.lastEnd = fromIso(r.last_end_at, where);
     if (r.lease_holder && r.lease_until)
       facts.lease = { holder: r.lease_holder, until: fromIso(r.lease_until, where) };
     if (r.closed_night && r.closed_reason)
       facts.closed = { night: r.closed_night, reason: r.closed_reason };
     if (r.not_before) facts.notBefore = fromIso(r.not_before, where);
-    return facts;
+    return { site: facts, hasRules: truthy(r.has_rules), hasPrior: truthy(r.has_prior) };
   }
 }
 
+/** EXISTS comes back as a boolean from PostgreSQL and as 0 or 1 from SQLite. */
+function truthy(v: unknown): boolean {
+  return v === true || v === 1 || v === "1" || v === "t";
+}
 /** The owners' requests still in force for a site (P24-style: a person's decision). */
 export async function ownerRules(db: Tx, site: string): Promise<OwnerRule[]> {
   const rows = await db
