@@ -130,7 +130,10 @@ interface Row {
 }
 
 async function oneRun(base: string, workers: number, sources: number): Promise<Row> {
-  const url = await freshSchema(base, `nor_bench_workers_${workers}`);
+  const url = await freshSchema(
+    base,
+    `nor_bench_workers_${workers}${process.env["NOR_BENCH_SCHEMA_TAG"] ?? ""}`,
+  );
   const clock = new ManualClock(Date.parse("2026-11-05T06:00:00Z"));
   // Without the one 600-source vendor host, so that lane work / lanes sets the bound.
   const specs = skewedFleet(sources, Math.round(sources * 0.3), 11).filter((s) => s.sources < 600);
