@@ -16,11 +16,7 @@ export function chunks<T>(xs: readonly T[], n = CHUNK): T[][] {
 }
 
 /** Inserts the result's records that are new for the source; returns how many were new. */
-export async function insertRecords(
-  trx: Tx,
-  night: string,
-  r: SourceResult,
-): Promise<number> {
+export async function insertRecords(trx: Tx, night: string, r: SourceResult): Promise<number> {
   const unique = new Map(r.records.map((x) => [x.id, x]));
   let inserted = 0;
   for (const part of chunks([...unique.values()])) {
