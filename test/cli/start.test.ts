@@ -128,7 +128,7 @@ sources:
           { data, host: "127.0.0.1", port, at: "01:00", zone: NY },
           { clock: new ManualClock(), say: () => {}, signal: new AbortController().signal },
         ),
-      ).rejects.toThrow(/cannot serve|EADDRINUSE/);
+      ).rejects.toThrow(/cannot serve on 127\.0\.0\.1:\d+: the port is in use/);
       const store = await openStore({ kind: "sqlite", dir: data });
       try {
         const govs = await store.db.selectFrom("governments").select("id").execute();

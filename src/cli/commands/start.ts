@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import type { Command } from "commander";
 import { type Clock, systemClock } from "../../clock.js";
-import { ConfigError, UsageError } from "../../errors.js";
+import { UsageError } from "../../errors.js";
 import { formatLeft, parseDuration } from "../../night/duration.js";
 import { NIGHT_SPAN_MS } from "../../policy/night-date.js";
 import {
@@ -32,6 +32,7 @@ import { createApp } from "../../web/app.js";
 import { bundledCatalog } from "../bundled-catalog.js";
 import { importedOrStop } from "../import-outcome.js";
 import { stdout } from "../io.js";
+import { listenError } from "../listen-error.js";
 import { addNetOptions, type NetCliOptions, netOptions } from "../net-options.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -235,9 +236,7 @@ function listen(
 ): Promise<ReturnType<typeof serve>> {
   return new Promise((ok, fail) => {
     const server = serve({ fetch, hostname: host, port }, () => ok(server));
-    server.once("error", (err: NodeJS.ErrnoException) =>
-      fail(new ConfigError(`cannot serve on ${host}:${port}: ${err.code ?? err.message}`)),
-    );
+    server.once("error", (err: NodeJS.ErrnoException) => fail(listenError(err, host, port)));
   });
 }
 
