@@ -165,6 +165,25 @@ describe("commands on a store and a missing store", () => {
   });
 });
 
+describe("nor operator set-password and a missing store", () => {
+  it("refuses a mistyped --data (exit 2) and creates nothing; sets it in a store that is there", async () => {
+    const d = tmp();
+    const missing = join(d, "typo");
+    const pw = { stdin: "a long pass phrase\n" };
+    const r = await runMain(["operator", "set-password", "--data", missing], pw);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`no store at ${join(missing, "nor.db")}`);
+    expect(existsSync(missing)).toBe(false);
+    const data = join(d, "data");
+    expect(
+      (await nor("catalog", "import", catalogFile(d, "c.yaml", ["a"]), "--data", data)).code,
+    ).toBe(0);
+    const set = await runMain(["operator", "set-password", "--data", data], pw);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toContain("operator password set");
+  });
+});
+
 describe("NOR_DATABASE_URL", () => {
   it.each(["mysql://nor:secret@db.example/nor", "sqlite:data/nor.db", "data/nor.db"])(
     "%s is refused with a clear error (exit 2), its password never echoed",
