@@ -262,6 +262,47 @@ describe("an import that would retire more than a tenth of the sources", () => {
   });
 });
 
+describe("what a night's catalog import changed", () => {
+  it("is said by kind, with the retired sources named, on a terminal and as a structured line", async () => {
+    for (const tty of [true, false]) {
+      const d = tmp();
+      const data = join(d, "data");
+      const all = catalogFile(d, "all.yaml", ["s1", "s2", "s3"]);
+      const one = catalogFile(d, "one.yaml", ["s1"]);
+      expect((await nor("catalog", "import", all, "--data", data)).code).toBe(0);
+      const args = [
+        "night",
+        "--catalog",
+        one,
+        "--data",
+        data,
+        "--deadline",
+        "1m",
+        "--allow-retire",
+      ];
+      const r = await runMain(args, { tty });
+      expect(r.code, r.stderr).toBe(0);
+      if (tty) {
+        expect(r.stderr).toContain(
+          "nor night: catalog imported: sources 2 retired (sources retired: s2, s3)\n",
+        );
+      } else {
+        const line = r.stderr
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+          .find((l) => l["msg"] === "catalog imported");
+        expect(line).toMatchObject({
+          catalogChanges: 2,
+          sources: { added: 0, changed: 0, retired: 2, unretired: 0 },
+          governments: { added: 0, changed: 0, retired: 0, unretired: 0 },
+          retired: ["s2", "s3"],
+        });
+      }
+    }
+  });
+});
+
 describe("exit codes are the same everywhere", () => {
   it("0 done, 1 a failure while working, 2 usage or configuration", async () => {
     const d = tmp();

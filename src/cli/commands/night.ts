@@ -11,7 +11,7 @@ import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/con
 import { isNightDate, NIGHT_SPAN_MS, nightOf } from "../../policy/night-date.js";
 import { siteOf } from "../../policy/site.js";
 import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
-import { importCatalog } from "../../sources/catalog-import.js";
+import { diffCounts, diffLine, importCatalog } from "../../sources/catalog-import.js";
 import { nightRow, nightTotals, settleUnfinishedNights } from "../../store/admin.js";
 import { advisoryLock } from "../../store/advisory-lock.js";
 import { ensureDataDir, openStore, type Store, storeLocationFromOptions } from "../../store/db.js";
@@ -146,11 +146,19 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         sources: catalog.sources.length,
         sites: new Set(catalog.sources.map((s) => siteOf(s.url))).size,
       };
-      if (tty) {
-        if (diff.changes.length > 0)
-          stderr().write(`nor night: catalog imported, ${diff.changes.length} changes\n`);
-      } else if (diff.changes.length > 0) {
-        log.info({ catalogChanges: diff.changes.length }, "catalog imported");
+      if (diff.changes.length > 0) {
+        if (tty) stderr().write(`nor night: catalog imported: ${diffLine(diff)}\n`);
+        else
+          log.info(
+            {
+              catalogChanges: diff.changes.length,
+              ...diffCounts(diff),
+              retired: diff.changes
+                .filter((c) => c.entity === "source" && c.change === "retired")
+                .map((c) => c.id),
+            },
+            "catalog imported",
+          );
       }
     } finally {
       await release();
