@@ -165,6 +165,51 @@ describe("commands on a store and a missing store", () => {
   });
 });
 
+describe("before the first night (what `nor start` leaves until 01:00)", () => {
+  it("P24: nor status lists the imported sources and nor mark marks one; a retired one is neither", async () => {
+    const d = tmp();
+    const data = join(d, "data");
+    const all = catalogFile(d, "all.yaml", ["s1", "s2", "s3", "s4"]);
+    const three = catalogFile(d, "three.yaml", ["s1", "s2", "s3"]);
+    expect((await nor("catalog", "import", all, "--data", data)).code).toBe(0);
+    expect((await nor("catalog", "import", three, "--data", data, "--allow-retire")).code).toBe(0);
+
+    const mark = await nor(
+      "mark",
+      "s2",
+      "--not-read",
+      "--reason",
+      "owner asked by e-mail",
+      "--data",
+      data,
+    );
+    expect(mark.code, mark.stderr).toBe(0);
+    const retired = await nor("mark", "s4", "--not-read", "--reason", "r", "--data", data);
+    expect(retired.code).toBe(2);
+    expect(retired.stderr).toContain('unknown source "s4"');
+
+    const status = await nor("status", "--data", data, "--json");
+    expect(status.code, status.stderr).toBe(0);
+    const rows = JSON.parse(status.stdout) as {
+      id: string;
+      government: string;
+      reading: boolean;
+      notReadReason?: string;
+      lastNight?: string;
+    }[];
+    expect(rows.map((r) => [r.id, r.government, r.reading, r.notReadReason, r.lastNight])).toEqual([
+      ["s1", "village-of-test", true, undefined, undefined],
+      ["s2", "village-of-test", false, "owner asked by e-mail", undefined],
+      ["s3", "village-of-test", true, undefined, undefined],
+    ]);
+
+    // The first night leaves the source marked before it alone.
+    const night = await nor("night", "--catalog", three, "--data", data, "--deadline", "1m");
+    expect(night.code, night.stderr).toBe(0);
+    expect(night.stderr).toContain('"skippedNotRead":1');
+  });
+});
+
 describe("nor operator set-password and a missing store", () => {
   it("refuses a mistyped --data (exit 2) and creates nothing; sets it in a store that is there", async () => {
     const d = tmp();
