@@ -303,6 +303,34 @@ export async function settleUnfinishedNights(db: Db, now: number): Promise<Settl
   return out;
 }
 
+/**
+ * The night `nor night` would resume at `now` (P13: unfinished, before its deadline and the
+ * next night's start), with the moment its time is over; read only, nothing is closed.
+ * `nor start` uses it to resume at once a night its own stop or a reboot interrupted.
+ */
+export async function resumableNight(
+  db: Db,
+  now: number,
+): Promise<(NightRow & { until: number }) | undefined> {
+  const latest = await db
+    .selectFrom("nights")
+    .select(["night", "started_at", "deadline_at"])
+    .where("finished_at", "is", null)
+    .orderBy("started_at", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  if (!latest || !isNightDate(latest.night)) return undefined;
+  const until = closingTime(latest.started_at, latest.deadline_at, latest.night);
+  if (until === undefined || now >= until) return undefined;
+  return {
+    night: latest.night,
+    startedAt: latest.started_at,
+    deadlineAt: latest.deadline_at,
+    finishedAt: null,
+    until,
+  };
+}
+
 export interface NightHistoryRow extends NightRow {
   runs: number;
   /** Sources with an outcome that night. */
