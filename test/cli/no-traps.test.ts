@@ -142,6 +142,54 @@ describe("an unfinished night", () => {
   });
 });
 
+describe("a night that is over", () => {
+  it("P13: a plain `nor night` after tonight's night finished and its deadline passed asks nothing and rewrites nothing", async () => {
+    const d = tmp();
+    const data = join(d, "data");
+    const cat = catalogFile(d, "c.yaml", ["a"]);
+    expect((await nor("night", "--catalog", cat, "--data", data, "--deadline", "1m")).code).toBe(0);
+    // As after a night the checker spent offline, whose deadline has since passed.
+    const now = Date.now();
+    const night = nightOf(now);
+    const finishedAt = new Date(now - 2_000).toISOString();
+    const store = await openStore({ kind: "sqlite", dir: data }, { create: false });
+    try {
+      await store.db
+        .updateTable("nights")
+        .set({ deadline_at: new Date(now - 1_000).toISOString(), finished_at: finishedAt })
+        .where("night", "=", night)
+        .execute();
+      await store.db
+        .updateTable("night_sources")
+        .set({ outcome: "checker-offline", reason: "the checker could not reach the internet" })
+        .where("night", "=", night)
+        .execute();
+    } finally {
+      await store.close();
+    }
+    const again = await nor("night", "--catalog", cat, "--data", data, "--deadline", "1m");
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`night ${night} is over: it finished at `);
+    expect(again.stderr).not.toContain("night done");
+    const after = await openStore({ kind: "sqlite", dir: data }, { create: false });
+    try {
+      const n = await after.db
+        .selectFrom("nights")
+        .selectAll()
+        .where("night", "=", night)
+        .executeTakeFirstOrThrow();
+      expect(n.finished_at).toBe(finishedAt);
+      const o = await after.db
+        .selectFrom("night_sources")
+        .select(["source_id", "outcome"])
+        .execute();
+      expect(o).toEqual([{ source_id: "a", outcome: "checker-offline" }]);
+    } finally {
+      await after.close();
+    }
+  });
+});
+
 describe("commands on a store and a missing store", () => {
   it.each([
     [["status"]],
