@@ -5,6 +5,8 @@
  *
  * - `E_CONFIG`, `E_CATALOG`, `E_USAGE`: what the person running it can fix (exit 2);
  * - `E_STORE`, `E_ARCHIVE`, `E_INTERNAL`: a failure while working (exit 1);
+ * - `E_BUSY`: something held by another program right now (the port to serve on), a
+ *   condition of the moment that a later try may not meet (exit 1, which systemd retries);
  * - `E_BLOCKED_ADDRESS`, `E_TRANSPORT_BODY`: raised inside the transport (the address guard
  *   refusing a connection; a body cut off mid-transfer) and turned by the fetcher into the
  *   outcomes "blocked-address" and a transport failure (P14, P15, P21); they reach no one.
@@ -16,6 +18,7 @@ export type ErrorCode =
   | "E_STORE"
   | "E_ARCHIVE"
   | "E_INTERNAL"
+  | "E_BUSY"
   | "E_BLOCKED_ADDRESS"
   | "E_TRANSPORT_BODY";
 

@@ -266,6 +266,41 @@ export async function importCatalogFiles(
   }
 }
 
+/** How many governments and sources an import added, changed, retired and un-retired. */
+export function diffCounts(
+  d: ImportDiff,
+): Record<"governments" | "sources", Record<CatalogChangeKind, number>> {
+  const of = (entity: EntityChange["entity"]) => {
+    const n: Record<CatalogChangeKind, number> = { added: 0, changed: 0, retired: 0, unretired: 0 };
+    for (const c of d.changes) if (c.entity === entity) n[c.change]++;
+    return n;
+  };
+  return { governments: of("government"), sources: of("source") };
+}
+
+/**
+ * The diff in one line for a person (`nor night` on a terminal): what changed, by kind, and
+ * the sources retired by name (the first ten), so a partial catalog never passes as a number.
+ */
+export function diffLine(d: ImportDiff): string {
+  const counts = diffCounts(d);
+  const part = (name: string, n: Record<CatalogChangeKind, number>) => {
+    const said = (["added", "changed", "retired", "unretired"] as const)
+      .filter((k) => n[k] > 0)
+      .map((k) => `${n[k]} ${k === "unretired" ? "un-retired" : k}`);
+    return said.length ? `${name} ${said.join(", ")}` : undefined;
+  };
+  const retired = d.changes.filter((c) => c.entity === "source" && c.change === "retired");
+  const names = retired.slice(0, 10).map((c) => c.id);
+  if (retired.length > names.length) names.push(`and ${retired.length - names.length} more`);
+  return [
+    [part("sources", counts.sources), part("governments", counts.governments)]
+      .filter((x) => x !== undefined)
+      .join("; ") || "nothing changed",
+    names.length ? ` (sources retired: ${names.join(", ")})` : "",
+  ].join("");
+}
+
 /** The diff as `nor catalog import` prints it. */
 export function formatDiff(d: ImportDiff): string {
   const count = (entity: string, change: string) =>

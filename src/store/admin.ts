@@ -28,7 +28,7 @@ export type MarkOutcome =
   | { kind: "marked"; source: string; reading: boolean; reason?: string }
   /** P24: "not read" needs a reason. */
   | { kind: "reason-missing"; source: string }
-  /** Not in the night's catalog (a source appears there after a night has run with it). */
+  /** Neither in a night's catalog nor imported and in use. */
   | { kind: "unknown-source"; source: string }
   /**
    * Already so (read, or not read for this same reason): nothing is recorded, so a repeated
@@ -42,11 +42,20 @@ export async function markSource(db: Db, m: MarkInput): Promise<MarkOutcome> {
   const source = m.source;
   const reason = m.reason?.trim() || undefined;
   if (!m.reading && reason === undefined) return { kind: "reason-missing", source };
-  const known = await db
-    .selectFrom("night_catalog")
-    .select("source_id")
-    .where("source_id", "=", source)
-    .executeTakeFirst();
+  // A source of a night's catalog, or one imported and not retired that no night has read
+  // yet (`nor start` imports at once; the first night may be hours away).
+  const known =
+    (await db
+      .selectFrom("night_catalog")
+      .select("source_id")
+      .where("source_id", "=", source)
+      .executeTakeFirst()) ??
+    (await db
+      .selectFrom("sources")
+      .select("id")
+      .where("id", "=", source)
+      .where("retired_at", "is", null)
+      .executeTakeFirst());
   if (!known) return { kind: "unknown-source", source };
   const latest = (await latestMarks(db, [source])).get(source);
   const reading = latest === undefined || Number(latest.reading) === 1;
@@ -149,16 +158,34 @@ export interface StatusRow {
 }
 
 /**
- * Each source of the night's catalog (or of `ids`) with its latest mark, its latest night's
- * outcome, its records and its open flags. The latest night is found per source through
+ * Each source of the night's catalog, and each imported source in use that no night has read
+ * yet (or those of `ids`), in id order, with its latest mark, its latest night's outcome, its
+ * records and its open flags. The latest night is found per source through
  * night_sources_by_source, so the rows read grow with the sources, not with the nights kept.
  */
 export async function statusRows(db: Db, ids?: readonly string[]): Promise<StatusRow[]> {
   if (ids?.length === 0) return [];
   const only = ids ? [...new Set(ids)] : undefined;
-  let sq = db.selectFrom("night_catalog").selectAll().orderBy("source_id");
+  let sq = db.selectFrom("night_catalog").select(["source_id", "government", "url"]);
   if (only) sq = sq.where("source_id", "in", only);
-  const sources = await sq.execute();
+  // Imported and not retired, not yet in a night's catalog: `nor start` before 01:00.
+  let iq = db
+    .selectFrom("sources")
+    .select(["id as source_id", "government_id as government", "url"])
+    .where("retired_at", "is", null)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom("night_catalog as nc")
+            .select("nc.source_id")
+            .whereRef("nc.source_id", "=", "sources.id"),
+        ),
+      ),
+    );
+  if (only) iq = iq.where("id", "in", only);
+  const sources = [...(await sq.execute()), ...(await iq.execute())].sort((a, b) =>
+    a.source_id < b.source_id ? -1 : a.source_id > b.source_id ? 1 : 0,
+  );
   const rows = new Map<string, StatusRow>();
   for (const s of sources) {
     rows.set(s.source_id, {
@@ -274,6 +301,34 @@ export async function settleUnfinishedNights(db: Db, now: number): Promise<Settl
     out.closed.push({ ...row, finishedAt: at });
   }
   return out;
+}
+
+/**
+ * The night `nor night` would resume at `now` (P13: unfinished, before its deadline and the
+ * next night's start), with the moment its time is over; read only, nothing is closed.
+ * `nor start` uses it to resume at once a night its own stop or a reboot interrupted.
+ */
+export async function resumableNight(
+  db: Db,
+  now: number,
+): Promise<(NightRow & { until: number }) | undefined> {
+  const latest = await db
+    .selectFrom("nights")
+    .select(["night", "started_at", "deadline_at"])
+    .where("finished_at", "is", null)
+    .orderBy("started_at", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  if (!latest || !isNightDate(latest.night)) return undefined;
+  const until = closingTime(latest.started_at, latest.deadline_at, latest.night);
+  if (until === undefined || now >= until) return undefined;
+  return {
+    night: latest.night,
+    startedAt: latest.started_at,
+    deadlineAt: latest.deadline_at,
+    finishedAt: null,
+    until,
+  };
 }
 
 export interface NightHistoryRow extends NightRow {

@@ -95,14 +95,16 @@ describe("nor demo", () => {
     }
   }, 180_000);
 
-  it("a busy port is said before any night runs (exit 2), and a non-empty --data is refused", async () => {
+  it("a busy port is said before any night runs (exit 1: runtime), and a non-empty --data is refused (exit 2)", async () => {
     const busy = createServer();
     await new Promise<void>((r) => busy.listen(0, "127.0.0.1", () => r()));
     try {
       const port = String((busy.address() as { port: number }).port);
       const r = await nor("demo", "--headless", "--port", port, "--data", join(dir, "busy"));
-      expect(r.code).toBe(2);
-      expect(r.stderr).toMatch(/cannot serve on 127\.0\.0\.1:\d+: EADDRINUSE \(try --port 0\)/);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(
+        /cannot serve on 127\.0\.0\.1:\d+: the port is in use .*\(0 picks a free one\)/,
+      );
       expect(r.stdout).not.toContain("Night 1 of 2");
     } finally {
       await new Promise((r) => busy.close(r));

@@ -142,6 +142,54 @@ describe("an unfinished night", () => {
   });
 });
 
+describe("a night that is over", () => {
+  it("P13: a plain `nor night` after tonight's night finished and its deadline passed asks nothing and rewrites nothing", async () => {
+    const d = tmp();
+    const data = join(d, "data");
+    const cat = catalogFile(d, "c.yaml", ["a"]);
+    expect((await nor("night", "--catalog", cat, "--data", data, "--deadline", "1m")).code).toBe(0);
+    // As after a night the checker spent offline, whose deadline has since passed.
+    const now = Date.now();
+    const night = nightOf(now);
+    const finishedAt = new Date(now - 2_000).toISOString();
+    const store = await openStore({ kind: "sqlite", dir: data }, { create: false });
+    try {
+      await store.db
+        .updateTable("nights")
+        .set({ deadline_at: new Date(now - 1_000).toISOString(), finished_at: finishedAt })
+        .where("night", "=", night)
+        .execute();
+      await store.db
+        .updateTable("night_sources")
+        .set({ outcome: "checker-offline", reason: "the checker could not reach the internet" })
+        .where("night", "=", night)
+        .execute();
+    } finally {
+      await store.close();
+    }
+    const again = await nor("night", "--catalog", cat, "--data", data, "--deadline", "1m");
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`night ${night} is over: it finished at `);
+    expect(again.stderr).not.toContain("night done");
+    const after = await openStore({ kind: "sqlite", dir: data }, { create: false });
+    try {
+      const n = await after.db
+        .selectFrom("nights")
+        .selectAll()
+        .where("night", "=", night)
+        .executeTakeFirstOrThrow();
+      expect(n.finished_at).toBe(finishedAt);
+      const o = await after.db
+        .selectFrom("night_sources")
+        .select(["source_id", "outcome"])
+        .execute();
+      expect(o).toEqual([{ source_id: "a", outcome: "checker-offline" }]);
+    } finally {
+      await after.close();
+    }
+  });
+});
+
 describe("commands on a store and a missing store", () => {
   it.each([
     [["status"]],
@@ -162,6 +210,70 @@ describe("commands on a store and a missing store", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`no store at ${join(missing, "nor.db")}`);
     expect(existsSync(missing)).toBe(false);
+  });
+});
+
+describe("before the first night (what `nor start` leaves until 01:00)", () => {
+  it("P24: nor status lists the imported sources and nor mark marks one; a retired one is neither", async () => {
+    const d = tmp();
+    const data = join(d, "data");
+    const all = catalogFile(d, "all.yaml", ["s1", "s2", "s3", "s4"]);
+    const three = catalogFile(d, "three.yaml", ["s1", "s2", "s3"]);
+    expect((await nor("catalog", "import", all, "--data", data)).code).toBe(0);
+    expect((await nor("catalog", "import", three, "--data", data, "--allow-retire")).code).toBe(0);
+
+    const mark = await nor(
+      "mark",
+      "s2",
+      "--not-read",
+      "--reason",
+      "owner asked by e-mail",
+      "--data",
+      data,
+    );
+    expect(mark.code, mark.stderr).toBe(0);
+    const retired = await nor("mark", "s4", "--not-read", "--reason", "r", "--data", data);
+    expect(retired.code).toBe(2);
+    expect(retired.stderr).toContain('unknown source "s4"');
+
+    const status = await nor("status", "--data", data, "--json");
+    expect(status.code, status.stderr).toBe(0);
+    const rows = JSON.parse(status.stdout) as {
+      id: string;
+      government: string;
+      reading: boolean;
+      notReadReason?: string;
+      lastNight?: string;
+    }[];
+    expect(rows.map((r) => [r.id, r.government, r.reading, r.notReadReason, r.lastNight])).toEqual([
+      ["s1", "village-of-test", true, undefined, undefined],
+      ["s2", "village-of-test", false, "owner asked by e-mail", undefined],
+      ["s3", "village-of-test", true, undefined, undefined],
+    ]);
+
+    // The first night leaves the source marked before it alone.
+    const night = await nor("night", "--catalog", three, "--data", data, "--deadline", "1m");
+    expect(night.code, night.stderr).toBe(0);
+    expect(night.stderr).toContain('"skippedNotRead":1');
+  });
+});
+
+describe("nor operator set-password and a missing store", () => {
+  it("refuses a mistyped --data (exit 2) and creates nothing; sets it in a store that is there", async () => {
+    const d = tmp();
+    const missing = join(d, "typo");
+    const pw = { stdin: "a long pass phrase\n" };
+    const r = await runMain(["operator", "set-password", "--data", missing], pw);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`no store at ${join(missing, "nor.db")}`);
+    expect(existsSync(missing)).toBe(false);
+    const data = join(d, "data");
+    expect(
+      (await nor("catalog", "import", catalogFile(d, "c.yaml", ["a"]), "--data", data)).code,
+    ).toBe(0);
+    const set = await runMain(["operator", "set-password", "--data", data], pw);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toContain("operator password set");
   });
 });
 
@@ -240,6 +352,47 @@ describe("an import that would retire more than a tenth of the sources", () => {
     expect(allowed.code).toBe(0);
     expect(allowed.stdout).toContain("2 retired");
     expect(await active(data)).toEqual(["s1"]);
+  });
+});
+
+describe("what a night's catalog import changed", () => {
+  it("is said by kind, with the retired sources named, on a terminal and as a structured line", async () => {
+    for (const tty of [true, false]) {
+      const d = tmp();
+      const data = join(d, "data");
+      const all = catalogFile(d, "all.yaml", ["s1", "s2", "s3"]);
+      const one = catalogFile(d, "one.yaml", ["s1"]);
+      expect((await nor("catalog", "import", all, "--data", data)).code).toBe(0);
+      const args = [
+        "night",
+        "--catalog",
+        one,
+        "--data",
+        data,
+        "--deadline",
+        "1m",
+        "--allow-retire",
+      ];
+      const r = await runMain(args, { tty });
+      expect(r.code, r.stderr).toBe(0);
+      if (tty) {
+        expect(r.stderr).toContain(
+          "nor night: catalog imported: sources 2 retired (sources retired: s2, s3)\n",
+        );
+      } else {
+        const line = r.stderr
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+          .find((l) => l["msg"] === "catalog imported");
+        expect(line).toMatchObject({
+          catalogChanges: 2,
+          sources: { added: 0, changed: 0, retired: 2, unretired: 0 },
+          governments: { added: 0, changed: 0, retired: 0, unretired: 0 },
+          retired: ["s2", "s3"],
+        });
+      }
+    }
   });
 });
 

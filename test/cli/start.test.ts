@@ -115,6 +115,82 @@ sources:
     await running;
   }, 120_000);
 
+  it("P13: a night that was interrupted (a stop, a crash, a reboot) is resumed at once, then the schedule goes on; one whose time is over is not", async () => {
+    const HOUR = 3_600_000;
+    // 03:00 in New York on Nov 5; the night of Nov 5 began at 01:00 with a 6 h deadline.
+    const now = Date.UTC(2026, 10, 5, 8, 0, 0);
+    for (const [night, startedAt, resumed] of [
+      ["2026-11-05", now - 2 * HOUR, true],
+      // Begun 30 h ago: its time is over (the next night has started), so it waits for
+      // `nor night` to close it, and nothing runs before the schedule says so.
+      ["2026-11-04", now - 30 * HOUR, false],
+    ] as const) {
+      const dir = mkdtempSync(join(tmpdir(), "nor-start-resume-"));
+      dirs.push(dir);
+      const catalog = join(dir, "catalog.yaml");
+      writeFileSync(
+        catalog,
+        `governments:
+  - { id: village-of-start, name: Village of Start, kind: village, county: Franklin }
+sources:
+  - { id: start-agendas, government: village-of-start, records: agendas, url: "http://127.0.0.1:9/agendas.rss" }
+`,
+      );
+      const data = join(dir, "data");
+      const store = await openStore({ kind: "sqlite", dir: data });
+      try {
+        await store.db
+          .insertInto("nights")
+          .values({
+            night,
+            started_at: new Date(startedAt).toISOString(),
+            deadline_at: new Date(startedAt + 6 * HOUR).toISOString(),
+            finished_at: null,
+            runs: 1,
+          })
+          .execute();
+      } finally {
+        await store.close();
+      }
+      const lines: string[] = [];
+      const stop = new AbortController();
+      let nights = 0;
+      let scheduled: () => void = () => {};
+      const next = new Promise<void>((r) => (scheduled = r));
+      const running = runStart(
+        { catalog: [catalog], data, host: "127.0.0.1", port: "0", at: "01:00", zone: NY },
+        {
+          clock: new ManualClock(now),
+          say: (l) => {
+            lines.push(l);
+            if (l.startsWith("the next night runs at")) scheduled();
+          },
+          signal: stop.signal,
+          runNight: async () => {
+            nights++;
+            return 0;
+          },
+        },
+      );
+      await next;
+      stop.abort();
+      await running;
+      const resumedLine = `night 2026-11-05 was interrupted; it resumes now and may run until 2026-11-05 07:00 ${NY} (its deadline or the next night's start)`;
+      if (resumed) {
+        expect(nights).toBe(1);
+        expect(lines.slice(2, 5)).toEqual([
+          resumedLine,
+          "the night is done; `nor status` and the directory show what it found",
+          expect.stringMatching(/^the next night runs at 2026-11-06 01:00 America\/New_York/),
+        ]);
+      } else {
+        expect(nights).toBe(0);
+        expect(lines.some((l) => l.includes("interrupted"))).toBe(false);
+        expect(lines[2]).toMatch(/^the next night runs at 2026-11-06 01:00 America\/New_York/);
+      }
+    }
+  }, 120_000);
+
   it("a port in use is refused before the catalog is imported (nothing of it written)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "nor-start-busy-"));
     dirs.push(dir);
@@ -128,7 +204,7 @@ sources:
           { data, host: "127.0.0.1", port, at: "01:00", zone: NY },
           { clock: new ManualClock(), say: () => {}, signal: new AbortController().signal },
         ),
-      ).rejects.toThrow(/cannot serve|EADDRINUSE/);
+      ).rejects.toThrow(/cannot serve on 127\.0\.0\.1:\d+: the port is in use/);
       const store = await openStore({ kind: "sqlite", dir: data });
       try {
         const govs = await store.db.selectFrom("governments").select("id").execute();

@@ -28,6 +28,7 @@ import { hashPassword } from "../../web/console/password.js";
 import { storePasswordHash } from "../../web/console/session-store.js";
 import { importedOrStop } from "../import-outcome.js";
 import { stdout } from "../io.js";
+import { listenError } from "../listen-error.js";
 import { progressLine, startLine, summaryLines } from "../night-report.js";
 
 interface DemoOptions {
@@ -175,13 +176,7 @@ async function listen(store: Store, host: string, port: number): Promise<Served>
   const app = createApp({ db: store.db });
   const server = await new Promise<ReturnType<typeof serve>>((ok, fail) => {
     const s = serve({ fetch: app.fetch, hostname: host, port }, () => ok(s));
-    s.once("error", (err: NodeJS.ErrnoException) =>
-      fail(
-        new ConfigError(
-          `cannot serve on ${host}:${port}: ${err.code ?? err.message} (try --port 0)`,
-        ),
-      ),
-    );
+    s.once("error", (err: NodeJS.ErrnoException) => fail(listenError(err, host, port)));
   });
   const info = server.address() as AddressInfo;
   return {

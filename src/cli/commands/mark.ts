@@ -76,7 +76,7 @@ function refusal(o: Exclude<MarkOutcome, { kind: "marked" }>): string {
     case "reason-missing":
       return '--not-read needs --reason "…" (P24)';
     case "unknown-source":
-      return `unknown source "${o.source}" (it appears after a \`nor night --catalog …\` run; \`nor status\` lists them)`;
+      return `unknown source "${o.source}" (not a source of the catalog in use; \`nor status\` lists them)`;
     case "already":
       return o.reading
         ? `${o.source} is already read${o.since ? ` (since ${o.since})` : ""}; nothing changed`

@@ -11,7 +11,7 @@ import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/con
 import { isNightDate, NIGHT_SPAN_MS, nightOf } from "../../policy/night-date.js";
 import { siteOf } from "../../policy/site.js";
 import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
-import { importCatalog } from "../../sources/catalog-import.js";
+import { diffCounts, diffLine, importCatalog } from "../../sources/catalog-import.js";
 import { nightRow, nightTotals, settleUnfinishedNights } from "../../store/admin.js";
 import { advisoryLock } from "../../store/advisory-lock.js";
 import { ensureDataDir, openStore, type Store, storeLocationFromOptions } from "../../store/db.js";
@@ -19,6 +19,7 @@ import { importedOrStop } from "../import-outcome.js";
 import { stderr } from "../io.js";
 import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../net-options.js";
 import {
+  clockText,
   type NightEnd,
   type NightStart,
   offlineMessage,
@@ -108,6 +109,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   const tty = stderr().isTTY === true;
   const runStart = clock.now();
   const children: ChildProcess[] = [];
+  let over = false;
   try {
     const release = await acquireOpeningLock(store, dataDir);
     try {
@@ -146,14 +148,44 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         sources: catalog.sources.length,
         sites: new Set(catalog.sources.map((s) => siteOf(s.url))).size,
       };
-      if (tty) {
-        if (diff.changes.length > 0)
-          stderr().write(`nor night: catalog imported, ${diff.changes.length} changes\n`);
-      } else if (diff.changes.length > 0) {
-        log.info({ catalogChanges: diff.changes.length }, "catalog imported");
+      if (diff.changes.length > 0) {
+        if (tty) stderr().write(`nor night: catalog imported: ${diffLine(diff)}\n`);
+        else
+          log.info(
+            {
+              catalogChanges: diff.changes.length,
+              ...diffCounts(diff),
+              retired: diff.changes
+                .filter((c) => c.entity === "source" && c.change === "retired")
+                .map((c) => c.id),
+            },
+            "catalog imported",
+          );
+      }
+      // P13: a night that had finished and whose deadline has passed is over: running it
+      // again could ask nothing and would only overwrite what it recorded (a checker-offline
+      // source as unreached, its end time past its deadline). Said, and left as it is. (One
+      // interrupted and closed just now goes on: its sources left are recorded unreached.)
+      if (
+        opened?.finishedAt &&
+        clock.now() >= Date.parse(opened.deadlineAt) &&
+        !settled.closed.some((c) => c.night === night)
+      ) {
+        const note =
+          `night ${night} is over: it finished at ${clockText(Date.parse(opened.finishedAt), night)} New York and its deadline ` +
+          `(${clockText(Date.parse(opened.deadlineAt), night)}) has passed, so nothing more is asked in it (P13); ` +
+          "the sources it did not reach go first in the next night";
+        if (tty) stderr().write(`nor night: ${note}\n`);
+        else log.info({ finishedAt: opened.finishedAt, deadlineAt: opened.deadlineAt }, note);
+        over = true;
       }
     } finally {
       await release();
+    }
+    if (over) {
+      await store.close();
+      process.exitCode = 0;
+      return;
     }
     for (let i = 1; i < workers; i++) children.push(spawnWorker(night));
   } catch (err) {

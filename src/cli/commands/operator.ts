@@ -28,8 +28,11 @@ export function register(program: Command): void {
       const problem = passwordProblem(password);
       if (problem) throw new UsageError(`${problem} (read from stdin)`);
       const hash = await hashPassword(password);
+      // Like `nor mark` and `nor site`: a mistyped --data is an error, never a new store that
+      // holds only a password the directory's own store never sees.
       const store = await openStore(
         storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
+        { create: false },
       );
       try {
         await storePasswordHash(store.db, hash, Date.now());

@@ -2,12 +2,13 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Command } from "commander";
 import type { Context } from "hono";
-import { NorError, UsageError } from "../../errors.js";
+import { UsageError } from "../../errors.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { storedPasswordHash } from "../../store/read/console.js";
 import { openWebReads, type WebReads } from "../../store/read-pool.js";
 import { createApp } from "../../web/app.js";
 import { stdout } from "../io.js";
+import { listenError } from "../listen-error.js";
 import { addUserAgentOption, userAgentOption } from "../net-options.js";
 
 interface ServeOptions {
@@ -129,15 +130,7 @@ export function register(program: Command): void {
         server.once("error", (err: NodeJS.ErrnoException) => {
           process.off("SIGINT", stop);
           process.off("SIGTERM", stop);
-          reject(
-            new NorError(
-              "E_CONFIG",
-              `cannot listen on ${opts.host}:${port}: ${err.code ?? err.message}`,
-              {
-                cause: err,
-              },
-            ),
-          );
+          reject(listenError(err, opts.host, port));
         });
         const stop = (signal: NodeJS.Signals) => {
           process.off("SIGINT", stop);

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import type { Command } from "commander";
 import { type Clock, systemClock } from "../../clock.js";
-import { ConfigError, UsageError } from "../../errors.js";
+import { UsageError } from "../../errors.js";
 import { formatLeft, parseDuration } from "../../night/duration.js";
 import { NIGHT_SPAN_MS } from "../../policy/night-date.js";
 import {
@@ -26,12 +26,14 @@ import {
 import { formatInZone, IANA_ZONE_RULE, isIanaZone } from "../../policy/zone.js";
 import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
 import { importCatalog } from "../../sources/catalog-import.js";
+import { resumableNight } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { openWebReads } from "../../store/read-pool.js";
 import { createApp } from "../../web/app.js";
 import { bundledCatalog } from "../bundled-catalog.js";
 import { importedOrStop } from "../import-outcome.js";
 import { stdout } from "../io.js";
+import { listenError } from "../listen-error.js";
 import { addNetOptions, type NetCliOptions, netOptions } from "../net-options.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -144,12 +146,17 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
     const url = urlOf(server.address() as AddressInfo);
     say(`the directory is at ${url} (the site-owner page: ${url}site-owners)`);
     deps.onListening?.(url);
+    // A night this command's own stop, a crash or a reboot interrupted is resumed at once, not
+    // left until the next night's time has closed it (P13: until its deadline or the next
+    // night's start, whichever is first).
+    const interrupted = await resumableNight(store.db, clock.now());
     try {
       await scheduleNights({
         clock,
         at,
         say,
         signal: deps.signal,
+        ...(interrupted ? { resume: interrupted } : {}),
         runNight: (signal) =>
           (deps.runNight ?? spawnNight)(nightArgs(opts, files, dataDir), signal),
       });
@@ -170,7 +177,26 @@ export async function scheduleNights(o: {
   say: (line: string) => void;
   signal: AbortSignal;
   runNight: (signal: AbortSignal) => Promise<number>;
+  /** An interrupted night to resume before the first scheduled one. */
+  resume?: { night: string; until: number };
 }): Promise<void> {
+  const ran = async () => {
+    const code = await o.runNight(o.signal);
+    if (o.signal.aborted) return false;
+    o.say(
+      code === 0
+        ? "the night is done; `nor status` and the directory show what it found"
+        : `the night stopped with exit code ${code} (see its lines above); the directory stays up`,
+    );
+    return true;
+  };
+  if (o.resume && !o.signal.aborted) {
+    o.say(
+      `night ${o.resume.night} was interrupted; it resumes now and may run until ` +
+        `${formatInZone(o.resume.until, o.at.zone).slice(0, 16)} ${o.at.zone} (its deadline or the next night's start)`,
+    );
+    if (!(await ran())) return;
+  }
   while (!o.signal.aborted) {
     const now = o.clock.now();
     const next = nextRunAfter(now, o.at);
@@ -184,13 +210,7 @@ export async function scheduleNights(o: {
       return; // stopped while waiting
     }
     o.say("the night starts now");
-    const code = await o.runNight(o.signal);
-    if (o.signal.aborted) return;
-    o.say(
-      code === 0
-        ? "the night is done; `nor status` and the directory show what it found"
-        : `the night stopped with exit code ${code} (see its lines above); the directory stays up`,
-    );
+    if (!(await ran())) return;
   }
 }
 
@@ -235,9 +255,7 @@ function listen(
 ): Promise<ReturnType<typeof serve>> {
   return new Promise((ok, fail) => {
     const server = serve({ fetch, hostname: host, port }, () => ok(server));
-    server.once("error", (err: NodeJS.ErrnoException) =>
-      fail(new ConfigError(`cannot serve on ${host}:${port}: ${err.code ?? err.message}`)),
-    );
+    server.once("error", (err: NodeJS.ErrnoException) => fail(listenError(err, host, port)));
   });
 }
 
