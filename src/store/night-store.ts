@@ -194,7 +194,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
   }
 
   /**
-   * One source's result, all of it or none: in a group commit (a savepoint of a transaction
+   * One source's result, all of it or none: in a group commit (a part of a transaction
    * shared with the results and request rows that finish beside it), or `within` a
    * transaction already open.
    */
