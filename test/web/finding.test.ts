@@ -180,6 +180,30 @@ describe("what is new, by window", () => {
     expect(early(".night-notes li[data-state=did-not-run]").length).toBe(0);
     expect(early("main").text()).not.toContain("offline");
     expect($(".window").text()).toContain("Nothing was first seen on the night of Nov 1");
+    // After the directory's first night but before the pages were listed (Oct 31), no outage
+    // either: for one page, a selection, or the whole directory, on the page and in the API.
+    for (const [q, what] of [
+      ["&source=akron-minutes", "this page"],
+      ["&county=Summit", "any page in this selection"],
+      ["", "any record page"],
+    ]) {
+      const p = await page(`/new?night=2026-10-28${q}`);
+      expect(p(".night-notes li[data-state=did-not-run]").length, q).toBe(0);
+      expect(p(".night-notes li[data-state=not-listed]").text(), q).toBe(
+        `Nothing could be new on the night of Oct 28: it came before ${what} was listed in the directory.`,
+      );
+      expect(p("main").text(), q).not.toContain("offline");
+      const api = (await (await f.app.request(`/api/new?night=2026-10-28${q}`)).json()) as {
+        nights: { state: string }[];
+      };
+      expect(
+        api.nights.map((n) => n.state),
+        q,
+      ).toEqual(["not-listed"]);
+    }
+    // Oct 25 ran (the directory's first night), but before anything was listed.
+    const first = await page("/new?night=2026-10-25&source=akron-minutes");
+    expect(first(".night-notes li").attr("data-state")).toBe("not-listed");
     // An unfinished night past its deadline ended incomplete; within its deadline it runs.
     await f.store.db
       .updateTable("nights")

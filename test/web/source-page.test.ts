@@ -64,16 +64,48 @@ describe("a source's page", () => {
     expect($("section.last-no").length).toBe(0);
   });
 
-  it("P23: a night the source was not checked says so, a night that never ran says the checker was offline, and a night before the directory's first says so", async () => {
+  it("P23: a night the source was not checked says so, a night that never ran while it was listed says the checker was offline, and a night before the directory's first says so", async () => {
     const $ = await page("akron-minutes");
     expect($("tr#night-2026-11-05").attr("data-state")).toBe("not-checked");
     expect($("tr#night-2026-11-05").text()).toContain("not checked that night");
     expect($("tr#night-2026-11-03 .status").text()).toBe("yes");
-    expect($("tr#night-2026-10-28").attr("data-state")).toBe("offline");
+    // Listed on Oct 31 (fixture): Nov 1 and 2 had no night at all, an outage.
+    expect($("tr#night-2026-11-01").attr("data-state")).toBe("offline");
+    expect($("tr#night-2026-10-31").attr("data-state")).toBe("offline");
     // The directory's first night was Oct 25 (fixture): before it, no outage is claimed.
     expect($("tr#night-2026-10-20").attr("data-state")).toBe("before");
     expect($("tr#night-2026-10-20").text()).toContain("before the directory began checking");
-    expect($("tr#night-2026-10-25").attr("data-state")).toBe("not-checked");
+  });
+
+  it("P23: nights after the directory's first but before the page was added to the catalog say it was not yet listed, never 'checker offline', on the strip and in the API", async () => {
+    // The directory's first night was Oct 25; the catalog came on Oct 31, 11:00 New York.
+    const $ = await page("akron-minutes");
+    for (const n of ["2026-10-25", "2026-10-26", "2026-10-28", "2026-10-30"]) {
+      const row = $(`tr#night-${n}`);
+      expect(row.attr("data-state"), n).toBe("not-yet-listed");
+      expect(row.text(), n).toContain("not yet listed in the directory");
+      expect(row.text(), n).not.toContain("offline");
+      expect($(`.strip a[data-night='${n}'] title`).text(), n).not.toContain("offline");
+    }
+    const api = (await (await f.app.request("/api/sources/akron-minutes")).json()) as {
+      nights: { night: string; state: string }[];
+    };
+    const state = new Map(api.nights.map((n) => [n.night, n.state]));
+    expect(state.get("2026-10-28")).toBe("not-yet-listed");
+    expect(state.get("2026-10-25")).toBe("not-yet-listed");
+    expect(state.get("2026-11-01")).toBe("offline");
+    expect(state.get("2026-10-20")).toBe("before");
+  });
+
+  it("P23: nights after a page was retired from the catalog say so, never 'checker offline' or 'not checked'", async () => {
+    // old-permits was retired on Nov 1, 11:00 New York (fixture); it was listed on Oct 31.
+    const $ = await page("old-permits");
+    for (const n of ["2026-11-01", "2026-11-02", "2026-11-03", "2026-11-05"]) {
+      expect($(`tr#night-${n}`).attr("data-state"), n).toBe("retired");
+      expect($(`tr#night-${n}`).text(), n).toContain("not in the directory's catalog (retired)");
+    }
+    expect($("tr#night-2026-10-31").attr("data-state")).toBe("offline");
+    expect($("tr#night-2026-10-28").attr("data-state")).toBe("not-yet-listed");
   });
 
   it("P26: a source marked not read has its page with the link, the reason and since when", async () => {

@@ -159,7 +159,21 @@ export async function nightsIn(db: Db, range: NightRange): Promise<NightRow[]> {
   });
 }
 
-/** The latest night in the store, if any ran. */
+/**
+ * When the first record page in the filter's scope was added to the catalog (retired pages
+ * included: they were listed once), if any was: nights before it are "not yet listed" for that
+ * scope, never the checker's outage.
+ */
+export async function firstListed(db: Db, f: DirectoryFilter): Promise<string | undefined> {
+  let q = db
+    .selectFrom("sources as s")
+    .innerJoin("governments as g", "g.id", "s.government_id")
+    .select((eb) => eb.fn.min("s.first_seen_at").as("at"));
+  q = applyFilter(q, f);
+  const r = await q.executeTakeFirst();
+  return r?.at ?? undefined;
+}
+
 /** The directory's first night, if any ran: nights before it are "not yet", never an outage. */
 export async function firstNight(db: Db): Promise<string | undefined> {
   const r = await db
@@ -171,6 +185,7 @@ export async function firstNight(db: Db): Promise<string | undefined> {
   return r?.night;
 }
 
+/** The latest night in the store, if any ran. */
 export async function latestNight(db: Db): Promise<NightRow | undefined> {
   const r = await db
     .selectFrom("nights")

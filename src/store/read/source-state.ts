@@ -66,3 +66,28 @@ export async function outcomeRowsSince(
   for (const r of rows) out.set(r.night, r);
   return out;
 }
+
+/** A change to whether a source is in the catalog (`nor catalog import`'s diff, kept). */
+export interface ListingChange {
+  /** ISO instant of the import. */
+  at: string;
+  change: "added" | "retired" | "unretired";
+}
+
+/**
+ * When a source was in the directory's catalog: its additions, retirements and returns, oldest
+ * first (catalog_changes, by its index on entity_id and at). A night before it was listed (or
+ * while it was retired) is not the checker's outage for it (P23).
+ */
+export async function listingChanges(db: Db, sourceId: string): Promise<ListingChange[]> {
+  const rows = await db
+    .selectFrom("catalog_changes")
+    .select(["at", "change"])
+    .where("entity_id", "=", sourceId)
+    .where("entity", "=", "source")
+    .where("change", "in", ["added", "retired", "unretired"])
+    .orderBy("at")
+    .orderBy("id")
+    .execute();
+  return rows.map((r) => ({ at: r.at, change: r.change as ListingChange["change"] }));
+}

@@ -12,6 +12,8 @@ import {
   sourcesOf,
 } from "../../store/read/directory.js";
 import { firstNight, latestNight, nightsIn } from "../../store/read/new-records.js";
+import { listingChanges } from "../../store/read/source-state.js";
+import { listingOnNight } from "./listing.js";
 import type { SourceLine } from "./pages/governments.js";
 import type { SourcePageData, StripNight } from "./pages/source.js";
 import { lastOutcomes, outcomesSince, readStatuses } from "./state.js";
@@ -43,7 +45,9 @@ export async function loadGovernment(
 
 /**
  * The last 30 calendar nights up to the latest night that ran (or yesterday's, when the latest
- * is older): a date with no night at all shows as "checker offline", not as a gap.
+ * is older): a date with no night at all shows as "checker offline", not as a gap, unless it
+ * came before the directory's first night, or before this page was listed (or while it was
+ * retired): then nothing was meant to check it, and no outage is claimed.
  */
 export async function loadSource(db: Db, id: string, now: number): Promise<Loaded<SourcePageData>> {
   const source = await getSource(db, id);
@@ -52,22 +56,32 @@ export async function loadSource(db: Db, id: string, now: number): Promise<Loade
   const [latest, first] = await Promise.all([latestNight(db), firstNight(db)]);
   const to = latest && latest.night > yesterday ? latest.night : yesterday;
   const from = addDays(to, -(NIGHTS_SHOWN - 1));
-  const [government, statuses, ran, records, outcomes, lasts] = await Promise.all([
+  const [government, statuses, ran, records, outcomes, lasts, changes] = await Promise.all([
     getGovernment(db, source.governmentId),
     readStatuses(db, [source]),
     nightsIn(db, { from, to }),
     newestRecords(db, id, RECORDS_SHOWN),
     outcomesSince(db, id, from),
     lastOutcomes(db, [id]),
+    listingChanges(db, id),
   ]);
-  const ranSet = new Set(ran.map((n) => n.night));
+  const started = new Map(ran.map((n) => [n.night, n.startedAt]));
   const nights: StripNight[] = [];
   for (let d = to, i = 0; i < NIGHTS_SHOWN; d = addDays(d, -1), i++) {
     const outcome = outcomes.get(d);
-    if (outcome) nights.push({ night: d, state: "checked", outcome });
-    else if (ranSet.has(d)) nights.push({ night: d, state: "not-checked" });
+    if (outcome) {
+      nights.push({ night: d, state: "checked", outcome });
+      continue;
+    }
     // Before the directory's first night nothing ran because nothing was meant to: not an outage.
-    else if (first === undefined || d < first) nights.push({ night: d, state: "before" });
+    if (first === undefined || d < first) {
+      nights.push({ night: d, state: "before" });
+      continue;
+    }
+    // Nor before this page was listed, or while it was retired: the night had nothing to ask it.
+    const listing = listingOnNight(changes, d, started.get(d));
+    if (listing !== "listed") nights.push({ night: d, state: listing });
+    else if (started.has(d)) nights.push({ night: d, state: "not-checked" });
     else nights.push({ night: d, state: "offline" });
   }
   const d: SourcePageData = {

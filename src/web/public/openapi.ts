@@ -120,7 +120,7 @@ export const ANSWERS = {
     nights: z.array(
       z.strictObject({
         night: nightKey,
-        state: z.enum(["checked", "not-checked", "offline", "before"]),
+        state: z.enum(["checked", "not-checked", "offline", "before", "not-yet-listed", "retired"]),
         outcome: nul(Outcome),
       }),
     ),
@@ -140,6 +140,7 @@ export const ANSWERS = {
           "did-not-run",
           "checker-offline",
           "not-yet",
+          "not-listed",
         ]),
         text: z.string(),
       }),

@@ -18,6 +18,7 @@ import {
   sourcesOfGovernments,
 } from "../../store/read/directory.js";
 import {
+  firstListed,
   firstNight,
   lastNightWithNew,
   latestNight,
@@ -164,18 +165,24 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     );
 
   const newData = async (w: NewWindow, f: Filter, cap?: number): Promise<NewPageData> => {
-    const [list, counts, nights, first] = await Promise.all([
+    const [list, counts, nights, first, listedAt] = await Promise.all([
       newRecords(db, w.range, f, cap),
       newCounts(db, w.range, f),
       nightsIn(db, w.range),
       firstNight(db),
+      firstListed(db, f),
     ]);
+    const what = f.source
+      ? "this page"
+      : f.government || f.county || f.kind || f.records
+        ? "any page in this selection"
+        : "any record page";
     const data: NewPageData = {
       window: w,
       items: list.items,
       capped: list.capped,
       counts,
-      nights: nightStates(w.range, nights, opts.now(), first),
+      nights: nightStates(w.range, nights, opts.now(), first, { at: listedAt, what }),
     };
     if (counts.total === 0) {
       const earlier = await lastNightWithNew(db, w.range.from, f);

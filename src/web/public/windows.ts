@@ -90,25 +90,39 @@ export type NightState =
   | { kind: "incomplete"; text: string }
   | { kind: "did-not-run"; text: string }
   | { kind: "checker-offline"; text: string }
-  | { kind: "not-yet"; text: string };
+  | { kind: "not-yet"; text: string }
+  | { kind: "not-listed"; text: string };
+
+/**
+ * When the pages a window is about were first listed (the first of them, for a filter or the
+ * whole directory), and how to name them: a night before it had nothing of theirs to check.
+ */
+export interface ScopeListing {
+  /** ISO instant of the first listing; undefined when none was ever listed. */
+  at: string | undefined;
+  /** "this page", "any page in this selection", "any record page". */
+  what: string;
+}
 
 /**
  * What became of each night of a range, newest first, in words a visitor can trust: a night
  * still inside its deadline is running; past it and not finished, it ended incomplete; a date
- * with no night at all did not run (the checker was offline).
+ * with no night at all did not run (the checker was offline); a night before the directory's
+ * first, or before the pages in question were listed, claims no outage.
  */
 export function nightStates(
   range: NightRange,
   rows: readonly NightRow[],
   now: number,
   first?: string,
+  listed?: ScopeListing,
 ): { night: string; state: NightState }[] {
   const byNight = new Map(rows.map((r) => [r.night, r]));
   const today = nightOf(now);
   const out: { night: string; state: NightState }[] = [];
   // Bounded: a range is at most 30 nights (parseWindow), never more than 400 steps.
   for (let d = range.to, i = 0; d >= range.from && i < 400; d = addDays(d, -1), i++) {
-    out.push({ night: d, state: nightState(byNight.get(d), d, today, now, first) });
+    out.push({ night: d, state: nightState(byNight.get(d), d, today, now, first, listed) });
   }
   return out;
 }
@@ -119,20 +133,31 @@ export function nightState(
   today: string,
   now: number,
   first?: string,
+  listed?: ScopeListing,
 ): NightState {
+  const notListed = (): NightState => ({
+    kind: "not-listed",
+    text: `Nothing could be new on the night of ${nightShort(night)}: it came before ${listed?.what ?? "any record page"} was listed in the directory.`,
+  });
   if (!row) {
     if (night < today && (first === undefined || night < first))
       return {
         kind: "not-yet",
         text: `The night of ${nightShort(night)} came before the directory began checking.`,
       };
-    return night >= today
-      ? { kind: "not-yet", text: `The night of ${nightShort(night)} has not started yet.` }
-      : {
-          kind: "did-not-run",
-          text: `No check ran on the night of ${nightShort(night)} (the checker was offline); nothing was seen that night.`,
-        };
+    if (night >= today)
+      return { kind: "not-yet", text: `The night of ${nightShort(night)} has not started yet.` };
+    // Listed by the end of that date, a night was due; listed later, none was due for it.
+    if (listed && (listed.at === undefined || nightOf(Date.parse(listed.at)) > night))
+      return notListed();
+    return {
+      kind: "did-not-run",
+      text: `No check ran on the night of ${nightShort(night)} (the checker was offline); nothing was seen that night.`,
+    };
   }
+  // A night that began before the pages were listed had nothing of theirs to check.
+  if (listed && (listed.at === undefined || Date.parse(listed.at) > Date.parse(row.startedAt)))
+    return notListed();
   const offline = row.checkerOffline ?? 0;
   if (offline > 0) {
     // P20, P23: the checker's own outage: not "nothing new", and not the sites' no.

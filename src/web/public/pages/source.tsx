@@ -62,12 +62,20 @@ export type StripNight =
   | { night: string; state: "not-checked" }
   | { night: string; state: "offline" }
   /** Before the directory's first night. */
-  | { night: string; state: "before" };
+  | { night: string; state: "before" }
+  /** After it, but before this page was added to the catalog. */
+  | { night: string; state: "not-yet-listed" }
+  /** While this page was retired from the catalog. */
+  | { night: string; state: "retired" };
 
 function stripLabel(n: StripNight): { text: string; fill: string } {
   if (n.state === "offline") return { text: "checker offline (no night ran)", fill: "offline" };
   if (n.state === "not-checked") return { text: "not checked that night", fill: "none" };
   if (n.state === "before") return { text: "before the directory began checking", fill: "none" };
+  if (n.state === "not-yet-listed")
+    return { text: "not yet listed in the directory", fill: "none" };
+  if (n.state === "retired")
+    return { text: "not in the directory's catalog (retired)", fill: "none" };
   const l = outcomeLabel(n.outcome.outcome);
   return { text: l.text, fill: l.tone };
 }
@@ -126,8 +134,8 @@ const NightStrip: FC<{ nights: readonly StripNight[] }> = ({ nights }) => {
       </svg>
       <figcaption class="small muted">
         Green: yes · red: no · grey: skipped or not reached · yellow: trouble · dashed: not checked
-        · pale: checker offline. Tab to a night, or point at it, to read it here; the table below
-        says each night in words.
+        or not listed · pale: checker offline. Tab to a night, or point at it, to read it here; the
+        table below says each night in words.
       </figcaption>
     </figure>
   );
