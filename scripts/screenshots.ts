@@ -33,8 +33,8 @@ interface Shot {
   path: string;
   width?: number;
   height?: number;
-  /** Tab focus on this element before the picture (the strip's night says its words). */
-  focus?: string;
+  /** The pointer on this element before the picture (the strip's night says its words). */
+  hover?: string;
 }
 
 const SHOTS: Shot[] = [
@@ -45,7 +45,7 @@ const SHOTS: Shot[] = [
   {
     file: "source.png",
     path: "/sources/riverbend-permits",
-    focus: `.strip a[data-night="${LAST_NIGHT}"]`,
+    hover: `.strip a[data-night="${LAST_NIGHT}"] rect`,
   },
   { file: "search.png", path: "/search?q=bids" },
   { file: "new.png", path: "/new?window=7d" },
@@ -98,10 +98,7 @@ async function main(): Promise<void> {
       await page.setViewportSize({ width: s.width ?? 1280, height: s.height ?? 800 });
       const res = await page.goto(`${base}${s.path}`);
       if (res?.status() !== 200) throw new Error(`${s.path} answered ${res?.status()}`);
-      if (s.focus) {
-        await page.locator(s.focus).focus();
-        await page.evaluate("window.scrollTo(0, 0)");
-      }
+      if (s.hover) await page.locator(s.hover).hover();
       const file = join(OUT, s.file);
       await page.screenshot({ path: file, animations: "disabled" });
       process.stdout.write(`${file} (${Math.round(statSync(file).size / 1024)} KiB)\n`);

@@ -5,6 +5,18 @@
  * table a word breaks only when it is longer than its column could ever be ("New records" never
  * reads "New rec / ords").
  */
+import { NIGHTS_SHOWN } from "./public/load.js";
+
+/**
+ * The strip's cell of the night whose row in the table has focus: the k-th row from the top
+ * (newest first) is the k-th cell from the right (oldest first), for every k the strip shows.
+ */
+const FOCUSED_NIGHT = Array.from(
+  { length: NIGHTS_SHOWN },
+  (_, i) =>
+    `.nights-block:has(tbody tr:nth-child(${i + 1}) a.night:focus) .strip a:nth-last-of-type(${i + 1}) rect`,
+).join(",");
+
 export const SITE_CSS = `*{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
 body{font:16px/1.5 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;color:#1f2328;background:#fff;overflow-wrap:anywhere}
@@ -33,9 +45,9 @@ th{background:#f6f8fa;font-weight:600}
 .tone-offline{background:#f6f8fa;color:#424a53;border:1px dashed #57606a}
 .tone-none{background:#fff;color:#57606a;border:1px dashed #8c959f}
 .strip svg{display:block;width:100%;max-width:36rem;height:auto}
-.strip a:focus rect,.strip a:hover rect{stroke:#1f2328;stroke-width:2}
-.strip a:focus{outline:none}.strip .words{visibility:hidden;fill:#1f2328}
-.strip a:focus .words,.strip a:hover .words{visibility:visible}
+.strip a:hover rect,${FOCUSED_NIGHT}{stroke:#1f2328;stroke-width:2}
+.strip .words{visibility:hidden;fill:#1f2328}.strip a:hover .words{visibility:visible}
+table.nights tbody th{background:none}table.nights tr:focus-within{background:#f6f8fa}
 tr:target{background:#fff8c5;outline:2px solid #d4a72c}[id]{scroll-margin-top:1rem}
 .strip .fill-yes{fill:#2da44e}.strip .fill-no{fill:#cf222e}.strip .fill-skip{fill:#8c959f}
 .strip .fill-trouble{fill:#d4a72c}.strip .fill-none{fill:#fff;stroke:#8c959f;stroke-dasharray:2 2}

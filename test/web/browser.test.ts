@@ -51,6 +51,8 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core
 // The page's own globals, as far as these tests read them (the project's lib has no DOM).
 interface El {
   tagName: string;
+  textContent: string | null;
+  querySelector(sel: string): El | null;
   attributes: ArrayLike<{ name: string; value: string }>;
   getAttribute(n: string): string | null;
   closest(sel: string): El | null;
@@ -65,6 +67,7 @@ declare const document: {
   body: { innerText: string };
 };
 declare const window: { innerHeight: number; innerWidth: number; location: { hash: string } };
+declare function getComputedStyle(el: El): { strokeWidth: string };
 declare const axe: { run(context: unknown, options: RunOptions): Promise<AxeResults> };
 
 /** The public pages and the console's, each visited for the layout and accessibility checks. */
@@ -258,51 +261,112 @@ describe.skipIf(SKIP)("the directory in Debian's chromium", () => {
     expect(await page.locator("#record-total").innerText()).toMatch(/record\(s\) match/);
   });
 
-  it("P23: a strip night is reached by Tab and shows its outcome and reason; Enter opens its row", async () => {
+  it("P23: each night is said once (axe-core and the accessibility tree agree), reached by Tab through the table or a tap on the strip, with its outcome and reason; Enter opens its row", async () => {
     await go("/sources/test-bids");
-    // Tab from the top until focus lands on the strip's newest night (bounded).
-    let label: string | null = null;
-    for (let i = 0; i < 60 && label === null; i++) {
+    // The accessibility tree: the strip names no night, and each of the 30 nights is one row
+    // of the table, named nowhere else in it (the strip says nothing the table does not).
+    const strip = await page.locator("figure.strip").ariaSnapshot();
+    const tree = await page.locator("table.nights").ariaSnapshot();
+    const lines = tree.split("\n");
+    const indent = (l: string) => l.length - l.trimStart().length;
+    const nights = await page.locator("table.nights tbody tr > :first-child").allInnerTexts();
+    expect(nights).toHaveLength(30);
+    for (const n of nights) {
+      const re = new RegExp(`\\b${n}(?!\\d)`);
+      expect(re.test(strip), `${n} said by the strip too:\n${strip}`).toBe(false);
+      const hits = lines.flatMap((l, i) => (re.test(l) ? [i] : []));
+      const rows = hits.filter((i) => /^\s*- '?row\b/.test(lines[i] ?? ""));
+      expect(rows, `${n} in:\n${tree}`).toHaveLength(1);
+      const at = rows[0] ?? 0;
+      const depth = indent(lines[at] ?? "");
+      let end = at + 1;
+      while (end < lines.length && indent(lines[end] ?? "") > depth) end++;
+      const outside = hits.filter((i) => i < at || i >= end).map((i) => lines[i]);
+      expect(outside, `${n} said outside its row`).toEqual([]);
+    }
+    // axe-core on the nights' section: no violation of any impact.
+    await page.evaluate(AXE_SOURCE);
+    const found = await page.evaluate(async () => {
+      const r = await axe.run(document.querySelector("section.nights-block"), {
+        resultTypes: ["violations"],
+      });
+      return {
+        checked: r.passes.length + r.violations.length,
+        violations: r.violations.map((v) => `${v.id} (${v.impact})`),
+      };
+    });
+    expect(found.checked).toBeGreaterThan(5);
+    expect(found.violations).toEqual([]);
+    // Tab from the top until focus lands on the night of Nov 5 (bounded).
+    let row: string | null = null;
+    for (let i = 0; i < 80 && row === null; i++) {
       await page.keyboard.press("Tab");
-      label = await page.evaluate(() => {
+      row = await page.evaluate(() => {
         const a = document.activeElement;
-        return a?.getAttribute("data-night") === "2026-11-05" ? a.getAttribute("aria-label") : null;
+        return a?.getAttribute("data-night") === "2026-11-05"
+          ? (a.closest("tr")?.getAttribute("id") ?? null)
+          : null;
       });
     }
-    expect(label, "Tab never reached the strip's night of Nov 5").not.toBeNull();
-    expect(label).toContain("no: refused");
-    expect(label).toContain(REFUSAL.reason);
-    // The focused night's words are on screen, and only that night's.
-    const shown = page.locator(".strip .words").filter({ visible: true });
-    await expect(shown.count()).resolves.toBe(1);
-    const words = await shown.textContent();
-    expect(words).toBe(`Nov 5: no: refused: ${REFUSAL.reason}`);
-    const box = await shown.boundingBox();
-    expect(box && box.width > 100 && box.height >= 8, JSON.stringify(box)).toBe(true);
-    // Shift+Tab: the night before speaks instead.
-    await page.keyboard.press("Shift+Tab");
-    await expect(shown.textContent()).resolves.toBe("Nov 4: yes");
-
-    // Enter opens the night's row: in view, marked as the target, its words visible.
+    expect(row, "Tab never reached the night of Nov 5").toBe("night-2026-11-05");
+    // The focused night's row says its outcome and reason, and the strip outlines its cell, only it.
+    const focused = page.locator("tr:focus-within");
+    await expect(focused.count()).resolves.toBe(1);
+    const words = await focused.innerText();
+    expect(words).toContain("no: refused");
+    expect(words).toContain(REFUSAL.reason);
+    const outlined = () =>
+      page.locator(".strip a").evaluateAll((as: El[]) =>
+        as
+          .filter((a) => {
+            const r = a.querySelector("rect");
+            return r !== null && getComputedStyle(r).strokeWidth === "2px";
+          })
+          .map((a) => a.getAttribute("data-night")),
+      );
+    await expect(outlined()).resolves.toEqual(["2026-11-05"]);
+    // Tab: the night before (no other stop between two nights).
     await page.keyboard.press("Tab");
+    await expect(
+      page.evaluate(() => document.activeElement?.getAttribute("data-night") ?? null),
+    ).resolves.toBe("2026-11-04");
+    await expect(outlined()).resolves.toEqual(["2026-11-04"]);
+    await expect(focused.innerText()).resolves.toContain("yes");
+
+    // Shift+Tab back, Enter opens the night's row: in view, marked as the target.
+    await page.keyboard.press("Shift+Tab");
     await page.keyboard.press("Enter");
     await page.waitForURL(`${base}/sources/test-bids#night-2026-11-05`);
-    const row = page.locator("#night-2026-11-05");
-    await expect(row.isVisible()).resolves.toBe(true);
+    const target = page.locator("#night-2026-11-05");
+    await expect(target.isVisible()).resolves.toBe(true);
     const inView = await page.evaluate(() => {
       const r = document.querySelector("#night-2026-11-05")?.getBoundingClientRect();
       return r !== undefined && r.top >= 0 && r.bottom <= window.innerHeight;
     });
     expect(inView).toBe(true);
-    expect(await row.evaluate((el: El) => el.matches(":target"))).toBe(true);
-    const text = await row.innerText();
+    expect(await target.evaluate((el: El) => el.matches(":target"))).toBe(true);
+    const text = await target.innerText();
     expect(text).toContain("no: refused");
     expect(text).toContain(REFUSAL.reason);
     expect(text).toContain(REFUSAL.reference);
-    // Every night on the strip is a link with its own words (never color alone).
+
+    // Touch and pointer: a night on the strip says its words while pointed at, and a tap
+    // opens its row.
+    await go("/sources/test-bids");
+    const cell = page.locator(".strip a[data-night='2026-11-05'] rect");
+    await cell.hover();
+    const shown = page.locator(".strip .words").filter({ visible: true });
+    await expect(shown.count()).resolves.toBe(1);
+    await expect(shown.textContent()).resolves.toBe(`Nov 5: no: refused: ${REFUSAL.reason}`);
+    await page.locator(".strip a[data-night='2026-11-04'] rect").click();
+    await page.waitForURL(`${base}/sources/test-bids#night-2026-11-04`);
+    expect(
+      await page.locator("#night-2026-11-04").evaluate((el: El) => el.matches(":target")),
+    ).toBe(true);
+    // Every night on the strip has its own words for a pointer (never color alone).
     const names = await page
-      .locator(".strip a")
-      .evaluateAll((as: El[]) => as.map((a) => a.getAttribute("aria-label") ?? ""));
+      .locator(".strip a title")
+      .evaluateAll((ts: El[]) => ts.map((t) => t.textContent ?? ""));
     expect(names).toHaveLength(30);
     expect(names.slice(-3)).toEqual([
       "Nov 3: yes",

@@ -35,18 +35,28 @@ describe("a source's page", () => {
     expect(row.find(".reference").text()).toBe(REFUSAL.reference);
   });
 
-  it("P23: the last 30 nights as an SVG strip, each night a link (keyboard, touch) to its row in words", async () => {
+  it("P23: the last 30 nights as an SVG strip, each night a tap target opening its row in words; the table's rows are the nights for keyboards and screen readers, each once", async () => {
     const $ = await page("test-agendas");
     const links = $(".strip svg a");
     expect(links.length).toBe(30);
-    // Oldest first on the strip; every link has a <title> and an aria-label, and its target
-    // row exists in the table, which lists the same 30 nights newest first.
+    // Oldest first on the strip; every cell has a <title> in words and its target row exists
+    // in the table, which lists the same 30 nights newest first.
     const targets = links.map((_i, a) => $(a).attr("href")).get();
     const rows = $("table.nights tbody tr");
     expect(rows.length).toBe(30);
     expect(rows.map((_i, tr) => `#${$(tr).attr("id")}`).get()).toEqual([...targets].reverse());
     for (const a of links.toArray()) {
-      expect($(a).find("title").text()).toBe($(a).attr("aria-label"));
+      expect($(a).find("title").text()).toMatch(/^[A-Z][a-z]{2} \d{1,2}: \S/);
+      // Not said twice: the picture is hidden from assistive technology and out of the Tab
+      // order; the row says the night.
+      expect($(a).attr("tabindex")).toBe("-1");
+      expect($(a).attr("aria-label")).toBeUndefined();
+    }
+    expect($(".strip svg").attr("aria-hidden")).toBe("true");
+    // Each row's header is its night, a link to the row itself (one Tab stop per night).
+    for (const tr of rows.toArray()) {
+      const a = $(tr).find("th[scope=row] a.night");
+      expect(a.attr("href")).toBe(`#${$(tr).attr("id")}`);
     }
     expect(targets.at(-1)).toBe("#night-2026-11-05");
     expect(
@@ -60,7 +70,7 @@ describe("a source's page", () => {
       "checked:yes",
       "offline:checker offline (no night ran)",
     ]);
-    expect(rows.eq(0).find("td").eq(2).text()).toBe("2");
+    expect(rows.eq(0).find("td").eq(1).text()).toBe("2");
     expect($("section.last-no").length).toBe(0);
   });
 

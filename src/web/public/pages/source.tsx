@@ -91,12 +91,13 @@ const WORDS_MAX = 72;
 const clip = (s: string) => (s.length > WORDS_MAX ? `${s.slice(0, WORDS_MAX - 1)}…` : s);
 
 /**
- * The last nights as an SVG strip, oldest left, newest right. Each night is a link (reachable
- * by Tab, opened by a tap or Enter) to its row in the table below, which says the outcome, the
- * reason and the evidence in words; its <title> and aria-label name the night, the outcome and
- * the reason for pointers and screen readers, and the night that has focus (or the pointer)
- * shows the same words on a line under the strip, so color is never the only carrier and a
- * keyboard user reads a night without leaving the strip (CSS only: the site runs no script).
+ * The last nights as an SVG strip, oldest left, newest right: a picture for the eye, each night
+ * a tap target (its <title> for a pointer, its words on a line under the strip while pointed
+ * at) that opens its row in the table below. The table is where the nights are read, each
+ * once: by a screen reader, and by keyboard, where Tab stops at each night's row (its date is a
+ * link to the row itself) and the strip outlines that night's cell (CSS only: the site runs no
+ * script). So the strip is hidden from assistive technology and out of the Tab order, and says
+ * nothing the table does not.
  */
 const NightStrip: FC<{ nights: readonly StripNight[] }> = ({ nights }) => {
   const oldestFirst = [...nights].reverse();
@@ -104,18 +105,11 @@ const NightStrip: FC<{ nights: readonly StripNight[] }> = ({ nights }) => {
   const height = WORDS_Y + 6;
   return (
     <figure class="strip">
-      <svg
-        viewBox={`0 0 ${width} ${height}`}
-        width={width}
-        height={height}
-        aria-label={`The last ${nights.length} nights, oldest first; each links to its row in the table`}
-      >
+      <svg viewBox={`0 0 ${width} ${height}`} width={width} height={height} aria-hidden="true">
         {oldestFirst.map((n, i) => {
-          const l = stripLabel(n);
-          const reason = n.state === "checked" && n.outcome.reason ? `: ${n.outcome.reason}` : "";
-          const label = `${nightShort(n.night)}: ${l.text}${reason}`;
+          const label = nightWords(n);
           return (
-            <a href={`#night-${n.night}`} aria-label={label} data-night={n.night}>
+            <a href={`#night-${n.night}`} tabindex={-1} data-night={n.night}>
               <title>{label}</title>
               <rect
                 x={i * (CELL + GAP) + 1}
@@ -123,7 +117,7 @@ const NightStrip: FC<{ nights: readonly StripNight[] }> = ({ nights }) => {
                 width={CELL}
                 height={CELL}
                 rx={2}
-                class={`fill-${l.fill}`}
+                class={`fill-${stripLabel(n).fill}`}
               />
               <text x={1} y={WORDS_Y} font-size={WORDS_SIZE} class="words">
                 {clip(label)}
@@ -134,29 +128,42 @@ const NightStrip: FC<{ nights: readonly StripNight[] }> = ({ nights }) => {
       </svg>
       <figcaption class="small muted">
         Green: yes · red: no · grey: skipped or not reached · yellow: trouble · dashed: not checked
-        or not listed · pale: checker offline. Tab to a night, or point at it, to read it here; the
-        table below says each night in words.
+        or not listed · pale: checker offline. Point at a night to read it here, or tap it to open
+        its row; the table below says each night in words (Tab goes from night to night).
       </figcaption>
     </figure>
   );
 };
 
-/** P23: each night's answer in words, a no with its reason and evidence. */
+/** A night in words: its date, its outcome or why there is none, and the reason. */
+function nightWords(n: StripNight): string {
+  const reason = n.state === "checked" && n.outcome.reason ? `: ${n.outcome.reason}` : "";
+  return `${nightShort(n.night)}: ${stripLabel(n).text}${reason}`;
+}
+
+/**
+ * P23: each night's answer in words, a no with its reason and evidence; each night's date is a
+ * link to its own row, so Tab stops once per night.
+ */
 const NightTable: FC<{ nights: readonly StripNight[] }> = ({ nights }) => (
   <Wide>
     <table class="nights">
       <caption class="small muted">The last {nights.length} nights, newest first</caption>
       <thead>
         <tr>
-          <th>Night</th>
-          <th>Outcome</th>
-          <th>New records</th>
+          <th scope="col">Night</th>
+          <th scope="col">Outcome</th>
+          <th scope="col">New records</th>
         </tr>
       </thead>
       <tbody>
         {nights.map((n) => (
           <tr id={`night-${n.night}`} data-state={n.state}>
-            <td class="nowrap">{nightShort(n.night)}</td>
+            <th scope="row" class="nowrap">
+              <a href={`#night-${n.night}`} class="night" data-night={n.night}>
+                {nightShort(n.night)}
+              </a>
+            </th>
             <td>
               {n.state === "checked" ? (
                 <OutcomeText o={n.outcome} />
@@ -251,19 +258,21 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
           </p>
         </section>
       ) : null}
-      <h2>The last nights</h2>
-      {!last ? <p class="muted">This page has not been checked yet.</p> : null}
-      {d.nights.length === 0 ? null : (
-        <>
-          <NightStrip nights={d.nights} />
-          {last && lastTone !== "no" && lastTone !== "offline" ? (
-            <p class="last-outcome small">
-              Last checked the night of {nightShort(last.night)}: <OutcomeText o={last} />
-            </p>
-          ) : null}
-          <NightTable nights={d.nights} />
-        </>
-      )}
+      <section class="nights-block" aria-labelledby="last-nights">
+        <h2 id="last-nights">The last nights</h2>
+        {!last ? <p class="muted">This page has not been checked yet.</p> : null}
+        {last && lastTone !== "no" && lastTone !== "offline" ? (
+          <p class="last-outcome small">
+            Last checked the night of {nightShort(last.night)}: <OutcomeText o={last} />
+          </p>
+        ) : null}
+        {d.nights.length === 0 ? null : (
+          <>
+            <NightStrip nights={d.nights} />
+            <NightTable nights={d.nights} />
+          </>
+        )}
+      </section>
       <h2>Newest records</h2>
       <FeedLinks path="/new" query={q} what="New records from this page" />
       {d.records.length === 0 ? (
