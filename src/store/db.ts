@@ -96,6 +96,21 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
   return { db, dialect: loc.kind, close: () => db.destroy() };
 }
 
+/**
+ * A pool of PostgreSQL connections of its own (no migrations: the store is opened first), for
+ * reads that must not share connections with others: the web's public pages and its console
+ * each have one (src/store/read-pool.ts), so the console's biggest read can hold at most its own
+ * `max` connections. `name` is the connections' application_name (pg_stat_activity).
+ */
+export async function openPostgresPool(url: string, max: number, name: string): Promise<Db> {
+  const { default: pg } = await import("pg");
+  const pool = new pg.Pool({ connectionString: url, max, application_name: name });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // Reached now, so a store that cannot be read is a startup error, not a failed page later.
+  await sql`select 1`.execute(db).catch(closeAndThrow(db, { kind: "postgres", url }));
+  return db;
+}
+
 /** Creates the data directory (store, archive, lock) if needed; a file in its place is an error. */
 export function ensureDataDir(dir: string): void {
   if (existsSync(dir) && !statSync(dir).isDirectory()) notADirectory(dir);

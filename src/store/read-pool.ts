@@ -9,7 +9,11 @@
  * read models (src/store/read/…) run unchanged over it; a reader is leased per query (or per
  * transaction) like any connection. Writes stay on the store's own connection.
  *
- * On PostgreSQL the driver (pg) is asynchronous already: the reads use the store's pool.
+ * On PostgreSQL the driver (pg) is asynchronous already, so nothing waits on the event loop;
+ * what is shared there is connections. The public pages and the console each read through a
+ * pool of their own (PUBLIC_PG_CONNECTIONS, CONSOLE_PG_CONNECTIONS), apart from the store's pool
+ * that writes, so the console's biggest reads hold at most the console's connections and a public
+ * page always finds one of its own.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -25,7 +29,7 @@ import type {
   QueryResult,
 } from "kysely";
 import { NorError } from "../errors.js";
-import type { Db, Store, StoreLocation } from "./db.js";
+import { type Db, openPostgresPool, type StoreLocation } from "./db.js";
 import {
   CompiledQuery,
   Kysely,
@@ -41,6 +45,10 @@ import type { Database } from "./schema/index.js";
 export const PUBLIC_READERS = 2;
 /** Readers for the console: its own, so its biggest reads never queue a public page. */
 export const CONSOLE_READERS = 1;
+/** PostgreSQL: connections for the public pages' reads (as many as the store's own pool). */
+export const PUBLIC_PG_CONNECTIONS = 4;
+/** PostgreSQL: connections for the console's reads, its heaviest included; never the public's. */
+export const CONSOLE_PG_CONNECTIONS = 2;
 
 export interface ReadPoolOptions {
   /** Worker threads, each with one read-only connection (default 1). */
@@ -91,11 +99,25 @@ export interface WebReads {
 
 export async function openWebReads(
   loc: StoreLocation,
-  store: Store,
   opts: { publicReaders?: number; consoleReaders?: number; hold?: Int32Array } = {},
 ): Promise<WebReads> {
   if (loc.kind === "postgres") {
-    return { public: store.db, console: store.db, kind: "async-driver", close: async () => {} };
+    const pub = await openPostgresPool(loc.url, PUBLIC_PG_CONNECTIONS, "nor-web-public");
+    let con: Db;
+    try {
+      con = await openPostgresPool(loc.url, CONSOLE_PG_CONNECTIONS, "nor-web-console");
+    } catch (err) {
+      await pub.destroy();
+      throw err;
+    }
+    return {
+      public: pub,
+      console: con,
+      kind: "async-driver",
+      close: async () => {
+        await Promise.all([pub.destroy(), con.destroy()]);
+      },
+    };
   }
   const pub = await openReadPool(loc.dir, { readers: opts.publicReaders ?? PUBLIC_READERS });
   let con: Db;

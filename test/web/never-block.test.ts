@@ -68,7 +68,7 @@ describe("never block (worker-thread reads)", () => {
         entry({ startedAt: t0 + i * 1_000, night: "2026-11-06", site: `s${i % 9}.gov` }),
       ),
     );
-    reads = await openWebReads({ kind: "sqlite", dir: f.dir }, f.store, { hold });
+    reads = await openWebReads({ kind: "sqlite", dir: f.dir }, { hold });
     expect(reads.kind).toBe("worker-threads");
     const app = createApp({
       db: f.store.db,

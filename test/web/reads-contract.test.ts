@@ -43,8 +43,8 @@ const impls: Impl[] = [
   {
     name: "SQLite in worker threads",
     location: sqlite.fresh,
-    reads: async (loc, f) => {
-      const r = await openWebReads(loc, f.store);
+    reads: async (loc) => {
+      const r = await openWebReads(loc);
       expect(r.kind).toBe("worker-threads");
       return r;
     },
@@ -55,8 +55,8 @@ const impls: Impl[] = [
         {
           name: "PostgreSQL",
           location: pg.fresh,
-          reads: async (loc: StoreLocation, f: Fixture) => {
-            const r = await openWebReads(loc, f.store);
+          reads: async (loc: StoreLocation) => {
+            const r = await openWebReads(loc);
             expect(r.kind).toBe("async-driver");
             return r;
           },

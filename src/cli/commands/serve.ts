@@ -94,7 +94,7 @@ export function register(program: Command): void {
     // another's SQL runs, however slow the console's biggest read.
     let reads: WebReads;
     try {
-      reads = await openWebReads(loc, store);
+      reads = await openWebReads(loc);
     } catch (err) {
       await store.close();
       throw err;

@@ -116,7 +116,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
   try {
     // The port first: a port in use is refused before anything is written to the store.
     // The pages read off the event loop (worker threads on SQLite; src/store/read-pool.ts).
-    const reads = await openWebReads(loc, store);
+    const reads = await openWebReads(loc);
     cleanup.push(() => reads.close());
     const app = createApp({ db: store.db, reads, ...userAgentOf(opts) });
     const server = await listen(app.fetch, opts.host, port);
