@@ -9,6 +9,10 @@
  * read models (src/store/read/…) run unchanged over it; a reader is leased per query (or per
  * transaction) like any connection. Writes stay on the store's own connection.
  *
+ * The same workers also run jobs (openJobPool): a whole answer read and built in the worker
+ * (the web's /new and its feeds), so that turning hundreds of rows into a page is off the event
+ * loop too, on SQLite and PostgreSQL alike.
+ *
  * On PostgreSQL the driver (pg) is asynchronous already, so nothing waits on the event loop;
  * what is shared there is connections. The public pages and the console each read through a
  * pool of their own (PUBLIC_PG_CONNECTIONS, CONSOLE_PG_CONNECTIONS), apart from the store's pool
@@ -81,6 +85,48 @@ export async function openReadPool(dir: string, opts: ReadPoolOptions = {}): Pro
   return db;
 }
 
+/** Workers that run whole jobs (read, then build an answer) off the event loop. */
+export interface JobPool {
+  run(job: unknown): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+export interface JobPoolOptions {
+  /** The job module's URL: it exports `runJob(db, job)` (src/store/read-worker.ts). */
+  jobs: string;
+  /** Worker threads (default 1). */
+  workers?: number;
+  /** PostgreSQL: connections of each worker's own pool (default 2). */
+  connections?: number;
+  /** For tests: see ReadWorkerData.hold. */
+  hold?: Int32Array;
+}
+
+/**
+ * Worker threads that run jobs over the store: on SQLite each with its own read-only
+ * connection, on PostgreSQL each with a small pool of its own (application_name
+ * `nor-web-build`). A job leases a worker for its whole run, first come first served.
+ */
+export async function openJobPool(loc: StoreLocation, opts: JobPoolOptions): Promise<JobPool> {
+  const workers = Math.max(1, Math.floor(opts.workers ?? 1));
+  const data: ReadWorkerData = {
+    ...(loc.kind === "sqlite"
+      ? { file: join(loc.dir, "nor.db") }
+      : {
+          postgres: {
+            url: loc.url,
+            connections: Math.max(1, Math.floor(opts.connections ?? 2)),
+            name: "nor-web-build",
+          },
+        }),
+    jobs: opts.jobs,
+    ...(opts.hold ? { hold: opts.hold } : {}),
+  };
+  const driver = new ReadPoolDriver(data, workers);
+  await driver.init();
+  return { run: (job) => driver.run(job), close: () => driver.destroy() };
+}
+
 /**
  * The reads the web server makes, in two pools: the public pages' and the console's, so the
  * console's heaviest read keeps neither the event loop nor a public page waiting. One
@@ -94,13 +140,56 @@ export interface WebReads {
   console: Db;
   /** "worker-threads" (SQLite) or "async-driver" (PostgreSQL). */
   kind: "worker-threads" | "async-driver";
+  /**
+   * Runs a job of the public pages in a worker thread (openWebReads' `jobs`): a whole answer
+   * built off the event loop, read and all (/new and its feeds: up to 500 records).
+   */
+  build?: (job: unknown) => Promise<unknown>;
   close(): Promise<void>;
+}
+
+/** Worker threads building the public pages' heaviest answers (openWebReads' `jobs`). */
+export const PUBLIC_BUILDERS = 1;
+
+export interface WebReadsOptions {
+  publicReaders?: number;
+  consoleReaders?: number;
+  /** The public pages' job module (src/web/public/answer-job.ts): enables `build`. */
+  jobs?: string;
+  builders?: number;
+  /** For tests: holds the console's readers (ReadWorkerData.hold). */
+  hold?: Int32Array;
+  /** For tests: holds the builders. */
+  buildHold?: Int32Array;
 }
 
 export async function openWebReads(
   loc: StoreLocation,
-  opts: { publicReaders?: number; consoleReaders?: number; hold?: Int32Array } = {},
+  opts: WebReadsOptions = {},
 ): Promise<WebReads> {
+  const reads = await openReads(loc, opts);
+  if (opts.jobs === undefined) return reads;
+  let builders: JobPool;
+  try {
+    builders = await openJobPool(loc, {
+      jobs: opts.jobs,
+      workers: opts.builders ?? PUBLIC_BUILDERS,
+      ...(opts.buildHold ? { hold: opts.buildHold } : {}),
+    });
+  } catch (err) {
+    await reads.close();
+    throw err;
+  }
+  return {
+    ...reads,
+    build: (job) => builders.run(job),
+    close: async () => {
+      await Promise.all([reads.close(), builders.close()]);
+    },
+  };
+}
+
+async function openReads(loc: StoreLocation, opts: WebReadsOptions): Promise<WebReads> {
   if (loc.kind === "postgres") {
     const pub = await openPostgresPool(loc.url, PUBLIC_PG_CONNECTIONS, "nor-web-public");
     let con: Db;
@@ -216,6 +305,17 @@ class ReadPoolDriver implements Driver {
     else this.#idle.push(c);
   }
 
+  /** A job on the first free reader (the reader is leased for the whole job). */
+  async run(job: unknown): Promise<unknown> {
+    await this.init();
+    const c = (await this.acquireConnection()) as ReaderConnection;
+    try {
+      return await c.runJob(job);
+    } finally {
+      await this.releaseConnection(c);
+    }
+  }
+
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     // A read transaction: one snapshot for every statement in it (WAL).
     await connection.executeQuery(CompiledQuery.raw("begin"));
@@ -234,7 +334,7 @@ class ReadPoolDriver implements Driver {
   }
 }
 
-type Pending = { resolve: (r: QueryResult<unknown>) => void; reject: (e: unknown) => void };
+type Pending = { resolve: (r: ReadReply) => void; reject: (e: unknown) => void };
 
 /** One worker thread with its connection. A worker that dies is started again on next use. */
 class ReaderConnection implements DatabaseConnection {
@@ -279,13 +379,7 @@ class ReaderConnection implements DatabaseConnection {
         this.#pending.delete(m.id);
         if (this.#pending.size === 0) w.unref();
         if ("error" in m) p.reject(sqliteError(m.error));
-        else if ("rows" in m) p.resolve({ rows: m.rows });
-        else
-          p.resolve({
-            numAffectedRows: BigInt(m.changes),
-            insertId: BigInt(m.lastInsertRowid),
-            rows: [],
-          });
+        else p.resolve(m);
       });
       const fail = (err: unknown) => {
         this.#dead = true;
@@ -308,15 +402,32 @@ class ReaderConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    const m = await this.#ask({ sql: compiled.sql, parameters: compiled.parameters });
+    if ("rows" in m) return { rows: m.rows as R[] };
+    if ("changes" in m)
+      return { numAffectedRows: BigInt(m.changes), insertId: BigInt(m.lastInsertRowid), rows: [] };
+    throw new NorError("E_INTERNAL", "a reader answered a statement with something else");
+  }
+
+  /** Runs a job (ReadWorkerData.jobs) in the worker; resolves to what it returned. */
+  async runJob(job: unknown): Promise<unknown> {
+    const m = await this.#ask({ job });
+    if ("result" in m) return m.result;
+    throw new NorError("E_INTERNAL", "a reader answered a job with something else");
+  }
+
+  async #ask(
+    request: { sql: string; parameters: readonly unknown[] } | { job: unknown },
+  ): Promise<ReadReply> {
     if (this.#closing) throw new NorError("E_STORE", "the store's readers are closed");
     if (this.#dead) this.#start();
     await this.#ready;
     const id = this.#next++;
-    const request: ReadRequest = { id, sql: compiled.sql, parameters: compiled.parameters };
-    return new Promise<QueryResult<R>>((resolve, reject) => {
-      this.#pending.set(id, { resolve: resolve as Pending["resolve"], reject });
+    const message: ReadRequest = { id, ...request };
+    return new Promise<ReadReply>((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
       this.#worker.ref();
-      this.#worker.postMessage(request);
+      this.#worker.postMessage(message);
     });
   }
 

@@ -5,7 +5,7 @@ import { consoleRoutes } from "./console/routes.js";
 import { Layout } from "./layout.js";
 import { bodyCap, caching, securityHeaders, staticRoutes } from "./manners.js";
 import { MessagePage } from "./public/pages/errors.js";
-import { publicRoutes } from "./public/routes.js";
+import { type Answer, type AnswerJob, publicRoutes } from "./public/routes.js";
 import { SiteOwnersPage } from "./site-owners.js";
 
 export interface ConsoleSettings {
@@ -25,9 +25,11 @@ export interface WebOptions {
   /**
    * Where the pages read, off the event loop (src/store/read-pool.ts `openWebReads`): worker
    * threads on SQLite, so no request waits while another's SQL runs; the public pages and the
-   * console read from pools of their own. Default: `db` itself (tests, PostgreSQL).
+   * console read from pools of their own (connection pools of their own on PostgreSQL), and
+   * `build` makes the heaviest public answers in a worker thread. Default: `db` itself, on the
+   * event loop (tests).
    */
-  reads?: { public: Db; console: Db };
+  reads?: { public: Db; console: Db; build?: (job: unknown) => Promise<unknown> };
   /** The clock for "since yesterday" and sessions (tests pass a fixed one). */
   now?: () => number;
   /**
@@ -57,7 +59,16 @@ export function createApp(opts: WebOptions = {}): Hono {
   staticRoutes(app, origin, opts.db !== undefined);
   app.get("/site-owners", (c) => c.html(<SiteOwnersPage userAgent={userAgent} />));
   if (opts.db) {
-    app.route("/", publicRoutes(opts.reads?.public ?? opts.db, { now, origin }));
+    const build = opts.reads?.build;
+    app.route(
+      "/",
+      publicRoutes(opts.reads?.public ?? opts.db, {
+        now,
+        origin,
+        // The worker answers with routes.tsx's own Answer (src/web/public/answer-job.ts).
+        ...(build ? { build: async (job: AnswerJob) => (await build(job)) as Answer } : {}),
+      }),
+    );
     if (opts.console === false) {
       app.all("/console", consoleOff);
       app.all("/console/*", consoleOff);

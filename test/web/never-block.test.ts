@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openReadPool, openWebReads, type WebReads } from "../../src/store/read-pool.js";
 import { SqlRequestLog } from "../../src/store/request-log.js";
 import { createApp } from "../../src/web/app.js";
+import { answerJobModule } from "../../src/web/public/answer-job.js";
 import { entry } from "../store/entries.js";
 import { Browser, PASSWORD, seedNight } from "./console-support.js";
 import { buildFixture, type Fixture, NOW, ORIGIN } from "./fixture.js";
@@ -135,6 +136,46 @@ describe("never block (worker-thread reads)", () => {
     expect(o.body).toContain("8f1e2a3b4c5d6e7f");
     expect(d.status).toBe(200);
     expect((JSON.parse(d.body) as { count: number }).count).toBe(5_000);
+  });
+
+  it("/new, its feeds and /api/new are built in a worker thread (the builder): while it is held there, the other pages answer; then the same answer as the event loop builds", async () => {
+    const buildHold = newHold();
+    const built = await openWebReads(
+      { kind: "sqlite", dir: f.dir },
+      { jobs: answerJobModule(), buildHold },
+    );
+    const app = createApp({ db: f.store.db, reads: built, now: () => NOW, origin: ORIGIN });
+    const s = await serveApp(app);
+    try {
+      Atomics.store(buildHold, 0, 1);
+      const answered: string[] = [];
+      const heavy = ["/new?window=30d", "/new.atom", "/api/new"].map((p) =>
+        fetch(`${s.url}${p}`).then(async (r) => {
+          answered.push(p);
+          return { status: r.status, body: await r.text() };
+        }),
+      );
+      // The first job waits at its start in the builder; the others queue for it.
+      await untilHeld(buildHold, 1);
+      for (const p of ["/site-owners", "/governments/village-of-test", "/sources/test-bids", "/"]) {
+        const r = await fetch(`${s.url}${p}`);
+        expect(r.status, p).toBe(200);
+        await r.arrayBuffer();
+      }
+      expect(answered).toEqual([]);
+      expect(Atomics.load(buildHold, 1)).toBe(1);
+      letGo(buildHold);
+      const here = createApp({ db: f.store.db, now: () => NOW, origin: ORIGIN });
+      const got = await Promise.all(heavy);
+      for (const [i, p] of ["/new?window=30d", "/new.atom", "/api/new"].entries()) {
+        expect(got[i]?.status, p).toBe(200);
+        expect(got[i]?.body, p).toBe(await (await here.request(p)).text());
+      }
+    } finally {
+      letGo(buildHold);
+      await s.close();
+      await built.close();
+    }
   });
 
   it("the hold is real: a public page whose reads share the held reader waits for it, while /site-owners (no SQL) answers", async () => {

@@ -6,6 +6,7 @@ import { nightReport } from "../../src/store/read/night-report.js";
 import { openWebReads, type WebReads } from "../../src/store/read-pool.js";
 import { SqlRequestLog } from "../../src/store/request-log.js";
 import { createApp } from "../../src/web/app.js";
+import { answerJobModule } from "../../src/web/public/answer-job.js";
 import { entry } from "../store/entries.js";
 import { postgresFactory, postgresUrl, sqliteFactory } from "../store/stores.js";
 import { Browser, PASSWORD, seedNight } from "./console-support.js";
@@ -14,7 +15,8 @@ import { buildFixture, type Fixture, NOW, ORIGIN, REFUSAL } from "./fixture.js";
 /**
  * One contract for the web's read model (src/store/read-pool.ts `WebReads`) over every
  * implementation: SQLite read on the main thread (what `createApp({ db })` does), SQLite read
- * in worker threads (what `nor serve` does), and PostgreSQL through its asynchronous pool. The
+ * in worker threads (what `nor serve` does), and PostgreSQL through its asynchronous pools; the
+ * last two build the heaviest public answers in worker threads of their own (`build`). The
  * same store, the same answers, public and console. (There is no in-memory read model: the
  * web reads only from a store.)
  */
@@ -44,8 +46,9 @@ const impls: Impl[] = [
     name: "SQLite in worker threads",
     location: sqlite.fresh,
     reads: async (loc) => {
-      const r = await openWebReads(loc);
+      const r = await openWebReads(loc, { jobs: answerJobModule() });
       expect(r.kind).toBe("worker-threads");
+      expect(r.build).toBeDefined();
       return r;
     },
     cleanup: sqlite.cleanup,
@@ -56,8 +59,9 @@ const impls: Impl[] = [
           name: "PostgreSQL",
           location: pg.fresh,
           reads: async (loc: StoreLocation) => {
-            const r = await openWebReads(loc);
+            const r = await openWebReads(loc, { jobs: answerJobModule() });
             expect(r.kind).toBe("async-driver");
+            expect(r.build).toBeDefined();
             return r;
           },
           cleanup: pg.cleanup,
@@ -137,6 +141,33 @@ describe.each(impls)("the web's reads: $name", (impl) => {
     const feed = await app.request("/new.atom");
     expect(feed.status).toBe(200);
     expect(await feed.text()).toContain("https://directory.example/");
+  });
+
+  it("/new, its feeds, /api/new, the search feeds and the calendar: byte for byte the answers the event loop builds, refusals included", async () => {
+    const here = createApp({ db: f.store.db, now: () => NOW, origin: ORIGIN });
+    const paths = [
+      "/new",
+      "/new?window=30d&county=Franklin",
+      "/new?night=2026-10-28&source=akron-minutes",
+      "/new.atom",
+      "/new.rss?window=7d",
+      "/new.json?records=bids",
+      "/api/new?window=30d",
+      "/api/new?window=1y",
+      "/new?night=2026-02-30",
+      "/new.atom?source=nope",
+      "/new?colour=red",
+      "/search.atom?q=record",
+      "/search.json?q=",
+      "/meetings.ics?county=Franklin",
+    ];
+    for (const p of paths) {
+      const [a, b] = await Promise.all([app.request(p), here.request(p)]);
+      expect(a.status, p).toBe(b.status);
+      expect(a.headers.get("content-type"), p).toBe(b.headers.get("content-type"));
+      expect(a.headers.get("etag"), p).toBe(b.headers.get("etag"));
+      expect(await a.text(), p).toBe(await b.text());
+    }
   });
 
   it("the console: overview, a night's report, the nights, flags and sources", async () => {

@@ -7,6 +7,7 @@ import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { storedPasswordHash } from "../../store/read/console.js";
 import { openWebReads, type WebReads } from "../../store/read-pool.js";
 import { createApp } from "../../web/app.js";
+import { answerJobModule } from "../../web/public/answer-job.js";
 import { stdout } from "../io.js";
 import { listenError } from "../listen-error.js";
 import { addUserAgentOption, userAgentOption } from "../net-options.js";
@@ -94,7 +95,7 @@ export function register(program: Command): void {
     // another's SQL runs, however slow the console's biggest read.
     let reads: WebReads;
     try {
-      reads = await openWebReads(loc);
+      reads = await openWebReads(loc, { jobs: answerJobModule() });
     } catch (err) {
       await store.close();
       throw err;

@@ -30,6 +30,7 @@ import { resumableNight } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { openWebReads } from "../../store/read-pool.js";
 import { createApp } from "../../web/app.js";
+import { answerJobModule } from "../../web/public/answer-job.js";
 import { bundledCatalog } from "../bundled-catalog.js";
 import { importedOrStop } from "../import-outcome.js";
 import { stdout } from "../io.js";
@@ -116,7 +117,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
   try {
     // The port first: a port in use is refused before anything is written to the store.
     // The pages read off the event loop (worker threads on SQLite; src/store/read-pool.ts).
-    const reads = await openWebReads(loc);
+    const reads = await openWebReads(loc, { jobs: answerJobModule() });
     cleanup.push(() => reads.close());
     const app = createApp({ db: store.db, reads, ...userAgentOf(opts) });
     const server = await listen(app.fetch, opts.host, port);

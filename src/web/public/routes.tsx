@@ -84,6 +84,26 @@ export interface PublicOptions {
   now: () => number;
   /** The configured public origin: feeds, calendar and sitemap links (never the Host header). */
   origin: () => string;
+  /**
+   * Builds an answer in a worker thread (src/web/public/answer-job.ts, through the store's job
+   * pool): the answers that list hundreds of records are made there, off the event loop, by
+   * these same routes. Without it (tests, or the worker itself) they are made here.
+   */
+  build?: (job: AnswerJob) => Promise<Answer>;
+}
+
+/** A request for a worker to answer: the path and query, and the request's clock and origin. */
+export interface AnswerJob {
+  url: string;
+  now: number;
+  origin: string;
+}
+
+/** A worker's answer, as plain data (it crosses threads). */
+export interface Answer {
+  status: number;
+  headers: [string, string][];
+  body: string;
 }
 
 type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
@@ -142,6 +162,24 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     });
     if (rest) parts.push(rest);
     return { ok: true, value: { filter: f, counties: known, scope: parts.join(", ") } };
+  };
+
+  /**
+   * The heaviest answers (hundreds of records made into a page, a feed or JSON) are built in a
+   * worker when there is one: undefined here means "build it on this thread".
+   */
+  const inWorker = async (c: Context): Promise<Response | undefined> => {
+    const build = opts.build;
+    if (!build) return undefined;
+    const u = new URL(c.req.url);
+    const a = await build({
+      url: `${u.pathname}${u.search}`,
+      now: opts.now(),
+      origin: opts.origin(),
+    });
+    const headers = new Headers(a.headers);
+    headers.delete("content-length");
+    return new Response(a.body, { status: a.status, headers });
   };
 
   const badRequest = (c: Context, message: string, back: string) =>
@@ -254,6 +292,8 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   });
 
   app.get("/new", async (c) => {
+    const built = await inWorker(c);
+    if (built) return built;
     const f = await filterOf(c, ALL, ["window", "night"]);
     if (!f.ok) return badRequest(c, f.message, "/new");
     const w = windowOf(c);
@@ -278,6 +318,8 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
 
   for (const format of FEED_FORMATS) {
     app.get(`/new.${format}`, async (c) => {
+      const built = await inWorker(c);
+      if (built) return built;
       const f = await filterOf(c, ALL, ["window", "night"]);
       if (!f.ok) return c.text(f.message, 400);
       const w = windowOf(c);
@@ -356,6 +398,8 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
 
   for (const format of FEED_FORMATS) {
     app.get(`/search.${format}`, async (c) => {
+      const built = await inWorker(c);
+      if (built) return built;
       const s = await searchOf(c);
       if (!s.ok) return c.text(s.message, 400);
       if (s.terms.length === 0) return c.text("A search feed needs q= with a word to find.", 400);
@@ -376,6 +420,8 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   }
 
   app.get("/meetings.ics", async (c) => {
+    const built = await inWorker(c);
+    if (built) return built;
     const f = await filterOf(c, ["county", "kind", "records", "government", "source"]);
     if (!f.ok) return c.text(f.message, 400);
     const items = await upcomingRecords(db, nightOf(opts.now()), f.value.filter, ICAL_CAP);
@@ -460,6 +506,8 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   });
 
   app.get("/api/new", async (c) => {
+    const built = await inWorker(c);
+    if (built) return built;
     const f = await filterOf(c, ALL, ["window", "night"]);
     if (!f.ok) return c.json({ error: f.message }, 400);
     const w = windowOf(c);
