@@ -2,6 +2,9 @@ import type { AddressInfo } from "node:net";
 import { connect } from "node:net";
 import { serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../src/web/app.js";
+import { headerAddress } from "../../src/web/console/auth.js";
+import { limitKey } from "../../src/web/console/rate-limit.js";
 import { MAX_BODY_BYTES } from "../../src/web/manners.js";
 import { consoleFixture, PASSWORD } from "./console-support.js";
 
@@ -49,6 +52,63 @@ describe("sign-in under a burst of guesses", () => {
     // 15 minutes later the address may try again, and the right password works.
     await fx.clock.advance(15 * 60 * 1000 + 1);
     expect((await fx.browser().signIn()).status).toBe(303);
+  });
+});
+
+describe("sign-in guesses that name a new address each time", () => {
+  /** 300 wrong guesses at once, each with its own header value; how many were checked (401). */
+  async function burst(header: (i: number) => string): Promise<Record<number, number>> {
+    // The app as `nor serve --client-address-header X-Forwarded-For` builds it.
+    const app = createApp({
+      db: fx.store.db,
+      now: () => fx.clock.now(),
+      console: { password: PASSWORD, clientAddress: headerAddress("X-Forwarded-For") },
+    });
+    const statuses = await Promise.all(
+      Array.from({ length: 300 }, (_v, i) =>
+        Promise.resolve(
+          app.request("/console/sign-in", {
+            method: "POST",
+            headers: {
+              "content-type": "application/x-www-form-urlencoded",
+              origin: "http://localhost",
+              "x-forwarded-for": header(i),
+            },
+            body: new URLSearchParams({ password: `wrong guess ${i}` }).toString(),
+          }),
+        ).then((r) => r.status),
+      ),
+    );
+    const count: Record<number, number> = {};
+    for (const st of statuses) count[st] = (count[st] ?? 0) + 1;
+    return count;
+  }
+
+  it("behind a proxy that appends to X-Forwarded-For, the address it wrote is counted, not the ones the client sent: at most 5 checks", async () => {
+    // The client writes a new X-Forwarded-For each time; the proxy appends what it saw.
+    const count = await burst((i) => `10.9.${i >> 8}.${i & 255}, 198.51.100.7`);
+    expect(count[401]).toBeGreaterThan(0);
+    expect(count[401]).toBeLessThanOrEqual(5);
+    expect(count[429]).toBe(300 - (count[401] ?? 0));
+  });
+
+  it("an IPv6 client is counted by its /64 (one subscriber's block), so 300 of its addresses get at most 5 checks", async () => {
+    const count = await burst((i) => `2001:db8:77:1:${i.toString(16)}::1`);
+    expect(count[401]).toBeGreaterThan(0);
+    expect(count[401]).toBeLessThanOrEqual(5);
+    expect(count[429]).toBe(300 - (count[401] ?? 0));
+  });
+
+  it("what an address is counted by", () => {
+    expect(limitKey("203.0.113.9")).toBe("203.0.113.9");
+    expect(limitKey("::ffff:203.0.113.9")).toBe("203.0.113.9");
+    expect(limitKey("2001:DB8:0:1:aaaa:bbbb:cccc:dddd")).toBe("2001:db8:0:1::/64");
+    expect(limitKey("[2001:db8::1]")).toBe("2001:db8:0:0::/64");
+    expect(limitKey("fe80::1%eth0")).toBe("fe80:0:0:0::/64");
+    expect(limitKey("::1")).toBe("0:0:0:0::/64");
+    expect(limitKey("64:ff9b::192.0.2.1")).toBe("64:ff9b:0:0::/64");
+    expect(limitKey("unknown")).toBe("unknown");
+    expect(headerAddress("X-Real-IP")).toBeTypeOf("function");
   });
 });
 

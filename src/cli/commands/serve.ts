@@ -7,6 +7,7 @@ import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { storedPasswordHash } from "../../store/read/console.js";
 import { openWebReads, type WebReads } from "../../store/read-pool.js";
 import { createApp } from "../../web/app.js";
+import { headerAddress } from "../../web/console/auth.js";
 import { answerJobModule } from "../../web/public/answer-job.js";
 import { stdout } from "../io.js";
 import { listenError } from "../listen-error.js";
@@ -25,13 +26,14 @@ interface ServeOptions {
 const DRAIN_MS = 5_000;
 
 /**
- * The client's address as the operator's own proxy reports it (first entry of the header).
- * Only for a server reached through that proxy: anyone can write the header otherwise.
+ * The client's address as the operator's own proxy reports it (the last entry of the header:
+ * src/web/console/auth.ts). Only for a server reached through that proxy: anyone can write the
+ * header otherwise.
  */
-function headerAddress(name: string): (c: Context) => string {
+function clientAddressHeader(name: string): (c: Context) => string {
   if (!/^[A-Za-z0-9-]+$/.test(name))
     throw new UsageError(`--client-address-header: "${name}" is not a header name`);
-  return (c) => c.req.header(name)?.split(",")[0]?.trim() || "unknown";
+  return headerAddress(name);
 }
 
 function originOption(text: string): string {
@@ -76,7 +78,7 @@ export function register(program: Command): void {
     .option("--port <n>", "port to listen on; 0 picks a free one (the URL is printed)", "8080")
     .option(
       "--client-address-header <name>",
-      "behind a reverse proxy: the header it sets to the client's address (e.g. X-Real-IP), for the console's sign-in limit",
+      "behind a reverse proxy: the header it sets to the client's address (e.g. X-Real-IP; of a list, the last entry), for the console's sign-in limit",
     )
     .option(
       "--origin <url>",
@@ -87,7 +89,9 @@ export function register(program: Command): void {
     const userAgent = userAgentOption(opts.userAgent);
     const origin = opts.origin === undefined ? undefined : originOption(opts.origin);
     const clientAddress =
-      opts.clientAddressHeader === undefined ? undefined : headerAddress(opts.clientAddressHeader);
+      opts.clientAddressHeader === undefined
+        ? undefined
+        : clientAddressHeader(opts.clientAddressHeader);
     // Read-only use: a missing SQLite store is an error, not an empty directory made silently.
     const loc = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
     const store = await openStore(loc, { create: false });

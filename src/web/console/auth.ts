@@ -93,6 +93,20 @@ export function sameToken(a: string, b: string): boolean {
 }
 
 /**
+ * The client's address as the operator's own reverse proxy reports it in header `name`: the
+ * LAST entry, the one that proxy wrote. A proxy appends the address it saw to whatever the
+ * client sent (nginx's `$proxy_add_x_forwarded_for`), so the first entries of X-Forwarded-For
+ * are the client's own words: reading those, every guess could name a new address and pass
+ * the sign-in limit. Only for a server reached through that proxy alone.
+ */
+export function headerAddress(name: string): (c: Context) => string {
+  return (c) => {
+    const entries = (c.req.header(name) ?? "").split(",").map((e) => e.trim());
+    return entries.filter((e) => e !== "").at(-1) ?? "unknown";
+  };
+}
+
+/**
  * The address failed sign-ins are counted against: the TCP peer. X-Forwarded-For is not read
  * by default (anyone can write it); behind a proxy the operator passes `clientAddress`.
  */
