@@ -8,8 +8,12 @@ import { httpHref } from "./format.js";
 
 export const ICAL_CONTENT_TYPE = "text/calendar; charset=utf-8";
 
-const CONTROLS =
-  /[\u0000-\u0008\u000B-\u001F\u007F\uFFFE\uFFFF]|[\uD800-\uDFFF](?![\uDC00-\uDFFF])/g;
+/**
+ * Controls TEXT may not hold, noncharacters, and lone surrogates. With the `u` flag a character
+ * outside the BMP is one code point, so only a surrogate without its pair matches \p{Cs} (without
+ * it, the low half of every emoji was removed and the high half became U+FFFD).
+ */
+const CONTROLS = /[\u0000-\u0008\u000B-\u001F\u007F\uFFFE\uFFFF]|\p{Cs}/gu;
 
 export function icalText(s: string): string {
   return s
