@@ -7,6 +7,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { bundledCatalog, runStart } from "../../src/cli/commands/start.js";
 import { ManualClock } from "../../src/clock.js";
 import { openStore } from "../../src/store/db.js";
+import { storePasswordHash } from "../../src/store/read/console.js";
+import { hashPassword } from "../../src/web/console/password.js";
 
 const NY = "America/New_York";
 
@@ -60,6 +62,20 @@ sources:
       /catalog .*catalog\.yaml: 1 governments, 1 sources \(1 new, 0 changed, 0 retired\)/,
     );
     expect(lines[1]).toBe(`the directory is at ${url} (the site-owner page: ${url}site-owners)`);
+    // No operator password in a new store: the console is off, and it says how to turn it on.
+    expect(lines[2]).toBe(
+      `the console is off: no operator password is set (run \`nor operator set-password --data ${data}\`, then restart)`,
+    );
+    expect((await fetch(`${url}console`, { redirect: "manual" })).status).toBe(503);
+    // Feeds, robots.txt and the sitemap link to where the directory is served (no --origin),
+    // not to http://localhost, whatever Host the request names.
+    const atom = await (
+      await fetch(`${url}new.atom`, { headers: { host: "evil.example" } })
+    ).text();
+    expect(atom).toContain(`href="${url}new.atom"`);
+    expect(atom).not.toContain("localhost");
+    expect(atom).not.toContain("evil.example");
+    expect(await (await fetch(`${url}robots.txt`)).text()).toContain(`Sitemap: ${url}sitemap.xml`);
 
     // Served from the data directory the catalog went into.
     const home = await fetch(url);
@@ -178,7 +194,8 @@ sources:
       const resumedLine = `night 2026-11-05 was interrupted; it resumes now and may run until 2026-11-05 07:00 ${NY} (its deadline or the next night's start)`;
       if (resumed) {
         expect(nights).toBe(1);
-        expect(lines.slice(2, 5)).toEqual([
+        // Lines 0-2: the catalog, where the directory is, the console (off: no password).
+        expect(lines.slice(3, 6)).toEqual([
           resumedLine,
           "the night is done; `nor status` and the directory show what it found",
           expect.stringMatching(/^the next night runs at 2026-11-06 01:00 America\/New_York/),
@@ -186,8 +203,62 @@ sources:
       } else {
         expect(nights).toBe(0);
         expect(lines.some((l) => l.includes("interrupted"))).toBe(false);
-        expect(lines[2]).toMatch(/^the next night runs at 2026-11-06 01:00 America\/New_York/);
+        expect(lines[3]).toMatch(/^the next night runs at 2026-11-06 01:00 America\/New_York/);
       }
+    }
+  }, 120_000);
+
+  it("--origin: feeds link to the public origin; with an operator password the console is on; a bad --origin is refused before anything is written", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "nor-start-origin-"));
+    dirs.push(dir);
+    const catalog = join(dir, "catalog.yaml");
+    writeFileSync(
+      catalog,
+      `governments:
+  - { id: village-of-start, name: Village of Start, kind: village, county: Franklin }
+sources:
+  - { id: start-agendas, government: village-of-start, records: agendas, url: "http://127.0.0.1:9/agendas.rss" }
+`,
+    );
+    const data = join(dir, "data");
+    const base = { catalog: [catalog], data, host: "127.0.0.1", port: "0", at: "01:00", zone: NY };
+    await expect(
+      runStart(
+        { ...base, origin: "ftp://nor.example.org" },
+        { clock: new ManualClock(), say: () => {}, signal: new AbortController().signal },
+      ),
+    ).rejects.toThrow(/--origin must be an http\(s\) origin/);
+    const store = await openStore({ kind: "sqlite", dir: data });
+    try {
+      expect(await store.db.selectFrom("governments").select("id").execute()).toEqual([]);
+      await storePasswordHash(store.db, await hashPassword("start origin test password"), 0);
+    } finally {
+      await store.close();
+    }
+    const lines: string[] = [];
+    const stop = new AbortController();
+    let listening: (url: string) => void = () => {};
+    const served = new Promise<string>((r) => (listening = r));
+    const running = runStart(
+      { ...base, origin: "https://nor.example.org/ignored/path", clientAddressHeader: "X-Real-IP" },
+      {
+        clock: new ManualClock(Date.UTC(2026, 10, 5, 12)),
+        say: (l) => lines.push(l),
+        signal: stop.signal,
+        onListening: listening,
+      },
+    );
+    try {
+      const url = await served;
+      expect(lines[2]).toBe(`the operator console is at ${url}console`);
+      const atom = await (await fetch(`${url}new.atom`)).text();
+      expect(atom).toContain('href="https://nor.example.org/new.atom"');
+      const signIn = await fetch(`${url}console`, { redirect: "manual" });
+      expect(signIn.status).toBe(303);
+      expect(signIn.headers.get("location")).toBe("/console/sign-in");
+    } finally {
+      stop.abort();
+      await running;
     }
   }, 120_000);
 

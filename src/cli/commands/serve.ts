@@ -1,52 +1,26 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Command } from "commander";
-import type { Context } from "hono";
 import { UsageError } from "../../errors.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { storedPasswordHash } from "../../store/read/console.js";
 import { openWebReads, type WebReads } from "../../store/read-pool.js";
 import { createApp } from "../../web/app.js";
-import { headerAddress } from "../../web/console/auth.js";
 import { answerJobModule } from "../../web/public/answer-job.js";
 import { stdout } from "../io.js";
 import { listenError } from "../listen-error.js";
 import { addUserAgentOption, userAgentOption } from "../net-options.js";
+import { addWebOptions, listeningOrigin, type WebCliOptions, webOptions } from "../web-options.js";
 
-interface ServeOptions {
+interface ServeOptions extends WebCliOptions {
   data?: string;
   userAgent?: string;
-  origin?: string;
-  clientAddressHeader?: string;
   host: string;
   port: string;
 }
 
 /** How long open keep-alive connections get to finish after SIGINT/SIGTERM. */
 const DRAIN_MS = 5_000;
-
-/**
- * The client's address as the operator's own proxy reports it (the last entry of the header:
- * src/web/console/auth.ts). Only for a server reached through that proxy: anyone can write the
- * header otherwise.
- */
-function clientAddressHeader(name: string): (c: Context) => string {
-  if (!/^[A-Za-z0-9-]+$/.test(name))
-    throw new UsageError(`--client-address-header: "${name}" is not a header name`);
-  return headerAddress(name);
-}
-
-function originOption(text: string): string {
-  let u: URL;
-  try {
-    u = new URL(text);
-  } catch {
-    throw new UsageError(`--origin must be a URL such as https://newonrecord.com, not "${text}"`);
-  }
-  if (u.protocol !== "https:" && u.protocol !== "http:")
-    throw new UsageError(`--origin must be an http(s) origin, not "${text}"`);
-  return u.origin;
-}
 
 function parsePort(text: string): number {
   const n = Number(text);
@@ -75,23 +49,11 @@ export function register(program: Command): void {
     .description("Serve the directory (pages, feeds, JSON API, /site-owners, /console) over HTTP")
     .option("--data <dir>", "store directory (DIR/nor.db); NOR_DATABASE_URL selects PostgreSQL")
     .option("--host <address>", "address to listen on", "127.0.0.1")
-    .option("--port <n>", "port to listen on; 0 picks a free one (the URL is printed)", "8080")
-    .option(
-      "--client-address-header <name>",
-      "behind a reverse proxy: the header it sets to the client's address (e.g. X-Real-IP; of a list, the last entry), for the console's sign-in limit",
-    )
-    .option(
-      "--origin <url>",
-      "the public origin (e.g. https://newonrecord.com): links in feeds, calendars and the sitemap, and the console's CSRF check; default: the address listened on",
-    );
-  addUserAgentOption(cmd).action(async (opts: ServeOptions) => {
+    .option("--port <n>", "port to listen on; 0 picks a free one (the URL is printed)", "8080");
+  addUserAgentOption(addWebOptions(cmd)).action(async (opts: ServeOptions) => {
     const port = parsePort(opts.port);
     const userAgent = userAgentOption(opts.userAgent);
-    const origin = opts.origin === undefined ? undefined : originOption(opts.origin);
-    const clientAddress =
-      opts.clientAddressHeader === undefined
-        ? undefined
-        : clientAddressHeader(opts.clientAddressHeader);
+    const { origin, clientAddress } = webOptions(opts);
     // Read-only use: a missing SQLite store is an error, not an empty directory made silently.
     const loc = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
     const store = await openStore(loc, { create: false });
@@ -108,7 +70,7 @@ export function register(program: Command): void {
     const consoleOn = (await storedPasswordHash(store.db)) !== undefined;
     // Links in feeds come from --origin; without it, from the address we listen on (known once
     // listening), never from a request's Host header.
-    let listening = `http://${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${port}`;
+    let listening = listeningOrigin(opts.host, port);
     const app = createApp({
       db: store.db,
       reads,

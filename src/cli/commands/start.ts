@@ -28,6 +28,7 @@ import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
 import { importCatalog } from "../../sources/catalog-import.js";
 import { resumableNight } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { storedPasswordHash } from "../../store/read/console.js";
 import { openWebReads } from "../../store/read-pool.js";
 import { createApp } from "../../web/app.js";
 import { answerJobModule } from "../../web/public/answer-job.js";
@@ -36,13 +37,14 @@ import { importedOrStop } from "../import-outcome.js";
 import { stdout } from "../io.js";
 import { listenError } from "../listen-error.js";
 import { addNetOptions, type NetCliOptions, netOptions } from "../net-options.js";
+import { addWebOptions, listeningOrigin, type WebCliOptions, webOptions } from "../web-options.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const BIN = join(ROOT, "bin", "nor.js");
 
 export { bundledCatalog };
 
-export interface StartOptions extends NetCliOptions {
+export interface StartOptions extends NetCliOptions, WebCliOptions {
   catalog?: string[];
   data: string;
   host: string;
@@ -79,7 +81,7 @@ export function register(program: Command): void {
     .option("--zone <zone>", "the time zone of --at", DEFAULT_NIGHT_ZONE)
     .option("--deadline <duration>", "each night's time limit (default 6h, at most 24h)")
     .option("--allow-retire", "let the catalog import retire more than a tenth of the sources");
-  addNetOptions(cmd).action(async (opts: StartOptions) => {
+  addNetOptions(addWebOptions(cmd)).action(async (opts: StartOptions) => {
     const stop = new AbortController();
     const onSignal = () => stop.abort();
     process.once("SIGINT", onSignal);
@@ -106,6 +108,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
   if (opts.deadline !== undefined && parseDuration(opts.deadline) > NIGHT_SPAN_MS)
     throw new UsageError(`--deadline: "${opts.deadline}" is longer than a night (at most 24h)`);
   netOptions(opts);
+  const { origin, clientAddress } = webOptions(opts);
   const files = opts.catalog?.length ? opts.catalog : bundledCatalog();
   const { catalog, origins } = loadCatalogWithFiles(files);
   const dataDir = resolve(opts.data);
@@ -119,8 +122,25 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
     // The pages read off the event loop (worker threads on SQLite; src/store/read-pool.ts).
     const reads = await openWebReads(loc, { jobs: answerJobModule() });
     cleanup.push(() => reads.close());
-    const app = createApp({ db: store.db, reads, ...userAgentOf(opts) });
+    // Without an operator password nobody could sign in: the console is off, and we say so.
+    const consoleOn = (await storedPasswordHash(store.db)) !== undefined;
+    // Links in feeds come from --origin; without it, from the address we listen on (known once
+    // listening), never from a request's Host header.
+    let listening = listeningOrigin(opts.host, port);
+    const app = createApp({
+      db: store.db,
+      reads,
+      ...userAgentOf(opts),
+      origin: () => origin ?? listening,
+      console: consoleOn
+        ? {
+            ...(origin !== undefined ? { origin } : {}),
+            ...(clientAddress !== undefined ? { clientAddress } : {}),
+          }
+        : false,
+    });
     const server = await listen(app.fetch, opts.host, port);
+    listening = urlOf(server.address() as AddressInfo).replace(/\/$/, "");
     const stop = () =>
       new Promise<void>((done) => {
         if ("closeAllConnections" in server) server.closeAllConnections();
@@ -146,6 +166,11 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
 
     const url = urlOf(server.address() as AddressInfo);
     say(`the directory is at ${url} (the site-owner page: ${url}site-owners)`);
+    say(
+      consoleOn
+        ? `the operator console is at ${url}console`
+        : `the console is off: no operator password is set (run \`nor operator set-password${loc.kind === "sqlite" ? ` --data ${dataDir}` : ""}\`, then restart)`,
+    );
     deps.onListening?.(url);
     // A night this command's own stop, a crash or a reboot interrupted is resumed at once, not
     // left until the next night's time has closed it (P13: until its deadline or the next
