@@ -24,6 +24,10 @@ describe("nor demo", () => {
     expect(r.stdout).toMatch(/The directory is at http:\/\/127\.0\.0\.1:\d+\/ — what to click/);
     expect(r.stdout).toContain('checked /new: 200, shows "Finance Committee minutes"');
     expect(r.stdout).toContain("headless: the directory answered as expected");
+    // Its feed links back to the served directory (it said http://localhost before).
+    expect(r.stdout).toMatch(
+      /checked \/new\.atom: 200, shows "href="http:\/\/127\.0\.0\.1:\d+\/new\.atom""/,
+    );
 
     const store = await openStore({ kind: "sqlite", dir: data }, { create: false });
     try {

@@ -173,14 +173,18 @@ interface Served {
 }
 
 async function listen(store: Store, host: string, port: number): Promise<Served> {
-  const app = createApp({ db: store.db });
+  // Feeds, the calendar and the sitemap link to where the demo serves (known once listening).
+  let listening = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const app = createApp({ db: store.db, origin: () => listening });
   const server = await new Promise<ReturnType<typeof serve>>((ok, fail) => {
     const s = serve({ fetch: app.fetch, hostname: host, port }, () => ok(s));
     s.once("error", (err: NodeJS.ErrnoException) => fail(listenError(err, host, port)));
   });
   const info = server.address() as AddressInfo;
+  const url = `http://${info.address.includes(":") ? `[${info.address}]` : info.address}:${info.port}/`;
+  listening = url.replace(/\/$/, "");
   return {
-    url: `http://${info.address.includes(":") ? `[${info.address}]` : info.address}:${info.port}/`,
+    url,
     close: () =>
       new Promise<void>((done) => {
         if ("closeAllConnections" in server) server.closeAllConnections();
@@ -237,6 +241,8 @@ async function checkServed(url: string, siteCount: number): Promise<void> {
   await expect("/sources/eastfield-township-minutes", "the site said no");
   await expect("/sources/closedport-city-permits", "disallowed by robots.txt");
   await expect("/site-owners", "public-records-check");
+  // A feed's links lead back to this server, not to http://localhost.
+  await expect("/new.atom", `href="${new URL("/new.atom", url).href}"`);
   const api = (await (await fetch(new URL("/api/governments", url))).json()) as unknown;
   const n = JSON.stringify(api).match(/"id":/g)?.length ?? 0;
   if (n < siteCount - 1)
