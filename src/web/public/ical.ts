@@ -57,11 +57,17 @@ function start(date: string): string | undefined {
   return Number.isNaN(t) ? undefined : `DTSTART:${stamp(t)}`;
 }
 
+/**
+ * Each event's DTSTAMP is when the record was first seen: RFC 5545 §3.8.7.2, for a calendar
+ * without METHOD, "the date and time that the information associated with the calendar
+ * component was last revised in the calendar store". So the same records make the same bytes,
+ * and a calendar client's If-None-Match gets a 304 (with the clock's time there, every second
+ * made a new ETag).
+ */
 export function renderIcal(opts: {
   origin: string;
   name: string;
   items: readonly NewRecord[];
-  now: number;
 }): string {
   const lines = [
     "BEGIN:VCALENDAR",
@@ -77,7 +83,7 @@ export function renderIcal(opts: {
     lines.push(
       "BEGIN:VEVENT",
       `UID:${icalText(`${encodeURIComponent(r.sourceId)}.${encodeURIComponent(r.recordId)}@new-on-record`)}`,
-      `DTSTAMP:${stamp(opts.now)}`,
+      `DTSTAMP:${stamp(Date.parse(r.firstSeenAt))}`,
       dt,
       `SUMMARY:${icalText(r.title)}`,
       `DESCRIPTION:${icalText(`${r.sourceName ?? r.sourceRecords} of ${r.governmentName}${r.county ? `, ${r.county} County` : ""}. Where it is posted: ${page}`)}`,

@@ -429,7 +429,6 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       origin: opts.origin(),
       name: `Upcoming meetings${f.value.scope ? `: ${f.value.scope}` : " in Ohio"} (New on Record)`,
       items,
-      now: opts.now(),
     });
     return c.body(body, 200, { "content-type": ICAL_CONTENT_TYPE });
   });
