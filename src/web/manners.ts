@@ -6,7 +6,7 @@
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { compress } from "hono/compress";
-import { etag } from "hono/etag";
+import { RETAINED_304_HEADERS } from "hono/etag";
 import { SITE_CSS } from "./style.js";
 
 /** The largest request body read: the console's forms are a few hundred bytes. */
@@ -55,6 +55,45 @@ export const PUBLIC_MAX_AGE = 300;
  * Cache-Control for public answers that did not set their own.
  */
 export function caching(): MiddlewareHandler[] {
+  return [compress(), cacheControlFor(), etags()];
+}
+
+/**
+ * A weak ETag from the answer's bytes (SHA-1) and a 304 when If-None-Match names it, as
+ * hono/etag does, except for an answer no one may keep (Cache-Control: no-store: the console's
+ * pages and its log download). Hashing reads an answer whole before its first byte is sent, so
+ * the log download, written a page of rows at a time, was held in memory whole first; and an
+ * ETag on what may not be stored serves no one. An answer that brings its own ETag keeps it.
+ */
+function etags(): MiddlewareHandler {
+  const kept = new Set(RETAINED_304_HEADERS);
+  return async (c, next) => {
+    const ifNoneMatch = c.req.header("If-None-Match") ?? null;
+    await next();
+    if (!(c.req.method === "GET" || c.req.method === "HEAD") || !c.res.ok) return;
+    if (/\bno-store\b/i.test(c.res.headers.get("Cache-Control") ?? "")) return;
+    let tag = c.res.headers.get("ETag");
+    if (!tag) {
+      if (!c.res.body) return;
+      const bytes = await c.res.clone().arrayBuffer();
+      const hash = Buffer.from(await crypto.subtle.digest("SHA-1", bytes)).toString("hex");
+      tag = `W/"${hash}"`;
+    }
+    const bare = tag.replace(/^W\//, "");
+    const match =
+      ifNoneMatch === "*" || (ifNoneMatch?.match(/"[^"]*"/g)?.some((t) => t === bare) ?? false);
+    if (!match) {
+      c.res.headers.set("ETag", tag);
+      return;
+    }
+    await c.res.body?.cancel();
+    const headers = new Headers({ ETag: tag });
+    for (const [k, v] of c.res.headers) if (kept.has(k.toLowerCase())) headers.set(k, v);
+    c.res = new Response(null, { status: 304, statusText: "Not Modified", headers });
+  };
+}
+
+function cacheControlFor(): MiddlewareHandler {
   const cacheControl: MiddlewareHandler = async (c, next) => {
     await next();
     if (
@@ -67,7 +106,7 @@ export function caching(): MiddlewareHandler[] {
       );
     }
   };
-  return [compress(), cacheControl, etag({ weak: true })];
+  return cacheControl;
 }
 
 const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#12355b"/><path d="M8 23V9h3l7 9V9h3v14h-3l-7-9v9z" fill="#fff"/></svg>`;

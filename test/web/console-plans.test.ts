@@ -79,6 +79,8 @@ async function plansOf(path: string): Promise<{ sql: string; plan: string }[]> {
   captured.length = 0;
   const res = await b.get(path);
   expect(res.status, path).toBe(200);
+  // A download is written as it is read: its statements run while its body is taken.
+  await res.arrayBuffer();
   expect(captured.length, path).toBeGreaterThan(0);
   return captured.map((q) => ({ sql: q.sql, plan: planOf(q) }));
 }

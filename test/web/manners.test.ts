@@ -2,8 +2,10 @@ import { gunzipSync } from "node:zlib";
 import { load } from "cheerio";
 import { XMLValidator } from "fast-xml-parser";
 import { parseAtomFeed, parseJsonFeed, parseRssFeed } from "feedsmith";
+import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/web/app.js";
+import { caching } from "../../src/web/manners.js";
 import { buildFixture, type Fixture, NOW, ORIGIN } from "./fixture.js";
 
 /**
@@ -121,6 +123,52 @@ describe("caching and compression", () => {
       const other = await f.app.request(path, { headers: { "if-none-match": 'W/"other"' } });
       expect(other.status, path).toBe(200);
     }
+  });
+
+  it("an answer no one may keep (no-store), streamed a piece at a time, is sent as it is made: not read whole first to hash an ETag", async () => {
+    // The console's log download is such an answer; here a stream the test lets go of itself.
+    const app = new Hono();
+    for (const m of caching()) app.use("*", m);
+    let release: () => void = () => {};
+    const released = new Promise<void>((r) => (release = r));
+    let pieces = 0;
+    app.get("/stream", (c) => {
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          pieces++;
+          if (pieces === 1) controller.enqueue(new TextEncoder().encode("first page;"));
+          else {
+            await released;
+            controller.enqueue(new TextEncoder().encode("the rest"));
+            controller.close();
+          }
+        },
+      });
+      return c.body(body, 200, { "cache-control": "no-store", "content-type": "text/plain" });
+    });
+    app.get("/kept", (c) => c.text("kept"));
+    // The answer's head and first piece come while its end is still held back.
+    const res = await app.request("/stream");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("etag")).toBeNull();
+    const reader = res.body?.getReader();
+    const first = await reader?.read();
+    expect(new TextDecoder().decode(first?.value)).toBe("first page;");
+    release();
+    let rest = "";
+    for (let i = 0; i < 10; i++) {
+      const r = await reader?.read();
+      if (!r || r.done) break;
+      rest += new TextDecoder().decode(r.value);
+    }
+    expect(rest).toBe("the rest");
+    // Answers that may be kept still get their ETag and 304.
+    const kept = await app.request("/kept");
+    const tag = kept.headers.get("etag");
+    expect(tag).toMatch(/^W\/"[0-9a-f]{40}"$/);
+    const again = await app.request("/kept", { headers: { "if-none-match": tag ?? "" } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get("cache-control")).toMatch(/^public/);
   });
 
   it("compresses with gzip when asked (hono/compress on Node 20's CompressionStream)", async () => {

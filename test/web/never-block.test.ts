@@ -97,8 +97,10 @@ describe("never block (worker-thread reads)", () => {
     const order: string[] = [];
     const consoleGet = (path: string, name: string) =>
       fetch(`${served.url}${path}`, { headers: { cookie } }).then(async (r) => {
+        // Answered in full: a download sends its head at once and its rows as they are read.
+        const body = await r.text();
         order.push(name);
-        return { status: r.status, body: await r.text() };
+        return { status: r.status, body };
       });
     const overview = consoleGet("/console", "overview");
     const download = consoleGet(
