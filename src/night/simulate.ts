@@ -10,6 +10,7 @@ import { createFetcher } from "../net/fetcher.js";
 import type { JournalPort } from "../net/journal.js";
 import { MemoryJournal, MemoryRobotsCache } from "../net/memory-ports.js";
 import type { RobotsCachePort, Transport, TransportResult } from "../net/types.js";
+import { decodeBody } from "../policy/body-text.js";
 import { MIN_GAP_MS } from "../policy/constants.js";
 import { isRecheckNight } from "../policy/recheck.js";
 import { siteOf } from "../policy/site.js";
@@ -131,7 +132,7 @@ export function buildSimulation(clock: ManualClock, sites: readonly SimSite[]): 
 /** The simulated sites' list format: JSON `{records, next?}`. */
 export const simReader: WayReader = {
   firstRequest: (way) => ({ url: way.url }),
-  extract: (_way, body) => JSON.parse(new TextDecoder().decode(body)) as Extraction,
+  extract: (_way, body) => JSON.parse(decodeBody(body)) as Extraction,
   nextRequest: (_way, _prev, _body, ext) => (ext.next ? { url: ext.next } : undefined),
 };
 

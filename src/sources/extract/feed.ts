@@ -4,10 +4,10 @@
  * error page with 200 — that must read as "not a feed", never as an empty feed).
  */
 import { type AnyFeed, DetectError, parseFeed } from "feedsmith";
+import { decodeBody } from "../../policy/body-text.js";
 import { toIsoDate } from "../dates.js";
 import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
 import { absoluteUrl, cleanText, dedupeRecords, makeRecord } from "../record-id.js";
-import { decodeBody } from "./decode.js";
 
 interface FeedItem {
   title?: string | undefined;

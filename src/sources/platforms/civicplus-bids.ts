@@ -5,7 +5,7 @@
  * links and their text: no dates (they are on the bid's own page, which P6 forbids opening).
  */
 import * as cheerio from "cheerio";
-import { decodeBody } from "../extract/decode.js";
+import { decodeBody } from "../../policy/body-text.js";
 import type { Extraction, ReadContext } from "../record.js";
 import { absoluteUrl, cleanText, dedupeRecords } from "../record-id.js";
 import { makeRecord } from "./support/records.js";

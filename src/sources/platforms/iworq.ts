@@ -6,7 +6,7 @@
  * the note says the list is ids only. Older pages: the `ul.pagination` `page=N+1` link (P7).
  */
 import * as cheerio from "cheerio";
-import { decodeBody } from "../extract/decode.js";
+import { decodeBody } from "../../policy/body-text.js";
 import type { Extraction, ReadContext } from "../record.js";
 import { absoluteUrl, dedupeRecords } from "../record-id.js";
 import { makeRecord } from "./support/records.js";

@@ -17,8 +17,8 @@
 import type { CheerioAPI } from "cheerio";
 import * as cheerio from "cheerio";
 import type { Element } from "domhandler";
+import { bodyEncoding, decodeBody } from "../../policy/body-text.js";
 import { answerDates, toIsoDate } from "../dates.js";
-import { decodeBody } from "../extract/decode.js";
 import type { Extraction, ReadContext } from "../record.js";
 import { unreadable } from "../record.js";
 import { cleanText } from "../record-id.js";
@@ -135,7 +135,7 @@ function extract(body: Uint8Array, url: string, ctx: ReadContext = {}): Extracti
     ctx.zone,
   );
   const meetings = rows.map((r) => meetingOf($, r, opts));
-  const form = readForm($, url, grids[0]?.table);
+  const form = readForm($, url, grids[0]?.table, bodyEncoding(body, ctx.contentType));
   if (form) {
     const shown =
       $(`input[name='${YEARS}']`).attr("value") ??

@@ -11,8 +11,8 @@
 
 import type { CheerioAPI } from "cheerio";
 import * as cheerio from "cheerio";
+import { decodeBody } from "../../policy/body-text.js";
 import { answerDates, type DateOptions, toIsoDate } from "../dates.js";
-import { decodeBody } from "../extract/decode.js";
 import type { Extraction, ReadContext } from "../record.js";
 import { cleanText } from "../record-id.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";

@@ -13,8 +13,8 @@
 import type { CheerioAPI } from "cheerio";
 import * as cheerio from "cheerio";
 import type { Element } from "domhandler";
+import { decodeBody } from "../../policy/body-text.js";
 import { answerDates, toIsoDate } from "../dates.js";
-import { decodeBody } from "../extract/decode.js";
 import { type Extraction, type ReadContext, unreadable } from "../record.js";
 import { cleanText } from "../record-id.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";

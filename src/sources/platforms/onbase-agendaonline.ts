@@ -7,8 +7,8 @@
  * search answers every meeting in its range on one page.
  */
 import * as cheerio from "cheerio";
+import { decodeBody } from "../../policy/body-text.js";
 import { answerDates, toIsoDate } from "../dates.js";
-import { decodeBody } from "../extract/decode.js";
 import type { Extraction, ReadContext } from "../record.js";
 import { cleanText } from "../record-id.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";

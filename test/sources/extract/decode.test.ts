@@ -4,7 +4,7 @@
  * same words whichever reader met it.
  */
 import { describe, expect, it } from "vitest";
-import { decodeBody } from "../../../src/sources/extract/decode.js";
+import { decodeBody } from "../../../src/policy/body-text.js";
 import { extractWay } from "../../../src/sources/extract/index.js";
 import { readJson } from "../../../src/sources/extract/json.js";
 import { getPlatform } from "../../../src/sources/platforms/index.js";
@@ -74,6 +74,21 @@ describe("a windows-1252 page is read right by a preset, as by the generic reade
       "text/html",
     );
     expect(page.records[0]!.title).toBe("Café Zoning Committee");
+  });
+
+  it("P5: legistar-html's year postback goes back in the page's windows-1252, as a browser sends it", () => {
+    const text = new TextDecoder("latin1").decode(columbusWithCafe());
+    // A text box of the server form holding a Latin letter (RadComboBox inputs are sent).
+    const body = cp1252(
+      text.replace(
+        /(<input type="hidden" name="__VIEWSTATE")/,
+        '<input type="text" name="ctl00$Search" value="Caf\u00e9" />$1',
+      ),
+    );
+    const preset = getPlatform("legistar-html")!;
+    const x = preset.extract(body, COLUMBUS, { contentType: "text/html; charset=windows-1252" });
+    const next = preset.nextRequest!({ method: "GET", url: COLUMBUS }, body, x)!;
+    expect(next.body).toContain("ctl00%24Search=Caf%E9&");
   });
 });
 

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decodeBody as decode } from "../../../src/sources/extract/decode.js";
+import { decodeBody as decode } from "../../../src/policy/body-text.js";
 import { fixture, preset, run } from "./helpers.js";
 
 const GET_FILE = "legistar-html/TN_nashville_Calendar.aspx_GET_thisyear.html";
