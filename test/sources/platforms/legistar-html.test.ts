@@ -49,7 +49,7 @@ describe("legistar-html preset", () => {
     expect(x.records.filter((r) => r.kind === "agendas")).toHaveLength(57);
     expect(x.records[0]).toMatchObject({
       title: "Metropolitan Council",
-      date: "2022-10-04T18:30:00-04:00",
+      date: "2022-10-04T18:30:00-05:00",
     });
     expect(x.records.at(-1)).toMatchObject({ title: "Metropolitan Council" });
     expect(x.records.at(-1)!.date!.slice(0, 10)).toBe("2022-01-04");
@@ -61,7 +61,7 @@ describe("legistar-html preset", () => {
       {
         id: "812493",
         title: "Metropolitan Council",
-        date: "2023-08-15T18:30:00-04:00",
+        date: "2023-08-15T18:30:00-05:00",
         kind: "meetings",
       },
     ]);
