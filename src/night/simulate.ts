@@ -126,7 +126,7 @@ export function buildSimulation(clock: ManualClock, sites: readonly SimSite[]): 
     observed.push({ site, url: req.url, start, end: clock.now(), status });
     return result;
   };
-  return { catalog: { governments: [], sources }, transport, observed, sites: bySite };
+  return { catalog: { governments: [], sources, leads: [] }, transport, observed, sites: bySite };
 }
 
 /** The simulated sites' list format: JSON `{records, next?}`. */

@@ -109,6 +109,34 @@ export function httpHref(url: string | null | undefined): string | undefined {
   }
 }
 
+/** One piece of a catalog entry's evidence, and where it can be seen, when it can. */
+export interface EvidencePart {
+  text: string;
+  href: string | undefined;
+}
+
+/**
+ * A catalog `evidence` (several joined with ` ; `): each a stored page's address (linked when
+ * it is http(s)), or `owner/repo/path@commit` of a public GitHub repository (linked to that
+ * file at that commit); anything else stays text.
+ */
+export function evidenceParts(evidence: string | null | undefined): EvidencePart[] {
+  if (!evidence) return [];
+  return evidence
+    .split(/\s+;\s+/)
+    .map((t) => t.trim())
+    .filter((t) => t !== "")
+    .map((text) => {
+      const repo = /^([\w.-]+)\/([\w.-]+)\/([^@\s]+)@([0-9a-f]{7,40})$/i.exec(text);
+      if (repo) {
+        const [, owner, name, path, commit] = repo;
+        const file = path!.split("/").map(encodeURIComponent).join("/");
+        return { text, href: `https://github.com/${owner}/${name}/blob/${commit}/${file}` };
+      }
+      return { text, href: httpHref(text) };
+    });
+}
+
 /** A county's page: `/counties/Licking`. */
 export function countyHref(county: string): string {
   return `/counties/${encodeURIComponent(county)}`;
