@@ -13,7 +13,8 @@
  * mutated too): pages are changed with cheerio — columns reordered with their headers, a
  * second, smaller list of the same platform before and after the main one, a list of the same
  * platform with another record shape, unrelated tables, navigation and a site-search form,
- * the list wrapped in more markup, optional columns dropped; JSON answers get their keys
+ * the list wrapped in more markup, optional columns dropped, headers ending in a colon,
+ * scripts and styles inside cells; JSON answers get their keys
  * reordered, fields added and optional ones dropped; feeds their elements reordered; every
  * answer a byte-order mark.
  */
@@ -346,6 +347,33 @@ function htmlMutations(spec: HtmlSpec): Mutation[] {
           );
         if (spec.heading) $(spec.heading).wrap('<div class="mut-heading"></div>');
         return true;
+      }),
+    },
+    {
+      name: "headers written with a trailing colon",
+      apply: html(($) => {
+        const ths = lists($, spec)
+          .flatMap((l) => tablesIn($, l))
+          .flatMap((t) => {
+            const head = headerOf($, t);
+            return head ? cellsOf($, head) : [];
+          });
+        for (const th of ths) {
+          const t = $(th).text().trim();
+          if (t) $(th).text(`${t}:`);
+        }
+        return ths.length > 0;
+      }),
+    },
+    {
+      name: "scripts, styles and comments inside the list's cells",
+      apply: html(($) => {
+        const cells = lists($, spec).flatMap((l) => $(l).find("td").toArray());
+        for (const td of cells)
+          $(td).prepend(
+            "<!-- cell --><script>document.write('<td>5/5/2020</td>');</script><style>td{color:red}</style>",
+          );
+        return cells.length > 0;
       }),
     },
     {
