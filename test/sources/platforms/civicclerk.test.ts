@@ -53,6 +53,27 @@ describe("civicclerk preset", () => {
     ).toBeUndefined();
   });
 
+  it("the UTC marker is dropped however it is written: +00:00, fractions, spaces (never a wrong instant)", () => {
+    const at = (startDateTime: string) =>
+      preset("civicclerk").extract(
+        new TextEncoder().encode(
+          JSON.stringify({
+            value: [{ id: 1, eventName: "Council", startDateTime, publishedFiles: [] }],
+          }),
+        ),
+        LACEY,
+        { zone: "America/Los_Angeles" },
+      ).records[0]?.date;
+    for (const s of [
+      "2027-01-05T18:00:00Z",
+      "2027-01-05T18:00:00.000Z",
+      "2027-01-05T18:00:00+00:00",
+      "2027-01-05T18:00:00.0000000+00:00",
+      " 2027-01-05T18:00:00Z ",
+    ])
+      expect(at(s), s).toBe("2027-01-05T18:00:00-08:00");
+  });
+
   it("P7: @odata.nextLink becomes the next request", () => {
     const p = preset("civicclerk");
     const body = new TextEncoder().encode(
