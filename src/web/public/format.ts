@@ -17,12 +17,15 @@ export function timeEt(iso: string): string {
 }
 
 /**
- * A record's own date: a bare `YYYY-MM-DD` is already a local date; an instant is shown as
- * its New York date (a meeting at 23:30 UTC is the same evening in Ohio).
+ * A record's own date, as its government's page wrote it: a bare `YYYY-MM-DD` is already a
+ * local date, and so is the date of a local time written with its offset (the readers write
+ * the government's own: `2026-02-23T23:30:00-06:00` is a Chicago meeting on Feb 23, not Feb 24
+ * as New York's clock would have it). Only an instant written in UTC is shown as its New York
+ * date (a meeting at 23:30 UTC is the same evening in Ohio).
  */
 export function dateEt(iso: string | null): string {
   if (!iso) return "";
-  const bare = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso);
+  const bare = /^(\d{4})-(\d{2})-(\d{2})(?:$|T[\d:.]+[+-]\d{2}:?\d{2}$)/.exec(iso);
   if (bare) return `${MONTHS[Number(bare[2]) - 1]} ${Number(bare[3])}, ${bare[1]}`;
   const t = Date.parse(iso);
   if (Number.isNaN(t)) return iso;
