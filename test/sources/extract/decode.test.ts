@@ -114,6 +114,23 @@ describe("one JSON reader, one wording", () => {
     });
   });
 
+  it("a JSON answer that is not JSON is said in the same words by a preset, an api way and a feed way", () => {
+    const broken = new TextEncoder().encode(
+      '{"version": "https://jsonfeed.org/version/1.1", "items": [',
+    );
+    const url = "https://x.example.gov/feed.json";
+    const feed = extractWay({ access: "feed", url }, broken, url);
+    const api = extractWay(
+      { access: "api", url, api: { items: "items", title: "t" } },
+      broken,
+      url,
+    );
+    const preset = getPlatform("legistar-api")!.extract(broken, url);
+    expect(api.note).toMatch(/^not JSON: /);
+    expect(preset.note).toBe(api.note);
+    expect(feed.note).toBe(`not a feed (${api.note})`);
+  });
+
   it("a BOM, a charset and `//` comment lines before the payload are read by every JSON way", () => {
     const body = new Uint8Array([
       0xef,
