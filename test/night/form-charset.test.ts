@@ -3,6 +3,7 @@ import { checkSource } from "../../src/night/check-source.js";
 import type { ValidatorStore } from "../../src/night/reader.js";
 import { wayReader } from "../../src/night/way-reader.js";
 import type { Source } from "../../src/sources/catalog/types.js";
+import { buildFormRequest } from "../../src/sources/extract/form.js";
 import { type Harness, harness } from "../fleet/harness.js";
 import { robots } from "../fleet/routes.js";
 
@@ -91,5 +92,18 @@ describe("a windows-1252 search form, read and answered in windows-1252 (P5)", (
     expect(posts[1]!.body).toContain(board);
     expect(posts[1]!.body).toContain("__EVENTARGUMENT=Page%242");
     expect(result.records.map((r) => r.title)).toEqual([`${DOCTYPE} 1`, `${DOCTYPE} 2`]);
+  });
+
+  it("P5: a form's accept-charset, when it names one, is used over the page's encoding (as a browser does)", () => {
+    const form = (attr: string) =>
+      cp1252(
+        `<form method="get" action="/s" ${attr}><input type="hidden" name="t" value="${DOCTYPE}"></form>`,
+      );
+    const url = "https://county.example.gov/Search.aspx";
+    const query = (attr: string) =>
+      new URL(buildFormRequest(form(attr), url, { fields: {} }, 0, CP1252).url).search;
+    expect(query("")).toBe("?t=Caf%E9+%96+Minutes");
+    expect(query('accept-charset="UTF-8"')).toBe("?t=Caf%C3%A9+%E2%80%93+Minutes");
+    expect(query('accept-charset="x-unknown iso-8859-1"')).toBe("?t=Caf%E9+%96+Minutes");
   });
 });
