@@ -68,7 +68,7 @@ function catalog(): Catalog {
       });
     }
   }
-  return { governments, sources };
+  return { governments, sources, leads: [] };
 }
 
 /** The night's outcome for source `s` on night `k`: 2% of sites say no, a few go unreached. */

@@ -35,9 +35,17 @@ type Read =
       extraction: Extraction;
       body: Uint8Array;
       url: string;
+      /** The answer's Content-Type: the pager reads the page in its charset, as `extract` did. */
+      contentType?: string | undefined;
       validators?: SourceResult["validators"][0];
     }
-  | { kind: "unchanged"; url: string; extraction?: Extraction; body?: Uint8Array }
+  | {
+      kind: "unchanged";
+      url: string;
+      extraction?: Extraction;
+      body?: Uint8Array;
+      contentType?: string | undefined;
+    }
   | { kind: "failed"; outcome: NightOutcome };
 
 function toFetch(req: PageRequest, purpose: Purpose, source: string): FetchRequest {
@@ -65,7 +73,13 @@ async function readOne(
       try {
         const extraction = ctx.reader.extract(way, copy.body, copy.url, copy.contentType);
         if (extraction.unreadable === undefined)
-          return { kind: "read", extraction, body: copy.body, url: copy.url };
+          return {
+            kind: "read",
+            extraction,
+            body: copy.body,
+            url: copy.url,
+            contentType: copy.contentType,
+          };
       } catch {
         // The recipe cannot read tonight's copy: asked again below, and judged on the answer.
       }
@@ -112,7 +126,13 @@ async function readOne(
   }
   const etag = o.headers["etag"];
   const lastModified = o.headers["last-modified"];
-  const read: Read = { kind: "read", extraction, body: o.body, url: o.url };
+  const read: Read = {
+    kind: "read",
+    extraction,
+    body: o.body,
+    url: o.url,
+    contentType: o.headers["content-type"],
+  };
   if (conditional && (etag || lastModified)) {
     // Kept under the URL that answered (after any redirect), which is where they apply.
     const v: SourceResult["validators"][0] = { url: o.url };
@@ -135,7 +155,7 @@ async function unchanged(ctx: CheckContext, way: WayIn, url: string): Promise<Re
   try {
     const extraction = ctx.reader.extract(way, copy.body, copy.url, copy.contentType);
     if (extraction.unreadable !== undefined) return { kind: "unchanged", url };
-    return { kind: "unchanged", url, extraction, body: copy.body };
+    return { kind: "unchanged", url, extraction, body: copy.body, contentType: copy.contentType };
   } catch {
     // The stored copy read fine when it was stored; a recipe change that breaks it shows
     // on the next full read, not as tonight's outcome for an unchanged page.
@@ -249,7 +269,7 @@ async function runBackfill(
   if (!next && page1.kind !== "failed" && page1.extraction && page1.body) {
     if (pastUntil(page1.extraction, source.backfill.until))
       return { state: { done: true, pagesRead: state.pagesRead } };
-    next = ctx.reader.nextRequest(way, firstReq, page1.body, page1.extraction);
+    next = ctx.reader.nextRequest(way, firstReq, page1.body, page1.extraction, page1.contentType);
     if (!next) return { state: { done: true, pagesRead: state.pagesRead } };
   }
   for (let i = 0; i < perNight && next; i++) {
@@ -258,7 +278,13 @@ async function runBackfill(
     const asked = await readOne(ctx, way, next, "backfill", source.id, true);
     const r =
       asked.kind === "unchanged" && asked.extraction && asked.body
-        ? { kind: "read" as const, extraction: asked.extraction, body: asked.body, url: asked.url }
+        ? {
+            kind: "read" as const,
+            extraction: asked.extraction,
+            body: asked.body,
+            url: asked.url,
+            contentType: asked.contentType,
+          }
         : asked;
     if (r.kind !== "read") {
       const out: { state: BackfillState; stoppedBy?: NightOutcome } = {
@@ -275,7 +301,7 @@ async function runBackfill(
     state.pagesRead++;
     const after = pastUntil(r.extraction, source.backfill.until)
       ? undefined
-      : ctx.reader.nextRequest(way, next, r.body, r.extraction);
+      : ctx.reader.nextRequest(way, next, r.body, r.extraction, r.contentType);
     next = after;
   }
   if (!next) return { state: { done: true, pagesRead: state.pagesRead } };

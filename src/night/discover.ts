@@ -7,10 +7,10 @@
 import type { Clock } from "../clock.js";
 import type { IdSource } from "../ids.js";
 import type { FetchOutcome } from "../net/types.js";
+import { decodeBody } from "../policy/body-text.js";
 import { PRODUCT_TOKEN } from "../policy/constants.js";
 import { robotsVerdict } from "../policy/robots/index.js";
 import { type Candidate, discoverCandidates } from "../sources/discover.js";
-import { decodeBody } from "../sources/extract/decode.js";
 import { nightUnderWay } from "../store/admin.js";
 import { archiveDir, WarcArchive } from "../store/archive/index.js";
 import { ArchiveValidators } from "../store/archive/validators.js";
@@ -72,7 +72,7 @@ export async function discover(
       source: "discover",
     });
     if (page.kind === "failed") return { kind: "not-read", homepage, outcome: page.outcome };
-    const found = discoverCandidates(decodeBody(page.body), page.url);
+    const found = discoverCandidates(decodeBody(page.body, page.contentType), page.url);
     const candidates: ConfirmedCandidate[] = [];
     for (const c of found) candidates.push({ ...c, confirmed: await confirm(robotsCache, c) });
     return { kind: "found", homepage: page.url, candidates };

@@ -37,7 +37,7 @@ export interface FormContext {
 }
 
 /** The form page as the night will read it: tonight's answer or, after a 304, our copy. */
-type FormPage = { body: Uint8Array; url: string } | { failed: NightOutcome };
+type FormPage = { body: Uint8Array; url: string; contentType?: string } | { failed: NightOutcome };
 
 /** P12, P8: the form page is a GET like any other (see stored-copy.ts). */
 async function formPage(ctx: FormContext, way: WayIn, sourceId: string): Promise<FormPage> {
@@ -46,7 +46,7 @@ async function formPage(ctx: FormContext, way: WayIn, sourceId: string): Promise
     purpose: "form",
     source: sourceId,
   });
-  if (page.kind === "read") return { body: page.body, url: page.url };
+  if (page.kind === "read") return page;
   if (page.outcome.kind === "not-modified") {
     return {
       failed: {
@@ -68,7 +68,7 @@ export async function openFormWay(
   const page = await formPage(ctx, way, sourceId);
   if ("failed" in page) return { kind: "failed", outcome: page.failed };
   try {
-    const fr = buildFormRequest(page.body, page.url, specOf(way), now);
+    const fr = buildFormRequest(page.body, page.url, specOf(way), now, page.contentType);
     const req: PageRequest = { url: fr.url, method: fr.method, pageNo: 1 };
     if (fr.body !== undefined) req.body = fr.body;
     if (fr.contentType !== undefined) req.contentType = fr.contentType;
@@ -84,10 +84,12 @@ export function nextFormPage(
   way: WayIn,
   previous: PageRequest,
   body: Uint8Array,
+  /** The result page's Content-Type (its charset: the page is read, and posted back, in it). */
+  contentType?: string,
 ): PageRequest | undefined {
   const pageNo = previous.pageNo ?? 1;
   // The pager posts back to the page that showed it.
-  const fr = nextPagerRequest(body, previous.url, specOf(way), pageNo);
+  const fr = nextPagerRequest(body, previous.url, specOf(way), pageNo, contentType);
   if (!fr) return undefined;
   const req: PageRequest = { url: fr.url, method: fr.method, pageNo: pageNo + 1 };
   if (fr.body !== undefined) req.body = fr.body;

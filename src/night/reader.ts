@@ -20,6 +20,8 @@ export interface WayReader {
     previous: PageRequest,
     body: Uint8Array,
     extraction: Extraction,
+    /** The answer's Content-Type, as given to `extract`. */
+    contentType?: string,
   ): PageRequest | undefined;
 }
 

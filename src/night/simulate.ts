@@ -10,6 +10,7 @@ import { createFetcher } from "../net/fetcher.js";
 import type { JournalPort } from "../net/journal.js";
 import { MemoryJournal, MemoryRobotsCache } from "../net/memory-ports.js";
 import type { RobotsCachePort, Transport, TransportResult } from "../net/types.js";
+import { decodeBody } from "../policy/body-text.js";
 import { MIN_GAP_MS } from "../policy/constants.js";
 import { isRecheckNight } from "../policy/recheck.js";
 import { siteOf } from "../policy/site.js";
@@ -125,13 +126,13 @@ export function buildSimulation(clock: ManualClock, sites: readonly SimSite[]): 
     observed.push({ site, url: req.url, start, end: clock.now(), status });
     return result;
   };
-  return { catalog: { governments: [], sources }, transport, observed, sites: bySite };
+  return { catalog: { governments: [], sources, leads: [] }, transport, observed, sites: bySite };
 }
 
 /** The simulated sites' list format: JSON `{records, next?}`. */
 export const simReader: WayReader = {
   firstRequest: (way) => ({ url: way.url }),
-  extract: (_way, body) => JSON.parse(new TextDecoder().decode(body)) as Extraction,
+  extract: (_way, body) => JSON.parse(decodeBody(body)) as Extraction,
   nextRequest: (_way, _prev, _body, ext) => (ext.next ? { url: ext.next } : undefined),
 };
 

@@ -8,7 +8,7 @@ import type { Fetcher, FetchOutcome, FetchRequest } from "../net/types.js";
 import type { ValidatorStore } from "./reader.js";
 
 export type PageOrCopy =
-  | { kind: "read"; body: Uint8Array; url: string }
+  | { kind: "read"; body: Uint8Array; url: string; contentType?: string }
   | { kind: "failed"; outcome: Exclude<FetchOutcome, { kind: "ok" }> };
 
 export async function fetchOrCopy(
@@ -27,10 +27,17 @@ export async function fetchOrCopy(
   if (o.kind === "not-modified" && storedCopy) {
     // The 304 is about the URL that answered it (after any redirect); its copy is there.
     const copy = await storedCopy(o.url);
-    if (copy && !("lost" in copy)) return { kind: "read", body: copy.body, url: copy.url };
+    if (copy && !("lost" in copy)) return read(copy.body, copy.url, copy.contentType);
     o = await fetcher.fetch(req);
   }
   return o.kind === "ok"
-    ? { kind: "read", body: o.body, url: o.url }
+    ? read(o.body, o.url, o.headers["content-type"])
     : { kind: "failed", outcome: o };
+}
+
+/** The page, with the Content-Type its bytes are read by (their charset). */
+function read(body: Uint8Array, url: string, contentType: string | undefined): PageOrCopy {
+  return contentType === undefined
+    ? { kind: "read", body, url }
+    : { kind: "read", body, url, contentType };
 }

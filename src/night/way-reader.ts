@@ -31,13 +31,13 @@ export const wayReader: WayReader = {
       ? p.extract(body, url, { contentType, zone: way.timezone })
       : extractWay(way, body, url, contentType);
   },
-  nextRequest(way, previous, body, extraction) {
+  nextRequest(way, previous, body, extraction, contentType) {
     const p = platformOf(way);
     if (p) {
       const prev = { method: previous.method ?? "GET", ...previous };
       return p.nextRequest?.(prev, body, extraction);
     }
-    if (isGenericForm(way)) return nextFormPage(way, previous, body);
+    if (isGenericForm(way)) return nextFormPage(way, previous, body, contentType);
     return extraction.next ? { url: extraction.next } : undefined;
   },
 };

@@ -3,19 +3,22 @@
  * inserted; changed rows updated; a source (or government) no longer in the catalog is
  * retired with the time — never deleted, so its nights and records keep their history —
  * and one that comes back is un-retired. Every change is kept in catalog_changes. The diff is
- * decided here; the SQL is `src/store/catalog-import.ts`.
+ * decided here; the SQL is `src/store/catalog-import.ts`. Leads (record pages not read yet)
+ * have no id and no history: they are listed anew, and the diff counts those added and gone.
  */
 import {
   type CatalogEntryState,
   type CatalogWrite,
   type GovernmentFields,
+  type LeadFields,
+  type LeadState,
   type SourceFields,
   withCatalogImport,
 } from "../store/catalog-import.js";
 import type { Db } from "../store/db.js";
 import type { CatalogChangeKind } from "../store/schema/sources.js";
 import { type CatalogOrigins, checkCatalog, sectionParts } from "./catalog/load.js";
-import type { Catalog, Government, Source } from "./catalog/types.js";
+import type { Catalog, Government, Lead, Source } from "./catalog/types.js";
 
 export interface EntityChange {
   entity: "government" | "source";
@@ -28,6 +31,8 @@ export interface EntityChange {
 export interface ImportDiff {
   changes: EntityChange[];
   unchanged: number;
+  /** Leads listed now that were not before, and listed before but no longer. */
+  leads: { added: number; removed: number; listed: number };
 }
 
 /** Stable JSON: keys sorted, so a reordered YAML mapping is not a change. */
@@ -106,6 +111,50 @@ export interface ImportInput {
   sourceIds: ReadonlySet<string>;
   governments(): Iterable<Batch<Government>>;
   sources(): Iterable<Batch<Source>>;
+  /** The leads, in catalog order, a batch at a time. */
+  leads(): Iterable<readonly Lead[]>;
+}
+
+/** What makes two leads the same one: its government, its kind of records, its address. */
+const leadKey = (l: { government_id: string; records: string; url: string }) =>
+  JSON.stringify([l.government_id, l.records, l.url]);
+
+function leadRow(l: Lead, position: number, firstSeenAt: string): LeadFields {
+  return {
+    government_id: l.government,
+    records: l.records,
+    url: l.url,
+    platform: l.platform ?? null,
+    why: l.why,
+    evidence: l.evidence ?? null,
+    notes: l.notes ?? null,
+    position,
+    first_seen_at: firstSeenAt,
+  };
+}
+
+/** Lists the catalog's leads anew, each keeping the time it was first listed. */
+async function relistLeads(
+  tx: { takeLeads(): Promise<LeadState[]>; addLeads(rows: readonly LeadFields[]): Promise<void> },
+  batches: Iterable<readonly Lead[]>,
+  at: string,
+): Promise<ImportDiff["leads"]> {
+  const before = new Map((await tx.takeLeads()).map((l) => [leadKey(l), l.first_seen_at]));
+  const seen = new Set<string>();
+  let position = 0;
+  let added = 0;
+  for (const batch of batches) {
+    const rows = batch.map((l) => {
+      const key = leadKey({ government_id: l.government, records: l.records, url: l.url });
+      const since = before.get(key);
+      if (since === undefined && !seen.has(key)) added++;
+      seen.add(key);
+      return leadRow(l, position++, since ?? at);
+    });
+    await tx.addLeads(rows);
+  }
+  const removed = [...before.keys()].filter((k) => !seen.has(k)).length;
+  return { added, removed, listed: position };
 }
 
 /** Entries per batch: each batch costs one lookup and a few multi-row statements. */
@@ -200,8 +249,9 @@ export async function importCatalogInput(
     }));
     await tx.write(srcRetire.gone);
     changes.push(...srcRetire.gone);
+    const leads = await relistLeads(tx, input.leads(), at);
     const touched = changes.filter((c) => c.change !== "retired").length;
-    return { kind: "imported", diff: { changes, unchanged: total - touched } };
+    return { kind: "imported", diff: { changes, unchanged: total - touched, leads } };
   });
 }
 
@@ -226,6 +276,9 @@ export async function importCatalog(
     sourceIds: new Set(catalog.sources.map((s) => s.id)),
     governments: () => inBatches(catalog.governments, origins.governments),
     sources: () => inBatches(catalog.sources, origins.sources),
+    *leads() {
+      for (let i = 0; i < catalog.leads.length; i += BATCH) yield catalog.leads.slice(i, i + BATCH);
+    },
   };
   return importCatalogInput(db, input, now, opts);
 }
@@ -256,6 +309,9 @@ export async function importCatalogFiles(
     *sources() {
       for (const { part, file } of sectionParts(index, "sources"))
         yield { entries: part.sources, fileOf: () => file };
+    },
+    *leads() {
+      for (const { part } of sectionParts(index, "leads")) yield part.leads;
     },
   };
   const store = await open();
@@ -322,5 +378,8 @@ export function formatDiff(d: ImportDiff): string {
     lines.push(`${mark[c.change]} ${c.entity} ${c.id} ${c.change}${fields}`);
   }
   lines.push(`${d.unchanged} unchanged`);
+  lines.push(
+    `leads: ${d.leads.listed} listed (${d.leads.added} added, ${d.leads.removed} no longer listed)`,
+  );
   return `${lines.join("\n")}\n`;
 }

@@ -44,6 +44,17 @@ const NAMED_ZONES: Record<string, string> = {
   PDT: "-07:00",
 };
 
+/**
+ * The generic US zone names pages write after a time ("6:00 PM ET"): the wall time in that
+ * zone, with the offset in force that day (unlike EST/EDT, which name one offset).
+ */
+const GENERIC_ZONES: Record<string, string> = {
+  ET: "America/New_York",
+  CT: "America/Chicago",
+  MT: "America/Denver",
+  PT: "America/Los_Angeles",
+};
+
 /** The zone of a record whose government names none (catalog `timezone`). */
 export const DEFAULT_ZONE = "America/New_York";
 
@@ -102,6 +113,8 @@ interface Parts {
   time?: { h: number; mi: number; s: number; ms: number };
   /** "+hh:mm" when the input named its zone. */
   offset?: string;
+  /** An IANA zone, when the input named a generic one ("ET", "CT"). */
+  zone?: string;
 }
 
 const pad = (n: number, w = 2) => String(n).padStart(w, "0");
@@ -120,7 +133,7 @@ export function toIsoDate(input: string, opts: DateOptions = {}): string | undef
     const t = p.time;
     const clock = `${pad(t.h)}:${pad(t.mi)}:${pad(t.s)}${t.ms ? `.${pad(t.ms, 3)}` : ""}`;
     if (p.offset) return `${date}T${clock}${p.offset === "+00:00" ? "Z" : p.offset}`;
-    const zone = opts.zone ?? DEFAULT_ZONE;
+    const zone = p.zone ?? opts.zone ?? DEFAULT_ZONE;
     const off = offsetForLocal(p.y, p.mo, p.d, t.h, t.mi, t.s, zone);
     if (off === undefined) return undefined;
     return `${date}T${clock}${formatOffset(off)}`;
@@ -158,6 +171,9 @@ function parseParts(s: string, order: "mdy" | "dmy"): Parts | undefined {
   // YYYYMMDD
   m = /^(\d{4})(\d{2})(\d{2})$/.exec(s);
   if (m) return { y: +m[1]!, mo: +m[2]!, d: +m[3]! };
+  // Year first with slashes or dots: 2026/02/17, 2026.02.17 18:00 (always year, month, day).
+  m = /^(\d{4})[/.](\d{1,2})[/.](\d{1,2})(?:,?\s+(.*))?$/.exec(s);
+  if (m) return withTime({ y: +m[1]!, mo: +m[2]!, d: +m[3]! }, m[4]);
   // Drop a leading weekday ("Tuesday, ", "Tue, ") and a trailing " at ".
   const rest = s
     .replace(/^(mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+/i, "")
@@ -179,8 +195,8 @@ function parseParts(s: string, order: "mdy" | "dmy"): Parts | undefined {
     if (!mo) return undefined;
     return withTime({ y: +m[3]!, mo, d: +m[2]! }, m[4]);
   }
-  // Day first: "23 Aug 2022", RFC 822 "Tue, 23 Aug 2022 18:00:00 -0400".
-  m = /^(\d{1,2})\s+([a-z]{3,9})\.?,?\s+(\d{2}|\d{4})(?:,?\s+(.*))?$/i.exec(rest);
+  // Day first: "23 Aug 2022", "23-Aug-2022", RFC 822 "Tue, 23 Aug 2022 18:00:00 -0400".
+  m = /^(\d{1,2})(?:\s+|-)([a-z]{3,9})\.?,?(?:\s+|-)(\d{2}|\d{4})(?:,?\s+(.*))?$/i.exec(rest);
   if (m) {
     const mo = MONTHS[m[2]!.toLowerCase().slice(0, 3)];
     if (!mo) return undefined;
@@ -196,12 +212,42 @@ function fullYear(y: string): number {
   return n >= 70 ? 1900 + n : 2000 + n;
 }
 
+const MERIDIEM = "(a\\.?m\\.?|p\\.?m\\.?)";
+const CLOCK = `(\\d{1,2})(?::(\\d{2}))?(?::(\\d{2}))?\\s*${MERIDIEM}?`;
+const ZONE_WORD = "(Z|[+-]\\d{2}:?\\d{2}|[A-Z]{1,4})";
+/** A time range, "6:00 - 8:00 PM ET": its start is the record's time. */
+const RANGE = new RegExp(
+  `^${CLOCK}\\s*(?:-|\u2013|\u2014|to)\\s*(\\d{1,2})(?::\\d{2})?\\s*${MERIDIEM}?\\s*${ZONE_WORD}?$`,
+  "i",
+);
+
+/**
+ * The time after a date as pages write it: "- 6:00 PM", "@ 6 PM" (a separator first), "12:00
+ * Noon", "6:00 PM - 8:00 PM" (a range: its start, taking the end's AM/PM when the start has
+ * none and is not later), "6:00 PM ET" (a generic zone: wall time there).
+ */
+function normalTime(tail: string): string {
+  let t = tail
+    .trim()
+    .replace(/^(?:[-\u2013\u2014@|]|at\b)\s*/i, "")
+    .replace(/^(?:12(?::00)?\s*)?noon\b\.?/i, "12:00 PM");
+  const r = RANGE.exec(t);
+  if (r) {
+    const [, h, mi, sec, mer, endH, endMer, zone] = r;
+    let start = `${h}${mi ? `:${mi}` : ""}${sec ? `:${sec}` : ""}`;
+    if (mer) start += ` ${mer}`;
+    else if (endMer && Number(h) <= Number(endH) && Number(h) <= 12) start += ` ${endMer}`;
+    t = zone ? `${start} ${zone}` : start;
+  }
+  return t;
+}
+
 /** Reads "6:00 PM", "18:00:00 -0400", "6 p.m.", "18:00 EST"; garbage after the date fails. */
 function withTime(p: Parts, tail: string | undefined): Parts | undefined {
   if (tail === undefined || tail.trim() === "") return p;
   const m =
     /^(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?\s*(Z|[+-]\d{2}:?\d{2}|[A-Z]{1,4})?$/i.exec(
-      tail.trim(),
+      normalTime(tail),
     );
   if (!m || (m[2] === undefined && m[4] === undefined)) return undefined;
   let h = +m[1]!;
@@ -214,6 +260,11 @@ function withTime(p: Parts, tail: string | undefined): Parts | undefined {
   p.time = { h, mi: +(m[2] ?? 0), s: +(m[3] ?? 0), ms: 0 };
   if (m[5]) {
     const z = m[5].toUpperCase();
+    const generic = GENERIC_ZONES[z];
+    if (generic) {
+      p.zone = generic;
+      return p;
+    }
     const off = /^[+-]/.test(z) ? normOffset(z) : NAMED_ZONES[z];
     if (!off) return undefined;
     p.offset = off;

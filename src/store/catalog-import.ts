@@ -8,7 +8,7 @@
  * and records keep their history. A caller that throws leaves the store as it was.
  */
 import type { Db } from "./db.js";
-import type { CatalogChangeKind, GovernmentRow, SourceRow } from "./schema/sources.js";
+import type { CatalogChangeKind, GovernmentRow, LeadRow, SourceRow } from "./schema/sources.js";
 import { type Tx, writeTxn } from "./write-txn.js";
 
 /** An imported row as the diff sees it: its canonical catalog entry and whether it is retired. */
@@ -23,6 +23,10 @@ export type CatalogEntity = "government" | "source";
 type Stamps = "id" | "first_seen_at" | "updated_at" | "retired_at";
 export type GovernmentFields = Omit<GovernmentRow, Stamps>;
 export type SourceFields = Omit<SourceRow, Stamps>;
+/** A lead to write: its fields, its place in the catalog, and since when it is listed. */
+export type LeadFields = Omit<LeadRow, "id">;
+/** A lead as it stands: what says it is the same lead, and since when it is listed. */
+export type LeadState = Pick<LeadRow, "government_id" | "records" | "url" | "first_seen_at">;
 
 interface WriteBase {
   id: string;
@@ -52,6 +56,9 @@ export interface CatalogImportTx {
   entries(entity: CatalogEntity, ids: readonly string[]): Promise<CatalogEntryState[]>;
   /** Writes a batch of changes, each with its catalog_changes line. */
   write(writes: readonly CatalogWrite[]): Promise<void>;
+  /** The leads as they stand, then none: the import lists the catalog's anew (`addLeads`). */
+  takeLeads(): Promise<LeadState[]>;
+  addLeads(rows: readonly LeadFields[]): Promise<void>;
 }
 
 /** Rows per statement: well under SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
@@ -135,6 +142,19 @@ function importTx(tx: Tx, at: string): CatalogImportTx {
         fields: c.fields?.join(",") ?? null,
       }));
       for (const rows of slices(log)) await tx.insertInto("catalog_changes").values(rows).execute();
+    },
+    async takeLeads() {
+      const rows = await tx
+        .selectFrom("leads")
+        .select(["government_id", "records", "url", "first_seen_at"])
+        .execute();
+      await tx.deleteFrom("leads").execute();
+      return rows;
+    },
+    async addLeads(rows) {
+      for (const part of slices(rows)) {
+        if (part.length > 0) await tx.insertInto("leads").values(part).execute();
+      }
     },
   };
 }

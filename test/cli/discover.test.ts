@@ -11,6 +11,7 @@ describe("nor discover", () => {
   let fleet: Fleet;
   let site: FleetServer;
   let closed: FleetServer;
+  let latin: FleetServer;
   let dir: string;
 
   beforeAll(async () => {
@@ -27,6 +28,17 @@ describe("nor discover", () => {
          <body><a href="/AgendaCenter">Agendas</a> <a href="/private/Bids.aspx">Bids</a>
          <a href="https://go.boarddocs.com/oh/test/Board.nsf/Public">School board</a> <a href="/about">About</a></body></html>`,
       );
+    });
+    // A county homepage in windows-1252, named only by its Content-Type.
+    latin = await fleet.server({ host: "127.0.0.6" });
+    latin.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    latin.route("/", (_q, res) => {
+      const html = `<html><head><title>Caf\u00e9 \u2013 County</title></head><body>
+        <a href="/AgendaCenter">\u201cCAF\u00c9\u201d Board \u2013 Agendas</a>
+        <a href="/Bids.aspx">Caf\u00e9 \u2013 Bids</a></body></html>`;
+      const high: Record<string, number> = { "\u2013": 0x96, "\u201c": 0x93, "\u201d": 0x94 };
+      const bytes = Buffer.from([...html].map((c) => high[c] ?? c.charCodeAt(0)));
+      res.writeHead(200, { "content-type": "text/html; charset=windows-1252" }).end(bytes);
     });
     closed.route(
       "/robots.txt",
@@ -77,6 +89,24 @@ describe("nor discover", () => {
         .split("\n")
         .map((l) => (JSON.parse(l) as { purpose: string }).purpose),
     ).toEqual(["robots", "page"]);
+  }, 60_000);
+
+  it("P6: a windows-1252 homepage named by its Content-Type is read in windows-1252 (the one body decoder)", async () => {
+    const r = await nor([
+      "discover",
+      latin.url("/"),
+      "--data",
+      dir,
+      "--allow-private-addresses",
+      "--gap-ms",
+      "50",
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    // 0xC9 0x94 is valid UTF-8 too ("ɔ"): only the charset says it is "É”".
+    expect(r.stdout).toContain(
+      "# \u201cCAF\u00c9\u201d Board \u2013 Agendas: link on the homepage",
+    );
+    expect(r.stdout).toContain("# Caf\u00e9 \u2013 Bids: link on the homepage");
   }, 60_000);
 
   it("P18: a homepage robots.txt disallows is never requested", async () => {

@@ -177,7 +177,11 @@ describe.each(factories)("importCatalog on $name", (factory) => {
     try {
       expect(await counts()).toEqual([600, 0, 600 + 60]);
       const again = diffOf(await importCatalogFiles([file], open, () => T2));
-      expect(again).toEqual({ changes: [], unchanged: 600 + 60 });
+      expect(again).toEqual({
+        changes: [],
+        unchanged: 600 + 60,
+        leads: { added: 0, removed: 0, listed: 0 },
+      });
 
       // Drop the last 100 sources (more than a tenth) and change one url.
       const text = syntheticCatalog(600);
@@ -199,6 +203,63 @@ describe.each(factories)("importCatalog on $name", (factory) => {
         fields: ["url"],
       });
       expect(await counts()).toEqual([600, 100, 600 + 60 + 101]);
+    } finally {
+      await store.close();
+    }
+  });
+  it("lists the catalog's leads anew on each import, in catalog order, keeping when each was first listed", async () => {
+    const store = await openStore(await factory.fresh());
+    const withLeads = (leads: string) =>
+      parseCatalog(
+        `governments:\n  - { id: g, name: G, kind: city }\nsources:\n${s("a", "https://x.gov/a")}leads:\n${leads}`,
+        "t.yaml",
+      );
+    const lead = (url: string, why = "needs a page recipe") =>
+      `  - { government: g, records: minutes, url: "${url}", why: ${why}, evidence: "o/r/p.csv@abc1234" }\n`;
+    const listed = async () =>
+      (
+        await store.db
+          .selectFrom("leads")
+          .select(["url", "why", "first_seen_at"])
+          .orderBy("position")
+          .execute()
+      ).map((r) => [r.url, r.why, r.first_seen_at]);
+    try {
+      const c1 = withLeads(lead("https://x.gov/m") + lead("x.gov/no-scheme"));
+      const d1 = diffOf(await importCatalog(store.db, c1, origins(c1), T1));
+      expect(d1.leads).toEqual({ added: 2, removed: 0, listed: 2 });
+      expect(formatDiff(d1)).toContain("leads: 2 listed (2 added, 0 no longer listed)\n");
+      const t1 = new Date(T1).toISOString();
+      expect(await listed()).toEqual([
+        ["https://x.gov/m", "needs a page recipe", t1],
+        ["x.gov/no-scheme", "needs a page recipe", t1],
+      ]);
+
+      // One stays (its why changed: the same lead), one goes, one comes, ahead of it.
+      const c2 = withLeads(lead("https://x.gov/new") + lead("https://x.gov/m", "a template"));
+      const d2 = diffOf(await importCatalog(store.db, c2, origins(c2), T2));
+      expect(d2.leads).toEqual({ added: 1, removed: 1, listed: 2 });
+      expect(await listed()).toEqual([
+        ["https://x.gov/new", "needs a page recipe", new Date(T2).toISOString()],
+        ["https://x.gov/m", "a template", t1],
+      ]);
+
+      // A catalog without leads lists none.
+      const c3 = cat(s("a", "https://x.gov/a"));
+      const d3 = diffOf(await importCatalog(store.db, c3, origins(c3), T3, { allowRetire: true }));
+      expect(d3.leads).toEqual({ added: 0, removed: 2, listed: 0 });
+      expect(await listed()).toEqual([]);
+
+      // `nor catalog import` reads the files a piece at a time: leads too.
+      const file = join(mkdtempSync(join(tmpdir(), "nor-leads-")), "c.yaml");
+      writeFileSync(
+        file,
+        `governments:\n  - { id: g, name: G, kind: city }\nsources:\n${s("a", "https://x.gov/a")}leads:\n${lead("https://x.gov/m")}`,
+      );
+      const reopen = async () => ({ db: store.db, close: async () => {} });
+      const d4 = diffOf(await importCatalogFiles([file], reopen, () => T3 + 1));
+      expect(d4.leads).toEqual({ added: 1, removed: 0, listed: 1 });
+      expect((await listed()).map(([url]) => url)).toEqual(["https://x.gov/m"]);
     } finally {
       await store.close();
     }

@@ -30,6 +30,27 @@ function problems(text: string, file = "cat.yaml"): string[] {
 }
 
 describe("catalog loading", () => {
+  it("a lead's address may lack a scheme or be a template, but a scheme it writes is http(s)", () => {
+    const lead = (url: string) =>
+      `${GOV}leads:\n  - { government: city-of-akron, records: minutes, url: "${url}", why: seen }\n`;
+    for (const ok of [
+      "www.akron.gov/minutes",
+      "akron.gov:8080/m",
+      "https://a.gov/{year}",
+      "http://a.gov/",
+    ])
+      expect(parseCatalog(lead(ok), "l.yaml").leads.map((l) => l.url)).toEqual([ok]);
+    for (const bad of [
+      "javascript:alert(1)",
+      "data:text/html,x",
+      " mailto:clerk@akron.gov",
+      "ftp://a.gov/",
+    ])
+      expect(problems(lead(bad)).join("\n")).toMatch(
+        /leads\[0\]\.url: a scheme, when written, must be http:\/\/ or https:\/\//,
+      );
+  });
+
   it("P4: reads governments and sources, with defaults and alternates best first", () => {
     const cat = parseCatalog(
       `${GOV}sources:

@@ -83,12 +83,15 @@ describe("catalog/ohio.yaml, the starter catalog", () => {
       );
       const govs = await store.db.selectFrom("governments").select("id").execute();
       expect(govs).toHaveLength(783);
+      // Every lead is listed, for the directory to show as not yet confirmed.
+      const leads = await store.db.selectFrom("leads").select("government_id").execute();
+      expect(leads).toHaveLength(catalog.leads.length);
     } finally {
       await store.close();
     }
     const again = await nor("catalog", "import", "catalog/ohio.yaml", "--data", data);
     expect(again.stdout).toBe(
-      "governments: 0 added, 0 changed, 0 retired, 0 un-retired\nsources: 0 added, 0 changed, 0 retired, 0 un-retired\n1416 unchanged\n",
+      "governments: 0 added, 0 changed, 0 retired, 0 un-retired\nsources: 0 added, 0 changed, 0 retired, 0 un-retired\n1416 unchanged\nleads: 123 listed (0 added, 0 no longer listed)\n",
     );
   });
 

@@ -138,3 +138,46 @@ describe("day-first or month-first, decided by the values (P6: the list's own da
     expect(toIsoDate("03/07/2026", chicago)).toBe("2026-03-07");
   });
 });
+
+describe("the time as pages write it beside the date (kept, never dropped)", () => {
+  const chicago = { zone: "America/Chicago" };
+
+  it.each([
+    ["February 17, 2026 - 6:00 PM", "2026-02-17T18:00:00-06:00"],
+    ["13/02/2026 – 18:30", "2026-02-13T18:30:00-06:00"],
+    ["2/17/2026 @ 6 PM", "2026-02-17T18:00:00-06:00"],
+    ["2/17/2026 | 6:00 PM", "2026-02-17T18:00:00-06:00"],
+    ["2/17/2026 12:00 Noon", "2026-02-17T12:00:00-06:00"],
+    ["Feb 17, 2026 noon", "2026-02-17T12:00:00-06:00"],
+    ["2/17/2026 6:00 PM - 8:00 PM", "2026-02-17T18:00:00-06:00"],
+    ["2/17/2026 6:00 - 8:00 PM", "2026-02-17T18:00:00-06:00"],
+    ["2/17/2026 11:00 - 1:00 PM", "2026-02-17T11:00:00-06:00"],
+    ["2/17/2026 9:30 a.m. to 11:00 a.m.", "2026-02-17T09:30:00-06:00"],
+    ["2026/02/17 18:00", "2026-02-17T18:00:00-06:00"],
+    ["2026/02/17", "2026-02-17"],
+    ["17-Feb-2026", "2026-02-17"],
+  ])("%j reads as %s", (input, want) => {
+    expect(toIsoDate(input, chicago)).toBe(want);
+  });
+
+  it("a generic zone written after the time (ET, CT, MT, PT) is that zone's wall time, with its offset that day", () => {
+    expect(toIsoDate("2/17/2026 6:00 PM ET", chicago)).toBe("2026-02-17T18:00:00-05:00");
+    expect(toIsoDate("7/17/2026 6:00 PM ET", chicago)).toBe("2026-07-17T18:00:00-04:00");
+    expect(toIsoDate("7/17/2026 6:00 PM CT")).toBe("2026-07-17T18:00:00-05:00");
+    expect(toIsoDate("7/17/2026 6:00 - 8:00 PM PT")).toBe("2026-07-17T18:00:00-07:00");
+    // A range of dates, or words after the date, are not a time: the date alone is not guessed.
+    expect(toIsoDate("2/17/2026 - 3/1/2026")).toBeUndefined();
+    expect(toIsoDate("2/17/2026 - Cancelled")).toBeUndefined();
+  });
+
+  it("inside a longer text, a time after a separator is kept", async () => {
+    const { findDate } = await import("../../src/sources/extract/find-date.js");
+    expect(findDate("Board Agenda - June 20, 2019 - 6:00 PM, Room 2", chicago)).toBe(
+      "2019-06-20T18:00:00-05:00",
+    );
+    expect(findDate("Council 2/17/2026 @ 6:30 PM (Chambers)", chicago)).toBe(
+      "2026-02-17T18:30:00-06:00",
+    );
+    expect(findDate("Budget hearing 2/17/2026 - agenda posted", chicago)).toBe("2026-02-17");
+  });
+});

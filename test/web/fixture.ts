@@ -30,6 +30,8 @@ export const REFUSAL = {
 /** A record title and link from a crawled list that must stay inert text everywhere. */
 export const SCRIPT_TITLE = "<script>alert(1)</script>";
 export const SCRIPT_URL = "javascript:alert(document.domain)";
+/** A lead's reason that must stay inert text (never markup). */
+export const LEAD_SCRIPT_WHY = "<script>alert(3)</script> seen once";
 export const NOT_READ_REASON =
   "The site asks for a sign-in to see the list; asked the clerk by email";
 
@@ -56,6 +58,15 @@ sources:
     extract: { items: li, title: a, link: a }
   - { id: evil-notices, government: evil-township, records: notices, access: feed, url: "https://evil.example/feed" }
   - { id: old-permits, government: franklin-county, records: permits, access: feed, url: "https://franklin.example/permits.rss" }
+leads:
+  - government: village-of-test
+    records: minutes
+    url: https://test.example/minutes-archive
+    platform: other
+    why: needs a page recipe
+    evidence: "City-Bureau/city-scrapers-coloh/city_scrapers/spiders/colum_city_council.py@8e2c109cf14fa6424eaebcc1460b7190e9a38e5f ; https://stored.example/village-meetings"
+  - { government: village-of-test, records: agendas, url: "test.example/agendas/{year}", why: "the address is a template" }
+  - { government: evil-township, records: notices, url: 'https://evil.example/"><b>x</b>', why: '${LEAD_SCRIPT_WHY}', evidence: "https://evil.example/seen" }
 `;
 
 export function catalog(): Catalog {

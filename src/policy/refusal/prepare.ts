@@ -4,41 +4,21 @@
  * generic phrases, decode HTML entities (Akamai writes `Reference&#32;&#35;18&#46;…`), and
  * skip the body entirely for text/plain (a robots.txt that mentions /cdn-cgi/ is no page).
  */
+import { decodeBody } from "../body-text.js";
 import { decodeEntities } from "./entities.js";
 import type { Prepared, RefusalInput } from "./types.js";
 
 export const VENDOR_SCAN_BYTES = 1024 * 1024;
 export const GENERIC_SCAN_BYTES = 64 * 1024;
 
-function charsetOf(contentType: string | undefined): string | undefined {
-  const m = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? "");
-  return m?.[1]?.toLowerCase();
-}
-
-/** A decoder for a charset label, or undefined when the label is unknown. */
-function decoderFor(label: string) {
-  try {
-    return new TextDecoder(label);
-  } catch {
-    return undefined; // unknown label: the caller falls back to UTF-8 / Latin-1
-  }
-}
-
-/** UTF-8 unless the header names another charset; bytes that are not UTF-8 read as Latin-1. */
-export function decodeBody(body: Uint8Array | string, contentType: string | undefined): string {
+/**
+ * The first 1 MiB as text, by the one body decoder (body-text.ts: BOM, charset, `<meta>`,
+ * windows-1252 for bytes that are not UTF-8). A character cut at the 1 MiB mark reads as
+ * one or two odd characters at the very end, which no marker spans.
+ */
+export function scannedText(body: Uint8Array | string, contentType: string | undefined): string {
   if (typeof body === "string") return body.slice(0, VENDOR_SCAN_BYTES);
-  const bytes = body.subarray(0, VENDOR_SCAN_BYTES);
-  const label = charsetOf(contentType);
-  if (label !== undefined && label !== "utf-8" && label !== "utf8") {
-    const decoder = decoderFor(label);
-    if (decoder) return decoder.decode(bytes);
-  }
-  try {
-    // stream: a multi-byte character cut at the 1 MiB mark is not an encoding error.
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: true });
-  } catch {
-    return new TextDecoder("latin1").decode(bytes);
-  }
+  return decodeBody(body.subarray(0, VENDOR_SCAN_BYTES), contentType);
 }
 
 /** Visible text: scripts, styles, comments and tags removed, entities decoded. */
@@ -59,7 +39,7 @@ export function prepare(r: RefusalInput): Prepared {
   if (plain) {
     return { status: r.status, headers, url: r.url, bytes, plain, html: "", lower: "", text: "" };
   }
-  const decoded = decodeBody(r.body, contentType);
+  const decoded = scannedText(r.body, contentType);
   const html = decodeEntities(decoded).replace(/\s+/g, " ");
   const text = visibleText(decoded.slice(0, GENERIC_SCAN_BYTES)).toLowerCase();
   return {

@@ -31,8 +31,8 @@ import {
   Located,
   type PathKey,
 } from "./problems.js";
-import { catalogFile, inferAccess, type Lead } from "./schema.js";
-import type { Catalog, Government, Source } from "./types.js";
+import { catalogFile, inferAccess } from "./schema.js";
+import type { Catalog, Government, Lead, Source } from "./types.js";
 
 /** List items per piece: large enough that parsing stays cheap, small enough to stay small. */
 export const ITEMS_PER_PIECE = 50;
@@ -450,7 +450,7 @@ function collect(inputs: CatalogInput[]): { catalog: Catalog; origins: CatalogOr
   });
   // Completed once every government's zone is known (a source may come before its
   // government, in another file), a piece at a time.
-  const catalog: Catalog = { governments: [], sources: [] };
+  const catalog: Catalog = { governments: [], sources: [], leads: [] };
   const origins: CatalogOrigins = { governments: new Map(), sources: new Map() };
   // Each raw piece is let go as it is completed, so the two are never both held whole.
   for (let next = sink.parts.shift(); next !== undefined; next = sink.parts.shift()) {
@@ -464,6 +464,7 @@ function collect(inputs: CatalogInput[]): { catalog: Catalog; origins: CatalogOr
       catalog.sources.push(s);
       origins.sources.set(s.id, file);
     }
+    catalog.leads.push(...p.leads);
   }
   return { catalog, origins };
 }

@@ -267,6 +267,12 @@ export const lead = z
     url: z
       .string()
       .min(1)
+      // Without a scheme, or a template, it is kept as seen; a scheme, when written, is
+      // http(s): the directory shows the address (a `host:8080/…` port is not a scheme).
+      .refine((s) => {
+        const scheme = /^\s*([a-z][a-z0-9+.-]*):(?!\d)/i.exec(s)?.[1]?.toLowerCase();
+        return scheme === undefined || scheme === "http" || scheme === "https";
+      }, "a scheme, when written, must be http:// or https://")
       .describe("As seen (may lack a scheme, or be a template); a lead is never fetched"),
     platform: z
       .string()

@@ -76,7 +76,24 @@ export interface Source extends WayIn {
   notes?: string;
 }
 
+/**
+ * A record page seen in public material that the checker cannot read yet (docs/catalog.md,
+ * `leads:`): never fetched; shown on its government's page as not yet confirmed.
+ */
+export interface Lead {
+  government: string;
+  records: RecordKind;
+  /** As seen: it may lack a scheme or be a template. */
+  url: string;
+  /** The platform as the material names it, not necessarily a preset. */
+  platform?: string;
+  why: string;
+  evidence?: string;
+  notes?: string;
+}
+
 export interface Catalog {
   governments: Government[];
   sources: Source[];
+  leads: Lead[];
 }

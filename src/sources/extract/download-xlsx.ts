@@ -10,7 +10,7 @@
  */
 import { type Cheerio, load } from "cheerio";
 import type { Element } from "domhandler";
-import { decodeBody } from "./decode.js";
+import { decodeBody } from "../../policy/body-text.js";
 import { looksLikeZip, readZipEntry, type ZipEntry, zipIndex } from "./download-zip.js";
 
 export const MAX_XML_BYTES = 32 * 1024 * 1024;

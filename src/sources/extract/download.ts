@@ -5,11 +5,11 @@
  * a zip holding xl/workbook.xml is a workbook whatever the URL says — then by the URL.
  */
 import { parse } from "csv-parse/sync";
+import { decodeBody } from "../../policy/body-text.js";
 import type { DownloadSpec } from "../catalog/schema.js";
 import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
 import { dedupeRecords } from "../record-id.js";
 import { recordsFromJson } from "./api.js";
-import { decodeBody } from "./decode.js";
 import { isXlsx, MAX_ROWS, readSheetRows } from "./download-xlsx.js";
 import { looksLikeZip } from "./download-zip.js";
 import { datesOfItems, mapRecord } from "./fields.js";

@@ -4,10 +4,11 @@
  * error page with 200 — that must read as "not a feed", never as an empty feed).
  */
 import { type AnyFeed, DetectError, parseFeed } from "feedsmith";
+import { decodeBody } from "../../policy/body-text.js";
 import { toIsoDate } from "../dates.js";
 import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
 import { absoluteUrl, cleanText, dedupeRecords, makeRecord } from "../record-id.js";
-import { decodeBody } from "./decode.js";
+import { parseJsonText } from "./json.js";
 
 interface FeedItem {
   title?: string | undefined;
@@ -82,11 +83,10 @@ export function extractFeed(body: Uint8Array, url: string, ctx: ReadContext = {}
   if (!shape) return { records: [], note: "not a feed" };
   let input: unknown = text;
   if (shape === "json") {
-    try {
-      input = JSON.parse(text);
-    } catch {
-      return { records: [], note: "not a feed (invalid JSON)" };
-    }
+    // The one JSON reader: what is wrong with the JSON is said as every JSON way says it.
+    const j = parseJsonText(text);
+    if (!j.ok) return { records: [], note: `not a feed (${j.why})` };
+    input = j.value;
   }
   let parsed: AnyFeed<string>;
   try {

@@ -5,8 +5,9 @@
 import { type DateOptions, toIsoDate } from "../dates.js";
 
 const MONTH_WORD = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?";
+/** A time after the date, a separator ("at", "-", "@", "|") before it allowed ("June 20, 2019 - 6:00 PM"). */
 const TIME =
-  "(?:,?\\s+(?:at\\s+)?\\d{1,2}(?::\\d{2})?\\s*(?:[ap]\\.?m\\.?)|\\s+\\d{1,2}:\\d{2}(?::\\d{2})?)?";
+  "(?:,?\\s+(?:(?:at|[-\u2013\u2014@|])\\s*)?(?:\\d{1,2}(?::\\d{2})?\\s*(?:[ap]\\.?m\\.?)|\\d{1,2}:\\d{2}(?::\\d{2})?|noon\\b))?";
 const EMBEDDED = [
   new RegExp(
     `(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\\.?,?\\s+)?${MONTH_WORD}\\s+\\d{1,2}(?:st|nd|rd|th)?,?\\s+\\d{4}${TIME}`,
@@ -32,7 +33,10 @@ export function findDate(text: string, opts: DateOptions = {}): string | undefin
     const withTime = toIsoDate(m[0], opts);
     if (withTime) return withTime;
     const dateOnly = toIsoDate(
-      m[0].replace(/,?\s+(at\s+)?\d{1,2}(:\d{2})*\s*([ap]\.?m\.?)?$/i, ""),
+      m[0].replace(
+        /,?\s+((at|[-\u2013\u2014@|])\s*)?(\d{1,2}(:\d{2})*\s*([ap]\.?m\.?)?|noon)$/i,
+        "",
+      ),
       opts,
     );
     if (dateOnly) return dateOnly;

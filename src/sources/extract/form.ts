@@ -3,11 +3,14 @@
  * controls as the HTML form-submission algorithm collects them (hidden ASP.NET state such as
  * __VIEWSTATE, __EVENTVALIDATION, __VIEWSTATEGENERATOR replayed as given), the spec's fields
  * filled in, and for ASP.NET pagers the `__doPostBack(target, 'Page$N')` a click would send.
+ * The page is read in its charset (the one body decoder) and the form is sent back in it, as
+ * a browser sends a windows-1252 page's form in windows-1252 (its `accept-charset`, when it
+ * names one, first).
  */
 import { type CheerioAPI, load } from "cheerio";
+import { bodyEncoding, decodeBody, encodingName, formUrlencoded } from "../../policy/body-text.js";
 import type { FormSpec } from "../catalog/schema.js";
 import { absoluteUrl } from "../record-id.js";
-import { decodeBody } from "./decode.js";
 import { fillDateTemplates } from "./form-dates.js";
 
 export interface FormRequest {
@@ -69,14 +72,34 @@ function setEntry(entries: [string, string][], name: string, value: string): voi
   else entries[i] = [name, value];
 }
 
+/** The page as text, and the encoding its forms are sent in. */
+interface ReadPage {
+  $: CheerioAPI;
+  encoding: string;
+}
+
+function readPage(body: Uint8Array, contentType: string | undefined): ReadPage {
+  return { $: load(decodeBody(body, contentType)), encoding: bodyEncoding(body, contentType) };
+}
+
+/** HTML §4.10.21.6 "pick an encoding for the form": its accept-charset first, else the page's. */
+function formEncoding(form: Form, page: string): string {
+  for (const label of (form.attr("accept-charset") ?? "").split(/\s+/)) {
+    const known = label ? encodingName(label) : undefined;
+    if (known) return known;
+  }
+  return page;
+}
+
 function toRequest(
   form: Form,
   pageUrl: string,
   method: "GET" | "POST",
   entries: [string, string][],
+  encoding: string,
 ): FormRequest {
   const action = absoluteUrl(form.attr("action") ?? "", pageUrl) ?? pageUrl;
-  const encoded = new URLSearchParams(entries).toString();
+  const encoded = formUrlencoded(entries, formEncoding(form, encoding));
   if (method === "GET") {
     const u = new URL(action);
     u.search = encoded; // GET replaces the action's query (HTML §4.10.21.3, "mutate action URL")
@@ -94,8 +117,10 @@ export function buildFormRequest(
   pageUrl: string,
   spec: FormSpec,
   now: number,
+  /** The form page's Content-Type: its charset decides how the page is read and answered. */
+  contentType?: string,
 ): FormRequest {
-  const $ = load(decodeBody(formPage));
+  const { $, encoding } = readPage(formPage, contentType);
   const form = findForm($, spec, pageUrl);
   const entries = formEntries($, form);
   for (const [name, value] of Object.entries(spec.fields ?? {})) {
@@ -113,7 +138,7 @@ export function buildFormRequest(
     const button = form.find(`[name="${spec.submit.replace(/["\\]/g, "\\$&")}"]`).first();
     setEntry(entries, spec.submit, button.attr("value") ?? button.text().trim());
   }
-  return toRequest(form, pageUrl, methodOf(form, spec), entries);
+  return toRequest(form, pageUrl, methodOf(form, spec), entries, encoding);
 }
 
 const POSTBACK = /__doPostBack\(\s*['"]([^'"]*)['"]\s*,\s*['"]([^'"]*)['"]\s*\)/;
@@ -138,8 +163,9 @@ export function nextPagerRequest(
   pageUrl: string,
   spec: FormSpec,
   currentPage: number,
+  contentType?: string,
 ): FormRequest | undefined {
-  const $ = load(decodeBody(resultPage));
+  const { $, encoding } = readPage(resultPage, contentType);
   const wanted = `Page$${currentPage + 1}`;
   const all = postbacks($).filter((p) => spec.pager === undefined || p.target === spec.pager);
   const hit = all.find((p) => p.argument === wanted) ?? all.find((p) => p.argument === "Page$Next");
@@ -148,5 +174,5 @@ export function nextPagerRequest(
   const entries = formEntries($, form);
   setEntry(entries, "__EVENTTARGET", hit.target);
   setEntry(entries, "__EVENTARGUMENT", hit.argument);
-  return toRequest(form, pageUrl, "POST", entries);
+  return toRequest(form, pageUrl, "POST", entries, encoding);
 }

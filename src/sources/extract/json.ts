@@ -5,7 +5,8 @@
  * reads the same whichever reader met it. Never throws: an answer that is not JSON is the
  * site's answer, not our bug.
  */
-import { decodeBody, htmlTitle, looksLikeHtml } from "./decode.js";
+import { decodeBody } from "../../policy/body-text.js";
+import { htmlTitle, looksLikeHtml } from "./decode.js";
 
 export type JsonRead = { ok: true; value: unknown } | { ok: false; why: string };
 

@@ -4,11 +4,11 @@
  * `next` names the older page for backfill (P7).
  */
 import { load } from "cheerio";
+import { decodeBody } from "../../policy/body-text.js";
 import type { PageRecipe } from "../catalog/types.js";
 import { answerDates } from "../dates.js";
 import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
 import { absoluteUrl, dedupeRecords, makeRecord } from "../record-id.js";
-import { decodeBody } from "./decode.js";
 import { findDate } from "./find-date.js";
 import { parseSelector, pick, read } from "./select.js";
 

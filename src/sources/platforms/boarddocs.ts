@@ -10,8 +10,9 @@
  * and a note that says so (never invent). Links are `goto?open&id=<unique>` (P6: noted only).
  */
 
+import { decodeBody } from "../../policy/body-text.js";
 import { toIsoDate } from "../dates.js";
-import { decodeBody, looksLikeHtml } from "../extract/decode.js";
+import { looksLikeHtml } from "../extract/decode.js";
 import { parseJsonText } from "../extract/json.js";
 import type { Extraction, ReadContext } from "../record.js";
 import { arr, obj, str } from "./support/body.js";

@@ -4,8 +4,9 @@
  * platform's type (Agenda, Agenda Packet, Minutes, Other): one record per file.
  *
  * Trap: `startDateTime` ends in `Z` but is the local wall-clock time (City Bureau's spiders
- * strip it too; a 09:30 meeting is not 04:30 local). The `Z` is dropped and the time read in
- * the government's zone (catalog `timezone`).
+ * strip it too; a 09:30 meeting is not 04:30 local). The UTC marker, however it is written
+ * (`Z`, `+00:00`, a `.000` before it, spaces around), is dropped and the time read in the
+ * government's zone (catalog `timezone`): a marker left on would be a wrong instant, silently.
  */
 
 import { toIsoDate } from "../dates.js";
@@ -17,7 +18,7 @@ import type { Platform, PlatformRequest } from "./types.js";
 
 function wallClock(s: string | undefined, zone: string | undefined): string | undefined {
   if (!s) return undefined;
-  return toIsoDate(s.replace(/(?:\.\d+)?Z$/i, ""), { zone });
+  return toIsoDate(s.trim().replace(/(?:\.\d+)?(?:Z|[+-]00:?00)$/i, ""), { zone });
 }
 
 /** `laceywa.api.civicclerk.com` → `https://laceywa.portal.civicclerk.com`, the public portal. */

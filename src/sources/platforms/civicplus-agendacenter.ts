@@ -12,12 +12,12 @@
  * request, and backfill (P7) asks for the year before until a year has no results.
  */
 import type { CheerioAPI } from "cheerio";
-import * as cheerio from "cheerio";
 import type { Element } from "domhandler";
+import { decodeBody } from "../../policy/body-text.js";
 import { answerDates, toIsoDate } from "../dates.js";
-import { decodeBody } from "../extract/decode.js";
 import type { Extraction, ReadContext } from "../record.js";
 import { cleanText } from "../record-id.js";
+import { visiblePage } from "./support/page.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
 import { sectionHeading } from "./support/table.js";
 import { type DateWindow, firstWindow, olderWindow } from "./support/window.js";
@@ -52,7 +52,7 @@ function bodyName($: CheerioAPI, row: Element): string {
 }
 
 function fromPage(text: string, url: string, ctx: ReadContext): Extraction {
-  const $ = cheerio.load(text);
+  const $ = visiblePage(text);
   const rows = $("tr.catAgendaRow")
     .toArray()
     .map((tr) => {

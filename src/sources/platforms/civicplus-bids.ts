@@ -4,10 +4,10 @@
  * ("There are no open bid postings at this time."), so this preset claims no more than the
  * links and their text: no dates (they are on the bid's own page, which P6 forbids opening).
  */
-import * as cheerio from "cheerio";
-import { decodeBody } from "../extract/decode.js";
+import { decodeBody } from "../../policy/body-text.js";
 import type { Extraction, ReadContext } from "../record.js";
 import { absoluteUrl, cleanText, dedupeRecords } from "../record-id.js";
+import { visiblePage } from "./support/page.js";
 import { makeRecord } from "./support/records.js";
 import type { Platform, PlatformRequest } from "./types.js";
 
@@ -21,7 +21,7 @@ export const civicplusBids: Platform = {
   },
   extract(body: Uint8Array, url: string, ctx: ReadContext = {}): Extraction {
     const text = decodeBody(body, ctx.contentType);
-    const $ = cheerio.load(text);
+    const $ = visiblePage(text);
     const records = dedupeRecords(
       $("a[href*='bidID=' i]")
         .map((_, a) => {

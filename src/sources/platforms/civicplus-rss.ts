@@ -7,8 +7,8 @@
  * that answers with an HTML page gives no records and a note that says so.
  */
 
+import { decodeBody } from "../../policy/body-text.js";
 import { type DateOptions, toIsoDate } from "../dates.js";
-import { decodeBody } from "../extract/decode.js";
 import type { Extraction, ReadContext, RecordKind } from "../record.js";
 import { absoluteUrl } from "../record-id.js";
 import { makeRecord } from "./support/records.js";

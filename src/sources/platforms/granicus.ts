@@ -11,12 +11,12 @@
  * wrong (-0800 for Florida), so the date comes from the title's `- Mon DD, YYYY`.
  */
 import type { Cheerio, CheerioAPI } from "cheerio";
-import * as cheerio from "cheerio";
 import type { Element } from "domhandler";
+import { decodeBody } from "../../policy/body-text.js";
 import { answerDates, toIsoDate } from "../dates.js";
-import { decodeBody } from "../extract/decode.js";
 import { type Extraction, type ReadContext, unreadable } from "../record.js";
 import { absoluteUrl, cleanText } from "../record-id.js";
+import { visiblePage } from "./support/page.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
 import { readRss } from "./support/rss.js";
 import { cellAt, findColumn, headerNames, ownRows } from "./support/table.js";
@@ -41,7 +41,7 @@ function headerCell(
 }
 
 function fromPage(text: string, url: string, ctx: ReadContext): Extraction {
-  const $ = cheerio.load(text);
+  const $ = visiblePage(text);
   const rows: { tr: Element; title: string; dateText: string }[] = [];
   const unread: string[] = [];
   for (const table of $("table.listingTable").toArray()) {

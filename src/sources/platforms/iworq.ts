@@ -5,10 +5,10 @@
  * opening the permits. So a record is the permit id and its link, titled by the id alone, and
  * the note says the list is ids only. Older pages: the `ul.pagination` `page=N+1` link (P7).
  */
-import * as cheerio from "cheerio";
-import { decodeBody } from "../extract/decode.js";
+import { decodeBody } from "../../policy/body-text.js";
 import type { Extraction, ReadContext } from "../record.js";
 import { absoluteUrl, dedupeRecords } from "../record-id.js";
+import { visiblePage } from "./support/page.js";
 import { makeRecord } from "./support/records.js";
 import type { Platform, PlatformRequest } from "./types.js";
 
@@ -21,7 +21,7 @@ export const iworq: Platform = {
     return { method: "GET", url, accept: "text/html" };
   },
   extract(body: Uint8Array, url: string, ctx: ReadContext = {}): Extraction {
-    const $ = cheerio.load(decodeBody(body, ctx.contentType));
+    const $ = visiblePage(decodeBody(body, ctx.contentType));
     const found: ReturnType<typeof makeRecord>[] = [];
     // The table repeats in a mobile copy; ids dedupe it.
     $("a[href*='/permit/']").each((_, a) => {

@@ -15,14 +15,14 @@
  * the combo and its ClientState set to the year before the one shown.
  */
 import type { CheerioAPI } from "cheerio";
-import * as cheerio from "cheerio";
 import type { Element } from "domhandler";
+import { bodyEncoding, decodeBody } from "../../policy/body-text.js";
 import { answerDates, toIsoDate } from "../dates.js";
-import { decodeBody } from "../extract/decode.js";
 import type { Extraction, ReadContext } from "../record.js";
 import { unreadable } from "../record.js";
 import { cleanText } from "../record-id.js";
 import { type PostbackForm, postbackBody, readForm } from "./support/aspnet.js";
+import { visiblePage } from "./support/page.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
 import { cellAt, findColumn, headerNames, ownRows } from "./support/table.js";
 import type { Platform, PlatformRequest } from "./types.js";
@@ -121,7 +121,7 @@ function meetingOf($: CheerioAPI, r: Row, opts: ReturnType<typeof answerDates>):
 }
 
 function extract(body: Uint8Array, url: string, ctx: ReadContext = {}): Extraction {
-  const $ = cheerio.load(decodeBody(body, ctx.contentType));
+  const $ = visiblePage(decodeBody(body, ctx.contentType));
   const { grids, unread } = calendarGrids($);
   if (unread.length > 0) {
     return unreadable(
@@ -135,7 +135,7 @@ function extract(body: Uint8Array, url: string, ctx: ReadContext = {}): Extracti
     ctx.zone,
   );
   const meetings = rows.map((r) => meetingOf($, r, opts));
-  const form = readForm($, url, grids[0]?.table);
+  const form = readForm($, url, grids[0]?.table, bodyEncoding(body, ctx.contentType));
   if (form) {
     const shown =
       $(`input[name='${YEARS}']`).attr("value") ??

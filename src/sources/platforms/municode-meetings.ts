@@ -10,11 +10,11 @@
  */
 
 import type { CheerioAPI } from "cheerio";
-import * as cheerio from "cheerio";
+import { decodeBody } from "../../policy/body-text.js";
 import { answerDates, type DateOptions, toIsoDate } from "../dates.js";
-import { decodeBody } from "../extract/decode.js";
 import type { Extraction, ReadContext } from "../record.js";
 import { cleanText } from "../record-id.js";
+import { visiblePage } from "./support/page.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
 import type { Platform, PlatformRequest } from "./types.js";
 
@@ -118,7 +118,7 @@ export const municodeMeetings: Platform = {
     return { method: "GET", url, accept: "text/html" };
   },
   extract(body: Uint8Array, url: string, ctx: ReadContext = {}): Extraction {
-    const $ = cheerio.load(decodeBody(body, ctx.contentType));
+    const $ = visiblePage(decodeBody(body, ctx.contentType));
     // Cells say what they are (`td.meeting`, `td[data-th=Date]`), wherever they stand.
     const meetings = [...publishPage($, ctx.zone), ...drupal($, ctx.zone)];
     const out: Extraction = { records: allRecords(meetings, url) };

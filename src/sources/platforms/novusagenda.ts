@@ -11,12 +11,12 @@
  * each night.
  */
 import type { CheerioAPI } from "cheerio";
-import * as cheerio from "cheerio";
 import type { Element } from "domhandler";
+import { decodeBody } from "../../policy/body-text.js";
 import { answerDates, toIsoDate } from "../dates.js";
-import { decodeBody } from "../extract/decode.js";
 import { type Extraction, type ReadContext, unreadable } from "../record.js";
 import { cleanText } from "../record-id.js";
+import { visiblePage } from "./support/page.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
 import { cellAt, findColumn, headerNames, ownRows } from "./support/table.js";
 import type { Platform, PlatformRequest } from "./types.js";
@@ -58,7 +58,7 @@ export const novusagenda: Platform = {
     return { method: "GET", url, accept: "text/html" };
   },
   extract(body: Uint8Array, url: string, ctx: ReadContext = {}): Extraction {
-    const $ = cheerio.load(decodeBody(body, ctx.contentType));
+    const $ = visiblePage(decodeBody(body, ctx.contentType));
     const grids = meetingsGrids($);
     if ("unreadable" in grids) return unreadable(grids.unreadable);
     const rows = grids.flatMap((g) =>

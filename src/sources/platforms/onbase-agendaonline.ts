@@ -6,11 +6,11 @@
  * Document links say what they are in their title ("View Agenda for …", doctype=1); the
  * search answers every meeting in its range on one page.
  */
-import * as cheerio from "cheerio";
+import { decodeBody } from "../../policy/body-text.js";
 import { answerDates, toIsoDate } from "../dates.js";
-import { decodeBody } from "../extract/decode.js";
 import type { Extraction, ReadContext } from "../record.js";
 import { cleanText } from "../record-id.js";
+import { visiblePage } from "./support/page.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
 import type { Platform, PlatformRequest } from "./types.js";
 
@@ -21,7 +21,7 @@ export const onbaseAgendaonline: Platform = {
     return { method: "GET", url, accept: "text/html" };
   },
   extract(body: Uint8Array, url: string, ctx: ReadContext = {}): Extraction {
-    const $ = cheerio.load(decodeBody(body, ctx.contentType));
+    const $ = visiblePage(decodeBody(body, ctx.contentType));
     const meetings: ListedMeeting[] = [];
     const rows = $("tr.meeting-row");
     const cellText = (tr: ReturnType<typeof $>, t: string) =>

@@ -7,6 +7,7 @@ import * as m005 from "./005-console.js";
 import * as m006 from "./006-journal.js";
 import * as m010 from "./010-search-and-read-indexes.js";
 import * as m011 from "./011-console-read-indexes.js";
+import * as m012 from "./012-leads.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ export const migrations: Record<string, Migration> = {
   "006-journal": m006,
   "010-search-and-read-indexes": m010,
   "011-console-read-indexes": m011,
+  "012-leads": m012,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -164,6 +164,38 @@ function toSource(r: SourceCols): SourceSummary {
   };
 }
 
+/**
+ * A record page the catalog lists as seen but not confirmed (a lead): never fetched, shown so
+ * nothing seen is lost.
+ */
+export interface LeadSummary {
+  records: string;
+  /** As seen: it may lack a scheme or be a template. */
+  url: string;
+  platform: string | null;
+  why: string;
+  evidence: string | null;
+  firstSeenAt: string;
+}
+
+/** A government's leads, in catalog order. */
+export async function leadsOf(db: Db, governmentId: string): Promise<LeadSummary[]> {
+  const rows = await db
+    .selectFrom("leads")
+    .select(["records", "url", "platform", "why", "evidence", "first_seen_at"])
+    .where("government_id", "=", governmentId)
+    .orderBy("position")
+    .execute();
+  return rows.map((r) => ({
+    records: r.records,
+    url: r.url,
+    platform: r.platform,
+    why: r.why,
+    evidence: r.evidence,
+    firstSeenAt: r.first_seen_at,
+  }));
+}
+
 /** A government's current sources (P26: listed whether read or not). */
 export async function sourcesOf(db: Db, governmentId: string): Promise<SourceSummary[]> {
   return (await sourcesOfGovernments(db, [governmentId])).get(governmentId) ?? [];

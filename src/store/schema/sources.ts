@@ -38,6 +38,21 @@ export interface SourceRow {
   retired_at: string | null;
 }
 
+/** A record page seen but not read yet (catalog `leads:`): replaced whole on each import. */
+export interface LeadRow {
+  id: Generated<number>;
+  government_id: string;
+  records: string;
+  /** As seen: it may lack a scheme or be a template (never fetched). */
+  url: string;
+  platform: string | null;
+  why: string;
+  evidence: string | null;
+  notes: string | null;
+  position: number;
+  first_seen_at: string;
+}
+
 export type CatalogChangeKind = "added" | "changed" | "retired" | "unretired";
 
 export interface CatalogChangeRow {
@@ -54,4 +69,5 @@ export type SourcesTables = {
   governments: GovernmentRow;
   sources: SourceRow;
   catalog_changes: CatalogChangeRow;
+  leads: LeadRow;
 };

@@ -9,10 +9,15 @@ import type { Outcome, ReadStatus } from "./state.js";
 /** An http(s) URL, or null for anything else. */
 export const httpUrl = (u: string | null | undefined): string | null => httpHref(u) ?? null;
 
-import type { GovernmentSummary, RecordItem, SourceSummary } from "../../store/read/directory.js";
+import type {
+  GovernmentSummary,
+  LeadSummary,
+  RecordItem,
+  SourceSummary,
+} from "../../store/read/directory.js";
 import type { NewCounts, NewRecord } from "../../store/read/new-records.js";
 import type { Filter } from "./filters.js";
-import { httpHref } from "./format.js";
+import { evidenceParts, httpHref } from "./format.js";
 import type { SourceLine } from "./pages/governments.js";
 import type { SourcePageData } from "./pages/source.js";
 
@@ -97,7 +102,33 @@ export function recordJson(r: RecordItem) {
   };
 }
 
-export function governmentDetailJson(g: GovernmentSummary, lines: readonly SourceLine[]) {
+/** A script's scheme: never passed on, not even as text (the catalog refuses it too). */
+const SCRIPT_SCHEME = /^\s*(?:javascript|data|vbscript):/i;
+
+/**
+ * A lead: a record page seen, not confirmed, never read; its address as seen (it may lack a
+ * scheme or be a template) and, when it is one, as a URL.
+ */
+export function leadJson(l: LeadSummary) {
+  return {
+    records: l.records,
+    confirmed: false,
+    address: SCRIPT_SCHEME.test(l.url) ? null : l.url,
+    url: httpUrl(l.url),
+    platform: l.platform,
+    why: l.why,
+    evidence: evidenceParts(l.evidence)
+      .filter((p) => !SCRIPT_SCHEME.test(p.text))
+      .map((p) => ({ text: p.text, url: p.href ?? null })),
+    listedSince: l.firstSeenAt,
+  };
+}
+
+export function governmentDetailJson(
+  g: GovernmentSummary,
+  lines: readonly SourceLine[],
+  leads: readonly LeadSummary[] = [],
+) {
   return {
     ...governmentJson(g),
     sources: lines.map((l) => ({
@@ -105,6 +136,7 @@ export function governmentDetailJson(g: GovernmentSummary, lines: readonly Sourc
       status: statusJson(l.status),
       lastOutcome: l.last ? outcomeJson(l.last) : null,
     })),
+    leads: leads.map(leadJson),
   };
 }
 

@@ -17,12 +17,15 @@ export function timeEt(iso: string): string {
 }
 
 /**
- * A record's own date: a bare `YYYY-MM-DD` is already a local date; an instant is shown as
- * its New York date (a meeting at 23:30 UTC is the same evening in Ohio).
+ * A record's own date, as its government's page wrote it: a bare `YYYY-MM-DD` is already a
+ * local date, and so is the date of a local time written with its offset (the readers write
+ * the government's own: `2026-02-23T23:30:00-06:00` is a Chicago meeting on Feb 23, not Feb 24
+ * as New York's clock would have it). Only an instant written in UTC is shown as its New York
+ * date (a meeting at 23:30 UTC is the same evening in Ohio).
  */
 export function dateEt(iso: string | null): string {
   if (!iso) return "";
-  const bare = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso);
+  const bare = /^(\d{4})-(\d{2})-(\d{2})(?:$|T[\d:.]+[+-]\d{2}:?\d{2}$)/.exec(iso);
   if (bare) return `${MONTHS[Number(bare[2]) - 1]} ${Number(bare[3])}, ${bare[1]}`;
   const t = Date.parse(iso);
   if (Number.isNaN(t)) return iso;
@@ -107,6 +110,34 @@ export function httpHref(url: string | null | undefined): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** One piece of a catalog entry's evidence, and where it can be seen, when it can. */
+export interface EvidencePart {
+  text: string;
+  href: string | undefined;
+}
+
+/**
+ * A catalog `evidence` (several joined with ` ; `): each a stored page's address (linked when
+ * it is http(s)), or `owner/repo/path@commit` of a public GitHub repository (linked to that
+ * file at that commit); anything else stays text.
+ */
+export function evidenceParts(evidence: string | null | undefined): EvidencePart[] {
+  if (!evidence) return [];
+  return evidence
+    .split(/\s+;\s+/)
+    .map((t) => t.trim())
+    .filter((t) => t !== "")
+    .map((text) => {
+      const repo = /^([\w.-]+)\/([\w.-]+)\/([^@\s]+)@([0-9a-f]{7,40})$/i.exec(text);
+      if (repo) {
+        const [, owner, name, path, commit] = repo;
+        const file = path!.split("/").map(encodeURIComponent).join("/");
+        return { text, href: `https://github.com/${owner}/${name}/blob/${commit}/${file}` };
+      }
+      return { text, href: httpHref(text) };
+    });
 }
 
 /** A county's page: `/counties/Licking`. */

@@ -8,6 +8,8 @@ import {
   type GovernmentSummary,
   getGovernment,
   getSource,
+  type LeadSummary,
+  leadsOf,
   newestRecords,
   sourcesOf,
 } from "../../store/read/directory.js";
@@ -28,19 +30,23 @@ export type Loaded<T> = { found: true; value: T } | { found: false };
 export async function loadGovernment(
   db: Db,
   id: string,
-): Promise<Loaded<{ government: GovernmentSummary; sources: SourceLine[] }>> {
+): Promise<Loaded<{ government: GovernmentSummary; sources: SourceLine[]; leads: LeadSummary[] }>> {
   const government = await getGovernment(db, id);
   if (!government) return { found: false };
   const list = await sourcesOf(db, id);
   const ids = list.map((s) => s.id);
-  const [statuses, outcomes] = await Promise.all([readStatuses(db, list), lastOutcomes(db, ids)]);
+  const [statuses, outcomes, leads] = await Promise.all([
+    readStatuses(db, list),
+    lastOutcomes(db, ids),
+    leadsOf(db, id),
+  ]);
   const sources = list.map((source) => {
     const line: SourceLine = { source, status: statuses.get(source.id) ?? { reading: true } };
     const last = outcomes.get(source.id);
     if (last) line.last = last;
     return line;
   });
-  return { found: true, value: { government, sources } };
+  return { found: true, value: { government, sources, leads } };
 }
 
 /**

@@ -97,6 +97,24 @@ const Filter = z.strictObject({
   source: nul(z.string()),
 });
 
+/** A record page seen in public material, not confirmed, never read by the checker. */
+export const Lead = z
+  .strictObject({
+    records: z.string(),
+    confirmed: z.literal(false).describe("Never confirmed: no one has seen records there yet"),
+    address: nul(z.string()).describe(
+      "The address as seen: it may lack a scheme or be a template (null only for a script address, never given)",
+    ),
+    url: nul(httpUrl).describe("The address when it is an http(s) URL, else null"),
+    platform: nul(z.string()).describe("The platform as the material names it"),
+    why: z.string().describe("Why the checker does not read it yet"),
+    evidence: z
+      .array(z.strictObject({ text: z.string(), url: nul(httpUrl) }))
+      .describe("Where it was seen: a stored page, or a file of a public GitHub repository"),
+    listedSince: iso,
+  })
+  .describe("A record page not yet confirmed (a catalog lead)");
+
 export const ANSWERS = {
   governments: z.strictObject({ governments: z.array(Government) }),
   government: z.strictObject({
@@ -104,6 +122,7 @@ export const ANSWERS = {
     sources: z.array(
       z.strictObject({ ...Source.shape, status: Status, lastOutcome: nul(Outcome) }),
     ),
+    leads: z.array(Lead),
   }),
   counties: z.strictObject({
     counties: z.array(z.strictObject({ county: z.string(), governments: z.number().int() })),
@@ -237,7 +256,7 @@ export function openApiDocument(origin: string) {
     paths: {
       "/api/governments": op("Current governments", "governments", FILTERS.slice(0, 2)),
       "/api/governments/{id}": op(
-        "A government with its record pages",
+        "A government with its record pages, and those not yet confirmed (leads)",
         "government",
         [idParam("id")],
         "No such id",

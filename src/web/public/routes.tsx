@@ -282,7 +282,13 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   app.get("/governments/:id", async (c) => {
     const r = await loadGovernment(db, c.req.param("id"));
     if (!r.found) return notFound(c, "government with the id", c.req.param("id"));
-    return c.html(<GovernmentPage government={r.value.government} sources={r.value.sources} />);
+    return c.html(
+      <GovernmentPage
+        government={r.value.government}
+        sources={r.value.sources}
+        leads={r.value.leads}
+      />,
+    );
   });
 
   app.get("/sources/:id", async (c) => {
@@ -472,7 +478,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   app.get("/api/governments/:id", async (c) => {
     const r = await loadGovernment(db, c.req.param("id"));
     if (!r.found) return c.json({ error: `no government with the id "${c.req.param("id")}"` }, 404);
-    return c.json(governmentDetailJson(r.value.government, r.value.sources));
+    return c.json(governmentDetailJson(r.value.government, r.value.sources, r.value.leads));
   });
 
   app.get("/api/counties", async (c) => {

@@ -4,7 +4,7 @@
  * same words whichever reader met it.
  */
 import { describe, expect, it } from "vitest";
-import { decodeBody } from "../../../src/sources/extract/decode.js";
+import { decodeBody } from "../../../src/policy/body-text.js";
 import { extractWay } from "../../../src/sources/extract/index.js";
 import { readJson } from "../../../src/sources/extract/json.js";
 import { getPlatform } from "../../../src/sources/platforms/index.js";
@@ -75,6 +75,21 @@ describe("a windows-1252 page is read right by a preset, as by the generic reade
     );
     expect(page.records[0]!.title).toBe("Café Zoning Committee");
   });
+
+  it("P5: legistar-html's year postback goes back in the page's windows-1252, as a browser sends it", () => {
+    const text = new TextDecoder("latin1").decode(columbusWithCafe());
+    // A text box of the server form holding a Latin letter (RadComboBox inputs are sent).
+    const body = cp1252(
+      text.replace(
+        /(<input type="hidden" name="__VIEWSTATE")/,
+        '<input type="text" name="ctl00$Search" value="Caf\u00e9" />$1',
+      ),
+    );
+    const preset = getPlatform("legistar-html")!;
+    const x = preset.extract(body, COLUMBUS, { contentType: "text/html; charset=windows-1252" });
+    const next = preset.nextRequest!({ method: "GET", url: COLUMBUS }, body, x)!;
+    expect(next.body).toContain("ctl00%24Search=Caf%E9&");
+  });
 });
 
 describe("one JSON reader, one wording", () => {
@@ -97,6 +112,23 @@ describe("one JSON reader, one wording", () => {
       ok: false,
       why: "not JSON: the answer is empty",
     });
+  });
+
+  it("a JSON answer that is not JSON is said in the same words by a preset, an api way and a feed way", () => {
+    const broken = new TextEncoder().encode(
+      '{"version": "https://jsonfeed.org/version/1.1", "items": [',
+    );
+    const url = "https://x.example.gov/feed.json";
+    const feed = extractWay({ access: "feed", url }, broken, url);
+    const api = extractWay(
+      { access: "api", url, api: { items: "items", title: "t" } },
+      broken,
+      url,
+    );
+    const preset = getPlatform("legistar-api")!.extract(broken, url);
+    expect(api.note).toMatch(/^not JSON: /);
+    expect(preset.note).toBe(api.note);
+    expect(feed.note).toBe(`not a feed (${api.note})`);
   });
 
   it("a BOM, a charset and `//` comment lines before the payload are read by every JSON way", () => {

@@ -23,7 +23,7 @@ describe("escribe preset", () => {
     expect(x.records[0]).toEqual({
       id: "3a6304b5-97b9-4bcc-aecd-72b8c188e73c#56974",
       title: "Board of Ethics Regular Meeting",
-      date: "2025-12-17T17:15:00-05:00",
+      date: "2025-12-17T17:15:00-08:00",
       url: "https://pub-chulavista.escribemeetings.com/FileStream.ashx?DocumentId=56974",
       kind: "agendas",
     });

@@ -1,6 +1,8 @@
 /** Shared by the preset tests: real fixture bytes, run through a preset, summarised. */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { loadCatalog } from "../../../src/sources/catalog/load.js";
+import type { Source } from "../../../src/sources/catalog/types.js";
 import { getPlatform } from "../../../src/sources/platforms/index.js";
 import type { Platform } from "../../../src/sources/platforms/types.js";
 import type { ExtractedRecord, Extraction } from "../../../src/sources/record.js";
@@ -9,6 +11,22 @@ export const FIXTURES = fileURLToPath(new URL("../../fixtures/platforms/", impor
 
 export function fixture(rel: string): Uint8Array {
   return new Uint8Array(readFileSync(`${FIXTURES}${rel}`));
+}
+
+/**
+ * The fixtures' governments and one source per fixture (fixtures/platforms/catalog.yaml),
+ * loaded as the night loads a catalog: each source carries its government's `timezone`.
+ */
+let fixtureCatalog: Map<string, Source> | undefined;
+
+/** The catalog source of a fixture (`folder/file`): its preset, address and zone. */
+export function fixtureSource(rel: string): Source {
+  fixtureCatalog ??= new Map(
+    loadCatalog([`${FIXTURES}catalog.yaml`]).sources.map((s) => [s.evidence ?? s.id, s]),
+  );
+  const s = fixtureCatalog.get(rel);
+  if (!s) throw new Error(`${rel} has no source in test/fixtures/platforms/catalog.yaml`);
+  return s;
 }
 
 export function preset(name: string): Platform {
@@ -23,9 +41,10 @@ export interface Run extends Extraction {
   meetings: string[];
 }
 
+/** A fixture read by a preset as the night reads it: in its government's zone. */
 export function run(name: string, rel: string, url: string): Run {
   const body = fixture(rel);
-  const x = preset(name).extract(body, url);
+  const x = preset(name).extract(body, url, { zone: fixtureSource(rel).timezone });
   const meetings = [...new Set(x.records.map((r) => r.id.split("#")[0]!))];
   return { ...x, body, meetings };
 }

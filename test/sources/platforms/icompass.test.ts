@@ -15,14 +15,14 @@ describe("icompass (Diligent Community / CivicWeb) preset", () => {
     expect(x.records[0]).toEqual({
       id: "826",
       title: "Public Hearing Agenda and Notice - May 28 2026",
-      date: "2026-05-28T17:30:00-04:00",
+      date: "2026-05-28T17:30:00-05:00",
       url: "https://dallasisd.community.highbond.com/Portal/MeetingInformation.aspx?Org=Cal&Id=826",
       kind: "meetings",
     });
     expect(x.records[1]).toMatchObject({
       id: "825",
       title: "Board Meeting Agenda and Notice - May 28 2026",
-      date: "2026-05-28T18:00:00-04:00",
+      date: "2026-05-28T18:00:00-05:00",
     });
     expect(x.records.at(-1)).toMatchObject({
       id: "76",

@@ -27,7 +27,7 @@ describe("legistar-api preset", () => {
       id: "6949#agenda",
       title: "Site Plan Review Committee",
       // EventDate midnight is not the meeting time: EventTime 9:00 AM is.
-      date: "2026-08-26T09:00:00-04:00",
+      date: "2026-08-26T09:00:00-07:00",
       kind: "agendas",
     });
     expect(x.records[0]!.url).toMatch(
@@ -35,9 +35,9 @@ describe("legistar-api preset", () => {
     );
     expect(x.records.find((r) => r.id.startsWith("7268"))).toMatchObject({
       title: "Lodging Tax Advisory Committee",
-      date: "2026-08-21T16:00:00-04:00",
+      date: "2026-08-21T16:00:00-07:00",
     });
-    expect(x.records.find((r) => r.id.startsWith("7006"))?.date).toBe("2026-08-20T17:30:00-04:00");
+    expect(x.records.find((r) => r.id.startsWith("7006"))?.date).toBe("2026-08-20T17:30:00-07:00");
   });
 
   it("P7: a full page ($top=3, 3 events) points at the next page with $skip+3; nextRequest follows it", () => {

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decodeBody as decode } from "../../../src/sources/extract/decode.js";
+import { decodeBody as decode } from "../../../src/policy/body-text.js";
 import { fixture, preset, run } from "./helpers.js";
 
 const GET_FILE = "legistar-html/TN_nashville_Calendar.aspx_GET_thisyear.html";
@@ -49,7 +49,7 @@ describe("legistar-html preset", () => {
     expect(x.records.filter((r) => r.kind === "agendas")).toHaveLength(57);
     expect(x.records[0]).toMatchObject({
       title: "Metropolitan Council",
-      date: "2022-10-04T18:30:00-04:00",
+      date: "2022-10-04T18:30:00-05:00",
     });
     expect(x.records.at(-1)).toMatchObject({ title: "Metropolitan Council" });
     expect(x.records.at(-1)!.date!.slice(0, 10)).toBe("2022-01-04");
@@ -61,7 +61,7 @@ describe("legistar-html preset", () => {
       {
         id: "812493",
         title: "Metropolitan Council",
-        date: "2023-08-15T18:30:00-04:00",
+        date: "2023-08-15T18:30:00-05:00",
         kind: "meetings",
       },
     ]);

@@ -12,7 +12,7 @@ describe("municode-meetings preset", () => {
     expect(x.records[0]).toMatchObject({
       id: "7b1add8e8e3441b7aa5d36b337aacb2c#agenda",
       title: "City Council Meeting",
-      date: "2022-08-01T18:00:00-04:00",
+      date: "2022-08-01T18:00:00-07:00",
       kind: "agendas",
     });
     expect(x.records[0]!.url).toMatch(

@@ -13,7 +13,8 @@
  * mutated too): pages are changed with cheerio — columns reordered with their headers, a
  * second, smaller list of the same platform before and after the main one, a list of the same
  * platform with another record shape, unrelated tables, navigation and a site-search form,
- * the list wrapped in more markup, optional columns dropped; JSON answers get their keys
+ * the list wrapped in more markup, optional columns dropped, headers ending in a colon,
+ * scripts and styles inside cells; JSON answers get their keys
  * reordered, fields added and optional ones dropped; feeds their elements reordered; every
  * answer a byte-order mark.
  */
@@ -22,10 +23,11 @@ import type { CheerioAPI } from "cheerio";
 import * as cheerio from "cheerio";
 import type { AnyNode, Element } from "domhandler";
 import { describe, expect, it } from "vitest";
+import { loadCatalog } from "../../../src/sources/catalog/load.js";
 import { getPlatform } from "../../../src/sources/platforms/index.js";
 import type { PlatformRequest } from "../../../src/sources/platforms/types.js";
 import type { ExtractedRecord } from "../../../src/sources/record.js";
-import { FIXTURES, fixture } from "./helpers.js";
+import { FIXTURES, fixture, fixtureSource } from "./helpers.js";
 
 /** Fixture folders and their preset (folders without one are recipes, not presets). */
 const PRESET_OF: Record<string, string> = {
@@ -47,34 +49,6 @@ const PRESET_OF: Record<string, string> = {
   primegov: "primegov",
 };
 const NO_PRESET = new Set(["accela", "tyler", "ohio-city-html", "ohio-county-html"]);
-
-/** Where each folder's answers came from (links resolve against it; some presets read it). */
-const URL_OF: Record<string, string> = {
-  boarddocs: "https://go.boarddocs.com/oh/akron/Board.nsf/XML-ActiveMeetings",
-  civicclerk: "https://tulsacook.api.civicclerk.com/v1/Events",
-  "civicplus-agendacenter": "https://www.example-city.gov/AgendaCenter",
-  "civicplus-bids": "https://www.example-city.gov/Bids.aspx",
-  "civicplus-rss": "https://www.example-city.gov/RSSFeed.aspx?ModID=MOD&CID=All-0",
-  escribe:
-    "https://pub-chulavista.escribemeetings.com/MeetingsCalendarView.aspx/GetCalendarMeetings",
-  granicus: "https://lakewales.granicus.com/ViewPublisher.php?view_id=1",
-  "granicus-opencities": "https://www.columbus.gov/ocapi/calendars/getcalendaritems",
-  "icompass-diligent":
-    "https://dallasisd.community.highbond.com/Services/MeetingsService.svc/meetings",
-  iworq:
-    "https://townoflakehamilton.portal.iworq.net/LAKEHAMILTON/permits/601?searchField=permit_dt_range&startDate=2025-04-18&endDate=2026-04-18",
-  "legistar-api": "https://webapi.legistar.com/v1/olympia/events?$top=200&$skip=0",
-  "legistar-html": "https://nashville.legistar.com/Calendar.aspx",
-  "municode-meetings": "https://meetings.municode.com/PublishPage?cid=CLOVIS&ppid=x&p=1",
-  novusagenda: "https://dinuba.novusagenda.com/agendapublic/meetingsgeneral.aspx",
-  "onbase-agendaonline": "https://onlinedocs.akronohio.gov/OnBaseAgendaOnline/Meetings/Search",
-  primegov: "https://lacity.primegov.com/api/v2/PublicPortal/ListUpcomingMeetings",
-};
-
-function urlFor(folder: string, file: string): string {
-  const u = URL_OF[folder]!;
-  return u.replace("MOD", /ModID(\d+)/i.exec(file)?.[1] ?? "65");
-}
 
 /** What the mutations know of a preset's page: the list, a row, the columns that give nothing. */
 interface HtmlSpec {
@@ -376,6 +350,33 @@ function htmlMutations(spec: HtmlSpec): Mutation[] {
       }),
     },
     {
+      name: "headers written with a trailing colon",
+      apply: html(($) => {
+        const ths = lists($, spec)
+          .flatMap((l) => tablesIn($, l))
+          .flatMap((t) => {
+            const head = headerOf($, t);
+            return head ? cellsOf($, head) : [];
+          });
+        for (const th of ths) {
+          const t = $(th).text().trim();
+          if (t) $(th).text(`${t}:`);
+        }
+        return ths.length > 0;
+      }),
+    },
+    {
+      name: "scripts, styles and comments inside the list's cells",
+      apply: html(($) => {
+        const cells = lists($, spec).flatMap((l) => $(l).find("td").toArray());
+        for (const td of cells)
+          $(td).prepend(
+            "<!-- cell --><script>document.write('<td>5/5/2020</td>');</script><style>td{color:red}</style>",
+          );
+        return cells.length > 0;
+      }),
+    },
+    {
       name: "headers renamed to words the preset does not know",
       mayBeUnreadable: true,
       apply: html(($) => {
@@ -548,14 +549,24 @@ describe("P6: find by meaning — every platform fixture, mutated", () => {
     expect(cases().length).toBeGreaterThanOrEqual(32);
   });
 
+  it("fixtures/platforms/catalog.yaml gives every preset fixture its government (and zone), and names no other file", () => {
+    const named = loadCatalog([`${FIXTURES}catalog.yaml`]).sources.map((s) => s.evidence);
+    const fixtures = cases().map(([, folder, file]) => `${folder}/${file}`);
+    expect([...named].sort()).toEqual(fixtures.sort());
+  });
+
   describe.each(cases())("%s: %s/%s", (preset, folder, file) => {
     const p = getPlatform(preset)!;
-    const url = urlFor(folder, file);
+    // Read as the night reads it: the address it was saved from, its government's zone.
+    const source = fixtureSource(`${folder}/${file}`);
+    const url = source.url;
+    const ctx = { zone: source.timezone };
     const body = fixture(`${folder}/${file}`);
-    const base = p.extract(body, url);
+    const base = p.extract(body, url, ctx);
     const muts = mutationsFor(preset, file, body);
 
-    it("the fixture itself reads", () => {
+    it("the fixture itself reads, as its catalog source's preset", () => {
+      expect(source.platform).toBe(preset);
       expect(base.unreadable).toBeUndefined();
     });
 
@@ -564,7 +575,7 @@ describe("P6: find by meaning — every platform fixture, mutated", () => {
       (_, m) => {
         const changed = m.apply(body);
         if (!changed) return; // the mutation does not apply to this page (no such column…)
-        const x = p.extract(changed, url);
+        const x = p.extract(changed, url, ctx);
         if (x.unreadable !== undefined) {
           // Said, with a reason and no records: never fewer records silently.
           expect(x.unreadable.length).toBeGreaterThan(10);

@@ -15,21 +15,21 @@ describe("primegov preset", () => {
       {
         id: "15993#doc-65199",
         title: "Personnel, Audits, and Hiring Committee",
-        date: "2024-10-01T08:30:00-04:00",
+        date: "2024-10-01T08:30:00-07:00",
         url: "https://lacity.primegov.com/Portal/Meeting?meetingTemplateId=133784",
         kind: "agendas",
       },
       {
         id: "15993#doc-65198",
         title: "Personnel, Audits, and Hiring Committee",
-        date: "2024-10-01T08:30:00-04:00",
+        date: "2024-10-01T08:30:00-07:00",
         url: "https://lacity.primegov.com/Public/CompiledDocument?meetingTemplateId=133784&compileOutputType=1",
         kind: "agendas",
       },
     ]);
     expect(x.records.find((r) => r.id.startsWith("15946#"))).toMatchObject({
       title: "City Council Meeting",
-      date: "2024-10-01T10:00:00-04:00",
+      date: "2024-10-01T10:00:00-07:00",
     });
   });
 
@@ -40,12 +40,12 @@ describe("primegov preset", () => {
     expect(last.map((r) => [r.title, r.date, r.kind])).toEqual([
       [
         "Civil Rights, Equity, Immigration, Aging and Disability Committee",
-        "2024-10-04T13:00:00-04:00",
+        "2024-10-04T13:00:00-07:00",
         "notices",
       ],
       [
         "Civil Rights, Equity, Immigration, Aging and Disability Committee",
-        "2024-10-04T13:00:00-04:00",
+        "2024-10-04T13:00:00-07:00",
         "notices",
       ],
     ]);

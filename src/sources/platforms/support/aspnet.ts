@@ -6,12 +6,15 @@
  */
 import type { CheerioAPI } from "cheerio";
 import type { AnyNode } from "domhandler";
+import { formUrlencoded } from "../../../policy/body-text.js";
 
 export interface PostbackForm {
   /** Absolute form action. */
   action: string;
   /** The fields a browser would send back unchanged, in page order. */
   hidden: [string, string][];
+  /** The encoding the page was read in: the postback is sent in it, as a browser does. */
+  encoding: string;
 }
 
 /**
@@ -19,7 +22,12 @@ export interface PostbackForm {
  * form around `near` (the grid that was read), else the page's only form. A site search in
  * the page header is another form, never posted back to (P5: as a visitor's browser would).
  */
-export function readForm($: CheerioAPI, pageUrl: string, near?: AnyNode): PostbackForm | undefined {
+export function readForm(
+  $: CheerioAPI,
+  pageUrl: string,
+  near?: AnyNode,
+  encoding = "utf-8",
+): PostbackForm | undefined {
   const server = $("form").filter((_, f) => $(f).find("input[name='__VIEWSTATE']").length > 0);
   const around = near ? $(near).closest("form") : $([]);
   const all = $("form");
@@ -42,18 +50,18 @@ export function readForm($: CheerioAPI, pageUrl: string, near?: AnyNode): Postba
     if ((type !== "hidden" && type !== "text") || e.attr("disabled") !== undefined) return;
     hidden.push([e.attr("name")!, e.attr("value") ?? ""]);
   });
-  return { action, hidden };
+  return { action, hidden, encoding };
 }
 
 /** The urlencoded body: hidden fields with `set` applied over them (set wins, order kept). */
 export function postbackBody(form: PostbackForm, set: Record<string, string>): string {
-  const p = new URLSearchParams();
+  const p: [string, string][] = [];
   const done = new Set<string>();
   for (const [k, v] of form.hidden) {
     if (done.has(k)) continue;
     done.add(k);
-    p.append(k, Object.hasOwn(set, k) ? set[k]! : v);
+    p.push([k, Object.hasOwn(set, k) ? set[k]! : v]);
   }
-  for (const [k, v] of Object.entries(set)) if (!done.has(k)) p.append(k, v);
-  return p.toString();
+  for (const [k, v] of Object.entries(set)) if (!done.has(k)) p.push([k, v]);
+  return formUrlencoded(p, form.encoding);
 }

@@ -36,7 +36,8 @@ export function headerNames($: CheerioAPI, table: Element): string[] | undefined
   if (!head) return undefined;
   const names: string[] = [];
   for (const th of $(head).children("th, td").toArray()) {
-    const text = cleanText($(th).text()).toLowerCase();
+    // "Meeting Date:" names the same column as "Meeting Date".
+    const text = cleanText($(th).text()).toLowerCase().replace(/\s*:$/, "");
     for (let i = 0; i < span(th); i++) names.push(text);
   }
   return names.some((n) => n !== "") ? names : undefined;

@@ -1,8 +1,12 @@
 import type { FC } from "hono/jsx";
-import type { GovernmentSummary, SourceSummary } from "../../../store/read/directory.js";
+import type {
+  GovernmentSummary,
+  LeadSummary,
+  SourceSummary,
+} from "../../../store/read/directory.js";
 import { Layout, Wide } from "../../layout.js";
 import { describeFilter, type Filter } from "../filters.js";
-import { countyHref, nightShort, recordsLabel } from "../format.js";
+import { countyHref, evidenceParts, httpHref, nightShort, recordsLabel } from "../format.js";
 import type { Outcome, ReadStatus } from "../state.js";
 import {
   ExternalLink,
@@ -133,11 +137,87 @@ export interface SourceLine {
   last?: Outcome;
 }
 
+/** Where a catalog entry was seen: each piece linked when it can be opened. */
+const Evidence: FC<{ evidence: string | null }> = ({ evidence }) => {
+  const parts = evidenceParts(evidence);
+  if (parts.length === 0) return <span class="muted">—</span>;
+  return (
+    <ul class="evidence">
+      {parts.map((p) => (
+        <li>
+          {p.href ? (
+            <a href={p.href} rel="nofollow noopener">
+              {p.text}
+            </a>
+          ) : (
+            <span>{p.text}</span>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+};
+
+/**
+ * Record pages the catalog lists as seen but not confirmed (its leads): never read by the
+ * checker, shown so nothing seen is lost, each with its address, why it is not read, and where
+ * it was seen. An address without a scheme, or a template, is shown as text, never linked.
+ */
+export const LeadTable: FC<{ leads: readonly LeadSummary[] }> = ({ leads }) => (
+  <section id="leads">
+    <h2>Record pages not yet confirmed</h2>
+    <p class="small">
+      Seen in public material but <strong>not yet confirmed</strong>: no one has opened these pages
+      and seen records there, and the checker does not read them. Listed so that nothing seen is
+      lost.
+    </p>
+    <Wide>
+      <table class="leads">
+        <thead>
+          <tr>
+            <th>Records</th>
+            <th>Page</th>
+            <th>Why it is not read yet</th>
+            <th>Seen in</th>
+          </tr>
+        </thead>
+        <tbody>
+          {leads.map((l) => {
+            const href = httpHref(l.url);
+            return (
+              <tr class="lead" data-confirmed="false">
+                <td>
+                  {recordsLabel(l.records)} <span class="status tone-none">not yet confirmed</span>
+                </td>
+                <td class="small">
+                  {href ? (
+                    <a href={href} rel="nofollow noopener">
+                      {l.url}
+                    </a>
+                  ) : (
+                    <code>{l.url}</code>
+                  )}
+                  {l.platform ? <span class="muted"> · {l.platform}</span> : null}
+                </td>
+                <td class="small">{l.why}</td>
+                <td class="small">
+                  <Evidence evidence={l.evidence} />
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </Wide>
+  </section>
+);
+
 /** P26: every current source is listed, read or not, with its link and the reason. */
 export const GovernmentPage: FC<{
   government: GovernmentSummary;
   sources: readonly SourceLine[];
-}> = ({ government: g, sources }) => (
+  leads?: readonly LeadSummary[];
+}> = ({ government: g, sources, leads = [] }) => (
   <Layout
     title={g.name}
     head={<FeedHead path="/new" query={`?government=${encodeURIComponent(g.id)}`} />}
@@ -209,5 +289,6 @@ export const GovernmentPage: FC<{
         </table>
       </Wide>
     )}
+    {leads.length > 0 ? <LeadTable leads={leads} /> : null}
   </Layout>
 );
