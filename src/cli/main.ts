@@ -115,6 +115,32 @@ export async function buildProgram(argv: readonly string[]): Promise<Command> {
 }
 
 /**
+ * `nor help X` (or `nor catalog help X`) for an X that is no command is the same mistake as
+ * `nor X`: commander would print the general help and exit 0, so the `help` is dropped and X
+ * is refused as an unknown command, named, with the help after it (exit 2).
+ */
+function helpForUnknownAsUnknown(program: Command, argv: readonly string[]): string[] {
+  let cmd = program;
+  for (let i = 2; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    if (arg.startsWith("-")) continue;
+    if (arg === "help") {
+      const topic = argv[i + 1];
+      const known = (name: string) =>
+        name === "help" ||
+        cmd.commands.some((c) => c.name() === name || c.aliases().includes(name));
+      if (cmd.commands.length > 0 && topic !== undefined && !topic.startsWith("-") && !known(topic))
+        return [...argv.slice(0, i), ...argv.slice(i + 1)];
+      break;
+    }
+    const sub = cmd.commands.find((c) => c.name() === arg || c.aliases().includes(arg));
+    if (sub === undefined) break;
+    cmd = sub;
+  }
+  return [...argv];
+}
+
+/**
  * The exit code of a thrown NorError, the same for every command: 2 for what the person
  * running it can fix by changing what they typed or configured (options, environment,
  * catalog, a missing store), 1 for a failure while doing the work.
@@ -151,7 +177,7 @@ export async function main(argv: string[], streams?: CliIo): Promise<number> {
   }
   try {
     const program = await buildProgram(argv);
-    await program.parseAsync(argv);
+    await program.parseAsync(helpForUnknownAsUnknown(program, argv));
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (err) {
     if (err instanceof CommanderError) {

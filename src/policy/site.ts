@@ -5,7 +5,7 @@
  * are deliberately ignored: treating github.io as one site is the cautious side.
  */
 import { isIP } from "node:net";
-import { getDomain } from "tldts";
+import { getDomain, parse as parseHost } from "tldts";
 import { NorError } from "../errors.js";
 
 function parse(url: string): URL {
@@ -40,15 +40,54 @@ export function originOf(url: string): string {
 }
 
 /**
- * The site an operator means by what they typed: a host, a registrable domain or a URL (the
- * owner's e-mail may name any of them). Undefined when it names no host.
+ * Why a host (as `new URL(…).hostname` gives it, lower-case, without its trailing dot) names
+ * no site, or undefined when it names one. The URL parser keeps hosts that DNS would never
+ * resolve (`nosuch..gov`, `-x.gov`) and siteOf() takes them as their own site, so what a
+ * person types is checked here first: the name's form by tldts (the Public Suffix List's own
+ * library, which siteOf uses), and a bare public suffix (`gov`, `oh.us`), which is shared by
+ * every site under it and so is none of them. An IP literal, localhost and a one-label
+ * intranet name are sites.
  */
-export function siteFromInput(text: string): string | undefined {
+export function hostProblem(host: string): string | undefined {
+  if (host.startsWith("[") || isIP(host) !== 0) return undefined;
+  const labels = host.split(".");
+  if (labels.includes("")) return "has an empty label (two dots in a row, or a dot at the start)";
+  if (labels.some((l) => l.length > 63)) return "has a label longer than 63 characters";
+  if (host.length > 253) return "is longer than 253 characters";
+  if (labels.some((l) => l.startsWith("-") || l.endsWith("-")))
+    return "has a label that starts or ends with a hyphen";
+  const parsed = parseHost(host, { allowPrivateDomains: false });
+  if (parsed.hostname === null) return "is not a valid host name";
+  if (parsed.isIcann === true && parsed.domain === null)
+    return `is a public suffix, shared by every site under it, not one site (name one, e.g. example.${host})`;
+  return undefined;
+}
+
+/** A site a person named, or why what they typed names none (said to them as it is). */
+export type SiteInput = { ok: true; site: string } | { ok: false; reason: string };
+
+/**
+ * The site an operator means by what they typed: a host, a registrable domain or a URL (the
+ * owner's e-mail may name any of them), or why it names none.
+ */
+export function readSite(text: string): SiteInput {
   const t = text.trim();
-  if (t === "" || /\s/.test(t)) return undefined;
+  if (t === "") return { ok: false, reason: "it is empty" };
+  if (/\s/.test(t)) return { ok: false, reason: "it contains a space" };
+  const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(t) ? t : `https://${t}/`;
+  let host: string;
   try {
-    return siteOf(/^[a-z][a-z0-9+.-]*:\/\//i.test(t) ? t : `https://${t}/`);
+    host = hostOf(url);
   } catch {
-    return undefined;
+    return { ok: false, reason: "no host name can be read from it" };
   }
+  const problem = hostProblem(host);
+  if (problem !== undefined) return { ok: false, reason: `${host} ${problem}` };
+  return { ok: true, site: siteOf(url) };
+}
+
+/** The site an operator means (see readSite); undefined when it names none. */
+export function siteFromInput(text: string): string | undefined {
+  const r = readSite(text);
+  return r.ok ? r.site : undefined;
 }

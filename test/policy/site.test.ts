@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { NorError } from "../../src/errors.js";
-import { originOf, siteOf } from "../../src/policy/site.js";
+import { originOf, readSite, siteFromInput, siteOf } from "../../src/policy/site.js";
 
 describe("siteOf (P9: one lane per registrable domain)", () => {
   const rows: [string, string][] = [
@@ -66,5 +66,49 @@ describe("originOf", () => {
   });
   it("P16: throws NorError for a URL that does not parse", () => {
     expect(() => originOf("::nope")).toThrow(NorError);
+  });
+});
+
+describe("readSite (what a person types as a site, host or URL)", () => {
+  const good: [string, string][] = [
+    ["www.Columbus.gov", "columbus.gov"],
+    ["  https://a.ohio.gov/agendas?x=1  ", "ohio.gov"],
+    ["x.gov.", "x.gov"],
+    ["bücher.de", "xn--bcher-kva.de"],
+    ["127.0.0.2", "127.0.0.2"],
+    ["http://[::1]:8080/", "[::1]"],
+    ["localhost", "localhost"],
+    ["intranet", "intranet"],
+  ];
+  it.each(good)("P9: %j is the site %s", (text, site) => {
+    expect(readSite(text)).toEqual({ ok: true, site });
+    expect(siteFromInput(text)).toBe(site);
+  });
+
+  const bad: [string, string][] = [
+    ["", "it is empty"],
+    ["a b.gov", "it contains a space"],
+    ["http://", "no host name can be read from it"],
+    ["nosuch..gov", "nosuch..gov has an empty label (two dots in a row, or a dot at the start)"],
+    ["x.gov..", "x.gov. has an empty label (two dots in a row, or a dot at the start)"],
+    ["-x.gov", "-x.gov has a label that starts or ends with a hyphen"],
+    ["x-.ohio.gov", "x-.ohio.gov has a label that starts or ends with a hyphen"],
+    [`${"a".repeat(64)}.gov`, `${"a".repeat(64)}.gov has a label longer than 63 characters`],
+    [
+      `${"abcdefghi.".repeat(26)}gov`,
+      `${"abcdefghi.".repeat(26)}gov is longer than 253 characters`,
+    ],
+    [
+      "gov",
+      "gov is a public suffix, shared by every site under it, not one site (name one, e.g. example.gov)",
+    ],
+    [
+      "https://co.uk/",
+      "co.uk is a public suffix, shared by every site under it, not one site (name one, e.g. example.co.uk)",
+    ],
+  ];
+  it.each(bad)("P9: %j names no site: %s", (text, reason) => {
+    expect(readSite(text)).toEqual({ ok: false, reason });
+    expect(siteFromInput(text)).toBeUndefined();
   });
 });

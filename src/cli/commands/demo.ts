@@ -5,7 +5,7 @@
  * site, P10), then serves the directory and its console and says what to click.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -69,6 +69,16 @@ async function runDemo(opts: DemoOptions): Promise<void> {
   if (!/^\d+$/.test(opts.port) || port > 65_535)
     throw new UsageError(`--port must be a number from 0 to 65535, not "${opts.port}"`);
   const dataDir = demoDataDir(opts.data);
+  try {
+    await demoIn(dataDir, opts, port);
+  } finally {
+    // A temporary directory is the demo's own: removed when it ends, however it ends (after
+    // the store and the sites are closed). A directory given with --data is the person's.
+    if (opts.data === undefined) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function demoIn(dataDir: string, opts: DemoOptions, port: number): Promise<void> {
   const clock = systemClock;
   const tonight = nightOf(clock.now());
   const nights = [addDays(tonight, -1), tonight];
@@ -213,10 +223,16 @@ async function showAndWait(
   say(`  node bin/nor.js log --data ${dataDir} --source eastfield-township-minutes`);
   if (opts.headless) {
     await checkServed(url, siteCount);
-    say("\nheadless: the directory answered as expected; stopping.");
+    say(
+      `\nheadless: the directory answered as expected; stopping${opts.data === undefined ? ` (and removing ${dataDir}; give --data DIR to keep it)` : ""}.`,
+    );
     return;
   }
-  say("\nCtrl-C stops the demo.");
+  say(
+    opts.data === undefined
+      ? `\nCtrl-C stops the demo and removes ${dataDir} (give --data DIR to keep a demo's data).`
+      : "\nCtrl-C stops the demo.",
+  );
   await new Promise<void>((done) => {
     process.once("SIGINT", () => done());
     process.once("SIGTERM", () => done());

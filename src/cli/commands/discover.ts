@@ -4,6 +4,7 @@ import { systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
 import { randomIds } from "../../ids.js";
 import { type DiscoverResult, discover } from "../../night/discover.js";
+import { readSite } from "../../policy/site.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { stderr, stdout } from "../io.js";
 import { addNetOptions, type NetCliOptions, netOptions } from "../net-options.js";
@@ -39,6 +40,14 @@ async function run(homepage: string, opts: DiscoverCliOptions): Promise<void> {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
     throw new UsageError(`${homepage}: only http and https URLs are read`);
+  if (url.username !== "" || url.password !== "")
+    throw new UsageError(
+      `${homepage}: a URL with user-info is never read (credentials are never sent, P3)`,
+    );
+  // A host no site could have (nosuch..gov) is refused here, before the store is opened and a
+  // request is logged, as `nor site` and `nor log --site` refuse it.
+  const site = readSite(url.href);
+  if (!site.ok) throw new UsageError(`"${homepage}" is not a site's address: ${site.reason}`);
   const net = netOptions(opts);
   const loc = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
   const store = await openStore(loc);

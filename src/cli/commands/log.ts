@@ -79,13 +79,10 @@ async function runLog(opts: LogOptions): Promise<void> {
  * public suffix list (tldts) is loaded only then: a `nor log` without --site never pays for it.
  */
 async function siteArg(text: string): Promise<string> {
-  const { siteOf } = await import("../../policy/site.js");
-  const t = text.trim();
-  try {
-    return siteOf(t.includes("://") ? t : `https://${t}/`);
-  } catch {
-    throw new UsageError(`--site: "${text}" is not a host name or URL`);
-  }
+  const { readSite } = await import("../../policy/site.js");
+  const r = readSite(text);
+  if (!r.ok) throw new UsageError(`--site: "${text}" is not a site, host or URL: ${r.reason}`);
+  return r.site;
 }
 
 function pick(opts: LogOptions): { since?: string; until?: string } {

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { UsageError } from "../../errors.js";
 import { parseDuration } from "../../night/duration.js";
 import { MIN_GAP_MS } from "../../policy/constants.js";
-import { siteFromInput } from "../../policy/site.js";
+import { readSite } from "../../policy/site.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import {
   clearSiteRules,
@@ -168,9 +168,9 @@ function describe(r: SiteRule): string {
   return `${r.site}: ${what} (since ${new Date(r.at).toISOString().slice(0, 10)}, by ${r.by}: ${r.reason})`;
 }
 
-/** A host, a registrable domain or a URL: the site it belongs to (P9). */
+/** A host, a registrable domain or a URL: the site it belongs to (P9), or why it names none. */
 function siteArg(text: string): string {
-  const site = siteFromInput(text);
-  if (site === undefined) throw new UsageError(`"${text}" is not a site, host or URL`);
-  return site;
+  const r = readSite(text);
+  if (!r.ok) throw new UsageError(`"${text}" is not a site, host or URL: ${r.reason}`);
+  return r.site;
 }

@@ -10,7 +10,7 @@
  * not in the plain block shape, or a piece the YAML parser finds fault with, is read whole
  * instead, so the problems and their wording are those of a whole-file read.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { type Document, LineCounter, parseDocument, visit } from "yaml";
 import type { z } from "zod";
 import { NorError } from "../../errors.js";
@@ -283,10 +283,35 @@ function where(loc: Located, path: PathKey[]): string {
 }
 
 function cannotRead(file: string, cause: unknown): CatalogError {
-  const why = (cause as NodeJS.ErrnoException).code ?? String(cause);
-  return new CatalogError([
-    { file, line: 0, col: 0, path: "", message: `cannot read the file (${why})` },
-  ]);
+  return new CatalogError([unreadable(file, cause)]);
+}
+
+/** A file that cannot be read, said of the file as a whole: no line or column (line 0). */
+function unreadable(file: string, cause: unknown): CatalogProblem {
+  const code = (cause as NodeJS.ErrnoException).code ?? String(cause);
+  const message =
+    code === "ENOENT"
+      ? "no such file"
+      : code === "EISDIR"
+        ? "is a directory, not a catalog file"
+        : code === "EACCES" || code === "EPERM"
+          ? `cannot be read: permission denied (${code})`
+          : `cannot read the file (${code})`;
+  return { file, line: 0, col: 0, path: "", message };
+}
+
+/** Every named file that is not there (or is a directory), all said at once, before any is read. */
+function missingFiles(inputs: readonly CatalogInput[]): CatalogProblem[] {
+  const out: CatalogProblem[] = [];
+  for (const { file, text } of inputs) {
+    if (text !== undefined) continue;
+    try {
+      if (statSync(file).isDirectory()) out.push(unreadable(file, { code: "EISDIR" }));
+    } catch (cause) {
+      out.push(unreadable(file, cause));
+    }
+  }
+  return out;
 }
 
 interface ReadOptions {
@@ -365,6 +390,8 @@ export function checkCatalog<S>(
   makeSink: () => S & { part?(data: RawPart, file: string): void },
   opts: CheckOptions = {},
 ): { index: CatalogIndex; sink: S } {
+  const missing = missingFiles(inputs);
+  if (missing.length > 0) throw new CatalogError(missing);
   const perPiece = opts.perPiece ?? ITEMS_PER_PIECE;
   const whole = new Set<number>(opts.whole ? inputs.keys() : []);
   for (;;) {

@@ -7,6 +7,7 @@ import { NorError } from "../../errors.js";
 
 export interface CatalogProblem {
   file: string;
+  /** 1-based; 0 (with col 0) for the file as a whole (it cannot be read), said with no position. */
   line: number;
   col: number;
   /** Field path as written: `sources[2].extract.items`. */
@@ -27,7 +28,8 @@ export class CatalogError extends NorError {
 }
 
 export function formatProblem(p: CatalogProblem): string {
-  return `${p.file}:${p.line}:${p.col}: ${p.path ? `${p.path}: ` : ""}${p.message}`;
+  const at = p.line > 0 ? `${p.file}:${p.line}:${p.col}` : p.file;
+  return `${at}: ${p.path ? `${p.path}: ` : ""}${p.message}`;
 }
 
 export type PathKey = string | number;
