@@ -6,6 +6,7 @@
  * arriving together share one transaction (group commit, see group-commit.ts).
  */
 
+import type { ExpressionBuilder } from "kysely";
 import type {
   Admitted,
   Completion,
@@ -27,6 +28,7 @@ import { GroupCommit } from "./group-commit.js";
 import { holderDead, isThisHost } from "./holder.js";
 import { fromIso, toIso } from "./iso-time.js";
 import { sql } from "./kysely.js";
+import type { Database } from "./schema/index.js";
 import type { Tx } from "./write-txn.js";
 
 /** P9: the longest a request can hold its site (30 s to headers, 30 s of body, the archive). */
@@ -240,34 +242,45 @@ export class SqlJournal implements JournalPort {
     intent: SendIntent,
     now: number,
   ): Promise<{ site: SiteFacts; hasRules: boolean; hasPrior: boolean }> {
-    const lock = () => {
-      let q = tx
+    const flags = (eb: ExpressionBuilder<Database, "site_state">) => [
+      eb
+        .exists(
+          eb
+            .selectFrom("site_rules")
+            .select("site_rules.id")
+            .where("site_rules.site", "=", intent.site)
+            .where("site_rules.cleared_at", "is", null),
+        )
+        .as("has_rules"),
+      eb
+        .exists(
+          eb
+            .selectFrom("request_log")
+            .select("request_log.id")
+            .where("request_log.night", "=", intent.night)
+            .where("request_log.request_key", "=", intent.key)
+            .where("request_log.outcome", "!=", "in-flight"),
+        )
+        .as("has_prior"),
+    ];
+    const lock = async () => {
+      const q = tx.selectFrom("site_state").selectAll().where("site_state.site", "=", intent.site);
+      if (!this.#pg) {
+        // SQLite: the write lock (BEGIN IMMEDIATE) is held already; one statement reads all.
+        return q.select(flags).executeTakeFirst();
+      }
+      // PostgreSQL: a FOR UPDATE that waited for another transaction returns the row as that
+      // one committed it, but the rest of its statement sees the snapshot from before the
+      // wait (an answer stored meanwhile would read as "none"). So the flags are read by a
+      // statement of their own, after the lock.
+      const row = await q.forUpdate().executeTakeFirst();
+      if (!row) return undefined;
+      const f = await tx
         .selectFrom("site_state")
-        .selectAll()
-        .select((eb) => [
-          eb
-            .exists(
-              eb
-                .selectFrom("site_rules")
-                .select("site_rules.id")
-                .where("site_rules.site", "=", intent.site)
-                .where("site_rules.cleared_at", "is", null),
-            )
-            .as("has_rules"),
-          eb
-            .exists(
-              eb
-                .selectFrom("request_log")
-                .select("request_log.id")
-                .where("request_log.night", "=", intent.night)
-                .where("request_log.request_key", "=", intent.key)
-                .where("request_log.outcome", "!=", "in-flight"),
-            )
-            .as("has_prior"),
-        ])
-        .where("site_state.site", "=", intent.site);
-      if (this.#pg) q = q.forUpdate("site_state");
-      return q.executeTakeFirst();
+        .select(flags)
+        .where("site_state.site", "=", intent.site)
+        .executeTakeFirstOrThrow();
+      return { ...row, ...f };
     };
     // One round trip for a site seen before; its row is made (and locked) the first time.
     let r = await lock();
