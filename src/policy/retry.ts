@@ -114,6 +114,14 @@ export function readRetryAfter(value: string | undefined, now: number): RetryAft
 }
 
 /**
+ * The latest instant a hold is kept as: 9999-12-31, the last the store writes as fixed-width
+ * ISO text (store/iso-time.ts; past it `toISOString` widens the year, or throws). A Retry-After
+ * asking for longer (any run of digits is delta-seconds) holds the site until then: still
+ * never sooner than asked, in any lifetime of this program.
+ */
+export const LATEST_HOLD_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/**
  * The delay a Retry-After asks for, in ms from `now`, or undefined when it is absent or
  * cannot be read (see {@link readRetryAfter}, which tells those two apart).
  */

@@ -10,8 +10,8 @@
  * night restarted) goes 2 s later, and the same URL is asked again (an interrupted row does not
  * use a retry), up to MAX_INTERRUPTED times a night.
  *
- * Expected to FAIL on main (7aef13b): the first fetch rejects (RangeError: Invalid time value)
- * and /other is requested. Suggested fix: the journal step's siteHold caps the hold at a date
+ * Failed on main (7aef13b): the first fetch rejected (RangeError: Invalid time value)
+ * and /other was requested. Fixed here: the journal step's siteHold caps the hold at the date
  * the store can write (e.g. min(endedAt + ms, Date.UTC(9999, 11, 31))), which admission then
  * reads as "not tonight" like any hold over a day.
  */

@@ -1,6 +1,6 @@
 import type { Clock } from "../../clock.js";
 import { NorError } from "../../errors.js";
-import { parseRetryAfter } from "../../policy/retry.js";
+import { LATEST_HOLD_MS, parseRetryAfter } from "../../policy/retry.js";
 import { siteOf } from "../../policy/site.js";
 import type { Completion, JournalPort, StoredAttempt } from "../journal.js";
 import type { AttemptResult, Call, Got, Step } from "../pipeline.js";
@@ -116,7 +116,9 @@ async function interrupted(
 function siteHold(r: AttemptResult & { kind: "response" }): number | undefined {
   if (r.status !== 429 && r.status < 500) return undefined;
   const ms = parseRetryAfter(r.headers["retry-after"], r.endedAt);
-  return ms === undefined ? undefined : r.endedAt + ms;
+  // Any run of digits is delta-seconds: a hold past what the store can write is kept as the
+  // latest it can (admission reads it as "not tonight", like any hold over a day).
+  return ms === undefined ? undefined : Math.min(r.endedAt + ms, LATEST_HOLD_MS);
 }
 
 /** The answer as stored for replay: everything but the body, which the archive holds (P8). */
