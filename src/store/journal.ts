@@ -25,7 +25,7 @@ import { admitInput } from "./admit-input.js";
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
 import { GroupCommit } from "./group-commit.js";
-import { holderDead, isThisHost } from "./holder.js";
+import { holderDead } from "./holder.js";
 import { fromIso, toIso } from "./iso-time.js";
 import { sql } from "./kysely.js";
 import type { Database } from "./schema/index.js";
@@ -199,8 +199,8 @@ export class SqlJournal implements JournalPort {
 
   /**
    * Rows left in flight by holders that are gone become `interrupted`, so `nor log` tells a
-   * crash from a request still running: on this host a process that is gone (`kill -9`);
-   * from another host (a worker on one PostgreSQL) a holder whose site lease has run out or
+   * crash from a request still running: on this host a process that is gone (`kill -9`), or
+   * whose lease ran out STALE_MS ago (its pid reused by another program); from another host (a worker on one PostgreSQL) a holder whose site lease has run out or
    * passed to someone else, which is when admission takes its site over too. Run when a
    * night starts and when it ends, since past the deadline no admission comes to do it.
    */
@@ -218,8 +218,9 @@ export class SqlJournal implements JournalPort {
       .execute();
     const dead = rows.filter((r) => {
       if (r.holder === null) return true;
-      if (isThisHost(r.holder)) return holderDead({ holder: r.holder, until: Infinity }, now);
-      // Another host's: its lease is the only word on it.
+      // A lease that passed to someone else (or was let go) means the row's holder was taken
+      // over: dead. Otherwise the lease says: another host's until it runs out; this host's
+      // while its process lives, up to STALE_MS past it (a pid another program now has).
       if (r.leaseHolder !== r.holder || r.leaseUntil === null) return true;
       return holderDead(
         { holder: r.holder, until: fromIso(r.leaseUntil, "site_state.lease_until") },

@@ -7,7 +7,7 @@
  * `in-flight` for ever: `nor log` cannot tell that crash from a request under way (P27), and
  * the night-end sweep never fixes it (only a later admission to that same site does).
  *
- * Expected to FAIL on main (7aef13b): swept 0, the row stays in-flight. Suggested fix: the sweep
+ * Failed on main (7aef13b): swept 0, the row stayed in-flight. Fixed on this branch: the sweep
  * judges a holder of this host by its site lease too, as it does another host's (a lease
  * that passed to someone else, or that ran out STALE_MS ago, is dead whatever the pid).
  */
