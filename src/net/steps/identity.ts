@@ -40,7 +40,13 @@ export const identity =
     return reply;
   };
 
-const TOKEN_CHARS = /^[\t\x20-\x7e]*$/;
+/**
+ * RFC 9110 §5.5 field-value: tab, visible ASCII and obs-text (0x80-0xFF, which undici writes as
+ * the same Latin-1 bytes). A validator is sent back exactly as the site sent it, so an ETag
+ * holding "é" goes back as it came; what could smuggle a line (CR, LF, NUL, DEL, the other
+ * controls) or is not one byte never does.
+ */
+const TOKEN_CHARS = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /** Caller-supplied values become header values: refuse anything that could smuggle a line. */
 function safe(name: string, value: string): string {
