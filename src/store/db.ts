@@ -5,6 +5,7 @@ import type { DatabaseConnection, Driver } from "kysely";
 import { NorError } from "../errors.js";
 import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "./kysely.js";
 import { migrationProvider } from "./migrations/index.js";
+import { noNul } from "./no-nul.js";
 import type { Database } from "./schema/index.js";
 import { StatementCache } from "./statement-cache.js";
 
@@ -62,14 +63,15 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
       const why = cause instanceof Error ? `: ${cause.message}` : "";
       throw new NorError("E_STORE", `cannot open the store at ${file}${why}`, { cause });
     }
-    // Each SQL text is compiled once and its statement reused (statement-cache.ts).
+    // Each SQL text is compiled once and its statement reused (statement-cache.ts). No U+0000
+    // is stored, on either dialect (no-nul.ts).
     db = new Kysely<Database>({
-      dialect: new ImmediateSqliteDialect({ database: new StatementCache(sqlite) }),
+      dialect: noNul(new ImmediateSqliteDialect({ database: new StatementCache(sqlite) })),
     });
   } else {
     const { default: pg } = await import("pg");
     const pool = new pg.Pool({ connectionString: loc.url, max: 4 });
-    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    db = new Kysely<Database>({ dialect: noNul(new PostgresDialect({ pool })) });
   }
   // PostgreSQL: keep kysely's own migration tables in the schema the store lives in
   // (search_path). Without this the migrator finds another schema's tables and skips its own.
@@ -105,7 +107,7 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
 export async function openPostgresPool(url: string, max: number, name: string): Promise<Db> {
   const { default: pg } = await import("pg");
   const pool = new pg.Pool({ connectionString: url, max, application_name: name });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: noNul(new PostgresDialect({ pool })) });
   // Reached now, so a store that cannot be read is a startup error, not a failed page later.
   await sql`select 1`.execute(db).catch(closeAndThrow(db, { kind: "postgres", url }));
   return db;

@@ -42,6 +42,7 @@ import {
   SqliteQueryCompiler,
   sql,
 } from "./kysely.js";
+import { noNul } from "./no-nul.js";
 import type { ReadReply, ReadRequest, ReadWorkerData } from "./read-worker.js";
 import type { Database } from "./schema/index.js";
 
@@ -72,7 +73,7 @@ export async function openReadPool(dir: string, opts: ReadPoolOptions = {}): Pro
     ...(opts.hold ? { hold: opts.hold } : {}),
   };
   const db = new Kysely<Database>({
-    dialect: new ReadPoolDialect(new ReadPoolDriver(data, readers)),
+    dialect: noNul(new ReadPoolDialect(new ReadPoolDriver(data, readers))),
   });
   // Opened now, through kysely (so that db.destroy() stops the readers), so a store that
   // cannot be read is a startup error, not a failed page later.

@@ -89,11 +89,14 @@ function dbForJobs(): Promise<Db> {
     }
     const conn = db;
     if (!conn) throw new Error("the reader has no connection");
-    const [{ Kysely, SqliteDialect }, { StatementCache }] = await Promise.all([
+    const [{ Kysely, SqliteDialect }, { StatementCache }, { noNul }] = await Promise.all([
       import("./kysely.js"),
       import("./statement-cache.js"),
+      import("./no-nul.js"),
     ]);
-    return new Kysely({ dialect: new SqliteDialect({ database: new StatementCache(conn) }) });
+    return new Kysely({
+      dialect: noNul(new SqliteDialect({ database: new StatementCache(conn) })),
+    });
   })();
   return jobDb;
 }

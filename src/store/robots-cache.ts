@@ -42,12 +42,23 @@ function toRow(e: CachedRobots): RobotsCacheRow {
     fetched_at: toIso(e.fetchedAt),
     state: e.state,
     status: e.status,
-    body: e.body ?? null,
+    body: e.body === undefined ? null : robotsBodyWithoutNul(e.body),
     etag: e.etag ?? null,
     last_modified: e.lastModified ?? null,
     reason: e.reason ?? null,
     night: e.night ?? null,
   };
+}
+
+/**
+ * A NUL in a robots.txt body (a UTF-16 file is full of them) kept as `%00`, not as no-nul.ts's
+ * U+FFFD: the text parses to the same groups and rules (NUL and `%` are neither blank, colon,
+ * `#`, line end nor token character, and a pattern's NUL is normalised to `%00` anyway, where a
+ * U+FFFD would become `%EF%BF%BD` and match other URLs), so the cached copy gives the verdict
+ * the fetched one gave (P16, P17).
+ */
+export function robotsBodyWithoutNul(body: string): string {
+  return body.includes("\u0000") ? body.replace(/\u0000/g, "%00") : body;
 }
 
 function fromRow(r: RobotsCacheRow): CachedRobots {
