@@ -1,10 +1,19 @@
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import type SqliteDatabase from "better-sqlite3";
-import type { DatabaseConnection, Driver } from "kysely";
+import type { DatabaseConnection, DialectAdapter, Driver, MigrationResult } from "kysely";
 import { NorError } from "../errors.js";
-import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "./kysely.js";
-import { migrationProvider } from "./migrations/index.js";
+import {
+  CompiledQuery,
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteAdapter,
+  SqliteDialect,
+  sql,
+} from "./kysely.js";
+import { migrationProvider, migrations } from "./migrations/index.js";
 import { noNul } from "./no-nul.js";
 import type { Database } from "./schema/index.js";
 import { StatementCache } from "./statement-cache.js";
@@ -32,13 +41,26 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/** The busy wait of a SQLite connection outside migrations: a writer's transaction is short. */
+const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * How long an opener of a SQLite store waits for another process's migrations to finish (an
+ * upgrade copies the request log once) before it gives up: polls of MIGRATION_POLL_MS.
+ */
+export const MIGRATION_WAIT_MS = 120_000;
+const MIGRATION_POLL_MS = 50;
+
 /**
  * Opens the store and runs pending migrations. SQLite lives at DIR/nor.db in WAL mode with
- * synchronous=FULL, so a `kill -9` never loses a committed row.
+ * synchronous=FULL, so a `kill -9` never loses a committed row. Several processes may open one
+ * store at once: the migrations run once, by one of them (PostgreSQL: kysely's lock row; SQLite:
+ * the write lock, see migrateSqlite), and the others wait and find nothing left to do.
  */
 export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Promise<Store> {
   const create = opts.create ?? true;
   let db: Db;
+  let sqliteConn: SqliteDatabase.Database | undefined;
   if (loc.kind === "sqlite") {
     const file = join(loc.dir, "nor.db");
     // A mistyped --data is a configuration mistake (exit 2), never an empty store made by looking.
@@ -53,9 +75,10 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     const { default: Sqlite } = await import("better-sqlite3");
     try {
       sqlite = new Sqlite(file, { fileMustExist: !create });
+      // First: switching a new file to WAL takes a lock another opener may hold for a moment.
+      sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       sqlite.pragma("journal_mode = WAL");
       sqlite.pragma("synchronous = FULL");
-      sqlite.pragma("busy_timeout = 5000");
       sqlite.pragma("foreign_keys = ON");
       if (opts.cacheMiB !== undefined)
         sqlite.pragma(`cache_size = ${-Math.max(1, Math.floor(opts.cacheMiB * 1024))}`);
@@ -68,6 +91,7 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     db = new Kysely<Database>({
       dialect: noNul(new ImmediateSqliteDialect({ database: new StatementCache(sqlite) })),
     });
+    sqliteConn = sqlite;
   } else {
     const { default: pg } = await import("pg");
     const pool = new pg.Pool({ connectionString: loc.url, max: 4 });
@@ -82,11 +106,18 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     provider: migrationProvider,
     ...(migrationTableSchema ? { migrationTableSchema } : {}),
   });
-  let { error, results } = await migrator.migrateToLatest();
-  // PostgreSQL: kysely's migrator lists the tables of every schema; a schema dropped by someone
-  // else at that moment fails the listing (3F000 / 42P01). That says nothing about ours: retry.
-  for (let i = 0; i < 3 && error && isCatalogRace(error); i++) {
+  let error: unknown;
+  let results: MigrationResult[] | undefined;
+  if (sqliteConn) {
+    ({ error, results } = await migrateSqlite(db, sqliteConn, migrator));
+  } else {
     ({ error, results } = await migrator.migrateToLatest());
+    // PostgreSQL: kysely's migrator lists the tables of every schema; a schema dropped by
+    // someone else at that moment fails the listing (3F000 / 42P01). That says nothing about
+    // ours: retry.
+    for (let i = 0; i < 3 && error && isCatalogRace(error); i++) {
+      ({ error, results } = await migrator.migrateToLatest());
+    }
   }
   if (error) {
     await db.destroy();
@@ -141,6 +172,56 @@ export function storeLocationFromOptions(opts: { data?: string }): StoreLocation
   return { kind: "sqlite", dir: opts.data ?? "data" };
 }
 
+/**
+ * SQLite's migrations, run by one opener at a time. kysely's SQLite adapter takes no lock, so
+ * two processes opening a new (or older) store together would both run them: the second failed
+ * on kysely_migration's key, and a migration that rebuilds a table (006) could run twice over a
+ * half-done first run. Here the pending migrations run in one transaction that holds the write
+ * lock from its start (`begin immediate`, see ImmediateSqliteDialect), and kysely reads which
+ * are pending inside it: whoever comes second waits for the lock, then finds none. The wait is
+ * polled without blocking the thread (busy_timeout 0 meanwhile: better-sqlite3's busy handler
+ * sleeps on the event loop's thread, which would starve a holder in the same process) and
+ * bounded by MIGRATION_WAIT_MS. A store that needs nothing is only read: no write lock is
+ * taken to open it.
+ */
+async function migrateSqlite(
+  db: Db,
+  conn: SqliteDatabase.Database,
+  migrator: InstanceType<typeof Migrator>,
+): Promise<{ error?: unknown; results?: MigrationResult[] }> {
+  if (!(await sqliteMigrationsPending(db))) return {};
+  conn.pragma("busy_timeout = 0");
+  try {
+    for (let waited = 0; ; waited += MIGRATION_POLL_MS) {
+      const r = await migrator.migrateToLatest();
+      if (!r.error || !isBusy(r.error) || waited >= MIGRATION_WAIT_MS) return r;
+      await sleep(MIGRATION_POLL_MS);
+    }
+  } finally {
+    conn.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  }
+}
+
+/**
+ * Whether kysely_migration differs from this version's migrations: some not run yet, or some
+ * run that this version does not know (then the migrator reports the store as newer).
+ */
+async function sqliteMigrationsPending(db: Db): Promise<boolean> {
+  const table = await sql<{ name: string }>`select name from sqlite_master
+    where type = 'table' and name = 'kysely_migration'`.execute(db);
+  if (table.rows.length === 0) return true;
+  const ran = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+  const done = new Set(ran.rows.map((r) => r.name));
+  const known = Object.keys(migrations);
+  return done.size !== known.length || known.some((n) => !done.has(n));
+}
+
+/** SQLITE_BUSY and its extended codes: another connection holds the lock. */
+function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
+}
+
 function isCatalogRace(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === "3F000" || code === "42P01";
@@ -176,14 +257,26 @@ function redact(url: string): string {
  * SQLite transactions that take the write lock when they begin (`BEGIN IMMEDIATE`). Several
  * processes share one store (`nor night` workers, `nor discover`): a deferred transaction that
  * reads and then writes fails at once with "database is locked" when another process wrote in
- * between, where an immediate one waits its turn (busy_timeout).
+ * between, where an immediate one waits its turn (busy_timeout). Its adapter says what is true
+ * of SQLite, that DDL is transactional, so kysely's migrator runs the pending migrations in one
+ * such transaction (migrateSqlite).
  */
 class ImmediateSqliteDialect extends SqliteDialect {
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
+  }
+
   override createDriver(): Driver {
     const driver = super.createDriver();
     driver.beginTransaction = async (connection: DatabaseConnection) => {
       await connection.executeQuery(CompiledQuery.raw("begin immediate"));
     };
     return driver;
+  }
+}
+
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
   }
 }

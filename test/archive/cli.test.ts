@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, renameSync } from "node:fs";
 import { appendFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -74,6 +74,47 @@ describe("nor archive show|verify|cdx (P8)", () => {
       t.dataDir,
     ]);
     expect(bad.code).toBe(2);
+  });
+
+  it("P8: a file named before names carried a token (nor-<second>-<seq>.warc.gz) still opens, shows, verifies, indexes and is followed by the next number", async () => {
+    const named = listWarcFiles(t.archiveDir)[0]!;
+    expect(named).toMatch(/^nor-\d{14}-00001-[0-9a-f]{8}\.warc\.gz$/);
+    const old = named.replace(/-[0-9a-f]{8}\.warc\.gz$/, ".warc.gz");
+    renameSync(join(t.archiveDir, named), join(t.archiveDir, old));
+    await t.store.db.updateTable("captures").set({ file: old }).where("file", "=", named).execute();
+    await t.store.db
+      .updateTable("captures")
+      .set({ refers_file: old })
+      .where("refers_file", "=", named)
+      .execute();
+    expect(listWarcFiles(t.archiveDir)).toEqual([old]);
+
+    const shown = await runCli(["archive", "show", URL_A, "--data", t.dataDir]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout.toString().endsWith("<p>night two</p>")).toBe(true);
+    const verified = await runCli(["archive", "verify", "--data", t.dataDir]);
+    expect(verified.code, verified.stdout.toString() + verified.stderr).toBe(0);
+    expect(verified.stdout.toString()).toContain(
+      "1 files, 9 records, 11 digests checked, 0 problems",
+    );
+    const out = join(t.dataDir, "index.cdxj");
+    const cdx = await runCli(["archive", "cdx", "--data", t.dataDir, "--out", out]);
+    expect(cdx.code, cdx.stderr).toBe(0);
+    const files = readFileSync(out, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l.slice(l.indexOf("{"))).filename);
+    expect(new Set(files)).toEqual(new Set([old]));
+
+    // Opened again: the old file is checked against the index as it was, and the next file
+    // goes on from its number.
+    const a = await WarcArchive.open(t.archiveDir, t.archiveOptions);
+    expect(a.recoveredBytes).toBe(0);
+    await a.write(exchange("http://127.0.0.3/minutes", "<p>minutes</p>", { at: T0 + 3 * DAY }));
+    const next = a.currentFile!;
+    await a.close();
+    expect(next).toMatch(/^nor-\d{14}-00002-[0-9a-f]{8}\.warc\.gz$/);
+    expect(listWarcFiles(t.archiveDir)).toEqual([old, next]);
   });
 
   it("P8: verify checks every block and payload digest and exits 0 on a sound archive", async () => {

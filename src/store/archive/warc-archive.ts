@@ -153,11 +153,18 @@ export class WarcArchive implements ArchivePort {
     return size - end;
   }
 
-  /** A new file of this process's own: the name is claimed by creating its `.writer` first. */
+  /**
+   * A new file of this process's own: the name is claimed by creating its `.writer` first. Its
+   * name carries the start of its warcinfo record's id, so two machines whose files start in
+   * the same second with the same number (a data directory each, one shared index) never give
+   * them one name (files.ts).
+   */
   async #newFile(): Promise<Current> {
+    const uuid = this.#ids.uuid().toLowerCase();
+    const token = uuid.slice(0, 8);
     for (let i = 0; i < 1000; i++) {
       this.#seq += 1;
-      const name = fileName(this.#seq, this.#clock.now());
+      const name = fileName(this.#seq, this.#clock.now(), token);
       try {
         writeFileSync(
           writerPath(this.dir, name),
@@ -172,7 +179,7 @@ export class WarcArchive implements ArchivePort {
       }
       if (existsSync(join(this.dir, name))) continue; // written earlier by a finished process
       const fh = await open(join(this.dir, name), "wx");
-      const info = await warcinfoRecord(name, this.#clock.now(), this.#recordId());
+      const info = await warcinfoRecord(name, this.#clock.now(), `<urn:uuid:${uuid}>`);
       await fh.write(info, 0, info.length, 0);
       await fh.datasync();
       return { name, fh, size: info.length, hasRecords: false };
