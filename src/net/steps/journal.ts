@@ -115,7 +115,7 @@ async function interrupted(
 /** RFC 9110 §10.2.3: a Retry-After on a 429 or 5xx holds the whole site until then (P15). */
 function siteHold(r: AttemptResult & { kind: "response" }): number | undefined {
   if (r.status !== 429 && r.status < 500) return undefined;
-  const ms = parseRetryAfter(r.headers["retry-after"], r.endedAt);
+  const ms = parseRetryAfter(r.headers["retry-after"], r.endedAt, r.headers["date"]);
   // Any run of digits is delta-seconds: a hold past what the store can write is kept as the
   // latest it can (admission reads it as "not tonight", like any hold over a day).
   return ms === undefined ? undefined : Math.min(r.endedAt + ms, LATEST_HOLD_MS);
