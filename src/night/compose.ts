@@ -34,7 +34,7 @@ export interface NightRunOptions extends NetOptions {
   /** WARC record ids and this process's lease holder name. */
   ids: IdSource;
   onProgress?(p: NightProgress & { requests: number }): void;
-  /** A source's check threw: recorded as its `error` outcome; the error itself, for the log. */
+  /** A source's check threw, or its result could not be stored: its `error` outcome's cause, for the log. */
   onSourceError?(sourceId: string, err: unknown): void;
 }
 

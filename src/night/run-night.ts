@@ -37,9 +37,9 @@ export interface NightDeps {
   /** Renews this worker's lane leases every `everyMs` while the night runs; returns a stop. */
   heartbeat?(everyMs: number, beat: () => Promise<void>): () => void;
   /**
-   * A source's check threw (a bug, a store read that failed): the source is recorded as an
-   * `error` outcome naming it the checker's own, and the night goes on; this hears the error
-   * itself (its stack), for the log.
+   * A source's check threw (a bug, a store read that failed), or its result could not be
+   * stored: the source is recorded as an `error` outcome naming it the checker's own, and the
+   * night goes on; this hears the error itself (its stack), for the log.
    */
   onSourceError?(sourceId: string, err: unknown): void;
 }
@@ -278,20 +278,45 @@ export async function runNight(
           };
         }
       }
-      if (result.outcome.kind === "checker-offline") offlineSources++;
       result.flags = flagsFor(result, history);
       let committed: Awaited<ReturnType<NightStore["commit"]>>;
       try {
         committed = await store.commit(opts.night, result);
       } catch (err) {
-        // A store that cannot record an outcome stops the night: going on would check
-        // sources whose results are lost, and a resume would ask their sites again.
-        throw new NorError(
-          "E_STORE",
-          `the night's store could not record the outcome of ${source.id} (${result.outcome.kind}); the night stops: ${messageOf(err)}`,
-          { cause: err },
-        );
+        // This result could not be written (a record the store refuses, a bug): the commit is
+        // one transaction, so nothing of it is kept. The source is recorded as the checker's
+        // error instead, with nothing in it but the reason, and the night goes on.
+        deps.onSourceError?.(source.id, err);
+        const bare: SourceResult = {
+          sourceId: source.id,
+          outcome: {
+            kind: "error",
+            reason: checkerErrorReason(
+              err,
+              `its ${result.outcome.kind} result could not be stored`,
+            ),
+          },
+          records: [],
+          validators: [],
+          flags: [],
+          startedAt: result.startedAt,
+          endedAt: result.endedAt,
+        };
+        bare.flags = flagsFor(bare, history);
+        try {
+          committed = await store.commit(opts.night, bare);
+        } catch (again) {
+          // A store that cannot record even that stops the night: going on would check
+          // sources whose outcomes are lost, and a resume would ask their sites again.
+          throw new NorError(
+            "E_STORE",
+            `the night's store could not record the outcome of ${source.id}; the night stops: ${messageOf(again)}`,
+            { cause: again },
+          );
+        }
+        result = bare;
       }
+      if (result.outcome.kind === "checker-offline") offlineSources++;
       const { newRecords, already } = committed;
       // Another worker committed this source first (this one's lane lease had run out): its
       // outcome stands and is counted in that worker's summary, not here.
@@ -374,9 +399,10 @@ function messageOf(err: unknown): string {
   return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }
 
-function checkerErrorReason(err: unknown): string {
+function checkerErrorReason(err: unknown, what?: string): string {
   const text = messageOf(err);
-  return `${CHECKER_ERROR_PREFIX}${text.length > REASON_MAX ? `${text.slice(0, REASON_MAX)}…` : text}`;
+  const cut = text.length > REASON_MAX ? `${text.slice(0, REASON_MAX)}…` : text;
+  return `${CHECKER_ERROR_PREFIX}${what !== undefined ? `${what}: ` : ""}${cut}`;
 }
 
 /** Every source of the lane has its outcome tonight (another worker finished it). */

@@ -19,7 +19,8 @@ import { siteOf } from "../../src/policy/site.js";
 /**
  * A check that throws (a bug in a reader, a store read that fails) is that one source's
  * outcome, not the end of the night: the other sources of its lane, and of every other lane,
- * are still checked. A store that cannot record outcomes at all still stops the night, with
+ * are still checked. So is a result the store refuses to write (it is recorded bare, as the
+ * checker's error). A store that cannot record outcomes at all still stops the night, with
  * an error that says so, after one source (never a loop over the rest).
  */
 const NIGHT = "2026-11-05";
@@ -109,14 +110,37 @@ describe("a check that throws (run-night)", () => {
     expect(errors[0]?.err).toBeInstanceOf(TypeError);
   });
 
-  it("a store that cannot record an outcome stops the night with an error that says so, after one source", async () => {
+  it("P8, P23: a result the store refuses is recorded as the checker's error without its records; the night goes on", async () => {
+    const clock = new ManualClock();
+    const sim = buildSimulation(clock, [{ site: "lane.org", latencyMs: 100, sources: 3 }]);
+    const store = new MemoryNightStore();
+    const commit = store.commit.bind(store);
+    store.commit = async (night: string, r: SourceResult) => {
+      if (r.sourceId === "lane.org/1" && r.records.length > 0)
+        throw new Error("invalid byte sequence for encoding UTF8: 0x00");
+      return commit(night, r);
+    };
+    const errors: { id: string; err: unknown }[] = [];
+    const summary = await night(clock, sim, store, simReader, errors);
+    expect(store.outcomeOf("lane.org/0", NIGHT)?.kind).toBe("ok");
+    expect(store.outcomeOf("lane.org/2", NIGHT)?.kind).toBe("ok");
+    expect(store.outcomeOf("lane.org/1", NIGHT)).toMatchObject({
+      kind: "error",
+      reason:
+        "checker error: its ok result could not be stored: Error: invalid byte sequence for encoding UTF8: 0x00",
+    });
+    expect(summary.outcomes).toEqual({ ok: 2, error: 1 });
+    expect(errors.map((e) => e.id)).toEqual(["lane.org/1"]);
+  });
+
+  it("a store that cannot record an outcome at all stops the night with an error that says so, after one source", async () => {
     const clock = new ManualClock();
     const sim = buildSimulation(clock, [{ site: "lane.org", latencyMs: 100, sources: 3 }]);
     const broken = sim.catalog.sources[0]!;
     const store = new MemoryNightStore();
-    let commits = 0;
-    store.commit = async (_night: string, _r: SourceResult) => {
-      commits++;
+    const commits: string[] = [];
+    store.commit = async (_night: string, r: SourceResult) => {
+      commits.push(r.sourceId);
       throw new Error("SQLITE_READONLY: attempt to write a readonly database");
     };
     const errors: { id: string; err: unknown }[] = [];
@@ -125,10 +149,11 @@ describe("a check that throws (run-night)", () => {
     await expect(out).rejects.toMatchObject({
       code: "E_STORE",
       message: expect.stringMatching(
-        /could not record the outcome of lane\.org\/0 \(error\); the night stops: .*SQLITE_READONLY/,
+        /could not record the outcome of lane\.org\/0; the night stops: .*SQLITE_READONLY/,
       ),
     });
-    expect(commits).toBe(1);
+    // The result, then the bare error outcome: two tries for one source, never a loop.
+    expect(commits).toEqual(["lane.org/0", "lane.org/0"]);
     // Nothing more was asked of the site after the store failed.
     expect(sim.observed.filter((r) => new URL(r.url).pathname.startsWith("/list/"))).toEqual([]);
   });
