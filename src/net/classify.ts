@@ -138,11 +138,13 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
   if (status === 404 || status === 410) return final({ kind: "gone", url, status });
   if (status === 429 || status >= 500) {
     const retryAfter = headers["retry-after"];
+    const date = headers["date"];
     const d = retryDecision({
       attempt: ctx.attempt,
       status,
       now: ctx.now,
       ...(retryAfter !== undefined ? { retryAfter } : {}),
+      ...(date !== undefined ? { date } : {}),
     });
     if (d.retry) return { kind: "retry", waitMs: d.waitMs };
     if (status === 429) {

@@ -51,7 +51,7 @@ export function createFetcher(opts: FetcherOptions): PoliteFetcher {
   const top: Handler = compose(
     [
       urlCheck(),
-      redirects(),
+      redirects({ clock, ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}) }),
       closedSite({ closed, night }),
       robotsGate({
         clock,

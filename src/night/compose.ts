@@ -34,6 +34,8 @@ export interface NightRunOptions extends NetOptions {
   /** WARC record ids and this process's lease holder name. */
   ids: IdSource;
   onProgress?(p: NightProgress & { requests: number }): void;
+  /** A source's check threw, or its result could not be stored: its `error` outcome's cause, for the log. */
+  onSourceError?(sourceId: string, err: unknown): void;
 }
 
 export async function runNightWithStore(
@@ -99,6 +101,7 @@ export async function runNightWithStore(
           return fetcher;
         },
         onSourceDone: (p) => opts.onProgress?.({ ...p, requests }),
+        ...(opts.onSourceError ? { onSourceError: opts.onSourceError } : {}),
       },
       {
         night: opts.night,

@@ -4,6 +4,7 @@
  * tonight are skipped, so running the same night again resumes it.
  */
 import type { Clock } from "../clock.js";
+import { NorError } from "../errors.js";
 import type { Fetcher } from "../net/types.js";
 import { LANE_LEASE_MS } from "../policy/constants.js";
 import { canaryFailed, judgeReach, OFFLINE_WINDOW, reachEvidence } from "../policy/offline.js";
@@ -35,6 +36,12 @@ export interface NightDeps {
   holder?: string;
   /** Renews this worker's lane leases every `everyMs` while the night runs; returns a stop. */
   heartbeat?(everyMs: number, beat: () => Promise<void>): () => void;
+  /**
+   * A source's check threw (a bug, a store read that failed), or its result could not be
+   * stored: the source is recorded as an `error` outcome naming it the checker's own, and the
+   * night goes on; this hears the error itself (its stack), for the log.
+   */
+  onSourceError?(sourceId: string, err: unknown): void;
 }
 
 export interface NightOptions {
@@ -241,23 +248,76 @@ export async function runNight(
         // P20, P23: our side is cut off; no request is started, nothing judged about the site.
         result = offlineResult(source.id, now);
       } else {
-        result = !history.reading
-          ? await recheckSource(fetcher, clock, source, deps.validators)
-          : await checkSource(ctx, source, history);
-        if (observe(lane.site, result)) {
+        try {
+          result = !history.reading
+            ? await recheckSource(fetcher, clock, source, deps.validators)
+            : await checkSource(ctx, source, history);
+          if (observe(lane.site, result)) {
+            result = {
+              ...offlineResult(source.id, result.startedAt),
+              endedAt: result.endedAt,
+              outcome: {
+                kind: "checker-offline",
+                reason: `${offlineNote} (${result.outcome.kind}: ${result.outcome.reason ?? ""})`,
+              },
+            };
+          }
+        } catch (err) {
+          // One source's check that throws (a bug, a store read that failed) is that source's
+          // outcome, said to be the checker's own; the lane and the night go on. Nothing is
+          // judged about the site's reach from it.
+          deps.onSourceError?.(source.id, err);
           result = {
-            ...offlineResult(source.id, result.startedAt),
-            endedAt: result.endedAt,
-            outcome: {
-              kind: "checker-offline",
-              reason: `${offlineNote} (${result.outcome.kind}: ${result.outcome.reason ?? ""})`,
-            },
+            sourceId: source.id,
+            outcome: { kind: "error", reason: checkerErrorReason(err) },
+            records: [],
+            validators: [],
+            flags: [],
+            startedAt: now,
+            endedAt: clock.now(),
           };
         }
       }
-      if (result.outcome.kind === "checker-offline") offlineSources++;
       result.flags = flagsFor(result, history);
-      const { newRecords, already } = await store.commit(opts.night, result);
+      let committed: Awaited<ReturnType<NightStore["commit"]>>;
+      try {
+        committed = await store.commit(opts.night, result);
+      } catch (err) {
+        // This result could not be written (a record the store refuses, a bug): the commit is
+        // one transaction, so nothing of it is kept. The source is recorded as the checker's
+        // error instead, with nothing in it but the reason, and the night goes on.
+        deps.onSourceError?.(source.id, err);
+        const bare: SourceResult = {
+          sourceId: source.id,
+          outcome: {
+            kind: "error",
+            reason: checkerErrorReason(
+              err,
+              `its ${result.outcome.kind} result could not be stored`,
+            ),
+          },
+          records: [],
+          validators: [],
+          flags: [],
+          startedAt: result.startedAt,
+          endedAt: result.endedAt,
+        };
+        bare.flags = flagsFor(bare, history);
+        try {
+          committed = await store.commit(opts.night, bare);
+        } catch (again) {
+          // A store that cannot record even that stops the night: going on would check
+          // sources whose outcomes are lost, and a resume would ask their sites again.
+          throw new NorError(
+            "E_STORE",
+            `the night's store could not record the outcome of ${source.id}; the night stops: ${messageOf(again)}`,
+            { cause: again },
+          );
+        }
+        result = bare;
+      }
+      if (result.outcome.kind === "checker-offline") offlineSources++;
+      const { newRecords, already } = committed;
       // Another worker committed this source first (this one's lane lease had run out): its
       // outcome stands and is counted in that worker's summary, not here.
       if (already) continue;
@@ -327,6 +387,22 @@ export async function runNight(
   }
   await store.finishNight(opts.night, clock.now());
   return summary;
+}
+
+/** The reason an `error` outcome gives for a check that threw: the checker's fault, not the site's. */
+export const CHECKER_ERROR_PREFIX = "checker error: ";
+
+/** Longest error text kept in an outcome's reason (the log has it all). */
+const REASON_MAX = 500;
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}
+
+function checkerErrorReason(err: unknown, what?: string): string {
+  const text = messageOf(err);
+  const cut = text.length > REASON_MAX ? `${text.slice(0, REASON_MAX)}…` : text;
+  return `${CHECKER_ERROR_PREFIX}${what !== undefined ? `${what}: ` : ""}${cut}`;
 }
 
 /** Every source of the lane has its outcome tonight (another worker finished it). */

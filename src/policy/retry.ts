@@ -70,13 +70,34 @@ export type RetryAfter =
 const DAY_NAME =
   /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)$/;
 
-/** One Retry-After value (RFC 9110 §10.2.3): delta-seconds or an HTTP-date, as a delay in ms. */
-function oneRetryAfter(v: string, now: number): number | undefined {
+/** How far a server's Date may be from our clock and still be read as its clock (P15). */
+export const SERVER_DATE_TRUST_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The server's clock, from the answer's `Date` header (RFC 9110 §6.6.1), when it is one
+ * readable HTTP-date within a day of ours; undefined otherwise (absent, unreadable, sent
+ * twice, or so far off that it says nothing about the wait: a Date of 1970 must not hold a
+ * site for decades).
+ */
+export function serverClock(date: string | undefined, now: number): number | undefined {
+  if (date === undefined) return undefined;
+  const at = parseHttpDate(date.replace(/^[ \t]+|[ \t]+$/g, ""), now);
+  if (at === undefined || Math.abs(at - now) > SERVER_DATE_TRUST_MS) return undefined;
+  return at;
+}
+
+/**
+ * One Retry-After value (RFC 9110 §10.2.3): delta-seconds or an HTTP-date, as a delay in ms.
+ * An HTTP-date is the server's time: read against our clock and, when the answer's Date is
+ * trusted, against the server's own, the longer of the two (a server whose clock is behind
+ * ours still gets the wait it asked for; one ahead gets a longer one, which is harmless).
+ */
+function oneRetryAfter(v: string, now: number, server: number | undefined): number | undefined {
   if (/^\d+$/.test(v)) return Number(v) * 1000;
   const at = parseHttpDate(v, now);
   if (at === undefined) return undefined;
-  // A date in the past means "now".
-  return Math.max(0, at - now);
+  // A date in the past (on both clocks) means "now".
+  return Math.max(0, at - now, server === undefined ? 0 : at - server);
 }
 
 /**
@@ -86,10 +107,17 @@ function oneRetryAfter(v: string, now: number): number | undefined {
  * name) are put back together, and empty elements are ignored (§5.6.1). Several readable
  * values: the largest delay, so the checker never comes back sooner than any of them asked.
  * Any element that cannot be read (`45.0`, `-5`, `soon`) makes the whole field unreadable:
- * the caller must not guess a shorter wait.
+ * the caller must not guess a shorter wait. `date` is the answer's own Date header, if any
+ * (see {@link serverClock}): an HTTP-date is waited the longer of its distance from our now
+ * and from the server's.
  */
-export function readRetryAfter(value: string | undefined, now: number): RetryAfter {
+export function readRetryAfter(
+  value: string | undefined,
+  now: number,
+  date?: string | undefined,
+): RetryAfter {
   if (value === undefined) return { kind: "absent" };
+  const server = serverClock(date, now);
   // OWS is space and tab only (RFC 9110 §5.6.3).
   const parts = value.split(",").map((p) => p.replace(/^[ \t]+|[ \t]+$/g, ""));
   const items: string[] = [];
@@ -106,7 +134,7 @@ export function readRetryAfter(value: string | undefined, now: number): RetryAft
   if (items.length === 0) return { kind: "unreadable", value };
   let largest = 0;
   for (const item of items) {
-    const ms = oneRetryAfter(item, now);
+    const ms = oneRetryAfter(item, now, server);
     if (ms === undefined) return { kind: "unreadable", value };
     largest = Math.max(largest, ms);
   }
@@ -123,10 +151,16 @@ export const LATEST_HOLD_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /**
  * The delay a Retry-After asks for, in ms from `now`, or undefined when it is absent or
- * cannot be read (see {@link readRetryAfter}, which tells those two apart).
+ * cannot be read (see {@link readRetryAfter}, which tells those two apart). `date`: the
+ * answer's Date header, trusted within a day of `now` (a server clock behind ours never
+ * shortens the wait it asked for).
  */
-export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
-  const r = readRetryAfter(value, now);
+export function parseRetryAfter(
+  value: string | undefined,
+  now: number,
+  date?: string | undefined,
+): number | undefined {
+  const r = readRetryAfter(value, now, date);
   return r.kind === "delay" ? r.ms : undefined;
 }
 
@@ -145,6 +179,8 @@ export function retryDecision(a: {
   /** The connection closed before a full response. */
   closedEarly?: boolean;
   retryAfter?: string;
+  /** The answer's Date header: an HTTP-date Retry-After is read against it too. */
+  date?: string;
   now: number;
 }): RetryDecision {
   if (!Number.isInteger(a.attempt) || a.attempt < 1) {
@@ -158,7 +194,7 @@ export function retryDecision(a: {
     a.closedEarly === true || s === 429 || (s !== undefined && s >= 500 && s <= 599);
   if (!retryable) return { retry: false, reason: "not-retryable" };
   if (a.attempt > MAX_RETRIES) return { retry: false, reason: "retries-exhausted" };
-  const asked = readRetryAfter(a.retryAfter, a.now);
+  const asked = readRetryAfter(a.retryAfter, a.now, a.date);
   if (asked.kind === "unreadable") return { retry: false, reason: "retry-after-unreadable" };
   if (asked.kind === "delay") {
     if (asked.ms > RETRY_AFTER_MAX_MS) return { retry: false, reason: "retry-after-too-long" };

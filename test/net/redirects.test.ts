@@ -103,6 +103,36 @@ describe("redirects (P19, P18)", () => {
     expect(minGap(b.requests)).toBeGreaterThanOrEqual(2000);
   });
 
+  it("P15, P19: a redirect's Retry-After: 30 to another site is waited before the hop, and holds the site that sent it", async () => {
+    const { a, b, f } = await twoOrigins();
+    a.route("/moving", (_q, res) => {
+      res.writeHead(302, { location: b.url("/ok"), "retry-after": "30" });
+      res.end();
+    });
+    expect((await f.fetch({ url: a.url("/moving"), purpose: "page" })).kind).toBe("ok");
+    const moved = a.hits("/moving")[0]!;
+    // b's robots.txt is read first, itself a request to b: nothing to b before the wait either.
+    const firstToB = h.fleet.requests.find((r) => r.origin === b.origin)!;
+    expect(firstToB.startedAt - moved.endedAt).toBeGreaterThanOrEqual(30_000);
+    // The site that asked is held as long: its next request waits too.
+    expect((await f.fetch({ url: a.url("/ok"), purpose: "page" })).kind).toBe("ok");
+    expect(a.hits("/ok")[0]!.startedAt - moved.endedAt).toBeGreaterThanOrEqual(30_000);
+  });
+
+  it("P15, P19: a redirect whose Retry-After is over 60 s is not followed tonight", async () => {
+    const { a, b, f } = await twoOrigins();
+    a.route("/later", (_q, res) => {
+      res.writeHead(301, { location: b.url("/ok"), "retry-after": "120" });
+      res.end();
+    });
+    expect(await f.fetch({ url: a.url("/later"), purpose: "page" })).toMatchObject({
+      kind: "error",
+      status: 301,
+      reason: expect.stringContaining("not followed tonight"),
+    });
+    expect(b.requests).toHaveLength(0);
+  });
+
   it("P19: 303 after POST becomes GET without the body; 307 repeats the POST and its body", async () => {
     const { a, f } = await twoOrigins();
     a.route("/form", redirect("/ok", 303));

@@ -59,6 +59,42 @@ describe("parseRetryAfter (RFC 9110 §10.2.3)", () => {
     expect(readRetryAfter(undefined, NOW)).toEqual({ kind: "absent" });
   });
 
+  it("P15: an HTTP-date is waited the longer of its distance from our clock and from the server's Date (trusted within a day)", () => {
+    const at = (ms: number) => new Date(ms).toUTCString();
+    const hour = 60 * 60_000;
+    // The server's clock is an hour behind: it asks for 30 s, which our clock reads as past.
+    expect(parseRetryAfter(at(NOW - hour + 30_000), NOW)).toBe(0);
+    expect(parseRetryAfter(at(NOW - hour + 30_000), NOW, at(NOW - hour))).toBe(30_000);
+    // Ahead by an hour: our clock gives the longer wait (harmless: never sooner than asked).
+    expect(parseRetryAfter(at(NOW + hour + 30_000), NOW, at(NOW + hour))).toBe(hour + 30_000);
+    // A Date more than a day off, unreadable or sent twice says nothing: our clock alone.
+    expect(parseRetryAfter(at(NOW - 2 * 86_400_000 + 30_000), NOW, at(NOW - 2 * 86_400_000))).toBe(
+      0,
+    );
+    expect(parseRetryAfter(at(0), NOW, at(-30_000))).toBe(0);
+    expect(parseRetryAfter(at(NOW - hour + 30_000), NOW, "yesterday")).toBe(0);
+    expect(
+      parseRetryAfter(at(NOW - hour + 30_000), NOW, `${at(NOW - hour)}, ${at(NOW - hour)}`),
+    ).toBe(0);
+    // Delta-seconds do not depend on any clock.
+    expect(parseRetryAfter("30", NOW, at(NOW - hour))).toBe(30_000);
+    // The longest element of a list still counts.
+    expect(readRetryAfter(`5, ${at(NOW - hour + 40_000)}`, NOW, at(NOW - hour))).toEqual({
+      kind: "delay",
+      ms: 40_000,
+    });
+    // And the retry decision reads it the same way.
+    expect(
+      retryDecision({
+        attempt: 1,
+        status: 503,
+        retryAfter: at(NOW - hour + 30_000),
+        date: at(NOW - hour),
+        now: NOW,
+      }),
+    ).toEqual({ retry: true, waitMs: 30_000 });
+  });
+
   it("P15: an RFC 850 two-digit year more than 50 years ahead means the past century", () => {
     // From 2026, "99" is 2099 (73 years ahead) → 1999, far in the past → 0.
     expect(parseRetryAfter("Friday, 31-Dec-99 23:59:59 GMT", NOW)).toBe(0);

@@ -207,6 +207,12 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       ids,
       ...(opts.canary !== undefined ? { canary: canaryUrl(opts.canary) } : {}),
       ...net,
+      onSourceError: (source, err) => {
+        // The outcome says "checker error: …"; the log keeps the whole error (its stack).
+        const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
+        if (tty) stderr().write(`\nnor night: ${source}: the checker failed on it: ${text}\n`);
+        else log.error({ source, err }, "checker error");
+      },
       onProgress: (p) => {
         if (tty) {
           stderr().write(`\r${progressLine(p, clock.now())}\x1b[K`);

@@ -112,10 +112,16 @@ async function interrupted(
   });
 }
 
-/** RFC 9110 §10.2.3: a Retry-After on a 429 or 5xx holds the whole site until then (P15). */
+/**
+ * RFC 9110 §10.2.3: a Retry-After on a 429 or 5xx holds the whole site until then (P15); on a
+ * 3xx (a 304 aside: nothing follows it) it is the least wait before the redirected request,
+ * and the site that asked is held too (the redirects step makes a hop to another site wait
+ * as long).
+ */
 function siteHold(r: AttemptResult & { kind: "response" }): number | undefined {
-  if (r.status !== 429 && r.status < 500) return undefined;
-  const ms = parseRetryAfter(r.headers["retry-after"], r.endedAt);
+  const redirection = r.status >= 300 && r.status < 400 && r.status !== 304;
+  if (r.status !== 429 && r.status < 500 && !redirection) return undefined;
+  const ms = parseRetryAfter(r.headers["retry-after"], r.endedAt, r.headers["date"]);
   // Any run of digits is delta-seconds: a hold past what the store can write is kept as the
   // latest it can (admission reads it as "not tonight", like any hold over a day).
   return ms === undefined ? undefined : Math.min(r.endedAt + ms, LATEST_HOLD_MS);

@@ -82,6 +82,26 @@ describe("step: journal (P27)", () => {
     ]);
   });
 
+  it("P15, RFC 9110 §10.2.3: a Retry-After on a 3xx holds the site that sent it; on a 304 or a 404 it does not", async () => {
+    const holdOf = async (status: number) => {
+      const { j, step } = setup();
+      const answer = response(status, {
+        headers: { location: "/notice", "retry-after": "30" },
+      });
+      const { next } = fakeNext({
+        kind: "final",
+        outcome: { kind: "error", url: "x", status, reason: "r" },
+        got: got(answer, { judged: judged({ label: "redirect" }) }),
+      });
+      await step(next)(call({ ticket: sent }));
+      return j.completed[0]?.[1].siteNotBefore;
+    };
+    expect(await holdOf(302)).toBe(31_500);
+    expect(await holdOf(307)).toBe(31_500);
+    expect(await holdOf(304)).toBeUndefined();
+    expect(await holdOf(404)).toBeUndefined();
+  });
+
   it("P15, P21: a retry's wait, a Retry-After's hold on the site, a no that closes it", async () => {
     const { j, closed, step } = setup();
     const answer = response(503, { headers: { "retry-after": "30" } });
