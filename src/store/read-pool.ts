@@ -192,30 +192,33 @@ export async function openWebReads(
 
 async function openReads(loc: StoreLocation, opts: WebReadsOptions): Promise<WebReads> {
   if (loc.kind === "postgres") {
-    const pub = await openPostgresPool(loc.url, PUBLIC_PG_CONNECTIONS, "nor-web-public");
-    let con: Db;
-    try {
-      con = await openPostgresPool(loc.url, CONSOLE_PG_CONNECTIONS, "nor-web-console");
-    } catch (err) {
-      await pub.destroy();
-      throw err;
-    }
-    return {
-      public: pub,
-      console: con,
-      kind: "async-driver",
-      close: async () => {
-        await Promise.all([pub.destroy(), con.destroy()]);
-      },
-    };
+    return pools(
+      "async-driver",
+      () => openPostgresPool(loc.url, PUBLIC_PG_CONNECTIONS, "nor-web-public"),
+      () => openPostgresPool(loc.url, CONSOLE_PG_CONNECTIONS, "nor-web-console"),
+    );
   }
-  const pub = await openReadPool(loc.dir, { readers: opts.publicReaders ?? PUBLIC_READERS });
+  return pools(
+    "worker-threads",
+    () => openReadPool(loc.dir, { readers: opts.publicReaders ?? PUBLIC_READERS }),
+    () =>
+      openReadPool(loc.dir, {
+        readers: opts.consoleReaders ?? CONSOLE_READERS,
+        ...(opts.hold ? { hold: opts.hold } : {}),
+      }),
+  );
+}
+
+/** The public pages' pool and the console's, apart; the first closed if the second fails. */
+async function pools(
+  kind: WebReads["kind"],
+  openPublic: () => Promise<Db>,
+  openConsole: () => Promise<Db>,
+): Promise<WebReads> {
+  const pub = await openPublic();
   let con: Db;
   try {
-    con = await openReadPool(loc.dir, {
-      readers: opts.consoleReaders ?? CONSOLE_READERS,
-      ...(opts.hold ? { hold: opts.hold } : {}),
-    });
+    con = await openConsole();
   } catch (err) {
     await pub.destroy();
     throw err;
@@ -223,7 +226,7 @@ async function openReads(loc: StoreLocation, opts: WebReadsOptions): Promise<Web
   return {
     public: pub,
     console: con,
-    kind: "worker-threads",
+    kind,
     close: async () => {
       await Promise.all([pub.destroy(), con.destroy()]);
     },
