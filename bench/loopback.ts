@@ -28,7 +28,7 @@ import { openDurableFloor } from "../src/store/durable-floor.js";
 
 const UA = "public-records-check/0.1 (+mailto:frankie@outpostagencies.com)";
 
-interface Req {
+export interface Req {
   url: string;
   headers: Record<string, string>;
 }
@@ -39,7 +39,7 @@ interface Cost {
   wallMs: number;
 }
 
-async function startSites(n: number): Promise<{ child: ChildProcess; origins: string[] }> {
+export async function startSites(n: number): Promise<{ child: ChildProcess; origins: string[] }> {
   const child = spawn(process.execPath, [join(import.meta.dirname, "loopback-sites.js"), `${n}`], {
     stdio: ["ignore", "pipe", "inherit", "ipc"],
   });
@@ -100,7 +100,7 @@ async function bareUndici(r: Req, agent: Agent): Promise<{ status: number; bytes
 }
 
 /** `nor night` in this process; what it writes to stderr (a JSON line per source) is dropped. */
-async function norNight(args: string[]): Promise<void> {
+export async function norNight(args: string[]): Promise<void> {
   const err = process.stderr.write.bind(process.stderr);
   process.stderr.write = (() => true) as typeof process.stderr.write;
   let code: number;
@@ -112,6 +112,42 @@ async function norNight(args: string[]): Promise<void> {
   if (code !== 0) throw new Error(`nor night exited ${code}`);
 }
 
+/**
+ * The catalog of `per` RSS sources on each origin, written to DATA/catalog.yaml (one
+ * government), with the requests a night makes of each site: night 1 robots.txt and every
+ * feed, night 2 every feed with its validators.
+ */
+export function writeFeedCatalog(
+  data: string,
+  origins: readonly string[],
+  per: number,
+): { catalog: string; night1: Req[][]; night2: Req[][] } {
+  const catalog = join(data, "catalog.yaml");
+  const lines = [
+    "governments:",
+    "  - { id: village-of-bench, name: Village of Bench, kind: village, county: Franklin }",
+    "sources:",
+  ];
+  const night1: Req[][] = [];
+  const night2: Req[][] = [];
+  origins.forEach((origin, s) => {
+    const first: Req[] = [{ url: `${origin}/robots.txt`, headers: { "user-agent": UA } }];
+    const second: Req[] = [];
+    for (let j = 0; j < per; j++) {
+      const url = `${origin}/feed/${j}.rss`;
+      lines.push(
+        `  - { id: s${s}-f${j}, government: village-of-bench, records: agendas, access: feed, url: "${url}" }`,
+      );
+      first.push({ url, headers: { "user-agent": UA } });
+      second.push({ url, headers: { "user-agent": UA, "if-none-match": `"v1-${j}"` } });
+    }
+    night1.push(first);
+    night2.push(second);
+  });
+  writeFileSync(catalog, `${lines.join("\n")}\n`);
+  return { catalog, night1, night2 };
+}
+
 const perReq = (c: Cost) => c.cpuUs / Math.max(1, c.requests);
 const ms = (us: number) => (us / 1000).toFixed(3);
 
@@ -121,29 +157,7 @@ export async function run(): Promise<string> {
   const { child, origins } = await startSites(SITES);
   const data = mkdtempSync(join(tmpdir(), "nor-bench-loopback-"));
   try {
-    const catalog = join(data, "catalog.yaml");
-    const lines = [
-      "governments:",
-      "  - { id: village-of-bench, name: Village of Bench, kind: village, county: Franklin }",
-      "sources:",
-    ];
-    const night1: Req[][] = [];
-    const night2: Req[][] = [];
-    origins.forEach((origin, s) => {
-      const first: Req[] = [{ url: `${origin}/robots.txt`, headers: { "user-agent": UA } }];
-      const second: Req[] = [];
-      for (let j = 0; j < PER; j++) {
-        const url = `${origin}/feed/${j}.rss`;
-        lines.push(
-          `  - { id: s${s}-f${j}, government: village-of-bench, records: agendas, access: feed, url: "${url}" }`,
-        );
-        first.push({ url, headers: { "user-agent": UA } });
-        second.push({ url, headers: { "user-agent": UA, "if-none-match": `"v1-${j}"` } });
-      }
-      night1.push(first);
-      night2.push(second);
-    });
-    writeFileSync(catalog, `${lines.join("\n")}\n`);
+    const { catalog, night1, night2 } = writeFeedCatalog(data, origins, PER);
     const lanes = DEFAULT_CONCURRENCY;
 
     const bare = (reqs: Req[][]) => () =>

@@ -6,6 +6,8 @@
 const all = [
   "night",
   "loopback",
+  "gaps",
+  "rss",
   "log",
   "archive",
   "records",

@@ -87,6 +87,17 @@ describe("nor loads only what the command needs", () => {
     expect(night.modules.some((m) => /\/node_modules\/cheerio\//.test(m))).toBe(true);
   });
 
+  it("`nor night` loads no warcio (nor its wasm hasher): the night's archive reads and writes its own records", () => {
+    // Issue 13's memory target: warcio, hash-wasm and pako cost a night several MB of its peak
+    // RSS for nothing; only `nor archive cdx`, `verify` and a record not written here need them.
+    const night = modulesLoadedBy(["night", "--help"]);
+    expect(night.code).toBe(0);
+    expect(night.modules.some((m) => m.endsWith("/dist/night/compose.js"))).toBe(true);
+    expect(
+      night.modules.filter((m) => /\/node_modules\/(warcio|hash-wasm|pako)\//.test(m)),
+    ).toEqual([]);
+  });
+
   it("`nor log` loads kysely as the one bundled file, and the public suffix list only for --site", () => {
     const missing = join(dir, "no-store");
     const plain = modulesLoadedBy(["log", "--data", missing]);

@@ -6,10 +6,11 @@
  */
 import { createReadStream } from "node:fs";
 import { join } from "node:path";
-import { CDXIndexer } from "warcio";
 import { listWarcFiles } from "./files.js";
 
 export async function cdxLines(dir: string): Promise<string[]> {
+  // Loaded here, not with the archive: a night never needs warcio (and its wasm hasher).
+  const { CDXIndexer } = await import("warcio");
   const indexer = new CDXIndexer({ format: "cdxj" });
   const files = listWarcFiles(dir).map((filename) => ({
     filename,

@@ -7,12 +7,12 @@
  * is one gzip member (WARC 1.1 Annex D), inflated whole with node:zlib (its CRC checked), its
  * WARC head and HTTP head split at their blank lines (WARC 1.1 §4, RFC 9112 §2.1). Anything
  * that does not read that way (a record this writer would not have written) goes to warcio's
- * parser, as every record did before.
+ * parser, as every record did before (loaded only then).
  */
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { WARCParser, type WARCRecord } from "warcio";
+import type { WARCRecord } from "warcio";
 import { NorError } from "../../errors.js";
 import type { Capture } from "./captures.js";
 
@@ -129,6 +129,9 @@ async function readHttpRecord(path: string, offset: number, length: number): Pro
   if (fast) return fast;
   let record: WARCRecord | null;
   try {
+    // Only for a record this writer would not have written: warcio (and its wasm hasher) is
+    // loaded then, not by every night.
+    const { WARCParser } = await import("warcio");
     record = await WARCParser.parse([bytes]);
   } catch (cause) {
     throw new NorError("E_ARCHIVE", `${path}@${offset}: not a readable WARC record`, { cause });

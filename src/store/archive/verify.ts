@@ -6,7 +6,6 @@
  */
 import { createReadStream, statSync } from "node:fs";
 import { join } from "node:path";
-import { WARCParser } from "warcio";
 import type { Db } from "../db.js";
 import { fromRow } from "./captures.js";
 import { sha256Digest } from "./digest.js";
@@ -36,6 +35,8 @@ function indexOf(hay: Uint8Array, needle: Uint8Array): number {
 }
 
 export async function verifyArchive(dir: string, db?: Db): Promise<VerifyReport> {
+  // Loaded here, not with the archive: a night never needs warcio (and its wasm hasher).
+  const { WARCParser } = await import("warcio");
   const report: VerifyReport = { files: 0, records: 0, digestsChecked: 0, problems: [] };
   const at = new Map<string, { id: string; length: number }>();
   const payloads = new Map<string, string>(); // uri + date → payload digest of responses

@@ -1,0 +1,121 @@
+/**
+ * Issue 13's memory target: the peak resident set of a whole REAL `nor night` of 20,000
+ * sources over loopback (bench/night-child.ts: the CLI's main alone in a child process, so
+ * its peak is the command's), catalog import included. The sites are bench/loopback-sites.ts
+ * in another process; the gap is 0 (loopback only, as in bench/loopback.ts), the default
+ * lanes. Night 1: robots.txt + every feed, all new (records stored, archived). Night 2: every
+ * feed asked again, 304, the catalog imported again unchanged. For scale, the same command on
+ * a catalog of one source. `BENCH_SITES` (default 2000) × `BENCH_SOURCES_PER_SITE` (10).
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { DEFAULT_CONCURRENCY } from "../src/policy/constants.js";
+import { startSites, writeFeedCatalog } from "./loopback.js";
+
+interface Peak {
+  rssMb: number;
+  heapUsedMb: number;
+  heapTotalMb: number;
+  externalMb: number;
+}
+
+interface ChildReport {
+  code: number;
+  wallMs: number;
+  cpuMs: number;
+  maxRssMb: number;
+  rssFileMb?: number;
+  spaces: Record<string, number>;
+  phases: Record<string, Peak>;
+}
+
+function nightChild(args: string[]): Promise<ChildReport> {
+  const child = spawn(process.execPath, [join(import.meta.dirname, "night-child.js"), ...args], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (d: string) => {
+    out += d;
+  });
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code) => {
+      const last = out.trim().split("\n").at(-1) ?? "";
+      try {
+        const report = JSON.parse(last) as ChildReport;
+        if (report.code !== 0) reject(new Error(`nor night exited ${report.code}`));
+        else resolve(report);
+      } catch {
+        reject(new Error(`night child exited ${code} without a report`));
+      }
+    });
+  });
+}
+
+const PHASES = ["open + import", "sources", "close"] as const;
+const cell = (p: Peak | undefined) =>
+  p === undefined
+    ? "–"
+    : `${p.rssMb.toFixed(0)} / ${p.heapUsedMb.toFixed(0)} / ${p.heapTotalMb.toFixed(0)} / ${p.externalMb.toFixed(0)}`;
+
+export async function run(): Promise<string> {
+  const SITES = Number(process.env["BENCH_SITES"] ?? "2000");
+  const PER = Number(process.env["BENCH_SOURCES_PER_SITE"] ?? "10");
+  const { child, origins } = await startSites(SITES);
+  const data = mkdtempSync(join(tmpdir(), "nor-bench-rss-"));
+  const small = mkdtempSync(join(tmpdir(), "nor-bench-rss-1-"));
+  try {
+    const { catalog } = writeFeedCatalog(data, origins, PER);
+    const one = writeFeedCatalog(small, origins.slice(0, 1), 1).catalog;
+    const args = (cat: string, dir: string, night: string) => [
+      "--catalog",
+      cat,
+      "--data",
+      join(dir, "store"),
+      "--allow-private-addresses",
+      "--gap-ms",
+      "0",
+      "--night",
+      night,
+    ];
+    const rows: string[] = [];
+    const load: number[] = [loadavg()[0] as number];
+    const runs: [string, string[]][] = [
+      ["one source (for scale)", args(one, small, "2026-11-05")],
+      [`night 1: ${SITES * PER} sources, all new`, args(catalog, data, "2026-11-05")],
+      [`night 2: ${SITES * PER} sources, 304`, args(catalog, data, "2026-11-06")],
+    ];
+    let worst = 0;
+    for (const [what, a] of runs) {
+      const r = await nightChild(a);
+      load.push(loadavg()[0] as number);
+      if (a[1] === catalog) worst = Math.max(worst, r.maxRssMb);
+      rows.push(
+        `| ${what} | **${r.maxRssMb.toFixed(0)} MB** | ${r.rssFileMb?.toFixed(0) ?? "–"} MB | ${PHASES.map((p) => cell(r.phases[p])).join(" | ")} | ${(r.spaces["new_space"] ?? 0).toFixed(0)} / ${(r.spaces["old_space"] ?? 0).toFixed(0)} MB | ${(r.wallMs / 1000).toFixed(1)} s | ${(r.cpuMs / 1000).toFixed(1)} s |`,
+      );
+    }
+    return [
+      "## A night's memory (a real `nor night` of 20,000 sources over loopback)",
+      "",
+      `${SITES} loopback sites × ${PER} RSS sources (${SITES * PER} sources, one government), ${DEFAULT_CONCURRENCY} lanes, gap 0`,
+      "(loopback only), SQLite store, WARC archive; `nor night` alone in a child process (the CLI's",
+      "main), the sites in another. Peak RSS is the kernel's (process.resourceUsage().maxRSS); per",
+      "phase, the largest of samples every 10 ms: RSS / heap used / heap committed / external and",
+      'array buffers, MB. "open + import" ends at the night\'s start line (store opened, catalog',
+      'read, validated and imported), "sources" at its summary.',
+      "",
+      "| night | peak RSS | of which file-backed (at the end) | open + import | sources | close | largest new / old space | wall | CPU |",
+      "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+      ...rows,
+      "",
+      `Target ≤ 150 MB: ${worst <= 150 ? "met" : "**not met**"} (${worst.toFixed(0)} MB at most). Load average (1 min) before and after each: ${load.map((l) => l.toFixed(1)).join(" → ")}.`,
+    ].join("\n");
+  } finally {
+    child.disconnect();
+    rmSync(data, { recursive: true, force: true });
+    rmSync(small, { recursive: true, force: true });
+  }
+}
