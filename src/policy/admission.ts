@@ -148,7 +148,7 @@ export function admit(a: AdmitInput): Admission {
   const gap = Math.max(a.gapMs, ownerGapMs(a.rules));
   const retryAt = tries.reduce((m, p) => Math.max(m, p.retryAt ?? m), Number.NEGATIVE_INFINITY);
   const startAt = Math.max(
-    lastEnd + gap,
+    earliestAfter(lastEnd, gap),
     a.site.notBefore ?? Number.NEGATIVE_INFINITY,
     retryAt,
     // P13: a site idle since before the deadline still may not start after it.
@@ -193,4 +193,13 @@ export const OWNERS_REQUEST = "the site's owner asked";
 
 export function isOwnersRequest(reason: string | undefined): boolean {
   return reason?.startsWith(OWNERS_REQUEST) ?? false;
+}
+
+/**
+ * P10: the earliest start after a request that ended at `lastEnd` (ms), the gap `gapMs` later.
+ * Times are whole milliseconds (a clock read floors them): an end stamped T may have come at
+ * T + 0.9 ms, so one more millisecond keeps the gap on the wire at or over the floor.
+ */
+export function earliestAfter(lastEnd: number, gapMs: number): number {
+  return lastEnd + gapMs + 1;
 }

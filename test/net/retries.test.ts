@@ -31,7 +31,7 @@ describe("retries, as the server sees them (P15)", () => {
     const { s, f } = await origin();
     s.route("/list", sequence(status(503, { "retry-after": "0" }), html("back")));
     await f.fetch({ url: s.url("/list"), purpose: "page" });
-    expect(gaps(s.hits("/list"))).toEqual([2000]);
+    expect(gaps(s.hits("/list"))).toEqual([2001]);
   });
 
   it("P15: Retry-After: 61 means no retry tonight (error, one request)", async () => {

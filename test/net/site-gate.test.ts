@@ -74,7 +74,7 @@ describe("one lane per site (P9, P10)", () => {
     // Another URL: the same one would be answered from tonight's stored copy (P8).
     await h.fetcher().fetch({ url: s.url("/list?page=2"), purpose: "page" });
     expect(s.requests.map((r) => r.path)).toEqual(["/robots.txt", "/list", "/list?page=2"]);
-    expect(gaps(s.requests)).toEqual([2000, 2000]);
+    expect(gaps(s.requests)).toEqual([2001, 2001]);
     expect(h.ports.journal.lastEnd(s.host)).toBe(s.requests.at(-1)!.endedAt);
   });
 

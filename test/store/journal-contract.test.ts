@@ -110,8 +110,8 @@ describe.each(makers)("the journal's contract: $name", (m) => {
       expect(busy.kind).toBe("wait");
       await s.journal.complete(a.id, ME, { ...done, endedAt: T0 + 500 });
       const next = await s.journal.admit(intent("https://www.a.gov/2"), OTHER_LIVE, T0 + 600);
-      expect(next).toMatchObject({ kind: "wait", until: T0 + 2500 });
-      expect((await s.journal.admit(intent("https://www.a.gov/2"), ME, T0 + 2500)).kind).toBe("go");
+      expect(next).toMatchObject({ kind: "wait", until: T0 + 2501 });
+      expect((await s.journal.admit(intent("https://www.a.gov/2"), ME, T0 + 2501)).kind).toBe("go");
     } finally {
       await s.close();
     }
@@ -189,8 +189,8 @@ describe.each(makers)("the journal's contract: $name", (m) => {
       const a = await s.journal.admit(intent("https://www.a.gov/1"), DEAD, T0);
       expect(a.kind).toBe("go");
       const next = await s.journal.admit(intent("https://www.a.gov/1"), ME, T0 + 100);
-      expect(next).toMatchObject({ kind: "wait", until: T0 + 2100 });
-      const again = await s.journal.admit(intent("https://www.a.gov/1"), ME, T0 + 2100);
+      expect(next).toMatchObject({ kind: "wait", until: T0 + 2101 });
+      const again = await s.journal.admit(intent("https://www.a.gov/1"), ME, T0 + 2101);
       // The killed attempt was the checker's failure, not the site's: still attempt 1.
       expect(again).toMatchObject({ kind: "go", attempt: 1 });
     } finally {
@@ -247,7 +247,7 @@ describe.each(makers)("the journal's contract: $name", (m) => {
       await s.journal.complete(a.id, ME, { ...done, endedAt: T0 + 5 });
       expect(await s.journal.admit(intent("https://www.a.gov/2"), ME, T0 + 3000)).toMatchObject({
         kind: "wait",
-        until: T0 + 30_005,
+        until: T0 + 30_006,
       });
       expect(
         (await s.journal.admit(intent("https://www.a.gov/permits/9"), ME, T0 + 40_000)).kind,

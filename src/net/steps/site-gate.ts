@@ -1,4 +1,5 @@
 import type { Clock } from "../../clock.js";
+import { earliestAfter } from "../../policy/admission.js";
 import { originOf, siteOf } from "../../policy/site.js";
 import { type JournalPort, requestKey } from "../journal.js";
 import { final, type Reply, type Step } from "../pipeline.js";
@@ -103,7 +104,7 @@ export const siteGate =
       // The gap after this process's own last request to the site, slept without a round trip.
       // A long wait, or one past the deadline, is left to the journal (it may say not tonight).
       const lastEnd = deps.queue.lastEnd(site);
-      const hint = lastEnd === undefined ? undefined : lastEnd + gapMs;
+      const hint = lastEnd === undefined ? undefined : earliestAfter(lastEnd, gapMs);
       const now = deps.clock.now();
       if (
         hint !== undefined &&

@@ -74,7 +74,7 @@ describe("step: site gate (P9, P10, P13)", () => {
     const second = step(next)(call({ url: "https://www.records.example.gov/two" }));
     for (let i = 0; i < 20; i++) await Promise.resolve();
     expect(j.intents).toHaveLength(1);
-    await clock.advance(MIN_GAP_MS);
+    await clock.advance(MIN_GAP_MS + 1);
     await second;
     expect(j.intents).toHaveLength(2);
   });
