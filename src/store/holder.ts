@@ -41,12 +41,6 @@ export function alive(pid: number): boolean {
  */
 export const STALE_MS = 10 * 60_000;
 
-/** Whether a holder was made on this host (its process can be asked directly). */
-export function isThisHost(holder: string): boolean {
-  const m = /^(.*):(\d+):[^:]+$/.exec(holder);
-  return m !== null && m[1] === hostname();
-}
-
 export function holderDead(lease: { holder: string; until: number }, now: number): boolean {
   const m = /^(.*):(\d+):[^:]+$/.exec(lease.holder);
   if (!m) return lease.until <= now;

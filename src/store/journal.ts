@@ -28,6 +28,7 @@ import { GroupCommit } from "./group-commit.js";
 import { holderDead } from "./holder.js";
 import { fromIso, toIso } from "./iso-time.js";
 import { sql } from "./kysely.js";
+import { chunks } from "./night-records.js";
 import type { Database } from "./schema/index.js";
 import type { Tx } from "./write-txn.js";
 
@@ -227,11 +228,11 @@ export class SqlJournal implements JournalPort {
         now,
       );
     });
-    for (const r of dead) {
+    for (const ids of chunks(dead.map((r) => r.id))) {
       await this.#db
         .updateTable("request_log")
         .set({ outcome: "interrupted" })
-        .where("id", "=", r.id)
+        .where("id", "in", ids)
         .where("outcome", "=", "in-flight")
         .execute();
     }
