@@ -4,6 +4,7 @@
  * the words are tested without running a night; the command writes them to a terminal, or
  * as one structured log line each when stderr is not a terminal.
  */
+import type { DurableSummary } from "../night/durable-window.js";
 import { formatLeft } from "../night/duration.js";
 import type { OfflineReport } from "../night/run-night.js";
 import type { NightOutcomeKind } from "../night/types.js";
@@ -44,6 +45,8 @@ export interface NightEnd {
   /** P20, P23: the checker could not reach the internet (see `offlineMessage`). */
   checkerOffline?: boolean;
   offline?: OfflineReport;
+  /** P8, P27: from an answer's last byte to its durable journal row, in this process (ms). */
+  durableMs?: DurableSummary;
 }
 
 /** `07:00` New York time, with the date when it is not `night`'s. */
@@ -147,6 +150,11 @@ export function summaryLines(e: NightEnd): string[] {
     `  requests:  ${e.requests}`,
     `  time:      ${used} used of ${allowed} to the deadline (${clockText(e.deadlineAt, e.night)} New York)${over}`,
     `  flags:     ${e.flagsRaised} raised`,
+    ...(e.durableMs
+      ? [
+          `  durable:   answers kept ${e.durableMs.p50} ms after their last byte (median; 99%: ${e.durableMs.p99} ms, longest ${e.durableMs.max} ms)`,
+        ]
+      : []),
     "next:",
     ...nextSteps(e).map((s) => `  - ${s}`),
   );
@@ -168,6 +176,7 @@ export function summaryRecord(e: NightEnd): Record<string, unknown> {
     deadlineReached: e.endedAt >= e.deadlineAt,
     flagsRaised: e.flagsRaised,
     checkerOffline: e.checkerOffline === true,
+    ...(e.durableMs ? { durableMs: e.durableMs } : {}),
     next: nextSteps(e),
   };
 }

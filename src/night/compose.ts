@@ -17,6 +17,7 @@ import { newHolderId } from "../store/holder.js";
 import { SqlJournal } from "../store/journal.js";
 import { SqlNightStore } from "../store/night-store.js";
 import { storeClock } from "../store/store-clock.js";
+import { DurableWindow } from "./durable-window.js";
 import { type NightProgress, type NightSummary, runNight } from "./run-night.js";
 import { type NetOptions, storeFetcher } from "./store-fetcher.js";
 import { wayReader } from "./way-reader.js";
@@ -50,13 +51,17 @@ export async function runNightWithStore(
   const clock = store.dialect === "postgres" ? await storeClock(db, opts.clock) : opts.clock;
   const sqlJournal = new SqlJournal(db);
   let requests = 0;
+  const durable = new DurableWindow();
   const journal: JournalPort = {
     admit: async (intent, holder, now) => {
       const a = await sqlJournal.admit(intent, holder, now);
       if (a.kind === "go") requests++;
       return a;
     },
-    complete: (id, holder, c) => sqlJournal.complete(id, holder, c),
+    complete: async (id, holder, c) => {
+      await sqlJournal.complete(id, holder, c);
+      durable.record(clock.now() - c.endedAt);
+    },
     answer: (night, key) => sqlJournal.answer(night, key),
   };
   const archive =
@@ -113,7 +118,8 @@ export async function runNightWithStore(
     // Past the deadline no admission comes to take a dead worker's site over: its rows are
     // marked interrupted here, once its lease has run out (P27).
     await sqlJournal.sweep(clock.now());
-    return summary;
+    const window = durable.summary();
+    return window ? { ...summary, durableMs: window } : summary;
   } finally {
     await fetcher?.close();
     await archive?.close();

@@ -3,6 +3,7 @@
  * at a time per lane, and commit each source's result as it ends. Sources already done
  * tonight are skipped, so running the same night again resumes it.
  */
+
 import type { Clock } from "../clock.js";
 import { NorError } from "../errors.js";
 import type { Fetcher } from "../net/types.js";
@@ -10,6 +11,7 @@ import { LANE_LEASE_MS } from "../policy/constants.js";
 import { canaryFailed, judgeReach, OFFLINE_WINDOW, reachEvidence } from "../policy/offline.js";
 import type { Catalog, Source } from "../sources/catalog/types.js";
 import { type CheckContext, checkSource } from "./check-source.js";
+import type { DurableSummary } from "./durable-window.js";
 import { flagsFor } from "./flags.js";
 import { type Lane, type PlannedSource, planLanes } from "./lanes.js";
 import { failureOutcome, SITE_CLOSED_REASON } from "./outcome.js";
@@ -79,6 +81,8 @@ export interface NightSummary {
    */
   checkerOffline: boolean;
   offline?: OfflineReport;
+  /** P8, P27: how soon after their last byte this process's answers were durable (ms). */
+  durableMs?: DurableSummary;
 }
 
 export interface OfflineReport {

@@ -76,6 +76,9 @@ describe("what nor night shows while it runs", () => {
     expect(out).toContain("  requests:  3");
     expect(out).toMatch(/ {2}time: {6}\S.* used of .* to the deadline/);
     expect(out).toContain("  flags:     0 raised");
+    expect(out).toMatch(
+      /\n {2}durable: {3}answers kept \d+ ms after their last byte \(median; 99%: \d+ ms, longest \d+ ms\)\n/,
+    );
     expect(out).toContain("  - the new records: `nor serve`, then /new");
   }, 90_000);
 
@@ -107,5 +110,10 @@ describe("what nor night shows while it runs", () => {
       deadlineReached: false,
       next: ["the new records: `nor serve`, then /new"],
     });
+    // P8, P27: how soon each of the 3 answers was durable after its last byte.
+    const durable = lines.at(-1)?.["durableMs"] as Record<string, number>;
+    expect(durable).toMatchObject({ count: 3 });
+    expect(durable["p50"]).toBeLessThanOrEqual(durable["p99"] as number);
+    expect(durable["p99"]).toBeLessThanOrEqual(durable["max"] as number);
   }, 90_000);
 });
