@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { hashPassword, MAX_PASSWORD_CHARS, passwordProblem } from "../../web/console/password.js";
@@ -35,7 +36,7 @@ export function register(program: Command): void {
         { create: false },
       );
       try {
-        await storePasswordHash(store.db, hash, Date.now());
+        await storePasswordHash(store.db, hash, systemClock.now());
       } finally {
         await store.close();
       }

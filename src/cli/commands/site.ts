@@ -1,5 +1,6 @@
 import { userInfo } from "node:os";
 import type { Command } from "commander";
+import { systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
 import { parseDuration } from "../../night/duration.js";
 import { MIN_GAP_MS } from "../../policy/constants.js";
@@ -80,7 +81,7 @@ export function register(program: Command): void {
         { create: false },
       );
       try {
-        const now = Date.now();
+        const now = systemClock.now();
         const by = opts.by ?? userInfo().username;
         const reason = opts.reason?.trim() ?? "";
         const out: string[] = [];
