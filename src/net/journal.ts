@@ -36,10 +36,16 @@ export interface SendIntent {
   deadline?: number;
   /** False when a stored answer cannot be replayed (its copy is gone): ask again. */
   replayAllowed: boolean;
+  /**
+   * How long before its allowed start the request may be admitted (policy/admission.ts): the
+   * row written with its planned start, the lease taken, the caller sending at that start.
+   */
+  aheadMs?: number;
 }
 
+/** On "go", the row's id; `startedAt` is its planned start (now, or ahead: sent then, never before). */
 export type Admitted =
-  | (Extract<Admission, { kind: "go" }> & { id: string; startedAt: number })
+  | (Extract<Admission, { kind: "go" }> & { id: string })
   | Exclude<Admission, { kind: "go" }>;
 
 /** A complete answer as stored for replay: everything but the body, which the archive holds. */
@@ -96,7 +102,8 @@ export interface Completion {
 export interface JournalPort {
   /**
    * In one write transaction: read the site's state, its owners' rules and this request's
-   * attempts tonight, decide (policy/admission), and on "go" write the row and take the lease.
+   * attempts tonight, decide (policy/admission), and on "go" write the row (started at the
+   * planned start) and take the lease.
    */
   admit(intent: SendIntent, holder: string, now: DecisionTime): Promise<Admitted>;
   /** In one write transaction: complete the row, record the end, release the lease. */

@@ -80,7 +80,7 @@ export class MemoryJournal implements JournalPort {
     }
     if (a.kind !== "go") return a;
     const entry: RequestLogEntry = {
-      startedAt: now,
+      startedAt: a.startedAt,
       endedAt: null,
       method: intent.method,
       url: intent.url,
@@ -101,8 +101,8 @@ export class MemoryJournal implements JournalPort {
     const list = this.#byKey.get(k);
     if (list) list.push(row);
     else this.#byKey.set(k, [row]);
-    site.lease = { holder, until: now + 120_000 };
-    return { ...a, id: String(this.rows.length - 1), startedAt: now };
+    site.lease = { holder, until: a.startedAt + 120_000 };
+    return { ...a, id: String(this.rows.length - 1) };
   }
 
   async complete(id: string, holder: string, c: Completion): Promise<void> {

@@ -62,12 +62,25 @@ export interface AdmitInput {
   replayAllowed: boolean;
   /** Whether a lease's holder is dead (its process gone, or its lease run out). */
   holderDead(lease: { holder: string; until: number }): boolean;
+  /**
+   * How long before its allowed start the request may be admitted (0 when absent; at most
+   * MAX_AHEAD_MS): the row is written and the site's lease taken now, with the planned start,
+   * and the caller sends at that start, not before. The start is decided as ever, from the
+   * durable state; what is saved is the commit's time, off the gap.
+   */
+  aheadMs?: number;
 }
 
 export type Admission =
-  /** Send now: the row is written and the lease taken. */
-  | { kind: "go"; attempt: number; priorAllClosed: boolean; recovered?: string }
-  /** Not yet: come back at `until` (the gap, the lease, a retry wait, a Retry-After). */
+  /**
+   * Send at `startedAt` (now, or up to `aheadMs` later: never before it): the row is written
+   * with that start and the lease taken.
+   */
+  | { kind: "go"; attempt: number; priorAllClosed: boolean; startedAt: number; recovered?: string }
+  /**
+   * Not yet: come back at `until` (the gap, the lease, a retry wait, a Retry-After; for the
+   * gap and the waits, `aheadMs` before the start they allow).
+   */
   | { kind: "wait"; until: number; why: string; recovered?: string }
   /** Already answered in full tonight: replay the stored answer, ask nothing. */
   | { kind: "answered" }
@@ -82,6 +95,9 @@ export type Admission =
 
 /** The longest wait a request sleeps through; longer means "not tonight", never a cut sleep. */
 export const LONGEST_WAIT_MS = 24 * 60 * 60 * 1000;
+
+/** The furthest ahead of its start a request is admitted (its lease held, nothing sent). */
+export const MAX_AHEAD_MS = 1_000;
 
 function dateOf(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
@@ -161,10 +177,14 @@ export function admit(a: AdmitInput): Admission {
   if (a.deadline !== undefined && startAt > a.deadline) {
     return { kind: "not-tonight", reason: "the next allowed start is after the night's deadline" };
   }
-  if (startAt > a.now) {
+  // Admitted ahead, the request is still judged by its planned start (P13 above) and sent at
+  // it; asked earlier than that, it comes back `ahead` before the start.
+  const asked = a.aheadMs ?? 0;
+  const ahead = Number.isFinite(asked) ? Math.min(Math.max(0, asked), MAX_AHEAD_MS) : 0;
+  if (startAt - a.now > ahead) {
     return {
       kind: "wait",
-      until: startAt,
+      until: startAt - ahead,
       why: "gap",
       ...(recovered !== undefined ? { recovered } : {}),
     };
@@ -173,6 +193,7 @@ export function admit(a: AdmitInput): Admission {
     kind: "go",
     attempt: tries.length + 1,
     priorAllClosed,
+    startedAt: startAt,
     ...(recovered !== undefined ? { recovered } : {}),
   };
 }

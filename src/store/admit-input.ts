@@ -23,6 +23,7 @@ export function admitInput(
     path: `${u.pathname}${u.search}`,
     ...state,
     replayAllowed: intent.replayAllowed,
+    ...(intent.aheadMs !== undefined ? { aheadMs: intent.aheadMs } : {}),
     holderDead: (lease) => holderDead(lease, now),
   };
 }

@@ -100,7 +100,9 @@ export class SqlJournal implements JournalPort {
       const row = await tx
         .insertInto("request_log")
         .values({
-          started_at: toIso(now),
+          // The planned start: now, or up to the intent's `aheadMs` later (the site gate sends
+          // then, never before).
+          started_at: toIso(a.startedAt),
           ended_at: null,
           method: intent.method,
           url: intent.url,
@@ -126,12 +128,12 @@ export class SqlJournal implements JournalPort {
         .updateTable("site_state")
         .set({
           lease_holder: holder,
-          lease_until: toIso(now + REQUEST_LEASE_MS),
+          lease_until: toIso(a.startedAt + REQUEST_LEASE_MS),
           updated_at: toIso(now),
         })
         .where("site", "=", intent.site)
         .execute();
-      return { ...a, id: String(row.id), startedAt: now };
+      return { ...a, id: String(row.id) };
     });
   }
 

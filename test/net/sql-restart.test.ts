@@ -29,10 +29,16 @@ async function processRun(clock: ManualClock, storeDir: string, url: string, nig
     transportOptions: { allowPrivateAddresses: true },
     ...(night !== undefined ? { night } : {}),
   });
-  // The gap wait is the only sleep here: let virtual time pass it.
-  const pending = f.fetch({ url, purpose: "page" });
-  for (let i = 0; i < 200 && clock.pending === 0; i++) await new Promise((r) => setTimeout(r, 5));
-  if (clock.pending > 0) await clock.step();
+  // The gap's waits are the only sleeps here (up to the admission, then to the planned start):
+  // let virtual time pass them.
+  let done = false;
+  const pending = f.fetch({ url, purpose: "page" }).finally(() => {
+    done = true;
+  });
+  for (let i = 0; i < 400 && !done; i++) {
+    if (clock.pending > 0) await clock.step();
+    else await new Promise((r) => setTimeout(r, 5));
+  }
   const out = await pending;
   await f.close();
   const log = await new SqlRequestLog(store.db).query({});

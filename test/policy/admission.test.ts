@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type AdmitInput, admit } from "../../src/policy/admission.js";
+import { type AdmitInput, admit, MAX_AHEAD_MS } from "../../src/policy/admission.js";
 
 /** The pure admission: what the journal decides from the durable state (P9, P10). */
 const NOW = Date.parse("2026-11-05T06:00:00Z");
@@ -31,5 +31,60 @@ describe("admission while another live process holds the site", () => {
   it("P9: a live holder past its lease (a slow body) is polled every 250 ms, never with a zero wait", () => {
     const a = admit(input({ site: { lease: { holder: "host:2:other", until: NOW - 5_000 } } }));
     expect(a).toEqual({ kind: "wait", until: NOW + 250, why: "in flight" });
+  });
+});
+
+describe("admission ahead of the start (admit ahead, send on time)", () => {
+  const ended = { site: { lastEnd: NOW - 1_900 } }; // earliest start: NOW + 101
+
+  it("P10: within aheadMs of the earliest start, go with that start as the planned one, never sooner", () => {
+    expect(admit(input({ ...ended, aheadMs: 250 }))).toEqual({
+      kind: "go",
+      attempt: 1,
+      priorAllClosed: true,
+      startedAt: NOW + 101,
+    });
+    // Nothing in the way: the planned start is now.
+    expect(admit(input({ aheadMs: 250 }))).toMatchObject({ kind: "go", startedAt: NOW });
+  });
+
+  it("P10: further off than aheadMs, wait until aheadMs before the start; without aheadMs, until the start", () => {
+    expect(admit(input({ ...ended, aheadMs: 50 }))).toEqual({
+      kind: "wait",
+      until: NOW + 51,
+      why: "gap",
+    });
+    expect(admit(input(ended))).toEqual({ kind: "wait", until: NOW + 101, why: "gap" });
+    // An unreadable or huge aheadMs is 0 or the bound, never a go far ahead.
+    expect(admit(input({ ...ended, aheadMs: Number.NaN }))).toMatchObject({
+      kind: "wait",
+      until: NOW + 101,
+    });
+    const far = { site: { lastEnd: NOW + 10_000 } };
+    expect(admit(input({ ...far, aheadMs: 60_000 }))).toMatchObject({
+      kind: "wait",
+      until: NOW + 12_001 - MAX_AHEAD_MS,
+    });
+  });
+
+  it("P13, P15: the deadline is judged by the planned start; a Retry-After or retry wait is kept to", () => {
+    expect(admit(input({ ...ended, aheadMs: 250, deadline: NOW + 100 }))).toMatchObject({
+      kind: "not-tonight",
+    });
+    expect(admit(input({ ...ended, aheadMs: 250, deadline: NOW + 101 }))).toMatchObject({
+      kind: "go",
+      startedAt: NOW + 101,
+    });
+    expect(
+      admit(input({ site: { lastEnd: NOW - 1_900, notBefore: NOW + 200 }, aheadMs: 250 })),
+    ).toMatchObject({ kind: "go", startedAt: NOW + 200 });
+    expect(
+      admit(
+        input({
+          aheadMs: 250,
+          prior: [{ final: false, closedEarly: false, interrupted: false, retryAt: NOW + 5_000 }],
+        }),
+      ),
+    ).toEqual({ kind: "wait", until: NOW + 4_750, why: "gap" });
   });
 });

@@ -5,6 +5,7 @@ import type { OwnerRule } from "../../src/policy/admission.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import { newHolderId } from "../../src/store/holder.js";
 import { REQUEST_LEASE_MS, SqlJournal } from "../../src/store/journal.js";
+import { SqlRequestLog } from "../../src/store/request-log.js";
 import { setSiteRule } from "../../src/store/site-rules.js";
 import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "./stores.js";
 
@@ -16,6 +17,8 @@ import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "
 interface Subject {
   journal: JournalPort;
   rule(site: string, r: OwnerRule): Promise<void>;
+  /** Each row's URL and start, as the log (P27) shows them. */
+  starts(): Promise<{ url: string; startedAt: number }[]>;
   close(): Promise<void>;
 }
 
@@ -62,6 +65,11 @@ const sqlMaker = (factory: StoreFactory): Maker => ({
           by: "test",
         });
       },
+      starts: async () =>
+        (await new SqlRequestLog(store.db).query({})).map((e) => ({
+          url: e.url,
+          startedAt: e.startedAt,
+        })),
       close: () => store.close(),
     };
   },
@@ -79,6 +87,7 @@ const makers: Maker[] = [
         rule: async (site, r) => {
           journal.rules.set(site, [...(journal.rules.get(site) ?? []), r]);
         },
+        starts: async () => journal.entries.map((e) => ({ url: e.url, startedAt: e.startedAt })),
         close: async () => {},
       };
     },
@@ -112,6 +121,41 @@ describe.each(makers)("the journal's contract: $name", (m) => {
       const next = await s.journal.admit(intent("https://www.a.gov/2"), OTHER_LIVE, T0 + 600);
       expect(next).toMatchObject({ kind: "wait", until: T0 + 2501 });
       expect((await s.journal.admit(intent("https://www.a.gov/2"), ME, T0 + 2501)).kind).toBe("go");
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("P10, P13, P27: admitted ahead, the row says its planned start, the lease is held from the admission, and the deadline is judged by that start", async () => {
+    const s = await m.make();
+    try {
+      const ahead = { aheadMs: 250 };
+      const a = await s.journal.admit(intent("https://www.a.gov/1", ahead), ME, T0);
+      expect(a).toMatchObject({ kind: "go", startedAt: T0 });
+      if (a.kind !== "go") return;
+      await s.journal.complete(a.id, ME, { ...done, endedAt: T0 + 500 });
+      // Earliest start: T0 + 500 + 2000 + 1. Asked sooner than 250 ms before it: wait till then.
+      expect(await s.journal.admit(intent("https://www.a.gov/2", ahead), ME, T0 + 2000)).toEqual({
+        kind: "wait",
+        until: T0 + 2251,
+        why: "gap",
+      });
+      // A start after the deadline is not tonight, though the admission comes before it.
+      const late = intent("https://www.a.gov/late", { ...ahead, deadline: T0 + 2400 });
+      expect((await s.journal.admit(late, ME, T0 + 2300)).kind).toBe("not-tonight");
+      const b = await s.journal.admit(intent("https://www.a.gov/2", ahead), ME, T0 + 2251);
+      expect(b).toMatchObject({ kind: "go", startedAt: T0 + 2501 });
+      if (b.kind !== "go") return;
+      // P9: the site is held from the admission on: another holder waits, before the start too.
+      const busy = await s.journal.admit(intent("https://www.a.gov/3"), OTHER_LIVE, T0 + 2300);
+      expect(busy).toMatchObject({ kind: "wait", why: "in flight" });
+      expect((await s.starts()).map((r) => r.startedAt)).toEqual([T0, T0 + 2501]);
+      await s.journal.complete(b.id, ME, { ...done, endedAt: T0 + 2600 });
+      expect(await s.journal.admit(intent("https://www.a.gov/3"), OTHER_LIVE, T0 + 2700)).toEqual({
+        kind: "wait",
+        until: T0 + 4601,
+        why: "gap",
+      });
     } finally {
       await s.close();
     }

@@ -1,5 +1,5 @@
 import type { Clock } from "../../clock.js";
-import { earliestAfter } from "../../policy/admission.js";
+import { earliestAfter, MAX_AHEAD_MS } from "../../policy/admission.js";
 import { originOf, siteOf } from "../../policy/site.js";
 import { type JournalPort, requestKey } from "../journal.js";
 import { final, type Reply, type Step } from "../pipeline.js";
@@ -17,6 +17,8 @@ export class SiteQueue {
    * journal still decides, and says "wait" again when another process went since.
    */
   readonly #lastEnd = new Map<string, number>();
+  /** How long the last admissions took, from asking the journal to its answer (ms). */
+  readonly #took: number[] = [];
 
   lastEnd(site: string): number | undefined {
     return this.#lastEnd.get(site);
@@ -24,6 +26,22 @@ export class SiteQueue {
 
   ended(site: string, at: number): void {
     this.#lastEnd.set(site, Math.max(at, this.#lastEnd.get(site) ?? at));
+  }
+
+  admissionTook(ms: number): void {
+    this.#took.push(Math.max(0, ms));
+    if (this.#took.length > AHEAD_WINDOW) this.#took.shift();
+  }
+
+  /**
+   * How long before its earliest start a request asks the journal: twice the slowest of the
+   * last admissions (their write lock, group commit and fsync: milliseconds on an idle
+   * machine, hundreds on a loaded one), within MIN_ADMIT_AHEAD_MS and MAX_AHEAD_MS.
+   */
+  aheadMs(): number {
+    let slowest = 0;
+    for (const t of this.#took) slowest = Math.max(slowest, t);
+    return Math.min(MAX_AHEAD_MS, Math.max(MIN_ADMIT_AHEAD_MS, Math.ceil(2 * slowest)));
   }
 
   async run<T>(site: string, fn: () => Promise<T>): Promise<T> {
@@ -61,6 +79,24 @@ export interface SiteGateDeps {
 
 /** The longest wait the hint sleeps without asking the journal first. */
 const HINT_MAX_MS = 10 * 60_000;
+
+/**
+ * Admit ahead, send on time: the journal is asked a little before the earliest start the gap
+ * allows (SiteQueue.aheadMs: at least this, more when admissions have been slow), so its
+ * transaction (the write lock, a group commit's batch, an fsync) is done by then, and the
+ * request leaves at that start, not that much after it. The start is decided from the durable
+ * state as ever (policy/admission.ts), the row says when it was planned, and nothing is sent
+ * before it.
+ */
+export const MIN_ADMIT_AHEAD_MS = 50;
+
+/** The admissions SiteQueue.aheadMs looks back on. */
+const AHEAD_WINDOW = 32;
+
+/** Sleeps until the clock reads `at` or later (a timer may fire a millisecond early). */
+async function sleepUntil(clock: Clock, at: number, signal?: AbortSignal): Promise<void> {
+  for (let i = 0; i < 1_000 && clock.now() < at; i++) await clock.sleep(at - clock.now(), signal);
+}
 
 /** Admissions that said "wait" before one said something else: a bound, never a spin. */
 const MAX_WAITS = 100_000;
@@ -101,23 +137,29 @@ export const siteGate =
       ...(deps.deadline !== undefined ? { deadline: deps.deadline } : {}),
     };
     return deps.queue.run(site, async () => {
-      // The gap after this process's own last request to the site, slept without a round trip.
-      // A long wait, or one past the deadline, is left to the journal (it may say not tonight).
+      // The gap after this process's own last request to the site, slept without a round trip
+      // up to `ahead` before its end. A long wait, or one past the deadline, is left to the
+      // journal (it may say not tonight).
       const lastEnd = deps.queue.lastEnd(site);
       const hint = lastEnd === undefined ? undefined : earliestAfter(lastEnd, gapMs);
       const now = deps.clock.now();
+      const ahead = deps.queue.aheadMs();
       if (
         hint !== undefined &&
-        hint > now &&
+        hint - ahead > now &&
         hint - now <= HINT_MAX_MS &&
         (deps.deadline === undefined || hint <= deps.deadline)
       )
-        await deps.clock.sleep(hint - now, call.signal);
+        await deps.clock.sleep(hint - ahead - now, call.signal);
       let replayAllowed = true;
       for (let waits = 0; waits < MAX_WAITS; waits++) {
-        const a = await deps.journal.admit({ ...intent, replayAllowed }, deps.holder, () =>
-          deps.clock.now(),
+        const asked = deps.clock.now();
+        const a = await deps.journal.admit(
+          { ...intent, replayAllowed, aheadMs: deps.queue.aheadMs() },
+          deps.holder,
+          () => deps.clock.now(),
         );
+        deps.queue.admissionTook(deps.clock.now() - asked);
         switch (a.kind) {
           case "wait":
             await deps.clock.sleep(Math.max(0, a.until - deps.clock.now()), call.signal);
@@ -148,20 +190,30 @@ export const siteGate =
               reason: "every attempt tonight was interrupted",
             });
           case "go":
+            // Admitted ahead: the row is durable and the lease held; the request leaves at its
+            // planned start, never before (the gap was counted to it). Stopped meanwhile, it
+            // is not sent, and its row says so (the lease let go, the gap counted from now).
+            try {
+              await sleepUntil(deps.clock, a.startedAt, call.signal);
+            } catch (err) {
+              await notSent(
+                deps,
+                a.id,
+                "interrupted",
+                "not sent: stopped before its planned start",
+              );
+              throw err;
+            }
             // P13 at the moment of sending: the row became durable after the decision (a
             // group commit can take a few milliseconds); past the deadline by then, the
             // request is not sent and its row says so.
             if (deps.deadline !== undefined && deps.clock.now() > deps.deadline) {
-              const at = deps.clock.now();
-              await deps.journal.complete(a.id, deps.holder, {
-                endedAt: at,
-                status: null,
-                outcome: "deadline",
-                failure: "not sent: the night's deadline passed while its row was written",
-                bytes: 0,
-                final: false,
-                closedEarly: false,
-              });
+              await notSent(
+                deps,
+                a.id,
+                "deadline",
+                "not sent: the night's deadline passed while its row was written",
+              );
               return final({ kind: "deadline", url: call.url });
             }
             return sent(
@@ -184,6 +236,19 @@ export const siteGate =
       return final({ kind: "deadline", url: call.url });
     });
   };
+
+/** Completes the row of an admitted request that was not sent (nothing went out: 0 bytes). */
+function notSent(deps: SiteGateDeps, id: string, outcome: string, failure: string): Promise<void> {
+  return deps.journal.complete(id, deps.holder, {
+    endedAt: deps.clock.now(),
+    status: null,
+    outcome,
+    failure,
+    bytes: 0,
+    final: false,
+    closedEarly: false,
+  });
+}
 
 /** Notes when the request ended (its answer's end, or now), for the next one's hint. */
 async function sent(deps: SiteGateDeps, site: string, reply: Promise<Reply>): Promise<Reply> {

@@ -9,7 +9,8 @@ import type {
 } from "../../../src/net/journal.js";
 import { MemoryJournal } from "../../../src/net/memory-ports.js";
 import type { Call, Reply } from "../../../src/net/pipeline.js";
-import { SiteQueue, siteGate } from "../../../src/net/steps/site-gate.js";
+import { MIN_ADMIT_AHEAD_MS, SiteQueue, siteGate } from "../../../src/net/steps/site-gate.js";
+import { MAX_AHEAD_MS } from "../../../src/policy/admission.js";
 import { MIN_GAP_MS } from "../../../src/policy/constants.js";
 import { call, fakeNext, ok } from "./fakes.js";
 
@@ -57,12 +58,28 @@ function gate(journal: JournalPort, over: { crawlDelayMs?: number; clock?: Manua
   };
 }
 
-const go = (id = "1"): Admitted => ({
+const go = (id = "1", startedAt = 5): Admitted => ({
   kind: "go",
   attempt: 1,
   priorAllClosed: false,
   id,
-  startedAt: 5,
+  startedAt,
+});
+
+describe("the site queue's lead for admissions", () => {
+  it("P10: asks the journal ahead by twice its slowest recent admission, within the bounds", () => {
+    const q = new SiteQueue();
+    expect(q.aheadMs()).toBe(MIN_ADMIT_AHEAD_MS);
+    q.admissionTook(3);
+    expect(q.aheadMs()).toBe(MIN_ADMIT_AHEAD_MS);
+    q.admissionTook(120);
+    expect(q.aheadMs()).toBe(240);
+    q.admissionTook(5_000);
+    expect(q.aheadMs()).toBe(MAX_AHEAD_MS);
+    // Only the last admissions count: a slow one is forgotten.
+    for (let i = 0; i < 40; i++) q.admissionTook(10);
+    expect(q.aheadMs()).toBe(MIN_ADMIT_AHEAD_MS);
+  });
 });
 
 describe("step: site gate (P9, P10, P13)", () => {
@@ -77,6 +94,45 @@ describe("step: site gate (P9, P10, P13)", () => {
     await clock.advance(MIN_GAP_MS + 1);
     await second;
     expect(j.intents).toHaveLength(2);
+  });
+
+  it("P10: admitted ahead, the request is sent at its planned start, never before", async () => {
+    const clock = new ManualClock();
+    const planned = clock.now() + 200;
+    const j = new ScriptedJournal([go("row-3", planned)]);
+    const { next, calls } = fakeNext(ok("x"));
+    const sentAt: number[] = [];
+    const done = gate(j, { clock }).step(async (c) => {
+      sentAt.push(clock.now());
+      return next(c);
+    })(call());
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    expect(j.intents[0]).toMatchObject({ aheadMs: MIN_ADMIT_AHEAD_MS });
+    expect(calls).toHaveLength(0);
+    await clock.advance(199);
+    expect(calls).toHaveLength(0);
+    await clock.advance(1);
+    await done;
+    expect(sentAt).toEqual([planned]);
+    expect(calls[0]?.ticket).toMatchObject({ kind: "send", id: "row-3", startedAt: planned });
+  });
+
+  it("P10, P27: stopped while waiting for its planned start: not sent, the row completed as not sent", async () => {
+    const clock = new ManualClock();
+    const j = new ScriptedJournal([go("row-4", clock.now() + 200)]);
+    const { next, calls } = fakeNext(ok("x"));
+    const stop = new AbortController();
+    const done = gate(j, { clock }).step(next)(call({ signal: stop.signal }));
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    stop.abort(new Error("stopped"));
+    await expect(done).rejects.toThrow("stopped");
+    expect(calls).toHaveLength(0);
+    expect(j.completed).toEqual([
+      {
+        id: "row-4",
+        c: expect.objectContaining({ outcome: "interrupted", bytes: 0, status: null }),
+      },
+    ]);
   });
 
   it("P13: the deadline passes while the row is written: not sent, and the row says why", async () => {
@@ -203,5 +259,53 @@ describe("step: site gate (P9, P10, P13)", () => {
     await both;
     expect(started).toHaveLength(2);
     expect(started[1]! - (started[0]! + 700)).toBeGreaterThanOrEqual(MIN_GAP_MS);
+  });
+
+  it("P9, P10, P27: with the real journal, the next request is admitted ahead (its row and lease first) and sent exactly at the end + the gap + 1 ms", async () => {
+    const clock = new ManualClock();
+    const journal = new MemoryJournal();
+    const admittedAt: number[] = [];
+    const admit = journal.admit.bind(journal);
+    journal.admit = (intent, holder, at) => {
+      admittedAt.push(clock.now());
+      return admit(intent, holder, at);
+    };
+    const { step } = gate(journal, { clock });
+    const started: number[] = [];
+    const ended: number[] = [];
+    const handler = step(async (c) => {
+      started.push(clock.now());
+      // When it leaves, its row is written and the site held (P9, P27).
+      expect(journal.entries.at(-1)).toMatchObject({ outcome: "in-flight", url: c.url });
+      expect(journal.sites.get("example.gov")?.lease).toBeDefined();
+      await clock.sleep(700);
+      ended.push(clock.now());
+      const t = c.ticket?.kind === "send" ? c.ticket : undefined;
+      await journal.complete(t?.id ?? "", "host:1:a", {
+        endedAt: clock.now(),
+        status: 200,
+        outcome: "ok",
+        bytes: 0,
+        final: true,
+        closedEarly: false,
+      });
+      return ok(c.url);
+    });
+    let done = false;
+    const both = Promise.all([
+      handler(call({ url: "https://www.records.example.gov/a" })),
+      handler(call({ url: "https://permits.example.gov/b" })),
+    ]).finally(() => {
+      done = true;
+    });
+    for (let i = 0; i < 50 && !done; i++) {
+      await new Promise((r) => setTimeout(r, 0));
+      await clock.step();
+    }
+    await both;
+    const start = ended[0]! + MIN_GAP_MS + 1;
+    expect(started).toEqual([admittedAt[0], start]);
+    expect(admittedAt[1]).toBe(start - MIN_ADMIT_AHEAD_MS);
+    expect(journal.entries.map((e) => e.startedAt)).toEqual(started);
   });
 });
