@@ -7,9 +7,8 @@ import type { Clock } from "../clock.js";
 import type { Fetcher, FetchOutcome, FetchRequest, Purpose } from "../net/types.js";
 import type { Source, WayIn } from "../sources/catalog/types.js";
 import type { ExtractedRecord, Extraction } from "../sources/record.js";
-import { isGenericForm, openFormWay } from "./form-way.js";
 import { endsTheSource, failureOutcome } from "./outcome.js";
-import { type ValidatorStore, type WayReader, waysInOrder } from "./reader.js";
+import { isGenericForm, type ValidatorStore, type WayReader, waysInOrder } from "./reader.js";
 import type {
   BackfillState,
   NightOutcome,
@@ -188,6 +187,8 @@ export async function checkSource(
     let req = ctx.reader.firstRequest(way, ctx.clock.now());
     let purpose: Purpose = "page";
     if (isGenericForm(way)) {
+      // The form reader (and its HTML parser) is loaded by the first form way a night reads.
+      const { openFormWay } = await import("./form-way.js");
       const opened = await openFormWay(ctx, way, source.id, ctx.clock.now());
       if (opened.kind === "failed") {
         first ??= opened.outcome;

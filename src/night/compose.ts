@@ -18,9 +18,9 @@ import { SqlJournal } from "../store/journal.js";
 import { SqlNightStore } from "../store/night-store.js";
 import { storeClock } from "../store/store-clock.js";
 import { DurableWindow } from "./durable-window.js";
+import { loadWayReader } from "./lazy-reader.js";
 import { type NightProgress, type NightSummary, runNight } from "./run-night.js";
 import { type NetOptions, storeFetcher } from "./store-fetcher.js";
-import { wayReader } from "./way-reader.js";
 
 export interface NightRunOptions extends NetOptions {
   night: string;
@@ -77,7 +77,7 @@ export async function runNightWithStore(
       {
         store: nightStore,
         clock,
-        reader: wayReader,
+        reader: await loadWayReader(catalog.sources),
         // P8/P12: validators and 304 answers come from the archive when there is one.
         validators: archive ? new ArchiveValidators(db, archive.dir) : nightStore,
         siteOf,

@@ -14,11 +14,6 @@ import type { ValidatorStore } from "./reader.js";
 import { fetchOrCopy } from "./stored-copy.js";
 import type { NightOutcome, PageRequest } from "./types.js";
 
-/** True for a form way that the night fills in itself (a platform preset does its own). */
-export function isGenericForm(way: WayIn): boolean {
-  return way.access === "form" && way.platform === undefined;
-}
-
 /** The way's form spec; `{today}` is the government's today unless the spec names a zone. */
 function specOf(way: WayIn): FormSpec {
   const spec = formSpec.parse(way.form ?? {});

@@ -48,6 +48,11 @@ export interface ValidatorStore {
   storedSince?(url: string, since: number): Promise<StoredCopy | undefined>;
 }
 
+/** True for a form way that the night fills in itself (a platform preset does its own). */
+export function isGenericForm(way: WayIn): boolean {
+  return way.access === "form" && way.platform === undefined;
+}
+
 const ACCESS_RANK: Record<WayIn["access"], number> = {
   api: 0,
   download: 1,

@@ -1,5 +1,7 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -31,10 +33,21 @@ export async function load(url, context, next) {
 `,
   );
   register = join(dir, "register.mjs");
+  // require() inside CommonJS packages (undici's own files) passes no ESM hook: traced here.
   writeFileSync(
     register,
-    `import { register } from "node:module";
+    `import { appendFileSync } from "node:fs";
+import Module, { register } from "node:module";
+import { pathToFileURL } from "node:url";
 register(new URL("./hooks.mjs", import.meta.url));
+const load = Module._load;
+Module._load = function (request, parent, isMain) {
+  try {
+    const file = Module._resolveFilename(request, parent, isMain);
+    if (file.startsWith("/")) appendFileSync(process.env.NOR_REQUIRE_TRACE, pathToFileURL(file).href + "\\n");
+  } catch {}
+  return load.apply(this, arguments);
+};
 `,
   );
 });
@@ -43,18 +56,64 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** The module URLs `nor ARGS` loads, and its exit code. */
-function modulesLoadedBy(args: string[]): { code: number | null; modules: string[] } {
-  const trace = join(dir, `trace-${args.join("-").replace(/[^a-z-]/gi, "")}.txt`);
+interface Loaded {
+  code: number | null;
+  /** Module URLs through the module loader (ESM, and the first file of a CommonJS package). */
+  modules: string[];
+  /** Files require()d by CommonJS code. */
+  required: string[];
+}
+
+function traced(args: string[]) {
+  const name = args
+    .join("-")
+    .replace(/[^a-z-]/gi, "")
+    .slice(0, 60);
+  const trace = join(dir, `trace-${name}.txt`);
+  const requires = join(dir, `require-${name}.txt`);
   writeFileSync(trace, "");
-  const env: NodeJS.ProcessEnv = { ...process.env, NOR_MODULE_TRACE: trace };
+  writeFileSync(requires, "");
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NOR_MODULE_TRACE: trace,
+    NOR_REQUIRE_TRACE: requires,
+  };
   delete env["NOR_DATABASE_URL"];
-  const r = spawnSync(
-    process.execPath,
-    ["--import", pathToFileURL(register).href, join(ROOT, "bin", "nor.js"), ...args],
-    { cwd: ROOT, env, encoding: "utf8", timeout: 60_000 },
-  );
-  return { code: r.status, modules: readFileSync(trace, "utf8").split("\n").filter(Boolean) };
+  const argv = ["--import", pathToFileURL(register).href, join(ROOT, "bin", "nor.js"), ...args];
+  const read = (code: number | null): Loaded => ({
+    code,
+    modules: lines(trace),
+    required: lines(requires),
+  });
+  return { env, argv, read };
+}
+
+const lines = (file: string) => readFileSync(file, "utf8").split("\n").filter(Boolean);
+
+/** The module URLs `nor ARGS` loads, and its exit code. */
+function modulesLoadedBy(args: string[]): Loaded {
+  const { env, argv, read } = traced(args);
+  const r = spawnSync(process.execPath, argv, {
+    cwd: ROOT,
+    env,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return read(r.status);
+}
+
+/** The same, not blocking: for a `nor` that talks to a server in this process. */
+function modulesLoadedByAsync(args: string[]): Promise<Loaded> {
+  const { env, argv, read } = traced(args);
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, argv, { cwd: ROOT, env, stdio: "ignore" });
+    const timer = setTimeout(() => p.kill("SIGKILL"), 60_000);
+    p.once("error", reject);
+    p.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve(read(code));
+    });
+  });
 }
 
 describe("nor loads only what the command needs", () => {
@@ -80,11 +139,70 @@ describe("nor loads only what the command needs", () => {
     expect(modules.some((m) => m.endsWith("/dist/cli/commands/log.js"))).toBe(true);
     expect(modules.filter((m) => HEAVY.test(m))).toEqual([]);
     expect(modules.some((m) => m.includes("/dist/cli/commands/night.js"))).toBe(false);
-    // The control: `nor night --help` does load the fetcher and the parser.
+    // The control: `nor night --help` does load the night's fetcher (undici itself comes with
+    // the first transport: a real night, below).
     const night = modulesLoadedBy(["night", "--help"]);
     expect(night.code).toBe(0);
-    expect(night.modules.some((m) => /\/node_modules\/undici\//.test(m))).toBe(true);
-    expect(night.modules.some((m) => /\/node_modules\/cheerio\//.test(m))).toBe(true);
+    expect(night.modules.some((m) => m.endsWith("/dist/net/transport-undici.js"))).toBe(true);
+  });
+
+  it("a `nor night` of feeds loads the feed parser, but no HTML parser, preset, CSV reader or form reader, and only undici's agent", async () => {
+    // Issue 13's memory target: the readers a night loads are those its catalog's ways need
+    // (src/night/lazy-reader.ts), and of undici only what the transport uses.
+    const asked: string[] = [];
+    const server = createServer((req, res) => {
+      asked.push(req.url ?? "");
+      if (req.url === "/feed.rss") {
+        res.writeHead(200, { "content-type": "application/rss+xml" });
+        res.end(
+          `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><link>http://x/</link><description>d</description><item><title>Agenda</title><link>http://x/a</link><pubDate>Tue, 03 Nov 2026 10:00:00 GMT</pubDate></item></channel></rss>`,
+        );
+        return;
+      }
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const night = join(dir, "feed-night");
+      const catalog = join(dir, "feeds.yaml");
+      writeFileSync(
+        catalog,
+        [
+          "governments:",
+          "  - { id: village-of-lazy, name: Village of Lazy, kind: village, county: Franklin }",
+          "sources:",
+          `  - { id: lazy-feed, government: village-of-lazy, records: agendas, access: feed, url: "http://127.0.0.1:${port}/feed.rss" }`,
+          "",
+        ].join("\n"),
+      );
+      const { code, modules, required } = await modulesLoadedByAsync([
+        "night",
+        "--catalog",
+        catalog,
+        "--data",
+        night,
+        "--allow-private-addresses",
+        "--gap-ms",
+        "0",
+      ]);
+      expect(code).toBe(0);
+      expect(asked).toEqual(["/robots.txt", "/feed.rss"]);
+      expect(modules.some((m) => /\/node_modules\/feedsmith\//.test(m))).toBe(true);
+      expect(modules.some((m) => m.endsWith("/dist/sources/extract/feed.js"))).toBe(true);
+      expect(
+        modules.filter((m) =>
+          /\/node_modules\/(cheerio|parse5|htmlparser2|csv-parse)\/|\/dist\/sources\/(platforms\/(?!names\.js|types\.js)|extract\/(page|form|download|api)\.js)|\/dist\/night\/(form-way|way-reader)\.js/.test(
+            m,
+          ),
+        ),
+      ).toEqual([]);
+      const undici = [...modules, ...required].filter((m) => m.includes("/node_modules/undici/"));
+      expect(undici.some((m) => m.endsWith("/undici/lib/dispatcher/agent.js"))).toBe(true);
+      expect(undici.filter((m) => /\/undici\/(index\.js|lib\/web\/)/.test(m))).toEqual([]);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it("`nor night` loads no warcio (nor its wasm hasher): the night's archive reads and writes its own records", () => {

@@ -1,0 +1,80 @@
+/**
+ * "Records from this response" by the way in (P6), over whichever readers are given: the
+ * extractors themselves are imported by the caller, so a night loads only those its catalog's
+ * ways need (src/night/lazy-reader.ts; issue 13's memory target) and `extractWay`
+ * (index.ts) all of them. Only broken configuration or a bug throws; the night records a
+ * throw as `extract-error`.
+ */
+import { NorError } from "../../errors.js";
+import { apiSpec, downloadSpec } from "../catalog/schema.js";
+import type { WayIn } from "../catalog/types.js";
+import type { Platform } from "../platforms/types.js";
+import type { Extraction, ReadContext } from "../record.js";
+import type { extractApi } from "./api.js";
+import type { extractDownload } from "./download.js";
+import type { extractFeed } from "./feed.js";
+import type { extractPage } from "./page.js";
+
+/** The generic reader for each access (a form's result page is read as a page). */
+export interface GenericReaders {
+  feed: typeof extractFeed;
+  api: typeof extractApi;
+  download: typeof extractDownload;
+  page: typeof extractPage;
+}
+
+/** The presets by name, and the generic readers, as far as they are loaded. */
+export interface ExtractParts {
+  getPlatform(name: string): Platform | undefined;
+  readers: Partial<GenericReaders>;
+}
+
+function config(way: WayIn, what: string): never {
+  throw new NorError("E_CONFIG", `${way.access} way ${way.url} has no ${what}`);
+}
+
+function loaded<T>(reader: T | undefined, way: WayIn): T {
+  if (reader === undefined)
+    throw new NorError("E_INTERNAL", `no ${way.access} reader loaded for ${way.url}`);
+  return reader;
+}
+
+export function extractWith(
+  parts: ExtractParts,
+  way: WayIn,
+  body: Uint8Array,
+  url: string,
+  /** The answer's Content-Type: its charset decides how the bytes are read (decode.ts). */
+  contentType?: string,
+): Extraction {
+  // Every reader gets the same two things: the charset, and the government's zone.
+  const ctx: ReadContext = { contentType, zone: way.timezone };
+  if (way.platform !== undefined) {
+    const p = parts.getPlatform(way.platform);
+    if (!p) throw new NorError("E_CONFIG", `unknown platform "${way.platform}" for ${way.url}`);
+    return p.extract(body, url, ctx);
+  }
+  const r = parts.readers;
+  switch (way.access) {
+    case "feed":
+      return loaded(r.feed, way)(body, url, ctx);
+    case "api":
+      return loaded(r.api, way)(
+        body,
+        url,
+        apiSpec.parse(way.api ?? config(way, "api field mapping")),
+        ctx,
+      );
+    case "download":
+      return loaded(r.download, way)(
+        body,
+        url,
+        downloadSpec.parse(way.download ?? config(way, "download column mapping")),
+        ctx,
+      );
+    case "page":
+    case "form":
+      // A form's result page is read like any list page, with the way's recipe.
+      return loaded(r.page, way)(body, url, way.extract ?? config(way, "extract recipe"), ctx);
+  }
+}
