@@ -1,8 +1,14 @@
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { isIP } from "node:net";
 import { rootCertificates } from "node:tls";
-import type * as Undici from "undici";
+// Only the three parts of undici the transport uses, by path: its agent, its connector and
+// its `request`. undici's index also loads fetch, WebSocket, EventSource, its caches and its
+// mocks, about 8 MB of a night's resident memory for nothing (issue 13, docs/benchmarks.md "A
+// night's memory"). undici has no `exports` map; undici-parts.d.ts gives the three their types,
+// and test/cli/lazy-load.test.ts says which of undici's files a night loads.
+import request from "undici/lib/api/api-request.js";
+import buildConnector from "undici/lib/core/connect.js";
+import Agent from "undici/lib/dispatcher/agent.js";
 import { ConfigError } from "../errors.js";
 import { BODY_SILENCE_MS, BODY_TOTAL_MS, HEADERS_TIMEOUT_MS } from "../policy/constants.js";
 import { pathAndQueryOf } from "../policy/robots/fetch-state.js";
@@ -34,41 +40,6 @@ export interface UndiciTransportOptions extends AddressGuardOptions {
 
 export type UndiciTransport = Transport & { close(): Promise<void> };
 
-interface UndiciParts {
-  Agent: typeof Undici.Agent;
-  buildConnector: typeof Undici.buildConnector;
-  request: (
-    this: Undici.Dispatcher,
-    opts: Undici.Dispatcher.RequestOptions,
-  ) => Promise<Undici.Dispatcher.ResponseData>;
-}
-
-/**
- * Only the three parts of undici the transport uses: its agent, its connector and its
- * `request`. undici's index also loads fetch, WebSocket, EventSource, its caches and mocks,
- * about 8 MB of a night's resident memory for nothing (issue 13, docs/benchmarks.md "A
- * night's memory"). undici has no `exports` map, so its files are reachable by path; should a
- * later undici move them, the whole package is loaded instead (test/cli/lazy-load.test.ts
- * says which one a night loads).
- */
-function undiciParts(): UndiciParts {
-  const require = createRequire(import.meta.url);
-  try {
-    return {
-      Agent: require("undici/lib/dispatcher/agent.js") as UndiciParts["Agent"],
-      buildConnector: require("undici/lib/core/connect.js") as UndiciParts["buildConnector"],
-      request: require("undici/lib/api/api-request.js") as UndiciParts["request"],
-    };
-  } catch {
-    const u = require("undici") as typeof Undici;
-    return {
-      Agent: u.Agent,
-      buildConnector: u.buildConnector,
-      request: u.Dispatcher.prototype.request as UndiciParts["request"],
-    };
-  }
-}
-
 /** A timeout may be shortened (tests) but never set past its P14 floor, nor disabled. */
 function clampTimeout(value: number | undefined, ceiling: number, name: string): number {
   if (value === undefined) return ceiling;
@@ -98,7 +69,6 @@ export function effectiveTimeouts(opts: UndiciTransportOptions) {
 }
 
 export function createUndiciTransport(opts: UndiciTransportOptions = {}): UndiciTransport {
-  const { Agent, buildConnector, request } = undiciParts();
   const allowPrivate = opts.allowPrivateAddresses === true;
   const pins = parsePins(opts.resolve);
   const { headersTimeout, bodyTimeout, bodyTotal, connectTimeout } = effectiveTimeouts(opts);
