@@ -11,6 +11,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { NIGHT_NODE_OPTIONS } from "../src/cli/night-process.js";
 import { DEFAULT_CONCURRENCY } from "../src/policy/constants.js";
 import { startSites, writeFeedCatalog } from "./loopback.js";
 
@@ -31,8 +32,19 @@ interface ChildReport {
   phases: Record<string, Peak>;
 }
 
+/**
+ * node's options for the night's process: those `nor start` starts the night with (and
+ * docs/operations.md's timer), unless `BENCH_NIGHT_NODE_OPTIONS` names others (space-separated;
+ * empty for none), to compare.
+ */
+const nodeOptions = (): string[] => {
+  const asked = process.env["BENCH_NIGHT_NODE_OPTIONS"];
+  return asked === undefined ? [...NIGHT_NODE_OPTIONS] : asked.split(/\s+/).filter(Boolean);
+};
+
 function nightChild(args: string[]): Promise<ChildReport> {
-  const child = spawn(process.execPath, [join(import.meta.dirname, "night-child.js"), ...args], {
+  const script = join(import.meta.dirname, "night-child.js");
+  const child = spawn(process.execPath, [...nodeOptions(), script, ...args], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   let out = "";
@@ -102,7 +114,8 @@ export async function run(): Promise<string> {
       "",
       `${SITES} loopback sites × ${PER} RSS sources (${SITES * PER} sources, one government), ${DEFAULT_CONCURRENCY} lanes, gap 0`,
       "(loopback only), SQLite store, WARC archive; `nor night` alone in a child process (the CLI's",
-      "main), the sites in another. Peak RSS is the kernel's (process.resourceUsage().maxRSS); per",
+      `main) started as \`nor start\` starts it (node ${nodeOptions().join(" ") || "without options"}), the sites in another.`,
+      "Peak RSS is the kernel's (process.resourceUsage().maxRSS); per",
       "phase, the largest of samples every 10 ms: RSS / heap used / heap committed / external and",
       'array buffers, MB. "open + import" ends at the night\'s start line (store opened, catalog',
       'read, validated and imported), "sources" at its summary.',

@@ -19,6 +19,7 @@ import { ensureDataDir, openStore, type Store, storeLocationFromOptions } from "
 import { importedOrStop } from "../import-outcome.js";
 import { stderr } from "../io.js";
 import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../net-options.js";
+import { NIGHT_NODE_OPTIONS } from "../night-process.js";
 import {
   clockText,
   type NightEnd,
@@ -84,9 +85,21 @@ export function register(program: Command): void {
  */
 export const NIGHT_HEAP_GROWING_PERCENT = 25;
 
+/**
+ * V8 flags a night sets for itself. `--liftoff-only`: undici parses HTTP with llhttp, a
+ * WebAssembly module, and V8's optimising compile of it on the night's first requests took
+ * about 35 MB of memory for a moment, a third of a one-source night's peak RSS; V8's baseline
+ * compiler alone parsed 3,000 answers of 58 kB for no more CPU (docs/benchmarks.md, "A night's
+ * memory"). Set before the first request, which is when undici compiles it.
+ */
+export const NIGHT_V8_FLAGS: readonly string[] = [
+  `--heap-growing-percent=${NIGHT_HEAP_GROWING_PERCENT}`,
+  "--liftoff-only",
+];
+
 async function runNightCommand(opts: NightOptions): Promise<void> {
   // Each night is its own process (`nor start` spawns it), so this holds for nights only.
-  setFlagsFromString(`--heap-growing-percent=${NIGHT_HEAP_GROWING_PERCENT}`);
+  for (const flag of NIGHT_V8_FLAGS) setFlagsFromString(flag);
   // The composition root: the one clock and id source everything below is given.
   const clock = systemClock;
   const ids = randomIds;
@@ -295,7 +308,8 @@ function spawnWorker(night: string): ChildProcess {
     if (a.startsWith("--workers=") || a.startsWith("--night=")) continue;
     args.push(a);
   }
-  return spawn(process.execPath, [process.argv[1] as string, ...args, "--night", night], {
+  const node = [...NIGHT_NODE_OPTIONS, process.argv[1] as string];
+  return spawn(process.execPath, [...node, ...args, "--night", night], {
     stdio: ["ignore", "ignore", "inherit"],
   });
 }

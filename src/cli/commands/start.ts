@@ -37,6 +37,7 @@ import { importedOrStop } from "../import-outcome.js";
 import { stdout } from "../io.js";
 import { listenError } from "../listen-error.js";
 import { addNetOptions, type NetCliOptions, netOptions } from "../net-options.js";
+import { NIGHT_NODE_OPTIONS } from "../night-process.js";
 import { addWebOptions, listeningOrigin, type WebCliOptions, webOptions } from "../web-options.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -261,7 +262,7 @@ function nightArgs(opts: StartOptions, files: string[], dataDir: string): string
 /** `node bin/nor.js night …` as a child: its lines go to this terminal; stopped on abort. */
 function spawnNight(args: string[], signal: AbortSignal): Promise<number> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [...NIGHT_NODE_OPTIONS, BIN, ...args], {
       stdio: ["ignore", "inherit", "inherit"],
     });
     const onAbort = () => child.kill("SIGTERM");

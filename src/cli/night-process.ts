@@ -1,0 +1,13 @@
+/**
+ * How a night's own process is started. A night is always a process of its own (`nor start`
+ * spawns it, `nor night --workers` spawns its helpers, a systemd timer runs `nor night`), and
+ * one of V8's sizes can only be set on node's command line, before the process runs: the young
+ * generation's. V8's default semi-spaces of 16 MB keep 32 MB committed for the whole night;
+ * 8 MB halves that (docs/benchmarks.md, "A night's memory": its peak RSS and CPU cost).
+ */
+export const NIGHT_SEMI_SPACE_MB = 8;
+
+/** node's options for a night's process, before the script: `node …NIGHT_NODE_OPTIONS bin/nor.js night …`. */
+export const NIGHT_NODE_OPTIONS: readonly string[] = [
+  `--max-semi-space-size=${NIGHT_SEMI_SPACE_MB}`,
+];
