@@ -199,6 +199,8 @@ describe("crash safety of the journal (real process, 30 seeded SIGKILLs, restart
     });
   }
 
+  // 31 process starts: about 2 s each on a quiet machine, up to 13 s each on a 2-core machine
+  // loaded 6× over, hence the long bound (never a figure the test judges).
   it(`P8, P9, P10, P15, P21, P27: ${KILLS} seeded SIGKILLs, then the servers' view matches the journal's promises`, async () => {
     let killed = 0;
     for (let k = 0; k < KILLS; k++) {
@@ -357,5 +359,5 @@ describe("crash safety of the journal (real process, 30 seeded SIGKILLs, restart
     } finally {
       db.close();
     }
-  }, 240_000);
+  }, 480_000);
 });
