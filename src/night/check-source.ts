@@ -8,7 +8,15 @@ import type { Fetcher, FetchOutcome, FetchRequest, Purpose } from "../net/types.
 import type { Source, WayIn } from "../sources/catalog/types.js";
 import type { ExtractedRecord, Extraction } from "../sources/record.js";
 import { endsTheSource, failureOutcome } from "./outcome.js";
-import { isGenericForm, type ValidatorStore, type WayReader, waysInOrder } from "./reader.js";
+import { pageKey } from "./page-key.js";
+import {
+  isGenericForm,
+  type PageRead,
+  type PageReads,
+  type ValidatorStore,
+  type WayReader,
+  waysInOrder,
+} from "./reader.js";
 import type {
   BackfillState,
   NightOutcome,
@@ -26,6 +34,23 @@ export interface CheckContext {
   validators: ValidatorStore;
   /** When tonight first started (before any restart): answers stored since are not asked again. */
   nightStartedAt?: number;
+  /** P8, P12: the first pages last read in full; a 304 of the same copy is counted, not read. */
+  pageReads?: PageReads;
+}
+
+/**
+ * How a source's first page is read: its full read is kept by its key (`pageReads`), and
+ * `countKnown`: a 304 whose copy is that read is counted from it, not extracted again (only
+ * when nothing else needs the page's records and body: a backfill that has not started does).
+ */
+interface FirstPage {
+  countKnown: boolean;
+  /**
+   * The source's records in the store when the night began. A full read's records are stored
+   * in the commit that keeps its key, so fewer than it listed means they were removed since
+   * (by hand): the copy is then read again and its records stored anew.
+   */
+  recordsStored: number;
 }
 
 type Read =
@@ -37,6 +62,7 @@ type Read =
       /** The answer's Content-Type: the pager reads the page in its charset, as `extract` did. */
       contentType?: string | undefined;
       validators?: SourceResult["validators"][0];
+      pageRead?: PageRead;
     }
   | {
       kind: "unchanged";
@@ -44,6 +70,9 @@ type Read =
       extraction?: Extraction;
       body?: Uint8Array;
       contentType?: string | undefined;
+      /** The copy is the page last read in full: its records, all stored, are only counted. */
+      knownRecords?: number;
+      pageRead?: PageRead;
     }
   | { kind: "failed"; outcome: NightOutcome };
 
@@ -63,22 +92,33 @@ async function readOne(
   purpose: Purpose,
   sourceId: string,
   conditional: boolean,
+  first?: FirstPage,
 ): Promise<Read> {
   const freq = toFetch(req, purpose, sourceId);
+  const isGet = (req.method ?? "GET") === "GET";
+  // Only a GET's first page is kept by its key: a form's POST body is not part of it.
+  const keep = (url: string, contentType: string | undefined, body: Uint8Array, n: number) =>
+    first && isGet && ctx.pageReads
+      ? { url, key: pageKey(way, url, contentType, body), records: n }
+      : undefined;
   if ((req.method ?? "GET") === "GET" && ctx.nightStartedAt !== undefined) {
     // P8 after kill -9: the answer was archived tonight but its source never committed.
     const copy = await ctx.validators.storedSince?.(req.url, ctx.nightStartedAt);
     if (copy) {
       try {
         const extraction = ctx.reader.extract(way, copy.body, copy.url, copy.contentType);
-        if (extraction.unreadable === undefined)
-          return {
+        if (extraction.unreadable === undefined) {
+          const read: Read = {
             kind: "read",
             extraction,
             body: copy.body,
             url: copy.url,
             contentType: copy.contentType,
           };
+          const pr = keep(copy.url, copy.contentType, copy.body, extraction.records.length);
+          if (pr) read.pageRead = pr;
+          return read;
+        }
       } catch {
         // The recipe cannot read tonight's copy: asked again below, and judged on the answer.
       }
@@ -91,7 +131,7 @@ async function readOne(
   }
   let o: FetchOutcome = await ctx.fetcher.fetch(freq);
   if (o.kind === "not-modified") {
-    const u = await unchanged(ctx, way, o.url);
+    const u = await unchanged(ctx, way, o.url, sourceId, first);
     if (u !== "lost") return u;
     // P8: the copy the validators belong to is gone, so asking in full is not asking for
     // what we already have; the answer is stored anew.
@@ -132,6 +172,8 @@ async function readOne(
     url: o.url,
     contentType: o.headers["content-type"],
   };
+  const pr = keep(o.url, o.headers["content-type"], o.body, extraction.records.length);
+  if (pr) read.pageRead = pr;
   if (conditional && (etag || lastModified)) {
     // Kept under the URL that answered (after any redirect), which is where they apply.
     const v: SourceResult["validators"][0] = { url: o.url };
@@ -144,17 +186,41 @@ async function readOne(
 
 /**
  * A 304 (P12) is answered from the copy we hold (P8): its records are read again, so a
- * source whose answer was archived just before a crash still gets its records stored.
+ * source whose answer was archived just before a crash still gets its records stored. When
+ * the copy is the source's first page as last read in full (the same key, its records stored
+ * in the same commit as that key), they are counted instead: the same records, the same count.
  */
-async function unchanged(ctx: CheckContext, way: WayIn, url: string): Promise<Read | "lost"> {
+async function unchanged(
+  ctx: CheckContext,
+  way: WayIn,
+  url: string,
+  sourceId: string,
+  first: FirstPage | undefined,
+): Promise<Read | "lost"> {
   // The 304 is about the URL that answered it (after any redirect); that is where its copy is.
+  // The copy is read back even when its records are known: a copy gone or damaged is not one
+  // we hold (P8), and the page is asked again in full.
   const copy = await ctx.validators.storedCopy?.(url);
   if (!copy) return { kind: "unchanged", url };
   if ("lost" in copy) return "lost";
+  const key = first && ctx.pageReads ? pageKey(way, copy.url, copy.contentType, copy.body) : "";
+  if (first?.countKnown && ctx.pageReads) {
+    const known = await ctx.pageReads.pageRead(sourceId, copy.url);
+    if (known !== undefined && known.key === key && known.records <= first.recordsStored)
+      return { kind: "unchanged", url, knownRecords: known.records };
+  }
   try {
     const extraction = ctx.reader.extract(way, copy.body, copy.url, copy.contentType);
     if (extraction.unreadable !== undefined) return { kind: "unchanged", url };
-    return { kind: "unchanged", url, extraction, body: copy.body, contentType: copy.contentType };
+    const u: Read = {
+      kind: "unchanged",
+      url,
+      extraction,
+      body: copy.body,
+      contentType: copy.contentType,
+    };
+    if (key !== "") u.pageRead = { url: copy.url, key, records: extraction.records.length };
+    return u;
   } catch {
     // The stored copy read fine when it was stored; a recipe change that breaks it shows
     // on the next full read, not as tonight's outcome for an unchanged page.
@@ -180,6 +246,8 @@ export async function checkSource(
   let first: NightOutcome | undefined;
   let outcome: NightOutcome | undefined;
   let backfill: BackfillState | undefined;
+  let knownRecords = 0;
+  let pageRead: PageRead | undefined;
   // P4: the way that gave tonight's answer, and every better one passed over with its why.
   const choice: WayChoice = { skipped: [] };
 
@@ -203,7 +271,10 @@ export async function checkSource(
       req = opened.req;
       purpose = "form";
     }
-    const r = await readOne(ctx, way, req, purpose, source.id, true);
+    const r = await readOne(ctx, way, req, purpose, source.id, true, {
+      countKnown: !backfillNeedsPage1(source, history),
+      recordsStored: history.recordsKnown,
+    });
     if (r.kind === "failed") {
       first ??= r.outcome;
       if (endsTheSource(r.outcome.kind)) {
@@ -215,6 +286,7 @@ export async function checkSource(
       continue; // P4: the next way in, if this one is disallowed or does not work
     }
     choice.used = wayUsed(way);
+    pageRead = r.pageRead;
     if (r.kind === "read") {
       records.push(...r.extraction.records);
       if (r.validators) validators.push(r.validators);
@@ -228,6 +300,7 @@ export async function checkSource(
             };
     } else {
       if (r.extraction) records.push(...r.extraction.records);
+      knownRecords = r.knownRecords ?? 0;
       outcome = { kind: "unchanged", url: r.url };
     }
     const bf = await runBackfill(ctx, source, way, req, r, history.backfill, records);
@@ -249,7 +322,16 @@ export async function checkSource(
     endedAt: ctx.clock.now(),
   };
   if (backfill) result.backfill = backfill;
+  if (knownRecords > 0) result.knownRecords = knownRecords;
+  if (pageRead) result.pageRead = pageRead;
   return result;
+}
+
+/** P7: a backfill that has not started turns from page 1, so page 1's records and body are read. */
+function backfillNeedsPage1(source: Source, history: SourceHistory): boolean {
+  const b = history.backfill;
+  if (b === undefined) return source.backfill.pagesPerNight > 0;
+  return !b.done && b.cursor === undefined;
 }
 
 async function runBackfill(

@@ -14,7 +14,7 @@ import type {
   NightStore,
   TonightHistory,
 } from "./ports.js";
-import type { ValidatorStore } from "./reader.js";
+import type { PageRead, ValidatorStore } from "./reader.js";
 import {
   type BackfillState,
   type NightOutcome,
@@ -51,6 +51,8 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     [];
   readonly validators = new Map<string, { etag?: string; lastModified?: string }>();
   readonly backfill = new Map<string, BackfillState>();
+  /** `source url` -> the first page as last read in full (its records are in `records`). */
+  readonly pageReads = new Map<string, PageRead>();
 
   readonly lanes = new Map<string, { holder: string; until: number; done: boolean }>();
 
@@ -154,7 +156,7 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       outcome: r.outcome,
       endedAt: r.endedAt,
       durationMs: r.endedAt - r.startedAt,
-      recordsFound: r.records.length,
+      recordsFound: r.records.length + (r.knownRecords ?? 0),
       newRecords,
     };
     if (r.way) stored.way = r.way;
@@ -162,12 +164,17 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     this.outcomes.set(r.sourceId, list);
     for (const v of r.validators) this.validators.set(v.url, v);
     if (r.backfill) this.backfill.set(r.sourceId, r.backfill);
+    if (r.pageRead) this.pageReads.set(`${r.sourceId} ${r.pageRead.url}`, { ...r.pageRead });
     for (const f of r.flags) {
       const open = this.flags.some((x) => x.open && x.source === r.sourceId && x.kind === f.kind);
       if (!open)
         this.flags.push({ source: r.sourceId, kind: f.kind, night, detail: f.detail, open: true });
     }
     return { newRecords };
+  }
+
+  async pageRead(sourceId: string, url: string): Promise<PageRead | undefined> {
+    return this.pageReads.get(`${sourceId} ${url}`);
   }
 
   async closedSites(night: string): Promise<Set<string>> {

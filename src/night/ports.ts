@@ -3,6 +3,7 @@
  * transaction with its outcome, records, validators, backfill cursor and flags, so a
  * `kill -9` at any moment leaves either all of a source's night or none of it.
  */
+import type { PageRead } from "./reader.js";
 import type { SourceHistory, SourceResult } from "./types.js";
 
 export interface NightState {
@@ -68,4 +69,9 @@ export interface NightStore {
    * `checker-offline` with `note`, and the flags they raised tonight are withdrawn.
    */
   relabelCheckerOffline(night: string, sourceIds: readonly string[], note: string): Promise<void>;
+  /**
+   * P8, P12: the source's first page at `url` as last read in full (its key, how many records it
+   * listed), kept by `commit` with those records; a store without it reads every 304's copy.
+   */
+  pageRead?(sourceId: string, url: string): Promise<PageRead | undefined>;
 }

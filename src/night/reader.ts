@@ -53,6 +53,21 @@ export function isGenericForm(way: WayIn): boolean {
   return way.access === "form" && way.platform === undefined;
 }
 
+/**
+ * P8, P12: the first page a source showed when last read in full, by its key (page-key.ts),
+ * with how many records it listed, all of them stored for the source in the same commit.
+ */
+export interface PageRead {
+  url: string;
+  key: string;
+  records: number;
+}
+
+/** The store's memory of full reads: a 304 whose copy has the same key is not read again. */
+export interface PageReads {
+  pageRead(sourceId: string, url: string): Promise<PageRead | undefined>;
+}
+
 const ACCESS_RANK: Record<WayIn["access"], number> = {
   api: 0,
   download: 1,

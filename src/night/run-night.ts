@@ -146,6 +146,10 @@ export async function runNight(
     validators: deps.validators,
     nightStartedAt: state.startedAt,
   };
+  if (store.pageRead) {
+    const pageRead = store.pageRead.bind(store);
+    ctx.pageReads = { pageRead };
+  }
   const summary: NightSummary = {
     night: opts.night,
     resumed: state.resumed,

@@ -103,6 +103,13 @@ export interface SourceResult {
   /** P4: which way in was used tonight and why the better ones were not. */
   way?: WayChoice;
   records: ExtractedRecord[];
+  /**
+   * Records the page showed that are already stored and not listed in `records`: a 304 whose
+   * copy is the page last read in full (P8, P12). Counted in the records found, never new.
+   */
+  knownRecords?: number;
+  /** The first page read in full tonight, by its key: kept with the records it listed. */
+  pageRead?: { url: string; key: string; records: number };
   /** Validators to keep per URL (P12); written with the outcome, never before it. */
   validators: { url: string; etag?: string; lastModified?: string }[];
   backfill?: BackfillState;

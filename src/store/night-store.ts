@@ -12,7 +12,7 @@ import type {
   NightStore,
   TonightHistory,
 } from "../night/ports.js";
-import type { ValidatorStore } from "../night/reader.js";
+import type { PageRead, ValidatorStore } from "../night/reader.js";
 import { type NightOutcomeKind, NOT_CHECKED_OUTCOMES, type SourceResult } from "../night/types.js";
 import { LANE_LEASE_MS } from "../policy/constants.js";
 import { addDays } from "../policy/night-date.js";
@@ -225,7 +225,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
           status: r.outcome.status ?? null,
           url: r.outcome.url ?? null,
           way: r.way ? JSON.stringify(r.way) : null,
-          records_found: r.records.length,
+          records_found: r.records.length + (r.knownRecords ?? 0),
           new_records: 0,
           started_at: toIso(r.startedAt),
           ended_at: toIso(r.endedAt),
@@ -259,6 +259,26 @@ export class SqlNightStore implements NightStore, ValidatorStore {
               last_modified: row.last_modified,
               updated_at: row.updated_at,
             }),
+          )
+          .execute();
+      }
+      if (r.pageRead) {
+        // The page's records were inserted above, in this transaction: tomorrow's 304 of the
+        // same copy counts them (P8, P12).
+        const row = {
+          source_id: r.sourceId,
+          url: r.pageRead.url,
+          key: r.pageRead.key,
+          records: r.pageRead.records,
+          night,
+        };
+        await trx
+          .insertInto("page_reads")
+          .values(row)
+          .onConflict((oc) =>
+            oc
+              .columns(["source_id", "url"])
+              .doUpdateSet({ key: row.key, records: row.records, night: row.night }),
           )
           .execute();
       }
@@ -406,6 +426,16 @@ export class SqlNightStore implements NightStore, ValidatorStore {
 
   async relabelCheckerOffline(night: string, ids: readonly string[], note: string): Promise<void> {
     await relabelCheckerOffline(this.#db, night, ids, note);
+  }
+
+  async pageRead(sourceId: string, url: string): Promise<PageRead | undefined> {
+    const row = await this.#db
+      .selectFrom("page_reads")
+      .select(["url", "key", "records"])
+      .where("source_id", "=", sourceId)
+      .where("url", "=", url)
+      .executeTakeFirst();
+    return row ? { url: row.url, key: row.key, records: Number(row.records) } : undefined;
   }
 
   async get(url: string): Promise<{ etag?: string; lastModified?: string } | undefined> {

@@ -8,6 +8,7 @@ import * as m006 from "./006-journal.js";
 import * as m010 from "./010-search-and-read-indexes.js";
 import * as m011 from "./011-console-read-indexes.js";
 import * as m012 from "./012-leads.js";
+import * as m013 from "./013-page-reads.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -20,6 +21,7 @@ export const migrations: Record<string, Migration> = {
   "010-search-and-read-indexes": m010,
   "011-console-read-indexes": m011,
   "012-leads": m012,
+  "013-page-reads": m013,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -78,6 +78,19 @@ export interface ValidatorsTable {
   updated_at: string;
 }
 
+/**
+ * P8, P12: the first page a source showed when last read in full, by its key (the way in, URL,
+ * Content-Type and body, hashed), with how many records it listed (all stored): a 304 whose
+ * copy has that key is counted, not extracted again.
+ */
+export interface PageReadsTable {
+  source_id: string;
+  url: string;
+  key: string;
+  records: number;
+  night: string;
+}
+
 /** P7: backfill progress per source. */
 export interface BackfillTable {
   source_id: string;
@@ -96,4 +109,5 @@ export type NightTables = {
   flags: FlagsTable;
   validators: ValidatorsTable;
   backfill: BackfillTable;
+  page_reads: PageReadsTable;
 };
