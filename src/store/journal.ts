@@ -29,6 +29,7 @@ import { holderDead } from "./holder.js";
 import { fromIso, toIso } from "./iso-time.js";
 import { sql } from "./kysely.js";
 import { chunks } from "./night-records.js";
+import { type Placeholder, prepared } from "./prepared.js";
 import type { Database } from "./schema/index.js";
 import type { Tx } from "./write-txn.js";
 
@@ -97,70 +98,58 @@ export class SqlJournal implements JournalPort {
           .execute();
       }
       if (a.kind !== "go") return a;
-      const row = await tx
-        .insertInto("request_log")
-        .values({
-          // The planned start: now, or up to the intent's `aheadMs` later (the site gate sends
-          // then, never before).
-          started_at: toIso(a.startedAt),
-          ended_at: null,
-          method: intent.method,
-          url: intent.url,
-          status: null,
-          outcome: "in-flight",
-          failure: null,
-          bytes: 0,
-          site: intent.site,
-          origin: intent.origin,
-          source: intent.source ?? null,
-          purpose: intent.purpose,
-          attempt: a.attempt,
-          night: intent.night,
-          validators_sent: intent.validatorsSent ? JSON.stringify(intent.validatorsSent) : null,
-          validators_received: null,
-          evidence: null,
-          holder,
-          request_key: intent.key,
-        })
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      await tx
-        .updateTable("site_state")
-        .set({
-          lease_holder: holder,
-          lease_until: toIso(a.startedAt + REQUEST_LEASE_MS),
-          updated_at: toIso(now),
-        })
-        .where("site", "=", intent.site)
-        .execute();
+      const row = await INSERT_ATTEMPT.first(tx, {
+        // The planned start: now, or up to the intent's `aheadMs` later (the site gate sends
+        // then, never before).
+        startedAt: toIso(a.startedAt),
+        method: intent.method,
+        url: intent.url,
+        site: intent.site,
+        origin: intent.origin,
+        source: intent.source ?? null,
+        purpose: intent.purpose,
+        attempt: a.attempt,
+        night: intent.night,
+        validatorsSent: intent.validatorsSent ? JSON.stringify(intent.validatorsSent) : null,
+        holder,
+        key: intent.key,
+      });
+      if (!row) throw new Error("request_log: the insert returned no id");
+      await TAKE_LEASE.run(tx, {
+        holder,
+        until: toIso(a.startedAt + REQUEST_LEASE_MS),
+        at: toIso(now),
+        site: intent.site,
+      });
       return { ...a, id: String(row.id) };
     });
   }
 
   complete(id: string, holder: string, c: Completion): Promise<void> {
     return this.group.run(async (tx) => {
-      const row = await tx
-        .updateTable("request_log")
-        .set({
-          ended_at: toIso(c.endedAt),
-          status: c.status,
-          outcome: c.outcome,
-          failure: c.failure ?? null,
-          bytes: c.bytes,
-          validators_received: c.validatorsReceived ? JSON.stringify(c.validatorsReceived) : null,
-          evidence: c.evidence ? JSON.stringify(c.evidence) : null,
-          final: c.final ? 1 : 0,
-          closed_early: c.closedEarly ? 1 : 0,
-          retry_at: c.retryAt !== undefined ? toIso(c.retryAt) : null,
-          answer: c.answer ? JSON.stringify(c.answer) : null,
-        })
-        .where("id", "=", Number(id))
-        .returning(["site", "night"])
-        .executeTakeFirst();
+      const end = toIso(c.endedAt);
+      const row = await COMPLETE_ATTEMPT.first(tx, {
+        end,
+        status: c.status,
+        outcome: c.outcome,
+        failure: c.failure ?? null,
+        bytes: c.bytes,
+        validatorsReceived: c.validatorsReceived ? JSON.stringify(c.validatorsReceived) : null,
+        evidence: c.evidence ? JSON.stringify(c.evidence) : null,
+        final: c.final ? 1 : 0,
+        closedEarly: c.closedEarly ? 1 : 0,
+        retryAt: c.retryAt !== undefined ? toIso(c.retryAt) : null,
+        answer: c.answer ? JSON.stringify(c.answer) : null,
+        id: Number(id),
+      });
       if (!row) return;
+      if (c.siteNotBefore === undefined && (c.closeSite === undefined || row.night === null)) {
+        // Most answers: the site's end and its lease, in the statement below built once.
+        await RELEASE_SITE.run(tx, { end, holder, site: row.site });
+        return;
+      }
       // One statement: the later end wins, the later Retry-After wins, the lease is let go
       // only by its holder (every right-hand side reads the row as it was).
-      const end = toIso(c.endedAt);
       const later = (column: "last_end_at" | "not_before", at: string) =>
         sql<string>`case when ${sql.ref(column)} is not null and ${sql.ref(column)} > ${at} then ${sql.ref(column)} else ${at} end`;
       const mine = sql<boolean>`${sql.ref("lease_holder")} = ${holder}`;
@@ -246,33 +235,13 @@ export class SqlJournal implements JournalPort {
     intent: SendIntent,
     now: number,
   ): Promise<{ site: SiteFacts; hasRules: boolean; hasPrior: boolean }> {
-    const flags = (eb: ExpressionBuilder<Database, "site_state">) => [
-      eb
-        .exists(
-          eb
-            .selectFrom("site_rules")
-            .select("site_rules.id")
-            .where("site_rules.site", "=", intent.site)
-            .where("site_rules.cleared_at", "is", null),
-        )
-        .as("has_rules"),
-      eb
-        .exists(
-          eb
-            .selectFrom("request_log")
-            .select("request_log.id")
-            .where("request_log.night", "=", intent.night)
-            .where("request_log.request_key", "=", intent.key)
-            .where("request_log.outcome", "!=", "in-flight"),
-        )
-        .as("has_prior"),
-    ];
+    const flags = (eb: ExpressionBuilder<Database, "site_state">) => flagsOf(eb, intent);
     const lock = async () => {
-      const q = tx.selectFrom("site_state").selectAll().where("site_state.site", "=", intent.site);
       if (!this.#pg) {
         // SQLite: the write lock (BEGIN IMMEDIATE) is held already; one statement reads all.
-        return q.select(flags).executeTakeFirst();
+        return SITE_FACTS.first(tx, { site: intent.site, night: intent.night, key: intent.key });
       }
+      const q = tx.selectFrom("site_state").selectAll().where("site_state.site", "=", intent.site);
       // PostgreSQL: a FOR UPDATE that waited for another transaction returns the row as that
       // one committed it, but the rest of its statement sees the snapshot from before the
       // wait (an answer stored meanwhile would read as "none"). So the flags are read by a
@@ -309,6 +278,152 @@ export class SqlJournal implements JournalPort {
     return { site: facts, hasRules: truthy(r.has_rules), hasPrior: truthy(r.has_prior) };
   }
 }
+
+/**
+ * The statements of every admission and completion, built once (prepared.ts): the same SQL as
+ * the builder calls they replace.
+ */
+const flagsOf = (
+  eb: ExpressionBuilder<Database, "site_state">,
+  f: { site: string; night: string; key: string },
+) => [
+  eb
+    .exists(
+      eb
+        .selectFrom("site_rules")
+        .select("site_rules.id")
+        .where("site_rules.site", "=", f.site)
+        .where("site_rules.cleared_at", "is", null),
+    )
+    .as("has_rules"),
+  eb
+    .exists(
+      eb
+        .selectFrom("request_log")
+        .select("request_log.id")
+        .where("request_log.night", "=", f.night)
+        .where("request_log.request_key", "=", f.key)
+        .where("request_log.outcome", "!=", "in-flight"),
+    )
+    .as("has_prior"),
+];
+
+const SITE_FACTS = prepared((db, $: Placeholder<{ site: string; night: string; key: string }>) =>
+  db
+    .selectFrom("site_state")
+    .selectAll()
+    .where("site_state.site", "=", $("site"))
+    .select((eb) => flagsOf(eb, { site: $("site"), night: $("night"), key: $("key") })),
+);
+
+const INSERT_ATTEMPT = prepared(
+  (
+    db,
+    $: Placeholder<{
+      startedAt: string;
+      method: string;
+      url: string;
+      site: string;
+      origin: string;
+      source: string | null;
+      purpose: string;
+      attempt: number;
+      night: string;
+      validatorsSent: string | null;
+      holder: string;
+      key: string;
+    }>,
+  ) =>
+    db
+      .insertInto("request_log")
+      .values({
+        started_at: $("startedAt"),
+        ended_at: null,
+        method: $("method"),
+        url: $("url"),
+        status: null,
+        outcome: "in-flight",
+        failure: null,
+        bytes: 0,
+        site: $("site"),
+        origin: $("origin"),
+        source: $("source"),
+        purpose: $("purpose"),
+        attempt: $("attempt"),
+        night: $("night"),
+        validators_sent: $("validatorsSent"),
+        validators_received: null,
+        evidence: null,
+        holder: $("holder"),
+        request_key: $("key"),
+      })
+      .returning("id"),
+);
+
+const TAKE_LEASE = prepared(
+  (db, $: Placeholder<{ holder: string; until: string; at: string; site: string }>) =>
+    db
+      .updateTable("site_state")
+      .set({ lease_holder: $("holder"), lease_until: $("until"), updated_at: $("at") })
+      .where("site", "=", $("site")),
+);
+
+const COMPLETE_ATTEMPT = prepared(
+  (
+    db,
+    $: Placeholder<{
+      end: string;
+      status: number | null;
+      outcome: string;
+      failure: string | null;
+      bytes: number;
+      validatorsReceived: string | null;
+      evidence: string | null;
+      final: number;
+      closedEarly: number;
+      retryAt: string | null;
+      answer: string | null;
+      id: number;
+    }>,
+  ) =>
+    db
+      .updateTable("request_log")
+      .set({
+        ended_at: $("end"),
+        status: $("status"),
+        outcome: $("outcome"),
+        failure: $("failure"),
+        bytes: $("bytes"),
+        validators_received: $("validatorsReceived"),
+        evidence: $("evidence"),
+        final: $("final"),
+        closed_early: $("closedEarly"),
+        retry_at: $("retryAt"),
+        answer: $("answer"),
+      })
+      .where("id", "=", $("id"))
+      .returning(["site", "night"]),
+);
+
+/** The site's end (the later wins) and its lease let go by its holder: complete() below. */
+const RELEASE_SITE = prepared(
+  (db, $: Placeholder<{ end: string; holder: string; site: string }>) => {
+    const mine = sql<boolean>`${sql.ref("lease_holder")} = ${$("holder")}`;
+    return db
+      .updateTable("site_state")
+      .set({
+        last_end_at: sql<string>`case when ${sql.ref("last_end_at")} is not null and ${sql.ref("last_end_at")} > ${$("end")} then ${sql.ref("last_end_at")} else ${$("end")} end`,
+        updated_at: $("end"),
+        lease_holder: sql<
+          string | null
+        >`case when ${mine} then null else ${sql.ref("lease_holder")} end`,
+        lease_until: sql<
+          string | null
+        >`case when ${mine} then null else ${sql.ref("lease_until")} end`,
+      })
+      .where("site", "=", $("site"));
+  },
+);
 
 /** EXISTS comes back as a boolean from PostgreSQL and as 0 or 1 from SQLite. */
 function truthy(v: unknown): boolean {

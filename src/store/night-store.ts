@@ -24,6 +24,7 @@ import { holderDead } from "./holder.js";
 import { fromIso, toIso } from "./iso-time.js";
 import { latestMarks } from "./marks.js";
 import { chunks, insertRecords } from "./night-records.js";
+import { type Placeholder, prepared } from "./prepared.js";
 import { type Tx, writeTxn } from "./write-txn.js";
 
 /** History older than this many nights is not read back (ordering and flags need a few). */
@@ -208,96 +209,50 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       // write lock does the same) and says so; the night goes on.
       // P20, P23: an earlier run's checker-offline said nothing about the source; a real
       // outcome takes its place.
-      await trx
-        .deleteFrom("night_sources")
-        .where("night", "=", night)
-        .where("source_id", "=", r.sourceId)
-        .where("outcome", "=", "checker-offline")
-        .execute();
-      const claimed = await trx
-        .insertInto("night_sources")
-        .values({
-          night,
-          source_id: r.sourceId,
-          outcome: r.outcome.kind,
-          reason: r.outcome.reason ?? null,
-          evidence: r.outcome.evidence ? JSON.stringify(r.outcome.evidence) : null,
-          status: r.outcome.status ?? null,
-          url: r.outcome.url ?? null,
-          way: r.way ? JSON.stringify(r.way) : null,
-          records_found: r.records.length + (r.knownRecords ?? 0),
-          new_records: 0,
-          started_at: toIso(r.startedAt),
-          ended_at: toIso(r.endedAt),
-          duration_ms: r.endedAt - r.startedAt,
-        })
-        .onConflict((oc) => oc.columns(["night", "source_id"]).doNothing())
-        .returning("source_id")
-        .executeTakeFirst();
+      await DROP_OFFLINE.run(trx, { night, sourceId: r.sourceId });
+      const claimed = await CLAIM.first(trx, {
+        night,
+        sourceId: r.sourceId,
+        outcome: r.outcome.kind,
+        reason: r.outcome.reason ?? null,
+        evidence: r.outcome.evidence ? JSON.stringify(r.outcome.evidence) : null,
+        status: r.outcome.status ?? null,
+        url: r.outcome.url ?? null,
+        way: r.way ? JSON.stringify(r.way) : null,
+        recordsFound: r.records.length + (r.knownRecords ?? 0),
+        startedAt: toIso(r.startedAt),
+        endedAt: toIso(r.endedAt),
+        durationMs: r.endedAt - r.startedAt,
+      });
       if (!claimed) return { newRecords: 0, already: true as const };
       const newRecords = await insertRecords(trx, night, r);
-      if (newRecords > 0)
-        await trx
-          .updateTable("night_sources")
-          .set({ new_records: newRecords })
-          .where("night", "=", night)
-          .where("source_id", "=", r.sourceId)
-          .execute();
+      if (newRecords > 0) await NEW_RECORDS.run(trx, { newRecords, night, sourceId: r.sourceId });
       for (const v of r.validators) {
-        const row = {
+        await KEEP_VALIDATORS.run(trx, {
           url: v.url,
           etag: v.etag ?? null,
-          last_modified: v.lastModified ?? null,
-          updated_at: toIso(r.endedAt),
-        };
-        await trx
-          .insertInto("validators")
-          .values(row)
-          .onConflict((oc) =>
-            oc.column("url").doUpdateSet({
-              etag: row.etag,
-              last_modified: row.last_modified,
-              updated_at: row.updated_at,
-            }),
-          )
-          .execute();
+          lastModified: v.lastModified ?? null,
+          at: toIso(r.endedAt),
+        });
       }
       if (r.pageRead) {
         // The page's records were inserted above, in this transaction: tomorrow's 304 of the
         // same copy counts them (P8, P12).
-        const row = {
-          source_id: r.sourceId,
+        await KEEP_PAGE_READ.run(trx, {
+          sourceId: r.sourceId,
           url: r.pageRead.url,
           key: r.pageRead.key,
           records: r.pageRead.records,
           night,
-        };
-        await trx
-          .insertInto("page_reads")
-          .values(row)
-          .onConflict((oc) =>
-            oc
-              .columns(["source_id", "url"])
-              .doUpdateSet({ key: row.key, records: row.records, night: row.night }),
-          )
-          .execute();
+        });
       }
       if (r.backfill) {
-        const row = {
-          source_id: r.sourceId,
+        await KEEP_BACKFILL.run(trx, {
+          sourceId: r.sourceId,
           done: r.backfill.done ? 1 : 0,
           cursor: r.backfill.cursor ? JSON.stringify(r.backfill.cursor) : null,
-          pages_read: r.backfill.pagesRead,
-        };
-        await trx
-          .insertInto("backfill")
-          .values(row)
-          .onConflict((oc) =>
-            oc
-              .column("source_id")
-              .doUpdateSet({ done: row.done, cursor: row.cursor, pages_read: row.pages_read }),
-          )
-          .execute();
+          pagesRead: r.backfill.pagesRead,
+        });
       }
       for (const f of r.flags) {
         const open = await trx
@@ -406,14 +361,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
   }
 
   async isDone(night: string, sourceId: string): Promise<boolean> {
-    const row = await this.#db
-      .selectFrom("night_sources")
-      .select("source_id")
-      .where("night", "=", night)
-      .where("source_id", "=", sourceId)
-      .where("outcome", "!=", "checker-offline")
-      .executeTakeFirst();
-    return row !== undefined;
+    return (await IS_DONE.first(this.#db, { night, sourceId })) !== undefined;
   }
 
   async finishNight(night: string, now: number): Promise<void> {
@@ -429,12 +377,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
   }
 
   async pageRead(sourceId: string, url: string): Promise<PageRead | undefined> {
-    const row = await this.#db
-      .selectFrom("page_reads")
-      .select(["url", "key", "records"])
-      .where("source_id", "=", sourceId)
-      .where("url", "=", url)
-      .executeTakeFirst();
+    const row = await PAGE_READ.first(this.#db, { sourceId, url });
     return row ? { url: row.url, key: row.key, records: Number(row.records) } : undefined;
   }
 
@@ -451,3 +394,141 @@ export class SqlNightStore implements NightStore, ValidatorStore {
     return out;
   }
 }
+
+/*
+ * A source's commit, statement by statement, built once (prepared.ts): the same SQL as the
+ * builder calls they replace, run for every source of every night.
+ */
+type Key = { night: string; sourceId: string };
+
+const DROP_OFFLINE = prepared((db, $: Placeholder<Key>) =>
+  db
+    .deleteFrom("night_sources")
+    .where("night", "=", $("night"))
+    .where("source_id", "=", $("sourceId"))
+    .where("outcome", "=", "checker-offline"),
+);
+
+const CLAIM = prepared(
+  (
+    db,
+    $: Placeholder<
+      Key & {
+        outcome: string;
+        reason: string | null;
+        evidence: string | null;
+        status: number | null;
+        url: string | null;
+        way: string | null;
+        recordsFound: number;
+        startedAt: string;
+        endedAt: string;
+        durationMs: number;
+      }
+    >,
+  ) =>
+    db
+      .insertInto("night_sources")
+      .values({
+        night: $("night"),
+        source_id: $("sourceId"),
+        outcome: $("outcome"),
+        reason: $("reason"),
+        evidence: $("evidence"),
+        status: $("status"),
+        url: $("url"),
+        way: $("way"),
+        records_found: $("recordsFound"),
+        new_records: 0,
+        started_at: $("startedAt"),
+        ended_at: $("endedAt"),
+        duration_ms: $("durationMs"),
+      })
+      .onConflict((oc) => oc.columns(["night", "source_id"]).doNothing())
+      .returning("source_id"),
+);
+
+const NEW_RECORDS = prepared((db, $: Placeholder<Key & { newRecords: number }>) =>
+  db
+    .updateTable("night_sources")
+    .set({ new_records: $("newRecords") })
+    .where("night", "=", $("night"))
+    .where("source_id", "=", $("sourceId")),
+);
+
+const KEEP_VALIDATORS = prepared(
+  (
+    db,
+    $: Placeholder<{ url: string; etag: string | null; lastModified: string | null; at: string }>,
+  ) =>
+    db
+      .insertInto("validators")
+      .values({
+        url: $("url"),
+        etag: $("etag"),
+        last_modified: $("lastModified"),
+        updated_at: $("at"),
+      })
+      .onConflict((oc) =>
+        oc.column("url").doUpdateSet({
+          etag: $("etag"),
+          last_modified: $("lastModified"),
+          updated_at: $("at"),
+        }),
+      ),
+);
+
+const KEEP_PAGE_READ = prepared(
+  (db, $: Placeholder<Key & { url: string; key: string; records: number }>) =>
+    db
+      .insertInto("page_reads")
+      .values({
+        source_id: $("sourceId"),
+        url: $("url"),
+        key: $("key"),
+        records: $("records"),
+        night: $("night"),
+      })
+      .onConflict((oc) =>
+        oc
+          .columns(["source_id", "url"])
+          .doUpdateSet({ key: $("key"), records: $("records"), night: $("night") }),
+      ),
+);
+
+const KEEP_BACKFILL = prepared(
+  (
+    db,
+    $: Placeholder<{ sourceId: string; done: number; cursor: string | null; pagesRead: number }>,
+  ) =>
+    db
+      .insertInto("backfill")
+      .values({
+        source_id: $("sourceId"),
+        done: $("done"),
+        cursor: $("cursor"),
+        pages_read: $("pagesRead"),
+      })
+      .onConflict((oc) =>
+        oc
+          .column("source_id")
+          .doUpdateSet({ done: $("done"), cursor: $("cursor"), pages_read: $("pagesRead") }),
+      ),
+);
+
+const IS_DONE = prepared((db, $: Placeholder<Key>) =>
+  db
+    .selectFrom("night_sources")
+    .select("source_id")
+    .where("night", "=", $("night"))
+    .where("source_id", "=", $("sourceId"))
+    .where("outcome", "!=", "checker-offline"),
+);
+
+const PAGE_READ = prepared((db, $: Placeholder<{ sourceId: string; url: string }>) =>
+  db
+    .selectFrom("page_reads")
+    .select(["url", "key", "records"])
+    .where("source_id", "=", $("sourceId"))
+    .where("url", "=", $("url")),
+);

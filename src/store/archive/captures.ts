@@ -4,6 +4,7 @@
  */
 import type { Validators } from "../../net/types.js";
 import type { Db } from "../db.js";
+import { type Placeholder, prepared } from "../prepared.js";
 import type { CapturesTable } from "../schema/archive.js";
 
 export interface Capture {
@@ -103,6 +104,11 @@ export async function latestCapture(
   url: string,
   opts: { at?: number; withBody?: boolean; method?: string } = {},
 ): Promise<Capture | undefined> {
+  if (opts.at === undefined && opts.withBody && opts.method !== undefined) {
+    // The one asked before every conditional request and behind every 304: built once.
+    const row = await latestWithBody.first(db, { url, method: opts.method });
+    return row ? fromRow(row) : undefined;
+  }
   let q = db.selectFrom("captures").selectAll().where("url", "=", url);
   if (opts.at !== undefined) q = q.where("fetched_at", "<=", new Date(opts.at).toISOString());
   if (opts.withBody) q = q.where("status", ">=", 200).where("status", "<", 300);
@@ -110,6 +116,18 @@ export async function latestCapture(
   const row = await q.orderBy("fetched_at", "desc").orderBy("offset", "desc").executeTakeFirst();
   return row ? fromRow(row) : undefined;
 }
+
+const latestWithBody = prepared((db, $: Placeholder<{ url: string; method: string }>) =>
+  db
+    .selectFrom("captures")
+    .selectAll()
+    .where("url", "=", $("url"))
+    .where("status", ">=", 200)
+    .where("status", "<", 300)
+    .where("method", "=", $("method"))
+    .orderBy("fetched_at", "desc")
+    .orderBy("offset", "desc"),
+);
 
 /** Every capture of `url`, oldest first. */
 export async function capturesOf(db: Db, url: string): Promise<Capture[]> {

@@ -1,0 +1,80 @@
+/**
+ * Queries built and compiled once, run many times. kysely builds each query as a tree of
+ * frozen nodes and compiles it to SQL on every call; for the night's hot statements (the
+ * journal's admission and completion, a source's commit, the archive's index), run once or
+ * more per request, that building was about a seventh of the engine's CPU (docs/benchmarks.md).
+ *
+ * `prepared((db, $) => db.selectFrom("t").selectAll().where("url", "=", $("url")))` builds the
+ * query once per dialect with a marker in place of each value named by `$`, compiles it, and
+ * notes which parameter each marker became. A run hands the same SQL to the driver with the
+ * values put in their places: the same statement kysely would have compiled for those values
+ * (a value is always a parameter, never part of the SQL text), so the SQL text stays where it
+ * was written, in src/store, and the statement cache (statement-cache.ts) prepares it once.
+ *
+ * Only a value may be named: whatever changes the shape of the query (a column there or not, a
+ * list's length) makes a query of its own.
+ */
+import type { Compilable, CompiledQuery, QueryResult } from "kysely";
+import type { Db } from "./db.js";
+import { dialectOf } from "./dialect-of.js";
+
+/** The store or a transaction of it (a Transaction is a Kysely). */
+type Tx = Db;
+
+/** The marker standing for a named value while the query is built. */
+class Slot {
+  constructor(readonly name: string) {}
+}
+
+type Plan = { compiled: CompiledQuery; from: ({ slot: string } | { value: unknown })[] };
+
+export type Placeholder<A> = <K extends keyof A & string>(name: K) => A[K];
+
+export class Prepared<A extends Record<string, unknown>, R> {
+  readonly #build: (db: Tx, $: Placeholder<A>) => Compilable<R>;
+  readonly #plans = new Map<"sqlite" | "postgres", Plan>();
+
+  constructor(build: (db: Tx, $: Placeholder<A>) => Compilable<R>) {
+    this.#build = build;
+  }
+
+  #plan(db: Tx): Plan {
+    const dialect = dialectOf(db);
+    let plan = this.#plans.get(dialect);
+    if (plan === undefined) {
+      const $ = ((name: string) => new Slot(name)) as Placeholder<A>;
+      const compiled = this.#build(db, $).compile() as CompiledQuery;
+      const from = compiled.parameters.map((p) =>
+        p instanceof Slot ? { slot: p.name } : { value: p },
+      );
+      plan = { compiled, from };
+      this.#plans.set(dialect, plan);
+    }
+    return plan;
+  }
+
+  /** The query with these values, as kysely would have compiled it. */
+  compile(db: Tx, args: A): CompiledQuery<R> {
+    const { compiled, from } = this.#plan(db);
+    const parameters = from.map((f) => ("slot" in f ? args[f.slot] : f.value));
+    return { ...compiled, parameters } as CompiledQuery<R>;
+  }
+
+  run(db: Tx, args: A): Promise<QueryResult<R>> {
+    return db.executeQuery(this.compile(db, args));
+  }
+
+  async rows(db: Tx, args: A): Promise<R[]> {
+    return (await this.run(db, args)).rows;
+  }
+
+  async first(db: Tx, args: A): Promise<R | undefined> {
+    return (await this.run(db, args)).rows[0];
+  }
+}
+
+export function prepared<A extends Record<string, unknown>, R>(
+  build: (db: Tx, $: Placeholder<A>) => Compilable<R>,
+): Prepared<A, R> {
+  return new Prepared(build);
+}
