@@ -69,6 +69,7 @@ export async function runNightWithStore(
       ? await WarcArchive.open(archiveDir(opts.dataDir), { db, clock, ids })
       : undefined;
   const nightStore = new SqlNightStore(db, sqlJournal.group);
+  const copies = archive ? new ArchiveValidators(db, archive.dir) : undefined;
   const holder = newHolderId(() => ids.uuid().slice(0, 8));
   let fetcher: PoliteFetcher | undefined;
   try {
@@ -79,7 +80,7 @@ export async function runNightWithStore(
         clock,
         reader: await loadWayReader(catalog.sources),
         // P8/P12: validators and 304 answers come from the archive when there is one.
-        validators: archive ? new ArchiveValidators(db, archive.dir) : nightStore,
+        validators: copies ?? nightStore,
         siteOf,
         isRecheckNight,
         holder,
@@ -122,6 +123,7 @@ export async function runNightWithStore(
     return window ? { ...summary, durableMs: window } : summary;
   } finally {
     await fetcher?.close();
+    await copies?.close();
     await archive?.close();
   }
 }

@@ -63,9 +63,9 @@ export async function discover(
     ...(archive ? { archive } : {}),
     ...(night !== undefined ? { night } : {}),
   });
+  // P12: the homepage's stored validators go with it; a 304 is read from the stored copy.
+  const copies = archive ? new ArchiveValidators(store.db, archive.dir) : undefined;
   try {
-    // P12: the homepage's stored validators go with it; a 304 is read from the stored copy.
-    const copies = archive ? new ArchiveValidators(store.db, archive.dir) : undefined;
     const page = await fetchOrCopy(fetcher, copies, {
       url: homepage,
       purpose: "page",
@@ -78,6 +78,7 @@ export async function discover(
     return { kind: "found", homepage: page.url, candidates };
   } finally {
     await fetcher.close();
+    await copies?.close();
     await archive?.close();
   }
 }

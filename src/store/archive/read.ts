@@ -9,7 +9,7 @@
  * that does not read that way (a record this writer would not have written) goes to warcio's
  * parser, as every record did before (loaded only then).
  */
-import { open } from "node:fs/promises";
+import { type FileHandle, open } from "node:fs/promises";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import type { WARCRecord } from "warcio";
@@ -25,26 +25,111 @@ export interface StoredResponse {
   fetchedAt: number;
 }
 
-/** The bytes of one gzip member (one record). */
+/**
+ * WARC files kept open for many reads: a night reads its 304s' copies back from a few files,
+ * and opening and closing one for every record was a sizable part of the read. At most `max`
+ * stay open (the least recently used is closed first; a close waits for reads under way). The
+ * owner closes them when done. A file removed meanwhile still reads as it was (its digest is
+ * checked by the caller); one that cannot be opened is not kept.
+ */
+export class OpenFiles {
+  readonly #max: number;
+  readonly #open = new Map<string, Entry>();
+
+  constructor(max = 8) {
+    this.#max = max;
+  }
+
+  /** Fills `buf` from `offset` of `path`; how many bytes were read, as FileHandle.read says. */
+  async read(path: string, buf: Uint8Array, offset: number): Promise<number> {
+    let e = this.#open.get(path);
+    if (e !== undefined) {
+      this.#open.delete(path); // most recently used: last in the map
+      this.#open.set(path, e);
+    } else {
+      e = { fh: open(path, "r"), users: 0, dropped: false, closed: false };
+      this.#open.set(path, e);
+      this.#trim();
+    }
+    e.users++;
+    try {
+      const fh = await e.fh;
+      return (await fh.read(buf, 0, buf.length, offset)).bytesRead;
+    } catch (err) {
+      this.#drop(path, e);
+      throw err;
+    } finally {
+      e.users--;
+      if (e.dropped && e.users === 0) void closeQuietly(e);
+    }
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.#open.values()];
+    this.#open.clear();
+    for (const e of all) e.dropped = true;
+    await Promise.all(all.filter((e) => e.users === 0).map(closeQuietly));
+  }
+
+  /** Beyond `max`, the least recently used is let go: closed once no read is using it. */
+  #trim(): void {
+    while (this.#open.size > this.#max) {
+      const [path, e] = this.#open.entries().next().value as [string, Entry];
+      this.#drop(path, e);
+      if (e.users === 0) void closeQuietly(e);
+    }
+  }
+
+  #drop(path: string, e: Entry): void {
+    if (this.#open.get(path) === e) this.#open.delete(path);
+    e.dropped = true;
+  }
+}
+
+interface Entry {
+  fh: Promise<FileHandle>;
+  /** Reads under way: the file is closed only when none is. */
+  users: number;
+  /** No longer handed out (trimmed, failed, or all closed): closed when its last read ends. */
+  dropped: boolean;
+  closed: boolean;
+}
+
+async function closeQuietly(e: Entry): Promise<void> {
+  if (e.closed) return;
+  e.closed = true;
+  try {
+    await (await e.fh).close();
+  } catch {
+    // Never opened, or already closed: nothing to let go.
+  }
+}
+
+/** The bytes of one gzip member (one record), through `files` when given. */
 export async function readMember(
   path: string,
   offset: number,
   length: number,
+  files?: OpenFiles,
 ): Promise<Uint8Array> {
-  const fh = await open(path, "r");
-  try {
-    const buf = new Uint8Array(length);
-    const { bytesRead } = await fh.read(buf, 0, length, offset);
-    if (bytesRead !== length) {
-      throw new NorError(
-        "E_ARCHIVE",
-        `${path}@${offset}: record cut short (${bytesRead}/${length} bytes)`,
-      );
+  const buf = new Uint8Array(length);
+  let bytesRead: number;
+  if (files) bytesRead = await files.read(path, buf, offset);
+  else {
+    const fh = await open(path, "r");
+    try {
+      ({ bytesRead } = await fh.read(buf, 0, length, offset));
+    } finally {
+      await fh.close();
     }
-    return buf;
-  } finally {
-    await fh.close();
   }
+  if (bytesRead !== length) {
+    throw new NorError(
+      "E_ARCHIVE",
+      `${path}@${offset}: record cut short (${bytesRead}/${length} bytes)`,
+    );
+  }
+  return buf;
 }
 
 export function headersOf(record: WARCRecord): Record<string, string> {
@@ -118,8 +203,13 @@ export function parseHttpRecord(member: Uint8Array): HttpRecord | undefined {
   };
 }
 
-async function readHttpRecord(path: string, offset: number, length: number): Promise<HttpRecord> {
-  const bytes = await readMember(path, offset, length);
+async function readHttpRecord(
+  path: string,
+  offset: number,
+  length: number,
+  files?: OpenFiles,
+): Promise<HttpRecord> {
+  const bytes = await readMember(path, offset, length, files);
   let fast: HttpRecord | undefined;
   try {
     fast = parseHttpRecord(bytes);
@@ -147,9 +237,13 @@ async function readHttpRecord(path: string, offset: number, length: number): Pro
   };
 }
 
-/** `dir` is the archive directory (DIR/archive). */
-export async function readCapture(dir: string, capture: Capture): Promise<StoredResponse> {
-  const rec = await readHttpRecord(join(dir, capture.file), capture.offset, capture.length);
+/** `dir` is the archive directory (DIR/archive); `files` keeps its files open between reads. */
+export async function readCapture(
+  dir: string,
+  capture: Capture,
+  files?: OpenFiles,
+): Promise<StoredResponse> {
+  const rec = await readHttpRecord(join(dir, capture.file), capture.offset, capture.length, files);
   const status = rec.status ?? capture.status;
   let body = rec.payload;
   if (rec.type === "revisit") {
@@ -160,7 +254,7 @@ export async function readCapture(dir: string, capture: Capture): Promise<Stored
         `${capture.file}@${capture.offset}: revisit with no original`,
       );
     }
-    body = (await readHttpRecord(join(dir, ref.file), ref.offset, ref.length)).payload;
+    body = (await readHttpRecord(join(dir, ref.file), ref.offset, ref.length, files)).payload;
   }
   return { status, headers: rec.headers, body, url: capture.url, fetchedAt: capture.fetchedAt };
 }

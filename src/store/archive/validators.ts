@@ -11,15 +11,22 @@ import type { Db } from "../db.js";
 import { fromRow, latestCapture, validatorsFor } from "./captures.js";
 import { noteCaptureDamaged } from "./damaged.js";
 import { sha256Digest } from "./digest.js";
-import { readCapture } from "./read.js";
+import { OpenFiles, readCapture } from "./read.js";
 
 export class ArchiveValidators implements ValidatorStore {
   readonly #db: Db;
   readonly #dir: string;
+  /** A night reads many copies from a few files: kept open until `close`. */
+  readonly #files = new OpenFiles();
 
   constructor(db: Db, archiveDir: string) {
     this.#db = db;
     this.#dir = archiveDir;
+  }
+
+  /** Closes the files kept open for reading copies back. */
+  close(): Promise<void> {
+    return this.#files.close();
   }
 
   get(url: string): Promise<{ etag?: string; lastModified?: string } | undefined> {
@@ -41,7 +48,7 @@ export class ArchiveValidators implements ValidatorStore {
     if (!row) return undefined;
     const capture = fromRow(row);
     try {
-      const stored = await readCapture(this.#dir, capture);
+      const stored = await readCapture(this.#dir, capture, this.#files);
       if (sha256Digest(stored.body) !== capture.payloadDigest) {
         noteCaptureDamaged(this.#dir, capture);
         return undefined;
@@ -64,7 +71,7 @@ export class ArchiveValidators implements ValidatorStore {
     // the page again instead of ending the night or keeping a 304 with no records behind it.
     let stored: Awaited<ReturnType<typeof readCapture>>;
     try {
-      stored = await readCapture(this.#dir, capture);
+      stored = await readCapture(this.#dir, capture, this.#files);
     } catch (err) {
       noteCaptureDamaged(this.#dir, capture);
       return { lost: `${capture.file}@${capture.offset}: ${(err as Error).message}` };
