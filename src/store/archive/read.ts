@@ -35,6 +35,8 @@ export interface StoredResponse {
 export class OpenFiles {
   readonly #max: number;
   readonly #open = new Map<string, Entry>();
+  /** Closes under way, so `close` resolves after them. */
+  readonly #closing = new Set<Promise<void>>();
 
   constructor(max = 8) {
     this.#max = max;
@@ -60,15 +62,25 @@ export class OpenFiles {
       throw err;
     } finally {
       e.users--;
-      if (e.dropped && e.users === 0) void closeQuietly(e);
+      if (e.dropped && e.users === 0) this.#let(e);
     }
   }
 
+  /** Every file closed (one a read is still using: when that read ends). */
   async close(): Promise<void> {
     const all = [...this.#open.values()];
     this.#open.clear();
-    for (const e of all) e.dropped = true;
-    await Promise.all(all.filter((e) => e.users === 0).map(closeQuietly));
+    for (const e of all) {
+      e.dropped = true;
+      if (e.users === 0) this.#let(e);
+    }
+    await Promise.all([...this.#closing]);
+  }
+
+  #let(e: Entry): void {
+    const p = closeQuietly(e);
+    this.#closing.add(p);
+    void p.then(() => this.#closing.delete(p));
   }
 
   /** Beyond `max`, the least recently used is let go: closed once no read is using it. */
@@ -76,7 +88,7 @@ export class OpenFiles {
     while (this.#open.size > this.#max) {
       const [path, e] = this.#open.entries().next().value as [string, Entry];
       this.#drop(path, e);
-      if (e.users === 0) void closeQuietly(e);
+      if (e.users === 0) this.#let(e);
     }
   }
 
