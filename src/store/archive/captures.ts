@@ -109,6 +109,11 @@ export async function latestCapture(
     const row = await latestWithBody.first(db, { url, method: opts.method });
     return row ? fromRow(row) : undefined;
   }
+  if (opts.at === undefined && !opts.withBody && opts.method === undefined) {
+    // The one the archive asks before every answer it keeps (a revisit?): built once.
+    const row = await latest.first(db, { url });
+    return row ? fromRow(row) : undefined;
+  }
   let q = db.selectFrom("captures").selectAll().where("url", "=", url);
   if (opts.at !== undefined) q = q.where("fetched_at", "<=", new Date(opts.at).toISOString());
   if (opts.withBody) q = q.where("status", ">=", 200).where("status", "<", 300);
@@ -116,6 +121,15 @@ export async function latestCapture(
   const row = await q.orderBy("fetched_at", "desc").orderBy("offset", "desc").executeTakeFirst();
   return row ? fromRow(row) : undefined;
 }
+
+const latest = prepared((db, $: Placeholder<{ url: string }>) =>
+  db
+    .selectFrom("captures")
+    .selectAll()
+    .where("url", "=", $("url"))
+    .orderBy("fetched_at", "desc")
+    .orderBy("offset", "desc"),
+);
 
 const latestWithBody = prepared((db, $: Placeholder<{ url: string; method: string }>) =>
   db
