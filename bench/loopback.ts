@@ -99,10 +99,32 @@ async function bareUndici(r: Req, agent: Agent): Promise<{ status: number; bytes
   return { status: res.statusCode, bytes: body.length };
 }
 
-/** `nor night` in this process; what it writes to stderr (a JSON line per source) is dropped. */
-export async function norNight(args: string[]): Promise<void> {
+/** What a night said of its durability window (P8, P27): ms from last byte to durable row. */
+export interface DurableMs {
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/**
+ * `nor night` in this process; what it writes to stderr (a JSON line per source) is dropped,
+ * but for its end summary's durability window.
+ */
+export async function norNight(args: string[]): Promise<DurableMs | undefined> {
   const err = process.stderr.write.bind(process.stderr);
-  process.stderr.write = (() => true) as typeof process.stderr.write;
+  let durable: DurableMs | undefined;
+  process.stderr.write = ((chunk: string | Uint8Array) => {
+    const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString();
+    if (text.includes('"night done"')) {
+      for (const line of text.split("\n")) {
+        if (!line.includes('"night done"')) continue;
+        const rec = JSON.parse(line) as { durableMs?: DurableMs };
+        durable = rec.durableMs;
+      }
+    }
+    return true;
+  }) as typeof process.stderr.write;
   let code: number;
   try {
     code = await main(["node", "nor", "night", ...args]);
@@ -110,6 +132,12 @@ export async function norNight(args: string[]): Promise<void> {
     process.stderr.write = err;
   }
   if (code !== 0) throw new Error(`nor night exited ${code}`);
+  return durable;
+}
+
+/** `p50 / p99 / longest` of a night's durability window, for a table cell. */
+export function durableText(d: DurableMs | undefined): string {
+  return d ? `${d.p50} / ${d.p99} / ${d.max}` : "n/a";
 }
 
 /**
@@ -193,8 +221,13 @@ export async function run(): Promise<string> {
       bare2: await measure(child, bare(night2)),
       floor2: await measure(child, durable(night2, "a2")),
     };
-    const engine1 = await measure(child, () => norNight([...common, "--night", "2026-11-05"]));
-    const engine2 = await measure(child, () => norNight([...common, "--night", "2026-11-06"]));
+    const window: (DurableMs | undefined)[] = [];
+    const engine1 = await measure(child, async () => {
+      window[1] = await norNight([...common, "--night", "2026-11-05"]);
+    });
+    const engine2 = await measure(child, async () => {
+      window[2] = await norNight([...common, "--night", "2026-11-06"]);
+    });
     const after = {
       bare1: await measure(child, bare(night1)),
       floor1: await measure(child, durable(night1, "b1")),
@@ -233,6 +266,7 @@ export async function run(): Promise<string> {
       ...rows,
       "",
       `Baselines before / after the engine (CPU ms per request), the lower one used: bare night 1 ${drift(before.bare1, after.bare1)}, floor night 1 ${drift(before.floor1, after.floor1)}, bare night 2 ${drift(before.bare2, after.bare2)}, floor night 2 ${drift(before.floor2, after.floor2)}.`,
+      `From an answer's last byte to its durable journal row (P8, P27; ms, p50 / p99 / longest, as \`nor night\` reports it): night 1 ${durableText(window[1])}, night 2 ${durableText(window[2])}.`,
       `The engine's CPU includes the whole command: opening the store, the catalog import (YAML, ${SITES * PER} sources), planning, and a JSON log line per source.`,
     ].join("\n");
   } finally {
