@@ -2,27 +2,94 @@
  * The key of one full read of a page (P8, P12): what its records are a function of, hashed. The
  * way in (its access, platform, recipe, field map, zone: the catalog's whole entry), the URL
  * that answered (links are made absolute against it), the Content-Type (the charset the body is
- * read in), the body itself, and the readers' version. Two reads with one key show the same
+ * read in), the body itself, and the readers' code. Two reads with one key show the same
  * records, so a 304 whose stored copy has the key of the page's last full read is counted from
  * that read (`page_reads`) instead of extracted again.
  */
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { WayIn } from "../sources/catalog/types.js";
 
 /**
- * Raise it with any change to the readers (presets, generic extractors, record ids) that reads
- * an unchanged page differently: every page is then extracted in full again on its next 304.
+ * Raise it with a change to the readers that the files hashed below do not show (a dependency
+ * that reads pages, such as the HTML parser, upgraded): every page is then extracted in full
+ * again on its next 304. A change to a preset, an extractor or a record id needs no raise.
  */
 export const READERS_VERSION = 1;
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+/** `.ts` when run from the sources (tests), `.js` from dist/. */
+const EXT = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
+
+/**
+ * The code a page's records depend on: every preset, generic extractor, date reader and record
+ * id (src/sources), and the night's way reader and form pager (presets live in code, not in the
+ * catalog entry the key holds).
+ */
+export function readerFiles(): string[] {
+  return [
+    ...filesUnder(join(HERE, "..", "sources")),
+    ...["way-reader-of", "way-reader", "lazy-reader", "form-way"].map((f) => join(HERE, f + EXT)),
+  ];
+}
+
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...filesUnder(p));
+    else if (/\.(js|ts|mjs|cjs|json)$/.test(e.name) && !e.name.endsWith(".d.ts")) out.push(p);
+  }
+  return out;
+}
+
+/** The files and directories' code, hashed: it changes when any of them does. */
+export function readersFingerprint(paths: readonly string[]): string {
+  const files: string[] = [];
+  for (const p of paths) {
+    try {
+      files.push(...filesUnder(p));
+    } catch {
+      files.push(p); // a file, not a directory
+    }
+  }
+  const base = paths.length === 1 ? (paths[0] as string) : HERE;
+  const h = createHash("sha256");
+  for (const f of [...new Set(files)].sort()) {
+    h.update(relative(base, f)).update("\0").update(readFileSync(f)).update("\0");
+  }
+  return h.digest("base64url");
+}
+
+let readers: string | undefined;
+
+/**
+ * The readers' version: READERS_VERSION and the hash of their code, read once per process.
+ * Code that cannot be read gives a value of this process alone: every 304 is then extracted
+ * again (as before any key), never counted from a read by other code.
+ */
+export function readersVersion(): string {
+  if (readers === undefined) {
+    try {
+      readers = `${READERS_VERSION}:${readersFingerprint(readerFiles())}`;
+    } catch {
+      readers = `${READERS_VERSION}:unknown:${randomUUID()}`;
+    }
+  }
+  return readers;
+}
 
 export function pageKey(
   way: WayIn,
   url: string,
   contentType: string | undefined,
   body: Uint8Array,
+  version: string = readersVersion(),
 ): string {
   return createHash("sha256")
-    .update(JSON.stringify([READERS_VERSION, way, url, contentType ?? null]))
+    .update(JSON.stringify([version, way, url, contentType ?? null]))
     .update("\n")
     .update(body)
     .digest("base64url");
