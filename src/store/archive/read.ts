@@ -37,6 +37,9 @@ export class OpenFiles {
   readonly #open = new Map<string, Entry>();
   /** Closes under way, so `close` resolves after them. */
   readonly #closing = new Set<Promise<void>>();
+  /** Every file not yet let go: kept, or dropped while a read still uses it. */
+  readonly #live = new Set<Entry>();
+  #closed = false;
 
   constructor(max = 8) {
     this.#max = max;
@@ -44,6 +47,15 @@ export class OpenFiles {
 
   /** Fills `buf` from `offset` of `path`; how many bytes were read, as FileHandle.read says. */
   async read(path: string, buf: Uint8Array, offset: number): Promise<number> {
+    if (this.#closed) {
+      // After close (a worker still finishing when the night ended): nothing kept open.
+      const fh = await open(path, "r");
+      try {
+        return (await fh.read(buf, 0, buf.length, offset)).bytesRead;
+      } finally {
+        await fh.close();
+      }
+    }
     let e = this.#open.get(path);
     if (e !== undefined) {
       this.#open.delete(path); // most recently used: last in the map
@@ -51,6 +63,7 @@ export class OpenFiles {
     } else {
       e = { fh: open(path, "r"), users: 0, dropped: false, closed: false };
       this.#open.set(path, e);
+      this.#live.add(e);
       this.#trim();
     }
     e.users++;
@@ -62,23 +75,38 @@ export class OpenFiles {
       throw err;
     } finally {
       e.users--;
-      if (e.dropped && e.users === 0) this.#let(e);
+      if (e.dropped && e.users === 0) {
+        if (e.lastRead) e.lastRead();
+        else this.#let(e);
+      }
     }
   }
 
-  /** Every file closed (one a read is still using: when that read ends). */
+  /**
+   * Every file closed, one a read is still using included: resolves when that read has ended
+   * and its file is closed. Reads after it open and close their file each time.
+   */
   async close(): Promise<void> {
-    const all = [...this.#open.values()];
+    this.#closed = true;
     this.#open.clear();
-    for (const e of all) {
+    for (const e of [...this.#live]) {
       e.dropped = true;
       if (e.users === 0) this.#let(e);
+      else this.#let(e, true);
     }
     await Promise.all([...this.#closing]);
   }
 
-  #let(e: Entry): void {
-    const p = closeQuietly(e);
+  /** Closes `e` now, or (`later`) once its last read ends; `close` waits for either. */
+  #let(e: Entry, later = false): void {
+    if (e.letting) return;
+    e.letting = true;
+    this.#live.delete(e);
+    const p = later
+      ? new Promise<void>((resolve) => {
+          e.lastRead = resolve;
+        }).then(() => closeQuietly(e))
+      : closeQuietly(e);
     this.#closing.add(p);
     void p.then(() => this.#closing.delete(p));
   }
@@ -105,6 +133,9 @@ interface Entry {
   /** No longer handed out (trimmed, failed, or all closed): closed when its last read ends. */
   dropped: boolean;
   closed: boolean;
+  /** Its close is under way or waits for its last read (`lastRead`). */
+  letting?: boolean;
+  lastRead?: () => void;
 }
 
 async function closeQuietly(e: Entry): Promise<void> {
