@@ -118,17 +118,23 @@ export async function latestCapture(
   if (opts.at !== undefined) q = q.where("fetched_at", "<=", new Date(opts.at).toISOString());
   if (opts.withBody) q = q.where("status", ">=", 200).where("status", "<", 300);
   if (opts.method !== undefined) q = q.where("method", "=", opts.method);
-  const row = await q.orderBy("fetched_at", "desc").orderBy("offset", "desc").executeTakeFirst();
+  const row = await q
+    .orderBy("fetched_at", "desc")
+    .orderBy("offset", "desc")
+    .limit(1)
+    .executeTakeFirst();
   return row ? fromRow(row) : undefined;
 }
 
+// One row: a page read every night has a capture a night, and only the latest is wanted.
 const latest = prepared((db, $: Placeholder<{ url: string }>) =>
   db
     .selectFrom("captures")
     .selectAll()
     .where("url", "=", $("url"))
     .orderBy("fetched_at", "desc")
-    .orderBy("offset", "desc"),
+    .orderBy("offset", "desc")
+    .limit(1),
 );
 
 const latestWithBody = prepared((db, $: Placeholder<{ url: string; method: string }>) =>
@@ -140,7 +146,8 @@ const latestWithBody = prepared((db, $: Placeholder<{ url: string; method: strin
     .where("status", "<", 300)
     .where("method", "=", $("method"))
     .orderBy("fetched_at", "desc")
-    .orderBy("offset", "desc"),
+    .orderBy("offset", "desc")
+    .limit(1),
 );
 
 /** Every capture of `url`, oldest first. */

@@ -44,6 +44,7 @@ export class ArchiveValidators implements ValidatorStore {
       .where("status", "<", 300)
       .orderBy("fetched_at", "desc")
       .orderBy("offset", "desc")
+      .limit(1)
       .executeTakeFirst();
     if (!row) return undefined;
     const capture = fromRow(row);
