@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ManualClock } from "../../src/clock.js";
+import { type Clock, ManualClock } from "../../src/clock.js";
+import { createFetcher, type PoliteFetcher } from "../../src/net/fetcher.js";
 import { memoryPorts } from "../../src/net/memory-ports.js";
 import { resolveOptions } from "../../src/net/options.js";
 import { MIN_GAP_MS } from "../../src/policy/constants.js";
+import { type Fleet, startFleet } from "../fleet/fleet.js";
 import { gaps, minGap, neverOverlapped } from "../fleet/gaps.js";
 import { type Harness, harness } from "../fleet/harness.js";
 import { html, robots } from "../fleet/routes.js";
@@ -100,5 +102,56 @@ describe("one lane per site (P9, P10)", () => {
       },
     });
     expect(pinned.gapFor(pub)).toBe(10);
+  });
+});
+
+/**
+ * A clock whose timers fire a millisecond early, and a 1 ms timer at once (the loop's cached
+ * time, a coarse timer): time moves only by its sleeps, the servers stamp requests with it.
+ */
+class EarlyTimers implements Clock {
+  #now = Date.UTC(2026, 10, 5, 8, 0, 0);
+  now(): number {
+    return this.#now;
+  }
+  async sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) throw signal.reason;
+    await new Promise((r) => setImmediate(r));
+    this.#now += Math.max(0, Math.floor(ms) - 1);
+  }
+}
+
+describe("admitted ahead, sent on time (P10)", () => {
+  let fleet: Fleet | undefined;
+  let fetcher: PoliteFetcher | undefined;
+  afterEach(async () => {
+    await fetcher?.close();
+    await fleet?.close();
+  });
+
+  it("P10: timers that keep firing early never let a request leave before its planned start (the server's view)", async () => {
+    const clock = new EarlyTimers();
+    fleet = await startFleet({ now: () => clock.now() });
+    const s = await fleet.server();
+    s.route("/robots.txt", robots(""));
+    s.route("/list", html("list"));
+    const ports = memoryPorts();
+    // The site's last request (another process's) ended so that the next may start 40 ms
+    // from now: within the admission's lead, so it is admitted ahead, planned 40 ms on.
+    const allowed = clock.now() + 40;
+    ports.journal.sites.set(s.host, { lastEnd: allowed - MIN_GAP_MS - 1 });
+    fetcher = createFetcher({
+      clock,
+      ...ports,
+      transportOptions: { allowPrivateAddresses: true },
+    });
+    await fetcher.fetch({ url: s.url("/list"), purpose: "page", source: "one" });
+    for (const r of s.requests)
+      expect(r.startedAt, `${r.path} left before the gap allowed`).toBeGreaterThanOrEqual(allowed);
+    // Its row is there, completed as not sent (nothing went out).
+    const rows = ports.journal.entries.filter((e) => e.startedAt === allowed);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows.filter((e) => !s.requests.some((r) => r.startedAt >= e.startedAt)))
+      expect(row).toMatchObject({ outcome: "interrupted", bytes: 0, status: null });
   });
 });

@@ -93,9 +93,14 @@ export const MIN_ADMIT_AHEAD_MS = 50;
 /** The admissions SiteQueue.aheadMs looks back on. */
 const AHEAD_WINDOW = 32;
 
-/** Sleeps until the clock reads `at` or later (a timer may fire a millisecond early). */
-async function sleepUntil(clock: Clock, at: number, signal?: AbortSignal): Promise<void> {
+/**
+ * Sleeps until the clock reads `at` or later (a timer may fire a millisecond early). Whether
+ * it got there: a clock that keeps waking early is given up on after a bound, and the caller
+ * then does not send (politeness never fails open).
+ */
+async function sleepUntil(clock: Clock, at: number, signal?: AbortSignal): Promise<boolean> {
   for (let i = 0; i < 1_000 && clock.now() < at; i++) await clock.sleep(at - clock.now(), signal);
+  return clock.now() >= at;
 }
 
 /** Admissions that said "wait" before one said something else: a bound, never a spin. */
@@ -189,12 +194,13 @@ export const siteGate =
               status: null,
               reason: "every attempt tonight was interrupted",
             });
-          case "go":
+          case "go": {
             // Admitted ahead: the row is durable and the lease held; the request leaves at its
             // planned start, never before (the gap was counted to it). Stopped meanwhile, it
             // is not sent, and its row says so (the lease let go, the gap counted from now).
+            let onTime: boolean;
             try {
-              await sleepUntil(deps.clock, a.startedAt, call.signal);
+              onTime = await sleepUntil(deps.clock, a.startedAt, call.signal);
             } catch (err) {
               await notSent(
                 deps,
@@ -203,6 +209,11 @@ export const siteGate =
                 "not sent: stopped before its planned start",
               );
               throw err;
+            }
+            if (!onTime) {
+              const reason = "not sent: the clock never reached its planned start";
+              await notSent(deps, a.id, "interrupted", reason);
+              return final({ kind: "error", url: call.url, status: null, reason });
             }
             // P13 at the moment of sending: the row became durable after the decision (a
             // group commit can take a few milliseconds); past the deadline by then, the
@@ -231,6 +242,7 @@ export const siteGate =
                 },
               }),
             );
+          }
         }
       }
       return final({ kind: "deadline", url: call.url });
