@@ -202,17 +202,12 @@ export const siteGate =
             try {
               onTime = await sleepUntil(deps.clock, a.startedAt, call.signal);
             } catch (err) {
-              await notSent(
-                deps,
-                a.id,
-                "interrupted",
-                "not sent: stopped before its planned start",
-              );
+              await notSent(deps, a, "interrupted", "not sent: stopped before its planned start");
               throw err;
             }
             if (!onTime) {
               const reason = "not sent: the clock never reached its planned start";
-              await notSent(deps, a.id, "interrupted", reason);
+              await notSent(deps, a, "interrupted", reason);
               return final({ kind: "error", url: call.url, status: null, reason });
             }
             // P13 at the moment of sending: the row became durable after the decision (a
@@ -221,7 +216,7 @@ export const siteGate =
             if (deps.deadline !== undefined && deps.clock.now() > deps.deadline) {
               await notSent(
                 deps,
-                a.id,
+                a,
                 "deadline",
                 "not sent: the night's deadline passed while its row was written",
               );
@@ -249,10 +244,19 @@ export const siteGate =
     });
   };
 
-/** Completes the row of an admitted request that was not sent (nothing went out: 0 bytes). */
-function notSent(deps: SiteGateDeps, id: string, outcome: string, failure: string): Promise<void> {
-  return deps.journal.complete(id, deps.holder, {
-    endedAt: deps.clock.now(),
+/**
+ * Completes the row of an admitted request that was not sent (nothing went out: 0 bytes). Its
+ * end is never before its planned start (the row's `started_at`): a log row never ends before
+ * it starts, and the site's gap counts from the planned start at the earliest (P10, P27).
+ */
+function notSent(
+  deps: SiteGateDeps,
+  a: { id: string; startedAt: number },
+  outcome: string,
+  failure: string,
+): Promise<void> {
+  return deps.journal.complete(a.id, deps.holder, {
+    endedAt: Math.max(deps.clock.now(), a.startedAt),
     status: null,
     outcome,
     failure,

@@ -135,6 +135,22 @@ describe("step: site gate (P9, P10, P13)", () => {
     ]);
   });
 
+  it("P27, P10: stopped before its planned start, the row never ends before it starts (the gap counts from the planned start)", async () => {
+    const clock = new ManualClock();
+    const planned = clock.now() + 200;
+    const j = new ScriptedJournal([go("row-5", planned)]);
+    const { next, calls } = fakeNext(ok("x"));
+    const stop = new AbortController();
+    const done = gate(j, { clock }).step(next)(call({ signal: stop.signal }));
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    await clock.advance(30);
+    stop.abort(new Error("stopped"));
+    await expect(done).rejects.toThrow("stopped");
+    expect(calls).toHaveLength(0);
+    expect(j.completed).toHaveLength(1);
+    expect(j.completed[0]?.c.endedAt).toBeGreaterThanOrEqual(planned);
+  });
+
   it("P13: the deadline passes while the row is written: not sent, and the row says why", async () => {
     const j = new ScriptedJournal([go("row-9")]);
     const { clock, step } = gate(j);
