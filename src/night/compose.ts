@@ -60,7 +60,7 @@ export async function runNightWithStore(
     },
     complete: async (id, holder, c) => {
       await sqlJournal.complete(id, holder, c);
-      durable.record(clock.now() - c.endedAt);
+      durable.completed(c, clock.now());
     },
     answer: (night, key) => sqlJournal.answer(night, key),
   };

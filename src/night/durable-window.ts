@@ -19,6 +19,15 @@ export class DurableWindow {
   #count = 0;
   #max = 0;
 
+  /**
+   * A journal row's completion, committed at `now`: counted when it completed an answer (a
+   * status was read). A row completed with nothing read (not sent: stopped, past the deadline;
+   * no connection) has no last byte, and its near-zero wait would flatter the figures.
+   */
+  completed(c: { status: number | null; endedAt: number }, now: number): void {
+    if (c.status !== null) this.record(now - c.endedAt);
+  }
+
   record(ms: number): void {
     const v = Math.max(0, Math.round(ms));
     this.#counts[Math.min(v, BUCKETS)]! += 1;

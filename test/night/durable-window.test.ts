@@ -19,4 +19,12 @@ describe("the durability window a night reports (P8, P27)", () => {
     w.record(60_000);
     expect(w.summary()).toEqual({ count: 3, p50: 4, p99: 60_000, max: 60_000 });
   });
+
+  it("P27: only answers are counted: a row completed with nothing read (not sent, no connection) has no last byte", () => {
+    const w = new DurableWindow();
+    w.completed({ status: 200, endedAt: 1_000 }, 1_040);
+    w.completed({ status: null, endedAt: 2_000 }, 2_000);
+    w.completed({ status: null, endedAt: 3_000 }, 2_990);
+    expect(w.summary()).toEqual({ count: 1, p50: 40, p99: 40, max: 40 });
+  });
 });
