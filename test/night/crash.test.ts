@@ -57,6 +57,10 @@ describe("crash safety of the journal (real process, 30 seeded SIGKILLs, restart
   /** When each killed run was killed. */
   const killedAt = new Map<number, number>();
   let run = 0;
+  /** The process id of each run (a journal row's holder is `host:pid:random`). */
+  const pids = new Map<number, number>();
+  /** The runs that ended by SIGKILL. */
+  const killedRuns = new Set<number>();
   let child: ChildProcess | undefined;
   let plan: { at: number; when: "arrival" | "answered" | "settled" } | undefined;
   let seenThisRun = 0;
@@ -186,6 +190,7 @@ describe("crash safety of the journal (real process, 30 seeded SIGKILLs, restart
       ];
       const p = spawn(process.execPath, args, { cwd: REPO, stdio: ["ignore", "ignore", "pipe"] });
       child = p;
+      if (p.pid !== undefined) pids.set(run, p.pid);
       let stderr = "";
       p.stderr?.on("data", (c: Buffer) => {
         stderr += c.toString();
@@ -210,6 +215,7 @@ describe("crash safety of the journal (real process, 30 seeded SIGKILLs, restart
         when: r < 0.45 ? "arrival" : r < 0.9 ? "answered" : "settled",
       };
       const out = await runOnce();
+      if (out.signal === "SIGKILL") killedRuns.add(run);
       run++;
       if (out.signal === "SIGKILL") killed++;
       else expect(out.code, out.stderr).toBe(0);
@@ -234,9 +240,12 @@ describe("crash safety of the journal (real process, 30 seeded SIGKILLs, restart
       const rows = (
         db
           .prepare(
-            "select url, outcome, status, final, ended_at from request_log where night = ? order by id",
+            "select id, site, holder, url, outcome, status, final, ended_at from request_log where night = ? order by id",
           )
           .all(NIGHT) as {
+          id: number;
+          site: string;
+          holder: string | null;
           url: string;
           outcome: string;
           status: number | null;
@@ -263,10 +272,35 @@ describe("crash safety of the journal (real process, 30 seeded SIGKILLs, restart
         );
       }
       expect(rows.filter((r) => r.outcome === "in-flight")).toEqual([]);
+      // P8: every answer read here is final but the 503s (retries, the last one final): a
+      // completion left non-final would let the admission ask again, so it is held to that
+      // directly (the re-asks below need a kill at the right moment to show it).
+      for (const r of rows.filter((x) => completed(x) && x.status !== null && x.status !== 503))
+        expect(r.final, `row ${r.id} (${r.url}, ${r.status}) completed, not final`).toBe(1);
       // Only a kill interrupts: at most one request in flight per lane (4) each time.
       expect(rows.filter((r) => r.outcome === "interrupted").length).toBeLessThanOrEqual(
         4 * killed,
       );
+      // And only the kill's own requests: an interrupted row was never completed (no end), its
+      // holder is a run that was killed, and it is that run's last row on its site (one in
+      // flight per site, P9). So no row the journal completed, or left behind by a run that
+      // ended normally, can pass for the kill's and excuse a re-ask below.
+      const runsOfPid = new Map<number, number[]>();
+      for (const [r, pid] of pids) runsOfPid.set(pid, [...(runsOfPid.get(pid) ?? []), r]);
+      for (const r of rows.filter((x) => x.outcome === "interrupted")) {
+        const what = `interrupted row ${r.id} (${r.url}, holder ${r.holder})`;
+        expect(r.ended_at, what).toBeNull();
+        const pid = Number(/:(\d+):[^:]+$/.exec(r.holder ?? "")?.[1]);
+        expect(
+          (runsOfPid.get(pid) ?? []).some((x) => killedRuns.has(x)),
+          `${what}: its run was not killed`,
+        ).toBe(true);
+        const later = rows.filter((x) => x.holder === r.holder && x.site === r.site && x.id > r.id);
+        expect(
+          later.map((x) => x.id),
+          `${what}: its holder went on on that site`,
+        ).toEqual([]);
+      }
 
       // P8: an answer the journal holds as final is never asked again tonight. Judged from the
       // journal, not from a wall-clock window: a run killed before its answer's row was
@@ -287,10 +321,11 @@ describe("crash safety of the journal (real process, 30 seeded SIGKILLs, restart
               ).toBeGreaterThanOrEqual(1000 - 5);
             continue;
           }
-          const finalBefore = before.filter((r) => r.final === 1);
+          // Any completed row, final or not: every answer here is final (none is a retry), so
+          // a completion left non-final by a bug cannot excuse the re-ask either.
           expect(
-            finalBefore.map((r) => r.ended_at),
-            `${url} asked again after its final answer was durable (run ${a.run})`,
+            before.map((r) => `${r.ended_at} final=${r.final}`),
+            `${url} asked again after its answer was durable (run ${a.run})`,
           ).toEqual([]);
         }
         if (url.includes("/fails/")) {
