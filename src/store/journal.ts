@@ -6,7 +6,7 @@
  * arriving together share one transaction (group commit, see group-commit.ts).
  */
 
-import type { ExpressionBuilder } from "kysely";
+import type { ExpressionBuilder, RawBuilder } from "kysely";
 import type {
   Admitted,
   Completion,
@@ -161,12 +161,7 @@ export class SqlJournal implements JournalPort {
           ...(c.siteNotBefore !== undefined
             ? { not_before: later("not_before", toIso(c.siteNotBefore)) }
             : {}),
-          lease_holder: sql<
-            string | null
-          >`case when ${mine} then null else ${sql.ref("lease_holder")} end`,
-          lease_until: sql<
-            string | null
-          >`case when ${mine} then null else ${sql.ref("lease_until")} end`,
+          ...letGoBy(mine),
           ...(c.closeSite !== undefined && row.night !== null
             ? { closed_night: row.night, closed_reason: c.closeSite }
             : {}),
@@ -414,16 +409,21 @@ const RELEASE_SITE = prepared(
       .set({
         last_end_at: sql<string>`case when ${sql.ref("last_end_at")} is not null and ${sql.ref("last_end_at")} > ${$("end")} then ${sql.ref("last_end_at")} else ${$("end")} end`,
         updated_at: $("end"),
-        lease_holder: sql<
-          string | null
-        >`case when ${mine} then null else ${sql.ref("lease_holder")} end`,
-        lease_until: sql<
-          string | null
-        >`case when ${mine} then null else ${sql.ref("lease_until")} end`,
+        ...letGoBy(mine),
       })
       .where("site", "=", $("site"));
   },
 );
+
+/** The site's lease let go, only when `mine` (its holder is the one completing) holds. */
+function letGoBy(mine: RawBuilder<boolean>) {
+  return {
+    lease_holder: sql<
+      string | null
+    >`case when ${mine} then null else ${sql.ref("lease_holder")} end`,
+    lease_until: sql<string | null>`case when ${mine} then null else ${sql.ref("lease_until")} end`,
+  };
+}
 
 /** EXISTS comes back as a boolean from PostgreSQL and as 0 or 1 from SQLite. */
 function truthy(v: unknown): boolean {
