@@ -14,7 +14,7 @@
  * `nor night` cannot start on that machine again; and a body read back by (file, offset) can
  * come from the other machine's bytes (then noted damaged, asked again).
  *
- * Expected to FAIL on main (7aef13b) with NOR_TEST_POSTGRES_URL set. Suggested fix: file
+ * Failed on main at 7aef13b with NOR_TEST_POSTGRES_URL set, before the fix (it passes now). The fix suggested then: file
  * names unique per writer, not per directory (the host name or the process token in the name,
  * e.g. nor-<second>-<seq>-<token>.warc.gz), or the name claimed in the shared index (a row in
  * a `warc_files` table inserted before the file is created) rather than by a file in one

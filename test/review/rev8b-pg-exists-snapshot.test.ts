@@ -15,7 +15,7 @@
  * end, past the gap, as when A's archive and group commit take longer than the gap, or a gap
  * shorter than the floor towards loopback.
  *
- * Expected to FAIL on main (612669d; passes with bfe494b^'s journal.ts): B is told "go" and
+ * Failed on main at 612669d, before the fix (it passed with bfe494b^'s journal.ts, and passes now): B was told "go" and
  * writes a second row. Suggested fix: on PostgreSQL read the attempts (and the rules) in a
  * statement after the one that locks (in READ COMMITTED each statement takes a new snapshot),
  * e.g. the lock alone, then one statement for both EXISTS (two round trips, not three); on

@@ -11,7 +11,7 @@
  * (the answer is final in the journal, replayed, and written again: the night never ends).
  * On SQLite the same nights end with every outcome.
  *
- * Expected to FAIL on main (7aef13b) with NOR_TEST_POSTGRES_URL set. Suggested fix: the store
+ * Failed on main at 7aef13b with NOR_TEST_POSTGRES_URL set, before the fix (it passes now). The fix suggested then: the store
  * writes text through one helper that maps U+0000 to U+FFFD (as the HTML parser does), for
  * records (night-records.ts), robots_cache.body / reason, and any other text a site supplies
  * (a robots.txt read with NUL would then parse the same way: NUL is never part of a token).

@@ -9,7 +9,7 @@
  *
  * Virtual time; the fleet server's clock runs an hour behind the checker's.
  *
- * Expected to FAIL on main (612669d): the retry starts 2 s after the 503. Suggested fix: when
+ * Failed on main at 612669d, before the fix (it passes now): the retry starts 2 s after the 503. Suggested fix: when
  * the answer carries a readable Date, read an HTTP-date Retry-After as the longer of
  * (date − our now) and (date − the server's Date), i.e. pass min(now, Date) as the `now` of
  * readRetryAfter in classify (the retry) and in the journal step (the site's hold), trusting

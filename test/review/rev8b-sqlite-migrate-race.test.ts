@@ -12,7 +12,7 @@
  * Here two connections in this process stand for two processes (`nor serve` started by
  * systemd beside `nor night`, or `nor discover` beside `nor start`, on a new data directory).
  *
- * Expected to FAIL on main (7aef13b). Suggested fix: on SQLite, run the pending migrations
+ * Failed on main at 7aef13b, before the fix (it passes now). The fix suggested then: on SQLite, run the pending migrations
  * under the write lock: one `begin immediate` on the migrating connection held across them
  * (SQLite's DDL is transactional), re-reading kysely_migration inside it, so the second opener
  * waits and then finds nothing to do.

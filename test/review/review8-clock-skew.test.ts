@@ -11,7 +11,7 @@
  * whether it is alive) with the database-aligned clock; the operator runs `nor discover` on a
  * laptop whose clock is ahead of the database's. The servers' view is the judge.
  *
- * Expected to FAIL on main (f6eaf40, ea58685):
+ * Failed on main at f6eaf40, ea58685, before the fix (it passes now):
  * - 3 min ahead: discover takes the night's in-flight lease as expired and sends alongside it
  *   (two requests in flight at one site, P9), marking the night's row interrupted.
  * - 10 s ahead: discover sends right after the night's request ended (gap ≪ 2 s, P10).
@@ -142,7 +142,7 @@ describe.skipIf(!factory)("review 8: nor discover on PostgreSQL with another hos
  * a request; host B, whose clock was stepped +2.5 s after its offset was measured, is
  * admitted at once.
  *
- * Expected to FAIL on main (f6eaf40, ea58685). Suggested fix: on PostgreSQL take the decision time from
+ * Failed on main at f6eaf40, ea58685, before the fix (it passes now). The fix suggested then: on PostgreSQL take the decision time from
  * the database inside the admitting transaction (`clock_timestamp()` read with the site's row,
  * no extra round trip) and write the site's last end as greatest(endedAt, clock_timestamp())
  * at completion, so no host's clock (nor its offset estimate) decides P9/P10.

@@ -5,7 +5,7 @@
  * without percent-encoding is the same path. The owner's prefix must be too: the server must
  * never see a request under it, however the URL spells it.
  *
- * Expected to FAIL on main (f6eaf40, ea58685): admission compares the percent-encoded path of the URL
+ * Failed on main at f6eaf40, ea58685, before the fix (it passes now): admission compares the percent-encoded path of the URL
  * with the prefix as typed (policy/admission.ts, `a.path.startsWith(r.prefix)`), so an owner's
  * "/public notices/" never matches the URL's "/public%20notices/" (nor any non-ASCII prefix).
  * Suggested fix: compare normalisePath(path) with normalisePattern(prefix) (policy/robots).

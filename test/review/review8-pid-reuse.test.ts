@@ -11,7 +11,7 @@
  *   out plus STALE_MS (12 minutes), and its lanes likewise (11 minutes) (P13: time lost, sources
  *   left unreached).
  *
- * Expected to FAIL on main (f6eaf40, ea58685). Suggested fix: newHolderId registers the holders this
+ * Failed on main at f6eaf40, ea58685, before the fix (it passes now). The fix suggested then: newHolderId registers the holders this
  * process made in a module-level set; a holder of this host with this pid that is not in the
  * set belongs to a dead earlier process with the same pid (holderDead → true). The same for
  * the archive's `.writer` files (a torn file of the killed run is never repaired while every

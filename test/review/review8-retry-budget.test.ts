@@ -8,7 +8,7 @@
  *
  * Virtual time (the P15 waits cost nothing), the production SQL journal on SQLite.
  *
- * Expected to FAIL on main (f6eaf40, ea58685): six GETs of /down. Suggested fix: count attempts (and
+ * Failed on main at f6eaf40, ea58685, before the fix (it passes now): six GETs of /down. Suggested fix: count attempts (and
  * `exhausted`) by method + URL + body, keep the full key only for replaying a final answer.
  */
 import { mkdtempSync, rmSync } from "node:fs";

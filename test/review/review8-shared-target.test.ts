@@ -14,7 +14,7 @@
  * capture the first source made minutes ago. And after a kill between an answer's archive and
  * its source's commit, the resumed night re-walks the redirect / re-opens the form the same way.
  *
- * Expected to FAIL on main (f6eaf40, ea58685): the server sees GET /feeds/agendas.xml twice, and
+ * Failed on main at f6eaf40, ea58685, before the fix (it passes now): the server sees GET /feeds/agendas.xml twice, and
  * GET /Search.aspx twice (the second with If-None-Match, answered 304).
  * Suggested fix: validators from a capture made tonight (fetched_at ≥ the night's start) are
  * not validators but the answer itself: use that copy (as readOne's storedSince does for a
