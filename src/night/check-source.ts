@@ -45,12 +45,19 @@ export interface CheckContext {
  */
 interface FirstPage {
   countKnown: boolean;
-  /**
-   * The source's records in the store when the night began. A full read's records are stored
-   * in the commit that keeps its key, so fewer than it listed means they were removed since
-   * (by hand): the copy is then read again and its records stored anew.
-   */
-  recordsStored: number;
+}
+
+/** A full read of a first page as the store keeps it: its key, its records counted and their ids. */
+function fullRead(
+  way: WayIn,
+  url: string,
+  contentType: string | undefined,
+  body: Uint8Array,
+  extraction: Extraction,
+  key: string = pageKey(way, url, contentType, body),
+): PageRead {
+  const ids = [...new Set(extraction.records.map((r) => r.id))];
+  return { url, key, records: extraction.records.length, ids };
 }
 
 type Read =
@@ -97,10 +104,8 @@ async function readOne(
   const freq = toFetch(req, purpose, sourceId);
   const isGet = (req.method ?? "GET") === "GET";
   // Only a GET's first page is kept by its key: a form's POST body is not part of it.
-  const keep = (url: string, contentType: string | undefined, body: Uint8Array, n: number) =>
-    first && isGet && ctx.pageReads
-      ? { url, key: pageKey(way, url, contentType, body), records: n }
-      : undefined;
+  const keep = (url: string, contentType: string | undefined, body: Uint8Array, e: Extraction) =>
+    first && isGet && ctx.pageReads ? fullRead(way, url, contentType, body, e) : undefined;
   if ((req.method ?? "GET") === "GET" && ctx.nightStartedAt !== undefined) {
     // P8 after kill -9: the answer was archived tonight but its source never committed.
     const copy = await ctx.validators.storedSince?.(req.url, ctx.nightStartedAt);
@@ -115,7 +120,7 @@ async function readOne(
             url: copy.url,
             contentType: copy.contentType,
           };
-          const pr = keep(copy.url, copy.contentType, copy.body, extraction.records.length);
+          const pr = keep(copy.url, copy.contentType, copy.body, extraction);
           if (pr) read.pageRead = pr;
           return read;
         }
@@ -172,7 +177,7 @@ async function readOne(
     url: o.url,
     contentType: o.headers["content-type"],
   };
-  const pr = keep(o.url, o.headers["content-type"], o.body, extraction.records.length);
+  const pr = keep(o.url, o.headers["content-type"], o.body, extraction);
   if (pr) read.pageRead = pr;
   if (conditional && (etag || lastModified)) {
     // Kept under the URL that answered (after any redirect), which is where they apply.
@@ -188,7 +193,10 @@ async function readOne(
  * A 304 (P12) is answered from the copy we hold (P8): its records are read again, so a
  * source whose answer was archived just before a crash still gets its records stored. When
  * the copy is the source's first page as last read in full (the same key, its records stored
- * in the same commit as that key), they are counted instead: the same records, the same count.
+ * in the same commit as that key) and the store still holds every record that read produced,
+ * they are counted instead: the same records, the same count. A record removed since (by
+ * hand, or a `records` table put back from an older backup) is brought back by reading the
+ * copy in full; the site is not asked again.
  */
 async function unchanged(
   ctx: CheckContext,
@@ -206,7 +214,7 @@ async function unchanged(
   const key = first && ctx.pageReads ? pageKey(way, copy.url, copy.contentType, copy.body) : "";
   if (first?.countKnown && ctx.pageReads) {
     const known = await ctx.pageReads.pageRead(sourceId, copy.url);
-    if (known !== undefined && known.key === key && known.records <= first.recordsStored)
+    if (known !== undefined && known.key === key && known.allStored)
       return { kind: "unchanged", url, knownRecords: known.records };
   }
   try {
@@ -219,7 +227,8 @@ async function unchanged(
       body: copy.body,
       contentType: copy.contentType,
     };
-    if (key !== "") u.pageRead = { url: copy.url, key, records: extraction.records.length };
+    if (key !== "")
+      u.pageRead = fullRead(way, copy.url, copy.contentType, copy.body, extraction, key);
     return u;
   } catch {
     // The stored copy read fine when it was stored; a recipe change that breaks it shows
@@ -273,7 +282,6 @@ export async function checkSource(
     }
     const r = await readOne(ctx, way, req, purpose, source.id, true, {
       countKnown: !backfillNeedsPage1(source, history),
-      recordsStored: history.recordsKnown,
     });
     if (r.kind === "failed") {
       first ??= r.outcome;

@@ -14,7 +14,7 @@ import type {
   NightStore,
   TonightHistory,
 } from "./ports.js";
-import type { PageRead, ValidatorStore } from "./reader.js";
+import type { KnownPageRead, PageRead, ValidatorStore } from "./reader.js";
 import {
   type BackfillState,
   type NightOutcome,
@@ -164,7 +164,11 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     this.outcomes.set(r.sourceId, list);
     for (const v of r.validators) this.validators.set(v.url, v);
     if (r.backfill) this.backfill.set(r.sourceId, r.backfill);
-    if (r.pageRead) this.pageReads.set(`${r.sourceId} ${r.pageRead.url}`, { ...r.pageRead });
+    if (r.pageRead)
+      this.pageReads.set(`${r.sourceId} ${r.pageRead.url}`, {
+        ...r.pageRead,
+        ids: [...r.pageRead.ids],
+      });
     for (const f of r.flags) {
       const open = this.flags.some((x) => x.open && x.source === r.sourceId && x.kind === f.kind);
       if (!open)
@@ -173,8 +177,12 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     return { newRecords };
   }
 
-  async pageRead(sourceId: string, url: string): Promise<PageRead | undefined> {
-    return this.pageReads.get(`${sourceId} ${url}`);
+  async pageRead(sourceId: string, url: string): Promise<KnownPageRead | undefined> {
+    const read = this.pageReads.get(`${sourceId} ${url}`);
+    if (!read) return undefined;
+    const held = this.records.get(sourceId);
+    const allStored = read.ids.every((id) => held?.has(id) === true);
+    return { url: read.url, key: read.key, records: read.records, allStored };
   }
 
   async closedSites(night: string): Promise<Set<string>> {

@@ -3,7 +3,7 @@
  * transaction with its outcome, records, validators, backfill cursor and flags, so a
  * `kill -9` at any moment leaves either all of a source's night or none of it.
  */
-import type { PageRead } from "./reader.js";
+import type { KnownPageRead } from "./reader.js";
 import type { SourceHistory, SourceResult } from "./types.js";
 
 export interface NightState {
@@ -71,7 +71,8 @@ export interface NightStore {
   relabelCheckerOffline(night: string, sourceIds: readonly string[], note: string): Promise<void>;
   /**
    * P8, P12: the source's first page at `url` as last read in full (its key, how many records it
-   * listed), kept by `commit` with those records; a store without it reads every 304's copy.
+   * listed, whether every record it produced is still stored), kept by `commit` with those
+   * records; a store without it reads every 304's copy. One indexed query: it runs on every 304.
    */
-  pageRead?(sourceId: string, url: string): Promise<PageRead | undefined>;
+  pageRead?(sourceId: string, url: string): Promise<KnownPageRead | undefined>;
 }

@@ -55,17 +55,32 @@ export function isGenericForm(way: WayIn): boolean {
 
 /**
  * P8, P12: the first page a source showed when last read in full, by its key (page-key.ts),
- * with how many records it listed, all of them stored for the source in the same commit.
+ * with how many records it listed and their distinct ids, all of them stored for the source in
+ * the same commit.
  */
 export interface PageRead {
   url: string;
   key: string;
   records: number;
+  ids: string[];
+}
+
+/**
+ * What the store remembers of a page's last full read: its key, how many records it listed,
+ * and whether the store still holds every record it produced (`allStored`: false when one was
+ * removed since, by hand or by a `records` table put back from an older backup, or when the
+ * read's ids were never kept). Only then is a 304 of the same copy counted from it.
+ */
+export interface KnownPageRead {
+  url: string;
+  key: string;
+  records: number;
+  allStored: boolean;
 }
 
 /** The store's memory of full reads: a 304 whose copy has the same key is not read again. */
 export interface PageReads {
-  pageRead(sourceId: string, url: string): Promise<PageRead | undefined>;
+  pageRead(sourceId: string, url: string): Promise<KnownPageRead | undefined>;
 }
 
 const ACCESS_RANK: Record<WayIn["access"], number> = {

@@ -109,7 +109,7 @@ export interface SourceResult {
    */
   knownRecords?: number;
   /** The first page read in full tonight, by its key: kept with the records it listed. */
-  pageRead?: { url: string; key: string; records: number };
+  pageRead?: { url: string; key: string; records: number; ids: string[] };
   /** Validators to keep per URL (P12); written with the outcome, never before it. */
   validators: { url: string; etag?: string; lastModified?: string }[];
   backfill?: BackfillState;

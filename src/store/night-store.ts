@@ -12,7 +12,7 @@ import type {
   NightStore,
   TonightHistory,
 } from "../night/ports.js";
-import type { PageRead, ValidatorStore } from "../night/reader.js";
+import type { KnownPageRead, ValidatorStore } from "../night/reader.js";
 import { type NightOutcomeKind, NOT_CHECKED_OUTCOMES, type SourceResult } from "../night/types.js";
 import { LANE_LEASE_MS } from "../policy/constants.js";
 import { addDays } from "../policy/night-date.js";
@@ -22,8 +22,10 @@ import { dialectOf } from "./dialect-of.js";
 import { GroupCommit } from "./group-commit.js";
 import { holderDead } from "./holder.js";
 import { fromIso, toIso } from "./iso-time.js";
+import { sql } from "./kysely.js";
 import { latestMarks } from "./marks.js";
 import { chunks, insertRecords } from "./night-records.js";
+import { withoutNul } from "./no-nul.js";
 import { type Placeholder, prepared } from "./prepared.js";
 import { type Tx, writeTxn } from "./write-txn.js";
 
@@ -237,13 +239,14 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       }
       if (r.pageRead) {
         // The page's records were inserted above, in this transaction: tomorrow's 304 of the
-        // same copy counts them (P8, P12).
+        // same copy counts them (P8, P12), while every one of these ids is still stored.
         await KEEP_PAGE_READ.run(trx, {
           sourceId: r.sourceId,
           url: r.pageRead.url,
           key: r.pageRead.key,
           records: r.pageRead.records,
           night,
+          ids: idsJson(r.pageRead.ids, dialectOf(trx) === "postgres"),
         });
       }
       if (r.backfill) {
@@ -376,9 +379,12 @@ export class SqlNightStore implements NightStore, ValidatorStore {
     await relabelCheckerOffline(this.#db, night, ids, note);
   }
 
-  async pageRead(sourceId: string, url: string): Promise<PageRead | undefined> {
+  async pageRead(sourceId: string, url: string): Promise<KnownPageRead | undefined> {
     const row = await PAGE_READ.first(this.#db, { sourceId, url });
-    return row ? { url: row.url, key: row.key, records: Number(row.records) } : undefined;
+    if (!row) return undefined;
+    // A row from before its ids were kept (migration 014) proves nothing: read in full once.
+    const allStored = row.listed !== null && Number(row.stored) === Number(row.listed);
+    return { url: row.url, key: row.key, records: Number(row.records), allStored };
   }
 
   async get(url: string): Promise<{ etag?: string; lastModified?: string } | undefined> {
@@ -478,8 +484,19 @@ const KEEP_VALIDATORS = prepared(
       ),
 );
 
+/**
+ * A read's distinct record ids as the JSON `page_reads.ids` keeps, each as `records.record_id`
+ * holds it: a NUL as U+FFFD (no-nul.ts maps every parameter so). A lone surrogate is kept as
+ * each driver keeps it: PostgreSQL's as U+FFFD (its json also refuses the escape), SQLite's as
+ * its own bytes, which json_each reads back from JSON.stringify's `\udXXX` the same way.
+ */
+function idsJson(ids: readonly string[], postgres: boolean): string {
+  const kept = ids.map((id) => withoutNul(postgres ? id.replace(/\p{Cs}/gu, "\uFFFD") : id));
+  return JSON.stringify([...new Set(kept)]);
+}
+
 const KEEP_PAGE_READ = prepared(
-  (db, $: Placeholder<Key & { url: string; key: string; records: number }>) =>
+  (db, $: Placeholder<Key & { url: string; key: string; records: number; ids: string }>) =>
     db
       .insertInto("page_reads")
       .values({
@@ -488,11 +505,15 @@ const KEEP_PAGE_READ = prepared(
         key: $("key"),
         records: $("records"),
         night: $("night"),
+        ids: $("ids"),
       })
       .onConflict((oc) =>
-        oc
-          .columns(["source_id", "url"])
-          .doUpdateSet({ key: $("key"), records: $("records"), night: $("night") }),
+        oc.columns(["source_id", "url"]).doUpdateSet({
+          key: $("key"),
+          records: $("records"),
+          night: $("night"),
+          ids: $("ids"),
+        }),
       ),
 );
 
@@ -525,10 +546,29 @@ const IS_DONE = prepared((db, $: Placeholder<Key>) =>
     .where("outcome", "!=", "checker-offline"),
 );
 
-const PAGE_READ = prepared((db, $: Placeholder<{ sourceId: string; url: string }>) =>
-  db
-    .selectFrom("page_reads")
-    .select(["url", "key", "records"])
-    .where("source_id", "=", $("sourceId"))
-    .where("url", "=", $("url")),
-);
+/**
+ * The page's last full read and, in the same statement, how many of its ids `records` still
+ * holds: one primary-key lookup per id (records_pk is source_id, record_id), so the check costs
+ * no statement of its own on the 304's path. `listed` is null for a row without ids. Exported
+ * for the test that reads its query plan.
+ */
+export const PAGE_READ = prepared((db, $: Placeholder<{ sourceId: string; url: string }>) => {
+  const pg = dialectOf(db) === "postgres";
+  const listed = pg
+    ? sql<number | null>`json_array_length(pr.ids::json)`
+    : sql<number | null>`json_array_length(pr.ids)`;
+  // Each id looked up by the records primary key, however many records the source holds:
+  // PostgreSQL takes `= any(array)` into the index condition (a join would hash all of the
+  // source's records); SQLite's CROSS JOIN keeps json_each the outer loop (left alone, its
+  // planner walks every record of the source, and the ids for each).
+  const stored = pg
+    ? sql<number | string>`(select count(*) from records as r where r.source_id = pr.source_id
+        and r.record_id = any(array(select json_array_elements_text(pr.ids::json))))`
+    : sql<number | string>`(select count(*) from json_each(pr.ids) as j cross join records as r
+        where r.source_id = pr.source_id and r.record_id = j.value)`;
+  return db
+    .selectFrom("page_reads as pr")
+    .select(["pr.url", "pr.key", "pr.records", listed.as("listed"), stored.as("stored")])
+    .where("pr.source_id", "=", $("sourceId"))
+    .where("pr.url", "=", $("url"));
+});

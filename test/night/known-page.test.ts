@@ -123,13 +123,19 @@ describe("a 304 of the page last read in full (P8, P12)", () => {
     expect(t.extracted()).toBe(2);
     await h?.close();
 
-    // Fewer records stored than the read listed (removed by hand): read again and stored.
+    // A record of the read no longer stored (removed by hand), though the source holds as
+    // many records as the page lists: read again and stored.
     const u = await setup();
     await u.store.commit("2026-11-05", await checkSource(u.ctx(), u.source, u.history(0, false)));
     u.stored();
-    const removed = await checkSource(u.ctx(), u.source, u.history(0));
+    const held = u.store.records.get("src");
+    held?.delete("two");
+    held?.set("older", { record: { id: "older", title: "older" }, firstNight: "2026-11-01" });
+    const removed = await checkSource(u.ctx(), u.source, u.history(3));
     expect(removed.records).toHaveLength(3);
+    expect(removed.knownRecords).toBeUndefined();
     expect(u.extracted()).toBe(2);
+    expect(await u.store.commit("2026-11-06", removed)).toEqual({ newRecords: 1 });
     // A backfill that has not started turns from page 1: its records and body are read.
     const backfill = await checkSource(u.ctx(), u.source, u.history(3, false));
     expect(backfill.records).toHaveLength(3);

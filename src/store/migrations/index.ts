@@ -9,6 +9,7 @@ import * as m010 from "./010-search-and-read-indexes.js";
 import * as m011 from "./011-console-read-indexes.js";
 import * as m012 from "./012-leads.js";
 import * as m013 from "./013-page-reads.js";
+import * as m014 from "./014-page-read-ids.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -22,6 +23,7 @@ export const migrations: Record<string, Migration> = {
   "011-console-read-indexes": m011,
   "012-leads": m012,
   "013-page-reads": m013,
+  "014-page-read-ids": m014,
 };
 
 export const migrationProvider: MigrationProvider = {

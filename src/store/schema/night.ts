@@ -80,8 +80,9 @@ export interface ValidatorsTable {
 
 /**
  * P8, P12: the first page a source showed when last read in full, by its key (the way in, URL,
- * Content-Type and body, hashed), with how many records it listed (all stored): a 304 whose
- * copy has that key is counted, not extracted again.
+ * Content-Type and body, hashed), with how many records it listed and their distinct ids: a 304
+ * whose copy has that key is counted, not extracted again, while every one of those ids is in
+ * `records`.
  */
 export interface PageReadsTable {
   source_id: string;
@@ -89,6 +90,8 @@ export interface PageReadsTable {
   key: string;
   records: number;
   night: string;
+  /** JSON array of the read's distinct record ids; null for a row from before migration 014. */
+  ids: string | null;
 }
 
 /** P7: backfill progress per source. */
