@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runMain } from "../cli/cli-capture.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
 import { nightCli, writeCatalog } from "./cli-night.js";
 
@@ -49,8 +50,8 @@ function sql<T>(file: string, q: string, ...args: unknown[]): T[] {
   }
 }
 
-const entry = (url: string) => [
-  "id: bids",
+const entry = (url: string, id = "bids") => [
+  `id: ${id}`,
   "government: village-of-test",
   "records: bids",
   "access: page",
@@ -164,5 +165,45 @@ describe("a counted 304 and the records its read produced (P8, P12)", () => {
       records_found: 2,
       new_records: 2,
     });
+  }, 120_000);
+
+  it("P8, P12: a source retired by a catalog import and restored keeps its records (no command deletes one): its next 304 is counted, the site asked only the conditional request", async () => {
+    const site = await fleet.server({ host: "127.0.0.5" });
+    serve(site);
+    const dir = mkdtempSync(join(tmpdir(), "nor-page-read-"));
+    dirs.push(dir);
+    const both = writeCatalog(dir, [entry(site.url("/list")), entry(site.url("/other"), "other")]);
+    site.route("/other", (_q, res) => void res.writeHead(404).end());
+    mkdirSync(join(dir, "without"));
+    const without = writeCatalog(join(dir, "without"), [entry(site.url("/other"), "other")]);
+    const db = join(dir, "nor.db");
+    const night = async (n: string) => {
+      const r = await nightCli(both, dir, n);
+      expect(r.code, r.stderr).toBe(0);
+    };
+    await night("2026-11-05");
+    const retire = await runMain(["catalog", "import", without, "--data", dir, "--allow-retire"]);
+    expect(retire.code, retire.stderr).toBe(0);
+    expect(
+      sql<{ retired: number }>(
+        db,
+        "select count(*) as retired from sources where retired_at is not null",
+      ),
+    ).toEqual([{ retired: 1 }]);
+    const restore = await runMain(["catalog", "import", both, "--data", dir]);
+    expect(restore.code, restore.stderr).toBe(0);
+    expect(
+      sql<{ n: number }>(db, "select count(*) as n from records where source_id = 'bids'"),
+    ).toEqual([{ n: 2 }]);
+    await night("2026-11-06");
+    const list = site.requests.filter((q) => q.path === "/list");
+    expect(list.map((q) => q.headers["if-none-match"])).toEqual([undefined, '"v1"']);
+    expect(
+      sql(
+        db,
+        "select outcome, records_found, new_records from night_sources where night = ? and source_id = 'bids'",
+        "2026-11-06",
+      ),
+    ).toEqual([{ outcome: "unchanged", records_found: 2, new_records: 0 }]);
   }, 120_000);
 });
