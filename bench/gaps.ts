@@ -1,9 +1,9 @@
 /**
- * Issue 13's "real 2 s gap" target: a REAL `nor night` (the CLI's main in this process, as in
- * bench/loopback.ts) against loopback sites at the real gap: no `--gap-ms`, so the 2 s floor
- * of P10 holds as it does towards any site. As many lanes as sites, so every site runs at once
- * and the night's optimum is its longest site chain: that site's requests' service times (as
- * the site saw them) plus 2 s between each two.
+ * docs/benchmarks.md "The real 2 s gap end to end": a REAL `nor night` (the CLI's main in
+ * this process, as in bench/loopback.ts) against loopback sites at the real gap: no
+ * `--gap-ms`, so the 2 s floor of P10 holds as it does towards any site. As many lanes as
+ * sites, so every site runs at once and the night's optimum is its longest site chain: that
+ * site's requests' service times (as the site saw them) plus 2 s between each two.
  *
  * The sites' child process (bench/loopback-sites.ts) records each request's arrival and the
  * moment the last byte of its response went to the socket, so each gap is measured on the

@@ -152,7 +152,7 @@ export async function run(): Promise<string> {
     "Fair bound: the same when last night's unreached must be reached first (P13). The first",
     "night has no measured costs (every source is estimated alike); from the second on, last",
     "nights' measured checks order the plan (src/night/lanes.ts). Before this plan (busiest",
-    "lanes first) issue 13 measured 17,796–21,587 sources a night on this fleet, against 25,631",
+    "lanes first) a night reached 17,796–21,587 sources on this fleet, against 25,631",
     "it counted reachable (69–84%).",
   ].join("\n");
 }

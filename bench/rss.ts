@@ -1,5 +1,5 @@
 /**
- * Issue 13's memory target: the peak resident set of a whole REAL `nor night` of 20,000
+ * docs/benchmarks.md "A night's memory": the peak resident set of a whole REAL `nor night` of 20,000
  * sources over loopback (bench/night-child.ts: the CLI's main alone in a child process, so
  * its peak is the command's), catalog import included. The sites are bench/loopback-sites.ts
  * in another process; the gap is 0 (loopback only, as in bench/loopback.ts), the default

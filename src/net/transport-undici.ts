@@ -3,8 +3,8 @@ import { isIP } from "node:net";
 import { rootCertificates } from "node:tls";
 // Only the three parts of undici the transport uses, by path: its agent, its connector and
 // its `request`. undici's index also loads fetch, WebSocket, EventSource, its caches and its
-// mocks, about 8 MB of a night's resident memory for nothing (issue 13, docs/benchmarks.md "A
-// night's memory"). undici has no `exports` map; undici-parts.d.ts gives the three their types,
+// mocks, about 8 MB of a night's resident memory for nothing (docs/benchmarks.md "A night's
+// memory"). undici has no `exports` map; undici-parts.d.ts gives the three their types,
 // and test/cli/lazy-load.test.ts says which of undici's files a night loads.
 import request from "undici/lib/api/api-request.js";
 import buildConnector from "undici/lib/core/connect.js";

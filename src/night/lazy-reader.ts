@@ -2,8 +2,8 @@
  * The night's WayReader, with only the readers its catalog's ways need loaded: the presets
  * (and with them the HTML parser) only for a catalog that names a platform, the feed parser
  * only for feeds, the HTML parser only for pages and forms, the CSV and spreadsheet readers
- * only for downloads. Each is several MB of a night's resident memory (issue 13,
- * docs/benchmarks.md "A night's memory"); test/cli/lazy-load.test.ts says which a night of
+ * only for downloads. Each is several MB of a night's resident memory (docs/benchmarks.md
+ * "A night's memory"); test/cli/lazy-load.test.ts says which a night of
  * feeds loads. The catalog is fixed for the night, so every way it will read is known here.
  */
 import type { WayIn } from "../sources/catalog/types.js";

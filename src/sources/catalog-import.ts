@@ -287,7 +287,8 @@ export async function importCatalog(
  * `nor catalog import FILE…`: validates the files piece by piece (a broken catalog never
  * half-imports, and the store is not opened before it is known good: `open` is called
  * after), then reads them again piece by piece into the store. The catalog is never held
- * whole (issue: peak memory of a 20,000-source catalog).
+ * whole, so the import's peak memory does not grow with the catalog (docs/benchmarks.md "The
+ * catalog import's memory").
  */
 export async function importCatalogFiles(
   files: readonly string[],

@@ -146,8 +146,8 @@ describe("nor loads only what the command needs", () => {
   });
 
   it("a `nor night` of feeds loads the feed parser, but no HTML parser, preset, CSV reader or form reader, and only undici's agent", async () => {
-    // Issue 13's memory target: the readers a night loads are those its catalog's ways need
-    // (src/night/lazy-reader.ts), and of undici only what the transport uses.
+    // docs/benchmarks.md "A night's memory": the readers a night loads are those its catalog's
+    // ways need (src/night/lazy-reader.ts), and of undici only what the transport uses.
     const asked: string[] = [];
     const server = createServer((req, res) => {
       asked.push(req.url ?? "");
@@ -205,8 +205,9 @@ describe("nor loads only what the command needs", () => {
   });
 
   it("`nor night` loads no warcio (nor its wasm hasher): the night's archive reads and writes its own records", () => {
-    // Issue 13's memory target: warcio, hash-wasm and pako cost a night several MB of its peak
-    // RSS for nothing; only `nor archive cdx`, `verify` and a record not written here need them.
+    // docs/benchmarks.md "A night's memory": warcio, hash-wasm and pako cost a night several MB
+    // of its peak RSS for nothing; only `nor archive cdx`, `verify` and a record not written
+    // here need them.
     const night = modulesLoadedBy(["night", "--help"]);
     expect(night.code).toBe(0);
     expect(night.modules.some((m) => m.endsWith("/dist/night/compose.js"))).toBe(true);

@@ -15,7 +15,7 @@ function readerOf(f: () => unknown): string {
 
 const source = (way: WayIn, alternates: WayIn[] = []) => ({ ...way, alternates });
 
-describe("a night's readers, loaded for the ways its catalog names (issue 13)", () => {
+describe("a night's readers, loaded for the ways its catalog names", () => {
   it("P4, P5: every way of the catalog, alternates included, finds its reader: feed, page, form, api, download, preset", async () => {
     const ways: WayIn[] = [
       { access: "feed", url: "https://a.example.gov/rss" },

@@ -16,7 +16,7 @@ const DAY = 24 * 3600_000;
 const SOURCES = 1_500;
 
 /**
- * P13 when the night is too short for its sources: the issue's fleet scaled down tenfold
+ * P13 when the night is too short for its sources: docs/benchmarks.md's fleet scaled down tenfold
  * (30,000 sources / 27,000 sites, 4 workers, 6 h becomes 1,500 / 1,350, 4 workers, 18 min),
  * three nights in a row from an empty store, in virtual time with the real scheduler and
  * fetcher.

@@ -1,8 +1,8 @@
 /**
  * Review 8 (second pass): a Retry-After on a redirect. RFC 9110 §10.2.3: "When sent with any
  * 3xx (Redirection) response, Retry-After indicates the minimum time that the user agent is
- * asked to wait before issuing the redirected request." Issue 8 reads the same section as the
- * site's wish ("the wait is before a follow-up request"), and the journal step holds the site
+ * asked to wait before issuing the redirected request." That is the site's wish: the wait comes
+ * before the follow-up request (P15). The journal step holds the site
  * for a Retry-After on a 429 or a 5xx (siteHold); on a 3xx it is dropped, and the redirect is
  * followed after the 2 s floor. A site in maintenance that answers `302 Location: /notice`
  * with `Retry-After: 30` sees /notice asked 2 s later.

@@ -1,6 +1,6 @@
 /**
- * Review 8 (second pass): two processes opening one SQLite data directory at once (issue 8:
- * "several commands on one data directory still share the journal and the site state").
+ * Review 8 (second pass): two processes opening one SQLite data directory at once (several
+ * commands on one data directory share its journal and site state, P9 and P27).
  * openStore runs kysely's migrator on every open. On PostgreSQL the migrator takes a lock
  * (its lock table, FOR UPDATE); on SQLite it takes none (the adapter's lock is a no-op, and
  * its DDL runs outside a transaction), so two processes both see the migrations pending and

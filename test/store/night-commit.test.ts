@@ -9,7 +9,7 @@ import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "
 /**
  * A source is committed once a night, whoever finishes it: a worker whose lane lease ran out
  * while it was paused (and whose lane another worker took over) gets "already", writes nothing,
- * and the night goes on. Records are neither lost nor doubled (issue: workers on PostgreSQL).
+ * and the night goes on. Records are neither lost nor doubled, on SQLite and PostgreSQL alike.
  */
 const factories: StoreFactory[] = [sqliteFactory()];
 if (postgresUrl) factories.push(postgresFactory(postgresUrl));

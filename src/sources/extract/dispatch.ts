@@ -1,7 +1,7 @@
 /**
  * "Records from this response" by the way in (P6), over whichever readers are given: the
  * extractors themselves are imported by the caller, so a night loads only those its catalog's
- * ways need (src/night/lazy-reader.ts; issue 13's memory target) and `extractWay`
+ * ways need (src/night/lazy-reader.ts; docs/benchmarks.md "A night's memory") and `extractWay`
  * (index.ts) all of them. Only broken configuration or a bug throws; the night records a
  * throw as `extract-error`.
  */

@@ -1,8 +1,9 @@
 /**
  * The presets' names and the way each reads (its access), without loading the presets and
- * their HTML parsers: checking, counting and importing a catalog need only this (issue: the
- * memory of a catalog import). test/sources/platform-names.test.ts holds it equal to the
- * presets themselves (src/sources/platforms/index.ts), so the two never drift.
+ * their HTML parsers: checking, counting and importing a catalog need only this, and keep
+ * the parsers out of memory (docs/benchmarks.md "The catalog import's memory").
+ * test/sources/platform-names.test.ts holds it equal to the presets themselves
+ * (src/sources/platforms/index.ts), so the two never drift.
  */
 import type { Access } from "../catalog/types.js";
 
