@@ -31,7 +31,7 @@ if (mode === "nor") {
   ]);
 } else {
   const store = await openStore({ kind: "sqlite", dir }, { create: false });
-  const app = createApp({ db: store.db, console: {} });
+  const app = createApp({ db: store.db, now: () => Date.now(), console: {} });
   const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info) => {
     process.stdout.write(
       `main-thread: the directory is at http://127.0.0.1:${(info as AddressInfo).port}/\n`,

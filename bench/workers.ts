@@ -16,6 +16,7 @@
  */
 import pg from "pg";
 import { ManualClock } from "../src/clock.js";
+import { CounterIds } from "../src/ids.js";
 import { createFetcher } from "../src/net/fetcher.js";
 import { runNight } from "../src/night/run-night.js";
 import { buildSimulation, simReader, skewedFleet } from "../src/night/simulate.js";
@@ -177,6 +178,7 @@ async function oneRun(base: string, workers: number, sources: number): Promise<R
             transport: sim.transport,
             deadline: state.deadlineAt,
             night: NIGHT,
+            ids: new CounterIds(), // unused: the holder is named
             holder: `bench-host:${process.pid}:w${w}`,
           }),
       },

@@ -1,4 +1,3 @@
-import { randomIds } from "../ids.js";
 import { nightOf } from "../policy/night-date.js";
 import { newHolderId } from "../store/holder.js";
 import { type FetcherOptions, resolveOptions } from "./options.js";
@@ -42,7 +41,7 @@ export function createFetcher(opts: FetcherOptions): PoliteFetcher {
   const own: UndiciTransport | undefined = opts.transport
     ? undefined
     : createUndiciTransport(opts.transportOptions ?? {});
-  const holder = opts.holder ?? newHolderId(() => (opts.ids ?? randomIds).uuid().slice(0, 8));
+  const holder = opts.holder ?? newHolderId(() => opts.ids.uuid().slice(0, 8));
   const { clock } = opts;
   const night = () => opts.night ?? nightOf(clock.now());
   const closed = new ClosedSites();

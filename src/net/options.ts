@@ -15,8 +15,8 @@ export interface FetcherOptions {
   /** The request journal: every row written before its request is sent (P27), and the durable
    * state every decision to send is read from (P9, P10, P15, P21). */
   journal: JournalPort;
-  /** Where the random part of a lease holder's name comes from (default: random). */
-  ids?: IdSource;
+  /** Where the random part of the lease holder's name comes from (unless `holder` is given). */
+  ids: IdSource;
   /** Who this fetcher is in the journal's leases (host:pid:random); default a fresh one. */
   holder?: string;
   robotsCache: RobotsCachePort;
@@ -48,7 +48,9 @@ export interface Resolved {
   gapFor(url: URL): number;
 }
 
-export function resolveOptions(opts: FetcherOptions): Resolved {
+export function resolveOptions(
+  opts: Pick<FetcherOptions, "userAgent" | "transportOptions" | "gapMs">,
+): Resolved {
   const userAgent = validateUserAgent(opts.userAgent);
   const pins = parsePins(opts.transportOptions?.resolve);
   const allowPrivate = opts.transportOptions?.allowPrivateAddresses === true;

@@ -30,8 +30,8 @@ export interface WebOptions {
    * event loop (tests).
    */
   reads?: { public: Db; console: Db; build?: (job: unknown) => Promise<unknown> };
-  /** The clock for "since yesterday" and sessions (tests pass a fixed one). */
-  now?: () => number;
+  /** The clock for "since yesterday" and sessions: the system's from src/cli, a fixed one in tests. */
+  now: () => number;
   /**
    * The public origin links in feeds, the calendar, robots.txt and the sitemap are built from
    * (`--origin`); a function when it is known only once the server listens. Never the Host
@@ -46,10 +46,10 @@ export interface WebOptions {
 }
 
 /** The directory: public pages, feeds, JSON API, and the operator's console under /console. */
-export function createApp(opts: WebOptions = {}): Hono {
+export function createApp(opts: WebOptions): Hono {
   const app = new Hono();
   const userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
-  const now = opts.now ?? (() => Date.now());
+  const { now } = opts;
   const o = opts.origin ?? "http://localhost";
   const origin = typeof o === "function" ? o : () => o;
   app.use("*", securityHeaders());

@@ -6,6 +6,7 @@ import { gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WARCParser } from "warcio";
 import { systemClock } from "../../src/clock.js";
+import { randomIds } from "../../src/ids.js";
 import { createFetcher } from "../../src/net/fetcher.js";
 import { MemoryJournal, MemoryRobotsCache } from "../../src/net/memory-ports.js";
 import { validatorsFor } from "../../src/store/archive/captures.js";
@@ -74,6 +75,7 @@ describe("the archive and the request log agree (P8, P12, P27)", () => {
     const options = (night: string) => ({
       night,
       clock: systemClock,
+      ids: randomIds,
       journal: log,
       robotsCache,
       archive,

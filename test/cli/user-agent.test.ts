@@ -78,7 +78,9 @@ describe("the operator's User-Agent", () => {
     });
     expect(r.code, r.stderr).toBe(0);
     expect(site.requests.map((q) => q.headers["user-agent"])).toEqual([OPERATOR_UA, OPERATOR_UA]);
-    const html = await (await createApp({ userAgent: OPERATOR_UA }).request("/site-owners")).text();
+    const html = await (
+      await createApp({ userAgent: OPERATOR_UA, now: () => Date.now() }).request("/site-owners")
+    ).text();
     expect(html).toContain(`<pre id="user-agent">${OPERATOR_UA}</pre>`);
   }, 120_000);
 });

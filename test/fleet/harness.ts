@@ -1,4 +1,5 @@
 import { type Clock, ManualClock, systemClock } from "../../src/clock.js";
+import { randomIds } from "../../src/ids.js";
 import { createFetcher, type FetcherOptions, type PoliteFetcher } from "../../src/net/fetcher.js";
 import { memoryPorts } from "../../src/net/memory-ports.js";
 import { type Fleet, startFleet } from "./fleet.js";
@@ -37,6 +38,7 @@ export async function harness(o: HarnessOptions = {}): Promise<Harness> {
     fetcher(extra = {}) {
       const f = createFetcher({
         clock,
+        ids: randomIds,
         ...ports,
         ...(o.gapMs !== undefined ? { gapMs: o.gapMs } : {}),
         ...extra,

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../src/clock.js";
+import { randomIds } from "../../src/ids.js";
 import { createFetcher } from "../../src/net/fetcher.js";
 import { openStore } from "../../src/store/db.js";
 import { SqlJournal } from "../../src/store/journal.js";
@@ -100,6 +101,7 @@ describe("the journal closes the races (P21, P15, P9)", () => {
       const store = await openStore({ kind: "sqlite", dir });
       const f = createFetcher({
         clock,
+        ids: randomIds,
         journal: new SqlJournal(store.db),
         robotsCache: new SqlRobotsCache(store.db),
         transportOptions: { allowPrivateAddresses: true },

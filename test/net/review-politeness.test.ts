@@ -1,8 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ManualClock } from "../../src/clock.js";
-import { memoryPorts } from "../../src/net/memory-ports.js";
 import { resolveOptions } from "../../src/net/options.js";
 import { MIN_GAP_MS, ROBOTS_TTL_MS } from "../../src/policy/constants.js";
 import type { Handler } from "../fleet/fleet.js";
@@ -147,8 +145,6 @@ describe("review: where a robots.txt redirect may lead (P3, P21)", () => {
 describe("review: the loopback-only short gap (P10)", () => {
   it("P10: `localhost` pinned to a public address keeps the 2 s floor", () => {
     const opts = resolveOptions({
-      clock: new ManualClock(),
-      ...memoryPorts(),
       gapMs: 0,
       transportOptions: { allowPrivateAddresses: true, resolve: ["localhost:443:93.184.216.34"] },
     });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type Clock, ManualClock } from "../../src/clock.js";
+import { randomIds } from "../../src/ids.js";
 import { createFetcher, type PoliteFetcher } from "../../src/net/fetcher.js";
 import { memoryPorts } from "../../src/net/memory-ports.js";
 import { resolveOptions } from "../../src/net/options.js";
@@ -142,6 +143,7 @@ describe("admitted ahead, sent on time (P10)", () => {
     ports.journal.sites.set(s.host, { lastEnd: allowed - MIN_GAP_MS - 1 });
     fetcher = createFetcher({
       clock,
+      ids: randomIds,
       ...ports,
       transportOptions: { allowPrivateAddresses: true },
     });

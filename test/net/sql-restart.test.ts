@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
+import { randomIds } from "../../src/ids.js";
 import { createFetcher } from "../../src/net/fetcher.js";
 import { openStore } from "../../src/store/db.js";
 import { SqlJournal } from "../../src/store/journal.js";
@@ -24,6 +25,7 @@ async function processRun(clock: ManualClock, storeDir: string, url: string, nig
   const store = await openStore({ kind: "sqlite", dir: storeDir });
   const f = createFetcher({
     clock,
+    ids: randomIds,
     journal: new SqlJournal(store.db),
     robotsCache: new SqlRobotsCache(store.db),
     transportOptions: { allowPrivateAddresses: true },

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
-import { CounterIds } from "../../src/ids.js";
+import { CounterIds, randomIds } from "../../src/ids.js";
 import { createFetcher, type PoliteFetcher } from "../../src/net/fetcher.js";
 import { requestKey } from "../../src/net/journal.js";
 import type { ArchivePort } from "../../src/net/types.js";
@@ -70,6 +70,7 @@ async function proc(
   stores.push(store);
   const f = createFetcher({
     clock,
+    ids: randomIds,
     journal: new SqlJournal(store.db),
     robotsCache: new SqlRobotsCache(store.db),
     ...extra,

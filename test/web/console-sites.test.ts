@@ -1,5 +1,6 @@
 import { load } from "cheerio";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { randomIds } from "../../src/ids.js";
 import { createFetcher } from "../../src/net/fetcher.js";
 import type { FetchOutcome } from "../../src/net/types.js";
 import { parseCatalog } from "../../src/sources/catalog/load.js";
@@ -259,6 +260,7 @@ describe("console: site owners' requests", () => {
   async function fetchOnce(url: string): Promise<FetchOutcome> {
     const fetcher = createFetcher({
       clock: f.clock,
+      ids: randomIds,
       journal: new SqlJournal(f.db),
       robotsCache: new SqlRobotsCache(f.db),
       transportOptions: { allowPrivateAddresses: true },

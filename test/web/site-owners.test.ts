@@ -13,7 +13,7 @@ import {
 import { createApp } from "../../src/web/app.js";
 
 async function page(userAgent?: string): Promise<string> {
-  const app = createApp(userAgent ? { userAgent } : {});
+  const app = createApp({ now: () => Date.now(), ...(userAgent ? { userAgent } : {}) });
   const res = await app.request("/site-owners");
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toMatch(/text\/html/);

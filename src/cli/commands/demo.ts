@@ -185,7 +185,7 @@ interface Served {
 async function listen(store: Store, host: string, port: number): Promise<Served> {
   // Feeds, the calendar and the sitemap link to where the demo serves (known once listening).
   let listening = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
-  const app = createApp({ db: store.db, origin: () => listening });
+  const app = createApp({ db: store.db, now: systemClock.now, origin: () => listening });
   const server = await new Promise<ReturnType<typeof serve>>((ok, fail) => {
     const s = serve({ fetch: app.fetch, hostname: host, port }, () => ok(s));
     s.once("error", (err: NodeJS.ErrnoException) => fail(listenError(err, host, port)));

@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Command } from "commander";
+import { systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { storedPasswordHash } from "../../store/read/console.js";
@@ -74,6 +75,7 @@ export function register(program: Command): void {
     const app = createApp({
       db: store.db,
       reads,
+      now: systemClock.now,
       ...(userAgent !== undefined ? { userAgent } : {}),
       origin: () => origin ?? listening,
       console: consoleOn

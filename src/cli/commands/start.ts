@@ -131,6 +131,8 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
     const app = createApp({
       db: store.db,
       reads,
+      // The system's clock, as before: an injected `deps.clock` drives the night alone.
+      now: systemClock.now,
       ...userAgentOf(opts),
       origin: () => origin ?? listening,
       console: consoleOn

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { systemClock } from "../../../src/clock.js";
+import { randomIds } from "../../../src/ids.js";
 import { createFetcher } from "../../../src/net/fetcher.js";
 import { memoryPorts } from "../../../src/net/memory-ports.js";
 
@@ -13,6 +14,7 @@ if (!url) throw new Error("usage: fetch-once URL");
 const ports = memoryPorts();
 const fetcher = createFetcher({
   clock: systemClock,
+  ids: randomIds,
   journal: ports.journal,
   gapMs: 0,
   robotsCache: {
