@@ -3,7 +3,6 @@
  * dead at once (a restart after `kill -9` need not wait); elsewhere only its lease running out
  * tells, so a lease is never longer than the longest request can last.
  */
-import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 
 /**
@@ -19,8 +18,10 @@ export function newHolderId(random: () => string): string {
   return id;
 }
 
-/** This process's own token, for files it claims (an archive's `.writer`): see `mine`. */
-export const processToken = `${process.pid}-${randomUUID().slice(0, 8)}`;
+/** Whether this process made the holder `id` (an archive's `.writer` names one): see `mine`. */
+export function madeHere(id: string): boolean {
+  return mine.has(id);
+}
 
 /** Whether a process of this host is alive (EPERM: it exists, someone else's). */
 export function alive(pid: number): boolean {

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
-import { appendFileSync, createReadStream, readFileSync, statSync } from "node:fs";
+import { appendFileSync, createReadStream, readFileSync, statSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -127,5 +128,35 @@ describe("crash safety (P8)", () => {
     expect((await verifyArchive(t.archiveDir, t.store.db)).problems).toEqual([]);
     expect(await countRecords(path)).toBe(3);
     expect(listWarcFiles(t.archiveDir)).toHaveLength(2);
+  });
+  it("P8: a torn file claimed with this host and pid is repaired on open only when this process did not claim it (a killed run whose pid came back)", async () => {
+    const tear = async (file: string, url: string) => {
+      const path = join(t.archiveDir, file);
+      const c = (await capturesOf(t.store.db, url))[0]!;
+      const whole = readFileSync(path);
+      appendFileSync(path, whole.subarray(c.offset, c.offset + Math.floor(c.length / 2)));
+      return Math.floor(c.length / 2);
+    };
+    // The killed run: its file claimed in this host's and this pid's name, by a holder this
+    // process never made.
+    const dead = await WarcArchive.open(t.archiveDir, t.archiveOptions);
+    await dead.write(exchange("http://127.0.0.2/killed", "killed"));
+    await dead.close();
+    const killedFile = listWarcFiles(t.archiveDir)[0]!;
+    const torn = await tear(killedFile, "http://127.0.0.2/killed");
+    writeFileSync(
+      join(t.archiveDir, `${killedFile}.writer`),
+      `${process.pid}\n${hostname()}\n${hostname()}:${process.pid}:killed01\n`,
+    );
+    const live = await WarcArchive.open(t.archiveDir, t.archiveOptions);
+    expect(live.recoveredBytes).toBe(torn);
+    // A file this process is still writing is left alone, torn end and all.
+    await live.write(exchange("http://127.0.0.2/live", "live"));
+    const liveFile = listWarcFiles(t.archiveDir).find((f) => f !== killedFile)!;
+    await tear(liveFile, "http://127.0.0.2/live");
+    const other = await WarcArchive.open(t.archiveDir, t.archiveOptions);
+    expect(other.recoveredBytes).toBe(0);
+    await other.close();
+    await live.close();
   });
 });

@@ -15,7 +15,7 @@ import { NorError } from "../../errors.js";
 import type { IdSource } from "../../ids.js";
 import type { ArchivePort } from "../../net/types.js";
 import type { Db } from "../db.js";
-import { processToken } from "../holder.js";
+import { madeHere, newHolderId } from "../holder.js";
 import {
   type Capture,
   fromRow,
@@ -162,17 +162,14 @@ export class WarcArchive implements ArchivePort {
   async #newFile(): Promise<Current> {
     const uuid = this.#ids.uuid().toLowerCase();
     const token = uuid.slice(0, 8);
+    const holder = newHolderId(() => token);
     for (let i = 0; i < 1000; i++) {
       this.#seq += 1;
       const name = fileName(this.#seq, this.#clock.now(), token);
       try {
-        writeFileSync(
-          writerPath(this.dir, name),
-          `${process.pid}\n${hostname()}\n${processToken}\n`,
-          {
-            flag: "wx",
-          },
-        );
+        writeFileSync(writerPath(this.dir, name), `${process.pid}\n${hostname()}\n${holder}\n`, {
+          flag: "wx",
+        });
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === "EEXIST") continue;
         throw err;
@@ -442,12 +439,13 @@ function readWriter(dir: string, name: string): "live" | "dead" | undefined {
   } catch {
     return undefined;
   }
-  const [pidText, host, token] = text.split("\n");
+  const [pidText, host, holder] = text.split("\n");
   const pid = Number(pidText);
   if (host !== hostname()) return "live"; // another machine's: only it may repair it
   if (!Number.isInteger(pid) || pid <= 0) return "dead";
-  // Our pid but not our token: a killed earlier run that had the same pid (containers).
-  if (pid === process.pid) return token === processToken ? "live" : "dead";
+  // Our pid but not a holder this process made: a killed earlier run that had the same pid
+  // (containers).
+  if (pid === process.pid) return madeHere(holder ?? "") ? "live" : "dead";
   try {
     process.kill(pid, 0);
     return "live";
