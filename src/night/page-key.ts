@@ -75,6 +75,7 @@ export function readersVersion(): string {
     try {
       readers = `${READERS_VERSION}:${readersFingerprint(readerFiles())}`;
     } catch {
+      // Not an id of anything (no record or row carries it): a nonce so no key matches another's.
       readers = `${READERS_VERSION}:unknown:${randomUUID()}`;
     }
   }
