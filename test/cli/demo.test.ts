@@ -20,7 +20,7 @@ describe("nor demo", () => {
     const r = await nor("demo", "--headless", "--port", "0", "--data", data);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("9 invented government sites are up on loopback");
-    expect(r.stdout).toMatch(/Night 1 of 2[\s\S]*Night 2 of 2/);
+    expect(r.stdout).toMatch(/Night 1 of 2[\s\S]*2 s apart[\s\S]*Night 2 of 2/);
     expect(r.stdout).toMatch(/The directory is at http:\/\/127\.0\.0\.1:\d+\/ — what to click/);
     expect(r.stdout).toContain('checked /new: 200, shows "Finance Committee minutes"');
     expect(r.stdout).toContain("headless: the directory answered as expected");
@@ -116,5 +116,8 @@ describe("nor demo", () => {
     const again = await nor("demo", "--headless", "--port", "0", "--data", join(dir, "busy"));
     expect(again.code).toBe(2);
     expect(again.stderr).toContain("is not empty: the demo needs a new or empty directory");
+    const gap = await nor("demo", "--headless", "--port", "0", "--gap-ms", "-1");
+    expect(gap.code).toBe(2);
+    expect(gap.stderr).toContain('--gap-ms: "-1" is not a whole number of at least 0');
   }, 60_000);
 });
