@@ -8,7 +8,11 @@ import { decodeBody } from "../../policy/body-text.js";
 import { toIsoDate } from "../dates.js";
 import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
 import { absoluteUrl, cleanText, dedupeRecords, makeRecord } from "../record-id.js";
+import { compileStopNodesOnce } from "./feed-stop-nodes.js";
 import { parseJsonText } from "./json.js";
+
+// feedsmith's stop-node paths compiled once per parser, not at every feed (feed-stop-nodes.ts).
+compileStopNodesOnce();
 
 interface FeedItem {
   title?: string | undefined;

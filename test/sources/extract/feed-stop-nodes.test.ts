@@ -1,0 +1,117 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { XMLParser } from "fast-xml-parser";
+import { parseFeed } from "feedsmith";
+import { Expression } from "path-expression-matcher";
+import { describe, expect, it } from "vitest";
+import { extractFeed } from "../../../src/sources/extract/feed.js";
+import { compileStopNodesOnce } from "../../../src/sources/extract/feed-stop-nodes.js";
+
+const fixtures = new URL("../../fixtures/platforms/", import.meta.url);
+
+/** Every XML fixture under test/fixtures/platforms, with a few feeds of every shape. */
+function feeds(): { name: string; text: string }[] {
+  const out: { name: string; text: string }[] = [];
+  for (const dir of readdirSync(fixtures)) {
+    let names: string[];
+    try {
+      names = readdirSync(new URL(`${dir}/`, fixtures));
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (!name.endsWith(".xml")) continue;
+      out.push({
+        name: `${dir}/${name}`,
+        text: readFileSync(new URL(`${dir}/${name}`, fixtures), "utf8"),
+      });
+    }
+  }
+  const item = (i: number) =>
+    `<item><title>A <b>bold</b> &amp; ${i}</title><link>https://g.gov/a/${i}</link><description><p>x</p></description><dc:date>2026-11-0${i}</dc:date></item>`;
+  out.push(
+    {
+      name: "rss with markup in stop nodes",
+      text: `<?xml version="1.0"?><rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel><title>T</title><link>https://g.gov/</link>${[1, 2, 3].map(item).join("")}</channel></rss>`,
+    },
+    {
+      name: "atom",
+      text: `<feed xmlns="http://www.w3.org/2005/Atom"><title>T</title><entry><title type="html">A &lt;b&gt;b&lt;/b&gt;</title><link href="https://g.gov/e/1"/><id>urn:1</id><published>2026-11-05T10:00:00Z</published></entry></feed>`,
+    },
+    {
+      name: "rdf",
+      text: `<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel rdf:about="https://g.gov/"><title>T</title></channel><item rdf:about="https://g.gov/i/1"><title>I <i>1</i></title><link>https://g.gov/i/1</link><dc:date>2026-11-05</dc:date></item></rdf:RDF>`,
+    },
+  );
+  return out;
+}
+
+/** The fast-xml-parser instances feedsmith parses with, seen by parsing each format once. */
+function feedsmithParsers(samples: readonly string[]): XMLParser[] {
+  const seen = new Set<XMLParser>();
+  const parse = XMLParser.prototype.parse;
+  XMLParser.prototype.parse = function (this: XMLParser, ...args: Parameters<typeof parse>) {
+    seen.add(this);
+    return parse.apply(this, args);
+  } as typeof parse;
+  try {
+    for (const s of samples) {
+      try {
+        parseFeed(s);
+      } catch {
+        // Not a feed (the BoardDocs XML): its parse still met a parser.
+      }
+    }
+  } finally {
+    XMLParser.prototype.parse = parse;
+  }
+  return [...seen];
+}
+
+const stopNodesOf = (p: XMLParser) =>
+  (p as unknown as { options: { stopNodes: unknown[] } }).options;
+
+describe("feedsmith's stop-node paths compiled once per parser", () => {
+  it("is in use here: fast-xml-parser takes our Expressions (the self-check passed)", () => {
+    expect(compileStopNodesOnce()).toBe(true);
+    const all = feeds();
+    const parsers = feedsmithParsers(all.map((f) => f.text));
+    expect(parsers.length).toBeGreaterThanOrEqual(3);
+    for (const p of parsers) {
+      const paths = stopNodesOf(p).stopNodes;
+      expect(paths.length).toBeGreaterThan(10);
+      expect(paths.every((e) => e instanceof Expression)).toBe(true);
+    }
+  });
+
+  it("every fixture feed parses to the same feed and the same records as with the paths compiled at each parse", () => {
+    compileStopNodesOnce();
+    const all = feeds();
+    expect(all.length).toBeGreaterThanOrEqual(9);
+    const parsers = feedsmithParsers(all.map((f) => f.text));
+    const compiled = parsers.map((p) => stopNodesOf(p).stopNodes);
+    const run = () =>
+      all.map((f) => {
+        let feed: unknown;
+        try {
+          feed = parseFeed(f.text);
+        } catch (err) {
+          feed = `throws ${(err as Error).name}`;
+        }
+        const records = extractFeed(new TextEncoder().encode(f.text), "https://g.gov/feed");
+        return JSON.stringify({ name: f.name, feed, records });
+      });
+    const once = run();
+    // As fast-xml-parser does without the change: the path strings, compiled at every parse.
+    for (const [i, p] of parsers.entries())
+      stopNodesOf(p).stopNodes = (compiled[i] as Expression[]).map((e) => e.pattern);
+    let each: string[];
+    try {
+      each = run();
+    } finally {
+      for (const [i, p] of parsers.entries()) stopNodesOf(p).stopNodes = compiled[i] as unknown[];
+    }
+    expect(once).toEqual(each);
+    // The markup in a stop node is kept as text, then stripped to the title.
+    expect(once.find((s) => s.includes("rss with markup"))).toContain('"title":"A bold & 1"');
+  });
+});
