@@ -89,10 +89,26 @@ export function fromRow(r: CapturesTable): Capture {
   return c;
 }
 
+/**
+ * Inserts of captures through each store handle in this process, counted when each ends
+ * (committed or not): a lookup remembered while the count stayed the same is still what the
+ * index says for every URL this process archives (ArchiveValidators).
+ */
+const written = new WeakMap<Db, number>();
+
+/** How many inserts of captures through `db` have ended in this process. */
+export function capturesWritten(db: Db): number {
+  return written.get(db) ?? 0;
+}
+
 /** Several captures in one statement: one transaction, all committed or none. */
 export async function insertCaptures(db: Db, cs: readonly Capture[]): Promise<void> {
   if (cs.length === 0) return;
-  await db.insertInto("captures").values(cs.map(toRow)).execute();
+  try {
+    await db.insertInto("captures").values(cs.map(toRow)).execute();
+  } finally {
+    written.set(db, capturesWritten(db) + 1);
+  }
 }
 
 /**
@@ -168,7 +184,11 @@ export async function capturesOf(db: Db, url: string): Promise<Capture[]> {
  * (RFC 9110 §13.1: conditional requests are about the GET's selected representation).
  */
 export async function validatorsFor(db: Db, url: string): Promise<Validators | undefined> {
-  const c = await latestCapture(db, url, { withBody: true, method: "GET" });
+  return validatorsOf(await latestCapture(db, url, { withBody: true, method: "GET" }));
+}
+
+/** The ETag / Last-Modified a capture holding a body gives to send back (validatorsFor). */
+export function validatorsOf(c: Capture | undefined): Validators | undefined {
   if (!c || (c.etag === undefined && c.lastModified === undefined)) return undefined;
   const v: Validators = {};
   if (c.etag !== undefined) v.etag = c.etag;

@@ -4,20 +4,34 @@
  * night never asks a site again just to get back what it already has. Because the archive is
  * written before a source's outcome is committed, a crash in between loses nothing: on the
  * resumed night the 304 is re-read from the archive and its records are stored then.
+ *
+ * One lookup of the index a page: a source's page is asked about up to three times (was it
+ * stored tonight, its validators, after a 304 its copy), and all three want the same row, the
+ * latest GET capture holding a body. It is remembered per URL until this process archives
+ * anything more (capturesWritten), which is what could change it: a page is asked for only by
+ * the lane of its site, one request at a time (P9), so no other process archives it meanwhile
+ * (but for a lane taken over from this one while it was paused past its lease: then the worst
+ * is older validators sent, a 200 instead of a 304, or the page read again instead of tonight's
+ * copy used). The copy itself is still read back and its digest checked at every use (P8).
  */
 
 import type { StoredCopy, ValidatorStore } from "../../night/reader.js";
 import type { Db } from "../db.js";
-import { fromRow, latestCapture, validatorsFor } from "./captures.js";
+import { type Capture, capturesWritten, latestCapture, validatorsOf } from "./captures.js";
 import { noteCaptureDamaged } from "./damaged.js";
 import { sha256Digest } from "./digest.js";
 import { OpenFiles, readCapture } from "./read.js";
+
+/** URLs whose latest copy is remembered: the pages of the lanes at work, and some to spare. */
+const REMEMBERED = 512;
 
 export class ArchiveValidators implements ValidatorStore {
   readonly #db: Db;
   readonly #dir: string;
   /** A night reads many copies from a few files: kept open until `close`. */
   readonly #files = new OpenFiles();
+  /** The latest GET capture with a body by URL, and the count of writes it was read at. */
+  readonly #latest = new Map<string, { written: number; capture: Capture | undefined }>();
 
   constructor(db: Db, archiveDir: string) {
     this.#db = db;
@@ -29,25 +43,35 @@ export class ArchiveValidators implements ValidatorStore {
     return this.#files.close();
   }
 
-  get(url: string): Promise<{ etag?: string; lastModified?: string } | undefined> {
-    return validatorsFor(this.#db, url);
+  async get(url: string): Promise<{ etag?: string; lastModified?: string } | undefined> {
+    return validatorsOf(await this.#latestCopy(url));
+  }
+
+  /**
+   * The latest GET capture of `url` holding a body (a 2xx, or a revisit of one), as the index
+   * says: read once, then remembered while this process archives nothing more (see above).
+   */
+  async #latestCopy(url: string): Promise<Capture | undefined> {
+    const written = capturesWritten(this.#db);
+    const known = this.#latest.get(url);
+    if (known !== undefined && known.written === written) return known.capture;
+    const capture = await latestCapture(this.#db, url, { withBody: true, method: "GET" });
+    // Kept only when nothing was archived while it was read.
+    if (capturesWritten(this.#db) === written) {
+      this.#latest.delete(url);
+      this.#latest.set(url, { written, capture });
+      if (this.#latest.size > REMEMBERED) {
+        const oldest = this.#latest.keys().next().value;
+        if (oldest !== undefined) this.#latest.delete(oldest);
+      }
+    }
+    return capture;
   }
 
   async storedSince(url: string, since: number): Promise<StoredCopy | undefined> {
-    const row = await this.#db
-      .selectFrom("captures")
-      .selectAll()
-      .where("url", "=", url)
-      .where("method", "=", "GET")
-      .where("fetched_at", ">=", new Date(since).toISOString())
-      .where("status", ">=", 200)
-      .where("status", "<", 300)
-      .orderBy("fetched_at", "desc")
-      .orderBy("offset", "desc")
-      .limit(1)
-      .executeTakeFirst();
-    if (!row) return undefined;
-    const capture = fromRow(row);
+    // The latest copy when it was stored since then: the latest of those stored since, if any.
+    const capture = await this.#latestCopy(url);
+    if (capture === undefined || capture.fetchedAt < since) return undefined;
     try {
       const stored = await readCapture(this.#dir, capture, this.#files);
       if (sha256Digest(stored.body) !== capture.payloadDigest) {
@@ -66,7 +90,7 @@ export class ArchiveValidators implements ValidatorStore {
 
   async storedCopy(url: string): Promise<StoredCopy | { lost: string } | undefined> {
     // A 304 answers a GET: its copy is the GET's, never a POST's answer at the same URL.
-    const capture = await latestCapture(this.#db, url, { withBody: true, method: "GET" });
+    const capture = await this.#latestCopy(url);
     if (!capture) return undefined;
     // A copy deleted, cut or corrupted on disk is not a copy we hold (P8): the caller reads
     // the page again instead of ending the night or keeping a 304 with no records behind it.

@@ -1,0 +1,79 @@
+/**
+ * ArchiveValidators looks a page up in the index once for the three questions a source's page
+ * asks (stored tonight? its validators? after a 304, its copy), and again as soon as this
+ * process archives anything: what it answers is what asking the index each time answers.
+ */
+import { readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { validatorsFor } from "../../src/store/archive/captures.js";
+import { ArchiveValidators } from "../../src/store/archive/validators.js";
+import { WarcArchive } from "../../src/store/archive/warc-archive.js";
+import { exchange, type TempStore, tempStore } from "./support/fixtures.js";
+
+const URL_A = "http://127.0.0.2/agendas.rss";
+const T0 = Date.UTC(2026, 10, 5, 8, 0, 0);
+
+const stores: TempStore[] = [];
+afterEach(async () => {
+  for (const t of stores.splice(0)) await t.cleanup();
+});
+
+async function setUp() {
+  const t = await tempStore();
+  stores.push(t);
+  const archive = await WarcArchive.open(t.archiveDir, t.archiveOptions);
+  const copies = new ArchiveValidators(t.store.db, t.archiveDir);
+  const lookups = vi.spyOn(t.store.db, "executeQuery");
+  const capturesRead = () =>
+    lookups.mock.calls.filter(([q]) => "sql" in q && /^select .* from "captures"/.test(q.sql))
+      .length;
+  return { t, archive, copies, capturesRead };
+}
+
+describe("the archive's copies and validators: one lookup of the index a page", () => {
+  it("P8, P12: stored tonight, validators, copy after a 304: one read of the index", async () => {
+    const { archive, copies, capturesRead } = await setUp();
+    await archive.write(exchange(URL_A, "<rss>one</rss>", { at: T0, headers: { etag: '"v1"' } }));
+    const before = capturesRead();
+    expect(await copies.storedSince(URL_A, T0 + 1)).toBeUndefined();
+    expect(await copies.get(URL_A)).toEqual({ etag: '"v1"' });
+    const copy = await copies.storedCopy(URL_A);
+    expect(copy && "body" in copy && new TextDecoder().decode(copy.body)).toBe("<rss>one</rss>");
+    expect(await copies.storedSince(URL_A, T0)).toMatchObject({ url: URL_A });
+    expect(capturesRead() - before).toBe(1);
+    await archive.close();
+    await copies.close();
+  });
+
+  it("P8, P12: a copy archived since is the one answered: the index is read again", async () => {
+    const { t, archive, copies, capturesRead } = await setUp();
+    await archive.write(exchange(URL_A, "<rss>one</rss>", { at: T0, headers: { etag: '"v1"' } }));
+    expect(await copies.get(URL_A)).toEqual({ etag: '"v1"' });
+    await archive.write(
+      exchange(URL_A, "<rss>two</rss>", { at: T0 + 60_000, headers: { etag: '"v2"' } }),
+    );
+    const before = capturesRead();
+    expect(await copies.get(URL_A)).toEqual({ etag: '"v2"' });
+    expect(await copies.get(URL_A)).toEqual(await validatorsFor(t.store.db, URL_A));
+    expect(await copies.storedSince(URL_A, T0 + 60_000)).toMatchObject({ url: URL_A });
+    const copy = await copies.storedCopy(URL_A);
+    expect(copy && "body" in copy && new TextDecoder().decode(copy.body)).toBe("<rss>two</rss>");
+    // Ours once since the write, whatever was asked since, and validatorsFor's own.
+    expect(capturesRead() - before).toBe(2);
+    await archive.close();
+    await copies.close();
+  });
+
+  it("P8: a remembered copy whose file is gone is still found lost when it is read", async () => {
+    const { t, archive, copies } = await setUp();
+    await archive.write(exchange(URL_A, "<rss>one</rss>", { at: T0, headers: { etag: '"v1"' } }));
+    await archive.close();
+    expect(await copies.get(URL_A)).toEqual({ etag: '"v1"' });
+    for (const f of readdirSync(t.archiveDir)) rmSync(join(t.archiveDir, f), { force: true });
+    const copy = await copies.storedCopy(URL_A);
+    expect(copy).toMatchObject({ lost: expect.any(String) });
+    expect(await copies.storedSince(URL_A, T0)).toBeUndefined();
+    await copies.close();
+  });
+});
