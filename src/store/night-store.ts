@@ -210,8 +210,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       // writes nothing (PostgreSQL makes it wait for the first, then skip; on SQLite the
       // write lock does the same) and says so; the night goes on.
       // P20, P23: an earlier run's checker-offline said nothing about the source; a real
-      // outcome takes its place.
-      await DROP_OFFLINE.run(trx, { night, sourceId: r.sourceId });
+      // outcome takes its place (the claim's upsert overwrites that row, and only that one).
       const claimed = await CLAIM.first(trx, {
         night,
         sourceId: r.sourceId,
@@ -407,14 +406,6 @@ export class SqlNightStore implements NightStore, ValidatorStore {
  */
 type Key = { night: string; sourceId: string };
 
-const DROP_OFFLINE = prepared((db, $: Placeholder<Key>) =>
-  db
-    .deleteFrom("night_sources")
-    .where("night", "=", $("night"))
-    .where("source_id", "=", $("sourceId"))
-    .where("outcome", "=", "checker-offline"),
-);
-
 const CLAIM = prepared(
   (
     db,
@@ -450,7 +441,27 @@ const CLAIM = prepared(
         ended_at: $("endedAt"),
         duration_ms: $("durationMs"),
       })
-      .onConflict((oc) => oc.columns(["night", "source_id"]).doNothing())
+      // A row already there is a claim by someone else, kept as it is (nothing returned),
+      // but a checker-offline one, which said nothing about the source: it is written over
+      // with every column, as the row deleted and inserted anew (one statement, not two).
+      .onConflict((oc) =>
+        oc
+          .columns(["night", "source_id"])
+          .doUpdateSet({
+            outcome: $("outcome"),
+            reason: $("reason"),
+            evidence: $("evidence"),
+            status: $("status"),
+            url: $("url"),
+            way: $("way"),
+            records_found: $("recordsFound"),
+            new_records: 0,
+            started_at: $("startedAt"),
+            ended_at: $("endedAt"),
+            duration_ms: $("durationMs"),
+          })
+          .where("night_sources.outcome", "=", "checker-offline"),
+      )
       .returning("source_id"),
 );
 
