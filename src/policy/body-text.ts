@@ -41,16 +41,16 @@ const CP1252_80_9F = [
   0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
 ];
 
+const C1 = /[\x80-\x9f]/g;
+const fromC1 = (c: string) => String.fromCharCode(CP1252_80_9F[c.charCodeAt(0) - 0x80]!);
+
+/**
+ * Byte for byte: Latin-1 (each byte its own code point), then 0x80–0x9F mapped. Run on the
+ * first 2 kB of every answer (the charset sniff above, for refusal detection and reading), so
+ * it is Latin-1 decoded natively, not an array of numbers built and spread per byte.
+ */
 function decode1252(b: Uint8Array): string {
-  let out = "";
-  const CHUNK = 8192;
-  for (let i = 0; i < b.length; i += CHUNK) {
-    const codes = Array.from(b.subarray(i, i + CHUNK), (c) =>
-      c >= 0x80 && c <= 0x9f ? CP1252_80_9F[c - 0x80]! : c,
-    );
-    out += String.fromCharCode(...codes);
-  }
-  return out;
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("latin1").replace(C1, fromC1);
 }
 
 interface Decoder {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { describe, expect, it } from "vitest";
-import { bodyEncoding, formUrlencoded } from "../../src/policy/body-text.js";
+import { bodyEncoding, decodeBody, formUrlencoded } from "../../src/policy/body-text.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 
@@ -80,5 +80,36 @@ describe("formUrlencoded: a form sent in its page's encoding (P5, as a browser s
     expect(formUrlencoded([["t", "“CAFÉ” €"]], "iso-8859-1")).toBe("t=%93CAF%C9%94+%80");
     expect(formUrlencoded([["t", "日"]], "latin1")).toBe("t=%26%2326085%3B");
     expect(formUrlencoded([["a*b", "x.y_z-1"]], "windows-1252")).toBe("a*b=x.y_z-1");
+  });
+});
+
+describe("windows-1252, byte for byte (decodeBody)", () => {
+  // WHATWG windows-1252: bytes 0x80–0x9F as its index says, every other byte its own code point.
+  const C1 = [
+    0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039,
+    0x152, 0x8d, 0x17d, 0x8f, 0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc,
+    0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
+  ];
+  const expected = (b: Uint8Array) =>
+    [...b]
+      .map((c) => String.fromCharCode(c >= 0x80 && c <= 0x9f ? (C1[c - 0x80] as number) : c))
+      .join("");
+
+  it("every byte, a body longer than 8 kB, and a body that is a slice of a larger buffer", () => {
+    const all = Uint8Array.from({ length: 256 }, (_, i) => i);
+    expect(decodeBody(all, "text/html; charset=windows-1252")).toBe(expected(all));
+    const long = Uint8Array.from({ length: 20_000 }, (_, i) => (i * 7919) % 256);
+    expect(decodeBody(long, "text/plain; charset=iso-8859-1")).toBe(expected(long));
+    const slice = long.subarray(1001, 9500);
+    expect(decodeBody(slice, "text/plain; charset=latin1")).toBe(expected(slice));
+  });
+
+  it("UTF-8 with stray bytes reads each invalid byte as windows-1252, and the sniff finds a declaration", () => {
+    const bytes = Uint8Array.from([0x61, 0x93, 0xc3, 0xa9, 0x94, 0x80, 0x62]);
+    expect(decodeBody(bytes)).toBe("a\u201c\u00e9\u201d\u20acb");
+    const declared = new TextEncoder().encode('<?xml version="1.0" encoding="windows-1252"?><a>');
+    const body = new Uint8Array([...declared, 0x96, 0x3c, 0x2f, 0x61, 0x3e]);
+    expect(bodyEncoding(body)).toBe("windows-1252");
+    expect(decodeBody(body)).toBe('<?xml version="1.0" encoding="windows-1252"?><a>\u2013</a>');
   });
 });
