@@ -544,7 +544,18 @@ const KEEP_BACKFILL = prepared(
       .onConflict((oc) =>
         oc
           .column("source_id")
-          .doUpdateSet({ done: $("done"), cursor: $("cursor"), pages_read: $("pagesRead") }),
+          .doUpdateSet({ done: $("done"), cursor: $("cursor"), pages_read: $("pagesRead") })
+          // Only a change is written: a finished backfill's row, the same every night, is
+          // left as it is (its page not rewritten, in the commit's WAL frames).
+          .where((eb) =>
+            eb.or([
+              eb("backfill.done", "<>", eb.ref("excluded.done")),
+              eb("backfill.pages_read", "<>", eb.ref("excluded.pages_read")),
+              eb("backfill.cursor", "<>", eb.ref("excluded.cursor")),
+              eb.and([eb("backfill.cursor", "is", null), eb("excluded.cursor", "is not", null)]),
+              eb.and([eb("backfill.cursor", "is not", null), eb("excluded.cursor", "is", null)]),
+            ]),
+          ),
       ),
 );
 

@@ -90,6 +90,43 @@ describe.each(makers)("a source committed twice in one night ($name)", (maker) =
       const real = await store.commit(NIGHT, result(["1"]));
       expect(real).toEqual({ newRecords: 1 });
       expect(await store.isDone(NIGHT, "a.gov/0")).toBe(true);
+      // The real outcome took the checker-offline row's place, every column of it.
+      const after = (await store.histories("2026-11-06", ["a.gov/0"])).get("a.gov/0");
+      expect(after?.recentOutcomes).toEqual(["ok"]);
+      expect(after?.lastCheckedAt).toBe(T0 + 500);
+      expect(after?.lastDurationMs).toBe(500);
+    } finally {
+      await close();
+    }
+  });
+
+  it("P7: the backfill's state is kept as each night leaves it, a change written and the same left", async () => {
+    const { store, close } = await maker.make();
+    try {
+      await store.syncSources(
+        [{ id: "a.gov/0", government: "g", url: "https://a.gov/", site: "a.gov" }],
+        T0,
+      );
+      const states: NonNullable<SourceResult["backfill"]>[] = [
+        { done: false, pagesRead: 1 },
+        { done: false, pagesRead: 1 },
+        { done: false, cursor: { url: "https://a.gov/?page=3" }, pagesRead: 2 },
+        { done: false, cursor: { url: "https://a.gov/?page=3" }, pagesRead: 2 },
+        { done: false, cursor: { url: "https://a.gov/?page=4" }, pagesRead: 2 },
+        { done: true, pagesRead: 3 },
+        { done: true, pagesRead: 3 },
+      ];
+      for (const [i, b] of states.entries()) {
+        const night = `2026-11-${String(5 + i).padStart(2, "0")}`;
+        await store.openNight(night, T0, T0 + 3600_000);
+        expect((await store.commit(night, { ...result([]), backfill: b })).already).toBeUndefined();
+        const h = (await store.histories(night, ["a.gov/0"])).get("a.gov/0");
+        expect(h?.backfill).toEqual({
+          done: b.done,
+          pagesRead: b.pagesRead,
+          ...(b.cursor ? { cursor: b.cursor } : {}),
+        });
+      }
     } finally {
       await close();
     }
