@@ -5,14 +5,18 @@
  * written before a source's outcome is committed, a crash in between loses nothing: on the
  * resumed night the 304 is re-read from the archive and its records are stored then.
  *
- * One lookup of the index a page: a source's page is asked about up to three times (was it
- * stored tonight, its validators, after a 304 its copy), and all three want the same row, the
- * latest GET capture holding a body. It is remembered per URL until this process archives
- * anything more (capturesWritten), which is what could change it: a page is asked for only by
- * the lane of its site, one request at a time (P9), so no other process archives it meanwhile
- * (but for a lane taken over from this one while it was paused past its lease: then the worst
- * is older validators sent, a 200 instead of a 304, or the page read again instead of tonight's
- * copy used). The copy itself is still read back and its digest checked at every use (P8).
+ * One lookup of the index a page: a source's page is asked about up to three times in a row
+ * (was it stored tonight, its validators, after a 304 its copy), and all three want the same
+ * row, the latest GET capture holding a body. "Stored tonight?" decides whether the page is
+ * asked for at all, so it always reads the index (another process may have stored the page
+ * since this one last looked: a `--workers` sibling, a `nor night` on another machine, a
+ * redirect to this page from another site's lane, `nor discover`); the row it read is then
+ * handed on once, to the validators asked for next, and from them to the copy behind the 304
+ * that answers them (the copy those validators belong to). Any other question reads the index
+ * again, and anything this process archives in between (capturesWritten) drops what was read.
+ * So what is sent back is what the index said just before this request (P12), and a page
+ * another process stored tonight is never asked for again (P8). The copy itself is still read
+ * back and its digest checked at every use (P8).
  */
 
 import type { StoredCopy, ValidatorStore } from "../../night/reader.js";
@@ -25,13 +29,19 @@ import { OpenFiles, readCapture } from "./read.js";
 /** URLs whose latest copy is remembered: the pages of the lanes at work, and some to spare. */
 const REMEMBERED = 512;
 
+/** The row read, handed on once: from "stored tonight?" to the validators, then to the copy. */
+type Remembered = { written: number; capture: Capture | undefined; next: "get" | "copy" };
+
 export class ArchiveValidators implements ValidatorStore {
   readonly #db: Db;
   readonly #dir: string;
   /** A night reads many copies from a few files: kept open until `close`. */
   readonly #files = new OpenFiles();
-  /** The latest GET capture with a body by URL, and the count of writes it was read at. */
-  readonly #latest = new Map<string, { written: number; capture: Capture | undefined }>();
+  /**
+   * The latest GET capture with a body by URL as last read, the count of writes it was read
+   * at, and the one question it may still answer without reading the index again.
+   */
+  readonly #latest = new Map<string, Remembered>();
 
   constructor(db: Db, archiveDir: string) {
     this.#db = db;
@@ -44,22 +54,33 @@ export class ArchiveValidators implements ValidatorStore {
   }
 
   async get(url: string): Promise<{ etag?: string; lastModified?: string } | undefined> {
-    return validatorsOf(await this.#latestCopy(url));
+    return validatorsOf(await this.#latestCopy(url, "get", "copy"));
   }
 
   /**
    * The latest GET capture of `url` holding a body (a 2xx, or a revisit of one), as the index
-   * says: read once, then remembered while this process archives nothing more (see above).
+   * says: the row remembered when it was left for this question (`ask`) and this process has
+   * archived nothing since, else read now; then left for the question `then`, if any.
    */
-  async #latestCopy(url: string): Promise<Capture | undefined> {
+  async #latestCopy(
+    url: string,
+    ask: Remembered["next"] | undefined,
+    then: Remembered["next"] | undefined,
+  ): Promise<Capture | undefined> {
     const written = capturesWritten(this.#db);
     const known = this.#latest.get(url);
-    if (known !== undefined && known.written === written) return known.capture;
-    const capture = await latestCapture(this.#db, url, { withBody: true, method: "GET" });
-    // Kept only when nothing was archived while it was read.
-    if (capturesWritten(this.#db) === written) {
+    this.#latest.delete(url);
+    let capture: Capture | undefined;
+    if (ask !== undefined && known?.next === ask && known.written === written) {
+      capture = known.capture;
+    } else {
+      capture = await latestCapture(this.#db, url, { withBody: true, method: "GET" });
+      // Kept only when nothing was archived while it was read.
+      if (capturesWritten(this.#db) !== written) return capture;
+    }
+    if (then !== undefined) {
       this.#latest.delete(url);
-      this.#latest.set(url, { written, capture });
+      this.#latest.set(url, { written, capture, next: then });
       if (this.#latest.size > REMEMBERED) {
         const oldest = this.#latest.keys().next().value;
         if (oldest !== undefined) this.#latest.delete(oldest);
@@ -70,7 +91,8 @@ export class ArchiveValidators implements ValidatorStore {
 
   async storedSince(url: string, since: number): Promise<StoredCopy | undefined> {
     // The latest copy when it was stored since then: the latest of those stored since, if any.
-    const capture = await this.#latestCopy(url);
+    // Always read from the index: it decides whether the page is asked for at all (P8).
+    const capture = await this.#latestCopy(url, undefined, "get");
     if (capture === undefined || capture.fetchedAt < since) return undefined;
     try {
       const stored = await readCapture(this.#dir, capture, this.#files);
@@ -89,8 +111,9 @@ export class ArchiveValidators implements ValidatorStore {
   }
 
   async storedCopy(url: string): Promise<StoredCopy | { lost: string } | undefined> {
-    // A 304 answers a GET: its copy is the GET's, never a POST's answer at the same URL.
-    const capture = await this.#latestCopy(url);
+    // A 304 answers a GET: its copy is the GET's, never a POST's answer at the same URL; the
+    // one the validators just sent belong to, when they were read here.
+    const capture = await this.#latestCopy(url, "copy", undefined);
     if (!capture) return undefined;
     // A copy deleted, cut or corrupted on disk is not a copy we hold (P8): the caller reads
     // the page again instead of ending the night or keeping a 304 with no records behind it.

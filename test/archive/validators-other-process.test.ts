@@ -1,0 +1,108 @@
+/**
+ * Review of 6d0b9a0 (one lookup of the index a page). ArchiveValidators remembers a URL's
+ * latest copy until THIS process archives anything; another process on the same store (a
+ * `nor night --workers` sibling, a `nor night` on another machine joined to one PostgreSQL, a
+ * `nor discover` run meanwhile) archives without this process knowing. Its copy of tonight must
+ * still be the one used (P8: the page is not asked again for what is already stored tonight),
+ * and its validators the ones sent back (P12: the latest stored).
+ *
+ * Two store handles on one store and one archive directory stand for two processes.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/clock.js";
+import type { IdSource } from "../../src/ids.js";
+import { ArchiveValidators } from "../../src/store/archive/validators.js";
+import { WarcArchive } from "../../src/store/archive/warc-archive.js";
+import { openStore, type StoreLocation } from "../../src/store/db.js";
+import { postgresFactory, postgresUrl, sqliteFactory } from "../store/stores.js";
+import { exchange } from "./support/fixtures.js";
+
+const URL_U = "http://127.0.0.2/notices.rss";
+const LAST_NIGHT = Date.UTC(2026, 10, 4, 8, 0, 0);
+const TONIGHT = Date.UTC(2026, 10, 5, 7, 0, 0);
+
+/** Record ids of one process: a prefix of its own, so two writers' files never share a name. */
+function idsOf(prefix: string): IdSource {
+  let n = 0;
+  return {
+    uuid: () => {
+      n += 1;
+      return `${prefix}${n.toString(16).padStart(8 - prefix.length, "0")}-0000-4000-8000-${n
+        .toString(16)
+        .padStart(12, "0")}`;
+    },
+  };
+}
+
+const factories = [sqliteFactory(), ...(postgresUrl ? [postgresFactory(postgresUrl)] : [])];
+afterAll(async () => {
+  for (const f of factories) await f.cleanup();
+});
+
+async function twoProcesses(loc: StoreLocation) {
+  const dataDir = mkdtempSync(join(tmpdir(), "nor-two-"));
+  const archiveDir = join(dataDir, "archive");
+  const a = await openStore(loc);
+  const b = await openStore(loc);
+  const clock = new ManualClock();
+  const archiveA = await WarcArchive.open(archiveDir, { db: a.db, clock, ids: idsOf("a") });
+  const archiveB = await WarcArchive.open(archiveDir, { db: b.db, clock, ids: idsOf("b") });
+  const copiesA = new ArchiveValidators(a.db, archiveDir);
+  return {
+    archiveA,
+    archiveB,
+    copiesA,
+    close: async () => {
+      await copiesA.close();
+      await archiveA.close();
+      await archiveB.close();
+      await a.close();
+      await b.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+describe.each(factories)("a copy another process archived ($name)", (factory) => {
+  it("P8: a page another process stored tonight is found stored tonight, not asked again", async () => {
+    const p = await twoProcesses(await factory.fresh());
+    try {
+      // Last night, this process kept the page; tonight it looks it up (the first source
+      // reading it, answered 304, nothing archived by this process).
+      await p.archiveA.write(
+        exchange(URL_U, "<rss>one</rss>", { at: LAST_NIGHT, headers: { etag: '"v1"' } }),
+      );
+      expect(await p.copiesA.storedSince(URL_U, TONIGHT)).toBeUndefined();
+      expect(await p.copiesA.get(URL_U)).toEqual({ etag: '"v1"' });
+      // Another process reads the page tonight and keeps its new answer.
+      await p.archiveB.write(
+        exchange(URL_U, "<rss>two</rss>", { at: TONIGHT + 60_000, headers: { etag: '"v2"' } }),
+      );
+      // This process, asked again (a second source of the same page, a redirect to it):
+      // tonight's copy is there, and the page must not be asked for again.
+      const tonight = await p.copiesA.storedSince(URL_U, TONIGHT);
+      expect(tonight && new TextDecoder().decode(tonight.body)).toBe("<rss>two</rss>");
+    } finally {
+      await p.close();
+    }
+  });
+
+  it("P12: the validators sent back are the latest stored, whichever process stored them", async () => {
+    const p = await twoProcesses(await factory.fresh());
+    try {
+      await p.archiveA.write(
+        exchange(URL_U, "<rss>one</rss>", { at: LAST_NIGHT, headers: { etag: '"v1"' } }),
+      );
+      expect(await p.copiesA.get(URL_U)).toEqual({ etag: '"v1"' });
+      await p.archiveB.write(
+        exchange(URL_U, "<rss>two</rss>", { at: TONIGHT + 60_000, headers: { etag: '"v2"' } }),
+      );
+      expect(await p.copiesA.get(URL_U)).toEqual({ etag: '"v2"' });
+    } finally {
+      await p.close();
+    }
+  });
+});
