@@ -9,9 +9,10 @@ import type { PoliteFetcher } from "../net/fetcher.js";
 import type { JournalPort } from "../net/journal.js";
 import { isRecheckNight } from "../policy/recheck.js";
 import { siteOf } from "../policy/site.js";
-import type { Catalog } from "../sources/catalog/types.js";
+import type { Source, WayIn } from "../sources/catalog/types.js";
 import { archiveDir, WarcArchive } from "../store/archive/index.js";
 import { ArchiveValidators } from "../store/archive/validators.js";
+import { type SourceRef, sourceEntries } from "../store/catalog-sources.js";
 import type { Store } from "../store/db.js";
 import { newHolderId } from "../store/holder.js";
 import { SqlJournal } from "../store/journal.js";
@@ -39,13 +40,19 @@ export interface NightRunOptions extends NetOptions {
   onSourceError?(sourceId: string, err: unknown): void;
 }
 
+/**
+ * Runs the night over the store's sources in use (`sources`: after the catalog's import, exactly
+ * the catalog's), each with its whole entry as the import stored it.
+ */
 export async function runNightWithStore(
   store: Store,
-  catalog: Catalog,
+  sources: readonly SourceRef[],
   opts: NightRunOptions,
 ): Promise<NightSummary> {
   const { ids } = opts;
   const db = store.db;
+  const load = async (of: readonly string[]): Promise<Source[]> =>
+    (await sourceEntries(db, of)).map((r) => JSON.parse(r.entry) as Source);
   // P9, P10 across machines: on PostgreSQL every host reads the database server's time (the
   // host's clock it is given, corrected by its offset from the server's).
   const clock = store.dialect === "postgres" ? await storeClock(db, opts.clock) : opts.clock;
@@ -74,11 +81,11 @@ export async function runNightWithStore(
   let fetcher: PoliteFetcher | undefined;
   try {
     const summary = await runNight(
-      catalog,
+      { list: sources, load },
       {
         store: nightStore,
         clock,
-        reader: await loadWayReader(catalog.sources),
+        reader: await loadWayReader(await waysOf(sources, load)),
         // P8/P12: validators and 304 answers come from the archive when there is one.
         validators: copies ?? nightStore,
         siteOf,
@@ -126,4 +133,27 @@ export async function runNightWithStore(
     await copies?.close();
     await archive?.close();
   }
+}
+
+/** Sources read a batch at a time to see which ways the night reads. */
+const WAYS_BATCH = 500;
+
+/**
+ * One way of each kind (platform, or else access) the sources hold, read a batch at a time:
+ * what the night's reader needs loaded (lazy-reader.ts), without holding every entry.
+ */
+async function waysOf(
+  list: readonly { id: string }[],
+  load: (ids: readonly string[]) => Promise<Source[]>,
+): Promise<(WayIn & { alternates: WayIn[] })[]> {
+  const kinds = new Map<string, WayIn>();
+  for (let i = 0; i < list.length; i += WAYS_BATCH) {
+    for (const s of await load(list.slice(i, i + WAYS_BATCH).map((x) => x.id))) {
+      for (const { access, platform, url } of [s, ...s.alternates]) {
+        const key = platform !== undefined ? `platform ${platform}` : access;
+        if (!kinds.has(key)) kinds.set(key, { access, url, ...(platform ? { platform } : {}) });
+      }
+    }
+  }
+  return [...kinds.values()].map((w) => ({ ...w, alternates: [] }));
 }

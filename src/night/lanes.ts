@@ -19,8 +19,14 @@ import { MIN_GAP_MS } from "../policy/constants.js";
 import type { Source } from "../sources/catalog/types.js";
 import type { SourceHistory } from "./types.js";
 
+/**
+ * What the plan knows of a source: its id, government and URL (its site). Its whole entry (its
+ * ways in) is loaded when its lane starts (run-night.ts, `NightSources`).
+ */
+export type PlanSource = Pick<Source, "id" | "government" | "url">;
+
 export interface PlannedSource {
-  source: Source;
+  source: PlanSource;
   history: SourceHistory;
 }
 
@@ -138,7 +144,7 @@ function chooseCut(lanes: readonly Lane[], cost: number, sources: number): Set<L
 
 export function planLanes(
   items: readonly PlannedSource[],
-  siteOfSource: (s: Source) => string,
+  siteOfSource: (s: PlanSource) => string,
   opts?: PlanOptions,
 ): Lane[] {
   const bySiteMap = new Map<string, PlannedSource[]>();

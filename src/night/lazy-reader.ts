@@ -2,9 +2,10 @@
  * The night's WayReader, with only the readers its catalog's ways need loaded: the presets
  * (and with them the HTML parser) only for a catalog that names a platform, the feed parser
  * only for feeds, the HTML parser only for pages and forms, the CSV and spreadsheet readers
- * only for downloads. Each is several MB of a night's resident memory (docs/benchmarks.md
- * "A night's memory"); test/cli/lazy-load.test.ts says which a night of
- * feeds loads. The catalog is fixed for the night, so every way it will read is known here.
+ * only for downloads, the schemas (zod) of api field maps and download columns only for those
+ * ways. Each is several MB of a night's resident memory (docs/benchmarks.md "A night's
+ * memory"); test/cli/lazy-load.test.ts says which a night of feeds loads. The catalog is fixed
+ * for the night, so every way it will read is known here.
  */
 import type { WayIn } from "../sources/catalog/types.js";
 import type { GenericReaders } from "../sources/extract/dispatch.js";
@@ -41,6 +42,10 @@ export async function loadWayReader(
     access.has("feed") &&
       import("../sources/extract/feed.js").then((m) => {
         readers.feed = m.extractFeed;
+      }),
+    (access.has("api") || access.has("download")) &&
+      import("../sources/catalog/schema.js").then((m) => {
+        parts.specs = { apiSpec: m.apiSpec, downloadSpec: m.downloadSpec };
       }),
     access.has("api") &&
       import("../sources/extract/api.js").then((m) => {

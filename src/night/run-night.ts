@@ -13,7 +13,7 @@ import type { Catalog, Source } from "../sources/catalog/types.js";
 import { type CheckContext, checkSource } from "./check-source.js";
 import type { DurableSummary } from "./durable-window.js";
 import { flagsFor } from "./flags.js";
-import { type Lane, type PlannedSource, planLanes } from "./lanes.js";
+import { type Lane, type PlannedSource, type PlanSource, planLanes } from "./lanes.js";
 import { failureOutcome, SITE_CLOSED_REASON } from "./outcome.js";
 import { runPool } from "./pool.js";
 import type { NightState, NightStore, TonightHistory } from "./ports.js";
@@ -96,16 +96,36 @@ export interface OfflineReport {
   canary?: { url: string; reason: string };
 }
 
+/**
+ * The night's sources as the plan needs them (`list`: id, government, URL), and the whole
+ * entries of a lane's sources, loaded when the lane starts (`load`): a night of 20,000 sources
+ * holds the entries of the lanes under way only (issue 13). A catalog held in memory is one.
+ */
+export interface NightSources {
+  list: readonly PlanSource[];
+  /** The entries of these sources (every id asked for that is known), in any order. */
+  load(ids: readonly string[]): Promise<readonly Source[]>;
+}
+
+function inMemory(sources: readonly Source[]): NightSources {
+  const byId = new Map(sources.map((s) => [s.id, s]));
+  return {
+    list: sources,
+    load: async (ids) => ids.flatMap((id) => byId.get(id) ?? []),
+  };
+}
+
 export async function runNight(
-  catalog: Catalog,
+  catalog: Pick<Catalog, "sources"> | NightSources,
   deps: NightDeps,
   opts: NightOptions,
 ): Promise<NightSummary> {
   const { store, clock } = deps;
+  const sources = "list" in catalog ? catalog : inMemory(catalog.sources);
   const state = await store.openNight(opts.night, clock.now(), clock.now() + opts.deadlineMs);
-  const siteOfSource = (s: Source) => deps.siteOf(s.url);
+  const siteOfSource = (s: PlanSource) => deps.siteOf(s.url);
   await store.syncSources(
-    catalog.sources.map((s) => ({
+    sources.list.map((s) => ({
       id: s.id,
       government: s.government,
       url: s.url,
@@ -115,12 +135,12 @@ export async function runNight(
   );
   const histories = await store.histories(
     opts.night,
-    catalog.sources.map((s) => s.id),
+    sources.list.map((s) => s.id),
   );
   const planned: PlannedSource[] = [];
   let alreadyDone = 0;
   let skippedNotRead = 0;
-  for (const source of catalog.sources) {
+  for (const source of sources.list) {
     const history = histories.get(source.id) as TonightHistory;
     if (history.doneTonight) alreadyDone++;
     else if (
@@ -226,6 +246,15 @@ export async function runNight(
     store.renewLanes(opts.night, holder, clock.now()),
   );
   const runLane = async (lane: Lane): Promise<void> => {
+    // The lane's whole entries, held while it runs.
+    const entries = new Map(
+      (await sources.load(lane.sources.map((p) => p.source.id))).map((s) => [s.id, s]),
+    );
+    const entryOf = (id: string): Source => {
+      const entry = entries.get(id);
+      if (entry === undefined) throw new NorError("E_INTERNAL", `no catalog entry for ${id}`);
+      return entry;
+    };
     for (const { source, history } of lane.sources) {
       // Another worker (before a restart, or one that died) may have checked it already.
       if (await store.isDone(opts.night, source.id)) continue;
@@ -257,9 +286,10 @@ export async function runNight(
         result = offlineResult(source.id, now);
       } else {
         try {
+          const entry = entryOf(source.id);
           result = !history.reading
-            ? await recheckSource(fetcher, clock, source, deps.validators)
-            : await checkSource(ctx, source, history);
+            ? await recheckSource(fetcher, clock, entry, deps.validators)
+            : await checkSource(ctx, entry, history);
           if (observe(lane.site, result)) {
             result = {
               ...offlineResult(source.id, result.startedAt),

@@ -4,6 +4,7 @@
  * loads only the readers its catalog needs (lazy-reader.ts).
  */
 
+import { apiSpec, downloadSpec } from "../sources/catalog/schema.js";
 import { extractApi } from "../sources/extract/api.js";
 import { extractDownload } from "../sources/extract/download.js";
 import { extractFeed } from "../sources/extract/feed.js";
@@ -17,4 +18,5 @@ export const wayReader: WayReader = wayReaderOf({
   getPlatform,
   readers: { feed: extractFeed, api: extractApi, download: extractDownload, page: extractPage },
   nextFormPage,
+  specs: { apiSpec, downloadSpec },
 });

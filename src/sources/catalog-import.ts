@@ -18,6 +18,7 @@ import {
 import type { Db } from "../store/db.js";
 import type { CatalogChangeKind } from "../store/schema/sources.js";
 import { type CatalogOrigins, checkCatalog, sectionParts } from "./catalog/load.js";
+import { type CatalogStamp, stampCatalogFiles } from "./catalog/stamp.js";
 import type { Catalog, Government, Lead, Source } from "./catalog/types.js";
 
 export interface EntityChange {
@@ -81,6 +82,13 @@ function sourceRow(s: Source, file: string): SourceFields {
 export interface ImportOptions {
   /** Retire more than a tenth of the sources in one import (otherwise refused). */
   allowRetire?: boolean;
+  /**
+   * The stamp of the files the catalog was read from, taken before they were read
+   * (catalog/stamp.ts): recorded with the rows when the files were not written to since, so
+   * a night of the same files can skip them. Without it (a catalog that is not files as they
+   * are) the store's stamp is cleared, and the next night reads its files.
+   */
+  stamp?: CatalogStamp | undefined;
 }
 
 /** What an import did, or why it wrote nothing (a value; each caller words it). */
@@ -250,6 +258,8 @@ export async function importCatalogInput(
     await tx.write(srcRetire.gone);
     changes.push(...srcRetire.gone);
     const leads = await relistLeads(tx, input.leads(), at);
+    // Asked last: a file written to at any time while it was read is not vouched for.
+    await tx.stamp(opts.stamp?.unchanged() ? opts.stamp.digest : null);
     const touched = changes.filter((c) => c.change !== "retired").length;
     return { kind: "imported", diff: { changes, unchanged: total - touched, leads } };
   });
@@ -296,6 +306,8 @@ export async function importCatalogFiles(
   now: () => number,
   opts: ImportOptions = {},
 ): Promise<ImportOutcome> {
+  // Taken before the files are read: what was read afterwards is what it vouches for.
+  const stamp = stampCatalogFiles(files);
   const { index } = checkCatalog(
     files.map((file) => ({ file })),
     () => ({}),
@@ -317,7 +329,7 @@ export async function importCatalogFiles(
   };
   const store = await open();
   try {
-    return await importCatalogInput(store.db, input, now(), opts);
+    return await importCatalogInput(store.db, input, now(), { ...opts, stamp });
   } finally {
     await store.close();
   }

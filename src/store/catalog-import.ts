@@ -59,6 +59,11 @@ export interface CatalogImportTx {
   /** The leads as they stand, then none: the import lists the catalog's anew (`addLeads`). */
   takeLeads(): Promise<LeadState[]>;
   addLeads(rows: readonly LeadFields[]): Promise<void>;
+  /**
+   * Records the stamp of the files this import read (src/sources/catalog/stamp.ts), or none
+   * (null) when it cannot vouch for them: the rows and the stamp land together.
+   */
+  stamp(digest: string | null): Promise<void>;
 }
 
 /** Rows per statement: well under SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
@@ -155,6 +160,10 @@ function importTx(tx: Tx, at: string): CatalogImportTx {
       for (const part of slices(rows)) {
         if (part.length > 0) await tx.insertInto("leads").values(part).execute();
       }
+    },
+    async stamp(digest) {
+      await tx.deleteFrom("catalog_stamp").execute();
+      await tx.insertInto("catalog_stamp").values({ id: 1, digest, stamped_at: at }).execute();
     },
   };
 }

@@ -145,7 +145,7 @@ describe("nor loads only what the command needs", () => {
     expect(night.modules.some((m) => /\/node_modules\/undici\//.test(m))).toBe(true);
   });
 
-  it("a `nor night` of feeds loads the feed parser, but no HTML parser, preset, CSV reader or form reader, and only undici's agent", async () => {
+  it("a `nor night` of feeds loads the feed parser, but no HTML parser, preset, CSV reader or form reader, and only undici's agent; the next night of the same files, no yaml or zod", async () => {
     // docs/benchmarks.md "A night's memory": the readers a night loads are those its catalog's
     // ways need (src/night/lazy-reader.ts), and of undici only what the transport uses.
     const asked: string[] = [];
@@ -199,6 +199,28 @@ describe("nor loads only what the command needs", () => {
       const undici = [...modules, ...required].filter((m) => m.includes("/node_modules/undici/"));
       expect(undici.some((m) => m.endsWith("/undici/lib/dispatcher/agent.js"))).toBe(true);
       expect(undici.filter((m) => /\/undici\/(index\.js|lib\/web\/)/.test(m))).toEqual([]);
+      // The first night read, validated and imported the catalog (yaml, zod).
+      const catalogCode =
+        /\/node_modules\/(yaml|zod)\/|\/dist\/sources\/catalog\/(load|schema)\.js/;
+      expect(modules.some((m) => catalogCode.test(m))).toBe(true);
+      // The next night of the same files, the ones last imported: not read again, so neither
+      // the YAML parser nor zod is loaded (issue 13; src/sources/catalog/stamp.ts).
+      const again = await modulesLoadedByAsync([
+        "night",
+        "--catalog",
+        catalog,
+        "--data",
+        night,
+        "--night",
+        "2026-11-06",
+        "--allow-private-addresses",
+        "--gap-ms",
+        "0",
+      ]);
+      expect(again.code).toBe(0);
+      expect(asked.filter((p) => p === "/feed.rss")).toHaveLength(2);
+      expect(again.modules.filter((m) => catalogCode.test(m))).toEqual([]);
+      expect(again.modules.some((m) => /\/node_modules\/feedsmith\//.test(m))).toBe(true);
     } finally {
       await new Promise((r) => server.close(r));
     }

@@ -87,16 +87,7 @@ describe("a night too short for its sources (P13)", () => {
 
   it("P13: the plan: a night that does not fit runs last night's unreached first, then the cheapest lanes per source, and leaves the costliest last", () => {
     const src = (site: string, i: number, ms: number, unreachedLast = false): PlannedSource => ({
-      source: {
-        id: `${site}/${i}`,
-        government: "g",
-        records: "agendas",
-        access: "feed",
-        url: `https://www.${site}/list/${i}`,
-        alternates: [],
-        backfill: { pagesPerNight: 3 },
-        confirmed: true,
-      },
+      source: { id: `${site}/${i}`, government: "g", url: `https://www.${site}/list/${i}` },
       history: {
         reading: true,
         unreachedLast,

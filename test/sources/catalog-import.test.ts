@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { syntheticCatalog } from "../../scripts/generate-catalog.js";
 import { loadCatalogWithFiles, parseCatalog } from "../../src/sources/catalog/load.js";
+import { stampCatalogFiles } from "../../src/sources/catalog/stamp.js";
 import {
   formatDiff,
   type ImportDiff,
@@ -11,6 +12,7 @@ import {
   importCatalog,
   importCatalogFiles,
 } from "../../src/sources/catalog-import.js";
+import { catalogStampOf, sourceEntries, sourcesInUse } from "../../src/store/catalog-sources.js";
 import { openStore } from "../../src/store/db.js";
 import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "../store/stores.js";
 
@@ -207,6 +209,68 @@ describe.each(factories)("importCatalog on $name", (factory) => {
       await store.close();
     }
   });
+  it("every import records the stamp of the files it read, or none; the sources in use are read only under that stamp", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "nor-import-stamp-"));
+    const file = join(dir, "c.yaml");
+    const yaml = (url: string) =>
+      `governments:\n  - { id: g, name: G, kind: city }\nsources:\n${s("b", url)}${s("a", "https://x.gov/a")}`;
+    writeFileSync(file, yaml("https://x.gov/b"));
+    const loc = await factory.fresh();
+    const store = await openStore(loc);
+    const reopen = async () => ({ db: store.db, close: async () => {} });
+    try {
+      expect(await catalogStampOf(store.db)).toBeUndefined();
+      const stamp = stampCatalogFiles([file]);
+      expect(stamp?.unchanged()).toBe(true);
+      diffOf(await importCatalogFiles([file], reopen, () => T1));
+      expect(await catalogStampOf(store.db)).toBe(stamp?.digest);
+      const inUse = [
+        { id: "a", government: "g", url: "https://x.gov/a" },
+        { id: "b", government: "g", url: "https://x.gov/b" },
+      ];
+      expect(await sourcesInUse(store.db, { stamp: stamp?.digest as string })).toEqual(inUse);
+      expect(await sourcesInUse(store.db, { stamp: "another" })).toBeUndefined();
+      // Each entry as validated, the way the night reads it.
+      const [entry] = await sourceEntries(store.db, ["b"]);
+      expect(JSON.parse(entry?.entry ?? "")).toMatchObject({
+        id: "b",
+        access: "feed",
+        alternates: [],
+        backfill: { pagesPerNight: 3 },
+      });
+
+      // The same catalog held in memory: nothing changes, but no file is vouched for.
+      const { catalog, origins: from } = loadCatalogWithFiles([file]);
+      expect(diffOf(await importCatalog(store.db, catalog, from, T2)).changes).toEqual([]);
+      expect(await catalogStampOf(store.db)).toBeUndefined();
+      expect(await sourcesInUse(store.db, { stamp: stamp?.digest as string })).toBeUndefined();
+      expect(await sourcesInUse(store.db)).toEqual(inUse);
+
+      // A file written to while it is read is not vouched for either.
+      const racing = stampCatalogFiles([file]);
+      writeFileSync(file, yaml("https://x.gov/b2"));
+      expect(racing?.unchanged()).toBe(false);
+      diffOf(await importCatalog(store.db, catalog, from, T3, { stamp: racing }));
+      expect(await catalogStampOf(store.db)).toBeUndefined();
+
+      // A refused import writes nothing, the stamp included.
+      writeFileSync(file, yaml("https://x.gov/b"));
+      diffOf(await importCatalogFiles([file], reopen, () => T3));
+      const kept = await catalogStampOf(store.db);
+      expect(kept).toBe(stampCatalogFiles([file])?.digest);
+      writeFileSync(
+        file,
+        `governments:\n  - { id: g, name: G, kind: city }\nsources:\n${s("c", "https://x.gov/c")}`,
+      );
+      expect((await importCatalogFiles([file], reopen, () => T3 + 1)).kind).toBe(
+        "too-many-retired",
+      );
+      expect(await catalogStampOf(store.db)).toBe(kept);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("lists the catalog's leads anew on each import, in catalog order, keeping when each was first listed", async () => {
     const store = await openStore(await factory.fresh());
     const withLeads = (leads: string) =>

@@ -23,6 +23,7 @@ import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
 import type { Catalog } from "../../sources/catalog/types.js";
 import { importCatalog } from "../../sources/catalog-import.js";
 import { nightTotals } from "../../store/admin.js";
+import { sourcesInUse } from "../../store/catalog-sources.js";
 import { openStore, type Store } from "../../store/db.js";
 import { createApp } from "../../web/app.js";
 import { hashPassword } from "../../web/console/password.js";
@@ -173,7 +174,8 @@ async function demoNight(
       startedAt,
     ),
   );
-  const summary = await runNightWithStore(store, catalog, {
+  // The night runs the sources the store holds: the demo's catalog, imported just before.
+  const summary = await runNightWithStore(store, (await sourcesInUse(store.db)) ?? [], {
     night,
     deadlineMs: DEMO_DEADLINE_MS,
     concurrency: 16,

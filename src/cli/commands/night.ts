@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import type { Command } from "commander";
 import pino from "pino";
@@ -11,11 +13,17 @@ import { acquireNightLock } from "../../night/night-lock.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
 import { isNightDate, NIGHT_SPAN_MS, nightOf } from "../../policy/night-date.js";
 import { siteOf } from "../../policy/site.js";
-import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
-import { diffCounts, diffLine, importCatalog } from "../../sources/catalog-import.js";
+import { type CatalogStamp, stampCatalogFiles } from "../../sources/catalog/stamp.js";
 import { nightRow, nightTotals, settleUnfinishedNights } from "../../store/admin.js";
 import { advisoryLock } from "../../store/advisory-lock.js";
-import { ensureDataDir, openStore, type Store, storeLocationFromOptions } from "../../store/db.js";
+import { type SourceRef, sourcesInUse } from "../../store/catalog-sources.js";
+import {
+  type Db,
+  ensureDataDir,
+  openStore,
+  type Store,
+  storeLocationFromOptions,
+} from "../../store/db.js";
 import { importedOrStop } from "../import-outcome.js";
 import { stderr } from "../io.js";
 import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../net-options.js";
@@ -120,10 +128,15 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   const workers = opts.workers === undefined ? 1 : wholeNumber(opts.workers, "--workers", 1);
   if (opts.canary !== undefined) canaryUrl(opts.canary);
   const net = netOptions(opts);
-  const { catalog, origins } = loadCatalogWithFiles(opts.catalog);
+  // Taken before anything reads the files: an import records what it vouches for.
+  const stamp = stampCatalogFiles(opts.catalog);
   const loc = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
   // The archive (P8) and the night lock live in the data directory, whichever the database.
   const dataDir = loc.kind === "sqlite" ? loc.dir : (opts.data ?? "data");
+  // Files that cannot be read, or a store not made yet, cannot have been imported unchanged:
+  // the catalog is read and validated first, so a broken one creates nothing.
+  const fresh = !existsSync(loc.kind === "sqlite" ? join(dataDir, "nor.db") : dataDir);
+  let read = stamp === undefined || fresh ? await readCatalog(opts.catalog) : undefined;
   ensureDataDir(dataDir);
   const store = await openStore(loc);
   // Several `nor night` on one store share the night: lanes are leased per site and every
@@ -132,6 +145,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   let night: string;
   let log: pino.Logger;
   let start: NightStart;
+  let sources: SourceRef[];
   const tty = stderr().isTTY === true;
   const runStart = clock.now();
   const children: ChildProcess[] = [];
@@ -160,34 +174,26 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         else log.warn(note);
       }
       // The directory shows what the night read: the catalog is imported as a diff first
-      // (a source gone from the file is retired, never deleted), as `nor catalog import`.
-      const diff = importedOrStop(
-        await importCatalog(store.db, catalog, origins, clock.now(), {
-          allowRetire: opts.allowRetire === true,
-        }),
-      );
+      // (a source gone from the file is retired, never deleted), as `nor catalog import`;
+      // unless these files, byte for byte, are the ones last imported (their stamp), when the
+      // store already holds exactly their sources. The night runs the sources in use.
+      sources = await sourcesOfCatalog(store.db, read ?? opts.catalog, stamp, {
+        now: clock.now(),
+        allowRetire: opts.allowRetire === true,
+        said: (line, record) => {
+          if (tty) stderr().write(`nor night: catalog imported: ${line}\n`);
+          else log.info(record, "catalog imported");
+        },
+      });
+      read = undefined; // the entries are the store's from here on: let these go
       const opened = await nightRow(store.db, night);
       start = {
         night,
         resumed: opened !== undefined,
         deadlineAt: opened ? Date.parse(opened.deadlineAt) : runStart + deadlineMs,
-        sources: catalog.sources.length,
-        sites: new Set(catalog.sources.map((s) => siteOf(s.url))).size,
+        sources: sources.length,
+        sites: new Set(sources.map((s) => siteOf(s.url))).size,
       };
-      if (diff.changes.length > 0) {
-        if (tty) stderr().write(`nor night: catalog imported: ${diffLine(diff)}\n`);
-        else
-          log.info(
-            {
-              catalogChanges: diff.changes.length,
-              ...diffCounts(diff),
-              retired: diff.changes
-                .filter((c) => c.entity === "source" && c.change === "retired")
-                .map((c) => c.id),
-            },
-            "catalog imported",
-          );
-      }
       // P13: a night that had finished and whose deadline has passed is over: running it
       // again could ask nothing and would only overwrite what it recorded (a checker-offline
       // source as unreached, its end time past its deadline). Said, and left as it is. (One
@@ -224,7 +230,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     log.info({ ...rest, deadlineAt: new Date(start.deadlineAt).toISOString() }, "night start");
   }
   try {
-    const summary = await runNightWithStore(store, catalog, {
+    const summary = await runNightWithStore(store, sources, {
       night,
       deadlineMs,
       concurrency,
@@ -278,6 +284,52 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
     await store.close();
   }
+}
+
+/**
+ * The sources in use after the catalog files are imported, or without importing them when
+ * their stamp is the store's (src/sources/catalog/stamp.ts): then the files are not read,
+ * and neither the YAML parser nor zod is loaded (issue 13). `said` hears a diff that changed
+ * something: a line for a person and a record for the log.
+ */
+async function sourcesOfCatalog(
+  db: Db,
+  /** The files, or the catalog already read from them. */
+  from: string[] | ReadCatalog,
+  stamp: CatalogStamp | undefined,
+  opts: {
+    now: number;
+    allowRetire: boolean;
+    said(line: string, record: Record<string, unknown>): void;
+  },
+): Promise<SourceRef[]> {
+  if (Array.isArray(from) && stamp?.unchanged()) {
+    const held = await sourcesInUse(db, { stamp: stamp.digest });
+    if (held !== undefined) return held;
+  }
+  const { catalog, origins } = Array.isArray(from) ? await readCatalog(from) : from;
+  const { diffCounts, diffLine, importCatalog } = await import("../../sources/catalog-import.js");
+  const diff = importedOrStop(
+    await importCatalog(db, catalog, origins, opts.now, { allowRetire: opts.allowRetire, stamp }),
+  );
+  if (diff.changes.length > 0) {
+    opts.said(diffLine(diff), {
+      catalogChanges: diff.changes.length,
+      ...diffCounts(diff),
+      retired: diff.changes
+        .filter((c) => c.entity === "source" && c.change === "retired")
+        .map((c) => c.id),
+    });
+  }
+  return (await sourcesInUse(db)) as SourceRef[];
+}
+
+type ReadCatalog = ReturnType<typeof import("../../sources/catalog/load.js").loadCatalogWithFiles>;
+
+/** The catalog files read and validated (the YAML parser and zod loaded for it). */
+async function readCatalog(files: string[]): Promise<ReadCatalog> {
+  const { loadCatalogWithFiles } = await import("../../sources/catalog/load.js");
+  return loadCatalogWithFiles(files);
 }
 
 /** `--canary`: an http(s) URL with a host and no user-info, checked before anything is touched. */

@@ -25,6 +25,7 @@ import {
 } from "../../policy/schedule.js";
 import { formatInZone, IANA_ZONE_RULE, isIanaZone } from "../../policy/zone.js";
 import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
+import { stampCatalogFiles } from "../../sources/catalog/stamp.js";
 import { importCatalog } from "../../sources/catalog-import.js";
 import { resumableNight } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
@@ -111,6 +112,8 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
   netOptions(opts);
   const { origin, clientAddress } = webOptions(opts);
   const files = opts.catalog?.length ? opts.catalog : bundledCatalog();
+  // Taken before the files are read: the nights started here skip files imported unchanged.
+  const stamp = stampCatalogFiles(files);
   const { catalog, origins } = loadCatalogWithFiles(files);
   const dataDir = resolve(opts.data);
 
@@ -154,6 +157,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
       diff = importedOrStop(
         await importCatalog(store.db, catalog, origins, clock.now(), {
           allowRetire: opts.allowRetire === true,
+          stamp,
         }),
       );
     } catch (err) {

@@ -6,7 +6,7 @@
  * throw as `extract-error`.
  */
 import { NorError } from "../../errors.js";
-import { apiSpec, downloadSpec } from "../catalog/schema.js";
+import type { apiSpec, downloadSpec } from "../catalog/schema.js";
 import type { WayIn } from "../catalog/types.js";
 import type { Platform } from "../platforms/types.js";
 import type { Extraction, ReadContext } from "../record.js";
@@ -23,10 +23,21 @@ export interface GenericReaders {
   page: typeof extractPage;
 }
 
+/**
+ * The schemas (zod) of an api way's field map and a download way's columns, checked as they
+ * are read: loaded only with those readers, so a night of feeds and pages never loads zod.
+ */
+export interface WaySpecs {
+  apiSpec: typeof apiSpec;
+  downloadSpec: typeof downloadSpec;
+}
+
 /** The presets by name, and the generic readers, as far as they are loaded. */
 export interface ExtractParts {
   getPlatform(name: string): Platform | undefined;
   readers: Partial<GenericReaders>;
+  /** Loaded with the api and download readers. */
+  specs?: WaySpecs;
 }
 
 function config(way: WayIn, what: string): never {
@@ -62,14 +73,16 @@ export function extractWith(
       return loaded(r.api, way)(
         body,
         url,
-        apiSpec.parse(way.api ?? config(way, "api field mapping")),
+        loaded(parts.specs, way).apiSpec.parse(way.api ?? config(way, "api field mapping")),
         ctx,
       );
     case "download":
       return loaded(r.download, way)(
         body,
         url,
-        downloadSpec.parse(way.download ?? config(way, "download column mapping")),
+        loaded(parts.specs, way).downloadSpec.parse(
+          way.download ?? config(way, "download column mapping"),
+        ),
         ctx,
       );
     case "page":

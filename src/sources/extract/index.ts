@@ -4,6 +4,7 @@
  * (dispatch.ts). Only broken configuration or a bug throws; the night records a throw as
  * `extract-error`.
  */
+import { apiSpec, downloadSpec } from "../catalog/schema.js";
 import type { WayIn } from "../catalog/types.js";
 import { getPlatform } from "../platforms/index.js";
 import type { Extraction } from "../record.js";
@@ -16,6 +17,7 @@ import { extractPage } from "./page.js";
 const ALL: ExtractParts = {
   getPlatform,
   readers: { feed: extractFeed, api: extractApi, download: extractDownload, page: extractPage },
+  specs: { apiSpec, downloadSpec },
 };
 
 export function extractWay(

@@ -10,6 +10,7 @@ import * as m011 from "./011-console-read-indexes.js";
 import * as m012 from "./012-leads.js";
 import * as m013 from "./013-page-reads.js";
 import * as m014 from "./014-page-read-ids.js";
+import * as m015 from "./015-catalog-stamp.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -24,6 +25,7 @@ export const migrations: Record<string, Migration> = {
   "012-leads": m012,
   "013-page-reads": m013,
   "014-page-read-ids": m014,
+  "015-catalog-stamp": m015,
 };
 
 export const migrationProvider: MigrationProvider = {

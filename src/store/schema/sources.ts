@@ -65,9 +65,21 @@ export interface CatalogChangeRow {
   fields: string | null;
 }
 
+/**
+ * The stamp of the catalog files last imported (one row, id 1): their names, bytes and the
+ * importer's code, hashed (src/sources/catalog/stamp.ts); null when that import could not vouch
+ * for what it read. Written in each import's transaction, so it always describes the rows.
+ */
+export interface CatalogStampRow {
+  id: number;
+  digest: string | null;
+  stamped_at: string;
+}
+
 export type SourcesTables = {
   governments: GovernmentRow;
   sources: SourceRow;
   catalog_changes: CatalogChangeRow;
   leads: LeadRow;
+  catalog_stamp: CatalogStampRow;
 };

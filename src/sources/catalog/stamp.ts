@@ -1,0 +1,159 @@
+/**
+ * The stamp of catalog files: what an import of them writes into the store is a function of,
+ * hashed. Their names as given (each source keeps the file it came from), their bytes, in
+ * order, and the importer itself: STAMP_VERSION, the code under src/sources (the loader, the
+ * schema and its defaults, the preset names that fill in a way's access, the diff) and the
+ * store's side of the import, and the versions of the YAML parser and of zod.
+ *
+ * Every import of files records their stamp in the store, in the transaction that writes their
+ * rows (src/store/catalog-import.ts); an import of a catalog held in memory, or of files
+ * written to while they were read, records none. A night whose files have the stamp the store
+ * holds runs the sources the store holds (exactly the catalog's, each with its whole entry)
+ * without reading, validating and importing the files again, and without loading the YAML
+ * parser or zod (issue 13, docs/benchmarks.md "A night's memory"). Any difference (a byte of a
+ * file, a file added, renamed or reordered, another catalog imported since, a store from before
+ * the stamp, the importer's code) means a full import, as before.
+ *
+ * This module loads neither yaml nor zod.
+ */
+import { createHash, type Hash, randomUUID } from "node:crypto";
+import {
+  closeSync,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  statSync,
+} from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/**
+ * Raise it with a change to what an import writes that the code hashed below does not show
+ * (a library the loader uses, other than yaml and zod, upgraded): the next night then reads
+ * and imports its files again. A change to the code under src/sources needs no raise.
+ */
+export const STAMP_VERSION = 1;
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+/** `.ts` when run from the sources (tests), `.js` from dist/. */
+const EXT = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
+
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...filesUnder(p));
+    else if (/\.(js|ts|mjs|cjs|json)$/.test(e.name) && !e.name.endsWith(".d.ts")) out.push(p);
+  }
+  return out;
+}
+
+let importer: string | undefined;
+
+/**
+ * The importer's version: STAMP_VERSION, the hash of its code and its libraries' versions,
+ * read once per process. Code that cannot be read gives a value of this process alone, so no
+ * import is ever skipped on its word.
+ */
+export function importerVersion(): string {
+  if (importer === undefined) {
+    try {
+      const sources = join(HERE, "..");
+      const files = [
+        ...filesUnder(sources),
+        join(sources, "..", "store", `catalog-import${EXT}`),
+        join(sources, "..", "store", "schema", `sources${EXT}`),
+      ].sort();
+      const h = createHash("sha256");
+      for (const f of files) {
+        h.update(relative(sources, f)).update("\0").update(readFileSync(f)).update("\0");
+      }
+      const require = createRequire(import.meta.url);
+      for (const lib of ["yaml", "zod"]) {
+        const { version } = JSON.parse(
+          readFileSync(require.resolve(`${lib}/package.json`), "utf8"),
+        ) as { version: string };
+        h.update(`${lib}@${version}\0`);
+      }
+      importer = `${STAMP_VERSION}:${h.digest("base64url")}`;
+    } catch {
+      importer = `${STAMP_VERSION}:unknown:${randomUUID()}`;
+    }
+  }
+  return importer;
+}
+
+/** What says a file was not written to: its identity, size, and modification and change times. */
+function identity(file: string): string {
+  const s = statSync(file, { bigint: true });
+  return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+}
+
+const BLOCK = 1024 * 1024;
+
+function hashFile(h: Hash, file: string): void {
+  const fd = openSync(file, "r");
+  try {
+    if (fstatSync(fd).isDirectory()) throw new Error(`${file} is a directory`);
+    const buf = Buffer.allocUnsafe(BLOCK);
+    let size = 0;
+    for (;;) {
+      const n = readSync(fd, buf, 0, BLOCK, null);
+      if (n === 0) break;
+      h.update(buf.subarray(0, n));
+      size += n;
+    }
+    h.update(`\0${size}\0`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The stamp of catalog files, and whether they are still as they were when it was taken. */
+export interface CatalogStamp {
+  digest: string;
+  /**
+   * True while no file was written to since the stamp was taken (the same file, size,
+   * modification and change times, and the same bytes): asked after an import, so that only
+   * the bytes the import read are vouched for.
+   */
+  unchanged(): boolean;
+}
+
+/**
+ * The stamp of these files, in this order, under these names; undefined when one cannot be
+ * read (the import that follows says why).
+ */
+export function stampCatalogFiles(files: readonly string[]): CatalogStamp | undefined {
+  try {
+    // Their identities first: a write while they are hashed shows as a change afterwards.
+    const before = files.map(identity);
+    const digest = digestOf(files);
+    return {
+      digest,
+      unchanged: () => {
+        try {
+          // The times first, then the bytes again (a file system's times are coarse, a few ms).
+          return files.every((f, i) => identity(f) === before[i]) && digestOf(files) === digest;
+        } catch {
+          return false;
+        }
+      },
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+function digestOf(files: readonly string[]): string {
+  const h = createHash("sha256");
+  h.update(`nor catalog\0${importerVersion()}\0${files.length}\0`);
+  for (const file of files) {
+    h.update(file).update("\0");
+    hashFile(h, file);
+  }
+  return h.digest("base64url");
+}

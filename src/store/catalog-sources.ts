@@ -1,0 +1,81 @@
+/**
+ * The sources a night runs, read from the store instead of the catalog files (issue 13: a
+ * night of 20,000 sources need not parse, validate and hold them all). After an import the
+ * sources in use (not retired) are exactly the catalog's, each with its whole entry as
+ * validated (`sources.entry`, the canonical JSON the import compares); the catalog stamp
+ * (src/sources/catalog/stamp.ts) says whether files named on a command line are the ones last
+ * imported, so a night can skip reading them.
+ */
+import type { Db } from "./db.js";
+import { dialectOf } from "./dialect-of.js";
+
+/** What the plan needs of a source in use: its id, government and URL (its site). */
+export interface SourceRef {
+  id: string;
+  government: string;
+  url: string;
+}
+
+/** The stamp of the catalog files last imported, when that import recorded one. */
+export async function catalogStampOf(db: Db): Promise<string | undefined> {
+  const row = await db
+    .selectFrom("catalog_stamp")
+    .select("digest")
+    .where("id", "=", 1)
+    .executeTakeFirst();
+  return row?.digest ?? undefined;
+}
+
+/**
+ * The sources in use, in id order. With `stamp`: only when the store's catalog stamp is that
+ * one, read in the same snapshot (an import committed in between cannot mix two catalogs);
+ * undefined otherwise.
+ */
+export async function sourcesInUse(
+  db: Db,
+  opts: { stamp?: string } = {},
+): Promise<SourceRef[] | undefined> {
+  const read = async (tx: Pick<Db, "selectFrom">) => {
+    if (opts.stamp !== undefined) {
+      const row = await tx
+        .selectFrom("catalog_stamp")
+        .select("digest")
+        .where("id", "=", 1)
+        .executeTakeFirst();
+      if (row?.digest !== opts.stamp) return undefined;
+    }
+    return tx
+      .selectFrom("sources")
+      .select(["id", "government_id as government", "url"])
+      .where("retired_at", "is", null)
+      .orderBy("id")
+      .execute();
+  };
+  // One snapshot: SQLite's read transaction holds one from its first read; PostgreSQL's
+  // REPEATABLE READ holds one for the transaction.
+  const txn = db.transaction();
+  return dialectOf(db) === "postgres"
+    ? txn.setIsolationLevel("repeatable read").execute(read)
+    : txn.execute(read);
+}
+
+/** Ids per statement: well under SQLite's and PostgreSQL's parameter limits. */
+const IDS_PER_STATEMENT = 500;
+
+/**
+ * The whole catalog entries (JSON text, as the import stored them) of these sources, retired
+ * or not (a row is never deleted), in no particular order.
+ */
+export async function sourceEntries(
+  db: Db,
+  ids: readonly string[],
+): Promise<{ id: string; entry: string }[]> {
+  const out: { id: string; entry: string }[] = [];
+  for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
+    const part = ids.slice(i, i + IDS_PER_STATEMENT);
+    out.push(
+      ...(await db.selectFrom("sources").select(["id", "entry"]).where("id", "in", part).execute()),
+    );
+  }
+  return out;
+}

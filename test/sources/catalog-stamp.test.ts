@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { importerVersion, stampCatalogFiles } from "../../src/sources/catalog/stamp.js";
+
+/**
+ * The stamp of catalog files (issue 13): a night skips files whose stamp the store holds, so
+ * the stamp must change with anything an import of them depends on.
+ */
+describe("the stamp of catalog files", () => {
+  const dir = mkdtempSync(join(tmpdir(), "nor-stamp-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const write = (name: string, text: string) => {
+    const f = join(dir, name);
+    writeFileSync(f, text);
+    return f;
+  };
+
+  it("changes with a byte, a name, the files' order or number; not with the time alone", () => {
+    const a = write("a.yaml", "governments: []\n");
+    const b = write("b.yaml", "sources: []\n");
+    const digest = (files: string[]) => stampCatalogFiles(files)?.digest;
+    const ab = digest([a, b]);
+    expect(ab).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(digest([a, b])).toBe(ab);
+    expect(digest([b, a])).not.toBe(ab);
+    expect(digest([a])).not.toBe(ab);
+    expect(digest([a, b, b])).not.toBe(ab);
+    const copy = write("copy.yaml", "governments: []\n");
+    expect(digest([copy, b])).not.toBe(ab);
+    // Where one file ends and the next begins is part of it.
+    const a2 = write("a2.yaml", "governments: []\nsources: []\n");
+    const empty = write("empty.yaml", "");
+    expect(digest([a2, empty])).not.toBe(digest([a, b]));
+    write("a.yaml", "governments: {}\n");
+    expect(digest([a, b])).not.toBe(ab);
+    write("a.yaml", "governments: []\n");
+    expect(digest([a, b])).toBe(ab);
+  });
+
+  it("says a file written to since, even with the same bytes; none for a file that is not there", () => {
+    const a = write("c.yaml", "governments: []\n");
+    const stamp = stampCatalogFiles([a]);
+    expect(stamp?.unchanged()).toBe(true);
+    write("c.yaml", "governments: {}\n");
+    expect(stamp?.unchanged()).toBe(false);
+    // The same bytes written again: its modification time (set in the past here, so that the
+    // write shows whatever the file system's clock granularity) says so.
+    write("c.yaml", "governments: []\n");
+    utimesSync(a, 1_000_000, 1_000_000);
+    const again = stampCatalogFiles([a]);
+    expect(again?.unchanged()).toBe(true);
+    write("c.yaml", "governments: []\n");
+    expect(again?.unchanged()).toBe(false);
+    expect(stampCatalogFiles([join(dir, "missing.yaml")])).toBeUndefined();
+    expect(stampCatalogFiles([dir])).toBeUndefined();
+  });
+
+  it("holds the importer's version: its code under src/sources hashed, and yaml's and zod's", () => {
+    expect(importerVersion()).toMatch(/^\d+:[A-Za-z0-9_-]{43}$/);
+    expect(importerVersion()).toBe(importerVersion());
+  });
+});
