@@ -6,11 +6,14 @@
  * lanes. Night 1: robots.txt + every feed, all new (records stored, archived). Night 2: every
  * feed asked again, 304, the catalog imported again unchanged. For scale, the same command on
  * a catalog of one source. `BENCH_SITES` (default 2000) × `BENCH_SOURCES_PER_SITE` (10).
+ * kysely is loaded as the one bundled module a real night loads (bundleKysely below);
+ * `BENCH_KYSELY_BUNDLE=0` loads the package's modules instead, as this bench did before.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { NIGHT_NODE_OPTIONS } from "../src/cli/night-process.js";
 import { DEFAULT_CONCURRENCY } from "../src/policy/constants.js";
 import { startSites, writeFeedCatalog } from "./loopback.js";
@@ -73,7 +76,43 @@ const cell = (p: Peak | undefined) =>
     ? "–"
     : `${p.rssMb.toFixed(0)} / ${p.heapUsedMb.toFixed(0)} / ${p.heapTotalMb.toFixed(0)} / ${p.externalMb.toFixed(0)}`;
 
+/**
+ * kysely as one bundled module beside the bench's build of the sources, as `npm run build` puts
+ * it beside dist/ (scripts/bundle-kysely.mjs, the same vite build): src/store/kysely.ts loads
+ * it when it is there, and a real `nor night` (bin/nor.js) does. Without it the night would
+ * load the package's 263 modules, about 15 MB more resident memory than the real night.
+ */
+async function bundleKysely(): Promise<string> {
+  const out = join(import.meta.dirname, "..", "src", "vendor");
+  if (existsSync(join(out, "kysely.js"))) return "kysely bundled";
+  const { build } = await import("vite");
+  await build({
+    configFile: false,
+    root: join(import.meta.dirname, ".."),
+    logLevel: "warn",
+    build: {
+      outDir: out,
+      emptyOutDir: false,
+      minify: false,
+      sourcemap: false,
+      copyPublicDir: false,
+      target: "node20",
+      lib: {
+        entry: fileURLToPath(import.meta.resolve("kysely")),
+        formats: ["es"],
+        fileName: () => "kysely.js",
+      },
+    },
+  });
+  return "kysely bundled";
+}
+
 export async function run(): Promise<string> {
+  // BENCH_KYSELY_BUNDLE=0: the package's modules instead (as measured before 2026-12-03 15:40).
+  let kysely = "kysely's 263 modules (BENCH_KYSELY_BUNDLE=0)";
+  if (process.env["BENCH_KYSELY_BUNDLE"] === "0")
+    rmSync(join(import.meta.dirname, "..", "src", "vendor"), { recursive: true, force: true });
+  else kysely = await bundleKysely();
   const SITES = Number(process.env["BENCH_SITES"] ?? "2000");
   const PER = Number(process.env["BENCH_SOURCES_PER_SITE"] ?? "10");
   const { child, origins } = await startSites(SITES);
@@ -114,7 +153,7 @@ export async function run(): Promise<string> {
       "",
       `${SITES} loopback sites × ${PER} RSS sources (${SITES * PER} sources, one government), ${DEFAULT_CONCURRENCY} lanes, gap 0`,
       "(loopback only), SQLite store, WARC archive; `nor night` alone in a child process (the CLI's",
-      `main) started as \`nor start\` starts it (node ${nodeOptions().join(" ") || "without options"}), the sites in another.`,
+      `main) started as \`nor start\` starts it (node ${nodeOptions().join(" ") || "without options"}; ${kysely}), the sites in another.`,
       "Peak RSS is the kernel's (process.resourceUsage().maxRSS); per",
       "phase, the largest of samples every 10 ms: RSS / heap used / heap committed / external and",
       'array buffers, MB. "open + import" ends at the night\'s start line (store opened, catalog',

@@ -44,12 +44,20 @@ export async function sourcesInUse(
         .executeTakeFirst();
       if (row?.digest !== opts.stamp) return undefined;
     }
-    return tx
+    const rows = await tx
       .selectFrom("sources")
       .select(["id", "government_id as government", "url"])
       .where("retired_at", "is", null)
       .orderBy("id")
       .execute();
+    // One string per government, not one per row: the night holds these all night.
+    const governments = new Map<string, string>();
+    for (const r of rows) {
+      const g = governments.get(r.government);
+      if (g === undefined) governments.set(r.government, r.government);
+      else r.government = g;
+    }
+    return rows;
   };
   // One snapshot: SQLite's read transaction holds one from its first read; PostgreSQL's
   // REPEATABLE READ holds one for the transaction.

@@ -158,6 +158,10 @@ export class SqlNightStore implements NightStore, ValidatorStore {
         h.lastDurationMs = r.duration_ms;
       }
     }
+    // Each list at its length: an array pushed to keeps room for 16 and more, 20,000 of them
+    // held by the night's plan (issue 13).
+    for (const h of out.values())
+      if (h.recentOutcomes.length > 0) h.recentOutcomes = h.recentOutcomes.slice();
     const counts = await this.#db
       .selectFrom("records")
       .select(["source_id", (eb) => eb.fn.countAll<number | string>().as("n")])
