@@ -14,6 +14,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { main } from "../src/cli/main.js";
 import { NIGHT_NODE_OPTIONS } from "../src/cli/night-process.js";
 import { DEFAULT_CONCURRENCY } from "../src/policy/constants.js";
 import { startSites, writeFeedCatalog } from "./loopback.js";
@@ -118,6 +119,7 @@ export async function run(): Promise<string> {
   const { child, origins } = await startSites(SITES);
   const data = mkdtempSync(join(tmpdir(), "nor-bench-rss-"));
   const small = mkdtempSync(join(tmpdir(), "nor-bench-rss-1-"));
+  const pre = mkdtempSync(join(tmpdir(), "nor-bench-rss-pre-"));
   try {
     const { catalog } = writeFeedCatalog(data, origins, PER);
     const one = writeFeedCatalog(small, origins.slice(0, 1), 1).catalog;
@@ -139,6 +141,22 @@ export async function run(): Promise<string> {
       [`night 1: ${SITES * PER} sources, all new`, args(catalog, data, "2026-11-05")],
       [`night 2: ${SITES * PER} sources, 304`, args(catalog, data, "2026-11-06")],
     ];
+    // BENCH_RSS_IMPORTED=1: also a first night whose catalog `nor catalog import` (here, in the
+    // bench's process) put in the store before, as under `nor start`, which imports at its start
+    // and starts each night on files it finds imported unchanged.
+    const imported = process.env["BENCH_RSS_IMPORTED"] === "1";
+    if (imported) {
+      const quiet = { write: () => true };
+      const code = await main(
+        ["node", "nor", "catalog", "import", catalog, "--data", join(pre, "store")],
+        { stdout: quiet, stderr: process.stderr, stdin: process.stdin },
+      );
+      if (code !== 0) throw new Error(`nor catalog import exited ${code}`);
+      runs.push([
+        `night 1 after \`nor catalog import\`: ${SITES * PER} sources, all new`,
+        args(catalog, pre, "2026-11-05"),
+      ]);
+    }
     let worst = 0;
     for (const [what, a] of runs) {
       const r = await nightChild(a);
@@ -169,5 +187,6 @@ export async function run(): Promise<string> {
     child.disconnect();
     rmSync(data, { recursive: true, force: true });
     rmSync(small, { recursive: true, force: true });
+    rmSync(pre, { recursive: true, force: true });
   }
 }
