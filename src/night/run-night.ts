@@ -99,7 +99,7 @@ export interface OfflineReport {
 /**
  * The night's sources as the plan needs them (`list`: id, government, URL), and the whole
  * entries of a lane's sources, loaded when the lane starts (`load`): a night of 20,000 sources
- * holds the entries of the lanes under way only (issue 13). A catalog held in memory is one.
+ * holds the entries of the lanes under way only (docs/benchmarks.md "A night's memory"). A catalog held in memory is one.
  */
 export interface NightSources {
   list: readonly PlanSource[];

@@ -1,5 +1,5 @@
 /**
- * The sources a night runs, read from the store instead of the catalog files (issue 13: a
+ * The sources a night runs, read from the store instead of the catalog files (docs/benchmarks.md "A night's memory": a
  * night of 20,000 sources need not parse, validate and hold them all). After an import the
  * sources in use (not retired) are exactly the catalog's, each with its whole entry as
  * validated (`sources.entry`, the canonical JSON the import compares); the catalog stamp

@@ -159,7 +159,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       }
     }
     // Each list at its length: an array pushed to keeps room for 16 and more, 20,000 of them
-    // held by the night's plan (issue 13).
+    // held by the night's plan (docs/benchmarks.md "A night's memory").
     for (const h of out.values())
       if (h.recentOutcomes.length > 0) h.recentOutcomes = h.recentOutcomes.slice();
     const counts = await this.#db

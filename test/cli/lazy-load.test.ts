@@ -204,7 +204,7 @@ describe("nor loads only what the command needs", () => {
         /\/node_modules\/(yaml|zod)\/|\/dist\/sources\/catalog\/(load|schema)\.js/;
       expect(modules.some((m) => catalogCode.test(m))).toBe(true);
       // The next night of the same files, the ones last imported: not read again, so neither
-      // the YAML parser nor zod is loaded (issue 13; src/sources/catalog/stamp.ts).
+      // the YAML parser nor zod is loaded (src/sources/catalog/stamp.ts).
       const again = await modulesLoadedByAsync([
         "night",
         "--catalog",

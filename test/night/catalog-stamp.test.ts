@@ -16,7 +16,7 @@ import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
 import { nightCli, rss, writeCatalog } from "./cli-night.js";
 
 /**
- * Issue 13: a night whose catalog files are, byte for byte and by name, the ones last imported
+ * docs/benchmarks.md "A night's memory": a night whose catalog files are, byte for byte and by name, the ones last imported
  * into its store (their stamp, src/sources/catalog/stamp.ts) runs the sources the store holds
  * without reading the files again. A wrong skip would run, and show, stale sources: every
  * other case reads and imports the files as before. To see which happened, the store's entry
@@ -43,7 +43,7 @@ function sql<T>(dir: string, q: string, ...args: unknown[]): T[] {
   }
 }
 
-describe("a night of the catalog files last imported does not read them (issue 13)", () => {
+describe("a night of the catalog files last imported does not read them", () => {
   let fleet: Fleet;
   let site: FleetServer;
   const dirs: string[] = [];

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { importerVersion, stampCatalogFiles } from "../../src/sources/catalog/stamp.js";
 
 /**
- * The stamp of catalog files (issue 13): a night skips files whose stamp the store holds, so
+ * The stamp of catalog files: a night skips files whose stamp the store holds, so
  * the stamp must change with anything an import of them depends on.
  */
 describe("the stamp of catalog files", () => {

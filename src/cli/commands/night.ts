@@ -288,9 +288,9 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
 
 /**
  * The sources in use after the catalog files are imported, or without importing them when
- * their stamp is the store's (src/sources/catalog/stamp.ts): then the files are not read,
- * and neither the YAML parser nor zod is loaded (issue 13). `said` hears a diff that changed
- * something: a line for a person and a record for the log.
+ * their stamp is the store's (src/sources/catalog/stamp.ts): then the files are not read, and
+ * neither the YAML parser nor zod is loaded (docs/benchmarks.md "A night's memory"). `said`
+ * hears a diff that changed something: a line for a person and a record for the log.
  */
 async function sourcesOfCatalog(
   db: Db,

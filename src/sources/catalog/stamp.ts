@@ -10,7 +10,7 @@
  * written to while they were read, records none. A night whose files have the stamp the store
  * holds runs the sources the store holds (exactly the catalog's, each with its whole entry)
  * without reading, validating and importing the files again, and without loading the YAML
- * parser or zod (issue 13, docs/benchmarks.md "A night's memory"). Any difference (a byte of a
+ * parser or zod (docs/benchmarks.md "A night's memory"). Any difference (a byte of a
  * file, a file added, renamed or reordered, another catalog imported since, a store from before
  * the stamp, the importer's code) means a full import, as before.
  *
