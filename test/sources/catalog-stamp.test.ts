@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { importerVersion, stampCatalogFiles } from "../../src/sources/catalog/stamp.js";
+import { importerFiles, importerVersion, stampCatalogFiles } from "../../src/sources/catalog/stamp.js";
 
 /**
  * The stamp of catalog files: a night skips files whose stamp the store holds, so
@@ -60,5 +61,41 @@ describe("the stamp of catalog files", () => {
   it("holds the importer's version: its code under src/sources hashed, and yaml's and zod's", () => {
     expect(importerVersion()).toMatch(/^\d+:[A-Za-z0-9_-]{43}$/);
     expect(importerVersion()).toBe(importerVersion());
+  });
+});
+
+/**
+ * P7 (the backfill default) and every default or rule the catalog's validation applies: what
+ * an import writes is the code it runs, and a night of files stamped unchanged runs the
+ * entries an earlier import wrote. So the importer's hash must cover every module the catalog's
+ * loading and import reach (their value imports, followed), not only those under src/sources:
+ * `backfill.pagesPerNight` defaults to policy/constants.ts's DEFAULT_BACKFILL_PAGES, and a
+ * government's timezone is checked by policy/zone.ts.
+ */
+describe("the importer's hashed code", () => {
+  it("P7: covers every module the catalog's loading and import reach (policy/constants' backfill default included)", () => {
+    const src = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "src");
+    const roots = [
+      "sources/catalog/load.ts",
+      "sources/catalog/schema.ts",
+      "sources/catalog-import.ts",
+      "store/catalog-import.ts",
+    ].map((p) => join(src, p));
+    const reached = new Set<string>();
+    const queue = [...roots];
+    for (let guard = 0; queue.length > 0 && guard < 10_000; guard++) {
+      const file = queue.pop() as string;
+      if (reached.has(file)) continue;
+      reached.add(file);
+      const text = readFileSync(file, "utf8");
+      for (const m of text.matchAll(/^(?:import|export)\s+(?!type\s)[^;]*?from\s+"(\.[^"]+)"/gms)) {
+        let target = resolve(dirname(file), (m[1] as string).replace(/\.js$/, ".ts"));
+        if (!existsSync(target)) target = target.replace(/\.ts$/, ".tsx");
+        queue.push(target);
+      }
+    }
+    const hashed = new Set(importerFiles().map((f) => resolve(f)));
+    const missing = [...reached].filter((f) => !hashed.has(f)).map((f) => relative(src, f));
+    expect(missing).toEqual([]);
   });
 });

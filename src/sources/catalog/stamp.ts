@@ -51,6 +51,16 @@ function filesUnder(dir: string): string[] {
   return out;
 }
 
+/** The importer's code the stamp hashes: every file under src/sources, and these beside. */
+export function importerFiles(): string[] {
+  const sources = join(HERE, "..");
+  return [
+    ...filesUnder(sources),
+    join(sources, "..", "store", `catalog-import${EXT}`),
+    join(sources, "..", "store", "schema", `sources${EXT}`),
+  ].sort();
+}
+
 let importer: string | undefined;
 
 /**
@@ -62,11 +72,7 @@ export function importerVersion(): string {
   if (importer === undefined) {
     try {
       const sources = join(HERE, "..");
-      const files = [
-        ...filesUnder(sources),
-        join(sources, "..", "store", `catalog-import${EXT}`),
-        join(sources, "..", "store", "schema", `sources${EXT}`),
-      ].sort();
+      const files = importerFiles();
       const h = createHash("sha256");
       for (const f of files) {
         h.update(relative(sources, f)).update("\0").update(readFileSync(f)).update("\0");
