@@ -3,7 +3,11 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { importerFiles, importerVersion, stampCatalogFiles } from "../../src/sources/catalog/stamp.js";
+import {
+  importerFiles,
+  importerVersion,
+  stampCatalogFiles,
+} from "../../src/sources/catalog/stamp.js";
 
 /**
  * The stamp of catalog files: a night skips files whose stamp the store holds, so

@@ -51,13 +51,29 @@ function filesUnder(dir: string): string[] {
   return out;
 }
 
-/** The importer's code the stamp hashes: every file under src/sources, and these beside. */
+/**
+ * The importer's code outside src/sources (relative to src/): every module the catalog's
+ * loading and import reach, for what they write depends on it (policy/constants.ts holds
+ * the default `backfill.pagesPerNight`, policy/zone.ts which timezones pass).
+ * test/sources/catalog-stamp.test.ts follows the imports and holds this list to them.
+ */
+const IMPORTER_BESIDE = [
+  "store/catalog-import",
+  "store/schema/sources",
+  "store/write-txn",
+  "store/dialect-of",
+  "store/kysely",
+  "policy/constants",
+  "policy/zone",
+  "errors",
+];
+
+/** The importer's code the stamp hashes: every file under src/sources, and those beside. */
 export function importerFiles(): string[] {
   const sources = join(HERE, "..");
   return [
     ...filesUnder(sources),
-    join(sources, "..", "store", `catalog-import${EXT}`),
-    join(sources, "..", "store", "schema", `sources${EXT}`),
+    ...IMPORTER_BESIDE.map((f) => join(sources, "..", `${f}${EXT}`)),
   ].sort();
 }
 
