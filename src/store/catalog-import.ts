@@ -8,6 +8,8 @@
  * and records keep their history. A caller that throws leaves the store as it was.
  */
 import type { Db } from "./db.js";
+import { dialectOf } from "./dialect-of.js";
+import { sql } from "./kysely.js";
 import type { CatalogChangeKind, GovernmentRow, LeadRow, SourceRow } from "./schema/sources.js";
 import { type Tx, writeTxn } from "./write-txn.js";
 
@@ -179,5 +181,15 @@ export async function withCatalogImport<T>(
 ): Promise<T> {
   // Reads, then writes: the write lock first (BEGIN IMMEDIATE on SQLite), so a night opening
   // alongside waits instead of failing with SQLITE_BUSY_SNAPSHOT.
-  return writeTxn(db, (tx) => work(importTx(tx, at)));
+  return writeTxn(db, async (tx) => {
+    // PostgreSQL: one import at a time, the next one reading only after the last committed
+    // (READ COMMITTED: each statement sees what committed before it). Otherwise an import
+    // that read the sources in use before another committed would record its stamp over a
+    // source only the other catalog has, left in use, and every night of its files would run
+    // it without reading them. The lock conflicts with itself and with writes to the table,
+    // not with reading it (a night's `sourcesInUse`).
+    if (dialectOf(db) === "postgres")
+      await sql`lock table catalog_stamp in share row exclusive mode`.execute(tx);
+    return work(importTx(tx, at));
+  });
 }
