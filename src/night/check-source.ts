@@ -17,7 +17,6 @@ import {
   type WayReader,
   waysInOrder,
 } from "./reader.js";
-import type { Turn } from "./turns.js";
 import type {
   BackfillState,
   NightOutcome,
@@ -37,8 +36,6 @@ export interface CheckContext {
   nightStartedAt?: number;
   /** P8, P12: the first pages last read in full; a 304 of the same copy is counted, not read. */
   pageReads?: PageReads;
-  /** Waits for this night's next turn before reading a page's records (src/night/turns.ts). */
-  turn?: Turn;
 }
 
 /**
@@ -150,7 +147,6 @@ async function readOne(
   }
   if (o.kind !== "ok") return { kind: "failed", outcome: failureOutcome(o) };
   let extraction: Extraction;
-  await ctx.turn?.();
   try {
     extraction = ctx.reader.extract(way, o.body, o.url, o.headers["content-type"]);
   } catch (err) {

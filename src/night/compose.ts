@@ -22,7 +22,6 @@ import { DurableWindow } from "./durable-window.js";
 import { loadWayReader } from "./lazy-reader.js";
 import { type NightProgress, type NightSummary, runNight } from "./run-night.js";
 import { type NetOptions, storeFetcher } from "./store-fetcher.js";
-import { turns } from "./turns.js";
 
 export interface NightRunOptions extends NetOptions {
   night: string;
@@ -89,8 +88,6 @@ export async function runNightWithStore(
         reader: await loadWayReader(await waysOf(sources, load)),
         // P8/P12: validators and 304 answers come from the archive when there is one.
         validators: copies ?? nightStore,
-        // Answers that come back together are read one a turn, so lanes send on time (P10).
-        turn: turns(),
         siteOf,
         isRecheckNight,
         holder,

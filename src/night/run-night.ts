@@ -19,7 +19,6 @@ import { runPool } from "./pool.js";
 import type { NightState, NightStore, TonightHistory } from "./ports.js";
 import type { ValidatorStore, WayReader } from "./reader.js";
 import { recheckSource } from "./recheck.js";
-import type { Turn } from "./turns.js";
 import type { NightOutcomeKind, SourceResult } from "./types.js";
 
 export interface NightDeps {
@@ -37,12 +36,6 @@ export interface NightDeps {
    * machines on one PostgreSQL) share a night: each lane is worked by one of them at a time.
    */
   holder?: string;
-  /**
-   * Waits for the next turn of the event loop before a page's records are read (turns.ts): a
-   * real night's lanes then send on time while answers that came back together are read. A
-   * simulated night (virtual time) has no loop to share and goes without.
-   */
-  turn?: Turn;
   /** Renews this worker's lane leases every `everyMs` while the night runs; returns a stop. */
   heartbeat?(everyMs: number, beat: () => Promise<void>): () => void;
   /**
@@ -173,7 +166,6 @@ export async function runNight(
     validators: deps.validators,
     nightStartedAt: state.startedAt,
   };
-  if (deps.turn) ctx.turn = deps.turn;
   if (store.pageRead) {
     const pageRead = store.pageRead.bind(store);
     ctx.pageReads = { pageRead };
