@@ -427,46 +427,37 @@ const CLAIM = prepared(
         durationMs: number;
       }
     >,
-  ) =>
-    db
-      .insertInto("night_sources")
-      .values({
-        night: $("night"),
-        source_id: $("sourceId"),
-        outcome: $("outcome"),
-        reason: $("reason"),
-        evidence: $("evidence"),
-        status: $("status"),
-        url: $("url"),
-        way: $("way"),
-        records_found: $("recordsFound"),
-        new_records: 0,
-        started_at: $("startedAt"),
-        ended_at: $("endedAt"),
-        duration_ms: $("durationMs"),
-      })
-      // A row already there is a claim by someone else, kept as it is (nothing returned),
-      // but a checker-offline one, which said nothing about the source: it is written over
-      // with every column, as the row deleted and inserted anew (one statement, not two).
-      .onConflict((oc) =>
-        oc
-          .columns(["night", "source_id"])
-          .doUpdateSet({
-            outcome: $("outcome"),
-            reason: $("reason"),
-            evidence: $("evidence"),
-            status: $("status"),
-            url: $("url"),
-            way: $("way"),
-            records_found: $("recordsFound"),
-            new_records: 0,
-            started_at: $("startedAt"),
-            ended_at: $("endedAt"),
-            duration_ms: $("durationMs"),
-          })
-          .where("night_sources.outcome", "=", "checker-offline"),
-      )
-      .returning("source_id"),
+  ) => {
+    // Every column but the key: inserted, or written over a checker-offline row.
+    const row = {
+      outcome: $("outcome"),
+      reason: $("reason"),
+      evidence: $("evidence"),
+      status: $("status"),
+      url: $("url"),
+      way: $("way"),
+      records_found: $("recordsFound"),
+      new_records: 0,
+      started_at: $("startedAt"),
+      ended_at: $("endedAt"),
+      duration_ms: $("durationMs"),
+    } as const;
+    return (
+      db
+        .insertInto("night_sources")
+        .values({ night: $("night"), source_id: $("sourceId"), ...row })
+        // A row already there is a claim by someone else, kept as it is (nothing returned),
+        // but a checker-offline one, which said nothing about the source: it is written over
+        // with every column, as the row deleted and inserted anew (one statement, not two).
+        .onConflict((oc) =>
+          oc
+            .columns(["night", "source_id"])
+            .doUpdateSet(row)
+            .where("night_sources.outcome", "=", "checker-offline"),
+        )
+        .returning("source_id")
+    );
+  },
 );
 
 const NEW_RECORDS = prepared((db, $: Placeholder<Key & { newRecords: number }>) =>
