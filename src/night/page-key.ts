@@ -7,9 +7,9 @@
  * that read (`page_reads`) instead of extracted again.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { codeFilesUnder, hashCodeFiles } from "../code-files.js";
 import type { WayIn } from "../sources/catalog/types.js";
 
 /**
@@ -30,19 +30,9 @@ const EXT = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
  */
 export function readerFiles(): string[] {
   return [
-    ...filesUnder(join(HERE, "..", "sources")),
+    ...codeFilesUnder(join(HERE, "..", "sources")),
     ...["way-reader-of", "way-reader", "lazy-reader", "form-way"].map((f) => join(HERE, f + EXT)),
   ];
-}
-
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...filesUnder(p));
-    else if (/\.(js|ts|mjs|cjs|json)$/.test(e.name) && !e.name.endsWith(".d.ts")) out.push(p);
-  }
-  return out;
 }
 
 /** The files and directories' code, hashed: it changes when any of them does. */
@@ -50,16 +40,13 @@ export function readersFingerprint(paths: readonly string[]): string {
   const files: string[] = [];
   for (const p of paths) {
     try {
-      files.push(...filesUnder(p));
+      files.push(...codeFilesUnder(p));
     } catch {
       files.push(p); // a file, not a directory
     }
   }
-  const base = paths.length === 1 ? (paths[0] as string) : HERE;
   const h = createHash("sha256");
-  for (const f of [...new Set(files)].sort()) {
-    h.update(relative(base, f)).update("\0").update(readFileSync(f)).update("\0");
-  }
+  hashCodeFiles(h, files, paths.length === 1 ? (paths[0] as string) : HERE);
   return h.digest("base64url");
 }
 

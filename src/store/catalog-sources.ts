@@ -17,7 +17,7 @@ export interface SourceRef {
 }
 
 /** The stamp of the catalog files last imported, when that import recorded one. */
-export async function catalogStampOf(db: Db): Promise<string | undefined> {
+export async function catalogStampOf(db: Pick<Db, "selectFrom">): Promise<string | undefined> {
   const row = await db
     .selectFrom("catalog_stamp")
     .select("digest")
@@ -36,14 +36,7 @@ export async function sourcesInUse(
   opts: { stamp?: string } = {},
 ): Promise<SourceRef[] | undefined> {
   const read = async (tx: Pick<Db, "selectFrom">) => {
-    if (opts.stamp !== undefined) {
-      const row = await tx
-        .selectFrom("catalog_stamp")
-        .select("digest")
-        .where("id", "=", 1)
-        .executeTakeFirst();
-      if (row?.digest !== opts.stamp) return undefined;
-    }
+    if (opts.stamp !== undefined && (await catalogStampOf(tx)) !== opts.stamp) return undefined;
     const rows = await tx
       .selectFrom("sources")
       .select(["id", "government_id as government", "url"])

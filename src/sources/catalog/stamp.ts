@@ -17,18 +17,11 @@
  * This module loads neither yaml nor zod.
  */
 import { createHash, type Hash, randomUUID } from "node:crypto";
-import {
-  closeSync,
-  fstatSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  statSync,
-} from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join, relative } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { codeFilesUnder, hashCodeFiles } from "../../code-files.js";
 
 /**
  * Raise it with a change to what an import writes that the code hashed below does not show
@@ -40,16 +33,6 @@ export const STAMP_VERSION = 1;
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** `.ts` when run from the sources (tests), `.js` from dist/. */
 const EXT = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
-
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...filesUnder(p));
-    else if (/\.(js|ts|mjs|cjs|json)$/.test(e.name) && !e.name.endsWith(".d.ts")) out.push(p);
-  }
-  return out;
-}
 
 /**
  * The importer's code outside src/sources (relative to src/): every module the catalog's
@@ -66,13 +49,14 @@ const IMPORTER_BESIDE = [
   "policy/constants",
   "policy/zone",
   "errors",
+  "code-files",
 ];
 
 /** The importer's code the stamp hashes: every file under src/sources, and those beside. */
 export function importerFiles(): string[] {
   const sources = join(HERE, "..");
   return [
-    ...filesUnder(sources),
+    ...codeFilesUnder(sources),
     ...IMPORTER_BESIDE.map((f) => join(sources, "..", `${f}${EXT}`)),
   ].sort();
 }
@@ -87,12 +71,8 @@ let importer: string | undefined;
 export function importerVersion(): string {
   if (importer === undefined) {
     try {
-      const sources = join(HERE, "..");
-      const files = importerFiles();
       const h = createHash("sha256");
-      for (const f of files) {
-        h.update(relative(sources, f)).update("\0").update(readFileSync(f)).update("\0");
-      }
+      hashCodeFiles(h, importerFiles(), join(HERE, ".."));
       const require = createRequire(import.meta.url);
       for (const lib of ["yaml", "zod"]) {
         const { version } = JSON.parse(
