@@ -64,6 +64,17 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     return true;
   }
 
+  async claimLanes(
+    night: string,
+    sites: readonly string[],
+    holder: string,
+    now: number,
+  ): Promise<Set<string>> {
+    const claimed = new Set<string>();
+    for (const site of sites) if (await this.claimLane(night, site, holder, now)) claimed.add(site);
+    return claimed;
+  }
+
   async laneStates(night: string, now: number): Promise<Map<string, LaneState>> {
     const out = new Map<string, LaneState>();
     for (const [k, l] of this.lanes) {

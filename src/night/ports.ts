@@ -51,6 +51,16 @@ export interface NightStore {
    */
   claimLane(night: string, site: string, holder: string, now: number): Promise<boolean>;
   /**
+   * `claimLane` for several sites in one transaction (a night's first lanes, started together):
+   * the sites that `holder` now holds.
+   */
+  claimLanes(
+    night: string,
+    sites: readonly string[],
+    holder: string,
+    now: number,
+  ): Promise<Set<string>>;
+  /**
    * Every lane of the night in one read, for a worker waiting on lanes others hold: `done`,
    * `held` by a live worker, or `free` (its holder is dead or its lease ran out). A site not
    * in the map has no lane yet (free).

@@ -375,8 +375,21 @@ export async function runNight(
   // Lanes held by another live worker are left to it; one whose worker dies is taken over.
   let waiting: Lane[] = [];
   try {
+    // The lanes that start at once are claimed in one transaction (one commit, not one each),
+    // so they all start together; the others are claimed as workers come free.
+    const startNow = lanes.slice(0, opts.concurrency);
+    const claimedNow = await store.claimLanes(
+      opts.night,
+      startNow.map((l) => l.site),
+      holder,
+      clock.now(),
+    );
+    const first = new Set(startNow);
     await runPool(lanes, opts.concurrency, async (lane) => {
-      if (await store.claimLane(opts.night, lane.site, holder, clock.now())) await runLane(lane);
+      const mine = first.has(lane)
+        ? claimedNow.has(lane.site)
+        : await store.claimLane(opts.night, lane.site, holder, clock.now());
+      if (mine) await runLane(lane);
       else waiting.push(lane);
     });
     // Bounded: a live worker finishes its lanes by the deadline; past it (plus the longest

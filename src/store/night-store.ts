@@ -298,33 +298,51 @@ export class SqlNightStore implements NightStore, ValidatorStore {
     return new Set(rows.map((r) => r.site));
   }
 
-  claimLane(night: string, site: string, holder: string, now: number): Promise<boolean> {
+  async claimLane(night: string, site: string, holder: string, now: number): Promise<boolean> {
+    return (await this.claimLanes(night, [site], holder, now)).has(site);
+  }
+
+  claimLanes(
+    night: string,
+    sites: readonly string[],
+    holder: string,
+    now: number,
+  ): Promise<Set<string>> {
     return writeTxn(this.#db, async (tx) => {
-      await tx
-        .insertInto("night_lanes")
-        .values({ night, site, holder: null, lease_until: null, done_at: null })
-        .onConflict((oc) => oc.columns(["night", "site"]).doNothing())
-        .execute();
-      let q = tx
-        .selectFrom("night_lanes")
-        .selectAll()
-        .where("night", "=", night)
-        .where("site", "=", site);
-      if (dialectOf(this.#db) === "postgres") q = q.forUpdate();
-      const row = await q.executeTakeFirst();
-      if (!row) return false;
-      // A finished lane is free again: a source added since is checked, the others skipped.
-      if (row.holder !== null && row.holder !== holder && row.lease_until !== null) {
-        const lease = { holder: row.holder, until: fromIso(row.lease_until, "night_lanes") };
-        if (!holderDead(lease, now)) return false;
+      const claimed = new Set<string>();
+      for (const part of chunks([...new Set(sites)])) {
+        await tx
+          .insertInto("night_lanes")
+          .values(
+            part.map((site) => ({ night, site, holder: null, lease_until: null, done_at: null })),
+          )
+          .onConflict((oc) => oc.columns(["night", "site"]).doNothing())
+          .execute();
+        let q = tx
+          .selectFrom("night_lanes")
+          .selectAll()
+          .where("night", "=", night)
+          .where("site", "in", part);
+        if (dialectOf(this.#db) === "postgres") q = q.forUpdate();
+        const free: string[] = [];
+        for (const row of await q.execute()) {
+          // A finished lane is free again: a source added since is checked, the others skipped.
+          if (row.holder !== null && row.holder !== holder && row.lease_until !== null) {
+            const lease = { holder: row.holder, until: fromIso(row.lease_until, "night_lanes") };
+            if (!holderDead(lease, now)) continue;
+          }
+          free.push(row.site);
+        }
+        if (free.length === 0) continue;
+        await tx
+          .updateTable("night_lanes")
+          .set({ holder, lease_until: toIso(now + LANE_LEASE_MS), done_at: null })
+          .where("night", "=", night)
+          .where("site", "in", free)
+          .execute();
+        for (const site of free) claimed.add(site);
       }
-      await tx
-        .updateTable("night_lanes")
-        .set({ holder, lease_until: toIso(now + LANE_LEASE_MS), done_at: null })
-        .where("night", "=", night)
-        .where("site", "=", site)
-        .execute();
-      return true;
+      return claimed;
     });
   }
 
