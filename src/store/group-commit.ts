@@ -14,7 +14,7 @@
  */
 
 import type { Db } from "./db.js";
-import { type Tx, writeTxn } from "./write-txn.js";
+import { type Tx, writeTxnRetried } from "./write-txn.js";
 
 interface Pending<T> {
   fn: (tx: Tx) => Promise<T>;
@@ -24,8 +24,6 @@ interface Pending<T> {
 
 /** The most writes one transaction takes: a bound on the time a batch holds the write lock. */
 export const GROUP_MAX = 64;
-/** Attempts at a batch that lost a deadlock on PostgreSQL before its writes are rejected. */
-const RETRIES = 5;
 
 export class GroupCommit {
   readonly #db: Db;
@@ -111,20 +109,7 @@ export class GroupCommit {
   }
 
   /** One transaction, run again from the start when it lost a race on PostgreSQL. */
-  async #transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await writeTxn(this.#db, fn);
-      } catch (err) {
-        if (attempt < RETRIES && lostRace(err)) continue;
-        throw err;
-      }
-    }
+  #transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return writeTxnRetried(this.#db, fn);
   }
-}
-
-/** PostgreSQL's deadlock_detected and serialization_failure: the batch may simply run again. */
-function lostRace(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === "40P01" || code === "40001";
 }

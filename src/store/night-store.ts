@@ -27,7 +27,7 @@ import { latestMarks } from "./marks.js";
 import { chunks, insertRecords } from "./night-records.js";
 import { withoutNul } from "./no-nul.js";
 import { type Placeholder, prepared } from "./prepared.js";
-import { type Tx, writeTxn } from "./write-txn.js";
+import { type Tx, writeTxn, writeTxnRetried } from "./write-txn.js";
 
 /** History older than this many nights is not read back (ordering and flags need a few). */
 const HISTORY_NIGHTS = 60;
@@ -308,9 +308,14 @@ export class SqlNightStore implements NightStore, ValidatorStore {
     holder: string,
     now: number,
   ): Promise<Set<string>> {
-    return writeTxn(this.#db, async (tx) => {
+    // In one order, the rows inserted and locked: two workers claiming overlapping sets on
+    // PostgreSQL then wait for each other instead of deadlocking.
+    const ordered = [...new Set(sites)].sort();
+    // A renewal of another worker's leases may still lock them in another order: a lost
+    // deadlock gave nothing back, so the claim runs again.
+    return writeTxnRetried(this.#db, async (tx) => {
       const claimed = new Set<string>();
-      for (const part of chunks([...new Set(sites)])) {
+      for (const part of chunks(ordered)) {
         await tx
           .insertInto("night_lanes")
           .values(
@@ -322,7 +327,8 @@ export class SqlNightStore implements NightStore, ValidatorStore {
           .selectFrom("night_lanes")
           .selectAll()
           .where("night", "=", night)
-          .where("site", "in", part);
+          .where("site", "in", part)
+          .orderBy("site");
         if (dialectOf(this.#db) === "postgres") q = q.forUpdate();
         const free: string[] = [];
         for (const row of await q.execute()) {

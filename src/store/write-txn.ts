@@ -26,3 +26,27 @@ export async function writeTxn<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T
     }
   });
 }
+
+/** Attempts at a transaction that lost a deadlock on PostgreSQL before it gives up. */
+const RACE_ATTEMPTS = 5;
+
+/**
+ * `writeTxn`, run again from the start when it lost a race on PostgreSQL (deadlock_detected,
+ * serialization_failure: 40P01, 40001), a bounded number of times. Only for a transaction that
+ * gave nothing back before it committed, so nothing was decided on account of a lost run.
+ */
+export async function writeTxnRetried<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await writeTxn(db, fn);
+    } catch (err) {
+      if (attempt < RACE_ATTEMPTS && lostRace(err)) continue;
+      throw err;
+    }
+  }
+}
+
+function lostRace(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === "40P01" || code === "40001";
+}

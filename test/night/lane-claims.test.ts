@@ -67,3 +67,30 @@ describe("lane claims, one at a time and in a batch", () => {
     });
   }
 });
+
+// On SQLite, workers are processes and BEGIN IMMEDIATE serialises them (test/night/workers.test.ts);
+// two connections in one process would only wait on each other's lock in one thread.
+describe("lane claims by workers at once", () => {
+  for (const f of factories.filter((x) => x.name === "postgres")) {
+    it(`P9, P13: on ${f.name}, two workers batch-claiming overlapping lanes at once each get a share and never the same lane`, async () => {
+      const loc = await f.fresh();
+      const a = await openStore(loc);
+      const b = await openStore(loc);
+      try {
+        for (let round = 0; round < 5; round++) {
+          const night = `2026-11-${String(10 + round).padStart(2, "0")}`;
+          const sites = Array.from({ length: 300 }, (_, i) => `s${i}.org`);
+          const [x, y] = await Promise.all([
+            new SqlNightStore(a.db).claimLanes(night, sites, ME, T),
+            new SqlNightStore(b.db).claimLanes(night, [...sites].reverse(), THIRD, T),
+          ]);
+          expect(x.size + y.size).toBe(300);
+          for (const s of x) expect(y.has(s)).toBe(false);
+        }
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+  }
+});
