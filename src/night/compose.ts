@@ -106,6 +106,7 @@ export async function runNightWithStore(
             ids,
             net: opts,
             journal,
+            group: sqlJournal.group,
             ...(archive ? { archive } : {}),
             deadline: state.deadlineAt,
             night: opts.night,

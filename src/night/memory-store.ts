@@ -6,6 +6,7 @@
 
 import { LANE_LEASE_MS } from "../policy/constants.js";
 import type { ExtractedRecord } from "../sources/record.js";
+import { holderDead } from "../store/holder.js";
 import type {
   CatalogRow,
   Committed,
@@ -59,7 +60,7 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
   async claimLane(night: string, site: string, holder: string, now: number): Promise<boolean> {
     const key = `${night} ${site}`;
     const l = this.lanes.get(key);
-    if (l && !l.done && l.holder !== holder && l.until > now) return false;
+    if (l && !l.done && l.holder !== holder && !holderDead(l, now)) return false;
     this.lanes.set(key, { holder, until: now + LANE_LEASE_MS, done: false });
     return true;
   }
@@ -79,12 +80,15 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     const out = new Map<string, LaneState>();
     for (const [k, l] of this.lanes) {
       if (!k.startsWith(`${night} `)) continue;
-      out.set(k.slice(night.length + 1), l.done ? "done" : l.until > now ? "held" : "free");
+      out.set(k.slice(night.length + 1), l.done ? "done" : holderDead(l, now) ? "free" : "held");
     }
     return out;
   }
 
   async finishLane(night: string, site: string, holder: string, now: number): Promise<void> {
+    // Only its holder finishes a lane: one taken over since is the new holder's to finish.
+    const l = this.lanes.get(`${night} ${site}`);
+    if (l === undefined || l.holder !== holder) return;
     this.lanes.set(`${night} ${site}`, { holder, until: now, done: true });
   }
 

@@ -8,9 +8,7 @@ export async function runPool<T>(
   concurrency: number,
   run: (item: T) => Promise<void>,
 ): Promise<void> {
-  if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
-  }
+  checkConcurrency(concurrency);
   let next = 0;
   const worker = async (): Promise<void> => {
     for (;;) {
@@ -21,4 +19,11 @@ export async function runPool<T>(
   };
   const n = Math.min(concurrency, items.length);
   await Promise.all(Array.from({ length: n }, worker));
+}
+
+/** A pool's size: a positive whole number, or a RangeError (a caller's bug: the CLI checks it). */
+export function checkConcurrency(concurrency: number): void {
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
+  }
 }

@@ -15,7 +15,7 @@ import type { DurableSummary } from "./durable-window.js";
 import { flagsFor } from "./flags.js";
 import { type Lane, type PlannedSource, type PlanSource, planLanes } from "./lanes.js";
 import { failureOutcome, SITE_CLOSED_REASON } from "./outcome.js";
-import { runPool } from "./pool.js";
+import { checkConcurrency, runPool } from "./pool.js";
 import type { NightState, NightStore, TonightHistory } from "./ports.js";
 import type { ValidatorStore, WayReader } from "./reader.js";
 import { recheckSource } from "./recheck.js";
@@ -376,7 +376,9 @@ export async function runNight(
   let waiting: Lane[] = [];
   try {
     // The lanes that start at once are claimed in one transaction (one commit, not one each),
-    // so they all start together; the others are claimed as workers come free.
+    // so they all start together; the others are claimed as workers come free. A bad pool
+    // size is refused before any lane is claimed.
+    checkConcurrency(opts.concurrency);
     const startNow = lanes.slice(0, opts.concurrency);
     const claimedNow = await store.claimLanes(
       opts.night,

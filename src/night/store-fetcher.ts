@@ -8,6 +8,7 @@ import { createFetcher, type PoliteFetcher } from "../net/fetcher.js";
 import type { JournalPort } from "../net/journal.js";
 import type { ArchivePort } from "../net/types.js";
 import type { Db } from "../store/db.js";
+import type { GroupCommit } from "../store/group-commit.js";
 import { SqlJournal } from "../store/journal.js";
 import { SqlRobotsCache } from "../store/robots-cache.js";
 
@@ -28,6 +29,8 @@ export interface StoreFetcherOptions {
   archive?: ArchivePort;
   /** Default: the SQL journal over `db` (request log and site state in one). */
   journal?: JournalPort;
+  /** The group commit of `journal`'s SQL journal, which robots.txt answers then join. */
+  group?: GroupCommit;
   deadline?: number;
   night?: string;
   /** This process's name in the journal's leases (default: a fresh one). */
@@ -41,11 +44,16 @@ export function storeFetcher(o: StoreFetcherOptions): PoliteFetcher {
   if (net.allowPrivateAddresses) transportOptions.allowPrivateAddresses = true;
   if (net.resolve?.length) transportOptions.resolve = net.resolve;
   if (net.caFile !== undefined) transportOptions.caFile = net.caFile;
+  const journal = o.journal ?? new SqlJournal(o.db);
   return createFetcher({
     clock: o.clock,
     ids: o.ids,
-    journal: o.journal ?? new SqlJournal(o.db),
-    robotsCache: new SqlRobotsCache(o.db),
+    journal,
+    // One group commit for the journal's rows and the robots.txt answers stored beside them.
+    robotsCache: new SqlRobotsCache(
+      o.db,
+      journal instanceof SqlJournal ? journal.group : undefined,
+    ),
     ...(o.archive ? { archive: o.archive } : {}),
     ...(net.userAgent !== undefined ? { userAgent: net.userAgent } : {}),
     ...(net.gapMs !== undefined ? { gapMs: net.gapMs } : {}),

@@ -308,14 +308,19 @@ export class SqlNightStore implements NightStore, ValidatorStore {
     holder: string,
     now: number,
   ): Promise<Set<string>> {
-    // In one order, the rows inserted and locked: two workers claiming overlapping sets on
-    // PostgreSQL then wait for each other instead of deadlocking.
-    const ordered = [...new Set(sites)].sort();
+    // One order for every worker, UTF-8 byte order (PostgreSQL's "C" collation, below): two
+    // workers claiming overlapping sets wait for each other instead of deadlocking.
+    const ordered = [...new Set(sites)].sort((a, b) =>
+      Buffer.compare(Buffer.from(a), Buffer.from(b)),
+    );
+    const parts = chunks(ordered);
     // A renewal of another worker's leases may still lock them in another order: a lost
     // deadlock gave nothing back, so the claim runs again.
     return writeTxnRetried(this.#db, async (tx) => {
       const claimed = new Set<string>();
-      for (const part of chunks(ordered)) {
+      // Every row inserted first, then every row locked: a worker never waits on another's new
+      // row while it holds row locks of its own (which, chunk by chunk, made a cycle).
+      for (const part of parts) {
         await tx
           .insertInto("night_lanes")
           .values(
@@ -323,13 +328,14 @@ export class SqlNightStore implements NightStore, ValidatorStore {
           )
           .onConflict((oc) => oc.columns(["night", "site"]).doNothing())
           .execute();
+      }
+      for (const part of parts) {
         let q = tx
           .selectFrom("night_lanes")
           .selectAll()
           .where("night", "=", night)
-          .where("site", "in", part)
-          .orderBy("site");
-        if (dialectOf(this.#db) === "postgres") q = q.forUpdate();
+          .where("site", "in", part);
+        if (dialectOf(this.#db) === "postgres") q = q.orderBy(sql`site collate "C"`).forUpdate();
         const free: string[] = [];
         for (const row of await q.execute()) {
           // A finished lane is free again: a source added since is checked, the others skipped.
@@ -371,13 +377,17 @@ export class SqlNightStore implements NightStore, ValidatorStore {
   }
 
   async finishLane(night: string, site: string, holder: string, now: number): Promise<void> {
-    await this.#db
-      .updateTable("night_lanes")
-      .set({ done_at: toIso(now), holder: null, lease_until: null })
-      .where("night", "=", night)
-      .where("site", "=", site)
-      .where("holder", "=", holder)
-      .execute();
+    // In the group commit: a lane's end shares its fsync with the writes beside it (alone, it
+    // held the event loop for a commit of its own, 200 of them in a night of 200 sites).
+    await this.#group.run((tx) =>
+      tx
+        .updateTable("night_lanes")
+        .set({ done_at: toIso(now), holder: null, lease_until: null })
+        .where("night", "=", night)
+        .where("site", "=", site)
+        .where("holder", "=", holder)
+        .execute(),
+    );
   }
 
   async renewLanes(night: string, holder: string, now: number): Promise<void> {

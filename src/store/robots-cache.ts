@@ -1,7 +1,9 @@
 import type { CachedRobots, RobotsCachePort } from "../net/types.js";
 import type { Db } from "./db.js";
+import type { GroupCommit } from "./group-commit.js";
 import { fromIso, toIso } from "./iso-time.js";
 import type { RobotsCacheRow } from "./schema/log.js";
+import type { Tx } from "./write-txn.js";
 
 /**
  * P16: the robots.txt of each origin (scheme, host and port), kept so it is read at most once
@@ -10,9 +12,12 @@ import type { RobotsCacheRow } from "./schema/log.js";
  */
 export class SqlRobotsCache implements RobotsCachePort {
   readonly #db: Db;
+  readonly #group: GroupCommit | undefined;
 
-  constructor(db: Db) {
+  /** With `group`, an answer is stored in the journal's group commit (one fsync with the writes beside it). */
+  constructor(db: Db, group?: GroupCommit) {
     this.#db = db;
+    this.#group = group;
   }
 
   async get(origin: string): Promise<CachedRobots | undefined> {
@@ -28,11 +33,13 @@ export class SqlRobotsCache implements RobotsCachePort {
   async put(entry: CachedRobots): Promise<void> {
     const row = toRow(entry);
     const { origin: _origin, ...update } = row;
-    await this.#db
-      .insertInto("robots_cache")
-      .values(row)
-      .onConflict((oc) => oc.column("origin").doUpdateSet(update))
-      .execute();
+    const write = (db: Tx) =>
+      db
+        .insertInto("robots_cache")
+        .values(row)
+        .onConflict((oc) => oc.column("origin").doUpdateSet(update))
+        .execute();
+    await (this.#group ? this.#group.run(write) : write(this.#db));
   }
 }
 
