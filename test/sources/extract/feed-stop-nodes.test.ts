@@ -1,10 +1,13 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { XMLParser } from "fast-xml-parser";
 import { parseFeed } from "feedsmith";
-import { Expression } from "path-expression-matcher";
+import { Expression, ExpressionSet, Matcher } from "path-expression-matcher";
 import { describe, expect, it } from "vitest";
 import { extractFeed } from "../../../src/sources/extract/feed.js";
-import { compileStopNodesOnce } from "../../../src/sources/extract/feed-stop-nodes.js";
+import {
+  compileStopNodesOnce,
+  sharedStopNodeSets,
+} from "../../../src/sources/extract/feed-stop-nodes.js";
 
 const fixtures = new URL("../../fixtures/platforms/", import.meta.url);
 
@@ -73,6 +76,7 @@ const stopNodesOf = (p: XMLParser) =>
 describe("feedsmith's stop-node paths compiled once per parser", () => {
   it("is in use here: fast-xml-parser takes our Expressions (the self-check passed)", () => {
     expect(compileStopNodesOnce()).toBe(true);
+    expect(sharedStopNodeSets()).toBe(true);
     const all = feeds();
     const parsers = feedsmithParsers(all.map((f) => f.text));
     expect(parsers.length).toBeGreaterThanOrEqual(3);
@@ -113,5 +117,39 @@ describe("feedsmith's stop-node paths compiled once per parser", () => {
     expect(once).toEqual(each);
     // The markup in a stop node is kept as text, then stripped to the title.
     expect(once.find((s) => s.includes("rss with markup"))).toContain('"title":"A bold & 1"');
+  });
+
+  it("a set handed the compiled list takes the shared indexes; one handed part of it, or more, is built the usual way", () => {
+    compileStopNodesOnce();
+    const parser = new XMLParser({ stopNodes: ["r.a", "r.b", "..c"] });
+    expect(parser.parse("<r><a><x>1</x></a><b>2</b></r>")).toEqual({ r: { a: "<x>1</x>", b: "2" } });
+    const list = stopNodesOf(parser).stopNodes as Expression[];
+    expect(list.every((e) => e instanceof Expression)).toBe(true);
+    const whole = new ExpressionSet();
+    for (const e of list) whole.add(e);
+    whole.seal();
+    const part = new ExpressionSet();
+    part.add(list[0] as Expression);
+    part.add(new Expression("r.z"));
+    part.seal();
+    const longer = new ExpressionSet();
+    for (const e of list) longer.add(e);
+    longer.add(new Expression("r.y"));
+    longer.seal();
+    expect([whole.size, part.size, longer.size]).toEqual([3, 2, 4]);
+    expect(whole.isSealed && part.isSealed && longer.isSealed).toBe(true);
+    const at = (...path: string[]) => {
+      const m = new Matcher();
+      for (const tag of path) m.push(tag);
+      return m;
+    };
+    expect(whole.matchesAny(at("r", "b"))).toBe(true);
+    expect(whole.matchesAny(at("q", "w", "c"))).toBe(true);
+    expect(whole.matchesAny(at("r", "z"))).toBe(false);
+    expect(part.matchesAny(at("r", "z"))).toBe(true);
+    expect(part.matchesAny(at("r", "b"))).toBe(false);
+    expect(longer.matchesAny(at("r", "y"))).toBe(true);
+    // A sealed set, shared or not, takes nothing more.
+    expect(() => whole.add(new Expression("r.w"))).toThrow(TypeError);
   });
 });
