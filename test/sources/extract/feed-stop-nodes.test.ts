@@ -122,7 +122,9 @@ describe("feedsmith's stop-node paths compiled once per parser", () => {
   it("a set handed the compiled list takes the shared indexes; one handed part of it, or more, is built the usual way", () => {
     compileStopNodesOnce();
     const parser = new XMLParser({ stopNodes: ["r.a", "r.b", "..c"] });
-    expect(parser.parse("<r><a><x>1</x></a><b>2</b></r>")).toEqual({ r: { a: "<x>1</x>", b: "2" } });
+    expect(parser.parse("<r><a><x>1</x></a><b>2</b></r>")).toEqual({
+      r: { a: "<x>1</x>", b: "2" },
+    });
     const list = stopNodesOf(parser).stopNodes as Expression[];
     expect(list.every((e) => e instanceof Expression)).toBe(true);
     const whole = new ExpressionSet();
