@@ -25,11 +25,12 @@
  * a small feed's 84 µs). So for each compiled list one set is built and sealed once (the
  * template), and a fresh set that is handed exactly that list, in that order, and then sealed
  * takes the template's indexes instead (shared: a sealed set is only read). Anything else added
- * to a set goes the usual way; a second self-check compares a set built both ways and puts the
- * usual way back if they differ.
+ * to a set goes the usual way, and a set read before its seal catches up first. A second
+ * self-check compares a set built both ways, and fast-xml-parser parsing through a shared set,
+ * and puts the usual way back if anything differs.
  */
 import { XMLParser } from "fast-xml-parser";
-import { Expression, ExpressionSet } from "path-expression-matcher";
+import { Expression, ExpressionSet, Matcher } from "path-expression-matcher";
 
 interface WithStopNodes {
   options?: { stopNodes?: unknown };
@@ -113,6 +114,45 @@ function seal(this: Replaying): ExpressionSet {
   return usualSeal.call(this);
 }
 
+/**
+ * The set's readers, as they were: a set still being handed a list (not sealed yet) catches up
+ * first, so whatever reads it before its seal sees what was added.
+ */
+const usualHas = ExpressionSet.prototype.has;
+const usualFindMatch = ExpressionSet.prototype.findMatch;
+const usualSize = Object.getOwnPropertyDescriptor(ExpressionSet.prototype, "size");
+
+function has(this: Replaying, expression: Expression): boolean {
+  const r = this[REPLAY];
+  if (r !== undefined) catchUp(this, r);
+  return usualHas.call(this, expression);
+}
+
+function findMatch(this: Replaying, ...args: Parameters<ExpressionSet["findMatch"]>) {
+  const r = this[REPLAY];
+  if (r !== undefined) catchUp(this, r);
+  return usualFindMatch.apply(this, args);
+}
+
+function setReaders(on: boolean): void {
+  ExpressionSet.prototype.add = on ? add : usualAdd;
+  ExpressionSet.prototype.seal = on ? seal : usualSeal;
+  ExpressionSet.prototype.has = on ? has : usualHas;
+  ExpressionSet.prototype.findMatch = on ? findMatch : usualFindMatch;
+  const get = usualSize?.get;
+  if (usualSize === undefined || get === undefined) return;
+  Object.defineProperty(ExpressionSet.prototype, "size", {
+    ...usualSize,
+    get: on
+      ? function size(this: Replaying) {
+          const r = this[REPLAY];
+          if (r !== undefined) catchUp(this, r);
+          return get.call(this);
+        }
+      : get,
+  });
+}
+
 /** The same own fields, each the same value or a collection of the same entries. */
 function sameSet(a: ExpressionSet, b: ExpressionSet): boolean {
   const ka = Object.keys(a).sort();
@@ -136,10 +176,13 @@ function sameSet(a: ExpressionSet, b: ExpressionSet): boolean {
   return true;
 }
 
-/** Installs the shared sets, if a set built through them is the set built the usual way. */
+/**
+ * Installs the shared sets, if a set built through them is the set built the usual way and
+ * fast-xml-parser, parsing through them, still finds its stop nodes.
+ */
 function useTemplates(): void {
-  ExpressionSet.prototype.add = add;
-  ExpressionSet.prototype.seal = seal;
+  if (usualSize?.get === undefined || !usualSize.configurable) return;
+  setReaders(true);
   templatesOn = true;
   let ok = false;
   try {
@@ -153,24 +196,48 @@ function useTemplates(): void {
     const usual = new ExpressionSet();
     for (const e of list) usualAdd.call(usual, e);
     usualSeal.call(usual);
-    // Handed only part of the list, a set is built the usual way.
+    // Handed only part of the list, a set is built the usual way; read before its seal, it
+    // answers as one built the usual way.
     const part = new ExpressionSet();
     part.add(list[0] as Expression);
+    const early = part.size;
     part.add(list[1] as Expression);
     part.seal();
+    const paths = [
+      ["rss", "channel", "item", "title"],
+      ["feed", "entry", "id"],
+      ["x", "script"],
+      ["a", "b"],
+      ["a", "c"],
+    ];
+    const found = (set: ExpressionSet) =>
+      paths.map((path) => {
+        const m = new Matcher();
+        for (const tag of path) m.push(tag);
+        return set.findMatch(m)?.pattern ?? null;
+      });
+    // fast-xml-parser, parsing twice with its stop nodes shared, keeps them as text.
+    const probe = new XMLParser({ stopNodes: ["r.a", "r.b"] });
+    const parses = [1, 2].map(
+      (n) => probe.parse(`<r><a><x>${n}</x></a><b><y/></b></r>`) as unknown,
+    );
     ok =
       sameSet(viaTemplate, usual) &&
+      found(viaTemplate).join() === found(usual).join() &&
+      found(usual).filter((x) => x !== null).length === 4 &&
       viaTemplate.isSealed &&
       viaTemplate.size === 4 &&
+      early === 1 &&
       part.size === 2 &&
       part.isSealed &&
-      templates.get(list[0] as Expression)?.set !== viaTemplate;
+      templates.get(list[0] as Expression)?.set !== viaTemplate &&
+      JSON.stringify(parses) ===
+        JSON.stringify([1, 2].map((n) => ({ r: { a: `<x>${n}</x>`, b: "<y/>" } })));
   } catch {
     ok = false;
   }
   if (!ok) {
-    ExpressionSet.prototype.add = usualAdd;
-    ExpressionSet.prototype.seal = usualSeal;
+    setReaders(false);
     templatesOn = false;
   }
 }

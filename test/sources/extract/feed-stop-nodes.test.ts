@@ -154,4 +154,63 @@ describe("feedsmith's stop-node paths compiled once per parser", () => {
     // A sealed set, shared or not, takes nothing more.
     expect(() => whole.add(new Expression("r.w"))).toThrow(TypeError);
   });
+
+  describe("the shared set, against what could go wrong in it", () => {
+    const compiledList = (): Expression[] => {
+      compileStopNodesOnce();
+      const p = new XMLParser({ stopNodes: ["r.a", "r.b", "..c"] });
+      p.parse("<r/>");
+      return stopNodesOf(p).stopNodes as Expression[];
+    };
+    const fields = (x: ExpressionSet) => x as unknown as Record<string, unknown>;
+
+    it("two sets handed the whole list share one index", () => {
+      const list = compiledList();
+      const [a, b] = [new ExpressionSet(), new ExpressionSet()];
+      for (const x of [a, b]) {
+        for (const e of list) x.add(e);
+        x.seal();
+      }
+      expect(fields(a)["_byDepthAndTag"]).toBe(fields(b)["_byDepthAndTag"]);
+      const sym = Object.getOwnPropertySymbols(a)[0];
+      expect(
+        sym === undefined || (a as unknown as Record<symbol, unknown>)[sym] === undefined,
+      ).toBe(true);
+    });
+
+    it("what a set held before the list is kept, and a sealed empty set refuses the list", () => {
+      const list = compiledList();
+      const x = new ExpressionSet();
+      x.add(new Expression("r.z"));
+      for (const e of list) x.add(e);
+      x.seal();
+      expect(x.size).toBe(4);
+      const sealed = new ExpressionSet().seal();
+      expect(() => sealed.add(list[0] as Expression)).toThrow(TypeError);
+    });
+
+    it("a set read before its seal answers as one built the usual way", () => {
+      const list = compiledList();
+      const handed = () => {
+        const x = new ExpressionSet();
+        for (const e of list) x.add(e);
+        return x;
+      };
+      const m = new Matcher();
+      m.push("r");
+      m.push("b");
+      // Each reader first, on a set of its own.
+      expect(handed().has(list[1] as Expression)).toBe(true);
+      expect(handed().matchesAny(m)).toBe(true);
+      expect(handed().findMatch(m)?.pattern).toBe("r.b");
+      const x = handed();
+      expect(x.size).toBe(3);
+      x.seal();
+      expect([x.size, x.matchesAny(m)]).toEqual([3, true]);
+      const y = new ExpressionSet();
+      y.add(list[0] as Expression);
+      expect(y.findMatch(m)).toBeNull();
+      expect(y.size).toBe(1);
+    });
+  });
 });
