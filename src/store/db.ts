@@ -114,8 +114,10 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     ({ error, results } = await migrator.migrateToLatest());
     // PostgreSQL: kysely's migrator lists the tables of every schema; a schema dropped by
     // someone else at that moment fails the listing (3F000 / 42P01). That says nothing about
-    // ours: retry.
-    for (let i = 0; i < 3 && error && isCatalogRace(error); i++) {
+    // ours: retry, after a pause that doubles (a drop of a schema with many tables can take a
+    // while: retried at once, three tries all met the same drop in the test suite).
+    for (let i = 0; i < CATALOG_RACE_TRIES && error && isCatalogRace(error); i++) {
+      await sleep(25 * 2 ** i);
       ({ error, results } = await migrator.migrateToLatest());
     }
   }
@@ -221,6 +223,9 @@ function isBusy(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === "string" && code.startsWith("SQLITE_BUSY");
 }
+
+/** Tries after a catalog race: pauses of 25 ms doubling, about 1.6 s in all. */
+const CATALOG_RACE_TRIES = 6;
 
 function isCatalogRace(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
