@@ -210,8 +210,11 @@ export async function run(): Promise<string> {
         floor.close();
       }
     };
-    const common = ["--catalog", catalog, "--data", join(data, "store")];
-    common.push("--allow-private-addresses", "--gap-ms", "0");
+    const nightArgs = (store: string) => [
+      ...["--catalog", catalog, "--data", join(data, store)],
+      ...["--allow-private-addresses", "--gap-ms", "0"],
+    ];
+    const common = nightArgs("store");
 
     // Warm-up: JIT and connections for the baselines (not counted).
     await bare(night1)();
@@ -230,8 +233,7 @@ export async function run(): Promise<string> {
     });
     // The same two nights again on a fresh store: the baselines are measured warm (after a
     // warm-up run), and so, here, is the engine; the first pair paid for compiling it.
-    const again = ["--catalog", catalog, "--data", join(data, "store-warm")];
-    again.push("--allow-private-addresses", "--gap-ms", "0");
+    const again = nightArgs("store-warm");
     const warm1 = await measure(
       child,
       async () => void (await norNight([...again, "--night", "2026-11-05"])),

@@ -94,6 +94,12 @@ describe("a night of the catalog files last imported does not read them", () => 
       .filter((p) => p !== "/robots.txt")
       .sort();
   };
+  /** A catalog of the fleet's feeds `ns` (f1, f2 unless told), written to `dir`. */
+  const feeds = (dir: string, ns: readonly number[] = [1, 2]) =>
+    writeCatalog(
+      dir,
+      ns.map((n) => feedSource(site, n)),
+    );
   const stamp = (dir: string) =>
     sql<{ digest: string | null }>(dir, "select digest from catalog_stamp")[0]?.digest;
   const active = (dir: string) =>
@@ -104,10 +110,7 @@ describe("a night of the catalog files last imported does not read them", () => 
 
   it("the same files again: the night runs the sources the store holds, the files unread", async () => {
     const dir = fresh();
-    const catalog = writeCatalog(
-      dir,
-      [1, 2].map((n) => feedSource(site, n)),
-    );
+    const catalog = feeds(dir);
     expect(await night(catalog, dir, "2026-11-05")).toEqual(["/feed/1.xml", "/feed/2.xml"]);
     const first = stamp(dir);
     expect(first).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -119,10 +122,7 @@ describe("a night of the catalog files last imported does not read them", () => 
 
   it("a file edited by one byte (its times put back) is read and imported again", async () => {
     const dir = fresh();
-    const catalog = writeCatalog(
-      dir,
-      [1, 2].map((n) => feedSource(site, n)),
-    );
+    const catalog = feeds(dir);
     await night(catalog, dir, "2026-11-05");
     const first = stamp(dir);
     tamper(dir);
@@ -140,16 +140,10 @@ describe("a night of the catalog files last imported does not read them", () => 
 
   it("another catalog imported in between: the night's own files are imported again", async () => {
     const dir = fresh();
-    const a = writeCatalog(
-      dir,
-      [1, 2].map((n) => feedSource(site, n)),
-    );
+    const a = feeds(dir);
     await night(a, dir, "2026-11-05");
     const other = mkdtempSync(join(dir, "b-"));
-    const b = writeCatalog(
-      other,
-      [3, 4].map((n) => feedSource(site, n)),
-    );
+    const b = feeds(other, [3, 4]);
     const imported = await runMain(["catalog", "import", b, "--data", dir, "--allow-retire"]);
     expect(imported.code, imported.stderr).toBe(0);
     expect(active(dir)).toEqual(["f3 /feed/3.xml", "f4 /feed/4.xml"]);
@@ -161,10 +155,7 @@ describe("a night of the catalog files last imported does not read them", () => 
 
   it("`nor catalog import` records the stamp a night of the same files recognises", async () => {
     const dir = fresh();
-    const catalog = writeCatalog(
-      dir,
-      [1, 2].map((n) => feedSource(site, n)),
-    );
+    const catalog = feeds(dir);
     const imported = await runMain(["catalog", "import", catalog, "--data", dir]);
     expect(imported.code, imported.stderr).toBe(0);
     expect(stamp(dir)).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -174,10 +165,7 @@ describe("a night of the catalog files last imported does not read them", () => 
 
   it("the same bytes under another name, or the files in another order, are imported again", async () => {
     const dir = fresh();
-    const catalog = writeCatalog(
-      dir,
-      [1, 2].map((n) => feedSource(site, n)),
-    );
+    const catalog = feeds(dir);
     await night(catalog, dir, "2026-11-05");
     tamper(dir);
     const copy = join(dir, "copy.yaml");
@@ -213,10 +201,7 @@ describe("a night of the catalog files last imported does not read them", () => 
 
   it("a store without the stamp (from before its migration) reads and imports the files", async () => {
     const dir = fresh();
-    const catalog = writeCatalog(
-      dir,
-      [1, 2].map((n) => feedSource(site, n)),
-    );
+    const catalog = feeds(dir);
     await night(catalog, dir, "2026-11-05");
     tamper(dir);
     // As the store was before migration 015: no table, the migration not run.
@@ -232,18 +217,12 @@ describe("a night of the catalog files last imported does not read them", () => 
 
   it("a store put back from a copy holds the stamp of its own rows", async () => {
     const dir = fresh();
-    const a = writeCatalog(
-      dir,
-      [1, 2].map((n) => feedSource(site, n)),
-    );
+    const a = feeds(dir);
     await night(a, dir, "2026-11-05");
     const backup = join(dir, "backup.db");
     copyFileSync(join(dir, "nor.db"), backup);
     const other = mkdtempSync(join(dir, "b-"));
-    const b = writeCatalog(
-      other,
-      [3, 4].map((n) => feedSource(site, n)),
-    );
+    const b = feeds(other, [3, 4]);
     expect((await runMain(["catalog", "import", b, "--data", dir, "--allow-retire"])).code).toBe(0);
     // The copy from before that import: its rows are those of the night's files again.
     copyFileSync(backup, join(dir, "nor.db"));
