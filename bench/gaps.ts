@@ -50,6 +50,11 @@ interface NightGaps {
   journalGaps: number[];
   /** Per gap, the site's gap minus the checker's count. */
   outsideMs: number[];
+  /** Per gap, the part of outsideMs before the checker's count began: the checker noted the
+   * previous answer's end this long after the site's end of it. */
+  endLagMs: number[];
+  /** Per gap, the rest: the site saw the request this long after the checker decided to send. */
+  startLagMs: number[];
   /** Each gap under MIN_GAP_MS: as the site saw it, as the checker counted it, and the
    * previous request's service time as the site measured it (a late end shows there). */
   short: { gap: number; own: number; prevServiceMs: number }[];
@@ -99,6 +104,8 @@ function analyse(
   const gaps: number[] = [];
   const journalGaps: number[] = [];
   const outsideMs: number[] = [];
+  const endLagMs: number[] = [];
+  const startLagMs: number[] = [];
   const short: NightGaps["short"] = [];
   let requests = 0;
   let first = Number.POSITIVE_INFINITY;
@@ -134,6 +141,8 @@ function analyse(
           own = (rows[k] as [number, number])[0] - (rows[k - 1] as [number, number])[1];
           journalGaps.push(own);
           outsideMs.push(gap - own);
+          endLagMs.push((rows[k - 1] as [number, number])[1] - prev.e);
+          startLagMs.push(r.a - (rows[k] as [number, number])[0]);
         }
         if (gap < MIN_GAP_MS) short.push({ gap, own, prevServiceMs: prev.e - prev.a });
       }
@@ -146,12 +155,15 @@ function analyse(
     optimumMs = Math.max(optimumMs, chain);
     worstSiteRatio = Math.max(worstSiteRatio, (end - start) / chain);
   });
-  for (const list of [gaps, journalGaps, outsideMs]) list.sort((a, b) => a - b);
+  for (const list of [gaps, journalGaps, outsideMs, endLagMs, startLagMs])
+    list.sort((a, b) => a - b);
   return {
     requests,
     gaps,
     journalGaps,
     outsideMs,
+    endLagMs,
+    startLagMs,
     short,
     makespanMs: last - first,
     optimumMs,
@@ -257,11 +269,11 @@ export async function run(): Promise<string> {
       ...(bugs.length > 0 ? [...bugs, ""] : []),
       "The same gaps as the checker counted them (request log: the next attempt's start − the previous one's end), and what the site saw beyond that count (ms):",
       "",
-      "| night | gaps matched | checker's count p50 | p99 | max | beyond it p50 | p99 | max |",
-      "| --- | --- | --- | --- | --- | --- | --- | --- |",
+      "| night | gaps matched | checker's count p50 | p99 | max | beyond it p50 | p99 | max | of which: end noted late p50 / p99 | sent late p50 / p99 |",
+      "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
       ...nights.map(
         (n) =>
-          `| ${label(n)} | ${n.journalGaps.length} | ${f1(pct(n.journalGaps, 0.5))} | ${f1(pct(n.journalGaps, 0.99))} | ${f1(n.journalGaps.at(-1) ?? Number.NaN)} | ${f1(pct(n.outsideMs, 0.5))} | ${f1(pct(n.outsideMs, 0.99))} | ${f1(n.outsideMs.at(-1) ?? Number.NaN)} |`,
+          `| ${label(n)} | ${n.journalGaps.length} | ${f1(pct(n.journalGaps, 0.5))} | ${f1(pct(n.journalGaps, 0.99))} | ${f1(n.journalGaps.at(-1) ?? Number.NaN)} | ${f1(pct(n.outsideMs, 0.5))} | ${f1(pct(n.outsideMs, 0.99))} | ${f1(n.outsideMs.at(-1) ?? Number.NaN)} | ${f1(pct(n.endLagMs, 0.5))} / ${f1(pct(n.endLagMs, 0.99))} | ${f1(pct(n.startLagMs, 0.5))} / ${f1(pct(n.startLagMs, 0.99))} |`,
       ),
       "",
       `Longest service time a site saw: ${nights.map((n) => `${f1(n.maxServiceMs)} ms`).join(", ")}. Start spread: the last site's first request after the first site's.`,
