@@ -4,17 +4,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type SqliteDatabase from "better-sqlite3";
 import type { DatabaseConnection, DialectAdapter, Driver, MigrationResult } from "kysely";
 import { NorError } from "../errors.js";
-import {
-  CompiledQuery,
-  Kysely,
-  Migrator,
-  PostgresDialect,
-  SqliteAdapter,
-  SqliteDialect,
-  sql,
-} from "./kysely.js";
+import { CompiledQuery, Kysely, Migrator, SqliteAdapter, SqliteDialect, sql } from "./kysely.js";
 import { migrationProvider, migrations } from "./migrations/index.js";
 import { noNul } from "./no-nul.js";
+import { CurrentSchemaPostgresDialect } from "./pg-current-schema.js";
 import type { Database } from "./schema/index.js";
 import { StatementCache } from "./statement-cache.js";
 
@@ -95,7 +88,7 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
   } else {
     const { default: pg } = await import("pg");
     const pool = new pg.Pool({ connectionString: loc.url, max: 4 });
-    db = new Kysely<Database>({ dialect: noNul(new PostgresDialect({ pool })) });
+    db = new Kysely<Database>({ dialect: noNul(new CurrentSchemaPostgresDialect({ pool })) });
   }
   // PostgreSQL: keep kysely's own migration tables in the schema the store lives in
   // (search_path). Without this the migrator finds another schema's tables and skips its own.
@@ -112,10 +105,10 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     ({ error, results } = await migrateSqlite(db, sqliteConn, migrator));
   } else {
     ({ error, results } = await migrator.migrateToLatest());
-    // PostgreSQL: kysely's migrator lists the tables of every schema; a schema dropped by
-    // someone else at that moment fails the listing (3F000 / 42P01). That says nothing about
-    // ours: retry, after a pause that doubles (a drop of a schema with many tables can take a
-    // while: retried at once, three tries all met the same drop in the test suite).
+    // PostgreSQL: the migrator's table listing is kept to this store's schema
+    // (pg-current-schema.ts); kysely's own listed every schema's tables, and a schema dropped
+    // by someone else meanwhile failed it (3F000, 42P01, 42703). Should a race of that kind
+    // still come, it says nothing about ours: retry, after a pause that doubles.
     for (let i = 0; i < CATALOG_RACE_TRIES && error && isCatalogRace(error); i++) {
       await sleep(25 * 2 ** i);
       ({ error, results } = await migrator.migrateToLatest());
@@ -140,7 +133,7 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
 export async function openPostgresPool(url: string, max: number, name: string): Promise<Db> {
   const { default: pg } = await import("pg");
   const pool = new pg.Pool({ connectionString: url, max, application_name: name });
-  const db = new Kysely<Database>({ dialect: noNul(new PostgresDialect({ pool })) });
+  const db = new Kysely<Database>({ dialect: noNul(new CurrentSchemaPostgresDialect({ pool })) });
   // Reached now, so a store that cannot be read is a startup error, not a failed page later.
   await sql`select 1`.execute(db).catch(closeAndThrow(db, { kind: "postgres", url }));
   return db;
@@ -229,7 +222,7 @@ const CATALOG_RACE_TRIES = 6;
 
 function isCatalogRace(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return code === "3F000" || code === "42P01";
+  return code === "3F000" || code === "42P01" || code === "42703";
 }
 
 async function currentSchema(db: Db): Promise<string | undefined> {

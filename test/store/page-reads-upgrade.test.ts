@@ -1,11 +1,12 @@
 import { join } from "node:path";
 import Sqlite from "better-sqlite3";
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
+import { Kysely, Migrator, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStore, type StoreLocation } from "../../src/store/db.js";
 import { migrationProvider } from "../../src/store/migrations/index.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
+import { CurrentSchemaPostgresDialect } from "../../src/store/pg-current-schema.js";
 import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "./stores.js";
 
 /**
@@ -26,7 +27,7 @@ async function leftAt013(loc: StoreLocation): Promise<void> {
           dialect: new SqliteDialect({ database: new Sqlite(join(loc.dir, "nor.db")) }),
         })
       : new Kysely<unknown>({
-          dialect: new PostgresDialect({
+          dialect: new CurrentSchemaPostgresDialect({
             pool: new pg.Pool({ connectionString: loc.url, max: 1 }),
           }),
         });
