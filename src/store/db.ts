@@ -9,6 +9,7 @@ import { migrationProvider, migrations } from "./migrations/index.js";
 import { noNul } from "./no-nul.js";
 import { CurrentSchemaPostgresDialect } from "./pg-current-schema.js";
 import type { Database } from "./schema/index.js";
+import { registerStore, SqliteDirect } from "./sqlite-direct.js";
 import { StatementCache } from "./statement-cache.js";
 
 export type Db = Kysely<Database>;
@@ -81,9 +82,14 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     }
     // Each SQL text is compiled once and its statement reused (statement-cache.ts). No U+0000
     // is stored, on either dialect (no-nul.ts).
+    // Its hot prepared statements run on the connection straight when kysely would have run
+    // them at once (sqlite-direct.ts).
+    const cache = new StatementCache(sqlite);
+    const direct = new SqliteDirect(sqlite, cache);
     db = new Kysely<Database>({
-      dialect: noNul(new ImmediateSqliteDialect({ database: new StatementCache(sqlite) })),
+      dialect: noNul(new ImmediateSqliteDialect({ database: cache }, direct)),
     });
+    registerStore(db, direct);
     sqliteConn = sqlite;
   } else {
     const { default: pg } = await import("pg");
@@ -260,6 +266,13 @@ function redact(url: string): string {
  * such transaction (migrateSqlite).
  */
 class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #direct: SqliteDirect;
+
+  constructor(config: ConstructorParameters<typeof SqliteDialect>[0], direct: SqliteDirect) {
+    super(config);
+    this.#direct = direct;
+  }
+
   override createAdapter(): DialectAdapter {
     return new TransactionalDdlSqliteAdapter();
   }
@@ -269,7 +282,7 @@ class ImmediateSqliteDialect extends SqliteDialect {
     driver.beginTransaction = async (connection: DatabaseConnection) => {
       await connection.executeQuery(CompiledQuery.raw("begin immediate"));
     };
-    return driver;
+    return this.#direct.count(driver);
   }
 }
 

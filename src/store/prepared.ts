@@ -17,6 +17,7 @@
 import type { Compilable, CompiledQuery, QueryResult } from "kysely";
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
+import { directNow, type SqliteDirect } from "./sqlite-direct.js";
 
 /** The store or a transaction of it (a Transaction is a Kysely). */
 type Tx = Db;
@@ -55,22 +56,54 @@ export class Prepared<A extends Record<string, unknown>, R> {
 
   /** The query with these values, as kysely would have compiled it. */
   compile(db: Tx, args: A): CompiledQuery<R> {
-    const { compiled, from } = this.#plan(db);
-    const parameters = from.map((f) => ("slot" in f ? args[f.slot] : f.value));
-    return { ...compiled, parameters } as CompiledQuery<R>;
+    const plan = this.#plan(db);
+    return { ...plan.compiled, parameters: parametersOf(plan, args) } as CompiledQuery<R>;
   }
 
   run(db: Tx, args: A): Promise<QueryResult<R>> {
-    return db.executeQuery(this.compile(db, args));
+    // SQLite, where kysely would run it at once: on the connection, without its executor.
+    const direct = directNow(db);
+    if (direct === undefined) return db.executeQuery(this.compile(db, args));
+    try {
+      return Promise.resolve(this.#direct(direct, db, args));
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
-  async rows(db: Tx, args: A): Promise<R[]> {
-    return (await this.run(db, args)).rows;
+  rows(db: Tx, args: A): Promise<R[]> {
+    const direct = directNow(db);
+    if (direct === undefined) return this.run(db, args).then((r) => r.rows);
+    try {
+      return Promise.resolve(this.#direct(direct, db, args).rows);
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
-  async first(db: Tx, args: A): Promise<R | undefined> {
-    return (await this.run(db, args)).rows[0];
+  first(db: Tx, args: A): Promise<R | undefined> {
+    const direct = directNow(db);
+    if (direct === undefined) return this.run(db, args).then((r) => r.rows[0]);
+    try {
+      return Promise.resolve(this.#direct(direct, db, args).rows[0]);
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
+
+  #direct(direct: SqliteDirect, db: Tx, args: A): QueryResult<R> {
+    const plan = this.#plan(db);
+    return direct.execute<R>(plan.compiled.sql, parametersOf(plan, args));
+  }
+}
+
+function parametersOf(plan: Plan, args: Record<string, unknown>): unknown[] {
+  const out = new Array<unknown>(plan.from.length);
+  for (let i = 0; i < plan.from.length; i++) {
+    const f = plan.from[i] as Plan["from"][number];
+    out[i] = "slot" in f ? args[f.slot] : f.value;
+  }
+  return out;
 }
 
 export function prepared<A extends Record<string, unknown>, R>(

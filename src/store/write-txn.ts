@@ -3,6 +3,7 @@ import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
 import { sql } from "./kysely.js";
 import type { Database } from "./schema/index.js";
+import { directOfStore, heldBy, letGo } from "./sqlite-direct.js";
 
 export type Tx = Transaction<Database> | Db;
 
@@ -14,15 +15,23 @@ export type Tx = Transaction<Database> | Db;
  */
 export async function writeTxn<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
   if (dialectOf(db) === "postgres") return db.transaction().execute(fn);
+  const direct = directOfStore(db);
   return db.connection().execute(async (conn) => {
-    await sql`begin immediate`.execute(conn);
+    // The connection is this transaction's until it returns: its prepared statements may run
+    // on it straight (sqlite-direct.ts).
+    if (direct) heldBy(conn, direct);
     try {
-      const out = await fn(conn);
-      await sql`commit`.execute(conn);
-      return out;
-    } catch (err) {
-      await sql`rollback`.execute(conn).catch(() => {});
-      throw err;
+      await sql`begin immediate`.execute(conn);
+      try {
+        const out = await fn(conn);
+        await sql`commit`.execute(conn);
+        return out;
+      } catch (err) {
+        await sql`rollback`.execute(conn).catch(() => {});
+        throw err;
+      }
+    } finally {
+      letGo(conn);
     }
   });
 }

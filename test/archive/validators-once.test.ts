@@ -9,9 +9,11 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { validatorsFor } from "../../src/store/archive/captures.js";
 import { ArchiveValidators } from "../../src/store/archive/validators.js";
 import { WarcArchive } from "../../src/store/archive/warc-archive.js";
+import { directOfStore } from "../../src/store/sqlite-direct.js";
 import { exchange, type TempStore, tempStore } from "./support/fixtures.js";
 
 const URL_A = "http://127.0.0.2/agendas.rss";
+const CAPTURES = /^select .* from "captures"/;
 const T0 = Date.UTC(2026, 10, 5, 8, 0, 0);
 
 const stores: TempStore[] = [];
@@ -24,10 +26,13 @@ async function setUp() {
   stores.push(t);
   const archive = await WarcArchive.open(t.archiveDir, t.archiveOptions);
   const copies = new ArchiveValidators(t.store.db, t.archiveDir);
+  // Through kysely, or straight on the SQLite connection (src/store/sqlite-direct.ts).
   const lookups = vi.spyOn(t.store.db, "executeQuery");
+  const direct = directOfStore(t.store.db);
+  const straight = direct ? vi.spyOn(direct, "execute") : undefined;
   const capturesRead = () =>
-    lookups.mock.calls.filter(([q]) => "sql" in q && /^select .* from "captures"/.test(q.sql))
-      .length;
+    lookups.mock.calls.filter(([q]) => "sql" in q && CAPTURES.test(q.sql)).length +
+    (straight?.mock.calls.filter(([sql]) => CAPTURES.test(sql)).length ?? 0);
   return { t, archive, copies, capturesRead };
 }
 

@@ -44,6 +44,8 @@ const IMPORTER_BESIDE = [
   "store/catalog-import",
   "store/schema/sources",
   "store/write-txn",
+  "store/sqlite-direct",
+  "store/no-nul",
   "store/dialect-of",
   "store/kysely",
   "policy/constants",

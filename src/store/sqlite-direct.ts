@@ -1,0 +1,105 @@
+/**
+ * The night's hot statements on SQLite, run on the connection without kysely's executor.
+ *
+ * kysely runs every query through its executor: a connection asked of the driver (a mutex, a
+ * promise), the query handed to it, the connection given back (another). better-sqlite3 runs a
+ * statement synchronously, so for the prepared statements a request runs (prepared.ts: a dozen
+ * or so) those hops were most of their cost: 12 µs a lookup where the statement itself takes 4
+ * (bench: a select by key on the captures table).
+ *
+ * A statement goes straight to the connection only where kysely would have run it at once, on
+ * the same connection, in the same state:
+ * - inside a write transaction of writeTxn's (write-txn.ts), whose holder owns the connection
+ *   for the transaction's whole length: `heldBy` marks the handle writeTxn runs its work on;
+ * - on the store itself, only while nobody holds the connection (`held`, counted at the
+ *   driver) and no transaction is open on it: a statement run then is a transaction of its
+ *   own, exactly as kysely would run it, only sooner. While someone holds it (a transaction
+ *   between two statements, a stream being read), the statement goes through kysely and waits
+ *   its turn, as before.
+ * The statement, its parameters (U+0000 mapped, no-nul.ts) and its result are exactly what
+ * kysely's SQLite connection would have used and given.
+ */
+import type SqliteDatabase from "better-sqlite3";
+import type { DatabaseConnection, Driver, QueryResult } from "kysely";
+import { parametersWithoutNul } from "./no-nul.js";
+import type { StatementCache } from "./statement-cache.js";
+
+export class SqliteDirect {
+  /** Connections handed out by the driver and not yet given back. */
+  held = 0;
+  readonly #sqlite: SqliteDatabase.Database;
+  readonly #cache: StatementCache;
+
+  constructor(sqlite: SqliteDatabase.Database, cache: StatementCache) {
+    this.#sqlite = sqlite;
+    this.#cache = cache;
+  }
+
+  /** Whether a statement run now would be a transaction of its own, as kysely would run it. */
+  get free(): boolean {
+    return this.held === 0 && !this.#sqlite.inTransaction;
+  }
+
+  /** The driver, its connections counted while they are out. */
+  count(driver: Driver): Driver {
+    const acquire = driver.acquireConnection.bind(driver);
+    const release = driver.releaseConnection.bind(driver);
+    driver.acquireConnection = async (): Promise<DatabaseConnection> => {
+      const conn = await acquire();
+      this.held++;
+      return conn;
+    };
+    driver.releaseConnection = async (conn: DatabaseConnection): Promise<void> => {
+      this.held--;
+      await release(conn);
+    };
+    return driver;
+  }
+
+  /** As kysely's SqliteConnection.executeQuery (under no-nul.ts), synchronously. */
+  execute<R>(sql: string, values: readonly unknown[]): QueryResult<R> {
+    const parameters = parametersWithoutNul(values) as unknown[];
+    const stmt = this.#cache.prepare(sql);
+    if (stmt.reader) return { rows: stmt.all(parameters) as R[] };
+    const { changes, lastInsertRowid } = stmt.run(parameters);
+    return {
+      numAffectedRows: changes !== undefined && changes !== null ? BigInt(changes) : undefined,
+      insertId:
+        lastInsertRowid !== undefined && lastInsertRowid !== null
+          ? BigInt(lastInsertRowid)
+          : undefined,
+      rows: [],
+    } as QueryResult<R>;
+  }
+}
+
+/** Each SQLite store's root handle, and each handle a write transaction runs its work on. */
+const stores = new WeakMap<object, SqliteDirect>();
+const holders = new WeakMap<object, SqliteDirect>();
+
+export function registerStore(db: object, direct: SqliteDirect): void {
+  stores.set(db, direct);
+}
+
+/** The store `db` belongs to, when `db` is a SQLite store's root handle. */
+export function directOfStore(db: object): SqliteDirect | undefined {
+  return stores.get(db);
+}
+
+/** Marks `handle` as holding the connection of `direct`, for the length of a transaction. */
+export function heldBy(handle: object, direct: SqliteDirect): void {
+  holders.set(handle, direct);
+}
+
+/** The transaction on `handle` is over: its statements go through kysely again. */
+export function letGo(handle: object): void {
+  holders.delete(handle);
+}
+
+/** Where a statement on `db` may go straight to the connection now; undefined: through kysely. */
+export function directNow(db: object): SqliteDirect | undefined {
+  const held = holders.get(db);
+  if (held !== undefined) return held;
+  const root = stores.get(db);
+  return root?.free ? root : undefined;
+}

@@ -1,0 +1,146 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { openStore } from "../../src/store/db.js";
+import { type Placeholder, prepared } from "../../src/store/prepared.js";
+import { directNow, directOfStore } from "../../src/store/sqlite-direct.js";
+import { writeTxn } from "../../src/store/write-txn.js";
+import { sqliteFactory } from "./stores.js";
+
+const factory = sqliteFactory();
+afterAll(() => factory.cleanup());
+
+const put = prepared((db, $: Placeholder<{ url: string; etag: string | null }>) =>
+  db
+    .insertInto("validators")
+    .values({ url: $("url"), etag: $("etag"), last_modified: null, updated_at: "t" }),
+);
+const byUrl = prepared((db, $: Placeholder<{ url: string }>) =>
+  db.selectFrom("validators").select(["url", "etag"]).where("url", "=", $("url")),
+);
+const all = prepared((db) => db.selectFrom("validators").select("url").orderBy("url"));
+
+/** A promise and the function that settles it. */
+function gate(): { wait: Promise<void>; open(): void } {
+  let open!: () => void;
+  const wait = new Promise<void>((r) => {
+    open = r;
+  });
+  return { wait, open };
+}
+
+/**
+ * src/store/sqlite-direct.ts: on SQLite a prepared statement runs on the connection without
+ * kysely's executor only where kysely would have run it at once, in the same state. P27 and
+ * P8 rest on this: a journal row is durable when its transaction committed, and no statement
+ * of another lane may slip into a transaction still open, or read what it has not committed.
+ */
+describe("prepared statements straight on the SQLite connection", () => {
+  it("P27: a statement on the store while a write transaction is open waits for it: it neither joins it nor reads what it rolled back", async () => {
+    const store = await openStore(await factory.fresh());
+    try {
+      const { db } = store;
+      const inside = gate();
+      const goOn = gate();
+      const txn = writeTxn(db, async (tx) => {
+        // Straight on the connection this transaction holds.
+        expect(directNow(tx)).toBe(directOfStore(db));
+        await put.run(tx, { url: "http://a.example/rolled-back", etag: null });
+        inside.open();
+        await goOn.wait;
+        throw new Error("roll back");
+      }).catch((err: Error) => err.message);
+      await inside.wait;
+      // The connection is held: nothing goes straight to it from the store now.
+      expect(directNow(db)).toBeUndefined();
+      const write = put.run(db, { url: "http://a.example/own", etag: '"1"' });
+      const read = byUrl.first(db, { url: "http://a.example/rolled-back" });
+      goOn.open();
+      expect(await txn).toBe("roll back");
+      await write;
+      // The read ran after the rollback, as its own transaction: the row was never there.
+      expect(await read).toBeUndefined();
+      // The write was a transaction of its own, committed, not rolled back with the other.
+      expect(await all.rows(db, {})).toEqual([{ url: "http://a.example/own" }]);
+      // Free again: the store's statements go straight to the connection.
+      expect(directNow(db)).toBe(directOfStore(db));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("P27: a write transaction's own statements see its writes, and commit or roll back with it", async () => {
+    const store = await openStore(await factory.fresh());
+    try {
+      const { db } = store;
+      await writeTxn(db, async (tx) => {
+        await put.run(tx, { url: "http://b.example/1", etag: null });
+        expect(await byUrl.first(tx, { url: "http://b.example/1" })).toEqual({
+          url: "http://b.example/1",
+          etag: null,
+        });
+      });
+      await writeTxn(db, async (tx) => {
+        await put.run(tx, { url: "http://b.example/2", etag: null });
+        throw new Error("no");
+      }).catch(() => {});
+      expect(await all.rows(db, {})).toEqual([{ url: "http://b.example/1" }]);
+      // The handle of a transaction that is over no longer counts as holding the connection.
+      let after: object | undefined;
+      await writeTxn(db, async (tx) => {
+        after = tx;
+      });
+      expect(directNow(after as object)).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("gives what kysely's connection gives: rows, affected rows, insert id, errors; U+0000 mapped", async () => {
+    const store = await openStore(await factory.fresh());
+    try {
+      const { db } = store;
+      const args = { url: "http://c.example/\u0000", etag: '"a\u0000b"' };
+      // The same statement through kysely (a transaction of kysely's: never straight).
+      const viaKysely = await db
+        .transaction()
+        .execute((trx) =>
+          trx.executeQuery(put.compile(trx, { ...args, url: "http://c.example/k" })),
+        );
+      const straight = await put.run(db, args);
+      expect(Object.keys(straight).sort()).toEqual(Object.keys(viaKysely).sort());
+      expect(straight.numAffectedRows).toBe(1n);
+      expect(typeof straight.insertId).toBe("bigint");
+      expect(straight.insertId).toBe((viaKysely.insertId ?? 0n) + 1n);
+      expect(straight.rows).toEqual([]);
+      expect(await byUrl.first(db, { url: "http://c.example/\u0000" })).toEqual({
+        url: "http://c.example/\uFFFD",
+        etag: '"a\uFFFDb"',
+      });
+      // A constraint broken: the same error as through kysely, a rejected promise.
+      await expect(put.run(db, args)).rejects.toMatchObject({
+        code: "SQLITE_CONSTRAINT_PRIMARYKEY",
+      });
+      await expect(db.transaction().execute((trx) => put.run(trx, args))).rejects.toMatchObject({
+        code: "SQLITE_CONSTRAINT_PRIMARYKEY",
+      });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a stream being read holds the connection: statements meanwhile go through kysely", async () => {
+    const store = await openStore(await factory.fresh());
+    try {
+      const { db } = store;
+      for (let i = 0; i < 3; i++) await put.run(db, { url: `http://d.example/${i}`, etag: null });
+      const seen: string[] = [];
+      for await (const row of db.selectFrom("validators").select("url").stream()) {
+        seen.push(row.url);
+        expect(directNow(db)).toBeUndefined();
+      }
+      expect(seen).toHaveLength(3);
+      expect(directNow(db)).toBe(directOfStore(db));
+    } finally {
+      await store.close();
+    }
+  });
+});
