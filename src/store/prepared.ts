@@ -63,8 +63,8 @@ export class Prepared<A extends Record<string, unknown>, R> {
   run(db: Tx, args: A): Promise<QueryResult<R>> {
     // SQLite, where kysely would run it at once: on the connection, without its executor.
     const direct = directNow(db);
-    if (direct === undefined) return db.executeQuery(this.compile(db, args));
     try {
+      if (direct === undefined) return db.executeQuery(this.compile(db, args));
       return Promise.resolve(this.#direct(direct, db, args));
     } catch (err) {
       return Promise.reject(err);
@@ -73,8 +73,8 @@ export class Prepared<A extends Record<string, unknown>, R> {
 
   rows(db: Tx, args: A): Promise<R[]> {
     const direct = directNow(db);
-    if (direct === undefined) return this.run(db, args).then((r) => r.rows);
     try {
+      if (direct === undefined) return this.run(db, args).then((r) => r.rows);
       return Promise.resolve(this.#direct(direct, db, args).rows);
     } catch (err) {
       return Promise.reject(err);
@@ -83,8 +83,8 @@ export class Prepared<A extends Record<string, unknown>, R> {
 
   first(db: Tx, args: A): Promise<R | undefined> {
     const direct = directNow(db);
-    if (direct === undefined) return this.run(db, args).then((r) => r.rows[0]);
     try {
+      if (direct === undefined) return this.run(db, args).then((r) => r.rows[0]);
       return Promise.resolve(this.#direct(direct, db, args).rows[0]);
     } catch (err) {
       return Promise.reject(err);

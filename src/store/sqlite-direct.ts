@@ -25,7 +25,11 @@ import { parametersWithoutNul } from "./no-nul.js";
 import type { StatementCache } from "./statement-cache.js";
 
 export class SqliteDirect {
-  /** Connections handed out by the driver and not yet given back. */
+  /**
+   * Connections asked of the driver and not yet given back, counted from the moment they are
+   * asked for: kysely takes its lock when a query is issued, and a statement issued after it
+   * must wait its turn behind that one, as it did through kysely.
+   */
   held = 0;
   readonly #sqlite: SqliteDatabase.Database;
   readonly #cache: StatementCache;
@@ -35,9 +39,13 @@ export class SqliteDirect {
     this.#cache = cache;
   }
 
-  /** Whether a statement run now would be a transaction of its own, as kysely would run it. */
+  /**
+   * Whether a statement run now would be a transaction of its own, as kysely would run it, in
+   * the order it was issued: nobody holds or waits for the connection, none is open on it, and
+   * the store is not closed (then kysely's error is the one given).
+   */
   get free(): boolean {
-    return this.held === 0 && !this.#sqlite.inTransaction;
+    return this.held === 0 && this.#sqlite.open && !this.#sqlite.inTransaction;
   }
 
   /** The driver, its connections counted while they are out. */
@@ -45,9 +53,13 @@ export class SqliteDirect {
     const acquire = driver.acquireConnection.bind(driver);
     const release = driver.releaseConnection.bind(driver);
     driver.acquireConnection = async (): Promise<DatabaseConnection> => {
-      const conn = await acquire();
       this.held++;
-      return conn;
+      try {
+        return await acquire();
+      } catch (err) {
+        this.held--;
+        throw err;
+      }
     };
     driver.releaseConnection = async (conn: DatabaseConnection): Promise<void> => {
       this.held--;
