@@ -94,7 +94,19 @@ export function register(program: Command): void {
 export const NIGHT_HEAP_GROWING_PERCENT = 25;
 
 /**
- * V8 flags a night sets for itself. `--liftoff-only`: undici parses HTTP with llhttp, a
+ * How much bytecode a function runs between two of V8's looks at whether to optimise it
+ * (TurboFan), for a night: 8× V8's default of 67,584. TurboFan compiled much of the engine on
+ * a night's first thousand requests, most of it code that runs a few hundred times a night: in
+ * a cold night of 550 requests (50 loopback sites, feeds), 36% of the process's instructions
+ * were TurboFan's own (callgrind). With this budget only code that stays hot is optimised, as
+ * it was, and a night that runs for hours is not changed; a cold night costs less (docs/
+ * benchmarks.md, "Compiling the engine").
+ */
+export const NIGHT_INTERRUPT_BUDGET = 8 * 67_584;
+
+/**
+ * V8 flags a night sets for itself, before its first request. The interrupt budget: above.
+ * `--liftoff-only`: undici parses HTTP with llhttp, a
  * WebAssembly module, and V8's optimising compile of it on the night's first requests took
  * about 35 MB of memory for a moment, a third of a one-source night's peak RSS; V8's baseline
  * compiler alone parsed 3,000 answers of 58 kB for no more CPU (docs/benchmarks.md, "A night's
@@ -103,6 +115,7 @@ export const NIGHT_HEAP_GROWING_PERCENT = 25;
 export const NIGHT_V8_FLAGS: readonly string[] = [
   `--heap-growing-percent=${NIGHT_HEAP_GROWING_PERCENT}`,
   "--liftoff-only",
+  `--interrupt-budget=${NIGHT_INTERRUPT_BUDGET}`,
 ];
 
 async function runNightCommand(opts: NightOptions): Promise<void> {
