@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { openStore } from "../../src/store/db.js";
+import { type Db, openStore } from "../../src/store/db.js";
 import { type Placeholder, prepared } from "../../src/store/prepared.js";
 import { directNow, directOfStore } from "../../src/store/sqlite-direct.js";
 import { writeTxn } from "../../src/store/write-txn.js";
@@ -16,7 +16,18 @@ const put = prepared((db, $: Placeholder<{ url: string; etag: string | null }>) 
 const byUrl = prepared((db, $: Placeholder<{ url: string }>) =>
   db.selectFrom("validators").select(["url", "etag"]).where("url", "=", $("url")),
 );
+const row = (url: string) => ({ url, etag: null, last_modified: null, updated_at: "t" });
 const all = prepared((db) => db.selectFrom("validators").select("url").orderBy("url"));
+
+/** `fn` with a fresh store, closed after. */
+async function withStore(fn: (db: Db) => Promise<void>): Promise<void> {
+  const store = await openStore(await factory.fresh());
+  try {
+    await fn(store.db);
+  } finally {
+    await store.close();
+  }
+}
 
 /** A promise and the function that settles it. */
 function gate(): { wait: Promise<void>; open(): void } {
@@ -35,9 +46,7 @@ function gate(): { wait: Promise<void>; open(): void } {
  */
 describe("prepared statements straight on the SQLite connection", () => {
   it("P27: a statement on the store while a write transaction is open waits for it: it neither joins it nor reads what it rolled back", async () => {
-    const store = await openStore(await factory.fresh());
-    try {
-      const { db } = store;
+    await withStore(async (db) => {
       const inside = gate();
       const goOn = gate();
       const txn = writeTxn(db, async (tx) => {
@@ -62,15 +71,11 @@ describe("prepared statements straight on the SQLite connection", () => {
       expect(await all.rows(db, {})).toEqual([{ url: "http://a.example/own" }]);
       // Free again: the store's statements go straight to the connection.
       expect(directNow(db)).toBe(directOfStore(db));
-    } finally {
-      await store.close();
-    }
+    });
   });
 
   it("P27: a write transaction's own statements see its writes, and commit or roll back with it", async () => {
-    const store = await openStore(await factory.fresh());
-    try {
-      const { db } = store;
+    await withStore(async (db) => {
       await writeTxn(db, async (tx) => {
         await put.run(tx, { url: "http://b.example/1", etag: null });
         expect(await byUrl.first(tx, { url: "http://b.example/1" })).toEqual({
@@ -89,15 +94,11 @@ describe("prepared statements straight on the SQLite connection", () => {
         after = tx;
       });
       expect(directNow(after as object)).toBeUndefined();
-    } finally {
-      await store.close();
-    }
+    });
   });
 
   it("gives what kysely's connection gives: rows, affected rows, insert id, errors; U+0000 mapped", async () => {
-    const store = await openStore(await factory.fresh());
-    try {
-      const { db } = store;
+    await withStore(async (db) => {
       const args = { url: "http://c.example/\u0000", etag: '"a\u0000b"' };
       // The same statement through kysely (a transaction of kysely's: never straight).
       const viaKysely = await db
@@ -122,15 +123,11 @@ describe("prepared statements straight on the SQLite connection", () => {
       await expect(db.transaction().execute((trx) => put.run(trx, args))).rejects.toMatchObject({
         code: "SQLITE_CONSTRAINT_PRIMARYKEY",
       });
-    } finally {
-      await store.close();
-    }
+    });
   });
 
   it("a stream being read holds the connection: statements meanwhile go through kysely", async () => {
-    const store = await openStore(await factory.fresh());
-    try {
-      const { db } = store;
+    await withStore(async (db) => {
       for (let i = 0; i < 3; i++) await put.run(db, { url: `http://d.example/${i}`, etag: null });
       const seen: string[] = [];
       for await (const row of db.selectFrom("validators").select("url").stream()) {
@@ -139,8 +136,59 @@ describe("prepared statements straight on the SQLite connection", () => {
       }
       expect(seen).toHaveLength(3);
       expect(directNow(db)).toBe(directOfStore(db));
-    } finally {
-      await store.close();
-    }
+    });
+  });
+  it("a statement issued after a kysely statement that already took the connection runs after it", async () => {
+    await withStore(async (db) => {
+      // kysely takes the driver's lock when the query is issued, here: the connection counts
+      // as held from that moment, not from when the lock is handed over, microtasks later.
+      const write = db.insertInto("validators").values(row("http://a.example/1")).execute();
+      const read = byUrl.first(db, { url: "http://a.example/1" });
+      await write;
+      // As through kysely, the read waits its turn behind the write and sees it.
+      expect(await read).toEqual({ url: "http://a.example/1", etag: null });
+    });
+  });
+
+  it("first and rows give a rejected promise, never a synchronous throw, on every path", async () => {
+    await withStore(async (db) => {
+      const broken = prepared((_db, $: Placeholder<{ url: string }>) => {
+        throw new Error(`cannot build ${String($("url"))}`);
+      });
+      const how = (f: () => Promise<unknown>): Promise<string> => {
+        let p: Promise<unknown>;
+        try {
+          p = f();
+        } catch {
+          return Promise.resolve("thrown synchronously");
+        }
+        return p.then(
+          () => "resolved",
+          () => "rejected",
+        );
+      };
+      // On the store, free: straight on the connection.
+      expect(await how(() => broken.first(db, { url: "u" }))).toBe("rejected");
+      // Inside a kysely transaction: through kysely (as on PostgreSQL).
+      const inTrx = await db
+        .transaction()
+        .execute(async (trx) => [
+          await how(() => broken.first(trx, { url: "u" })),
+          await how(() => broken.rows(trx, { url: "u" })),
+        ]);
+      expect(inTrx).toEqual(["rejected", "rejected"]);
+    });
+  });
+
+  it("a statement on a closed store fails as kysely's would", async () => {
+    const store = await openStore(await factory.fresh());
+    const { db } = store;
+    await store.close();
+    await expect(db.selectFrom("validators").selectAll().execute()).rejects.toThrow(
+      "driver has already been destroyed",
+    );
+    await expect(byUrl.first(db, { url: "u" })).rejects.toThrow(
+      "driver has already been destroyed",
+    );
   });
 });
