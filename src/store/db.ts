@@ -81,9 +81,8 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
       throw new NorError("E_STORE", `cannot open the store at ${file}${why}`, { cause });
     }
     // Each SQL text is compiled once and its statement reused (statement-cache.ts). No U+0000
-    // is stored, on either dialect (no-nul.ts).
-    // Its hot prepared statements run on the connection straight when kysely would have run
-    // them at once (sqlite-direct.ts).
+    // is stored, on either dialect (no-nul.ts). The hot prepared statements run on the
+    // connection straight when kysely would have run them at once (sqlite-direct.ts).
     const cache = new StatementCache(sqlite);
     const direct = new SqliteDirect(sqlite, cache);
     db = new Kysely<Database>({

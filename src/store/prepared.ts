@@ -17,7 +17,7 @@
 import type { Compilable, CompiledQuery, QueryResult } from "kysely";
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
-import { directNow, type SqliteDirect } from "./sqlite-direct.js";
+import { directNow } from "./sqlite-direct.js";
 
 /** The store or a transaction of it (a Transaction is a Kysely). */
 type Tx = Db;
@@ -60,40 +60,25 @@ export class Prepared<A extends Record<string, unknown>, R> {
     return { ...plan.compiled, parameters: parametersOf(plan, args) } as CompiledQuery<R>;
   }
 
+  /** Always a promise: an error building or running the statement rejects it. */
   run(db: Tx, args: A): Promise<QueryResult<R>> {
-    // SQLite, where kysely would run it at once: on the connection, without its executor.
-    const direct = directNow(db);
     try {
+      // SQLite, where kysely would run it at once: on the connection, without its executor.
+      const direct = directNow(db);
       if (direct === undefined) return db.executeQuery(this.compile(db, args));
-      return Promise.resolve(this.#direct(direct, db, args));
+      const plan = this.#plan(db);
+      return Promise.resolve(direct.execute<R>(plan.compiled.sql, parametersOf(plan, args)));
     } catch (err) {
       return Promise.reject(err);
     }
   }
 
   rows(db: Tx, args: A): Promise<R[]> {
-    const direct = directNow(db);
-    try {
-      if (direct === undefined) return this.run(db, args).then((r) => r.rows);
-      return Promise.resolve(this.#direct(direct, db, args).rows);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    return this.run(db, args).then((r) => r.rows);
   }
 
   first(db: Tx, args: A): Promise<R | undefined> {
-    const direct = directNow(db);
-    try {
-      if (direct === undefined) return this.run(db, args).then((r) => r.rows[0]);
-      return Promise.resolve(this.#direct(direct, db, args).rows[0]);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  }
-
-  #direct(direct: SqliteDirect, db: Tx, args: A): QueryResult<R> {
-    const plan = this.#plan(db);
-    return direct.execute<R>(plan.compiled.sql, parametersOf(plan, args));
+    return this.run(db, args).then((r) => r.rows[0]);
   }
 }
 
