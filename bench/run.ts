@@ -15,6 +15,7 @@ const all = [
   "workers",
   "web",
   "bounds",
+  "statements",
 ] as const;
 
 async function main(): Promise<void> {
