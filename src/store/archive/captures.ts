@@ -7,7 +7,6 @@ import type { Db } from "../db.js";
 import { sql } from "../kysely.js";
 import { type Placeholder, prepared } from "../prepared.js";
 import type { CapturesTable } from "../schema/archive.js";
-import { writeTxn } from "../write-txn.js";
 
 /**
  * `limit 1` written into the SQL, not bound: SQLite plans a bound `limit ?` without knowing it
@@ -110,56 +109,11 @@ export function capturesWritten(db: Db): number {
   return written.get(db) ?? 0;
 }
 
-/** The columns of a capture row, each a named value of the insert below. */
-const COLUMNS = [
-  "record_id",
-  "url",
-  "fetched_at",
-  "file",
-  "offset",
-  "length",
-  "request_offset",
-  "request_length",
-  "record_type",
-  "method",
-  "status",
-  "mime",
-  "payload_digest",
-  "payload_length",
-  "etag",
-  "last_modified",
-  "source",
-  "purpose",
-  "refers_to",
-  "refers_file",
-  "refers_offset",
-  "refers_length",
-] as const satisfies readonly (keyof CapturesTable)[];
-
-/**
- * One capture row, built once. A batch's rows go in one by one inside one transaction: a
- * statement of many rows was a new statement for each batch size (built, compiled and prepared
- * again) and, on SQLite, took about twice as long a row as this one run again (docs/benchmarks.md).
- */
-type CaptureRow = { [K in keyof CapturesTable]: CapturesTable[K] };
-const INSERT_CAPTURE = prepared((db, $: Placeholder<CaptureRow>) =>
-  db
-    .insertInto("captures")
-    .values(Object.fromEntries(COLUMNS.map((c) => [c, $(c)])) as unknown as CapturesTable),
-);
-
-/**
- * Several captures in one transaction of their own, all committed or none. (Tried in the
- * journal's group commit instead, to share its fsync: the night's commits did not fall and its
- * instructions rose about 1%.)
- */
+/** Several captures in one statement: one transaction, all committed or none. */
 export async function insertCaptures(db: Db, cs: readonly Capture[]): Promise<void> {
   if (cs.length === 0) return;
-  const rows: CaptureRow[] = cs.map(toRow);
   try {
-    await writeTxn(db, async (tx) => {
-      for (const row of rows) await INSERT_CAPTURE.run(tx, row);
-    });
+    await db.insertInto("captures").values(cs.map(toRow)).execute();
   } finally {
     written.set(db, capturesWritten(db) + 1);
   }
