@@ -28,10 +28,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { Agent } from "undici";
 import { MIN_GAP_MS } from "../src/policy/constants.js";
 import { openStore, storeLocationFromOptions } from "../src/store/db.js";
 import { SqlRequestLog } from "../src/store/request-log.js";
-import { norNight, startSites, writeFeedCatalog } from "./loopback.js";
+import { norNight, type Req, startSites, writeFeedCatalog } from "./loopback.js";
 
 interface NightGaps {
   requests: number;
@@ -173,6 +174,40 @@ function analyse(
   };
 }
 
+/**
+ * The baseline: the same requests made by bare undici at the same gap, every site at once, each
+ * site's next request sent 2001 ms after the previous answer's body was read (as the checker
+ * counts its gap), with nothing else to do. What the machine, the sites' process and the timers
+ * alone give; the engine's lateness is what it adds to this.
+ */
+async function paced(sites: readonly Req[][]): Promise<void> {
+  const agent = new Agent({ connections: 1 });
+  try {
+    await Promise.all(
+      sites.map(async (reqs) => {
+        let lastEnd: number | undefined;
+        for (const r of reqs) {
+          if (lastEnd !== undefined) {
+            const at = lastEnd + MIN_GAP_MS + 1;
+            for (let i = 0; i < 1_000 && Date.now() < at; i++) await sleep(at - Date.now());
+          }
+          const url = new URL(r.url);
+          const res = await agent.request({
+            origin: url.origin,
+            path: url.pathname,
+            method: "GET",
+            headers: r.headers,
+          });
+          await res.body.arrayBuffer();
+          lastEnd = Date.now();
+        }
+      }),
+    );
+  } finally {
+    await agent.close();
+  }
+}
+
 const f0 = (n: number) => n.toFixed(0);
 const f1 = (n: number) => n.toFixed(1);
 
@@ -182,11 +217,11 @@ export async function run(): Promise<string> {
   const { child, origins } = await startSites(SITES);
   const data = mkdtempSync(join(tmpdir(), "nor-bench-gaps-"));
   try {
-    const { catalog } = writeFeedCatalog(data, origins, PER);
+    const { catalog, night1, night2 } = writeFeedCatalog(data, origins, PER);
     // Each run: both nights on a fresh store. Two runs of the same code differ by about as much
     // as a target's margin, so BENCH_RUNS > 1 gives each run's rows and the medians.
     const RUNS = Math.max(1, Math.floor(Number(process.env["BENCH_RUNS"] ?? "1")));
-    const nights: (NightGaps & { run: number; night: number })[] = [];
+    const nights: (NightGaps & { run: number; night: number; bare?: true })[] = [];
     for (let r = 0; r < RUNS; r++) {
       // The real gap: no --gap-ms. --allow-private-addresses only lets it reach loopback.
       const store = join(data, `store-${r}`);
@@ -211,9 +246,31 @@ export async function run(): Promise<string> {
         const seen = analyse(await timings(child), origins, await logged(store, since));
         nights.push({ ...seen, commandMs, cpuMs, load: [load0, load1], run: r + 1, night: k + 1 });
       }
+      // The baseline, after the engine's nights: the same two request lists, bare undici.
+      for (const [k, reqs] of [night1, night2].entries()) {
+        await sleep(MIN_GAP_MS + 1_000);
+        child.send("reset");
+        const load0 = loadavg()[0] as number;
+        const t0 = performance.now();
+        const cpu0 = process.cpuUsage();
+        await paced(reqs);
+        const commandMs = performance.now() - t0;
+        const cpu = process.cpuUsage(cpu0);
+        const seen = analyse(await timings(child), origins, new Map());
+        nights.push({
+          ...seen,
+          commandMs,
+          cpuMs: (cpu.user + cpu.system) / 1000,
+          load: [load0, loadavg()[0] as number],
+          run: r + 1,
+          night: k + 1,
+          bare: true,
+        });
+      }
     }
-    const label = (n: { run: number; night: number }) =>
-      `${RUNS > 1 ? `run ${n.run}, ` : ""}${n.night === 1 ? "night 1 (robots.txt + feeds, 200)" : "night 2 (feeds, 304)"}`;
+    const engineNights = nights.filter((n) => n.bare === undefined);
+    const label = (n: { run: number; night: number; bare?: true }) =>
+      `${RUNS > 1 ? `run ${n.run}, ` : ""}${n.bare ? "bare undici, the same requests as " : ""}${n.night === 1 ? "night 1 (robots.txt + feeds, 200)" : "night 2 (feeds, 304)"}`;
     const median = (xs: number[]) => {
       const v = [...xs].sort((a, b) => a - b);
       const m = Math.floor(v.length / 2);
@@ -222,7 +279,7 @@ export async function run(): Promise<string> {
     const summary =
       RUNS > 1
         ? [1, 2].map((k) => {
-            const of = nights.filter((n) => n.night === k);
+            const of = engineNights.filter((n) => n.night === k);
             const p99s = of.map((n) => pct(n.gaps, 0.99));
             const ratios = of.map((n) => n.makespanMs / n.optimumMs);
             return `Night ${k}, ${RUNS} runs: p99 gap median **${f1(median(p99s))} ms** (${p99s.filter((x) => x <= 2_100).length} of ${RUNS} ≤ 2100 ms); makespan / optimum median **${median(ratios).toFixed(3)}×** (${ratios.filter((x) => x <= 1.02).length} of ${RUNS} ≤ 1.020×).`;
@@ -259,9 +316,12 @@ export async function run(): Promise<string> {
       `(${MIN_GAP_MS} ms), SQLite store, WARC archive; the sites in a child process that times each`,
       "request. Gap = a request's arrival − the end of the previous response at the same site (ms).",
       "Optimum = the longest site chain (its service times + the gaps at exactly 2 s); makespan =",
-      "the first arrival anywhere to the last response end anywhere.",
+      "the first arrival anywhere to the last response end anywhere. The baseline rows (bare undici,",
+      "the same requests): each site's next request sent 2001 ms after the previous body was read,",
+      "nothing else done, in this process after the engine's nights: what the machine, the timers",
+      "and the sites' process give without the engine.",
       "",
-      "| night | requests | gaps | p50 gap | p99 gap | max gap | gaps < 2000: from the end / from the arrival | gaps > 2100 | optimum (ms) | makespan (ms) | makespan / optimum | worst site's span / its chain | start spread (ms) | `nor night` (ms) | its CPU (share of a core) | load (1 min) |",
+      "| night | requests | gaps | p50 gap | p99 gap | max gap | gaps < 2000: from the end / from the arrival | gaps > 2100 | optimum (ms) | makespan (ms) | makespan / optimum | worst site's span / its chain | start spread (ms) | `nor night` or the baseline (ms) | its CPU (share of a core) | load (1 min) |",
       "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
       ...rows,
       "",
@@ -271,7 +331,7 @@ export async function run(): Promise<string> {
       "",
       "| night | gaps matched | checker's count p50 | p99 | max | beyond it p50 | p99 | max | of which: end noted late p50 / p99 | sent late p50 / p99 |",
       "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-      ...nights.map(
+      ...engineNights.map(
         (n) =>
           `| ${label(n)} | ${n.journalGaps.length} | ${f1(pct(n.journalGaps, 0.5))} | ${f1(pct(n.journalGaps, 0.99))} | ${f1(n.journalGaps.at(-1) ?? Number.NaN)} | ${f1(pct(n.outsideMs, 0.5))} | ${f1(pct(n.outsideMs, 0.99))} | ${f1(n.outsideMs.at(-1) ?? Number.NaN)} | ${f1(pct(n.endLagMs, 0.5))} / ${f1(pct(n.endLagMs, 0.99))} | ${f1(pct(n.startLagMs, 0.5))} / ${f1(pct(n.startLagMs, 0.99))} |`,
       ),
