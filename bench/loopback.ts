@@ -25,6 +25,7 @@ import { Agent } from "undici";
 import { main } from "../src/cli/main.js";
 import { DEFAULT_CONCURRENCY } from "../src/policy/constants.js";
 import { openDurableFloor } from "../src/store/durable-floor.js";
+import { bundleKysely, nightChild, nodeOptionsText } from "./rss.js";
 
 const UA = "public-records-check/0.1 (+mailto:frankie@outpostagencies.com)";
 
@@ -242,6 +243,18 @@ export async function run(): Promise<string> {
       child,
       async () => void (await norNight([...again, "--night", "2026-11-06"])),
     );
+    // As a real night runs: `nor night` in a process of its own, started with the options
+    // `nor start` gives it (NIGHT_NODE_OPTIONS: 4 MB semi-spaces), kysely bundled as
+    // `npm run build` leaves it, cold. Its CPU includes node's own start.
+    const kysely = await bundleKysely();
+    const own = async (night: string): Promise<Cost> => {
+      const before = await served(child);
+      const report = await nightChild([...nightArgs("store-own"), "--night", night]);
+      const requests = (await served(child)) - before;
+      return { requests, cpuUs: report.cpuMs * 1000, wallMs: report.wallMs };
+    };
+    const own1 = await own("2026-11-05");
+    const own2 = await own("2026-11-06");
     const after = {
       bare1: await measure(child, bare(night1)),
       floor1: await measure(child, durable(night1, "b1")),
@@ -252,9 +265,9 @@ export async function run(): Promise<string> {
     const row = (what: string, c: Cost, floor: Cost, bareC: Cost) =>
       `| ${what} | ${c.requests} | ${ms(perReq(c))} ms | ${(c.requests / (c.wallMs / 1000)).toFixed(0)} | ${(perReq(c) / perReq(bareC)).toFixed(1)}× | **${(perReq(c) / perReq(floor)).toFixed(2)}×** |`;
     const rows: string[] = [];
-    for (const [n, eng, warm] of [
-      [1, engine1, warm1],
-      [2, engine2, warm2],
+    for (const [n, eng, warm, ownN] of [
+      [1, engine1, warm1, own1],
+      [2, engine2, warm2, own2],
     ] as const) {
       const b = best(before[`bare${n}`], after[`bare${n}`]);
       const f = best(before[`floor${n}`], after[`floor${n}`]);
@@ -266,6 +279,7 @@ export async function run(): Promise<string> {
         row("undici + 1 durable SQLite row each (floor)", f, f, b),
         row("`nor night` (journal, archive, records)", eng, f, b),
         row("`nor night` again, warm (the same night, a fresh store)", warm, f, b),
+        row("`nor night` in its own process, as `nor start` runs it (cold)", ownN, f, b),
       );
     }
     const drift = (a: Cost, b: Cost) => `${ms(perReq(a))} / ${ms(perReq(b))}`;
@@ -282,7 +296,7 @@ export async function run(): Promise<string> {
       "",
       `Baselines before / after the engine (CPU ms per request), the lower one used: bare night 1 ${drift(before.bare1, after.bare1)}, floor night 1 ${drift(before.floor1, after.floor1)}, bare night 2 ${drift(before.bare2, after.bare2)}, floor night 2 ${drift(before.floor2, after.floor2)}.`,
       `From an answer's last byte to its durable journal row (P8, P27; ms, p50 / p99 / longest, as \`nor night\` reports it): night 1 ${durableText(window[1])}, night 2 ${durableText(window[2])}.`,
-      `The engine's CPU includes the whole command: opening the store, the catalog import (YAML, ${SITES * PER} sources), planning, and a JSON log line per source. The first pair of nights also pays for V8 compiling the engine; the warm pair runs the same two nights on a fresh store right after, as the baselines run after their warm-up.`,
+      `The engine's CPU includes the whole command: opening the store, the catalog import (YAML, ${SITES * PER} sources), planning, and a JSON log line per source. The first pair of nights also pays for V8 compiling the engine; the warm pair runs the same two nights on a fresh store right after, as the baselines run after their warm-up. The last pair runs as a real night does: a process of its own (bench/night-child.ts), started with \`nor start\`'s node options (${nodeOptionsText()}), ${kysely}, cold; its CPU includes node's start.`,
     ].join("\n");
   } finally {
     child.disconnect();

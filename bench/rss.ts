@@ -45,7 +45,10 @@ const nodeOptions = (): string[] => {
   return asked === undefined ? [...NIGHT_NODE_OPTIONS] : asked.split(/\s+/).filter(Boolean);
 };
 
-function nightChild(args: string[]): Promise<ChildReport> {
+/** The night's node options as a table's note says them. */
+export const nodeOptionsText = (): string => nodeOptions().join(" ") || "none";
+
+export function nightChild(args: string[]): Promise<ChildReport> {
   const script = join(import.meta.dirname, "night-child.js");
   const child = spawn(process.execPath, [...nodeOptions(), script, ...args], {
     stdio: ["ignore", "pipe", "inherit"],
@@ -82,7 +85,7 @@ const cell = (p: Peak | undefined) =>
  * it when it is there, and a real `nor night` (bin/nor.js) does. Without it the night would
  * load the package's 263 modules, about 15 MB more resident memory than the real night.
  */
-async function bundleKysely(): Promise<string> {
+export async function bundleKysely(): Promise<string> {
   const out = join(import.meta.dirname, "..", "src", "vendor");
   if (existsSync(join(out, "kysely.js"))) return "kysely bundled";
   const config = {
