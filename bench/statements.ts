@@ -23,10 +23,14 @@ interface Tally {
 
 type Fn = (this: unknown, ...args: unknown[]) => unknown;
 
-/** Times every statement while `on`; the prototypes are patched once, for this process. */
+/**
+ * Times every statement while `on`. better-sqlite3's prototypes are patched until `remove()`,
+ * so that the benches run after this one in the same process run unpatched.
+ */
 class Probe {
   on = false;
   readonly tallies = new Map<string, Tally>();
+  readonly #restore: (() => void)[] = [];
 
   constructor() {
     const probe = this;
@@ -40,6 +44,9 @@ class Probe {
     ) => {
       const orig = proto[name];
       if (orig === undefined) throw new Error(`better-sqlite3 has no ${name}`);
+      this.#restore.push(() => {
+        proto[name] = orig;
+      });
       proto[name] = function (this: unknown, ...args: unknown[]) {
         if (!probe.on) return orig.apply(this, args);
         const t0 = process.hrtime.bigint();
@@ -55,6 +62,10 @@ class Probe {
     wrap(Database.prototype as unknown as Record<string, Fn>, "exec", (_self, args) =>
       String(args[0]),
     );
+  }
+
+  remove(): void {
+    for (const undo of this.#restore.splice(0)) undo();
   }
 
   add(sql: string, us: number): void {
@@ -149,6 +160,7 @@ export async function run(): Promise<string> {
       ...table("night 2 (every feed, 304)", n2, 20),
     ].join("\n");
   } finally {
+    probe.remove();
     child.disconnect();
     rmSync(data, { recursive: true, force: true });
   }
