@@ -13,7 +13,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { NIGHT_NODE_OPTIONS } from "../src/cli/night-process.js";
 import { DEFAULT_CONCURRENCY } from "../src/policy/constants.js";
 import { startSites, writeFeedCatalog } from "./loopback.js";
@@ -80,38 +80,24 @@ const cell = (p: Peak | undefined) =>
     : `${p.rssMb.toFixed(0)} / ${p.heapUsedMb.toFixed(0)} / ${p.heapTotalMb.toFixed(0)} / ${p.externalMb.toFixed(0)}`;
 
 /**
- * kysely as one bundled module beside the bench's build of the sources, as `npm run build` puts
- * it beside dist/ (scripts/bundle-kysely.mjs, the same vite build): src/store/kysely.ts loads
- * it when it is there, and a real `nor night` (bin/nor.js) does. Without it the night would
- * load the package's 263 modules, about 15 MB more resident memory than the real night.
+ * kysely and feedsmith as one bundled module each beside the bench's build of the sources, as
+ * `npm run build` puts them beside dist/ (scripts/bundle-vendor.mjs itself, run with the bench's
+ * directory): src/store/kysely.ts and src/sources/extract/feedsmith.ts load them when they are
+ * there, and a real `nor night` (bin/nor.js) does. Without kysely's the night would load the
+ * package's 263 modules, about 15 MB more resident memory than the real night.
  */
 export async function bundleKysely(): Promise<string> {
   const out = join(import.meta.dirname, "..", "src", "vendor");
-  if (existsSync(join(out, "kysely.js"))) return "kysely bundled";
-  const config = {
-    configFile: false,
-    root: join(import.meta.dirname, ".."),
-    logLevel: "warn",
-    build: {
-      outDir: out,
-      emptyOutDir: false,
-      minify: false,
-      sourcemap: false,
-      copyPublicDir: false,
-      target: "node20",
-      lib: { entry: fileURLToPath(import.meta.resolve("kysely")), formats: ["es"] },
-    },
-  };
+  const done = "kysely and feedsmith bundled";
+  if (existsSync(join(out, "kysely.js")) && existsSync(join(out, "feedsmith.js"))) return done;
+  const script = join(import.meta.dirname, "..", "..", "scripts", "bundle-vendor.mjs");
   // In a process of its own, as the catalog import below: a child's peak RSS as the kernel
   // counts it starts at its parent's RSS when it was spawned (exec keeps the larger of the two),
   // so this process stays small.
   await inChild(
-    `const { build } = await import(${JSON.stringify(import.meta.resolve("vite"))});
-     const config = ${JSON.stringify(config)};
-     config.build.lib.fileName = () => "kysely.js";
-     await build(config);`,
+    `process.argv[2] = ${JSON.stringify(out)}; await import(${JSON.stringify(pathToFileURL(script).href)});`,
   );
-  return "kysely bundled";
+  return done;
 }
 
 /** ES module code run by node in a process of its own; rejects unless it exits 0. */

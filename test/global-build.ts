@@ -17,8 +17,9 @@ export default function setup(): void {
       timeout: 180_000,
     },
   );
-  // The rest of `npm run build`: kysely as one file, as `nor` loads it (src/store/kysely.ts).
-  execFileSync(process.execPath, [join(root, "scripts/bundle-kysely.mjs")], {
+  // The rest of `npm run build`: kysely and feedsmith as one file each, as `nor` loads them
+  // (src/store/kysely.ts, src/sources/extract/feedsmith.ts).
+  execFileSync(process.execPath, [join(root, "scripts/bundle-vendor.mjs")], {
     cwd: root,
     stdio: "inherit",
     timeout: 180_000,

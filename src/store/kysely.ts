@@ -1,6 +1,6 @@
 /**
  * Kysely's runtime values, from one place. `npm run build` bundles kysely into one file
- * (dist/vendor/kysely.js, scripts/bundle-kysely.mjs): loading it costs a few milliseconds of
+ * (dist/vendor/kysely.js, scripts/bundle-vendor.mjs): loading it costs a few milliseconds of
  * CPU, where the package's 263 separate ES modules cost about 0.2 s at every start of a
  * command that opens the store (`nor log`, `nor status`; docs/benchmarks.md). Where that file
  * is not there (the sources run as TypeScript under vitest, a build without the bundling step)

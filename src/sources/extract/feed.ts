@@ -3,12 +3,13 @@
  * Content-Type (P4: a feed is preferred over a page, but many "feed URLs" answer an HTML
  * error page with 200 — that must read as "not a feed", never as an empty feed).
  */
-import { type AnyFeed, DetectError, parseFeed } from "feedsmith";
+
 import { decodeBody } from "../../policy/body-text.js";
 import { toIsoDate } from "../dates.js";
 import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
 import { absoluteUrl, cleanText, dedupeRecords, makeRecord } from "../record-id.js";
 import { compileStopNodesOnce } from "./feed-stop-nodes.js";
+import { type AnyFeed, DetectError, parseFeed } from "./feedsmith.js";
 import { parseJsonText } from "./json.js";
 
 // feedsmith's stop-node paths compiled once per parser, not at every feed (feed-stop-nodes.ts).

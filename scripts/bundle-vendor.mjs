@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+/**
+ * Bundles two packages into one ES module each, in dist/vendor/ (or the directory given:
+ * `node scripts/bundle-vendor.mjs [DIR]`, as the benchmarks do beside their build), with vite's
+ * library build. Part of `npm run build`, after tsc. Loading a package's many separate modules costs CPU at
+ * every start of a command (docs/benchmarks.md): the files are found, read and compiled one by
+ * one. The output is the packages' own code, only joined: nothing is minified or changed.
+ *
+ * - kysely.js: kysely whole (263 modules, no dependencies of its own), loaded by
+ *   src/store/kysely.ts. About 0.2 s of CPU less at every start of a command that opens the
+ *   store.
+ * - feedsmith.js: what the feed reader takes from feedsmith (scripts/vendor/feedsmith.mjs),
+ *   loaded by src/sources/extract/feedsmith.ts. fast-xml-parser and entities stay outside it,
+ *   imported from node_modules as before: src/sources/extract/feed-stop-nodes.ts patches
+ *   fast-xml-parser's own XMLParser, which must be the one feedsmith parses with. About 75 ms
+ *   of CPU less at every start of a night that reads feeds.
+ */
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "vite";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const outDir = process.argv[2] ? resolve(process.argv[2]) : join(root, "dist", "vendor");
+
+/** `entry` bundled into dist/vendor/`name`.js, `external` left as imports. */
+async function bundle(name, entry, external = []) {
+  await build({
+    configFile: false,
+    root,
+    logLevel: "warn",
+    build: {
+      outDir,
+      emptyOutDir: false,
+      minify: false,
+      sourcemap: false,
+      copyPublicDir: false,
+      target: "node20",
+      lib: { entry, formats: ["es"], fileName: () => `${name}.js` },
+      rollupOptions: { external: [/^node:/, ...external] },
+    },
+  });
+}
+
+await bundle("kysely", fileURLToPath(import.meta.resolve("kysely")));
+await bundle("feedsmith", join(root, "scripts", "vendor", "feedsmith.mjs"), [
+  "fast-xml-parser",
+  "entities",
+  /^entities\//,
+]);
