@@ -15,6 +15,7 @@
  *   fast-xml-parser's own XMLParser, which must be the one feedsmith parses with. About 75 ms
  *   of CPU less at every start of a night that reads feeds.
  */
+import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "vite";
@@ -41,7 +42,28 @@ async function bundle(name, entry, external = []) {
   });
 }
 
+/**
+ * The packages left outside feedsmith's bundle are imported from dist/vendor, so from the root's
+ * node_modules. feedsmith itself must resolve them to the same files (npm deduplicated them);
+ * were it given copies of its own, the bundle would run with versions it did not ask for. The
+ * build stops then, saying so.
+ */
+function sameAsFeedsmiths(packages) {
+  const fromRoot = createRequire(join(root, "package.json"));
+  const fromFeedsmith = createRequire(fromRoot.resolve("feedsmith/package.json"));
+  for (const name of packages) {
+    const ours = fromRoot.resolve(name);
+    const its = fromFeedsmith.resolve(name);
+    if (ours !== its) {
+      throw new Error(
+        `bundle-vendor: feedsmith resolves ${name} to ${its}, not ${ours}: its bundle would import another copy (npm dedupe, or bundle ${name} with it)`,
+      );
+    }
+  }
+}
+
 await bundle("kysely", fileURLToPath(import.meta.resolve("kysely")));
+sameAsFeedsmiths(["fast-xml-parser", "entities"]);
 await bundle("feedsmith", join(root, "scripts", "vendor", "feedsmith.mjs"), [
   "fast-xml-parser",
   "entities",

@@ -66,10 +66,32 @@ describe("the feed reader with feedsmith bundled (dist/vendor/feedsmith.js)", ()
     }
   });
 
-  it("reads every XML fixture exactly as the package does", async () => {
+  it("reads every XML fixture, and answers that are not feeds or are cut, exactly as the package does", async () => {
     const { extractFeed: built } = await builtReader();
-    const all = xmlFixtures();
-    expect(all.length).toBeGreaterThan(5);
+    const enc = (name: string, text: string) => ({ name, body: new TextEncoder().encode(text) });
+    const all = [
+      ...xmlFixtures(),
+      // feed.ts's error branches: feedsmith's DetectError and MalformedError (by name), and
+      // whatever else it throws, must come out of the bundle as they come out of the package.
+      enc(
+        "cut RSS",
+        `<?xml version="1.0"?><rss version="2.0"><channel><title>T</title><item><title>A`,
+      ),
+      enc("cut Atom", `<feed xmlns="http://www.w3.org/2005/Atom"><title>T</title><entry><title>A`),
+      enc("empty Atom", `<feed xmlns="http://www.w3.org/2005/Atom"></feed>`),
+      enc("XML, not a feed", `<?xml version="1.0"?><note><to>A</to></note>`),
+      enc("JSON, not a feed", `{"a":1}`),
+      enc(
+        "JSON Feed",
+        `{"version":"https://jsonfeed.org/version/1.1","title":"T","items":[{"id":"1","title":"A","url":"https://g.gov/a"}]}`,
+      ),
+      enc(
+        "RDF",
+        `<?xml version="1.0"?><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/"><channel rdf:about="https://g.gov/"><title>T</title><link>https://g.gov/</link></channel><item rdf:about="https://g.gov/a"><title>A</title><link>https://g.gov/a</link></item></rdf:RDF>`,
+      ),
+      enc("an HTML page", `<!doctype html><html><body><p>Not found</p></body></html>`),
+    ];
+    expect(all.length).toBeGreaterThan(12);
     for (const f of all) {
       const url = `https://fixtures.example/${f.name}`;
       const outcome = (fn: typeof extractFeed) => {
