@@ -1,4 +1,3 @@
-import { readdirSync, readFileSync } from "node:fs";
 import { XMLParser } from "fast-xml-parser";
 import { parseFeed } from "feedsmith";
 import { Expression, ExpressionSet, Matcher } from "path-expression-matcher";
@@ -8,27 +7,11 @@ import {
   compileStopNodesOnce,
   sharedStopNodeSets,
 } from "../../../src/sources/extract/feed-stop-nodes.js";
-
-const fixtures = new URL("../../fixtures/platforms/", import.meta.url);
+import { platformXmlFixtures } from "./xml-fixtures.js";
 
 /** Every XML fixture under test/fixtures/platforms, with a few feeds of every shape. */
 function feeds(): { name: string; text: string }[] {
-  const out: { name: string; text: string }[] = [];
-  for (const dir of readdirSync(fixtures)) {
-    let names: string[];
-    try {
-      names = readdirSync(new URL(`${dir}/`, fixtures));
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      if (!name.endsWith(".xml")) continue;
-      out.push({
-        name: `${dir}/${name}`,
-        text: readFileSync(new URL(`${dir}/${name}`, fixtures), "utf8"),
-      });
-    }
-  }
+  const out = platformXmlFixtures().map((f) => ({ name: f.name, text: f.body.toString("utf8") }));
   const item = (i: number) =>
     `<item><title>A <b>bold</b> &amp; ${i}</title><link>https://g.gov/a/${i}</link><description><p>x</p></description><dc:date>2026-11-0${i}</dc:date></item>`;
   out.push(

@@ -1,10 +1,11 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { XMLParser } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import { extractFeed } from "../../../src/sources/extract/feed.js";
 import { ROOT } from "../../cli/run-nor.js";
+import { platformXmlFixtures } from "./xml-fixtures.js";
 
 /**
  * `npm run build` bundles what the feed reader takes from feedsmith into dist/vendor/feedsmith.js
@@ -13,27 +14,6 @@ import { ROOT } from "../../cli/run-nor.js";
  * fast-xml-parser: feed-stop-nodes.ts patches that one's XMLParser, and a copy of it inside the
  * bundle would silently go without the patch. dist/ is built once by test/global-build.ts.
  */
-const fixtures = new URL("../../fixtures/platforms/", import.meta.url);
-
-function xmlFixtures(): { name: string; body: Uint8Array }[] {
-  const out: { name: string; body: Uint8Array }[] = [];
-  for (const dir of readdirSync(fixtures)) {
-    let names: string[];
-    try {
-      names = readdirSync(new URL(`${dir}/`, fixtures));
-    } catch {
-      continue;
-    }
-    for (const name of names)
-      if (name.endsWith(".xml"))
-        out.push({
-          name: `${dir}/${name}`,
-          body: readFileSync(new URL(`${dir}/${name}`, fixtures)),
-        });
-  }
-  return out;
-}
-
 async function builtReader(): Promise<typeof import("../../../src/sources/extract/feed.js")> {
   return import(pathToFileURL(join(ROOT, "dist", "sources", "extract", "feed.js")).href);
 }
@@ -70,7 +50,7 @@ describe("the feed reader with feedsmith bundled (dist/vendor/feedsmith.js)", ()
     const { extractFeed: built } = await builtReader();
     const enc = (name: string, text: string) => ({ name, body: new TextEncoder().encode(text) });
     const all = [
-      ...xmlFixtures(),
+      ...platformXmlFixtures(),
       // feed.ts's error branches: feedsmith's DetectError and MalformedError (by name), and
       // whatever else it throws, must come out of the bundle as they come out of the package.
       enc(
