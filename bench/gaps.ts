@@ -32,7 +32,7 @@ import { Agent } from "undici";
 import { MIN_GAP_MS } from "../src/policy/constants.js";
 import { openStore, storeLocationFromOptions } from "../src/store/db.js";
 import { SqlRequestLog } from "../src/store/request-log.js";
-import { norNight, type Req, startSites, writeFeedCatalog } from "./loopback.js";
+import { bareUndici, norNight, type Req, startSites, writeFeedCatalog } from "./loopback.js";
 
 interface NightGaps {
   requests: number;
@@ -191,14 +191,7 @@ async function paced(sites: readonly Req[][]): Promise<void> {
             const at = lastEnd + MIN_GAP_MS + 1;
             for (let i = 0; i < 1_000 && Date.now() < at; i++) await sleep(at - Date.now());
           }
-          const url = new URL(r.url);
-          const res = await agent.request({
-            origin: url.origin,
-            path: url.pathname,
-            method: "GET",
-            headers: r.headers,
-          });
-          await res.body.arrayBuffer();
+          await bareUndici(r, agent);
           lastEnd = Date.now();
         }
       }),
@@ -206,6 +199,23 @@ async function paced(sites: readonly Req[][]): Promise<void> {
   } finally {
     await agent.close();
   }
+}
+
+/** Wall time, this process's CPU (user + system) and the load average before and after `fn`. */
+async function timed(
+  fn: () => Promise<unknown>,
+): Promise<Pick<NightGaps, "commandMs" | "cpuMs" | "load">> {
+  const load0 = loadavg()[0] as number;
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  await fn();
+  const commandMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  return {
+    commandMs,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    load: [load0, loadavg()[0] as number],
+  };
 }
 
 const f0 = (n: number) => n.toFixed(0);
@@ -234,38 +244,18 @@ export async function run(): Promise<string> {
         // run's fresh store does not know the last run's ends: the same wait keeps the gap.
         if (nights.length > 0) await sleep(MIN_GAP_MS + 1_000);
         child.send("reset");
-        const load0 = loadavg()[0] as number;
         const since = Date.now();
-        const t0 = performance.now();
-        const cpu0 = process.cpuUsage();
-        await norNight([...common, "--night", night]);
-        const commandMs = performance.now() - t0;
-        const cpu = process.cpuUsage(cpu0);
-        const cpuMs = (cpu.user + cpu.system) / 1000;
-        const load1 = loadavg()[0] as number;
+        const cost = await timed(() => norNight([...common, "--night", night]));
         const seen = analyse(await timings(child), origins, await logged(store, since));
-        nights.push({ ...seen, commandMs, cpuMs, load: [load0, load1], run: r + 1, night: k + 1 });
+        nights.push({ ...seen, ...cost, run: r + 1, night: k + 1 });
       }
       // The baseline, after the engine's nights: the same two request lists, bare undici.
       for (const [k, reqs] of [night1, night2].entries()) {
         await sleep(MIN_GAP_MS + 1_000);
         child.send("reset");
-        const load0 = loadavg()[0] as number;
-        const t0 = performance.now();
-        const cpu0 = process.cpuUsage();
-        await paced(reqs);
-        const commandMs = performance.now() - t0;
-        const cpu = process.cpuUsage(cpu0);
+        const cost = await timed(() => paced(reqs));
         const seen = analyse(await timings(child), origins, new Map());
-        nights.push({
-          ...seen,
-          commandMs,
-          cpuMs: (cpu.user + cpu.system) / 1000,
-          load: [load0, loadavg()[0] as number],
-          run: r + 1,
-          night: k + 1,
-          bare: true,
-        });
+        nights.push({ ...seen, ...cost, run: r + 1, night: k + 1, bare: true });
       }
     }
     const engineNights = nights.filter((n) => n.bare === undefined);

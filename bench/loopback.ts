@@ -25,7 +25,7 @@ import { Agent } from "undici";
 import { main } from "../src/cli/main.js";
 import { DEFAULT_CONCURRENCY } from "../src/policy/constants.js";
 import { openDurableFloor } from "../src/store/durable-floor.js";
-import { bundleKysely, nightChild, nodeOptionsText } from "./rss.js";
+import { bundleVendor, nightChild, nodeOptionsText } from "./rss.js";
 
 const UA = "public-records-check/0.1 (+mailto:frankie@outpostagencies.com)";
 
@@ -89,7 +89,7 @@ async function measure(child: ChildProcess, fn: () => Promise<void>): Promise<Co
   return { requests, cpuUs: cpu.user + cpu.system, wallMs };
 }
 
-async function bareUndici(r: Req, agent: Agent): Promise<{ status: number; bytes: number }> {
+export async function bareUndici(r: Req, agent: Agent): Promise<{ status: number; bytes: number }> {
   const res = await agent.request({
     origin: new URL(r.url).origin,
     path: new URL(r.url).pathname,
@@ -246,7 +246,7 @@ export async function run(): Promise<string> {
     // As a real night runs: `nor night` in a process of its own, started with the options
     // `nor start` gives it (NIGHT_NODE_OPTIONS: 4 MB semi-spaces), kysely bundled as
     // `npm run build` leaves it, cold. Its CPU includes node's own start.
-    const kysely = await bundleKysely();
+    const kysely = await bundleVendor();
     const own = async (night: string): Promise<Cost> => {
       const before = await served(child);
       const report = await nightChild([...nightArgs("store-own"), "--night", night]);

@@ -6,7 +6,7 @@
  * lanes. Night 1: robots.txt + every feed, all new (records stored, archived). Night 2: every
  * feed asked again, 304, the catalog imported again unchanged. For scale, the same command on
  * a catalog of one source. `BENCH_SITES` (default 2000) × `BENCH_SOURCES_PER_SITE` (10).
- * kysely is loaded as the one bundled module a real night loads (bundleKysely below);
+ * kysely is loaded as the one bundled module a real night loads (bundleVendor below);
  * `BENCH_KYSELY_BUNDLE=0` loads the package's modules instead, as this bench did before.
  */
 import { spawn } from "node:child_process";
@@ -86,7 +86,7 @@ const cell = (p: Peak | undefined) =>
  * there, and a real `nor night` (bin/nor.js) does. Without kysely's the night would load the
  * package's 263 modules, about 15 MB more resident memory than the real night.
  */
-export async function bundleKysely(): Promise<string> {
+export async function bundleVendor(): Promise<string> {
   const out = join(import.meta.dirname, "..", "src", "vendor");
   const done = "kysely and feedsmith bundled";
   if (existsSync(join(out, "kysely.js")) && existsSync(join(out, "feedsmith.js"))) return done;
@@ -116,7 +116,7 @@ export async function run(): Promise<string> {
   let kysely = "kysely's 263 modules and feedsmith's 135 (BENCH_KYSELY_BUNDLE=0)";
   if (process.env["BENCH_KYSELY_BUNDLE"] === "0")
     rmSync(join(import.meta.dirname, "..", "src", "vendor"), { recursive: true, force: true });
-  else kysely = await bundleKysely();
+  else kysely = await bundleVendor();
   const SITES = Number(process.env["BENCH_SITES"] ?? "2000");
   const PER = Number(process.env["BENCH_SOURCES_PER_SITE"] ?? "10");
   const { child, origins } = await startSites(SITES);

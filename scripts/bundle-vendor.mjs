@@ -2,9 +2,10 @@
 /**
  * Bundles two packages into one ES module each, in dist/vendor/ (or the directory given:
  * `node scripts/bundle-vendor.mjs [DIR]`, as the benchmarks do beside their build), with vite's
- * library build. Part of `npm run build`, after tsc. Loading a package's many separate modules costs CPU at
- * every start of a command (docs/benchmarks.md): the files are found, read and compiled one by
- * one. The output is the packages' own code, only joined: nothing is minified or changed.
+ * library build; src/vendored.ts loads them. Part of `npm run build`, after tsc. Loading a
+ * package's many separate modules costs CPU at every start of a command (docs/benchmarks.md):
+ * the files are found, read and compiled one by one. The output is the packages' own code, only
+ * joined: nothing is minified or changed.
  *
  * - kysely.js: kysely whole (263 modules, no dependencies of its own), loaded by
  *   src/store/kysely.ts. About 0.2 s of CPU less at every start of a command that opens the

@@ -2,25 +2,17 @@
  * Kysely's runtime values, from one place. `npm run build` bundles kysely into one file
  * (dist/vendor/kysely.js, scripts/bundle-vendor.mjs): loading it costs a few milliseconds of
  * CPU, where the package's 263 separate ES modules cost about 0.2 s at every start of a
- * command that opens the store (`nor log`, `nor status`; docs/benchmarks.md). Where that file
- * is not there (the sources run as TypeScript under vitest, a build without the bundling step)
- * the package itself is loaded: the same code, only slower to start. Every other file imports
- * kysely's types from "kysely" and its values from here, so a process holds one copy.
+ * command that opens the store (`nor log`, `nor status`; docs/benchmarks.md). Without that file,
+ * the package itself (vendored.ts). Every other file imports kysely's types from "kysely" and
+ * its values from here, so a process holds one copy.
  */
 import type * as K from "kysely";
+import { vendored } from "../vendored.js";
 
-async function load(): Promise<typeof K> {
-  try {
-    // A URL, not a specifier: resolved against this file, so it names dist/vendor only when
-    // this is dist/store/kysely.js.
-    return (await import(new URL("../vendor/kysely.js", import.meta.url).href)) as typeof K;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") throw err;
-    return import("kysely");
-  }
-}
-
-const kysely = await load();
+const kysely = await vendored<typeof K>(
+  new URL("../vendor/kysely.js", import.meta.url),
+  () => import("kysely"),
+);
 
 export const CompiledQuery: typeof K.CompiledQuery = kysely.CompiledQuery;
 export type CompiledQuery<O = unknown> = K.CompiledQuery<O>;

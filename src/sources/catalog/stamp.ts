@@ -48,6 +48,7 @@ const IMPORTER_BESIDE = [
   "store/no-nul",
   "store/dialect-of",
   "store/kysely",
+  "vendored",
   "policy/constants",
   "policy/zone",
   "errors",

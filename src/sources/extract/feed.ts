@@ -3,7 +3,6 @@
  * Content-Type (P4: a feed is preferred over a page, but many "feed URLs" answer an HTML
  * error page with 200 — that must read as "not a feed", never as an empty feed).
  */
-
 import { decodeBody } from "../../policy/body-text.js";
 import { toIsoDate } from "../dates.js";
 import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
