@@ -49,10 +49,12 @@ export function storeFetcher(o: StoreFetcherOptions): PoliteFetcher {
     clock: o.clock,
     ids: o.ids,
     journal,
-    // One group commit for the journal's rows and the robots.txt answers stored beside them.
+    // One group commit for the journal's rows and the robots.txt answers stored beside them:
+    // the one given (`nor night` wraps its SQL journal to count and time what it does), else
+    // the default journal's own.
     robotsCache: new SqlRobotsCache(
       o.db,
-      journal instanceof SqlJournal ? journal.group : undefined,
+      o.group ?? (journal instanceof SqlJournal ? journal.group : undefined),
     ),
     ...(o.archive ? { archive: o.archive } : {}),
     ...(net.userAgent !== undefined ? { userAgent: net.userAgent } : {}),
