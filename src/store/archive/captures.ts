@@ -4,6 +4,7 @@
  */
 import type { Validators } from "../../net/types.js";
 import type { Db } from "../db.js";
+import type { GroupCommit } from "../group-commit.js";
 import { sql } from "../kysely.js";
 import { type Placeholder, prepared } from "../prepared.js";
 import type { CapturesTable } from "../schema/archive.js";
@@ -109,11 +110,21 @@ export function capturesWritten(db: Db): number {
   return written.get(db) ?? 0;
 }
 
-/** Several captures in one statement: one transaction, all committed or none. */
-export async function insertCaptures(db: Db, cs: readonly Capture[]): Promise<void> {
+/**
+ * Several captures in one statement, all committed or none: in a transaction of its own, or,
+ * given `group`, in the group commit's next transaction (one fsync with the writes beside it).
+ * Resolves once they are committed; counted as written through `db` either way.
+ */
+export async function insertCaptures(
+  db: Db,
+  cs: readonly Capture[],
+  group?: GroupCommit,
+): Promise<void> {
   if (cs.length === 0) return;
+  const rows = cs.map(toRow);
   try {
-    await db.insertInto("captures").values(cs.map(toRow)).execute();
+    if (group) await group.run((tx) => tx.insertInto("captures").values(rows).execute());
+    else await db.insertInto("captures").values(rows).execute();
   } finally {
     written.set(db, capturesWritten(db) + 1);
   }
