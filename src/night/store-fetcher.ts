@@ -51,7 +51,7 @@ export function storeFetcher(o: StoreFetcherOptions): PoliteFetcher {
     journal,
     // One group commit for the journal's rows and the robots.txt answers stored beside them:
     // the one given (`nor night` wraps its SQL journal to count and time what it does), else
-    // the default journal's own.
+    // the journal's own when it is a SqlJournal.
     robotsCache: new SqlRobotsCache(
       o.db,
       o.group ?? (journal instanceof SqlJournal ? journal.group : undefined),

@@ -39,6 +39,11 @@ export class GroupCommit {
     this.#db = db;
   }
 
+  /** The store its transactions commit to. */
+  get db(): Db {
+    return this.#db;
+  }
+
   /** Runs `fn` inside a shared write transaction; resolves once that transaction committed. */
   run<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {

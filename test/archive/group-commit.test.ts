@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { capturesWritten, latestCapture } from "../../src/store/archive/captures.js";
 import { readCapture } from "../../src/store/archive/read.js";
 import { WarcArchive } from "../../src/store/archive/warc-archive.js";
@@ -22,50 +23,62 @@ describe("the archive's capture rows in the journal's group commit (P8)", () => 
     await t.cleanup();
   });
 
-  it("P8: a batch's capture rows share a commit with the journal's writes queued beside them, and each write resolves with its row committed", async () => {
+  it("P8: a batch's capture rows join the journal's writes queued beside them in one commit, only after the batch's records are synced, and each write resolves with its row committed", async () => {
     const group = new GroupCommit(t.store.db);
-    const run = group.run.bind(group);
-    let asked = 0;
-    group.run = (fn) => {
-      asked++;
-      return run(fn);
-    };
     const a = await WarcArchive.open(t.archiveDir, { ...t.archiveOptions, group });
     const other = await openStore({ kind: "sqlite", dir: t.dataDir });
-    // A journal write holds the group's transaction open: what arrives meanwhile queues.
-    let release!: () => void;
-    const gate = new Promise<void>((r) => {
-      release = r;
-    });
+    // Count the archive's fdatasyncs (the first write opens its file, whose handle shows the
+    // prototype).
+    await a.write(exchange("http://127.0.0.2/first", "first", { at: 1_000 }));
+    const proto = Object.getPrototypeOf(
+      await (await import("node:fs/promises")).open(join(t.archiveDir, a.currentFile!), "r"),
+    ) as { datasync(): Promise<void> };
+    const realSync = proto.datasync;
+    let syncs = 0;
+    proto.datasync = async function (this: unknown) {
+      await realSync.call(this);
+      syncs++;
+    };
+    // When the archive asks the group for its rows' insert, a journal write is queued in the
+    // same turn (as another lane's admission would be): the two go in one transaction.
+    const run = group.run.bind(group);
+    const url = "http://127.0.0.3/p/1";
+    let asked: number | undefined;
+    let robots: Promise<void> | undefined;
+    group.run = (fn) => {
+      const p = run(fn);
+      if (asked === undefined) {
+        asked = syncs;
+        robots = new SqlRobotsCache(t.store.db, group).put({
+          origin: "http://127.0.0.3",
+          fetchedAt: 2_000,
+          state: "allow-all",
+          status: 404,
+        });
+      }
+      return p;
+    };
     try {
-      const blocker = group.run(() => gate);
+      const syncsBefore = syncs;
       const before = { ...group.stats };
-      const robots = new SqlRobotsCache(t.store.db, group).put({
-        origin: "http://127.0.0.3",
-        fetchedAt: 2_000,
-        state: "allow-all",
-        status: 404,
-      });
-      const url = "http://127.0.0.3/p/1";
-      const wrote = a.write(exchange(url, "body 1", { at: 2_000 })).then(async () => {
-        // Resolved: committed, so another connection sees the row, and the bytes read back.
-        const row = await latestCapture(other.db, url);
-        expect(row).toBeDefined();
-        const back = await readCapture(t.archiveDir, row!);
-        expect(new TextDecoder().decode(back.body)).toBe("body 1");
-      });
-      // The archive's record is synced, then its row asks the group (the blocker, the
-      // robots.txt answer, the capture row: three).
-      await vi.waitFor(() => expect(asked).toBe(3), { timeout: 5_000, interval: 5 });
-      expect(await latestCapture(other.db, url)).toBeUndefined();
-      release();
-      await Promise.all([blocker, robots, wrote]);
-      // The blocker alone, then the robots.txt answer and the capture row in one transaction.
-      expect(group.stats.batches - before.batches).toBe(2);
-      expect(group.stats.writes - before.writes).toBe(3);
+      await a.write(exchange(url, "body 1", { at: 2_000 }));
+      // Resolved: committed, so another connection sees the row, and the bytes read back.
+      const row = await latestCapture(other.db, url);
+      expect(row).toBeDefined();
+      const back = await readCapture(t.archiveDir, row!);
+      expect(new TextDecoder().decode(back.body)).toBe("body 1");
+      await robots;
+      // The record was synced before its row was asked for.
+      expect(asked).toBe(syncsBefore + 1);
+      // One transaction for the capture row and the robots.txt answer.
+      expect(group.stats.batches - before.batches).toBe(1);
+      expect(group.stats.writes - before.writes).toBe(2);
       expect((await new SqlRobotsCache(other.db).get("http://127.0.0.3"))?.state).toBe("allow-all");
 
-      // Writes arriving together still go as one archive batch; each resolves committed.
+      // Writes arriving together: fewer archive batches (each one group write) than writes,
+      // and each write resolves with its row committed.
+      group.run = run;
+      const mid = { ...group.stats };
       const written = capturesWritten(t.store.db);
       const urls = Array.from({ length: 6 }, (_, i) => `http://127.0.0.4/p/${i}`);
       await Promise.all(
@@ -75,21 +88,41 @@ describe("the archive's capture rows in the journal's group commit (P8)", () => 
           }),
         ),
       );
+      const batches = group.stats.writes - mid.writes;
+      expect(batches).toBeGreaterThan(0);
+      expect(batches).toBeLessThan(urls.length);
       // The validators' remembered lookups see every insert of captures through the store.
-      expect(capturesWritten(t.store.db)).toBeGreaterThan(written);
+      expect(capturesWritten(t.store.db)).toBe(written + batches);
     } finally {
-      release();
+      proto.datasync = realSync;
+      group.run = run;
       await other.close();
       await a.close();
     }
   });
 
-  it("P8: without a group the rows commit on their own, as before (nor discover, nor archive)", async () => {
+  it("P8: a group commit over another store is refused: the index is read where it is written", async () => {
+    const elsewhere = await tempStore();
+    try {
+      await expect(
+        WarcArchive.open(t.archiveDir, {
+          ...t.archiveOptions,
+          group: new GroupCommit(elsewhere.store.db),
+        }),
+      ).rejects.toThrow(/over another store/);
+    } finally {
+      await elsewhere.cleanup();
+    }
+  });
+
+  it("P8: without a group (nor discover) a write still resolves with its row committed", async () => {
     const a = await WarcArchive.open(t.archiveDir, t.archiveOptions);
+    const other = await openStore({ kind: "sqlite", dir: t.dataDir });
     try {
       await a.write(exchange("http://127.0.0.2/alone", "alone", { at: 1_000 }));
-      expect(await latestCapture(t.store.db, "http://127.0.0.2/alone")).toBeDefined();
+      expect(await latestCapture(other.db, "http://127.0.0.2/alone")).toBeDefined();
     } finally {
+      await other.close();
       await a.close();
     }
   });

@@ -99,8 +99,8 @@ export function fromRow(r: CapturesTable): Capture {
 }
 
 /**
- * Inserts of captures through each store handle in this process, counted when each ends
- * (committed or not): a lookup remembered while the count stayed the same is still what the
+ * Inserts of captures into each store in this process, counted against the store's handle
+ * (also when a group commit over it ran the insert), when each ends (committed or not): a lookup remembered while the count stayed the same is still what the
  * index says for every URL this process archives (ArchiveValidators).
  */
 const written = new WeakMap<Db, number>();
@@ -112,8 +112,9 @@ export function capturesWritten(db: Db): number {
 
 /**
  * Several captures in one statement, all committed or none: in a transaction of its own, or,
- * given `group`, in the group commit's next transaction (one fsync with the writes beside it).
- * Resolves once they are committed; counted as written through `db` either way.
+ * given `group` (a group commit over `db`), in one of its transactions: shared with the writes
+ * queued beside it (one fsync for all), or alone when one of those failed and each was run
+ * again on its own. Resolves once they are committed; counted against `db` either way.
  */
 export async function insertCaptures(
   db: Db,

@@ -47,9 +47,9 @@ export interface WarcArchiveOptions {
   rotateBytes?: number;
   db: Db;
   /**
-   * The journal's group commit: the capture rows of a batch join its next transaction instead
-   * of committing alone (one fsync fewer a batch). Still inserted only after their records are
-   * on disk, and a write still resolves only once its row is committed.
+   * The journal's group commit over `db`: the capture rows of a batch join its transactions
+   * instead of committing alone (one fsync fewer a batch). Still inserted only after their
+   * records are on disk, and a write still resolves only once its row is committed.
    */
   group?: GroupCommit;
 }
@@ -111,6 +111,10 @@ export class WarcArchive implements ArchivePort {
    * process is writing it.
    */
   static async open(dir: string, opts: WarcArchiveOptions): Promise<WarcArchive> {
+    if (opts.group !== undefined && opts.group.db !== opts.db) {
+      // The index is read through `db`: its rows must be written to that same store.
+      throw new NorError("E_INTERNAL", "archive: the group commit given is over another store");
+    }
     if (opts.rotateBytes !== undefined && !(opts.rotateBytes > 0)) {
       throw new NorError(
         "E_CONFIG",
