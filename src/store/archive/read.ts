@@ -9,6 +9,7 @@
  * that does not read that way (a record this writer would not have written) goes to warcio's
  * parser, as every record did before (loaded only then).
  */
+import { readSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -24,6 +25,15 @@ export interface StoredResponse {
   url: string;
   fetchedAt: number;
 }
+
+/**
+ * Reads up to this size are made synchronously: one pread of at most 64 kB, about 2–3 µs from
+ * the page cache against 25–30 µs of CPU through the libuv pool (threads woken, a callback, a
+ * promise; docs/benchmarks.md). From a disk it holds the event loop for one seek at most, as
+ * the archive's inline deflate of a record up to 1 MB does (records.ts). A larger record (a
+ * PDF) is read through the pool.
+ */
+export const INLINE_READ_BYTES = 64 * 1024;
 
 /**
  * WARC files kept open for many reads: a night reads its 304s' copies back from a few files,
@@ -69,6 +79,9 @@ export class OpenFiles {
     e.users++;
     try {
       const fh = await e.fh;
+      // A record of a page is read at once, on the event loop: through the libuv pool, the
+      // read of a record of a few kB cost about ten times its CPU (a 304's copy, every night).
+      if (buf.length <= INLINE_READ_BYTES) return readSync(fh.fd, buf, 0, buf.length, offset);
       return (await fh.read(buf, 0, buf.length, offset)).bytesRead;
     } catch (err) {
       this.#drop(path, e);
