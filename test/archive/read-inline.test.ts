@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { pbkdf2, randomBytes } from "node:crypto";
 import { truncateSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -26,7 +26,7 @@ describe("reading a stored copy back, small and large (P8)", () => {
   // Random bytes do not deflate: the record is larger than the inline limit on disk too.
   const large = randomBytes(INLINE_READ_BYTES + 40_000);
 
-  it("P8: a small record and a large one read back byte for byte through the files kept open, in any order and at once", async () => {
+  it("P8: a small record and a large one read back byte for byte through the files kept open, all at once, twice", async () => {
     const a = await WarcArchive.open(t.archiveDir, t.archiveOptions);
     await a.write(exchange("http://127.0.0.2/small", small, { at: 1_000 }));
     await a.write(exchange("http://127.0.0.2/large", large, { at: 2_000 }));
@@ -49,6 +49,45 @@ describe("reading a stored copy back, small and large (P8)", () => {
         expect(Buffer.from(bl!.body).equals(large)).toBe(true);
         expect(new TextDecoder().decode(bs2!.body)).toBe(`${small} 2`);
       }
+    } finally {
+      await files.close();
+    }
+  });
+
+  it("P8: a small record is read without the libuv pool (so a 304 costs no pool round trip); a large one waits for the pool", async () => {
+    const a = await WarcArchive.open(t.archiveDir, t.archiveOptions);
+    await a.write(exchange("http://127.0.0.2/small", small, { at: 1_000 }));
+    await a.write(exchange("http://127.0.0.2/large", large, { at: 2_000 }));
+    await a.close();
+    const s = await latestCapture(t.store.db, "http://127.0.0.2/small");
+    const l = await latestCapture(t.store.db, "http://127.0.0.2/large");
+    const files = new OpenFiles();
+    try {
+      // The file opened (through the pool) before the pool is filled.
+      await readCapture(t.archiveDir, s!, files);
+      // Every pool thread busy with a key derivation that takes far longer than a read.
+      const threads = Number(process.env["UV_THREADPOOL_SIZE"] ?? "4");
+      let derived = 0;
+      const busy = Array.from(
+        { length: threads },
+        () =>
+          new Promise<void>((resolve, reject) =>
+            pbkdf2("pw", "salt", 400_000, 64, "sha512", (err) => {
+              derived++;
+              if (err) reject(err);
+              else resolve();
+            }),
+          ),
+      );
+      const smallBack = await readCapture(t.archiveDir, s!, files);
+      // Read while no pool thread was free: none of the derivations had ended.
+      expect(derived).toBe(0);
+      expect(new TextDecoder().decode(smallBack.body)).toBe(small);
+      const largeBack = await readCapture(t.archiveDir, l!, files);
+      // The large record's read had to wait for a pool thread.
+      expect(derived).toBeGreaterThan(0);
+      expect(Buffer.from(largeBack.body).equals(large)).toBe(true);
+      await Promise.all(busy);
     } finally {
       await files.close();
     }

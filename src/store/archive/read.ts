@@ -27,11 +27,11 @@ export interface StoredResponse {
 }
 
 /**
- * Reads up to this size are made synchronously: one pread of at most 64 kB, about 2–3 µs from
- * the page cache against 25–30 µs of CPU through the libuv pool (threads woken, a callback, a
- * promise; docs/benchmarks.md). From a disk it holds the event loop for one seek at most, as
- * the archive's inline deflate of a record up to 1 MB does (records.ts). A larger record (a
- * PDF) is read through the pool.
+ * Reads up to this size are made synchronously: one pread of at most 64 kB, 1–3 µs from the
+ * page cache against 25–75 µs of CPU through the libuv pool (a pool thread woken, a callback, a
+ * promise; `npm run bench -- archive`, docs/benchmarks.md). A record not in the page cache holds
+ * the event loop for that read, usually one seek; the night's commits already wait for their
+ * fsync on the event loop, for longer. A larger record (a PDF) is read through the pool.
  */
 export const INLINE_READ_BYTES = 64 * 1024;
 
@@ -80,7 +80,7 @@ export class OpenFiles {
     try {
       const fh = await e.fh;
       // A record of a page is read at once, on the event loop: through the libuv pool, the
-      // read of a record of a few kB cost about ten times its CPU (a 304's copy, every night).
+      // read of a record of a few kB costs many times its CPU (a 304's copy, every night).
       if (buf.length <= INLINE_READ_BYTES) return readSync(fh.fd, buf, 0, buf.length, offset);
       return (await fh.read(buf, 0, buf.length, offset)).bytesRead;
     } catch (err) {
