@@ -100,8 +100,9 @@ export function fromRow(r: CapturesTable): Capture {
 
 /**
  * Inserts of captures into each store in this process, counted against the store's handle
- * (also when a group commit over it ran the insert), when each ends (committed or not): a lookup remembered while the count stayed the same is still what the
- * index says for every URL this process archives (ArchiveValidators).
+ * (also when a group commit over it ran the insert), when each ends (committed or not): a
+ * lookup remembered while the count stayed the same is still what the index says for every URL
+ * this process archives (ArchiveValidators).
  */
 const written = new WeakMap<Db, number>();
 
