@@ -8,6 +8,7 @@ import type { GroupCommit } from "../group-commit.js";
 import { sql } from "../kysely.js";
 import { type Placeholder, prepared } from "../prepared.js";
 import type { CapturesTable } from "../schema/archive.js";
+import type { Tx } from "../write-txn.js";
 
 /**
  * `limit 1` written into the SQL, not bound: SQLite plans a bound `limit ?` without knowing it
@@ -124,9 +125,9 @@ export async function insertCaptures(
 ): Promise<void> {
   if (cs.length === 0) return;
   const rows = cs.map(toRow);
+  const insert = (tx: Tx) => tx.insertInto("captures").values(rows).execute();
   try {
-    if (group) await group.run((tx) => tx.insertInto("captures").values(rows).execute());
-    else await db.insertInto("captures").values(rows).execute();
+    await (group ? group.run(insert) : insert(db));
   } finally {
     written.set(db, capturesWritten(db) + 1);
   }
