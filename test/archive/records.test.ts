@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WARC_1_1, WARCParser, WARCRecord, WARCSerializer } from "warcio";
 import { NorError } from "../../src/errors.js";
@@ -19,6 +19,7 @@ import {
   REVISIT_PROFILE,
   requestRecord,
   responseRecord,
+  sizedFor,
   statusLine,
   storedHttpHeaders,
   warcDate,
@@ -263,6 +264,44 @@ describe("WARC records written without warcio (P8)", () => {
     expect(mine.length).toBeGreaterThan(1 << 20);
   });
 
+  it("P8: records of every size around zlib's window sizes, deflated with a window and hash sized to them, parse, verify and compress as well as zlib's defaults", async () => {
+    // Sizes either side of each window the sizing picks (2^w − 262 bytes, w = 9…15) and past
+    // 32 kB, where zlib's defaults are kept; a repetitive page and incompressible bytes.
+    const sizes = [0, 1, 200, 250, 251, 700, 2000, 3900, 8000, 16000, 32500, 32600, 70000];
+    for (const n of sizes) {
+      for (const kind of ["text", "random"] as const) {
+        const body =
+          kind === "text"
+            ? Buffer.from(PAGE.repeat(Math.ceil((n + 1) / PAGE.length)).slice(0, n))
+            : randomBytes(n);
+        const ex = exchange("http://127.0.0.2/agendas", body);
+        const digest = sha256Digest(body);
+        const mine = await responseRecord(ex, ID, digest);
+        const a = await parse(mine);
+        expect(Buffer.from(a.payload).equals(body)).toBe(true);
+        expectDigestsVerify(a, mine);
+        // Never more than a few bytes over what zlib's defaults give for the same record.
+        const plain = gunzipSync(mine);
+        expect(mine.length).toBeLessThanOrEqual(gzipSync(plain).length + 16);
+      }
+    }
+  });
+
+  it("P8: the window covers the whole record below 32 kB (every match zlib's default would find is in reach), and zlib's defaults from there", () => {
+    for (const n of [0, 1, 250, 251, 1000, 1786, 1787, 4000, 16000, 32505, 32506, 1 << 20]) {
+      const { windowBits, memLevel } = sizedFor(n);
+      expect(windowBits).toBeGreaterThanOrEqual(9);
+      expect(windowBits).toBeLessThanOrEqual(15);
+      expect(memLevel).toBeGreaterThanOrEqual(1);
+      expect(memLevel).toBeLessThanOrEqual(8);
+      if (windowBits < 15) expect(2 ** windowBits - 262).toBeGreaterThanOrEqual(n);
+      // The literal buffer (2^(memLevel + 6) symbols) holds the whole record below zlib's default.
+      if (memLevel < 8) expect(2 ** (memLevel + 6)).toBeGreaterThanOrEqual(n);
+    }
+    expect(sizedFor(1 << 20)).toEqual({ windowBits: 15, memLevel: 8 });
+    expect(sizedFor(40000)).toEqual({ windowBits: 15, memLevel: 8 });
+    expect(sizedFor(1500)).toEqual({ windowBits: 11, memLevel: 5 });
+  });
   it("P8: a line break in a header value never forges a field, and a bad field name is a bug", async () => {
     const ex = exchange("http://127.0.0.2/x", "b", {
       source: "s\r\nWARC-Type: metadata",
