@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { NIGHT_NODE_OPTIONS } from "../src/cli/night-process.js";
+import { NIGHT_NODE_OPTIONS, nightEnv } from "../src/cli/night-process.js";
 import { DEFAULT_CONCURRENCY } from "../src/policy/constants.js";
 import { startSites, writeFeedCatalog } from "./loopback.js";
 
@@ -50,8 +50,10 @@ export const nodeOptionsText = (): string => nodeOptions().join(" ") || "none";
 
 export function nightChild(args: string[]): Promise<ChildReport> {
   const script = join(import.meta.dirname, "night-child.js");
+  // With `nor start`'s environment too (malloc's arenas; MALLOC_ARENA_MAX set here is kept).
   const child = spawn(process.execPath, [...nodeOptions(), script, ...args], {
     stdio: ["ignore", "pipe", "inherit"],
+    env: nightEnv(),
   });
   let out = "";
   child.stdout.setEncoding("utf8");
@@ -178,7 +180,7 @@ export async function run(): Promise<string> {
       "",
       `${SITES} loopback sites × ${PER} RSS sources (${SITES * PER} sources, one government), ${DEFAULT_CONCURRENCY} lanes, gap 0`,
       "(loopback only), SQLite store, WARC archive; `nor night` alone in a child process (the CLI's",
-      `main) started as \`nor start\` starts it (node ${nodeOptions().join(" ") || "without options"}; ${kysely}), the sites in another.`,
+      `main) started as \`nor start\` starts it (node ${nodeOptions().join(" ") || "without options"}, MALLOC_ARENA_MAX=${nightEnv()["MALLOC_ARENA_MAX"]}; ${kysely}), the sites in another.`,
       "Peak RSS is the kernel's (process.resourceUsage().maxRSS); per",
       "phase, the largest of samples every 10 ms: RSS / heap used / heap committed / external and",
       'array buffers, MB. "open + import" ends at the night\'s start line (store opened, catalog',

@@ -27,7 +27,7 @@ import {
 import { importedOrStop } from "../import-outcome.js";
 import { stderr } from "../io.js";
 import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../net-options.js";
-import { NIGHT_NODE_OPTIONS } from "../night-process.js";
+import { NIGHT_NODE_OPTIONS, nightEnv } from "../night-process.js";
 import {
   clockText,
   type NightEnd,
@@ -376,6 +376,7 @@ function spawnWorker(night: string): ChildProcess {
   const node = [...NIGHT_NODE_OPTIONS, process.argv[1] as string];
   return spawn(process.execPath, [...node, ...args, "--night", night], {
     stdio: ["ignore", "ignore", "inherit"],
+    env: nightEnv(),
   });
 }
 

@@ -38,7 +38,7 @@ import { importedOrStop } from "../import-outcome.js";
 import { stdout } from "../io.js";
 import { listenError } from "../listen-error.js";
 import { addNetOptions, type NetCliOptions, netOptions } from "../net-options.js";
-import { NIGHT_NODE_OPTIONS } from "../night-process.js";
+import { NIGHT_NODE_OPTIONS, nightEnv } from "../night-process.js";
 import { addWebOptions, listeningOrigin, type WebCliOptions, webOptions } from "../web-options.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -270,6 +270,7 @@ function spawnNight(args: string[], signal: AbortSignal): Promise<number> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [...NIGHT_NODE_OPTIONS, BIN, ...args], {
       stdio: ["ignore", "inherit", "inherit"],
+      env: nightEnv(),
     });
     const onAbort = () => child.kill("SIGTERM");
     signal.addEventListener("abort", onAbort, { once: true });
