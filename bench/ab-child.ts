@@ -1,0 +1,53 @@
+/**
+ * One half of `npm run bench -- ab` (bench/ab.ts): `node ab-child.js DIR_1 DIR_2`, the builds
+ * imported in that order into this process, the same nights run by each in turn. Prints one JSON
+ * line: `{"cpuMs": [[…DIR_1's nights], […DIR_2's nights]]}`.
+ *
+ * Each build gets a store of its own and its first two nights (new feeds, then 304s) unmeasured;
+ * then `BENCH_AB_NIGHTS` (default 8) nights of 304s are measured, one date after another (a new
+ * date fetches robots.txt again, as a new day does), alternating which build goes first. CPU is
+ * this process's (user + system, every thread). 200 loopback sites × 10 feeds, gap 0, as
+ * bench/loopback.ts.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+type Loopback = typeof import("./loopback.js");
+
+const dirs = process.argv.slice(2);
+if (dirs.length !== 2) throw new Error("ab-child: two build directories");
+const nights = Number(process.env["BENCH_AB_NIGHTS"] ?? "8");
+const builds: { name: string; m: Loopback; cpuMs: number[] }[] = [];
+for (const [i, d] of dirs.entries()) {
+  const url = pathToFileURL(join(resolve(d), "dist-bench", "bench", "loopback.js")).href;
+  builds.push({ name: `b${i}`, m: (await import(url)) as Loopback, cpuMs: [] });
+}
+const first = builds[0] as (typeof builds)[number];
+const { child, origins } = await first.m.startSites(200);
+const data = mkdtempSync(join(tmpdir(), "nor-bench-ab-"));
+try {
+  const { catalog } = first.m.writeFeedCatalog(data, origins, 10);
+  const args = (store: string, night: string) => [
+    ...["--catalog", catalog, "--data", join(data, store)],
+    ...["--allow-private-addresses", "--gap-ms", "0", "--night", night],
+  ];
+  for (const b of builds) {
+    await b.m.norNight(args(b.name, "2026-11-05"));
+    await b.m.norNight(args(b.name, "2026-11-06"));
+  }
+  for (let d = 0; d < nights; d++) {
+    const night = new Date(Date.UTC(2026, 10, 7 + d)).toISOString().slice(0, 10);
+    for (const b of d % 2 === 0 ? builds : [...builds].reverse()) {
+      const c0 = process.cpuUsage();
+      await b.m.norNight(args(b.name, night));
+      const c = process.cpuUsage(c0);
+      b.cpuMs.push((c.user + c.system) / 1000);
+    }
+  }
+} finally {
+  child.disconnect();
+  rmSync(data, { recursive: true, force: true });
+}
+process.stdout.write(`${JSON.stringify({ cpuMs: builds.map((b) => b.cpuMs) })}\n`);
