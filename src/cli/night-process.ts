@@ -7,6 +7,7 @@
  * not by its CPU, and this keeps a 20,000-source night under 150 MB (docs/benchmarks.md, "A
  * night's memory").
  */
+import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
 export const NIGHT_SEMI_SPACE_MB = 4;
 
 /** node's options for a night's process, before the script: `node …NIGHT_NODE_OPTIONS bin/nor.js night …`. */
@@ -26,4 +27,20 @@ export const NIGHT_MALLOC_ARENA_MAX = "2";
 /** The environment a night's process is started with: this one, malloc's arenas bounded. */
 export function nightEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   return { ...env, MALLOC_ARENA_MAX: env["MALLOC_ARENA_MAX"] ?? NIGHT_MALLOC_ARENA_MAX };
+}
+
+/**
+ * A night's process: `node …NIGHT_NODE_OPTIONS script …args`, in nightEnv()'s environment. The
+ * one way `nor start` and `nor night --workers` start one (`spawner` is for tests).
+ */
+export function startNightProcess(
+  script: string,
+  args: readonly string[],
+  stdio: StdioOptions,
+  spawner: typeof spawn = spawn,
+): ChildProcess {
+  return spawner(process.execPath, [...NIGHT_NODE_OPTIONS, script, ...args], {
+    stdio,
+    env: nightEnv(),
+  });
 }

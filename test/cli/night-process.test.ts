@@ -1,7 +1,13 @@
+import type { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { NIGHT_MALLOC_ARENA_MAX, nightEnv } from "../../src/cli/night-process.js";
+import {
+  NIGHT_MALLOC_ARENA_MAX,
+  NIGHT_NODE_OPTIONS,
+  nightEnv,
+  startNightProcess,
+} from "../../src/cli/night-process.js";
 
-describe("a night's process environment", () => {
+describe("a night's process", () => {
   it("bounds malloc's arenas at two, keeps the rest of the environment, and keeps an operator's own value", () => {
     const given = { PATH: "/usr/bin", TZ: "America/New_York" };
     const env = nightEnv(given);
@@ -9,5 +15,29 @@ describe("a night's process environment", () => {
     expect(NIGHT_MALLOC_ARENA_MAX).toBe("2");
     expect(given).not.toHaveProperty("MALLOC_ARENA_MAX");
     expect(nightEnv({ ...given, MALLOC_ARENA_MAX: "8" })["MALLOC_ARENA_MAX"]).toBe("8");
+  });
+
+  it("is started by node with the night's options before the script, in the night's environment", () => {
+    const seen: { command: string; args: readonly string[]; options: Record<string, unknown> }[] =
+      [];
+    const spawner = ((
+      command: string,
+      args: readonly string[],
+      options: Record<string, unknown>,
+    ) => {
+      seen.push({ command, args, options });
+      return { pid: 1 };
+    }) as unknown as typeof spawn;
+    startNightProcess("bin/nor.js", ["night", "--night", "2026-11-05"], "ignore", spawner);
+    expect(seen).toHaveLength(1);
+    const [s] = seen as [(typeof seen)[number]];
+    expect(s.command).toBe(process.execPath);
+    expect(s.args).toEqual([...NIGHT_NODE_OPTIONS, "bin/nor.js", "night", "--night", "2026-11-05"]);
+    expect(NIGHT_NODE_OPTIONS).toContain("--max-semi-space-size=4");
+    expect(s.options["stdio"]).toBe("ignore");
+    expect(s.options["env"]).toEqual({
+      ...process.env,
+      MALLOC_ARENA_MAX: process.env["MALLOC_ARENA_MAX"] ?? "2",
+    });
   });
 });

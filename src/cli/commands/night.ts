@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
@@ -27,7 +27,7 @@ import {
 import { importedOrStop } from "../import-outcome.js";
 import { stderr } from "../io.js";
 import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../net-options.js";
-import { NIGHT_NODE_OPTIONS, nightEnv } from "../night-process.js";
+import { startNightProcess } from "../night-process.js";
 import {
   clockText,
   type NightEnd,
@@ -373,11 +373,11 @@ function spawnWorker(night: string): ChildProcess {
     if (a.startsWith("--workers=") || a.startsWith("--night=")) continue;
     args.push(a);
   }
-  const node = [...NIGHT_NODE_OPTIONS, process.argv[1] as string];
-  return spawn(process.execPath, [...node, ...args, "--night", night], {
-    stdio: ["ignore", "ignore", "inherit"],
-    env: nightEnv(),
-  });
+  return startNightProcess(
+    process.argv[1] as string,
+    [...args, "--night", night],
+    ["ignore", "ignore", "inherit"],
+  );
 }
 
 async function waitFor(children: ChildProcess[]): Promise<number> {

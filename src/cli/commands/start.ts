@@ -5,7 +5,6 @@
  * everything is and what comes next. Each night runs as its own `nor night` process, so a
  * night that fails never takes the directory down, and the night lock still holds (P9).
  */
-import { spawn } from "node:child_process";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -38,7 +37,7 @@ import { importedOrStop } from "../import-outcome.js";
 import { stdout } from "../io.js";
 import { listenError } from "../listen-error.js";
 import { addNetOptions, type NetCliOptions, netOptions } from "../net-options.js";
-import { NIGHT_NODE_OPTIONS, nightEnv } from "../night-process.js";
+import { startNightProcess } from "../night-process.js";
 import { addWebOptions, listeningOrigin, type WebCliOptions, webOptions } from "../web-options.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -268,10 +267,7 @@ function nightArgs(opts: StartOptions, files: string[], dataDir: string): string
 /** `node bin/nor.js night …` as a child: its lines go to this terminal; stopped on abort. */
 function spawnNight(args: string[], signal: AbortSignal): Promise<number> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [...NIGHT_NODE_OPTIONS, BIN, ...args], {
-      stdio: ["ignore", "inherit", "inherit"],
-      env: nightEnv(),
-    });
+    const child = startNightProcess(BIN, args, ["ignore", "inherit", "inherit"]);
     const onAbort = () => child.kill("SIGTERM");
     signal.addEventListener("abort", onAbort, { once: true });
     child.once("error", fail);

@@ -142,16 +142,17 @@ async function member(fields: Field[], head: Uint8Array, payload: Uint8Array): P
 }
 
 /**
- * zlib's window and hash sized to a small record. By default each deflate sets up about 256 kB
- * of state (a 32 kB window, doubled, a 64 kB hash head cleared, a 64 kB literal buffer, four
- * times over) for a record of one or two kB, and a night writes two records a new page. A
- * window a little larger than the record sees every match the default one would; a literal
- * buffer at least as long keeps the record one block. The member is the same gzip, a few bytes
- * longer at most. Records of 32 kB and more keep zlib's defaults.
+ * zlib's window sized to a small record. By default each deflate sets up about 220 kB of state
+ * (RSS per stream, node 20's zlib) for a record of one or two kB, and a night writes two
+ * records a new page; sized, about 100 kB, most of the difference being the window. A window
+ * of at least the record plus zlib's 262-byte lookahead reaches every match the default one
+ * would; a literal buffer (2^(memLevel + 6) symbols, one fewer used) longer than the record
+ * keeps it one block. The member is the same gzip, most often byte for byte. From about 16 kB
+ * both are zlib's defaults.
  */
 export function sizedFor(bytes: number): { windowBits: number; memLevel: number } {
   const windowBits = Math.min(15, Math.max(9, Math.ceil(Math.log2(bytes + 262))));
-  const memLevel = Math.min(8, Math.max(1, Math.ceil(Math.log2(bytes)) - 6));
+  const memLevel = Math.min(8, Math.max(1, Math.ceil(Math.log2(bytes + 1)) - 6));
   return { windowBits, memLevel };
 }
 
