@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { gunzipSync, gzipSync } from "node:zlib";
+import { gunzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WARC_1_1, WARCParser, WARCRecord, WARCSerializer } from "warcio";
 import { NorError } from "../../src/errors.js";
@@ -19,7 +19,6 @@ import {
   REVISIT_PROFILE,
   requestRecord,
   responseRecord,
-  sizedFor,
   statusLine,
   storedHttpHeaders,
   warcDate,
@@ -262,74 +261,6 @@ describe("WARC records written without warcio (P8)", () => {
     expect(Buffer.from(a.payload).equals(Buffer.from(body))).toBe(true);
     expectDigestsVerify(a, mine);
     expect(mine.length).toBeGreaterThan(1 << 20);
-  });
-
-  it("P8: records of every size around the window and literal buffer sizes picked for them parse, verify and compress as well as zlib's defaults", async () => {
-    // A record: the body, its WARC and HTTP heads, the closing CRLFs.
-    const recordOf = async (body: Buffer) => {
-      const mine = await responseRecord(
-        exchange("http://127.0.0.2/agendas", body),
-        ID,
-        sha256Digest(body),
-      );
-      return { mine, length: gunzipSync(mine).length };
-    };
-    // The body length that makes a record of `target` bytes (the head's length moves with the
-    // digits of the two Content-Lengths), found in a few steps.
-    const bodyFor = async (target: number) => {
-      let n = Math.max(0, target - 400);
-      for (let step = 0; step < 8; step++) {
-        const { length } = await recordOf(Buffer.alloc(n));
-        if (length === target) return n;
-        n = Math.max(0, n + target - length);
-      }
-      return n;
-    };
-    // Either side of each window (2^w − 262, w = 9…15) and literal buffer (2^k, k = 7…13), at
-    // the record's length (those under an empty body's record cannot be met).
-    const least = (await recordOf(Buffer.alloc(0))).length;
-    const edges = [
-      ...[9, 10, 11, 12, 13, 14, 15].map((w) => 2 ** w - 262),
-      ...[7, 8, 9, 10, 11, 12, 13].map((k) => 2 ** k),
-    ].filter((e) => e > least);
-    expect(edges.length).toBeGreaterThanOrEqual(10);
-    const sizes = [0, 1, 70000];
-    for (const e of edges) for (const r of [e - 1, e, e + 1]) sizes.push(await bodyFor(r));
-    let straddled = 0;
-    for (const n of sizes) {
-      for (const kind of ["text", "random"] as const) {
-        const body =
-          kind === "text"
-            ? Buffer.from(PAGE.repeat(Math.ceil((n + 1) / PAGE.length))).subarray(0, n)
-            : randomBytes(n);
-        const { mine, length } = await recordOf(body);
-        if (edges.includes(length)) straddled++;
-        const a = await parse(mine);
-        expect(Buffer.from(a.payload).equals(body)).toBe(true);
-        expectDigestsVerify(a, mine);
-        // Never more than a few bytes over what zlib's defaults give for the same record.
-        expect(mine.length).toBeLessThanOrEqual(gzipSync(gunzipSync(mine)).length + 4);
-      }
-    }
-    // Every edge was met at the record's own length, by both bodies.
-    expect(straddled).toBe(2 * edges.length);
-  });
-
-  it("P8: the window covers the whole record below 16 kB (every match zlib's default would find is in reach), the literal buffer holds it whole, and zlib's defaults from there", () => {
-    for (const n of [0, 1, 127, 128, 129, 250, 251, 1000, 1786, 1787, 8191, 8192, 16122, 16123]) {
-      const { windowBits, memLevel } = sizedFor(n);
-      expect(windowBits).toBeGreaterThanOrEqual(9);
-      expect(windowBits).toBeLessThanOrEqual(15);
-      expect(memLevel).toBeGreaterThanOrEqual(1);
-      expect(memLevel).toBeLessThanOrEqual(8);
-      if (windowBits < 15) expect(2 ** windowBits - 262).toBeGreaterThanOrEqual(n);
-      // zlib uses one symbol fewer than its literal buffer holds (2^(memLevel + 6)).
-      if (memLevel < 8) expect(2 ** (memLevel + 6) - 1).toBeGreaterThanOrEqual(n);
-    }
-    expect(sizedFor(16123)).toEqual({ windowBits: 15, memLevel: 8 });
-    expect(sizedFor(1 << 20)).toEqual({ windowBits: 15, memLevel: 8 });
-    expect(sizedFor(1500)).toEqual({ windowBits: 11, memLevel: 5 });
-    expect(sizedFor(128)).toEqual({ windowBits: 9, memLevel: 2 });
   });
 
   it("P8: a line break in a header value never forges a field, and a bad field name is a bug", async () => {

@@ -138,22 +138,7 @@ async function member(fields: Field[], head: Uint8Array, payload: Uint8Array): P
   );
   const total = top.length + blockLength + CRLFCRLF.length;
   const record = Buffer.concat([top, head, payload, CRLFCRLF], total);
-  return total > INLINE_BYTES ? gzipOnPool(record) : gzipSync(record, sizedFor(total));
-}
-
-/**
- * zlib's window sized to a small record. By default each deflate sets up about 220 kB of state
- * (RSS per stream, node 20's zlib) for a record of one or two kB, and a night writes two
- * records a new page; sized, about 100 kB, most of the difference being the window. A window
- * of at least the record plus zlib's 262-byte lookahead reaches every match the default one
- * would; a literal buffer (2^(memLevel + 6) symbols, one fewer used) longer than the record
- * keeps it one block. The member is the same gzip, most often byte for byte. From about 16 kB
- * both are zlib's defaults.
- */
-export function sizedFor(bytes: number): { windowBits: number; memLevel: number } {
-  const windowBits = Math.min(15, Math.max(9, Math.ceil(Math.log2(bytes + 262))));
-  const memLevel = Math.min(8, Math.max(1, Math.ceil(Math.log2(bytes + 1)) - 6));
-  return { windowBits, memLevel };
+  return total > INLINE_BYTES ? gzipOnPool(record) : gzipSync(record);
 }
 
 export async function responseRecord(
