@@ -14,6 +14,7 @@
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { lastJsonLine } from "./child-json.js";
 
 /** One process's nights: CPU ms a night of each build, in the order given. */
 function half(first: string, second: string): Promise<[number[], number[]]> {
@@ -22,22 +23,7 @@ function half(first: string, second: string): Promise<[number[], number[]]> {
     ["--expose-gc", join(import.meta.dirname, "ab-child.js"), first, second],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
-  let out = "";
-  child.stdout.setEncoding("utf8");
-  child.stdout.on("data", (d: string) => {
-    out += d;
-  });
-  return new Promise((resolve, reject) => {
-    child.once("error", reject);
-    child.once("exit", (code) => {
-      try {
-        const last = out.trim().split("\n").at(-1) ?? "";
-        resolve((JSON.parse(last) as { cpuMs: [number[], number[]] }).cpuMs);
-      } catch {
-        reject(new Error(`ab-child exited ${code} without its nights`));
-      }
-    });
-  });
+  return lastJsonLine<{ cpuMs: [number[], number[]] }>(child, "ab-child").then((r) => r.cpuMs);
 }
 
 const median = (xs: readonly number[]): number => {

@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { NIGHT_NODE_OPTIONS, nightEnv } from "../src/cli/night-process.js";
 import { DEFAULT_CONCURRENCY } from "../src/policy/constants.js";
+import { lastJsonLine } from "./child-json.js";
 import { startSites, writeFeedCatalog } from "./loopback.js";
 
 interface Peak {
@@ -55,23 +56,9 @@ export function nightChild(args: string[]): Promise<ChildReport> {
     stdio: ["ignore", "pipe", "inherit"],
     env: nightEnv(),
   });
-  let out = "";
-  child.stdout.setEncoding("utf8");
-  child.stdout.on("data", (d: string) => {
-    out += d;
-  });
-  return new Promise((resolve, reject) => {
-    child.once("error", reject);
-    child.once("exit", (code) => {
-      const last = out.trim().split("\n").at(-1) ?? "";
-      try {
-        const report = JSON.parse(last) as ChildReport;
-        if (report.code !== 0) reject(new Error(`nor night exited ${report.code}`));
-        else resolve(report);
-      } catch {
-        reject(new Error(`night child exited ${code} without a report`));
-      }
-    });
+  return lastJsonLine<ChildReport>(child, "night child").then((report) => {
+    if (report.code !== 0) throw new Error(`nor night exited ${report.code}`);
+    return report;
   });
 }
 
