@@ -26,9 +26,11 @@ function half(first: string, second: string): Promise<[number[], number[]]> {
   return lastJsonLine<{ cpuMs: [number[], number[]] }>(child, "ab-child").then((r) => r.cpuMs);
 }
 
+/** The middle value; the mean of the two middle ones for an even count. */
 const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((x, y) => x - y);
-  return s[Math.floor(s.length / 2)] as number;
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 };
 const list = (xs: readonly number[], digits = 0) => xs.map((x) => x.toFixed(digits)).join(", ");
 
