@@ -9,7 +9,7 @@
  *
  * Twice, in two processes: A imported first, then B first. The build a process imports first
  * measured a few percent slower than the other in such runs, with the same code in both
- * (docs/benchmarks.md, "Two builds side by side, both ways round"), so one order alone would
+ * (docs/benchmarks.md, "Both ways round, and what is left to take"), so one order alone would
  * credit B, or A, with that. The ratio given is over the nights of both processes.
  */
 import { spawn } from "node:child_process";

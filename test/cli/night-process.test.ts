@@ -1,4 +1,6 @@
 import type { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   NIGHT_MALLOC_ARENA_MAX,
@@ -39,5 +41,14 @@ describe("a night's process", () => {
       ...process.env,
       MALLOC_ARENA_MAX: process.env["MALLOC_ARENA_MAX"] ?? "2",
     });
+  });
+
+  it("is how `nor start` and `nor night --workers` start a night: neither spawns one by hand", () => {
+    for (const file of ["start.ts", "night.ts"]) {
+      const text = readFileSync(join(import.meta.dirname, "../../src/cli/commands", file), "utf8");
+      expect(text).toMatch(/\bstartNightProcess\(/);
+      expect(text).not.toMatch(/\bspawn\(/);
+      expect(text).not.toMatch(/import \{[^}]*\bspawn\b[^}]*\} from "node:child_process"/);
+    }
   });
 });
