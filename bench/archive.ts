@@ -21,7 +21,7 @@ import { listWarcFiles } from "../src/store/archive/files.js";
 import { OpenFiles, readCapture } from "../src/store/archive/read.js";
 import type { Exchange } from "../src/store/archive/records.js";
 import { WarcArchive } from "../src/store/archive/warc-archive.js";
-import { openStore } from "../src/store/db.js";
+import { type Db, openStore } from "../src/store/db.js";
 
 /** A records page: repetitive HTML with some unique text, so it compresses like a real one. */
 function page(i: number, version: number, bytes: number): Uint8Array {
@@ -75,15 +75,10 @@ const wall = (t: Tally) => t.wallMs / t.n;
 const cpu = (t: Tally) => t.cpuUs / 1000 / t.n;
 
 /** Each page's copy read back 5 times, interleaved in rounds with the bare reads of its bytes. */
-async function readBack(
-  dir: string,
-  store: { db: Parameters<typeof latestCapture>[0] },
-  urls: readonly string[],
-  kb: number,
-): Promise<string> {
+async function readBack(dir: string, db: Db, urls: readonly string[], kb: number): Promise<string> {
   const caps: Capture[] = [];
   for (const u of urls) {
-    const c = await latestCapture(store.db, u, { withBody: true, method: "GET" });
+    const c = await latestCapture(db, u, { withBody: true, method: "GET" });
     if (c) caps.push(c);
   }
   const files = new OpenFiles();
@@ -176,7 +171,7 @@ export async function run(): Promise<string> {
         });
       }
       const kb = (bodies[0] as Uint8Array).length / 1000;
-      reads.push(await readBack(dir, store, urls, kb));
+      reads.push(await readBack(dir, store.db, urls, kb));
       rows.push(
         `| ${kb.toFixed(0)} kB | ${pages} | ${wall(p).toFixed(2)} / ${cpu(p).toFixed(3)} | ${wall(w).toFixed(2)} / ${cpu(w).toFixed(3)} | **${(wall(w) / wall(p)).toFixed(2)}×** | **${(cpu(w) / cpu(p)).toFixed(1)}×** | ${wall(g).toFixed(2)} / ${cpu(g).toFixed(3)} | ${wall(r).toFixed(2)} / ${cpu(r).toFixed(3)} |`,
       );

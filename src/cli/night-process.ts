@@ -1,3 +1,5 @@
+import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
+
 /**
  * How a night's own process is started. A night is always a process of its own (`nor start`
  * spawns it, `nor night --workers` spawns its helpers, a systemd timer runs `nor night`), and
@@ -7,7 +9,6 @@
  * not by its CPU, and this keeps a 20,000-source night under 150 MB (docs/benchmarks.md, "A
  * night's memory").
  */
-import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
 export const NIGHT_SEMI_SPACE_MB = 4;
 
 /** node's options for a night's process, before the script: `node …NIGHT_NODE_OPTIONS bin/nor.js night …`. */
