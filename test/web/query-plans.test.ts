@@ -55,7 +55,7 @@ describe("request log reads use indexes", () => {
       window: "request_log_started_at",
       site: "request_log_site_started_at",
       source: "request_log_source_started_at",
-      night: "request_log_night_site",
+      night: "request_log_night_key",
     };
     for (const [name, q] of Object.entries(shapes)) {
       const p = await plan(q);

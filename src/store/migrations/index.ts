@@ -11,6 +11,7 @@ import * as m012 from "./012-leads.js";
 import * as m013 from "./013-page-reads.js";
 import * as m014 from "./014-page-read-ids.js";
 import * as m015 from "./015-catalog-stamp.js";
+import * as m016 from "./016-lighter-night-writes.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ export const migrations: Record<string, Migration> = {
   "013-page-reads": m013,
   "014-page-read-ids": m014,
   "015-catalog-stamp": m015,
+  "016-lighter-night-writes": m016,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,151 @@
+import { join } from "node:path";
+import Sqlite from "better-sqlite3";
+import { Kysely, Migrator, SqliteDialect, sql } from "kysely";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { openStore, type StoreLocation } from "../../src/store/db.js";
+import { migrationProvider } from "../../src/store/migrations/index.js";
+import { CurrentSchemaPostgresDialect } from "../../src/store/pg-current-schema.js";
+import { nightsIn } from "../../src/store/read/new-records.js";
+import { nightReport } from "../../src/store/read/night-report.js";
+import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "./stores.js";
+
+/**
+ * Migration 016 (issue 13): a store an older version left at migration 015, with a night's
+ * requests and results in it, opened by this version (SQLite and PostgreSQL). The two
+ * request_log indexes no statement needs are gone, night_sources_by_outcome is replaced by a
+ * partial index of the checker-offline rows, and what the console and /new read from them is
+ * what it was: a night's requests per site, the nights the checker itself was offline (P20,
+ * P23), including a row relabelled after the upgrade.
+ */
+const factories: StoreFactory[] = [sqliteFactory()];
+if (postgresUrl) factories.push(postgresFactory(postgresUrl));
+afterAll(async () => {
+  for (const f of factories) await f.cleanup();
+});
+
+function rawDb(loc: StoreLocation): Kysely<unknown> {
+  return loc.kind === "sqlite"
+    ? new Kysely<unknown>({
+        dialect: new SqliteDialect({ database: new Sqlite(join(loc.dir, "nor.db")) }),
+      })
+    : new Kysely<unknown>({
+        dialect: new CurrentSchemaPostgresDialect({
+          pool: new pg.Pool({ connectionString: loc.url, max: 1 }),
+        }),
+      });
+}
+
+async function indexes(db: Kysely<unknown>, loc: StoreLocation): Promise<string[]> {
+  const rows =
+    loc.kind === "sqlite"
+      ? await sql<{ name: string }>`select name from sqlite_master
+          where type = 'index' and tbl_name in ('request_log', 'night_sources')
+          and name not like 'sqlite_autoindex%'`.execute(db)
+      : await sql<{ name: string }>`select indexname as name from pg_indexes
+          where schemaname = current_schema() and tablename in ('request_log', 'night_sources')
+          and indexname not like '%_pkey'`.execute(db);
+  return rows.rows.map((r) => r.name).sort();
+}
+
+const ROW = {
+  started_at: "x",
+  ended_at: "y",
+  records_found: 0,
+  new_records: 0,
+  duration_ms: 1,
+} as const;
+
+async function leftAt015(loc: StoreLocation): Promise<string[]> {
+  const db = rawDb(loc);
+  try {
+    const schema =
+      loc.kind === "postgres"
+        ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s
+        : undefined;
+    const { error } = await new Migrator({
+      db,
+      provider: migrationProvider,
+      ...(schema ? { migrationTableSchema: schema } : {}),
+    }).migrateTo("015-catalog-stamp");
+    if (error) throw error;
+    const before = await indexes(db, loc);
+    await sql`insert into nights (night, started_at, deadline_at, runs)
+      values ('2026-11-05', '2026-11-05T05:00:00Z', '2026-11-05T11:00:00Z', 1),
+             ('2026-11-06', '2026-11-06T05:00:00Z', '2026-11-06T11:00:00Z', 1)`.execute(db);
+    for (const [i, site] of ["a.gov", "a.gov", "b.gov"].entries()) {
+      await sql`insert into request_log (started_at, ended_at, method, url, outcome, bytes, site,
+        origin, purpose, night, request_key)
+        values (${`2026-11-05T06:00:0${i}Z`}, ${`2026-11-05T06:00:0${i}Z`}, 'GET',
+        ${`https://${site}/${i}`}, 'ok', ${100 * (i + 1)}, ${site}, ${`https://${site}`},
+        'page', '2026-11-05', ${`k${i}`})`.execute(db);
+    }
+    const ns = (night: string, source: string, outcome: string) =>
+      sql`insert into night_sources (night, source_id, outcome, started_at, ended_at,
+        records_found, new_records, duration_ms) values (${night}, ${source}, ${outcome},
+        ${ROW.started_at}, ${ROW.ended_at}, ${ROW.records_found}, ${ROW.new_records},
+        ${ROW.duration_ms})`.execute(db);
+    await ns("2026-11-05", "s1", "checker-offline");
+    await ns("2026-11-05", "s2", "checker-offline");
+    await ns("2026-11-05", "s3", "unchanged");
+    await ns("2026-11-06", "s1", "unreachable");
+    return before;
+  } finally {
+    await db.destroy();
+  }
+}
+
+describe.each(factories)("a store left at migration 015 ($name)", (f) => {
+  it("P20, P23, P27: opened by this version, it keeps the indexes its reads need, and they read what they did", async () => {
+    const loc = await f.fresh();
+    const before = await leftAt015(loc);
+    expect(before).toEqual(
+      expect.arrayContaining([
+        "request_log_url",
+        "request_log_night_site",
+        "night_sources_by_outcome",
+      ]),
+    );
+    const s = await openStore(loc);
+    try {
+      const raw = rawDb(loc);
+      try {
+        const after = await indexes(raw, loc);
+        expect(after).toEqual(
+          [
+            ...before.filter(
+              (n) =>
+                !["request_log_url", "request_log_night_site", "night_sources_by_outcome"].includes(
+                  n,
+                ),
+            ),
+            "night_sources_offline",
+          ].sort(),
+        );
+      } finally {
+        await raw.destroy();
+      }
+      const report = await nightReport(s.db, "2026-11-05", () => false);
+      expect(report?.requests).toEqual([
+        { site: "a.gov", requests: 2, bytes: 300 },
+        { site: "b.gov", requests: 1, bytes: 300 },
+      ]);
+      const range = { from: "2026-11-05", to: "2026-11-06" };
+      const offline = async () =>
+        (await nightsIn(s.db, range)).map((n) => [n.night, n.checkerOffline ?? 0]);
+      expect(await offline()).toEqual([
+        ["2026-11-06", 0],
+        ["2026-11-05", 2],
+      ]);
+      // Relabelled after the upgrade: the partial index takes the row in.
+      await sql`update night_sources set outcome = 'checker-offline'
+        where night = '2026-11-06' and source_id = 's1'`.execute(s.db);
+      expect(await offline()).toEqual([
+        ["2026-11-06", 1],
+        ["2026-11-05", 2],
+      ]);
+    } finally {
+      await s.close();
+    }
+  });
+});
