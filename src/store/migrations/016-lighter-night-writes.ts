@@ -2,8 +2,8 @@ import type { Kysely } from "kysely";
 import { sql } from "../kysely.js";
 
 /**
- * Fewer indexes written by every request of a night (issue 13: a night of 304s took about 6%
- * less CPU with the two request_log indexes below gone; docs/benchmarks.md):
+ * Fewer indexes written by every request of a night (issue 13: with this migration a night of
+ * 304s took 5–7% less CPU; docs/benchmarks.md, "Fewer indexes written a request"):
  * - request_log_url: no statement reads it. The log's URL search is a substring (`like
  *   '%…%'`), which no index serves; it runs within a time window (request_log_started_at);
  * - request_log_night_site (night, site, bytes): a night's requests per site (the console's
