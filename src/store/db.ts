@@ -113,8 +113,11 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     // PostgreSQL: the migrator's table listing is kept to this store's schema
     // (pg-current-schema.ts); kysely's own listed every schema's tables, and a schema dropped
     // by someone else meanwhile failed it (3F000, 42P01, 42703). Should a race of that kind
-    // still come, it says nothing about ours: retry, after a pause that doubles.
-    for (let i = 0; i < CATALOG_RACE_TRIES && error && isCatalogRace(error); i++) {
+    // still come, it says nothing about ours: retry, after a pause that doubles. So too when
+    // the migrations' transaction lost a deadlock (40P01): a migration that drops or makes an
+    // index locks its table, and a night still running an older version may hold one table
+    // and want the next. PostgreSQL rolled the migrations back; run them again.
+    for (let i = 0; i < MIGRATION_RACE_TRIES && error && isMigrationRace(error); i++) {
       await sleep(25 * 2 ** i);
       ({ error, results } = await migrator.migrateToLatest());
     }
@@ -223,11 +226,11 @@ function isBusy(err: unknown): boolean {
 }
 
 /** Tries after a catalog race: pauses of 25 ms doubling, about 1.6 s in all. */
-const CATALOG_RACE_TRIES = 6;
+const MIGRATION_RACE_TRIES = 6;
 
-function isCatalogRace(err: unknown): boolean {
+function isMigrationRace(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return code === "3F000" || code === "42P01" || code === "42703";
+  return code === "3F000" || code === "42P01" || code === "42703" || code === "40P01";
 }
 
 async function currentSchema(db: Db): Promise<string | undefined> {

@@ -48,6 +48,30 @@ async function indexes(db: Kysely<unknown>, loc: StoreLocation): Promise<string[
   return rows.rows.map((r) => r.name).sort();
 }
 
+/** The definition of the partial index, as the store keeps it. */
+async function offlineIndex(db: Kysely<unknown>, loc: StoreLocation): Promise<string> {
+  const r =
+    loc.kind === "sqlite"
+      ? await sql<{ def: string }>`select sql as def from sqlite_master
+          where name = 'night_sources_offline'`.execute(db)
+      : await sql<{ def: string }>`select indexdef as def from pg_indexes
+          where schemaname = current_schema() and indexname = 'night_sources_offline'`.execute(db);
+  return r.rows[0]?.def ?? "";
+}
+
+/** The plan of /new's count of checker-offline nights (PostgreSQL: sequential scans off). */
+async function offlinePlan(db: Kysely<unknown>, loc: StoreLocation): Promise<string> {
+  const q = `select night, count(*) from night_sources where night >= '2026-11-05'
+    and night <= '2026-11-06' and outcome = 'checker-offline' group by night`;
+  if (loc.kind === "sqlite") {
+    const r = await sql.raw<{ detail: string }>(`explain query plan ${q}`).execute(db);
+    return r.rows.map((x) => x.detail).join("\n");
+  }
+  await sql`set enable_seqscan = off`.execute(db);
+  const r = await sql.raw<{ "QUERY PLAN": string }>(`explain ${q}`).execute(db);
+  return r.rows.map((x) => x["QUERY PLAN"]).join("\n");
+}
+
 const ROW = {
   started_at: "x",
   ended_at: "y",
@@ -122,6 +146,11 @@ describe.each(factories)("a store left at migration 015 ($name)", (f) => {
             "night_sources_offline",
           ].sort(),
         );
+        // The partial index holds the checker-offline rows by night, and the count reads it.
+        expect(await offlineIndex(raw, loc)).toMatch(
+          /\(\s*"?night"?\s*\)\s*WHERE\s*\(?\s*"?outcome"?\s*=\s*'checker-offline'/i,
+        );
+        expect(await offlinePlan(raw, loc)).toContain("night_sources_offline");
       } finally {
         await raw.destroy();
       }
@@ -137,15 +166,77 @@ describe.each(factories)("a store left at migration 015 ($name)", (f) => {
         ["2026-11-06", 0],
         ["2026-11-05", 2],
       ]);
-      // Relabelled after the upgrade: the partial index takes the row in.
-      await sql`update night_sources set outcome = 'checker-offline'
-        where night = '2026-11-06' and source_id = 's1'`.execute(s.db);
-      expect(await offline()).toEqual([
-        ["2026-11-06", 1],
-        ["2026-11-05", 2],
-      ]);
     } finally {
       await s.close();
     }
   });
 });
+
+describe.skipIf(!postgresUrl)(
+  "migration 016 beside a night of an older version (PostgreSQL)",
+  () => {
+    it("P27: a deadlock with a running night's transaction is not the store's failure: the migrations run again", async () => {
+      const f = postgresFactory(postgresUrl as string);
+      try {
+        const loc = await f.fresh();
+        await leftAt015(loc);
+        if (loc.kind !== "postgres") throw new Error("unreachable");
+        // An older version's night: a transaction that wrote a source's result, and next will
+        // write a journal row. It never finds the deadlock itself (its timeout is long), so the
+        // migrations' transaction, which waits first, is the one PostgreSQL rolls back.
+        const night = new pg.Client({ connectionString: loc.url });
+        await night.connect();
+        try {
+          await night.query("set deadlock_timeout = '60s'");
+          await night.query("begin");
+          await night.query(`insert into night_sources (night, source_id, outcome, started_at,
+          ended_at, records_found, new_records, duration_ms)
+          values ('2026-11-07', 's9', 'unchanged', 'x', 'y', 0, 0, 1)`);
+          const opening = openStore(loc).then(
+            (s) => ({ s }),
+            (err: unknown) => ({ err }),
+          );
+          // Until the migrations wait for the night's lock on night_sources (bounded: 10 s).
+          // Asked on a connection of its own: inside the night's transaction, pg_stat_activity
+          // would give the same snapshot every time.
+          const watch = new pg.Client({ connectionString: loc.url });
+          await watch.connect();
+          let waiting = false;
+          try {
+            for (let i = 0; i < 400 && !waiting; i++) {
+              const r = await watch.query(
+                `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock'
+                 and query ilike '%night_sources_offline%' and pid <> pg_backend_pid()`,
+              );
+              waiting = (r.rows[0] as { n: number }).n > 0;
+              if (!waiting) await new Promise((r) => setTimeout(r, 25));
+            }
+          } finally {
+            await watch.end();
+          }
+          expect(waiting).toBe(true);
+          // The night's next write: a journal row, on the table the migrations hold.
+          await night.query(`insert into request_log (started_at, method, url, outcome, site,
+          origin, purpose) values ('z', 'GET', 'https://a.gov/', 'in-flight', 'a.gov',
+          'https://a.gov', 'page')`);
+          await night.query("commit");
+          const opened = await opening;
+          expect("err" in opened ? String(opened.err) : "opened").toBe("opened");
+          if ("s" in opened) {
+            const raw = rawDb(loc);
+            try {
+              expect(await indexes(raw, loc)).toContain("night_sources_offline");
+            } finally {
+              await raw.destroy();
+            }
+            await opened.s.close();
+          }
+        } finally {
+          await night.end();
+        }
+      } finally {
+        await f.cleanup();
+      }
+    }, 30_000);
+  },
+);

@@ -145,7 +145,8 @@ export async function nightsIn(db: Db, range: NightRange): Promise<NightRow[]> {
     .where("night", ">=", range.from)
     .where("night", "<=", range.to)
     // A literal, not a parameter: the partial index night_sources_offline (migration 016)
-    // holds exactly these rows, and a planner sees that only from the statement's text.
+    // holds exactly these rows. SQLite and PostgreSQL's custom plans also see that from a bound
+    // value, but a generic plan (a statement PostgreSQL plans once for any value) would not.
     .where("outcome", "=", sql.lit("checker-offline"))
     .groupBy("night")
     .execute();

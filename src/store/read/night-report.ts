@@ -2,8 +2,8 @@
  * What a night did, for the operator: outcomes by kind, the nos with their evidence (P21), the
  * sources the night did not reach, and how many requests went to each site (from the request
  * log, P27). Read-only SQL over the night's and the log's tables; the requests per site are
- * found through the index request_log_night_key (its night first; migration 016), never by a
- * scan of the whole log.
+ * found through the index request_log_night_key (night, request_key: migration 006; since 016 the
+ * only one with the night first), never by a scan of the whole log.
  */
 import type { RefusalEvidence } from "../../net/types.js";
 import type { Db } from "../db.js";
