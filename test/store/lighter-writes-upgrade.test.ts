@@ -1,14 +1,17 @@
-import { join } from "node:path";
-import Sqlite from "better-sqlite3";
-import { Kysely, Migrator, SqliteDialect, sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStore, type StoreLocation } from "../../src/store/db.js";
-import { migrationProvider } from "../../src/store/migrations/index.js";
-import { CurrentSchemaPostgresDialect } from "../../src/store/pg-current-schema.js";
 import { nightsIn } from "../../src/store/read/new-records.js";
 import { nightReport } from "../../src/store/read/night-report.js";
-import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "./stores.js";
+import {
+  leftAt,
+  postgresFactory,
+  postgresUrl,
+  rawStore,
+  type StoreFactory,
+  sqliteFactory,
+} from "./stores.js";
 
 /**
  * Migration 016 (issue 13): a store an older version left at migration 015, with a night's
@@ -16,25 +19,14 @@ import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "
  * request_log indexes no statement needs are gone, night_sources_by_outcome is replaced by a
  * partial index of the checker-offline rows, and what the console and /new read from them is
  * what it was: a night's requests per site, the nights the checker itself was offline (P20,
- * P23), including a row relabelled after the upgrade.
+ * P23), the partial index holding those rows and the count reading it on both planners. And on
+ * PostgreSQL, the migrations losing a deadlock to a night still running are run again.
  */
 const factories: StoreFactory[] = [sqliteFactory()];
 if (postgresUrl) factories.push(postgresFactory(postgresUrl));
 afterAll(async () => {
   for (const f of factories) await f.cleanup();
 });
-
-function rawDb(loc: StoreLocation): Kysely<unknown> {
-  return loc.kind === "sqlite"
-    ? new Kysely<unknown>({
-        dialect: new SqliteDialect({ database: new Sqlite(join(loc.dir, "nor.db")) }),
-      })
-    : new Kysely<unknown>({
-        dialect: new CurrentSchemaPostgresDialect({
-          pool: new pg.Pool({ connectionString: loc.url, max: 1 }),
-        }),
-      });
-}
 
 async function indexes(db: Kysely<unknown>, loc: StoreLocation): Promise<string[]> {
   const rows =
@@ -80,20 +72,11 @@ const ROW = {
   duration_ms: 1,
 } as const;
 
+/** A store left at 015 with a night's requests and results; its indexes then. */
 async function leftAt015(loc: StoreLocation): Promise<string[]> {
-  const db = rawDb(loc);
-  try {
-    const schema =
-      loc.kind === "postgres"
-        ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s
-        : undefined;
-    const { error } = await new Migrator({
-      db,
-      provider: migrationProvider,
-      ...(schema ? { migrationTableSchema: schema } : {}),
-    }).migrateTo("015-catalog-stamp");
-    if (error) throw error;
-    const before = await indexes(db, loc);
+  let before: string[] = [];
+  await leftAt(loc, "015-catalog-stamp", async (db) => {
+    before = await indexes(db, loc);
     await sql`insert into nights (night, started_at, deadline_at, runs)
       values ('2026-11-05', '2026-11-05T05:00:00Z', '2026-11-05T11:00:00Z', 1),
              ('2026-11-06', '2026-11-06T05:00:00Z', '2026-11-06T11:00:00Z', 1)`.execute(db);
@@ -113,10 +96,8 @@ async function leftAt015(loc: StoreLocation): Promise<string[]> {
     await ns("2026-11-05", "s2", "checker-offline");
     await ns("2026-11-05", "s3", "unchanged");
     await ns("2026-11-06", "s1", "unreachable");
-    return before;
-  } finally {
-    await db.destroy();
-  }
+  });
+  return before;
 }
 
 describe.each(factories)("a store left at migration 015 ($name)", (f) => {
@@ -132,7 +113,7 @@ describe.each(factories)("a store left at migration 015 ($name)", (f) => {
     );
     const s = await openStore(loc);
     try {
-      const raw = rawDb(loc);
+      const raw = rawStore(loc);
       try {
         const after = await indexes(raw, loc);
         expect(after).toEqual(
@@ -223,7 +204,7 @@ describe.skipIf(!postgresUrl)(
           const opened = await opening;
           expect("err" in opened ? String(opened.err) : "opened").toBe("opened");
           if ("s" in opened) {
-            const raw = rawDb(loc);
+            const raw = rawStore(loc);
             try {
               expect(await indexes(raw, loc)).toContain("night_sources_offline");
             } finally {

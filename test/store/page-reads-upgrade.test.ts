@@ -1,13 +1,14 @@
-import { join } from "node:path";
-import Sqlite from "better-sqlite3";
-import { Kysely, Migrator, SqliteDialect, sql } from "kysely";
-import pg from "pg";
+import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStore, type StoreLocation } from "../../src/store/db.js";
-import { migrationProvider } from "../../src/store/migrations/index.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
-import { CurrentSchemaPostgresDialect } from "../../src/store/pg-current-schema.js";
-import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "./stores.js";
+import {
+  leftAt,
+  postgresFactory,
+  postgresUrl,
+  type StoreFactory,
+  sqliteFactory,
+} from "./stores.js";
 
 /**
  * A store an older version left at migration 013 (page_reads without ids), its page read kept
@@ -21,34 +22,12 @@ afterAll(async () => {
 });
 
 async function leftAt013(loc: StoreLocation): Promise<void> {
-  const db =
-    loc.kind === "sqlite"
-      ? new Kysely<unknown>({
-          dialect: new SqliteDialect({ database: new Sqlite(join(loc.dir, "nor.db")) }),
-        })
-      : new Kysely<unknown>({
-          dialect: new CurrentSchemaPostgresDialect({
-            pool: new pg.Pool({ connectionString: loc.url, max: 1 }),
-          }),
-        });
-  try {
-    const schema =
-      loc.kind === "postgres"
-        ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s
-        : undefined;
-    const { error } = await new Migrator({
-      db,
-      provider: migrationProvider,
-      ...(schema ? { migrationTableSchema: schema } : {}),
-    }).migrateTo("013-page-reads");
-    if (error) throw error;
+  await leftAt(loc, "013-page-reads", async (db) => {
     await sql`insert into records (source_id, record_id, title, first_seen_night, first_seen_at)
       values ('s', 'a', 't', '2026-11-04', '2026-11-04T06:00:00Z')`.execute(db);
     await sql`insert into page_reads (source_id, url, key, records, night)
       values ('s', 'u', 'k', 1, '2026-11-04')`.execute(db);
-  } finally {
-    await db.destroy();
-  }
+  });
 }
 
 describe.each(factories)("a store left at migration 013 ($name)", (f) => {

@@ -1,8 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Sqlite from "better-sqlite3";
+import { Kysely, Migrator, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import type { StoreLocation } from "../../src/store/db.js";
+import { migrationProvider } from "../../src/store/migrations/index.js";
+import { CurrentSchemaPostgresDialect } from "../../src/store/pg-current-schema.js";
 
 /** Where a contract test gets fresh, isolated stores, and how it cleans them all up. */
 export interface StoreFactory {
@@ -69,4 +73,47 @@ export function withSearchPath(url: string, schema: string): string {
   // No parallel query: a parallel worker was seen resolving a name outside this schema (42703)
   // while other test files migrate their own schemas at the same time.
   return `${url}${sep}options=${encodeURIComponent(`-c search_path=${schema} -c max_parallel_workers_per_gather=0`)}`;
+}
+
+/**
+ * A bare kysely over the store at `loc` (no migrations run, no statement cache), as an older
+ * version would have opened it; the PostgreSQL one keeps to the store's schema.
+ */
+export function rawStore(loc: StoreLocation): Kysely<unknown> {
+  return loc.kind === "sqlite"
+    ? new Kysely<unknown>({
+        dialect: new SqliteDialect({ database: new Sqlite(join(loc.dir, "nor.db")) }),
+      })
+    : new Kysely<unknown>({
+        dialect: new CurrentSchemaPostgresDialect({
+          pool: new pg.Pool({ connectionString: loc.url, max: 1 }),
+        }),
+      });
+}
+
+/**
+ * The store at `loc` as an older version left it: migrated up to `migration` and no further,
+ * then `fill` run on it.
+ */
+export async function leftAt(
+  loc: StoreLocation,
+  migration: string,
+  fill: (db: Kysely<unknown>) => Promise<void>,
+): Promise<void> {
+  const db = rawStore(loc);
+  try {
+    const schema =
+      loc.kind === "postgres"
+        ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s
+        : undefined;
+    const { error } = await new Migrator({
+      db,
+      provider: migrationProvider,
+      ...(schema ? { migrationTableSchema: schema } : {}),
+    }).migrateTo(migration);
+    if (error) throw error;
+    await fill(db);
+  } finally {
+    await db.destroy();
+  }
 }
