@@ -48,7 +48,7 @@ const MIGRATION_POLL_MS = 50;
 /**
  * Opens the store and runs pending migrations. SQLite lives at DIR/nor.db in WAL mode with
  * synchronous=FULL, so a `kill -9` never loses a committed row. Several processes may open one
- * store at once: the migrations run once, by one of them (PostgreSQL: kysely's lock row; SQLite:
+ * store at once: the migrations run once, by one of them (PostgreSQL: kysely's advisory lock; SQLite:
  * the write lock, see migrateSqlite), and the others wait and find nothing left to do.
  */
 export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Promise<Store> {
@@ -225,7 +225,7 @@ function isBusy(err: unknown): boolean {
   return typeof code === "string" && code.startsWith("SQLITE_BUSY");
 }
 
-/** Tries after a catalog race: pauses of 25 ms doubling, about 1.6 s in all. */
+/** Tries after a race (the catalog's, or a lost deadlock): pauses of 25 ms doubling, about 1.6 s in all. */
 const MIGRATION_RACE_TRIES = 6;
 
 function isMigrationRace(err: unknown): boolean {

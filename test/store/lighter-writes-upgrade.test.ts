@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { openStore, type StoreLocation } from "../../src/store/db.js";
+import { openStore, type Store, type StoreLocation } from "../../src/store/db.js";
 import { nightsIn } from "../../src/store/read/new-records.js";
 import { nightReport } from "../../src/store/read/night-report.js";
 import {
@@ -128,8 +128,10 @@ describe.each(factories)("a store left at migration 015 ($name)", (f) => {
           ].sort(),
         );
         // The partial index holds the checker-offline rows by night, and the count reads it.
+        // The whole condition, to its end: SQLite keeps it as written, PostgreSQL as it
+        // deparses it (`WHERE (outcome = 'checker-offline'::text)`).
         expect(await offlineIndex(raw, loc)).toMatch(
-          /\(\s*"?night"?\s*\)\s*WHERE\s*\(?\s*"?outcome"?\s*=\s*'checker-offline'/i,
+          /\(\s*"?night"?\s*\)\s*WHERE\s*\(?\s*"?outcome"?\s*=\s*'checker-offline'(::text)?\s*\)?\s*$/i,
         );
         expect(await offlinePlan(raw, loc)).toContain("night_sources_offline");
       } finally {
@@ -153,6 +155,22 @@ describe.each(factories)("a store left at migration 015 ($name)", (f) => {
   });
 });
 
+/** How many locks of `mode` on `table` (this store's schema) are held or waited for by others. */
+async function locksOn(
+  c: pg.Client,
+  table: string,
+  mode: string,
+  granted: boolean,
+): Promise<number> {
+  const r = await c.query(
+    `select count(*)::int as n from pg_locks l join pg_class t on t.oid = l.relation
+     where t.relname = $1 and t.relnamespace = current_schema()::regnamespace
+     and l.mode = $2 and l.granted = $3 and l.pid <> pg_backend_pid()`,
+    [table, mode, granted],
+  );
+  return (r.rows[0] as { n: number }).n;
+}
+
 describe.skipIf(!postgresUrl)(
   "migration 016 beside a night of an older version (PostgreSQL)",
   () => {
@@ -163,57 +181,56 @@ describe.skipIf(!postgresUrl)(
         await leftAt015(loc);
         if (loc.kind !== "postgres") throw new Error("unreachable");
         // An older version's night: a transaction that wrote a source's result, and next will
-        // write a journal row. It never finds the deadlock itself (its timeout is long), so the
-        // migrations' transaction, which waits first, is the one PostgreSQL rolls back.
+        // write a journal row. It never finds the deadlock itself (its timeout is long: setting
+        // it takes a superuser, as the tests' PostgreSQL is), so the migrations' transaction,
+        // which waits first, is the one PostgreSQL rolls back.
         const night = new pg.Client({ connectionString: loc.url });
+        // Asked on a connection of its own: inside the night's transaction, pg_stat_activity
+        // and pg_locks would give the same snapshot every time.
+        const watch = new pg.Client({ connectionString: loc.url });
         await night.connect();
+        await watch.connect();
+        let opening: Promise<{ s: Store } | { err: unknown }> | undefined;
         try {
           await night.query("set deadlock_timeout = '60s'");
           await night.query("begin");
           await night.query(`insert into night_sources (night, source_id, outcome, started_at,
-          ended_at, records_found, new_records, duration_ms)
-          values ('2026-11-07', 's9', 'unchanged', 'x', 'y', 0, 0, 1)`);
-          const opening = openStore(loc).then(
+            ended_at, records_found, new_records, duration_ms)
+            values ('2026-11-07', 's9', 'unchanged', 'x', 'y', 0, 0, 1)`);
+          opening = openStore(loc).then(
             (s) => ({ s }),
             (err: unknown) => ({ err }),
           );
-          // Until the migrations wait for the night's lock on night_sources (bounded: 10 s).
-          // Asked on a connection of its own: inside the night's transaction, pg_stat_activity
-          // would give the same snapshot every time.
-          const watch = new pg.Client({ connectionString: loc.url });
-          await watch.connect();
-          let waiting = false;
-          try {
-            for (let i = 0; i < 400 && !waiting; i++) {
-              const r = await watch.query(
-                `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock'
-                 and query ilike '%night_sources_offline%' and pid <> pg_backend_pid()`,
-              );
-              waiting = (r.rows[0] as { n: number }).n > 0;
-              if (!waiting) await new Promise((r) => setTimeout(r, 25));
-            }
-          } finally {
-            await watch.end();
+          // Until the migrations hold request_log (its indexes dropped) and wait for the
+          // night's lock on night_sources (bounded: 10 s): a deadlock once the night goes on.
+          let ready = false;
+          for (let i = 0; i < 400 && !ready; i++) {
+            ready =
+              (await locksOn(watch, "request_log", "AccessExclusiveLock", true)) > 0 &&
+              (await locksOn(watch, "night_sources", "ShareLock", false)) > 0;
+            if (!ready) await new Promise((r) => setTimeout(r, 25));
           }
-          expect(waiting).toBe(true);
+          expect(ready).toBe(true);
           // The night's next write: a journal row, on the table the migrations hold.
           await night.query(`insert into request_log (started_at, method, url, outcome, site,
-          origin, purpose) values ('z', 'GET', 'https://a.gov/', 'in-flight', 'a.gov',
-          'https://a.gov', 'page')`);
+            origin, purpose) values ('z', 'GET', 'https://a.gov/', 'in-flight', 'a.gov',
+            'https://a.gov', 'page')`);
           await night.query("commit");
           const opened = await opening;
           expect("err" in opened ? String(opened.err) : "opened").toBe("opened");
-          if ("s" in opened) {
-            const raw = rawStore(loc);
-            try {
-              expect(await indexes(raw, loc)).toContain("night_sources_offline");
-            } finally {
-              await raw.destroy();
-            }
-            await opened.s.close();
+          const raw = rawStore(loc);
+          try {
+            expect(await indexes(raw, loc)).toContain("night_sources_offline");
+          } finally {
+            await raw.destroy();
           }
         } finally {
+          // Whatever failed above: the night lets go, and a store that opened is closed.
+          await night.query("rollback").catch(() => {});
           await night.end();
+          await watch.end();
+          const opened = await opening;
+          if (opened !== undefined && "s" in opened) await opened.s.close();
         }
       } finally {
         await f.cleanup();
