@@ -1,6 +1,11 @@
-import { Command, CommanderError } from "commander";
+import type * as Commander from "commander";
+import { requireCjs } from "../cjs.js";
 import { NorError } from "../errors.js";
 import { type CliIo, stderr, stdout, withIo } from "./io.js";
+
+// Required, not imported: commander is CommonJS (cjs.ts says why).
+const { Command, CommanderError } = requireCjs("commander") as typeof Commander;
+type Command = Commander.Command;
 
 /** Each command module adds its subcommand; actions set process.exitCode or throw NorError. */
 export interface CommandModule {

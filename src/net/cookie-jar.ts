@@ -7,11 +7,14 @@
  * of RFC 6265bis. The jar never takes cookies from anywhere but a response (no borrowing).
  */
 import { isIP } from "node:net";
-import { getPublicSuffix } from "tldts";
+import type * as Tldts from "tldts";
+import { requireCjs } from "../cjs.js";
 import type { Clock } from "../clock.js";
 import { parseCookieDate } from "../policy/cookie-date.js";
 import { siteOf } from "../policy/site.js";
 import type { CookieJarPort } from "./types.js";
+
+const { getPublicSuffix } = requireCjs("tldts") as typeof Tldts;
 
 /** Bounds: one source's check needs a handful; a hostile site cannot grow the jar. */
 export const MAX_COOKIES = 100;

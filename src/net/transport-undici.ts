@@ -1,14 +1,16 @@
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { rootCertificates } from "node:tls";
+import type requestOf from "undici/lib/api/api-request.js";
+import type buildConnectorOf from "undici/lib/core/connect.js";
 // Only the three parts of undici the transport uses, by path: its agent, its connector and
 // its `request`. undici's index also loads fetch, WebSocket, EventSource, its caches and its
 // mocks, about 8 MB of a night's resident memory for nothing (docs/benchmarks.md "A night's
 // memory"). undici has no `exports` map; undici-parts.d.ts gives the three their types,
-// and test/cli/lazy-load.test.ts says which of undici's files a night loads.
-import request from "undici/lib/api/api-request.js";
-import buildConnector from "undici/lib/core/connect.js";
-import Agent from "undici/lib/dispatcher/agent.js";
+// and test/cli/lazy-load.test.ts says which of undici's files a night loads. Required, not
+// imported: undici is CommonJS (cjs.ts says why).
+import type AgentOf from "undici/lib/dispatcher/agent.js";
+import { requireCjs } from "../cjs.js";
 import { ConfigError } from "../errors.js";
 import { BODY_SILENCE_MS, BODY_TOTAL_MS, HEADERS_TIMEOUT_MS } from "../policy/constants.js";
 import { pathAndQueryOf } from "../policy/robots/fetch-state.js";
@@ -22,6 +24,10 @@ import {
 } from "./address-guard.js";
 import { mapBodyError, mapTransportError } from "./transport-errors.js";
 import { type Transport, TransportBodyError, type TransportResult } from "./types.js";
+
+const request = requireCjs("undici/lib/api/api-request.js") as typeof requestOf;
+const buildConnector = requireCjs("undici/lib/core/connect.js") as typeof buildConnectorOf;
+const Agent = requireCjs("undici/lib/dispatcher/agent.js") as typeof AgentOf;
 
 export interface UndiciTransportOptions extends AddressGuardOptions {
   /** An extra CA certificate (PEM) trusted besides the system roots. Verification stays on. */

@@ -5,8 +5,11 @@
  * are deliberately ignored: treating github.io as one site is the cautious side.
  */
 import { isIP } from "node:net";
-import { getDomain, parse as parseHost } from "tldts";
+import type * as Tldts from "tldts";
+import { requireCjs } from "../cjs.js";
 import { NorError } from "../errors.js";
+
+const { getDomain, parse: parseHost } = requireCjs("tldts") as typeof Tldts;
 
 function parse(url: string): URL {
   try {

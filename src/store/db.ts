@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type SqliteDatabase from "better-sqlite3";
 import type { DatabaseConnection, DialectAdapter, Driver, MigrationResult } from "kysely";
+import { requireCjs } from "../cjs.js";
 import { NorError } from "../errors.js";
 import { CompiledQuery, Kysely, Migrator, SqliteAdapter, SqliteDialect, sql } from "./kysely.js";
 import { migrationProvider, migrations } from "./migrations/index.js";
@@ -66,7 +67,7 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     if (create) ensureDataDir(loc.dir);
     let sqlite: SqliteDatabase.Database;
     // Each driver is loaded only when its store is opened: a SQLite command never loads pg.
-    const { default: Sqlite } = await import("better-sqlite3");
+    const Sqlite = requireCjs("better-sqlite3") as typeof SqliteDatabase;
     try {
       sqlite = new Sqlite(file, { fileMustExist: !create });
       // First: switching a new file to WAL takes a lock another opener may hold for a moment.

@@ -14,6 +14,7 @@
  */
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import type Sqlite from "better-sqlite3";
+import { requireCjs } from "../cjs.js";
 import type { Db } from "./db.js";
 
 export interface ReadWorkerData {
@@ -63,7 +64,7 @@ let jobDb: Promise<Db> | undefined;
 
 if (file !== undefined) {
   try {
-    const { default: Database } = await import("better-sqlite3");
+    const Database = requireCjs("better-sqlite3") as typeof Sqlite;
     db = new Database(file, { readonly: true, fileMustExist: true });
     db.pragma("busy_timeout = 5000");
     port.postMessage({ kind: "ready" } satisfies ReadReply);

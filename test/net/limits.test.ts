@@ -29,7 +29,13 @@ async function fetchInChild(url: string) {
     logLevel: "silent",
     output: { file, format: "esm" },
   });
-  const { stdout } = await promisify(execFile)(process.execPath, [file, url], { timeout: 60_000 });
+  // The engine requires its CommonJS packages at run time (src/cjs.ts), from node_modules: a
+  // bundle written outside the project finds them through NODE_PATH.
+  const env = { ...process.env, NODE_PATH: join(import.meta.dirname, "..", "..", "node_modules") };
+  const { stdout } = await promisify(execFile)(process.execPath, [file, url], {
+    timeout: 60_000,
+    env,
+  });
   return JSON.parse(stdout) as {
     outcome: { kind: string; bytesRead?: number };
     maxRssKiB: number;

@@ -3,7 +3,9 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import type { Command } from "commander";
-import pino from "pino";
+import type pinoOf from "pino";
+import type { Logger } from "pino";
+import { requireCjs } from "../../cjs.js";
 import { systemClock } from "../../clock.js";
 import { NorError, UsageError } from "../../errors.js";
 import { randomIds } from "../../ids.js";
@@ -156,7 +158,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   // request is admitted by the journal (P9, P10; no source checked twice a night). Only the
   // opening (which night, the catalog import) is done by one of them at a time.
   let night: string;
-  let log: pino.Logger;
+  let log: Logger;
   let start: NightStart;
   let sources: SourceRef[];
   const tty = stderr().isTTY === true;
@@ -172,6 +174,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       const settled = await settleUnfinishedNights(store.db, clock.now());
       night = asked ?? settled.resumable?.night ?? nightOf(clock.now());
       // Through stderr(), so whoever runs the command in-process sees the same lines.
+      const pino = requireCjs("pino") as typeof pinoOf;
       log = pino({ base: { night } }, { write: (line: string) => void stderr().write(line) });
       const notes = settled.closed.map(
         (c) =>
