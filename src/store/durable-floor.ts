@@ -7,6 +7,8 @@
  * the real thing, src/store/request-log.ts).
  */
 import { join } from "node:path";
+import type SqliteDatabase from "better-sqlite3";
+import { requireCjs } from "../cjs.js";
 
 export interface FloorRow {
   startedAt: number;
@@ -23,7 +25,7 @@ export interface DurableFloor {
 }
 
 export async function openDurableFloor(dir: string): Promise<DurableFloor> {
-  const { default: Sqlite } = await import("better-sqlite3");
+  const Sqlite = requireCjs("better-sqlite3") as typeof SqliteDatabase;
   const db = new Sqlite(join(dir, "floor.db"));
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = FULL");
