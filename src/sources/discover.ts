@@ -4,7 +4,7 @@
  * <link rel="alternate">, and the paths of platforms we have presets for. Pure: the page
  * is given, nothing is fetched here, and no link is followed (P6).
  */
-import * as cheerio from "cheerio";
+import { load } from "./extract/cheerio-load.js";
 import { absoluteUrl } from "./record-id.js";
 
 export interface Candidate {
@@ -100,7 +100,7 @@ const feedTypes = new Set([
 
 /** Finds candidate ways in on a homepage. Never throws on any HTML. */
 export function discoverCandidates(html: string, pageUrl: string): Candidate[] {
-  const $ = cheerio.load(html);
+  const $ = load(html);
   const out = new Map<string, Candidate>();
   const add = (c: Candidate) => {
     if (!out.has(c.url)) out.set(c.url, c);

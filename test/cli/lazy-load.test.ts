@@ -241,6 +241,66 @@ describe("nor loads only what the command needs", () => {
     }
   });
 
+  it("a `nor night` of a page loads cheerio's parser, not cheerio's index with the undici, encoding sniffer and parser stream it fetches with", async () => {
+    // src/sources/extract/cheerio-load.ts: the engine fetches with its own transport.
+    const asked: string[] = [];
+    const server = createServer((req, res) => {
+      asked.push(req.url ?? "");
+      if (req.url === "/bids") {
+        res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+        res.end(
+          `<html><body><ul><li class="bid"><a href="/b/1">Road salt</a> <span>2026-11-03</span></li></ul></body></html>`,
+        );
+        return;
+      }
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const catalog = join(dir, "page.yaml");
+      writeFileSync(
+        catalog,
+        [
+          "governments:",
+          "  - { id: village-of-lazy, name: Village of Lazy, kind: village, county: Franklin }",
+          "sources:",
+          `  - { id: lazy-bids, government: village-of-lazy, records: bids, access: page, url: "http://127.0.0.1:${port}/bids", extract: { items: li.bid, title: a, link: a, date: span } }`,
+          "",
+        ].join("\n"),
+      );
+      const night = await modulesLoadedByAsync([
+        "night",
+        "--catalog",
+        catalog,
+        "--data",
+        join(dir, "page-night"),
+        "--allow-private-addresses",
+        "--gap-ms",
+        "0",
+      ]);
+      expect(night.code).toBe(0);
+      expect(asked).toEqual(["/robots.txt", "/bids"]);
+      const files = everyFile(night);
+      expect(files.some((m) => m.endsWith("/dist/sources/extract/page.js"))).toBe(true);
+      expect(
+        files.some((m) => m.endsWith("/node_modules/cheerio/dist/commonjs/load-parse.js")),
+      ).toBe(true);
+      expect(
+        files.filter((m) => /\/node_modules\/cheerio\/dist\/[a-z]+\/index\.js$/.test(m)),
+      ).toEqual([]);
+      expect(
+        files.filter((m) =>
+          /\/node_modules\/(encoding-sniffer|parse5-parser-stream|whatwg-mimetype)\/|\/undici\/(index\.js|lib\/web\/)/.test(
+            m,
+          ),
+        ),
+      ).toEqual([]);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
   it("`nor night` loads no warcio (nor its wasm hasher): the night's archive reads and writes its own records", () => {
     // docs/benchmarks.md "A night's memory": warcio, hash-wasm and pako cost a night several MB
     // of its peak RSS for nothing; only `nor archive cdx`, `verify` and a record not written

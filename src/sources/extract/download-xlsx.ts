@@ -8,9 +8,10 @@
  * Limits (a zip bomb must not blow memory): at most MAX_XML_BYTES of XML inflated in all, the
  * cap enforced by zlib while inflating; at most MAX_ROWS data rows read.
  */
-import { type Cheerio, load } from "cheerio";
+import type { Cheerio } from "cheerio";
 import type { Element } from "domhandler";
 import { decodeBody } from "../../policy/body-text.js";
+import { load } from "./cheerio-load.js";
 import { looksLikeZip, readZipEntry, type ZipEntry, zipIndex } from "./download-zip.js";
 
 export const MAX_XML_BYTES = 32 * 1024 * 1024;

@@ -7,10 +7,11 @@
  * a browser sends a windows-1252 page's form in windows-1252 (its `accept-charset`, when it
  * names one, first).
  */
-import { type CheerioAPI, load } from "cheerio";
+import type { CheerioAPI } from "cheerio";
 import { bodyEncoding, decodeBody, encodingName, formUrlencoded } from "../../policy/body-text.js";
 import type { FormSpec } from "../catalog/schema.js";
 import { absoluteUrl } from "../record-id.js";
+import { load } from "./cheerio-load.js";
 import { fillDateTemplates } from "./form-dates.js";
 
 export interface FormRequest {

@@ -3,12 +3,12 @@
  * list itself — title, date, link, kind, id — and no link is ever followed). The recipe's
  * `next` names the older page for backfill (P7).
  */
-import { load } from "cheerio";
 import { decodeBody } from "../../policy/body-text.js";
 import type { PageRecipe } from "../catalog/types.js";
 import { answerDates } from "../dates.js";
 import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
 import { absoluteUrl, dedupeRecords, makeRecord } from "../record-id.js";
+import { load } from "./cheerio-load.js";
 import { findDate } from "./find-date.js";
 import { parseSelector, pick, read } from "./select.js";
 

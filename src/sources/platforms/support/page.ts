@@ -5,10 +5,10 @@
  * about itself (P6); nothing they read lives in a script.
  */
 import type { CheerioAPI } from "cheerio";
-import * as cheerio from "cheerio";
+import { load } from "../../extract/cheerio-load.js";
 
 export function visiblePage(text: string): CheerioAPI {
-  const $ = cheerio.load(text);
+  const $ = load(text);
   $("script, style, template").remove();
   return $;
 }
