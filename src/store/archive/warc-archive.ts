@@ -187,12 +187,25 @@ export class WarcArchive implements ArchivePort {
         if ((err as NodeJS.ErrnoException).code === "EEXIST") continue;
         throw err;
       }
-      if (existsSync(join(this.dir, name))) continue; // written earlier by a finished process
-      const fh = await open(join(this.dir, name), "wx");
-      const info = await warcinfoRecord(name, this.#clock.now(), `<urn:uuid:${uuid}>`);
-      await fh.write(info, 0, info.length, 0);
-      await fh.datasync();
-      return { name, fh, size: info.length, hasRecords: false };
+      const path = join(this.dir, name);
+      if (existsSync(path)) continue; // written earlier by a finished process
+      let fh: FileHandle | undefined;
+      try {
+        fh = await open(path, "wx");
+        const info = await warcinfoRecord(name, this.#clock.now(), `<urn:uuid:${uuid}>`);
+        await fh.write(info, 0, info.length, 0);
+        await fh.datasync();
+        return { name, fh, size: info.length, hasRecords: false };
+      } catch (err) {
+        // Not started (a full or failing disk): no row names the file, so it goes, handle
+        // closed here (not by the garbage collector), then its claim. The next write tries anew.
+        if (fh) {
+          await fh.close().catch(() => {});
+          removeQuietly(path);
+        }
+        removeQuietly(writerPath(this.dir, name));
+        throw err;
+      }
     }
     throw new NorError("E_ARCHIVE", `${this.dir}: no free WARC file name after 1000 tries`);
   }
@@ -374,7 +387,11 @@ export class WarcArchive implements ArchivePort {
     if (cur && cur.size + bytes <= this.#rotateBytes) return cur;
     // A record larger than the rotation size still goes whole into a file of its own.
     if (cur && !cur.hasRecords) return cur;
-    if (cur) await this.#release(cur);
+    if (cur) {
+      // Let go for good, even when no new file can be started: never written to again.
+      this.#current = undefined;
+      await this.#release(cur);
+    }
     this.#current = await this.#newFile();
     return this.#current;
   }
@@ -438,6 +455,15 @@ async function writeAllAt(fh: FileHandle, parts: Uint8Array[], at: number): Prom
     const r = await fh.write(rest, 0, rest.length, pos);
     rest = rest.subarray(r.bytesWritten);
     pos += r.bytesWritten;
+  }
+}
+
+/** Removes a file if it can; a failure here must not hide the error being reported. */
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // left behind: a later open repairs a file no row names, and a dead claim is let go
   }
 }
 
