@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStore } from "../../src/store/db.js";
 import { nor } from "./cli-capture.js";
 import { buildCli, ROOT } from "./run-nor.js";
 
@@ -63,6 +64,8 @@ interface Loaded {
   modules: string[];
   /** Files require()d: by CommonJS code, and the CommonJS packages the engine requires (src/cjs.ts). */
   required: string[];
+  /** What it wrote to stderr (not a terminal: a night's log lines, one JSON object each). */
+  stderr: string;
 }
 
 function traced(args: string[]) {
@@ -81,15 +84,27 @@ function traced(args: string[]) {
   };
   delete env["NOR_DATABASE_URL"];
   const argv = ["--import", pathToFileURL(register).href, join(ROOT, "bin", "nor.js"), ...args];
-  const read = (code: number | null): Loaded => ({
+  const read = (code: number | null, stderr: string): Loaded => ({
     code,
     modules: lines(trace),
     required: lines(requires),
+    stderr,
   });
   return { env, argv, read };
 }
 
 const lines = (file: string) => readFileSync(file, "utf8").split("\n").filter(Boolean);
+
+/** The summary a night logs at its end ("night done"), from its log lines on stderr. */
+function nightDone(stderr: string): Record<string, unknown> {
+  const done = stderr
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((l) => l["msg"] === "night done");
+  expect(done, stderr).toHaveLength(1);
+  return done[0]!;
+}
 
 /**
  * Every file loaded, either way: the CommonJS packages are required, not imported (src/cjs.ts),
@@ -106,19 +121,28 @@ function modulesLoadedBy(args: string[]): Loaded {
     encoding: "utf8",
     timeout: 60_000,
   });
-  return read(r.status);
+  return read(r.status, r.stderr);
 }
 
 /** The same, not blocking: for a `nor` that talks to a server in this process. */
 function modulesLoadedByAsync(args: string[]): Promise<Loaded> {
   const { env, argv, read } = traced(args);
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, argv, { cwd: ROOT, env, stdio: "ignore" });
+    const p = spawn(process.execPath, argv, {
+      cwd: ROOT,
+      env,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     const timer = setTimeout(() => p.kill("SIGKILL"), 60_000);
+    let stderr = "";
+    p.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+    });
     p.once("error", reject);
-    p.once("exit", (code) => {
+    // "close", not "exit": stderr read to its end.
+    p.once("close", (code) => {
       clearTimeout(timer);
-      resolve(read(code));
+      resolve(read(code, stderr));
     });
   });
 }
@@ -269,18 +293,41 @@ describe("nor loads only what the command needs", () => {
           "",
         ].join("\n"),
       );
+      const data = join(dir, "page-night");
       const night = await modulesLoadedByAsync([
         "night",
         "--catalog",
         catalog,
         "--data",
-        join(dir, "page-night"),
+        data,
         "--allow-private-addresses",
         "--gap-ms",
         "0",
       ]);
       expect(night.code).toBe(0);
       expect(asked).toEqual(["/robots.txt", "/bids"]);
+      // The parser that was loaded did its work: a page that yields nothing exits 0 as well
+      // (as "no-records"), so the record itself is looked for, in the summary and the store.
+      const done = nightDone(night.stderr);
+      expect(done["outcomes"]).toEqual({ ok: 1 });
+      expect(done["newRecords"]).toBe(1);
+      const store = await openStore({ kind: "sqlite", dir: data }, { create: false });
+      try {
+        const records = await store.db
+          .selectFrom("records")
+          .select(["source_id", "title", "url", "date"])
+          .execute();
+        expect(records).toEqual([
+          {
+            source_id: "lazy-bids",
+            title: "Road salt",
+            url: `http://127.0.0.1:${port}/b/1`,
+            date: "2026-11-03",
+          },
+        ]);
+      } finally {
+        await store.close();
+      }
       const files = everyFile(night);
       expect(files.some((m) => m.endsWith("/dist/sources/extract/page.js"))).toBe(true);
       expect(
