@@ -10,9 +10,18 @@
  * `BENCH_HEAP_SNAPSHOT_AT=N` also writes a V8 heap snapshot (in the working directory) once
  * N sources are done, to see where the memory goes.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { getHeapSpaceStatistics, writeHeapSnapshot } from "node:v8";
-import { main } from "../src/cli/main.js";
+import type { main as Main } from "../src/cli/main.js";
+
+/**
+ * The engine joined into a few files, as bin/nor.js runs it, where bundleVendor (rss.ts) made it
+ * beside this build (src/engine/, scripts/bundle-engine.mjs); else the compiled modules.
+ */
+const joined = new URL("../src/engine/main.js", import.meta.url);
+const { main } = (await import(existsSync(joined) ? joined.href : "../src/cli/main.js")) as {
+  main: typeof Main;
+};
 
 const snapshotAt = Number(process.env["BENCH_HEAP_SNAPSHOT_AT"] ?? "0");
 

@@ -73,18 +73,29 @@ const cell = (p: Peak | undefined) =>
  * `npm run build` puts them beside dist/ (scripts/bundle-vendor.mjs itself, run with the bench's
  * directory): src/store/kysely.ts and src/sources/extract/feedsmith.ts load them when they are
  * there, and a real `nor night` (bin/nor.js) does. Without kysely's the night would load the
- * package's 263 modules, about 15 MB more resident memory than the real night.
+ * package's 263 modules, about 15 MB more resident memory than the real night. Then the engine
+ * joined into a few files (scripts/bundle-engine.mjs), which night-child.ts runs as bin/nor.js
+ * runs dist/engine/.
  */
 export async function bundleVendor(): Promise<string> {
-  const out = join(import.meta.dirname, "..", "src", "vendor");
-  const done = "kysely and feedsmith bundled";
-  if (existsSync(join(out, "kysely.js")) && existsSync(join(out, "feedsmith.js"))) return done;
-  const script = join(import.meta.dirname, "..", "..", "scripts", "bundle-vendor.mjs");
+  const src = join(import.meta.dirname, "..", "src");
+  const out = join(src, "vendor");
+  const done = "kysely and feedsmith bundled, the engine joined";
+  const scripts = join(import.meta.dirname, "..", "..", "scripts");
   // In a process of its own, as the catalog import below: a child's peak RSS as the kernel
   // counts it starts at its parent's RSS when it was spawned (exec keeps the larger of the two),
   // so this process stays small.
+  if (!existsSync(join(out, "kysely.js")) || !existsSync(join(out, "feedsmith.js"))) {
+    const script = join(scripts, "bundle-vendor.mjs");
+    await inChild(
+      `process.argv[2] = ${JSON.stringify(out)}; await import(${JSON.stringify(pathToFileURL(script).href)});`,
+    );
+  }
+  // The engine joined as bin/nor.js runs it (night-child.ts loads it), made anew each run: the
+  // build beside it may have changed since.
+  const engine = join(scripts, "bundle-engine.mjs");
   await inChild(
-    `process.argv[2] = ${JSON.stringify(out)}; await import(${JSON.stringify(pathToFileURL(script).href)});`,
+    `process.argv[2] = ${JSON.stringify(src)}; await import(${JSON.stringify(pathToFileURL(engine).href)});`,
   );
   return done;
 }

@@ -18,10 +18,13 @@ export default function setup(): void {
     },
   );
   // The rest of `npm run build`: kysely and feedsmith as one file each, as `nor` loads them
-  // (src/store/kysely.ts, src/sources/extract/feedsmith.ts).
-  execFileSync(process.execPath, [join(root, "scripts/bundle-vendor.mjs")], {
-    cwd: root,
-    stdio: "inherit",
-    timeout: 180_000,
-  });
+  // (src/store/kysely.ts, src/sources/extract/feedsmith.ts), then the engine joined, which
+  // bin/nor.js runs (scripts/bundle-engine.mjs).
+  for (const script of ["scripts/bundle-vendor.mjs", "scripts/bundle-engine.mjs"]) {
+    execFileSync(process.execPath, [join(root, script)], {
+      cwd: root,
+      stdio: "inherit",
+      timeout: 180_000,
+    });
+  }
 }

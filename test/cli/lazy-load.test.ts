@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -32,6 +32,13 @@ export async function load(url, context, next) {
   appendFileSync(process.env.NOR_MODULE_TRACE, url + "\\n");
   return next(url, context);
 }
+`,
+  );
+  // bin/nor.js as it was before the engine was joined: dist/cli/main.js, module by module.
+  writeFileSync(
+    join(dir, "compiled.mjs"),
+    `import { main } from ${JSON.stringify(pathToFileURL(join(ROOT, "dist", "cli", "main.js")).href)};
+main(process.argv).then((code) => { process.exitCode = code; });
 `,
   );
   register = join(dir, "register.mjs");
@@ -68,7 +75,17 @@ interface Loaded {
   stderr: string;
 }
 
-function traced(args: string[]) {
+/**
+ * The compiled engine, module by module (dist/cli/main.js): what a command loads is seen file by
+ * file. bin/nor.js runs the same code joined into a few files (dist/engine/,
+ * scripts/bundle-engine.mjs); "the joined engine" below holds it to the same packages.
+ */
+const COMPILED = "compiled";
+const launcher = (entry: string) =>
+  entry === COMPILED ? join(dir, "compiled.mjs") : join(ROOT, "bin", "nor.js");
+
+function traced(args: string[], which = COMPILED) {
+  const entry = launcher(which);
   const name = args
     .join("-")
     .replace(/[^a-z-]/gi, "")
@@ -83,7 +100,7 @@ function traced(args: string[]) {
     NOR_REQUIRE_TRACE: requires,
   };
   delete env["NOR_DATABASE_URL"];
-  const argv = ["--import", pathToFileURL(register).href, join(ROOT, "bin", "nor.js"), ...args];
+  const argv = ["--import", pathToFileURL(register).href, entry, ...args];
   const read = (code: number | null, stderr: string): Loaded => ({
     code,
     modules: lines(trace),
@@ -113,8 +130,8 @@ function nightDone(stderr: string): Record<string, unknown> {
 const everyFile = (l: Loaded) => [...l.modules, ...l.required];
 
 /** The module URLs `nor ARGS` loads, and its exit code. */
-function modulesLoadedBy(args: string[]): Loaded {
-  const { env, argv, read } = traced(args);
+function modulesLoadedBy(args: string[], which = COMPILED): Loaded {
+  const { env, argv, read } = traced(args, which);
   const r = spawnSync(process.execPath, argv, {
     cwd: ROOT,
     env,
@@ -125,8 +142,8 @@ function modulesLoadedBy(args: string[]): Loaded {
 }
 
 /** The same, not blocking: for a `nor` that talks to a server in this process. */
-function modulesLoadedByAsync(args: string[]): Promise<Loaded> {
-  const { env, argv, read } = traced(args);
+function modulesLoadedByAsync(args: string[], which = COMPILED): Promise<Loaded> {
+  const { env, argv, read } = traced(args, which);
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, argv, {
       cwd: ROOT,
@@ -389,6 +406,107 @@ describe("nor loads only what the command needs", () => {
         expect.stringMatching(/\/dist\/sources\/platforms\/names\.js$/),
       ]);
     }
+  });
+
+  it("the joined engine (bin/nor.js) loads the same packages as the compiled one, command by command, and none of dist/'s separate modules", async () => {
+    const asked: string[] = [];
+    const server = createServer((req, res) => {
+      asked.push(req.url ?? "");
+      if (req.url === "/feed.rss") {
+        res.writeHead(200, { "content-type": "application/rss+xml" });
+        res.end(
+          `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><link>http://x/</link><description>d</description><item><title>Agenda</title><link>http://x/a</link><pubDate>Tue, 03 Nov 2026 10:00:00 GMT</pubDate></item></channel></rss>`,
+        );
+        return;
+      }
+      if (req.url === "/bids") {
+        res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+        res.end(
+          `<html><body><ul><li class="bid"><a href="/b/1">Road salt</a> <span>2026-11-03</span></li></ul></body></html>`,
+        );
+        return;
+      }
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const catalog = join(dir, "joined.yaml");
+      writeFileSync(
+        catalog,
+        [
+          "governments:",
+          "  - { id: village-of-joined, name: Village of Joined, kind: village, county: Franklin }",
+          "sources:",
+          `  - { id: joined-feed, government: village-of-joined, records: agendas, access: feed, url: "http://127.0.0.1:${port}/feed.rss" }`,
+          `  - { id: joined-bids, government: village-of-joined, records: bids, access: page, url: "http://127.0.0.1:${port}/bids", extract: { items: li.bid, title: a, link: a, date: span } }`,
+          "",
+        ].join("\n"),
+      );
+      const missing = join(dir, "no-store");
+      const night = (data: string) => [
+        ...["night", "--catalog", catalog, "--data", join(dir, data)],
+        ...["--allow-private-addresses", "--gap-ms", "0"],
+      ];
+      const commands = [
+        ["--help"],
+        ["log", "--data", missing],
+        ["log", "--data", missing, "--site", "www.example.gov"],
+        ["catalog", "check", "catalog/ohio.yaml"],
+        ["night", "--help"],
+      ];
+      /** The packages' files and the vendor bundles a run loaded, each once, in order. */
+      const outside = (l: Loaded) =>
+        [
+          ...new Set(everyFile(l).filter((m) => /\/node_modules\/|\/dist\/vendor\//.test(m))),
+        ].sort();
+      for (const args of [...commands, night("joined-night-a")]) {
+        const isNight = args[0] === "night" && args[1] === "--catalog";
+        const compiled = await modulesLoadedByAsync(args);
+        // A night of its own on a store of its own: the same first night, not a second.
+        const joined = await modulesLoadedByAsync(
+          isNight ? night("joined-night-b") : args,
+          "joined",
+        );
+        expect(joined.code, `${args.join(" ")}: ${joined.stderr}`).toBe(compiled.code);
+        expect(outside(joined), args.join(" ")).toEqual(outside(compiled));
+        const dist = pathToFileURL(join(ROOT, "dist")).href;
+        const ours = joined.modules.filter((m) => m.startsWith(`${dist}/`));
+        expect(ours).toContain(pathToFileURL(join(ROOT, "dist", "engine", "main.js")).href);
+        expect(
+          ours.filter((m) => !/\/dist\/(engine|vendor)\//.test(m)),
+          args.join(" "),
+        ).toEqual([]);
+        if (isNight) {
+          // Both nights read both sources and kept their records: the joined engine found
+          // the vendor bundles and the catalog's code beside its own files, as dist/ does.
+          expect(nightDone(joined.stderr)["newRecords"]).toBe(2);
+          expect(nightDone(compiled.stderr)["newRecords"]).toBe(2);
+        }
+      }
+      expect(asked.filter((p) => p === "/feed.rss" || p === "/bids")).toHaveLength(4);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it("bin/nor.js runs the compiled engine when dist/cli/main.js was written after the joined one (a `tsc` alone)", () => {
+    const compiledMain = join(ROOT, "dist", "cli", "main.js");
+    const joinedMain = join(ROOT, "dist", "engine", "main.js");
+    const before = statSync(compiledMain);
+    const joinedAt = statSync(joinedMain).mtime;
+    try {
+      utimesSync(compiledMain, before.atime, new Date(joinedAt.getTime() + 1000));
+      const stale = modulesLoadedBy(["--help"], "joined");
+      expect(stale.code).toBe(0);
+      expect(stale.modules).toContain(pathToFileURL(compiledMain).href);
+      expect(stale.modules.filter((m) => m.includes("/dist/engine/"))).toEqual([]);
+    } finally {
+      utimesSync(compiledMain, before.atime, before.mtime);
+    }
+    const fresh = modulesLoadedBy(["--help"], "joined");
+    expect(fresh.modules).toContain(pathToFileURL(joinedMain).href);
+    expect(fresh.modules).not.toContain(pathToFileURL(compiledMain).href);
   });
 
   it("`nor help night` shows the night's own options", async () => {
