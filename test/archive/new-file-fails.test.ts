@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { readdirSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -8,17 +8,10 @@ import { listWarcFiles } from "../../src/store/archive/files.js";
 import { readCapture } from "../../src/store/archive/read.js";
 import { verifyArchive } from "../../src/store/archive/verify.js";
 import { WarcArchive } from "../../src/store/archive/warc-archive.js";
+import { fdsUnder } from "./support/fds.js";
 import { exchange, type TempStore, tempStore } from "./support/fixtures.js";
 
-/** How many of this process's file descriptors are open on files under `dir` (Linux). */
-const fds = (dir: string) =>
-  readdirSync("/proc/self/fd").filter((fd) => {
-    try {
-      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(dir);
-    } catch {
-      return false; // closed meanwhile
-    }
-  }).length;
+const fds = fdsUnder;
 
 type Proto = { datasync(): Promise<void> };
 

@@ -1,21 +1,14 @@
-import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { OpenFiles } from "../../src/store/archive/read.js";
+import { fdsUnder } from "./support/fds.js";
 
 const dir = mkdtempSync(join(tmpdir(), "nor-open-files-close-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** How many of this process's file descriptors are open on files of `dir` (Linux). */
-const fds = () =>
-  readdirSync("/proc/self/fd").filter((fd) => {
-    try {
-      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(dir);
-    } catch {
-      return false; // closed meanwhile
-    }
-  }).length;
+const fds = () => fdsUnder(dir);
 
 const file = (name: string) => {
   const p = join(dir, name);

@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -164,6 +164,31 @@ function modulesLoadedByAsync(args: string[], which = COMPILED): Promise<Loaded>
   });
 }
 
+/** A loopback site with a feed (/feed.rss, one item) and a page (/bids, one bid); the paths asked. */
+async function recordsServer(): Promise<{ server: Server; asked: string[] }> {
+  const asked: string[] = [];
+  const server = createServer((req, res) => {
+    asked.push(req.url ?? "");
+    if (req.url === "/feed.rss") {
+      res.writeHead(200, { "content-type": "application/rss+xml" });
+      res.end(
+        `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><link>http://x/</link><description>d</description><item><title>Agenda</title><link>http://x/a</link><pubDate>Tue, 03 Nov 2026 10:00:00 GMT</pubDate></item></channel></rss>`,
+      );
+      return;
+    }
+    if (req.url === "/bids") {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end(
+        `<html><body><ul><li class="bid"><a href="/b/1">Road salt</a> <span>2026-11-03</span></li></ul></body></html>`,
+      );
+      return;
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { server, asked };
+}
+
 describe("nor loads only what the command needs", () => {
   it("`nor --help` loads the command list and commander, no command module", () => {
     const help = modulesLoadedBy(["--help"]);
@@ -200,19 +225,7 @@ describe("nor loads only what the command needs", () => {
   it("a `nor night` of feeds loads the feed parser, but no HTML parser, preset, CSV reader or form reader, and only undici's agent; the next night of the same files, no yaml or zod", async () => {
     // docs/benchmarks.md "A night's memory": the readers a night loads are those its catalog's
     // ways need (src/night/lazy-reader.ts), and of undici only what the transport uses.
-    const asked: string[] = [];
-    const server = createServer((req, res) => {
-      asked.push(req.url ?? "");
-      if (req.url === "/feed.rss") {
-        res.writeHead(200, { "content-type": "application/rss+xml" });
-        res.end(
-          `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><link>http://x/</link><description>d</description><item><title>Agenda</title><link>http://x/a</link><pubDate>Tue, 03 Nov 2026 10:00:00 GMT</pubDate></item></channel></rss>`,
-        );
-        return;
-      }
-      res.writeHead(404).end();
-    });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const { server, asked } = await recordsServer();
     try {
       const { port } = server.address() as AddressInfo;
       const night = join(dir, "feed-night");
@@ -284,19 +297,7 @@ describe("nor loads only what the command needs", () => {
 
   it("a `nor night` of a page loads cheerio's parser, not cheerio's index with the undici, encoding sniffer and parser stream it fetches with", async () => {
     // src/sources/extract/cheerio-load.ts: the engine fetches with its own transport.
-    const asked: string[] = [];
-    const server = createServer((req, res) => {
-      asked.push(req.url ?? "");
-      if (req.url === "/bids") {
-        res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-        res.end(
-          `<html><body><ul><li class="bid"><a href="/b/1">Road salt</a> <span>2026-11-03</span></li></ul></body></html>`,
-        );
-        return;
-      }
-      res.writeHead(404).end();
-    });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const { server, asked } = await recordsServer();
     try {
       const { port } = server.address() as AddressInfo;
       const catalog = join(dir, "page.yaml");
@@ -409,26 +410,7 @@ describe("nor loads only what the command needs", () => {
   });
 
   it("the joined engine (bin/nor.js) loads the same packages as the compiled one, command by command, and none of dist/'s separate modules", async () => {
-    const asked: string[] = [];
-    const server = createServer((req, res) => {
-      asked.push(req.url ?? "");
-      if (req.url === "/feed.rss") {
-        res.writeHead(200, { "content-type": "application/rss+xml" });
-        res.end(
-          `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><link>http://x/</link><description>d</description><item><title>Agenda</title><link>http://x/a</link><pubDate>Tue, 03 Nov 2026 10:00:00 GMT</pubDate></item></channel></rss>`,
-        );
-        return;
-      }
-      if (req.url === "/bids") {
-        res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-        res.end(
-          `<html><body><ul><li class="bid"><a href="/b/1">Road salt</a> <span>2026-11-03</span></li></ul></body></html>`,
-        );
-        return;
-      }
-      res.writeHead(404).end();
-    });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const { server, asked } = await recordsServer();
     try {
       const { port } = server.address() as AddressInfo;
       const catalog = join(dir, "joined.yaml");
