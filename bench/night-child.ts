@@ -10,16 +10,17 @@
  * `BENCH_HEAP_SNAPSHOT_AT=N` also writes a V8 heap snapshot (in the working directory) once
  * N sources are done, to see where the memory goes.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { getHeapSpaceStatistics, writeHeapSnapshot } from "node:v8";
 import type { main as Main } from "../src/cli/main.js";
+import { cliModule } from "../src/joined.js";
 
 /**
  * The engine joined into a few files, as bin/nor.js runs it, where bundleVendor (rss.ts) made it
- * beside this build (src/engine/, scripts/bundle-engine.mjs); else the compiled modules.
+ * beside this build (src/engine/, scripts/bundle-engine.mjs) and it is up to date with it; else
+ * the compiled modules (src/joined.ts decides, as for bin/nor.js).
  */
-const joined = new URL("../src/engine/main.js", import.meta.url);
-const { main } = (await import(existsSync(joined) ? joined.href : "../src/cli/main.js")) as {
+const { main } = (await import(cliModule(new URL("../src/", import.meta.url)).url.href)) as {
   main: typeof Main;
 };
 

@@ -1,16 +1,21 @@
 #!/usr/bin/env node
 // Thin launcher: the compiled CLI lives in dist/ (built by `npm run build`, run by `prepare`).
 // dist/engine/ is the same code joined into a few files (scripts/bundle-engine.mjs), quicker to
-// start; it runs only when written after dist/cli/main.js, so a later `tsc` alone never leaves
-// an out-of-date copy running.
-import { statSync } from "node:fs";
+// start; it runs only while every module it was joined from is unchanged (src/joined.ts).
+import { cliModule } from "../dist/joined.js";
 
-const compiled = new URL("../dist/cli/main.js", import.meta.url);
-const joined = new URL("../dist/engine/main.js", import.meta.url);
-const mtime = (url) => statSync(url, { throwIfNoEntry: false })?.mtimeMs ?? -1;
-const { main } = await import(mtime(joined) > mtime(compiled) ? joined.href : compiled.href);
+const dist = new URL("../dist/", import.meta.url);
+const entry = cliModule(dist);
+let cli;
+try {
+  cli = await import(entry.url.href);
+} catch (err) {
+  // A build rewriting dist/engine/ under this start: the compiled modules are whole.
+  if (!entry.joined || err?.code !== "ERR_MODULE_NOT_FOUND") throw err;
+  cli = await import(new URL("cli/main.js", dist).href);
+}
 
-main(process.argv).then(
+cli.main(process.argv).then(
   (code) => {
     process.exitCode = code;
   },

@@ -1,5 +1,13 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -456,7 +464,7 @@ describe("nor loads only what the command needs", () => {
         const ours = joined.modules.filter((m) => m.startsWith(`${dist}/`));
         expect(ours).toContain(pathToFileURL(join(ROOT, "dist", "engine", "main.js")).href);
         expect(
-          ours.filter((m) => !/\/dist\/(engine|vendor)\//.test(m)),
+          ours.filter((m) => !/\/dist\/((engine|vendor)\/|joined\.js$)/.test(m)),
           args.join(" "),
         ).toEqual([]);
         if (isNight) {
@@ -472,23 +480,41 @@ describe("nor loads only what the command needs", () => {
     }
   });
 
-  it("bin/nor.js runs the compiled engine when dist/cli/main.js was written after the joined one (a `tsc` alone)", () => {
-    const compiledMain = join(ROOT, "dist", "cli", "main.js");
-    const joinedMain = join(ROOT, "dist", "engine", "main.js");
-    const before = statSync(compiledMain);
-    const joinedAt = statSync(joinedMain).mtime;
+  it("bin/nor.js runs the compiled engine once a module it was joined from is rewritten (a `tsc --watch` of one file)", () => {
+    // A copy of bin/ and dist/ with their times (cp -a), so no other test's `nor` sees the change.
+    const copy = mkdtempSync(join(tmpdir(), "nor-joined-copy-"));
     try {
-      utimesSync(compiledMain, before.atime, new Date(joinedAt.getTime() + 1000));
-      const stale = modulesLoadedBy(["--help"], "joined");
-      expect(stale.code).toBe(0);
-      expect(stale.modules).toContain(pathToFileURL(compiledMain).href);
-      expect(stale.modules.filter((m) => m.includes("/dist/engine/"))).toEqual([]);
+      const cp = spawnSync("cp", ["-a", join(ROOT, "bin"), join(ROOT, "dist"), copy]);
+      expect(cp.status, cp.stderr?.toString()).toBe(0);
+      symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
+      const run = () => {
+        const trace = join(copy, "trace.txt");
+        writeFileSync(trace, "");
+        const r = spawnSync(
+          process.execPath,
+          ["--import", pathToFileURL(register).href, join(copy, "bin", "nor.js"), "--help"],
+          {
+            env: {
+              ...process.env,
+              NOR_MODULE_TRACE: trace,
+              NOR_REQUIRE_TRACE: join(copy, "r.txt"),
+            },
+          },
+        );
+        expect(r.status).toBe(0);
+        return lines(trace).filter((m) => m.startsWith(pathToFileURL(copy).href));
+      };
+      const at = (...p: string[]) => pathToFileURL(join(copy, "dist", ...p)).href;
+      expect(run()).toContain(at("engine", "main.js"));
+      const log = join(copy, "dist", "cli", "commands", "log.js");
+      const s = statSync(log);
+      utimesSync(log, s.atime, new Date(s.mtimeMs + 1000));
+      const stale = run();
+      expect(stale).toContain(at("cli", "main.js"));
+      expect(stale.filter((m) => m.includes("/dist/engine/"))).toEqual([]);
     } finally {
-      utimesSync(compiledMain, before.atime, before.mtime);
+      rmSync(copy, { recursive: true, force: true });
     }
-    const fresh = modulesLoadedBy(["--help"], "joined");
-    expect(fresh.modules).toContain(pathToFileURL(joinedMain).href);
-    expect(fresh.modules).not.toContain(pathToFileURL(compiledMain).href);
   });
 
   it("`nor help night` shows the night's own options", async () => {
