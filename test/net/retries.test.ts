@@ -185,6 +185,43 @@ describe("retries, as the server sees them (P15)", () => {
     expect(h.clock.now()).toBeLessThan(deadline);
   });
 
+  it("P13, P15: a retry cut off by the deadline leaves the site alone tonight: its other pages are not read sooner than the wait", async () => {
+    h = await harness();
+    const s = await h.fleet.server();
+    s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    s.route("/list", status(429));
+    s.route("/other", html("other"));
+    const deadline = h.clock.now() + 10_000;
+    const f = h.fetcher({ deadline });
+    // Attempt 1, attempt 2 after 5 s; the 20 s wait would pass the deadline.
+    expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("deadline");
+    expect(s.hits("/list")).toHaveLength(2);
+    // Another page of the same site, asked now (2 s after the 429, before the deadline): the
+    // 20 s the checker itself would have waited holds the site, so not tonight.
+    expect((await f.fetch({ url: s.url("/other"), purpose: "page" })).kind).toBe("deadline");
+    expect(s.hits("/other")).toHaveLength(0);
+  });
+
+  it("P15: while a retry waits its 5 s, nothing else goes to its site", async () => {
+    h = await harness();
+    const s = await h.fleet.server();
+    s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    s.route("/list", sequence(status(503), html("back")));
+    s.route("/other", html("other"));
+    const f = h.fetcher();
+    const [list, other] = await Promise.all([
+      f.fetch({ url: s.url("/list"), purpose: "page" }),
+      // Asked while /list waits its 5 s: it goes once the wait is over, never inside it.
+      h.clock.sleep(100).then(() => f.fetch({ url: s.url("/other"), purpose: "page" })),
+    ]);
+    expect([list.kind, other.kind]).toEqual(["ok", "ok"]);
+    const [refused] = s.hits("/list");
+    const [asked] = s.hits("/other");
+    expect(asked!.startedAt - refused!.endedAt).toBeGreaterThanOrEqual(5000);
+    // And the retry, 2 s after it at the least (P10): no two requests closer than the gap.
+    expect(Math.min(...gaps(s.requests))).toBeGreaterThanOrEqual(2000);
+  });
+
   it("P13: the gap is never shortened to fit the deadline", async () => {
     h = await harness();
     const s = await h.fleet.server();

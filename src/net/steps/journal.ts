@@ -60,7 +60,13 @@ function completion(
   j: NonNullable<Got["judged"]>,
 ): Completion {
   const r = got.answer;
-  const retryAfter = r.kind === "response" ? siteHold(r) : undefined;
+  // P13, P15: the wait before a retry holds the whole site, as a Retry-After does: nothing else
+  // goes to it meanwhile, and a retry that the deadline cuts off leaves the site alone for the
+  // rest of the night (its other pages are not read sooner than the wait, to fit them in).
+  const retryAt = j.retryWaitMs !== undefined ? r.endedAt + j.retryWaitMs : undefined;
+  const held = r.kind === "response" ? siteHold(r) : undefined;
+  const retryAfter =
+    held !== undefined && retryAt !== undefined ? Math.max(held, retryAt) : (held ?? retryAt);
   return {
     ...endOf(r),
     outcome: j.label,
@@ -69,7 +75,7 @@ function completion(
     ...(j.evidence ? { evidence: j.evidence } : {}),
     final: j.final,
     closedEarly: j.closedEarly,
-    ...(j.retryWaitMs !== undefined ? { retryAt: r.endedAt + j.retryWaitMs } : {}),
+    ...(retryAt !== undefined ? { retryAt } : {}),
     ...(j.final
       ? {
           answer: {
