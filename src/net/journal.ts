@@ -43,9 +43,12 @@ export interface SendIntent {
   aheadMs?: number;
 }
 
-/** On "go", the row's id; `startedAt` is its planned start (now, or ahead: sent then, never before). */
+/**
+ * On "go", the row's id; `startedAt` is its planned start (now, or ahead: sent then, never
+ * before); `rules`, the site's owner rules as the decision read them (JournalPort.rulesNow).
+ */
 export type Admitted =
-  | (Extract<Admission, { kind: "go" }> & { id: string })
+  | (Extract<Admission, { kind: "go" }> & { id: string; rules: string })
   | Exclude<Admission, { kind: "go" }>;
 
 /** A complete answer as stored for replay: everything but the body, which the archive holds. */
@@ -110,6 +113,12 @@ export interface JournalPort {
   complete(id: string, holder: string, c: Completion): Promise<void>;
   /** The stored final answer of this request tonight, if any. */
   answer(night: string, key: string): Promise<StoredAnswer | undefined>;
+  /**
+   * The site's owner rules as they stand now, as a token that changes whenever one is set or
+   * cleared (compared with the admission's `rules`): a request admitted ahead of its start is
+   * not sent when a rule changed meanwhile, and is admitted again under it (P10, P18, P26).
+   */
+  rulesNow(site: string): Promise<string>;
   /** Completed and interrupted attempts, for `nor log` and tests (memory: all of them). */
 }
 

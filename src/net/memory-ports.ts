@@ -102,7 +102,16 @@ export class MemoryJournal implements JournalPort {
     if (list) list.push(row);
     else this.#byKey.set(k, [row]);
     site.lease = { holder, until: a.startedAt + 120_000 };
-    return { ...a, id: String(this.rows.length - 1) };
+    return { ...a, id: String(this.rows.length - 1), rules: this.#rulesToken(intent.site) };
+  }
+
+  async rulesNow(site: string): Promise<string> {
+    return this.#rulesToken(site);
+  }
+
+  /** The rules in force, as written: any rule set or cleared gives another token. */
+  #rulesToken(site: string): string {
+    return JSON.stringify(this.rules.get(site) ?? []);
   }
 
   async complete(id: string, holder: string, c: Completion): Promise<void> {

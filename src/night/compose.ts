@@ -70,6 +70,7 @@ export async function runNightWithStore(
       durable.completed(c, clock.now());
     },
     answer: (night, key) => sqlJournal.answer(night, key),
+    rulesNow: (site) => sqlJournal.rulesNow(site),
   };
   const archive =
     opts.dataDir !== undefined

@@ -54,7 +54,7 @@ export class SqlJournal implements JournalPort {
       const now = timeOf(at);
       // The site's row, locked, with whether any owner's rule or earlier attempt of this
       // request tonight exists: those are read only when they do (one round trip for most).
-      const { site, hasRules, hasPrior } = await this.#siteFacts(tx, intent, now);
+      const { site, hasRules, hasPrior, rulesToken } = await this.#siteFacts(tx, intent, now);
       const rules = hasRules ? await ownerRules(tx, intent.site) : [];
       const priorRows = hasPrior
         ? await tx
@@ -121,8 +121,13 @@ export class SqlJournal implements JournalPort {
         at: toIso(now),
         site: intent.site,
       });
-      return { ...a, id: String(row.id) };
+      return { ...a, id: String(row.id), rules: rulesToken };
     });
+  }
+
+  async rulesNow(site: string): Promise<string> {
+    const r = await RULES_NOW.first(this.#db, { site });
+    return rulesTokenOf(r?.rules_set, r?.rules_cleared);
   }
 
   complete(id: string, holder: string, c: Completion): Promise<void> {
@@ -229,7 +234,7 @@ export class SqlJournal implements JournalPort {
     tx: Tx,
     intent: SendIntent,
     now: number,
-  ): Promise<{ site: SiteFacts; hasRules: boolean; hasPrior: boolean }> {
+  ): Promise<{ site: SiteFacts; hasRules: boolean; hasPrior: boolean; rulesToken: string }> {
     const flags = (eb: ExpressionBuilder<Database, "site_state">) => flagsOf(eb, intent);
     const lock = async () => {
       if (!this.#pg) {
@@ -262,7 +267,7 @@ export class SqlJournal implements JournalPort {
     }
     const facts: SiteFacts = {};
     // Without the row (it cannot be, but if): read both, never assume none.
-    if (!r) return { site: facts, hasRules: true, hasPrior: true };
+    if (!r) return { site: facts, hasRules: true, hasPrior: true, rulesToken: "unknown" };
     const where = `site_state ${intent.site}`;
     if (r.last_end_at) facts.lastEnd = fromIso(r.last_end_at, where);
     if (r.lease_holder && r.lease_until)
@@ -270,7 +275,12 @@ export class SqlJournal implements JournalPort {
     if (r.closed_night && r.closed_reason)
       facts.closed = { night: r.closed_night, reason: r.closed_reason };
     if (r.not_before) facts.notBefore = fromIso(r.not_before, where);
-    return { site: facts, hasRules: truthy(r.has_rules), hasPrior: truthy(r.has_prior) };
+    return {
+      site: facts,
+      hasRules: truthy(r.has_rules),
+      hasPrior: truthy(r.has_prior),
+      rulesToken: rulesTokenOf(r.rules_set, r.rules_cleared),
+    };
   }
 }
 
@@ -301,7 +311,39 @@ const flagsOf = (
         .where("request_log.outcome", "!=", "in-flight"),
     )
     .as("has_prior"),
+  ...rulesCounts(eb, f.site),
 ];
+
+/**
+ * The site's owner rules counted: every rule set adds a row, every one cleared sets its
+ * `cleared_at` (none is deleted), so the two counts change with any change of the rules.
+ */
+const rulesCounts = (eb: ExpressionBuilder<Database, "site_state">, site: string) => [
+  eb
+    .selectFrom("site_rules")
+    .select((e) => e.fn.countAll<number | string>().as("n"))
+    .where("site_rules.site", "=", site)
+    .as("rules_set"),
+  eb
+    .selectFrom("site_rules")
+    .select((e) => e.fn.count<number | string>("site_rules.cleared_at").as("n"))
+    .where("site_rules.site", "=", site)
+    .as("rules_cleared"),
+];
+
+function rulesTokenOf(set: unknown, cleared: unknown): string {
+  return `${Number(set ?? 0)}:${Number(cleared ?? 0)}`;
+}
+
+const RULES_NOW = prepared((db, $: Placeholder<{ site: string }>) =>
+  db
+    .selectFrom("site_rules")
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as("rules_set"),
+      eb.fn.count<number | string>("site_rules.cleared_at").as("rules_cleared"),
+    ])
+    .where("site_rules.site", "=", $("site")),
+);
 
 const SITE_FACTS = prepared((db, $: Placeholder<{ site: string; night: string; key: string }>) =>
   db

@@ -48,6 +48,7 @@ describe("the fetcher of `nor night` and the journal's group commit", () => {
       admit: (intent, holder, now) => sql.admit(intent, holder, now),
       complete: (id, holder, c) => sql.complete(id, holder, c),
       answer: (night, key) => sql.answer(night, key),
+      rulesNow: (site) => sql.rulesNow(site),
     };
     const f = storeFetcher({
       db: store.db,

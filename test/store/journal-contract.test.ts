@@ -6,7 +6,7 @@ import { openStore, type Store } from "../../src/store/db.js";
 import { newHolderId } from "../../src/store/holder.js";
 import { REQUEST_LEASE_MS, SqlJournal } from "../../src/store/journal.js";
 import { SqlRequestLog } from "../../src/store/request-log.js";
-import { setSiteRule } from "../../src/store/site-rules.js";
+import { clearSiteRules, setSiteRule } from "../../src/store/site-rules.js";
 import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "./stores.js";
 
 /**
@@ -17,6 +17,8 @@ import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "
 interface Subject {
   journal: JournalPort;
   rule(site: string, r: OwnerRule): Promise<void>;
+  /** The site's rules of this kind cleared, as `nor site --clear` does. */
+  clear(site: string, kind: OwnerRule["kind"]): Promise<void>;
   /** Each row's URL and start, as the log (P27) shows them. */
   starts(): Promise<{ url: string; startedAt: number }[]>;
   close(): Promise<void>;
@@ -65,6 +67,9 @@ const sqlMaker = (factory: StoreFactory): Maker => ({
           by: "test",
         });
       },
+      clear: async (site, kind) => {
+        await clearSiteRules(store.db, { site, kind, at: T0, by: "test" });
+      },
       starts: async () =>
         (await new SqlRequestLog(store.db).query({})).map((e) => ({
           url: e.url,
@@ -87,6 +92,12 @@ const makers: Maker[] = [
         rule: async (site, r) => {
           journal.rules.set(site, [...(journal.rules.get(site) ?? []), r]);
         },
+        clear: async (site, kind) => {
+          journal.rules.set(
+            site,
+            (journal.rules.get(site) ?? []).filter((r) => r.kind !== kind),
+          );
+        },
         starts: async () => journal.entries.map((e) => ({ url: e.url, startedAt: e.startedAt })),
         close: async () => {},
       };
@@ -107,6 +118,32 @@ const done = {
 } as const;
 
 describe.each(makers)("the journal's contract: $name", (m) => {
+  it("P10, P18, P26: an admission says which owner rules it read; a rule set or cleared since, on that site only, changes them", async () => {
+    const s = await m.make();
+    try {
+      const a = await s.journal.admit(intent("https://www.a.gov/1", { aheadMs: 500 }), ME, T0);
+      expect(a.kind).toBe("go");
+      if (a.kind !== "go") return;
+      expect(await s.journal.rulesNow("a.gov")).toBe(a.rules);
+      // Another site's rule: this site's unchanged.
+      await s.rule("b.gov", { kind: "not-read", reason: "asked", at: T0 });
+      expect(await s.journal.rulesNow("a.gov")).toBe(a.rules);
+      await s.rule("a.gov", { kind: "gap", gapMs: 10_000, reason: "asked", at: T0 });
+      const withGap = await s.journal.rulesNow("a.gov");
+      expect(withGap).not.toBe(a.rules);
+      await s.clear("a.gov", "gap");
+      const cleared = await s.journal.rulesNow("a.gov");
+      expect(cleared).not.toBe(withGap);
+      // The next admission reads them as they now stand.
+      await s.journal.complete(a.id, ME, { ...done, endedAt: T0 + 100 });
+      const b = await s.journal.admit(intent("https://www.a.gov/2"), ME, T0 + 60_000);
+      expect(b.kind).toBe("go");
+      if (b.kind === "go") expect(b.rules).toBe(cleared);
+    } finally {
+      await s.close();
+    }
+  });
+
   it("P27, P10: the row is written on admission; the next request to the site waits the gap from the end", async () => {
     const s = await m.make();
     try {

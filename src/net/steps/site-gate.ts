@@ -222,6 +222,18 @@ export const siteGate =
               );
               return final({ kind: "deadline", url: call.url });
             }
+            // An owner's rule set or cleared since the decision (`nor site` in another process,
+            // while this one was admitted ahead): not sent, and decided again under it, so a
+            // rule holds from the next request on (P10's longer gap, P18's paths, P26).
+            if ((await deps.journal.rulesNow(site)) !== a.rules) {
+              await notSent(
+                deps,
+                a,
+                "interrupted",
+                "not sent: the site's owner rules changed after it was admitted",
+              );
+              continue;
+            }
             return sent(
               deps,
               site,

@@ -17,6 +17,9 @@ class RecordingJournal implements JournalPort {
   async answer() {
     return undefined;
   }
+  async rulesNow() {
+    return "";
+  }
 }
 
 const sent: Ticket = {

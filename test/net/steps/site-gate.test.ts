@@ -39,6 +39,11 @@ class ScriptedJournal implements JournalPort {
   async answer(): Promise<StoredAnswer | undefined> {
     return this.stored;
   }
+  /** The owner rules' token at sending: "r0" unless a test changes it meanwhile. */
+  rules = "r0";
+  async rulesNow(): Promise<string> {
+    return this.rules;
+  }
 }
 
 function gate(journal: JournalPort, over: { crawlDelayMs?: number; clock?: ManualClock } = {}) {
@@ -64,6 +69,7 @@ const go = (id = "1", startedAt = 5): Admitted => ({
   priorAllClosed: false,
   id,
   startedAt,
+  rules: "r0",
 });
 
 describe("the site queue's lead for admissions", () => {
@@ -275,6 +281,91 @@ describe("step: site gate (P9, P10, P13)", () => {
     await both;
     expect(started).toHaveLength(2);
     expect(started[1]! - (started[0]! + 700)).toBeGreaterThanOrEqual(MIN_GAP_MS);
+  });
+
+  it("P26, P27: an owner's rule set between the admission and the planned start (another process's `nor site`): not sent, its row says why, and decided again under the rule", async () => {
+    const j = new ScriptedJournal([
+      go("row-4", 1_000),
+      { kind: "closed", reason: "the site's owner asked not to be read" },
+    ]);
+    const clock = new ManualClock();
+    const { step } = gate(j, { clock });
+    // Committed while this request waited for its planned start.
+    j.during = async () => {
+      delete j.during;
+      j.rules = "r1";
+    };
+    const { next, calls } = fakeNext(ok("x"));
+    const replying = step(next)(call());
+    for (let i = 0; i < 20; i++) {
+      await new Promise((r) => setTimeout(r, 0));
+      await clock.step();
+    }
+    const reply = await replying;
+    expect(calls).toHaveLength(0);
+    expect(reply).toMatchObject({ kind: "final", outcome: { kind: "site-closed" } });
+    expect(j.intents).toHaveLength(2);
+    expect(j.completed).toEqual([
+      {
+        id: "row-4",
+        c: expect.objectContaining({
+          outcome: "interrupted",
+          failure: "not sent: the site's owner rules changed after it was admitted",
+          bytes: 0,
+          final: false,
+        }),
+      },
+    ]);
+  });
+
+  it("P10, P26: with the real journal, a request admitted ahead is not sent when the site is closed by its owner before its start; the rules unchanged, it is sent", async () => {
+    const clock = new ManualClock();
+    const journal = new MemoryJournal();
+    const admit = journal.admit.bind(journal);
+    let admissions = 0;
+    journal.admit = async (intent, holder, at) => {
+      const a = await admit(intent, holder, at);
+      // The second request's admission (ahead of its start): then the owner's rule lands.
+      if (++admissions === 2 && a.kind === "go") {
+        journal.rules.set("example.gov", [{ kind: "not-read", reason: "asked", at: clock.now() }]);
+      }
+      return a;
+    };
+    const { step } = gate(journal, { clock });
+    const sentUrls: string[] = [];
+    const handler = step(async (c) => {
+      sentUrls.push(c.url);
+      await clock.sleep(700);
+      const t = c.ticket?.kind === "send" ? c.ticket : undefined;
+      await journal.complete(t?.id ?? "", "host:1:a", {
+        endedAt: clock.now(),
+        status: 200,
+        outcome: "ok",
+        bytes: 0,
+        final: true,
+        closedEarly: false,
+      });
+      return ok(c.url);
+    });
+    let done = false;
+    const both = Promise.all([
+      handler(call({ url: "https://www.records.example.gov/a" })),
+      handler(call({ url: "https://permits.example.gov/b" })),
+    ]).finally(() => {
+      done = true;
+    });
+    for (let i = 0; i < 50 && !done; i++) {
+      await new Promise((r) => setTimeout(r, 0));
+      await clock.step();
+    }
+    const [a, b] = await both;
+    expect(sentUrls).toEqual(["https://www.records.example.gov/a"]);
+    expect(a).toMatchObject({ kind: "final", outcome: { kind: "ok" } });
+    expect(b).toMatchObject({ kind: "final", outcome: { kind: "site-closed" } });
+    expect(journal.entries.map((e) => [e.url, e.outcome])).toEqual([
+      ["https://www.records.example.gov/a", "ok"],
+      ["https://permits.example.gov/b", "interrupted"],
+    ]);
   });
 
   it("P9, P10, P27: with the real journal, the next request is admitted ahead (its row and lease first) and sent exactly at the end + the gap + 1 ms", async () => {
