@@ -109,6 +109,39 @@ describe("an unfinished night", () => {
     }
   });
 
+  it("P11, P16: while tonight's night is under way, another night asked for by date is refused (exit 1) and nothing of it starts; the same night, or none named, joins it", async () => {
+    const d = tmp();
+    const data = join(d, "data");
+    mkdirSync(data);
+    const now = Date.now();
+    const tonight = nightOf(now);
+    await storeWithNights(data, [
+      { night: tonight, startedAt: now - HOUR, deadlineAt: now + 4 * HOUR },
+    ]);
+    const cat = catalogFile(d, "c.yaml", []);
+    const other = tonight === "2026-11-05" ? "2026-11-06" : "2026-11-05";
+    const r = await nor("night", "--catalog", cat, "--data", data, "--night", other);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `night ${tonight} is under way on this store (its time runs to ${new Date(now + 4 * HOUR).toISOString()}); not starting night ${other} beside it`,
+    );
+    const nights = async () => {
+      const store = await openStore({ kind: "sqlite", dir: data }, { create: false });
+      try {
+        return (await store.db.selectFrom("nights").select("night").execute()).map((n) => n.night);
+      } finally {
+        await store.close();
+      }
+    };
+    expect(await nights()).toEqual([tonight]);
+    // Named or not, tonight's own night joins the one under way.
+    for (const args of [["--night", tonight], []]) {
+      const joined = await nor("night", "--catalog", cat, "--data", data, ...args);
+      expect(joined.code, joined.stderr).toBe(0);
+    }
+    expect(await nights()).toEqual([tonight]);
+  });
+
   it("P13: a plain `nor night` days later starts tonight's night, and `nor status` says the old one was closed incomplete", async () => {
     const d = tmp();
     const data = join(d, "data");

@@ -172,7 +172,17 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       // until its deadline or the start of the next night; an older one is closed incomplete
       // (P13) and tonight is today's date in New York.
       const settled = await settleUnfinishedNights(store.db, clock.now());
-      night = asked ?? settled.resumable?.night ?? nightOf(clock.now());
+      // One night at a time on a store: another night asked for while tonight's is under way
+      // would read every source of both, each site twice in a night (P11, P16). Processes of
+      // the same night share it (lanes, the journal); a night asked for by date waits its turn.
+      const underWay = settled.resumable;
+      if (asked !== undefined && underWay !== undefined && underWay.night !== asked) {
+        throw new NorError(
+          "E_STORE",
+          `night ${underWay.night} is under way on this store (its time runs to ${underWay.deadlineAt}); not starting night ${asked} beside it: run \`nor night\` without --night to join it, or ask for ${asked} once it is over`,
+        );
+      }
+      night = asked ?? underWay?.night ?? nightOf(clock.now());
       // Through stderr(), so whoever runs the command in-process sees the same lines.
       const pino = requireCjs("pino") as typeof pinoOf;
       log = pino({ base: { night } }, { write: (line: string) => void stderr().write(line) });
