@@ -246,7 +246,9 @@ describe("console: site owners' requests", () => {
     expect(c).toContain("Said no on the night of 2026-11-05 (tonight");
     expect(c).toContain("403 challenge page (cloudflare)");
     const d = $("section[data-site='d.gov'] .journal").text();
-    expect(d).toContain("Asked us to wait (Retry-After): no request before");
+    expect(d).toContain(
+      "a Retry-After, or the wait before a retry after a 429 or 5xx; no request before then.",
+    );
     // A site listed for its owner's rule shows its older no, not as tonight's.
     const e = $("section[data-site='e.gov'] .journal").text();
     expect(e).toContain("Said no on the night of 2026-11-01: old no");

@@ -13,7 +13,7 @@ import { runNightWithStore } from "../../night/compose.js";
 import { parseDuration } from "../../night/duration.js";
 import { acquireNightLock } from "../../night/night-lock.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
-import { isNightDate, NIGHT_SPAN_MS, nightOf } from "../../policy/night-date.js";
+import { closingTime, isNightDate, NIGHT_SPAN_MS, nightOf } from "../../policy/night-date.js";
 import { siteOf } from "../../policy/site.js";
 import { type CatalogStamp, stampCatalogFiles } from "../../sources/catalog/stamp.js";
 import { nightRow, nightTotals, settleUnfinishedNights } from "../../store/admin.js";
@@ -177,9 +177,14 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       // the same night share it (lanes, the journal); a night asked for by date waits its turn.
       const underWay = settled.resumable;
       if (asked !== undefined && underWay !== undefined && underWay.night !== asked) {
+        const until = closingTime(underWay.startedAt, underWay.deadlineAt, underWay.night);
+        const over =
+          until === undefined
+            ? ""
+            : ` (its time runs to ${clockText(until, underWay.night)} New York)`;
         throw new NorError(
           "E_STORE",
-          `night ${underWay.night} is under way on this store (its time runs to ${underWay.deadlineAt}); not starting night ${asked} beside it: run \`nor night\` without --night to join it, or ask for ${asked} once it is over`,
+          `night ${underWay.night} is under way on this store${over}; not starting night ${asked} beside it: run \`nor night\` without --night to join it, or ask for ${asked} once it is over`,
         );
       }
       night = asked ?? underWay?.night ?? nightOf(clock.now());

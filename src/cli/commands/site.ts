@@ -146,7 +146,7 @@ export function register(program: Command): void {
                 );
               if (st?.notBefore && st.notBefore > now)
                 out.push(
-                  `${site}: asked us to wait (Retry-After) until ${new Date(st.notBefore).toISOString()}`,
+                  `${site}: held until ${new Date(st.notBefore).toISOString()} (a Retry-After, or the wait before a retry)`,
                 );
             }
           }

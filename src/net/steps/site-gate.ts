@@ -210,6 +210,20 @@ export const siteGate =
               await notSent(deps, a, "interrupted", reason);
               return final({ kind: "error", url: call.url, status: null, reason });
             }
+            // An owner's rule set or cleared since the decision (`nor site` in another process,
+            // while this one was admitted ahead): not sent, and decided again under it, so a
+            // rule holds from the next request on (P10's longer gap, P18's paths, P26). Read
+            // before the deadline is judged, so the time this read takes cannot carry a
+            // request past the deadline (P13).
+            if ((await deps.journal.rulesNow(site)) !== a.rules) {
+              await notSent(
+                deps,
+                a,
+                "interrupted",
+                "not sent: the site's owner rules changed after it was admitted",
+              );
+              continue;
+            }
             // P13 at the moment of sending: the row became durable after the decision (a
             // group commit can take a few milliseconds); past the deadline by then, the
             // request is not sent and its row says so.
@@ -221,18 +235,6 @@ export const siteGate =
                 "not sent: the night's deadline passed while its row was written",
               );
               return final({ kind: "deadline", url: call.url });
-            }
-            // An owner's rule set or cleared since the decision (`nor site` in another process,
-            // while this one was admitted ahead): not sent, and decided again under it, so a
-            // rule holds from the next request on (P10's longer gap, P18's paths, P26).
-            if ((await deps.journal.rulesNow(site)) !== a.rules) {
-              await notSent(
-                deps,
-                a,
-                "interrupted",
-                "not sent: the site's owner rules changed after it was admitted",
-              );
-              continue;
             }
             return sent(
               deps,

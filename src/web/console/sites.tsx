@@ -33,7 +33,7 @@ function ruleText(r: SiteRule): string {
   return "the whole site not read";
 }
 
-/** What the journal holds about the site now: a no tonight (P21), a Retry-After (RFC 9110 §10.2.3). */
+/** What the journal holds about the site now: a no tonight (P21), a Retry-After or a retry's wait (P15). */
 const JournalState: FC<{ st: SiteState | undefined; night: string; now: number }> = ({
   st,
   night,
@@ -45,7 +45,9 @@ const JournalState: FC<{ st: SiteState | undefined; night: string; now: number }
       `Said no on the night of ${st.closedNight}${st.closedNight === night ? " (tonight: nothing more goes there tonight)" : ""}: ${st.closedReason ?? "no reason recorded"}.`,
     );
   if (st?.notBefore !== undefined && st.notBefore > now)
-    lines.push(`Asked us to wait (Retry-After): no request before ${nyTime(st.notBefore)}.`);
+    lines.push(
+      `Held until ${nyTime(st.notBefore)}: a Retry-After, or the wait before a retry after a 429 or 5xx; no request before then.`,
+    );
   if (st?.lastEndAt !== undefined) lines.push(`Last request ended ${nyTime(st.lastEndAt)}.`);
   if (lines.length === 0) lines.push("Nothing in the journal holds this site.");
   return (

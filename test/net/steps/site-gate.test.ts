@@ -41,7 +41,10 @@ class ScriptedJournal implements JournalPort {
   }
   /** The owner rules' token at sending: "r0" unless a test changes it meanwhile. */
   rules = "r0";
+  /** Runs inside rulesNow, as a read waiting behind another write would take its time. */
+  rulesDuring?: () => Promise<void>;
   async rulesNow(): Promise<string> {
+    await this.rulesDuring?.();
     return this.rules;
   }
 }
@@ -155,6 +158,19 @@ describe("step: site gate (P9, P10, P13)", () => {
     expect(calls).toHaveLength(0);
     expect(j.completed).toHaveLength(1);
     expect(j.completed[0]?.c.endedAt).toBeGreaterThanOrEqual(planned);
+  });
+
+  it("P13: the deadline passes while the owner rules are read again at sending: not sent", async () => {
+    const j = new ScriptedJournal([go("row-8")]);
+    const { clock, step } = gate(j);
+    j.rulesDuring = () => clock.advance(3_600_001);
+    const { next, calls } = fakeNext(ok("x"));
+    const reply = await step(next)(call());
+    expect(calls).toHaveLength(0);
+    expect(reply).toMatchObject({ kind: "final", outcome: { kind: "deadline" } });
+    expect(j.completed).toEqual([
+      { id: "row-8", c: expect.objectContaining({ outcome: "deadline", bytes: 0, final: false }) },
+    ]);
   });
 
   it("P13: the deadline passes while the row is written: not sent, and the row says why", async () => {
