@@ -9,11 +9,17 @@ const entry = cliModule(dist);
 let cli;
 try {
   cli = await import(entry.url.href);
+  // Cut short (a crash during a build): what it imported only defines things; nothing starts
+  // before main().
+  if (entry.joined && typeof cli.main !== "function") cli = undefined;
 } catch (err) {
-  // A build rewriting dist/engine/ under this start: the compiled modules are whole.
-  if (!entry.joined || err?.code !== "ERR_MODULE_NOT_FOUND") throw err;
-  cli = await import(new URL("cli/main.js", dist).href);
+  // A joined file gone or unreadable: nothing of it ran (an ES module graph is read whole
+  // before any of it runs).
+  if (!entry.joined || (err?.code !== "ERR_MODULE_NOT_FOUND" && !(err instanceof SyntaxError)))
+    throw err;
 }
+// Then the compiled modules, which are whole.
+cli ??= await import(new URL("cli/main.js", dist).href);
 
 cli.main(process.argv).then(
   (code) => {

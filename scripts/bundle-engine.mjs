@@ -22,10 +22,12 @@
  *
  * Up to date, or not run at all (src/joined.ts decides at each start):
  * - dist/engine/inputs.json, written last, lists every module joined with the size and
- *   modification time it had when it was read; a module that changed while the build ran stops
- *   the build. The list is written once the file system's clock has passed every module's time,
- *   so a module rewritten later, even within the same second on a file system that keeps only
- *   seconds, is seen as changed (git's "racily clean" files).
+ *   modification time it had when it was read. Nothing is read before the file system's clock
+ *   has passed every module's time, so a module rewritten after it was read, even within the
+ *   same second where a file system keeps whole seconds, gets another time (git's "racily
+ *   clean" files); the list is written, later still, only if none changed meanwhile (another
+ *   build's tsc, a `tsc --watch`). Otherwise the build says so and writes no list: the compiled
+ *   modules run (the engine is only quicker to start, never needed).
  * - Chunks are named by their content and never rewritten nor removed while in use: a process
  *   started on an earlier build still finds each chunk it imports later (a night loads its
  *   readers as it meets their sources). Every file is written whole (a temporary name, then
@@ -39,18 +41,21 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const dist = process.argv[2] ? resolve(process.argv[2]) : join(root, "dist");
+// Its real path: the bundler names modules by theirs (a dist/ reached through a link).
+const dist = realpathSync(process.argv[2] ? resolve(process.argv[2]) : join(root, "dist"));
 const outDir = join(dist, "engine");
 const INPUTS = join(outDir, "inputs.json");
 /** How long a chunk no build names is kept, for processes started on an earlier build. */
@@ -87,7 +92,7 @@ const ownFiles = {
     let code = readFileSync(id, "utf8");
     const after = statSync(id);
     if (before.size !== after.size || before.mtimeMs !== after.mtimeMs) {
-      throw new Error(`bundle-engine: ${id} changed while it was read; build again`);
+      notJoined(`${id} changed while it was read (another build?)`);
     }
     inputs.set(id, { size: before.size, mtimeMs: before.mtimeMs });
     if (!existsSync(`${id}.map`)) return code;
@@ -126,12 +131,58 @@ const ownFiles = {
 /** `text` at `path`, whole: written under a temporary name and renamed; left as is when equal. */
 function writeWhole(path, text) {
   if (existsSync(path) && readFileSync(path, "utf8") === text) return;
-  const tmp = `${path}.${process.pid}.tmp`;
+  const tmp = temporary(path);
   writeFileSync(tmp, text);
   renameSync(tmp, path);
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A name beside `path` no other build takes (another process, or a container's same pid). */
+const temporary = (path) => `${path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+
+/** Every .js file under `dir`, but for `skip`'s subdirectories. */
+function jsFiles(dir, skip) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) return skip.includes(p) ? [] : jsFiles(p, skip);
+    return e.name.endsWith(".js") ? [p] : [];
+  });
+}
+
+/**
+ * Waits until a file written now gets a time later than `than` (ms), at most a few seconds:
+ * whether the file system's clock has passed it. Where it keeps whole seconds, a file whose
+ * time is this second may still be rewritten within it, size and time unchanged.
+ */
+async function clockPast(than) {
+  const probe = temporary(join(outDir, "clock"));
+  try {
+    for (let i = 0; i < 6; i++) {
+      writeFileSync(probe, "");
+      if (statSync(probe).mtimeMs > than) return true;
+      await sleep(1000);
+    }
+    return false;
+  } finally {
+    rmSync(probe, { force: true });
+  }
+}
+
+/** Said, and the engine left unjoined: bin/nor.js runs the compiled modules (src/joined.ts). */
+function notJoined(why) {
+  process.stderr.write(`bundle-engine: the engine is not joined this time: ${why}\n`);
+  process.exit(0);
+}
+
+// Read only modules whose second is over (git's "racily clean" files): a module rewritten
+// later, however quickly, then gets another time than the one listed.
+mkdirSync(outDir, { recursive: true });
+const beforeRead = Math.max(
+  0,
+  ...jsFiles(dist, [outDir, join(dist, "vendor")]).map((f) => statSync(f).mtimeMs),
+);
+if (!(await clockPast(beforeRead))) notJoined(`${dist}: a module's time is ahead of the clock`);
 
 const bundle = await rolldown({
   input: join(dist, "cli", "main.js"),
@@ -153,7 +204,6 @@ try {
   await bundle.close();
 }
 
-mkdirSync(outDir, { recursive: true });
 const named = new Set(["inputs.json"]);
 let entry;
 for (const file of output) {
@@ -169,8 +219,8 @@ const modules = [...inputs]
   .map(([id, read]) => {
     const now = statSync(id);
     if (now.size !== read.size || now.mtimeMs !== read.mtimeMs) {
-      rmSync(INPUTS, { force: true });
-      throw new Error(`bundle-engine: ${id} changed while the engine was joined; build again`);
+      // A list already there names modules as they were: it no longer matches either.
+      notJoined(`${id} changed while the engine was joined (another build?)`);
     }
     return { file: relative(dist, id).split(sep).join("/"), ...read };
   });
@@ -181,27 +231,17 @@ if (!modules.some((m) => m.file === "cli/main.js")) {
 // The list's own time must come after every module's: wait for the file system's clock to pass
 // the newest (at most a few seconds where it keeps whole seconds, or two for FAT).
 const newest = Math.max(...modules.map((m) => m.mtimeMs));
-const list = `${JSON.stringify({ entry, modules }, null, 1)}\n`;
-for (let i = 0; ; i++) {
-  const tmp = `${INPUTS}.${process.pid}.tmp`;
-  writeFileSync(tmp, list);
-  if (statSync(tmp).mtimeMs > newest) {
-    renameSync(tmp, INPUTS);
-    break;
-  }
-  rmSync(tmp, { force: true });
-  if (i === 5) throw new Error(`bundle-engine: ${outDir}: the clock does not pass the modules' times`);
-  await sleep(1000);
-}
+if (!(await clockPast(newest))) notJoined(`${dist}: a module's time is ahead of the clock`);
+const tmpList = temporary(INPUTS);
+writeFileSync(tmpList, `${JSON.stringify({ entry, modules }, null, 1)}\n`);
+renameSync(tmpList, INPUTS);
 
 // Chunks of earlier builds that no build has named for two weeks.
 const now = Date.now();
 for (const name of readdirSync(outDir)) {
   if (named.has(name)) {
-    // Named again: kept as long as from now.
-    const p = join(outDir, name);
-    const s = statSync(p);
-    if (now - s.mtimeMs > KEEP_UNNAMED_MS / 2) utimesSync(p, s.atime, new Date(now));
+    // Named again: kept two weeks from now (the list's own time is left as written).
+    if (name !== "inputs.json") utimesSync(join(outDir, name), new Date(now), new Date(now));
     continue;
   }
   const p = join(outDir, name);

@@ -6,6 +6,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
@@ -101,6 +102,33 @@ describe("the engine joined (scripts/bundle-engine.mjs)", () => {
       expect(r.stderr).toContain(`${join(dist, "cli", "main.js")}:2 uses import.meta other than`);
       expect(existsSync(join(dist, "engine", "inputs.json"))).toBe(false);
     }
+  });
+
+  it("joins a dist/ reached through a link", () => {
+    write("cli/main.js", "export const main = () => import.meta.url;\n");
+    const link = `${dist}-link`;
+    symlinkSync(dist, link);
+    try {
+      const r = spawnSync(process.execPath, [join(ROOT, "scripts", "bundle-engine.mjs"), link], {
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      expect(r.status, r.stderr).toBe(0);
+      expect(cliModule(pathToFileURL(`${link}/`)).joined).toBe(true);
+    } finally {
+      rmSync(link, { force: true });
+    }
+  });
+
+  it("leaves the engine unjoined, and says so, when a module's time is ahead of the clock (its second not over: it could change unseen)", () => {
+    write("cli/main.js", "export const main = () => 1;\n");
+    const ahead = new Date(Date.now() + 60_000);
+    utimesSync(join(dist, "cli", "main.js"), ahead, ahead);
+    const r = join_();
+    expect(r.status).toBe(0);
+    expect(r.stderr).toContain("the engine is not joined this time");
+    expect(existsSync(join(dist, "engine", "inputs.json"))).toBe(false);
+    expect(cliModule(pathToFileURL(`${dist}/`)).joined).toBe(false);
   });
 
   it("keeps the chunks of an earlier build, which a process started on it may still import", () => {
