@@ -75,6 +75,47 @@ const go = (id = "1", startedAt = 5): Admitted => ({
   rules: "r0",
 });
 
+/**
+ * Two requests to one site (example.gov) through the gate with `journal`, each answered 0.7 s
+ * after it is sent and completed in the journal, the clock stepped until both are done: what
+ * each gave, and when each was sent. `sending` runs as each leaves.
+ */
+async function twoToOneSite(
+  journal: MemoryJournal,
+  clock: ManualClock,
+  sending: (c: Call) => void = () => {},
+): Promise<{ replies: Reply[]; sent: { url: string; at: number }[] }> {
+  const { step } = gate(journal, { clock });
+  const sent: { url: string; at: number }[] = [];
+  const handler = step(async (c) => {
+    sent.push({ url: c.url, at: clock.now() });
+    sending(c);
+    await clock.sleep(700); // the answer takes 0.7 s to arrive
+    const t = c.ticket?.kind === "send" ? c.ticket : undefined;
+    await journal.complete(t?.id ?? "", "host:1:a", {
+      endedAt: clock.now(),
+      status: 200,
+      outcome: "ok",
+      bytes: 0,
+      final: true,
+      closedEarly: false,
+    });
+    return ok(c.url);
+  });
+  let done = false;
+  const both = Promise.all([
+    handler(call({ url: "https://www.records.example.gov/a" })),
+    handler(call({ url: "https://permits.example.gov/b" })),
+  ]).finally(() => {
+    done = true;
+  });
+  for (let i = 0; i < 50 && !done; i++) {
+    await new Promise((r) => setTimeout(r, 0));
+    await clock.step();
+  }
+  return { replies: await both, sent };
+}
+
 describe("the site queue's lead for admissions", () => {
   it("P10: asks the journal ahead by twice its slowest recent admission, within the bounds", () => {
     const q = new SiteQueue();
@@ -266,35 +307,8 @@ describe("step: site gate (P9, P10, P13)", () => {
 
   it("P9, P10: with the real journal, a second request to the site starts no sooner than 2 s after the first ended", async () => {
     const clock = new ManualClock();
-    const journal = new MemoryJournal();
-    const { step } = gate(journal, { clock });
-    const started: number[] = [];
-    const handler = step(async (c) => {
-      started.push(clock.now());
-      await clock.sleep(700); // the answer takes 0.7 s to arrive
-      const t = c.ticket?.kind === "send" ? c.ticket : undefined;
-      await journal.complete(t?.id ?? "", "host:1:a", {
-        endedAt: clock.now(),
-        status: 200,
-        outcome: "ok",
-        bytes: 0,
-        final: true,
-        closedEarly: false,
-      });
-      return ok(c.url);
-    });
-    let done = false;
-    const both = Promise.all([
-      handler(call({ url: "https://www.records.example.gov/a" })),
-      handler(call({ url: "https://permits.example.gov/b" })),
-    ]).finally(() => {
-      done = true;
-    });
-    for (let i = 0; i < 50 && !done; i++) {
-      await new Promise((r) => setTimeout(r, 0));
-      await clock.step();
-    }
-    await both;
+    const { sent } = await twoToOneSite(new MemoryJournal(), clock);
+    const started = sent.map((x) => x.at);
     expect(started).toHaveLength(2);
     expect(started[1]! - (started[0]! + 700)).toBeGreaterThanOrEqual(MIN_GAP_MS);
   });
@@ -347,35 +361,9 @@ describe("step: site gate (P9, P10, P13)", () => {
       }
       return a;
     };
-    const { step } = gate(journal, { clock });
-    const sentUrls: string[] = [];
-    const handler = step(async (c) => {
-      sentUrls.push(c.url);
-      await clock.sleep(700);
-      const t = c.ticket?.kind === "send" ? c.ticket : undefined;
-      await journal.complete(t?.id ?? "", "host:1:a", {
-        endedAt: clock.now(),
-        status: 200,
-        outcome: "ok",
-        bytes: 0,
-        final: true,
-        closedEarly: false,
-      });
-      return ok(c.url);
-    });
-    let done = false;
-    const both = Promise.all([
-      handler(call({ url: "https://www.records.example.gov/a" })),
-      handler(call({ url: "https://permits.example.gov/b" })),
-    ]).finally(() => {
-      done = true;
-    });
-    for (let i = 0; i < 50 && !done; i++) {
-      await new Promise((r) => setTimeout(r, 0));
-      await clock.step();
-    }
-    const [a, b] = await both;
-    expect(sentUrls).toEqual(["https://www.records.example.gov/a"]);
+    const { replies, sent } = await twoToOneSite(journal, clock);
+    const [a, b] = replies;
+    expect(sent.map((x) => x.url)).toEqual(["https://www.records.example.gov/a"]);
     expect(a).toMatchObject({ kind: "final", outcome: { kind: "ok" } });
     expect(b).toMatchObject({ kind: "final", outcome: { kind: "site-closed" } });
     expect(journal.entries.map((e) => [e.url, e.outcome])).toEqual([
@@ -393,40 +381,13 @@ describe("step: site gate (P9, P10, P13)", () => {
       admittedAt.push(clock.now());
       return admit(intent, holder, at);
     };
-    const { step } = gate(journal, { clock });
-    const started: number[] = [];
-    const ended: number[] = [];
-    const handler = step(async (c) => {
-      started.push(clock.now());
+    const { sent } = await twoToOneSite(journal, clock, (c) => {
       // When it leaves, its row is written and the site held (P9, P27).
       expect(journal.entries.at(-1)).toMatchObject({ outcome: "in-flight", url: c.url });
       expect(journal.sites.get("example.gov")?.lease).toBeDefined();
-      await clock.sleep(700);
-      ended.push(clock.now());
-      const t = c.ticket?.kind === "send" ? c.ticket : undefined;
-      await journal.complete(t?.id ?? "", "host:1:a", {
-        endedAt: clock.now(),
-        status: 200,
-        outcome: "ok",
-        bytes: 0,
-        final: true,
-        closedEarly: false,
-      });
-      return ok(c.url);
     });
-    let done = false;
-    const both = Promise.all([
-      handler(call({ url: "https://www.records.example.gov/a" })),
-      handler(call({ url: "https://permits.example.gov/b" })),
-    ]).finally(() => {
-      done = true;
-    });
-    for (let i = 0; i < 50 && !done; i++) {
-      await new Promise((r) => setTimeout(r, 0));
-      await clock.step();
-    }
-    await both;
-    const start = ended[0]! + MIN_GAP_MS + 1;
+    const started = sent.map((x) => x.at);
+    const start = started[0]! + 700 + MIN_GAP_MS + 1;
     expect(started).toEqual([admittedAt[0], start]);
     expect(admittedAt[1]).toBe(start - MIN_ADMIT_AHEAD_MS);
     expect(journal.entries.map((e) => e.startedAt)).toEqual(started);
