@@ -89,6 +89,8 @@ const ownFiles = {
   load(id) {
     if (!id.startsWith(dist + sep)) return null;
     const before = statSync(id);
+    // Written since the wait below began: its second may not be over.
+    if (before.mtimeMs > beforeRead) notJoined(`${id} changed since the build began (another build?)`);
     let code = readFileSync(id, "utf8");
     const after = statSync(id);
     if (before.size !== after.size || before.mtimeMs !== after.mtimeMs) {

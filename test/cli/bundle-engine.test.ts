@@ -131,6 +131,57 @@ describe("the engine joined (scripts/bundle-engine.mjs)", () => {
     expect(cliModule(pathToFileURL(`${dist}/`)).joined).toBe(false);
   });
 
+  it("leaves the engine unjoined, and says so, when a module is rewritten while the build reads it or after its wait began", () => {
+    write("cli/main.js", "export const main = () => 1;\n");
+    const target = join(dist, "cli", "main.js");
+    // A preload standing for another build's tsc: it rewrites the module as the build reads it
+    // (appending: another size), or just before (the same size, a time after the build began).
+    const preload = join(dist, "rewrite.mjs");
+    for (const [how, said] of [
+      ["append", "changed while it was read"],
+      ["before", "changed since the build began"],
+    ] as const) {
+      writeFileSync(
+        preload,
+        `import fs from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
+const how = ${JSON.stringify(how)};
+const target = ${JSON.stringify(target)};
+const read = fs.readFileSync;
+const stat = fs.statSync;
+let stats = 0;
+let done = false;
+// The build stats each module before its wait, then again as it reads it: "before" rewrites
+// it between the two (after the wait began), "append" while it is read.
+fs.statSync = function (path, ...rest) {
+  if (how === "before" && path === target && ++stats === 2) {
+    fs.writeFileSync(path, "export const main = () => 2;\\n");
+  }
+  return stat.call(this, path, ...rest);
+};
+fs.readFileSync = function (path, ...rest) {
+  const out = read.call(this, path, ...rest);
+  if (how === "append" && !done && path === target) {
+    done = true;
+    fs.appendFileSync(path, "\\n");
+  }
+  return out;
+};
+syncBuiltinESMExports();
+`,
+      );
+      write("cli/main.js", "export const main = () => 1;\n");
+      const r = spawnSync(
+        process.execPath,
+        ["--import", pathToFileURL(preload).href, join(ROOT, "scripts", "bundle-engine.mjs"), dist],
+        { encoding: "utf8", timeout: 60_000 },
+      );
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr).toContain(`the engine is not joined this time: ${target} ${said}`);
+      expect(existsSync(join(dist, "engine", "inputs.json"))).toBe(false);
+    }
+  });
+
   it("keeps the chunks of an earlier build, which a process started on it may still import", () => {
     write("cli/main.js", 'export const main = () => import("./lazy.js");\n');
     write("cli/lazy.js", "export const v = 1;\n");

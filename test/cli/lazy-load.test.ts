@@ -525,9 +525,13 @@ describe("nor loads only what the command needs", () => {
       ]);
       expect(statSync(log).mtimeMs).toBe(s.mtimeMs);
       expect(run()).toContain(at("engine", entry));
-      // Torn (a crash mid-write), then gone: nothing of it runs, the compiled modules do.
+      // Torn (a crash mid-write), or cut short where it still parses, then gone: the
+      // compiled modules run.
       const entryFile = join(copy, "dist", "engine", entry);
-      writeFileSync(entryFile, readFileSync(entryFile, "utf8").slice(0, 200));
+      const whole = readFileSync(entryFile, "utf8");
+      writeFileSync(entryFile, whole.slice(0, 200));
+      expect(run()).toContain(at("cli", "main.js"));
+      writeFileSync(entryFile, "export const notMain = 1;\n");
       expect(run()).toContain(at("cli", "main.js"));
       rmSync(entryFile);
       const fallen = run();
