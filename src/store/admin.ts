@@ -290,8 +290,11 @@ export async function settleUnfinishedNights(db: Db, now: number): Promise<Settl
       continue;
     }
     // Closed at the moment its time ran out (or now, when that cannot be read or a later
-    // night is already under way).
-    const at = toIso(end !== undefined && end < now ? end : now);
+    // night is already under way); never before it began (a night asked for by a past date
+    // begins after its time ran out: it is over from its start).
+    const began = Date.parse(r.started_at);
+    const ranOut = end !== undefined && end < now ? end : now;
+    const at = toIso(Number.isNaN(began) ? ranOut : Math.min(now, Math.max(ranOut, began)));
     await db
       .updateTable("nights")
       .set({ finished_at: at })
@@ -358,8 +361,12 @@ export async function recentNights(db: Db, limit: number): Promise<NightHistoryR
     const end = closingTime(n.started_at, n.deadline_at, n.night);
     // settleUnfinishedNights sets the end to exactly that moment; a night that ran to its
     // end finishes when its last source is done.
+    const began = Date.parse(n.started_at);
     const closedIncomplete =
-      n.finished_at !== null && end !== undefined && n.finished_at === toIso(end);
+      n.finished_at !== null &&
+      end !== undefined &&
+      (n.finished_at === toIso(end) ||
+        (!Number.isNaN(began) && began > end && n.finished_at === toIso(began)));
     out.push({
       night: n.night,
       startedAt: n.started_at,

@@ -98,6 +98,22 @@ describe("an unfinished night", () => {
       expect(settled.closed.map((c) => [c.night, c.finishedAt])).toEqual([
         ["2026-11-30", new Date(now - 26 * HOUR).toISOString()],
       ]);
+      // A night asked for by a past date, begun an hour ago: over from its start, and closed
+      // at it, never before it began.
+      await store.db
+        .insertInto("nights")
+        .values({
+          night: "2026-11-20",
+          started_at: new Date(now - HOUR).toISOString(),
+          deadline_at: new Date(now + 5 * HOUR).toISOString(),
+          finished_at: null,
+          runs: 1,
+        })
+        .execute();
+      const past = await settleUnfinishedNights(store.db, now);
+      expect(past.closed.map((c) => [c.night, c.finishedAt])).toEqual([
+        ["2026-11-20", new Date(now - HOUR).toISOString()],
+      ]);
       // Its deadline is 04:00, but the night of Dec 2 begins at 01:00: closed then.
       const later = await settleUnfinishedNights(store.db, now + 4 * HOUR);
       expect(later.resumable).toBeUndefined();
