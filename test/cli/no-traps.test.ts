@@ -1,10 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { RUNNERS_DIR } from "../../src/night/night-runners.js";
 import { nightOf } from "../../src/policy/night-date.js";
 import { settleUnfinishedNights } from "../../src/store/admin.js";
 import { openStore } from "../../src/store/db.js";
+import { newHolderId } from "../../src/store/holder.js";
 import { nor, runMain } from "./cli-capture.js";
 
 /**
@@ -158,6 +160,35 @@ describe("an unfinished night", () => {
       expect(joined.code, joined.stderr).toBe(0);
     }
     expect(await nights()).toEqual([tonight]);
+  });
+
+  it("P11, P16: a live process running another night on the data directory (a past date: never under way by the calendar) keeps any other night from starting beside it; the same night joins; a dead one's mark is cleared", async () => {
+    const d = tmp();
+    const data = join(d, "data");
+    mkdirSync(data);
+    const cat = catalogFile(d, "c.yaml", []);
+    const runners = join(data, RUNNERS_DIR);
+    mkdirSync(runners);
+    const mark = (holder: string) =>
+      writeFileSync(
+        join(runners, "other.json"),
+        JSON.stringify({ night: "2026-11-20", holder, until: Date.now() + HOUR }),
+      );
+    // A live process of this host (this one, under another holder) runs the night of Nov 20.
+    mark(newHolderId(() => "other"));
+    for (const args of [["--night", "2026-11-21"], []]) {
+      const r = await nor("night", "--catalog", cat, "--data", data, ...args);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain(`night 2026-11-20 is being run on ${data} by another process`);
+    }
+    const same = await nor("night", "--catalog", cat, "--data", data, "--night", "2026-11-20");
+    expect(same.code, same.stderr).toBe(0);
+    // Its process gone (kill -9): the mark is stale, cleared, and the night starts.
+    mark(`${hostname()}:2147483646:gone`);
+    const r = await nor("night", "--catalog", cat, "--data", data, "--night", "2026-11-21");
+    expect(r.code, r.stderr).toBe(0);
+    // Each night took its mark away as it ended; the stale one is gone too.
+    expect(readdirSync(runners)).toEqual([]);
   });
 
   it("P13: a plain `nor night` days later starts tonight's night, and `nor status` says the old one was closed incomplete", async () => {

@@ -12,6 +12,7 @@ import { randomIds } from "../../ids.js";
 import { runNightWithStore } from "../../night/compose.js";
 import { parseDuration } from "../../night/duration.js";
 import { acquireNightLock } from "../../night/night-lock.js";
+import { registerNightRunner } from "../../night/night-runners.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
 import { closingTime, isNightDate, NIGHT_SPAN_MS, nightOf } from "../../policy/night-date.js";
 import { siteOf } from "../../policy/site.js";
@@ -165,6 +166,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   const runStart = clock.now();
   const children: ChildProcess[] = [];
   let over = false;
+  let unregister = () => {};
   try {
     const release = await acquireOpeningLock(store, dataDir);
     try {
@@ -188,6 +190,9 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         );
       }
       night = asked ?? underWay?.night ?? nightOf(clock.now());
+      // And not beside a live process of another night, whatever its date (a past night asked
+      // for by date is never "under way" by the calendar): night-runners.ts.
+      unregister = registerNightRunner(dataDir, night, clock.now(), ids);
       // Through stderr(), so whoever runs the command in-process sees the same lines.
       const pino = requireCjs("pino") as typeof pinoOf;
       log = pino({ base: { night } }, { write: (line: string) => void stderr().write(line) });
@@ -246,12 +251,14 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       await release();
     }
     if (over) {
+      unregister();
       await store.close();
       process.exitCode = 0;
       return;
     }
     for (let i = 1; i < workers; i++) children.push(spawnWorker(night));
   } catch (err) {
+    unregister();
     await store.close();
     throw err;
   }
@@ -313,6 +320,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     process.exitCode = 0;
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
+    unregister();
     await store.close();
   }
 }

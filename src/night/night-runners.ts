@@ -1,0 +1,66 @@
+/**
+ * One night at a time on a data directory (P11, P16): every `nor night` process writes here
+ * which night it runs, and one asked to run another night while a live process runs a different
+ * one is refused. Processes of the same night share it (workers, a second command: lanes and
+ * the journal keep them apart), so they are let in.
+ *
+ * Each process has a file of its own in `night-runners/` (named by its holder id), written while
+ * the opening lock is held and removed when it ends. A file whose process is gone (`kill -9`)
+ * is stale and removed by the next process that looks (holder.ts: the pid on this host, a day at
+ * most, a pid another program got since). On PostgreSQL the machines have a data directory
+ * each, so this sees the processes of this machine only.
+ */
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { NorError } from "../errors.js";
+import type { IdSource } from "../ids.js";
+import { NIGHT_SPAN_MS } from "../policy/night-date.js";
+import { holderDead, newHolderId } from "../store/holder.js";
+
+export const RUNNERS_DIR = "night-runners";
+
+interface Runner {
+  night: string;
+  holder: string;
+  /** The longest a night runs: past it (and a few minutes), the file is stale whatever its pid. */
+  until: number;
+}
+
+/**
+ * Registers this process as running `night` in `dataDir`, after removing stale files; throws a
+ * NorError (exit 1) naming the night another live process runs there. Returns the release.
+ */
+export function registerNightRunner(
+  dataDir: string,
+  night: string,
+  now: number,
+  ids: IdSource,
+): () => void {
+  const dir = join(dataDir, RUNNERS_DIR);
+  mkdirSync(dir, { recursive: true });
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    let r: Runner;
+    try {
+      r = JSON.parse(readFileSync(path, "utf8")) as Runner;
+    } catch {
+      continue; // being written, or not ours: left alone
+    }
+    if (typeof r.holder !== "string" || typeof r.night !== "string") continue;
+    if (holderDead({ holder: r.holder, until: Number(r.until) }, now)) {
+      rmSync(path, { force: true });
+      continue;
+    }
+    if (r.night !== night) {
+      throw new NorError(
+        "E_STORE",
+        `night ${r.night} is being run on ${dataDir} by another process (${r.holder}); not starting night ${night} beside it: one night at a time (it would ask every site twice); start it once that one is over`,
+      );
+    }
+  }
+  const holder = newHolderId(() => ids.uuid().slice(0, 8));
+  const path = join(dir, `${holder.replace(/[^\w.-]/g, "_")}.json`);
+  const me: Runner = { night, holder, until: now + NIGHT_SPAN_MS };
+  writeFileSync(path, `${JSON.stringify(me)}\n`);
+  return () => rmSync(path, { force: true });
+}
