@@ -5,10 +5,11 @@
  * the journal keep them apart), so they are let in.
  *
  * Each process has a file of its own in `night-runners/` (named by its holder id), written while
- * the opening lock is held and removed when it ends. A file whose process is gone (`kill -9`)
- * is stale and removed by the next process that looks (holder.ts: the pid on this host, a day at
- * most, a pid another program got since). On PostgreSQL the machines have a data directory
- * each, so this sees the processes of this machine only.
+ * the opening lock is held (so a file another process reads is never half written) and removed
+ * when it ends, or is stopped by a signal. A file whose process is gone (`kill -9`) is stale and
+ * removed by the next process that looks (holder.ts: the pid on this host; past the night's own
+ * time, whatever the pid, as after a pid another program got since). On PostgreSQL every
+ * machine has a data directory of its own: the marks see the processes of one data directory.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -22,9 +23,12 @@ export const RUNNERS_DIR = "night-runners";
 interface Runner {
   night: string;
   holder: string;
-  /** The longest a night runs: past it (and a few minutes), the file is stale whatever its pid. */
+  /** When the night's time is over: past it (and a few minutes), stale whatever its pid. */
   until: number;
 }
+
+/** The signals that stop a night: the mark goes with it, then the signal does what it did. */
+const STOPS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
 
 /**
  * Registers this process as running `night` in `dataDir`, after removing stale files; throws a
@@ -34,6 +38,8 @@ export function registerNightRunner(
   dataDir: string,
   night: string,
   now: number,
+  /** When the night's time is over (its deadline): the mark is stale after it. */
+  until: number,
   ids: IdSource,
 ): () => void {
   const dir = join(dataDir, RUNNERS_DIR);
@@ -44,10 +50,14 @@ export function registerNightRunner(
     try {
       r = JSON.parse(readFileSync(path, "utf8")) as Runner;
     } catch {
-      continue; // being written, or not ours: left alone
+      // Written under the lock this process holds: one that cannot be read was cut short by
+      // its writer's death.
+      rmSync(path, { force: true });
+      continue;
     }
     if (typeof r.holder !== "string" || typeof r.night !== "string") continue;
-    if (holderDead({ holder: r.holder, until: Number(r.until) }, now)) {
+    const ends = Number(r.until);
+    if (holderDead({ holder: r.holder, until: Number.isFinite(ends) ? ends : now }, now)) {
       rmSync(path, { force: true });
       continue;
     }
@@ -60,7 +70,17 @@ export function registerNightRunner(
   }
   const holder = newHolderId(() => ids.uuid().slice(0, 8));
   const path = join(dir, `${holder.replace(/[^\w.-]/g, "_")}.json`);
-  const me: Runner = { night, holder, until: now + NIGHT_SPAN_MS };
+  const me: Runner = { night, holder, until: Math.min(until, now + NIGHT_SPAN_MS) };
   writeFileSync(path, `${JSON.stringify(me)}\n`);
-  return () => rmSync(path, { force: true });
+  const release = () => {
+    rmSync(path, { force: true });
+    for (const s of STOPS) process.off(s, onStop);
+  };
+  const onStop = (signal: NodeJS.Signals) => {
+    release();
+    // As if never caught: the process ends by the signal, unless someone else listens for it.
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  for (const s of STOPS) process.on(s, onStop);
+  return release;
 }

@@ -174,12 +174,24 @@ describe("an unfinished night", () => {
         join(runners, "other.json"),
         JSON.stringify({ night: "2026-11-20", holder, until: Date.now() + HOUR }),
       );
-    // A live process of this host (this one, under another holder) runs the night of Nov 20.
+    // A live process of this host (this one, under another holder) runs the night of Nov 20,
+    // begun five minutes ago (by the calendar already over: a past date).
+    await storeWithNights(data, [
+      { night: "2026-11-20", startedAt: Date.now() - 5 * 60_000, deadlineAt: Date.now() + HOUR },
+    ]);
     mark(newHolderId(() => "other"));
     for (const args of [["--night", "2026-11-21"], []]) {
       const r = await nor("night", "--catalog", cat, "--data", data, ...args);
       expect(r.code, r.stderr).toBe(1);
       expect(r.stderr).toContain(`night 2026-11-20 is being run on ${data} by another process`);
+    }
+    // Refused before anything was written: the running night is not closed under its process.
+    const store = await openStore({ kind: "sqlite", dir: data }, { create: false });
+    try {
+      const rows = await store.db.selectFrom("nights").select(["night", "finished_at"]).execute();
+      expect(rows).toEqual([{ night: "2026-11-20", finished_at: null }]);
+    } finally {
+      await store.close();
     }
     const same = await nor("night", "--catalog", cat, "--data", data, "--night", "2026-11-20");
     expect(same.code, same.stderr).toBe(0);

@@ -17,7 +17,12 @@ import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/con
 import { closingTime, isNightDate, NIGHT_SPAN_MS, nightOf } from "../../policy/night-date.js";
 import { siteOf } from "../../policy/site.js";
 import { type CatalogStamp, stampCatalogFiles } from "../../sources/catalog/stamp.js";
-import { nightRow, nightTotals, settleUnfinishedNights } from "../../store/admin.js";
+import {
+  nightRow,
+  nightTotals,
+  resumableNight,
+  settleUnfinishedNights,
+} from "../../store/admin.js";
 import { advisoryLock } from "../../store/advisory-lock.js";
 import { type SourceRef, sourcesInUse } from "../../store/catalog-sources.js";
 import {
@@ -173,6 +178,15 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       // Without --night: a night still under way is resumed, even after midnight, but only
       // until its deadline or the start of the next night; an older one is closed incomplete
       // (P13) and tonight is today's date in New York.
+      // The night this would be, read before anything is closed: not beside a live process of
+      // another night, whatever its date (a past night asked for by date is never "under way"
+      // by the calendar); refused before this process changes anything (night-runners.ts).
+      const before = clock.now();
+      const resumable = await resumableNight(store.db, before);
+      const meant = asked ?? resumable?.night ?? nightOf(before);
+      const endsAt = (n: string, at: number) =>
+        resumable?.night === n ? resumable.until : at + deadlineMs;
+      unregister = registerNightRunner(dataDir, meant, before, endsAt(meant, before), ids);
       const settled = await settleUnfinishedNights(store.db, clock.now());
       // One night at a time on a store: another night asked for while tonight's is under way
       // would read every source of both, each site twice in a night (P11, P16). Processes of
@@ -190,9 +204,12 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         );
       }
       night = asked ?? underWay?.night ?? nightOf(clock.now());
-      // And not beside a live process of another night, whatever its date (a past night asked
-      // for by date is never "under way" by the calendar): night-runners.ts.
-      unregister = registerNightRunner(dataDir, night, clock.now(), ids);
+      if (night !== meant) {
+        // The clock passed a night's start meanwhile: marked again, for the night it runs.
+        unregister();
+        const at = clock.now();
+        unregister = registerNightRunner(dataDir, night, at, endsAt(night, at), ids);
+      }
       // Through stderr(), so whoever runs the command in-process sees the same lines.
       const pino = requireCjs("pino") as typeof pinoOf;
       log = pino({ base: { night } }, { write: (line: string) => void stderr().write(line) });
