@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/db.js";
+import { writeVillageCatalog } from "./catalogs.js";
 import { nor } from "./cli-capture.js";
 import { buildCli, ROOT } from "./run-nor.js";
 
@@ -238,16 +239,9 @@ describe("nor loads only what the command needs", () => {
       const { port } = server.address() as AddressInfo;
       const night = join(dir, "feed-night");
       const catalog = join(dir, "feeds.yaml");
-      writeFileSync(
-        catalog,
-        [
-          "governments:",
-          "  - { id: village-of-lazy, name: Village of Lazy, kind: village, county: Franklin }",
-          "sources:",
-          `  - { id: lazy-feed, government: village-of-lazy, records: agendas, access: feed, url: "http://127.0.0.1:${port}/feed.rss" }`,
-          "",
-        ].join("\n"),
-      );
+      writeVillageCatalog(catalog, "Lazy", {
+        "lazy-feed": `records: agendas, access: feed, url: "http://127.0.0.1:${port}/feed.rss"`,
+      });
       const { code, modules, required } = await modulesLoadedByAsync([
         "night",
         "--catalog",
@@ -309,16 +303,9 @@ describe("nor loads only what the command needs", () => {
     try {
       const { port } = server.address() as AddressInfo;
       const catalog = join(dir, "page.yaml");
-      writeFileSync(
-        catalog,
-        [
-          "governments:",
-          "  - { id: village-of-lazy, name: Village of Lazy, kind: village, county: Franklin }",
-          "sources:",
-          `  - { id: lazy-bids, government: village-of-lazy, records: bids, access: page, url: "http://127.0.0.1:${port}/bids", extract: { items: li.bid, title: a, link: a, date: span } }`,
-          "",
-        ].join("\n"),
-      );
+      writeVillageCatalog(catalog, "Lazy", {
+        "lazy-bids": `records: bids, access: page, url: "http://127.0.0.1:${port}/bids", extract: { items: li.bid, title: a, link: a, date: span }`,
+      });
       const data = join(dir, "page-night");
       const night = await modulesLoadedByAsync([
         "night",
@@ -422,17 +409,10 @@ describe("nor loads only what the command needs", () => {
     try {
       const { port } = server.address() as AddressInfo;
       const catalog = join(dir, "joined.yaml");
-      writeFileSync(
-        catalog,
-        [
-          "governments:",
-          "  - { id: village-of-joined, name: Village of Joined, kind: village, county: Franklin }",
-          "sources:",
-          `  - { id: joined-feed, government: village-of-joined, records: agendas, access: feed, url: "http://127.0.0.1:${port}/feed.rss" }`,
-          `  - { id: joined-bids, government: village-of-joined, records: bids, access: page, url: "http://127.0.0.1:${port}/bids", extract: { items: li.bid, title: a, link: a, date: span } }`,
-          "",
-        ].join("\n"),
-      );
+      writeVillageCatalog(catalog, "Joined", {
+        "joined-feed": `records: agendas, access: feed, url: "http://127.0.0.1:${port}/feed.rss"`,
+        "joined-bids": `records: bids, access: page, url: "http://127.0.0.1:${port}/bids", extract: { items: li.bid, title: a, link: a, date: span }`,
+      });
       const missing = join(dir, "no-store");
       const night = (data: string) => [
         ...["night", "--catalog", catalog, "--data", join(dir, data)],

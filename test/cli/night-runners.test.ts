@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { RUNNERS_DIR } from "../../src/night/night-runners.js";
+import { writeVillageCatalog } from "./catalogs.js";
 import { buildCli, ROOT } from "./run-nor.js";
 
 /**
@@ -32,16 +33,9 @@ describe("a night's mark of the night it runs", () => {
     try {
       const { port } = server.address() as AddressInfo;
       const catalog = join(dir, "c.yaml");
-      writeFileSync(
-        catalog,
-        [
-          "governments:",
-          "  - { id: village-of-stop, name: Village of Stop, kind: village, county: Franklin }",
-          "sources:",
-          `  - { id: stop-feed, government: village-of-stop, records: agendas, access: feed, url: "http://127.0.0.1:${port}/feed.rss" }`,
-          "",
-        ].join("\n"),
-      );
+      writeVillageCatalog(catalog, "Stop", {
+        "stop-feed": `records: agendas, access: feed, url: "http://127.0.0.1:${port}/feed.rss"`,
+      });
       const data = join(dir, "data");
       const env: NodeJS.ProcessEnv = { ...process.env };
       delete env["NOR_DATABASE_URL"];
