@@ -41,6 +41,8 @@ export function registerNightRunner(
   /** When the night's time is over (its deadline): the mark is stale after it. */
   until: number,
   ids: IdSource,
+  /** Runs first when the process is stopped by a signal (to pass it on to the night's workers). */
+  onSignal: (signal: NodeJS.Signals) => void = () => {},
 ): () => void {
   const dir = join(dataDir, RUNNERS_DIR);
   mkdirSync(dir, { recursive: true });
@@ -77,7 +79,11 @@ export function registerNightRunner(
     for (const s of STOPS) process.off(s, onStop);
   };
   const onStop = (signal: NodeJS.Signals) => {
-    release();
+    try {
+      onSignal(signal);
+    } finally {
+      release();
+    }
     // As if never caught: the process ends by the signal, unless someone else listens for it.
     if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
   };

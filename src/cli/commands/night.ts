@@ -184,9 +184,17 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       const before = clock.now();
       const resumable = await resumableNight(store.db, before);
       const meant = asked ?? resumable?.night ?? nightOf(before);
-      const endsAt = (n: string, at: number) =>
-        resumable?.night === n ? resumable.until : at + deadlineMs;
-      unregister = registerNightRunner(dataDir, meant, before, endsAt(meant, before), ids);
+      // The mark lasts as long as the run can: its deadline (a resumed night keeps its own),
+      // the opening and the last answers' wait after it well inside the hour added.
+      const endsAt = (n: string, at: number) => {
+        const own = resumable?.night === n ? Date.parse(resumable.deadlineAt) : Number.NaN;
+        return (Number.isFinite(own) ? own : at + deadlineMs) + HOUR_MS;
+      };
+      // Stopped by a signal, the night's workers are stopped with it.
+      const passOn = (signal: NodeJS.Signals) => {
+        for (const c of children) if (c.exitCode === null) c.kill(signal);
+      };
+      unregister = registerNightRunner(dataDir, meant, before, endsAt(meant, before), ids, passOn);
       const settled = await settleUnfinishedNights(store.db, clock.now());
       // One night at a time on a store: another night asked for while tonight's is under way
       // would read every source of both, each site twice in a night (P11, P16). Processes of
@@ -208,7 +216,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         // The clock passed a night's start meanwhile: marked again, for the night it runs.
         unregister();
         const at = clock.now();
-        unregister = registerNightRunner(dataDir, night, at, endsAt(night, at), ids);
+        unregister = registerNightRunner(dataDir, night, at, endsAt(night, at), ids, passOn);
       }
       // Through stderr(), so whoever runs the command in-process sees the same lines.
       const pino = requireCjs("pino") as typeof pinoOf;
@@ -432,6 +440,8 @@ async function waitFor(children: ChildProcess[]): Promise<number> {
   }
   return failed;
 }
+
+const HOUR_MS = 3_600_000;
 
 /**
  * One process at a time opens a night (which night, the catalog import): a lock file in the
