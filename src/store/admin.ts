@@ -269,6 +269,16 @@ export interface SettledNights {
  * days later begins a new night instead of resuming an old one. A night whose name is not
  * a date (written by an older version) is closed the same way instead of failing every run.
  */
+/**
+ * When an unfinished night's time ran out (`end`, its closing time), never before it began: a
+ * night asked for by a past date begins after its time ran out, and is over from its start.
+ */
+function overAt(startedAt: string, end: number | undefined): number | undefined {
+  if (end === undefined) return undefined;
+  const began = Date.parse(startedAt);
+  return Number.isNaN(began) ? end : Math.max(end, began);
+}
+
 export async function settleUnfinishedNights(db: Db, now: number): Promise<SettledNights> {
   const rows = await db
     .selectFrom("nights")
@@ -290,11 +300,9 @@ export async function settleUnfinishedNights(db: Db, now: number): Promise<Settl
       continue;
     }
     // Closed at the moment its time ran out (or now, when that cannot be read or a later
-    // night is already under way); never before it began (a night asked for by a past date
-    // begins after its time ran out: it is over from its start).
-    const began = Date.parse(r.started_at);
-    const ranOut = end !== undefined && end < now ? end : now;
-    const at = toIso(Number.isNaN(began) ? ranOut : Math.min(now, Math.max(ranOut, began)));
+    // night is already under way).
+    const over = overAt(r.started_at, end);
+    const at = toIso(over !== undefined && over < now ? over : now);
     await db
       .updateTable("nights")
       .set({ finished_at: at })
@@ -361,12 +369,9 @@ export async function recentNights(db: Db, limit: number): Promise<NightHistoryR
     const end = closingTime(n.started_at, n.deadline_at, n.night);
     // settleUnfinishedNights sets the end to exactly that moment; a night that ran to its
     // end finishes when its last source is done.
-    const began = Date.parse(n.started_at);
+    const over = overAt(n.started_at, end);
     const closedIncomplete =
-      n.finished_at !== null &&
-      end !== undefined &&
-      (n.finished_at === toIso(end) ||
-        (!Number.isNaN(began) && began > end && n.finished_at === toIso(began)));
+      n.finished_at !== null && over !== undefined && n.finished_at === toIso(over);
     out.push({
       night: n.night,
       startedAt: n.started_at,

@@ -277,7 +277,8 @@ export class SqlJournal implements JournalPort {
     if (r.not_before) facts.notBefore = fromIso(r.not_before, where);
     return {
       site: facts,
-      hasRules: truthy(r.has_rules),
+      // Rules are never deleted, only cleared: set and not cleared means some are in force.
+      hasRules: Number(r.rules_set ?? 0) > Number(r.rules_cleared ?? 0),
       hasPrior: truthy(r.has_prior),
       rulesToken: rulesTokenOf(r.rules_set, r.rules_cleared),
     };
@@ -292,15 +293,6 @@ const flagsOf = (
   eb: ExpressionBuilder<Database, "site_state">,
   f: { site: string; night: string; key: string },
 ) => [
-  eb
-    .exists(
-      eb
-        .selectFrom("site_rules")
-        .select("site_rules.id")
-        .where("site_rules.site", "=", f.site)
-        .where("site_rules.cleared_at", "is", null),
-    )
-    .as("has_rules"),
   eb
     .exists(
       eb

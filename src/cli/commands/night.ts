@@ -175,9 +175,6 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   try {
     const release = await acquireOpeningLock(store, dataDir);
     try {
-      // Without --night: a night still under way is resumed, even after midnight, but only
-      // until its deadline or the start of the next night; an older one is closed incomplete
-      // (P13) and tonight is today's date in New York.
       // The night this would be, read before anything is closed: not beside a live process of
       // another night, whatever its date (a past night asked for by date is never "under way"
       // by the calendar); refused before this process changes anything (night-runners.ts).
@@ -195,6 +192,9 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         for (const c of children) if (c.exitCode === null) c.kill(signal);
       };
       unregister = registerNightRunner(dataDir, meant, before, endsAt(meant, before), ids, passOn);
+      // Without --night: a night still under way is resumed, even after midnight, but only
+      // until its deadline or the start of the next night; an older one is closed incomplete
+      // (P13) and tonight is today's date in New York.
       const settled = await settleUnfinishedNights(store.db, clock.now());
       // One night at a time on a store: another night asked for while tonight's is under way
       // would read every source of both, each site twice in a night (P11, P16). Processes of
@@ -202,13 +202,13 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       const underWay = settled.resumable;
       if (asked !== undefined && underWay !== undefined && underWay.night !== asked) {
         const until = closingTime(underWay.startedAt, underWay.deadlineAt, underWay.night);
-        const over =
+        const runsTo =
           until === undefined
             ? ""
             : ` (its time runs to ${clockText(until, underWay.night)} New York)`;
         throw new NorError(
           "E_STORE",
-          `night ${underWay.night} is under way on this store${over}; not starting night ${asked} beside it: run \`nor night\` without --night to join it, or ask for ${asked} once it is over`,
+          `night ${underWay.night} is under way on this store${runsTo}; not starting night ${asked} beside it: run \`nor night\` without --night to join it, or ask for ${asked} once it is over`,
         );
       }
       night = asked ?? underWay?.night ?? nightOf(clock.now());

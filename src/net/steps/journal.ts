@@ -64,9 +64,9 @@ function completion(
   // goes to it meanwhile, and a retry that the deadline cuts off leaves the site alone for the
   // rest of the night (its other pages are not read sooner than the wait, to fit them in).
   const retryAt = j.retryWaitMs !== undefined ? r.endedAt + j.retryWaitMs : undefined;
-  const held = r.kind === "response" ? siteHold(r) : undefined;
-  const retryAfter =
-    held !== undefined && retryAt !== undefined ? Math.max(held, retryAt) : (held ?? retryAt);
+  const asked = r.kind === "response" ? siteHold(r) : undefined;
+  const hold =
+    asked !== undefined && retryAt !== undefined ? Math.max(asked, retryAt) : (asked ?? retryAt);
   return {
     ...endOf(r),
     outcome: j.label,
@@ -90,7 +90,7 @@ function completion(
         }
       : {}),
     ...(j.closeSite !== undefined ? { closeSite: j.closeSite } : {}),
-    ...(retryAfter !== undefined ? { siteNotBefore: retryAfter } : {}),
+    ...(hold !== undefined ? { siteNotBefore: hold } : {}),
   };
 }
 
