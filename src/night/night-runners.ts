@@ -30,9 +30,17 @@ interface Runner {
 /** The signals that stop a night: the mark goes with it, then the signal does what it did. */
 const STOPS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
 
+/** This process's mark, and whether another live process of the same night was found. */
+export interface NightRunner {
+  /** Takes the mark away (and the signal handlers with it). */
+  release(): void;
+  /** Another live process runs this night here: it is under way, whatever the calendar says. */
+  joined: boolean;
+}
+
 /**
  * Registers this process as running `night` in `dataDir`, after removing stale files; throws a
- * NorError (exit 1) naming the night another live process runs there. Returns the release.
+ * NorError (exit 1) naming the night another live process runs there.
  */
 export function registerNightRunner(
   dataDir: string,
@@ -43,9 +51,10 @@ export function registerNightRunner(
   ids: IdSource,
   /** Runs first when the process is stopped by a signal (to pass it on to the night's workers). */
   onSignal: (signal: NodeJS.Signals) => void = () => {},
-): () => void {
+): NightRunner {
   const dir = join(dataDir, RUNNERS_DIR);
   mkdirSync(dir, { recursive: true });
+  let joined = false;
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     let r: Runner;
@@ -69,6 +78,7 @@ export function registerNightRunner(
         `night ${r.night} is being run on ${dataDir} by another process (${r.holder}); not starting night ${night} beside it: one night at a time (it would ask every site twice); start it once that one is over`,
       );
     }
+    joined = true;
   }
   const holder = newHolderId(() => ids.uuid().slice(0, 8));
   const path = join(dir, `${holder.replace(/[^\w.-]/g, "_")}.json`);
@@ -88,5 +98,5 @@ export function registerNightRunner(
     if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
   };
   for (const s of STOPS) process.on(s, onStop);
-  return release;
+  return { release, joined };
 }

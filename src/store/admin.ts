@@ -279,7 +279,16 @@ function overAt(startedAt: string, end: number | undefined): number | undefined 
   return Number.isNaN(began) ? end : Math.max(end, began);
 }
 
-export async function settleUnfinishedNights(db: Db, now: number): Promise<SettledNights> {
+export async function settleUnfinishedNights(
+  db: Db,
+  now: number,
+  /**
+   * Nights a live process is running (its mark, src/night/night-runners.ts): under way whatever
+   * the calendar says (a past date asked for by name is over by it from its start), so never
+   * closed under that process.
+   */
+  running: readonly string[] = [],
+): Promise<SettledNights> {
   const rows = await db
     .selectFrom("nights")
     .select(["night", "started_at", "deadline_at"])
@@ -299,6 +308,7 @@ export async function settleUnfinishedNights(db: Db, now: number): Promise<Settl
       out.resumable = row;
       continue;
     }
+    if (running.includes(r.night)) continue;
     // Closed at the moment its time ran out (or now, when that cannot be read or a later
     // night is already under way).
     const over = overAt(r.started_at, end);

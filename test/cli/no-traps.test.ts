@@ -162,7 +162,7 @@ describe("an unfinished night", () => {
     expect(await nights()).toEqual([tonight]);
   });
 
-  it("P11, P16: a live process running another night on the data directory (a past date: never under way by the calendar) keeps any other night from starting beside it; the same night joins; a dead one's mark is cleared", async () => {
+  it("P11, P13, P16: a live process running another night on the data directory (a past date: never under way by the calendar) keeps any other night from starting beside it; the same night joins it, without closing it first; a dead one's mark is cleared", async () => {
     const d = tmp();
     const data = join(d, "data");
     mkdirSync(data);
@@ -195,6 +195,16 @@ describe("an unfinished night", () => {
     }
     const same = await nor("night", "--catalog", cat, "--data", data, "--night", "2026-11-20");
     expect(same.code, same.stderr).toBe(0);
+    // It joined the night under way, never closing it under the other process first (nor
+    // saying it was interrupted), though by the calendar a past date is over from its start.
+    expect(same.stderr).not.toContain("closed as incomplete");
+    const joined = await openStore({ kind: "sqlite", dir: data }, { create: false });
+    try {
+      const rows = await joined.db.selectFrom("nights").select(["night", "runs"]).execute();
+      expect(rows).toEqual([{ night: "2026-11-20", runs: 2 }]);
+    } finally {
+      await joined.close();
+    }
     // Its process gone (kill -9): the mark is stale, cleared, and the night starts.
     mark(`${hostname()}:2147483646:gone`);
     const r = await nor("night", "--catalog", cat, "--data", data, "--night", "2026-11-21");

@@ -191,11 +191,25 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       const passOn = (signal: NodeJS.Signals) => {
         for (const c of children) if (c.exitCode === null) c.kill(signal);
       };
-      unregister = registerNightRunner(dataDir, meant, before, endsAt(meant, before), ids, passOn);
+      const runner = registerNightRunner(
+        dataDir,
+        meant,
+        before,
+        endsAt(meant, before),
+        ids,
+        passOn,
+      );
+      unregister = runner.release;
       // Without --night: a night still under way is resumed, even after midnight, but only
       // until its deadline or the start of the next night; an older one is closed incomplete
       // (P13) and tonight is today's date in New York.
-      const settled = await settleUnfinishedNights(store.db, clock.now());
+      // A night another live process runs here (a past date joined by name, a worker's) is under
+      // way: not closed under it, nor said to be.
+      const settled = await settleUnfinishedNights(
+        store.db,
+        clock.now(),
+        runner.joined ? [meant] : [],
+      );
       // One night at a time on a store: another night asked for while tonight's is under way
       // would read every source of both, each site twice in a night (P11, P16). Processes of
       // the same night share it (lanes, the journal); a night asked for by date waits its turn.
@@ -216,7 +230,14 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         // The clock passed a night's start meanwhile: marked again, for the night it runs.
         unregister();
         const at = clock.now();
-        unregister = registerNightRunner(dataDir, night, at, endsAt(night, at), ids, passOn);
+        unregister = registerNightRunner(
+          dataDir,
+          night,
+          at,
+          endsAt(night, at),
+          ids,
+          passOn,
+        ).release;
       }
       // Through stderr(), so whoever runs the command in-process sees the same lines.
       const pino = requireCjs("pino") as typeof pinoOf;
