@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { decodeHTML } from "entities";
+import { shownText } from "../policy/shown-text.js";
 import type { ExtractedRecord } from "./record.js";
 
 /** The platform's id, else the absolute link, else `h:` + the first 16 hex of sha256(title|date). */
@@ -60,7 +61,8 @@ export function makeRecord(r: {
       title: r.title,
       ...(r.date ? { date: r.date } : {}),
     }),
-    title: r.title,
+    // Stored as shown; the id above is the one earlier nights gave the same item.
+    title: shownText(r.title),
   };
   if (r.date) rec.date = r.date;
   if (r.url) rec.url = r.url;

@@ -4,6 +4,8 @@
  * (src/store/schema/sources.ts) and `records`, the same on SQLite and PostgreSQL. Retired rows
  * appear only on their own page.
  */
+
+import { shownText } from "../../policy/shown-text.js";
 import type { Db } from "../db.js";
 import type { RecordsTable } from "../schema/night.js";
 
@@ -259,7 +261,7 @@ export function toRecord(r: RecordsTable): RecordItem {
   return {
     sourceId: r.source_id,
     recordId: r.record_id,
-    title: r.title,
+    title: shownText(r.title),
     date: r.date,
     url: r.url,
     kind: r.kind,

@@ -6,6 +6,7 @@
  * and `:` are just separators. A source is found by its own words or its government's.
  */
 import type { RawBuilder } from "kysely";
+import { shownText } from "../../policy/shown-text.js";
 import type { Db } from "../db.js";
 import { dialectOf } from "../dialect-of.js";
 import { sql } from "../kysely.js";
@@ -125,7 +126,7 @@ function toNewRecord(r: RecordRow): NewRecord {
   return {
     sourceId: r.source_id,
     recordId: r.record_id,
-    title: r.title,
+    title: shownText(r.title),
     date: r.date,
     url: r.url,
     kind: r.kind,

@@ -1,0 +1,78 @@
+import { load } from "cheerio";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { shownText } from "../../src/policy/shown-text.js";
+import { makeRecord } from "../../src/sources/record-id.js";
+import { buildFixture, type Fixture } from "./fixture.js";
+
+/**
+ * A title a site wrote with control characters or noncharacters in it (a stray byte of an old
+ * database, a pasted form feed) is shown without them: on the source's page, in "new", in
+ * search, in the JSON API and the downloads, as the feeds already drop them. The page stays
+ * valid HTML, and the words are the same everywhere.
+ */
+const RAW = "Control \u0001\b chars \uFFFE here \uD800 and \u0085 next line \u{10FFFF}";
+const SHOWN = "Control chars here and next line";
+const STORED = "Control \u0001\b chars \uFFFE here and \u0085 next line \u{10FFFF}";
+
+describe("a crawled title as shown", () => {
+  it("loses C0 and C1 controls (but tab, newline, return), noncharacters and lone surrogates, and the spaces close up", () => {
+    expect(shownText(RAW)).toBe(SHOWN);
+    expect(shownText("Bids\tdue\nMonday\r")).toBe("Bids\tdue\nMonday\r");
+    // Right-to-left marks, emoji, accents and no-break spaces are text.
+    const text = "Avis \u200Fעברית\u200F é 😀 \u00A0 5";
+    expect(shownText(text)).toBe(text);
+  });
+
+  it("is stored as shown by a night, while the record keeps the id earlier nights gave it", () => {
+    const r = makeRecord({ title: RAW, date: "2026-11-05" });
+    expect(r.title).toBe(SHOWN);
+    expect(r.id).not.toBe(makeRecord({ title: SHOWN, date: "2026-11-05" }).id);
+  });
+
+  describe("from a row stored by an older version", () => {
+    let f: Fixture;
+    beforeAll(async () => {
+      f = await buildFixture();
+      await f.store.db
+        .insertInto("records")
+        .values({
+          source_id: "test-bids",
+          record_id: "raw-title",
+          // A stored string holds no lone surrogate: SQLite keeps UTF-8.
+          title: `Zebra ${STORED}`,
+          date: null,
+          url: "https://test.example/r/raw",
+          kind: null,
+          first_seen_night: "2026-11-05",
+          first_seen_at: "2026-11-06T07:00:00.000Z",
+        })
+        .execute();
+    });
+    afterAll(async () => {
+      await f?.close();
+    });
+    const bad = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]/;
+
+    it.each(["/sources/test-bids", "/new", "/search?q=zebra"])(
+      "%s shows the title without them",
+      async (path) => {
+        const res = await f.app.request(path);
+        expect(res.status).toBe(200);
+        const html = await res.text();
+        expect(html).not.toMatch(bad);
+        expect(load(html)("body").text()).toContain(`Zebra ${SHOWN}`);
+      },
+    );
+
+    it("the JSON API and the downloads give the same words", async () => {
+      const api = await (await f.app.request("/api/sources/test-bids")).json();
+      const titles = api.newestRecords.map((r: { title: string }) => r.title);
+      expect(titles).toContain(`Zebra ${SHOWN}`);
+      const csv = await (await f.app.request("/downloads/records.csv")).text();
+      expect(csv).not.toMatch(bad);
+      expect(csv).toContain(`Zebra ${SHOWN}`);
+      const news = await (await f.app.request("/api/new?window=7d")).json();
+      expect(JSON.stringify(news)).toContain(`Zebra ${SHOWN}`);
+    });
+  });
+});
