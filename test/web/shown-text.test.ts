@@ -65,8 +65,10 @@ describe("a crawled title as shown", () => {
     );
 
     it("the JSON API and the downloads give the same words", async () => {
-      const api = await (await f.app.request("/api/sources/test-bids")).json();
-      const titles = api.newestRecords.map((r: { title: string }) => r.title);
+      const api = (await (await f.app.request("/api/sources/test-bids")).json()) as {
+        newestRecords: { title: string }[];
+      };
+      const titles = api.newestRecords.map((r) => r.title);
       expect(titles).toContain(`Zebra ${SHOWN}`);
       const csv = await (await f.app.request("/downloads/records.csv")).text();
       expect(csv).not.toMatch(bad);
