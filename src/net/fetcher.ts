@@ -5,6 +5,7 @@ import { type Call, compose, type Handler, type Reply } from "./pipeline.js";
 import { archive } from "./steps/archive.js";
 import { classify } from "./steps/classify.js";
 import { ClosedSites, closedSite } from "./steps/closed-site.js";
+import { headWait } from "./steps/head-wait.js";
 import { identity } from "./steps/identity.js";
 import { journal } from "./steps/journal.js";
 import { limits } from "./steps/limits.js";
@@ -34,7 +35,8 @@ export type PoliteFetcher = Fetcher & {
  *   robots gate (P16, P18, P20; a robots.txt request re-enters this pipeline from the top) →
  *   validators (P12) → identity (P1, P3, P22) → retries (P15) → site gate (P9, P10, P13:
  *   lane, gap, the journal's admission writes the row) → journal (P27: the row completed) →
- *   classify (P15, P21) → archive (P8) → limits (P14) → transport.
+ *   classify (P15, P21) → archive (P8) → limits (P14) → head wait (P15: a wait the head asks
+ *   for, journaled before the body is read) → transport.
  */
 export function createFetcher(opts: FetcherOptions): PoliteFetcher {
   const { userAgent, gapFor } = resolveOptions(opts);
@@ -76,6 +78,7 @@ export function createFetcher(opts: FetcherOptions): PoliteFetcher {
       classify({ clock }),
       archive(opts.archive ? { archive: opts.archive } : {}),
       limits({ clock }),
+      headWait({ clock, journal: opts.journal }),
     ],
     send(opts.transport ?? own!),
   );

@@ -102,6 +102,15 @@ export interface Completion {
   siteNotBefore?: number;
 }
 
+/** What an answer's head asked for, before its body is read (JournalPort.waitAsked). */
+export interface WaitAsked {
+  status: number;
+  /** P15: the next attempt at this request starts no sooner (when it is retried). */
+  retryAt?: number;
+  /** RFC 9110 §10.2.3, P15: no request to the site before then. */
+  siteNotBefore: number;
+}
+
 export interface JournalPort {
   /**
    * In one write transaction: read the site's state, its owners' rules and this request's
@@ -109,6 +118,13 @@ export interface JournalPort {
    * planned start) and take the lease.
    */
   admit(intent: SendIntent, holder: string, now: DecisionTime): Promise<Admitted>;
+  /**
+   * P15, written ahead of the body: the answer's head asked for a wait (a 429 or 5xx: a retry,
+   * a Retry-After). In one write transaction, before the body is read: the row's status and
+   * retry time, and the site's hold (the later wins), so that a crash while the body is read
+   * leaves the wait in force and the attempt counted. `complete` writes them again at the end.
+   */
+  waitAsked(id: string, w: WaitAsked): Promise<void>;
   /** In one write transaction: complete the row, record the end, release the lease. */
   complete(id: string, holder: string, c: Completion): Promise<void>;
   /** The stored final answer of this request tonight, if any. */

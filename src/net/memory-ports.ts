@@ -6,7 +6,14 @@ import {
   timeOf,
 } from "../policy/admission.js";
 import { admitInput } from "../store/admit-input.js";
-import type { Admitted, Completion, JournalPort, SendIntent, StoredAnswer } from "./journal.js";
+import type {
+  Admitted,
+  Completion,
+  JournalPort,
+  SendIntent,
+  StoredAnswer,
+  WaitAsked,
+} from "./journal.js";
 import type { ArchivePort, CachedRobots, RequestLogEntry, RobotsCachePort } from "./types.js";
 
 /**
@@ -112,6 +119,16 @@ export class MemoryJournal implements JournalPort {
   /** The rules in force, as written: any rule set or cleared gives another token. */
   #rulesToken(site: string): string {
     return JSON.stringify(this.rules.get(site) ?? []);
+  }
+
+  async waitAsked(id: string, w: WaitAsked): Promise<void> {
+    const row = this.rows[Number(id)];
+    if (!row || row.entry.endedAt !== null) return;
+    row.entry.status = w.status;
+    if (w.retryAt !== undefined) row.retryAt = w.retryAt;
+    const site = this.sites.get(row.entry.site) ?? {};
+    this.sites.set(row.entry.site, site);
+    site.notBefore = Math.max(site.notBefore ?? Number.NEGATIVE_INFINITY, w.siteNotBefore);
   }
 
   async complete(id: string, holder: string, c: Completion): Promise<void> {

@@ -69,6 +69,7 @@ export async function runNightWithStore(
       await sqlJournal.complete(id, holder, c);
       durable.completed(c, clock.now());
     },
+    waitAsked: (id, w) => sqlJournal.waitAsked(id, w),
     answer: (night, key) => sqlJournal.answer(night, key),
     rulesNow: (site) => sqlJournal.rulesNow(site),
   };

@@ -37,9 +37,16 @@ export interface PriorAttempt {
   closedEarly: boolean;
   /**
    * The checker itself died during it (`kill -9`): the checker's failure, not the site's, so
-   * it does not use up a retry (P15 counts what the site answered).
+   * it does not use up a retry (P15 counts what the site answered), unless the site had
+   * answered it already: a head asking for a retry (a 429 or 5xx, its `retryAt` written before
+   * the body was read) is that answer, and counts as the try it was, its wait kept.
    */
   interrupted: boolean;
+}
+
+/** P15: an attempt the site answered with a retry, whether or not the checker lived to read it all. */
+function isTry(p: PriorAttempt): boolean {
+  return !p.final && (!p.interrupted || p.retryAt !== undefined);
 }
 
 /** A bound on re-sending after the checker's own crashes: past it, not tonight. */
@@ -133,9 +140,9 @@ export function admit(a: AdmitInput): Admission {
     }
   }
   if (a.replayAllowed && a.prior.some((p) => p.final)) return { kind: "answered" };
-  const tries = a.prior.filter((p) => !p.final && !p.interrupted);
+  const tries = a.prior.filter(isTry);
   const priorAllClosed = tries.every((p) => p.closedEarly);
-  const crashes = a.prior.filter((p) => p.interrupted).length;
+  const crashes = a.prior.filter((p) => p.interrupted && !isTry(p)).length;
   if (tries.length > MAX_RETRIES || crashes >= MAX_INTERRUPTED)
     return { kind: "exhausted", priorAllClosed };
 

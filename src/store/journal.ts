@@ -13,6 +13,7 @@ import type {
   JournalPort,
   SendIntent,
   StoredAnswer,
+  WaitAsked,
 } from "../net/journal.js";
 import {
   admit,
@@ -128,6 +129,31 @@ export class SqlJournal implements JournalPort {
   async rulesNow(site: string): Promise<string> {
     const r = await RULES_NOW.first(this.#db, { site });
     return rulesTokenOf(r?.rules_set, r?.rules_cleared);
+  }
+
+  waitAsked(id: string, w: WaitAsked): Promise<void> {
+    return this.group.run(async (tx) => {
+      // Only while the attempt is under way: its completion, if it came first, has the word.
+      const row = await tx
+        .updateTable("request_log")
+        .set({
+          status: w.status,
+          ...(w.retryAt !== undefined ? { retry_at: toIso(w.retryAt) } : {}),
+        })
+        .where("id", "=", Number(id))
+        .where("ended_at", "is", null)
+        .returning(["site"])
+        .executeTakeFirst();
+      if (!row) return;
+      const at = toIso(w.siteNotBefore);
+      await tx
+        .updateTable("site_state")
+        .set({
+          not_before: sql<string>`case when ${sql.ref("not_before")} is not null and ${sql.ref("not_before")} > ${at} then ${sql.ref("not_before")} else ${at} end`,
+        })
+        .where("site", "=", row.site)
+        .execute();
+    });
   }
 
   complete(id: string, holder: string, c: Completion): Promise<void> {

@@ -47,6 +47,7 @@ describe("the fetcher of `nor night` and the journal's group commit", () => {
     const wrapped: JournalPort = {
       admit: (intent, holder, now) => sql.admit(intent, holder, now),
       complete: (id, holder, c) => sql.complete(id, holder, c),
+      waitAsked: (id, w) => sql.waitAsked(id, w),
       answer: (night, key) => sql.answer(night, key),
       rulesNow: (site) => sql.rulesNow(site),
     };

@@ -279,6 +279,48 @@ describe.each(makers)("the journal's contract: $name", (m) => {
     }
   });
 
+  it("P15: a wait the head asked for holds past the death of the process reading its body: the site held, the attempt counted as the try it was", async () => {
+    const s = await m.make();
+    try {
+      const url = "https://www.a.gov/slow-503";
+      const a = await s.journal.admit(intent(url), DEAD, T0);
+      if (a.kind !== "go") throw new Error(a.kind);
+      // A 503 with Retry-After: 8 came at T0 + 50; its body never ended (the process died).
+      await s.journal.waitAsked(a.id, {
+        status: 503,
+        retryAt: T0 + 8050,
+        siteNotBefore: T0 + 8050,
+      });
+      // Another page of the site, and the same request, wait for the hold, not the gap alone.
+      expect(await s.journal.admit(intent("https://www.a.gov/other"), ME, T0 + 1000)).toMatchObject(
+        { kind: "wait", until: T0 + 8050 },
+      );
+      expect(await s.journal.admit(intent(url), ME, T0 + 8050)).toMatchObject({
+        kind: "go",
+        attempt: 2,
+      });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("P15: a wait asked for after the attempt completed changes nothing (its completion has the word)", async () => {
+    const s = await m.make();
+    try {
+      const a = await s.journal.admit(intent("https://www.a.gov/1"), ME, T0);
+      if (a.kind !== "go") throw new Error(a.kind);
+      await s.journal.complete(a.id, ME, { ...done, status: 200, endedAt: T0 + 5 });
+      await s.journal.waitAsked(a.id, {
+        status: 503,
+        retryAt: T0 + 60_000,
+        siteNotBefore: T0 + 60_000,
+      });
+      expect((await s.journal.admit(intent("https://www.a.gov/2"), ME, T0 + 2100)).kind).toBe("go");
+    } finally {
+      await s.close();
+    }
+  });
+
   it("P21: a no closes the site that said it for the night only; Retry-After holds the site", async () => {
     const s = await m.make();
     try {

@@ -14,6 +14,7 @@ class RecordingJournal implements JournalPort {
   async complete(id: string, _holder: string, c: Completion) {
     this.completed.push([id, c]);
   }
+  async waitAsked(): Promise<void> {}
   async answer() {
     return undefined;
   }

@@ -36,6 +36,7 @@ class ScriptedJournal implements JournalPort {
   async complete(id: string, _holder: string, c: Completion): Promise<void> {
     this.completed.push({ id, c });
   }
+  async waitAsked(): Promise<void> {}
   async answer(): Promise<StoredAnswer | undefined> {
     return this.stored;
   }

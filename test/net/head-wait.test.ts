@@ -1,0 +1,64 @@
+import type { ServerResponse } from "node:http";
+import { afterEach, describe, expect, it } from "vitest";
+import { type Harness, harness } from "../fleet/harness.js";
+import { html, robots, sequence } from "../fleet/routes.js";
+
+let h: Harness;
+afterEach(async () => h?.close());
+
+/** Until `done` holds, every 10 ms, 5 s at most. */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+}
+
+describe("a wait asked for in an answer's head (P15)", () => {
+  it.each([
+    ["503 with Retry-After: 8", 503, { "retry-after": "8" }, 8000],
+    ["429 without Retry-After (the 5 s wait)", 429, {}, 5000],
+  ] as const)(
+    "P15: %s is in the journal, the site held and the try counted, while its body is still being read",
+    async (_what, code, headers, waitMs) => {
+      h = await harness();
+      const s = await h.fleet.server();
+      s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+      let held: ServerResponse | undefined;
+      s.route(
+        "/list",
+        sequence((_req, res) => {
+          // The head, and 4 of 100 bytes: the body then stalls until the test lets it end.
+          res.writeHead(code, { "content-length": "100", ...headers });
+          res.write("busy");
+          held = res;
+        }, html("back")),
+      );
+      const f = h.fetcher();
+      let settled = false;
+      const fetched = f.fetch({ url: s.url("/list"), purpose: "page" }).finally(() => {
+        settled = true;
+      });
+      const journal = h.ports.log;
+      const site = () => [...journal.sites.values()].find((x) => x.notBefore !== undefined);
+      await until(() => site() !== undefined);
+      // Written ahead of the body: a process killed now leaves the wait behind it.
+      expect(settled).toBe(false);
+      const head = s.hits("/list")[0];
+      expect(head).toBeDefined();
+      const row = journal.entries.find((e) => e.url === s.url("/list"));
+      expect(row).toMatchObject({ status: code, outcome: "in-flight", endedAt: null });
+      expect(site()?.notBefore).toBeGreaterThanOrEqual((head?.at ?? 0) + waitMs);
+      held?.end("x".repeat(96));
+      expect((await fetched).kind).toBe("ok");
+      expect(s.hits("/list")).toHaveLength(2);
+    },
+  );
+
+  it("P15: a 200's head asks for nothing: nothing is written before its body", async () => {
+    h = await harness();
+    const s = await h.fleet.server();
+    s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    s.route("/list", html("fine", 200, { "retry-after": "8" }));
+    const f = h.fetcher();
+    expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("ok");
+    expect([...h.ports.log.sites.values()].every((x) => x.notBefore === undefined)).toBe(true);
+  });
+});
