@@ -45,7 +45,7 @@ describe("a wait asked for in an answer's head (P15)", () => {
       expect(head).toBeDefined();
       const row = journal.entries.find((e) => e.url === s.url("/list"));
       expect(row).toMatchObject({ status: code, outcome: "in-flight", endedAt: null });
-      expect(site()?.notBefore).toBeGreaterThanOrEqual((head?.at ?? 0) + waitMs);
+      expect(site()?.notBefore).toBeGreaterThanOrEqual((head?.startedAt ?? Number.NaN) + waitMs);
       held?.end("x".repeat(96));
       expect((await fetched).kind).toBe("ok");
       expect(s.hits("/list")).toHaveLength(2);
