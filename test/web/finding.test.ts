@@ -48,7 +48,7 @@ describe("finding", () => {
   it("search finds governments, sources and record titles, ranked, paged, prefix of the last word", async () => {
     const $ = await page("/search?q=Recor");
     // Seven titles say "Record N"; the eighth ("<img …>") does not.
-    expect($("#record-total").text()).toContain("7 record(s) match");
+    expect($("#record-total").text()).toContain("7 records match");
     const api = (await (await f.app.request("/api/search?q=village")).json()) as {
       governments: { id: string }[];
       records: unknown[];

@@ -27,7 +27,7 @@ const titles = ($: ReturnType<typeof load>) =>
 describe("New on record", () => {
   it("shows the records first seen since yesterday (the nights of Nov 4 and 5), newest first", async () => {
     const $ = await newPage();
-    expect($(".window").text()).toContain("4 record(s) first seen since yesterday");
+    expect($(".window").text()).toContain("4 records first seen since yesterday");
     expect(titles($)).toEqual([
       "<img src=x onerror=alert(1)>",
       "Record 22",

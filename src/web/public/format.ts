@@ -144,3 +144,11 @@ export function evidenceParts(evidence: string | null | undefined): EvidencePart
 export function countyHref(county: string): string {
   return `/counties/${encodeURIComponent(county)}`;
 }
+
+/**
+ * A count with its noun, singular or plural as the count asks: `1 record`, `46 records`,
+ * `0 records`. `many` for a plural that is not the noun plus "s".
+ */
+export function countOf(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

@@ -6,7 +6,14 @@ import type {
 } from "../../../store/read/directory.js";
 import { Layout, Wide } from "../../layout.js";
 import { describeFilter, type Filter } from "../filters.js";
-import { countyHref, evidenceParts, httpHref, nightShort, recordsLabel } from "../format.js";
+import {
+  countOf,
+  countyHref,
+  evidenceParts,
+  httpHref,
+  nightShort,
+  recordsLabel,
+} from "../format.js";
 import type { Outcome, ReadStatus } from "../state.js";
 import {
   ExternalLink,
@@ -69,6 +76,23 @@ export const GovernmentTable: FC<{
   </Wide>
 );
 
+/**
+ * How many of a county's governments the directory lists, and how many of them post records on
+ * the pages listed (a government may have none listed yet), in words that agree with the counts.
+ */
+export function countyCountText(county: string, total: number, posting: number): string {
+  const where = `in ${county} County`;
+  if (total === 0) return `No governments ${where} are listed.`;
+  if (posting === total) {
+    return `${countOf(total, "government")} ${where} ${total === 1 ? "posts" : "post"} records on these pages. Follow a kind of records by opening it.`;
+  }
+  const listed = `${countOf(total, "government")} ${where} ${total === 1 ? "is" : "are"} listed`;
+  if (posting === 0) {
+    return `${listed}; ${total === 1 ? "it has no record page" : "none has a record page"} listed yet.`;
+  }
+  return `${listed}; ${posting} of them ${posting === 1 ? "posts" : "post"} records on these pages. Follow a kind of records by opening it.`;
+}
+
 /** A county: its governments and where each posts which records; its feeds and calendar. */
 export const CountyPage: FC<{
   county: string;
@@ -76,12 +100,13 @@ export const CountyPage: FC<{
   sources: ReadonlyMap<string, readonly SourceSummary[]>;
 }> = ({ county, governments, sources }) => {
   const q = `?county=${encodeURIComponent(county)}`;
+  const posting = governments.filter((g) => (sources.get(g.id)?.length ?? 0) > 0).length;
   return (
     <Layout title={`${county} County`} head={<FeedHead path="/new" query={q} />}>
       <h1>{county} County</h1>
       <p>
-        {governments.length} governments in {county} County post records on these pages. Follow a
-        kind of records by opening it. <a href={`/new${q}`}>New in {county} County</a> ·{" "}
+        <span class="county-count">{countyCountText(county, governments.length, posting)}</span>{" "}
+        <a href={`/new${q}`}>New in {county} County</a> ·{" "}
         <a href={`/meetings.ics${q}`}>Upcoming meetings (iCalendar)</a>
       </p>
       <FeedLinks
@@ -117,7 +142,8 @@ export const GovernmentsPage: FC<{
       <h1>Governments{scope ? <span class="muted">: {scope}</span> : null}</h1>
       <FilterForm action="/governments" filter={filter} counties={counties} />
       <p class="muted">
-        {governments.length} governments{scope ? ` (${scope})` : ""}.
+        {countOf(governments.length, "government")}
+        {scope ? ` (${scope})` : ""}.
       </p>
       {[...groups].map(([county, list]) => (
         <section class="county">

@@ -1,7 +1,7 @@
 import type { FC } from "hono/jsx";
 import type { CountySummary, DirectoryCounts } from "../../../store/read/directory.js";
 import { Layout } from "../../layout.js";
-import { countyHref } from "../format.js";
+import { countOf, countyHref, nightShort } from "../format.js";
 import { CountsTable, NewList, type NewPageData, NightNotes } from "./new.js";
 import { FeedHead } from "./parts.js";
 
@@ -32,21 +32,25 @@ export const HomePage: FC<{
     </p>
     <SearchBox />
     <p class="counts">
-      <strong>{counts.governments}</strong> governments, <strong>{counts.sources}</strong> record
-      pages, <strong>{counts.records}</strong> records noted so far.
+      <strong>{counts.governments}</strong>{" "}
+      {counts.governments === 1 ? "government" : "governments"}, <strong>{counts.sources}</strong>{" "}
+      {counts.sources === 1 ? "record page" : "record pages"}, <strong>{counts.records}</strong>{" "}
+      {counts.records === 1 ? "record" : "records"} noted so far.
     </p>
     <h2>New across Ohio {latest.window.label}</h2>
     <p class="muted">
       {latest.counts.total === 0
         ? `Nothing was first seen ${latest.window.label}.`
-        : `${latest.counts.total} record(s) first seen ${latest.window.label}${
+        : `${countOf(latest.counts.total, "record")} first seen ${latest.window.label}${
             latest.counts.total > shown ? ` (the newest ${shown} shown)` : ""
           }.`}{" "}
       {latest.earlier ? (
         <>
           The latest earlier night with new records is{" "}
-          <a href={`/new?night=${latest.earlier.night}`}>that of {latest.earlier.night}</a> (
-          {latest.earlier.count}).{" "}
+          <a href={`/new?night=${latest.earlier.night}`}>
+            the night of {nightShort(latest.earlier.night)}
+          </a>{" "}
+          ({latest.earlier.count}).{" "}
         </>
       ) : null}
       <a href="/new">All that is new on record</a> · <a href="/new?window=7d">last 7 days</a>

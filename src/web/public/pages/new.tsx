@@ -3,7 +3,7 @@ import type { NewCounts, NewRecord } from "../../../store/read/new-records.js";
 import { NEW_CAP } from "../../../store/read/new-records.js";
 import { Layout, Wide } from "../../layout.js";
 import { type Filter, filterQuery } from "../filters.js";
-import { dateEt, nightShort, recordsLabel } from "../format.js";
+import { countOf, dateEt, nightShort, recordsLabel } from "../format.js";
 import type { NewWindow, NightState } from "../windows.js";
 import { FeedHead, FeedLinks, FilterForm, RecordTitle } from "./parts.js";
 
@@ -203,7 +203,7 @@ export const NewPage: FC<{
       <p class="window">
         {data.counts.total === 0
           ? `Nothing was first seen ${data.window.label}${scope ? ` (${scope})` : ""}.`
-          : `${data.counts.total} record(s) first seen ${data.window.label}${scope ? ` (${scope})` : ""}, newest first.`}
+          : `${countOf(data.counts.total, "record")} first seen ${data.window.label}${scope ? ` (${scope})` : ""}, newest first.`}
         {data.earlier ? (
           <>
             {" "}
@@ -216,7 +216,13 @@ export const NewPage: FC<{
         ) : null}
       </p>
       <NightNotes nights={data.nights} />
-      <FilterForm action="/new" filter={filter} counties={counties} records />
+      <FilterForm
+        action="/new"
+        filter={filter}
+        counties={counties}
+        records
+        keep={{ government: filter.government, source: filter.source, ...data.window.query }}
+      />
       <FeedLinks path="/new" query={q} what="Follow this list" api={`/api/new${q}`} />
       <CountsTable counts={data.counts} filter={filter} window={data.window} />
       {data.capped ? (

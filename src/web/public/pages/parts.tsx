@@ -45,14 +45,22 @@ export const WhenText: FC<{ iso: string }> = ({ iso }) => <time datetime={iso}>{
 
 export const KindLabel = (kind: string): string => KIND_LABELS[kind] ?? kind;
 
-/** One GET form; empty fields mean "any", so no client script is needed. */
+/**
+ * One GET form; empty fields mean "any", so no client script is needed. `keep`: the page's other
+ * parameters the form does not show (a window or night, a government or source), sent again as
+ * hidden fields so filtering keeps them; an empty one is left out, never sent empty.
+ */
 export const FilterForm: FC<{
   action: string;
   filter: Filter;
   counties: readonly string[];
   records?: boolean;
-}> = ({ action, filter, counties, records }) => (
+  keep?: Readonly<Record<string, string | undefined>>;
+}> = ({ action, filter, counties, records, keep = {} }) => (
   <form class="filter" method="get" action={action}>
+    {Object.entries(keep).map(([name, value]) =>
+      value ? <input type="hidden" name={name} value={value} /> : null,
+    )}
     <label>
       County
       <select name="county">

@@ -1,7 +1,7 @@
 import type { FC } from "hono/jsx";
 import type { SearchResult } from "../../../store/read/search.js";
 import { Layout, Wide } from "../../layout.js";
-import { countyHref, recordsLabel } from "../format.js";
+import { countOf, countyHref, recordsLabel } from "../format.js";
 import { SearchBox } from "./home.js";
 import { NewList } from "./new.js";
 import { FeedHead, FeedLinks, KindLabel } from "./parts.js";
@@ -76,7 +76,7 @@ export const SearchPage: FC<{
           <p id="record-total">
             {result.recordTotal === 0
               ? "No record titles match."
-              : `${result.recordTotal} record(s) match, best first; page ${page} of ${pages}.`}
+              : `${countOf(result.recordTotal, "record")} ${result.recordTotal === 1 ? "matches" : "match"}, best first; page ${page} of ${pages}.`}
           </p>
           <Wide>
             <NewList items={result.records} />

@@ -181,6 +181,52 @@ const NightTable: FC<{ nights: readonly StripNight[] }> = ({ nights }) => (
   </Wide>
 );
 
+/**
+ * What becomes of the page after the latest night's no (P23) or a night the checker was offline,
+ * said as it is for this page: only a page still read and in the catalog is in the next night's
+ * check. A page marked not read by a person is only looked at again (P25); one whose site's owner
+ * asked not to be read is sent no request at all; a retired one is no longer checked.
+ */
+const NextCheck: FC<{ status: ReadStatus; retired: boolean; after: "no" | "offline" }> = ({
+  status,
+  retired,
+  after,
+}) => {
+  if (retired) {
+    return (
+      <p class="small next-check" data-next="retired">
+        It has left the directory's catalog, so the checker asks it nothing more.
+      </p>
+    );
+  }
+  if (status.reading) {
+    return (
+      <p class="small next-check" data-next="read">
+        {after === "no"
+          ? "The page stays in the next night's check, asked the same way and at the same pace."
+          : "The page is checked again the next night, first in its lane."}
+      </p>
+    );
+  }
+  if (status.siteOwner !== undefined) {
+    return (
+      <p class="small next-check" data-next="site-owner">
+        The owner of its site asked that the site not be read, so the checker asks it nothing more
+        {after === "no" ? ", not even whether this no still stands" : ""}.
+      </p>
+    );
+  }
+  return (
+    <p class="small next-check" data-next="not-read">
+      A person marked this page not read, so it is not in the nightly check and no records are taken
+      from it. The checker only opens it to see{" "}
+      {after === "no" ? "whether the no still stands" : "whether the site answers again"}: on up to
+      three nights soon after it was marked, then once a week, and only when robots.txt allows. If
+      the site answers again, a person decides whether to read the page again.
+    </p>
+  );
+};
+
 export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
   const s = d.source;
   const govName = d.government?.name ?? s.governmentId;
@@ -246,16 +292,14 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
           </strong>{" "}
           That was the checker's own problem, not this site's: nothing was asked of it or judged
           about it that night. <OutcomeText o={last} />
-          <p class="small">The page is checked again the next night, first in its lane.</p>
+          <NextCheck status={d.status} retired={s.retiredAt !== null} after="offline" />
         </section>
       ) : null}
       {last && lastTone === "no" ? (
         <section class="last-no notice">
           <strong>The night of {nightShort(last.night)}, the site said no.</strong>{" "}
           <OutcomeText o={last} />
-          <p class="small">
-            The page stays in the next night's check, asked the same way and at the same pace.
-          </p>
+          <NextCheck status={d.status} retired={s.retiredAt !== null} after="no" />
         </section>
       ) : null}
       <section class="nights-block" aria-labelledby="last-nights">
