@@ -23,6 +23,7 @@ body{font:16px/1.5 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;color:#1
 a{color:#0645ad}a:visited{color:#5a3696}
 :focus-visible{outline:3px solid #d4a72c;outline-offset:2px}
 .skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:.5rem;background:#fff;padding:.25rem .5rem;z-index:2}
+.visually-hidden{position:absolute;width:1px;height:1px;margin:-1px;padding:0;border:0;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 header.site{background:#12355b;color:#fff}
 header.site .in,main,footer .in{max-width:60rem;margin:0 auto;padding:0 1rem}
 main.wide{max-width:80rem}
@@ -34,7 +35,7 @@ header.site form{display:flex;gap:.25rem;flex:1 1 14rem;max-width:24rem}
 header.site input[type=search]{flex:1;min-width:0;padding:.25rem .4rem}
 main{padding-top:1rem;padding-bottom:2rem}
 h1{font-size:1.6rem;margin:.5rem 0 1rem}h2{font-size:1.2rem;margin-top:1.75rem}
-.table-wrap{overflow-x:auto;max-width:100%}
+.table-wrap{overflow-x:auto;max-width:100%;position:relative}
 table{border-collapse:collapse;width:100%;margin:.5rem 0;overflow-wrap:break-word}
 th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #d8dee4;vertical-align:top}
 th{background:#f6f8fa;font-weight:600}

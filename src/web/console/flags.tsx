@@ -2,13 +2,12 @@ import type { Hono } from "hono";
 import type { FC } from "hono/jsx";
 import { clearFlag, type FlagRow, listFlags } from "../../store/admin.js";
 import type { Db } from "../../store/db.js";
-import { Wide } from "../layout.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
-import { ConsoleLayout, CsrfField, Message, nyTime } from "./layout.js";
+import { ConsoleLayout, CsrfField, Message, nyTime, Wide } from "./layout.js";
 import { CONSOLE_BY } from "./sources.js";
 
 const FlagTable: FC<{ flags: FlagRow[]; csrf?: string }> = ({ flags, csrf }) => (
-  <Wide>
+  <Wide label={csrf ? "Open flags" : "Cleared flags"}>
     <table>
       <tr>
         <th>kind</th>
@@ -16,7 +15,7 @@ const FlagTable: FC<{ flags: FlagRow[]; csrf?: string }> = ({ flags, csrf }) => 
         <th>night</th>
         <th>detail</th>
         <th>raised</th>
-        <th>{csrf ? "" : "cleared"}</th>
+        <th>{csrf ? <span class="visually-hidden">clear</span> : "cleared"}</th>
       </tr>
       {flags.map((f) => (
         <tr>

@@ -39,6 +39,20 @@ export const ConsoleLayout: FC<{ title: string; csrf?: string; children?: Child 
   </Layout>
 );
 
+/**
+ * A console table that scrolls sideways inside its own box on a narrow screen (the site's
+ * `.table-wrap`): a region named for its table, in the Tab order, so a keyboard reaches the
+ * box and scrolls it with the arrow keys even when the table has nothing else to focus (a
+ * source's marks, a request-log search). The site's :focus-visible outline shows it focused;
+ * the box holds (position: relative) any `.visually-hidden` header text, so that text never
+ * widens the page.
+ */
+export const Wide: FC<{ label: string; children?: Child }> = ({ label, children }) => (
+  <section class="table-wrap" aria-label={label} tabindex={0}>
+    {children}
+  </section>
+);
+
 /** The hidden field every form of ours carries (the synchronizer token). */
 export const CsrfField: FC<{ token: string }> = ({ token }) => (
   <input type="hidden" name={CSRF_FIELD} value={token} />

@@ -10,9 +10,8 @@ import {
 } from "../../store/request-log.js";
 import { toJson } from "../../store/request-log-view.js";
 import { parseTimeArg, TIME_ARG_HELP } from "../../store/time-args.js";
-import { Wide } from "../layout.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
-import { ConsoleLayout, Message, nyTime } from "./layout.js";
+import { ConsoleLayout, Message, nyTime, Wide } from "./layout.js";
 
 /** Rows shown on the page; the JSON download goes further (P27: find it in seconds). */
 export const PAGE_CAP = 500;
@@ -109,7 +108,7 @@ export function logRoutes(app: Hono<ConsoleEnv>, db: Db): void {
                 : `${shown.length} attempt(s) match.`}{" "}
               <a href={`${BASE}/log.json?${qs}`}>Download this search as JSON</a>
             </p>
-            <Wide>
+            <Wide label="Attempts found">
               <table>
                 <tr>
                   <th>start (New York)</th>

@@ -10,9 +10,8 @@ import {
   nightReport,
   type SourceOutcome,
 } from "../../store/read/night-report.js";
-import { Wide } from "../layout.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
-import { ConsoleLayout, nyTime } from "./layout.js";
+import { ConsoleLayout, nyTime, Wide } from "./layout.js";
 import { NightChart } from "./night-chart.js";
 
 const isNo = (o: string) => NO_OUTCOMES.has(o as never);
@@ -68,7 +67,7 @@ export const ReportView: FC<{ r: NightReport; names: ReadonlyMap<string, SourceN
     </p>
     <NightChart input={r} />
     <h2>Outcomes by kind</h2>
-    <Wide>
+    <Wide label="Outcomes by kind">
       <table>
         <tr>
           <th>outcome</th>
@@ -88,7 +87,7 @@ export const ReportView: FC<{ r: NightReport; names: ReadonlyMap<string, SourceN
     {r.nosBySite.length > 0 && (
       <p>By site: {r.nosBySite.map((s) => `${s.site} ${s.count}`).join(", ")}</p>
     )}
-    <Wide>
+    <Wide label="Nos">
       <table>
         <tr>
           <th>source</th>
@@ -123,7 +122,7 @@ export const ReportView: FC<{ r: NightReport; names: ReadonlyMap<string, SourceN
       ))}
     </ul>
     <h2>Requests by site</h2>
-    <Wide>
+    <Wide label="Requests by site">
       <table>
         <tr>
           <th>site</th>
@@ -168,7 +167,7 @@ export function nightRoutes(app: Hono<ConsoleEnv>, db: Db): void {
     const nights = await listNights(db);
     return c.html(
       <ConsoleLayout title="Nights" csrf={c.get("session").csrfToken}>
-        <Wide>
+        <Wide label="Nights">
           <table>
             <tr>
               <th>night</th>

@@ -17,9 +17,8 @@ import {
   siteRules,
   siteState,
 } from "../../store/site-rules.js";
-import { Wide } from "../layout.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
-import { ConsoleLayout, CsrfField, Message, nyTime } from "./layout.js";
+import { ConsoleLayout, CsrfField, Message, nyTime, Wide } from "./layout.js";
 import { CONSOLE_BY } from "./sources.js";
 
 const KINDS: readonly SiteRuleKind[] = ["gap", "leave-alone", "not-read"];
@@ -195,7 +194,7 @@ export function siteRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number, rea
               {own.length === 0 ? (
                 <p class="small">No owner's request in force.</p>
               ) : (
-                <Wide>
+                <Wide label={`Requests in force for ${site}`}>
                   <table>
                     <tr>
                       <th>kind</th>
@@ -203,7 +202,9 @@ export function siteRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number, rea
                       <th>reason</th>
                       <th>since</th>
                       <th>by</th>
-                      <th />
+                      <th>
+                        <span class="visually-hidden">clear</span>
+                      </th>
                     </tr>
                     {own.map((r) => (
                       <tr data-kind={r.kind}>

@@ -4,9 +4,8 @@ import { nightOf } from "../../policy/night-date.js";
 import { markSource, type StatusRow, statusRows } from "../../store/admin.js";
 import type { Db } from "../../store/db.js";
 import { marksOf, sourceNames } from "../../store/read/console.js";
-import { Wide } from "../layout.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
-import { ConsoleLayout, CsrfField, Message, nyTime } from "./layout.js";
+import { ConsoleLayout, CsrfField, Message, nyTime, Wide } from "./layout.js";
 
 /** Who a console mark is recorded as (P24: a person decided, through the console). */
 export const CONSOLE_BY = "operator";
@@ -55,7 +54,7 @@ export function sourceRoutes(
           <button type="submit">Filter</button>
         </form>
         <p class="note">{rows.length} source(s).</p>
-        <Wide>
+        <Wide label="Sources">
           <table>
             <tr>
               <th>source</th>
@@ -140,7 +139,7 @@ export function sourceRoutes(
             </form>
           )}
           <h2>Marks</h2>
-          <Wide>
+          <Wide label="Marks">
             <table>
               <tr>
                 <th>at</th>
