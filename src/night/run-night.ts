@@ -49,6 +49,12 @@ export interface NightDeps {
 export interface NightOptions {
   night: string;
   deadlineMs: number;
+  /**
+   * P13: when the night's time began, if before this call (the command's start, before its
+   * catalog import): a new night's deadline is `deadlineMs` after it, the deadline the command
+   * announced. Else now.
+   */
+  startedAt?: number;
   concurrency: number;
   /**
    * P20, P23: a page that always answers, asked once before the night (a request like any
@@ -122,7 +128,8 @@ export async function runNight(
 ): Promise<NightSummary> {
   const { store, clock } = deps;
   const sources = "list" in catalog ? catalog : inMemory(catalog.sources);
-  const state = await store.openNight(opts.night, clock.now(), clock.now() + opts.deadlineMs);
+  const began = Math.min(opts.startedAt ?? clock.now(), clock.now());
+  const state = await store.openNight(opts.night, began, began + opts.deadlineMs);
   const siteOfSource = (s: PlanSource) => deps.siteOf(s.url);
   await store.syncSources(
     sources.list.map((s) => ({

@@ -246,6 +246,35 @@ describe("an unfinished night", () => {
   });
 });
 
+describe("a night's deadline", () => {
+  it("P13: the deadline the start line announces is the one the night keeps (counted from the command's start, before its catalog import)", async () => {
+    const d = tmp();
+    const data = join(d, "data");
+    // Enough sources that importing them takes a while: the two used to differ by that time.
+    const ids = Array.from({ length: 300 }, (_v, i) => `s-${i}`);
+    const cat = catalogFile(d, "c.yaml", ids);
+    const r = await nor("night", "--catalog", cat, "--data", data, "--deadline", "1s");
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stderr
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as { msg?: string; deadlineAt?: string; night?: string });
+    const start = lines.find((l) => l.msg === "night start");
+    expect(start?.deadlineAt).toBeDefined();
+    const store = await openStore({ kind: "sqlite", dir: data }, { create: false });
+    try {
+      const row = await store.db
+        .selectFrom("nights")
+        .select(["deadline_at"])
+        .where("night", "=", start?.night ?? "")
+        .executeTakeFirst();
+      expect(row?.deadline_at).toBe(start?.deadlineAt);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe("a night that is over", () => {
   it("P13: a plain `nor night` after tonight's night finished and its deadline passed asks nothing and rewrites nothing", async () => {
     const d = tmp();

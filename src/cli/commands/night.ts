@@ -317,6 +317,8 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     const summary = await runNightWithStore(store, sources, {
       night,
       deadlineMs,
+      // The deadline announced above counts from the command's start: so does the one kept.
+      startedAt: runStart,
       concurrency,
       dataDir,
       clock,
