@@ -27,7 +27,7 @@ export interface NightRunOptions extends NetOptions {
   night: string;
   deadlineMs: number;
   /** P13: the command's start, from which a new night's deadline counts (NightOptions). */
-  startedAt?: number;
+  deadlineFrom?: number;
   concurrency: number;
   /** P20, P23: a page that always answers, asked before the night (`nor night --canary`). */
   canary?: string;
@@ -130,7 +130,7 @@ export async function runNightWithStore(
       {
         night: opts.night,
         deadlineMs: opts.deadlineMs,
-        ...(opts.startedAt !== undefined ? { startedAt: opts.startedAt } : {}),
+        ...(opts.deadlineFrom !== undefined ? { deadlineFrom: opts.deadlineFrom } : {}),
         concurrency: opts.concurrency,
         ...(opts.canary !== undefined ? { canary: opts.canary } : {}),
       },

@@ -50,11 +50,11 @@ export interface NightOptions {
   night: string;
   deadlineMs: number;
   /**
-   * P13: when the night's time began, if before this call (the command's start, before its
-   * catalog import): a new night's deadline is `deadlineMs` after it, the deadline the command
-   * announced. Else now.
+   * P13: when a new night's time limit began, if before this call (the command's start, before
+   * its catalog import): its deadline is `deadlineMs` after it, the one the command announced.
+   * Else now. (The night itself starts now, after the import: the catalog it reads.)
    */
-  startedAt?: number;
+  deadlineFrom?: number;
   concurrency: number;
   /**
    * P20, P23: a page that always answers, asked once before the night (a request like any
@@ -128,8 +128,9 @@ export async function runNight(
 ): Promise<NightSummary> {
   const { store, clock } = deps;
   const sources = "list" in catalog ? catalog : inMemory(catalog.sources);
-  const began = Math.min(opts.startedAt ?? clock.now(), clock.now());
-  const state = await store.openNight(opts.night, began, began + opts.deadlineMs);
+  const openedAt = clock.now();
+  const from = Math.min(opts.deadlineFrom ?? openedAt, openedAt);
+  const state = await store.openNight(opts.night, openedAt, from + opts.deadlineMs);
   const siteOfSource = (s: PlanSource) => deps.siteOf(s.url);
   await store.syncSources(
     sources.list.map((s) => ({

@@ -318,7 +318,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       night,
       deadlineMs,
       // The deadline announced above counts from the command's start: so does the one kept.
-      startedAt: runStart,
+      deadlineFrom: runStart,
       concurrency,
       dataDir,
       clock,
