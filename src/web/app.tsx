@@ -4,8 +4,9 @@ import type { Db } from "../store/db.js";
 import { consoleRoutes } from "./console/routes.js";
 import { Layout } from "./layout.js";
 import { bodyCap, caching, securityHeaders, staticRoutes } from "./manners.js";
+import { reads } from "./public/filters.js";
 import { MessagePage } from "./public/pages/errors.js";
-import { type Answer, type AnswerJob, publicRoutes } from "./public/routes.js";
+import { ALLOW, type Answer, type AnswerJob, getOnly, publicRoutes } from "./public/routes.js";
 import { SiteOwnersPage } from "./site-owners.js";
 
 export interface ConsoleSettings {
@@ -57,7 +58,20 @@ export function createApp(opts: WebOptions): Hono {
   app.use("*", bodyCap());
   for (const m of caching()) app.use("*", m);
   staticRoutes(app, origin, opts.db !== undefined);
-  app.get("/site-owners", (c) => c.html(<SiteOwnersPage userAgent={userAgent} />));
+  app.get(
+    "/site-owners",
+    reads([], (c, message) =>
+      c.html(
+        <MessagePage
+          title="That request is not understood"
+          message={message}
+          back={{ href: "/site-owners", text: "Start again" }}
+        />,
+        400,
+      ),
+    ),
+    (c) => c.html(<SiteOwnersPage userAgent={userAgent} />),
+  );
   if (opts.db) {
     const build = opts.reads?.build;
     app.route(
@@ -85,16 +99,32 @@ export function createApp(opts: WebOptions): Hono {
   } else {
     app.get("/", (c) => c.redirect("/site-owners"));
   }
-  app.notFound((c) =>
-    c.html(
+  // Any method but GET and HEAD on an address that answers GET: 405 with what it allows (the
+  // console, which answers its own methods, is left to itself).
+  const isConsole = (path: string) => path === "/console" || path.startsWith("/console/");
+  const servesGet = getOnly(app, isConsole);
+  app.notFound((c) => {
+    const m = c.req.method;
+    if (m !== "GET" && m !== "HEAD" && !isConsole(c.req.path) && servesGet(c.req.path)) {
+      c.header("Allow", ALLOW);
+      return c.html(
+        <MessagePage
+          title="Not allowed here"
+          message={`${c.req.path} answers ${ALLOW} only, not ${m}.`}
+          back={{ href: "/governments", text: "All governments" }}
+        />,
+        405,
+      );
+    }
+    return c.html(
       <MessagePage
         title="Not found"
         message={`Nothing is at ${c.req.path}.`}
         back={{ href: "/governments", text: "All governments" }}
       />,
       404,
-    ),
-  );
+    );
+  });
   return app;
 }
 

@@ -3,19 +3,23 @@
  * streamed page by page in key order (keyset paging), so 100,000 records never sit in memory.
  * CSV cells that a spreadsheet would run as a formula (= + - @ at the start) are prefixed with
  * an apostrophe (OWASP "CSV injection"): a title from a crawled page is never a formula.
+ *
+ * Each file's ETag is made before a row is read, from what its bytes are made of
+ * (src/store/read/versions.ts): the catalog's latest change for every file, and for the records
+ * also the nights as they ran and the records of the nights still under way. It changes whenever
+ * the bytes could, and a client's If-None-Match that still names it is a 304 without reading the
+ * file at all.
  */
+import { createHash } from "node:crypto";
 import type { Context, Hono } from "hono";
 import type { Db } from "../../store/db.js";
-import {
-  allSources,
-  type DirectoryFilter,
-  listGovernments,
-  recordsAfter,
-} from "../../store/read/directory.js";
-import { latestNight } from "../../store/read/new-records.js";
+import { allSources, listGovernments, recordsAfter } from "../../store/read/directory.js";
+import { catalogVersion, recordsVersion } from "../../store/read/versions.js";
 import { Layout } from "../layout.js";
 import { governmentJson, httpUrl, sourceJson } from "./api.js";
-import { parseFilter } from "./filters.js";
+import { ALL_FILTERS, type Filter, filterQuery, reads } from "./filters.js";
+import { MessagePage } from "./pages/errors.js";
+import type { Checked } from "./routes.js";
 
 const PAGE_ROWS = 2_000;
 
@@ -42,17 +46,60 @@ const RECORD_HEADER = [
   "first_seen_at",
 ];
 
-export function downloadRoutes(app: Hono, db: Db): void {
-  /** Changes when a night ran or the catalog changed: lets a client skip an unchanged file. */
-  const version = async (what: string) => {
-    const n = await latestNight(db);
-    const g = await listGovernments(db, {});
-    return `W/"${what}-${n?.night ?? "none"}-${n?.finishedAt ?? n?.startedAt ?? ""}-${g.length}"`;
-  };
+/**
+ * The files' layout: raised whenever the code changes what a file holds for the same rows (a
+ * column, a field, how a text is shown), so a client's copy from before is not taken as current.
+ */
+const LAYOUT = 1;
+
+/** A weak ETag of a file's name and what its bytes are made of (hashed: any text, any length). */
+export function downloadTag(file: string, parts: readonly (string | number)[]): string {
+  const h = createHash("sha256")
+    .update(JSON.stringify([LAYOUT, file, ...parts]))
+    .digest("base64url")
+    .slice(0, 27);
+  return `W/"${file}-${h}"`;
+}
+
+/** Whether If-None-Match names `tag` (weak comparison, RFC 9110 §13.1.2), or is `*`. */
+function matches(ifNoneMatch: string | undefined, tag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  if (ifNoneMatch.trim() === "*") return true;
+  const bare = tag.replace(/^W\//, "");
+  return (ifNoneMatch.match(/"[^"]*"/g) ?? []).some((t) => t === bare);
+}
+
+export interface DownloadDeps {
+  /** The routes' own filter check (src/web/public/routes.tsx): the same 400s as /new. */
+  filterOf: (c: Context) => Promise<Checked<Filter>>;
+}
+
+export function downloadRoutes(app: Hono, db: Db, deps: DownloadDeps): void {
   const attach = (c: Context, name: string) =>
     c.header("Content-Disposition", `attachment; filename="${name}"`);
+  const asText = (c: Context, message: string) => c.text(message, 400);
+  /**
+   * The file's ETag on the answer; a 304 when the client already holds it (nothing more is read),
+   * else undefined: the route goes on and writes the file.
+   */
+  const unchanged = (c: Context, tag: string): Response | undefined => {
+    c.header("ETag", tag);
+    if (!matches(c.req.header("If-None-Match"), tag)) return undefined;
+    return c.body(null, 304);
+  };
+  const catalogTag = async (file: string) => downloadTag(file, [await catalogVersion(db)]);
 
-  app.get("/downloads", (c) =>
+  const asPage = (c: Context, message: string) =>
+    c.html(
+      <MessagePage
+        title="That request is not understood"
+        message={message}
+        back={{ href: "/downloads", text: "Start again" }}
+      />,
+      400,
+    );
+
+  app.get("/downloads", reads([], asPage), (c) =>
     c.html(
       <Layout title="Downloads and API">
         <h1>Downloads and API</h1>
@@ -79,10 +126,11 @@ export function downloadRoutes(app: Hono, db: Db): void {
     ),
   );
 
-  app.get("/downloads/governments.csv", async (c) => {
+  app.get("/downloads/governments.csv", reads([], asText), async (c) => {
+    const kept = unchanged(c, await catalogTag("governments.csv"));
+    if (kept) return kept;
     const rows = await listGovernments(db, {});
     attach(c, "governments.csv");
-    c.header("ETag", await version("governments"));
     const body =
       csvLine(["id", "name", "kind", "county", "website", "sources"]) +
       rows
@@ -90,15 +138,17 @@ export function downloadRoutes(app: Hono, db: Db): void {
         .join("");
     return c.body(body, 200, { "content-type": "text/csv; charset=utf-8; header=present" });
   });
-  app.get("/downloads/governments.json", async (c) => {
+  app.get("/downloads/governments.json", reads([], asText), async (c) => {
+    const kept = unchanged(c, await catalogTag("governments.json"));
+    if (kept) return kept;
     attach(c, "governments.json");
-    c.header("ETag", await version("governments-json"));
     return c.json({ governments: (await listGovernments(db, {})).map(governmentJson) });
   });
-  app.get("/downloads/sources.csv", async (c) => {
+  app.get("/downloads/sources.csv", reads([], asText), async (c) => {
+    const kept = unchanged(c, await catalogTag("sources.csv"));
+    if (kept) return kept;
     const rows = await allSources(db);
     attach(c, "sources.csv");
-    c.header("ETag", await version("sources"));
     const body =
       csvLine(["id", "government_id", "name", "records", "url", "access", "platform"]) +
       rows
@@ -108,33 +158,25 @@ export function downloadRoutes(app: Hono, db: Db): void {
         .join("");
     return c.body(body, 200, { "content-type": "text/csv; charset=utf-8; header=present" });
   });
-  app.get("/downloads/sources.json", async (c) => {
+  app.get("/downloads/sources.json", reads([], asText), async (c) => {
+    const kept = unchanged(c, await catalogTag("sources.json"));
+    if (kept) return kept;
     attach(c, "sources.json");
-    c.header("ETag", await version("sources-json"));
     return c.json({ sources: (await allSources(db)).map(sourceJson) });
   });
 
   for (const format of ["csv", "json"] as const) {
-    app.get(`/downloads/records.${format}`, async (c) => {
-      const known = (await listGovernments(db, {})).map((g) => g.county ?? "").filter(Boolean);
-      const extra = [...new URL(c.req.url).searchParams.keys()].filter(
-        (k) => !["county", "kind", "records", "government", "source"].includes(k),
-      );
-      if (extra.length) return c.text(`Unknown query parameter "${extra[0]}".`, 400);
-      const r = parseFilter(
-        {
-          county: c.req.query("county"),
-          kind: c.req.query("kind"),
-          records: c.req.query("records"),
-          government: c.req.query("government"),
-          source: c.req.query("source"),
-        },
-        [...new Set(known)],
-      );
+    app.get(`/downloads/records.${format}`, reads(ALL_FILTERS, asText), async (c) => {
+      const r = await deps.filterOf(c);
       if (!r.ok) return c.text(r.message, 400);
-      const f: DirectoryFilter = r.filter;
+      const f = r.value;
+      const [catalog, records] = await Promise.all([catalogVersion(db), recordsVersion(db)]);
+      const kept = unchanged(
+        c,
+        downloadTag(`records.${format}`, [filterQuery(f), catalog, JSON.stringify(records)]),
+      );
+      if (kept) return kept;
       attach(c, `records.${format}`);
-      c.header("ETag", await version(`records-${format}-${new URL(c.req.url).search}`));
       const enc = new TextEncoder();
       let after: { sourceId: string; recordId: string } | undefined;
       let first = true;

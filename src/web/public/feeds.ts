@@ -135,5 +135,7 @@ export function renderFeed(format: FeedFormat, c: FeedSpec): string {
       tags: [r.sourceRecords],
     })),
   });
-  return JSON.stringify(json);
+  // JSON Feed 1.1 requires `items`; the writer leaves an empty array out, so it is put back.
+  const feed = json as Record<string, unknown>;
+  return JSON.stringify({ ...feed, items: feed.items ?? [] });
 }

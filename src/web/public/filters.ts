@@ -1,8 +1,11 @@
 /**
  * The query filters of the directory (`?county=&kind=&records=`), checked against what the
  * directory knows. A bad value is an expected outcome — a 400 page that says what was wrong
- * and what is accepted — never a crash or a silently empty list.
+ * and what is accepted — never a crash or a silently empty list. And the one check of every
+ * public route's query string (`reads`): a parameter the route does not read, or one given
+ * twice, is refused the same way.
  */
+import type { Context, MiddlewareHandler } from "hono";
 import { governmentKind, recordKind } from "../../sources/catalog/schema.js";
 import type { GovernmentKind } from "../../sources/catalog/types.js";
 import type { RecordKind } from "../../sources/record.js";
@@ -106,4 +109,42 @@ export function describeFilter(f: Filter): string {
   if (f.government) parts.push(`government ${f.government}`);
   if (f.source) parts.push(`source ${f.source}`);
   return parts.join(", ");
+}
+
+/**
+ * The one check of a public address's query string, for every route of the directory (pages,
+ * feeds, calendar, downloads, API): each parameter is one the route reads, and is given at most
+ * once (every one of them holds a single value). Anything else is refused with a message that
+ * names the parameter, never silently ignored or cut to its first value.
+ */
+export function queryProblem(
+  params: URLSearchParams,
+  reads: readonly string[],
+): string | undefined {
+  const names = [...params.keys()];
+  const unknown = [...new Set(names.filter((k) => !reads.includes(k)))];
+  if (unknown.length > 0) {
+    return `Unknown query parameter${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${k}"`).join(", ")}; this address reads ${reads.length ? reads.join(", ") : "none"}.`;
+  }
+  const repeated = [...new Set(names.filter((k, i) => names.indexOf(k) !== i))];
+  if (repeated.length > 0) {
+    return `The query parameter${repeated.length > 1 ? "s" : ""} ${repeated.map((k) => `"${k}"`).join(", ")} ${repeated.length > 1 ? "are" : "is"} given more than once; give ${repeated.length > 1 ? "each" : "it"} once.`;
+  }
+  return undefined;
+}
+
+/**
+ * A route's guard: the parameters it reads (`queryProblem`); a request with any other, or with
+ * one repeated, is answered by `refuse` (a page, JSON or text, as the route speaks) before the
+ * route runs.
+ */
+export function reads(
+  params: readonly string[],
+  refuse: (c: Context, message: string) => Response | Promise<Response>,
+): MiddlewareHandler {
+  return async (c, next) => {
+    const problem = queryProblem(new URL(c.req.url).searchParams, params);
+    if (problem !== undefined) return refuse(c, problem);
+    return next();
+  };
 }

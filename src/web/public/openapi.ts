@@ -232,7 +232,8 @@ function op(
       responses: {
         "200": { description: "OK", content: json(answer) },
         "400": {
-          description: "A query parameter is unknown or has a bad value",
+          description:
+            "A query parameter is unknown, given more than once, or has a bad value (the message names it)",
           content: json("error"),
         },
         ...(notFound ? { "404": { description: notFound, content: json("error") } } : {}),

@@ -2,7 +2,9 @@
  * The public directory: pages, feeds, calendar, downloads and the JSON API, all read-only over
  * the store (src/store/read). P6: record links are shown, never fetched. P23: a night's no
  * shows on the source's page. P26: a page that is not read stays listed with its link and the
- * reason. A query parameter the route does not know is refused (400), never silently ignored.
+ * reason. Every route names the query parameters it reads (`reads`, src/web/public/filters.ts):
+ * any other, or one given twice, is refused (400) before the route runs, never silently ignored.
+ * Any method but GET and HEAD on an address that answers GET is 405 (`getOnly`, app.tsx).
  */
 import type { Context } from "hono";
 import { Hono } from "hono";
@@ -45,6 +47,7 @@ import {
   type FilterKeys,
   filterQuery,
   parseFilter,
+  reads,
 } from "./filters.js";
 import { ICAL_CONTENT_TYPE, renderIcal } from "./ical.js";
 import { loadGovernment, loadSource } from "./load.js";
@@ -61,6 +64,11 @@ import { type NewWindow, nightStates, parseWindow } from "./windows.js";
 const HOME_NEWEST = 10;
 const GOV_FILTERS: FilterKeys = ["county", "kind"];
 const ALL: FilterKeys = ["county", "kind", "records", "government", "source"];
+/** What each kind of list reads: the filters, and its window or its search. */
+const NEW_PARAMS = [...ALL, "window", "night"];
+const SEARCH_PARAMS = ["q", "page", ...ALL];
+/** A search feed is the best 100 matches, newest first: it has no pages (`page` is a 400). */
+const SEARCH_FEED_PARAMS = ["q", ...ALL];
 /** Records per page of search results; governments and sources shown with them. */
 export const SEARCH_PER_PAGE = 20;
 const SEARCH_OTHERS = 20;
@@ -106,27 +114,48 @@ export interface Answer {
   body: string;
 }
 
-type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
+export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/** The methods every address of the directory answers (405's `Allow`). */
+export const ALLOW = "GET, HEAD";
+
+/**
+ * Whether an address is one that `app` answers for GET (its routes with a fixed or `:param`
+ * path; a catch-all `*` is not an address): a request with another method there is a 405, not a
+ * 404. Made once, at the first question, from the routes the app holds by then.
+ */
+export function getOnly(app: Hono, skip: (path: string) => boolean = () => false) {
+  let patterns: RegExp[] | undefined;
+  return (path: string): boolean => {
+    patterns ??= app.routes
+      .filter((r) => r.method === "GET" && !r.path.includes("*") && !skip(r.path))
+      .map((r) => {
+        // As the app's router reads a path: `:name` is one segment, the rest is literal
+        // (strict: "/new/" is not "/new").
+        const parts = r.path
+          .split("/")
+          .map((p) => (p.startsWith(":") ? "[^/]+" : p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
+        return new RegExp(`^${parts.join("/")}$`);
+      });
+    return patterns.some((p) => p.test(path));
+  };
+}
 
 export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   const app = new Hono();
 
-  /** Refuses query parameters this route does not read. */
-  const unknownParams = (c: Context, allowed: readonly string[]): string | undefined => {
-    const extra = [...new URL(c.req.url).searchParams.keys()].filter((k) => !allowed.includes(k));
-    return extra.length
-      ? `Unknown query parameter${extra.length > 1 ? "s" : ""} ${extra.map((k) => `"${k}"`).join(", ")}; this address reads ${allowed.length ? allowed.join(", ") : "none"}.`
-      : undefined;
-  };
-
+  /**
+   * The filters of a request, checked against the directory. The known counties are read only
+   * when a county is asked for, or when the page shows them (`counties`: its filter form), so a
+   * conditional GET of a download reads no table whole.
+   */
   const filterOf = async (
     c: Context,
     keys: FilterKeys,
-    more: readonly string[] = [],
+    want: { counties?: boolean } = {},
   ): Promise<Checked<{ filter: Filter; counties: string[]; scope: string }>> => {
-    const unknown = unknownParams(c, [...keys, ...more]);
-    if (unknown) return { ok: false, message: unknown };
-    const known = (await countySummaries(db)).map((x) => x.county);
+    const county = keys.includes("county") && (c.req.query("county")?.trim() ?? "") !== "";
+    const known = county || want.counties ? (await countySummaries(db)).map((x) => x.county) : [];
     const r = parseFilter(
       {
         county: c.req.query("county"),
@@ -191,6 +220,10 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       />,
       400,
     );
+  /** How each kind of route says a request is not understood: a page, JSON, or plain text. */
+  const asPage = (back: string) => (c: Context, message: string) => badRequest(c, message, back);
+  const asJson = (c: Context, message: string) => c.json({ error: message }, 400);
+  const asText = (c: Context, message: string) => c.text(message, 400);
 
   const notFound = (c: Context, what: string, id: string) =>
     c.html(
@@ -232,7 +265,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   const windowOf = (c: Context) =>
     parseWindow({ window: c.req.query("window"), night: c.req.query("night") }, opts.now());
 
-  app.get("/", async (c) => {
+  app.get("/", reads([], asPage("/")), async (c) => {
     const w = parseWindow({}, opts.now());
     if (!w.ok) throw new Error(w.message);
     const [counts, latest, counties] = await Promise.all([
@@ -245,8 +278,8 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     );
   });
 
-  app.get("/governments", async (c) => {
-    const f = await filterOf(c, GOV_FILTERS);
+  app.get("/governments", reads(GOV_FILTERS, asPage("/governments")), async (c) => {
+    const f = await filterOf(c, GOV_FILTERS, { counties: true });
     if (!f.ok) return badRequest(c, f.message, "/governments");
     const governments = await listGovernments(db, f.value.filter);
     const sources = await sourcesOfGovernments(
@@ -266,7 +299,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   const countyOf = async (name: string) =>
     (await countySummaries(db)).find((x) => x.county.toLowerCase() === name.toLowerCase());
 
-  app.get("/counties/:county", async (c) => {
+  app.get("/counties/:county", reads([], asPage("/governments")), async (c) => {
     const county = await countyOf(c.req.param("county"));
     if (!county) return notFound(c, "county", c.req.param("county"));
     const governments = await listGovernments(db, { county: county.county });
@@ -279,7 +312,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     );
   });
 
-  app.get("/governments/:id", async (c) => {
+  app.get("/governments/:id", reads([], asPage("/governments")), async (c) => {
     const r = await loadGovernment(db, c.req.param("id"));
     if (!r.found) return notFound(c, "government with the id", c.req.param("id"));
     return c.html(
@@ -291,16 +324,16 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     );
   });
 
-  app.get("/sources/:id", async (c) => {
+  app.get("/sources/:id", reads([], asPage("/governments")), async (c) => {
     const r = await loadSource(db, c.req.param("id"), opts.now());
     if (!r.found) return notFound(c, "record page with the id", c.req.param("id"));
     return c.html(<SourcePage d={r.value} />);
   });
 
-  app.get("/new", async (c) => {
+  app.get("/new", reads(NEW_PARAMS, asPage("/new")), async (c) => {
     const built = await inWorker(c);
     if (built) return built;
-    const f = await filterOf(c, ALL, ["window", "night"]);
+    const f = await filterOf(c, ALL, { counties: true });
     if (!f.ok) return badRequest(c, f.message, "/new");
     const w = windowOf(c);
     if (!w.ok) return badRequest(c, w.message, "/new");
@@ -323,10 +356,10 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   };
 
   for (const format of FEED_FORMATS) {
-    app.get(`/new.${format}`, async (c) => {
+    app.get(`/new.${format}`, reads(NEW_PARAMS, asText), async (c) => {
       const built = await inWorker(c);
       if (built) return built;
-      const f = await filterOf(c, ALL, ["window", "night"]);
+      const f = await filterOf(c, ALL);
       if (!f.ok) return c.text(f.message, 400);
       const w = windowOf(c);
       if (!w.ok) return c.text(w.message, 400);
@@ -353,7 +386,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
 
   /** `q`, `page` and the filters of a search, checked. */
   const searchOf = async (c: Context) => {
-    const f = await filterOf(c, ALL, ["q", "page"]);
+    const f = await filterOf(c, ALL);
     if (!f.ok) return f;
     const q = (c.req.query("q") ?? "").trim().slice(0, 500);
     const pageText = c.req.query("page") ?? "1";
@@ -370,7 +403,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     return { ok: true as const, q, page, terms, filter: f.value.filter, query: `?${p.toString()}` };
   };
 
-  app.get("/search", async (c) => {
+  app.get("/search", reads(SEARCH_PARAMS, asPage("/search")), async (c) => {
     const s = await searchOf(c);
     if (!s.ok) return badRequest(c, s.message, "/search");
     const result =
@@ -403,7 +436,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   });
 
   for (const format of FEED_FORMATS) {
-    app.get(`/search.${format}`, async (c) => {
+    app.get(`/search.${format}`, reads(SEARCH_FEED_PARAMS, asText), async (c) => {
       const built = await inWorker(c);
       if (built) return built;
       const s = await searchOf(c);
@@ -425,10 +458,10 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     });
   }
 
-  app.get("/meetings.ics", async (c) => {
+  app.get("/meetings.ics", reads(ALL, asText), async (c) => {
     const built = await inWorker(c);
     if (built) return built;
-    const f = await filterOf(c, ["county", "kind", "records", "government", "source"]);
+    const f = await filterOf(c, ALL);
     if (!f.ok) return c.text(f.message, 400);
     const items = await upcomingRecords(db, nightOf(opts.now()), f.value.filter, ICAL_CAP);
     const body = renderIcal({
@@ -439,7 +472,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     return c.body(body, 200, { "content-type": ICAL_CONTENT_TYPE });
   });
 
-  app.get("/sitemap.xml", async (c) => {
+  app.get("/sitemap.xml", reads([], asText), async (c) => {
     const o = opts.origin();
     const governments = await listGovernments(db, {});
     const counties = await countySummaries(db);
@@ -463,31 +496,34 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     return c.body(body, 200, { "content-type": "application/xml; charset=utf-8" });
   });
 
-  downloadRoutes(app, db);
+  downloadRoutes(app, db, {
+    filterOf: async (c) => {
+      const f = await filterOf(c, ALL);
+      return f.ok ? { ok: true, value: f.value.filter } : f;
+    },
+  });
 
   // The JSON API: the same loaders as the pages (field names: docs/api.md, /api/openapi.json).
-  app.get("/api/openapi.json", (c) => c.json(openApiDocument(opts.origin())));
+  app.get("/api/openapi.json", reads([], asJson), (c) => c.json(openApiDocument(opts.origin())));
 
-  app.get("/api/governments", async (c) => {
+  app.get("/api/governments", reads(GOV_FILTERS, asJson), async (c) => {
     const f = await filterOf(c, GOV_FILTERS);
     if (!f.ok) return c.json({ error: f.message }, 400);
     const governments = await listGovernments(db, f.value.filter);
     return c.json({ governments: governments.map(governmentJson) });
   });
 
-  app.get("/api/governments/:id", async (c) => {
+  app.get("/api/governments/:id", reads([], asJson), async (c) => {
     const r = await loadGovernment(db, c.req.param("id"));
     if (!r.found) return c.json({ error: `no government with the id "${c.req.param("id")}"` }, 404);
     return c.json(governmentDetailJson(r.value.government, r.value.sources, r.value.leads));
   });
 
-  app.get("/api/counties", async (c) => {
-    const u = unknownParams(c, []);
-    if (u) return c.json({ error: u }, 400);
-    return c.json({ counties: await countySummaries(db) });
-  });
+  app.get("/api/counties", reads([], asJson), async (c) =>
+    c.json({ counties: await countySummaries(db) }),
+  );
 
-  app.get("/api/counties/:county", async (c) => {
+  app.get("/api/counties/:county", reads([], asJson), async (c) => {
     const county = await countyOf(c.req.param("county"));
     if (!county) return c.json({ error: `no county "${c.req.param("county")}"` }, 404);
     const governments = await listGovernments(db, { county: county.county });
@@ -504,16 +540,16 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     });
   });
 
-  app.get("/api/sources/:id", async (c) => {
+  app.get("/api/sources/:id", reads([], asJson), async (c) => {
     const r = await loadSource(db, c.req.param("id"), opts.now());
     if (!r.found) return c.json({ error: `no source with the id "${c.req.param("id")}"` }, 404);
     return c.json(sourceDetailJson(r.value));
   });
 
-  app.get("/api/new", async (c) => {
+  app.get("/api/new", reads(NEW_PARAMS, asJson), async (c) => {
     const built = await inWorker(c);
     if (built) return built;
-    const f = await filterOf(c, ALL, ["window", "night"]);
+    const f = await filterOf(c, ALL);
     if (!f.ok) return c.json({ error: f.message }, 400);
     const w = windowOf(c);
     if (!w.ok) return c.json({ error: w.message }, 400);
@@ -530,7 +566,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     });
   });
 
-  app.get("/api/search", async (c) => {
+  app.get("/api/search", reads(SEARCH_PARAMS, asJson), async (c) => {
     const s = await searchOf(c);
     if (!s.ok) return c.json({ error: s.message }, 400);
     if (s.terms.length === 0) return c.json({ error: "q= needs a word to find" }, 400);
@@ -552,7 +588,16 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     });
   });
 
-  app.all("/api/*", (c) => c.json({ error: `no API route ${c.req.method} ${c.req.path}` }, 404));
+  // Under /api/ every answer is JSON, a wrong method or an unknown address too.
+  const apiGet = getOnly(app);
+  app.all("/api/*", (c) => {
+    const m = c.req.method;
+    if (m !== "GET" && m !== "HEAD" && apiGet(c.req.path)) {
+      c.header("Allow", ALLOW);
+      return c.json({ error: `${m} is not allowed on ${c.req.path}: it answers ${ALLOW}` }, 405);
+    }
+    return c.json({ error: `no API route ${m} ${c.req.path}` }, 404);
+  });
 
   return app;
 }

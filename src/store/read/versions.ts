@@ -1,0 +1,65 @@
+/**
+ * What the bulk downloads are made of, as small markers that move whenever their bytes could:
+ * the ETags of /downloads/* (src/web/public/downloads.tsx) are made of them before a row of the
+ * files is read, so a client's conditional GET of an unchanged file costs a few index lookups.
+ *
+ * - The catalog: every write of a catalog import (a government or record page added, changed,
+ *   retired or back) is written with its line in `catalog_changes` in the same transaction
+ *   (src/store/catalog-import.ts), and nothing else writes `governments` or `sources`; so the
+ *   latest line's id (its primary key, read from the end of the index) moves with every change.
+ * - The records: only a night writes them (src/store/night-records.ts, never updated), each
+ *   with the night it was first seen, and only while that night's row has no `finished_at`
+ *   (`openNight` clears it when a night, an old one too, is opened again, and adds a run). So
+ *   the nights' count and runs, and how many records each night still under way holds (a range
+ *   of `records_by_night`, read from the index alone), move with every record written. The
+ *   `nights` table has one row a night; the records table is never read whole.
+ */
+import type { Db } from "../db.js";
+
+/** The id of the catalog's latest change, 0 before the first import. */
+export async function catalogVersion(db: Db): Promise<number> {
+  const r = await db
+    .selectFrom("catalog_changes")
+    .select((eb) => eb.fn.max("id").as("id"))
+    .executeTakeFirst();
+  return Number(r?.id ?? 0);
+}
+
+export interface RecordsVersion {
+  /** Nights in the store, and the runs of them all (a night opened again adds one). */
+  nights: number;
+  runs: number;
+  /** Each night still under way (no finished_at), oldest first, with its records so far. */
+  open: { night: string; records: number }[];
+}
+
+export async function recordsVersion(db: Db): Promise<RecordsVersion> {
+  const [all, open] = await Promise.all([
+    db
+      .selectFrom("nights")
+      .select([
+        (eb) => eb.fn.countAll<number | string>().as("n"),
+        (eb) => eb.fn.sum<number | string | null>("runs").as("runs"),
+      ])
+      .executeTakeFirst(),
+    db
+      .selectFrom("nights as n")
+      .select([
+        "n.night",
+        (eb) =>
+          eb
+            .selectFrom("records as r")
+            .select((e) => e.fn.countAll<number | string>().as("c"))
+            .whereRef("r.first_seen_night", "=", "n.night")
+            .as("records"),
+      ])
+      .where("n.finished_at", "is", null)
+      .orderBy("n.night")
+      .execute(),
+  ]);
+  return {
+    nights: Number(all?.n ?? 0),
+    runs: Number(all?.runs ?? 0),
+    open: open.map((o) => ({ night: o.night, records: Number(o.records ?? 0) })),
+  };
+}

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../src/web/app.js";
+import { PASSWORD } from "./console-support.js";
+import { buildFixture, type Fixture, NOW } from "./fixture.js";
+
+/**
+ * The public directory answers GET and HEAD only: any other method on an address that answers
+ * GET is 405 Method Not Allowed with `Allow: GET, HEAD` (RFC 9110 §15.5.6); an address nothing
+ * answers is a plain 404. The console keeps its own answers (403 to a request not signed in).
+ */
+let f: Fixture;
+let app: ReturnType<typeof createApp>;
+beforeAll(async () => {
+  f = await buildFixture();
+  app = createApp({ db: f.store.db, now: () => NOW, console: { password: PASSWORD } });
+});
+afterAll(async () => {
+  await f?.close();
+});
+
+const METHODS = ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"] as const;
+
+describe("methods other than GET and HEAD on the public directory", () => {
+  it("an address that answers GET: 405 with Allow: GET, HEAD, as a page (JSON under /api/)", async () => {
+    const pages = [
+      "/",
+      "/governments",
+      "/counties/Franklin",
+      "/governments/village-of-test",
+      "/sources/test-agendas",
+      "/new",
+      "/new.atom",
+      "/search.rss",
+      "/meetings.ics",
+      "/downloads",
+      "/downloads/records.csv",
+      "/sitemap.xml",
+      "/site-owners",
+      "/robots.txt",
+      "/assets/site.css",
+    ];
+    const api = ["/api/new", "/api/sources/test-agendas", "/api/counties", "/api/openapi.json"];
+    for (const method of METHODS) {
+      for (const path of [...pages, ...api]) {
+        const res = await app.request(path, { method });
+        expect(res.status, `${method} ${path}`).toBe(405);
+        expect(res.headers.get("allow"), `${method} ${path}`).toBe("GET, HEAD");
+        const body = await res.text();
+        if (path.startsWith("/api/")) {
+          expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+          expect(JSON.parse(body).error).toContain(`${method} is not allowed`);
+        } else {
+          expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+          expect(body).toContain(`answers GET, HEAD only, not ${method}`);
+          expect(body).not.toContain("Nothing is at");
+        }
+      }
+    }
+  });
+
+  it("GET and HEAD still answer there", async () => {
+    for (const path of ["/", "/new.atom", "/sources/test-agendas", "/api/new"]) {
+      for (const method of ["GET", "HEAD"]) {
+        const res = await app.request(path, { method });
+        expect(res.status, `${method} ${path}`).toBe(200);
+        expect(res.headers.get("allow")).toBeNull();
+      }
+    }
+  });
+
+  it("an address that answers no method: a plain 404, without Allow", async () => {
+    for (const method of ["GET", ...METHODS]) {
+      for (const path of ["/nothing-here", "/new/", "/sources", "/downloads/nope.csv"]) {
+        const res = await app.request(path, { method });
+        expect(res.status, `${method} ${path}`).toBe(404);
+        expect(res.headers.get("allow"), `${method} ${path}`).toBeNull();
+        expect(await res.text()).toContain(`Nothing is at ${path}.`);
+      }
+      const api = await app.request("/api/nothing", { method });
+      expect(api.status, `${method} /api/nothing`).toBe(404);
+      expect(api.headers.get("allow")).toBeNull();
+      expect(((await api.json()) as { error: string }).error).toBe(
+        `no API route ${method} /api/nothing`,
+      );
+    }
+  });
+
+  it("the console keeps its own answers: a request not signed in is 403, with no Allow", async () => {
+    for (const method of METHODS) {
+      for (const path of ["/console", "/console/sources/test-agendas", "/console/nope"]) {
+        const res = await app.request(path, { method });
+        expect(res.status, `${method} ${path}`).toBe(403);
+        expect(res.headers.get("allow"), `${method} ${path}`).toBeNull();
+      }
+    }
+    // Turned off, it is off for every method.
+    const off = createApp({ db: f.store.db, now: () => NOW, console: false });
+    const res = await off.request("/console/sources/test-agendas", { method: "POST" });
+    expect(res.status).toBe(503);
+  });
+});
