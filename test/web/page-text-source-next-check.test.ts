@@ -177,6 +177,11 @@ describe("a source's page after its latest no says what comes next, as it is for
     expect(next.text()).toBe(
       "It has left the directory's catalog, so the checker asks it nothing more.",
     );
+    // Its status says so, and no feed of what is new is offered: a retired page is in none.
+    expect($(".read-status .status").text()).toBe("retired");
+    expect($("a[href^='/new.']").length).toBe(0);
+    expect($("link[rel=alternate]").length).toBe(0);
+    expect($("p.retired").text()).toContain("no longer in the lists and feeds of what is new");
   });
 
   it("P20, P26: after a night the checker was offline, a page whose site's owner asked not to be read is not promised the next night either", async () => {

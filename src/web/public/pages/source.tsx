@@ -235,14 +235,15 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
   const q = `?source=${encodeURIComponent(s.id)}`;
   const lastTone = last ? outcomeLabel(last.outcome).tone : undefined;
   return (
-    <Layout title={title} head={<FeedHead path="/new" query={q} />}>
+    <Layout title={title} head={s.retiredAt ? undefined : <FeedHead path="/new" query={q} />}>
       <h1>
         {s.name ?? recordsLabel(s.records)} <span class="muted">· {govName}</span>
       </h1>
       {s.retiredAt ? (
         <p class="retired">
           Retired: this page left the directory's catalog on <WhenText iso={s.retiredAt} />. It is
-          no longer checked; what was noted before is kept below.
+          no longer checked; what was noted before is kept below, but its records are no longer in
+          the lists and feeds of what is new, nor in search or the downloads.
         </p>
       ) : null}
       <dl class="facts">
@@ -259,7 +260,11 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
         </dd>
         <dt>Status</dt>
         <dd class="read-status">
-          <ReadBadge status={d.status} />
+          {s.retiredAt ? (
+            <span class="status tone-none">retired</span>
+          ) : (
+            <ReadBadge status={d.status} />
+          )}
           {d.status.since ? (
             <span class="muted small">
               {" "}
@@ -318,7 +323,7 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
         )}
       </section>
       <h2>Newest records</h2>
-      <FeedLinks path="/new" query={q} what="New records from this page" />
+      {s.retiredAt ? null : <FeedLinks path="/new" query={q} what="New records from this page" />}
       {d.records.length === 0 ? (
         <p class="muted">No records noted yet.</p>
       ) : (
