@@ -5,11 +5,13 @@
  * (vendor page fingerprints, each a combination), Tier 3 (generic phrases on a small
  * refusal-status page, reported as "suspected"). A vendor's own error
  * page (Cloudflare 52x, Akamai non-#18 references) is an outage and stops the search.
- * Presence markers (server headers, sensor scripts, cookies, widgets) never count alone.
+ * Presence markers (server headers, sensor scripts, cookies, widgets) never count alone; a
+ * CAPTCHA widget counts only when it is the whole page (refusal/captcha-page.ts).
  */
 import { akamaiBlock, akamaiChallenge } from "./refusal/akamai.js";
 import { anubis, ddosGuard, distil, f5, google, linkedin, sucuri } from "./refusal/block-pages.js";
 import { awsWafBody, datadome, kasada, perimeterx, vercelBody } from "./refusal/bot-vendors.js";
+import { captchaPage } from "./refusal/captcha-page.js";
 import { cloudflareBlock, cloudflareChallenge } from "./refusal/cloudflare.js";
 import { generic } from "./refusal/generic.js";
 import { impervaBlock, impervaChallenge } from "./refusal/imperva.js";
@@ -19,7 +21,10 @@ import type { RefusalInput, RefusalVerdict, Rule } from "./refusal/types.js";
 
 export type { RefusalInput, RefusalVerdict } from "./refusal/types.js";
 
-/** In order: Tier 1, redirect evidence, Tier 2 by vendor, then Tier 3. First answer wins. */
+/**
+ * In order: Tier 1, redirect evidence, Tier 2 by vendor, a page that is only a CAPTCHA
+ * widget, then Tier 3. First answer wins.
+ */
 const RULES: readonly Rule[] = [
   tier1Headers,
   redirectEvidence,
@@ -41,6 +46,7 @@ const RULES: readonly Rule[] = [
   distil,
   ddosGuard,
   linkedin,
+  captchaPage,
   generic,
 ];
 

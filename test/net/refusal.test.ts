@@ -1,9 +1,12 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Handler } from "../fleet/fleet.js";
+import { type Handler, startFleet } from "../fleet/fleet.js";
 import { type Harness, harness } from "../fleet/harness.js";
 import { html, robots, status } from "../fleet/routes.js";
+import { nightCli, rss, writeCatalog } from "../night/cli-night.js";
 
 let h: Harness;
 afterEach(async () => h?.close());
@@ -47,9 +50,15 @@ const REFUSALS = [
   "anubis-200",
   "vercel-checkpoint-429",
   "generic-waf-403",
+  "cloudflare-challenge-200",
+  "recaptcha-gate-200",
+  "hcaptcha-gate-200",
 ];
 const LOOK_ALIKES = [
   "contact-form-recaptcha-200",
+  "contact-page-recaptcha-200",
+  "meetings-newsletter-recaptcha-200",
+  "records-request-script-only-200",
   "turnstile-login-200",
   "cloudflare-analytics-200",
   "cloudflare-521-outage",
@@ -126,4 +135,117 @@ describe("a site says no (P21)", () => {
     expect(s.hits("/bids/")).toHaveLength(fx.status >= 500 ? 3 : 1);
     expect((await f.fetch({ url: s.url("/other"), purpose: "page" })).kind).toBe("ok");
   });
+});
+
+/** Real government pages with CAPTCHA scripts (test/fixtures/platforms, see its PROVENANCE.md). */
+const PLATFORM_PAGES = [
+  "iworq/FL_lakehamilton_iworq_permits_365d_page1.html",
+  "ohio-county-html/OH_cuyahoga_board_of_elections_calendar.html",
+  "ohio-county-html/OH_neorsd_document_library_agendas.html",
+];
+
+describe("a challenge page answered with 200 to a feed URL (P21)", () => {
+  /** What each site answers for its first feed; its second feed is a good RSS feed. */
+  const CHALLENGES = ["recaptcha-gate-200", "hcaptcha-gate-200", "cloudflare-challenge-200"];
+  const READABLE = ["meetings-newsletter-recaptcha-200", "contact-page-recaptcha-200"];
+
+  it("P21: a page that is only a CAPTCHA (reCAPTCHA, hCaptcha) or a Cloudflare interstitial, answered with 200, is a no recorded with its evidence, and the site's second source is not asked that night", async () => {
+    const fleet = await startFleet();
+    const dir = mkdtempSync(join(tmpdir(), "nor-refusal-200-"));
+    try {
+      const sites = new Map<string, Awaited<ReturnType<typeof fleet.server>>>();
+      const platformHandler = (file: string): Handler => {
+        const body = readFileSync(join(DIR, "../platforms", file));
+        return (_q, res) => {
+          res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(body);
+        };
+      };
+      const first: [string, Handler][] = [
+        ...[...CHALLENGES, ...READABLE].map((n): [string, Handler] => [n, fixture(n).handler]),
+        ...PLATFORM_PAGES.map((f, i): [string, Handler] => [`platform-${i}`, platformHandler(f)]),
+      ];
+      for (const [name, handler] of first) {
+        const site = await fleet.server();
+        site.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+        site.route("/feed/1.xml", handler);
+        site.route("/feed/2.xml", (_q, res) => {
+          res
+            .writeHead(200, { "content-type": "application/rss+xml" })
+            .end(rss(site.origin, 2, name));
+        });
+        sites.set(name, site);
+      }
+      const catalog = writeCatalog(
+        dir,
+        [...sites].flatMap(([name, site]) =>
+          [1, 2].map((n) => [
+            `id: ${name}-${n}`,
+            "government: village-of-test",
+            "records: agendas",
+            "access: feed",
+            `url: ${site.url(`/feed/${n}.xml`)}`,
+          ]),
+        ),
+      );
+      const r = await nightCli(catalog, dir, "2026-11-05");
+      expect(r.code, r.stderr).toBe(0);
+
+      const db = new Database(join(dir, "nor.db"), { readonly: true });
+      const rows = db
+        .prepare("select source_id, outcome, reason, evidence, status from night_sources")
+        .all() as {
+        source_id: string;
+        outcome: string;
+        reason: string | null;
+        evidence: string | null;
+        status: number | null;
+      }[];
+      db.close();
+      const row = (id: string) => rows.find((x) => x.source_id === id);
+
+      const want: Record<string, object> = {
+        "recaptcha-gate-200": {
+          provider: "recaptcha",
+          verdict: "challenge",
+          marker: 'whole page: g-recaptcha + "verify you are human"',
+        },
+        "hcaptcha-gate-200": {
+          provider: "hcaptcha",
+          verdict: "challenge",
+          marker: 'whole page: h-captcha + "prove you are human"',
+        },
+        "cloudflare-challenge-200": {
+          provider: "cloudflare",
+          verdict: "challenge",
+          marker: "_cf_chl_opt + orchestrate/chl_page",
+          reference: "8f0e1d2c3b4a5968-CLE",
+        },
+      };
+      for (const name of CHALLENGES) {
+        // (a) the no, with the evidence of what matched.
+        const no = row(`${name}-1`);
+        expect(no, name).toMatchObject({ outcome: "refused", status: 200 });
+        expect(JSON.parse(no?.evidence ?? "null"), name).toEqual(want[name]);
+        // (b) nothing more to that site tonight: its second source is not asked.
+        expect(row(`${name}-2`), name).toMatchObject({
+          outcome: "refused",
+          reason: "site said no earlier tonight",
+        });
+        expect(sites.get(name)?.requests.map((q) => q.path)).toEqual([
+          "/robots.txt",
+          "/feed/1.xml",
+        ]);
+      }
+      // Pages with a CAPTCHA on the site's own form, and real government pages that load
+      // reCAPTCHA: not a no, so the second source is asked and read.
+      for (const name of [...READABLE, ...PLATFORM_PAGES.map((_, i) => `platform-${i}`)]) {
+        expect(row(`${name}-1`)?.outcome, name).not.toBe("refused");
+        expect(row(`${name}-2`)?.outcome, name).toBe("ok");
+        expect(sites.get(name)?.hits("/feed/2.xml"), name).toHaveLength(1);
+      }
+    } finally {
+      await fleet.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -57,9 +57,16 @@ describe("P21: vendor pages are recognised by their body when the header is miss
     });
   });
 
-  it("P21: the Cloudflare challenge markup at 200 is not a challenge without the header", () => {
+  it("P21: the Cloudflare challenge markup is a challenge at any status, 200 included", () => {
     const r = without(loadFixture("cloudflare-managed-403"), "cf-mitigated");
-    expect(detectChallenge({ ...r, status: 200 })).toBeNull();
+    for (const status of [200, 202, 403, 503]) {
+      expect(detectChallenge({ ...r, status })).toEqual({
+        verdict: "challenge",
+        provider: "cloudflare",
+        marker: "_cf_chl_opt + orchestrate/chl_page",
+        reference: "8f1a2b3c4d5e6f70-CMH",
+      });
+    }
   });
 });
 

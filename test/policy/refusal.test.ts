@@ -117,11 +117,39 @@ const recognised: [string, Expect][] = [
     "generic-waf-403",
     { verdict: "suspected", provider: "generic", marker: 'status 403 + "automated access"' },
   ],
+  [
+    "cloudflare-challenge-200",
+    {
+      verdict: "challenge",
+      provider: "cloudflare",
+      marker: "_cf_chl_opt + orchestrate/chl_page",
+      reference: "8f0e1d2c3b4a5968-CLE",
+    },
+  ],
+  [
+    "recaptcha-gate-200",
+    {
+      verdict: "challenge",
+      provider: "recaptcha",
+      marker: 'whole page: g-recaptcha + "verify you are human"',
+    },
+  ],
+  [
+    "hcaptcha-gate-200",
+    {
+      verdict: "challenge",
+      provider: "hcaptcha",
+      marker: 'whole page: h-captcha + "prove you are human"',
+    },
+  ],
 ];
 
 /** Look-alikes that must never be a refusal (research notes: "never a refusal on its own"). */
 const lookalikes: string[] = [
   "contact-form-recaptcha-200",
+  "contact-page-recaptcha-200",
+  "meetings-newsletter-recaptcha-200",
+  "records-request-script-only-200",
   "turnstile-login-200",
   "cloudflare-analytics-200",
   "cloudflare-521-outage",

@@ -2,9 +2,10 @@
  * P21, Cloudflare (research notes, Tier 2). Presence is never a refusal: `server:
  * cloudflare`, cf-ray, `__CF$cv$params` + scripts/jsd/main.js (injected into ordinary pages),
  * a bare `/cdn-cgi/` or `cf-chl` substring, a Turnstile widget on the site's own form. Only
- * the interstitial's script pair, the legacy challenge tokens, or a block headline/refusal
- * error code on a 403/429 count. 52x origin-error pages share the block page's markup
- * (`cf-error-code`) and are outages.
+ * the interstitial's script pair (at any status, 200 included: Cloudflare puts it on
+ * challenge pages only), the legacy challenge tokens on a 403/429/503, or a block
+ * headline/refusal error code on a 403/429 count. 52x origin-error pages share the block
+ * page's markup (`cf-error-code`) and are outages.
  */
 import { firstCapture, type Prepared, type RuleResult, verdict } from "./types.js";
 
@@ -23,6 +24,7 @@ const BLOCK_CODES = new Set([
   "1020",
 ]);
 
+/** Matched in the page as sent (Prepared.raw), so an entity-escaped quote of it is no script. */
 const CHL_OPT = /window\._cf_chl_opt\s*=/g;
 const ORCHESTRATE =
   /\/cdn-cgi\/challenge-platform\/h\/[a-z]\/orchestrate\/(chl_page|jsch|managed|captcha)\/v\d+/;
@@ -50,7 +52,13 @@ function insideScript(lower: string, index: number): boolean {
   return open >= 0 && lower.lastIndexOf("</script", index) < open;
 }
 
-function assignsChlOpt(lower: string): boolean {
+/**
+ * `window._cf_chl_opt =` inside a real <script> element of the page as sent. Read on the raw
+ * text, not the entity-decoded one: an article quoting the page (`&lt;script&gt;window…`)
+ * decodes to a script tag but is none. Only called once the orchestrate path matched.
+ */
+function assignsChlOpt(raw: string): boolean {
+  const lower = raw.toLowerCase();
   CHL_OPT.lastIndex = 0;
   for (let m = CHL_OPT.exec(lower), n = 0; m && n < 50; m = CHL_OPT.exec(lower), n++) {
     if (insideScript(lower, m.index)) return true;
@@ -58,10 +66,15 @@ function assignsChlOpt(lower: string): boolean {
   return false;
 }
 
+/**
+ * The interstitial's script pair counts at any status: a challenge served with 200 (seen
+ * through relays and some configurations) is still "prove you are human". The legacy tokens
+ * are form fields and URL parameters a help page can show, so they need a challenge status.
+ */
 export function cloudflareChallenge(p: Prepared): RuleResult {
-  if (!CHALLENGE_STATUSES.has(p.status) || p.plain) return null;
+  if (p.plain) return null;
   const orchestrate = ORCHESTRATE.exec(p.lower);
-  if (orchestrate && assignsChlOpt(p.lower)) {
+  if (orchestrate && assignsChlOpt(p.raw)) {
     return verdict(
       "challenge",
       "cloudflare",
@@ -69,6 +82,7 @@ export function cloudflareChallenge(p: Prepared): RuleResult {
       rayOf(p),
     );
   }
+  if (!CHALLENGE_STATUSES.has(p.status)) return null;
   const legacy = LEGACY.find((m) => p.lower.includes(m));
   if (legacy) return verdict("challenge", "cloudflare", `legacy ${legacy}`, rayOf(p));
   return null;

@@ -37,7 +37,8 @@ export function prepare(r: RefusalInput): Prepared {
   const plain = /^\s*text\/plain\b/i.test(contentType ?? "");
   const bytes = typeof r.body === "string" ? r.body.length : r.body.byteLength;
   if (plain) {
-    return { status: r.status, headers, url: r.url, bytes, plain, html: "", lower: "", text: "" };
+    const empty = { raw: "", html: "", lower: "", text: "" };
+    return { status: r.status, headers, url: r.url, bytes, plain, ...empty };
   }
   const decoded = scannedText(r.body, contentType);
   const html = decodeEntities(decoded).replace(/\s+/g, " ");
@@ -48,6 +49,7 @@ export function prepare(r: RefusalInput): Prepared {
     url: r.url,
     bytes,
     plain,
+    raw: decoded,
     html,
     lower: html.toLowerCase(),
     text,

@@ -28,6 +28,8 @@ export interface Prepared {
   bytes: number;
   /** Content-Type text/plain: body markers are skipped, headers still count. */
   plain: boolean;
+  /** First 1 MiB as the page was sent (charset-decoded only: no entity decoding); "" when plain. */
+  raw: string;
   /** First 1 MiB, entity-decoded, whitespace runs collapsed to one space; "" when plain. */
   html: string;
   /** `html` lower-cased, for case-insensitive marker search. */
