@@ -102,13 +102,18 @@ export interface Completion {
   siteNotBefore?: number;
 }
 
-/** What an answer's head asked for, before its body is read (JournalPort.waitAsked). */
+/** What an answer's head decides, before its body is read (JournalPort.waitAsked). */
 export interface WaitAsked {
   status: number;
-  /** P15: the next attempt at this request starts no sooner (when it is retried). */
+  /**
+   * P15: the next attempt at this request starts no sooner; far past any night when it is not
+   * to be asked again tonight. Set, the attempt counts as a try even if its body is never read.
+   */
   retryAt?: number;
   /** RFC 9110 §10.2.3, P15: no request to the site before then. */
-  siteNotBefore: number;
+  siteNotBefore?: number;
+  /** P21: the site said no (a 429 past its retries): closed for the night. */
+  closeSite?: string;
 }
 
 export interface JournalPort {
@@ -119,10 +124,11 @@ export interface JournalPort {
    */
   admit(intent: SendIntent, holder: string, now: DecisionTime): Promise<Admitted>;
   /**
-   * P15, written ahead of the body: the answer's head asked for a wait (a 429 or 5xx: a retry,
-   * a Retry-After). In one write transaction, before the body is read: the row's status and
-   * retry time, and the site's hold (the later wins), so that a crash while the body is read
-   * leaves the wait in force and the attempt counted. `complete` writes them again at the end.
+   * P15, P21, written ahead of the body: what the answer's head decides (a 429 or 5xx: the
+   * retry's wait or none tonight, a Retry-After, a 429's no). In one write transaction, before
+   * the body is read: the row's status and retry time, the site's hold (the later wins) and
+   * closure, so that a crash while the body is read loses none of it and the attempt counts.
+   * Ignored once the row is completed; `complete` writes them again at the end.
    */
   waitAsked(id: string, w: WaitAsked): Promise<void>;
   /** In one write transaction: complete the row, record the end, release the lease. */

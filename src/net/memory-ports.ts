@@ -5,6 +5,7 @@ import {
   type SiteFacts,
   timeOf,
 } from "../policy/admission.js";
+import { LATEST_HOLD_MS, waitAfterCrash } from "../policy/retry.js";
 import { admitInput } from "../store/admit-input.js";
 import type {
   Admitted,
@@ -80,8 +81,15 @@ export class MemoryJournal implements JournalPort {
           r.holder === a.recovered &&
           r.entry.site === intent.site &&
           r.entry.outcome === "in-flight"
-        )
+        ) {
           r.entry.outcome = "interrupted";
+          if (r.retryAt !== undefined) {
+            // A wait its head asked for counts from now, when its end was found (P15).
+            r.retryAt = waitAfterCrash(r.retryAt, r.entry.startedAt, now);
+            if (r.retryAt < LATEST_HOLD_MS)
+              site.notBefore = Math.max(site.notBefore ?? Number.NEGATIVE_INFINITY, r.retryAt);
+          }
+        }
       delete site.lease;
       site.lastEnd = Math.max(site.lastEnd ?? now, now);
     }
@@ -128,7 +136,10 @@ export class MemoryJournal implements JournalPort {
     if (w.retryAt !== undefined) row.retryAt = w.retryAt;
     const site = this.sites.get(row.entry.site) ?? {};
     this.sites.set(row.entry.site, site);
-    site.notBefore = Math.max(site.notBefore ?? Number.NEGATIVE_INFINITY, w.siteNotBefore);
+    if (w.siteNotBefore !== undefined)
+      site.notBefore = Math.max(site.notBefore ?? Number.NEGATIVE_INFINITY, w.siteNotBefore);
+    if (w.closeSite !== undefined && row.entry.night !== undefined)
+      site.closed = { night: row.entry.night, reason: w.closeSite };
   }
 
   async complete(id: string, holder: string, c: Completion): Promise<void> {

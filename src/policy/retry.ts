@@ -150,6 +150,17 @@ export function readRetryAfter(
 export const LATEST_HOLD_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /**
+ * P15 after a crash: an attempt whose head asked for a wait (`retryAt`, written when the head
+ * came, after `startedAt`) and whose process died while its body was read. The answer ended at
+ * the latest when the crash was found (`now`), so the wait counts from then: `now` plus the
+ * wait asked (at most `retryAt - startedAt`, never shorter). "Not again tonight" stays so.
+ */
+export function waitAfterCrash(retryAt: number, startedAt: number, now: number): number {
+  if (retryAt >= LATEST_HOLD_MS) return retryAt;
+  return Math.max(retryAt, now + Math.max(0, retryAt - startedAt));
+}
+
+/**
  * The delay a Retry-After asks for, in ms from `now`, or undefined when it is absent or
  * cannot be read (see {@link readRetryAfter}, which tells those two apart). `date`: the
  * answer's Date header, trusted within a day of `now` (a server clock behind ours never

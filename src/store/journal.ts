@@ -22,6 +22,7 @@ import {
   type SiteFacts,
   timeOf,
 } from "../policy/admission.js";
+import { LATEST_HOLD_MS, waitAfterCrash } from "../policy/retry.js";
 import { admitInput } from "./admit-input.js";
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
@@ -32,7 +33,7 @@ import { sql } from "./kysely.js";
 import { chunks } from "./night-records.js";
 import { type Placeholder, prepared } from "./prepared.js";
 import type { Database } from "./schema/index.js";
-import type { Tx } from "./write-txn.js";
+import { type Tx, writeTxn } from "./write-txn.js";
 
 /** P9: the longest a request can hold its site (30 s to headers, 30 s of body, the archive). */
 export const REQUEST_LEASE_MS = 120_000;
@@ -79,14 +80,15 @@ export class SqlJournal implements JournalPort {
       const a = admit(input);
       if ((a.kind === "go" || a.kind === "wait") && a.recovered !== undefined) {
         // The holder died mid-request: its row is interrupted, and the gap counts from now.
-        await tx
-          .updateTable("request_log")
-          .set({ outcome: "interrupted" })
+        const left = await tx
+          .selectFrom("request_log")
+          .select(["id", "site", "started_at", "retry_at"])
           .where("site", "=", intent.site)
           .where("holder", "=", a.recovered)
           .where("ended_at", "is", null)
           .where("outcome", "=", "in-flight")
           .execute();
+        await this.#interrupt(tx, left, now);
         await tx
           .updateTable("site_state")
           .set({
@@ -142,18 +144,60 @@ export class SqlJournal implements JournalPort {
         })
         .where("id", "=", Number(id))
         .where("ended_at", "is", null)
-        .returning(["site"])
+        .returning(["site", "night"])
         .executeTakeFirst();
       if (!row) return;
-      const at = toIso(w.siteNotBefore);
+      const close = w.closeSite !== undefined && row.night !== null;
+      if (w.siteNotBefore === undefined && !close) return;
       await tx
         .updateTable("site_state")
         .set({
-          not_before: sql<string>`case when ${sql.ref("not_before")} is not null and ${sql.ref("not_before")} > ${at} then ${sql.ref("not_before")} else ${at} end`,
+          ...(w.siteNotBefore !== undefined
+            ? { not_before: laterOf("not_before", toIso(w.siteNotBefore)) }
+            : {}),
+          ...(close ? { closed_night: row.night, closed_reason: w.closeSite } : {}),
         })
         .where("site", "=", row.site)
         .execute();
     });
+  }
+
+  /**
+   * Rows of holders found dead, marked interrupted; a wait one's head asked for (P15) counts
+   * from `now`, when its end was found (policy/retry.ts waitAfterCrash), and holds its site.
+   */
+  async #interrupt(
+    db: Tx,
+    rows: readonly { id: number; site: string; started_at: string; retry_at: string | null }[],
+    now: number,
+  ): Promise<void> {
+    for (const ids of chunks(rows.map((r) => r.id))) {
+      await db
+        .updateTable("request_log")
+        .set({ outcome: "interrupted" })
+        .where("id", "in", ids)
+        .where("outcome", "=", "in-flight")
+        .execute();
+    }
+    for (const r of rows) {
+      if (r.retry_at === null) continue;
+      const at = waitAfterCrash(
+        fromIso(r.retry_at, "request_log.retry_at"),
+        fromIso(r.started_at, "request_log.started_at"),
+        now,
+      );
+      await db
+        .updateTable("request_log")
+        .set({ retry_at: toIso(at) })
+        .where("id", "=", r.id)
+        .execute();
+      if (at >= LATEST_HOLD_MS) continue;
+      await db
+        .updateTable("site_state")
+        .set({ not_before: laterOf("not_before", toIso(at)) })
+        .where("site", "=", r.site)
+        .execute();
+    }
   }
 
   complete(id: string, holder: string, c: Completion): Promise<void> {
@@ -229,6 +273,9 @@ export class SqlJournal implements JournalPort {
       .select([
         "request_log.id as id",
         "request_log.holder as holder",
+        "request_log.site as site",
+        "request_log.started_at as started_at",
+        "request_log.retry_at as retry_at",
         "site_state.lease_holder as leaseHolder",
         "site_state.lease_until as leaseUntil",
       ])
@@ -245,14 +292,7 @@ export class SqlJournal implements JournalPort {
         now,
       );
     });
-    for (const ids of chunks(dead.map((r) => r.id))) {
-      await this.#db
-        .updateTable("request_log")
-        .set({ outcome: "interrupted" })
-        .where("id", "in", ids)
-        .where("outcome", "=", "in-flight")
-        .execute();
-    }
+    await writeTxn(this.#db, (tx) => this.#interrupt(tx, dead, now));
     return dead.length;
   }
 
@@ -453,7 +493,8 @@ const COMPLETE_ATTEMPT = prepared(
         evidence: $("evidence"),
         final: $("final"),
         closed_early: $("closedEarly"),
-        retry_at: $("retryAt"),
+        // A completion without one keeps the retry time its head wrote (an interrupted one).
+        retry_at: sql<string | null>`coalesce(${$("retryAt")}, ${sql.ref("retry_at")})`,
         answer: $("answer"),
       })
       .where("id", "=", $("id"))
@@ -474,6 +515,11 @@ const RELEASE_SITE = prepared(
       .where("site", "=", $("site"));
   },
 );
+
+/** The later of a column's time and `at` (ISO text compares as time): a hold never shortens. */
+function laterOf(column: "not_before" | "last_end_at", at: string) {
+  return sql<string>`case when ${sql.ref(column)} is not null and ${sql.ref(column)} > ${at} then ${sql.ref(column)} else ${at} end`;
+}
 
 /** The site's lease let go, only when `mine` (its holder is the one completing) holds. */
 function letGoBy(mine: RawBuilder<boolean>) {

@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
+import { LATEST_HOLD_MS } from "../../src/policy/retry.js";
 import { type Harness, harness } from "../fleet/harness.js";
 import { html, robots, sequence } from "../fleet/routes.js";
 
@@ -51,6 +52,57 @@ describe("a wait asked for in an answer's head (P15)", () => {
       expect(s.hits("/list")).toHaveLength(2);
     },
   );
+
+  it.each([
+    ["503 with an unreadable Retry-After", 503, { "retry-after": "soon" }],
+    ["503 with a Retry-After over 60 s", 503, { "retry-after": "61" }],
+  ] as const)(
+    "P15: %s: not asked again tonight, written before its body is read",
+    async (_what, code, headers) => {
+      h = await harness();
+      const s = await h.fleet.server();
+      s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+      let held: ServerResponse | undefined;
+      s.route("/list", (_req, res) => {
+        res.writeHead(code, { "content-length": "100", ...headers });
+        res.write("busy");
+        held = res;
+      });
+      const f = h.fetcher();
+      const fetched = f.fetch({ url: s.url("/list"), purpose: "page" });
+      const journal = h.ports.log;
+      const row = () => journal.rows.find((r) => r.entry.url === s.url("/list"));
+      await until(() => row()?.retryAt !== undefined);
+      expect(row()?.entry.outcome).toBe("in-flight");
+      expect(row()?.retryAt).toBe(LATEST_HOLD_MS);
+      held?.end("x".repeat(96));
+      expect((await fetched).kind).toBe("error");
+      expect(s.hits("/list")).toHaveLength(1);
+    },
+  );
+
+  it("P15: a redirect's Retry-After holds the site before its body is read", async () => {
+    h = await harness();
+    const s = await h.fleet.server();
+    s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    let held: ServerResponse | undefined;
+    s.route("/old", (_req, res) => {
+      res.writeHead(302, { location: "/new", "retry-after": "5", "content-length": "100" });
+      res.write("moved");
+      held = res;
+    });
+    s.route("/new", html("here"));
+    const f = h.fetcher();
+    const fetched = f.fetch({ url: s.url("/old"), purpose: "page" });
+    const site = () => [...h.ports.log.sites.values()].find((x) => x.notBefore !== undefined);
+    await until(() => site() !== undefined);
+    expect(s.hits("/new")).toHaveLength(0);
+    expect(site()?.notBefore).toBeGreaterThanOrEqual(
+      (s.hits("/old")[0]?.startedAt ?? Number.NaN) + 5000,
+    );
+    held?.end("x".repeat(95));
+    expect((await fetched).kind).toBe("ok");
+  });
 
   it("P15: a 200's head asks for nothing: nothing is written before its body", async () => {
     h = await harness();

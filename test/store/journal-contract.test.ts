@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { JournalPort, SendIntent } from "../../src/net/journal.js";
 import { MemoryJournal } from "../../src/net/memory-ports.js";
 import type { OwnerRule } from "../../src/policy/admission.js";
+import { LATEST_HOLD_MS } from "../../src/policy/retry.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import { newHolderId } from "../../src/store/holder.js";
 import { REQUEST_LEASE_MS, SqlJournal } from "../../src/store/journal.js";
@@ -291,10 +292,80 @@ describe.each(makers)("the journal's contract: $name", (m) => {
         retryAt: T0 + 8050,
         siteNotBefore: T0 + 8050,
       });
-      // Another page of the site, and the same request, wait for the hold, not the gap alone.
+      // Another page of the site, and the same request, wait for the hold, not the gap alone:
+      // the crash is found at T0 + 1000, when the answer ended at the latest, so the 8 s (at
+      // most the 8,050 ms from the request's start to the end of the wait) count from then.
       expect(await s.journal.admit(intent("https://www.a.gov/other"), ME, T0 + 1000)).toMatchObject(
-        { kind: "wait", until: T0 + 8050 },
+        { kind: "wait" },
       );
+      expect(await s.journal.admit(intent(url), ME, T0 + 8050)).toMatchObject({
+        kind: "wait",
+        until: T0 + 9050,
+      });
+      expect(await s.journal.admit(intent("https://www.a.gov/other"), ME, T0 + 8050)).toMatchObject(
+        { kind: "wait", until: T0 + 9050 },
+      );
+      expect(await s.journal.admit(intent(url), ME, T0 + 9050)).toMatchObject({
+        kind: "go",
+        attempt: 2,
+      });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("P15, P21: what a head decided for the night holds past a crash: not asked again tonight, a 429 past its retries closes the site", async () => {
+    const s = await m.make();
+    try {
+      const url = "https://www.a.gov/busy";
+      const a = await s.journal.admit(intent(url), DEAD, T0);
+      if (a.kind !== "go") throw new Error(a.kind);
+      await s.journal.waitAsked(a.id, {
+        status: 429,
+        retryAt: LATEST_HOLD_MS,
+        closeSite: "HTTP 429 (retry-after-unreadable)",
+      });
+      // The site is closed at once; the request is not asked again tonight in any case.
+      expect(await s.journal.admit(intent("https://www.a.gov/other"), ME, T0 + 5000)).toEqual({
+        kind: "closed",
+        reason: "HTTP 429 (retry-after-unreadable)",
+      });
+      const b = await s.journal.admit(intent("https://www.b.gov/x"), DEAD, T0);
+      if (b.kind !== "go") throw new Error(b.kind);
+      await s.journal.waitAsked(b.id, { status: 503, retryAt: LATEST_HOLD_MS });
+      await s.journal.admit(intent("https://www.b.gov/y"), ME, T0 + 100); // finds the crash
+      expect(await s.journal.admit(intent("https://www.b.gov/x"), ME, T0 + 60_000)).toMatchObject({
+        kind: "not-tonight",
+      });
+      // The site's other pages are not held by it: only that request is over for tonight.
+      expect((await s.journal.admit(intent("https://www.b.gov/y"), ME, T0 + 60_000)).kind).toBe(
+        "go",
+      );
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("P15: an attempt completed as interrupted (a step below threw) keeps the retry time its head wrote, and counts as a try", async () => {
+    const s = await m.make();
+    try {
+      const url = "https://www.a.gov/full-disk";
+      const a = await s.journal.admit(intent(url), ME, T0);
+      if (a.kind !== "go") throw new Error(a.kind);
+      await s.journal.waitAsked(a.id, {
+        status: 503,
+        retryAt: T0 + 8050,
+        siteNotBefore: T0 + 8050,
+      });
+      await s.journal.complete(a.id, ME, {
+        status: 503,
+        outcome: "interrupted",
+        failure: "internal: ENOSPC",
+        bytes: 10,
+        final: false,
+        closedEarly: false,
+        endedAt: T0 + 100,
+      });
       expect(await s.journal.admit(intent(url), ME, T0 + 8050)).toMatchObject({
         kind: "go",
         attempt: 2,

@@ -1,6 +1,7 @@
 import { load } from "cheerio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shownText } from "../../src/policy/shown-text.js";
+import { makeRecord as presetRecord } from "../../src/sources/platforms/support/records.js";
 import { makeRecord } from "../../src/sources/record-id.js";
 import { buildFixture, type Fixture } from "./fixture.js";
 
@@ -27,6 +28,11 @@ describe("a crawled title as shown", () => {
     const r = makeRecord({ title: RAW, date: "2026-11-05" });
     expect(r.title).toBe(SHOWN);
     expect(r.id).not.toBe(makeRecord({ title: SHOWN, date: "2026-11-05" }).id);
+    // The platform presets' records too.
+    const p = presetRecord({ title: RAW, date: "2026-11-05" }, "minutes");
+    expect(p.title).toBe(SHOWN);
+    expect(p.id).toBe(presetRecord({ title: RAW, date: "2026-11-05" }, "minutes").id);
+    expect(p.id).not.toBe(presetRecord({ title: SHOWN, date: "2026-11-05" }, "minutes").id);
   });
 
   describe("from a row stored by an older version", () => {

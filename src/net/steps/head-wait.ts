@@ -5,12 +5,16 @@ import type { Call, Step } from "../pipeline.js";
 import { flattenHeaders } from "./limits.js";
 
 /**
- * P15, across a crash: an answer whose head asks for a wait (a 429 or 5xx: the retry's wait,
- * 5 s, 20 s or its Retry-After; a Retry-After on any of them) has that wait written to the
- * journal as soon as the head arrives, before its body is read. A slow body, and the checker
- * killed while reading it, no longer lose the wait: the next process finds the site held and
- * the attempt counted (policy/admission.ts). The completion writes the same again, from the
- * answer's end. Only sent attempts (a replay sent nothing), only when a wait is asked.
+ * P15, P20, P21 across a crash: what an answer's head already decides is written to the journal
+ * as soon as the head arrives, before its body is read, so a slow body and the checker killed
+ * while reading it lose nothing a site owner was promised. A 429 or 5xx: the row's status (the
+ * site answered: the attempt counts as a try, policy/admission.ts) and when it may be asked
+ * again: after the retry's wait (5 s, 20 s or its Retry-After, the site held meanwhile), or not
+ * again tonight (its retries used up, a Retry-After over 60 s or unreadable; robots.txt, never
+ * retried), and a 429 past its retries closes the site as classify would (P21). A Retry-After
+ * on a redirect holds the site (RFC 9110 §10.2.3). The completion writes the same from the
+ * answer's end; a crash's recovery counts the wait from when the connection was found closed.
+ * Only sent attempts (a replay sent nothing); nothing is written for any other answer.
  */
 export const headWait =
   (deps: { clock: Clock; journal: JournalPort }): Step =>
@@ -21,17 +25,17 @@ export const headWait =
     if (reply.kind !== "raw" || reply.result.kind !== "response" || t?.kind !== "send")
       return reply;
     const { status } = reply.result;
-    if (status !== 429 && status < 500) return reply;
+    const redirect = status >= 300 && status < 400 && status !== 304;
+    if (status !== 429 && status < 500 && !redirect) return reply;
     const w = waitOf(call, t.attempt, status, reply.result.headers, deps.clock.now());
     if (w !== undefined) await deps.journal.waitAsked(t.id, w);
     return reply;
   };
 
-/**
- * The wait the head asks for, as classify and the journal step will judge the whole answer:
- * a page's retry (policy/retry.ts; robots.txt is never retried, P20), and the site held for
- * its Retry-After (RFC 9110 §10.2.3), the later of the two.
- */
+/** Not asked again tonight: a retry time no admission reaches (it says "not tonight"). */
+export const NOT_AGAIN_TONIGHT = LATEST_HOLD_MS;
+
+/** What the head decides, as classify and the journal step will judge the whole answer. */
 function waitOf(
   call: Call,
   attempt: number,
@@ -42,20 +46,36 @@ function waitOf(
   const { headers } = flattenHeaders(raw);
   const retryAfter = headers["retry-after"];
   const date = headers["date"];
-  let retryAt: number | undefined;
-  if (call.robotsFor === undefined) {
-    const d = retryDecision({
-      attempt,
-      status,
-      now,
-      ...(retryAfter !== undefined ? { retryAfter } : {}),
-      ...(date !== undefined ? { date } : {}),
-    });
-    if (d.retry) retryAt = now + d.waitMs;
-  }
   const ms = parseRetryAfter(retryAfter, now, date);
   const asked = ms === undefined ? undefined : Math.min(now + ms, LATEST_HOLD_MS);
-  const hold = Math.max(asked ?? Number.NEGATIVE_INFINITY, retryAt ?? Number.NEGATIVE_INFINITY);
-  if (!Number.isFinite(hold)) return undefined;
-  return { status, ...(retryAt !== undefined ? { retryAt } : {}), siteNotBefore: hold };
+  if (status < 400) {
+    // A redirect: its Retry-After holds the site (the redirects step waits it before the hop).
+    return asked === undefined ? undefined : { status, siteNotBefore: asked };
+  }
+  if (call.robotsFor !== undefined) {
+    // robots.txt is never retried: its 429 or 5xx keeps the origin off for the night (P20).
+    return {
+      status,
+      retryAt: NOT_AGAIN_TONIGHT,
+      ...(asked !== undefined ? { siteNotBefore: asked } : {}),
+    };
+  }
+  const d = retryDecision({
+    attempt,
+    status,
+    now,
+    ...(retryAfter !== undefined ? { retryAfter } : {}),
+    ...(date !== undefined ? { date } : {}),
+  });
+  if (d.retry) {
+    const retryAt = now + d.waitMs;
+    return { status, retryAt, siteNotBefore: Math.max(retryAt, asked ?? retryAt) };
+  }
+  return {
+    status,
+    retryAt: NOT_AGAIN_TONIGHT,
+    ...(asked !== undefined ? { siteNotBefore: asked } : {}),
+    // P21: a 429 that outlasts its retries is a no (classify's words for it).
+    ...(status === 429 ? { closeSite: `HTTP 429 (${d.reason})` } : {}),
+  };
 }

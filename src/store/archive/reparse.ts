@@ -4,6 +4,8 @@
  * compared with the records the store holds. It reads files and the store only; it never
  * fetches (the CLI test runs it with every connection refused).
  */
+
+import { shownText } from "../../policy/shown-text.js";
 import type { Source, WayIn } from "../../sources/catalog/types.js";
 import type { ExtractedRecord, Extraction } from "../../sources/record.js";
 import type { Db } from "../db.js";
@@ -124,8 +126,9 @@ export function wayFor(source: Source, url: string): WayIn {
   return ways.find((w) => origin(w.url) === origin(url)) ?? source;
 }
 
+/** A record's fields as compared: its title as shown (a row stored before titles were). */
 function fingerprint(r: StoredRecord | ExtractedRecord): string {
-  return JSON.stringify([r.title, r.date ?? null, r.url ?? null, r.kind ?? null]);
+  return JSON.stringify([shownText(r.title), r.date ?? null, r.url ?? null, r.kind ?? null]);
 }
 
 /** The records the night holds for a source (the night's `records` table). */

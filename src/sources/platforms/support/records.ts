@@ -4,6 +4,8 @@
  * new set of minutes for an old meeting is a new record; a meeting with none yet gives one
  * "meetings" record. Ids are the platform's: `MEETINGID` or `MEETINGID#doc-key`.
  */
+
+import { shownText } from "../../../policy/shown-text.js";
 import type { ExtractedRecord, RecordKind } from "../../record.js";
 import { absoluteUrl, cleanText, dedupeRecords, recordId } from "../../record-id.js";
 
@@ -59,7 +61,8 @@ export function makeRecord(
   if (r.id) base.platformId = r.id;
   if (r.url) base.url = r.url;
   if (r.date) base.date = r.date;
-  const out: ExtractedRecord = { id: recordId(base), title, kind };
+  // Stored as shown (policy/shown-text.ts); the id is the one earlier nights gave it.
+  const out: ExtractedRecord = { id: recordId(base), title: shownText(title), kind };
   if (r.date) out.date = r.date;
   if (r.url) out.url = r.url;
   return out;
