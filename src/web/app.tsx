@@ -4,7 +4,7 @@ import type { Db } from "../store/db.js";
 import { consoleRoutes } from "./console/routes.js";
 import { Layout } from "./layout.js";
 import { bodyCap, caching, securityHeaders, staticRoutes } from "./manners.js";
-import { reads } from "./public/filters.js";
+import { pageReads } from "./public/filters.js";
 import { MessagePage } from "./public/pages/errors.js";
 import { ALLOW, type Answer, type AnswerJob, getOnly, publicRoutes } from "./public/routes.js";
 import { SiteOwnersPage } from "./site-owners.js";
@@ -60,7 +60,7 @@ export function createApp(opts: WebOptions): Hono {
   staticRoutes(app, origin, opts.db !== undefined);
   app.get(
     "/site-owners",
-    reads([], (c, message) =>
+    pageReads([], (c, message) =>
       c.html(
         <MessagePage
           title="That request is not understood"

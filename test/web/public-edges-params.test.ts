@@ -58,7 +58,7 @@ const speaks = (path: string) =>
       ? /^text\/plain/
       : /^text\/html/;
 
-describe("a query parameter a route does not read, or one given twice, is a 400 naming it", () => {
+describe("a query parameter a route does not read, or one given twice: a 400 naming it (a page: a redirect without it)", () => {
   it("every public route, page, feed, calendar, download and API alike, refuses ?x=1 in its own format", async () => {
     const paths = publicPaths();
     for (const must of [
@@ -83,10 +83,36 @@ describe("a query parameter a route does not read, or one given twice, is a 400 
     }
     for (const p of paths) {
       const res = await f.app.request(`${p}?x=1`);
+      if (speaks(p).test("text/html")) {
+        // A page, for people: sent to itself without the parameter it does not read.
+        expect(res.status, p).toBe(302);
+        expect(res.headers.get("location"), p).toBe(p);
+        continue;
+      }
       expect(res.status, p).toBe(400);
       expect(res.headers.get("content-type"), p).toMatch(speaks(p));
       const body = await res.text();
       expect(body, p).toMatch(/Unknown query parameter (&quot;|\\?"|&#34;)x/);
+    }
+  });
+
+  it("a page reached by a shared link with a tracking tag opens: the tag is dropped by a redirect, what the page reads kept", async () => {
+    for (const [from, to] of [
+      ["/?fbclid=IwAR0abc", "/"],
+      ["/new?window=7d&utm_source=newsletter&county=Franklin", "/new?window=7d&county=Franklin"],
+      ["/sources/test-agendas?utm_medium=social", "/sources/test-agendas"],
+      ["/search?q=record&gclid=1", "/search?q=record"],
+      ["//evil.example/?x=1", "/evil.example/"],
+    ] as const) {
+      const res = await f.app.request(from);
+      if (from.startsWith("//")) {
+        // Never sent to another site: at most to a path of this one.
+        expect(res.headers.get("location") ?? "/", from).toMatch(/^\/(?!\/)/);
+        continue;
+      }
+      expect(res.status, from).toBe(302);
+      expect(res.headers.get("location"), from).toBe(to);
+      expect((await f.app.request(to)).status, to).toBe(200);
     }
   });
 
@@ -117,18 +143,19 @@ describe("a query parameter a route does not read, or one given twice, is a 400 
     }
   });
 
-  it("the reviewer's addresses: each unread parameter is a 400", async () => {
+  it("the reviewer's addresses: each unread parameter is a 400 (a page: a redirect)", async () => {
     for (const p of [
       "/api/counties?x=1",
       "/api/sources/test-agendas?x=1",
       "/api/governments/village-of-test?x=1",
       "/api/counties/Franklin?x=1",
       "/api/openapi.json?x=1",
-      "/sources/test-agendas?x=1",
       "/downloads/governments.csv?foo=1",
     ]) {
       expect((await f.app.request(p)).status, p).toBe(400);
     }
+    // A page for people is sent to itself without it (a shared link's tag must not break it).
+    expect((await f.app.request("/sources/test-agendas?x=1")).status).toBe(302);
     // Unknown ids are still 404 without a stray parameter.
     expect((await f.app.request("/api/sources/nope")).status).toBe(404);
   });

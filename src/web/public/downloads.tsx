@@ -17,7 +17,7 @@ import { allSources, listGovernments, recordsAfter } from "../../store/read/dire
 import { catalogVersion, recordsVersion } from "../../store/read/versions.js";
 import { Layout } from "../layout.js";
 import { governmentJson, httpUrl, sourceJson } from "./api.js";
-import { ALL_FILTERS, type Filter, filterQuery, reads } from "./filters.js";
+import { ALL_FILTERS, type Filter, filterQuery, pageReads, reads } from "./filters.js";
 import { MessagePage } from "./pages/errors.js";
 import type { Checked } from "./routes.js";
 
@@ -99,7 +99,7 @@ export function downloadRoutes(app: Hono, db: Db, deps: DownloadDeps): void {
       400,
     );
 
-  app.get("/downloads", reads([], asPage), (c) =>
+  app.get("/downloads", pageReads([], asPage), (c) =>
     c.html(
       <Layout title="Downloads and API">
         <h1>Downloads and API</h1>

@@ -134,6 +134,32 @@ export function queryProblem(
 }
 
 /**
+ * A page's guard (HTML, for people): a parameter it does not read, such as the tracking tag a
+ * shared link picks up on its way (`fbclid`, `utm_source`), sends the visitor to the same page
+ * without it (302, the parameters it reads kept), so a link posted anywhere still opens; one it
+ * reads given twice is refused by `refuse`, as `reads` does. Feeds, downloads and the API keep
+ * `reads`: a program is told, never redirected.
+ */
+export function pageReads(
+  params: readonly string[],
+  refuse: (c: Context, message: string) => Response | Promise<Response>,
+): MiddlewareHandler {
+  return async (c, next) => {
+    const url = new URL(c.req.url);
+    const all = [...url.searchParams];
+    if (all.some(([k]) => !params.includes(k))) {
+      const kept = new URLSearchParams(all.filter(([k]) => params.includes(k))).toString();
+      // One leading slash: never a "//host" a browser would read as another site.
+      const path = `/${url.pathname.replace(/^\/+/, "")}`;
+      return c.redirect(kept === "" ? path : `${path}?${kept}`, 302);
+    }
+    const problem = queryProblem(url.searchParams, params);
+    if (problem !== undefined) return refuse(c, problem);
+    return next();
+  };
+}
+
+/**
  * A route's guard: the parameters it reads (`queryProblem`); a request with any other, or with
  * one repeated, is answered by `refuse` (a page, JSON or text, as the route speaks) before the
  * route runs.

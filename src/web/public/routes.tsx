@@ -46,6 +46,7 @@ import {
   type Filter,
   type FilterKeys,
   filterQuery,
+  pageReads,
   parseFilter,
   reads,
 } from "./filters.js";
@@ -265,7 +266,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   const windowOf = (c: Context) =>
     parseWindow({ window: c.req.query("window"), night: c.req.query("night") }, opts.now());
 
-  app.get("/", reads([], asPage("/")), async (c) => {
+  app.get("/", pageReads([], asPage("/")), async (c) => {
     const w = parseWindow({}, opts.now());
     if (!w.ok) throw new Error(w.message);
     const [counts, latest, counties] = await Promise.all([
@@ -278,7 +279,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     );
   });
 
-  app.get("/governments", reads(GOV_FILTERS, asPage("/governments")), async (c) => {
+  app.get("/governments", pageReads(GOV_FILTERS, asPage("/governments")), async (c) => {
     const f = await filterOf(c, GOV_FILTERS, { counties: true });
     if (!f.ok) return badRequest(c, f.message, "/governments");
     const governments = await listGovernments(db, f.value.filter);
@@ -299,7 +300,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   const countyOf = async (name: string) =>
     (await countySummaries(db)).find((x) => x.county.toLowerCase() === name.toLowerCase());
 
-  app.get("/counties/:county", reads([], asPage("/governments")), async (c) => {
+  app.get("/counties/:county", pageReads([], asPage("/governments")), async (c) => {
     const county = await countyOf(c.req.param("county"));
     if (!county) return notFound(c, "county", c.req.param("county"));
     const governments = await listGovernments(db, { county: county.county });
@@ -312,7 +313,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     );
   });
 
-  app.get("/governments/:id", reads([], asPage("/governments")), async (c) => {
+  app.get("/governments/:id", pageReads([], asPage("/governments")), async (c) => {
     const r = await loadGovernment(db, c.req.param("id"));
     if (!r.found) return notFound(c, "government with the id", c.req.param("id"));
     return c.html(
@@ -324,13 +325,13 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     );
   });
 
-  app.get("/sources/:id", reads([], asPage("/governments")), async (c) => {
+  app.get("/sources/:id", pageReads([], asPage("/governments")), async (c) => {
     const r = await loadSource(db, c.req.param("id"), opts.now());
     if (!r.found) return notFound(c, "record page with the id", c.req.param("id"));
     return c.html(<SourcePage d={r.value} />);
   });
 
-  app.get("/new", reads(NEW_PARAMS, asPage("/new")), async (c) => {
+  app.get("/new", pageReads(NEW_PARAMS, asPage("/new")), async (c) => {
     const built = await inWorker(c);
     if (built) return built;
     const f = await filterOf(c, ALL, { counties: true });
@@ -403,7 +404,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     return { ok: true as const, q, page, terms, filter: f.value.filter, query: `?${p.toString()}` };
   };
 
-  app.get("/search", reads(SEARCH_PARAMS, asPage("/search")), async (c) => {
+  app.get("/search", pageReads(SEARCH_PARAMS, asPage("/search")), async (c) => {
     const s = await searchOf(c);
     if (!s.ok) return badRequest(c, s.message, "/search");
     const result =
