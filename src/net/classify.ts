@@ -79,6 +79,31 @@ function closed(ctx: ClassifyContext, status: number | null, message: string): S
   return { kind: "final", outcome: { kind: "error", url: ctx.url, status, reason: message } };
 }
 
+/** P15: whether a 429 or 5xx is tried again, by its Retry-After and the attempts used. */
+function statusRetry(ctx: ClassifyContext, status: number, headers: Record<string, string>) {
+  const retryAfter = headers["retry-after"];
+  const date = headers["date"];
+  return retryDecision({
+    attempt: ctx.attempt,
+    status,
+    now: ctx.now,
+    ...(retryAfter !== undefined ? { retryAfter } : {}),
+    ...(date !== undefined ? { date } : {}),
+  });
+}
+
+/** P21: a 429 that outlasts its retries (used up, or a Retry-After over 60 s or unreadable) is a no. */
+function tooManyRequests(ctx: ClassifyContext, headers: Record<string, string>): Step | undefined {
+  const d = statusRetry(ctx, 429, headers);
+  if (d.retry) return undefined;
+  const retryAfter = headers["retry-after"];
+  return refused(ctx.url, 429, `HTTP 429 (${d.reason})`, {
+    provider: "http",
+    verdict: "rate-limit",
+    marker: `HTTP 429${retryAfter !== undefined ? `, Retry-After: ${retryAfter}` : ""}`,
+  });
+}
+
 /**
  * Attempt → step, in P21/P15/P14 order: transport failures, cut bodies, limits, refusals
  * (whatever the status), redirects, then status classes. Nothing here touches the network.
@@ -104,6 +129,12 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
     }
   }
   const { status, headers, read } = r;
+  // P21: a 429 past its retries is a no whatever became of its body: its head said so (and the
+  // head-wait step closed the site on it before the body was read).
+  if (status === 429 && read.kind === "failed") {
+    const no = tooManyRequests(ctx, headers);
+    if (no !== undefined) return no;
+  }
   if (read.kind === "failed") {
     if (read.failure === "timeout-body" || read.failure === "timeout-headers") {
       return final({ kind: "timed-out", url, phase: "body" });
@@ -136,24 +167,13 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
     return final({ kind: "ok", ...response, body: ctx.keepBody ? read.body : new Uint8Array(0) });
   }
   if (status === 404 || status === 410) return final({ kind: "gone", url, status });
+  if (status === 429) {
+    const no = tooManyRequests(ctx, headers);
+    if (no !== undefined) return no;
+  }
   if (status === 429 || status >= 500) {
-    const retryAfter = headers["retry-after"];
-    const date = headers["date"];
-    const d = retryDecision({
-      attempt: ctx.attempt,
-      status,
-      now: ctx.now,
-      ...(retryAfter !== undefined ? { retryAfter } : {}),
-      ...(date !== undefined ? { date } : {}),
-    });
+    const d = statusRetry(ctx, status, headers);
     if (d.retry) return { kind: "retry", waitMs: d.waitMs };
-    if (status === 429) {
-      return refused(url, status, `HTTP 429 (${d.reason})`, {
-        provider: "http",
-        verdict: "rate-limit",
-        marker: `HTTP 429${retryAfter !== undefined ? `, Retry-After: ${retryAfter}` : ""}`,
-      });
-    }
     return final({ kind: "error", url, status, reason: `HTTP ${status} (${d.reason})` });
   }
   return final({ kind: "error", url, status, reason: `HTTP ${status}` });

@@ -7,6 +7,7 @@
  */
 
 import { MAX_RETRIES } from "./constants.js";
+import { LATEST_HOLD_MS } from "./retry.js";
 import { normalisePath } from "./robots/match.js";
 
 /** The durable state of one site, as the journal keeps it. */
@@ -97,6 +98,12 @@ export type Admission =
   | { kind: "left-alone"; reason: string }
   /** The start would fall after the deadline (or past a day): not tonight (P13). */
   | { kind: "not-tonight"; reason: string }
+  /**
+   * P15, P20, P21: an attempt's head said this request is not asked again tonight (its
+   * retries used up, a Retry-After over 60 s or unreadable, a robots.txt 429 or 5xx), and its
+   * body was never read (the checker died, or a step failed): its word stands, as an error.
+   */
+  | { kind: "done-tonight" }
   /** Every attempt tonight is used (P15), none of them answered. */
   | { kind: "exhausted"; priorAllClosed: boolean };
 
@@ -141,6 +148,8 @@ export function admit(a: AdmitInput): Admission {
   }
   if (a.replayAllowed && a.prior.some((p) => p.final)) return { kind: "answered" };
   const tries = a.prior.filter(isTry);
+  if (tries.some((p) => p.retryAt !== undefined && p.retryAt >= LATEST_HOLD_MS))
+    return { kind: "done-tonight" };
   const priorAllClosed = tries.every((p) => p.closedEarly);
   const crashes = a.prior.filter((p) => p.interrupted && !isTry(p)).length;
   if (tries.length > MAX_RETRIES || crashes >= MAX_INTERRUPTED)

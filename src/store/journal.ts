@@ -33,7 +33,7 @@ import { sql } from "./kysely.js";
 import { chunks } from "./night-records.js";
 import { type Placeholder, prepared } from "./prepared.js";
 import type { Database } from "./schema/index.js";
-import { type Tx, writeTxn } from "./write-txn.js";
+import { type Tx, writeTxnRetried } from "./write-txn.js";
 
 /** P9: the longest a request can hold its site (30 s to headers, 30 s of body, the archive). */
 export const REQUEST_LEASE_MS = 120_000;
@@ -170,15 +170,11 @@ export class SqlJournal implements JournalPort {
     db: Tx,
     rows: readonly { id: number; site: string; started_at: string; retry_at: string | null }[],
     now: number,
-  ): Promise<void> {
-    for (const ids of chunks(rows.map((r) => r.id))) {
-      await db
-        .updateTable("request_log")
-        .set({ outcome: "interrupted" })
-        .where("id", "in", ids)
-        .where("outcome", "=", "in-flight")
-        .execute();
-    }
+  ): Promise<number> {
+    // The sites' holds first, in the order of their names, as an admission locks its site's
+    // row before the request rows (PostgreSQL: no deadlock with one recovering the same row).
+    const waits = new Map<number, number>();
+    const holds = new Map<string, number>();
     for (const r of rows) {
       if (r.retry_at === null) continue;
       const at = waitAfterCrash(
@@ -186,18 +182,38 @@ export class SqlJournal implements JournalPort {
         fromIso(r.started_at, "request_log.started_at"),
         now,
       );
-      await db
-        .updateTable("request_log")
-        .set({ retry_at: toIso(at) })
-        .where("id", "=", r.id)
-        .execute();
-      if (at >= LATEST_HOLD_MS) continue;
+      waits.set(r.id, at);
+      if (at < LATEST_HOLD_MS) holds.set(r.site, Math.max(holds.get(r.site) ?? at, at));
+    }
+    for (const [site, at] of [...holds].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       await db
         .updateTable("site_state")
         .set({ not_before: laterOf("not_before", toIso(at)) })
-        .where("site", "=", r.site)
+        .where("site", "=", site)
         .execute();
     }
+    // Then the rows, each only while still in flight (another process may have got there).
+    let marked = 0;
+    const plain = rows.filter((r) => !waits.has(r.id)).map((r) => r.id);
+    for (const ids of chunks(plain)) {
+      const done = await db
+        .updateTable("request_log")
+        .set({ outcome: "interrupted" })
+        .where("id", "in", ids)
+        .where("outcome", "=", "in-flight")
+        .executeTakeFirst();
+      marked += Number(done.numUpdatedRows);
+    }
+    for (const [id, at] of waits) {
+      const done = await db
+        .updateTable("request_log")
+        .set({ outcome: "interrupted", retry_at: toIso(at) })
+        .where("id", "=", id)
+        .where("outcome", "=", "in-flight")
+        .executeTakeFirst();
+      marked += Number(done.numUpdatedRows);
+    }
+    return marked;
   }
 
   complete(id: string, holder: string, c: Completion): Promise<void> {
@@ -292,8 +308,10 @@ export class SqlJournal implements JournalPort {
         now,
       );
     });
-    await writeTxn(this.#db, (tx) => this.#interrupt(tx, dead, now));
-    return dead.length;
+    if (dead.length === 0) return 0;
+    // One transaction, retried as a group commit is when PostgreSQL picks it to break a
+    // deadlock; each row marked only while still in flight.
+    return writeTxnRetried(this.#db, (tx) => this.#interrupt(tx, dead, now));
   }
 
   async #siteFacts(

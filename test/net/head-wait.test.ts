@@ -104,6 +104,24 @@ describe("a wait asked for in an answer's head (P15)", () => {
     expect((await fetched).kind).toBe("ok");
   });
 
+  it("P21: a 429 past its retries whose body is cut is still the no it said: refused, with its evidence, the site closed", async () => {
+    h = await harness();
+    const s = await h.fleet.server();
+    s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    s.route("/list", (_req, res) => {
+      res.writeHead(429, { "retry-after": "120", "content-length": "100" });
+      res.write("slow down");
+      setTimeout(() => res.destroy(), 20);
+    });
+    const f = h.fetcher();
+    const o = await f.fetch({ url: s.url("/list"), purpose: "page" });
+    expect(o).toMatchObject({ kind: "refused", status: 429 });
+    const row = h.ports.log.entries.find((e) => e.url === s.url("/list"));
+    expect(row?.outcome).toBe("refused");
+    expect(row?.evidence).toMatchObject({ provider: "http", verdict: "rate-limit" });
+    expect(s.hits("/list")).toHaveLength(1);
+  });
+
   it("P15: a 200's head asks for nothing: nothing is written before its body", async () => {
     h = await harness();
     const s = await h.fleet.server();

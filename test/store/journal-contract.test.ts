@@ -334,8 +334,9 @@ describe.each(makers)("the journal's contract: $name", (m) => {
       if (b.kind !== "go") throw new Error(b.kind);
       await s.journal.waitAsked(b.id, { status: 503, retryAt: LATEST_HOLD_MS });
       await s.journal.admit(intent("https://www.b.gov/y"), ME, T0 + 100); // finds the crash
-      expect(await s.journal.admit(intent("https://www.b.gov/x"), ME, T0 + 60_000)).toMatchObject({
-        kind: "not-tonight",
+      // Its head's word stands: not asked again, an error, never "the night's time ran out".
+      expect(await s.journal.admit(intent("https://www.b.gov/x"), ME, T0 + 60_000)).toEqual({
+        kind: "done-tonight",
       });
       // The site's other pages are not held by it: only that request is over for tonight.
       expect((await s.journal.admit(intent("https://www.b.gov/y"), ME, T0 + 60_000)).kind).toBe(

@@ -187,6 +187,14 @@ export const siteGate =
             return final({ kind: "disallowed", url: call.url, reason: a.reason });
           case "not-tonight":
             return final({ kind: "deadline", url: call.url });
+          case "done-tonight":
+            // Its head's word (robots.txt: the origin unreachable tonight, P20).
+            return final({
+              kind: "error",
+              url: call.url,
+              status: null,
+              reason: "not asked again tonight: an earlier answer's head said so (429 or 5xx)",
+            });
           case "exhausted":
             return final({
               kind: "error",
