@@ -5,7 +5,7 @@ import { consoleRoutes } from "./console/routes.js";
 import { Layout } from "./layout.js";
 import { bodyCap, caching, securityHeaders, staticRoutes } from "./manners.js";
 import { pageReads } from "./public/filters.js";
-import { MessagePage } from "./public/pages/errors.js";
+import { badRequestPage, MessagePage } from "./public/pages/errors.js";
 import { ALLOW, type Answer, type AnswerJob, getOnly, publicRoutes } from "./public/routes.js";
 import { SiteOwnersPage } from "./site-owners.js";
 
@@ -60,16 +60,7 @@ export function createApp(opts: WebOptions): Hono {
   staticRoutes(app, origin, opts.db !== undefined);
   app.get(
     "/site-owners",
-    pageReads([], (c, message) =>
-      c.html(
-        <MessagePage
-          title="That request is not understood"
-          message={message}
-          back={{ href: "/site-owners", text: "Start again" }}
-        />,
-        400,
-      ),
-    ),
+    pageReads([], (c, message) => badRequestPage(c, message, "/site-owners")),
     (c) => c.html(<SiteOwnersPage userAgent={userAgent} />),
   );
   if (opts.db) {

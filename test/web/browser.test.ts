@@ -24,19 +24,8 @@ import { parseAtomFeed, parseJsonFeed, parseRssFeed } from "feedsmith";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/web/app.js";
+import { CHROMIUM, CHROMIUM_ARGS } from "./chromium.js";
 import { buildFixture, EVIL, type Fixture, NOW, REFUSAL, SCRIPT_TITLE } from "./fixture.js";
-
-export const CHROMIUM = "/usr/bin/chromium";
-/** Flags for a quiet, offline, throwaway browser: nothing it does leaves the machine. */
-export const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 const SKIP = process.env["NOR_SKIP_BROWSER"] === "1";
 if (SKIP) {

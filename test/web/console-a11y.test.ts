@@ -21,19 +21,8 @@ import { markSource } from "../../src/store/admin.js";
 import { SqlRequestLog } from "../../src/store/request-log.js";
 import { setSiteRule } from "../../src/store/site-rules.js";
 import { entry } from "../store/entries.js";
+import { CHROMIUM, CHROMIUM_ARGS } from "./chromium.js";
 import { consoleFixture, PASSWORD, seedNight } from "./console-support.js";
-
-const CHROMIUM = "/usr/bin/chromium";
-/** As browser.test.ts: a quiet, offline, throwaway browser; nothing it does leaves the machine. */
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 const SKIP = process.env["NOR_SKIP_BROWSER"] === "1";
 if (SKIP) process.stderr.write("console a11y tests skipped: NOR_SKIP_BROWSER=1\n");

@@ -18,7 +18,7 @@ import { catalogVersion, recordsVersion } from "../../store/read/versions.js";
 import { Layout } from "../layout.js";
 import { governmentJson, httpUrl, sourceJson } from "./api.js";
 import { ALL_FILTERS, type Filter, filterQuery, pageReads, reads } from "./filters.js";
-import { MessagePage } from "./pages/errors.js";
+import { badRequestPage } from "./pages/errors.js";
 import type { Checked } from "./routes.js";
 
 const PAGE_ROWS = 2_000;
@@ -89,15 +89,7 @@ export function downloadRoutes(app: Hono, db: Db, deps: DownloadDeps): void {
   };
   const catalogTag = async (file: string) => downloadTag(file, [await catalogVersion(db)]);
 
-  const asPage = (c: Context, message: string) =>
-    c.html(
-      <MessagePage
-        title="That request is not understood"
-        message={message}
-        back={{ href: "/downloads", text: "Start again" }}
-      />,
-      400,
-    );
+  const asPage = (c: Context, message: string) => badRequestPage(c, message, "/downloads");
 
   app.get("/downloads", pageReads([], asPage), (c) =>
     c.html(

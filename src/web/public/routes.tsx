@@ -53,7 +53,7 @@ import {
 import { ICAL_CONTENT_TYPE, renderIcal } from "./ical.js";
 import { loadGovernment, loadSource } from "./load.js";
 import { openApiDocument } from "./openapi.js";
-import { MessagePage } from "./pages/errors.js";
+import { badRequestPage, MessagePage } from "./pages/errors.js";
 import { CountyPage, GovernmentPage, GovernmentsPage } from "./pages/governments.js";
 import { HomePage } from "./pages/home.js";
 import { NewPage, type NewPageData } from "./pages/new.js";
@@ -212,15 +212,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     return new Response(a.body, { status: a.status, headers });
   };
 
-  const badRequest = (c: Context, message: string, back: string) =>
-    c.html(
-      <MessagePage
-        title="That request is not understood"
-        message={message}
-        back={{ href: back, text: "Start again" }}
-      />,
-      400,
-    );
+  const badRequest = badRequestPage;
   /** How each kind of route says a request is not understood: a page, JSON, or plain text. */
   const asPage = (back: string) => (c: Context, message: string) => badRequest(c, message, back);
   const asJson = (c: Context, message: string) => c.json({ error: message }, 400);

@@ -1,3 +1,4 @@
+import type { Context } from "hono";
 import type { FC } from "hono/jsx";
 import { Layout } from "../../layout.js";
 
@@ -20,3 +21,14 @@ export const MessagePage: FC<{
     </p>
   </Layout>
 );
+
+/** A page's 400: the request is not understood, with the way back to `back` (a path). */
+export const badRequestPage = (c: Context, message: string, back: string) =>
+  c.html(
+    <MessagePage
+      title="That request is not understood"
+      message={message}
+      back={{ href: back, text: "Start again" }}
+    />,
+    400,
+  );
