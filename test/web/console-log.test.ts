@@ -45,7 +45,7 @@ describe("console request-log search", () => {
     const html = await res.text();
     expect(res.status).toBe(200);
     expect(urls(html)).toEqual(["https://example.gov/bids", "https://example.gov/bids"]);
-    expect(html).toContain("2 attempt(s) match.");
+    expect(html).toContain("2 attempts match.");
     expect(html).toContain("2026-11-05 03:12:04.000 -05:00");
     expect(html).toContain("503 retry");
     expect(html).toContain("200 ok #2");

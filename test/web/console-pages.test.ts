@@ -110,8 +110,8 @@ describe("console pages", () => {
       entry({ site: "b.gov", night: "2026-11-04" }), // another night: not counted
     ]);
     const html = await (await b.get("/console")).text();
-    expect(html).toContain('<strong id="open-flags">1</strong> open flag(s)');
-    expect(html).toContain("<strong>3</strong> source(s) checked, <strong>3</strong>");
+    expect(html).toContain('<strong id="open-flags">1</strong> open flag');
+    expect(html).toContain("<strong>3</strong> sources checked, <strong>3</strong>");
     expect(html).toMatch(/refused<\/a><\/td><td>1</);
     expect(html).toContain("By site: b.gov 1");
     expect(html).toContain("cloudflare · challenge · ref 8f1e2a3b4c5d6e7f");

@@ -102,7 +102,7 @@ describe("console: site owners' requests", () => {
       "/permits/ left alone",
       "e-mail of Nov 5",
     ]);
-    expect(a.text()).toContain("1 source(s) of the catalog on this site");
+    expect(a.text()).toContain("1 source of the catalog on this site");
     const bRow = $("section[data-site='b.gov'] tr[data-kind='not-read'] td");
     expect(bRow.eq(1).text()).toBe("the whole site not read");
     expect(bRow.eq(2).text()).toBe("owner by phone");

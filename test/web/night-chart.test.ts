@@ -43,12 +43,12 @@ describe("the night report's chart", () => {
     );
     const desc = svg.find(`desc#${descId}`).text();
     expect(desc).toContain(
-      "Outcomes of 3 source(s): ok 1 (33%), refused 1 (33%), unreached 1 (33%).",
+      "Outcomes of 3 sources: ok 1 (33%), refused 1 (33%), unreached 1 (33%).",
     );
     expect(desc).toContain(
       "Started 03:00 ET, finished 04:00 ET: 1 h 00 min of the 2 h 00 min limit (50%), deadline 05:00 ET.",
     );
-    expect(desc).toContain("2 source(s) reached, 1 not reached.");
+    expect(desc).toContain("2 sources reached, 1 not reached.");
     // The same words stand under it for everyone.
     const caption = $("figure.night-chart figcaption").text();
     expect(caption).toContain(desc.trim());

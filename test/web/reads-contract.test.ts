@@ -174,7 +174,7 @@ describe.each(impls)("the web's reads: $name", (impl) => {
     const overview = await (await b.get("/console")).text();
     expect(overview).toContain("Night <a");
     expect(overview).toContain("2026-11-06");
-    expect(overview).toContain("<strong>1200</strong> request(s)");
+    expect(overview).toContain("<strong>1200</strong> requests");
     expect(overview).toMatch(/<strong id="open-flags">1<\/strong>/);
     const nights = await (await b.get("/console/nights")).text();
     for (const n of ["2026-11-03", "2026-11-04", "2026-11-05", "2026-11-06"])
@@ -222,6 +222,6 @@ describe.each(impls)("the web's reads: $name", (impl) => {
       site: "https://www.s1.gov/x",
     });
     const html = await (await b.get(`/console/log?${q}`)).text();
-    expect(html).toContain("20 attempt(s) match.");
+    expect(html).toContain("20 attempts match.");
   });
 });

@@ -2,6 +2,7 @@ import type { Hono } from "hono";
 import type { FC } from "hono/jsx";
 import { clearFlag, type FlagRow, listFlags } from "../../store/admin.js";
 import type { Db } from "../../store/db.js";
+import { wordFor } from "../public/format.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
 import { ConsoleLayout, CsrfField, Message, nyTime, Wide } from "./layout.js";
 import { CONSOLE_BY } from "./sources.js";
@@ -58,8 +59,9 @@ export function flagRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number, rea
       <ConsoleLayout title="Flags for review" csrf={csrf}>
         <Message text={message} />
         <p>
-          <span id="open-count">{open.length}</span> open flag(s). A flag asks a person to look; the
-          checker decides nothing (P24). To stop reading a source, mark it on its page.
+          <span id="open-count">{open.length}</span> open {wordFor(open.length, "flag")}. A flag
+          asks a person to look; the checker decides nothing (P24). To stop reading a source, mark
+          it on its page.
         </p>
         {open.length > 0 ? <FlagTable flags={open} csrf={csrf} /> : <p>Nothing to review.</p>}
         <details>

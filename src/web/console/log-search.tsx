@@ -10,6 +10,7 @@ import {
 } from "../../store/request-log.js";
 import { toJson } from "../../store/request-log-view.js";
 import { parseTimeArg, TIME_ARG_HELP } from "../../store/time-args.js";
+import { countOf } from "../public/format.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
 import { ConsoleLayout, Message, nyTime, Wide } from "./layout.js";
 
@@ -105,7 +106,7 @@ export function logRoutes(app: Hono<ConsoleEnv>, db: Db): void {
             <p id="result-count">
               {capped
                 ? `More than ${PAGE_CAP} attempts match; the first ${PAGE_CAP} are shown. Narrow the search, or download all as JSON.`
-                : `${shown.length} attempt(s) match.`}{" "}
+                : `${countOf(shown.length, "attempt")} ${shown.length === 1 ? "matches" : "match"}.`}{" "}
               <a href={`${BASE}/log.json?${qs}`}>Download this search as JSON</a>
             </p>
             <Wide label="Attempts found">

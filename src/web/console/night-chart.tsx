@@ -7,7 +7,7 @@
  */
 import type { FC } from "hono/jsx";
 import { SITE_OWNER_ZONE, wallTimeAt } from "../../policy/zone.js";
-import { type OutcomeTone, outcomeLabel } from "../public/format.js";
+import { countOf, type OutcomeTone, outcomeLabel } from "../public/format.js";
 
 export interface ChartInput {
   startedAt: string;
@@ -132,7 +132,7 @@ export function chartWords(m: ChartModel): { title: string; outcomes: string; ti
   const outcomes =
     m.total === 0
       ? "No source was checked."
-      : `Outcomes of ${m.total} source(s): ${m.segments
+      : `Outcomes of ${countOf(m.total, "source")}: ${m.segments
           .map((s) => `${s.kind} ${s.count} (${s.percent}%)`)
           .join(", ")}.`;
   const percent = m.limitMs > 0 ? Math.round((m.usedMs / m.limitMs) * 100) : 0;
@@ -141,7 +141,7 @@ export function chartWords(m: ChartModel): { title: string; outcomes: string; ti
     : `not finished (last check ended ${hm(m.endAt)} ET)`;
   const time = `Started ${hm(m.startedAt)} ET, ${end}: ${duration(m.usedMs)} of the ${duration(
     m.limitMs,
-  )} limit (${percent}%), deadline ${hm(m.deadlineAt)} ET. ${m.reached} source(s) reached${
+  )} limit (${percent}%), deadline ${hm(m.deadlineAt)} ET. ${countOf(m.reached, "source")} reached${
     m.total > m.reached ? `, ${m.total - m.reached} not reached` : ""
   }.`;
   return {
@@ -183,7 +183,7 @@ export const NightChart: FC<{ input: ChartInput }> = ({ input }) => {
           {words.outcomes} {words.time}
         </desc>
         <text x={0} y={15} font-size={14} font-weight="600" fill="#1f2328">
-          Outcomes of {m.total} source(s)
+          Outcomes of {countOf(m.total, "source")}
         </text>
         <rect x={0} y={barY} width={W} height={BAR_H} fill="#f6f8fa" stroke="#d8dee4" />
         {m.segments.map((s) => (

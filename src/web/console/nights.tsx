@@ -10,6 +10,7 @@ import {
   nightReport,
   type SourceOutcome,
 } from "../../store/read/night-report.js";
+import { countOf, wordFor } from "../public/format.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
 import { ConsoleLayout, nyTime, Wide } from "./layout.js";
 import { NightChart } from "./night-chart.js";
@@ -62,8 +63,9 @@ export const ReportView: FC<{ r: NightReport; names: ReadonlyMap<string, SourceN
   <section>
     <p>
       Night <a href={`${BASE}/nights/${r.night}`}>{r.night}</a>: started {nyTime(r.startedAt)},{" "}
-      {r.finishedAt ? `finished ${nyTime(r.finishedAt)}` : "not finished"}, {r.runs} run(s).{" "}
-      <strong>{r.sources}</strong> source(s) checked, <strong>{r.totalRequests}</strong> request(s).
+      {r.finishedAt ? `finished ${nyTime(r.finishedAt)}` : "not finished"}, {countOf(r.runs, "run")}
+      . <strong>{r.sources}</strong> {wordFor(r.sources, "source")} checked,{" "}
+      <strong>{r.totalRequests}</strong> {wordFor(r.totalRequests, "request")}.
     </p>
     <NightChart input={r} />
     <h2>Outcomes by kind</h2>
@@ -154,7 +156,7 @@ export function nightRoutes(app: Hono<ConsoleEnv>, db: Db): void {
       <ConsoleLayout title="Overview" csrf={c.get("session").csrfToken}>
         <p>
           <a href={`${BASE}/flags`}>
-            <strong id="open-flags">{open}</strong> open flag(s)
+            <strong id="open-flags">{open}</strong> open {wordFor(open, "flag")}
           </a>{" "}
           waiting for a person (P24).
         </p>

@@ -17,6 +17,7 @@ import {
   siteRules,
   siteState,
 } from "../../store/site-rules.js";
+import { countOf, wordFor } from "../public/format.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
 import { ConsoleLayout, CsrfField, Message, nyTime, Wide } from "./layout.js";
 import { CONSOLE_BY } from "./sources.js";
@@ -180,8 +181,8 @@ export function siteRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number, rea
           on, in every process. The reason is shown on the public pages of the sources it stops.
         </p>
         <p class="note">
-          <span id="site-count">{sites.length}</span> site(s) with an owner's request or held
-          tonight ({night}).
+          <span id="site-count">{sites.length}</span> {wordFor(sites.length, "site")} with an
+          owner's request or held tonight ({night}).
         </p>
         {sites.map((site) => {
           const own = rules.filter((r) => r.site === site);
@@ -189,7 +190,7 @@ export function siteRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number, rea
             <section id={anchor(site)} class="site-rules" data-site={site}>
               <h2>{site}</h2>
               <p class="small muted">
-                {counts.get(site) ?? 0} source(s) of the catalog on this site.
+                {countOf(counts.get(site) ?? 0, "source")} of the catalog on this site.
               </p>
               {own.length === 0 ? (
                 <p class="small">No owner's request in force.</p>

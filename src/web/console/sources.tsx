@@ -4,6 +4,7 @@ import { nightOf } from "../../policy/night-date.js";
 import { markSource, type StatusRow, statusRows } from "../../store/admin.js";
 import type { Db } from "../../store/db.js";
 import { marksOf, sourceNames } from "../../store/read/console.js";
+import { countOf } from "../public/format.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
 import { ConsoleLayout, CsrfField, Message, nyTime, Wide } from "./layout.js";
 
@@ -53,7 +54,7 @@ export function sourceRoutes(
           </label>{" "}
           <button type="submit">Filter</button>
         </form>
-        <p class="note">{rows.length} source(s).</p>
+        <p class="note">{countOf(rows.length, "source")}.</p>
         <Wide label="Sources">
           <table>
             <tr>

@@ -150,5 +150,10 @@ export function countyHref(county: string): string {
  * `0 records`. `many` for a plural that is not the noun plus "s".
  */
 export function countOf(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
+  return `${n} ${wordFor(n, one, many)}`;
+}
+
+/** The word for `n` of a thing, where the number is shown apart (in its own element). */
+export function wordFor(n: number, one: string, many = `${one}s`): string {
+  return n === 1 ? one : many;
 }
