@@ -79,8 +79,15 @@ function closed(ctx: ClassifyContext, status: number | null, message: string): S
   return { kind: "final", outcome: { kind: "error", url: ctx.url, status, reason: message } };
 }
 
-/** P15: whether a 429 or 5xx is tried again, by its Retry-After and the attempts used. */
-function statusRetry(ctx: ClassifyContext, status: number, headers: Record<string, string>) {
+/**
+ * P15: whether a 429 or 5xx is tried again, by its Retry-After and the attempts used (the
+ * head-wait step asks the same of a head before its body is read).
+ */
+export function statusRetry(
+  ctx: { attempt: number; now: number },
+  status: number,
+  headers: Record<string, string>,
+) {
   const retryAfter = headers["retry-after"];
   const date = headers["date"];
   return retryDecision({
@@ -92,12 +99,15 @@ function statusRetry(ctx: ClassifyContext, status: number, headers: Record<strin
   });
 }
 
+/** P21: the words of a 429's no, which close its site for the night. */
+export const rateLimitNo = (why: string): string => `HTTP 429 (${why})`;
+
 /** P21: a 429 that outlasts its retries (used up, or a Retry-After over 60 s or unreadable) is a no. */
 function tooManyRequests(ctx: ClassifyContext, headers: Record<string, string>): Step | undefined {
   const d = statusRetry(ctx, 429, headers);
   if (d.retry) return undefined;
   const retryAfter = headers["retry-after"];
-  return refused(ctx.url, 429, `HTTP 429 (${d.reason})`, {
+  return refused(ctx.url, 429, rateLimitNo(d.reason), {
     provider: "http",
     verdict: "rate-limit",
     marker: `HTTP 429${retryAfter !== undefined ? `, Retry-After: ${retryAfter}` : ""}`,

@@ -241,16 +241,14 @@ export class SqlJournal implements JournalPort {
       }
       // One statement: the later end wins, the later Retry-After wins, the lease is let go
       // only by its holder (every right-hand side reads the row as it was).
-      const later = (column: "last_end_at" | "not_before", at: string) =>
-        sql<string>`case when ${sql.ref(column)} is not null and ${sql.ref(column)} > ${at} then ${sql.ref(column)} else ${at} end`;
       const mine = sql<boolean>`${sql.ref("lease_holder")} = ${holder}`;
       await tx
         .updateTable("site_state")
         .set({
-          last_end_at: later("last_end_at", end),
+          last_end_at: laterOf("last_end_at", end),
           updated_at: end,
           ...(c.siteNotBefore !== undefined
-            ? { not_before: later("not_before", toIso(c.siteNotBefore)) }
+            ? { not_before: laterOf("not_before", toIso(c.siteNotBefore)) }
             : {}),
           ...letGoBy(mine),
           ...(c.closeSite !== undefined && row.night !== null
@@ -526,7 +524,7 @@ const RELEASE_SITE = prepared(
     return db
       .updateTable("site_state")
       .set({
-        last_end_at: sql<string>`case when ${sql.ref("last_end_at")} is not null and ${sql.ref("last_end_at")} > ${$("end")} then ${sql.ref("last_end_at")} else ${$("end")} end`,
+        last_end_at: laterOf("last_end_at", $("end")),
         updated_at: $("end"),
         ...letGoBy(mine),
       })

@@ -65,6 +65,14 @@ export function caching(): MiddlewareHandler[] {
  * the log download, written a page of rows at a time, was held in memory whole first; and an
  * ETag on what may not be stored serves no one. An answer that brings its own ETag keeps it.
  */
+/** Whether If-None-Match names `tag` (weak comparison, RFC 9110 §13.1.2), or is `*`. */
+export function namesTag(ifNoneMatch: string | undefined, tag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  if (ifNoneMatch.trim() === "*") return true;
+  const bare = tag.replace(/^W\//, "");
+  return (ifNoneMatch.match(/"[^"]*"/g) ?? []).some((t) => t === bare);
+}
+
 function etags(): MiddlewareHandler {
   const kept = new Set(RETAINED_304_HEADERS);
   return async (c, next) => {
@@ -79,10 +87,7 @@ function etags(): MiddlewareHandler {
       const hash = Buffer.from(await crypto.subtle.digest("SHA-1", bytes)).toString("hex");
       tag = `W/"${hash}"`;
     }
-    const bare = tag.replace(/^W\//, "");
-    const match =
-      ifNoneMatch === "*" || (ifNoneMatch?.match(/"[^"]*"/g)?.some((t) => t === bare) ?? false);
-    if (!match) {
+    if (!namesTag(ifNoneMatch ?? undefined, tag)) {
       c.res.headers.set("ETag", tag);
       return;
     }

@@ -1,7 +1,9 @@
 import type { Clock } from "../../clock.js";
-import { LATEST_HOLD_MS, parseRetryAfter, retryDecision } from "../../policy/retry.js";
+import { LATEST_HOLD_MS } from "../../policy/retry.js";
+import { rateLimitNo, statusRetry } from "../classify.js";
 import type { JournalPort, WaitAsked } from "../journal.js";
 import type { Call, Step } from "../pipeline.js";
+import { retryAfterHold } from "./journal.js";
 import { flattenHeaders } from "./limits.js";
 
 /**
@@ -44,29 +46,15 @@ function waitOf(
   now: number,
 ): WaitAsked | undefined {
   const { headers } = flattenHeaders(raw);
-  const retryAfter = headers["retry-after"];
-  const date = headers["date"];
-  const ms = parseRetryAfter(retryAfter, now, date);
-  const asked = ms === undefined ? undefined : Math.min(now + ms, LATEST_HOLD_MS);
+  const asked = retryAfterHold(status, headers, now);
   if (status < 400) {
     // A redirect: its Retry-After holds the site (the redirects step waits it before the hop).
     return asked === undefined ? undefined : { status, siteNotBefore: asked };
   }
-  if (call.robotsFor !== undefined) {
-    // robots.txt is never retried: its 429 or 5xx keeps the origin off for the night (P20).
-    return {
-      status,
-      retryAt: NOT_AGAIN_TONIGHT,
-      ...(asked !== undefined ? { siteNotBefore: asked } : {}),
-    };
-  }
-  const d = retryDecision({
-    attempt,
-    status,
-    now,
-    ...(retryAfter !== undefined ? { retryAfter } : {}),
-    ...(date !== undefined ? { date } : {}),
-  });
+  const held = asked !== undefined ? { siteNotBefore: asked } : {};
+  // robots.txt is never retried: its 429 or 5xx keeps the origin off for the night (P20).
+  if (call.robotsFor !== undefined) return { status, retryAt: NOT_AGAIN_TONIGHT, ...held };
+  const d = statusRetry({ attempt, now }, status, headers);
   if (d.retry) {
     const retryAt = now + d.waitMs;
     return { status, retryAt, siteNotBefore: Math.max(retryAt, asked ?? retryAt) };
@@ -74,8 +62,8 @@ function waitOf(
   return {
     status,
     retryAt: NOT_AGAIN_TONIGHT,
-    ...(asked !== undefined ? { siteNotBefore: asked } : {}),
+    ...held,
     // P21: a 429 that outlasts its retries is a no (classify's words for it).
-    ...(status === 429 ? { closeSite: `HTTP 429 (${d.reason})` } : {}),
+    ...(status === 429 ? { closeSite: rateLimitNo(d.reason) } : {}),
   };
 }

@@ -125,12 +125,21 @@ async function interrupted(
  * as long).
  */
 function siteHold(r: AttemptResult & { kind: "response" }): number | undefined {
-  const redirection = r.status >= 300 && r.status < 400 && r.status !== 304;
-  if (r.status !== 429 && r.status < 500 && !redirection) return undefined;
-  const ms = parseRetryAfter(r.headers["retry-after"], r.endedAt, r.headers["date"]);
+  return retryAfterHold(r.status, r.headers, r.endedAt);
+}
+
+/** The site's hold a Retry-After on this status asks for, counted from `at` (siteHold). */
+export function retryAfterHold(
+  status: number,
+  headers: Record<string, string>,
+  at: number,
+): number | undefined {
+  const redirection = status >= 300 && status < 400 && status !== 304;
+  if (status !== 429 && status < 500 && !redirection) return undefined;
+  const ms = parseRetryAfter(headers["retry-after"], at, headers["date"]);
   // Any run of digits is delta-seconds: a hold past what the store can write is kept as the
   // latest it can (admission reads it as "not tonight", like any hold over a day).
-  return ms === undefined ? undefined : Math.min(r.endedAt + ms, LATEST_HOLD_MS);
+  return ms === undefined ? undefined : Math.min(at + ms, LATEST_HOLD_MS);
 }
 
 /** The answer as stored for replay: everything but the body, which the archive holds (P8). */

@@ -16,6 +16,7 @@ import type { Db } from "../../store/db.js";
 import { allSources, listGovernments, recordsAfter } from "../../store/read/directory.js";
 import { catalogVersion, recordsVersion } from "../../store/read/versions.js";
 import { Layout } from "../layout.js";
+import { namesTag } from "../manners.js";
 import { governmentJson, httpUrl, sourceJson } from "./api.js";
 import { ALL_FILTERS, type Filter, filterQuery, pageReads, reads } from "./filters.js";
 import { badRequestPage } from "./pages/errors.js";
@@ -61,14 +62,6 @@ export function downloadTag(file: string, parts: readonly (string | number)[]): 
   return `W/"${file}-${h}"`;
 }
 
-/** Whether If-None-Match names `tag` (weak comparison, RFC 9110 §13.1.2), or is `*`. */
-function matches(ifNoneMatch: string | undefined, tag: string): boolean {
-  if (ifNoneMatch === undefined) return false;
-  if (ifNoneMatch.trim() === "*") return true;
-  const bare = tag.replace(/^W\//, "");
-  return (ifNoneMatch.match(/"[^"]*"/g) ?? []).some((t) => t === bare);
-}
-
 export interface DownloadDeps {
   /** The routes' own filter check (src/web/public/routes.tsx): the same 400s as /new. */
   filterOf: (c: Context) => Promise<Checked<Filter>>;
@@ -84,7 +77,7 @@ export function downloadRoutes(app: Hono, db: Db, deps: DownloadDeps): void {
    */
   const unchanged = (c: Context, tag: string): Response | undefined => {
     c.header("ETag", tag);
-    if (!matches(c.req.header("If-None-Match"), tag)) return undefined;
+    if (!namesTag(c.req.header("If-None-Match"), tag)) return undefined;
     return c.body(null, 304);
   };
   const catalogTag = async (file: string) => downloadTag(file, [await catalogVersion(db)]);
