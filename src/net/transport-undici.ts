@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { rootCertificates } from "node:tls";
-import type requestOf from "undici/lib/api/api-request.js";
 import type buildConnectorOf from "undici/lib/core/connect.js";
+import type utilOf from "undici/lib/core/util.js";
 // Only the three parts of undici the transport uses, by path: its agent, its connector and
-// its `request`. undici's index also loads fetch, WebSocket, EventSource, its caches and its
+// its header parser (the agent loads that file anyway). undici's index also loads fetch, WebSocket, EventSource, its caches and its
 // mocks, about 8 MB of a night's resident memory for nothing (docs/benchmarks.md "A night's
 // memory"). undici has no `exports` map; undici-parts.d.ts gives the three their types,
 // and test/cli/lazy-load.test.ts says which of undici's files a night loads. Required, not
@@ -25,7 +25,7 @@ import {
 import { mapBodyError, mapTransportError } from "./transport-errors.js";
 import { type Transport, TransportBodyError, type TransportResult } from "./types.js";
 
-const request = requireCjs("undici/lib/api/api-request.js") as typeof requestOf;
+const { parseHeaders } = requireCjs("undici/lib/core/util.js") as typeof utilOf;
 const buildConnector = requireCjs("undici/lib/core/connect.js") as typeof buildConnectorOf;
 const Agent = requireCjs("undici/lib/dispatcher/agent.js") as typeof AgentOf;
 
@@ -109,110 +109,237 @@ export function createUndiciTransport(opts: UndiciTransportOptions = {}): Undici
     },
   });
 
-  const transport: Transport = async (req): Promise<TransportResult> => {
+  const transport: Transport = (req): Promise<TransportResult> => {
     const url = new URL(req.url);
     // P18, P27: the request line carries exactly the path and query robots.txt judged and the
     // log records (an empty `?` included), never undici's own re-serialisation of the URL.
     const path = pathAndQueryOf(url);
-    // P14: one deadline for the headers from the start of the attempt: connect and TLS count,
-    // and an interim 1xx (which restarts undici's own headers timer) never extends it.
-    const expiry = new AbortController();
-    const signal = req.signal ? AbortSignal.any([req.signal, expiry.signal]) : expiry.signal;
-    let expired = false;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<"expired">((resolve) => {
-      timer = setTimeout(() => {
-        expired = true;
-        expiry.abort(new Error(`no response headers within ${headersTimeout} ms`));
-        resolve("expired");
-      }, headersTimeout);
-    });
-    const headersLate: TransportResult = {
-      kind: "failure",
-      failure: "timeout-headers",
-      message: `no response headers within ${headersTimeout} ms of the attempt's start (P14)`,
-    };
-    const pending = request.call(agent, {
-      origin: url.origin,
-      path,
-      method: req.method,
-      headers: req.headers,
-      signal,
-      ...(req.body !== undefined ? { body: req.body } : {}),
-    });
-    try {
-      const first = await Promise.race([pending, deadline]);
-      if (first === "expired") {
-        // undici settles an aborted request only once its connection exists (a handshake may
-        // still be under way); whatever it brings then is dropped unread.
-        pending.then(
-          (late) => late.body.destroy(),
-          () => {},
-        );
-        return headersLate;
-      }
-      return {
-        kind: "response",
-        status: first.statusCode,
-        headers: first.headers as Record<string, string | string[]>,
-        body: timedBody(first.body, bodyTotal),
+    return new Promise<TransportResult>((resolve) => {
+      const answer = new Answer(bodyTotal);
+      const { signal } = req;
+      const onAbort = () => answer.cancel(abortReason(signal));
+      let settled = false;
+      const settle = (r: TransportResult) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(r);
       };
-    } catch (err) {
-      return expired ? headersLate : mapTransportError(err);
-    } finally {
-      clearTimeout(timer);
-    }
+      // P14: one deadline for the headers from the start of the attempt: connect and TLS
+      // count, and an interim 1xx (which restarts undici's own headers timer) never extends it.
+      // Past it the request is let go; whatever it brings later is dropped unread.
+      const timer = setTimeout(() => {
+        settle({
+          kind: "failure",
+          failure: "timeout-headers",
+          message: `no response headers within ${headersTimeout} ms of the attempt's start (P14)`,
+        });
+        answer.cancel(new Error(`no response headers within ${headersTimeout} ms`));
+      }, headersTimeout);
+      answer.onHead = (head) => {
+        if (settled) {
+          answer.cancel(new Error("answered after its deadline"));
+          return;
+        }
+        if ("error" in head) {
+          signal?.removeEventListener("abort", onAbort);
+          settle(mapTransportError(head.error));
+          return;
+        }
+        settle({ kind: "response", status: head.status, headers: head.headers, body: answer });
+      };
+      answer.onEnd = () => signal?.removeEventListener("abort", onAbort);
+      if (signal) {
+        if (signal.aborted) answer.cancel(abortReason(signal));
+        else signal.addEventListener("abort", onAbort, { once: true });
+      }
+      agent.dispatch(
+        {
+          origin: url.origin,
+          path,
+          method: req.method,
+          headers: req.headers,
+          ...(req.body !== undefined ? { body: req.body } : {}),
+        },
+        answer,
+      );
+    });
   };
   return Object.assign(transport, { close: () => agent.close() });
 }
 
-type RawBody = AsyncIterable<unknown> & { destroy(err?: Error): unknown };
+function abortReason(signal: AbortSignal | undefined): Error {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error ? reason : new Error("the request was aborted");
+}
+
+/** Bytes received and not yet read past which the socket is paused until they are. */
+const HIGH_WATER_BYTES = 64 * 1024;
+
+type Head = { status: number; headers: Record<string, string | string[]> } | { error: unknown };
 
 /**
- * Body chunks; a failure mid-body becomes a TransportBodyError. P14: the body must end within
- * `totalMs` of its headers, however steadily it trickles (undici's bodyTimeout covers the
- * silence between chunks); past that the socket is destroyed and the read fails as
- * `timeout-body`, which P15 never retries. Leaving early, or finishing, releases the socket.
+ * One request's answer as undici hands it over (its dispatch handler: no stream, no async
+ * resource, no abort controller a request): the head once, to `onHead`, then the body as an
+ * async iterable of its raw chunks. A failure mid-body becomes a TransportBodyError. P14: the
+ * body must end within `totalMs` of its headers, however steadily it trickles (undici's
+ * bodyTimeout covers the silence between chunks); past that the request is aborted (the socket
+ * destroyed) and the read fails as `timeout-body`, which P15 never retries. Leaving the body
+ * early, or failing, lets the socket go; reading it to its end keeps the connection.
  */
-export function timedBody(body: RawBody, totalMs: number): AsyncIterable<Uint8Array> {
-  // The error is made only when it happens: an Error captures a stack trace, per request.
-  const timer = setTimeout(
-    () =>
-      body.destroy(
-        new TransportBodyError(
-          "timeout-body",
-          `body not complete within ${totalMs} ms of its headers (P14)`,
+export class Answer implements AsyncIterable<Uint8Array> {
+  onHead: (head: Head) => void = () => {};
+  /** Once the exchange is over: read to its end, failed, or let go. */
+  onEnd: () => void = () => {};
+  readonly #totalMs: number;
+  #abort: ((err: Error) => void) | undefined;
+  /** A cancel asked for before undici handed over its abort: done when it does. */
+  #reason: Error | undefined;
+  #resume: (() => void) | undefined;
+  #headed = false;
+  readonly #chunks: Uint8Array[] = [];
+  #queued = 0;
+  #paused = false;
+  #complete = false;
+  #error: unknown;
+  #failed = false;
+  #open = true;
+  #timer: NodeJS.Timeout | undefined;
+  #wake: (() => void) | undefined;
+
+  constructor(totalMs: number) {
+    this.#totalMs = totalMs;
+  }
+
+  /** Lets the request go (its socket destroyed), now or as soon as undici can. */
+  cancel(reason: Error): void {
+    if (this.#abort) this.#abort(reason);
+    else this.#reason ??= reason;
+  }
+
+  // undici's handler (its dispatch interface).
+
+  onConnect(abort: (err?: Error) => void): void {
+    this.#abort = abort as (err: Error) => void;
+    if (this.#reason) abort(this.#reason);
+  }
+
+  onHeaders(
+    status: number,
+    rawHeaders: Buffer[],
+    resume: () => void,
+    _statusText?: string,
+  ): boolean {
+    if (status < 200) return true; // an interim 1xx: the answer is still to come
+    this.#resume = resume;
+    this.#headed = true;
+    const headers = parseHeaders(rawHeaders) as Record<string, string | string[]>;
+    // The error is made only when it happens: an Error captures a stack trace, per request.
+    this.#timer = setTimeout(
+      () =>
+        this.#fail(
+          new TransportBodyError(
+            "timeout-body",
+            `body not complete within ${this.#totalMs} ms of its headers (P14)`,
+          ),
+          true,
         ),
-      ),
-    totalMs,
-  );
-  let open = true;
-  const finish = () => {
-    if (!open) return;
-    open = false;
-    clearTimeout(timer);
-    body.destroy();
-  };
-  return {
-    [Symbol.asyncIterator]() {
-      const it = body[Symbol.asyncIterator]();
-      return {
-        async next(): Promise<IteratorResult<Uint8Array>> {
-          try {
-            const r = await it.next();
-            if (r.done) finish();
-            return r as IteratorResult<Uint8Array>;
-          } catch (err) {
-            finish();
-            throw mapBodyError(err);
-          }
-        },
-        async return(): Promise<IteratorResult<Uint8Array>> {
-          finish();
-          await it.return?.();
-          return { done: true, value: undefined };
-        },
-      };
-    },
-  };
+      this.#totalMs,
+    );
+    this.onHead({ status, headers });
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (!this.#open) return false;
+    this.#chunks.push(chunk);
+    this.#queued += chunk.byteLength;
+    this.#wakeUp();
+    if (this.#queued < HIGH_WATER_BYTES) return true;
+    this.#paused = true;
+    return false;
+  }
+
+  onComplete(): void {
+    this.#complete = true;
+    clearTimeout(this.#timer);
+    this.#wakeUp();
+  }
+
+  onError(err: unknown): void {
+    if (!this.#headed) {
+      this.#headed = true;
+      this.onEnd();
+      this.onHead({ error: err });
+      return;
+    }
+    this.#fail(err, false);
+  }
+
+  // The body, for whoever reads it.
+
+  [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+    return {
+      next: () => this.#next(),
+      return: async (): Promise<IteratorResult<Uint8Array>> => {
+        this.#finish();
+        return { done: true, value: undefined };
+      },
+    };
+  }
+
+  async #next(): Promise<IteratorResult<Uint8Array>> {
+    // Each turn but the last waits for undici to hand over a chunk, the end or a failure;
+    // the whole-body timer bounds the waiting (P14).
+    for (;;) {
+      const chunk = this.#chunks.shift();
+      if (chunk !== undefined) {
+        this.#queued -= chunk.byteLength;
+        if (this.#paused && this.#queued < HIGH_WATER_BYTES) {
+          this.#paused = false;
+          this.#resume?.();
+        }
+        return { done: false, value: chunk };
+      }
+      if (this.#failed) {
+        this.#finish();
+        throw mapBodyError(this.#error);
+      }
+      if (this.#complete || !this.#open) {
+        this.#finish();
+        return { done: true, value: undefined };
+      }
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
+    }
+  }
+
+  #wakeUp(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  /** The body failed: the first failure is the one read; `abort` lets the socket go now. */
+  #fail(err: unknown, abort: boolean): void {
+    if (this.#failed || this.#complete) return;
+    this.#failed = true;
+    this.#error = err;
+    clearTimeout(this.#timer);
+    if (abort) this.cancel(err as Error);
+    this.#wakeUp();
+  }
+
+  /** The reader is done with the body: its timer goes, and its socket unless read to the end. */
+  #finish(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    clearTimeout(this.#timer);
+    this.#chunks.length = 0;
+    this.#queued = 0;
+    if (!this.#complete && !this.#failed) this.cancel(new Error("the body was left unread"));
+    this.#wakeUp();
+    this.onEnd();
+  }
 }

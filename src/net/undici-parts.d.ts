@@ -16,12 +16,12 @@ declare module "undici/lib/core/connect.js" {
   export default connector;
 }
 
-declare module "undici/lib/api/api-request.js" {
-  import type { Dispatcher } from "undici";
-
-  const request: (
-    this: Dispatcher,
-    opts: Dispatcher.RequestOptions,
-  ) => Promise<Dispatcher.ResponseData>;
-  export default request;
+declare module "undici/lib/core/util.js" {
+  /** undici's own: raw header pairs as an object of lower-case names (set-cookie an array). */
+  export function parseHeaders(
+    headers: (Buffer | string)[],
+    obj?: Record<string, string | string[]>,
+  ): Record<string, string | string[]>;
+  const util: { parseHeaders: typeof parseHeaders };
+  export default util;
 }

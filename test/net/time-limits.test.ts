@@ -5,9 +5,9 @@ import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/errors.js";
 import {
+  Answer,
   createUndiciTransport,
   effectiveTimeouts,
-  timedBody,
   type UndiciTransport,
   type UndiciTransportOptions,
 } from "../../src/net/transport-undici.js";
@@ -219,21 +219,58 @@ describe("time limits (P14, P15)", () => {
   });
 
   it("P14: a body left unread (an encoding we cannot undo) is released at once, its timer with it", async () => {
-    const destroyed: (Error | undefined)[] = [];
-    async function* never(): AsyncGenerator<Uint8Array> {
-      yield new Uint8Array(1);
-    }
-    const raw = Object.assign(never(), {
-      destroy(err?: Error) {
-        destroyed.push(err);
-      },
-    });
-    const body = timedBody(raw, 5);
-    await body[Symbol.asyncIterator]().return?.();
-    expect(destroyed).toEqual([undefined]);
+    const aborted: (Error | undefined)[] = [];
+    const answer = new Answer(5);
+    answer.onConnect((err) => aborted.push(err));
+    answer.onHeaders(200, [], () => {});
+    answer.onData(Buffer.from("x"));
+    await answer[Symbol.asyncIterator]().return?.();
+    expect(aborted).toHaveLength(1);
     // Past the (cleared) whole-body limit nothing is cut a second time.
     await new Promise((r) => setTimeout(r, 30));
-    expect(destroyed).toEqual([undefined]);
+    expect(aborted).toHaveLength(1);
+  });
+
+  it("P14: a body read to its end keeps its connection, and its whole-body timer is cleared", async () => {
+    const aborted: (Error | undefined)[] = [];
+    const answer = new Answer(5);
+    answer.onConnect((err) => aborted.push(err));
+    answer.onHeaders(200, [], () => {});
+    answer.onData(Buffer.from("ab"));
+    answer.onComplete();
+    const got: string[] = [];
+    for await (const c of answer) got.push(Buffer.from(c).toString());
+    expect(got).toEqual(["ab"]);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(aborted).toEqual([]);
+  });
+
+  it("P14: past the whole-body limit the read fails as timeout-body and the socket is let go", async () => {
+    const aborted: (Error | undefined)[] = [];
+    const answer = new Answer(5);
+    answer.onConnect((err) => aborted.push(err));
+    answer.onHeaders(200, [], () => {});
+    answer.onData(Buffer.from("a"));
+    const it = answer[Symbol.asyncIterator]();
+    expect((await it.next()).value).toBeDefined();
+    await expect(it.next()).rejects.toMatchObject({ failure: "timeout-body" });
+    expect(aborted).toHaveLength(1);
+  });
+
+  it("P14: a reader that falls behind pauses the socket, and resumes it once it has read", async () => {
+    let resumed = 0;
+    const answer = new Answer(1_000);
+    answer.onConnect(() => {});
+    answer.onHeaders(200, [], () => resumed++);
+    const big = Buffer.alloc(40 * 1024);
+    expect(answer.onData(big)).toBe(true);
+    expect(answer.onData(big)).toBe(false); // 80 KB waiting: pause
+    const it = answer[Symbol.asyncIterator]();
+    await it.next();
+    expect(resumed).toBe(1);
+    answer.onComplete();
+    await it.next();
+    expect((await it.next()).done).toBe(true);
   });
 
   it("P14: the limits may be shortened for tests but never lengthened past 30 s", () => {
