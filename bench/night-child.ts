@@ -71,32 +71,40 @@ timer.unref();
 const t0 = performance.now();
 const cpu0 = process.cpuUsage();
 let pending = "";
-const code = await main(["node", "nor", "night", ...process.argv.slice(2)], {
-  stdout: { write: () => true },
-  stderr: {
-    write: (chunk: string | Uint8Array) => {
-      pending += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
-      for (let nl = pending.indexOf("\n"); nl >= 0; nl = pending.indexOf("\n")) {
-        const line = pending.slice(0, nl);
-        pending = pending.slice(nl + 1);
-        const next = line.includes('"msg":"night start"')
-          ? "sources"
-          : line.includes('"msg":"night done"')
-            ? "close"
-            : phase;
-        if (line.startsWith("nor:")) process.stderr.write(`${line}\n`);
-        if (snapshotAt > 0 && line.includes(`"done":${snapshotAt},`))
-          process.stderr.write(`heap snapshot: ${writeHeapSnapshot()}\n`);
-        if (next !== phase) {
-          note();
-          phase = next;
-        }
-      }
-      return true;
-    },
-  },
-  stdin: process.stdin,
-});
+// The command's output is taken by replacing the process's own streams' write, not by handing
+// `main` streams of its own: `main(argv, streams)` runs the command inside an
+// AsyncLocalStorage (src/cli/io.ts), which on Node 20 turns on promise hooks for the whole
+// process, and `nor start` runs a night without them (bin/nor.js calls `main(argv)`).
+const errWrite = process.stderr.write.bind(process.stderr);
+const outWrite = process.stdout.write.bind(process.stdout);
+process.stdout.write = (() => true) as typeof process.stdout.write;
+process.stderr.write = ((chunk: string | Uint8Array) => {
+  pending += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+  for (let nl = pending.indexOf("\n"); nl >= 0; nl = pending.indexOf("\n")) {
+    const line = pending.slice(0, nl);
+    pending = pending.slice(nl + 1);
+    const next = line.includes('"msg":"night start"')
+      ? "sources"
+      : line.includes('"msg":"night done"')
+        ? "close"
+        : phase;
+    if (line.startsWith("nor:")) errWrite(`${line}\n`);
+    if (snapshotAt > 0 && line.includes(`"done":${snapshotAt},`))
+      errWrite(`heap snapshot: ${writeHeapSnapshot()}\n`);
+    if (next !== phase) {
+      note();
+      phase = next;
+    }
+  }
+  return true;
+}) as typeof process.stderr.write;
+let code: number;
+try {
+  code = await main(["node", "nor", "night", ...process.argv.slice(2)]);
+} finally {
+  process.stdout.write = outWrite;
+  process.stderr.write = errWrite;
+}
 note();
 clearInterval(timer);
 /** Linux: the resident pages backed by files (node's binary, its libraries), MB, at the end. */
