@@ -205,7 +205,8 @@ export class Answer implements AsyncIterable<Uint8Array> {
   #failed = false;
   #open = true;
   #timer: NodeJS.Timeout | undefined;
-  #wake: (() => void) | undefined;
+  /** Readers waiting for a chunk, the end or a failure. */
+  #waiting: (() => void)[] = [];
 
   constructor(totalMs: number) {
     this.#totalMs = totalMs;
@@ -264,6 +265,7 @@ export class Answer implements AsyncIterable<Uint8Array> {
     this.#complete = true;
     clearTimeout(this.#timer);
     this.#wakeUp();
+    this.onEnd();
   }
 
   onError(err: unknown): void {
@@ -292,6 +294,7 @@ export class Answer implements AsyncIterable<Uint8Array> {
     // Each turn but the last waits for undici to hand over a chunk, the end or a failure;
     // the whole-body timer bounds the waiting (P14).
     for (;;) {
+      if (!this.#open) return { done: true, value: undefined };
       const chunk = this.#chunks.shift();
       if (chunk !== undefined) {
         this.#queued -= chunk.byteLength;
@@ -305,20 +308,19 @@ export class Answer implements AsyncIterable<Uint8Array> {
         this.#finish();
         throw mapBodyError(this.#error);
       }
-      if (this.#complete || !this.#open) {
+      if (this.#complete) {
         this.#finish();
         return { done: true, value: undefined };
       }
       await new Promise<void>((resolve) => {
-        this.#wake = resolve;
+        this.#waiting.push(resolve);
       });
     }
   }
 
   #wakeUp(): void {
-    const wake = this.#wake;
-    this.#wake = undefined;
-    wake?.();
+    if (this.#waiting.length === 0) return;
+    for (const wake of this.#waiting.splice(0)) wake();
   }
 
   /** The body failed: the first failure is the one read; `abort` lets the socket go now. */
@@ -329,6 +331,7 @@ export class Answer implements AsyncIterable<Uint8Array> {
     clearTimeout(this.#timer);
     if (abort) this.cancel(err as Error);
     this.#wakeUp();
+    this.onEnd();
   }
 
   /** The reader is done with the body: its timer goes, and its socket unless read to the end. */

@@ -257,6 +257,37 @@ describe("time limits (P14, P15)", () => {
     expect(aborted).toHaveLength(1);
   });
 
+  it("P14: a body let go reads as ended, to every reader waiting on it, and says the exchange is over", async () => {
+    let ended = 0;
+    const answer = new Answer(1_000);
+    answer.onEnd = () => ended++;
+    answer.onConnect(() => answer.onError(new Error("aborted")));
+    answer.onHeaders(200, [], () => {});
+    const it = answer[Symbol.asyncIterator]();
+    const waiting = [it.next(), it.next()];
+    await it.return?.();
+    expect(await Promise.all(waiting)).toEqual([
+      { done: true, value: undefined },
+      { done: true, value: undefined },
+    ]);
+    expect(await it.next()).toEqual({ done: true, value: undefined });
+    expect(ended).toBeGreaterThan(0);
+  });
+
+  it("P14: a body that arrives in full, or fails, ends the exchange even when nobody reads it (its signal's listener goes)", async () => {
+    for (const end of ["complete", "fail"] as const) {
+      let ended = 0;
+      const answer = new Answer(1_000);
+      answer.onEnd = () => ended++;
+      answer.onConnect(() => {});
+      answer.onHeaders(200, [], () => {});
+      answer.onData(Buffer.from("x"));
+      if (end === "complete") answer.onComplete();
+      else answer.onError(new Error("other side closed"));
+      expect(ended, end).toBeGreaterThan(0);
+    }
+  });
+
   it("P14: a reader that falls behind pauses the socket, and resumes it once it has read", async () => {
     let resumed = 0;
     const answer = new Answer(1_000);
