@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type SqliteDatabase from "better-sqlite3";
@@ -65,6 +65,9 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
         `no store at ${file} (check --data; \`nor catalog import\` or \`nor night\` creates one)`,
       );
     if (create) ensureDataDir(loc.dir);
+    // A command that may create the store writes to it: one it may not write is said now,
+    // with its path, not as SQLite's "attempt to write a readonly database" later.
+    if (create) refuseReadOnly(file);
     let sqlite: SqliteDatabase.Database;
     // Each driver is loaded only when its store is opened: a SQLite command never loads pg.
     const Sqlite = requireCjs("better-sqlite3") as typeof SqliteDatabase;
@@ -79,13 +82,24 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
         sqlite.pragma(`cache_size = ${-Math.max(1, Math.floor(opts.cacheMiB * 1024))}`);
     } catch (cause) {
       const why = cause instanceof Error ? `: ${cause.message}` : "";
-      throw new NorError("E_STORE", `cannot open the store at ${file}${why}`, { cause });
+      throw (
+        storeStateError(file, cause) ??
+        new NorError("E_STORE", `cannot open the store at ${file}${why}`, { cause })
+      );
     }
     // Each SQL text is compiled once and its statement reused (statement-cache.ts). No U+0000
     // is stored, on either dialect (no-nul.ts). The hot prepared statements run on the
     // connection straight when kysely would have run them at once (sqlite-direct.ts).
     const cache = new StatementCache(sqlite);
-    const direct = new SqliteDirect(sqlite, cache);
+    // Reads while the connection is taken run on a read-only connection (sqlite-direct.ts).
+    const direct = new SqliteDirect(sqlite, cache, () => {
+      const reader = new Sqlite(file, { readonly: true, fileMustExist: true });
+      reader.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      if (opts.cacheMiB !== undefined)
+        reader.pragma(`cache_size = ${-Math.max(1, Math.floor(opts.cacheMiB * 1024))}`);
+      return reader;
+    });
+    cache.onClose(() => direct.closeReads());
     db = new Kysely<Database>({
       dialect: noNul(new ImmediateSqliteDialect({ database: cache }, direct)),
     });
@@ -125,10 +139,13 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
   }
   if (error) {
     await db.destroy();
+    const where =
+      loc.kind === "sqlite" ? join(loc.dir, "nor.db") : `the store at ${redact(loc.url)}`;
+    const state = storeStateError(where, error);
+    if (state) throw state;
     const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
-    throw new NorError("E_STORE", `store migration ${failed} failed: ${String(error)}`, {
-      cause: error,
-    });
+    const why = `store migration ${failed} failed on ${where}: ${String(error)}`;
+    throw new NorError("E_STORE", why, { cause: error });
   }
   return { db, dialect: loc.kind, close: () => db.destroy() };
 }
@@ -193,7 +210,14 @@ async function migrateSqlite(
   conn: SqliteDatabase.Database,
   migrator: InstanceType<typeof Migrator>,
 ): Promise<{ error?: unknown; results?: MigrationResult[] }> {
-  if (!(await sqliteMigrationsPending(db))) return {};
+  let pending: boolean;
+  try {
+    pending = await sqliteMigrationsPending(db);
+  } catch (error) {
+    // A damaged store can fail here, before the migrator: openStore says so with its path.
+    return { error };
+  }
+  if (!pending) return {};
   conn.pragma("busy_timeout = 0");
   try {
     for (let waited = 0; ; waited += MIGRATION_POLL_MS) {
@@ -207,8 +231,9 @@ async function migrateSqlite(
 }
 
 /**
- * Whether kysely_migration differs from this version's migrations: some not run yet, or some
- * run that this version does not know (then the migrator reports the store as newer).
+ * Whether kysely_migration lists migrations not run yet. One run that this version does not
+ * know is thrown as NewerStore here, before the migrator would take the write lock for it: a
+ * newer version's store is left as it is, read-only or not.
  */
 async function sqliteMigrationsPending(db: Db): Promise<boolean> {
   const table = await sql<{ name: string }>`select name from sqlite_master
@@ -216,8 +241,80 @@ async function sqliteMigrationsPending(db: Db): Promise<boolean> {
   if (table.rows.length === 0) return true;
   const ran = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
   const done = new Set(ran.rows.map((r) => r.name));
-  const known = Object.keys(migrations);
-  return done.size !== known.length || known.some((n) => !done.has(n));
+  const unknown = [...done].sort().find((n) => !Object.hasOwn(migrations, n));
+  if (unknown !== undefined) throw new NewerStore(unknown);
+  return Object.keys(migrations).some((n) => !done.has(n));
+}
+
+/** A migration the store has run that this version of nor does not have. */
+class NewerStore extends Error {
+  readonly migration: string;
+  constructor(migration: string) {
+    super(`the store has run migration ${migration}, unknown to this version`);
+    this.migration = migration;
+  }
+}
+
+/**
+ * The migration a newer version ran, when `err` says the store has one: NewerStore (SQLite),
+ * or kysely's own words for it (PostgreSQL, where kysely's migrator reads the table).
+ */
+function newerMigration(err: unknown): string | undefined {
+  if (err instanceof NewerStore) return err.migration;
+  const said = err instanceof Error ? err.message : "";
+  return /^corrupted migrations: previously executed migration (.+) is missing$/.exec(said)?.[1];
+}
+
+/**
+ * What the store's own state keeps any command from using it, said with where it is (`where`:
+ * the SQLite file, or "the store at URL"): one a newer nor migrated, one SQLite finds damaged,
+ * one it may not write. Each waits for a person (E_CONFIG, exit 2): a restart would only meet it
+ * again. Undefined for any other error.
+ */
+function storeStateError(where: string, err: unknown): NorError | undefined {
+  const newer = newerMigration(err);
+  if (newer !== undefined)
+    return new NorError(
+      "E_CONFIG",
+      `${where} was migrated by a newer version of nor (migration ${newer} unknown here): upgrade nor, or restore a backup`,
+      { cause: err },
+    );
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") return undefined;
+  const said = err instanceof Error ? err.message : code;
+  if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB")
+    return new NorError(
+      "E_CONFIG",
+      `${where} is damaged (SQLite: ${said}): restore it from a backup; \`sqlite3 ${where} 'PRAGMA quick_check'\` lists what is damaged`,
+      { cause: err },
+    );
+  if (code.startsWith("SQLITE_READONLY"))
+    return new NorError(
+      "E_CONFIG",
+      `${where} is read-only (SQLite: ${said}): nor writes to its store; make the file and its directory writable for this user, or choose another --data`,
+      { cause: err },
+    );
+  return undefined;
+}
+
+/**
+ * Refuses a store file this process may not write (a read-only mount, a file of another user's),
+ * as storeStateError words it. One access(2) call, and none for a store not made yet.
+ */
+function refuseReadOnly(file: string): void {
+  try {
+    accessSync(file, constants.W_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return;
+    const why =
+      code === "EROFS" ? "on a read-only file system" : `not writable by this user (${code})`;
+    throw new NorError(
+      "E_CONFIG",
+      `${file} is read-only (${why}): nor writes to its store; make the file and its directory writable for this user, or choose another --data`,
+      { cause: err },
+    );
+  }
 }
 
 /** SQLITE_BUSY and its extended codes: another connection holds the lock. */

@@ -17,7 +17,7 @@
 import type { Compilable, CompiledQuery, QueryResult } from "kysely";
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
-import { directNow } from "./sqlite-direct.js";
+import { directNow, readsNow } from "./sqlite-direct.js";
 
 /** The store or a transaction of it (a Transaction is a Kysely). */
 type Tx = Db;
@@ -27,7 +27,12 @@ class Slot {
   constructor(readonly name: string) {}
 }
 
-type Plan = { compiled: CompiledQuery; from: ({ slot: string } | { value: unknown })[] };
+type Plan = {
+  compiled: CompiledQuery;
+  from: ({ slot: string } | { value: unknown })[];
+  /** A select: it may run on the store's read-only connection (sqlite-direct.ts `readsNow`). */
+  reads: boolean;
+};
 
 export type Placeholder<A> = <K extends keyof A & string>(name: K) => A[K];
 
@@ -48,7 +53,7 @@ export class Prepared<A extends Record<string, unknown>, R> {
       const from = compiled.parameters.map((p) =>
         p instanceof Slot ? { slot: p.name } : { value: p },
       );
-      plan = { compiled, from };
+      plan = { compiled, from, reads: compiled.query.kind === "SelectQueryNode" };
       this.#plans.set(dialect, plan);
     }
     return plan;
@@ -65,9 +70,15 @@ export class Prepared<A extends Record<string, unknown>, R> {
     try {
       // SQLite, where kysely would run it at once: on the connection, without its executor.
       const direct = directNow(db);
-      if (direct === undefined) return db.executeQuery(this.compile(db, args));
+      if (direct !== undefined) {
+        const plan = this.#plan(db);
+        return Promise.resolve(direct.execute<R>(plan.compiled.sql, parametersOf(plan, args)));
+      }
+      // A read while the connection is taken: on the read-only connection, not in the queue.
       const plan = this.#plan(db);
-      return Promise.resolve(direct.execute<R>(plan.compiled.sql, parametersOf(plan, args)));
+      const reader = plan.reads ? readsNow(db) : undefined;
+      if (reader === undefined) return db.executeQuery(this.compile(db, args));
+      return Promise.resolve(reader.execute<R>(plan.compiled.sql, parametersOf(plan, args)));
     } catch (err) {
       return Promise.reject(err);
     }

@@ -22,7 +22,7 @@
 import type SqliteDatabase from "better-sqlite3";
 import type { DatabaseConnection, Driver, QueryResult } from "kysely";
 import { parametersWithoutNul } from "./no-nul.js";
-import type { StatementCache } from "./statement-cache.js";
+import { StatementCache } from "./statement-cache.js";
 
 export class SqliteDirect {
   /**
@@ -33,10 +33,49 @@ export class SqliteDirect {
   held = 0;
   readonly #sqlite: SqliteDatabase.Database;
   readonly #cache: StatementCache;
+  /** Opens the read-only connection of `reads` (none given: reads wait their turn). */
+  readonly #openReader: (() => SqliteDatabase.Database) | undefined;
+  /** The read-only connection, once opened; null when it could not be. */
+  #reader: SqliteDirect | null | undefined;
 
-  constructor(sqlite: SqliteDatabase.Database, cache: StatementCache) {
+  constructor(
+    sqlite: SqliteDatabase.Database,
+    cache: StatementCache,
+    openReader?: () => SqliteDatabase.Database,
+  ) {
     this.#sqlite = sqlite;
     this.#cache = cache;
+    this.#openReader = openReader;
+  }
+
+  /**
+   * Where a read on the store may run now while the connection is taken (a group commit's
+   * transaction open on it, or a statement waiting its turn): a read-only connection of its
+   * own to the same file, opened the first time it is wanted. In WAL mode it reads the last
+   * committed state, the store's durable truth at that moment, without waiting for the
+   * transaction under way to end; through kysely the read waited for it, then read the state
+   * that transaction left. Nothing decided from a read alone sends a request: the journal's
+   * admission, in a write transaction, decides that (journal.ts). Undefined: none can be had
+   * (the store is closed, or the connection could not be opened); the read waits its turn.
+   */
+  reads(): SqliteDirect | undefined {
+    if (!this.#sqlite.open) return undefined;
+    if (this.#reader === undefined) {
+      try {
+        const conn = this.#openReader?.();
+        this.#reader = conn ? new SqliteDirect(conn, new StatementCache(conn)) : null;
+      } catch {
+        this.#reader = null;
+      }
+    }
+    return this.#reader ?? undefined;
+  }
+
+  /** Closes the read-only connection, if one was opened (the store is closing). */
+  closeReads(): void {
+    const reader = this.#reader;
+    this.#reader = null;
+    if (reader) reader.#cache.close();
   }
 
   /**
@@ -114,4 +153,13 @@ export function directNow(db: object): SqliteDirect | undefined {
   if (held !== undefined) return held;
   const root = stores.get(db);
   return root?.free ? root : undefined;
+}
+
+/**
+ * Where a read on `db`, the store itself (not a transaction of it), may run now when its
+ * connection is taken: the store's read-only connection (SqliteDirect.reads); undefined:
+ * through kysely, in its turn.
+ */
+export function readsNow(db: object): SqliteDirect | undefined {
+  return stores.get(db)?.reads();
 }

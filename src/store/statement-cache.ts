@@ -25,6 +25,7 @@ export class StatementCache implements KyselySqliteDatabase {
   readonly #max: number;
   /** Insertion order is recency order: a hit is moved to the end, the first entry is oldest. */
   readonly #cache = new Map<string, SqliteDatabase.Statement>();
+  readonly #onClose: (() => void)[] = [];
 
   constructor(db: SqliteDatabase.Database, max = STATEMENT_CACHE_SIZE) {
     if (!Number.isInteger(max) || max < 1)
@@ -56,7 +57,13 @@ export class StatementCache implements KyselySqliteDatabase {
     return this.#cache.size;
   }
 
+  /** `fn` runs when the store's connection closes, before it does. */
+  onClose(fn: () => void): void {
+    this.#onClose.push(fn);
+  }
+
   close(): void {
+    for (const fn of this.#onClose.splice(0)) fn();
     this.#cache.clear();
     this.#db.close();
   }

@@ -138,15 +138,44 @@ describe("prepared statements straight on the SQLite connection", () => {
       expect(directNow(db)).toBe(directOfStore(db));
     });
   });
-  it("a statement issued after a kysely statement that already took the connection runs after it", async () => {
+  it("a write issued after a kysely statement that already took the connection runs after it", async () => {
     await withStore(async (db) => {
       // kysely takes the driver's lock when the query is issued, here: the connection counts
       // as held from that moment, not from when the lock is handed over, microtasks later.
-      const write = db.insertInto("validators").values(row("http://a.example/1")).execute();
-      const read = byUrl.first(db, { url: "http://a.example/1" });
-      await write;
-      // As through kysely, the read waits its turn behind the write and sees it.
-      expect(await read).toEqual({ url: "http://a.example/1", etag: null });
+      const first = db.insertInto("validators").values(row("http://a.example/1")).execute();
+      const second = put.run(db, { url: "http://a.example/1", etag: "x" });
+      await first;
+      // As through kysely, the write waits its turn behind the first and meets its row.
+      await expect(second).rejects.toThrow(/UNIQUE/);
+    });
+  });
+
+  it("a read while the connection is taken reads the last committed state on a connection of its own, without waiting", async () => {
+    await withStore(async (db) => {
+      await put.run(db, { url: "http://a.example/0", etag: "old" });
+      const held = gate();
+      const inside = gate();
+      // A write transaction holds the connection, its row written and not committed.
+      const txn = writeTxn(db, async (tx) => {
+        await tx.insertInto("validators").values(row("http://a.example/1")).execute();
+        inside.open();
+        await held.wait;
+      });
+      await inside.wait;
+      expect(directNow(db)).toBeUndefined();
+      // Not queued behind the transaction: read now, as committed (the row in flight unseen).
+      expect(await byUrl.first(db, { url: "http://a.example/0" })).toEqual({
+        url: "http://a.example/0",
+        etag: "old",
+      });
+      expect(await byUrl.first(db, { url: "http://a.example/1" })).toBeUndefined();
+      held.open();
+      await txn;
+      // Once committed, every read sees it.
+      expect(await byUrl.first(db, { url: "http://a.example/1" })).toEqual({
+        url: "http://a.example/1",
+        etag: null,
+      });
     });
   });
 
