@@ -395,6 +395,15 @@ export async function recentNights(db: Db, limit: number): Promise<NightHistoryR
   return out;
 }
 
+/** The latest night this store has opened, by date, if any. */
+export async function latestNight(db: Db): Promise<string | undefined> {
+  const r = await db
+    .selectFrom("nights")
+    .select((eb) => eb.fn.max("night").as("night"))
+    .executeTakeFirst();
+  return r?.night ?? undefined;
+}
+
 /** A night's row, if it was ever opened (to say "resuming" and its own deadline). */
 export async function nightRow(db: Db, night: string): Promise<NightRow | undefined> {
   const r = await db.selectFrom("nights").selectAll().where("night", "=", night).executeTakeFirst();

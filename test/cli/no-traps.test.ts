@@ -3,7 +3,7 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { RUNNERS_DIR } from "../../src/night/night-runners.js";
-import { nightOf } from "../../src/policy/night-date.js";
+import { addDays, nightOf } from "../../src/policy/night-date.js";
 import { settleUnfinishedNights } from "../../src/store/admin.js";
 import { openStore } from "../../src/store/db.js";
 import { newHolderId } from "../../src/store/holder.js";
@@ -62,7 +62,7 @@ describe("an unfinished night", () => {
 
   async function storeWithNights(
     dir: string,
-    rows: { night: string; startedAt: number; deadlineAt: number }[],
+    rows: { night: string; startedAt: number; deadlineAt: number; finishedAt?: number }[],
   ): Promise<void> {
     const store = await openStore({ kind: "sqlite", dir });
     try {
@@ -73,7 +73,7 @@ describe("an unfinished night", () => {
             night: r.night,
             started_at: new Date(r.startedAt).toISOString(),
             deadline_at: new Date(r.deadlineAt).toISOString(),
-            finished_at: null,
+            finished_at: r.finishedAt === undefined ? null : new Date(r.finishedAt).toISOString(),
             runs: 1,
           })
           .execute();
@@ -133,11 +133,20 @@ describe("an unfinished night", () => {
     mkdirSync(data);
     const now = Date.now();
     const tonight = nightOf(now);
+    // An earlier night this store ran (a night never run here, older than tonight's, is
+    // refused before anything else: test/cli/night-dates.test.ts).
+    const other = addDays(tonight, -30);
+    const DAY = 24 * HOUR;
     await storeWithNights(data, [
+      {
+        night: other,
+        startedAt: now - 30 * DAY,
+        deadlineAt: now - 30 * DAY + 6 * HOUR,
+        finishedAt: now - 30 * DAY + 2 * HOUR,
+      },
       { night: tonight, startedAt: now - HOUR, deadlineAt: now + 4 * HOUR },
     ]);
     const cat = catalogFile(d, "c.yaml", []);
-    const other = tonight === "2026-11-05" ? "2026-11-06" : "2026-11-05";
     const r = await nor("night", "--catalog", cat, "--data", data, "--night", other);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
@@ -153,13 +162,13 @@ describe("an unfinished night", () => {
         await store.close();
       }
     };
-    expect(await nights()).toEqual([tonight]);
+    expect((await nights()).sort()).toEqual([other, tonight]);
     // Named or not, tonight's own night joins the one under way.
     for (const args of [["--night", tonight], []]) {
       const joined = await nor("night", "--catalog", cat, "--data", data, ...args);
       expect(joined.code, joined.stderr).toBe(0);
     }
-    expect(await nights()).toEqual([tonight]);
+    expect((await nights()).sort()).toEqual([other, tonight]);
   });
 
   it("P11, P13, P16: a live process running another night on the data directory (a past date: never under way by the calendar) keeps any other night from starting beside it; the same night joins it, without closing it first; a dead one's mark is cleared", async () => {

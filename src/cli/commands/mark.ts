@@ -40,6 +40,11 @@ export function register(program: Command): void {
       const night = opts.night ?? nightOf(now);
       if (!isNightDate(night))
         throw new UsageError(`--night: "${night}" is not a date written YYYY-MM-DD`);
+      // The recheck nights count from it (P25): a date not begun yet is a mistyped one.
+      if (night > nightOf(now))
+        throw new UsageError(
+          `--night: ${night} is after tonight (${nightOf(now)} in New York); a page is marked on a night that has begun`,
+        );
       const store = await openStore(
         storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
         { create: false },

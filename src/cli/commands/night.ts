@@ -18,6 +18,7 @@ import { closingTime, isNightDate, NIGHT_SPAN_MS, nightOf } from "../../policy/n
 import { siteOf } from "../../policy/site.js";
 import { type CatalogStamp, stampCatalogFiles } from "../../sources/catalog/stamp.js";
 import {
+  latestNight,
   nightRow,
   nightTotals,
   resumableNight,
@@ -137,6 +138,13 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   if (asked !== undefined && !isNightDate(asked)) {
     throw new UsageError(`--night: "${asked}" is not a calendar date written YYYY-MM-DD`);
   }
+  // A night not begun yet by the calendar is a mistyped date (2062 for 2026), never a night
+  // to run now: it would ask every source again today, and stand as the store's latest night.
+  if (asked !== undefined && asked > nightOf(clock.now())) {
+    throw new UsageError(
+      `--night: ${asked} is after tonight (${nightOf(clock.now())} in New York); a night is run on its own date or later`,
+    );
+  }
   const deadlineMs =
     opts.deadline === undefined ? DEFAULT_NIGHT_DEADLINE_MS : parseDuration(opts.deadline);
   if (deadlineMs > NIGHT_SPAN_MS) {
@@ -147,6 +155,11 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       ? DEFAULT_CONCURRENCY
       : wholeNumber(opts.concurrency, "--concurrency", 1);
   const workers = opts.workers === undefined ? 1 : wholeNumber(opts.workers, "--workers", 1);
+  if (workers > MAX_WORKERS) {
+    throw new UsageError(
+      `--workers: at most ${MAX_WORKERS} processes share a night on one machine (each already works ${DEFAULT_CONCURRENCY} sites at once), not ${workers}`,
+    );
+  }
   if (opts.canary !== undefined) canaryUrl(opts.canary);
   const net = netOptions(opts);
   // Taken before anything reads the files: an import records what it vouches for.
@@ -180,6 +193,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       // by the calendar); refused before this process changes anything (night-runners.ts).
       const before = clock.now();
       const resumable = await resumableNight(store.db, before);
+      if (asked !== undefined) await refuseLateStart(store.db, asked);
       const meant = asked ?? resumable?.night ?? nightOf(before);
       // The mark lasts as long as the run can: its deadline (a resumed night keeps its own),
       // the opening and the last answers' wait after it well inside the hour added.
@@ -465,6 +479,30 @@ async function waitFor(children: ChildProcess[]): Promise<number> {
 }
 
 const HOUR_MS = 3_600_000;
+
+/**
+ * Processes that may share a night on one machine (`--workers`). Each works its own lanes, and
+ * every request is admitted by the journal whatever their number; past a few, more processes
+ * only wait for each other's turn at the store (a typo of 1000 started hundreds at once).
+ */
+export const MAX_WORKERS = 32;
+
+/**
+ * A night asked for by date that this store has never opened, older than one it has: refused.
+ * Started now, it would ask every source again on the same day as that later night (P11: a
+ * night costs a source one or two requests), and read as the store's nights out of order. A
+ * night already opened may be asked for again (it resumes, or says it is over).
+ */
+async function refuseLateStart(db: Db, asked: string): Promise<void> {
+  if ((await nightRow(db, asked)) !== undefined) return;
+  const latest = await latestNight(db);
+  if (latest !== undefined && latest > asked) {
+    throw new NorError(
+      "E_CONFIG",
+      `night ${asked} was never run on this store and night ${latest} has been: a past night is not started after a later one (every source would be asked twice in a day); run \`nor night\` for tonight`,
+    );
+  }
+}
 
 /**
  * One process at a time opens a night (which night, the catalog import): a lock file in the

@@ -1,0 +1,116 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_WORKERS } from "../../src/cli/commands/night.js";
+import { addDays, nightOf } from "../../src/policy/night-date.js";
+import { writeVillageCatalog } from "./catalogs.js";
+import { nor } from "./cli-capture.js";
+
+/**
+ * Which night `nor night --night` may run: a mistyped date (one not begun yet, or a past one
+ * never run after a later one was) is refused with exit 2 before anything is asked, so no site
+ * is asked twice in a day and the store's nights stay in order. Also the bound on --workers.
+ */
+const dir = mkdtempSync(join(tmpdir(), "nor-night-dates-"));
+let server: Server;
+const asked: string[] = [];
+let catalog = "";
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    asked.push(req.url ?? "");
+    if (req.url === "/robots.txt") {
+      res.writeHead(404).end();
+      return;
+    }
+    res
+      .writeHead(200, { "content-type": "application/rss+xml" })
+      .end(
+        '<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><item><title>Agenda</title><link>http://127.0.0.1/a</link><pubDate>Mon, 02 Nov 2026 10:00:00 GMT</pubDate></item></channel></rss>',
+      );
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  catalog = writeVillageCatalog(join(dir, "c.yaml"), "Dates", {
+    "dates-feed": `records: agendas, access: feed, url: "http://127.0.0.1:${port}/feed.rss"`,
+  });
+});
+
+afterAll(async () => {
+  await new Promise<void>((r) => server.close(() => r()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const night = (data: string, ...more: string[]) =>
+  nor(
+    "night",
+    ...["--catalog", catalog, "--data", join(dir, data)],
+    ...["--allow-private-addresses", "--gap-ms", "0", ...more],
+  );
+
+describe("nor night --night: which dates may run", () => {
+  it("P11: a night after tonight (a mistyped year) is refused, exit 2, and nothing is asked or stored", async () => {
+    const tonight = nightOf(Date.now());
+    for (const date of [addDays(tonight, 1), "2062-12-04", "9999-12-31"]) {
+      const before = asked.length;
+      const r = await night("future", "--night", date);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`--night: ${date} is after tonight`);
+      expect(asked.length).toBe(before);
+    }
+    // Nothing was made: a night asked for on a store that does not exist yet made none.
+    const status = await nor("status", "--data", join(dir, "future"));
+    expect(status.code).toBe(2);
+  });
+
+  it("P11: a past night never run here is refused once a later night has run; the later one and an earlier one already run may be asked again", async () => {
+    expect((await night("order", "--night", "2026-11-05")).code).toBe(0);
+    expect((await night("order", "--night", "2026-11-07")).code).toBe(0);
+    const before = asked.length;
+    const late = await night("order", "--night", "2026-11-06");
+    expect(late.code, late.stderr).toBe(2);
+    expect(late.stderr).toContain(
+      "night 2026-11-06 was never run on this store and night 2026-11-07 has been",
+    );
+    expect(asked.length).toBe(before);
+    // Nights this store has opened are still its own to ask for (each says it is over).
+    for (const done of ["2026-11-05", "2026-11-07"]) {
+      const again = await night("order", "--night", done);
+      expect(again.code, again.stderr).toBe(0);
+    }
+    expect(asked.length).toBe(before);
+  });
+
+  it(`--workers above ${MAX_WORKERS} is refused, exit 2, before anything is started or asked`, async () => {
+    const before = asked.length;
+    const r = await night("workers", "--workers", String(MAX_WORKERS + 1), "--night", "2026-11-05");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`--workers: at most ${MAX_WORKERS}`);
+    expect(asked.length).toBe(before);
+  });
+});
+
+describe("nor mark --night", () => {
+  it("P25: a marking night after tonight is refused, exit 2, and nothing is marked", async () => {
+    expect((await night("mark", "--night", "2026-11-05")).code).toBe(0);
+    const date = addDays(nightOf(Date.now()), 2);
+    const r = await nor(
+      "mark",
+      "dates-feed",
+      "--data",
+      join(dir, "mark"),
+      "--night",
+      date,
+      "--not-read",
+      "--reason",
+      "typo test",
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`--night: ${date} is after tonight`);
+    const flags = await nor("status", "--data", join(dir, "mark"), "--json");
+    expect(flags.stdout).not.toContain("typo test");
+  });
+});
