@@ -11,8 +11,7 @@
  * the YAML parser finds fault with (an alias to an anchor in another piece, say), so every
  * problem is worded as a whole-file read words it.
  */
-import { closeSync, openSync, readSync } from "node:fs";
-import { StringDecoder } from "node:string_decoder";
+import { catalogText } from "./read.js";
 
 export const SECTIONS = ["governments", "sources", "leads"] as const;
 export type Section = (typeof SECTIONS)[number];
@@ -34,31 +33,22 @@ export class NotBlockShaped extends Error {
   override name = "NotBlockShaped";
 }
 
-const BLOCK = 64 * 1024;
-
-/** The lines of a file, each with its line end, read in blocks (never the whole text). */
+/**
+ * The lines of a file, each with its line end, read in blocks (never the whole text). Throws
+ * CatalogBytesError for a file that is not a catalog's text (read.ts).
+ */
 export function* fileLines(file: string): Generator<string> {
-  const fd = openSync(file, "r");
-  try {
-    const buf = Buffer.allocUnsafe(BLOCK);
-    const dec = new StringDecoder("utf8");
-    let rest = "";
-    for (;;) {
-      const n = readSync(fd, buf, 0, BLOCK, null);
-      if (n === 0) break;
-      rest += dec.write(buf.subarray(0, n));
-      let start = 0;
-      for (let nl = rest.indexOf("\n"); nl !== -1; nl = rest.indexOf("\n", start)) {
-        yield rest.slice(start, nl + 1);
-        start = nl + 1;
-      }
-      rest = rest.slice(start);
+  let rest = "";
+  for (const block of catalogText(file)) {
+    rest += block;
+    let start = 0;
+    for (let nl = rest.indexOf("\n"); nl !== -1; nl = rest.indexOf("\n", start)) {
+      yield rest.slice(start, nl + 1);
+      start = nl + 1;
     }
-    rest += dec.end();
-    if (rest !== "") yield rest;
-  } finally {
-    closeSync(fd);
+    rest = rest.slice(start);
   }
+  if (rest !== "") yield rest;
 }
 
 /** The lines of a text, each with its line end. */

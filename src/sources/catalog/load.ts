@@ -10,10 +10,11 @@
  * not in the plain block shape, or a piece the YAML parser finds fault with, is read whole
  * instead, so the problems and their wording are those of a whole-file read.
  */
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { type Document, LineCounter, parseDocument, visit } from "yaml";
 import type { z } from "zod";
 import { NorError } from "../../errors.js";
+import { hostProblem } from "../../policy/site.js";
 import { presetAccess, presetNames } from "../platforms/names.js";
 import {
   blockChunks,
@@ -31,7 +32,8 @@ import {
   Located,
   type PathKey,
 } from "./problems.js";
-import { catalogFile, inferAccess } from "./schema.js";
+import { CatalogBytesError, statsProblem } from "./read.js";
+import { catalogFile, inferAccess, MAX_URL_LENGTH } from "./schema.js";
 import type { Catalog, Government, Lead, Source } from "./types.js";
 
 /** List items per piece: large enough that parsing stays cheap, small enough to stay small. */
@@ -100,7 +102,7 @@ function parsePiece(text: string, file: string, frame: Frame): Piece {
     const issues = result.error.issues.flatMap((i) => fromIssue(loc, raw, i));
     problems.push(...issues.filter((p) => !said.has(p.path)));
   }
-  problems.push(...platformProblems(loc, raw));
+  problems.push(...platformProblems(loc, raw), ...hostProblems(loc, raw));
   return { loc, raw, data: result.success ? result.data : undefined, problems };
 }
 
@@ -183,7 +185,14 @@ function fromIssue(loc: Located, raw: unknown, issue: z.core.$ZodIssue): Catalog
   return [loc.problem(path, issue.message)];
 }
 
-type RawItem = { id?: unknown; government?: unknown; platform?: unknown; alternates?: unknown };
+type RawItem = {
+  id?: unknown;
+  government?: unknown;
+  platform?: unknown;
+  alternates?: unknown;
+  url?: unknown;
+  website?: unknown;
+};
 
 function rawList(raw: unknown, key: Section): RawItem[] {
   const v = (raw as Record<string, unknown> | null)?.[key];
@@ -207,6 +216,38 @@ function platformProblems(loc: Located, raw: unknown): CatalogProblem[] {
           loc.problem([...path, "platform"], `unknown platform "${w.platform}" (known: ${known})`),
         );
       }
+    }
+  });
+  return out;
+}
+
+/**
+ * The hosts of the addresses a night requests (a way's `url`) or shows (a government's
+ * `website`) must be names DNS could resolve, by the rule `nor log --site` reads a host with
+ * (policy/site.ts): the URL parser keeps `x..gov` and `-x.gov`, and a night would take each
+ * for a site of its own. Checked here, not in the schema, as the rule loads the Public Suffix
+ * List, which the schema's other users (the web server, the night's readers) do without.
+ */
+function hostProblems(loc: Located, raw: unknown): CatalogProblem[] {
+  const out: CatalogProblem[] = [];
+  const check = (value: unknown, path: PathKey[]) => {
+    // Not a URL, not http(s) or too long: the schema says so.
+    if (typeof value !== "string" || value.length > MAX_URL_LENGTH || !URL.canParse(value)) return;
+    const u = new URL(value);
+    if (u.protocol !== "http:" && u.protocol !== "https:") return;
+    const host = u.hostname.toLowerCase().replace(/\.$/, "");
+    const problem = hostProblem(host);
+    if (problem !== undefined) out.push(loc.problem(path, `host ${host} ${problem}`));
+  };
+  rawList(raw, "governments").forEach((g, i) => {
+    check(g?.website, ["governments", i, "website"]);
+  });
+  rawList(raw, "sources").forEach((s, i) => {
+    check(s?.url, ["sources", i, "url"]);
+    if (Array.isArray(s?.alternates)) {
+      (s.alternates as RawItem[]).forEach((w, j) => {
+        check(w?.url, ["sources", i, "alternates", j, "url"]);
+      });
     }
   });
   return out;
@@ -286,8 +327,14 @@ function cannotRead(file: string, cause: unknown): CatalogError {
   return new CatalogError([unreadable(file, cause)]);
 }
 
-/** A file that cannot be read, said of the file as a whole: no line or column (line 0). */
+/**
+ * A file that cannot be read: said of the file as a whole, with no line or column (line 0),
+ * or at its first byte that is not a catalog's text (read.ts).
+ */
 function unreadable(file: string, cause: unknown): CatalogProblem {
+  if (cause instanceof CatalogBytesError) {
+    return { file, line: cause.line, col: cause.col, path: "", message: cause.message };
+  }
   const code = (cause as NodeJS.ErrnoException).code ?? String(cause);
   const message =
     code === "ENOENT"
@@ -300,13 +347,18 @@ function unreadable(file: string, cause: unknown): CatalogProblem {
   return { file, line: 0, col: 0, path: "", message };
 }
 
-/** Every named file that is not there (or is a directory), all said at once, before any is read. */
+/**
+ * Every named file that is not there, is a directory, a device or FIFO (which would be read
+ * forever), or is too large to be a catalog, all said at once, before any is read.
+ */
 function missingFiles(inputs: readonly CatalogInput[]): CatalogProblem[] {
   const out: CatalogProblem[] = [];
   for (const { file, text } of inputs) {
     if (text !== undefined) continue;
     try {
-      if (statSync(file).isDirectory()) out.push(unreadable(file, { code: "EISDIR" }));
+      const s = statSync(file);
+      const problem = s.isDirectory() ? { code: "EISDIR" } : statsProblem(s);
+      if (problem) out.push(unreadable(file, problem));
     } catch (cause) {
       out.push(unreadable(file, cause));
     }
@@ -324,15 +376,20 @@ interface ReadOptions {
 
 /** The lines, with a failure to read them said the catalog's way. */
 function* guarded(file: string, lines: Iterator<string>): Generator<string> {
-  for (;;) {
-    let r: IteratorResult<string>;
-    try {
-      r = lines.next();
-    } catch (cause) {
-      throw cannotRead(file, cause);
+  try {
+    for (;;) {
+      let r: IteratorResult<string>;
+      try {
+        r = lines.next();
+      } catch (cause) {
+        throw cannotRead(file, cause);
+      }
+      if (r.done) return;
+      yield r.value;
     }
-    if (r.done) return;
-    yield r.value;
+  } finally {
+    // Left before the end (a file read whole instead): the file is closed now, not at GC.
+    lines.return?.();
   }
 }
 
@@ -340,14 +397,8 @@ function* guarded(file: string, lines: Iterator<string>): Generator<string> {
 function* pieces(input: CatalogInput, opts: ReadOptions): Generator<Piece> {
   const { file } = input;
   if (opts.whole) {
-    let text = input.text;
-    if (text === undefined) {
-      try {
-        text = readFileSync(file, "utf8");
-      } catch (cause) {
-        throw cannotRead(file, cause);
-      }
-    }
+    // Read as the pieces are (fileLines), so its bytes are checked the same way.
+    const text = input.text ?? [...guarded(file, fileLines(file))].join("");
     yield parsePiece(text, file, WHOLE);
     return;
   }

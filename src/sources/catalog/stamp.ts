@@ -3,7 +3,7 @@
  * hashed. Their names as given (each source keeps the file it came from), their bytes, in
  * order, and the importer itself: STAMP_VERSION, the code under src/sources (the loader, the
  * schema and its defaults, the preset names that fill in a way's access, the diff) and the
- * store's side of the import, and the versions of the YAML parser and of zod.
+ * store's side of the import, and the versions of the YAML parser, of zod and of tldts.
  *
  * Every import of files records their stamp in the store, in the transaction that writes their
  * rows (src/store/catalog-import.ts); an import of a catalog held in memory, or of files
@@ -17,11 +17,12 @@
  * This module loads neither yaml nor zod.
  */
 import { createHash, type Hash, randomUUID } from "node:crypto";
-import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from "node:fs";
+import { closeSync, readFileSync, readSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { codeFilesUnder, hashCodeFiles } from "../../code-files.js";
+import { MAX_CATALOG_BYTES, openCatalogFile } from "./read.js";
 
 /**
  * Raise it with a change to what an import writes that the code hashed below does not show
@@ -37,7 +38,8 @@ const EXT = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
 /**
  * The importer's code outside src/sources (relative to src/): every module the catalog's
  * loading and import reach, for what they write depends on it (policy/constants.ts holds
- * the default `backfill.pagesPerNight`, policy/zone.ts which timezones pass).
+ * the default `backfill.pagesPerNight`, policy/zone.ts which timezones pass, policy/site.ts
+ * which hosts pass).
  * test/sources/catalog-stamp.test.ts follows the imports and holds this list to them.
  */
 const IMPORTER_BESIDE = [
@@ -45,12 +47,15 @@ const IMPORTER_BESIDE = [
   "store/schema/sources",
   "store/write-txn",
   "store/sqlite-direct",
+  "store/statement-cache",
   "store/no-nul",
   "store/dialect-of",
   "store/kysely",
   "vendored",
   "policy/constants",
   "policy/zone",
+  "policy/site",
+  "cjs",
   "errors",
   "code-files",
 ];
@@ -77,7 +82,8 @@ export function importerVersion(): string {
       const h = createHash("sha256");
       hashCodeFiles(h, importerFiles(), join(HERE, ".."));
       const require = createRequire(import.meta.url);
-      for (const lib of ["yaml", "zod"]) {
+      // tldts: its Public Suffix List says which hosts pass (policy/site.ts).
+      for (const lib of ["yaml", "zod", "tldts"]) {
         const { version } = JSON.parse(
           readFileSync(require.resolve(`${lib}/package.json`), "utf8"),
         ) as { version: string };
@@ -99,10 +105,13 @@ function identity(file: string): string {
 
 const BLOCK = 1024 * 1024;
 
+/**
+ * Hashes a file's bytes, with its size. Throws for what the loader refuses to read (read.ts):
+ * a directory, a device or FIFO (`/dev/zero` would be hashed forever), a file too large.
+ */
 function hashFile(h: Hash, file: string): void {
-  const fd = openSync(file, "r");
+  const fd = openCatalogFile(file);
   try {
-    if (fstatSync(fd).isDirectory()) throw new Error(`${file} is a directory`);
     const buf = Buffer.allocUnsafe(BLOCK);
     let size = 0;
     for (;;) {
@@ -110,6 +119,7 @@ function hashFile(h: Hash, file: string): void {
       if (n === 0) break;
       h.update(buf.subarray(0, n));
       size += n;
+      if (size > MAX_CATALOG_BYTES) throw new Error(`${file} grew past the largest catalog file`);
     }
     h.update(`\0${size}\0`);
   } finally {
