@@ -92,12 +92,26 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     // connection straight when kysely would have run them at once (sqlite-direct.ts).
     const cache = new StatementCache(sqlite);
     // Reads while the connection is taken run on a read-only connection (sqlite-direct.ts).
+    // It is opened by the file's name, when first wanted: only while the name still names the
+    // file this store opened (a backup put back in its place since is another file).
+    const opened = statSync(file);
+    const sameFile = () => {
+      const now = statSync(file);
+      return now.dev === opened.dev && now.ino === opened.ino;
+    };
     const direct = new SqliteDirect(sqlite, cache, () => {
+      if (!sameFile()) throw new Error(`${file} is no longer the file this store opened`);
       const reader = new Sqlite(file, { readonly: true, fileMustExist: true });
-      reader.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-      if (opts.cacheMiB !== undefined)
-        reader.pragma(`cache_size = ${-Math.max(1, Math.floor(opts.cacheMiB * 1024))}`);
-      return reader;
+      try {
+        reader.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+        if (opts.cacheMiB !== undefined)
+          reader.pragma(`cache_size = ${-Math.max(1, Math.floor(opts.cacheMiB * 1024))}`);
+        if (!sameFile()) throw new Error(`${file} is no longer the file this store opened`);
+        return new SqliteDirect(reader, new StatementCache(reader));
+      } catch (err) {
+        reader.close();
+        throw err;
+      }
     });
     cache.onClose(() => direct.closeReads());
     db = new Kysely<Database>({
@@ -268,8 +282,8 @@ function newerMigration(err: unknown): string | undefined {
 /**
  * What the store's own state keeps any command from using it, said with where it is (`where`:
  * the SQLite file, or "the store at URL"): one a newer nor migrated, one SQLite finds damaged,
- * one it may not write. Each waits for a person (E_CONFIG, exit 2): a restart would only meet it
- * again. Undefined for any other error.
+ * one it may not write. A newer or a read-only store waits for a person (E_CONFIG, exit 2): a
+ * restart would only meet it again. Undefined for any other error.
  */
 function storeStateError(where: string, err: unknown): NorError | undefined {
   const newer = newerMigration(err);
@@ -282,9 +296,10 @@ function storeStateError(where: string, err: unknown): NorError | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== "string") return undefined;
   const said = err instanceof Error ? err.message : code;
+  // Exit 1, as any store that cannot be opened (test/store/review-open.test.ts).
   if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB")
     return new NorError(
-      "E_CONFIG",
+      "E_STORE",
       `${where} is damaged (SQLite: ${said}): restore it from a backup; \`sqlite3 ${where} 'PRAGMA quick_check'\` lists what is damaged`,
       { cause: err },
     );
@@ -308,7 +323,7 @@ function refuseReadOnly(file: string): void {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return;
     const why =
-      code === "EROFS" ? "on a read-only file system" : `not writable by this user (${code})`;
+      code === "EROFS" ? "on a read-only file system" : `not writable by this user: ${code}`;
     throw new NorError(
       "E_CONFIG",
       `${file} is read-only (${why}): nor writes to its store; make the file and its directory writable for this user, or choose another --data`,

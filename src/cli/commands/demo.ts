@@ -6,7 +6,15 @@
  * then serves the directory and its console and says what to click.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -145,10 +153,23 @@ async function demoIn(
 /** A new temporary directory, or the one given if it is new or empty. */
 function demoDataDir(data: string | undefined): string {
   if (data === undefined) return mkdtempSync(join(tmpdir(), "nor-demo-"));
+  // resolve("") is the current directory: an empty value is a slip, not a choice of it.
+  if (data === "") throw new UsageError("--data needs a directory, not an empty value");
   const dir = resolve(data);
-  if (existsSync(dir) && readdirSync(dir).length > 0)
-    throw new ConfigError(`--data ${dir} is not empty: the demo needs a new or empty directory`);
-  mkdirSync(dir, { recursive: true });
+  if (existsSync(dir) && !statSync(dir).isDirectory())
+    throw new ConfigError(`--data ${dir} is a file: the demo needs a new or empty directory`);
+  try {
+    if (existsSync(dir) && readdirSync(dir).length > 0)
+      throw new ConfigError(`--data ${dir} is not empty: the demo needs a new or empty directory`);
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    // A parent that is a file (ENOTDIR), a directory this user may not write (EACCES).
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    throw new ConfigError(`--data ${dir}: cannot use it as the demo's directory (${code})`, {
+      cause: err,
+    });
+  }
   return dir;
 }
 

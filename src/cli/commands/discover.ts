@@ -23,7 +23,10 @@ export function register(program: Command): void {
       "Read robots.txt and a homepage (nothing else) and print candidate catalog sources",
     )
     .argument("<homepage>", "the government's homepage URL")
-    .option("--data <dir>", "store directory (the request log and archive are kept there)")
+    .option(
+      "--data <dir>",
+      "store directory, where the request log and archive are kept (default ./data, which must hold a store already)",
+    )
     .option("--government <id>", "government id to put in the candidate entries")
     .option("--json", "print JSON instead of catalog YAML");
   addNetOptions(cmd).action(async (homepage: string, opts: DiscoverCliOptions) => {
@@ -49,8 +52,11 @@ async function run(homepage: string, opts: DiscoverCliOptions): Promise<void> {
   const site = readSite(url.href);
   if (!site.ok) throw new UsageError(`"${homepage}" is not a site's address: ${site.reason}`);
   const net = netOptions(opts);
+  if (opts.data === "") throw new UsageError("--data needs a directory, not an empty value");
   const loc = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
-  const store = await openStore(loc);
+  // A store is made only where --data names one: without it, ./data must hold one already, as
+  // for `nor log` or `nor mark`, never one made in whatever directory this was run from.
+  const store = await openStore(loc, { create: opts.data !== undefined });
   let result: DiscoverResult;
   try {
     result = await discover(store, url.href, {

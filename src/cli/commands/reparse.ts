@@ -11,7 +11,7 @@ import { archiveDir } from "../../store/archive/files.js";
 import type { StoredResponse } from "../../store/archive/read.js";
 import { type Extractor, reparse, type SourceReparse } from "../../store/archive/reparse.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
-import { stdout } from "../io.js";
+import { stderr, stdout } from "../io.js";
 import { parseWhen } from "./archive.js";
 
 /**
@@ -24,9 +24,14 @@ export const todaysExtractor: Extractor = (_source: Source, way: WayIn, stored: 
 
 function print(r: SourceReparse): void {
   const w = (s: string) => stdout().write(`${s}\n`);
+  const unread = r.errors.length;
   w(
-    `${r.source}: ${r.captures} captures read, ${r.found} records found now, ${r.stored} stored — ` +
-      `${r.added.length} added, ${r.removed.length} removed, ${r.changed.length} changed`,
+    unread === 0
+      ? `${r.source}: ${r.captures} captures read, ${r.found} records found now, ${r.stored} stored — ` +
+          `${r.added.length} added, ${r.removed.length} removed, ${r.changed.length} changed`
+      : `${r.source}: not re-read — ${unread} of ${r.captures} captures could not be re-read; ` +
+          `${r.found} records found in the rest, ${r.stored} stored — ${r.added.length} added, ` +
+          `${r.changed.length} changed, none called removed`,
   );
   for (const a of r.added) w(`  + ${a.id}  ${a.title}${a.date ? `  (${a.date})` : ""}`);
   for (const d of r.removed) w(`  - ${d.id}  ${d.title}`);
@@ -54,20 +59,27 @@ async function run(opts: Opts): Promise<void> {
   }
   const store = await openStore(storeLocationFromOptions(opts), { create: false });
   try {
+    const dir = archiveDir(opts.data ?? "data");
     const results = await reparse({
       db: store.db,
-      archiveDir: archiveDir(opts.data ?? "data"),
+      archiveDir: dir,
       sources,
       extract: todaysExtractor,
       ...(since !== undefined ? { since } : {}),
     });
     for (const r of results) print(r);
     const sum = (f: (r: SourceReparse) => number) => results.reduce((n, r) => n + f(r), 0);
+    const unread = results.filter((r) => r.errors.length > 0).length;
     stdout().write(
       `${results.length} sources: ${sum((r) => r.added.length)} added, ${sum((r) => r.removed.length)} removed, ` +
-        `${sum((r) => r.changed.length)} changed, ${sum((r) => r.errors.length)} not re-read\n`,
+        `${sum((r) => r.changed.length)} changed, ${unread} not re-read\n`,
     );
-    process.exitCode = 0;
+    // A source not re-read was not compared: the report is not the whole answer (exit 1).
+    if (unread > 0)
+      stderr().write(
+        `nor: ${unread} of ${results.length} sources not re-read: a stored copy in ${dir} did not read back or extract (the "!" lines say which)\n`,
+      );
+    process.exitCode = unread > 0 ? 1 : 0;
   } finally {
     await store.close();
   }

@@ -9,9 +9,9 @@
  * that does not read that way (a record this writer would not have written) goes to warcio's
  * parser, as every record did before (loaded only then).
  */
-import { readSync } from "node:fs";
+import { existsSync, readSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import type { WARCRecord } from "warcio";
 import { NorError } from "../../errors.js";
@@ -170,14 +170,18 @@ export async function readMember(
 ): Promise<Uint8Array> {
   const buf = new Uint8Array(length);
   let bytesRead: number;
-  if (files) bytesRead = await files.read(path, buf, offset);
-  else {
-    const fh = await open(path, "r");
-    try {
-      ({ bytesRead } = await fh.read(buf, 0, length, offset));
-    } finally {
-      await fh.close();
+  try {
+    if (files) bytesRead = await files.read(path, buf, offset);
+    else {
+      const fh = await open(path, "r");
+      try {
+        ({ bytesRead } = await fh.read(buf, 0, length, offset));
+      } finally {
+        await fh.close();
+      }
     }
+  } catch (err) {
+    throw unreadableFile(path, err);
   }
   if (bytesRead !== length) {
     throw new NorError(
@@ -186,6 +190,26 @@ export async function readMember(
     );
   }
   return buf;
+}
+
+/** Why a WARC file the index names could not be read, in words, with its path. */
+function unreadableFile(path: string, err: unknown): unknown {
+  const why = unreadableWhy(path, (err as NodeJS.ErrnoException | null)?.code);
+  return why === undefined ? err : new NorError("E_ARCHIVE", `${path}: ${why}`, { cause: err });
+}
+
+function unreadableWhy(path: string, code: string | undefined): string | undefined {
+  const dir = dirname(path);
+  const named = "though the index names records in it";
+  if (code === "ENOENT")
+    return existsSync(dir)
+      ? `the file is gone from the archive (moved or deleted), ${named}`
+      : `the archive directory ${dir} is gone (moved or deleted), ${named}`;
+  if (code === "ENOTDIR")
+    return `${dir} is not a directory: the archive is a directory of WARC files`;
+  if (code === "EACCES" || code === "EPERM") return `this user may not read it (${code})`;
+  if (code === "EISDIR") return "a directory, not a WARC file";
+  return undefined;
 }
 
 export function headersOf(record: WARCRecord): Record<string, string> {

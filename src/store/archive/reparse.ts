@@ -29,13 +29,18 @@ export interface StoredRecord {
 
 export interface SourceReparse {
   source: string;
-  /** Captures read (the latest per URL). */
+  /** Captures to read (the latest per URL), those not re-read (`errors`) included. */
   captures: number;
   found: number;
   stored: number;
   added: ExtractedRecord[];
+  /**
+   * Stored records no capture has now. Empty when any capture was not re-read (`errors`):
+   * what it holds is unknown, so no stored record is called removed for it.
+   */
   removed: StoredRecord[];
   changed: { before: StoredRecord; after: ExtractedRecord }[];
+  /** One per capture not re-read: its copy did not read back, or today's extractor failed. */
   errors: string[];
 }
 
@@ -106,6 +111,9 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
     if (!before) result.added.push(rec);
     else if (fingerprint(before) !== fingerprint(rec)) result.changed.push({ before, after: rec });
   }
+  // A capture not re-read may hold any of the stored records (a missing archive holds them
+  // all): none is called removed on the evidence of the captures that were.
+  if (result.errors.length > 0) return result;
   for (const [id, rec] of stored) if (!found.has(id)) result.removed.push(rec);
   return result;
 }

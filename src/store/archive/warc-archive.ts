@@ -121,7 +121,20 @@ export class WarcArchive implements ArchivePort {
         `archive rotateBytes must be positive, not ${opts.rotateBytes}`,
       );
     }
-    mkdirSync(dir, { recursive: true });
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (cause) {
+      const code = (cause as NodeJS.ErrnoException).code;
+      // A file where the archive's directory goes (or above it) waits for a person: exit 2.
+      if (code === "EEXIST" || code === "ENOTDIR")
+        throw new NorError(
+          "E_CONFIG",
+          `the archive location ${dir} is not a directory: the stored copies (P8) are kept in a directory there; move what is in the way`,
+          { cause },
+        );
+      const why = `cannot make the archive directory ${dir}: ${code ?? String(cause)}`;
+      throw new NorError("E_ARCHIVE", why, { cause });
+    }
     const files = listWarcFiles(dir);
     const last = files.at(-1);
     // Numbers go on from the last file on the disk or in the index, whichever is later: a file
