@@ -65,30 +65,50 @@ export class Prepared<A extends Record<string, unknown>, R> {
     return { ...plan.compiled, parameters: parametersOf(plan, args) } as CompiledQuery<R>;
   }
 
+  /**
+   * The statement run now, on SQLite, where it may go straight to a connection: where kysely
+   * would run it at once, or, a read, on the read-only connection while the store's own is
+   * taken (sqlite-direct.ts). Undefined: through kysely, in its turn. May throw.
+   */
+  #now(db: Tx, args: A): QueryResult<R> | undefined {
+    const direct = directNow(db);
+    if (direct !== undefined) {
+      const plan = this.#plan(db);
+      return direct.execute<R>(plan.compiled.sql, parametersOf(plan, args));
+    }
+    const plan = this.#plan(db);
+    const reader = plan.reads ? readsNow(db) : undefined;
+    if (reader === undefined) return undefined;
+    return reader.execute<R>(plan.compiled.sql, parametersOf(plan, args));
+  }
+
   /** Always a promise: an error building or running the statement rejects it. */
   run(db: Tx, args: A): Promise<QueryResult<R>> {
     try {
-      // SQLite, where kysely would run it at once: on the connection, without its executor.
-      const direct = directNow(db);
-      if (direct !== undefined) {
-        const plan = this.#plan(db);
-        return Promise.resolve(direct.execute<R>(plan.compiled.sql, parametersOf(plan, args)));
-      }
-      // A read while the connection is taken: on the read-only connection, not in the queue.
-      const plan = this.#plan(db);
-      const reader = plan.reads ? readsNow(db) : undefined;
-      if (reader === undefined) return db.executeQuery(this.compile(db, args));
-      return Promise.resolve(reader.execute<R>(plan.compiled.sql, parametersOf(plan, args)));
+      const now = this.#now(db, args);
+      return now !== undefined ? Promise.resolve(now) : db.executeQuery(this.compile(db, args));
     } catch (err) {
       return Promise.reject(err);
     }
   }
 
   rows(db: Tx, args: A): Promise<R[]> {
+    try {
+      const now = this.#now(db, args);
+      if (now !== undefined) return Promise.resolve(now.rows);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return this.run(db, args).then((r) => r.rows);
   }
 
   first(db: Tx, args: A): Promise<R | undefined> {
+    try {
+      const now = this.#now(db, args);
+      if (now !== undefined) return Promise.resolve(now.rows[0]);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return this.run(db, args).then((r) => r.rows[0]);
   }
 }

@@ -14,15 +14,20 @@
  * - on the store itself, only while nobody holds the connection (`held`, counted at the
  *   driver) and no transaction is open on it: a statement run then is a transaction of its
  *   own, exactly as kysely would run it, only sooner. While someone holds it (a transaction
- *   between two statements, a stream being read), the statement goes through kysely and waits
- *   its turn, as before.
+ *   between two statements, a stream being read), a write goes through kysely and waits its
+ *   turn; a read (a select) goes to the store's read-only connection (`reads`) and reads the
+ *   last committed state at once. So a read sees every write that had committed when it ran,
+ *   from any process, but not a write this process has started and not yet seen commit (its
+ *   promise not settled): await a write before reading what it wrote. A read on the store
+ *   from inside a write transaction does not see that transaction's own writes: read on the
+ *   transaction's handle.
  * The statement, its parameters (U+0000 mapped, no-nul.ts) and its result are exactly what
  * kysely's SQLite connection would have used and given.
  */
 import type SqliteDatabase from "better-sqlite3";
 import type { DatabaseConnection, Driver, QueryResult } from "kysely";
 import { parametersWithoutNul } from "./no-nul.js";
-import { StatementCache } from "./statement-cache.js";
+import type { StatementCache } from "./statement-cache.js";
 
 export class SqliteDirect {
   /**
@@ -34,14 +39,14 @@ export class SqliteDirect {
   readonly #sqlite: SqliteDatabase.Database;
   readonly #cache: StatementCache;
   /** Opens the read-only connection of `reads` (none given: reads wait their turn). */
-  readonly #openReader: (() => SqliteDatabase.Database) | undefined;
+  readonly #openReader: (() => SqliteDirect) | undefined;
   /** The read-only connection, once opened; null when it could not be. */
   #reader: SqliteDirect | null | undefined;
 
   constructor(
     sqlite: SqliteDatabase.Database,
     cache: StatementCache,
-    openReader?: () => SqliteDatabase.Database,
+    openReader?: () => SqliteDirect,
   ) {
     this.#sqlite = sqlite;
     this.#cache = cache;
@@ -61,9 +66,10 @@ export class SqliteDirect {
   reads(): SqliteDirect | undefined {
     if (!this.#sqlite.open) return undefined;
     if (this.#reader === undefined) {
+      // A connection that cannot be had (the file replaced since, no descriptor left) is not
+      // asked for again: reads wait their turn, as they did before there was one.
       try {
-        const conn = this.#openReader?.();
-        this.#reader = conn ? new SqliteDirect(conn, new StatementCache(conn)) : null;
+        this.#reader = this.#openReader?.() ?? null;
       } catch {
         this.#reader = null;
       }

@@ -1,3 +1,5 @@
+import { copyFileSync, readdirSync, readlinkSync, renameSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Db, openStore } from "../../src/store/db.js";
 import { type Placeholder, prepared } from "../../src/store/prepared.js";
@@ -177,6 +179,56 @@ describe("prepared statements straight on the SQLite connection", () => {
         etag: null,
       });
     });
+  });
+
+  it("the read-only connection closes with the store, and is never opened on another file put in the store's place", async () => {
+    const loc = await factory.fresh();
+    if (loc.kind !== "sqlite") throw new Error("a SQLite store");
+    const file = join(loc.dir, "nor.db");
+    /** This process's open descriptors on the store's file. */
+    const open = () =>
+      readdirSync("/proc/self/fd").filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`) === file;
+        } catch {
+          return false;
+        }
+      }).length;
+    const whileTaken = async (db: Db, read: () => Promise<unknown>): Promise<unknown> => {
+      const held = gate();
+      const inside = gate();
+      const txn = writeTxn(db, async () => {
+        inside.open();
+        await held.wait;
+      });
+      await inside.wait;
+      const out = read();
+      held.open();
+      await txn;
+      return out;
+    };
+    const store = await openStore(loc);
+    const alone = open();
+    await put.run(store.db, { url: "http://a.example/1", etag: "mine" });
+    await whileTaken(store.db, () => byUrl.first(store.db, { url: "http://a.example/1" }));
+    expect(open()).toBe(alone + 1);
+    await store.close();
+    expect(open()).toBe(0);
+
+    // A copy put in its place (a backup restored under a running night): reads while the
+    // connection is taken wait their turn on the file the store opened, as before.
+    const again = await openStore(loc);
+    try {
+      copyFileSync(file, `${file}.copy`);
+      await put.run(again.db, { url: "http://a.example/2", etag: "after" });
+      renameSync(`${file}.copy`, file);
+      const read = await whileTaken(again.db, () =>
+        byUrl.first(again.db, { url: "http://a.example/2" }),
+      );
+      expect(read).toEqual({ url: "http://a.example/2", etag: "after" });
+    } finally {
+      await again.close();
+    }
   });
 
   it("first and rows give a rejected promise, never a synchronous throw, on every path", async () => {
