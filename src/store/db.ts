@@ -194,6 +194,9 @@ function notADirectory(dir: string): never {
  * NOR_DATABASE_URL (mysql://…, a bare path) is refused, never silently read as "use SQLite".
  */
 export function storeLocationFromOptions(opts: { data?: string }): StoreLocation {
+  // An empty --data (an unset shell variable) names no directory; never the current one.
+  if (opts.data !== undefined && opts.data.trim() === "")
+    throw new NorError("E_CONFIG", "--data needs a directory, not an empty value");
   const url = process.env["NOR_DATABASE_URL"];
   if (url !== undefined && url !== "") {
     if (/^postgres(?:ql)?:\/\//i.test(url)) return { kind: "postgres", url };

@@ -75,6 +75,22 @@ describe("nor discover and its store", () => {
   });
 });
 
+describe("--data for every command that opens the store", () => {
+  it.each([
+    ["catalog", "import", "catalog/ohio.yaml"],
+    ["status"],
+    ["log"],
+    ["night", "--catalog", "catalog/ohio.yaml"],
+  ])(
+    'nor %s … --data "" is refused (exit 2), never read as the current directory',
+    async (...args) => {
+      const r = await nor(...args, "--data", "");
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain("--data needs a directory, not an empty value");
+    },
+  );
+});
+
 describe("the archive in the data directory", () => {
   it("a file where DATA/archive goes stops the night by name (exit 2)", async () => {
     const d = tmp();
