@@ -83,7 +83,7 @@ export function charsetOf(contentType: string | undefined): string | undefined {
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Length of the valid UTF-8 sequence starting at `i` (RFC 3629 §4), or 0 when invalid. */
-function utf8Length(b: Uint8Array, i: number): number {
+export function utf8Length(b: Uint8Array, i: number): number {
   const c = b[i]!;
   let n: number;
   let lo = 0x80;

@@ -12,6 +12,7 @@
  */
 import { isUtf8 } from "node:buffer";
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
+import { utf8Length } from "../../policy/body-text.js";
 
 /**
  * The largest catalog file read. Ohio's whole catalog is under 1 MB for some 1,400 entries;
@@ -116,29 +117,13 @@ class Position {
  */
 export function firstBadByte(b: Uint8Array): number {
   for (let i = 0; i < b.length; ) {
-    const c = b[i] as number;
-    if (c < 0x80) {
+    if ((b[i] as number) < 0x80) {
       i++;
       continue;
     }
-    let need: number;
-    let lo = 0x80;
-    let hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf) need = 1;
-    else if (c >= 0xe0 && c <= 0xef) {
-      need = 2;
-      if (c === 0xe0) lo = 0xa0;
-      else if (c === 0xed) hi = 0x9f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      need = 3;
-      if (c === 0xf0) lo = 0x90;
-      else if (c === 0xf4) hi = 0x8f;
-    } else return i;
-    for (let k = 1; k <= need; k++) {
-      const d = b[i + k];
-      if (d === undefined || d < (k === 1 ? lo : 0x80) || d > (k === 1 ? hi : 0xbf)) return i;
-    }
-    i += need + 1;
+    const n = utf8Length(b, i);
+    if (n === 0) return i;
+    i += n;
   }
   return -1;
 }
