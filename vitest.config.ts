@@ -1,20 +1,75 @@
+import { relative } from "node:path";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
+
+/**
+ * The longest files, longest first (measured on the 2-core machine, whole suite). The workers
+ * take files from one queue, so a long file taken last keeps one worker busy while the others
+ * have nothing left: started first, the long ones overlap and the many short files fill in
+ * around them. A clean clone has no timings of its own (vitest keeps them under node_modules/,
+ * which `npm ci` replaces) and would order by file size, which puts some long files last.
+ * A file missing from the list only runs in vitest's own order, after these.
+ */
+const LONGEST_FIRST = [
+  "test/night/crash.test.ts",
+  "test/cli/lazy-load.test.ts",
+  "test/web/browser.test.ts",
+  "test/web/console-auth.test.ts",
+  "test/night/workers.test.ts",
+  "test/web/console-sites.test.ts",
+  "test/cli/demo.test.ts",
+  "test/sources/platforms/mutations.test.ts",
+  "test/sources/platforms/corpus.test.ts",
+  "test/cli/bundle-engine.test.ts",
+  "test/web/console-a11y.test.ts",
+  "test/cli/no-traps.test.ts",
+  "test/cli/demo-cleanup.test.ts",
+  "test/web/console-pages.test.ts",
+  "test/sources/catalog-import.test.ts",
+  "test/store/journal-contract.test.ts",
+  "test/night/owner-rules.test.ts",
+  "test/night/review-concurrent.test.ts",
+  "test/cli/start.test.ts",
+  "test/sources/extract/download-xlsx.test.ts",
+  "test/net/site-gate.test.ts",
+  "test/web/night-chart.test.ts",
+  "test/store/migrate-once.test.ts",
+  "test/archive/crash.test.ts",
+  "test/web/console-outcomes.test.ts",
+  "test/cli/night-runners.test.ts",
+];
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (f: TestSpecification) => {
+      const i = LONGEST_FIRST.indexOf(relative(f.project.config.root, f.moduleId));
+      return i === -1 ? LONGEST_FIRST.length : i;
+    };
+    // Array#sort is stable: files off the list keep vitest's order among themselves.
+    return sorted.sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    globalSetup: ["test/global-build.ts"],
+    globalSetup: ["test/global-build.ts", "test/global-postgres.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // Two cores here: keep the fleet tests from starving each other.
-    maxWorkers: 2,
+    // Two cores here, and one worker more: many files spend much of their time waiting (on
+    // a `nor` child process, PostgreSQL, chromium, a loopback site's pace), and a third worker
+    // uses those cores meanwhile (about a tenth off the run; a fourth gained nothing).
+    maxWorkers: 3,
     // Files run one after another in each worker's process, sharing its module cache: the
     // whole src/ tree is transformed and imported once per worker, not once per file (about
     // half of the suite's CPU). They can share a process because none mocks a module, fakes
     // timers or leaves the environment changed (runMain in test/cli/cli-capture.ts restores
     // it); each makes its own stores, temp directories and loopback servers on port 0, and
-    // PostgreSQL tests each use their own schema (test/store/stores.ts).
+    // PostgreSQL tests each use their own schema (test/store/stores.ts) in the run's own
+    // database (test/global-postgres.ts).
     isolate: false,
+    sequence: { sequencer: LongestFirst },
   },
 });

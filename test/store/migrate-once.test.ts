@@ -7,16 +7,30 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { pathToFileURL } from "node:url";
 import Sqlite from "better-sqlite3";
 import { Kysely, Migrator, SqliteDialect } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../../src/store/db.js";
 import { migrationProvider, migrations } from "../../src/store/migrations/index.js";
+import { buildCli, ROOT } from "../cli/run-nor.js";
 
-const here = fileURLToPath(new URL("./", import.meta.url));
-const loader = join(here, "../archive/support/ts-loader.mjs");
-const child = join(here, "support/open-child.ts");
+/**
+ * One process opening a SQLite store (running its pending migrations), as `nor` does: with the
+ * built module (dist/, compiled from this src/ by the run's global setup, test/global-build.ts),
+ * so each process starts in a fraction of a second, not after transforming src/ itself. It
+ * prints `opened` or the error, then closes.
+ */
+const OPEN_CHILD = `const { openStore } = await import(process.argv[1]);
+try {
+  const store = await openStore({ kind: "sqlite", dir: process.argv[2] });
+  await store.close();
+  process.stdout.write("opened\\n");
+} catch (err) {
+  process.stdout.write(\`failed: \${String(err)}\\n\`);
+  process.exitCode = 1;
+}`;
+const DB_MODULE = pathToFileURL(join(ROOT, "dist", "store", "db.js")).href;
 
 const dirs: string[] = [];
 const stores: Store[] = [];
@@ -72,16 +86,21 @@ function contents(dir: string): { ran: string[]; requests: number } {
   }
 }
 
-/** Runs open-child.ts in `n` processes at once; each prints `opened` or why it failed. */
+/** Runs OPEN_CHILD in `n` processes at once; each prints `opened` or why it failed. */
 async function openInProcesses(dir: string, n: number): Promise<string[]> {
+  buildCli();
   return Promise.all(
     Array.from(
       { length: n },
       () =>
         new Promise<string>((resolve) => {
-          const p = spawn(process.execPath, ["--import", loader, child, dir], {
-            stdio: ["ignore", "pipe", "pipe"],
-          });
+          const p = spawn(
+            process.execPath,
+            ["--input-type=module", "-e", OPEN_CHILD, DB_MODULE, dir],
+            {
+              stdio: ["ignore", "pipe", "pipe"],
+            },
+          );
           let out = "";
           let err = "";
           p.stdout.on("data", (d) => {

@@ -6,6 +6,8 @@ import { expect } from "vitest";
 import { ManualClock } from "../../src/clock.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import { createApp } from "../../src/web/app.js";
+import { hashPassword } from "../../src/web/console/password.js";
+import { storePasswordHash } from "../../src/web/console/session-store.js";
 import { postgresFactory, postgresUrl } from "../store/stores.js";
 
 export const PASSWORD = "correct horse battery staple";
@@ -14,12 +16,31 @@ export const ORIGIN = "http://localhost";
 /** With NOR_TEST_POSTGRES_URL set the console suite runs on PostgreSQL, like the store's. */
 const pg = postgresUrl ? postgresFactory(postgresUrl) : undefined;
 
-/** A fresh store (SQLite in a temp dir, or a PostgreSQL schema), the app over it, a manual clock. */
-export async function consoleFixture(consoleOpts: { password?: string } = { password: PASSWORD }) {
+/**
+ * PASSWORD's scrypt hash, made once in this process: each scrypt takes about 0.2 s of CPU
+ * (src/web/console/password.ts), and every fixture's store gets the same operator password.
+ */
+let passwordHash: Promise<string> | undefined;
+function hashOf(password: string): Promise<string> {
+  if (password !== PASSWORD) return hashPassword(password);
+  passwordHash ??= hashPassword(PASSWORD);
+  return passwordHash;
+}
+
+/**
+ * A fresh store (SQLite in a temp dir, or a PostgreSQL schema), the app over it, a manual clock.
+ * The operator's password is set as `nor operator set-password` sets it, and as `nor serve`
+ * finds it: its hash in the store (`{}`: none set). The app's own `console.password` option,
+ * which hashes the password anew for every app, is held to the same sign-in by
+ * console-cli.test.ts, sign-in-limits.test.ts and browser.test.ts.
+ */
+export async function consoleFixture(operator: { password?: string } = { password: PASSWORD }) {
   const dir = mkdtempSync(join(tmpdir(), "nor-console-"));
   const store: Store = await openStore(pg ? await pg.fresh() : { kind: "sqlite", dir });
   const clock = new ManualClock(Date.UTC(2026, 10, 5, 14, 0, 0));
-  const app = createApp({ db: store.db, now: () => clock.now(), console: consoleOpts });
+  if (operator.password !== undefined)
+    await storePasswordHash(store.db, await hashOf(operator.password), clock.now());
+  const app = createApp({ db: store.db, now: () => clock.now(), console: {} });
   return {
     dir,
     store,
