@@ -6,6 +6,7 @@
  */
 import type { Command } from "commander";
 import { UsageError } from "../errors.js";
+import { caCertificates } from "../net/ca-file.js";
 import { validateUserAgent } from "../net/user-agent.js";
 import type { NetOptions } from "../night/store-fetcher.js";
 
@@ -62,7 +63,11 @@ export function netOptions(opts: NetCliOptions): NetOptions {
   if (userAgent !== undefined) out.userAgent = userAgent;
   if (opts.allowPrivateAddresses) out.allowPrivateAddresses = true;
   if (opts.resolve?.length) out.resolve = opts.resolve;
-  if (opts.caFile !== undefined) out.caFile = opts.caFile;
+  if (opts.caFile !== undefined) {
+    // Read now, so that a file TLS could not use stops the command before it opens anything.
+    caCertificates(opts.caFile);
+    out.caFile = opts.caFile;
+  }
   if (opts.gapMs !== undefined) out.gapMs = wholeNumber(opts.gapMs, "--gap-ms", 0);
   return out;
 }

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { rootCertificates } from "node:tls";
 import type buildConnectorOf from "undici/lib/core/connect.js";
@@ -22,6 +21,7 @@ import {
   pinnedAddress,
   stripBrackets,
 } from "./address-guard.js";
+import { caCertificates } from "./ca-file.js";
 import { mapBodyError, mapTransportError } from "./transport-errors.js";
 import { type Transport, TransportBodyError, type TransportResult } from "./types.js";
 
@@ -53,14 +53,6 @@ function clampTimeout(value: number | undefined, ceiling: number, name: string):
   return Math.min(value, ceiling);
 }
 
-function readCa(caFile: string): string[] {
-  try {
-    return [...rootCertificates, readFileSync(caFile, "utf8")];
-  } catch (err) {
-    throw new ConfigError(`--ca-file ${caFile}: ${(err as Error).message}`, { cause: err });
-  }
-}
-
 /**
  * The default Transport: one HTTP/1.1 request over undici, no redirects followed, nothing
  * decoded, TLS verified (there is deliberately no switch to turn verification off, P22).
@@ -82,7 +74,7 @@ export function createUndiciTransport(opts: UndiciTransportOptions = {}): Undici
     timeout: connectTimeout,
     rejectUnauthorized: true,
     lookup: guardedLookup(allowPrivate),
-    ...(opts.caFile ? { ca: readCa(opts.caFile) } : {}),
+    ...(opts.caFile ? { ca: [...rootCertificates, ...caCertificates(opts.caFile)] } : {}),
   });
   const agent = new Agent({
     headersTimeout,

@@ -1,7 +1,12 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/errors.js";
 import { parsePins } from "../../src/net/address-guard.js";
+import { caCertificates as readCa } from "../../src/net/ca-file.js";
 import { effectiveTimeouts } from "../../src/net/transport-undici.js";
+import { nor } from "../cli/cli-capture.js";
 import { type Harness, harness } from "../fleet/harness.js";
 import { html, redirect, robots } from "../fleet/routes.js";
 
@@ -104,5 +109,63 @@ describe("TLS (P21, P22)", () => {
       purpose: "page",
     });
     expect(wrongName).toMatchObject({ kind: "refused", evidence: { verdict: "tls" } });
+  });
+
+  it("P22: a --ca-file that holds no readable PEM certificate is refused, naming the file, before any request", async () => {
+    h = await harness();
+    const { certFile } = await h.fleet.cert();
+    const pem = readFileSync(certFile, "utf8");
+    const dir = mkdtempSync(join(tmpdir(), "nor-ca-"));
+    const file = (name: string, text: string) => {
+      const f = join(dir, name);
+      writeFileSync(f, text);
+      return f;
+    };
+    const der = file(
+      "ca.der",
+      Buffer.from(pem.replace(/-----[A-Z ]+-----|\s/g, ""), "base64").toString("latin1"),
+    );
+    expect(() => readCa(der)).toThrow(ConfigError);
+    expect(() => readCa(der)).toThrow(`--ca-file ${der}: no PEM certificate in it`);
+    const cut = file("cut.pem", `${pem}${pem.slice(0, 200)}`);
+    expect(() => readCa(cut)).toThrow(
+      `--ca-file ${cut}: 1 of its 2 certificates has no "-----END CERTIFICATE-----" line`,
+    );
+    const garbled = file(
+      "garbled.pem",
+      `${pem}-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n`,
+    );
+    expect(() => readCa(garbled)).toThrow(
+      `--ca-file ${garbled}: certificate 2 of 2 cannot be read`,
+    );
+    expect(() => readCa(join(dir, "missing.pem"))).toThrow(
+      `--ca-file ${join(dir, "missing.pem")}: ENOENT`,
+    );
+    // The file's own certificates, each as it is in the file.
+    const two = readCa(file("two.pem", `# our CA\n${pem}\n${pem}`));
+    expect(two.map((c) => c.trim())).toEqual([pem.trim(), pem.trim()]);
+    // Through the fetcher: refused when the transport is made, and no request reaches a site.
+    const s = await h.fleet.server({ tls: true });
+    s.route("/list", html("ok"));
+    expect(() => h.fetcher({ transportOptions: { caFile: der } })).toThrow(ConfigError);
+    expect(s.requests).toHaveLength(0);
+  });
+
+  it("P22: nor night and nor start refuse a --ca-file that is not PEM before opening the store", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "nor-ca-cli-"));
+    const der = join(dir, "ca.der");
+    writeFileSync(der, Buffer.from([0x30, 0x82, 0x01, 0x0a, 0x02, 0x82]));
+    const catalog = join(dir, "catalog.yaml");
+    writeFileSync(
+      catalog,
+      'governments:\n  - { id: g, name: G, kind: village, county: Franklin }\nsources:\n  - { id: s, government: g, records: agendas, access: feed, url: "https://example.gov/f.rss" }\n',
+    );
+    for (const command of ["night", "start"]) {
+      const data = join(dir, `data-${command}`);
+      const r = await nor(command, "--catalog", catalog, "--data", data, "--ca-file", der);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`--ca-file ${der}: no PEM certificate in it`);
+      expect(existsSync(data)).toBe(false);
+    }
   });
 });

@@ -1,0 +1,43 @@
+import { X509Certificate } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { ConfigError } from "../errors.js";
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[^-]*-----END CERTIFICATE-----/g;
+
+/**
+ * The certificates of `--ca-file`, which the transport trusts beside Node's own CAs. TLS takes what it cannot read in a CA list without a
+ * word, and every site that needed the CA would then fail its handshake, a "no" from each site
+ * (P21) that is the operator's file's fault: so the file must hold PEM certificates, each one
+ * readable, and nothing else that looks like a certificate.
+ */
+export function caCertificates(caFile: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(caFile, "utf8");
+  } catch (err) {
+    throw new ConfigError(`--ca-file ${caFile}: ${(err as Error).message}`, { cause: err });
+  }
+  const blocks = text.match(PEM_CERTIFICATE) ?? [];
+  if (blocks.length === 0) {
+    throw new ConfigError(
+      `--ca-file ${caFile}: no PEM certificate in it (a CA certificate starts "-----BEGIN CERTIFICATE-----")`,
+    );
+  }
+  const begins = text.split("-----BEGIN CERTIFICATE-----").length - 1;
+  if (begins !== blocks.length) {
+    throw new ConfigError(
+      `--ca-file ${caFile}: ${begins - blocks.length} of its ${begins} certificates has no "-----END CERTIFICATE-----" line`,
+    );
+  }
+  blocks.forEach((pem, i) => {
+    try {
+      new X509Certificate(pem);
+    } catch (err) {
+      throw new ConfigError(
+        `--ca-file ${caFile}: certificate ${i + 1} of ${blocks.length} cannot be read (${(err as Error).message})`,
+        { cause: err },
+      );
+    }
+  });
+  return blocks;
+}
