@@ -119,6 +119,24 @@ sources:
     ]);
   });
 
+  it("refuses an id longer than 200 characters, naming it (it is part of store keys beside a URL)", () => {
+    const long = `a${"-b".repeat(100)}`; // 201 characters
+    const at200 = long.slice(0, 200).replace(/-$/, "x");
+    const lines = problems(`${GOV}sources:
+  - id: ${long}
+    government: city-of-akron
+    records: agendas
+    url: https://x.gov/a
+    access: feed
+  - id: ${at200}
+    government: city-of-akron
+    records: agendas
+    url: https://x.gov/b
+    access: feed
+`);
+    expect(lines).toEqual(["cat.yaml:8:9: sources[0].id: must be at most 200 characters long"]);
+  });
+
   it("refuses page access without a recipe or platform, and form access without a form", () => {
     const lines = problems(`${GOV}sources:
   - id: a

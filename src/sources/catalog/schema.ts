@@ -8,9 +8,17 @@ import { z } from "zod";
 import { DEFAULT_BACKFILL_PAGES } from "../../policy/constants.js";
 import { IANA_ZONE_RULE, isIanaZone } from "../../policy/zone.js";
 
+/**
+ * The longest id a catalog may give. A source's id is part of store keys beside a URL of up to
+ * MAX_URL_LENGTH (`page_reads`: source and URL), and PostgreSQL refuses a B-tree key of more
+ * than 2,704 bytes: 200 + 2,048 stays under it. The bundled catalog's longest id has 70.
+ */
+export const MAX_ID_LENGTH = 200;
+
 const id = z
   .string()
   .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "must be kebab-case: lower-case letters, digits, hyphens")
+  .max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters long`)
   .describe("Stable kebab-case identifier");
 
 /**
