@@ -137,6 +137,43 @@ sources:
     expect(lines).toEqual(["cat.yaml:8:9: sources[0].id: must be at most 200 characters long"]);
   });
 
+  it("refuses control characters a double-quoted YAML string can write, naming where", () => {
+    const lines = problems(`governments:
+  - { id: g, name: "Village\\0 of G", kind: village, county: Franklin }
+sources:
+  - id: s
+    government: g
+    records: agendas
+    url: https://x.gov/a
+    access: feed
+    notes: "first line\\u0085next"
+  - id: t
+    government: g
+    records: agendas
+    url: https://x.gov/b
+    access: feed
+    notes: "tab\\there, and a
+      folded line"
+`);
+    expect(lines).toEqual([
+      'cat.yaml:2:20: governments[0].name: a control character (U+0000) in "Village\\u0000 of G": catalog text must be printable',
+      'cat.yaml:9:12: sources[0].notes: a control character (U+0085) in "first line\\u0085next": catalog text must be printable',
+    ]);
+    // Read in pieces (a long catalog): the same words, the item's own index and line.
+    const many = Array.from(
+      { length: 120 },
+      (_, i) =>
+        `  - id: s${i}\n    government: g\n    records: agendas\n    url: https://x.gov/${i}\n    access: feed\n    ${i === 101 ? 'name: "bell\\x07"' : "name: plain"}\n`,
+    ).join("");
+    expect(
+      problems(
+        `governments:\n  - { id: g, name: G, kind: village, county: Franklin }\nsources:\n${many}`,
+      ),
+    ).toEqual([
+      `cat.yaml:${3 + 101 * 6 + 6}:11: sources[101].name: a control character (U+0007) in "bell\\u0007": catalog text must be printable`,
+    ]);
+  });
+
   it("refuses page access without a recipe or platform, and form access without a form", () => {
     const lines = problems(`${GOV}sources:
   - id: a

@@ -11,7 +11,7 @@
  * instead, so the problems and their wording are those of a whole-file read.
  */
 import { statSync } from "node:fs";
-import { type Document, LineCounter, parseDocument, visit } from "yaml";
+import { type Document, isPair, isScalar, isSeq, LineCounter, parseDocument, visit } from "yaml";
 import type { z } from "zod";
 import { NorError } from "../../errors.js";
 import { hostProblem } from "../../policy/site.js";
@@ -82,7 +82,7 @@ function parsePiece(text: string, file: string, frame: Frame): Piece {
   }
   if (doc.errors.length > 0) return { loc, raw: undefined, data: undefined, problems };
   const secrets = findCredentials(loc);
-  problems.push(...secrets);
+  problems.push(...secrets, ...controlCharacters(doc, loc));
   let js: unknown;
   try {
     js = doc.toJS() ?? (section === undefined ? {} : []);
@@ -104,6 +104,53 @@ function parsePiece(text: string, file: string, frame: Frame): Piece {
   }
   problems.push(...platformProblems(loc, raw), ...hostProblems(loc, raw));
   return { loc, raw, data: result.success ? result.data : undefined, problems };
+}
+
+/**
+ * C0 controls other than tab, line feed and carriage return, DEL and the C1 controls: YAML's
+ * double-quoted escapes (`"\0"`, `"\x07"`, `"\u0085"`) let a catalog write them, and none
+ * belongs in a name, an address or a note: the store would keep a NUL as U+FFFD
+ * (src/store/no-nul.ts) and a page would show the rest as nothing or as boxes.
+ */
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+
+/** Every string scalar (key or value) holding a control character, where it is written. */
+function controlCharacters(doc: Document.Parsed, loc: Located): CatalogProblem[] {
+  const found: CatalogProblem[] = [];
+  visit(doc, {
+    Scalar(_key, node, ancestors) {
+      if (typeof node.value !== "string") return;
+      const m = CONTROL.exec(node.value);
+      if (m === null) return;
+      // The field path, from the ancestors: a list's index, a map entry's key.
+      const path: PathKey[] = [...loc.frame.prefix];
+      let keyName: string | undefined;
+      for (let i = 0; i < ancestors.length; i++) {
+        const parent = ancestors[i];
+        const child = ancestors[i + 1] ?? node;
+        if (isSeq(parent)) path.push(parent.items.indexOf(child as never));
+        else if (isPair(parent) && isScalar(parent.key)) {
+          if (child === parent.value) path.push(String(parent.key.value));
+          else keyName = String(parent.key.value);
+        }
+      }
+      const code = (m[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0");
+      const shown = node.value
+        .slice(0, 60)
+        .replace(
+          new RegExp(CONTROL.source, "g"),
+          (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`,
+        );
+      found.push(
+        loc.problem(
+          path,
+          `a control character (U+${code}) in "${shown}": catalog text must be printable`,
+          keyName,
+        ),
+      );
+    },
+  });
+  return found;
 }
 
 /** Where the first alias without an anchor before it is written. */
