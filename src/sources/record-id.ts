@@ -70,6 +70,15 @@ export function makeRecord(r: {
   return rec;
 }
 
+/**
+ * A title as a reader found it, or undefined when nothing of it would be shown (only controls
+ * or noncharacters: policy/shown-text.ts), so the reader takes it as no title and falls back
+ * as it does for a missing one (a feed item's link, a list item's link text).
+ */
+export function titleShown(title: string | undefined): string | undefined {
+  return title !== undefined && shownText(title) !== "" ? title : undefined;
+}
+
 /** Keeps the first record of each id (a list often repeats an item in a "featured" box). */
 export function dedupeRecords(rs: ExtractedRecord[]): ExtractedRecord[] {
   const seen = new Set<string>();

@@ -1,6 +1,7 @@
 import { load } from "cheerio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shownText } from "../../src/policy/shown-text.js";
+import { extractWay } from "../../src/sources/extract/index.js";
 import { makeRecord as presetRecord } from "../../src/sources/platforms/support/records.js";
 import { makeRecord } from "../../src/sources/record-id.js";
 import { buildFixture, type Fixture } from "./fixture.js";
@@ -33,6 +34,45 @@ describe("a crawled title as shown", () => {
     expect(p.title).toBe(SHOWN);
     expect(p.id).toBe(presetRecord({ title: RAW, date: "2026-11-05" }, "minutes").id);
     expect(p.id).not.toBe(presetRecord({ title: SHOWN, date: "2026-11-05" }, "minutes").id);
+  });
+
+  it("P6: a title of only characters that are not shown is no title: a feed item falls back to its link, as a blank one does", () => {
+    const rss = `<?xml version="1.0"?><rss version="2.0"><channel><title>Bids</title>
+      <item><title>&#x7;&#x1; \u0085</title><link>https://x.gov/bids/1</link></item>
+      <item><title>Road salt &#x7;</title><link>https://x.gov/bids/2</link></item>
+      <item><title>  </title><link>https://x.gov/bids/3</link></item>
+    </channel></rss>`;
+    const e = extractWay(
+      { url: "https://x.gov/bids.rss", access: "feed" } as Parameters<typeof extractWay>[0],
+      new TextEncoder().encode(rss),
+      "https://x.gov/bids.rss",
+      "application/rss+xml",
+    );
+    expect(e.records.map((r) => [r.title, r.url])).toEqual([
+      ["https://x.gov/bids/1", "https://x.gov/bids/1"],
+      ["Road salt", "https://x.gov/bids/2"],
+      ["https://x.gov/bids/3", "https://x.gov/bids/3"],
+    ]);
+    // A list page's item: its link text, and with none, no record.
+    const html = `<ul>
+      <li><a href="/m/1"><span class="t">&#x7;</span>Council minutes</a></li>
+      <li><span class="t">&#x1;&#x2;</span><a href="/m/2"></a></li>
+      <li><span class="t">Budget hearing</span><a href="/m/3">Open</a></li>
+    </ul>`;
+    const page = extractWay(
+      {
+        url: "https://x.gov/minutes",
+        access: "page",
+        extract: { items: "li", title: ".t", link: "a" },
+      } as Parameters<typeof extractWay>[0],
+      new TextEncoder().encode(html),
+      "https://x.gov/minutes",
+      "text/html",
+    );
+    expect(page.records.map((r) => [r.title, r.url])).toEqual([
+      ["Council minutes", "https://x.gov/m/1"],
+      ["Budget hearing", "https://x.gov/m/3"],
+    ]);
   });
 
   describe("from a row stored by an older version", () => {

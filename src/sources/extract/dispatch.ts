@@ -58,6 +58,27 @@ export function extractWith(
   /** The answer's Content-Type: its charset decides how the bytes are read (decode.ts). */
   contentType?: string,
 ): Extraction {
+  return titled(read(parts, way, body, url, contentType));
+}
+
+/**
+ * Without the records whose title shows as nothing: every reader skips an item without a
+ * title, but a title made only of characters that are not shown (controls, noncharacters:
+ * policy/shown-text.ts, which makeRecord applies) was still a title to it, and became a record
+ * the directory would list with an empty link.
+ */
+function titled(e: Extraction): Extraction {
+  if (!e.records.some((r) => r.title === "")) return e;
+  return { ...e, records: e.records.filter((r) => r.title !== "") };
+}
+
+function read(
+  parts: ExtractParts,
+  way: WayIn,
+  body: Uint8Array,
+  url: string,
+  contentType: string | undefined,
+): Extraction {
   // Every reader gets the same two things: the charset, and the government's zone.
   const ctx: ReadContext = { contentType, zone: way.timezone };
   if (way.platform !== undefined) {

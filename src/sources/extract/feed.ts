@@ -6,7 +6,7 @@
 import { decodeBody } from "../../policy/body-text.js";
 import { toIsoDate } from "../dates.js";
 import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
-import { absoluteUrl, cleanText, dedupeRecords, makeRecord } from "../record-id.js";
+import { absoluteUrl, cleanText, dedupeRecords, makeRecord, titleShown } from "../record-id.js";
 import { compileStopNodesOnce } from "./feed-stop-nodes.js";
 import { type AnyFeed, DetectError, parseFeed } from "./feedsmith.js";
 import { parseJsonText } from "./json.js";
@@ -104,7 +104,7 @@ export function extractFeed(body: Uint8Array, url: string, ctx: ReadContext = {}
   const out: ExtractedRecord[] = [];
   for (const it of items(parsed)) {
     const link = absoluteUrl(it.link, url);
-    const title = plain(it.title) || link;
+    const title = titleShown(plain(it.title)) || link;
     if (!title) continue;
     const date = it.date ? toIsoDate(it.date, { zone: ctx.zone }) : undefined;
     out.push(makeRecord({ title, platformId: it.id, url: link, date, kind: plain(it.kind) }));

@@ -7,7 +7,7 @@ import { decodeBody } from "../../policy/body-text.js";
 import type { PageRecipe } from "../catalog/types.js";
 import { answerDates } from "../dates.js";
 import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
-import { absoluteUrl, dedupeRecords, makeRecord } from "../record-id.js";
+import { absoluteUrl, dedupeRecords, makeRecord, titleShown } from "../record-id.js";
 import { load } from "./cheerio-load.js";
 import { findDate } from "./find-date.js";
 import { parseSelector, pick, read } from "./select.js";
@@ -53,7 +53,7 @@ export function extractPage(
     const linkText = recipe.link
       ? read(item, parseSelector(recipe.link).css ?? ":scope")
       : undefined;
-    const title = read(item, recipe.title ?? ":scope") ?? linkText;
+    const title = titleShown(read(item, recipe.title ?? ":scope")) ?? linkText;
     if (!title) continue;
     const date = dateText ? findDate(dateText, dates) : undefined;
     out.push(
