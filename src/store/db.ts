@@ -2,7 +2,13 @@ import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs"
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type SqliteDatabase from "better-sqlite3";
-import type { DatabaseConnection, DialectAdapter, Driver, MigrationResult } from "kysely";
+import type {
+  DatabaseConnection,
+  DialectAdapter,
+  Driver,
+  MigrationResult,
+  QueryResult,
+} from "kysely";
 import { requireCjs } from "../cjs.js";
 import { NorError } from "../errors.js";
 import { CompiledQuery, Kysely, Migrator, SqliteAdapter, SqliteDialect, sql } from "./kysely.js";
@@ -94,12 +100,14 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     // Reads while the connection is taken run on a read-only connection (sqlite-direct.ts).
     // It is opened by the file's name, when first wanted: only while the name still names the
     // file this store opened (a backup put back in its place since is another file).
+    // A damaged or read-only store met by a statement after it opened is said as at its open,
+    // with the path, on every way a statement runs (storeStateErrors, StoreDirect).
     const opened = statSync(file);
     const sameFile = () => {
       const now = statSync(file);
       return now.dev === opened.dev && now.ino === opened.ino;
     };
-    const direct = new SqliteDirect(sqlite, cache, () => {
+    const direct = new StoreDirect(file, sqlite, cache, () => {
       if (!sameFile()) throw new Error(`${file} is no longer the file this store opened`);
       const reader = new Sqlite(file, { readonly: true, fileMustExist: true });
       try {
@@ -107,7 +115,7 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
         if (opts.cacheMiB !== undefined)
           reader.pragma(`cache_size = ${-Math.max(1, Math.floor(opts.cacheMiB * 1024))}`);
         if (!sameFile()) throw new Error(`${file} is no longer the file this store opened`);
-        return new SqliteDirect(reader, new StatementCache(reader));
+        return new StoreDirect(file, reader, new StatementCache(reader));
       } catch (err) {
         reader.close();
         throw err;
@@ -115,7 +123,7 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     });
     cache.onClose(() => direct.closeReads());
     db = new Kysely<Database>({
-      dialect: noNul(new ImmediateSqliteDialect({ database: cache }, direct)),
+      dialect: noNul(new ImmediateSqliteDialect({ database: cache }, direct, file)),
     });
     registerStore(db, direct);
     sqliteConn = sqlite;
@@ -283,12 +291,23 @@ function newerMigration(err: unknown): string | undefined {
 }
 
 /**
+ * A store SQLite finds damaged, or may not write, said with its path (storeStateError): at its
+ * open, or by any statement run on it later (a damaged page is met only when a statement reads
+ * it; a write is refused only when one is tried).
+ */
+class StoreStateError extends NorError {
+  override name = "StoreStateError";
+}
+
+/**
  * What the store's own state keeps any command from using it, said with where it is (`where`:
  * the SQLite file, or "the store at URL"): one a newer nor migrated, one SQLite finds damaged,
  * one it may not write. A newer or a read-only store waits for a person (E_CONFIG, exit 2): a
- * restart would only meet it again. Undefined for any other error.
+ * restart would only meet it again. A damaged one exits 1, as any store that cannot be opened.
+ * Undefined for any other error; one already said so is given back as it is.
  */
 function storeStateError(where: string, err: unknown): NorError | undefined {
+  if (err instanceof StoreStateError) return err;
   const newer = newerMigration(err);
   if (newer !== undefined)
     return new NorError(
@@ -301,13 +320,15 @@ function storeStateError(where: string, err: unknown): NorError | undefined {
   const said = err instanceof Error ? err.message : code;
   // Exit 1, as any store that cannot be opened (test/store/review-open.test.ts).
   if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB")
-    return new NorError(
+    return new StoreStateError(
       "E_STORE",
-      `${where} is damaged (SQLite: ${said}): restore it from a backup; \`sqlite3 ${where} 'PRAGMA quick_check'\` lists what is damaged`,
+      `${where} is damaged (SQLite: ${said}): restore it from a backup (docs/operations.md, "Backups"); \`sqlite3 ${where} 'PRAGMA quick_check'\` lists what is damaged`,
       { cause: err },
     );
-  if (code.startsWith("SQLITE_READONLY"))
-    return new NorError(
+  // A file moved or put in the store's place while open (a backup restored under a running
+  // nor) is no read-only store: its error stays SQLite's own.
+  if (code.startsWith("SQLITE_READONLY") && code !== "SQLITE_READONLY_DBMOVED")
+    return new StoreStateError(
       "E_CONFIG",
       `${where} is read-only (SQLite: ${said}): nor writes to its store; make the file and its directory writable for this user, or choose another --data`,
       { cause: err },
@@ -381,14 +402,21 @@ function redact(url: string): string {
  * reads and then writes fails at once with "database is locked" when another process wrote in
  * between, where an immediate one waits its turn (busy_timeout). Its adapter says what is true
  * of SQLite, that DDL is transactional, so kysely's migrator runs the pending migrations in one
- * such transaction (migrateSqlite).
+ * such transaction (migrateSqlite). Its connection says a damaged or read-only store with the
+ * store's path (`file`), as openStore does (storeStateErrors).
  */
 class ImmediateSqliteDialect extends SqliteDialect {
   readonly #direct: SqliteDirect;
+  readonly #file: string;
 
-  constructor(config: ConstructorParameters<typeof SqliteDialect>[0], direct: SqliteDirect) {
+  constructor(
+    config: ConstructorParameters<typeof SqliteDialect>[0],
+    direct: SqliteDirect,
+    file: string,
+  ) {
     super(config);
     this.#direct = direct;
+    this.#file = file;
   }
 
   override createAdapter(): DialectAdapter {
@@ -400,7 +428,71 @@ class ImmediateSqliteDialect extends SqliteDialect {
     driver.beginTransaction = async (connection: DatabaseConnection) => {
       await connection.executeQuery(CompiledQuery.raw("begin immediate"));
     };
+    const acquire = driver.acquireConnection.bind(driver);
+    const file = this.#file;
+    driver.acquireConnection = async () => storeStateErrors(await acquire(), file);
     return this.#direct.count(driver);
+  }
+}
+
+const sayingState = new WeakSet<DatabaseConnection>();
+
+/**
+ * The connection, its executeQuery and streamQuery now throwing a damaged store (SQLITE_CORRUPT,
+ * SQLITE_NOTADB) or a read-only one (SQLITE_READONLY) as storeStateError words it, with `file`,
+ * wherever the statement was asked from: a page is found damaged only when a statement reads
+ * it, and a write refused only when one is tried, long after the store opened (`nor mark`, `nor
+ * site` and every other command alike). Any other error is thrown as it was. Patched on the
+ * instance, once (the driver hands its one connection out again), as no-nul.ts does. kysely's
+ * SQLite connection runs a statement synchronously and throws its error at once, so no promise
+ * is added to a statement that succeeds.
+ */
+function storeStateErrors(conn: DatabaseConnection, file: string): DatabaseConnection {
+  if (sayingState.has(conn)) return conn;
+  const execute = conn.executeQuery.bind(conn);
+  const stream = conn.streamQuery.bind(conn);
+  conn.executeQuery = <R>(q: CompiledQuery): Promise<QueryResult<R>> => {
+    try {
+      return execute<R>(q);
+    } catch (err) {
+      throw storeStateError(file, err) ?? err;
+    }
+  };
+  conn.streamQuery = <R>(q: CompiledQuery, chunkSize?: number) =>
+    statedStream(stream<R>(q, chunkSize), file);
+  sayingState.add(conn);
+  return conn;
+}
+
+async function* statedStream<R>(
+  rows: AsyncIterableIterator<QueryResult<R>>,
+  file: string,
+): AsyncIterableIterator<QueryResult<R>> {
+  try {
+    yield* rows;
+  } catch (err) {
+    throw storeStateError(file, err) ?? err;
+  }
+}
+
+/**
+ * The store's hot statements run on its connection straight (sqlite-direct.ts), saying a
+ * damaged or read-only store as storeStateErrors does for those kysely runs.
+ */
+class StoreDirect extends SqliteDirect {
+  readonly #file: string;
+
+  constructor(file: string, ...rest: ConstructorParameters<typeof SqliteDirect>) {
+    super(...rest);
+    this.#file = file;
+  }
+
+  override execute<R>(sql: string, values: readonly unknown[]): QueryResult<R> {
+    try {
+      return super.execute<R>(sql, values);
+    } catch (err) {
+      throw storeStateError(this.#file, err) ?? err;
+    }
   }
 }
 
