@@ -9,6 +9,7 @@ import { UsageError } from "../errors.js";
 import { caCertificates } from "../net/ca-file.js";
 import { validateUserAgent } from "../net/user-agent.js";
 import type { NetOptions } from "../night/store-fetcher.js";
+import { DEFAULT_USER_AGENT } from "../policy/constants.js";
 
 export interface NetCliOptions {
   userAgent?: string;
@@ -39,6 +40,49 @@ export function addUserAgentOption(cmd: Command): Command {
   return cmd.option(
     "--user-agent <ua>",
     "the operator's User-Agent, exactly public-records-check/<version> (+mailto:<address>) or (+https://<page>) (default: NOR_USER_AGENT or the built-in one)",
+  );
+}
+
+/** The longest operator's name the site-owner page shows (characters). */
+export const OPERATOR_NAME_MAX = 100;
+
+/**
+ * The name the site-owner page gives, beside the contact in the operator's own User-Agent, for
+ * who runs the checker: from --operator-name or NOR_OPERATOR_NAME (`nor serve`, `nor start`).
+ * Only with a User-Agent of the operator's own: with the built-in one the page names the
+ * built-in operator and their address, and another name beside that address would send a site
+ * owner to the wrong person. One line of text: no control characters, no line or paragraph
+ * separators, no invisible formatting but the joiners some scripts need.
+ */
+export function operatorNameOption(
+  flag: string | undefined,
+  userAgent: string | undefined,
+): string | undefined {
+  const fromFlag = flag !== undefined;
+  const raw = flag ?? process.env["NOR_OPERATOR_NAME"];
+  if (raw === undefined || (!fromFlag && raw === "")) return undefined;
+  const what = fromFlag ? "--operator-name" : "NOR_OPERATOR_NAME";
+  const name = raw.trim();
+  if (name === "") throw new UsageError(`${what}: the name is empty`);
+  if (/[\p{Cc}\p{Zl}\p{Zp}]|(?![\u200c\u200d])\p{Cf}/u.test(name))
+    throw new UsageError(
+      `${what}: ${JSON.stringify(name)} holds a control or formatting character; give the name as one line of text`,
+    );
+  if ([...name].length > OPERATOR_NAME_MAX)
+    throw new UsageError(`${what}: at most ${OPERATOR_NAME_MAX} characters`);
+  if (userAgent === undefined || userAgent === DEFAULT_USER_AGENT)
+    throw new UsageError(
+      `${what} needs a User-Agent with your own contact (--user-agent or NOR_USER_AGENT): ` +
+        "the site-owner page tells site owners to write to the contact in the User-Agent, " +
+        "and with the built-in one that is the built-in operator's",
+    );
+  return name;
+}
+
+export function addOperatorNameOption(cmd: Command): Command {
+  return cmd.option(
+    "--operator-name <name>",
+    "who runs the checker, named on the site-owner page beside the contact in --user-agent (which it needs) (default: NOR_OPERATOR_NAME, or none)",
   );
 }
 

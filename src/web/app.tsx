@@ -6,7 +6,14 @@ import { Layout } from "./layout.js";
 import { bodyCap, caching, securityHeaders, staticRoutes } from "./manners.js";
 import { pageReads } from "./public/filters.js";
 import { badRequestPage, MessagePage } from "./public/pages/errors.js";
-import { ALLOW, type Answer, type AnswerJob, getOnly, publicRoutes } from "./public/routes.js";
+import {
+  ALLOW,
+  type Answer,
+  type AnswerJob,
+  getOnly,
+  namesFile,
+  publicRoutes,
+} from "./public/routes.js";
 import { SiteOwnersPage } from "./site-owners.js";
 
 export interface ConsoleSettings {
@@ -21,6 +28,11 @@ export interface ConsoleSettings {
 export interface WebOptions {
   /** The User-Agent the checker is configured with (P1), shown on the site-owner page (P2). */
   userAgent?: string;
+  /**
+   * Who runs the checker (`--operator-name`), named on the site-owner page beside the contact
+   * in a User-Agent of the operator's own; never shown with the built-in User-Agent.
+   */
+  operatorName?: string;
   /** The store; without one only the static pages are served. */
   db?: Db;
   /**
@@ -61,7 +73,7 @@ export function createApp(opts: WebOptions): Hono {
   app.get(
     "/site-owners",
     pageReads([], (c, message) => badRequestPage(c, message, "/site-owners")),
-    (c) => c.html(<SiteOwnersPage userAgent={userAgent} />),
+    (c) => c.html(<SiteOwnersPage userAgent={userAgent} operatorName={opts.operatorName} />),
   );
   if (opts.db) {
     const build = opts.reads?.build;
@@ -91,13 +103,17 @@ export function createApp(opts: WebOptions): Hono {
     app.get("/", (c) => c.redirect("/site-owners"));
   }
   // Any method but GET and HEAD on an address that answers GET: 405 with what it allows (the
-  // console, which answers its own methods, is left to itself).
+  // console, which answers its own methods, is left to itself). A file (a feed, the calendar, a
+  // download) says it in plain text, as its other refusals.
   const isConsole = (path: string) => path === "/console" || path.startsWith("/console/");
   const servesGet = getOnly(app, isConsole);
+  const servesFile = getOnly(app, (p) => isConsole(p) || !namesFile(p));
   app.notFound((c) => {
     const m = c.req.method;
     if (m !== "GET" && m !== "HEAD" && !isConsole(c.req.path) && servesGet(c.req.path)) {
       c.header("Allow", ALLOW);
+      if (servesFile(c.req.path))
+        return c.text(`${c.req.path} answers ${ALLOW} only, not ${m}.`, 405);
       return c.html(
         <MessagePage
           title="Not allowed here"
@@ -107,6 +123,7 @@ export function createApp(opts: WebOptions): Hono {
         405,
       );
     }
+    if (namesFile(c.req.path)) return c.text(`Nothing is at ${c.req.path}.`, 404);
     return c.html(
       <MessagePage
         title="Not found"

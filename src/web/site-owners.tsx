@@ -1,7 +1,10 @@
 /**
  * P2: the public "for site owners" page, in the project's own words. Every number and the
  * User-Agent come from src/policy/constants.ts — the same constants the checker obeys — so
- * the page cannot drift from behaviour.
+ * the page cannot drift from behaviour. Whom to write to comes from the User-Agent the
+ * checker sends (P1): the built-in operator with the built-in one, otherwise the contact the
+ * operator's own User-Agent carries, so a site owner writes to whoever runs the checker that
+ * visits them.
  */
 import type { FC } from "hono/jsx";
 import {
@@ -28,10 +31,51 @@ const words = ["no", "once", "twice", "three times", "four times"] as const;
 
 export interface SiteOwnersProps {
   userAgent?: string;
+  /** Who runs the checker (`--operator-name`), named only beside a User-Agent of their own. */
+  operatorName?: string | undefined;
 }
 
-export const SiteOwnersPage: FC<SiteOwnersProps> = ({ userAgent = DEFAULT_USER_AGENT }) => {
-  const mail = `mailto:${OPERATOR_EMAIL}`;
+/** Whom a site owner writes to: an address, a web page, or (never from the CLI) neither. */
+export interface OperatorContact {
+  name?: string;
+  kind: "mail" | "page" | "unknown";
+  /** The link (`mailto:…` or `https://…`); none for "unknown". */
+  href?: string;
+  /** What the page shows: the address, the page's URL. */
+  text: string;
+}
+
+/**
+ * The contact of the operator whose User-Agent this is. With the built-in User-Agent, the
+ * built-in operator (OPERATOR_NAME at OPERATOR_EMAIL); with any other, the `(+mailto:…)` or
+ * `(+https://…)` it carries (src/net/user-agent.ts: the only forms `nor serve` and `nor night`
+ * accept), and the name only if the operator gave one: never the built-in operator's.
+ */
+export function operatorContact(userAgent: string, operatorName?: string): OperatorContact {
+  if (userAgent === DEFAULT_USER_AGENT)
+    return {
+      name: OPERATOR_NAME,
+      kind: "mail",
+      href: `mailto:${OPERATOR_EMAIL}`,
+      text: OPERATOR_EMAIL,
+    };
+  const name = operatorName === undefined || operatorName === "" ? {} : { name: operatorName };
+  const m = /\(\+(mailto:[^()\s]+|https:\/\/[^()\s]+)\)/.exec(userAgent);
+  const contact = m?.[1];
+  if (contact === undefined)
+    return { ...name, kind: "unknown", text: "the contact in its User-Agent, above" };
+  if (contact.startsWith("mailto:"))
+    return { ...name, kind: "mail", href: contact, text: contact.slice("mailto:".length) };
+  return { ...name, kind: "page", href: contact, text: contact };
+}
+
+export const SiteOwnersPage: FC<SiteOwnersProps> = ({
+  userAgent = DEFAULT_USER_AGENT,
+  operatorName,
+}) => {
+  const contact = operatorContact(userAgent, operatorName);
+  const link =
+    contact.href === undefined ? contact.text : <a href={contact.href}>{contact.text}</a>;
   return (
     <Layout title={`For site owners: ${PRODUCT_TOKEN}`}>
       <h1>For site owners: {PRODUCT_TOKEN}</h1>
@@ -52,7 +96,13 @@ export const SiteOwnersPage: FC<SiteOwnersProps> = ({ userAgent = DEFAULT_USER_A
         name stays the same whatever a robots.txt says about other programs.
       </p>
       <p>
-        {OPERATOR_NAME} runs it: <a href={mail}>{OPERATOR_EMAIL}</a>.
+        {contact.name === undefined ? (
+          <>The person who runs it can be reached at {link}.</>
+        ) : (
+          <>
+            {contact.name} runs it: {link}.
+          </>
+        )}
       </p>
 
       <h2>How it names itself</h2>
@@ -156,14 +206,22 @@ export const SiteOwnersPage: FC<SiteOwnersProps> = ({ userAgent = DEFAULT_USER_A
       <pre>{`User-agent: ${PRODUCT_TOKEN}\nCrawl-delay: 30`}</pre>
       <p>
         A group for <code>{PRODUCT_TOKEN}</code> replaces your <code>*</code> group for this
-        checker, so copy into it any <code>*</code> rules that should still apply. Or write to{" "}
-        <a href={mail}>{OPERATOR_EMAIL}</a> with your site's address and what you would like. Your
-        public pages stay listed, with their links, marked as not read and why.
+        checker, so copy into it any <code>*</code> rules that should still apply.{" "}
+        {contact.kind === "page" ? (
+          <>Or tell its operator, through {link}, your site's address and what you would like.</>
+        ) : (
+          <>Or write to {link} with your site's address and what you would like.</>
+        )}{" "}
+        Your public pages stay listed, with their links, marked as not read and why.
       </p>
 
       <h2>If it caused a problem</h2>
       <p>
-        Write to <a href={mail}>{OPERATOR_EMAIL}</a> with the time and the address it requested.
+        {contact.kind === "page" ? (
+          <>Tell its operator, through {link}, the time and the address it requested.</>
+        ) : (
+          <>Write to {link} with the time and the address it requested.</>
+        )}{" "}
         Every request is logged, so those two are enough to find it.
       </p>
     </Layout>

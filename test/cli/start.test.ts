@@ -228,6 +228,13 @@ sources:
         { clock: new ManualClock(), say: () => {}, signal: new AbortController().signal },
       ),
     ).rejects.toThrow(/--origin must be an http\(s\) origin/);
+    // A name for the site-owner page only beside the operator's own contact, never the built-in.
+    await expect(
+      runStart(
+        { ...base, operatorName: "Pat Doe" },
+        { clock: new ManualClock(), say: () => {}, signal: new AbortController().signal },
+      ),
+    ).rejects.toThrow(/--operator-name needs a User-Agent with your own contact/);
     const store = await openStore({ kind: "sqlite", dir: data });
     try {
       expect(await store.db.selectFrom("governments").select("id").execute()).toEqual([]);
@@ -240,7 +247,13 @@ sources:
     let listening: (url: string) => void = () => {};
     const served = new Promise<string>((r) => (listening = r));
     const running = runStart(
-      { ...base, origin: "https://nor.example.org/ignored/path", clientAddressHeader: "X-Real-IP" },
+      {
+        ...base,
+        origin: "https://nor.example.org/ignored/path",
+        clientAddressHeader: "X-Real-IP",
+        userAgent: "public-records-check/0.1 (+mailto:desk@start.example.org)",
+        operatorName: "Pat Doe",
+      },
       {
         clock: new ManualClock(Date.UTC(2026, 10, 5, 12)),
         say: (l) => lines.push(l),
@@ -256,6 +269,12 @@ sources:
       const signIn = await fetch(`${url}console`, { redirect: "manual" });
       expect(signIn.status).toBe(303);
       expect(signIn.headers.get("location")).toBe("/console/sign-in");
+      // P1, P2: the site-owner page names the operator and the contact the checker sends.
+      const owners = await (await fetch(`${url}site-owners`)).text();
+      expect(owners).toContain(
+        'Pat Doe runs it: <a href="mailto:desk@start.example.org">desk@start.example.org</a>.',
+      );
+      expect(owners).not.toContain("newonrecord.com");
     } finally {
       stop.abort();
       await running;

@@ -3,6 +3,7 @@ import { SqlRequestLog } from "../../src/store/request-log.js";
 import { toJson } from "../../src/store/request-log-view.js";
 import { createApp } from "../../src/web/app.js";
 import { PAGE_CAP } from "../../src/web/console/log-search.js";
+import { runMain } from "../cli/cli-capture.js";
 import { background, nearMisses, wanted } from "../cli/log-fixture.js";
 import { planOf, recording, usesIndex } from "../store/query-plan.js";
 import { Browser, consoleFixture, PASSWORD } from "./console-support.js";
@@ -112,5 +113,48 @@ describe("console request-log search", () => {
     const back = await b.get("/console/log?since=2026-11-06&until=2026-11-05");
     expect(back.status).toBe(400);
     expect(await back.text()).toContain("is not before Until");
+  });
+
+  // A typo must never read as "we asked you nothing": `gov` would otherwise be searched as a
+  // site of its own and match no attempt, while `nor log --site gov` refuses it (exit 2).
+  it("P27: a Site that names no site (a bare suffix, an empty label, a hyphen at a label's end) is refused with the reason `nor log` gives, on the page and in the JSON (400)", async () => {
+    for (const [site, reason] of [
+      ["gov", "gov is a public suffix, shared by every site under it, not one site"],
+      ["example..gov", "example..gov has an empty label"],
+      ["-bad-.gov", "-bad-.gov has a label that starts or ends with a hyphen"],
+      ["https://oh.us/bids", "oh.us is a public suffix"],
+    ] as const) {
+      const cli = await runMain(["log", "--data", f.dir, "--site", site]);
+      expect(cli.code, site).toBe(2);
+      expect(cli.stderr, site).toContain(reason);
+
+      const q = new URLSearchParams({ since: "2026-12-04", site });
+      const res = await b.get(`/console/log?${q}`);
+      expect(res.status, site).toBe(400);
+      const html = await res.text();
+      expect(html, site).toContain(reason);
+      expect(html, site).not.toContain("match.");
+      expect(html, site).not.toContain("Download this search as JSON");
+      // The form again, as it was filled, to correct.
+      expect(html, site).toContain(`name="site" value="${site}"`);
+      expect(html, site).toContain('name="since" value="2026-12-04"');
+
+      const json = await b.get(`/console/log.json?${q}`);
+      expect(json.status, site).toBe(400);
+      expect(json.headers.get("content-type"), site).toMatch(/^application\/json/);
+      const body = (await json.json()) as { error: string };
+      expect(body.error, site).toContain(reason);
+      expect(body.error, site).toContain(`Site: "${site}"`);
+    }
+  });
+
+  it("P27: a Site that names one is still reduced to its site: an IP address, a host under a suffix of two labels", async () => {
+    for (const site of ["127.0.0.1", "https://www.example.gov:8443/x", "city.oh.us"]) {
+      const res = await b.get(
+        `/console/log.json?${new URLSearchParams({ since: "2026-12-04", site })}`,
+      );
+      expect(res.status, site).toBe(200);
+      expect(((await res.json()) as { count: number }).count, site).toBe(0);
+    }
   });
 });

@@ -157,6 +157,8 @@ describe("console: site owners' requests", () => {
       [{ site: "a.gov", kind: "gap", value: "30s" }, "needs a reason"],
       [{ site: "", kind: "not-read", reason: "r" }, "is not a site, host or URL"],
       [{ site: "not a host", kind: "not-read", reason: "r" }, "is not a site, host or URL"],
+      [{ site: "gov", kind: "not-read", reason: "r" }, "gov is a public suffix"],
+      [{ site: "example..gov", kind: "gap", value: "30s", reason: "r" }, "has an empty label"],
       [{ site: "a.gov", kind: "slower", reason: "r" }, "Choose a gap"],
     ];
     for (const [fields, message] of cases) {

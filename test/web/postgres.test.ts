@@ -68,6 +68,18 @@ describe.skipIf(!postgresUrl)("the directory on PostgreSQL", () => {
       recordTotal: number;
     };
     expect(plural.recordTotal).toBe(7);
+    // docs/api.md: a word typed twice is one; nine different words are refused, not cut.
+    const total = async (q: string) =>
+      (
+        (await (await f.app.request(`/api/search?q=${encodeURIComponent(q)}`)).json()) as {
+          recordTotal: number;
+        }
+      ).recordTotal;
+    expect(await total(`${"record ".repeat(8)}xyzzy`)).toBe(0);
+    expect(await total("record 2")).toBe(2);
+    expect(await total("record 2 record")).toBe(0);
+    const nine = await f.app.request("/api/search?q=a+b+c+d+e+f+g+h+i");
+    expect(nine.status).toBe(400);
     const week = (await (await f.app.request("/api/new?window=7d")).json()) as {
       counts: { total: number; byCounty: { county: string | null; count: number }[] };
     };

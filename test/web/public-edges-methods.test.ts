@@ -6,7 +6,9 @@ import { buildFixture, type Fixture, NOW } from "./fixture.js";
 /**
  * The public directory answers GET and HEAD only: any other method on an address that answers
  * GET is 405 Method Not Allowed with `Allow: GET, HEAD` (RFC 9110 §15.5.6); an address nothing
- * answers is a plain 404. The console keeps its own answers (403 to a request not signed in).
+ * answers is a plain 404. Pages answer as pages, the API in JSON, and the files (feeds,
+ * calendar, downloads: docs/api.md) in plain text. The console keeps its own answers (403 to a
+ * request not signed in).
  */
 let f: Fixture;
 let app: ReturnType<typeof createApp>;
@@ -29,15 +31,9 @@ describe("methods other than GET and HEAD on the public directory", () => {
       "/governments/village-of-test",
       "/sources/test-agendas",
       "/new",
-      "/new.atom",
-      "/search.rss",
-      "/meetings.ics",
+      "/search",
       "/downloads",
-      "/downloads/records.csv",
-      "/sitemap.xml",
       "/site-owners",
-      "/robots.txt",
-      "/assets/site.css",
     ];
     const api = ["/api/new", "/api/sources/test-agendas", "/api/counties", "/api/openapi.json"];
     for (const method of METHODS) {
@@ -50,10 +46,44 @@ describe("methods other than GET and HEAD on the public directory", () => {
           expect(res.headers.get("content-type")).toMatch(/^application\/json/);
           expect(JSON.parse(body).error).toContain(`${method} is not allowed`);
         } else {
-          expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+          expect(res.headers.get("content-type"), `${method} ${path}`).toMatch(/^text\/html/);
           expect(body).toContain(`answers GET, HEAD only, not ${method}`);
           expect(body).not.toContain("Nothing is at");
         }
+      }
+    }
+  });
+
+  it("docs/api.md: the feeds, calendar and downloads answer 405 in plain text, with Allow: GET, HEAD", async () => {
+    const files = [
+      "/new.atom",
+      "/new.rss",
+      "/new.json",
+      "/search.atom?q=x",
+      "/search.rss?q=x",
+      "/search.json?q=x",
+      "/meetings.ics",
+      "/downloads/records.csv",
+      "/downloads/records.json",
+      "/downloads/governments.csv",
+      "/downloads/governments.json",
+      "/downloads/sources.csv",
+      "/downloads/sources.json",
+      // The other files the directory serves, for programs too.
+      "/sitemap.xml",
+      "/robots.txt",
+      "/assets/site.css",
+      "/favicon.ico",
+    ];
+    for (const method of METHODS) {
+      for (const path of files) {
+        const res = await app.request(path, { method });
+        const at = `${method} ${path}`;
+        expect(res.status, at).toBe(405);
+        expect(res.headers.get("allow"), at).toBe("GET, HEAD");
+        expect(res.headers.get("content-type"), at).toMatch(/^text\/plain/);
+        const bare = path.split("?")[0];
+        expect(await res.text(), at).toBe(`${bare} answers GET, HEAD only, not ${method}.`);
       }
     }
   });
@@ -68,13 +98,23 @@ describe("methods other than GET and HEAD on the public directory", () => {
     }
   });
 
-  it("an address that answers no method: a plain 404, without Allow", async () => {
+  it("an address that answers no method: a plain 404, without Allow; a file's in plain text", async () => {
     for (const method of ["GET", ...METHODS]) {
-      for (const path of ["/nothing-here", "/new/", "/sources", "/downloads/nope.csv"]) {
+      for (const path of [
+        "/nothing-here",
+        "/new/",
+        "/sources",
+        "/downloads/nope.csv",
+        "/new.xml",
+      ]) {
         const res = await app.request(path, { method });
         expect(res.status, `${method} ${path}`).toBe(404);
         expect(res.headers.get("allow"), `${method} ${path}`).toBeNull();
         expect(await res.text()).toContain(`Nothing is at ${path}.`);
+        const file = /\.[a-z]+$/.test(path);
+        expect(res.headers.get("content-type"), `${method} ${path}`).toMatch(
+          file ? /^text\/plain/ : /^text\/html/,
+        );
       }
       const api = await app.request("/api/nothing", { method });
       expect(api.status, `${method} /api/nothing`).toBe(404);

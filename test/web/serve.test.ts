@@ -198,14 +198,28 @@ describe("nor night, then nor serve", () => {
     }
   }, 60_000);
 
-  it("P1, P2: nor serve shows the User-Agent the operator configured; bad settings are refused", async () => {
+  it("P1, P2: nor serve shows the User-Agent the operator configured, and their name and contact; bad settings are refused", async () => {
     const ua = "public-records-check/0.1 (+mailto:desk@example.org)";
-    const { proc, url } = await startServe(["--data", dir, "--port", "0", "--user-agent", ua]);
+    const { proc, url } = await startServe([
+      "--data",
+      dir,
+      "--port",
+      "0",
+      "--user-agent",
+      ua,
+      "--operator-name",
+      "Records Desk",
+    ]);
     try {
       const res = await fetch(new URL("/site-owners", url), {
         signal: AbortSignal.timeout(10_000),
       });
-      expect(await res.text()).toContain(`<pre id="user-agent">${ua}</pre>`);
+      const html = await res.text();
+      expect(html).toContain(`<pre id="user-agent">${ua}</pre>`);
+      expect(html).toContain(
+        'Records Desk runs it: <a href="mailto:desk@example.org">desk@example.org</a>.',
+      );
+      expect(html).not.toContain("newonrecord.com");
     } finally {
       proc.kill("SIGTERM");
       expect(await exited(proc, 10_000)).toBe(0);
@@ -233,6 +247,22 @@ describe("nor night, then nor serve", () => {
       "X Real",
     ]);
     expect(header.code).toBe(2);
+    // --operator-name: only beside the operator's own contact, one line, not empty, not long.
+    const serveWith = (...extra: string[]) =>
+      run(["serve", "--data", dir, "--port", "0", ...extra]);
+    const noUa = await serveWith("--operator-name", "Records Desk");
+    expect(noUa.code).toBe(2);
+    expect(noUa.err).toContain("--operator-name needs a User-Agent with your own contact");
+    for (const [name, says] of [
+      ["   ", "the name is empty"],
+      ["Records\nDesk", "holds a control or formatting character"],
+      ["Records\u202eDesk", "holds a control or formatting character"],
+      ["x".repeat(101), "at most 100 characters"],
+    ]) {
+      const bad = await serveWith("--user-agent", ua, "--operator-name", name!);
+      expect(bad.code, name).toBe(2);
+      expect(bad.err, name).toContain(says);
+    }
   }, 60_000);
 
   it("bad usage and a missing store are clear errors", async () => {

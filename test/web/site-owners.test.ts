@@ -6,14 +6,19 @@ import {
   MAX_REDIRECTS,
   MIN_GAP_MS,
   OPERATOR_EMAIL,
+  OPERATOR_NAME,
   PRODUCT_TOKEN,
   RETRY_AFTER_MAX_MS,
   RETRY_WAITS_MS,
 } from "../../src/policy/constants.js";
 import { createApp } from "../../src/web/app.js";
 
-async function page(userAgent?: string): Promise<string> {
-  const app = createApp({ now: () => Date.now(), ...(userAgent ? { userAgent } : {}) });
+async function page(userAgent?: string, operatorName?: string): Promise<string> {
+  const app = createApp({
+    now: () => Date.now(),
+    ...(userAgent ? { userAgent } : {}),
+    ...(operatorName ? { operatorName } : {}),
+  });
   const res = await app.request("/site-owners");
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toMatch(/text\/html/);
@@ -53,5 +58,66 @@ describe("the site-owner page", () => {
   it("P1: shows the User-Agent the operator configured, escaped", async () => {
     const html = await page("public-records-check/0.1 (+mailto:ops@example.org) <b>");
     expect(html).toContain("public-records-check/0.1 (+mailto:ops@example.org) &lt;b&gt;");
+  });
+
+  /** The page's text, tags out and spaces collapsed, as a site owner reads it. */
+  const text = (html: string) =>
+    html
+      .replace(/<[^>]*>/g, "")
+      .replace(/&#39;/g, "'")
+      .replace(/\s+/g, " ");
+
+  it("P1, P2: with the built-in User-Agent, the built-in operator is named with their address in all three places", async () => {
+    const html = await page();
+    const t = text(html);
+    expect(t).toContain(`${OPERATOR_NAME} runs it: ${OPERATOR_EMAIL}.`);
+    expect(t).toContain(`Or write to ${OPERATOR_EMAIL} with your site's address`);
+    expect(t).toContain(`Write to ${OPERATOR_EMAIL} with the time and the address it requested.`);
+    expect(html.split(`<a href="mailto:${OPERATOR_EMAIL}">${OPERATOR_EMAIL}</a>`)).toHaveLength(4);
+  });
+
+  it("P1, P2: an operator's own mailto User-Agent: the page sends site owners to that address, and names no built-in operator", async () => {
+    const ua = "public-records-check/0.1 (+mailto:ops@example.org)";
+    const html = await page(ua);
+    expect(html).toContain(`<pre id="user-agent">${ua}</pre>`);
+    expect(html).not.toContain(OPERATOR_EMAIL);
+    expect(html).not.toContain(OPERATOR_NAME);
+    expect(html.split('<a href="mailto:ops@example.org">ops@example.org</a>')).toHaveLength(4);
+    const t = text(html);
+    expect(t).toContain("The person who runs it can be reached at ops@example.org.");
+    expect(t).toContain("Or write to ops@example.org with your site's address");
+    expect(t).toContain("Write to ops@example.org with the time and the address it requested.");
+  });
+
+  it("P1, P2: an operator's own https User-Agent: the page links to that page wherever it gave an address", async () => {
+    const url = "https://records.example.org/contact?from=ua&x=1";
+    const ua = `public-records-check/1.2.3 (+${url})`;
+    const html = await page(ua);
+    expect(html).not.toContain(OPERATOR_EMAIL);
+    expect(html).not.toContain(OPERATOR_NAME);
+    expect(html).not.toContain("mailto:");
+    const shown = url.replace(/&/g, "&amp;");
+    expect(html.split(`<a href="${shown}">${shown}</a>`)).toHaveLength(4);
+    const t = text(html).replace(/&amp;/g, "&");
+    expect(t).toContain(`The person who runs it can be reached at ${url}.`);
+    expect(t).toContain(`Or tell its operator, through ${url}, your site's address`);
+    expect(t).toContain(
+      `Tell its operator, through ${url}, the time and the address it requested.`,
+    );
+  });
+
+  it("P1, P2: the operator's name, when given, is shown beside their own contact, escaped", async () => {
+    const html = await page(
+      "public-records-check/0.1 (+mailto:clerk@village.example.org)",
+      "Pat O'Neil <records desk>",
+    );
+    expect(html).toContain(
+      'Pat O&#39;Neil &lt;records desk&gt; runs it: <a href="mailto:clerk@village.example.org">clerk@village.example.org</a>.',
+    );
+    expect(html).not.toContain(OPERATOR_NAME);
+    // With the built-in User-Agent a name is never put beside the built-in address.
+    const builtIn = text(await page(undefined, "Somebody Else"));
+    expect(builtIn).toContain(`${OPERATOR_NAME} runs it: ${OPERATOR_EMAIL}.`);
+    expect(builtIn).not.toContain("Somebody Else");
   });
 });

@@ -10,12 +10,18 @@ import { createApp } from "../../web/app.js";
 import { answerJobModule } from "../../web/public/answer-job.js";
 import { stdout } from "../io.js";
 import { listenError } from "../listen-error.js";
-import { addUserAgentOption, userAgentOption } from "../net-options.js";
+import {
+  addOperatorNameOption,
+  addUserAgentOption,
+  operatorNameOption,
+  userAgentOption,
+} from "../net-options.js";
 import { addWebOptions, listeningOrigin, type WebCliOptions, webOptions } from "../web-options.js";
 
 interface ServeOptions extends WebCliOptions {
   data?: string;
   userAgent?: string;
+  operatorName?: string;
   host: string;
   port: string;
 }
@@ -51,9 +57,11 @@ export function register(program: Command): void {
     .option("--data <dir>", "store directory (DIR/nor.db); NOR_DATABASE_URL selects PostgreSQL")
     .option("--host <address>", "address to listen on", "127.0.0.1")
     .option("--port <n>", "port to listen on; 0 picks a free one (the URL is printed)", "8080");
+  addOperatorNameOption(cmd);
   addUserAgentOption(addWebOptions(cmd)).action(async (opts: ServeOptions) => {
     const port = parsePort(opts.port);
     const userAgent = userAgentOption(opts.userAgent);
+    const operatorName = operatorNameOption(opts.operatorName, userAgent);
     const { origin, clientAddress } = webOptions(opts);
     // Read-only use: a missing SQLite store is an error, not an empty directory made silently.
     const loc = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
@@ -77,6 +85,7 @@ export function register(program: Command): void {
       reads,
       now: systemClock.now,
       ...(userAgent !== undefined ? { userAgent } : {}),
+      ...(operatorName !== undefined ? { operatorName } : {}),
       origin: () => origin ?? listening,
       console: consoleOn
         ? {

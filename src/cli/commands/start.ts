@@ -36,7 +36,13 @@ import { bundledCatalog } from "../bundled-catalog.js";
 import { importedOrStop } from "../import-outcome.js";
 import { stdout } from "../io.js";
 import { listenError } from "../listen-error.js";
-import { addNetOptions, type NetCliOptions, netOptions } from "../net-options.js";
+import {
+  addNetOptions,
+  addOperatorNameOption,
+  type NetCliOptions,
+  netOptions,
+  operatorNameOption,
+} from "../net-options.js";
 import { startNightProcess } from "../night-process.js";
 import { addWebOptions, listeningOrigin, type WebCliOptions, webOptions } from "../web-options.js";
 
@@ -54,6 +60,7 @@ export interface StartOptions extends NetCliOptions, WebCliOptions {
   zone: string;
   deadline?: string;
   allowRetire?: boolean;
+  operatorName?: string;
 }
 
 export interface StartDeps {
@@ -82,7 +89,7 @@ export function register(program: Command): void {
     .option("--zone <zone>", "the time zone of --at", DEFAULT_NIGHT_ZONE)
     .option("--deadline <duration>", "each night's time limit (default 6h, at most 24h)")
     .option("--allow-retire", "let the catalog import retire more than a tenth of the sources");
-  addNetOptions(addWebOptions(cmd)).action(async (opts: StartOptions) => {
+  addOperatorNameOption(addNetOptions(addWebOptions(cmd))).action(async (opts: StartOptions) => {
     const stop = new AbortController();
     const onSignal = () => stop.abort();
     process.once("SIGINT", onSignal);
@@ -108,7 +115,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
     throw new UsageError(`--port must be a number from 0 to 65535, not "${opts.port}"`);
   if (opts.deadline !== undefined && parseDuration(opts.deadline) > NIGHT_SPAN_MS)
     throw new UsageError(`--deadline: "${opts.deadline}" is longer than a night (at most 24h)`);
-  netOptions(opts);
+  const operatorName = operatorNameOption(opts.operatorName, netOptions(opts).userAgent);
   const { origin, clientAddress } = webOptions(opts);
   const files = opts.catalog?.length ? opts.catalog : bundledCatalog();
   // Taken before the files are read: the nights started here skip files imported unchanged.
@@ -136,6 +143,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
       // The system's clock, as before: an injected `deps.clock` drives the night alone.
       now: systemClock.now,
       ...userAgentOf(opts),
+      ...(operatorName !== undefined ? { operatorName } : {}),
       origin: () => origin ?? listening,
       console: consoleOn
         ? {

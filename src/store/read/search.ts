@@ -1,9 +1,10 @@
 /**
  * Search over governments, sources and record titles, ranked: FTS5 with bm25 on SQLite,
  * `to_tsvector`/`ts_rank` on PostgreSQL (indexes: migration 010). The words a person types
- * become a query of plain terms (every word must match, the last one as a prefix; a plural
- * also as its singular), so no search syntax of either engine reaches it: quotes, NEAR, `-`
- * and `:` are just separators. A source is found by its own words or its government's.
+ * become a query of plain terms (every word must match, a word typed twice is one, the last one
+ * is a prefix; a plural also as its singular; more than MAX_TERMS words are refused, never
+ * cut), so no search syntax of either engine reaches it: quotes, NEAR, `-` and `:` are just
+ * separators. A source is found by its own words or its government's.
  */
 import type { RawBuilder } from "kysely";
 import { shownText } from "../../policy/shown-text.js";
@@ -13,18 +14,41 @@ import { sql } from "../kysely.js";
 import type { DirectoryFilter, GovernmentSummary, SourceSummary } from "./directory.js";
 import type { NewRecord } from "./new-records.js";
 
-/** At most this many words are searched; more would only slow the query. */
+/**
+ * At most this many different words are searched (each one more condition on every row). A
+ * query with more is refused by the caller, never cut: every word must match (docs/api.md).
+ */
 export const MAX_TERMS = 8;
 const MAX_TERM_CHARS = 64;
 
-/** The words of a query, lower-cased letters and digits; empty when there is nothing to find. */
-export function searchTerms(q: string): string[] {
-  const words =
+/** What a query asks for: its different words, each a condition every match must meet. */
+export interface SearchWords {
+  /** The different words, lower-cased letters and digits, in the order first typed. */
+  terms: string[];
+  /**
+   * Whether the last of `terms` matches as a prefix (the person may still be typing it): it is
+   * the last word typed, and that word was not typed whole before it (then the whole word must
+   * match, and the prefix asks nothing more).
+   */
+  prefix: boolean;
+}
+
+/**
+ * The words of a query; `terms` empty when there is nothing to find. A word typed twice is one
+ * condition. The caller refuses more than MAX_TERMS of them.
+ */
+export function searchTerms(q: string): SearchWords {
+  const words = (
     q
       .normalize("NFKC")
       .toLowerCase()
-      .match(/[\p{L}\p{N}]+/gu) ?? [];
-  return words.slice(0, MAX_TERMS).map((w) => w.slice(0, MAX_TERM_CHARS));
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  ).map((w) => w.slice(0, MAX_TERM_CHARS));
+  const last = words.at(-1);
+  return {
+    terms: [...new Set(words)],
+    prefix: last !== undefined && words.indexOf(last) === words.length - 1,
+  };
 }
 
 /**
@@ -49,19 +73,19 @@ function tsTerm(t: string, prefix: boolean): string {
   return forms.length > 1 ? `(${forms.join(" | ")})` : (forms[0] ?? "");
 }
 
-/** Each word's query, the last one a prefix (the person may still be typing it). */
-const ftsTerms = (terms: readonly string[]) =>
-  terms.map((t, i) => ftsTerm(t, i === terms.length - 1));
-const tsTerms = (terms: readonly string[]) =>
-  terms.map((t, i) => tsTerm(t, i === terms.length - 1));
+/** Each word's query, the last one a prefix when `w.prefix` (the person may still be typing it). */
+const ftsTerms = (w: SearchWords) =>
+  w.terms.map((t, i) => ftsTerm(t, w.prefix && i === w.terms.length - 1));
+const tsTerms = (w: SearchWords) =>
+  w.terms.map((t, i) => tsTerm(t, w.prefix && i === w.terms.length - 1));
 
 /** Explicit AND: FTS5 reads `"a" ("b" OR "c")` as a syntax error, `"a" AND (…)` as meant. */
-function ftsQuery(terms: readonly string[]): string {
-  return ftsTerms(terms).join(" AND ");
+function ftsQuery(w: SearchWords): string {
+  return ftsTerms(w).join(" AND ");
 }
 
-function tsQuery(terms: readonly string[]): string {
-  return tsTerms(terms).join(" & ");
+function tsQuery(w: SearchWords): string {
+  return tsTerms(w).join(" & ");
 }
 
 /**
@@ -144,11 +168,12 @@ function toNewRecord(r: RecordRow): NewRecord {
 /** Ranked matches; records are paged (`page` from 1), governments and sources capped. */
 export async function search(
   db: Db,
-  terms: readonly string[],
+  words: SearchWords,
   f: DirectoryFilter,
   opts: { page: number; perPage: number; others: number },
 ): Promise<SearchResult> {
-  if (terms.length === 0) return { governments: [], sources: [], records: [], recordTotal: 0 };
+  if (words.terms.length === 0)
+    return { governments: [], sources: [], records: [], recordTotal: 0 };
   const pg = dialectOf(db) === "postgres";
   const offset = (Math.max(1, opts.page) - 1) * opts.perPage;
   const live = sql`s.retired_at is null and g.retired_at is null`;
@@ -181,7 +206,7 @@ export async function search(
     government_name: string;
   }[];
   if (pg) {
-    const tq = tsQuery(terms);
+    const tq = tsQuery(words);
     const match = sql`to_tsvector('simple', r.title) @@ to_tsquery('simple', ${tq})`;
     records = (
       await sql<RecordRow>`select ${RECORD_SELECT} from records r
@@ -209,8 +234,8 @@ export async function search(
     ).rows;
     const sv = sql`to_tsvector('simple', coalesce(s.name, '') || ' ' || s.records || ' ' || s.id)`;
     const sm = sourceMatch(
-      tsTerms(terms).map((q) => sql`${sv} @@ to_tsquery('simple', ${q})`),
-      tsTerms(terms).map((q) => sql`${gv} @@ to_tsquery('simple', ${q})`),
+      tsTerms(words).map((q) => sql`${sv} @@ to_tsquery('simple', ${q})`),
+      tsTerms(words).map((q) => sql`${gv} @@ to_tsquery('simple', ${q})`),
     );
     srcRows = (
       await sql<(typeof srcRows)[number]>`select s.id, s.government_id, s.name, s.records, s.url,
@@ -221,7 +246,7 @@ export async function search(
         limit ${opts.others}`.execute(db)
     ).rows;
   } else {
-    const fq = ftsQuery(terms);
+    const fq = ftsQuery(words);
     records = (
       await sql<RecordRow>`select ${RECORD_SELECT} from records_fts
         join records r on r.rowid = records_fts.rowid
@@ -247,10 +272,10 @@ export async function search(
         limit ${opts.others}`.execute(db)
     ).rows;
     const sm = sourceMatch(
-      ftsTerms(terms).map(
+      ftsTerms(words).map(
         (q) => sql`s.rowid in (select rowid from sources_fts where sources_fts match ${q})`,
       ),
-      ftsTerms(terms).map(
+      ftsTerms(words).map(
         (q) => sql`g.rowid in (select rowid from governments_fts where governments_fts match ${q})`,
       ),
     );

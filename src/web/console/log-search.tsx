@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import { UsageError } from "../../errors.js";
 import type { RequestLogEntry } from "../../net/types.js";
-import { siteOf } from "../../policy/site.js";
+import { readSite } from "../../policy/site.js";
 import type { Db } from "../../store/db.js";
 import {
   type RequestLogCursor,
@@ -25,7 +25,8 @@ type Form = Record<(typeof FIELDS)[number], string>;
 
 /**
  * The form as `nor log` reads its options: times without a zone are New York time, --until
- * takes the end of the minute written, a pasted URL or host is reduced to its site (P9).
+ * takes the end of the minute written, a pasted URL or host is reduced to its site (P9), and a
+ * site that is none (a bare public suffix, an empty label) is refused with the reason.
  */
 export function filterOf(f: Form): RequestLogFilter {
   const out: RequestLogFilter = {};
@@ -35,12 +36,11 @@ export function filterOf(f: Form): RequestLogFilter {
     throw new UsageError(`Since "${f.since}" is not before Until "${f.until}"`);
   }
   if (f.site) {
-    const t = f.site.trim();
-    try {
-      out.site = siteOf(t.includes("://") ? t : `https://${t}/`);
-    } catch {
-      throw new UsageError(`Site: "${f.site}" is not a host name or URL`);
-    }
+    // The check `nor log --site` makes (src/policy/site.ts): a value that names no site
+    // (`gov`, `example..gov`) is refused with the reason, never searched for and found empty.
+    const r = readSite(f.site);
+    if (!r.ok) throw new UsageError(`Site: "${f.site}" is not a site, host or URL: ${r.reason}`);
+    out.site = r.site;
   }
   if (f.url) out.urlContains = f.url;
   if (f.source) out.source = f.source.trim();

@@ -4,7 +4,7 @@ import { UsageError } from "../../errors.js";
 import { parseDuration } from "../../night/duration.js";
 import { MIN_GAP_MS } from "../../policy/constants.js";
 import { nightOf } from "../../policy/night-date.js";
-import { siteFromInput } from "../../policy/site.js";
+import { readSite, siteFromInput } from "../../policy/site.js";
 import type { Db } from "../../store/db.js";
 import { sourceCountsBySite } from "../../store/read/console.js";
 import {
@@ -116,9 +116,11 @@ type Checked =
 /** Every field is checked before the store is touched; a refusal says what to change. */
 export function checkRuleForm(body: Record<string, unknown>): Checked {
   const text = (k: string) => (typeof body[k] === "string" ? (body[k] as string).trim() : "");
-  const site = siteFromInput(text("site"));
-  if (site === undefined)
-    return { ok: false, message: `"${text("site")}" is not a site, host or URL.` };
+  // As `nor site` reads it, and refused with the same reason (`gov`, `example..gov`).
+  const read = readSite(text("site"));
+  if (!read.ok)
+    return { ok: false, message: `"${text("site")}" is not a site, host or URL: ${read.reason}.` };
+  const site = read.site;
   const kind = text("kind");
   if (!(KINDS as readonly string[]).includes(kind))
     return { ok: false, message: "Choose a gap, a path to leave alone, or not read." };

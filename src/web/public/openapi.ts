@@ -5,6 +5,7 @@
  * the test that validates real answers against this document (test/web/finding.test.ts).
  */
 import { z } from "zod";
+import { MAX_TERMS } from "../../store/read/search.js";
 import { GOVERNMENT_KINDS, RECORD_KINDS } from "./filters.js";
 
 const httpUrl = z
@@ -177,7 +178,18 @@ export const ANSWERS = {
     q: z.string(),
     page: z.number().int(),
     perPage: z.number().int(),
-    recordTotal: z.number().int(),
+    pages: z
+      .number()
+      .int()
+      .min(1)
+      .max(50)
+      .describe("The pages of records that can be asked for: those the matches fill, at most 50"),
+    capped: z
+      .boolean()
+      .describe(
+        "More records match than the 50 pages list (the best 1000 are listed): more words narrow the search",
+      ),
+    recordTotal: z.number().int().describe("All the records that match, listed or not"),
     governments: z.array(Government),
     sources: z.array(z.strictObject({ ...Source.shape, governmentName: z.string() })),
     records: z.array(NewRecord),
@@ -280,8 +292,18 @@ export function openApiDocument(origin: string) {
         "Search governments, record pages and record titles",
         "search",
         [
-          { ...param("q", "Words to find"), required: true },
-          param("page", "Page of records, from 1", { type: "integer", minimum: 1, maximum: 50 }),
+          {
+            ...param(
+              "q",
+              `Words to find, at most ${MAX_TERMS} different ones (more is a 400): every word must match, the last as a prefix`,
+            ),
+            required: true,
+          },
+          param("page", "Page of records, from 1 to `pages` (at most 50)", {
+            type: "integer",
+            minimum: 1,
+            maximum: 50,
+          }),
           ...FILTERS,
         ],
         "The page is past the last page of the results",

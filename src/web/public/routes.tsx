@@ -29,7 +29,7 @@ import {
   nightsIn,
   upcomingRecords,
 } from "../../store/read/new-records.js";
-import { search, searchTerms } from "../../store/read/search.js";
+import { MAX_TERMS, search, searchTerms } from "../../store/read/search.js";
 import {
   countsJson,
   filterJson,
@@ -70,24 +70,32 @@ const NEW_PARAMS = [...ALL, "window", "night"];
 const SEARCH_PARAMS = ["q", "page", ...ALL];
 /** A search feed is the best 100 matches, newest first: it has no pages (`page` is a 400). */
 const SEARCH_FEED_PARAMS = ["q", ...ALL];
+const SEARCH_FEED_CAP = 100;
 /** Records per page of search results; governments and sources shown with them. */
 export const SEARCH_PER_PAGE = 20;
 const SEARCH_OTHERS = 20;
 /** At most this many upcoming meetings in a calendar. */
 const ICAL_CAP = 500;
+/** Search pages beyond this are refused (deep OFFSETs cost the store, not the reader). */
+const MAX_PAGE = 50;
+
 /**
- * A page past the last of the results is not found, the same on the page and in the API (the
- * first page always exists, empty or not).
+ * The pages of a search's records that can be asked for: those the matches fill, at most
+ * MAX_PAGE (the first page always exists, empty or not); `capped` when more records match than
+ * those pages list (the best MAX_PAGE × SEARCH_PER_PAGE are listed).
  */
+function searchPages(recordTotal: number): { pages: number; capped: boolean } {
+  const filled = Math.max(1, Math.ceil(recordTotal / SEARCH_PER_PAGE));
+  return { pages: Math.min(filled, MAX_PAGE), capped: filled > MAX_PAGE };
+}
+
+/** A page past the last of the results is not found, the same on the page and in the API. */
 function pastTheEnd(page: number, recordTotal: number): string | undefined {
-  const pages = Math.max(1, Math.ceil(recordTotal / SEARCH_PER_PAGE));
+  const { pages } = searchPages(recordTotal);
   return page > pages
     ? `page ${page} is past the last page of these results (${pages})`
     : undefined;
 }
-
-/** Search pages beyond this are refused (deep OFFSETs cost the store, not the reader). */
-const MAX_PAGE = 50;
 
 export interface PublicOptions {
   now: () => number;
@@ -119,6 +127,13 @@ export type Checked<T> = { ok: true; value: T } | { ok: false; message: string }
 
 /** The methods every address of the directory answers (405's `Allow`). */
 export const ALLOW = "GET, HEAD";
+
+/**
+ * Whether a path (or a route's) names a file, its last segment with an extension: a feed, the
+ * calendar, a download, the sitemap. Programs read those, so a file's 404 and 405 are plain
+ * text, as its 400s are (docs/api.md), never a page.
+ */
+export const namesFile = (path: string): boolean => /\/[^/:]*\.[A-Za-z0-9]+$/.test(path);
 
 /**
  * Whether an address is one that `app` answers for GET (its routes with a fixed or `:param`
@@ -390,19 +405,26 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         message: `page must be a number from 1 to ${MAX_PAGE}, not "${pageText}"`,
       };
     }
-    const terms = searchTerms(q);
+    const words = searchTerms(q);
+    if (words.terms.length > MAX_TERMS) {
+      // Never cut: every word must match (docs/api.md), so a word left out would widen the search.
+      return {
+        ok: false as const,
+        message: `A search takes at most ${MAX_TERMS} different words, and this one has ${words.terms.length}: leave out the ones that matter least.`,
+      };
+    }
     const p = new URLSearchParams({ q });
     for (const [k, v] of new URLSearchParams(filterQuery(f.value.filter).slice(1))) p.set(k, v);
-    return { ok: true as const, q, page, terms, filter: f.value.filter, query: `?${p.toString()}` };
+    return { ok: true as const, q, page, words, filter: f.value.filter, query: `?${p.toString()}` };
   };
 
   app.get("/search", pageReads(SEARCH_PARAMS, asPage("/search")), async (c) => {
     const s = await searchOf(c);
     if (!s.ok) return badRequest(c, s.message, "/search");
     const result =
-      s.terms.length === 0
+      s.words.terms.length === 0
         ? undefined
-        : await search(db, s.terms, s.filter, {
+        : await search(db, s.words, s.filter, {
             page: s.page,
             perPage: SEARCH_PER_PAGE,
             others: SEARCH_OTHERS,
@@ -422,7 +444,8 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         q={s.q}
         result={result}
         page={s.page}
-        perPage={SEARCH_PER_PAGE}
+        {...(result ? searchPages(result.recordTotal) : { pages: 1, capped: false })}
+        listed={MAX_PAGE * SEARCH_PER_PAGE}
         query={s.query}
       />,
     );
@@ -434,14 +457,25 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       if (built) return built;
       const s = await searchOf(c);
       if (!s.ok) return c.text(s.message, 400);
-      if (s.terms.length === 0) return c.text("A search feed needs q= with a word to find.", 400);
-      const r = await search(db, s.terms, s.filter, { page: 1, perPage: 100, others: 0 });
+      if (s.words.terms.length === 0)
+        return c.text("A search feed needs q= with a word to find.", 400);
+      const r = await search(db, s.words, s.filter, {
+        page: 1,
+        perPage: SEARCH_FEED_CAP,
+        others: 0,
+      });
       const items = [...r.records].sort((a, b) => b.firstSeenAt.localeCompare(a.firstSeenAt));
       const body = renderFeed(format, {
         origin: opts.origin(),
         id: `urn:new-on-record:search${s.query}`,
         title: `New on Record: search "${s.q}"`,
-        description: `Records whose titles match "${s.q}", the best 100 matches, newest first.`,
+        description: `Records whose titles match "${s.q}": ${
+          r.recordTotal > SEARCH_FEED_CAP
+            ? `the best ${SEARCH_FEED_CAP} of ${r.recordTotal} matches, newest first (more words narrow the search)`
+            : r.recordTotal === 0
+              ? "none so far"
+              : `all ${r.recordTotal} ${r.recordTotal === 1 ? "match" : "matches"}, newest first`
+        }.`,
         pagePath: `/search${s.query}`,
         selfPath: (fmt) => `/search.${fmt}${s.query}`,
         items,
@@ -562,8 +596,8 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   app.get("/api/search", reads(SEARCH_PARAMS, asJson), async (c) => {
     const s = await searchOf(c);
     if (!s.ok) return c.json({ error: s.message }, 400);
-    if (s.terms.length === 0) return c.json({ error: "q= needs a word to find" }, 400);
-    const r = await search(db, s.terms, s.filter, {
+    if (s.words.terms.length === 0) return c.json({ error: "q= needs a word to find" }, 400);
+    const r = await search(db, s.words, s.filter, {
       page: s.page,
       perPage: SEARCH_PER_PAGE,
       others: SEARCH_OTHERS,
@@ -574,6 +608,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       q: s.q,
       page: s.page,
       perPage: SEARCH_PER_PAGE,
+      ...searchPages(r.recordTotal),
       recordTotal: r.recordTotal,
       governments: r.governments.map(governmentJson),
       sources: r.sources.map((x) => ({ ...sourceJson(x), governmentName: x.governmentName })),

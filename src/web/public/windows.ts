@@ -140,7 +140,12 @@ export function nightState(
     text: `Nothing could be new on the night of ${nightShort(night)}: it came before ${listed?.what ?? "any record page"} was listed in the directory.`,
   });
   if (!row) {
-    if (night < today && (first === undefined || night < first))
+    if (night < today && first === undefined)
+      return {
+        kind: "not-yet",
+        text: `No night has run yet: nothing was checked on the night of ${nightShort(night)}.`,
+      };
+    if (night < today && first !== undefined && night < first)
       return {
         kind: "not-yet",
         text: `The night of ${nightShort(night)} came before the directory began checking.`,

@@ -106,9 +106,17 @@ export const WindowLinks: FC<{ current: NewWindow; filter: Filter }> = ({ curren
   );
 };
 
-/** Honest wording for the nights of the window: finished, running, incomplete, did not run. */
+/**
+ * Honest wording for the nights of the window: running, incomplete, did not run, not listed. A
+ * finished night goes without saying, and so does one not started yet, unless no night of the
+ * window has run (none has yet, or the window came before the first): then "nothing new" would
+ * hide "never checked", so each night says why, as /api/new does.
+ */
 export const NightNotes: FC<{ nights: NewPageData["nights"] }> = ({ nights }) => {
-  const worth = nights.filter((n) => n.state.kind !== "finished" && n.state.kind !== "not-yet");
+  const noneRan = nights.every((n) => n.state.kind === "not-yet");
+  const worth = nights.filter(
+    (n) => n.state.kind !== "finished" && (n.state.kind !== "not-yet" || noneRan),
+  );
   if (worth.length === 0) return null;
   return (
     <ul class="notice night-notes">

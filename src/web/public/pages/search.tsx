@@ -10,11 +10,15 @@ export const SearchPage: FC<{
   q: string;
   result: SearchResult | undefined;
   page: number;
-  perPage: number;
+  /** The pages that can be asked for (at most 50: routes.tsx `searchPages`). */
+  pages: number;
+  /** More records match than those pages list. */
+  capped: boolean;
+  /** How many records those pages list at most (the best ones). */
+  listed: number;
   /** The query string of this search without the page (`?q=…`). */
   query: string;
-}> = ({ q, result, page, perPage, query }) => {
-  const pages = result ? Math.max(1, Math.ceil(result.recordTotal / perPage)) : 1;
+}> = ({ q, result, page, pages, capped, listed, query }) => {
   return (
     <Layout
       title={q ? `Search: ${q}` : "Search"}
@@ -78,6 +82,12 @@ export const SearchPage: FC<{
               ? "No record titles match."
               : `${countOf(result.recordTotal, "record")} ${result.recordTotal === 1 ? "matches" : "match"}, best first; page ${page} of ${pages}.`}
           </p>
+          {capped ? (
+            <p class="notice" id="search-cut">
+              Only the best {listed} are listed, on {pages} pages. To find the others, narrow the
+              search with more words.
+            </p>
+          ) : null}
           <Wide>
             <NewList items={result.records} />
           </Wide>
