@@ -13,6 +13,7 @@ import type {
   LaneState,
   NightState,
   NightStore,
+  SourceNow,
   TonightHistory,
 } from "./ports.js";
 import type { KnownPageRead, PageRead, ValidatorStore } from "./reader.js";
@@ -102,6 +103,16 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     return (this.outcomes.get(sourceId) ?? []).some(
       (o) => o.night === night && o.outcome.kind !== "checker-offline",
     );
+  }
+
+  async sourceNow(night: string, sourceId: string): Promise<SourceNow> {
+    const mark = this.marks.get(sourceId);
+    const out: SourceNow = {
+      done: await this.isDone(night, sourceId),
+      reading: mark?.reading ?? true,
+    };
+    if (mark && !mark.reading) out.markedNight = mark.night;
+    return out;
   }
 
   async openNight(night: string, now: number, deadlineAt: number): Promise<NightState> {

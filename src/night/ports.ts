@@ -72,6 +72,12 @@ export interface NightStore {
   renewLanes(night: string, holder: string, now: number): Promise<void>;
   /** Whether a source has its outcome tonight (read again when a lane is taken over). */
   isDone(night: string, sourceId: string): Promise<boolean>;
+  /**
+   * A source as it stands when its turn comes, read in one statement: whether it has its outcome
+   * tonight (isDone), and a person's latest mark (P24), which `nor mark` may have written in
+   * another process since the night planned it.
+   */
+  sourceNow(night: string, sourceId: string): Promise<SourceNow>;
   finishNight(night: string, now: number): Promise<void>;
   /**
    * P20, P23: the checker found itself offline: these sources' outcomes tonight, when a DNS or
@@ -85,4 +91,13 @@ export interface NightStore {
    * records; a store without it reads every 304's copy. One indexed query: it runs on every 304.
    */
   pageRead?(sourceId: string, url: string): Promise<KnownPageRead | undefined>;
+}
+
+/** What sourceNow reads. */
+export interface SourceNow {
+  done: boolean;
+  /** The latest mark says the source is read (true without a mark). */
+  reading: boolean;
+  /** The night of the latest mark, when it says not read. */
+  markedNight?: string;
 }

@@ -16,7 +16,7 @@ import { flagsFor } from "./flags.js";
 import { type Lane, type PlannedSource, type PlanSource, planLanes } from "./lanes.js";
 import { failureOutcome, SITE_CLOSED_REASON } from "./outcome.js";
 import { checkConcurrency, runPool } from "./pool.js";
-import type { NightState, NightStore, TonightHistory } from "./ports.js";
+import type { NightState, NightStore, SourceNow, TonightHistory } from "./ports.js";
 import type { ValidatorStore, WayReader } from "./reader.js";
 import { recheckSource } from "./recheck.js";
 import type { NightOutcomeKind, SourceResult } from "./types.js";
@@ -151,10 +151,7 @@ export async function runNight(
   for (const source of sources.list) {
     const history = histories.get(source.id) as TonightHistory;
     if (history.doneTonight) alreadyDone++;
-    else if (
-      !history.reading &&
-      !(history.markedNight !== undefined && deps.isRecheckNight(history.markedNight, opts.night))
-    ) {
+    else if (!asked(history, opts.night, deps)) {
       skippedNotRead++; // P25: not a recheck night, so no request at all
     } else planned.push({ source, history });
   }
@@ -263,9 +260,18 @@ export async function runNight(
       if (entry === undefined) throw new NorError("E_INTERNAL", `no catalog entry for ${id}`);
       return entry;
     };
-    for (const { source, history } of lane.sources) {
-      // Another worker (before a restart, or one that died) may have checked it already.
-      if (await store.isDone(opts.night, source.id)) continue;
+    for (const plan of lane.sources) {
+      const { source } = plan;
+      // Another worker (before a restart, or one that died) may have checked it already; and a
+      // person's mark written since the plan (`nor mark` in another process, P24) holds from
+      // the source's turn on: marked not read, it is asked nothing unless tonight rechecks it.
+      const now0 = await store.sourceNow(opts.night, source.id);
+      if (now0.done) continue;
+      const history = markedSince(plan.history, now0);
+      if (!asked(history, opts.night, deps)) {
+        summary.skippedNotRead++;
+        continue;
+      }
       let result: SourceResult;
       const now = clock.now();
       if (now >= state.deadlineAt) {
@@ -416,11 +422,11 @@ export async function runNight(
         const state = states.get(lane.site) ?? "free";
         if (state === "held") still.push(lane);
         else if (state === "free") free.push(lane);
-        else if (!(await laneDone(store, opts.night, lane))) free.push(lane);
+        else if (!(await laneDone(store, opts.night, lane, deps))) free.push(lane);
       }
       await runPool(free, opts.concurrency, async (lane) => {
         if (await store.claimLane(opts.night, lane.site, holder, clock.now())) await runLane(lane);
-        else if (!(await laneDone(store, opts.night, lane))) still.push(lane);
+        else if (!(await laneDone(store, opts.night, lane, deps))) still.push(lane);
       });
       waiting = still;
     }
@@ -466,8 +472,40 @@ function checkerErrorReason(err: unknown, what?: string): string {
   return `${CHECKER_ERROR_PREFIX}${what !== undefined ? `${what}: ` : ""}${cut}`;
 }
 
-/** Every source of the lane has its outcome tonight (another worker finished it). */
-async function laneDone(store: NightStore, night: string, lane: Lane): Promise<boolean> {
-  for (const { source } of lane.sources) if (!(await store.isDone(night, source.id))) return false;
+/**
+ * Every source of the lane has its outcome tonight (another worker finished it), or is one a
+ * person has marked not read since the plan, which no worker asks tonight.
+ */
+async function laneDone(
+  store: NightStore,
+  night: string,
+  lane: Lane,
+  deps: Pick<NightDeps, "isRecheckNight">,
+): Promise<boolean> {
+  for (const { source, history } of lane.sources) {
+    const now = await store.sourceNow(night, source.id);
+    if (!now.done && asked(markedSince(history, now), night, deps)) return false;
+  }
   return true;
+}
+
+/** P24, P25: whether tonight asks this source anything: it is read, or tonight rechecks it. */
+function asked(
+  h: Pick<TonightHistory, "reading" | "markedNight">,
+  night: string,
+  deps: Pick<NightDeps, "isRecheckNight">,
+): boolean {
+  return h.reading || (h.markedNight !== undefined && deps.isRecheckNight(h.markedNight, night));
+}
+
+/** The source's history as planned, with the mark it has now when that changed since. */
+function markedSince<H extends Pick<TonightHistory, "reading" | "markedNight">>(
+  h: H,
+  now: SourceNow,
+): H {
+  if (now.reading === h.reading && now.markedNight === h.markedNight) return h;
+  const out: H = { ...h, reading: now.reading };
+  if (now.markedNight !== undefined) out.markedNight = now.markedNight;
+  else delete out.markedNight;
+  return out;
 }

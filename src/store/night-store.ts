@@ -10,6 +10,7 @@ import type {
   LaneState,
   NightState,
   NightStore,
+  SourceNow,
   TonightHistory,
 } from "../night/ports.js";
 import type { KnownPageRead, ValidatorStore } from "../night/reader.js";
@@ -404,6 +405,15 @@ export class SqlNightStore implements NightStore, ValidatorStore {
     return (await IS_DONE.first(this.#db, { night, sourceId })) !== undefined;
   }
 
+  async sourceNow(night: string, sourceId: string): Promise<SourceNow> {
+    const row = await SOURCE_NOW.first(this.#db, { night, sourceId });
+    const reading =
+      row?.reading === null || row?.reading === undefined || Number(row.reading) === 1;
+    const out: SourceNow = { done: Boolean(Number(row?.done ?? 0)), reading };
+    if (!reading && row?.marked_night != null) out.markedNight = row.marked_night;
+    return out;
+  }
+
   async finishNight(night: string, now: number): Promise<void> {
     await this.#db
       .updateTable("nights")
@@ -595,6 +605,40 @@ const IS_DONE = prepared((db, $: Placeholder<Key>) =>
     .where("night", "=", $("night"))
     .where("source_id", "=", $("sourceId"))
     .where("outcome", "!=", "checker-offline"),
+);
+
+/**
+ * sourceNow in one statement: IS_DONE, and the source's latest mark (marks_pk is source_id, at:
+ * one index seek each), so a `nor mark` written since the night planned is obeyed at the
+ * source's turn at no statement's cost.
+ */
+const SOURCE_NOW = prepared((db, $: Placeholder<Key>) =>
+  db.selectNoFrom((eb) => [
+    eb
+      .exists(
+        eb
+          .selectFrom("night_sources")
+          .select("source_id")
+          .where("night", "=", $("night"))
+          .where("source_id", "=", $("sourceId"))
+          .where("outcome", "!=", "checker-offline"),
+      )
+      .as("done"),
+    eb
+      .selectFrom("marks")
+      .select("reading")
+      .where("source_id", "=", $("sourceId"))
+      .orderBy("at", "desc")
+      .limit(1)
+      .as("reading"),
+    eb
+      .selectFrom("marks")
+      .select("night")
+      .where("source_id", "=", $("sourceId"))
+      .orderBy("at", "desc")
+      .limit(1)
+      .as("marked_night"),
+  ]),
 );
 
 /**

@@ -127,6 +127,40 @@ describe("site owners' requests (nor site), set while a night runs", () => {
     }
   }, 60_000);
 
+  it("P24, P25: one source marked not read (nor mark --not-read) while the night runs is asked nothing more, its records not taken", async () => {
+    const { site, outcomes } = await scenario(async (dir) => {
+      await nor(["mark", "f3", "--data", dir, "--not-read", "--reason", "owner asked by e-mail"]);
+    });
+    expect(site.requests.map((r) => r.path)).toEqual([
+      "/robots.txt",
+      "/feed/1.xml",
+      "/feed/2.xml",
+      "/feed/4.xml",
+    ]);
+    // No outcome tonight for it (as a source planned not read), and no records.
+    expect(outcomes.map((o) => [o.source_id, o.outcome])).toEqual([
+      ["f1", "ok"],
+      ["f2", "ok"],
+      ["f4", "ok"],
+    ]);
+  }, 60_000);
+
+  it("P24: a source marked read again while the night runs is not asked tonight unless planned (it waits for the next night)", async () => {
+    // The mark back to read changes nothing planned: the check reads the mark the night saw
+    // or a later one; a source the plan left out is not added mid-night.
+    const { site } = await scenario(async (dir) => {
+      await nor(["mark", "f2", "--data", dir, "--not-read", "--reason", "owner asked"]);
+      await nor(["mark", "f2", "--data", dir, "--read"]);
+    });
+    expect(site.requests.map((r) => r.path)).toEqual([
+      "/robots.txt",
+      "/feed/1.xml",
+      "/feed/2.xml",
+      "/feed/3.xml",
+      "/feed/4.xml",
+    ]);
+  }, 60_000);
+
   it("nor site lists the requests in force with their reason and date, and refuses a gap under the floor", async () => {
     const dir = mkdtempSync(join(tmpdir(), "nor-owner-"));
     dirs.push(dir);

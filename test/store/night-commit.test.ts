@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { MemoryNightStore } from "../../src/night/memory-store.js";
 import type { NightStore } from "../../src/night/ports.js";
 import type { SourceResult } from "../../src/night/types.js";
+import { markSource } from "../../src/store/admin.js";
 import { openStore } from "../../src/store/db.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
 import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "./stores.js";
@@ -127,6 +128,82 @@ describe.each(makers)("a source committed twice in one night ($name)", (maker) =
           ...(b.cursor ? { cursor: b.cursor } : {}),
         });
       }
+    } finally {
+      await close();
+    }
+  });
+});
+
+type MarkingMaker = {
+  name: string;
+  make(): Promise<{
+    store: NightStore;
+    mark(reading: boolean, night: string, at: number): Promise<void>;
+    close(): Promise<void>;
+  }>;
+};
+const marking: MarkingMaker[] = [
+  {
+    name: "memory",
+    make: async () => {
+      const store = new MemoryNightStore();
+      return {
+        store,
+        mark: async (reading, night) => store.mark("a.gov/0", reading, night, "asked"),
+        close: async () => {},
+      };
+    },
+  },
+  ...factories.map(
+    (f): MarkingMaker => ({
+      name: f.name,
+      make: async () => {
+        const s = await openStore(await f.fresh());
+        return {
+          store: new SqlNightStore(s.db),
+          mark: async (reading, night, at) => {
+            const r = await markSource(s.db, {
+              source: "a.gov/0",
+              reading,
+              ...(reading ? {} : { reason: "asked" }),
+              by: "test",
+              at,
+              night,
+            });
+            expect(r.kind).toBe("marked");
+          },
+          close: () => s.close(),
+        };
+      },
+    }),
+  ),
+];
+
+describe.each(marking)("a source as it stands when its turn comes ($name)", (maker) => {
+  it("P24: sourceNow reads tonight's outcome and the latest mark, as another process wrote it", async () => {
+    const { store, mark, close } = await maker.make();
+    try {
+      await store.openNight(NIGHT, T0, T0 + 6 * 3600_000);
+      await store.syncSources(
+        [{ id: "a.gov/0", government: "g", url: "https://a.gov/", site: "a.gov" }],
+        T0,
+      );
+      expect(await store.sourceNow(NIGHT, "a.gov/0")).toEqual({ done: false, reading: true });
+      await mark(false, NIGHT, T0 + 1_000);
+      expect(await store.sourceNow(NIGHT, "a.gov/0")).toEqual({
+        done: false,
+        reading: false,
+        markedNight: NIGHT,
+      });
+      // The latest mark is the one in force.
+      await mark(true, NIGHT, T0 + 2_000);
+      expect(await store.sourceNow(NIGHT, "a.gov/0")).toEqual({ done: false, reading: true });
+      await store.commit(NIGHT, result(["1"]));
+      expect(await store.sourceNow(NIGHT, "a.gov/0")).toEqual({ done: true, reading: true });
+      expect(await store.sourceNow("2026-11-06", "a.gov/0")).toEqual({
+        done: false,
+        reading: true,
+      });
     } finally {
       await close();
     }
