@@ -45,3 +45,43 @@ export function startNightProcess(
     env: nightEnv(),
   });
 }
+
+/** How a night's process ended: its exit code, the signal that ended it, or why it never ran. */
+export interface NightProcessEnd {
+  pid: number | undefined;
+  /** The exit code; null when a signal ended it, or when it never started. */
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Why it could not be started (spawn's error: ENOENT, EAGAIN…), when it could not. */
+  error?: Error;
+}
+
+/**
+ * The end of a night's process, to be asked for as soon as it is started: the listeners are
+ * added then, so no end is missed however soon it comes (a child killed by a signal has no exit
+ * code, only a signal, and its 'exit' is not heard again), and a child that could not be
+ * started ('error' and no 'exit') is an end, not an uncaught error that ends this process.
+ */
+export function nightProcessEnd(child: ChildProcess): Promise<NightProcessEnd> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      resolve({ pid: child.pid, code: child.exitCode, signal: child.signalCode });
+      return;
+    }
+    child.once("exit", (code, signal) => resolve({ pid: child.pid, code, signal }));
+    child.on("error", (error) => {
+      // node says a start that failed by 'error' alone, its exit code set below 0; after a
+      // start, 'error' is a signal that could not be sent, and the 'exit' still comes.
+      if (child.pid === undefined || (child.exitCode ?? 0) < 0)
+        resolve({ pid: child.pid, code: null, signal: null, error });
+    });
+  });
+}
+
+/** How a worker's process ended, in words: "worker pid 4242 was killed by SIGKILL". */
+export function endText(end: NightProcessEnd): string {
+  if (end.error !== undefined) return `a worker could not be started (${end.error.message})`;
+  const who = `worker pid ${end.pid ?? "?"}`;
+  if (end.signal !== null) return `${who} was killed by ${end.signal}`;
+  return `${who} exited with code ${end.code ?? "?"}`;
+}

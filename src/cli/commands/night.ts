@@ -13,6 +13,7 @@ import { runNightWithStore } from "../../night/compose.js";
 import { parseDuration } from "../../night/duration.js";
 import { acquireNightLock } from "../../night/night-lock.js";
 import { registerNightRunner } from "../../night/night-runners.js";
+import { type NightOutcomeKind, NO_OUTCOMES } from "../../night/types.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
 import { closingTime, isNightDate, NIGHT_SPAN_MS, nightOf } from "../../policy/night-date.js";
 import { siteOf } from "../../policy/site.js";
@@ -36,7 +37,12 @@ import {
 import { importedOrStop } from "../import-outcome.js";
 import { stderr } from "../io.js";
 import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../net-options.js";
-import { startNightProcess } from "../night-process.js";
+import {
+  endText,
+  type NightProcessEnd,
+  nightProcessEnd,
+  startNightProcess,
+} from "../night-process.js";
 import {
   clockText,
   type NightEnd,
@@ -182,7 +188,13 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   let sources: SourceRef[];
   const tty = stderr().isTTY === true;
   const runStart = clock.now();
-  const children: ChildProcess[] = [];
+  const children: Worker[] = [];
+  // Set when this process stops its workers itself: their end by its signal is no news.
+  let stopping = false;
+  const stopWorkers = () => {
+    stopping = true;
+    for (const w of children) if (running(w)) w.child.kill("SIGTERM");
+  };
   let over = false;
   let unregister = () => {};
   try {
@@ -203,7 +215,8 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       };
       // Stopped by a signal, the night's workers are stopped with it.
       const passOn = (signal: NodeJS.Signals) => {
-        for (const c of children) if (c.exitCode === null) c.kill(signal);
+        stopping = true;
+        for (const w of children) if (running(w)) w.child.kill(signal);
       };
       const runner = registerNightRunner(
         dataDir,
@@ -316,8 +329,21 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       process.exitCode = 0;
       return;
     }
-    for (let i = 1; i < workers; i++) children.push(spawnWorker(night));
+    // A worker that dies is said when it does (its sites are finished by the others), and
+    // counted at the end: the night then exits 1 after its summary.
+    const died = (end: NightProcessEnd) => {
+      if (end.code === 0 || stopping) return;
+      const note = `night ${night}: ${endText(end)}; the night goes on, its sites finished by the other processes`;
+      if (tty) stderr().write(`\nnor night: ${note}\n`);
+      else log.warn({ worker: end.pid ?? null, code: end.code, signal: end.signal }, note);
+    };
+    for (let i = 1; i < workers; i++) {
+      const w = spawnWorker(night);
+      children.push(w);
+      void w.ended.then(died);
+    }
   } catch (err) {
+    stopWorkers();
     unregister();
     await store.close();
     throw err;
@@ -363,14 +389,26 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         }
       },
     });
-    // The summary counts the whole night, the workers' requests and flags included.
-    const failed = await waitFor(children);
+    // The summary counts the whole night as the store has it, once this process's workers
+    // have ended: every process's outcomes, new records, requests and flags, and a run's
+    // before a restart (docs/operations.md: the night's summary).
+    const failed = (await Promise.all(children.map((w) => w.ended))).filter((e) => e.code !== 0);
     const totals = await nightTotals(store.db, night);
-    const end: NightEnd = { ...summary, ...totals, startedAt: runStart, endedAt: clock.now() };
+    const whole = await wholeNight(store.db, night);
+    const end: NightEnd = {
+      ...summary,
+      ...totals,
+      ...whole,
+      startedAt: runStart,
+      endedAt: clock.now(),
+    };
     if (tty) stderr().write(`\n${summaryLines(end).join("\n")}\n`);
     else log.info(summaryRecord(end), "night done");
-    if (failed > 0)
-      throw new NorError("E_INTERNAL", `${failed} of ${children.length} workers failed`);
+    if (failed.length > 0)
+      throw new NorError(
+        "E_INTERNAL",
+        `${failed.length} of ${children.length} workers failed: ${failed.map(endText).join("; ")}`,
+      );
     // P20, P23: the checker's own outage is not a site's no, and not a night that went well.
     if (summary.checkerOffline && summary.offline) {
       const message = offlineMessage(summary.offline);
@@ -381,7 +419,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     }
     process.exitCode = 0;
   } finally {
-    for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
+    stopWorkers();
     unregister();
     await store.close();
   }
@@ -448,8 +486,39 @@ function canaryUrl(text: string): string {
   return u.href;
 }
 
+/** A worker of this night: its process, and its end, listened for from its start. */
+interface Worker {
+  child: ChildProcess;
+  ended: Promise<NightProcessEnd>;
+}
+
+/** Still running: neither an exit code nor a signal yet (a child killed by one has no code). */
+function running(w: Worker): boolean {
+  return w.child.pid !== undefined && w.child.exitCode === null && w.child.signalCode === null;
+}
+
+/**
+ * The whole night as the store has it, whichever process checked each source (this one, its
+ * workers, a `nor night` that joined it, a run before a restart): its outcomes by kind, how many
+ * sources have one (the summary's "checked"), and the records first seen in it on sources still
+ * listed (as /new counts them). Read once, at the end, through the console's and the directory's
+ * read models (all SQL lives in src/store).
+ */
+async function wholeNight(
+  db: Db,
+  night: string,
+): Promise<Pick<NightEnd, "outcomes" | "planned" | "newRecords">> {
+  const { nightReport } = await import("../../store/read/night-report.js");
+  const { newCounts } = await import("../../store/read/new-records.js");
+  const report = await nightReport(db, night, (o) => NO_OUTCOMES.has(o as NightOutcomeKind));
+  const outcomes: NightEnd["outcomes"] = {};
+  for (const { kind, count } of report?.byKind ?? []) outcomes[kind as NightOutcomeKind] = count;
+  const fresh = await newCounts(db, { from: night, to: night }, {});
+  return { outcomes, planned: report?.sources ?? 0, newRecords: fresh.total };
+}
+
 /** Another `nor night` process on the same night: the same arguments, one worker, this night. */
-function spawnWorker(night: string): ChildProcess {
+function spawnWorker(night: string): Worker {
   const args: string[] = [];
   const argv = process.argv.slice(2);
   for (let i = 0; i < argv.length; i++) {
@@ -461,21 +530,12 @@ function spawnWorker(night: string): ChildProcess {
     if (a.startsWith("--workers=") || a.startsWith("--night=")) continue;
     args.push(a);
   }
-  return startNightProcess(
+  const child = startNightProcess(
     process.argv[1] as string,
     [...args, "--night", night],
     ["ignore", "ignore", "inherit"],
   );
-}
-
-async function waitFor(children: ChildProcess[]): Promise<number> {
-  let failed = 0;
-  for (const c of children) {
-    const code =
-      c.exitCode ?? (await new Promise<number | null>((r) => c.once("exit", (n) => r(n))));
-    if (code !== 0) failed++;
-  }
-  return failed;
+  return { child, ended: nightProcessEnd(child) };
 }
 
 const HOUR_MS = 3_600_000;
