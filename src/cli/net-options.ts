@@ -9,7 +9,7 @@ import { UsageError } from "../errors.js";
 import { caCertificates } from "../net/ca-file.js";
 import { validateUserAgent } from "../net/user-agent.js";
 import type { NetOptions } from "../night/store-fetcher.js";
-import { DEFAULT_USER_AGENT } from "../policy/constants.js";
+import { hasBuiltInContact } from "../policy/ua-contact.js";
 
 export interface NetCliOptions {
   userAgent?: string;
@@ -70,7 +70,7 @@ export function operatorNameOption(
     );
   if ([...name].length > OPERATOR_NAME_MAX)
     throw new UsageError(`${what}: at most ${OPERATOR_NAME_MAX} characters`);
-  if (userAgent === undefined || userAgent === DEFAULT_USER_AGENT)
+  if (userAgent === undefined || hasBuiltInContact(userAgent))
     throw new UsageError(
       `${what} needs a User-Agent with your own contact (--user-agent or NOR_USER_AGENT): ` +
         "the site-owner page tells site owners to write to the contact in the User-Agent, " +

@@ -2,7 +2,9 @@ import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { ConfigError } from "../errors.js";
 
-const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[^-]*-----END CERTIFICATE-----/g;
+/** The PEM labels TLS reads a CA from (OpenSSL's): plain, TRUSTED (p11-kit bundles) and X509. */
+const PEM_CERTIFICATE = /-----BEGIN ((?:TRUSTED |X509 )?CERTIFICATE)-----[^-]*-----END \1-----/g;
+const PEM_BEGIN = /-----BEGIN (?:TRUSTED |X509 )?CERTIFICATE-----/g;
 
 /**
  * The certificates of `--ca-file`, which the transport trusts beside Node's own CAs. TLS takes what it cannot read in a CA list without a
@@ -18,15 +20,15 @@ export function caCertificates(caFile: string): string[] {
     throw new ConfigError(`--ca-file ${caFile}: ${(err as Error).message}`, { cause: err });
   }
   const blocks = text.match(PEM_CERTIFICATE) ?? [];
-  if (blocks.length === 0) {
+  const begins = text.match(PEM_BEGIN)?.length ?? 0;
+  if (begins === 0) {
     throw new ConfigError(
       `--ca-file ${caFile}: no PEM certificate in it (a CA certificate starts "-----BEGIN CERTIFICATE-----")`,
     );
   }
-  const begins = text.split("-----BEGIN CERTIFICATE-----").length - 1;
   if (begins !== blocks.length) {
     throw new ConfigError(
-      `--ca-file ${caFile}: ${begins - blocks.length} of its ${begins} certificates has no "-----END CERTIFICATE-----" line`,
+      `--ca-file ${caFile}: ${begins - blocks.length} of its ${begins} certificates has no "-----END …CERTIFICATE-----" line to match its BEGIN`,
     );
   }
   blocks.forEach((pem, i) => {

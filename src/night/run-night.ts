@@ -269,7 +269,9 @@ export async function runNight(
       if (now0.done) continue;
       const history = markedSince(plan.history, now0);
       if (!asked(history, opts.night, deps)) {
+        // Counted as not read, as if the plan had left it out: not planned, not awaited.
         summary.skippedNotRead++;
+        summary.planned--;
         continue;
       }
       let result: SourceResult;
@@ -379,7 +381,7 @@ export async function runNight(
       done++;
       deps.onSourceDone?.({
         done,
-        total: planned.length,
+        total: summary.planned,
         deadlineAt: state.deadlineAt,
         last: result,
       });

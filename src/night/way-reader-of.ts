@@ -8,7 +8,7 @@
  */
 import { NorError } from "../errors.js";
 import type { WayIn } from "../sources/catalog/types.js";
-import { type ExtractParts, extractWith } from "../sources/extract/dispatch.js";
+import { type ExtractParts, extractWith, titled } from "../sources/extract/dispatch.js";
 import type { Platform } from "../sources/platforms/types.js";
 import type { nextFormPage } from "./form-way.js";
 import { isGenericForm, type WayReader } from "./reader.js";
@@ -35,7 +35,7 @@ export function wayReaderOf(parts: ReaderParts): WayReader {
       const p = platformOf(way);
       // The answer's charset and the government's zone go to whichever reader reads it.
       return p
-        ? p.extract(body, url, { contentType, zone: way.timezone })
+        ? titled(p.extract(body, url, { contentType, zone: way.timezone }))
         : extractWith(parts, way, body, url, contentType);
     },
     nextRequest(way, previous, body, extraction, contentType) {

@@ -23,6 +23,7 @@ import {
   RETRY_AFTER_MAX_MS,
   RETRY_WAITS_MS,
 } from "../policy/constants.js";
+import { contactOf, hasBuiltInContact } from "../policy/ua-contact.js";
 import { Layout } from "./layout.js";
 
 const s = (ms: number) => `${ms / 1000} seconds`;
@@ -52,7 +53,7 @@ export interface OperatorContact {
  * accept), and the name only if the operator gave one: never the built-in operator's.
  */
 export function operatorContact(userAgent: string, operatorName?: string): OperatorContact {
-  if (userAgent === DEFAULT_USER_AGENT)
+  if (hasBuiltInContact(userAgent))
     return {
       name: OPERATOR_NAME,
       kind: "mail",
@@ -60,12 +61,16 @@ export function operatorContact(userAgent: string, operatorName?: string): Opera
       text: OPERATOR_EMAIL,
     };
   const name = operatorName === undefined || operatorName === "" ? {} : { name: operatorName };
-  const m = /\(\+(mailto:[^()\s]+|https:\/\/[^()\s]+)\)/.exec(userAgent);
-  const contact = m?.[1];
+  const contact = contactOf(userAgent);
   if (contact === undefined)
     return { ...name, kind: "unknown", text: "the contact in its User-Agent, above" };
-  if (contact.startsWith("mailto:"))
-    return { ...name, kind: "mail", href: contact, text: contact.slice("mailto:".length) };
+  if (contact.startsWith("mailto:")) {
+    const address = contact.slice("mailto:".length);
+    // RFC 6068: in a mailto URI, `?` starts the headers and `#` a fragment; `%` is an escape.
+    // Each is percent-encoded in the link, so it leads to the address it shows.
+    const href = `mailto:${address.replace(/[%?#]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
+    return { ...name, kind: "mail", href, text: address };
+  }
   return { ...name, kind: "page", href: contact, text: contact };
 }
 

@@ -129,7 +129,7 @@ describe("TLS (P21, P22)", () => {
     expect(() => readCa(der)).toThrow(`--ca-file ${der}: no PEM certificate in it`);
     const cut = file("cut.pem", `${pem}${pem.slice(0, 200)}`);
     expect(() => readCa(cut)).toThrow(
-      `--ca-file ${cut}: 1 of its 2 certificates has no "-----END CERTIFICATE-----" line`,
+      `--ca-file ${cut}: 1 of its 2 certificates has no "-----END …CERTIFICATE-----" line to match its BEGIN`,
     );
     const garbled = file(
       "garbled.pem",
@@ -144,11 +144,26 @@ describe("TLS (P21, P22)", () => {
     // The file's own certificates, each as it is in the file.
     const two = readCa(file("two.pem", `# our CA\n${pem}\n${pem}`));
     expect(two.map((c) => c.trim())).toEqual([pem.trim(), pem.trim()]);
+    // A bundle as p11-kit writes it (TRUSTED CERTIFICATE, as on RHEL and Fedora) or with the
+    // X509 label: read as TLS reads them, each kept as it is.
+    const trusted = pem.replace(
+      /-----(BEGIN|END) CERTIFICATE-----/g,
+      "-----$1 TRUSTED CERTIFICATE-----",
+    );
+    const x509 = pem.replace(/-----(BEGIN|END) CERTIFICATE-----/g, "-----$1 X509 CERTIFICATE-----");
+    const mixed = file("mixed.pem", `${x509}\n${trusted}`);
+    expect(readCa(mixed).map((c) => c.trim())).toEqual([x509.trim(), trusted.trim()]);
+    const crossed = file("crossed.pem", trusted.replace("END TRUSTED", "END X509"));
+    expect(() => readCa(crossed)).toThrow("1 of its 1 certificates has no");
     // Through the fetcher: refused when the transport is made, and no request reaches a site.
     const s = await h.fleet.server({ tls: true });
     s.route("/list", html("ok"));
+    s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    const viaTrusted = h.fetcher({ transportOptions: { caFile: file("trusted.pem", trusted) } });
+    expect((await viaTrusted.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("ok");
+    const before = s.requests.length;
     expect(() => h.fetcher({ transportOptions: { caFile: der } })).toThrow(ConfigError);
-    expect(s.requests).toHaveLength(0);
+    expect(s.requests).toHaveLength(before);
   });
 
   it("P22: nor night and nor start refuse a --ca-file that is not PEM before opening the store", async () => {

@@ -37,6 +37,17 @@ export async function nightProcess(
   return { code: r.code, stderr: r.stderr };
 }
 
+/** One feed source of the one government of writeCatalog, as its YAML lines. */
+export function feedEntry(id: string, url: string): string[] {
+  return [
+    `id: ${id}`,
+    "government: village-of-test",
+    "records: agendas",
+    "access: feed",
+    `url: ${url}`,
+  ];
+}
+
 /** A one-government catalog file from source entries written as YAML lines. */
 export function writeCatalog(dir: string, sources: string[][]): string {
   const file = join(dir, "catalog.yaml");

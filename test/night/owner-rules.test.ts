@@ -145,9 +145,7 @@ describe("site owners' requests (nor site), set while a night runs", () => {
     ]);
   }, 60_000);
 
-  it("P24: a source marked read again while the night runs is not asked tonight unless planned (it waits for the next night)", async () => {
-    // The mark back to read changes nothing planned: the check reads the mark the night saw
-    // or a later one; a source the plan left out is not added mid-night.
+  it("P24: a source marked not read and then read again while the night runs is checked as planned (the latest mark holds)", async () => {
     const { site } = await scenario(async (dir) => {
       await nor(["mark", "f2", "--data", dir, "--not-read", "--reason", "owner asked"]);
       await nor(["mark", "f2", "--data", dir, "--read"]);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runMain } from "../cli/cli-capture.js";
 import { type Fleet, startFleet } from "../fleet/fleet.js";
-import { nightCli, rss, writeCatalog } from "./cli-night.js";
+import { feedEntry, nightCli, rss, writeCatalog } from "./cli-night.js";
 
 /**
  * docs/operations.md: a night's lines end "with the night's summary: outcomes by kind, new
@@ -32,13 +32,7 @@ beforeAll(async () => {
             .end(rss(s.origin, 2, `s${i}f${n}`));
         else res.writeHead(kind === "refused" ? 403 : 404).end();
       });
-      sources.push([
-        `id: s${i}-f${n}`,
-        "government: village-of-test",
-        "records: agendas",
-        "access: feed",
-        `url: ${s.url(`/feed/${n}.xml`)}`,
-      ]);
+      sources.push(feedEntry(`s${i}-f${n}`, s.url(`/feed/${n}.xml`)));
     }
   }
   catalog = writeCatalog(dir, sources);

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { RUNNERS_DIR } from "../../src/night/night-runners.js";
 import { ROOT } from "../cli/run-nor.js";
 import { type Fleet, startFleet } from "../fleet/fleet.js";
-import { rss, writeCatalog } from "./cli-night.js";
+import { feedEntry, rss, writeCatalog } from "./cli-night.js";
 
 /**
  * `nor night --workers 3` when one of its workers is killed by a signal (kill -9, the OOM
@@ -57,13 +57,7 @@ describe("nor night --workers: a worker killed by a signal", () => {
               else res.writeHead(kind === "refused" ? 403 : 404).end();
             }),
           );
-          sources.push([
-            `id: s${i}-f${n}`,
-            "government: village-of-test",
-            "records: agendas",
-            "access: feed",
-            `url: ${s.url(`/feed/${n}.xml`)}`,
-          ]);
+          sources.push(feedEntry(`s${i}-f${n}`, s.url(`/feed/${n}.xml`)));
         }
       }
       const catalog = writeCatalog(dir, sources);

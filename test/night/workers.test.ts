@@ -6,7 +6,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Fleet, type FleetServer, type SeenRequest, startFleet } from "../fleet/fleet.js";
 import { postgresFactory, postgresUrl } from "../store/stores.js";
-import { rss, writeCatalog } from "./cli-night.js";
+import { feedEntry, rss, writeCatalog } from "./cli-night.js";
 
 /**
  * Several workers on one PostgreSQL store: three `nor night` processes (as on three machines)
@@ -97,13 +97,7 @@ describe.skipIf(!postgresUrl)("several workers on PostgreSQL (P9, P10, P13)", ()
     const sources: string[][] = [];
     sites.forEach((s, i) => {
       for (let n = 0; n < PER_SITE; n++) {
-        sources.push([
-          `id: s${i}-f${n}`,
-          "government: village-of-test",
-          "records: agendas",
-          "access: feed",
-          `url: ${s.url(`/feed/${n}.xml`)}`,
-        ]);
+        sources.push(feedEntry(`s${i}-f${n}`, s.url(`/feed/${n}.xml`)));
       }
     });
     const catalog = writeCatalog(dir, sources);
@@ -196,13 +190,7 @@ describe("nor night --workers on SQLite (P9, P10)", () => {
               300,
             );
           });
-          sources.push([
-            `id: s${i}-f${n}`,
-            "government: village-of-test",
-            "records: agendas",
-            "access: feed",
-            `url: ${s.url(`/feed/${n}.xml`)}`,
-          ]);
+          sources.push(feedEntry(`s${i}-f${n}`, s.url(`/feed/${n}.xml`)));
         }
         sites.push(s);
       }

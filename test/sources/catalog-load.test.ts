@@ -159,6 +159,32 @@ sources:
       'cat.yaml:2:20: governments[0].name: a control character (U+0000) in "Village\\u0000 of G": catalog text must be printable',
       'cat.yaml:9:12: sources[0].notes: a control character (U+0085) in "first line\\u0085next": catalog text must be printable',
     ]);
+    // A block scalar's lines and a key holding the character are said on one line, escaped.
+    const odd = problems(`governments:
+  - { id: g, name: G, kind: village, county: Franklin }
+sources:
+  - id: s
+    government: g
+    records: agendas
+    url: https://x.gov/a
+    access: feed
+    notes: |
+      first line
+      bell \u0007 here
+  - id: t
+    government: g
+    records: agendas
+    url: https://x.gov/b
+    access: feed
+    "no\\u001btes": x
+`);
+    expect(odd[0]).toBe(
+      'cat.yaml:9:12: sources[0].notes: a control character (U+0007) in "first line\\nbell \\u0007 here\\n": catalog text must be printable',
+    );
+    expect(odd.some((l) => l.includes("\u001b"))).toBe(false);
+    expect(odd).toContain(
+      'cat.yaml:17:5: sources[1].no\\u001btes: a control character (U+001B) in "no\\u001btes": catalog text must be printable',
+    );
     // Read in pieces (a long catalog): the same words, the item's own index and line.
     const many = Array.from(
       { length: 120 },
@@ -291,6 +317,8 @@ describe("access, when the catalog leaves it out", () => {
     expect(way(", form: { fields: {} }, extract: { items: tr }")?.access).toBe("form");
     expect(way(', api: { items: "value", title: "t" }')?.access).toBe("api");
     expect(way(', download: { title: "Title" }')?.access).toBe("download");
+    // A CSV's separator may be a control character (the unit separator): it is not text.
+    expect(way(', download: { title: "Title", delimiter: "\\x1f" }')?.access).toBe("download");
     expect(way("")?.access).toBe("feed");
     // What is written wins, and alternates are inferred the same way.
     expect(way(", access: page, extract: { items: li }")?.access).toBe("page");

@@ -1,5 +1,6 @@
 import { load } from "cheerio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { wayReader } from "../../src/night/way-reader.js";
 import { shownText } from "../../src/policy/shown-text.js";
 import { extractWay } from "../../src/sources/extract/index.js";
 import { makeRecord as presetRecord } from "../../src/sources/platforms/support/records.js";
@@ -73,6 +74,27 @@ describe("a crawled title as shown", () => {
       ["Council minutes", "https://x.gov/m/1"],
       ["Budget hearing", "https://x.gov/m/3"],
     ]);
+  });
+
+  it("P6: a platform preset's record titled only with characters not shown is no record, as the night reads it", () => {
+    const body = new TextEncoder().encode(
+      JSON.stringify([
+        { id: "101", title: "\u0007\u0001", dateTime: "2026-11-05T18:00:00", documentList: [] },
+        { id: "102", title: "Council", dateTime: "2026-11-05T18:00:00", documentList: [] },
+      ]),
+    );
+    const url = "https://x.primegov.com/api/v2/PublicPortal/ListUpcomingMeetings";
+    const way = {
+      url,
+      access: "api",
+      platform: "primegov",
+      timezone: "America/New_York",
+    } as Parameters<typeof extractWay>[0];
+    for (const e of [
+      wayReader.extract(way, body, url, "application/json"),
+      extractWay(way, body, url, "application/json"),
+    ])
+      expect(e.records.map((r) => r.title)).toEqual(["Council"]);
   });
 
   describe("from a row stored by an older version", () => {

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { operatorNameOption } from "../../src/cli/net-options.js";
 import {
   DEFAULT_USER_AGENT,
   MAX_BODY_BYTES,
@@ -119,5 +120,23 @@ describe("the site-owner page", () => {
     const builtIn = text(await page(undefined, "Somebody Else"));
     expect(builtIn).toContain(`${OPERATOR_NAME} runs it: ${OPERATOR_EMAIL}.`);
     expect(builtIn).not.toContain("Somebody Else");
+    // Nor beside the built-in contact under another version number.
+    const otherVersion = text(
+      await page(DEFAULT_USER_AGENT.replace("/0.1 ", "/0.2 "), "Somebody Else"),
+    );
+    expect(otherVersion).toContain(`${OPERATOR_NAME} runs it: ${OPERATOR_EMAIL}.`);
+    expect(otherVersion).not.toContain("Somebody Else");
+    expect(() =>
+      operatorNameOption("Somebody Else", DEFAULT_USER_AGENT.replace("/0.1 ", "/0.2 ")),
+    ).toThrow(/needs a User-Agent with your own contact/);
+  });
+
+  it("P1, P2: a mailto address with ?, # or % in it is linked percent-encoded, to the address shown (RFC 6068)", async () => {
+    const html = await page("public-records-check/0.1 (+mailto:ops?records#desk%x@example.org)");
+    expect(
+      html.split(
+        '<a href="mailto:ops%3Frecords%23desk%25x@example.org">ops?records#desk%x@example.org</a>',
+      ),
+    ).toHaveLength(4);
   });
 });

@@ -34,9 +34,22 @@ export function formatProblem(p: CatalogProblem): string {
 
 export type PathKey = string | number;
 
+/**
+ * `sources[3].url`. A key written with a control character in it (a quoted YAML key can hold
+ * one) is said with the character escaped, so a problem stays one line a terminal shows as is.
+ */
 export function formatPath(path: readonly PathKey[]): string {
   let out = "";
-  for (const k of path) out += typeof k === "number" ? `[${k}]` : out ? `.${k}` : k;
+  for (const k of path) {
+    if (typeof k === "number") out += `[${k}]`;
+    else {
+      const key = k.replace(
+        /[\u0000-\u001f\u007f-\u009f]/g,
+        (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`,
+      );
+      out += out ? `.${key}` : key;
+    }
+  }
   return out;
 }
 
