@@ -421,7 +421,34 @@ export async function nightRow(db: Db, night: string): Promise<NightRow | undefi
 export async function nightTotals(
   db: Db,
   night: string,
-): Promise<{ requests: number; flagsRaised: number }> {
+): Promise<{
+  requests: number;
+  flagsRaised: number;
+  /** The sources with an outcome tonight, by its kind, whichever process checked each. */
+  outcomes: Record<string, number>;
+  /** How many sources have an outcome tonight. */
+  checked: number;
+  /** Records first seen tonight, as each source's commit counted them. */
+  newRecords: number;
+}> {
+  const byOutcome = await db
+    .selectFrom("night_sources")
+    .select((eb) => [
+      "outcome",
+      eb.fn.countAll<number | string>().as("n"),
+      eb.fn.sum<number | string | null>("new_records").as("fresh"),
+    ])
+    .where("night", "=", night)
+    .groupBy("outcome")
+    .execute();
+  const outcomes: Record<string, number> = {};
+  let checked = 0;
+  let newRecords = 0;
+  for (const r of byOutcome) {
+    outcomes[r.outcome] = Number(r.n);
+    checked += Number(r.n);
+    newRecords += Number(r.fresh ?? 0);
+  }
   const requests = await db
     .selectFrom("request_log")
     .select((eb) => eb.fn.countAll<number | string>().as("n"))
@@ -432,7 +459,13 @@ export async function nightTotals(
     .select((eb) => eb.fn.countAll<number | string>().as("n"))
     .where("night", "=", night)
     .executeTakeFirst();
-  return { requests: Number(requests?.n ?? 0), flagsRaised: Number(flags?.n ?? 0) };
+  return {
+    requests: Number(requests?.n ?? 0),
+    flagsRaised: Number(flags?.n ?? 0),
+    outcomes,
+    checked,
+    newRecords,
+  };
 }
 
 /** The night still under way at `now` (started, not finished, its deadline not passed), if any. */

@@ -216,9 +216,9 @@ async function demoNight(
     },
   });
   if (tty) say();
-  const totals = await nightTotals(store.db, night);
-  for (const line of summaryLines({ ...summary, ...totals, startedAt, endedAt: systemClock.now() }))
-    say(line);
+  const { requests, flagsRaised } = await nightTotals(store.db, night);
+  const end = { ...summary, requests, flagsRaised, startedAt, endedAt: systemClock.now() };
+  for (const line of summaryLines(end)) say(line);
 }
 
 interface Served {

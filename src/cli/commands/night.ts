@@ -13,7 +13,6 @@ import { runNightWithStore } from "../../night/compose.js";
 import { parseDuration } from "../../night/duration.js";
 import { acquireNightLock } from "../../night/night-lock.js";
 import { registerNightRunner } from "../../night/night-runners.js";
-import { type NightOutcomeKind, NO_OUTCOMES } from "../../night/types.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
 import { closingTime, isNightDate, NIGHT_SPAN_MS, nightOf } from "../../policy/night-date.js";
 import { siteOf } from "../../policy/site.js";
@@ -393,12 +392,13 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     // have ended: every process's outcomes, new records, requests and flags, and a run's
     // before a restart (docs/operations.md: the night's summary).
     const failed = (await Promise.all(children.map((w) => w.ended))).filter((e) => e.code !== 0);
-    const totals = await nightTotals(store.db, night);
-    const whole = await wholeNight(store.db, night);
+    const { outcomes, checked, newRecords, ...counts } = await nightTotals(store.db, night);
     const end: NightEnd = {
       ...summary,
-      ...totals,
-      ...whole,
+      ...counts,
+      outcomes: outcomes as NightEnd["outcomes"],
+      planned: checked,
+      newRecords,
       startedAt: runStart,
       endedAt: clock.now(),
     };
@@ -495,26 +495,6 @@ interface Worker {
 /** Still running: neither an exit code nor a signal yet (a child killed by one has no code). */
 function running(w: Worker): boolean {
   return w.child.pid !== undefined && w.child.exitCode === null && w.child.signalCode === null;
-}
-
-/**
- * The whole night as the store has it, whichever process checked each source (this one, its
- * workers, a `nor night` that joined it, a run before a restart): its outcomes by kind, how many
- * sources have one (the summary's "checked"), and the records first seen in it on sources still
- * listed (as /new counts them). Read once, at the end, through the console's and the directory's
- * read models (all SQL lives in src/store).
- */
-async function wholeNight(
-  db: Db,
-  night: string,
-): Promise<Pick<NightEnd, "outcomes" | "planned" | "newRecords">> {
-  const { nightReport } = await import("../../store/read/night-report.js");
-  const { newCounts } = await import("../../store/read/new-records.js");
-  const report = await nightReport(db, night, (o) => NO_OUTCOMES.has(o as NightOutcomeKind));
-  const outcomes: NightEnd["outcomes"] = {};
-  for (const { kind, count } of report?.byKind ?? []) outcomes[kind as NightOutcomeKind] = count;
-  const fresh = await newCounts(db, { from: night, to: night }, {});
-  return { outcomes, planned: report?.sources ?? 0, newRecords: fresh.total };
 }
 
 /** Another `nor night` process on the same night: the same arguments, one worker, this night. */
