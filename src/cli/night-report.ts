@@ -143,7 +143,10 @@ export function summaryLines(e: NightEnd): string[] {
     `nor night: night ${e.night} ${e.resumed ? "resumed and " : ""}done`,
     `  checked:   ${plural(e.planned, "source")}: ${outcomesText(e.outcomes)}`,
   ];
-  if (e.alreadyDone > 0) lines.push(`  earlier:   ${e.alreadyDone} done before this run began (a restart, or another process of the night)`);
+  if (e.alreadyDone > 0)
+    lines.push(
+      `  earlier:   ${e.alreadyDone} done before this run began (a restart, or another process of the night)`,
+    );
   if (e.skippedNotRead > 0) lines.push(`  not read:  ${e.skippedNotRead} marked by a person (P24)`);
   lines.push(
     `  new:       ${plural(e.newRecords, "new record")}`,
