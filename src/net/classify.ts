@@ -50,6 +50,15 @@ export function refusedBy(verdict: RefusalVerdict, url: string, status: number):
   });
 }
 
+/** P21: a plain 401 or 403, a no by its status alone. */
+function statusNo(url: string, status: number): RefusedStep {
+  return refused(url, status, `HTTP ${status}`, {
+    provider: "http",
+    verdict: "status",
+    marker: `HTTP ${status}`,
+  });
+}
+
 /** P21, P22: a failed TLS handshake or certificate check is a no; never retried without it. */
 export function tlsRefused(url: string, message: string): RefusedStep {
   return refused(url, null, "TLS handshake or certificate check failed", {
@@ -145,6 +154,9 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
     const no = tooManyRequests(ctx, headers);
     if (no !== undefined) return no;
   }
+  // P21: so is a 401 or 403 whose body could not be read whole (cut, too large, undecodable):
+  // the head-wait step closed the site on its head, too.
+  if ((status === 401 || status === 403) && read.kind !== "complete") return statusNo(url, status);
   if (read.kind === "failed") {
     if (read.failure === "timeout-body" || read.failure === "timeout-headers") {
       return final({ kind: "timed-out", url, phase: "body" });
@@ -158,13 +170,7 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
 
   const verdict = refusalFor({ status, headers, body: read.body, url });
   if (verdict) return refusedBy(verdict, url, status);
-  if (status === 401 || status === 403) {
-    return refused(url, status, `HTTP ${status}`, {
-      provider: "http",
-      verdict: "status",
-      marker: `HTTP ${status}`,
-    });
-  }
+  if (status === 401 || status === 403) return statusNo(url, status);
   if (REDIRECTS.has(status)) {
     const location = headers["location"];
     if (!location)

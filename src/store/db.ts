@@ -129,7 +129,7 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     sqliteConn = sqlite;
   } else {
     const { default: pg } = await import("pg");
-    const pool = new pg.Pool({ connectionString: loc.url, max: 4 });
+    const pool = survivingDrops(new pg.Pool({ connectionString: loc.url, max: 4 }));
     db = new Kysely<Database>({ dialect: noNul(new CurrentSchemaPostgresDialect({ pool })) });
   }
   // PostgreSQL: keep kysely's own migration tables in the schema the store lives in
@@ -173,6 +173,23 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
 }
 
 /**
+ * A pool whose connections the server may drop (a restart, a failover, `pg_terminate_backend`,
+ * an idle timeout) without taking the process with them. node-postgres says a dropped
+ * connection as an 'error' event, on the pool while the connection is idle and on the
+ * connection itself while it is checked out between statements (a transaction kysely holds);
+ * an 'error' event nobody listens to ends the process. Listened to here and let go: the pool
+ * has already discarded an idle one, and a checked-out one fails the statement asked of it
+ * next, which reaches its caller as any store error does (a 500 in the console, exit 1 in the
+ * CLI). The next statement on a fresh connection works once the server is back.
+ */
+function survivingDrops<P extends import("pg").Pool>(pool: P): P {
+  const dropped = () => {};
+  pool.on("error", dropped);
+  pool.on("connect", (client) => client.on("error", dropped));
+  return pool;
+}
+
+/**
  * A pool of PostgreSQL connections of its own (no migrations: the store is opened first), for
  * reads that must not share connections with others: the web's public pages and its console
  * each have one (src/store/read-pool.ts), so the console's biggest read can hold at most its own
@@ -180,7 +197,7 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
  */
 export async function openPostgresPool(url: string, max: number, name: string): Promise<Db> {
   const { default: pg } = await import("pg");
-  const pool = new pg.Pool({ connectionString: url, max, application_name: name });
+  const pool = survivingDrops(new pg.Pool({ connectionString: url, max, application_name: name }));
   const db = new Kysely<Database>({ dialect: noNul(new CurrentSchemaPostgresDialect({ pool })) });
   // Reached now, so a store that cannot be read is a startup error, not a failed page later.
   await sql`select 1`.execute(db).catch(closeAndThrow(db, { kind: "postgres", url }));

@@ -122,6 +122,49 @@ describe("a wait asked for in an answer's head (P15)", () => {
     expect(s.hits("/list")).toHaveLength(1);
   });
 
+  it.each([401, 403] as const)(
+    "P21: a %i is a no from its head: the site closed in the journal while its body is still being read",
+    async (code) => {
+      h = await harness();
+      const s = await h.fleet.server();
+      s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+      let held: ServerResponse | undefined;
+      s.route("/list", (_req, res) => {
+        res.writeHead(code, { "content-length": "100" });
+        res.write("no");
+        held = res;
+      });
+      s.route("/other", html("never asked"));
+      const f = h.fetcher();
+      const fetched = f.fetch({ url: s.url("/list"), purpose: "page" });
+      const journal = h.ports.log;
+      const closed = () => [...journal.sites.values()].find((x) => x.closed !== undefined);
+      await until(() => closed() !== undefined);
+      // Written ahead of the body: a process killed now leaves the no behind it.
+      const row = journal.rows.find((r) => r.entry.url === s.url("/list"));
+      expect(row?.entry).toMatchObject({ status: code, outcome: "in-flight", endedAt: null });
+      expect(row?.retryAt).toBe(LATEST_HOLD_MS);
+      expect(closed()?.closed?.reason).toBe(`HTTP ${code}`);
+      // The body cut: still the no its status said.
+      held?.destroy();
+      expect(await fetched).toMatchObject({ kind: "refused", status: code });
+      expect((await f.fetch({ url: s.url("/other"), purpose: "page" })).kind).toBe("site-closed");
+      expect(s.hits("/list")).toHaveLength(1);
+      expect(s.hits("/other")).toHaveLength(0);
+    },
+  );
+
+  it("P20: robots.txt's 403 writes nothing from its head (its own rules decide what it means)", async () => {
+    h = await harness();
+    const s = await h.fleet.server();
+    s.route("/robots.txt", html("no", 403));
+    s.route("/list", html("fine"));
+    const f = h.fetcher();
+    await f.fetch({ url: s.url("/list"), purpose: "page" });
+    const robotsRow = h.ports.log.rows.find((r) => r.entry.url === s.url("/robots.txt"));
+    expect(robotsRow?.retryAt).toBeUndefined();
+  });
+
   it("P15: a 200's head asks for nothing: nothing is written before its body", async () => {
     h = await harness();
     const s = await h.fleet.server();

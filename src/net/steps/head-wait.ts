@@ -13,7 +13,8 @@ import { flattenHeaders } from "./limits.js";
  * site answered: the attempt counts as a try, policy/admission.ts) and when it may be asked
  * again: after the retry's wait (5 s, 20 s or its Retry-After, the site held meanwhile), or not
  * again tonight (its retries used up, a Retry-After over 60 s or unreadable; robots.txt, never
- * retried), and a 429 past its retries closes the site as classify would (P21). A Retry-After
+ * retried), and a 429 past its retries closes the site as classify would (P21), as a page's 401
+ * or 403 does (a no whatever its body, P21). A Retry-After
  * on a redirect holds the site (RFC 9110 §10.2.3). The completion writes the same from the
  * answer's end; a crash's recovery counts the wait from when the connection was found closed.
  * Only sent attempts (a replay sent nothing); nothing is written for any other answer.
@@ -28,7 +29,8 @@ export const headWait =
       return reply;
     const { status } = reply.result;
     const redirect = status >= 300 && status < 400 && status !== 304;
-    if (status !== 429 && status < 500 && !redirect) return reply;
+    const no = (status === 401 || status === 403) && call.robotsFor === undefined;
+    if (status !== 429 && status < 500 && !redirect && !no) return reply;
     const w = waitOf(call, t.attempt, status, reply.result.headers, deps.clock.now());
     if (w !== undefined) await deps.journal.waitAsked(t.id, w);
     return reply;
@@ -51,6 +53,10 @@ function waitOf(
     // A redirect: its Retry-After holds the site (the redirects step waits it before the hop).
     return asked === undefined ? undefined : { status, siteNotBefore: asked };
   }
+  // P21: a page's 401 or 403 is a no whatever its body says (a vendor's page names it better,
+  // and the completion writes that name): the site is closed for the night from its head on.
+  if (status === 401 || status === 403)
+    return { status, retryAt: NOT_AGAIN_TONIGHT, closeSite: `HTTP ${status}` };
   const held = asked !== undefined ? { siteNotBefore: asked } : {};
   // robots.txt is never retried: its 429 or 5xx keeps the origin off for the night (P20).
   if (call.robotsFor !== undefined) return { status, retryAt: NOT_AGAIN_TONIGHT, ...held };
