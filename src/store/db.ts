@@ -224,7 +224,16 @@ export function storeLocationFromOptions(opts: { data?: string }): StoreLocation
     throw new NorError("E_CONFIG", "--data needs a directory, not an empty value");
   const url = process.env["NOR_DATABASE_URL"];
   if (url !== undefined && url !== "") {
-    if (/^postgres(?:ql)?:\/\//i.test(url)) return { kind: "postgres", url };
+    if (/^postgres(?:ql)?:\/\//i.test(url)) {
+      // A URL the driver would fail on later, with words of its own ("Invalid URL"), is a
+      // configuration mistake said here (without the URL: it may hold a password).
+      if (!URL.canParse(url))
+        throw new NorError(
+          "E_CONFIG",
+          "NOR_DATABASE_URL does not parse as a URL (postgres://user@host:port/database); check its host, port and escaping",
+        );
+      return { kind: "postgres", url };
+    }
     // Only the scheme is echoed: the rest may hold a password.
     const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1];
     throw new NorError(
@@ -403,10 +412,14 @@ function closeAndThrow(db: Db, loc: StoreLocation): (cause: unknown) => Promise<
 }
 
 /** A connection string without its password, for error messages. */
+/** The URL as said in a message: its password, in the user-info or the query, as `***`. */
 function redact(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = "***";
+    for (const key of [...u.searchParams.keys()])
+      if (/^(password|passwd|pass|pwd|sslpassword)$/i.test(key))
+        u.searchParams.set(key, "***");
     return u.toString();
   } catch {
     return "the NOR_DATABASE_URL given";

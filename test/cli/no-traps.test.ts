@@ -433,6 +433,32 @@ describe("NOR_DATABASE_URL", () => {
   );
 });
 
+describe("NOR_DATABASE_URL that is postgres:// but wrong", () => {
+  it.each(["postgres://[bad", "postgres://u:secret@127.0.0.1:notaport/x"])(
+    "%s does not parse: refused as configuration (exit 2), its password never echoed",
+    async (url) => {
+      const r = await runMain(["status"], { env: { NOR_DATABASE_URL: url } });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain("NOR_DATABASE_URL does not parse as a URL");
+      expect(r.stderr).not.toContain("secret");
+    },
+  );
+
+  it("a password given in the query string is not echoed when the store cannot be reached", async () => {
+    // Port 9 (discard) on loopback: nothing listens, the connection is refused at once.
+    const r = await runMain(["status"], {
+      env: {
+        NOR_DATABASE_URL: "postgres://postgres@127.0.0.1:9/x?password=secret&application_name=a",
+      },
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      "cannot reach the store at postgres://postgres@127.0.0.1:9/x?password=***",
+    );
+    expect(r.stderr).not.toContain("secret");
+  });
+});
+
 describe("--catalog takes several files", () => {
   it.each([
     ["listed", (a: string, b: string) => ["--catalog", a, b]],
