@@ -4,6 +4,7 @@
  * than having to guess why the checker is not using the API the catalog lists. Stored as JSON
  * text beside the outcome (night_sources.way) and read back by `src/store/way-choice.ts`.
  */
+import { OWNERS_REQUEST } from "../policy/admission.js";
 import type { WayIn } from "../sources/catalog/types.js";
 import type { NightOutcome, WayChoice, WaySkipped, WayUsed } from "./types.js";
 
@@ -17,7 +18,10 @@ export function wayUsed(way: WayIn): WayUsed {
 export function whySkipped(o: NightOutcome): string {
   switch (o.kind) {
     case "disallowed":
-      return "disallowed by robots.txt"; // P18: never asked at all
+      // P18: never asked at all, by robots.txt or at the site owner's request.
+      return o.reason?.startsWith(OWNERS_REQUEST)
+        ? "left alone at the site owner's request"
+        : "disallowed by robots.txt";
     case "gone":
       return `gone (${o.status ?? "no status"})`;
     default: {

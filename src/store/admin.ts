@@ -6,9 +6,11 @@
 import { NorError } from "../errors.js";
 import type { WaySkipped, WayUsed } from "../night/types.js";
 import { closingTime, isNightDate } from "../policy/night-date.js";
+import { siteOf } from "../policy/site.js";
 import type { Db } from "./db.js";
 import { toIso } from "./iso-time.js";
 import { latestMarks } from "./marks.js";
+import { notReadSites } from "./site-rules.js";
 import { parseWayChoice } from "./way-choice.js";
 
 export interface MarkInput {
@@ -204,6 +206,24 @@ export async function statusRows(db: Db, ids?: readonly string[]): Promise<Statu
     if (!r) continue;
     r.reading = Number(m.reading) === 1;
     if (!r.reading && m.reason) r.notReadReason = m.reason;
+  }
+  // P24, P26: a site whose owner asked not to be read (`nor site --not-read`) reads none of its
+  // sources, whatever their own marks say; said as the directory says it (web/public/state.ts).
+  const siteOfRow = new Map<string, string>();
+  for (const r of rows.values()) {
+    try {
+      siteOfRow.set(r.id, siteOf(r.url));
+    } catch {
+      // Not a URL a night could ask: no site's request applies to it.
+    }
+  }
+  const notRead = await notReadSites(db, [...siteOfRow.values()]);
+  for (const [id, site] of siteOfRow) {
+    const rule = notRead.get(site);
+    const r = rows.get(id);
+    if (!rule || !r) continue;
+    r.reading = false;
+    r.notReadReason = `the site's owner asked not to be read (${rule.reason})`;
   }
   let oq = db
     .selectFrom("night_catalog as nc")

@@ -62,7 +62,7 @@ describe("site owners' requests (nor site), set while a night runs", () => {
       .prepare("select source_id, outcome, reason from night_sources order by source_id")
       .all() as { source_id: string; outcome: string; reason: string | null }[];
     db.close();
-    return { site, outcomes };
+    return { site, outcomes, dir };
   }
 
   const nor = async (args: string[]) => {
@@ -90,8 +90,21 @@ describe("site owners' requests (nor site), set while a night runs", () => {
     for (const g of gaps(feeds)) expect(g).toBeGreaterThanOrEqual(2000);
   }, 60_000);
 
+  /** `nor status --json` of the store: each source's row. */
+  const status = async (dir: string) => {
+    const r = await runMain(["status", "--data", dir, "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    return JSON.parse(r.stdout) as {
+      id: string;
+      reading: boolean;
+      notReadReason?: string;
+      way?: { access: string };
+      skipped: { why: string }[];
+    }[];
+  };
+
   it("P18: a path left alone (nor site --leave-alone) is never requested, like a robots.txt Disallow", async () => {
-    const { site, outcomes } = await scenario(async (dir, s) => {
+    const { site, outcomes, dir } = await scenario(async (dir, s) => {
       await nor([
         "site",
         s.url("/"),
@@ -105,6 +118,9 @@ describe("site owners' requests (nor site), set while a night runs", () => {
     });
     expect(site.requests.map((r) => r.path).filter((p) => p.startsWith("/feed/3"))).toEqual([]);
     expect(outcomes.find((o) => o.source_id === "f3")?.outcome).toBe("disallowed");
+    // nor status says why in the owner's words, not robots.txt's.
+    const f3 = (await status(dir)).find((r) => r.id === "f3");
+    expect(f3?.skipped.map((x) => x.why)).toEqual(["left alone at the site owner's request"]);
     expect(
       outcomes
         .filter((o) => o.outcome === "ok")
@@ -114,7 +130,7 @@ describe("site owners' requests (nor site), set while a night runs", () => {
   }, 60_000);
 
   it("P24, P26: the whole site not read (nor site --not-read): nothing more is sent there", async () => {
-    const { site, outcomes } = await scenario(async (dir, s) => {
+    const { site, outcomes, dir } = await scenario(async (dir, s) => {
       await nor(["site", s.host, "--data", dir, "--not-read", "--reason", "owner asked by phone"]);
     });
     // robots.txt and the feed that was already on its way; nothing after.
@@ -124,6 +140,11 @@ describe("site owners' requests (nor site), set while a night runs", () => {
     for (const o of others) {
       expect(o.outcome).toBe("refused");
       expect(o.reason).toMatch(/owner asked not to be read/);
+    }
+    // nor status says every source of the site is not read, and why, as the directory does.
+    for (const r of await status(dir)) {
+      expect(r.reading).toBe(false);
+      expect(r.notReadReason).toBe("the site's owner asked not to be read (owner asked by phone)");
     }
   }, 60_000);
 

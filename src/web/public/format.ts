@@ -2,6 +2,7 @@
  * How times, dates and outcomes read on the public pages. Times are stored as ISO UTC text;
  * the public reads them in Ohio's wall time (src/policy/zone.ts).
  */
+import { OWNERS_REQUEST } from "../../policy/admission.js";
 import { SITE_OWNER_ZONE, wallTimeAt } from "../../policy/zone.js";
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
@@ -43,7 +44,13 @@ export function nightShort(night: string): string {
 export type OutcomeTone = "yes" | "no" | "skip" | "trouble" | "offline";
 
 /** The words and the tone of a night's outcome (closed set: src/night/types.ts). */
-export function outcomeLabel(kind: string): { text: string; tone: OutcomeTone } {
+export function outcomeLabel(
+  kind: string,
+  /** The outcome's reason: a page left alone at its owner's request is not robots.txt's doing. */
+  reason?: string | null,
+): { text: string; tone: OutcomeTone } {
+  if (kind === "disallowed" && reason?.startsWith(OWNERS_REQUEST))
+    return { text: "left alone at the site owner's request", tone: "skip" };
   switch (kind) {
     case "ok":
       return { text: "yes", tone: "yes" };

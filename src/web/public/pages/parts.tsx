@@ -17,7 +17,7 @@ export const ReadBadge: FC<{ status: ReadStatus }> = ({ status }) =>
 
 /** P23: a night's no with its reason and the evidence (provider, vendor reference id). */
 export const OutcomeText: FC<{ o: Outcome }> = ({ o }) => {
-  const l = outcomeLabel(o.outcome);
+  const l = outcomeLabel(o.outcome, o.reason);
   return (
     <span class="outcome">
       <span class={`status tone-${l.tone}`}>{l.text}</span>

@@ -76,7 +76,7 @@ function stripLabel(n: StripNight): { text: string; fill: string } {
     return { text: "not yet listed in the directory", fill: "none" };
   if (n.state === "retired")
     return { text: "not in the directory's catalog (retired)", fill: "none" };
-  const l = outcomeLabel(n.outcome.outcome);
+  const l = outcomeLabel(n.outcome.outcome, n.outcome.reason);
   return { text: l.text, fill: l.tone };
 }
 
