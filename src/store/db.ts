@@ -418,8 +418,7 @@ function redact(url: string): string {
     const u = new URL(url);
     if (u.password) u.password = "***";
     for (const key of [...u.searchParams.keys()])
-      if (/^(password|passwd|pass|pwd|sslpassword)$/i.test(key))
-        u.searchParams.set(key, "***");
+      if (/^(password|passwd|pass|pwd|sslpassword)$/i.test(key)) u.searchParams.set(key, "***");
     return u.toString();
   } catch {
     return "the NOR_DATABASE_URL given";
