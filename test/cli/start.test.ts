@@ -4,8 +4,9 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { bundledCatalog, runStart } from "../../src/cli/commands/start.js";
+import { bundledCatalog, runStart, scheduleNights } from "../../src/cli/commands/start.js";
 import { ManualClock } from "../../src/clock.js";
+import { parseDailyAt } from "../../src/policy/schedule.js";
 import { openStore } from "../../src/store/db.js";
 import { storePasswordHash } from "../../src/store/read/console.js";
 import { hashPassword } from "../../src/web/console/password.js";
@@ -305,5 +306,72 @@ sources:
     } finally {
       await new Promise<void>((r) => busy.close(() => r()));
     }
+  });
+});
+
+describe("a night whose process a signal ended (P13)", () => {
+  const at = parseDailyAt("01:00", NY);
+  /** Runs scheduleNights over these exits, the clock moved on whenever it sleeps, until it
+   * says when the next night runs; the lines it said, and how many nights it started. */
+  async function schedule(
+    exits: Parameters<typeof scheduleNights>[0] extends infer O
+      ? O extends { runNight: (s: AbortSignal) => Promise<infer E> }
+        ? E[]
+        : never
+      : never,
+    open: string | undefined,
+  ) {
+    const clock = new ManualClock(Date.UTC(2026, 10, 5, 6, 30));
+    const lines: string[] = [];
+    const stop = new AbortController();
+    let runs = 0;
+    const done = scheduleNights({
+      clock,
+      at,
+      say: (l) => {
+        lines.push(l);
+        if (l.startsWith("the next night runs at")) stop.abort();
+      },
+      signal: stop.signal,
+      runNight: async () => exits[runs++] ?? 0,
+      stillOpen: async () => open,
+      resume: { night: "2026-11-05", until: Date.UTC(2026, 10, 5, 12) },
+    });
+    for (let i = 0; i < 50 && !stop.signal.aborted; i++) {
+      await new Promise((r) => setTimeout(r, 0));
+      if (clock.pending > 0 && !stop.signal.aborted) await clock.advance(10_000);
+    }
+    await done;
+    return { lines, runs };
+  }
+
+  it("P13: killed (SIGKILL, out of memory), it is started again while the night is open, a few times at most", async () => {
+    const { lines, runs } = await schedule(
+      [{ code: null, signal: "SIGKILL" }, { code: null, signal: "SIGKILL" }, 0],
+      "2026-11-05",
+    );
+    expect(runs).toBe(3);
+    expect(lines).toContain(
+      "the night's process was ended by SIGKILL; night 2026-11-05 resumes in 10s (restart 1 of 3)",
+    );
+    expect(lines).toContain("the night is done; `nor status` and the directory show what it found");
+    const always = await schedule(Array(10).fill({ code: null, signal: "SIGKILL" }), "2026-11-05");
+    expect(always.runs).toBe(4);
+    expect(always.lines).toContain(
+      "the night's process was ended by SIGKILL (after 3 restarts); the directory stays up",
+    );
+  });
+
+  it("P13: killed once the night is closed (its deadline passed), or stopped with an exit code, it is not started again", async () => {
+    const closed = await schedule([{ code: null, signal: "SIGKILL" }], undefined);
+    expect(closed.runs).toBe(1);
+    expect(closed.lines).toContain(
+      "the night's process was ended by SIGKILL; the directory stays up",
+    );
+    const failed = await schedule([1], "2026-11-05");
+    expect(failed.runs).toBe(1);
+    expect(failed.lines).toContain(
+      "the night stopped with exit code 1 (see its lines above); the directory stays up",
+    );
   });
 });

@@ -69,8 +69,11 @@ export interface StartDeps {
   say?: (line: string) => void;
   /** Stops the server and the schedule (SIGINT/SIGTERM in the command). */
   signal: AbortSignal;
-  /** Runs one night with these `nor night` arguments; resolves to its exit code. */
-  runNight?: (args: string[], signal: AbortSignal) => Promise<number>;
+  /**
+   * Runs one night with these `nor night` arguments; resolves to its exit code, or to how its
+   * process ended when a signal ended it.
+   */
+  runNight?: (args: string[], signal: AbortSignal) => Promise<NightExit>;
   /** Told the URL once the directory is served (tests). */
   onListening?: (url: string) => void;
 }
@@ -199,6 +202,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
         ...(interrupted ? { resume: interrupted } : {}),
         runNight: (signal) =>
           (deps.runNight ?? spawnNight)(nightArgs(opts, files, dataDir), signal),
+        stillOpen: async () => (await resumableNight(store.db, clock.now()))?.night,
       });
     } finally {
       await stop();
@@ -216,19 +220,46 @@ export async function scheduleNights(o: {
   at: DailyAt;
   say: (line: string) => void;
   signal: AbortSignal;
-  runNight: (signal: AbortSignal) => Promise<number>;
+  runNight: (signal: AbortSignal) => Promise<NightExit>;
+  /**
+   * The night that may still be resumed now (its deadline and the next night's start not
+   * passed), if any: a night whose process a signal ended is started again while it is open.
+   */
+  stillOpen?: () => Promise<string | undefined>;
   /** An interrupted night to resume before the first scheduled one. */
   resume?: { night: string; until: number };
 }): Promise<void> {
   const ran = async () => {
-    const code = await o.runNight(o.signal);
-    if (o.signal.aborted) return false;
-    o.say(
-      code === 0
-        ? "the night is done; `nor status` and the directory show what it found"
-        : `the night stopped with exit code ${code} (see its lines above); the directory stays up`,
-    );
-    return true;
+    for (let restarts = 0; ; restarts++) {
+      const exit = await o.runNight(o.signal);
+      if (o.signal.aborted) return false;
+      const { code, signal } = typeof exit === "number" ? { code: exit, signal: null } : exit;
+      if (signal === null) {
+        o.say(
+          code === 0
+            ? "the night is done; `nor status` and the directory show what it found"
+            : `the night stopped with exit code ${code} (see its lines above); the directory stays up`,
+        );
+        return true;
+      }
+      // Killed (out of memory, by a person, a crash): the night is resumed while it is open,
+      // as a timer's Restart=on-failure would; a few times at most, a pause between.
+      const open = restarts < NIGHT_RESTARTS ? await o.stillOpen?.() : undefined;
+      if (open === undefined) {
+        o.say(
+          `the night's process was ended by ${signal}${restarts > 0 ? ` (after ${restarts} restart${restarts === 1 ? "" : "s"})` : ""}; the directory stays up`,
+        );
+        return true;
+      }
+      o.say(
+        `the night's process was ended by ${signal}; night ${open} resumes in ${formatLeft(RESTART_PAUSE_MS)} (restart ${restarts + 1} of ${NIGHT_RESTARTS})`,
+      );
+      try {
+        await o.clock.sleep(RESTART_PAUSE_MS, o.signal);
+      } catch {
+        return false; // stopped while waiting
+      }
+    }
   };
   if (o.resume && !o.signal.aborted) {
     o.say(
@@ -272,8 +303,15 @@ function nightArgs(opts: StartOptions, files: string[], dataDir: string): string
   return args;
 }
 
+/** How a night's process ended: its exit code, or the signal that ended it. */
+export type NightExit = number | { code: number | null; signal: NodeJS.Signals | null };
+
+/** Times a night whose process a signal ended is started again, and the pause before each. */
+const NIGHT_RESTARTS = 3;
+const RESTART_PAUSE_MS = 10_000;
+
 /** `node bin/nor.js night …` as a child: its lines go to this terminal; stopped on abort. */
-function spawnNight(args: string[], signal: AbortSignal): Promise<number> {
+function spawnNight(args: string[], signal: AbortSignal): Promise<NightExit> {
   return new Promise((done, fail) => {
     const child = startNightProcess(BIN, args, ["ignore", "inherit", "inherit"]);
     const onAbort = () => child.kill("SIGTERM");
@@ -281,7 +319,7 @@ function spawnNight(args: string[], signal: AbortSignal): Promise<number> {
     child.once("error", fail);
     child.once("exit", (code, sig) => {
       signal.removeEventListener("abort", onAbort);
-      done(code ?? (sig ? 1 : 0));
+      done(sig !== null ? { code, signal: sig } : (code ?? 0));
     });
   });
 }
