@@ -176,7 +176,7 @@ export function summaryRecord(e: NightEnd): Record<string, unknown> {
     requests: e.requests,
     usedMs: e.endedAt - e.startedAt,
     deadlineAt: new Date(e.deadlineAt).toISOString(),
-    deadlineReached: e.endedAt >= e.deadlineAt,
+    deadlineReached: deadlineReached(e),
     flagsRaised: e.flagsRaised,
     checkerOffline: e.checkerOffline === true,
     ...(e.durableMs ? { durableMs: e.durableMs } : {}),
@@ -193,4 +193,10 @@ export function offlineMessage(o: OfflineReport): string {
     ? `the canary ${o.canary.url} failed (${o.canary.reason})`
     : `${o.failedSites} of ${o.sites} sites failed with DNS/connect errors`;
   return `the checker could not reach the internet: ${how}; nothing was judged about them (${plural(o.sources, "source")} recorded as checker-offline)`;
+}
+
+/** The night met its deadline: this run ended past it, or sources were left unreached by it. */
+function deadlineReached(e: NightEnd): boolean {
+  // Sources left unreached are the deadline's doing, whichever run of the night met it.
+  return e.endedAt >= e.deadlineAt || (e.outcomes.unreached ?? 0) > 0;
 }

@@ -376,6 +376,8 @@ export interface NightHistoryRow extends NightRow {
   runs: number;
   /** Sources with an outcome that night. */
   checked: number;
+  /** Of them, not reached before the night's deadline (P13: they go first the next night). */
+  unreached: number;
   /** Closed by `settleUnfinishedNights`: interrupted and not resumed in time. */
   closedIncomplete: boolean;
 }
@@ -392,10 +394,18 @@ export async function recentNights(db: Db, limit: number): Promise<NightHistoryR
   for (const n of nights) {
     const c = await db
       .selectFrom("night_sources")
-      .select((eb) => eb.fn.countAll<number | string>().as("n"))
+      .select((eb) => [
+        eb.fn.countAll<number | string>().as("n"),
+        eb.fn
+          .sum<number | string | null>(
+            eb.case().when("outcome", "=", "unreached").then(1).else(0).end(),
+          )
+          .as("unreached"),
+      ])
       .where("night", "=", n.night)
       .executeTakeFirst();
     const checked = Number(c?.n ?? 0);
+    const unreached = Number(c?.unreached ?? 0);
     const end = closingTime(n.started_at, n.deadline_at, n.night);
     // settleUnfinishedNights sets the end to exactly that moment; a night that ran to its
     // end finishes when its last source is done.
@@ -409,6 +419,7 @@ export async function recentNights(db: Db, limit: number): Promise<NightHistoryR
       finishedAt: n.finished_at,
       runs: Number(n.runs),
       checked,
+      unreached,
       closedIncomplete,
     });
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { nightLine } from "../../src/cli/commands/status.js";
 import {
   type NightEnd,
   nextSteps,
@@ -102,7 +103,8 @@ describe("what nor night says", () => {
       requests: 341,
       usedMs: HOUR + 5 * 60_000,
       deadlineAt: "2026-11-05T12:00:00.000Z",
-      deadlineReached: false,
+      // Its 3 unreached sources were left by the deadline (a run before this one met it).
+      deadlineReached: true,
       flagsRaised: 2,
       checkerOffline: false,
       next: nextSteps(end()),
@@ -131,6 +133,26 @@ describe("what nor night says", () => {
       }),
     ).toBe(
       "the checker could not reach the internet: the canary https://example.com/ failed (unreachable: dns: ENOTFOUND); nothing was judged about them (4 sources recorded as checker-offline)",
+    );
+  });
+});
+
+describe("nor status's line for a night", () => {
+  it("P13: a finished night says how many of its sources the deadline left unreached", () => {
+    const base = {
+      night: "2026-11-05",
+      startedAt: "2026-11-05T06:00:00.000Z",
+      deadlineAt: "2026-11-05T06:01:00.000Z",
+      finishedAt: "2026-11-05T06:02:00.000Z",
+      runs: 2,
+      checked: 60,
+      closedIncomplete: false,
+    };
+    expect(nightLine({ ...base, unreached: 36 })).toBe(
+      "night 2026-11-05: finished 2026-11-05T06:02:00.000Z (deadline 2026-11-05T06:01:00.000Z); 60 sources checked (36 of them not reached before the deadline; they go first next night)",
+    );
+    expect(nightLine({ ...base, unreached: 0 })).toBe(
+      "night 2026-11-05: finished 2026-11-05T06:02:00.000Z (deadline 2026-11-05T06:01:00.000Z); 60 sources checked",
     );
   });
 });
