@@ -123,4 +123,15 @@ describe("nor discover", () => {
     expect(r.stderr).toMatch(/was not read \(disallowed\)/);
     expect(closed.requests.map((q) => q.path)).toEqual(["/robots.txt"]);
   }, 60_000);
+
+  it("P3: a loopback homepage without --allow-private-addresses is not asked, and the message names the option", async () => {
+    // A loopback address no earlier test asked (one asked tonight would be answered from the
+    // store, P8), where nothing listens: refused before any connection.
+    const r = await nor(["discover", "http://127.0.0.9:9/", "--data", dir]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      "was not read (blocked-address: 127.0.0.9 is a private, loopback or link-local address",
+    );
+    expect(r.stderr).toContain("unless --allow-private-addresses is given");
+  }, 60_000);
 });

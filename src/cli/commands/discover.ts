@@ -76,7 +76,13 @@ async function run(homepage: string, opts: DiscoverCliOptions): Promise<void> {
   if (result.kind === "not-read") {
     const o = result.outcome;
     const why = "reason" in o ? `: ${o.reason}` : "";
-    stderr().write(`nor: ${result.homepage} was not read (${o.kind}${why})\n`);
+    // P3: a private or loopback address is never asked unless the operator allows it (tests
+    // and demos); said, so a person trying it on their own machine knows the option.
+    const hint =
+      o.kind === "blocked-address"
+        ? `: ${"address" in o && o.address ? `${o.address} is` : "it is at"} a private, loopback or link-local address, which the checker never asks (P3) unless --allow-private-addresses is given (tests and demos)`
+        : why;
+    stderr().write(`nor: ${result.homepage} was not read (${o.kind}${hint})\n`);
     process.exitCode = 1;
     return;
   }
