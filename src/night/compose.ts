@@ -40,6 +40,8 @@ export interface NightRunOptions extends NetOptions {
   onProgress?(p: NightProgress & { requests: number }): void;
   /** A source's check threw, or its result could not be stored: its `error` outcome's cause, for the log. */
   onSourceError?(sourceId: string, err: unknown): void;
+  /** What the archive tells the operator on opening (a WARC file cut short), for the log. */
+  onArchiveNote?(note: string): void;
 }
 
 /**
@@ -83,6 +85,7 @@ export async function runNightWithStore(
           ids,
           // Capture rows join the journal's commits (one fsync fewer an archive batch).
           group: sqlJournal.group,
+          ...(opts.onArchiveNote ? { note: opts.onArchiveNote } : {}),
         })
       : undefined;
   const nightStore = new SqlNightStore(db, sqlJournal.group);

@@ -370,6 +370,11 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         if (tty) stderr().write(`\nnor night: ${source}: the checker failed on it: ${text}\n`);
         else log.error({ source, err }, "checker error");
       },
+      onArchiveNote: (note) => {
+        // A WARC file cut short: the night goes on, its lost copies asked again when needed.
+        if (tty) stderr().write(`nor night: ${note}\n`);
+        else log.warn(note);
+      },
       onProgress: (p) => {
         if (tty) {
           stderr().write(`\r${progressLine(p, clock.now())}\x1b[K`);

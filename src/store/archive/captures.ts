@@ -227,6 +227,20 @@ export async function lastIndexedFile(db: Db): Promise<string | undefined> {
   return row?.file ?? undefined;
 }
 
+/**
+ * The index's records in `file` that do not lie wholly within its first `size` bytes: how many
+ * stored copies (response or revisit records) that leaves unreadable. Asked only of a file found
+ * shorter than the index says (cut short), so the rows are counted here, not in SQL.
+ */
+export async function copiesPast(db: Db, file: string, size: number): Promise<number> {
+  const rows = await db
+    .selectFrom("captures")
+    .select(["offset", "length"])
+    .where("file", "=", file)
+    .execute();
+  return rows.filter((r) => Number(r.offset) + Number(r.length) > size).length;
+}
+
 /** The end of the last indexed record in `file` (0 when none): recovery truncates to it. */
 export async function indexedEnd(db: Db, file: string): Promise<number> {
   const rows = await db

@@ -5,6 +5,15 @@
  * is not wholly on disk; on open, anything in the last file past the last indexed record (a
  * half-written gzip member from a killed process) is cut off, which leaves a file of whole
  * members that warcio and every other WARC reader accept.
+ *
+ * A file shorter than the index says (cut short by a copy or restore that stopped part way, or a
+ * disk that lost its tail) is left as it is and said once (`note`, `shortFiles`): the records
+ * before the cut are still read, each one only when it reads back whole with its digest (P8);
+ * the copies past it are as good as deleted, so their pages are asked again when needed, and
+ * an identical answer is stored again in full rather than as a revisit of one (#stillThere).
+ * No file that exists when the archive opens is ever written to again (each process writes
+ * files of its own, #newFile), so nothing is appended after a hole; a whole copy of the file
+ * put back from a backup later is read as before.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
@@ -19,6 +28,7 @@ import type { GroupCommit } from "../group-commit.js";
 import { madeHere, newHolderId } from "../holder.js";
 import {
   type Capture,
+  copiesPast,
   fromRow,
   indexedEnd,
   insertCaptures,
@@ -52,6 +62,22 @@ export interface WarcArchiveOptions {
    * records are on disk, and a write still resolves only once its row is committed.
    */
   group?: GroupCommit;
+  /**
+   * Told, once each while opening, what the operator should know: a file cut short (the
+   * copies it no longer holds are asked again when needed). `nor night` logs it.
+   */
+  note?: (text: string) => void;
+}
+
+/** A file that holds fewer bytes than the index names in it (see the head of this file). */
+export interface ShortFile {
+  file: string;
+  /** Its size on disk. */
+  size: number;
+  /** The end of the last record the index names in it. */
+  indexedEnd: number;
+  /** Stored copies (response or revisit records) the index names past `size`. */
+  copiesLost: number;
 }
 
 interface Pending {
@@ -93,6 +119,9 @@ export class WarcArchive implements ArchivePort {
   #closed = false;
   /** Bytes cut off the last file on open (a record half-written by a killed process). */
   recoveredBytes = 0;
+  /** Files found shorter than the index says on open: left as they are, never written to. */
+  readonly shortFiles: ShortFile[] = [];
+  readonly #note: ((text: string) => void) | undefined;
 
   private constructor(dir: string, opts: WarcArchiveOptions, seq: number) {
     this.dir = dir;
@@ -102,6 +131,7 @@ export class WarcArchive implements ArchivePort {
     this.#ids = opts.ids;
     this.#rotateBytes = opts.rotateBytes ?? DEFAULT_ROTATE_BYTES;
     this.#seq = seq;
+    this.#note = opts.note;
   }
 
   /**
@@ -152,16 +182,24 @@ export class WarcArchive implements ArchivePort {
     return archive;
   }
 
-  /** Cuts whatever lies past the last indexed record (a record torn by a kill); returns its size. */
+  /**
+   * Cuts whatever lies past the last indexed record (a record torn by a kill); returns its size.
+   * A file shorter than its indexed records is not touched: said, and read as far as it goes.
+   */
   async #recover(name: string): Promise<number> {
     const path = join(this.dir, name);
     const size = (await stat(path)).size;
     const end = await indexedEnd(this.#db, name);
     if (end > size) {
-      throw new NorError(
-        "E_ARCHIVE",
-        `${path}: the index names records up to byte ${end} but the file has ${size} bytes`,
-      );
+      const short = {
+        file: name,
+        size,
+        indexedEnd: end,
+        copiesLost: await copiesPast(this.#db, name, size),
+      };
+      this.shortFiles.push(short);
+      this.#note?.(shortFileNote(path, short));
+      return 0;
     }
     if (end === size) return 0;
     if (end === 0) {
@@ -455,6 +493,19 @@ export class WarcArchive implements ArchivePort {
     if (this.#current) await this.#release(this.#current);
     this.#current = undefined;
   }
+}
+
+/** What the operator is told of a file cut short: which, by how much, and what follows. */
+export function shortFileNote(path: string, s: Omit<ShortFile, "file">): string {
+  const lost =
+    s.copiesLost === 0
+      ? "no stored copy is lost (only request records lie past its end)"
+      : `the ${s.copiesLost === 1 ? "stored copy" : `${s.copiesLost} stored copies`} past byte ${s.size} cannot be read back and ${s.copiesLost === 1 ? "is" : "are"} asked for again when needed (P8)`;
+  return (
+    `${path} is ${s.indexedEnd - s.size} bytes short: the index names records up to byte ${s.indexedEnd} but the file has ${s.size} bytes; ` +
+    `${lost}; the whole records before the cut stay in use and new records go to a new file. ` +
+    "If a backup holds the whole file, put it back (`nor archive verify` checks it)"
+  );
 }
 
 /** pwritev until every byte is written (a regular file rarely takes less than all at once). */
