@@ -132,7 +132,7 @@ sources:
       },
     );
     expect(none.stdout.toString()).toContain(
-      "city-bids: 0 captures read, 0 records found now, 3 stored",
+      "city-bids: no capture in the window; 3 stored, none called removed",
     );
     const bad = await runCli([
       "reparse",

@@ -47,6 +47,19 @@ describe("nor catalog check", () => {
     expect(r.stderr).toContain("catalog has 4 problems");
   });
 
+  it("refuses a selector the reader cannot parse, at its line and field, exit 2 (not a nightly extract-error)", async () => {
+    const f = join(dir(), "bad-selector.yaml");
+    writeFileSync(
+      f,
+      `${GOVS}sources:\n  - { id: kent-agendas, government: city-of-kent, records: agendas, url: "https://www.kent-ohio.org/a", extract: { items: 'li[[[' } }\n`,
+    );
+    const r = await nor("catalog", "check", f);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe(
+      `${f}:5:123: sources[0].extract.items: not a CSS selector the reader can use: Expected name, found [[\n`,
+    );
+  });
+
   it("exits 2 on usage errors", async () => {
     expect((await nor("catalog", "check")).code).toBe(2);
     expect((await nor("catalog", "frobnicate")).code).toBe(2);

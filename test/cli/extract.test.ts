@@ -128,4 +128,26 @@ describe("nor extract", () => {
       /cannot read this page: Legistar grid listing meetings without Name and Meeting Date headers/,
     );
   });
+
+  it("--recipe: a selector the reader cannot parse names the recipe file, line and field, exit 2", async () => {
+    const d = mkdtempSync(join(tmpdir(), "nor-extract-"));
+    const page = join(d, "page.html");
+    writeFileSync(page, "<ul><li><a href=/a>A</a></li></ul>");
+    const recipe = join(d, "bad.yaml");
+    writeFileSync(recipe, "items: 'li[[['\ntitle: a\n");
+    const r = await nor("extract", "--recipe", recipe, page);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(
+      `${recipe}:1:8: items: not a CSS selector the reader can use: Expected name, found [[`,
+    );
+    // A way copied from a catalog: the field is said as written there.
+    const way = join(d, "way.yaml");
+    writeFileSync(way, "url: https://x.gov/\nextract:\n  items: li\n  date: 'time:foo@datetime'\n");
+    const w = await nor("extract", "--recipe", way, page);
+    expect(w.code).toBe(2);
+    expect(w.stderr).toContain(
+      `${way}:4:9: extract.date: not a CSS selector the reader can use: Unknown pseudo-class :foo`,
+    );
+  });
 });

@@ -1,13 +1,14 @@
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
-import { parseDocument } from "yaml";
+import { LineCounter, parseDocument } from "yaml";
 import { NorError, UsageError } from "../../errors.js";
 import { isIanaZone } from "../../policy/zone.js";
 import { pageRecipe } from "../../sources/catalog/schema.js";
 import type { PageRecipe } from "../../sources/catalog/types.js";
 import { DEFAULT_ZONE } from "../../sources/dates.js";
 import { extractPage } from "../../sources/extract/page.js";
+import { recipeSelectorProblems } from "../../sources/extract/selector-check.js";
 import { getPlatform, platformNames } from "../../sources/platforms/index.js";
 import type { ExtractedRecord, Extraction } from "../../sources/record.js";
 import { stderr, stdout } from "../io.js";
@@ -51,11 +52,13 @@ function readRecipe(path: string): PageRecipe {
       `--recipe: cannot read ${path} (${(cause as NodeJS.ErrnoException).code ?? cause})`,
     );
   }
-  const doc = parseDocument(text);
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines });
   if (doc.errors.length > 0) throw new NorError("E_CONFIG", `${path}: ${doc.errors[0]!.message}`);
   const raw = doc.toJS() as Record<string, unknown> | null;
   // A recipe file may be the recipe itself or a way with `extract:` (copied from a catalog).
-  const candidate = raw && typeof raw === "object" && "extract" in raw ? raw["extract"] : raw;
+  const inWay = raw !== null && typeof raw === "object" && "extract" in raw;
+  const candidate = inWay ? raw["extract"] : raw;
   const r = pageRecipe.safeParse(candidate);
   if (!r.success) {
     const why = r.error.issues
@@ -63,6 +66,14 @@ function readRecipe(path: string): PageRecipe {
       .join("; ");
     throw new NorError("E_CONFIG", `${path}: not a page recipe: ${why}`);
   }
+  // Its selectors, as the catalog's are checked: file:line:column: field: the parser's words.
+  const bad = recipeSelectorProblems(candidate).map((p) => {
+    const field = inWay ? ["extract", p.field] : [p.field];
+    const node = doc.getIn(field, true) as { range?: [number, number, number] } | undefined;
+    const at = node?.range ? lines.linePos(node.range[0]) : undefined;
+    return `${path}${at ? `:${at.line}:${at.col}` : ""}: ${field.join(".")}: ${p.message}`;
+  });
+  if (bad.length > 0) throw new NorError("E_CONFIG", bad.join("\n"));
   return r.data as PageRecipe;
 }
 

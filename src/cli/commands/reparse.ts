@@ -22,16 +22,25 @@ import { parseWhen } from "./archive.js";
 export const todaysExtractor: Extractor = (_source: Source, way: WayIn, stored: StoredResponse) =>
   wayReader.extract(way, stored.body, stored.url, stored.headers["content-type"]);
 
-function print(r: SourceReparse): void {
+function print(r: SourceReparse, windowed: boolean): void {
   const w = (s: string) => stdout().write(`${s}\n`);
   const unread = r.errors.length;
+  const pages = (n: number) => (n === 1 ? "1 page" : `${n} pages`);
   w(
-    unread === 0
-      ? `${r.source}: ${r.captures} captures read, ${r.found} records found now, ${r.stored} stored — ` +
-          `${r.added.length} added, ${r.removed.length} removed, ${r.changed.length} changed`
-      : `${r.source}: not re-read — ${unread} of ${r.captures} captures could not be re-read; ` +
+    unread > 0
+      ? `${r.source}: not re-read — ${unread} of ${r.captures} captures could not be re-read; ` +
           `${r.found} records found in the rest, ${r.stored} stored — ${r.added.length} added, ` +
-          `${r.changed.length} changed, none called removed`,
+          `${r.changed.length} changed, none called removed`
+      : r.captures === 0
+        ? // Nothing read, nothing compared: its stored records are not said to be gone.
+          `${r.source}: ${windowed ? "no capture in the window" : "no capture stored"}; ` +
+          `${r.stored} stored, none called removed`
+        : r.before > 0
+          ? `${r.source}: ${r.captures} captures read, ${r.found} records found now, ${r.stored} stored — ` +
+            `${r.added.length} added, ${r.changed.length} changed; ${pages(r.before)} last read ` +
+            `before the window not read, none called removed`
+          : `${r.source}: ${r.captures} captures read, ${r.found} records found now, ${r.stored} stored — ` +
+            `${r.added.length} added, ${r.removed.length} removed, ${r.changed.length} changed`,
   );
   for (const a of r.added) w(`  + ${a.id}  ${a.title}${a.date ? `  (${a.date})` : ""}`);
   for (const d of r.removed) w(`  - ${d.id}  ${d.title}`);
@@ -67,7 +76,7 @@ async function run(opts: Opts): Promise<void> {
       extract: todaysExtractor,
       ...(since !== undefined ? { since } : {}),
     });
-    for (const r of results) print(r);
+    for (const r of results) print(r, since !== undefined);
     const sum = (f: (r: SourceReparse) => number) => results.reduce((n, r) => n + f(r), 0);
     const unread = results.filter((r) => r.errors.length > 0).length;
     stdout().write(
@@ -91,7 +100,10 @@ export function register(program: Command): void {
     .description("Re-extract records from the stored copies with today's recipes, offline (P8)")
     .option("--data <dir>", "data directory", "data")
     .option("--source <id>", "only this source")
-    .option("--since <date>", "only captures read since this date or time")
+    .option(
+      "--since <date>",
+      "only captures read since this date or time (a page last read before it: none called removed)",
+    )
     .option("--catalog <file...>", "catalog file(s) with today's recipes")
     .action(run);
 }

@@ -15,6 +15,7 @@ import { type Document, isPair, isScalar, isSeq, LineCounter, parseDocument, vis
 import type { z } from "zod";
 import { NorError } from "../../errors.js";
 import { hostProblem } from "../../policy/site.js";
+import { formSelectorProblems, recipeSelectorProblems } from "../extract/selector-check.js";
 import { presetAccess, presetNames } from "../platforms/names.js";
 import {
   blockChunks,
@@ -102,7 +103,11 @@ function parsePiece(text: string, file: string, frame: Frame): Piece {
     const issues = result.error.issues.flatMap((i) => fromIssue(loc, raw, i));
     problems.push(...issues.filter((p) => !said.has(p.path)));
   }
-  problems.push(...platformProblems(loc, raw), ...hostProblems(loc, raw));
+  problems.push(
+    ...platformProblems(loc, raw),
+    ...hostProblems(loc, raw),
+    ...selectorProblems(loc, raw),
+  );
   return { loc, raw, data: result.success ? result.data : undefined, problems };
 }
 
@@ -237,6 +242,8 @@ function fromIssue(loc: Located, raw: unknown, issue: z.core.$ZodIssue): Catalog
 }
 
 type RawItem = {
+  extract?: unknown;
+  form?: unknown;
   id?: unknown;
   government?: unknown;
   platform?: unknown;
@@ -298,6 +305,31 @@ function hostProblems(loc: Located, raw: unknown): CatalogProblem[] {
     if (Array.isArray(s?.alternates)) {
       (s.alternates as RawItem[]).forEach((w, j) => {
         check(w?.url, ["sources", i, "alternates", j, "url"]);
+      });
+    }
+  });
+  return out;
+}
+
+/**
+ * Every selector a way gives (its page recipe's fields, its form's `selector`) must be one the
+ * reader can use: parsed and compiled as cheerio does (extract/selector-check.ts), each
+ * distinct selector once a process, so a bad one is this catalog's problem at its field, not
+ * every night's `extract-error` after robots.txt and the page were fetched.
+ */
+function selectorProblems(loc: Located, raw: unknown): CatalogProblem[] {
+  const out: CatalogProblem[] = [];
+  const check = (w: RawItem | undefined, path: PathKey[]) => {
+    for (const p of recipeSelectorProblems(w?.extract))
+      out.push(loc.problem([...path, "extract", p.field], p.message));
+    for (const p of formSelectorProblems(w?.form))
+      out.push(loc.problem([...path, "form", p.field], p.message));
+  };
+  rawList(raw, "sources").forEach((s, i) => {
+    check(s, ["sources", i]);
+    if (Array.isArray(s?.alternates)) {
+      (s.alternates as RawItem[]).forEach((w, j) => {
+        check(w, ["sources", i, "alternates", j]);
       });
     }
   });

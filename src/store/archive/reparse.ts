@@ -35,10 +35,16 @@ export interface SourceReparse {
   stored: number;
   added: ExtractedRecord[];
   /**
-   * Stored records no capture has now. Empty when any capture was not re-read (`errors`):
-   * what it holds is unknown, so no stored record is called removed for it.
+   * Stored records no capture has now. Empty when any capture was not re-read (`errors`), when
+   * none was read, or when a page of the source was last read before `since` (`before`): what
+   * those hold is unknown, so no stored record is called removed on the evidence of the rest.
    */
   removed: StoredRecord[];
+  /**
+   * With `since`: the URLs of the source's list pages last captured before it, so not read
+   * (the stored records may have come from them). 0 without `since`.
+   */
+  before: number;
   changed: { before: StoredRecord; after: ExtractedRecord }[];
   /** One per capture not re-read: its copy did not read back, or today's extractor failed. */
   errors: string[];
@@ -75,6 +81,22 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
   // The latest capture of each URL: the list as it stands now, each page once.
   const latest = new Map<string, Capture>();
   for (const r of rows) if (!latest.has(r.url)) latest.set(r.url, fromRow(r));
+  // A page read only before the window: its latest copy is not read (the window's latest copy
+  // of a page is its latest of all, so only pages with none in the window are left out).
+  let before = 0;
+  if (opts.since !== undefined) {
+    const older = await opts.db
+      .selectFrom("captures")
+      .select("url")
+      .distinct()
+      .where("source", "=", source.id)
+      .where("purpose", "in", LIST_PURPOSES)
+      .where("status", ">=", 200)
+      .where("status", "<", 300)
+      .where("fetched_at", "<", new Date(opts.since).toISOString())
+      .execute();
+    before = older.filter((r) => !latest.has(r.url)).length;
+  }
 
   const result: SourceReparse = {
     source: source.id,
@@ -83,6 +105,7 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
     stored: 0,
     added: [],
     removed: [],
+    before,
     changed: [],
     errors: [],
   };
@@ -112,8 +135,9 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
     else if (fingerprint(before) !== fingerprint(rec)) result.changed.push({ before, after: rec });
   }
   // A capture not re-read may hold any of the stored records (a missing archive holds them
-  // all): none is called removed on the evidence of the captures that were.
-  if (result.errors.length > 0) return result;
+  // all): none is called removed on the evidence of the captures that were. So too a page
+  // left out by the window, and with no capture read nothing was compared at all.
+  if (result.errors.length > 0 || result.before > 0 || latest.size === 0) return result;
   for (const [id, rec] of stored) if (!found.has(id)) result.removed.push(rec);
   return result;
 }
