@@ -149,6 +149,10 @@ describe("nor log (P27)", () => {
       "https://example.gov/bids",
       "https://example.gov/bids",
     ]);
+    // A source id this store has never heard of is said so (exit 2), not "no attempts match".
+    const typo = await runNor([...day, "--source", "oh-exmaple-agendas"]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('--source: this store has no source "oh-exmaple-agendas"');
     const whole = await runNor([...day, "--site", "example.gov", "--jsonl"]);
     const starts = whole.stdout
       .trim()

@@ -3,6 +3,7 @@ import { UsageError } from "../../errors.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { type RequestLogFilter, SqlRequestLog } from "../../store/request-log.js";
 import { toJson, toTable } from "../../store/request-log-view.js";
+import { sourceKnown } from "../../store/source-known.js";
 import { parseTimeWindow, TIME_ARG_HELP } from "../../store/time-args.js";
 import { stdout } from "../io.js";
 
@@ -60,6 +61,15 @@ async function runLog(opts: LogOptions): Promise<void> {
   const store = await openStore(loc, { create: false });
   try {
     const entries = await new SqlRequestLog(store.db).query(filter);
+    // A mistyped source id finds nothing, which would read as "nothing was asked": said instead.
+    if (
+      entries.length === 0 &&
+      opts.source !== undefined &&
+      !(await sourceKnown(store.db, opts.source))
+    )
+      throw new UsageError(
+        `--source: this store has no source "${opts.source}" (\`nor status\` lists them)`,
+      );
     if (opts.jsonl) {
       writeLines(entries.map((e) => JSON.stringify(toJson(e))));
     } else if (entries.length === 0) {
