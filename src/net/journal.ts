@@ -112,7 +112,7 @@ export interface WaitAsked {
   retryAt?: number;
   /** RFC 9110 §10.2.3, P15: no request to the site before then. */
   siteNotBefore?: number;
-  /** P21: the site said no (a 429 past its retries): closed for the night. */
+  /** P21: the site said no (a 429 past its retries, a page's 401 or 403): closed for the night. */
   closeSite?: string;
 }
 

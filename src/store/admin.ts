@@ -145,8 +145,14 @@ export interface StatusRow {
   id: string;
   government: string;
   url: string;
+  /** The source's own mark (P24): read unless a person marked it not read. */
   reading: boolean;
   notReadReason?: string;
+  /**
+   * P26: its site's owner asked the whole site not to be read (`nor site --not-read`), in these
+   * words: no source of it is read while that stands, whatever its own mark.
+   */
+  siteNotRead?: string;
   lastNight?: string;
   lastOutcome?: string;
   lastReason?: string;
@@ -208,7 +214,7 @@ export async function statusRows(db: Db, ids?: readonly string[]): Promise<Statu
     if (!r.reading && m.reason) r.notReadReason = m.reason;
   }
   // P24, P26: a site whose owner asked not to be read (`nor site --not-read`) reads none of its
-  // sources, whatever their own marks say; said as the directory says it (web/public/state.ts).
+  // sources, whatever their own marks say (which stay theirs: the console marks by them).
   const siteOfRow = new Map<string, string>();
   for (const r of rows.values()) {
     try {
@@ -222,8 +228,7 @@ export async function statusRows(db: Db, ids?: readonly string[]): Promise<Statu
     const rule = notRead.get(site);
     const r = rows.get(id);
     if (!rule || !r) continue;
-    r.reading = false;
-    r.notReadReason = `the site's owner asked not to be read (${rule.reason})`;
+    r.siteNotRead = `the site's owner asked not to be read (${rule.reason})`;
   }
   let oq = db
     .selectFrom("night_catalog as nc")

@@ -224,16 +224,7 @@ export function storeLocationFromOptions(opts: { data?: string }): StoreLocation
     throw new NorError("E_CONFIG", "--data needs a directory, not an empty value");
   const url = process.env["NOR_DATABASE_URL"];
   if (url !== undefined && url !== "") {
-    if (/^postgres(?:ql)?:\/\//i.test(url)) {
-      // A URL the driver would fail on later, with words of its own ("Invalid URL"), is a
-      // configuration mistake said here (without the URL: it may hold a password).
-      if (!URL.canParse(url))
-        throw new NorError(
-          "E_CONFIG",
-          "NOR_DATABASE_URL does not parse as a URL (postgres://user@host:port/database); check its host, port and escaping",
-        );
-      return { kind: "postgres", url };
-    }
+    if (/^postgres(?:ql)?:\/\//i.test(url)) return { kind: "postgres", url };
     // Only the scheme is echoed: the rest may hold a password.
     const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1];
     throw new NorError(
@@ -404,6 +395,15 @@ async function currentSchema(db: Db): Promise<string | undefined> {
 function closeAndThrow(db: Db, loc: StoreLocation): (cause: unknown) => Promise<never> {
   return async (cause) => {
     await db.destroy().catch(() => {});
+    // The driver's own parser refused the URL ("Invalid URL"): a configuration mistake, said
+    // without the URL, which may hold a password. (Its Unix-socket forms, which WHATWG's URL
+    // parser refuses, it reads: it alone decides.)
+    if (loc.kind === "postgres" && (cause as { code?: unknown } | null)?.code === "ERR_INVALID_URL")
+      throw new NorError(
+        "E_CONFIG",
+        "NOR_DATABASE_URL does not parse as a URL (postgres://user@host:port/database); check its host, port and escaping",
+        { cause },
+      );
     const where = loc.kind === "postgres" ? redact(loc.url) : loc.dir;
     throw new NorError("E_STORE", `cannot reach the store at ${where}: ${String(cause)}`, {
       cause,
@@ -411,7 +411,6 @@ function closeAndThrow(db: Db, loc: StoreLocation): (cause: unknown) => Promise<
   };
 }
 
-/** A connection string without its password, for error messages. */
 /** The URL as said in a message: its password, in the user-info or the query, as `***`. */
 function redact(url: string): string {
   try {

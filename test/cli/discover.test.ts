@@ -130,8 +130,20 @@ describe("nor discover", () => {
     const r = await nor(["discover", "http://127.0.0.9:9/", "--data", dir]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
-      "was not read (blocked-address: 127.0.0.9 is a private, loopback or link-local address",
+      "was not read (blocked-address: 127.0.0.9 is not a public address (loopback): the checker asks one only with --allow-private-addresses",
     );
-    expect(r.stderr).toContain("unless --allow-private-addresses is given");
+    // Link-local (cloud metadata) is never asked, the option or not: it is not offered.
+    const meta = await nor([
+      "discover",
+      "http://169.254.169.254/",
+      "--data",
+      dir,
+      "--allow-private-addresses",
+    ]);
+    expect(meta.code).toBe(1);
+    expect(meta.stderr).toContain(
+      "169.254.169.254 is not a public address (link-local): the checker never asks one (P3)",
+    );
+    expect(meta.stderr).not.toContain("--allow-private-addresses");
   }, 60_000);
 });

@@ -444,6 +444,14 @@ describe("NOR_DATABASE_URL that is postgres:// but wrong", () => {
     },
   );
 
+  it("the driver's Unix-socket form (no host before the path) is the driver's to read, not refused as unparsable", async () => {
+    const r = await runMain(["status"], {
+      env: { NOR_DATABASE_URL: "postgres://postgres@/nor_no_such_db?host=/nonexistent-socket-dir" },
+    });
+    expect(r.stderr).not.toContain("does not parse");
+    expect(r.stderr).toContain("cannot reach the store");
+  });
+
   it("a password given in the query string is not echoed when the store cannot be reached", async () => {
     // Port 9 (discard) on loopback: nothing listens, the connection is refused at once.
     const r = await runMain(["status"], {

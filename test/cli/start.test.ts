@@ -319,7 +319,7 @@ describe("a night whose process a signal ended (P13)", () => {
         ? E[]
         : never
       : never,
-    open: string | undefined,
+    open: string | undefined | (() => Promise<string | undefined>),
   ) {
     const clock = new ManualClock(Date.UTC(2026, 10, 5, 6, 30));
     const lines: string[] = [];
@@ -334,7 +334,7 @@ describe("a night whose process a signal ended (P13)", () => {
       },
       signal: stop.signal,
       runNight: async () => exits[runs++] ?? 0,
-      stillOpen: async () => open,
+      stillOpen: typeof open === "function" ? open : async () => open,
       resume: { night: "2026-11-05", until: Date.UTC(2026, 10, 5, 12) },
     });
     for (let i = 0; i < 50 && !stop.signal.aborted; i++) {
@@ -367,6 +367,27 @@ describe("a night whose process a signal ended (P13)", () => {
     expect(closed.runs).toBe(1);
     expect(closed.lines).toContain(
       "the night's process was ended by SIGKILL; the directory stays up",
+    );
+    // Stopped by a person (nor night ends itself by the SIGTERM it was sent): stays stopped.
+    const stopped = await schedule([{ code: null, signal: "SIGTERM" }], "2026-11-05");
+    expect(stopped.runs).toBe(1);
+    expect(stopped.lines).toContain(
+      "the night's process was ended by SIGTERM; the directory stays up",
+    );
+    // Its time ended during the pause: the next night is not begun in its place.
+    let asked = 0;
+    const closing = await schedule([{ code: null, signal: "SIGKILL" }], async () =>
+      asked++ === 0 ? "2026-11-05" : undefined,
+    );
+    expect(closing.runs).toBe(1);
+    expect(closing.lines).toContain("night 2026-11-05 closed meanwhile; it is not started again");
+    // Whether it is open cannot be read (the store restarting): said, and the directory stays.
+    const unreadable = await schedule([{ code: null, signal: "SIGKILL" }], async () => {
+      throw new Error("connection refused");
+    });
+    expect(unreadable.runs).toBe(1);
+    expect(unreadable.lines).toContain(
+      "whether the night is still open could not be read (connection refused); it is not started again",
     );
     const failed = await schedule([1], "2026-11-05");
     expect(failed.runs).toBe(1);

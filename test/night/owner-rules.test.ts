@@ -98,6 +98,7 @@ describe("site owners' requests (nor site), set while a night runs", () => {
       id: string;
       reading: boolean;
       notReadReason?: string;
+      siteNotRead?: string;
       way?: { access: string };
       skipped: { why: string }[];
     }[];
@@ -141,11 +142,16 @@ describe("site owners' requests (nor site), set while a night runs", () => {
       expect(o.outcome).toBe("refused");
       expect(o.reason).toMatch(/owner asked not to be read/);
     }
-    // nor status says every source of the site is not read, and why, as the directory does.
+    // nor status says every source of the site is not read, and why, as the directory does;
+    // each source's own mark stays its own (the console marks sources by it).
     for (const r of await status(dir)) {
-      expect(r.reading).toBe(false);
-      expect(r.notReadReason).toBe("the site's owner asked not to be read (owner asked by phone)");
+      expect(r.reading).toBe(true);
+      expect(r.siteNotRead).toBe("the site's owner asked not to be read (owner asked by phone)");
     }
+    const text = await runMain(["status", "--data", dir]);
+    expect(text.stdout).toContain(
+      "\tnot read: the site's owner asked not to be read (owner asked by phone)\t",
+    );
   }, 60_000);
 
   it("P24, P25: one source marked not read (nor mark --not-read) while the night runs is asked nothing more, its records not taken", async () => {

@@ -14,16 +14,16 @@ afterAll(async () => {
   await factory?.cleanup();
 });
 
-/** Ends every other connection of this database's, as a server restart would. */
-async function dropConnections(url: string, app?: string): Promise<number> {
+/** Ends the connections named `app` of this database, as a server restart would end them all. */
+async function dropConnections(url: string, app: string): Promise<number> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
     const r = await c.query(
       `select pg_terminate_backend(pid) from pg_stat_activity
         where datname = current_database() and pid <> pg_backend_pid()
-        ${app ? "and application_name = $1" : ""}`,
-      app ? [app] : [],
+        and application_name = $1`,
+      [app],
     );
     return r.rowCount ?? 0;
   } finally {
@@ -42,12 +42,18 @@ async function eventually(ok: () => Promise<boolean>): Promise<boolean> {
 
 describe.skipIf(!factory)("PostgreSQL connections dropped by the server", () => {
   it("an idle connection dropped: no crash, and the next statement works", async () => {
-    const loc = await (factory as NonNullable<typeof factory>).fresh();
-    const store: Store = await openStore(loc);
+    const loc = (await (factory as NonNullable<typeof factory>).fresh()) as {
+      kind: "postgres";
+      url: string;
+    };
+    // Only this test's connections are dropped: the database is shared with other test files.
+    const app = `nor-test-idle-${process.pid}`;
+    const url = new URL(loc.url);
+    url.searchParams.set("application_name", app);
+    const store: Store = await openStore({ ...loc, url: url.href });
     try {
       await sql`select 1`.execute(store.db);
-      const url = (loc as { url: string }).url;
-      expect(await dropConnections(url)).toBeGreaterThan(0);
+      expect(await dropConnections(loc.url, app)).toBeGreaterThan(0);
       await new Promise((r) => setTimeout(r, 100));
       // The first statement after may meet the dead connection; a later one works.
       expect(
@@ -63,14 +69,15 @@ describe.skipIf(!factory)("PostgreSQL connections dropped by the server", () => 
   it("a connection dropped while a transaction holds it: that transaction fails, the process goes on", async () => {
     const loc = await (factory as NonNullable<typeof factory>).fresh();
     const url = (loc as { url: string }).url;
-    const db = await openPostgresPool(url, 2, "nor-test-dropped");
+    const app = `nor-test-held-${process.pid}`;
+    const db = await openPostgresPool(url, 2, app);
     try {
       const failed = await db
         .transaction()
         .execute(async (tx) => {
           await sql`select 1`.execute(tx);
           // Checked out, between statements, when the server drops it.
-          expect(await dropConnections(url, "nor-test-dropped")).toBeGreaterThan(0);
+          expect(await dropConnections(url, app)).toBeGreaterThan(0);
           await new Promise((r) => setTimeout(r, 100));
           await sql`select 1`.execute(tx);
         })

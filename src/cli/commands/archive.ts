@@ -38,7 +38,13 @@ async function show(url: string, opts: DataOpts & { at?: string }): Promise<void
   const at = opts.at === undefined ? undefined : parseWhen(opts.at, "--at", "end");
   const store = await openStore(storeLocationFromOptions(opts), { create: false });
   try {
-    const capture = await latestCapture(store.db, url, at === undefined ? {} : { at });
+    const when = at === undefined ? {} : { at };
+    // As the checker asked it: the URL parser's form (scheme and host lower-case, default port
+    // dropped), without a fragment, which is never sent.
+    const asked = requestForm(url);
+    const capture =
+      (await latestCapture(store.db, asked, when)) ??
+      (asked !== url ? await latestCapture(store.db, url, when) : undefined);
     if (!capture) {
       throw new NorError(
         "E_ARCHIVE",
@@ -58,6 +64,16 @@ async function show(url: string, opts: DataOpts & { at?: string }): Promise<void
     process.exitCode = 0;
   } finally {
     await store.close();
+  }
+}
+
+function requestForm(url: string): string {
+  try {
+    const u = new URL(url);
+    u.hash = "";
+    return u.href;
+  } catch {
+    return url;
   }
 }
 

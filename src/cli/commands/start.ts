@@ -242,9 +242,12 @@ export async function scheduleNights(o: {
         );
         return true;
       }
-      // Killed (out of memory, by a person, a crash): the night is resumed while it is open,
-      // as a timer's Restart=on-failure would; a few times at most, a pause between.
-      const open = restarts < NIGHT_RESTARTS ? await o.stillOpen?.() : undefined;
+      // Killed (out of memory, a crash): the night is resumed while it is open, as a timer's
+      // Restart=on-failure would; a few times at most, a pause between. A night a person
+      // stopped (`nor night` ends itself by the SIGTERM, SIGINT or SIGHUP it was sent, once
+      // its stop is done) stays stopped.
+      const crashed = CRASH_SIGNALS.has(signal);
+      const open = crashed && restarts < NIGHT_RESTARTS ? await openNight() : undefined;
       if (open === undefined) {
         o.say(
           `the night's process was ended by ${signal}${restarts > 0 ? ` (after ${restarts} restart${restarts === 1 ? "" : "s"})` : ""}; the directory stays up`,
@@ -259,6 +262,23 @@ export async function scheduleNights(o: {
       } catch {
         return false; // stopped while waiting
       }
+      // Its time may have ended during the pause (its deadline, the next night's start): a
+      // `nor night` started then would begin the next night instead.
+      if ((await openNight()) !== open) {
+        o.say(`night ${open} closed meanwhile; it is not started again`);
+        return true;
+      }
+    }
+  };
+  /** The night open now, if any; one that cannot be read is taken as none (said). */
+  const openNight = async (): Promise<string | undefined> => {
+    try {
+      return await o.stillOpen?.();
+    } catch (err) {
+      o.say(
+        `whether the night is still open could not be read (${messageOf(err)}); it is not started again`,
+      );
+      return undefined;
     }
   };
   if (o.resume && !o.signal.aborted) {
@@ -305,6 +325,20 @@ function nightArgs(opts: StartOptions, files: string[], dataDir: string): string
 
 /** How a night's process ended: its exit code, or the signal that ended it. */
 export type NightExit = number | { code: number | null; signal: NodeJS.Signals | null };
+
+/** The signals a crash ends a process with (the OOM killer's SIGKILL among them). */
+const CRASH_SIGNALS: ReadonlySet<string> = new Set([
+  "SIGKILL",
+  "SIGSEGV",
+  "SIGABRT",
+  "SIGBUS",
+  "SIGILL",
+  "SIGFPE",
+]);
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
 
 /** Times a night whose process a signal ended is started again, and the pause before each. */
 const NIGHT_RESTARTS = 3;

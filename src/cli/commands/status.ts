@@ -31,7 +31,12 @@ export function register(program: Command): void {
           "source\tgovernment\turl\treading\tlast night\toutcome\tvia\trecords\tnew\tflags\n",
         );
         for (const r of rows) {
-          const reading = r.reading ? "read" : `not read: ${r.notReadReason ?? ""}`;
+          const reading =
+            r.siteNotRead !== undefined
+              ? `not read: ${r.siteNotRead}`
+              : r.reading
+                ? "read"
+                : `not read: ${r.notReadReason ?? ""}`;
           const outcome = r.lastOutcome
             ? `${r.lastOutcome}${r.lastReason ? ` (${r.lastReason})` : ""}`
             : "-";
