@@ -42,6 +42,16 @@ describe("nor archive show|verify|cdx (P8)", () => {
     expect(text).toContain('etag: "2"');
     expect(text.endsWith("\r\n\r\n<p>night two</p>")).toBe(true);
     expect(latest.stderr).toContain("revisit");
+    // The URL as a person pastes it (a fragment, an upper-case scheme and host): as it was asked.
+    const pasted = await runCli([
+      "archive",
+      "show",
+      "HTTP://127.0.0.2/agendas?year=2026#minutes",
+      "--data",
+      t.dataDir,
+    ]);
+    expect(pasted.code, pasted.stderr).toBe(0);
+    expect(pasted.stdout.toString()).toBe(text);
 
     const older = await runCli([
       "archive",
