@@ -51,6 +51,17 @@ describe("nor robots check", () => {
     expect((await nor("robots", "check", f, "https://h.test/r/1")).out).toBe("disallowed\n");
   });
 
+  it("P17: a file over 500 KiB: its first 512 KiB are read, as a night reads one, and it says so", async () => {
+    const filler = `# ${"x".repeat(98)}\n`.repeat(5_300); // 535,300 bytes of comments
+    const f = file("big.txt", `User-agent: *\nDisallow: /early\n${filler}Disallow: /late\n`);
+    const late = await nor("robots", "check", f, "https://h.test/late");
+    expect(late.code).toBe(0);
+    expect(late.out).toBe(
+      `allowed\nnote: ${f} is 535,347 bytes; only its first 524,288 are read (RFC 9309 §2.5), as a night reads a fetched robots.txt\n`,
+    );
+    expect((await nor("robots", "check", f, "https://h.test/early")).out).toMatch(/^disallowed\n/);
+  });
+
   it("P16: prints the chosen group's crawl-delay on a second line", async () => {
     const f = file(
       "delay.txt",

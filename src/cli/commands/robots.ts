@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { NorError, UsageError } from "../../errors.js";
-import { PRODUCT_TOKEN } from "../../policy/constants.js";
+import { PRODUCT_TOKEN, ROBOTS_MAX_BYTES } from "../../policy/constants.js";
 import { decodeRobotsBody, robotsVerdict } from "../../policy/robots/index.js";
 import { stdout } from "../io.js";
 
@@ -38,16 +38,18 @@ export async function checkRobotsFile(file: string, url: string, agent: string):
     const code = (err as NodeJS.ErrnoException).code ?? String(err);
     throw new UsageError(`cannot read robots.txt file ${file}: ${code}`);
   }
-  const v = robotsVerdict(
-    { state: "rules", body: decodeRobotsBody(bytes).text },
-    target.href,
-    agent,
-  );
+  const decoded = decodeRobotsBody(bytes);
+  const v = robotsVerdict({ state: "rules", body: decoded.text }, target.href, agent);
   // Rules and an http(s) URL always give a verdict; "unknown" here would be a bug.
   if (v.verdict === "unknown")
     throw new NorError("E_INTERNAL", `no verdict for ${url}: ${v.reason}`);
   const delay = v.crawlDelaySeconds === undefined ? "" : `crawl-delay: ${v.crawlDelaySeconds}\n`;
-  return `${v.verdict}\n${delay}`;
+  // P17 (RFC 9309 §2.5): the first 500 KiB are read, as a night reads a fetched one; said, so
+  // a rule further down that seems ignored is not a mystery.
+  const cut = decoded.truncated
+    ? `note: ${file} is ${bytes.length.toLocaleString("en-US")} bytes; only its first ${ROBOTS_MAX_BYTES.toLocaleString("en-US")} are read (RFC 9309 §2.5), as a night reads a fetched robots.txt\n`
+    : "";
+  return `${v.verdict}\n${delay}${cut}`;
 }
 
 function parseTarget(url: string): URL {
