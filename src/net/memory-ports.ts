@@ -1,6 +1,7 @@
 import {
   admit,
   type DecisionTime,
+  NOT_SENT,
   type OwnerRule,
   type SiteFacts,
   timeOf,
@@ -71,6 +72,9 @@ export class MemoryJournal implements JournalPort {
           final: r.final,
           closedEarly: r.closedEarly,
           interrupted: r.entry.outcome === "interrupted",
+          ...(r.entry.outcome === "interrupted" && r.entry.failure?.startsWith(NOT_SENT)
+            ? { notSent: true }
+            : {}),
           ...(r.retryAt !== undefined ? { retryAt: r.retryAt } : {}),
         })),
       }),

@@ -43,15 +43,20 @@ export interface PriorAttempt {
    * the body was read) is that answer, and counts as the try it was, its wait kept.
    */
   interrupted: boolean;
+  /**
+   * Interrupted before it was sent: admitted ahead, then stopped before its planned start (a
+   * stop, an owner's rule set meanwhile). The site saw nothing of it.
+   */
+  notSent?: boolean;
 }
+
+/** The words a row completed without being sent starts with (net/steps/site-gate.ts). */
+export const NOT_SENT = "not sent:";
 
 /** P15: an attempt the site answered with a retry, whether or not the checker lived to read it all. */
 function isTry(p: PriorAttempt): boolean {
   return !p.final && (!p.interrupted || p.retryAt !== undefined);
 }
-
-/** A bound on re-sending after the checker's own crashes: past it, not tonight. */
-export const MAX_INTERRUPTED = 10;
 
 export interface AdmitInput {
   night: string;
@@ -151,9 +156,12 @@ export function admit(a: AdmitInput): Admission {
   if (tries.some((p) => p.retryAt !== undefined && p.retryAt >= LATEST_HOLD_MS))
     return { kind: "done-tonight" };
   const priorAllClosed = tries.every((p) => p.closedEarly);
-  const crashes = a.prior.filter((p) => p.interrupted && !isTry(p)).length;
-  if (tries.length > MAX_RETRIES || crashes >= MAX_INTERRUPTED)
-    return { kind: "exhausted", priorAllClosed };
+  // P15 as the site sees it: one request is sent at most three times a night (twice more).
+  // An attempt the checker's own death cut short was sent and cut off like a dropped
+  // connection: it counts, so a checker that keeps dying does not ask the same page again and
+  // again. One never sent does not.
+  const crashes = a.prior.filter((p) => p.interrupted && !isTry(p) && p.notSent !== true).length;
+  if (tries.length + crashes > MAX_RETRIES) return { kind: "exhausted", priorAllClosed };
 
   let recovered: string | undefined;
   let lastEnd = a.site.lastEnd ?? Number.NEGATIVE_INFINITY;

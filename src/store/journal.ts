@@ -18,6 +18,7 @@ import type {
 import {
   admit,
   type DecisionTime,
+  NOT_SENT,
   type OwnerRule,
   type SiteFacts,
   timeOf,
@@ -61,7 +62,7 @@ export class SqlJournal implements JournalPort {
       const priorRows = hasPrior
         ? await tx
             .selectFrom("request_log")
-            .select(["final", "retry_at", "closed_early", "outcome"])
+            .select(["final", "retry_at", "closed_early", "outcome", "failure"])
             .where("night", "=", intent.night)
             .where("request_key", "=", intent.key)
             .where("outcome", "!=", "in-flight")
@@ -74,6 +75,9 @@ export class SqlJournal implements JournalPort {
           final: Number(r.final) === 1,
           closedEarly: Number(r.closed_early) === 1,
           interrupted: r.outcome === "interrupted",
+          ...(r.outcome === "interrupted" && r.failure?.startsWith(NOT_SENT)
+            ? { notSent: true }
+            : {}),
           ...(r.retry_at !== null ? { retryAt: fromIso(r.retry_at, "request_log.retry_at") } : {}),
         })),
       });

@@ -88,3 +88,27 @@ describe("admission ahead of the start (admit ahead, send on time)", () => {
     ).toEqual({ kind: "wait", until: NOW + 4_750, why: "gap" });
   });
 });
+
+describe("one request's sends in a night (P15)", () => {
+  const cut = { final: false, closedEarly: true, interrupted: true };
+  const ended = { site: { lastEnd: NOW - 10_000 } };
+
+  it("P15: attempts the checker's own death cut short count as sends: a third is the last, the fourth not sent", () => {
+    expect(admit(input({ ...ended, prior: [cut, cut] }))).toMatchObject({ kind: "go" });
+    expect(admit(input({ ...ended, prior: [cut, cut, cut] }))).toMatchObject({
+      kind: "exhausted",
+    });
+    // With a try the site answered (a 503 and its wait) in the count too.
+    const tried = { final: false, closedEarly: false, interrupted: false, retryAt: NOW - 1 };
+    expect(admit(input({ ...ended, prior: [tried, cut, cut] }))).toMatchObject({
+      kind: "exhausted",
+    });
+  });
+
+  it("P15: an attempt stopped before it was sent (admitted ahead, then a stop or an owner's rule) is no send", () => {
+    const unsent = { ...cut, closedEarly: false, notSent: true };
+    expect(admit(input({ ...ended, prior: [unsent, unsent, unsent, cut, cut] }))).toMatchObject({
+      kind: "go",
+    });
+  });
+});

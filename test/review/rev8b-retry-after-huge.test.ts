@@ -7,8 +7,8 @@
  * up through `fetch` (in `nor night`: out of runLane, so the night stops).
  *
  * The site then sees what it asked not to see: the next request to it (another source, the
- * night restarted) goes 2 s later, and the same URL is asked again (an interrupted row does not
- * use a retry), up to MAX_INTERRUPTED times a night.
+ * night restarted) goes 2 s later, and the same URL is asked again (an interrupted row counts as
+ * a send, so up to three times a night).
  *
  * Failed on main (7aef13b): the first fetch rejected (RangeError: Invalid time value)
  * and /other was requested. Fixed here: the journal step's siteHold caps the hold at the date

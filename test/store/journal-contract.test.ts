@@ -199,6 +199,36 @@ describe.each(makers)("the journal's contract: $name", (m) => {
     }
   });
 
+  it("P15: one request is sent at most three times a night, the checker's own cut-short sends included; one never sent does not count", async () => {
+    const s = await m.make();
+    try {
+      let t = T0;
+      const once = async (failure: string) => {
+        t += 10_000;
+        const a = await s.journal.admit(intent("https://www.a.gov/1"), ME, t);
+        if (a.kind !== "go") return a.kind;
+        await s.journal.complete(a.id, ME, {
+          endedAt: t + 5,
+          status: null,
+          outcome: "interrupted",
+          failure,
+          bytes: 0,
+          final: false,
+          closedEarly: false,
+        });
+        return a.kind;
+      };
+      // Stopped before their planned start: the site saw nothing; they are no sends.
+      for (let i = 0; i < 4; i++)
+        expect(await once("not sent: stopped before its planned start")).toBe("go");
+      // Cut short by the checker's own end: three, then not again tonight.
+      for (let i = 0; i < 3; i++) expect(await once("internal: the checker stopped")).toBe("go");
+      expect(await once("internal: the checker stopped")).toBe("exhausted");
+    } finally {
+      await s.close();
+    }
+  });
+
   it("P8: an answer stored in full is replayed, never asked again tonight (but asked on another night)", async () => {
     const s = await m.make();
     try {

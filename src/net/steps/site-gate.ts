@@ -1,5 +1,5 @@
 import type { Clock } from "../../clock.js";
-import { earliestAfter, MAX_AHEAD_MS } from "../../policy/admission.js";
+import { earliestAfter, MAX_AHEAD_MS, NOT_SENT } from "../../policy/admission.js";
 import { originOf, siteOf } from "../../policy/site.js";
 import { type JournalPort, requestKey } from "../journal.js";
 import { final, type Reply, type Step } from "../pipeline.js";
@@ -200,7 +200,8 @@ export const siteGate =
               kind: "error",
               url: call.url,
               status: null,
-              reason: "every attempt tonight was interrupted",
+              reason:
+                "its sends tonight are used up (at most three of one request, those cut short by the checker's own stop or crash included: P15)",
             });
           case "go": {
             // Admitted ahead: the row is durable and the lease held; the request leaves at its
@@ -210,11 +211,11 @@ export const siteGate =
             try {
               onTime = await sleepUntil(deps.clock, a.startedAt, call.signal);
             } catch (err) {
-              await notSent(deps, a, "interrupted", "not sent: stopped before its planned start");
+              await notSent(deps, a, "interrupted", `${NOT_SENT} stopped before its planned start`);
               throw err;
             }
             if (!onTime) {
-              const reason = "not sent: the clock never reached its planned start";
+              const reason = `${NOT_SENT} the clock never reached its planned start`;
               await notSent(deps, a, "interrupted", reason);
               return final({ kind: "error", url: call.url, status: null, reason });
             }
@@ -228,7 +229,7 @@ export const siteGate =
                 deps,
                 a,
                 "interrupted",
-                "not sent: the site's owner rules changed after it was admitted",
+                `${NOT_SENT} the site's owner rules changed after it was admitted`,
               );
               continue;
             }
@@ -240,7 +241,7 @@ export const siteGate =
                 deps,
                 a,
                 "deadline",
-                "not sent: the night's deadline passed while its row was written",
+                `${NOT_SENT} the night's deadline passed while its row was written`,
               );
               return final({ kind: "deadline", url: call.url });
             }
