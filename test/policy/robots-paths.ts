@@ -67,7 +67,11 @@ export async function cliReading(
     const file = join(dir, "robots.txt");
     writeFileSync(file, fileBytes(body));
     const out = await checkRobotsFile(file, url, agent);
-    const m = /^(allowed|disallowed)\n(?:crawl-delay: (\S+)\n)?$/.exec(out);
+    // The verdict, its crawl-delay, and for a file over the limit the note that says so.
+    const m =
+      /^(allowed|disallowed)\n(?:crawl-delay: (\S+)\n)?(?:note: [^\n]+ are read \(RFC 9309 §2\.5\)[^\n]*\n)?$/.exec(
+        out,
+      );
     if (m === null)
       throw new Error(`unexpected output of nor robots check: ${JSON.stringify(out)}`);
     const verdict = m[1] as Reading["verdict"];
