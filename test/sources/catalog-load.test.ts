@@ -2,10 +2,10 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { NorError } from "../../src/errors.js";
 import { DEFAULT_BACKFILL_PAGES } from "../../src/policy/constants.js";
 import { loadCatalog, parseCatalog } from "../../src/sources/catalog/load.js";
 import type { CatalogError } from "../../src/sources/catalog/problems.js";
+import { problems } from "./catalog-problems.js";
 
 const GOV = `governments:
   - id: city-of-akron
@@ -14,20 +14,6 @@ const GOV = `governments:
     county: Summit
     website: https://www.akronohio.gov/
 `;
-
-/** Parses and returns the error's lines (throws if it parsed). */
-function problems(text: string, file = "cat.yaml"): string[] {
-  try {
-    parseCatalog(text, file);
-  } catch (e) {
-    expect(e).toBeInstanceOf(NorError);
-    expect((e as NorError).code).toBe("E_CATALOG");
-    return (e as CatalogError).problems.map(
-      (p) => `${p.file}:${p.line}:${p.col}: ${p.path}: ${p.message}`,
-    );
-  }
-  throw new Error("expected the catalog to be refused");
-}
 
 describe("catalog loading", () => {
   it("a lead's address may lack a scheme or be a template, but a scheme it writes is http(s)", () => {

@@ -1,25 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { NorError } from "../../src/errors.js";
 import { parseCatalog } from "../../src/sources/catalog/load.js";
-import type { CatalogError } from "../../src/sources/catalog/problems.js";
 import { cssProblem } from "../../src/sources/extract/selector-check.js";
+import { problems } from "./catalog-problems.js";
 
 const GOV = `governments:
   - { id: city-of-akron, name: City of Akron, kind: city }
 `;
-
-function problems(text: string, file = "cat.yaml"): string[] {
-  try {
-    parseCatalog(text, file);
-  } catch (e) {
-    expect(e).toBeInstanceOf(NorError);
-    expect((e as NorError).code).toBe("E_CATALOG");
-    return (e as CatalogError).problems.map(
-      (p) => `${p.file}:${p.line}:${p.col}: ${p.path}: ${p.message}`,
-    );
-  }
-  throw new Error("expected the catalog to be refused");
-}
 
 const WORDS = "not a CSS selector the reader can use";
 
