@@ -155,12 +155,13 @@ export function admit(a: AdmitInput): Admission {
   const tries = a.prior.filter(isTry);
   if (tries.some((p) => p.retryAt !== undefined && p.retryAt >= LATEST_HOLD_MS))
     return { kind: "done-tonight" };
-  const priorAllClosed = tries.every((p) => p.closedEarly);
   // P15 as the site sees it: one request is sent at most three times a night (twice more).
   // An attempt the checker's own death cut short was sent and cut off like a dropped
   // connection: it counts, so a checker that keeps dying does not ask the same page again and
   // again. One never sent does not.
   const crashes = a.prior.filter((p) => p.interrupted && !isTry(p) && p.notSent !== true).length;
+  // P21 "closed on every attempt" is the site's doing only: a send the checker cut short is not.
+  const priorAllClosed = crashes === 0 && tries.every((p) => p.closedEarly);
   if (tries.length + crashes > MAX_RETRIES) return { kind: "exhausted", priorAllClosed };
 
   let recovered: string | undefined;
@@ -215,7 +216,9 @@ export function admit(a: AdmitInput): Admission {
   }
   return {
     kind: "go",
-    attempt: tries.length + 1,
+    // The send's number tonight, as the site saw them (its third is its last: P15, and a 429
+    // on it is the site's no, P21).
+    attempt: tries.length + crashes + 1,
     priorAllClosed,
     startedAt: startAt,
     ...(recovered !== undefined ? { recovered } : {}),

@@ -94,7 +94,12 @@ describe("one request's sends in a night (P15)", () => {
   const ended = { site: { lastEnd: NOW - 10_000 } };
 
   it("P15: attempts the checker's own death cut short count as sends: a third is the last, the fourth not sent", () => {
-    expect(admit(input({ ...ended, prior: [cut, cut] }))).toMatchObject({ kind: "go" });
+    // Numbered as the site saw them: the third; and not "closed on every attempt" by the site.
+    expect(admit(input({ ...ended, prior: [cut, cut] }))).toMatchObject({
+      kind: "go",
+      attempt: 3,
+      priorAllClosed: false,
+    });
     expect(admit(input({ ...ended, prior: [cut, cut, cut] }))).toMatchObject({
       kind: "exhausted",
     });

@@ -5,6 +5,7 @@ import { type RobotsFetchResult, robotsUrlFor, robotsVerdict } from "../../polic
 import { type Call, final, type Handler, type Reply, type Step } from "../pipeline.js";
 import { unreachable } from "../robots-answer.js";
 import type { CachedRobots, FetchOutcome, RobotsCachePort, Validators } from "../types.js";
+import { SENDS_USED_UP } from "./site-gate.js";
 
 /**
  * P10 across a restart: an origin's Crawl-delay, from this process's first request on (a
@@ -108,6 +109,9 @@ export function robotsGate(deps: RobotsGateDeps): Step {
       if (o.kind === "refused" || o.kind === "blocked-address") {
         return { kind: "stopped", outcome: o };
       }
+      // Its sends used up by the checker's own crashes (robots.txt is never retried, so only
+      // those use them): the checker's failure, not the site's robots.txt unavailable (P20).
+      if (o.kind === "error" && o.reason === SENDS_USED_UP) return { kind: "stopped", outcome: o };
       // A bad redirect, every attempt interrupted, …: unknown, so unreachable (P20).
       const reason = "reason" in o && o.reason !== undefined ? o.reason : o.kind;
       return rules(await store(origin, unreachable(reply.got?.answer, reason)));

@@ -77,6 +77,13 @@ export interface SiteGateDeps {
   crawlDelayMs(url: string): Promise<number>;
 }
 
+/**
+ * Why a request is not sent again tonight when its three sends are used (P15), those the
+ * checker's own stop or crash cut short included.
+ */
+export const SENDS_USED_UP =
+  "its sends tonight are used up (at most three of one request, those cut short by the checker's own stop or crash included: P15)";
+
 /** The longest wait the hint sleeps without asking the journal first. */
 const HINT_MAX_MS = 10 * 60_000;
 
@@ -200,8 +207,7 @@ export const siteGate =
               kind: "error",
               url: call.url,
               status: null,
-              reason:
-                "its sends tonight are used up (at most three of one request, those cut short by the checker's own stop or crash included: P15)",
+              reason: SENDS_USED_UP,
             });
           case "go": {
             // Admitted ahead: the row is durable and the lease held; the request leaves at its

@@ -1,0 +1,80 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { requestKey, type SendIntent } from "../../src/net/journal.js";
+import { SENDS_USED_UP } from "../../src/net/steps/site-gate.js";
+import { originOf, siteOf } from "../../src/policy/site.js";
+import { type Harness, harness } from "../fleet/harness.js";
+import { html, robots, status } from "../fleet/routes.js";
+
+/**
+ * P15 as the site sees it, with the checker's own deaths in the count: sends its crashes cut
+ * short are sends, numbered as the site saw them, so the last allowed one is judged as the
+ * last (a 429 there is the site's no, P21), and a robots.txt whose sends the checker used up
+ * is the checker's failure, never the site's robots.txt unavailable (P20).
+ */
+const NIGHT = "2026-11-05";
+let h: Harness;
+afterEach(async () => h?.close());
+
+/** `n` sends of `url` tonight that the checker's own end cut short (rows interrupted). */
+async function cutShort(url: string, purpose: SendIntent["purpose"], n: number): Promise<void> {
+  const j = h.ports.journal;
+  const intent: SendIntent = {
+    night: NIGHT,
+    key: requestKey({ method: "GET", url }),
+    method: "GET",
+    url,
+    site: siteOf(url),
+    origin: originOf(url),
+    purpose,
+    gapMs: 2000,
+    replayAllowed: true,
+  };
+  for (let i = 0; i < n; i++) {
+    const at = h.clock.now() - 100_000 + i * 10_000;
+    const a = await j.admit(intent, "host:1:gone", at);
+    if (a.kind !== "go") throw new Error(a.kind);
+    await j.complete(a.id, "host:1:gone", {
+      endedAt: at + 5,
+      status: null,
+      outcome: "interrupted",
+      failure: "internal: the checker stopped",
+      bytes: 0,
+      final: false,
+      closedEarly: false,
+    });
+  }
+}
+
+describe("sends the checker cut short (P15)", () => {
+  it("P15, P21: after two, the third send is the last: its 429 is the site's no, the site closed", async () => {
+    h = await harness();
+    const s = await h.fleet.server();
+    s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    s.route("/list", status(429));
+    s.route("/other", html("x"));
+    const f = h.fetcher({ night: NIGHT });
+    await cutShort(s.url("/list"), "page", 2);
+    expect(await f.fetch({ url: s.url("/list"), purpose: "page" })).toMatchObject({
+      kind: "refused",
+      status: 429,
+    });
+    const row = h.ports.log.entries.filter((e) => e.url === s.url("/list")).at(-1);
+    expect(row).toMatchObject({ attempt: 3, outcome: "refused", status: 429 });
+    expect((await f.fetch({ url: s.url("/other"), purpose: "page" })).kind).toBe("site-closed");
+    expect(s.hits("/list")).toHaveLength(1);
+    expect(s.hits("/other")).toHaveLength(0);
+  });
+
+  it("P20: a robots.txt whose three sends the checker cut short is its own failure, not the site's robots.txt unavailable", async () => {
+    h = await harness();
+    const s = await h.fleet.server();
+    s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    s.route("/list", html("x"));
+    const f = h.fetcher({ night: NIGHT });
+    await cutShort(s.url("/robots.txt"), "robots", 3);
+    const o = await f.fetch({ url: s.url("/list"), purpose: "page" });
+    expect(o).toMatchObject({ kind: "error", reason: SENDS_USED_UP });
+    expect(s.hits("/robots.txt")).toHaveLength(0);
+    expect(s.hits("/list")).toHaveLength(0);
+  });
+});
