@@ -8,7 +8,7 @@
  */
 import { NorError } from "../errors.js";
 import type { WayIn } from "../sources/catalog/types.js";
-import { type ExtractParts, extractWith, titled } from "../sources/extract/dispatch.js";
+import { type ExtractParts, extractWith } from "../sources/extract/dispatch.js";
 import type { Platform } from "../sources/platforms/types.js";
 import type { nextFormPage } from "./form-way.js";
 import { isGenericForm, type WayReader } from "./reader.js";
@@ -32,11 +32,8 @@ export function wayReaderOf(parts: ReaderParts): WayReader {
       return p ? p.firstRequest(way.url, now) : { url: way.url };
     },
     extract(way, body, url, contentType) {
-      const p = platformOf(way);
-      // The answer's charset and the government's zone go to whichever reader reads it.
-      return p
-        ? titled(p.extract(body, url, { contentType, zone: way.timezone }))
-        : extractWith(parts, way, body, url, contentType);
+      // A preset or the generic reader for its access, as extractWith chooses.
+      return extractWith(parts, way, body, url, contentType);
     },
     nextRequest(way, previous, body, extraction, contentType) {
       const p = platformOf(way);

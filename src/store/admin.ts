@@ -6,11 +6,10 @@
 import { NorError } from "../errors.js";
 import type { WaySkipped, WayUsed } from "../night/types.js";
 import { closingTime, isNightDate } from "../policy/night-date.js";
-import { siteOf } from "../policy/site.js";
 import type { Db } from "./db.js";
 import { toIso } from "./iso-time.js";
 import { latestMarks } from "./marks.js";
-import { notReadSites } from "./site-rules.js";
+import { notReadSitesOf, siteNotReadReason } from "./site-rules.js";
 import { parseWayChoice } from "./way-choice.js";
 
 export interface MarkInput {
@@ -215,20 +214,9 @@ export async function statusRows(db: Db, ids?: readonly string[]): Promise<Statu
   }
   // P24, P26: a site whose owner asked not to be read (`nor site --not-read`) reads none of its
   // sources, whatever their own marks say (which stay theirs: the console marks by them).
-  const siteOfRow = new Map<string, string>();
-  for (const r of rows.values()) {
-    try {
-      siteOfRow.set(r.id, siteOf(r.url));
-    } catch {
-      // Not a URL a night could ask: no site's request applies to it.
-    }
-  }
-  const notRead = await notReadSites(db, [...siteOfRow.values()]);
-  for (const [id, site] of siteOfRow) {
-    const rule = notRead.get(site);
+  for (const [id, { rule }] of await notReadSitesOf(db, rows.values())) {
     const r = rows.get(id);
-    if (!rule || !r) continue;
-    r.siteNotRead = `the site's owner asked not to be read (${rule.reason})`;
+    if (r) r.siteNotRead = siteNotReadReason(rule);
   }
   let oq = db
     .selectFrom("night_catalog as nc")

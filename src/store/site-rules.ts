@@ -166,3 +166,36 @@ export async function notReadSites(
   }
   return out;
 }
+
+/** How a source not read at its site owner's request is said (P26), on every page and command. */
+export function siteNotReadReason(rule: SiteRule): string {
+  return `the site's owner asked not to be read (${rule.reason})`;
+}
+
+/**
+ * Of these sources, those whose site's owner asked the whole site not to be read, each with its
+ * site and that request. A URL that names no site has no site's request.
+ */
+export async function notReadSitesOf(
+  db: Db,
+  sources: Iterable<{ id: string; url: string }>,
+): Promise<Map<string, { site: string; rule: SiteRule }>> {
+  // The Public Suffix List is loaded only here: `nor mark`, `nor flags` and the rest of what
+  // reads this module never pay for it.
+  const { siteOf } = await import("../policy/site.js");
+  const siteOfSource = new Map<string, string>();
+  for (const s of sources) {
+    try {
+      siteOfSource.set(s.id, siteOf(s.url));
+    } catch {
+      // Not a URL a night could ask.
+    }
+  }
+  const rules = await notReadSites(db, [...siteOfSource.values()]);
+  const out = new Map<string, { site: string; rule: SiteRule }>();
+  for (const [id, site] of siteOfSource) {
+    const rule = rules.get(site);
+    if (rule) out.set(id, { site, rule });
+  }
+  return out;
+}

@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runMain } from "../cli/cli-capture.js";
 import { runNorAsync } from "../cli/run-nor.js";
+import type { Fleet } from "../fleet/fleet.js";
 
 function nightArgs(catalog: string, data: string, night: string, extra: string[]): string[] {
   const args = ["night", "--catalog", catalog, "--data", data, "--night", night, ...extra];
@@ -71,3 +72,36 @@ export const rss = (origin: string, n: number, prefix = "agenda") =>
         `<item><title>Item ${prefix} ${i}</title><link>${origin}/${prefix}/${i}</link><guid>${origin}/${prefix}/${i}</guid><pubDate>Tue, 0${i} Nov 2026 18:00:00 GMT</pubDate></item>`,
     )
     .join("")}</channel></rss>`;
+
+/**
+ * One loopback site per kind, each with `per` feeds (robots.txt 404: allow all) that answer
+ * as the kind says: `ok` an RSS list of two items, `refused` 403, `gone` 404; each answer goes
+ * out when `answer` sends it (at once unless told otherwise). The catalog of them, written in
+ * `dir` (feed `s{i}-f{n}` is site i's feed n).
+ */
+export async function feedSites(
+  fleet: Fleet,
+  dir: string,
+  kinds: readonly ("ok" | "refused" | "gone")[],
+  per: number,
+  answer: (send: () => void) => void = (send) => send(),
+): Promise<string> {
+  const sources: string[][] = [];
+  for (const [i, kind] of kinds.entries()) {
+    const s = await fleet.server();
+    s.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    for (let n = 0; n < per; n++) {
+      s.route(`/feed/${n}.xml`, (_q, res) =>
+        answer(() => {
+          if (kind === "ok")
+            res
+              .writeHead(200, { "content-type": "application/rss+xml" })
+              .end(rss(s.origin, 2, `s${i}f${n}`));
+          else res.writeHead(kind === "refused" ? 403 : 404).end();
+        }),
+      );
+      sources.push(feedEntry(`s${i}-f${n}`, s.url(`/feed/${n}.xml`)));
+    }
+  }
+  return writeCatalog(dir, sources);
+}

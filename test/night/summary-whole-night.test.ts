@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runMain } from "../cli/cli-capture.js";
 import { type Fleet, startFleet } from "../fleet/fleet.js";
-import { feedEntry, nightCli, rss, writeCatalog } from "./cli-night.js";
+import { feedSites, nightCli } from "./cli-night.js";
 
 /**
  * docs/operations.md: a night's lines end "with the night's summary: outcomes by kind, new
@@ -20,22 +20,7 @@ let catalog: string;
 
 beforeAll(async () => {
   fleet = await startFleet({ now: () => Date.now() });
-  const sources: string[][] = [];
-  for (const [i, kind] of (["ok", "refused", "gone"] as const).entries()) {
-    const s = await fleet.server();
-    s.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
-    for (let n = 0; n < 2; n++) {
-      s.route(`/feed/${n}.xml`, (_q, res) => {
-        if (kind === "ok")
-          res
-            .writeHead(200, { "content-type": "application/rss+xml" })
-            .end(rss(s.origin, 2, `s${i}f${n}`));
-        else res.writeHead(kind === "refused" ? 403 : 404).end();
-      });
-      sources.push(feedEntry(`s${i}-f${n}`, s.url(`/feed/${n}.xml`)));
-    }
-  }
-  catalog = writeCatalog(dir, sources);
+  catalog = await feedSites(fleet, dir, ["ok", "refused", "gone"], 2);
 });
 
 afterAll(async () => {

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { RUNNERS_DIR } from "../../src/night/night-runners.js";
 import { ROOT } from "../cli/run-nor.js";
 import { type Fleet, startFleet } from "../fleet/fleet.js";
-import { feedEntry, rss, writeCatalog } from "./cli-night.js";
+import { feedSites } from "./cli-night.js";
 
 /**
  * `nor night --workers 3` when one of its workers is killed by a signal (kill -9, the OOM
@@ -41,26 +41,10 @@ describe("nor night --workers: a worker killed by a signal", () => {
       else send();
     };
     try {
-      const sources: string[][] = [];
       // Two sites that answer, one that refuses (403) and one whose pages are gone (404).
       const kinds = ["ok", "ok", "refused", "gone"] as const;
-      for (const [i, kind] of kinds.entries()) {
-        const s = await fleet.server();
-        s.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
-        for (let n = 0; n < 3; n++) {
-          s.route(`/feed/${n}.xml`, (_q, res) =>
-            answer(() => {
-              if (kind === "ok")
-                res
-                  .writeHead(200, { "content-type": "application/rss+xml" })
-                  .end(rss(s.origin, 2, `s${i}f${n}`));
-              else res.writeHead(kind === "refused" ? 403 : 404).end();
-            }),
-          );
-          sources.push(feedEntry(`s${i}-f${n}`, s.url(`/feed/${n}.xml`)));
-        }
-      }
-      const catalog = writeCatalog(dir, sources);
+      const catalog = await feedSites(fleet, dir, kinds, 3, answer);
+      const sources = kinds.length * 3;
       const data = join(dir, "data");
       const env = { ...process.env };
       delete env["NOR_DATABASE_URL"];
@@ -127,7 +111,7 @@ describe("nor night --workers: a worker killed by a signal", () => {
       ).n;
       db.close();
       const whole = Object.fromEntries(byKind.map((r) => [r.outcome, r.n]));
-      expect(Object.values(whole).reduce((a, n) => a + n, 0)).toBe(sources.length);
+      expect(Object.values(whole).reduce((a, n) => a + n, 0)).toBe(sources);
       expect(whole["ok"]).toBe(6);
       expect(whole["refused"]).toBeGreaterThan(0);
       expect(whole["gone"]).toBeGreaterThan(0);
@@ -145,7 +129,7 @@ describe("nor night --workers: a worker killed by a signal", () => {
       expect(done.at(-1)).toMatchObject({
         night: NIGHT,
         resumed: false,
-        planned: sources.length,
+        planned: sources,
         outcomes: whole,
         newRecords: 12,
       });

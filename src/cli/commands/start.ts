@@ -43,7 +43,7 @@ import {
   netOptions,
   operatorNameOption,
 } from "../net-options.js";
-import { startNightProcess } from "../night-process.js";
+import { nightProcessEnd, startNightProcess } from "../night-process.js";
 import { addWebOptions, listeningOrigin, type WebCliOptions, webOptions } from "../web-options.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -345,17 +345,18 @@ const NIGHT_RESTARTS = 3;
 const RESTART_PAUSE_MS = 10_000;
 
 /** `node bin/nor.js night …` as a child: its lines go to this terminal; stopped on abort. */
-function spawnNight(args: string[], signal: AbortSignal): Promise<NightExit> {
-  return new Promise((done, fail) => {
-    const child = startNightProcess(BIN, args, ["ignore", "inherit", "inherit"]);
-    const onAbort = () => child.kill("SIGTERM");
-    signal.addEventListener("abort", onAbort, { once: true });
-    child.once("error", fail);
-    child.once("exit", (code, sig) => {
-      signal.removeEventListener("abort", onAbort);
-      done(sig !== null ? { code, signal: sig } : (code ?? 0));
-    });
-  });
+async function spawnNight(args: string[], signal: AbortSignal): Promise<NightExit> {
+  const child = startNightProcess(BIN, args, ["ignore", "inherit", "inherit"]);
+  const ended = nightProcessEnd(child);
+  const onAbort = () => child.kill("SIGTERM");
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    const end = await ended;
+    if (end.error) throw end.error;
+    return end.signal !== null ? { code: end.code, signal: end.signal } : (end.code ?? 0);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
 }
 
 function listen(

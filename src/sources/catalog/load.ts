@@ -29,6 +29,7 @@ import { findCredentials } from "./credentials.js";
 import {
   CatalogError,
   type CatalogProblem,
+  escapeControls,
   type Frame,
   Located,
   type PathKey,
@@ -121,10 +122,7 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 
 /** Text quoted as JSON writes it, with DEL and the C1 controls escaped too: one printable line. */
 function printable(text: string): string {
-  return JSON.stringify(text).replace(
-    /[\u007f-\u009f]/g,
-    (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`,
-  );
+  return escapeControls(JSON.stringify(text));
 }
 
 /** Every string scalar (key or value) holding a control character, where it is written. */

@@ -34,6 +34,14 @@ export function formatProblem(p: CatalogProblem): string {
 
 export type PathKey = string | number;
 
+/** `text` with its C0 and C1 controls and DEL as `\uXXXX`: one line a terminal shows as is. */
+export function escapeControls(text: string): string {
+  return text.replace(
+    /[\u0000-\u001f\u007f-\u009f]/g,
+    (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`,
+  );
+}
+
 /**
  * `sources[3].url`. A key written with a control character in it (a quoted YAML key can hold
  * one) is said with the character escaped, so a problem stays one line a terminal shows as is.
@@ -42,13 +50,7 @@ export function formatPath(path: readonly PathKey[]): string {
   let out = "";
   for (const k of path) {
     if (typeof k === "number") out += `[${k}]`;
-    else {
-      const key = k.replace(
-        /[\u0000-\u001f\u007f-\u009f]/g,
-        (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`,
-      );
-      out += out ? `.${key}` : key;
-    }
+    else out += out ? `.${escapeControls(k)}` : escapeControls(k);
   }
   return out;
 }

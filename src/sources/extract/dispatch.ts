@@ -67,7 +67,7 @@ export function extractWith(
  * policy/shown-text.ts, which makeRecord applies) was still a title to it, and became a record
  * the directory would list with an empty link.
  */
-export function titled(e: Extraction): Extraction {
+function titled(e: Extraction): Extraction {
   if (!e.records.some((r) => r.title === "")) return e;
   return { ...e, records: e.records.filter((r) => r.title !== "") };
 }

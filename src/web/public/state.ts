@@ -5,7 +5,6 @@
  */
 import type { RefusalEvidence } from "../../net/types.js";
 import type { WayChoice } from "../../night/types.js";
-import { siteOf } from "../../policy/site.js";
 import type { Db } from "../../store/db.js";
 import { toIso } from "../../store/iso-time.js";
 import { latestMarks } from "../../store/marks.js";
@@ -14,7 +13,7 @@ import {
   type OutcomeRow,
   outcomeRowsSince,
 } from "../../store/read/source-state.js";
-import { notReadSites } from "../../store/site-rules.js";
+import { notReadSitesOf, siteNotReadReason } from "../../store/site-rules.js";
 import { parseWayChoice } from "../../store/way-choice.js";
 
 /**
@@ -41,15 +40,6 @@ export interface Outcome {
   endedAt: string;
 }
 
-/** The site of a source's page, or undefined for a URL that names no host. */
-function siteOfUrl(url: string): string | undefined {
-  try {
-    return siteOf(url);
-  } catch {
-    return undefined;
-  }
-}
-
 export async function readStatuses(
   db: Db,
   sources: readonly { id: string; url: string }[],
@@ -65,18 +55,10 @@ export async function readStatuses(
         : { reading: false, reason: m.reason ?? "no reason recorded", since: m.at },
     );
   }
-  const siteOfSource = new Map<string, string>();
-  for (const s of sources) {
-    const site = siteOfUrl(s.url);
-    if (site !== undefined) siteOfSource.set(s.id, site);
-  }
-  const closed = await notReadSites(db, [...siteOfSource.values()]);
-  for (const [id, site] of siteOfSource) {
-    const rule = closed.get(site);
-    if (!rule) continue;
+  for (const [id, { site, rule }] of await notReadSitesOf(db, sources)) {
     out.set(id, {
       reading: false,
-      reason: `the site's owner asked not to be read (${rule.reason})`,
+      reason: siteNotReadReason(rule),
       since: toIso(rule.at),
       siteOwner: site,
     });
