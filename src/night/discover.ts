@@ -24,6 +24,8 @@ export interface DiscoverOptions extends NetOptions {
   clock: Clock;
   ids: IdSource;
   dataDir?: string;
+  /** What the archive tells the operator on opening (a WARC file cut short), as the night's. */
+  onArchiveNote?(note: string): void;
 }
 
 export interface ConfirmedCandidate extends Candidate {
@@ -50,6 +52,7 @@ export async function discover(
           db: store.db,
           clock,
           ids: opts.ids,
+          ...(opts.onArchiveNote ? { note: opts.onArchiveNote } : {}),
         })
       : undefined;
   // P21, P20: during a night (even past midnight) discover is one more request of that

@@ -65,6 +65,9 @@ async function run(homepage: string, opts: DiscoverCliOptions): Promise<void> {
       ids: randomIds,
       ...(loc.kind === "sqlite" ? { dataDir: loc.dir } : {}),
       ...net,
+      // A WARC file cut short, said once as `nor night` says it: discover goes on, the copies
+      // past the cut asked again when needed (P8).
+      onArchiveNote: (note) => void stderr().write(`nor discover: ${note}\n`),
     });
   } finally {
     await store.close();

@@ -62,6 +62,8 @@ interface NightOptions extends NetCliOptions {
   concurrency?: string;
   workers?: string;
   canary?: string;
+  /** Set by spawnWorker on the processes it starts: one of another `nor night`'s workers. */
+  worker?: boolean;
 }
 
 /** `nor night`: runs (or resumes) one night's check now (P9–P13, P20–P25). */
@@ -91,6 +93,12 @@ export function register(program: Command): void {
     .option(
       "--workers <n>",
       "processes sharing the night on this machine (default 1); a nor night started elsewhere on the same store joins it too",
+    )
+    // Not for people: what spawnWorker adds to the command lines of the processes it starts.
+    .addOption(
+      program
+        .createOption("--worker", "a worker of another `nor night --workers N` (set by it)")
+        .hideHelp(),
     );
   addNetOptions(cmd).action(async (opts: NightOptions) => {
     await runNightCommand(opts);
@@ -370,11 +378,17 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         if (tty) stderr().write(`\nnor night: ${source}: the checker failed on it: ${text}\n`);
         else log.error({ source, err }, "checker error");
       },
-      onArchiveNote: (note) => {
-        // A WARC file cut short: the night goes on, its lost copies asked again when needed.
-        if (tty) stderr().write(`nor night: ${note}\n`);
-        else log.warn(note);
-      },
+      // A WARC file cut short: the night goes on, its lost copies asked again when needed.
+      // Said once a command: by the process a person started, never again by each of its
+      // workers, which open the same archive (their stderr is this one's).
+      ...(opts.worker
+        ? {}
+        : {
+            onArchiveNote: (note: string) => {
+              if (tty) stderr().write(`nor night: ${note}\n`);
+              else log.warn(note);
+            },
+          }),
       onProgress: (p) => {
         if (tty) {
           stderr().write(`\r${progressLine(p, clock.now())}\x1b[K`);
@@ -513,11 +527,12 @@ function spawnWorker(night: string): Worker {
       continue;
     }
     if (a.startsWith("--workers=") || a.startsWith("--night=")) continue;
+    if (a === "--worker") continue;
     args.push(a);
   }
   const child = startNightProcess(
     process.argv[1] as string,
-    [...args, "--night", night],
+    [...args, "--night", night, "--worker"],
     ["ignore", "ignore", "inherit"],
   );
   return { child, ended: nightProcessEnd(child) };

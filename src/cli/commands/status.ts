@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { UsageError } from "../../errors.js";
 import { viaText } from "../../night/way-choice.js";
 import { type NightHistoryRow, recentNights, statusRows } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
@@ -7,6 +8,42 @@ import { stdout } from "../io.js";
 interface StatusOptions {
   data?: string;
   json?: boolean;
+  withNights?: boolean;
+}
+
+/** The last nights `nor status` shows after its sources, in the table and in JSON alike. */
+export const STATUS_NIGHTS = 3;
+
+/**
+ * A night as `nor status --json --with-nights` prints it: the facts of its line in the table
+ * (nightLine), under names kept stable for scripts (docs/operations.md).
+ */
+export interface StatusNightJson {
+  night: string;
+  /** `unfinished`: under way, or stopped and resumable until its deadline (`nor night`). */
+  state: "unfinished" | "finished" | "closed-incomplete";
+  startedAt: string;
+  deadlineAt: string;
+  /** When it finished, or was closed incomplete; null while unfinished. */
+  finishedAt: string | null;
+  /** Sources with an outcome that night. */
+  checked: number;
+  /** Of them, not reached before the deadline (P13): they go first the next night. */
+  unreached: number;
+}
+
+/** One night of `--json --with-nights`, named field by field (nothing else of the row leaks). */
+export function nightJson(n: NightHistoryRow): StatusNightJson {
+  return {
+    night: n.night,
+    state:
+      n.finishedAt === null ? "unfinished" : n.closedIncomplete ? "closed-incomplete" : "finished",
+    startedAt: n.startedAt,
+    deadlineAt: n.deadlineAt,
+    finishedAt: n.finishedAt,
+    checked: n.checked,
+    unreached: n.unreached,
+  };
 }
 
 /** `nor status`: per source, whether it is read, its last night and what is known (P23, P26). */
@@ -15,8 +52,17 @@ export function register(program: Command): void {
     .command("status")
     .description("Per source: reading, last night's outcome, records known, new last night, flags")
     .option("--data <dir>", "store directory (DIR/nor.db); NOR_DATABASE_URL selects PostgreSQL")
-    .option("--json", "JSON output")
+    .option("--json", "JSON output: an array of the sources")
+    .option(
+      "--with-nights",
+      `with --json: an object, {"sources": [...], "nights": [...]}, the last ${STATUS_NIGHTS} nights newest first, as the table ends with them`,
+    )
     .action(async (opts: StatusOptions) => {
+      // The table always ends with the nights; asked for without --json, it is a mistake.
+      if (opts.withNights && !opts.json)
+        throw new UsageError(
+          "--with-nights goes with --json (the table always ends with the last nights)",
+        );
       const store = await openStore(
         storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
         { create: false },
@@ -24,7 +70,15 @@ export function register(program: Command): void {
       try {
         const rows = await statusRows(store.db);
         if (opts.json) {
-          stdout().write(`${JSON.stringify(rows, null, 2)}\n`);
+          // The sources alone stay a bare array, as scripts have read it; the nights come
+          // with them, in one object, when asked for.
+          const out = opts.withNights
+            ? {
+                sources: rows,
+                nights: (await recentNights(store.db, STATUS_NIGHTS)).map(nightJson),
+              }
+            : rows;
+          stdout().write(`${JSON.stringify(out, null, 2)}\n`);
           return;
         }
         stdout().write(
@@ -48,7 +102,7 @@ export function register(program: Command): void {
             `${r.id}\t${r.government}\t${r.url}\t${reading}\t${r.lastNight ?? "-"}\t${outcome}\t${via}\t${r.recordsKnown}\t${r.newLastNight}\t${r.flags.join(",") || "-"}\n`,
           );
         }
-        const nights = await recentNights(store.db, 3);
+        const nights = await recentNights(store.db, STATUS_NIGHTS);
         if (nights.length > 0) stdout().write("\n");
         for (const n of nights) stdout().write(`${nightLine(n)}\n`);
       } finally {

@@ -64,7 +64,8 @@ export interface WarcArchiveOptions {
   group?: GroupCommit;
   /**
    * Told, once each while opening, what the operator should know: a file cut short (the
-   * copies it no longer holds are asked again when needed). `nor night` logs it.
+   * copies it no longer holds are asked again when needed). `nor night` and `nor discover`
+   * say it, once a command (a night's workers leave it to the process that started them).
    */
   note?: (text: string) => void;
 }
