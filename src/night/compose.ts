@@ -31,6 +31,8 @@ export interface NightRunOptions extends NetOptions {
   concurrency: number;
   /** P20, P23: a page that always answers, asked before the night (`nor night --canary`). */
   canary?: string;
+  /** A person's stop: see NightOptions.stop (run-night.ts). */
+  stop?: AbortSignal;
   /** The data directory: the archive lives in DIR/archive (P8). */
   dataDir?: string;
   /** This host's clock (passed in by the command, never read here); see storeClock below. */
@@ -136,6 +138,7 @@ export async function runNightWithStore(
         ...(opts.deadlineFrom !== undefined ? { deadlineFrom: opts.deadlineFrom } : {}),
         concurrency: opts.concurrency,
         ...(opts.canary !== undefined ? { canary: opts.canary } : {}),
+        ...(opts.stop !== undefined ? { stop: opts.stop } : {}),
       },
     );
     // Past the deadline no admission comes to take a dead worker's site over: its rows are

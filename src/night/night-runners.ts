@@ -30,6 +30,13 @@ interface Runner {
 /** The signals that stop a night: the mark goes with it, then the signal does what it did. */
 const STOPS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
 
+/**
+ * How long a stopped night has to leave its store in order (the rows of requests waiting to
+ * leave written as not sent, requests on the wire cut off, the store closed) before the
+ * signal ends the process anyway.
+ */
+export const STOP_GRACE_MS = 10_000;
+
 /** This process's mark, and whether another live process of the same night was found. */
 export interface NightRunner {
   /** Takes the mark away (and the signal handlers with it). */
@@ -49,8 +56,12 @@ export function registerNightRunner(
   /** When the night's time is over (its deadline): the mark is stale after it. */
   until: number,
   ids: IdSource,
-  /** Runs first when the process is stopped by a signal (to pass it on to the night's workers). */
-  onSignal: (signal: NodeJS.Signals) => void = () => {},
+  /**
+   * Runs first when the process is stopped by a signal (to pass it on to the night's workers).
+   * A promise: the caller stops in order and says when it is done (at most STOP_GRACE_MS);
+   * then the mark goes and the signal ends the process.
+   */
+  onSignal: (signal: NodeJS.Signals) => undefined | Promise<void> = () => undefined,
 ): NightRunner {
   const dir = join(dataDir, RUNNERS_DIR);
   mkdirSync(dir, { recursive: true });
@@ -88,14 +99,31 @@ export function registerNightRunner(
     rmSync(path, { force: true });
     for (const s of STOPS) process.off(s, onStop);
   };
-  const onStop = (signal: NodeJS.Signals) => {
-    try {
-      onSignal(signal);
-    } finally {
-      release();
-    }
+  let stopping = false;
+  const end = (signal: NodeJS.Signals) => {
+    release();
     // As if never caught: the process ends by the signal, unless someone else listens for it.
     if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  const onStop = (signal: NodeJS.Signals) => {
+    // Signals after the first change nothing: the stop is under way, bounded by the grace
+    // (systemd signals every process of the unit, and `nor start` passes it on as well).
+    if (stopping) return;
+    stopping = true;
+    let inOrder: Promise<void> | undefined;
+    try {
+      inOrder = onSignal(signal);
+    } catch {
+      inOrder = undefined;
+    }
+    if (inOrder === undefined) return end(signal);
+    const timer = setTimeout(() => end(signal), STOP_GRACE_MS);
+    void inOrder
+      .catch(() => {})
+      .finally(() => {
+        clearTimeout(timer);
+        end(signal);
+      });
   };
   for (const s of STOPS) process.on(s, onStop);
   return { release, joined };

@@ -4,6 +4,7 @@
  * tonight are skipped, so running the same night again resumes it.
  */
 
+import { setMaxListeners } from "node:events";
 import type { Clock } from "../clock.js";
 import { NorError } from "../errors.js";
 import type { Fetcher } from "../net/types.js";
@@ -61,6 +62,14 @@ export interface NightOptions {
    * other: robots.txt, the gap, the journal). When it gets no answer the checker is offline.
    */
   canary?: string;
+  /**
+   * A person's stop (the command's SIGTERM, SIGINT or SIGHUP). From then on no source is
+   * started and none is recorded: a request admitted and waiting to leave is not sent and its
+   * row says so (it is no send, P15), one on the wire is cut off, and the night is left as it
+   * was, to be resumed (its answers stored tonight are not asked again, P8). The summary says
+   * `stopped`; the night is not finished.
+   */
+  stop?: AbortSignal;
 }
 
 export interface NightProgress {
@@ -87,6 +96,8 @@ export interface NightSummary {
    */
   checkerOffline: boolean;
   offline?: OfflineReport;
+  /** Stopped by a person before its end (`NightOptions.stop`): the night is left open. */
+  stopped?: true;
   /** P8, P27: how soon after their last byte this process's answers were durable (ms). */
   durableMs?: DurableSummary;
 }
@@ -163,7 +174,8 @@ export async function runNight(
   });
   // P21 across a restart: the fetcher's "closed" list lives in memory; the store remembers.
   const closed = await store.closedSites(opts.night);
-  const fetcher = await deps.makeFetcher(state);
+  const fetcher = stoppedBy(await deps.makeFetcher(state), opts.stop);
+  const stopped = () => opts.stop?.aborted === true;
   const ctx: CheckContext = {
     fetcher,
     clock,
@@ -261,6 +273,8 @@ export async function runNight(
       return entry;
     };
     for (const plan of lane.sources) {
+      // Stopped: the lane is left as it is (not finished), for a resume to take over.
+      if (stopped()) return;
       const { source } = plan;
       // Another worker (before a restart, or one that died) may have checked it already; and a
       // person's mark written since the plan (`nor mark` in another process, P24) holds from
@@ -317,6 +331,8 @@ export async function runNight(
             };
           }
         } catch (err) {
+          // Cut short by the stop: no outcome, the source is read again on resume.
+          if (stopped()) return;
           // One source's check that throws (a bug, a store read that failed) is that source's
           // outcome, said to be the checker's own; the lane and the night go on. Nothing is
           // judged about the site's reach from it.
@@ -332,6 +348,8 @@ export async function runNight(
           };
         }
       }
+      // What a request cut off by the stop came to is not the site's answer: not recorded.
+      if (stopped()) return;
       result.flags = flagsFor(result, history);
       let committed: Awaited<ReturnType<NightStore["commit"]>>;
       try {
@@ -413,7 +431,7 @@ export async function runNight(
     // Bounded: a live worker finishes its lanes by the deadline; past it (plus the longest
     // request), whatever is still held is left to its worker.
     const giveUpAt = state.deadlineAt + 5 * 60_000;
-    while (waiting.length > 0 && clock.now() < giveUpAt) {
+    while (waiting.length > 0 && clock.now() < giveUpAt && !stopped()) {
       await clock.sleep(1_000);
       // One read for all of them: only lanes whose worker is gone are tried (thousands of
       // lanes held by live workers cost nothing more per second).
@@ -434,6 +452,11 @@ export async function runNight(
     }
   } finally {
     stopBeat?.();
+  }
+  if (stopped()) {
+    // Every lane has unwound (its waiting requests' rows written): the night stays open.
+    summary.stopped = true;
+    return summary;
   }
   if (offlineNote !== undefined) {
     // Every lane has ended, so every source the decision named has committed its outcome.
@@ -456,6 +479,25 @@ export async function runNight(
   }
   await store.finishNight(opts.night, clock.now());
   return summary;
+}
+
+/**
+ * The night's fetcher with the stop given to every request it sends (a request's own signal,
+ * if any, kept beside it): the site gate then writes nothing more, a request waiting to leave
+ * is completed as not sent, and the transport cuts off one on the wire.
+ */
+function stoppedBy(fetcher: Fetcher, stop: AbortSignal | undefined): Fetcher {
+  if (stop === undefined) return fetcher;
+  // Every lane's request in flight listens for it at once (a night's 64 and more): no
+  // "possible leak" warning for that.
+  setMaxListeners(0, stop);
+  return {
+    fetch: (req) =>
+      fetcher.fetch({
+        ...req,
+        signal: req.signal === undefined ? stop : AbortSignal.any([req.signal, stop]),
+      }),
+  };
 }
 
 /** The reason an `error` outcome gives for a check that threw: the checker's fault, not the site's. */

@@ -200,10 +200,15 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   let stopping = false;
   const stopWorkers = () => {
     stopping = true;
-    for (const w of children) if (running(w)) w.child.kill("SIGTERM");
+    for (const w of children) if (isRunning(w)) w.child.kill("SIGTERM");
   };
   let over = false;
   let unregister = () => {};
+  // A person's stop while the night runs: the night stops in order (night-runners.ts), its
+  // requests waiting to leave recorded as not sent, and the process then ends by the signal.
+  const stop = new AbortController();
+  let running = false;
+  let stopped: (() => void) | undefined;
   try {
     const release = await acquireOpeningLock(store, dataDir);
     try {
@@ -220,10 +225,17 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         const own = resumable?.night === n ? Date.parse(resumable.deadlineAt) : Number.NaN;
         return (Number.isFinite(own) ? own : at + deadlineMs) + HOUR_MS;
       };
-      // Stopped by a signal, the night's workers are stopped with it.
-      const passOn = (signal: NodeJS.Signals) => {
+      // Stopped by a signal, the night's workers are stopped with it; once the night runs,
+      // in order: the command ends (its store closed) before the signal ends the process.
+      const passOn = (signal: NodeJS.Signals): Promise<void> | undefined => {
         stopping = true;
-        for (const w of children) if (running(w)) w.child.kill(signal);
+        for (const w of children) if (isRunning(w)) w.child.kill(signal);
+        if (!running) return undefined;
+        const done = new Promise<void>((resolve) => {
+          stopped = resolve;
+        });
+        stop.abort(new Error(`the command was stopped (${signal})`));
+        return done;
       };
       const runner = registerNightRunner(
         dataDir,
@@ -361,52 +373,70 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     log.info({ ...rest, deadlineAt: new Date(start.deadlineAt).toISOString() }, "night start");
   }
   try {
-    const summary = await runNightWithStore(store, sources, {
-      night,
-      deadlineMs,
-      // The deadline announced above counts from the command's start: so does the one kept.
-      deadlineFrom: runStart,
-      concurrency,
-      dataDir,
-      clock,
-      ids,
-      ...(opts.canary !== undefined ? { canary: canaryUrl(opts.canary) } : {}),
-      ...net,
-      onSourceError: (source, err) => {
-        // The outcome says "checker error: …"; the log keeps the whole error (its stack).
-        const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
-        if (tty) stderr().write(`\nnor night: ${source}: the checker failed on it: ${text}\n`);
-        else log.error({ source, err }, "checker error");
-      },
-      // A WARC file cut short: the night goes on, its lost copies asked again when needed.
-      // Said once a command: by the process a person started, never again by each of its
-      // workers, which open the same archive (their stderr is this one's).
-      ...(opts.worker
-        ? {}
-        : {
-            onArchiveNote: (note: string) => {
-              if (tty) stderr().write(`nor night: ${note}\n`);
-              else log.warn(note);
-            },
-          }),
-      onProgress: (p) => {
-        if (tty) {
-          stderr().write(`\r${progressLine(p, clock.now())}\x1b[K`);
-        } else {
-          log.info(
-            {
-              source: p.last.sourceId,
-              outcome: p.last.outcome.kind,
-              reason: p.last.outcome.reason,
-              done: p.done,
-              total: p.total,
-              requests: p.requests,
-            },
-            "source checked",
-          );
-        }
-      },
-    });
+    running = true;
+    let summary: Awaited<ReturnType<typeof runNightWithStore>>;
+    try {
+      summary = await runNightWithStore(store, sources, {
+        night,
+        deadlineMs,
+        // The deadline announced above counts from the command's start: so does the one kept.
+        deadlineFrom: runStart,
+        concurrency,
+        dataDir,
+        clock,
+        ids,
+        ...(opts.canary !== undefined ? { canary: canaryUrl(opts.canary) } : {}),
+        ...net,
+        onSourceError: (source, err) => {
+          // The outcome says "checker error: …"; the log keeps the whole error (its stack).
+          const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
+          if (tty) stderr().write(`\nnor night: ${source}: the checker failed on it: ${text}\n`);
+          else log.error({ source, err }, "checker error");
+        },
+        // A WARC file cut short: the night goes on, its lost copies asked again when needed.
+        // Said once a command: by the process a person started, never again by each of its
+        // workers, which open the same archive (their stderr is this one's).
+        ...(opts.worker
+          ? {}
+          : {
+              onArchiveNote: (note: string) => {
+                if (tty) stderr().write(`nor night: ${note}\n`);
+                else log.warn(note);
+              },
+            }),
+        onProgress: (p) => {
+          if (tty) {
+            stderr().write(`\r${progressLine(p, clock.now())}\x1b[K`);
+          } else {
+            log.info(
+              {
+                source: p.last.sourceId,
+                outcome: p.last.outcome.kind,
+                reason: p.last.outcome.reason,
+                done: p.done,
+                total: p.total,
+                requests: p.requests,
+              },
+              "source checked",
+            );
+          }
+        },
+        stop: stop.signal,
+      });
+    } catch (err) {
+      // Stopped mid-way (the canary cut off, say): a stop, not a failure of the night.
+      if (!stop.signal.aborted) throw err;
+      summary = { stopped: true } as typeof summary;
+    }
+    if (summary.stopped) {
+      // Stopped by a person: the night stays open, to be resumed; its workers end with it.
+      await Promise.all(children.map((w) => w.ended));
+      const note = `night ${night} stopped before its end; \`nor night\` resumes it (what was answered tonight is not asked again)`;
+      if (tty) stderr().write(`\nnor night: ${note}\n`);
+      else log.warn(note);
+      process.exitCode = 1;
+      return;
+    }
     // The summary counts the whole night as the store has it, once this process's workers
     // have ended: every process's outcomes, new records, requests and flags, and a run's
     // before a restart (docs/operations.md: the night's summary).
@@ -441,6 +471,8 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     stopWorkers();
     unregister();
     await store.close();
+    // The signal that stopped it now ends the process (night-runners.ts).
+    stopped?.();
   }
 }
 
@@ -512,7 +544,7 @@ interface Worker {
 }
 
 /** Still running: neither an exit code nor a signal yet (a child killed by one has no code). */
-function running(w: Worker): boolean {
+function isRunning(w: Worker): boolean {
   return w.child.pid !== undefined && w.child.exitCode === null && w.child.signalCode === null;
 }
 

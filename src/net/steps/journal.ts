@@ -33,7 +33,13 @@ export const journal =
     try {
       reply = await next(call);
     } catch (err) {
-      await interrupted(deps, t.id, err, { endedAt: deps.clock.now(), status: null, bytes: 0 });
+      await interrupted(
+        deps,
+        t.id,
+        err,
+        { endedAt: deps.clock.now(), status: null, bytes: 0 },
+        call,
+      );
       throw err;
     }
     const got = "got" in reply ? reply.got : undefined;
@@ -41,7 +47,7 @@ export const journal =
       const err =
         got?.failed ?? new NorError("E_INTERNAL", `attempt ended on "${reply.kind}", unjudged`);
       const end = got ? endOf(got.answer) : { endedAt: deps.clock.now(), status: null, bytes: 0 };
-      await interrupted(deps, t.id, err, end);
+      await interrupted(deps, t.id, err, end, call);
       throw err;
     }
     await deps.journal.complete(t.id, deps.holder, completion(call, t, got, got.judged));
@@ -108,11 +114,14 @@ async function interrupted(
   id: string,
   err: unknown,
   end: { endedAt: number; status: number | null; bytes: number },
+  call: Call,
 ): Promise<void> {
+  // Cut off by the caller's stop (the command's SIGTERM), not a bug of ours.
+  const why = call.signal?.aborted === true ? "stopped" : "internal";
   await deps.journal.complete(id, deps.holder, {
     ...end,
     outcome: "interrupted",
-    failure: `internal: ${err instanceof Error ? err.message : String(err)}`,
+    failure: `${why}: ${err instanceof Error ? err.message : String(err)}`,
     final: false,
     closedEarly: false,
   });

@@ -30,6 +30,8 @@ export const limits =
     const robots = call.robotsFor !== undefined;
     const limit = robots ? ROBOTS_READ_LIMIT : MAX_BODY_BYTES;
     const read = await readBody(res.body, headers["content-encoding"], limit, robots);
+    // A body the caller's stop cut off is not the site's answer (see send, transport.ts).
+    call.signal?.throwIfAborted();
     const answer = {
       kind: "response" as const,
       status: res.status,

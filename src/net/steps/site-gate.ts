@@ -165,6 +165,9 @@ export const siteGate =
         await deps.clock.sleep(hint - ahead - now, call.signal);
       let replayAllowed = true;
       for (let waits = 0; waits < MAX_WAITS; waits++) {
+        // Stopped (the command's stop, a caller's abort): nothing more is admitted, so no row
+        // is written for a request that will never leave.
+        call.signal?.throwIfAborted();
         const asked = deps.clock.now();
         const a = await deps.journal.admit(
           { ...intent, replayAllowed, aheadMs: deps.queue.aheadMs() },

@@ -15,6 +15,9 @@ export function send(transport: Transport): Handler {
       ...(call.body !== undefined ? { body: call.body } : {}),
       ...(call.signal ? { signal: call.signal } : {}),
     });
+    // Cut off by the caller's stop: not the site's answer, so nothing above judges it (the
+    // journal step records the attempt as interrupted).
+    call.signal?.throwIfAborted();
     return { kind: "raw", result };
   };
 }

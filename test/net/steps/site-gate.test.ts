@@ -202,6 +202,19 @@ describe("step: site gate (P9, P10, P13)", () => {
     expect(j.completed[0]?.c.endedAt).toBeGreaterThanOrEqual(planned);
   });
 
+  it("P27, P15: stopped before it is admitted, nothing is asked of the journal: no row for a request that never leaves", async () => {
+    const j = new ScriptedJournal([go("row-6")]);
+    const { next, calls } = fakeNext(ok("x"));
+    const stop = new AbortController();
+    stop.abort(new Error("the command was stopped (SIGTERM)"));
+    await expect(gate(j).step(next)(call({ signal: stop.signal }))).rejects.toThrow(
+      "the command was stopped",
+    );
+    expect(j.intents).toHaveLength(0);
+    expect(j.completed).toHaveLength(0);
+    expect(calls).toHaveLength(0);
+  });
+
   it("P13: the deadline passes while the owner rules are read again at sending: not sent", async () => {
     const j = new ScriptedJournal([go("row-8")]);
     const { clock, step } = gate(j);
