@@ -157,3 +157,18 @@ export function answersOf(reply: Reply): AttemptResult[] {
   const earlier = "earlier" in reply ? (reply.earlier ?? []) : [];
   return reply.got ? [...earlier, reply.got.answer] : earlier;
 }
+
+/**
+ * An answer the caller's stop cut off while its body was being read: not the site's answer, so
+ * nothing judges it, but its row keeps what the site did send (the status, the bytes read).
+ */
+export class CutOff extends Error {
+  override name = "CutOff";
+  readonly status: number;
+  readonly bytes: number;
+  constructor(reason: unknown, status: number, bytes: number) {
+    super(reason instanceof Error ? reason.message : String(reason), { cause: reason });
+    this.status = status;
+    this.bytes = bytes;
+  }
+}

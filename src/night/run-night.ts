@@ -422,6 +422,8 @@ export async function runNight(
     );
     const first = new Set(startNow);
     await runPool(lanes, opts.concurrency, async (lane) => {
+      // Stopped: no lane more is claimed (another process may take it at once).
+      if (stopped()) return;
       const mine = first.has(lane)
         ? claimedNow.has(lane.site)
         : await store.claimLane(opts.night, lane.site, holder, clock.now());
@@ -445,6 +447,7 @@ export async function runNight(
         else if (!(await laneDone(store, opts.night, lane, deps))) free.push(lane);
       }
       await runPool(free, opts.concurrency, async (lane) => {
+        if (stopped()) return;
         if (await store.claimLane(opts.night, lane.site, holder, clock.now())) await runLane(lane);
         else if (!(await laneDone(store, opts.night, lane, deps))) still.push(lane);
       });
@@ -452,11 +455,6 @@ export async function runNight(
     }
   } finally {
     stopBeat?.();
-  }
-  if (stopped()) {
-    // Every lane has unwound (its waiting requests' rows written): the night stays open.
-    summary.stopped = true;
-    return summary;
   }
   if (offlineNote !== undefined) {
     // Every lane has ended, so every source the decision named has committed its outcome.
@@ -476,6 +474,12 @@ export async function runNight(
       sites: reach.size,
       sources: offlineSources,
     };
+  }
+  if (stopped()) {
+    // Every lane has unwound (its waiting requests' rows written), and the sources the
+    // checker's own outage failed are said to be that (above): the night stays open.
+    summary.stopped = true;
+    return summary;
   }
   await store.finishNight(opts.night, clock.now());
   return summary;

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer, type ServerResponse } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,7 +28,18 @@ interface Row {
   outcome: string | null;
   failure: string | null;
   ended_at: string | null;
+  status: number | null;
   bytes: number | null;
+}
+
+/** A loopback site on its own address (an IP literal is a site of its own, P9). */
+async function site(
+  host: string,
+  answer: (path: string, res: ServerResponse) => void,
+): Promise<{ server: Server; origin: string }> {
+  const server = createServer((req, res) => answer(req.url ?? "/", res));
+  await new Promise<void>((r) => server.listen(0, host, r));
+  return { server, origin: `http://${host}:${(server.address() as AddressInfo).port}` };
 }
 
 describe("a night stopped by a signal", () => {
@@ -37,28 +48,38 @@ describe("a night stopped by a signal", () => {
     const seen: string[] = [];
     const held: ServerResponse[] = [];
     let hold = true;
-    const server = createServer((req, res) => {
-      const path = req.url ?? "/";
-      seen.push(path);
-      if (path === "/robots.txt") {
-        res.writeHead(404).end();
-        return;
-      }
-      // The second feed is asked and not answered while the first night runs: the stop finds
-      // its request on the wire.
-      if (path === "/b.rss" && hold) {
-        held.push(res);
-        return;
-      }
+    const feed = (res: ServerResponse) =>
       res.writeHead(200, { "content-type": "application/rss+xml" }).end(RSS);
+    // Three sites, each holding a request of its own when the stop comes: one before its
+    // answer's head, one mid-body (its head and 100 bytes sent), one its robots.txt.
+    const one = await site("127.0.0.1", (path, res) => {
+      seen.push(`one${path}`);
+      if (path === "/robots.txt") res.writeHead(404).end();
+      else if (path === "/b.rss" && hold) held.push(res);
+      else feed(res);
     });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const two = await site("127.0.0.2", (path, res) => {
+      seen.push(`two${path}`);
+      if (path === "/robots.txt") res.writeHead(404).end();
+      else if (hold) {
+        res.writeHead(200, { "content-type": "application/rss+xml" });
+        res.write(RSS.slice(0, 100));
+        held.push(res);
+      } else feed(res);
+    });
+    const three = await site("127.0.0.3", (path, res) => {
+      seen.push(`three${path}`);
+      if (path === "/robots.txt" && hold) held.push(res);
+      else if (path === "/robots.txt") res.writeHead(404).end();
+      else feed(res);
+    });
     try {
-      const { port } = server.address() as AddressInfo;
       const catalog = join(dir, "c.yaml");
       writeVillageCatalog(catalog, "Stop", {
-        "stop-a": `records: agendas, access: feed, url: "http://127.0.0.1:${port}/a.rss"`,
-        "stop-b": `records: minutes, access: feed, url: "http://127.0.0.1:${port}/b.rss"`,
+        "stop-a": `records: agendas, access: feed, url: "${one.origin}/a.rss"`,
+        "stop-b": `records: minutes, access: feed, url: "${one.origin}/b.rss"`,
+        "stop-c": `records: bids, access: feed, url: "${two.origin}/c.rss"`,
+        "stop-d": `records: notices, access: feed, url: "${three.origin}/d.rss"`,
       });
       const data = join(dir, "data");
       const args = [
@@ -79,13 +100,14 @@ describe("a night stopped by a signal", () => {
       const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
         night.once("exit", (code, signal) => r({ code, signal })),
       );
-      // Bounded: until the held feed was asked for, 60 s at most.
-      for (let i = 0; i < 600 && held.length === 0; i++) {
+      // Bounded: until the three held requests were asked for, 60 s at most.
+      for (let i = 0; i < 600 && held.length < 3; i++) {
         await new Promise((r) => setTimeout(r, 100));
       }
-      expect(held.length).toBe(1);
+      expect(held.length).toBe(3);
       night.kill("SIGTERM");
       expect(await ended).toEqual({ code: null, signal: "SIGTERM" });
+      // Said by the command once it had stopped in order (not by the grace's end).
       expect(stderr).toContain("stopped before its end");
       expect(
         existsSync(join(data, RUNNERS_DIR)) ? readdirSync(join(data, RUNNERS_DIR)) : [],
@@ -97,12 +119,13 @@ describe("a night stopped by a signal", () => {
           return {
             rows: db
               .prepare(
-                "select url, outcome, failure, ended_at, bytes from request_log where url like '%.rss' order by started_at, id",
+                "select url, outcome, failure, ended_at, status, bytes from request_log order by started_at, id",
               )
               .all() as Row[],
             outcomes: db
               .prepare("select source_id, outcome from night_sources order by source_id")
               .all() as { source_id: string; outcome: string }[],
+            robots: db.prepare("select origin, state from robots_cache order by origin").all(),
             finished: (
               db.prepare("select finished_at from nights where night = '2026-11-05'").get() as {
                 finished_at: string | null;
@@ -114,31 +137,50 @@ describe("a night stopped by a signal", () => {
         }
       };
       const after = read();
-      // The cut-off request's row was completed by the stopping process itself.
-      const b = after.rows.filter((r) => r.url.endsWith("/b.rss"));
-      expect(b).toHaveLength(1);
-      expect(b[0]?.ended_at).not.toBeNull();
-      expect(b[0]?.outcome).toBe("interrupted");
-      expect(b[0]?.failure).toMatch(/^stopped: the command was stopped \(SIGTERM\)/);
+      // Every row the stop cut off was completed by the stopping process itself, keeping what
+      // the site had sent; none is left in flight.
+      const rowOf = (url: string) => after.rows.filter((r) => r.url === url);
+      const stoppedRow = {
+        outcome: "interrupted",
+        failure: expect.stringMatching(/^stopped: the command was stopped \(SIGTERM\)/),
+        ended_at: expect.any(String),
+      };
+      expect(rowOf(`${one.origin}/b.rss`)).toEqual([
+        { url: `${one.origin}/b.rss`, ...stoppedRow, status: null, bytes: 0 },
+      ]);
+      expect(rowOf(`${two.origin}/c.rss`)).toEqual([
+        { url: `${two.origin}/c.rss`, ...stoppedRow, status: 200, bytes: 100 },
+      ]);
+      expect(rowOf(`${three.origin}/robots.txt`)).toEqual([
+        { url: `${three.origin}/robots.txt`, ...stoppedRow, status: null, bytes: 0 },
+      ]);
+      expect(after.rows.filter((r) => r.ended_at === null)).toEqual([]);
+      // A robots.txt the stop cut off is not the site's: nothing is kept of it.
+      expect(after.robots).toEqual([
+        { origin: one.origin, state: "allow-all" },
+        { origin: two.origin, state: "allow-all" },
+      ]);
       // Only the source answered in full has its outcome; the night is not finished.
       expect(after.outcomes).toEqual([{ source_id: "stop-a", outcome: "ok" }]);
       expect(after.finished).toBeNull();
 
-      // The night resumed: only the cut-off page is asked again, and answered.
+      // The night resumed: only what the stop cut off is asked again, and answered.
       hold = false;
       const before = seen.length;
       const r = await runMain(args);
       expect(r.code, r.stderr).toBe(0);
-      expect(seen.slice(before)).toEqual(["/b.rss"]);
-      const resumed = read();
-      expect(resumed.outcomes).toEqual([
-        { source_id: "stop-a", outcome: "ok" },
-        { source_id: "stop-b", outcome: "ok" },
+      expect(seen.slice(before).sort()).toEqual([
+        "one/b.rss",
+        "three/d.rss",
+        "three/robots.txt",
+        "two/c.rss",
       ]);
+      const resumed = read();
+      expect(resumed.outcomes.map((o) => o.outcome)).toEqual(["ok", "ok", "ok", "ok"]);
       expect(resumed.finished).not.toBeNull();
     } finally {
       for (const res of held) res.destroy();
-      await new Promise((r) => server.close(r));
+      for (const s of [one, two, three]) await new Promise((r) => s.server.close(r));
     }
   });
 });

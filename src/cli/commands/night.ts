@@ -424,23 +424,27 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         stop: stop.signal,
       });
     } catch (err) {
-      // Stopped mid-way (the canary cut off, say): a stop, not a failure of the night.
-      if (!stop.signal.aborted) throw err;
+      // The stop itself, come up through a request it cut off (the canary's, say): a stop,
+      // not a failure of the night. Any other error is said as ever.
+      if (!stop.signal.aborted || !isTheStop(err, stop.signal.reason)) throw err;
       summary = { stopped: true } as typeof summary;
     }
-    if (summary.stopped) {
-      // Stopped by a person: the night stays open, to be resumed; its workers end with it.
-      await Promise.all(children.map((w) => w.ended));
+    const ends = await Promise.all(children.map((w) => w.ended));
+    if (summary.stopped || stop.signal.aborted) {
+      // Stopped by a person: the night stays open, to be resumed; its workers ended with it
+      // (by the same signal: no failure of theirs). Said once, by the command's own process.
       const note = `night ${night} stopped before its end; \`nor night\` resumes it (what was answered tonight is not asked again)`;
-      if (tty) stderr().write(`\nnor night: ${note}\n`);
-      else log.warn(note);
+      if (!opts.worker) {
+        if (tty) stderr().write(`\nnor night: ${note}\n`);
+        else log.warn(note);
+      }
       process.exitCode = 1;
       return;
     }
     // The summary counts the whole night as the store has it, once this process's workers
     // have ended: every process's outcomes, new records, requests and flags, and a run's
     // before a restart (docs/operations.md: the night's summary).
-    const failed = (await Promise.all(children.map((w) => w.ended))).filter((e) => e.code !== 0);
+    const failed = ends.filter((e) => e.code !== 0);
     const { outcomes, checked, newRecords, ...counts } = await nightTotals(store.db, night);
     const end: NightEnd = {
       ...summary,
@@ -469,11 +473,24 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     process.exitCode = 0;
   } finally {
     stopWorkers();
-    unregister();
-    await store.close();
-    // The signal that stopped it now ends the process (night-runners.ts).
-    stopped?.();
+    // The store closed before the mark goes (and with it the signal handlers: a signal during
+    // the close changes nothing); then the signal that stopped it ends the process.
+    try {
+      await store.close();
+    } finally {
+      unregister();
+      stopped?.();
+    }
   }
+}
+
+/** The stop's own reason, or an error it caused (a request cut off by it: CutOff's cause). */
+function isTheStop(err: unknown, reason: unknown): boolean {
+  for (let e = err, i = 0; e !== undefined && i < 5; i++) {
+    if (e === reason) return true;
+    e = (e as { cause?: unknown } | null)?.cause;
+  }
+  return false;
 }
 
 /**

@@ -3,7 +3,7 @@ import { NorError } from "../../errors.js";
 import { LATEST_HOLD_MS, parseRetryAfter } from "../../policy/retry.js";
 import { siteOf } from "../../policy/site.js";
 import type { Completion, JournalPort, StoredAttempt } from "../journal.js";
-import type { AttemptResult, Call, Got, Step } from "../pipeline.js";
+import { type AttemptResult, type Call, CutOff, type Got, type Step } from "../pipeline.js";
 import type { Validators } from "../types.js";
 import type { ClosedSites } from "./closed-site.js";
 
@@ -33,11 +33,13 @@ export const journal =
     try {
       reply = await next(call);
     } catch (err) {
+      // Cut off by the caller's stop mid-body: what the site sent is kept on the row.
+      const sent = err instanceof CutOff ? { status: err.status, bytes: err.bytes } : undefined;
       await interrupted(
         deps,
         t.id,
         err,
-        { endedAt: deps.clock.now(), status: null, bytes: 0 },
+        { endedAt: deps.clock.now(), status: sent?.status ?? null, bytes: sent?.bytes ?? 0 },
         call,
       );
       throw err;

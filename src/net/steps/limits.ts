@@ -1,7 +1,7 @@
 import type { Clock } from "../../clock.js";
 import { MAX_BODY_BYTES } from "../../policy/constants.js";
 import { readBody } from "../body-reader.js";
-import type { Step } from "../pipeline.js";
+import { CutOff, type Step } from "../pipeline.js";
 import { ROBOTS_READ_LIMIT } from "../robots-answer.js";
 
 /**
@@ -30,8 +30,9 @@ export const limits =
     const robots = call.robotsFor !== undefined;
     const limit = robots ? ROBOTS_READ_LIMIT : MAX_BODY_BYTES;
     const read = await readBody(res.body, headers["content-encoding"], limit, robots);
-    // A body the caller's stop cut off is not the site's answer (see send, transport.ts).
-    call.signal?.throwIfAborted();
+    // A body the caller's stop cut off is not the site's answer (see send, transport.ts); its
+    // row keeps what came.
+    if (call.signal?.aborted) throw new CutOff(call.signal.reason, res.status, read.bytes);
     const answer = {
       kind: "response" as const,
       status: res.status,

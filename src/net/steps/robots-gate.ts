@@ -139,7 +139,12 @@ export function robotsGate(deps: RobotsGateDeps): Step {
     return rules(entry);
   };
 
-  const read = async (origin: string, url: string, source: string | undefined) => {
+  const read = async (
+    origin: string,
+    url: string,
+    source: string | undefined,
+    signal: AbortSignal | undefined,
+  ) => {
     const known = recent.get(origin);
     if (known && fresh(known)) return rules(known);
     const cached = await deps.cache.get(origin);
@@ -164,16 +169,23 @@ export function robotsGate(deps: RobotsGateDeps): Step {
       robotsFor: origin,
       chain: [],
       ...(validators ? { validators } : {}),
+      // The asker's stop stops it too (a night's stop is every request's): it then throws,
+      // its row says so, and nothing is cached for the origin.
+      ...(signal ? { signal } : {}),
       headers: {},
     };
     return settle(origin, cached, await deps.fetch(call));
   };
 
-  const lookup = (url: string, source: string | undefined): Promise<Lookup> => {
+  const lookup = (
+    url: string,
+    source: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Lookup> => {
     const origin = new URL(url).origin;
     let p = inflight.get(origin);
     if (!p) {
-      p = read(origin, url, source).finally(() => inflight.delete(origin));
+      p = read(origin, url, source, signal).finally(() => inflight.delete(origin));
       inflight.set(origin, p);
     }
     return p;
@@ -181,7 +193,7 @@ export function robotsGate(deps: RobotsGateDeps): Step {
 
   return (next) => async (call) => {
     if (call.robotsFor !== undefined) return next(call);
-    const found = await lookup(call.url, call.source);
+    const found = await lookup(call.url, call.source, call.signal);
     // The robots.txt request met the deadline, a closed site, a no or the address guard:
     // that is this URL's answer.
     if (found.kind === "stopped") return final({ ...found.outcome, url: call.url });
