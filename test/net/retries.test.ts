@@ -81,6 +81,18 @@ describe("retries, as the server sees them (P15)", () => {
     expect(s.hits("/list")).toHaveLength(1);
   });
 
+  it("P15: an unreadable Retry-After holds the whole site 60 s, the longest wait kept (never sooner than a plain 503's)", async () => {
+    const { s, f } = await origin();
+    s.route("/list", status(503, { "retry-after": "in a while" }));
+    s.route("/other", html("other"));
+    expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("error");
+    expect((await f.fetch({ url: s.url("/other"), purpose: "page" })).kind).toBe("ok");
+    const [refused] = s.hits("/list");
+    const [asked] = s.hits("/other");
+    expect(s.hits("/list")).toHaveLength(1);
+    expect(asked!.startedAt - refused!.endedAt).toBeGreaterThanOrEqual(60_000);
+  });
+
   it("P15, P21: an unreadable Retry-After on a 429 is a no: one request, the site closed for the night", async () => {
     const { s, f } = await origin();
     s.route(

@@ -1,6 +1,7 @@
 import type { Clock } from "../../clock.js";
 import { NorError } from "../../errors.js";
-import { LATEST_HOLD_MS, parseRetryAfter } from "../../policy/retry.js";
+import { RETRY_AFTER_MAX_MS } from "../../policy/constants.js";
+import { LATEST_HOLD_MS, readRetryAfter } from "../../policy/retry.js";
 import { siteOf } from "../../policy/site.js";
 import type { Completion, JournalPort, StoredAttempt } from "../journal.js";
 import { type AttemptResult, type Call, CutOff, type Got, type Step } from "../pipeline.js";
@@ -147,10 +148,14 @@ export function retryAfterHold(
 ): number | undefined {
   const redirection = status >= 300 && status < 400 && status !== 304;
   if (status !== 429 && status < 500 && !redirection) return undefined;
-  const ms = parseRetryAfter(headers["retry-after"], at, headers["date"]);
+  const asked = readRetryAfter(headers["retry-after"], at, headers["date"]);
+  if (asked.kind === "absent") return undefined;
+  // Unreadable: how long the site asked for is unknown, so it gets the longest wait the
+  // checker ever keeps (the stricter side), never less than a plain 503's 5 s.
+  const ms = asked.kind === "delay" ? asked.ms : RETRY_AFTER_MAX_MS;
   // Any run of digits is delta-seconds: a hold past what the store can write is kept as the
   // latest it can (admission reads it as "not tonight", like any hold over a day).
-  return ms === undefined ? undefined : Math.min(at + ms, LATEST_HOLD_MS);
+  return Math.min(at + ms, LATEST_HOLD_MS);
 }
 
 /** The answer as stored for replay: everything but the body, which the archive holds (P8). */
