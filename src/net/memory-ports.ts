@@ -1,6 +1,7 @@
 import {
   admit,
   type DecisionTime,
+  DIED_IN_FLIGHT,
   NOT_SENT,
   type OwnerRule,
   type SiteFacts,
@@ -87,6 +88,7 @@ export class MemoryJournal implements JournalPort {
           r.entry.outcome === "in-flight"
         ) {
           r.entry.outcome = "interrupted";
+          r.entry.failure = DIED_IN_FLIGHT;
           if (r.retryAt !== undefined) {
             // A wait its head asked for counts from now, when its end was found (P15).
             r.retryAt = waitAfterCrash(r.retryAt, r.entry.startedAt, now);

@@ -53,6 +53,14 @@ export interface PriorAttempt {
 /** The words a row completed without being sent starts with (net/steps/site-gate.ts). */
 export const NOT_SENT = "not sent:";
 
+/**
+ * Why a row a dead process left in flight is `interrupted` (P27): whether its request left is
+ * not known (its row was written, up to a moment ahead of its planned start, before it was
+ * sent), so the log says so; it counts as sent (P15: politeness first).
+ */
+export const DIED_IN_FLIGHT =
+  "the checker's process ended before this attempt's end was written: it was on the wire, or about to leave at its start time; counted as sent";
+
 /** P15: an attempt the site answered with a retry, whether or not the checker lived to read it all. */
 function isTry(p: PriorAttempt): boolean {
   return !p.final && (!p.interrupted || p.retryAt !== undefined);

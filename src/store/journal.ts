@@ -18,6 +18,7 @@ import type {
 import {
   admit,
   type DecisionTime,
+  DIED_IN_FLIGHT,
   NOT_SENT,
   type OwnerRule,
   type SiteFacts,
@@ -202,7 +203,7 @@ export class SqlJournal implements JournalPort {
     for (const ids of chunks(plain)) {
       const done = await db
         .updateTable("request_log")
-        .set({ outcome: "interrupted" })
+        .set({ outcome: "interrupted", failure: DIED_IN_FLIGHT })
         .where("id", "in", ids)
         .where("outcome", "=", "in-flight")
         .executeTakeFirst();
@@ -211,7 +212,7 @@ export class SqlJournal implements JournalPort {
     for (const [id, at] of waits) {
       const done = await db
         .updateTable("request_log")
-        .set({ outcome: "interrupted", retry_at: toIso(at) })
+        .set({ outcome: "interrupted", failure: DIED_IN_FLIGHT, retry_at: toIso(at) })
         .where("id", "=", id)
         .where("outcome", "=", "in-flight")
         .executeTakeFirst();

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { JournalPort, SendIntent } from "../../src/net/journal.js";
 import { MemoryJournal } from "../../src/net/memory-ports.js";
 import type { OwnerRule } from "../../src/policy/admission.js";
+import { DIED_IN_FLIGHT } from "../../src/policy/admission.js";
 import { LATEST_HOLD_MS } from "../../src/policy/retry.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import { newHolderId } from "../../src/store/holder.js";
@@ -501,8 +502,12 @@ describe.each(factories)("the journal's sweep: $name", (factory) => {
       expect(await journal.sweep(T0 + 1_000)).toBe(0);
       // Past the lease (the night's deadline came first: nobody asks for the site again).
       expect(await journal.sweep(T0 + REQUEST_LEASE_MS + 1)).toBe(1);
-      const rows = await store.db.selectFrom("request_log").select(["outcome"]).execute();
-      expect(rows.map((r) => r.outcome)).toEqual(["interrupted"]);
+      const rows = await store.db
+        .selectFrom("request_log")
+        .select(["outcome", "failure"])
+        .execute();
+      // Said as what is known: it may have left or been about to (it counts as sent, P15).
+      expect(rows).toEqual([{ outcome: "interrupted", failure: DIED_IN_FLIGHT }]);
     } finally {
       await store.close();
     }
