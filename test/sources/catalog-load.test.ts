@@ -123,6 +123,19 @@ sources:
     expect(lines).toEqual(["cat.yaml:8:9: sources[0].id: must be at most 200 characters long"]);
   });
 
+  it("refuses a file with nothing in it (empty, or only comments), and accepts one that says it lists none", () => {
+    const said =
+      "cat.yaml:1:1: : the file is empty: a catalog lists governments and sources (write `sources: []` for a file that means to list none)";
+    expect(problems("")).toEqual([said]);
+    expect(problems("\n# to do\n\n")).toEqual([said]);
+    // Read whole as well as piece by piece (the same answer either way).
+    const dir = mkdtempSync(join(tmpdir(), "nor-empty-cat-"));
+    const file = join(dir, "empty.yaml");
+    writeFileSync(file, "");
+    expect(() => loadCatalog([file])).toThrow(/empty\.yaml:1:1: the file is empty/);
+    expect(parseCatalog("sources: []\n", "none.yaml").sources).toEqual([]);
+  });
+
   it("refuses control characters a double-quoted YAML string can write, naming where", () => {
     const lines = problems(`governments:
   - { id: g, name: "Village\\0 of G", kind: village, county: Franklin }

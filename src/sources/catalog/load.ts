@@ -83,6 +83,19 @@ function parsePiece(text: string, file: string, frame: Frame): Piece {
     problems.push({ file, line, col, path: "", message: `YAML: ${e.message.split("\n")[0]}` });
   }
   if (doc.errors.length > 0) return { loc, raw: undefined, data: undefined, problems };
+  if (section === undefined && doc.contents === null) {
+    // Nothing at all (an empty file, only comments): a file cut short or the wrong one, never
+    // a catalog. One that means to list nothing says so (`sources: []`).
+    problems.push({
+      file,
+      line: 1,
+      col: 1,
+      path: "",
+      message:
+        "the file is empty: a catalog lists governments and sources (write `sources: []` for a file that means to list none)",
+    });
+    return { loc, raw: undefined, data: undefined, problems };
+  }
   const secrets = findCredentials(loc);
   problems.push(...secrets, ...controlCharacters(doc, loc));
   let js: unknown;
@@ -484,11 +497,15 @@ function* pieces(input: CatalogInput, opts: ReadOptions): Generator<Piece> {
     return;
   }
   const lines = guarded(file, input.text === undefined ? fileLines(file) : textLines(input.text));
+  let any = false;
   for (const c of blockChunks(lines, opts.perPiece)) {
+    any = true;
     if (opts.sections && !opts.sections.has(c.section)) continue;
     const frame = { prefix: [c.section], lineOffset: c.firstLine - 1, indexOffset: c.firstIndex };
     yield parsePiece(c.text, file, frame);
   }
+  // No piece at all (an empty file, only comments): read whole, which says what it is.
+  if (!any && opts.sections === undefined) throw new NotBlockShaped("no pieces");
 }
 
 /** What a successful check knows: every id and where it is, and which files are read whole. */
