@@ -154,7 +154,7 @@ describe("nor status --json --with-nights", () => {
       "finished 2026-11-04T07:30:00.000Z (deadline 2026-11-04T12:00:00.000Z); 3 sources checked",
     );
     expect(closed).toContain("closed incomplete at 2026-11-03T12:00:00.000Z");
-    expect(closed).toContain("3 sources checked (2 of them not reached before the deadline");
+    expect(closed).toContain("1 source checked, 2 not reached before the deadline");
   });
 
   it("prints an empty list of nights for a store no night has run on", async () => {

@@ -113,10 +113,12 @@ export function register(program: Command): void {
 
 /** One line per recent night: under way, finished, or closed incomplete (P13). */
 export function nightLine(n: NightHistoryRow): string {
+  // The unreached have an outcome but were not asked: not counted as checked.
+  const asked = n.checked - n.unreached;
   const checked =
-    `${n.checked} source${n.checked === 1 ? "" : "s"} checked` +
+    `${asked} source${asked === 1 ? "" : "s"} checked` +
     (n.unreached > 0
-      ? ` (${n.unreached} of them not reached before the deadline; they go first next night)`
+      ? `, ${n.unreached} not reached before the deadline (they go first next night)`
       : "");
   if (n.finishedAt === null)
     return `night ${n.night}: under way or stopped (deadline ${n.deadlineAt}); ${checked}; \`nor night\` resumes it until then`;
