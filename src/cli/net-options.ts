@@ -7,6 +7,7 @@
 import type { Command } from "commander";
 import { UsageError } from "../errors.js";
 import { caCertificates } from "../net/ca-file.js";
+import { parsePins } from "../net/pins.js";
 import { validateUserAgent } from "../net/user-agent.js";
 import type { NetOptions } from "../night/store-fetcher.js";
 import { hasBuiltInContact } from "../policy/ua-contact.js";
@@ -106,7 +107,12 @@ export function netOptions(opts: NetCliOptions): NetOptions {
   const userAgent = userAgentOption(opts.userAgent);
   if (userAgent !== undefined) out.userAgent = userAgent;
   if (opts.allowPrivateAddresses) out.allowPrivateAddresses = true;
-  if (opts.resolve?.length) out.resolve = opts.resolve;
+  if (opts.resolve?.length) {
+    // Parsed now, by the transport's own parser, so that a pin it would refuse stops the
+    // command before it opens anything (`nor start`: before it serves and waits for a night).
+    parsePins(opts.resolve);
+    out.resolve = opts.resolve;
+  }
   if (opts.caFile !== undefined) {
     // Read now, so that a file TLS could not use stops the command before it opens anything.
     caCertificates(opts.caFile);

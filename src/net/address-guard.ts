@@ -1,7 +1,8 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns";
 import { isIP } from "node:net";
-import { ConfigError, NorError } from "../errors.js";
+import { NorError } from "../errors.js";
 import { classifyAddress, isForbiddenAddress } from "../policy/address.js";
+import type { Pins } from "./pins.js";
 
 /**
  * The address guard: the checker only talks to public addresses. The check runs on the
@@ -26,21 +27,8 @@ export interface AddressGuardOptions {
   resolve?: readonly string[];
 }
 
-export type Pins = ReadonlyMap<string, string>;
-
-/** Parses `host:port:address` pins; a bad pin is broken configuration (named in the error). */
-export function parsePins(resolve: readonly string[] = []): Pins {
-  const pins = new Map<string, string>();
-  for (const pin of resolve) {
-    const m = /^([^:\s]+):(\d{1,5}):(.+)$/.exec(pin);
-    const address = m?.[3]?.replace(/^\[(.*)\]$/, "$1");
-    if (!m || !address || isIP(address) === 0) {
-      throw new ConfigError(`--resolve "${pin}": expected host:port:address with an IP address`);
-    }
-    pins.set(`${m[1]!.toLowerCase()}:${Number(m[2])}`, address);
-  }
-  return pins;
-}
+// One parse of `--resolve` for the CLI, the transport and the fetcher's options (pins.ts).
+export { type Pins, parsePins } from "./pins.js";
 
 export function stripBrackets(hostname: string): string {
   return hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname;

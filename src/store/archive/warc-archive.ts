@@ -15,7 +15,15 @@
  * files of its own, #newFile), so nothing is appended after a hole; a whole copy of the file
  * put back from a backup later is read as before.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -163,8 +171,21 @@ export class WarcArchive implements ArchivePort {
           `the archive location ${dir} is not a directory: the stored copies (P8) are kept in a directory there; move what is in the way`,
           { cause },
         );
+      if (isPermission(code)) throw notWritable(dir, code, cause);
       const why = `cannot make the archive directory ${dir}: ${code ?? String(cause)}`;
       throw new NorError("E_ARCHIVE", why, { cause });
+    }
+    // Every write goes to a new file in it (#newFile): a directory this process may not
+    // write (made by another user, read-only, immutable) stops the command here, before any
+    // request, not after each answer has come (its copy lost, the request asked again).
+    try {
+      accessSync(dir, constants.W_OK | constants.X_OK);
+    } catch (cause) {
+      const code = (cause as NodeJS.ErrnoException).code;
+      if (isPermission(code)) throw notWritable(dir, code, cause);
+      throw new NorError("E_ARCHIVE", `cannot use the archive directory ${dir}: ${code}`, {
+        cause,
+      });
     }
     const files = listWarcFiles(dir);
     const last = files.at(-1);
@@ -208,7 +229,20 @@ export class WarcArchive implements ArchivePort {
       rmSync(path, { force: true });
       return size;
     }
-    const fh = await open(path, "r+");
+    let fh: FileHandle;
+    try {
+      fh = await open(path, "r+");
+    } catch (cause) {
+      const code = (cause as NodeJS.ErrnoException).code;
+      // Its torn tail cannot be cut off: a file another user owns, or a read-only one.
+      if (isPermission(code))
+        throw new NorError(
+          "E_CONFIG",
+          `the archive file ${path} is not writable (${code}): its torn last record must be cut off; give the user running nor (uid ${uid()}) write access to it`,
+          { cause },
+        );
+      throw cause;
+    }
     try {
       await fh.truncate(end);
       await fh.datasync();
@@ -557,4 +591,22 @@ function readWriter(dir: string, name: string): "live" | "dead" | undefined {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "EPERM" ? "live" : "dead";
   }
+}
+
+/** An error the operator fixes by giving nor the right to write (not a failing disk). */
+function isPermission(code: string | undefined): code is "EACCES" | "EPERM" | "EROFS" {
+  return code === "EACCES" || code === "EPERM" || code === "EROFS";
+}
+
+function uid(): string {
+  return process.getuid ? String(process.getuid()) : "?";
+}
+
+/** The archive directory nor may not write in: configuration, exit 2 (like a file there). */
+function notWritable(dir: string, code: string, cause: unknown): NorError {
+  return new NorError(
+    "E_CONFIG",
+    `the archive directory ${dir} is not writable (${code}): the stored copies (P8) are written there; give the user running nor (uid ${uid()}) write access to it, or run nor as its owner`,
+    { cause },
+  );
 }

@@ -1,0 +1,162 @@
+import { execFileSync } from "node:child_process";
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { NorError } from "../../src/errors.js";
+import { WarcArchive } from "../../src/store/archive/warc-archive.js";
+import { openStore } from "../../src/store/db.js";
+import { exchange, tempStore } from "../archive/support/fixtures.js";
+import { writeVillageCatalog } from "./catalogs.js";
+import { nor } from "./cli-capture.js";
+
+/**
+ * An archive directory nor may not write in (made by another user: a night once run as root,
+ * then as a service user) stops the night before its first request, naming the directory and
+ * why (exit 2, as a file in its place does), instead of every answer's copy failing after it
+ * came and the request being asked again.
+ *
+ * Made unwritable in a way the user running the tests cannot get round: as root (whom
+ * permission bits do not stop) the directory is made immutable (`chattr +i`, which needs a
+ * file system that has it, ext4 say); as anyone else its write bits are taken away. Where
+ * neither works the case is skipped, and says so.
+ */
+const dirs: string[] = [];
+function tmp(): string {
+  const d = mkdtempSync(join(tmpdir(), "nor-archive-unwritable-"));
+  dirs.push(d);
+  return d;
+}
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const root = process.getuid?.() === 0;
+
+/** Makes `path` unwritable for this process; returns how to undo it, or undefined if it cannot. */
+function unwritable(path: string): (() => void) | undefined {
+  if (!root) {
+    chmodSync(path, 0o555);
+    return () => chmodSync(path, 0o755);
+  }
+  try {
+    execFileSync("chattr", ["+i", path], { stdio: "ignore" });
+  } catch {
+    return undefined; // no chattr, or a file system without the immutable flag (tmpfs)
+  }
+  return () => execFileSync("chattr", ["-i", path], { stdio: "ignore" });
+}
+
+/** A loopback site that answers 404 to everything and counts what it was asked. */
+async function site(): Promise<{ server: Server; origin: string; asked: string[] }> {
+  const asked: string[] = [];
+  const server = createServer((req, res) => {
+    asked.push(req.url ?? "");
+    res.writeHead(404, { "content-type": "text/plain" }).end("no\n");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { server, origin: `http://127.0.0.1:${port}`, asked };
+}
+
+describe("an archive directory nor may not write in", () => {
+  it("nor night refuses before any request, naming DATA/archive (exit 2)", async (ctx) => {
+    const d = tmp();
+    const data = join(d, "data");
+    const s = await site();
+    try {
+      const catalog = writeVillageCatalog(join(d, "catalog.yaml"), "Locked", {
+        "locked-agendas": `records: agendas, access: feed, url: "${s.origin}/a.rss"`,
+      });
+      expect((await nor("catalog", "import", catalog, "--data", data)).code).toBe(0);
+      const archive = join(data, "archive");
+      mkdirSync(archive, { recursive: true });
+      const undo = unwritable(archive);
+      if (!undo) ctx.skip(true, "cannot make a directory unwritable for root here (no chattr +i)");
+      let r: Awaited<ReturnType<typeof nor>>;
+      try {
+        r = await nor(
+          "night",
+          "--catalog",
+          catalog,
+          "--data",
+          data,
+          "--allow-private-addresses",
+          "--gap-ms",
+          "0",
+        );
+      } finally {
+        undo?.();
+      }
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `nor: the archive directory ${archive.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} is not writable \\((EACCES|EPERM)\\): the stored copies \\(P8\\) are written there; give the user running nor \\(uid \\d+\\) write access to it, or run nor as its owner\\n$`,
+        ),
+      );
+      expect(s.asked).toEqual([]);
+      // No night was opened: a re-run once the directory is fixed starts it anew (P13).
+      const store = await openStore({ kind: "sqlite", dir: data });
+      try {
+        expect(await store.db.selectFrom("nights").selectAll().execute()).toEqual([]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      s.server.close();
+    }
+  });
+
+  it("WarcArchive.open refuses it as configuration (E_CONFIG), before anything is written", async (ctx) => {
+    const t = await tempStore();
+    try {
+      mkdirSync(t.archiveDir);
+      const undo = unwritable(t.archiveDir);
+      if (!undo) ctx.skip(true, "cannot make a directory unwritable for root here (no chattr +i)");
+      try {
+        const err = await WarcArchive.open(t.archiveDir, t.archiveOptions).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(NorError);
+        expect((err as NorError).code).toBe("E_CONFIG");
+        expect((err as Error).message).toContain(`the archive directory ${t.archiveDir}`);
+      } finally {
+        undo?.();
+      }
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  it("a WARC file whose torn tail cannot be cut off is named (E_CONFIG), not a bare EACCES", async (ctx) => {
+    const t = await tempStore();
+    try {
+      const a = await WarcArchive.open(t.archiveDir, t.archiveOptions);
+      await a.write(exchange("http://127.0.0.1:9/bids", "<p>bids</p>"));
+      const file = join(t.archiveDir, a.currentFile ?? "");
+      await a.close();
+      appendFileSync(file, "a record torn by a kill");
+      const undo = unwritable(file);
+      if (!undo) ctx.skip(true, "cannot make a file unwritable for root here (no chattr +i)");
+      try {
+        const err = await WarcArchive.open(t.archiveDir, t.archiveOptions).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(NorError);
+        expect((err as NorError).code).toBe("E_CONFIG");
+        expect((err as Error).message).toMatch(
+          /^the archive file .* is not writable \((EACCES|EPERM)\): its torn last record must be cut off/,
+        );
+        expect((err as Error).message).toContain(file);
+      } finally {
+        undo?.();
+      }
+    } finally {
+      await t.cleanup();
+    }
+  });
+});
