@@ -11,7 +11,7 @@
  * time, whatever the pid, as after a pid another program got since). On PostgreSQL every
  * machine has a data directory of its own: the marks see the processes of one data directory.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { NorError } from "../errors.js";
 import type { IdSource } from "../ids.js";
@@ -64,7 +64,17 @@ export function registerNightRunner(
   onSignal: (signal: NodeJS.Signals) => undefined | Promise<void> = () => undefined,
 ): NightRunner {
   const dir = join(dataDir, RUNNERS_DIR);
-  mkdirSync(dir, { recursive: true });
+  // The data directory is there (the store is open): only this one is made, never `mkdir -p`.
+  try {
+    mkdirSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    if (!statSync(dir).isDirectory())
+      throw new NorError(
+        "E_CONFIG",
+        `${dir} is not a directory: nor night keeps the marks of its running processes in a directory there; move what is in the way`,
+      );
+  }
   let joined = false;
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);

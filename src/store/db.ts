@@ -1,4 +1,5 @@
-import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { accessSync, constants, copyFileSync, linkSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type SqliteDatabase from "better-sqlite3";
@@ -11,6 +12,7 @@ import type {
 } from "kysely";
 import { requireCjs } from "../cjs.js";
 import { NorError } from "../errors.js";
+import { ensureDataDir, storeFileState } from "./data-dir.js";
 import { CompiledQuery, Kysely, Migrator, SqliteAdapter, SqliteDialect, sql } from "./kysely.js";
 import { migrationProvider, migrations } from "./migrations/index.js";
 import { noNul } from "./no-nul.js";
@@ -18,6 +20,8 @@ import { CurrentSchemaPostgresDialect } from "./pg-current-schema.js";
 import type { Database } from "./schema/index.js";
 import { registerStore, SqliteDirect } from "./sqlite-direct.js";
 import { StatementCache } from "./statement-cache.js";
+
+export { ensureDataDir } from "./data-dir.js";
 
 export type Db = Kysely<Database>;
 
@@ -64,21 +68,26 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
   let sqliteConn: SqliteDatabase.Database | undefined;
   if (loc.kind === "sqlite") {
     const file = join(loc.dir, "nor.db");
+    // A directory, or an empty file, where the store goes is refused by every command, and
+    // nothing is written to it (data-dir.ts): SQLite would take an empty file for a new store.
+    const state = storeFileState(file);
     // A mistyped --data is a configuration mistake (exit 2), never an empty store made by looking.
-    if (!create && !existsSync(file))
+    if (!create && state === "absent")
       throw new NorError(
         "E_CONFIG",
         `no store at ${file} (check --data; \`nor catalog import\` or \`nor night\` creates one)`,
       );
-    if (create) ensureDataDir(loc.dir);
     // A command that may create the store writes to it: one it may not write is said now,
     // with its path, not as SQLite's "attempt to write a readonly database" later.
-    if (create) refuseReadOnly(file);
+    if (create && state === "file") refuseReadOnly(file);
+    // Made one part at a time, and writable by this user, or said why not (data-dir.ts).
+    if (create) ensureDataDir(loc.dir);
     let sqlite: SqliteDatabase.Database;
     // Each driver is loaded only when its store is opened: a SQLite command never loads pg.
     const Sqlite = requireCjs("better-sqlite3") as typeof SqliteDatabase;
     try {
-      sqlite = new Sqlite(file, { fileMustExist: !create });
+      if (create && state === "absent") makeStoreFile(Sqlite, file);
+      sqlite = new Sqlite(file, { fileMustExist: true });
       // First: switching a new file to WAL takes a lock another opener may hold for a moment.
       sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       sqlite.pragma("journal_mode = WAL");
@@ -204,14 +213,38 @@ export async function openPostgresPool(url: string, max: number, name: string): 
   return db;
 }
 
-/** Creates the data directory (store, archive, lock) if needed; a file in its place is an error. */
-export function ensureDataDir(dir: string): void {
-  if (existsSync(dir) && !statSync(dir).isDirectory()) notADirectory(dir);
-  mkdirSync(dir, { recursive: true });
-}
-
-function notADirectory(dir: string): never {
-  throw new NorError("E_CONFIG", `the store location ${dir} is not a directory`);
+/**
+ * Makes a new SQLite store file at `file`, never seen empty: its first page is written under
+ * another name beside it (in WAL mode, as every store is), which is then linked into place.
+ * Another process opening the store meanwhile finds either no file or one with its first page,
+ * so a file of 0 bytes is never one nor is making (storeFileState refuses one). Should another
+ * opener's file be there first, it is the store, and this one goes.
+ */
+function makeStoreFile(Sqlite: typeof SqliteDatabase, file: string): void {
+  const part = `${file}.new-${process.pid}-${randomBytes(4).toString("hex")}`;
+  try {
+    const first = new Sqlite(part);
+    try {
+      first.pragma("journal_mode = WAL");
+    } finally {
+      first.close();
+    }
+    try {
+      linkSync(part, file);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "EEXIST") return;
+      // A file system without hard links: copied in, never over a file already there.
+      if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP") throw err;
+      try {
+        copyFileSync(part, file, constants.COPYFILE_EXCL);
+      } catch (copyErr) {
+        if ((copyErr as NodeJS.ErrnoException).code !== "EEXIST") throw copyErr;
+      }
+    }
+  } finally {
+    for (const end of ["", "-wal", "-shm", "-journal"]) rmSync(part + end, { force: true });
+  }
 }
 
 /**

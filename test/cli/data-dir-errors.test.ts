@@ -1,0 +1,286 @@
+import { spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { writeVillageCatalog } from "./catalogs.js";
+import { nor } from "./cli-capture.js";
+import { ROOT, runNorAsync } from "./run-nor.js";
+
+/**
+ * A data directory nor cannot use (one that cannot be made, is not writable, has a directory
+ * where nor.db goes or a file where night-runners/ goes, or an empty nor.db) is said in words
+ * with the path and the reason (exit 2: the person can fix it), before anything is made or
+ * changed, and never spins, or becomes a new empty store.
+ */
+const dirs: string[] = [];
+function tmp(): string {
+  const d = mkdtempSync(join(tmpdir(), "nor-data-dir-errors-"));
+  dirs.push(d);
+  return d;
+}
+afterAll(() => {
+  for (const d of dirs) {
+    chmodSync(d, 0o700);
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) chmodSync(p, 0o700);
+    }
+    rmSync(d, { recursive: true, force: true });
+  }
+});
+
+function catalogIn(d: string): string {
+  // Nothing is sent: 127.0.0.1 is refused without --allow-private-addresses.
+  return writeVillageCatalog(join(d, "catalog.yaml"), "Test", {
+    "test-agendas": 'records: agendas, access: feed, url: "http://127.0.0.1:9/a.rss"',
+  });
+}
+
+/** The names in a directory and each file's bytes: what a refused command must leave alone. */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(dir).sort()) {
+    const p = join(dir, name);
+    out[name] = statSync(p).isDirectory()
+      ? `dir:${readdirSync(p).sort().join(",")}`
+      : readFileSync(p).toString("base64");
+  }
+  return out;
+}
+
+describe.skipIf(!existsSync("/proc/self"))("--data where mkdir says ENOENT (/proc)", () => {
+  // A separate process: before the fix, Node's recursive mkdir spun there for ever (100% CPU),
+  // which would have blocked this test's own event loop. The kill after 60 s only ends it.
+  it("nor catalog import and nor night stop at once with exit 2, naming the path", async () => {
+    const d = tmp();
+    const catalog = catalogIn(d);
+    const data = `/proc/nor-test-${process.pid}`;
+    const [imported, night] = await Promise.all([
+      runNorAsync(["catalog", "import", catalog, "--data", data]),
+      runNorAsync(["night", "--catalog", catalog, "--data", join(data, "sub"), "--deadline", "1m"]),
+    ]);
+    expect(imported.code, imported.stderr).toBe(2);
+    expect(imported.stderr).toBe(
+      `nor: cannot make the data directory ${data}: /proc takes no new directories (ENOENT); make it yourself with the right owner, or choose another --data\n`,
+    );
+    expect(night.code, night.stderr).toBe(2);
+    expect(night.stderr).toBe(
+      `nor: cannot make the data directory ${join(data, "sub")} (making ${data}): /proc takes no new directories (ENOENT); make it yourself with the right owner, or choose another --data\n`,
+    );
+  });
+});
+
+describe("--data under a file", () => {
+  it("is refused naming the file in the way (exit 2), not as ENOTDIR, and the file is left as it was", async () => {
+    const d = tmp();
+    const catalog = catalogIn(d);
+    const file = join(d, "afile");
+    writeFileSync(file, "not a directory\n");
+    for (const args of [
+      ["catalog", "import", catalog],
+      ["night", "--catalog", catalog, "--deadline", "1m"],
+    ]) {
+      const r = await nor(...args, "--data", join(file, "sub", "data"));
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toBe(
+        `nor: the store location ${join(file, "sub", "data")} cannot be made: ${file} is not a directory; choose another --data\n`,
+      );
+    }
+    expect(readFileSync(file, "utf8")).toBe("not a directory\n");
+  });
+});
+
+// Root may write in any directory whatever its mode, so as root the command runs as nobody
+// (setpriv), in a process of its own; as any other user it runs here, on a directory made
+// read-only. Skipped only as root without setpriv.
+const isRoot = process.getuid?.() === 0;
+const hasSetpriv = isRoot && spawnSync("setpriv", ["--version"]).status === 0;
+
+async function asUnprivileged(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  if (!isRoot) return nor(...args);
+  const env = { ...process.env };
+  delete env["NOR_DATABASE_URL"];
+  const r = spawnSync(
+    "setpriv",
+    [
+      "--reuid=65534",
+      "--regid=65534",
+      "--clear-groups",
+      process.execPath,
+      join(ROOT, "bin", "nor.js"),
+      ...args,
+    ],
+    { cwd: ROOT, env, encoding: "utf8", timeout: 60_000 },
+  );
+  return { code: r.status, stderr: r.stderr };
+}
+
+describe.skipIf(isRoot && !hasSetpriv)("a data directory this user may not write", () => {
+  it("one that cannot be made, or exists and is not writable, is refused with the reason (exit 2), and nothing is made", async () => {
+    const d = tmp();
+    const catalog = catalogIn(d);
+    const ro = join(d, "rodir");
+    mkdirSync(ro);
+    chmodSync(ro, 0o555);
+    chmodSync(d, 0o755);
+    try {
+      for (const args of [
+        ["night", "--catalog", catalog, "--deadline", "1m"],
+        ["catalog", "import", catalog],
+      ]) {
+        const made = await asUnprivileged([...args, "--data", join(ro, "new")]);
+        expect(made.code, made.stderr).toBe(2);
+        expect(made.stderr).toBe(
+          `nor: cannot make the data directory ${join(ro, "new")}: permission denied: ${ro} is not writable by this user; make it yourself with the right owner, or choose another --data\n`,
+        );
+        const deep = await asUnprivileged([...args, "--data", join(ro, "a", "b")]);
+        expect(deep.code, deep.stderr).toBe(2);
+        expect(deep.stderr).toContain(
+          `nor: cannot make the data directory ${join(ro, "a", "b")} (making ${join(ro, "a")}): permission denied: ${ro} is not writable by this user;`,
+        );
+        const there = await asUnprivileged([...args, "--data", ro]);
+        expect(there.code, there.stderr).toBe(2);
+        expect(there.stderr).toBe(
+          `nor: the data directory ${ro} is not writable by this user (permission denied): nor keeps its store and archive there; make it writable for the user nor runs as, or choose another --data\n`,
+        );
+      }
+      expect(readdirSync(ro)).toEqual([]);
+    } finally {
+      chmodSync(ro, 0o755);
+    }
+  });
+});
+
+describe("a directory where DATA/nor.db goes", () => {
+  it("is refused by reading and writing commands alike (exit 2), naming it, and nothing is made", async () => {
+    const d = tmp();
+    const catalog = catalogIn(d);
+    const data = join(d, "data");
+    mkdirSync(join(data, "nor.db"), { recursive: true });
+    const before = snapshot(data);
+    for (const args of [
+      ["status"],
+      ["log"],
+      ["flags"],
+      ["catalog", "import", catalog],
+      ["night", "--catalog", catalog, "--deadline", "1m"],
+      ["mark", "test-agendas", "--not-read", "--reason", "the clerk asked"],
+    ]) {
+      const r = await nor(...args, "--data", data);
+      expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(2);
+      expect(r.stderr, args.join(" ")).toBe(
+        `nor: ${join(data, "nor.db")} is a directory, not a store: nor keeps its store in a file of that name; move the directory aside, or choose another --data\n`,
+      );
+    }
+    expect(snapshot(data)).toEqual(before);
+  });
+});
+
+describe("what nor night keeps beside the store, of the wrong kind", () => {
+  const cases = [
+    {
+      part: "night-runners",
+      make: (p: string) => writeFileSync(p, "x\n"),
+      said: (p: string) =>
+        `${p} is not a directory: nor night keeps the marks of its running processes in a directory there; move what is in the way`,
+    },
+    {
+      part: "night.lock",
+      make: (p: string) => mkdirSync(p),
+      said: (p: string) =>
+        `${p} is a directory: nor night keeps its lock in a file there; move what is in the way`,
+    },
+    {
+      part: "archive",
+      make: (p: string) => writeFileSync(p, "x\n"),
+      said: (p: string) =>
+        `the archive location ${p} is not a directory: the stored copies (P8) are kept in a directory there; move what is in the way`,
+    },
+  ];
+
+  it.each(cases)(
+    "$part: refused by name (exit 2) before the store is made",
+    async ({ part, make, said }) => {
+      const d = tmp();
+      const catalog = catalogIn(d);
+      const data = join(d, "data");
+      mkdirSync(data);
+      make(join(data, part));
+      const before = snapshot(data);
+      const r = await nor("night", "--catalog", catalog, "--data", data, "--deadline", "1m");
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toBe(`nor: ${said(join(data, part))}\n`);
+      expect(existsSync(join(data, "nor.db"))).toBe(false);
+      expect(snapshot(data)).toEqual(before);
+    },
+  );
+
+  it("night-runners a file beside a store: refused before the store is opened, which is left as it was", async () => {
+    const d = tmp();
+    const catalog = catalogIn(d);
+    const data = join(d, "data");
+    const imported = await nor("catalog", "import", catalog, "--data", data);
+    expect(imported.code, imported.stderr).toBe(0);
+    writeFileSync(join(data, "night-runners"), "x\n");
+    const before = snapshot(data);
+    const r = await nor("night", "--catalog", catalog, "--data", data, "--deadline", "1m");
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`nor: ${join(data, "night-runners")} is not a directory:`);
+    expect(snapshot(data)).toEqual(before);
+  });
+});
+
+describe("an empty (0-byte) DATA/nor.db", () => {
+  it("is refused by every command, reading or writing (exit 2), and never written into", async () => {
+    const d = tmp();
+    const catalog = catalogIn(d);
+    const data = join(d, "data");
+    mkdirSync(data);
+    const file = join(data, "nor.db");
+    writeFileSync(file, "");
+    for (const args of [
+      ["status"],
+      ["status", "--json"],
+      ["log"],
+      ["flags"],
+      ["site"],
+      ["reparse", "--catalog", catalog],
+      ["catalog", "import", catalog],
+      ["night", "--catalog", catalog, "--deadline", "1m"],
+      ["mark", "test-agendas", "--not-read", "--reason", "the clerk asked"],
+      ["site", "example.org", "--gap", "30s", "--reason", "the owner asked"],
+    ]) {
+      const r = await nor(...args, "--data", data);
+      expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(2);
+      expect(r.stderr, args.join(" ")).toBe(
+        `nor: ${file} is empty (0 bytes): it is not a store (a copy cut short?), and nor writes nothing into it; move it aside to start a new store there, or restore the store from a backup (docs/operations.md, "Backups")\n`,
+      );
+      expect(r.stdout, args.join(" ")).toBe("");
+    }
+    expect(statSync(file).size).toBe(0);
+    expect(readdirSync(data)).toEqual(["nor.db"]);
+  });
+
+  it("a store nor makes is never empty: made whole, it reads at once, and no part file is left", async () => {
+    const d = tmp();
+    const data = join(d, "data");
+    const r = await nor("catalog", "import", catalogIn(d), "--data", data);
+    expect(r.code, r.stderr).toBe(0);
+    expect(statSync(join(data, "nor.db")).size).toBeGreaterThan(0);
+    expect(readdirSync(data).filter((n) => n.startsWith("nor.db.new-"))).toEqual([]);
+    const status = await nor("status", "--data", data);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain("test-agendas");
+  });
+});
