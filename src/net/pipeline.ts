@@ -6,6 +6,7 @@
  * request otherwise look at `robotsFor`. The order, and where each promise is kept, is in
  * fetcher.ts and docs/architecture.md.
  */
+import { NorError } from "../errors.js";
 import type { BodyRead } from "./body-reader.js";
 import type { StoredAnswer } from "./journal.js";
 import type {
@@ -170,5 +171,21 @@ export class CutOff extends Error {
     super(reason instanceof Error ? reason.message : String(reason), { cause: reason });
     this.status = status;
     this.bytes = bytes;
+  }
+}
+
+/**
+ * An answer received in full that the archive could not keep (a full disk, a file system gone
+ * read-only): the checker's own failure, which no further request can mend. The night stops on
+ * it (run-night.ts) rather than ask every site again for what it cannot keep (P8).
+ */
+export class NotKept extends NorError {
+  override name = "NotKept";
+  constructor(cause: unknown) {
+    super(
+      "E_ARCHIVE",
+      `an answer could not be kept in the archive (P8): ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
   }
 }

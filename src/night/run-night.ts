@@ -7,6 +7,7 @@
 import { setMaxListeners } from "node:events";
 import type { Clock } from "../clock.js";
 import { NorError } from "../errors.js";
+import { NotKept } from "../net/pipeline.js";
 import type { Fetcher } from "../net/types.js";
 import { LANE_LEASE_MS } from "../policy/constants.js";
 import { canaryFailed, judgeReach, OFFLINE_WINDOW, reachEvidence } from "../policy/offline.js";
@@ -174,8 +175,13 @@ export async function runNight(
   });
   // P21 across a restart: the fetcher's "closed" list lives in memory; the store remembers.
   const closed = await store.closedSites(opts.night);
-  const fetcher = stoppedBy(await deps.makeFetcher(state), opts.stop);
-  const stopped = () => opts.stop?.aborted === true;
+  // The night stops by a person's stop, or by itself when the archive cannot keep what is
+  // read (P8): asking further sites would only get answers it cannot keep.
+  const halt = new AbortController();
+  let notKept: NotKept | undefined;
+  const stop = opts.stop === undefined ? halt.signal : AbortSignal.any([opts.stop, halt.signal]);
+  const fetcher = stoppedBy(await deps.makeFetcher(state), stop);
+  const stopped = () => stop.aborted;
   const ctx: CheckContext = {
     fetcher,
     clock,
@@ -331,6 +337,15 @@ export async function runNight(
             };
           }
         } catch (err) {
+          if (
+            err instanceof NotKept ||
+            (err as { cause?: unknown } | null)?.cause instanceof NotKept
+          ) {
+            // The archive cannot keep answers: the night stops (below), this source unrecorded.
+            notKept ??= err instanceof NotKept ? err : (err as { cause: NotKept }).cause;
+            halt.abort(notKept);
+            return;
+          }
           // Cut short by the stop: no outcome, the source is read again on resume.
           if (stopped()) return;
           // One source's check that throws (a bug, a store read that failed) is that source's
@@ -475,6 +490,8 @@ export async function runNight(
       sources: offlineSources,
     };
   }
+  // Every lane has unwound: the archive's failure ends the night, left open to resume.
+  if (notKept !== undefined) throw notKept;
   if (stopped()) {
     // Every lane has unwound (its waiting requests' rows written), and the sources the
     // checker's own outage failed are said to be that (above): the night stays open.

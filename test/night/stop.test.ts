@@ -2,8 +2,9 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
 import { CounterIds } from "../../src/ids.js";
 import { createFetcher } from "../../src/net/fetcher.js";
-import { MemoryJournal, MemoryRobotsCache } from "../../src/net/memory-ports.js";
-import type { Transport } from "../../src/net/types.js";
+import { MemoryArchive, MemoryJournal, MemoryRobotsCache } from "../../src/net/memory-ports.js";
+import { NotKept } from "../../src/net/pipeline.js";
+import type { ArchivePort, Transport } from "../../src/net/types.js";
 import { type NightSummary, runNight } from "../../src/night/run-night.js";
 import {
   buildSimulation,
@@ -28,7 +29,8 @@ async function night(
   sim: Simulation,
   transport: Transport,
   store: MemoryNightStore,
-  stop: AbortSignal,
+  stop: AbortSignal | undefined,
+  archive?: ArchivePort,
 ): Promise<NightSummary> {
   let settled = false;
   const run = runNight(
@@ -49,9 +51,15 @@ async function night(
           transport,
           deadline: state.deadlineAt,
           night: NIGHT,
+          ...(archive ? { archive } : {}),
         }),
     },
-    { night: NIGHT, deadlineMs: 60 * 60_000, concurrency: 1, stop },
+    {
+      night: NIGHT,
+      deadlineMs: 60 * 60_000,
+      concurrency: 2,
+      ...(stop ? { stop } : {}),
+    },
   ).finally(() => {
     settled = true;
   });
@@ -117,5 +125,39 @@ describe("a night stopped by a person (run-night)", () => {
     );
     expect(unreached.length).toBeGreaterThan(0);
     for (const s of unreached) expect(store.outcomeOf(s.id, NIGHT)).toBeUndefined();
+  });
+
+  it("P8, P16: an archive that cannot keep answers (a full disk) stops the night: nothing more is asked, the sources unread stay unrecorded for a resume, and robots.txt is not asked again", async () => {
+    const clock = new ManualClock();
+    const sim = buildSimulation(
+      clock,
+      Array.from({ length: 6 }, (_, i) => ({ site: `s${i}.org`, latencyMs: 50, sources: 3 })),
+    );
+    const store = new MemoryNightStore();
+    const kept = new MemoryArchive();
+    let writes = 0;
+    // Keeps four answers, then the disk is full.
+    const archive: ArchivePort = {
+      write: async (x) => {
+        if (++writes > 4)
+          throw Object.assign(new Error("ENOSPC: no space left on device, write"), {
+            code: "ENOSPC",
+          });
+        await kept.write(x);
+      },
+    };
+    await expect(
+      night(clock, sim, sim.transport, store, undefined, archive),
+    ).rejects.toBeInstanceOf(NotKept);
+    // Each answer the archive refused was the last its lane asked; nothing is asked once the
+    // night stops: at most one refused answer a lane (two lanes), robots.txt never twice.
+    expect(writes).toBeLessThanOrEqual(4 + 2);
+    const robots = sim.observed.filter((r) => r.url.endsWith("/robots.txt")).map((r) => r.url);
+    expect(new Set(robots).size).toBe(robots.length);
+    expect(sim.observed.length).toBe(writes);
+    // Sources whose answer was not kept, and those never reached, have no outcome tonight.
+    const recorded = sim.catalog.sources.filter((s) => store.outcomeOf(s.id, NIGHT) !== undefined);
+    expect(recorded.length).toBeLessThan(sim.catalog.sources.length);
+    for (const s of recorded) expect(store.outcomeOf(s.id, NIGHT)?.kind).toBe("ok");
   });
 });

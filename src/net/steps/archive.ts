@@ -1,6 +1,6 @@
 import type { BodyRead } from "../body-reader.js";
 import type { StoredAnswer } from "../journal.js";
-import type { AttemptResult, Call, Step } from "../pipeline.js";
+import { type AttemptResult, type Call, NotKept, type Step } from "../pipeline.js";
 import type { ArchivePort, Validators } from "../types.js";
 
 /**
@@ -26,8 +26,9 @@ export const archive =
       const archived = await keep(deps.archive, call, reply.got.answer);
       return { kind: "answer", got: { ...reply.got, archived } };
     } catch (err) {
-      // The answer came but could not be kept (a full disk): the journal records its end.
-      return { kind: "answer", got: { ...reply.got, failed: err } };
+      // The answer came but could not be kept (a full disk): the journal records its end, and
+      // the caller hears it as the archive's failure (the night stops on it).
+      return { kind: "answer", got: { ...reply.got, failed: new NotKept(err) } };
     }
   };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { StoredAnswer } from "../../../src/net/journal.js";
 import { MemoryArchive } from "../../../src/net/memory-ports.js";
-import type { Call } from "../../../src/net/pipeline.js";
+import { type Call, NotKept } from "../../../src/net/pipeline.js";
 import { archive } from "../../../src/net/steps/archive.js";
 import type { ArchivePort } from "../../../src/net/types.js";
 import { answered, call, fakeNext, response } from "./fakes.js";
@@ -44,7 +44,12 @@ describe("step: archive (P8)", () => {
       },
     };
     const out = await archive({ archive: full })(fakeNext(answered(response(200))).next)(call());
-    expect(out).toMatchObject({ kind: "answer", got: { failed: new Error("ENOSPC") } });
+    // Said as the archive's failure (the night stops on it), the cause kept.
+    expect(out).toMatchObject({ kind: "answer" });
+    const failed = out.kind === "answer" ? out.got.failed : undefined;
+    expect(failed).toBeInstanceOf(NotKept);
+    expect((failed as NotKept).message).toMatch(/could not be kept in the archive \(P8\): ENOSPC/);
+    expect((failed as NotKept).cause).toEqual(new Error("ENOSPC"));
   });
 
   it("P8: tonight's stored answer is rebuilt from the copy, nothing sent; without its copy, asked again", async () => {
