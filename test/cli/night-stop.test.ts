@@ -7,6 +7,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { RUNNERS_DIR } from "../../src/night/night-runners.js";
+import { DIED_IN_FLIGHT } from "../../src/policy/admission.js";
 import { writeVillageCatalog } from "./catalogs.js";
 import { runMain } from "./cli-capture.js";
 import { buildCli, ROOT } from "./run-nor.js";
@@ -181,6 +182,83 @@ describe("a night stopped by a signal", () => {
     } finally {
       for (const res of held) res.destroy();
       for (const s of [one, two, three]) await new Promise((r) => s.server.close(r));
+    }
+  });
+
+  it("P27: a worker whose command was killed (SIGKILL) stops in order as if the command had been stopped: its request on the wire says stopped, and it ends", async () => {
+    buildCli();
+    const held: ServerResponse[] = [];
+    const answer = (path: string, res: ServerResponse) => {
+      if (path === "/robots.txt") res.writeHead(404).end();
+      else held.push(res);
+    };
+    // Two sites, one lane each at a time (--concurrency 1): the command and its worker each
+    // hold one request when the command is killed.
+    const one = await site("127.0.0.4", answer);
+    const two = await site("127.0.0.5", answer);
+    try {
+      const catalog = join(dir, "w.yaml");
+      writeVillageCatalog(catalog, "Orphan", {
+        "orphan-a": `records: agendas, access: feed, url: "${one.origin}/a.rss"`,
+        "orphan-b": `records: minutes, access: feed, url: "${two.origin}/b.rss"`,
+      });
+      const data = join(dir, "data-orphan");
+      const env: NodeJS.ProcessEnv = { ...process.env };
+      delete env["NOR_DATABASE_URL"];
+      const night = spawn(
+        process.execPath,
+        [
+          join(ROOT, "bin", "nor.js"),
+          ...["night", "--catalog", catalog, "--data", data, "--night", "2026-11-05"],
+          ...["--allow-private-addresses", "--gap-ms", "0", "--workers", "2", "--concurrency", "1"],
+        ],
+        { cwd: ROOT, env, stdio: ["ignore", "ignore", "ignore"] },
+      );
+      const ended = new Promise<void>((r) => night.once("exit", () => r()));
+      // Bounded: until both feeds were asked for, 60 s at most.
+      for (let i = 0; i < 600 && held.length < 2; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(held.length).toBe(2);
+      const marks = readdirSync(join(data, RUNNERS_DIR));
+      const pids = marks.map((m) => Number(/_(\d+)_[^_]+\.json$/.exec(m)?.[1]));
+      const worker = pids.find((p) => p !== night.pid);
+      expect(worker).toBeDefined();
+      night.kill("SIGKILL");
+      await ended;
+      const alive = (pid: number) => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      // Bounded: the worker notices within a second or so and stops in order; 30 s at most.
+      for (let i = 0; i < 300 && alive(worker as number); i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(alive(worker as number)).toBe(false);
+      const db = new Database(join(data, "nor.db"), { readonly: true });
+      try {
+        const rows = db
+          .prepare("select url, outcome, failure from request_log where url like '%.rss'")
+          .all() as { url: string; outcome: string; failure: string | null }[];
+        // The worker's request was completed by the worker as stopped; the killed command's
+        // is left in flight (kill -9 leaves no time to write), or was found so by the worker
+        // before it stopped (a lane it took over) and said to be what is known of it.
+        const stoppedRows = rows.filter((r) => r.failure?.startsWith("stopped: "));
+        expect(stoppedRows).toHaveLength(1);
+        expect(stoppedRows[0]?.failure).toMatch(/^stopped: the command was stopped \(SIGTERM\)/);
+        for (const r of rows.filter((x) => x !== stoppedRows[0]))
+          expect([r.outcome, r.failure]).toEqual(
+            r.outcome === "in-flight" ? ["in-flight", null] : ["interrupted", DIED_IN_FLIGHT],
+          );
+      } finally {
+        db.close();
+      }
+    } finally {
+      for (const res of held) res.destroy();
+      for (const s of [one, two]) await new Promise((r) => s.server.close(r));
     }
   });
 });

@@ -213,6 +213,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   const stop = new AbortController();
   let running = false;
   let stopped: (() => void) | undefined;
+  let orphanWatch: (() => void) | undefined;
   try {
     const release = await acquireOpeningLock(store, dataDir);
     try {
@@ -250,6 +251,9 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         passOn,
       );
       unregister = runner.release;
+      // A worker whose command is gone (killed with SIGKILL, out of memory) stops in order as
+      // if the command had been stopped: the person who ended it ended the night's processes.
+      if (opts.worker) orphanWatch = watchParent();
       // Without --night: a night still under way is resumed, even after midnight, but only
       // until its deadline or the start of the next night; an older one is closed incomplete
       // (P13) and tonight is today's date in New York.
@@ -476,6 +480,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     }
     process.exitCode = 0;
   } finally {
+    orphanWatch?.();
     stopWorkers();
     // The store closed before the mark goes (and with it the signal handlers: a signal during
     // the close changes nothing); then the signal that stopped it ends the process.
@@ -592,6 +597,25 @@ function spawnWorker(night: string): Worker {
 }
 
 const HOUR_MS = 3_600_000;
+
+/** How often a worker looks whether the command that started it is still there. */
+const PARENT_WATCH_MS = 1_000;
+
+/**
+ * Stops this worker (SIGTERM to itself: the night's stop in order, night-runners.ts) once its
+ * parent is gone, seen as a new parent process id (the orphan is handed to init or a subreaper).
+ * Returns the watch's end.
+ */
+function watchParent(): () => void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    process.kill(process.pid, "SIGTERM");
+  }, PARENT_WATCH_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
 
 /**
  * Processes that may share a night on one machine (`--workers`). Each works its own lanes, and
