@@ -54,12 +54,13 @@ export interface PriorAttempt {
 export const NOT_SENT = "not sent:";
 
 /**
- * Why a row a dead process left in flight is `interrupted` (P27): whether its request left is
- * not known (its row was written, up to a moment ahead of its planned start, before it was
- * sent), so the log says so; it counts as sent (P15: politeness first).
+ * Why a row left in flight is `interrupted` (P27), by a process that died or whose completion
+ * failed (the store or the archive threw): whether its request left is not known (its row was
+ * written, up to a moment ahead of its planned start, before it was sent), so the log says so;
+ * it counts as sent (P15: politeness first).
  */
 export const DIED_IN_FLIGHT =
-  "the checker's process ended before this attempt's end was written: it was on the wire, or about to leave at its start time; counted as sent";
+  "this attempt's end was never written (its process ended, or its completion failed): it was on the wire, or about to leave at its start time; counted as sent";
 
 /** P15: an attempt the site answered with a retry, whether or not the checker lived to read it all. */
 function isTry(p: PriorAttempt): boolean {

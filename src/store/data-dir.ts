@@ -4,7 +4,16 @@
  * them waits for a person (E_CONFIG, exit 2: a restart would only meet it again) and is said with
  * the path and the reason in words, never as a bare EACCES, EEXIST or ENOTDIR.
  */
-import { accessSync, constants, mkdirSync, type Stats, statSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readlinkSync,
+  type Stats,
+  statSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { NorError } from "../errors.js";
 
@@ -107,7 +116,9 @@ function cannotMake(dir: string, part: string, err: unknown): NorError {
         ? `permission denied: ${parent} is not writable by this user`
         : code === "EROFS"
           ? `${parent} is on a read-only file system`
-          : `${part}: ${why(err)}`;
+          : code === "EEXIST" && danglingLink(part) !== undefined
+            ? `${part} is a symbolic link to ${danglingLink(part)}, which does not exist (a disk not mounted yet?)`
+            : `${part}: ${why(err)}`;
   const made = part === dir ? "" : ` (making ${part})`;
   return new NorError(
     "E_CONFIG",
@@ -172,5 +183,15 @@ export function refuseBlockedParts(dataDir: string, parts: readonly DataDirPart[
     }
     if (part.kind === "directory" ? !st.isDirectory() : st.isDirectory())
       throw new NorError("E_CONFIG", part.refused(path));
+  }
+}
+
+/** Where `path` points when it is a symbolic link to nothing; undefined otherwise. */
+function danglingLink(path: string): string | undefined {
+  try {
+    if (!lstatSync(path).isSymbolicLink() || existsSync(path)) return undefined;
+    return readlinkSync(path);
+  } catch {
+    return undefined;
   }
 }

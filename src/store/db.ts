@@ -1,6 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { accessSync, constants, copyFileSync, linkSync, rmSync, statSync } from "node:fs";
-import { join } from "node:path";
+import {
+  accessSync,
+  constants,
+  copyFileSync,
+  linkSync,
+  lstatSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+} from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type SqliteDatabase from "better-sqlite3";
 import type {
@@ -86,6 +96,7 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     // Each driver is loaded only when its store is opened: a SQLite command never loads pg.
     const Sqlite = requireCjs("better-sqlite3") as typeof SqliteDatabase;
     try {
+      if (create) removeStaleParts(linkTarget(file));
       if (create && state === "absent") makeStoreFile(Sqlite, file);
       sqlite = new Sqlite(file, { fileMustExist: true });
       // First: switching a new file to WAL takes a lock another opener may hold for a moment.
@@ -220,7 +231,10 @@ export async function openPostgresPool(url: string, max: number, name: string): 
  * so a file of 0 bytes is never one nor is making (storeFileState refuses one). Should another
  * opener's file be there first, it is the store, and this one goes.
  */
-function makeStoreFile(Sqlite: typeof SqliteDatabase, file: string): void {
+function makeStoreFile(Sqlite: typeof SqliteDatabase, at: string): void {
+  // A nor.db that is a link to a file not made yet (the store kept on another disk) is made
+  // where it points, as SQLite itself would have made it.
+  const file = linkTarget(at);
   const part = `${file}.new-${process.pid}-${randomBytes(4).toString("hex")}`;
   try {
     const first = new Sqlite(part);
@@ -235,7 +249,7 @@ function makeStoreFile(Sqlite: typeof SqliteDatabase, file: string): void {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === "EEXIST") return;
       // A file system without hard links: copied in, never over a file already there.
-      if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP") throw err;
+      if (!NO_HARD_LINKS.has(code ?? "")) throw err;
       try {
         copyFileSync(part, file, constants.COPYFILE_EXCL);
       } catch (copyErr) {
@@ -244,6 +258,56 @@ function makeStoreFile(Sqlite: typeof SqliteDatabase, file: string): void {
     }
   } finally {
     for (const end of ["", "-wal", "-shm", "-journal"]) rmSync(part + end, { force: true });
+  }
+}
+
+/** What link(2) says on a file system that has no hard links (FAT, some FUSE and SMB mounts). */
+const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
+
+/** Where `file` leads through symbolic links (a bounded number of them), or `file` itself. */
+function linkTarget(file: string): string {
+  let p = file;
+  for (let i = 0; i < 40; i++) {
+    let st: ReturnType<typeof lstatSync>;
+    try {
+      st = lstatSync(p);
+    } catch {
+      return p;
+    }
+    if (!st.isSymbolicLink()) return p;
+    p = resolve(dirname(p), readlinkSync(p));
+  }
+  return p;
+}
+
+/**
+ * The names a store being made had before it was linked into place (`nor.db.new-PID-…`), left
+ * by a process killed between the link and their removal: a second name of the live store (or
+ * a file never linked), removed once their process is gone.
+ */
+function removeStaleParts(file: string): void {
+  const dir = dirname(file);
+  const prefix = `${basename(file)}.new-`;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]);
+    if (!Number.isInteger(pid) || pid <= 0 || processAlive(pid)) continue;
+    rmSync(join(dir, name), { force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -2,12 +2,15 @@ import { spawnSync } from "node:child_process";
 import {
   chmodSync,
   existsSync,
+  linkSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -34,7 +37,7 @@ afterAll(() => {
     chmodSync(d, 0o700);
     for (const name of readdirSync(d)) {
       const p = join(d, name);
-      if (statSync(p).isDirectory()) chmodSync(p, 0o700);
+      if (lstatSync(p).isDirectory()) chmodSync(p, 0o700);
     }
     rmSync(d, { recursive: true, force: true });
   }
@@ -282,5 +285,50 @@ describe("an empty (0-byte) DATA/nor.db", () => {
     const status = await nor("status", "--data", data);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toContain("test-agendas");
+  });
+
+  it("a nor.db that links to a file not made yet is made where it points (the store on another disk), as before", async () => {
+    const d = tmp();
+    const data = join(d, "data");
+    const other = join(d, "other");
+    mkdirSync(data);
+    mkdirSync(other);
+    symlinkSync(join("..", "other", "nor.db"), join(data, "nor.db"));
+    const r = await nor("catalog", "import", catalogIn(d), "--data", data);
+    expect(r.code, r.stderr).toBe(0);
+    expect(lstatSync(join(data, "nor.db")).isSymbolicLink()).toBe(true);
+    expect(statSync(join(other, "nor.db")).size).toBeGreaterThan(0);
+    expect(readdirSync(other).filter((n) => n.includes(".new-"))).toEqual([]);
+    const status = await nor("status", "--data", data);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain("test-agendas");
+  });
+
+  it("a second name a killed maker left beside the store (nor.db.new-PID-…) is removed once its process is gone; a live one's is not", async () => {
+    const d = tmp();
+    const data = join(d, "data");
+    expect((await nor("catalog", "import", catalogIn(d), "--data", data)).code).toBe(0);
+    // A process id no process has (above the kernel's limit), and this process's own.
+    const dead = join(data, "nor.db.new-4194305-0badf00d");
+    const live = join(data, `nor.db.new-${process.pid}-0badf00d`);
+    linkSync(join(data, "nor.db"), dead);
+    writeFileSync(live, "x");
+    const r = await nor("catalog", "import", catalogIn(d), "--data", data);
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(dead)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+    expect(statSync(join(data, "nor.db")).nlink).toBe(1);
+  });
+
+  it("a --data that is a symbolic link to nothing (a disk not mounted yet) is said as that (exit 2)", async () => {
+    const d = tmp();
+    const data = join(d, "data");
+    symlinkSync(join(d, "not-mounted"), data);
+    const r = await nor("catalog", "import", catalogIn(d), "--data", data);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      `${data} is a symbolic link to ${join(d, "not-mounted")}, which does not exist (a disk not mounted yet?)`,
+    );
+    expect(existsSync(join(d, "not-mounted"))).toBe(false);
   });
 });

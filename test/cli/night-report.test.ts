@@ -149,10 +149,10 @@ describe("nor status's line for a night", () => {
       closedIncomplete: false,
     };
     expect(nightLine({ ...base, unreached: 36 })).toBe(
-      "night 2026-11-05: finished 2026-11-05T06:02:00.000Z (deadline 2026-11-05T06:01:00.000Z); 24 sources checked, 36 not reached before the deadline (they go first next night)",
+      "night 2026-11-05: finished 2026-11-05T06:02:00.000Z (deadline 2026-11-05T06:01:00.000Z); 60 sources with an outcome, 36 of them not reached before the deadline (they go first next night)",
     );
     expect(nightLine({ ...base, unreached: 0 })).toBe(
-      "night 2026-11-05: finished 2026-11-05T06:02:00.000Z (deadline 2026-11-05T06:01:00.000Z); 60 sources checked",
+      "night 2026-11-05: finished 2026-11-05T06:02:00.000Z (deadline 2026-11-05T06:01:00.000Z); 60 sources with an outcome",
     );
   });
 });

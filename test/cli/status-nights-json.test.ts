@@ -149,12 +149,14 @@ describe("nor status --json --with-nights", () => {
     expect(lines.map((l) => /^night (\S+):/.exec(l)?.[1])).toEqual(NIGHTS.map((n) => n.night));
     const [unfinished, finished, closed] = lines as [string, string, string];
     expect(unfinished).toContain("under way or stopped (deadline 2026-11-05T12:00:00.000Z)");
-    expect(unfinished).toContain("; 1 source checked;");
+    expect(unfinished).toContain("; 1 source with an outcome;");
     expect(finished).toContain(
-      "finished 2026-11-04T07:30:00.000Z (deadline 2026-11-04T12:00:00.000Z); 3 sources checked",
+      "finished 2026-11-04T07:30:00.000Z (deadline 2026-11-04T12:00:00.000Z); 3 sources with an outcome",
     );
     expect(closed).toContain("closed incomplete at 2026-11-03T12:00:00.000Z");
-    expect(closed).toContain("1 source checked, 2 not reached before the deadline");
+    expect(closed).toContain(
+      "3 sources with an outcome, 2 of them not reached before the deadline; sources not reached go first next night",
+    );
   });
 
   it("prints an empty list of nights for a store no night has run on", async () => {

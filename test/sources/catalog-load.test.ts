@@ -128,6 +128,9 @@ sources:
       "cat.yaml:1:1: : the file is empty: a catalog lists governments and sources (write `sources: []` for a file that means to list none)";
     expect(problems("")).toEqual([said]);
     expect(problems("\n# to do\n\n")).toEqual([said]);
+    // A document marker or a bare null holds nothing either (a file cut to its first line).
+    for (const text of ["---\n", "--- # c\n", "---\n...\n", "%YAML 1.2\n---\n", "~\n", "null\n"])
+      expect(problems(text), JSON.stringify(text)).toEqual([said]);
     // Read whole as well as piece by piece (the same answer either way).
     const dir = mkdtempSync(join(tmpdir(), "nor-empty-cat-"));
     const file = join(dir, "empty.yaml");

@@ -113,16 +113,15 @@ export function register(program: Command): void {
 
 /** One line per recent night: under way, finished, or closed incomplete (P13). */
 export function nightLine(n: NightHistoryRow): string {
-  // The unreached have an outcome but were not asked: not counted as checked.
-  const asked = n.checked - n.unreached;
+  // Sources with an outcome tonight (the JSON's `checked`), the unreached among them said
+  // apart: they have an outcome but were not asked.
   const checked =
-    `${asked} source${asked === 1 ? "" : "s"} checked` +
-    (n.unreached > 0
-      ? `, ${n.unreached} not reached before the deadline (they go first next night)`
-      : "");
+    `${n.checked} source${n.checked === 1 ? "" : "s"} with an outcome` +
+    (n.unreached > 0 ? `, ${n.unreached} of them not reached before the deadline` : "");
   if (n.finishedAt === null)
     return `night ${n.night}: under way or stopped (deadline ${n.deadlineAt}); ${checked}; \`nor night\` resumes it until then`;
   if (n.closedIncomplete)
     return `night ${n.night}: closed incomplete at ${n.finishedAt}: interrupted and not resumed before its deadline or the next night; ${checked}; sources not reached go first next night`;
-  return `night ${n.night}: finished ${n.finishedAt} (deadline ${n.deadlineAt}); ${checked}`;
+  const first = n.unreached > 0 ? " (they go first next night)" : "";
+  return `night ${n.night}: finished ${n.finishedAt} (deadline ${n.deadlineAt}); ${checked}${first}`;
 }

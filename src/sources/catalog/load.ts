@@ -66,6 +66,12 @@ interface Piece {
 
 const WHOLE: Frame = { prefix: [], lineOffset: 0, indexOffset: 0 };
 
+/** A document with no content: none at all, or a null scalar (`---`, `~`, `null`). */
+function nothingIn(contents: unknown): boolean {
+  if (contents === null || contents === undefined) return true;
+  return isScalar(contents) && (contents.value === null || contents.value === undefined);
+}
+
 function parsePiece(text: string, file: string, frame: Frame): Piece {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
@@ -83,9 +89,10 @@ function parsePiece(text: string, file: string, frame: Frame): Piece {
     problems.push({ file, line, col, path: "", message: `YAML: ${e.message.split("\n")[0]}` });
   }
   if (doc.errors.length > 0) return { loc, raw: undefined, data: undefined, problems };
-  if (section === undefined && doc.contents === null) {
-    // Nothing at all (an empty file, only comments): a file cut short or the wrong one, never
-    // a catalog. One that means to list nothing says so (`sources: []`).
+  if (section === undefined && nothingIn(doc.contents)) {
+    // Nothing at all (an empty file, only comments or a document marker, a bare null): a file
+    // cut short or the wrong one, never a catalog. One that means to list nothing says so
+    // (`sources: []`).
     problems.push({
       file,
       line: 1,
