@@ -16,6 +16,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { runStart } from "../../src/cli/commands/start.js";
 import { writeVillageCatalog } from "./catalogs.js";
 import { nor } from "./cli-capture.js";
 import { ROOT, runNorAsync } from "./run-nor.js";
@@ -330,5 +331,39 @@ describe("an empty (0-byte) DATA/nor.db", () => {
       `${data} is a symbolic link to ${join(d, "not-mounted")}, which does not exist (a disk not mounted yet?)`,
     );
     expect(existsSync(join(d, "not-mounted"))).toBe(false);
+  });
+});
+
+describe("nor start and what its nights need beside the store", () => {
+  it("a file where the archive goes is refused at start (exit 2), before it listens, not by each night at its hour", async () => {
+    const d = tmp();
+    const data = join(d, "data");
+    mkdirSync(data);
+    writeFileSync(join(data, "archive"), "not a directory");
+    const stop = new AbortController();
+    let listened = false;
+    const running = runStart(
+      {
+        catalog: [catalogIn(d)],
+        data,
+        host: "127.0.0.1",
+        port: "0",
+        at: "01:00",
+        zone: "America/New_York",
+      },
+      {
+        say: () => {},
+        signal: stop.signal,
+        onListening: () => {
+          listened = true;
+          stop.abort();
+        },
+      },
+    );
+    await expect(running).rejects.toThrow(
+      `the archive location ${join(data, "archive")} is not a directory`,
+    );
+    expect(listened).toBe(false);
+    expect(readdirSync(data)).toEqual(["archive"]);
   });
 });

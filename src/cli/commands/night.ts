@@ -11,8 +11,8 @@ import { NorError, UsageError } from "../../errors.js";
 import { randomIds } from "../../ids.js";
 import { runNightWithStore } from "../../night/compose.js";
 import { parseDuration } from "../../night/duration.js";
-import { acquireNightLock, NIGHT_LOCK_FILE } from "../../night/night-lock.js";
-import { RUNNERS_DIR, registerNightRunner } from "../../night/night-runners.js";
+import { acquireNightLock } from "../../night/night-lock.js";
+import { registerNightRunner } from "../../night/night-runners.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
 import { closingTime, isNightDate, NIGHT_SPAN_MS, nightOf } from "../../policy/night-date.js";
 import { siteOf } from "../../policy/site.js";
@@ -26,7 +26,7 @@ import {
 } from "../../store/admin.js";
 import { advisoryLock } from "../../store/advisory-lock.js";
 import { type SourceRef, sourcesInUse } from "../../store/catalog-sources.js";
-import { type DataDirPart, refuseBlockedParts } from "../../store/data-dir.js";
+import { refuseBlockedParts } from "../../store/data-dir.js";
 import {
   type Db,
   ensureDataDir,
@@ -37,6 +37,7 @@ import {
 import { importedOrStop } from "../import-outcome.js";
 import { stderr } from "../io.js";
 import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../net-options.js";
+import { NIGHT_PARTS } from "../night-parts.js";
 import {
   endText,
   type NightProcessEnd,
@@ -640,29 +641,6 @@ async function refuseLateStart(db: Db, asked: string): Promise<void> {
     );
   }
 }
-
-/** What `nor night` keeps in the data directory beside the store, each of its own kind. */
-const NIGHT_PARTS: readonly DataDirPart[] = [
-  {
-    name: RUNNERS_DIR,
-    kind: "directory",
-    refused: (path) =>
-      `${path} is not a directory: nor night keeps the marks of its running processes in a directory there; move what is in the way`,
-  },
-  {
-    name: NIGHT_LOCK_FILE,
-    kind: "file",
-    refused: (path) =>
-      `${path} is a directory: nor night keeps its lock in a file there; move what is in the way`,
-  },
-  {
-    name: "archive",
-    kind: "directory",
-    // As the archive says it when it is opened (warc-archive.ts).
-    refused: (path) =>
-      `the archive location ${path} is not a directory: the stored copies (P8) are kept in a directory there; move what is in the way`,
-  },
-];
 
 /**
  * One process at a time opens a night (which night, the catalog import): a lock file in the

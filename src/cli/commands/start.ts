@@ -27,6 +27,9 @@ import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
 import { stampCatalogFiles } from "../../sources/catalog/stamp.js";
 import { importCatalog } from "../../sources/catalog-import.js";
 import { resumableNight } from "../../store/admin.js";
+import { archiveDir } from "../../store/archive/files.js";
+import { ensureArchiveDir } from "../../store/archive/warc-archive.js";
+import { ensureDataDir, refuseBlockedParts } from "../../store/data-dir.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { storedPasswordHash } from "../../store/read/console.js";
 import { openWebReads } from "../../store/read-pool.js";
@@ -43,6 +46,7 @@ import {
   netOptions,
   operatorNameOption,
 } from "../net-options.js";
+import { NIGHT_PARTS } from "../night-parts.js";
 import { nightProcessEnd, startNightProcess } from "../night-process.js";
 import { addWebOptions, listeningOrigin, type WebCliOptions, webOptions } from "../web-options.js";
 
@@ -128,6 +132,12 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
 
   // NOR_DATABASE_URL (PostgreSQL) holds for the server and, inherited, for each night.
   const loc = storeLocationFromOptions({ data: dataDir });
+  // What every night needs beside the store, checked now as `nor night` checks it: a file where
+  // the archive goes, or an archive this user may not write, is said at start (exit 2), not
+  // by each night at its hour while the directory looks well.
+  refuseBlockedParts(dataDir, NIGHT_PARTS);
+  ensureDataDir(dataDir);
+  ensureArchiveDir(archiveDir(dataDir));
   const store = await openStore(loc);
   const cleanup: (() => Promise<void>)[] = [];
   try {

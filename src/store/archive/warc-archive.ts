@@ -160,33 +160,7 @@ export class WarcArchive implements ArchivePort {
         `archive rotateBytes must be positive, not ${opts.rotateBytes}`,
       );
     }
-    try {
-      mkdirSync(dir, { recursive: true });
-    } catch (cause) {
-      const code = (cause as NodeJS.ErrnoException).code;
-      // A file where the archive's directory goes (or above it) waits for a person: exit 2.
-      if (code === "EEXIST" || code === "ENOTDIR")
-        throw new NorError(
-          "E_CONFIG",
-          `the archive location ${dir} is not a directory: the stored copies (P8) are kept in a directory there; move what is in the way`,
-          { cause },
-        );
-      if (isPermission(code)) throw notWritable(dir, code, cause);
-      const why = `cannot make the archive directory ${dir}: ${code ?? String(cause)}`;
-      throw new NorError("E_ARCHIVE", why, { cause });
-    }
-    // Every write goes to a new file in it (#newFile): a directory this process may not
-    // write (made by another user, read-only, immutable) stops the command here, before any
-    // request, not after each answer has come (its copy lost, the request asked again).
-    try {
-      accessSync(dir, constants.W_OK | constants.X_OK);
-    } catch (cause) {
-      const code = (cause as NodeJS.ErrnoException).code;
-      if (isPermission(code)) throw notWritable(dir, code, cause);
-      throw new NorError("E_ARCHIVE", `cannot use the archive directory ${dir}: ${code}`, {
-        cause,
-      });
-    }
+    ensureArchiveDir(dir);
     const files = listWarcFiles(dir);
     const last = files.at(-1);
     // Numbers go on from the last file on the disk or in the index, whichever is later: a file
@@ -609,4 +583,40 @@ function notWritable(dir: string, code: string, cause: unknown): NorError {
     `the archive directory ${dir} is not writable (${code}): the stored copies (P8) are written there; give the user running nor (uid ${uid()}) write access to it, or run nor as its owner`,
     { cause },
   );
+}
+
+/**
+ * The archive's directory made if need be, and writable by this process: every write goes to
+ * a new file in it, so a directory this process may not write (made by another user,
+ * read-only, immutable) stops the command before any request, not after each answer has come
+ * (its copy lost, the request asked again). A file in its place waits for a person (exit 2).
+ */
+export function ensureArchiveDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    // A file where the archive's directory goes (or above it) waits for a person: exit 2.
+    if (code === "EEXIST" || code === "ENOTDIR")
+      throw new NorError(
+        "E_CONFIG",
+        `the archive location ${dir} is not a directory: the stored copies (P8) are kept in a directory there; move what is in the way`,
+        { cause },
+      );
+    if (isPermission(code)) throw notWritable(dir, code, cause);
+    const why = `cannot make the archive directory ${dir}: ${code ?? String(cause)}`;
+    throw new NorError("E_ARCHIVE", why, { cause });
+  }
+  // Every write goes to a new file in it (#newFile): a directory this process may not
+  // write (made by another user, read-only, immutable) stops the command here, before any
+  // request, not after each answer has come (its copy lost, the request asked again).
+  try {
+    accessSync(dir, constants.W_OK | constants.X_OK);
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (isPermission(code)) throw notWritable(dir, code, cause);
+    throw new NorError("E_ARCHIVE", `cannot use the archive directory ${dir}: ${code}`, {
+      cause,
+    });
+  }
 }

@@ -1,0 +1,26 @@
+import { NIGHT_LOCK_FILE } from "../night/night-lock.js";
+import { RUNNERS_DIR } from "../night/night-runners.js";
+import type { DataDirPart } from "../store/data-dir.js";
+
+/** What `nor night` keeps in the data directory beside the store, each of its own kind. */
+export const NIGHT_PARTS: readonly DataDirPart[] = [
+  {
+    name: RUNNERS_DIR,
+    kind: "directory",
+    refused: (path) =>
+      `${path} is not a directory: nor night keeps the marks of its running processes in a directory there; move what is in the way`,
+  },
+  {
+    name: NIGHT_LOCK_FILE,
+    kind: "file",
+    refused: (path) =>
+      `${path} is a directory: nor night keeps its lock in a file there; move what is in the way`,
+  },
+  {
+    name: "archive",
+    kind: "directory",
+    // As the archive says it when it is opened (warc-archive.ts).
+    refused: (path) =>
+      `the archive location ${path} is not a directory: the stored copies (P8) are kept in a directory there; move what is in the way`,
+  },
+];
