@@ -79,6 +79,8 @@ export const SiteOwnersPage: FC<SiteOwnersProps> = ({
   operatorName,
 }) => {
   const contact = operatorContact(userAgent, operatorName);
+  // The November 2026 visits and their faults are the built-in operator's to tell.
+  const builtIn = hasBuiltInContact(userAgent);
   const link =
     contact.href === undefined ? contact.text : <a href={contact.href}>{contact.text}</a>;
   return (
@@ -136,6 +138,21 @@ export const SiteOwnersPage: FC<SiteOwnersProps> = ({
           has.
         </li>
       </ul>
+      {builtIn ? (
+        <>
+          <p id="before-the-nights">
+            In November 2026, before the nightly checks began, the same name visited these sites to
+            find the pages in the directory and confirm them.
+          </p>
+          <p id="faults">
+            Faults in how it followed robots.txt during those visits let 20 requests reach paths
+            that robots.txt disallowed: three kinds of robots.txt file were misread, redirects to
+            another host were followed without reading that host's robots.txt, and once a site's
+            robots.txt was read from the wrong port. All of them were fixed on November 8, 2026, and
+            nothing those requests brought back was kept.
+          </p>
+        </>
+      ) : null}
 
       <h2>How fast</h2>
       <ul>
@@ -149,7 +166,10 @@ export const SiteOwnersPage: FC<SiteOwnersProps> = ({
           If you sent an ETag or Last-Modified last time, it asks with If-None-Match or
           If-Modified-Since, so an unchanged page costs a 304.
         </li>
-        <li>Each night has a time limit; it never speeds up to fit more in.</li>
+        <li>
+          Each night has a time limit. A source not reached in time waits for the next night; it
+          never speeds up to fit more in.
+        </li>
         <li id="limits">
           It waits at most {s(HEADERS_TIMEOUT_MS)} for an answer to begin, counted from the start of
           the request, connecting included. Once the answer has begun, it reads for at most{" "}
@@ -185,7 +205,7 @@ export const SiteOwnersPage: FC<SiteOwnersProps> = ({
         <li>A robots.txt answering 404 or another 4xx allows everything.</li>
         <li>
           A robots.txt answering 429 or 5xx, or one that cannot be read, keeps it off your site for
-          that night.
+          that night; night after night, that counts as a no (below).
         </li>
       </ul>
 
@@ -198,10 +218,20 @@ export const SiteOwnersPage: FC<SiteOwnersProps> = ({
         to your site, and only during that night's check.
       </p>
       <p>
-        The directory shows that night's no. Only a person marks a source as not read, with the
-        reason. After that the checker looks again on up to {RECHECK_SOON_NIGHTS} nights soon after,
-        then once a week, and only if your robots.txt allows; it takes no records then. If your site
-        answers again, a person decides whether to read it again.
+        The directory shows that night's no. A no may not last: while the directory still reads the
+        source, the checker comes back the next night, the same way and at the same pace.
+      </p>
+      <p>
+        Only a person marks a source as not read, with the reason, when a site's rules say no or it
+        keeps turning the checker away. After that the checker looks again on up to{" "}
+        {RECHECK_SOON_NIGHTS} nights soon after, then once a week, and only if your robots.txt
+        allows; it takes no records then. If your site answers again, a person decides whether to
+        read it again:{" "}
+        {contact.kind === "page" ? (
+          <>ask for that through {link}.</>
+        ) : (
+          <>write to {link} to ask for that.</>
+        )}
       </p>
 
       <h2>Asking it to slow down or stay away</h2>
@@ -209,13 +239,20 @@ export const SiteOwnersPage: FC<SiteOwnersProps> = ({
       <pre>{`User-agent: ${PRODUCT_TOKEN}\nDisallow: /`}</pre>
       <p>To slow it to one request every 30 seconds:</p>
       <pre>{`User-agent: ${PRODUCT_TOKEN}\nCrawl-delay: 30`}</pre>
+      <p>To keep it off part of your site, add Disallow lines for those paths to the same group.</p>
       <p>
         A group for <code>{PRODUCT_TOKEN}</code> replaces your <code>*</code> group for this
         checker, so copy into it any <code>*</code> rules that should still apply.{" "}
         {contact.kind === "page" ? (
-          <>Or tell its operator, through {link}, your site's address and what you would like.</>
+          <>
+            Or tell its operator, through {link}, your site's address and what you would like: a
+            slower pace, some pages left alone, or the whole site left alone.
+          </>
         ) : (
-          <>Or write to {link} with your site's address and what you would like.</>
+          <>
+            Or write to {link} with your site's address and what you would like: a slower pace, some
+            pages left alone, or the whole site left alone.
+          </>
         )}{" "}
         Your public pages stay listed, with their links, marked as not read and why.
       </p>

@@ -68,13 +68,38 @@ describe("the site-owner page", () => {
       .replace(/&#39;/g, "'")
       .replace(/\s+/g, " ");
 
-  it("P1, P2: with the built-in User-Agent, the built-in operator is named with their address in all three places", async () => {
+  it("P1, P2: with the built-in User-Agent, the built-in operator is named with their address in all four places", async () => {
     const html = await page();
     const t = text(html);
     expect(t).toContain(`${OPERATOR_NAME} runs it: ${OPERATOR_EMAIL}.`);
     expect(t).toContain(`Or write to ${OPERATOR_EMAIL} with your site's address`);
     expect(t).toContain(`Write to ${OPERATOR_EMAIL} with the time and the address it requested.`);
-    expect(html.split(`<a href="mailto:${OPERATOR_EMAIL}">${OPERATOR_EMAIL}</a>`)).toHaveLength(4);
+    expect(t).toContain(
+      `a person decides whether to read it again: write to ${OPERATOR_EMAIL} to ask for that.`,
+    );
+    expect(html.split(`<a href="mailto:${OPERATOR_EMAIL}">${OPERATOR_EMAIL}</a>`)).toHaveLength(5);
+  });
+
+  it("P2: says every fact of the operator's page: the November 2026 visits and their faults (the built-in operator's alone), a no night after night from robots.txt, part of a site kept off, what to ask for, a source not reached waits", async () => {
+    const t = text(await page());
+    for (const fact of [
+      "In November 2026, before the nightly checks began, the same name visited these sites",
+      "let 20 requests reach paths that robots.txt disallowed",
+      "three kinds of robots.txt file were misread",
+      "redirects to another host were followed without reading that host's robots.txt",
+      "read from the wrong port",
+      "fixed on November 8, 2026, and nothing those requests brought back was kept",
+      "night after night, that counts as a no",
+      "To keep it off part of your site, add Disallow lines for those paths to the same group.",
+      "a slower pace, some pages left alone, or the whole site left alone",
+      "A source not reached in time waits for the next night",
+      "A no may not last: while the directory still reads the source, the checker comes back the next night, the same way and at the same pace.",
+    ])
+      expect(t, fact).toContain(fact);
+    // Another operator's page tells no history that is not theirs.
+    const other = text(await page("public-records-check/0.1 (+mailto:ops@example.org)"));
+    expect(other).not.toContain("November 2026");
+    expect(other).toContain("a slower pace, some pages left alone, or the whole site left alone");
   });
 
   it("P1, P2: an operator's own mailto User-Agent: the page sends site owners to that address, and names no built-in operator", async () => {
@@ -83,7 +108,7 @@ describe("the site-owner page", () => {
     expect(html).toContain(`<pre id="user-agent">${ua}</pre>`);
     expect(html).not.toContain(OPERATOR_EMAIL);
     expect(html).not.toContain(OPERATOR_NAME);
-    expect(html.split('<a href="mailto:ops@example.org">ops@example.org</a>')).toHaveLength(4);
+    expect(html.split('<a href="mailto:ops@example.org">ops@example.org</a>')).toHaveLength(5);
     const t = text(html);
     expect(t).toContain("The person who runs it can be reached at ops@example.org.");
     expect(t).toContain("Or write to ops@example.org with your site's address");
@@ -98,7 +123,7 @@ describe("the site-owner page", () => {
     expect(html).not.toContain(OPERATOR_NAME);
     expect(html).not.toContain("mailto:");
     const shown = url.replace(/&/g, "&amp;");
-    expect(html.split(`<a href="${shown}">${shown}</a>`)).toHaveLength(4);
+    expect(html.split(`<a href="${shown}">${shown}</a>`)).toHaveLength(5);
     const t = text(html).replace(/&amp;/g, "&");
     expect(t).toContain(`The person who runs it can be reached at ${url}.`);
     expect(t).toContain(`Or tell its operator, through ${url}, your site's address`);
@@ -137,6 +162,6 @@ describe("the site-owner page", () => {
       html.split(
         '<a href="mailto:ops%3Frecords%23desk%25x@example.org">ops?records#desk%x@example.org</a>',
       ),
-    ).toHaveLength(4);
+    ).toHaveLength(5);
   });
 });
