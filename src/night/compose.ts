@@ -7,9 +7,11 @@ import type { Clock } from "../clock.js";
 import type { IdSource } from "../ids.js";
 import type { PoliteFetcher } from "../net/fetcher.js";
 import type { JournalPort } from "../net/journal.js";
+import { DEFAULT_USER_AGENT } from "../policy/constants.js";
 import { isRecheckNight } from "../policy/recheck.js";
 import { siteOf } from "../policy/site.js";
 import type { Source, WayIn } from "../sources/catalog/types.js";
+import { recordNightUserAgent } from "../store/admin.js";
 import { archiveDir, WarcArchive } from "../store/archive/index.js";
 import { ArchiveValidators } from "../store/archive/validators.js";
 import { type SourceRef, sourceEntries } from "../store/catalog-sources.js";
@@ -115,6 +117,8 @@ export async function runNightWithStore(
           // Rows a killed process left in flight are marked interrupted; their sites' leases
           // are taken over at the next request, with the gap counted from then (P10).
           await sqlJournal.sweep(clock.now());
+          // P1, P2: the User-Agent tonight's requests carry, for the site-owners page to show.
+          await recordNightUserAgent(db, opts.night, opts.userAgent ?? DEFAULT_USER_AGENT);
           fetcher = storeFetcher({
             db,
             clock,

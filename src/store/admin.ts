@@ -428,6 +428,37 @@ export async function latestNight(db: Db): Promise<string | undefined> {
   return r?.night ?? undefined;
 }
 
+/**
+ * P1, P2: the User-Agent this process's requests carry in `night`, written once the night is
+ * open (each process that runs it writes its own: the last one stands).
+ */
+export async function recordNightUserAgent(
+  db: Db,
+  night: string,
+  userAgent: string,
+): Promise<void> {
+  await db
+    .updateTable("nights")
+    .set({ user_agent: userAgent })
+    .where("night", "=", night)
+    .execute();
+}
+
+/**
+ * The User-Agent the checker last sent: the latest night's that recorded one (a night from
+ * before migration 017 has none). What the site-owners page shows (P2: it never drifts).
+ */
+export async function lastNightUserAgent(db: Db): Promise<string | undefined> {
+  const r = await db
+    .selectFrom("nights")
+    .select("user_agent")
+    .where("user_agent", "is not", null)
+    .orderBy("night", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return r?.user_agent ?? undefined;
+}
+
 /** A night's row, if it was ever opened (to say "resuming" and its own deadline). */
 export async function nightRow(db: Db, night: string): Promise<NightRow | undefined> {
   const r = await db.selectFrom("nights").selectAll().where("night", "=", night).executeTakeFirst();

@@ -1,5 +1,6 @@
 import { type Context, Hono } from "hono";
 import { DEFAULT_USER_AGENT } from "../policy/constants.js";
+import { lastNightUserAgent } from "../store/admin.js";
 import type { Db } from "../store/db.js";
 import { consoleRoutes } from "./console/routes.js";
 import { Layout } from "./layout.js";
@@ -73,7 +74,15 @@ export function createApp(opts: WebOptions): Hono {
   app.get(
     "/site-owners",
     pageReads([], (c, message) => badRequestPage(c, message, "/site-owners")),
-    (c) => c.html(<SiteOwnersPage userAgent={userAgent} operatorName={opts.operatorName} />),
+    async (c) => {
+      // P2: the User-Agent the checker last sent (the latest night's), whatever this server was
+      // given; the operator's name only beside the User-Agent it was given with.
+      const reads = opts.reads?.public ?? opts.db;
+      const sent = reads ? await lastNightUserAgent(reads) : undefined;
+      const shown = sent ?? userAgent;
+      const name = shown === userAgent ? opts.operatorName : undefined;
+      return c.html(<SiteOwnersPage userAgent={shown} operatorName={name} />);
+    },
   );
   if (opts.db) {
     const build = opts.reads?.build;

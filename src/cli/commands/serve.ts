@@ -3,6 +3,8 @@ import { serve } from "@hono/node-server";
 import type { Command } from "commander";
 import { systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
+import { DEFAULT_USER_AGENT } from "../../policy/constants.js";
+import { lastNightUserAgent } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { storedPasswordHash } from "../../store/read/console.js";
 import { openWebReads, type WebReads } from "../../store/read-pool.js";
@@ -77,6 +79,14 @@ export function register(program: Command): void {
     }
     // Without an operator password nobody could sign in: the console is off, and we say so.
     const consoleOn = (await storedPasswordHash(store.db)) !== undefined;
+    // P1, P2: the site-owners page shows the User-Agent the last night sent; one given here
+    // that differs is said, so the two commands can be given the same.
+    const sent = await lastNightUserAgent(store.db);
+    const given = userAgent ?? DEFAULT_USER_AGENT;
+    const uaNote =
+      sent !== undefined && sent !== given
+        ? `nor serve: the site-owners page shows the User-Agent the last night sent, ${JSON.stringify(sent)}, not ${JSON.stringify(given)}: give \`nor night\` and \`nor serve\` the same --user-agent\n`
+        : undefined;
     // Links in feeds come from --origin; without it, from the address we listen on (known once
     // listening), never from a request's Host header.
     let listening = listeningOrigin(opts.host, port);
@@ -99,6 +109,7 @@ export function register(program: Command): void {
         const server = serve({ fetch: app.fetch, hostname: opts.host, port }, (info) => {
           listening = urlOf(info).replace(/\/$/, "");
           stdout().write(`nor serve: the directory is at ${urlOf(info)}\n`);
+          if (uaNote !== undefined) stdout().write(uaNote);
           stdout().write(
             consoleOn
               ? `nor serve: the operator console is at ${urlOf(info)}console\n`

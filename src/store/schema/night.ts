@@ -17,6 +17,8 @@ export interface NightsTable {
   deadline_at: string;
   finished_at: string | null;
   runs: number;
+  /** P1: the User-Agent its requests carried (the last process to run it); null before 017. */
+  user_agent: string | null;
 }
 
 /** One outcome per source per night (P23: the directory shows that night's no). */
