@@ -409,6 +409,9 @@ export async function startDemoSites(today: number): Promise<DemoSites> {
   const servers: Server[] = [];
   const sites: DemoSite[] = [];
   const state = { night: 1 };
+  // A slow site's answers waiting to be sent: dropped when the sites close (a demo stopped
+  // mid-night ends then, not when the last of them would have been sent).
+  const waiting = new Set<NodeJS.Timeout>();
   let host = 21;
   let shared = false;
   for (const source of demoSources(today)) {
@@ -432,8 +435,13 @@ export async function startDemoSites(today: number): Promise<DemoSites> {
           return;
         }
         const answer = () => source.handle(req, body, res, state.night);
-        if (source.delayMs) setTimeout(answer, source.delayMs);
-        else answer();
+        if (source.delayMs) {
+          const timer = setTimeout(() => {
+            waiting.delete(timer);
+            answer();
+          }, source.delayMs);
+          waiting.add(timer);
+        } else answer();
       });
     });
     const address = await listenOn(server, shared ? "127.0.0.1" : `127.0.0.${host}`).catch(
@@ -459,6 +467,8 @@ export async function startDemoSites(today: number): Promise<DemoSites> {
     },
     catalogYaml: () => catalogYaml(sites),
     close: async () => {
+      for (const timer of waiting) clearTimeout(timer);
+      waiting.clear();
       await Promise.all(
         servers.map(
           (s) =>

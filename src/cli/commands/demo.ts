@@ -3,7 +3,8 @@
  * demo's invented Ohio-like government sites on loopback (src/demo/sites.ts), runs two
  * nights against them with the real fetcher at the real pace (2 s between requests to a
  * site, P10; --gap-ms shortens it for tests, honoured only because the sites are on loopback),
- * then serves the directory and its console and says what to click.
+ * then serves the directory and its console and says what to click. SIGINT, SIGTERM or SIGHUP
+ * stops it at any time, the nights included: in order, its temporary directory removed.
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -37,7 +38,7 @@ import { createApp } from "../../web/app.js";
 import { hashPassword } from "../../web/console/password.js";
 import { storePasswordHash } from "../../web/console/session-store.js";
 import { importedOrStop } from "../import-outcome.js";
-import { stdout } from "../io.js";
+import { stderr, stdout } from "../io.js";
 import { listenError } from "../listen-error.js";
 import { wholeNumber } from "../net-options.js";
 import { progressLine, startLine, summaryLines } from "../night-report.js";
@@ -80,19 +81,74 @@ export function register(program: Command): void {
 
 const say = (line = "") => void stdout().write(`${line}\n`);
 
+/** The signals that stop the demo, at any time once its directory exists. */
+const STOPS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/**
+ * How long a stopped demo has to stop in order (the night under way stopped, the server, the
+ * store and the sites closed) before it removes its temporary directory and ends anyway.
+ */
+const STOP_GRACE_MS = 10_000;
+
+/** Thrown inside the demo once a signal stopped it: it unwinds through every close. */
+class DemoStopped extends Error {}
+
 async function runDemo(opts: DemoOptions): Promise<void> {
   const port = Number(opts.port);
   if (!/^\d+$/.test(opts.port) || port > 65_535)
     throw new UsageError(`--port must be a number from 0 to 65535, not "${opts.port}"`);
   const gapMs = opts.gapMs === undefined ? undefined : wholeNumber(opts.gapMs, "--gap-ms", 0);
   const dataDir = demoDataDir(opts.data);
+  const temporary = opts.data === undefined;
+  // A temporary directory is the demo's own: removed when it ends, however it ends (after
+  // the store and the sites are closed). A directory given with --data is the person's.
+  const remove = () => {
+    if (temporary) rmSync(dataDir, { recursive: true, force: true });
+  };
+  // From here on a stop (Ctrl-C, a terminal closed, `kill`) stops the demo in order, whatever
+  // it is doing: the night under way stops (run-night.ts `stop`), then everything closes as on
+  // any other end and the directory is removed. Signals after the first change nothing (the
+  // handlers stay until the directory is gone, so none ends the process half-way), and the
+  // stop is bounded: past the grace the directory is removed and the process ends anyway.
+  const stop = new AbortController();
+  let grace: NodeJS.Timeout | undefined;
+  const onStop = (signal: NodeJS.Signals) => {
+    if (stop.signal.aborted) return;
+    say(`\n${signal}: stopping the demo${temporary ? ` and removing ${dataDir}` : ""}.`);
+    stop.abort(new DemoStopped(`the demo was stopped (${signal})`));
+    grace = setTimeout(() => {
+      stderr().write(
+        `nor demo: not stopped in order within ${STOP_GRACE_MS / 1000} s; ending anyway${temporary ? ` (${dataDir} removed)` : ""}\n`,
+      );
+      remove();
+      process.exit(1);
+    }, STOP_GRACE_MS);
+  };
+  // Should the process end some other way (an error nothing catches, the exit above), the
+  // temporary directory still goes with it.
+  const onExit = () => remove();
+  for (const s of STOPS) process.on(s, onStop);
+  process.on("exit", onExit);
   try {
-    await demoIn(dataDir, opts, port, gapMs);
+    await demoIn(dataDir, opts, port, gapMs, stop.signal);
+  } catch (err) {
+    // Stopped by a person: an end like being stopped while serving (exit 0), said above.
+    if (!stop.signal.aborted) throw err;
   } finally {
-    // A temporary directory is the demo's own: removed when it ends, however it ends (after
-    // the store and the sites are closed). A directory given with --data is the person's.
-    if (opts.data === undefined) rmSync(dataDir, { recursive: true, force: true });
+    try {
+      remove();
+    } finally {
+      clearTimeout(grace);
+      for (const s of STOPS) process.off(s, onStop);
+      process.off("exit", onExit);
+    }
   }
+  if (stop.signal.aborted) say(`Stopped${temporary ? `; ${dataDir} is removed` : ""}.`);
+}
+
+/** Goes on unless the demo was stopped meanwhile. */
+function goOn(stop: AbortSignal): void {
+  if (stop.aborted) throw stop.reason;
 }
 
 async function demoIn(
@@ -100,6 +156,7 @@ async function demoIn(
   opts: DemoOptions,
   port: number,
   gapMs: number | undefined,
+  stop: AbortSignal,
 ): Promise<void> {
   const clock = systemClock;
   const tonight = nightOf(clock.now());
@@ -109,6 +166,7 @@ async function demoIn(
   say("New on Record demo: everything below runs on this machine, nothing goes to the internet.");
   const sites = await startDemoSites(today);
   try {
+    goOn(stop);
     say(`\n${sites.sites.length} invented government sites are up on loopback:`);
     for (const s of sites.sites) {
       say(`  ${s.source.government.name}: ${s.url}`);
@@ -119,14 +177,19 @@ async function demoIn(
     const { catalog, origins } = loadCatalogWithFiles([catalogFile]);
     const store = await openStore({ kind: "sqlite", dir: dataDir });
     try {
+      goOn(stop);
       // A fresh directory: nothing to retire, so this is always "imported".
       importedOrStop(await importCatalog(store.db, catalog, origins, clock.now()));
+      goOn(stop);
       say(`\nThe catalog (${catalogFile}) is in the store at ${dataDir}.`);
       // Served from the start (a busy port is said before the nights, not after), so the
       // directory can be watched filling in.
       const served = await listen(store, opts.host, port);
       try {
+        goOn(stop);
         say(`The directory is already at ${served.url} and fills in as the nights run.`);
+        // Said before the nights: the demo can be stopped (and its data removed) at any time.
+        say(stopLine(opts, dataDir));
         for (const [i, night] of nights.entries()) {
           sites.night = i + 1;
           say(
@@ -134,11 +197,13 @@ async function demoIn(
               ? `\nNight 1 of 2 ("${night}"): every source read for the first time, at most one request at a time per site, ${gapMs === undefined ? "2 s" : `${gapMs} ms (--gap-ms)`} apart.`
               : `\nNight 2 of 2 ("${night}"): the same sources again; the Changeville page has two new records.`,
           );
-          await demoNight(store, catalog, night, dataDir, gapMs);
+          await demoNight(store, catalog, night, dataDir, gapMs, stop);
+          goOn(stop);
         }
         const password = randomBytes(12).toString("base64url");
         await storePasswordHash(store.db, await hashPassword(password), clock.now());
-        await showAndWait(served.url, opts, dataDir, password, sites.sites.length);
+        goOn(stop);
+        await showAndWait(served.url, opts, dataDir, password, sites.sites.length, stop);
       } finally {
         await served.close();
       }
@@ -179,6 +244,7 @@ async function demoNight(
   night: string,
   dataDir: string,
   gapMs: number | undefined,
+  stop: AbortSignal,
 ) {
   const tty = stdout().isTTY === true;
   const startedAt = systemClock.now();
@@ -196,6 +262,8 @@ async function demoNight(
     ),
   );
   // The night runs the sources the store holds: the demo's catalog, imported just before.
+  // Stopped, it stops in order and says so (`stopped`), or its stop comes up as an error
+  // (a request it cut off): either way the demo then unwinds through its closes.
   const summary = await runNightWithStore(store, (await sourcesInUse(store.db)) ?? [], {
     night,
     deadlineMs: DEMO_DEADLINE_MS,
@@ -214,8 +282,10 @@ async function demoNight(
           `  ${p.done}/${p.total} ${p.last.sourceId}: ${p.last.outcome.kind}${p.last.outcome.reason ? ` (${p.last.outcome.reason})` : ""}`,
         );
     },
+    stop,
   });
   if (tty) say();
+  goOn(stop);
   const { requests, flagsRaised } = await nightTotals(store.db, night);
   const end = { ...summary, requests, flagsRaised, startedAt, endedAt: systemClock.now() };
   for (const line of summaryLines(end)) say(line);
@@ -253,6 +323,7 @@ async function showAndWait(
   dataDir: string,
   password: string,
   siteCount: number,
+  stop: AbortSignal,
 ): Promise<void> {
   say(`\nThe directory is at ${url} — what to click:`);
   say(`  ${url}                      the directory: governments and sources by county`);
@@ -266,27 +337,30 @@ async function showAndWait(
   say(`  node bin/nor.js status --data ${dataDir}`);
   say(`  node bin/nor.js log --data ${dataDir} --source eastfield-township-minutes`);
   if (opts.headless) {
-    await checkServed(url, siteCount);
+    await checkServed(url, siteCount, stop);
     say(
       `\nheadless: the directory answered as expected; stopping${opts.data === undefined ? ` (and removing ${dataDir}; give --data DIR to keep it)` : ""}.`,
     );
     return;
   }
-  say(
-    opts.data === undefined
-      ? `\nCtrl-C stops the demo and removes ${dataDir} (give --data DIR to keep a demo's data).`
-      : "\nCtrl-C stops the demo.",
-  );
+  say(`\n${stopLine(opts, dataDir)}`);
+  // Until a stop (runDemo's handlers): then the demo closes everything and ends.
   await new Promise<void>((done) => {
-    process.once("SIGINT", () => done());
-    process.once("SIGTERM", () => done());
+    if (stop.aborted) done();
+    else stop.addEventListener("abort", () => done(), { once: true });
   });
 }
 
+function stopLine(opts: DemoOptions, dataDir: string): string {
+  return opts.data === undefined
+    ? `Ctrl-C stops the demo and removes ${dataDir} (give --data DIR to keep a demo's data).`
+    : "Ctrl-C stops the demo.";
+}
+
 /** The served directory shows what the two nights found (the headless run's own check). */
-async function checkServed(url: string, siteCount: number): Promise<void> {
+async function checkServed(url: string, siteCount: number, stop: AbortSignal): Promise<void> {
   const expect = async (path: string, text: string) => {
-    const res = await fetch(new URL(path, url));
+    const res = await fetch(new URL(path, url), { signal: stop });
     const body = await res.text();
     if (res.status !== 200 || !body.includes(text))
       throw new NorError(
@@ -303,7 +377,9 @@ async function checkServed(url: string, siteCount: number): Promise<void> {
   await expect("/site-owners", "public-records-check");
   // A feed's links lead back to this server, not to http://localhost.
   await expect("/new.atom", `href="${new URL("/new.atom", url).href}"`);
-  const api = (await (await fetch(new URL("/api/governments", url))).json()) as unknown;
+  const api = (await (
+    await fetch(new URL("/api/governments", url), { signal: stop })
+  ).json()) as unknown;
   const n = JSON.stringify(api).match(/"id":/g)?.length ?? 0;
   if (n < siteCount - 1)
     throw new NorError("E_INTERNAL", `demo check: /api/governments lists too few entries (${n})`);
