@@ -5,6 +5,7 @@ import type { Db } from "../store/db.js";
 import { consoleRoutes } from "./console/routes.js";
 import { Layout } from "./layout.js";
 import { bodyCap, caching, securityHeaders, staticRoutes } from "./manners.js";
+import { echo } from "./public/echo.js";
 import { pageReads } from "./public/filters.js";
 import { badRequestPage, MessagePage } from "./public/pages/errors.js";
 import {
@@ -70,6 +71,21 @@ export function createApp(opts: WebOptions): Hono {
   // Before anything reads a body: the sign-in form, the console's forms (16 KiB).
   app.use("*", bodyCap());
   for (const m of caching()) app.use("*", m);
+  // A known address written with a trailing slash (`/governments/`, `/new.atom/`) is sent to the
+  // address without it (301, its query kept), for GET and HEAD; any other method goes on to the
+  // 404 or 405 it would get anyway. The addresses are the app's GET routes (all added below).
+  const known = getOnly(app);
+  app.use("*", async (c, next) => {
+    const m = c.req.method;
+    const path = c.req.path;
+    if ((m !== "GET" && m !== "HEAD") || !/.\/+$/.test(path) || known(path)) return next();
+    const bare = path.replace(/\/+$/, "");
+    if (!known(bare)) return next();
+    const u = new URL(c.req.url);
+    // One leading slash: never a "//host" a browser would read as another site.
+    const to = `/${u.pathname.replace(/\/+$/, "").replace(/^\/+/, "")}`;
+    return c.redirect(`${to}${u.search}`, 301);
+  });
   staticRoutes(app, origin, opts.db !== undefined);
   app.get(
     "/site-owners",
@@ -122,21 +138,21 @@ export function createApp(opts: WebOptions): Hono {
     if (m !== "GET" && m !== "HEAD" && !isConsole(c.req.path) && servesGet(c.req.path)) {
       c.header("Allow", ALLOW);
       if (servesFile(c.req.path))
-        return c.text(`${c.req.path} answers ${ALLOW} only, not ${m}.`, 405);
+        return c.text(`${echo(c.req.path)} answers ${ALLOW} only, not ${m}.`, 405);
       return c.html(
         <MessagePage
           title="Not allowed here"
-          message={`${c.req.path} answers ${ALLOW} only, not ${m}.`}
+          message={`${echo(c.req.path)} answers ${ALLOW} only, not ${m}.`}
           back={{ href: "/governments", text: "All governments" }}
         />,
         405,
       );
     }
-    if (namesFile(c.req.path)) return c.text(`Nothing is at ${c.req.path}.`, 404);
+    if (namesFile(c.req.path)) return c.text(`Nothing is at ${echo(c.req.path)}.`, 404);
     return c.html(
       <MessagePage
         title="Not found"
-        message={`Nothing is at ${c.req.path}.`}
+        message={`Nothing is at ${echo(c.req.path)}.`}
         back={{ href: "/governments", text: "All governments" }}
       />,
       404,

@@ -7,6 +7,8 @@ import type { Context, Hono, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { compress } from "hono/compress";
 import { RETAINED_304_HEADERS } from "hono/etag";
+import { COMPRESSIBLE_CONTENT_TYPE_REGEX } from "hono/utils/compress";
+import { reads } from "./public/filters.js";
 import { SITE_CSS } from "./style.js";
 
 /** The largest request body read: the console's forms are a few hundred bytes. */
@@ -52,10 +54,34 @@ export const PUBLIC_MAX_AGE = 300;
 
 /**
  * ETag (weak: compression changes the bytes, not the meaning) and a 304 on a match, plus
- * Cache-Control for public answers that did not set their own.
+ * Cache-Control for public answers that did not set their own. `Vary: Accept-Encoding` is set
+ * inside the ETag's middleware (`varyEncoding`), so a 304 carries the Vary its 200 would
+ * (RFC 9110 §15.4.5), whatever made the 304.
  */
 export function caching(): MiddlewareHandler[] {
-  return [compress(), cacheControlFor(), etags()];
+  return [compress(), cacheControlFor(), etags(), varyEncoding()];
+}
+
+const VARIES_ON_ENCODING = /(?:^|,)\s*(?:accept-encoding|\*)\s*(?:,|$)/i;
+
+/**
+ * `Vary: Accept-Encoding` on every GET or HEAD answer whose type may be compressed (every one
+ * the directory sends: HTML, JSON, feeds, the calendar, CSV, CSS, SVG), small or large, HEAD or
+ * GET, and on a 304 a route made itself (a download's: its 200 is CSV or JSON). hono/compress
+ * adds it only to the bodies it may compress (not to a 304, a HEAD, or under 1 KiB), so a 304
+ * lost the Vary of its 200; set here, before the 304 is made, the 304 keeps it (etags).
+ */
+function varyEncoding(): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    if (!(c.req.method === "GET" || c.req.method === "HEAD")) return;
+    const type = c.res.headers.get("Content-Type");
+    const compressible = type !== null && COMPRESSIBLE_CONTENT_TYPE_REGEX.test(type);
+    if (!compressible && c.res.status !== 304) return;
+    const vary = c.res.headers.get("Vary");
+    if (vary !== null && VARIES_ON_ENCODING.test(vary)) return;
+    c.res.headers.set("Vary", vary ? `${vary}, Accept-Encoding` : "Accept-Encoding");
+  };
 }
 
 /**
@@ -126,18 +152,23 @@ export function staticRoutes(app: Hono, origin: () => string, withDirectory: boo
     c.body(FAVICON, 200, { "content-type": "image/svg+xml", "cache-control": long });
   app.get("/favicon.svg", icon);
   app.get("/favicon.ico", icon);
-  app.get("/robots.txt", (c) =>
-    c.text(
-      [
-        "# New on Record: the directory may be indexed; the console and bulk files may not.",
-        "User-agent: *",
-        "Disallow: /console",
-        "Disallow: /downloads/",
-        "Disallow: /search",
-        "Allow: /",
-        ...(withDirectory ? ["", `Sitemap: ${origin()}/sitemap.xml`] : []),
-        "",
-      ].join("\n"),
-    ),
+  // The style sheet and the icons ignore their query (a cache-buster, `?v=2`); robots.txt reads
+  // none, as the sitemap (a 400 in plain text names what it does not read).
+  app.get(
+    "/robots.txt",
+    reads([], (c, message) => c.text(message, 400)),
+    (c) =>
+      c.text(
+        [
+          "# New on Record: the directory may be indexed; the console and bulk files may not.",
+          "User-agent: *",
+          "Disallow: /console",
+          "Disallow: /downloads/",
+          "Disallow: /search",
+          "Allow: /",
+          ...(withDirectory ? ["", `Sitemap: ${origin()}/sitemap.xml`] : []),
+          "",
+        ].join("\n"),
+      ),
   );
 }

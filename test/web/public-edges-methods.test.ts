@@ -102,7 +102,10 @@ describe("methods other than GET and HEAD on the public directory", () => {
     for (const method of ["GET", ...METHODS]) {
       for (const path of [
         "/nothing-here",
-        "/new/",
+        "/nothing-here/",
+        // GET (and HEAD) of a known address with a trailing slash is sent to it without the
+        // slash (public-edges-tester2.test.ts); any other method finds nothing there.
+        ...(method === "GET" ? [] : ["/new/"]),
         "/sources",
         "/downloads/nope.csv",
         "/new.xml",

@@ -2,6 +2,7 @@ import type { Hono } from "hono";
 import type { FC } from "hono/jsx";
 import { clearFlag, type FlagRow, listFlags } from "../../store/admin.js";
 import type { Db } from "../../store/db.js";
+import { echo } from "../public/echo.js";
 import { wordFor } from "../public/format.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
 import { ConsoleLayout, CsrfField, Message, nyTime, Wide } from "./layout.js";
@@ -84,7 +85,7 @@ export function flagRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number, rea
       case "cleared":
         return c.redirect(`${BASE}/flags`, 303);
       case "unknown-flag":
-        return c.html(await render(csrf, `There is no flag "${id}": nothing changed.`), 404);
+        return c.html(await render(csrf, `There is no flag "${echo(id)}": nothing changed.`), 404);
       case "already-cleared":
         return c.html(
           await render(

@@ -9,6 +9,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { governmentKind, recordKind } from "../../sources/catalog/schema.js";
 import type { GovernmentKind } from "../../sources/catalog/types.js";
 import type { RecordKind } from "../../sources/record.js";
+import { echo } from "./echo.js";
 
 export const GOVERNMENT_KINDS: readonly GovernmentKind[] = governmentKind.options;
 export const RECORD_KINDS: readonly RecordKind[] = recordKind.options;
@@ -50,7 +51,7 @@ export function parseFilter(
     if (!match) {
       return {
         ok: false,
-        message: `Unknown county "${county}". The directory knows ${knownCounties.length} counties; see the list on the governments page.`,
+        message: `Unknown county "${echo(county)}". The directory knows ${knownCounties.length === 1 ? "1 county" : `${knownCounties.length} counties`}; see the list on the governments page.`,
       };
     }
     filter.county = match;
@@ -61,7 +62,7 @@ export function parseFilter(
     if (!k) {
       return {
         ok: false,
-        message: `Unknown kind of government "${kind}". Use one of: ${GOVERNMENT_KINDS.join(", ")}.`,
+        message: `Unknown kind of government "${echo(kind)}". Use one of: ${GOVERNMENT_KINDS.join(", ")}.`,
       };
     }
     filter.kind = k;
@@ -72,7 +73,7 @@ export function parseFilter(
     if (!r) {
       return {
         ok: false,
-        message: `Unknown kind of records "${records}". Use one of: ${RECORD_KINDS.join(", ")}.`,
+        message: `Unknown kind of records "${echo(records)}". Use one of: ${RECORD_KINDS.join(", ")}.`,
       };
     }
     filter.records = r;
@@ -81,7 +82,7 @@ export function parseFilter(
     const id = keys.includes(key) ? q[key]?.trim() : undefined;
     if (!id) continue;
     if (!/^[A-Za-z0-9._~-]{1,200}$/.test(id)) {
-      return { ok: false, message: `"${id}" is not a ${key} id (letters, digits, - . _ ~).` };
+      return { ok: false, message: `"${echo(id)}" is not a ${key} id (letters, digits, - . _ ~).` };
     }
     filter[key] = id;
   }
@@ -124,11 +125,46 @@ export function queryProblem(
   const names = [...params.keys()];
   const unknown = [...new Set(names.filter((k) => !reads.includes(k)))];
   if (unknown.length > 0) {
-    return `Unknown query parameter${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${k}"`).join(", ")}; this address reads ${reads.length ? reads.join(", ") : "none"}.`;
+    return `Unknown query parameter${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => `"${echo(k)}"`).join(", ")}; this address reads ${reads.length ? reads.join(", ") : "none"}.`;
   }
   const repeated = [...new Set(names.filter((k, i) => names.indexOf(k) !== i))];
   if (repeated.length > 0) {
-    return `The query parameter${repeated.length > 1 ? "s" : ""} ${repeated.map((k) => `"${k}"`).join(", ")} ${repeated.length > 1 ? "are" : "is"} given more than once; give ${repeated.length > 1 ? "each" : "it"} once.`;
+    return `The query parameter${repeated.length > 1 ? "s" : ""} ${repeated.map((k) => `"${echo(k)}"`).join(", ")} ${repeated.length > 1 ? "are" : "is"} given more than once; give ${repeated.length > 1 ? "each" : "it"} once.`;
+  }
+  return undefined;
+}
+
+const decodes = (raw: string): string | undefined => {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, " "));
+  } catch {
+    return undefined;
+  }
+};
+
+/** At most this much of an unreadable query text is said back. */
+const SAID_BACK = 60;
+const cut = (raw: string) => (raw.length > SAID_BACK ? `${raw.slice(0, SAID_BACK - 1)}…` : raw);
+
+/**
+ * A query string's parameter that cannot be read: its name or value is not percent-encoded UTF-8
+ * (`q=%FF`). Such a value is refused (400), never read as the letters of its escapes nor with
+ * U+FFFD put in for the bytes. `only`: the names that matter (a page drops the others anyway).
+ */
+export function unreadableQuery(search: string, only?: readonly string[]): string | undefined {
+  for (const pair of search.replace(/^\?/, "").split("&")) {
+    if (pair === "") continue;
+    const eq = pair.indexOf("=");
+    const rawName = eq < 0 ? pair : pair.slice(0, eq);
+    const rawValue = eq < 0 ? "" : pair.slice(eq + 1);
+    const name = decodes(rawName);
+    if (name === undefined) {
+      return `A query parameter's name ("${echo(cut(rawName))}") could not be read: it is not percent-encoded UTF-8 text.`;
+    }
+    if (only && !only.includes(name)) continue;
+    if (decodes(rawValue) === undefined) {
+      return `The query parameter "${echo(name)}" could not be read: "${echo(cut(rawValue))}" is not percent-encoded UTF-8 text.`;
+    }
   }
   return undefined;
 }
@@ -146,6 +182,8 @@ export function pageReads(
 ): MiddlewareHandler {
   return async (c, next) => {
     const url = new URL(c.req.url);
+    const unreadable = unreadableQuery(url.search, params);
+    if (unreadable !== undefined) return refuse(c, unreadable);
     const all = [...url.searchParams];
     if (all.some(([k]) => !params.includes(k))) {
       const kept = new URLSearchParams(all.filter(([k]) => params.includes(k))).toString();
@@ -169,7 +207,8 @@ export function reads(
   refuse: (c: Context, message: string) => Response | Promise<Response>,
 ): MiddlewareHandler {
   return async (c, next) => {
-    const problem = queryProblem(new URL(c.req.url).searchParams, params);
+    const url = new URL(c.req.url);
+    const problem = unreadableQuery(url.search) ?? queryProblem(url.searchParams, params);
     if (problem !== undefined) return refuse(c, problem);
     return next();
   };

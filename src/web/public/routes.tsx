@@ -40,6 +40,7 @@ import {
   sourceJson,
 } from "./api.js";
 import { downloadRoutes } from "./downloads.js";
+import { echo } from "./echo.js";
 import { FEED_CONTENT_TYPES, FEED_FORMATS, renderFeed } from "./feeds.js";
 import {
   describeFilter,
@@ -57,10 +58,12 @@ import { badRequestPage, MessagePage } from "./pages/errors.js";
 import { CountyPage, GovernmentPage, GovernmentsPage } from "./pages/governments.js";
 import { HomePage } from "./pages/home.js";
 import { NewPage, type NewPageData } from "./pages/new.js";
-import { SearchPage } from "./pages/search.js";
+import { noWordText, SearchPage } from "./pages/search.js";
 import { SourcePage } from "./pages/source.js";
 import { type NewWindow, nightStates, parseWindow } from "./windows.js";
 
+/** C0 (but tab, newline, return), DEL and C1 control characters. */
+const CONTROLS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
 /** Newest records on the front page. */
 const HOME_NEWEST = 10;
 const GOV_FILTERS: FilterKeys = ["county", "kind"];
@@ -131,9 +134,10 @@ export const ALLOW = "GET, HEAD";
 /**
  * Whether a path (or a route's) names a file, its last segment with an extension: a feed, the
  * calendar, a download, the sitemap. Programs read those, so a file's 404 and 405 are plain
- * text, as its 400s are (docs/api.md), never a page.
+ * text, as its 400s are (docs/api.md), never a page. With a trailing slash too (`/new.atom/`:
+ * a known one is sent to the address without it, app.tsx; any other is a plain-text 404).
  */
-export const namesFile = (path: string): boolean => /\/[^/:]*\.[A-Za-z0-9]+$/.test(path);
+export const namesFile = (path: string): boolean => /\/[^/:]*\.[A-Za-z0-9]+\/*$/.test(path);
 
 /**
  * Whether an address is one that `app` answers for GET (its routes with a fixed or `:param`
@@ -237,7 +241,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     c.html(
       <MessagePage
         title="Not in the directory"
-        message={`There is no ${what} "${id}".`}
+        message={`There is no ${what} "${echo(id)}".`}
         back={{ href: "/governments", text: "All governments" }}
       />,
       404,
@@ -306,6 +310,10 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
 
   const countyOf = async (name: string) =>
     (await countySummaries(db)).find((x) => x.county.toLowerCase() === name.toLowerCase());
+
+  // The counties are listed on the front page (each with its governments' count): the address
+  // of the list sends there, as people guess it from /counties/<name> and /api/counties.
+  app.get("/counties", pageReads([], asPage("/governments")), (c) => c.redirect("/#counties", 301));
 
   app.get("/counties/:county", pageReads([], asPage("/governments")), async (c) => {
     const county = await countyOf(c.req.param("county"));
@@ -396,13 +404,14 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   const searchOf = async (c: Context) => {
     const f = await filterOf(c, ALL);
     if (!f.ok) return f;
-    const q = (c.req.query("q") ?? "").trim().slice(0, 500);
+    // Control characters are never part of a word (searchTerms): they go, never said back raw.
+    const q = (c.req.query("q") ?? "").replace(CONTROLS, " ").trim().slice(0, 500);
     const pageText = c.req.query("page") ?? "1";
     const page = Number(pageText);
     if (!/^\d+$/.test(pageText) || page < 1 || page > MAX_PAGE) {
       return {
         ok: false as const,
-        message: `page must be a number from 1 to ${MAX_PAGE}, not "${pageText}"`,
+        message: `page must be a number from 1 to ${MAX_PAGE}, not "${echo(pageText)}"`,
       };
     }
     const words = searchTerms(q);
@@ -457,8 +466,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       if (built) return built;
       const s = await searchOf(c);
       if (!s.ok) return c.text(s.message, 400);
-      if (s.words.terms.length === 0)
-        return c.text("A search feed needs q= with a word to find.", 400);
+      if (s.words.terms.length === 0) return c.text(`A search feed: ${noWordText(s.q)}`, 400);
       const r = await search(db, s.words, s.filter, {
         page: 1,
         perPage: SEARCH_FEED_CAP,
@@ -542,7 +550,8 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
 
   app.get("/api/governments/:id", reads([], asJson), async (c) => {
     const r = await loadGovernment(db, c.req.param("id"));
-    if (!r.found) return c.json({ error: `no government with the id "${c.req.param("id")}"` }, 404);
+    if (!r.found)
+      return c.json({ error: `no government with the id "${echo(c.req.param("id"))}"` }, 404);
     return c.json(governmentDetailJson(r.value.government, r.value.sources, r.value.leads));
   });
 
@@ -552,7 +561,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
 
   app.get("/api/counties/:county", reads([], asJson), async (c) => {
     const county = await countyOf(c.req.param("county"));
-    if (!county) return c.json({ error: `no county "${c.req.param("county")}"` }, 404);
+    if (!county) return c.json({ error: `no county "${echo(c.req.param("county"))}"` }, 404);
     const governments = await listGovernments(db, { county: county.county });
     const sources = await sourcesOfGovernments(
       db,
@@ -569,7 +578,8 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
 
   app.get("/api/sources/:id", reads([], asJson), async (c) => {
     const r = await loadSource(db, c.req.param("id"), opts.now());
-    if (!r.found) return c.json({ error: `no source with the id "${c.req.param("id")}"` }, 404);
+    if (!r.found)
+      return c.json({ error: `no source with the id "${echo(c.req.param("id"))}"` }, 404);
     return c.json(sourceDetailJson(r.value));
   });
 
@@ -596,7 +606,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   app.get("/api/search", reads(SEARCH_PARAMS, asJson), async (c) => {
     const s = await searchOf(c);
     if (!s.ok) return c.json({ error: s.message }, 400);
-    if (s.words.terms.length === 0) return c.json({ error: "q= needs a word to find" }, 400);
+    if (s.words.terms.length === 0) return c.json({ error: noWordText(s.q) }, 400);
     const r = await search(db, s.words, s.filter, {
       page: s.page,
       perPage: SEARCH_PER_PAGE,
@@ -622,9 +632,12 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     const m = c.req.method;
     if (m !== "GET" && m !== "HEAD" && apiGet(c.req.path)) {
       c.header("Allow", ALLOW);
-      return c.json({ error: `${m} is not allowed on ${c.req.path}: it answers ${ALLOW}` }, 405);
+      return c.json(
+        { error: `${m} is not allowed on ${echo(c.req.path)}: it answers ${ALLOW}` },
+        405,
+      );
     }
-    return c.json({ error: `no API route ${m} ${c.req.path}` }, 404);
+    return c.json({ error: `no API route ${m} ${echo(c.req.path)}` }, 404);
   });
 
   return app;

@@ -6,6 +6,7 @@
  */
 import { addDays, nightOf } from "../../policy/night-date.js";
 import type { NightRange, NightRow } from "../../store/read/new-records.js";
+import { echo } from "./echo.js";
 import { nightShort, timeEt } from "./format.js";
 
 export type WindowKey = "yesterday" | "7d" | "30d" | "night";
@@ -44,7 +45,7 @@ export function parseWindow(
       }
     }
     if (!valid) {
-      return { ok: false, message: `"${night}" is not a night; write it as YYYY-MM-DD.` };
+      return { ok: false, message: `"${echo(night)}" is not a night; write it as YYYY-MM-DD.` };
     }
     if (night > today) {
       return { ok: false, message: `The night of ${nightShort(night)} has not come yet.` };
@@ -64,7 +65,7 @@ export function parseWindow(
   if (days === undefined) {
     return {
       ok: false,
-      message: `Unknown window "${key}". Use one of: ${WINDOW_KEYS.join(", ")}, or night=YYYY-MM-DD.`,
+      message: `Unknown window "${echo(key)}". Use one of: ${WINDOW_KEYS.join(", ")}, or night=YYYY-MM-DD.`,
     };
   }
   const label =

@@ -1,8 +1,12 @@
 import type { Context } from "hono";
 import type { FC } from "hono/jsx";
 import { Layout } from "../../layout.js";
+import { echo } from "../echo.js";
 
-/** 400 and 404 pages: say what was wrong and where to go, in plain words. */
+/**
+ * 400 and 404 pages: say what was wrong and where to go, in plain words. The message often says
+ * back what was asked (an id, a value): its control characters are shown escaped (echo.ts).
+ */
 export const MessagePage: FC<{
   title: string;
   message: string;
@@ -10,7 +14,7 @@ export const MessagePage: FC<{
 }> = ({ title, message, back }) => (
   <Layout title={title}>
     <h1>{title}</h1>
-    <p class="message">{message}</p>
+    <p class="message">{echo(message)}</p>
     <p>
       {back ? (
         <>

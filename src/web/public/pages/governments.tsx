@@ -39,7 +39,12 @@ export const RecordKindLinks: FC<{ sources: readonly SourceSummary[] }> = ({ sou
           <a href={`/sources/${encodeURIComponent(s.id)}`} data-records={s.records}>
             {recordsLabel(s.records)}
           </a>
-          {s.name ? <span class="muted small"> ({s.name})</span> : null}
+          {s.name ? (
+            <span class="muted small">
+              {" "}
+              (<bdi>{s.name}</bdi>)
+            </span>
+          ) : null}
         </li>
       ))}
     </ul>
@@ -63,7 +68,9 @@ export const GovernmentTable: FC<{
         {governments.map((g) => (
           <tr id={`gov-${g.id}`}>
             <td>
-              <a href={`/governments/${encodeURIComponent(g.id)}`}>{g.name}</a>
+              <a href={`/governments/${encodeURIComponent(g.id)}`}>
+                <bdi>{g.name}</bdi>
+              </a>
             </td>
             <td>{KindLabel(g.kind)}</td>
             <td>
@@ -93,6 +100,9 @@ export function countyCountText(county: string, total: number, posting: number):
   return `${listed}; ${posting} of them ${posting === 1 ? "posts" : "post"} records on these pages. Follow a kind of records by opening it.`;
 }
 
+/** Where the county's name goes in its count line (a catalog text holds no control character). */
+const PLACE = "\u0000";
+
 /** A county: its governments and where each posts which records; its feeds and calendar. */
 export const CountyPage: FC<{
   county: string;
@@ -103,16 +113,28 @@ export const CountyPage: FC<{
   const posting = governments.filter((g) => (sources.get(g.id)?.length ?? 0) > 0).length;
   return (
     <Layout title={`${county} County`} head={<FeedHead path="/new" query={q} />}>
-      <h1>{county} County</h1>
+      <h1>
+        <bdi>{county}</bdi> County
+      </h1>
       <p>
-        <span class="county-count">{countyCountText(county, governments.length, posting)}</span>{" "}
-        <a href={`/new${q}`}>New in {county} County</a> ·{" "}
-        <a href={`/meetings.ics${q}`}>Upcoming meetings (iCalendar)</a>
+        <span class="county-count">
+          {countyCountText(PLACE, governments.length, posting)
+            .split(PLACE)
+            .map((text, i) => (i === 0 ? text : [<bdi>{county}</bdi>, text]))}
+        </span>{" "}
+        <a href={`/new${q}`}>
+          New in <bdi>{county}</bdi> County
+        </a>{" "}
+        · <a href={`/meetings.ics${q}`}>Upcoming meetings (iCalendar)</a>
       </p>
       <FeedLinks
         path="/new"
         query={q}
-        what={`New records in ${county} County`}
+        what={
+          <>
+            New records in <bdi>{county}</bdi> County
+          </>
+        }
         api={`/api/counties/${encodeURIComponent(county)}`}
       />
       <GovernmentTable governments={governments} sources={sources} />
@@ -139,16 +161,35 @@ export const GovernmentsPage: FC<{
   const scope = describeFilter(filter);
   return (
     <Layout title={`Governments${scope ? `: ${scope}` : ""}`}>
-      <h1>Governments{scope ? <span class="muted">: {scope}</span> : null}</h1>
+      <h1>
+        Governments
+        {scope ? (
+          <span class="muted">
+            : <bdi>{scope}</bdi>
+          </span>
+        ) : null}
+      </h1>
       <FilterForm action="/governments" filter={filter} counties={counties} />
       <p class="muted">
         {countOf(governments.length, "government")}
-        {scope ? ` (${scope})` : ""}.
+        {scope ? (
+          <>
+            {" "}
+            (<bdi>{scope}</bdi>)
+          </>
+        ) : null}
+        .
       </p>
       {[...groups].map(([county, list]) => (
         <section class="county">
           <h2>
-            {county === NO_COUNTY ? county : <a href={countyHref(county)}>{county} County</a>}
+            {county === NO_COUNTY ? (
+              county
+            ) : (
+              <a href={countyHref(county)}>
+                <bdi>{county}</bdi> County
+              </a>
+            )}
           </h2>
           <GovernmentTable governments={list} sources={sources} />
         </section>
@@ -248,7 +289,9 @@ export const GovernmentPage: FC<{
     title={g.name}
     head={<FeedHead path="/new" query={`?government=${encodeURIComponent(g.id)}`} />}
   >
-    <h1>{g.name}</h1>
+    <h1>
+      <bdi>{g.name}</bdi>
+    </h1>
     {g.retiredAt ? (
       <p class="retired">This government is no longer in the directory's catalog.</p>
     ) : null}
@@ -256,7 +299,15 @@ export const GovernmentPage: FC<{
       <dt>Kind</dt>
       <dd>{KindLabel(g.kind)}</dd>
       <dt>County</dt>
-      <dd>{g.county ? <a href={countyHref(g.county)}>{g.county}</a> : "—"}</dd>
+      <dd>
+        {g.county ? (
+          <a href={countyHref(g.county)}>
+            <bdi>{g.county}</bdi>
+          </a>
+        ) : (
+          "—"
+        )}
+      </dd>
       <dt>Website</dt>
       <dd>{g.website ? <ExternalLink url={g.website} /> : "—"}</dd>
     </dl>
@@ -289,7 +340,7 @@ export const GovernmentPage: FC<{
               <tr id={`source-${s.id}`}>
                 <td>
                   <a href={`/sources/${encodeURIComponent(s.id)}`}>
-                    {s.name ?? recordsLabel(s.records)}
+                    {s.name ? <bdi>{s.name}</bdi> : recordsLabel(s.records)}
                   </a>
                   {s.name ? <span class="muted small"> · {s.records}</span> : null}
                 </td>

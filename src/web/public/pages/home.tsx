@@ -58,14 +58,16 @@ export const HomePage: FC<{
     <NightNotes nights={latest.nights} />
     <CountsTable counts={latest.counts} filter={{}} window={latest.window} />
     <NewList items={latest.items.slice(0, shown)} />
-    <h2>Counties</h2>
+    <h2 id="counties">Counties</h2>
     {counties.length === 0 ? (
       <p class="muted">The directory is empty.</p>
     ) : (
       <ul class="counties">
         {counties.map((c) => (
           <li>
-            <a href={countyHref(c.county)}>{c.county}</a>{" "}
+            <a href={countyHref(c.county)}>
+              <bdi>{c.county}</bdi>
+            </a>{" "}
             <span class="muted small">({c.governments})</span>
           </li>
         ))}

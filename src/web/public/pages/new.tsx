@@ -33,13 +33,18 @@ export const NewList: FC<{ items: readonly NewRecord[] }> = ({ items }) =>
               <td class="nowrap">{dateEt(r.date)}</td>
               <td>
                 <a href={`/governments/${encodeURIComponent(r.governmentId)}`}>
-                  {r.governmentName}
+                  <bdi>{r.governmentName}</bdi>
                 </a>
-                {r.county ? <span class="muted small"> · {r.county} County</span> : null}
+                {r.county ? (
+                  <span class="muted small">
+                    {" "}
+                    · <bdi>{r.county}</bdi> County
+                  </span>
+                ) : null}
               </td>
               <td>
                 <a href={`/sources/${encodeURIComponent(r.sourceId)}`}>
-                  {r.sourceName ?? recordsLabel(r.sourceRecords)}
+                  {r.sourceName ? <bdi>{r.sourceName}</bdi> : recordsLabel(r.sourceRecords)}
                 </a>
               </td>
             </tr>
@@ -156,7 +161,9 @@ export const CountsTable: FC<{ counts: NewCounts; filter: Filter; window: NewWin
               <tr>
                 <td>
                   {c.county ? (
-                    <a href={link({ county: c.county })}>{c.county}</a>
+                    <a href={link({ county: c.county })}>
+                      <bdi>{c.county}</bdi>
+                    </a>
                   ) : (
                     "Statewide and other"
                   )}
@@ -205,13 +212,24 @@ export const NewPage: FC<{
     >
       <h1>
         New on record {data.window.label}
-        {scope ? <span class="muted">: {scope}</span> : null}
+        {scope ? (
+          <span class="muted">
+            : <bdi>{scope}</bdi>
+          </span>
+        ) : null}
       </h1>
       <WindowLinks current={data.window} filter={filter} />
       <p class="window">
         {data.counts.total === 0
-          ? `Nothing was first seen ${data.window.label}${scope ? ` (${scope})` : ""}.`
-          : `${countOf(data.counts.total, "record")} first seen ${data.window.label}${scope ? ` (${scope})` : ""}, newest first.`}
+          ? `Nothing was first seen ${data.window.label}`
+          : `${countOf(data.counts.total, "record")} first seen ${data.window.label}`}
+        {scope ? (
+          <>
+            {" "}
+            (<bdi>{scope}</bdi>)
+          </>
+        ) : null}
+        {data.counts.total === 0 ? "." : ", newest first."}
         {data.earlier ? (
           <>
             {" "}

@@ -101,6 +101,12 @@ export const FilterForm: FC<{
 );
 
 /**
+ * Text a site or the catalog supplied, shown inline (a record's title, a government's, a record
+ * page's or a county's name, a site owner's), is always inside a `<bdi>`: a right-to-left override
+ * or isolate it carries (U+202A–U+202E, U+2066–U+2069) cannot reorder the words around it.
+ */
+
+/**
  * P6: the record's own link, shown for people to follow; we never open it. A record without
  * an http(s) link of its own points to where it is listed (`fallback`), marked as such.
  */
@@ -113,19 +119,23 @@ export const RecordTitle: FC<{ title: string; url: string | null; fallback?: str
   if (own)
     return (
       <a href={own} rel="nofollow noopener" class="record">
-        {title}
+        <bdi>{title}</bdi>
       </a>
     );
   const where = fallback?.startsWith("/") ? fallback : httpHref(fallback);
   return where ? (
     <>
-      <span class="record">{title}</span>{" "}
+      <span class="record">
+        <bdi>{title}</bdi>
+      </span>{" "}
       <a href={where} rel="nofollow noopener" class="small listed">
         (where it is listed)
       </a>
     </>
   ) : (
-    <span class="record">{title}</span>
+    <span class="record">
+      <bdi>{title}</bdi>
+    </span>
   );
 };
 
@@ -144,7 +154,7 @@ export const FeedHead: FC<{ path: string; query: string }> = ({ path, query }) =
 );
 
 /** Visible links to the same feeds, and to the JSON API when there is one. */
-export const FeedLinks: FC<{ path: string; query: string; what: string; api?: string }> = ({
+export const FeedLinks: FC<{ path: string; query: string; what: Child; api?: string }> = ({
   path,
   query,
   what,

@@ -6,6 +6,16 @@ import { SearchBox } from "./home.js";
 import { NewList } from "./new.js";
 import { FeedHead, FeedLinks, KindLabel } from "./parts.js";
 
+/**
+ * Why a search has nothing to look for: no `q`, or a `q` without a word of letters or digits
+ * (only emoji, symbols or punctuation, which the search does not index).
+ */
+export function noWordText(q: string, name = "q= "): string {
+  return q.trim() === ""
+    ? `${name}needs a word to find.`
+    : `${name}"${q}" has no word to find: a search matches words of letters and digits, and emoji, symbols and punctuation are not indexed.`;
+}
+
 export const SearchPage: FC<{
   q: string;
   result: SearchResult | undefined;
@@ -24,12 +34,23 @@ export const SearchPage: FC<{
       title={q ? `Search: ${q}` : "Search"}
       head={q ? <FeedHead path="/search" query={query} /> : undefined}
     >
-      <h1>Search{q ? <span class="muted">: {q}</span> : null}</h1>
+      <h1>
+        Search
+        {q ? (
+          <span class="muted">
+            : <bdi>{q}</bdi>
+          </span>
+        ) : null}
+      </h1>
       <SearchBox q={q} />
       {!result ? (
-        <p class="muted">
-          Type a word or two: a government, a county, a kind of records or a title.
-        </p>
+        q ? (
+          <p class="muted no-word">{noWordText(q, "")}</p>
+        ) : (
+          <p class="muted">
+            Type a word or two: a government, a county, a kind of records or a title.
+          </p>
+        )
       ) : (
         <>
           <FeedLinks
@@ -44,13 +65,18 @@ export const SearchPage: FC<{
               <ul class="found-governments">
                 {result.governments.map((g) => (
                   <li>
-                    <a href={`/governments/${encodeURIComponent(g.id)}`}>{g.name}</a>{" "}
+                    <a href={`/governments/${encodeURIComponent(g.id)}`}>
+                      <bdi>{g.name}</bdi>
+                    </a>{" "}
                     <span class="muted small">
                       {KindLabel(g.kind)}
                       {g.county ? (
                         <>
                           {" "}
-                          · <a href={countyHref(g.county)}>{g.county} County</a>
+                          ·{" "}
+                          <a href={countyHref(g.county)}>
+                            <bdi>{g.county}</bdi> County
+                          </a>
                         </>
                       ) : null}
                     </span>
@@ -66,10 +92,10 @@ export const SearchPage: FC<{
                 {result.sources.map((s) => (
                   <li>
                     <a href={`/sources/${encodeURIComponent(s.id)}`}>
-                      {s.name ?? recordsLabel(s.records)}
+                      {s.name ? <bdi>{s.name}</bdi> : recordsLabel(s.records)}
                     </a>{" "}
                     <span class="muted small">
-                      {recordsLabel(s.records)} · {s.governmentName}
+                      {recordsLabel(s.records)} · <bdi>{s.governmentName}</bdi>
                     </span>
                   </li>
                 ))}

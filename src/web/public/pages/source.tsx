@@ -237,7 +237,10 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
   return (
     <Layout title={title} head={s.retiredAt ? undefined : <FeedHead path="/new" query={q} />}>
       <h1>
-        {s.name ?? recordsLabel(s.records)} <span class="muted">· {govName}</span>
+        {s.name ? <bdi>{s.name}</bdi> : recordsLabel(s.records)}{" "}
+        <span class="muted">
+          · <bdi>{govName}</bdi>
+        </span>
       </h1>
       {s.retiredAt ? (
         <p class="retired">
@@ -249,8 +252,15 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
       <dl class="facts">
         <dt>Government</dt>
         <dd>
-          <a href={`/governments/${encodeURIComponent(s.governmentId)}`}>{govName}</a>
-          {d.government?.county ? <span class="muted"> · {d.government.county} County</span> : null}
+          <a href={`/governments/${encodeURIComponent(s.governmentId)}`}>
+            <bdi>{govName}</bdi>
+          </a>
+          {d.government?.county ? (
+            <span class="muted">
+              {" "}
+              · <bdi>{d.government.county}</bdi> County
+            </span>
+          ) : null}
         </dd>
         <dt>Records</dt>
         <dd>{s.records}</dd>
@@ -274,9 +284,12 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
           {!d.status.reading ? (
             d.status.siteOwner !== undefined ? (
               <p class="small site-owner">
-                The owner of its site, <strong>{d.status.siteOwner}</strong>, asked that the site
-                not be read, so the checker sends it no request; this page stays listed here with
-                its link.
+                The owner of its site,{" "}
+                <strong>
+                  <bdi>{d.status.siteOwner}</bdi>
+                </strong>
+                , asked that the site not be read, so the checker sends it no request; this page
+                stays listed here with its link.
               </p>
             ) : (
               <p class="small">

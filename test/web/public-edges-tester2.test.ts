@@ -1,0 +1,303 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { load } from "cheerio";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseCatalog } from "../../src/sources/catalog/load.js";
+import { importCatalog } from "../../src/sources/catalog-import.js";
+import { openStore, type Store } from "../../src/store/db.js";
+import { SqlNightStore } from "../../src/store/night-store.js";
+import { createApp } from "../../src/web/app.js";
+import { buildFixture, type Fixture, NOW, ORIGIN } from "./fixture.js";
+
+/**
+ * What an outside tester found at the edges of the public site: a 304 that lost its Vary, a
+ * robots.txt that ignored an unknown parameter, a NUL written into a 404 page, bidi overrides
+ * that reordered the words around a title, wording ("1 counties", an unreadable `q`, an emoji
+ * search), and addresses written with a trailing slash.
+ */
+
+/** A directory of one county whose names and titles carry bidi overrides and isolates. */
+const RLO = "\u202E";
+const BIDI = /[\u202A-\u202E\u2066-\u2069]/;
+const COUNTY = `Lick${RLO}ing`;
+const SMALL = `
+governments:
+  - { id: village-of-bidi, name: "Village of ${RLO}Bidi", kind: village, county: "${COUNTY}" }
+sources:
+  - { id: bidi-bids, government: village-of-bidi, records: bids, access: feed, url: "https://bidi.example/bids.rss", name: "Bids \u2067here" }
+`;
+
+let f: Fixture;
+let small: { store: Store; dir: string; app: ReturnType<typeof createApp> };
+
+beforeAll(async () => {
+  f = await buildFixture();
+  const dir = mkdtempSync(join(tmpdir(), "nor-web-tester2-"));
+  const store = await openStore({ kind: "sqlite", dir });
+  const cat = parseCatalog(SMALL, "test/web/tester2.yaml");
+  await importCatalog(
+    store.db,
+    cat,
+    {
+      governments: new Map(cat.governments.map((g) => [g.id, "tester2.yaml"])),
+      sources: new Map(cat.sources.map((s) => [s.id, "tester2.yaml"])),
+    },
+    NOW - 5 * 86_400_000,
+  );
+  const night = new SqlNightStore(store.db);
+  const n = "2026-11-05";
+  const startedAt = Date.parse(`${n}T06:00:00.000Z`);
+  const at = startedAt + 22 * 3_600_000;
+  await night.openNight(n, startedAt, startedAt + 6 * 3_600_000);
+  await night.syncSources(
+    cat.sources.map((s) => ({
+      id: s.id,
+      government: s.government,
+      url: s.url,
+      site: new URL(s.url).origin,
+    })),
+    startedAt,
+  );
+  await night.commit(n, {
+    sourceId: "bidi-bids",
+    outcome: { kind: "ok", url: "https://bidi.example/bids.rss" },
+    records: [
+      {
+        id: "https://bidi.example/r/1",
+        title: `Road salt ${RLO}bid`,
+        date: "2026-11-05",
+        url: "https://bidi.example/r/1",
+      },
+      { id: "r2", title: `Snow ${RLO}plow bid`, date: "2026-11-05" },
+    ],
+    validators: [],
+    flags: [],
+    startedAt: at,
+    endedAt: at + 1000,
+  });
+  await night.finishNight(n, at + 60_000);
+  small = { store, dir, app: createApp({ db: store.db, now: () => NOW, origin: ORIGIN }) };
+});
+afterAll(async () => {
+  await f?.close();
+  await small?.store.close();
+  if (small) rmSync(small.dir, { recursive: true, force: true });
+});
+
+describe("a 304 carries the Vary its 200 would (RFC 9110 §15.4.5)", () => {
+  const paths = [
+    "/",
+    "/new",
+    "/api/new",
+    "/new.atom",
+    "/new.rss",
+    "/new.json",
+    "/meetings.ics",
+    "/sitemap.xml",
+    "/robots.txt",
+    "/assets/site.css",
+    "/favicon.svg",
+    "/api/openapi.json",
+    "/downloads/governments.csv",
+    "/downloads/records.json",
+  ];
+  it("pages, feeds, the API, the files and the downloads (whose 304 the route makes itself)", async () => {
+    for (const path of paths) {
+      for (const enc of [{ "accept-encoding": "gzip" }, {}]) {
+        const first = await f.app.request(path, { headers: enc });
+        expect(first.status, path).toBe(200);
+        const vary = first.headers.get("vary");
+        expect(vary, path).toMatch(/accept-encoding/i);
+        const tag = first.headers.get("etag") ?? "";
+        const again = await f.app.request(path, {
+          headers: { ...enc, "if-none-match": tag },
+        });
+        expect(again.status, path).toBe(304);
+        expect(again.headers.get("vary"), path).toBe(vary);
+      }
+    }
+  });
+});
+
+describe("query parameters of the small files", () => {
+  it("robots.txt refuses one it does not read, in plain text, as the sitemap does", async () => {
+    for (const path of ["/robots.txt?x=1", "/sitemap.xml?x=1"]) {
+      const res = await f.app.request(path);
+      expect(res.status, path).toBe(400);
+      expect(res.headers.get("content-type"), path).toMatch(/^text\/plain/);
+      expect(await res.text(), path).toContain('"x"');
+    }
+    expect((await f.app.request("/robots.txt")).status).toBe(200);
+  });
+
+  it("the style sheet and the icons ignore their query (a cache-buster)", async () => {
+    for (const path of ["/assets/site.css?v=2", "/favicon.svg?x=1", "/favicon.ico?x=1"]) {
+      expect((await f.app.request(path)).status, path).toBe(200);
+    }
+  });
+});
+
+describe("request input said back has no raw control characters", () => {
+  const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
+  const cases: [string, number, string][] = [
+    ["/sources/%00", 404, "%00"],
+    ["/governments/a%7Fb", 404, "a%7Fb"],
+    ["/counties/%C2%85", 404, "%C2%85"],
+    ["/api/sources/%00", 404, "%00"],
+    ["/api/governments/%1B%5B31m", 404, "%1B[31m"],
+    ["/api/counties/%00", 404, "%00"],
+    ["/nothing/%00", 404, "%00"],
+    ["/nothing%00.atom", 404, "%00"],
+    ["/api/nothing%00", 404, "%00"],
+    ["/new?county=%00", 400, "%00"],
+    ["/api/new?kind=%01", 400, "%01"],
+    ["/new.atom?records=%C2%9B", 400, "%C2%9B"],
+    ["/api/new?night=%00", 400, "%00"],
+    ["/api/new?window=%07", 400, "%07"],
+    ["/api/search?q=x&page=%00", 400, "%00"],
+    ["/api/new?%00=1", 400, "%00"],
+    ["/api/new?government=%00", 400, "%00"],
+  ];
+  it("an id, a path, a value or a name is shown with its controls escaped, in pages, text and JSON", async () => {
+    for (const [path, status, shown] of cases) {
+      const res = await f.app.request(path);
+      expect(res.status, path).toBe(status);
+      const body = await res.text();
+      const text = path.startsWith("/api/") ? (JSON.parse(body) as { error: string }).error : body;
+      expect(CONTROL.test(text), `${path}: ${JSON.stringify(text)}`).toBe(false);
+      expect(text, path).toContain(shown);
+    }
+  });
+
+  it("the search page shows no control character of q", async () => {
+    const res = await f.app.request("/search?q=zoning%00%1B");
+    expect(res.status).toBe(200);
+    expect(CONTROL.test(await res.text())).toBe(false);
+  });
+});
+
+describe("site-supplied text cannot reorder the words around it", () => {
+  const pages = [
+    "/",
+    "/governments",
+    "/governments?county=Lick%E2%80%AEing",
+    `/counties/${encodeURIComponent(COUNTY)}`,
+    "/governments/village-of-bidi",
+    "/sources/bidi-bids",
+    "/new",
+    "/new?source=bidi-bids",
+    "/search?q=salt",
+    "/search?q=bidi",
+  ];
+  it("every text with a bidi override or isolate is inside a <bdi> (the <title> and a select's options aside)", async () => {
+    for (const path of pages) {
+      const res = await small.app.request(path);
+      expect(res.status, path).toBe(200);
+      const $ = load(await res.text());
+      let seen = 0;
+      $("body *")
+        .contents()
+        .each((_i, node) => {
+          if (node.type !== "text" || !BIDI.test(node.data)) return;
+          // A select's option is a line of its own, with nothing around it to reorder.
+          if ($(node).closest("option").length > 0) return;
+          seen++;
+          expect($(node).closest("bdi").length, `${path}: ${JSON.stringify(node.data)}`).toBe(1);
+        });
+      expect(seen, path).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe("wording", () => {
+  it("a directory of one county says so in the singular", async () => {
+    const res = await small.app.request("/api/new?county=Nowhere");
+    expect(res.status).toBe(400);
+    const { error } = (await res.json()) as { error: string };
+    expect(error).toContain("knows 1 county;");
+    const two = (await (await f.app.request("/api/new?county=Nowhere")).json()) as {
+      error: string;
+    };
+    expect(two.error).toContain("knows 2 counties;");
+  });
+
+  it("a q that is not percent-encoded UTF-8 is said to be unreadable, never searched as its escapes", async () => {
+    for (const path of [
+      "/api/search?q=%FF",
+      "/search?q=%FF",
+      "/search.atom?q=%FF",
+      "/api/new?county=%E2%82",
+    ]) {
+      const res = await f.app.request(path);
+      expect(res.status, path).toBe(400);
+      expect(await res.text(), path).toMatch(/could not be read[\s\S]*not percent-encoded UTF-8/);
+    }
+    // A tracking tag a page does not read is still only dropped, however it is written.
+    const page = await f.app.request("/governments?utm_source=%FF");
+    expect(page.status).toBe(302);
+    expect(page.headers.get("location")).toBe("/governments");
+  });
+
+  it("a search of only emoji says why it has no word to find", async () => {
+    const q = encodeURIComponent("🏛️📜");
+    const api = await f.app.request(`/api/search?q=${q}`);
+    expect(api.status).toBe(400);
+    expect(((await api.json()) as { error: string }).error).toMatch(/emoji[\s\S]*not indexed/);
+    const feed = await f.app.request(`/search.rss?q=${q}`);
+    expect(feed.status).toBe(400);
+    expect(await feed.text()).toMatch(/emoji[\s\S]*not indexed/);
+    const page = load(await (await f.app.request(`/search?q=${q}`)).text());
+    expect(page(".no-word").text()).toMatch(/emoji[\s\S]*not indexed/);
+    // An empty q is still asked for a word.
+    const empty = await f.app.request("/api/search?q=");
+    expect(((await empty.json()) as { error: string }).error).toBe("q= needs a word to find.");
+  });
+});
+
+describe("addresses with a trailing slash", () => {
+  it("a known address is sent to itself without the slash (301), its query kept, for GET and HEAD", async () => {
+    const cases: [string, string][] = [
+      ["/governments/", "/governments"],
+      ["/site-owners/", "/site-owners"],
+      ["/new/", "/new"],
+      ["/new/?window=7d", "/new?window=7d"],
+      ["/downloads/", "/downloads"],
+      ["/governments/village-of-test/", "/governments/village-of-test"],
+      ["/new.atom/", "/new.atom"],
+      ["/new.atom/?window=30d", "/new.atom?window=30d"],
+      ["/api/new/", "/api/new"],
+      ["/counties/Franklin//", "/counties/Franklin"],
+    ];
+    for (const [from, to] of cases) {
+      for (const method of ["GET", "HEAD"]) {
+        const res = await f.app.request(from, { method });
+        expect(res.status, `${method} ${from}`).toBe(301);
+        expect(res.headers.get("location"), `${method} ${from}`).toBe(to);
+      }
+    }
+  });
+
+  it("other methods are not redirected; an unknown file's address is a plain-text 404", async () => {
+    const post = await f.app.request("/governments/", { method: "POST" });
+    expect(post.status).not.toBe(301);
+    const res = await f.app.request("/nothing.atom/");
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
+    const page = await f.app.request("/nothing/");
+    expect(page.status).toBe(404);
+    expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+  });
+
+  it("/counties sends to the list of counties on the front page", async () => {
+    const res = await f.app.request("/counties");
+    expect(res.status).toBe(301);
+    expect(res.headers.get("location")).toBe("/#counties");
+    const $ = load(await (await f.app.request("/")).text());
+    expect($("#counties").text()).toBe("Counties");
+    expect(
+      $("#counties").nextAll("ul.counties").first().find("a[href='/counties/Franklin']").length,
+    ).toBe(1);
+    expect((await f.app.request("/counties/")).headers.get("location")).toBe("/counties");
+  });
+});
