@@ -92,9 +92,10 @@ export function createApp(opts: WebOptions): Hono {
     pageReads([], (c, message) => badRequestPage(c, message, "/site-owners")),
     async (c) => {
       // P2: the User-Agent the checker last sent (the latest night's), whatever this server was
-      // given; the operator's name only beside the User-Agent it was given with.
-      const reads = opts.reads?.public ?? opts.db;
-      const sent = reads ? await lastNightUserAgent(reads) : undefined;
+      // given; the operator's name only beside the User-Agent it was given with. One key
+      // lookup in a table of a row a night, on the store's own connection: never queued
+      // behind the read pool's slow pages.
+      const sent = opts.db ? await lastNightUserAgent(opts.db) : undefined;
       const shown = sent ?? userAgent;
       const name = shown === userAgent ? opts.operatorName : undefined;
       return c.html(<SiteOwnersPage userAgent={shown} operatorName={name} />);

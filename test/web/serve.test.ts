@@ -2,9 +2,11 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { load } from "cheerio";
 import { parseAtomFeed } from "feedsmith";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_USER_AGENT } from "../../src/policy/constants.js";
 import { runMain } from "../cli/cli-capture.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
 
@@ -198,8 +200,42 @@ describe("nor night, then nor serve", () => {
     }
   }, 60_000);
 
-  it("P1, P2: nor serve shows the User-Agent the operator configured, and their name and contact; bad settings are refused", async () => {
+  it("P1, P2: nor serve shows the User-Agent the checker last sent, and the operator's name and contact beside the one they configured; bad settings are refused", async () => {
     const ua = "public-records-check/0.1 (+mailto:desk@example.org)";
+    // The night ran with the built-in User-Agent: the page shows that one, whatever nor serve
+    // was given, and nor serve says so.
+    const other = await startServe([
+      "--data",
+      dir,
+      "--port",
+      "0",
+      "--user-agent",
+      ua,
+      "--operator-name",
+      "Records Desk",
+    ]);
+    try {
+      const html = await (
+        await fetch(new URL("/site-owners", other.url), { signal: AbortSignal.timeout(10_000) })
+      ).text();
+      expect(html).toContain(`<pre id="user-agent">${DEFAULT_USER_AGENT}</pre>`);
+      expect(html).not.toContain("Records Desk");
+      for (let i = 0; i < 100 && !other.output().includes("last night sent"); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(other.output()).toContain(
+        `the site-owners page shows the User-Agent the last night sent, ${JSON.stringify(DEFAULT_USER_AGENT)}, not ${JSON.stringify(ua)}`,
+      );
+    } finally {
+      other.proc.kill("SIGTERM");
+      expect(await exited(other.proc, 10_000)).toBe(0);
+    }
+    // As if the night had sent the operator's own (each night records what it sent).
+    const db = new Database(join(dir, "nor.db"));
+    try {
+      db.prepare("update nights set user_agent = ?").run(ua);
+    } finally {
+      db.close();
+    }
     const { proc, url } = await startServe([
       "--data",
       dir,
