@@ -42,9 +42,15 @@ export function startNightProcess(
 ): ChildProcess {
   return spawner(process.execPath, [...NIGHT_NODE_OPTIONS, script, ...args], {
     stdio,
-    env: nightEnv(),
+    env: { ...nightEnv(), [PARENT_PID_ENV]: String(process.pid) },
   });
 }
+
+/**
+ * The process id of the command that started a night's process (`nor start`, `nor night
+ * --workers`): the night stops in order once that command is gone (night.ts, watchParent).
+ */
+export const PARENT_PID_ENV = "NOR_NIGHT_PARENT_PID";
 
 /** How a night's process ended: its exit code, the signal that ended it, or why it never ran. */
 export interface NightProcessEnd {

@@ -95,7 +95,8 @@ export function createApp(opts: WebOptions): Hono {
       // given; the operator's name only beside the User-Agent it was given with. One key
       // lookup in a table of a row a night, on the store's own connection: never queued
       // behind the read pool's slow pages.
-      const sent = opts.db ? await lastNightUserAgent(opts.db) : undefined;
+      // A store that cannot be read now (a connection lost) still leaves the page up.
+      const sent = opts.db ? await lastNightUserAgent(opts.db).catch(() => undefined) : undefined;
       const shown = sent ?? userAgent;
       const name = shown === userAgent ? opts.operatorName : undefined;
       return c.html(<SiteOwnersPage userAgent={shown} operatorName={name} />);

@@ -6,6 +6,7 @@ import {
   NIGHT_MALLOC_ARENA_MAX,
   NIGHT_NODE_OPTIONS,
   nightEnv,
+  PARENT_PID_ENV,
   startNightProcess,
 } from "../../src/cli/night-process.js";
 
@@ -40,6 +41,8 @@ describe("a night's process", () => {
     expect(s.options["env"]).toEqual({
       ...process.env,
       MALLOC_ARENA_MAX: process.env["MALLOC_ARENA_MAX"] ?? "2",
+      // Whom the night watches: it stops in order once this command is gone.
+      [PARENT_PID_ENV]: String(process.pid),
     });
   });
 

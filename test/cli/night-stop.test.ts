@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
+import { PARENT_PID_ENV } from "../../src/cli/night-process.js";
 import { RUNNERS_DIR } from "../../src/night/night-runners.js";
 import { DIED_IN_FLIGHT } from "../../src/policy/admission.js";
 import { writeVillageCatalog } from "./catalogs.js";
@@ -74,6 +75,16 @@ describe("a night stopped by a signal", () => {
       else if (path === "/robots.txt") res.writeHead(404).end();
       else feed(res);
     });
+    // And one whose answer's head came, a 503 asking for an hour, its body still coming.
+    const four = await site("127.0.0.6", (path, res) => {
+      seen.push(`four${path}`);
+      if (path === "/robots.txt") res.writeHead(404).end();
+      else {
+        res.writeHead(503, { "retry-after": "3600", "content-type": "text/plain" });
+        res.write("busy");
+        held.push(res);
+      }
+    });
     try {
       const catalog = join(dir, "c.yaml");
       writeVillageCatalog(catalog, "Stop", {
@@ -81,6 +92,7 @@ describe("a night stopped by a signal", () => {
         "stop-b": `records: minutes, access: feed, url: "${one.origin}/b.rss"`,
         "stop-c": `records: bids, access: feed, url: "${two.origin}/c.rss"`,
         "stop-d": `records: notices, access: feed, url: "${three.origin}/d.rss"`,
+        "stop-e": `records: permits, access: feed, url: "${four.origin}/e.rss"`,
       });
       const data = join(dir, "data");
       const args = [
@@ -101,11 +113,11 @@ describe("a night stopped by a signal", () => {
       const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
         night.once("exit", (code, signal) => r({ code, signal })),
       );
-      // Bounded: until the three held requests were asked for, 60 s at most.
-      for (let i = 0; i < 600 && held.length < 3; i++) {
+      // Bounded: until the four held requests were asked for, 60 s at most.
+      for (let i = 0; i < 600 && held.length < 4; i++) {
         await new Promise((r) => setTimeout(r, 100));
       }
-      expect(held.length).toBe(3);
+      expect(held.length).toBe(4);
       night.kill("SIGTERM");
       expect(await ended).toEqual({ code: null, signal: "SIGTERM" });
       // Said by the command once it had stopped in order (not by the grace's end).
@@ -155,17 +167,23 @@ describe("a night stopped by a signal", () => {
       expect(rowOf(`${three.origin}/robots.txt`)).toEqual([
         { url: `${three.origin}/robots.txt`, ...stoppedRow, status: null, bytes: 0 },
       ]);
+      // The 503's head is the site's word even though the stop cut its body: kept on its row.
+      expect(rowOf(`${four.origin}/e.rss`)).toEqual([
+        { url: `${four.origin}/e.rss`, ...stoppedRow, status: 503, bytes: 4 },
+      ]);
       expect(after.rows.filter((r) => r.ended_at === null)).toEqual([]);
       // A robots.txt the stop cut off is not the site's: nothing is kept of it.
       expect(after.robots).toEqual([
         { origin: one.origin, state: "allow-all" },
         { origin: two.origin, state: "allow-all" },
+        { origin: four.origin, state: "allow-all" },
       ]);
       // Only the source answered in full has its outcome; the night is not finished.
       expect(after.outcomes).toEqual([{ source_id: "stop-a", outcome: "ok" }]);
       expect(after.finished).toBeNull();
 
-      // The night resumed: only what the stop cut off is asked again, and answered.
+      // The night resumed: only what the stop cut off is asked again, and answered; not the
+      // page whose 503 asked for an hour (its head's word held past the stop, P15).
       hold = false;
       const before = seen.length;
       const r = await runMain(args);
@@ -177,11 +195,11 @@ describe("a night stopped by a signal", () => {
         "two/c.rss",
       ]);
       const resumed = read();
-      expect(resumed.outcomes.map((o) => o.outcome)).toEqual(["ok", "ok", "ok", "ok"]);
+      expect(resumed.outcomes.map((o) => o.outcome)).toEqual(["ok", "ok", "ok", "ok", "error"]);
       expect(resumed.finished).not.toBeNull();
     } finally {
       for (const res of held) res.destroy();
-      for (const s of [one, two, three]) await new Promise((r) => s.server.close(r));
+      for (const s of [one, two, three, four]) await new Promise((r) => s.server.close(r));
     }
   });
 
@@ -260,5 +278,33 @@ describe("a night stopped by a signal", () => {
       for (const res of held) res.destroy();
       for (const s of [one, two]) await new Promise((r) => s.server.close(r));
     }
+  });
+
+  it("P27: a night's process whose command was gone before it began (killed between the spawn and its start) does nothing and ends", async () => {
+    buildCli();
+    const catalog = join(dir, "gone.yaml");
+    writeVillageCatalog(catalog, "Gone", {
+      "gone-a": `records: agendas, access: feed, url: "http://127.0.0.7:9/a.rss"`,
+    });
+    const data = join(dir, "data-gone");
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env["NOR_DATABASE_URL"];
+    // As nor start or nor night --workers start it, naming a parent that is not its parent
+    // (the one that spawned it is gone: it was handed to another).
+    env[PARENT_PID_ENV] = String(process.pid + 1_000_000);
+    const night = spawn(
+      process.execPath,
+      [
+        join(ROOT, "bin", "nor.js"),
+        ...["night", "--catalog", catalog, "--data", data, "--night", "2026-11-05"],
+        ...["--allow-private-addresses", "--gap-ms", "0"],
+      ],
+      { cwd: ROOT, env, stdio: ["ignore", "ignore", "ignore"] },
+    );
+    const ended = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+      night.once("exit", (code, signal) => r({ code, signal })),
+    );
+    expect(ended).toEqual({ code: null, signal: "SIGTERM" });
+    expect(existsSync(data)).toBe(false);
   });
 });

@@ -42,6 +42,7 @@ import {
   endText,
   type NightProcessEnd,
   nightProcessEnd,
+  PARENT_PID_ENV,
   startNightProcess,
 } from "../night-process.js";
 import {
@@ -143,6 +144,8 @@ export const NIGHT_V8_FLAGS: readonly string[] = [
 ];
 
 async function runNightCommand(opts: NightOptions): Promise<void> {
+  // Started by a command that is gone already: nothing is done; gone later: stopped in order.
+  const orphanWatch = watchParent();
   // Each night is its own process (`nor start` spawns it), so this holds for nights only.
   for (const flag of NIGHT_V8_FLAGS) setFlagsFromString(flag);
   // The composition root: the one clock and id source everything below is given.
@@ -214,7 +217,6 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   const stop = new AbortController();
   let running = false;
   let stopped: (() => void) | undefined;
-  let orphanWatch: (() => void) | undefined;
   try {
     const release = await acquireOpeningLock(store, dataDir);
     try {
@@ -252,9 +254,6 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         passOn,
       );
       unregister = runner.release;
-      // A worker whose command is gone (killed with SIGKILL, out of memory) stops in order as
-      // if the command had been stopped: the person who ended it ended the night's processes.
-      if (opts.worker) orphanWatch = watchParent();
       // Without --night: a night still under way is resumed, even after midnight, but only
       // until its deadline or the start of the next night; an older one is closed incomplete
       // (P13) and tonight is today's date in New York.
@@ -599,18 +598,26 @@ function spawnWorker(night: string): Worker {
 
 const HOUR_MS = 3_600_000;
 
-/** How often a worker looks whether the command that started it is still there. */
+/** How often a night's process looks whether the command that started it is still there. */
 const PARENT_WATCH_MS = 1_000;
 
 /**
- * Stops this worker (SIGTERM to itself: the night's stop in order, night-runners.ts) once its
- * parent is gone, seen as a new parent process id (the orphan is handed to init or a subreaper).
- * Returns the watch's end.
+ * A night's process started by another command (`nor night --workers`, `nor start`: the
+ * parent's id in PARENT_PID_ENV) stops once that command is gone (killed with SIGKILL, out of
+ * memory), as if the command had been stopped: SIGTERM to itself, the night's stop in order
+ * (night-runners.ts). Gone already when this starts (killed between the spawn and now): ended
+ * at once, before anything is done. Returns the watch's end; none for a night started by hand.
  */
-function watchParent(): () => void {
-  const parent = process.ppid;
+function watchParent(): (() => void) | undefined {
+  const parent = Number(process.env[PARENT_PID_ENV]);
+  if (!Number.isInteger(parent) || parent <= 0) return undefined;
+  const gone = () => process.ppid !== parent;
+  if (gone()) {
+    process.kill(process.pid, "SIGTERM");
+    return undefined;
+  }
   const timer = setInterval(() => {
-    if (process.ppid === parent) return;
+    if (!gone()) return;
     clearInterval(timer);
     process.kill(process.pid, "SIGTERM");
   }, PARENT_WATCH_MS);

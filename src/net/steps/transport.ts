@@ -15,9 +15,11 @@ export function send(transport: Transport): Handler {
       ...(call.body !== undefined ? { body: call.body } : {}),
       ...(call.signal ? { signal: call.signal } : {}),
     });
-    // Cut off by the caller's stop: not the site's answer, so nothing above judges it (the
-    // journal step records the attempt as interrupted).
-    call.signal?.throwIfAborted();
+    // Cut off by the caller's stop before any answer came: not the site's answer, so nothing
+    // above judges it (the journal step records the attempt as interrupted). An answer whose
+    // head came goes up: what its head says (a 503's Retry-After, a 403) is the site's word and
+    // is journaled (head-wait.ts); its body, cut by the stop, is said by limits.ts.
+    if (result.kind !== "response") call.signal?.throwIfAborted();
     return { kind: "raw", result };
   };
 }
