@@ -177,13 +177,15 @@ export class CutOff extends Error {
 /**
  * An answer received in full that the archive could not keep (a full disk, a file system gone
  * read-only): the checker's own failure, which no further request can mend. The night stops on
- * it (run-night.ts) rather than ask every site again for what it cannot keep (P8).
+ * it (run-night.ts) rather than ask every site again for what it cannot keep (P8). A person
+ * must make room first, so it is said as configuration (exit 2, which the systemd units do not
+ * restart on): a restart would only ask again for answers it cannot keep.
  */
 export class NotKept extends NorError {
   override name = "NotKept";
   constructor(cause: unknown) {
     super(
-      "E_ARCHIVE",
+      "E_CONFIG",
       `an answer could not be kept in the archive (P8): ${cause instanceof Error ? cause.message : String(cause)}`,
       { cause },
     );

@@ -343,7 +343,8 @@ export async function runNight(
           ) {
             // The archive cannot keep answers: the night stops (below), this source unrecorded.
             notKept ??= err instanceof NotKept ? err : (err as { cause: NotKept }).cause;
-            halt.abort(notKept);
+            // Other lanes' requests cut by it say why, not as if their own answer were lost.
+            halt.abort(new Error(`the night stopped: ${notKept.message}`, { cause: notKept }));
             return;
           }
           // Cut short by the stop: no outcome, the source is read again on resume.

@@ -107,6 +107,8 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
       if (opts.cacheMiB !== undefined)
         sqlite.pragma(`cache_size = ${-Math.max(1, Math.floor(opts.cacheMiB * 1024))}`);
     } catch (cause) {
+      // Said as it is (a link to nothing, a part of the wrong kind): configuration, exit 2.
+      if (cause instanceof NorError && cause.code === "E_CONFIG") throw cause;
       const why = cause instanceof Error ? `: ${cause.message}` : "";
       throw (
         storeStateError(file, cause) ??
@@ -231,10 +233,16 @@ export async function openPostgresPool(url: string, max: number, name: string): 
  * so a file of 0 bytes is never one nor is making (storeFileState refuses one). Should another
  * opener's file be there first, it is the store, and this one goes.
  */
-function makeStoreFile(Sqlite: typeof SqliteDatabase, at: string): void {
-  // A nor.db that is a link to a file not made yet (the store kept on another disk) is made
-  // where it points, as SQLite itself would have made it.
-  const file = linkTarget(at);
+function makeStoreFile(Sqlite: typeof SqliteDatabase, file: string): void {
+  // A nor.db that is a link to nothing (the store kept on a disk not mounted yet) is never made
+  // anew where it points: a fresh store there would hold no person's marks, no owners' rules,
+  // no validators, and would ask sites that asked to be left alone.
+  const target = linkTarget(file);
+  if (target !== file)
+    throw new NorError(
+      "E_CONFIG",
+      `${file} is a symbolic link to ${target}, which does not exist (a disk not mounted yet?): nor does not make a new store there; mount it, or make the store there with --data ${dirname(target)}, or remove the link`,
+    );
   const part = `${file}.new-${process.pid}-${randomBytes(4).toString("hex")}`;
   try {
     const first = new Sqlite(part);
@@ -281,33 +289,32 @@ function linkTarget(file: string): string {
 }
 
 /**
- * The names a store being made had before it was linked into place (`nor.db.new-PID-…`), left
- * by a process killed between the link and their removal: a second name of the live store (or
- * a file never linked), removed once their process is gone.
+ * Second names of the store (`nor.db.new-PID-…`, the name it was made under before it was
+ * linked into place) that a maker killed between the link and their removal left: removed,
+ * as each is the same file as the store (same inode), whoever made it and whatever became of
+ * them. A part never linked (its maker killed earlier, or still at work, maybe in another pid
+ * namespace on a shared volume) is not the store and is left alone.
  */
 function removeStaleParts(file: string): void {
   const dir = dirname(file);
   const prefix = `${basename(file)}.new-`;
+  let store: ReturnType<typeof statSync>;
   let names: string[];
   try {
+    store = statSync(file);
     names = readdirSync(dir);
   } catch {
     return;
   }
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
-    const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]);
-    if (!Number.isInteger(pid) || pid <= 0 || processAlive(pid)) continue;
-    rmSync(join(dir, name), { force: true });
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
+    const path = join(dir, name);
+    try {
+      const st = lstatSync(path);
+      if (st.isFile() && st.ino === store.ino && st.dev === store.dev) rmSync(path);
+    } catch {
+      // Gone meanwhile (its maker removed it): nothing to do.
+    }
   }
 }
 

@@ -161,7 +161,10 @@ export const SiteOwnersPage: FC<SiteOwnersProps> = ({
           At least {s(MIN_GAP_MS)} from the end of one request to the start of the next. A
           robots.txt <code>Crawl-delay</code> longer than that is used instead.
         </li>
-        <li>An unchanged source costs one or two requests a night.</li>
+        <li>
+          A night's check costs each source one or two requests, about what one person looking once
+          a day would.
+        </li>
         <li>
           If you sent an ETag or Last-Modified last time, it asks with If-None-Match or
           If-Modified-Since, so an unchanged page costs a 304.
@@ -181,8 +184,8 @@ export const SiteOwnersPage: FC<SiteOwnersProps> = ({
           After a 5xx or a 429 it tries at most {words[MAX_RETRIES]} more. It waits what your
           Retry-After says, up to {s(RETRY_AFTER_MAX_MS)} (longer means not again that night); sent
           more than once, the longest counts, and one it cannot read means not again that night.
-          Without one, {s(RETRY_WAITS_MS[0])}, then {s(RETRY_WAITS_MS[1])}. Other errors are not
-          retried.
+          Without one, {s(RETRY_WAITS_MS[0])}, then {s(RETRY_WAITS_MS[1])}. A connection closed
+          before the answer is complete is tried again the same way; other errors are not.
         </li>
       </ul>
 

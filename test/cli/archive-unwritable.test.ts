@@ -6,7 +6,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { NorError } from "../../src/errors.js";
-import { WarcArchive } from "../../src/store/archive/warc-archive.js";
+import {
+  ensureRoom,
+  MIN_ARCHIVE_ROOM_BYTES,
+  WarcArchive,
+} from "../../src/store/archive/warc-archive.js";
 import { openStore } from "../../src/store/db.js";
 import { exchange, tempStore } from "../archive/support/fixtures.js";
 import { writeVillageCatalog } from "./catalogs.js";
@@ -157,6 +161,33 @@ describe("an archive directory nor may not write in", () => {
       }
     } finally {
       await t.cleanup();
+    }
+  });
+});
+
+describe("room for the night's copies", () => {
+  it("P8: an archive whose file system is nearly full is refused before the night asks anything (exit 2), naming the directory and what is free", () => {
+    const dir = mkdtempSync(join(tmpdir(), "nor-archive-room-"));
+    try {
+      expect(() => ensureRoom(dir, () => ({ bavail: 10, bsize: 4096 }))).toThrow(
+        expect.objectContaining({
+          code: "E_CONFIG",
+          message: `the archive's file system has 0 MiB free at ${dir}; a night needs at least ${MIN_ARCHIVE_ROOM_BYTES / 1024 / 1024} MiB to keep the copies it reads (P8): make room there first`,
+        }),
+      );
+      // Enough room, or a file system that cannot say: nothing refused.
+      expect(() =>
+        ensureRoom(dir, () => ({ bavail: MIN_ARCHIVE_ROOM_BYTES / 4096, bsize: 4096 })),
+      ).not.toThrow();
+      expect(() =>
+        ensureRoom(dir, () => {
+          throw new Error("ENOSYS");
+        }),
+      ).not.toThrow();
+      // This machine's own disk has room.
+      expect(() => ensureRoom(dir)).not.toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -129,7 +129,15 @@ sources:
     expect(problems("")).toEqual([said]);
     expect(problems("\n# to do\n\n")).toEqual([said]);
     // A document marker or a bare null holds nothing either (a file cut to its first line).
-    for (const text of ["---\n", "--- # c\n", "---\n...\n", "%YAML 1.2\n---\n", "~\n", "null\n"])
+    for (const text of [
+      "---\n",
+      "--- # c\n",
+      "---\n...\n",
+      "%YAML 1.2\n---\n",
+      "~\n",
+      "null\n",
+      "{}\n",
+    ])
       expect(problems(text), JSON.stringify(text)).toEqual([said]);
     // Read whole as well as piece by piece (the same answer either way).
     const dir = mkdtempSync(join(tmpdir(), "nor-empty-cat-"));

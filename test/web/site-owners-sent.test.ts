@@ -94,4 +94,14 @@ describe("the site-owners page and the User-Agent sent", () => {
     // The built-in value when none was given.
     expect(DEFAULT_USER_AGENT).not.toBe(nightUa);
   });
+
+  it("P2: a store that cannot be read now (a connection lost) leaves the page up, with the User-Agent the server was given", async () => {
+    const data = join(dir, "data-closed");
+    const store = await openStore({ kind: "sqlite", dir: data });
+    const app = createApp({ db: store.db, now: Date.now, userAgent: DEFAULT_USER_AGENT });
+    await store.close();
+    const res = await app.request("/site-owners");
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain(`<pre id="user-agent">${DEFAULT_USER_AGENT}</pre>`);
+  });
 });

@@ -93,6 +93,8 @@ describe("the site-owner page", () => {
       "To keep it off part of your site, add Disallow lines for those paths to the same group.",
       "a slower pace, some pages left alone, or the whole site left alone",
       "A source not reached in time waits for the next night",
+      "A night's check costs each source one or two requests, about what one person looking once a day would.",
+      "A connection closed before the answer is complete is tried again the same way; other errors are not.",
       "A no may not last: while the directory still reads the source, the checker comes back the next night, the same way and at the same pace.",
     ])
       expect(t, fact).toContain(fact);

@@ -11,7 +11,16 @@
  * instead, so the problems and their wording are those of a whole-file read.
  */
 import { statSync } from "node:fs";
-import { type Document, isPair, isScalar, isSeq, LineCounter, parseDocument, visit } from "yaml";
+import {
+  type Document,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseDocument,
+  visit,
+} from "yaml";
 import type { z } from "zod";
 import { NorError } from "../../errors.js";
 import { hostProblem } from "../../policy/site.js";
@@ -66,9 +75,10 @@ interface Piece {
 
 const WHOLE: Frame = { prefix: [], lineOffset: 0, indexOffset: 0 };
 
-/** A document with no content: none at all, or a null scalar (`---`, `~`, `null`). */
+/** A document with no content: none at all, a null scalar (`---`, `~`, `null`), or `{}`. */
 function nothingIn(contents: unknown): boolean {
   if (contents === null || contents === undefined) return true;
+  if (isMap(contents)) return contents.items.length === 0;
   return isScalar(contents) && (contents.value === null || contents.value === undefined);
 }
 

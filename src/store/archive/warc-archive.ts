@@ -22,6 +22,7 @@ import {
   mkdirSync,
   readFileSync,
   rmSync,
+  statfsSync,
   writeFileSync,
 } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
@@ -31,6 +32,7 @@ import type { Clock } from "../../clock.js";
 import { NorError } from "../../errors.js";
 import type { IdSource } from "../../ids.js";
 import type { ArchivePort } from "../../net/types.js";
+import { MAX_BODY_BYTES } from "../../policy/constants.js";
 import type { Db } from "../db.js";
 import type { GroupCommit } from "../group-commit.js";
 import { madeHere, newHolderId } from "../holder.js";
@@ -161,6 +163,7 @@ export class WarcArchive implements ArchivePort {
       );
     }
     ensureArchiveDir(dir);
+    ensureRoom(dir);
     const files = listWarcFiles(dir);
     const last = files.at(-1);
     // Numbers go on from the last file on the disk or in the index, whichever is later: a file
@@ -619,4 +622,31 @@ export function ensureArchiveDir(dir: string): void {
       cause,
     });
   }
+}
+
+/**
+ * Room on the archive's file system for at least this much (twice the largest body a page may
+ * have, P14) when a night or discovery opens it: a full disk is said before the first request,
+ * not found once answers come that cannot be kept (each then asked again after a restart).
+ */
+export const MIN_ARCHIVE_ROOM_BYTES = 2 * MAX_BODY_BYTES;
+
+/** Refuses (exit 2) an archive whose file system has less than MIN_ARCHIVE_ROOM_BYTES free. */
+export function ensureRoom(
+  dir: string,
+  statfs: (path: string) => { bavail: number; bsize: number } = statfsSync,
+): void {
+  let free: number;
+  try {
+    const st = statfs(dir);
+    free = st.bavail * st.bsize;
+  } catch {
+    return; // a file system that cannot say: the writes will tell
+  }
+  if (free >= MIN_ARCHIVE_ROOM_BYTES) return;
+  const mib = (n: number) => `${Math.floor(n / (1024 * 1024))} MiB`;
+  throw new NorError(
+    "E_CONFIG",
+    `the archive's file system has ${mib(free)} free at ${dir}; a night needs at least ${mib(MIN_ARCHIVE_ROOM_BYTES)} to keep the copies it reads (P8): make room there first`,
+  );
 }
