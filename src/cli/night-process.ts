@@ -84,6 +84,17 @@ export function nightProcessEnd(child: ChildProcess): Promise<NightProcessEnd> {
   });
 }
 
+/**
+ * What a worker's end means for the night: `done` (exit 0); `refused`, exit 2, a reason a
+ * person must mend (an answer the archive could not keep): the whole night stops on it, as the
+ * others would only meet it too; `died` otherwise (killed, a crash): the others finish its sites.
+ */
+export function workerEndMeans(end: NightProcessEnd): "done" | "refused" | "died" {
+  if (end.error === undefined && end.signal === null && end.code === 0) return "done";
+  if (end.error === undefined && end.signal === null && end.code === 2) return "refused";
+  return "died";
+}
+
 /** How a worker's process ended, in words: "worker pid 4242 was killed by SIGKILL". */
 export function endText(end: NightProcessEnd): string {
   if (end.error !== undefined) return `a worker could not be started (${end.error.message})`;

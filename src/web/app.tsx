@@ -95,10 +95,18 @@ export function createApp(opts: WebOptions): Hono {
       // given; the operator's name only beside the User-Agent it was given with. One key
       // lookup in a table of a row a night, on the store's own connection: never queued
       // behind the read pool's slow pages.
-      // A store that cannot be read now (a connection lost) still leaves the page up.
-      const sent = opts.db ? await lastNightUserAgent(opts.db).catch(() => undefined) : undefined;
+      // A store that cannot be read now (a connection lost) still leaves the page up, with
+      // what the server was given, kept by no cache (the next visit reads the store again).
+      let unread = false;
+      const sent = opts.db
+        ? await lastNightUserAgent(opts.db).catch(() => {
+            unread = true;
+            return undefined;
+          })
+        : undefined;
       const shown = sent ?? userAgent;
       const name = shown === userAgent ? opts.operatorName : undefined;
+      if (unread) c.header("Cache-Control", "no-store");
       return c.html(<SiteOwnersPage userAgent={shown} operatorName={name} />);
     },
   );

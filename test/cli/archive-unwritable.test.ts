@@ -169,7 +169,7 @@ describe("room for the night's copies", () => {
   it("P8: an archive whose file system is nearly full is refused before the night asks anything (exit 2), naming the directory and what is free", () => {
     const dir = mkdtempSync(join(tmpdir(), "nor-archive-room-"));
     try {
-      expect(() => ensureRoom(dir, () => ({ bavail: 10, bsize: 4096 }))).toThrow(
+      expect(() => ensureRoom(dir, () => ({ bavail: 10, bfree: 10, bsize: 4096 }))).toThrow(
         expect.objectContaining({
           code: "E_CONFIG",
           message: `the archive's file system has 0 MiB free at ${dir}; a night needs at least ${MIN_ARCHIVE_ROOM_BYTES / 1024 / 1024} MiB to keep the copies it reads (P8): make room there first`,
@@ -177,8 +177,16 @@ describe("room for the night's copies", () => {
       );
       // Enough room, or a file system that cannot say: nothing refused.
       expect(() =>
-        ensureRoom(dir, () => ({ bavail: MIN_ARCHIVE_ROOM_BYTES / 4096, bsize: 4096 })),
+        ensureRoom(dir, () => ({
+          bavail: MIN_ARCHIVE_ROOM_BYTES / 4096,
+          bfree: MIN_ARCHIVE_ROOM_BYTES / 4096,
+          bsize: 4096,
+        })),
       ).not.toThrow();
+      // Blocks kept for root count when root runs it, not otherwise.
+      const reserved = () => ({ bavail: 10, bfree: MIN_ARCHIVE_ROOM_BYTES / 4096, bsize: 4096 });
+      expect(() => ensureRoom(dir, reserved, true)).not.toThrow();
+      expect(() => ensureRoom(dir, reserved, false)).toThrow(/0 MiB free/);
       expect(() =>
         ensureRoom(dir, () => {
           throw new Error("ENOSYS");

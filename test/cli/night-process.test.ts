@@ -8,6 +8,7 @@ import {
   nightEnv,
   PARENT_PID_ENV,
   startNightProcess,
+  workerEndMeans,
 } from "../../src/cli/night-process.js";
 
 describe("a night's process", () => {
@@ -53,5 +54,18 @@ describe("a night's process", () => {
       expect(text).not.toMatch(/\bspawn\(/);
       expect(text).not.toMatch(/import \{[^}]*\bspawn\b[^}]*\} from "node:child_process"/);
     }
+  });
+
+  it("a worker's exit 2 (a reason a person must mend, as an archive that cannot keep an answer) stops the whole night; a kill or a crash is a death the others cover", () => {
+    const end = (code: number | null, signal: NodeJS.Signals | null = null) => ({
+      pid: 42,
+      code,
+      signal,
+    });
+    expect(workerEndMeans(end(0))).toBe("done");
+    expect(workerEndMeans(end(2))).toBe("refused");
+    expect(workerEndMeans(end(1))).toBe("died");
+    expect(workerEndMeans(end(null, "SIGKILL"))).toBe("died");
+    expect(workerEndMeans({ ...end(null), error: new Error("EAGAIN") })).toBe("died");
   });
 });

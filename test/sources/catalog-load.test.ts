@@ -125,7 +125,7 @@ sources:
 
   it("refuses a file with nothing in it (empty, or only comments), and accepts one that says it lists none", () => {
     const said =
-      "cat.yaml:1:1: : the file is empty: a catalog lists governments and sources (write `sources: []` for a file that means to list none)";
+      "cat.yaml:1:1: : the file lists nothing: a catalog lists governments and sources (write `sources: []` for a file that means to list none)";
     expect(problems("")).toEqual([said]);
     expect(problems("\n# to do\n\n")).toEqual([said]);
     // A document marker or a bare null holds nothing either (a file cut to its first line).
@@ -143,7 +143,7 @@ sources:
     const dir = mkdtempSync(join(tmpdir(), "nor-empty-cat-"));
     const file = join(dir, "empty.yaml");
     writeFileSync(file, "");
-    expect(() => loadCatalog([file])).toThrow(/empty\.yaml:1:1: the file is empty/);
+    expect(() => loadCatalog([file])).toThrow(/empty\.yaml:1:1: the file lists nothing/);
     expect(parseCatalog("sources: []\n", "none.yaml").sources).toEqual([]);
   });
 

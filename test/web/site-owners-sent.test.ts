@@ -102,6 +102,8 @@ describe("the site-owners page and the User-Agent sent", () => {
     await store.close();
     const res = await app.request("/site-owners");
     expect(res.status).toBe(200);
+    // Kept by no cache: the next visit reads the store again.
+    expect(res.headers.get("cache-control")).toBe("no-store");
     expect(await res.text()).toContain(`<pre id="user-agent">${DEFAULT_USER_AGENT}</pre>`);
   });
 });

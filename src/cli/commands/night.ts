@@ -44,6 +44,7 @@ import {
   nightProcessEnd,
   PARENT_PID_ENV,
   startNightProcess,
+  workerEndMeans,
 } from "../night-process.js";
 import {
   clockText,
@@ -217,6 +218,8 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   const stop = new AbortController();
   let running = false;
   let stopped: (() => void) | undefined;
+  /** A worker that ended with exit 2 (a reason a person must mend): the night stops on it. */
+  let workerRefused: NightProcessEnd | undefined;
   try {
     const release = await acquireOpeningLock(store, dataDir);
     try {
@@ -359,7 +362,18 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     // A worker that dies is said when it does (its sites are finished by the others), and
     // counted at the end: the night then exits 1 after its summary.
     const died = (end: NightProcessEnd) => {
-      if (end.code === 0 || stopping) return;
+      const means = workerEndMeans(end);
+      if (means === "done" || stopping) return;
+      if (means === "refused") {
+        // A worker refused to go on for a reason a person must mend (an answer the archive
+        // could not keep: a full disk): the others would only meet it too, asking sites for
+        // answers they cannot keep. The whole night stops, and the command exits 2.
+        workerRefused = end;
+        stopping = true;
+        for (const w of children) if (isRunning(w)) w.child.kill("SIGTERM");
+        stop.abort(new Error(`the night stopped: ${endText(end)}`));
+        return;
+      }
       const note = `night ${night}: ${endText(end)}; the night goes on, its sites finished by the other processes`;
       if (tty) stderr().write(`\nnor night: ${note}\n`);
       else log.warn({ worker: end.pid ?? null, code: end.code, signal: end.signal }, note);
@@ -438,6 +452,11 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       summary = { stopped: true } as typeof summary;
     }
     const ends = await Promise.all(children.map((w) => w.ended));
+    if (workerRefused !== undefined)
+      throw new NorError(
+        "E_CONFIG",
+        `night ${night} stopped: ${endText(workerRefused)} (its reason is in its lines above); the night is left open, and \`nor night\` resumes it once that is mended`,
+      );
     if (summary.stopped || stop.signal.aborted) {
       // Stopped by a person: the night stays open, to be resumed; its workers ended with it
       // (by the same signal: no failure of theirs). Said once, by the command's own process.
@@ -612,14 +631,20 @@ function watchParent(): (() => void) | undefined {
   const parent = Number(process.env[PARENT_PID_ENV]);
   if (!Number.isInteger(parent) || parent <= 0) return undefined;
   const gone = () => process.ppid !== parent;
-  if (gone()) {
+  const stop = () => {
+    stderr().write(
+      `nor night: the command that started this night's process (pid ${parent}) is gone; stopping in order\n`,
+    );
     process.kill(process.pid, "SIGTERM");
+  };
+  if (gone()) {
+    stop();
     return undefined;
   }
   const timer = setInterval(() => {
     if (!gone()) return;
     clearInterval(timer);
-    process.kill(process.pid, "SIGTERM");
+    stop();
   }, PARENT_WATCH_MS);
   timer.unref();
   return () => clearInterval(timer);

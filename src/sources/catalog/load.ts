@@ -109,7 +109,7 @@ function parsePiece(text: string, file: string, frame: Frame): Piece {
       col: 1,
       path: "",
       message:
-        "the file is empty: a catalog lists governments and sources (write `sources: []` for a file that means to list none)",
+        "the file lists nothing: a catalog lists governments and sources (write `sources: []` for a file that means to list none)",
     });
     return { loc, raw: undefined, data: undefined, problems };
   }

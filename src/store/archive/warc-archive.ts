@@ -634,12 +634,14 @@ export const MIN_ARCHIVE_ROOM_BYTES = 2 * MAX_BODY_BYTES;
 /** Refuses (exit 2) an archive whose file system has less than MIN_ARCHIVE_ROOM_BYTES free. */
 export function ensureRoom(
   dir: string,
-  statfs: (path: string) => { bavail: number; bsize: number } = statfsSync,
+  statfs: (path: string) => { bavail: number; bfree: number; bsize: number } = statfsSync,
+  root = process.getuid?.() === 0,
 ): void {
   let free: number;
   try {
     const st = statfs(dir);
-    free = st.bavail * st.bsize;
+    // Root may write the blocks kept for it too (what df shows as used but root can fill).
+    free = (root ? st.bfree : st.bavail) * st.bsize;
   } catch {
     return; // a file system that cannot say: the writes will tell
   }
