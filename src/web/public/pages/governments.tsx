@@ -23,6 +23,7 @@ import {
   KindLabel,
   OutcomeText,
   ReadBadge,
+  Scope,
 } from "./parts.js";
 
 /**
@@ -163,11 +164,7 @@ export const GovernmentsPage: FC<{
     <Layout title={`Governments${scope ? `: ${scope}` : ""}`}>
       <h1>
         Governments
-        {scope ? (
-          <span class="muted">
-            : <bdi>{scope}</bdi>
-          </span>
-        ) : null}
+        <Scope text={scope} />
       </h1>
       <FilterForm action="/governments" filter={filter} counties={counties} />
       <p class="muted">

@@ -5,7 +5,7 @@ import { Layout, Wide } from "../../layout.js";
 import { type Filter, filterQuery } from "../filters.js";
 import { countOf, dateEt, nightShort, recordsLabel } from "../format.js";
 import type { NewWindow, NightState } from "../windows.js";
-import { FeedHead, FeedLinks, FilterForm, RecordTitle } from "./parts.js";
+import { FeedHead, FeedLinks, FilterForm, RecordTitle, Scope } from "./parts.js";
 
 /** The list of new records, shared by /new, the home page and search. */
 export const NewList: FC<{ items: readonly NewRecord[] }> = ({ items }) =>
@@ -212,11 +212,7 @@ export const NewPage: FC<{
     >
       <h1>
         New on record {data.window.label}
-        {scope ? (
-          <span class="muted">
-            : <bdi>{scope}</bdi>
-          </span>
-        ) : null}
+        <Scope text={scope} />
       </h1>
       <WindowLinks current={data.window} filter={filter} />
       <p class="window">

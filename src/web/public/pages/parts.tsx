@@ -177,3 +177,11 @@ export const ExternalLink: FC<{ url: string; children?: Child }> = ({ url, child
   const href = httpHref(url);
   return href ? <a href={href}>{children ?? url}</a> : <span>{children ?? url}</span>;
 };
+
+/** A heading's scope after its name (": Summit County"), isolated from the words around it. */
+export const Scope: FC<{ text: string | undefined }> = ({ text }) =>
+  text ? (
+    <span class="muted">
+      : <bdi>{text}</bdi>
+    </span>
+  ) : null;

@@ -4,7 +4,7 @@ import { Layout, Wide } from "../../layout.js";
 import { countOf, countyHref, recordsLabel } from "../format.js";
 import { SearchBox } from "./home.js";
 import { NewList } from "./new.js";
-import { FeedHead, FeedLinks, KindLabel } from "./parts.js";
+import { FeedHead, FeedLinks, KindLabel, Scope } from "./parts.js";
 
 /**
  * Why a search has nothing to look for: no `q`, or a `q` without a word of letters or digits
@@ -36,11 +36,7 @@ export const SearchPage: FC<{
     >
       <h1>
         Search
-        {q ? (
-          <span class="muted">
-            : <bdi>{q}</bdi>
-          </span>
-        ) : null}
+        <Scope text={q} />
       </h1>
       <SearchBox q={q} />
       {!result ? (
