@@ -4,7 +4,7 @@
  */
 import { existsSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { ConfigError, NorError, UsageError } from "../../errors.js";
+import { ConfigError, NorError } from "../../errors.js";
 import {
   archiveDir,
   cdxLines,
@@ -14,20 +14,20 @@ import {
 } from "../../store/archive/index.js";
 import { statusLine } from "../../store/archive/records.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { parseTimeArg } from "../../store/time-args.js";
 import { stderr, stdout } from "../io.js";
 
 /**
- * `--at` / `--since`: an ISO date or date-time. A bare date means the end of that UTC day, so
- * `--at 2026-11-05` finds what was read that night.
+ * `--at` / `--since`: a time as `nor log` reads it (src/store/time-args.ts): with a zone as
+ * written, without one New York time; `--at 2026-11-05` means up to the end of that New York
+ * day, `--since 2026-11-05` from its start.
  */
-export function parseWhen(text: string, flag: string, bareDate: "start" | "end"): number {
-  const bare = /^\d{4}-\d{2}-\d{2}$/.test(text);
-  const ms = Date.parse(bare ? `${text}T00:00:00Z` : text);
-  if (Number.isNaN(ms))
-    throw new UsageError(
-      `${flag}: "${text}" is not a date (use 2026-11-05 or 2026-11-05T03:12:00Z)`,
-    );
-  return bare && bareDate === "end" ? ms + 86_400_000 - 1 : ms;
+export function parseWhen(text: string, flag: string, edge: "start" | "end"): number {
+  // As `nor log` reads a time: a zone as written, none New York's (never the machine's), to
+  // the precision written (a date is that New York day, a minute that minute).
+  const span = parseTimeArg(text, flag);
+  // The span's end is the next instant's start: the last millisecond in it is one before.
+  return edge === "end" ? span.end - 1 : span.start;
 }
 
 interface DataOpts {
@@ -127,7 +127,10 @@ export function register(program: Command): void {
     .description(
       "Print a stored capture: headers, then body (the latest, or the one at/before --at)",
     )
-    .option("--at <date>", "the capture at or before this date or time")
+    .option(
+      "--at <time>",
+      "the capture at or before this time (a date: that New York day; no zone: New York time)",
+    )
     .option("--data <dir>", "data directory", "data")
     .action(show);
   archive
