@@ -10,6 +10,7 @@ import { caCertificates } from "../net/ca-file.js";
 import { parsePins } from "../net/pins.js";
 import { validateUserAgent } from "../net/user-agent.js";
 import type { NetOptions } from "../night/store-fetcher.js";
+import { NAME_MAX, personTextOption } from "../policy/person-text.js";
 import { hasBuiltInContact } from "../policy/ua-contact.js";
 
 export interface NetCliOptions {
@@ -45,15 +46,16 @@ export function addUserAgentOption(cmd: Command): Command {
 }
 
 /** The longest operator's name the site-owner page shows (characters). */
-export const OPERATOR_NAME_MAX = 100;
+export const OPERATOR_NAME_MAX = NAME_MAX;
 
 /**
  * The name the site-owner page gives, beside the contact in the operator's own User-Agent, for
  * who runs the checker: from --operator-name or NOR_OPERATOR_NAME (`nor serve`, `nor start`).
  * Only with a User-Agent of the operator's own: with the built-in one the page names the
  * built-in operator and their address, and another name beside that address would send a site
- * owner to the wrong person. One line of text: no control characters, no line or paragraph
- * separators, no invisible formatting but the joiners some scripts need.
+ * owner to the wrong person. A person's one line of text (policy/person-text.ts): no control
+ * characters, no line or paragraph separators, no invisible formatting but the joiners some
+ * scripts need.
  */
 export function operatorNameOption(
   flag: string | undefined,
@@ -63,14 +65,7 @@ export function operatorNameOption(
   const raw = flag ?? process.env["NOR_OPERATOR_NAME"];
   if (raw === undefined || (!fromFlag && raw === "")) return undefined;
   const what = fromFlag ? "--operator-name" : "NOR_OPERATOR_NAME";
-  const name = raw.trim();
-  if (name === "") throw new UsageError(`${what}: the name is empty`);
-  if (/[\p{Cc}\p{Zl}\p{Zp}]|(?![\u200c\u200d])\p{Cf}/u.test(name))
-    throw new UsageError(
-      `${what}: ${JSON.stringify(name)} holds a control or formatting character; give the name as one line of text`,
-    );
-  if ([...name].length > OPERATOR_NAME_MAX)
-    throw new UsageError(`${what}: at most ${OPERATOR_NAME_MAX} characters`);
+  const name = personTextOption(raw, what, "name");
   if (userAgent === undefined || hasBuiltInContact(userAgent))
     throw new UsageError(
       `${what} needs a User-Agent with your own contact (--user-agent or NOR_USER_AGENT): ` +

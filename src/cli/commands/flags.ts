@@ -1,6 +1,7 @@
 import { userInfo } from "node:os";
 import type { Command } from "commander";
 import { systemClock } from "../../clock.js";
+import { personTextOption } from "../../policy/person-text.js";
 import { type ClearOutcome, clearFlag, listFlags } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { stderr, stdout } from "../io.js";
@@ -22,15 +23,17 @@ export function register(program: Command): void {
     .option("--json", "JSON output")
     .option("--all", "include cleared flags")
     .option("--clear <id>", "clear this flag (who and when are recorded)")
-    .option("--by <name>", "who clears it (default: the login name)")
+    .option("--by <name>", "who clears it, at most 100 characters (default: the login name)")
     .action(async (opts: FlagsOptions) => {
+      // Checked before the store is touched: a person's one line of text, shown by `nor flags`.
+      const by =
+        opts.by === undefined ? userInfo().username : personTextOption(opts.by, "--by", "name");
       const store = await openStore(
         storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
         { create: false },
       );
       try {
         if (opts.clear !== undefined) {
-          const by = opts.by ?? userInfo().username;
           report(await clearFlag(store.db, opts.clear, by, systemClock.now()));
           return;
         }

@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
 import { isNightDate, nightOf } from "../../policy/night-date.js";
+import { personTextOption } from "../../policy/person-text.js";
 import { type MarkOutcome, markSource } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { stderr, stdout } from "../io.js";
@@ -24,8 +25,8 @@ export function register(program: Command): void {
     .option("--data <dir>", "store directory (DIR/nor.db); NOR_DATABASE_URL selects PostgreSQL")
     .option("--not-read", "stop reading it (it is then only rechecked, P25)")
     .option("--read", "read it again")
-    .option("--reason <text>", "why (required with --not-read)")
-    .option("--by <name>", "who decides (default: the login name)")
+    .option("--reason <text>", "why, one line of at most 500 characters (required with --not-read)")
+    .option("--by <name>", "who decides, at most 100 characters (default: the login name)")
     .option(
       "--night <YYYY-MM-DD>",
       "the marking night, from which the recheck nights count (P25; default: today in America/New_York)",
@@ -36,6 +37,11 @@ export function register(program: Command): void {
       // Checked before the store is touched, like every option (P24: the reason is required).
       if (opts.notRead && !opts.reason?.trim())
         throw new UsageError('--not-read needs --reason "…" (P24)');
+      // A person's one line of text: shown again in `nor status`, the console, the public pages.
+      const reason =
+        opts.reason === undefined ? undefined : personTextOption(opts.reason, "--reason", "reason");
+      const by =
+        opts.by === undefined ? userInfo().username : personTextOption(opts.by, "--by", "name");
       const now = systemClock.now();
       const night = opts.night ?? nightOf(now);
       if (!isNightDate(night))
@@ -53,8 +59,8 @@ export function register(program: Command): void {
         const outcome = await markSource(store.db, {
           source,
           reading: opts.read === true,
-          ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
-          by: opts.by ?? userInfo().username,
+          ...(reason !== undefined ? { reason } : {}),
+          by,
           at: now,
           night,
         });

@@ -4,6 +4,7 @@ import { systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
 import { parseDuration } from "../../night/duration.js";
 import { MIN_GAP_MS } from "../../policy/constants.js";
+import { personTextOption } from "../../policy/person-text.js";
 import { readSite } from "../../policy/site.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import {
@@ -52,8 +53,11 @@ export function register(program: Command): void {
     .option("--read", "read the site again (clears --not-read)")
     .option("--clear-gap", "back to the floor or the site's Crawl-delay")
     .option("--clear-leave-alone <prefix...>", "these paths may be read again")
-    .option("--reason <text>", "the owner's words or the e-mail's date (required for a change)")
-    .option("--by <name>", "who decides (default: the login name)")
+    .option(
+      "--reason <text>",
+      "the owner's words or the e-mail's date, one line of at most 500 characters (required for a change)",
+    )
+    .option("--by <name>", "who decides, at most 100 characters (default: the login name)")
     .option("--json", "list as JSON lines")
     .action(async (given: string | undefined, opts: SiteOptions) => {
       const changes =
@@ -70,6 +74,11 @@ export function register(program: Command): void {
       const setting = opts.gap !== undefined || (opts.leaveAlone?.length ?? 0) > 0 || opts.notRead;
       if (setting && !opts.reason?.trim())
         throw new UsageError('a site owner\'s request needs --reason "…" (their words, the date)');
+      // A person's one line of text: shown again by `nor site`, the console, the public pages.
+      const reason =
+        opts.reason === undefined ? "" : personTextOption(opts.reason, "--reason", "reason");
+      const by =
+        opts.by === undefined ? userInfo().username : personTextOption(opts.by, "--by", "name");
       const gapMs = opts.gap === undefined ? undefined : parseDuration(opts.gap, "--gap");
       if (gapMs !== undefined && gapMs < MIN_GAP_MS)
         throw new UsageError(`--gap: ${opts.gap} is under the ${MIN_GAP_MS / 1000} s floor (P10)`);
@@ -82,8 +91,6 @@ export function register(program: Command): void {
       );
       try {
         const now = systemClock.now();
-        const by = opts.by ?? userInfo().username;
-        const reason = opts.reason?.trim() ?? "";
         const out: string[] = [];
         if (site !== undefined) {
           if (gapMs !== undefined) {

@@ -4,6 +4,7 @@ import { UsageError } from "../../errors.js";
 import { parseDuration } from "../../night/duration.js";
 import { MIN_GAP_MS } from "../../policy/constants.js";
 import { nightOf } from "../../policy/night-date.js";
+import { checkPersonText, REASON_MAX } from "../../policy/person-text.js";
 import { readSite, siteFromInput } from "../../policy/site.js";
 import type { Db } from "../../store/db.js";
 import { sourceCountsBySite } from "../../store/read/console.js";
@@ -64,7 +65,14 @@ const RuleForms: FC<{ site: string; csrf: string }> = ({ site, csrf }) => {
   const action = `${BASE}/sites/rules`;
   const reason = (
     <label>
-      Reason <input name="reason" size={40} required placeholder="the owner's words, the date" />
+      Reason{" "}
+      <input
+        name="reason"
+        size={40}
+        required
+        maxLength={REASON_MAX}
+        placeholder="the owner's words, the date"
+      />
     </label>
   );
   return (
@@ -130,6 +138,9 @@ export function checkRuleForm(body: Record<string, unknown>): Checked {
       ok: false,
       message: "A site owner's request needs a reason (their words, the e-mail's date).",
     };
+  // A person's one line of text, as `nor site --reason` takes it.
+  const person = checkPersonText(reason, "reason");
+  if (!person.ok) return { ok: false, message: `The reason ${person.why}.` };
   const value = text("value");
   if (kind === "gap") {
     let ms: number;
@@ -251,7 +262,13 @@ export function siteRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number, rea
           </label>{" "}
           <label>
             Reason{" "}
-            <input name="reason" size={40} required placeholder="the owner's words, the date" />
+            <input
+              name="reason"
+              size={40}
+              required
+              maxLength={REASON_MAX}
+              placeholder="the owner's words, the date"
+            />
           </label>{" "}
           <button type="submit">Add</button>
         </form>

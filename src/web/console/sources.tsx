@@ -1,6 +1,7 @@
 import type { Hono } from "hono";
 import { viaText } from "../../night/way-choice.js";
 import { nightOf } from "../../policy/night-date.js";
+import { checkPersonText, REASON_MAX } from "../../policy/person-text.js";
 import { markSource, type StatusRow, statusRows } from "../../store/admin.js";
 import type { Db } from "../../store/db.js";
 import { marksOf, sourceNames } from "../../store/read/console.js";
@@ -128,7 +129,7 @@ export function sourceRoutes(
               <input type="hidden" name="action" value="not-read" />
               <label>
                 Reason (required, shown to the public, P24, P26){" "}
-                <input name="reason" size={60} required />
+                <input name="reason" size={60} required maxLength={REASON_MAX} />
               </label>{" "}
               <button type="submit">Mark not read</button>
             </form>
@@ -186,6 +187,12 @@ export function sourceRoutes(
     const reason = typeof body["reason"] === "string" ? body["reason"].trim() : "";
     if (action !== "read" && action !== "not-read") {
       const p = await page(id, csrf, "Choose to mark it not read or to resume reading.", 400);
+      return p ? c.html(p.body, p.status) : c.html(notFound(id, csrf), 404);
+    }
+    // A person's one line of text, as `nor mark --reason` takes it (an empty one: P24 below).
+    const checked = reason === "" ? undefined : checkPersonText(reason, "reason");
+    if (action === "not-read" && checked !== undefined && !checked.ok) {
+      const p = await page(id, csrf, `The reason ${checked.why}.`, 400);
       return p ? c.html(p.body, p.status) : c.html(notFound(id, csrf), 404);
     }
     const at = now();

@@ -1,0 +1,54 @@
+/**
+ * A person's one line of text (a reason for a mark or a site owner's request, the name of who
+ * decided, the operator's name on the site-owner page): the same rule wherever it enters, the
+ * CLI's options and the console's forms alike. It is shown again in `nor status`'s
+ * tab-separated table, on the console and on the public pages, so it must be one line of text
+ * and short: not empty once trimmed; no control character (C0, tab and newline included, DEL,
+ * C1), no line or paragraph separator, no invisible formatting (bidi overrides included) but
+ * the joiners some scripts need; at most REASON_MAX characters for a reason, NAME_MAX for a
+ * name. Pure: the caller turns a refusal into its own error (exit 2, a 400 page).
+ */
+
+import { UsageError } from "../errors.js";
+
+/** The longest reason kept (characters). */
+export const REASON_MAX = 500;
+/** The longest name kept (characters): who decided, the operator's name. */
+export const NAME_MAX = 100;
+
+export type PersonTextKind = "reason" | "name";
+
+export type PersonText = { ok: true; text: string } | { ok: false; why: string };
+
+const NOT_ONE_LINE = /[\p{Cc}\p{Zl}\p{Zp}]|(?![\u200c\u200d])\p{Cf}/u;
+
+/**
+ * `raw` trimmed if it is a person's one line of text of that kind; else why not, in words that
+ * follow the option or field's name (`--reason: …`). The text itself is never quoted back: it
+ * may be long, or hold the very characters a terminal would act on.
+ */
+export function checkPersonText(raw: string, kind: PersonTextKind): PersonText {
+  const text = raw.trim();
+  if (text === "") return { ok: false, why: `the ${kind} is empty` };
+  const bad = NOT_ONE_LINE.exec(text);
+  if (bad !== null) {
+    const at = [...text.slice(0, bad.index)].length + 1;
+    const code = (bad[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0");
+    return {
+      ok: false,
+      why: `holds a control or formatting character (U+${code} at character ${at}); give the ${kind} as one line of text`,
+    };
+  }
+  const max = kind === "reason" ? REASON_MAX : NAME_MAX;
+  const length = [...text].length;
+  if (length > max)
+    return { ok: false, why: `has ${length} characters; give at most ${max} characters` };
+  return { ok: true, text };
+}
+
+/** The same for a command-line option or variable (`--reason`): its text, or exit 2 naming it. */
+export function personTextOption(raw: string, option: string, kind: PersonTextKind): string {
+  const r = checkPersonText(raw, kind);
+  if (!r.ok) throw new UsageError(`${option}: ${r.why}`);
+  return r.text;
+}

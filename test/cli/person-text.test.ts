@@ -1,0 +1,162 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkPersonText, NAME_MAX, REASON_MAX } from "../../src/policy/person-text.js";
+import { writeCatalog } from "../night/cli-night.js";
+import { runMain } from "./cli-capture.js";
+
+/**
+ * A person's one line of text (--reason, --by) is refused, exit 2 naming the option, when it
+ * is empty, holds a control or formatting character (it would be echoed to a terminal, break
+ * `nor status`'s tab-separated table, be published on /sources/<id>) or is too long; the
+ * store is left as it was.
+ */
+const EVIL = "evil\tTAB\nnewline\u001b]0;pwned\u0007\u001b[2J";
+
+describe("the rule for a person's one line of text", () => {
+  it("takes one trimmed line, refuses empty, control, formatting and long text", () => {
+    expect(checkPersonText("  clerk's e-mail of Nov 5  ", "reason")).toEqual({
+      ok: true,
+      text: "clerk's e-mail of Nov 5",
+    });
+    // The joiners some scripts need are text.
+    expect(checkPersonText("क्\u200dष", "name").ok).toBe(true);
+    expect(checkPersonText(" \t ", "name")).toEqual({ ok: false, why: "the name is empty" });
+    for (const bad of [
+      "a\tb",
+      "a\nb",
+      "a\rb",
+      "a\u0000b",
+      "a\u007fb",
+      "a\u0085b",
+      "a\u009bb",
+      "a\u2028b",
+      "a\u202eb",
+    ]) {
+      const r = checkPersonText(bad, "reason");
+      expect(r.ok, JSON.stringify(bad)).toBe(false);
+      if (!r.ok) expect(r.why).toContain("at character 2");
+    }
+    expect(checkPersonText("x".repeat(REASON_MAX), "reason").ok).toBe(true);
+    expect(checkPersonText("x".repeat(REASON_MAX + 1), "reason")).toEqual({
+      ok: false,
+      why: `has ${REASON_MAX + 1} characters; give at most ${REASON_MAX} characters`,
+    });
+    expect(checkPersonText("x".repeat(NAME_MAX + 1), "name").ok).toBe(false);
+    // Counted in characters, not UTF-16 units.
+    expect(checkPersonText("😀".repeat(NAME_MAX), "name").ok).toBe(true);
+  });
+});
+
+describe("nor mark, nor site, nor flags refuse a --reason or --by that is not one line", () => {
+  let dir: string;
+  let data: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "nor-person-text-"));
+    data = join(dir, "data");
+    const catalog = writeCatalog(dir, [
+      [
+        "id: beta-feed",
+        "government: village-of-test",
+        "records: agendas",
+        "access: feed",
+        "url: https://records.example.gov/agendas.rss",
+      ],
+    ]);
+    const r = await runMain(["catalog", "import", catalog, "--data", data]);
+    expect(r.code, r.stderr).toBe(0);
+  }, 60_000);
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const refused = async (args: string[], says: string) => {
+    const r = await runMain([...args, "--data", data]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(says);
+    // Nothing of the text reaches the terminal: no escape, no bell.
+    expect(r.stderr + r.stdout).not.toMatch(/[\u001b\u0007]/);
+    return r;
+  };
+
+  it("nor mark: --reason and --by", async () => {
+    await refused(
+      ["mark", "beta-feed", "--not-read", "--reason", EVIL],
+      "--reason: holds a control or formatting character (U+0009 at character 5)",
+    );
+    await refused(
+      ["mark", "beta-feed", "--not-read", "--reason", "x".repeat(100_000)],
+      "--reason: has 100000 characters; give at most 500 characters",
+    );
+    await refused(
+      ["mark", "beta-feed", "--not-read", "--reason", "clerk", "--by", ""],
+      "--by: the name is empty",
+    );
+    await refused(
+      ["mark", "beta-feed", "--not-read", "--reason", "clerk", "--by", "ann\u001b[2J"],
+      "--by: holds a control or formatting character",
+    );
+    await refused(
+      ["mark", "beta-feed", "--not-read", "--reason", "clerk", "--by", "a".repeat(101)],
+      "--by: has 101 characters; give at most 100 characters",
+    );
+    // Nothing was marked; status' table keeps one row per source, tab-separated.
+    const status = await runMain(["status", "--data", data, "--json"]);
+    expect(status.code, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout)[0].reading).toBe(true);
+
+    const ok = await runMain([
+      "mark",
+      "beta-feed",
+      "--not-read",
+      "--reason",
+      "  clerk's e-mail  ",
+      "--by",
+      " Ann ",
+      "--data",
+      data,
+    ]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toBe("beta-feed: not read (clerk's e-mail)\n");
+  });
+
+  it("nor site: --reason and --by", async () => {
+    await refused(
+      ["site", "example.gov", "--not-read", "--reason", EVIL],
+      "--reason: holds a control or formatting character",
+    );
+    await refused(
+      ["site", "example.gov", "--gap", "30s", "--reason", "r".repeat(501)],
+      "--reason: has 501 characters",
+    );
+    await refused(
+      ["site", "example.gov", "--not-read", "--reason", "owner", "--by", "  "],
+      "--by: the name is empty",
+    );
+    const list = await runMain(["site", "--data", data]);
+    expect(list.stdout).toBe("no owner's requests\n");
+    const ok = await runMain([
+      "site",
+      "example.gov",
+      "--not-read",
+      "--reason",
+      "owner by phone",
+      "--by",
+      " Ann ",
+      "--data",
+      data,
+    ]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect((await runMain(["site", "--data", data])).stdout).toContain("by Ann: owner by phone)");
+  });
+
+  it("nor flags --clear: --by, checked before the flag is looked up", async () => {
+    await refused(["flags", "--clear", "nosuch", "--by", ""], "--by: the name is empty");
+    await refused(
+      ["flags", "--clear", "nosuch", "--by", "x\u0085y"],
+      "--by: holds a control or formatting character (U+0085 at character 2)",
+    );
+  });
+});
