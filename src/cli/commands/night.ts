@@ -25,7 +25,7 @@ import {
   settleUnfinishedNights,
 } from "../../store/admin.js";
 import { advisoryLock } from "../../store/advisory-lock.js";
-import { type SourceRef, sourcesInUse } from "../../store/catalog-sources.js";
+import { catalogStampOf, type SourceRef, sourcesInUse } from "../../store/catalog-sources.js";
 import { refuseBlockedParts } from "../../store/data-dir.js";
 import {
   type Db,
@@ -281,6 +281,18 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
           "E_STORE",
           `night ${underWay.night} is under way on this store${runsTo}; not starting night ${asked} beside it: run \`nor night\` without --night to join it, or ask for ${asked} once it is over`,
         );
+      }
+      // A live process runs this night here with the catalog it imported: another catalog is
+      // not imported beside it (its sources would be retired under that process, and the night
+      // finished while it still works). Joining takes the same files (a worker's, a second
+      // command's); a store that holds no stamp, or files that cannot be stamped, are let in.
+      if (runner.joined && stamp !== undefined) {
+        const running = await catalogStampOf(store.db);
+        if (running !== undefined && running !== stamp.digest)
+          throw new NorError(
+            "E_CONFIG",
+            `night ${meant} is being run on ${dataDir} by another process, with another catalog than ${opts.catalog.join(", ")}: not importing a different catalog beside a running night (its sources would be retired under it); run \`nor night\` with the same files to join it, or import these once the night is over`,
+          );
       }
       night = asked ?? underWay?.night ?? nightOf(clock.now());
       if (night !== meant) {
