@@ -9,6 +9,7 @@
 import { MAX_RETRIES } from "./constants.js";
 import { LATEST_HOLD_MS } from "./retry.js";
 import { normalisePath } from "./robots/match.js";
+import { formatInZone, SITE_OWNER_ZONE } from "./zone.js";
 
 /** The durable state of one site, as the journal keeps it. */
 export interface SiteFacts {
@@ -127,8 +128,9 @@ export const LONGEST_WAIT_MS = 24 * 60 * 60 * 1000;
 /** The furthest ahead of its start a request is admitted (its lease held, nothing sent). */
 export const MAX_AHEAD_MS = 1_000;
 
+/** The New York calendar date of a rule (as `nor site` and the console show it), not UTC's. */
 function dateOf(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  return formatInZone(ms, SITE_OWNER_ZONE).slice(0, 10);
 }
 
 export function ownerGapMs(rules: readonly OwnerRule[]): number {

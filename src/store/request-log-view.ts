@@ -53,31 +53,50 @@ const HEADERS = [
   "MS",
   "METHOD",
   "STATUS",
+  "BYTES",
   "PURPOSE",
   "SITE",
   "SOURCE",
   "URL",
 ] as const;
 
-/** The table's lines, header first; every column but the last (the URL) padded to width. */
+/** A refusal's evidence (P21) as a site owner's support desk asks for it: provider, verdict, reference id. */
+export function evidenceCell(ev: RequestLogEntry["evidence"]): string {
+  if (ev === undefined) return "";
+  return [ev.provider, ev.verdict, ev.reference === undefined ? "" : `ref ${ev.reference}`]
+    .filter((p) => p !== "")
+    .join(" ");
+}
+
+/**
+ * The table's lines, header first; every column but the last padded to width. MS is how long
+ * the attempt took (its end is the start plus that; `-` when it never ended). An EVIDENCE
+ * column, last, appears only when some row is a refusal with its evidence, so an ordinary
+ * night's table keeps the URL last and unpadded.
+ */
 export function toTable(entries: readonly RequestLogEntry[]): string[] {
-  const rows: string[][] = [[...HEADERS]];
+  const withEvidence = entries.some((e) => e.evidence !== undefined);
+  const headers: string[] = withEvidence ? [...HEADERS, "EVIDENCE"] : [...HEADERS];
+  const rows: string[][] = [headers];
   for (const e of entries) {
     const status = `${e.status ?? "-"} ${e.outcome}`;
     const url = e.failure ? `${e.url}  (${e.failure})` : e.url;
-    rows.push([
+    const row = [
       formatInZone(e.startedAt, SITE_OWNER_ZONE),
       e.endedAt === null ? "-" : String(e.endedAt - e.startedAt),
       e.method,
       e.attempt > 1 ? `${status} #${e.attempt}` : status,
+      String(e.bytes),
       e.purpose,
       e.site,
       e.source ?? "-",
       url,
-    ]);
+    ];
+    if (withEvidence) row.push(evidenceCell(e.evidence));
+    rows.push(row);
   }
   // A loop, not Math.max(...rows): a day's log can outgrow the spread argument limit.
-  const widths: number[] = HEADERS.map(() => 0);
+  const widths: number[] = headers.map(() => 0);
   for (const r of rows) {
     for (const [i, cell] of r.entries()) widths[i] = Math.max(widths[i] ?? 0, cell.length);
   }

@@ -102,7 +102,7 @@ describe("nor log (P27)", () => {
     expect((await runNor([...args, "--site", "http://"])).code).toBe(2);
   });
 
-  it("P27: the human table is aligned and shows New York time, status and outcome, purpose, site, URL", async () => {
+  it("P27: the human table is aligned and shows New York time, status and outcome, bytes, purpose, site, URL", async () => {
     const r = await runNor([
       "log",
       "--data",
@@ -117,10 +117,12 @@ describe("nor log (P27)", () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split("\n");
     expect(lines).toHaveLength(4);
-    expect(lines[0]).toMatch(/^TIME \(America\/New_York\)\s+MS\s+METHOD\s+STATUS\s+PURPOSE\s+SITE/);
+    expect(lines[0]).toMatch(
+      /^TIME \(America\/New_York\)\s+MS\s+METHOD\s+STATUS\s+BYTES\s+PURPOSE\s+SITE\s+SOURCE\s+URL$/,
+    );
     expect(lines[1]).toContain("2026-11-05 03:11:00.000 -05:00");
     expect(lines[2]).toMatch(
-      /503 retry\s+page\s+example\.gov\s+oh-example-agendas\s+https:\/\/example\.gov\/bids$/,
+      /503 retry\s+1234\s+page\s+example\.gov\s+oh-example-agendas\s+https:\/\/example\.gov\/bids$/,
     );
     expect(lines[3]).toContain("200 ok #2");
     const urlColumn = lines.map((l) => l.indexOf("https://"));

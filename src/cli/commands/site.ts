@@ -6,6 +6,7 @@ import { parseDuration } from "../../night/duration.js";
 import { MIN_GAP_MS } from "../../policy/constants.js";
 import { personTextOption } from "../../policy/person-text.js";
 import { readSite } from "../../policy/site.js";
+import { formatInZone, SITE_OWNER_ZONE } from "../../policy/zone.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import {
   clearSiteRules,
@@ -173,7 +174,8 @@ function describe(r: SiteRule): string {
       : r.kind === "leave-alone"
         ? `${r.value} left alone`
         : "not read";
-  return `${r.site}: ${what} (since ${new Date(r.at).toISOString().slice(0, 10)}, by ${r.by}: ${r.reason})`;
+  // The New York calendar date, as the console's New York time and the request log's reason say it.
+  return `${r.site}: ${what} (since ${formatInZone(r.at, SITE_OWNER_ZONE).slice(0, 10)}, by ${r.by}: ${r.reason})`;
 }
 
 /** A host, a registrable domain or a URL: the site it belongs to (P9), or why it names none. */

@@ -9,6 +9,7 @@ import {
   SqlRequestLog,
 } from "../../store/request-log.js";
 import { toJson } from "../../store/request-log-view.js";
+import { sourceKnown } from "../../store/source-known.js";
 import { parseTimeArg, TIME_ARG_HELP } from "../../store/time-args.js";
 import { countOf } from "../public/format.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
@@ -55,6 +56,22 @@ function evidenceText(e: RequestLogEntry): string {
     .join(" · ");
 }
 
+/**
+ * A mistyped source id finds nothing, which would read as "nothing was asked": refused as
+ * `nor log --source` refuses it, by the same store lookup, when nothing matches.
+ */
+async function refuseUnknownSource(
+  db: Db,
+  filter: RequestLogFilter,
+  anyFound: () => Promise<boolean>,
+): Promise<void> {
+  if (filter.source === undefined || filter.source === "") return;
+  if ((await sourceKnown(db, filter.source)) || (await anyFound())) return;
+  throw new UsageError(
+    `Source: this store has no source "${filter.source}" (\`nor status\` lists them)`,
+  );
+}
+
 export function logRoutes(app: Hono<ConsoleEnv>, db: Db): void {
   const log = new SqlRequestLog(db);
   const formOf = (q: (k: string) => string | undefined): Form =>
@@ -67,7 +84,9 @@ export function logRoutes(app: Hono<ConsoleEnv>, db: Db): void {
     let rows: RequestLogEntry[] = [];
     if (asked) {
       try {
-        rows = await log.query({ ...filterOf(form), limit: PAGE_CAP + 1 });
+        const filter = filterOf(form);
+        rows = await log.query({ ...filter, limit: PAGE_CAP + 1 });
+        if (rows.length === 0) await refuseUnknownSource(db, filter, async () => false);
       } catch (err) {
         if (!(err instanceof UsageError)) throw err;
         message = err.message;
@@ -157,7 +176,13 @@ export function logRoutes(app: Hono<ConsoleEnv>, db: Db): void {
     const form = formOf((k) => c.req.query(k));
     let filter: RequestLogFilter;
     try {
-      filter = filterOf(form);
+      const asked = filterOf(form);
+      await refuseUnknownSource(
+        db,
+        asked,
+        async () => (await log.query({ ...asked, limit: 1 })).length > 0,
+      );
+      filter = asked;
     } catch (err) {
       if (!(err instanceof UsageError)) throw err;
       return c.json({ error: err.message }, 400);

@@ -1,0 +1,74 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStore } from "../../src/store/db.js";
+import { SqlRequestLog } from "../../src/store/request-log.js";
+import { entry } from "../store/entries.js";
+import { nor } from "./cli-capture.js";
+import { ny } from "./log-fixture.js";
+
+/**
+ * docs/operations.md, "Answering a site owner": each line of `nor log` gives the bytes and,
+ * for a refusal, its evidence (provider, reference id), so the operator can quote the id the
+ * site owner's firewall vendor asks for without reaching for --jsonl.
+ */
+describe("nor log: bytes and a refusal's evidence in the table (P27, P21)", () => {
+  let dir: string;
+  const evidence = {
+    provider: "cloudflare",
+    verdict: "challenge" as const,
+    marker: "cf-mitigated",
+    reference: "8f3a2b1c9d0e7f66-EWR",
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "nor-log-evidence-"));
+    const store = await openStore({ kind: "sqlite", dir });
+    const log = new SqlRequestLog(store.db);
+    await log.append(
+      entry({ startedAt: ny(3, 11), url: "https://example.gov/robots.txt", bytes: 87 }),
+    );
+    await log.append(
+      entry({
+        startedAt: ny(3, 12, 4),
+        status: 403,
+        outcome: "refused",
+        bytes: 5120,
+        url: "https://example.gov/bids",
+        evidence,
+      }),
+    );
+    await store.close();
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("shows BYTES on every row and, last, the refusal's provider and reference id on its row", async () => {
+    const r = await nor("log", "--data", dir, "--since", "2026-11-05");
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split("\n");
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/\s+BYTES\s+.*\s+URL\s+EVIDENCE$/);
+    expect(lines[1]).toMatch(
+      /200 ok\s+87\s+page\s+example\.gov\s+.*https:\/\/example\.gov\/robots\.txt$/,
+    );
+    expect(lines[2]).toMatch(
+      /403 refused\s+5120\s+page\s+.*https:\/\/example\.gov\/bids\s+cloudflare challenge ref 8f3a2b1c9d0e7f66-EWR$/,
+    );
+    // The EVIDENCE column lines up under its header.
+    expect(lines[2]?.indexOf("cloudflare")).toBe(lines[0]?.indexOf("EVIDENCE"));
+  });
+
+  it("--jsonl is unchanged: bytes and the evidence object as stored", async () => {
+    const r = await nor("log", "--data", dir, "--since", "2026-11-05", "--jsonl");
+    expect(r.code).toBe(0);
+    const got = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(got[0]).toMatchObject({ bytes: 87 });
+    expect(got[0]).not.toHaveProperty("evidence");
+    expect(got[1]).toMatchObject({ bytes: 5120, outcome: "refused", evidence });
+  });
+});
