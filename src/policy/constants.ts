@@ -50,3 +50,9 @@ export const DEFAULT_CONCURRENCY = 64;
  * this machine, where a dead process is seen directly).
  */
 export const LANE_LEASE_MS = 60_000;
+
+/**
+ * The longest gap an owner's request may set (`nor site --gap`, the console): a night. Longer
+ * is a request to be left alone, which `--not-read` records as that.
+ */
+export const MAX_OWNER_GAP_MS = 24 * 60 * 60 * 1000;

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
 import { parseDuration } from "../../night/duration.js";
-import { MIN_GAP_MS } from "../../policy/constants.js";
+import { MAX_OWNER_GAP_MS, MIN_GAP_MS } from "../../policy/constants.js";
 import { personTextOption } from "../../policy/person-text.js";
 import { readSite } from "../../policy/site.js";
 import { formatInZone, SITE_OWNER_ZONE } from "../../policy/zone.js";
@@ -83,8 +83,14 @@ export function register(program: Command): void {
       const gapMs = opts.gap === undefined ? undefined : parseDuration(opts.gap, "--gap");
       if (gapMs !== undefined && gapMs < MIN_GAP_MS)
         throw new UsageError(`--gap: ${opts.gap} is under the ${MIN_GAP_MS / 1000} s floor (P10)`);
+      if (gapMs !== undefined && gapMs > MAX_OWNER_GAP_MS)
+        throw new UsageError(
+          `--gap: ${opts.gap} is longer than a night (at most 24h); to keep the checker off the site, use --not-read`,
+        );
+      // As the console's form says it: a path as robots.txt writes one (spaces are %20 there).
       for (const p of [...(opts.leaveAlone ?? []), ...(opts.clearLeaveAlone ?? [])])
-        if (!p.startsWith("/")) throw new UsageError(`--leave-alone: "${p}" must start with /`);
+        if (!p.startsWith("/") || /\s/.test(p))
+          throw new UsageError(`--leave-alone: "${p}" must start with / and hold no spaces`);
       const store = await openStore(
         storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
         // A mistyped --data is refused (exit 2), never an empty store made to hold one rule.

@@ -2,7 +2,7 @@ import type { Hono } from "hono";
 import type { FC } from "hono/jsx";
 import { UsageError } from "../../errors.js";
 import { parseDuration } from "../../night/duration.js";
-import { MIN_GAP_MS } from "../../policy/constants.js";
+import { MAX_OWNER_GAP_MS, MIN_GAP_MS } from "../../policy/constants.js";
 import { nightOf } from "../../policy/night-date.js";
 import { checkPersonText, REASON_MAX } from "../../policy/person-text.js";
 import { readSite, siteFromInput } from "../../policy/site.js";
@@ -154,6 +154,11 @@ export function checkRuleForm(body: Record<string, unknown>): Checked {
       return {
         ok: false,
         message: `A gap of ${value} is under the ${MIN_GAP_MS / 1000} s floor (P10): the checker never asks a site faster than that, so nothing was changed.`,
+      };
+    if (ms > MAX_OWNER_GAP_MS)
+      return {
+        ok: false,
+        message: `A gap of ${value} is longer than a night (at most 24h): to keep the checker off the site, mark it not read instead; nothing was changed.`,
       };
     return { ok: true, site, kind, value: String(ms), reason };
   }

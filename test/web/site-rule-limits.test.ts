@@ -1,0 +1,58 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { load } from "cheerio";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { siteRules } from "../../src/store/site-rules.js";
+import { runMain } from "../cli/cli-capture.js";
+import { type Browser, consoleFixture, seedNight } from "./console-support.js";
+
+type Fixture = Awaited<ReturnType<typeof consoleFixture>>;
+
+/**
+ * An owner's rule is checked alike wherever it is entered (`nor site`, the console's site
+ * form): a gap longer than a night is refused (keeping the checker off is `--not-read`), and a
+ * path to leave alone starts with / and holds no spaces, as robots.txt writes one.
+ */
+describe("an owner's gap and paths, in the CLI and the console alike", () => {
+  let f: Fixture;
+  let b: Browser;
+
+  beforeEach(async () => {
+    f = await consoleFixture();
+    await seedNight(f.db);
+    b = f.browser();
+    await b.signIn();
+  });
+  afterEach(async () => {
+    await f?.close();
+  });
+
+  it("P10, P26: a gap over 24h and a path with a space are refused by both (exit 2, 400), nothing recorded", async () => {
+    const csrf = await b.token("/console/sites");
+    const res = await b.post("/console/sites/rules", {
+      csrf,
+      site: "a.gov",
+      kind: "gap",
+      value: "999999h",
+      reason: "the owner asked",
+    });
+    expect(res.status).toBe(400);
+    expect(load(await res.text())("main").text()).toContain("is longer than a night (at most 24h)");
+    expect(await siteRules(f.db)).toEqual([]);
+    // The CLI on the same store when it is the SQLite file (the fixture is a PostgreSQL
+    // database when the tests run with one).
+    if (existsSync(join(f.dir, "nor.db"))) {
+      const why = ["--reason", "the owner asked", "--data", f.dir];
+      const gap = await runMain(["site", "a.gov", "--gap", "999999h", ...why]);
+      expect(gap.code).toBe(2);
+      expect(gap.stderr).toContain("--gap: 999999h is longer than a night (at most 24h)");
+      const path = await runMain(["site", "a.gov", "--leave-alone", "/a b/", ...why]);
+      expect(path.code).toBe(2);
+      expect(path.stderr).toContain('--leave-alone: "/a b/" must start with / and hold no spaces');
+
+      // A day is still a gap an owner may ask for.
+      const day = await runMain(["site", "a.gov", "--gap", "24h", ...why]);
+      expect(day.code, day.stderr).toBe(0);
+    }
+  });
+});
