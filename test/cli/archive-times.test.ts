@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseWhen } from "../../src/cli/commands/archive.js";
+import { runMain } from "./cli-capture.js";
 
 /**
  * `nor archive show --at` and `nor reparse --since` read a time as `nor log` does: a zone as
@@ -24,5 +25,13 @@ describe("the times of nor archive show --at and nor reparse --since", () => {
       Date.parse("2026-12-05T01:10:28.999Z"),
     );
     expect(() => parseWhen("last tuesday", "--at", "end")).toThrow(/--at/);
+  });
+
+  it("P27: nor archive show refuses a value that is no http(s) URL as a typo (exit 2), before the store is opened", async () => {
+    for (const bad of ["not a url", "ftp://x.gov/a"]) {
+      const r = await runMain(["archive", "show", bad, "--data", "/nonexistent-nor-data"]);
+      expect(r.code, bad).toBe(2);
+      expect(r.stderr, bad).toContain(`"${bad}" is not`);
+    }
   });
 });

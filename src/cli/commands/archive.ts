@@ -4,7 +4,7 @@
  */
 import { existsSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { ConfigError, NorError } from "../../errors.js";
+import { ConfigError, NorError, UsageError } from "../../errors.js";
 import {
   archiveDir,
   cdxLines,
@@ -36,12 +36,12 @@ interface DataOpts {
 
 async function show(url: string, opts: DataOpts & { at?: string }): Promise<void> {
   const at = opts.at === undefined ? undefined : parseWhen(opts.at, "--at", "end");
+  // As the checker asked it: the URL parser's form (scheme and host lower-case, default port
+  // dropped), without a fragment, which is never sent. A value that is no URL is said first.
+  const asked = requestForm(url);
   const store = await openStore(storeLocationFromOptions(opts), { create: false });
   try {
     const when = at === undefined ? {} : { at };
-    // As the checker asked it: the URL parser's form (scheme and host lower-case, default port
-    // dropped), without a fragment, which is never sent.
-    const asked = requestForm(url);
     const capture =
       (await latestCapture(store.db, asked, when)) ??
       (asked !== url ? await latestCapture(store.db, url, when) : undefined);
@@ -68,13 +68,19 @@ async function show(url: string, opts: DataOpts & { at?: string }): Promise<void
 }
 
 function requestForm(url: string): string {
+  let u: URL;
   try {
-    const u = new URL(url);
-    u.hash = "";
-    return u.href;
+    u = new URL(url);
   } catch {
-    return url;
+    // Every capture is of an http(s) URL: anything else is a typo, said as one (exit 2).
+    throw new UsageError(
+      `"${url}" is not a URL (give the address as the checker asked it, http:// or https://)`,
+    );
   }
+  if (u.protocol !== "http:" && u.protocol !== "https:")
+    throw new UsageError(`"${url}" is not an http(s) URL: the archive holds only those`);
+  u.hash = "";
+  return u.href;
 }
 
 async function verify(opts: DataOpts): Promise<void> {
