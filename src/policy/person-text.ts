@@ -20,7 +20,13 @@ export type PersonTextKind = "reason" | "name";
 
 export type PersonText = { ok: true; text: string } | { ok: false; why: string };
 
-const NOT_ONE_LINE = /[\p{Cc}\p{Zl}\p{Zp}]|(?![\u200c\u200d])\p{Cf}/u;
+/**
+ * Controls, line and paragraph separators, and the bidi embeddings, overrides and isolates
+ * (U+202A–U+202E, U+2066–U+2069), which reorder the text around them. Other invisible
+ * formatting that pasted words carry (direction marks, soft hyphens, joiners, the tags of a
+ * flag emoji) is text as written.
+ */
+const NOT_ONE_LINE = /[\p{Cc}\p{Zl}\p{Zp}\u202a-\u202e\u2066-\u2069]/u;
 
 /**
  * `raw` trimmed if it is a person's one line of text of that kind; else why not, in words that

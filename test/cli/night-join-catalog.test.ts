@@ -60,7 +60,7 @@ describe("a second nor night beside a running one", () => {
         const r = await runMain(args(other, "--allow-retire"));
         expect(r.code, r.stderr).toBe(2);
         expect(r.stderr).toContain(
-          `is being run on ${data} by another process, with another catalog than ${other}`,
+          `is being run on ${data} by another process, with other sources than ${other} lists`,
         );
         const db = new Database(join(data, "nor.db"), { readonly: true });
         try {

@@ -20,8 +20,18 @@ describe("the rule for a person's one line of text", () => {
       ok: true,
       text: "clerk's e-mail of Nov 5",
     });
-    // The joiners some scripts need are text.
+    // The joiners some scripts need are text; so is the formatting pasted words carry: direction
+    // marks, a soft hyphen, a word joiner, a zero-width space, the tags of a flag emoji.
     expect(checkPersonText("क्\u200dष", "name").ok).toBe(true);
+    for (const ok of [
+      "\u05e9\u05dc\u05d5\u05dd\u200e (Hebrew, marked)",
+      "\u0645\u0631\u062d\u0628\u0627\u061c",
+      "records\u00adoffice",
+      "a\u2060b",
+      "a\u200bb",
+      "Cymru \u{1f3f4}\u{e0067}\u{e0062}\u{e0077}\u{e006c}\u{e0073}\u{e007f}",
+    ])
+      expect(checkPersonText(ok, "reason").ok, JSON.stringify(ok)).toBe(true);
     expect(checkPersonText(" \t ", "name")).toEqual({ ok: false, why: "the name is empty" });
     for (const bad of [
       "a\tb",
@@ -33,6 +43,7 @@ describe("the rule for a person's one line of text", () => {
       "a\u009bb",
       "a\u2028b",
       "a\u202eb",
+      "a\u2066b",
     ]) {
       const r = checkPersonText(bad, "reason");
       expect(r.ok, JSON.stringify(bad)).toBe(false);

@@ -1,10 +1,10 @@
-import { userInfo } from "node:os";
 import type { Command } from "commander";
 import { systemClock } from "../../clock.js";
 import { personTextOption } from "../../policy/person-text.js";
 import { type ClearOutcome, clearFlag, listFlags } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { stderr, stdout } from "../io.js";
+import { loginName } from "../login-name.js";
 
 interface FlagsOptions {
   data?: string;
@@ -26,8 +26,7 @@ export function register(program: Command): void {
     .option("--by <name>", "who clears it, at most 100 characters (default: the login name)")
     .action(async (opts: FlagsOptions) => {
       // Checked before the store is touched: a person's one line of text, shown by `nor flags`.
-      const by =
-        opts.by === undefined ? userInfo().username : personTextOption(opts.by, "--by", "name");
+      const by = opts.by === undefined ? loginName() : personTextOption(opts.by, "--by", "name");
       const store = await openStore(
         storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
         { create: false },

@@ -1,4 +1,3 @@
-import { userInfo } from "node:os";
 import type { Command } from "commander";
 import { systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
@@ -7,6 +6,7 @@ import { personTextOption } from "../../policy/person-text.js";
 import { type MarkOutcome, markSource } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { stderr, stdout } from "../io.js";
+import { loginName } from "../login-name.js";
 
 interface MarkOptions {
   data?: string;
@@ -40,8 +40,7 @@ export function register(program: Command): void {
       // A person's one line of text: shown again in `nor status`, the console, the public pages.
       const reason =
         opts.reason === undefined ? undefined : personTextOption(opts.reason, "--reason", "reason");
-      const by =
-        opts.by === undefined ? userInfo().username : personTextOption(opts.by, "--by", "name");
+      const by = opts.by === undefined ? loginName() : personTextOption(opts.by, "--by", "name");
       const now = systemClock.now();
       const night = opts.night ?? nightOf(now);
       if (!isNightDate(night))

@@ -282,17 +282,24 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
           `night ${underWay.night} is under way on this store${runsTo}; not starting night ${asked} beside it: run \`nor night\` without --night to join it, or ask for ${asked} once it is over`,
         );
       }
-      // A live process runs this night here with the catalog it imported: another catalog is
-      // not imported beside it (its sources would be retired under that process, and the night
-      // finished while it still works). Joining takes the same files (a worker's, a second
-      // command's); a store that holds no stamp, or files that cannot be stamped, are let in.
-      if (runner.joined && stamp !== undefined) {
+      // A live process runs this night here with the catalog it imported: a catalog that would
+      // change the sources it runs (retire some under it, add others) is not imported beside
+      // it, nor the night finished while it still works. The same files, however named or
+      // whatever build reads them, join it (a worker's, a second command's); so do files
+      // whose sources are the ones in use.
+      if (runner.joined) {
         const running = await catalogStampOf(store.db);
-        if (running !== undefined && running !== stamp.digest)
-          throw new NorError(
-            "E_CONFIG",
-            `night ${meant} is being run on ${dataDir} by another process, with another catalog than ${opts.catalog.join(", ")}: not importing a different catalog beside a running night (its sources would be retired under it); run \`nor night\` with the same files to join it, or import these once the night is over`,
-          );
+        if (stamp === undefined || running !== stamp.digest) {
+          read ??= await readCatalog(opts.catalog);
+          const inUse = new Set(((await sourcesInUse(store.db)) ?? []).map((s) => s.id));
+          const given = new Set(read.catalog.sources.map((s) => s.id));
+          const same = inUse.size === given.size && [...given].every((id) => inUse.has(id));
+          if (!same)
+            throw new NorError(
+              "E_CONFIG",
+              `night ${meant} is being run on ${dataDir} by another process, with other sources than ${opts.catalog.join(", ")} lists: not importing a different catalog beside a running night (its sources would be retired under it); run \`nor night\` with the same files to join it, or import these once the night is over`,
+            );
+        }
       }
       night = asked ?? underWay?.night ?? nightOf(clock.now());
       if (night !== meant) {

@@ -1,4 +1,3 @@
-import { userInfo } from "node:os";
 import type { Command } from "commander";
 import { systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
@@ -16,6 +15,7 @@ import {
   siteState,
 } from "../../store/site-rules.js";
 import { stdout } from "../io.js";
+import { loginName } from "../login-name.js";
 
 interface SiteOptions {
   data?: string;
@@ -78,8 +78,7 @@ export function register(program: Command): void {
       // A person's one line of text: shown again by `nor site`, the console, the public pages.
       const reason =
         opts.reason === undefined ? "" : personTextOption(opts.reason, "--reason", "reason");
-      const by =
-        opts.by === undefined ? userInfo().username : personTextOption(opts.by, "--by", "name");
+      const by = opts.by === undefined ? loginName() : personTextOption(opts.by, "--by", "name");
       const gapMs = opts.gap === undefined ? undefined : parseDuration(opts.gap, "--gap");
       if (gapMs !== undefined && gapMs < MIN_GAP_MS)
         throw new UsageError(`--gap: ${opts.gap} is under the ${MIN_GAP_MS / 1000} s floor (P10)`);
