@@ -71,12 +71,14 @@ export function evidenceCell(ev: RequestLogEntry["evidence"]): string {
 /**
  * The table's lines, header first; every column but the last padded to width. MS is how long
  * the attempt took (its end is the start plus that; `-` when it never ended). An EVIDENCE
- * column, last, appears only when some row is a refusal with its evidence, so an ordinary
- * night's table keeps the URL last and unpadded.
+ * column, before the URL, appears only when some row is a refusal with its evidence; the URL
+ * stays last and unpadded, however long.
  */
 export function toTable(entries: readonly RequestLogEntry[]): string[] {
   const withEvidence = entries.some((e) => e.evidence !== undefined);
-  const headers: string[] = withEvidence ? [...HEADERS, "EVIDENCE"] : [...HEADERS];
+  const headers: string[] = withEvidence
+    ? [...HEADERS.slice(0, -1), "EVIDENCE", "URL"]
+    : [...HEADERS];
   const rows: string[][] = [headers];
   for (const e of entries) {
     const status = `${e.status ?? "-"} ${e.outcome}`;
@@ -90,9 +92,10 @@ export function toTable(entries: readonly RequestLogEntry[]): string[] {
       e.purpose,
       e.site,
       e.source ?? "-",
-      url,
     ];
-    if (withEvidence) row.push(evidenceCell(e.evidence));
+    // The evidence before the URL, so a long URL never pushes the reference id out of sight.
+    if (withEvidence) row.push(evidenceCell(e.evidence) || "-");
+    row.push(url);
     rows.push(row);
   }
   // A loop, not Math.max(...rows): a day's log can outgrow the spread argument limit.

@@ -43,18 +43,18 @@ describe("nor log: bytes and a refusal's evidence in the table (P27, P21)", () =
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("shows BYTES on every row and, last, the refusal's provider and reference id on its row", async () => {
+  it("shows BYTES on every row and, before the URL (last, however long), the refusal's provider and reference id on its row", async () => {
     const r = await nor("log", "--data", dir, "--since", "2026-11-05");
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split("\n");
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toMatch(/\s+BYTES\s+.*\s+URL\s+EVIDENCE$/);
+    expect(lines[0]).toMatch(/\s+BYTES\s+.*\s+EVIDENCE\s+URL$/);
     expect(lines[1]).toMatch(
-      /200 ok\s+87\s+page\s+example\.gov\s+.*https:\/\/example\.gov\/robots\.txt$/,
+      /200 ok\s+87\s+page\s+example\.gov\s+.*-\s+https:\/\/example\.gov\/robots\.txt$/,
     );
     expect(lines[2]).toMatch(
-      /403 refused\s+5120\s+page\s+.*https:\/\/example\.gov\/bids\s+cloudflare challenge ref 8f3a2b1c9d0e7f66-EWR$/,
+      /403 refused\s+5120\s+page\s+.*cloudflare challenge ref 8f3a2b1c9d0e7f66-EWR\s+https:\/\/example\.gov\/bids$/,
     );
     // The EVIDENCE column lines up under its header.
     expect(lines[2]?.indexOf("cloudflare")).toBe(lines[0]?.indexOf("EVIDENCE"));
