@@ -60,21 +60,24 @@ const JournalState: FC<{ st: SiteState | undefined; night: string; now: number }
   );
 };
 
+/** The reason of an owner's request: their words and the date, one line (person-text.ts). */
+const ReasonField: FC = () => (
+  <label>
+    Reason{" "}
+    <input
+      name="reason"
+      size={40}
+      required
+      maxLength={REASON_MAX}
+      placeholder="the owner's words, the date"
+    />
+  </label>
+);
+
 /** The three requests an owner can make, each with its reason (the owner's words, the date). */
 const RuleForms: FC<{ site: string; csrf: string }> = ({ site, csrf }) => {
   const action = `${BASE}/sites/rules`;
-  const reason = (
-    <label>
-      Reason{" "}
-      <input
-        name="reason"
-        size={40}
-        required
-        maxLength={REASON_MAX}
-        placeholder="the owner's words, the date"
-      />
-    </label>
-  );
+  const reason = <ReasonField />;
   return (
     <div class="rule-forms">
       <form method="post" action={action}>
@@ -265,17 +268,7 @@ export function siteRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number, rea
           <label>
             Gap or path <input name="value" size={16} placeholder="30s or /permits/" />
           </label>{" "}
-          <label>
-            Reason{" "}
-            <input
-              name="reason"
-              size={40}
-              required
-              maxLength={REASON_MAX}
-              placeholder="the owner's words, the date"
-            />
-          </label>{" "}
-          <button type="submit">Add</button>
+          <ReasonField /> <button type="submit">Add</button>
         </form>
       </ConsoleLayout>
     );
