@@ -61,11 +61,17 @@ describe("nor operator set-password and the console over the same store", () => 
 
   it("refuses a too-short or empty password with a usage error (exit 2) and keeps the old one", async () => {
     const before = await store.db.selectFrom("console_operator").selectAll().execute();
-    for (const input of ["short\n", ""]) {
+    for (const input of ["short\n", "", `${" ".repeat(12)}\n`, "  only9chars  \n"]) {
       const r = await norWithStdin(["operator", "set-password", "--data", dir], input);
-      expect(r.code).toBe(2);
+      expect(r.code, JSON.stringify(input)).toBe(2);
       expect(r.stderr).toContain("at least 12 characters");
     }
+    const bell = await norWithStdin(
+      ["operator", "set-password", "--data", dir],
+      "a long pass\u0007phrase\n",
+    );
+    expect(bell.code).toBe(2);
+    expect(bell.stderr).toContain("no control characters");
     expect(await store.db.selectFrom("console_operator").selectAll().execute()).toEqual(before);
   });
 

@@ -56,5 +56,10 @@ export function passwordProblem(password: string): string | undefined {
     return `the password must be at least ${MIN_PASSWORD_CHARS} characters`;
   if (password.length > MAX_PASSWORD_CHARS)
     return `the password must be at most ${MAX_PASSWORD_CHARS} characters`;
+  // Twelve spaces are twelve characters, but not twelve a person would choose; a control
+  // character (a stray escape, a bell) is one the sign-in form could never send back.
+  if (password.trim().length < MIN_PASSWORD_CHARS)
+    return `the password must be at least ${MIN_PASSWORD_CHARS} characters that are not spaces at either end`;
+  if (/\p{Cc}/u.test(password)) return "the password must hold no control characters";
   return undefined;
 }
