@@ -35,7 +35,9 @@ const NOT_ONE_LINE = /[\p{Cc}\p{Zl}\p{Zp}\u202a-\u202e\u2066-\u2069]/u;
  */
 export function checkPersonText(raw: string, kind: PersonTextKind): PersonText {
   const text = raw.trim();
-  if (text === "") return { ok: false, why: `the ${kind} is empty` };
+  // Nothing a reader would see (only spaces, invisible formatting or fillers) is empty too.
+  if (text.replace(/[\s\p{Cf}\p{Mn}\u3164\u115f\u1160\uffa0]/gu, "") === "")
+    return { ok: false, why: `the ${kind} is empty` };
   const bad = NOT_ONE_LINE.exec(text);
   if (bad !== null) {
     const at = [...text.slice(0, bad.index)].length + 1;

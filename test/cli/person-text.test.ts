@@ -33,6 +33,12 @@ describe("the rule for a person's one line of text", () => {
     ])
       expect(checkPersonText(ok, "reason").ok, JSON.stringify(ok)).toBe(true);
     expect(checkPersonText(" \t ", "name")).toEqual({ ok: false, why: "the name is empty" });
+    // Nothing a reader would see is empty too.
+    for (const unseen of ["\u200b", "\u00ad\u2060", "\u3164", " \u034f "])
+      expect(checkPersonText(unseen, "reason"), JSON.stringify(unseen)).toEqual({
+        ok: false,
+        why: "the reason is empty",
+      });
     for (const bad of [
       "a\tb",
       "a\nb",

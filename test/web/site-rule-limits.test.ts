@@ -50,6 +50,9 @@ describe("an owner's gap and paths, in the CLI and the console alike", () => {
       expect(path.code).toBe(2);
       expect(path.stderr).toContain('--leave-alone: "/a b/" must start with / and hold no spaces');
 
+      // A path stored before the rule (with a space) can still be cleared as it was written.
+      const clear = await runMain(["site", "a.gov", "--clear-leave-alone", "/a b/", ...why]);
+      expect(clear.stderr).not.toContain("hold no spaces");
       // A day is still a gap an owner may ask for.
       const day = await runMain(["site", "a.gov", "--gap", "24h", ...why]);
       expect(day.code, day.stderr).toBe(0);

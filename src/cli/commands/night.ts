@@ -291,9 +291,12 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         const running = await catalogStampOf(store.db);
         if (stamp === undefined || running !== stamp.digest) {
           read ??= await readCatalog(opts.catalog);
-          const inUse = new Set(((await sourcesInUse(store.db)) ?? []).map((s) => s.id));
-          const given = new Set(read.catalog.sources.map((s) => s.id));
-          const same = inUse.size === given.size && [...given].every((id) => inUse.has(id));
+          // The same sources: the same ids, each at the same address for the same government.
+          const key = (s: { id: string; government: string; url: string }) =>
+            JSON.stringify([s.id, s.government, s.url]);
+          const inUse = new Set(((await sourcesInUse(store.db)) ?? []).map(key));
+          const given = new Set(read.catalog.sources.map(key));
+          const same = inUse.size === given.size && [...given].every((k) => inUse.has(k));
           if (!same)
             throw new NorError(
               "E_CONFIG",

@@ -87,9 +87,13 @@ export function register(program: Command): void {
           `--gap: ${opts.gap} is longer than a night (at most 24h); to keep the checker off the site, use --not-read`,
         );
       // As the console's form says it: a path as robots.txt writes one (spaces are %20 there).
-      for (const p of [...(opts.leaveAlone ?? []), ...(opts.clearLeaveAlone ?? [])])
+      for (const p of opts.leaveAlone ?? [])
         if (!p.startsWith("/") || /\s/.test(p))
           throw new UsageError(`--leave-alone: "${p}" must start with / and hold no spaces`);
+      // One stored before that rule (with a space) can still be cleared as it was written.
+      for (const p of opts.clearLeaveAlone ?? [])
+        if (!p.startsWith("/"))
+          throw new UsageError(`--clear-leave-alone: "${p}" must start with /`);
       const store = await openStore(
         storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
         // A mistyped --data is refused (exit 2), never an empty store made to hold one rule.
