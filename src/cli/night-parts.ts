@@ -1,5 +1,6 @@
 import { NIGHT_LOCK_FILE } from "../night/night-lock.js";
 import { RUNNERS_DIR } from "../night/night-runners.js";
+import { archiveInTheWay } from "../store/archive/files.js";
 import type { DataDirPart } from "../store/data-dir.js";
 
 /** What `nor night` keeps in the data directory beside the store, each of its own kind. */
@@ -19,8 +20,7 @@ export const NIGHT_PARTS: readonly DataDirPart[] = [
   {
     name: "archive",
     kind: "directory",
-    // As the archive says it when it is opened (warc-archive.ts).
-    refused: (path) =>
-      `the archive location ${path} is not a directory: the stored copies (P8) are kept in a directory there; move what is in the way`,
+    // The words the archive says it in when it is opened (files.ts).
+    refused: archiveInTheWay,
   },
 ];

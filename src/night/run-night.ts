@@ -337,12 +337,10 @@ export async function runNight(
             };
           }
         } catch (err) {
-          if (
-            err instanceof NotKept ||
-            (err as { cause?: unknown } | null)?.cause instanceof NotKept
-          ) {
+          const lost = notKeptIn(err);
+          if (lost !== undefined) {
             // The archive cannot keep answers: the night stops (below), this source unrecorded.
-            notKept ??= err instanceof NotKept ? err : (err as { cause: NotKept }).cause;
+            notKept ??= lost;
             // Other lanes' requests cut by it say why, not as if their own answer were lost.
             halt.abort(new Error(`the night stopped: ${notKept.message}`, { cause: notKept }));
             return;
@@ -501,6 +499,13 @@ export async function runNight(
   }
   await store.finishNight(opts.night, clock.now());
   return summary;
+}
+
+/** The archive's failure a check threw, itself or as the cause of a request cut by it. */
+function notKeptIn(err: unknown): NotKept | undefined {
+  if (err instanceof NotKept) return err;
+  const cause = (err as { cause?: unknown } | null)?.cause;
+  return cause instanceof NotKept ? cause : undefined;
 }
 
 /**

@@ -107,6 +107,7 @@ export function ensureDataDir(dir: string): void {
 function cannotMake(dir: string, part: string, err: unknown): NorError {
   const code = (err as NodeJS.ErrnoException | null)?.code;
   const parent = dirname(part);
+  const target = code === "EEXIST" ? danglingLink(part) : undefined;
   // mkdir(2) says ENOENT under a directory that exists when its file system takes no new
   // directories (/proc, /sys).
   const reason =
@@ -116,8 +117,8 @@ function cannotMake(dir: string, part: string, err: unknown): NorError {
         ? `permission denied: ${parent} is not writable by this user`
         : code === "EROFS"
           ? `${parent} is on a read-only file system`
-          : code === "EEXIST" && danglingLink(part) !== undefined
-            ? `${part} is a symbolic link to ${danglingLink(part)}, which does not exist (a disk not mounted yet?)`
+          : target !== undefined
+            ? `${part} is a symbolic link to ${target}, which does not exist (a disk not mounted yet?)`
             : `${part}: ${why(err)}`;
   const made = part === dir ? "" : ` (making ${part})`;
   return new NorError(

@@ -20,6 +20,11 @@ export function archiveDir(dataDir: string): string {
   return join(dataDir, "archive");
 }
 
+/** What is said of something else where the archive's directory goes (it waits for a person). */
+export function archiveInTheWay(path: string): string {
+  return `the archive location ${path} is not a directory: the stored copies (P8) are kept in a directory there; move what is in the way`;
+}
+
 /** The 14-digit WARC/CDX timestamp (UTC) of a time. */
 export function timestamp14(ms: number): string {
   return new Date(ms).toISOString().replace(/[-:T]/g, "").slice(0, 14);

@@ -47,7 +47,7 @@ import {
 } from "./captures.js";
 import { isDamaged, noteCaptureDamaged } from "./damaged.js";
 import { sha256Digest } from "./digest.js";
-import { DEFAULT_ROTATE_BYTES, fileName, listWarcFiles, seqOf } from "./files.js";
+import { archiveInTheWay, DEFAULT_ROTATE_BYTES, fileName, listWarcFiles, seqOf } from "./files.js";
 import { readCapture } from "./read.js";
 import {
   type Exchange,
@@ -601,11 +601,7 @@ export function ensureArchiveDir(dir: string): void {
     const code = (cause as NodeJS.ErrnoException).code;
     // A file where the archive's directory goes (or above it) waits for a person: exit 2.
     if (code === "EEXIST" || code === "ENOTDIR")
-      throw new NorError(
-        "E_CONFIG",
-        `the archive location ${dir} is not a directory: the stored copies (P8) are kept in a directory there; move what is in the way`,
-        { cause },
-      );
+      throw new NorError("E_CONFIG", archiveInTheWay(dir), { cause });
     if (isPermission(code)) throw notWritable(dir, code, cause);
     const why = `cannot make the archive directory ${dir}: ${code ?? String(cause)}`;
     throw new NorError("E_ARCHIVE", why, { cause });
