@@ -207,9 +207,9 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   const children: Worker[] = [];
   // Set when this process stops its workers itself: their end by its signal is no news.
   let stopping = false;
-  const stopWorkers = () => {
+  const stopWorkers = (signal: NodeJS.Signals = "SIGTERM") => {
     stopping = true;
-    for (const w of children) if (isRunning(w)) w.child.kill("SIGTERM");
+    for (const w of children) if (isRunning(w)) w.child.kill(signal);
   };
   let over = false;
   let unregister = () => {};
@@ -239,8 +239,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       // Stopped by a signal, the night's workers are stopped with it; once the night runs,
       // in order: the command ends (its store closed) before the signal ends the process.
       const passOn = (signal: NodeJS.Signals): Promise<void> | undefined => {
-        stopping = true;
-        for (const w of children) if (isRunning(w)) w.child.kill(signal);
+        stopWorkers(signal);
         if (!running) return undefined;
         const done = new Promise<void>((resolve) => {
           stopped = resolve;
@@ -288,8 +287,8 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       // whatever build reads them, join it (a worker's, a second command's); so do files
       // whose sources are the ones in use.
       if (runner.joined) {
-        const running = await catalogStampOf(store.db);
-        if (stamp === undefined || running !== stamp.digest) {
+        const imported = await catalogStampOf(store.db);
+        if (stamp === undefined || imported !== stamp.digest) {
           read ??= await readCatalog(opts.catalog);
           // The same sources: the same ids, each at the same address for the same government.
           const key = (s: { id: string; government: string; url: string }) =>
@@ -391,8 +390,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         // could not keep: a full disk): the others would only meet it too, asking sites for
         // answers they cannot keep. The whole night stops, and the command exits 2.
         workerRefused = end;
-        stopping = true;
-        for (const w of children) if (isRunning(w)) w.child.kill("SIGTERM");
+        stopWorkers();
         stop.abort(new Error(`the night stopped: ${endText(end)}`));
         return;
       }
