@@ -16,6 +16,8 @@ export interface SeenRequest {
   /** Origin of the server that saw it, e.g. http://127.0.0.2:40123 */
   origin: string;
   host: string;
+  /** The address the request came from (the checker's side of the connection). */
+  from: string;
   method: string;
   /** Path and query exactly as sent. */
   path: string;
@@ -103,6 +105,7 @@ export async function startFleet(opts: FleetOptions = {}): Promise<Fleet> {
       const seen: SeenRequest = {
         origin,
         host,
+        from: req.socket.remoteAddress ?? "",
         method: req.method ?? "",
         path,
         headers: { ...req.headers },

@@ -4,7 +4,7 @@ import { SourceCookieJar } from "../../src/net/cookie-jar.js";
 import type { CookieJarPort } from "../../src/net/types.js";
 import { DEFAULT_USER_AGENT } from "../../src/policy/constants.js";
 import { type Harness, harness } from "../fleet/harness.js";
-import { html, redirect, robots, sequence, status } from "../fleet/routes.js";
+import { html, redirect, reset, robots, sequence, status } from "../fleet/routes.js";
 
 let h: Harness;
 afterEach(async () => h?.close());
@@ -156,6 +156,28 @@ describe("cookies (P22)", () => {
     // b's Set-Cookie is not kept: b is another site than the source's.
     expect(jar.stored.map((s) => s.url)).toEqual([a.url("/set")]);
     expect(a.hits("/robots.txt")[0]?.headers.cookie).toBeUndefined();
+  });
+});
+
+describe("a retry is the same visitor (P22)", () => {
+  it("P22: after a 503 and a connection reset, each try comes from the same address with the same identity", async () => {
+    h = await harness();
+    const s = await h.fleet.server();
+    s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    s.route("/list", sequence(status(503), reset, html("<li>back</li>")));
+    expect((await h.fetcher().fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("ok");
+    const tries = s.hits("/list");
+    expect(tries).toHaveLength(3);
+    // Never another address: every try (and robots.txt) from the address of the first.
+    const from = new Set(s.requests.map((r) => r.from));
+    expect(from.size).toBe(1);
+    expect([...from][0]).toMatch(/^(::ffff:)?127\./);
+    // Never another user agent or identity: the same headers, in the same order, each time.
+    for (const t of tries) {
+      expect(t.headers["user-agent"]).toBe(DEFAULT_USER_AGENT);
+      expect(t.headerNames).toEqual(tries[0]?.headerNames);
+      expect(t.headers["cookie"]).toBeUndefined();
+    }
   });
 });
 
