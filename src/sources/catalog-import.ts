@@ -54,6 +54,32 @@ function changedFields(before: string, after: object): string[] {
   return [...keys].filter((k) => canonical(old[k]) !== canonical(now[k])).sort();
 }
 
+/**
+ * How the sources `given` differ from those in use (each with its entry as imported): a source
+ * in use the files no longer list, one they list that is not in use, or one whose entry changed
+ * (which of its fields), at most `max` of them said, then how many more. Empty when the files
+ * list exactly the sources in use, each as it was imported (in any order).
+ */
+export function sourcesDiffer(
+  inUse: readonly { id: string; entry: string }[],
+  given: readonly Source[],
+  max = 3,
+): string[] {
+  const held = new Map(inUse.map((r) => [r.id, r.entry]));
+  const listed = new Set<string>();
+  const out: string[] = [];
+  for (const s of given) {
+    listed.add(s.id);
+    const entry = held.get(s.id);
+    if (entry === undefined) out.push(`${s.id} is not among the sources in use`);
+    else if (entry !== canonical(s))
+      out.push(`${s.id} has another ${changedFields(entry, s).join(", ") || "entry"}`);
+  }
+  for (const r of inUse) if (!listed.has(r.id)) out.push(`${r.id} is in use but not listed`);
+  if (out.length <= max) return out;
+  return [...out.slice(0, max), `${out.length - max} more`];
+}
+
 function govRow(g: Government, file: string): GovernmentFields {
   return {
     name: g.name,

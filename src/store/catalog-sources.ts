@@ -80,3 +80,19 @@ export async function sourceEntries(
   }
   return out;
 }
+
+/**
+ * Each source in use (not retired) with its whole entry as last imported (`sources.entry`, the
+ * canonical JSON the import compares), in id order: what a second `nor night` joining a running
+ * night compares its catalog with (night.ts).
+ */
+export async function sourceEntriesInUse(
+  db: Pick<Db, "selectFrom">,
+): Promise<{ id: string; entry: string }[]> {
+  return db
+    .selectFrom("sources")
+    .select(["id", "entry"])
+    .where("retired_at", "is", null)
+    .orderBy("id")
+    .execute();
+}

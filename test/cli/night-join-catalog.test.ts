@@ -20,7 +20,7 @@ const dir = mkdtempSync(join(tmpdir(), "nor-night-join-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("a second nor night beside a running one", () => {
-  it("P11, P13: with another catalog is refused (exit 2), the running night's sources kept and the night left open", async () => {
+  it("P11, P13: with another catalog, or the same ids with another way in, is refused (exit 2) saying what differs, the running night's sources kept and the night left open", async () => {
     buildCli();
     const held: ServerResponse[] = [];
     const server = createServer((req, res) => {
@@ -34,6 +34,13 @@ describe("a second nor night beside a running one", () => {
       writeVillageCatalog(first, "Join", {
         "join-a": `records: agendas, access: feed, url: "${origin}/a.rss"`,
         "join-b": `records: minutes, access: feed, url: "${origin}/b.rss"`,
+      });
+      // The same ids at the same addresses, but another way in for join-b: a change the
+      // running night would meet midway, refused as well, and said.
+      const moved = join(dir, "moved.yaml");
+      writeVillageCatalog(moved, "Join", {
+        "join-b": `records: minutes, access: feed, url: "${origin}/b.rss", alternates: [{ access: feed, url: "${origin}/b2.rss" }]`,
+        "join-a": `records: agendas, access: feed, url: "${origin}/a.rss"`,
       });
       const other = join(dir, "other.yaml");
       writeVillageCatalog(other, "Join", {
@@ -60,7 +67,12 @@ describe("a second nor night beside a running one", () => {
         const r = await runMain(args(other, "--allow-retire"));
         expect(r.code, r.stderr).toBe(2);
         expect(r.stderr).toContain(
-          `is being run on ${data} by another process, with other sources than ${other} lists`,
+          `is being run on ${data} by another process, with other sources than ${other} lists (join-c is not among the sources in use; join-a is in use but not listed; join-b is in use but not listed)`,
+        );
+        const m = await runMain(args(moved));
+        expect(m.code, m.stderr).toBe(2);
+        expect(m.stderr).toContain(
+          `other sources than ${moved} lists (join-b has another alternates)`,
         );
         const db = new Database(join(data, "nor.db"), { readonly: true });
         try {
@@ -68,6 +80,10 @@ describe("a second nor night beside a running one", () => {
             id: string;
             retired_at: string | null;
           }[];
+          const entry = db.prepare("select entry from sources where id = 'join-b'").get() as {
+            entry: string;
+          };
+          expect(entry.entry).not.toContain("b2.rss");
           expect(sources).toEqual([
             { id: "join-a", retired_at: null },
             { id: "join-b", retired_at: null },

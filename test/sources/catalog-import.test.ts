@@ -11,8 +11,14 @@ import {
   type ImportOutcome,
   importCatalog,
   importCatalogFiles,
+  sourcesDiffer,
 } from "../../src/sources/catalog-import.js";
-import { catalogStampOf, sourceEntries, sourcesInUse } from "../../src/store/catalog-sources.js";
+import {
+  catalogStampOf,
+  sourceEntries,
+  sourceEntriesInUse,
+  sourcesInUse,
+} from "../../src/store/catalog-sources.js";
 import { openStore } from "../../src/store/db.js";
 import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "../store/stores.js";
 
@@ -324,6 +330,37 @@ describe.each(factories)("importCatalog on $name", (factory) => {
       const d4 = diffOf(await importCatalogFiles([file], reopen, () => T3 + 1));
       expect(d4.leads).toEqual({ added: 1, removed: 0, listed: 1 });
       expect((await listed()).map(([url]) => url)).toEqual(["https://x.gov/m"]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe.each(factories)("the sources a joining night compares (sourcesDiffer) on $name", (f) => {
+  afterAll(() => f.cleanup());
+  it(`P11: the same sources in another order are no difference; a changed way in, a new or missing source each are, said by id`, async () => {
+    const store = await openStore(await f.fresh());
+    try {
+      const before = cat(s("a", "https://a.gov/f.rss") + s("b", "https://b.gov/f.rss"));
+      diffOf(await importCatalog(store.db, before, origins(before), T1));
+      const inUse = await sourceEntriesInUse(store.db);
+      expect(inUse.map((r) => r.id)).toEqual(["a", "b"]);
+      const reordered = cat(s("b", "https://b.gov/f.rss") + s("a", "https://a.gov/f.rss"));
+      expect(sourcesDiffer(inUse, reordered.sources)).toEqual([]);
+      const other = cat(
+        s("a", "https://a.gov/f.rss") +
+          `  - { id: b, government: h, records: bids, access: feed, url: "https://b.gov/f.rss" }\n` +
+          s("c", "https://c.gov/f.rss"),
+      );
+      expect(sourcesDiffer(inUse, other.sources)).toEqual([
+        "b has another government",
+        "c is not among the sources in use",
+      ]);
+      expect(sourcesDiffer(inUse, cat(s("x", "https://x.gov/f.rss")).sources, 2)).toEqual([
+        "x is not among the sources in use",
+        "a is in use but not listed",
+        "1 more",
+      ]);
     } finally {
       await store.close();
     }

@@ -25,7 +25,12 @@ import {
   settleUnfinishedNights,
 } from "../../store/admin.js";
 import { advisoryLock } from "../../store/advisory-lock.js";
-import { catalogStampOf, type SourceRef, sourcesInUse } from "../../store/catalog-sources.js";
+import {
+  catalogStampOf,
+  type SourceRef,
+  sourceEntriesInUse,
+  sourcesInUse,
+} from "../../store/catalog-sources.js";
 import { refuseBlockedParts } from "../../store/data-dir.js";
 import {
   type Db,
@@ -290,16 +295,16 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         const imported = await catalogStampOf(store.db);
         if (stamp === undefined || imported !== stamp.digest) {
           read ??= await readCatalog(opts.catalog);
-          // The same sources: the same ids, each at the same address for the same government.
-          const key = (s: { id: string; government: string; url: string }) =>
-            JSON.stringify([s.id, s.government, s.url]);
-          const inUse = new Set(((await sourcesInUse(store.db)) ?? []).map(key));
-          const given = new Set(read.catalog.sources.map(key));
-          const same = inUse.size === given.size && [...given].every((k) => inUse.has(k));
-          if (!same)
+          // The same sources, each as it was imported: the same ids, each with the same ways in
+          // (addresses, access, platform, recipe) for the same government. The running night
+          // reads its sources from the store as it reaches them, so any change imported now
+          // would reach it midway.
+          const { sourcesDiffer } = await import("../../sources/catalog-import.js");
+          const differ = sourcesDiffer(await sourceEntriesInUse(store.db), read.catalog.sources);
+          if (differ.length > 0)
             throw new NorError(
               "E_CONFIG",
-              `night ${meant} is being run on ${dataDir} by another process, with other sources than ${opts.catalog.join(", ")} lists: not importing a different catalog beside a running night (its sources would be retired under it); run \`nor night\` with the same files to join it, or import these once the night is over`,
+              `night ${meant} is being run on ${dataDir} by another process, with other sources than ${opts.catalog.join(", ")} lists (${differ.join("; ")}): not importing a different catalog beside a running night (its sources would change under it); run \`nor night\` with the same files to join it, or import these once the night is over`,
             );
         }
       }
