@@ -18,7 +18,10 @@ export const NAME_MAX = 100;
 
 export type PersonTextKind = "reason" | "name";
 
-export type PersonText = { ok: true; text: string } | { ok: false; why: string };
+export type PersonText =
+  | { ok: true; text: string }
+  /** `empty`: nothing a reader would see (the caller may word that as a missing reason). */
+  | { ok: false; why: string; empty?: true };
 
 /**
  * Controls, line and paragraph separators, and the bidi embeddings, overrides and isolates
@@ -29,15 +32,36 @@ export type PersonText = { ok: true; text: string } | { ok: false; why: string }
 const NOT_ONE_LINE = /[\p{Cc}\p{Zl}\p{Zp}\u202a-\u202e\u2066-\u2069]/u;
 
 /**
- * `raw` trimmed if it is a person's one line of text of that kind; else why not, in words that
- * follow the option or field's name (`--reason: …`). The text itself is never quoted back: it
+ * What a reader does not see: formatting characters (but the few that are drawn: the number
+ * signs and abbreviation marks U+0600–U+0605, U+06DD, U+070F, U+0890–U+0891, U+08E2, U+110BD,
+ * U+110CD), the combining grapheme joiner, variation selectors, the Hangul and halfwidth
+ * fillers and the blank Braille pattern: a name or reason of nothing but these (and spaces)
+ * is empty.
+ */
+const DRAWN_FORMAT = String.raw`\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u{110bd}\u{110cd}`;
+const UNSEEN = String.raw`(?:(?![${DRAWN_FORMAT}])\p{Cf}|[\u034f\u180b-\u180d\u180f\ufe00-\ufe0f\u{e0100}-\u{e01ef}\u3164\u115f\u1160\uffa0\u2800])`;
+const ONLY_UNSEEN = new RegExp(String.raw`^(?:\s|${UNSEEN})*$`, "u");
+/**
+ * What is cut from either end with the spaces: unseen characters, but the bidi controls (a
+ * refusal says them, NOT_ONE_LINE) and, at the end, what belongs to the character before it
+ * (a flag's tag characters U+E0020–U+E007F, variation selectors).
+ */
+const BIDI = String.raw`\u202a-\u202e\u2066-\u2069`;
+const ENDS = new RegExp(
+  String.raw`^(?:\s|(?![${BIDI}])${UNSEEN})+|(?:\s|(?![${BIDI}\u{e0020}-\u{e007f}\ufe00-\ufe0f\u{e0100}-\u{e01ef}])${UNSEEN})+$`,
+  "gu",
+);
+
+/**
+ * `raw` trimmed (of spaces and unseen characters at either end) if it is a person's one line
+ * of text of that kind; else why not, in words that follow the option or field's name
+ * (`--reason: …`). The text itself is never quoted back: it
  * may be long, or hold the very characters a terminal would act on.
  */
 export function checkPersonText(raw: string, kind: PersonTextKind): PersonText {
-  const text = raw.trim();
   // Nothing a reader would see (only spaces, invisible formatting or fillers) is empty too.
-  if (text.replace(/[\s\p{Cf}\p{Mn}\u3164\u115f\u1160\uffa0]/gu, "") === "")
-    return { ok: false, why: `the ${kind} is empty` };
+  if (ONLY_UNSEEN.test(raw)) return { ok: false, why: `the ${kind} is empty`, empty: true };
+  const text = raw.replace(ENDS, "");
   const bad = NOT_ONE_LINE.exec(text);
   if (bad !== null) {
     const at = [...text.slice(0, bad.index)].length + 1;

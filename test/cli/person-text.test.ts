@@ -32,13 +32,37 @@ describe("the rule for a person's one line of text", () => {
       "Cymru \u{1f3f4}\u{e0067}\u{e0062}\u{e0077}\u{e006c}\u{e0073}\u{e007f}",
     ])
       expect(checkPersonText(ok, "reason").ok, JSON.stringify(ok)).toBe(true);
-    expect(checkPersonText(" \t ", "name")).toEqual({ ok: false, why: "the name is empty" });
-    // Nothing a reader would see is empty too.
-    for (const unseen of ["\u200b", "\u00ad\u2060", "\u3164", " \u034f "])
+    expect(checkPersonText(" \t ", "name")).toEqual({
+      ok: false,
+      why: "the name is empty",
+      empty: true,
+    });
+    // Nothing a reader would see is empty too (the blank Braille pattern included).
+    for (const unseen of ["\u200b", "\u00ad\u2060", "\u3164", " \u034f ", "\u2800", "\u2800\u2800"])
       expect(checkPersonText(unseen, "reason"), JSON.stringify(unseen)).toEqual({
         ok: false,
         why: "the reason is empty",
+        empty: true,
       });
+    // Format characters that are drawn, and a lone combining mark, are text a reader sees.
+    for (const drawn of ["\u0600", "\u06dd", "\u070f", "\u{110bd}", "\u0301"])
+      expect(checkPersonText(drawn, "reason"), JSON.stringify(drawn)).toEqual({
+        ok: true,
+        text: drawn,
+      });
+    // Unseen characters at either end go with the spaces; a flag's tags and an emoji's
+    // variation selector, which belong to the character before them, stay.
+    expect(checkPersonText("\u200b owner asked\u2060\u200b", "reason")).toEqual({
+      ok: true,
+      text: "owner asked",
+    });
+    for (const kept of [
+      "ok \u2764\ufe0f",
+      "Cymru \u{1f3f4}\u{e0067}\u{e0062}\u{e0077}\u{e006c}\u{e0073}\u{e007f}",
+    ])
+      expect(checkPersonText(kept, "reason")).toEqual({ ok: true, text: kept });
+    // A bidi control at an end is still refused, never quietly cut.
+    expect(checkPersonText("\u202eabc", "reason").ok).toBe(false);
     for (const bad of [
       "a\tb",
       "a\nb",

@@ -2,7 +2,7 @@ import { load } from "cheerio";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { REASON_MAX } from "../../src/policy/person-text.js";
 import { marksOf } from "../../src/store/read/console.js";
-import { siteRules } from "../../src/store/site-rules.js";
+import { setSiteRule, siteRules } from "../../src/store/site-rules.js";
 import { type Browser, consoleFixture, seedNight } from "./console-support.js";
 
 type Fixture = Awaited<ReturnType<typeof consoleFixture>>;
@@ -60,6 +60,63 @@ describe("console: a reason is one line of text", () => {
     res = await add("r".repeat(REASON_MAX + 1));
     expect(res.status).toBe(400);
     expect(await message(res)).toContain("The reason has 501 characters");
+    expect(await siteRules(f.db)).toEqual([]);
+  });
+
+  it("a reason a reader would not see (a zero-width space, a blank Braille pattern) is no reason: the forms say one is needed, record nothing", async () => {
+    const csrf = await b.token("/console/sources/oh-a-agendas");
+    for (const reason of ["\u200b", "\u2800 \u2800"]) {
+      const res = await b.post("/console/sources/oh-a-agendas/mark", {
+        csrf,
+        action: "not-read",
+        reason,
+      });
+      expect(res.status).toBe(400);
+      const text = await message(res);
+      expect(text).toContain("A reason is required to mark a source not read (P24).");
+      expect(text).not.toContain("The reason the reason");
+      const site = await b.post("/console/sites/rules", {
+        csrf: await b.token("/console/sites"),
+        site: "a.gov",
+        kind: "not-read",
+        value: "",
+        reason,
+      });
+      expect(site.status).toBe(400);
+      expect(await message(site)).toContain("A site owner's request needs a reason");
+    }
+    expect(await marksOf(f.db, "oh-a-agendas")).toEqual([]);
+    expect(await siteRules(f.db)).toEqual([]);
+    // Unseen characters at the ends of a reason are not kept.
+    const res = await b.post("/console/sources/oh-a-agendas/mark", {
+      csrf,
+      action: "not-read",
+      reason: "\u200bclerk asked\u200b",
+    });
+    expect(res.status).toBe(303);
+    expect((await marksOf(f.db, "oh-a-agendas")).map((m) => m.reason)).toEqual(["clerk asked"]);
+  });
+
+  it("P18: a path left alone that was stored with a space at its end (before such paths were refused) is cleared from its row", async () => {
+    await setSiteRule(f.db, {
+      site: "a.gov",
+      kind: "leave-alone",
+      value: "/old path ",
+      reason: "e-mail of Oct 1",
+      at: f.clock.now(),
+      by: "clerk",
+    });
+    const csrf = await b.token("/console/sites");
+    const page = load(await (await b.get("/console/sites")).text());
+    const hidden = page('form[action="/console/sites/clear"] input[name="value"]').attr("value");
+    expect(hidden).toBe("/old path ");
+    const res = await b.post("/console/sites/clear", {
+      csrf,
+      site: "a.gov",
+      kind: "leave-alone",
+      value: hidden ?? "",
+    });
+    expect(res.status).toBe(303);
     expect(await siteRules(f.db)).toEqual([]);
   });
 });

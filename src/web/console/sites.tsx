@@ -135,15 +135,19 @@ export function checkRuleForm(body: Record<string, unknown>): Checked {
   const kind = text("kind");
   if (!(KINDS as readonly string[]).includes(kind))
     return { ok: false, message: "Choose a gap, a path to leave alone, or not read." };
-  const reason = text("reason");
-  if (reason === "")
+  // A person's one line of text, as `nor site --reason` takes it; one a reader would not see
+  // is no reason.
+  const person = checkPersonText(
+    typeof body["reason"] === "string" ? body["reason"] : "",
+    "reason",
+  );
+  if (!person.ok && person.empty)
     return {
       ok: false,
       message: "A site owner's request needs a reason (their words, the e-mail's date).",
     };
-  // A person's one line of text, as `nor site --reason` takes it.
-  const person = checkPersonText(reason, "reason");
   if (!person.ok) return { ok: false, message: `The reason ${person.why}.` };
+  const reason = person.text;
   const value = text("value");
   if (kind === "gap") {
     let ms: number;
@@ -299,8 +303,10 @@ export function siteRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number, rea
     const kind = text("kind");
     if (site === undefined || !(KINDS as readonly string[]).includes(kind))
       return c.html(await render(csrf, "Clear a request from its row below."), 400);
-    const value = text("value");
-    if (kind === "leave-alone" && value === "")
+    // The path exactly as its row holds it (a hidden field): one stored before paths were
+    // refused with spaces in them may end in one.
+    const value = typeof body["value"] === "string" ? body["value"] : "";
+    if (kind === "leave-alone" && value.trim() === "")
       return c.html(await render(csrf, "Name the path to read again."), 400);
     const n = await clearSiteRules(db, {
       site,

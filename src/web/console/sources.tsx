@@ -184,17 +184,19 @@ export function sourceRoutes(
     const csrf = c.get("session").csrfToken;
     const body = await c.req.parseBody();
     const action = body["action"];
-    const reason = typeof body["reason"] === "string" ? body["reason"].trim() : "";
+    const raw = typeof body["reason"] === "string" ? body["reason"] : "";
     if (action !== "read" && action !== "not-read") {
       const p = await page(id, csrf, "Choose to mark it not read or to resume reading.", 400);
       return p ? c.html(p.body, p.status) : c.html(notFound(id, csrf), 404);
     }
-    // A person's one line of text, as `nor mark --reason` takes it (an empty one: P24 below).
-    const checked = reason === "" ? undefined : checkPersonText(reason, "reason");
-    if (action === "not-read" && checked !== undefined && !checked.ok) {
+    // A person's one line of text, as `nor mark --reason` takes it; one a reader would not see
+    // is no reason (P24 below).
+    const checked = checkPersonText(raw, "reason");
+    if (action === "not-read" && !checked.ok && !checked.empty) {
       const p = await page(id, csrf, `The reason ${checked.why}.`, 400);
       return p ? c.html(p.body, p.status) : c.html(notFound(id, csrf), 404);
     }
+    const reason = checked.ok ? checked.text : "";
     const at = now();
     // A store that fails throws: the app answers 500, never "no such source".
     const outcome = await markSource(db, {
