@@ -69,24 +69,77 @@ export function hostProblem(host: string): string | undefined {
 /** A site a person named, or why what they typed names none (said to them as it is). */
 export type SiteInput = { ok: true; site: string } | { ok: false; reason: string };
 
+const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+
 /**
  * The site an operator means by what they typed: a host, a registrable domain or a URL (the
- * owner's e-mail may name any of them), or why it names none.
+ * owner's e-mail may name any of them), or why it names none. An IPv4 address names a site only
+ * as the checker stores it (siteOf: four decimal numbers without leading zeros), so the rows
+ * shown are those of the address typed (see leadingZeroProblem).
  */
 export function readSite(text: string): SiteInput {
   const t = text.trim();
   if (t === "") return { ok: false, reason: "it is empty" };
   if (/\s/.test(t)) return { ok: false, reason: "it contains a space" };
-  const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(t) ? t : `https://${t}/`;
+  const url = SCHEME.test(t) ? t : `https://${t}/`;
+  const typed = typedHost(t);
+  const zero = leadingZeroProblem(typed);
+  if (zero !== undefined) return { ok: false, reason: zero };
   let host: string;
   try {
     host = hostOf(url);
   } catch {
     return { ok: false, reason: "no host name can be read from it" };
   }
+  if (isIP(host) === 4 && typed !== host)
+    return {
+      ok: false,
+      reason: `${typed} is not an IPv4 address as the checker writes it: URLs read it as ${host} (a shortened, hexadecimal or encoded form); type ${host} if that is the site`,
+    };
   const problem = hostProblem(host);
   if (problem !== undefined) return { ok: false, reason: `${host} ${problem}` };
   return { ok: true, site: siteOf(url) };
+}
+
+/**
+ * The host as it was typed, before the URL parser reads it: after `scheme://`, up to the path,
+ * query or fragment, without user-info, port or a trailing dot, lower-case. Compared only with
+ * what the parser made of it, so a spelling this misreads is refused, never taken for another.
+ */
+function typedHost(t: string): string {
+  const authority = t.replace(SCHEME, "").split(/[/?#\\]/, 1)[0] ?? "";
+  return authority
+    .slice(authority.lastIndexOf("@") + 1)
+    .replace(/:[0-9]*$/, "")
+    .replace(/\.$/, "")
+    .toLowerCase();
+}
+
+/**
+ * Why a typed host of numbers only, which the URL parser takes for an IPv4 address, is
+ * ambiguous: a part with a leading zero (`127.0.0.054`) is octal to the URL parser (44) and to
+ * inet_aton, but decimal (54) to a person and to many tools, so it could name either site.
+ */
+function leadingZeroProblem(typed: string): string | undefined {
+  const parts = typed.split(".");
+  if (!parts.every((p) => /^(?:[0-9]+|0x[0-9a-f]*)$/.test(p))) return undefined;
+  const zeroed = parts.find((p) => /^0[0-9]+$/.test(p));
+  if (zeroed === undefined) return undefined;
+  let octal: string | undefined;
+  try {
+    octal = hostOf(`https://${typed}/`);
+  } catch {
+    octal = undefined; // an 8 or a 9 after the zero: no octal number, the URL parser refuses it
+  }
+  const decimal =
+    parts.length === 4 && parts.every((p) => /^[0-9]+$/.test(p) && Number(p) <= 255)
+      ? parts.map(Number).join(".")
+      : undefined;
+  const readings = [
+    `the URL parser reads it as octal${octal === undefined ? "" : ` (${octal})`}`,
+    `a person usually means decimal${decimal === undefined ? "" : ` (${decimal})`}`,
+  ];
+  return `${typed} is an IPv4 address with a part written with a leading zero (${zeroed}), which is ambiguous: ${readings.join(", ")}; type it without leading zeros, as the checker writes it`;
 }
 
 /** The site an operator means (see readSite); undefined when it names none. */

@@ -111,4 +111,46 @@ describe("readSite (what a person types as a site, host or URL)", () => {
     expect(readSite(text)).toEqual({ ok: false, reason });
     expect(siteFromInput(text)).toBeUndefined();
   });
+
+  // The URL parser reads a part with a leading zero as octal (054 is 44), a person as decimal.
+  const ambiguous: [string, string][] = [
+    [
+      "127.0.0.054",
+      "127.0.0.054 is an IPv4 address with a part written with a leading zero (054), which is ambiguous: the URL parser reads it as octal (127.0.0.44), a person usually means decimal (127.0.0.54); type it without leading zeros, as the checker writes it",
+    ],
+    [
+      "https://user@010.0.0.1:8080/x",
+      "010.0.0.1 is an IPv4 address with a part written with a leading zero (010), which is ambiguous: the URL parser reads it as octal (8.0.0.1), a person usually means decimal (10.0.0.1); type it without leading zeros, as the checker writes it",
+    ],
+    [
+      "127.0.0.09",
+      "127.0.0.09 is an IPv4 address with a part written with a leading zero (09), which is ambiguous: the URL parser reads it as octal, a person usually means decimal (127.0.0.9); type it without leading zeros, as the checker writes it",
+    ],
+    [
+      "127.1",
+      "127.1 is not an IPv4 address as the checker writes it: URLs read it as 127.0.0.1 (a shortened, hexadecimal or encoded form); type 127.0.0.1 if that is the site",
+    ],
+    [
+      "0x7f.0.0.1",
+      "0x7f.0.0.1 is not an IPv4 address as the checker writes it: URLs read it as 127.0.0.1 (a shortened, hexadecimal or encoded form); type 127.0.0.1 if that is the site",
+    ],
+  ];
+  it.each(ambiguous)(
+    "P9: %j, an IPv4 address not written as the checker stores it, names no site: %s",
+    (text, reason) => {
+      expect(readSite(text)).toEqual({ ok: false, reason });
+      expect(siteFromInput(text)).toBeUndefined();
+    },
+  );
+
+  it("P9: an IPv4 address typed as the checker stores it is that site, with a port, user-info, path or trailing dot", () => {
+    for (const [text, site] of [
+      ["127.0.0.54", "127.0.0.54"],
+      ["127.0.0.54.", "127.0.0.54"],
+      ["http://u@127.0.0.54:8080/a?b#c", "127.0.0.54"],
+      ["0.0.0.0", "0.0.0.0"],
+      ["10.0.0.100", "10.0.0.100"],
+    ])
+      expect(readSite(text!), text).toEqual({ ok: true, site });
+  });
 });

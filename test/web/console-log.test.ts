@@ -148,6 +148,29 @@ describe("console request-log search", () => {
     }
   });
 
+  // The URL parser reads 127.0.0.054 as octal (127.0.0.44): searched, it would show another
+  // site's attempts than the 127.0.0.54 a person means. The console refuses it as `nor log` does.
+  it("P27: a Site typed as an IPv4 address with a leading zero (127.0.0.054) is refused with the reason `nor log` gives, on the page and in the JSON (400)", async () => {
+    const site = "127.0.0.054";
+    const reason =
+      "127.0.0.054 is an IPv4 address with a part written with a leading zero (054), which is ambiguous: the URL parser reads it as octal (127.0.0.44), a person usually means decimal (127.0.0.54)";
+    const cli = await runMain(["log", "--data", f.dir, "--site", site]);
+    expect(cli.code).toBe(2);
+    expect(cli.stderr).toContain(reason);
+
+    const q = new URLSearchParams({ since: "2026-12-04", site });
+    const res = await b.get(`/console/log?${q}`);
+    expect(res.status).toBe(400);
+    const html = await res.text();
+    expect(html).toContain(reason);
+    expect(html).not.toContain("match.");
+    expect(html).toContain(`name="site" value="${site}"`);
+
+    const json = await b.get(`/console/log.json?${q}`);
+    expect(json.status).toBe(400);
+    expect(((await json.json()) as { error: string }).error).toContain(`Site: "${site}"`);
+  });
+
   it("P27: a Site that names one is still reduced to its site: an IP address, a host under a suffix of two labels", async () => {
     for (const site of ["127.0.0.1", "https://www.example.gov:8443/x", "city.oh.us"]) {
       const res = await b.get(
