@@ -5,9 +5,10 @@
  */
 import { NorError } from "../errors.js";
 import type { WaySkipped, WayUsed } from "../night/types.js";
-import { closingTime, isNightDate } from "../policy/night-date.js";
+import { closingTime, isNightDate, nightOf } from "../policy/night-date.js";
 import type { Db } from "./db.js";
 import { toIso } from "./iso-time.js";
+import { sql } from "./kysely.js";
 import { latestMarks } from "./marks.js";
 import { notReadSitesOf, siteNotReadReason } from "./site-rules.js";
 import { parseWayChoice } from "./way-choice.js";
@@ -81,6 +82,33 @@ export async function markSource(db: Db, m: MarkInput): Promise<MarkOutcome> {
     })
     .execute();
   return { kind: "marked", source, reading: m.reading, ...(reason ? { reason } : {}) };
+}
+
+/** The earliest night a store knows, and what says so (firstKnownNight). */
+export type FirstNight = { night: string; from: "made" | "first-night" };
+
+/**
+ * The earliest night this store knows: the New York date it was made (the store keeps no date
+ * of its own; the migrator's table, kysely_migration, keeps when each migration ran, the first
+ * when the store was made) or its first night, whichever is earlier (`nor night --night` may
+ * run a night dated before the store was made). No night before it can have been a night of
+ * this store's: nothing was read, marked or flagged on it. Undefined only for a store that
+ * records neither.
+ */
+export async function firstKnownNight(db: Db): Promise<FirstNight | undefined> {
+  const [made, first] = await Promise.all([
+    sql<{ at: string | null }>`select min("timestamp") as at from kysely_migration`.execute(db),
+    db
+      .selectFrom("nights")
+      .select((eb) => eb.fn.min("night").as("night"))
+      .executeTakeFirst(),
+  ]);
+  const at = Date.parse(made.rows[0]?.at ?? "");
+  const madeNight = Number.isFinite(at) ? nightOf(at) : undefined;
+  const firstNight = first?.night ?? undefined;
+  if (firstNight !== undefined && (madeNight === undefined || firstNight <= madeNight))
+    return { night: firstNight, from: "first-night" };
+  return madeNight === undefined ? undefined : { night: madeNight, from: "made" };
 }
 
 export interface FlagRow {

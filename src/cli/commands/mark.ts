@@ -3,7 +3,12 @@ import { systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
 import { isNightDate, nightOf } from "../../policy/night-date.js";
 import { personTextOption } from "../../policy/person-text.js";
-import { type MarkOutcome, markSource } from "../../store/admin.js";
+import {
+  type FirstNight,
+  firstKnownNight,
+  type MarkOutcome,
+  markSource,
+} from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { stderr, stdout } from "../io.js";
 import { loginName } from "../login-name.js";
@@ -55,6 +60,12 @@ export function register(program: Command): void {
         { create: false },
       );
       try {
+        // A night from before the store began is a mistyped one too: nothing happened on it here.
+        if (opts.night !== undefined) {
+          const first = await firstKnownNight(store.db);
+          if (first !== undefined && night < first.night)
+            throw new UsageError(beforeFirst(night, first));
+        }
         const outcome = await markSource(store.db, {
           source,
           reading: opts.read === true,
@@ -68,6 +79,15 @@ export function register(program: Command): void {
         await store.close();
       }
     });
+}
+
+/** Why a --night before the earliest night the store knows is refused, naming both. */
+function beforeFirst(night: string, first: FirstNight): string {
+  const what =
+    first.from === "first-night"
+      ? "its first night"
+      : "the New York date the store was made, before any night it ran";
+  return `--night: ${night} is before the earliest night this store knows, ${first.night} (${what}); nothing could have happened on it here`;
 }
 
 /** What `nor mark` says: the change on stdout (exit 0), or why nothing changed (exit 2). */
