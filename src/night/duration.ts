@@ -19,13 +19,29 @@ export function parseDuration(text: string, option = "--deadline"): number {
   return Math.round(total);
 }
 
-/** "5h 59m" / "12m 03s" / "8s" for the progress line. */
+/**
+ * A length in whole hours and minutes, rounded to the nearest minute, never down: 1 h 59 min
+ * 59 s is 2 h 00 min, not 1 h 59 min. How a night's length and its time limit are said in
+ * hours, by `nor night` (formatLeft) and by the console's night report alike.
+ */
+export function hoursAndMinutes(ms: number): { h: number; min: number } {
+  const total = Math.max(0, Math.round(ms / 60_000));
+  return { h: Math.floor(total / 60), min: total % 60 };
+}
+
+/**
+ * "5h 59m" / "12m 03s" / "8s" for the progress line and the night's summary, rounded to the
+ * nearest unit shown: the nearest minute from an hour on (hoursAndMinutes), else the nearest
+ * second.
+ */
 export function formatLeft(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
+  if (s >= 3600) {
+    const { h, min } = hoursAndMinutes(ms);
+    return `${h}h ${String(min).padStart(2, "0")}m`;
+  }
+  const m = Math.floor(s / 60);
   const sec = s % 60;
-  if (h > 0) return `${h}h ${String(m).padStart(2, "0")}m`;
   if (m > 0) return `${m}m ${String(sec).padStart(2, "0")}s`;
   return `${sec}s`;
 }

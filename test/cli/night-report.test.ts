@@ -9,6 +9,7 @@ import {
   summaryLines,
   summaryRecord,
 } from "../../src/cli/night-report.js";
+import { formatLeft } from "../../src/night/duration.js";
 import type { OfflineReport } from "../../src/night/run-night.js";
 
 /** 01:00 New York on 2026-11-05 (EST, UTC−5). */
@@ -90,6 +91,18 @@ describe("what nor night says", () => {
     expect(late).toContain(
       "  time:      6h 00m used of 6h 00m to the deadline (07:00 New York) (the deadline was reached)",
     );
+  });
+
+  it("P13: a night's length and time left are rounded to the nearest unit shown, never down: 1 h 59 min 59 s used reads 2h 00m", () => {
+    const long = summaryLines(end({ endedAt: START + 2 * HOUR - 1_000 }));
+    expect(long).toContain("  time:      2h 00m used of 6h 00m to the deadline (07:00 New York)");
+    expect(formatLeft(2 * HOUR - 1_000)).toBe("2h 00m");
+    expect(formatLeft(HOUR + 29 * 60_000 + 31_000)).toBe("1h 30m");
+    expect(formatLeft(HOUR + 29 * 60_000 + 29_000)).toBe("1h 29m");
+    expect(formatLeft(HOUR - 400)).toBe("1h 00m");
+    // Under an hour the seconds are shown, rounded to the nearest one.
+    expect(formatLeft(59 * 60_000 + 29_600)).toBe("59m 30s");
+    expect(formatLeft(8_499)).toBe("8s");
   });
 
   it("the same summary as one structured record", () => {

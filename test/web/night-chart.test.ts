@@ -1,5 +1,6 @@
 import { load } from "cheerio";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { summaryLines } from "../../src/cli/night-report.js";
 import { chartModel, duration } from "../../src/web/console/night-chart.js";
 import { CSP } from "../../src/web/manners.js";
 import { type Browser, consoleFixture, seedNight } from "./console-support.js";
@@ -130,5 +131,43 @@ describe("the night report's chart", () => {
     expect(duration(30_000)).toBe("under a minute");
     expect(duration(14 * 60_000)).toBe("14 min");
     expect(duration(2 * 3_600_000 + 5 * 60_000)).toBe("2 h 05 min");
+  });
+
+  it("P13: a night's length is rounded to the nearest minute, never down: 1 h 59 min 59 s reads 2 h 00 min", () => {
+    expect(duration(2 * 3_600_000 - 1_000)).toBe("2 h 00 min");
+    expect(duration(3_600_000 + 29 * 60_000 + 31_000)).toBe("1 h 30 min");
+    expect(duration(3_600_000 + 29 * 60_000 + 29_000)).toBe("1 h 29 min");
+    expect(duration(60 * 60_000 - 1_000)).toBe("1 h 00 min");
+    expect(duration(14 * 60_000 + 59_000)).toBe("15 min");
+    expect(duration(59_999)).toBe("under a minute");
+    expect(duration(60_000)).toBe("1 min");
+  });
+
+  it("P13: the night report says a night that ran 1 h 59 min 59 s as 2 h 00 min, as `nor night` says it", async () => {
+    await f.db
+      .updateTable("nights")
+      .set({ finished_at: "2026-11-05T09:59:59.000Z", deadline_at: "2026-11-05T11:00:00.000Z" })
+      .where("night", "=", "2026-11-05")
+      .execute();
+    const { $, svg } = await chartOf("/console/nights/2026-11-05");
+    const desc = svg.find("desc").text();
+    expect(desc).toContain("finished 04:59 ET: 2 h 00 min of the 3 h 00 min limit (67%)");
+    expect(desc).not.toContain("1 h 59 min");
+    expect($("figure.night-chart").text()).toContain("Time used: 2 h 00 min of 3 h 00 min (67%)");
+    const cli = summaryLines({
+      night: "2026-11-05",
+      resumed: false,
+      startedAt: Date.parse("2026-11-05T08:00:00.000Z"),
+      endedAt: Date.parse("2026-11-05T09:59:59.000Z"),
+      deadlineAt: Date.parse("2026-11-05T11:00:00.000Z"),
+      planned: 3,
+      alreadyDone: 0,
+      skippedNotRead: 0,
+      outcomes: { ok: 1, refused: 1, unreached: 1 },
+      newRecords: 1,
+      requests: 3,
+      flagsRaised: 0,
+    });
+    expect(cli).toContain("  time:      2h 00m used of 3h 00m to the deadline (06:00 New York)");
   });
 });

@@ -6,6 +6,7 @@
  * presentation attributes, which the CSP (style-src 'self') does not govern.
  */
 import type { FC } from "hono/jsx";
+import { hoursAndMinutes } from "../../night/duration.js";
 import { SITE_OWNER_ZONE, wallTimeAt } from "../../policy/zone.js";
 import { countOf, type OutcomeTone, outcomeLabel } from "../public/format.js";
 
@@ -119,12 +120,14 @@ function hm(t: number): string {
   return `${pad(w.hour)}:${pad(w.minute)}`;
 }
 
-/** `2 h 05 min`, `14 min`, `under a minute`. */
+/**
+ * `2 h 05 min`, `14 min`, `under a minute`: from a minute on, rounded to the nearest minute as
+ * `nor night` says it (hoursAndMinutes), so 1 h 59 min 59 s reads 2 h 00 min, never 1 h 59 min.
+ */
 export function duration(ms: number): string {
-  const min = Math.floor(ms / 60_000);
-  if (min < 1) return "under a minute";
-  const h = Math.floor(min / 60);
-  return h === 0 ? `${min} min` : `${h} h ${pad(min % 60)} min`;
+  if (!(ms >= 60_000)) return "under a minute";
+  const { h, min } = hoursAndMinutes(ms);
+  return h === 0 ? `${min} min` : `${h} h ${pad(min)} min`;
 }
 
 /** The chart in words: its <desc> and its visible caption. */
