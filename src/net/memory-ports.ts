@@ -76,6 +76,7 @@ export class MemoryJournal implements JournalPort {
           ...(r.entry.outcome === "interrupted" && r.entry.failure?.startsWith(NOT_SENT)
             ? { notSent: true }
             : {}),
+          ...(r.entry.outcome === "blocked-address" ? { ownRefusal: true } : {}),
           ...(r.retryAt !== undefined ? { retryAt: r.retryAt } : {}),
         })),
       }),

@@ -4,6 +4,7 @@
  * source check itself.
  */
 import type { FetchOutcome } from "../net/types.js";
+import { blockedAddressWhy } from "../policy/address.js";
 import { isOwnersRequest } from "../policy/admission.js";
 import type { NightOutcome } from "./types.js";
 
@@ -40,7 +41,7 @@ export function failureOutcome(
     case "unreachable":
       return { kind: "unreachable", reason: o.reason, url: o.url };
     case "blocked-address":
-      return { kind: "unreachable", reason: `address ${o.address} is not allowed`, url: o.url };
+      return { kind: "unreachable", reason: blockedAddressWhy(o.address), url: o.url };
     case "timed-out":
       return { kind: "timed-out", reason: `no ${o.phase} within 30 s`, url: o.url };
     case "too-large":

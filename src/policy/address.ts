@@ -124,3 +124,16 @@ export function classifyAddress(ip: string): AddressClass {
 export function isForbiddenAddress(ip: string): boolean {
   return classifyAddress(ip) !== "public";
 }
+
+/**
+ * Why the checker did not ask `address` (P3), in words an operator can act on: a private one
+ * (loopback, a LAN) is asked only with --allow-private-addresses, for tests and demos; a
+ * link-local one (cloud metadata) never, nor any class when the option was given and still
+ * refused.
+ */
+export function blockedAddressWhy(address: string, allowPrivate = false): string {
+  const kind = classifyAddress(address);
+  if (kind === "link-local" || allowPrivate)
+    return `${address} is not a public address (${kind}): the checker never asks one (P3)`;
+  return `${address} is not a public address (${kind}): the checker asks one only with --allow-private-addresses (tests and demos; P3)`;
+}

@@ -49,6 +49,13 @@ export interface PriorAttempt {
    * stop, an owner's rule set meanwhile). The site saw nothing of it.
    */
   notSent?: boolean;
+  /**
+   * Refused by the checker's own address check (P3: not a public address, and private ones
+   * not allowed to this command) before anything left this machine: no answer of the site's,
+   * and no try. A command allowed to ask such an address (`--allow-private-addresses`, on
+   * loopback) asks it, whatever an earlier one was refused.
+   */
+  ownRefusal?: boolean;
 }
 
 /** The words a row completed without being sent starts with (net/steps/site-gate.ts). */
@@ -162,15 +169,16 @@ export function admit(a: AdmitInput): Admission {
       };
     }
   }
-  if (a.replayAllowed && a.prior.some((p) => p.final)) return { kind: "answered" };
-  const tries = a.prior.filter(isTry);
+  const prior = a.prior.filter((p) => p.ownRefusal !== true);
+  if (a.replayAllowed && prior.some((p) => p.final)) return { kind: "answered" };
+  const tries = prior.filter(isTry);
   if (tries.some((p) => p.retryAt !== undefined && p.retryAt >= LATEST_HOLD_MS))
     return { kind: "done-tonight" };
   // P15 as the site sees it: one request is sent at most three times a night (twice more).
   // An attempt the checker's own death cut short was sent and cut off like a dropped
   // connection: it counts, so a checker that keeps dying does not ask the same page again and
   // again. One never sent does not.
-  const crashes = a.prior.filter((p) => p.interrupted && !isTry(p) && p.notSent !== true).length;
+  const crashes = prior.filter((p) => p.interrupted && !isTry(p) && p.notSent !== true).length;
   // P21 "closed on every attempt" is the site's doing only: a send the checker cut short is not.
   const priorAllClosed = crashes === 0 && tries.every((p) => p.closedEarly);
   if (tries.length + crashes > MAX_RETRIES) return { kind: "exhausted", priorAllClosed };

@@ -79,6 +79,7 @@ export class SqlJournal implements JournalPort {
           ...(r.outcome === "interrupted" && r.failure?.startsWith(NOT_SENT)
             ? { notSent: true }
             : {}),
+          ...(r.outcome === "blocked-address" ? { ownRefusal: true } : {}),
           ...(r.retry_at !== null ? { retryAt: fromIso(r.retry_at, "request_log.retry_at") } : {}),
         })),
       });

@@ -146,4 +146,32 @@ describe("nor discover", () => {
     );
     expect(meta.stderr).not.toContain("--allow-private-addresses");
   }, 60_000);
+
+  it("P3, P8: refused once without --allow-private-addresses, the same night the site is asked once the option is given (the refusal is no answer of the site's)", async () => {
+    const fresh = await fleet.server({ host: "127.0.0.7" });
+    fresh.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    fresh.route("/", (_q, res) => {
+      res
+        .writeHead(200, { "content-type": "text/html" })
+        .end('<a href="/AgendaCenter">Agendas</a>');
+    });
+    const data = mkdtempSync(join(tmpdir(), "nor-discover-refused-"));
+    try {
+      const first = await nor(["discover", fresh.url("/"), "--data", data]);
+      expect(first.code).toBe(1);
+      expect(first.stderr).toContain("blocked-address");
+      expect(fresh.requests).toEqual([]);
+      const again = await nor([
+        "discover",
+        fresh.url("/"),
+        "--data",
+        data,
+        "--allow-private-addresses",
+      ]);
+      expect(again.code, again.stderr).toBe(0);
+      expect(fresh.requests.map((q) => q.path)).toEqual(["/robots.txt", "/"]);
+    } finally {
+      rmSync(data, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

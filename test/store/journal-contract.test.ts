@@ -264,6 +264,49 @@ describe.each(makers)("the journal's contract: $name", (m) => {
     }
   });
 
+  it("P3, P8: a request refused by the checker's own address check is no answer and no try: a command allowed to ask the address asks it the same night", async () => {
+    const s = await m.make();
+    try {
+      const url = "http://127.0.0.1:8080/robots.txt";
+      const robots = intent(url, { site: "127.0.0.1", purpose: "robots" });
+      const a = await s.journal.admit(robots, ME, T0);
+      if (a.kind !== "go") throw new Error(a.kind);
+      await s.journal.complete(a.id, ME, {
+        ...done,
+        status: null,
+        outcome: "blocked-address",
+        failure: "blocked-address: E_BLOCKED_ADDRESS: address 127.0.0.1 is not a public address",
+        bytes: 0,
+        endedAt: T0 + 1,
+      });
+      // Three such refusals use up nothing: the fourth admission still goes, as attempt 1.
+      let t = T0 + 3000;
+      for (let i = 0; i < 3; i++, t += 3000) {
+        const again = await s.journal.admit(robots, ME, t);
+        if (again.kind !== "go") throw new Error(`refusal ${i + 2}: ${again.kind}`);
+        expect(again.attempt).toBe(1);
+        await s.journal.complete(again.id, ME, {
+          ...done,
+          status: null,
+          outcome: "blocked-address",
+          failure: "blocked-address: not a public address",
+          bytes: 0,
+          endedAt: t + 1,
+        });
+      }
+      const asked = await s.journal.admit(robots, ME, t);
+      expect(asked.kind).toBe("go");
+      if (asked.kind === "go") {
+        expect(asked.attempt).toBe(1);
+        await s.journal.complete(asked.id, ME, { ...done, endedAt: t + 5 });
+      }
+      // Once the site answered, that answer is tonight's.
+      expect((await s.journal.admit(robots, ME, t + 9000)).kind).toBe("answered");
+    } finally {
+      await s.close();
+    }
+  });
+
   it("P15: attempts are counted across restarts, each waits its retry time, and a third failure is the last", async () => {
     const s = await m.make();
     try {

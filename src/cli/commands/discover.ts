@@ -4,7 +4,7 @@ import { systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
 import { randomIds } from "../../ids.js";
 import { type DiscoverResult, discover } from "../../night/discover.js";
-import { classifyAddress } from "../../policy/address.js";
+import { blockedAddressWhy } from "../../policy/address.js";
 import { readSite } from "../../policy/site.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { stderr, stdout } from "../io.js";
@@ -82,7 +82,10 @@ async function run(homepage: string, opts: DiscoverCliOptions): Promise<void> {
     const why = "reason" in o ? `: ${o.reason}` : "";
     // P3: a private or loopback address is never asked unless the operator allows it (tests
     // and demos); said, so a person trying it on their own machine knows the option.
-    const hint = o.kind === "blocked-address" ? `: ${blockedWhy(o.address, opts)}` : why;
+    const hint =
+      o.kind === "blocked-address"
+        ? `: ${blockedAddressWhy(o.address, opts.allowPrivateAddresses === true)}`
+        : why;
     stderr().write(`nor: ${result.homepage} was not read (${o.kind}${hint})\n`);
     process.exitCode = 1;
     return;
@@ -96,12 +99,6 @@ async function run(homepage: string, opts: DiscoverCliOptions): Promise<void> {
  * checker has for tests and demos would let it be asked (link-local, where cloud metadata
  * lives, never is).
  */
-function blockedWhy(address: string, opts: { allowPrivateAddresses?: boolean }): string {
-  const kind = classifyAddress(address);
-  if (kind === "link-local" || opts.allowPrivateAddresses)
-    return `${address} is not a public address (${kind}): the checker never asks one (P3)`;
-  return `${address} is not a public address (${kind}): the checker asks one only with --allow-private-addresses (tests and demos; P3)`;
-}
 
 function format(result: Extract<DiscoverResult, { kind: "found" }>, government: string): string {
   if (result.candidates.length === 0) {
