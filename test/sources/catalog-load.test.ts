@@ -268,13 +268,22 @@ sources:
     expect(loadCatalog([a, b]).sources.map((s) => s.id)).toEqual(["s1", "s2"]);
   });
 
-  it("reports YAML syntax errors with their position, and a file it cannot read by its name alone", () => {
+  it("reports YAML syntax errors with their position (an unclosed quote where it opens), and a file it cannot read by its name alone", () => {
     expect(problems("governments:\n  - id: a\n   name: [unclosed\n")[0]).toMatch(
       /^cat\.yaml:3:\d+: : YAML: /,
     );
     expect(problems("governments:\n  - id: a\n  - id: a\n    id: b\n")[0]).toMatch(
       /^cat\.yaml:4:5: : YAML: Map keys must be unique/,
     );
+    // A quote never closed is said where it opens, not where the text ends.
+    expect(
+      problems('governments:\n  - id: a\n    name: "unterminated\n    kind: city\nsources: []\n\n'),
+    ).toEqual(['cat.yaml:3:11: : YAML: Missing closing "quote (the quoted value opens here)']);
+    expect(
+      problems(
+        "governments:\n  - { id: a, name: 'fine', kind: city }\n  - { id: b, name: 'it''s, kind: city }\n",
+      )[0],
+    ).toBe("cat.yaml:3:20: : YAML: Missing closing 'quote (the quoted value opens here)");
     expect(() => loadCatalog(["/nonexistent/cat.yaml"])).toThrow(
       /^catalog has 1 problem:\n\/nonexistent\/cat\.yaml: no such file$/,
     );

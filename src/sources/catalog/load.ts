@@ -12,12 +12,14 @@
  */
 import { statSync } from "node:fs";
 import {
+  CST,
   type Document,
   isMap,
   isPair,
   isScalar,
   isSeq,
   LineCounter,
+  Parser,
   parseDocument,
   visit,
 } from "yaml";
@@ -82,6 +84,31 @@ function nothingIn(contents: unknown): boolean {
   return isScalar(contents) && (contents.value === null || contents.value === undefined);
 }
 
+/** Where the first quoted value that is never closed opens (its offset in `text`), if any. */
+function unclosedQuote(text: string): number | undefined {
+  let at: number | undefined;
+  for (const token of new Parser().parse(text)) {
+    if (token.type !== "document") continue;
+    CST.visit(token, (item) => {
+      for (const node of [item.key, item.value]) {
+        if (at !== undefined || node === null || node === undefined) continue;
+        if (node.type !== "double-quoted-scalar" && node.type !== "single-quoted-scalar") continue;
+        const q = node.source[0] ?? "";
+        const body = node.source.slice(1);
+        // Closed: ends with its quote, not one escaped by a backslash (double) or doubled (single).
+        const closed =
+          node.source.length >= 2 &&
+          body.endsWith(q) &&
+          (q === "'" || !/(^|[^\\])(\\\\)*\\"$/.test(body));
+        if (!closed) at = node.offset;
+      }
+      return at !== undefined ? CST.visit.BREAK : undefined;
+    });
+    if (at !== undefined) break;
+  }
+  return at;
+}
+
 function parsePiece(text: string, file: string, frame: Frame): Piece {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
@@ -95,8 +122,12 @@ function parsePiece(text: string, file: string, frame: Frame): Piece {
   }
   const problems: CatalogProblem[] = [];
   for (const e of [...doc.errors, ...doc.warnings]) {
-    const { line, col } = loc.pos(e.pos[0]);
-    problems.push({ file, line, col, path: "", message: `YAML: ${e.message.split("\n")[0]}` });
+    // A quote never closed is found where the text ends: said where it opens.
+    const opened =
+      e.code === "MISSING_CHAR" && /quote/.test(e.message) ? unclosedQuote(text) : undefined;
+    const { line, col } = loc.pos(opened ?? e.pos[0]);
+    const message = `YAML: ${e.message.split("\n")[0]}${opened !== undefined ? " (the quoted value opens here)" : ""}`;
+    problems.push({ file, line, col, path: "", message });
   }
   if (doc.errors.length > 0) return { loc, raw: undefined, data: undefined, problems };
   if (section === undefined && nothingIn(doc.contents)) {
