@@ -10,6 +10,7 @@ import { caCertificates } from "../net/ca-file.js";
 import { parsePins } from "../net/pins.js";
 import { validateUserAgent } from "../net/user-agent.js";
 import type { NetOptions } from "../night/store-fetcher.js";
+import { MIN_GAP_MS } from "../policy/constants.js";
 import { NAME_MAX, personTextOption } from "../policy/person-text.js";
 import { hasBuiltInContact } from "../policy/ua-contact.js";
 
@@ -113,6 +114,21 @@ export function netOptions(opts: NetCliOptions): NetOptions {
     caCertificates(opts.caFile);
     out.caFile = opts.caFile;
   }
-  if (opts.gapMs !== undefined) out.gapMs = wholeNumber(opts.gapMs, "--gap-ms", 0);
+  if (opts.gapMs !== undefined) out.gapMs = gapOption(opts.gapMs, opts.allowPrivateAddresses);
   return out;
+}
+
+/**
+ * `--gap-ms`: below the 2 s floor (P10) only together with --allow-private-addresses, where it
+ * shortens the gap to loopback addresses alone (tests and demos). Without it the floor would
+ * hold for every site whatever was given, so a shorter gap is refused rather than taken in
+ * silence (exit 2).
+ */
+function gapOption(text: string, allowPrivateAddresses: boolean | undefined): number {
+  const gap = wholeNumber(text, "--gap-ms", 0);
+  if (gap < MIN_GAP_MS && !allowPrivateAddresses)
+    throw new UsageError(
+      `--gap-ms ${gap}: the gap between requests to one site may be shortened below the ${MIN_GAP_MS / 1000} s floor (P10) only for loopback tests, together with --allow-private-addresses; otherwise the floor of ${MIN_GAP_MS} ms holds for every site`,
+    );
+  return gap;
 }

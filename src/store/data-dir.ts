@@ -72,7 +72,7 @@ export function ensureDataDir(dir: string): void {
       continue;
     }
     if (!st.isDirectory()) {
-      if (p === dir) throw new NorError("E_CONFIG", `the store location ${dir} is not a directory`);
+      if (p === dir) throw notADirectory(dir);
       throw new NorError(
         "E_CONFIG",
         `the store location ${dir} cannot be made: ${p} is not a directory; choose another --data`,
@@ -88,7 +88,7 @@ export function ensureDataDir(dir: string): void {
       const st = statOrCode(p);
       if ((err as NodeJS.ErrnoException).code === "EEXIST" && !(st instanceof Error)) {
         if (st.isDirectory()) continue;
-        throw new NorError("E_CONFIG", `the store location ${p} is not a directory`);
+        throw notADirectory(p);
       }
       throw cannotMake(dir, p, err);
     }
@@ -102,6 +102,23 @@ export function ensureDataDir(dir: string): void {
       { cause: err },
     );
   }
+}
+
+/** A --data that names a file (or anything else but a directory): said alike by every command. */
+function notADirectory(dir: string): NorError {
+  return new NorError("E_CONFIG", `the store location ${dir} is not a directory`);
+}
+
+/**
+ * For the commands that only read what is in the data directory (`nor status`, `nor log`,
+ * `nor archive`, `nor reparse`, …), which make nothing: a `dir` that is there and is not a
+ * directory (a file given as --data) is said as what it is, in the words `nor catalog import`
+ * and `nor night` use (ensureDataDir), not as a store missing from under it. A `dir` that is
+ * not there, or cannot be looked at, is left to the caller ("no store at …").
+ */
+export function refuseNotADirectory(dir: string): void {
+  const st = statOrCode(dir);
+  if (!(st instanceof Error) && !st.isDirectory()) throw notADirectory(dir);
 }
 
 function cannotMake(dir: string, part: string, err: unknown): NorError {

@@ -22,7 +22,7 @@ import type {
 } from "kysely";
 import { requireCjs } from "../cjs.js";
 import { NorError } from "../errors.js";
-import { ensureDataDir, storeFileState } from "./data-dir.js";
+import { ensureDataDir, refuseNotADirectory, storeFileState } from "./data-dir.js";
 import { CompiledQuery, Kysely, Migrator, SqliteAdapter, SqliteDialect, sql } from "./kysely.js";
 import { migrationProvider, migrations } from "./migrations/index.js";
 import { noNul } from "./no-nul.js";
@@ -81,7 +81,9 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     // A directory, or an empty file, where the store goes is refused by every command, and
     // nothing is written to it (data-dir.ts): SQLite would take an empty file for a new store.
     const state = storeFileState(file);
-    // A mistyped --data is a configuration mistake (exit 2), never an empty store made by looking.
+    // A mistyped --data is a configuration mistake (exit 2), never an empty store made by looking;
+    // one that names a file is said as such, in the words a command that makes the store uses.
+    if (!create && state === "absent") refuseNotADirectory(loc.dir);
     if (!create && state === "absent")
       throw new NorError(
         "E_CONFIG",

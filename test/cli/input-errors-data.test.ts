@@ -34,14 +34,15 @@ describe("nor demo --data", () => {
     expect(r.stdout).toBe("");
   });
 
-  it("a path under a file is refused naming --data (exit 2)", async () => {
+  it("a path under a file is refused naming the file in the way (exit 2), as every command says it", async () => {
     const file = join(tmp(), "afile");
     writeFileSync(file, "not a directory\n");
     const r = await nor("demo", "--headless", "--port", "0", "--data", join(file, "sub"));
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toBe(
-      `nor: --data ${join(file, "sub")}: cannot use it as the demo's directory (ENOTDIR)\n`,
+      `nor: the store location ${join(file, "sub")} cannot be made: ${file} is not a directory; choose another --data\n`,
     );
+    expect(r.stdout).toBe("");
   });
 
   it('"" is refused as a usage error (exit 2), not read as the current directory', async () => {

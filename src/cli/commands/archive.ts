@@ -13,6 +13,7 @@ import {
   verifyArchive,
 } from "../../store/archive/index.js";
 import { statusLine } from "../../store/archive/records.js";
+import { refuseNotADirectory } from "../../store/data-dir.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { parseTimeArg } from "../../store/time-args.js";
 import { stderr, stdout } from "../io.js";
@@ -34,12 +35,22 @@ interface DataOpts {
   data?: string;
 }
 
+/**
+ * The store for `nor archive`, after the data directory: a --data that names a file is said as
+ * that (exit 2), as every command says it, with PostgreSQL too (the archive is in --data).
+ */
+async function openForArchive(opts: DataOpts) {
+  const loc = storeLocationFromOptions(opts);
+  refuseNotADirectory(opts.data ?? "data");
+  return openStore(loc, { create: false });
+}
+
 async function show(url: string, opts: DataOpts & { at?: string }): Promise<void> {
   const at = opts.at === undefined ? undefined : parseWhen(opts.at, "--at", "end");
   // As the checker asked it: the URL parser's form (scheme and host lower-case, default port
   // dropped), without a fragment, which is never sent. A value that is no URL is said first.
   const asked = requestForm(url);
-  const store = await openStore(storeLocationFromOptions(opts), { create: false });
+  const store = await openForArchive(opts);
   try {
     const when = at === undefined ? {} : { at };
     const capture =
@@ -84,7 +95,7 @@ function requestForm(url: string): string {
 }
 
 async function verify(opts: DataOpts): Promise<void> {
-  const store = await openStore(storeLocationFromOptions(opts), { create: false });
+  const store = await openForArchive(opts);
   try {
     const r = await verifyArchive(archiveDir(opts.data ?? "data"), store.db);
     for (const p of r.problems)
@@ -105,7 +116,7 @@ async function verify(opts: DataOpts): Promise<void> {
 
 async function cdx(opts: DataOpts & { out?: string }): Promise<void> {
   // Like show and verify: a mistyped --data is refused (exit 2), never an empty index.
-  const store = await openStore(storeLocationFromOptions(opts), { create: false });
+  const store = await openForArchive(opts);
   await store.close();
   // With PostgreSQL the store says nothing about --data: a data directory that is not there is
   // refused too. A store no night has read into yet has an empty archive: no lines, exit 0.

@@ -7,15 +7,7 @@
  * stops it at any time, the nights included: in order, its temporary directory removed.
  */
 import { randomBytes } from "node:crypto";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -33,6 +25,7 @@ import type { Catalog } from "../../sources/catalog/types.js";
 import { importCatalog } from "../../sources/catalog-import.js";
 import { nightTotals } from "../../store/admin.js";
 import { sourcesInUse } from "../../store/catalog-sources.js";
+import { ensureDataDir } from "../../store/data-dir.js";
 import { openStore, type Store } from "../../store/db.js";
 import { createApp } from "../../web/app.js";
 import { hashPassword } from "../../web/console/password.js";
@@ -215,7 +208,11 @@ async function demoIn(
   }
 }
 
-/** A new temporary directory, or the one given if it is new or empty. */
+/**
+ * A new temporary directory, or the one given if it is new or empty. Checked before anything
+ * starts (no site, no line of the banner): a directory the demo could not write its catalog and
+ * store in is refused here (exit 2), as every other command refuses it.
+ */
 function demoDataDir(data: string | undefined): string {
   if (data === undefined) return mkdtempSync(join(tmpdir(), "nor-demo-"));
   // resolve("") is the current directory: an empty value is a slip, not a choice of it.
@@ -223,18 +220,23 @@ function demoDataDir(data: string | undefined): string {
   const dir = resolve(data);
   if (existsSync(dir) && !statSync(dir).isDirectory())
     throw new ConfigError(`--data ${dir} is a file: the demo needs a new or empty directory`);
+  let names: string[] = [];
   try {
-    if (existsSync(dir) && readdirSync(dir).length > 0)
-      throw new ConfigError(`--data ${dir} is not empty: the demo needs a new or empty directory`);
-    mkdirSync(dir, { recursive: true });
+    if (existsSync(dir)) names = readdirSync(dir);
   } catch (err) {
-    if (err instanceof ConfigError) throw err;
-    // A parent that is a file (ENOTDIR), a directory this user may not write (EACCES).
+    // A directory this user may not list (EACCES).
     const code = (err as NodeJS.ErrnoException).code ?? String(err);
-    throw new ConfigError(`--data ${dir}: cannot use it as the demo's directory (${code})`, {
-      cause: err,
-    });
+    throw new ConfigError(
+      `--data ${dir}: cannot read it (${code}): the demo needs a new or empty directory this user may read and write; choose another --data`,
+      { cause: err },
+    );
   }
+  if (names.length > 0)
+    throw new ConfigError(`--data ${dir} is not empty: the demo needs a new or empty directory`);
+  // Made one missing directory at a time and writable by this user, or said why not in the
+  // words of `nor night` and `nor catalog import` (a part of the path that is a file, a
+  // directory this user may not write in: data-dir.ts).
+  ensureDataDir(dir);
   return dir;
 }
 

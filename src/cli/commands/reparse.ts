@@ -10,6 +10,7 @@ import type { Source, WayIn } from "../../sources/catalog/types.js";
 import { archiveDir } from "../../store/archive/files.js";
 import type { StoredResponse } from "../../store/archive/read.js";
 import { type Extractor, reparse, type SourceReparse } from "../../store/archive/reparse.js";
+import { refuseNotADirectory } from "../../store/data-dir.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { stderr, stdout } from "../io.js";
 import { parseWhen } from "./archive.js";
@@ -66,7 +67,10 @@ async function run(opts: Opts): Promise<void> {
     if (sources.length === 0)
       throw new UsageError(`--source ${opts.source}: no such source in the catalog`);
   }
-  const store = await openStore(storeLocationFromOptions(opts), { create: false });
+  const loc = storeLocationFromOptions(opts);
+  // A --data that names a file is said as that (exit 2), with PostgreSQL too: the archive is there.
+  refuseNotADirectory(opts.data ?? "data");
+  const store = await openStore(loc, { create: false });
   try {
     const dir = archiveDir(opts.data ?? "data");
     const results = await reparse({
