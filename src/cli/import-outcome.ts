@@ -1,17 +1,22 @@
 import { NorError } from "../errors.js";
 import type { ImportDiff, ImportOutcome } from "../sources/catalog-import.js";
 
+/** How `nor night` and `nor start` are given every catalog file: the option. */
+export const EVERY_FILE_BY_OPTION = "--catalog A B …";
+
 /**
  * The CLI's reading of a catalog import (`nor catalog import`, `nor night`, `nor start`): the
  * diff when it was written; an import that would retire too many sources stops the command
- * as a configuration problem (exit 2), naming them and the way on.
+ * as a configuration problem (exit 2), naming them and the way on. `everyFile`: how the
+ * command that says it is given every catalog file (`nor catalog import` takes them as its
+ * arguments, `nor night` and `nor start` by --catalog).
  */
-export function importedOrStop(o: ImportOutcome): ImportDiff {
+export function importedOrStop(o: ImportOutcome, everyFile = EVERY_FILE_BY_OPTION): ImportDiff {
   if (o.kind === "imported") return o.diff;
   throw new NorError(
     "E_CATALOG",
     `this import would retire ${o.retire.length} of the ${o.active} sources in use (more than a tenth), so nothing was changed.\n` +
       `Sources it would retire: ${o.retire.join(", ")}\n` +
-      "Give every catalog file (--catalog A B …), or --allow-retire if they are meant to go.",
+      `Give every catalog file (${everyFile}), or --allow-retire if they are meant to go.`,
   );
 }

@@ -3,8 +3,12 @@ import { RUNNERS_DIR } from "../night/night-runners.js";
 import { archiveInTheWay } from "../store/archive/files.js";
 import type { DataDirPart } from "../store/data-dir.js";
 
-/** What `nor night` keeps in the data directory beside the store, each of its own kind. */
-export const NIGHT_PARTS: readonly DataDirPart[] = [
+/**
+ * What a night's opening uses in the data directory: the marks of the nights running there and
+ * the opening lock, which `nor catalog import` looks at and takes as well
+ * (night/catalog-beside-night.ts).
+ */
+export const OPENING_PARTS: readonly DataDirPart[] = [
   {
     name: RUNNERS_DIR,
     kind: "directory",
@@ -17,6 +21,11 @@ export const NIGHT_PARTS: readonly DataDirPart[] = [
     refused: (path) =>
       `${path} is a directory: nor night keeps its lock in a file there; move what is in the way`,
   },
+];
+
+/** What `nor night` keeps in the data directory beside the store, each of its own kind. */
+export const NIGHT_PARTS: readonly DataDirPart[] = [
+  ...OPENING_PARTS,
   {
     name: "archive",
     kind: "directory",

@@ -46,6 +46,58 @@ export interface NightRunner {
 }
 
 /**
+ * The marks in `dir` whose processes are alive. `tidy`: a mark whose process is gone is
+ * removed, and so is one that cannot be read (written under the opening lock, which the caller
+ * holds: one cut short was cut short by its writer's death); otherwise they are only passed over.
+ */
+function liveMarks(dir: string, now: number, tidy: boolean): Runner[] {
+  const live: Runner[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    let r: Runner;
+    try {
+      r = JSON.parse(readFileSync(path, "utf8")) as Runner;
+    } catch {
+      if (tidy) rmSync(path, { force: true });
+      continue;
+    }
+    if (typeof r.holder !== "string" || typeof r.night !== "string") continue;
+    const ends = Number(r.until);
+    if (holderDead({ holder: r.holder, until: Number.isFinite(ends) ? ends : now }, now)) {
+      if (tidy) rmSync(path, { force: true });
+      continue;
+    }
+    live.push(r);
+  }
+  return live;
+}
+
+/** A live process running a night on a data directory, as its mark says. */
+export interface RunningNight {
+  night: string;
+  /** `host:pid:random` (holder.ts). */
+  holder: string;
+}
+
+/**
+ * The live processes running a night on `dataDir` (one night at a time: all of the same one),
+ * read from their marks without changing any: what a catalog import looks at before it changes
+ * the sources such a night runs (catalog-beside-night.ts). None when there are no marks there.
+ */
+export function nightsRunning(dataDir: string, now: number): RunningNight[] {
+  let marks: Runner[];
+  try {
+    marks = liveMarks(join(dataDir, RUNNERS_DIR), now, false);
+  } catch (err) {
+    // No marks made here yet, or a file in their way (no night can run here then).
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return [];
+    throw err;
+  }
+  return marks.map((r) => ({ night: r.night, holder: r.holder }));
+}
+
+/**
  * Registers this process as running `night` in `dataDir`, after removing stale files; throws a
  * NorError (exit 1) naming the night another live process runs there.
  */
@@ -76,23 +128,7 @@ export function registerNightRunner(
       );
   }
   let joined = false;
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    let r: Runner;
-    try {
-      r = JSON.parse(readFileSync(path, "utf8")) as Runner;
-    } catch {
-      // Written under the lock this process holds: one that cannot be read was cut short by
-      // its writer's death.
-      rmSync(path, { force: true });
-      continue;
-    }
-    if (typeof r.holder !== "string" || typeof r.night !== "string") continue;
-    const ends = Number(r.until);
-    if (holderDead({ holder: r.holder, until: Number.isFinite(ends) ? ends : now }, now)) {
-      rmSync(path, { force: true });
-      continue;
-    }
+  for (const r of liveMarks(dir, now, true)) {
     if (r.night !== night) {
       throw new NorError(
         "E_STORE",

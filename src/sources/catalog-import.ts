@@ -62,7 +62,8 @@ function changedFields(before: string, after: object): string[] {
  */
 export function sourcesDiffer(
   inUse: readonly { id: string; entry: string }[],
-  given: readonly Source[],
+  /** An array, or the files' sources read piece by piece (`ImportOfFiles.sources`). */
+  given: Iterable<Source>,
   max = 3,
 ): string[] {
   const held = new Map(inUse.map((r) => [r.id, r.entry]));
@@ -320,6 +321,18 @@ export async function importCatalog(
 }
 
 /**
+ * Catalog files validated and about to be imported, as `open` is told of them: it may refuse
+ * them (throw) before anything is written (`nor catalog import` beside a running night).
+ */
+export interface ImportOfFiles {
+  files: readonly string[];
+  /** Their stamp, taken before they were read. */
+  stamp: CatalogStamp | undefined;
+  /** Their sources, read again piece by piece at each call (never held whole). */
+  sources(): Iterable<Source>;
+}
+
+/**
  * `nor catalog import FILE…`: validates the files piece by piece (a broken catalog never
  * half-imports, and the store is not opened before it is known good: `open` is called
  * after), then reads them again piece by piece into the store. The catalog is never held
@@ -328,7 +341,7 @@ export async function importCatalog(
  */
 export async function importCatalogFiles(
   files: readonly string[],
-  open: () => Promise<{ db: Db; close(): Promise<void> }>,
+  open: (importing: ImportOfFiles) => Promise<{ db: Db; close(): Promise<void> }>,
   now: () => number,
   opts: ImportOptions = {},
 ): Promise<ImportOutcome> {
@@ -353,7 +366,13 @@ export async function importCatalogFiles(
       for (const { part } of sectionParts(index, "leads")) yield part.leads;
     },
   };
-  const store = await open();
+  const store = await open({
+    files,
+    stamp,
+    *sources() {
+      for (const batch of input.sources()) yield* batch.entries;
+    },
+  });
   try {
     return await importCatalogInput(store.db, input, now(), { ...opts, stamp });
   } finally {

@@ -2,26 +2,40 @@ import { relative } from "node:path";
 import type { Command } from "commander";
 import { systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
+import { lockForCatalogImport } from "../../night/catalog-beside-night.js";
 import { checkCatalog } from "../../sources/catalog/load.js";
 import { CatalogError, formatProblem } from "../../sources/catalog/problems.js";
 import { type CatalogStats, catalogStats } from "../../sources/catalog/stats.js";
-import { formatDiff, importCatalogFiles } from "../../sources/catalog-import.js";
-import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import {
+  formatDiff,
+  type ImportOfFiles,
+  importCatalogFiles,
+} from "../../sources/catalog-import.js";
+import { refuseBlockedParts } from "../../store/data-dir.js";
+import {
+  openStore,
+  type Store,
+  type StoreLocation,
+  storeLocationFromOptions,
+} from "../../store/db.js";
 import { bundledCatalog } from "../bundled-catalog.js";
 import { formatStats } from "../catalog-stats.js";
 import { importedOrStop } from "../import-outcome.js";
 import { stderr, stdout } from "../io.js";
+import { OPENING_PARTS } from "../night-parts.js";
 
 /**
  * `nor catalog check FILE…` validates (every problem, each with file:line:column; exit 2),
  * `nor catalog import FILE… [--data DIR]` loads the catalog into the store as a diff: added,
- * changed, retired (never deleted), un-retired; `nor catalog stats [FILE…] [--json]` counts
+ * changed, retired (never deleted), un-retired; refused (exit 2) while a `nor night` runs on
+ * the data directory when it would change the sources that night runs
+ * (night/catalog-beside-night.ts); `nor catalog stats [FILE…] [--json]` counts
  * what the catalog covers and lists what it lacks. The format: docs/catalog.md.
  */
 export function register(program: Command): void {
   const catalog = program
     .command("catalog")
-    .description("Check or import the catalog of governments and sources (docs/catalog.md)");
+    .description("Check, import or count the catalog of governments and sources (docs/catalog.md)");
 
   catalog
     .command("check")
@@ -104,18 +118,59 @@ interface ImportCliOptions {
 async function runImport(files: string[], opts: ImportCliOptions): Promise<void> {
   needFiles(files, "import");
   const location = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
+  // Where a night on this store keeps its marks and its lock, whichever the database (night.ts).
+  const dataDir = location.kind === "sqlite" ? location.dir : (opts.data ?? "data");
   try {
     // Validated before the store is opened: a broken catalog never half-imports. Read piece
     // by piece, twice (check, then import), so the catalog is never held whole.
     const outcome = await importCatalogFiles(
       files,
-      () => openStore(location),
+      (importing) => openBesideNights(location, dataDir, importing),
       () => systemClock.now(),
       { allowRetire: opts.allowRetire === true },
     );
-    stdout().write(formatDiff(importedOrStop(outcome)));
+    stdout().write(formatDiff(importedOrStop(outcome, "nor catalog import A B …")));
   } catch (e) {
     if (reportProblems(e)) return;
     throw e;
   }
+}
+
+/**
+ * The store for an import, held with the opening lock until it is closed: refused (exit 2, the
+ * store closed) while a live `nor night` runs on the data directory and the files would change
+ * the sources it runs; the same sources, each with the same entry, go ahead (a government's
+ * name, a lead: the night reads neither). The check `nor night` and `nor start` make too
+ * (src/night/catalog-beside-night.ts).
+ */
+async function openBesideNights(
+  location: StoreLocation,
+  dataDir: string,
+  importing: ImportOfFiles,
+): Promise<{ db: Store["db"]; close(): Promise<void> }> {
+  refuseBlockedParts(dataDir, OPENING_PARTS);
+  const store = await openStore(location);
+  let release: () => Promise<void>;
+  try {
+    release = await lockForCatalogImport(store, systemClock.now(), {
+      dataDir,
+      files: importing.files,
+      stamp: importing.stamp,
+      sources: () => importing.sources(),
+      instead: "import these once the night is over",
+    });
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  return {
+    db: store.db,
+    close: async () => {
+      try {
+        await release();
+      } finally {
+        await store.close();
+      }
+    },
+  };
 }

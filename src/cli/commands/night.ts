@@ -9,10 +9,11 @@ import { requireCjs } from "../../cjs.js";
 import { systemClock } from "../../clock.js";
 import { NorError, UsageError } from "../../errors.js";
 import { randomIds } from "../../ids.js";
+import { refuseCatalogBesideNight } from "../../night/catalog-beside-night.js";
 import { runNightWithStore } from "../../night/compose.js";
 import { parseDuration } from "../../night/duration.js";
-import { acquireNightLock } from "../../night/night-lock.js";
 import { registerNightRunner } from "../../night/night-runners.js";
+import { acquireOpeningLock } from "../../night/opening-lock.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
 import { closingTime, isNightDate, NIGHT_SPAN_MS, nightOf } from "../../policy/night-date.js";
 import { siteOf } from "../../policy/site.js";
@@ -24,21 +25,9 @@ import {
   resumableNight,
   settleUnfinishedNights,
 } from "../../store/admin.js";
-import { advisoryLock } from "../../store/advisory-lock.js";
-import {
-  catalogStampOf,
-  type SourceRef,
-  sourceEntriesInUse,
-  sourcesInUse,
-} from "../../store/catalog-sources.js";
+import { type SourceRef, sourcesInUse } from "../../store/catalog-sources.js";
 import { refuseBlockedParts } from "../../store/data-dir.js";
-import {
-  type Db,
-  ensureDataDir,
-  openStore,
-  type Store,
-  storeLocationFromOptions,
-} from "../../store/db.js";
+import { type Db, ensureDataDir, openStore, storeLocationFromOptions } from "../../store/db.js";
 import { importedOrStop } from "../import-outcome.js";
 import { stderr } from "../io.js";
 import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../net-options.js";
@@ -292,21 +281,18 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       // whatever build reads them, join it (a worker's, a second command's); so do files
       // whose sources are the ones in use.
       if (runner.joined) {
-        const imported = await catalogStampOf(store.db);
-        if (stamp === undefined || imported !== stamp.digest) {
-          read ??= await readCatalog(opts.catalog);
-          // The same sources, each as it was imported: the same ids, each with the same ways in
-          // (addresses, access, platform, recipe) for the same government. The running night
-          // reads its sources from the store as it reaches them, so any change imported now
-          // would reach it midway.
-          const { sourcesDiffer } = await import("../../sources/catalog-import.js");
-          const differ = sourcesDiffer(await sourceEntriesInUse(store.db), read.catalog.sources);
-          if (differ.length > 0)
-            throw new NorError(
-              "E_CONFIG",
-              `night ${meant} is being run on ${dataDir} by another process, with other sources than ${opts.catalog.join(", ")} lists (${differ.join("; ")}): not importing a different catalog beside a running night (its sources would change under it); run \`nor night\` with the same files to join it, or import these once the night is over`,
-            );
-        }
+        await refuseCatalogBesideNight(store.db, meant, {
+          dataDir,
+          files: opts.catalog,
+          stamp,
+          // Read once: the import below takes the same.
+          sources: async () => {
+            read ??= await readCatalog(opts.catalog);
+            return read.catalog.sources;
+          },
+          instead:
+            "run `nor night` with the same files to join it, or import these once the night is over",
+        });
       }
       night = asked ?? underWay?.night ?? nightOf(clock.now());
       if (night !== meant) {
@@ -697,23 +683,4 @@ async function refuseLateStart(db: Db, asked: string): Promise<void> {
       `night ${asked} was never run on this store and night ${latest} has been: a past night is not started after a later one (every source would be asked twice in a day); run \`nor night\` for tonight`,
     );
   }
-}
-
-/**
- * One process at a time opens a night (which night, the catalog import): a lock file in the
- * data directory on SQLite, a PostgreSQL advisory lock on PostgreSQL (several machines).
- * Waits for a live holder, takes over a dead one's.
- */
-async function acquireOpeningLock(store: Store, dataDir: string): Promise<() => Promise<void>> {
-  if (store.dialect === "postgres") return advisoryLock(store.db, 0x6e6f72);
-  for (let i = 0; i < 600; i++) {
-    try {
-      const release = acquireNightLock(dataDir);
-      return async () => release();
-    } catch (err) {
-      if (!(err instanceof NorError) || !/another nor night/.test(err.message)) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new NorError("E_STORE", `the night lock in ${dataDir} stayed taken for a minute`);
 }

@@ -12,6 +12,7 @@ import { serve } from "@hono/node-server";
 import type { Command } from "commander";
 import { type Clock, systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
+import { lockForCatalogImport } from "../../night/catalog-beside-night.js";
 import { formatLeft, parseDuration } from "../../night/duration.js";
 import { NIGHT_SPAN_MS } from "../../policy/night-date.js";
 import {
@@ -174,12 +175,27 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
       });
     let diff: ReturnType<typeof importedOrStop>;
     try {
-      diff = importedOrStop(
-        await importCatalog(store.db, catalog, origins, clock.now(), {
-          allowRetire: opts.allowRetire === true,
-          stamp,
-        }),
-      );
+      // Not beside a night another process runs here with other sources (a timer's `nor
+      // night`, a night of an earlier `nor start` still stopping): they would change under it.
+      // The marks are judged on the system's clock, as the processes that wrote them.
+      const release = await lockForCatalogImport(store, systemClock.now(), {
+        dataDir,
+        files,
+        stamp,
+        sources: () => catalog.sources,
+        instead:
+          "run `nor start` with the catalog files that night runs (--catalog A B …), or once the night is over",
+      });
+      try {
+        diff = importedOrStop(
+          await importCatalog(store.db, catalog, origins, clock.now(), {
+            allowRetire: opts.allowRetire === true,
+            stamp,
+          }),
+        );
+      } finally {
+        await release();
+      }
     } catch (err) {
       await stop();
       throw err;
