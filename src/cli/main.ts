@@ -25,11 +25,13 @@ interface CommandEntry {
  */
 const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   start: {
-    summary: "Import the catalog, serve the directory and run the night on its schedule",
+    summary:
+      "Import the catalog, serve the directory and run the night on its schedule (what `npm start` runs)",
     load: () => import("./commands/start.js"),
   },
   demo: {
-    summary: "See the whole system offline: demo sites on loopback, two nights, the directory",
+    summary:
+      "See the whole system offline: demo sites on loopback, two nights at the real pace, then the directory",
     load: () => import("./commands/demo.js"),
   },
   night: {
@@ -45,7 +47,8 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     load: () => import("./commands/mark.js"),
   },
   site: {
-    summary: "A site owner's requests (a slower pace, paths left alone, not read), kept per site",
+    summary:
+      "A site owner's requests (a slower pace, paths left alone, not read), kept per site; without options, lists them",
     load: () => import("./commands/site.js"),
   },
   flags: {
@@ -56,7 +59,10 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     summary: "Show the request log: every attempt the checker made (P27)",
     load: () => import("./commands/log.js"),
   },
-  robots: { summary: "robots.txt tools", load: () => import("./commands/robots.js") },
+  robots: {
+    summary: "Tools for robots.txt files: what one allows public-records-check to read",
+    load: () => import("./commands/robots.js"),
+  },
   catalog: {
     summary: "Check, import or count the catalog of governments and sources (docs/catalog.md)",
     load: () => import("./commands/catalog.js"),
@@ -104,6 +110,9 @@ export async function buildProgram(argv: readonly string[]): Promise<Command> {
       "New on Record: the directory of Ohio's public records and its nightly checker, public-records-check",
     )
     .version("0.1.0")
+    // Capitalised as every command's description is; inherited by the commands with
+    // subcommands (`nor catalog help`).
+    .helpCommand("help [command]", "Display help for a command")
     .configureOutput({
       writeOut: (text) => void stdout().write(text),
       writeErr: (text) => void stderr().write(text),
@@ -187,7 +196,10 @@ export async function main(argv: string[], streams?: CliIo): Promise<number> {
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.code === "commander.helpDisplayed" || err.code === "commander.version") return 0;
-      if (err.code === "commander.help") return 0;
+      // Help asked for (`nor help`, `nor catalog help`: on stdout, commander's exit code 0), or
+      // help because nothing to run was named (bare `nor`, `nor catalog`: on stderr, commander's
+      // exit code 1): the latter is a usage error, exit 2, as the README says.
+      if (err.code === "commander.help") return err.exitCode === 0 ? 0 : 2;
       return 2;
     }
     if (err instanceof NorError) {

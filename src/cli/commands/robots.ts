@@ -11,10 +11,12 @@ import { stdout } from "../io.js";
  * `crawl-delay: N` when the chosen group sets one. Both verdicts exit 0; bad usage exits 2.
  */
 export function register(program: Command): void {
-  const robots = program.command("robots").description("robots.txt tools");
+  const robots = program
+    .command("robots")
+    .description("Tools for robots.txt files: what one allows public-records-check to read");
   robots
     .command("check")
-    .description("say whether a robots.txt file allows a URL for public-records-check")
+    .description("Say whether a robots.txt file allows a URL for public-records-check")
     .argument("<file>", "a robots.txt file, read as bytes")
     .argument("<url>", "the http(s) URL to check")
     .option("--agent <agent>", "product token or full User-Agent", PRODUCT_TOKEN)
