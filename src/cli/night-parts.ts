@@ -1,4 +1,4 @@
-import { NIGHT_LOCK_FILE } from "../night/night-lock.js";
+import { NIGHT_LOCK_FILE, START_LOCK_FILE } from "../night/night-lock.js";
 import { RUNNERS_DIR } from "../night/night-runners.js";
 import { archiveInTheWay } from "../store/archive/files.js";
 import type { DataDirPart } from "../store/data-dir.js";
@@ -31,5 +31,16 @@ export const NIGHT_PARTS: readonly DataDirPart[] = [
     kind: "directory",
     // The words the archive says it in when it is opened (files.ts).
     refused: archiveInTheWay,
+  },
+];
+
+/** What `nor start` keeps there as well: its own lock, beside the nights' parts. */
+export const START_PARTS: readonly DataDirPart[] = [
+  ...NIGHT_PARTS,
+  {
+    name: START_LOCK_FILE,
+    kind: "file",
+    refused: (path) =>
+      `${path} is a directory: nor start keeps its lock in a file there; move what is in the way`,
   },
 ];

@@ -13,9 +13,41 @@ import { alive } from "../store/holder.js";
 
 export const NIGHT_LOCK_FILE = "night.lock";
 
+/** `nor start`'s lock: one at a time serves and schedules the nights of a data directory. */
+export const START_LOCK_FILE = "start.lock";
+
+/** Takes `nor start`'s lock in `dir`, or throws E_CONFIG naming the `nor start` that holds it. */
+export function acquireStartLock(dir: string): () => void {
+  const path = join(dir, START_LOCK_FILE);
+  return acquirePidLock(
+    path,
+    (pid) =>
+      new NorError(
+        "E_CONFIG",
+        `another nor start is running on ${dir} (pid ${pid}, lock ${path}): one serves the directory and runs the nights of a data directory; stop that one first, or give this one another --data`,
+      ),
+  );
+}
+
 /** Takes the lock in `dir` or throws a NorError naming the running night's pid. */
 export function acquireNightLock(dir: string): () => void {
   const path = join(dir, NIGHT_LOCK_FILE);
+  return acquirePidLock(
+    path,
+    (pid) =>
+      new NorError(
+        "E_STORE",
+        `another nor night is running on ${dir} (pid ${pid}, lock ${path}); not starting a second`,
+      ),
+  );
+}
+
+/**
+ * A lock file at `path` made with O_EXCL holding this process's pid, taken over when the pid
+ * in it is no longer alive (a `kill -9` leaves it behind); while a live process holds it,
+ * `taken(pid)` is thrown. The release removes it only while it is still this process's.
+ */
+export function acquirePidLock(path: string, taken: (pid: number) => Error): () => void {
   for (let attempt = 0; attempt < 2; attempt++) {
     let fd: number;
     try {
@@ -23,12 +55,7 @@ export function acquireNightLock(dir: string): () => void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       const pid = Number.parseInt(readFileSync(path, "utf8"), 10);
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
-        throw new NorError(
-          "E_STORE",
-          `another nor night is running on ${dir} (pid ${pid}, lock ${path}); not starting a second`,
-        );
-      }
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) throw taken(pid);
       unlinkSync(path); // stale: its owner died (kill -9) without releasing it
       continue;
     }
@@ -42,5 +69,5 @@ export function acquireNightLock(dir: string): () => void {
       }
     };
   }
-  throw new NorError("E_STORE", `cannot take the night lock ${path}`);
+  throw new NorError("E_STORE", `cannot take the lock ${path}`);
 }

@@ -14,6 +14,7 @@ import { type Clock, systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
 import { lockForCatalogImport } from "../../night/catalog-beside-night.js";
 import { formatLeft, parseDuration } from "../../night/duration.js";
+import { acquireStartLock } from "../../night/night-lock.js";
 import { NIGHT_SPAN_MS } from "../../policy/night-date.js";
 import {
   type DailyAt,
@@ -47,7 +48,7 @@ import {
   netOptions,
   operatorNameOption,
 } from "../net-options.js";
-import { NIGHT_PARTS } from "../night-parts.js";
+import { START_PARTS } from "../night-parts.js";
 import { nightProcessEnd, startNightProcess } from "../night-process.js";
 import { addWebOptions, listeningOrigin, type WebCliOptions, webOptions } from "../web-options.js";
 
@@ -136,10 +137,19 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
   // What every night needs beside the store, checked now as `nor night` checks it: a file where
   // the archive goes, or an archive this user may not write, is said at start (exit 2), not
   // by each night at its hour while the directory looks well.
-  refuseBlockedParts(dataDir, NIGHT_PARTS);
+  refuseBlockedParts(dataDir, START_PARTS);
   ensureDataDir(dataDir);
   ensureArchiveDir(archiveDir(dataDir));
-  const store = await openStore(loc);
+  // One `nor start` a data directory: a second would serve it again and schedule every night
+  // twice (the nights would join, but nothing is gained, and its stop would stop neither).
+  const releaseStart = acquireStartLock(dataDir);
+  let store: Awaited<ReturnType<typeof openStore>>;
+  try {
+    store = await openStore(loc);
+  } catch (err) {
+    releaseStart();
+    throw err;
+  }
   const cleanup: (() => Promise<void>)[] = [];
   try {
     // The port first: a port in use is refused before anything is written to the store.
@@ -235,8 +245,12 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
       say("stopped");
     }
   } finally {
-    for (const close of cleanup.reverse()) await close();
-    await store.close();
+    try {
+      for (const close of cleanup.reverse()) await close();
+      await store.close();
+    } finally {
+      releaseStart();
+    }
   }
 }
 
