@@ -38,19 +38,39 @@ const NOT_ONE_LINE = /[\p{Cc}\p{Zl}\p{Zp}\u202a-\u202e\u2066-\u2069]/u;
  * fillers and the blank Braille pattern: a name or reason of nothing but these (and spaces)
  * is empty.
  */
-const DRAWN_FORMAT = String.raw`\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u{110bd}\u{110cd}`;
-const UNSEEN = String.raw`(?:(?![${DRAWN_FORMAT}])\p{Cf}|[\u034f\u180b-\u180d\u180f\ufe00-\ufe0f\u{e0100}-\u{e01ef}\u3164\u115f\u1160\uffa0\u2800])`;
-const ONLY_UNSEEN = new RegExp(String.raw`^(?:\s|${UNSEEN})*$`, "u");
+const DRAWN_FORMAT = /[\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u{110bd}\u{110cd}]/u;
+/** One character at a time, never an alternation (each is tested alone: linear in the text). */
+const UNSEEN_OR_SPACE =
+  /[\s\p{Cf}\u034f\u180b-\u180d\u180f\ufe00-\ufe0f\u{e0100}-\u{e01ef}\u3164\u115f\u1160\uffa0\u2800]/u;
+
+function unseen(c: string): boolean {
+  return UNSEEN_OR_SPACE.test(c) && !DRAWN_FORMAT.test(c);
+}
+
 /**
- * What is cut from either end with the spaces: unseen characters, but the bidi controls (a
- * refusal says them, NOT_ONE_LINE) and, at the end, what belongs to the character before it
- * (a flag's tag characters U+E0020–U+E007F, variation selectors).
+ * Cut from either end with the spaces: unseen characters, but the bidi controls (a refusal
+ * says them, NOT_ONE_LINE) and, at the end, what belongs to the character before it (a flag's
+ * tag characters U+E0020–U+E007F, variation selectors, the Mongolian ones included, and the
+ * joiners after a virama).
  */
-const BIDI = String.raw`\u202a-\u202e\u2066-\u2069`;
-const ENDS = new RegExp(
-  String.raw`^(?:\s|(?![${BIDI}])${UNSEEN})+|(?:\s|(?![${BIDI}\u{e0020}-\u{e007f}\ufe00-\ufe0f\u{e0100}-\u{e01ef}])${UNSEEN})+$`,
-  "gu",
-);
+const BIDI = /[\u202a-\u202e\u2066-\u2069]/u;
+const BELONGS_BEFORE =
+  /[\u{e0020}-\u{e007f}\ufe00-\ufe0f\u{e0100}-\u{e01ef}\u180b-\u180d\u180f\u200c\u200d]/u;
+
+/** `chars` without the unseen characters at either end (code points, scanned: linear). */
+function trimUnseen(chars: readonly string[]): string {
+  let start = 0;
+  let end = chars.length;
+  const cut = (c: string) => unseen(c) && !BIDI.test(c);
+  while (start < end && cut(chars[start] as string)) start++;
+  while (
+    end > start &&
+    cut(chars[end - 1] as string) &&
+    !BELONGS_BEFORE.test(chars[end - 1] as string)
+  )
+    end--;
+  return chars.slice(start, end).join("");
+}
 
 /**
  * `raw` trimmed (of spaces and unseen characters at either end) if it is a person's one line
@@ -59,9 +79,11 @@ const ENDS = new RegExp(
  * may be long, or hold the very characters a terminal would act on.
  */
 export function checkPersonText(raw: string, kind: PersonTextKind): PersonText {
+  const max = kind === "reason" ? REASON_MAX : NAME_MAX;
+  const chars = [...raw];
   // Nothing a reader would see (only spaces, invisible formatting or fillers) is empty too.
-  if (ONLY_UNSEEN.test(raw)) return { ok: false, why: `the ${kind} is empty`, empty: true };
-  const text = raw.replace(ENDS, "");
+  if (chars.every(unseen)) return { ok: false, why: `the ${kind} is empty`, empty: true };
+  const text = trimUnseen(chars);
   const bad = NOT_ONE_LINE.exec(text);
   if (bad !== null) {
     const at = [...text.slice(0, bad.index)].length + 1;
@@ -71,7 +93,6 @@ export function checkPersonText(raw: string, kind: PersonTextKind): PersonText {
       why: `holds a control or formatting character (U+${code} at character ${at}); give the ${kind} as one line of text`,
     };
   }
-  const max = kind === "reason" ? REASON_MAX : NAME_MAX;
   const length = [...text].length;
   if (length > max)
     return { ok: false, why: `has ${length} characters; give at most ${max} characters` };
