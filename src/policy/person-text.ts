@@ -41,6 +41,7 @@ const NOT_ONE_LINE = /[\p{Cc}\p{Zl}\p{Zp}\u202a-\u202e\u2066-\u2069]/u;
 const DRAWN_FORMAT = /[\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u{110bd}\u{110cd}]/u;
 /** One character at a time, never an alternation (each is tested alone: linear in the text). */
 const UNSEEN_OR_SPACE =
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: matched against one code point at a time
   /[\s\p{Cf}\u034f\u180b-\u180d\u180f\ufe00-\ufe0f\u{e0100}-\u{e01ef}\u3164\u115f\u1160\uffa0\u2800]/u;
 
 function unseen(c: string): boolean {
@@ -55,6 +56,7 @@ function unseen(c: string): boolean {
  */
 const BIDI = /[\u202a-\u202e\u2066-\u2069]/u;
 const BELONGS_BEFORE =
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: matched against one code point at a time
   /[\u{e0020}-\u{e007f}\ufe00-\ufe0f\u{e0100}-\u{e01ef}\u180b-\u180d\u180f\u200c\u200d]/u;
 
 /** `chars` without the unseen characters at either end (code points, scanned: linear). */
