@@ -105,4 +105,44 @@ describe.each(factories)("a copy another process archived ($name)", (factory) =>
       await p.close();
     }
   });
+
+  it("P8, P12: a copy kept in another data directory's archive (another machine on one store) sends no validators: the page is asked once, in full, not a 304 and then the page", async () => {
+    const loc = await factory.fresh();
+    const here = mkdtempSync(join(tmpdir(), "nor-here-"));
+    const there = mkdtempSync(join(tmpdir(), "nor-there-"));
+    const a = await openStore(loc);
+    const b = await openStore(loc);
+    const clock = new ManualClock();
+    const archiveThere = await WarcArchive.open(join(there, "archive"), {
+      db: b.db,
+      clock,
+      ids: idsOf("b"),
+    });
+    const archiveHere = await WarcArchive.open(join(here, "archive"), {
+      db: a.db,
+      clock,
+      ids: idsOf("a"),
+    });
+    const copiesHere = new ArchiveValidators(a.db, join(here, "archive"));
+    try {
+      await archiveThere.write(
+        exchange(URL_U, "<rss>one</rss>", { at: LAST_NIGHT, headers: { etag: '"v1"' } }),
+      );
+      // The index (shared) names a copy this archive does not have.
+      expect(await copiesHere.get(URL_U)).toBeUndefined();
+      // Once kept here too, its validators are sent again.
+      await archiveHere.write(
+        exchange(URL_U, "<rss>one</rss>", { at: TONIGHT, headers: { etag: '"v1"' } }),
+      );
+      expect(await copiesHere.get(URL_U)).toEqual({ etag: '"v1"' });
+    } finally {
+      await copiesHere.close();
+      await archiveHere.close();
+      await archiveThere.close();
+      await a.close();
+      await b.close();
+      rmSync(here, { recursive: true, force: true });
+      rmSync(there, { recursive: true, force: true });
+    }
+  });
 });

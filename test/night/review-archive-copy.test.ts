@@ -106,12 +106,19 @@ describe("review: the stored copy behind a 304", () => {
       );
       expect(rows.map((r) => r.source_id)).toEqual(["bids", "other"]);
       for (const r of rows) expect(["ok", "unchanged"]).toContain(r.outcome);
-      // The copy was lost, so asking once more in full is not asking for what we have (P8).
+      // The copy was lost, so asking once more in full is not asking for what we have (P8). A
+      // file gone is known before asking: no validators are sent for a copy not held, and the
+      // page is asked once; one there but unreadable is found only behind the 304.
       const paths = site.requests.slice(2).map((q) => [q.path, q.headers["if-modified-since"]]);
-      expect(paths).toEqual([
-        ["/list/1", LM],
-        ["/list/1", undefined],
-      ]);
+      expect(paths).toEqual(
+        damage === "deleted"
+          ? [["/list/1", undefined]]
+          : [
+              ["/list/1", LM],
+              ["/list/1", undefined],
+            ],
+      );
+      const asked = site.requests.length;
       const n = sql<{ n: number }>(dir, "select count(*) as n from records where source_id='bids'");
       expect(n[0]?.n).toBe(2);
       // The full answer was stored as a copy that reads back (not a revisit of the lost one):
@@ -119,9 +126,9 @@ describe("review: the stored copy behind a 304", () => {
       sql(dir, "delete from records");
       const r3 = await nightCli(catalog, dir, "2026-11-07");
       expect(r3.code, r3.stderr).toBe(0);
-      expect(site.requests.slice(4).map((q) => [q.path, q.headers["if-modified-since"]])).toEqual([
-        ["/list/1", LM],
-      ]);
+      expect(
+        site.requests.slice(asked).map((q) => [q.path, q.headers["if-modified-since"]]),
+      ).toEqual([["/list/1", LM]]);
       const n3 = sql<{ n: number }>(
         dir,
         "select count(*) as n from records where source_id='bids'",

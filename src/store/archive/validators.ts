@@ -19,6 +19,8 @@
  * back and its digest checked at every use (P8).
  */
 
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { StoredCopy, ValidatorStore } from "../../night/reader.js";
 import type { Db } from "../db.js";
 import { type Capture, capturesWritten, latestCapture, validatorsOf } from "./captures.js";
@@ -54,7 +56,26 @@ export class ArchiveValidators implements ValidatorStore {
   }
 
   async get(url: string): Promise<{ etag?: string; lastModified?: string } | undefined> {
-    return validatorsOf(await this.#latestCopy(url, "get", "copy"));
+    const capture = await this.#latestCopy(url, "get", "copy");
+    // A copy in another data directory's archive (machines sharing one PostgreSQL store, each
+    // with its own archive) is not one this process can answer a 304 from: asked without
+    // validators, so the site answers once, in full, not a 304 and then the page (P8, P12).
+    if (capture !== undefined && !this.#holds(capture)) return undefined;
+    return validatorsOf(capture);
+  }
+
+  /** Files of this archive seen there (a file, once written, is never removed by a night). */
+  readonly #present = new Set<string>();
+
+  /** Whether this archive has the files `capture`'s copy is read from. */
+  #holds(capture: Capture): boolean {
+    const files = [capture.file, ...(capture.refersTo ? [capture.refersTo.file] : [])];
+    for (const f of files) {
+      if (this.#present.has(f)) continue;
+      if (!existsSync(join(this.#dir, f))) return false;
+      this.#present.add(f);
+    }
+    return true;
   }
 
   /**
