@@ -13,6 +13,7 @@
 import { NorError } from "../errors.js";
 import type { CatalogStamp } from "../sources/catalog/stamp.js";
 import type { Source } from "../sources/catalog/types.js";
+import { nightsLiveInStore } from "../store/admin.js";
 import { catalogStampOf, sourceEntriesInUse } from "../store/catalog-sources.js";
 import type { Db, Store } from "../store/db.js";
 import { nightsRunning } from "./night-runners.js";
@@ -69,8 +70,12 @@ export async function lockForCatalogImport(
 ): Promise<() => Promise<void>> {
   const release = await acquireOpeningLock(store, o.dataDir);
   try {
-    const running = nightsRunning(o.dataDir, now)[0];
-    if (running !== undefined) await refuseCatalogBesideNight(store.db, running.night, o);
+    // Marks here; with PostgreSQL, the store's leases too (a night run from another data
+    // directory or machine on the same store).
+    const running =
+      nightsRunning(o.dataDir, now)[0]?.night ??
+      (store.dialect === "postgres" ? (await nightsLiveInStore(store.db, now))[0] : undefined);
+    if (running !== undefined) await refuseCatalogBesideNight(store.db, running, o);
     return release;
   } catch (err) {
     await release();

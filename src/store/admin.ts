@@ -5,6 +5,7 @@
  */
 import { NorError } from "../errors.js";
 import type { WaySkipped, WayUsed } from "../night/types.js";
+import { LANE_LEASE_MS } from "../policy/constants.js";
 import { closingTime, isNightDate, nightOf } from "../policy/night-date.js";
 import type { Db } from "./db.js";
 import { toIso } from "./iso-time.js";
@@ -310,6 +311,26 @@ export interface SettledNights {
  * days later begins a new night instead of resuming an old one. A night whose name is not
  * a date (written by an older version) is closed the same way instead of failing every run.
  */
+/**
+ * The nights a process somewhere is running on this store, as the store says it: a lane of the
+ * night leased (not done) whose lease was taken or renewed within the last LANE_LEASE_MS (a
+ * working process renews its lanes' leases; a dead one's run out). What a data directory's
+ * marks cannot say when machines share one PostgreSQL store, each with a data directory of its
+ * own: a night run from another of them.
+ */
+export async function nightsLiveInStore(db: Db, now: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom("night_lanes")
+    .select("night")
+    .distinct()
+    .where("done_at", "is", null)
+    .where("holder", "is not", null)
+    .where("lease_until", ">", toIso(now - LANE_LEASE_MS))
+    .orderBy("night")
+    .execute();
+  return rows.map((r) => r.night);
+}
+
 /**
  * When an unfinished night's time ran out (`end`, its closing time), never before it began: a
  * night asked for by a past date begins after its time ran out, and is over from its start.

@@ -240,3 +240,74 @@ describe("a catalog import beside a running night, on PostgreSQL", () => {
     },
   );
 });
+
+describe("a night run from another data directory on the same PostgreSQL store", () => {
+  it.skipIf(!pgStores)(
+    "P11, P13: known from the store's lane leases: a catalog import that would change its sources is refused (exit 2), another night is not started beside it nor the running one closed as interrupted (exit 1); once its leases have run out, both go ahead",
+    async () => {
+      const loc = await (pgStores as NonNullable<typeof pgStores>).fresh();
+      if (loc.kind !== "postgres") throw new Error("a PostgreSQL store was asked for");
+      const env = { NOR_DATABASE_URL: loc.url };
+      const here = mkdtempSync(join(dir, "pg-here-"));
+      const sources = {
+        "pg-a": `records: agendas, access: feed, url: "http://127.0.0.9:9/a.rss"`,
+        "pg-b": `records: minutes, access: feed, url: "http://127.0.0.9:9/b.rss"`,
+      };
+      const first = writeVillageCatalog(join(dir, "pg-x-first.yaml"), "Join", sources);
+      const other = writeVillageCatalog(join(dir, "pg-x-other.yaml"), "Join", {
+        "pg-a": sources["pg-a"],
+      });
+      const imported = await runMain(["catalog", "import", first, "--data", here], { env });
+      expect(imported.code, imported.stderr).toBe(0);
+      // Another machine runs night 2026-11-05 (a past date, asked for by name): its row open,
+      // one of its lanes leased a moment ago. Nothing of it is in this data directory.
+      const { default: pg } = await import("pg");
+      const client = new pg.Client({ connectionString: loc.url });
+      await client.connect();
+      try {
+        const now = Date.now();
+        const iso = (ms: number) => new Date(ms).toISOString();
+        await client.query(
+          "insert into nights (night, started_at, deadline_at, finished_at, runs) values ($1, $2, $3, null, 1)",
+          ["2026-11-05", iso(now - 60_000), iso(now + 3_600_000)],
+        );
+        await client.query(
+          "insert into night_lanes (night, site, holder, lease_until, done_at) values ($1, $2, $3, $4, null)",
+          ["2026-11-05", "127.0.0.9", "elsewhere:4242:abcd", iso(now + 60_000)],
+        );
+        const refused = await runMain(
+          ["catalog", "import", other, "--data", here, "--allow-retire"],
+          { env },
+        );
+        expect(refused.code, refused.stderr).toBe(2);
+        expect(refused.stderr).toContain(
+          `night 2026-11-05 is being run on ${here} by another process, with other sources than ${other} lists (pg-b is in use but not listed)`,
+        );
+        const beside = await runMain(
+          ["night", "--catalog", first, "--data", here, "--allow-private-addresses"],
+          { env },
+        );
+        expect(beside.code, beside.stderr).toBe(1);
+        expect(beside.stderr).toContain(
+          "night 2026-11-05 is being run on this store by another process (its lanes are leased, from another data directory or machine); not starting night",
+        );
+        const open = await client.query(
+          "select finished_at from nights where night = '2026-11-05'",
+        );
+        expect(open.rows[0]?.finished_at).toBeNull();
+        // Its leases ran out (the machine is gone): the import goes ahead.
+        await client.query("update night_lanes set lease_until = $1", [iso(now - 120_000)]);
+        const after = await runMain(
+          ["catalog", "import", other, "--data", here, "--allow-retire"],
+          {
+            env,
+          },
+        );
+        expect(after.code, after.stderr).toBe(0);
+        expect(after.stdout).toContain("1 retired");
+      } finally {
+        await client.end();
+      }
+    },
+  );
+});

@@ -21,6 +21,7 @@ import { type CatalogStamp, stampCatalogFiles } from "../../sources/catalog/stam
 import {
   latestNight,
   nightRow,
+  nightsLiveInStore,
   nightTotals,
   resumableNight,
   settleUnfinishedNights,
@@ -255,11 +256,14 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       // (P13) and tonight is today's date in New York.
       // A night another live process runs here (a past date joined by name, a worker's) is under
       // way: not closed under it, nor said to be.
-      const settled = await settleUnfinishedNights(
-        store.db,
-        clock.now(),
-        runner.joined ? [meant] : [],
-      );
+      // Machines sharing one PostgreSQL store, each with a data directory of its own: a night
+      // one of them runs is known from the store (its lanes' leases), not from marks here.
+      const elsewhere =
+        store.dialect === "postgres" ? await nightsLiveInStore(store.db, clock.now()) : [];
+      const settled = await settleUnfinishedNights(store.db, clock.now(), [
+        ...(runner.joined ? [meant] : []),
+        ...elsewhere,
+      ]);
       // One night at a time on a store: another night asked for while tonight's is under way
       // would read every source of both, each site twice in a night (P11, P16). Processes of
       // the same night share it (lanes, the journal); a night asked for by date waits its turn.
@@ -275,12 +279,18 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
           `night ${underWay.night} is under way on this store${runsTo}; not starting night ${asked} beside it: run \`nor night\` without --night to join it, or ask for ${asked} once it is over`,
         );
       }
+      const beside = elsewhere.find((n) => n !== (asked ?? underWay?.night ?? meant));
+      if (beside !== undefined)
+        throw new NorError(
+          "E_STORE",
+          `night ${beside} is being run on this store by another process (its lanes are leased, from another data directory or machine); not starting night ${asked ?? underWay?.night ?? meant} beside it: run \`nor night --night ${beside}\` to join it, or wait until it is over`,
+        );
       // A live process runs this night here with the catalog it imported: a catalog that would
       // change the sources it runs (retire some under it, add others) is not imported beside
       // it, nor the night finished while it still works. The same files, however named or
       // whatever build reads them, join it (a worker's, a second command's); so do files
       // whose sources are the ones in use.
-      if (runner.joined) {
+      if (runner.joined || elsewhere.includes(meant)) {
         await refuseCatalogBesideNight(store.db, meant, {
           dataDir,
           files: opts.catalog,
