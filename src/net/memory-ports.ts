@@ -7,7 +7,7 @@ import {
   type SiteFacts,
   timeOf,
 } from "../policy/admission.js";
-import { LATEST_HOLD_MS, waitAfterCrash } from "../policy/retry.js";
+import { LATEST_HOLD_MS, waitAfterCrash, waitAfterCut } from "../policy/retry.js";
 import { admitInput } from "../store/admit-input.js";
 import type {
   Admitted,
@@ -95,6 +95,13 @@ export class MemoryJournal implements JournalPort {
             r.retryAt = waitAfterCrash(r.retryAt, r.entry.startedAt, now);
             if (r.retryAt < LATEST_HOLD_MS)
               site.notBefore = Math.max(site.notBefore ?? Number.NEGATIVE_INFINITY, r.retryAt);
+          } else {
+            // A send cut short: tried again as a closed connection is (P15), its site held.
+            const wait = waitAfterCut(r.entry.attempt);
+            if (wait !== undefined) {
+              r.retryAt = now + wait;
+              site.notBefore = Math.max(site.notBefore ?? Number.NEGATIVE_INFINITY, r.retryAt);
+            }
           }
         }
       delete site.lease;

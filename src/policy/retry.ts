@@ -161,6 +161,18 @@ export function waitAfterCrash(retryAt: number, startedAt: number, now: number):
 }
 
 /**
+ * P15 for an attempt cut short by the checker's own death (`kill -9`, a crash; found later by
+ * another process or the next run): to the site, a connection closed before the answer was
+ * complete, so tried again as one is, 5 s after the first send and 20 s after the second,
+ * counted from when the cut was found (the connection ended at the latest then). Undefined
+ * after the last send a night allows.
+ */
+export function waitAfterCut(attempt: number): number | undefined {
+  if (!(attempt >= 1) || attempt > MAX_RETRIES) return undefined;
+  return attempt === 1 ? RETRY_WAITS_MS[0] : RETRY_WAITS_MS[1];
+}
+
+/**
  * The delay a Retry-After asks for, in ms from `now`, or undefined when it is absent or
  * cannot be read (see {@link readRetryAfter}, which tells those two apart). `date`: the
  * answer's Date header, trusted within a day of `now` (a server clock behind ours never

@@ -24,7 +24,7 @@ import {
   type SiteFacts,
   timeOf,
 } from "../policy/admission.js";
-import { LATEST_HOLD_MS, waitAfterCrash } from "../policy/retry.js";
+import { LATEST_HOLD_MS, waitAfterCrash, waitAfterCut } from "../policy/retry.js";
 import { admitInput } from "./admit-input.js";
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
@@ -88,7 +88,7 @@ export class SqlJournal implements JournalPort {
         // The holder died mid-request: its row is interrupted, and the gap counts from now.
         const left = await tx
           .selectFrom("request_log")
-          .select(["id", "site", "started_at", "retry_at"])
+          .select(["id", "site", "started_at", "retry_at", "attempt"])
           .where("site", "=", intent.site)
           .where("holder", "=", a.recovered)
           .where("ended_at", "is", null)
@@ -174,7 +174,13 @@ export class SqlJournal implements JournalPort {
    */
   async #interrupt(
     db: Tx,
-    rows: readonly { id: number; site: string; started_at: string; retry_at: string | null }[],
+    rows: readonly {
+      id: number;
+      site: string;
+      started_at: string;
+      retry_at: string | null;
+      attempt: number | string | null;
+    }[],
     now: number,
   ): Promise<number> {
     // The sites' holds first, in the order of their names, as an admission locks its site's
@@ -182,12 +188,21 @@ export class SqlJournal implements JournalPort {
     const waits = new Map<number, number>();
     const holds = new Map<string, number>();
     for (const r of rows) {
-      if (r.retry_at === null) continue;
-      const at = waitAfterCrash(
-        fromIso(r.retry_at, "request_log.retry_at"),
-        fromIso(r.started_at, "request_log.started_at"),
-        now,
-      );
+      // A wait its head asked for, from now; a send cut short with none asked for is tried
+      // again as a closed connection is (P15: 5 s, then 20 s, from now). Either holds its site,
+      // as the wait before any retry does.
+      const at =
+        r.retry_at !== null
+          ? waitAfterCrash(
+              fromIso(r.retry_at, "request_log.retry_at"),
+              fromIso(r.started_at, "request_log.started_at"),
+              now,
+            )
+          : (() => {
+              const wait = waitAfterCut(Number(r.attempt ?? 1));
+              return wait === undefined ? undefined : now + wait;
+            })();
+      if (at === undefined) continue;
       waits.set(r.id, at);
       if (at < LATEST_HOLD_MS) holds.set(r.site, Math.max(holds.get(r.site) ?? at, at));
     }
@@ -296,6 +311,7 @@ export class SqlJournal implements JournalPort {
         "request_log.site as site",
         "request_log.started_at as started_at",
         "request_log.retry_at as retry_at",
+        "request_log.attempt as attempt",
         "site_state.lease_holder as leaseHolder",
         "site_state.lease_until as leaseUntil",
       ])

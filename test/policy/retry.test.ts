@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { MAX_RETRIES, RETRY_AFTER_MAX_MS, RETRY_WAITS_MS } from "../../src/policy/constants.js";
-import { parseRetryAfter, readRetryAfter, retryDecision } from "../../src/policy/retry.js";
+import {
+  parseRetryAfter,
+  readRetryAfter,
+  retryDecision,
+  waitAfterCut,
+} from "../../src/policy/retry.js";
 
 const NOW = Date.UTC(2026, 10, 5, 8, 0, 0); // Thu, 05 Nov 2026 08:00:00 GMT
 
@@ -274,5 +279,11 @@ describe("retryDecision (P15)", () => {
   it("P15: a nonsensical attempt number is a bug and throws", () => {
     expect(() => retryDecision({ attempt: 0, status: 500, now: NOW })).toThrow(/attempt/);
     expect(() => retryDecision({ attempt: 1.5, status: 500, now: NOW })).toThrow(/attempt/);
+  });
+});
+
+describe("a send cut short by the checker's own death (P15)", () => {
+  it("P15: is tried again as a closed connection is: 5 s after the first send, 20 s after the second, not after the third", () => {
+    expect([1, 2, 3, 0].map(waitAfterCut)).toEqual([5_000, 20_000, undefined, undefined]);
   });
 });

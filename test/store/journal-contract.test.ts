@@ -339,14 +339,21 @@ describe.each(makers)("the journal's contract: $name", (m) => {
     }
   });
 
-  it("P10, P15, P27: a dead holder's request is interrupted; the gap counts from its discovery; it counts as a send", async () => {
+  it("P10, P15, P27: a dead holder's request is interrupted; the gap counts from its discovery; it counts as a send, and is tried again as a closed connection is (5 s from then)", async () => {
     const s = await m.make();
     try {
       const a = await s.journal.admit(intent("https://www.a.gov/1"), DEAD, T0);
       expect(a.kind).toBe("go");
+      // Found dead at T0 + 100: its gap counts from then, and the cut request is tried again as
+      // a closed connection is, P15's 5 s from then, the site held meanwhile as before any retry
+      // (the row and the site carry it from that admission on).
       const next = await s.journal.admit(intent("https://www.a.gov/1"), ME, T0 + 100);
       expect(next).toMatchObject({ kind: "wait", until: T0 + 2101 });
-      const again = await s.journal.admit(intent("https://www.a.gov/1"), ME, T0 + 2101);
+      const later = await s.journal.admit(intent("https://www.a.gov/1"), ME, T0 + 2101);
+      expect(later).toMatchObject({ kind: "wait", until: T0 + 5100 });
+      const other = await s.journal.admit(intent("https://www.a.gov/2"), ME, T0 + 2101);
+      expect(other).toMatchObject({ kind: "wait", until: T0 + 5100 });
+      const again = await s.journal.admit(intent("https://www.a.gov/1"), ME, T0 + 5100);
       // The killed attempt may have reached the site (P15 counts what the site saw): the second.
       expect(again).toMatchObject({ kind: "go", attempt: 2 });
     } finally {
