@@ -184,7 +184,13 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   // Files that cannot be read, or a store not made yet, cannot have been imported unchanged:
   // the catalog is read and validated first, so a broken one creates nothing.
   const fresh = !existsSync(loc.kind === "sqlite" ? join(dataDir, "nor.db") : dataDir);
-  let read = stamp === undefined || fresh ? await readCatalog(opts.catalog) : undefined;
+  // A worker runs the sources its command imported (the store's): it never reads the files,
+  // which may have changed since (its command judged them; a worker refusing them would stop
+  // the whole night).
+  let read =
+    opts.worker !== true && (stamp === undefined || fresh)
+      ? await readCatalog(opts.catalog)
+      : undefined;
   // What the night keeps beside the store (its marks, its lock, the archive) is checked before
   // the store is made or changed: one in the way stops it now, with nothing imported or opened.
   refuseBlockedParts(dataDir, NIGHT_PARTS);
@@ -290,7 +296,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       // it, nor the night finished while it still works. The same files, however named or
       // whatever build reads them, join it (a worker's, a second command's); so do files
       // whose sources are the ones in use.
-      if (runner.joined || elsewhere.includes(meant)) {
+      if ((runner.joined || elsewhere.includes(meant)) && opts.worker !== true) {
         await refuseCatalogBesideNight(store.db, meant, {
           dataDir,
           files: opts.catalog,
@@ -338,14 +344,17 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       // (a source gone from the file is retired, never deleted), as `nor catalog import`;
       // unless these files, byte for byte, are the ones last imported (their stamp), when the
       // store already holds exactly their sources. The night runs the sources in use.
-      sources = await sourcesOfCatalog(store.db, read ?? opts.catalog, stamp, {
-        now: clock.now(),
-        allowRetire: opts.allowRetire === true,
-        said: (line, record) => {
-          if (tty) stderr().write(`nor night: catalog imported: ${line}\n`);
-          else log.info(record, "catalog imported");
-        },
-      });
+      sources =
+        opts.worker === true
+          ? ((await sourcesInUse(store.db)) ?? [])
+          : await sourcesOfCatalog(store.db, read ?? opts.catalog, stamp, {
+              now: clock.now(),
+              allowRetire: opts.allowRetire === true,
+              said: (line, record) => {
+                if (tty) stderr().write(`nor night: catalog imported: ${line}\n`);
+                else log.info(record, "catalog imported");
+              },
+            });
       read = undefined; // the entries are the store's from here on: let these go
       const opened = await nightRow(store.db, night);
       start = {
