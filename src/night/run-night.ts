@@ -367,7 +367,14 @@ export async function runNight(
       result.flags = flagsFor(result, history);
       let committed: Awaited<ReturnType<NightStore["commit"]>>;
       try {
-        committed = await store.commit(opts.night, result);
+        try {
+          committed = await store.commit(opts.night, result);
+        } catch {
+          // Tried once more: a store whose connection dropped (PostgreSQL restarted, a
+          // backend ended) takes the same result on the next; the commit is one transaction,
+          // so nothing of the first is kept, and one that went through is found `already`.
+          committed = await store.commit(opts.night, result);
+        }
       } catch (err) {
         // This result could not be written (a record the store refuses, a bug): the commit is
         // one transaction, so nothing of it is kept. The source is recorded as the checker's

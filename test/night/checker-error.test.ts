@@ -133,6 +133,28 @@ describe("a check that throws (run-night)", () => {
     expect(errors.map((e) => e.id)).toEqual(["lane.org/1"]);
   });
 
+  it("P8, P27: a result the store fails to take once (a dropped connection) is taken on the next try, its records kept", async () => {
+    const clock = new ManualClock();
+    const sim = buildSimulation(clock, [{ site: "lane.org", latencyMs: 100, sources: 3 }]);
+    const store = new MemoryNightStore();
+    const commit = store.commit.bind(store);
+    let failed = 0;
+    store.commit = async (night: string, r: SourceResult) => {
+      if (r.sourceId === "lane.org/1" && failed === 0) {
+        failed++;
+        throw new Error("Connection terminated unexpectedly");
+      }
+      return commit(night, r);
+    };
+    const errors: { id: string; err: unknown }[] = [];
+    const summary = await night(clock, sim, store, simReader, errors);
+    expect(failed).toBe(1);
+    for (const id of ["lane.org/0", "lane.org/1", "lane.org/2"])
+      expect(store.outcomeOf(id, NIGHT)?.kind).toBe("ok");
+    expect(summary.outcomes).toEqual({ ok: 3 });
+    expect(errors).toEqual([]);
+  });
+
   it("a store that cannot record an outcome at all stops the night with an error that says so, after one source", async () => {
     const clock = new ManualClock();
     const sim = buildSimulation(clock, [{ site: "lane.org", latencyMs: 100, sources: 3 }]);
@@ -152,8 +174,9 @@ describe("a check that throws (run-night)", () => {
         /could not record the outcome of lane\.org\/0; the night stops: .*SQLITE_READONLY/,
       ),
     });
-    // The result, then the bare error outcome: two tries for one source, never a loop.
-    expect(commits).toEqual(["lane.org/0", "lane.org/0"]);
+    // The result, once more (a dropped connection), then the bare error outcome: three tries
+    // for one source, never a loop.
+    expect(commits).toEqual(["lane.org/0", "lane.org/0", "lane.org/0"]);
     // Nothing more was asked of the site after the store failed.
     expect(sim.observed.filter((r) => new URL(r.url).pathname.startsWith("/list/"))).toEqual([]);
   });
