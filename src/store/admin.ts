@@ -5,10 +5,10 @@
  */
 import { NorError } from "../errors.js";
 import type { WaySkipped, WayUsed } from "../night/types.js";
-import { LANE_LEASE_MS } from "../policy/constants.js";
 import { closingTime, isNightDate, nightOf } from "../policy/night-date.js";
 import type { Db } from "./db.js";
-import { toIso } from "./iso-time.js";
+import { holderDead, STALE_MS } from "./holder.js";
+import { fromIso, toIso } from "./iso-time.js";
 import { sql } from "./kysely.js";
 import { latestMarks } from "./marks.js";
 import { notReadSitesOf, siteNotReadReason } from "./site-rules.js";
@@ -313,22 +313,29 @@ export interface SettledNights {
  */
 /**
  * The nights a process somewhere is running on this store, as the store says it: a lane of the
- * night leased (not done) whose lease was taken or renewed within the last LANE_LEASE_MS (a
- * working process renews its lanes' leases; a dead one's run out). What a data directory's
+ * night leased (not done) by a holder not dead (holder.ts holderDead: another host's lease
+ * while it lasts, renewed by its working process; this host's while its process lives). What a data directory's
  * marks cannot say when machines share one PostgreSQL store, each with a data directory of its
  * own: a night run from another of them.
  */
 export async function nightsLiveInStore(db: Db, now: number): Promise<string[]> {
   const rows = await db
     .selectFrom("night_lanes")
-    .select("night")
-    .distinct()
+    .select(["night", "holder", "lease_until"])
     .where("done_at", "is", null)
     .where("holder", "is not", null)
-    .where("lease_until", ">", toIso(now - LANE_LEASE_MS))
-    .orderBy("night")
+    .where("lease_until", "is not", null)
+    // Leases that ran out long ago are not read at all (holderDead judges the rest).
+    .where("lease_until", ">", toIso(now - STALE_MS))
     .execute();
-  return rows.map((r) => r.night);
+  const live = new Set<string>();
+  for (const r of rows) {
+    if (r.holder === null || r.lease_until === null) continue;
+    // Another host's lease while it lasts; this host's while its process lives (holder.ts).
+    if (!holderDead({ holder: r.holder, until: fromIso(r.lease_until, "night_lanes") }, now))
+      live.add(r.night);
+  }
+  return [...live].sort();
 }
 
 /**
