@@ -7,7 +7,15 @@
  * crash must work without a person).
  */
 import { randomBytes } from "node:crypto";
-import { linkSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  linkSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { NorError } from "../errors.js";
 import { alive } from "../store/holder.js";
@@ -60,7 +68,7 @@ export function acquirePidLock(path: string, taken: (pid: number) => Error): () 
       // already gone
     }
   };
-  for (let attempt = 0; attempt < 50; attempt++) {
+  for (let attempt = 0; attempt < 200; attempt++) {
     if (place(path, me)) return release;
     let text: string;
     try {
@@ -70,25 +78,57 @@ export function acquirePidLock(path: string, taken: (pid: number) => Error): () 
       throw err;
     }
     const pid = Number.parseInt(text, 10);
-    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && holds(text, pid))
-      throw taken(pid);
-    // Stale: moved aside first, so a lock another process made meanwhile is never removed.
-    const aside = `${path}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
-    try {
-      renameSync(path, aside);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") continue;
-      throw err;
+    if (!(Number.isInteger(pid) && pid > 0)) {
+      // No pid (yet): one being written in place (a file system without hard links) is held
+      // while young; an old one is a leftover.
+      if (ageMs(path) < YOUNG_MS) {
+        pause(10);
+        continue;
+      }
+    } else if (text !== me && holds(text, pid)) throw taken(pid);
+    // Stale. Taken over by one process at a time, under a second lock, and removed only if
+    // it is still the stale one read: a lock made meanwhile is never removed.
+    const guard = `${path}.takeover`;
+    if (!place(guard, me)) {
+      // Another is taking it over; a guard left by one that died while doing so goes.
+      if (ageMs(guard) > YOUNG_MS) rmSync(guard, { force: true });
+      pause(10);
+      continue;
     }
     try {
-      if (readFileSync(aside, "utf8") !== text) linkSync(aside, path); // someone's new one: back
-    } catch {
-      // taken by a third meanwhile: theirs stands
+      let still: string | undefined;
+      try {
+        still = readFileSync(path, "utf8");
+      } catch {
+        still = undefined;
+      }
+      if (still === text) unlinkSync(path);
     } finally {
-      rmSync(aside, { force: true });
+      try {
+        if (readFileSync(guard, "utf8") === me) unlinkSync(guard);
+      } catch {
+        // already gone
+      }
     }
   }
   throw new NorError("E_STORE", `cannot take the lock ${path}`);
+}
+
+/** How long a lock file without a holder's pid, or a takeover's guard, is taken to be at work. */
+const YOUNG_MS = 10_000;
+
+/** Milliseconds since `path` was last written (0 when it cannot be looked at). */
+function ageMs(path: string): number {
+  try {
+    return Date.now() - statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+/** Waits `ms` without returning to the event loop (the lock is taken synchronously). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /** Makes the lock `path` holding `text`, whole; false when one is there already. */
@@ -136,9 +176,18 @@ function startOf(pid: number): string {
   }
 }
 
-/** What a lock says of its holder: pid, boot id, start time, a line each. */
+/** This process's pid namespace (Linux), or "" where the system does not say it. */
+function pidNamespace(): string {
+  try {
+    return readlinkSync("/proc/self/ns/pid");
+  } catch {
+    return "";
+  }
+}
+
+/** What a lock says of its holder: pid, boot id, start time, pid namespace, a line each. */
 function identityOf(pid: number): string {
-  return `${pid}\n${bootId()}\n${startOf(pid)}\n`;
+  return `${pid}\n${bootId()}\n${startOf(pid)}\n${pidNamespace()}\n`;
 }
 
 /**
@@ -147,8 +196,11 @@ function identityOf(pid: number): string {
  * or start (written by an earlier version, or on a system without them) goes by the pid alone.
  */
 function holds(text: string, pid: number): boolean {
+  const [, boot = "", start = "", ns = ""] = text.split("\n");
+  // A holder in another pid namespace (a container sharing the directory) cannot be looked
+  // at from here: held, in this boot.
+  if (ns !== "" && ns !== pidNamespace()) return boot === "" || boot === bootId();
   if (!alive(pid)) return false;
-  const [, boot = "", start = ""] = text.split("\n");
   if (boot !== "" && boot !== bootId()) return false;
   if (start !== "" && startOf(pid) !== "" && start !== startOf(pid)) return false;
   return true;
