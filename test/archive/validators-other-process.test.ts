@@ -8,12 +8,13 @@
  *
  * Two store handles on one store and one archive directory stand for two processes.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync, truncateSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
 import type { IdSource } from "../../src/ids.js";
+import { latestCapture } from "../../src/store/archive/captures.js";
 import { ArchiveValidators } from "../../src/store/archive/validators.js";
 import { WarcArchive } from "../../src/store/archive/warc-archive.js";
 import { openStore, type StoreLocation } from "../../src/store/db.js";
@@ -55,6 +56,8 @@ async function twoProcesses(loc: StoreLocation) {
     archiveA,
     archiveB,
     copiesA,
+    archiveDir,
+    db: a.db,
     close: async () => {
       await copiesA.close();
       await archiveA.close();
@@ -143,6 +146,32 @@ describe.each(factories)("a copy another process archived ($name)", (factory) =>
       await b.close();
       rmSync(here, { recursive: true, force: true });
       rmSync(there, { recursive: true, force: true });
+    }
+  });
+
+  it("P8, P12: a copy in a file cut short sends no validators (the page asked once, in full)", async () => {
+    const p = await twoProcesses(await factory.fresh());
+    try {
+      await p.archiveA.write(
+        exchange(URL_U, "<rss>one</rss>", { at: LAST_NIGHT, headers: { etag: '"v1"' } }),
+      );
+      await p.archiveA.close();
+      const dir = p.archiveDir;
+      const file = readdirSync(dir).find((f) => f.endsWith(".warc.gz"));
+      if (file === undefined) throw new Error("no WARC file");
+      const copies = new ArchiveValidators(p.db, dir);
+      try {
+        // Cut inside the copy's record: its last byte gone.
+        const kept = await latestCapture(p.db, URL_U, { withBody: true, method: "GET" });
+        if (kept === undefined) throw new Error("no capture");
+        expect(statSync(join(dir, file)).size).toBeGreaterThanOrEqual(kept.offset + kept.length);
+        truncateSync(join(dir, file), kept.offset + kept.length - 1);
+        expect(await copies.get(URL_U)).toBeUndefined();
+      } finally {
+        await copies.close();
+      }
+    } finally {
+      await p.close();
     }
   });
 });

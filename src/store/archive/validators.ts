@@ -19,7 +19,7 @@
  * back and its digest checked at every use (P8).
  */
 
-import { existsSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { StoredCopy, ValidatorStore } from "../../night/reader.js";
 import type { Db } from "../db.js";
@@ -58,22 +58,31 @@ export class ArchiveValidators implements ValidatorStore {
   async get(url: string): Promise<{ etag?: string; lastModified?: string } | undefined> {
     const capture = await this.#latestCopy(url, "get", "copy");
     // A copy in another data directory's archive (machines sharing one PostgreSQL store, each
-    // with its own archive) is not one this process can answer a 304 from: asked without
+    // with its own archive), or in a file cut short, is not one this process can answer a 304
+    // from: asked without
     // validators, so the site answers once, in full, not a 304 and then the page (P8, P12).
     if (capture !== undefined && !this.#holds(capture)) return undefined;
     return validatorsOf(capture);
   }
 
-  /** Files of this archive seen there (a file, once written, is never removed by a night). */
-  readonly #present = new Set<string>();
+  /** Sizes of this archive's files as last seen (a file only grows while it is written). */
+  readonly #sizes = new Map<string, number>();
 
-  /** Whether this archive has the files `capture`'s copy is read from. */
+  /** Whether this archive has, whole, the records `capture`'s copy is read from. */
   #holds(capture: Capture): boolean {
-    const files = [capture.file, ...(capture.refersTo ? [capture.refersTo.file] : [])];
-    for (const f of files) {
-      if (this.#present.has(f)) continue;
-      if (!existsSync(join(this.#dir, f))) return false;
-      this.#present.add(f);
+    const parts: [string, number][] = [[capture.file, capture.offset + capture.length]];
+    if (capture.refersTo)
+      parts.push([capture.refersTo.file, capture.refersTo.offset + capture.refersTo.length]);
+    for (const [file, end] of parts) {
+      if ((this.#sizes.get(file) ?? -1) >= end) continue;
+      let size: number;
+      try {
+        size = statSync(join(this.#dir, file)).size;
+      } catch {
+        return false;
+      }
+      this.#sizes.set(file, size);
+      if (size < end) return false;
     }
     return true;
   }
