@@ -2,13 +2,12 @@ import {
   admit,
   type DecisionTime,
   DIED_IN_FLIGHT,
-  NOT_SENT,
   type OwnerRule,
   type SiteFacts,
   timeOf,
 } from "../policy/admission.js";
-import { LATEST_HOLD_MS, waitAfterCrash, waitAfterCut } from "../policy/retry.js";
-import { admitInput } from "../store/admit-input.js";
+import { LATEST_HOLD_MS, retryAfterDeath } from "../policy/retry.js";
+import { admitInput, priorAttempt } from "../store/admit-input.js";
 import type {
   Admitted,
   Completion,
@@ -69,16 +68,15 @@ export class MemoryJournal implements JournalPort {
       admitInput(intent, holder, now, {
         site,
         rules: this.rules.get(intent.site) ?? [],
-        prior: prior.map((r) => ({
-          final: r.final,
-          closedEarly: r.closedEarly,
-          interrupted: r.entry.outcome === "interrupted",
-          ...(r.entry.outcome === "interrupted" && r.entry.failure?.startsWith(NOT_SENT)
-            ? { notSent: true }
-            : {}),
-          ...(r.entry.outcome === "blocked-address" ? { ownRefusal: true } : {}),
-          ...(r.retryAt !== undefined ? { retryAt: r.retryAt } : {}),
-        })),
+        prior: prior.map((r) =>
+          priorAttempt({
+            final: r.final,
+            closedEarly: r.closedEarly,
+            outcome: r.entry.outcome,
+            failure: r.entry.failure,
+            retryAt: r.retryAt,
+          }),
+        ),
       }),
     );
     if ((a.kind === "go" || a.kind === "wait") && a.recovered !== undefined) {
@@ -90,18 +88,12 @@ export class MemoryJournal implements JournalPort {
         ) {
           r.entry.outcome = "interrupted";
           r.entry.failure = DIED_IN_FLIGHT;
-          if (r.retryAt !== undefined) {
-            // A wait its head asked for counts from now, when its end was found (P15).
-            r.retryAt = waitAfterCrash(r.retryAt, r.entry.startedAt, now);
-            if (r.retryAt < LATEST_HOLD_MS)
-              site.notBefore = Math.max(site.notBefore ?? Number.NEGATIVE_INFINITY, r.retryAt);
-          } else {
-            // A send cut short: tried again as a closed connection is (P15), its site held.
-            const wait = waitAfterCut(r.entry.attempt);
-            if (wait !== undefined) {
-              r.retryAt = now + wait;
-              site.notBefore = Math.max(site.notBefore ?? Number.NEGATIVE_INFINITY, r.retryAt);
-            }
+          // Its wait (its head's, or a cut send's, P15) counts from now, and holds its site.
+          const at = retryAfterDeath(r.retryAt, r.entry.startedAt, r.entry.attempt, now);
+          if (at !== undefined) {
+            r.retryAt = at;
+            if (at < LATEST_HOLD_MS)
+              site.notBefore = Math.max(site.notBefore ?? Number.NEGATIVE_INFINITY, at);
           }
         }
       delete site.lease;

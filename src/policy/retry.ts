@@ -173,6 +173,22 @@ export function waitAfterCut(attempt: number): number | undefined {
 }
 
 /**
+ * P15 for an attempt whose process died in it, found `now`: the wait its head asked for
+ * (`retryAt`, waitAfterCrash), else the wait of a send cut short (waitAfterCut), from now;
+ * undefined when it is tried no more.
+ */
+export function retryAfterDeath(
+  retryAt: number | undefined,
+  startedAt: number,
+  attempt: number,
+  now: number,
+): number | undefined {
+  if (retryAt !== undefined) return waitAfterCrash(retryAt, startedAt, now);
+  const wait = waitAfterCut(attempt);
+  return wait === undefined ? undefined : now + wait;
+}
+
+/**
  * The delay a Retry-After asks for, in ms from `now`, or undefined when it is absent or
  * cannot be read (see {@link readRetryAfter}, which tells those two apart). `date`: the
  * answer's Date header, trusted within a day of `now` (a server clock behind ours never

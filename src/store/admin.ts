@@ -314,9 +314,9 @@ export interface SettledNights {
 /**
  * The nights a process somewhere is running on this store, as the store says it: a lane of the
  * night leased (not done) by a holder not dead (holder.ts holderDead: another host's lease
- * while it lasts, renewed by its working process; this host's while its process lives). What a data directory's
- * marks cannot say when machines share one PostgreSQL store, each with a data directory of its
- * own: a night run from another of them.
+ * while it lasts, renewed by its working process; this host's while its process lives). What
+ * a data directory's marks cannot say when machines share one PostgreSQL store, each with a
+ * data directory of its own: a night run from another of them.
  */
 export async function nightsLiveInStore(db: Db, now: number): Promise<string[]> {
   const rows = await db

@@ -3,7 +3,13 @@
  * implementation of the journal port (memory, SQLite, PostgreSQL).
  */
 import type { SendIntent } from "../net/journal.js";
-import type { AdmitInput, OwnerRule, PriorAttempt, SiteFacts } from "../policy/admission.js";
+import {
+  type AdmitInput,
+  NOT_SENT,
+  type OwnerRule,
+  type PriorAttempt,
+  type SiteFacts,
+} from "../policy/admission.js";
 import { holderDead } from "./holder.js";
 
 export function admitInput(
@@ -25,5 +31,27 @@ export function admitInput(
     replayAllowed: intent.replayAllowed,
     ...(intent.aheadMs !== undefined ? { aheadMs: intent.aheadMs } : {}),
     holderDead: (lease) => holderDead(lease, now),
+  };
+}
+
+/**
+ * An earlier attempt of the request tonight as the admission reads it, from its row as every
+ * journal keeps it: its word in the log (`outcome`, `failure`), whether it was final, closed
+ * early, and the retry time its head or its death set.
+ */
+export function priorAttempt(r: {
+  final: boolean;
+  closedEarly: boolean;
+  outcome: string;
+  failure: string | null | undefined;
+  retryAt: number | undefined;
+}): PriorAttempt {
+  return {
+    final: r.final,
+    closedEarly: r.closedEarly,
+    interrupted: r.outcome === "interrupted",
+    ...(r.outcome === "interrupted" && r.failure?.startsWith(NOT_SENT) ? { notSent: true } : {}),
+    ...(r.outcome === "blocked-address" ? { ownRefusal: true } : {}),
+    ...(r.retryAt !== undefined ? { retryAt: r.retryAt } : {}),
   };
 }

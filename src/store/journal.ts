@@ -19,13 +19,12 @@ import {
   admit,
   type DecisionTime,
   DIED_IN_FLIGHT,
-  NOT_SENT,
   type OwnerRule,
   type SiteFacts,
   timeOf,
 } from "../policy/admission.js";
-import { LATEST_HOLD_MS, waitAfterCrash, waitAfterCut } from "../policy/retry.js";
-import { admitInput } from "./admit-input.js";
+import { LATEST_HOLD_MS, retryAfterDeath } from "../policy/retry.js";
+import { admitInput, priorAttempt } from "./admit-input.js";
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
 import { GroupCommit } from "./group-commit.js";
@@ -72,16 +71,15 @@ export class SqlJournal implements JournalPort {
       const input = admitInput(intent, holder, now, {
         site,
         rules,
-        prior: priorRows.map((r) => ({
-          final: Number(r.final) === 1,
-          closedEarly: Number(r.closed_early) === 1,
-          interrupted: r.outcome === "interrupted",
-          ...(r.outcome === "interrupted" && r.failure?.startsWith(NOT_SENT)
-            ? { notSent: true }
-            : {}),
-          ...(r.outcome === "blocked-address" ? { ownRefusal: true } : {}),
-          ...(r.retry_at !== null ? { retryAt: fromIso(r.retry_at, "request_log.retry_at") } : {}),
-        })),
+        prior: priorRows.map((r) =>
+          priorAttempt({
+            final: Number(r.final) === 1,
+            closedEarly: Number(r.closed_early) === 1,
+            outcome: r.outcome,
+            failure: r.failure,
+            retryAt: r.retry_at !== null ? fromIso(r.retry_at, "request_log.retry_at") : undefined,
+          }),
+        ),
       });
       const a = admit(input);
       if ((a.kind === "go" || a.kind === "wait") && a.recovered !== undefined) {
@@ -170,7 +168,7 @@ export class SqlJournal implements JournalPort {
 
   /**
    * Rows of holders found dead, marked interrupted; a wait one's head asked for (P15) counts
-   * from `now`, when its end was found (policy/retry.ts waitAfterCrash), and holds its site.
+   * from `now`, when its end was found (policy/retry.ts retryAfterDeath), and holds its site.
    */
   async #interrupt(
     db: Tx,
@@ -191,17 +189,12 @@ export class SqlJournal implements JournalPort {
       // A wait its head asked for, from now; a send cut short with none asked for is tried
       // again as a closed connection is (P15: 5 s, then 20 s, from now). Either holds its site,
       // as the wait before any retry does.
-      const at =
-        r.retry_at !== null
-          ? waitAfterCrash(
-              fromIso(r.retry_at, "request_log.retry_at"),
-              fromIso(r.started_at, "request_log.started_at"),
-              now,
-            )
-          : (() => {
-              const wait = waitAfterCut(Number(r.attempt ?? 1));
-              return wait === undefined ? undefined : now + wait;
-            })();
+      const at = retryAfterDeath(
+        r.retry_at !== null ? fromIso(r.retry_at, "request_log.retry_at") : undefined,
+        fromIso(r.started_at, "request_log.started_at"),
+        Number(r.attempt ?? 1),
+        now,
+      );
       if (at === undefined) continue;
       waits.set(r.id, at);
       if (at < LATEST_HOLD_MS) holds.set(r.site, Math.max(holds.get(r.site) ?? at, at));

@@ -285,11 +285,12 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
           `night ${underWay.night} is under way on this store${runsTo}; not starting night ${asked} beside it: run \`nor night\` without --night to join it, or ask for ${asked} once it is over`,
         );
       }
-      const beside = elsewhere.find((n) => n !== (asked ?? underWay?.night ?? meant));
+      const toRun = asked ?? underWay?.night ?? meant;
+      const beside = elsewhere.find((n) => n !== toRun);
       if (beside !== undefined)
         throw new NorError(
           "E_STORE",
-          `night ${beside} is being run on this store by another process (its lanes are leased, from another data directory or machine); not starting night ${asked ?? underWay?.night ?? meant} beside it: run \`nor night --night ${beside}\` to join it, or wait until it is over`,
+          `night ${beside} is being run on this store by another process (its lanes are leased, from another data directory or machine); not starting night ${toRun} beside it: run \`nor night --night ${beside}\` to join it, or wait until it is over`,
         );
       // A live process runs this night here with the catalog it imported: a catalog that would
       // change the sources it runs (retire some under it, add others) is not imported beside
