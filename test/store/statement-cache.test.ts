@@ -25,6 +25,46 @@ describe("StatementCache: one compiled statement per SQL text", () => {
     }
   });
 
+  it("rows: the same rows better-sqlite3 makes (keys, their order, values), built from raw rows", () => {
+    const db = new StatementCache(new Database(":memory:"));
+    try {
+      db.prepare(
+        'create table t (id integer primary key, "a b" text, "2" integer, x real, y blob, z text, "__proto__" text)',
+      ).run([]);
+      const insert = db.prepare(
+        'insert into t (id, "a b", "2", x, y, z, "__proto__") values (?, ?, ?, ?, ?, ?, ?)',
+      );
+      insert.run([1, "one", 2, 1.5, Buffer.from([1, 2]), null, "p"]);
+      insert.run([2, 'two "quoted" \u2028', 9007199254740991, -0.25, null, "z", null]);
+      const same = (sql: string, params: unknown[] = []) => {
+        const made = db.rows(sql, params);
+        const theirs = db.prepare(sql).all(params) as Record<string, unknown>[];
+        expect(made).toEqual(theirs);
+        expect(made.map((r) => Object.keys(r))).toEqual(theirs.map((r) => Object.keys(r)));
+        expect(made.map((r) => Object.getPrototypeOf(r))).toEqual(
+          theirs.map((r) => Object.getPrototypeOf(r)),
+        );
+        return made;
+      };
+      same('select id, "a b", "2", x, y, z from t order by id');
+      // A later column of the same name wins, in the first one's place, as better-sqlite3 does.
+      expect(same("select id as k, z as v, x as k from t order by id")).toEqual([
+        { k: 1.5, v: null },
+        { k: -0.25, v: "z" },
+      ]);
+      same("select * from t where id = ?", [2]);
+      same("select * from t where id = ?", [3]);
+      // A column named __proto__ is read by better-sqlite3 itself (which sets the prototype).
+      same('select id, "__proto__" from t order by id');
+      same('select id, "__proto__" from t order by id');
+      // Run again: the statement and its builder are made once, the rows are each run's.
+      insert.run([3, "three", 3, 3, null, null, null]);
+      expect(same("select * from t where id = ?", [3])).toHaveLength(1);
+    } finally {
+      db.close();
+    }
+  });
+
   it("is bounded: the least recently used statement is dropped first", () => {
     const db = new StatementCache(new Database(":memory:"), 2);
     try {

@@ -3,7 +3,7 @@ import { NorError } from "../../errors.js";
 import { RETRY_AFTER_MAX_MS } from "../../policy/constants.js";
 import { LATEST_HOLD_MS, readRetryAfter } from "../../policy/retry.js";
 import { siteOf } from "../../policy/site.js";
-import type { Completion, JournalPort, StoredAttempt } from "../journal.js";
+import type { Completion, JournalPort, StoredAnswer, StoredAttempt } from "../journal.js";
 import { type AttemptResult, type Call, CutOff, type Got, type Step } from "../pipeline.js";
 import type { Validators } from "../types.js";
 import type { ClosedSites } from "./closed-site.js";
@@ -76,31 +76,37 @@ function completion(
   const asked = r.kind === "response" ? siteHold(r) : undefined;
   const hold =
     asked !== undefined && retryAt !== undefined ? Math.max(asked, retryAt) : (asked ?? retryAt);
-  return {
-    ...endOf(r),
+  // Built field by field, in the order the row and the stored answer have always listed them:
+  // one object of a steady shape, not a dozen spreads a request.
+  const c: Completion = {
+    endedAt: r.endedAt,
+    status: r.kind === "response" ? r.status : null,
+    bytes: r.kind === "response" ? r.read.bytes : 0,
     outcome: j.label,
-    ...failureOf(r),
-    ...(r.kind === "response" ? received(r.headers) : {}),
-    ...(j.evidence ? { evidence: j.evidence } : {}),
     final: j.final,
     closedEarly: j.closedEarly,
-    ...(retryAt !== undefined ? { retryAt } : {}),
-    ...(j.final
-      ? {
-          answer: {
-            ...stored(r, got.archived),
-            ...(call.source !== undefined ? { source: call.source } : {}),
-            ...(r.kind === "response" && call.validatorsSent
-              ? { validatorsSent: call.validatorsSent }
-              : {}),
-            attempt: t.attempt,
-            priorAllClosed: t.priorAllClosed,
-          },
-        }
-      : {}),
-    ...(j.closeSite !== undefined ? { closeSite: j.closeSite } : {}),
-    ...(hold !== undefined ? { siteNotBefore: hold } : {}),
   };
+  const failure = failureOf(r).failure;
+  if (failure !== undefined) c.failure = failure;
+  if (r.kind === "response") {
+    const v = received(r.headers).validatorsReceived;
+    if (v !== undefined) c.validatorsReceived = v;
+  }
+  if (j.evidence) c.evidence = j.evidence;
+  if (retryAt !== undefined) c.retryAt = retryAt;
+  if (j.final) {
+    const answer = stored(r, got.archived) as StoredAnswer;
+    // A failure's stored answer names its source too, as it always has.
+    if (call.source !== undefined) (answer as { source?: string }).source = call.source;
+    if (answer.kind === "response" && call.validatorsSent)
+      answer.validatorsSent = call.validatorsSent;
+    answer.attempt = t.attempt;
+    answer.priorAllClosed = t.priorAllClosed;
+    c.answer = answer;
+  }
+  if (j.closeSite !== undefined) c.closeSite = j.closeSite;
+  if (hold !== undefined) c.siteNotBefore = hold;
+  return c;
 }
 
 function endOf(r: AttemptResult) {
