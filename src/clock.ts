@@ -62,16 +62,20 @@ export class ManualClock implements Clock {
         reject(signal.reason);
         return;
       }
-      const timer = { at: this.#now + Math.max(0, ms), seq: this.#seq++, resolve };
+      const onAbort = () => {
+        this.#timers = this.#timers.filter((t) => t !== timer);
+        reject(signal?.reason);
+      };
+      // Woken, it stops listening: a night's signal would otherwise hold a listener for every
+      // sleep of the night (and adding one looks through all of them: a simulated night of
+      // 30,000 sources spent most of its time there).
+      const wake = () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      const timer: Timer = { at: this.#now + Math.max(0, ms), seq: this.#seq++, resolve: wake };
       this.#timers.push(timer);
-      signal?.addEventListener(
-        "abort",
-        () => {
-          this.#timers = this.#timers.filter((t) => t !== timer);
-          reject(signal.reason);
-        },
-        { once: true },
-      );
+      signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
 

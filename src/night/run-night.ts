@@ -208,6 +208,12 @@ export async function runNight(
   // P20, P23: one entry per site, its latest evidence about our connection (true: a DNS or
   // connect failure), newest last; and the sources each site failed that way in this run.
   const reach = new Map<string, boolean>();
+  /**
+   * The same, the last OFFLINE_WINDOW sites only (the newest last): what the rule judges. Kept
+   * apart so that judging after each source reads ten entries, not every site heard from (a
+   * night of 27,000 sites copied them all for each of its sources).
+   */
+  const recent = new Map<string, boolean>();
   const failedBy = new Map<string, { id: string; kind: NightOutcomeKind }[]>();
   let offlineNote: string | undefined;
   /** Sources committed with a DNS or connect failure that the offline decision rests on. */
@@ -244,20 +250,26 @@ export async function runNight(
     if (failed && offlineNote !== undefined) return true;
     reach.delete(site);
     reach.set(site, failed);
+    recent.delete(site);
+    recent.set(site, failed);
+    for (const oldest of recent.keys()) {
+      if (recent.size <= OFFLINE_WINDOW) break;
+      recent.delete(oldest);
+    }
     if (failed) {
       const list = failedBy.get(site) ?? [];
       list.push({ id: result.sourceId, kind: result.outcome.kind });
       failedBy.set(site, list);
     }
-    if (offlineNote !== undefined || !judgeReach([...reach.values()]).offline) return false;
+    if (offlineNote !== undefined || !judgeReach([...recent.values()]).offline) return false;
     // Offline: the failing sites the decision rests on were the checker's problem too.
-    const window = [...reach.entries()].slice(-OFFLINE_WINDOW);
+    const window = [...recent.entries()];
     for (const [s, f] of window) {
       if (!f) continue;
       for (const x of failedBy.get(s) ?? [])
         if (x.id !== result.sourceId) toRelabel.set(x.id, x.kind);
     }
-    const v = judgeReach([...reach.values()]);
+    const v = judgeReach([...recent.values()]);
     offlineNote = `the checker could not reach the internet: ${v.failed} of the last ${v.of} sites failed to resolve or connect; nothing was judged about this site`;
     // This source, when it failed too, is committed as checker-offline by the caller; one that
     // answered keeps its own outcome.
