@@ -1,3 +1,4 @@
+import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../src/clock.js";
 
@@ -16,14 +17,13 @@ describe("ManualClock", () => {
 
 describe("ManualClock and the night's signal", () => {
   it("a sleep woken by time stops listening to its signal; one aborted rejects with its reason", async () => {
-    const { getEventListeners } = await import("node:events");
     const clock = new ManualClock(0);
     const stop = new AbortController();
     const sleeps = Array.from({ length: 50 }, (_, i) => clock.sleep(10 + i, stop.signal));
-    expect(getEventListeners(stop.signal, "abort")).toHaveLength(50);
+    expect(EventEmitter.getEventListeners(stop.signal, "abort")).toHaveLength(50);
     await clock.advance(100);
     await Promise.all(sleeps);
-    expect(getEventListeners(stop.signal, "abort")).toHaveLength(0);
+    expect(EventEmitter.getEventListeners(stop.signal, "abort")).toHaveLength(0);
     const late = clock.sleep(10, stop.signal);
     stop.abort(new Error("stopped"));
     await expect(late).rejects.toThrow("stopped");
