@@ -186,7 +186,7 @@ function pidNamespace(): string {
 }
 
 /** What a lock says of its holder: pid, boot id, start time, pid namespace, a line each. */
-function identityOf(pid: number): string {
+export function identityOf(pid: number): string {
   return `${pid}\n${bootId()}\n${startOf(pid)}\n${pidNamespace()}\n`;
 }
 
@@ -195,7 +195,7 @@ function identityOf(pid: number): string {
  * pid the system gave to another program since is not the holder). A lock that says no boot
  * or start (written by an earlier version, or on a system without them) goes by the pid alone.
  */
-function holds(text: string, pid: number): boolean {
+export function holds(text: string, pid: number): boolean {
   const [, boot = "", start = "", ns = ""] = text.split("\n");
   // A holder in another pid namespace (a container sharing the directory) cannot be looked
   // at from here: held, in this boot.

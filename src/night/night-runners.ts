@@ -7,16 +7,19 @@
  * Each process has a file of its own in `night-runners/` (named by its holder id), written while
  * the opening lock is held (so a file another process reads is never half written) and removed
  * when it ends, or is stopped by a signal. A file whose process is gone (`kill -9`) is stale and
- * removed by the next process that looks (holder.ts: the pid on this host; past the night's own
- * time, whatever the pid, as after a pid another program got since). On PostgreSQL every
+ * removed by the next process that looks (holder.ts: the pid on this host, and the process's
+ * start and boot as the mark names them, so a pid another program got since is no longer the
+ * night's; past the night's own time, whatever the pid). On PostgreSQL every
  * machine has a data directory of its own: the marks see the processes of one data directory.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { NorError } from "../errors.js";
 import type { IdSource } from "../ids.js";
 import { NIGHT_SPAN_MS } from "../policy/night-date.js";
 import { holderDead, newHolderId } from "../store/holder.js";
+import { holds, identityOf } from "./night-lock.js";
 
 export const RUNNERS_DIR = "night-runners";
 
@@ -25,6 +28,24 @@ interface Runner {
   holder: string;
   /** When the night's time is over: past it (and a few minutes), stale whatever its pid. */
   until: number;
+  /**
+   * The process as a lock names it (night-lock.ts identityOf: pid, boot id, start time): a
+   * mark whose pid the system has since given to another program, or from an earlier boot, is
+   * stale at once, not only when the night's time is over. Absent in marks written before it.
+   */
+  process?: string;
+}
+
+/** Whether a mark's process is gone: its holder dead (holder.ts), or its pid another's now. */
+function markDead(r: Runner, now: number): boolean {
+  const ends = Number(r.until);
+  if (holderDead({ holder: r.holder, until: Number.isFinite(ends) ? ends : now }, now)) return true;
+  if (typeof r.process !== "string") return false;
+  const m = /^(.*):(\d+):[^:]+$/.exec(r.holder);
+  if (!m || m[1] !== hostname()) return false;
+  const pid = Number(m[2]);
+  // This process's own marks are judged by holderDead (the holders it made).
+  return pid !== process.pid && !holds(r.process, pid);
 }
 
 /** The signals that stop a night: the mark goes with it, then the signal does what it did. */
@@ -62,8 +83,7 @@ function liveMarks(dir: string, now: number, tidy: boolean): Runner[] {
       continue;
     }
     if (typeof r.holder !== "string" || typeof r.night !== "string") continue;
-    const ends = Number(r.until);
-    if (holderDead({ holder: r.holder, until: Number.isFinite(ends) ? ends : now }, now)) {
+    if (markDead(r, now)) {
       if (tidy) rmSync(path, { force: true });
       continue;
     }
@@ -139,7 +159,12 @@ export function registerNightRunner(
   }
   const holder = newHolderId(() => ids.uuid().slice(0, 8));
   const path = join(dir, `${holder.replace(/[^\w.-]/g, "_")}.json`);
-  const me: Runner = { night, holder, until: Math.min(until, now + NIGHT_SPAN_MS) };
+  const me: Runner = {
+    night,
+    holder,
+    until: Math.min(until, now + NIGHT_SPAN_MS),
+    process: identityOf(process.pid),
+  };
   writeFileSync(path, `${JSON.stringify(me)}\n`);
   const release = () => {
     rmSync(path, { force: true });

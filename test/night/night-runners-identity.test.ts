@@ -1,0 +1,71 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { randomIds } from "../../src/ids.js";
+import { identityOf } from "../../src/night/night-lock.js";
+import { nightsRunning, RUNNERS_DIR, registerNightRunner } from "../../src/night/night-runners.js";
+
+/**
+ * The mark a `nor night` leaves of the night it runs (src/night/night-runners.ts) names its
+ * process as a lock does (pid, boot, start time): a mark whose pid the system has since given to
+ * another program no longer keeps another night from starting, at once, not a day later when
+ * the night's time is over. A mark from before the process was named goes by its pid alone.
+ */
+const dir = mkdtempSync(join(tmpdir(), "nor-runners-identity-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("night-runners: a mark names its process", () => {
+  it("P11: a live pid that started after the mark was written is not the night's process; the mark is cleared and another night may start", async () => {
+    // A live process of this host, standing for the program the dead night's pid went to.
+    const other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], {
+      stdio: "ignore",
+    });
+    try {
+      const pid = other.pid as number;
+      const real = identityOf(pid);
+      const [, , start = ""] = real.split("\n");
+      if (start === "") return; // no start times on this system: nothing to tell them apart by
+      const data = join(dir, "a");
+      const runners = join(data, RUNNERS_DIR);
+      mkdirSync(runners, { recursive: true });
+      const holder = `${hostname()}:${pid}:0a1b2c3d`;
+      const mark = (process?: string) =>
+        writeFileSync(
+          join(runners, "other.json"),
+          JSON.stringify({
+            night: "2026-11-20",
+            holder,
+            until: Date.now() + 3_600_000,
+            ...(process !== undefined ? { process } : {}),
+          }),
+        );
+      const now = Date.now();
+      // Its own process, as the mark names it: the night runs.
+      mark(real);
+      expect(nightsRunning(data, now)).toEqual([{ night: "2026-11-20", holder }]);
+      // A mark written before marks named their process: the pid alone says it runs.
+      mark();
+      expect(nightsRunning(data, now)).toEqual([{ night: "2026-11-20", holder }]);
+      // The same pid, started at another time: another program's now.
+      const lines = real.split("\n");
+      lines[2] = String(Number(start) + 1);
+      mark(lines.join("\n"));
+      expect(nightsRunning(data, now)).toEqual([]);
+      const runner = registerNightRunner(data, "2026-11-21", now, now + 3_600_000, randomIds);
+      try {
+        expect(runner.joined).toBe(false);
+        const left = readdirSync(runners);
+        expect(left).toHaveLength(1);
+        expect(left).not.toContain("other.json");
+        expect(nightsRunning(data, now).map((r) => r.night)).toEqual(["2026-11-21"]);
+      } finally {
+        runner.release();
+      }
+      expect(readdirSync(runners)).toEqual([]);
+    } finally {
+      other.kill("SIGKILL");
+    }
+  });
+});
