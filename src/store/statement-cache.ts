@@ -78,6 +78,14 @@ export class StatementCache implements KyselySqliteDatabase {
     } finally {
       stmt.raw(false);
     }
+    // A schema changed since (a column added by a migration in another process): SQLite has
+    // prepared the statement again, and its rows have another width. The builder is made anew
+    // for the columns it has now.
+    if (raw.length > 0 && (raw[0] as unknown[]).length !== build.width) {
+      build = rowBuilder(stmt.columns().map((c) => c.name)) ?? null;
+      this.#builders.set(stmt, build);
+      if (build === null) return stmt.all(parameters as unknown[]) as Record<string, unknown>[];
+    }
     const out = new Array<Record<string, unknown>>(raw.length);
     for (let i = 0; i < raw.length; i++) out[i] = build(raw[i] as unknown[]);
     return out;
@@ -100,7 +108,7 @@ export class StatementCache implements KyselySqliteDatabase {
   }
 }
 
-type RowBuilder = (row: unknown[]) => Record<string, unknown>;
+type RowBuilder = ((row: unknown[]) => Record<string, unknown>) & { width: number };
 
 /**
  * A function making one raw row (values in column order) an object keyed by column name, as
@@ -113,5 +121,7 @@ export function rowBuilder(names: readonly string[]): RowBuilder | undefined {
   const fields = names.map((n, i) => `${JSON.stringify(n)}: r[${i}]`).join(", ");
   // The column names become the literal's keys, as JSON string literals (never code); the body
   // is made once per statement.
-  return new Function("r", `return { ${fields} };`) as RowBuilder;
+  const build = new Function("r", `return { ${fields} };`) as RowBuilder;
+  build.width = names.length;
+  return build;
 }

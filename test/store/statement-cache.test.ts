@@ -60,6 +60,13 @@ describe("StatementCache: one compiled statement per SQL text", () => {
       // Run again: the statement and its builder are made once, the rows are each run's.
       insert.run([3, "three", 3, 3, null, null, null]);
       expect(same("select * from t where id = ?", [3])).toHaveLength(1);
+      // A column added since (a migration): SQLite prepares the statement again, and its rows
+      // have the new column, as better-sqlite3's own do.
+      db.prepare("create table u (id integer primary key, a text)").run([]);
+      db.prepare("insert into u (id, a) values (?, ?)").run([1, "x"]);
+      expect(same("select * from u where id = ?", [1])).toEqual([{ id: 1, a: "x" }]);
+      db.prepare("alter table u add column w text default 'new'").run([]);
+      expect(same("select * from u where id = ?", [1])).toEqual([{ id: 1, a: "x", w: "new" }]);
     } finally {
       db.close();
     }
