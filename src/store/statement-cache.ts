@@ -81,8 +81,8 @@ export class StatementCache implements KyselySqliteDatabase {
     // A schema changed since (a column added by a migration in another process): SQLite has
     // prepared the statement again, and its rows have another width. The builder is made anew
     // for the columns it has now. (A change that keeps the width, a column dropped and another
-    // added by one migration, is not seen here: a process of an earlier version running beside
-    // a newer one's migration reads its rows by the names it knows either way.)
+    // added by one migration of another process, is not seen here: the rows keep the names the
+    // columns had when the statement first ran. This process's own migrations run before any.)
     if (raw.length > 0 && (raw[0] as unknown[]).length !== build.width) {
       build = rowBuilder(stmt.columns().map((c) => c.name)) ?? null;
       this.#builders.set(stmt, build);
