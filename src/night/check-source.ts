@@ -329,10 +329,22 @@ export async function checkSource(
     startedAt,
     endedAt: ctx.clock.now(),
   };
-  if (backfill) result.backfill = backfill;
+  // Only a state that moved is written again: a backfill done long ago is not rewritten every
+  // night (one statement and a page of the store's log less a source).
+  if (backfill && !sameBackfill(backfill, history.backfill)) result.backfill = backfill;
   if (knownRecords > 0) result.knownRecords = knownRecords;
   if (pageRead) result.pageRead = pageRead;
   return result;
+}
+
+/** Whether two backfill states say the same (done, pages read, where it goes on from). */
+function sameBackfill(a: BackfillState, b: BackfillState | undefined): boolean {
+  return (
+    b !== undefined &&
+    a.done === b.done &&
+    a.pagesRead === b.pagesRead &&
+    JSON.stringify(a.cursor) === JSON.stringify(b.cursor)
+  );
 }
 
 /** P7: a backfill that has not started turns from page 1, so page 1's records and body are read. */
