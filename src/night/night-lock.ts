@@ -177,7 +177,7 @@ function startOf(pid: number): string {
 }
 
 /** This process's pid namespace (Linux), or "" where the system does not say it. */
-function pidNamespace(): string {
+export function pidNamespace(): string {
   try {
     return readlinkSync("/proc/self/ns/pid");
   } catch {

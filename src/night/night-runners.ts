@@ -18,8 +18,8 @@ import { join } from "node:path";
 import { NorError } from "../errors.js";
 import type { IdSource } from "../ids.js";
 import { NIGHT_SPAN_MS } from "../policy/night-date.js";
-import { holderDead, newHolderId } from "../store/holder.js";
-import { holds, identityOf } from "./night-lock.js";
+import { holderDead, madeHere, newHolderId, STALE_MS } from "../store/holder.js";
+import { holds, identityOf, pidNamespace } from "./night-lock.js";
 
 export const RUNNERS_DIR = "night-runners";
 
@@ -36,16 +36,26 @@ interface Runner {
   process?: string;
 }
 
-/** Whether a mark's process is gone: its holder dead (holder.ts), or its pid another's now. */
+/**
+ * Whether a mark's process is gone. A mark of this host that names its process is judged as a
+ * lock is (night-lock.ts `holds`: alive, in this boot, started when it says; one in another pid
+ * namespace, a container sharing the directory and the host name, cannot be looked at from
+ * here and is held), up to STALE_MS past the night's time; any other by its holder (holder.ts).
+ */
 function markDead(r: Runner, now: number): boolean {
   const ends = Number(r.until);
-  if (holderDead({ holder: r.holder, until: Number.isFinite(ends) ? ends : now }, now)) return true;
-  if (typeof r.process !== "string") return false;
+  const until = Number.isFinite(ends) ? ends : now;
   const m = /^(.*):(\d+):[^:]+$/.exec(r.holder);
-  if (!m || m[1] !== hostname()) return false;
-  const pid = Number(m[2]);
-  // This process's own marks are judged by holderDead (the holders it made).
-  return pid !== process.pid && !holds(r.process, pid);
+  const pid = Number(m?.[2]);
+  if (typeof r.process === "string" && m?.[1] === hostname()) {
+    if (until + STALE_MS <= now) return true;
+    // This process's pid in this pid namespace: its own mark, or a dead run's that had the
+    // same pid (a container restarted), told apart by the holders this process made.
+    const ns = r.process.split("\n")[3] ?? "";
+    if (pid === process.pid && (ns === "" || ns === pidNamespace())) return !madeHere(r.holder);
+    return !holds(r.process, pid);
+  }
+  return holderDead({ holder: r.holder, until }, now);
 }
 
 /** The signals that stop a night: the mark goes with it, then the signal does what it did. */

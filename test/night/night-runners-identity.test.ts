@@ -68,4 +68,37 @@ describe("night-runners: a mark names its process", () => {
       other.kill("SIGKILL");
     }
   });
+
+  it("P11: a mark of another pid namespace (a container sharing the directory and host name) holds while its boot is this one, whatever its pid is here", async () => {
+    // A pid that has ended here: in another namespace it may be a live night.
+    const gone = spawn(process.execPath, ["-e", "0"], { stdio: "ignore" });
+    const pid = await new Promise<number>((resolve) =>
+      gone.on("exit", () => resolve(gone.pid as number)),
+    );
+    const [, boot = "", start = "", ns = ""] = identityOf(process.pid).split("\n");
+    if (boot === "" || ns === "") return; // no boot id or namespaces on this system
+    const data = join(dir, "b");
+    const runners = join(data, RUNNERS_DIR);
+    mkdirSync(runners, { recursive: true });
+    const holder = `${hostname()}:${pid}:0a1b2c3d`;
+    const mark = (bootId: string) =>
+      writeFileSync(
+        join(runners, "other.json"),
+        JSON.stringify({
+          night: "2026-11-20",
+          holder,
+          until: Date.now() + 3_600_000,
+          process: `${pid}\n${bootId}\n${start}\npid:[1]\n`,
+        }),
+      );
+    const now = Date.now();
+    mark(boot);
+    expect(nightsRunning(data, now)).toEqual([{ night: "2026-11-20", holder }]);
+    expect(() => registerNightRunner(data, "2026-11-21", now, now + 3_600_000, randomIds)).toThrow(
+      /night 2026-11-20 is being run/,
+    );
+    // Written in another boot: gone, whatever namespace it was in.
+    mark("another-boot");
+    expect(nightsRunning(data, now)).toEqual([]);
+  });
 });
