@@ -26,8 +26,16 @@ export class StatementCache implements KyselySqliteDatabase {
   /** Insertion order is recency order: a hit is moved to the end, the first entry is oldest. */
   readonly #cache = new Map<string, SqliteDatabase.Statement>();
   readonly #onClose: (() => void)[] = [];
-  /** The function that makes a statement's raw rows objects (`rows`); null: none can. */
-  readonly #builders = new WeakMap<SqliteDatabase.Statement, RowBuilder | null>();
+  /**
+   * The function that makes a statement's raw rows objects (`rows`), and, for a statement whose
+   * columns a `*` names, the schema version its names were read under; null: none can.
+   */
+  readonly #builders = new WeakMap<
+    SqliteDatabase.Statement,
+    { build: RowBuilder; schema: number | undefined } | null
+  >();
+  /** `pragma schema_version`, prepared the first time it is asked. */
+  #version: SqliteDatabase.Statement | undefined;
 
   constructor(db: SqliteDatabase.Database, max = STATEMENT_CACHE_SIZE) {
     if (!Number.isInteger(max) || max < 1)
@@ -64,12 +72,16 @@ export class StatementCache implements KyselySqliteDatabase {
    */
   rows(sql: string, parameters: readonly unknown[]): Record<string, unknown>[] {
     const stmt = this.prepare(sql) as SqliteDatabase.Statement;
-    let build = this.#builders.get(stmt);
-    if (build === undefined) {
-      build = rowBuilder(stmt.columns().map((c) => c.name)) ?? null;
-      this.#builders.set(stmt, build);
+    let made = this.#builders.get(stmt);
+    if (made === undefined) {
+      const build = rowBuilder(stmt.columns().map((c) => c.name));
+      // A `*` leaves the names to the schema: they are taken only from a run the schema did not
+      // change under (below), never from the statement as first prepared.
+      made = build ? { build, schema: STAR.test(sql) ? Number.NaN : undefined } : null;
+      this.#builders.set(stmt, made);
     }
-    if (build === null) return stmt.all(parameters as unknown[]) as Record<string, unknown>[];
+    if (made === null) return stmt.all(parameters as unknown[]) as Record<string, unknown>[];
+    const before = made.schema !== undefined ? this.#schemaVersion() : 0;
     // The same compiled statement kysely is handed, in raw mode for this run only.
     stmt.raw(true);
     let raw: unknown[][];
@@ -78,19 +90,32 @@ export class StatementCache implements KyselySqliteDatabase {
     } finally {
       stmt.raw(false);
     }
-    // A schema changed since (a column added by a migration in another process): SQLite has
-    // prepared the statement again, and its rows have another width. The builder is made anew
-    // for the columns it has now. (A change that keeps the width, a column dropped and another
-    // added by one migration of another process, is not seen here: the rows keep the names the
-    // columns had when the statement first ran. This process's own migrations run before any.)
-    if (raw.length > 0 && (raw[0] as unknown[]).length !== build.width) {
-      build = rowBuilder(stmt.columns().map((c) => c.name)) ?? null;
-      this.#builders.set(stmt, build);
-      if (build === null) return stmt.all(parameters as unknown[]) as Record<string, unknown>[];
+    if (made.schema !== undefined) {
+      // Columns by `*`: the schema may have changed since the builder was made (a migration of
+      // another process: a column added, dropped, renamed, or the table made anew in another
+      // order), and SQLite has then prepared the statement again. Its builder holds only for
+      // the schema version it was made under, and only if that version held for the whole run;
+      // otherwise it is made anew from this run's columns and the rows read as objects.
+      const after = this.#schemaVersion();
+      if (before !== after || after !== made.schema) {
+        const build = rowBuilder(stmt.columns().map((c) => c.name));
+        this.#builders.set(
+          stmt,
+          build ? { build, schema: before === after ? after : Number.NaN } : null,
+        );
+        return stmt.all(parameters as unknown[]) as Record<string, unknown>[];
+      }
     }
+    const { build } = made;
     const out = new Array<Record<string, unknown>>(raw.length);
     for (let i = 0; i < raw.length; i++) out[i] = build(raw[i] as unknown[]);
     return out;
+  }
+
+  /** The connection's schema version (SQLite's `schema_version`: it changes with every schema change). */
+  #schemaVersion(): number {
+    this.#version ??= this.#db.prepare("pragma schema_version").pluck();
+    return this.#version.get() as number;
   }
 
   /** Statements cached now (for tests). */
@@ -110,7 +135,10 @@ export class StatementCache implements KyselySqliteDatabase {
   }
 }
 
-type RowBuilder = ((row: unknown[]) => Record<string, unknown>) & { width: number };
+type RowBuilder = (row: unknown[]) => Record<string, unknown>;
+
+/** A `*` not written as `count(*)`: the statement's column names are the schema's, not its text's. */
+const STAR = /(?<!\()\*/;
 
 /**
  * A function making one raw row (values in column order) an object keyed by column name, as
@@ -123,7 +151,5 @@ export function rowBuilder(names: readonly string[]): RowBuilder | undefined {
   const fields = names.map((n, i) => `${JSON.stringify(n)}: r[${i}]`).join(", ");
   // The column names become the literal's keys, as JSON string literals (never code); the body
   // is made once per statement.
-  const build = new Function("r", `return { ${fields} };`) as RowBuilder;
-  build.width = names.length;
-  return build;
+  return new Function("r", `return { ${fields} };`) as RowBuilder;
 }

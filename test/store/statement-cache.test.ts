@@ -67,6 +67,22 @@ describe("StatementCache: one compiled statement per SQL text", () => {
       expect(same("select * from u where id = ?", [1])).toEqual([{ id: 1, a: "x" }]);
       db.prepare("alter table u add column w text default 'new'").run([]);
       expect(same("select * from u where id = ?", [1])).toEqual([{ id: 1, a: "x", w: "new" }]);
+      expect(same("select * from u where id = ?", [1])).toEqual([{ id: 1, a: "x", w: "new" }]);
+      // The table made anew in another order, as a migration does (the same width): each value
+      // under its own name.
+      for (const ddl of [
+        "create table u2 (w text, a text, id integer primary key)",
+        "insert into u2 (w, a, id) select w, a, id from u",
+        "drop table u",
+        "alter table u2 rename to u",
+      ])
+        db.prepare(ddl).run([]);
+      expect(same("select * from u where id = ?", [1])).toEqual([{ w: "new", a: "x", id: 1 }]);
+      expect(same("select * from u where id = ?", [1])).toEqual([{ w: "new", a: "x", id: 1 }]);
+      // A column renamed: the new name.
+      db.prepare("alter table u rename column a to b").run([]);
+      expect(same("select * from u where id = ?", [1])).toEqual([{ w: "new", b: "x", id: 1 }]);
+      expect(same('select "u".* from u where id = ?', [1])).toEqual([{ w: "new", b: "x", id: 1 }]);
     } finally {
       db.close();
     }

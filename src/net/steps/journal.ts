@@ -76,8 +76,8 @@ function completion(
   const asked = r.kind === "response" ? siteHold(r) : undefined;
   const hold =
     asked !== undefined && retryAt !== undefined ? Math.max(asked, retryAt) : (asked ?? retryAt);
-  // Built field by field, in the order the row and the stored answer have always listed them:
-  // one object of a steady shape, not a dozen spreads a request.
+  // Built field by field (one object of a steady shape, not a dozen spreads a request); the
+  // stored answer's fields in the order it has always been written in (it is kept as JSON).
   const c: Completion = {
     endedAt: r.endedAt,
     status: r.kind === "response" ? r.status : null,
