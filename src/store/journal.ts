@@ -437,7 +437,17 @@ const RULES_NOW = prepared((db, $: Placeholder<{ site: string }>) =>
 const SITE_FACTS = prepared((db, $: Placeholder<{ site: string; night: string; key: string }>) =>
   db
     .selectFrom("site_state")
-    .selectAll()
+    // Named, not `*`: read by these names on the store's direct path (statement-cache.ts).
+    .select([
+      "site_state.site",
+      "site_state.last_end_at",
+      "site_state.updated_at",
+      "site_state.lease_holder",
+      "site_state.lease_until",
+      "site_state.closed_night",
+      "site_state.closed_reason",
+      "site_state.not_before",
+    ])
     .where("site_state.site", "=", $("site"))
     .select((eb) => flagsOf(eb, { site: $("site"), night: $("night"), key: $("key") })),
 );

@@ -164,11 +164,41 @@ export async function latestCapture(
   return row ? fromRow(row) : undefined;
 }
 
+/**
+ * Every column of a capture, named: the hot lookups below name theirs rather than `*`, so the
+ * store's direct path reads their rows by the names written here (statement-cache.ts `rows`),
+ * with no check of the schema's version at each run.
+ */
+const CAPTURE_COLUMNS = [
+  "record_id",
+  "url",
+  "fetched_at",
+  "file",
+  "offset",
+  "length",
+  "request_offset",
+  "request_length",
+  "record_type",
+  "method",
+  "status",
+  "mime",
+  "payload_digest",
+  "payload_length",
+  "etag",
+  "last_modified",
+  "source",
+  "purpose",
+  "refers_to",
+  "refers_file",
+  "refers_offset",
+  "refers_length",
+] as const satisfies readonly (keyof CapturesTable)[];
+
 // One row: a page read every night has a capture a night, and only the latest is wanted.
 const latest = prepared((db, $: Placeholder<{ url: string }>) =>
   db
     .selectFrom("captures")
-    .selectAll()
+    .select(CAPTURE_COLUMNS)
     .where("url", "=", $("url"))
     .orderBy("fetched_at", "desc")
     .orderBy("offset", "desc")
@@ -178,7 +208,7 @@ const latest = prepared((db, $: Placeholder<{ url: string }>) =>
 const latestWithBody = prepared((db, $: Placeholder<{ url: string; method: string }>) =>
   db
     .selectFrom("captures")
-    .selectAll()
+    .select(CAPTURE_COLUMNS)
     .where("url", "=", $("url"))
     .where("status", ">=", 200)
     .where("status", "<", 300)
