@@ -16,6 +16,25 @@ import { nightsRunning, RUNNERS_DIR, registerNightRunner } from "../../src/night
 const dir = mkdtempSync(join(tmpdir(), "nor-runners-identity-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** A data directory `name` with a mark of night 2026-11-20 by `pid` of this host, as written. */
+function markOf(name: string, pid: number) {
+  const data = join(dir, name);
+  const runners = join(data, RUNNERS_DIR);
+  mkdirSync(runners, { recursive: true });
+  const holder = `${hostname()}:${pid}:0a1b2c3d`;
+  const mark = (process?: string) =>
+    writeFileSync(
+      join(runners, "other.json"),
+      JSON.stringify({
+        night: "2026-11-20",
+        holder,
+        until: Date.now() + 3_600_000,
+        ...(process !== undefined ? { process } : {}),
+      }),
+    );
+  return { data, runners, holder, mark };
+}
+
 describe("night-runners: a mark names its process", () => {
   it("P11: a live pid that started after the mark was written is not the night's process; the mark is cleared and another night may start", async () => {
     // A live process of this host, standing for the program the dead night's pid went to.
@@ -27,20 +46,7 @@ describe("night-runners: a mark names its process", () => {
       const real = identityOf(pid);
       const [, , start = ""] = real.split("\n");
       if (start === "") return; // no start times on this system: nothing to tell them apart by
-      const data = join(dir, "a");
-      const runners = join(data, RUNNERS_DIR);
-      mkdirSync(runners, { recursive: true });
-      const holder = `${hostname()}:${pid}:0a1b2c3d`;
-      const mark = (process?: string) =>
-        writeFileSync(
-          join(runners, "other.json"),
-          JSON.stringify({
-            night: "2026-11-20",
-            holder,
-            until: Date.now() + 3_600_000,
-            ...(process !== undefined ? { process } : {}),
-          }),
-        );
+      const { data, runners, holder, mark } = markOf("a", pid);
       const now = Date.now();
       // Its own process, as the mark names it: the night runs.
       mark(real);
@@ -77,20 +83,8 @@ describe("night-runners: a mark names its process", () => {
     );
     const [, boot = "", start = "", ns = ""] = identityOf(process.pid).split("\n");
     if (boot === "" || ns === "") return; // no boot id or namespaces on this system
-    const data = join(dir, "b");
-    const runners = join(data, RUNNERS_DIR);
-    mkdirSync(runners, { recursive: true });
-    const holder = `${hostname()}:${pid}:0a1b2c3d`;
-    const mark = (bootId: string) =>
-      writeFileSync(
-        join(runners, "other.json"),
-        JSON.stringify({
-          night: "2026-11-20",
-          holder,
-          until: Date.now() + 3_600_000,
-          process: `${pid}\n${bootId}\n${start}\npid:[1]\n`,
-        }),
-      );
+    const { data, holder, mark: markWith } = markOf("b", pid);
+    const mark = (bootId: string) => markWith(`${pid}\n${bootId}\n${start}\npid:[1]\n`);
     const now = Date.now();
     mark(boot);
     expect(nightsRunning(data, now)).toEqual([{ night: "2026-11-20", holder }]);
