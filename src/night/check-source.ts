@@ -8,7 +8,7 @@ import type { Fetcher, FetchOutcome, FetchRequest, Purpose } from "../net/types.
 import type { Source, WayIn } from "../sources/catalog/types.js";
 import type { ExtractedRecord, Extraction } from "../sources/record.js";
 import { endsTheSource, failureOutcome } from "./outcome.js";
-import { pageKey } from "./page-key.js";
+import { pageKey, pageKeyOf } from "./page-key.js";
 import {
   isGenericForm,
   type PageRead,
@@ -54,7 +54,7 @@ function fullRead(
   contentType: string | undefined,
   body: Uint8Array,
   extraction: Extraction,
-  key: string = pageKey(way, url, contentType, body),
+  key: string = pageKeyOf(way, url, contentType, body),
 ): PageRead {
   const ids = [...new Set(extraction.records.map((r) => r.id))];
   return { url, key, records: extraction.records.length, ids };
@@ -190,13 +190,14 @@ async function readOne(
 }
 
 /**
- * A 304 (P12) is answered from the copy we hold (P8): its records are read again, so a
- * source whose answer was archived just before a crash still gets its records stored. When
- * the copy is the source's first page as last read in full (the same key, its records stored
- * in the same commit as that key) and the store still holds every record that read produced,
- * they are counted instead: the same records, the same count. A record removed since (by
- * hand, or a `records` table put back from an older backup) is brought back by reading the
- * copy in full; the site is not asked again.
+ * A 304 (P12) is answered from the copy we hold (P8). When the copy is the source's first page
+ * as last read in full (the same key, its records stored in the same commit as that key) and
+ * the store still holds every record that read produced, they are counted: the same records,
+ * the same count, known from the archive's index without reading the copy back (a 304 costs
+ * nothing more). Otherwise its records are read again from the copy, read back and its digest
+ * checked, so a source whose answer was archived just before a crash still gets its records
+ * stored, and a record removed since (by hand, or a `records` table put back from an older
+ * backup) is brought back; the site is not asked again.
  */
 async function unchanged(
   ctx: CheckContext,
@@ -206,13 +207,24 @@ async function unchanged(
   first: FirstPage | undefined,
 ): Promise<Read | "lost"> {
   // The 304 is about the URL that answered it (after any redirect); that is where its copy is.
-  // The copy is read back even when its records are known: a copy gone or damaged is not one
-  // we hold (P8), and the page is asked again in full.
+  const byIndex = first?.countKnown === true && ctx.pageReads !== undefined;
+  if (byIndex && ctx.pageReads && ctx.validators.copyFacts) {
+    const facts = await ctx.validators.copyFacts(url);
+    if (facts !== undefined) {
+      const known = await ctx.pageReads.pageRead(sourceId, facts.url);
+      const key = pageKey(way, facts.url, facts.contentType, facts.payloadDigest);
+      if (known !== undefined && known.key === key && known.allStored)
+        return { kind: "unchanged", url, knownRecords: known.records };
+    }
+  }
+  // Its records are read: the copy is read back, and one gone or damaged is not one we hold
+  // (P8): the page is asked again in full.
   const copy = await ctx.validators.storedCopy?.(url);
   if (!copy) return { kind: "unchanged", url };
   if ("lost" in copy) return "lost";
-  const key = first && ctx.pageReads ? pageKey(way, copy.url, copy.contentType, copy.body) : "";
-  if (first?.countKnown && ctx.pageReads) {
+  const key = first && ctx.pageReads ? pageKeyOf(way, copy.url, copy.contentType, copy.body) : "";
+  // Counted here only where the index could not say (a store without copyFacts).
+  if (byIndex && ctx.pageReads && !ctx.validators.copyFacts) {
     const known = await ctx.pageReads.pageRead(sourceId, copy.url);
     if (known !== undefined && known.key === key && known.allStored)
       return { kind: "unchanged", url, knownRecords: known.records };

@@ -2,15 +2,17 @@
  * The key of one full read of a page (P8, P12): what its records are a function of, hashed. The
  * way in (its access, platform, recipe, field map, zone: the catalog's whole entry), the URL
  * that answered (links are made absolute against it), the Content-Type (the charset the body is
- * read in), the body itself, and the readers' code. Two reads with one key show the same
- * records, so a 304 whose stored copy has the key of the page's last full read is counted from
- * that read (`page_reads`) instead of extracted again.
+ * read in), the body (by its digest, as the archive's index keeps it: `sha256:` + base32), and
+ * the readers' code. Two reads with one key show the same records, so a 304 whose stored copy
+ * has the key of the page's last full read is counted from that read (`page_reads`) instead of
+ * extracted again; the copy's key is had from the archive's index alone, without reading it.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { codeFilesUnder, hashCodeFiles } from "../code-files.js";
 import type { WayIn } from "../sources/catalog/types.js";
+import { sha256Digest } from "../store/archive/digest.js";
 
 /**
  * Raise it with a change to the readers that the files hashed below do not show (a dependency
@@ -69,16 +71,26 @@ export function readersVersion(): string {
   return readers;
 }
 
+/** The key of a read of `payloadDigest`'s body (the archive's digest of it: sha256Digest). */
 export function pageKey(
   way: WayIn,
   url: string,
   contentType: string | undefined,
-  body: Uint8Array,
+  payloadDigest: string,
   version: string = readersVersion(),
 ): string {
   return createHash("sha256")
-    .update(JSON.stringify([version, way, url, contentType ?? null]))
-    .update("\n")
-    .update(body)
+    .update(JSON.stringify([version, way, url, contentType ?? null, payloadDigest]))
     .digest("base64url");
+}
+
+/** The key of a read of `body`. */
+export function pageKeyOf(
+  way: WayIn,
+  url: string,
+  contentType: string | undefined,
+  body: Uint8Array,
+  version?: string,
+): string {
+  return pageKey(way, url, contentType, sha256Digest(body), version);
 }

@@ -25,6 +25,13 @@ export interface WayReader {
   ): PageRequest | undefined;
 }
 
+/** A stored copy as the archive's index names it (ValidatorStore.copyFacts). */
+export interface CopyFacts {
+  url: string;
+  contentType?: string;
+  payloadDigest: string;
+}
+
 /** A response body we already hold (P8). */
 export interface StoredCopy {
   url: string;
@@ -41,6 +48,14 @@ export interface ValidatorStore {
    * cut, corrupted).
    */
   storedCopy?(url: string): Promise<StoredCopy | { lost: string } | undefined>;
+  /**
+   * What the index says of that copy, without reading it back: the URL that answered, its
+   * Content-Type and its payload's digest (`sha256:` + base32, as page-key.ts takes it), for a
+   * copy this store holds whole (its file long enough); undefined otherwise. Enough to know a 304
+   * is the page last read in full, whose records are then counted (P12: a 304 costs nothing
+   * more); the copy is read back, its digest checked, whenever its records are read.
+   */
+  copyFacts?(url: string): Promise<CopyFacts | undefined>;
   /**
    * P8 across a crash: the 2xx answer to a GET of `url` stored at or after `since` (tonight,
    * before a restart), read back whole, or undefined. Such a page is never asked again.

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { pageKey, readerFiles, readersFingerprint } from "../../src/night/page-key.js";
+import { pageKeyOf, readerFiles, readersFingerprint } from "../../src/night/page-key.js";
 import type { WayIn } from "../../src/sources/catalog/types.js";
 
 let dir: string | undefined;
@@ -32,8 +32,8 @@ describe("the page key follows the readers' code (P8, P12)", () => {
     writeFileSync(preset, "export const rows = 'tr, li';\n");
     const after = readersFingerprint([dir]);
     expect(after).not.toBe(before);
-    expect(pageKey(way, way.url, "text/html", body, after)).not.toBe(
-      pageKey(way, way.url, "text/html", body, before),
+    expect(pageKeyOf(way, way.url, "text/html", body, after)).not.toBe(
+      pageKeyOf(way, way.url, "text/html", body, before),
     );
   });
 

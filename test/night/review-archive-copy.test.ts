@@ -137,6 +137,40 @@ describe("review: the stored copy behind a 304", () => {
     }, 120_000);
   }
 
+  it("P12, P8: a 304 of the page last read in full is counted from the archive's index, its copy not read back; when its records are to be read, the copy is read back and a damaged one asked again in full", async () => {
+    const site = await fleet.server({ host: "127.0.0.4" });
+    serveList(site, 1);
+    const dir = tmp();
+    const catalog = writeCatalog(dir, [source("bids", site.url("/list/1"), 0)]);
+    const r1 = await nightCli(catalog, dir, "2026-11-05");
+    expect(r1.code, r1.stderr).toBe(0);
+    // The copy's bytes damaged in place (same size): only reading it back would tell.
+    const arch = join(dir, "archive");
+    for (const f of readdirSync(arch)) {
+      const size = (await import("node:fs")).statSync(join(arch, f)).size;
+      writeFileSync(join(arch, f), Buffer.alloc(size, 0x55));
+    }
+    const asked = () => site.requests.map((q) => [q.path, q.headers["if-modified-since"]]);
+    const before = site.requests.length;
+    const r2 = await nightCli(catalog, dir, "2026-11-06");
+    expect(r2.code, r2.stderr).toBe(0);
+    // The conditional request only; its records counted from the last full read.
+    expect(asked().slice(before)).toEqual([["/list/1", LM]]);
+    expect(
+      sql(dir, "select outcome, records_found from night_sources where night = '2026-11-06'"),
+    ).toEqual([{ outcome: "unchanged", records_found: 2 }]);
+    // A record removed: the copy is to be read, is found damaged, and the page asked in full.
+    sql(dir, "delete from records where record_id = (select min(record_id) from records)");
+    const at = site.requests.length;
+    const r3 = await nightCli(catalog, dir, "2026-11-07");
+    expect(r3.code, r3.stderr).toBe(0);
+    expect(asked().slice(at)).toEqual([
+      ["/list/1", LM],
+      ["/list/1", undefined],
+    ]);
+    expect(sql<{ n: number }>(dir, "select count(*) as n from records")[0]?.n).toBe(2);
+  }, 120_000);
+
   it("P7, P8: a night killed after archiving page 1 and its backfill pages but before the commit resumes the backfill from the copies, asking no page again", async () => {
     const site = await fleet.server({ host: "127.0.0.4" });
     serveList(site, 6);

@@ -21,7 +21,7 @@
 
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import type { StoredCopy, ValidatorStore } from "../../night/reader.js";
+import type { CopyFacts, StoredCopy, ValidatorStore } from "../../night/reader.js";
 import type { Db } from "../db.js";
 import { type Capture, capturesWritten, latestCapture, validatorsOf } from "./captures.js";
 import { noteCaptureDamaged } from "./damaged.js";
@@ -138,6 +138,16 @@ export class ArchiveValidators implements ValidatorStore {
       noteCaptureDamaged(this.#dir, capture);
       return undefined; // unreadable: asked again, as if never stored
     }
+  }
+
+  async copyFacts(url: string): Promise<CopyFacts | undefined> {
+    // The copy the validators just sent belong to (left for "copy"), and left for the read back
+    // that follows when its records are to be read after all.
+    const capture = await this.#latestCopy(url, "copy", "copy");
+    if (capture === undefined || !this.#holds(capture)) return undefined;
+    const facts: CopyFacts = { url: capture.url, payloadDigest: capture.payloadDigest };
+    if (capture.mime !== undefined) facts.contentType = capture.mime;
+    return facts;
   }
 
   async storedCopy(url: string): Promise<StoredCopy | { lost: string } | undefined> {
