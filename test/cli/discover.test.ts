@@ -147,6 +147,22 @@ describe("nor discover", () => {
     expect(meta.stderr).not.toContain("--allow-private-addresses");
   }, 60_000);
 
+  it("P3: a homepage carrying a key or token in its query is refused as the catalog refuses it, before anything is asked", async () => {
+    const before = site.requests.length;
+    for (const q of ["?token=abc", "?x=1&API_KEY=s3cret"]) {
+      const r = await nor([
+        "discover",
+        `${site.origin}/${q}`,
+        "--data",
+        dir,
+        "--allow-private-addresses",
+      ]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/carries the credential query parameter "(token|API_KEY)"/);
+    }
+    expect(site.requests.length).toBe(before);
+  }, 60_000);
+
   it("P3, P8: refused once without --allow-private-addresses, the same night the site is asked once the option is given (the refusal is no answer of the site's)", async () => {
     const fresh = await fleet.server({ host: "127.0.0.7" });
     fresh.route("/robots.txt", (_q, res) => void res.writeHead(404).end());

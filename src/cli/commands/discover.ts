@@ -6,6 +6,7 @@ import { randomIds } from "../../ids.js";
 import { type DiscoverResult, discover } from "../../night/discover.js";
 import { blockedAddressWhy } from "../../policy/address.js";
 import { readSite } from "../../policy/site.js";
+import { urlCredentialProblem } from "../../sources/catalog/credentials.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { stderr, stdout } from "../io.js";
 import { addNetOptions, type NetCliOptions, netOptions } from "../net-options.js";
@@ -48,6 +49,9 @@ async function run(homepage: string, opts: DiscoverCliOptions): Promise<void> {
     throw new UsageError(
       `${homepage}: a URL with user-info is never read (credentials are never sent, P3)`,
     );
+  // A key or token in the query is refused as the catalog refuses it: never sent (P3).
+  const credential = urlCredentialProblem(url.href);
+  if (credential !== undefined) throw new UsageError(`${homepage}: ${credential}`);
   // A host no site could have (nosuch..gov) is refused here, before the store is opened and a
   // request is logged, as `nor site` and `nor log --site` refuse it.
   const site = readSite(url.href);
