@@ -103,6 +103,9 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
       sqlite = new Sqlite(file, { fileMustExist: true });
       // First: switching a new file to WAL takes a lock another opener may hold for a moment.
       sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      // Another program's database where the store goes is never made one: nothing is written
+      // to it (not even its journal mode), and it is said so.
+      refuseAnotherProgramsDatabase(sqlite, file);
       sqlite.pragma("journal_mode = WAL");
       sqlite.pragma("synchronous = FULL");
       sqlite.pragma("foreign_keys = ON");
@@ -269,6 +272,28 @@ function makeStoreFile(Sqlite: typeof SqliteDatabase, file: string): void {
   } finally {
     for (const end of ["", "-wal", "-shm", "-journal"]) rmSync(part + end, { force: true });
   }
+}
+
+/**
+ * Throws E_CONFIG (closing `sqlite`) when the database at `file` holds tables and none is the
+ * migrations' record every nor store has from its first statement on (kysely_migration): a
+ * database of another program put where the store goes (a mistyped --data, a file of the same
+ * name), which migrating would change. A new store holds no table yet.
+ */
+function refuseAnotherProgramsDatabase(sqlite: SqliteDatabase.Database, file: string): void {
+  const tables = (
+    sqlite
+      .prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'")
+      .pluck()
+      .all() as string[]
+  ).sort();
+  if (tables.length === 0 || tables.includes("kysely_migration")) return;
+  sqlite.close();
+  const named = tables.slice(0, 5).join(", ") + (tables.length > 5 ? ", …" : "");
+  throw new NorError(
+    "E_CONFIG",
+    `${file} is a SQLite database of another program (its tables: ${named}), not a nor store: nothing was changed in it; give --data nor's own data directory`,
+  );
 }
 
 /** What link(2) says on a file system that has no hard links (FAT, some FUSE and SMB mounts). */

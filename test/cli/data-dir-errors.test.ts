@@ -15,6 +15,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { runStart } from "../../src/cli/commands/start.js";
 import { writeVillageCatalog } from "./catalogs.js";
@@ -273,6 +274,34 @@ describe("an empty (0-byte) DATA/nor.db", () => {
       expect(r.stdout, args.join(" ")).toBe("");
     }
     expect(statSync(file).size).toBe(0);
+    expect(readdirSync(data)).toEqual(["nor.db"]);
+  });
+
+  it("another program's SQLite database where the store goes is refused by every command (exit 2), and nothing is written into it", async () => {
+    const d = tmp();
+    const catalog = catalogIn(d);
+    const data = join(d, "data");
+    mkdirSync(data);
+    const file = join(data, "nor.db");
+    const other = new Database(file);
+    other.exec(
+      "create table users (id integer primary key, name text); insert into users (name) values ('ada')",
+    );
+    other.close();
+    const before = readFileSync(file);
+    for (const args of [
+      ["status"],
+      ["log"],
+      ["catalog", "import", catalog],
+      ["night", "--catalog", catalog, "--deadline", "1m"],
+    ]) {
+      const r = await nor(...args, "--data", data);
+      expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(2);
+      expect(r.stderr, args.join(" ")).toBe(
+        `nor: ${file} is a SQLite database of another program (its tables: users), not a nor store: nothing was changed in it; give --data nor's own data directory\n`,
+      );
+    }
+    expect(readFileSync(file).equals(before)).toBe(true);
     expect(readdirSync(data)).toEqual(["nor.db"]);
   });
 
