@@ -95,6 +95,12 @@ export interface Completion {
   closedEarly: boolean;
   /** P15: the next attempt at this request starts no sooner. */
   retryAt?: number;
+  /**
+   * P15: a send the checker's own stop cut short is tried again as a connection closed early
+   * is (5 s, then 20 s): the next attempt starts no sooner, unless its head asked for a wait
+   * of its own (journaled before, WaitAsked), which is kept.
+   */
+  retryAtIfNone?: number;
   answer?: StoredAnswer;
   /** P21: the site of this request said no; it is closed for the night. */
   closeSite?: string;

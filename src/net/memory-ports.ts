@@ -162,6 +162,8 @@ export class MemoryJournal implements JournalPort {
     row.final = c.final;
     row.closedEarly = c.closedEarly;
     if (c.retryAt !== undefined) row.retryAt = c.retryAt;
+    else if (row.retryAt === undefined && c.retryAtIfNone !== undefined)
+      row.retryAt = c.retryAtIfNone;
     if (c.answer) row.answer = structuredClone(c.answer);
     const site = this.sites.get(e.site) ?? {};
     this.sites.set(e.site, site);

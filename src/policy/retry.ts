@@ -161,11 +161,11 @@ export function waitAfterCrash(retryAt: number, startedAt: number, now: number):
 }
 
 /**
- * P15 for an attempt cut short by the checker's own death (`kill -9`, a crash; found later by
- * another process or the next run): to the site, a connection closed before the answer was
- * complete, so tried again as one is, 5 s after the first send and 20 s after the second,
- * counted from when the cut was found (the connection ended at the latest then). Undefined
- * after the last send a night allows.
+ * P15 for an attempt cut short by the checker's own end: its death (`kill -9`, a crash; found
+ * later by another process or the next run, and counted from then: the connection ended at the
+ * latest then) or its stop (a signal; counted from the cut). To the site, a connection closed
+ * before the answer was complete, so tried again as one is, 5 s after the first send and 20 s
+ * after the second. Undefined after the last send a night allows.
  */
 export function waitAfterCut(attempt: number): number | undefined {
   if (!(attempt >= 1) || attempt > MAX_RETRIES) return undefined;

@@ -244,6 +244,7 @@ export class SqlJournal implements JournalPort {
         final: c.final ? 1 : 0,
         closedEarly: c.closedEarly ? 1 : 0,
         retryAt: c.retryAt !== undefined ? toIso(c.retryAt) : null,
+        retryAtIfNone: c.retryAtIfNone !== undefined ? toIso(c.retryAtIfNone) : null,
         answer: c.answer ? JSON.stringify(c.answer) : null,
         id: Number(id),
       });
@@ -518,6 +519,7 @@ const COMPLETE_ATTEMPT = prepared(
       final: number;
       closedEarly: number;
       retryAt: string | null;
+      retryAtIfNone: string | null;
       answer: string | null;
       id: number;
     }>,
@@ -534,8 +536,11 @@ const COMPLETE_ATTEMPT = prepared(
         evidence: $("evidence"),
         final: $("final"),
         closed_early: $("closedEarly"),
-        // A completion without one keeps the retry time its head wrote (an interrupted one).
-        retry_at: sql<string | null>`coalesce(${$("retryAt")}, ${sql.ref("retry_at")})`,
+        // A completion without one keeps the retry time its head wrote (an interrupted one);
+        // a send cut short by the checker's stop waits as a connection closed early, unless so.
+        retry_at: sql<
+          string | null
+        >`coalesce(${$("retryAt")}, ${sql.ref("retry_at")}, ${$("retryAtIfNone")})`,
         answer: $("answer"),
       })
       .where("id", "=", $("id"))

@@ -197,6 +197,27 @@ describe("a night stopped by a signal", () => {
       const resumed = read();
       expect(resumed.outcomes.map((o) => o.outcome)).toEqual(["ok", "ok", "ok", "ok", "error"]);
       expect(resumed.finished).not.toBeNull();
+      // P15: each send the stop cut short was tried again as after a connection closed early,
+      // 5 s after the cut (the resumed night started at once), not after the 2 s gap alone.
+      const times = new Database(join(data, "nor.db"), { readonly: true });
+      try {
+        for (const url of [
+          `${one.origin}/b.rss`,
+          `${two.origin}/c.rss`,
+          `${three.origin}/robots.txt`,
+        ]) {
+          const [cut, again] = times
+            .prepare("select started_at, ended_at from request_log where url = ? order by id")
+            .all(url) as { started_at: string; ended_at: string }[];
+          expect(again, url).toBeDefined();
+          expect(
+            Date.parse(again?.started_at ?? "") - Date.parse(cut?.ended_at ?? ""),
+            url,
+          ).toBeGreaterThanOrEqual(5_000);
+        }
+      } finally {
+        times.close();
+      }
     } finally {
       for (const res of held) res.destroy();
       for (const s of [one, two, three, four]) await new Promise((r) => s.server.close(r));

@@ -395,6 +395,62 @@ describe.each(makers)("the journal's contract: $name", (m) => {
     }
   });
 
+  it("P15: a send the checker's own stop cut short waits as after a connection closed early (retryAtIfNone), unless its head asked for a wait, which is kept", async () => {
+    const s = await m.make();
+    try {
+      const stopped = {
+        status: null,
+        outcome: "interrupted",
+        failure: "stopped: the command was stopped (SIGTERM)",
+        bytes: 0,
+        final: false,
+        closedEarly: false,
+      } as const;
+      const a = await s.journal.admit(intent("https://www.a.gov/1"), ME, T0);
+      if (a.kind !== "go") throw new Error(a.kind);
+      await s.journal.complete(a.id, ME, {
+        ...stopped,
+        endedAt: T0 + 100,
+        retryAtIfNone: T0 + 5100,
+        siteNotBefore: T0 + 5100,
+      });
+      // The same request, and the site's other pages, wait for 5 s from the cut, not the gap.
+      expect(await s.journal.admit(intent("https://www.a.gov/1"), ME, T0 + 2200)).toMatchObject({
+        kind: "wait",
+        until: T0 + 5100,
+      });
+      expect(await s.journal.admit(intent("https://www.a.gov/2"), ME, T0 + 2200)).toMatchObject({
+        kind: "wait",
+        until: T0 + 5100,
+      });
+      expect(await s.journal.admit(intent("https://www.a.gov/1"), ME, T0 + 5100)).toMatchObject({
+        kind: "go",
+        attempt: 2,
+      });
+      // A head that asked for 8 s before the stop cut its body: its wait is the one kept.
+      const b = await s.journal.admit(intent("https://www.b.gov/1"), ME, T0);
+      if (b.kind !== "go") throw new Error(b.kind);
+      await s.journal.waitAsked(b.id, {
+        status: 503,
+        retryAt: T0 + 8050,
+        siteNotBefore: T0 + 8050,
+      });
+      await s.journal.complete(b.id, ME, {
+        ...stopped,
+        status: 503,
+        endedAt: T0 + 100,
+        retryAtIfNone: T0 + 5100,
+        siteNotBefore: T0 + 5100,
+      });
+      expect(await s.journal.admit(intent("https://www.b.gov/1"), ME, T0 + 5100)).toMatchObject({
+        kind: "wait",
+        until: T0 + 8050,
+      });
+    } finally {
+      await s.close();
+    }
+  });
+
   it("P15, P21: what a head decided for the night holds past a crash: not asked again tonight, a 429 past its retries closes the site", async () => {
     const s = await m.make();
     try {

@@ -1,7 +1,7 @@
 import type { Clock } from "../../clock.js";
 import { NorError } from "../../errors.js";
 import { RETRY_AFTER_MAX_MS } from "../../policy/constants.js";
-import { LATEST_HOLD_MS, readRetryAfter } from "../../policy/retry.js";
+import { LATEST_HOLD_MS, readRetryAfter, waitAfterCut } from "../../policy/retry.js";
 import { siteOf } from "../../policy/site.js";
 import type { Completion, JournalPort, StoredAnswer, StoredAttempt } from "../journal.js";
 import { type AttemptResult, type Call, CutOff, type Got, type Step } from "../pipeline.js";
@@ -38,7 +38,7 @@ export const journal =
       const sent = err instanceof CutOff ? { status: err.status, bytes: err.bytes } : undefined;
       await interrupted(
         deps,
-        t.id,
+        t,
         err,
         { endedAt: deps.clock.now(), status: sent?.status ?? null, bytes: sent?.bytes ?? 0 },
         call,
@@ -50,7 +50,7 @@ export const journal =
       const err =
         got?.failed ?? new NorError("E_INTERNAL", `attempt ended on "${reply.kind}", unjudged`);
       const end = got ? endOf(got.answer) : { endedAt: deps.clock.now(), status: null, bytes: 0 };
-      await interrupted(deps, t.id, err, end, call);
+      await interrupted(deps, t, err, end, call);
       throw err;
     }
     await deps.journal.complete(t.id, deps.holder, completion(call, t, got, got.judged));
@@ -120,20 +120,31 @@ function endOf(r: AttemptResult) {
 /** Completes the row of a send that threw (`interrupted`, with its end). */
 async function interrupted(
   deps: JournalDeps,
-  id: string,
+  t: SendTicket,
   err: unknown,
   end: { endedAt: number; status: number | null; bytes: number },
   call: Call,
 ): Promise<void> {
   // Cut off by the caller's stop (the command's SIGTERM), not a bug of ours.
-  const why = call.signal?.aborted === true ? "stopped" : "internal";
-  await deps.journal.complete(id, deps.holder, {
+  const stopped = call.signal?.aborted === true;
+  const c: Completion = {
     ...end,
     outcome: "interrupted",
-    failure: `${why}: ${err instanceof Error ? err.message : String(err)}`,
+    failure: `${stopped ? "stopped" : "internal"}: ${err instanceof Error ? err.message : String(err)}`,
     final: false,
     closedEarly: false,
-  });
+  };
+  if (stopped) {
+    // P15: the site saw a connection closed before a full response; the next send (a restart's,
+    // at once) waits as after one it closed, 5 s then 20 s, and holds the site meanwhile. A wait
+    // its head asked for stays the one kept. Its last send allowed waits for nothing.
+    const wait = waitAfterCut(t.attempt);
+    if (wait !== undefined) {
+      c.retryAtIfNone = end.endedAt + wait;
+      c.siteNotBefore = end.endedAt + wait;
+    }
+  }
+  await deps.journal.complete(t.id, deps.holder, c);
 }
 
 /**
