@@ -20,6 +20,7 @@ import type { Purpose, RequestLogEntry } from "../src/net/types.js";
 import type { SourceResult } from "../src/night/types.js";
 import { addDays, nightOf } from "../src/policy/night-date.js";
 import { siteOf } from "../src/policy/site.js";
+import { OHIO_COUNTIES } from "../src/sources/catalog/counties.js";
 import type { Catalog, Government, GovernmentKind, Source } from "../src/sources/catalog/types.js";
 import { importCatalog } from "../src/sources/catalog-import.js";
 import type { RecordKind } from "../src/sources/record.js";
@@ -51,7 +52,7 @@ function catalog(): Catalog {
       id: `gov-${g}`,
       name: `${kind === "school-district" ? "School District" : kind} ${g}`,
       kind,
-      county: `County ${String(g % 88).padStart(2, "0")}`,
+      county: OHIO_COUNTIES[g % OHIO_COUNTIES.length] as string,
       website: `https://gov${g}.example/`,
     });
     for (const records of KINDS) {

@@ -8,6 +8,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { stringify } from "yaml";
+import { OHIO_COUNTIES } from "../src/sources/catalog/counties.js";
 
 const KINDS = ["county", "city", "village", "township", "school-district", "special-district"];
 const RECORDS = ["agendas", "minutes", "meetings", "bids", "permits", "notices"];
@@ -22,7 +23,7 @@ export function syntheticCatalog(sources: number): string {
     id: `gov-${i}`,
     name: `Government ${i}`,
     kind: KINDS[i % KINDS.length],
-    county: `County ${i % 88}`,
+    county: OHIO_COUNTIES[i % OHIO_COUNTIES.length],
     website: `https://gov-${i}.example.gov/`,
     evidence: EVIDENCE,
     notes: `registered .gov domain(s): gov-${i}.example.gov; ${NOTE}`,

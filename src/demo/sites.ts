@@ -189,7 +189,7 @@ export function demoSources(today: number): DemoSource[] {
   }));
   const rss: DemoSource = {
     id: "harmon-county-notices",
-    government: { id: "harmon-county", name: "Harmon County", kind: "county", county: "Harmon" },
+    government: { id: "harmon-county", name: "Harmon County", kind: "county", county: "Knox" },
     records: "notices",
     name: "Public notices (RSS)",
     shows: "an RSS feed with an ETag: the second night asks If-None-Match and gets 304 (P12)",
@@ -396,7 +396,7 @@ export function demoSources(today: number): DemoSource[] {
 }
 
 function harmon(): DemoSource["government"] {
-  return { id: "harmon-county", name: "Harmon County", kind: "county", county: "Harmon" };
+  return { id: "harmon-county", name: "Harmon County", kind: "county", county: "Knox" };
 }
 
 function toIso(mdyText: string | null): string {

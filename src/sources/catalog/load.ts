@@ -26,6 +26,7 @@ import {
 import type { z } from "zod";
 import { NorError } from "../../errors.js";
 import { hostProblem } from "../../policy/site.js";
+import { dateFormatProblem, dateTemplateProblem } from "../extract/form-dates.js";
 import { formSelectorProblems, recipeSelectorProblems } from "../extract/selector-check.js";
 import { presetAccess, presetNames } from "../platforms/names.js";
 import {
@@ -169,6 +170,7 @@ function parsePiece(text: string, file: string, frame: Frame): Piece {
     ...platformProblems(loc, raw),
     ...hostProblems(loc, raw),
     ...selectorProblems(loc, raw),
+    ...formProblems(loc, raw),
   );
   return { loc, raw, data: result.success ? result.data : undefined, problems };
 }
@@ -383,6 +385,39 @@ function selectorProblems(loc: Located, raw: unknown): CatalogProblem[] {
       out.push(loc.problem([...path, "extract", p.field], p.message));
     for (const p of formSelectorProblems(w?.form))
       out.push(loc.problem([...path, "form", p.field], p.message));
+  };
+  rawList(raw, "sources").forEach((s, i) => {
+    check(s, ["sources", i]);
+    if (Array.isArray(s?.alternates)) {
+      (s.alternates as RawItem[]).forEach((w, j) => {
+        check(w, ["sources", i, "alternates", j]);
+      });
+    }
+  });
+  return out;
+}
+
+/**
+ * A search form's date templates and format (P5) must be ones the form filler
+ * (extract/form-dates.ts) fills, checked by its own reading of them: a `{tody}` or a
+ * `{today-3x}` in a field, or a `dateFormat` of `QQ/YY`, would otherwise be sent to the site as
+ * written, every night. A field's value without a template-like `{…}` is sent as written.
+ */
+function formProblems(loc: Located, raw: unknown): CatalogProblem[] {
+  const out: CatalogProblem[] = [];
+  const check = (w: RawItem | undefined, path: PathKey[]) => {
+    const form = w?.form as { fields?: unknown; dateFormat?: unknown } | null | undefined;
+    if (form === null || typeof form !== "object") return;
+    const { fields, dateFormat } = form;
+    if (fields !== null && typeof fields === "object" && !Array.isArray(fields)) {
+      for (const [name, value] of Object.entries(fields)) {
+        const problem = typeof value === "string" ? dateTemplateProblem(value) : undefined;
+        if (problem !== undefined)
+          out.push(loc.problem([...path, "form", "fields", name], problem));
+      }
+    }
+    const problem = typeof dateFormat === "string" ? dateFormatProblem(dateFormat) : undefined;
+    if (problem !== undefined) out.push(loc.problem([...path, "form", "dateFormat"], problem));
   };
   rawList(raw, "sources").forEach((s, i) => {
     check(s, ["sources", i]);

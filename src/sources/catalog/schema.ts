@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { DEFAULT_BACKFILL_PAGES } from "../../policy/constants.js";
 import { IANA_ZONE_RULE, isIanaZone } from "../../policy/zone.js";
+import { countyProblem } from "./counties.js";
 
 /**
  * The longest id a catalog may give. A source's id is part of store keys beside a URL of up to
@@ -41,8 +42,26 @@ export function urlLengthProblem(s: string, encoded = s): string | undefined {
 }
 
 /**
+ * Why an http(s) address is written in a form the URL parser silently rewrites, or undefined
+ * (P3: the address fetched, stored and shown must be the one written). A backslash is read as
+ * `/` (`http://127.0.0.1\@evil.com/feed` is host 127.0.0.1, path /@evil.com/feed), and the
+ * slashes after the scheme are supplied when missing (`http:/host/x`, `http:host/x`), so the
+ * text must start with `http://` or `https://` itself and hold no backslash. `parsed` is the
+ * address as the parser reads it, when it reads one.
+ */
+export function urlSpellingProblem(s: string, parsed?: string): string | undefined {
+  const as = parsed !== undefined ? ` (the URL parser reads it as ${parsed})` : "";
+  if (s.includes("\\"))
+    return `URL contains a backslash, which the URL parser takes for / so the address used is not the one written${as}: write / (or %5C for a backslash itself)`;
+  if (!/^https?:\/\//i.test(s))
+    return `URL must start with http:// or https:// exactly as written${as}`;
+  return undefined;
+}
+
+/**
  * http(s) only (P3: no other scheme; user-info and credentials are refused in credentials.ts),
- * at most MAX_URL_LENGTH characters. Its host's form is checked by the loader (load.ts).
+ * written as it is fetched (urlSpellingProblem), at most MAX_URL_LENGTH characters. Its host's
+ * form is checked by the loader (load.ts).
  */
 export const httpUrl = z
   .string()
@@ -56,6 +75,11 @@ export const httpUrl = z
     const u = URL.canParse(s) ? new URL(s) : undefined;
     if (u === undefined || (u.protocol !== "http:" && u.protocol !== "https:")) {
       ctx.addIssue({ code: "custom", message: "must be an absolute http:// or https:// URL" });
+      return;
+    }
+    const spelling = urlSpellingProblem(s, u.href);
+    if (spelling !== undefined) {
+      ctx.addIssue({ code: "custom", message: spelling });
       return;
     }
     const encoded = urlLengthProblem(s, u.href);
@@ -257,7 +281,15 @@ export const government = z.strictObject({
   id,
   name: z.string().min(1),
   kind: governmentKind,
-  county: z.string().min(1).optional().describe("Primary county, without the word County"),
+  county: z
+    .string()
+    .min(1)
+    .superRefine((s, ctx) => {
+      const problem = countyProblem(s);
+      if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+    })
+    .optional()
+    .describe("Primary county, without the word County"),
   website: httpUrl.optional(),
   timezone: timezone
     .optional()
@@ -303,10 +335,22 @@ export const lead = z
       .min(1)
       // Without a scheme, or a template, it is kept as seen; a scheme, when written, is
       // http(s): the directory shows the address (a `host:8080/…` port is not a scheme).
-      .refine((s) => {
+      .superRefine((s, ctx) => {
         const scheme = /^\s*([a-z][a-z0-9+.-]*):(?!\d)/i.exec(s)?.[1]?.toLowerCase();
-        return scheme === undefined || scheme === "http" || scheme === "https";
-      }, "a scheme, when written, must be http:// or https://")
+        if (scheme !== undefined && scheme !== "http" && scheme !== "https") {
+          ctx.addIssue({
+            code: "custom",
+            message: "a scheme, when written, must be http:// or https://",
+          });
+          return;
+        }
+        // Shown, and linked when it is an http(s) URL, as written: never as the parser rewrites it.
+        const spelling =
+          scheme !== undefined || s.includes("\\")
+            ? urlSpellingProblem(s, URL.canParse(s) ? new URL(s).href : undefined)
+            : undefined;
+        if (spelling !== undefined) ctx.addIssue({ code: "custom", message: spelling });
+      })
       // Never fetched, but shown and stored as a source's address is.
       .superRefine((s, ctx) => {
         const long = urlLengthProblem(s);

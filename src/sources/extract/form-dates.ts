@@ -8,7 +8,13 @@
 import { wallTimeAt } from "../../policy/zone.js";
 import { DEFAULT_ZONE } from "../dates.js";
 
-const TEMPLATE = /\{today(?:([+-])(\d{1,4})([dwmy]))?\}/g;
+/** One template, as the filler reads it: `{today}`, or `{today` ± 1–4 digits and d, w, m or y `}`. */
+const TEMPLATE_TEXT = String.raw`\{today(?:([+-])(\d{1,4})([dwmy]))?\}`;
+const TEMPLATE = new RegExp(TEMPLATE_TEXT, "g");
+const WHOLE_TEMPLATE = new RegExp(`^${TEMPLATE_TEXT}$`);
+
+/** The tokens of a date format, as `formatDate` reads them; other text is written as is. */
+const FORMAT_TOKENS = /YYYY|MM|DD|M|D/g;
 
 /** Calendar date (y, m 1–12, d) in `zone` at the instant `now`. */
 export function localDate(now: number, zone: string): { y: number; m: number; d: number } {
@@ -43,7 +49,7 @@ export function formatDate(t: Date, format: string): string {
   const y = t.getUTCFullYear();
   const m = t.getUTCMonth() + 1;
   const d = t.getUTCDate();
-  return format.replace(/YYYY|MM|DD|M|D/g, (tok) => {
+  return format.replace(FORMAT_TOKENS, (tok) => {
     switch (tok) {
       case "YYYY":
         return String(y).padStart(4, "0");
@@ -70,4 +76,51 @@ export function fillDateTemplates(
   return value.replace(TEMPLATE, (_, sign?: string, n?: string, unit?: string) =>
     formatDate(shift(today, sign ?? "+", Number(n ?? 0), unit ?? "d"), format),
   );
+}
+
+/**
+ * What in a form field's value looks like a template (`{` and a letter, up to its `}`), or opens
+ * `{today` and never closes: each must be one the filler fills, or the site is sent the braces.
+ * A value without braces, or with braces around other text (`{"enabled":true}`, a control's
+ * JSON state), is sent as written.
+ */
+const TEMPLATE_LIKE = /\{\s*[A-Za-z][^{}]*\}|\{\s*today[^{}]*/gi;
+
+export const DATE_TEMPLATES = "{today}, {today-30d}, {today+2w}, {today-1m}, {today-1y}";
+
+/** Why `value` (a form field) holds a `{…}` the filler would send as written, or undefined. */
+export function dateTemplateProblem(value: string): string | undefined {
+  for (const [found] of value.matchAll(TEMPLATE_LIKE)) {
+    if (WHOLE_TEMPLATE.test(found)) continue;
+    const what = found.endsWith("}") ? "is not a date template" : "opens a template never closed";
+    return `${JSON.stringify(found)} ${what}: the form filler knows ${DATE_TEMPLATES} (+ or -, 1 to 4 digits, then d, w, m or y) and would send anything else as written`;
+  }
+  return undefined;
+}
+
+const PART: Record<string, string> = { YYYY: "year", MM: "month", M: "month", DD: "day", D: "day" };
+
+/**
+ * Why `formatDate` cannot write dates in `format`, or undefined: it has none of the tokens, one
+ * part twice (`MMM` is MM then M), or letters that are no token (`YY`, `yyyy`, `QQ`), which would
+ * be sent as written. The letter T (an ISO date's time separator) is text like `/`, `-` or `.`.
+ */
+export function dateFormatProblem(format: string): string | undefined {
+  const seen = new Map<string, string>();
+  let twice: string | undefined;
+  const rest = format.replace(FORMAT_TOKENS, (tok) => {
+    const part = PART[tok] ?? tok;
+    const first = seen.get(part);
+    if (first !== undefined) twice ??= `the ${part} twice (${first}, then ${tok})`;
+    else seen.set(part, tok);
+    return " ";
+  });
+  const tokens = "YYYY, MM, DD, M and D (upper case)";
+  const letters = [...new Set(rest.replace(/T/g, "").match(/\p{L}/gu) ?? [])];
+  if (letters.length > 0) {
+    return `${JSON.stringify(format)} has letters the form filler does not format (${letters.join(", ")}), which it would send as written: its tokens are ${tokens}`;
+  }
+  if (seen.size === 0) return `${JSON.stringify(format)} has none of the tokens ${tokens}`;
+  if (twice !== undefined) return `${JSON.stringify(format)} writes ${twice}`;
+  return undefined;
 }
