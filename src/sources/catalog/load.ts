@@ -361,15 +361,20 @@ function hostProblems(loc: Located, raw: unknown): CatalogProblem[] {
   rawList(raw, "governments").forEach((g, i) => {
     check(g?.website, ["governments", i, "website"]);
   });
+  eachWay(raw, (w, path) => check(w?.url, [...path, "url"]));
+  return out;
+}
+
+/** Each way in of each source (the source itself, then its alternates), with its path. */
+function eachWay(raw: unknown, fn: (w: RawItem | undefined, path: PathKey[]) => void): void {
   rawList(raw, "sources").forEach((s, i) => {
-    check(s?.url, ["sources", i, "url"]);
+    fn(s, ["sources", i]);
     if (Array.isArray(s?.alternates)) {
       (s.alternates as RawItem[]).forEach((w, j) => {
-        check(w?.url, ["sources", i, "alternates", j, "url"]);
+        fn(w, ["sources", i, "alternates", j]);
       });
     }
   });
-  return out;
 }
 
 /**
@@ -386,14 +391,7 @@ function selectorProblems(loc: Located, raw: unknown): CatalogProblem[] {
     for (const p of formSelectorProblems(w?.form))
       out.push(loc.problem([...path, "form", p.field], p.message));
   };
-  rawList(raw, "sources").forEach((s, i) => {
-    check(s, ["sources", i]);
-    if (Array.isArray(s?.alternates)) {
-      (s.alternates as RawItem[]).forEach((w, j) => {
-        check(w, ["sources", i, "alternates", j]);
-      });
-    }
-  });
+  eachWay(raw, check);
   return out;
 }
 
@@ -419,14 +417,7 @@ function formProblems(loc: Located, raw: unknown): CatalogProblem[] {
     const problem = typeof dateFormat === "string" ? dateFormatProblem(dateFormat) : undefined;
     if (problem !== undefined) out.push(loc.problem([...path, "form", "dateFormat"], problem));
   };
-  rawList(raw, "sources").forEach((s, i) => {
-    check(s, ["sources", i]);
-    if (Array.isArray(s?.alternates)) {
-      (s.alternates as RawItem[]).forEach((w, j) => {
-        check(w, ["sources", i, "alternates", j]);
-      });
-    }
-  });
+  eachWay(raw, check);
   return out;
 }
 
