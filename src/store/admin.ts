@@ -175,6 +175,11 @@ export interface StatusRow {
   url: string;
   /** The source's own mark (P24): read unless a person marked it not read. */
   reading: boolean;
+  /**
+   * When a catalog import retired it (the catalog no longer lists it): no night reads it, its
+   * records and outcomes kept. Absent for a source in use.
+   */
+  retiredAt?: string;
   notReadReason?: string;
   /**
    * P26: its site's owner asked the whole site not to be read (`nor site --not-read`), in these
@@ -193,6 +198,13 @@ export interface StatusRow {
   flags: string[];
 }
 
+/** Whether a source is read, in a person's words: retired, its site's no, its own mark. */
+export function readingText(r: StatusRow): string {
+  if (r.retiredAt !== undefined) return `retired ${r.retiredAt}: no longer in the catalog`;
+  if (r.siteNotRead !== undefined) return `not read: ${r.siteNotRead}`;
+  return r.reading ? "read" : `not read: ${r.notReadReason ?? ""}`;
+}
+
 /**
  * Each source of the night's catalog, and each imported source in use that no night has read
  * yet (or those of `ids`), in id order, with its latest mark, its latest night's outcome, its
@@ -202,12 +214,24 @@ export interface StatusRow {
 export async function statusRows(db: Db, ids?: readonly string[]): Promise<StatusRow[]> {
   if (ids?.length === 0) return [];
   const only = ids ? [...new Set(ids)] : undefined;
-  let sq = db.selectFrom("night_catalog").select(["source_id", "government", "url"]);
-  if (only) sq = sq.where("source_id", "in", only);
+  // A night's catalog as the store's sources now stand: a source retired by an import since, or
+  // whose government or address it changed, is said as imported (P26: not read once retired).
+  let sq = db
+    .selectFrom("night_catalog as nc")
+    .leftJoin("sources as s", "s.id", "nc.source_id")
+    .select([
+      "nc.source_id as source_id",
+      sql<string>`coalesce(${sql.ref("s.government_id")}, ${sql.ref("nc.government")})`.as(
+        "government",
+      ),
+      sql<string>`coalesce(${sql.ref("s.url")}, ${sql.ref("nc.url")})`.as("url"),
+      "s.retired_at as retired_at",
+    ]);
+  if (only) sq = sq.where("nc.source_id", "in", only);
   // Imported and not retired, not yet in a night's catalog: `nor start` before 01:00.
   let iq = db
     .selectFrom("sources")
-    .select(["id as source_id", "government_id as government", "url"])
+    .select(["id as source_id", "government_id as government", "url", "retired_at"])
     .where("retired_at", "is", null)
     .where(({ not, exists, selectFrom }) =>
       not(
@@ -224,7 +248,7 @@ export async function statusRows(db: Db, ids?: readonly string[]): Promise<Statu
   );
   const rows = new Map<string, StatusRow>();
   for (const s of sources) {
-    rows.set(s.source_id, {
+    const row: StatusRow = {
       id: s.source_id,
       government: s.government,
       url: s.url,
@@ -233,7 +257,9 @@ export async function statusRows(db: Db, ids?: readonly string[]): Promise<Statu
       recordsKnown: 0,
       newLastNight: 0,
       flags: [],
-    });
+    };
+    if (s.retired_at !== null) row.retiredAt = s.retired_at;
+    rows.set(s.source_id, row);
   }
   for (const [id, m] of await latestMarks(db, only)) {
     const r = rows.get(id);

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { UsageError } from "../../errors.js";
 import { viaText } from "../../night/way-choice.js";
-import { type NightHistoryRow, recentNights, statusRows } from "../../store/admin.js";
+import { type NightHistoryRow, readingText, recentNights, statusRows } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { stdout } from "../io.js";
 
@@ -85,12 +85,7 @@ export function register(program: Command): void {
           "source\tgovernment\turl\treading\tlast night\toutcome\tvia\trecords\tnew\tflags\n",
         );
         for (const r of rows) {
-          const reading =
-            r.siteNotRead !== undefined
-              ? `not read: ${r.siteNotRead}`
-              : r.reading
-                ? "read"
-                : `not read: ${r.notReadReason ?? ""}`;
+          const reading = readingText(r);
           const outcome = r.lastOutcome
             ? `${r.lastOutcome}${r.lastReason ? ` (${r.lastReason})` : ""}`
             : "-";

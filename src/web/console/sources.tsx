@@ -2,7 +2,7 @@ import type { Hono } from "hono";
 import { viaText } from "../../night/way-choice.js";
 import { nightOf } from "../../policy/night-date.js";
 import { checkPersonText, REASON_MAX } from "../../policy/person-text.js";
-import { markSource, type StatusRow, statusRows } from "../../store/admin.js";
+import { markSource, readingText, type StatusRow, statusRows } from "../../store/admin.js";
 import type { Db } from "../../store/db.js";
 import { marksOf, sourceNames } from "../../store/read/console.js";
 import { countOf } from "../public/format.js";
@@ -75,7 +75,7 @@ export function sourceRoutes(
                   <span class="muted small"> ({r.id})</span>
                 </td>
                 <td>{r.government}</td>
-                <td>{r.reading ? "read" : `not read: ${r.notReadReason ?? ""}`}</td>
+                <td>{readingText(r)}</td>
                 <td>{r.lastNight ?? "-"}</td>
                 <td>{r.lastOutcome ? `${r.lastOutcome} ${r.lastReason ?? ""}` : "-"}</td>
                 <td>{r.recordsKnown}</td>
