@@ -82,7 +82,7 @@ export interface AdmitInput {
   /** The gap for this request before owners' rules: the floor or the Crawl-delay (P10). */
   gapMs: number;
   deadline?: number;
-  /** robots.txt itself is never "left alone" by a path rule (P18 aside). */
+  /** robots.txt itself is "left alone" only by a rule for the whole site (P18 aside). */
   isRobots: boolean;
   path: string;
   site: SiteFacts;
@@ -155,12 +155,16 @@ export function admit(a: AdmitInput): Admission {
     };
   }
   if (a.site.closed?.night === a.night) return { kind: "closed", reason: a.site.closed.reason };
-  if (!a.isRobots) {
+  {
     // Like a robots.txt rule (P18): both sides in one percent-encoded normal form, so
-    // "/public notices/" or "/bids–rfps/" match the URL's "/public%20notices/…".
+    // "/public notices/" or "/bids–rfps/" match the URL's "/public%20notices/…". robots.txt
+    // itself is left alone only by a rule for the whole site ("/"): its rules still govern the
+    // paths not left alone, and there are none then.
     const path = normalisePath(a.path);
     const alone = a.rules.find(
-      (r) => r.kind === "leave-alone" && path.startsWith(normalisePath(r.prefix)),
+      (r) =>
+        r.kind === "leave-alone" &&
+        (a.isRobots ? normalisePath(r.prefix) === "/" : path.startsWith(normalisePath(r.prefix))),
     );
     if (alone?.kind === "leave-alone") {
       return {

@@ -130,6 +130,58 @@ describe("site owners' requests (nor site), set while a night runs", () => {
     ).toEqual(["f1", "f2", "f4"]);
   }, 60_000);
 
+  it("P18, P26: the whole site left alone (nor site --leave-alone /) is asked nothing at all, its robots.txt included; a path left alone still lets robots.txt be read", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "nor-owner-"));
+    dirs.push(dir);
+    const site = await fleet.server();
+    site.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    site.route(
+      "/feed/1.xml",
+      (_q, res) =>
+        void res
+          .writeHead(200, { "content-type": "application/rss+xml" })
+          .end(rss(site.origin, 1, "f1")),
+    );
+    const catalog = writeCatalog(dir, [
+      [
+        "id: f1",
+        "government: village-of-test",
+        "records: agendas",
+        "access: feed",
+        `url: ${site.url("/feed/1.xml")}`,
+      ],
+    ]);
+    await nor(["catalog", "import", catalog, "--data", dir]);
+    await nor(["site", site.url("/"), "--data", dir, "--leave-alone", "/", "--reason", "asked"]);
+    const r = await nightCli(catalog, dir, "2026-11-05");
+    expect(r.code, r.stderr).toBe(0);
+    expect(site.requests.map((q) => q.path)).toEqual([]);
+    const db = new Database(join(dir, "nor.db"), { readonly: true });
+    try {
+      expect(db.prepare("select outcome, reason from night_sources").all()).toEqual([
+        { outcome: "disallowed", reason: expect.stringMatching(/for \/ to be left alone/) },
+      ]);
+      // Nothing is kept of robots.txt for the origin: cleared, the rule asks robots.txt then.
+      expect(db.prepare("select count(*) as n from robots_cache").get()).toEqual({ n: 0 });
+    } finally {
+      db.close();
+    }
+    // The rule cleared, the next night reads robots.txt and the feed.
+    await nor([
+      "site",
+      site.url("/"),
+      "--data",
+      dir,
+      "--clear-leave-alone",
+      "/",
+      "--reason",
+      "done",
+    ]);
+    const r2 = await nightCli(catalog, dir, "2026-11-06");
+    expect(r2.code, r2.stderr).toBe(0);
+    expect(site.requests.map((q) => q.path)).toEqual(["/robots.txt", "/feed/1.xml"]);
+  }, 60_000);
+
   it("P24, P26: the whole site not read (nor site --not-read): nothing more is sent there", async () => {
     const { site, outcomes, dir } = await scenario(async (dir, s) => {
       await nor(["site", s.host, "--data", dir, "--not-read", "--reason", "owner asked by phone"]);

@@ -105,7 +105,10 @@ export function robotsGate(deps: RobotsGateDeps): Step {
   ): Promise<Lookup> => {
     if (reply.kind === "final") {
       const o = reply.outcome;
-      if (o.kind === "deadline" || o.kind === "site-closed") return { kind: "stopped", outcome: o };
+      // The owner's no (closed, or the whole site left alone): said for the page as it is, and
+      // nothing is cached for the origin (a rule cleared tomorrow asks robots.txt then).
+      if (o.kind === "deadline" || o.kind === "site-closed" || o.kind === "disallowed")
+        return { kind: "stopped", outcome: o };
       if (o.kind === "refused" || o.kind === "blocked-address") {
         return { kind: "stopped", outcome: o };
       }
