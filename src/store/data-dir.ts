@@ -6,11 +6,14 @@
  */
 import {
   accessSync,
+  closeSync,
   constants,
   existsSync,
   lstatSync,
   mkdirSync,
+  openSync,
   readlinkSync,
+  readSync,
   type Stats,
   statSync,
 } from "node:fs";
@@ -174,7 +177,34 @@ export function storeFileState(file: string): "absent" | "file" {
       "E_CONFIG",
       `${file} is empty (0 bytes): it is not a store (a copy cut short?), and nor writes nothing into it; move it aside to start a new store there, or restore the store from a backup (docs/operations.md, "Backups")`,
     );
+  if (!startsAsSqlite(file))
+    throw new NorError(
+      "E_CONFIG",
+      `${file} is not a SQLite database (it does not begin as one), so not a store, and nor writes nothing into it: move it aside, or choose another --data; if it was the store, restore it from a backup (docs/operations.md, "Backups")`,
+    );
   return "file";
+}
+
+/** SQLite's database header (its first 16 bytes, file format §1.3.1). */
+const SQLITE_HEADER = Buffer.from("SQLite format 3\u0000", "latin1");
+
+/** Whether `file` begins with SQLite's header (true when it cannot be read: SQLite says why). */
+function startsAsSqlite(file: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    return true;
+  }
+  try {
+    const head = Buffer.alloc(SQLITE_HEADER.length);
+    const n = readSync(fd, head, 0, head.length, 0);
+    return n === head.length && head.equals(SQLITE_HEADER);
+  } catch {
+    return true;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A file or directory the night keeps in the data directory. */

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -23,10 +23,32 @@ describe("review: bad store locations", () => {
     expect(r.stderr).not.toContain("EEXIST");
   });
 
-  it("a corrupt nor.db is refused naming the file and why", async () => {
+  it("a nor.db that is no SQLite database at all (a text file) is refused naming the file, exit 2, and left as it was", async () => {
+    const d = join(dir, "text");
+    mkdirSync(d);
+    const text = "this is not a database, just text ".repeat(200);
+    writeFileSync(join(d, "nor.db"), text);
+    for (const args of [
+      ["night", "--catalog", catalog, "--data", d],
+      ["status", "--data", d],
+    ]) {
+      const r = await runNor(args);
+      expect(r.code).toBe(2); // a person must look: a restart would meet it again
+      expect(r.stderr).toContain(
+        `${join(d, "nor.db")} is not a SQLite database (it does not begin as one), so not a store`,
+      );
+    }
+    expect(readFileSync(join(d, "nor.db"), "utf8")).toBe(text);
+  });
+
+  it("a corrupt nor.db (a SQLite database, damaged) is refused naming the file and why", async () => {
     const d = join(dir, "corrupt");
     mkdirSync(d);
-    writeFileSync(join(d, "nor.db"), "this is not a database, just text ".repeat(200));
+    const damaged = Buffer.concat([
+      Buffer.from("SQLite format 3\u0000", "latin1"),
+      Buffer.alloc(8192, 0x5a),
+    ]);
+    writeFileSync(join(d, "nor.db"), damaged);
     for (const args of [
       ["night", "--catalog", catalog, "--data", d],
       ["status", "--data", d],
@@ -34,7 +56,7 @@ describe("review: bad store locations", () => {
       const r = await runNor(args);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(join(d, "nor.db"));
-      expect(r.stderr).toMatch(/not a database/);
+      expect(r.stderr).toMatch(/is damaged \(SQLite: /);
     }
   });
 });
