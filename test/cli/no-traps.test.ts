@@ -313,6 +313,15 @@ describe("a night that is over", () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain(`night ${night} is over: it finished at `);
     expect(again.stderr).not.toContain("night done");
+    // Nor is its catalog imported: one that drops the source retires nothing (an outside
+    // tester saw an over night's command retire sources with --allow-retire).
+    const other = catalogFile(d, "other.yaml", ["b"]);
+    const dropped = await nor(
+      ...["night", "--catalog", other, "--data", data, "--deadline", "1m", "--allow-retire"],
+    );
+    expect(dropped.code, dropped.stderr).toBe(0);
+    expect(dropped.stderr).toContain(`night ${night} is over: it finished at `);
+    expect(dropped.stderr).not.toContain("catalog imported");
     const after = await openStore({ kind: "sqlite", dir: data }, { create: false });
     try {
       const n = await after.db
@@ -326,6 +335,8 @@ describe("a night that is over", () => {
         .select(["source_id", "outcome"])
         .execute();
       expect(o).toEqual([{ source_id: "a", outcome: "checker-offline" }]);
+      const sources = await after.db.selectFrom("sources").select(["id", "retired_at"]).execute();
+      expect(sources).toEqual([{ id: "a", retired_at: null }]);
     } finally {
       await after.close();
     }

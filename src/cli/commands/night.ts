@@ -201,8 +201,8 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   // opening (which night, the catalog import) is done by one of them at a time.
   let night: string;
   let log: Logger;
-  let start: NightStart;
-  let sources: SourceRef[];
+  let start: NightStart | undefined;
+  let sources: SourceRef[] = [];
   const tty = stderr().isTTY === true;
   const runStart = clock.now();
   const children: Worker[] = [];
@@ -341,34 +341,12 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         if (tty) stderr().write(`nor: ${note}\n`);
         else log.warn(note);
       }
-      // The directory shows what the night read: the catalog is imported as a diff first
-      // (a source gone from the file is retired, never deleted), as `nor catalog import`;
-      // unless these files, byte for byte, are the ones last imported (their stamp), when the
-      // store already holds exactly their sources. The night runs the sources in use.
-      sources =
-        opts.worker === true
-          ? ((await sourcesInUse(store.db)) ?? [])
-          : await sourcesOfCatalog(store.db, read ?? opts.catalog, stamp, {
-              now: clock.now(),
-              allowRetire: opts.allowRetire === true,
-              said: (line, record) => {
-                if (tty) stderr().write(`nor night: catalog imported: ${line}\n`);
-                else log.info(record, "catalog imported");
-              },
-            });
-      read = undefined; // the entries are the store's from here on: let these go
       const opened = await nightRow(store.db, night);
-      start = {
-        night,
-        resumed: opened !== undefined,
-        deadlineAt: opened ? Date.parse(opened.deadlineAt) : runStart + deadlineMs,
-        sources: sources.length,
-        sites: new Set(sources.map((s) => siteOf(s.url))).size,
-      };
       // P13: a night that had finished and whose deadline has passed is over: running it
       // again could ask nothing and would only overwrite what it recorded (a checker-offline
-      // source as unreached, its end time past its deadline). Said, and left as it is. (One
-      // interrupted and closed just now goes on: its sources left are recorded unreached.)
+      // source as unreached, its end time past its deadline). Said, and left as it is, its
+      // catalog not imported either. (One interrupted and closed just now goes on: its sources
+      // left are recorded unreached.)
       if (
         opened?.finishedAt &&
         clock.now() >= Date.parse(opened.deadlineAt) &&
@@ -382,12 +360,38 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         else log.info({ finishedAt: opened.finishedAt, deadlineAt: opened.deadlineAt }, note);
         over = true;
       }
+      if (!over) {
+        // The directory shows what the night read: the catalog is imported as a diff first
+        // (a source gone from the file is retired, never deleted), as `nor catalog import`;
+        // unless these files, byte for byte, are the ones last imported (their stamp), when the
+        // store already holds exactly their sources. The night runs the sources in use.
+        sources =
+          opts.worker === true
+            ? ((await sourcesInUse(store.db)) ?? [])
+            : await sourcesOfCatalog(store.db, read ?? opts.catalog, stamp, {
+                now: clock.now(),
+                allowRetire: opts.allowRetire === true,
+                said: (line, record) => {
+                  if (tty) stderr().write(`nor night: catalog imported: ${line}\n`);
+                  else log.info(record, "catalog imported");
+                },
+              });
+        read = undefined; // the entries are the store's from here on: let these go
+        start = {
+          night,
+          resumed: opened !== undefined,
+          deadlineAt: opened ? Date.parse(opened.deadlineAt) : runStart + deadlineMs,
+          sources: sources.length,
+          sites: new Set(sources.map((s) => siteOf(s.url))).size,
+        };
+      }
     } finally {
       await release();
     }
-    if (over) {
+    if (over || start === undefined) {
       unregister();
       await store.close();
+      if (!over) throw new NorError("E_INTERNAL", `night ${night}: not started, and not over`);
       process.exitCode = 0;
       return;
     }
