@@ -129,9 +129,9 @@ export async function buildProgram(argv: readonly string[]): Promise<Command> {
 }
 
 /**
- * `nor help X` (or `nor catalog help X`) for an X that is no command is the same mistake as
- * `nor X`: commander would print the general help and exit 0, so the `help` is dropped and X
- * is refused as an unknown command, named, with the help after it (exit 2).
+ * `nor help X` (or `nor catalog help X`, or `nor X --help`) for an X that is no command is the
+ * same mistake as `nor X`: commander would print the general help and exit 0, so the `help` is
+ * dropped and X is refused as an unknown command, named, with the help after it (exit 2).
  */
 function helpForUnknownAsUnknown(program: Command, argv: readonly string[]): string[] {
   let cmd = program;
@@ -148,7 +148,13 @@ function helpForUnknownAsUnknown(program: Command, argv: readonly string[]): str
       break;
     }
     const sub = cmd.commands.find((c) => c.name() === arg || c.aliases().includes(arg));
-    if (sub === undefined) break;
+    if (sub === undefined) {
+      // `nor X --help` for an X that is no command: the same mistake as `nor X` (commander
+      // would print the general help and exit 0).
+      if (cmd.commands.length > 0)
+        return argv.filter((a, j) => j <= i || (a !== "--help" && a !== "-h"));
+      break;
+    }
     cmd = sub;
   }
   return [...argv];

@@ -39,6 +39,18 @@ describe("nor help for a command that does not exist", () => {
     expect(r).toEqual(plain);
   });
 
+  it("`nor nosuch --help` (and one level down) is `nor nosuch`: unknown, exit 2", async () => {
+    for (const args of [["nosuch"], ["catalog", "nosuch"]]) {
+      const plain = await nor(...args);
+      for (const help of ["--help", "-h"]) {
+        const r = await nor(...args, help);
+        expect(r.code, `${args.join(" ")} ${help}`).toBe(2);
+        expect(r.stderr).toContain("error: unknown command 'nosuch'");
+        expect(r).toEqual(plain);
+      }
+    }
+  });
+
   it("help for a command that exists is still help (exit 0)", async () => {
     const general = await nor("help");
     expect(general.code).toBe(0);
