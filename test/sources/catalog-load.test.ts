@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -287,6 +287,25 @@ sources:
     expect(() => loadCatalog(["/nonexistent/cat.yaml"])).toThrow(
       /^catalog has 1 problem:\n\/nonexistent\/cat\.yaml: no such file$/,
     );
+  });
+
+  it("a file named twice (or through a link) is said as that, not as each id a duplicate of itself", () => {
+    const d = mkdtempSync(join(tmpdir(), "nor-twice-"));
+    try {
+      const file = join(d, "cat.yaml");
+      writeFileSync(
+        file,
+        "governments:\n  - { id: g1, name: G, kind: village, county: Franklin }\nsources: []\n",
+      );
+      symlinkSync(file, join(d, "link.yaml"));
+      for (const second of [file, join(d, "link.yaml")]) {
+        expect(() => loadCatalog([file, second])).toThrow(
+          `catalog has 1 problem:\n${second}: the same file as ${file}, named twice: name each catalog file once`,
+        );
+      }
+    } finally {
+      rmSync(d, { recursive: true, force: true });
+    }
   });
 
   it("refuses non-http(s) schemes anywhere a URL goes", () => {

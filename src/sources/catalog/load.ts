@@ -521,6 +521,29 @@ function unreadable(file: string, cause: unknown): CatalogProblem {
  */
 function missingFiles(inputs: readonly CatalogInput[]): CatalogProblem[] {
   const out: CatalogProblem[] = [];
+  // One file named twice (the same path, or a link to it) would list each of its ids twice,
+  // said as duplicates of themselves: said as what it is instead.
+  const seen = new Map<string, string>();
+  for (const { file, text } of inputs) {
+    if (text !== undefined) continue;
+    let key: string;
+    try {
+      const st = statSync(file);
+      key = `${st.dev}:${st.ino}`;
+    } catch {
+      continue; // said below
+    }
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, file);
+    else
+      out.push({
+        file,
+        line: 0,
+        col: 0,
+        path: "",
+        message: `the same file as ${first}, named twice: name each catalog file once`,
+      });
+  }
   for (const { file, text } of inputs) {
     if (text !== undefined) continue;
     try {
