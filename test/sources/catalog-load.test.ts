@@ -284,6 +284,14 @@ sources:
         "governments:\n  - { id: a, name: 'fine', kind: city }\n  - { id: b, name: 'it''s, kind: city }\n",
       )[0],
     ).toBe("cat.yaml:3:20: : YAML: Missing closing 'quote (the quoted value opens here)");
+    // A second document is said in the catalog's words, where it starts.
+    expect(
+      problems(
+        "---\ngovernments:\n  - { id: a, name: A, kind: city, county: Franklin }\nsources: []\n---\nsources: []\n",
+      ),
+    ).toEqual([
+      "cat.yaml:5:1: : YAML: a second YAML document starts here (a second `---`): a catalog file is one document; put its entries in the first, or in a file of their own",
+    ]);
     expect(() => loadCatalog(["/nonexistent/cat.yaml"])).toThrow(
       /^catalog has 1 problem:\n\/nonexistent\/cat\.yaml: no such file$/,
     );

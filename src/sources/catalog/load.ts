@@ -127,7 +127,12 @@ function parsePiece(text: string, file: string, frame: Frame): Piece {
     const opened =
       e.code === "MISSING_CHAR" && /quote/.test(e.message) ? unclosedQuote(text) : undefined;
     const { line, col } = loc.pos(opened ?? e.pos[0]);
-    const message = `YAML: ${e.message.split("\n")[0]}${opened !== undefined ? " (the quoted value opens here)" : ""}`;
+    // A second document (`---` again) is said in the catalog's words, not the library's.
+    const said =
+      e.code === "MULTIPLE_DOCS"
+        ? "a second YAML document starts here (a second `---`): a catalog file is one document; put its entries in the first, or in a file of their own"
+        : (e.message.split("\n")[0] ?? "");
+    const message = `YAML: ${said}${opened !== undefined ? " (the quoted value opens here)" : ""}`;
     problems.push({ file, line, col, path: "", message });
   }
   if (doc.errors.length > 0) return { loc, raw: undefined, data: undefined, problems };
