@@ -161,10 +161,13 @@ export function admit(a: AdmitInput): Admission {
     // itself is left alone only by a rule for the whole site ("/"): its rules still govern the
     // paths not left alone, and there are none then.
     const path = normalisePath(a.path);
+    // Only /robots.txt itself: a robots.txt request redirected elsewhere (another path, another
+    // site) is judged by the path rules there, as any request is.
+    const robotsItself = a.isRobots && path === "/robots.txt";
     const alone = a.rules.find(
       (r) =>
         r.kind === "leave-alone" &&
-        (a.isRobots ? normalisePath(r.prefix) === "/" : path.startsWith(normalisePath(r.prefix))),
+        (robotsItself ? normalisePath(r.prefix) === "/" : path.startsWith(normalisePath(r.prefix))),
     );
     if (alone?.kind === "leave-alone") {
       return {

@@ -182,6 +182,74 @@ describe("site owners' requests (nor site), set while a night runs", () => {
     expect(site.requests.map((q) => q.path)).toEqual(["/robots.txt", "/feed/1.xml"]);
   }, 60_000);
 
+  it("P18, P20, P26: a robots.txt that redirects into another site's path its owner left alone: that path is not asked, and the first site's robots.txt is unreachable, not its owner's no", async () => {
+    for (const [left, target] of [
+      ["/", "/robots.txt"],
+      ["/private", "/private/robots.txt"],
+    ] as const) {
+      const dir = mkdtempSync(join(tmpdir(), "nor-owner-"));
+      dirs.push(dir);
+      const a = await fleet.server();
+      const b = await fleet.server();
+      a.route(
+        "/robots.txt",
+        (_q, res) => void res.writeHead(301, { location: b.url(target) }).end(),
+      );
+      b.route(target, (_q, res) => void res.writeHead(404).end());
+      a.route(
+        "/feed/1.xml",
+        (_q, res) =>
+          void res
+            .writeHead(200, { "content-type": "application/rss+xml" })
+            .end(rss(a.origin, 1, "f1")),
+      );
+      const catalog = writeCatalog(dir, [
+        [
+          "id: f1",
+          "government: village-of-test",
+          "records: agendas",
+          "access: feed",
+          `url: ${a.url("/feed/1.xml")}`,
+        ],
+      ]);
+      await nor(["catalog", "import", catalog, "--data", dir]);
+      await nor([
+        "site",
+        b.url("/"),
+        "--data",
+        dir,
+        "--leave-alone",
+        left,
+        "--reason",
+        "B's owner asked",
+      ]);
+      const r = await nightCli(catalog, dir, "2026-11-05");
+      expect(r.code, r.stderr).toBe(0);
+      expect(
+        b.requests.map((q) => q.path),
+        left,
+      ).toEqual([]);
+      expect(
+        a.requests.map((q) => q.path),
+        left,
+      ).toEqual(["/robots.txt"]);
+      const db = new Database(join(dir, "nor.db"), { readonly: true });
+      try {
+        const [o] = db.prepare("select outcome, reason from night_sources").all() as {
+          outcome: string;
+          reason: string;
+        }[];
+        expect(o?.outcome, left).toBe("robots-unavailable");
+        expect(o?.reason, left).not.toContain("B's owner asked");
+        expect(o?.reason, left).toContain(
+          `its robots.txt redirects to ${b.url(target)}, which that site's owner asked to be left alone`,
+        );
+      } finally {
+        db.close();
+      }
+    }
+  }, 60_000);
+
   it("P24, P26: the whole site not read (nor site --not-read): nothing more is sent there", async () => {
     const { site, outcomes, dir } = await scenario(async (dir, s) => {
       await nor(["site", s.host, "--data", dir, "--not-read", "--reason", "owner asked by phone"]);

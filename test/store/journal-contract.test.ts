@@ -584,7 +584,11 @@ describe.each(makers)("the journal's contract: $name", (m) => {
       expect(
         (await s.journal.admit(intent("https://www.a.gov/permits/9"), ME, T0 + 40_000)).kind,
       ).toBe("left-alone");
-      const robots = intent("https://www.a.gov/permits/robots.txt", { purpose: "robots" });
+      // robots.txt itself is still read; a robots.txt request redirected into the path left
+      // alone is judged by it, as any request.
+      const hop = intent("https://www.a.gov/permits/robots.txt", { purpose: "robots" });
+      expect((await s.journal.admit(hop, ME, T0 + 40_000)).kind).toBe("left-alone");
+      const robots = intent("https://www.a.gov/robots.txt", { purpose: "robots" });
       expect((await s.journal.admit(robots, ME, T0 + 40_000)).kind).toBe("go");
       await s.rule("b.gov", { kind: "not-read", reason: "owner asked", at: T0 });
       const closed = await s.journal.admit(intent("https://b.gov/robots.txt"), ME, T0);

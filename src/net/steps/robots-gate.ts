@@ -2,6 +2,7 @@ import type { Clock } from "../../clock.js";
 import { NorError } from "../../errors.js";
 import { PRODUCT_TOKEN, ROBOTS_TTL_MS } from "../../policy/constants.js";
 import { type RobotsFetchResult, robotsUrlFor, robotsVerdict } from "../../policy/robots/index.js";
+import { siteOf } from "../../policy/site.js";
 import { type Call, final, type Handler, type Reply, type Step } from "../pipeline.js";
 import { unreachable } from "../robots-answer.js";
 import type { CachedRobots, FetchOutcome, RobotsCachePort, Validators } from "../types.js";
@@ -105,10 +106,16 @@ export function robotsGate(deps: RobotsGateDeps): Step {
   ): Promise<Lookup> => {
     if (reply.kind === "final") {
       const o = reply.outcome;
-      // The owner's no (closed, or the whole site left alone): said for the page as it is, and
-      // nothing is cached for the origin (a rule cleared tomorrow asks robots.txt then).
-      if (o.kind === "deadline" || o.kind === "site-closed" || o.kind === "disallowed")
-        return { kind: "stopped", outcome: o };
+      if (o.kind === "deadline" || o.kind === "site-closed") return { kind: "stopped", outcome: o };
+      // This site's owner asked for the whole of it to be left alone: said for the page as it
+      // is, and nothing is cached for the origin (a rule cleared tomorrow asks robots.txt then).
+      // A redirect into a path another site's owner left alone is no word of this site's: its
+      // robots.txt could not be read, so unreachable (below, P20).
+      if (o.kind === "disallowed") {
+        if (siteOf(o.url) === siteOf(origin)) return { kind: "stopped", outcome: o };
+        const why = `its robots.txt redirects to ${o.url}, which that site's owner asked to be left alone`;
+        return rules(await store(origin, unreachable(reply.got?.answer, why)));
+      }
       if (o.kind === "refused" || o.kind === "blocked-address") {
         return { kind: "stopped", outcome: o };
       }
