@@ -65,6 +65,30 @@ describe("site owners' requests (nor site), set while a night runs", () => {
     return { site, outcomes, dir };
   }
 
+  /** A store with a catalog of one feed, f1, served by `site` at /feed/1.xml, imported. */
+  async function oneFeed(site: FleetServer): Promise<{ dir: string; catalog: string }> {
+    const dir = mkdtempSync(join(tmpdir(), "nor-owner-"));
+    dirs.push(dir);
+    site.route(
+      "/feed/1.xml",
+      (_q, res) =>
+        void res
+          .writeHead(200, { "content-type": "application/rss+xml" })
+          .end(rss(site.origin, 1, "f1")),
+    );
+    const catalog = writeCatalog(dir, [
+      [
+        "id: f1",
+        "government: village-of-test",
+        "records: agendas",
+        "access: feed",
+        `url: ${site.url("/feed/1.xml")}`,
+      ],
+    ]);
+    await nor(["catalog", "import", catalog, "--data", dir]);
+    return { dir, catalog };
+  }
+
   const nor = async (args: string[]) => {
     const r = await runMain(args);
     expect(r.code, r.stderr).toBe(0);
@@ -131,27 +155,9 @@ describe("site owners' requests (nor site), set while a night runs", () => {
   }, 60_000);
 
   it("P18, P26: the whole site left alone (nor site --leave-alone /) is asked nothing at all, its robots.txt included; a path left alone still lets robots.txt be read", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "nor-owner-"));
-    dirs.push(dir);
     const site = await fleet.server();
     site.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
-    site.route(
-      "/feed/1.xml",
-      (_q, res) =>
-        void res
-          .writeHead(200, { "content-type": "application/rss+xml" })
-          .end(rss(site.origin, 1, "f1")),
-    );
-    const catalog = writeCatalog(dir, [
-      [
-        "id: f1",
-        "government: village-of-test",
-        "records: agendas",
-        "access: feed",
-        `url: ${site.url("/feed/1.xml")}`,
-      ],
-    ]);
-    await nor(["catalog", "import", catalog, "--data", dir]);
+    const { dir, catalog } = await oneFeed(site);
     await nor(["site", site.url("/"), "--data", dir, "--leave-alone", "/", "--reason", "asked"]);
     const r = await nightCli(catalog, dir, "2026-11-05");
     expect(r.code, r.stderr).toBe(0);
@@ -187,8 +193,6 @@ describe("site owners' requests (nor site), set while a night runs", () => {
       ["/", "/robots.txt"],
       ["/private", "/private/robots.txt"],
     ] as const) {
-      const dir = mkdtempSync(join(tmpdir(), "nor-owner-"));
-      dirs.push(dir);
       const a = await fleet.server();
       const b = await fleet.server();
       a.route(
@@ -196,23 +200,7 @@ describe("site owners' requests (nor site), set while a night runs", () => {
         (_q, res) => void res.writeHead(301, { location: b.url(target) }).end(),
       );
       b.route(target, (_q, res) => void res.writeHead(404).end());
-      a.route(
-        "/feed/1.xml",
-        (_q, res) =>
-          void res
-            .writeHead(200, { "content-type": "application/rss+xml" })
-            .end(rss(a.origin, 1, "f1")),
-      );
-      const catalog = writeCatalog(dir, [
-        [
-          "id: f1",
-          "government: village-of-test",
-          "records: agendas",
-          "access: feed",
-          `url: ${a.url("/feed/1.xml")}`,
-        ],
-      ]);
-      await nor(["catalog", "import", catalog, "--data", dir]);
+      const { dir, catalog } = await oneFeed(a);
       await nor([
         "site",
         b.url("/"),
