@@ -63,7 +63,9 @@ describe("docs/api.md night states: before the first night", () => {
       ["2026-11-05", "not-yet"],
       ["2026-11-04", "not-yet"],
     ]);
-    expect(api[0]?.text).toBe("The night of Nov 5 has not started yet.");
+    expect(api[0]?.text).toBe(
+      "No night has run yet: nothing has been checked (the night of Nov 5 included).",
+    );
     expect(api[1]?.text).toBe("No night has run yet: nothing was checked on the night of Nov 4.");
     for (const path of ["/", "/new"]) {
       expect(await notes(fresh, path), path).toEqual(

@@ -152,7 +152,15 @@ export function nightState(
         text: `The night of ${nightShort(night)} came before the directory began checking.`,
       };
     if (night >= today)
-      return { kind: "not-yet", text: `The night of ${nightShort(night)} has not started yet.` };
+      return {
+        kind: "not-yet",
+        // Before the first night ever, tonight's may not run at all (a directory started after
+        // its start runs the next one): said as what is known, nothing checked yet.
+        text:
+          first === undefined
+            ? `No night has run yet: nothing has been checked (the night of ${nightShort(night)} included).`
+            : `The night of ${nightShort(night)} has not started yet.`,
+      };
     // Listed by the end of that date, a night was due; listed later, none was due for it.
     if (listed && (listed.at === undefined || nightOf(Date.parse(listed.at)) > night))
       return notListed();
