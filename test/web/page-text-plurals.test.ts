@@ -144,7 +144,7 @@ describe("counts in words on the public pages", () => {
       "7 governments, 4 record pages, 1 record noted so far.",
     );
     expect(words((await html(small.app, "/new"))("p.window").text())).toBe(
-      "1 record first seen since yesterday, newest first.",
+      "1 record first seen since yesterday, the last found first.",
     );
     const big = await html(f.app, "/");
     expect(words(big("p.muted").first().text())).toContain("4 records first seen since yesterday.");
@@ -152,7 +152,7 @@ describe("counts in words on the public pages", () => {
       "5 governments, 4 record pages, 8 records noted so far.",
     );
     expect(words((await html(f.app, "/new"))("p.window").text())).toBe(
-      "4 records first seen since yesterday, newest first.",
+      "4 records first seen since yesterday, the last found first.",
     );
   });
 

@@ -42,7 +42,7 @@ export const HomePage: FC<{
       {latest.counts.total === 0
         ? `Nothing was first seen ${latest.window.label}.`
         : `${countOf(latest.counts.total, "record")} first seen ${latest.window.label}${
-            latest.counts.total > shown ? ` (the newest ${shown} shown)` : ""
+            latest.counts.total > shown ? ` (the ${shown} found last shown)` : ""
           }.`}{" "}
       {latest.earlier ? (
         <>

@@ -225,7 +225,7 @@ export const NewPage: FC<{
             (<bdi>{scope}</bdi>)
           </>
         ) : null}
-        {data.counts.total === 0 ? "." : ", newest first."}
+        {data.counts.total === 0 ? "." : ", the last found first."}
         {data.earlier ? (
           <>
             {" "}
