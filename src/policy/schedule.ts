@@ -27,7 +27,7 @@ export function parseDailyAt(text: string, zone: string): DailyAt {
   const hour = Number(m?.[1]);
   const minute = Number(m?.[2]);
   if (!m || hour > 23 || minute > 59)
-    throw new ConfigError(`the night's time must be HH:MM on a 24-hour clock, not "${text}"`);
+    throw new ConfigError(`--at: the night's time must be HH:MM on a 24-hour clock, not "${text}"`);
   if (!isIanaZone(zone)) throw new ConfigError(`unknown time zone "${zone}": ${IANA_ZONE_RULE}`);
   return { hour, minute, zone };
 }
