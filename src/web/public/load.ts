@@ -66,7 +66,8 @@ export async function loadSource(db: Db, id: string, now: number): Promise<Loade
     getGovernment(db, source.governmentId),
     readStatuses(db, [source]),
     nightsIn(db, { from, to }),
-    newestRecords(db, id, RECORDS_SHOWN),
+    // One more than shown: whether there are more than the page lists.
+    newestRecords(db, id, RECORDS_SHOWN + 1),
     outcomesSince(db, id, from),
     lastOutcomes(db, [id]),
     listingChanges(db, id),
@@ -94,9 +95,10 @@ export async function loadSource(db: Db, id: string, now: number): Promise<Loade
     source,
     status: statuses.get(id) ?? { reading: true },
     nights,
-    records,
+    records: records.slice(0, RECORDS_SHOWN),
     recordsShown: RECORDS_SHOWN,
   };
+  if (records.length > RECORDS_SHOWN) d.moreRecords = true;
   if (government) d.government = government;
   const last = lasts.get(id);
   if (last) d.last = last;

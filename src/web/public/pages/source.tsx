@@ -28,6 +28,8 @@ export interface SourcePageData {
   last?: Outcome;
   records: RecordItem[];
   recordsShown: number;
+  /** More records were noted from this page than `recordsShown`: the newest are listed. */
+  moreRecords?: true;
 }
 
 /** P4: which way in the last night used and why better ones were passed over. */
@@ -365,6 +367,12 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
           </table>
         </Wide>
       )}
+      {d.moreRecords ? (
+        <p class="muted">
+          Only the newest {d.recordsShown} records noted from this page are listed here; every
+          record noted from every page is in the <a href="/downloads">downloads</a>.
+        </p>
+      ) : null}
       <p class="small">
         <a href={`/api/sources/${encodeURIComponent(s.id)}`}>This page as JSON</a>
       </p>
