@@ -66,6 +66,8 @@ describe("the filter form on /new keeps the page's window, night, government and
     const next = await html(to);
     expect(next("h1").text()).toBe("New on record in the last 30 days: bids");
     expect(next("form.filter select[name=records] option[selected]").attr("value")).toBe("bids");
+    // Said as every page says a kind of records: capitalised.
+    expect(next("form.filter select[name=records] option[selected]").text()).toBe("Bids");
     // And the form there keeps the window again.
     expect(hidden(next)).toEqual(["window=30d"]);
   });

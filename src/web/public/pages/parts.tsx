@@ -2,7 +2,7 @@
 import type { Child, FC } from "hono/jsx";
 import type { Filter } from "../filters.js";
 import { GOVERNMENT_KINDS, RECORD_KINDS } from "../filters.js";
-import { httpHref, KIND_LABELS, outcomeLabel, timeEt } from "../format.js";
+import { httpHref, KIND_LABELS, outcomeLabel, recordsLabel, timeEt } from "../format.js";
 import type { Outcome, ReadStatus } from "../state.js";
 
 /** P26: "not read" always comes with its reason and since when. */
@@ -90,7 +90,7 @@ export const FilterForm: FC<{
           <option value="">Any records</option>
           {RECORD_KINDS.map((k) => (
             <option value={k} selected={filter.records === k}>
-              {k}
+              {recordsLabel(k)}
             </option>
           ))}
         </select>
