@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -49,11 +49,12 @@ sources:
     expect(r.stderr).toContain(said(port));
   });
 
-  it("nor demo exits 1 before any night runs", async () => {
+  it("nor demo exits 1 before anything is made, so the same --data can be given again", async () => {
     const r = await nor("demo", "--headless", "--port", port, "--data", join(dir, "demo"));
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toContain(said(port));
     expect(r.stdout).not.toContain("Night 1 of 2");
+    expect(existsSync(join(dir, "demo")) ? readdirSync(join(dir, "demo")) : []).toEqual([]);
   });
 
   it("an address this machine does not have is configuration (exit 2), named with its port", async () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -110,9 +110,13 @@ describe("nor demo", () => {
         /cannot serve on 127\.0\.0\.1:\d+: the port is in use .*\(0 picks a free one\)/,
       );
       expect(r.stdout).not.toContain("Night 1 of 2");
+      // Said before anything was made there: the same --data can be given again.
+      expect(existsSync(join(dir, "busy")) ? readdirSync(join(dir, "busy")) : []).toEqual([]);
     } finally {
       await new Promise((r) => busy.close(r));
     }
+    mkdirSync(join(dir, "busy"), { recursive: true });
+    writeFileSync(join(dir, "busy", "notes.txt"), "mine\n");
     const again = await nor("demo", "--headless", "--port", "0", "--data", join(dir, "busy"));
     expect(again.code).toBe(2);
     expect(again.stderr).toContain("is not empty: the demo needs a new or empty directory");

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { serve } from "@hono/node-server";
@@ -91,6 +91,9 @@ async function runDemo(opts: DemoOptions): Promise<void> {
   if (!/^\d+$/.test(opts.port) || port > 65_535)
     throw new UsageError(`--port must be a number from 0 to 65535, not "${opts.port}"`);
   const gapMs = opts.gapMs === undefined ? undefined : wholeNumber(opts.gapMs, "--gap-ms", 0);
+  // A port in use (or an address this machine does not have) is said before anything is made:
+  // a --data directory left with a store and a catalog in it could not be given again.
+  await canListen(opts.host, port);
   const dataDir = demoDataDir(opts.data);
   const temporary = opts.data === undefined;
   // A temporary directory is the demo's own: removed when it ends, however it ends (after
@@ -296,6 +299,15 @@ async function demoNight(
 interface Served {
   url: string;
   close(): Promise<void>;
+}
+
+/** Listens on `host`:`port` and lets it go at once; throws listenError's error if it cannot. */
+async function canListen(host: string, port: number): Promise<void> {
+  await new Promise<void>((ok, fail) => {
+    const probe = createServer();
+    probe.once("error", (err: NodeJS.ErrnoException) => fail(listenError(err, host, port)));
+    probe.listen(port, host, () => probe.close(() => ok()));
+  });
 }
 
 async function listen(store: Store, host: string, port: number): Promise<Served> {
