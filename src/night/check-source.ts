@@ -207,11 +207,12 @@ async function unchanged(
   first: FirstPage | undefined,
 ): Promise<Read | "lost"> {
   // The 304 is about the URL that answered it (after any redirect); that is where its copy is.
-  const byIndex = first?.countKnown === true && ctx.pageReads !== undefined;
-  if (byIndex && ctx.pageReads && ctx.validators.copyFacts) {
+  // Its records may be counted from the page's last full read (no backfill to start).
+  const counting = first?.countKnown ? ctx.pageReads : undefined;
+  if (counting && ctx.validators.copyFacts) {
     const facts = await ctx.validators.copyFacts(url);
     if (facts !== undefined) {
-      const known = await ctx.pageReads.pageRead(sourceId, facts.url);
+      const known = await counting.pageRead(sourceId, facts.url);
       const key = pageKey(way, facts.url, facts.contentType, facts.payloadDigest);
       if (known !== undefined && known.key === key && known.allStored)
         return { kind: "unchanged", url, knownRecords: known.records };
@@ -224,8 +225,8 @@ async function unchanged(
   if ("lost" in copy) return "lost";
   const key = first && ctx.pageReads ? pageKeyOf(way, copy.url, copy.contentType, copy.body) : "";
   // Counted here only where the index could not say (a store without copyFacts).
-  if (byIndex && ctx.pageReads && !ctx.validators.copyFacts) {
-    const known = await ctx.pageReads.pageRead(sourceId, copy.url);
+  if (counting && !ctx.validators.copyFacts) {
+    const known = await counting.pageRead(sourceId, copy.url);
     if (known !== undefined && known.key === key && known.allStored)
       return { kind: "unchanged", url, knownRecords: known.records };
   }

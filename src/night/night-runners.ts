@@ -13,12 +13,11 @@
  * machine has a data directory of its own: the marks see the processes of one data directory.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { hostname } from "node:os";
 import { join } from "node:path";
 import { NorError } from "../errors.js";
 import type { IdSource } from "../ids.js";
 import { NIGHT_SPAN_MS } from "../policy/night-date.js";
-import { holderDead, madeHere, newHolderId, STALE_MS } from "../store/holder.js";
+import { holderDead, localPid, madeHere, newHolderId, STALE_MS } from "../store/holder.js";
 import { holds, identityOf, pidNamespace } from "./night-lock.js";
 
 export const RUNNERS_DIR = "night-runners";
@@ -45,9 +44,8 @@ interface Runner {
 function markDead(r: Runner, now: number): boolean {
   const ends = Number(r.until);
   const until = Number.isFinite(ends) ? ends : now;
-  const m = /^(.*):(\d+):[^:]+$/.exec(r.holder);
-  const pid = Number(m?.[2]);
-  if (typeof r.process === "string" && m?.[1] === hostname()) {
+  const pid = localPid(r.holder);
+  if (typeof r.process === "string" && pid !== undefined) {
     if (until + STALE_MS <= now) return true;
     // This process's pid in this pid namespace: its own mark, or a dead run's that had the
     // same pid (a container restarted), told apart by the holders this process made.

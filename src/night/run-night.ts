@@ -263,8 +263,7 @@ export async function runNight(
     }
     if (offlineNote !== undefined || !judgeReach([...recent.values()]).offline) return false;
     // Offline: the failing sites the decision rests on were the checker's problem too.
-    const window = [...recent.entries()];
-    for (const [s, f] of window) {
+    for (const [s, f] of recent) {
       if (!f) continue;
       for (const x of failedBy.get(s) ?? [])
         if (x.id !== result.sourceId) toRelabel.set(x.id, x.kind);

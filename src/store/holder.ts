@@ -42,12 +42,16 @@ export function alive(pid: number): boolean {
  */
 export const STALE_MS = 10 * 60_000;
 
+/** The pid of a holder made on this host (`host:pid:random`), or undefined. */
+export function localPid(holder: string): number | undefined {
+  const m = /^(.*):(\d+):[^:]+$/.exec(holder);
+  return m && m[1] === hostname() ? Number(m[2]) : undefined;
+}
+
 export function holderDead(lease: { holder: string; until: number }, now: number): boolean {
-  const m = /^(.*):(\d+):[^:]+$/.exec(lease.holder);
-  if (!m) return lease.until <= now;
-  if (m[1] !== hostname()) return lease.until <= now;
+  const pid = localPid(lease.holder);
+  if (pid === undefined) return lease.until <= now;
   if (lease.until + STALE_MS <= now) return true;
-  const pid = Number(m[2]);
   if (pid === process.pid) return !mine.has(lease.holder);
   return !alive(pid);
 }

@@ -117,7 +117,7 @@ export class SqliteDirect {
   execute<R>(sql: string, values: readonly unknown[]): QueryResult<R> {
     const parameters = parametersWithoutNul(values) as unknown[];
     const stmt = this.#cache.prepare(sql);
-    if (stmt.reader) return { rows: this.#cache.rows(sql, parameters) as R[] };
+    if (stmt.reader) return { rows: this.#cache.rows(sql, parameters, stmt) as R[] };
     const { changes, lastInsertRowid } = stmt.run(parameters);
     return {
       numAffectedRows: changes !== undefined && changes !== null ? BigInt(changes) : undefined,

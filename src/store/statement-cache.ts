@@ -70,8 +70,12 @@ export class StatementCache implements KyselySqliteDatabase {
    * columns 4 µs here), where one object literal of a fixed shape costs about half. The rows are
    * equal to the ones `all` gives (the same keys, in the same order, the same values).
    */
-  rows(sql: string, parameters: readonly unknown[]): Record<string, unknown>[] {
-    const stmt = this.prepare(sql) as SqliteDatabase.Statement;
+  rows(
+    sql: string,
+    parameters: readonly unknown[],
+    prepared: SqliteStatement = this.prepare(sql),
+  ): Record<string, unknown>[] {
+    const stmt = prepared as SqliteDatabase.Statement;
     let made = this.#builders.get(stmt);
     if (made === undefined) {
       const build = rowBuilder(stmt.columns().map((c) => c.name));

@@ -79,19 +79,15 @@ function completion(
   // Built field by field (one object of a steady shape, not a dozen spreads a request); the
   // stored answer's fields in the order it has always been written in (it is kept as JSON).
   const c: Completion = {
-    endedAt: r.endedAt,
-    status: r.kind === "response" ? r.status : null,
-    bytes: r.kind === "response" ? r.read.bytes : 0,
+    ...endOf(r),
     outcome: j.label,
     final: j.final,
     closedEarly: j.closedEarly,
   };
-  const failure = failureOf(r).failure;
+  const failure = failureOf(r);
   if (failure !== undefined) c.failure = failure;
-  if (r.kind === "response") {
-    const v = received(r.headers).validatorsReceived;
-    if (v !== undefined) c.validatorsReceived = v;
-  }
+  const v = r.kind === "response" ? received(r.headers) : undefined;
+  if (v !== undefined) c.validatorsReceived = v;
   if (j.evidence) c.evidence = j.evidence;
   if (retryAt !== undefined) c.retryAt = retryAt;
   if (j.final) {
@@ -202,16 +198,16 @@ function stored(r: AttemptResult, archived: boolean): StoredAttempt {
   };
 }
 
-function failureOf(r: AttemptResult): { failure?: string } {
-  if (r.kind === "failure") return { failure: `${r.failure}: ${r.message}` };
-  if (r.read.kind === "failed") return { failure: `${r.read.failure}: ${r.read.message}` };
-  if (r.read.kind === "bad-encoding") return { failure: `encoding: ${r.read.message}` };
-  return {};
+function failureOf(r: AttemptResult): string | undefined {
+  if (r.kind === "failure") return `${r.failure}: ${r.message}`;
+  if (r.read.kind === "failed") return `${r.read.failure}: ${r.read.message}`;
+  if (r.read.kind === "bad-encoding") return `encoding: ${r.read.message}`;
+  return undefined;
 }
 
-function received(h: Record<string, string>): { validatorsReceived?: Validators } {
+function received(h: Record<string, string>): Validators | undefined {
   const v: Validators = {};
   if (h["etag"]) v.etag = h["etag"];
   if (h["last-modified"]) v.lastModified = h["last-modified"];
-  return v.etag || v.lastModified ? { validatorsReceived: v } : {};
+  return v.etag || v.lastModified ? v : undefined;
 }

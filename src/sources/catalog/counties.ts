@@ -1,3 +1,5 @@
+import { escapeControls } from "./problems.js";
+
 /**
  * Ohio's 88 counties, as the catalog writes a government's `county`: the name alone, without
  * the word "County", spelt and capitalised as Ohio writes it (catalog/ohio.yaml names each).
@@ -137,11 +139,7 @@ export function nearestCounty(written: string): string | undefined {
 
 /** `text` quoted on one printable line (controls escaped), cut at 60 characters. */
 function quoted(text: string): string {
-  const cut = text.length > 60 ? `${text.slice(0, 60)}…` : text;
-  return JSON.stringify(cut).replace(
-    /[\u007f-\u009f]/g,
-    (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`,
-  );
+  return escapeControls(JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text));
 }
 
 /** Why `written` is not a county the catalog may name, or undefined when it is one. */

@@ -27,6 +27,11 @@ export function isDamaged(dir: string, at: { file: string; offset: number }): bo
   return found.has(key(dir, at.file, at.offset));
 }
 
+/** Whether a read found `c` damaged: itself or, for a revisit, the payload's record. */
+export function isCaptureDamaged(dir: string, c: Capture): boolean {
+  return isDamaged(dir, c) || (c.refersTo !== undefined && isDamaged(dir, c.refersTo));
+}
+
 /** A capture that did not read back whole: itself and, for a revisit, the payload's record. */
 export function noteCaptureDamaged(dir: string, c: Capture): void {
   noteDamaged(dir, c);

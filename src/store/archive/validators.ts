@@ -24,7 +24,7 @@ import { join } from "node:path";
 import type { CopyFacts, StoredCopy, ValidatorStore } from "../../night/reader.js";
 import type { Db } from "../db.js";
 import { type Capture, capturesWritten, latestCapture, validatorsOf } from "./captures.js";
-import { isDamaged, noteCaptureDamaged } from "./damaged.js";
+import { isCaptureDamaged, noteCaptureDamaged } from "./damaged.js";
 import { sha256Digest } from "./digest.js";
 import { OpenFiles, readCapture } from "./read.js";
 
@@ -146,11 +146,7 @@ export class ArchiveValidators implements ValidatorStore {
     const capture = await this.#latestCopy(url, "copy", "copy");
     if (capture === undefined || !this.#holds(capture)) return undefined;
     // One a read in this process found damaged is not vouched for by the index: read back.
-    if (
-      isDamaged(this.#dir, capture) ||
-      (capture.refersTo && isDamaged(this.#dir, capture.refersTo))
-    )
-      return undefined;
+    if (isCaptureDamaged(this.#dir, capture)) return undefined;
     const facts: CopyFacts = { url: capture.url, payloadDigest: capture.payloadDigest };
     if (capture.mime !== undefined) facts.contentType = capture.mime;
     return facts;
