@@ -7,25 +7,29 @@
  * then `BENCH_AB_NIGHTS` (default 8) nights of 304s are measured, one date after another (a new
  * date fetches robots.txt again, as a new day does), alternating which build goes first. CPU is
  * this process's (user + system, every thread). 200 loopback sites × 10 feeds, gap 0, as
- * bench/loopback.ts.
+ * bench/loopback.ts. With `BENCH_AB_WHOLE=1` the measured nights are of feeds sent again whole
+ * (the sites ignore validators: loopback-sites.ts "no-304"), the same page each night. The sites
+ * are this bench's own (its loopback-sites.js), whichever builds are compared.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { conditional, startSites } from "./loopback.js";
 
 type Loopback = typeof import("./loopback.js");
 
 const dirs = process.argv.slice(2);
 if (dirs.length !== 2) throw new Error("ab-child: two build directories");
 const nights = Number(process.env["BENCH_AB_NIGHTS"] ?? "8");
+const whole = process.env["BENCH_AB_WHOLE"] === "1";
 const builds: { name: string; m: Loopback; cpuMs: number[] }[] = [];
 for (const [i, d] of dirs.entries()) {
   const url = pathToFileURL(join(resolve(d), "dist-bench", "bench", "loopback.js")).href;
   builds.push({ name: `b${i}`, m: (await import(url)) as Loopback, cpuMs: [] });
 }
 const first = builds[0] as (typeof builds)[number];
-const { child, origins } = await first.m.startSites(200);
+const { child, origins } = await startSites(200);
 const data = mkdtempSync(join(tmpdir(), "nor-bench-ab-"));
 try {
   const { catalog } = first.m.writeFeedCatalog(data, origins, 10);
@@ -37,6 +41,7 @@ try {
     await b.m.norNight(args(b.name, "2026-11-05"));
     await b.m.norNight(args(b.name, "2026-11-06"));
   }
+  if (whole) await conditional(child, false);
   for (let d = 0; d < nights; d++) {
     const night = new Date(Date.UTC(2026, 10, 7 + d)).toISOString().slice(0, 10);
     for (const b of d % 2 === 0 ? builds : [...builds].reverse()) {

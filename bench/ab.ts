@@ -45,7 +45,7 @@ export async function run(): Promise<string> {
   const r1 = a1.map((x, i) => (b1[i] as number) / x);
   const r2 = a2.map((x, i) => (b2[i] as number) / x);
   return [
-    "## Two builds side by side (nights of 304s, CPU ms a night)",
+    `## Two builds side by side (nights of ${process.env["BENCH_AB_WHOLE"] === "1" ? "feeds sent again whole, the same page" : "304s"}, CPU ms a night)`,
     "",
     `A: ${dirA}; B: ${dirB}. ${a1.length} nights each in each process, alternating which goes first.`,
     "",

@@ -10,8 +10,10 @@
  * with the requests seen so far, "timings" with each site's requests as they were served
  * (`{"timings": [[arrival, end, arrival, end, …], …]}`, in site order, milliseconds of this
  * process's monotonic clock: arrival when the request's head was read, end when the last byte
- * of the response was handed to the kernel), and "reset" by forgetting them; exits when its
- * parent disconnects.
+ * of the response was handed to the kernel), and "reset" by forgetting them; "no-304" makes
+ * every site answer in full whatever validators it is sent (the same body, the same ETag: a
+ * site that ignores If-None-Match, as many do), "304" undoes it; exits when its parent
+ * disconnects.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -19,6 +21,8 @@ import type { AddressInfo } from "node:net";
 const SITES = Number(process.argv[2] ?? "200");
 const LAST_MODIFIED = "Thu, 05 Nov 2026 08:00:00 GMT";
 let requests = 0;
+/** Whether a matching If-None-Match is answered 304 ("no-304" turns it off). */
+let conditional = true;
 /** Per site, arrival and end of each request served, in order (see "timings"). */
 const timings: number[][] = [];
 
@@ -41,7 +45,7 @@ function answer(req: IncomingMessage, res: ServerResponse, origin: string): void
     return;
   }
   const etag = `"v1-${m[1]}"`;
-  if (req.headers["if-none-match"] === etag) {
+  if (conditional && req.headers["if-none-match"] === etag) {
     res.writeHead(304, { etag, "last-modified": LAST_MODIFIED }).end();
     return;
   }
@@ -85,6 +89,10 @@ process.on("message", (m) => {
   if (m === "count") process.send?.({ requests });
   else if (m === "timings") process.send?.({ timings });
   else if (m === "reset") for (let i = 0; i < timings.length; i++) timings[i] = [];
+  else if (m === "no-304" || m === "304") {
+    conditional = m === "304";
+    process.send?.({ conditional });
+  }
 });
 process.on("disconnect", () => {
   for (const s of servers) s.server.close();

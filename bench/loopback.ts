@@ -13,7 +13,9 @@
  * (the machine is shared: drift shows as the gap between the two).
  *
  * Night 1: robots.txt + every feed, all new (200s, archived, records stored). Night 2: every
- * feed asked with its validators, 304, the copy read back from the archive (P8, P12).
+ * feed asked with its validators, 304, counted from the archive's index (P8, P12). Night 3:
+ * the sites ignore validators (as many do) and send every feed again in full, the same page:
+ * a revisit record archived, the records counted from the index, not read again.
  * `BENCH_SITES` (default 200) and `BENCH_SOURCES_PER_SITE` (default 10) size it.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -50,6 +52,14 @@ export async function startSites(n: number): Promise<{ child: ChildProcess; orig
     child.once("exit", (code) => reject(new Error(`loopback sites exited (${code})`)));
   });
   return { child, origins: (JSON.parse(first) as { origins: string[] }).origins };
+}
+
+/** Whether the sites answer a matching If-None-Match with 304 (loopback-sites.ts "no-304"). */
+export function conditional(child: ChildProcess, on: boolean): Promise<void> {
+  return new Promise((resolve) => {
+    child.once("message", () => resolve());
+    child.send(on ? "304" : "no-304");
+  });
 }
 
 function served(child: ChildProcess): Promise<number> {
@@ -261,6 +271,22 @@ export async function run(): Promise<string> {
       bare2: await measure(child, bare(night2)),
       floor2: await measure(child, durable(night2, "b2")),
     };
+    // Night 3 on the warm store: every feed answered in full again, the same page. Its
+    // baselines make the same requests, answered the same way.
+    await conditional(child, false);
+    const third = {
+      bare3: await measure(child, bare(night2)),
+      floor3: await measure(child, durable(night2, "a3")),
+    };
+    const warm3 = await measure(
+      child,
+      async () => void (await norNight([...again, "--night", "2026-11-07"])),
+    );
+    const thirdAfter = {
+      bare3: await measure(child, bare(night2)),
+      floor3: await measure(child, durable(night2, "b3")),
+    };
+    await conditional(child, true);
     const best = (a: Cost, b: Cost) => (perReq(a) <= perReq(b) ? a : b);
     const row = (what: string, c: Cost, floor: Cost, bareC: Cost) =>
       `| ${what} | ${c.requests} | ${ms(perReq(c))} ms | ${(c.requests / (c.wallMs / 1000)).toFixed(0)} | ${(perReq(c) / perReq(bareC)).toFixed(1)}× | **${(perReq(c) / perReq(floor)).toFixed(2)}×** |`;
@@ -282,6 +308,16 @@ export async function run(): Promise<string> {
         row("`nor night` in its own process, as `nor start` runs it (cold)", ownN, f, b),
       );
     }
+    {
+      const b = best(third.bare3, thirdAfter.bare3);
+      const f = best(third.floor3, thirdAfter.floor3);
+      rows.push(
+        "| **night 3 (every feed again, 200, the same page: a site that ignores validators)** | | | | | |",
+        row("bare undici, same requests", b, f, b),
+        row("undici + 1 durable SQLite row each (floor)", f, f, b),
+        row("`nor night`, warm (the warm store's third night)", warm3, f, b),
+      );
+    }
     const drift = (a: Cost, b: Cost) => `${ms(perReq(a))} / ${ms(perReq(b))}`;
     return [
       "## The engine end to end (a real `nor night` over loopback)",
@@ -294,7 +330,7 @@ export async function run(): Promise<string> {
       "| --- | --- | --- | --- | --- | --- |",
       ...rows,
       "",
-      `Baselines before / after the engine (CPU ms per request), the lower one used: bare night 1 ${drift(before.bare1, after.bare1)}, floor night 1 ${drift(before.floor1, after.floor1)}, bare night 2 ${drift(before.bare2, after.bare2)}, floor night 2 ${drift(before.floor2, after.floor2)}.`,
+      `Baselines before / after the engine (CPU ms per request), the lower one used: bare night 1 ${drift(before.bare1, after.bare1)}, floor night 1 ${drift(before.floor1, after.floor1)}, bare night 2 ${drift(before.bare2, after.bare2)}, floor night 2 ${drift(before.floor2, after.floor2)}, bare night 3 ${drift(third.bare3, thirdAfter.bare3)}, floor night 3 ${drift(third.floor3, thirdAfter.floor3)}.`,
       `From an answer's last byte to its durable journal row (P8, P27; ms, p50 / p99 / longest, as \`nor night\` reports it): night 1 ${durableText(window[1])}, night 2 ${durableText(window[2])}.`,
       `The engine's CPU includes the whole command: opening the store, the catalog import (YAML, ${SITES * PER} sources), planning, and a JSON log line per source. The first pair of nights also pays for V8 compiling the engine; the warm pair runs the same two nights on a fresh store right after, as the baselines run after their warm-up. The last pair runs as a real night does: a process of its own (bench/night-child.ts), started with \`nor start\`'s node options (${nodeOptionsText()}), ${kysely}, cold; its CPU includes node's start.`,
     ].join("\n");

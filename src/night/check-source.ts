@@ -72,6 +72,18 @@ type Read =
       pageRead?: PageRead;
     }
   | {
+      /**
+       * A full answer (200) whose body is the page last read in full (its key) while the store
+       * still holds every record that read produced: its records are counted, not read again,
+       * as a 304 of that copy is (`unchanged`). A site that ignores validators sends the same
+       * page every night; reading it again would find the same records.
+       */
+      kind: "same";
+      url: string;
+      knownRecords: number;
+      validators?: SourceResult["validators"][0];
+    }
+  | {
       kind: "unchanged";
       url: string;
       extraction?: Extraction;
@@ -146,6 +158,29 @@ async function readOne(
     if (o.kind === "not-modified") return { kind: "unchanged", url: o.url };
   }
   if (o.kind !== "ok") return { kind: "failed", outcome: failureOutcome(o) };
+  const etag = o.headers["etag"];
+  const lastModified = o.headers["last-modified"];
+  // Kept under the URL that answered (after any redirect), which is where they apply.
+  const answered: SourceResult["validators"][0] | undefined =
+    conditional && (etag || lastModified) ? { url: o.url } : undefined;
+  if (answered && etag) answered.etag = etag;
+  if (answered && lastModified) answered.lastModified = lastModified;
+  // The page last read in full, sent again whole: counted from that read (a page that showed
+  // no records is read again, for what it says instead).
+  const counting = first?.countKnown && isGet ? ctx.pageReads : undefined;
+  if (counting) {
+    const known = await counting.pageRead(sourceId, o.url);
+    if (
+      known !== undefined &&
+      known.records > 0 &&
+      known.allStored &&
+      known.key === pageKeyOf(way, o.url, o.headers["content-type"], o.body)
+    ) {
+      const same: Read = { kind: "same", url: o.url, knownRecords: known.records };
+      if (answered) same.validators = answered;
+      return same;
+    }
+  }
   let extraction: Extraction;
   try {
     extraction = ctx.reader.extract(way, o.body, o.url, o.headers["content-type"]);
@@ -168,8 +203,6 @@ async function readOne(
       },
     };
   }
-  const etag = o.headers["etag"];
-  const lastModified = o.headers["last-modified"];
   const read: Read = {
     kind: "read",
     extraction,
@@ -179,13 +212,7 @@ async function readOne(
   };
   const pr = keep(o.url, o.headers["content-type"], o.body, extraction);
   if (pr) read.pageRead = pr;
-  if (conditional && (etag || lastModified)) {
-    // Kept under the URL that answered (after any redirect), which is where they apply.
-    const v: SourceResult["validators"][0] = { url: o.url };
-    if (etag) v.etag = etag;
-    if (lastModified) v.lastModified = lastModified;
-    read.validators = v;
-  }
+  if (answered) read.validators = answered;
   return read;
 }
 
@@ -307,8 +334,13 @@ export async function checkSource(
       continue; // P4: the next way in, if this one is disallowed or does not work
     }
     choice.used = wayUsed(way);
-    pageRead = r.pageRead;
-    if (r.kind === "read") {
+    if (r.kind === "same") {
+      // Its read is kept as it was (the same key, the same records): nothing to write again.
+      knownRecords = r.knownRecords;
+      if (r.validators) validators.push(r.validators);
+      outcome = { kind: "ok", url: r.url };
+    } else if (r.kind === "read") {
+      pageRead = r.pageRead;
       records.push(...r.extraction.records);
       if (r.validators) validators.push(r.validators);
       outcome =
@@ -320,6 +352,7 @@ export async function checkSource(
               reason: r.extraction.note ?? "no records on the page",
             };
     } else {
+      pageRead = r.pageRead;
       if (r.extraction) records.push(...r.extraction.records);
       knownRecords = r.knownRecords ?? 0;
       outcome = { kind: "unchanged", url: r.url };
@@ -382,7 +415,12 @@ async function runBackfill(
   let next = state.cursor;
   // Page 1 answered 304 is read from its stored copy, so a backfill whose start was never
   // committed (a crash after the archive write) still starts (P7).
-  if (!next && page1.kind !== "failed" && page1.extraction && page1.body) {
+  if (
+    !next &&
+    (page1.kind === "read" || page1.kind === "unchanged") &&
+    page1.extraction &&
+    page1.body
+  ) {
     if (pastUntil(page1.extraction, source.backfill.until))
       return { state: { done: true, pagesRead: state.pagesRead } };
     next = ctx.reader.nextRequest(way, firstReq, page1.body, page1.extraction, page1.contentType);

@@ -146,3 +146,123 @@ describe("a 304 of the page last read in full (P8, P12)", () => {
     expect(u.extracted()).toBe(3);
   });
 });
+
+/**
+ * P8, P12: a site that ignores validators (or sends none) answers the page in full every
+ * night. A body that is the page last read in full (its key), while the store holds every
+ * record that read produced, is counted from that read as a 304 of it is; anything else is read.
+ */
+describe("the page last read in full, sent again whole (P8, P12)", () => {
+  async function setup() {
+    h = await harness();
+    const s = await h.fleet.server();
+    s.route("/robots.txt", robots(""));
+    let body = BODY;
+    // No validators at all: every answer is a full 200.
+    s.route("/list", (_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain" }).end(body);
+    });
+    const url = s.url("/list");
+    let extracted = 0;
+    const reader: WayReader = {
+      firstRequest: (way) => ({ url: way.url }),
+      extract: (_way, b) => {
+        extracted++;
+        const text = new TextDecoder().decode(b);
+        const titles = text === "" ? [] : text.split(",");
+        return { records: titles.map((t) => ({ id: t, title: t })) } as never;
+      },
+      nextRequest: () => undefined,
+    };
+    const validators: ValidatorStore = { get: async () => undefined };
+    const store = new MemoryNightStore();
+    const source = {
+      id: "src",
+      government: "g",
+      url,
+      access: "page",
+      alternates: [],
+      backfill: { pagesPerNight: 3 },
+    } as unknown as Source;
+    const harnessed = h;
+    let night = 4;
+    const ctx = () => ({
+      fetcher: harnessed.fetcher({ night: `2026-11-${String(++night).padStart(2, "0")}` }),
+      clock: harnessed.clock,
+      reader,
+      validators,
+      pageReads: { pageRead: (id: string, u: string) => store.pageRead(id, u) },
+    });
+    const history = (recordsKnown: number, backfillDone = true): SourceHistory => ({
+      reading: true,
+      unreachedLast: false,
+      recentOutcomes: [],
+      recordsKnown,
+      backfill: { done: backfillDone, pagesRead: 0 },
+    });
+    return {
+      s,
+      store,
+      ctx,
+      source,
+      history,
+      extracted: () => extracted,
+      serve: (b: string) => {
+        body = b;
+      },
+    };
+  }
+
+  it("P8, P12: the same body as the last full read is counted from it: outcome ok, the same records found, nothing extracted or written again", async () => {
+    const t = await setup();
+    await t.store.commit("2026-11-05", await checkSource(t.ctx(), t.source, t.history(0, false)));
+    expect(t.extracted()).toBe(1);
+
+    const again = await checkSource(t.ctx(), t.source, t.history(3));
+    expect(t.s.hits("/list")).toHaveLength(2);
+    expect(again.outcome).toEqual({ kind: "ok", url: t.source.url });
+    expect(again.records).toEqual([]);
+    expect(again.knownRecords).toBe(3);
+    expect(again.pageRead).toBeUndefined();
+    expect(t.extracted()).toBe(1);
+    expect(await t.store.commit("2026-11-06", again)).toEqual({ newRecords: 0 });
+    const found = t.store.outcomes.get("src")?.map((o) => [o.night, o.recordsFound, o.newRecords]);
+    expect(found).toEqual([
+      ["2026-11-05", 3, 3],
+      ["2026-11-06", 3, 0],
+    ]);
+  });
+
+  it("P8, P12: another body, a record removed since, a backfill yet to start, or a page that showed no records: read in full as before", async () => {
+    const t = await setup();
+    await t.store.commit("2026-11-05", await checkSource(t.ctx(), t.source, t.history(0, false)));
+    // Another body: read, its new record stored, its read kept.
+    t.serve("one,two,three,four");
+    const changed = await checkSource(t.ctx(), t.source, t.history(3));
+    expect(changed.records.map((r) => r.id)).toEqual(["one", "two", "three", "four"]);
+    expect(changed.knownRecords).toBeUndefined();
+    expect(changed.pageRead).toMatchObject({ records: 4 });
+    expect(t.extracted()).toBe(2);
+    expect(await t.store.commit("2026-11-06", changed)).toEqual({ newRecords: 1 });
+    // A record of that read removed by hand: read again, and it is back.
+    t.store.records.get("src")?.delete("four");
+    const removed = await checkSource(t.ctx(), t.source, t.history(3));
+    expect(removed.records).toHaveLength(4);
+    expect(t.extracted()).toBe(3);
+    expect(await t.store.commit("2026-11-07", removed)).toEqual({ newRecords: 1 });
+    // A backfill that has not started turns from page 1: read.
+    const backfill = await checkSource(t.ctx(), t.source, t.history(4, false));
+    expect(backfill.records).toHaveLength(4);
+    expect(t.extracted()).toBe(4);
+    // The same page, all stored: counted.
+    const known = await checkSource(t.ctx(), t.source, t.history(4));
+    expect(known.knownRecords).toBe(4);
+    expect(t.extracted()).toBe(4);
+    // A page that showed no records is read each time, for what it says.
+    t.serve("");
+    await t.store.commit("2026-11-08", await checkSource(t.ctx(), t.source, t.history(4)));
+    const empty = await checkSource(t.ctx(), t.source, t.history(4));
+    expect(empty.outcome.kind).toBe("no-records");
+    expect(t.extracted()).toBe(6);
+  });
+});

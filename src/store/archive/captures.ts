@@ -218,6 +218,22 @@ const latestWithBody = prepared((db, $: Placeholder<{ url: string; method: strin
     .limit(ONE),
 );
 
+const urlAndTime = prepared((db, $: Placeholder<{ recordId: string }>) =>
+  db.selectFrom("captures").select(["url", "fetched_at"]).where("record_id", "=", $("recordId")),
+);
+
+/**
+ * The URL and time of the capture whose response record is `recordId` (the primary key): a
+ * revisit's original, named in the revisit written after it. Built once, as a night writes a
+ * revisit of a page sent again whole every night.
+ */
+export function captureUrlAndTime(
+  db: Db,
+  recordId: string,
+): Promise<{ url: string; fetched_at: string } | undefined> {
+  return urlAndTime.first(db, { recordId });
+}
+
 /** Every capture of `url`, oldest first. */
 export async function capturesOf(db: Db, url: string): Promise<Capture[]> {
   const rows = await db

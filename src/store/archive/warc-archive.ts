@@ -23,6 +23,7 @@ import {
   readFileSync,
   rmSync,
   statfsSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
@@ -38,6 +39,7 @@ import type { GroupCommit } from "../group-commit.js";
 import { madeHere, newHolderId } from "../holder.js";
 import {
   type Capture,
+  captureUrlAndTime,
   copiesPast,
   fromRow,
   indexedEnd,
@@ -414,8 +416,10 @@ export class WarcArchive implements ArchivePort {
   /** The original's bytes are on disk (its file holds them whole) and no read found them damaged. */
   async #stillThere(at: NonNullable<Capture["refersTo"]>): Promise<boolean> {
     if (isDamaged(this.dir, at)) return false;
+    // Asked of the file system at once (a local directory): a stat through the thread pool
+    // cost a revisit more than its record's gzip.
     try {
-      return (await stat(join(this.dir, at.file))).size >= at.offset + at.length;
+      return statSync(join(this.dir, at.file)).size >= at.offset + at.length;
     } catch {
       return false;
     }
@@ -427,11 +431,7 @@ export class WarcArchive implements ArchivePort {
   ): Promise<{ warc: Original; at: NonNullable<Capture["refersTo"]> } | undefined> {
     if (c.recordType === "revisit") {
       if (!c.refersTo) return undefined;
-      const row = await this.#db
-        .selectFrom("captures")
-        .select(["url", "fetched_at"])
-        .where("record_id", "=", c.refersTo.recordId)
-        .executeTakeFirst();
+      const row = await captureUrlAndTime(this.#db, c.refersTo.recordId);
       if (!row) return undefined;
       return {
         warc: { url: row.url, date: warcDate(Date.parse(row.fetched_at)) },
