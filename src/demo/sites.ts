@@ -183,8 +183,12 @@ export function demoSources(today: number): DemoSource[] {
     },
   };
 
+  // Posted in the morning of their day, as a CivicPlus feed's pubDate is a posting time (the
+  // platform fixtures: `Fri, 17 Apr 2026 08:16:41 -0500`): 14:15 UTC is 9:15 or 10:15 in Ohio.
+  // Midnight UTC, a day's start written as an instant, is the evening before in Ohio, and the
+  // directory shows the day the instant falls on there (docs/catalog.md).
   const notices = daysAgo(today, 1, 8, 15).map((t, i) => ({
-    t,
+    t: t + 14 * 3_600_000 + 15 * 60_000,
     title: `Public notice ${40 - i}: ${["road closure", "zoning hearing", "budget hearing"][i]}`,
   }));
   const rss: DemoSource = {

@@ -8,6 +8,15 @@
  * Day-first or month-first is decided by the values, never assumed: a part over 12 decides
  * for its own value, and `dayOrderOf` lets all the values of one answer decide together, so
  * `01/02/2026` in an answer that also writes `13/02/2026` is 1 February.
+ *
+ * A time written with its zone (`Z`, `GMT`, `-0500`) is that instant, midnight UTC included:
+ * `Tue, 01 Dec 2026 00:00:00 GMT` stays `2026-12-01T00:00:00Z`, which is 7 pm on Nov 30 in
+ * Ohio, and the directory shows Nov 30. It is not taken for a bare day: a 7 pm meeting in an
+ * Ohio winter (8 pm in summer) written in UTC is exactly 00:00:00 of the next day, and none of
+ * the platforms in the fixtures writes a day that way (CivicPlus feeds give posting times with
+ * their server's offset, Granicus its own offset beside `gran:pubDateParts`, CivicClerk wall
+ * clock marked `Z`, which its preset reads as wall clock). A platform found writing days as
+ * midnight UTC is to be read so by a preset of its own, as CivicClerk's `Z` is: never guessed here.
  */
 
 import { instantOf, zoneOffsetMs } from "../policy/zone.js";

@@ -237,24 +237,44 @@ describe("what is new, by window", () => {
 });
 
 describe("following", () => {
-  it("iCalendar of upcoming meetings per county: records dated today or later, RFC 5545 lines", async () => {
-    const res = await f.app.request("/meetings.ics?county=Summit");
-    expect(res.headers.get("content-type")).toMatch(/^text\/calendar/);
-    const text = await res.text();
-    expect(text.startsWith("BEGIN:VCALENDAR\r\n")).toBe(true);
-    expect(text.endsWith("END:VCALENDAR\r\n")).toBe(true);
-    for (const line of text.split("\r\n")) expect(Buffer.byteLength(line)).toBeLessThanOrEqual(75);
-    // Today is Nov 5 in Ohio: the records dated Nov 5 (and none dated before) are upcoming.
-    const starts = text.split("\r\n").filter((l) => l.startsWith("DTSTART"));
-    expect(starts.length).toBeGreaterThan(0);
-    expect(text).toContain("DTSTART;VALUE=DATE:20261105");
-    // The record's javascript: link is not passed on: the event points at its source's page.
-    expect(text).toContain(`URL:${ORIGIN}/sources/evil-notices`);
-    expect(text).not.toContain("javascript:");
-    // Franklin's records are all dated before Nov 5: its calendar has no event.
-    const franklin = await (await f.app.request("/meetings.ics?county=Franklin")).text();
-    expect(franklin).not.toContain("BEGIN:VEVENT");
-    expect((await f.app.request("/meetings.ics?government=nope")).status).toBe(400);
+  it("iCalendar of upcoming meetings per county: meetings dated today or later, RFC 5545 lines", async () => {
+    // A meeting on the township's notices page, dated today (Nov 5), linking to javascript:.
+    await f.store.db
+      .insertInto("records")
+      .values({
+        source_id: "evil-notices",
+        record_id: "hearing",
+        title: "Zoning hearing",
+        date: "2026-11-05",
+        url: "javascript:alert(2)",
+        kind: "meetings",
+        first_seen_night: "2026-11-05",
+        first_seen_at: "2026-11-06T04:00:05.000Z",
+      })
+      .execute();
+    try {
+      const res = await f.app.request("/meetings.ics?county=Summit");
+      expect(res.headers.get("content-type")).toMatch(/^text\/calendar/);
+      const text = await res.text();
+      expect(text.startsWith("BEGIN:VCALENDAR\r\n")).toBe(true);
+      expect(text.endsWith("END:VCALENDAR\r\n")).toBe(true);
+      for (const line of text.split("\r\n"))
+        expect(Buffer.byteLength(line)).toBeLessThanOrEqual(75);
+      // Today is Nov 5 in Ohio: the meeting dated Nov 5 is upcoming; the notice dated Nov 5
+      // beside it is not a meeting.
+      const starts = text.split("\r\n").filter((l) => l.startsWith("DTSTART"));
+      expect(starts).toEqual(["DTSTART;VALUE=DATE:20261105"]);
+      expect(text).toContain("SUMMARY:Zoning hearing");
+      // The record's javascript: link is not passed on: the event points at its source's page.
+      expect(text).toContain(`URL:${ORIGIN}/sources/evil-notices`);
+      expect(text).not.toContain("javascript:");
+      // Franklin's agendas are all dated before Nov 5: its calendar has no event.
+      const franklin = await (await f.app.request("/meetings.ics?county=Franklin")).text();
+      expect(franklin).not.toContain("BEGIN:VEVENT");
+      expect((await f.app.request("/meetings.ics?government=nope")).status).toBe(400);
+    } finally {
+      await f.store.db.deleteFrom("records").where("record_id", "=", "hearing").execute();
+    }
   });
 
   it("bulk downloads as CSV and JSON, the same rows; formulas in cells are neutralised", async () => {

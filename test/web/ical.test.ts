@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NewRecord } from "../../src/store/read/new-records.js";
 import { createApp } from "../../src/web/app.js";
 import { icalText, renderIcal } from "../../src/web/public/ical.js";
+import { postgresFactory, postgresUrl, sqliteFactory } from "../store/stores.js";
 import { buildFixture, type Fixture, NOW, ORIGIN } from "./fixture.js";
 
 const record = (title: string): NewRecord => ({
@@ -43,10 +44,122 @@ describe("iCalendar text (RFC 5545 §3.3.11)", () => {
   });
 });
 
+/**
+ * Records dated after the fixture's Nov 5, beside its own (agendas dated Nov 2–4, a notice dated
+ * Nov 5): which of them a calendar of upcoming meetings lists. Kinds as the readers store them:
+ * none (the record page's kind then), one of the kinds of records, or the list's own word.
+ */
+const AHEAD = [
+  // On the agendas page of the Village of Test (Franklin County).
+  { source_id: "test-agendas", record_id: "agenda", kind: null, date: "2026-11-20", meeting: true },
+  { source_id: "test-agendas", record_id: "minutes", kind: "minutes", date: "2026-11-20" },
+  { source_id: "test-agendas", record_id: "minutes-word", kind: "Minutes", date: "2026-11-22" },
+  {
+    source_id: "test-agendas",
+    record_id: "own-word",
+    kind: "Council",
+    date: "2026-11-21T23:00:00.000Z",
+    meeting: true,
+  },
+  // On its bids page: a bid's due date is not a meeting; a pre-bid meeting is.
+  { source_id: "test-bids", record_id: "bid", kind: "bids", date: "2026-11-20" },
+  { source_id: "test-bids", record_id: "bid-unsaid", kind: null, date: "2026-11-20" },
+  {
+    source_id: "test-bids",
+    record_id: "pre-bid",
+    kind: "meetings",
+    date: "2026-11-19",
+    meeting: true,
+  },
+  // On the City of Akron's minutes page (Summit County).
+  {
+    source_id: "akron-minutes",
+    record_id: "akron-agenda",
+    kind: "agendas",
+    date: "2026-11-25",
+    meeting: true,
+  },
+  { source_id: "akron-minutes", record_id: "akron-minutes", kind: null, date: "2026-11-25" },
+];
+
+async function addAhead(f: Fixture): Promise<void> {
+  await f.store.db
+    .insertInto("records")
+    .values(
+      AHEAD.map((r) => ({
+        source_id: r.source_id,
+        record_id: r.record_id,
+        title: `Ahead: ${r.record_id}`,
+        date: r.date,
+        url: null,
+        kind: r.kind,
+        first_seen_night: "2026-11-05",
+        first_seen_at: "2026-11-06T04:00:05.000Z",
+      })),
+    )
+    .execute();
+}
+
+/** The events' UIDs, `source.record`, in the calendar's order. */
+const uids = (ics: string) =>
+  ics
+    .replace(/\r\n /g, "")
+    .split("\r\n")
+    .filter((l) => l.startsWith("UID:"))
+    .map((l) => l.slice(4).replace(/@new-on-record$/, ""));
+
+const sqlite = sqliteFactory();
+const pg = postgresUrl ? postgresFactory(postgresUrl) : undefined;
+const stores = [sqlite, ...(pg ? [pg] : [])];
+
+describe.each(stores)("the calendar lists meetings only ($name)", (factory) => {
+  let f: Fixture;
+  beforeAll(async () => {
+    f = await buildFixture(await factory.fresh());
+    await addAhead(f);
+  }, 60_000);
+  afterAll(async () => {
+    await f?.close();
+    await factory.cleanup();
+  });
+
+  it("meetings and agendas dated today or later, by a record's own kind when the list gave one, else its page's; never minutes, bids or notices dated ahead", async () => {
+    const all = await (await f.app.request("/meetings.ics")).text();
+    expect(all).toContain("X-WR-CALNAME:Upcoming meetings in Ohio (New on Record)");
+    expect(uids(all)).toEqual([
+      "test-bids.pre-bid",
+      "test-agendas.agenda",
+      "test-agendas.own-word",
+      "akron-minutes.akron-agenda",
+    ]);
+    expect(AHEAD.filter((r) => r.meeting).length).toBe(4);
+    // The fixture's notice dated today (Nov 5) is not a meeting either.
+    expect(all).not.toContain("evil-notices");
+  });
+
+  it("the county, government and kind-of-records filters narrow the same meetings", async () => {
+    const ics = async (q: string) => uids(await (await f.app.request(`/meetings.ics${q}`)).text());
+    expect(await ics("?county=Summit")).toEqual(["akron-minutes.akron-agenda"]);
+    expect(await ics("?county=Franklin")).toEqual([
+      "test-bids.pre-bid",
+      "test-agendas.agenda",
+      "test-agendas.own-word",
+    ]);
+    expect(await ics("?government=city-of-akron")).toEqual(["akron-minutes.akron-agenda"]);
+    expect(await ics("?government=village-of-test&records=bids")).toEqual(["test-bids.pre-bid"]);
+    expect(await ics("?source=test-agendas")).toEqual([
+      "test-agendas.agenda",
+      "test-agendas.own-word",
+    ]);
+    expect(await ics("?kind=state-agency")).toEqual([]);
+  });
+});
+
 describe("the calendar over HTTP", () => {
   let f: Fixture;
   beforeAll(async () => {
     f = await buildFixture();
+    await addAhead(f);
   });
   afterAll(async () => {
     await f?.close();

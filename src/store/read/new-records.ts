@@ -3,6 +3,7 @@
  * the last 7 or 30 days), with the government and source they belong to, counts per county
  * and per kind of records, and the nights of the window as they ran (or did not).
  */
+import type { RecordKind } from "../../sources/record.js";
 import type { Db } from "../db.js";
 import { sql } from "../kysely.js";
 import {
@@ -223,8 +224,32 @@ export async function lastNightWithNew(
   return { night: latest.night, count: c.total };
 }
 
-/** Records dated on or after `fromDate` (YYYY-MM-DD): upcoming meetings, soonest first. */
-export async function upcomingRecords(
+/**
+ * Every kind of records (src/sources/record.ts `RecordKind`), spelt out here because the store
+ * takes only types from src/sources: the type makes this list whole and no larger.
+ */
+const RECORD_KINDS: Record<RecordKind, true> = {
+  bids: true,
+  agendas: true,
+  minutes: true,
+  permits: true,
+  notices: true,
+  meetings: true,
+  other: true,
+};
+
+/** The kinds of records that are meetings: a meeting itself, or the agenda of one. */
+const MEETING_KINDS: readonly RecordKind[] = ["meetings", "agendas"];
+
+/**
+ * Meetings dated on or after `fromDate` (YYYY-MM-DD), soonest first: the calendar of upcoming
+ * meetings. A record is a meeting by its own kind when the list gave one of the kinds of records
+ * (compared without case: a recipe's `Minutes` is minutes), else by its record page's kind
+ * (catalog `records`), as when the list gave none or a word of its own (a feed's category
+ * `Council`). So minutes dated ahead and a pre-bid meeting on a bids page are what they say they
+ * are, and a bid's due date is never a meeting.
+ */
+export async function upcomingMeetings(
   db: Db,
   fromDate: string,
   f: DirectoryFilter,
@@ -240,7 +265,17 @@ export async function upcomingRecords(
       "g.kind as government_kind",
       "g.county",
     ])
-    .where("r.date", ">=", fromDate);
+    .where("r.date", ">=", fromDate)
+    .where((eb) => {
+      const own = eb.fn<string | null>("lower", [eb.ref("r.kind")]);
+      return eb.or([
+        eb(own, "in", [...MEETING_KINDS]),
+        eb.and([
+          eb.or([eb("r.kind", "is", null), eb(own, "not in", Object.keys(RECORD_KINDS))]),
+          eb("s.records", "in", [...MEETING_KINDS]),
+        ]),
+      ]);
+    });
   q = applyFilter(q, f);
   const rows = await q
     .orderBy("r.date")

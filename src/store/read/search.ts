@@ -165,6 +165,44 @@ function toNewRecord(r: RecordRow): NewRecord {
   };
 }
 
+/**
+ * A record's own date as the instant it names, for ordering: its text is not in time order (a
+ * day is `2026-11-04`, a time `2026-11-04T19:00:00-05:00` or `2026-11-05T00:30:00Z`, and
+ * `…T19:00:00-05:00` is later than `…T00:30:00Z` of the next day's text); a bare day is its
+ * midnight UTC. Null for no date, or one in none of those forms, which then orders with the
+ * undated. SQLite: julianday, which reads all three and gives null for what it cannot read.
+ * PostgreSQL: the parts added up (a cast of the text would stop the whole search at one date it
+ * refuses, such as a 30 February), only for text in one of the three forms.
+ */
+function recordInstant(pg: boolean): RawBuilder<unknown> {
+  if (!pg) return sql`julianday(r.date)`;
+  const day = sql`(timestamptz '2000-01-01 00:00:00+00' + make_interval(
+    years => substr(r.date, 1, 4)::int - 2000,
+    months => substr(r.date, 6, 2)::int - 1,
+    days => substr(r.date, 9, 2)::int - 1))`;
+  const clock = sql`make_interval(
+    hours => substr(r.date, 12, 2)::int,
+    mins => substr(r.date, 15, 2)::int,
+    secs => substring(r.date from '^.{17}([0-9]{2}([.][0-9]+)?)')::double precision)`;
+  const offset = sql`(case when right(r.date, 1) = 'Z' then interval '0 minutes'
+    else make_interval(mins => (case when substr(r.date, length(r.date) - 5, 1) = '-' then -1 else 1 end)
+      * (substr(r.date, length(r.date) - 4, 2)::int * 60 + right(r.date, 2)::int)) end)`;
+  return sql`(case
+    when r.date ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' then ${day}
+    when r.date ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$'
+      then ${day} + ${clock} - ${offset}
+    end)`;
+}
+
+/**
+ * The order of records of equal relevance: the newest by their own date first (the instant it
+ * names, `recordInstant`; undated last), then the latest first seen, then by source and record
+ * id, so every page of a search holds the same records whichever store answers.
+ */
+function tieOrder(pg: boolean): RawBuilder<unknown> {
+  return sql`${recordInstant(pg)} desc nulls last, r.first_seen_at desc, r.source_id, r.record_id`;
+}
+
 /** Ranked matches; records are paged (`page` from 1), governments and sources capped. */
 export async function search(
   db: Db,
@@ -213,7 +251,7 @@ export async function search(
         join sources s on s.id = r.source_id join governments g on g.id = s.government_id
         where ${match} and ${live} and ${where}
         order by ts_rank(to_tsvector('simple', r.title), to_tsquery('simple', ${tq})) desc,
-          r.first_seen_at desc, r.source_id, r.record_id
+          ${tieOrder(true)}
         limit ${opts.perPage} offset ${offset}`.execute(db)
     ).rows;
     total = Number(
@@ -252,7 +290,7 @@ export async function search(
         join records r on r.rowid = records_fts.rowid
         join sources s on s.id = r.source_id join governments g on g.id = s.government_id
         where records_fts match ${fq} and ${live} and ${where}
-        order by bm25(records_fts), r.first_seen_at desc, r.source_id, r.record_id
+        order by bm25(records_fts), ${tieOrder(false)}
         limit ${opts.perPage} offset ${offset}`.execute(db)
     ).rows;
     total = Number(

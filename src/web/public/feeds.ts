@@ -5,7 +5,9 @@
  * - valid XML: characters XML 1.0 forbids (§2.2 Char: C0 controls but tab, CR, LF; lone
  *   surrogates; U+FFFE/U+FFFF) are removed from every text;
  * - text, not HTML: RSS descriptions are HTML by convention (RSS 2.0 spec, "item"), so our
- *   plain text is HTML-escaped first; Atom uses type="text"; JSON Feed uses content_text;
+ *   plain text is HTML-escaped first; RSS titles (and links, guids, categories) are plain text
+ *   with `&`, `<`, `>` as hexadecimal character references (`rssPlainText`); Atom uses
+ *   type="text"; JSON Feed uses content_text;
  * - links from the configured public origin (`--origin`), never from the request's Host.
  * Item ids are stable (source id + record id), so readers never see an item twice.
  */
@@ -65,12 +67,51 @@ function linkOf(origin: string, r: NewRecord): string {
 }
 
 /**
- * The feed writer wraps a value holding `&`, `<` or `]]>` in CDATA on lines of its own; that
- * indentation would become part of an Atom id, a link or a title. A CDATA section is the whole
- * text of its element, so the whitespace between it and the element's tags is removed.
+ * An element whose whole text is CDATA: the feed writer's form for a text holding `&`, `<` or
+ * `]]>` (a `]]>` split across two sections), which it puts on lines of its own. Matched as
+ * whole elements, left to right, so a text that itself reads like a tag or a CDATA section
+ * (`x > <![CDATA[y`) is never taken for one.
+ */
+const CDATA_ELEMENT =
+  /<([A-Za-z][\w:.-]*)((?:\s[^<>]*)?)>\s*((?:<!\[CDATA\[[\s\S]*?\]\]>)+)\s*<\/\1>/g;
+
+/** The text a run of CDATA sections holds. */
+const cdataText = (sections: string) =>
+  sections.replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, (_s, text: string) => text);
+
+/**
+ * The writer's indentation around a CDATA section would become part of an Atom id, a link or a
+ * title: a CDATA section is the whole text of its element, so the whitespace between it and the
+ * element's tags is removed (and only there: never inside the text).
  */
 export function tightCdata(xml: string): string {
-  return xml.replace(/>\s+<!\[CDATA\[/g, "><![CDATA[").replace(/\]\]>\s+<\//g, "]]></");
+  return xml.replace(
+    CDATA_ELEMENT,
+    (_w, name: string, attrs: string, sections: string) => `<${name}${attrs}>${sections}</${name}>`,
+  );
+}
+
+/** A text as RSS plain text: `&`, `<` and `>` as hexadecimal character references. */
+export function rssPlain(text: string): string {
+  return text.replace(/[&<>]/g, (ch) => `&#x${ch.charCodeAt(0).toString(16).toUpperCase()};`);
+}
+
+/**
+ * RSS 2.0 leaves open whether an element other than a description holds text or HTML, and
+ * readers differ (some strip what looks like a tag, some show it). The RSS Advisory Board's Best
+ * Practices Profile (rssboard.org/rss-profile, "Character Data") asks plain text to write `&`,
+ * `<` and `>` as `&#x26;`, `&#x3C;` and `&#x3E;`, the form the most readers show as the
+ * characters themselves (the W3C feed validator warns about any other). So every element the
+ * writer put in CDATA but a description (HTML, escaped by us, `escapeHtml`) is written so, the
+ * whitespace around it removed as `tightCdata` does. An XML parser reads the same characters
+ * either way; a `]]>` the writer split across two sections is one text again.
+ */
+export function rssPlainText(xml: string): string {
+  return xml.replace(CDATA_ELEMENT, (_w, name: string, attrs: string, sections: string) =>
+    name === "description"
+      ? `<${name}${attrs}>${sections}</${name}>`
+      : `<${name}${attrs}>${rssPlain(cdataText(sections))}</${name}>`,
+  );
 }
 
 export function renderFeed(format: FeedFormat, c: FeedSpec): string {
@@ -102,7 +143,7 @@ export function renderFeed(format: FeedFormat, c: FeedSpec): string {
     );
   }
   if (format === "rss") {
-    return tightCdata(
+    return rssPlainText(
       generateRssFeed({
         title,
         link: page,

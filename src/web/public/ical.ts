@@ -1,5 +1,7 @@
 /**
- * An iCalendar feed (RFC 5545) of upcoming meetings: records whose own date is today or later.
+ * An iCalendar feed (RFC 5545) of upcoming meetings: the records that are meetings (of kind
+ * `meetings` or `agendas`, src/store/read/new-records.ts `upcomingMeetings`) whose own date is
+ * today or later.
  * Lines end in CRLF and are folded at 75 octets (§3.1) without splitting a UTF-8 character;
  * TEXT values are escaped (§3.3.11) and control characters, which TEXT may not hold, removed.
  */

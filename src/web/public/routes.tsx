@@ -27,7 +27,7 @@ import {
   newCounts,
   newRecords,
   nightsIn,
-  upcomingRecords,
+  upcomingMeetings,
 } from "../../store/read/new-records.js";
 import { MAX_TERMS, search, searchTerms } from "../../store/read/search.js";
 import {
@@ -498,7 +498,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     if (built) return built;
     const f = await filterOf(c, ALL);
     if (!f.ok) return c.text(f.message, 400);
-    const items = await upcomingRecords(db, nightOf(opts.now()), f.value.filter, ICAL_CAP);
+    const items = await upcomingMeetings(db, nightOf(opts.now()), f.value.filter, ICAL_CAP);
     const body = renderIcal({
       origin: opts.origin(),
       name: `Upcoming meetings${f.value.scope ? `: ${f.value.scope}` : " in Ohio"} (New on Record)`,

@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { toIsoDate } from "../../../src/sources/dates.js";
 import { extractFeed } from "../../../src/sources/extract/feed.js";
+import { dateEt } from "../../../src/web/public/format.js";
 
 const fx = (name: string) =>
   new Uint8Array(
@@ -108,6 +110,26 @@ describe("extractFeed on the other feed formats, detected from content", () => {
         url: "https://v.example.gov/minutes/3",
       },
     ]);
+  });
+
+  it("a time a feed writes in UTC is that instant, midnight included: 00:00 GMT is the evening before in Ohio (a 7 pm meeting), never taken for a bare day", () => {
+    // docs/catalog.md, src/sources/dates.ts: the platforms in the fixtures never write a day as
+    // midnight UTC, and a 7 pm meeting in an Ohio winter written in UTC is exactly this.
+    const rss = `<?xml version="1.0"?><rss version="2.0"><channel><title>Meetings</title>
+<item><title>Council</title><link>https://v.example.gov/m/1</link><pubDate>Tue, 01 Dec 2026 00:00:00 GMT</pubDate></item>
+<item><title>Trustees</title><link>https://v.example.gov/m/2</link><pubDate>Tue, 01 Dec 2026 00:00:00 -0500</pubDate></item>
+</channel></rss>`;
+    const atom = `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>M</title><id>urn:m</id><updated>2026-12-01T00:00:00Z</updated>
+<entry><title>Council</title><id>urn:m:1</id><link href="https://v.example.gov/m/1"/><updated>2026-12-01T00:00:00Z</updated></entry></feed>`;
+    const dates = (body: string) =>
+      extractFeed(enc(body), "https://v.example.gov/feed").records.map((r) => r.date);
+    expect(dates(rss)).toEqual(["2026-12-01T00:00:00Z", "2026-12-01T00:00:00-05:00"]);
+    expect(dates(atom)).toEqual(["2026-12-01T00:00:00Z"]);
+    // Shown as the day the instant falls on in Ohio, and the local midnight as its own day.
+    expect(dateEt("2026-12-01T00:00:00Z")).toBe("Nov 30, 2026");
+    expect(dateEt("2026-12-01T00:00:00-05:00")).toBe("Dec 1, 2026");
+    // A day a feed writes as a day (dc:date) stays one.
+    expect(toIsoDate("2026-12-01")).toBe("2026-12-01");
   });
 
   it("reads JSON Feed 1.1, and refuses javascript: links", () => {
