@@ -15,7 +15,8 @@
  * Night 1: robots.txt + every feed, all new (200s, archived, records stored). Night 2: every
  * feed asked with its validators, 304, counted from the archive's index (P8, P12). Night 3:
  * the sites ignore validators (as many do) and send every feed again in full, the same page:
- * a revisit record archived, the records counted from the index, not read again.
+ * a revisit record archived, the records counted from the page's last full read, not read
+ * again.
  * `BENCH_SITES` (default 200) and `BENCH_SOURCES_PER_SITE` (default 10) size it.
  */
 import { type ChildProcess, spawn } from "node:child_process";

@@ -74,9 +74,11 @@ type Read =
   | {
       /**
        * A full answer (200) whose body is the page last read in full (its key) while the store
-       * still holds every record that read produced: its records are counted, not read again,
-       * as a 304 of that copy is (`unchanged`). A site that ignores validators sends the same
-       * page every night; reading it again would find the same records.
+       * still holds every record that read produced: its records are counted from that read,
+       * not read again, as those of a 304 of that copy are. A site that ignores validators
+       * sends the same page every night; reading it again would find the same records. The
+       * source's outcome is `ok`, as for any full answer: `unchanged` says the site answered
+       * 304.
        */
       kind: "same";
       url: string;
@@ -116,8 +118,14 @@ async function readOne(
   const freq = toFetch(req, purpose, sourceId);
   const isGet = (req.method ?? "GET") === "GET";
   // Only a GET's first page is kept by its key: a form's POST body is not part of it.
-  const keep = (url: string, contentType: string | undefined, body: Uint8Array, e: Extraction) =>
-    first && isGet && ctx.pageReads ? fullRead(way, url, contentType, body, e) : undefined;
+  const keep = (
+    url: string,
+    contentType: string | undefined,
+    body: Uint8Array,
+    e: Extraction,
+    key?: string,
+  ) =>
+    first && isGet && ctx.pageReads ? fullRead(way, url, contentType, body, e, key) : undefined;
   if ((req.method ?? "GET") === "GET" && ctx.nightStartedAt !== undefined) {
     // P8 after kill -9: the answer was archived tonight but its source never committed.
     const copy = await ctx.validators.storedSince?.(req.url, ctx.nightStartedAt);
@@ -168,17 +176,16 @@ async function readOne(
   // The page last read in full, sent again whole: counted from that read (a page that showed
   // no records is read again, for what it says instead).
   const counting = first?.countKnown && isGet ? ctx.pageReads : undefined;
+  let key: string | undefined;
   if (counting) {
     const known = await counting.pageRead(sourceId, o.url);
-    if (
-      known !== undefined &&
-      known.records > 0 &&
-      known.allStored &&
-      known.key === pageKeyOf(way, o.url, o.headers["content-type"], o.body)
-    ) {
-      const same: Read = { kind: "same", url: o.url, knownRecords: known.records };
-      if (answered) same.validators = answered;
-      return same;
+    if (known !== undefined && known.records > 0 && known.allStored) {
+      key = pageKeyOf(way, o.url, o.headers["content-type"], o.body);
+      if (known.key === key) {
+        const same: Read = { kind: "same", url: o.url, knownRecords: known.records };
+        if (answered) same.validators = answered;
+        return same;
+      }
     }
   }
   let extraction: Extraction;
@@ -210,7 +217,7 @@ async function readOne(
     url: o.url,
     contentType: o.headers["content-type"],
   };
-  const pr = keep(o.url, o.headers["content-type"], o.body, extraction);
+  const pr = keep(o.url, o.headers["content-type"], o.body, extraction, key);
   if (pr) read.pageRead = pr;
   if (answered) read.validators = answered;
   return read;

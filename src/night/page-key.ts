@@ -26,13 +26,21 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const EXT = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
 
 /**
+ * The rules of src/policy that src/sources calls (a body's charset, a title's shown text, a
+ * time's zone; the catalog's site and limits): a change to them may read the same page
+ * differently. A test holds this list to what those files import.
+ */
+export const READER_POLICY = ["body-text", "constants", "shown-text", "site", "zone"] as const;
+
+/**
  * The code a page's records depend on: every preset, generic extractor, date reader and record
- * id (src/sources), and the night's way reader and form pager (presets live in code, not in the
- * catalog entry the key holds).
+ * id (src/sources), the rules of src/policy they call (READER_POLICY), and the night's way
+ * reader and form pager (presets live in code, not in the catalog entry the key holds).
  */
 export function readerFiles(): string[] {
   return [
     ...codeFilesUnder(join(HERE, "..", "sources")),
+    ...READER_POLICY.map((f) => join(HERE, "..", "policy", f + EXT)),
     ...["way-reader-of", "way-reader", "lazy-reader", "form-way"].map((f) => join(HERE, f + EXT)),
   ];
 }

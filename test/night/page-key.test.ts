@@ -1,8 +1,13 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { pageKeyOf, readerFiles, readersFingerprint } from "../../src/night/page-key.js";
+import {
+  pageKeyOf,
+  READER_POLICY,
+  readerFiles,
+  readersFingerprint,
+} from "../../src/night/page-key.js";
 import type { WayIn } from "../../src/sources/catalog/types.js";
 
 let dir: string | undefined;
@@ -44,5 +49,20 @@ describe("the page key follows the readers' code (P8, P12)", () => {
     expect(files.some((f) => /\/sources\/record-id\.(ts|js)$/.test(f))).toBe(true);
     expect(files.some((f) => /\/night\/way-reader-of\.(ts|js)$/.test(f))).toBe(true);
     expect(files.some((f) => /\/night\/form-way\.(ts|js)$/.test(f))).toBe(true);
+  });
+
+  it("P8: the night's key covers every rule of src/policy the readers import (a charset, a title's text, a zone, …)", () => {
+    // The value imports of src/policy made by the readers' files, read from their source.
+    const imported = new Set<string>();
+    for (const file of readerFiles()) {
+      if (!/\.tsx?$/.test(file)) continue;
+      const text = readFileSync(file, "utf8");
+      for (const m of text.matchAll(
+        /import\s+(type\s+)?[^;]*?from\s+"((?:\.\.\/)+policy\/[^"]+)\.js"/g,
+      ))
+        if (m[1] === undefined) imported.add((m[2] as string).replace(/^(\.\.\/)+policy\//, ""));
+    }
+    expect(imported.size).toBeGreaterThan(0);
+    expect([...imported].sort()).toEqual([...READER_POLICY].sort());
   });
 });
