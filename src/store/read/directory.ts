@@ -2,7 +2,7 @@
  * The catalog as the public sees it: governments by county and kind, their sources, and the
  * records we noted (P6: links only, never fetched). Read-only SQL over the catalog tables
  * (src/store/schema/sources.ts) and `records`, the same on SQLite and PostgreSQL. Retired rows
- * appear only on their own page.
+ * appear only on their own page (and a retired government's lists the record pages it had).
  */
 
 import { shownText } from "../../policy/shown-text.js";
@@ -198,26 +198,33 @@ export async function leadsOf(db: Db, governmentId: string): Promise<LeadSummary
   }));
 }
 
-/** A government's current sources (P26: listed whether read or not). */
-export async function sourcesOf(db: Db, governmentId: string): Promise<SourceSummary[]> {
-  return (await sourcesOfGovernments(db, [governmentId])).get(governmentId) ?? [];
+/**
+ * A government's current sources (P26: listed whether read or not). `retired`: its retired ones
+ * too, for the page of a government that itself left the catalog: its record pages stay
+ * reachable from it, with the records kept on each.
+ */
+export async function sourcesOf(
+  db: Db,
+  governmentId: string,
+  opts: { retired?: boolean } = {},
+): Promise<SourceSummary[]> {
+  return (await sourcesOfGovernments(db, [governmentId], opts)).get(governmentId) ?? [];
 }
 
 /** The current sources of many governments at once (a county page), by records kind then id. */
 export async function sourcesOfGovernments(
   db: Db,
   governmentIds: readonly string[],
+  opts: { retired?: boolean } = {},
 ): Promise<Map<string, SourceSummary[]>> {
   const out = new Map<string, SourceSummary[]>();
   if (governmentIds.length === 0) return out;
-  const rows = await db
+  let q = db
     .selectFrom("sources")
     .select([...SOURCE_COLUMNS])
-    .where("government_id", "in", [...governmentIds])
-    .where("retired_at", "is", null)
-    .orderBy("records")
-    .orderBy("id")
-    .execute();
+    .where("government_id", "in", [...governmentIds]);
+  if (!opts.retired) q = q.where("retired_at", "is", null);
+  const rows = await q.orderBy("records").orderBy("id").execute();
   for (const r of rows) {
     const list = out.get(r.government_id) ?? [];
     list.push(toSource(r));

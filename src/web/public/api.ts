@@ -20,6 +20,7 @@ import type { Filter } from "./filters.js";
 import { evidenceParts, httpHref } from "./format.js";
 import type { SourceLine } from "./pages/governments.js";
 import type { SourcePageData } from "./pages/source.js";
+import { type Retired, retiredApi, retiredPage } from "./retired.js";
 
 export function governmentJson(g: GovernmentSummary) {
   return {
@@ -183,4 +184,15 @@ export function countsJson(c: NewCounts) {
     byCounty: c.byCounty.map((x) => ({ county: x.county, count: x.count })),
     byRecords: c.byRecords.map((x) => ({ records: x.records, count: x.count })),
   };
+}
+
+/**
+ * A filter that names a record page or government that left the catalog (retired.tsx): what
+ * left, when, and the page that keeps its records (a path on this directory) with its JSON
+ * twin; null when the filter names none.
+ */
+export function retiredJson(r: Retired | undefined) {
+  return r
+    ? { what: r.what, id: r.id, retiredAt: r.retiredAt, page: retiredPage(r), api: retiredApi(r) }
+    : null;
 }

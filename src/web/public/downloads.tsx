@@ -20,6 +20,7 @@ import { namesTag } from "../manners.js";
 import { governmentJson, httpUrl, sourceJson } from "./api.js";
 import { ALL_FILTERS, type Filter, filterQuery, pageReads, reads } from "./filters.js";
 import { badRequestPage } from "./pages/errors.js";
+import { type Retired, retiredPage, retiredText } from "./retired.js";
 import type { Checked } from "./routes.js";
 
 const PAGE_ROWS = 2_000;
@@ -63,8 +64,13 @@ export function downloadTag(file: string, parts: readonly (string | number)[]): 
 }
 
 export interface DownloadDeps {
-  /** The routes' own filter check (src/web/public/routes.tsx): the same 400s as /new. */
-  filterOf: (c: Context) => Promise<Checked<Filter>>;
+  /**
+   * The routes' own filter check (src/web/public/routes.tsx): the same 400s as /new, and what
+   * the filter names that left the catalog.
+   */
+  filterOf: (c: Context) => Promise<Checked<{ filter: Filter; retired: Retired | undefined }>>;
+  /** The configured public origin: the retired page's link. */
+  origin: () => string;
 }
 
 export function downloadRoutes(app: Hono, db: Db, deps: DownloadDeps): void {
@@ -154,7 +160,14 @@ export function downloadRoutes(app: Hono, db: Db, deps: DownloadDeps): void {
     app.get(`/downloads/records.${format}`, reads(ALL_FILTERS, asText), async (c) => {
       const r = await deps.filterOf(c);
       if (!r.ok) return c.text(r.message, 400);
-      const f = r.value;
+      const f = r.value.filter;
+      const retired = r.value.retired;
+      if (retired) {
+        // The files hold the current catalog: an empty file would say the page had no records.
+        // 410 (Gone): this file no longer holds them; the page the text names keeps them.
+        const link = `${deps.origin()}${retiredPage(retired)}`;
+        return c.text(`${retiredText(retired, link, "in this file")}\n`, 410);
+      }
       const [catalog, records] = await Promise.all([catalogVersion(db), recordsVersion(db)]);
       const kept = unchanged(
         c,

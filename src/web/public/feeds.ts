@@ -9,7 +9,9 @@
  *   with `&`, `<`, `>` as hexadecimal character references (`rssPlainText`); Atom uses
  *   type="text"; JSON Feed uses content_text;
  * - links from the configured public origin (`--origin`), never from the request's Host.
- * Item ids are stable (source id + record id), so readers never see an item twice.
+ * Item ids are stable (source id + record id), so readers never see an item twice. A list whose
+ * filter names what left the catalog holds one item that is not a record, saying so
+ * (`FeedNotice`, src/web/public/retired.tsx).
  */
 import { generateAtomFeed, generateJsonFeed, generateRssFeed } from "feedsmith";
 import type { NewRecord } from "../../store/read/new-records.js";
@@ -52,7 +54,20 @@ export interface FeedSpec {
   /** This feed in a format, e.g. `/new.atom?county=Licking`. */
   selfPath: (format: FeedFormat) => string;
   items: readonly NewRecord[];
+  /** An item before the records that is not one: the list's scope left the catalog (retired.tsx). */
+  notice?: FeedNotice;
   updated: Date;
+}
+
+/** A feed's item that tells the reader about the list itself, not a record. */
+export interface FeedNotice {
+  /** Stable, never a record's (`urn:new-on-record:retired:…`). */
+  id: string;
+  title: string;
+  text: string;
+  /** An absolute link, from the configured origin. */
+  link: string;
+  at: Date;
 }
 
 function summaryOf(r: NewRecord): string {
@@ -119,6 +134,7 @@ export function renderFeed(format: FeedFormat, c: FeedSpec): string {
   const self = `${c.origin}${c.selfPath(format)}`;
   const title = xmlText(c.title);
   const description = xmlText(c.description);
+  const n = c.notice;
   if (format === "atom") {
     return tightCdata(
       generateAtomFeed({
@@ -131,14 +147,27 @@ export function renderFeed(format: FeedFormat, c: FeedSpec): string {
           { href: page, rel: "alternate", type: "text/html" },
         ],
         authors: [{ name: "New on Record" }],
-        entries: c.items.map((r) => ({
-          id: itemId(r),
-          title: { value: xmlText(r.title), type: "text" },
-          updated: new Date(r.firstSeenAt),
-          links: [{ href: linkOf(c.origin, r), rel: "alternate" }],
-          summary: { value: summaryOf(r), type: "text" },
-          categories: [{ term: xmlText(r.sourceRecords) }],
-        })),
+        entries: [
+          ...(n
+            ? [
+                {
+                  id: n.id,
+                  title: { value: xmlText(n.title), type: "text" as const },
+                  updated: n.at,
+                  links: [{ href: n.link, rel: "alternate" }],
+                  summary: { value: xmlText(n.text), type: "text" as const },
+                },
+              ]
+            : []),
+          ...c.items.map((r) => ({
+            id: itemId(r),
+            title: { value: xmlText(r.title), type: "text" as const },
+            updated: new Date(r.firstSeenAt),
+            links: [{ href: linkOf(c.origin, r), rel: "alternate" }],
+            summary: { value: summaryOf(r), type: "text" as const },
+            categories: [{ term: xmlText(r.sourceRecords) }],
+          })),
+        ],
       }),
     );
   }
@@ -150,14 +179,27 @@ export function renderFeed(format: FeedFormat, c: FeedSpec): string {
         description: escapeHtml(description),
         lastBuildDate: c.updated,
         atom: { links: [{ href: self, rel: "self", type: "application/rss+xml" }] },
-        items: c.items.map((r) => ({
-          title: xmlText(r.title),
-          link: linkOf(c.origin, r),
-          guid: { value: itemId(r), isPermaLink: false },
-          pubDate: new Date(r.firstSeenAt),
-          description: escapeHtml(summaryOf(r)),
-          categories: [{ name: xmlText(r.sourceRecords) }],
-        })),
+        items: [
+          ...(n
+            ? [
+                {
+                  title: xmlText(n.title),
+                  link: n.link,
+                  guid: { value: n.id, isPermaLink: false },
+                  pubDate: n.at,
+                  description: escapeHtml(xmlText(n.text)),
+                },
+              ]
+            : []),
+          ...c.items.map((r) => ({
+            title: xmlText(r.title),
+            link: linkOf(c.origin, r),
+            guid: { value: itemId(r), isPermaLink: false },
+            pubDate: new Date(r.firstSeenAt),
+            description: escapeHtml(summaryOf(r)),
+            categories: [{ name: xmlText(r.sourceRecords) }],
+          })),
+        ],
       }),
     );
   }
@@ -166,15 +208,29 @@ export function renderFeed(format: FeedFormat, c: FeedSpec): string {
     home_page_url: page,
     feed_url: self,
     description,
-    items: c.items.map((r) => ({
-      id: itemId(r),
-      url: linkOf(c.origin, r),
-      title: xmlText(r.title),
-      summary: summaryOf(r),
-      content_text: summaryOf(r),
-      date_published: new Date(r.firstSeenAt),
-      tags: [r.sourceRecords],
-    })),
+    items: [
+      ...(n
+        ? [
+            {
+              id: n.id,
+              url: n.link,
+              title: xmlText(n.title),
+              summary: xmlText(n.text),
+              content_text: xmlText(n.text),
+              date_published: n.at,
+            },
+          ]
+        : []),
+      ...c.items.map((r) => ({
+        id: itemId(r),
+        url: linkOf(c.origin, r),
+        title: xmlText(r.title),
+        summary: summaryOf(r),
+        content_text: summaryOf(r),
+        date_published: new Date(r.firstSeenAt),
+        tags: [r.sourceRecords],
+      })),
+    ],
   });
   // JSON Feed 1.1 requires `items`; the writer leaves an empty array out, so it is put back.
   const feed = json as Record<string, unknown>;

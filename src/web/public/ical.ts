@@ -69,6 +69,8 @@ function start(date: string): string | undefined {
 export function renderIcal(opts: {
   origin: string;
   name: string;
+  /** What a calendar client shows of the calendar itself: why it holds nothing (retired.tsx). */
+  description?: string;
   items: readonly NewRecord[];
 }): string {
   const lines = [
@@ -78,6 +80,14 @@ export function renderIcal(opts: {
     "CALSCALE:GREGORIAN",
     `X-WR-CALNAME:${icalText(opts.name)}`,
   ];
+  if (opts.description !== undefined) {
+    // RFC 7986's DESCRIPTION of the calendar, and the X-WR- form the clients that read
+    // X-WR-CALNAME read.
+    lines.push(
+      `DESCRIPTION:${icalText(opts.description)}`,
+      `X-WR-CALDESC:${icalText(opts.description)}`,
+    );
+  }
   for (const r of opts.items) {
     const dt = r.date ? start(r.date) : undefined;
     if (!dt) continue;

@@ -33,7 +33,8 @@ export async function loadGovernment(
 ): Promise<Loaded<{ government: GovernmentSummary; sources: SourceLine[]; leads: LeadSummary[] }>> {
   const government = await getGovernment(db, id);
   if (!government) return { found: false };
-  const list = await sourcesOf(db, id);
+  // A government that left the catalog keeps the record pages it had, each with its records.
+  const list = await sourcesOf(db, id, { retired: government.retiredAt !== null });
   const ids = list.map((s) => s.id);
   const [statuses, outcomes, leads] = await Promise.all([
     readStatuses(db, list),

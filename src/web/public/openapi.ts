@@ -98,6 +98,33 @@ const Filter = z.strictObject({
   source: nul(z.string()),
 });
 
+/** What a filter names that left the catalog: its records are on its own page, not in the lists. */
+const Retired = nul(
+  z
+    .strictObject({
+      what: z
+        .enum(["source", "government"])
+        .describe(
+          "What left the catalog: the record page the filter names, or a government (the one named, or the record page's)",
+        ),
+      id: z.string().describe("Its id"),
+      retiredAt: iso,
+      page: z
+        .string()
+        .regex(/^\/(?:sources|governments)\//)
+        .describe(
+          "The directory's page that keeps the records (a path): the record page's own when the filter names one, else the government's",
+        ),
+      api: z
+        .string()
+        .regex(/^\/api\/(?:sources|governments)\//)
+        .describe("That page's JSON twin (a path)"),
+    })
+    .describe(
+      "The filter names a retired record page, a record page of a retired government, or a retired government: lists, counts, feeds, downloads and search cover the current catalog, so its records are not here but on `page`. Null otherwise",
+    ),
+);
+
 /** A record page seen in public material, not confirmed, never read by the checker. */
 export const Lead = z
   .strictObject({
@@ -166,6 +193,7 @@ export const ANSWERS = {
       }),
     ),
     filter: Filter,
+    retired: Retired,
     counts: z.strictObject({
       total: z.number().int(),
       byCounty: z.array(z.strictObject({ county: nul(z.string()), count: z.number().int() })),
@@ -189,6 +217,7 @@ export const ANSWERS = {
       .describe(
         "More records match than the 50 pages list (the best 1000 are listed): more words narrow the search",
       ),
+    retired: Retired,
     recordTotal: z.number().int().describe("All the records that match, listed or not"),
     governments: z.array(Government),
     sources: z.array(z.strictObject({ ...Source.shape, governmentName: z.string() })),

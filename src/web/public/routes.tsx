@@ -36,6 +36,7 @@ import {
   governmentDetailJson,
   governmentJson,
   newRecordJson,
+  retiredJson,
   sourceDetailJson,
   sourceJson,
 } from "./api.js";
@@ -60,6 +61,14 @@ import { HomePage } from "./pages/home.js";
 import { NewPage, type NewPageData } from "./pages/new.js";
 import { noWordText, SearchPage } from "./pages/search.js";
 import { SourcePage } from "./pages/source.js";
+import {
+  type Retired,
+  retiredFeedItem,
+  retiredOf,
+  retiredPage,
+  retiredText,
+  sourceName,
+} from "./retired.js";
 import { type NewWindow, nightStates, parseWindow } from "./windows.js";
 
 /** C0 (but tab, newline, return), DEL and C1 control characters. */
@@ -167,13 +176,17 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   /**
    * The filters of a request, checked against the directory. The known counties are read only
    * when a county is asked for, or when the page shows them (`counties`: its filter form), so a
-   * conditional GET of a download reads no table whole.
+   * conditional GET of a download reads no table whole. `retired`: the record page or government
+   * the filter names has left the catalog (retired.tsx); every route that takes the filters says
+   * so, with the page that keeps its records, where its list would otherwise be empty.
    */
   const filterOf = async (
     c: Context,
     keys: FilterKeys,
     want: { counties?: boolean } = {},
-  ): Promise<Checked<{ filter: Filter; counties: string[]; scope: string }>> => {
+  ): Promise<
+    Checked<{ filter: Filter; counties: string[]; scope: string; retired: Retired | undefined }>
+  > => {
     const county = keys.includes("county") && (c.req.query("county")?.trim() ?? "") !== "";
     const known = county || want.counties ? (await countySummaries(db)).map((x) => x.county) : [];
     const r = parseFilter(
@@ -196,21 +209,25 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       if (!gov)
         return { ok: false, message: `There is no government with the id "${f.government}".` };
     }
+    let page: Parameters<typeof retiredOf>[0];
     if (f.source) {
       const s = await getSource(db, f.source);
       if (!s) return { ok: false, message: `There is no record page with the id "${f.source}".` };
-      const g = gov ?? (await getGovernment(db, s.governmentId));
-      parts.push(`${s.name ?? s.records} of ${g?.name ?? s.governmentId}`);
+      const g = gov?.id === s.governmentId ? gov : await getGovernment(db, s.governmentId);
+      page = { source: s, government: g };
+      parts.push(sourceName(s, g));
     } else if (gov) {
       parts.push(gov.name);
     }
+    // A record page or government that left the catalog: its records are on its own page only.
+    const retired = retiredOf(page, gov);
     const rest = describeFilter({
       ...(f.county ? { county: f.county } : {}),
       ...(f.kind ? { kind: f.kind } : {}),
       ...(f.records ? { records: f.records } : {}),
     });
     if (rest) parts.push(rest);
-    return { ok: true, value: { filter: f, counties: known, scope: parts.join(", ") } };
+    return { ok: true, value: { filter: f, counties: known, scope: parts.join(", "), retired } };
   };
 
   /**
@@ -360,15 +377,25 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         filter={f.value.filter}
         scope={f.value.scope}
         counties={f.value.counties}
+        retired={f.value.retired}
       />,
     );
   });
 
-  const feedUpdated = async (items: readonly { firstSeenAt: string }[]) => {
+  /** Where the filter's records went, as plain text with the page's address (retired.tsx). */
+  const retiredSays = (r: Retired, here: string) =>
+    retiredText(r, `${opts.origin()}${retiredPage(r)}`, here);
+
+  /** A feed's time: its newest item's, else the latest night's; never before its retirement. */
+  const feedUpdated = async (
+    items: readonly { firstSeenAt: string }[],
+    retired?: Retired | undefined,
+  ) => {
     const newest = items[0]?.firstSeenAt;
-    if (newest) return new Date(newest);
-    const n = await latestNight(db);
-    return new Date(n ? (n.finishedAt ?? n.startedAt) : opts.now());
+    const n = newest ? undefined : await latestNight(db);
+    const at = newest ? new Date(newest) : new Date(n ? (n.finishedAt ?? n.startedAt) : opts.now());
+    const left = retired ? new Date(retired.retiredAt) : undefined;
+    return left && left > at ? left : at;
   };
 
   for (const format of FEED_FORMATS) {
@@ -384,17 +411,21 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       for (const [k, v] of Object.entries(w.window.query)) p.set(k, v);
       const q = p.toString() ? `?${p.toString()}` : "";
       const scope = f.value.scope;
+      const retired = f.value.retired;
       const body = renderFeed(format, {
         origin: opts.origin(),
         id: `urn:new-on-record:new${q}`,
         title: `New on record${scope ? `: ${scope}` : ""} (Ohio)`,
-        description: `Records first seen ${w.window.label}${scope ? `, ${scope}` : " across Ohio"}.${
-          list.capped ? ` Only the newest ${list.items.length} are listed.` : ""
-        }`,
+        description: retired
+          ? retiredSays(retired, "in this feed")
+          : `Records first seen ${w.window.label}${scope ? `, ${scope}` : " across Ohio"}.${
+              list.capped ? ` Only the newest ${list.items.length} are listed.` : ""
+            }`,
         pagePath: `/new${q}`,
         selfPath: (fmt) => `/new.${fmt}${q}`,
         items: list.items,
-        updated: await feedUpdated(list.items),
+        ...(retired ? { notice: retiredFeedItem(retired, opts.origin(), "in this feed") } : {}),
+        updated: await feedUpdated(list.items, retired),
       });
       return c.body(body, 200, { "content-type": FEED_CONTENT_TYPES[format] });
     });
@@ -424,7 +455,15 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     }
     const p = new URLSearchParams({ q });
     for (const [k, v] of new URLSearchParams(filterQuery(f.value.filter).slice(1))) p.set(k, v);
-    return { ok: true as const, q, page, words, filter: f.value.filter, query: `?${p.toString()}` };
+    return {
+      ok: true as const,
+      q,
+      page,
+      words,
+      filter: f.value.filter,
+      retired: f.value.retired,
+      query: `?${p.toString()}`,
+    };
   };
 
   app.get("/search", pageReads(SEARCH_PARAMS, asPage("/search")), async (c) => {
@@ -456,6 +495,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         {...(result ? searchPages(result.recordTotal) : { pages: 1, capped: false })}
         listed={MAX_PAGE * SEARCH_PER_PAGE}
         query={s.query}
+        retired={s.retired}
       />,
     );
   });
@@ -473,21 +513,25 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         others: 0,
       });
       const items = [...r.records].sort((a, b) => b.firstSeenAt.localeCompare(a.firstSeenAt));
+      const retired = s.retired;
       const body = renderFeed(format, {
         origin: opts.origin(),
         id: `urn:new-on-record:search${s.query}`,
         title: `New on Record: search "${s.q}"`,
-        description: `Records whose titles match "${s.q}": ${
-          r.recordTotal > SEARCH_FEED_CAP
-            ? `the best ${SEARCH_FEED_CAP} of ${r.recordTotal} matches, newest first (more words narrow the search)`
-            : r.recordTotal === 0
-              ? "none so far"
-              : `all ${r.recordTotal} ${r.recordTotal === 1 ? "match" : "matches"}, newest first`
-        }.`,
+        description: retired
+          ? retiredSays(retired, "in this feed")
+          : `Records whose titles match "${s.q}": ${
+              r.recordTotal > SEARCH_FEED_CAP
+                ? `the best ${SEARCH_FEED_CAP} of ${r.recordTotal} matches, newest first (more words narrow the search)`
+                : r.recordTotal === 0
+                  ? "none so far"
+                  : `all ${r.recordTotal} ${r.recordTotal === 1 ? "match" : "matches"}, newest first`
+            }.`,
         pagePath: `/search${s.query}`,
         selfPath: (fmt) => `/search.${fmt}${s.query}`,
         items,
-        updated: await feedUpdated(items),
+        ...(retired ? { notice: retiredFeedItem(retired, opts.origin(), "in this feed") } : {}),
+        updated: await feedUpdated(items, retired),
       });
       return c.body(body, 200, { "content-type": FEED_CONTENT_TYPES[format] });
     });
@@ -499,9 +543,15 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     const f = await filterOf(c, ALL);
     if (!f.ok) return c.text(f.message, 400);
     const items = await upcomingMeetings(db, nightOf(opts.now()), f.value.filter, ICAL_CAP);
+    const retired = f.value.retired;
     const body = renderIcal({
       origin: opts.origin(),
       name: `Upcoming meetings${f.value.scope ? `: ${f.value.scope}` : " in Ohio"} (New on Record)`,
+      ...(retired
+        ? {
+            description: retiredSays(retired, "in this calendar"),
+          }
+        : {}),
       items,
     });
     return c.body(body, 200, { "content-type": ICAL_CONTENT_TYPE });
@@ -534,8 +584,9 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   downloadRoutes(app, db, {
     filterOf: async (c) => {
       const f = await filterOf(c, ALL);
-      return f.ok ? { ok: true, value: f.value.filter } : f;
+      return f.ok ? { ok: true, value: { filter: f.value.filter, retired: f.value.retired } } : f;
     },
+    origin: opts.origin,
   });
 
   // The JSON API: the same loaders as the pages (field names: docs/api.md, /api/openapi.json).
@@ -597,6 +648,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       to: w.window.range.to,
       nights: d.nights.map((n) => ({ night: n.night, state: n.state.kind, text: n.state.text })),
       filter: filterJson(f.value.filter),
+      retired: retiredJson(f.value.retired),
       counts: countsJson(d.counts),
       capped: d.capped,
       items: d.items.map(newRecordJson),
@@ -619,6 +671,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       page: s.page,
       perPage: SEARCH_PER_PAGE,
       ...searchPages(r.recordTotal),
+      retired: retiredJson(s.retired),
       recordTotal: r.recordTotal,
       governments: r.governments.map(governmentJson),
       sources: r.sources.map((x) => ({ ...sourceJson(x), governmentName: x.governmentName })),

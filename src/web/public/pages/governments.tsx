@@ -24,6 +24,7 @@ import {
   OutcomeText,
   ReadBadge,
   Scope,
+  WhenText,
 } from "./parts.js";
 
 /**
@@ -276,7 +277,11 @@ export const LeadTable: FC<{ leads: readonly LeadSummary[] }> = ({ leads }) => (
   </section>
 );
 
-/** P26: every current source is listed, read or not, with its link and the reason. */
+/**
+ * P26: every current source is listed, read or not, with its link and the reason. A government
+ * that left the catalog lists the record pages it had (retired with it), each page keeping its
+ * records, and offers no feed or calendar: it is in none.
+ */
 export const GovernmentPage: FC<{
   government: GovernmentSummary;
   sources: readonly SourceLine[];
@@ -284,13 +289,21 @@ export const GovernmentPage: FC<{
 }> = ({ government: g, sources, leads = [] }) => (
   <Layout
     title={g.name}
-    head={<FeedHead path="/new" query={`?government=${encodeURIComponent(g.id)}`} />}
+    head={
+      g.retiredAt ? undefined : (
+        <FeedHead path="/new" query={`?government=${encodeURIComponent(g.id)}`} />
+      )
+    }
   >
     <h1>
       <bdi>{g.name}</bdi>
     </h1>
     {g.retiredAt ? (
-      <p class="retired">This government is no longer in the directory's catalog.</p>
+      <p class="retired">
+        Retired: this government left the directory's catalog on <WhenText iso={g.retiredAt} />. Its
+        record pages are no longer checked; each keeps what was noted from it, linked below, but its
+        records are no longer in the lists and feeds of what is new, nor in search or the downloads.
+      </p>
     ) : null}
     <dl class="facts">
       <dt>Kind</dt>
@@ -308,19 +321,27 @@ export const GovernmentPage: FC<{
       <dt>Website</dt>
       <dd>{g.website ? <ExternalLink url={g.website} /> : "—"}</dd>
     </dl>
-    <FeedLinks
-      path="/new"
-      query={`?government=${encodeURIComponent(g.id)}`}
-      what="New records of this government"
-    />
-    <p class="small">
-      <a href={`/meetings.ics?government=${encodeURIComponent(g.id)}`}>
-        Upcoming meetings (iCalendar)
-      </a>
-    </p>
-    <h2>Where it posts records</h2>
+    {g.retiredAt ? null : (
+      <>
+        <FeedLinks
+          path="/new"
+          query={`?government=${encodeURIComponent(g.id)}`}
+          what="New records of this government"
+        />
+        <p class="small">
+          <a href={`/meetings.ics?government=${encodeURIComponent(g.id)}`}>
+            Upcoming meetings (iCalendar)
+          </a>
+        </p>
+      </>
+    )}
+    <h2>{g.retiredAt ? "Where it posted records" : "Where it posts records"}</h2>
     {sources.length === 0 ? (
-      <p class="muted">No record pages are listed for this government yet.</p>
+      <p class="muted">
+        {g.retiredAt
+          ? "No record pages were listed for this government."
+          : "No record pages are listed for this government yet."}
+      </p>
     ) : (
       <Wide>
         <table class="sources">
@@ -345,7 +366,11 @@ export const GovernmentPage: FC<{
                   <ExternalLink url={s.url} />
                 </td>
                 <td>
-                  <ReadBadge status={status} />
+                  {s.retiredAt ? (
+                    <span class="status tone-none">retired</span>
+                  ) : (
+                    <ReadBadge status={status} />
+                  )}
                 </td>
                 <td>
                   {last ? (

@@ -4,6 +4,7 @@ import { NEW_CAP } from "../../../store/read/new-records.js";
 import { Layout, Wide } from "../../layout.js";
 import { type Filter, filterQuery } from "../filters.js";
 import { countOf, dateEt, nightShort, recordsLabel } from "../format.js";
+import { type Retired, RetiredNotice } from "../retired.js";
 import type { NewWindow, NightState } from "../windows.js";
 import { FeedHead, FeedLinks, FilterForm, RecordTitle, Scope } from "./parts.js";
 
@@ -196,47 +197,59 @@ export const CountsTable: FC<{ counts: NewCounts; filter: Filter; window: NewWin
   );
 };
 
+/**
+ * `retired`: the filter names a record page or government that left the catalog. The list holds
+ * the current catalog only, so the page says where its records are kept instead of "nothing was
+ * first seen", and offers no feed of it.
+ */
 export const NewPage: FC<{
   data: NewPageData;
   filter: Filter;
   scope: string;
   counties: readonly string[];
-}> = ({ data, filter, scope, counties }) => {
+  retired?: Retired | undefined;
+}> = ({ data, filter, scope, counties, retired }) => {
   const p = new URLSearchParams(filterQuery(filter).slice(1));
   for (const [k, v] of Object.entries(data.window.query)) p.set(k, v);
   const q = p.toString() ? `?${p.toString()}` : "";
   return (
     <Layout
       title={`New on record ${data.window.label}${scope ? `: ${scope}` : ""}`}
-      head={<FeedHead path="/new" query={q} />}
+      head={retired ? undefined : <FeedHead path="/new" query={q} />}
     >
       <h1>
         New on record {data.window.label}
         <Scope text={scope} />
       </h1>
       <WindowLinks current={data.window} filter={filter} />
-      <p class="window">
-        {data.counts.total === 0
-          ? `Nothing was first seen ${data.window.label}`
-          : `${countOf(data.counts.total, "record")} first seen ${data.window.label}`}
-        {scope ? (
-          <>
-            {" "}
-            (<bdi>{scope}</bdi>)
-          </>
-        ) : null}
-        {data.counts.total === 0 ? "." : ", the last found first."}
-        {data.earlier ? (
-          <>
-            {" "}
-            The latest earlier night with new records is{" "}
-            <a href={`/new?${new URLSearchParams({ ...flat(filter), night: data.earlier.night })}`}>
-              the night of {nightShort(data.earlier.night)}
-            </a>{" "}
-            ({data.earlier.count}).
-          </>
-        ) : null}
-      </p>
+      {retired ? (
+        <RetiredNotice r={retired} here="listed here" />
+      ) : (
+        <p class="window">
+          {data.counts.total === 0
+            ? `Nothing was first seen ${data.window.label}`
+            : `${countOf(data.counts.total, "record")} first seen ${data.window.label}`}
+          {scope ? (
+            <>
+              {" "}
+              (<bdi>{scope}</bdi>)
+            </>
+          ) : null}
+          {data.counts.total === 0 ? "." : ", the last found first."}
+          {data.earlier ? (
+            <>
+              {" "}
+              The latest earlier night with new records is{" "}
+              <a
+                href={`/new?${new URLSearchParams({ ...flat(filter), night: data.earlier.night })}`}
+              >
+                the night of {nightShort(data.earlier.night)}
+              </a>{" "}
+              ({data.earlier.count}).
+            </>
+          ) : null}
+        </p>
+      )}
       <NightNotes nights={data.nights} />
       <FilterForm
         action="/new"
@@ -245,7 +258,9 @@ export const NewPage: FC<{
         records
         keep={{ government: filter.government, source: filter.source, ...data.window.query }}
       />
-      <FeedLinks path="/new" query={q} what="Follow this list" api={`/api/new${q}`} />
+      {retired ? null : (
+        <FeedLinks path="/new" query={q} what="Follow this list" api={`/api/new${q}`} />
+      )}
       <CountsTable counts={data.counts} filter={filter} window={data.window} />
       {data.capped ? (
         <p class="notice">

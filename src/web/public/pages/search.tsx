@@ -2,6 +2,7 @@ import type { FC } from "hono/jsx";
 import type { SearchResult } from "../../../store/read/search.js";
 import { Layout, Wide } from "../../layout.js";
 import { countOf, countyHref, recordsLabel } from "../format.js";
+import { type Retired, RetiredNotice } from "../retired.js";
 import { SearchBox } from "./home.js";
 import { NewList } from "./new.js";
 import { FeedHead, FeedLinks, KindLabel, Scope } from "./parts.js";
@@ -28,17 +29,20 @@ export const SearchPage: FC<{
   listed: number;
   /** The query string of this search without the page (`?q=…`). */
   query: string;
-}> = ({ q, result, page, pages, capped, listed, query }) => {
+  /** The filter names a record page or government that left the catalog: its records are not searched. */
+  retired?: Retired | undefined;
+}> = ({ q, result, page, pages, capped, listed, query, retired }) => {
   return (
     <Layout
       title={q ? `Search: ${q}` : "Search"}
-      head={q ? <FeedHead path="/search" query={query} /> : undefined}
+      head={q && !retired ? <FeedHead path="/search" query={query} /> : undefined}
     >
       <h1>
         Search
         <Scope text={q} />
       </h1>
       <SearchBox q={q} />
+      {retired && !result ? <RetiredNotice r={retired} here="searched here" /> : null}
       {!result ? (
         q ? (
           <p class="muted no-word">{noWordText(q, "")}</p>
@@ -49,12 +53,14 @@ export const SearchPage: FC<{
         )
       ) : (
         <>
-          <FeedLinks
-            path="/search"
-            query={query}
-            what="Follow this search"
-            api={`/api/search${query}`}
-          />
+          {retired ? null : (
+            <FeedLinks
+              path="/search"
+              query={query}
+              what="Follow this search"
+              api={`/api/search${query}`}
+            />
+          )}
           {result.governments.length > 0 ? (
             <section>
               <h2>Governments</h2>
@@ -99,11 +105,15 @@ export const SearchPage: FC<{
             </section>
           ) : null}
           <h2>Records</h2>
-          <p id="record-total">
-            {result.recordTotal === 0
-              ? "No record titles match."
-              : `${countOf(result.recordTotal, "record")} ${result.recordTotal === 1 ? "matches" : "match"}, best first; page ${page} of ${pages}.`}
-          </p>
+          {retired ? (
+            <RetiredNotice r={retired} here="searched here" />
+          ) : (
+            <p id="record-total">
+              {result.recordTotal === 0
+                ? "No record titles match."
+                : `${countOf(result.recordTotal, "record")} ${result.recordTotal === 1 ? "matches" : "match"}, best first; page ${page} of ${pages}.`}
+            </p>
+          )}
           {capped ? (
             <p class="notice" id="search-cut">
               Only the best {listed} are listed, on {pages} pages. To find the others, narrow the

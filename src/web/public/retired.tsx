@@ -1,0 +1,144 @@
+/**
+ * A filter that names what has left the directory's catalog: a retired record page, a page of a
+ * retired government, or a retired government. The lists, counts, feeds, calendar, downloads
+ * and search show the current catalog, so they hold none of its records; those are kept (docs/
+ * catalog.md: a retired source keeps its nights, records and request log) and listed on its own
+ * page, which still answers. Every answer with such a filter says so, with the date and that
+ * page, never "nothing was first seen" (docs/api.md, `retired`).
+ */
+import type { FC } from "hono/jsx";
+import type { GovernmentSummary, SourceSummary } from "../../store/read/directory.js";
+import type { FeedNotice } from "./feeds.js";
+import { dateEt } from "./format.js";
+
+export interface Retired {
+  /** What left the catalog: the record page the filter names, or a government. */
+  what: "source" | "government";
+  /** Its id and name as the pages show it ("agendas of Village of Beta", "Village of Beta"). */
+  id: string;
+  name: string;
+  retiredAt: string;
+  /**
+   * The page that keeps the filter's records: the record page's own when the filter names one
+   * (its government retired or not), else the government's, which links to its record pages.
+   */
+  page: { kind: "source" | "government"; id: string; name: string };
+}
+
+/** A record page's name as the pages give it: "Council agendas of Village of Test". */
+export const sourceName = (s: SourceSummary, g: GovernmentSummary | undefined): string =>
+  `${s.name ?? s.records} of ${g?.name ?? s.governmentId}`;
+
+/**
+ * Whether a filter's record page (with its own government) or government has left the catalog:
+ * the record page first (its own date), then its government, then a government the filter
+ * names.
+ */
+export function retiredOf(
+  source: { source: SourceSummary; government: GovernmentSummary | undefined } | undefined,
+  government: GovernmentSummary | undefined,
+): Retired | undefined {
+  if (source) {
+    const { source: s, government: g } = source;
+    const page = { kind: "source" as const, id: s.id, name: sourceName(s, g) };
+    if (s.retiredAt !== null)
+      return { what: "source", id: s.id, name: page.name, retiredAt: s.retiredAt, page };
+    if (g?.retiredAt)
+      return { what: "government", id: g.id, name: g.name, retiredAt: g.retiredAt, page };
+  }
+  if (government?.retiredAt) {
+    const page = { kind: "government" as const, id: government.id, name: government.name };
+    return {
+      what: "government",
+      id: government.id,
+      name: government.name,
+      retiredAt: government.retiredAt,
+      page,
+    };
+  }
+  return undefined;
+}
+
+/** The directory's page that keeps the records (`/sources/ID`, `/governments/ID`). */
+export const retiredPage = (r: Retired): string =>
+  `/${r.page.kind === "source" ? "sources" : "governments"}/${encodeURIComponent(r.page.id)}`;
+
+/** That page's JSON twin (`/api/sources/ID`, `/api/governments/ID`). */
+export const retiredApi = (r: Retired): string => `/api${retiredPage(r)}`;
+
+/** The date it left, as the pages write a day ("Nov 6, 2026", Ohio's date). */
+const day = (r: Retired) => dateEt(r.retiredAt);
+
+/** Why the records are not in this list: the lists show the current catalog. */
+const CURRENT =
+  "the directory's lists, counts, feeds, downloads and search cover its current catalog";
+
+/**
+ * The same words as plain text (feeds, calendar, downloads): `link` is the page's address as the
+ * answer gives it (absolute from the configured origin), `here` what this answer is ("listed
+ * here", "in this feed", "in this file").
+ */
+export function retiredText(r: Retired, link: string, here: string): string {
+  const left =
+    r.what === "source"
+      ? `The record page ${r.name} was retired from the directory on ${day(r)}.`
+      : r.page.kind === "source"
+        ? `The record page ${r.page.name} left the directory with its government, ${r.name}, retired on ${day(r)}.`
+        : `The government ${r.name} was retired from the directory on ${day(r)}.`;
+  const kept =
+    r.page.kind === "source"
+      ? `Its records are kept and listed on its own page, ${link}`
+      : `Its records are kept: its own page, ${link}, links to each of its record pages, which list them`;
+  return `${left} ${kept}. They are not ${here}: ${CURRENT}.`;
+}
+
+/** The notice on a page (`/new`, `/search`): the same words, the page linked. */
+export const RetiredNotice: FC<{ r: Retired; here: string; id?: string }> = ({ r, here, id }) => {
+  const when = <time datetime={r.retiredAt}>{day(r)}</time>;
+  const page = retiredPage(r);
+  return (
+    <p class="notice retired" id={id ?? "retired-scope"} data-retired={r.what}>
+      {r.what === "source" ? (
+        <>
+          The record page <bdi>{r.name}</bdi> was retired from the directory on {when}.
+        </>
+      ) : r.page.kind === "source" ? (
+        <>
+          The record page <bdi>{r.page.name}</bdi> left the directory with its government,{" "}
+          <bdi>{r.name}</bdi>, retired on {when}.
+        </>
+      ) : (
+        <>
+          The government <bdi>{r.name}</bdi> was retired from the directory on {when}.
+        </>
+      )}{" "}
+      {r.page.kind === "source" ? (
+        <>
+          Its records are kept and listed on <a href={page}>its own page</a>.
+        </>
+      ) : (
+        <>
+          Its records are kept: <a href={page}>its own page</a> links to each of its record pages,
+          which list them.
+        </>
+      )}{" "}
+      They are not {here}: {CURRENT}.
+    </p>
+  );
+};
+
+/**
+ * The one item a feed with such a filter holds: a reader shows it, where a feed's description
+ * goes unread. Its id names what was retired (`urn:new-on-record:retired:source:ID`), never a
+ * record's, the same in every format; it links to the page that keeps the records.
+ */
+export function retiredFeedItem(r: Retired, origin: string, here: string): FeedNotice {
+  const link = `${origin}${retiredPage(r)}`;
+  return {
+    id: `urn:new-on-record:retired:${r.what}:${encodeURIComponent(r.id)}`,
+    title: `Retired from the directory: ${r.name}`,
+    text: retiredText(r, link, here),
+    link,
+    at: new Date(r.retiredAt),
+  };
+}
