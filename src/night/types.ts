@@ -29,6 +29,30 @@ export type NightOutcomeKind =
    */
   | "checker-offline";
 
+/**
+ * Every outcome kind, once (a kind added to the type and not here fails to compile): what a
+ * filter by outcome (the console's Sources page) accepts.
+ */
+const EVERY_OUTCOME: Record<NightOutcomeKind, true> = {
+  ok: true,
+  unchanged: true,
+  refused: true,
+  disallowed: true,
+  "robots-unavailable": true,
+  unreachable: true,
+  "timed-out": true,
+  "too-large": true,
+  gone: true,
+  error: true,
+  "no-records": true,
+  "extract-error": true,
+  unreached: true,
+  "recheck-still-no": true,
+  "recheck-answers": true,
+  "checker-offline": true,
+};
+export const OUTCOME_KINDS = Object.keys(EVERY_OUTCOME) as readonly NightOutcomeKind[];
+
 /** Outcomes of a night on which the source was not checked at all (P13: these go first). */
 export const NOT_CHECKED_OUTCOMES: ReadonlySet<NightOutcomeKind> = new Set([
   "unreached",

@@ -58,7 +58,7 @@ describe("nor reparse (P8)", () => {
     expect(hits).toBe(0);
   });
 
-  it("P8: reparse re-extracts from the stored copies with every connection refused, and reports added / removed / changed per source", async () => {
+  it("P8: reparse re-extracts from the stored copies with every connection refused, and reports what it would add / remove / change per source", async () => {
     const url = `${base}/bids`;
     const a = await WarcArchive.open(t.archiveDir, t.archiveOptions);
     await a.write(exchange(url, LIST, { source: "city-bids" }));
@@ -118,7 +118,7 @@ sources:
     expect(attempts(counter)).toEqual([]);
     expect(hits).toBe(0);
     expect(out).toContain(
-      "city-bids: 1 captures read, 3 records found now, 3 stored — 1 added, 1 removed, 1 changed",
+      "city-bids: 1 captures read, 3 records found now, 3 stored — would add 1, would remove 1, would change 1",
     );
     expect(out).toContain(`+ ${now[2]!.id}  Snow plow`);
     expect(out).toContain("- gone-1  A bid the old recipe saw");

@@ -2,10 +2,14 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { OHIO_COUNTIES } from "../../src/sources/catalog/counties.js";
 import type { CatalogStats } from "../../src/sources/catalog/stats.js";
 import { nor } from "./cli-capture.js";
 
 const FIXTURE = ["test/fixtures/catalog/stats/a.yaml", "test/fixtures/catalog/stats/b.yaml"];
+
+/** The fixture's sources are in Portage and Summit: every other Ohio county lacks one. */
+const WITHOUT = OHIO_COUNTIES.filter((c) => c !== "Portage" && c !== "Summit");
 
 describe("nor catalog stats, on a small catalog with known counts", () => {
   it("prints counts by kind, county and platform, and what is missing, as plain text", async () => {
@@ -39,7 +43,7 @@ by platform
   civicplus-agendacenter        1            1
 
 missing
-  counties without any source (1): Lake
+  counties without any source (86): ${WITHOUT.join(", ")}
   governments without a website (2):
     portage-county (county, Portage County)
     lake-county (county, Lake County)
@@ -73,12 +77,27 @@ missing
       { platform: "civicplus-agendacenter", sources: 1, governments: 1 },
     ]);
     expect(s.missing).toEqual({
-      countiesWithoutSources: ["Lake"],
+      countiesWithoutSources: WITHOUT,
       governmentsWithoutWebsite: [
         { id: "portage-county", name: "Portage County", kind: "county", county: "Portage" },
         { id: "lake-county", name: "Lake County", kind: "county", county: "Lake" },
       ],
     });
+  });
+
+  it("counts every one of Ohio's 88 counties without a source, not only those the catalog names", async () => {
+    const r = await nor("catalog", "stats", "--json", ...FIXTURE);
+    expect(r.code).toBe(0);
+    const s = JSON.parse(r.stdout) as CatalogStats;
+    // Lake is named (a government with a lead, no source); Adams and Wyandot are named by none.
+    expect(s.missing.countiesWithoutSources).toHaveLength(86);
+    expect(s.missing.countiesWithoutSources).toEqual(
+      expect.arrayContaining(["Adams", "Lake", "Wyandot"]),
+    );
+    expect(s.missing.countiesWithoutSources).not.toContain("Portage");
+    expect(s.missing.countiesWithoutSources).not.toContain("Summit");
+    const text = await nor("catalog", "stats", ...FIXTURE);
+    expect(text.stdout).toContain("  counties without any source (86): Adams, Allen, ");
   });
 
   it("a catalog with problems prints them and exits 2, as check does", async () => {
@@ -167,10 +186,10 @@ describe("nor catalog stats, on the bundled catalog", () => {
       expect(p.governments).toBe(on.size);
     }
 
+    // Every Ohio county without a source, whether the catalog names it or not.
     const withSource = new Set(srcs.map((s) => countyOf(s.government)));
-    const counties = [...govCounties.keys()].filter((c) => c !== "(none)");
     expect(st.missing.countiesWithoutSources).toEqual(
-      counties.filter((c) => !withSource.has(c)).sort(),
+      OHIO_COUNTIES.filter((c) => !withSource.has(c)).sort(),
     );
     expect(st.missing.governmentsWithoutWebsite.map((g) => g.id)).toEqual(
       govs.filter((g) => !g.website).map((g) => g.id),

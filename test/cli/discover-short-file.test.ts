@@ -31,6 +31,8 @@ describe("nor discover over an archive file cut short (P8)", () => {
         );
     });
     dir = mkdtempSync(join(tmpdir(), "nor-discover-short-"));
+    // discover logs into a store that is there already (as a night or an import leaves it).
+    await (await openStore({ kind: "sqlite", dir })).close();
   }, 60_000);
 
   afterAll(async () => {

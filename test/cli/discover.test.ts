@@ -4,8 +4,14 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { DEFAULT_USER_AGENT } from "../../src/policy/constants.js";
+import { openStore } from "../../src/store/db.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
 import { runMain as nor } from "./cli-capture.js";
+
+/** A new, empty store in `dir`, as `nor catalog import` or a night makes one. */
+async function newStore(dir: string): Promise<void> {
+  await (await openStore({ kind: "sqlite", dir })).close();
+}
 
 describe("nor discover", () => {
   let fleet: Fleet;
@@ -45,6 +51,8 @@ describe("nor discover", () => {
       (_q, res) => void res.writeHead(200).end("User-agent: public-records-check\nDisallow: /\n"),
     );
     dir = mkdtempSync(join(tmpdir(), "nor-discover-"));
+    // discover logs into a store that is there already (as a night or an import leaves it).
+    await newStore(dir);
   }, 60_000);
 
   afterAll(async () => {
@@ -172,6 +180,7 @@ describe("nor discover", () => {
         .end('<a href="/AgendaCenter">Agendas</a>');
     });
     const data = mkdtempSync(join(tmpdir(), "nor-discover-refused-"));
+    await newStore(data);
     try {
       const first = await nor(["discover", fresh.url("/"), "--data", data]);
       expect(first.code).toBe(1);

@@ -69,6 +69,26 @@ describe("nor discover and its store", () => {
     expect(readdirSync(cwd)).toEqual([]);
   });
 
+  it("P27: with --data naming no store, refuses as without it (exit 2), naming the path, and makes nothing: no store, no archive, no request logged", async () => {
+    const d = tmp();
+    // An empty directory, and a mistyped one that is not there at all.
+    for (const data of [d, join(d, "mistyped")]) {
+      const r = await nor(
+        "discover",
+        "http://127.0.0.1:9/",
+        "--data",
+        data,
+        "--allow-private-addresses",
+      );
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toBe(
+        `nor: no store at ${join(data, "nor.db")} (check --data; \`nor catalog import\` or \`nor night\` creates one)\n`,
+      );
+      expect(r.stdout).toBe("");
+    }
+    expect(readdirSync(d)).toEqual([]);
+  });
+
   it('--data "" is a usage error (exit 2)', async () => {
     const r = await nor("discover", "http://127.0.0.1:9/", "--data", "");
     expect(r.code, r.stderr).toBe(2);

@@ -77,10 +77,12 @@ ${source("one-bids", "one")}${source("two-bids", "two")}`,
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(r.stdout).not.toContain("  - ");
     expect(r.stdout).toContain(
-      "one-bids: not re-read — 1 of 1 captures could not be re-read; 0 records found in the rest, 1 stored — 0 added, 0 changed, none called removed",
+      "one-bids: not re-read — 1 of 1 captures could not be re-read; 0 records found in the rest, 1 stored — would add 0, would change 0, none called removed",
     );
     expect(r.stdout).toContain(`the archive directory ${t.archiveDir} is gone (moved or deleted)`);
-    expect(r.stdout).toContain("2 sources: 0 added, 0 removed, 0 changed, 2 not re-read\n");
+    expect(r.stdout).toContain(
+      "2 sources: would add 0, would remove 0, would change 0; 2 not re-read\n",
+    );
     expect(r.stderr).toBe(
       `nor: 2 of 2 sources not re-read: a stored copy in ${t.archiveDir} did not read back or extract (the "!" lines say which)\n`,
     );
@@ -98,21 +100,53 @@ ${source("one-bids", "one")}${source("two-bids", "two")}`,
     const r = await nor("reparse", "--data", t.dataDir, "--catalog", catalog);
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(r.stdout).toContain(
-      "one-bids: 1 captures read, 2 records found now, 1 stored — 2 added, 1 removed, 0 changed",
+      "one-bids: 1 captures read, 2 records found now, 1 stored — would add 2, would remove 1, would change 0",
     );
     expect(r.stdout).toContain("  - one-bids-gone  A bid the old recipe saw");
     expect(r.stdout).toContain("two-bids: not re-read — 1 of 1 captures could not be re-read");
     expect(r.stdout).not.toContain("two-bids-gone");
     expect(r.stdout).toContain("record cut short");
-    expect(r.stdout).toContain("2 sources: 2 added, 1 removed, 0 changed, 1 not re-read\n");
+    expect(r.stdout).toContain(
+      "2 sources: would add 2, would remove 1, would change 0; 1 not re-read\n",
+    );
     expect(r.stderr).toContain("nor: 1 of 2 sources not re-read");
     expect(await recordCount()).toBe(2);
+  });
+
+  it("P8: reparse compares only: it says what would change and that nothing was written, and run again says the same over the same store", async () => {
+    const before = await t.store.db
+      .selectFrom("records")
+      .selectAll()
+      .orderBy("record_id")
+      .execute();
+    const first = await nor("reparse", "--data", t.dataDir, "--catalog", catalog);
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    expect(first.stdout).toContain(
+      "one-bids: 1 captures read, 2 records found now, 1 stored — would add 2, would remove 1, would change 0\n",
+    );
+    expect(first.stdout).toMatch(
+      /2 sources: would add 4, would remove 2, would change 0; 0 not re-read\nnothing was written: /,
+    );
+    // Nothing was written: the store holds what it held, and a second run says the same.
+    expect(
+      await t.store.db.selectFrom("records").selectAll().orderBy("record_id").execute(),
+    ).toEqual(before);
+    const again = await nor("reparse", "--data", t.dataDir, "--catalog", catalog);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(first.stdout);
+    // Its help says so too.
+    const help = await nor("reparse", "--help");
+    expect(help.stdout.replace(/\s+/g, " ")).toContain(
+      "say what would change against the stored records; it compares only and writes nothing",
+    );
   });
 
   it("every copy read back: exit 0, as before", async () => {
     const r = await nor("reparse", "--data", t.dataDir, "--catalog", catalog);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toContain("2 sources: 4 added, 2 removed, 0 changed, 0 not re-read\n");
+    expect(r.stdout).toContain(
+      "2 sources: would add 4, would remove 2, would change 0; 0 not re-read\n",
+    );
     expect(r.stderr).toBe("");
   });
 });

@@ -4,6 +4,7 @@ import { systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
 import { randomIds } from "../../ids.js";
 import { type DiscoverResult, discover } from "../../night/discover.js";
+import { learnOtherStores } from "../../night/night-runners.js";
 import { blockedAddressWhy } from "../../policy/address.js";
 import { readSite } from "../../policy/site.js";
 import { urlCredentialProblem } from "../../sources/catalog/credentials.js";
@@ -27,7 +28,7 @@ export function register(program: Command): void {
     .argument("<homepage>", "the government's homepage URL")
     .option(
       "--data <dir>",
-      "store directory, where the request log and archive are kept (default ./data, which must hold a store already)",
+      "store directory, where the request log and archive are kept (default ./data); it must hold a store already (`nor catalog import` or `nor night` makes one)",
     )
     .option("--government <id>", "government id to put in the candidate entries")
     .option("--json", "print JSON instead of catalog YAML");
@@ -59,11 +60,15 @@ async function run(homepage: string, opts: DiscoverCliOptions): Promise<void> {
   const net = netOptions(opts);
   if (opts.data === "") throw new UsageError("--data needs a directory, not an empty value");
   const loc = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
-  // A store is made only where --data names one: without it, ./data must hold one already, as
-  // for `nor log` or `nor mark`, never one made in whatever directory this was run from.
-  const store = await openStore(loc, { create: opts.data !== undefined });
+  // The store must be there already, whether --data names it or ./data is meant, as for
+  // `nor log` or `nor mark`: a mistyped --data is refused (exit 2) naming the path, never a new
+  // store made there to hold this one request log (nor in whatever directory this was run from).
+  const store = await openStore(loc, { create: false });
   let result: DiscoverResult;
   try {
+    // A copy of a data directory made while a night ran there: that night's leases in it hold
+    // only until they run out (night-runners.ts).
+    if (loc.kind === "sqlite") learnOtherStores(loc.dir, systemClock.now());
     result = await discover(store, url.href, {
       clock: systemClock,
       ids: randomIds,

@@ -1,6 +1,8 @@
 /**
  * `nor reparse`: re-extract records from the private copy with today's recipes, offline
- * (P8), and say what changed per source against the records the store holds.
+ * (P8), and say per source what would change against the records the store holds. It only
+ * compares: nothing is written (the records stay as the nights recorded them), so the same
+ * command run again says the same, and it says so in its output.
  */
 import type { Command } from "commander";
 import { UsageError } from "../../errors.js";
@@ -30,18 +32,18 @@ function print(r: SourceReparse, windowed: boolean): void {
   w(
     unread > 0
       ? `${r.source}: not re-read — ${unread} of ${r.captures} captures could not be re-read; ` +
-          `${r.found} records found in the rest, ${r.stored} stored — ${r.added.length} added, ` +
-          `${r.changed.length} changed, none called removed`
+          `${r.found} records found in the rest, ${r.stored} stored — would add ${r.added.length}, ` +
+          `would change ${r.changed.length}, none called removed`
       : r.captures === 0
         ? // Nothing read, nothing compared: its stored records are not said to be gone.
           `${r.source}: ${windowed ? "no capture in the window" : "no capture stored"}; ` +
           `${r.stored} stored, none called removed`
         : r.before > 0
           ? `${r.source}: ${r.captures} captures read, ${r.found} records found now, ${r.stored} stored — ` +
-            `${r.added.length} added, ${r.changed.length} changed; ${pages(r.before)} last read ` +
+            `would add ${r.added.length}, would change ${r.changed.length}; ${pages(r.before)} last read ` +
             `before the window not read, none called removed`
           : `${r.source}: ${r.captures} captures read, ${r.found} records found now, ${r.stored} stored — ` +
-            `${r.added.length} added, ${r.removed.length} removed, ${r.changed.length} changed`,
+            `would add ${r.added.length}, would remove ${r.removed.length}, would change ${r.changed.length}`,
   );
   for (const a of r.added) w(`  + ${a.id}  ${a.title}${a.date ? `  (${a.date})` : ""}`);
   for (const d of r.removed) w(`  - ${d.id}  ${d.title}`);
@@ -84,8 +86,10 @@ async function run(opts: Opts): Promise<void> {
     const sum = (f: (r: SourceReparse) => number) => results.reduce((n, r) => n + f(r), 0);
     const unread = results.filter((r) => r.errors.length > 0).length;
     stdout().write(
-      `${results.length} sources: ${sum((r) => r.added.length)} added, ${sum((r) => r.removed.length)} removed, ` +
-        `${sum((r) => r.changed.length)} changed, ${unread} not re-read\n`,
+      `${results.length} sources: would add ${sum((r) => r.added.length)}, would remove ${sum((r) => r.removed.length)}, ` +
+        `would change ${sum((r) => r.changed.length)}; ${unread} not re-read\n` +
+        // It compares only: said, so a second run saying the same surprises no one.
+        "nothing was written: the store's records are as they were; this compares today's extraction with them, so running it again says the same\n",
     );
     // A source not re-read was not compared: the report is not the whole answer (exit 1).
     if (unread > 0)
@@ -101,7 +105,9 @@ async function run(opts: Opts): Promise<void> {
 export function register(program: Command): void {
   program
     .command("reparse")
-    .description("Re-extract records from the stored copies with today's recipes, offline (P8)")
+    .description(
+      "Re-extract records from the stored copies with today's recipes, offline (P8), and say what would change against the stored records; it compares only and writes nothing",
+    )
     .option("--data <dir>", "data directory", "data")
     .option("--source <id>", "only this source")
     .option(

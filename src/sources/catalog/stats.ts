@@ -5,10 +5,13 @@
  *
  * A source counts for its government's kind and county. Its platform is its preset's name,
  * or, without one, how it is read: `(page recipe)`, `(feed)`, `(api mapping)`,
- * `(download mapping)`, `(form)`. A county is one some government names; it is "without any
- * source" when no source belongs to a government in it. Leads (record pages not read yet)
+ * `(download mapping)`, `(form)`. The counties counted by county are those some government
+ * names; the counties "without any source" are every one of Ohio's 88 counties (counties.ts)
+ * where no source belongs to a government in it, those the catalog names no government in
+ * included: a catalog of two counties lacks the other 86. Leads (record pages not read yet)
  * are counted by their reason.
  */
+import { OHIO_COUNTIES } from "./counties.js";
 import { type CatalogInput, checkCatalog, completePart, type RawPart } from "./load.js";
 import { governmentKind } from "./schema.js";
 import type { Source } from "./types.js";
@@ -52,6 +55,7 @@ export interface CatalogStats {
   byPlatform: PlatformCount[];
   leadsByReason: { why: string; leads: number }[];
   missing: {
+    /** Ohio's counties (all 88, counties.ts) with no source of a government in them. */
     countiesWithoutSources: string[];
     governmentsWithoutWebsite: GovernmentRef[];
   };
@@ -158,9 +162,11 @@ class Tally {
         .map(([why, leads]) => ({ why, leads }))
         .sort((a, b) => b.leads - a.leads || byName(a.why, b.why)),
       missing: {
-        countiesWithoutSources: byCounty
-          .filter((c) => c.county !== null && c.sources === 0)
-          .map((c) => c.county as string),
+        // Every Ohio county, not only those the catalog names (the catalog names no other:
+        // a government's county is one of the 88, load.ts).
+        countiesWithoutSources: OHIO_COUNTIES.filter(
+          (name) => (counties.get(name)?.sources ?? 0) === 0,
+        ).sort(byName),
         governmentsWithoutWebsite: [...this.govs.values()]
           .filter((g) => !g.website)
           .map(({ website: _w, ...g }) => g),

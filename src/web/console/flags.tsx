@@ -6,6 +6,7 @@ import { echo } from "../public/echo.js";
 import { wordFor } from "../public/format.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
 import { ConsoleLayout, CsrfField, Message, nyTime, Wide } from "./layout.js";
+import { consoleReads } from "./query.js";
 import { CONSOLE_BY } from "./sources.js";
 
 const FlagTable: FC<{ flags: FlagRow[]; csrf?: string }> = ({ flags, csrf }) => (
@@ -73,7 +74,9 @@ export function flagRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number, rea
     );
   };
 
-  app.get("/flags", async (c) => c.html(await render(c.get("session").csrfToken)));
+  app.get("/flags", consoleReads([], { title: "Flags for review" }), async (c) =>
+    c.html(await render(c.get("session").csrfToken)),
+  );
 
   app.post("/flags/clear", async (c) => {
     const body = await c.req.parseBody();

@@ -14,6 +14,7 @@ import { parseTimeArg, TIME_ARG_HELP } from "../../store/time-args.js";
 import { countOf } from "../public/format.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
 import { ConsoleLayout, Message, nyTime, Wide } from "./layout.js";
+import { consoleReads } from "./query.js";
 
 /** Rows shown on the page; the JSON download goes further (P27: find it in seconds). */
 export const PAGE_CAP = 500;
@@ -77,7 +78,8 @@ export function logRoutes(app: Hono<ConsoleEnv>, db: Db): void {
   const formOf = (q: (k: string) => string | undefined): Form =>
     Object.fromEntries(FIELDS.map((k) => [k, (q(k) ?? "").trim()])) as Form;
 
-  app.get("/log", async (c) => {
+  // Each field once, and no other (query.tsx): a repeated one is never cut to its first value.
+  app.get("/log", consoleReads(FIELDS, { title: "Request log" }), async (c) => {
     const form = formOf((k) => c.req.query(k));
     const asked = FIELDS.some((k) => form[k] !== "");
     let message: string | undefined;
@@ -172,7 +174,7 @@ export function logRoutes(app: Hono<ConsoleEnv>, db: Db): void {
   // The same search as a file: UTC times, every field `nor log --jsonl` gives. Written a page
   // of rows at a time as they are read, so a download of 50,000 attempts never holds the event
   // loop longer than one page takes to turn into JSON (the reads themselves run off it).
-  app.get("/log.json", async (c) => {
+  app.get("/log.json", consoleReads(FIELDS, "json"), async (c) => {
     const form = formOf((k) => c.req.query(k));
     let filter: RequestLogFilter;
     try {

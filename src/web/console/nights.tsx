@@ -14,6 +14,7 @@ import { countOf, wordFor } from "../public/format.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
 import { ConsoleLayout, nyTime, Wide } from "./layout.js";
 import { NightChart } from "./night-chart.js";
+import { consoleReads } from "./query.js";
 
 const isNo = (o: string) => NO_OUTCOMES.has(o as never);
 
@@ -148,7 +149,7 @@ export const ReportView: FC<{ r: NightReport; names: ReadonlyMap<string, SourceN
 );
 
 export function nightRoutes(app: Hono<ConsoleEnv>, db: Db): void {
-  app.get("/", async (c) => {
+  app.get("/", consoleReads([], { title: "Overview" }), async (c) => {
     const night = await lastNight(db);
     const report = night ? await namedReport(db, night) : undefined;
     const open = await openFlagCount(db);
@@ -165,7 +166,7 @@ export function nightRoutes(app: Hono<ConsoleEnv>, db: Db): void {
     );
   });
 
-  app.get("/nights", async (c) => {
+  app.get("/nights", consoleReads([], { title: "Nights" }), async (c) => {
     const nights = await listNights(db);
     return c.html(
       <ConsoleLayout title="Nights" csrf={c.get("session").csrfToken}>
@@ -195,7 +196,7 @@ export function nightRoutes(app: Hono<ConsoleEnv>, db: Db): void {
     );
   });
 
-  app.get("/nights/:night", async (c) => {
+  app.get("/nights/:night", consoleReads([], { title: "Night" }), async (c) => {
     const night = c.req.param("night");
     const report = /^\d{4}-\d{2}-\d{2}$/.test(night) ? await namedReport(db, night) : undefined;
     if (!report) {

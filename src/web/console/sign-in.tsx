@@ -9,6 +9,7 @@ import {
 } from "./auth.js";
 import { ConsoleLayout, Message } from "./layout.js";
 import { hashPassword, verifyPassword } from "./password.js";
+import { consoleReads } from "./query.js";
 import type { SignInLimiter } from "./rate-limit.js";
 import { type SessionStore, storedPasswordHash } from "./session-store.js";
 
@@ -45,7 +46,7 @@ export function signInRoutes(app: Hono<ConsoleEnv>, d: SignInDeps): void {
   const configured = d.password !== undefined ? hashPassword(d.password) : undefined;
   const currentHash = async () => (configured ? await configured : await storedPasswordHash(d.db));
 
-  app.get("/sign-in", async (c) => {
+  app.get("/sign-in", consoleReads([], { title: "Sign in" }), async (c) => {
     const live = await d.sessions.find(sessionCookie(c), d.now());
     if (live) return c.redirect(BASE, 303);
     return c.html(<SignInPage />);

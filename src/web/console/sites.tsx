@@ -21,6 +21,7 @@ import {
 import { countOf, wordFor } from "../public/format.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
 import { ConsoleLayout, CsrfField, Message, nyTime, Wide } from "./layout.js";
+import { consoleReads } from "./query.js";
 import { CONSOLE_BY } from "./sources.js";
 
 const KINDS: readonly SiteRuleKind[] = ["gap", "leave-alone", "not-read"];
@@ -278,7 +279,9 @@ export function siteRoutes(app: Hono<ConsoleEnv>, db: Db, now: () => number, rea
     );
   };
 
-  app.get("/sites", async (c) => c.html(await render(c.get("session").csrfToken)));
+  app.get("/sites", consoleReads([], { title: "Sites" }), async (c) =>
+    c.html(await render(c.get("session").csrfToken)),
+  );
 
   app.post("/sites/rules", async (c) => {
     const csrf = c.get("session").csrfToken;

@@ -1,19 +1,45 @@
 import type { Hono } from "hono";
+import { OUTCOME_KINDS } from "../../night/types.js";
 import { viaText } from "../../night/way-choice.js";
 import { nightOf } from "../../policy/night-date.js";
 import { checkPersonText, REASON_MAX } from "../../policy/person-text.js";
 import { markSource, readingText, type StatusRow, statusRows } from "../../store/admin.js";
 import type { Db } from "../../store/db.js";
 import { marksOf, sourceNames } from "../../store/read/console.js";
+import { echo } from "../public/echo.js";
 import { countOf } from "../public/format.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
 import { ConsoleLayout, CsrfField, Message, nyTime, Wide } from "./layout.js";
+import { consoleReads } from "./query.js";
 
 /** Who a console mark is recorded as (P24: a person decided, through the console). */
 export const CONSOLE_BY = "operator";
 
 type Show = "all" | "reading" | "not-read" | "flagged";
 const SHOWS: readonly Show[] = ["all", "reading", "not-read", "flagged"];
+
+/**
+ * The filter the Sources page was asked for, or what is wrong with it, naming the parameter: a
+ * value not known is refused (400), never read as "all" or answered with no sources. An empty
+ * value (the form's field left blank) means any.
+ */
+function sourcesFilter(
+  show: string,
+  outcome: string,
+): { ok: true; show: Show; outcome: string } | { ok: false; message: string } {
+  const s = show === "" ? "all" : SHOWS.find((x) => x === show);
+  if (s === undefined)
+    return {
+      ok: false,
+      message: `The query parameter "show" is "${echo(show)}", which the page does not know. Use one of: ${SHOWS.join(", ")}.`,
+    };
+  if (outcome !== "" && !OUTCOME_KINDS.some((k) => k === outcome))
+    return {
+      ok: false,
+      message: `The query parameter "outcome" is "${echo(outcome)}", which is not an outcome. Use one of: ${OUTCOME_KINDS.join(", ")}; or leave it empty for any.`,
+    };
+  return { ok: true, show: s, outcome };
+}
 
 function keep(r: StatusRow, show: Show, outcome: string): boolean {
   if (show === "reading" && !r.reading) return false;
@@ -31,14 +57,19 @@ export function sourceRoutes(
   now: () => number,
   reads: Db = db,
 ): void {
-  app.get("/sources", async (c) => {
-    const q = c.req.query("show") ?? "all";
-    const show: Show = (SHOWS as readonly string[]).includes(q) ? (q as Show) : "all";
-    const outcome = c.req.query("outcome") ?? "";
-    const rows = (await statusRows(reads)).filter((r) => keep(r, show, outcome));
-    const names = await sourceNames(reads);
+  // Each parameter once, and no other (query.tsx); each value one the page knows.
+  app.get("/sources", consoleReads(["show", "outcome"], { title: "Sources" }), async (c) => {
+    const asked = sourcesFilter(
+      (c.req.query("show") ?? "").trim(),
+      (c.req.query("outcome") ?? "").trim(),
+    );
+    const show: Show = asked.ok ? asked.show : "all";
+    const outcome = asked.ok ? asked.outcome : (c.req.query("outcome") ?? "").trim();
+    const rows = asked.ok ? (await statusRows(reads)).filter((r) => keep(r, show, outcome)) : [];
+    const names = asked.ok ? await sourceNames(reads) : new Map();
     return c.html(
       <ConsoleLayout title="Sources" csrf={c.get("session").csrfToken}>
+        <Message text={asked.ok ? undefined : asked.message} />
         <form method="get" action={`${BASE}/sources`}>
           <label>
             Show{" "}
@@ -55,37 +86,40 @@ export function sourceRoutes(
           </label>{" "}
           <button type="submit">Filter</button>
         </form>
-        <p class="note">{countOf(rows.length, "source")}.</p>
-        <Wide label="Sources">
-          <table>
-            <tr>
-              <th>source</th>
-              <th>government</th>
-              <th>reading</th>
-              <th>last night</th>
-              <th>outcome</th>
-              <th>records</th>
-              <th>new</th>
-              <th>flags</th>
-            </tr>
-            {rows.map((r) => (
+        {asked.ok && <p class="note">{countOf(rows.length, "source")}.</p>}
+        {asked.ok && (
+          <Wide label="Sources">
+            <table>
               <tr>
-                <td>
-                  <a href={sourceHref(r.id)}>{names.get(r.id)?.name ?? r.id}</a>
-                  <span class="muted small"> ({r.id})</span>
-                </td>
-                <td>{r.government}</td>
-                <td>{readingText(r)}</td>
-                <td>{r.lastNight ?? "-"}</td>
-                <td>{r.lastOutcome ? `${r.lastOutcome} ${r.lastReason ?? ""}` : "-"}</td>
-                <td>{r.recordsKnown}</td>
-                <td>{r.newLastNight}</td>
-                <td>{r.flags.join(", ")}</td>
+                <th>source</th>
+                <th>government</th>
+                <th>reading</th>
+                <th>last night</th>
+                <th>outcome</th>
+                <th>records</th>
+                <th>new</th>
+                <th>flags</th>
               </tr>
-            ))}
-          </table>
-        </Wide>
+              {rows.map((r) => (
+                <tr>
+                  <td>
+                    <a href={sourceHref(r.id)}>{names.get(r.id)?.name ?? r.id}</a>
+                    <span class="muted small"> ({r.id})</span>
+                  </td>
+                  <td>{r.government}</td>
+                  <td>{readingText(r)}</td>
+                  <td>{r.lastNight ?? "-"}</td>
+                  <td>{r.lastOutcome ? `${r.lastOutcome} ${r.lastReason ?? ""}` : "-"}</td>
+                  <td>{r.recordsKnown}</td>
+                  <td>{r.newLastNight}</td>
+                  <td>{r.flags.join(", ")}</td>
+                </tr>
+              ))}
+            </table>
+          </Wide>
+        )}
       </ConsoleLayout>,
+      asked.ok ? 200 : 400,
     );
   });
 
@@ -172,7 +206,7 @@ export function sourceRoutes(
     </ConsoleLayout>
   );
 
-  app.get("/sources/:id", async (c) => {
+  app.get("/sources/:id", consoleReads([], { title: "Source" }), async (c) => {
     const csrf = c.get("session").csrfToken;
     const p = await page(c.req.param("id"), csrf);
     return p ? c.html(p.body, p.status) : c.html(notFound(c.req.param("id"), csrf), 404);
