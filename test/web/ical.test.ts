@@ -61,7 +61,24 @@ const AHEAD = [
     date: "2026-11-21T23:00:00.000Z",
     meeting: true,
   },
+  // A meeting platform's documents, each a record: a notice of the meeting, or a file of type
+  // Other, may be all a meeting has posted yet; on a page of agendas they are its meeting.
+  {
+    source_id: "test-agendas",
+    record_id: "notice-of-meeting",
+    kind: "notices",
+    date: "2026-11-23",
+    meeting: true,
+  },
+  {
+    source_id: "test-agendas",
+    record_id: "other-doc",
+    kind: "other",
+    date: "2026-11-24",
+    meeting: true,
+  },
   // On its bids page: a bid's due date is not a meeting; a pre-bid meeting is.
+  { source_id: "test-bids", record_id: "bid-notice", kind: "notices", date: "2026-11-20" },
   { source_id: "test-bids", record_id: "bid", kind: "bids", date: "2026-11-20" },
   { source_id: "test-bids", record_id: "bid-unsaid", kind: null, date: "2026-11-20" },
   {
@@ -123,16 +140,18 @@ describe.each(stores)("the calendar lists meetings only ($name)", (factory) => {
     await factory.cleanup();
   });
 
-  it("meetings and agendas dated today or later, by a record's own kind when the list gave one, else its page's; never minutes, bids or notices dated ahead", async () => {
+  it("meetings and agendas dated today or later, by a record's own kind when it says meeting or agenda, never when it says minutes, bid or permit, else by its page's (a notice or other document of a meeting on a page of agendas is its meeting)", async () => {
     const all = await (await f.app.request("/meetings.ics")).text();
     expect(all).toContain("X-WR-CALNAME:Upcoming meetings in Ohio (New on Record)");
     expect(uids(all)).toEqual([
       "test-bids.pre-bid",
       "test-agendas.agenda",
       "test-agendas.own-word",
+      "test-agendas.notice-of-meeting",
+      "test-agendas.other-doc",
       "akron-minutes.akron-agenda",
     ]);
-    expect(AHEAD.filter((r) => r.meeting).length).toBe(4);
+    expect(AHEAD.filter((r) => r.meeting).length).toBe(6);
     // The fixture's notice dated today (Nov 5) is not a meeting either.
     expect(all).not.toContain("evil-notices");
   });
@@ -144,12 +163,16 @@ describe.each(stores)("the calendar lists meetings only ($name)", (factory) => {
       "test-bids.pre-bid",
       "test-agendas.agenda",
       "test-agendas.own-word",
+      "test-agendas.notice-of-meeting",
+      "test-agendas.other-doc",
     ]);
     expect(await ics("?government=city-of-akron")).toEqual(["akron-minutes.akron-agenda"]);
     expect(await ics("?government=village-of-test&records=bids")).toEqual(["test-bids.pre-bid"]);
     expect(await ics("?source=test-agendas")).toEqual([
       "test-agendas.agenda",
       "test-agendas.own-word",
+      "test-agendas.notice-of-meeting",
+      "test-agendas.other-doc",
     ]);
     expect(await ics("?kind=state-agency")).toEqual([]);
   });

@@ -144,16 +144,17 @@ describe.each(stores)("a filter that names a retired page or government ($name)"
 
   it("the feeds, the calendar and search with that filter say the same", async () => {
     const atom = await (await app.request("/new.atom?source=evil-notices")).text();
-    expect(atom).toContain("<id>urn:new-on-record:retired:source:evil-notices</id>");
+    const itemId = `urn:new-on-record:retired:source:evil-notices:${encodeURIComponent(PAGE_RETIRED)}`;
+    expect(atom).toContain(`<id>${itemId}</id>`);
     expect(atom).toContain(`${ORIGIN}/sources/evil-notices`);
     const json = (await (await app.request("/new.json?source=evil-notices")).json()) as {
       description: string;
       items: { id: string; url: string }[];
     };
     expect(json.description).toContain("was retired from the directory on Nov 6, 2026");
-    expect(json.items.map((i) => i.id)).toEqual(["urn:new-on-record:retired:source:evil-notices"]);
+    expect(json.items.map((i) => i.id)).toEqual([itemId]);
     const rss = await (await app.request("/search.rss?q=img&source=evil-notices")).text();
-    expect(rss).toContain("urn:new-on-record:retired:source:evil-notices");
+    expect(rss).toContain(itemId);
     const ics = (await (await app.request("/meetings.ics?source=evil-notices")).text()).replace(
       /\r\n /g,
       "",

@@ -1,6 +1,6 @@
 import { load } from "cheerio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postgresFactory, postgresUrl, sqliteFactory } from "../store/stores.js";
+import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "../store/stores.js";
 import { buildFixture, type Fixture } from "./fixture.js";
 
 /**
@@ -13,6 +13,9 @@ import { buildFixture, type Fixture } from "./fixture.js";
 const SEEN = "2026-11-04T05:00:00.000Z";
 const TIES = [
   { id: "r/9", date: "2026-03-09" },
+  // Half an hour before r/9's day begins (UTC), in summer time in Ohio: on a PostgreSQL whose
+  // zone is New York, a day counted in that zone would begin an hour early, before it.
+  { id: "r/utc-before-9", date: "2026-03-08T23:30:00Z" },
   { id: "r/10", date: "2026-03-10" },
   { id: "r/11", date: "2026-02-01" },
   // 02:00 UTC on Mar 11: later than the next one, though its text sorts first.
@@ -23,115 +26,143 @@ const TIES = [
   { id: "r/seen-earlier", date: "2026-01-05", seen: "2026-11-03T05:00:00.000Z" },
   // Not a date in any form the readers write: listed with the undated, after them by its id.
   { id: "r/zz-unreadable", date: "2026-02-30T99:00:00X" },
+  // A leap second, as a reader may write one: a time SQLite does not read, so undated on both.
+  { id: "r/leap", date: "2026-12-31T23:59:60Z" },
 ];
 const BEST_FIRST = [
   "r/late-local",
   "r/utc",
   "r/10",
   "r/9",
+  "r/utc-before-9",
   "r/11",
   "r/seen-later",
   "r/seen-earlier",
+  "r/leap",
   "r/undated",
   "r/zz-unreadable",
 ];
+/** The dated ones, all of 2026. */
+const DATED = 8;
 
 const sqlite = sqliteFactory();
 const pg = postgresUrl ? postgresFactory(postgresUrl) : undefined;
 
-describe.each([sqlite, ...(pg ? [pg] : [])])("search ties on $name", (factory) => {
-  let f: Fixture;
-  beforeAll(async () => {
-    f = await buildFixture(await factory.fresh());
-    await f.store.db
-      .insertInto("records")
-      .values(
-        TIES.map((t) => ({
-          source_id: "test-agendas",
-          record_id: t.id,
-          title: "Levy hearing",
-          date: t.date,
-          url: null,
-          kind: null,
-          first_seen_night: "2026-11-03",
-          first_seen_at: t.seen ?? SEEN,
-        })),
-      )
-      .execute();
-  }, 60_000);
-  afterAll(async () => {
-    await f?.close();
-    await factory.cleanup();
-  });
+/** A PostgreSQL store whose connections keep New York time (an Ohio host's server may). */
+function inNewYork(base: StoreFactory): StoreFactory {
+  return {
+    name: `${base.name} in New York time`,
+    fresh: async () => {
+      const loc = await base.fresh();
+      if (loc.kind !== "postgres") return loc;
+      const url = loc.url.replace(
+        /options=([^&]*)/,
+        (_m, o: string) =>
+          `options=${encodeURIComponent(`${decodeURIComponent(o)} -c timezone=America/New_York`)}`,
+      );
+      return { ...loc, url };
+    },
+    cleanup: () => base.cleanup(),
+  };
+}
+const pgNewYork = postgresUrl ? inNewYork(postgresFactory(postgresUrl)) : undefined;
 
-  it("records of equal relevance are listed newest first by the instant their date names, undated last, then by when first seen, then by id", async () => {
-    const api = (await (await f.app.request("/api/search?q=levy%20hearing")).json()) as {
-      recordTotal: number;
-      records: { recordId: string }[];
-    };
-    expect(api.recordTotal).toBe(TIES.length);
-    expect(api.records.map((r) => r.recordId)).toEqual(BEST_FIRST);
-    // The page lists them in the same order, with their dates as their governments wrote them.
-    const $ = load(await (await f.app.request("/search?q=levy%20hearing")).text());
-    const dates = $("table.new tbody tr td:nth-child(2)")
-      .map((_i, td) => $(td).text())
-      .get();
-    expect(dates.slice(0, 5)).toEqual([
-      "Mar 10, 2026",
-      "Mar 10, 2026",
-      "Mar 10, 2026",
-      "Mar 9, 2026",
-      "Feb 1, 2026",
-    ]);
-  });
-
-  it("pages of a search cut the same order: the second page goes on where the first stopped", async () => {
-    // 20 more matches, all dated before the others, so the first page is 20 of 29.
-    await f.store.db
-      .insertInto("records")
-      .values(
-        Array.from({ length: 20 }, (_v, i) => ({
-          source_id: "akron-minutes",
-          record_id: `old/${i}`,
-          title: "Levy hearing",
-          date: `2025-12-${String(i + 1).padStart(2, "0")}`,
-          url: null,
-          kind: null,
-          first_seen_night: "2026-11-03",
-          first_seen_at: SEEN,
-        })),
-      )
-      .execute();
-    try {
-      const ids = async (page: number) =>
-        (
-          (await (await f.app.request(`/api/search?q=levy%20hearing&page=${page}`)).json()) as {
-            records: { recordId: string }[];
-          }
-        ).records.map((r) => r.recordId);
-      const both = [...(await ids(1)), ...(await ids(2))];
-      const old = Array.from({ length: 20 }, (_v, i) => `old/${19 - i}`);
-      expect(both).toEqual([...BEST_FIRST.slice(0, 7), ...old, ...BEST_FIRST.slice(7)]);
-    } finally {
+describe.each([sqlite, ...(pg ? [pg] : []), ...(pgNewYork ? [pgNewYork] : [])])(
+  "search ties on $name",
+  (factory) => {
+    let f: Fixture;
+    beforeAll(async () => {
+      f = await buildFixture(await factory.fresh());
       await f.store.db
-        .deleteFrom("records")
-        .where("source_id", "=", "akron-minutes")
-        .where("record_id", "like", "old/%")
+        .insertInto("records")
+        .values(
+          TIES.map((t) => ({
+            source_id: "test-agendas",
+            record_id: t.id,
+            title: "Levy hearing",
+            date: t.date,
+            url: null,
+            kind: null,
+            first_seen_night: "2026-11-03",
+            first_seen_at: t.seen ?? SEEN,
+          })),
+        )
         .execute();
-    }
-  });
+    }, 60_000);
+    afterAll(async () => {
+      await f?.close();
+      await factory.cleanup();
+    });
 
-  it("a search feed lists the newest first seen first, and keeps that order among records first seen together", async () => {
-    const feed = (await (await f.app.request("/search.json?q=levy%20hearing")).json()) as {
-      items: { id: string }[];
-    };
-    const id = (r: string) => `urn:new-on-record:record:test-agendas:${encodeURIComponent(r)}`;
-    expect(feed.items.map((i) => i.id)).toEqual(
-      [
-        "r/seen-later",
-        ...BEST_FIRST.filter((r) => r !== "r/seen-later" && r !== "r/seen-earlier"),
-        "r/seen-earlier",
-      ].map(id),
-    );
-  });
-});
+    it("records of equal relevance are listed newest first by the instant their date names, undated last, then by when first seen, then by id", async () => {
+      const api = (await (await f.app.request("/api/search?q=levy%20hearing")).json()) as {
+        recordTotal: number;
+        records: { recordId: string }[];
+      };
+      expect(api.recordTotal).toBe(TIES.length);
+      expect(api.records.map((r) => r.recordId)).toEqual(BEST_FIRST);
+      // The page lists them in the same order, with their dates as their governments wrote them.
+      const $ = load(await (await f.app.request("/search?q=levy%20hearing")).text());
+      const dates = $("table.new tbody tr td:nth-child(2)")
+        .map((_i, td) => $(td).text())
+        .get();
+      expect(dates.slice(0, 5)).toEqual([
+        "Mar 10, 2026",
+        "Mar 10, 2026",
+        "Mar 10, 2026",
+        "Mar 9, 2026",
+        "Mar 8, 2026",
+      ]);
+    });
+
+    it("pages of a search cut the same order: the second page goes on where the first stopped", async () => {
+      // 20 more matches, all dated before the others, so the first page is 20 of 32.
+      await f.store.db
+        .insertInto("records")
+        .values(
+          Array.from({ length: 20 }, (_v, i) => ({
+            source_id: "akron-minutes",
+            record_id: `old/${i}`,
+            title: "Levy hearing",
+            date: `2025-12-${String(i + 1).padStart(2, "0")}`,
+            url: null,
+            kind: null,
+            first_seen_night: "2026-11-03",
+            first_seen_at: SEEN,
+          })),
+        )
+        .execute();
+      try {
+        const ids = async (page: number) =>
+          (
+            (await (await f.app.request(`/api/search?q=levy%20hearing&page=${page}`)).json()) as {
+              records: { recordId: string }[];
+            }
+          ).records.map((r) => r.recordId);
+        const both = [...(await ids(1)), ...(await ids(2))];
+        const old = Array.from({ length: 20 }, (_v, i) => `old/${19 - i}`);
+        expect(both).toEqual([...BEST_FIRST.slice(0, DATED), ...old, ...BEST_FIRST.slice(DATED)]);
+      } finally {
+        await f.store.db
+          .deleteFrom("records")
+          .where("source_id", "=", "akron-minutes")
+          .where("record_id", "like", "old/%")
+          .execute();
+      }
+    });
+
+    it("a search feed lists the newest first seen first, and keeps that order among records first seen together", async () => {
+      const feed = (await (await f.app.request("/search.json?q=levy%20hearing")).json()) as {
+        items: { id: string }[];
+      };
+      const id = (r: string) => `urn:new-on-record:record:test-agendas:${encodeURIComponent(r)}`;
+      expect(feed.items.map((i) => i.id)).toEqual(
+        [
+          "r/seen-later",
+          ...BEST_FIRST.filter((r) => r !== "r/seen-later" && r !== "r/seen-earlier"),
+          "r/seen-earlier",
+        ].map(id),
+      );
+    });
+  },
+);

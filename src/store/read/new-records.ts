@@ -224,30 +224,25 @@ export async function lastNightWithNew(
   return { night: latest.night, count: c.total };
 }
 
-/**
- * Every kind of records (src/sources/record.ts `RecordKind`), spelt out here because the store
- * takes only types from src/sources: the type makes this list whole and no larger.
- */
-const RECORD_KINDS: Record<RecordKind, true> = {
-  bids: true,
-  agendas: true,
-  minutes: true,
-  permits: true,
-  notices: true,
-  meetings: true,
-  other: true,
-};
-
 /** The kinds of records that are meetings: a meeting itself, or the agenda of one. */
 const MEETING_KINDS: readonly RecordKind[] = ["meetings", "agendas"];
 
 /**
+ * The kinds of records that are never a meeting, whatever page lists them: minutes dated ahead,
+ * a bid's due date, a permit. A notice or another document of a meeting platform (a "Notice of
+ * Meeting", a file of type Other, a video) may be the only one a meeting has posted yet.
+ */
+const NOT_MEETING_KINDS: readonly RecordKind[] = ["minutes", "bids", "permits"];
+
+/**
  * Meetings dated on or after `fromDate` (YYYY-MM-DD), soonest first: the calendar of upcoming
- * meetings. A record is a meeting by its own kind when the list gave one of the kinds of records
- * (compared without case: a recipe's `Minutes` is minutes), else by its record page's kind
- * (catalog `records`), as when the list gave none or a word of its own (a feed's category
- * `Council`). So minutes dated ahead and a pre-bid meeting on a bids page are what they say they
- * are, and a bid's due date is never a meeting.
+ * meetings. A record is a meeting by its own kind when the list says it is one (`meetings`,
+ * `agendas`, compared without case: a recipe's `Agendas` is agendas), is never one when the
+ * list says it is minutes, a bid or a permit, and otherwise is one when its record page lists
+ * meetings or agendas (catalog `records`): so a notice or another document of a meeting on a
+ * page of agendas is listed (a meeting platform's documents each a record, one of them maybe
+ * all the meeting has posted), as is a record whose list gave no kind or a word of its own (a
+ * feed's category `Council`).
  */
 export async function upcomingMeetings(
   db: Db,
@@ -271,7 +266,7 @@ export async function upcomingMeetings(
       return eb.or([
         eb(own, "in", [...MEETING_KINDS]),
         eb.and([
-          eb.or([eb("r.kind", "is", null), eb(own, "not in", Object.keys(RECORD_KINDS))]),
+          eb.or([eb("r.kind", "is", null), eb(own, "not in", [...NOT_MEETING_KINDS])]),
           eb("s.records", "in", [...MEETING_KINDS]),
         ]),
       ]);

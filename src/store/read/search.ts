@@ -174,9 +174,22 @@ function toNewRecord(r: RecordRow): NewRecord {
  * PostgreSQL: the parts added up (a cast of the text would stop the whole search at one date it
  * refuses, such as a 30 February), only for text in one of the three forms.
  */
+/**
+ * A day and a time as SQLite's julianday reads them: each part in its range (a month 01–12, a
+ * day 01–31, 00:00:00–23:59:59, an offset under 24 hours), so that text julianday gives null for
+ * (a leap second's :60, a 25th hour, a 13th month) orders with the undated on PostgreSQL too.
+ */
+const DAY = "[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])";
+const DAY_TEXT = sql.lit(`^${DAY}$`);
+const TIME_TEXT = sql.lit(
+  `^${DAY}T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`,
+);
+
 function recordInstant(pg: boolean): RawBuilder<unknown> {
   if (!pg) return sql`julianday(r.date)`;
-  const day = sql`(timestamptz '2000-01-01 00:00:00+00' + make_interval(
+  // A timestamp without a zone: months and days are added to it as they are, where added to a
+  // timestamptz they would be added in the connection's zone (an hour off across summer time).
+  const day = sql`(timestamp '2000-01-01 00:00:00' + make_interval(
     years => substr(r.date, 1, 4)::int - 2000,
     months => substr(r.date, 6, 2)::int - 1,
     days => substr(r.date, 9, 2)::int - 1))`;
@@ -188,9 +201,8 @@ function recordInstant(pg: boolean): RawBuilder<unknown> {
     else make_interval(mins => (case when substr(r.date, length(r.date) - 5, 1) = '-' then -1 else 1 end)
       * (substr(r.date, length(r.date) - 4, 2)::int * 60 + right(r.date, 2)::int)) end)`;
   return sql`(case
-    when r.date ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' then ${day}
-    when r.date ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$'
-      then ${day} + ${clock} - ${offset}
+    when r.date ~ ${DAY_TEXT} then ${day}
+    when r.date ~ ${TIME_TEXT} then ${day} + ${clock} - ${offset}
     end)`;
 }
 

@@ -129,13 +129,20 @@ export const RetiredNotice: FC<{ r: Retired; here: string; id?: string }> = ({ r
 
 /**
  * The one item a feed with such a filter holds: a reader shows it, where a feed's description
- * goes unread. Its id names what was retired (`urn:new-on-record:retired:source:ID`), never a
- * record's, the same in every format; it links to the page that keeps the records.
+ * goes unread. Its id names what was retired and when, and the page the feed's filter names
+ * (`urn:new-on-record:retired:source:ID:AT`, `…:government:ID:AT:source:PAGE` for a record page of
+ * a retired government), never a record's, the same in every format: a page retired again after
+ * it was put back is a new item, and each record page of a retired government has its own. It
+ * links to the page that keeps the records.
  */
 export function retiredFeedItem(r: Retired, origin: string, here: string): FeedNotice {
   const link = `${origin}${retiredPage(r)}`;
   return {
-    id: `urn:new-on-record:retired:${r.what}:${encodeURIComponent(r.id)}`,
+    id: `urn:new-on-record:retired:${r.what}:${encodeURIComponent(r.id)}:${encodeURIComponent(r.retiredAt)}${
+      r.what === "government" && r.page.kind === "source"
+        ? `:source:${encodeURIComponent(r.page.id)}`
+        : ""
+    }`,
     title: `Retired from the directory: ${r.name}`,
     text: retiredText(r, link, here),
     link,
