@@ -76,7 +76,8 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     load: () => import("./commands/discover.js"),
   },
   reparse: {
-    summary: "Re-extract records from the stored copies with today's recipes, offline (P8)",
+    summary:
+      "Re-extract records from the stored copies with today's recipes, offline (P8), and say what would change against the stored records; it compares only and writes nothing",
     load: () => import("./commands/reparse.js"),
   },
   archive: {

@@ -16,7 +16,7 @@ import type { Source } from "../sources/catalog/types.js";
 import { nightsLiveInStore } from "../store/admin.js";
 import { catalogStampOf, sourceEntriesInUse } from "../store/catalog-sources.js";
 import type { Db, Store } from "../store/db.js";
-import { nightsRunning } from "./night-runners.js";
+import { markedElsewhere, nightsRunning } from "./night-runners.js";
 import { acquireOpeningLock } from "./opening-lock.js";
 
 /** Catalog files about to be imported into a data directory. */
@@ -31,6 +31,8 @@ export interface CatalogBesideNight {
   sources(): Iterable<Source> | Promise<Iterable<Source>>;
   /** What the person can do instead, said after the refusal (the command's own words). */
   instead: string;
+  /** Now, to say which live marks were made under another path of the directory (a copy's). */
+  now?: number;
 }
 
 /**
@@ -51,7 +53,7 @@ export async function refuseCatalogBesideNight(
   if (differ.length === 0) return;
   throw new NorError(
     "E_CONFIG",
-    `night ${night} is being run on ${o.dataDir} by another process, with other sources than ${o.files.join(", ")} lists (${differ.join("; ")}): not importing a different catalog beside a running night (its sources would change under it); ${o.instead}`,
+    `night ${night} is being run on ${o.dataDir} by another process${o.now !== undefined ? markedElsewhere(o.dataDir, o.now) : ""}, with other sources than ${o.files.join(", ")} lists (${differ.join("; ")}): not importing a different catalog beside a running night (its sources would change under it); ${o.instead}`,
   );
 }
 
@@ -75,7 +77,7 @@ export async function lockForCatalogImport(
     const running =
       nightsRunning(o.dataDir, now)[0]?.night ??
       (store.dialect === "postgres" ? (await nightsLiveInStore(store.db, now))[0] : undefined);
-    if (running !== undefined) await refuseCatalogBesideNight(store.db, running, o);
+    if (running !== undefined) await refuseCatalogBesideNight(store.db, running, { ...o, now });
     return release;
   } catch (err) {
     await release();

@@ -11,16 +11,6 @@
  * start and boot as the mark names them, so a pid another program got since is no longer the
  * night's; past the night's own time, whatever the pid). On PostgreSQL every
  * machine has a data directory of its own: the marks see the processes of one data directory.
- *
- * A mark also says which data directory its process works on (`data`: the directory's real
- * path and device and inode, and its store file's): a data directory copied while a night runs
- * there (`cp -a`) carries that night's mark, naming a live process that works on the original.
- * On the copy such a mark is no night: passed over and cleared, and that process's leases in
- * the copy's store (holder.ts) hold only until they run out. A mark is honoured whenever any
- * of the three matches (the same directory through a symbolic link or another spelling of its
- * path, or another directory whose `nor.db` links to the same store), when its process cannot
- * be judged from here (another host, pid namespace or boot), and when it says no place
- * (written before marks said one): two nights on one store are still kept apart.
  */
 import {
   mkdirSync,
@@ -35,14 +25,7 @@ import { join } from "node:path";
 import { NorError } from "../errors.js";
 import type { IdSource } from "../ids.js";
 import { NIGHT_SPAN_MS } from "../policy/night-date.js";
-import {
-  holderDead,
-  localPid,
-  madeHere,
-  newHolderId,
-  STALE_MS,
-  worksOnAnotherStore,
-} from "../store/holder.js";
+import { holderDead, localPid, madeHere, newHolderId, STALE_MS } from "../store/holder.js";
 import { holds, identityOf, pidNamespace } from "./night-lock.js";
 
 export const RUNNERS_DIR = "night-runners";
@@ -58,71 +41,42 @@ interface Runner {
    * stale at once, not only when the night's time is over. Absent in marks written before it.
    */
   process?: string;
-  /** The data directory its process works on, as it saw it. Absent in marks written before it. */
-  data?: DataPlace;
+  /**
+   * The data directory its process opened, as it saw it (its real path). Said in a refusal
+   * only: a mark is honoured wherever it is found, since no check made from here can tell a
+   * copy of a directory from another view of the same one (an overlay, a second mount).
+   * Absent in marks written before it.
+   */
+  dir?: string;
 }
 
-/**
- * A data directory as a process sees it: its real path (links resolved), its device and inode
- * (`dev:ino`), and its SQLite store file's (`DATA/nor.db`, a link followed; absent without one,
- * as with PostgreSQL).
- */
-export interface DataPlace {
-  path: string;
-  dir: string;
-  store?: string;
-}
-
-const devIno = (path: string): string | undefined => {
+/** `dataDir`'s real path, or undefined when it cannot be had. */
+function realDir(dataDir: string): string | undefined {
   try {
-    const st = statSync(path, { bigint: true });
-    return `${st.dev}:${st.ino}`;
+    return realpathSync(dataDir);
   } catch {
     return undefined;
   }
-};
-
-/** Where `dataDir` is, or undefined when it cannot be looked at. */
-export function dataPlaceOf(dataDir: string): DataPlace | undefined {
-  let path: string;
-  try {
-    path = realpathSync(dataDir);
-  } catch {
-    return undefined;
-  }
-  const dir = devIno(path);
-  if (dir === undefined) return undefined;
-  const store = devIno(join(path, "nor.db"));
-  return { path, dir, ...(store !== undefined ? { store } : {}) };
-}
-
-function isPlace(p: unknown): p is DataPlace {
-  const o = p as Partial<DataPlace> | null;
-  return (
-    typeof o === "object" &&
-    o !== null &&
-    typeof o.path === "string" &&
-    typeof o.dir === "string" &&
-    (o.store === undefined || typeof o.store === "string")
-  );
 }
 
 /**
- * Whether a live mark's process works on another data directory than `here`: only for a
- * process this one can judge (this host, this boot, this pid namespace: the device and inode
- * numbers it recorded are this system's) whose mark says its place, when neither the path, nor
- * the directory, nor the store file is this one's. Anything else is this directory's night.
+ * What a refusal adds when the night's process opened the data directory under another path:
+ * this one may be a copy made while that night ran (`cp -a`), and the mark came with it. It is
+ * honoured all the same (politeness never fails open): the copy is refused until that night is
+ * over.
  */
-function placeElsewhere(r: Runner, here: DataPlace | undefined): boolean {
-  if (here === undefined || !isPlace(r.data) || typeof r.process !== "string") return false;
-  if (localPid(r.holder) === undefined) return false;
-  const [, boot = "", , ns = ""] = r.process.split("\n");
-  const [, myBoot = "", , myNs = ""] = identityOf(process.pid).split("\n");
-  if (boot !== myBoot || ns !== myNs) return false;
-  const there = r.data;
-  if (there.path === here.path || there.dir === here.dir) return false;
-  if (there.store !== undefined && there.store === here.store) return false;
-  return true;
+export function markedElsewhere(dataDir: string, now: number): string {
+  let dirs: (string | undefined)[];
+  try {
+    dirs = liveMarks(join(dataDir, RUNNERS_DIR), now, false).map((r) => r.dir);
+  } catch {
+    return "";
+  }
+  const here = realDir(dataDir);
+  const there = dirs.find((d) => typeof d === "string" && here !== undefined && d !== here);
+  return there === undefined
+    ? ""
+    : ` (that process opened it as ${there}: if ${dataDir} is a copy of that directory made while its night ran, the night's mark came with the copy, and it is honoured until that night is over, as no check can tell a copy from another view of the same directory; copy a data directory while no night runs there)`;
 }
 
 /**
@@ -165,19 +119,13 @@ export interface NightRunner {
 }
 
 /**
- * The marks in `dataDir` whose processes are alive and run a night on it. `tidy`: a mark whose
- * process is gone is removed, and so is one that cannot be read (written under the opening lock,
- * which the caller holds: one cut short was cut short by its writer's death), and one whose
- * process works on another data directory (this one a copy of it); otherwise they are only
- * passed over. A process working on another store file is told to holder.ts: its leases in this
- * store are a copy's.
+ * The marks in `dir` whose processes are alive. `tidy`: a mark whose process is gone is
+ * removed, and so is one that cannot be read (written under the opening lock, which the caller
+ * holds: one cut short was cut short by its writer's death); otherwise they are only passed over.
  */
-function liveMarks(dataDir: string, now: number, tidy: boolean): Runner[] {
-  const dir = join(dataDir, RUNNERS_DIR);
-  const names = readdirSync(dir);
-  const here = names.length > 0 ? dataPlaceOf(dataDir) : undefined;
+function liveMarks(dir: string, now: number, tidy: boolean): Runner[] {
   const live: Runner[] = [];
-  for (const name of names) {
+  for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     let r: Runner;
     try {
@@ -188,16 +136,6 @@ function liveMarks(dataDir: string, now: number, tidy: boolean): Runner[] {
     }
     if (typeof r.holder !== "string" || typeof r.night !== "string") continue;
     if (markDead(r, now)) {
-      if (tidy) rmSync(path, { force: true });
-      continue;
-    }
-    if (placeElsewhere(r, here)) {
-      const pid = localPid(r.holder);
-      const mark = r.process;
-      // Another store file (not one this directory's nor.db links to): the leases its process
-      // holds in this store were copied with it.
-      if (pid !== undefined && mark !== undefined && r.data?.store && here?.store)
-        worksOnAnotherStore(pid, () => holds(mark, pid));
       if (tidy) rmSync(path, { force: true });
       continue;
     }
@@ -221,7 +159,7 @@ export interface RunningNight {
 export function nightsRunning(dataDir: string, now: number): RunningNight[] {
   let marks: Runner[];
   try {
-    marks = liveMarks(dataDir, now, false);
+    marks = liveMarks(join(dataDir, RUNNERS_DIR), now, false);
   } catch (err) {
     // No marks made here yet, or a file in their way (no night can run here then).
     const code = (err as NodeJS.ErrnoException).code;
@@ -229,16 +167,6 @@ export function nightsRunning(dataDir: string, now: number): RunningNight[] {
     throw err;
   }
   return marks.map((r) => ({ night: r.night, holder: r.holder }));
-}
-
-/**
- * What the marks in `dataDir` say of live processes working on another store, learnt without
- * changing any (liveMarks): for a command that takes leases in the store without running a
- * night (`nor discover`), so that a night's leases copied with the directory hold it up only
- * until they run out.
- */
-export function learnOtherStores(dataDir: string, now: number): void {
-  nightsRunning(dataDir, now);
 }
 
 /**
@@ -272,11 +200,11 @@ export function registerNightRunner(
       );
   }
   let joined = false;
-  for (const r of liveMarks(dataDir, now, true)) {
+  for (const r of liveMarks(dir, now, true)) {
     if (r.night !== night) {
       throw new NorError(
         "E_STORE",
-        `night ${r.night} is being run on ${dataDir} by another process (${r.holder}); not starting night ${night} beside it: one night at a time (it would ask every site twice); start it once that one is over`,
+        `night ${r.night} is being run on ${dataDir} by another process (${r.holder})${markedElsewhere(dataDir, now)}; not starting night ${night} beside it: one night at a time (it would ask every site twice); start it once that one is over`,
       );
     }
     joined = true;
@@ -289,10 +217,8 @@ export function registerNightRunner(
     until: Math.min(until, now + NIGHT_SPAN_MS),
     process: identityOf(process.pid),
   };
-  // Which data directory this process works on: a copy of it made while this night runs knows
-  // the mark is not its own night.
-  const data = dataPlaceOf(dataDir);
-  if (data !== undefined) me.data = data;
+  const real = realDir(dataDir);
+  if (real !== undefined) me.dir = real;
   writeFileSync(path, `${JSON.stringify(me)}\n`);
   const release = () => {
     rmSync(path, { force: true });

@@ -48,37 +48,10 @@ export function localPid(holder: string): number | undefined {
   return m && m[1] === hostname() ? Number(m[2]) : undefined;
 }
 
-/**
- * Processes of this host known to work on another store than the one this process opened: a
- * data directory copied (`cp -a`) while a night ran there carries that night's leases in its
- * copy of the store, naming a process that will never end or renew them here. Its leases are
- * judged as another host's: held until they run out (a request it had on the wire when the copy
- * was made is never overlapped), never for as long as it lives. Each pid with a check that it
- * is still that process (a pid given since to another program is judged as any other).
- * Learnt from the marks of the night-runners (night-runners.ts), which record the store each
- * process works on.
- */
-const elsewhere = new Map<number, () => boolean>();
-
-/** `pid` (never this process) works on another store; `stillIt`: it is still that process. */
-export function worksOnAnotherStore(pid: number, stillIt: () => boolean): void {
-  if (pid !== process.pid) elsewhere.set(pid, stillIt);
-}
-
-/** Whether `pid` is a live process known to work on another store (see `elsewhere`). */
-function onAnotherStore(pid: number): boolean {
-  const stillIt = elsewhere.get(pid);
-  if (stillIt === undefined) return false;
-  if (stillIt()) return true;
-  elsewhere.delete(pid);
-  return false;
-}
-
 export function holderDead(lease: { holder: string; until: number }, now: number): boolean {
   const pid = localPid(lease.holder);
   if (pid === undefined) return lease.until <= now;
   if (lease.until + STALE_MS <= now) return true;
   if (pid === process.pid) return !mine.has(lease.holder);
-  if (onAnotherStore(pid)) return lease.until <= now;
   return !alive(pid);
 }

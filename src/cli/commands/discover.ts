@@ -4,7 +4,6 @@ import { systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
 import { randomIds } from "../../ids.js";
 import { type DiscoverResult, discover } from "../../night/discover.js";
-import { learnOtherStores } from "../../night/night-runners.js";
 import { blockedAddressWhy } from "../../policy/address.js";
 import { readSite } from "../../policy/site.js";
 import { urlCredentialProblem } from "../../sources/catalog/credentials.js";
@@ -66,9 +65,6 @@ async function run(homepage: string, opts: DiscoverCliOptions): Promise<void> {
   const store = await openStore(loc, { create: false });
   let result: DiscoverResult;
   try {
-    // A copy of a data directory made while a night ran there: that night's leases in it hold
-    // only until they run out (night-runners.ts).
-    if (loc.kind === "sqlite") learnOtherStores(loc.dir, systemClock.now());
     result = await discover(store, url.href, {
       clock: systemClock,
       ids: randomIds,
