@@ -148,6 +148,55 @@ describe("robots.txt redirects (P20, RFC 9309 §2.3.1.2)", () => {
     expect(h.ports.log.entries.filter((e) => e.purpose === "robots")).toHaveLength(2);
   });
 
+  it("P18, P19: a robots.txt redirected into another site's page that its robots.txt disallows: that page is never requested, and the first site's robots.txt counts as unreachable", async () => {
+    const s = await site();
+    const other = await h.fleet.server();
+    s.route("/robots.txt", redirect(other.url("/private/robots-copy.txt")));
+    other.route("/robots.txt", robots("User-agent: *\nDisallow: /private/\n"));
+    other.route("/private/robots-copy.txt", robots("User-agent: *\nAllow: /\n"));
+    const o = await get(s.url("/list"));
+    expect(o).toMatchObject({ kind: "robots-unavailable" });
+    expect((o as { reason: string }).reason).toContain("robots.txt disallows");
+    expect(other.hits("/robots.txt")).toHaveLength(1);
+    expect(other.hits("/private/robots-copy.txt")).toHaveLength(0);
+    expect(s.hits("/list")).toHaveLength(0);
+    // Its rules known beforehand (read for a page of its own): the same.
+    const t = await h.fleet.server();
+    t.route("/robots.txt", redirect(other.url("/private/again.txt")));
+    t.route("/list", html("ok"));
+    expect((await get(t.url("/list"))).kind).toBe("robots-unavailable");
+    expect(other.hits("/robots.txt")).toHaveLength(1);
+    expect(other.hits("/private/again.txt")).toHaveLength(0);
+  });
+
+  it("P19: a robots.txt redirected into another site's page: that site's robots.txt is read first, and the page asked only when it allows it", async () => {
+    const s = await site();
+    const other = await h.fleet.server();
+    s.route("/robots.txt", redirect(other.url("/robots-real.txt")));
+    other.route("/robots.txt", robots("User-agent: *\nDisallow: /private/\n"));
+    other.route("/robots-real.txt", robots("User-agent: *\nDisallow: /private\n"));
+    expect((await get(s.url("/private/x"))).kind).toBe("disallowed");
+    expect((await get(s.url("/list"))).kind).toBe("ok");
+    expect(other.requests.map((r) => r.path)).toEqual(["/robots.txt", "/robots-real.txt"]);
+  });
+
+  it("P19: two robots.txt files redirected into each other's pages end, unreachable both, with nothing else asked", async () => {
+    const s = await site();
+    const other = await h.fleet.server();
+    s.route("/robots.txt", redirect(other.url("/a-rules.txt")));
+    other.route("/robots.txt", redirect(s.url("/b-rules.txt")));
+    s.route("/b-rules.txt", robots("User-agent: *\nAllow: /\n"));
+    other.route("/a-rules.txt", robots("User-agent: *\nAllow: /\n"));
+    other.route("/list", html("ok"));
+    const [a, b] = await Promise.all([get(s.url("/list")), get(other.url("/list"))]);
+    expect(a.kind).toBe("robots-unavailable");
+    expect(b.kind).toBe("robots-unavailable");
+    expect(s.hits("/b-rules.txt")).toHaveLength(0);
+    expect(other.hits("/a-rules.txt")).toHaveLength(0);
+    expect(s.hits("/list")).toHaveLength(0);
+    expect(other.hits("/list")).toHaveLength(0);
+  });
+
   it("P20: five robots.txt redirects are followed; the sixth hop counts as unreachable", async () => {
     const s = await site();
     for (let i = 0; i < 6; i++) s.route(i === 0 ? "/robots.txt" : `/r${i}`, redirect(`/r${i + 1}`));

@@ -201,8 +201,74 @@ export function robotsGate(deps: RobotsGateDeps): Step {
     return p;
   };
 
+  /**
+   * Which origin's robots.txt read each read in flight waits on, to judge a hop of its own
+   * (`hopRules`): a read never waits on one that waits, directly or not, on it.
+   */
+  const waitsOn = new Map<string, string>();
+  const reaches = (from: string, to: string): boolean => {
+    let at: string | undefined = from;
+    for (let i = 0; at !== undefined && i <= waitsOn.size; i++) {
+      if (at === to) return true;
+      at = waitsOn.get(at);
+    }
+    return false;
+  };
+
+  /**
+   * P18, P19: the rules of robots.txt of `origin`, where the robots.txt read of `robotsFor` is
+   * redirected into one of its pages: known and fresh, or read now (or the read in flight
+   * awaited). Undefined when that read waits, directly or not, on this one (two robots.txt
+   * files redirected into each other's pages): neither can be had.
+   */
+  const hopRules = async (
+    origin: string,
+    robotsFor: string,
+    call: Call,
+  ): Promise<Lookup | undefined> => {
+    const known = recent.get(origin);
+    if (known && fresh(known)) return rules(known);
+    const cached = await deps.cache.get(origin);
+    if (cached && fresh(cached)) {
+      remember(cached);
+      return rules(cached);
+    }
+    if (reaches(origin, robotsFor)) return undefined;
+    const p = lookup(call.url, call.source, call.signal);
+    waitsOn.set(robotsFor, origin);
+    try {
+      return await p;
+    } finally {
+      waitsOn.delete(robotsFor);
+    }
+  };
+
+  /**
+   * A hop of a robots.txt read: within the origin whose robots.txt it is, or to another
+   * origin's own /robots.txt, it is robots.txt itself (P18) and goes. Into another origin's
+   * page, that origin's robots.txt must allow it (P18, P19); when it does not, or cannot be read,
+   * the hop is not sent, and the robots.txt read ends unreachable (P20, the stricter side).
+   */
+  const robotsHop = async (call: Call, robotsFor: string, next: Handler): Promise<Reply> => {
+    const hop = new URL(call.url);
+    if (hop.origin === robotsFor || (hop.pathname === "/robots.txt" && hop.search === ""))
+      return next(call);
+    const found = await hopRules(hop.origin, robotsFor, call);
+    const verdict =
+      found?.kind === "rules" ? robotsVerdict(found.result, call.url, PRODUCT_TOKEN) : undefined;
+    if (verdict?.verdict === "allowed") {
+      deps.delays.set(hop.origin, (verdict.crawlDelaySeconds ?? 0) * 1000);
+      return next(call);
+    }
+    const why =
+      verdict?.verdict === "disallowed"
+        ? `its robots.txt redirects to ${call.url}, which ${hop.origin}'s robots.txt disallows`
+        : `its robots.txt redirects to ${call.url}, and ${hop.origin}'s robots.txt could not be read to allow it`;
+    return final({ kind: "robots-unavailable", url: call.url, origin: robotsFor, reason: why });
+  };
+
   return (next) => async (call) => {
-    if (call.robotsFor !== undefined) return next(call);
+    if (call.robotsFor !== undefined) return robotsHop(call, call.robotsFor, next);
     const found = await lookup(call.url, call.source, call.signal);
     // The robots.txt request met the deadline, a closed site, a no or the address guard:
     // that is this URL's answer.
