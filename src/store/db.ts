@@ -95,12 +95,15 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     // Made one part at a time, and writable by this user, or said why not (data-dir.ts).
     if (create) ensureDataDir(loc.dir);
     let sqlite: SqliteDatabase.Database;
+    /** The connection once made, closed again when the store does not open after all. */
+    let made: SqliteDatabase.Database | undefined;
     // Each driver is loaded only when its store is opened: a SQLite command never loads pg.
     const Sqlite = requireCjs("better-sqlite3") as typeof SqliteDatabase;
     try {
       if (create) removeStaleParts(linkTarget(file));
       if (create && state === "absent") makeStoreFile(Sqlite, file);
       sqlite = new Sqlite(file, { fileMustExist: true });
+      made = sqlite;
       // First: switching a new file to WAL takes a lock another opener may hold for a moment.
       sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       // Another program's database where the store goes is never made one: nothing is written
@@ -112,8 +115,13 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
       if (opts.cacheMiB !== undefined)
         sqlite.pragma(`cache_size = ${-Math.max(1, Math.floor(opts.cacheMiB * 1024))}`);
     } catch (cause) {
+      if (made?.open) made.close();
       // Said as it is (a link to nothing, a part of the wrong kind): configuration, exit 2.
       if (cause instanceof NorError && cause.code === "E_CONFIG") throw cause;
+      // A store there that would not open and that this process may not write (a read-only
+      // mount: a store in WAL mode is opened by writing beside it) is said as such, exit 2, by a
+      // command that only reads or logs into it (`nor discover`) as by one that may make it.
+      if (state === "file") refuseReadOnly(file);
       const why = cause instanceof Error ? `: ${cause.message}` : "";
       throw (
         storeStateError(file, cause) ??

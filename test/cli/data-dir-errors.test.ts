@@ -167,6 +167,48 @@ describe.skipIf(isRoot && !hasSetpriv)("a data directory this user may not write
   });
 });
 
+/** Whether this process may bind-mount a directory read-only (root on Linux): tried once. */
+function canMountReadOnly(): boolean {
+  if (!isRoot || process.platform !== "linux") return false;
+  const probe = tmp();
+  const from = join(probe, "from");
+  const at = join(probe, "at");
+  mkdirSync(from);
+  mkdirSync(at);
+  if (spawnSync("mount", ["--bind", from, at]).status !== 0) return false;
+  const ok = spawnSync("mount", ["-o", "remount,ro,bind", at]).status === 0;
+  // Left mounted, it would hold the test's directory read-only: then nothing is tried.
+  return spawnSync("umount", [at]).status === 0 && ok;
+}
+
+describe.skipIf(!canMountReadOnly())("a store on a read-only file system", () => {
+  it("a command that only reads or logs into it (nor discover, nor log) says it is read-only (exit 2), not SQLite's words, and sends nothing", async () => {
+    const d = tmp();
+    const catalog = catalogIn(d);
+    const data = join(d, "data");
+    expect((await nor("catalog", "import", catalog, "--data", data)).code).toBe(0);
+    const ro = join(d, "ro");
+    mkdirSync(ro);
+    expect(spawnSync("mount", ["--bind", data, ro]).status).toBe(0);
+    try {
+      expect(spawnSync("mount", ["-o", "remount,ro,bind", ro]).status).toBe(0);
+      // 192.0.2.1 (TEST-NET-1) is never reached: the store is refused before anything is sent.
+      for (const args of [
+        ["discover", "http://192.0.2.1/", "--data", ro],
+        ["log", "--data", ro],
+      ]) {
+        const r = await nor(...args);
+        expect(r.code, `${args[0]}: ${r.stderr}`).toBe(2);
+        expect(r.stderr, args[0]).toContain(
+          `${join(ro, "nor.db")} is read-only (on a read-only file system)`,
+        );
+      }
+    } finally {
+      spawnSync("umount", [ro]);
+    }
+  });
+});
+
 describe("a directory where DATA/nor.db goes", () => {
   it("is refused by reading and writing commands alike (exit 2), naming it, and nothing is made", async () => {
     const d = tmp();
