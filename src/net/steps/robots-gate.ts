@@ -149,19 +149,31 @@ export function robotsGate(deps: RobotsGateDeps): Step {
     return rules(entry);
   };
 
+  /**
+   * The origin's rules when they are known and fresh (this process's latest, else the store's),
+   * and the store's entry, fresh or not (its validators ask again).
+   */
+  const known = async (
+    origin: string,
+  ): Promise<{ rules: Lookup | undefined; cached: CachedRobots | undefined }> => {
+    const mine = recent.get(origin);
+    if (mine && fresh(mine)) return { rules: rules(mine), cached: undefined };
+    const cached = await deps.cache.get(origin);
+    if (cached && fresh(cached)) {
+      remember(cached);
+      return { rules: rules(cached), cached };
+    }
+    return { rules: undefined, cached };
+  };
+
   const read = async (
     origin: string,
     url: string,
     source: string | undefined,
     signal: AbortSignal | undefined,
   ) => {
-    const known = recent.get(origin);
-    if (known && fresh(known)) return rules(known);
-    const cached = await deps.cache.get(origin);
-    if (cached && fresh(cached)) {
-      remember(cached);
-      return rules(cached);
-    }
+    const { rules: now, cached } = await known(origin);
+    if (now) return now;
     const validators: Validators | undefined =
       cached?.state === "rules" && (cached.etag || cached.lastModified)
         ? {
@@ -226,13 +238,9 @@ export function robotsGate(deps: RobotsGateDeps): Step {
     robotsFor: string,
     call: Call,
   ): Promise<Lookup | undefined> => {
-    const known = recent.get(origin);
-    if (known && fresh(known)) return rules(known);
-    const cached = await deps.cache.get(origin);
-    if (cached && fresh(cached)) {
-      remember(cached);
-      return rules(cached);
-    }
+    const now = (await known(origin)).rules;
+    if (now) return now;
+    // From here to the wait noted, nothing yields: no other read can start waiting meanwhile.
     if (reaches(origin, robotsFor)) return undefined;
     const p = lookup(call.url, call.source, call.signal);
     waitsOn.set(robotsFor, origin);
