@@ -50,13 +50,21 @@ interface Runner {
   dir?: string;
 }
 
-/** `dataDir`'s real path, or undefined when it cannot be had. */
+/** `dataDir`'s real path (as the file system spells it), or undefined when it cannot be had. */
 function realDir(dataDir: string): string | undefined {
   try {
-    return realpathSync(dataDir);
+    return realpathSync.native(dataDir);
   } catch {
     return undefined;
   }
+}
+
+/** The hint of `markedElsewhere` for one mark's directory, or "" when it is this one's. */
+function elsewhereText(dataDir: string, there: string | undefined): string {
+  const here = realDir(dataDir);
+  return there === undefined || here === undefined || there === here
+    ? ""
+    : ` (that process opened it as ${there}: if ${dataDir} is a copy of that directory made while its night ran, the night's mark came with the copy, and it is honoured until that night is over, as no check can tell a copy from another view of the same directory; copy a data directory while no night runs there)`;
 }
 
 /**
@@ -72,11 +80,11 @@ export function markedElsewhere(dataDir: string, now: number): string {
   } catch {
     return "";
   }
-  const here = realDir(dataDir);
-  const there = dirs.find((d) => typeof d === "string" && here !== undefined && d !== here);
-  return there === undefined
-    ? ""
-    : ` (that process opened it as ${there}: if ${dataDir} is a copy of that directory made while its night ran, the night's mark came with the copy, and it is honoured until that night is over, as no check can tell a copy from another view of the same directory; copy a data directory while no night runs there)`;
+  for (const d of dirs) {
+    const text = typeof d === "string" ? elsewhereText(dataDir, d) : "";
+    if (text !== "") return text;
+  }
+  return "";
 }
 
 /**
@@ -201,10 +209,19 @@ export function registerNightRunner(
   }
   let joined = false;
   for (const r of liveMarks(dir, now, true)) {
+    const elsewhere = elsewhereText(dataDir, typeof r.dir === "string" ? r.dir : undefined);
     if (r.night !== night) {
       throw new NorError(
         "E_STORE",
-        `night ${r.night} is being run on ${dataDir} by another process (${r.holder})${markedElsewhere(dataDir, now)}; not starting night ${night} beside it: one night at a time (it would ask every site twice); start it once that one is over`,
+        `night ${r.night} is being run on ${dataDir} by another process (${r.holder})${elsewhere}; not starting night ${night} beside it: one night at a time (it would ask every site twice); start it once that one is over`,
+      );
+    }
+    // The same night, joined only through the directory its process opened: a copy's journal
+    // is not that night's, and its requests would not wait on that process's (P9, P10, P11).
+    if (elsewhere !== "") {
+      throw new NorError(
+        "E_STORE",
+        `night ${r.night} is being run by another process (${r.holder})${elsewhere}; not joining it from ${dataDir}: join it with --data naming the directory that process opened, or start this one once that night is over`,
       );
     }
     joined = true;

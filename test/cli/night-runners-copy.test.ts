@@ -87,6 +87,22 @@ describe("a data directory copied while a night runs there", () => {
       const ran = await runMain(["night", "--catalog", first, "--data", copy, "--deadline", "1m"]);
       expect(ran.code, ran.stderr).toBe(1);
       expect(ran.stderr).toContain(hint);
+      // The same night, joined from the copy: refused too, a copy's journal not being that
+      // night's (its requests would not wait on that process's).
+      const join_ = await runMain([
+        "night",
+        "--catalog",
+        first,
+        "--data",
+        copy,
+        "--night",
+        "2020-01-01",
+        "--deadline",
+        "1m",
+      ]);
+      expect(join_.code, join_.stderr).toBe(1);
+      expect(join_.stderr).toContain(`not joining it from ${copy}`);
+      expect(join_.stderr).toContain(hint);
       // On the original itself nothing is said of another directory.
       expect(refused.stderr).not.toContain("that process opened it as");
     } finally {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ManualClock } from "../../src/clock.js";
 import { ROBOTS_TTL_MS } from "../../src/policy/constants.js";
+import { siteOf } from "../../src/policy/site.js";
 import type { Handler } from "../fleet/fleet.js";
 import { minGap } from "../fleet/gaps.js";
 import { type Harness, harness } from "../fleet/harness.js";
@@ -195,6 +196,38 @@ describe("robots.txt redirects (P20, RFC 9309 §2.3.1.2)", () => {
     expect(other.hits("/a-rules.txt")).toHaveLength(0);
     expect(s.hits("/list")).toHaveLength(0);
     expect(other.hits("/list")).toHaveLength(0);
+  });
+
+  it("P11, P19: a read started to judge a hop judges its own hops by what is known only: a chain of robots.txt files redirected into the next origin's page asks two of them, not every one", async () => {
+    const s = await site();
+    const chain = [s];
+    for (let i = 0; i < 5; i++) chain.push(await h.fleet.server());
+    chain.forEach((t, i) => {
+      const to = chain[i + 1];
+      if (to) t.route("/robots.txt", redirect(to.url("/page.txt")));
+      else t.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+      t.route("/page.txt", robots("User-agent: *\nAllow: /\n"));
+    });
+    expect((await get(s.url("/list"))).kind).toBe("robots-unavailable");
+    const robotsAsked = chain.map((t) => t.hits("/robots.txt").length);
+    expect(robotsAsked).toEqual([1, 1, 0, 0, 0, 0]);
+    expect(chain.map((t) => t.hits("/page.txt").length)).toEqual([0, 0, 0, 0, 0, 0]);
+  });
+
+  it("P13, P19: the deadline met while the hop's origin's robots.txt would be read is said as the deadline, and nothing is kept as unreachable", async () => {
+    const s = await site();
+    // Another port of the same address: another origin, the same site (P9).
+    const other = await h.fleet.server({ host: s.host });
+    s.route("/robots.txt", redirect(other.url("/rules.txt")));
+    other.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    other.route("/rules.txt", robots("User-agent: *\nAllow: /\n"));
+    // One site (the same address): the gap after the first robots.txt puts the second past it.
+    expect(siteOf(other.url("/"))).toBe(siteOf(s.url("/")));
+    const f = h.fetcher({ deadline: h.clock.now() + 1_000 });
+    const o = await f.fetch({ url: s.url("/list"), purpose: "page" });
+    expect(o.kind).toBe("deadline");
+    expect(other.hits("/rules.txt")).toHaveLength(0);
+    expect(await h.ports.robotsCache.get(new URL(s.url("/")).origin)).toBeUndefined();
   });
 
   it("P20: five robots.txt redirects are followed; the sixth hop counts as unreachable", async () => {

@@ -227,11 +227,16 @@ export function robotsGate(deps: RobotsGateDeps): Step {
     return false;
   };
 
+  /** Origins whose robots.txt read in flight was started to judge another read's hop. */
+  const nested = new Set<string>();
+
   /**
    * P18, P19: the rules of robots.txt of `origin`, where the robots.txt read of `robotsFor` is
    * redirected into one of its pages: known and fresh, or read now (or the read in flight
-   * awaited). Undefined when that read waits, directly or not, on this one (two robots.txt
-   * files redirected into each other's pages): neither can be had.
+   * awaited, until the asker's stop). Undefined when they cannot be had: that read waits,
+   * directly or not, on this one (two robots.txt files redirected into each other's pages), or
+   * this read was itself started to judge another's hop (one read so started a hop at most:
+   * never a chain of reads of origins no source names).
    */
   const hopRules = async (
     origin: string,
@@ -241,11 +246,17 @@ export function robotsGate(deps: RobotsGateDeps): Step {
     const now = (await known(origin)).rules;
     if (now) return now;
     // From here to the wait noted, nothing yields: no other read can start waiting meanwhile.
-    if (reaches(origin, robotsFor)) return undefined;
+    if (nested.has(robotsFor) || reaches(origin, robotsFor)) return undefined;
+    const starts = !inflight.has(origin);
     const p = lookup(call.url, call.source, call.signal);
+    if (starts) {
+      nested.add(origin);
+      const done = () => void nested.delete(origin);
+      p.then(done, done);
+    }
     waitsOn.set(robotsFor, origin);
     try {
-      return await p;
+      return await untilStopped(p, call.signal);
     } finally {
       waitsOn.delete(robotsFor);
     }
@@ -262,6 +273,14 @@ export function robotsGate(deps: RobotsGateDeps): Step {
     if (hop.origin === robotsFor || (hop.pathname === "/robots.txt" && hop.search === ""))
       return next(call);
     const found = await hopRules(hop.origin, robotsFor, call);
+    // The checker's own limits met on the way (the deadline, its sends used up by its own
+    // crashes) are no word of either site's: said as they are, and nothing is kept of them.
+    if (
+      found?.kind === "stopped" &&
+      (found.outcome.kind === "deadline" ||
+        (found.outcome.kind === "error" && found.outcome.reason === SENDS_USED_UP))
+    )
+      return final({ ...found.outcome, url: call.url });
     const verdict =
       found?.kind === "rules" ? robotsVerdict(found.result, call.url, PRODUCT_TOKEN) : undefined;
     if (verdict?.verdict === "allowed") {
@@ -291,6 +310,26 @@ export function robotsGate(deps: RobotsGateDeps): Step {
     }
     return next(call);
   };
+}
+
+/** `p`, or the stop's reason once `signal` says stop, whichever comes first. */
+function untilStopped<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return p;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    signal.addEventListener("abort", stop, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener("abort", stop);
+        resolve(v);
+      },
+      (err: unknown) => {
+        signal.removeEventListener("abort", stop);
+        reject(err);
+      },
+    );
+  });
 }
 
 function rules(e: CachedRobots): Lookup {
