@@ -91,6 +91,7 @@ const ORDER: readonly NightOutcomeKind[] = [
   "gone",
   "error",
   "extract-error",
+  "cut-short",
   "unreached",
   "recheck-still-no",
   "recheck-answers",
@@ -125,6 +126,10 @@ export function nextSteps(e: NightEnd): string[] {
   if (broken > 0) out.push(`${plural(broken, "source")} failed: \`nor status\` and \`nor log\``);
   if (n("no-records") > 0)
     out.push(`${plural(n("no-records"), "source")} opened but showed no records: check the recipe`);
+  if (n("cut-short") > 0)
+    out.push(
+      `${plural(n("cut-short"), "source")} cut short by the deadline: asked and answered, but a retry or next request would have started after it (\`nor status\` says what each answered); they go first next night (P13, P15)`,
+    );
   if (n("unreached") > 0)
     out.push(
       `${plural(n("unreached"), "source")} not reached before the deadline: they go first next night (P13)`,
@@ -195,8 +200,15 @@ export function offlineMessage(o: OfflineReport): string {
   return `the checker could not reach the internet: ${how}; nothing was judged about them (${plural(o.sources, "source")} recorded as checker-offline)`;
 }
 
-/** The night met its deadline: this run ended past it, or sources were left unreached by it. */
+/**
+ * The night met its deadline: this run ended past it, or sources were left unreached or cut
+ * short by it.
+ */
 function deadlineReached(e: NightEnd): boolean {
-  // Sources left unreached are the deadline's doing, whichever run of the night met it.
-  return e.endedAt >= e.deadlineAt || (e.outcomes.unreached ?? 0) > 0;
+  // Sources left unreached or cut short are the deadline's doing, whichever run met it.
+  return (
+    e.endedAt >= e.deadlineAt ||
+    (e.outcomes.unreached ?? 0) > 0 ||
+    (e.outcomes["cut-short"] ?? 0) > 0
+  );
 }

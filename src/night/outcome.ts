@@ -6,10 +6,14 @@
 import type { FetchOutcome } from "../net/types.js";
 import { blockedAddressWhy } from "../policy/address.js";
 import { isOwnersRequest } from "../policy/admission.js";
+import type { LastAttempt } from "./ports.js";
 import type { NightOutcome } from "./types.js";
 
 /** P21: what a source behind a closed lane is told. */
 export const SITE_CLOSED_REASON = "site said no earlier tonight";
+
+/** P13: the words of a source the deadline stopped before anything was asked of its page. */
+export const TIME_LIMIT_PASSED = "the night's time limit passed";
 
 export function failureOutcome(
   o: Exclude<FetchOutcome, { kind: "ok" } | { kind: "not-modified" }>,
@@ -52,8 +56,31 @@ export function failureOutcome(
         url: o.url,
       };
     case "deadline":
-      return { kind: "unreached", reason: "the night's time limit passed", url: o.url };
+      return { kind: "unreached", reason: TIME_LIMIT_PASSED, url: o.url };
   }
+}
+
+/**
+ * P13, P15: a source whose page was asked tonight (`last`, its latest attempt) when the deadline
+ * stopped the request that had to follow: reached, and cut short. Its words say what the site
+ * answered and what would have come next, never that it was not reached.
+ */
+export function cutShortOutcome(last: LastAttempt): NightOutcome {
+  const answered =
+    last.status !== null
+      ? `answered HTTP ${last.status}`
+      : `got no full answer (${last.failure ?? last.outcome})`;
+  const next =
+    last.outcome === "retry" && last.retryAt !== undefined
+      ? `its retry (in ${Math.round(Math.max(0, last.retryAt - last.endedAt) / 1000)} s)`
+      : "its next request";
+  const out: NightOutcome = {
+    kind: "cut-short",
+    reason: `${answered}; ${next} would have started after the night's time limit`,
+    url: last.url,
+  };
+  if (last.status !== null) out.status = last.status;
+  return out;
 }
 
 /** Outcomes after which no other way in is tried tonight (the site said no, or time is up). */

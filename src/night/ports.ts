@@ -91,6 +91,28 @@ export interface NightStore {
    * records; a store without it reads every 304's copy. One indexed query: it runs on every 304.
    */
   pageRead?(sourceId: string, url: string): Promise<KnownPageRead | undefined>;
+  /**
+   * P13, P15: the latest attempt sent for this source tonight (its robots.txt aside) that the
+   * site answered or that failed on the wire, from the request log (P27); undefined when
+   * nothing was sent for it. Read only when the deadline stopped a source's check, to tell a
+   * source cut short (asked and answered, its retry or next request past the time limit) from
+   * one not reached. A store without it records every such source as unreached.
+   */
+  lastAttempt?(night: string, sourceId: string): Promise<LastAttempt | undefined>;
+}
+
+/** One attempt of the request log, as `NightStore.lastAttempt` reads it. */
+export interface LastAttempt {
+  url: string;
+  /** The HTTP status; null for a connection that failed or closed before its head. */
+  status: number | null;
+  /** The log's word for the attempt (`retry`, `redirect`, `error`, `gone`, …). */
+  outcome: string;
+  /** The transport's failure, when any (a connection closed before a full response). */
+  failure?: string;
+  endedAt: number;
+  /** P15: when its retry was due (`retry` attempts). */
+  retryAt?: number;
 }
 
 /** What sourceNow reads. */

@@ -16,7 +16,12 @@ import { type CheckContext, checkSource } from "./check-source.js";
 import type { DurableSummary } from "./durable-window.js";
 import { flagsFor } from "./flags.js";
 import { type Lane, type PlannedSource, type PlanSource, planLanes } from "./lanes.js";
-import { failureOutcome, SITE_CLOSED_REASON } from "./outcome.js";
+import {
+  cutShortOutcome,
+  failureOutcome,
+  SITE_CLOSED_REASON,
+  TIME_LIMIT_PASSED,
+} from "./outcome.js";
 import { checkConcurrency, runPool } from "./pool.js";
 import type { NightState, NightStore, SourceNow, TonightHistory } from "./ports.js";
 import type { ValidatorStore, WayReader } from "./reader.js";
@@ -311,7 +316,7 @@ export async function runNight(
         // P13: no request starts after the limit; the source waits for tomorrow and goes first.
         result = {
           sourceId: source.id,
-          outcome: { kind: "unreached", reason: "the night's time limit passed" },
+          outcome: { kind: "unreached", reason: TIME_LIMIT_PASSED },
           records: [],
           validators: [],
           flags: [],
@@ -337,6 +342,8 @@ export async function runNight(
           result = !history.reading
             ? await recheckSource(fetcher, clock, entry, deps.validators)
             : await checkSource(ctx, entry, history);
+          if (result.outcome.kind === "unreached")
+            result = await cutShort(store, opts.night, result);
           if (observe(lane.site, result)) {
             result = {
               ...offlineResult(source.id, result.startedAt),
@@ -517,6 +524,21 @@ export async function runNight(
   }
   await store.finishNight(opts.night, clock.now());
   return summary;
+}
+
+/**
+ * P13, P15: a check the deadline stopped is `unreached` only when nothing was asked of its page
+ * tonight. One whose page was asked and answered (a 503 whose retry would have started after
+ * the time limit, say) was reached: it is `cut-short`, in words that say what the site
+ * answered. Either way it goes first next night (NOT_CHECKED_OUTCOMES).
+ */
+async function cutShort(
+  store: NightStore,
+  night: string,
+  result: SourceResult,
+): Promise<SourceResult> {
+  const last = await store.lastAttempt?.(night, result.sourceId);
+  return last === undefined ? result : { ...result, outcome: cutShortOutcome(last) };
 }
 
 /** The archive's failure a check threw, itself or as the cause of a request cut by it. */

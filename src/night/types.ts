@@ -20,7 +20,14 @@ export type NightOutcomeKind =
   | "error"
   | "no-records"
   | "extract-error"
+  /** P13: the night's time limit came before anything was asked of its page. */
   | "unreached"
+  /**
+   * P13, P15: its page was asked and answered tonight, but the request that had to follow (a
+   * retry, a redirect's hop, the next way in) would have started after the night's time limit,
+   * so it was not sent. Reached, not finished: the reason says what the site answered.
+   */
+  | "cut-short"
   | "recheck-still-no"
   | "recheck-answers"
   /**
@@ -47,15 +54,20 @@ const EVERY_OUTCOME: Record<NightOutcomeKind, true> = {
   "no-records": true,
   "extract-error": true,
   unreached: true,
+  "cut-short": true,
   "recheck-still-no": true,
   "recheck-answers": true,
   "checker-offline": true,
 };
 export const OUTCOME_KINDS = Object.keys(EVERY_OUTCOME) as readonly NightOutcomeKind[];
 
-/** Outcomes of a night on which the source was not checked at all (P13: these go first). */
+/**
+ * Outcomes of a night on which the source was not checked, or not to the end: not asked at all
+ * (unreached, checker-offline), or asked but cut short by the deadline (P13: these go first).
+ */
 export const NOT_CHECKED_OUTCOMES: ReadonlySet<NightOutcomeKind> = new Set([
   "unreached",
+  "cut-short",
   "checker-offline",
 ]);
 
@@ -150,7 +162,7 @@ export interface SourceHistory {
   markedNight?: string;
   /** When it was last checked (end of its check), ms; undefined = never. */
   lastCheckedAt?: number;
-  /** Last night's outcome was `unreached` (P13: these go first). */
+  /** Last night's outcome was one of NOT_CHECKED_OUTCOMES, `unreached` say (P13: these go first). */
   unreachedLast: boolean;
   /** Outcomes of earlier nights, newest first (for the flag rules). */
   recentOutcomes: NightOutcomeKind[];

@@ -8,6 +8,7 @@ import type {
   CatalogRow,
   Committed,
   LaneState,
+  LastAttempt,
   NightState,
   NightStore,
   SourceNow,
@@ -432,6 +433,34 @@ export class SqlNightStore implements NightStore, ValidatorStore {
     // A row from before its ids were kept (migration 014) proves nothing: read in full once.
     const allStored = row.listed !== null && Number(row.stored) === Number(row.listed);
     return { url: row.url, key: row.key, records: Number(row.records), allStored };
+  }
+
+  async lastAttempt(night: string, sourceId: string): Promise<LastAttempt | undefined> {
+    // Newest first along the log's (source, started_at) index: tonight's rows are its newest.
+    // A row never sent (its deadline or a stop came first, P13) or cut by a crash says nothing
+    // of what the site answered.
+    const row = await this.#db
+      .selectFrom("request_log")
+      .select(["url", "status", "outcome", "failure", "ended_at", "retry_at"])
+      .where("source", "=", sourceId)
+      .where("night", "=", night)
+      .where("purpose", "!=", "robots")
+      .where("ended_at", "is not", null)
+      .where("outcome", "not in", ["interrupted", "deadline"])
+      .orderBy("started_at", "desc")
+      .orderBy("id", "desc")
+      .limit(1)
+      .executeTakeFirst();
+    if (!row || row.ended_at === null) return undefined;
+    const out: LastAttempt = {
+      url: row.url,
+      status: row.status === null ? null : Number(row.status),
+      outcome: row.outcome,
+      endedAt: fromIso(row.ended_at, "request_log.ended_at"),
+    };
+    if (row.failure !== null) out.failure = row.failure;
+    if (row.retry_at !== null) out.retryAt = fromIso(row.retry_at, "request_log.retry_at");
+    return out;
   }
 
   async get(url: string): Promise<{ etag?: string; lastModified?: string } | undefined> {

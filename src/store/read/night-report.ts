@@ -40,6 +40,8 @@ export interface NightReport extends NightSummary {
   nos: SourceOutcome[];
   nosBySite: { site: string; count: number }[];
   unreached: SourceOutcome[];
+  /** P13, P15: asked and answered, then cut short by the deadline (a retry past it). */
+  cutShort: SourceOutcome[];
   requests: SiteRequests[];
   totalRequests: number;
   /** When each source the night reached ended its check, earliest first (ISO). */
@@ -146,6 +148,7 @@ export async function nightReport(
     nos,
     nosBySite,
     unreached: all.filter((o) => o.outcome === "unreached"),
+    cutShort: all.filter((o) => o.outcome === "cut-short"),
     requests: perSite,
     totalRequests: perSite.reduce((a, r) => a + r.requests, 0),
     ended,

@@ -24,7 +24,7 @@ async function namedReport(db: Db, night: string) {
   if (!r) return undefined;
   const names = await sourceNames(
     db,
-    [...r.nos, ...r.unreached].map((o) => o.source),
+    [...r.nos, ...r.unreached, ...r.cutShort].map((o) => o.source),
   );
   return { r, names };
 }
@@ -124,6 +124,18 @@ export const ReportView: FC<{ r: NightReport; names: ReadonlyMap<string, SourceN
         </li>
       ))}
     </ul>
+    {r.cutShort.length > 0 ? (
+      <>
+        <h2>Cut short by the deadline ({r.cutShort.length})</h2>
+        <ul>
+          {r.cutShort.map((o) => (
+            <li>
+              <SourceLink id={o.source} names={names} /> {o.reason ?? ""}
+            </li>
+          ))}
+        </ul>
+      </>
+    ) : null}
     <h2>Requests by site</h2>
     <Wide label="Requests by site">
       <table>

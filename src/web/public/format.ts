@@ -70,6 +70,9 @@ export function outcomeLabel(
       return { text: "no records shown", tone: "trouble" };
     case "unreached":
       return { text: "not reached (the night ran out of time)", tone: "skip" };
+    case "cut-short":
+      // Asked and answered: the reason says what, and what the time limit stopped.
+      return { text: "cut short (the night ran out of time)", tone: "skip" };
     case "gone":
       return { text: "gone", tone: "trouble" };
     case "unreachable":

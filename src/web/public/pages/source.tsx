@@ -129,9 +129,9 @@ const NightStrip: FC<{ nights: readonly StripNight[] }> = ({ nights }) => {
         })}
       </svg>
       <figcaption class="small muted">
-        Green: yes · red: no · grey: skipped or not reached · yellow: trouble · dashed: not checked
-        or not listed · pale: checker offline. Point at a night to read it here, or tap it to open
-        its row; the table below says each night in words (Tab goes from night to night).
+        Green: yes · red: no · grey: skipped, not reached or cut short · yellow: trouble · dashed:
+        not checked or not listed · pale: checker offline. Point at a night to read it here, or tap
+        it to open its row; the table below says each night in words (Tab goes from night to night).
       </figcaption>
     </figure>
   );
