@@ -7,14 +7,15 @@
  * COMMIT includes its WAL writes and fsync. The process's CPU for the night is beside it.
  *
  * Nights 1 and 2 run once on a first store (V8 compiles the engine: not counted), then again on
- * a fresh store, measured: night 1 (robots.txt + every feed, new) and night 2 (every feed, 304).
+ * a fresh store, measured: night 1 (robots.txt + every feed, new) and night 2 (every feed, 304);
+ * then night 3, the sites sending every feed again whole (loopback-sites.ts "no-304").
  * `BENCH_SITES` (default 200) and `BENCH_SOURCES_PER_SITE` (default 10) size it.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { norNight, startSites, writeFeedCatalog } from "./loopback.js";
+import { conditional, norNight, startSites, writeFeedCatalog } from "./loopback.js";
 
 interface Tally {
   n: number;
@@ -151,6 +152,15 @@ export async function run(): Promise<string> {
       norNight(args("store", "2026-11-05")),
     );
     const n2 = await measured(probe, SITES * PER, () => norNight(args("store", "2026-11-06")));
+    // Night 3: the sites ignore validators and send every feed again whole, the same page.
+    await conditional(child, false);
+    let n3: Measured;
+    try {
+      await norNight(args("warm-up", "2026-11-07"));
+      n3 = await measured(probe, SITES * PER, () => norNight(args("store", "2026-11-07")));
+    } finally {
+      await conditional(child, true);
+    }
     return [
       "## Where a warm night's SQL time goes, statement by statement",
       "",
@@ -158,6 +168,11 @@ export async function run(): Promise<string> {
       "",
       ...table("night 1 (robots.txt + every feed, new)", n1, 25),
       ...table("night 2 (every feed, 304)", n2, 20),
+      ...table(
+        "night 3 (every feed again, 200, the same page: the sites ignore validators)",
+        n3,
+        20,
+      ),
     ].join("\n");
   } finally {
     probe.remove();
