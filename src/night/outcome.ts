@@ -74,11 +74,12 @@ export function cutShortOutcome(last: LastAttempt): NightOutcome {
     last.outcome === "retry" && last.retryAt !== undefined
       ? `its retry (in ${Math.round(Math.max(0, last.retryAt - last.endedAt) / 1000)} s)`
       : "its next request";
-  const out: NightOutcome = {
-    kind: "cut-short",
-    reason: `${answered}; ${next} would have started after the night's time limit`,
-    url: last.url,
-  };
+  // A complete answer whose source the night had not yet recorded when it stopped (a crash or a
+  // stop, then resumed past the time limit): nothing more was to be asked.
+  const reason = last.final
+    ? `${answered} in full, and the night's time limit came before its records were read (a stop or a crash came between)`
+    : `${answered}; ${next} would have started after the night's time limit`;
+  const out: NightOutcome = { kind: "cut-short", reason, url: last.url };
   if (last.status !== null) out.status = last.status;
   return out;
 }

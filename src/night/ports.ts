@@ -113,6 +113,8 @@ export interface LastAttempt {
   endedAt: number;
   /** P15: when its retry was due (`retry` attempts). */
   retryAt?: number;
+  /** The answer was complete (P8: never asked again tonight), its source not yet recorded. */
+  final?: boolean;
 }
 
 /** What sourceNow reads. */

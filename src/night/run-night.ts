@@ -314,7 +314,8 @@ export async function runNight(
       const now = clock.now();
       if (now >= state.deadlineAt) {
         // P13: no request starts after the limit; the source waits for tomorrow and goes first.
-        result = {
+        // A night resumed after a stop or a crash may have asked it before (P13, P15).
+        result = await cutShort(store, opts.night, {
           sourceId: source.id,
           outcome: { kind: "unreached", reason: TIME_LIMIT_PASSED },
           records: [],
@@ -322,7 +323,7 @@ export async function runNight(
           flags: [],
           startedAt: now,
           endedAt: now,
-        };
+        });
       } else if (closed.has(lane.site)) {
         result = {
           sourceId: source.id,
@@ -537,7 +538,13 @@ async function cutShort(
   night: string,
   result: SourceResult,
 ): Promise<SourceResult> {
-  const last = await store.lastAttempt?.(night, result.sourceId);
+  let last: Awaited<ReturnType<NonNullable<NightStore["lastAttempt"]>>>;
+  try {
+    last = await store.lastAttempt?.(night, result.sourceId);
+  } catch {
+    // The log could not say: left unreached, which goes first next night all the same.
+    return result;
+  }
   return last === undefined ? result : { ...result, outcome: cutShortOutcome(last) };
 }
 

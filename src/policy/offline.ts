@@ -43,9 +43,16 @@ export function networkFailureIn(reason: string | undefined): NetworkFailure | u
 export function reachEvidence(o: {
   kind: string;
   reason?: string | undefined;
+  status?: number | null | undefined;
 }): "failed" | "answered" | "none" {
   if (o.kind === "unreached" || o.kind === "checker-offline" || o.kind === "timed-out")
     return "none";
+  // Cut short by the deadline: answered when the site gave a status; else the failure its last
+  // attempt met (a DNS or connect failure is evidence as any other), or nothing to go by.
+  if (o.kind === "cut-short") {
+    if (typeof o.status === "number") return "answered";
+    return networkFailureIn(o.reason) !== undefined ? "failed" : "none";
+  }
   const failure =
     o.kind === "unreachable" || o.kind === "robots-unavailable" || o.kind === "recheck-still-no"
       ? networkFailureIn(o.reason)

@@ -121,12 +121,12 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
       // A store there that would not open and that this process may not write (a read-only
       // mount: a store in WAL mode is opened by writing beside it) is said as such, exit 2, by a
       // command that only reads or logs into it (`nor discover`) as by one that may make it.
+      // What SQLite said of the store comes first (a damaged one is damaged, whoever asks).
+      const said = storeStateError(file, cause);
+      if (said !== undefined) throw said;
       if (state === "file") refuseReadOnly(file);
       const why = cause instanceof Error ? `: ${cause.message}` : "";
-      throw (
-        storeStateError(file, cause) ??
-        new NorError("E_STORE", `cannot open the store at ${file}${why}`, { cause })
-      );
+      throw new NorError("E_STORE", `cannot open the store at ${file}${why}`, { cause });
     }
     // Each SQL text is compiled once and its statement reused (statement-cache.ts). No U+0000
     // is stored, on either dialect (no-nul.ts). The hot prepared statements run on the

@@ -441,7 +441,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
     // of what the site answered.
     const row = await this.#db
       .selectFrom("request_log")
-      .select(["url", "status", "outcome", "failure", "ended_at", "retry_at"])
+      .select(["url", "status", "outcome", "failure", "ended_at", "retry_at", "final"])
       .where("source", "=", sourceId)
       .where("night", "=", night)
       .where("purpose", "!=", "robots")
@@ -460,6 +460,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
     };
     if (row.failure !== null) out.failure = row.failure;
     if (row.retry_at !== null) out.retryAt = fromIso(row.retry_at, "request_log.retry_at");
+    if (Number(row.final) === 1) out.final = true;
     return out;
   }
 

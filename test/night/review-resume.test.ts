@@ -51,7 +51,7 @@ describe("review: resuming a night", () => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
-  it("P13: a night resumed after its deadline sends nothing; the sources left are unreached and go first the next night", async () => {
+  it("P13: a night resumed after its deadline sends nothing; the sources left, asked and answered before the stop, are cut short and go first the next night", async () => {
     const dir = mkdtempSync(join(tmpdir(), "nor-review-resume-"));
     dirs.push(dir);
     const catalog = writeCatalog(
@@ -75,9 +75,18 @@ describe("review: resuming a night", () => {
       ),
     ).toEqual([
       { source_id: "f1", outcome: "ok" },
-      { source_id: "f2", outcome: "unreached" },
-      { source_id: "f3", outcome: "unreached" },
+      { source_id: "f2", outcome: "cut-short" },
+      { source_id: "f3", outcome: "cut-short" },
     ]);
+    expect(
+      sql<{ reason: string }>(
+        dir,
+        "select reason from night_sources where night = ? and source_id = 'f2'",
+        "2026-11-05",
+      )[0]?.reason,
+    ).toBe(
+      "answered HTTP 200 in full, and the night's time limit came before its records were read (a stop or a crash came between)",
+    );
     expect(sent - before).toBe(4);
     // P13: the unreached go first the next night (one lane: f2, f3 before f1).
     expect((await nightCli(catalog, dir, "2026-11-06")).code).toBe(0);
