@@ -37,6 +37,7 @@ main{padding-top:1rem;padding-bottom:2rem}
 h1{font-size:1.6rem;margin:.5rem 0 1rem}h2{font-size:1.2rem;margin-top:1.75rem}
 .table-wrap{overflow-x:auto;max-width:100%;position:relative}
 table{border-collapse:collapse;width:100%;margin:.5rem 0;overflow-wrap:break-word}
+.record{overflow-wrap:anywhere}
 th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #d8dee4;vertical-align:top}
 th{background:#f6f8fa;font-weight:600}
 .nowrap{white-space:nowrap}.muted{color:#57606a}.small{font-size:.875rem}

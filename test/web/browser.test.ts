@@ -544,6 +544,41 @@ describe.skipIf(SKIP)("the directory in Debian's chromium", () => {
     ).toEqual([]);
   });
 
+  it("a record titled with one unbroken word of 600 characters wraps in its own cell: the date, government and records columns stay in view", async () => {
+    const title = `2026_12_01_Regular_Council_Agenda_Packet_FINAL_${"x".repeat(553)}.pdf`;
+    await fx.store.db
+      .insertInto("records")
+      .values({
+        source_id: "test-agendas",
+        record_id: "long-title",
+        title,
+        date: "2026-11-05",
+        url: null,
+        kind: null,
+        first_seen_night: "2026-11-05",
+        first_seen_at: "2026-11-05T06:00:00.000Z",
+      })
+      .execute();
+    try {
+      await go("/new");
+      const m = await page.evaluate(() => {
+        const table = document.querySelector("table.new");
+        const wrap = table?.closest(".table-wrap");
+        const date = document.querySelector("table.new th:nth-child(2)");
+        return {
+          table: table ? table.getBoundingClientRect().right : 0,
+          wrap: wrap ? wrap.getBoundingClientRect().right : 0,
+          date: date ? date.getBoundingClientRect().left : Number.POSITIVE_INFINITY,
+          width: window.innerWidth,
+        };
+      });
+      expect(m.table).toBeLessThanOrEqual(m.wrap + 1);
+      expect(m.date).toBeLessThan(m.width);
+    } finally {
+      await fx.store.db.deleteFrom("records").where("record_id", "=", "long-title").execute();
+    }
+  });
+
   it("every page at 390 px wide: no sideways scroll; axe-core finds no serious or critical violation on the main ones", async () => {
     await signIn();
     const pages = [...PUBLIC_PAGES, ...CONSOLE_PAGES, "/console/sign-in?signed-out"];

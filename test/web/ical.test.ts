@@ -61,6 +61,30 @@ const AHEAD = [
     date: "2026-11-21T23:00:00.000Z",
     meeting: true,
   },
+  // Times written in UTC or with an offset are ordered by the instant they name, and a day is
+  // the one in Ohio: 9 pm of Nov 20 written in UTC sorts before 11:30 pm written with its
+  // offset, though its text sorts after; 8 pm of Nov 4 (the day before the fixture's today,
+  // Nov 5) written in UTC reads as Nov 5 and is not upcoming.
+  {
+    source_id: "test-agendas",
+    record_id: "utc-evening",
+    kind: null,
+    date: "2026-11-21T02:00:00Z",
+    meeting: true,
+  },
+  {
+    source_id: "test-agendas",
+    record_id: "local-late",
+    kind: null,
+    date: "2026-11-20T23:30:00-05:00",
+    meeting: true,
+  },
+  {
+    source_id: "test-agendas",
+    record_id: "last-night-utc",
+    kind: null,
+    date: "2026-11-05T01:00:00Z",
+  },
   // A meeting platform's documents, each a record: a notice of the meeting, or a file of type
   // Other, may be all a meeting has posted yet; on a page of agendas they are its meeting.
   {
@@ -146,12 +170,14 @@ describe.each(stores)("the calendar lists meetings only ($name)", (factory) => {
     expect(uids(all)).toEqual([
       "test-bids.pre-bid",
       "test-agendas.agenda",
+      "test-agendas.utc-evening",
+      "test-agendas.local-late",
       "test-agendas.own-word",
       "test-agendas.notice-of-meeting",
       "test-agendas.other-doc",
       "akron-minutes.akron-agenda",
     ]);
-    expect(AHEAD.filter((r) => r.meeting).length).toBe(6);
+    expect(AHEAD.filter((r) => r.meeting).length).toBe(8);
     // The fixture's notice dated today (Nov 5) is not a meeting either.
     expect(all).not.toContain("evil-notices");
   });
@@ -162,6 +188,8 @@ describe.each(stores)("the calendar lists meetings only ($name)", (factory) => {
     expect(await ics("?county=Franklin")).toEqual([
       "test-bids.pre-bid",
       "test-agendas.agenda",
+      "test-agendas.utc-evening",
+      "test-agendas.local-late",
       "test-agendas.own-word",
       "test-agendas.notice-of-meeting",
       "test-agendas.other-doc",
@@ -170,6 +198,8 @@ describe.each(stores)("the calendar lists meetings only ($name)", (factory) => {
     expect(await ics("?government=village-of-test&records=bids")).toEqual(["test-bids.pre-bid"]);
     expect(await ics("?source=test-agendas")).toEqual([
       "test-agendas.agenda",
+      "test-agendas.utc-evening",
+      "test-agendas.local-late",
       "test-agendas.own-word",
       "test-agendas.notice-of-meeting",
       "test-agendas.other-doc",

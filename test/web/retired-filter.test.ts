@@ -130,6 +130,20 @@ describe.each(stores)("a filter that names a retired page or government ($name)"
     expect(search["retired"]).toEqual(body["retired"]);
   });
 
+  it("the home page counts the current catalog's records, as the download does: a retired page's are not among them", async () => {
+    const home = await (await app.request("/")).text();
+    const noted = /<strong>(\d+)<\/strong>\s*records? noted so far/.exec(home);
+    const download = (await (await app.request("/downloads/records.json")).json()) as {
+      records: unknown[];
+    };
+    expect(Number(noted?.[1])).toBe(download.records.length);
+    const stored = await f.store.db
+      .selectFrom("records")
+      .select((eb) => eb.fn.countAll<number | string>().as("n"))
+      .executeTakeFirst();
+    expect(Number(noted?.[1])).toBeLessThan(Number(stored?.n));
+  });
+
   it("a download with that filter is a 410 that says so, never an empty file", async () => {
     for (const file of ["records.csv", "records.json"]) {
       const res = await app.request(`/downloads/${file}?source=evil-notices`);

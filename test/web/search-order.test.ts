@@ -115,6 +115,16 @@ describe.each([sqlite, ...(pg ? [pg] : []), ...(pgNewYork ? [pgNewYork] : [])])(
       ]);
     });
 
+    it("a source's newest records are ordered by the instant their date names, not its text", async () => {
+      const api = (await (await f.app.request("/api/sources/test-agendas")).json()) as {
+        newestRecords: { recordId: string }[];
+      };
+      const ids = api.newestRecords.map((r) => r.recordId).filter((id) => id.startsWith("r/"));
+      // `…-03-10T21:00:00-05:00` (02:00 UTC on Mar 11) is newer than `…-03-11T01:00:00Z`.
+      expect(ids.indexOf("r/late-local")).toBeLessThan(ids.indexOf("r/utc"));
+      expect(ids.slice(0, 5)).toEqual(["r/late-local", "r/utc", "r/10", "r/9", "r/utc-before-9"]);
+    });
+
     it("pages of a search cut the same order: the second page goes on where the first stopped", async () => {
       // 20 more matches, all dated before the others, so the first page is 20 of 32.
       await f.store.db

@@ -5,6 +5,7 @@
  * appear only on their own page (and a retired government's lists the record pages it had).
  */
 
+import { recordInstant } from "../../policy/record-date.js";
 import { shownText } from "../../policy/shown-text.js";
 import type { Db } from "../db.js";
 import type { RecordsTable } from "../schema/night.js";
@@ -277,7 +278,12 @@ export function toRecord(r: RecordsTable): RecordItem {
   };
 }
 
-/** Newest by the record's own date (backfilled old records do not crowd out new ones). */
+/**
+ * Newest by the record's own date (backfilled old records do not crowd out new ones), as the
+ * instant it names (policy/record-date.ts: the text of a date is no time order), undated last;
+ * then the latest first seen, then by id. The query takes a wider set in text order, from which
+ * the newest `limit` are kept (at its edge, within a day of text order).
+ */
 export async function newestRecords(
   db: Db,
   sourceId: string,
@@ -290,9 +296,19 @@ export async function newestRecords(
     .orderBy("r.date", (ob) => ob.desc().nullsLast())
     .orderBy("r.first_seen_at", "desc")
     .orderBy("r.record_id")
-    .limit(limit)
+    .limit(limit * 2)
     .execute();
-  return rows.map(toRecord);
+  const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+  return rows
+    .map((r) => ({ r, at: recordInstant(r.date) }))
+    .sort(
+      (a, b) =>
+        (b.at ?? Number.NEGATIVE_INFINITY) - (a.at ?? Number.NEGATIVE_INFINITY) ||
+        cmp(b.r.first_seen_at, a.r.first_seen_at) ||
+        cmp(a.r.record_id, b.r.record_id),
+    )
+    .slice(0, limit)
+    .map((x) => toRecord(x.r));
 }
 
 /**
@@ -355,24 +371,36 @@ export interface DirectoryCounts {
   records: number;
 }
 
+/**
+ * The current catalog's counts, as every list and download counts (docs/api.md): current
+ * governments, their current record pages, and those pages' records (a retired page's records
+ * are kept on its own page, in no count).
+ */
 export async function directoryCounts(db: Db): Promise<DirectoryCounts> {
-  const count = async (table: "governments" | "sources") =>
-    Number(
-      (
-        await db
-          .selectFrom(table)
-          .select((eb) => eb.fn.countAll<number | string>().as("n"))
-          .where("retired_at", "is", null)
-          .executeTakeFirst()
-      )?.n ?? 0,
-    );
+  const governments = await db
+    .selectFrom("governments")
+    .select((eb) => eb.fn.countAll<number | string>().as("n"))
+    .where("retired_at", "is", null)
+    .executeTakeFirst();
+  const current = db
+    .selectFrom("sources as s")
+    .innerJoin("governments as g", "g.id", "s.government_id")
+    .select("s.id")
+    .where("s.retired_at", "is", null)
+    .where("g.retired_at", "is", null);
+  const sources = await db
+    .selectFrom(current.as("c"))
+    .select((eb) => eb.fn.countAll<number | string>().as("n"))
+    .executeTakeFirst();
+  // Counted page by page along the records' key (source_id, record_id).
   const records = await db
     .selectFrom("records")
     .select((eb) => eb.fn.countAll<number | string>().as("n"))
+    .where("source_id", "in", current)
     .executeTakeFirst();
   return {
-    governments: await count("governments"),
-    sources: await count("sources"),
+    governments: Number(governments?.n ?? 0),
+    sources: Number(sources?.n ?? 0),
     records: Number(records?.n ?? 0),
   };
 }

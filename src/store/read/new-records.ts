@@ -3,6 +3,7 @@
  * the last 7 or 30 days), with the government and source they belong to, counts per county
  * and per kind of records, and the nights of the window as they ran (or did not).
  */
+import { recordDay, recordInstant } from "../../policy/record-date.js";
 import type { RecordKind } from "../../sources/record.js";
 import type { Db } from "../db.js";
 import { sql } from "../kysely.js";
@@ -224,6 +225,9 @@ export async function lastNightWithNew(
   return { night: latest.night, count: c.total };
 }
 
+/** Text in code-point order, as the store's `order by` of ids (never by locale). */
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 /** The kinds of records that are meetings: a meeting itself, or the agenda of one. */
 const MEETING_KINDS: readonly RecordKind[] = ["meetings", "agendas"];
 
@@ -272,12 +276,28 @@ export async function upcomingMeetings(
       ]);
     });
   q = applyFilter(q, f);
-  const rows = await q
-    .orderBy("r.date")
-    .orderBy("r.source_id")
-    .orderBy("r.record_id")
-    .limit(cap)
-    .execute();
+  // The text of a date is no time order (a meeting written in UTC after 7 pm in Ohio reads as the
+  // next day), so the query takes a wider set in text order and the day and order are told from
+  // each date (policy/record-date.ts): a UTC instant of Ohio's yesterday evening is left out,
+  // and the soonest `cap` kept (at the edge of `cap`, within a day of text order).
+  const rows = (
+    await q
+      .orderBy("r.date")
+      .orderBy("r.source_id")
+      .orderBy("r.record_id")
+      .limit(cap * 2)
+      .execute()
+  )
+    .map((r) => ({ r, day: recordDay(r.date), at: recordInstant(r.date) }))
+    .filter((x) => x.day !== undefined && x.day >= fromDate)
+    .sort(
+      (a, b) =>
+        (a.at ?? Number.POSITIVE_INFINITY) - (b.at ?? Number.POSITIVE_INFINITY) ||
+        cmp(a.r.source_id, b.r.source_id) ||
+        cmp(a.r.record_id, b.r.record_id),
+    )
+    .slice(0, cap)
+    .map((x) => x.r);
   return rows.map((r) => ({
     ...toRecord(r),
     sourceName: r.source_name,

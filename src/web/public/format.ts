@@ -3,6 +3,7 @@
  * the public reads them in Ohio's wall time (src/policy/zone.ts).
  */
 import { OWNERS_REQUEST } from "../../policy/admission.js";
+import { recordDay } from "../../policy/record-date.js";
 import { SITE_OWNER_ZONE, wallTimeAt } from "../../policy/zone.js";
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
@@ -26,12 +27,10 @@ export function timeEt(iso: string): string {
  */
 export function dateEt(iso: string | null): string {
   if (!iso) return "";
-  const bare = /^(\d{4})-(\d{2})-(\d{2})(?:$|T[\d:.]+[+-]\d{2}:?\d{2}$)/.exec(iso);
-  if (bare) return `${MONTHS[Number(bare[2]) - 1]} ${Number(bare[3])}, ${bare[1]}`;
-  const t = Date.parse(iso);
-  if (Number.isNaN(t)) return iso;
-  const w = wallTimeAt(t, SITE_OWNER_ZONE);
-  return `${MONTHS[w.month - 1]} ${w.day}, ${w.year}`;
+  const day = recordDay(iso);
+  if (day === undefined) return iso;
+  const [y, m, d] = day.split("-");
+  return `${MONTHS[Number(m) - 1]} ${Number(d)}, ${y}`;
 }
 
 /** A night key (`2026-11-05`, the date the night began) as `Nov 5`. */
