@@ -453,6 +453,8 @@ export interface NightHistoryRow extends NightRow {
   checked: number;
   /** Of them, not reached before the night's deadline (P13: they go first the next night). */
   unreached: number;
+  /** Of them, asked and answered but cut short by the deadline (P13, P15: they go first too). */
+  cutShort: number;
   /** Closed by `settleUnfinishedNights`: interrupted and not resumed in time. */
   closedIncomplete: boolean;
 }
@@ -476,11 +478,17 @@ export async function recentNights(db: Db, limit: number): Promise<NightHistoryR
             eb.case().when("outcome", "=", "unreached").then(1).else(0).end(),
           )
           .as("unreached"),
+        eb.fn
+          .sum<number | string | null>(
+            eb.case().when("outcome", "=", "cut-short").then(1).else(0).end(),
+          )
+          .as("cut_short"),
       ])
       .where("night", "=", n.night)
       .executeTakeFirst();
     const checked = Number(c?.n ?? 0);
     const unreached = Number(c?.unreached ?? 0);
+    const cutShort = Number(c?.cut_short ?? 0);
     const end = closingTime(n.started_at, n.deadline_at, n.night);
     // settleUnfinishedNights sets the end to exactly that moment; a night that ran to its
     // end finishes when its last source is done.
@@ -495,6 +503,7 @@ export async function recentNights(db: Db, limit: number): Promise<NightHistoryR
       runs: Number(n.runs),
       checked,
       unreached,
+      cutShort,
       closedIncomplete,
     });
   }

@@ -160,12 +160,17 @@ describe("nor status's line for a night", () => {
       runs: 2,
       checked: 60,
       closedIncomplete: false,
+      cutShort: 0,
     };
     expect(nightLine({ ...base, unreached: 36 })).toBe(
       "night 2026-11-05: finished 2026-11-05T06:02:00.000Z (deadline 2026-11-05T06:01:00.000Z); 60 sources with an outcome, 36 of them not reached before the deadline (they go first next night)",
     );
     expect(nightLine({ ...base, unreached: 0 })).toBe(
       "night 2026-11-05: finished 2026-11-05T06:02:00.000Z (deadline 2026-11-05T06:01:00.000Z); 60 sources with an outcome",
+    );
+    // P15: those asked and answered whose retry the deadline stopped are said apart.
+    expect(nightLine({ ...base, unreached: 0, cutShort: 2 })).toBe(
+      "night 2026-11-05: finished 2026-11-05T06:02:00.000Z (deadline 2026-11-05T06:01:00.000Z); 60 sources with an outcome, 2 of them cut short by it (asked and answered; a retry or next request would have started after it) (they go first next night)",
     );
   });
 });

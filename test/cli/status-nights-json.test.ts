@@ -24,6 +24,7 @@ const NIGHTS = [
     finishedAt: null,
     checked: 1,
     unreached: 0,
+    cutShort: 0,
   },
   {
     night: "2026-11-04",
@@ -33,6 +34,7 @@ const NIGHTS = [
     finishedAt: at("2026-11-04T07:30:00"),
     checked: 3,
     unreached: 0,
+    cutShort: 0,
   },
   {
     // Closed by settleUnfinishedNights at its deadline: interrupted and not resumed in time.
@@ -43,6 +45,7 @@ const NIGHTS = [
     finishedAt: at("2026-11-03T12:00:00"),
     checked: 3,
     unreached: 2,
+    cutShort: 0,
   },
 ] as const;
 

@@ -30,6 +30,8 @@ export interface StatusNightJson {
   checked: number;
   /** Of them, not reached before the deadline (P13): they go first the next night. */
   unreached: number;
+  /** Of them, asked and answered but cut short by the deadline (P13, P15): they go first too. */
+  cutShort: number;
 }
 
 /** One night of `--json --with-nights`, named field by field (nothing else of the row leaks). */
@@ -43,6 +45,7 @@ export function nightJson(n: NightHistoryRow): StatusNightJson {
     finishedAt: n.finishedAt,
     checked: n.checked,
     unreached: n.unreached,
+    cutShort: n.cutShort,
   };
 }
 
@@ -112,11 +115,14 @@ export function nightLine(n: NightHistoryRow): string {
   // apart: they have an outcome but were not asked.
   const checked =
     `${n.checked} source${n.checked === 1 ? "" : "s"} with an outcome` +
-    (n.unreached > 0 ? `, ${n.unreached} of them not reached before the deadline` : "");
+    (n.unreached > 0 ? `, ${n.unreached} of them not reached before the deadline` : "") +
+    (n.cutShort > 0
+      ? `, ${n.cutShort} ${n.unreached > 0 ? "" : "of them "}cut short by it (asked and answered; a retry or next request would have started after it)`
+      : "");
   if (n.finishedAt === null)
     return `night ${n.night}: under way or stopped (deadline ${n.deadlineAt}); ${checked}; \`nor night\` resumes it until then`;
   if (n.closedIncomplete)
     return `night ${n.night}: closed incomplete at ${n.finishedAt}: interrupted and not resumed before its deadline or the next night; ${checked}; sources not reached go first next night`;
-  const first = n.unreached > 0 ? " (they go first next night)" : "";
+  const first = n.unreached + n.cutShort > 0 ? " (they go first next night)" : "";
   return `night ${n.night}: finished ${n.finishedAt} (deadline ${n.deadlineAt}); ${checked}${first}`;
 }
