@@ -75,9 +75,9 @@ export function cutShortOutcome(last: LastAttempt): NightOutcome {
       ? `its retry (in ${Math.round(Math.max(0, last.retryAt - last.endedAt) / 1000)} s)`
       : "its next request";
   // A complete answer whose source the night had not yet recorded when it stopped (a crash or a
-  // stop, then resumed past the time limit): nothing more was to be asked.
+  // stop, then resumed past the time limit): the source may have had more to ask (a next page).
   const reason = last.final
-    ? `${answered} in full, and the night's time limit came before its records were read (a stop or a crash came between)`
+    ? `its last request (${last.url}) ${answered} in full; the night's time limit came before the source was finished (a stop or a crash came between)`
     : `${answered}; ${next} would have started after the night's time limit`;
   const out: NightOutcome = { kind: "cut-short", reason, url: last.url };
   if (last.status !== null) out.status = last.status;

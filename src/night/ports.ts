@@ -96,9 +96,11 @@ export interface NightStore {
    * site answered or that failed on the wire, from the request log (P27); undefined when
    * nothing was sent for it. Read only when the deadline stopped a source's check, to tell a
    * source cut short (asked and answered, its retry or next request past the time limit) from
-   * one not reached. A store without it records every such source as unreached.
+   * one not reached. A store without it records every such source as unreached. `since`: the
+   * night's start (tonight's attempts began after it), so the read never walks a source's
+   * older history.
    */
-  lastAttempt?(night: string, sourceId: string): Promise<LastAttempt | undefined>;
+  lastAttempt?(night: string, sourceId: string, since: number): Promise<LastAttempt | undefined>;
 }
 
 /** One attempt of the request log, as `NightStore.lastAttempt` reads it. */

@@ -315,7 +315,7 @@ export async function runNight(
       if (now >= state.deadlineAt) {
         // P13: no request starts after the limit; the source waits for tomorrow and goes first.
         // A night resumed after a stop or a crash may have asked it before (P13, P15).
-        result = await cutShort(store, opts.night, {
+        result = await cutShort(store, state, {
           sourceId: source.id,
           outcome: { kind: "unreached", reason: TIME_LIMIT_PASSED },
           records: [],
@@ -343,8 +343,7 @@ export async function runNight(
           result = !history.reading
             ? await recheckSource(fetcher, clock, entry, deps.validators)
             : await checkSource(ctx, entry, history);
-          if (result.outcome.kind === "unreached")
-            result = await cutShort(store, opts.night, result);
+          if (result.outcome.kind === "unreached") result = await cutShort(store, state, result);
           if (observe(lane.site, result)) {
             result = {
               ...offlineResult(source.id, result.startedAt),
@@ -535,12 +534,12 @@ export async function runNight(
  */
 async function cutShort(
   store: NightStore,
-  night: string,
+  state: NightState,
   result: SourceResult,
 ): Promise<SourceResult> {
   let last: Awaited<ReturnType<NonNullable<NightStore["lastAttempt"]>>>;
   try {
-    last = await store.lastAttempt?.(night, result.sourceId);
+    last = await store.lastAttempt?.(state.night, result.sourceId, state.startedAt);
   } catch {
     // The log could not say: left unreached, which goes first next night all the same.
     return result;

@@ -47,12 +47,9 @@ export function reachEvidence(o: {
 }): "failed" | "answered" | "none" {
   if (o.kind === "unreached" || o.kind === "checker-offline" || o.kind === "timed-out")
     return "none";
-  // Cut short by the deadline: answered when the site gave a status; else the failure its last
-  // attempt met (a DNS or connect failure is evidence as any other), or nothing to go by.
-  if (o.kind === "cut-short") {
-    if (typeof o.status === "number") return "answered";
-    return networkFailureIn(o.reason) !== undefined ? "failed" : "none";
-  }
+  // Cut short by the deadline: answered when the site gave a status; else nothing to go by
+  // (its reason names the transport's failure only by its kind, never as a network error).
+  if (o.kind === "cut-short") return typeof o.status === "number" ? "answered" : "none";
   const failure =
     o.kind === "unreachable" || o.kind === "robots-unavailable" || o.kind === "recheck-still-no"
       ? networkFailureIn(o.reason)

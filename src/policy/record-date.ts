@@ -17,7 +17,8 @@ const WRITTEN_DAY = /^(\d{4}-\d{2}-\d{2})(?:$|T[\d:.]+[+-]\d{2}:?\d{2}$)/;
  */
 export function recordDay(date: string | null | undefined): string | undefined {
   if (!date) return undefined;
-  const written = WRITTEN_DAY.exec(date);
+  // An offset of nothing (`-00:00`, RFC 3339's "local offset unknown") is a time in UTC.
+  const written = /[+-]00:?00$/.test(date) ? null : WRITTEN_DAY.exec(date);
   if (written) return written[1];
   const t = Date.parse(date);
   if (Number.isNaN(t)) return undefined;

@@ -435,7 +435,11 @@ export class SqlNightStore implements NightStore, ValidatorStore {
     return { url: row.url, key: row.key, records: Number(row.records), allStored };
   }
 
-  async lastAttempt(night: string, sourceId: string): Promise<LastAttempt | undefined> {
+  async lastAttempt(
+    night: string,
+    sourceId: string,
+    since: number,
+  ): Promise<LastAttempt | undefined> {
     // Newest first along the log's (source, started_at) index: tonight's rows are its newest.
     // A row never sent (its deadline or a stop came first, P13) or cut by a crash says nothing
     // of what the site answered.
@@ -443,6 +447,8 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       .selectFrom("request_log")
       .select(["url", "status", "outcome", "failure", "ended_at", "retry_at", "final"])
       .where("source", "=", sourceId)
+      // Along the (source, started_at) index from the night's start: tonight's rows only.
+      .where("started_at", ">=", toIso(since))
       .where("night", "=", night)
       .where("purpose", "!=", "robots")
       .where("ended_at", "is not", null)

@@ -392,16 +392,32 @@ export async function directoryCounts(db: Db): Promise<DirectoryCounts> {
     .selectFrom(current.as("c"))
     .select((eb) => eb.fn.countAll<number | string>().as("n"))
     .executeTakeFirst();
-  // Counted page by page along the records' key (source_id, record_id).
-  const records = await db
+  // All records less those of the pages not current (few): one count of the table (SQLite
+  // counts it from its smallest index) and one along the records' key of those pages, where a
+  // count page by page of the current ones would walk every record's key.
+  const all = await db
     .selectFrom("records")
     .select((eb) => eb.fn.countAll<number | string>().as("n"))
-    .where("source_id", "in", current)
+    .executeTakeFirst();
+  const gone = await db
+    .selectFrom("records")
+    .select((eb) => eb.fn.countAll<number | string>().as("n"))
+    .where(
+      "source_id",
+      "in",
+      db
+        .selectFrom("sources as s")
+        .innerJoin("governments as g", "g.id", "s.government_id")
+        .select("s.id")
+        .where((eb) =>
+          eb.or([eb("s.retired_at", "is not", null), eb("g.retired_at", "is not", null)]),
+        ),
+    )
     .executeTakeFirst();
   return {
     governments: Number(governments?.n ?? 0),
     sources: Number(sources?.n ?? 0),
-    records: Number(records?.n ?? 0),
+    records: Number(all?.n ?? 0) - Number(gone?.n ?? 0),
   };
 }
 
