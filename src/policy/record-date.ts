@@ -1,9 +1,9 @@
 /**
  * A record's own date as the readers write it (src/sources/dates.ts): a bare day
  * (`2026-11-04`), a local time with its offset (`2026-11-04T19:00:00-05:00`), or an instant in
- * UTC (`2026-11-05T00:00:00Z`). Its text is not in time order (`…T19:00:00-05:00` names a later
- * instant than `…T00:30:00Z` of the next day's text), so what is ordered or compared by day goes
- * through these. Pure: no clock.
+ * UTC (`2026-11-05T00:00:00Z`). Its text is not its day in Ohio (`…-12-05T01:00:00Z` is 8 pm of
+ * Dec 4 there), so what is shown or compared by day goes through this (the store orders by the
+ * instant a date names in SQL: store/read/record-instant.ts). Pure: no clock.
  */
 import { SITE_OWNER_ZONE, wallTimeAt } from "./zone.js";
 
@@ -24,14 +24,4 @@ export function recordDay(date: string | null | undefined): string | undefined {
   if (Number.isNaN(t)) return undefined;
   const w = wallTimeAt(t, SITE_OWNER_ZONE);
   return `${String(w.year).padStart(4, "0")}-${String(w.month).padStart(2, "0")}-${String(w.day).padStart(2, "0")}`;
-}
-
-/**
- * The instant a record's date names (ms), for ordering: a bare day is its midnight UTC, as
- * search orders it (SQLite's julianday). Undefined for no date or one that does not read.
- */
-export function recordInstant(date: string | null | undefined): number | undefined {
-  if (!date) return undefined;
-  const t = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date}T00:00:00Z` : date);
-  return Number.isNaN(t) ? undefined : t;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { recordDay, recordInstant } from "../../src/policy/record-date.js";
+import { recordDay } from "../../src/policy/record-date.js";
 
-describe("a record's own date: its day in Ohio and the instant it names", () => {
+describe("a record's own date: its day in Ohio", () => {
   it("a bare day, a local time with its offset, and a time in UTC", () => {
     expect(recordDay("2026-11-04")).toBe("2026-11-04");
     expect(recordDay("2026-11-04T19:00:00-05:00")).toBe("2026-11-04");
@@ -12,13 +12,5 @@ describe("a record's own date: its day in Ohio and the instant it names", () => 
     expect(recordDay("2026-11-05T00:30:00-00:00")).toBe("2026-11-04");
     expect(recordDay("Tuesday")).toBeUndefined();
     expect(recordDay(null)).toBeUndefined();
-  });
-
-  it("instants in time order whatever the text, a bare day at its midnight UTC", () => {
-    const late = recordInstant("2026-11-20T23:30:00-05:00") as number;
-    const utc = recordInstant("2026-11-21T02:00:00Z") as number;
-    expect(utc).toBeLessThan(late);
-    expect(recordInstant("2026-11-20")).toBe(Date.UTC(2026, 10, 20));
-    expect(recordInstant("not a date")).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { NewRecord } from "../../src/store/read/new-records.js";
+import { type NewRecord, upcomingMeetings } from "../../src/store/read/new-records.js";
 import { createApp } from "../../src/web/app.js";
 import { icalText, renderIcal } from "../../src/web/public/ical.js";
 import { postgresFactory, postgresUrl, sqliteFactory } from "../store/stores.js";
@@ -180,6 +180,36 @@ describe.each(stores)("the calendar lists meetings only ($name)", (factory) => {
     expect(AHEAD.filter((r) => r.meeting).length).toBe(8);
     // The fixture's notice dated today (Nov 5) is not a meeting either.
     expect(all).not.toContain("evil-notices");
+  });
+
+  it("last evening's meetings written in UTC never fill the soonest ones: the cap counts meetings of today or later only", async () => {
+    const evening = ["01:00", "02:00", "03:00"].map((t, i) => ({
+      source_id: "test-agendas",
+      record_id: `evening-${i}`,
+      title: `Last evening ${t}`,
+      date: `2026-11-05T${t}:00Z`,
+      url: null,
+      kind: null,
+      first_seen_night: "2026-11-05",
+      first_seen_at: "2026-11-06T04:00:05.000Z",
+    }));
+    await f.store.db.insertInto("records").values(evening).execute();
+    try {
+      const soonest = await upcomingMeetings(f.store.db, "2026-11-05", {}, 2);
+      expect(soonest.map((r) => `${r.sourceId}.${r.recordId}`)).toEqual([
+        "test-bids.pre-bid",
+        "test-agendas.agenda",
+      ]);
+    } finally {
+      await f.store.db
+        .deleteFrom("records")
+        .where(
+          "record_id",
+          "in",
+          evening.map((e) => e.record_id),
+        )
+        .execute();
+    }
   });
 
   it("the county, government and kind-of-records filters narrow the same meetings", async () => {

@@ -18,6 +18,9 @@ const TIES = [
   { id: "r/utc-before-9", date: "2026-03-08T23:30:00Z" },
   { id: "r/10", date: "2026-03-10" },
   { id: "r/11", date: "2026-02-01" },
+  // The evening before Feb 1 in Ohio, written with its offset (01:00 UTC on Feb 1): older than
+  // the bare day Feb 1, which begins in Ohio.
+  { id: "r/eve-before-11", date: "2026-01-31T20:00:00-05:00" },
   // 02:00 UTC on Mar 11: later than the next one, though its text sorts first.
   { id: "r/late-local", date: "2026-03-10T21:00:00-05:00" },
   { id: "r/utc", date: "2026-03-11T01:00:00Z" },
@@ -36,6 +39,7 @@ const BEST_FIRST = [
   "r/9",
   "r/utc-before-9",
   "r/11",
+  "r/eve-before-11",
   "r/seen-later",
   "r/seen-earlier",
   "r/leap",
@@ -43,7 +47,7 @@ const BEST_FIRST = [
   "r/zz-unreadable",
 ];
 /** The dated ones, all of 2026. */
-const DATED = 8;
+const DATED = 9;
 
 const sqlite = sqliteFactory();
 const pg = postgresUrl ? postgresFactory(postgresUrl) : undefined;
@@ -126,7 +130,7 @@ describe.each([sqlite, ...(pg ? [pg] : []), ...(pgNewYork ? [pgNewYork] : [])])(
     });
 
     it("pages of a search cut the same order: the second page goes on where the first stopped", async () => {
-      // 20 more matches, all dated before the others, so the first page is 20 of 32.
+      // 20 more matches, all dated before the others, so the first page is 20 of 33.
       await f.store.db
         .insertInto("records")
         .values(

@@ -5,10 +5,11 @@
  * appear only on their own page (and a retired government's lists the record pages it had).
  */
 
-import { recordInstant } from "../../policy/record-date.js";
 import { shownText } from "../../policy/shown-text.js";
 import type { Db } from "../db.js";
+import { dialectOf } from "../dialect-of.js";
 import type { RecordsTable } from "../schema/night.js";
+import { recordInstant } from "./record-instant.js";
 
 /** Narrows lists and feeds; every field is an exact, already-validated value. */
 export interface DirectoryFilter {
@@ -280,9 +281,8 @@ export function toRecord(r: RecordsTable): RecordItem {
 
 /**
  * Newest by the record's own date (backfilled old records do not crowd out new ones), as the
- * instant it names (policy/record-date.ts: the text of a date is no time order), undated last;
- * then the latest first seen, then by id. The query takes a wider set in text order, from which
- * the newest `limit` are kept (at its edge, within a day of text order).
+ * instant it names (record-instant.ts: the text of a date is no time order), undated last; then
+ * the latest first seen, then by id.
  */
 export async function newestRecords(
   db: Db,
@@ -293,22 +293,12 @@ export async function newestRecords(
     .selectFrom("records as r")
     .select([...RECORD_COLUMNS])
     .where("r.source_id", "=", sourceId)
-    .orderBy("r.date", (ob) => ob.desc().nullsLast())
+    .orderBy(recordInstant(dialectOf(db) === "postgres"), (ob) => ob.desc().nullsLast())
     .orderBy("r.first_seen_at", "desc")
     .orderBy("r.record_id")
-    .limit(limit * 2)
+    .limit(limit)
     .execute();
-  const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-  return rows
-    .map((r) => ({ r, at: recordInstant(r.date) }))
-    .sort(
-      (a, b) =>
-        (b.at ?? Number.NEGATIVE_INFINITY) - (a.at ?? Number.NEGATIVE_INFINITY) ||
-        cmp(b.r.first_seen_at, a.r.first_seen_at) ||
-        cmp(a.r.record_id, b.r.record_id),
-    )
-    .slice(0, limit)
-    .map((x) => toRecord(x.r));
+  return rows.map(toRecord);
 }
 
 /**

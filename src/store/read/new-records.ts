@@ -3,9 +3,11 @@
  * the last 7 or 30 days), with the government and source they belong to, counts per county
  * and per kind of records, and the nights of the window as they ran (or did not).
  */
-import { recordDay, recordInstant } from "../../policy/record-date.js";
+import { recordDay } from "../../policy/record-date.js";
+import { instantOf, SITE_OWNER_ZONE } from "../../policy/zone.js";
 import type { RecordKind } from "../../sources/record.js";
 import type { Db } from "../db.js";
+import { dialectOf } from "../dialect-of.js";
 import { sql } from "../kysely.js";
 import {
   applyFilter,
@@ -14,6 +16,7 @@ import {
   type RecordItem,
   toRecord,
 } from "./directory.js";
+import { recordInstant } from "./record-instant.js";
 
 /** More than this many new records in one window are cut, with a note (pages and feeds). */
 export const NEW_CAP = 500;
@@ -225,8 +228,12 @@ export async function lastNightWithNew(
   return { night: latest.night, count: c.total };
 }
 
-/** Text in code-point order, as the store's `order by` of ids (never by locale). */
-const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+/** The instant Ohio's day `day` (YYYY-MM-DD) begins. */
+function ohioMidnight(day: string): number {
+  const [y, m, d] = day.split("-").map(Number) as [number, number, number];
+  const wall = { year: y, month: m, day: d, hour: 0, minute: 0, second: 0, ms: 0 };
+  return instantOf(wall, SITE_OWNER_ZONE, "earlier");
+}
 
 /** The kinds of records that are meetings: a meeting itself, or the agenda of one. */
 const MEETING_KINDS: readonly RecordKind[] = ["meetings", "agendas"];
@@ -276,28 +283,31 @@ export async function upcomingMeetings(
       ]);
     });
   q = applyFilter(q, f);
-  // The text of a date is no time order (a meeting written in UTC after 7 pm in Ohio reads as the
-  // next day), so the query takes a wider set in text order and the day and order are told from
-  // each date (policy/record-date.ts): a UTC instant of Ohio's yesterday evening is left out,
-  // and the soonest `cap` kept (at the edge of `cap`, within a day of text order).
+  // A day is the one a date falls on in Ohio: a time in UTC before Ohio's midnight of
+  // `fromDate` (last evening there) is out, though its text reads `fromDate`; a day written, or
+  // a time with its offset, is the day written. Then the soonest by the instant each names.
+  const midnight = new Date(ohioMidnight(fromDate)).toISOString();
   const rows = (
     await q
-      .orderBy("r.date")
+      .where((eb) =>
+        eb.not(
+          eb.and([
+            eb("r.date", ">=", `${fromDate}T`),
+            eb("r.date", "<", midnight),
+            eb.or([
+              eb("r.date", "like", "%Z"),
+              eb("r.date", "like", "%+00:00"),
+              eb("r.date", "like", "%-00:00"),
+            ]),
+          ]),
+        ),
+      )
+      .orderBy(recordInstant(dialectOf(db) === "postgres"), (ob) => ob.asc().nullsLast())
       .orderBy("r.source_id")
       .orderBy("r.record_id")
-      .limit(cap * 2)
+      .limit(cap)
       .execute()
-  )
-    .map((r) => ({ r, day: recordDay(r.date), at: recordInstant(r.date) }))
-    .filter((x) => x.day !== undefined && x.day >= fromDate)
-    .sort(
-      (a, b) =>
-        (a.at ?? Number.POSITIVE_INFINITY) - (b.at ?? Number.POSITIVE_INFINITY) ||
-        cmp(a.r.source_id, b.r.source_id) ||
-        cmp(a.r.record_id, b.r.record_id),
-    )
-    .slice(0, cap)
-    .map((x) => x.r);
+  ).filter((r) => (recordDay(r.date) ?? "") >= fromDate);
   return rows.map((r) => ({
     ...toRecord(r),
     sourceName: r.source_name,

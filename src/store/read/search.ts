@@ -13,6 +13,7 @@ import { dialectOf } from "../dialect-of.js";
 import { sql } from "../kysely.js";
 import type { DirectoryFilter, GovernmentSummary, SourceSummary } from "./directory.js";
 import type { NewRecord } from "./new-records.js";
+import { recordInstant } from "./record-instant.js";
 
 /**
  * At most this many different words are searched (each one more condition on every row). A
@@ -163,47 +164,6 @@ function toNewRecord(r: RecordRow): NewRecord {
     governmentKind: r.government_kind,
     county: r.county,
   };
-}
-
-/**
- * A record's own date as the instant it names, for ordering: its text is not in time order (a
- * day is `2026-11-04`, a time `2026-11-04T19:00:00-05:00` or `2026-11-05T00:30:00Z`, and
- * `…T19:00:00-05:00` is later than `…T00:30:00Z` of the next day's text); a bare day is its
- * midnight UTC. Null for no date, or one in none of those forms, which then orders with the
- * undated. SQLite: julianday, which reads all three and gives null for what it cannot read.
- * PostgreSQL: the parts added up (a cast of the text would stop the whole search at one date it
- * refuses, such as a 30 February), only for text in one of the three forms.
- */
-/**
- * A day and a time as SQLite's julianday reads them: each part in its range (a month 01–12, a
- * day 01–31, 00:00:00–23:59:59, an offset under 24 hours), so that text julianday gives null for
- * (a leap second's :60, a 25th hour, a 13th month) orders with the undated on PostgreSQL too.
- */
-const DAY = "[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])";
-const DAY_TEXT = sql.lit(`^${DAY}$`);
-const TIME_TEXT = sql.lit(
-  `^${DAY}T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$`,
-);
-
-function recordInstant(pg: boolean): RawBuilder<unknown> {
-  if (!pg) return sql`julianday(r.date)`;
-  // A timestamp without a zone: months and days are added to it as they are, where added to a
-  // timestamptz they would be added in the connection's zone (an hour off across summer time).
-  const day = sql`(timestamp '2000-01-01 00:00:00' + make_interval(
-    years => substr(r.date, 1, 4)::int - 2000,
-    months => substr(r.date, 6, 2)::int - 1,
-    days => substr(r.date, 9, 2)::int - 1))`;
-  const clock = sql`make_interval(
-    hours => substr(r.date, 12, 2)::int,
-    mins => substr(r.date, 15, 2)::int,
-    secs => substring(r.date from '^.{17}([0-9]{2}([.][0-9]+)?)')::double precision)`;
-  const offset = sql`(case when right(r.date, 1) = 'Z' then interval '0 minutes'
-    else make_interval(mins => (case when substr(r.date, length(r.date) - 5, 1) = '-' then -1 else 1 end)
-      * (substr(r.date, length(r.date) - 4, 2)::int * 60 + right(r.date, 2)::int)) end)`;
-  return sql`(case
-    when r.date ~ ${DAY_TEXT} then ${day}
-    when r.date ~ ${TIME_TEXT} then ${day} + ${clock} - ${offset}
-    end)`;
 }
 
 /**
