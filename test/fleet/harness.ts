@@ -58,7 +58,7 @@ export async function harness(o: HarnessOptions = {}): Promise<Harness> {
 }
 
 /** Steps virtual time whenever someone sleeps and the real world has been quiet a moment. */
-function drive(clock: ManualClock): () => void {
+export function drive(clock: ManualClock): () => void {
   let running = true;
   const loop = async () => {
     for (let i = 0; running && i < 1_000_000; i++) {

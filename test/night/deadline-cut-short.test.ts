@@ -20,6 +20,7 @@ import { openStore, type Store } from "../../src/store/db.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
 import { createApp } from "../../src/web/app.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
+import { drive } from "../fleet/harness.js";
 import { feedEntry, rss, writeCatalog } from "./cli-night.js";
 
 /**
@@ -34,24 +35,6 @@ import { feedEntry, rss, writeCatalog } from "./cli-night.js";
 const NIGHT = "2026-11-05";
 const DEADLINE_MS = 15_000;
 const GAP_MS = 200;
-
-/** Steps virtual time whenever someone sleeps and the real world has been quiet a moment. */
-function drive(clock: ManualClock): () => void {
-  let running = true;
-  const loop = async () => {
-    for (let i = 0; running && i < 1_000_000; i++) {
-      await new Promise((r) => setTimeout(r, 2));
-      if (clock.pending > 0) {
-        await new Promise((r) => setTimeout(r, 2));
-        if (clock.pending > 0) await clock.step();
-      }
-    }
-  };
-  void loop();
-  return () => {
-    running = false;
-  };
-}
 
 describe("P13, P15: a retry the night's time limit cuts short", () => {
   const clock = new ManualClock();

@@ -20,6 +20,51 @@ const BODY = "one,two,three";
  * URL, Content-Type and body: its key) is counted from that read, whose records were stored
  * with it, instead of being extracted again. Anything else is extracted from the copy as before.
  */
+/**
+ * What both kinds of test share: a reader that counts its extractions (a page's text is its
+ * records' ids, comma-separated), an in-memory store, the source at `url`, each check on a night
+ * of its own (the journal replays the same request within a night), and a source's history.
+ */
+function checking(url: string, validators: ValidatorStore) {
+  const harnessed = h as Harness;
+  let extracted = 0;
+  const reader: WayReader = {
+    firstRequest: (way) => ({ url: way.url }),
+    extract: (_way, body) => {
+      extracted++;
+      const text = new TextDecoder().decode(body);
+      const titles = text === "" ? [] : text.split(",");
+      return { records: titles.map((t) => ({ id: t, title: t })) } as never;
+    },
+    nextRequest: () => undefined,
+  };
+  const store = new MemoryNightStore();
+  const source = {
+    id: "src",
+    government: "g",
+    url,
+    access: "page",
+    alternates: [],
+    backfill: { pagesPerNight: 3 },
+  } as unknown as Source;
+  let night = 4;
+  const ctx = () => ({
+    fetcher: harnessed.fetcher({ night: `2026-11-${String(++night).padStart(2, "0")}` }),
+    clock: harnessed.clock,
+    reader,
+    validators,
+    pageReads: { pageRead: (id: string, u: string) => store.pageRead(id, u) },
+  });
+  const history = (recordsKnown: number, backfillDone = true): SourceHistory => ({
+    reading: true,
+    unreachedLast: false,
+    recentOutcomes: [],
+    recordsKnown,
+    backfill: { done: backfillDone, pagesRead: 0 },
+  });
+  return { store, ctx, source, history, extracted: () => extracted };
+}
+
 describe("a 304 of the page last read in full (P8, P12)", () => {
   async function setup(copyBody = BODY) {
     h = await harness();
@@ -29,17 +74,6 @@ describe("a 304 of the page last read in full (P8, P12)", () => {
       if (req.headers["if-none-match"] === '"v1"') return void res.writeHead(304).end();
       res.writeHead(200, { etag: '"v1"', "content-type": "text/plain" }).end(BODY);
     });
-    const url = s.url("/list");
-    let extracted = 0;
-    const reader: WayReader = {
-      firstRequest: (way) => ({ url: way.url }),
-      extract: (_way, body) => {
-        extracted++;
-        const titles = new TextDecoder().decode(body).split(",");
-        return { records: titles.map((t) => ({ id: t, title: t })) } as never;
-      },
-      nextRequest: () => undefined,
-    };
     let etag: string | undefined;
     const validators: ValidatorStore = {
       get: async () => (etag ? { etag } : undefined),
@@ -48,39 +82,10 @@ describe("a 304 of the page last read in full (P8, P12)", () => {
           ? { url: u, body: new TextEncoder().encode(copyBody), contentType: "text/plain" }
           : undefined,
     };
-    const store = new MemoryNightStore();
-    const source = {
-      id: "src",
-      government: "g",
-      url,
-      access: "page",
-      alternates: [],
-      backfill: { pagesPerNight: 3 },
-    } as unknown as Source;
-    const harnessed = h;
-    // Each check on a night of its own: the journal replays the same request within a night.
-    let night = 4;
-    const ctx = () => ({
-      fetcher: harnessed.fetcher({ night: `2026-11-${String(++night).padStart(2, "0")}` }),
-      clock: harnessed.clock,
-      reader,
-      validators,
-      pageReads: { pageRead: (id: string, u: string) => store.pageRead(id, u) },
-    });
-    const history = (recordsKnown: number, backfillDone = true): SourceHistory => ({
-      reading: true,
-      unreachedLast: false,
-      recentOutcomes: [],
-      recordsKnown,
-      backfill: { done: backfillDone, pagesRead: 0 },
-    });
+    const c = checking(s.url("/list"), validators);
     return {
       s,
-      store,
-      ctx,
-      source,
-      history,
-      extracted: () => extracted,
+      ...c,
       stored: () => {
         etag = '"v1"';
       },
@@ -162,51 +167,10 @@ describe("the page last read in full, sent again whole (P8, P12)", () => {
     s.route("/list", (_req, res) => {
       res.writeHead(200, { "content-type": "text/plain" }).end(body);
     });
-    const url = s.url("/list");
-    let extracted = 0;
-    const reader: WayReader = {
-      firstRequest: (way) => ({ url: way.url }),
-      extract: (_way, b) => {
-        extracted++;
-        const text = new TextDecoder().decode(b);
-        const titles = text === "" ? [] : text.split(",");
-        return { records: titles.map((t) => ({ id: t, title: t })) } as never;
-      },
-      nextRequest: () => undefined,
-    };
-    const validators: ValidatorStore = { get: async () => undefined };
-    const store = new MemoryNightStore();
-    const source = {
-      id: "src",
-      government: "g",
-      url,
-      access: "page",
-      alternates: [],
-      backfill: { pagesPerNight: 3 },
-    } as unknown as Source;
-    const harnessed = h;
-    let night = 4;
-    const ctx = () => ({
-      fetcher: harnessed.fetcher({ night: `2026-11-${String(++night).padStart(2, "0")}` }),
-      clock: harnessed.clock,
-      reader,
-      validators,
-      pageReads: { pageRead: (id: string, u: string) => store.pageRead(id, u) },
-    });
-    const history = (recordsKnown: number, backfillDone = true): SourceHistory => ({
-      reading: true,
-      unreachedLast: false,
-      recentOutcomes: [],
-      recordsKnown,
-      backfill: { done: backfillDone, pagesRead: 0 },
-    });
+    const c = checking(s.url("/list"), { get: async () => undefined });
     return {
       s,
-      store,
-      ctx,
-      source,
-      history,
-      extracted: () => extracted,
+      ...c,
       serve: (b: string) => {
         body = b;
       },
