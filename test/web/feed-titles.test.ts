@@ -133,6 +133,35 @@ describe("the feeds over HTTP", () => {
         })),
       )
       .execute();
+    // On the agendas page: a meeting's agenda and its minutes, each with its own kind.
+    await f.store.db
+      .insertInto("records")
+      .values(
+        (["agendas", "Minutes"] as const).map((kind, i) => ({
+          source_id: "test-agendas",
+          record_id: `m${i}`,
+          title: "Village Council: Regular Council Meeting",
+          date: "2026-11-04",
+          url: null,
+          kind,
+          first_seen_night: "2026-11-05",
+          first_seen_at: "2026-11-06T04:00:05.000Z",
+        })),
+      )
+      .execute();
+  });
+
+  it("an agenda and the minutes of one meeting are told apart: the minutes' own kind is in /new and in the feeds' summary and category", async () => {
+    const json = (await (await f.app.request("/new.json?source=test-agendas")).json()) as {
+      items: { id: string; summary: string; tags: string[] }[];
+    };
+    const item = (id: string) => json.items.find((i) => i.id.endsWith(`:${id}`));
+    expect(item("m0")?.tags).toEqual(["agendas"]);
+    expect(item("m0")?.summary).not.toMatch(/^Minutes\./);
+    expect(item("m1")?.tags).toEqual(["minutes"]);
+    expect(item("m1")?.summary).toMatch(/^Minutes\. /);
+    const page = await (await f.app.request("/new?source=test-agendas")).text();
+    expect(page).toContain("(Minutes)");
   });
   afterAll(async () => {
     await f?.close();

@@ -15,7 +15,7 @@
  */
 import { generateAtomFeed, generateJsonFeed, generateRssFeed } from "feedsmith";
 import type { NewRecord } from "../../store/read/new-records.js";
-import { dateEt, httpHref } from "./format.js";
+import { dateEt, httpHref, ownKind, recordsLabel } from "./format.js";
 
 export type FeedFormat = "atom" | "rss" | "json";
 export const FEED_FORMATS: readonly FeedFormat[] = ["atom", "rss", "json"];
@@ -73,8 +73,14 @@ export interface FeedNotice {
 function summaryOf(r: NewRecord): string {
   const where = `${r.governmentName}${r.county ? `, ${r.county} County` : ""}`;
   const date = r.date ? ` Dated ${dateEt(r.date)}.` : "";
-  return xmlText(`${r.sourceName ?? r.sourceRecords} of ${where}.${date}`);
+  // The record's own kind first where its page lists more than one kind (agenda or minutes).
+  const own = ownKind(r);
+  const kind = own ? `${recordsLabel(own)}. ` : "";
+  return xmlText(`${kind}${r.sourceName ?? r.sourceRecords} of ${where}.${date}`);
 }
+
+/** An item's category: the record's own kind where it says more than its page's. */
+const categoryOf = (r: NewRecord): string => ownKind(r) ?? r.sourceRecords;
 
 /** P6: the item links to the record's own page (for people); else to its source's page. */
 function linkOf(origin: string, r: NewRecord): string {
@@ -165,7 +171,7 @@ export function renderFeed(format: FeedFormat, c: FeedSpec): string {
             updated: new Date(r.firstSeenAt),
             links: [{ href: linkOf(c.origin, r), rel: "alternate" }],
             summary: { value: summaryOf(r), type: "text" as const },
-            categories: [{ term: xmlText(r.sourceRecords) }],
+            categories: [{ term: xmlText(categoryOf(r)) }],
           })),
         ],
       }),
@@ -197,7 +203,7 @@ export function renderFeed(format: FeedFormat, c: FeedSpec): string {
             guid: { value: itemId(r), isPermaLink: false },
             pubDate: new Date(r.firstSeenAt),
             description: escapeHtml(summaryOf(r)),
-            categories: [{ name: xmlText(r.sourceRecords) }],
+            categories: [{ name: xmlText(categoryOf(r)) }],
           })),
         ],
       }),
@@ -228,7 +234,7 @@ export function renderFeed(format: FeedFormat, c: FeedSpec): string {
         summary: summaryOf(r),
         content_text: summaryOf(r),
         date_published: new Date(r.firstSeenAt),
-        tags: [r.sourceRecords],
+        tags: [categoryOf(r)],
       })),
     ],
   });

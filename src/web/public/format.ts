@@ -91,6 +91,19 @@ export function outcomeLabel(
   }
 }
 
+/** The kinds of records (src/sources/record.ts `RecordKind`) a record's own kind is read as. */
+const OWN_KINDS = new Set(["bids", "agendas", "minutes", "permits", "notices", "meetings"]);
+
+/**
+ * A record's own kind where it says more than its page's (`agendas` and `minutes` of one
+ * meeting on a page of agendas and minutes): one of the kinds of records, compared without case,
+ * and not the page's own. Undefined otherwise (none, `other`, or a word of the list's own).
+ */
+export function ownKind(r: { kind: string | null; sourceRecords: string }): string | undefined {
+  const k = r.kind?.toLowerCase();
+  return k !== undefined && OWN_KINDS.has(k) && k !== r.sourceRecords ? k : undefined;
+}
+
 /** "bids" → "Bids": the catalog's records kinds as headings. */
 export function recordsLabel(kind: string): string {
   return kind.charAt(0).toUpperCase() + kind.slice(1);

@@ -3,7 +3,7 @@ import type { NewCounts, NewRecord } from "../../../store/read/new-records.js";
 import { NEW_CAP } from "../../../store/read/new-records.js";
 import { Layout, Wide } from "../../layout.js";
 import { type Filter, filterQuery } from "../filters.js";
-import { countOf, dateEt, nightShort, recordsLabel } from "../format.js";
+import { countOf, dateEt, nightShort, ownKind, recordsLabel } from "../format.js";
 import { type Retired, RetiredNotice } from "../retired.js";
 import type { NewWindow, NightState } from "../windows.js";
 import { FeedHead, FeedLinks, FilterForm, RecordTitle, Scope } from "./parts.js";
@@ -30,6 +30,9 @@ export const NewList: FC<{ items: readonly NewRecord[] }> = ({ items }) =>
                   url={r.url}
                   fallback={`/sources/${encodeURIComponent(r.sourceId)}`}
                 />
+                {ownKind(r) ? (
+                  <span class="muted small"> ({recordsLabel(ownKind(r) as string)})</span>
+                ) : null}
               </td>
               <td class="nowrap">{dateEt(r.date)}</td>
               <td>
