@@ -183,6 +183,18 @@ describe.each(stores)("the calendar lists meetings only ($name)", (factory) => {
   });
 
   it("last evening's meetings written in UTC never fill the soonest ones: the cap counts meetings of today or later only", async () => {
+    // Ohio's midnight of Nov 5 is 05:00 UTC: written in UTC at that second, in any spelling,
+    // a meeting is today's and listed.
+    const midnight = ["05:00:00+00:00", "05:00:00-00:00", "05:00:00.000-00:00"].map((t, i) => ({
+      source_id: "test-agendas",
+      record_id: `midnight-${i}`,
+      title: `Midnight ${t}`,
+      date: `2026-11-05T${t}`,
+      url: null,
+      kind: null,
+      first_seen_night: "2026-11-05",
+      first_seen_at: "2026-11-06T04:00:05.000Z",
+    }));
     const evening = ["01:00", "02:00", "03:00"].map((t, i) => ({
       source_id: "test-agendas",
       record_id: `evening-${i}`,
@@ -200,13 +212,20 @@ describe.each(stores)("the calendar lists meetings only ($name)", (factory) => {
         "test-bids.pre-bid",
         "test-agendas.agenda",
       ]);
+      await f.store.db.insertInto("records").values(midnight).execute();
+      const today = await upcomingMeetings(f.store.db, "2026-11-05", {}, 3);
+      expect(today.map((r) => r.recordId).sort()).toEqual([
+        "midnight-0",
+        "midnight-1",
+        "midnight-2",
+      ]);
     } finally {
       await f.store.db
         .deleteFrom("records")
         .where(
           "record_id",
           "in",
-          evening.map((e) => e.record_id),
+          [...evening, ...midnight].map((e) => e.record_id),
         )
         .execute();
     }

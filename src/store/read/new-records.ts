@@ -286,14 +286,18 @@ export async function upcomingMeetings(
   // A day is the one a date falls on in Ohio: a time in UTC before Ohio's midnight of
   // `fromDate` (last evening there) is out, though its text reads `fromDate`; a day written, or
   // a time with its offset, is the day written. Then the soonest by the instant each names.
-  const midnight = new Date(ohioMidnight(fromDate)).toISOString();
+  // To the second (Ohio's midnight is a whole one): text that shares those 19 characters is not
+  // before it, whatever follows (`Z`, `.000Z`, `+00:00`). Compared byte by byte on PostgreSQL
+  // too, whatever the database's collation.
+  const midnight = new Date(ohioMidnight(fromDate)).toISOString().slice(0, 19);
+  const date = dialectOf(db) === "postgres" ? sql<string>`r.date collate "C"` : sql<string>`r.date`;
   const rows = (
     await q
       .where((eb) =>
         eb.not(
           eb.and([
-            eb("r.date", ">=", `${fromDate}T`),
-            eb("r.date", "<", midnight),
+            eb(date, ">=", `${fromDate}T`),
+            eb(date, "<", midnight),
             eb.or([
               eb("r.date", "like", "%Z"),
               eb("r.date", "like", "%+00:00"),
