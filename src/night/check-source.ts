@@ -11,6 +11,7 @@ import { endsTheSource, failureOutcome } from "./outcome.js";
 import { pageKey, pageKeyOf } from "./page-key.js";
 import {
   isGenericForm,
+  type KnownPageRead,
   type PageRead,
   type PageReads,
   type ValidatorStore,
@@ -45,6 +46,14 @@ export interface CheckContext {
  */
 interface FirstPage {
   countKnown: boolean;
+}
+
+/**
+ * Whether a page whose key is `key` may be counted from its last full read (`known`): the same
+ * key, and every record that read produced still stored.
+ */
+function countable(known: KnownPageRead | undefined, key: string): known is KnownPageRead {
+  return known !== undefined && known.key === key && known.allStored;
 }
 
 /** A full read of a first page as the store keeps it: its key, its records counted and their ids. */
@@ -248,8 +257,7 @@ async function unchanged(
     if (facts !== undefined) {
       const known = await counting.pageRead(sourceId, facts.url);
       const key = pageKey(way, facts.url, facts.contentType, facts.payloadDigest);
-      if (known !== undefined && known.key === key && known.allStored)
-        return { kind: "unchanged", url, knownRecords: known.records };
+      if (countable(known, key)) return { kind: "unchanged", url, knownRecords: known.records };
     }
   }
   // Its records are read: the copy is read back, and one gone or damaged is not one we hold
@@ -261,8 +269,7 @@ async function unchanged(
   // Counted here only where the index could not say (a store without copyFacts).
   if (counting && !ctx.validators.copyFacts) {
     const known = await counting.pageRead(sourceId, copy.url);
-    if (known !== undefined && known.key === key && known.allStored)
-      return { kind: "unchanged", url, knownRecords: known.records };
+    if (countable(known, key)) return { kind: "unchanged", url, knownRecords: known.records };
   }
   try {
     const extraction = ctx.reader.extract(way, copy.body, copy.url, copy.contentType);

@@ -59,9 +59,15 @@ function realDir(dataDir: string): string | undefined {
   }
 }
 
-/** The hint of `markedElsewhere` for one mark's directory, or "" when it is this one's. */
-function elsewhereText(dataDir: string, there: string | undefined): string {
-  const here = realDir(dataDir);
+/**
+ * The hint of `markedElsewhere` for one mark's directory (`there`), or "" when it is this one's
+ * (`here`: `dataDir`'s real path).
+ */
+function elsewhereText(
+  dataDir: string,
+  here: string | undefined,
+  there: string | undefined,
+): string {
   return there === undefined || here === undefined || there === here
     ? ""
     : ` (that process opened it as ${there}: if ${dataDir} is a copy of that directory made while its night ran, the night's mark came with the copy, and it is honoured until that night is over, as no check can tell a copy from another view of the same directory; copy a data directory while no night runs there)`;
@@ -80,8 +86,9 @@ export function markedElsewhere(dataDir: string, now: number): string {
   } catch {
     return "";
   }
+  const here = realDir(dataDir);
   for (const d of dirs) {
-    const text = typeof d === "string" ? elsewhereText(dataDir, d) : "";
+    const text = typeof d === "string" ? elsewhereText(dataDir, here, d) : "";
     if (text !== "") return text;
   }
   return "";
@@ -208,8 +215,9 @@ export function registerNightRunner(
       );
   }
   let joined = false;
+  const here = realDir(dataDir);
   for (const r of liveMarks(dir, now, true)) {
-    const elsewhere = elsewhereText(dataDir, typeof r.dir === "string" ? r.dir : undefined);
+    const elsewhere = elsewhereText(dataDir, here, typeof r.dir === "string" ? r.dir : undefined);
     if (r.night !== night) {
       throw new NorError(
         "E_STORE",
@@ -234,8 +242,7 @@ export function registerNightRunner(
     until: Math.min(until, now + NIGHT_SPAN_MS),
     process: identityOf(process.pid),
   };
-  const real = realDir(dataDir);
-  if (real !== undefined) me.dir = real;
+  if (here !== undefined) me.dir = here;
   writeFileSync(path, `${JSON.stringify(me)}\n`);
   const release = () => {
     rmSync(path, { force: true });

@@ -372,14 +372,14 @@ export async function directoryCounts(db: Db): Promise<DirectoryCounts> {
     .select((eb) => eb.fn.countAll<number | string>().as("n"))
     .where("retired_at", "is", null)
     .executeTakeFirst();
-  const current = db
-    .selectFrom("sources as s")
-    .innerJoin("governments as g", "g.id", "s.government_id")
-    .select("s.id")
-    .where("s.retired_at", "is", null)
-    .where("g.retired_at", "is", null);
+  // The record pages, each with its government: current when neither has left the catalog.
+  const pages = () =>
+    db
+      .selectFrom("sources as s")
+      .innerJoin("governments as g", "g.id", "s.government_id")
+      .select("s.id");
   const sources = await db
-    .selectFrom(current.as("c"))
+    .selectFrom(pages().where("s.retired_at", "is", null).where("g.retired_at", "is", null).as("c"))
     .select((eb) => eb.fn.countAll<number | string>().as("n"))
     .executeTakeFirst();
   // All records less those of the pages not current (few): one count of the table (SQLite
@@ -395,13 +395,9 @@ export async function directoryCounts(db: Db): Promise<DirectoryCounts> {
     .where(
       "source_id",
       "in",
-      db
-        .selectFrom("sources as s")
-        .innerJoin("governments as g", "g.id", "s.government_id")
-        .select("s.id")
-        .where((eb) =>
-          eb.or([eb("s.retired_at", "is not", null), eb("g.retired_at", "is not", null)]),
-        ),
+      pages().where((eb) =>
+        eb.or([eb("s.retired_at", "is not", null), eb("g.retired_at", "is not", null)]),
+      ),
     )
     .executeTakeFirst();
   return {

@@ -290,7 +290,8 @@ export async function upcomingMeetings(
   // before it, whatever follows (`Z`, `.000Z`, `+00:00`). Compared byte by byte on PostgreSQL
   // too, whatever the database's collation.
   const midnight = new Date(ohioMidnight(fromDate)).toISOString().slice(0, 19);
-  const date = dialectOf(db) === "postgres" ? sql<string>`r.date collate "C"` : sql<string>`r.date`;
+  const pg = dialectOf(db) === "postgres";
+  const date = pg ? sql<string>`r.date collate "C"` : sql<string>`r.date`;
   const rows = (
     await q
       .where((eb) =>
@@ -306,7 +307,7 @@ export async function upcomingMeetings(
           ]),
         ),
       )
-      .orderBy(recordInstant(dialectOf(db) === "postgres"), (ob) => ob.asc().nullsLast())
+      .orderBy(recordInstant(pg), (ob) => ob.asc().nullsLast())
       .orderBy("r.source_id")
       .orderBy("r.record_id")
       .limit(cap)

@@ -5,6 +5,7 @@
 import { OWNERS_REQUEST } from "../../policy/admission.js";
 import { recordDay } from "../../policy/record-date.js";
 import { SITE_OWNER_ZONE, wallTimeAt } from "../../policy/zone.js";
+import { RECORD_KINDS } from "./filters.js";
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const pad = (n: number) => String(n).padStart(2, "0");
@@ -91,8 +92,8 @@ export function outcomeLabel(
   }
 }
 
-/** The kinds of records (src/sources/record.ts `RecordKind`) a record's own kind is read as. */
-const OWN_KINDS = new Set(["bids", "agendas", "minutes", "permits", "notices", "meetings"]);
+/** The kinds of records (filters.ts) a record's own kind is read as: all but `other`. */
+const OWN_KINDS = new Set<string>(RECORD_KINDS.filter((k) => k !== "other"));
 
 /**
  * A record's own kind where it says more than its page's (`agendas` and `minutes` of one
