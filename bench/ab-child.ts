@@ -9,9 +9,11 @@
  * this process's (user + system, every thread). 200 loopback sites × 10 feeds, gap 0, as
  * bench/loopback.ts. With `BENCH_AB_WHOLE=1` the measured nights are of feeds sent again whole
  * (the sites ignore validators: loopback-sites.ts "no-304"), the same page each night. The sites
- * are this bench's own (its loopback-sites.js), whichever builds are compared.
+ * are this bench's own (its loopback-sites.js), whichever builds are compared. With
+ * `BENCH_AB_FIRST=1` each measured night is a first night of a fresh store (robots.txt and every
+ * feed new: archived, read, its records written), as bench/loopback.ts's night 1 is.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -23,6 +25,17 @@ const dirs = process.argv.slice(2);
 if (dirs.length !== 2) throw new Error("ab-child: two build directories");
 const nights = Number(process.env["BENCH_AB_NIGHTS"] ?? "8");
 const whole = process.env["BENCH_AB_WHOLE"] === "1";
+const fresh = process.env["BENCH_AB_FIRST"] === "1";
+// Each build its own path-expression-matcher (bench/ab.ts says why and how).
+const matchers = new Set(
+  dirs.map((d) =>
+    realpathSync(join(resolve(d), "node_modules", "path-expression-matcher", "package.json")),
+  ),
+);
+if (matchers.size !== dirs.length)
+  throw new Error(
+    "ab-child: the builds share one copy of path-expression-matcher (bench/ab.ts: copy it and fast-xml-parser into each DIR/node_modules)",
+  );
 const builds: { name: string; m: Loopback; cpuMs: number[] }[] = [];
 for (const [i, d] of dirs.entries()) {
   const url = pathToFileURL(join(resolve(d), "dist-bench", "bench", "loopback.js")).href;
@@ -46,7 +59,7 @@ try {
     const night = new Date(Date.UTC(2026, 10, 7 + d)).toISOString().slice(0, 10);
     for (const b of d % 2 === 0 ? builds : [...builds].reverse()) {
       const c0 = process.cpuUsage();
-      await b.m.norNight(args(b.name, night));
+      await b.m.norNight(fresh ? args(`${b.name}-first-${d}`, "2026-11-05") : args(b.name, night));
       const c = process.cpuUsage(c0);
       b.cpuMs.push((c.user + c.system) / 1000);
     }

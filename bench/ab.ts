@@ -11,6 +11,19 @@
  * measured a few percent slower than the other in such runs, with the same code in both
  * (docs/benchmarks.md, "Both ways round, and what is left to take"), so one order alone would
  * credit B, or A, with that. The ratio given is over the nights of both processes.
+ *
+ * Each DIR/node_modules must hold copies of its own of fast-xml-parser and
+ * path-expression-matcher (the rest may be links to the project's packages): the feed reader
+ * patches path-expression-matcher's ExpressionSet once a process (src/sources/extract/
+ * feed-stop-nodes.ts), and two builds sharing one copy undo each other's patch, which made the
+ * build imported first read every feed the slow way (45% more CPU a first night, with the same
+ * code in both builds: docs/benchmarks.md, "Two builds in one process, and one patch"):
+ *
+ *     mkdir DIR/node_modules && for p in node_modules/* node_modules/.bin; do
+ *       case ${p##*\/} in fast-xml-parser|path-expression-matcher) cp -r "$p" DIR/node_modules/;;
+ *       *) ln -s "$PWD/$p" DIR/node_modules/;; esac; done
+ *
+ * ab-child refuses two builds that share one copy.
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
@@ -45,7 +58,7 @@ export async function run(): Promise<string> {
   const r1 = a1.map((x, i) => (b1[i] as number) / x);
   const r2 = a2.map((x, i) => (b2[i] as number) / x);
   return [
-    `## Two builds side by side (nights of ${process.env["BENCH_AB_WHOLE"] === "1" ? "feeds sent again whole, the same page" : "304s"}, CPU ms a night)`,
+    `## Two builds side by side (nights of ${process.env["BENCH_AB_FIRST"] === "1" ? "a fresh store: every feed new" : process.env["BENCH_AB_WHOLE"] === "1" ? "feeds sent again whole, the same page" : "304s"}, CPU ms a night)`,
     "",
     `A: ${dirA}; B: ${dirB}. ${a1.length} nights each in each process, alternating which goes first.`,
     "",

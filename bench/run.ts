@@ -14,6 +14,7 @@ const all = [
   "extract",
   "workers",
   "web",
+  "directory",
   "bounds",
   "statements",
 ] as const;

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { type CompiledQuery, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../../src/store/db.js";
+import { newestRecordsQuery } from "../../src/store/read/directory.js";
 
 /**
  * P27: the console's request-log search by time window, site and source, and the overview's
@@ -62,5 +63,13 @@ describe("request log reads use indexes", () => {
       expect(p, name).toContain(expected[name as keyof typeof expected]);
       expect(p, name).not.toMatch(/SCAN request_log(?! USING)/);
     }
+  });
+});
+
+describe("the directory's reads use indexes", () => {
+  it("a source's newest records are read in order from records_source_instant, never sorted whole", async () => {
+    const p = await plan(newestRecordsQuery(store.db, "s", 50));
+    expect(p).toContain("records_source_instant");
+    expect(p).not.toContain("TEMP B-TREE");
   });
 });

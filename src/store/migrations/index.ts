@@ -13,6 +13,7 @@ import * as m014 from "./014-page-read-ids.js";
 import * as m015 from "./015-catalog-stamp.js";
 import * as m016 from "./016-lighter-night-writes.js";
 import * as m017 from "./017-night-user-agent.js";
+import * as m018 from "./018-record-instant.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -30,6 +31,7 @@ export const migrations: Record<string, Migration> = {
   "015-catalog-stamp": m015,
   "016-lighter-night-writes": m016,
   "017-night-user-agent": m017,
+  "018-record-instant": m018,
 };
 
 export const migrationProvider: MigrationProvider = {

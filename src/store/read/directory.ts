@@ -7,7 +7,6 @@
 
 import { shownText } from "../../policy/shown-text.js";
 import type { Db } from "../db.js";
-import { dialectOf } from "../dialect-of.js";
 import type { RecordsTable } from "../schema/night.js";
 import { recordInstant } from "./record-instant.js";
 
@@ -266,7 +265,7 @@ export const RECORD_COLUMNS = [
   "r.first_seen_at",
 ] as const;
 
-export function toRecord(r: RecordsTable): RecordItem {
+export function toRecord(r: Omit<RecordsTable, "instant">): RecordItem {
   return {
     sourceId: r.source_id,
     recordId: r.record_id,
@@ -289,16 +288,20 @@ export async function newestRecords(
   sourceId: string,
   limit: number,
 ): Promise<RecordItem[]> {
-  const rows = await db
+  const rows = await newestRecordsQuery(db, sourceId, limit).execute();
+  return rows.map(toRecord);
+}
+
+/** The query of `newestRecords`: read in order from records_source_instant, no sort. */
+export function newestRecordsQuery(db: Db, sourceId: string, limit: number) {
+  return db
     .selectFrom("records as r")
     .select([...RECORD_COLUMNS])
     .where("r.source_id", "=", sourceId)
-    .orderBy(recordInstant(dialectOf(db) === "postgres"), (ob) => ob.desc().nullsLast())
+    .orderBy(recordInstant(), (ob) => ob.desc().nullsLast())
     .orderBy("r.first_seen_at", "desc")
     .orderBy("r.record_id")
-    .limit(limit)
-    .execute();
-  return rows.map(toRecord);
+    .limit(limit);
 }
 
 /**

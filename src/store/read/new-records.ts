@@ -307,7 +307,7 @@ export async function upcomingMeetings(
           ]),
         ),
       )
-      .orderBy(recordInstant(pg), (ob) => ob.asc().nullsLast())
+      .orderBy(recordInstant(), (ob) => ob.asc().nullsLast())
       .orderBy("r.source_id")
       .orderBy("r.record_id")
       .limit(cap)

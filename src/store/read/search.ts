@@ -171,8 +171,8 @@ function toNewRecord(r: RecordRow): NewRecord {
  * names, `recordInstant`; undated last), then the latest first seen, then by source and record
  * id, so every page of a search holds the same records whichever store answers.
  */
-function tieOrder(pg: boolean): RawBuilder<unknown> {
-  return sql`${recordInstant(pg)} desc nulls last, r.first_seen_at desc, r.source_id, r.record_id`;
+function tieOrder(): RawBuilder<unknown> {
+  return sql`${recordInstant()} desc nulls last, r.first_seen_at desc, r.source_id, r.record_id`;
 }
 
 /** Ranked matches; records are paged (`page` from 1), governments and sources capped. */
@@ -217,13 +217,14 @@ export async function search(
   }[];
   if (pg) {
     const tq = tsQuery(words);
-    const match = sql`to_tsvector('simple', r.title) @@ to_tsquery('simple', ${tq})`;
+    // The title's words as the store keeps them (migration 018), under their GIN index.
+    const match = sql`r.title_words @@ to_tsquery('simple', ${tq})`;
     records = (
       await sql<RecordRow>`select ${RECORD_SELECT} from records r
         join sources s on s.id = r.source_id join governments g on g.id = s.government_id
         where ${match} and ${live} and ${where}
-        order by ts_rank(to_tsvector('simple', r.title), to_tsquery('simple', ${tq})) desc,
-          ${tieOrder(true)}
+        order by ts_rank(r.title_words, to_tsquery('simple', ${tq})) desc,
+          ${tieOrder()}
         limit ${opts.perPage} offset ${offset}`.execute(db)
     ).rows;
     total = Number(
@@ -262,7 +263,7 @@ export async function search(
         join records r on r.rowid = records_fts.rowid
         join sources s on s.id = r.source_id join governments g on g.id = s.government_id
         where records_fts match ${fq} and ${live} and ${where}
-        order by bm25(records_fts), ${tieOrder(false)}
+        order by bm25(records_fts), ${tieOrder()}
         limit ${opts.perPage} offset ${offset}`.execute(db)
     ).rows;
     total = Number(

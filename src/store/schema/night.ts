@@ -1,3 +1,5 @@
+import type { GeneratedAlways } from "kysely";
+
 /**
  * Tables owned by the night module (src/night). Times are ISO 8601 UTC text; booleans are
  * integers 0/1; JSON is text — the same on SQLite and PostgreSQL. No foreign keys to other
@@ -49,6 +51,11 @@ export interface RecordsTable {
   kind: string | null;
   first_seen_night: string;
   first_seen_at: string;
+  /**
+   * The instant `date` names, worked out by the store (a generated column: never written):
+   * julianday on SQLite, a timestamp in UTC on PostgreSQL; only ever ordered by.
+   */
+  instant: GeneratedAlways<number | Date | null>;
 }
 
 /** P24: only a person changes whether a source is read; every change kept with time and reason. */
