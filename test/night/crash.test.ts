@@ -407,7 +407,11 @@ describe(`crash safety of the journal (real process, ${KILLS} SIGKILLs in a seed
         record_id: string;
       }[];
       const okIds = all.filter((s) => s.kind === "ok" || s.kind === "chain").map((s) => s.id);
-      for (const id of okIds) expect(outcomes.get(id), id).toBe("ok");
+      for (const id of okIds)
+        expect(
+          outcomes.get(id),
+          `${id}: ${JSON.stringify(reasons.filter((r) => JSON.stringify(r).includes(`"${id}"`)))}`,
+        ).toBe("ok");
       for (const id of okIds)
         expect(
           records.filter((r) => r.source_id === id),
