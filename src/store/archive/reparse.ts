@@ -165,7 +165,12 @@ function fingerprint(r: StoredRecord | ExtractedRecord): string {
 
 /** The records the night holds for a source (the night's `records` table). */
 async function storedRecords(db: Db, source: string): Promise<Map<string, StoredRecord>> {
-  const rows = await db.selectFrom("records").selectAll().where("source_id", "=", source).execute();
+  // Named: the columns the store works out beside them (migration 018) are not read here.
+  const rows = await db
+    .selectFrom("records")
+    .select(["record_id", "title", "date", "url", "kind"])
+    .where("source_id", "=", source)
+    .execute();
   const out = new Map<string, StoredRecord>();
   for (const r of rows) {
     const rec: StoredRecord = { id: r.record_id, title: r.title };
