@@ -134,6 +134,36 @@ export async function insertCaptures(
 }
 
 /**
+ * The GET captures with a body the index gave lately for their URLs, in this process (at most
+ * RECENT_COPIES, the oldest let go): what a conditional request was just built from. A capture
+ * row is never changed once written, so one named here is always a capture that was made, whether
+ * or not a later one has been since; the archive takes it as the original of a revisit when the
+ * answer's payload is the same (WarcArchive), instead of asking the index again for the URL's
+ * latest capture (a page sent again whole, as many sites do whatever validators they are sent).
+ */
+const recentCopies = new WeakMap<Db, Map<string, Capture>>();
+const RECENT_COPIES = 1024;
+
+/** The GET capture with a body the index last gave for `url` in this process, if kept. */
+export function recentCopy(db: Db, url: string): Capture | undefined {
+  return recentCopies.get(db)?.get(url);
+}
+
+function noteRecentCopy(db: Db, c: Capture): void {
+  let m = recentCopies.get(db);
+  if (m === undefined) {
+    m = new Map();
+    recentCopies.set(db, m);
+  }
+  m.delete(c.url);
+  m.set(c.url, c);
+  if (m.size > RECENT_COPIES) {
+    const oldest = m.keys().next().value;
+    if (oldest !== undefined) m.delete(oldest);
+  }
+}
+
+/**
  * The capture of `url` at or before `at` (default: the latest); `withBody` skips 304s etc.;
  * `method` keeps only answers to that method (a form posts back to its own page's URL).
  */
@@ -145,7 +175,10 @@ export async function latestCapture(
   if (opts.at === undefined && opts.withBody && opts.method !== undefined) {
     // The one asked before every conditional request and behind every 304: built once.
     const row = await latestWithBody.first(db, { url, method: opts.method });
-    return row ? fromRow(row) : undefined;
+    if (!row) return undefined;
+    const c = fromRow(row);
+    if (opts.method === "GET") noteRecentCopy(db, c);
+    return c;
   }
   if (opts.at === undefined && !opts.withBody && opts.method === undefined) {
     // The one the archive asks before every answer it keeps (a revisit?): built once.

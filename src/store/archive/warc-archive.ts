@@ -46,6 +46,7 @@ import {
   insertCaptures,
   lastIndexedFile,
   latestCapture,
+  recentCopy,
 } from "./captures.js";
 import { isDamaged, noteCaptureDamaged } from "./damaged.js";
 import { sha256Digest } from "./digest.js";
@@ -369,7 +370,16 @@ export class WarcArchive implements ArchivePort {
     const url = ex.response.url;
     const body = ex.response.body;
     const digest = sha256Digest(body);
-    const prior = body.length > 0 ? await latestCapture(this.#db, url) : undefined;
+    // The copy tonight's conditional request was built from, when this answer is the same
+    // payload (a page sent again whole): an original as good as the latest, without asking the
+    // index again. Else the URL's latest capture, as always.
+    const hint = ex.request.method === "GET" ? recentCopy(this.#db, url) : undefined;
+    const prior =
+      body.length === 0
+        ? undefined
+        : hint?.payloadDigest === digest
+          ? hint
+          : await latestCapture(this.#db, url);
     const found = prior?.payloadDigest === digest ? await this.#originalOf(prior) : undefined;
     // The index's digest is the digest of the bytes that were fsynced: the original is not
     // read back here. A revisit must still point at a payload that is there: one whose file
