@@ -124,6 +124,9 @@ export async function insertCaptures(
   group?: GroupCommit,
 ): Promise<void> {
   if (cs.length === 0) return;
+  // What was noted of these URLs is no longer the latest (a "none" would now be wrong).
+  const noted = recentCopies.get(db);
+  if (noted !== undefined) for (const c of cs) noted.delete(c.url);
   const rows = cs.map(toRow);
   const insert = (tx: Tx) => tx.insertInto("captures").values(rows).execute();
   try {
@@ -141,22 +144,25 @@ export async function insertCaptures(
  * answer's payload is the same (WarcArchive), instead of asking the index again for the URL's
  * latest capture (a page sent again whole, as many sites do whatever validators they are sent).
  */
-const recentCopies = new WeakMap<Db, Map<string, Capture>>();
+const recentCopies = new WeakMap<Db, Map<string, Capture | null>>();
 const RECENT_COPIES = 1024;
 
-/** The GET capture with a body the index last gave for `url` in this process, if kept. */
-export function recentCopy(db: Db, url: string): Capture | undefined {
+/**
+ * The GET capture with a body the index last gave for `url` in this process; null when it gave
+ * none (and this process has archived nothing at the URL since); undefined when not kept.
+ */
+export function recentCopy(db: Db, url: string): Capture | null | undefined {
   return recentCopies.get(db)?.get(url);
 }
 
-function noteRecentCopy(db: Db, c: Capture): void {
+function noteRecentCopy(db: Db, url: string, c: Capture | null): void {
   let m = recentCopies.get(db);
   if (m === undefined) {
     m = new Map();
     recentCopies.set(db, m);
   }
-  m.delete(c.url);
-  m.set(c.url, c);
+  m.delete(url);
+  m.set(url, c);
   if (m.size > RECENT_COPIES) {
     const oldest = m.keys().next().value;
     if (oldest !== undefined) m.delete(oldest);
@@ -175,9 +181,8 @@ export async function latestCapture(
   if (opts.at === undefined && opts.withBody && opts.method !== undefined) {
     // The one asked before every conditional request and behind every 304: built once.
     const row = await latestWithBody.first(db, { url, method: opts.method });
-    if (!row) return undefined;
-    const c = fromRow(row);
-    if (opts.method === "GET") noteRecentCopy(db, c);
+    const c = row ? fromRow(row) : undefined;
+    if (opts.method === "GET") noteRecentCopy(db, url, c ?? null);
     return c;
   }
   if (opts.at === undefined && !opts.withBody && opts.method === undefined) {

@@ -372,10 +372,12 @@ export class WarcArchive implements ArchivePort {
     const digest = sha256Digest(body);
     // The copy tonight's conditional request was built from, when this answer is the same
     // payload (a page sent again whole): an original as good as the latest, without asking the
-    // index again. Else the URL's latest capture, as always.
+    // index again; none when the index had no copy of the page a moment ago (a new page: a
+    // capture of another kind there, a 404 or a POST's answer, would rarely be the same bytes).
+    // Else the URL's latest capture, as always.
     const hint = ex.request.method === "GET" ? recentCopy(this.#db, url) : undefined;
     const prior =
-      body.length === 0
+      body.length === 0 || hint === null
         ? undefined
         : hint?.payloadDigest === digest
           ? hint
