@@ -1,9 +1,12 @@
+import type { Kysely } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import type { SourceResult } from "../../src/night/types.js";
 import { openStore } from "../../src/store/db.js";
 import { sql } from "../../src/store/kysely.js";
 import { insertRecords } from "../../src/store/night-records.js";
 import { newestRecords } from "../../src/store/read/directory.js";
+import { newRecords } from "../../src/store/read/new-records.js";
+import { search, searchTerms } from "../../src/store/read/search.js";
 import { writeTxn } from "../../src/store/write-txn.js";
 import {
   leftAt,
@@ -38,6 +41,8 @@ const ODD = [
   `2026-11-04T10:00:00.${"0".repeat(330)}1Z`,
   "2026-11-04T24:00:00Z",
   "2026-11-04T10:00:00 Z",
+  // A fraction of 10 digits: more than either reads (an outside tester found SQLite reading it).
+  "2026-11-28T19:00:00.1234567890Z",
 ];
 const GOOD = [
   { id: "day", date: "2026-11-04" },
@@ -64,6 +69,18 @@ function result(records: { id: string; date: string | null }[]): SourceResult {
   };
 }
 
+/** The government and source the records belong to (the directory's reads join them). */
+async function catalogRows(db: Kysely<unknown>): Promise<void> {
+  await sql`insert into governments (id, name, kind, county, website, entry, catalog_file, first_seen_at, updated_at)
+    values ('g', 'Village of Instant', 'village', 'Franklin', null, '{}', 'test', ${T}, ${T})`.execute(
+    db,
+  );
+  await sql`insert into sources (id, government_id, records, url, access, platform, name, confirmed, entry, catalog_file, first_seen_at, updated_at)
+    values ('s', 'g', 'agendas', 'https://instant.example/agendas', 'page', null, 'Agendas', 1, '{}', 'test', ${T}, ${T})`.execute(
+    db,
+  );
+}
+
 const factories: StoreFactory[] = [sqliteFactory()];
 if (postgresUrl) factories.push(postgresFactory(postgresUrl));
 afterAll(async () => {
@@ -80,12 +97,12 @@ describe.each(factories)("a record's instant ($name)", (factory) => {
       expect(n).toBe(all.length);
       const ids = (await newestRecords(store.db, "s", 50)).map((r) => r.recordId);
       expect(ids).toHaveLength(all.length);
-      // The readable ones first, newest first; Feb 30 is read as SQLite reads it (Mar 2).
       // The readable ones newest first (Feb 30 read as both read it, Mar 2; the year 0 last), then
       // the undated and the unreadable together by id: the same order on both dialects.
       expect(ids).toEqual([
         ...["next", "day", "utc", "eve", "odd-2", "odd-6"],
-        ...["none", "odd-0", "odd-1", "odd-10", "odd-11", "odd-12", "odd-3", "odd-4", "odd-5"],
+        ...["none", "odd-0", "odd-1", "odd-10", "odd-11", "odd-12", "odd-13", "odd-3", "odd-4"],
+        "odd-5",
         ...["odd-7", "odd-8", "odd-9"],
       ]);
     } finally {
@@ -93,9 +110,10 @@ describe.each(factories)("a record's instant ($name)", (factory) => {
     }
   });
 
-  it("P6: a store from before the column orders the records it held by their instants once opened", async () => {
+  it("P6: a store from before the column orders the records it held by their instants once opened, and finds them as before", async () => {
     const loc = await factory.fresh();
     await leftAt(loc, "017-night-user-agent", async (db) => {
+      await catalogRows(db);
       for (const r of [...GOOD, { id: "none", date: null }])
         await sql`insert into records (source_id, record_id, title, date, first_seen_night, first_seen_at)
           values ('s', ${r.id}, ${`Agenda ${r.id}`}, ${r.date}, '2026-11-04', ${T})`.execute(db);
@@ -104,6 +122,35 @@ describe.each(factories)("a record's instant ($name)", (factory) => {
     try {
       const ids = (await newestRecords(store.db, "s", 50)).map((r) => r.recordId);
       expect(ids).toEqual(["next", "day", "utc", "eve", "none"]);
+      // The full-text index still names each record (SQLite: the table made anew kept rowids).
+      const found = async (q: string) =>
+        (await search(store.db, searchTerms(q), {}, { page: 1, perPage: 20, others: 0 })).records
+          .map((r) => r.recordId)
+          .sort();
+      expect(await found("agenda eve")).toEqual(["eve"]);
+      expect(await found("agenda")).toHaveLength(5);
+      // And follows what is written after: a record added is found, one removed is not.
+      await writeTxn(store.db, (tx) =>
+        insertRecords(tx, "2026-11-05", result([{ id: "later", date: "2026-11-05" }])),
+      );
+      expect(await found("later")).toEqual(["later"]);
+      expect((await newestRecords(store.db, "s", 1)).map((r) => r.recordId)).toEqual(["later"]);
+      await store.db.deleteFrom("records").where("record_id", "=", "eve").execute();
+      expect(await found("eve")).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("P6: what is new on a night lists records first seen together newest first by their instants", async () => {
+    const loc = await factory.fresh();
+    await leftAt(loc, "017-night-user-agent", catalogRows);
+    const store = await openStore(loc);
+    try {
+      await writeTxn(store.db, (tx) => insertRecords(tx, "2026-11-04", result(GOOD)));
+      const items = await newRecords(store.db, { from: "2026-11-04", to: "2026-11-04" }, {});
+      // By their text "utc" (…T04:59:59Z) and "next" would come after "day" (2026-11-04).
+      expect(items.items.map((r) => r.recordId)).toEqual(["next", "day", "utc", "eve"]);
     } finally {
       await store.close();
     }

@@ -81,7 +81,8 @@ export async function newRecords(
   q = applyFilter(q, f);
   const rows = await q
     .orderBy("r.first_seen_at", "desc")
-    .orderBy("r.date", (ob) => ob.desc().nullsLast())
+    // Records first seen together: the newest by the instant their date names, not its text.
+    .orderBy(recordInstant(), (ob) => ob.desc().nullsLast())
     .orderBy("r.source_id")
     .orderBy("r.record_id")
     .limit(cap + 1)
