@@ -142,6 +142,39 @@ describe.each(factories)("a record's instant ($name)", (factory) => {
     }
   });
 
+  // SQLite only: PostgreSQL adds its columns in place; SQLite makes the table anew.
+  it.runIf(factory.name === "sqlite")(
+    "a view and a trigger an operator put on records are there after the upgrade, and work",
+    async () => {
+      const loc = await factory.fresh();
+      await leftAt(loc, "017-night-user-agent", async (db) => {
+        await catalogRows(db);
+        await sql`create view recent_titles as select record_id, title from records`.execute(db);
+        await sql`create table seen_log (record_id text)`.execute(db);
+        await sql`create trigger operator_seen after insert on records begin
+        insert into seen_log values (new.record_id); end`.execute(db);
+        await sql`insert into records (source_id, record_id, title, date, first_seen_night, first_seen_at)
+        values ('s', 'old', 'Agenda old', '2026-11-01', '2026-11-01', ${T})`.execute(db);
+      });
+      const store = await openStore(loc);
+      try {
+        await writeTxn(store.db, (tx) =>
+          insertRecords(tx, "2026-11-04", result([{ id: "new", date: "2026-11-04" }])),
+        );
+        const view = await sql<{
+          record_id: string;
+        }>`select record_id from recent_titles order by record_id`.execute(store.db);
+        expect(view.rows.map((r) => r.record_id)).toEqual(["new", "old"]);
+        const log = await sql<{ record_id: string }>`select record_id from seen_log`.execute(
+          store.db,
+        );
+        expect(log.rows.map((r) => r.record_id)).toEqual(["old", "new"]);
+      } finally {
+        await store.close();
+      }
+    },
+  );
+
   it("P6: what is new on a night lists records first seen together newest first by their instants", async () => {
     const loc = await factory.fresh();
     await leftAt(loc, "017-night-user-agent", catalogRows);

@@ -133,6 +133,9 @@ export async function insertCaptures(
     await (group ? group.run(insert) : insert(db));
   } finally {
     written.set(db, capturesWritten(db) + 1);
+    // Again once committed: a lookup while the insert waited for its commit saw none of these.
+    const since = recentCopies.get(db);
+    if (since !== undefined) for (const c of cs) since.delete(c.url);
   }
 }
 

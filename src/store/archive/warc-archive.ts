@@ -372,12 +372,14 @@ export class WarcArchive implements ArchivePort {
     const digest = sha256Digest(body);
     // The copy tonight's conditional request was built from, when this answer is the same
     // payload (a page sent again whole): an original as good as the latest, without asking the
-    // index again; none when the index had no copy of the page a moment ago (a new page: a
-    // capture of another kind there, a 404 or a POST's answer, would rarely be the same bytes).
+    // index again; for a page (2xx), none when the index had no copy of it a moment ago (a new
+    // page: a capture of another kind there, a 404 or a POST's answer, would rarely be the same
+    // bytes; an error page sent again night after night is looked up, as it often is the same).
     // Else the URL's latest capture, as always.
     const hint = ex.request.method === "GET" ? recentCopy(this.#db, url) : undefined;
+    const ok = ex.response.status >= 200 && ex.response.status < 300;
     const prior =
-      body.length === 0 || hint === null
+      body.length === 0 || (hint === null && ok)
         ? undefined
         : hint?.payloadDigest === digest
           ? hint

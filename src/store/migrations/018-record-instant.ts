@@ -66,10 +66,17 @@ const RECORD_COLUMNS =
  * SQLite: the records table made anew with the instant a stored column (ALTER TABLE adds only
  * virtual ones, worked out again at every read: a third more time for a search that sorts
  * 300,000 matches), each row copied under its own rowid (the full-text index, records_fts,
- * names rows by it), then its indexes and the full-text index's triggers made again as 002 and
- * 010 made them (a table dropped takes them with it, firing none).
+ * names rows by it). The table's indexes and triggers (002's and 010's, and any an operator
+ * added) are made again from their own SQL as the store held it (a table dropped takes them with
+ * it, firing none); a view over records is left as it is (the rename does not rewrite it, so it
+ * reads the new table by its name).
  */
 async function sqliteWithStoredInstant(db: Kysely<unknown>): Promise<void> {
+  const objects = (
+    await sql<{ sql: string }>`select sql from sqlite_master
+      where tbl_name = 'records' and type in ('index', 'trigger') and sql is not null
+      order by type, name`.execute(db)
+  ).rows.map((r) => r.sql);
   await sql
     .raw(
       `create table records_next ("source_id" text not null, "record_id" text not null,
@@ -85,18 +92,16 @@ async function sqliteWithStoredInstant(db: Kysely<unknown>): Promise<void> {
     )
     .execute(db);
   await sql`drop table records`.execute(db);
-  await sql`alter table records_next rename to records`.execute(db);
-  await sql`create index "records_by_night" on "records" ("first_seen_night")`.execute(db);
-  await sql`create index "records_by_date" on "records" ("date")`.execute(db);
-  await sql`create trigger records_fts_ai after insert on records begin
-    insert into records_fts(rowid, title) values (new.rowid, new.title); end`.execute(db);
-  await sql`create trigger records_fts_ad after delete on records begin
-    insert into records_fts(records_fts, rowid, title) values ('delete', old.rowid, old.title); end`.execute(
-    db,
-  );
-  await sql`create trigger records_fts_au after update on records begin
-    insert into records_fts(records_fts, rowid, title) values ('delete', old.rowid, old.title);
-    insert into records_fts(rowid, title) values (new.rowid, new.title); end`.execute(db);
+  const legacy = (await sql<{ legacy_alter_table: number }>`pragma legacy_alter_table`.execute(db))
+    .rows[0]?.legacy_alter_table;
+  // Legacy: the rename checks no view that names records (gone for a moment), nor rewrites one.
+  await sql`pragma legacy_alter_table = on`.execute(db);
+  try {
+    await sql`alter table records_next rename to records`.execute(db);
+  } finally {
+    await sql.raw(`pragma legacy_alter_table = ${legacy ? "on" : "off"}`).execute(db);
+  }
+  for (const text of objects) await sql.raw(text).execute(db);
 }
 
 export async function up(db: Kysely<unknown>): Promise<void> {
