@@ -48,6 +48,18 @@ export interface OpenOptions {
    * web benchmark) keeps the indexes it fills in memory with a larger one.
    */
   cacheMiB?: number;
+  /**
+   * Said once, before migrations run on a store made by an earlier version (never for a store
+   * being made): where it is and which migrations, so a command that may sit quiet while one
+   * rewrites a large table says why (018 rewrites the records table).
+   */
+  onUpgrade?: (upgrade: StoreUpgrade) => void;
+}
+
+/** A store about to be upgraded: where, and the migrations to run, in order. */
+export interface StoreUpgrade {
+  store: string;
+  migrations: readonly string[];
 }
 
 export interface Store {
@@ -178,9 +190,18 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
   });
   let error: unknown;
   let results: MigrationResult[] | undefined;
+  const storeAt = loc.kind === "sqlite" ? join(loc.dir, "nor.db") : redact(loc.url);
+  const upgrade = (names: readonly string[]) =>
+    opts.onUpgrade?.({ store: storeAt, migrations: names });
   if (sqliteConn) {
-    ({ error, results } = await migrateSqlite(db, sqliteConn, migrator));
+    ({ error, results } = await migrateSqlite(db, sqliteConn, migrator, upgrade));
   } else {
+    // Said before they run; a store being made (none run yet) is not being upgraded.
+    if (opts.onUpgrade !== undefined) {
+      const infos = await migrator.getMigrations().catch(() => []);
+      const pending = infos.filter((m) => m.executedAt === undefined).map((m) => m.name);
+      if (pending.length > 0 && pending.length < infos.length) upgrade(pending);
+    }
     ({ error, results } = await migrator.migrateToLatest());
     // PostgreSQL: the migrator's table listing is kept to this store's schema
     // (pg-current-schema.ts); kysely's own listed every schema's tables, and a schema dropped
@@ -390,15 +411,17 @@ async function migrateSqlite(
   db: Db,
   conn: SqliteDatabase.Database,
   migrator: InstanceType<typeof Migrator>,
+  upgrade: (names: readonly string[]) => void,
 ): Promise<{ error?: unknown; results?: MigrationResult[] }> {
-  let pending: boolean;
+  let pending: { names: string[]; fresh: boolean };
   try {
     pending = await sqliteMigrationsPending(db);
   } catch (error) {
     // A damaged store can fail here, before the migrator: openStore says so with its path.
     return { error };
   }
-  if (!pending) return {};
+  if (pending.names.length === 0) return {};
+  if (!pending.fresh) upgrade(pending.names);
   conn.pragma("busy_timeout = 0");
   try {
     for (let waited = 0; ; waited += MIGRATION_POLL_MS) {
@@ -412,19 +435,20 @@ async function migrateSqlite(
 }
 
 /**
- * Whether kysely_migration lists migrations not run yet. One run that this version does not
+ * The migrations kysely_migration does not list yet, and whether it lists none (a store being
+ * made). One run that this version does not
  * know is thrown as NewerStore here, before the migrator would take the write lock for it: a
  * newer version's store is left as it is, read-only or not.
  */
-async function sqliteMigrationsPending(db: Db): Promise<boolean> {
+async function sqliteMigrationsPending(db: Db): Promise<{ names: string[]; fresh: boolean }> {
   const table = await sql<{ name: string }>`select name from sqlite_master
     where type = 'table' and name = 'kysely_migration'`.execute(db);
-  if (table.rows.length === 0) return true;
+  if (table.rows.length === 0) return { names: Object.keys(migrations), fresh: true };
   const ran = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
   const done = new Set(ran.rows.map((r) => r.name));
   const unknown = [...done].sort().find((n) => !Object.hasOwn(migrations, n));
   if (unknown !== undefined) throw new NewerStore(unknown);
-  return Object.keys(migrations).some((n) => !done.has(n));
+  return { names: Object.keys(migrations).filter((n) => !done.has(n)), fresh: done.size === 0 };
 }
 
 /** A migration the store has run that this version of nor does not have. */

@@ -17,6 +17,7 @@ import { refuseNotADirectory } from "../../store/data-dir.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { parseTimeArg } from "../../store/time-args.js";
 import { stderr, stdout } from "../io.js";
+import { saying } from "../store-upgrade.js";
 
 /**
  * `--at` / `--since`: a time as `nor log` reads it (src/store/time-args.ts): with a zone as
@@ -42,7 +43,7 @@ interface DataOpts {
 async function openForArchive(opts: DataOpts) {
   const loc = storeLocationFromOptions(opts);
   refuseNotADirectory(opts.data ?? "data");
-  return openStore(loc, { create: false });
+  return openStore(loc, saying({ create: false }));
 }
 
 async function show(url: string, opts: DataOpts & { at?: string }): Promise<void> {

@@ -23,6 +23,7 @@ import { formatStats } from "../catalog-stats.js";
 import { importedOrStop } from "../import-outcome.js";
 import { stderr, stdout } from "../io.js";
 import { OPENING_PARTS } from "../night-parts.js";
+import { saying } from "../store-upgrade.js";
 
 /**
  * `nor catalog check FILE…` validates (every problem, each with file:line:column; exit 2),
@@ -149,7 +150,7 @@ async function openBesideNights(
   importing: ImportOfFiles,
 ): Promise<{ db: Store["db"]; close(): Promise<void> }> {
   refuseBlockedParts(dataDir, OPENING_PARTS);
-  const store = await openStore(location);
+  const store = await openStore(location, saying());
   let release: () => Promise<void>;
   try {
     release = await lockForCatalogImport(store, systemClock.now(), {

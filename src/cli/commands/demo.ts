@@ -35,6 +35,7 @@ import { stderr, stdout } from "../io.js";
 import { listenError } from "../listen-error.js";
 import { wholeNumber } from "../net-options.js";
 import { progressLine, startLine, summaryLines } from "../night-report.js";
+import { saying } from "../store-upgrade.js";
 
 interface DemoOptions {
   data?: string;
@@ -171,7 +172,7 @@ async function demoIn(
     const catalogFile = join(dataDir, "demo-catalog.yaml");
     writeFileSync(catalogFile, sites.catalogYaml());
     const { catalog, origins } = loadCatalogWithFiles([catalogFile]);
-    const store = await openStore({ kind: "sqlite", dir: dataDir });
+    const store = await openStore({ kind: "sqlite", dir: dataDir }, saying());
     try {
       goOn(stop);
       // A fresh directory: nothing to retire, so this is always "imported".

@@ -10,6 +10,7 @@ import { urlCredentialProblem } from "../../sources/catalog/credentials.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { stderr, stdout } from "../io.js";
 import { addNetOptions, type NetCliOptions, netOptions } from "../net-options.js";
+import { saying } from "../store-upgrade.js";
 
 interface DiscoverCliOptions extends NetCliOptions {
   data?: string;
@@ -62,7 +63,7 @@ async function run(homepage: string, opts: DiscoverCliOptions): Promise<void> {
   // The store must be there already, whether --data names it or ./data is meant, as for
   // `nor log` or `nor mark`: a mistyped --data is refused (exit 2) naming the path, never a new
   // store made there to hold this one request log (nor in whatever directory this was run from).
-  const store = await openStore(loc, { create: false });
+  const store = await openStore(loc, saying({ create: false }));
   let result: DiscoverResult;
   try {
     result = await discover(store, url.href, {

@@ -5,6 +5,7 @@ import { type ClearOutcome, clearFlag, listFlags } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { stderr, stdout } from "../io.js";
 import { loginName } from "../login-name.js";
+import { saying } from "../store-upgrade.js";
 
 interface FlagsOptions {
   data?: string;
@@ -29,7 +30,7 @@ export function register(program: Command): void {
       const by = opts.by === undefined ? loginName() : personTextOption(opts.by, "--by", "name");
       const store = await openStore(
         storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
-        { create: false },
+        saying({ create: false }),
       );
       try {
         if (opts.clear !== undefined) {

@@ -6,6 +6,7 @@ import { toJson, toTable } from "../../store/request-log-view.js";
 import { sourceKnown } from "../../store/source-known.js";
 import { parseTimeWindow, TIME_ARG_HELP } from "../../store/time-args.js";
 import { stdout } from "../io.js";
+import { saying } from "../store-upgrade.js";
 
 interface LogOptions {
   data?: string;
@@ -58,7 +59,7 @@ async function runLog(opts: LogOptions): Promise<void> {
     filter.limit = n;
   }
   const loc = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
-  const store = await openStore(loc, { create: false });
+  const store = await openStore(loc, saying({ create: false }));
   try {
     const entries = await new SqlRequestLog(store.db).query(filter);
     // A mistyped source id finds nothing, which would read as "nothing was asked": said instead.

@@ -12,6 +12,7 @@ import {
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { stderr, stdout } from "../io.js";
 import { loginName } from "../login-name.js";
+import { saying } from "../store-upgrade.js";
 
 interface MarkOptions {
   data?: string;
@@ -57,7 +58,7 @@ export function register(program: Command): void {
         );
       const store = await openStore(
         storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
-        { create: false },
+        saying({ create: false }),
       );
       try {
         // A night from before the store began is a mistyped one too: nothing happened on it here.

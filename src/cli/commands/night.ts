@@ -51,6 +51,7 @@ import {
   summaryLines,
   summaryRecord,
 } from "../night-report.js";
+import { saying } from "../store-upgrade.js";
 
 interface NightOptions extends NetCliOptions {
   catalog: string[];
@@ -195,7 +196,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   // the store is made or changed: one in the way stops it now, with nothing imported or opened.
   refuseBlockedParts(dataDir, NIGHT_PARTS);
   ensureDataDir(dataDir);
-  const store = await openStore(loc);
+  const store = await openStore(loc, saying());
   // Several `nor night` on one store share the night: lanes are leased per site and every
   // request is admitted by the journal (P9, P10; no source checked twice a night). Only the
   // opening (which night, the catalog import) is done by one of them at a time.

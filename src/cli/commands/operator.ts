@@ -5,6 +5,7 @@ import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { hashPassword, MAX_PASSWORD_CHARS, passwordProblem } from "../../web/console/password.js";
 import { storePasswordHash } from "../../web/console/session-store.js";
 import { stderr, stdin, stdout } from "../io.js";
+import { saying } from "../store-upgrade.js";
 
 interface OperatorOptions {
   data?: string;
@@ -33,7 +34,7 @@ export function register(program: Command): void {
       // holds only a password the directory's own store never sees.
       const store = await openStore(
         storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
-        { create: false },
+        saying({ create: false }),
       );
       try {
         await storePasswordHash(store.db, hash, systemClock.now());

@@ -15,6 +15,7 @@ import { type Extractor, reparse, type SourceReparse } from "../../store/archive
 import { refuseNotADirectory } from "../../store/data-dir.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { stderr, stdout } from "../io.js";
+import { saying } from "../store-upgrade.js";
 import { parseWhen } from "./archive.js";
 
 /**
@@ -72,7 +73,7 @@ async function run(opts: Opts): Promise<void> {
   const loc = storeLocationFromOptions(opts);
   // A --data that names a file is said as that (exit 2), with PostgreSQL too: the archive is there.
   refuseNotADirectory(opts.data ?? "data");
-  const store = await openStore(loc, { create: false });
+  const store = await openStore(loc, saying({ create: false }));
   try {
     const dir = archiveDir(opts.data ?? "data");
     const results = await reparse({

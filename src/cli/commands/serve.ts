@@ -18,6 +18,7 @@ import {
   operatorNameOption,
   userAgentOption,
 } from "../net-options.js";
+import { saying } from "../store-upgrade.js";
 import { addWebOptions, listeningOrigin, type WebCliOptions, webOptions } from "../web-options.js";
 
 interface ServeOptions extends WebCliOptions {
@@ -67,7 +68,7 @@ export function register(program: Command): void {
     const { origin, clientAddress } = webOptions(opts);
     // Read-only use: a missing SQLite store is an error, not an empty directory made silently.
     const loc = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
-    const store = await openStore(loc, { create: false });
+    const store = await openStore(loc, saying({ create: false }));
     // The pages read off the event loop (worker threads on SQLite): no request waits while
     // another's SQL runs, however slow the console's biggest read.
     let reads: WebReads;

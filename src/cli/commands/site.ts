@@ -16,6 +16,7 @@ import {
 } from "../../store/site-rules.js";
 import { stdout } from "../io.js";
 import { loginName } from "../login-name.js";
+import { saying } from "../store-upgrade.js";
 
 interface SiteOptions {
   data?: string;
@@ -97,7 +98,7 @@ export function register(program: Command): void {
       const store = await openStore(
         storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
         // A mistyped --data is refused (exit 2), never an empty store made to hold one rule.
-        { create: false },
+        saying({ create: false }),
       );
       try {
         const now = systemClock.now();

@@ -50,6 +50,7 @@ import {
 } from "../net-options.js";
 import { START_PARTS } from "../night-parts.js";
 import { nightProcessEnd, startNightProcess } from "../night-process.js";
+import { saying } from "../store-upgrade.js";
 import { addWebOptions, listeningOrigin, type WebCliOptions, webOptions } from "../web-options.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -145,7 +146,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
   const releaseStart = acquireStartLock(dataDir);
   let store: Awaited<ReturnType<typeof openStore>>;
   try {
-    store = await openStore(loc);
+    store = await openStore(loc, saying());
   } catch (err) {
     releaseStart();
     throw err;

@@ -4,6 +4,7 @@ import { viaText } from "../../night/way-choice.js";
 import { type NightHistoryRow, readingText, recentNights, statusRows } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { stdout } from "../io.js";
+import { saying } from "../store-upgrade.js";
 
 interface StatusOptions {
   data?: string;
@@ -68,7 +69,7 @@ export function register(program: Command): void {
         );
       const store = await openStore(
         storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
-        { create: false },
+        saying({ create: false }),
       );
       try {
         const rows = await statusRows(store.db);

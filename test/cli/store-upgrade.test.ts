@@ -1,0 +1,60 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { migrations } from "../../src/store/migrations/index.js";
+import { leftAt, postgresFactory, postgresUrl, type StoreFactory } from "../store/stores.js";
+import { runMain } from "./cli-capture.js";
+
+/**
+ * A command that opens a store made by an earlier version says, before it upgrades it, where the
+ * store is and which migrations run (one may rewrite a large table: 018 the records table), once;
+ * a store being made, or one already upgraded, is said nothing of.
+ */
+const dirs: string[] = [];
+const pg: StoreFactory | undefined = postgresUrl ? postgresFactory(postgresUrl) : undefined;
+afterAll(async () => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  await pg?.cleanup();
+});
+const later = Object.keys(migrations).filter((n) => n > "017-night-user-agent");
+
+describe("upgrading a store, said", () => {
+  it("SQLite: `nor status` on a store from before 018 says it upgrades it, naming the migrations; again, nothing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "nor-upgrade-"));
+    dirs.push(dir);
+    await leftAt({ kind: "sqlite", dir }, "017-night-user-agent", async () => {});
+    const first = await runMain(["status", "--data", dir]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain(`nor: upgrading the store at ${join(dir, "nor.db")}`);
+    for (const name of later) expect(first.stderr).toContain(name);
+    expect(first.stderr).not.toContain("001-log");
+    const again = await runMain(["status", "--data", dir]);
+    expect(again.stderr).not.toContain("upgrading");
+  });
+
+  it("SQLite: a store being made is not said to be upgraded", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "nor-upgrade-"));
+    dirs.push(dir);
+    const catalog = join(dir, "catalog.yaml");
+    writeFileSync(
+      catalog,
+      "governments:\n  - { id: village-of-up, name: Village of Up, kind: village, county: Franklin }\nsources: []\n",
+    );
+    const made = await runMain(["catalog", "import", catalog, "--data", join(dir, "data")]);
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stderr).not.toContain("upgrading");
+  });
+
+  it.runIf(pg !== undefined)("PostgreSQL: the same", async () => {
+    const loc = await (pg as StoreFactory).fresh();
+    if (loc.kind !== "postgres") throw new Error("a PostgreSQL store");
+    await leftAt(loc, "017-night-user-agent", async () => {});
+    const first = await runMain(["status"], { env: { NOR_DATABASE_URL: loc.url } });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain("nor: upgrading the store at postgres://");
+    for (const name of later) expect(first.stderr).toContain(name);
+    const again = await runMain(["status"], { env: { NOR_DATABASE_URL: loc.url } });
+    expect(again.stderr).not.toContain("upgrading");
+  });
+});
