@@ -139,7 +139,9 @@ export function toIsoDate(input: string, opts: DateOptions = {}): string | undef
     if (!p || !valid(p)) return undefined;
     const date = `${pad(p.y, 4)}-${pad(p.mo)}-${pad(p.d)}`;
     if (!p.time) return date;
-    const t = p.time;
+    // A leap second (23:59:60) is written as the last instant of the minute before it, which
+    // every reader of the date (the store's ordering, Date.parse) takes as a time.
+    const t = p.time.s === 60 ? { ...p.time, s: 59, ms: 999 } : p.time;
     const clock = `${pad(t.h)}:${pad(t.mi)}:${pad(t.s)}${t.ms ? `.${pad(t.ms, 3)}` : ""}`;
     if (p.offset) return `${date}T${clock}${p.offset === "+00:00" ? "Z" : p.offset}`;
     const zone = p.zone ?? opts.zone ?? DEFAULT_ZONE;
@@ -154,6 +156,9 @@ export function toIsoDate(input: string, opts: DateOptions = {}): string | undef
 function valid(p: Parts): boolean {
   if (p.y < 1900 || p.y > 2200 || p.mo < 1 || p.mo > 12 || p.d < 1) return false;
   if (p.d > new Date(Date.UTC(p.y, p.mo, 0)).getUTCDate()) return false;
+  // An offset no place has (over 14 hours, or 60 minutes and more): not a time one can read.
+  const off = p.offset !== undefined ? /^[+-](\d{2}):(\d{2})$/.exec(p.offset) : null;
+  if (p.offset !== undefined && (!off || +off[1]! > 14 || +off[2]! > 59)) return false;
   const t = p.time;
   return !t || (t.h < 24 && t.mi < 60 && t.s < 61);
 }

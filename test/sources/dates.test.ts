@@ -181,3 +181,20 @@ describe("the time as pages write it beside the date (kept, never dropped)", () 
     expect(findDate("Budget hearing 2/17/2026 - agenda posted", chicago)).toBe("2026-02-17");
   });
 });
+
+describe("times the store can order (an outside tester found two it could not)", () => {
+  it("P6: a leap second is read as the last instant of the minute before it", () => {
+    expect(toIsoDate("2026-12-31T23:59:60Z")).toBe("2026-12-31T23:59:59.999Z");
+    expect(toIsoDate("Thu, 31 Dec 2026 23:59:60 GMT")).toBe("2026-12-31T23:59:59.999Z");
+    expect(toIsoDate("2026-12-31T18:59:60-05:00")).toBe("2026-12-31T18:59:59.999-05:00");
+  });
+
+  it("P6: an offset no place has (over 14 hours, 60 minutes) is no time: the date is not taken", () => {
+    expect(toIsoDate("2026-12-02T12:00:00+23:00")).toBeUndefined();
+    expect(toIsoDate("Wed, 02 Dec 2026 12:00:00 +2300")).toBeUndefined();
+    expect(toIsoDate("2026-12-02T12:00:00+05:60")).toBeUndefined();
+    // The widest real offsets still read.
+    expect(toIsoDate("2026-12-02T12:00:00+14:00")).toBe("2026-12-02T12:00:00+14:00");
+    expect(toIsoDate("2026-12-02T12:00:00-12:00")).toBe("2026-12-02T12:00:00-12:00");
+  });
+});
