@@ -175,6 +175,48 @@ describe.each(factories)("a record's instant ($name)", (factory) => {
     },
   );
 
+  it("records of the same instant and first seen together are in byte order of their ids, whatever the database's collation", async () => {
+    const loc = await factory.fresh();
+    await leftAt(loc, "017-night-user-agent", async (db) => {
+      await catalogRows(db);
+      // A PostgreSQL made with a language's collation (en-US) orders `a_b` before `ZED`.
+      if (loc.kind === "postgres") {
+        await sql`alter table records alter column source_id type text collate "en-US-x-icu"`.execute(
+          db,
+        );
+        await sql`alter table records alter column record_id type text collate "en-US-x-icu"`.execute(
+          db,
+        );
+      }
+    });
+    const store = await openStore(loc);
+    try {
+      const ids = ["a_b", "ZED", "Zed", "é", "b"];
+      // One title for all: a search finds them equally well.
+      const same = result(ids.map((id) => ({ id, date: "2026-11-04" })));
+      same.records = same.records.map((r) => ({ ...r, title: "Levy agenda" }));
+      await writeTxn(store.db, (tx) => insertRecords(tx, "2026-11-04", same));
+      const bytes = [...ids].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+      expect(bytes).toEqual(["ZED", "Zed", "a_b", "b", "é"]);
+      expect((await newestRecords(store.db, "s", 10)).map((r) => r.recordId)).toEqual(bytes);
+      const found = await search(
+        store.db,
+        searchTerms("agenda"),
+        {},
+        {
+          page: 1,
+          perPage: 20,
+          others: 0,
+        },
+      );
+      expect(found.records.map((r) => r.recordId)).toEqual(bytes);
+      const fresh = await newRecords(store.db, { from: "2026-11-04", to: "2026-11-04" }, {});
+      expect(fresh.items.map((r) => r.recordId)).toEqual(bytes);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("P6: what is new on a night lists records first seen together newest first by their instants", async () => {
     const loc = await factory.fresh();
     await leftAt(loc, "017-night-user-agent", catalogRows);

@@ -138,11 +138,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   }
   // A source's newest records (its page, its feed, the API) read in order from the index.
   // (SQLite puts nulls last in a descending order by itself, and has no NULLS in an index.)
-  const order = pg ? "instant desc nulls last" : "instant desc";
+  // The record id in byte order on PostgreSQL, as the page orders ties (whatever the database's
+  // collation), so the index still gives the order.
+  const order = pg
+    ? `instant desc nulls last, first_seen_at desc, record_id collate "C"`
+    : "instant desc, first_seen_at desc, record_id";
   await sql
-    .raw(
-      `create index if not exists records_source_instant on records (source_id, ${order}, first_seen_at desc, record_id)`,
-    )
+    .raw(`create index if not exists records_source_instant on records (source_id, ${order})`)
     .execute(db);
 }
 

@@ -7,8 +7,9 @@
 
 import { shownText } from "../../policy/shown-text.js";
 import type { Db } from "../db.js";
+import { dialectOf } from "../dialect-of.js";
 import type { RecordsTable } from "../schema/night.js";
-import { recordInstant } from "./record-instant.js";
+import { inByteOrder, recordInstant } from "./record-instant.js";
 
 /** Narrows lists and feeds; every field is an exact, already-validated value. */
 export interface DirectoryFilter {
@@ -300,7 +301,7 @@ export function newestRecordsQuery(db: Db, sourceId: string, limit: number) {
     .where("r.source_id", "=", sourceId)
     .orderBy(recordInstant(), (ob) => ob.desc().nullsLast())
     .orderBy("r.first_seen_at", "desc")
-    .orderBy("r.record_id")
+    .orderBy(inByteOrder(dialectOf(db) === "postgres", "r.record_id"))
     .limit(limit);
 }
 

@@ -16,7 +16,7 @@ import {
   type RecordItem,
   toRecord,
 } from "./directory.js";
-import { recordInstant } from "./record-instant.js";
+import { inByteOrder, recordInstant } from "./record-instant.js";
 
 /** More than this many new records in one window are cut, with a note (pages and feeds). */
 export const NEW_CAP = 500;
@@ -83,8 +83,8 @@ export async function newRecords(
     .orderBy("r.first_seen_at", "desc")
     // Records first seen together: the newest by the instant their date names, not its text.
     .orderBy(recordInstant(), (ob) => ob.desc().nullsLast())
-    .orderBy("r.source_id")
-    .orderBy("r.record_id")
+    .orderBy(inByteOrder(dialectOf(db) === "postgres", "r.source_id"))
+    .orderBy(inByteOrder(dialectOf(db) === "postgres", "r.record_id"))
     .limit(cap + 1)
     .execute();
   return {
@@ -309,8 +309,8 @@ export async function upcomingMeetings(
         ),
       )
       .orderBy(recordInstant(), (ob) => ob.asc().nullsLast())
-      .orderBy("r.source_id")
-      .orderBy("r.record_id")
+      .orderBy(inByteOrder(pg, "r.source_id"))
+      .orderBy(inByteOrder(pg, "r.record_id"))
       .limit(cap)
       .execute()
   ).filter((r) => (recordDay(r.date) ?? "") >= fromDate);

@@ -11,3 +11,12 @@ import { sql } from "../kysely.js";
 export function recordInstant(): RawBuilder<unknown> {
   return sql`r.instant`;
 }
+
+/**
+ * A text column in byte order (UTF-8), as SQLite orders text: on PostgreSQL whatever collation
+ * the database was made with (an en-US one puts `a_b` before `ZED`), so ties broken by a
+ * record's key come out the same on both stores.
+ */
+export function inByteOrder(pg: boolean, column: string): RawBuilder<unknown> {
+  return pg ? sql`${sql.ref(column)} collate "C"` : sql`${sql.ref(column)}`;
+}

@@ -13,7 +13,7 @@ import { dialectOf } from "../dialect-of.js";
 import { sql } from "../kysely.js";
 import type { DirectoryFilter, GovernmentSummary, SourceSummary } from "./directory.js";
 import type { NewRecord } from "./new-records.js";
-import { recordInstant } from "./record-instant.js";
+import { inByteOrder, recordInstant } from "./record-instant.js";
 
 /**
  * At most this many different words are searched (each one more condition on every row). A
@@ -171,8 +171,8 @@ function toNewRecord(r: RecordRow): NewRecord {
  * names, `recordInstant`; undated last), then the latest first seen, then by source and record
  * id, so every page of a search holds the same records whichever store answers.
  */
-function tieOrder(): RawBuilder<unknown> {
-  return sql`${recordInstant()} desc nulls last, r.first_seen_at desc, r.source_id, r.record_id`;
+function tieOrder(pg: boolean): RawBuilder<unknown> {
+  return sql`${recordInstant()} desc nulls last, r.first_seen_at desc, ${inByteOrder(pg, "r.source_id")}, ${inByteOrder(pg, "r.record_id")}`;
 }
 
 /** Ranked matches; records are paged (`page` from 1), governments and sources capped. */
@@ -224,7 +224,7 @@ export async function search(
         join sources s on s.id = r.source_id join governments g on g.id = s.government_id
         where ${match} and ${live} and ${where}
         order by ts_rank(r.title_words, to_tsquery('simple', ${tq})) desc,
-          ${tieOrder()}
+          ${tieOrder(pg)}
         limit ${opts.perPage} offset ${offset}`.execute(db)
     ).rows;
     total = Number(
@@ -263,7 +263,7 @@ export async function search(
         join records r on r.rowid = records_fts.rowid
         join sources s on s.id = r.source_id join governments g on g.id = s.government_id
         where records_fts match ${fq} and ${live} and ${where}
-        order by bm25(records_fts), ${tieOrder()}
+        order by bm25(records_fts), ${tieOrder(pg)}
         limit ${opts.perPage} offset ${offset}`.execute(db)
     ).rows;
     total = Number(
