@@ -217,6 +217,42 @@ describe.each(factories)("a record's instant ($name)", (factory) => {
     }
   });
 
+  it("a search finds the same records on both stores: words joined by . _ / @ : - + are words, and letters with a diacritic are folded", async () => {
+    const loc = await factory.fresh();
+    await leftAt(loc, "017-night-user-agent", catalogRows);
+    const store = await openStore(loc);
+    try {
+      const titles: Record<string, string> = {
+        file: "Minutes_2026_12_01.pdf",
+        dated: "Agenda 12-01-2026.pdf",
+        resolution: "Resolution No. 2026-15",
+        mail: "Write to clerk@testville.gov",
+        version: "Zoning code v1.5 release",
+        resume: "Résumé of café hours",
+        ecole: "ÉCOLE café",
+      };
+      const r = result(Object.keys(titles).map((id) => ({ id, date: "2026-11-04" })));
+      r.records = r.records.map((x) => ({ ...x, title: titles[x.id] as string }));
+      await writeTxn(store.db, (tx) => insertRecords(tx, "2026-11-04", r));
+      const hits = async (q: string) =>
+        (await search(store.db, searchTerms(q), {}, { page: 1, perPage: 20, others: 0 })).records
+          .map((x) => x.recordId)
+          .sort();
+      expect(await hits("pdf")).toEqual(["dated", "file"]);
+      expect(await hits("2026")).toEqual(["dated", "file", "resolution"]);
+      expect(await hits("15")).toEqual(["resolution"]);
+      expect(await hits("12 01")).toEqual(["dated", "file"]);
+      expect(await hits("testville gov")).toEqual(["mail"]);
+      expect(await hits("v1")).toEqual(["version"]);
+      expect(await hits("cafe")).toEqual(["ecole", "resume"]);
+      expect(await hits("café")).toEqual(["ecole", "resume"]);
+      expect(await hits("ecole")).toEqual(["ecole"]);
+      expect(await hits("resume caf")).toEqual(["resume"]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("P6: what is new on a night lists records first seen together newest first by their instants", async () => {
     const loc = await factory.fresh();
     await leftAt(loc, "017-night-user-agent", catalogRows);

@@ -7,6 +7,7 @@
  * separators. A source is found by its own words or its government's.
  */
 import type { RawBuilder } from "kysely";
+import { foldLetters } from "../../policy/fold.js";
 import { shownText } from "../../policy/shown-text.js";
 import type { Db } from "../db.js";
 import { dialectOf } from "../dialect-of.js";
@@ -87,6 +88,14 @@ function ftsQuery(w: SearchWords): string {
 
 function tsQuery(w: SearchWords): string {
   return tsTerms(w).join(" & ");
+}
+
+/**
+ * The query over record titles on PostgreSQL: its words folded as the store folds a title's
+ * words (migration 018, policy/fold.ts), as SQLite's tokenizer folds both.
+ */
+function tsTitleQuery(w: SearchWords): string {
+  return tsQuery({ ...w, terms: w.terms.map(foldLetters) });
 }
 
 /**
@@ -217,13 +226,14 @@ export async function search(
   }[];
   if (pg) {
     const tq = tsQuery(words);
+    const titles = tsTitleQuery(words);
     // The title's words as the store keeps them (migration 018), under their GIN index.
-    const match = sql`r.title_words @@ to_tsquery('simple', ${tq})`;
+    const match = sql`r.title_words @@ to_tsquery('simple', ${titles})`;
     records = (
       await sql<RecordRow>`select ${RECORD_SELECT} from records r
         join sources s on s.id = r.source_id join governments g on g.id = s.government_id
         where ${match} and ${live} and ${where}
-        order by ts_rank(r.title_words, to_tsquery('simple', ${tq})) desc,
+        order by ts_rank(r.title_words, to_tsquery('simple', ${titles})) desc,
           ${tieOrder(pg)}
         limit ${opts.perPage} offset ${offset}`.execute(db)
     ).rows;
