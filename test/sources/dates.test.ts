@@ -197,4 +197,11 @@ describe("times the store can order (an outside tester found two it could not)",
     expect(toIsoDate("2026-12-02T12:00:00+14:00")).toBe("2026-12-02T12:00:00+14:00");
     expect(toIsoDate("2026-12-02T12:00:00-12:00")).toBe("2026-12-02T12:00:00-12:00");
   });
+
+  it("P6: inside a longer text, a time whose offset did not read is not taken as local time: the day alone", async () => {
+    const { findDate } = await import("../../src/sources/extract/find-date.js");
+    expect(findDate("Posted Tue, 03 Nov 2026 18:00:00 +1500 by the clerk")).toBe("2026-11-03");
+    expect(findDate("Hearing 11/04/2026 7:00 PM +1500, Room 2")).toBe("2026-11-04");
+    expect(findDate("Hearing 11/04/2026 7:00 PM, Room 2")).toBe("2026-11-04T19:00:00-05:00");
+  });
 });

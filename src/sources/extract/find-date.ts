@@ -30,7 +30,10 @@ export function findDate(text: string, opts: DateOptions = {}): string | undefin
   for (const re of EMBEDDED) {
     const m = re.exec(s);
     if (!m) continue;
-    const withTime = toIsoDate(m[0], opts);
+    // A time followed by an offset that did not read (toIsoDate refused the whole: one no place
+    // has, say +1500) is not taken as local time, which it is not: the day alone.
+    const zoned = /^\s*[+-]\d{2}:?\d{2}\b/.test(s.slice(m.index + m[0].length));
+    const withTime = zoned ? undefined : toIsoDate(m[0], opts);
     if (withTime) return withTime;
     const dateOnly = toIsoDate(
       m[0].replace(

@@ -105,6 +105,12 @@ async function sqliteWithStoredInstant(db: Kysely<unknown>): Promise<void> {
   for (const text of objects) await sql.raw(text).execute(db);
 }
 
+/**
+ * The characters of a title whose words PostgreSQL keeps (a tsvector holds at most 1 MB: a
+ * longer title would refuse its record's insert). Titles are a line of a list; this is far past one.
+ */
+const TITLE_WORDS_CHARS = 100_000;
+
 export async function up(db: Kysely<unknown>): Promise<void> {
   const pg = dialectOf(db) === "postgres";
   // Run again over a store that has it (a test puts back a store from before 015): only when
@@ -138,7 +144,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     if (!columns.includes("title_words"))
       await sql
         .raw(
-          `alter table records add column title_words tsvector generated always as (to_tsvector('simple', translate(title, '${from}', '${to}'))) stored`,
+          `alter table records add column title_words tsvector generated always as (to_tsvector('simple', translate(left(title, ${TITLE_WORDS_CHARS}), '${from}', '${to}'))) stored`,
         )
         .execute(db);
     await sql`create index if not exists records_words on records using gin (title_words)`.execute(

@@ -95,7 +95,14 @@ function tsQuery(w: SearchWords): string {
  * words (migration 018, policy/fold.ts), as SQLite's tokenizer folds both.
  */
 function tsTitleQuery(w: SearchWords): string {
-  return tsQuery({ ...w, terms: w.terms.map(foldLetters) });
+  // Each form folded, after the forms are made from the word as typed (as FTS5 folds them).
+  return w.terms
+    .map((t, i) => {
+      const prefix = w.prefix && i === w.terms.length - 1;
+      const forms = wordForms(t).map((f) => `${foldLetters(f)}${prefix ? ":*" : ""}`);
+      return forms.length > 1 ? `(${forms.join(" | ")})` : (forms[0] ?? "");
+    })
+    .join(" & ");
 }
 
 /**
