@@ -139,12 +139,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     // characters PostgreSQL's parser joins words with (a file name, a host) taken as spaces, so
     // both stores find the same records (policy/fold.ts; an outside tester found "2026" and
     // "cafe" finding fewer on PostgreSQL).
-    const from = `${FOLD_FROM}${JOINERS}`;
-    const to = `${FOLD_TO}${" ".repeat(JOINERS.length)}`;
+    // The letters' fold only over a title that has a letter beyond ASCII (more bytes than
+    // characters): over every title it tripled the time of an insert of many records.
+    const title = `left(title, ${TITLE_WORDS_CHARS})`;
+    const folded = `(case when octet_length(${title}) > char_length(${title})
+      then translate(${title}, '${FOLD_FROM}', '${FOLD_TO}') else ${title} end)`;
+    const spaced = `translate(${folded}, '${JOINERS}', '${" ".repeat(JOINERS.length)}')`;
     if (!columns.includes("title_words"))
       await sql
         .raw(
-          `alter table records add column title_words tsvector generated always as (to_tsvector('simple', translate(left(title, ${TITLE_WORDS_CHARS}), '${from}', '${to}'))) stored`,
+          `alter table records add column title_words tsvector generated always as (to_tsvector('simple', ${spaced})) stored`,
         )
         .execute(db);
     await sql`create index if not exists records_words on records using gin (title_words)`.execute(
