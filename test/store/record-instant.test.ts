@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import type { SourceResult } from "../../src/night/types.js";
-import { openStore } from "../../src/store/db.js";
+import { type Db, openStore, type Store } from "../../src/store/db.js";
 import { sql } from "../../src/store/kysely.js";
 import { insertRecords } from "../../src/store/night-records.js";
 import { newestRecords } from "../../src/store/read/directory.js";
@@ -81,6 +81,28 @@ async function catalogRows(db: Kysely<unknown>): Promise<void> {
   );
 }
 
+/** The ids of the records a search finds, on its first page (20), in its order. */
+async function recordsFound(db: Db, q: string): Promise<string[]> {
+  const r = await search(db, searchTerms(q), {}, { page: 1, perPage: 20, others: 0 });
+  return r.records.map((x) => x.recordId);
+}
+
+/** `fn` over a store left at 017 (after `fill`), then opened: upgraded by 018. */
+async function upgraded(
+  factory: StoreFactory,
+  fill: (db: Kysely<unknown>) => Promise<void>,
+  fn: (store: Store) => Promise<void>,
+): Promise<void> {
+  const loc = await factory.fresh();
+  await leftAt(loc, "017-night-user-agent", fill);
+  const store = await openStore(loc);
+  try {
+    await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
 const factories: StoreFactory[] = [sqliteFactory()];
 if (postgresUrl) factories.push(postgresFactory(postgresUrl));
 afterAll(async () => {
@@ -123,10 +145,7 @@ describe.each(factories)("a record's instant ($name)", (factory) => {
       const ids = (await newestRecords(store.db, "s", 50)).map((r) => r.recordId);
       expect(ids).toEqual(["next", "day", "utc", "eve", "none"]);
       // The full-text index still names each record (SQLite: the table made anew kept rowids).
-      const found = async (q: string) =>
-        (await search(store.db, searchTerms(q), {}, { page: 1, perPage: 20, others: 0 })).records
-          .map((r) => r.recordId)
-          .sort();
+      const found = (q: string) => recordsFound(store.db, q).then((ids) => ids.sort());
       expect(await found("agenda eve")).toEqual(["eve"]);
       expect(await found("agenda")).toHaveLength(5);
       // And follows what is written after: a record added is found, one removed is not.
@@ -199,17 +218,7 @@ describe.each(factories)("a record's instant ($name)", (factory) => {
       const bytes = [...ids].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
       expect(bytes).toEqual(["ZED", "Zed", "a_b", "b", "é"]);
       expect((await newestRecords(store.db, "s", 10)).map((r) => r.recordId)).toEqual(bytes);
-      const found = await search(
-        store.db,
-        searchTerms("agenda"),
-        {},
-        {
-          page: 1,
-          perPage: 20,
-          others: 0,
-        },
-      );
-      expect(found.records.map((r) => r.recordId)).toEqual(bytes);
+      expect(await recordsFound(store.db, "agenda")).toEqual(bytes);
       const fresh = await newRecords(store.db, { from: "2026-11-04", to: "2026-11-04" }, {});
       expect(fresh.items.map((r) => r.recordId)).toEqual(bytes);
     } finally {
@@ -218,10 +227,7 @@ describe.each(factories)("a record's instant ($name)", (factory) => {
   });
 
   it("a search finds the same records on both stores: words joined by punctuation or inside a tag are words, and Latin letters with a diacritic are folded", async () => {
-    const loc = await factory.fresh();
-    await leftAt(loc, "017-night-user-agent", catalogRows);
-    const store = await openStore(loc);
-    try {
+    await upgraded(factory, catalogRows, async (store) => {
       const titles: Record<string, string> = {
         file: "Minutes_2026_12_01.pdf",
         dated: "Agenda 12-01-2026.pdf",
@@ -239,10 +245,7 @@ describe.each(factories)("a record's instant ($name)", (factory) => {
       const r = result(Object.keys(titles).map((id) => ({ id, date: "2026-11-04" })));
       r.records = r.records.map((x) => ({ ...x, title: titles[x.id] as string }));
       await writeTxn(store.db, (tx) => insertRecords(tx, "2026-11-04", r));
-      const hits = async (q: string) =>
-        (await search(store.db, searchTerms(q), {}, { page: 1, perPage: 20, others: 0 })).records
-          .map((x) => x.recordId)
-          .sort();
+      const hits = (q: string) => recordsFound(store.db, q).then((ids) => ids.sort());
       expect(await hits("pdf")).toEqual(["dated", "file"]);
       expect(await hits("2026")).toEqual(["dated", "file", "resolution"]);
       expect(await hits("15")).toEqual(["resolution"]);
@@ -259,22 +262,15 @@ describe.each(factories)("a record's instant ($name)", (factory) => {
       // A plural's singular is made from the word as typed, then folded, as FTS5 does.
       expect(await hits("tomáš")).toEqual(["tomas"]);
       expect(await hits("tomáš hearing")).toEqual([]);
-    } finally {
-      await store.close();
-    }
+    });
   });
 
   it("P6: what is new on a night lists records first seen together newest first by their instants", async () => {
-    const loc = await factory.fresh();
-    await leftAt(loc, "017-night-user-agent", catalogRows);
-    const store = await openStore(loc);
-    try {
+    await upgraded(factory, catalogRows, async (store) => {
       await writeTxn(store.db, (tx) => insertRecords(tx, "2026-11-04", result(GOOD)));
       const items = await newRecords(store.db, { from: "2026-11-04", to: "2026-11-04" }, {});
       // By their text "utc" (…T04:59:59Z) and "next" would come after "day" (2026-11-04).
       expect(items.items.map((r) => r.recordId)).toEqual(["next", "day", "utc", "eve"]);
-    } finally {
-      await store.close();
-    }
+    });
   });
 });
