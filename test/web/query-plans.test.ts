@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { type CompiledQuery, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../../src/store/db.js";
-import { newestRecordsQuery } from "../../src/store/read/directory.js";
+import { newestRecordsQuery, recordsAfterQuery } from "../../src/store/read/directory.js";
 
 /**
  * P27: the console's request-log search by time window, site and source, and the overview's
@@ -70,6 +70,12 @@ describe("the directory's reads use indexes", () => {
   it("a source's newest records are read in order from records_source_instant, never sorted whole", async () => {
     const p = await plan(newestRecordsQuery(store.db, "s", 50));
     expect(p).toContain("records_source_instant");
+    expect(p).not.toContain("TEMP B-TREE");
+  });
+
+  it("a page of the records' download seeks to the last key of the page before, in the key index", async () => {
+    const p = await plan(recordsAfterQuery(store.db, { sourceId: "s", recordId: "r" }, {}, 1000));
+    expect(p).toMatch(/SEARCH r USING (COVERING )?INDEX \S+ \(\(source_id,record_id\)>\(\?,\?\)\)/);
     expect(p).not.toContain("TEMP B-TREE");
   });
 });

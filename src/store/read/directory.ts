@@ -315,6 +315,22 @@ export async function recordsAfter(
   f: DirectoryFilter,
   limit: number,
 ): Promise<(RecordItem & { governmentId: string; county: string | null; records: string })[]> {
+  const rows = await recordsAfterQuery(db, after, f, limit).execute();
+  return rows.map((r) => ({
+    ...toRecord(r),
+    governmentId: r.government_id,
+    county: r.county,
+    records: r.records,
+  }));
+}
+
+/** The query of `recordsAfter`: a page in key order, sought in the records' key index. */
+export function recordsAfterQuery(
+  db: Db,
+  after: { sourceId: string; recordId: string } | undefined,
+  f: DirectoryFilter,
+  limit: number,
+) {
   let q = db
     .selectFrom("records as r")
     .innerJoin("sources as s", "s.id", "r.source_id")
@@ -324,21 +340,14 @@ export async function recordsAfter(
     .where("g.retired_at", "is", null);
   if (after) {
     const a = after;
+    // A row comparison: both stores seek to it in the records' key index (an OR of the two
+    // columns was a filter over the index from its start on PostgreSQL, each page).
     q = q.where((eb) =>
-      eb.or([
-        eb("r.source_id", ">", a.sourceId),
-        eb.and([eb("r.source_id", "=", a.sourceId), eb("r.record_id", ">", a.recordId)]),
-      ]),
+      eb(eb.refTuple("r.source_id", "r.record_id"), ">", eb.tuple(a.sourceId, a.recordId)),
     );
   }
   q = applyFilter(q, f);
-  const rows = await q.orderBy("r.source_id").orderBy("r.record_id").limit(limit).execute();
-  return rows.map((r) => ({
-    ...toRecord(r),
-    governmentId: r.government_id,
-    county: r.county,
-    records: r.records,
-  }));
+  return q.orderBy("r.source_id").orderBy("r.record_id").limit(limit);
 }
 
 /**
