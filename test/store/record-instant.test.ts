@@ -265,6 +265,29 @@ describe.each(factories)("a record's instant ($name)", (factory) => {
     });
   });
 
+  it("a search finds the same governments and sources on both stores, diacritics folded and punctuation splitting words", async () => {
+    await upgraded(factory, catalogRows, async (store) => {
+      await sql`insert into governments (id, name, kind, county, website, entry, catalog_file, first_seen_at, updated_at)
+        values ('town-of-zoe', 'Town of Zoë', 'township', 'Franklin', null, '{}', 'test', ${T}, ${T})`.execute(
+        store.db,
+      );
+      await sql`insert into sources (id, government_id, records, url, access, platform, name, confirmed, entry, catalog_file, first_seen_at, updated_at)
+        values ('town-of-zoe-minutes', 'town-of-zoe', 'minutes', 'https://zoe.example/minutes', 'page', null, 'Minutes_Archive.pdf list', 1, '{}', 'test', ${T}, ${T})`.execute(
+        store.db,
+      );
+      const found = async (q: string) => {
+        const r = await search(store.db, searchTerms(q), {}, { page: 1, perPage: 20, others: 5 });
+        return { governments: r.governments.map((g) => g.id), sources: r.sources.map((x) => x.id) };
+      };
+      expect(await found("zoe")).toEqual({
+        governments: ["town-of-zoe"],
+        sources: ["town-of-zoe-minutes"],
+      });
+      expect(await found("archive")).toEqual({ governments: [], sources: ["town-of-zoe-minutes"] });
+      expect((await found("zoë minutes")).sources).toEqual(["town-of-zoe-minutes"]);
+    });
+  });
+
   it("P6: what is new on a night lists records first seen together newest first by their instants", async () => {
     await upgraded(factory, catalogRows, async (store) => {
       await writeTxn(store.db, (tx) => insertRecords(tx, "2026-11-04", result(GOOD)));

@@ -15,7 +15,8 @@ import { sql } from "../kysely.js";
  *
  * PostgreSQL: GIN indexes over `to_tsvector('simple', …)` of the same columns; the queries in
  * src/store/read/search.ts repeat these expressions exactly, so the planner uses the indexes.
- * (Since 018-record-instant, the records' one is a stored column of the title's words instead.)
+ * (Since 018-record-instant, the records' one is a stored column of the title's words instead,
+ * and all three are made of words as SQLite's tokenizer makes them: 018's `pgWords`.)
  * The 'simple' configuration does no stemming, like FTS5's unicode61 tokenizer.
  */
 

@@ -12,6 +12,7 @@ import { shownText } from "../../policy/shown-text.js";
 import type { Db } from "../db.js";
 import { dialectOf } from "../dialect-of.js";
 import { sql } from "../kysely.js";
+import { pgWords } from "../migrations/018-record-instant.js";
 import type { DirectoryFilter, GovernmentSummary, SourceSummary } from "./directory.js";
 import type { NewRecord } from "./new-records.js";
 import { inByteOrder, recordInstant } from "./record-instant.js";
@@ -70,8 +71,13 @@ function ftsTerm(t: string, prefix: boolean): string {
   return forms.length > 1 ? `(${forms.join(" OR ")})` : (forms[0] ?? "");
 }
 
+/**
+ * One word as a tsquery: its forms, each folded as the store folds the words it searches on
+ * PostgreSQL (migration 018 `pgWords`, policy/fold.ts), after the forms are made from the word as
+ * typed (as FTS5 folds them), ORed; `:*`: a prefix.
+ */
 function tsTerm(t: string, prefix: boolean): string {
-  const forms = wordForms(t).map((w) => `${w}${prefix ? ":*" : ""}`);
+  const forms = wordForms(t).map((w) => `${foldLetters(w)}${prefix ? ":*" : ""}`);
   return forms.length > 1 ? `(${forms.join(" | ")})` : (forms[0] ?? "");
 }
 
@@ -88,21 +94,6 @@ function ftsQuery(w: SearchWords): string {
 
 function tsQuery(w: SearchWords): string {
   return tsTerms(w).join(" & ");
-}
-
-/**
- * The query over record titles on PostgreSQL: its words folded as the store folds a title's
- * words (migration 018, policy/fold.ts), as SQLite's tokenizer folds both.
- */
-function tsTitleQuery(w: SearchWords): string {
-  // Each form folded, after the forms are made from the word as typed (as FTS5 folds them).
-  return w.terms
-    .map((t, i) => {
-      const prefix = w.prefix && i === w.terms.length - 1;
-      const forms = wordForms(t).map((f) => `${foldLetters(f)}${prefix ? ":*" : ""}`);
-      return forms.length > 1 ? `(${forms.join(" | ")})` : (forms[0] ?? "");
-    })
-    .join(" & ");
 }
 
 /**
@@ -233,14 +224,13 @@ export async function search(
   }[];
   if (pg) {
     const tq = tsQuery(words);
-    const titles = tsTitleQuery(words);
     // The title's words as the store keeps them (migration 018), under their GIN index.
-    const match = sql`r.title_words @@ to_tsquery('simple', ${titles})`;
+    const match = sql`r.title_words @@ to_tsquery('simple', ${tq})`;
     records = (
       await sql<RecordRow>`select ${RECORD_SELECT} from records r
         join sources s on s.id = r.source_id join governments g on g.id = s.government_id
         where ${match} and ${live} and ${where}
-        order by ts_rank(r.title_words, to_tsquery('simple', ${titles})) desc,
+        order by ts_rank(r.title_words, to_tsquery('simple', ${tq})) desc,
           ${tieOrder(pg)}
         limit ${opts.perPage} offset ${offset}`.execute(db)
     ).rows;
@@ -251,7 +241,10 @@ export async function search(
           where ${match} and ${live} and ${where}`.execute(db)
       ).rows[0]?.n ?? 0,
     );
-    const gv = sql`to_tsvector('simple', coalesce(g.name, '') || ' ' || coalesce(g.county, '') || ' ' || g.id)`;
+    // The expressions of the indexes (migration 018), over this query's aliases.
+    const gv = sql.raw(
+      pgWords("coalesce(g.name, '') || ' ' || coalesce(g.county, '') || ' ' || g.id"),
+    );
     govRows = (
       await sql<(typeof govRows)[number]>`select g.id, g.name, g.kind, g.county, g.website,
           (select count(*) from sources s where s.government_id = g.id and s.retired_at is null) as n
@@ -260,7 +253,7 @@ export async function search(
         order by ts_rank(${gv}, to_tsquery('simple', ${tq})) desc, g.name
         limit ${opts.others}`.execute(db)
     ).rows;
-    const sv = sql`to_tsvector('simple', coalesce(s.name, '') || ' ' || s.records || ' ' || s.id)`;
+    const sv = sql.raw(pgWords("coalesce(s.name, '') || ' ' || s.records || ' ' || s.id"));
     const sm = sourceMatch(
       tsTerms(words).map((q) => sql`${sv} @@ to_tsquery('simple', ${q})`),
       tsTerms(words).map((q) => sql`${gv} @@ to_tsquery('simple', ${q})`),
