@@ -105,6 +105,11 @@ export function instantOf(w: WallTime, zone: string, prefer: "earlier" | "later"
   return (prefer === "earlier" ? fits[0] : fits[fits.length - 1]) ?? asUtc - before;
 }
 
+/** The instant the day `year-month-day` begins in `zone` (its first midnight: a day may be 23–25 h). */
+export function dayStart(year: number, month: number, day: number, zone: string): number {
+  return instantOf({ year, month, day, hour: 0, minute: 0, second: 0, ms: 0 }, zone, "earlier");
+}
+
 /** `2026-11-05 03:12:04.123 -05:00`: the wall clock in `zone`, with its offset. */
 export function formatInZone(t: number, zone: string): string {
   const w = wallTimeAt(t, zone);

@@ -1,5 +1,5 @@
 import { UsageError } from "../errors.js";
-import { instantOf, SITE_OWNER_ZONE, type WallTime } from "../policy/zone.js";
+import { dayStart, instantOf, SITE_OWNER_ZONE, type WallTime } from "../policy/zone.js";
 
 /** The period a time argument names: [start, end) in epoch ms. */
 export interface TimeSpan {
@@ -31,18 +31,16 @@ export function parseTimeArg(text: string, flag: string): TimeSpan {
   if (d) {
     const [y, mo, da] = [Number(d[1]), Number(d[2]), Number(d[3])];
     if (!validDate(y, mo, da)) throw bad(text, flag);
-    const midnight = { year: y, month: mo, day: da, hour: 0, minute: 0, second: 0, ms: 0 };
     const next = new Date(Date.UTC(y, mo - 1, da + 1));
-    const nextMidnight = {
-      ...midnight,
-      year: next.getUTCFullYear(),
-      month: next.getUTCMonth() + 1,
-      day: next.getUTCDate(),
-    };
     // A New York day is 23, 24 or 25 hours long: compute both ends, not start + 24 h.
     return {
-      start: instantOf(midnight, SITE_OWNER_ZONE, "earlier"),
-      end: instantOf(nextMidnight, SITE_OWNER_ZONE, "earlier"),
+      start: dayStart(y, mo, da, SITE_OWNER_ZONE),
+      end: dayStart(
+        next.getUTCFullYear(),
+        next.getUTCMonth() + 1,
+        next.getUTCDate(),
+        SITE_OWNER_ZONE,
+      ),
     };
   }
   const m = DATE_TIME.exec(s);

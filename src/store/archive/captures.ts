@@ -124,18 +124,16 @@ export async function insertCaptures(
   group?: GroupCommit,
 ): Promise<void> {
   if (cs.length === 0) return;
-  // What was noted of these URLs is no longer the latest (a "none" would now be wrong).
-  const noted = recentCopies.get(db);
-  if (noted !== undefined) for (const c of cs) noted.delete(c.url);
   const rows = cs.map(toRow);
   const insert = (tx: Tx) => tx.insertInto("captures").values(rows).execute();
   try {
     await (group ? group.run(insert) : insert(db));
   } finally {
     written.set(db, capturesWritten(db) + 1);
-    // Again once committed: a lookup while the insert waited for its commit saw none of these.
-    const since = recentCopies.get(db);
-    if (since !== undefined) for (const c of cs) since.delete(c.url);
+    // What was noted of these URLs is no longer the latest (a "none" would now be wrong), also
+    // what a lookup noted while the insert waited for its commit: let go once it has ended.
+    const noted = recentCopies.get(db);
+    if (noted !== undefined) for (const c of cs) noted.delete(c.url);
   }
 }
 

@@ -377,13 +377,10 @@ export class WarcArchive implements ArchivePort {
     // bytes; an error page sent again night after night is looked up, as it often is the same).
     // Else the URL's latest capture, as always.
     const hint = ex.request.method === "GET" ? recentCopy(this.#db, url) : undefined;
-    const ok = ex.response.status >= 200 && ex.response.status < 300;
-    const prior =
-      body.length === 0 || (hint === null && ok)
-        ? undefined
-        : hint?.payloadDigest === digest
-          ? hint
-          : await latestCapture(this.#db, url);
+    const newPage = hint === null && ex.response.status >= 200 && ex.response.status < 300;
+    let prior: Capture | undefined;
+    if (body.length > 0 && !newPage)
+      prior = hint?.payloadDigest === digest ? hint : await latestCapture(this.#db, url);
     const found = prior?.payloadDigest === digest ? await this.#originalOf(prior) : undefined;
     // The index's digest is the digest of the bytes that were fsynced: the original is not
     // read back here. A revisit must still point at a payload that is there: one whose file

@@ -4,7 +4,7 @@
  * and per kind of records, and the nights of the window as they ran (or did not).
  */
 import { recordDay } from "../../policy/record-date.js";
-import { instantOf, SITE_OWNER_ZONE } from "../../policy/zone.js";
+import { dayStart, SITE_OWNER_ZONE } from "../../policy/zone.js";
 import type { RecordKind } from "../../sources/record.js";
 import type { Db } from "../db.js";
 import { dialectOf } from "../dialect-of.js";
@@ -79,12 +79,13 @@ export async function newRecords(
     .where("r.first_seen_night", ">=", range.from)
     .where("r.first_seen_night", "<=", range.to);
   q = applyFilter(q, f);
+  const pg = dialectOf(db) === "postgres";
   const rows = await q
     .orderBy("r.first_seen_at", "desc")
     // Records first seen together: the newest by the instant their date names, not its text.
     .orderBy(recordInstant(), (ob) => ob.desc().nullsLast())
-    .orderBy(inByteOrder(dialectOf(db) === "postgres", "r.source_id"))
-    .orderBy(inByteOrder(dialectOf(db) === "postgres", "r.record_id"))
+    .orderBy(inByteOrder(pg, "r.source_id"))
+    .orderBy(inByteOrder(pg, "r.record_id"))
     .limit(cap + 1)
     .execute();
   return {
@@ -229,13 +230,6 @@ export async function lastNightWithNew(
   return { night: latest.night, count: c.total };
 }
 
-/** The instant Ohio's day `day` (YYYY-MM-DD) begins. */
-function ohioMidnight(day: string): number {
-  const [y, m, d] = day.split("-").map(Number) as [number, number, number];
-  const wall = { year: y, month: m, day: d, hour: 0, minute: 0, second: 0, ms: 0 };
-  return instantOf(wall, SITE_OWNER_ZONE, "earlier");
-}
-
 /** The kinds of records that are meetings: a meeting itself, or the agenda of one. */
 const MEETING_KINDS: readonly RecordKind[] = ["meetings", "agendas"];
 
@@ -290,9 +284,10 @@ export async function upcomingMeetings(
   // To the second (Ohio's midnight is a whole one): text that shares those 19 characters is not
   // before it, whatever follows (`Z`, `.000Z`, `+00:00`). Compared byte by byte on PostgreSQL
   // too, whatever the database's collation.
-  const midnight = new Date(ohioMidnight(fromDate)).toISOString().slice(0, 19);
+  const [y, m, d] = fromDate.split("-").map(Number) as [number, number, number];
+  const midnight = new Date(dayStart(y, m, d, SITE_OWNER_ZONE)).toISOString().slice(0, 19);
   const pg = dialectOf(db) === "postgres";
-  const date = pg ? sql<string>`r.date collate "C"` : sql<string>`r.date`;
+  const date = inByteOrder(pg, "r.date");
   const rows = (
     await q
       .where((eb) =>
