@@ -26,7 +26,8 @@ import { sql } from "../kysely.js";
  * an offset of at most 14 hours, as on Earth, a fraction of at most 9 digits, read to the
  * millisecond), so what SQLite cannot read (a leap second's :60, a 25th hour, an offset of 23
  * hours) orders with the undated on both; on SQLite, only text of the readers' forms is handed
- * to julianday (which would also read `2026-11-04 19:00` or a 24th hour, and skip a space). Each an index with it, for a source's newest records.
+ * to julianday (which would also read `2026-11-04 19:00` or a 24th hour, and skip a space).
+ * Each has an index with it, for a source's newest records.
  */
 const DAY = "[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])";
 const DAY_TEXT = `^${DAY}$`;
