@@ -125,6 +125,30 @@ describe("caching and compression", () => {
     }
   });
 
+  it("an error is never kept by a cache: a 400 or 404 is no-cache without an ETag (a tag sent back is no 304), a 405 carries neither (docs/api.md)", async () => {
+    for (const [path, status] of [
+      ["/api/sources/nope", 404],
+      ["/api/new?window=x", 400],
+      ["/no-such-page", 404],
+    ] as const) {
+      for (const method of ["GET", "HEAD"]) {
+        const res = await f.app.request(path, { method });
+        expect(res.status, `${method} ${path}`).toBe(status);
+        expect(res.headers.get("cache-control"), `${method} ${path}`).toBe("no-cache");
+        expect(res.headers.get("etag"), `${method} ${path}`).toBeNull();
+        const again = await f.app.request(path, {
+          method,
+          headers: { "if-none-match": 'W/"x", *' },
+        });
+        expect(again.status, `${method} ${path} again`).toBe(status);
+      }
+    }
+    const post = await f.app.request("/api/new", { method: "POST" });
+    expect(post.status).toBe(405);
+    expect(post.headers.get("cache-control")).toBeNull();
+    expect(post.headers.get("etag")).toBeNull();
+  });
+
   it("an answer no one may keep (no-store), streamed a piece at a time, is sent as it is made: not read whole first to hash an ETag", async () => {
     // The console's log download is such an answer; here a stream the test lets go of itself.
     const app = new Hono();
