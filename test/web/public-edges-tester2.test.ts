@@ -145,7 +145,8 @@ describe("query parameters of the small files", () => {
 });
 
 describe("request input said back has no raw control characters", () => {
-  const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
+  const CONTROL =
+    /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
   const cases: [string, number, string][] = [
     ["/sources/%00", 404, "%00"],
     ["/governments/a%7Fb", 404, "a%7Fb"],
@@ -164,6 +165,10 @@ describe("request input said back has no raw control characters", () => {
     ["/api/search?q=x&page=%00", 400, "%00"],
     ["/api/new?%00=1", 400, "%00"],
     ["/api/new?government=%00", 400, "%00"],
+    // Marks that reorder the text around them (a right-to-left override, an isolate).
+    ["/api/new?county=%E2%80%AE", 400, "%E2%80%AE"],
+    ["/new?county=a%E2%81%A6b", 400, "a%E2%81%A6b"],
+    ["/api/sources/x%E2%80%8Fy", 404, "x%E2%80%8Fy"],
   ];
   it("an id, a path, a value or a name is shown with its controls escaped, in pages, text and JSON", async () => {
     for (const [path, status, shown] of cases) {
