@@ -19,6 +19,12 @@ export interface ClassifyContext {
   allClosedSoFar: boolean;
   keepBody: boolean;
   chain: string[];
+  /**
+   * P12: the request sent validators (If-None-Match, If-Modified-Since). A 304 answers only
+   * such a request (RFC 9110 §15.4.5); to one that asked for nothing conditional, it says
+   * nothing of any copy of ours.
+   */
+  conditional?: boolean;
 }
 
 /** A no (P21): the outcome, and the reason that closes the site for the night. */
@@ -178,7 +184,17 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
     return { kind: "redirect", location, status };
   }
   const response = { status, headers, url, chain: [...ctx.chain, url] };
-  if (status === 304) return final({ kind: "not-modified", ...response });
+  if (status === 304) {
+    if (ctx.conditional === false)
+      return final({
+        kind: "error",
+        url,
+        status,
+        reason:
+          "HTTP 304 Not Modified to a request that sent no validators: it says nothing of a copy, and no page was sent",
+      });
+    return final({ kind: "not-modified", ...response });
+  }
   if (status >= 200 && status < 300) {
     return final({ kind: "ok", ...response, body: ctx.keepBody ? read.body : new Uint8Array(0) });
   }

@@ -5,6 +5,7 @@
  */
 import type { Clock } from "../clock.js";
 import type { Fetcher, FetchOutcome, FetchRequest, Purpose } from "../net/types.js";
+import { siteOf } from "../policy/site.js";
 import type { Source, WayIn } from "../sources/catalog/types.js";
 import type { ExtractedRecord, Extraction } from "../sources/record.js";
 import { endsTheSource, failureOutcome } from "./outcome.js";
@@ -407,6 +408,15 @@ function sameBackfill(a: BackfillState, b: BackfillState | undefined): boolean {
   );
 }
 
+/**
+ * P6, P7: the older pages of a list are on the list's own site (P9's site: a vendor's other host
+ * of it is the same site). A "next" link from a page to another site leads off the list: it is
+ * never followed, and the list, as far as the checker reads it, ends there.
+ */
+function sameList(next: PageRequest | undefined, pageUrl: string): PageRequest | undefined {
+  return next !== undefined && siteOf(next.url) === siteOf(pageUrl) ? next : undefined;
+}
+
 /** P7: a backfill that has not started turns from page 1, so page 1's records and body are read. */
 function backfillNeedsPage1(source: Source, history: SourceHistory): boolean {
   const b = history.backfill;
@@ -437,7 +447,10 @@ async function runBackfill(
   ) {
     if (pastUntil(page1.extraction, source.backfill.until))
       return { state: { done: true, pagesRead: state.pagesRead } };
-    next = ctx.reader.nextRequest(way, firstReq, page1.body, page1.extraction, page1.contentType);
+    next = sameList(
+      ctx.reader.nextRequest(way, firstReq, page1.body, page1.extraction, page1.contentType),
+      page1.url,
+    );
     if (!next) return { state: { done: true, pagesRead: state.pagesRead } };
   }
   for (let i = 0; i < perNight && next; i++) {
@@ -470,7 +483,7 @@ async function runBackfill(
     const after = pastUntil(r.extraction, source.backfill.until)
       ? undefined
       : ctx.reader.nextRequest(way, next, r.body, r.extraction, r.contentType);
-    next = after;
+    next = sameList(after, r.url);
   }
   if (!next) return { state: { done: true, pagesRead: state.pagesRead } };
   return { state: { done: false, pagesRead: state.pagesRead, cursor: next } };

@@ -28,12 +28,12 @@ export function failureOutcome(
         url: o.url,
       };
     case "site-closed":
-      // The site's own no earlier tonight, or its owner's request: the reason says which.
-      return {
-        kind: "refused",
-        reason: isOwnersRequest(o.reason) ? o.reason : SITE_CLOSED_REASON,
-        url: o.url,
-      };
+      // Its owner's request (P26: the operator's decision, never the site's no): the page was
+      // not asked, as a path robots.txt keeps us off is not, and the reason says why. Else the
+      // site's own no earlier tonight (P21).
+      return isOwnersRequest(o.reason)
+        ? { kind: "disallowed", reason: o.reason, url: o.url }
+        : { kind: "refused", reason: SITE_CLOSED_REASON, url: o.url };
     case "robots-unavailable":
       return { kind: "robots-unavailable", reason: `${o.origin}: ${o.reason}`, url: o.url };
     case "disallowed":
@@ -74,10 +74,11 @@ export function cutShortOutcome(last: LastAttempt): NightOutcome {
     last.outcome === "retry" && last.retryAt !== undefined
       ? `its retry (in ${Math.round(Math.max(0, last.retryAt - last.endedAt) / 1000)} s)`
       : "its next request";
-  // A complete answer whose source the night had not yet recorded when it stopped (a crash or a
-  // stop, then resumed past the time limit): the source may have had more to ask (a next page).
+  // A complete answer whose source the night had not recorded when the time limit came: its
+  // next request (a next page, a form's search) would have started after it, or a stop or a
+  // crash came between and the night resumed past it. Which, the request log says (P27).
   const reason = last.final
-    ? `its last request (${last.url}) ${answered} in full; the night's time limit came before the source was finished (a stop or a crash came between)`
+    ? `its last request (${last.url}) ${answered} in full; the night's time limit came before the source was finished`
     : `${answered}; ${next} would have started after the night's time limit`;
   const out: NightOutcome = { kind: "cut-short", reason, url: last.url };
   if (last.status !== null) out.status = last.status;

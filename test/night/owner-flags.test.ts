@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { flagsFor } from "../../src/night/flags.js";
 import type { NightOutcome, SourceHistory, SourceResult } from "../../src/night/types.js";
+import { outcomeLabel } from "../../src/web/public/format.js";
 
 /**
  * An owner's request is the operator's own decision, carried out: a site not read shows its
@@ -45,5 +46,18 @@ describe("flags after an owner's request", () => {
       history(["ok"]),
     );
     expect(robots.map((f) => f.kind)).toEqual(["robots-disallows"]);
+  });
+});
+
+describe("an owner's request in the directory's words", () => {
+  it("P26: a site its owner asked not to be read is shown as left alone at the owner's request, never as the site's no (a store's earlier nights kept it as refused)", () => {
+    const reason = "the site's owner asked not to be read (2026-11-01: by e-mail)";
+    for (const kind of ["disallowed", "refused"]) {
+      expect(outcomeLabel(kind, reason)).toEqual({
+        text: "left alone at the site owner's request",
+        tone: "skip",
+      });
+    }
+    expect(outcomeLabel("refused", "http block: status 403").tone).toBe("no");
   });
 });

@@ -249,7 +249,8 @@ describe("site owners' requests (nor site), set while a night runs", () => {
     const others = outcomes.filter((o) => o.source_id !== "f1");
     expect(others).toHaveLength(3);
     for (const o of others) {
-      expect(o.outcome).toBe("refused");
+      // The operator's decision, not the site's no (P26): never asked, as a disallowed path.
+      expect(o.outcome).toBe("disallowed");
       expect(o.reason).toMatch(/owner asked not to be read/);
     }
     // nor status says every source of the site is not read, and why, as the directory does;

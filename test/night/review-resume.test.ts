@@ -85,7 +85,7 @@ describe("review: resuming a night", () => {
         "2026-11-05",
       )[0]?.reason,
     ).toBe(
-      `its last request (${site.url("/feed/2.xml")}) answered HTTP 200 in full; the night's time limit came before the source was finished (a stop or a crash came between)`,
+      `its last request (${site.url("/feed/2.xml")}) answered HTTP 200 in full; the night's time limit came before the source was finished`,
     );
     expect(sent - before).toBe(4);
     // P13: the unreached go first the next night (one lane: f2, f3 before f1).

@@ -116,6 +116,27 @@ leads:
     ]);
   });
 
+  it("an IPv4 address the URL parser reads otherwise than it is written is refused, as `nor site` refuses it (an outside tester's night asked 127.0.0.44 for a catalog's 127.0.0.054)", () => {
+    for (const [url, said] of [
+      [
+        "http://127.0.0.054:8080/feed",
+        "host 127.0.0.054 is an IPv4 address with a part written with a leading zero (054), which is ambiguous",
+      ],
+      ["http://0x7f.1/feed", "host 0x7f.1 is not an IPv4 address as the checker writes it"],
+      ["http://2130706433/feed", "URLs read it as 127.0.0.1"],
+    ])
+      expect(problems(source(url as string))).toEqual([expect.stringContaining(said as string)]);
+  });
+
+  it("a port that cannot be is said as such, not as an address that is no URL", () => {
+    for (const [url, said] of [
+      ["http://127.0.0.1:99999/feed", "URL's port 99999 is more than 65535, the largest there is"],
+      ["http://www.x.gov:8x/feed", 'URL\'s port "8x" is not a number'],
+      ["http://[::1]:70000/feed", "URL's port 70000 is more than 65535"],
+    ])
+      expect(problems(source(url as string))).toEqual([expect.stringContaining(said as string)]);
+  });
+
   it("hosts a night may request still pass: names, a trailing dot, IP literals, localhost", () => {
     for (const url of [
       "https://www.akronohio.gov/feed",

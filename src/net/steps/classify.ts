@@ -46,6 +46,7 @@ function page(call: Call, got: Got, now: number): Reply {
     allClosedSoFar: priorAllClosed,
     keepBody: call.keepBody,
     chain: call.chain,
+    conditional: call.validatorsSent !== undefined,
   });
   const refusal = step.kind === "final" && step.outcome.kind === "refused" ? step.outcome : null;
   const judged: Judged = {

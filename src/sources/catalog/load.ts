@@ -25,7 +25,7 @@ import {
 } from "yaml";
 import type { z } from "zod";
 import { NorError } from "../../errors.js";
-import { hostProblem } from "../../policy/site.js";
+import { readSite } from "../../policy/site.js";
 import { dateFormatProblem, dateTemplateProblem } from "../extract/form-dates.js";
 import { formSelectorProblems, recipeSelectorProblems } from "../extract/selector-check.js";
 import { presetAccess, presetNames } from "../platforms/names.js";
@@ -47,7 +47,7 @@ import {
   type PathKey,
 } from "./problems.js";
 import { CatalogBytesError, statsProblem } from "./read.js";
-import { catalogFile, inferAccess, MAX_URL_LENGTH } from "./schema.js";
+import { catalogFile, inferAccess, MAX_URL_LENGTH, urlSpellingProblem } from "./schema.js";
 import type { Catalog, Government, Lead, Source } from "./types.js";
 
 /** List items per piece: large enough that parsing stays cheap, small enough to stay small. */
@@ -359,9 +359,13 @@ function hostProblems(loc: Located, raw: unknown): CatalogProblem[] {
     if (typeof value !== "string" || value.length > MAX_URL_LENGTH || !URL.canParse(value)) return;
     const u = new URL(value);
     if (u.protocol !== "http:" && u.protocol !== "https:") return;
-    const host = u.hostname.toLowerCase().replace(/\.$/, "");
-    const problem = hostProblem(host);
-    if (problem !== undefined) out.push(loc.problem(path, `host ${host} ${problem}`));
+    // Not written as it is fetched (a backslash, a scheme without its //): the schema says so.
+    if (urlSpellingProblem(value, u.href) !== undefined) return;
+    // Read as an operator's site is (readSite): also refused, an IPv4 address the URL parser
+    // reads otherwise than it is written (`127.0.0.054` is 127.0.0.44 to it, 127.0.0.54 to a
+    // person: the night would ask the one while every page showed the other).
+    const read = readSite(value);
+    if (!read.ok) out.push(loc.problem(path, `host ${read.reason}`));
   };
   rawList(raw, "governments").forEach((g, i) => {
     check(g?.website, ["governments", i, "website"]);

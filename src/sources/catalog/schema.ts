@@ -58,6 +58,16 @@ export function urlSpellingProblem(s: string, parsed?: string): string | undefin
   return undefined;
 }
 
+/** Why an http(s) URL that does not parse is refused, when it is its port (`:99999`). */
+function portProblem(s: string): string | undefined {
+  const port = /^https?:\/\/(?:[^/?#@]*@)?(?:\[[^\]/?#]*\]|[^/?#:[\]]*):([^/?#]*)/i.exec(s)?.[1];
+  if (port === undefined || port === "") return undefined;
+  if (!/^[0-9]+$/.test(port)) return `URL's port "${port}" is not a number`;
+  return Number(port) > 65535
+    ? `URL's port ${port} is more than 65535, the largest there is`
+    : undefined;
+}
+
 /**
  * http(s) only (P3: no other scheme; user-info and credentials are refused in credentials.ts),
  * written as it is fetched (urlSpellingProblem), at most MAX_URL_LENGTH characters. Its host's
@@ -74,7 +84,11 @@ export const httpUrl = z
     }
     const u = URL.canParse(s) ? new URL(s) : undefined;
     if (u === undefined || (u.protocol !== "http:" && u.protocol !== "https:")) {
-      ctx.addIssue({ code: "custom", message: "must be an absolute http:// or https:// URL" });
+      const port = u === undefined ? portProblem(s) : undefined;
+      ctx.addIssue({
+        code: "custom",
+        message: port ?? "must be an absolute http:// or https:// URL",
+      });
       return;
     }
     const spelling = urlSpellingProblem(s, u.href);

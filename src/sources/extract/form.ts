@@ -10,7 +10,7 @@
 import type { CheerioAPI } from "cheerio";
 import { bodyEncoding, decodeBody, encodingName, formUrlencoded } from "../../policy/body-text.js";
 import type { FormSpec } from "../catalog/schema.js";
-import { absoluteUrl } from "../record-id.js";
+import { absoluteUrl, cleanText } from "../record-id.js";
 import { load } from "./cheerio-load.js";
 import { fillDateTemplates } from "./form-dates.js";
 
@@ -92,14 +92,27 @@ function formEncoding(form: Form, page: string): string {
   return page;
 }
 
+/**
+ * Where the form is sent (HTML §4.10.21.3): its action against the page's address; none, an
+ * empty one or a fragment alone, the page itself. Undefined for an action that is no web
+ * address (`javascript:`, `mailto:`, `data:`, or one that does not parse): a browser sends no
+ * search there, so the checker sends none either (P5: as a visitor would).
+ */
+function formAction(form: Form, pageUrl: string): string | undefined {
+  const raw = cleanText(form.attr("action") ?? "");
+  if (raw === "" || raw.startsWith("#")) return absoluteUrl(pageUrl, pageUrl);
+  return absoluteUrl(raw, pageUrl);
+}
+
 function toRequest(
   form: Form,
   pageUrl: string,
   method: "GET" | "POST",
   entries: [string, string][],
   encoding: string,
-): FormRequest {
-  const action = absoluteUrl(form.attr("action") ?? "", pageUrl) ?? pageUrl;
+): FormRequest | undefined {
+  const action = formAction(form, pageUrl);
+  if (action === undefined) return undefined;
   const encoded = formUrlencoded(entries, formEncoding(form, encoding));
   if (method === "GET") {
     const u = new URL(action);
@@ -139,7 +152,12 @@ export function buildFormRequest(
     const button = form.find(`[name="${spec.submit.replace(/["\\]/g, "\\$&")}"]`).first();
     setEntry(entries, spec.submit, button.attr("value") ?? button.text().trim());
   }
-  return toRequest(form, pageUrl, methodOf(form, spec), entries, encoding);
+  const request = toRequest(form, pageUrl, methodOf(form, spec), entries, encoding);
+  if (request === undefined)
+    throw new Error(
+      `the form at ${pageUrl} is sent to ${JSON.stringify(form.attr("action"))}, which is no web address (a browser sends no search there): nothing was submitted`,
+    );
+  return request;
 }
 
 const POSTBACK = /__doPostBack\(\s*['"]([^'"]*)['"]\s*,\s*['"]([^'"]*)['"]\s*\)/;
@@ -175,5 +193,6 @@ export function nextPagerRequest(
   const entries = formEntries($, form);
   setEntry(entries, "__EVENTTARGET", hit.target);
   setEntry(entries, "__EVENTARGUMENT", hit.argument);
+  // A pager whose form is sent nowhere a browser would send it turns no page.
   return toRequest(form, pageUrl, "POST", entries, encoding);
 }

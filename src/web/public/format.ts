@@ -49,7 +49,9 @@ export function outcomeLabel(
   /** The outcome's reason: a page left alone at its owner's request is not robots.txt's doing. */
   reason?: string | null,
 ): { text: string; tone: OutcomeTone } {
-  if (kind === "disallowed" && reason?.startsWith(OWNERS_REQUEST))
+  // An owner's request is the operator's decision, never the site's no (P26); a store's nights
+  // from before it was kept as `disallowed` keep it as `refused`, with the same reason.
+  if ((kind === "disallowed" || kind === "refused") && reason?.startsWith(OWNERS_REQUEST))
     return { text: "left alone at the site owner's request", tone: "skip" };
   switch (kind) {
     case "ok":

@@ -235,7 +235,7 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
   const title = `${s.name ?? recordsLabel(s.records)} · ${govName}`;
   const last = d.last;
   const q = `?source=${encodeURIComponent(s.id)}`;
-  const lastTone = last ? outcomeLabel(last.outcome).tone : undefined;
+  const lastTone = last ? outcomeLabel(last.outcome, last.reason).tone : undefined;
   return (
     <Layout title={title} head={s.retiredAt ? undefined : <FeedHead path="/new" query={q} />}>
       <h1>
