@@ -1,11 +1,12 @@
 import type * as Commander from "commander";
 import { requireCjs } from "../cjs.js";
-import { NorError } from "../errors.js";
+import { NorError, UsageError } from "../errors.js";
 import { type CliIo, stderr, stdout, withIo } from "./io.js";
 
 // Required, not imported: commander is CommonJS (cjs.ts says why).
 const { Command, CommanderError } = requireCjs("commander") as typeof Commander;
 type Command = Commander.Command;
+type Option = Commander.Option;
 
 /** Each command module adds its subcommand; actions set process.exitCode or throw NorError. */
 export interface CommandModule {
@@ -126,7 +127,89 @@ export async function buildProgram(argv: readonly string[]): Promise<Command> {
     else program.command(name).description(entry.summary);
   }
   for (const cmd of program.commands) cmd.exitOverride();
+  refuseRepeatedOptions(program);
   return program;
+}
+
+/**
+ * A usage error said with the command it belongs to (`nor log: …`), exit 2 as every other.
+ */
+export class CommandUsageError extends UsageError {
+  /** The command as typed, `nor log` or `nor archive show`. */
+  readonly command: string;
+  constructor(command: string, message: string) {
+    super(message);
+    this.command = command;
+  }
+}
+
+/**
+ * An option that takes one value, given more than once, is refused (exit 2) naming it and the
+ * values given, rather than the last one taken in silence (`--since A --since B` would look
+ * for attempts since B only): the console refuses a repeated parameter the same way (400).
+ * Every option of every command is covered here, where the program is built, so none is left
+ * out and none needs its own code. Options meant to repeat keep doing so: a variadic one
+ * (`--catalog <files...>`, `--leave-alone <prefix...>`) and one that collects its values with a
+ * parser of its own (`--resolve`, (value, previous) => [...previous, value]). A flag without a
+ * value (`--json`, `--allow-retire`) given twice says the same thing twice and changes nothing,
+ * so it stays accepted. Checked just before the command's action (commander's preAction hook):
+ * `--help` still shows the help, and an unknown option or a missing required one is said as
+ * commander says it.
+ */
+function refuseRepeatedOptions(program: Command): void {
+  const given = new Map<Option, string[]>();
+  const listen = (cmd: Command): void => {
+    for (const option of cmd.options) {
+      if (!takesOneValue(option)) continue;
+      cmd.on(`option:${option.name()}`, (value: string | null | undefined) => {
+        const values = given.get(option) ?? [];
+        values.push(value ?? "");
+        given.set(option, values);
+      });
+    }
+    for (const sub of cmd.commands) listen(sub);
+  };
+  listen(program);
+  program.hook("preAction", (_program, action) => {
+    const path: Command[] = [];
+    for (let c: Command | null = action; c !== null; c = c.parent) path.unshift(c);
+    const repeated = path
+      .flatMap((c) => c.options)
+      .map((o) => ({ flag: o.long ?? o.short ?? o.name(), values: given.get(o) ?? [] }))
+      .filter((r) => r.values.length > 1)
+      .map((r) => ({ flag: r.flag, values: r.values.map(shown).join(", ") }));
+    given.clear();
+    const [first, ...more] = repeated;
+    if (first === undefined) return;
+    throw new CommandUsageError(
+      path.map((c) => c.name()).join(" "),
+      more.length === 0
+        ? `${first.flag} is given more than once (${first.values}); give it once`
+        : `${repeated.map((r) => `${r.flag} (${r.values})`).join(", ")}: each is given more than once; give each once`,
+    );
+  });
+}
+
+/** An option that keeps one value: not a flag, not variadic, not collected by a parser of its own. */
+function takesOneValue(option: Option): boolean {
+  return (option.required || option.optional) && !option.variadic && option.parseArg === undefined;
+}
+
+/**
+ * A value as the person typed it, within one line of a message: quoted, with control and
+ * invisible characters escaped (\u{…}), when it is empty or holds what would blur the list of
+ * values; cut after 60 characters.
+ */
+function shown(value: string): string {
+  const chars = [...value];
+  const cut = chars.length > 60 ? `${chars.slice(0, 59).join("")}…` : value;
+  if (/^[^\s,()"\\\p{C}\p{Z}]+$/u.test(cut)) return cut;
+  const escaped = cut
+    .replace(/["\\]/g, "\\$&")
+    .replace(/[\p{C}\p{Z}]/gu, (c) =>
+      c === " " ? c : `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`,
+    );
+  return `"${escaped}"`;
 }
 
 /**
@@ -210,7 +293,8 @@ export async function main(argv: string[], streams?: CliIo): Promise<number> {
       return 2;
     }
     if (err instanceof NorError) {
-      stderr().write(`nor: ${err.message}\n`);
+      const who = err instanceof CommandUsageError ? err.command : "nor";
+      stderr().write(`${who}: ${err.message}\n`);
       return exitCodeOf(err);
     }
     // Anything else is a failure while working (a store that fails, a bug): exit 1, never

@@ -4,9 +4,11 @@ import { UsageError } from "../../errors.js";
 import { parseDuration } from "../../night/duration.js";
 import { MAX_OWNER_GAP_MS, MIN_GAP_MS } from "../../policy/constants.js";
 import { personTextOption } from "../../policy/person-text.js";
-import { readSite } from "../../policy/site.js";
+import { readSite, siteOf } from "../../policy/site.js";
 import { formatInZone, SITE_OWNER_ZONE } from "../../policy/zone.js";
-import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { sourcesInUse } from "../../store/catalog-sources.js";
+import { type Db, openStore, storeLocationFromOptions } from "../../store/db.js";
+import { sourceCountsBySite } from "../../store/read/console.js";
 import {
   clearSiteRules,
   type SiteRule,
@@ -14,7 +16,7 @@ import {
   siteRules,
   siteState,
 } from "../../store/site-rules.js";
-import { stdout } from "../io.js";
+import { stderr, stdout } from "../io.js";
 import { loginName } from "../login-name.js";
 import { saying } from "../store-upgrade.js";
 
@@ -103,6 +105,17 @@ export function register(program: Command): void {
       try {
         const now = systemClock.now();
         const out: string[] = [];
+        // What a clear would find nothing to clear for. Among other changes it refuses the
+        // whole command before anything is written; alone, the clears run (they change
+        // nothing) and are refused after, as `nor mark` refuses a mark that is already so.
+        if (site !== undefined && changes > 0) {
+          const nothing = nothingToClear(await siteRules(store.db, site), opts);
+          if (nothing.length > 0 && nothing.length < changes) {
+            refuseNothingToClear(site, nothing, false);
+            return;
+          }
+        }
+        const notCleared: string[] = [];
         if (site !== undefined) {
           if (gapMs !== undefined) {
             await setSiteRule(store.db, {
@@ -132,11 +145,13 @@ export function register(program: Command): void {
           }
           if (opts.read) {
             const n = await clearSiteRules(store.db, { site, kind: "not-read", at: now, by });
-            out.push(`${site}: ${n > 0 ? "read again" : "was not marked not read"}`);
+            if (n > 0) out.push(`${site}: read again`);
+            else notCleared.push(NOT_MARKED_NOT_READ);
           }
           if (opts.clearGap) {
             const n = await clearSiteRules(store.db, { site, kind: "gap", at: now, by });
-            out.push(`${site}: ${n > 0 ? "gap back to the floor" : "had no gap of its own"}`);
+            if (n > 0) out.push(`${site}: gap back to the floor`);
+            else notCleared.push(NO_GAP);
           }
           for (const prefix of opts.clearLeaveAlone ?? []) {
             const n = await clearSiteRules(store.db, {
@@ -146,8 +161,14 @@ export function register(program: Command): void {
               at: now,
               by,
             });
-            out.push(`${site}: ${prefix} ${n > 0 ? "may be read again" : "was not left alone"}`);
+            if (n > 0) out.push(`${site}: ${prefix} may be read again`);
+            else notCleared.push(notLeftAlone(prefix));
           }
+          // Kept (an owner may write first), but said: a mistyped site would otherwise pass unseen.
+          if (setting && !(await hasSourceOn(store.db, site)))
+            stderr().write(
+              `nor site: no source in the store is on ${site}: is it mistyped? The request is kept all the same, as an owner may write before the catalog lists their site (\`nor status\` lists the sources)\n`,
+            );
         }
         if (changes === 0) {
           const rules = await siteRules(store.db, site);
@@ -169,12 +190,71 @@ export function register(program: Command): void {
             }
           }
         }
-        stdout().write(`${out.join("\n")}\n`);
+        if (out.length > 0 || notCleared.length === 0) stdout().write(`${out.join("\n")}\n`);
         process.exitCode = 0;
+        if (site !== undefined && notCleared.length > 0)
+          refuseNothingToClear(site, notCleared, out.length > 0);
       } finally {
         await store.close();
       }
     });
+}
+
+const NOT_MARKED_NOT_READ = "it is not marked not read";
+const NO_GAP = "it has no gap of its own";
+const notLeftAlone = (prefix: string) => `${prefix} is not left alone`;
+
+/**
+ * The clears of this command that would find nothing in force, in the order they are made:
+ * after the command's own requests (a gap set and cleared by one command is cleared), each
+ * path once (the second of `--clear-leave-alone /a /a` finds nothing).
+ */
+function nothingToClear(rules: readonly SiteRule[], opts: SiteOptions): string[] {
+  const inForce = new Set(
+    rules.map((r) => (r.kind === "leave-alone" ? `${r.kind} ${r.value}` : r.kind)),
+  );
+  if (opts.gap !== undefined) inForce.add("gap");
+  for (const prefix of opts.leaveAlone ?? []) inForce.add(`leave-alone ${prefix}`);
+  if (opts.notRead) inForce.add("not-read");
+  const nothing: string[] = [];
+  const clear = (key: string, said: string) => {
+    if (!inForce.delete(key)) nothing.push(said);
+  };
+  if (opts.read) clear("not-read", NOT_MARKED_NOT_READ);
+  if (opts.clearGap) clear("gap", NO_GAP);
+  for (const prefix of opts.clearLeaveAlone ?? [])
+    clear(`leave-alone ${prefix}`, notLeftAlone(prefix));
+  return nothing;
+}
+
+/**
+ * A clear that finds nothing to clear is refused (exit 2), as `nor mark` refuses a mark that is
+ * already so and the console's Clear does (409): the person meant something that is not so
+ * (a mistyped path, another site). `recorded`: the command's other changes were made (a
+ * request cleared by another process meanwhile); otherwise nothing was.
+ */
+function refuseNothingToClear(site: string, nothing: readonly string[], recorded: boolean): void {
+  stderr().write(
+    `nor: ${site}: nothing to clear (${nothing.join("; ")}); ${recorded ? "the rest was recorded" : "nothing was recorded"} (\`nor site ${site}\` lists what is in force)\n`,
+  );
+  process.exitCode = 2;
+}
+
+/**
+ * Whether a source `nor status` lists is on this site: one of a night's catalog, or one
+ * imported and in use that no night has read yet. A request for a site none is on is kept, but
+ * may be a typo.
+ */
+async function hasSourceOn(db: Db, site: string): Promise<boolean> {
+  if (((await sourceCountsBySite(db, [site])).get(site) ?? 0) > 0) return true;
+  return ((await sourcesInUse(db)) ?? []).some((s) => {
+    try {
+      return siteOf(s.url) === site;
+    } catch {
+      // Not a URL a night could ask.
+      return false;
+    }
+  });
 }
 
 function describe(r: SiteRule): string {
