@@ -1,4 +1,4 @@
-import { isIP } from "node:net";
+import { isIP, type Socket } from "node:net";
 import { rootCertificates } from "node:tls";
 import type buildConnectorOf from "undici/lib/core/connect.js";
 import type utilOf from "undici/lib/core/util.js";
@@ -76,12 +76,29 @@ export function createUndiciTransport(opts: UndiciTransportOptions = {}): Undici
     lookup: guardedLookup(allowPrivate),
     ...(opts.caFile ? { ca: [...rootCertificates, ...caCertificates(opts.caFile)] } : {}),
   });
+  // P9: the socket each origin's exchange is on. undici's Agent keeps one client per origin
+  // (its key is the origin we dispatch to), and with `connections: 1` that client holds one
+  // socket at a time, so the socket last connected for an origin is the one its request went
+  // out on. Answer.cancel says why it closes that socket itself.
+  const sockets = new Map<string, Socket>();
   const agent = new Agent({
     headersTimeout,
     bodyTimeout,
     connections: 1,
     // The connector is where the address guard runs: it sees the address we connect to.
-    connect(options, callback) {
+    connect(options, connected) {
+      // undici's client passes its URL's protocol and host: together, the origin dispatched to.
+      const origin = `${options.protocol}//${options.host ?? ""}`;
+      const callback: typeof connected = (...args) => {
+        const socket = args[1];
+        if (socket) {
+          sockets.set(origin, socket);
+          socket.once("close", () => {
+            if (sockets.get(origin) === socket) sockets.delete(origin);
+          });
+        }
+        connected(...args);
+      };
       const host = stripBrackets(options.hostname);
       const port = Number(options.port || (options.protocol === "https:" ? 443 : 80));
       const pinned = pinnedAddress(pins, host, port);
@@ -107,7 +124,7 @@ export function createUndiciTransport(opts: UndiciTransportOptions = {}): Undici
     // log records (an empty `?` included), never undici's own re-serialisation of the URL.
     const path = pathAndQueryOf(url);
     return new Promise<TransportResult>((resolve) => {
-      const answer = new Answer(bodyTotal);
+      const answer = new Answer(bodyTotal, () => sockets.get(url.origin));
       const { signal } = req;
       const onAbort = () => answer.cancel(abortReason(signal));
       let settled = false;
@@ -141,10 +158,12 @@ export function createUndiciTransport(opts: UndiciTransportOptions = {}): Undici
         settle({ kind: "response", status: head.status, headers: head.headers, body: answer });
       };
       answer.onEnd = () => signal?.removeEventListener("abort", onAbort);
-      if (signal) {
-        if (signal.aborted) answer.cancel(abortReason(signal));
-        else signal.addEventListener("abort", onAbort, { once: true });
+      if (signal?.aborted) {
+        // Stopped before it began: never dispatched, so no connection is opened for it (P9).
+        answer.onError(abortReason(signal));
+        return;
       }
+      signal?.addEventListener("abort", onAbort, { once: true });
       agent.dispatch(
         {
           origin: url.origin,
@@ -168,6 +187,17 @@ function abortReason(signal: AbortSignal | undefined): Error {
 /** Bytes received and not yet read past which the socket is paused until they are. */
 const HIGH_WATER_BYTES = 64 * 1024;
 
+/**
+ * What a socket let go of is destroyed with: any error but undici's informational one (P9, see
+ * Answer.cancel). The answer reports the reason it was let go for, never this wrapper.
+ */
+class LetGo extends Error {
+  constructor(reason: Error) {
+    super(`let go: ${reason.message}`, { cause: reason });
+    this.name = "LetGo";
+  }
+}
+
 type Head = { status: number; headers: Record<string, string | string[]> } | { error: unknown };
 
 /**
@@ -178,12 +208,22 @@ type Head = { status: number; headers: Record<string, string | string[]> } | { e
  * bodyTimeout covers the silence between chunks); past that the request is aborted (the socket
  * destroyed) and the read fails as `timeout-body`, which P15 never retries. Leaving the body
  * early, or failing, lets the socket go; reading it to its end keeps the connection.
+ *
+ * P9: an exchange under way is let go by destroying its own socket, never through the abort
+ * undici hands over (see `cancel`), so giving up never makes undici open another connection.
  */
 export class Answer implements AsyncIterable<Uint8Array> {
   onHead: (head: Head) => void = () => {};
   /** Once the exchange is over: read to its end, failed, or let go. */
   onEnd: () => void = () => {};
   readonly #totalMs: number;
+  /** The socket this request goes out on, as the transport knows it (undefined: unknown). */
+  readonly #socketOf: () => Socket | undefined;
+  #socket: Socket | undefined;
+  /** From undici writing the request (onConnect) to its end of it (onComplete, onError). */
+  #live = false;
+  /** Why the exchange was let go, once it was: the failure it then ends with. */
+  #letGo: Error | undefined;
   #abort: ((err: Error) => void) | undefined;
   /** A cancel asked for before undici handed over its abort: done when it does. */
   #reason: Error | undefined;
@@ -200,21 +240,47 @@ export class Answer implements AsyncIterable<Uint8Array> {
   /** Readers waiting for a chunk, the end or a failure. */
   #waiting: (() => void)[] = [];
 
-  constructor(totalMs: number) {
+  constructor(totalMs: number, socketOf: () => Socket | undefined = () => undefined) {
     this.#totalMs = totalMs;
+    this.#socketOf = socketOf;
   }
 
-  /** Lets the request go (its socket destroyed), now or as soon as undici can. */
+  /**
+   * Lets the request go (its socket destroyed), now or as soon as undici can.
+   *
+   * Not through undici's abort once the request is on its socket: that abort destroys the
+   * socket with an InformationalError (UND_ERR_INFO, client-h1.js `writeH1`), and on that code
+   * the socket's close handler does not take the request off the head of the client's queue
+   * but moves it back to pending (client-h1.js `onHttpSocketClose`); the client then resumes,
+   * and its `_resume` (client.js) connects for that pending request before it looks whether
+   * the request was aborted: a new connection, opened and closed with no request on it (undici
+   * issue 5845). Destroyed with any other error, the close handler fails the request and the
+   * queue is empty, so nothing reconnects; the failure comes back through `onError`.
+   */
   cancel(reason: Error): void {
-    if (this.#abort) this.#abort(reason);
-    else this.#reason ??= reason;
+    if (!this.#abort) {
+      this.#reason ??= reason;
+      return;
+    }
+    if (!this.#live || this.#letGo) return;
+    const socket = this.#socket;
+    if (socket && !socket.destroyed) {
+      this.#letGo = reason;
+      socket.destroy(new LetGo(reason));
+    } else this.#abort(reason);
   }
 
   // undici's handler (its dispatch interface).
 
   onConnect(abort: (err?: Error) => void): void {
     this.#abort = abort as (err: Error) => void;
-    if (this.#reason) abort(this.#reason);
+    // Before the request is written: undici drops it from its queue and closes the socket.
+    if (this.#reason) {
+      abort(this.#reason);
+      return;
+    }
+    this.#live = true;
+    this.#socket = this.#socketOf();
   }
 
   onHeaders(
@@ -254,13 +320,16 @@ export class Answer implements AsyncIterable<Uint8Array> {
   }
 
   onComplete(): void {
+    this.#live = false;
     this.#complete = true;
     clearTimeout(this.#timer);
     this.#wakeUp();
     this.onEnd();
   }
 
-  onError(err: unknown): void {
+  onError(failure: unknown): void {
+    this.#live = false;
+    const err = this.#letGo ?? failure;
     if (!this.#headed) {
       this.#headed = true;
       this.onEnd();
