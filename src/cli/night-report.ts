@@ -93,6 +93,7 @@ const ORDER: readonly NightOutcomeKind[] = [
   "extract-error",
   "cut-short",
   "unreached",
+  "left-alone",
   "recheck-still-no",
   "recheck-answers",
   "checker-offline",

@@ -410,11 +410,20 @@ function sameBackfill(a: BackfillState, b: BackfillState | undefined): boolean {
 
 /**
  * P6, P7: the older pages of a list are on the list's own site (P9's site: a vendor's other host
- * of it is the same site). A "next" link from a page to another site leads off the list: it is
- * never followed, and the list, as far as the checker reads it, ends there.
+ * of it is the same site), the site of the list's first page as it answered tonight. A "next"
+ * link to another site, or to no web address at all, leads off the list: it is never followed,
+ * and the list, as far as the checker reads it, ends there. A cursor kept from an earlier night
+ * is held to the same rule.
  */
-function sameList(next: PageRequest | undefined, pageUrl: string): PageRequest | undefined {
-  return next !== undefined && siteOf(next.url) === siteOf(pageUrl) ? next : undefined;
+function sameList(next: PageRequest | undefined, listSite: string): PageRequest | undefined {
+  if (next === undefined) return undefined;
+  try {
+    const u = new URL(next.url);
+    if (u.protocol !== "http:" && u.protocol !== "https:") return undefined;
+    return siteOf(u.href) === listSite ? next : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** P7: a backfill that has not started turns from page 1, so page 1's records and body are read. */
@@ -436,7 +445,11 @@ async function runBackfill(
   const perNight = source.backfill.pagesPerNight;
   const state: BackfillState = before ? { ...before } : { done: perNight <= 0, pagesRead: 0 };
   if (state.done) return { state };
-  let next = state.cursor;
+  // The list's site: where its first page answered tonight (after any redirect), else its way.
+  const listSite = siteOf("url" in page1 && page1.url ? page1.url : firstReq.url);
+  let next = sameList(state.cursor, listSite);
+  if (state.cursor !== undefined && next === undefined)
+    return { state: { done: true, pagesRead: state.pagesRead } };
   // Page 1 answered 304 is read from its stored copy, so a backfill whose start was never
   // committed (a crash after the archive write) still starts (P7).
   if (
@@ -449,7 +462,7 @@ async function runBackfill(
       return { state: { done: true, pagesRead: state.pagesRead } };
     next = sameList(
       ctx.reader.nextRequest(way, firstReq, page1.body, page1.extraction, page1.contentType),
-      page1.url,
+      listSite,
     );
     if (!next) return { state: { done: true, pagesRead: state.pagesRead } };
   }
@@ -483,7 +496,7 @@ async function runBackfill(
     const after = pastUntil(r.extraction, source.backfill.until)
       ? undefined
       : ctx.reader.nextRequest(way, next, r.body, r.extraction, r.contentType);
-    next = sameList(after, r.url);
+    next = sameList(after, listSite);
   }
   if (!next) return { state: { done: true, pagesRead: state.pagesRead } };
   return { state: { done: false, pagesRead: state.pagesRead, cursor: next } };

@@ -6,7 +6,7 @@ import { isOwnersRequest } from "../policy/admission.js";
 import {
   type NightOutcomeKind,
   NO_OUTCOMES,
-  NOT_CHECKED_OUTCOMES,
+  NOT_JUDGED_OUTCOMES,
   type RaisedFlag,
   type SourceHistory,
   type SourceResult,
@@ -29,7 +29,7 @@ export function flagsFor(result: SourceResult, history: SourceHistory): RaisedFl
   if (isOwnersRequest(result.outcome.reason)) return flags;
   // Nights on which the source was not judged (not asked, or cut short by the deadline before
   // its check ended, P13) say no more about the site than an offline one: left out of the run.
-  const recent = history.recentOutcomes.filter((k) => !NOT_CHECKED_OUTCOMES.has(k));
+  const recent = history.recentOutcomes.filter((k) => !NOT_JUDGED_OUTCOMES.has(k));
   if (NO_OUTCOMES.has(kind)) {
     const earlier = recent.slice(0, NO_NIGHTS_IN_A_ROW - 1);
     if (earlier.length === NO_NIGHTS_IN_A_ROW - 1 && earlier.every((k) => NO_OUTCOMES.has(k))) {

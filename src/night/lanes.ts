@@ -1,7 +1,7 @@
 /**
  * P9: one lane per site. The plan groups tonight's sources into lanes and orders them:
- * inside a lane, the sources read before the rechecks of those marked not read (P25), and
- * among each, those not reached last night first (P13), then by longest since last checked;
+ * inside a lane, sources not reached last night first (P13), the sources read before the
+ * rechecks of those marked not read (P25), then by longest since last checked;
  * across lanes, lanes holding unreached sources first (P13), then:
  *
  * - when the night's estimated work fits before the deadline (total / concurrency), the
@@ -43,14 +43,14 @@ export interface Lane {
 export const DEFAULT_SOURCE_ESTIMATE_MS = MIN_GAP_MS + 1_000;
 
 /**
- * Sources read before rechecks (P25: a page a person marked not read, opened to see whether the
- * no still stands, comes last in its site's lane, so a no it meets, which closes the site for
- * the night (P21), never costs a source that is read its night); then P13: unreached first;
+ * P13: unreached first; then sources read before rechecks (P25: a page a person marked not
+ * read, opened to see whether the no still stands, comes after its site's pages that are read,
+ * so a no it meets, which closes the site for the night (P21), does not cost them their night);
  * then the longest since last checked (never checked = longest).
  */
 export function compareSources(a: PlannedSource, b: PlannedSource): number {
-  if (a.history.reading !== b.history.reading) return a.history.reading ? -1 : 1;
   if (a.history.unreachedLast !== b.history.unreachedLast) return a.history.unreachedLast ? -1 : 1;
+  if (a.history.reading !== b.history.reading) return a.history.reading ? -1 : 1;
   const ta = a.history.lastCheckedAt ?? Number.NEGATIVE_INFINITY;
   const tb = b.history.lastCheckedAt ?? Number.NEGATIVE_INFINITY;
   if (ta !== tb) return ta < tb ? -1 : 1;

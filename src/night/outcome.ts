@@ -28,16 +28,18 @@ export function failureOutcome(
         url: o.url,
       };
     case "site-closed":
-      // Its owner's request (P26: the operator's decision, never the site's no): the page was
-      // not asked, as a path robots.txt keeps us off is not, and the reason says why. Else the
-      // site's own no earlier tonight (P21).
+      // Its owner's request (P26: the operator's decision, never the site's no), the reason
+      // says so; else the site's own no earlier tonight (P21).
       return isOwnersRequest(o.reason)
-        ? { kind: "disallowed", reason: o.reason, url: o.url }
+        ? { kind: "left-alone", reason: o.reason, url: o.url }
         : { kind: "refused", reason: SITE_CLOSED_REASON, url: o.url };
     case "robots-unavailable":
       return { kind: "robots-unavailable", reason: `${o.origin}: ${o.reason}`, url: o.url };
     case "disallowed":
-      return { kind: "disallowed", reason: o.reason ?? "robots.txt disallows it", url: o.url };
+      // A path its owner asked to be left alone (P26) is not robots.txt's doing (P18).
+      return isOwnersRequest(o.reason)
+        ? { kind: "left-alone", reason: o.reason ?? "", url: o.url }
+        : { kind: "disallowed", reason: o.reason ?? "robots.txt disallows it", url: o.url };
     case "gone":
       return { kind: "gone", status: o.status, url: o.url };
     case "error":

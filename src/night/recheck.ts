@@ -29,10 +29,15 @@ export async function recheckSource(
   });
   let outcome: NightOutcome;
   const flags: SourceResult["flags"] = [];
-  if (o.kind === "ok" || o.kind === "not-modified") {
+  // A 304 the recheck did not ask for (no validators: an error to a night's read) is an
+  // answer all the same: the site answers again (P25), which is what a recheck asks.
+  if (o.kind === "ok" || o.kind === "not-modified" || (o.kind === "error" && o.status === 304)) {
     outcome = { kind: "recheck-answers", status: o.status, url: o.url };
     flags.push({ kind: "answers-again", detail: `answered ${o.status} on recheck` });
   } else if (o.kind === "deadline") {
+    outcome = failureOutcome(o);
+  } else if (failureOutcome(o).kind === "left-alone") {
+    // Its site's owner asked not to be read (P26): not asked, and no word on the no.
     outcome = failureOutcome(o);
   } else {
     const failed = failureOutcome(o);

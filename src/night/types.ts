@@ -28,6 +28,12 @@ export type NightOutcomeKind =
    * so it was not sent. Reached, not finished: the reason says what the site answered.
    */
   | "cut-short"
+  /**
+   * P26: not asked, at its site owner's request (`nor site`: the whole site not read, or this
+   * path left alone): the operator's decision, never the site's no; the reason says which. It
+   * neither counts toward a run of nights nor breaks one (P24).
+   */
+  | "left-alone"
   | "recheck-still-no"
   | "recheck-answers"
   /**
@@ -55,6 +61,7 @@ const EVERY_OUTCOME: Record<NightOutcomeKind, true> = {
   "extract-error": true,
   unreached: true,
   "cut-short": true,
+  "left-alone": true,
   "recheck-still-no": true,
   "recheck-answers": true,
   "checker-offline": true,
@@ -69,6 +76,16 @@ export const NOT_CHECKED_OUTCOMES: ReadonlySet<NightOutcomeKind> = new Set([
   "unreached",
   "cut-short",
   "checker-offline",
+]);
+
+/**
+ * Outcomes of a night that say nothing of the site (P24): not checked or not to the end
+ * (NOT_CHECKED_OUTCOMES), or not asked at its owner's request. A run of nights (the no-three-
+ * nights flag) leaves them out: they neither count toward it nor break it.
+ */
+export const NOT_JUDGED_OUTCOMES: ReadonlySet<NightOutcomeKind> = new Set([
+  ...NOT_CHECKED_OUTCOMES,
+  "left-alone",
 ]);
 
 /** P21/P20: the outcomes that count as that night's "no" (for the 3-nights flag, P24). */

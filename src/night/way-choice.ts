@@ -17,8 +17,10 @@ export function wayUsed(way: WayIn): WayUsed {
 /** Why a way's attempt did not give tonight's answer, in a person's words. */
 export function whySkipped(o: NightOutcome): string {
   switch (o.kind) {
+    case "left-alone":
+      return "left alone at the site owner's request";
     case "disallowed":
-      // P18: never asked at all, by robots.txt or at the site owner's request.
+      // P18: never asked at all, by robots.txt (or, in an earlier night, its owner's request).
       return o.reason?.startsWith(OWNERS_REQUEST)
         ? "left alone at the site owner's request"
         : "disallowed by robots.txt";

@@ -135,6 +135,9 @@ function leadingZeroProblem(typed: string): string | undefined {
     parts.length === 4 && parts.every((p) => /^[0-9]+$/.test(p) && Number(p) <= 255)
       ? parts.map(Number).join(".")
       : undefined;
+  // Both readings the same address (`10.0.0.01`): not ambiguous, only not written as the checker
+  // writes it, which the caller says with the address it is.
+  if (octal !== undefined && octal === decimal) return undefined;
   const readings = [
     `the URL parser reads it as octal${octal === undefined ? "" : ` (${octal})`}`,
     `a person usually means decimal${decimal === undefined ? "" : ` (${decimal})`}`,

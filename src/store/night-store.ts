@@ -15,7 +15,12 @@ import type {
   TonightHistory,
 } from "../night/ports.js";
 import type { KnownPageRead, ValidatorStore } from "../night/reader.js";
-import { type NightOutcomeKind, NOT_CHECKED_OUTCOMES, type SourceResult } from "../night/types.js";
+import {
+  type NightOutcomeKind,
+  NOT_CHECKED_OUTCOMES,
+  NOT_JUDGED_OUTCOMES,
+  type SourceResult,
+} from "../night/types.js";
 import { LANE_LEASE_MS } from "../policy/constants.js";
 import { addDays } from "../policy/night-date.js";
 import { relabelCheckerOffline } from "./checker-offline.js";
@@ -155,7 +160,9 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       const kind = r.outcome as NightOutcomeKind;
       if (h.recentOutcomes.length === 0) h.unreachedLast = NOT_CHECKED_OUTCOMES.has(kind);
       h.recentOutcomes.push(kind);
-      if (!NOT_CHECKED_OUTCOMES.has(kind) && h.lastCheckedAt === undefined) {
+      // A night it was not checked (not reached, the checker offline, left alone at its site
+      // owner's request) says nothing of when it last was, nor of how long a check takes.
+      if (!NOT_JUDGED_OUTCOMES.has(kind) && h.lastCheckedAt === undefined) {
         h.lastCheckedAt = fromIso(r.ended_at, "night_sources.ended_at");
         h.lastDurationMs = r.duration_ms;
       }

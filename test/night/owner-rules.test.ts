@@ -142,7 +142,8 @@ describe("site owners' requests (nor site), set while a night runs", () => {
       ]);
     });
     expect(site.requests.map((r) => r.path).filter((p) => p.startsWith("/feed/3"))).toEqual([]);
-    expect(outcomes.find((o) => o.source_id === "f3")?.outcome).toBe("disallowed");
+    // The owner's decision (P26), not robots.txt's (P18): its own outcome.
+    expect(outcomes.find((o) => o.source_id === "f3")?.outcome).toBe("left-alone");
     // nor status says why in the owner's words, not robots.txt's.
     const f3 = (await status(dir)).find((r) => r.id === "f3");
     expect(f3?.skipped.map((x) => x.why)).toEqual(["left alone at the site owner's request"]);
@@ -165,7 +166,7 @@ describe("site owners' requests (nor site), set while a night runs", () => {
     const db = new Database(join(dir, "nor.db"), { readonly: true });
     try {
       expect(db.prepare("select outcome, reason from night_sources").all()).toEqual([
-        { outcome: "disallowed", reason: expect.stringMatching(/for \/ to be left alone/) },
+        { outcome: "left-alone", reason: expect.stringMatching(/for \/ to be left alone/) },
       ]);
       // Nothing is kept of robots.txt for the origin: cleared, the rule asks robots.txt then.
       expect(db.prepare("select count(*) as n from robots_cache").get()).toEqual({ n: 0 });
@@ -249,8 +250,8 @@ describe("site owners' requests (nor site), set while a night runs", () => {
     const others = outcomes.filter((o) => o.source_id !== "f1");
     expect(others).toHaveLength(3);
     for (const o of others) {
-      // The operator's decision, not the site's no (P26): never asked, as a disallowed path.
-      expect(o.outcome).toBe("disallowed");
+      // The operator's decision, not the site's no (P26): never asked.
+      expect(o.outcome).toBe("left-alone");
       expect(o.reason).toMatch(/owner asked not to be read/);
     }
     // nor status says every source of the site is not read, and why, as the directory does;

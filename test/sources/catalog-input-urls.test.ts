@@ -124,8 +124,17 @@ leads:
       ],
       ["http://0x7f.1/feed", "host 0x7f.1 is not an IPv4 address as the checker writes it"],
       ["http://2130706433/feed", "URLs read it as 127.0.0.1"],
+      // Both readings the same address: not ambiguous, only not written as the checker does.
+      ["http://10.0.0.01/feed", "URLs read it as 10.0.0.1"],
     ])
       expect(problems(source(url as string))).toEqual([expect.stringContaining(said as string)]);
+    // Only the host is judged: a space further on is no host's problem (as before).
+    for (const url of [
+      "https://www.x.gov/public notices/feed.xml",
+      "https://www.x.gov/search?q=a b",
+      "https://www.x.gov/a\u00a0b",
+    ])
+      expect(problems(source(url)), url).toEqual([]);
   });
 
   it("a port that cannot be is said as such, not as an address that is no URL", () => {

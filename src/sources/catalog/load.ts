@@ -364,7 +364,10 @@ function hostProblems(loc: Located, raw: unknown): CatalogProblem[] {
     // Read as an operator's site is (readSite): also refused, an IPv4 address the URL parser
     // reads otherwise than it is written (`127.0.0.054` is 127.0.0.44 to it, 127.0.0.54 to a
     // person: the night would ask the one while every page showed the other).
-    const read = readSite(value);
+    // Its scheme and authority only: a space further on (a path, a query) is no host's fault.
+    const authority = /^https?:\/\/[^/?#]*/i.exec(value)?.[0];
+    if (authority === undefined) return;
+    const read = readSite(`${authority}/`);
     if (!read.ok) out.push(loc.problem(path, `host ${read.reason}`));
   };
   rawList(raw, "governments").forEach((g, i) => {

@@ -10,9 +10,9 @@
 import type { CheerioAPI } from "cheerio";
 import { bodyEncoding, decodeBody, encodingName, formUrlencoded } from "../../policy/body-text.js";
 import type { FormSpec } from "../catalog/schema.js";
-import { absoluteUrl, cleanText } from "../record-id.js";
 import { load } from "./cheerio-load.js";
 import { fillDateTemplates } from "./form-dates.js";
+import { documentBase, formTarget } from "./form-target.js";
 
 export interface FormRequest {
   method: "GET" | "POST";
@@ -92,27 +92,13 @@ function formEncoding(form: Form, page: string): string {
   return page;
 }
 
-/**
- * Where the form is sent (HTML §4.10.21.3): its action against the page's address; none, an
- * empty one or a fragment alone, the page itself. Undefined for an action that is no web
- * address (`javascript:`, `mailto:`, `data:`, or one that does not parse): a browser sends no
- * search there, so the checker sends none either (P5: as a visitor would).
- */
-function formAction(form: Form, pageUrl: string): string | undefined {
-  const raw = cleanText(form.attr("action") ?? "");
-  if (raw === "" || raw.startsWith("#")) return absoluteUrl(pageUrl, pageUrl);
-  return absoluteUrl(raw, pageUrl);
-}
-
 function toRequest(
+  action: string,
   form: Form,
-  pageUrl: string,
   method: "GET" | "POST",
   entries: [string, string][],
   encoding: string,
-): FormRequest | undefined {
-  const action = formAction(form, pageUrl);
-  if (action === undefined) return undefined;
+): FormRequest {
   const encoded = formUrlencoded(entries, formEncoding(form, encoding));
   if (method === "GET") {
     const u = new URL(action);
@@ -148,16 +134,18 @@ export function buildFormRequest(
     setEntry(entries, "__EVENTTARGET", spec.eventTarget);
     setEntry(entries, "__EVENTARGUMENT", "");
   }
+  let formaction: string | undefined;
   if (spec.submit !== undefined) {
     const button = form.find(`[name="${spec.submit.replace(/["\\]/g, "\\$&")}"]`).first();
     setEntry(entries, spec.submit, button.attr("value") ?? button.text().trim());
+    formaction = button.attr("formaction");
   }
-  const request = toRequest(form, pageUrl, methodOf(form, spec), entries, encoding);
-  if (request === undefined)
+  const action = formTarget(form.attr("action"), pageUrl, documentBase($, pageUrl), formaction);
+  if (action === undefined)
     throw new Error(
-      `the form at ${pageUrl} is sent to ${JSON.stringify(form.attr("action"))}, which is no web address (a browser sends no search there): nothing was submitted`,
+      `the form at ${pageUrl} is sent to ${JSON.stringify(formaction ?? form.attr("action"))}, which is no web address (a browser sends no search there): nothing was submitted`,
     );
-  return request;
+  return toRequest(action, form, methodOf(form, spec), entries, encoding);
 }
 
 const POSTBACK = /__doPostBack\(\s*['"]([^'"]*)['"]\s*,\s*['"]([^'"]*)['"]\s*\)/;
@@ -194,5 +182,6 @@ export function nextPagerRequest(
   setEntry(entries, "__EVENTTARGET", hit.target);
   setEntry(entries, "__EVENTARGUMENT", hit.argument);
   // A pager whose form is sent nowhere a browser would send it turns no page.
-  return toRequest(form, pageUrl, "POST", entries, encoding);
+  const action = formTarget(form.attr("action"), pageUrl, documentBase($, pageUrl));
+  return action === undefined ? undefined : toRequest(action, form, "POST", entries, encoding);
 }

@@ -14,6 +14,7 @@ import * as m015 from "./015-catalog-stamp.js";
 import * as m016 from "./016-lighter-night-writes.js";
 import * as m017 from "./017-night-user-agent.js";
 import * as m018 from "./018-record-instant.js";
+import * as m019 from "./019-owners-requests-left-alone.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -32,6 +33,7 @@ export const migrations: Record<string, Migration> = {
   "016-lighter-night-writes": m016,
   "017-night-user-agent": m017,
   "018-record-instant": m018,
+  "019-owners-requests-left-alone": m019,
 };
 
 export const migrationProvider: MigrationProvider = {

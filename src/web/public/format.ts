@@ -60,6 +60,8 @@ export function outcomeLabel(
       return { text: "yes, unchanged", tone: "yes" };
     case "refused":
       return { text: "no: refused", tone: "no" };
+    case "left-alone":
+      return { text: "left alone at the site owner's request", tone: "skip" };
     case "robots-unavailable":
       return { text: "no: robots.txt unavailable", tone: "no" };
     case "disallowed":

@@ -108,3 +108,47 @@ describe("P5: public search forms", () => {
     ).toBe("2026-11-05");
   });
 });
+
+describe("P5: where a browser sends the form (HTML §4.10.21.3)", () => {
+  const page = "https://city.example.gov/app/search.aspx";
+  const build = (html: string, spec: FormSpec = { fields: {} }) =>
+    buildFormRequest(enc(html), page, spec, NOW, "text/html; charset=utf-8");
+  const formWith = (action: string, head = "") =>
+    `<html><head>${head}</head><body><form method="post" action="${action}"><input name="q" value="x"><input type="submit" name="go" value="Search"></form></body></html>`;
+
+  it("P5: an action that is no web address is not submitted, however it is spelled (a tab or newline inside, spaces or controls around, any case, an entity)", () => {
+    for (const action of [
+      "javascript:void(0)",
+      "java&#9;script:void(0)",
+      "java&#10;script:void(0)",
+      "java\nscript:void(0)",
+      "JAVA\tSCRIPT:void(0)",
+      "  javascript:x  ",
+      "&#1;javascript:x",
+      "&#106;avascript:x",
+      "mailto:a@b.gov",
+      "data:,x",
+    ])
+      expect(() => build(formWith(action)), action).toThrow(
+        /no web address \(a browser sends no search there\): nothing was submitted/,
+      );
+  });
+
+  it("P5: a relative action goes where a browser sends it: against <base href>, a newline inside dropped, none or empty to the page itself", () => {
+    const base = '<base href="https://city.example.gov/other/">';
+    expect(build(formWith("results.aspx", base)).url).toBe(
+      "https://city.example.gov/other/results.aspx",
+    );
+    expect(build(formWith("res\nults.aspx")).url).toBe("https://city.example.gov/app/results.aspx");
+    expect(build(formWith("", base)).url).toBe(page);
+    expect(build(formWith("   ")).url).toBe(page);
+    expect(build(formWith("#top")).url).toBe(page);
+  });
+
+  it("P5: the submit button's formaction wins over the form's action", () => {
+    const html = `<form method="post" action="javascript:void(0)"><input name="q"><input type="submit" name="go" value="Search" formaction="/real/results.aspx"></form>`;
+    expect(build(html, { fields: {}, submit: "go" }).url).toBe(
+      "https://city.example.gov/real/results.aspx",
+    );
+  });
+});

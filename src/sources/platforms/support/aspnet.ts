@@ -7,6 +7,7 @@
 import type { CheerioAPI } from "cheerio";
 import type { AnyNode } from "domhandler";
 import { formUrlencoded } from "../../../policy/body-text.js";
+import { documentBase, formTarget } from "../../extract/form-target.js";
 
 export interface PostbackForm {
   /** Absolute form action. */
@@ -34,12 +35,9 @@ export function readForm(
   const form =
     server.length === 1 ? server : around.length === 1 ? around : all.length === 1 ? all : $([]);
   if (form.length === 0) return undefined;
-  let action: string;
-  try {
-    action = new URL(form.attr("action") ?? pageUrl, pageUrl).href;
-  } catch {
-    return undefined;
-  }
+  // Where a browser would send it (no http(s) address: none, so no page is turned).
+  const action = formTarget(form.attr("action"), pageUrl, documentBase($, pageUrl));
+  if (action === undefined) return undefined;
   const hidden: [string, string][] = [];
   // Hidden fields, and the text boxes a browser would send too (Telerik combos keep their
   // shown value in one); disabled controls are not sent (HTML §4.10.18.3 "constructing the
