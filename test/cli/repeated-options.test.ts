@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { buildProgram } from "../../src/cli/main.js";
 import { openStore } from "../../src/store/db.js";
 import { siteRules } from "../../src/store/site-rules.js";
-import { writeVillageCatalog } from "./catalogs.js";
+import { oneSourceStore, writeVillageCatalog } from "./catalogs.js";
 import { nor } from "./cli-capture.js";
 
 /**
@@ -26,16 +26,7 @@ afterAll(() => {
 });
 
 /** A store holding one catalog (one source, on example.gov). */
-async function storeDir(): Promise<string> {
-  const d = tmp();
-  const data = join(d, "data");
-  const catalog = writeVillageCatalog(join(d, "catalog.yaml"), "Twice", {
-    "twice-agendas": 'records: agendas, access: feed, url: "https://www.example.gov/agendas.rss"',
-  });
-  const r = await nor("catalog", "import", catalog, "--data", data);
-  expect(r.code, r.stderr).toBe(0);
-  return data;
-}
+const storeDir = (): Promise<string> => oneSourceStore(tmp(), "Twice", "twice-agendas");
 
 describe("an option that takes one value, given twice", () => {
   it("nor log --since given twice: exit 2 naming --since and both values, nothing read", async () => {

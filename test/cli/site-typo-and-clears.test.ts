@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/db.js";
 import { siteRules } from "../../src/store/site-rules.js";
-import { writeVillageCatalog } from "./catalogs.js";
+import { oneSourceStore, writeVillageCatalog } from "./catalogs.js";
 import { nor } from "./cli-capture.js";
 
 /**
@@ -23,17 +23,8 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-/** A store holding one catalog: one source, on example.gov (www.example.gov). */
-async function storeDir(): Promise<string> {
-  const d = tmp();
-  const data = join(d, "data");
-  const catalog = writeVillageCatalog(join(d, "catalog.yaml"), "Typo", {
-    "typo-agendas": 'records: agendas, access: feed, url: "https://www.example.gov/agendas.rss"',
-  });
-  const r = await nor("catalog", "import", catalog, "--data", data);
-  expect(r.code, r.stderr).toBe(0);
-  return data;
-}
+/** A store holding one catalog (one source, on example.gov). */
+const storeDir = (): Promise<string> => oneSourceStore(tmp(), "Typo", "typo-agendas");
 
 /** Every row of site_rules, cleared ones too: what a command recorded. */
 async function allRuleRows(data: string): Promise<unknown[]> {
