@@ -448,8 +448,10 @@ async function runBackfill(
   // The list's site: where its first page answered tonight (after any redirect), else its way.
   const listSite = siteOf("url" in page1 && page1.url ? page1.url : firstReq.url);
   let next = sameList(state.cursor, listSite);
-  if (state.cursor !== undefined && next === undefined)
-    return { state: { done: true, pagesRead: state.pagesRead } };
+  // A cursor off the list as it answers tonight (kept before this rule, or the list has moved to
+  // another site since): dropped, and the older pages found again from page 1's own next link.
+  const dropped = state.cursor !== undefined && next === undefined;
+  if (dropped) delete state.cursor;
   // Page 1 answered 304 is read from its stored copy, so a backfill whose start was never
   // committed (a crash after the archive write) still starts (P7).
   if (
@@ -466,6 +468,9 @@ async function runBackfill(
     );
     if (!next) return { state: { done: true, pagesRead: state.pagesRead } };
   }
+  // Page 1 not read in full tonight (counted from its last full read): the backfill starts
+  // again from it next night, when it is (backfillNeedsPage1).
+  if (!next && dropped) return { state: { done: false, pagesRead: state.pagesRead } };
   for (let i = 0; i < perNight && next; i++) {
     // P12: an older page asked before is asked with its validators; a 304 is read from the
     // stored copy (P8), exactly like a new answer.

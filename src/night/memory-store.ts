@@ -21,6 +21,7 @@ import {
   type BackfillState,
   type NightOutcome,
   NOT_CHECKED_OUTCOMES,
+  NOT_JUDGED_OUTCOMES,
   type SourceResult,
   type WayChoice,
 } from "./types.js";
@@ -149,7 +150,7 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
         recordsKnown: this.records.get(id)?.size ?? 0,
       };
       if (mark && !mark.reading) h.markedNight = mark.night;
-      const lastChecked = earlier.filter((o) => !NOT_CHECKED_OUTCOMES.has(o.outcome.kind)).pop();
+      const lastChecked = earlier.filter((o) => !NOT_JUDGED_OUTCOMES.has(o.outcome.kind)).pop();
       if (lastChecked) h.lastCheckedAt = lastChecked.endedAt;
       if (lastChecked) h.lastDurationMs = lastChecked.durationMs;
       const bf = this.backfill.get(id);

@@ -45,7 +45,14 @@ export function reachEvidence(o: {
   reason?: string | undefined;
   status?: number | null | undefined;
 }): "failed" | "answered" | "none" {
-  if (o.kind === "unreached" || o.kind === "checker-offline" || o.kind === "timed-out")
+  // Nothing asked (not reached; left alone at its site owner's request, P26), or nothing to
+  // tell an outage from a slow site by.
+  if (
+    o.kind === "unreached" ||
+    o.kind === "left-alone" ||
+    o.kind === "checker-offline" ||
+    o.kind === "timed-out"
+  )
     return "none";
   // Cut short by the deadline: answered when the site gave a status; else nothing to go by
   // (its reason names the transport's failure only by its kind, never as a network error).

@@ -128,4 +128,42 @@ describe("P6, P7: the backfill stays on the list's site", () => {
       "GET /Calendar.aspx",
     ]);
   });
+
+  it("P7: a list that moved to another site (a 301 to its new domain) goes on from page 1's own next link there; the cursor kept on the old site is dropped", async () => {
+    h = await harness();
+    const oldSite = await h.fleet.server();
+    const newSite = await h.fleet.server();
+    for (const s of [oldSite, newSite]) s.route("/robots.txt", robots(""));
+    oldSite.route(
+      "/list",
+      (_q, res) => void res.writeHead(301, { location: newSite.url("/list") }).end(),
+    );
+    oldSite.route(
+      "/list2",
+      (_q, res) => void res.writeHead(301, { location: newSite.url("/list2") }).end(),
+    );
+    newSite.route("/list", (_q, res) => void res.writeHead(200).end("one|"));
+    newSite.route("/list2", (_q, res) => void res.writeHead(200).end("two|"));
+    const history: SourceHistory = {
+      ...fresh,
+      recentOutcomes: ["ok"],
+      recordsKnown: 1,
+      backfill: { done: false, pagesRead: 1, cursor: { url: oldSite.url("/list2") } },
+    };
+    const r = await checkSource(
+      {
+        fetcher: h.fetcher(),
+        clock: h.clock,
+        reader: textReader((_w, req) =>
+          req.url.endsWith("/list") ? { url: newSite.url("/list2") } : undefined,
+        ),
+        validators: { get: async () => undefined },
+      },
+      sourceAt(oldSite.url("/list")),
+      history,
+    );
+    expect(r.records.map((x) => x.title)).toEqual(["one", "two"]);
+    expect(oldSite.hits("/list2")).toEqual([]);
+    expect(r.backfill).toEqual({ done: true, pagesRead: 2 });
+  });
 });

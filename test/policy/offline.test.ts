@@ -34,6 +34,10 @@ describe("P20, P23: telling our outage from a site's silence", () => {
     expect(reachEvidence({ kind: "unreachable", reason: "reset: ECONNRESET" })).toBe("answered");
     expect(reachEvidence({ kind: "ok" })).toBe("answered");
     expect(reachEvidence({ kind: "timed-out", reason: "no headers within 30 s" })).toBe("none");
+    // Left alone at its site owner's request (P26): nothing was asked, so nothing to go by.
+    expect(
+      reachEvidence({ kind: "left-alone", reason: "the site's owner asked not to be read (x)" }),
+    ).toBe("none");
     expect(reachEvidence({ kind: "unreached" })).toBe("none");
   });
 

@@ -14,7 +14,8 @@ import {
 
 /**
  * Migration 019 (P24, P26): nights an earlier version kept of a source not asked at its site
- * owner's request, as `refused` (the site not read) or `disallowed` (a path left alone), are
+ * owner's request, as `refused` (the site not read) or `disallowed` (a path left alone), or as
+ * a recheck's `recheck-still-no` with the owner's words after its outcome's, are
  * `left-alone` once this version opens the store, on SQLite and PostgreSQL; a no of the site's
  * own and robots.txt's own Disallow stay what they were, and the history the flag rules read
  * then neither counts the owner's nights as nos nor lets them hide a later robots.txt change.
@@ -41,6 +42,10 @@ describe.each(factories)("a store left at migration 018 ($name)", (f) => {
       await ns("2026-11-03", "s", "disallowed", OWNER_PATH);
       await ns("2026-11-02", "t", "refused", "http block: status 403");
       await ns("2026-11-03", "t", "disallowed", "robots.txt disallows it");
+      // Rechecks (P25) its owner kept from being asked, as the last two builds kept them.
+      await ns("2026-11-02", "u", "recheck-still-no", `refused: ${OWNER_SITE}`);
+      await ns("2026-11-03", "u", "recheck-still-no", `disallowed: ${OWNER_SITE}`);
+      await ns("2026-11-04", "u", "recheck-still-no", "refused: http block: status 403");
     });
     const s = await openStore(loc);
     try {
@@ -70,6 +75,14 @@ describe.each(factories)("a store left at migration 018 ($name)", (f) => {
             source_id: "t",
             outcome: "disallowed",
             reason: "robots.txt disallows it",
+          },
+          { night: "2026-11-02", source_id: "u", outcome: "left-alone", reason: OWNER_SITE },
+          { night: "2026-11-03", source_id: "u", outcome: "left-alone", reason: OWNER_SITE },
+          {
+            night: "2026-11-04",
+            source_id: "u",
+            outcome: "recheck-still-no",
+            reason: "refused: http block: status 403",
           },
         ]);
       } finally {
