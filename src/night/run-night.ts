@@ -418,10 +418,14 @@ export async function runNight(
           committed = await store.commit(opts.night, bare);
         } catch (again) {
           // A store that cannot record even that stops the night: going on would check
-          // sources whose outcomes are lost, and a resume would ask their sites again.
+          // sources whose outcomes are lost, and a resume would ask their sites again. Its disk
+          // full is the operator's to mend, as an archive that cannot keep an answer is (P8):
+          // said as configuration (exit 2), which the systemd units do not restart on, since a
+          // restart would only ask the same sites again for what it cannot record.
+          const full = diskFull(again) || diskFull(err);
           throw new NorError(
-            "E_STORE",
-            `the night's store could not record the outcome of ${source.id}; the night stops: ${messageOf(again)}`,
+            full ? "E_CONFIG" : "E_STORE",
+            `the night's store could not record the outcome of ${source.id}; the night stops${full ? " (its disk is full: make room, then run the night again; it resumes)" : ""}: ${messageOf(again)}`,
             { cause: again },
           );
         }
@@ -545,6 +549,19 @@ async function cutShort(
     return result;
   }
   return last === undefined ? result : { ...result, outcome: cutShortOutcome(last) };
+}
+
+/**
+ * The store's disk is full: SQLite's SQLITE_FULL (better-sqlite3's code), PostgreSQL's
+ * disk_full (53100), or the file system's ENOSPC, on the error or any of its causes.
+ */
+function diskFull(err: unknown): boolean {
+  for (let e = err, depth = 0; e !== null && e !== undefined && depth < 8; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === "SQLITE_FULL" || code === "53100" || code === "ENOSPC") return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 /** The archive's failure a check threw, itself or as the cause of a request cut by it. */

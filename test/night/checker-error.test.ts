@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { exitCodeOf } from "../../src/cli/main.js";
 import { ManualClock } from "../../src/clock.js";
 import { NorError } from "../../src/errors.js";
 import { CounterIds } from "../../src/ids.js";
@@ -179,5 +180,24 @@ describe("a check that throws (run-night)", () => {
     expect(commits).toEqual(["lane.org/0", "lane.org/0", "lane.org/0"]);
     // Nothing more was asked of the site after the store failed.
     expect(sim.observed.filter((r) => new URL(r.url).pathname.startsWith("/list/"))).toEqual([]);
+  });
+
+  it("P8: a store whose disk is full stops the night as configuration (exit 2, which the units do not restart on), saying to make room", async () => {
+    for (const code of ["SQLITE_FULL", "53100"]) {
+      const clock = new ManualClock();
+      const sim = buildSimulation(clock, [{ site: "lane.org", latencyMs: 100, sources: 3 }]);
+      const store = new MemoryNightStore();
+      store.commit = async () => {
+        throw Object.assign(new Error("database or disk is full"), { code });
+      };
+      const out = night(clock, sim, store, simReader, []);
+      await expect(out).rejects.toMatchObject({
+        code: "E_CONFIG",
+        message: expect.stringMatching(
+          /could not record the outcome of lane\.org\/0; the night stops \(its disk is full: make room, then run the night again; it resumes\): .*disk is full/,
+        ),
+      });
+      expect(exitCodeOf((await out.catch((e: unknown) => e)) as NorError)).toBe(2);
+    }
   });
 });
