@@ -98,9 +98,19 @@ function requestForm(url: string): string {
 async function verify(opts: DataOpts): Promise<void> {
   const store = await openForArchive(opts);
   try {
-    const r = await verifyArchive(archiveDir(opts.data ?? "data"), store.db);
-    for (const p of r.problems)
-      stdout().write(`MISMATCH ${p.file} offset ${p.offset}: ${p.problem}\n`);
+    // As cdx: with PostgreSQL the store says nothing about --data, so a data directory that is
+    // not there is said here (exit 2); one with no archive where the index names copies is said
+    // by verifyArchive, naming the directory (exit 2), never a MISMATCH per copy.
+    const data = opts.data ?? "data";
+    const dir = archiveDir(data);
+    if (!existsSync(data))
+      throw new ConfigError(`no archive at ${dir} (check --data: ${data} does not exist)`);
+    const r = await verifyArchive(dir, store.db);
+    for (const p of r.problems) {
+      // A file the index names that is not there: one line for the file, not one per copy.
+      if (p.gone) stdout().write(`MISSING ${p.file}: ${p.problem}\n`);
+      else stdout().write(`MISMATCH ${p.file} offset ${p.offset}: ${p.problem}\n`);
+    }
     // Nothing wrong (exit 0): a half-written record after the last indexed one, as in a copy
     // taken while a night wrote; opening the archive cuts it off.
     for (const n of r.notes) stdout().write(`NOTE ${n.file} offset ${n.offset}: ${n.problem}\n`);

@@ -12,15 +12,18 @@
  */
 import { createReadStream, statSync } from "node:fs";
 import { join } from "node:path";
+import { ConfigError } from "../../errors.js";
 import type { Db } from "../db.js";
 import { fromRow } from "./captures.js";
 import { sha256Digest } from "./digest.js";
-import { listWarcFiles } from "./files.js";
+import { archiveInTheWay, listWarcFiles } from "./files.js";
 
 export interface VerifyProblem {
   file: string;
   offset: number;
   problem: string;
+  /** A file the index names that is not in the archive: said once for the file, not per row. */
+  gone?: true;
 }
 
 export interface VerifyReport {
@@ -30,6 +33,12 @@ export interface VerifyReport {
   problems: VerifyProblem[];
   /** Worth saying, nothing wrong: a half-written record after the last indexed one. */
   notes: VerifyProblem[];
+}
+
+/** A record whose block is shorter than its Content-Length says: its member was cut. */
+function cutShort(record: { warcContentLength: number }, block: Uint8Array): boolean {
+  const declared = record.warcContentLength;
+  return Number.isFinite(declared) && declared > block.length;
 }
 
 const CRLFCRLF = new Uint8Array([13, 10, 13, 10]);
@@ -55,6 +64,16 @@ export async function verifyArchive(dir: string, db?: Db): Promise<VerifyReport>
   // The index is read before the files: every row committed by then names records that were
   // on disk before it (P8), so a night writing meanwhile adds no false "matches no record".
   const rows = db ? (await db.selectFrom("captures").selectAll().execute()).map(fromRow) : [];
+  const here = kindOf(dir);
+  if (here === "other") throw new ConfigError(archiveInTheWay(dir));
+  if (here === "none" && rows.length > 0) {
+    // No archive at all where it was looked for: a --data that names another directory (the
+    // index may be elsewhere, PostgreSQL), or an archive moved away. Not a record in it is
+    // wrong; it is not there to check (exit 2, as a mistyped --data is said everywhere).
+    throw new ConfigError(
+      `no archive at ${dir}: the directory does not exist, though the index names ${copies(rows.length)} in it (check --data; put the archive back if it was moved)`,
+    );
+  }
   /** Per file: the end of the last record the index names in it. */
   const indexedEnd = new Map<string, number>();
   for (const c of rows) {
@@ -68,17 +87,26 @@ export async function verifyArchive(dir: string, db?: Db): Promise<VerifyReport>
   const at = new Map<string, { id: string; length: number }>();
   const payloads = new Map<string, string>(); // uri + date → payload digest of responses
   const revisits: { file: string; offset: number; key: string; digest: string }[] = [];
-  for (const file of listWarcFiles(dir)) {
+  const files = listWarcFiles(dir);
+  for (const file of files) {
     report.files += 1;
     const path = join(dir, file);
     const size = statSync(path).size;
-    const parser = new WARCParser(createReadStream(path), { parseHttp: false });
+    const input = createReadStream(path);
+    const parser = new WARCParser(input, { parseHttp: false });
     let end = 0;
     let unreadable: unknown;
     try {
+      const tailFrom = db ? (indexedEnd.get(file) ?? 0) : undefined;
       for await (const record of parser) {
         const block = await record.readFully(false);
         const offset = parser.offset;
+        // A gzip member cut short (a copy taken mid-write, a full disk) still gives its WARC
+        // header and as much of its block as was written: its block is shorter than its
+        // Content-Length. After every record the index names, it and whatever follows are the
+        // half-written tail (a note below), however large; a record the index names is read
+        // and checked as ever (a digest mismatch).
+        if (tailFrom !== undefined && offset >= tailFrom && cutShort(record, block)) break;
         end = offset + parser.recordLength;
         report.records += 1;
         const bad = (problem: string) => report.problems.push({ file, offset, problem });
@@ -106,6 +134,8 @@ export async function verifyArchive(dir: string, db?: Db): Promise<VerifyReport>
       }
     } catch (err) {
       unreadable = err;
+    } finally {
+      input.destroy(); // read to its end, or left at a cut record
     }
     const indexed = indexedEnd.get(file) ?? 0;
     if (db && indexed > size) {
@@ -141,6 +171,19 @@ export async function verifyArchive(dir: string, db?: Db): Promise<VerifyReport>
       });
     }
   }
+  // A file the index names that is not there: said once for the file (its rows are not each
+  // said to match no record), as `nor reparse` says it.
+  const present = new Set(files);
+  const gone = new Map<string, number>();
+  for (const c of rows) if (!present.has(c.file)) gone.set(c.file, (gone.get(c.file) ?? 0) + 1);
+  for (const [file, n] of gone) {
+    report.problems.push({
+      file,
+      offset: 0,
+      problem: `the file is gone from the archive (moved or deleted), though the index names ${copies(n)} in it (put it back from a backup if there is one)`,
+      gone: true,
+    });
+  }
   for (const r of revisits) {
     const orig = payloads.get(r.key);
     if (orig === undefined) {
@@ -158,6 +201,7 @@ export async function verifyArchive(dir: string, db?: Db): Promise<VerifyReport>
     }
   }
   for (const c of rows) {
+    if (gone.has(c.file)) continue; // said for the file
     const short = shortAt.get(c.file);
     if (short !== undefined && c.offset + c.length > short) continue; // said for the file
     const rec = at.get(`${c.file}@${c.offset}`);
@@ -170,4 +214,19 @@ export async function verifyArchive(dir: string, db?: Db): Promise<VerifyReport>
     }
   }
   return report;
+}
+
+function copies(n: number): string {
+  return `${n} stored ${n === 1 ? "copy" : "copies"}`;
+}
+
+function kindOf(dir: string): "dir" | "none" | "other" {
+  try {
+    return statSync(dir).isDirectory() ? "dir" : "other";
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return "none";
+    if (code === "ENOTDIR") return "other";
+    throw err;
+  }
 }
