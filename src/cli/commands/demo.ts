@@ -35,6 +35,7 @@ import { stderr, stdout } from "../io.js";
 import { listenError } from "../listen-error.js";
 import { wholeNumber } from "../net-options.js";
 import { progressLine, startLine, summaryLines } from "../night-report.js";
+import { shellCommand } from "../shell-words.js";
 import { saying } from "../store-upgrade.js";
 
 interface DemoOptions {
@@ -349,8 +350,11 @@ async function showAndWait(
   say(`  ${url}site-owners           the page for site owners, its numbers from the checker's own`);
   say(`  ${url}console               the operator's console; password: ${password}`);
   say("And in another terminal:");
-  say(`  node bin/nor.js status --data ${dataDir}`);
-  say(`  node bin/nor.js log --data ${dataDir} --source eastfield-township-minutes`);
+  // Quoted where the shell needs it: a --data with a space or a quote pastes as the same path.
+  say(`  ${shellCommand("node", "bin/nor.js", "status", "--data", dataDir)}`);
+  say(
+    `  ${shellCommand("node", "bin/nor.js", "log", "--data", dataDir, "--source", "eastfield-township-minutes")}`,
+  );
   if (opts.headless) {
     await checkServed(url, siteCount, stop);
     say(

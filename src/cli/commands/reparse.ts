@@ -11,7 +11,12 @@ import { loadCatalog } from "../../sources/catalog/load.js";
 import type { Source, WayIn } from "../../sources/catalog/types.js";
 import { archiveDir } from "../../store/archive/files.js";
 import type { StoredResponse } from "../../store/archive/read.js";
-import { type Extractor, reparse, type SourceReparse } from "../../store/archive/reparse.js";
+import {
+  type Extractor,
+  type FieldChange,
+  reparse,
+  type SourceReparse,
+} from "../../store/archive/reparse.js";
 import { refuseNotADirectory } from "../../store/data-dir.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { stderr, stdout } from "../io.js";
@@ -48,8 +53,24 @@ function print(r: SourceReparse, windowed: boolean): void {
   );
   for (const a of r.added) w(`  + ${a.id}  ${a.title}${a.date ? `  (${a.date})` : ""}`);
   for (const d of r.removed) w(`  - ${d.id}  ${d.title}`);
-  for (const c of r.changed) w(`  ~ ${c.before.id}  ${c.before.title} → ${c.after.title}`);
+  for (const c of r.changed)
+    w(`  ~ ${oneLine(c.before.id)}  ${c.fields.map(changeText).join("  ")}`);
   for (const e of r.errors) w(`  ! ${e}`);
+}
+
+/**
+ * One field that would change, before → after: the title as it always was (`old → new`), the
+ * others named (`date: 2026-11-05 → (none)`). A value is kept on the record's one line.
+ */
+function changeText(c: FieldChange): string {
+  const value = (v: string | undefined) => (v === undefined ? "(none)" : oneLine(v));
+  const text = `${value(c.before)} → ${value(c.after)}`;
+  return c.field === "title" ? text : `${c.field}: ${text}`;
+}
+
+/** A line break or other control character in a site's text would split the record's line. */
+function oneLine(s: string): string {
+  return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ");
 }
 
 interface Opts {

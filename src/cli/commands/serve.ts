@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import { resolve } from "node:path";
 import { serve } from "@hono/node-server";
 import type { Command } from "commander";
 import { systemClock } from "../../clock.js";
@@ -18,6 +19,7 @@ import {
   operatorNameOption,
   userAgentOption,
 } from "../net-options.js";
+import { shellCommand } from "../shell-words.js";
 import { saying } from "../store-upgrade.js";
 import { addWebOptions, listeningOrigin, type WebCliOptions, webOptions } from "../web-options.js";
 
@@ -80,6 +82,14 @@ export function register(program: Command): void {
     }
     // Without an operator password nobody could sign in: the console is off, and we say so.
     const consoleOn = (await storedPasswordHash(store.db)) !== undefined;
+    // The command that turns it on names the store this server reads (a SQLite directory given
+    // relative, or the default ./data, as an absolute path), quoted for the shell.
+    const setPassword = shellCommand(
+      "nor",
+      "operator",
+      "set-password",
+      ...(loc.kind === "sqlite" ? ["--data", resolve(loc.dir)] : []),
+    );
     // P1, P2: the site-owners page shows the User-Agent the last night sent; one given here
     // that differs is said, so the two commands can be given the same.
     const sent = await lastNightUserAgent(store.db);
@@ -114,7 +124,7 @@ export function register(program: Command): void {
           stdout().write(
             consoleOn
               ? `nor serve: the operator console is at ${urlOf(info)}console\n`
-              : "nor serve: the console is off: no operator password is set (run `nor operator set-password`, then restart)\n",
+              : `nor serve: the console is off: no operator password is set (run \`${setPassword}\`, then restart)\n`,
           );
         });
         server.once("error", (err: NodeJS.ErrnoException) => {

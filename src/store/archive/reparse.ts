@@ -45,9 +45,21 @@ export interface SourceReparse {
    * (the stored records may have come from them). 0 without `since`.
    */
   before: number;
-  changed: { before: StoredRecord; after: ExtractedRecord }[];
+  /** Each with the fields that differ, in the order title, date, url, kind (never empty). */
+  changed: { before: StoredRecord; after: ExtractedRecord; fields: FieldChange[] }[];
   /** One per capture not re-read: its copy did not read back, or today's extractor failed. */
   errors: string[];
+}
+
+/** The fields of a record compared, in the order a change names them. */
+export const COMPARED_FIELDS = ["title", "date", "url", "kind"] as const;
+export type ComparedField = (typeof COMPARED_FIELDS)[number];
+
+/** One field that differs: its value stored and its value found now (absent: none). */
+export interface FieldChange {
+  field: ComparedField;
+  before?: string;
+  after?: string;
 }
 
 export interface ReparseOptions {
@@ -132,7 +144,10 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
   for (const [id, rec] of found) {
     const before = stored.get(id);
     if (!before) result.added.push(rec);
-    else if (fingerprint(before) !== fingerprint(rec)) result.changed.push({ before, after: rec });
+    else {
+      const fields = changedFields(before, rec);
+      if (fields.length > 0) result.changed.push({ before, after: rec, fields });
+    }
   }
   // A capture not re-read may hold any of the stored records (a missing archive holds them
   // all): none is called removed on the evidence of the captures that were. So too a page
@@ -158,9 +173,26 @@ export function wayFor(source: Source, url: string): WayIn {
   return ways.find((w) => origin(w.url) === origin(url)) ?? source;
 }
 
-/** A record's fields as compared: its title as shown (a row stored before titles were). */
-function fingerprint(r: StoredRecord | ExtractedRecord): string {
-  return JSON.stringify([shownText(r.title), r.date ?? null, r.url ?? null, r.kind ?? null]);
+/**
+ * The fields that differ between a stored record and the one found now, the title compared as
+ * shown (a row stored before titles were); each with its values as they are (the title's too).
+ */
+export function changedFields(
+  before: StoredRecord | ExtractedRecord,
+  after: StoredRecord | ExtractedRecord,
+): FieldChange[] {
+  const out: FieldChange[] = [];
+  for (const field of COMPARED_FIELDS) {
+    const b = before[field];
+    const a = after[field];
+    const same = field === "title" ? shownText(b ?? "") === shownText(a ?? "") : b === a;
+    if (same) continue;
+    const change: FieldChange = { field };
+    if (b !== undefined) change.before = b;
+    if (a !== undefined) change.after = a;
+    out.push(change);
+  }
+  return out;
 }
 
 /** The records the night holds for a source (the night's `records` table). */

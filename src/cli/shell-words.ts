@@ -1,0 +1,19 @@
+/**
+ * Words of a command the CLI prints for a person to copy into a POSIX shell. A plain word
+ * (letters, digits and `_ - . / : , = + @ %`, ASCII only) is written as it is, so
+ * `--data /var/lib/nor` reads as before; any other (a space, a quote, `$`, a backquote, `\`,
+ * `!`, `*`, `?`, a letter outside ASCII, an empty value…) is single-quoted, a `'` in it written
+ * as `'\''`, so the shell hands the program the very same bytes.
+ */
+const PLAIN = /^[A-Za-z0-9_\-./:,=+@%]+$/;
+
+export function shellWord(word: string): string {
+  // A leading `=` is expanded by zsh (`=cmd`): quoted too (`~` is never plain).
+  if (PLAIN.test(word) && !word.startsWith("=")) return word;
+  return `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+/** A command line from its words, each quoted only where the shell needs it. */
+export function shellCommand(...words: readonly string[]): string {
+  return words.map(shellWord).join(" ");
+}
