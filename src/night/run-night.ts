@@ -12,6 +12,7 @@ import type { Fetcher } from "../net/types.js";
 import { LANE_LEASE_MS } from "../policy/constants.js";
 import { canaryFailed, judgeReach, OFFLINE_WINDOW, reachEvidence } from "../policy/offline.js";
 import type { Catalog, Source } from "../sources/catalog/types.js";
+import { diskFull, STORE_FULL } from "../store/disk-full.js";
 import { type CheckContext, checkSource } from "./check-source.js";
 import type { DurableSummary } from "./durable-window.js";
 import { flagsFor } from "./flags.js";
@@ -184,6 +185,8 @@ export async function runNight(
   // read (P8): asking further sites would only get answers it cannot keep.
   const halt = new AbortController();
   let notKept: NotKept | undefined;
+  /** The store's disk full while a source was checked (its journal's rows): the night stops. */
+  let storeFull: NorError | undefined;
   const stop = opts.stop === undefined ? halt.signal : AbortSignal.any([opts.stop, halt.signal]);
   const fetcher = stoppedBy(await deps.makeFetcher(state), stop);
   const stopped = () => stop.aborted;
@@ -363,6 +366,18 @@ export async function runNight(
             halt.abort(new Error(`the night stopped: ${notKept.message}`, { cause: notKept }));
             return;
           }
+          if (diskFull(err)) {
+            // The store cannot write the journal's rows (P27: a row before each request, its
+            // end after): going on would ask sites for what it cannot record. The night stops
+            // as for the archive (exit 2: make room), this source unrecorded, and resumes.
+            storeFull ??= new NorError(
+              "E_CONFIG",
+              `the night's store could not record its requests; the night stops (${STORE_FULL}): ${messageOf(err)}`,
+              { cause: err },
+            );
+            halt.abort(new Error(`the night stopped: ${storeFull.message}`, { cause: storeFull }));
+            return;
+          }
           // Cut short by the stop: no outcome, the source is read again on resume.
           if (stopped()) return;
           // One source's check that throws (a bug, a store read that failed) is that source's
@@ -425,7 +440,7 @@ export async function runNight(
           const full = diskFull(again) || diskFull(err);
           throw new NorError(
             full ? "E_CONFIG" : "E_STORE",
-            `the night's store could not record the outcome of ${source.id}; the night stops${full ? " (its disk is full: make room, then run the night again; it resumes)" : ""}: ${messageOf(again)}`,
+            `the night's store could not record the outcome of ${source.id}; the night stops${full ? ` (${STORE_FULL})` : ""}: ${messageOf(again)}`,
             { cause: again },
           );
         }
@@ -520,6 +535,7 @@ export async function runNight(
   }
   // Every lane has unwound: the archive's failure ends the night, left open to resume.
   if (notKept !== undefined) throw notKept;
+  if (storeFull !== undefined) throw storeFull;
   if (stopped()) {
     // Every lane has unwound (its waiting requests' rows written), and the sources the
     // checker's own outage failed are said to be that (above): the night stays open.
@@ -549,19 +565,6 @@ async function cutShort(
     return result;
   }
   return last === undefined ? result : { ...result, outcome: cutShortOutcome(last) };
-}
-
-/**
- * The store's disk is full: SQLite's SQLITE_FULL (better-sqlite3's code), PostgreSQL's
- * disk_full (53100), or the file system's ENOSPC, on the error or any of its causes.
- */
-function diskFull(err: unknown): boolean {
-  for (let e = err, depth = 0; e !== null && e !== undefined && depth < 8; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (code === "SQLITE_FULL" || code === "53100" || code === "ENOSPC") return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
 }
 
 /** The archive's failure a check threw, itself or as the cause of a request cut by it. */

@@ -29,6 +29,7 @@ import {
 import { type SourceRef, sourcesInUse } from "../../store/catalog-sources.js";
 import { refuseBlockedParts } from "../../store/data-dir.js";
 import { type Db, ensureDataDir, openStore, storeLocationFromOptions } from "../../store/db.js";
+import { diskFull, STORE_FULL } from "../../store/disk-full.js";
 import { importedOrStop } from "../import-outcome.js";
 import { stderr } from "../io.js";
 import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../net-options.js";
@@ -482,6 +483,14 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         stop: stop.signal,
       });
     } catch (err) {
+      // The store's disk full anywhere else (claiming a lane, finishing the night): the
+      // operator's to mend, said as such (exit 2), as the night's own stops for it are.
+      if (diskFull(err) && !(err instanceof NorError && err.code === "E_CONFIG"))
+        throw new NorError(
+          "E_CONFIG",
+          `night ${night} stopped: the store could not write (${STORE_FULL}): ${err instanceof Error ? err.message : String(err)}`,
+          { cause: err },
+        );
       // The stop itself, come up through a request it cut off (the canary's, say): a stop,
       // not a failure of the night. Any other error is said as ever.
       if (!stop.signal.aborted || !isTheStop(err, stop.signal.reason)) throw err;
