@@ -9,6 +9,7 @@
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
+import { ConfigError } from "../../errors.js";
 
 /** P8: files rotate at 1 GB by default (the size most WARC tools and crawlers use). */
 export const DEFAULT_ROTATE_BYTES = 1_000_000_000;
@@ -36,13 +37,19 @@ export function fileName(seq: number, at: number, token: string): string {
   return `nor-${timestamp14(at)}-${String(seq).padStart(5, "0")}-${token}.warc.gz`;
 }
 
-/** The archive's WARC files in writing order (absent directory: none). */
+/**
+ * The archive's WARC files in writing order (absent directory: none). A directory that is there
+ * but cannot be listed (its permissions) is an error, never taken for an empty archive.
+ */
 export function listWarcFiles(dir: string): string[] {
   let names: string[];
   try {
     names = readdirSync(dir);
-  } catch {
-    return [];
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw new ConfigError(
+      `the archive ${dir} cannot be read: ${(err as NodeJS.ErrnoException).code ?? String(err)} (its permissions? nor must be able to list and read it)`,
+    );
   }
   return names
     .filter((n) => NAME.test(n))
