@@ -22,7 +22,7 @@ import { SqlNightStore } from "../store/night-store.js";
 import { storeClock } from "../store/store-clock.js";
 import { DurableWindow } from "./durable-window.js";
 import { loadWayReader } from "./lazy-reader.js";
-import { type NightProgress, type NightSummary, runNight } from "./run-night.js";
+import { type NightOptions, type NightProgress, type NightSummary, runNight } from "./run-night.js";
 import { type NetOptions, storeFetcher } from "./store-fetcher.js";
 
 export interface NightRunOptions extends NetOptions {
@@ -35,6 +35,8 @@ export interface NightRunOptions extends NetOptions {
   canary?: string;
   /** A person's stop: see NightOptions.stop (run-night.ts). */
   stop?: AbortSignal;
+  /** The night as the store opened it: see NightOptions.onOpened (run-night.ts). */
+  onOpened?: NightOptions["onOpened"];
   /** The data directory: the archive lives in DIR/archive (P8). */
   dataDir?: string;
   /** This host's clock (passed in by the command, never read here); see storeClock below. */
@@ -143,6 +145,7 @@ export async function runNightWithStore(
         concurrency: opts.concurrency,
         ...(opts.canary !== undefined ? { canary: opts.canary } : {}),
         ...(opts.stop !== undefined ? { stop: opts.stop } : {}),
+        ...(opts.onOpened !== undefined ? { onOpened: opts.onOpened } : {}),
       },
     );
     // Past the deadline no admission comes to take a dead worker's site over: its rows are

@@ -77,6 +77,11 @@ export interface NightOptions {
    * `stopped`; the night is not finished.
    */
   stop?: AbortSignal;
+  /**
+   * The night as the store opened it: a new one, or one under way that this call joins (another
+   * process opened it first, a moment before perhaps), with the deadline the store keeps.
+   */
+  onOpened?(state: { resumed: boolean; deadlineAt: number }): void;
 }
 
 export interface NightProgress {
@@ -149,6 +154,7 @@ export async function runNight(
   const openedAt = clock.now();
   const from = Math.min(opts.deadlineFrom ?? openedAt, openedAt);
   const state = await store.openNight(opts.night, openedAt, from + opts.deadlineMs);
+  opts.onOpened?.({ resumed: state.resumed, deadlineAt: state.deadlineAt });
   const siteOfSource = (s: PlanSource) => deps.siteOf(s.url);
   await store.syncSources(
     sources.list.map((s) => ({

@@ -426,11 +426,23 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     await store.close();
     throw err;
   }
-  if (tty) stderr().write(`${startLine(start, runStart)}\n`);
-  else {
-    const { night: _n, ...rest } = start;
-    log.info({ ...rest, deadlineAt: new Date(start.deadlineAt).toISOString() }, "night start");
-  }
+  // Said once the store has opened the night (P13): as it keeps it. A command that read no night
+  // under way may still join one another command opened a moment before (on PostgreSQL, on
+  // another machine): then it resumes that night, under that night's deadline, and says so.
+  const announced = start;
+  const announce = (opened: { resumed: boolean; deadlineAt: number }): void => {
+    if (opened.resumed && !announced.resumed && opts.deadline !== undefined) {
+      const note = `joining night ${night}, which another process opened a moment before: it keeps its own deadline ${new Date(opened.deadlineAt).toISOString()} (--deadline applies to a new night)`;
+      if (tty) stderr().write(`nor: ${note}\n`);
+      else log.warn(note);
+    }
+    const said = { ...announced, resumed: opened.resumed, deadlineAt: opened.deadlineAt };
+    if (tty) stderr().write(`${startLine(said, runStart)}\n`);
+    else {
+      const { night: _n, ...rest } = said;
+      log.info({ ...rest, deadlineAt: new Date(said.deadlineAt).toISOString() }, "night start");
+    }
+  };
   try {
     running = true;
     let summary: Awaited<ReturnType<typeof runNightWithStore>>;
@@ -481,6 +493,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
           }
         },
         stop: stop.signal,
+        onOpened: announce,
       });
     } catch (err) {
       // The store's disk full anywhere else (claiming a lane, finishing the night): the
