@@ -17,3 +17,13 @@ export function shellWord(word: string): string {
 export function shellCommand(...words: readonly string[]): string {
   return words.map(shellWord).join(" ");
 }
+
+/**
+ * Why the operator console is off and the command that turns it on, for `nor serve` and `nor
+ * start` to say: `dataDir` the SQLite store's directory as an absolute path (none on PostgreSQL,
+ * which NOR_DATABASE_URL names).
+ */
+export function consoleOffText(dataDir: string | undefined): string {
+  const words = ["nor", "operator", "set-password", ...(dataDir ? ["--data", dataDir] : [])];
+  return `the console is off: no operator password is set (run \`${shellCommand(...words)}\`, then restart)`;
+}

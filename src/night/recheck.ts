@@ -34,20 +34,20 @@ export async function recheckSource(
   if (o.kind === "ok" || o.kind === "not-modified" || (o.kind === "error" && o.status === 304)) {
     outcome = { kind: "recheck-answers", status: o.status, url: o.url };
     flags.push({ kind: "answers-again", detail: `answered ${o.status} on recheck` });
-  } else if (o.kind === "deadline") {
-    outcome = failureOutcome(o);
-  } else if (failureOutcome(o).kind === "left-alone") {
-    // Its site's owner asked not to be read (P26): not asked, and no word on the no.
-    outcome = failureOutcome(o);
   } else {
     const failed = failureOutcome(o);
-    outcome = {
-      kind: "recheck-still-no",
-      reason: `${failed.kind}${failed.reason ? `: ${failed.reason}` : ""}`,
-      url: o.url,
-    };
-    if (failed.evidence) outcome.evidence = failed.evidence;
-    if (failed.status !== undefined) outcome.status = failed.status;
+    // Not asked, so no word on the no: the deadline came first, or its site's owner asked not
+    // to be read (P26).
+    if (o.kind === "deadline" || failed.kind === "left-alone") outcome = failed;
+    else {
+      outcome = {
+        kind: "recheck-still-no",
+        reason: `${failed.kind}${failed.reason ? `: ${failed.reason}` : ""}`,
+        url: o.url,
+      };
+      if (failed.evidence) outcome.evidence = failed.evidence;
+      if (failed.status !== undefined) outcome.status = failed.status;
+    }
   }
   return {
     sourceId: source.id,

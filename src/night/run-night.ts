@@ -188,11 +188,10 @@ export async function runNight(
   // P21 across a restart: the fetcher's "closed" list lives in memory; the store remembers.
   const closed = await store.closedSites(opts.night);
   // The night stops by a person's stop, or by itself when the archive cannot keep what is
-  // read (P8): asking further sites would only get answers it cannot keep.
+  // read (P8) or the store's disk is full (its journal's rows, P27): asking further sites would
+  // only get answers it cannot keep or record. `ended`: that failure, thrown once all unwinds.
   const halt = new AbortController();
-  let notKept: NotKept | undefined;
-  /** The store's disk full while a source was checked (its journal's rows): the night stops. */
-  let storeFull: NorError | undefined;
+  let ended: NorError | undefined;
   const stop = opts.stop === undefined ? halt.signal : AbortSignal.any([opts.stop, halt.signal]);
   const fetcher = stoppedBy(await deps.makeFetcher(state), stop);
   const stopped = () => stop.aborted;
@@ -364,24 +363,12 @@ export async function runNight(
             };
           }
         } catch (err) {
-          const lost = notKeptIn(err);
+          const lost = endsTheNight(err);
           if (lost !== undefined) {
-            // The archive cannot keep answers: the night stops (below), this source unrecorded.
-            notKept ??= lost;
+            // The night stops (below, exit 2: make room), this source unrecorded, and resumes.
+            ended ??= lost;
             // Other lanes' requests cut by it say why, not as if their own answer were lost.
-            halt.abort(new Error(`the night stopped: ${notKept.message}`, { cause: notKept }));
-            return;
-          }
-          if (diskFull(err)) {
-            // The store cannot write the journal's rows (P27: a row before each request, its
-            // end after): going on would ask sites for what it cannot record. The night stops
-            // as for the archive (exit 2: make room), this source unrecorded, and resumes.
-            storeFull ??= new NorError(
-              "E_CONFIG",
-              `the night's store could not record its requests; the night stops (${STORE_FULL}): ${messageOf(err)}`,
-              { cause: err },
-            );
-            halt.abort(new Error(`the night stopped: ${storeFull.message}`, { cause: storeFull }));
+            halt.abort(new Error(`the night stopped: ${ended.message}`, { cause: ended }));
             return;
           }
           // Cut short by the stop: no outcome, the source is read again on resume.
@@ -539,9 +526,9 @@ export async function runNight(
       sources: offlineSources,
     };
   }
-  // Every lane has unwound: the archive's failure ends the night, left open to resume.
-  if (notKept !== undefined) throw notKept;
-  if (storeFull !== undefined) throw storeFull;
+  // Every lane has unwound: the archive's or the store's failure ends the night, left open to
+  // resume.
+  if (ended !== undefined) throw ended;
   if (stopped()) {
     // Every lane has unwound (its waiting requests' rows written), and the sources the
     // checker's own outage failed are said to be that (above): the night stays open.
@@ -571,6 +558,20 @@ async function cutShort(
     return result;
   }
   return last === undefined ? result : { ...result, outcome: cutShortOutcome(last) };
+}
+
+/**
+ * What a check threw that ends the night: the archive's failure (itself or as the cause of a
+ * request cut by it), or the store's disk full (the journal could not write a request's row).
+ */
+function endsTheNight(err: unknown): NorError | undefined {
+  const lost = notKeptIn(err);
+  if (lost !== undefined || !diskFull(err)) return lost;
+  return new NorError(
+    "E_CONFIG",
+    `the night's store could not record its requests; the night stops (${STORE_FULL}): ${messageOf(err)}`,
+    { cause: err },
+  );
 }
 
 /** The archive's failure a check threw, itself or as the cause of a request cut by it. */

@@ -19,7 +19,7 @@ import type { Extraction } from "../sources/record.js";
 import { MemoryNightStore } from "./memory-store.js";
 import type { NightStore } from "./ports.js";
 import type { ValidatorStore, WayReader } from "./reader.js";
-import { type NightSummary, runNight } from "./run-night.js";
+import { type NightOptions, type NightSummary, runNight } from "./run-night.js";
 
 export interface SimSite {
   /** Registrable domain, e.g. "s17.org"; hosts default to www.<site>. */
@@ -148,6 +148,8 @@ export interface SimNightOptions {
   robotsCache?: RobotsCachePort;
   /** Lease holders' names (default: counted, so a simulated night is the same every run). */
   ids?: IdSource;
+  /** The night as the store opened it (NightOptions.onOpened). */
+  onOpened?: NightOptions["onOpened"];
 }
 
 /** Runs one night of the real scheduler and fetcher, moving the ManualClock as tasks sleep. */
@@ -181,10 +183,18 @@ export async function runSimulatedNight(
           night: opts.night,
         }),
     },
-    { night: opts.night, deadlineMs: opts.deadlineMs, concurrency: opts.concurrency },
+    {
+      night: opts.night,
+      deadlineMs: opts.deadlineMs,
+      concurrency: opts.concurrency,
+      ...(opts.onOpened !== undefined ? { onOpened: opts.onOpened } : {}),
+    },
   ).finally(() => {
     settled = true;
   });
+  // A night that fails is the caller's to hear (returned below), not an unhandled rejection
+  // while the clock is still being stepped.
+  run.catch(() => {});
   // Bounded: every step wakes one sleeper; a night of N requests needs a few steps each.
   for (let steps = 0; !settled; steps++) {
     if (steps > 50_000_000) throw new Error("simulation did not settle");

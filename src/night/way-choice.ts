@@ -4,7 +4,6 @@
  * than having to guess why the checker is not using the API the catalog lists. Stored as JSON
  * text beside the outcome (night_sources.way) and read back by `src/store/way-choice.ts`.
  */
-import { OWNERS_REQUEST } from "../policy/admission.js";
 import type { WayIn } from "../sources/catalog/types.js";
 import type { NightOutcome, WayChoice, WaySkipped, WayUsed } from "./types.js";
 
@@ -20,10 +19,8 @@ export function whySkipped(o: NightOutcome): string {
     case "left-alone":
       return "left alone at the site owner's request";
     case "disallowed":
-      // P18: never asked at all, by robots.txt (or, in an earlier night, its owner's request).
-      return o.reason?.startsWith(OWNERS_REQUEST)
-        ? "left alone at the site owner's request"
-        : "disallowed by robots.txt";
+      // P18: never asked at all, by robots.txt (an owner's request is left-alone, above).
+      return "disallowed by robots.txt";
     case "gone":
       return `gone (${o.status ?? "no status"})`;
     default: {

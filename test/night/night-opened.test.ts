@@ -1,12 +1,6 @@
 import { expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
-import { CounterIds } from "../../src/ids.js";
-import { createFetcher } from "../../src/net/fetcher.js";
-import { MemoryJournal, MemoryRobotsCache } from "../../src/net/memory-ports.js";
-import { runNight } from "../../src/night/run-night.js";
-import { buildSimulation, MemoryNightStore, simReader } from "../../src/night/simulate.js";
-import { isRecheckNight } from "../../src/policy/recheck.js";
-import { siteOf } from "../../src/policy/site.js";
+import { buildSimulation, MemoryNightStore, runSimulatedNight } from "../../src/night/simulate.js";
 
 /**
  * P13: a command that joins a night another process opened a moment before (both read no night
@@ -24,34 +18,11 @@ it("P13: the night as the store opened it is said to the command: joined, with t
   const theirs = clock.now() + 2 * 60 * 60_000;
   await store.openNight(NIGHT, clock.now(), theirs);
   const opened: { resumed: boolean; deadlineAt: number }[] = [];
-  let settled = false;
-  const run = runNight(
-    sim.catalog,
-    {
-      store,
-      clock,
-      reader: simReader,
-      validators: store,
-      siteOf,
-      isRecheckNight,
-      makeFetcher: async (state) =>
-        createFetcher({
-          clock,
-          ids: new CounterIds(),
-          journal: new MemoryJournal(),
-          robotsCache: new MemoryRobotsCache(),
-          transport: sim.transport,
-          deadline: state.deadlineAt,
-          night: NIGHT,
-        }),
-    },
-    { night: NIGHT, deadlineMs: 20_000, concurrency: 1, onOpened: (s) => opened.push(s) },
-  ).finally(() => {
-    settled = true;
+  await runSimulatedNight(clock, sim, store, {
+    night: NIGHT,
+    deadlineMs: 20_000,
+    concurrency: 1,
+    onOpened: (s) => opened.push(s),
   });
-  for (let steps = 0; !settled && steps < 100_000; steps++) {
-    if (!(await clock.step())) await new Promise<void>((r) => setImmediate(r));
-  }
-  await run;
   expect(opened).toEqual([{ resumed: true, deadlineAt: theirs }]);
 });

@@ -1,12 +1,7 @@
 import { expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
-import { CounterIds } from "../../src/ids.js";
-import { createFetcher } from "../../src/net/fetcher.js";
-import { MemoryJournal, MemoryRobotsCache } from "../../src/net/memory-ports.js";
-import { runNight } from "../../src/night/run-night.js";
-import { buildSimulation, MemoryNightStore, simReader } from "../../src/night/simulate.js";
-import { isRecheckNight } from "../../src/policy/recheck.js";
-import { siteOf } from "../../src/policy/site.js";
+import { MemoryJournal } from "../../src/net/memory-ports.js";
+import { buildSimulation, MemoryNightStore, runSimulatedNight } from "../../src/night/simulate.js";
 
 /**
  * The journal's row of a request could not be completed (its store's disk full): the night stops
@@ -26,36 +21,12 @@ it("P27, P8: a store whose disk is full when the journal records a request stops
   const clock = new ManualClock();
   const sim = buildSimulation(clock, [{ site: "lane.org", latencyMs: 100, sources: 5 }]);
   const store = new MemoryNightStore();
-  let settled = false;
-  const run = runNight(
-    sim.catalog,
-    {
-      store,
-      clock,
-      reader: simReader,
-      validators: store,
-      siteOf,
-      isRecheckNight,
-      makeFetcher: async (state) =>
-        createFetcher({
-          clock,
-          ids: new CounterIds(),
-          journal: new FullJournal(),
-          robotsCache: new MemoryRobotsCache(),
-          transport: sim.transport,
-          deadline: state.deadlineAt,
-          night: NIGHT,
-        }),
-    },
-    { night: NIGHT, deadlineMs: 60 * 60_000, concurrency: 2 },
-  ).finally(() => {
-    settled = true;
-  });
-  run.catch(() => {});
-  for (let steps = 0; !settled && steps < 1_000_000; steps++) {
-    if (!(await clock.step())) await new Promise<void>((r) => setImmediate(r));
-  }
-  const got = await run.then(
+  const got = await runSimulatedNight(clock, sim, store, {
+    night: NIGHT,
+    deadlineMs: 60 * 60_000,
+    concurrency: 2,
+    journal: new FullJournal(),
+  }).then(
     (s) => ({ summary: s }),
     (e: unknown) => ({ error: e }),
   );

@@ -46,6 +46,18 @@ async function openForArchive(opts: DataOpts) {
   return openStore(loc, saying({ create: false }));
 }
 
+/**
+ * The archive's directory in --data. With PostgreSQL the store says nothing about --data, so a
+ * data directory that is not there is refused here (exit 2), never read as an empty archive.
+ */
+function archiveOf(opts: DataOpts): string {
+  const data = opts.data ?? "data";
+  const dir = archiveDir(data);
+  if (!existsSync(data))
+    throw new ConfigError(`no archive at ${dir} (check --data: ${data} does not exist)`);
+  return dir;
+}
+
 async function show(url: string, opts: DataOpts & { at?: string }): Promise<void> {
   const at = opts.at === undefined ? undefined : parseWhen(opts.at, "--at", "end");
   // As the checker asked it: the URL parser's form (scheme and host lower-case, default port
@@ -98,14 +110,9 @@ function requestForm(url: string): string {
 async function verify(opts: DataOpts): Promise<void> {
   const store = await openForArchive(opts);
   try {
-    // As cdx: with PostgreSQL the store says nothing about --data, so a data directory that is
-    // not there is said here (exit 2); one with no archive where the index names copies is said
-    // by verifyArchive, naming the directory (exit 2), never a MISMATCH per copy.
-    const data = opts.data ?? "data";
-    const dir = archiveDir(data);
-    if (!existsSync(data))
-      throw new ConfigError(`no archive at ${dir} (check --data: ${data} does not exist)`);
-    const r = await verifyArchive(dir, store.db);
+    // One with no archive where the index names copies is said by verifyArchive, naming the
+    // directory (exit 2), never a MISMATCH per copy.
+    const r = await verifyArchive(archiveOf(opts), store.db);
     for (const p of r.problems) {
       // A file the index names that is not there: one line for the file, not one per copy.
       if (p.gone) stdout().write(`MISSING ${p.file}: ${p.problem}\n`);
@@ -129,13 +136,8 @@ async function cdx(opts: DataOpts & { out?: string }): Promise<void> {
   // Like show and verify: a mistyped --data is refused (exit 2), never an empty index.
   const store = await openForArchive(opts);
   await store.close();
-  // With PostgreSQL the store says nothing about --data: a data directory that is not there is
-  // refused too. A store no night has read into yet has an empty archive: no lines, exit 0.
-  const data = opts.data ?? "data";
-  const dir = archiveDir(data);
-  if (!existsSync(data))
-    throw new ConfigError(`no archive at ${dir} (check --data: ${data} does not exist)`);
-  const lines = await cdxLines(dir);
+  // A store no night has read into yet has an empty archive: no lines, exit 0.
+  const lines = await cdxLines(archiveOf(opts));
   const text = lines.length ? `${lines.join("\n")}\n` : "";
   if (opts.out) {
     writeFileSync(opts.out, text);

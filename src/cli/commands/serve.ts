@@ -19,7 +19,7 @@ import {
   operatorNameOption,
   userAgentOption,
 } from "../net-options.js";
-import { shellCommand } from "../shell-words.js";
+import { consoleOffText } from "../shell-words.js";
 import { saying } from "../store-upgrade.js";
 import { addWebOptions, listeningOrigin, type WebCliOptions, webOptions } from "../web-options.js";
 
@@ -83,13 +83,8 @@ export function register(program: Command): void {
     // Without an operator password nobody could sign in: the console is off, and we say so.
     const consoleOn = (await storedPasswordHash(store.db)) !== undefined;
     // The command that turns it on names the store this server reads (a SQLite directory given
-    // relative, or the default ./data, as an absolute path), quoted for the shell.
-    const setPassword = shellCommand(
-      "nor",
-      "operator",
-      "set-password",
-      ...(loc.kind === "sqlite" ? ["--data", resolve(loc.dir)] : []),
-    );
+    // relative, or the default ./data, as an absolute path).
+    const consoleOff = consoleOffText(loc.kind === "sqlite" ? resolve(loc.dir) : undefined);
     // P1, P2: the site-owners page shows the User-Agent the last night sent; one given here
     // that differs is said, so the two commands can be given the same.
     const sent = await lastNightUserAgent(store.db);
@@ -124,7 +119,7 @@ export function register(program: Command): void {
           stdout().write(
             consoleOn
               ? `nor serve: the operator console is at ${urlOf(info)}console\n`
-              : `nor serve: the console is off: no operator password is set (run \`${setPassword}\`, then restart)\n`,
+              : `nor serve: ${consoleOff}\n`,
           );
         });
         server.once("error", (err: NodeJS.ErrnoException) => {

@@ -50,7 +50,7 @@ import {
 } from "../net-options.js";
 import { START_PARTS } from "../night-parts.js";
 import { nightProcessEnd, startNightProcess } from "../night-process.js";
-import { shellCommand } from "../shell-words.js";
+import { consoleOffText } from "../shell-words.js";
 import { saying } from "../store-upgrade.js";
 import { addWebOptions, listeningOrigin, type WebCliOptions, webOptions } from "../web-options.js";
 
@@ -224,7 +224,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
     say(
       consoleOn
         ? `the operator console is at ${url}console`
-        : `the console is off: no operator password is set (run \`${shellCommand("nor", "operator", "set-password", ...(loc.kind === "sqlite" ? ["--data", dataDir] : []))}\`, then restart)`,
+        : consoleOffText(loc.kind === "sqlite" ? dataDir : undefined),
     );
     deps.onListening?.(url);
     // A night this command's own stop, a crash or a reboot interrupted is resumed at once, not

@@ -361,12 +361,11 @@ function hostProblems(loc: Located, raw: unknown): CatalogProblem[] {
     if (u.protocol !== "http:" && u.protocol !== "https:") return;
     // Not written as it is fetched (a backslash, a scheme without its //): the schema says so.
     if (urlSpellingProblem(value, u.href) !== undefined) return;
-    // Read as an operator's site is (readSite): also refused, an IPv4 address the URL parser
-    // reads otherwise than it is written (`127.0.0.054` is 127.0.0.44 to it, 127.0.0.54 to a
-    // person: the night would ask the one while every page showed the other).
-    // Its scheme and authority only: a space further on (a path, a query) is no host's fault.
-    const authority = /^https?:\/\/[^/?#]*/i.exec(value)?.[0];
-    if (authority === undefined) return;
+    // Its scheme and authority as written (a space further on is no host's fault), read as an
+    // operator's site is (readSite): also refused, an IPv4 address the URL parser reads
+    // otherwise than it is written (`127.0.0.054` is 127.0.0.44 to it, 127.0.0.54 to a person:
+    // the night would ask the one while every page showed the other).
+    const authority = /^https?:\/\/[^/?#]*/i.exec(value)?.[0] ?? "";
     const read = readSite(`${authority}/`);
     if (!read.ok) out.push(loc.problem(path, `host ${read.reason}`));
   };

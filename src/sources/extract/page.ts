@@ -10,6 +10,7 @@ import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
 import { absoluteUrl, dedupeRecords, makeRecord, titleShown } from "../record-id.js";
 import { load } from "./cheerio-load.js";
 import { findDate } from "./find-date.js";
+import { documentBase } from "./form-target.js";
 import { parseSelector, pick, read } from "./select.js";
 
 /** Reads the href of the element a selector names (`a`, or `sel@data-url`). */
@@ -35,7 +36,7 @@ export function extractPage(
 ): Extraction {
   const $ = load(decodeBody(body, ctx.contentType));
   // <base href> changes what relative links mean (HTML §4.2.3).
-  const base = absoluteUrl($("base[href]").first().attr("href"), url) ?? url;
+  const base = documentBase($, url);
   const items = $(recipe.items)
     .toArray()
     .map((node) => {
