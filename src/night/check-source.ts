@@ -140,6 +140,7 @@ async function readOne(
     // P8 after kill -9: the answer was archived tonight but its source never committed.
     const copy = await ctx.validators.storedSince?.(req.url, ctx.nightStartedAt);
     if (copy) {
+      await ctx.reader.ready?.(way);
       try {
         const extraction = ctx.reader.extract(way, copy.body, copy.url, copy.contentType);
         if (extraction.unreadable === undefined) {
@@ -199,6 +200,7 @@ async function readOne(
     }
   }
   let extraction: Extraction;
+  await ctx.reader.ready?.(way);
   try {
     extraction = ctx.reader.extract(way, o.body, o.url, o.headers["content-type"]);
   } catch (err) {
@@ -272,6 +274,7 @@ async function unchanged(
     const known = await counting.pageRead(sourceId, copy.url);
     if (countable(known, key)) return { kind: "unchanged", url, knownRecords: known.records };
   }
+  await ctx.reader.ready?.(way);
   try {
     const extraction = ctx.reader.extract(way, copy.body, copy.url, copy.contentType);
     if (extraction.unreadable !== undefined) return { kind: "unchanged", url };

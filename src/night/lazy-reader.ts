@@ -1,11 +1,14 @@
 /**
- * The night's WayReader, with only the readers its catalog's ways need loaded: the presets
- * (and with them the HTML parser) only for a catalog that names a platform, the feed parser
- * only for feeds, the HTML parser only for pages and forms, the CSV and spreadsheet readers
- * only for downloads, the schemas (zod) of api field maps and download columns only for those
- * ways. Each is several MB of a night's resident memory (docs/benchmarks.md "A night's
- * memory"); test/cli/lazy-load.test.ts says which a night of feeds loads. The catalog is fixed
- * for the night, so every way it will read is known here.
+ * The night's WayReader, with only the readers its ways need loaded, each the first time it is
+ * needed: the presets (and with them the HTML parser) at the start, for a catalog that names a
+ * platform, as is a generic form's pager (both make requests before anything is read); the
+ * generic extractors only when an answer of their way is to be read (`ready`): the feed parser
+ * for a feed, the HTML parser for a page or a form's results, the CSV and spreadsheet readers
+ * for a download, the schemas (zod) of api field maps and download columns for those ways. A
+ * night whose pages all come back unchanged (304s, or the same page again, counted from the
+ * archive's index) loads none of them. Each is several MB of a night's resident memory and
+ * tens of milliseconds of CPU to load (docs/benchmarks.md "A night's memory", "Readers loaded
+ * when first read"); test/cli/lazy-load.test.ts says which a night of feeds loads.
  */
 import type { WayIn } from "../sources/catalog/types.js";
 import type { GenericReaders } from "../sources/extract/dispatch.js";
@@ -17,15 +20,10 @@ export async function loadWayReader(
 ): Promise<WayReader> {
   let platforms = false;
   let forms = false;
-  const access = new Set<keyof GenericReaders>();
   for (const s of sources) {
     for (const way of [s, ...s.alternates]) {
-      if (way.platform !== undefined) {
-        platforms = true;
-        continue;
-      }
-      forms ||= isGenericForm(way);
-      access.add(way.access === "form" ? "page" : way.access);
+      if (way.platform !== undefined) platforms = true;
+      else forms ||= isGenericForm(way);
     }
   }
   const readers: Partial<GenericReaders> = {};
@@ -39,26 +37,50 @@ export async function loadWayReader(
       import("./form-way.js").then((m) => {
         parts.nextFormPage = m.nextFormPage;
       }),
-    access.has("feed") &&
+  ]);
+  const specs = () =>
+    import("../sources/catalog/schema.js").then((m) => {
+      parts.specs = { apiSpec: m.apiSpec, downloadSpec: m.downloadSpec };
+    });
+  const load: Record<keyof GenericReaders, () => Promise<unknown>> = {
+    feed: () =>
       import("../sources/extract/feed.js").then((m) => {
         readers.feed = m.extractFeed;
       }),
-    (access.has("api") || access.has("download")) &&
-      import("../sources/catalog/schema.js").then((m) => {
-        parts.specs = { apiSpec: m.apiSpec, downloadSpec: m.downloadSpec };
-      }),
-    access.has("api") &&
-      import("../sources/extract/api.js").then((m) => {
-        readers.api = m.extractApi;
-      }),
-    access.has("download") &&
-      import("../sources/extract/download.js").then((m) => {
-        readers.download = m.extractDownload;
-      }),
-    access.has("page") &&
+    api: () =>
+      Promise.all([
+        specs(),
+        import("../sources/extract/api.js").then((m) => {
+          readers.api = m.extractApi;
+        }),
+      ]),
+    download: () =>
+      Promise.all([
+        specs(),
+        import("../sources/extract/download.js").then((m) => {
+          readers.download = m.extractDownload;
+        }),
+      ]),
+    page: () =>
       import("../sources/extract/page.js").then((m) => {
         readers.page = m.extractPage;
       }),
-  ]);
-  return wayReaderOf(parts);
+  };
+  // One load a reader, shared by every lane that reads such a way, however many ask at once.
+  const loading = new Map<keyof GenericReaders, Promise<void>>();
+  const reader = wayReaderOf(parts);
+  return {
+    ...reader,
+    ready(way) {
+      // A preset reads with what it loaded at the start.
+      if (way.platform !== undefined) return Promise.resolve();
+      const access = way.access === "form" ? "page" : way.access;
+      let done = loading.get(access);
+      if (done === undefined) {
+        done = load[access]().then(() => undefined);
+        loading.set(access, done);
+      }
+      return done;
+    },
+  };
 }

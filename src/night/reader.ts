@@ -9,6 +9,11 @@ import type { Extraction } from "../sources/record.js";
 import type { PageRequest } from "./types.js";
 
 export interface WayReader {
+  /**
+   * Loads what reading this way's answers takes, the first time a way of its kind is read
+   * (lazy-reader.ts): called before `extract`. Absent: everything is loaded already.
+   */
+  ready?(way: WayIn): Promise<void>;
   firstRequest(way: WayIn, now: number): PageRequest;
   /**
    * Throws when the way is broken configuration; an answer it cannot read for sure comes

@@ -33,6 +33,7 @@ describe("a night's readers, loaded for the ways its catalog names", () => {
     const reader = await loadWayReader([source(first as WayIn, rest)]);
     const body = new TextEncoder().encode("");
     for (const way of ways) {
+      await reader.ready?.(way);
       expect(
         readerOf(() => reader.extract(way, body, way.url, "text/html")),
         way.url,
@@ -46,13 +47,18 @@ describe("a night's readers, loaded for the ways its catalog names", () => {
     ).toBe("read");
   });
 
-  it("a night of feeds only: a page way it does not name finds no reader (the catalog is the night's whole list)", async () => {
-    const reader = await loadWayReader([
-      source({ access: "feed", url: "https://a.example.gov/rss" }),
-    ]);
+  it("a generic reader is loaded when an answer of its way is first to be read, not at the night's start (a night of 304s loads none)", async () => {
+    const feed: WayIn = { access: "feed", url: "https://a.example.gov/rss" };
     const page: WayIn = { access: "page", url: "https://b.example.gov/list", extract: {} as never };
-    expect(readerOf(() => reader.extract(page, new Uint8Array(), page.url))).toMatch(
-      /not|no page reader/,
-    );
+    const reader = await loadWayReader([source(feed, [page])]);
+    const body = new Uint8Array();
+    expect(readerOf(() => reader.extract(feed, body, feed.url))).toMatch(/no feed reader loaded/);
+    expect(readerOf(() => reader.extract(page, body, page.url))).toMatch(/no page reader loaded/);
+    // Asked by several lanes at once: one load, and each way finds its reader after it.
+    await Promise.all([reader.ready?.(feed), reader.ready?.(feed)]);
+    expect(readerOf(() => reader.extract(feed, body, feed.url))).toBe("read");
+    expect(readerOf(() => reader.extract(page, body, page.url))).toMatch(/no page reader loaded/);
+    await reader.ready?.(page);
+    expect(readerOf(() => reader.extract(page, body, page.url))).toBe("read");
   });
 });
