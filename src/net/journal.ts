@@ -156,9 +156,16 @@ export interface JournalPort {
  * from a copy stored minutes ago, another way's Accept, a cookie. (A stored 304 answers only
  * a request carrying the same validators: see the archive step's replay.)
  */
-export function requestKey(r: { method: Method; url: string; body?: string }): string {
+export function requestKey(r: {
+  method: Method;
+  url: string;
+  body?: string;
+  /** Only for a redirect back into its own chain (site-gate.ts): the Cookie it carries. */
+  cookie?: string;
+}): string {
   // JSON: every field delimited, so a body holding a newline cannot pass for the URL.
-  const text = JSON.stringify([r.method, r.url, r.body ?? null]);
+  const fields = [r.method, r.url, r.body ?? null];
+  const text = JSON.stringify(r.cookie === undefined ? fields : [...fields, r.cookie]);
   return createHash("sha256").update(text).digest("base64url").slice(0, 32);
 }
 

@@ -4,6 +4,7 @@
  * source is new (P7). Never throws for what a site answers: every answer is a NightOutcome.
  */
 import type { Clock } from "../clock.js";
+import { SourceCookieJar } from "../net/cookie-jar.js";
 import type { Fetcher, FetchOutcome, FetchRequest, Purpose } from "../net/types.js";
 import { siteOf } from "../policy/site.js";
 import type { Source, WayIn } from "../sources/catalog/types.js";
@@ -106,6 +107,22 @@ type Read =
       pageRead?: PageRead;
     }
   | { kind: "failed"; outcome: NightOutcome };
+
+/**
+ * P5, P22: one source's check with a cookie jar of its own, as a visitor's browser would have
+ * for the visit: what a site sets (a search form's session, a cookie check's redirect) goes
+ * back to that site on the check's later requests, never to another site (identity.ts,
+ * cookie-jar.ts), and the jar ends with the check: never kept, never shared with another
+ * source or another night.
+ */
+function withCookieJar(ctx: CheckContext): CheckContext {
+  const cookieJar = new SourceCookieJar(ctx.clock);
+  const fetcher = ctx.fetcher;
+  return {
+    ...ctx,
+    fetcher: { fetch: (req) => fetcher.fetch(req.cookieJar ? req : { ...req, cookieJar }) },
+  };
+}
 
 function toFetch(req: PageRequest, purpose: Purpose, source: string): FetchRequest {
   const out: FetchRequest = { url: req.url, purpose, source };
@@ -303,10 +320,11 @@ function pastUntil(ext: Extraction, until: string | undefined): boolean {
 }
 
 export async function checkSource(
-  ctx: CheckContext,
+  nightCtx: CheckContext,
   source: Source,
   history: SourceHistory,
 ): Promise<SourceResult> {
+  const ctx = withCookieJar(nightCtx);
   const startedAt = ctx.clock.now();
   const records: ExtractedRecord[] = [];
   const validators: SourceResult["validators"] = [];
@@ -317,8 +335,11 @@ export async function checkSource(
   let pageRead: PageRead | undefined;
   // P4: the way that gave tonight's answer, and every better one passed over with its why.
   const choice: WayChoice = { skipped: [] };
+  // P4: the first way that opened but showed no records, while a later way was left to ask.
+  let empty: { outcome: NightOutcome; way: WayIn; at: number; pageRead?: PageRead } | undefined;
 
-  for (const way of waysInOrder(source)) {
+  const ways = waysInOrder(source);
+  for (const [n, way] of ways.entries()) {
     let req = ctx.reader.firstRequest(way, ctx.clock.now());
     let purpose: Purpose = "page";
     if (isGenericForm(way)) {
@@ -373,7 +394,30 @@ export async function checkSource(
       pageRead = r.pageRead;
       if (r.extraction) records.push(...r.extraction.records);
       knownRecords = r.knownRecords ?? 0;
-      outcome = { kind: "unchanged", url: r.url };
+      // Unchanged, and showing no records: still the page that opens but shows none (the
+      // night checks that a page still shows records), never a "yes". Unknown (no copy to
+      // count from) stays unchanged.
+      const shown = r.extraction ? r.extraction.records.length : r.knownRecords;
+      outcome =
+        shown === 0
+          ? {
+              kind: "no-records",
+              url: r.url,
+              reason: `${r.extraction?.note ?? "no records on the page"} (unchanged since it was last read)`,
+            }
+          : { kind: "unchanged", url: r.url };
+    }
+    // P4: a way that opens but shows no records (a feed's address answering a page for people,
+    // an api answering something else than its list) is not one that works while a later way
+    // is left: that one is asked too, and this one said passed over, with its why. If none
+    // shows records, the first such answer is the night's.
+    if (outcome.kind === "no-records" && records.length === 0 && n < ways.length - 1) {
+      empty ??= { outcome, way, at: choice.skipped.length, ...(pageRead ? { pageRead } : {}) };
+      choice.skipped.push(skipped(way, outcome));
+      outcome = undefined;
+      pageRead = undefined;
+      delete choice.used;
+      continue;
     }
     const bf = await runBackfill(ctx, source, way, req, r, history.backfill, records);
     backfill = bf.state;
@@ -383,6 +427,13 @@ export async function checkSource(
     break;
   }
 
+  if (outcome === undefined && empty !== undefined) {
+    // No later way showed records, nor said no: the way that opened is the night's answer.
+    outcome = empty.outcome;
+    choice.used = wayUsed(empty.way);
+    choice.skipped.splice(empty.at, 1);
+    pageRead = empty.pageRead;
+  }
   const result: SourceResult = {
     sourceId: source.id,
     outcome: outcome ?? first ?? { kind: "error", reason: "the source lists no way in" },
@@ -427,6 +478,16 @@ function sameList(next: PageRequest | undefined, listSite: string): PageRequest 
   } catch {
     return undefined;
   }
+}
+
+/** A page asked, as the site tells it from another: method, address and form body. */
+function pageId(req: PageRequest): string {
+  return JSON.stringify([req.method ?? "GET", req.url, req.body ?? ""]);
+}
+
+/** A page's records by their ids, in order; undefined for a page that lists none. */
+function idsOf(records: readonly ExtractedRecord[]): string | undefined {
+  return records.length > 0 ? JSON.stringify(records.map((r) => r.id)) : undefined;
 }
 
 /** P7: a backfill that has not started turns from page 1, so page 1's records and body are read. */
@@ -474,7 +535,17 @@ async function runBackfill(
   // Page 1 not read in full tonight (counted from its last full read): the backfill starts
   // again from it next night, when it is (backfillNeedsPage1).
   if (!next && dropped) return { state: { done: false, pagesRead: state.pagesRead } };
+  // P7, P11: a list whose "next" leads back to a page read tonight (page 1, or an older page
+  // again), or whose pages past its end repeat the page before (or page 1) under new
+  // addresses, has reached its end: the backfill is done, never asked again every night.
+  const seen = new Set([pageId(firstReq)]);
+  if ("url" in page1 && page1.url) seen.add(pageId({ url: page1.url }));
+  const firstIds =
+    "extraction" in page1 && page1.extraction ? idsOf(page1.extraction.records) : undefined;
+  let lastIds = firstIds;
   for (let i = 0; i < perNight && next; i++) {
+    if (seen.has(pageId(next))) return { state: { done: true, pagesRead: state.pagesRead } };
+    seen.add(pageId(next));
     // P12: an older page asked before is asked with its validators; a 304 is read from the
     // stored copy (P8), exactly like a new answer.
     const asked = await readOne(ctx, way, next, "backfill", source.id, true);
@@ -499,6 +570,10 @@ async function runBackfill(
       }
       return out;
     }
+    const ids = idsOf(r.extraction.records);
+    if (ids !== undefined && (ids === lastIds || ids === firstIds))
+      return { state: { done: true, pagesRead: state.pagesRead + 1 } };
+    lastIds = ids;
     records.push(...r.extraction.records);
     state.pagesRead++;
     const after = pastUntil(r.extraction, source.backfill.until)

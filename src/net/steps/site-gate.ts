@@ -129,10 +129,17 @@ export const siteGate =
   async (call) => {
     const site = siteOf(call.url);
     const night = deps.night();
+    // A hop back to an address of its own chain with a cookie (a cookie check: the site sets
+    // one and sends the visitor back, P5, P22) asks another question than the first ask did,
+    // and is asked once; the chain's five hops bound it. Any other request is the same question
+    // whatever cookie goes with it.
+    const back = call.purpose === "redirect" && call.chain?.includes(call.url) === true;
+    const cookie = back ? call.headers?.["cookie"] : undefined;
     const key = requestKey({
       method: call.method,
       url: call.url,
       ...(call.body !== undefined ? { body: call.body } : {}),
+      ...(cookie !== undefined ? { cookie } : {}),
     });
     const gapMs = Math.max(deps.floorGap(new URL(call.url)), await deps.crawlDelayMs(call.url));
     const intent = {
