@@ -44,6 +44,16 @@ export function flagsFor(result: SourceResult, history: SourceHistory): RaisedFl
       kind: "no-records",
       detail: `opens but shows no records (${history.recordsKnown} known from earlier nights)`,
     });
+  } else if (kind === "no-records") {
+    // A source that has never shown a record (its recipe may not fit the page, or the address
+    // is the wrong one): for a person once it has opened empty on three nights in a row.
+    const earlier = recent.slice(0, NO_NIGHTS_IN_A_ROW - 1);
+    if (earlier.length === NO_NIGHTS_IN_A_ROW - 1 && earlier.every((k) => k === "no-records")) {
+      flags.push({
+        kind: "no-records",
+        detail: `opens but has shown no records on ${NO_NIGHTS_IN_A_ROW} nights in a row, and none ever`,
+      });
+    }
   }
   // "Now disallows": the source was read on an earlier night and the last night was not
   // already a disallow (a source disallowed from its first night is not news to anyone).

@@ -56,3 +56,26 @@ describe("a run of nos across nights not judged", () => {
     expect(disallowed(["unreached", "ok"])).toEqual(["robots-disallows"]);
   });
 });
+
+describe("a source that has never shown a record", () => {
+  const empty = (recent: NightOutcomeKind[], known = 0) =>
+    flagsFor(
+      { ...result("no-records"), outcome: { kind: "no-records", reason: "not a feed" } },
+      { ...history(recent), recordsKnown: known },
+    ).map((f) => `${f.kind}: ${f.detail}`);
+
+  it("P24: opened empty on three nights in a row with no record ever: flagged for a person, once the run is three", () => {
+    expect(empty([])).toEqual([]);
+    expect(empty(["no-records"])).toEqual([]);
+    expect(empty(["no-records", "no-records"])).toEqual([
+      "no-records: opens but has shown no records on 3 nights in a row, and none ever",
+    ]);
+    // Nights not judged neither count nor break the run; a night with another outcome breaks it.
+    expect(empty(["cut-short", "no-records", "unreached", "no-records"])).toHaveLength(1);
+    expect(empty(["no-records", "error", "no-records"])).toEqual([]);
+    // With records known from earlier nights, the flag says so from the first empty night.
+    expect(empty([], 4)).toEqual([
+      "no-records: opens but shows no records (4 known from earlier nights)",
+    ]);
+  });
+});
