@@ -1,5 +1,5 @@
-import { pipeline, Readable, type Transform } from "node:stream";
-import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import { Duplex, pipeline, Readable } from "node:stream";
+import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from "node:zlib";
 import { TransportBodyError, type TransportFailure } from "./types.js";
 
 /**
@@ -17,11 +17,62 @@ export type BodyRead =
   /** A Content-Encoding we cannot undo, or a corrupt compressed stream. */
   | { kind: "bad-encoding"; message: string; bytes: number };
 
-type Decoder = () => Transform;
+/**
+ * A zlib stream's two-byte header (RFC 1950 §2.2): compression method 8 (deflate), a window of
+ * at most 32 KiB, and a check that makes the pair a multiple of 31. A raw deflate stream starts
+ * with a block header, whose low four bits are never 8 as a deflater writes them (a stored
+ * block's are 0 or 1, its padding zeros; the other block types set bit 1 or 2).
+ */
+function zlibHeader(b: Buffer): boolean {
+  return (
+    b.length >= 2 && (b[0]! & 0x0f) === 8 && b[0]! >> 4 <= 7 && ((b[0]! << 8) | b[1]!) % 31 === 0
+  );
+}
+
+/**
+ * `Content-Encoding: deflate` is a zlib stream (RFC 9110 §8.4.1.2), but old servers (IIS among
+ * them) send raw deflate under that name; browsers read both, telling them apart by the first
+ * two bytes, and so does this. The stream chosen is read as any other decoder: each chunk
+ * waits for the reader (the limit still counts decoded bytes), and when the reader stops or the
+ * body fails, the stream is destroyed with it.
+ */
+function inflateEither(): Duplex {
+  return Duplex.from(async function* (
+    source: AsyncIterable<Buffer>,
+    { signal }: { signal: AbortSignal },
+  ) {
+    const it = source[Symbol.asyncIterator]();
+    const head: Buffer[] = [];
+    let got = 0;
+    while (got < 2) {
+      const r = await it.next();
+      if (r.done) break;
+      head.push(r.value);
+      got += r.value.length;
+    }
+    const first = Buffer.concat(head);
+    const inflate = zlibHeader(first) ? createInflate() : createInflateRaw();
+    async function* all() {
+      yield first;
+      for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
+    }
+    pipeline(Readable.from(all(), { objectMode: false }), inflate, () => {});
+    const stop = () => inflate.destroy();
+    signal.addEventListener("abort", stop, { once: true });
+    try {
+      yield* inflate;
+    } finally {
+      signal.removeEventListener("abort", stop);
+      inflate.destroy();
+    }
+  });
+}
+
+type Decoder = () => Duplex;
 const DECODERS: Record<string, Decoder> = {
   gzip: () => createGunzip(),
   "x-gzip": () => createGunzip(),
-  deflate: () => createInflate(),
+  deflate: inflateEither,
   br: () => createBrotliDecompress(),
 };
 

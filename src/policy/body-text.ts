@@ -3,7 +3,8 @@
  * generic api, download, feed, page and form readers; `nor discover`; refusal detection),
  * picking the charset the way a browser does (WHATWG Encoding): a byte-order mark first, then
  * the Content-Type charset, then an XML declaration or `<meta charset>` /
- * `<meta http-equiv="Content-Type">` in the first bytes. UTF-8 (declared or not) that is not
+ * `<meta http-equiv="Content-Type">` in the first bytes (one that says UTF-16 means UTF-8, as
+ * in a browser: a page whose declaration reads as ASCII is not UTF-16). UTF-8 (declared or not) that is not
  * valid UTF-8 is read byte by byte as windows-1252 where it is invalid: older county pages
  * are windows-1252 whatever they say, and a stray byte must not garble the rest of the page.
  *
@@ -146,7 +147,10 @@ function chosen(body: Uint8Array, contentType: string | undefined): Decoder | "u
   const given = decoder(charsetOf(contentType));
   if (given) return given.encoding === "utf-8" ? "utf-8" : given;
   const declared = decoder(declaredCharset(decode1252(body.subarray(0, SNIFF_BYTES))));
-  if (declared && declared.encoding !== "utf-8") return declared;
+  // A page that says UTF-16 in bytes read as ASCII is not UTF-16 (it would have a BOM): UTF-8,
+  // as the HTML prescan says (WHATWG HTML §13.2.3.2, "get an encoding": UTF-16BE/LE → UTF-8).
+  if (declared && declared.encoding !== "utf-8" && !declared.encoding.startsWith("utf-16"))
+    return declared;
   return "utf-8";
 }
 

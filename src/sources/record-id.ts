@@ -25,12 +25,23 @@ export function recordId(r: {
 }
 
 /**
+ * The URL parser's own clean-up of its input (WHATWG URL §4.4, basic URL parser): ASCII tab,
+ * line feed and carriage return removed wherever they are, C0 controls and spaces trimmed at
+ * both ends. An `href` that wraps (`/docs/Agenda\n2026-11-03.pdf`) is the link a browser
+ * follows (`/docs/Agenda2026-11-03.pdf`), not one with a space in it.
+ */
+export function asTheParserReads(s: string): string {
+  return s.replace(/[\t\n\r]/g, "").replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, "");
+}
+
+/**
  * Resolves `href` against `base` and keeps it only if it is http(s): `javascript:`, `mailto:`,
  * `data:` and friends are not records. The fragment is dropped (it names a spot on the same page).
+ * Read as the URL parser reads it (`asTheParserReads`), then cleaned as text.
  */
 export function absoluteUrl(href: string | undefined, base: string): string | undefined {
   if (href === undefined) return undefined;
-  const h = cleanText(href);
+  const h = cleanText(asTheParserReads(href));
   if (h === "" || h.startsWith("#")) return undefined;
   let u: URL;
   try {
@@ -89,6 +100,19 @@ export function dedupeRecords(rs: ExtractedRecord[]): ExtractedRecord[] {
     out.push(r);
   }
   return out;
+}
+
+/**
+ * What is really markup in text that is already decoded: a `<` followed by a letter, by `/` and
+ * a letter, by `!` or by `?`, up to the next `>` (a tag, an end tag, a comment or declaration,
+ * a processing instruction; how the HTML tokenizer tells a tag from a lone `<`). A `<` or `>`
+ * of the text itself (`Purchases < $50,000 and > $10,000`) is not one.
+ */
+const MARKUP = /<(?:[a-z]|\/[a-z]|[!?])[^>]*>/gi;
+
+/** Text with the markup some sites leave in it (`<b>Notice</b>`) taken out, then cleaned. */
+export function withoutMarkup(s: string): string {
+  return cleanText(s.replace(MARKUP, " "));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { gzipSync } from "node:zlib";
+import { deflateRawSync, deflateSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { decodersFor, readBody } from "../../src/net/body-reader.js";
 import { TransportBodyError } from "../../src/net/types.js";
@@ -56,5 +56,55 @@ describe("body reader (P14)", () => {
       kind: "bad-encoding",
     });
     expect((decodersFor("identity") as unknown[]).length).toBe(0);
+  });
+
+  it("P14: Content-Encoding deflate is read zlib-wrapped or raw (old IIS), as browsers read it", async () => {
+    const page = new TextEncoder().encode(
+      `<html><body>${"Road salt bid. ".repeat(500)}</body></html>`,
+    );
+    for (const [name, body] of [
+      ["zlib", deflateSync(page)],
+      ["raw", deflateRawSync(page)],
+      ["raw, stored blocks", deflateRawSync(page, { level: 0 })],
+      ["zlib, stored blocks", deflateSync(page, { level: 0 })],
+    ] as const) {
+      // Whole, and the header split across chunks.
+      const split = [
+        body.subarray(0, 1),
+        body.subarray(1, 2),
+        body.subarray(2, 3),
+        body.subarray(3),
+      ];
+      for (const parts of [[body], split]) {
+        const out = await readBody(chunks(...parts), "deflate", 1_000_000);
+        expect(out, name).toMatchObject({ kind: "complete", bytes: page.byteLength });
+        if (out.kind === "complete") expect(Buffer.from(out.body).equals(page), name).toBe(true);
+      }
+    }
+    // Under gzip too (codings undone in the order applied).
+    const both = gzipSync(deflateRawSync(page));
+    expect(await readBody(chunks(both), "deflate, gzip", 1_000_000)).toMatchObject({
+      kind: "complete",
+      bytes: page.byteLength,
+    });
+  });
+
+  it("P14: raw deflate counts decoded bytes against the limit, and a cut or corrupt one is reported as such", async () => {
+    const raw = deflateRawSync(Buffer.alloc(5_000_000, 0x61));
+    expect(raw.byteLength).toBeLessThan(10_000);
+    const out = await readBody(chunks(raw), "deflate", 1_000_000);
+    expect(out).toMatchObject({ kind: "too-large" });
+    expect(out.bytes).toBeGreaterThan(1_000_000);
+    expect(out.bytes).toBeLessThan(1_200_000);
+    const cutErr = new TransportBodyError("closed", "other side closed");
+    expect(
+      await readBody(chunks(raw.subarray(0, 100), cutErr), "deflate", 10_000_000),
+    ).toMatchObject({ kind: "failed", failure: "closed" });
+    expect(
+      await readBody(chunks(new Uint8Array([0xff, 0xff, 0xff, 0xff])), "deflate", 100),
+    ).toMatchObject({ kind: "bad-encoding" });
+    expect(await readBody(chunks(raw.subarray(0, 50)), "deflate", 10_000_000)).toMatchObject({
+      kind: "bad-encoding",
+    });
   });
 });

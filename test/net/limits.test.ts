@@ -108,4 +108,35 @@ describe("body limits (P14)", () => {
       if (out.kind === "ok") expect(new TextDecoder().decode(out.body)).toBe(text);
     }
   });
+
+  it("P14: a deflate body sent as raw deflate (no zlib header, old IIS) is decoded, as browsers do", async () => {
+    const { s, f } = await origin();
+    const zlib = await import("node:zlib");
+    const text = `<table><tr class="r"><td><a href="/bid/1">Road salt bid</a></td></tr></table>`;
+    s.route("/raw", html(zlib.deflateRawSync(text), 200, { "content-encoding": "deflate" }));
+    const out = await f.fetch({ url: s.url("/raw"), purpose: "page" });
+    expect(out.kind).toBe("ok");
+    if (out.kind === "ok") expect(new TextDecoder().decode(out.body)).toBe(text);
+    expect(s.hits("/raw")).toHaveLength(1);
+  });
+
+  it("P14: a raw deflate body that inflates to 200 MB stops at 20 MiB with peak RSS under 150 MB", async () => {
+    const { s } = await origin();
+    const zlib = await import("node:zlib");
+    const raw = zlib.createDeflateRaw({ level: 9 });
+    const parts: Buffer[] = [];
+    raw.on("data", (c: Buffer) => parts.push(c));
+    const done = new Promise((r) => raw.once("end", r));
+    const zeros = Buffer.alloc(1024 * 1024, 0);
+    for (let i = 0; i < 200; i++)
+      if (!raw.write(zeros)) await new Promise((r) => raw.once("drain", r));
+    raw.end();
+    await done;
+    s.route("/raw-bomb", html(Buffer.concat(parts), 200, { "content-encoding": "deflate" }));
+    const { outcome, maxRssKiB, vmHwmKiB } = await fetchInChild(s.url("/raw-bomb"));
+    expect(outcome.kind).toBe("too-large");
+    expect(outcome.bytesRead).toBeGreaterThan(MAX_BODY_BYTES);
+    expect(outcome.bytesRead).toBeLessThan(MAX_BODY_BYTES + 2 * 1024 * 1024);
+    expect((vmHwmKiB ?? maxRssKiB) * 1024).toBeLessThan(150 * 1024 * 1024);
+  });
 });

@@ -52,6 +52,26 @@ describe("one body decoder (policy/body-text.ts)", () => {
     ).toBe("utf-8");
     expect(bodyEncoding(new Uint8Array([0x41]))).toBe("utf-8");
   });
+
+  it("P6: a page whose <meta> or XML declaration says UTF-16 (no BOM) is read as UTF-8, as a browser reads it", () => {
+    const enc = (s: string) => new TextEncoder().encode(s);
+    for (const head of [
+      '<meta http-equiv="Content-Type" content="text/html; charset=utf-16">',
+      '<meta charset="utf-16le">',
+      "<meta charset=UTF-16BE>",
+      '<?xml version="1.0" encoding="UTF-16"?>',
+    ]) {
+      const page = enc(
+        `${head}<table><tr class="r"><td><a href="/bid/1">Road salt bid – café</a></td></tr></table>`,
+      );
+      expect(bodyEncoding(page), head).toBe("utf-8");
+      expect(decodeBody(page), head).toContain("Road salt bid – café</a>");
+    }
+    // A UTF-16 page with its BOM is UTF-16 still.
+    const le = Buffer.from('\ufeff<meta charset="utf-16"><p>Road salt</p>', "utf16le");
+    expect(bodyEncoding(new Uint8Array(le))).toBe("utf-16le");
+    expect(decodeBody(new Uint8Array(le))).toBe('<meta charset="utf-16"><p>Road salt</p>');
+  });
 });
 
 describe("formUrlencoded: a form sent in its page's encoding (P5, as a browser sends it)", () => {

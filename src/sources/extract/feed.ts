@@ -6,7 +6,14 @@
 import { decodeBody } from "../../policy/body-text.js";
 import { toIsoDate } from "../dates.js";
 import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
-import { absoluteUrl, cleanText, dedupeRecords, makeRecord, titleShown } from "../record-id.js";
+import {
+  absoluteUrl,
+  asTheParserReads,
+  dedupeRecords,
+  makeRecord,
+  titleShown,
+  withoutMarkup,
+} from "../record-id.js";
 import { compileStopNodesOnce } from "./feed-stop-nodes.js";
 import { type AnyFeed, DetectError, parseFeed } from "./feedsmith.js";
 import { parseJsonText } from "./json.js";
@@ -20,6 +27,8 @@ interface FeedItem {
   id?: string | undefined;
   date?: string | undefined;
   kind?: string | undefined;
+  /** What the item's relative link is resolved against, when not the feed's address (xml:base). */
+  base?: string | undefined;
 }
 
 /** Feed text fields arrive as a string, or as `{ value }` when they carry attributes. */
@@ -29,12 +38,28 @@ function str(v: unknown): string | undefined {
   return undefined;
 }
 
-/** Strips markup some feeds leave in titles (`<b>Notice</b>`), then cleans the text. */
+/**
+ * Strips markup some feeds leave in titles (`<b>Notice</b>`), then cleans the text; a `<` or
+ * `>` of the title itself (`Purchases &lt; $50,000`) stays (record-id.ts `withoutMarkup`).
+ */
 function plain(s: string | undefined): string {
-  return s === undefined ? "" : cleanText(s.replace(/<[^>]*>/g, " "));
+  return s === undefined ? "" : withoutMarkup(s);
 }
 
-function items(parsed: AnyFeed<string>): FeedItem[] {
+/**
+ * An element's base URI (XML Base §4.2): its `xml:base` resolved against its parent's base,
+ * else the parent's. Atom (RFC 4287 §2) resolves an entry's relative link this way.
+ */
+function xmlBase(attr: string | undefined, parent: string): string {
+  if (attr === undefined) return parent;
+  try {
+    return new URL(asTheParserReads(attr), parent).href;
+  } catch {
+    return parent;
+  }
+}
+
+function items(parsed: AnyFeed<string>, url: string): FeedItem[] {
   switch (parsed.format) {
     case "rss":
       return (parsed.feed.items ?? []).map((i) => ({
@@ -51,7 +76,8 @@ function items(parsed: AnyFeed<string>): FeedItem[] {
         id: i.rdf?.about,
         date: i.dc?.dates?.[0],
       }));
-    case "atom":
+    case "atom": {
+      const feedBase = xmlBase(parsed.feed.xml?.base, url);
       return (parsed.feed.entries ?? []).map((e) => {
         const links = e.links ?? [];
         const alt = links.find((l) => !l.rel || l.rel === "alternate") ?? links[0];
@@ -61,8 +87,10 @@ function items(parsed: AnyFeed<string>): FeedItem[] {
           id: e.id,
           date: e.published ?? e.updated,
           kind: str(e.categories?.[0]?.term),
+          base: xmlBase(e.xml?.base, feedBase),
         };
       });
+    }
     case "json":
       return (parsed.feed.items ?? []).map((i) => ({
         title: i.title ?? i.summary,
@@ -74,11 +102,53 @@ function items(parsed: AnyFeed<string>): FeedItem[] {
   }
 }
 
+/**
+ * A document type declaration without an internal subset (XML 1.0 §2.8 `doctypedecl` with no
+ * `[…]`): a name, then a PUBLIC or SYSTEM identifier or nothing (RSS 0.91's Netscape DTD). One
+ * with an internal subset (where entities are declared: XXE, "billion laughs") is not matched,
+ * so such a document is "not a feed" and never reaches the parser.
+ */
+const DOCTYPE =
+  /<!DOCTYPE\s+[^\s>[]+(?:\s+(?:PUBLIC\s+(?:"[^"]*"|'[^']*')(?:\s+(?:"[^"]*"|'[^']*'))?|SYSTEM\s+(?:"[^"]*"|'[^']*')))?\s*>/iy;
+const WHITESPACE = /\s*/y;
+const FEED_ROOT = /<(?:rss|rdf:RDF|feed)\b/iy;
+
+/**
+ * Where the root element starts after the prolog (XML 1.0 §2.8): whitespace, any number of
+ * processing instructions (`<?xml …?>`, `<?xml-stylesheet …?>`) and comments, and at most one
+ * document type declaration without an internal subset; undefined when anything else comes first.
+ */
+function afterProlog(t: string): number | undefined {
+  let at = 0;
+  let doctype = false;
+  for (;;) {
+    WHITESPACE.lastIndex = at;
+    WHITESPACE.test(t);
+    at = WHITESPACE.lastIndex;
+    if (t.startsWith("<?", at)) {
+      const close = t.indexOf("?>", at + 2);
+      if (close === -1) return undefined;
+      at = close + 2;
+    } else if (t.startsWith("<!--", at)) {
+      const close = t.indexOf("-->", at + 4);
+      if (close === -1) return undefined;
+      at = close + 3;
+    } else if (!doctype && /^<!DOCTYPE/i.test(t.slice(at, at + 9))) {
+      DOCTYPE.lastIndex = at;
+      if (!DOCTYPE.test(t)) return undefined;
+      at = DOCTYPE.lastIndex;
+      doctype = true;
+    } else return at;
+  }
+}
+
 function looksLikeFeedText(text: string): "xml" | "json" | undefined {
   const t = text.trimStart();
   if (t.startsWith("{")) return "json";
-  if (/^(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*<(rss|rdf:RDF|feed)\b/i.test(t)) return "xml";
-  return undefined;
+  const root = afterProlog(t);
+  if (root === undefined) return undefined;
+  FEED_ROOT.lastIndex = root;
+  return FEED_ROOT.test(t) ? "xml" : undefined;
 }
 
 export function extractFeed(body: Uint8Array, url: string, ctx: ReadContext = {}): Extraction {
@@ -102,8 +172,8 @@ export function extractFeed(body: Uint8Array, url: string, ctx: ReadContext = {}
     throw e;
   }
   const out: ExtractedRecord[] = [];
-  for (const it of items(parsed)) {
-    const link = absoluteUrl(it.link, url);
+  for (const it of items(parsed, url)) {
+    const link = absoluteUrl(it.link, it.base ?? url);
     const title = titleShown(plain(it.title)) || link;
     if (!title) continue;
     const date = it.date ? toIsoDate(it.date, { zone: ctx.zone }) : undefined;

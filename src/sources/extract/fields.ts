@@ -7,7 +7,7 @@
 
 import { answerDates, type DateOptions } from "../dates.js";
 import type { ExtractedRecord } from "../record.js";
-import { absoluteUrl, cleanText, makeRecord } from "../record-id.js";
+import { absoluteUrl, cleanText, makeRecord, withoutMarkup } from "../record-id.js";
 import { findDate } from "./find-date.js";
 
 export interface FieldMap {
@@ -55,9 +55,12 @@ function fieldText(item: unknown, spec: string | undefined): string | undefined 
   return missing ? undefined : out;
 }
 
-/** Title with markup removed (some calendars put `<b>` in titles). */
+/**
+ * Title with markup removed (some calendars put `<b>` in titles); a `<` or `>` of the title
+ * itself (`Purchases < $25,000`) stays (record-id.ts `withoutMarkup`).
+ */
 function plainTitle(s: string | undefined): string | undefined {
-  return s === undefined ? undefined : cleanText(s.replace(/<[^>]*>/g, " ")) || undefined;
+  return s === undefined ? undefined : withoutMarkup(s) || undefined;
 }
 
 function rawDateOf(item: unknown, map: FieldMap): unknown {

@@ -8,11 +8,7 @@
  * search to `javascript:`, `mailto:` or `data:`, so neither does the checker (P5).
  */
 import type { CheerioAPI } from "cheerio";
-
-/** The URL parser's own clean-up of its input (WHATWG URL §4.4, basic URL parser). */
-function asTheParserReads(s: string): string {
-  return s.replace(/[\t\n\r]/g, "").replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, "");
-}
+import { asTheParserReads } from "../record-id.js";
 
 /** An http(s) address without its fragment, or undefined. */
 function webAddress(s: string, base: string): string | undefined {

@@ -107,6 +107,21 @@ describe("extractApi: JSON answers mapped by dotted path", () => {
     );
     expect(extractApi(enc('{"value":[]}'), "https://x.gov/api", spec).note).toBe("empty list");
   });
+  it("P6: a < or > in an API title is text, not a tag; real markup is still taken out", () => {
+    const answer = [
+      { id: 1, t: "Purchases < $25,000 and > $5,000" },
+      { id: 2, t: "<b>Zoning</b> &lt;i&gt;Board&lt;/i&gt; <!-- x --> 1<2" },
+    ];
+    const x = extractApi(enc(JSON.stringify(answer)), "https://api.example.gov/items", {
+      items: "",
+      title: "t",
+      id: "id",
+    });
+    expect(x.records.map((r) => r.title)).toEqual([
+      "Purchases < $25,000 and > $5,000",
+      "Zoning Board 1<2",
+    ]);
+  });
 });
 
 describe("extractDownload: CSV and JSON files with column mapping", () => {

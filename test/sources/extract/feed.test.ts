@@ -169,3 +169,93 @@ describe("extractFeed on the other feed formats, detected from content", () => {
     expect(extractFeed(body, "https://c.gov/rss").records[0]?.title).toBe("Café hearing");
   });
 });
+
+describe("extractFeed: what may come before the feed, < and > in titles, xml:base (outside tester)", () => {
+  const item = `<item><title>Council agenda</title><link>http://x.example/a1</link><guid>a1</guid></item>`;
+  const one = [{ id: "a1", title: "Council agenda", url: "http://x.example/a1" }];
+
+  it("P4: a feed after an xml-stylesheet processing instruction, comments and whitespace is read, RSS and Atom", () => {
+    const styled = `<?xml version="1.0" encoding="UTF-8"?>\n<?xml-stylesheet type="text/xsl" href="/rss.xsl"?>\n<!-- built 2026-11-03 -->\n<?xml-stylesheet type="text/css" href="/rss.css"?>\n<rss version="2.0"><channel><title>t</title>${item}</channel></rss>`;
+    expect(extractFeed(enc(styled), "http://x.example/styled.xml")).toEqual({ records: one });
+    const atom = `<?xml version="1.0" encoding="utf-8"?>\n<?xml-stylesheet type="text/xsl" href="/atom.xsl"?>\n<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><id>x</id><updated>2026-11-03T00:00:00Z</updated><entry><title>Minutes</title><link href="/m/1"/><id>tag:m,1</id><updated>2026-11-03T10:00:00Z</updated></entry></feed>`;
+    expect(extractFeed(enc(atom), "http://x.example/atom.xml").records).toEqual([
+      {
+        id: "tag:m,1",
+        title: "Minutes",
+        url: "http://x.example/m/1",
+        date: "2026-11-03T10:00:00Z",
+      },
+    ]);
+  });
+
+  it("P4: an RSS 0.91 feed with its Netscape DOCTYPE (PUBLIC or SYSTEM, comments around it) is read", () => {
+    const rss091 = `<?xml version="1.0" encoding="ISO-8859-1"?>\n<!DOCTYPE rss PUBLIC "-//Netscape Communications//DTD RSS 0.91//EN" "http://my.netscape.com/publish/formats/rss-0.91.dtd">\n<rss version="0.91"><channel><title>t</title><link>http://x.example/</link><description>d</description><language>en-us</language>${item}</channel></rss>`;
+    expect(extractFeed(enc(rss091), "http://x.example/rss091.xml")).toEqual({ records: one });
+    const system = `<!-- a --><!DOCTYPE rss SYSTEM 'rss-0.91.dtd'><!-- b -->\n<rss version="0.91"><channel><title>t</title>${item}</channel></rss>`;
+    expect(extractFeed(enc(system), "http://x.example/rss.xml")).toEqual({ records: one });
+  });
+
+  it("P4: a DOCTYPE that declares entities (XXE, billion laughs) or a second DOCTYPE is still not a feed", () => {
+    const laughs = `<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><rss version="2.0"><channel><title>&b;</title>${item}</channel></rss>`;
+    expect(extractFeed(enc(laughs), "http://x.example/f.xml")).toEqual({
+      records: [],
+      note: "not a feed",
+    });
+    const xxe = `<?xml version="1.0"?><!DOCTYPE rss SYSTEM "x.dtd" [<!ENTITY x SYSTEM "file:///etc/passwd">]><rss version="2.0"><channel><title>&x;</title>${item}</channel></rss>`;
+    expect(extractFeed(enc(xxe), "http://x.example/f.xml").note).toBe("not a feed");
+    const twice = `<!DOCTYPE rss><!DOCTYPE rss><rss version="2.0"><channel><title>t</title>${item}</channel></rss>`;
+    expect(extractFeed(enc(twice), "http://x.example/f.xml").note).toBe("not a feed");
+    for (const open of [`<?xml version="1.0"`, "<!-- never closed", "<!DOCTYPE rss PUBLIC"])
+      expect(extractFeed(enc(`${open}<rss></rss>`), "http://x.example/f.xml").note).toBe(
+        "not a feed",
+      );
+    // An HTML page with a stylesheet instruction is still a page.
+    expect(
+      extractFeed(
+        enc(`<?xml-stylesheet href="a.css"?><!DOCTYPE html><html></html>`),
+        "http://x.example/",
+      ).note,
+    ).toBe("not a feed");
+  });
+
+  it("P6: a < or > in a title is text, not a tag; real markup is still taken out", () => {
+    const rss = `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>
+<item><title>Purchases &lt; $50,000 and &gt; $10,000 approved</title><link>http://x.example/lt</link></item>
+<item><title>&lt;b&gt;Notice&lt;/b&gt; of &lt;i&gt;hearing&lt;/i&gt;&lt;!-- x --&gt;</title><link>http://x.example/b</link></item>
+<item><title>Bids 1&lt;2 &lt; 3 &lt;= 4 &lt;&lt; 5</title><link>http://x.example/c</link><category>Bids &lt; $5k</category></item>
+</channel></rss>`;
+    expect(extractFeed(enc(rss), "http://x.example/lt.xml").records).toEqual([
+      {
+        id: "http://x.example/lt",
+        title: "Purchases < $50,000 and > $10,000 approved",
+        url: "http://x.example/lt",
+      },
+      { id: "http://x.example/b", title: "Notice of hearing", url: "http://x.example/b" },
+      {
+        id: "http://x.example/c",
+        title: "Bids 1<2 < 3 <= 4 << 5",
+        url: "http://x.example/c",
+        kind: "Bids < $5k",
+      },
+    ]);
+  });
+
+  it("P6: an Atom entry's relative link resolves against xml:base (the entry's, within the feed's, within the feed's address)", () => {
+    const atom = (feedBase: string, entryBase: string) =>
+      `<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom"${feedBase}><title>t</title><id>x</id><updated>2026-11-03T00:00:00Z</updated><entry${entryBase}><title>Minutes Nov 3</title><link href="2026-11-03.pdf"/><id>tag:m,1</id><updated>2026-11-03T10:00:00-05:00</updated></entry></feed>`;
+    const urlOf = (feedBase: string, entryBase = "") =>
+      extractFeed(enc(atom(feedBase, entryBase)), "http://x.example/feeds/xmlbase.xml").records[0]
+        ?.url;
+    expect(urlOf(` xml:base="http://docs.example.gov/minutes/"`)).toBe(
+      "http://docs.example.gov/minutes/2026-11-03.pdf",
+    );
+    expect(urlOf(` xml:base="/minutes/"`)).toBe("http://x.example/minutes/2026-11-03.pdf");
+    expect(urlOf(` xml:base="/minutes/"`, ` xml:base="2026/"`)).toBe(
+      "http://x.example/minutes/2026/2026-11-03.pdf",
+    );
+    expect(urlOf("", ` xml:base="https://docs.example.gov/e/"`)).toBe(
+      "https://docs.example.gov/e/2026-11-03.pdf",
+    );
+    expect(urlOf("")).toBe("http://x.example/feeds/2026-11-03.pdf");
+  });
+});

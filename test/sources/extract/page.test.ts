@@ -203,3 +203,51 @@ describe("extractPage mechanics", () => {
     expect(x).toEqual({ records: [], note: "no items matched the recipe" });
   });
 });
+
+describe("extractPage: text as a browser shows it, links as a browser follows them (outside tester)", () => {
+  const recipe: PageRecipe = { items: "tr.r", title: "td.t a", link: "td.t a", date: "td.d" };
+
+  it("P6: a <br> and the edges of block elements separate words in titles and dates; inline tags do not", () => {
+    const html = `<html><body><table>
+<tr class="r"><td class="t"><a href="/docs/a.pdf">Regular Council Meeting<br>Agenda</a></td><td class="d">11/03/2026</td></tr>
+<tr class="r"><td class="t"><a href="/docs/b.pdf"><div>Board of Zoning Appeals</div><div>Minutes</div></a></td><td class="d">Regular Meeting<br>11/04/2026</td></tr>
+<tr class="r"><td class="t"><a href="/docs/c.pdf"><p>Bid 2026-14</p><p>Road Salt</p></a></td><td class="d">11/05/2026</td></tr>
+<tr class="r"><td class="t"><a href="/docs/d.pdf"><b>Re</b>gular <span>Meet</span>ing<h3>Special</h3>Session</a></td><td class="d"><span>Nov</span> 6, 2026</td></tr>
+</table></body></html>`;
+    const x = extractPage(enc(html), "http://x.example/list", recipe);
+    expect(x.records.map((r) => [r.title, r.date])).toEqual([
+      ["Regular Council Meeting Agenda", "2026-11-03"],
+      ["Board of Zoning Appeals Minutes", "2026-11-04"],
+      ["Bid 2026-14 Road Salt", "2026-11-05"],
+      ["Regular Meeting Special Session", "2026-11-06"],
+    ]);
+    // The item's own text (no title selector) is separated the same way, cell from cell.
+    const own = extractPage(enc(html), "http://x.example/list", { items: "tr.r" });
+    expect(own.records[0]?.title).toBe("Regular Council Meeting Agenda 11/03/2026");
+  });
+
+  it("P6: an href that wraps with a newline or tab is the link a browser follows (tab, CR, LF removed)", () => {
+    const html = `<table><tr class="r"><td class="t"><a href="/docs/Agenda
+2026-11-03.pdf">Agenda</a></td><td class="d">11/03/2026</td></tr>
+<tr class="r"><td class="t"><a href="\t/docs/Minutes\r\n\t2026-11-03.pdf ">Minutes</a></td></tr>
+<tr class="r"><td class="t"><a href="/docs/Bid 14.pdf">Bid</a></td></tr></table>`;
+    const x = extractPage(enc(html), "http://x.example/list", recipe);
+    expect(x.records.map((r) => r.url)).toEqual([
+      "http://x.example/docs/Agenda2026-11-03.pdf",
+      "http://x.example/docs/Minutes2026-11-03.pdf",
+      "http://x.example/docs/Bid%2014.pdf",
+    ]);
+  });
+
+  it("P6: a page whose <meta> says UTF-16 but has no BOM is read as UTF-8 and gives its records", () => {
+    const page = `<!DOCTYPE html><html><head><meta http-equiv="Content-Type" content="text/html; charset=utf-16"></head><body><table><tr class="r"><td><a href="/bid/1">Road salt bid</a></td></tr></table></body></html>`;
+    const x = extractPage(enc(page), "http://x.example/meta-utf16", {
+      items: "tr.r",
+      title: "td a",
+      link: "td a",
+    });
+    expect(x.records).toEqual([
+      { id: "http://x.example/bid/1", title: "Road salt bid", url: "http://x.example/bid/1" },
+    ]);
+  });
+});
