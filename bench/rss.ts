@@ -51,10 +51,16 @@ export const nodeOptionsText = (): string => nodeOptions().join(" ") || "none";
 
 export function nightChild(args: string[]): Promise<ChildReport> {
   const script = join(import.meta.dirname, "night-child.js");
-  // With `nor start`'s environment too (malloc's arenas; MALLOC_ARENA_MAX set here is kept).
+  // With `nor start`'s environment too (malloc's arenas; MALLOC_ARENA_MAX set here is kept),
+  // but for NODE_EXTRA_CA_CERTS: a file of certificates node reads and parses as it starts,
+  // before any of the night's code, set on the machines these benchmarks ran on for their own
+  // network (about 60 ms of CPU at each start there, docs/benchmarks.md "Readers loaded when
+  // first read"), not by `nor` nor by an operator's machine as a rule. BENCH_KEEP_EXTRA_CA=1
+  // keeps it.
+  const { NODE_EXTRA_CA_CERTS: _extraCa, ...env } = nightEnv();
   const child = spawn(process.execPath, [...nodeOptions(), script, ...args], {
     stdio: ["ignore", "pipe", "inherit"],
-    env: nightEnv(),
+    env: process.env["BENCH_KEEP_EXTRA_CA"] === "1" ? nightEnv() : env,
   });
   return lastJsonLine<ChildReport>(child, "night child").then((report) => {
     if (report.code !== 0) throw new Error(`nor night exited ${report.code}`);
