@@ -149,7 +149,7 @@ export class CommandUsageError extends UsageError {
  * for attempts since B only): the console refuses a repeated parameter the same way (400).
  * Every option of every command is covered here, where the program is built, so none is left
  * out and none needs its own code. Options meant to repeat keep doing so: a variadic one
- * (`--catalog <files...>`, `--leave-alone <prefix...>`) and one that collects its values with a
+ * (`--catalog <files...>`, `--leave-alone <path...>`) and one that collects its values with a
  * parser of its own (`--resolve`, (value, previous) => [...previous, value]). A flag without a
  * value (`--json`, `--allow-retire`) given twice says the same thing twice and changes nothing,
  * so it stays accepted. Checked just before the command's action (commander's preAction hook):

@@ -8,7 +8,7 @@
 
 import { MAX_RETRIES } from "./constants.js";
 import { LATEST_HOLD_MS } from "./retry.js";
-import { normalisePath } from "./robots/match.js";
+import { compilePattern, normalisePath, normalisePattern } from "./robots/match.js";
 import { formatInZone, SITE_OWNER_ZONE } from "./zone.js";
 
 /** The durable state of one site, as the journal keeps it. */
@@ -26,6 +26,7 @@ export interface SiteFacts {
 /** A site owner's request, kept per site by the operator, with its reason and date. */
 export type OwnerRule =
   | { kind: "gap"; gapMs: number; reason: string; at: number }
+  /** `prefix`: a path pattern as robots.txt writes one (`*` any run, a final `$` the end). */
   | { kind: "leave-alone"; prefix: string; reason: string; at: number }
   | { kind: "not-read"; reason: string; at: number };
 
@@ -140,6 +141,28 @@ function dateOf(ms: number): string {
   return formatInZone(ms, SITE_OWNER_ZONE).slice(0, 10);
 }
 
+/**
+ * Whether an owner's path rule (written as robots.txt writes a path: `*` any run of characters,
+ * a final `$` the end of the path, RFC 9309 §2.2.3) leaves alone `path`, the request's path and
+ * query in the normal form of `normalisePath`. The robots.txt matcher's own reading, never a
+ * second one: `/permits/*feed` leaves `/permits/2026/feed` alone, `/x/feed.rss$` only that
+ * path (not `/x/feed.rss?all=1`), and a rule with neither is a prefix, as ever.
+ */
+export function leavesAlone(rule: string, path: string): boolean {
+  return compilePattern(normalisePattern(rule))(path);
+}
+
+/**
+ * A rule for the whole site: one that leaves every path alone (`/`, `/*`, `/*$`). Such a rule
+ * leaves robots.txt itself alone too (nothing at all is asked there). A pattern that matches
+ * both `/` and `/robots.txt` can hold no literal text but one leading `/`, so it matches every
+ * path.
+ */
+export function isWholeSiteRule(rule: string): boolean {
+  const test = compilePattern(normalisePattern(rule));
+  return test("/") && test("/robots.txt");
+}
+
 export function ownerGapMs(rules: readonly OwnerRule[]): number {
   let gap = 0;
   for (const r of rules) if (r.kind === "gap") gap = Math.max(gap, r.gapMs);
@@ -156,10 +179,11 @@ export function admit(a: AdmitInput): Admission {
   }
   if (a.site.closed?.night === a.night) return { kind: "closed", reason: a.site.closed.reason };
   {
-    // Like a robots.txt rule (P18): both sides in one percent-encoded normal form, so
-    // "/public notices/" or "/bids–rfps/" match the URL's "/public%20notices/…". robots.txt
-    // itself is left alone only by a rule for the whole site ("/"): its rules still govern the
-    // paths not left alone, and there are none then.
+    // Read as a robots.txt Disallow (P18): both sides in one percent-encoded normal form, so
+    // "/public notices/" or "/bids–rfps/" match the URL's "/public%20notices/…", and `*` and a
+    // final `$` mean what they mean there. robots.txt itself is left alone only by a rule for
+    // the whole site ("/", "/*"): its rules still govern the paths not left alone, and there
+    // are none then.
     const path = normalisePath(a.path);
     // Only /robots.txt itself: a robots.txt request redirected elsewhere (another path, another
     // site) is judged by the path rules there, as any request is.
@@ -167,7 +191,7 @@ export function admit(a: AdmitInput): Admission {
     const alone = a.rules.find(
       (r) =>
         r.kind === "leave-alone" &&
-        (robotsItself ? normalisePath(r.prefix) === "/" : path.startsWith(normalisePath(r.prefix))),
+        (robotsItself ? isWholeSiteRule(r.prefix) : leavesAlone(r.prefix, path)),
     );
     if (alone?.kind === "leave-alone") {
       return {

@@ -131,7 +131,7 @@ describe("the archive in the data directory", () => {
     expect(r.stderr).not.toContain("EEXIST");
   });
 
-  it("nor archive show says the archive directory or its file is gone, by path", async () => {
+  it("nor archive show says the archive directory (exit 2) or its file (exit 1) is gone, by path", async () => {
     const t = await tempStore();
     try {
       const url = "http://127.0.0.1:9/bids";
@@ -147,11 +147,13 @@ describe("the archive in the data directory", () => {
         `nor: ${file}: the file is gone from the archive (moved or deleted), though the index names records in it\n`,
       );
 
+      // No archive at all where the index names copies: said as `nor archive verify` says it,
+      // naming the directory looked in (exit 2, docs/operations.md "Backups").
       rmSync(t.archiveDir, { recursive: true });
       const all = await nor("archive", "show", url, "--data", t.dataDir);
-      expect(all.code, all.stderr).toBe(1);
+      expect(all.code, all.stderr).toBe(2);
       expect(all.stderr).toBe(
-        `nor: ${file}: the archive directory ${t.archiveDir} is gone (moved or deleted), though the index names records in it\n`,
+        `nor: no archive at ${t.archiveDir}: the directory does not exist, though the index names 1 stored copy in it (check --data; put the archive back if it was moved)\n`,
       );
       expect(existsSync(t.archiveDir)).toBe(false);
     } finally {

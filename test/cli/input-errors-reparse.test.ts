@@ -6,10 +6,11 @@ import { exchange, type TempStore, tempStore } from "../archive/support/fixtures
 import { nor } from "./cli-capture.js";
 
 /**
- * `nor reparse` over stored copies that do not read back (the archive moved away, a file cut
- * short): a source whose copies could not all be re-read is said to be not re-read, none of its
- * stored records is called removed on that account, and the command exits 1. It writes nothing
- * either way.
+ * `nor reparse` over stored copies that do not read back (a file cut short): a source whose
+ * copies could not all be re-read is said to be not re-read, none of its stored records is
+ * called removed on that account, and the command exits 1. No archive at all where the index
+ * names copies (moved away, a mistyped --data) is said once, as `nor archive verify` says it
+ * (exit 2). It writes nothing either way.
  */
 const LIST = (n: string) => `<ul>
   <li class="bid"><a href="/${n}/1">Road salt</a> <span>2026-11-01</span></li>
@@ -71,20 +72,13 @@ ${source("one-bids", "one")}${source("two-bids", "two")}`,
     return Number(r.n);
   }
 
-  it("the archive gone: every source not re-read, nothing called removed, exit 1", async () => {
+  it("P8: the archive gone: said once, naming the directory looked in (exit 2, as nor archive verify says it), nothing compared or called removed", async () => {
     rmSync(t.archiveDir, { recursive: true });
     const r = await nor("reparse", "--data", t.dataDir, "--catalog", catalog);
-    expect(r.code, r.stdout + r.stderr).toBe(1);
-    expect(r.stdout).not.toContain("  - ");
-    expect(r.stdout).toContain(
-      "one-bids: not re-read — 1 of 1 captures could not be re-read; 0 records found in the rest, 1 stored — would add 0, would change 0, none called removed",
-    );
-    expect(r.stdout).toContain(`the archive directory ${t.archiveDir} is gone (moved or deleted)`);
-    expect(r.stdout).toContain(
-      "2 sources: would add 0, would remove 0, would change 0; 2 not re-read\n",
-    );
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(r.stdout).toBe("");
     expect(r.stderr).toBe(
-      `nor: 2 of 2 sources not re-read: a stored copy in ${t.archiveDir} did not read back or extract (the "!" lines say which)\n`,
+      `nor: no archive at ${t.archiveDir}: the directory does not exist, though the index names 2 stored copies in it (check --data; put the archive back if it was moved)\n`,
     );
     expect(await recordCount()).toBe(2);
   });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { type AdmitInput, admit, MAX_AHEAD_MS } from "../../src/policy/admission.js";
+import {
+  type AdmitInput,
+  admit,
+  isWholeSiteRule,
+  leavesAlone,
+  MAX_AHEAD_MS,
+  type OwnerRule,
+} from "../../src/policy/admission.js";
 
 /** The pure admission: what the journal decides from the durable state (P9, P10). */
 const NOW = Date.parse("2026-11-05T06:00:00Z");
@@ -115,5 +122,59 @@ describe("one request's sends in a night (P15)", () => {
     expect(admit(input({ ...ended, prior: [unsent, unsent, unsent, cut, cut] }))).toMatchObject({
       kind: "go",
     });
+  });
+});
+
+describe("an owner's path left alone, read as robots.txt reads a path", () => {
+  const alone = (prefix: string): OwnerRule => ({
+    kind: "leave-alone",
+    prefix,
+    reason: "owner, e-mail",
+    at: NOW,
+  });
+  const kind = (prefix: string, path: string, isRobots = false) =>
+    admit(input({ rules: [alone(prefix)], path, isRobots })).kind;
+
+  it("P26: `*` is any run of characters and a final `$` the end of the path; without them a rule is a prefix", () => {
+    expect(kind("/permits/*/feed", "/permits/2026/feed")).toBe("left-alone");
+    expect(kind("/permits/*/feed", "/permits/2026/residential/feed.xml")).toBe("left-alone");
+    expect(kind("/permits/*/feed", "/permits/list")).toBe("go");
+    expect(kind("/x/feed.rss$", "/x/feed.rss")).toBe("left-alone");
+    expect(kind("/x/feed.rss$", "/x/feed.rss?all=1")).toBe("go");
+    expect(kind("/x/feed.rss$", "/x/feed.rss2")).toBe("go");
+    expect(kind("/*.pdf$", "/minutes/2026/jan.pdf")).toBe("left-alone");
+    expect(kind("/*.pdf$", "/minutes/2026/jan.pdf?v=2")).toBe("go");
+    expect(kind("/permits/", "/permits/2026")).toBe("left-alone");
+    expect(kind("/permits/", "/permit")).toBe("go");
+    // A `$` that does not end the rule is a character of the path, as in robots.txt.
+    expect(kind("/a$b", "/a$b/c")).toBe("left-alone");
+    expect(kind("/a$b", "/a")).toBe("go");
+    // Both sides in one percent-encoded form, patterns too.
+    expect(kind("/public notices/*.pdf", "/public%20notices/2026/a.pdf")).toBe("left-alone");
+  });
+
+  it("P26: the reason names the rule as the owner wrote it", () => {
+    expect(admit(input({ rules: [alone("/permits/*/feed")], path: "/permits/1/feed" }))).toEqual({
+      kind: "left-alone",
+      reason:
+        "the site's owner asked for /permits/*/feed to be left alone (2026-11-05: owner, e-mail)",
+    });
+  });
+
+  it("P26: robots.txt itself is left alone only by a rule that covers every path (`/`, `/*`, `/*$`)", () => {
+    for (const whole of ["/", "/*", "/*$", "/**"]) {
+      expect(isWholeSiteRule(whole), whole).toBe(true);
+      expect(kind(whole, "/robots.txt", true), whole).toBe("left-alone");
+    }
+    for (const part of ["/$", "/robots.txt", "/*.txt", "/permits/*", "/r*"]) {
+      expect(isWholeSiteRule(part), part).toBe(false);
+      expect(kind(part, "/robots.txt", true), part).toBe("go");
+    }
+  });
+
+  it("leavesAlone is the robots.txt matcher on the normal forms", () => {
+    expect(leavesAlone("/permits/*/feed", "/permits/a/feed")).toBe(true);
+    expect(leavesAlone("/x$", "/x")).toBe(true);
+    expect(leavesAlone("/x$", "/xy")).toBe(false);
   });
 });

@@ -465,3 +465,55 @@ describe("a government's timezone", () => {
     }
   });
 });
+
+describe("a source's backfill.until", () => {
+  const withUntil = (dates: readonly string[]) =>
+    `${GOV}sources:\n${dates
+      .map(
+        (d, i) => `  - id: s${i}
+    government: city-of-akron
+    records: agendas
+    url: https://x.gov/${i}
+    access: feed
+    backfill: { pagesPerNight: 3, until: "${d}" }
+`,
+      )
+      .join("")}`;
+
+  it("P7: a date that is no day of the calendar is refused, naming file:line:col, the field, the form and what is impossible", () => {
+    const dates = [
+      "2026-31-01",
+      "2026-13-45",
+      "2026-02-30",
+      "0000-00-00",
+      "2025-02-29",
+      "2026-04-31",
+      "2026-01-00",
+      "0000-01-01",
+    ];
+    const at = (i: number) => `cat.yaml:${13 + 6 * i}:42: sources[${i}].backfill.until`;
+    expect(problems(withUntil(dates))).toEqual([
+      `${at(0)}: must be a date written YYYY-MM-DD: month 31 is impossible (a month is 01 to 12; 2026-01-31, if the day came first)`,
+      `${at(1)}: must be a date written YYYY-MM-DD: month 13 is impossible (a month is 01 to 12)`,
+      `${at(2)}: must be a date written YYYY-MM-DD: day 30 is impossible in February 2026 (it has 28 days: 01 to 28)`,
+      `${at(3)}: must be a date written YYYY-MM-DD: month 00 is impossible (a month is 01 to 12)`,
+      `${at(4)}: must be a date written YYYY-MM-DD: day 29 is impossible in February 2025 (it has 28 days: 01 to 28)`,
+      `${at(5)}: must be a date written YYYY-MM-DD: day 31 is impossible in April 2026 (it has 30 days: 01 to 30)`,
+      `${at(6)}: must be a date written YYYY-MM-DD: day 00 is impossible in January 2026 (it has 31 days: 01 to 31)`,
+      `${at(7)}: must be a date written YYYY-MM-DD: year 0000 is impossible (the calendar starts at 0001)`,
+    ]);
+  });
+
+  it("P7: real dates are accepted (a leap day, a month's last day); another form is refused as before", () => {
+    const cat = parseCatalog(withUntil(["2024-02-29", "2026-12-31", "2000-02-29"]), "ok.yaml");
+    expect(cat.sources.map((s) => s.backfill.until)).toEqual([
+      "2024-02-29",
+      "2026-12-31",
+      "2000-02-29",
+    ]);
+    expect(problems(withUntil(["2026-1-5", "1900-02-29"]))).toEqual([
+      "cat.yaml:13:42: sources[0].backfill.until: must be a date written YYYY-MM-DD",
+      "cat.yaml:19:42: sources[1].backfill.until: must be a date written YYYY-MM-DD: day 29 is impossible in February 1900 (it has 28 days: 01 to 28)",
+    ]);
+  });
+});

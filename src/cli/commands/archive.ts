@@ -16,6 +16,7 @@ import { statusLine } from "../../store/archive/records.js";
 import { refuseNotADirectory } from "../../store/data-dir.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { parseTimeArg } from "../../store/time-args.js";
+import { refuseNoArchive } from "../archive-presence.js";
 import { stderr, stdout } from "../io.js";
 import { saying } from "../store-upgrade.js";
 
@@ -65,6 +66,8 @@ async function show(url: string, opts: DataOpts & { at?: string }): Promise<void
   const asked = requestForm(url);
   const store = await openForArchive(opts);
   try {
+    // No archive where the index names copies: said as `nor archive verify` says it (exit 2).
+    await refuseNoArchive(archiveOf(opts), store.db);
     const when = at === undefined ? {} : { at };
     const capture =
       (await latestCapture(store.db, asked, when)) ??
@@ -135,7 +138,11 @@ async function verify(opts: DataOpts): Promise<void> {
 async function cdx(opts: DataOpts & { out?: string }): Promise<void> {
   // Like show and verify: a mistyped --data is refused (exit 2), never an empty index.
   const store = await openForArchive(opts);
-  await store.close();
+  try {
+    await refuseNoArchive(archiveOf(opts), store.db);
+  } finally {
+    await store.close();
+  }
   // A store no night has read into yet has an empty archive: no lines, exit 0.
   const lines = await cdxLines(archiveOf(opts));
   const text = lines.length ? `${lines.join("\n")}\n` : "";

@@ -26,10 +26,12 @@ import {
   resumableNight,
   settleUnfinishedNights,
 } from "../../store/admin.js";
+import { archiveDir } from "../../store/archive/files.js";
 import { type SourceRef, sourcesInUse } from "../../store/catalog-sources.js";
 import { refuseBlockedParts } from "../../store/data-dir.js";
 import { type Db, ensureDataDir, openStore, storeLocationFromOptions } from "../../store/db.js";
 import { diskFull, STORE_FULL } from "../../store/disk-full.js";
+import { archiveBeforeNight } from "../archive-presence.js";
 import { importedOrStop } from "../import-outcome.js";
 import { stderr } from "../io.js";
 import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../net-options.js";
@@ -224,6 +226,16 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   /** A worker that ended with exit 2 (a reason a person must mend): the night stops on it. */
   let workerRefused: NightProcessEnd | undefined;
   try {
+    // P8: a store whose index names stored copies in an archive that is not there (restored
+    // without it, a mistyped --data) is refused before anything is changed or asked (exit 2):
+    // the night would make an empty archive and ask every page again in full. An empty one
+    // goes on, said once (by the command, not by each worker it starts, which it has judged).
+    // On PostgreSQL each machine may have a data directory of its own, the index shared: an
+    // archive that is not here is no sign of a lost one there.
+    const archiveNote =
+      opts.worker === true || loc.kind !== "sqlite"
+        ? undefined
+        : await archiveBeforeNight(archiveDir(dataDir), store.db);
     const release = await acquireOpeningLock(store, dataDir);
     try {
       // The night this would be, read before anything is closed: not beside a live process of
@@ -334,6 +346,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         (c) =>
           `night ${c.night} was interrupted and not resumed in time; closed as incomplete (see \`nor status\`)`,
       );
+      if (archiveNote !== undefined) notes.push(archiveNote);
       if (asked === undefined && settled.resumable !== undefined && opts.deadline !== undefined) {
         notes.push(
           `resuming night ${night}, which keeps its own deadline ${settled.resumable.deadlineAt} (--deadline applies to a new night)`,

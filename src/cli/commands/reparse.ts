@@ -19,6 +19,7 @@ import {
 } from "../../store/archive/reparse.js";
 import { refuseNotADirectory } from "../../store/data-dir.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { refuseNoArchive } from "../archive-presence.js";
 import { stderr, stdout } from "../io.js";
 import { saying } from "../store-upgrade.js";
 import { parseWhen } from "./archive.js";
@@ -97,6 +98,10 @@ async function run(opts: Opts): Promise<void> {
   const store = await openStore(loc, saying({ create: false }));
   try {
     const dir = archiveDir(opts.data ?? "data");
+    // No archive where the index names copies (a mistyped --data, the archive moved): said
+    // once, naming the directory (exit 2), as `nor archive verify` says it, not as every
+    // source not re-read.
+    await refuseNoArchive(dir, store.db);
     const results = await reparse({
       db: store.db,
       archiveDir: dir,

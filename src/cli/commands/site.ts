@@ -18,6 +18,7 @@ import {
 } from "../../store/site-rules.js";
 import { stderr, stdout } from "../io.js";
 import { loginName } from "../login-name.js";
+import { siteInputProblem } from "../site-input.js";
 import { saying } from "../store-upgrade.js";
 
 interface SiteOptions {
@@ -35,8 +36,8 @@ interface SiteOptions {
 
 /**
  * `nor site`: what a site owner asked for, kept per site with its reason and date: a longer
- * gap, paths left alone (read like a robots.txt Disallow for this checker), or the whole site
- * not read. Every request honours them from the next one on, in every process.
+ * gap, paths left alone (read like a robots.txt Disallow for this checker: its patterns, `*`
+ * and a final `$`, as robots.txt reads them; policy/admission.ts), or the whole site not read. Every request honours them from the next one on, in every process.
  */
 export function register(program: Command): void {
   program
@@ -50,13 +51,16 @@ export function register(program: Command): void {
       `at least this long between requests to the site (never under ${MIN_GAP_MS / 1000} s)`,
     )
     .option(
-      "--leave-alone <prefix...>",
-      "paths starting with this are never requested (e.g. /permits/)",
+      "--leave-alone <path...>",
+      "paths this matches are never requested, read as in robots.txt: a prefix (/permits/), * any run of characters, a final $ the end (/permits/*/feed, /x/feed.rss$)",
     )
     .option("--not-read", "no request at all to the site; its public pages stay listed (P26)")
     .option("--read", "read the site again (clears --not-read)")
     .option("--clear-gap", "back to the floor or the site's Crawl-delay")
-    .option("--clear-leave-alone <prefix...>", "these paths may be read again")
+    .option(
+      "--clear-leave-alone <path...>",
+      "these paths may be read again (as given to --leave-alone)",
+    )
     .option(
       "--reason <text>",
       "the owner's words or the e-mail's date, one line of at most 500 characters (required for a change)",
@@ -271,6 +275,9 @@ function describe(r: SiteRule): string {
 /** A host, a registrable domain or a URL: the site it belongs to (P9), or why it names none. */
 function siteArg(text: string): string {
   const r = readSite(text);
-  if (!r.ok) throw new UsageError(`"${text}" is not a site, host or URL: ${r.reason}`);
+  if (!r.ok)
+    throw new UsageError(
+      `"${text}" is not a site, host or URL: ${siteInputProblem(text) ?? r.reason}`,
+    );
   return r.site;
 }

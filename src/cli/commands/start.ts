@@ -5,6 +5,7 @@
  * everything is and what comes next. Each night runs as its own `nor night` process, so a
  * night that fails never takes the directory down, and the night lock still holds (P9).
  */
+import { existsSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -37,6 +38,7 @@ import { storedPasswordHash } from "../../store/read/console.js";
 import { openWebReads } from "../../store/read-pool.js";
 import { createApp } from "../../web/app.js";
 import { answerJobModule } from "../../web/public/answer-job.js";
+import { archiveBeforeNight } from "../archive-presence.js";
 import { bundledCatalog } from "../bundled-catalog.js";
 import { importedOrStop } from "../import-outcome.js";
 import { stdout } from "../io.js";
@@ -141,7 +143,10 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
   // by each night at its hour while the directory looks well.
   refuseBlockedParts(dataDir, START_PARTS);
   ensureDataDir(dataDir);
-  ensureArchiveDir(archiveDir(dataDir));
+  // An archive not there is made only once the store is known to name no copies in it (below).
+  const archive = archiveDir(dataDir);
+  const archiveThere = existsSync(archive);
+  if (archiveThere) ensureArchiveDir(archive);
   // One `nor start` a data directory: a second would serve it again and schedule every night
   // twice (the nights would join, but nothing is gained, and its stop would stop neither).
   const releaseStart = acquireStartLock(dataDir);
@@ -154,6 +159,12 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
   }
   const cleanup: (() => Promise<void>)[] = [];
   try {
+    // P8: a store restored without its archive is refused as `nor night` refuses it (exit 2),
+    // before anything is served or scheduled; an empty archive is said by each night.
+    if (!archiveThere) {
+      if (loc.kind === "sqlite") await archiveBeforeNight(archive, store.db);
+      ensureArchiveDir(archive);
+    }
     // The port first: a port in use is refused before anything is written to the store.
     // The pages read off the event loop (worker threads on SQLite; src/store/read-pool.ts).
     const reads = await openWebReads(loc, { jobs: answerJobModule() });

@@ -101,9 +101,56 @@ export const httpUrl = z
   })
   .describe("Absolute http(s) URL");
 
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+] as const;
+
+/**
+ * Why a date written YYYY-MM-DD names no day of the calendar (`2026-13-45`, `2026-02-30`,
+ * `2026-31-01` written day first), or undefined. Such a date would be compared as text with
+ * the records' dates (P7: backfill stops at records older than `until`) and silently stop, or
+ * never stop, the backfill; it is refused where it is written instead.
+ */
+function calendarDateProblem(s: string): string | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+  if (m === null) return undefined; // said by the form's own rule
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const form = "must be a date written YYYY-MM-DD";
+  if (mo < 1 || mo > 12) {
+    // Written day first (2026-31-01), perhaps: said with the date it would then be.
+    const swapped = `${m[1]}-${m[3]}-${m[2]}`;
+    const meant =
+      d >= 1 && d <= 12 && calendarDateProblem(swapped) === undefined
+        ? `; ${swapped}, if the day came first`
+        : "";
+    return `${form}: month ${m[2]} is impossible (a month is 01 to 12${meant})`;
+  }
+  // Date.UTC reads years 0–99 as 1900–1999: the month's length is the same 400 years on.
+  const days = new Date(Date.UTC(y + 400, mo, 0)).getUTCDate();
+  if (d < 1 || d > days)
+    return `${form}: day ${m[3]} is impossible in ${MONTHS[mo - 1]} ${m[1]} (it has ${days} days: 01 to ${days})`;
+  if (y === 0) return `${form}: year 0000 is impossible (the calendar starts at 0001)`;
+  return undefined;
+}
+
 const isoDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date written YYYY-MM-DD")
+  .superRefine((s, ctx) => {
+    const problem = calendarDateProblem(s);
+    if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+  })
   .describe("Date, YYYY-MM-DD");
 
 /**

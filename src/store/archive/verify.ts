@@ -17,6 +17,7 @@ import type { Db } from "../db.js";
 import { fromRow } from "./captures.js";
 import { sha256Digest } from "./digest.js";
 import { archiveInTheWay, listWarcFiles } from "./files.js";
+import { copies, kindOf, noArchiveText } from "./presence.js";
 
 export interface VerifyProblem {
   file: string;
@@ -71,7 +72,7 @@ export async function verifyArchive(dir: string, db?: Db): Promise<VerifyReport>
     // index may be elsewhere, PostgreSQL), or an archive moved away. Not a record in it is
     // wrong; it is not there to check (exit 2, as a mistyped --data is said everywhere).
     throw new ConfigError(
-      `no archive at ${dir}: the directory does not exist, though the index names ${copies(rows.length)} in it (check --data; put the archive back if it was moved)`,
+      `${noArchiveText(dir, rows.length)} (check --data; put the archive back if it was moved)`,
     );
   }
   /** Per file: the end of the last record the index names in it. */
@@ -214,19 +215,4 @@ export async function verifyArchive(dir: string, db?: Db): Promise<VerifyReport>
     }
   }
   return report;
-}
-
-function copies(n: number): string {
-  return `${n} stored ${n === 1 ? "copy" : "copies"}`;
-}
-
-function kindOf(dir: string): "dir" | "none" | "other" {
-  try {
-    return statSync(dir).isDirectory() ? "dir" : "other";
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return "none";
-    if (code === "ENOTDIR") return "other";
-    throw err;
-  }
 }
