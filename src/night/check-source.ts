@@ -157,8 +157,8 @@ async function readOne(
     // P8 after kill -9: the answer was archived tonight but its source never committed.
     const copy = await ctx.validators.storedSince?.(req.url, ctx.nightStartedAt);
     if (copy) {
-      await ctx.reader.ready?.(way);
       try {
+        await ctx.reader.ready?.(way);
         const extraction = ctx.reader.extract(way, copy.body, copy.url, copy.contentType);
         if (extraction.unreadable === undefined) {
           const read: Read = {
@@ -217,8 +217,8 @@ async function readOne(
     }
   }
   let extraction: Extraction;
-  await ctx.reader.ready?.(way);
   try {
+    await ctx.reader.ready?.(way);
     extraction = ctx.reader.extract(way, o.body, o.url, o.headers["content-type"]);
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
@@ -277,7 +277,9 @@ async function unchanged(
     if (facts !== undefined) {
       const known = await counting.pageRead(sourceId, facts.url);
       const key = pageKey(way, facts.url, facts.contentType, facts.payloadDigest);
-      if (countable(known, key)) return { kind: "unchanged", url, knownRecords: known.records };
+      // A page that showed no records is read again, for what it says instead (as a 200 is).
+      if (countable(known, key) && known.records > 0)
+        return { kind: "unchanged", url, knownRecords: known.records };
     }
   }
   // Its records are read: the copy is read back, and one gone or damaged is not one we hold
@@ -289,10 +291,11 @@ async function unchanged(
   // Counted here only where the index could not say (a store without copyFacts).
   if (counting && !ctx.validators.copyFacts) {
     const known = await counting.pageRead(sourceId, copy.url);
-    if (countable(known, key)) return { kind: "unchanged", url, knownRecords: known.records };
+    if (countable(known, key) && known.records > 0)
+      return { kind: "unchanged", url, knownRecords: known.records };
   }
-  await ctx.reader.ready?.(way);
   try {
+    await ctx.reader.ready?.(way);
     const extraction = ctx.reader.extract(way, copy.body, copy.url, copy.contentType);
     if (extraction.unreadable !== undefined) return { kind: "unchanged", url };
     const u: Read = {
@@ -407,11 +410,13 @@ export async function checkSource(
             }
           : { kind: "unchanged", url: r.url };
     }
-    // P4: a way that opens but shows no records (a feed's address answering a page for people,
-    // an api answering something else than its list) is not one that works while a later way
-    // is left: that one is asked too, and this one said passed over, with its why. If none
-    // shows records, the first such answer is the night's.
-    if (outcome.kind === "no-records" && records.length === 0 && n < ways.length - 1) {
+    // P4: a way whose answer is not of its kind at all (a feed's address answering a page for
+    // people, an api or a download answering something else than JSON, CSV or XLSX) does not
+    // work, while a later way is left: that one is asked too, and this one said passed over,
+    // with its why. If none shows records, the first such answer is the night's. An empty feed
+    // or list works (P11: nothing more is asked of a source whose way answered).
+    const notThisWay = r.kind !== "same" && r.extraction?.notThisWay === true;
+    if (notThisWay && records.length === 0 && n < ways.length - 1) {
       empty ??= { outcome, way, at: choice.skipped.length, ...(pageRead ? { pageRead } : {}) };
       choice.skipped.push(skipped(way, outcome));
       outcome = undefined;

@@ -108,11 +108,25 @@ export function dedupeRecords(rs: ExtractedRecord[]): ExtractedRecord[] {
  * a processing instruction; how the HTML tokenizer tells a tag from a lone `<`). A `<` or `>`
  * of the text itself (`Purchases < $50,000 and > $10,000`) is not one.
  */
-const MARKUP = /<(?:[a-z]|\/[a-z]|[!?])[^>]*>/gi;
+const MARKUP_START = /<(?:[a-z]|\/[a-z]|[!?])/gi;
 
-/** Text with the markup some sites leave in it (`<b>Notice</b>`) taken out, then cleaned. */
+/**
+ * Text with the markup some sites leave in it (`<b>Notice</b>`) taken out, then cleaned. One
+ * pass: where a tag opens and no `>` follows anywhere, none of the later ones can close either
+ * (a title of `&lt;a` written a million times is read once, not a million times over).
+ */
 export function withoutMarkup(s: string): string {
-  return cleanText(s.replace(MARKUP, " "));
+  let out = "";
+  let at = 0;
+  MARKUP_START.lastIndex = 0;
+  for (let m = MARKUP_START.exec(s); m !== null; m = MARKUP_START.exec(s)) {
+    const end = s.indexOf(">", m.index + 1);
+    if (end === -1) break;
+    out += `${s.slice(at, m.index)} `;
+    at = end + 1;
+    MARKUP_START.lastIndex = at;
+  }
+  return cleanText(out + s.slice(at));
 }
 
 /**

@@ -35,6 +35,13 @@ export interface Extraction {
    * only with no records; the night stores it as `extract-error` with this reason.
    */
   unreadable?: string;
+  /**
+   * The answer is not of the way's kind at all (a feed's address answering a page for people,
+   * an api or a download answering something that is not JSON, CSV or XLSX): the way does not
+   * work, where an empty feed or list does. Set only with no records (P4: the next way in is
+   * then tried).
+   */
+  notThisWay?: true;
 }
 
 /** What a reader needs to know about an answer besides its bytes. */

@@ -304,4 +304,81 @@ describe("found from outside, session 24", () => {
     expect(o["lone"]?.outcome).toBe("no-records");
     expect(o["lone"]?.reason).toBe("not a feed");
   }, 60_000);
+
+  it("P4, P11: an empty feed works (nothing more is asked of its source), and a feed's address that is no feed is passed over on a 304 night too", async () => {
+    const site = await fleet.server();
+    site.route("/robots.txt", noRobots);
+    const emptyFeed = `<?xml version="1.0"?><rss version="2.0"><channel><title>Bids</title></channel></rss>`;
+    site.route("/bids.rss", (req, res) => {
+      if (req.headers["if-none-match"] === '"e"')
+        return void res.writeHead(304, { etag: '"e"' }).end();
+      res.writeHead(200, { "content-type": "application/rss+xml", etag: '"e"' }).end(emptyFeed);
+    });
+    site.route("/Agendas.rss", (req, res) => {
+      if (req.headers["if-none-match"] === '"h"')
+        return void res.writeHead(304, { etag: '"h"' }).end();
+      html("<p>Page not found</p>", { etag: '"h"' })(req, res);
+    });
+    site.route("/Bids.aspx", html(list(["Road salt"])));
+    site.route("/Agendas.aspx", html(list(["Council agenda"])));
+    const data = join(dir, "empty-feed");
+    const page = (path: string) => [
+      "    alternates:",
+      "      - access: page",
+      `        url: ${site.url(path)}`,
+      "        extract: { items: 'li.doc', title: a, link: a }",
+    ];
+    const catalog = catalogOf("empty-feed", [
+      "  - id: bids",
+      "    government: city-of-test",
+      "    records: bids",
+      "    access: feed",
+      `    url: ${site.url("/bids.rss")}`,
+      ...page("/Bids.aspx"),
+      "  - id: agendas",
+      "    government: city-of-test",
+      "    records: agendas",
+      "    access: feed",
+      `    url: ${site.url("/Agendas.rss")}`,
+      ...page("/Agendas.aspx"),
+    ]);
+    for (const date of ["2026-11-05", "2026-11-06"]) {
+      const before = site.requests.length;
+      await night(catalog, data, date);
+      const asked = site.requests.slice(before).map((r) => r.path);
+      expect(
+        asked.filter((p) => p !== "/robots.txt"),
+        date,
+      ).toEqual(["/Agendas.rss", "/Agendas.aspx", "/bids.rss"]);
+      const o = outcomes(data, date);
+      expect(o["bids"]?.outcome, date).toBe("no-records");
+      expect(["ok", "unchanged"], date).toContain(o["agendas"]?.outcome);
+      expect(JSON.parse(o["agendas"]?.way ?? "{}").used?.access, date).toBe("page");
+    }
+  }, 60_000);
+
+  it("P5, P11: a cookie check that never lets the visitor in (a new cookie at every turn) costs two requests, not one a hop", async () => {
+    const site = await fleet.server();
+    site.route("/robots.txt", noRobots);
+    let n = 0;
+    site.route("/list", (_q, res) => {
+      n++;
+      res.writeHead(302, { location: "/list", "set-cookie": `v=${n}; path=/` }).end();
+    });
+    const data = join(dir, "cookie-never");
+    const catalog = catalogOf("cookie-never", [
+      "  - id: bids",
+      "    government: city-of-test",
+      "    records: bids",
+      `    url: ${site.url("/list")}`,
+      "    extract: { items: 'li.doc', title: a, link: a }",
+    ]);
+    await night(catalog, data, "2026-11-05");
+    expect(site.requests.map((r) => `${r.path} ${r.headers.cookie ?? "-"}`)).toEqual([
+      "/robots.txt -",
+      "/list -",
+      "/list v=1",
+    ]);
+    expect(outcomes(data, "2026-11-05")["bids"]?.reason).toBe("too many redirects");
+  }, 60_000);
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { absoluteUrl, cleanText, dedupeRecords, recordId } from "../../src/sources/record-id.js";
+import {
+  absoluteUrl,
+  cleanText,
+  dedupeRecords,
+  recordId,
+  withoutMarkup,
+} from "../../src/sources/record-id.js";
 
 describe("record helpers", () => {
   it("recordId prefers the platform id, then the link, then a hash of title and date", () => {
@@ -56,5 +62,19 @@ describe("record helpers", () => {
     expect(cleanText("  Board\n\t of&nbsp;Control \u200b")).toBe("Board of Control");
     expect(cleanText("Parks &amp;amp; Rec &#8211; &#x2019;26")).toBe("Parks & Rec – ’26");
     expect(cleanText("&bogus; stays")).toBe("&bogus; stays");
+  });
+});
+
+describe("withoutMarkup", () => {
+  it("P6: markup is taken out, a < or > of the text stays, and a title of a million unclosed tags is read in one pass", () => {
+    expect(withoutMarkup("<b>Notice</b> of <i>bids</i>")).toBe("Notice of bids");
+    expect(withoutMarkup("Purchases < $50,000 and > $10,000")).toBe(
+      "Purchases < $50,000 and > $10,000",
+    );
+    expect(withoutMarkup("a <!-- c --> b <?pi x?> c")).toBe("a b c");
+    // Quadratic, this would scan the rest of the text at each of the 10^6 `<a`: minutes, not ms.
+    const unclosed = "<a".repeat(1_000_000);
+    expect(withoutMarkup(unclosed)).toBe(unclosed);
+    expect(withoutMarkup(`<b>x</b>${unclosed}`)).toBe(`x ${unclosed}`.trim());
   });
 });

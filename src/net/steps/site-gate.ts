@@ -130,10 +130,12 @@ export const siteGate =
     const site = siteOf(call.url);
     const night = deps.night();
     // A hop back to an address of its own chain with a cookie (a cookie check: the site sets
-    // one and sends the visitor back, P5, P22) asks another question than the first ask did,
-    // and is asked once; the chain's five hops bound it. Any other request is the same question
-    // whatever cookie goes with it.
-    const back = call.purpose === "redirect" && call.chain?.includes(call.url) === true;
+    // one and sends the visitor back, P5, P22) asks another question than the first ask did:
+    // asked once, the first time the chain comes back there. Any other request, a second
+    // return among them (a site that sets a new cookie at every turn), is the same question
+    // whatever cookie goes with it, answered from tonight's answer (P8, P11).
+    const back =
+      call.purpose === "redirect" && call.chain?.filter((u) => u === call.url).length === 1;
     const cookie = back ? call.headers?.["cookie"] : undefined;
     const key = requestKey({
       method: call.method,

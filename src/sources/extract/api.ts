@@ -19,7 +19,11 @@ export function recordsFromJson(
 ): Extraction {
   const list = getPath(value, spec.items);
   if (!Array.isArray(list)) {
-    return { records: [], note: `no array at "${spec.items || "(top level)"}" in the JSON answer` };
+    return {
+      records: [],
+      note: `no array at "${spec.items || "(top level)"}" in the JSON answer`,
+      notThisWay: true,
+    };
   }
   const dates = datesOfItems(list, spec, ctx.zone);
   const out: ExtractedRecord[] = [];
@@ -42,6 +46,6 @@ export function extractApi(
   ctx: ReadContext = {},
 ): Extraction {
   const parsed = readJson(body, ctx.contentType);
-  if (!parsed.ok) return { records: [], note: parsed.why };
+  if (!parsed.ok) return { records: [], note: parsed.why, notThisWay: true };
   return recordsFromJson(parsed.value, spec, url, ctx);
 }

@@ -60,7 +60,8 @@ function extractXlsx(
     headerRow: spec.headerRow,
     dateColumn: spec.date,
   });
-  if (!sheet.ok) return { records: [], note: `not a readable XLSX file (${sheet.why})` };
+  if (!sheet.ok)
+    return { records: [], note: `not a readable XLSX file (${sheet.why})`, notThisWay: true };
   const x = fromRows(sheet.rows, spec, url, ctx);
   if (sheet.truncated) x.note = `only the first ${MAX_ROWS} rows of the sheet were read`;
   return x;
@@ -73,15 +74,16 @@ export function extractDownload(
   ctx: ReadContext = {},
 ): Extraction {
   const format = formatOf(url, spec, body);
-  if (typeof format === "object") return { records: [], note: format.note };
+  if (typeof format === "object") return { records: [], note: format.note, notThisWay: true };
   if (format === "xlsx") return extractXlsx(body, url, spec, ctx);
   if (format === "json") {
     const parsed = readJson(body, ctx.contentType);
-    if (!parsed.ok) return { records: [], note: parsed.why };
+    if (!parsed.ok) return { records: [], note: parsed.why, notThisWay: true };
     return recordsFromJson(parsed.value, { ...spec, items: spec.items ?? "" }, url, ctx);
   }
   const text = decodeBody(body, ctx.contentType);
-  if (/^\s*<(!doctype|html)/i.test(text)) return { records: [], note: "not a CSV file (HTML)" };
+  if (/^\s*<(!doctype|html)/i.test(text))
+    return { records: [], note: "not a CSV file (HTML)", notThisWay: true };
   let rows: Record<string, string>[];
   try {
     rows = parse(text, {
@@ -96,6 +98,7 @@ export function extractDownload(
     return {
       records: [],
       note: `not a readable CSV file (${(e as Error).message.split("\n")[0]})`,
+      notThisWay: true,
     };
   }
   return fromRows(rows, spec, url, ctx);

@@ -154,12 +154,12 @@ function looksLikeFeedText(text: string): "xml" | "json" | undefined {
 export function extractFeed(body: Uint8Array, url: string, ctx: ReadContext = {}): Extraction {
   const text = decodeBody(body, ctx.contentType);
   const shape = looksLikeFeedText(text);
-  if (!shape) return { records: [], note: "not a feed" };
+  if (!shape) return { records: [], note: "not a feed", notThisWay: true };
   let input: unknown = text;
   if (shape === "json") {
     // The one JSON reader: what is wrong with the JSON is said as every JSON way says it.
     const j = parseJsonText(text);
-    if (!j.ok) return { records: [], note: `not a feed (${j.why})` };
+    if (!j.ok) return { records: [], note: `not a feed (${j.why})`, notThisWay: true };
     input = j.value;
   }
   let parsed: AnyFeed<string>;
@@ -168,7 +168,7 @@ export function extractFeed(body: Uint8Array, url: string, ctx: ReadContext = {}
   } catch (e) {
     // Unrecognised content is an expected outcome (the site's answer), not our bug.
     if (e instanceof DetectError || (e instanceof Error && e.name === "MalformedError"))
-      return { records: [], note: "not a feed" };
+      return { records: [], note: "not a feed", notThisWay: true };
     throw e;
   }
   const out: ExtractedRecord[] = [];

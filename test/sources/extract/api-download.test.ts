@@ -101,6 +101,7 @@ describe("extractApi: JSON answers mapped by dotted path", () => {
     expect(extractApi(enc("<html>busy</html>"), "https://x.gov/api", spec)).toEqual({
       records: [],
       note: "not JSON: an HTML page",
+      notThisWay: true,
     });
     expect(extractApi(enc('{"error":"x"}'), "https://x.gov/api", spec).note).toBe(
       'no array at "value" in the JSON answer',

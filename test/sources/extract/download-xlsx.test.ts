@@ -174,6 +174,7 @@ describe("extractDownload: XLSX workbooks (P4)", () => {
     expect(x).toEqual({
       records: [],
       note: `not a readable XLSX file (more than ${MAX_XML_BYTES / 1048576} MiB of XML once uncompressed)`,
+      notThisWay: true,
     });
     // Inflating stopped at the cap: memory grew by less than the bomb's 200 MiB.
     expect(process.memoryUsage().rss - before).toBeLessThan(150 * 1024 * 1024);

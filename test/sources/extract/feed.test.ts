@@ -72,7 +72,7 @@ describe("extractFeed on CivicPlus RSS fixtures (PROVENANCE counts)", () => {
       fx("FL_lakehamilton_AgendaCenter_rss_returned_HTML.html"),
       "https://www.townoflakehamilton.com/RSSFeed.aspx?ModID=65",
     );
-    expect(x).toEqual({ records: [], note: "not a feed" });
+    expect(x).toEqual({ records: [], note: "not a feed", notThisWay: true });
     expect(extractFeed(enc("{ not json"), "https://x.gov/feed.json").note).toMatch(/^not a feed/);
     expect(extractFeed(enc('{"hello":"world"}'), "https://x.gov/feed.json").note).toBe(
       "not a feed",
@@ -200,6 +200,7 @@ describe("extractFeed: what may come before the feed, < and > in titles, xml:bas
     expect(extractFeed(enc(laughs), "http://x.example/f.xml")).toEqual({
       records: [],
       note: "not a feed",
+      notThisWay: true,
     });
     const xxe = `<?xml version="1.0"?><!DOCTYPE rss SYSTEM "x.dtd" [<!ENTITY x SYSTEM "file:///etc/passwd">]><rss version="2.0"><channel><title>&x;</title>${item}</channel></rss>`;
     expect(extractFeed(enc(xxe), "http://x.example/f.xml").note).toBe("not a feed");
