@@ -192,7 +192,7 @@ sources:
       await next;
       stop.abort();
       await running;
-      const resumedLine = `night 2026-11-05 was interrupted; it resumes now and may run until 2026-11-05 07:00 ${NY} (its deadline or the next night's start)`;
+      const resumedLine = `night 2026-11-05 is not finished (interrupted, or run by another command now); it resumes now and may run until 2026-11-05 07:00 ${NY} (its deadline or the next night's start)`;
       if (resumed) {
         expect(nights).toBe(1);
         // Lines 0-2: the catalog, where the directory is, the console (off: no password).

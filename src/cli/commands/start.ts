@@ -336,7 +336,9 @@ export async function scheduleNights(o: {
   };
   if (o.resume && !o.signal.aborted) {
     o.say(
-      `night ${o.resume.night} was interrupted; it resumes now and may run until ` +
+      // Open in the store: interrupted, or being run now by another command (`nor night` by
+      // hand); the night this starts resumes it, or joins it (P9: one lane a site all the same).
+      `night ${o.resume.night} is not finished (interrupted, or run by another command now); it resumes now and may run until ` +
         `${formatInZone(o.resume.until, o.at.zone).slice(0, 16)} ${o.at.zone} (its deadline or the next night's start)`,
     );
     if (!(await ran())) return;
