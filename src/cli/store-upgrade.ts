@@ -6,11 +6,27 @@
 import type { OpenOptions, StoreUpgrade } from "../store/db.js";
 import { stderr } from "./io.js";
 
-export function sayUpgrade(u: StoreUpgrade): void {
+/** The upgrade in words. */
+export function upgradeText(u: StoreUpgrade): string {
   const n = u.migrations.length;
-  stderr().write(
-    `nor: upgrading the store at ${u.store} (${n === 1 ? "migration" : `${n} migrations`}: ${u.migrations.join(", ")}); on a large store this can take a minute or more\n`,
-  );
+  return `upgrading the store at ${u.store} (${n === 1 ? "migration" : `${n} migrations`}: ${u.migrations.join(", ")}); on a large store this can take a minute or more`;
+}
+
+export function sayUpgrade(u: StoreUpgrade): void {
+  stderr().write(`nor: ${upgradeText(u)}\n`);
+}
+
+/**
+ * `opts` with the upgrade said on stderr as a JSON line in the shape of a night's log (pino's
+ * level, time and msg), for a command whose stderr is such a log (`nor night` without a
+ * terminal): one line a reader of that log can parse like the rest.
+ */
+export function sayingAsJson(now: () => number, opts: OpenOptions = {}): OpenOptions {
+  return {
+    ...opts,
+    onUpgrade: (u) =>
+      void stderr().write(`${JSON.stringify({ level: 30, time: now(), msg: upgradeText(u) })}\n`),
+  };
 }
 
 /** `opts` with the upgrade said on stderr. */

@@ -33,6 +33,32 @@ describe("upgrading a store, said", () => {
     expect(again.stderr).not.toContain("upgrading");
   });
 
+  it("SQLite: `nor night` without a terminal says the upgrade as a JSON line of its log, like every other line", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "nor-upgrade-"));
+    dirs.push(dir);
+    await leftAt({ kind: "sqlite", dir }, "017-night-user-agent", async () => {});
+    const catalog = join(dir, "catalog.yaml");
+    writeFileSync(
+      catalog,
+      "governments:\n  - { id: village-of-up, name: Village of Up, kind: village, county: Franklin }\nsources: []\n",
+    );
+    const r = await runMain([
+      "night",
+      "--catalog",
+      catalog,
+      "--data",
+      dir,
+      "--night",
+      "2026-11-05",
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stderr.split("\n").filter(Boolean);
+    const said = lines.map((l) => JSON.parse(l) as { msg?: string });
+    const upgrade = said.filter((l) => l.msg?.startsWith("upgrading the store at "));
+    expect(upgrade).toHaveLength(1);
+    for (const name of later) expect(upgrade[0]?.msg).toContain(name);
+  });
+
   it("SQLite: a store being made is not said to be upgraded", async () => {
     const dir = mkdtempSync(join(tmpdir(), "nor-upgrade-"));
     dirs.push(dir);

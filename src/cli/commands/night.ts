@@ -54,7 +54,7 @@ import {
   summaryLines,
   summaryRecord,
 } from "../night-report.js";
-import { saying } from "../store-upgrade.js";
+import { saying, sayingAsJson } from "../store-upgrade.js";
 
 interface NightOptions extends NetCliOptions {
   catalog: string[];
@@ -199,7 +199,11 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   // the store is made or changed: one in the way stops it now, with nothing imported or opened.
   refuseBlockedParts(dataDir, NIGHT_PARTS);
   ensureDataDir(dataDir);
-  const store = await openStore(loc, saying());
+  // Said in the night's log's own shape where that log is JSON lines (no terminal).
+  const store = await openStore(
+    loc,
+    stderr().isTTY === true ? saying() : sayingAsJson(() => clock.now()),
+  );
   // Several `nor night` on one store share the night: lanes are leased per site and every
   // request is admitted by the journal (P9, P10; no source checked twice a night). Only the
   // opening (which night, the catalog import) is done by one of them at a time.
