@@ -17,6 +17,7 @@ import type {
   DatabaseConnection,
   DialectAdapter,
   Driver,
+  MigrationProvider,
   MigrationResult,
   QueryResult,
 } from "kysely";
@@ -183,20 +184,44 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
   // (search_path). Without this the migrator finds another schema's tables and skips its own.
   const migrationTableSchema =
     loc.kind === "postgres" ? await currentSchema(db).catch(closeAndThrow(db, loc)) : undefined;
+  // An upgrade is said by the command that runs it, as its first migration starts (inside the
+  // migrator's lock): a command that waited for another's upgrade finds nothing left and says
+  // nothing. `toSay`: what was pending when looked at, a store being made left out.
+  let toSay: readonly string[] = [];
+  const saidBy: MigrationProvider = {
+    getMigrations: async () => {
+      const all = await migrationProvider.getMigrations();
+      return Object.fromEntries(
+        Object.entries(all).map(([name, m]) => [
+          name,
+          {
+            ...m,
+            up: async (on: Kysely<unknown>) => {
+              const now = toSay.filter((n) => n >= name);
+              toSay = [];
+              if (now.length > 0) opts.onUpgrade?.({ store: storeAt, migrations: now });
+              await m.up(on);
+            },
+          },
+        ]),
+      );
+    },
+  };
+  const storeAt = loc.kind === "sqlite" ? join(loc.dir, "nor.db") : redact(loc.url);
   const migrator = new Migrator({
     db,
-    provider: migrationProvider,
+    provider: saidBy,
     ...(migrationTableSchema ? { migrationTableSchema } : {}),
   });
   let error: unknown;
   let results: MigrationResult[] | undefined;
-  const storeAt = loc.kind === "sqlite" ? join(loc.dir, "nor.db") : redact(loc.url);
-  const upgrade = (names: readonly string[]) =>
-    opts.onUpgrade?.({ store: storeAt, migrations: names });
+  const upgrade = (names: readonly string[]) => {
+    toSay = names;
+  };
   if (sqliteConn) {
     ({ error, results } = await migrateSqlite(db, sqliteConn, migrator, upgrade));
   } else {
-    // Said before they run; a store being made (none run yet) is not being upgraded.
+    // Said as they run; a store being made (none run yet) is not being upgraded.
     if (opts.onUpgrade !== undefined) {
       const infos = await migrator.getMigrations().catch(() => []);
       const pending = infos.filter((m) => m.executedAt === undefined).map((m) => m.name);

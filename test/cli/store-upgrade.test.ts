@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { openStore } from "../../src/store/db.js";
 import { migrations } from "../../src/store/migrations/index.js";
 import { leftAt, postgresFactory, postgresUrl, type StoreFactory } from "../store/stores.js";
 import { runMain } from "./cli-capture.js";
@@ -57,6 +58,20 @@ describe("upgrading a store, said", () => {
     const upgrade = said.filter((l) => l.msg?.startsWith("upgrading the store at "));
     expect(upgrade).toHaveLength(1);
     for (const name of later) expect(upgrade[0]?.msg).toContain(name);
+  });
+
+  it("SQLite: two commands opening a store from before 018 at once: the one that runs the upgrade says it, the one that waited finds nothing left and says nothing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "nor-upgrade-"));
+    dirs.push(dir);
+    await leftAt({ kind: "sqlite", dir }, "017-night-user-agent", async () => {});
+    const said: string[][] = [];
+    const stores = await Promise.all(
+      [1, 2].map(() =>
+        openStore({ kind: "sqlite", dir }, { onUpgrade: (u) => void said.push([...u.migrations]) }),
+      ),
+    );
+    for (const s of stores) await s.close();
+    expect(said).toEqual([later]);
   });
 
   it("SQLite: a store being made is not said to be upgraded", async () => {
