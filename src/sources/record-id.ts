@@ -4,7 +4,7 @@
  * never followed, so a bad link only ever becomes "no link".
  */
 import { createHash } from "node:crypto";
-import { decodeHTML } from "entities";
+import { decodeHTML } from "../policy/html-entities.js";
 import { shownText } from "../policy/shown-text.js";
 import type { ExtractedRecord } from "./record.js";
 

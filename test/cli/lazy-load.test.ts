@@ -316,6 +316,8 @@ describe("nor loads only what the command needs", () => {
           /\/dist\/(vendor\/feedsmith|sources\/extract\/feed)\.js$/.test(m),
         ),
       ).toEqual([]);
+      // Nor the HTML entity decoder: nothing holding a character reference was decoded.
+      expect(everyFile(again).filter((m) => /\/node_modules\/entities\//.test(m))).toEqual([]);
     } finally {
       await new Promise((r) => server.close(r));
     }

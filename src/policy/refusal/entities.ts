@@ -3,7 +3,7 @@
  * page's reference (`Reference&#32;&#35;18&#46;…`), so matching must see what a browser shows.
  * The `entities` package (the decoder cheerio's parser uses) knows every named reference.
  */
-import { decodeHTML } from "entities";
+import { decodeHTML } from "../html-entities.js";
 
 export function decodeEntities(s: string): string {
   return s.includes("&") ? decodeHTML(s) : s;
