@@ -222,6 +222,23 @@ describe("an unfinished night", () => {
     expect(readdirSync(runners)).toEqual([]);
   });
 
+  it("P13: an interrupted past night asked for again by name is said as what it does: nothing more asked, its sources left recorded unreached", async () => {
+    const d = tmp();
+    const data = join(d, "data");
+    mkdirSync(data);
+    const started = Date.parse("2026-11-05T10:00:00Z");
+    await storeWithNights(data, [
+      { night: "2026-11-05", startedAt: started, deadlineAt: started + 6 * HOUR },
+    ]);
+    const cat = catalogFile(d, "c.yaml", []);
+    const r = await nor("night", "--catalog", cat, "--data", data, "--night", "2026-11-05");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      "night 2026-11-05 was interrupted and its time has passed: nothing more is asked in it",
+    );
+    expect(r.stderr).not.toContain("not resumed in time");
+  });
+
   it("P13: a plain `nor night` days later starts tonight's night, and `nor status` says the old one was closed incomplete", async () => {
     const d = tmp();
     const data = join(d, "data");

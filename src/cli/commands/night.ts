@@ -346,9 +346,11 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       // Through stderr(), so whoever runs the command in-process sees the same lines.
       const pino = requireCjs("pino") as typeof pinoOf;
       log = pino({ base: { night } }, { write: (line: string) => void stderr().write(line) });
-      const notes = settled.closed.map(
-        (c) =>
-          `night ${c.night} was interrupted and not resumed in time; closed as incomplete (see \`nor status\`)`,
+      const notes = settled.closed.map((c) =>
+        c.night === night
+          ? // The night asked for again: it goes on only to record what it never reached.
+            `night ${c.night} was interrupted and its time has passed: nothing more is asked in it; the sources it did not reach are recorded as unreached, and it is closed as incomplete (see \`nor status\`)`
+          : `night ${c.night} was interrupted and not resumed in time; closed as incomplete (see \`nor status\`)`,
       );
       if (archiveNote !== undefined) notes.push(archiveNote);
       if (asked === undefined && settled.resumable !== undefined && opts.deadline !== undefined) {
