@@ -125,3 +125,11 @@ export function read(item: Cheerio<AnyNode>, selector: string | undefined): stri
   const v = cleanText(raw);
   return v === "" ? undefined : v;
 }
+
+/**
+ * An element's text as a browser shows it, cleaned (innerText, then cleanText): words apart at
+ * a `<br>` or a block's edge. What the platform presets read their cells with.
+ */
+export function textOf(el: Cheerio<AnyNode>): string {
+  return cleanText(innerText(el));
+}

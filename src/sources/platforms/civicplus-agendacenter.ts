@@ -15,6 +15,7 @@ import type { CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
 import { decodeBody } from "../../policy/body-text.js";
 import { answerDates, toIsoDate } from "../dates.js";
+import { textOf } from "../extract/select.js";
 import type { Extraction, ReadContext } from "../record.js";
 import { cleanText } from "../record-id.js";
 import { visiblePage } from "./support/page.js";
@@ -48,7 +49,7 @@ function bodyName($: CheerioAPI, row: Element): string {
   const table = $(row).closest("table").get(0) ?? row;
   const h = sectionHeading($, table);
   // Collapsible headings carry a toggle glyph (▼ ►) before the name.
-  return h ? cleanText(h.text()).replace(/^[▼►▲◄\s]+/u, "") : "";
+  return h ? textOf(h).replace(/^[▼►▲◄\s]+/u, "") : "";
 }
 
 function fromPage(text: string, url: string, ctx: ReadContext): Extraction {
@@ -67,9 +68,9 @@ function fromPage(text: string, url: string, ctx: ReadContext): Extraction {
       // "Agenda for August 23, 2022": the date as the page reads it out.
       const label = cell.find("strong[aria-label]").attr("aria-label") ?? "";
       const said = /\bfor\s+(.+)$/i.exec(label)?.[1];
-      const strong = cleanText(cell.find("strong").first().text());
+      const strong = textOf(cell.find("strong").first());
       const rowTitle =
-        cleanText(cell.find("p").first().text()) ||
+        textOf(cell.find("p").first()) ||
         cleanText(
           cell
             .find("a[title]")

@@ -5,8 +5,9 @@
  * links and their text: no dates (they are on the bid's own page, which P6 forbids opening).
  */
 import { decodeBody } from "../../policy/body-text.js";
+import { textOf } from "../extract/select.js";
 import type { Extraction, ReadContext } from "../record.js";
-import { absoluteUrl, cleanText, dedupeRecords } from "../record-id.js";
+import { absoluteUrl, dedupeRecords } from "../record-id.js";
 import { visiblePage } from "./support/page.js";
 import { makeRecord } from "./support/records.js";
 import type { Platform, PlatformRequest } from "./types.js";
@@ -27,7 +28,7 @@ export const civicplusBids: Platform = {
         .map((_, a) => {
           const href = $(a).attr("href") ?? "";
           const id = /[?&]bidID=(\d+)/i.exec(href)?.[1];
-          const title = cleanText($(a).text());
+          const title = textOf($(a));
           const link = absoluteUrl(href, url);
           return id && title && link
             ? makeRecord({ id: `bid:${id}`, title, url: link }, "bids")

@@ -14,6 +14,7 @@ import type { Cheerio, CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
 import { decodeBody } from "../../policy/body-text.js";
 import { answerDates, toIsoDate } from "../dates.js";
+import { textOf } from "../extract/select.js";
 import { type Extraction, type ReadContext, unreadable } from "../record.js";
 import { absoluteUrl, cleanText } from "../record-id.js";
 import { visiblePage } from "./support/page.js";
@@ -67,11 +68,12 @@ function fromPage(text: string, url: string, ctx: ReadContext): Extraction {
     for (const tr of own) {
       // The `headers` attribute names a cell's column; the header row says it otherwise.
       const byAttr = headerCell($, tr, (h) => h.includes("Name"));
-      const title = cleanText((byAttr.length > 0 ? byAttr : cellAt($, tr, cols.name)).text());
+      const title = textOf(byAttr.length > 0 ? byAttr : cellAt($, tr, cols.name));
       const dateAttr = headerCell($, tr, (h) => h[0]?.startsWith("Date") ?? false);
-      const dateText = cleanText(
-        (dateAttr.length > 0 ? dateAttr : cellAt($, tr, cols.date)).text(),
-      ).replace(/\s+-\s+/, " ");
+      const dateText = textOf(dateAttr.length > 0 ? dateAttr : cellAt($, tr, cols.date)).replace(
+        /\s+-\s+/,
+        " ",
+      );
       rows.push({ tr, title, dateText });
     }
   }
@@ -98,7 +100,7 @@ function fromPage(text: string, url: string, ctx: ReadContext): Extraction {
         const abs = absoluteUrl(href, url);
         if (!abs) return;
         id ??= granicusId(abs);
-        docs.push({ label: cleanText(el.text()) || "Document", href: abs });
+        docs.push({ label: textOf(el) || "Document", href: abs });
       });
     if (!title) continue;
     meetings.push({

@@ -18,6 +18,7 @@ import type { CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
 import { bodyEncoding, decodeBody } from "../../policy/body-text.js";
 import { answerDates, toIsoDate } from "../dates.js";
+import { textOf } from "../extract/select.js";
 import type { Extraction, ReadContext } from "../record.js";
 import { unreadable } from "../record.js";
 import { cleanText } from "../record-id.js";
@@ -84,11 +85,9 @@ function gridRows($: CheerioAPI, g: CalendarGrid): Row[] {
     if (row.parent().is("thead") || row.children("th").length > 0) continue;
     if (row.is(".rgNoRecords, .rgPager")) continue;
     // The body's name is the ASP.NET control `…_hypBody`; its column, where the header says.
-    const title =
-      cleanText(cellAt($, tr, g.name).text()) || cleanText(row.find("[id$='_hypBody']").text());
-    const day = cleanText(cellAt($, tr, g.date).text());
-    const time =
-      cleanText(row.find("[id$='_lblTime']").text()) || cleanText(cellAt($, tr, g.time).text());
+    const title = textOf(cellAt($, tr, g.name)) || textOf(row.find("[id$='_hypBody']"));
+    const day = textOf(cellAt($, tr, g.date));
+    const time = textOf(row.find("[id$='_lblTime']")) || textOf(cellAt($, tr, g.time));
     if (!title || /no records to display/i.test(title)) continue;
     out.push({ tr, title, day, time });
   }
@@ -142,7 +141,7 @@ function extract(body: Uint8Array, url: string, ctx: ReadContext = {}): Extracti
       $("#ctl00_ContentPlaceHolder1_lstYears_Input").attr("value") ??
       "";
     const years = $("#ctl00_ContentPlaceHolder1_lstYears_DropDown li")
-      .map((_, li) => Number(cleanText($(li).text())))
+      .map((_, li) => Number(textOf($(li))))
       .get()
       .filter((n) => Number.isInteger(n) && n > 1900);
     states.set(body, { form, shown: cleanText(shown), years });

@@ -12,8 +12,8 @@
 import type { CheerioAPI } from "cheerio";
 import { decodeBody } from "../../policy/body-text.js";
 import { answerDates, type DateOptions, toIsoDate } from "../dates.js";
+import { textOf } from "../extract/select.js";
 import type { Extraction, ReadContext } from "../record.js";
-import { cleanText } from "../record-id.js";
 import { visiblePage } from "./support/page.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
 import type { Platform, PlatformRequest } from "./types.js";
@@ -45,15 +45,15 @@ function publishPage($: CheerioAPI, zone: string | undefined): ListedMeeting[] {
   const out: ListedMeeting[] = [];
   const rows = $("tr:has(> td.meeting)");
   const opts: DateOptions = answerDates(
-    rows.toArray().map((tr) => cleanText($(tr).children("td.date").text())),
+    rows.toArray().map((tr) => textOf($(tr).children("td.date"))),
     zone,
   );
   rows.each((_, tr) => {
     const row = $(tr);
-    const title = cleanText(row.children("td.meeting").text());
+    const title = textOf(row.children("td.meeting"));
     if (!title) return;
-    const day = cleanText(row.children("td.date").text());
-    const time = cleanText(row.children("td.time").text());
+    const day = textOf(row.children("td.date"));
+    const time = textOf(row.children("td.time"));
     const docs = docsIn(
       [
         ["td.agenda", "Agenda"],
@@ -72,16 +72,16 @@ function drupal($: CheerioAPI, zone: string | undefined): ListedMeeting[] {
   const out: ListedMeeting[] = [];
   const rows = $("tr:has(> td[data-th='Meeting'])");
   const opts: DateOptions = answerDates(
-    rows.toArray().map((tr) => cleanText($(tr).children("td[data-th='Date']").text())),
+    rows.toArray().map((tr) => textOf($(tr).children("td[data-th='Date']"))),
     zone,
   );
   rows.each((_, tr) => {
     const row = $(tr);
-    const title = cleanText(row.children("td[data-th='Meeting']").text());
+    const title = textOf(row.children("td[data-th='Meeting']"));
     if (!title) return;
     const dateCell = row.children("td[data-th='Date']");
     const iso = dateCell.find("[content]").attr("content");
-    const date = (iso && toIsoDate(iso, opts)) || toIsoDate(cleanText(dateCell.text()), opts);
+    const date = (iso && toIsoDate(iso, opts)) || toIsoDate(textOf(dateCell), opts);
     const docs = docsIn(
       [
         ["td[data-th='Agenda']", "Agenda"],

@@ -14,8 +14,8 @@ import type { CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
 import { decodeBody } from "../../policy/body-text.js";
 import { answerDates, toIsoDate } from "../dates.js";
+import { textOf } from "../extract/select.js";
 import { type Extraction, type ReadContext, unreadable } from "../record.js";
-import { cleanText } from "../record-id.js";
 import { visiblePage } from "./support/page.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
 import { cellAt, findColumn, headerNames, ownRows } from "./support/table.js";
@@ -66,8 +66,8 @@ export const novusagenda: Platform = {
         .filter((tr) => $(tr).children("td").length > 1 && !$(tr).parent().is("thead, tfoot"))
         .map((tr) => ({
           tr,
-          day: cleanText(cellAt($, tr, g.date).text()),
-          title: cleanText(cellAt($, tr, g.type).text()),
+          day: textOf(cellAt($, tr, g.date)),
+          title: textOf(cellAt($, tr, g.type)),
         })),
     );
     const opts = answerDates(

@@ -8,8 +8,8 @@
  */
 import { decodeBody } from "../../policy/body-text.js";
 import { answerDates, toIsoDate } from "../dates.js";
+import { textOf } from "../extract/select.js";
 import type { Extraction, ReadContext } from "../record.js";
-import { cleanText } from "../record-id.js";
 import { visiblePage } from "./support/page.js";
 import { allRecords, type ListedDoc, type ListedMeeting } from "./support/records.js";
 import type { Platform, PlatformRequest } from "./types.js";
@@ -25,7 +25,7 @@ export const onbaseAgendaonline: Platform = {
     const meetings: ListedMeeting[] = [];
     const rows = $("tr.meeting-row");
     const cellText = (tr: ReturnType<typeof $>, t: string) =>
-      cleanText(tr.children(`td[data-sortable-type='${t}']`).first().text());
+      textOf(tr.children(`td[data-sortable-type='${t}']`).first());
     const opts = answerDates(
       rows.toArray().map((tr) => cellText($(tr), "mtgTime")),
       ctx.zone,

@@ -30,4 +30,14 @@ describe("civicplus-bids preset", () => {
       },
     ]);
   });
+
+  it("P6: a bid's title broken by <br> or a block keeps its words apart, as a browser shows it", () => {
+    const html =
+      '<html><body><a href="/Bids.aspx?bidID=7">Bid 2026-14<br>Road Salt</a><a href="/Bids.aspx?bidID=8"><div>RFP 9</div><div>Paving</div></a></body></html>';
+    const x = preset("civicplus-bids").extract(
+      new TextEncoder().encode(html),
+      "https://www.example.gov/Bids.aspx",
+    );
+    expect(x.records.map((r) => r.title)).toEqual(["Bid 2026-14 Road Salt", "RFP 9 Paving"]);
+  });
 });
