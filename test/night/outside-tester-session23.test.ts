@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runMain } from "../cli/cli-capture.js";
-import { type Fleet, startFleet } from "../fleet/fleet.js";
+import { nightOn, outcomesOn, testerWorld } from "./tester-nights.js";
 
 /**
  * What an outside tester found by watching the sites (session 23), each proved from what a
@@ -15,40 +14,9 @@ import { type Fleet, startFleet } from "../fleet/fleet.js";
  * - the backfill followed a list's "next" link to another site (P6, P7);
  * - a 304 to a request that sent no validators was taken for "unchanged" (P12).
  */
-const GAP_MS = 50;
-let fleet: Fleet;
-let dir: string;
-
-beforeAll(async () => {
-  fleet = await startFleet();
-  dir = mkdtempSync(join(tmpdir(), "nor-tester23-"));
-}, 60_000);
-
-afterAll(async () => {
-  await fleet?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-async function night(catalog: string, data: string, date: string): Promise<void> {
-  const r = await runMain([
-    ...["night", "--catalog", catalog, "--data", data, "--night", date],
-    ...["--allow-private-addresses", "--gap-ms", String(GAP_MS)],
-  ]);
-  if (r.code !== 0) process.stderr.write(r.stderr);
-  expect(r.code).toBe(0);
-}
-
-function outcomes(data: string, date: string): Record<string, { outcome: string; reason: string }> {
-  const db = new Database(join(data, "nor.db"), { readonly: true });
-  try {
-    const rows = db
-      .prepare("select source_id, outcome, reason from night_sources where night = ?")
-      .all(date) as { source_id: string; outcome: string; reason: string }[];
-    return Object.fromEntries(rows.map((r) => [r.source_id, r]));
-  } finally {
-    db.close();
-  }
-}
+const world = testerWorld("nor-tester23-");
+const night = nightOn;
+const outcomes = outcomesOn;
 
 function flags(data: string): string[] {
   const db = new Database(join(data, "nor.db"), { readonly: true });
@@ -66,7 +34,7 @@ const feed = (title: string) =>
 
 describe("found from outside, session 23", () => {
   it("P25, P21: a recheck that meets a no comes after the site's page that is read: that page is asked and read, and carries no flag", async () => {
-    const site = await fleet.server();
+    const site = await world.fleet.server();
     site.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
     site.route("/blocked.xml", (_q, res) => void res.writeHead(403).end("no"));
     site.route(
@@ -74,8 +42,8 @@ describe("found from outside, session 23", () => {
       (_q, res) =>
         void res.writeHead(200, { "content-type": "application/rss+xml" }).end(feed("Agenda")),
     );
-    const data = join(dir, "recheck");
-    const catalog = join(dir, "recheck.yaml");
+    const data = join(world.dir, "recheck");
+    const catalog = join(world.dir, "recheck.yaml");
     writeFileSync(
       catalog,
       [
@@ -111,7 +79,7 @@ describe("found from outside, session 23", () => {
   }, 60_000);
 
   it("P5: a form sent to javascript: is never submitted: the site sees the form page asked for, no POST, and the source says why", async () => {
-    const site = await fleet.server();
+    const site = await world.fleet.server();
     site.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
     site.route(
       "/search",
@@ -122,8 +90,8 @@ describe("found from outside, session 23", () => {
             `<!DOCTYPE html><html><body><form method="post" action="javascript:void(0)"><input type="hidden" name="__VIEWSTATE" value="abc"><input name="from" value=""><input type="submit" name="go" value="Search"></form></body></html>`,
           ),
     );
-    const data = join(dir, "form");
-    const catalog = join(dir, "form.yaml");
+    const data = join(world.dir, "form");
+    const catalog = join(world.dir, "form.yaml");
     writeFileSync(
       catalog,
       [
@@ -153,8 +121,8 @@ describe("found from outside, session 23", () => {
   }, 60_000);
 
   it("P6, P7: the backfill never follows a list's next link to another site; the link to an older page on the list's own site is followed", async () => {
-    const list = await fleet.server();
-    const other = await fleet.server();
+    const list = await world.fleet.server();
+    const other = await world.fleet.server();
     for (const s of [list, other])
       s.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
     const page = (items: string[], next?: string) =>
@@ -164,8 +132,8 @@ describe("found from outside, session 23", () => {
     list.route("/list", html(page(["Bid 3"], "/list?page=2")));
     list.route("/list?page=2", html(page(["Bid 2"], other.url("/older"))));
     other.route("/older", html(page(["Bid 1"])));
-    const data = join(dir, "backfill");
-    const catalog = join(dir, "backfill.yaml");
+    const data = join(world.dir, "backfill");
+    const catalog = join(world.dir, "backfill.yaml");
     writeFileSync(
       catalog,
       [
@@ -190,11 +158,11 @@ describe("found from outside, session 23", () => {
   }, 60_000);
 
   it("P12: a 304 to a request that sent no validators is no 'unchanged': the source says what the site did, and nothing more is asked", async () => {
-    const site = await fleet.server();
+    const site = await world.fleet.server();
     site.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
     site.route("/feed.xml", (_q, res) => void res.writeHead(304).end());
-    const data = join(dir, "unasked-304");
-    const catalog = join(dir, "unasked-304.yaml");
+    const data = join(world.dir, "unasked-304");
+    const catalog = join(world.dir, "unasked-304.yaml");
     writeFileSync(
       catalog,
       [

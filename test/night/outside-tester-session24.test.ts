@@ -1,11 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runMain } from "../cli/cli-capture.js";
-import { type Fleet, startFleet } from "../fleet/fleet.js";
+import { describe, expect, it } from "vitest";
+import { nightOn, outcomesOn, testerWorld } from "./tester-nights.js";
 
 /**
  * What an outside tester found by playing the sites (session 24), each proved from what a
@@ -18,46 +16,9 @@ import { type Fleet, startFleet } from "../fleet/fleet.js";
  * - a way that answered but showed no records (a feed address answering a page for people)
  *   was kept, and the page alternate never asked (P4).
  */
-const GAP_MS = 50;
-let fleet: Fleet;
-let dir: string;
-
-beforeAll(async () => {
-  fleet = await startFleet();
-  dir = mkdtempSync(join(tmpdir(), "nor-tester24-"));
-}, 60_000);
-
-afterAll(async () => {
-  await fleet?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-async function night(catalog: string, data: string, date: string): Promise<void> {
-  const r = await runMain([
-    ...["night", "--catalog", catalog, "--data", data, "--night", date],
-    ...["--allow-private-addresses", "--gap-ms", String(GAP_MS)],
-  ]);
-  if (r.code !== 0) process.stderr.write(r.stderr);
-  expect(r.code).toBe(0);
-}
-
-interface Row {
-  outcome: string;
-  reason: string | null;
-  way: string | null;
-}
-
-function outcomes(data: string, date: string): Record<string, Row> {
-  const db = new Database(join(data, "nor.db"), { readonly: true });
-  try {
-    const rows = db
-      .prepare("select source_id, outcome, reason, way from night_sources where night = ?")
-      .all(date) as (Row & { source_id: string })[];
-    return Object.fromEntries(rows.map((r) => [r.source_id, r]));
-  } finally {
-    db.close();
-  }
-}
+const world = testerWorld("nor-tester24-");
+const night = nightOn;
+const outcomes = outcomesOn;
 
 function backfill(data: string, source: string): { done: number; pages_read: number } {
   const db = new Database(join(data, "nor.db"), { readonly: true });
@@ -72,7 +33,7 @@ function backfill(data: string, source: string): { done: number; pages_read: num
 }
 
 function catalogOf(name: string, sources: string[]): string {
-  const file = join(dir, `${name}.yaml`);
+  const file = join(world.dir, `${name}.yaml`);
   writeFileSync(
     file,
     [
@@ -100,7 +61,7 @@ const noRobots = (_q: IncomingMessage, res: ServerResponse) => void res.writeHea
 
 describe("found from outside, session 24", () => {
   it("P5, P22: a search form's session cookie goes back with its POST; another source on the site, and the next night, start with none", async () => {
-    const site = await fleet.server();
+    const site = await world.fleet.server();
     site.route("/robots.txt", noRobots);
     let session = 0;
     site.route("/Search.aspx", (req, res) => {
@@ -134,7 +95,7 @@ describe("found from outside, session 24", () => {
             `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><item><title>Other</title><link>https://example.org/o</link></item></channel></rss>`,
           ),
     );
-    const data = join(dir, "cookies");
+    const data = join(world.dir, "cookies");
     const catalog = catalogOf("cookies", [
       "  - id: a-form",
       "    government: city-of-test",
@@ -166,7 +127,7 @@ describe("found from outside, session 24", () => {
   }, 60_000);
 
   it("P5, P22: a cookie check (a redirect that sets a cookie and comes back) is passed as a visitor's browser passes it", async () => {
-    const site = await fleet.server();
+    const site = await world.fleet.server();
     site.route("/robots.txt", noRobots);
     site.route("/list", (req, res) => {
       if (!/visited=1/.test(String(req.headers.cookie ?? ""))) {
@@ -175,7 +136,7 @@ describe("found from outside, session 24", () => {
       }
       html(list(["Bid 9"]))(req, res);
     });
-    const data = join(dir, "cookie-check");
+    const data = join(world.dir, "cookie-check");
     const catalog = catalogOf("cookie-check", [
       "  - id: bids",
       "    government: city-of-test",
@@ -193,7 +154,7 @@ describe("found from outside, session 24", () => {
   }, 60_000);
 
   it("P24: a page that shows no records and then answers 304 still shows none: 'no-records', never 'unchanged'", async () => {
-    const site = await fleet.server();
+    const site = await world.fleet.server();
     site.route("/robots.txt", noRobots);
     let emptyNow = false;
     site.route("/list", (req, res) => {
@@ -201,7 +162,7 @@ describe("found from outside, session 24", () => {
       if (req.headers["if-none-match"] === etag) return void res.writeHead(304, { etag }).end();
       html(emptyNow ? "<p>No bids at this time.</p>" : list(["Bid 1"]), { etag })(req, res);
     });
-    const data = join(dir, "empty-304");
+    const data = join(world.dir, "empty-304");
     const catalog = catalogOf("empty-304", [
       "  - id: bids",
       "    government: city-of-test",
@@ -225,7 +186,7 @@ describe("found from outside, session 24", () => {
   }, 60_000);
 
   it("P7, P11: a backfill whose next link leads back to page 1, or whose pages past the end repeat the last, ends: the next night asks page 1 alone", async () => {
-    const site = await fleet.server();
+    const site = await world.fleet.server();
     site.route("/robots.txt", noRobots);
     // Back to page 1 from page 2.
     site.route("/a", html(list(["A3"], "/a?p=2")));
@@ -234,7 +195,7 @@ describe("found from outside, session 24", () => {
     site.route("/b", html(list(["B5"], "/b?p=2")));
     site.route("/b?p=2", html(list(["B4"], "/b?p=3")));
     for (let p = 3; p <= 12; p++) site.route(`/b?p=${p}`, html(list(["B3"], `/b?p=${p + 1}`)));
-    const data = join(dir, "backfill-loop");
+    const data = join(world.dir, "backfill-loop");
     const catalog = catalogOf("backfill-loop", [
       "  - id: a",
       "    government: city-of-test",
@@ -267,11 +228,11 @@ describe("found from outside, session 24", () => {
   }, 60_000);
 
   it("P4: a feed's address that answers a page for people shows no records: the page alternate is asked and used, the feed said passed over; with no alternate left, the feed's answer stands", async () => {
-    const site = await fleet.server();
+    const site = await world.fleet.server();
     site.route("/robots.txt", noRobots);
     site.route("/RSSFeed.aspx", html("<p>Welcome to our new website!</p>"));
     site.route("/Bids.aspx", html(list(["Road salt", "Paving"])));
-    const data = join(dir, "alternate");
+    const data = join(world.dir, "alternate");
     const catalog = catalogOf("alternate", [
       "  - id: bids",
       "    government: city-of-test",
@@ -306,7 +267,7 @@ describe("found from outside, session 24", () => {
   }, 60_000);
 
   it("P4, P11: an empty feed works (nothing more is asked of its source), and a feed's address that is no feed is passed over on a 304 night too", async () => {
-    const site = await fleet.server();
+    const site = await world.fleet.server();
     site.route("/robots.txt", noRobots);
     const emptyFeed = `<?xml version="1.0"?><rss version="2.0"><channel><title>Bids</title></channel></rss>`;
     site.route("/bids.rss", (req, res) => {
@@ -321,7 +282,7 @@ describe("found from outside, session 24", () => {
     });
     site.route("/Bids.aspx", html(list(["Road salt"])));
     site.route("/Agendas.aspx", html(list(["Council agenda"])));
-    const data = join(dir, "empty-feed");
+    const data = join(world.dir, "empty-feed");
     const page = (path: string) => [
       "    alternates:",
       "      - access: page",
@@ -358,14 +319,14 @@ describe("found from outside, session 24", () => {
   }, 60_000);
 
   it("P5, P11: a cookie check that never lets the visitor in (a new cookie at every turn) costs two requests, not one a hop", async () => {
-    const site = await fleet.server();
+    const site = await world.fleet.server();
     site.route("/robots.txt", noRobots);
     let n = 0;
     site.route("/list", (_q, res) => {
       n++;
       res.writeHead(302, { location: "/list", "set-cookie": `v=${n}; path=/` }).end();
     });
-    const data = join(dir, "cookie-never");
+    const data = join(world.dir, "cookie-never");
     const catalog = catalogOf("cookie-never", [
       "  - id: bids",
       "    government: city-of-test",
