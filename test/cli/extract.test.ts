@@ -150,4 +150,20 @@ describe("nor extract", () => {
       `${way}:4:9: extract.date: not a CSS selector the reader can use: Unknown pseudo-class :foo`,
     );
   });
+
+  it("P14: a file that never ends (/dev/zero) or is larger than 20 MiB is refused at the limit, never read until memory runs out; so is a recipe over 1 MiB", async () => {
+    const d = mkdtempSync(join(tmpdir(), "nor-extract-"));
+    const recipe = join(d, "r.yaml");
+    writeFileSync(recipe, "items: li\ntitle: a\n");
+    const page = await nor("extract", "--recipe", recipe, "/dev/zero");
+    expect(page.code).toBe(2);
+    expect(page.stderr).toContain(
+      "extract: /dev/zero holds more than 20 MiB, the most the checker ever reads of an answer (P14): not read",
+    );
+    const html = join(d, "page.html");
+    writeFileSync(html, "<ul><li><a href='/a'>A</a></li></ul>");
+    const big = await nor("extract", "--recipe", "/dev/zero", html);
+    expect(big.code).toBe(2);
+    expect(big.stderr).toContain("--recipe: /dev/zero holds more than 1 MiB");
+  });
 });

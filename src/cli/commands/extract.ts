@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
 import { LineCounter, parseDocument } from "yaml";
 import { NorError, UsageError } from "../../errors.js";
+import { MAX_BODY_BYTES } from "../../policy/constants.js";
 import { isIanaZone } from "../../policy/zone.js";
 import { pageRecipe } from "../../sources/catalog/schema.js";
 import type { PageRecipe } from "../../sources/catalog/types.js";
@@ -11,7 +11,11 @@ import { extractPage } from "../../sources/extract/page.js";
 import { recipeSelectorProblems } from "../../sources/extract/selector-check.js";
 import { getPlatform, platformNames } from "../../sources/platforms/index.js";
 import type { ExtractedRecord, Extraction } from "../../sources/record.js";
+import { readBoundedFile } from "../bounded-file.js";
 import { stderr, stdout } from "../io.js";
+
+/** A recipe is a few lines of YAML: a file larger than this is no recipe. */
+const RECIPE_MOST_BYTES = 1024 * 1024;
 
 interface ExtractOptions {
   recipe?: string;
@@ -44,14 +48,7 @@ export function register(program: Command): void {
 }
 
 function readRecipe(path: string): PageRecipe {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (cause) {
-    throw new UsageError(
-      `--recipe: cannot read ${path} (${(cause as NodeJS.ErrnoException).code ?? cause})`,
-    );
-  }
+  const text = readBoundedFile(path, RECIPE_MOST_BYTES, "--recipe").toString("utf8");
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines });
   if (doc.errors.length > 0) throw new NorError("E_CONFIG", `${path}: ${doc.errors[0]!.message}`);
@@ -96,14 +93,8 @@ function runExtract(file: string, opts: ExtractOptions): void {
   const zone = opts.timezone ?? DEFAULT_ZONE;
   if (!isIanaZone(zone))
     throw new UsageError(`--timezone: "${zone}" is not an IANA time zone (e.g. America/Chicago)`);
-  let body: Uint8Array;
-  try {
-    body = new Uint8Array(readFileSync(file));
-  } catch (cause) {
-    throw new UsageError(
-      `extract: cannot read ${file} (${(cause as NodeJS.ErrnoException).code ?? cause})`,
-    );
-  }
+  // A saved page, read as the checker reads an answer: at most 20 MiB (P14).
+  const body = new Uint8Array(readBoundedFile(file, MAX_BODY_BYTES, "extract"));
   // Without --url, links resolve against the file itself; they are printed, never fetched.
   const url = opts.url ?? pathToFileURL(file).href;
   if (opts.url === undefined) stderr().write("note: no --url given: relative links are left out\n");
