@@ -5,7 +5,7 @@
  */
 import type { Clock } from "../clock.js";
 import { SourceCookieJar } from "../net/cookie-jar.js";
-import type { Fetcher, FetchOutcome, FetchRequest, Purpose } from "../net/types.js";
+import type { CookieJarPort, Fetcher, FetchOutcome, FetchRequest, Purpose } from "../net/types.js";
 import { siteOf } from "../policy/site.js";
 import type { Source, WayIn } from "../sources/catalog/types.js";
 import type { ExtractedRecord, Extraction } from "../sources/record.js";
@@ -39,6 +39,8 @@ export interface CheckContext {
   nightStartedAt?: number;
   /** P8, P12: the first pages last read in full; a 304 of the same copy is counted, not read. */
   pageReads?: PageReads;
+  /** P22: the jar of this source's check (withCookieJar), for what a stored answer had set. */
+  cookieJar?: CookieJarPort;
 }
 
 /**
@@ -120,8 +122,27 @@ function withCookieJar(ctx: CheckContext): CheckContext {
   const fetcher = ctx.fetcher;
   return {
     ...ctx,
+    cookieJar,
     fetcher: { fetch: (req) => fetcher.fetch(req.cookieJar ? req : { ...req, cookieJar }) },
   };
+}
+
+/**
+ * The reader of this way loaded (lazy-reader.ts), or, when it cannot be, the source's
+ * extract-error saying why: the copy in hand is not asked for again on that account (P8).
+ */
+async function readerNotLoaded(
+  ctx: CheckContext,
+  way: WayIn,
+  url: string,
+): Promise<Read | undefined> {
+  try {
+    await ctx.reader.ready?.(way);
+    return undefined;
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    return { kind: "failed", outcome: { kind: "extract-error", reason, url } };
+  }
 }
 
 function toFetch(req: PageRequest, purpose: Purpose, source: string): FetchRequest {
@@ -157,8 +178,13 @@ async function readOne(
     // P8 after kill -9: the answer was archived tonight but its source never committed.
     const copy = await ctx.validators.storedSince?.(req.url, ctx.nightStartedAt);
     if (copy) {
+      // The cookies that answer set go back as if it had been received again (a resumed
+      // night's backfill keeps its session, P5), only those of the request's own site (P22).
+      if (copy.setCookies && siteOf(copy.url) === siteOf(req.url))
+        ctx.cookieJar?.store(copy.url, copy.setCookies);
+      const notLoaded = await readerNotLoaded(ctx, way, copy.url);
+      if (notLoaded) return notLoaded;
       try {
-        await ctx.reader.ready?.(way);
         const extraction = ctx.reader.extract(way, copy.body, copy.url, copy.contentType);
         if (extraction.unreadable === undefined) {
           const read: Read = {
@@ -294,8 +320,9 @@ async function unchanged(
     if (countable(known, key) && known.records > 0)
       return { kind: "unchanged", url, knownRecords: known.records };
   }
+  const notLoaded = await readerNotLoaded(ctx, way, url);
+  if (notLoaded) return notLoaded;
   try {
-    await ctx.reader.ready?.(way);
     const extraction = ctx.reader.extract(way, copy.body, copy.url, copy.contentType);
     if (extraction.unreadable !== undefined) return { kind: "unchanged", url };
     const u: Read = {

@@ -30,7 +30,14 @@ const EXT = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
  * time's zone; the catalog's site and limits): a change to them may read the same page
  * differently. A test holds this list to what those files import.
  */
-export const READER_POLICY = ["body-text", "constants", "shown-text", "site", "zone"] as const;
+export const READER_POLICY = [
+  "body-text",
+  "constants",
+  "html-entities",
+  "shown-text",
+  "site",
+  "zone",
+] as const;
 
 /**
  * The code a page's records depend on: every preset, generic extractor, date reader and record

@@ -42,6 +42,8 @@ export interface StoredCopy {
   url: string;
   body: Uint8Array;
   contentType?: string;
+  /** The Set-Cookie headers the answer carried (P22: replayed into the source's jar). */
+  setCookies?: string[];
 }
 
 /** P12: the last ETag / Last-Modified per URL, and (P8) the copy they belong to. */

@@ -12,7 +12,7 @@ import { WARC_1_1, WARCParser, WARCRecord, WARCSerializer } from "warcio";
 import { NorError } from "../../src/errors.js";
 import { capturesOf } from "../../src/store/archive/captures.js";
 import { DIGEST_OPTS, sha256Digest } from "../../src/store/archive/digest.js";
-import { headersOf, parseHttpRecord } from "../../src/store/archive/read.js";
+import { headersOf, parseHttpRecord, setCookiesOf } from "../../src/store/archive/read.js";
 import {
   type Exchange,
   type Original,
@@ -286,6 +286,7 @@ describe("reading a record back by hand, as warcio reads it (P8)", () => {
       type: rec!.warcType,
       status: Number(rec!.httpHeaders?.statusCode),
       headers: headersOf(rec!),
+      setCookies: setCookiesOf(rec!),
       payload: Buffer.from(payload),
     };
   }

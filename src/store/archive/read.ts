@@ -24,6 +24,8 @@ export interface StoredResponse {
   body: Uint8Array;
   url: string;
   fetchedAt: number;
+  /** Each Set-Cookie the answer carried, one a line as stored (P22: replayed into a jar). */
+  setCookies: string[];
 }
 
 /**
@@ -223,11 +225,22 @@ export function headersOf(record: WARCRecord): Record<string, string> {
   return out;
 }
 
+/** Each Set-Cookie header of a record warcio read, apart. */
+export function setCookiesOf(record: WARCRecord): string[] {
+  const out: string[] = [];
+  for (const [k, v] of record.httpHeaders?.headers ?? []) {
+    if (k.toLowerCase() === "set-cookie") out.push(v);
+  }
+  return out;
+}
+
 /** One response or revisit record as read: its type, HTTP status and headers, and payload. */
 export interface HttpRecord {
   type: string;
   status: number | undefined;
   headers: Record<string, string>;
+  /** Each Set-Cookie header apart (`headers` joins them, which a cookie's Expires date spoils). */
+  setCookies: string[];
   payload: Uint8Array;
 }
 
@@ -267,6 +280,7 @@ export function parseHttpRecord(member: Uint8Array): HttpRecord | undefined {
   const statusMatch = /^HTTP\/\d(?:\.\d)? (\d{3})(?: |$)/.exec(http[0] ?? "");
   if (!statusMatch) return undefined;
   const headers: Record<string, string> = {};
+  const setCookies: string[] = [];
   for (let i = 1; i < http.length; i++) {
     const line = http[i] as string;
     const colon = line.indexOf(":");
@@ -274,11 +288,13 @@ export function parseHttpRecord(member: Uint8Array): HttpRecord | undefined {
     const name = line.slice(0, colon).trim().toLowerCase();
     const value = line.slice(colon + 1).trim();
     headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+    if (name === "set-cookie") setCookies.push(value);
   }
   return {
     type,
     status: Number(statusMatch[1]),
     headers,
+    setCookies,
     payload: block.subarray(httpEnd + CRLFCRLF.length),
   };
 }
@@ -313,6 +329,7 @@ async function readHttpRecord(
     type: record.warcType ?? "",
     status: code === undefined ? undefined : Number(code),
     headers: headersOf(record),
+    setCookies: setCookiesOf(record),
     payload,
   };
 }
@@ -336,5 +353,12 @@ export async function readCapture(
     }
     body = (await readHttpRecord(join(dir, ref.file), ref.offset, ref.length, files)).payload;
   }
-  return { status, headers: rec.headers, body, url: capture.url, fetchedAt: capture.fetchedAt };
+  return {
+    status,
+    headers: rec.headers,
+    body,
+    url: capture.url,
+    fetchedAt: capture.fetchedAt,
+    setCookies: rec.setCookies,
+  };
 }

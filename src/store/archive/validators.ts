@@ -133,6 +133,7 @@ export class ArchiveValidators implements ValidatorStore {
       const copy: StoredCopy = { url: stored.url, body: stored.body };
       const type = stored.headers["content-type"];
       if (type !== undefined) copy.contentType = type;
+      if (stored.setCookies.length > 0) copy.setCookies = stored.setCookies;
       return copy;
     } catch {
       noteCaptureDamaged(this.#dir, capture);
