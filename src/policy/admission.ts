@@ -149,7 +149,16 @@ function dateOf(ms: number): string {
  * path (not `/x/feed.rss?all=1`), and a rule with neither is a prefix, as ever.
  */
 export function leavesAlone(rule: string, path: string): boolean {
-  return compilePattern(normalisePattern(rule))(path);
+  return compilePattern(normalisePattern(withoutFragment(rule)))(path);
+}
+
+/**
+ * A rule without its `#…`: a request's path never holds one (normalisePath drops it), so a rule
+ * written with one (`/permits/#list`) means the path before it, as it always did.
+ */
+function withoutFragment(rule: string): string {
+  const hash = rule.indexOf("#");
+  return hash === -1 ? rule : rule.slice(0, hash);
 }
 
 /**
@@ -159,7 +168,7 @@ export function leavesAlone(rule: string, path: string): boolean {
  * path.
  */
 export function isWholeSiteRule(rule: string): boolean {
-  const test = compilePattern(normalisePattern(rule));
+  const test = compilePattern(normalisePattern(withoutFragment(rule)));
   return test("/") && test("/robots.txt");
 }
 

@@ -318,7 +318,7 @@ describe("found from outside, session 24", () => {
     }
   }, 60_000);
 
-  it("P5, P11: a cookie check that never lets the visitor in (a new cookie at every turn) costs two requests, not one a hop", async () => {
+  it("P5, P19: a cookie check that never lets the visitor in (a new cookie at every turn) costs a redirect chain's six requests, no more; one in two steps is passed", async () => {
     const site = await world.fleet.server();
     site.route("/robots.txt", noRobots);
     let n = 0;
@@ -326,20 +326,42 @@ describe("found from outside, session 24", () => {
       n++;
       res.writeHead(302, { location: "/list", "set-cookie": `v=${n}; path=/` }).end();
     });
+    // Two steps: the list sends the visitor to /a (cookie a), back, to /b (cookie b), back.
+    site.route("/two", (req, res) => {
+      const c = String(req.headers.cookie ?? "");
+      if (!/a=1/.test(c)) return void res.writeHead(302, { location: "/a" }).end();
+      if (!/b=1/.test(c)) return void res.writeHead(302, { location: "/b" }).end();
+      html(list(["Bid 2"]))(req, res);
+    });
+    site.route(
+      "/a",
+      (_q, res) => void res.writeHead(302, { location: "/two", "set-cookie": "a=1; path=/" }).end(),
+    );
+    site.route(
+      "/b",
+      (_q, res) => void res.writeHead(302, { location: "/two", "set-cookie": "b=1; path=/" }).end(),
+    );
     const data = join(world.dir, "cookie-never");
-    const catalog = catalogOf("cookie-never", [
-      "  - id: bids",
+    const page = (id: string, path: string) => [
+      `  - id: ${id}`,
       "    government: city-of-test",
       "    records: bids",
-      `    url: ${site.url("/list")}`,
+      `    url: ${site.url(path)}`,
       "    extract: { items: 'li.doc', title: a, link: a }",
+    ];
+    const catalog = catalogOf("cookie-never", [
+      ...page("a-never", "/list"),
+      ...page("b-two", "/two"),
     ]);
     await night(catalog, data, "2026-11-05");
-    expect(site.requests.map((r) => `${r.path} ${r.headers.cookie ?? "-"}`)).toEqual([
-      "/robots.txt -",
-      "/list -",
-      "/list v=1",
-    ]);
-    expect(outcomes(data, "2026-11-05")["bids"]?.reason).toBe("too many redirects");
+    expect(site.hits("/list")).toHaveLength(6);
+    const o = outcomes(data, "2026-11-05");
+    expect(o["a-never"]?.reason).toBe("too many redirects");
+    expect(o["b-two"]?.outcome).toBe("ok");
+    expect(
+      site.requests
+        .filter((r) => ["/two", "/a", "/b"].includes(r.path))
+        .map((r) => `${r.path} ${r.headers.cookie ?? "-"}`),
+    ).toEqual(["/two -", "/a -", "/two a=1", "/b a=1", "/two a=1; b=1"]);
   }, 60_000);
 });

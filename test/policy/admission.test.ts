@@ -177,4 +177,10 @@ describe("an owner's path left alone, read as robots.txt reads a path", () => {
     expect(leavesAlone("/x$", "/x")).toBe(true);
     expect(leavesAlone("/x$", "/xy")).toBe(false);
   });
+
+  it("P26: a rule written with a #fragment means the path before it, as a request's path never holds one", () => {
+    expect(leavesAlone("/permits/#list", "/permits/2026/list.aspx")).toBe(true);
+    expect(isWholeSiteRule("/#top")).toBe(true);
+    expect(kind("/permits/#feeds", "/permits/feed.xml")).toBe("left-alone");
+  });
 });

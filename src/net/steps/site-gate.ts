@@ -130,12 +130,12 @@ export const siteGate =
     const site = siteOf(call.url);
     const night = deps.night();
     // A hop back to an address of its own chain with a cookie (a cookie check: the site sets
-    // one and sends the visitor back, P5, P22) asks another question than the first ask did:
-    // asked once, the first time the chain comes back there. Any other request, a second
-    // return among them (a site that sets a new cookie at every turn), is the same question
-    // whatever cookie goes with it, answered from tonight's answer (P8, P11).
-    const back =
-      call.purpose === "redirect" && call.chain?.filter((u) => u === call.url).length === 1;
+    // one and sends the visitor back, P5, P22; a check in two steps comes back twice) asks
+    // another question than the ask before it did, keyed with the cookie it carries. The
+    // chain's five hops bound them as they bound any redirects (P19): a site that sets a new
+    // cookie at every turn costs a chain's six requests, no more. Any other request is the
+    // same question whatever cookie goes with it, answered from tonight's answer (P8).
+    const back = call.purpose === "redirect" && call.chain?.includes(call.url) === true;
     const cookie = back ? call.headers?.["cookie"] : undefined;
     const key = requestKey({
       method: call.method,
