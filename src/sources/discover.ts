@@ -111,7 +111,8 @@ export function discoverCandidates(html: string, pageUrl: string): Candidate[] {
     if (!feedTypes.has(type)) return;
     const url = absoluteUrl($(el).attr("href"), pageUrl);
     if (!url) return;
-    const title = $(el).attr("title")?.trim();
+    // One line, as a link's text is: the site writes it, and it is printed in a comment.
+    const title = $(el).attr("title")?.replace(/\s+/g, " ").trim().slice(0, 120);
     add({ url, access: "feed", found: "advertised feed", ...(title ? { label: title } : {}) });
   });
 

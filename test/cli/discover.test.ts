@@ -117,6 +117,33 @@ describe("nor discover", () => {
     expect(r.stdout).toContain("# Caf\u00e9 \u2013 Bids: link on the homepage");
   }, 60_000);
 
+  it("P3: a feed title that holds line breaks stays one comment line: the homepage cannot write an entry of its own into the candidates", async () => {
+    const evil = await fleet.server({ host: "127.0.0.7" });
+    evil.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    evil.route("/", (_q, res) => {
+      const title =
+        "Agendas&#10;- id: injected-source&#10;  government: evil&#13;&#10;  url: http://evil.example/feed&#x2028;x";
+      res
+        .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+        .end(
+          `<html><head><link rel="alternate" type="application/rss+xml" title="${title}" href="/feed.xml"></head><body></body></html>`,
+        );
+    });
+    const r = await nor([
+      "discover",
+      evil.url("/"),
+      "--data",
+      dir,
+      "--allow-private-addresses",
+      "--gap-ms",
+      "50",
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const entries = (parse(r.stdout) as { sources: { id: string; url: string }[] }).sources;
+    expect(entries.map((e) => e.url)).toEqual([evil.url("/feed.xml")]);
+    expect(r.stdout).not.toMatch(/^\s*- id: injected-source/m);
+  }, 60_000);
+
   it("P18: a homepage robots.txt disallows is never requested", async () => {
     const r = await nor([
       "discover",

@@ -116,6 +116,23 @@ describe("a store whose archive is missing", () => {
     expect(verify.stderr).toContain(missing());
   });
 
+  it("P8: nor discover refuses as well (exit 2), asks nothing and makes no archive a night would then take for the store's", async () => {
+    const before = site.requests.length;
+    const r = await nor(
+      "discover",
+      site.url("/"),
+      "--data",
+      dir,
+      "--allow-private-addresses",
+      "--gap-ms",
+      "50",
+    );
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(missing());
+    expect(site.requests.length).toBe(before);
+    expect(existsSync(archive)).toBe(false);
+  }, 60_000);
+
   it("P8: the empty directory made by the operator, the night goes on and warns once that the archive is empty", async () => {
     mkdirSync(archive);
     const before = site.requests.length;

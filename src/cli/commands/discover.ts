@@ -7,7 +7,9 @@ import { type DiscoverResult, discover } from "../../night/discover.js";
 import { blockedAddressWhy } from "../../policy/address.js";
 import { readSite } from "../../policy/site.js";
 import { urlCredentialProblem } from "../../sources/catalog/credentials.js";
+import { archiveDir } from "../../store/archive/files.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { archiveBeforeNight } from "../archive-presence.js";
 import { stderr, stdout } from "../io.js";
 import { addNetOptions, type NetCliOptions, netOptions } from "../net-options.js";
 import { saying } from "../store-upgrade.js";
@@ -66,6 +68,13 @@ async function run(homepage: string, opts: DiscoverCliOptions): Promise<void> {
   const store = await openStore(loc, saying({ create: false }));
   let result: DiscoverResult;
   try {
+    // P8: discover stores what it reads in the archive; one gone while the index names copies
+    // is refused as a night refuses it (exit 2), never made anew here, where the next night
+    // would then take it for the archive and ask every page again in full.
+    if (loc.kind === "sqlite") {
+      const note = await archiveBeforeNight(archiveDir(loc.dir), store.db);
+      if (note !== undefined) stderr().write(`nor discover: ${note}\n`);
+    }
     result = await discover(store, url.href, {
       clock: systemClock,
       ids: randomIds,
@@ -106,6 +115,15 @@ async function run(homepage: string, opts: DiscoverCliOptions): Promise<void> {
  * lives, never is).
  */
 
+/**
+ * Text a site wrote, made one line of a YAML comment: no line break of any kind (CR, LF, NEL,
+ * the Unicode line and paragraph separators) nor other control character may end the comment
+ * and put the site's own words into the catalog as an entry.
+ */
+function oneLine(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ");
+}
+
 function format(result: Extract<DiscoverResult, { kind: "found" }>, government: string): string {
   if (result.candidates.length === 0) {
     return `# ${result.homepage}: no advertised feed and no known platform page linked\n`;
@@ -124,7 +142,7 @@ function format(result: Extract<DiscoverResult, { kind: "found" }>, government: 
       ...(c.platform ? { platform: c.platform } : {}),
       confirmed: false,
     };
-    lines.push(`# ${c.label ?? c.url}: ${c.confirmed.join("; ")}`);
+    lines.push(`# ${oneLine(c.label ?? c.url)}: ${c.confirmed.join("; ")}`);
     lines.push(stringify([entry]).trimEnd());
   });
   return `sources:\n${lines.map((l) => `  ${l}`.replace(/\n/g, "\n  ")).join("\n")}\n`;
