@@ -105,6 +105,14 @@ describe("nor robots check", () => {
     expect((await nor("robots", "check", dir, "https://h.test/")).err).toContain(dir);
   });
 
+  it("P17: a file that never ends (/dev/zero) is read as a night reads robots.txt: its first 500 KiB, no further", async () => {
+    const r = await nor("robots", "check", "/dev/zero", "https://h.test/x");
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(
+      "allowed\nnote: /dev/zero is more than 524,288 bytes; only its first 524,288 are read (RFC 9309 §2.5), as a night reads a fetched robots.txt\n",
+    );
+  });
+
   it("usage: a bad URL exits 2 with a message naming the URL", async () => {
     const f = file("y.txt", "");
     const r = await nor("robots", "check", f, "not a url");

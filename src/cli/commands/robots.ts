@@ -1,8 +1,9 @@
-import { readFile } from "node:fs/promises";
+import { statSync } from "node:fs";
 import type { Command } from "commander";
 import { NorError, UsageError } from "../../errors.js";
 import { PRODUCT_TOKEN, ROBOTS_MAX_BYTES } from "../../policy/constants.js";
 import { decodeRobotsBody, robotsVerdict } from "../../policy/robots/index.js";
+import { readFirstBytes } from "../bounded-file.js";
 import { stdout } from "../io.js";
 
 /**
@@ -33,13 +34,9 @@ export function register(program: Command): void {
  */
 export async function checkRobotsFile(file: string, url: string, agent: string): Promise<string> {
   const target = parseTarget(url);
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(file);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? String(err);
-    throw new UsageError(`cannot read robots.txt file ${file}: ${code}`);
-  }
+  // As a night reads a fetched one: its first 500 KiB and a byte, the rest never read (a file
+  // that never ends, /dev/zero, is read no further).
+  const bytes = readFirstBytes(file, ROBOTS_MAX_BYTES + 1, "robots.txt file");
   const decoded = decodeRobotsBody(bytes);
   const v = robotsVerdict({ state: "rules", body: decoded.text }, target.href, agent);
   // Rules and an http(s) URL always give a verdict; "unknown" here would be a bug.
@@ -48,10 +45,21 @@ export async function checkRobotsFile(file: string, url: string, agent: string):
   const delay = v.crawlDelaySeconds === undefined ? "" : `crawl-delay: ${v.crawlDelaySeconds}\n`;
   // P17 (RFC 9309 §2.5): the first 500 KiB are read, as a night reads a fetched one; said, so
   // a rule further down that seems ignored is not a mystery.
+  const size = sizeOf(file);
   const cut = decoded.truncated
-    ? `note: ${file} is ${bytes.length.toLocaleString("en-US")} bytes; only its first ${ROBOTS_MAX_BYTES.toLocaleString("en-US")} are read (RFC 9309 §2.5), as a night reads a fetched robots.txt\n`
+    ? `note: ${file} is ${size === undefined ? `more than ${ROBOTS_MAX_BYTES.toLocaleString("en-US")} bytes` : `${size.toLocaleString("en-US")} bytes`}; only its first ${ROBOTS_MAX_BYTES.toLocaleString("en-US")} are read (RFC 9309 §2.5), as a night reads a fetched robots.txt\n`
     : "";
   return `${v.verdict}\n${delay}${cut}`;
+}
+
+/** A regular file's size; undefined for a device or a pipe, which has none to tell. */
+function sizeOf(file: string): number | undefined {
+  try {
+    const s = statSync(file);
+    return s.isFile() ? s.size : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function parseTarget(url: string): URL {
