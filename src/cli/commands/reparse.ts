@@ -57,6 +57,8 @@ function print(r: SourceReparse, windowed: boolean): void {
   for (const c of r.changed)
     w(`  ~ ${oneLine(c.before.id)}  ${c.fields.map(changeText).join("  ")}`);
   for (const e of r.errors) w(`  ! ${e}`);
+  for (const n of r.noes) w(`  no: ${oneLine(n)}; none called removed`);
+  for (const n of r.notes) w(`  note: ${oneLine(n)}`);
 }
 
 /**

@@ -5,6 +5,7 @@
  * fetches (the CLI test runs it with every connection refused).
  */
 
+import { detectChallenge } from "../../policy/refusal.js";
 import { shownText } from "../../policy/shown-text.js";
 import type { Source, WayIn } from "../../sources/catalog/types.js";
 import type { ExtractedRecord, Extraction } from "../../sources/record.js";
@@ -49,6 +50,13 @@ export interface SourceReparse {
   changed: { before: StoredRecord; after: ExtractedRecord; fields: FieldChange[] }[];
   /** One per capture not re-read: its copy did not read back, or today's extractor failed. */
   errors: string[];
+  /**
+   * One per capture that is the site's no (a challenge or block page answered 200, P21), not
+   * its list: not read as one, and no stored record is called removed on the evidence of the rest.
+   */
+  noes: string[];
+  /** Why a capture read now shows no records, as the reader says it (`not a feed`, …). */
+  notes: string[];
 }
 
 /** The fields of a record compared, in the order a change names them. */
@@ -120,13 +128,30 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
     before,
     changed: [],
     errors: [],
+    noes: [],
+    notes: [],
   };
   const found = new Map<string, ExtractedRecord>();
   for (const capture of latest.values()) {
     const way = wayFor(source, capture.url);
     let got: Extraction | { error: string };
     try {
-      got = opts.extract(source, way, await readCapture(opts.archiveDir, capture));
+      const stored = await readCapture(opts.archiveDir, capture);
+      // The site's no, answered with a 200 (a CAPTCHA or block page, P21): not the list, and
+      // no evidence that any stored record is gone.
+      const no = detectChallenge({
+        status: stored.status,
+        headers: stored.headers,
+        body: stored.body,
+        url: stored.url,
+      });
+      if (no) {
+        result.noes.push(
+          `${capture.url} (${capture.file}@${capture.offset}): the site's no (${no.provider} ${no.verdict}: ${no.marker}), not its list`,
+        );
+        continue;
+      }
+      got = opts.extract(source, way, stored);
     } catch (err) {
       got = { error: err instanceof Error ? err.message : String(err) };
     }
@@ -135,6 +160,8 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
       result.errors.push(`${capture.url} (${capture.file}@${capture.offset}): ${got.error}`);
       continue;
     }
+    if (got.records.length === 0 && got.note !== undefined)
+      result.notes.push(`${capture.url}: ${got.note}`);
     for (const rec of got.records) if (!found.has(rec.id)) found.set(rec.id, rec);
   }
   result.found = found.size;
@@ -152,7 +179,8 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
   // A capture not re-read may hold any of the stored records (a missing archive holds them
   // all): none is called removed on the evidence of the captures that were. So too a page
   // left out by the window, and with no capture read nothing was compared at all.
-  if (result.errors.length > 0 || result.before > 0 || latest.size === 0) return result;
+  if (result.errors.length > 0 || result.noes.length > 0 || result.before > 0 || latest.size === 0)
+    return result;
   for (const [id, rec] of stored) if (!found.has(id)) result.removed.push(rec);
   return result;
 }
