@@ -58,4 +58,71 @@ describe("nor reparse, from outside", () => {
     );
     expect(r.stdout).toMatch(/note: .*\/RSSFeed\.aspx: not a feed/);
   }, 60_000);
+
+  it("P8, P5: a search form whose result pages are POSTs to one address: every page of its last check is read again, and none of its records is called removed", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    const GRID = "ctl00$Main$gvResults";
+    const rows = (p: number) =>
+      [1, 2]
+        .map((i) => (p - 1) * 2 + i)
+        .map(
+          (n) =>
+            `<tr class="row"><td><a href="/Docs/R${n}.pdf">Resolution ${100 - n}</a></td></tr>`,
+        )
+        .join("");
+    const pager = (p: number) =>
+      [1, 2, 3]
+        .map((n) =>
+          n === p
+            ? `<td><span>${n}</span></td>`
+            : `<td><a href="javascript:__doPostBack('${GRID}','Page$${n}')">${n}</a></td>`,
+        )
+        .join("");
+    const form = (vs: string, grid = "") =>
+      `<!DOCTYPE html><html><body><form method="post" action="./Search.aspx"><input type="hidden" name="__EVENTTARGET" value=""><input type="hidden" name="__EVENTARGUMENT" value=""><input type="hidden" name="__VIEWSTATE" value="${vs}"><input type="text" name="from" value=""><input type="submit" name="go" value="Search">${grid}</form></body></html>`;
+    site.route("/Search.aspx", (req, res, { seen }) => {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      if (req.method === "GET") return void res.end(form("VS-FORM"));
+      const f = new URLSearchParams(seen.body);
+      const m = /^Page\$(\d)$/.exec(f.get("__EVENTARGUMENT") ?? "");
+      const p = f.get("__EVENTTARGET") === GRID && m ? Number(m[1]) : 1;
+      res.end(
+        form(
+          `VS-P${p}`,
+          `<table id="grid">${rows(p)}<tr class="pager"><td><table><tr>${pager(p)}</tr></table></td></tr></table>`,
+        ),
+      );
+    });
+    const { writeFileSync } = await import("node:fs");
+    const catalog = join(world.dir, "form.yaml");
+    const data = join(world.dir, "form-data");
+    writeFileSync(
+      catalog,
+      [
+        "governments:",
+        "  - { id: city-of-test, name: City of Test, kind: city, county: Franklin }",
+        "sources:",
+        "  - id: resolutions",
+        "    government: city-of-test",
+        "    records: other",
+        "    access: form",
+        `    url: ${site.url("/Search.aspx")}`,
+        "    form:",
+        '      fields: { from: "{today-30d}" }',
+        "      submit: go",
+        `      pager: "${GRID}"`,
+        "    extract: { items: '#grid tr.row', title: 'td a', link: 'td a' }",
+        "    backfill: { pagesPerNight: 2 }",
+        "",
+      ].join("\n"),
+    );
+    await nightOn(catalog, data, "2026-11-05");
+    expect(site.requests.filter((r) => r.method === "POST")).toHaveLength(3);
+    const r = await nor("reparse", "--data", data, "--catalog", catalog);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(
+      /resolutions: 4 captures read, 6 records found now, 6 stored — would add 0, would remove 0, would change 0/,
+    );
+  }, 60_000);
 });

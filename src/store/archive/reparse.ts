@@ -100,7 +100,29 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
   const rows = await q.orderBy("fetched_at", "desc").execute();
   // The latest capture of each URL: the list as it stands now, each page once.
   const latest = new Map<string, Capture>();
-  for (const r of rows) if (!latest.has(r.url)) latest.set(r.url, fromRow(r));
+  for (const r of rows)
+    if (r.method !== "POST" && !latest.has(r.url)) latest.set(r.url, fromRow(r));
+  // A form's result pages are POSTs to one address, told apart by their bodies (a page number,
+  // a view state that changes every night, P5): the pages the source's last check posted are
+  // its list as it stands now, each once. That check is the one whose time holds the latest
+  // POST; without its row (a check cut off before it was recorded), that POST alone.
+  const posts = rows.filter((r) => r.method === "POST");
+  const last = posts[0];
+  if (last !== undefined) {
+    const check = await opts.db
+      .selectFrom("night_sources")
+      .select(["started_at", "ended_at"])
+      .where("source_id", "=", source.id)
+      .where("started_at", "<=", last.fetched_at)
+      .where("ended_at", ">=", last.fetched_at)
+      .orderBy("ended_at", "desc")
+      .limit(1)
+      .executeTakeFirst();
+    const ofCheck = check
+      ? posts.filter((p) => p.fetched_at >= check.started_at && p.fetched_at <= check.ended_at)
+      : [last];
+    for (const p of ofCheck) latest.set(`POST ${p.record_id}`, fromRow(p));
+  }
   // A page read only before the window: its latest copy is not read (the window's latest copy
   // of a page is its latest of all, so only pages with none in the window are left out).
   let before = 0;
