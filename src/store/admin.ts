@@ -82,6 +82,17 @@ export async function markSource(db: Db, m: MarkInput): Promise<MarkOutcome> {
       night: m.night,
     })
     .execute();
+  // P25: "it answers again" asked a person whether to read the source again; marking it read is
+  // the answer, so that question is closed with the mark (by whom and when).
+  if (m.reading) {
+    await db
+      .updateTable("flags")
+      .set({ cleared_at: toIso(m.at), cleared_by: m.by })
+      .where("source_id", "=", source)
+      .where("kind", "=", "answers-again")
+      .where("cleared_at", "is", null)
+      .execute();
+  }
   return { kind: "marked", source, reading: m.reading, ...(reason ? { reason } : {}) };
 }
 
