@@ -129,7 +129,10 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
 
   /** P24: a person's mark (the CLI's `nor mark` writes the same thing to the real store). */
   mark(source: string, reading: boolean, night: string, reason?: string): void {
-    const m: { reading: boolean; night: string; reason?: string } = { reading, night };
+    // P25: marked not read again (another reason), it stays not read since its first mark.
+    const was = this.marks.get(source);
+    const since = !reading && was !== undefined && !was.reading ? was.night : night;
+    const m: { reading: boolean; night: string; reason?: string } = { reading, night: since };
     if (reason !== undefined) m.reason = reason;
     this.marks.set(source, m);
   }

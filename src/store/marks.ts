@@ -19,3 +19,23 @@ export async function latestMarks(
   for (const m of await q.orderBy("at", "asc").execute()) out.set(m.source_id, m);
   return out;
 }
+
+/**
+ * P25: the night each source not read now has been so since: that of the first mark of its
+ * run of "not read" marks (a mark made again with another reason changes the reason, not when
+ * the site's no was first taken for an answer, so it does not start the rechecks over).
+ */
+export async function notReadSince(db: Db): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const rows = await db
+    .selectFrom("marks")
+    .select(["source_id", "reading", "night"])
+    .orderBy("source_id")
+    .orderBy("at", "asc")
+    .execute();
+  for (const m of rows) {
+    if (Number(m.reading) === 1) out.delete(m.source_id);
+    else if (!out.has(m.source_id)) out.set(m.source_id, m.night);
+  }
+  return out;
+}

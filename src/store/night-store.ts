@@ -30,7 +30,7 @@ import { GroupCommit } from "./group-commit.js";
 import { holderDead } from "./holder.js";
 import { fromIso, toIso } from "./iso-time.js";
 import { sql } from "./kysely.js";
-import { latestMarks } from "./marks.js";
+import { latestMarks, notReadSince } from "./marks.js";
 import { chunks, insertRecords } from "./night-records.js";
 import { withoutNul } from "./no-nul.js";
 import { type Placeholder, prepared } from "./prepared.js";
@@ -181,11 +181,12 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       if (h) h.recordsKnown = Number(c.n);
     }
     // Every mark, not `ids` (a night may hold more sources than one SQL statement takes).
+    const notReadFrom = await notReadSince(this.#db);
     for (const [id, m] of await latestMarks(this.#db)) {
       const h = out.get(id);
       if (!h) continue;
       h.reading = Number(m.reading) === 1;
-      if (!h.reading) h.markedNight = m.night;
+      if (!h.reading) h.markedNight = notReadFrom.get(id) ?? m.night;
     }
     const bfs = await this.#db.selectFrom("backfill").selectAll().execute();
     for (const b of bfs) {
@@ -674,13 +675,13 @@ const SOURCE_NOW = prepared((db, $: Placeholder<Key>) =>
       .orderBy("at", "desc")
       .limit(1)
       .as("reading"),
-    eb
-      .selectFrom("marks")
-      .select("night")
-      .where("source_id", "=", $("sourceId"))
-      .orderBy("at", "desc")
-      .limit(1)
-      .as("marked_night"),
+    // P25: since when it is not read: the first mark of its run of "not read" marks, so a mark
+    // made again (another reason) does not start the rechecks over (marks.ts notReadSince).
+    sql<
+      string | null
+    >`(select min(m.night) from marks m where m.source_id = ${$("sourceId")} and m.reading = 0 and m.at > coalesce((select max(r.at) from marks r where r.source_id = ${$("sourceId")} and r.reading = 1), ''))`.as(
+      "marked_night",
+    ),
   ]),
 );
 

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { runMain } from "../cli/cli-capture.js";
 import { nightOn, outcomesOn, testerWorld } from "./tester-nights.js";
 
 /**
@@ -363,5 +364,29 @@ describe("found from outside, session 24", () => {
         .filter((r) => ["/two", "/a", "/b"].includes(r.path))
         .map((r) => `${r.path} ${r.headers.cookie ?? "-"}`),
     ).toEqual(["/two -", "/a -", "/two a=1", "/b a=1", "/two a=1; b=1"]);
+  }, 60_000);
+
+  it("P25: a source marked not read again with another reason keeps its recheck calendar: the rechecks do not start over", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    site.route("/blocked.xml", (_q, res) => void res.writeHead(403).end("no"));
+    const data = join(world.dir, "remark");
+    const catalog = catalogOf("remark", [
+      `  - { id: blocked, government: city-of-test, records: agendas, access: feed, url: "${site.url("/blocked.xml")}" }`,
+    ]);
+    await night(catalog, data, "2026-11-05");
+    const mark = (reason: string, on: string) =>
+      runMain(["mark", "blocked", "--not-read", "--reason", reason, "--night", on, "--data", data]);
+    expect((await mark("403 every night", "2026-11-05")).code).toBe(0);
+    expect((await mark("403 every night; the clerk says it stays closed", "2026-11-09")).code).toBe(
+      0,
+    );
+    // 5 nights after the first mark: neither one of the three nights soon after nor a weekly one.
+    const before = site.requests.length;
+    await night(catalog, data, "2026-11-10");
+    expect(site.requests.slice(before).map((r) => r.path)).toEqual([]);
+    // 10 nights after it: the first weekly recheck (three soon after, then every seventh).
+    await night(catalog, data, "2026-11-15");
+    expect(site.requests.slice(before).map((r) => r.path)).toContain("/blocked.xml");
   }, 60_000);
 });
