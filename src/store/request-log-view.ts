@@ -74,8 +74,16 @@ export function evidenceCell(ev: RequestLogEntry["evidence"]): string {
  * column, before the URL, appears only when some row is a refusal with its evidence; the URL
  * stays last and unpadded, however long.
  */
-export function toTable(entries: readonly RequestLogEntry[]): string[] {
-  const withEvidence = entries.some((e) => e.evidence !== undefined);
+export function toTable(
+  entries: readonly RequestLogEntry[],
+  /**
+   * For a table printed a page at a time: the EVIDENCE column whether or not these rows have
+   * one, the columns at least these widths (the first page's, which it returns in `widths`),
+   * and the header only when asked.
+   */
+  paged?: { widths?: number[]; header: boolean },
+): string[] {
+  const withEvidence = paged !== undefined || entries.some((e) => e.evidence !== undefined);
   const headers: string[] = withEvidence
     ? [...HEADERS.slice(0, -1), "EVIDENCE", "URL"]
     : [...HEADERS];
@@ -99,10 +107,14 @@ export function toTable(entries: readonly RequestLogEntry[]): string[] {
     rows.push(row);
   }
   // A loop, not Math.max(...rows): a day's log can outgrow the spread argument limit.
-  const widths: number[] = headers.map(() => 0);
-  for (const r of rows) {
-    for (const [i, cell] of r.entries()) widths[i] = Math.max(widths[i] ?? 0, cell.length);
+  const widths: number[] = paged?.widths ?? headers.map(() => 0);
+  if (paged?.widths === undefined) {
+    for (const r of rows) {
+      for (const [i, cell] of r.entries()) widths[i] = Math.max(widths[i] ?? 0, cell.length);
+    }
+    if (paged) paged.widths = widths;
   }
+  if (paged && !paged.header) rows.shift();
   return rows.map((r) =>
     r
       .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))

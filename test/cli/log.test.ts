@@ -28,6 +28,35 @@ describe("nor log (P27)", () => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
+  it("P27: tens of thousands of attempts are printed a page at a time, in order, each once, the table's header once; --limit across pages", async () => {
+    const store = await openStore({ kind: "sqlite", dir }, { create: false });
+    const all = await new SqlRequestLog(store.db).query({ site: "example.gov" });
+    await store.close();
+    expect(all.length).toBeGreaterThan(12_000);
+    const jsonl = await runNor(["log", "--data", dir, "--site", "example.gov", "--jsonl"]);
+    expect(jsonl.code, jsonl.stderr).toBe(0);
+    const lines = jsonl.stdout.trim().split("\n");
+    expect(lines).toHaveLength(all.length);
+    expect(lines.map((l) => (JSON.parse(l) as { url: string }).url)).toEqual(all.map((e) => e.url));
+    const table = await runNor(["log", "--data", dir, "--site", "example.gov"]);
+    const rows = table.stdout.trim().split("\n");
+    expect(rows.filter((r) => r.startsWith("TIME ("))).toHaveLength(1);
+    expect(rows).toHaveLength(all.length + 1);
+    const limited = await runNor([
+      "log",
+      "--data",
+      dir,
+      "--site",
+      "example.gov",
+      "--limit",
+      "7001",
+      "--jsonl",
+    ]);
+    const some = limited.stdout.trim().split("\n");
+    expect(some).toHaveLength(7001);
+    expect((JSON.parse(some[7000] as string) as { url: string }).url).toBe(all[7000]?.url);
+  });
+
   it("P27: 'what did you request from us at 03:12 on Nov 5?' finds exactly those rows among 100,000, through the site-and-time index", async () => {
     const args = [
       "log",

@@ -1,7 +1,11 @@
 import type { Command } from "commander";
 import { UsageError } from "../../errors.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
-import { type RequestLogFilter, SqlRequestLog } from "../../store/request-log.js";
+import {
+  type RequestLogCursor,
+  type RequestLogFilter,
+  SqlRequestLog,
+} from "../../store/request-log.js";
 import { toJson, toTable } from "../../store/request-log-view.js";
 import { sourceKnown } from "../../store/source-known.js";
 import { parseTimeWindow, TIME_ARG_HELP } from "../../store/time-args.js";
@@ -45,6 +49,9 @@ export function register(program: Command): void {
     });
 }
 
+/** Attempts read a page at a time (`nor log` prints them as each page comes). */
+const LOG_PAGE = 5000;
+
 async function runLog(opts: LogOptions): Promise<void> {
   // Check every argument before touching the store, so a typo costs nothing.
   const filter: RequestLogFilter = parseTimeWindow(pick(opts));
@@ -61,22 +68,40 @@ async function runLog(opts: LogOptions): Promise<void> {
   const loc = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
   const store = await openStore(loc, saying({ create: false }));
   try {
-    const entries = await new SqlRequestLog(store.db).query(filter);
-    // A mistyped source id finds nothing, which would read as "nothing was asked": said instead.
-    if (
-      entries.length === 0 &&
-      opts.source !== undefined &&
-      !(await sourceKnown(store.db, opts.source))
-    )
-      throw new UsageError(
-        `--source: this store has no source "${opts.source}" (\`nor status\` lists them)`,
-      );
-    if (opts.jsonl) {
-      writeLines(entries.map((e) => JSON.stringify(toJson(e))));
-    } else if (entries.length === 0) {
-      stdout().write("no attempts match\n");
-    } else {
-      writeLines(toTable(entries));
+    // A page at a time (keyset, as the console's download reads it): a log of millions of
+    // attempts is printed in the memory of one page, never held whole.
+    const log = new SqlRequestLog(store.db);
+    const { limit, ...rest } = filter;
+    let left = limit;
+    let after: RequestLogCursor | undefined;
+    let first = true;
+    const paged: { widths?: number[]; header: boolean } = { header: true };
+    for (;;) {
+      const size = left === undefined ? LOG_PAGE : Math.min(LOG_PAGE, left);
+      if (size <= 0) break;
+      const page = await log.queryPage(rest, size, after);
+      const entries = page.entries;
+      if (first && entries.length === 0) {
+        // A mistyped source id finds nothing, which would read as "nothing was asked": said.
+        if (opts.source !== undefined && !(await sourceKnown(store.db, opts.source)))
+          throw new UsageError(
+            `--source: this store has no source "${opts.source}" (\`nor status\` lists them)`,
+          );
+        if (!opts.jsonl) stdout().write("no attempts match\n");
+        break;
+      }
+      const whole = first && (entries.length < size || page.next === undefined);
+      if (opts.jsonl) writeLines(entries.map((e) => JSON.stringify(toJson(e))));
+      // One page in all: laid out as ever, to its own widths, evidence only if some row has it.
+      else if (whole) writeLines(toTable(entries));
+      else {
+        writeLines(toTable(entries, paged));
+        paged.header = false;
+      }
+      first = false;
+      if (left !== undefined) left -= entries.length;
+      if (entries.length < size || page.next === undefined) break;
+      after = page.next;
     }
   } finally {
     await store.close();
