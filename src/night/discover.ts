@@ -34,7 +34,13 @@ export interface ConfirmedCandidate extends Candidate {
 }
 
 export type DiscoverResult =
-  | { kind: "found"; homepage: string; candidates: ConfirmedCandidate[] }
+  | {
+      kind: "found";
+      homepage: string;
+      candidates: ConfirmedCandidate[];
+      /** The homepage answered something that is no web page (a PDF, JSON): its type. */
+      notPage?: string;
+    }
   | { kind: "not-read"; homepage: string; outcome: FetchOutcome };
 
 export async function discover(
@@ -75,6 +81,11 @@ export async function discover(
       source: "discover",
     });
     if (page.kind === "failed") return { kind: "not-read", homepage, outcome: page.outcome };
+    // Only a web page is looked through for links: a PDF's or a JSON answer's bytes read as
+    // HTML would offer whatever they happen to hold.
+    const type = (page.contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+    if (type !== "" && type !== "text/html" && type !== "application/xhtml+xml")
+      return { kind: "found", homepage: page.url, candidates: [], notPage: type };
     const found = discoverCandidates(decodeBody(page.body, page.contentType), page.url);
     const candidates: ConfirmedCandidate[] = [];
     for (const c of found) candidates.push({ ...c, confirmed: await confirm(robotsCache, c) });

@@ -4,6 +4,8 @@
  * <link rel="alternate">, and the paths of platforms we have presets for. Pure: the page
  * is given, nothing is fetched here, and no link is followed (P6).
  */
+
+import { urlCredentialProblem } from "./catalog/credentials.js";
 import { load } from "./extract/cheerio-load.js";
 import { absoluteUrl } from "./record-id.js";
 
@@ -103,6 +105,9 @@ export function discoverCandidates(html: string, pageUrl: string): Candidate[] {
   const $ = load(html);
   const out = new Map<string, Candidate>();
   const add = (c: Candidate) => {
+    // P3: an address carrying user-info or a key the catalog refuses is no way in for the
+    // checker, whatever the homepage links to: never offered.
+    if (urlCredentialProblem(c.url) !== undefined) return;
     if (!out.has(c.url)) out.set(c.url, c);
   };
 

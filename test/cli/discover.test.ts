@@ -144,6 +144,29 @@ describe("nor discover", () => {
     expect(r.stdout).not.toMatch(/^\s*- id: injected-source/m);
   }, 60_000);
 
+  it("P6: a homepage that answers a PDF is no web page: nothing is looked for in it, and it says so", async () => {
+    const pdf = await fleet.server({ host: "127.0.0.8" });
+    pdf.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    pdf.route("/", (_q, res) => {
+      res
+        .writeHead(200, { "content-type": "application/pdf" })
+        .end(`%PDF-1.4 <link rel="alternate" type="application/rss+xml" href="/feed.xml">`);
+    });
+    const r = await nor([
+      "discover",
+      pdf.url("/"),
+      "--data",
+      dir,
+      "--allow-private-addresses",
+      "--gap-ms",
+      "50",
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(
+      `# ${pdf.url("/")}: answered application/pdf, not a web page: nothing was looked for in it\n`,
+    );
+  }, 60_000);
+
   it("P18: a homepage robots.txt disallows is never requested", async () => {
     const r = await nor([
       "discover",

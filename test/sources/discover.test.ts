@@ -34,4 +34,12 @@ describe("discover", () => {
       discoverCandidates("<a href='http://[bad'>x</a><link rel=alternate", "https://h.gov/"),
     ).toEqual([]);
   });
+
+  it("P3: an address with user-info or a key the catalog refuses is never offered; its neighbour is", () => {
+    const home = `<link rel="alternate" type="application/rss+xml" href="https://feeds.example-oh.gov/rss?token=abc123">
+      <a href="https://user:pw@www.example-oh.gov/AgendaCenter">Agendas</a>
+      <a href="/AgendaCenter">Agendas</a>`;
+    const found = discoverCandidates(home, "https://www.example-oh.gov/");
+    expect(found.map((c) => c.url)).toEqual(["https://www.example-oh.gov/AgendaCenter"]);
+  });
 });

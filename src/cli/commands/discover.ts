@@ -125,10 +125,20 @@ function oneLine(text: string): string {
 }
 
 function format(result: Extract<DiscoverResult, { kind: "found" }>, government: string): string {
+  if (result.notPage !== undefined) {
+    return `# ${result.homepage}: answered ${oneLine(result.notPage)}, not a web page: nothing was looked for in it\n`;
+  }
   if (result.candidates.length === 0) {
     return `# ${result.homepage}: no advertised feed and no known platform page linked\n`;
   }
-  const host = new URL(result.homepage).hostname.replace(/^www\./, "").split(".")[0] ?? "site";
+  // The id's first word: the host's first label, in the catalog's kebab-case (an IP literal's
+  // brackets and colons made dashes).
+  const label = new URL(result.homepage).hostname.replace(/^www\./, "").split(".")[0] ?? "";
+  const host =
+    label
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "") || "site";
   const lines = [
     `# candidates found on ${result.homepage} (confirmed: false until a night reads them)`,
   ];
