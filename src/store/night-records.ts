@@ -5,6 +5,7 @@
  */
 import type { SourceResult } from "../night/types.js";
 import { toIso } from "./iso-time.js";
+import { sql } from "./kysely.js";
 import { type Placeholder, type Prepared, prepared } from "./prepared.js";
 import type { Tx } from "./write-txn.js";
 
@@ -16,15 +17,20 @@ export function chunks<T>(xs: readonly T[], n = CHUNK): T[][] {
   return out;
 }
 
-/** Inserts the result's records that are new for the source; returns how many were new. */
+/**
+ * Inserts the result's records that are new for the source, and brings a record seen before up
+ * to date with the list as it reads now (its title, date, link or kind changed: a bid retitled
+ * "CANCELLED", a recipe mended), never making it new again; returns how many were new.
+ */
 export async function insertRecords(trx: Tx, night: string, r: SourceResult): Promise<number> {
   const unique = new Map(r.records.map((x) => [x.id, x]));
   let inserted = 0;
+  const at = toIso(r.endedAt);
   for (const part of chunks([...unique.values()])) {
     const values: Record<string, unknown> = {
       sourceId: r.sourceId,
       night,
-      at: toIso(r.endedAt),
+      at,
     };
     for (const [i, x] of part.entries()) {
       values[`id${i}`] = x.id;
@@ -33,8 +39,10 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
       values[`url${i}`] = x.url ?? null;
       values[`kind${i}`] = x.kind ?? null;
     }
-    const res = await insertOf(part.length).run(trx, values);
-    inserted += Number(res.numAffectedRows ?? 0);
+    // Rows written: those inserted now (first seen at this commit's time) and those brought up
+    // to date (their first sighting kept); only the first are new.
+    const rows = (await insertOf(part.length).rows(trx, values)) as { first_seen_at: string }[];
+    for (const row of rows) if (row.first_seen_at === at) inserted++;
   }
   return inserted;
 }
@@ -62,7 +70,20 @@ function insertOf(n: number): Prepared<Record<string, unknown>, unknown> {
             first_seen_at: $("at") as string,
           })),
         )
-        .onConflict((oc) => oc.columns(["source_id", "record_id"]).doNothing()),
+        .onConflict((oc) =>
+          oc
+            .columns(["source_id", "record_id"])
+            .doUpdateSet((eb) => ({
+              title: eb.ref("excluded.title"),
+              date: eb.ref("excluded.date"),
+              url: eb.ref("excluded.url"),
+              kind: eb.ref("excluded.kind"),
+            }))
+            .where(
+              sql<boolean>`records.title is distinct from excluded.title or records.date is distinct from excluded.date or records.url is distinct from excluded.url or records.kind is distinct from excluded.kind`,
+            ),
+        )
+        .returning("first_seen_at"),
     );
     inserts.set(n, p);
   }

@@ -389,4 +389,48 @@ describe("found from outside, session 24", () => {
     await night(catalog, data, "2026-11-15");
     expect(site.requests.slice(before).map((r) => r.path)).toContain("/blocked.xml");
   }, 60_000);
+
+  it("P6: a record the list now shows otherwise (retitled, redated) is brought up to date, and is not new again", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    let title = "Road salt";
+    const data = join(world.dir, "retitle");
+    const catalog = catalogOf("retitle", [
+      "  - id: bids",
+      "    government: city-of-test",
+      "    records: bids",
+      `    url: ${site.url("/bids")}`,
+      "    extract: { items: 'li.doc', title: a, link: a }",
+      "    backfill: { pagesPerNight: 0 }",
+    ]);
+    // The link (the record's id) stays; only the words shown change.
+    site.route("/bids", (req, res) =>
+      html(
+        `<ul><li class="doc"><a href="/d/1.pdf">${title}</a></li><li class="doc"><a href="/d/2.pdf">Paving</a></li></ul>`,
+      )(req, res),
+    );
+    await night(catalog, data, "2026-11-05");
+    title = "Road salt (CANCELLED)";
+    await night(catalog, data, "2026-11-06");
+    const db = new Database(join(data, "nor.db"), { readonly: true });
+    try {
+      const rows = db
+        .prepare(
+          "select title, first_seen_night from records where source_id = 'bids' order by record_id",
+        )
+        .all();
+      expect(rows).toEqual([
+        { title: "Road salt (CANCELLED)", first_seen_night: "2026-11-05" },
+        { title: "Paving", first_seen_night: "2026-11-05" },
+      ]);
+      const n = db
+        .prepare(
+          "select new_records from night_sources where source_id = 'bids' and night = '2026-11-06'",
+        )
+        .get() as { new_records: number };
+      expect(n.new_records).toBe(0);
+    } finally {
+      db.close();
+    }
+  }, 60_000);
 });
