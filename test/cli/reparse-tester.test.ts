@@ -125,4 +125,51 @@ describe("nor reparse, from outside", () => {
       /resolutions: 4 captures read, 6 records found now, 6 stored — would add 0, would remove 0, would change 0/,
     );
   }, 60_000);
+
+  it("P8: a source moved from its feed to a page: the feed's copies are not read with the page's recipe; nothing is called removed before the page is read", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    site.route("/feed.xml", (_q, res) => {
+      res
+        .writeHead(200, { "content-type": "application/rss+xml" })
+        .end(
+          `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><item><title>Notice 1</title><link>${site.url("/n/1")}</link></item></channel></rss>`,
+        );
+    });
+    const { writeFileSync } = await import("node:fs");
+    const data = join(world.dir, "moved-data");
+    const before = join(world.dir, "moved-before.yaml");
+    const after = join(world.dir, "moved-after.yaml");
+    const head = [
+      "governments:",
+      "  - { id: city-of-test, name: City of Test, kind: city, county: Franklin }",
+      "sources:",
+    ];
+    writeFileSync(
+      before,
+      [
+        ...head,
+        `  - { id: notices, government: city-of-test, records: notices, access: feed, url: "${site.url("/feed.xml")}" }`,
+        "",
+      ].join("\n"),
+    );
+    writeFileSync(
+      after,
+      [
+        ...head,
+        "  - id: notices",
+        "    government: city-of-test",
+        "    records: notices",
+        `    url: ${site.url("/notices")}`,
+        "    extract: { items: 'li', title: a, link: a }",
+        "",
+      ].join("\n"),
+    );
+    await nightOn(before, data, "2026-11-05");
+    const r = await nor("reparse", "--data", data, "--catalog", after);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      "notices: no capture stored of today's ways (1 read by a way the catalog no longer has, not read); 1 stored, none called removed",
+    );
+  }, 60_000);
 });

@@ -43,7 +43,8 @@ function print(r: SourceReparse, windowed: boolean): void {
           `would change ${r.changed.length}, none called removed`
       : r.captures === 0
         ? // Nothing read, nothing compared: its stored records are not said to be gone.
-          `${r.source}: ${windowed ? "no capture in the window" : "no capture stored"}; ` +
+          `${r.source}: ${windowed ? "no capture in the window" : "no capture stored"}` +
+          `${r.otherWays > 0 ? ` of today's ways (${r.otherWays} read by a way the catalog no longer has, not read)` : ""}; ` +
           `${r.stored} stored, none called removed`
         : r.before > 0
           ? `${r.source}: ${r.captures} captures read, ${r.found} records found now, ${r.stored} stored — ` +
@@ -52,6 +53,8 @@ function print(r: SourceReparse, windowed: boolean): void {
           : `${r.source}: ${r.captures} captures read, ${r.found} records found now, ${r.stored} stored — ` +
             `would add ${r.added.length}, would remove ${r.removed.length}, would change ${r.changed.length}`,
   );
+  if (r.captures > 0 && r.otherWays > 0)
+    w(`  note: ${r.otherWays} read by a way the catalog no longer has, not read with today's`);
   for (const a of r.added) w(`  + ${a.id}  ${a.title}${a.date ? `  (${a.date})` : ""}`);
   for (const d of r.removed) w(`  - ${d.id}  ${d.title}`);
   for (const c of r.changed)

@@ -57,6 +57,11 @@ export interface SourceReparse {
   noes: string[];
   /** Why a capture read now shows no records, as the reader says it (`not a feed`, …). */
   notes: string[];
+  /**
+   * Captures a way the catalog no longer has read (the source moved to another address, or
+   * from a feed to a page): not read with today's ways, which never asked them.
+   */
+  otherWays: number;
 }
 
 /** The fields of a record compared, in the order a change names them. */
@@ -140,6 +145,32 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
     before = older.filter((r) => !latest.has(r.url)).length;
   }
 
+  // Each capture read by the way its check used (night_sources.way): one no way of today's
+  // catalog has is left out, never read with another way's reader.
+  const checks = await opts.db
+    .selectFrom("night_sources")
+    .select(["started_at", "ended_at", "way"])
+    .where("source_id", "=", source.id)
+    .execute();
+  const ways: WayIn[] = [source, ...source.alternates];
+  const bare = (u: string) => u.split("#")[0];
+  const wayOf = new Map<Capture, WayIn>();
+  let otherWays = 0;
+  for (const [key, capture] of latest) {
+    const at = new Date(capture.fetchedAt).toISOString();
+    const check = checks.find((c) => c.started_at <= at && at <= c.ended_at);
+    const used = check?.way
+      ? (JSON.parse(check.way) as { used?: { url: string } }).used
+      : undefined;
+    if (used === undefined) continue; // no word of it: found by its address (wayFor)
+    const way = ways.find((w) => bare(w.url) === bare(used.url));
+    if (way) wayOf.set(capture, way);
+    else {
+      latest.delete(key);
+      otherWays++;
+    }
+  }
+
   const result: SourceReparse = {
     source: source.id,
     captures: latest.size,
@@ -152,10 +183,11 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
     errors: [],
     noes: [],
     notes: [],
+    otherWays,
   };
   const found = new Map<string, ExtractedRecord>();
   for (const capture of latest.values()) {
-    const way = wayFor(source, capture.url);
+    const way = wayOf.get(capture) ?? wayFor(source, capture.url);
     let got: Extraction | { error: string };
     try {
       const stored = await readCapture(opts.archiveDir, capture);
