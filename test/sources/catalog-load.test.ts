@@ -329,6 +329,19 @@ sources:
   });
 });
 
+describe("where a problem is said", () => {
+  it("a duplicate written as an alias (`- *a`) is said where the alias is, not where the list begins", () => {
+    const lines = problems(`governments:
+  - &a { id: g, name: G, kind: city, county: Franklin }
+  - *a
+sources: []
+`);
+    expect(lines).toEqual([
+      expect.stringMatching(/^cat\.yaml:3:5: governments\[1\]\.id: duplicate government id "g"/),
+    ]);
+  });
+});
+
 describe("catalog platform names", () => {
   it("refuses a platform no preset answers to, in a source and in its alternates", () => {
     const lines = problems(`${GOV}sources:

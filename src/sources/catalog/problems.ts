@@ -2,7 +2,7 @@
  * Catalog problems, each pinned to file:line:column and the field path, so the operator can
  * fix every one in a single pass (all are reported, not just the first).
  */
-import { type Document, isMap, isScalar, isSeq, type LineCounter, type Node } from "yaml";
+import { type Document, isAlias, isMap, isScalar, isSeq, type LineCounter, type Node } from "yaml";
 import { NorError } from "../../errors.js";
 
 export interface CatalogProblem {
@@ -90,7 +90,8 @@ export class Located {
         const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === keyName);
         if (pair && isScalar(pair.key) && pair.key.range) return this.pos(pair.key.range[0]);
       }
-      if ((isScalar(node) || isMap(node) || isSeq(node)) && node.range)
+      // An alias (`- *a`) is where the entry is written, not the anchor it repeats.
+      if ((isScalar(node) || isMap(node) || isSeq(node) || isAlias(node)) && node.range)
         return this.pos(node.range[0]);
     }
     return { line: 1 + this.frame.lineOffset, col: 1 };
