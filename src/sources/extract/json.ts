@@ -21,10 +21,51 @@ export function parseJsonText(text: string): JsonRead {
     return { ok: false, why: `not JSON: an HTML page${title ? ` ("${title}")` : ""}` };
   }
   try {
-    return { ok: true, value: JSON.parse(t) };
+    return { ok: true, value: JSON.parse(exactIntegers(t)) };
   } catch (e) {
     return { ok: false, why: `not JSON: ${(e as Error).message.slice(0, 80)}` };
   }
+}
+
+/** A JSON number where it starts (sticky: read in place, never a copy of the rest). */
+const NUMBER = /-?\d+(\.\d+)?([eE][+-]?\d+)?/y;
+
+/** Digits an integer may have and still be read exactly as a JavaScript number (2^53 has 16). */
+const EXACT_DIGITS = 15;
+
+/**
+ * The JSON text with every integer too long to be read exactly as a number (an id such as
+ * 9007199254740993, which would read as …992 and be taken for its neighbour) written as a
+ * string of its digits instead, so it is kept as the site wrote it. Strings are left as they
+ * are (their escapes followed), and so is every other number. One pass.
+ */
+export function exactIntegers(text: string): string {
+  if (!/\d{16}/.test(text)) return text;
+  let out = "";
+  let from = 0;
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i];
+    if (c === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === "\\") i++;
+      i++;
+      continue;
+    }
+    if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) {
+      NUMBER.lastIndex = i;
+      const m = NUMBER.exec(text);
+      const n = m?.[0] ?? c;
+      const digits = n.replace(/^-/, "");
+      if (m && m[1] === undefined && m[2] === undefined && digits.length > EXACT_DIGITS) {
+        out += `${text.slice(from, i)}"${n}"`;
+        from = i + n.length;
+      }
+      i += n.length;
+      continue;
+    }
+    i++;
+  }
+  return out + text.slice(from);
 }
 
 /** JSON from a response body; `contentType` is the response's header (its charset). */

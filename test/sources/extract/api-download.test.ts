@@ -5,6 +5,7 @@ import { extractApi } from "../../../src/sources/extract/api.js";
 import { extractDownload } from "../../../src/sources/extract/download.js";
 import { getPath } from "../../../src/sources/extract/fields.js";
 import { extractWay } from "../../../src/sources/extract/index.js";
+import { exactIntegers } from "../../../src/sources/extract/json.js";
 
 const fx = (path: string) =>
   new Uint8Array(readFileSync(new URL(`../../fixtures/platforms/${path}`, import.meta.url)));
@@ -185,5 +186,20 @@ describe("extractWay dispatch", () => {
     expect(() =>
       extractWay({ access: "api", url: "https://x.gov/" }, body, "https://x.gov/"),
     ).toThrow(/no api field mapping/);
+  });
+});
+
+describe("JSON integers too long for a number", () => {
+  it("P6: two ids past 2^53 that differ by one stay two records, each as the site wrote it; strings and other numbers are left as they are", () => {
+    const body = `{"value":[{"id":9007199254740993,"t":"A \\"9007199254740993\\" x"},{"id":9007199254740992,"t":"B"},{"id":-12345678901234567,"t":"C","n":1.5e3,"d":1700000000000}]}`;
+    const x = extractApi(enc(body), "https://x.gov/api", { items: "value", title: "t", id: "id" });
+    expect(x.records.map((r) => [r.id, r.title])).toEqual([
+      ["9007199254740993", 'A "9007199254740993" x'],
+      ["9007199254740992", "B"],
+      ["-12345678901234567", "C"],
+    ]);
+    expect(exactIntegers('{"a":1,"b":"12345678901234567","c":12345678901234567}')).toBe(
+      '{"a":1,"b":"12345678901234567","c":"12345678901234567"}',
+    );
   });
 });
