@@ -1,22 +1,25 @@
 /**
- * A file named on the command line, read whole but never more than `most` bytes: a device that
- * never ends (`/dev/zero`), a pipe that runs on, or a file larger than anything the command
- * reads is refused once `most` is passed, naming the file and the limit, instead of being read
- * until memory runs out. A pipe or `/dev/stdin` is read as it comes, up to the limit.
+ * A file named on the command line, never read past a limit: a device that never ends
+ * (`/dev/zero`), a pipe that runs on, or a file larger than anything the command reads is
+ * read no further than `most` bytes, instead of until memory runs out. A pipe or `/dev/stdin`
+ * is read as it comes, up to the limit.
  */
 import { closeSync, openSync, readSync } from "node:fs";
 import { UsageError } from "../errors.js";
 
 const BLOCK = 64 * 1024;
 
-export function readBoundedFile(file: string, most: number, what: string): Buffer {
+/** Up to `most` bytes of the file, and whether there was more after them. */
+function readUpTo(file: string, most: number, what: string): { bytes: Buffer; more: boolean } {
+  const cannot = (cause: unknown) =>
+    new UsageError(
+      `${what}: cannot read ${file} (${(cause as NodeJS.ErrnoException).code ?? cause})`,
+    );
   let fd: number;
   try {
     fd = openSync(file, "r");
   } catch (cause) {
-    throw new UsageError(
-      `${what}: cannot read ${file} (${(cause as NodeJS.ErrnoException).code ?? cause})`,
-    );
+    throw cannot(cause);
   }
   try {
     const parts: Buffer[] = [];
@@ -27,60 +30,42 @@ export function readBoundedFile(file: string, most: number, what: string): Buffe
       try {
         n = readSync(fd, buf, 0, BLOCK, null);
       } catch (cause) {
-        throw new UsageError(
-          `${what}: cannot read ${file} (${(cause as NodeJS.ErrnoException).code ?? cause})`,
-        );
+        throw cannot(cause);
       }
-      if (n === 0) return Buffer.concat(parts, total);
-      total += n;
-      if (total > most) {
-        throw new UsageError(
-          `${what}: ${file} holds more than ${most / (1024 * 1024)} MiB, ${limitWhy(most)}: not read`,
-        );
+      if (n === 0) return { bytes: Buffer.concat(parts, total), more: false };
+      if (total + n > most) {
+        parts.push(buf.subarray(0, most - total));
+        return { bytes: Buffer.concat(parts, most), more: true };
       }
       parts.push(buf.subarray(0, n));
+      total += n;
     }
   } finally {
     closeSync(fd);
   }
+}
+
+/** The whole file, refused (exit 2, naming it and the limit) once it passes `most` bytes. */
+export function readBoundedFile(file: string, most: number, what: string): Buffer {
+  const { bytes, more } = readUpTo(file, most, what);
+  if (more) {
+    throw new UsageError(
+      `${what}: ${file} holds more than ${most / (1024 * 1024)} MiB, ${limitWhy(most)}: not read`,
+    );
+  }
+  return bytes;
+}
+
+/**
+ * The first `most` bytes of the file (all of it when shorter): what a night would read of such
+ * an answer, the rest never read (robots.txt's 500 KiB, P17).
+ */
+export function readFirstBytes(file: string, most: number, what: string): Buffer {
+  return readUpTo(file, most, what).bytes;
 }
 
 function limitWhy(most: number): string {
   return most >= 20 * 1024 * 1024
     ? "the most the checker ever reads of an answer (P14)"
     : "more than such a file ever needs";
-}
-
-/**
- * The first `most` bytes of a file named on the command line (all of it when shorter): what a
- * night would read of such an answer, the rest never read (robots.txt's 500 KiB, P17).
- */
-export function readFirstBytes(file: string, most: number, what: string): Buffer {
-  let fd: number;
-  try {
-    fd = openSync(file, "r");
-  } catch (cause) {
-    throw new UsageError(
-      `${what}: cannot read ${file} (${(cause as NodeJS.ErrnoException).code ?? cause})`,
-    );
-  }
-  try {
-    const buf = Buffer.allocUnsafe(most);
-    let total = 0;
-    while (total < most) {
-      let n: number;
-      try {
-        n = readSync(fd, buf, total, most - total, null);
-      } catch (cause) {
-        throw new UsageError(
-          `${what}: cannot read ${file} (${(cause as NodeJS.ErrnoException).code ?? cause})`,
-        );
-      }
-      if (n === 0) break;
-      total += n;
-    }
-    return buf.subarray(0, total);
-  } finally {
-    closeSync(fd);
-  }
 }
