@@ -176,7 +176,13 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     this.records.set(r.sourceId, known);
     let newRecords = 0;
     for (const rec of r.records) {
-      if (known.has(rec.id)) continue;
+      // Seen before: brought up to date with the list as it reads now, not new again (as the
+      // SQL store's upsert, night-records.ts).
+      const had = known.get(rec.id);
+      if (had) {
+        had.record = rec;
+        continue;
+      }
       known.set(rec.id, { record: rec, firstNight: night });
       newRecords++;
     }

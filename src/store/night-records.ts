@@ -4,8 +4,10 @@
  * doubles one. Inserted in chunks to stay under the SQL parameter limits of both dialects.
  */
 import type { SourceResult } from "../night/types.js";
+import { dialectOf } from "./dialect-of.js";
 import { toIso } from "./iso-time.js";
 import { sql } from "./kysely.js";
+import { asStored } from "./no-nul.js";
 import { type Placeholder, type Prepared, prepared } from "./prepared.js";
 import type { Tx } from "./write-txn.js";
 
@@ -23,7 +25,9 @@ export function chunks<T>(xs: readonly T[], n = CHUNK): T[][] {
  * "CANCELLED", a recipe mended), never making it new again; returns how many were new.
  */
 export async function insertRecords(trx: Tx, night: string, r: SourceResult): Promise<number> {
-  const unique = new Map(r.records.map((x) => [x.id, x]));
+  // One a stored id (two ids the store keeps as one would be written twice in one statement).
+  const postgres = dialectOf(trx) === "postgres";
+  const unique = new Map(r.records.map((x) => [asStored(x.id, postgres), x]));
   let inserted = 0;
   const at = toIso(r.endedAt);
   for (const part of chunks([...unique.values()])) {

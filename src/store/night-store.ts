@@ -32,7 +32,7 @@ import { fromIso, toIso } from "./iso-time.js";
 import { sql } from "./kysely.js";
 import { latestMarks, notReadSince } from "./marks.js";
 import { chunks, insertRecords } from "./night-records.js";
-import { withoutNul } from "./no-nul.js";
+import { asStored } from "./no-nul.js";
 import { type Placeholder, prepared } from "./prepared.js";
 import { type Tx, writeTxn, writeTxnRetried } from "./write-txn.js";
 
@@ -585,7 +585,7 @@ const KEEP_VALIDATORS = prepared(
  * its own bytes, which json_each reads back from JSON.stringify's `\udXXX` the same way.
  */
 function idsJson(ids: readonly string[], postgres: boolean): string {
-  const kept = ids.map((id) => withoutNul(postgres ? id.replace(/\p{Cs}/gu, "\uFFFD") : id));
+  const kept = ids.map((id) => asStored(id, postgres));
   return JSON.stringify([...new Set(kept)]);
 }
 

@@ -29,6 +29,14 @@ export function withoutNul(s: string): string {
   return s.includes(NUL) ? s.replace(NULS, REPLACEMENT) : s;
 }
 
+/**
+ * `s` as the store keeps it: NUL as U+FFFD on both stores, and on PostgreSQL a lone surrogate
+ * too (the `pg` driver sends it so). Two strings that differ only there are one in the store.
+ */
+export function asStored(s: string, postgres: boolean): string {
+  return withoutNul(postgres ? s.replace(/\p{Cs}/gu, REPLACEMENT) : s);
+}
+
 /** The parameters with NUL mapped in their strings; the same array when none holds one. */
 export function parametersWithoutNul(parameters: readonly unknown[]): readonly unknown[] {
   for (let i = 0; i < parameters.length; i++) {

@@ -42,6 +42,10 @@ describe("nor log (P27)", () => {
     const rows = table.stdout.trim().split("\n");
     expect(rows.filter((r) => r.startsWith("TIME ("))).toHaveLength(1);
     expect(rows).toHaveLength(all.length + 1);
+    // A --limit within one page is laid out as ever: no EVIDENCE column for rows without one.
+    const three = await runNor(["log", "--data", dir, "--site", "example.gov", "--limit", "3"]);
+    expect(three.stdout.split("\n")[0]).not.toContain("EVIDENCE");
+    expect(three.stdout.trim().split("\n")).toHaveLength(4);
     const limited = await runNor([
       "log",
       "--data",

@@ -121,8 +121,20 @@ describe("nor reparse, from outside", () => {
     expect(site.requests.filter((r) => r.method === "POST")).toHaveLength(3);
     const r = await nor("reparse", "--data", data, "--catalog", catalog);
     expect(r.code, r.stderr).toBe(0);
+    // The blank form (GET) is no list: the three result pages are read.
     expect(r.stdout).toMatch(
-      /resolutions: 4 captures read, 6 records found now, 6 stored — would add 0, would remove 0, would change 0/,
+      /resolutions: 3 captures read, 6 records found now, 6 stored — would add 0, would remove 0, would change 0/,
+    );
+    expect(r.stdout).not.toContain("no items matched");
+    // The backfill done, the next night posts page 1 only: pages 2 and 3, posted before, are
+    // not read again, and what they held is not called removed.
+    await nightOn(catalog, data, "2026-11-06");
+    const again = await nor("reparse", "--data", data, "--catalog", catalog);
+    expect(again.stdout).toMatch(
+      /resolutions: 1 captures read, 2 records found now, 6 stored — would add 0, would remove 0/,
+    );
+    expect(again.stdout).toContain(
+      "result pages posted on earlier nights and not since are not read again",
     );
   }, 60_000);
 

@@ -90,7 +90,12 @@ async function runLog(opts: LogOptions): Promise<void> {
         if (!opts.jsonl) stdout().write("no attempts match\n");
         break;
       }
-      const whole = first && (entries.length < size || page.next === undefined);
+      // The first page is the whole answer when it is short of a page, or --limit ends there.
+      const whole =
+        first &&
+        (entries.length < size ||
+          page.next === undefined ||
+          (left !== undefined && left <= entries.length));
       if (opts.jsonl) writeLines(entries.map((e) => JSON.stringify(toJson(e))));
       // One page in all: laid out as ever, to its own widths, evidence only if some row has it.
       else if (whole) writeLines(toTable(entries));

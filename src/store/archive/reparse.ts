@@ -113,6 +113,7 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
   // POST; without its row (a check cut off before it was recorded), that POST alone.
   const posts = rows.filter((r) => r.method === "POST");
   const last = posts[0];
+  let olderPosts = false;
   if (last !== undefined) {
     const check = await opts.db
       .selectFrom("night_sources")
@@ -127,6 +128,9 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
       ? posts.filter((p) => p.fetched_at >= check.started_at && p.fetched_at <= check.ended_at)
       : [last];
     for (const p of ofCheck) latest.set(`POST ${p.record_id}`, fromRow(p));
+    // Result pages posted on earlier nights and not since (a backfill done: each night posts
+    // its first page only): what they hold now is unknown, so nothing is called removed.
+    olderPosts = posts.length > ofCheck.length;
   }
   // A page read only before the window: its latest copy is not read (the window's latest copy
   // of a page is its latest of all, so only pages with none in the window are left out).
@@ -164,7 +168,10 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
       : undefined;
     if (used === undefined) continue; // no word of it: found by its address (wayFor)
     const way = ways.find((w) => bare(w.url) === bare(used.url));
-    if (way) wayOf.set(capture, way);
+    // A generic form's own page (the blank form, asked with GET) is no list of records.
+    if (way && way.access === "form" && way.platform === undefined && capture.method === "GET")
+      latest.delete(key);
+    else if (way) wayOf.set(capture, way);
     else {
       latest.delete(key);
       otherWays++;
@@ -185,6 +192,10 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
     notes: [],
     otherWays,
   };
+  if (olderPosts)
+    result.notes.push(
+      "result pages posted on earlier nights and not since are not read again: none called removed",
+    );
   const found = new Map<string, ExtractedRecord>();
   for (const capture of latest.values()) {
     const way = wayOf.get(capture) ?? wayFor(source, capture.url);
@@ -233,7 +244,13 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
   // A capture not re-read may hold any of the stored records (a missing archive holds them
   // all): none is called removed on the evidence of the captures that were. So too a page
   // left out by the window, and with no capture read nothing was compared at all.
-  if (result.errors.length > 0 || result.noes.length > 0 || result.before > 0 || latest.size === 0)
+  if (
+    result.errors.length > 0 ||
+    result.noes.length > 0 ||
+    olderPosts ||
+    result.before > 0 ||
+    latest.size === 0
+  )
     return result;
   for (const [id, rec] of stored) if (!found.has(id)) result.removed.push(rec);
   return result;

@@ -1,0 +1,125 @@
+import { afterAll, describe, expect, it } from "vitest";
+import type { SourceResult } from "../../src/night/types.js";
+import { openStore } from "../../src/store/db.js";
+import { insertRecords } from "../../src/store/night-records.js";
+import { recordsVersion } from "../../src/store/read/versions.js";
+import { writeTxn } from "../../src/store/write-txn.js";
+import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "./stores.js";
+
+/**
+ * Records are written as the list reads now (P6): a new one counted new once, one seen before
+ * brought up to date and never new again, and two ids the store keeps as one (NUL as U+FFFD;
+ * on PostgreSQL a lone surrogate too) written once, never twice in one statement.
+ */
+const factories: StoreFactory[] = [
+  sqliteFactory(),
+  ...(postgresUrl ? [postgresFactory(postgresUrl)] : []),
+];
+afterAll(async () => {
+  for (const f of factories) await f.cleanup();
+});
+
+const result = (records: { id: string; title: string }[], endedAt: number): SourceResult => ({
+  sourceId: "s",
+  outcome: { kind: "ok" },
+  records,
+  validators: [],
+  flags: [],
+  startedAt: endedAt - 10,
+  endedAt,
+});
+
+describe.each(factories)("records written ($name)", (factory) => {
+  it("P6: new ones counted once, one seen before brought up to date and not new again, ids the store keeps as one written once", async () => {
+    const store = await openStore(await factory.fresh());
+    try {
+      const db = store.db;
+      const write = (records: { id: string; title: string }[], at: number) =>
+        writeTxn(db, (tx) => insertRecords(tx, "2026-11-05", result(records, at)));
+      const t0 = Date.UTC(2026, 10, 5, 8);
+      expect(
+        await write(
+          [
+            { id: "a", title: "Road salt" },
+            { id: "b", title: "Paving" },
+          ],
+          t0,
+        ),
+      ).toBe(2);
+      expect(
+        await write(
+          [
+            { id: "a", title: "Road salt (CANCELLED)" },
+            { id: "b", title: "Paving" },
+          ],
+          t0 + 1000,
+        ),
+      ).toBe(0);
+      const lone =
+        factory.name === "sqlite"
+          ? []
+          : [
+              { id: "s\uD800", title: "S1" },
+              { id: "s\uD801", title: "S2" },
+            ];
+      expect(
+        await write(
+          [{ id: "r\u0000", title: "R1" }, { id: "r\uFFFD", title: "R2" }, ...lone],
+          t0 + 2000,
+        ),
+      ).toBe(1 + (lone.length > 0 ? 1 : 0));
+      const rows = await db
+        .selectFrom("records")
+        .select(["record_id", "title"])
+        .orderBy("record_id")
+        .execute();
+      expect(rows.find((r) => r.record_id === "a")?.title).toBe("Road salt (CANCELLED)");
+      expect(rows.filter((r) => r.record_id === "r\uFFFD")).toHaveLength(1);
+      expect(rows).toHaveLength(lone.length > 0 ? 4 : 3);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("P6: the records' version (the downloads' ETag) moves when a source's commit brings a record up to date, though no record is added", async () => {
+    const store = await openStore(await factory.fresh());
+    try {
+      const db = store.db;
+      const at = "2026-11-06T08:00:00.000Z";
+      await db
+        .insertInto("nights")
+        .values({
+          night: "2026-11-06",
+          started_at: at,
+          deadline_at: "2026-11-06T12:00:00.000Z",
+          finished_at: null,
+          runs: 1,
+          user_agent: null,
+        })
+        .execute();
+      const before = JSON.stringify(await recordsVersion(db));
+      // A source's commit: its outcome row, and (here) a record of an earlier night retitled.
+      await db
+        .insertInto("night_sources")
+        .values({
+          night: "2026-11-06",
+          source_id: "s",
+          outcome: "ok",
+          reason: null,
+          evidence: null,
+          status: 200,
+          url: null,
+          way: null,
+          records_found: 1,
+          new_records: 0,
+          started_at: at,
+          ended_at: at,
+          duration_ms: 0,
+        })
+        .execute();
+      expect(JSON.stringify(await recordsVersion(db))).not.toBe(before);
+    } finally {
+      await store.close();
+    }
+  });
+});
