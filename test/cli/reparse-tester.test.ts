@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { nightOn, testerWorld } from "../night/tester-nights.js";
+import { nightOn, testerCatalog, testerWorld } from "../night/tester-nights.js";
 import { nor } from "./cli-capture.js";
 
 /**
@@ -27,24 +27,15 @@ describe("nor reparse, from outside", () => {
     site.route("/RSSFeed.aspx", (_q, res) => {
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(list(["N1"]));
     });
-    const catalog = join(world.dir, "c.yaml");
     const data = join(world.dir, "data");
-    const { writeFileSync } = await import("node:fs");
-    writeFileSync(
-      catalog,
-      [
-        "governments:",
-        "  - { id: city-of-test, name: City of Test, kind: city, county: Franklin }",
-        "sources:",
-        "  - id: bids",
-        "    government: city-of-test",
-        "    records: bids",
-        `    url: ${site.url("/bids")}`,
-        "    extract: { items: 'li.doc', title: a, link: a }",
-        `  - { id: notices, government: city-of-test, records: notices, access: feed, url: "${site.url("/RSSFeed.aspx")}" }`,
-        "",
-      ].join("\n"),
-    );
+    const catalog = testerCatalog(world.dir, "c", [
+      "  - id: bids",
+      "    government: city-of-test",
+      "    records: bids",
+      `    url: ${site.url("/bids")}`,
+      "    extract: { items: 'li.doc', title: a, link: a }",
+      `  - { id: notices, government: city-of-test, records: notices, access: feed, url: "${site.url("/RSSFeed.aspx")}" }`,
+    ]);
     await nightOn(catalog, data, "2026-11-05");
     gate = true;
     await nightOn(catalog, data, "2026-11-06");
@@ -94,29 +85,20 @@ describe("nor reparse, from outside", () => {
         ),
       );
     });
-    const { writeFileSync } = await import("node:fs");
-    const catalog = join(world.dir, "form.yaml");
     const data = join(world.dir, "form-data");
-    writeFileSync(
-      catalog,
-      [
-        "governments:",
-        "  - { id: city-of-test, name: City of Test, kind: city, county: Franklin }",
-        "sources:",
-        "  - id: resolutions",
-        "    government: city-of-test",
-        "    records: other",
-        "    access: form",
-        `    url: ${site.url("/Search.aspx")}`,
-        "    form:",
-        '      fields: { from: "{today-30d}" }',
-        "      submit: go",
-        `      pager: "${GRID}"`,
-        "    extract: { items: '#grid tr.row', title: 'td a', link: 'td a' }",
-        "    backfill: { pagesPerNight: 2 }",
-        "",
-      ].join("\n"),
-    );
+    const catalog = testerCatalog(world.dir, "form", [
+      "  - id: resolutions",
+      "    government: city-of-test",
+      "    records: other",
+      "    access: form",
+      `    url: ${site.url("/Search.aspx")}`,
+      "    form:",
+      '      fields: { from: "{today-30d}" }',
+      "      submit: go",
+      `      pager: "${GRID}"`,
+      "    extract: { items: '#grid tr.row', title: 'td a', link: 'td a' }",
+      "    backfill: { pagesPerNight: 2 }",
+    ]);
     await nightOn(catalog, data, "2026-11-05");
     expect(site.requests.filter((r) => r.method === "POST")).toHaveLength(3);
     const r = await nor("reparse", "--data", data, "--catalog", catalog);

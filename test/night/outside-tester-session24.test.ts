@@ -1,10 +1,9 @@
-import { writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { runMain } from "../cli/cli-capture.js";
-import { nightOn, outcomesOn, testerWorld } from "./tester-nights.js";
+import { nightOn, outcomesOn, testerCatalog, testerWorld } from "./tester-nights.js";
 
 /**
  * What an outside tester found by playing the sites (session 24), each proved from what a
@@ -34,18 +33,7 @@ function backfill(data: string, source: string): { done: number; pages_read: num
 }
 
 function catalogOf(name: string, sources: string[]): string {
-  const file = join(world.dir, `${name}.yaml`);
-  writeFileSync(
-    file,
-    [
-      "governments:",
-      "  - { id: city-of-test, name: City of Test, kind: city, county: Franklin }",
-      "sources:",
-      ...sources,
-      "",
-    ].join("\n"),
-  );
-  return file;
+  return testerCatalog(world.dir, name, sources);
 }
 
 const html =

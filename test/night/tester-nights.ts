@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -59,4 +59,20 @@ export function outcomesOn(data: string, date: string): Record<string, OutcomeRo
   } finally {
     db.close();
   }
+}
+
+/** A catalog of one city and `sources` (YAML lines, each source's first line indented two). */
+export function testerCatalog(dir: string, name: string, sources: readonly string[]): string {
+  const file = join(dir, `${name}.yaml`);
+  writeFileSync(
+    file,
+    [
+      "governments:",
+      "  - { id: city-of-test, name: City of Test, kind: city, county: Franklin }",
+      "sources:",
+      ...sources,
+      "",
+    ].join("\n"),
+  );
+  return file;
 }
