@@ -2,7 +2,6 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { SourceResult } from "../../src/night/types.js";
 import { openStore } from "../../src/store/db.js";
 import { insertRecords } from "../../src/store/night-records.js";
-import { recordsVersion } from "../../src/store/read/versions.js";
 import { writeTxn } from "../../src/store/write-txn.js";
 import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "./stores.js";
 
@@ -76,48 +75,6 @@ describe.each(factories)("records written ($name)", (factory) => {
       expect(rows.find((r) => r.record_id === "a")?.title).toBe("Road salt (CANCELLED)");
       expect(rows.filter((r) => r.record_id === "r\uFFFD")).toHaveLength(1);
       expect(rows).toHaveLength(lone.length > 0 ? 4 : 3);
-    } finally {
-      await store.close();
-    }
-  });
-
-  it("P6: the records' version (the downloads' ETag) moves when a source's commit brings a record up to date, though no record is added", async () => {
-    const store = await openStore(await factory.fresh());
-    try {
-      const db = store.db;
-      const at = "2026-11-06T08:00:00.000Z";
-      await db
-        .insertInto("nights")
-        .values({
-          night: "2026-11-06",
-          started_at: at,
-          deadline_at: "2026-11-06T12:00:00.000Z",
-          finished_at: null,
-          runs: 1,
-          user_agent: null,
-        })
-        .execute();
-      const before = JSON.stringify(await recordsVersion(db));
-      // A source's commit: its outcome row, and (here) a record of an earlier night retitled.
-      await db
-        .insertInto("night_sources")
-        .values({
-          night: "2026-11-06",
-          source_id: "s",
-          outcome: "ok",
-          reason: null,
-          evidence: null,
-          status: 200,
-          url: null,
-          way: null,
-          records_found: 1,
-          new_records: 0,
-          started_at: at,
-          ended_at: at,
-          duration_ms: 0,
-        })
-        .execute();
-      expect(JSON.stringify(await recordsVersion(db))).not.toBe(before);
     } finally {
       await store.close();
     }

@@ -7,13 +7,15 @@
  *   retired or back) is written with its line in `catalog_changes` in the same transaction
  *   (src/store/catalog-import.ts), and nothing else writes `governments` or `sources`; so the
  *   latest line's id (its primary key, read from the end of the index) moves with every change.
- * - The records: only a night writes them (src/store/night-records.ts: a new one with the night
- *   it was first seen, one seen before brought up to date), inside a source's commit, which
- *   writes that source's outcome row for the night too, and only while that night's row has no
- *   `finished_at` (`openNight` clears it when a night, an old one too, is opened again, and adds
- *   a run). So the nights' count and runs, and how many records and source outcomes each night
- *   still under way holds (ranges of `records_by_night` and of night_sources' key, read from
- *   the indexes alone), move with every record written or rewritten. The `nights` table has one
+ * - The records: only a night writes them (src/store/night-records.ts), each new one with the
+ *   night it was first seen, and only while that night's row has no `finished_at`
+ *   (`openNight` clears it when a night, an old one too, is opened again, and adds a run). So
+ *   the nights' count and runs, and how many records each night still under way holds (a range
+ *   of `records_by_night`, read from the index alone), move with every record added. A record
+ *   seen before and brought up to date (retitled) adds none: the files show it changed once its
+ *   night finishes, when that night leaves the list of those under way. Counting every source
+ *   committed instead would move the tags with each of a night's thousands of unchanged pages,
+ *   and every client would fetch the whole file again each time. The `nights` table has one
  *   row a night; the records table is never read whole.
  */
 import type { Db } from "../db.js";
@@ -31,12 +33,8 @@ export interface RecordsVersion {
   /** Nights in the store, and the runs of them all (a night opened again adds one). */
   nights: number;
   runs: number;
-  /**
-   * Each night still under way (no finished_at), oldest first, with its records so far and
-   * the sources it has committed (a record brought up to date adds no record, but is written
-   * in a source's commit).
-   */
-  open: { night: string; records: number; sources: number }[];
+  /** Each night still under way (no finished_at), oldest first, with its records so far. */
+  open: { night: string; records: number }[];
 }
 
 export async function recordsVersion(db: Db): Promise<RecordsVersion> {
@@ -58,12 +56,6 @@ export async function recordsVersion(db: Db): Promise<RecordsVersion> {
             .select((e) => e.fn.countAll<number | string>().as("c"))
             .whereRef("r.first_seen_night", "=", "n.night")
             .as("records"),
-        (eb) =>
-          eb
-            .selectFrom("night_sources as s")
-            .select((e) => e.fn.countAll<number | string>().as("c"))
-            .whereRef("s.night", "=", "n.night")
-            .as("sources"),
       ])
       .where("n.finished_at", "is", null)
       .orderBy("n.night")
@@ -72,10 +64,6 @@ export async function recordsVersion(db: Db): Promise<RecordsVersion> {
   return {
     nights: Number(all?.n ?? 0),
     runs: Number(all?.runs ?? 0),
-    open: open.map((o) => ({
-      night: o.night,
-      records: Number(o.records ?? 0),
-      sources: Number(o.sources ?? 0),
-    })),
+    open: open.map((o) => ({ night: o.night, records: Number(o.records ?? 0) })),
   };
 }
