@@ -1,6 +1,9 @@
 import { X509Certificate } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { ConfigError } from "../errors.js";
+
+/** The largest file of certificates read (the system bundle is about 200 kB). */
+const CA_FILE_MOST_BYTES = 16 * 1024 * 1024;
 
 /** The PEM labels TLS reads a CA from (OpenSSL's): plain, TRUSTED (p11-kit bundles) and X509. */
 const PEM_CERTIFICATE = /-----BEGIN ((?:TRUSTED |X509 )?CERTIFICATE)-----[^-]*-----END \1-----/g;
@@ -15,6 +18,15 @@ const PEM_BEGIN = /-----BEGIN (?:TRUSTED |X509 )?CERTIFICATE-----/g;
 export function caCertificates(caFile: string): string[] {
   let text: string;
   try {
+    // A file of certificates, never a device or a pipe that runs on (/dev/zero), nor one larger
+    // than any bundle of CAs: refused before it is read.
+    const s = statSync(caFile);
+    if (!s.isFile())
+      throw new Error(
+        "not a regular file (a device, FIFO or directory), not a file of certificates",
+      );
+    if (s.size > CA_FILE_MOST_BYTES)
+      throw new Error(`${s.size} bytes, more than a file of certificates ever holds (16 MiB)`);
     text = readFileSync(caFile, "utf8");
   } catch (err) {
     throw new ConfigError(`--ca-file ${caFile}: ${(err as Error).message}`, { cause: err });

@@ -13,6 +13,7 @@ import { sql } from "./kysely.js";
 import { latestMarks } from "./marks.js";
 import { notReadSitesOf, siteNotReadReason } from "./site-rules.js";
 import { parseWayChoice } from "./way-choice.js";
+import { writeTxn } from "./write-txn.js";
 
 export interface MarkInput {
   source: string;
@@ -71,28 +72,31 @@ export async function markSource(db: Db, m: MarkInput): Promise<MarkOutcome> {
       ...(latest?.reason ? { reason: latest.reason } : {}),
     };
   }
-  await db
-    .insertInto("marks")
-    .values({
-      source_id: source,
-      at: toIso(m.at),
-      reading: m.reading ? 1 : 0,
-      reason: reason ?? null,
-      by: m.by,
-      night: m.night,
-    })
-    .execute();
-  // P25: "it answers again" asked a person whether to read the source again; marking it read is
-  // the answer, so that question is closed with the mark (by whom and when).
-  if (m.reading) {
-    await db
-      .updateTable("flags")
-      .set({ cleared_at: toIso(m.at), cleared_by: m.by })
-      .where("source_id", "=", source)
-      .where("kind", "=", "answers-again")
-      .where("cleared_at", "is", null)
+  // The mark and what it answers, in one transaction: both kept, or neither.
+  await writeTxn(db, async (tx) => {
+    await tx
+      .insertInto("marks")
+      .values({
+        source_id: source,
+        at: toIso(m.at),
+        reading: m.reading ? 1 : 0,
+        reason: reason ?? null,
+        by: m.by,
+        night: m.night,
+      })
       .execute();
-  }
+    // P25: "it answers again" asked a person whether to read the source again; marking it read
+    // is the answer, so that question is closed with the mark (by whom and when).
+    if (m.reading) {
+      await tx
+        .updateTable("flags")
+        .set({ cleared_at: toIso(m.at), cleared_by: m.by })
+        .where("source_id", "=", source)
+        .where("kind", "=", "answers-again")
+        .where("cleared_at", "is", null)
+        .execute();
+    }
+  });
   return { kind: "marked", source, reading: m.reading, ...(reason ? { reason } : {}) };
 }
 

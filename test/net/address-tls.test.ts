@@ -127,6 +127,11 @@ describe("TLS (P21, P22)", () => {
     );
     expect(() => readCa(der)).toThrow(ConfigError);
     expect(() => readCa(der)).toThrow(`--ca-file ${der}: no PEM certificate in it`);
+    // A device that never ends, or a directory, is refused before a byte is read.
+    expect(() => readCa("/dev/zero")).toThrow(
+      "--ca-file /dev/zero: not a regular file (a device, FIFO or directory), not a file of certificates",
+    );
+    expect(() => readCa(dir)).toThrow(ConfigError);
     const cut = file("cut.pem", `${pem}${pem.slice(0, 200)}`);
     expect(() => readCa(cut)).toThrow(
       `--ca-file ${cut}: 1 of its 2 certificates has no "-----END …CERTIFICATE-----" line to match its BEGIN`,
