@@ -28,6 +28,24 @@ describe("nor log (P27)", () => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
+  it("P27: exactly one page of attempts (5,000) is laid out as any one page: no EVIDENCE column for rows without one", async () => {
+    const d = mkdtempSync(join(tmpdir(), "nor-log-page-"));
+    dirs.push(d);
+    const store = await openStore({ kind: "sqlite", dir: d });
+    const from = Date.UTC(2026, 10, 5, 8);
+    await new SqlRequestLog(store.db).appendMany(
+      Array.from({ length: 5000 }, (_, i) =>
+        entry({ startedAt: from + i * 1000, url: `https://example.gov/p/${i}` }),
+      ),
+    );
+    await store.close();
+    const r = await runNor(["log", "--data", d]);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split("\n");
+    expect(lines).toHaveLength(5001);
+    expect(lines[0]).not.toContain("EVIDENCE");
+  });
+
   it("P27: tens of thousands of attempts are printed a page at a time, in order, each once, the table's header once; --limit across pages", async () => {
     const store = await openStore({ kind: "sqlite", dir }, { create: false });
     const all = await new SqlRequestLog(store.db).query({ site: "example.gov" });

@@ -91,15 +91,21 @@ async function runLog(opts: LogOptions): Promise<void> {
         break;
       }
       // The first page is the whole answer when it is short of a page, or --limit ends there.
-      const whole =
+      let whole =
         first &&
         (entries.length < size ||
           page.next === undefined ||
           (left !== undefined && left <= entries.length));
+      // A full first page may still be all there is: one row past it says (the table's layout).
+      if (first && !whole && !opts.jsonl && page.next !== undefined)
+        whole = (await log.queryPage(rest, 1, page.next)).entries.length === 0;
+      if (entries.length === 0) break;
       if (opts.jsonl) writeLines(entries.map((e) => JSON.stringify(toJson(e))));
       // One page in all: laid out as ever, to its own widths, evidence only if some row has it.
-      else if (whole) writeLines(toTable(entries));
-      else {
+      else if (whole) {
+        writeLines(toTable(entries));
+        break;
+      } else {
         writeLines(toTable(entries, paged));
         paged.header = false;
       }
