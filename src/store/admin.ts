@@ -61,19 +61,21 @@ export async function markSource(db: Db, m: MarkInput): Promise<MarkOutcome> {
       .where("retired_at", "is", null)
       .executeTakeFirst());
   if (!known) return { kind: "unknown-source", source };
-  const latest = (await latestMarks(db, [source])).get(source);
-  const reading = latest === undefined || Number(latest.reading) === 1;
-  if (reading === m.reading && (m.reading || (latest?.reason ?? undefined) === reason)) {
-    return {
-      kind: "already",
-      source,
-      reading,
-      ...(latest ? { since: latest.at } : {}),
-      ...(latest?.reason ? { reason: latest.reason } : {}),
-    };
-  }
-  // The mark and what it answers, in one transaction: both kept, or neither.
-  await writeTxn(db, async (tx) => {
+  // What is in force is read, and the mark and what it answers written, in one transaction
+  // (serialised with every other writer): two marks sent at once (a form submitted twice) are
+  // one mark and one "already".
+  return writeTxn(db, async (tx): Promise<MarkOutcome> => {
+    const latest = (await latestMarks(tx, [source])).get(source);
+    const reading = latest === undefined || Number(latest.reading) === 1;
+    if (reading === m.reading && (m.reading || (latest?.reason ?? undefined) === reason)) {
+      return {
+        kind: "already",
+        source,
+        reading,
+        ...(latest ? { since: latest.at } : {}),
+        ...(latest?.reason ? { reason: latest.reason } : {}),
+      };
+    }
     await tx
       .insertInto("marks")
       .values({
@@ -96,8 +98,8 @@ export async function markSource(db: Db, m: MarkInput): Promise<MarkOutcome> {
         .where("cleared_at", "is", null)
         .execute();
     }
+    return { kind: "marked", source, reading: m.reading, ...(reason ? { reason } : {}) };
   });
-  return { kind: "marked", source, reading: m.reading, ...(reason ? { reason } : {}) };
 }
 
 /** The earliest night a store knows, and what says so (firstKnownNight). */

@@ -87,4 +87,38 @@ describe("marking a source read answers its 'answers again' flag", () => {
       await store.close();
     }
   });
+
+  it("P24: the same mark sent twice at once (a form submitted twice) is one mark and one 'already'", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "nor-mark-twice-"));
+    dirs.push(dir);
+    const store = await openStore({ kind: "sqlite", dir });
+    try {
+      const db = store.db;
+      await db
+        .insertInto("night_catalog")
+        .values({
+          source_id: "a",
+          government: "g",
+          url: "https://x.gov/a",
+          site: "x.gov",
+          updated_at: "2026-11-20T12:00:00.000Z",
+        })
+        .execute();
+      const mark = (ms: number) =>
+        markSource(db, {
+          source: "a",
+          reading: false,
+          reason: "403 every night",
+          by: "op",
+          at: ms,
+          night: "2026-11-20",
+        });
+      const t = Date.parse("2026-11-20T12:00:00Z");
+      const kinds = (await Promise.all([mark(t), mark(t + 1)])).map((o) => o.kind).sort();
+      expect(kinds).toEqual(["already", "marked"]);
+      expect(await db.selectFrom("marks").select("at").execute()).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  });
 });

@@ -114,6 +114,7 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
   const posts = rows.filter((r) => r.method === "POST");
   const last = posts[0];
   let olderPosts = false;
+  let lastPosted = 0;
   if (last !== undefined) {
     const check = await opts.db
       .selectFrom("night_sources")
@@ -128,9 +129,7 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
       ? posts.filter((p) => p.fetched_at >= check.started_at && p.fetched_at <= check.ended_at)
       : [last];
     for (const p of ofCheck) latest.set(`POST ${p.record_id}`, fromRow(p));
-    // Result pages posted on earlier nights and not since (a backfill done: each night posts
-    // its first page only): what they hold now is unknown, so nothing is called removed.
-    olderPosts = posts.length > ofCheck.length;
+    lastPosted = ofCheck.length;
   }
   // A page read only before the window: its latest copy is not read (the window's latest copy
   // of a page is its latest of all, so only pages with none in the window are left out).
@@ -156,6 +155,14 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
     .select(["started_at", "ended_at", "way"])
     .where("source_id", "=", source.id)
     .execute();
+  // Result pages an earlier check posted and the last did not (a backfill done: each night then
+  // posts its first page only): what they hold now is unknown, so nothing is called removed.
+  if (lastPosted > 0)
+    olderPosts = checks.some(
+      (c) =>
+        posts.filter((p) => p.fetched_at >= c.started_at && p.fetched_at <= c.ended_at).length >
+        lastPosted,
+    );
   const ways: WayIn[] = [source, ...source.alternates];
   const bare = (u: string) => u.split("#")[0];
   const wayOf = new Map<Capture, WayIn>();
@@ -168,8 +175,15 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
       : undefined;
     if (used === undefined) continue; // no word of it: found by its address (wayFor)
     const way = ways.find((w) => bare(w.url) === bare(used.url));
-    // A generic form's own page (the blank form, asked with GET) is no list of records.
-    if (way && way.access === "form" && way.platform === undefined && capture.method === "GET")
+    // A generic form's own page (the blank form, asked with GET at the way's address) is no list
+    // of records; a form that submits with GET has its results at another (its query).
+    if (
+      way &&
+      way.access === "form" &&
+      way.platform === undefined &&
+      capture.method === "GET" &&
+      bare(capture.url) === bare(way.url)
+    )
       latest.delete(key);
     else if (way) wayOf.set(capture, way);
     else {
