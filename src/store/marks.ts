@@ -21,21 +21,19 @@ export async function latestMarks(
 }
 
 /**
- * P25: the night each source not read now has been so since: that of the first mark of its
- * run of "not read" marks (a mark made again with another reason changes the reason, not when
- * the site's no was first taken for an answer, so it does not start the rechecks over).
+ * Every marked source's latest mark (as latestMarks) and, for one not read now, the night it
+ * has been so since (P25): that of the first mark of its run of "not read" marks (a mark made
+ * again with another reason changes the reason, not when the site's no was first taken for an
+ * answer, so it does not start the rechecks over). One read of the marks.
  */
-export async function notReadSince(db: Db): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  const rows = await db
-    .selectFrom("marks")
-    .select(["source_id", "reading", "night"])
-    .orderBy("source_id")
-    .orderBy("at", "asc")
-    .execute();
-  for (const m of rows) {
-    if (Number(m.reading) === 1) out.delete(m.source_id);
-    else if (!out.has(m.source_id)) out.set(m.source_id, m.night);
+export async function marksInForce(
+  db: Db,
+): Promise<Map<string, { mark: MarksTable; notReadSince?: string }>> {
+  const out = new Map<string, { mark: MarksTable; notReadSince?: string }>();
+  for (const m of await db.selectFrom("marks").selectAll().orderBy("at", "asc").execute()) {
+    const since = out.get(m.source_id)?.notReadSince;
+    if (Number(m.reading) === 1) out.set(m.source_id, { mark: m });
+    else out.set(m.source_id, { mark: m, notReadSince: since ?? m.night });
   }
   return out;
 }

@@ -30,7 +30,7 @@ import { GroupCommit } from "./group-commit.js";
 import { holderDead } from "./holder.js";
 import { fromIso, toIso } from "./iso-time.js";
 import { sql } from "./kysely.js";
-import { latestMarks, notReadSince } from "./marks.js";
+import { marksInForce } from "./marks.js";
 import { chunks, insertRecords } from "./night-records.js";
 import { asStored } from "./no-nul.js";
 import { type Placeholder, prepared } from "./prepared.js";
@@ -181,12 +181,11 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       if (h) h.recordsKnown = Number(c.n);
     }
     // Every mark, not `ids` (a night may hold more sources than one SQL statement takes).
-    const notReadFrom = await notReadSince(this.#db);
-    for (const [id, m] of await latestMarks(this.#db)) {
+    for (const [id, m] of await marksInForce(this.#db)) {
       const h = out.get(id);
       if (!h) continue;
-      h.reading = Number(m.reading) === 1;
-      if (!h.reading) h.markedNight = notReadFrom.get(id) ?? m.night;
+      h.reading = Number(m.mark.reading) === 1;
+      if (!h.reading && m.notReadSince !== undefined) h.markedNight = m.notReadSince;
     }
     const bfs = await this.#db.selectFrom("backfill").selectAll().execute();
     for (const b of bfs) {
@@ -676,7 +675,7 @@ const SOURCE_NOW = prepared((db, $: Placeholder<Key>) =>
       .limit(1)
       .as("reading"),
     // P25: since when it is not read: the first mark of its run of "not read" marks, so a mark
-    // made again (another reason) does not start the rechecks over (marks.ts notReadSince).
+    // made again (another reason) does not start the rechecks over (marks.ts marksInForce).
     sql<
       string | null
     >`(select min(m.night) from marks m where m.source_id = ${$("sourceId")} and m.reading = 0 and m.at > coalesce((select max(r.at) from marks r where r.source_id = ${$("sourceId")} and r.reading = 1), ''))`.as(

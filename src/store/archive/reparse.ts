@@ -113,23 +113,25 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
   // POST; without its row (a check cut off before it was recorded), that POST alone.
   const posts = rows.filter((r) => r.method === "POST");
   const last = posts[0];
+  // The source's checks, each with the way it used (night_sources.way).
+  const checks = await opts.db
+    .selectFrom("night_sources")
+    .select(["started_at", "ended_at", "way"])
+    .where("source_id", "=", source.id)
+    .orderBy("ended_at", "desc")
+    .execute();
+  const checkAt = (iso: string) => checks.find((c) => c.started_at <= iso && iso <= c.ended_at);
+  const postedIn = (c: { started_at: string; ended_at: string }) =>
+    posts.filter((p) => p.fetched_at >= c.started_at && p.fetched_at <= c.ended_at);
   let olderPosts = false;
-  let lastPosted = 0;
   if (last !== undefined) {
-    const check = await opts.db
-      .selectFrom("night_sources")
-      .select(["started_at", "ended_at"])
-      .where("source_id", "=", source.id)
-      .where("started_at", "<=", last.fetched_at)
-      .where("ended_at", ">=", last.fetched_at)
-      .orderBy("ended_at", "desc")
-      .limit(1)
-      .executeTakeFirst();
-    const ofCheck = check
-      ? posts.filter((p) => p.fetched_at >= check.started_at && p.fetched_at <= check.ended_at)
-      : [last];
+    const check = checkAt(last.fetched_at);
+    const ofCheck = check ? postedIn(check) : [last];
     for (const p of ofCheck) latest.set(`POST ${p.record_id}`, fromRow(p));
-    lastPosted = ofCheck.length;
+    // Result pages an earlier check posted and the last did not (a backfill done: each night
+    // then posts its first page only): what they hold now is unknown, so nothing is called
+    // removed.
+    olderPosts = checks.some((c) => postedIn(c).length > ofCheck.length);
   }
   // A page read only before the window: its latest copy is not read (the window's latest copy
   // of a page is its latest of all, so only pages with none in the window are left out).
@@ -148,28 +150,13 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
     before = older.filter((r) => !latest.has(r.url)).length;
   }
 
-  // Each capture read by the way its check used (night_sources.way): one no way of today's
-  // catalog has is left out, never read with another way's reader.
-  const checks = await opts.db
-    .selectFrom("night_sources")
-    .select(["started_at", "ended_at", "way"])
-    .where("source_id", "=", source.id)
-    .execute();
-  // Result pages an earlier check posted and the last did not (a backfill done: each night then
-  // posts its first page only): what they hold now is unknown, so nothing is called removed.
-  if (lastPosted > 0)
-    olderPosts = checks.some(
-      (c) =>
-        posts.filter((p) => p.fetched_at >= c.started_at && p.fetched_at <= c.ended_at).length >
-        lastPosted,
-    );
+  // Each capture read by the way its check used: one no way of today's catalog has is left
+  // out, never read with another way's reader.
   const ways: WayIn[] = [source, ...source.alternates];
-  const bare = (u: string) => u.split("#")[0];
   const wayOf = new Map<Capture, WayIn>();
   let otherWays = 0;
   for (const [key, capture] of latest) {
-    const at = new Date(capture.fetchedAt).toISOString();
-    const check = checks.find((c) => c.started_at <= at && at <= c.ended_at);
+    const check = checkAt(new Date(capture.fetchedAt).toISOString());
     const used = check?.way
       ? (JSON.parse(check.way) as { used?: { url: string } }).used
       : undefined;
@@ -270,10 +257,12 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
   return result;
 }
 
+/** An address without its fragment. */
+const bare = (u: string) => u.split("#")[0];
+
 /** The way in a capture was read by: the one with its URL, else its origin, else the first. */
 export function wayFor(source: Source, url: string): WayIn {
   const ways: WayIn[] = [source, ...source.alternates];
-  const bare = (u: string) => u.split("#")[0];
   const exact = ways.find((w) => bare(w.url) === bare(url));
   if (exact) return exact;
   const origin = (u: string) => {
