@@ -89,7 +89,7 @@ export function readSite(text: string): SiteInput {
   try {
     host = hostOf(url);
   } catch {
-    return { ok: false, reason: "no host name can be read from it" };
+    return { ok: false, reason: siteInputProblem(t) ?? "no host name can be read from it" };
   }
   if (isIP(host) === 4 && typed !== host)
     return {
@@ -149,4 +149,34 @@ function leadingZeroProblem(typed: string): string | undefined {
 export function siteFromInput(text: string): string | undefined {
   const r = readSite(text);
   return r.ok ? r.site : undefined;
+}
+
+/**
+ * What a person typed for a site that no URL can be made of, said for what it is rather than
+ * as "no host name can be read from it": a port no URL may have (more than 65535, as the
+ * catalog says it), or an IPv6 address written without the brackets a URL puts it in;
+ * undefined for anything else (readSite's own reason holds).
+ */
+export function siteInputProblem(text: string): string | undefined {
+  const t = text.trim();
+  const rest = t.replace(SCHEME, "");
+  const authority = rest.split(/[/?#\\]/, 1)[0] ?? "";
+  const host = authority.slice(authority.lastIndexOf("@") + 1);
+  if (isIP(host) === 6 || (!SCHEME.test(t) && isIP(rest) === 6))
+    return `an IPv6 address is written in brackets: type ${bracketed(isIP(host) === 6 ? host : rest)}`;
+  const port = /^(?:\[[^\]]*\]|[^:[\]]*):(.*)$/.exec(host)?.[1];
+  if (port === undefined || port === "") return undefined;
+  if (!/^[0-9]+$/.test(port)) return `its port "${port}" is not a number`;
+  return Number(port) > 65535
+    ? `its port ${port} is impossible: more than 65535, the largest there is`
+    : undefined;
+}
+
+/** The address as a URL writes it: in brackets, lower-case and compressed where it can be. */
+function bracketed(address: string): string {
+  try {
+    return new URL(`http://[${address}]/`).hostname;
+  } catch {
+    return `[${address}]`; // a zone (fe80::1%eth0), which URLs do not take
+  }
 }

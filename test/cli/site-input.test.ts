@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { siteInputProblem } from "../../src/cli/site-input.js";
+import { siteInputProblem } from "../../src/policy/site.js";
 import { nor } from "./cli-capture.js";
 
 /**

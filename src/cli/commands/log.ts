@@ -128,12 +128,7 @@ async function runLog(opts: LogOptions): Promise<void> {
 async function siteArg(text: string): Promise<string> {
   const { readSite } = await import("../../policy/site.js");
   const r = readSite(text);
-  if (!r.ok) {
-    const { siteInputProblem } = await import("../site-input.js");
-    throw new UsageError(
-      `--site: "${text}" is not a site, host or URL: ${siteInputProblem(text) ?? r.reason}`,
-    );
-  }
+  if (!r.ok) throw new UsageError(`--site: "${text}" is not a site, host or URL: ${r.reason}`);
   return r.site;
 }
 

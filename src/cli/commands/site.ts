@@ -18,7 +18,6 @@ import {
 } from "../../store/site-rules.js";
 import { stderr, stdout } from "../io.js";
 import { loginName } from "../login-name.js";
-import { siteInputProblem } from "../site-input.js";
 import { saying } from "../store-upgrade.js";
 
 interface SiteOptions {
@@ -275,9 +274,6 @@ function describe(r: SiteRule): string {
 /** A host, a registrable domain or a URL: the site it belongs to (P9), or why it names none. */
 function siteArg(text: string): string {
   const r = readSite(text);
-  if (!r.ok)
-    throw new UsageError(
-      `"${text}" is not a site, host or URL: ${siteInputProblem(text) ?? r.reason}`,
-    );
+  if (!r.ok) throw new UsageError(`"${text}" is not a site, host or URL: ${r.reason}`);
   return r.site;
 }
