@@ -14,3 +14,23 @@ export function shownText(s: string): string {
   if (!ANY.test(s)) return s;
   return s.replace(EVERY, "").replace(/ {2,}/g, " ").trim();
 }
+
+/** The longest note a reader may keep (a site's own error text can be any length). */
+export const NOTE_MAX = 300;
+const BREAKS = /[\0-\x1F\x7F-\x9F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069\u2028\u2029]+/gu;
+
+/**
+ * A reader's note (why a page showed no records), which may carry a site's own words (an API's
+ * error message, a parser's quote of the bytes it stopped at), as one line of text for a
+ * terminal, a log and a page: every control (line breaks and tabs too, which would break the
+ * status table's columns; escape sequences a terminal would obey), the marks that turn the
+ * direction of the text around them, and what shownText drops become a space; runs of spaces
+ * close up; at most NOTE_MAX characters, cut with "…".
+ */
+export function noteLine(note: string): string {
+  const one = shownText(note.replace(BREAKS, " ")).replace(/ {2,}/g, " ").trim();
+  if (one.length <= NOTE_MAX) return one;
+  // Never cut a surrogate pair in two.
+  const cut = /[\uD800-\uDBFF]/.test(one.charAt(NOTE_MAX - 2)) ? NOTE_MAX - 2 : NOTE_MAX - 1;
+  return `${one.slice(0, cut)}…`;
+}

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { UsageError } from "../../errors.js";
 import { viaText } from "../../night/way-choice.js";
+import { noteLine } from "../../policy/shown-text.js";
 import { type NightHistoryRow, readingText, recentNights, statusRows } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { stdout } from "../io.js";
@@ -91,7 +92,7 @@ export function register(program: Command): void {
         for (const r of rows) {
           const reading = readingText(r);
           const outcome = r.lastOutcome
-            ? `${r.lastOutcome}${r.lastReason ? ` (${r.lastReason})` : ""}`
+            ? `${r.lastOutcome}${r.lastReason ? ` (${noteLine(r.lastReason)})` : ""}`
             : "-";
           // P4: which way in the last night used, and why the better ones were passed over.
           const via = r.lastOutcome

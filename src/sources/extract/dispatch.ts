@@ -6,6 +6,7 @@
  * throw as `extract-error`.
  */
 import { NorError } from "../../errors.js";
+import { noteLine } from "../../policy/shown-text.js";
 import type { apiSpec, downloadSpec } from "../catalog/schema.js";
 import type { WayIn } from "../catalog/types.js";
 import type { Platform } from "../platforms/types.js";
@@ -58,7 +59,18 @@ export function extractWith(
   /** The answer's Content-Type: its charset decides how the bytes are read (decode.ts). */
   contentType?: string,
 ): Extraction {
-  return titled(read(parts, way, body, url, contentType));
+  return noted(titled(read(parts, way, body, url, contentType)));
+}
+
+/**
+ * The note as one clean line (policy/shown-text.ts, noteLine): a reader may build it from a
+ * site's words (an API's error message), which reach a terminal (`nor status`), the log and
+ * the source's page.
+ */
+function noted(e: Extraction): Extraction {
+  if (e.note === undefined) return e;
+  const note = noteLine(e.note);
+  return note === e.note ? e : { ...e, note };
 }
 
 /**

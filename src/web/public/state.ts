@@ -5,6 +5,7 @@
  */
 import type { RefusalEvidence } from "../../net/types.js";
 import type { WayChoice } from "../../night/types.js";
+import { noteLine } from "../../policy/shown-text.js";
 import type { Db } from "../../store/db.js";
 import { toIso } from "../../store/iso-time.js";
 import { latestMarks } from "../../store/marks.js";
@@ -74,7 +75,9 @@ function toOutcome(r: OutcomeRow): Outcome {
     newRecords: Number(r.new_records),
     endedAt: r.ended_at,
   };
-  if (r.reason) o.reason = r.reason;
+  // A reason may carry a site's own words (stored before readers' notes were made one clean
+  // line): shown as one line, without controls (policy/shown-text.ts).
+  if (r.reason) o.reason = noteLine(r.reason);
   const evidence = parseEvidence(r.evidence);
   if (evidence) o.evidence = evidence;
   if (r.status !== null) o.status = Number(r.status);

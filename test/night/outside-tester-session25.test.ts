@@ -1,0 +1,56 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { describe, expect, it } from "vitest";
+import { NOTE_MAX } from "../../src/policy/shown-text.js";
+import { runMain } from "../cli/cli-capture.js";
+import { nightOn, outcomesOn, testerCatalog, testerWorld } from "./tester-nights.js";
+
+/**
+ * What an outside tester found (session 25), proved from a real `nor night` against a loopback
+ * site and from what the store and the commands then show:
+ * - a site's own error text (a Legistar API's ExceptionMessage) became the night's reason as it
+ *   was sent, escape sequences, line breaks and all, and `nor status` wrote it to the
+ *   operator's terminal: a site could clear the screen or retitle the window, and break the
+ *   status table's columns.
+ */
+const world = testerWorld("nor-tester25-");
+
+const noRobots = (_q: IncomingMessage, res: ServerResponse) => void res.writeHead(404).end();
+
+describe("found from outside, session 25", () => {
+  it("P23: a site's own error text is kept and shown as one line of text, without controls, bounded", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    const hostile = `boom \u001b[2J\u001b]0;PWNED\u0007 \u009b31m here\r\nsecond\tline \u202eevil ${"x".repeat(5000)}`;
+    site.route("/v1/kent/events", (_q, res) => {
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ Message: "err", ExceptionMessage: hostile }));
+    });
+    const catalog = testerCatalog(world.dir, "legistar-error", [
+      "  - id: kent-events",
+      "    government: city-of-test",
+      "    records: meetings",
+      "    access: api",
+      "    platform: legistar-api",
+      `    url: "${site.url("/v1/kent/events")}"`,
+    ]);
+    const data = `${world.dir}/legistar-error`;
+    await nightOn(catalog, data, "2026-11-05");
+    expect(site.requests.some((r) => r.path.startsWith("/v1/kent/events"))).toBe(true);
+    const row = outcomesOn(data, "2026-11-05")["kent-events"];
+    const reason = row?.reason ?? "";
+    expect(reason).toMatch(/^Legistar API error: boom /);
+    expect(reason).toContain("here second line evil x");
+    expect(reason).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
+    expect(reason.length).toBeLessThanOrEqual(NOTE_MAX);
+    expect(reason.endsWith("…")).toBe(true);
+
+    const status = await runMain(["status", "--data", data]);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain("Legistar API error: boom");
+    // Only the table's own tabs and line ends: nothing of the site's controls.
+    expect(status.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    const line = status.stdout.split("\n").find((l) => l.startsWith("kent-events\t")) ?? "";
+    expect(line.split("\t")).toHaveLength(10);
+  });
+});
