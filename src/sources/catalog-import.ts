@@ -17,7 +17,7 @@ import {
 } from "../store/catalog-import.js";
 import type { Db } from "../store/db.js";
 import type { CatalogChangeKind } from "../store/schema/sources.js";
-import { type CatalogOrigins, checkCatalog, sectionParts } from "./catalog/load.js";
+import { type CatalogOrigins, loadCatalogWithFiles } from "./catalog/load.js";
 import { type CatalogStamp, stampCatalogFiles } from "./catalog/stamp.js";
 import type { Catalog, Government, Lead, Source } from "./catalog/types.js";
 
@@ -328,16 +328,18 @@ export interface ImportOfFiles {
   files: readonly string[];
   /** Their stamp, taken before they were read. */
   stamp: CatalogStamp | undefined;
-  /** Their sources, read again piece by piece at each call (never held whole). */
+  /** Their sources, as validated. */
   sources(): Iterable<Source>;
 }
 
 /**
- * `nor catalog import FILE…`: validates the files piece by piece (a broken catalog never
- * half-imports, and the store is not opened before it is known good: `open` is called
- * after), then reads them again piece by piece into the store. The catalog is never held
- * whole, so the import's peak memory does not grow with the catalog (docs/benchmarks.md "The
- * catalog import's memory").
+ * `nor catalog import FILE…`: reads and validates the files once, piece by piece (a broken
+ * catalog never half-imports, and the store is not opened before it is known good: `open` is
+ * called after), holding the validated entries, not the YAML, as a night does; then imports
+ * exactly those. A file written to after it was read changes nothing of what is imported: the
+ * files are never read a second time (the stamp, which vouches for the bytes read, is then not
+ * recorded, so the next night reads them again). docs/benchmarks.md "The catalog import's
+ * memory".
  */
 export async function importCatalogFiles(
   files: readonly string[],
@@ -347,34 +349,10 @@ export async function importCatalogFiles(
 ): Promise<ImportOutcome> {
   // Taken before the files are read: what was read afterwards is what it vouches for.
   const stamp = stampCatalogFiles(files);
-  const { index } = checkCatalog(
-    files.map((file) => ({ file })),
-    () => ({}),
-  );
-  const input: ImportInput = {
-    governmentIds: new Set(index.governments.keys()),
-    sourceIds: new Set(index.sources.keys()),
-    *governments() {
-      for (const { part, file } of sectionParts(index, "governments"))
-        yield { entries: part.governments, fileOf: () => file };
-    },
-    *sources() {
-      for (const { part, file } of sectionParts(index, "sources"))
-        yield { entries: part.sources, fileOf: () => file };
-    },
-    *leads() {
-      for (const { part } of sectionParts(index, "leads")) yield part.leads;
-    },
-  };
-  const store = await open({
-    files,
-    stamp,
-    *sources() {
-      for (const batch of input.sources()) yield* batch.entries;
-    },
-  });
+  const { catalog, origins } = loadCatalogWithFiles([...files]);
+  const store = await open({ files, stamp, sources: () => catalog.sources });
   try {
-    return await importCatalogInput(store.db, input, now(), { ...opts, stamp });
+    return await importCatalog(store.db, catalog, origins, now(), { ...opts, stamp });
   } finally {
     await store.close();
   }

@@ -277,6 +277,41 @@ describe.each(factories)("importCatalog on $name", (factory) => {
     }
   });
 
+  it("imports what it validated, read once: a file rewritten after its check (a duplicate id, an unknown government, half of it) changes nothing imported, and no stamp is kept", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "nor-import-once-"));
+    const file = join(dir, "c.yaml");
+    const head = "governments:\n  - { id: g, name: G, kind: city }\nsources:\n";
+    writeFileSync(file, head + s("a", "https://x.gov/a") + s("b", "https://x.gov/b"));
+    const loc = await factory.fresh();
+    // The store is opened once the files are known good: the file is rewritten in between,
+    // as a catalog regenerated during a long import would be.
+    const open = async () => {
+      writeFileSync(
+        file,
+        `${head}${s("a", "https://x.gov/changed")}${s("a", "https://x.gov/twice")}  - { id: z, government: nobody, records: bids, access: feed, url: "https://x.gov/z" }\n`,
+      );
+      return openStore(loc);
+    };
+    const d = diffOf(await importCatalogFiles([file], open, () => T1));
+    expect(formatDiff(d)).toContain("sources: 2 added, 0 changed, 0 retired, 0 un-retired\n");
+    const store = await openStore(loc);
+    try {
+      const rows = await store.db
+        .selectFrom("sources")
+        .select(["id", "government_id", "url"])
+        .orderBy("id")
+        .execute();
+      expect(rows.map((r) => `${r.id} ${r.government_id} ${r.url}`)).toEqual([
+        "a g https://x.gov/a",
+        "b g https://x.gov/b",
+      ]);
+      // The bytes read are not the file's now: the next night reads it again.
+      expect(await catalogStampOf(store.db)).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+
   it("lists the catalog's leads anew on each import, in catalog order, keeping when each was first listed", async () => {
     const store = await openStore(await factory.fresh());
     const withLeads = (leads: string) =>

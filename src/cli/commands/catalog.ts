@@ -122,8 +122,8 @@ async function runImport(files: string[], opts: ImportCliOptions): Promise<void>
   // Where a night on this store keeps its marks and its lock, whichever the database (night.ts).
   const dataDir = location.kind === "sqlite" ? location.dir : (opts.data ?? "data");
   try {
-    // Validated before the store is opened: a broken catalog never half-imports. Read piece
-    // by piece, twice (check, then import), so the catalog is never held whole.
+    // Validated before the store is opened: a broken catalog never half-imports. Read once,
+    // piece by piece, holding the validated entries (not the YAML), which are what is written.
     const outcome = await importCatalogFiles(
       files,
       (importing) => openBesideNights(location, dataDir, importing),

@@ -24,7 +24,6 @@ import {
   visit,
 } from "yaml";
 import type { z } from "zod";
-import { NorError } from "../../errors.js";
 import { readSite } from "../../policy/site.js";
 import { dateFormatProblem, dateTemplateProblem } from "../extract/form-dates.js";
 import { formSelectorProblems, recipeSelectorProblems } from "../extract/selector-check.js";
@@ -681,43 +680,6 @@ export function checkCatalog<S>(
       perPiece,
     };
     return { index, sink };
-  }
-}
-
-/**
- * The entries of one section of a checked catalog, a piece at a time, file by file: for
- * reading it again without holding it (the import). A file changed since the check (a piece
- * that no longer validates) is an error, never a half-read.
- */
-export function* sectionParts(
-  index: CatalogIndex,
-  section: Section,
-): Generator<{ part: CatalogPart; file: string }> {
-  const sections = new Set([section]);
-  for (const [i, input] of index.inputs.entries()) {
-    try {
-      const opts = { whole: index.whole.has(i), perPiece: index.perPiece, sections };
-      for (const piece of pieces(input, opts)) {
-        const { data, problems } = piece;
-        if (!data || problems.length > 0) throw new NotBlockShaped("changed");
-        const part = completePart(data, index.zones);
-        const only = (s: Section) => (s === section ? part[s] : []);
-        yield {
-          part: {
-            governments: only("governments") as Government[],
-            sources: only("sources") as Source[],
-            leads: only("leads") as Lead[],
-          },
-          file: input.file,
-        };
-      }
-    } catch (e) {
-      if (!(e instanceof NotBlockShaped) && !(e instanceof CatalogError)) throw e;
-      throw new NorError(
-        "E_CATALOG",
-        `${input.file} changed while it was being read (check it again with \`nor catalog check\`)`,
-      );
-    }
   }
 }
 
