@@ -2,6 +2,26 @@ import { raw } from "hono/html";
 import type { Child, FC } from "hono/jsx";
 
 /**
+ * The bidi embeddings, overrides and isolates and their terminators (U+202A–U+202E,
+ * U+2066–U+2069), as docs/api.md names them.
+ */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+
+/**
+ * The text of a page's `<title>`, which holds names from the catalog and the sites (a
+ * government's, a record page's, a county's, a search's words) and has no `<bdi>` to hold them:
+ * a name carrying a right-to-left override would reorder the rest of the tab's text (" · New on
+ * Record"). Its bidi controls are left out, the simplest rule that is always right: closing what
+ * a name opens with U+202C / U+2069 would have to follow UAX #9's pairing (a PDI closes the
+ * embeddings inside its isolate; a name's stray PDI closes an isolate we opened), while a title
+ * without any has nothing to reorder. Only the tab's text: the page shows each name whole, in a
+ * `<bdi>`, and the JSON and feeds give it as written.
+ */
+function titleText(title: string): string {
+  return title.replace(BIDI_CONTROLS, "");
+}
+
+/**
  * The shared page frame of the site and the console: the site name, the nav, a search box and
  * a footer pointing site owners at the page that explains the checker (P2). hono/jsx escapes
  * every interpolated value; the style sheet is a file of ours (/assets/site.css), so the CSP
@@ -23,7 +43,7 @@ export const Layout: FC<{
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         {console ? <meta name="robots" content="noindex, nofollow" /> : null}
         <title>
-          {title}
+          {titleText(title)}
           {console ? " · Console" : ""} · New on Record
         </title>
         <link rel="stylesheet" href="/assets/site.css" />

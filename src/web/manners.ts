@@ -7,7 +7,6 @@ import type { Context, Hono, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { compress } from "hono/compress";
 import { RETAINED_304_HEADERS } from "hono/etag";
-import { COMPRESSIBLE_CONTENT_TYPE_REGEX } from "hono/utils/compress";
 import { reads } from "./public/filters.js";
 import { SITE_CSS } from "./style.js";
 
@@ -65,19 +64,17 @@ export function caching(): MiddlewareHandler[] {
 const VARIES_ON_ENCODING = /(?:^|,)\s*(?:accept-encoding|\*)\s*(?:,|$)/i;
 
 /**
- * `Vary: Accept-Encoding` on every GET or HEAD answer whose type may be compressed (every one
- * the directory sends: HTML, JSON, feeds, the calendar, CSV, CSS, SVG), small or large, HEAD or
- * GET, and on a 304 a route made itself (a download's: its 200 is CSV or JSON). hono/compress
- * adds it only to the bodies it may compress (not to a 304, a HEAD, or under 1 KiB), so a 304
- * lost the Vary of its 200; set here, before the 304 is made, the 304 keeps it (etags).
+ * `Vary: Accept-Encoding` on every GET or HEAD answer, whatever it is (docs/api.md): a page, a
+ * feed, JSON, a file, small or large, a redirect (a 301 from a trailing slash, the 302 that
+ * drops a tracking tag), a 400 or 404, a 304. hono/compress adds it only to the bodies it may
+ * compress (not to a 304, a HEAD, a body under 1 KiB or one without a compressible type: a
+ * redirect has none), so a cache could keep one answer for every encoding asked. Set here,
+ * before the 304 is made, a 304 keeps the Vary of its 200 (etags).
  */
 function varyEncoding(): MiddlewareHandler {
   return async (c, next) => {
     await next();
     if (!(c.req.method === "GET" || c.req.method === "HEAD")) return;
-    const type = c.res.headers.get("Content-Type");
-    const compressible = type !== null && COMPRESSIBLE_CONTENT_TYPE_REGEX.test(type);
-    if (!compressible && c.res.status !== 304) return;
     const vary = c.res.headers.get("Vary");
     if (vary !== null && VARIES_ON_ENCODING.test(vary)) return;
     c.res.headers.set("Vary", vary ? `${vary}, Accept-Encoding` : "Accept-Encoding");

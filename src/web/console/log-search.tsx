@@ -11,6 +11,7 @@ import {
 import { toJson } from "../../store/request-log-view.js";
 import { sourceKnown } from "../../store/source-known.js";
 import { parseTimeArg, TIME_ARG_HELP } from "../../store/time-args.js";
+import { echo } from "../public/echo.js";
 import { countOf } from "../public/format.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
 import { ConsoleLayout, Message, nyTime, Wide } from "./layout.js";
@@ -28,25 +29,38 @@ type Form = Record<(typeof FIELDS)[number], string>;
 /**
  * The form as `nor log` reads its options: times without a zone are New York time, --until
  * takes the end of the minute written, a pasted URL or host is reduced to its site (P9), and a
- * site that is none (a bare public suffix, an empty label) is refused with the reason.
+ * site that is none (a bare public suffix, an empty label) is refused with the reason. What a
+ * refusal says back of the form is echoed (echo.ts), as the public side echoes a request: a
+ * NUL, a terminal's escape or a direction mark typed is written as its percent-escapes.
  */
 export function filterOf(f: Form): RequestLogFilter {
   const out: RequestLogFilter = {};
-  if (f.since) out.since = parseTimeArg(f.since, "Since").start;
-  if (f.until) out.until = parseTimeArg(f.until, "Until").end;
+  if (f.since) out.since = timeOf(f.since, "Since").start;
+  if (f.until) out.until = timeOf(f.until, "Until").end;
   if (out.since !== undefined && out.until !== undefined && out.since >= out.until) {
-    throw new UsageError(`Since "${f.since}" is not before Until "${f.until}"`);
+    throw new UsageError(`Since "${echo(f.since)}" is not before Until "${echo(f.until)}"`);
   }
   if (f.site) {
     // The check `nor log --site` makes (src/policy/site.ts): a value that names no site
     // (`gov`, `example..gov`) is refused with the reason, never searched for and found empty.
     const r = readSite(f.site);
-    if (!r.ok) throw new UsageError(`Site: "${f.site}" is not a site, host or URL: ${r.reason}`);
+    if (!r.ok)
+      throw new UsageError(`Site: "${echo(f.site)}" is not a site, host or URL: ${echo(r.reason)}`);
     out.site = r.site;
   }
   if (f.url) out.urlContains = f.url;
   if (f.source) out.source = f.source.trim();
   return out;
+}
+
+/** parseTimeArg, its refusal (which quotes the text) echoed. */
+function timeOf(text: string, flag: string): ReturnType<typeof parseTimeArg> {
+  try {
+    return parseTimeArg(text, flag);
+  } catch (err) {
+    if (err instanceof UsageError) throw new UsageError(echo(err.message));
+    throw err;
+  }
 }
 
 function evidenceText(e: RequestLogEntry): string {
@@ -69,7 +83,7 @@ async function refuseUnknownSource(
   if (filter.source === undefined || filter.source === "") return;
   if ((await sourceKnown(db, filter.source)) || (await anyFound())) return;
   throw new UsageError(
-    `Source: this store has no source "${filter.source}" (\`nor status\` lists them)`,
+    `Source: this store has no source "${echo(filter.source)}" (\`nor status\` lists them)`,
   );
 }
 

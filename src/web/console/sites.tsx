@@ -18,6 +18,7 @@ import {
   siteRules,
   siteState,
 } from "../../store/site-rules.js";
+import { echo } from "../public/echo.js";
 import { countOf, wordFor } from "../public/format.js";
 import { BASE, type ConsoleEnv } from "./auth.js";
 import { ConsoleLayout, CsrfField, Message, nyTime, Wide } from "./layout.js";
@@ -125,13 +126,21 @@ type Checked =
   | { ok: true; site: string; kind: SiteRuleKind; value?: string; reason: string }
   | { ok: false; message: string };
 
-/** Every field is checked before the store is touched; a refusal says what to change. */
+/**
+ * Every field is checked before the store is touched; a refusal says what to change. What it
+ * says back of the form (the site, the gap, the path, and the reasons other modules give that
+ * quote them) is echoed as the public side echoes a request (echo.ts): a NUL, a terminal's
+ * escape or a direction mark typed into a field is written as its percent-escapes, never raw.
+ */
 export function checkRuleForm(body: Record<string, unknown>): Checked {
   const text = (k: string) => (typeof body[k] === "string" ? (body[k] as string).trim() : "");
   // As `nor site` reads it, and refused with the same reason (`gov`, `example..gov`).
   const read = readSite(text("site"));
   if (!read.ok)
-    return { ok: false, message: `"${text("site")}" is not a site, host or URL: ${read.reason}.` };
+    return {
+      ok: false,
+      message: `"${echo(text("site"))}" is not a site, host or URL: ${echo(read.reason)}.`,
+    };
   const site = read.site;
   const kind = text("kind");
   if (!(KINDS as readonly string[]).includes(kind))
@@ -155,18 +164,18 @@ export function checkRuleForm(body: Record<string, unknown>): Checked {
     try {
       ms = parseDuration(value, "gap");
     } catch (err) {
-      if (err instanceof UsageError) return { ok: false, message: `${err.message}.` };
+      if (err instanceof UsageError) return { ok: false, message: `${echo(err.message)}.` };
       throw err;
     }
     if (ms < MIN_GAP_MS)
       return {
         ok: false,
-        message: `A gap of ${value} is under the ${MIN_GAP_MS / 1000} s floor (P10): the checker never asks a site faster than that, so nothing was changed.`,
+        message: `A gap of ${echo(value)} is under the ${MIN_GAP_MS / 1000} s floor (P10): the checker never asks a site faster than that, so nothing was changed.`,
       };
     if (ms > MAX_OWNER_GAP_MS)
       return {
         ok: false,
-        message: `A gap of ${value} is longer than a night (at most 24h): to keep the checker off the site, mark it not read instead; nothing was changed.`,
+        message: `A gap of ${echo(value)} is longer than a night (at most 24h): to keep the checker off the site, mark it not read instead; nothing was changed.`,
       };
     return { ok: true, site, kind, value: String(ms), reason };
   }
@@ -174,7 +183,7 @@ export function checkRuleForm(body: Record<string, unknown>): Checked {
     if (!value.startsWith("/") || /\s/.test(value))
       return {
         ok: false,
-        message: `A path to leave alone must start with / and hold no spaces (e.g. /permits/); "${value}" does not.`,
+        message: `A path to leave alone must start with / and hold no spaces (e.g. /permits/); "${echo(value)}" does not.`,
       };
     return { ok: true, site, kind, value, reason };
   }

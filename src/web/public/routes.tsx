@@ -8,6 +8,7 @@
  */
 import type { Context } from "hono";
 import { Hono } from "hono";
+import { foldLetters } from "../../policy/fold.js";
 import { nightOf } from "../../policy/night-date.js";
 import type { Db } from "../../store/db.js";
 import {
@@ -29,7 +30,7 @@ import {
   nightsIn,
   upcomingMeetings,
 } from "../../store/read/new-records.js";
-import { MAX_TERMS, search, searchTerms } from "../../store/read/search.js";
+import { MAX_TERMS, type SearchWords, search, searchTerms } from "../../store/read/search.js";
 import {
   countsJson,
   filterJson,
@@ -99,6 +100,25 @@ const MAX_PAGE = 50;
 function searchPages(recordTotal: number): { pages: number; capped: boolean } {
   const filled = Math.max(1, Math.ceil(recordTotal / SEARCH_PER_PAGE));
   return { pages: Math.min(filled, MAX_PAGE), capped: filled > MAX_PAGE };
+}
+
+/**
+ * The words of `q` as the search matches them: a word typed twice is one word (docs/api.md),
+ * and so are two that differ only by a diacritic the search folds (`cafe` and `café`, as both
+ * stores fold them: policy/fold.ts), so the first typed is kept and counted once against
+ * MAX_TERMS. When the last word typed is one of those, the same word was typed whole before it:
+ * the whole word has to match, so it is no prefix (searchTerms' own rule, after folding).
+ */
+function wordsOf(q: string): SearchWords {
+  const typed = searchTerms(q);
+  const seen = new Set<string>();
+  const terms = typed.terms.filter((t) => {
+    const folded = foldLetters(t);
+    if (seen.has(folded)) return false;
+    seen.add(folded);
+    return true;
+  });
+  return { terms, prefix: typed.prefix && terms.at(-1) === typed.terms.at(-1) };
 }
 
 /** A page past the last of the results is not found, the same on the page and in the API. */
@@ -445,7 +465,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         message: `page must be a number from 1 to ${MAX_PAGE}, not "${echo(pageText)}"`,
       };
     }
-    const words = searchTerms(q);
+    const words = wordsOf(q);
     if (words.terms.length > MAX_TERMS) {
       // Never cut: every word must match (docs/api.md), so a word left out would widen the search.
       return {

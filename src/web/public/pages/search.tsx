@@ -1,6 +1,7 @@
 import type { FC } from "hono/jsx";
 import type { SearchResult } from "../../../store/read/search.js";
 import { Layout, Wide } from "../../layout.js";
+import { echo } from "../echo.js";
 import { countOf, countyHref, recordsLabel } from "../format.js";
 import { type Retired, RetiredNotice } from "../retired.js";
 import { SearchBox } from "./home.js";
@@ -9,12 +10,14 @@ import { FeedHead, FeedLinks, KindLabel, Scope } from "./parts.js";
 
 /**
  * Why a search has nothing to look for: no `q`, or a `q` without a word of letters or digits
- * (only emoji, symbols or punctuation, which the search does not index).
+ * (only emoji, symbols or punctuation, which the search does not index). The `q` said back is
+ * echoed (echo.ts): a `q` of direction marks alone (U+202E, U+200F) is written as their
+ * percent-escapes, on the page, in the API's 400 and in a feed's plain text alike.
  */
 export function noWordText(q: string, name = "q= "): string {
   return q.trim() === ""
     ? `${name}needs a word to find.`
-    : `${name}"${q}" has no word to find: a search matches words of letters and digits, and emoji, symbols and punctuation are not indexed.`;
+    : `${name}"${echo(q)}" has no word to find: a search matches words of letters and digits, and emoji, symbols and punctuation are not indexed.`;
 }
 
 export const SearchPage: FC<{
