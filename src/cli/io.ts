@@ -30,6 +30,55 @@ export function io(): CliIo {
   );
 }
 
+/**
+ * What a terminal would obey rather than show, in text written to stderr: the C0 controls but
+ * the line feed (a tab and a carriage return too: no message uses them, and typed in a value
+ * they hide what is around them), DEL, the C1 controls, and the marks that turn the direction
+ * of the text around them (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069).
+ */
+const NOT_FOR_A_TERMINAL =
+  /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `text` for stderr: each character a terminal would obey (an escape sequence typed in an
+ * argument and echoed in an error message, which could clear the screen or set the window's
+ * title) written as \uXXXX, which a person reads as what it is. Text without one is returned as
+ * is. \uXXXX (every such character is in the BMP) rather than \u{…}: inside a JSON log line
+ * (`nor night`'s, when stderr is no terminal) it is JSON's own escape, so the line stays valid
+ * JSON and means the same.
+ */
+export function diagnosticText(text: string): string {
+  return text.replace(
+    NOT_FOR_A_TERMINAL,
+    (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+/**
+ * The stderr of the run under way, for error messages, notes and logs: every string written is
+ * made safe for a terminal there (diagnosticText), so no command, present or future, echoes a
+ * typed control character raw, and commander's own messages (an unknown command or option)
+ * neither. The one thing meant for the terminal itself, a progress line rewritten in place,
+ * is written by rewriteLine.
+ */
+export const stderr = (): CliOutput => {
+  const err = io().stderr;
+  return {
+    get isTTY() {
+      return err.isTTY === true;
+    },
+    write: (chunk) => err.write(typeof chunk === "string" ? diagnosticText(chunk) : chunk),
+  };
+};
+
+/**
+ * Rewrites the line stderr's terminal is on with `text` (made safe as any stderr text is): a
+ * carriage return before it and "erase to the end of the line" after it are the only controls
+ * written raw.
+ */
+export function rewriteLine(text: string): void {
+  io().stderr.write(`\r${diagnosticText(text)}\x1b[K`);
+}
+
 export const stdout = (): CliOutput => io().stdout;
-export const stderr = (): CliOutput => io().stderr;
 export const stdin = (): CliIo["stdin"] => io().stdin;

@@ -116,6 +116,8 @@ export async function buildProgram(argv: readonly string[]): Promise<Command> {
     // subcommands (`nor catalog help`).
     .helpCommand("help [command]", "Display help for a command")
     .configureOutput({
+      // stderr() escapes the controls a terminal would obey (io.ts): commander's messages
+      // echo what was typed (`error: unknown option '--x…'`).
       writeOut: (text) => void stdout().write(text),
       writeErr: (text) => void stderr().write(text),
     })

@@ -1,4 +1,4 @@
-import { readFileSync, renameSync } from "node:fs";
+import { readFileSync, renameSync, rmSync } from "node:fs";
 import { appendFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -8,6 +8,8 @@ import { WarcArchive } from "../../src/store/archive/warc-archive.js";
 import { exchange, type TempStore, tempStore } from "./support/fixtures.js";
 import { runCli } from "./support/run-cli.js";
 
+/** Where these tests have `nor archive cdx --out` write: beside the data directory, not in it. */
+const cdxOut = (t: TempStore): string => `${t.dataDir}-index.cdxj`;
 const URL_A = "http://127.0.0.2/agendas?year=2026";
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 10, 5, 8);
@@ -31,6 +33,7 @@ describe("nor archive show|verify|cdx (P8)", () => {
     await a.close();
   });
   afterEach(async () => {
+    rmSync(cdxOut(t), { force: true });
     await t.cleanup();
   });
 
@@ -107,7 +110,8 @@ describe("nor archive show|verify|cdx (P8)", () => {
     expect(verified.stdout.toString()).toContain(
       "1 files, 9 records, 11 digests checked, 0 problems",
     );
-    const out = join(t.dataDir, "index.cdxj");
+    // Beside the data directory: --out refuses a file in it (test/cli/archive-cdx-out.test.ts).
+    const out = cdxOut(t);
     const cdx = await runCli(["archive", "cdx", "--data", t.dataDir, "--out", out]);
     expect(cdx.code, cdx.stderr).toBe(0);
     const files = readFileSync(out, "utf8")
@@ -159,7 +163,8 @@ describe("nor archive show|verify|cdx (P8)", () => {
   });
 
   it("P8: cdx writes sorted CDXJ lines with surt, 14-digit timestamp and the standard fields", async () => {
-    const out = join(t.dataDir, "index.cdxj");
+    // Beside the data directory: --out refuses a file in it (test/cli/archive-cdx-out.test.ts).
+    const out = cdxOut(t);
     const r = await runCli(["archive", "cdx", "--data", t.dataDir, "--out", out]);
     expect(r.code, r.stderr).toBe(0);
     const lines = readFileSync(out, "utf8").trimEnd().split("\n");

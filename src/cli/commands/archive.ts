@@ -2,7 +2,7 @@
  * `nor archive show|verify|cdx`: the operator's look into the private copy (P8). All three
  * read files and the store only; none opens a connection.
  */
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { ConfigError, NorError, UsageError } from "../../errors.js";
 import {
@@ -18,6 +18,7 @@ import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { parseTimeArg } from "../../store/time-args.js";
 import { refuseNoArchive } from "../archive-presence.js";
 import { stderr, stdout } from "../io.js";
+import { outFile, writeWhole } from "../out-file.js";
 import { saying } from "../store-upgrade.js";
 
 /**
@@ -136,6 +137,9 @@ async function verify(opts: DataOpts): Promise<void> {
 }
 
 async function cdx(opts: DataOpts & { out?: string }): Promise<void> {
+  // An --out that would replace what is stored (the store, a file in --data or the archive) or
+  // that names no file to write is refused first (exit 2), before anything is read or written.
+  const out = opts.out === undefined ? undefined : outFile(opts.out, opts.data ?? "data");
   // Like show and verify: a mistyped --data is refused (exit 2), never an empty index.
   const store = await openForArchive(opts);
   try {
@@ -146,9 +150,9 @@ async function cdx(opts: DataOpts & { out?: string }): Promise<void> {
   // A store no night has read into yet has an empty archive: no lines, exit 0.
   const lines = await cdxLines(archiveOf(opts));
   const text = lines.length ? `${lines.join("\n")}\n` : "";
-  if (opts.out) {
-    writeFileSync(opts.out, text);
-    stderr().write(`nor: ${lines.length} CDXJ lines written to ${opts.out}\n`);
+  if (out) {
+    writeWhole(out, text);
+    stderr().write(`nor: ${lines.length} CDXJ lines written to ${out.given}\n`);
   } else {
     stdout().write(text);
   }

@@ -33,7 +33,7 @@ import { type Db, ensureDataDir, openStore, storeLocationFromOptions } from "../
 import { diskFull, STORE_FULL } from "../../store/disk-full.js";
 import { archiveBeforeNight } from "../archive-presence.js";
 import { importedOrStop } from "../import-outcome.js";
-import { stderr } from "../io.js";
+import { rewriteLine, stderr } from "../io.js";
 import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../net-options.js";
 import { NIGHT_PARTS } from "../night-parts.js";
 import {
@@ -496,7 +496,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
             }),
         onProgress: (p) => {
           if (tty) {
-            stderr().write(`\r${progressLine(p, clock.now())}\x1b[K`);
+            rewriteLine(progressLine(p, clock.now()));
           } else {
             log.info(
               {
