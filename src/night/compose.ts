@@ -4,6 +4,7 @@
  * thin and the wiring is read in one place.
  */
 import type { Clock } from "../clock.js";
+import { NorError } from "../errors.js";
 import type { IdSource } from "../ids.js";
 import type { PoliteFetcher } from "../net/fetcher.js";
 import type { JournalPort } from "../net/journal.js";
@@ -119,8 +120,16 @@ export async function runNightWithStore(
           // Rows a killed process left in flight are marked interrupted; their sites' leases
           // are taken over at the next request, with the gap counted from then (P10).
           await sqlJournal.sweep(clock.now());
-          // P1, P2: the User-Agent tonight's requests carry, for the site-owners page to show.
-          await recordNightUserAgent(db, opts.night, opts.userAgent ?? DEFAULT_USER_AGENT);
+          // P1, P2: the User-Agent tonight's requests carry, for the site-owners page to show;
+          // a process that would introduce itself otherwise than the night already does (a
+          // worker on another machine, a resume after the contact was changed) sends nothing.
+          const userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
+          const other = await recordNightUserAgent(db, opts.night, userAgent);
+          if (other !== undefined)
+            throw new NorError(
+              "E_CONFIG",
+              `night ${opts.night} already introduces itself as "${other}" (its requests so far carried it), not as "${userAgent}": a night keeps one User-Agent (P1), so the site-owners page names the contact every request carried (P2). Run this night with --user-agent "${other}" (or NOR_USER_AGENT), and the new one from the next night on`,
+            );
           fetcher = storeFetcher({
             db,
             clock,

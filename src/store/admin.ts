@@ -538,18 +538,29 @@ export async function latestNight(db: Db): Promise<string | undefined> {
 
 /**
  * P1, P2: the User-Agent this process's requests carry in `night`, written once the night is
- * open (each process that runs it writes its own: the last one stands).
+ * open, in one statement that takes it only when the night has none yet or the same: a night
+ * introduces itself one way (every process that runs or resumes it, on any machine), so the
+ * site-owners page, which shows the last night's, names the contact every request of that night
+ * carried. Returns the night's other User-Agent when it already has one (nothing is written).
  */
 export async function recordNightUserAgent(
   db: Db,
   night: string,
   userAgent: string,
-): Promise<void> {
-  await db
+): Promise<string | undefined> {
+  const done = await db
     .updateTable("nights")
     .set({ user_agent: userAgent })
     .where("night", "=", night)
-    .execute();
+    .where((eb) => eb.or([eb("user_agent", "is", null), eb("user_agent", "=", userAgent)]))
+    .executeTakeFirst();
+  if (Number(done.numUpdatedRows) > 0) return undefined;
+  const r = await db
+    .selectFrom("nights")
+    .select("user_agent")
+    .where("night", "=", night)
+    .executeTakeFirst();
+  return r?.user_agent ?? undefined;
 }
 
 /**
