@@ -5,6 +5,7 @@
  * are deliberately ignored: treating github.io as one site is the cautious side.
  */
 import { isIP } from "node:net";
+import { domainToUnicode } from "node:url";
 import type * as Tldts from "tldts";
 import { requireCjs } from "../cjs.js";
 import { NorError } from "../errors.js";
@@ -96,9 +97,33 @@ export function readSite(text: string): SiteInput {
       ok: false,
       reason: `${typed} is not an IPv4 address as the checker writes it: URLs read it as ${host} (a shortened, hexadecimal or encoded form); type ${host} if that is the site`,
     };
+  if (isIP(host) === 0 && !host.startsWith("[") && !sameName(typed, host))
+    return {
+      ok: false,
+      reason: `${typed} is not a host name as the checker writes it: URLs read it as ${host} (they map full-width and other look-alike characters, and decode %-escapes); type ${host} if that is the site`,
+    };
   const problem = hostProblem(host);
   if (problem !== undefined) return { ok: false, reason: `${host} ${problem}` };
   return { ok: true, site: siteOf(url) };
+}
+
+/**
+ * Whether a typed host name (lower-case, without its trailing dot) is the name the URL parser
+ * made of it: label by label, as the parser writes it (`xn--caf-dma`) or as that reads in
+ * Unicode (`café`, in its composed form). A name the parser maps to another (full-width
+ * `ｋｅｎｔ.gov` is kent.gov; `ke%6Et.gov`, a soft hyphen) is not: the address used would not
+ * be the one written.
+ */
+function sameName(typed: string, host: string): boolean {
+  if (typed === host) return true;
+  const written = typed.split(".");
+  const read = host.split(".");
+  return (
+    written.length === read.length &&
+    written.every(
+      (label, i) => label === read[i] || label.normalize("NFC") === domainToUnicode(read[i] ?? ""),
+    )
+  );
 }
 
 /**

@@ -3,6 +3,7 @@
  * in Ohio read their server logs in Eastern time, so that is where a time without a zone lives.
  */
 import { ConfigError } from "../errors.js";
+import { IANA_LINK_NAMES } from "./zone-names.js";
 
 export const SITE_OWNER_ZONE = "America/New_York";
 
@@ -26,14 +27,45 @@ export const IANA_ZONE_RULE =
  * fixed offsets without daylight time, which no Ohio page or night means.
  */
 export function isIanaZone(name: string): boolean {
+  return ianaZoneProblem(name) === undefined;
+}
+
+/**
+ * Why `name` is not an IANA time zone as IANA writes it, or undefined. Intl reads a zone in any
+ * case (`America/New_york` is New York to it), so a name it knows is also held to IANA's
+ * spelling: Intl's own answer for it, its list of zones, or IANA's links (zone-names.ts); one
+ * that differs from a spelling of these only in case is refused, naming it. A name none of them
+ * spells (a runtime's own alias, unknown to IANA) is left as Intl reads it.
+ */
+export function ianaZoneProblem(name: string): string | undefined {
   if (name !== "UTC" && !/^[A-Z][A-Za-z_-]*(?:\/[A-Z0-9][A-Za-z0-9_+-]*)+$/.test(name))
-    return false;
+    return IANA_ZONE_RULE;
+  let resolved: string;
   try {
-    new Intl.DateTimeFormat("en-US", { timeZone: name });
-    return true;
+    resolved = new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone;
   } catch {
-    return false;
+    return IANA_ZONE_RULE;
   }
+  const spelling = ianaSpelling(name, resolved);
+  if (spelling !== undefined && spelling !== name)
+    return `must be written as IANA writes it, ${spelling} (time zone names are case-sensitive)`;
+  return undefined;
+}
+
+let zoneNamesByLowerCase: Map<string, string> | undefined;
+
+/** IANA's spelling of a zone name Intl knows (read in any case), or undefined when none is known. */
+function ianaSpelling(name: string, resolved: string): string | undefined {
+  if (resolved === name || IANA_LINK_NAMES.has(name)) return name;
+  if (zoneNamesByLowerCase === undefined) {
+    zoneNamesByLowerCase = new Map();
+    for (const zone of [...Intl.supportedValuesOf("timeZone"), ...IANA_LINK_NAMES])
+      zoneNamesByLowerCase.set(zone.toLowerCase(), zone);
+  }
+  const lower = name.toLowerCase();
+  return (
+    zoneNamesByLowerCase.get(lower) ?? (resolved.toLowerCase() === lower ? resolved : undefined)
+  );
 }
 
 const DAY_MS = 86_400_000;

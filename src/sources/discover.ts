@@ -6,6 +6,7 @@
  */
 
 import { urlCredentialProblem } from "./catalog/credentials.js";
+import { urlRewriteProblem } from "./catalog/url-written.js";
 import { load } from "./extract/cheerio-load.js";
 import { absoluteUrl } from "./record-id.js";
 
@@ -108,6 +109,9 @@ export function discoverCandidates(html: string, pageUrl: string): Candidate[] {
     // P3: an address carrying user-info or a key the catalog refuses is no way in for the
     // checker, whatever the homepage links to: never offered.
     if (urlCredentialProblem(c.url) !== undefined) return;
+    // Nor one the catalog refuses as not sent as written (a port of 0, which no server listens
+    // on): a way offered is one the catalog takes as it is printed.
+    if (urlRewriteProblem(c.url, new URL(c.url)) !== undefined) return;
     if (!out.has(c.url)) out.set(c.url, c);
   };
 

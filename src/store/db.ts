@@ -24,6 +24,7 @@ import type {
 import { requireCjs } from "../cjs.js";
 import { NorError } from "../errors.js";
 import { ensureDataDir, refuseNotADirectory, storeFileState } from "./data-dir.js";
+import { storeWriteRefused } from "./disk-full.js";
 import { CompiledQuery, Kysely, Migrator, SqliteAdapter, SqliteDialect, sql } from "./kysely.js";
 import { migrationProvider, migrations } from "./migrations/index.js";
 import { noNul } from "./no-nul.js";
@@ -530,6 +531,18 @@ function storeStateError(where: string, err: unknown): NorError | undefined {
       `${where} is damaged (SQLite: ${said}): restore it from a backup (docs/operations.md, "Backups"); \`sqlite3 ${where} 'PRAGMA quick_check'\` lists what is damaged`,
       { cause: err },
     );
+  // A write the file system refused (a full disk, a file-size limit): said with the file it
+  // could not write, exit 2 as a night stops for a full disk (disk-full.ts), never a bare "disk
+  // I/O error" that names nothing.
+  const refused = storeWriteRefused(err);
+  if (refused !== undefined)
+    return new StoreStateError(
+      "E_CONFIG",
+      refused === "full"
+        ? `${where} could not be written: its disk is full (SQLite: ${said}); make room, then run the command again`
+        : `${where} could not be written (SQLite: ${said}): the file system refused the write, as it does past a file-size limit (ulimit -f) or on a full or failing disk; raise the limit or make room, then run the command again`,
+      { cause: err },
+    );
   // A file moved or put in the store's place while open (a backup restored under a running
   // nor) is no read-only store: its error stays SQLite's own.
   if (code.startsWith("SQLITE_READONLY") && code !== "SQLITE_READONLY_DBMOVED")
@@ -543,9 +556,22 @@ function storeStateError(where: string, err: unknown): NorError | undefined {
 
 /**
  * Refuses a store file this process may not write (a read-only mount, a file of another user's),
- * as storeStateError words it. One access(2) call, and none for a store not made yet.
+ * as storeStateError words it, or may not even read (`chmod 000`, another user's file not
+ * readable by others): said as unreadable, not as read-only, for making it writable would not
+ * do. An access(2) call or two, and none for a store not made yet.
  */
 function refuseReadOnly(file: string): void {
+  try {
+    accessSync(file, constants.R_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return;
+    throw new NorError(
+      "E_CONFIG",
+      `${file} cannot be read by this user (${code}): nor reads and writes its store; make the file readable and writable for this user, or choose another --data`,
+      { cause: err },
+    );
+  }
   try {
     accessSync(file, constants.W_OK);
   } catch (err) {
@@ -644,11 +670,33 @@ class ImmediateSqliteDialect extends SqliteDialect {
     driver.beginTransaction = async (connection: DatabaseConnection) => {
       await connection.executeQuery(CompiledQuery.raw("begin immediate"));
     };
+    // SQLite rolls a transaction back itself when a write in it fails (a full disk, a
+    // file-size limit: SQLITE_FULL, SQLITE_IOERR): the rollback kysely then asks finds none,
+    // and its "cannot rollback - no transaction is active" would be thrown in place of the
+    // write's own error, which says what happened and to which file.
+    const rollback = driver.rollbackTransaction.bind(driver);
+    driver.rollbackTransaction = async (connection: DatabaseConnection) => {
+      try {
+        await rollback(connection);
+      } catch (err) {
+        if (!noTransactionActive(err)) throw err;
+      }
+    };
     const acquire = driver.acquireConnection.bind(driver);
     const file = this.#file;
     driver.acquireConnection = async () => storeStateErrors(await acquire(), file);
     return this.#direct.count(driver);
   }
+}
+
+/** SQLite's answer to a rollback when the transaction was already rolled back. */
+function noTransactionActive(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  return (
+    e?.code === "SQLITE_ERROR" &&
+    typeof e.message === "string" &&
+    e.message.includes("no transaction is active")
+  );
 }
 
 const sayingState = new WeakSet<DatabaseConnection>();

@@ -25,7 +25,7 @@ import {
   nextRunAfter,
   parseDailyAt,
 } from "../../policy/schedule.js";
-import { formatInZone, IANA_ZONE_RULE, isIanaZone } from "../../policy/zone.js";
+import { formatInZone, ianaZoneProblem } from "../../policy/zone.js";
 import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
 import { stampCatalogFiles } from "../../sources/catalog/stamp.js";
 import { importCatalog } from "../../sources/catalog-import.js";
@@ -121,7 +121,8 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
   const say = deps.say ?? ((line: string) => void stdout().write(`nor start: ${line}\n`));
   // Every option is checked before anything is written.
   // The same rule as the catalog's timezone: EST and other fixed offsets are refused.
-  if (!isIanaZone(opts.zone)) throw new UsageError(`--zone: "${opts.zone}" ${IANA_ZONE_RULE}`);
+  const zoneProblem = ianaZoneProblem(opts.zone);
+  if (zoneProblem !== undefined) throw new UsageError(`--zone: "${opts.zone}" ${zoneProblem}`);
   const at = parseDailyAt(opts.at, opts.zone);
   const port = Number(opts.port);
   if (!/^\d+$/.test(opts.port) || port > 65_535)

@@ -42,6 +42,16 @@ export function urlCredentialProblem(value: string): string | undefined {
   }
   if (u.username || u.password)
     return "URL carries user-info (user:password@); the checker never signs in (P3)";
+  // An empty one (`http://:@host/`, `http://@host/`) the parser drops, so the address used would
+  // not be the one written: it is user-info still, refused the same way.
+  const authority =
+    s
+      .replace(/^[a-z][a-z0-9+.-]*:/i, "")
+      .slice(2)
+      .split(/[/?#\\]/, 1)[0] ?? "";
+  const at = authority.lastIndexOf("@");
+  if (at >= 0)
+    return `URL carries user-info (${JSON.stringify(authority.slice(0, at + 1))}, empty, which the URL parser drops); the checker never signs in (P3)`;
   for (const name of u.searchParams.keys()) {
     if (CREDENTIAL_PARAMS.has(name.toLowerCase()))
       return `URL carries the credential query parameter "${name}"; the checker never sends keys or tokens (P3)`;

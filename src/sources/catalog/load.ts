@@ -48,6 +48,7 @@ import {
 import { CatalogBytesError, statsProblem } from "./read.js";
 import { catalogFile, inferAccess, MAX_URL_LENGTH, urlSpellingProblem } from "./schema.js";
 import type { Catalog, Government, Lead, Source } from "./types.js";
+import { urlRewriteProblem } from "./url-written.js";
 
 /** List items per piece: large enough that parsing stays cheap, small enough to stay small. */
 export const ITEMS_PER_PIECE = 50;
@@ -358,12 +359,17 @@ function hostProblems(loc: Located, raw: unknown): CatalogProblem[] {
     if (typeof value !== "string" || value.length > MAX_URL_LENGTH || !URL.canParse(value)) return;
     const u = new URL(value);
     if (u.protocol !== "http:" && u.protocol !== "https:") return;
-    // Not written as it is fetched (a backslash, a scheme without its //): the schema says so.
-    if (urlSpellingProblem(value, u.href) !== undefined) return;
-    // Its scheme and authority as written (a space further on is no host's fault), read as an
-    // operator's site is (readSite): also refused, an IPv4 address the URL parser reads
-    // otherwise than it is written (`127.0.0.054` is 127.0.0.44 to it, 127.0.0.54 to a person:
-    // the night would ask the one while every page showed the other).
+    // Not written as it is fetched (a backslash, a scheme without its //, a space, a port of
+    // 0): the schema says so.
+    if (
+      urlSpellingProblem(value, u.href) !== undefined ||
+      urlRewriteProblem(value, u) !== undefined
+    )
+      return;
+    // Its scheme and authority as written, read as an operator's site is (readSite): also
+    // refused, an IPv4 address the URL parser reads otherwise than it is written (`127.0.0.054`
+    // is 127.0.0.44 to it, 127.0.0.54 to a person: the night would ask the one while every page
+    // showed the other), and a name it maps to another (full-width `ｋｅｎｔ.gov` is kent.gov).
     const authority = /^https?:\/\/[^/?#]*/i.exec(value)?.[0] ?? "";
     const read = readSite(`${authority}/`);
     if (!read.ok) out.push(loc.problem(path, `host ${read.reason}`));

@@ -6,8 +6,9 @@
 
 import { z } from "zod";
 import { DEFAULT_BACKFILL_PAGES } from "../../policy/constants.js";
-import { IANA_ZONE_RULE, isIanaZone } from "../../policy/zone.js";
+import { ianaZoneProblem } from "../../policy/zone.js";
 import { countyProblem } from "./counties.js";
+import { urlRewriteProblem } from "./url-written.js";
 
 /**
  * The longest id a catalog may give. A source's id is part of store keys beside a URL of up to
@@ -70,8 +71,9 @@ function portProblem(s: string): string | undefined {
 
 /**
  * http(s) only (P3: no other scheme; user-info and credentials are refused in credentials.ts),
- * written as it is fetched (urlSpellingProblem), at most MAX_URL_LENGTH characters. Its host's
- * form is checked by the loader (load.ts).
+ * written as it is fetched (urlSpellingProblem, then urlRewriteProblem: no space, no `/../`, no
+ * port of 0 or written otherwise than the parser writes it), at most MAX_URL_LENGTH characters.
+ * Its host's form is checked by the loader (load.ts).
  */
 export const httpUrl = z
   .string()
@@ -91,7 +93,7 @@ export const httpUrl = z
       });
       return;
     }
-    const spelling = urlSpellingProblem(s, u.href);
+    const spelling = urlSpellingProblem(s, u.href) ?? urlRewriteProblem(s, u);
     if (spelling !== undefined) {
       ctx.addIssue({ code: "custom", message: spelling });
       return;
@@ -155,12 +157,16 @@ const isoDate = z
 
 /**
  * An IANA time zone the runtime knows, written as IANA writes it (`America/Chicago`,
- * `America/Indiana/Indianapolis`, `UTC`). Abbreviations such as `EST` are refused: they are
- * fixed offsets without daylight time, which no Ohio page means.
+ * `America/Indiana/Indianapolis`, `UTC`; not `America/New_york`, which Intl would read).
+ * Abbreviations such as `EST` are refused: they are fixed offsets without daylight time, which
+ * no Ohio page means.
  */
 export const timezone = z
   .string()
-  .refine(isIanaZone, { message: IANA_ZONE_RULE })
+  .superRefine((s, ctx) => {
+    const problem = ianaZoneProblem(s);
+    if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+  })
   .describe("IANA time zone, e.g. America/New_York");
 
 export const governmentKind = z.enum([

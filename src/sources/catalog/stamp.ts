@@ -38,8 +38,8 @@ const EXT = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
 /**
  * The importer's code outside src/sources (relative to src/): every module the catalog's
  * loading and import reach, for what they write depends on it (policy/constants.ts holds
- * the default `backfill.pagesPerNight`, policy/zone.ts which timezones pass, policy/site.ts
- * which hosts pass).
+ * the default `backfill.pagesPerNight`, policy/zone.ts and zone-names.ts which timezones pass,
+ * policy/site.ts which hosts pass).
  * test/sources/catalog-stamp.test.ts follows the imports and holds this list to them.
  */
 const IMPORTER_BESIDE = [
@@ -53,6 +53,7 @@ const IMPORTER_BESIDE = [
   "vendored",
   "policy/constants",
   "policy/zone",
+  "policy/zone-names",
   "policy/site",
   "policy/body-text",
   "cjs",

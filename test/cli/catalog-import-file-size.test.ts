@@ -1,0 +1,85 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { syntheticCatalog } from "../../scripts/generate-catalog.js";
+import { storeWriteRefused } from "../../src/store/disk-full.js";
+import { buildCli, ROOT } from "./run-nor.js";
+
+/**
+ * An outside tester's `(ulimit -f 200; nor catalog import BIG.yaml --data /tmp/x)` ended with a
+ * bare `nor: disk I/O error` (exit 1) naming no file. A write the file system refuses (past a
+ * file-size limit, SQLite's SQLITE_IOERR_WRITE; a full disk, SQLITE_FULL) is said with the
+ * store's file and what to mend, exit 2 as a night stops for a full disk (src/store/disk-full.ts).
+ */
+function norUnderFileSizeLimit(
+  blocks: number,
+  args: string[],
+): Promise<{ code: number | null; stderr: string }> {
+  const env = { ...process.env };
+  delete env["NOR_DATABASE_URL"];
+  return new Promise((resolve, reject) => {
+    // `ulimit -f` counts 512- or 1024-byte blocks, by shell; either way far below the store.
+    const p = spawn(
+      "/bin/sh",
+      [
+        "-c",
+        `ulimit -f ${blocks} && exec "$0" "$@"`,
+        process.execPath,
+        join(ROOT, "bin", "nor.js"),
+        ...args,
+      ],
+      { cwd: ROOT, env, stdio: ["ignore", "ignore", "pipe"] },
+    );
+    let stderr = "";
+    p.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const timer = setTimeout(() => p.kill("SIGKILL"), 120_000);
+    p.on("error", reject);
+    p.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+describe("a store file the file system will not let grow", () => {
+  const dir = mkdtempSync(join(tmpdir(), "nor-fsize-"));
+  const big = join(dir, "big.yaml");
+  beforeAll(() => {
+    buildCli();
+    writeFileSync(big, syntheticCatalog(4000));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const said = (file: string) =>
+    `nor: ${file} could not be written (SQLite: disk I/O error): the file system refused the write, as it does past a file-size limit (ulimit -f) or on a full or failing disk; raise the limit or make room, then run the command again\n`;
+
+  it("nor catalog import past a file-size limit names the store's file, exit 2", async () => {
+    const data = join(dir, "import");
+    const r = await norUnderFileSizeLimit(800, ["catalog", "import", big, "--data", data]);
+    expect(r.stderr).toBe(said(join(data, "nor.db")));
+    expect(r.code).toBe(2);
+  }, 130_000);
+
+  it("so does one that cannot even make the store: the write's error, not the rollback's after it", async () => {
+    const data = join(dir, "make");
+    const r = await norUnderFileSizeLimit(100, ["catalog", "import", big, "--data", data]);
+    expect(r.stderr).toBe(said(join(data, "nor.db")));
+    expect(r.stderr).not.toContain("cannot rollback");
+    expect(r.code).toBe(2);
+    expect(existsSync(join(data, "nor.db"))).toBe(true);
+  }, 130_000);
+
+  it("the codes said so: a refused write, a full disk, on the error or its causes", () => {
+    const sqlite = (code: string) => Object.assign(new Error(code), { code });
+    expect(storeWriteRefused(sqlite("SQLITE_IOERR_WRITE"))).toBe("refused");
+    expect(storeWriteRefused(new Error("x", { cause: sqlite("EFBIG") }))).toBe("refused");
+    expect(storeWriteRefused(sqlite("SQLITE_FULL"))).toBe("full");
+    expect(storeWriteRefused(sqlite("ENOSPC"))).toBe("full");
+    expect(storeWriteRefused(sqlite("SQLITE_IOERR_READ"))).toBeUndefined();
+    expect(storeWriteRefused(sqlite("SQLITE_BUSY"))).toBeUndefined();
+  });
+});
