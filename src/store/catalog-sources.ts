@@ -8,6 +8,7 @@
  */
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
+import { type Placeholder, type Prepared, prepared } from "./prepared.js";
 
 /** What the plan needs of a source in use: its id, government and URL (its site). */
 export interface SourceRef {
@@ -71,6 +72,8 @@ export async function sourceEntries(
   db: Db,
   ids: readonly string[],
 ): Promise<{ id: string; entry: string }[]> {
+  // A lane's few sources (most sites have one to a few): a statement built once per count.
+  if (ids.length > 0 && ids.length <= FEW) return entriesOf(ids.length).rows(db, idArgs(ids));
   const out: { id: string; entry: string }[] = [];
   for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
     const part = ids.slice(i, i + IDS_PER_STATEMENT);
@@ -78,6 +81,37 @@ export async function sourceEntries(
       ...(await db.selectFrom("sources").select(["id", "entry"]).where("id", "in", part).execute()),
     );
   }
+  return out;
+}
+
+/** Up to this many ids are looked up by a statement built once for their count. */
+const FEW = 16;
+type IdArgs = Record<string, string>;
+const fewEntries = new Map<number, Prepared<IdArgs, { id: string; entry: string }>>();
+
+function entriesOf(n: number): Prepared<IdArgs, { id: string; entry: string }> {
+  let p = fewEntries.get(n);
+  if (p === undefined) {
+    p = prepared((db, $: Placeholder<IdArgs>) =>
+      db
+        .selectFrom("sources")
+        .select(["id", "entry"])
+        .where(
+          "id",
+          "in",
+          Array.from({ length: n }, (_, i) => $(`id${i}`)),
+        ),
+    );
+    fewEntries.set(n, p);
+  }
+  return p;
+}
+
+function idArgs(ids: readonly string[]): IdArgs {
+  const out: IdArgs = {};
+  ids.forEach((id, i) => {
+    out[`id${i}`] = id;
+  });
   return out;
 }
 

@@ -327,6 +327,21 @@ export class SqlNightStore implements NightStore, ValidatorStore {
     // deadlock gave nothing back, so the claim runs again.
     return writeTxnRetried(this.#db, async (tx) => {
       const claimed = new Set<string>();
+      // One site (a lane's own claim, most of a night's): three statements built once.
+      if (ordered.length === 1) {
+        const site = ordered[0] as string;
+        await LANE_ROW.run(tx, { night, site });
+        const row = await LANE_OF.first(tx, { night, site });
+        if (row !== undefined && !this.#laneFree(row, holder, now)) return claimed;
+        await LANE_CLAIM.run(tx, {
+          holder,
+          leaseUntil: toIso(now + LANE_LEASE_MS),
+          night,
+          site,
+        });
+        claimed.add(site);
+        return claimed;
+      }
       // Every row inserted first, then every row locked: a worker never waits on another's new
       // row while it holds row locks of its own (which, chunk by chunk, made a cycle).
       for (const part of parts) {
@@ -341,18 +356,13 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       for (const part of parts) {
         let q = tx
           .selectFrom("night_lanes")
-          .selectAll()
+          .select(["site", "holder", "lease_until"])
           .where("night", "=", night)
           .where("site", "in", part);
         if (dialectOf(this.#db) === "postgres") q = q.orderBy(sql`site collate "C"`).forUpdate();
         const free: string[] = [];
         for (const row of await q.execute()) {
-          // A finished lane is free again: a source added since is checked, the others skipped.
-          if (row.holder !== null && row.holder !== holder && row.lease_until !== null) {
-            const lease = { holder: row.holder, until: fromIso(row.lease_until, "night_lanes") };
-            if (!holderDead(lease, now)) continue;
-          }
-          free.push(row.site);
+          if (this.#laneFree(row, holder, now)) free.push(row.site);
         }
         if (free.length === 0) continue;
         await tx
@@ -365,6 +375,20 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       }
       return claimed;
     });
+  }
+
+  /**
+   * Whether a lane's row may be claimed by `holder`: a finished lane is free again (a source
+   * added since is checked, the others skipped), as is one whose holder is dead.
+   */
+  #laneFree(
+    row: { holder: string | null; lease_until: string | null },
+    holder: string,
+    now: number,
+  ): boolean {
+    if (row.holder === null || row.holder === holder || row.lease_until === null) return true;
+    const lease = { holder: row.holder, until: fromIso(row.lease_until, "night_lanes") };
+    return holderDead(lease, now);
   }
 
   async laneStates(night: string, now: number): Promise<Map<string, LaneState>> {
@@ -388,15 +412,8 @@ export class SqlNightStore implements NightStore, ValidatorStore {
   async finishLane(night: string, site: string, holder: string, now: number): Promise<void> {
     // In the group commit: a lane's end shares its fsync with the writes beside it (alone, it
     // held the event loop for a commit of its own, 200 of them in a night of 200 sites).
-    await this.#group.run((tx) =>
-      tx
-        .updateTable("night_lanes")
-        .set({ done_at: toIso(now), holder: null, lease_until: null })
-        .where("night", "=", night)
-        .where("site", "=", site)
-        .where("holder", "=", holder)
-        .execute(),
-    );
+    const doneAt = toIso(now);
+    await this.#group.run((tx) => LANE_DONE.run(tx, { doneAt, night, site, holder }));
   }
 
   async renewLanes(night: string, holder: string, now: number): Promise<void> {
@@ -545,6 +562,43 @@ const CLAIM = prepared(
         .returning("source_id")
     );
   },
+);
+
+/** A lane's row made, if it is not there yet (claimLanes, one site). */
+const LANE_ROW = prepared((db, $: Placeholder<{ night: string; site: string }>) =>
+  db
+    .insertInto("night_lanes")
+    .values({ night: $("night"), site: $("site"), holder: null, lease_until: null, done_at: null })
+    .onConflict((oc) => oc.columns(["night", "site"]).doNothing()),
+);
+
+/** A lane's holder and lease, its row locked on PostgreSQL until the claim commits. */
+const LANE_OF = prepared((db, $: Placeholder<{ night: string; site: string }>) => {
+  const q = db
+    .selectFrom("night_lanes")
+    .select(["site", "holder", "lease_until"])
+    .where("night", "=", $("night"))
+    .where("site", "=", $("site"));
+  return dialectOf(db) === "postgres" ? q.forUpdate() : q;
+});
+
+const LANE_CLAIM = prepared(
+  (db, $: Placeholder<{ holder: string; leaseUntil: string; night: string; site: string }>) =>
+    db
+      .updateTable("night_lanes")
+      .set({ holder: $("holder"), lease_until: $("leaseUntil"), done_at: null })
+      .where("night", "=", $("night"))
+      .where("site", "=", $("site")),
+);
+
+const LANE_DONE = prepared(
+  (db, $: Placeholder<{ doneAt: string; night: string; site: string; holder: string }>) =>
+    db
+      .updateTable("night_lanes")
+      .set({ done_at: $("doneAt"), holder: null, lease_until: null })
+      .where("night", "=", $("night"))
+      .where("site", "=", $("site"))
+      .where("holder", "=", $("holder")),
 );
 
 const NEW_RECORDS = prepared((db, $: Placeholder<Key & { newRecords: number }>) =>

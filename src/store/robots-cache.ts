@@ -2,6 +2,7 @@ import type { CachedRobots, RobotsCachePort } from "../net/types.js";
 import type { Db } from "./db.js";
 import type { GroupCommit } from "./group-commit.js";
 import { fromIso, toIso } from "./iso-time.js";
+import { type Placeholder, prepared } from "./prepared.js";
 import type { RobotsCacheRow } from "./schema/log.js";
 import type { Tx } from "./write-txn.js";
 
@@ -21,11 +22,7 @@ export class SqlRobotsCache implements RobotsCachePort {
   }
 
   async get(origin: string): Promise<CachedRobots | undefined> {
-    const row = await this.#db
-      .selectFrom("robots_cache")
-      .selectAll()
-      .where("origin", "=", origin)
-      .executeTakeFirst();
+    const row = await ROBOTS_OF.first(this.#db, { origin });
     return row ? fromRow(row) : undefined;
   }
 
@@ -42,6 +39,24 @@ export class SqlRobotsCache implements RobotsCachePort {
     await (this.#group ? this.#group.run(write) : write(this.#db));
   }
 }
+
+/** An origin's cached robots.txt: once per lane, built once. */
+const ROBOTS_OF = prepared((db, $: Placeholder<{ origin: string }>) =>
+  db
+    .selectFrom("robots_cache")
+    .select([
+      "origin",
+      "fetched_at",
+      "state",
+      "status",
+      "body",
+      "etag",
+      "last_modified",
+      "reason",
+      "night",
+    ])
+    .where("origin", "=", $("origin")),
+);
 
 function toRow(e: CachedRobots): RobotsCacheRow {
   return {
