@@ -39,6 +39,8 @@ async function keep(
 ): Promise<boolean> {
   if (!archive || !call.keepBody || r.kind !== "response") return false;
   if (r.read.kind !== "complete" || (r.status >= 100 && r.status < 200)) return false;
+  // A 304 carries no page (the copy kept is still the one) and a redirect only where the page
+  // went: their status and headers are the request log's (P8, P27; docs/promises.md).
   if (r.status >= 300 && r.status < 400) return false;
   await archive.write({
     request: {
