@@ -6,8 +6,9 @@
  * node:zlib as its own member (WARC 1.1 Annex D), so any record can be read alone from its
  * offset. No stream or wasm hasher per record: a record costs about one gzip and two sha256
  * passes over its bytes (a revisit: its headers only; the original is not read back, see
- * warc-archive.ts). Reading stays with warcio (read.ts, verify.ts), which is also what the
- * tests read the records back with.
+ * warc-archive.ts). Reading stays with warcio (read.ts), which is also what the tests read the
+ * records back with; verify.ts reads member by member (members.ts), so one damaged member is one
+ * problem.
  */
 import { STATUS_CODES } from "node:http";
 import { promisify } from "node:util";
