@@ -5,7 +5,13 @@
  */
 import { NorError } from "../errors.js";
 import type { WaySkipped, WayUsed } from "../night/types.js";
-import { closingTime, isNightDate, nightOf } from "../policy/night-date.js";
+import {
+  begunAfterItsDate,
+  closingTime,
+  isNightDate,
+  legacyClosingTime,
+  nightOf,
+} from "../policy/night-date.js";
 import type { Db } from "./db.js";
 import { holderDead, STALE_MS } from "./holder.js";
 import { fromIso, toIso } from "./iso-time.js";
@@ -341,19 +347,15 @@ export interface NightRow {
 }
 
 export interface SettledNights {
-  /** The night still under way at `now`, which `nor night` without --night resumes. */
-  resumable?: NightRow;
+  /**
+   * The night still under way at `now`, which `nor night` without --night resumes, with the
+   * moment its time is over (closingTime).
+   */
+  resumable?: NightRow & { until: number };
   /** Nights found unfinished whose time was over: now closed, incomplete. */
   closed: NightRow[];
 }
 
-/**
- * P13: an unfinished night (a process killed or stopped) may be resumed only until its own
- * deadline or the start of the next night (24 h after it began), whichever comes first.
- * After that it is closed as incomplete, its end set to that moment, so a plain `nor night`
- * days later begins a new night instead of resuming an old one. A night whose name is not
- * a date (written by an older version) is closed the same way instead of failing every run.
- */
 /**
  * The nights a process somewhere is running on this store, as the store says it: a lane of the
  * night leased (not done) by a holder not dead (holder.ts holderDead: another host's lease
@@ -391,6 +393,50 @@ function overAt(startedAt: string, end: number | undefined): number | undefined 
   return Number.isNaN(began) ? end : Math.max(end, began);
 }
 
+/** A night's date and start, as closingTime's `nextStartedAt` is found among them. */
+interface NightStart {
+  night: string;
+  start: number;
+}
+
+/** The nights begun at or after `from` (ISO), earliest first. */
+async function nightStartsSince(db: Db, from: string): Promise<NightStart[]> {
+  const rows = await db
+    .selectFrom("nights")
+    .select(["night", "started_at"])
+    .where("started_at", ">=", from)
+    .execute();
+  return rows
+    .map((r) => ({ night: r.night, start: Date.parse(r.started_at) }))
+    .filter((r) => !Number.isNaN(r.start))
+    .sort((a, b) => a.start - b.start);
+}
+
+/**
+ * The start of the first night of a later date begun after `night` began, if one has: the next
+ * night's start, known (closingTime's `nextStartedAt`).
+ */
+function nextStart(
+  starts: readonly NightStart[],
+  night: string,
+  startedAt: string,
+): number | undefined {
+  const t = Date.parse(startedAt);
+  if (Number.isNaN(t)) return undefined;
+  return starts.find((s) => s.start > t && s.night > night)?.start;
+}
+
+/**
+ * P13: an unfinished night (a process killed or stopped) may be resumed only while its time
+ * lasts (closingTime: its own deadline, never more than 24 h after it began, whatever the
+ * schedule; sooner once a night of a later date has begun; a night asked for by a past date only
+ * by its name, `asked`, and otherwise over from its start). After that it is closed as
+ * incomplete, its end set to that moment, so a plain `nor night` days later begins a new night
+ * instead of resuming an old one. A night closed before its deadline has that moment as its
+ * deadline from then on: nothing is asked in it after (a `nor night --night` of it records what
+ * it never reached as unreached, and asks nothing). A night whose name is not a date (written by
+ * an older version) is closed the same way instead of failing every run.
+ */
 export async function settleUnfinishedNights(
   db: Db,
   now: number,
@@ -400,68 +446,103 @@ export async function settleUnfinishedNights(
    * closed under that process.
    */
   running: readonly string[] = [],
+  /** The night asked for by its name (`nor night --night`), if one is. */
+  asked?: string,
 ): Promise<SettledNights> {
+  const judged = await judgeUnfinishedNights(db, now, asked);
+  const out: SettledNights = { closed: [] };
+  if (judged.resumable !== undefined) out.resumable = judged.resumable;
+  for (const { row, end } of judged.over) {
+    if (running.includes(row.night)) continue;
+    // Closed at the moment its time ran out (or now, when that cannot be read or a later
+    // night is already under way).
+    const over = overAt(row.startedAt, end);
+    const at = toIso(over !== undefined && over < now ? over : now);
+    // Its time ended before its deadline: so does its deadline, so that nothing is asked in it
+    // from now on (the fetcher refuses a request after it; run-night.ts records the sources
+    // left as unreached).
+    const deadline = Date.parse(row.deadlineAt);
+    const cut = Number.isNaN(deadline) || Date.parse(at) < deadline;
+    await db
+      .updateTable("nights")
+      .set(cut ? { finished_at: at, deadline_at: at } : { finished_at: at })
+      .where("night", "=", row.night)
+      .where("finished_at", "is", null)
+      .execute();
+    out.closed.push({ ...row, deadlineAt: cut ? at : row.deadlineAt, finishedAt: at });
+  }
+  return out;
+}
+
+/**
+ * The store's unfinished nights judged by closingTime at `now`, newest first, read only: the
+ * one a `nor night` resumes (the newest whose time lasts), and the others, over, with the
+ * moment their time ended. settleUnfinishedNights closes those; resumableNight reads the first.
+ */
+async function judgeUnfinishedNights(
+  db: Db,
+  now: number,
+  asked: string | undefined,
+): Promise<{
+  resumable?: NightRow & { until: number };
+  over: { row: NightRow; end: number | undefined }[];
+}> {
   const rows = await db
     .selectFrom("nights")
     .select(["night", "started_at", "deadline_at"])
     .where("finished_at", "is", null)
     .orderBy("started_at", "desc")
     .execute();
-  const out: SettledNights = { closed: [] };
+  const oldest = rows.at(-1);
+  if (oldest === undefined) return { over: [] };
+  const starts = await nightStartsSince(db, oldest.started_at);
+  let resumable: (NightRow & { until: number }) | undefined;
+  const over: { row: NightRow; end: number | undefined }[] = [];
   for (const r of rows) {
-    const end = closingTime(r.started_at, r.deadline_at, r.night);
+    const end = closingTime(r.started_at, r.deadline_at, r.night, {
+      nextStartedAt: nextStart(starts, r.night, r.started_at),
+      byName: r.night === asked,
+    });
     const row: NightRow = {
       night: r.night,
       startedAt: r.started_at,
       deadlineAt: r.deadline_at,
       finishedAt: null,
     };
-    if (end !== undefined && now < end && isNightDate(r.night) && out.resumable === undefined) {
-      out.resumable = row;
-      continue;
-    }
-    if (running.includes(r.night)) continue;
-    // Closed at the moment its time ran out (or now, when that cannot be read or a later
-    // night is already under way).
-    const over = overAt(r.started_at, end);
-    const at = toIso(over !== undefined && over < now ? over : now);
-    await db
-      .updateTable("nights")
-      .set({ finished_at: at })
-      .where("night", "=", r.night)
-      .where("finished_at", "is", null)
-      .execute();
-    out.closed.push({ ...row, finishedAt: at });
+    if (end !== undefined && now < end && isNightDate(r.night) && resumable === undefined)
+      resumable = { ...row, until: end };
+    else over.push({ row, end });
   }
-  return out;
+  return resumable === undefined ? { over } : { resumable, over };
 }
 
 /**
- * The night `nor night` would resume at `now` (P13: unfinished, before its deadline and the
- * next night's start), with the moment its time is over; read only, nothing is closed.
- * `nor start` uses it to resume at once a night its own stop or a reboot interrupted.
+ * A night closed incomplete (settleUnfinishedNights) that a `nor night --night` of it has just
+ * run to record what it never reached (its deadline past: nothing asked): closed again at the
+ * moment it was closed, its end as its time ran out rather than when those were recorded, so
+ * `nor status` says it was closed incomplete, as that command said.
+ */
+export async function closeIncompleteAgain(db: Db, closed: NightRow): Promise<void> {
+  if (closed.finishedAt === null) return;
+  await db
+    .updateTable("nights")
+    .set({ finished_at: closed.finishedAt })
+    .where("night", "=", closed.night)
+    .where("finished_at", "is not", null)
+    .execute();
+}
+
+/**
+ * The night a plain `nor night` would resume at `now` (P13: unfinished and its time not over,
+ * by the rule settleUnfinishedNights keeps: closingTime), with the moment its time is over; read only,
+ * nothing is closed. `nor start` uses it to resume at once a night its own stop or a reboot
+ * interrupted, and to start again one whose process a crash ended.
  */
 export async function resumableNight(
   db: Db,
   now: number,
 ): Promise<(NightRow & { until: number }) | undefined> {
-  const latest = await db
-    .selectFrom("nights")
-    .select(["night", "started_at", "deadline_at"])
-    .where("finished_at", "is", null)
-    .orderBy("started_at", "desc")
-    .limit(1)
-    .executeTakeFirst();
-  if (!latest || !isNightDate(latest.night)) return undefined;
-  const until = closingTime(latest.started_at, latest.deadline_at, latest.night);
-  if (until === undefined || now >= until) return undefined;
-  return {
-    night: latest.night,
-    startedAt: latest.started_at,
-    deadlineAt: latest.deadline_at,
-    finishedAt: null,
-    until,
-  };
+  return (await judgeUnfinishedNights(db, now, undefined)).resumable;
 }
 
 export interface NightHistoryRow extends NightRow {
@@ -474,6 +555,17 @@ export interface NightHistoryRow extends NightRow {
   cutShort: number;
   /** Closed by `settleUnfinishedNights`: interrupted and not resumed in time. */
   closedIncomplete: boolean;
+  /**
+   * Unfinished only: when its time is over (P13, closingTime, the rule `nor night` and `nor
+   * start` keep): `nor night` resumes it until then, and closes it as incomplete after.
+   */
+  until?: string;
+  /**
+   * Unfinished only, and only when so: asked for by a past date (begun after its own date was
+   * over), so resumed until `until` only by its name (`nor night --night`); a plain `nor night`
+   * closes it as incomplete and begins tonight's night.
+   */
+  pastDate?: true;
 }
 
 /** The latest nights, newest first, for `nor status`: when each ran and whether it finished. */
@@ -485,7 +577,14 @@ export async function recentNights(db: Db, limit: number): Promise<NightHistoryR
     .limit(limit)
     .execute();
   const out: NightHistoryRow[] = [];
-  for (const n of nights) {
+  for (const [i, n] of nights.entries()) {
+    // Newest first: the nights begun after this one are those before it in the list.
+    const next = nights
+      .slice(0, i)
+      .filter((l) => l.night > n.night)
+      .map((l) => Date.parse(l.started_at))
+      .filter((t) => !Number.isNaN(t))
+      .reduce<number | undefined>((a, t) => (a === undefined || t < a ? t : a), undefined);
     const c = await db
       .selectFrom("night_sources")
       .select((eb) => [
@@ -506,12 +605,24 @@ export async function recentNights(db: Db, limit: number): Promise<NightHistoryR
     const checked = Number(c?.n ?? 0);
     const unreached = Number(c?.unreached ?? 0);
     const cutShort = Number(c?.cut_short ?? 0);
-    const end = closingTime(n.started_at, n.deadline_at, n.night);
-    // settleUnfinishedNights sets the end to exactly that moment; a night that ran to its
-    // end finishes when its last source is done.
-    const over = overAt(n.started_at, end);
-    const closedIncomplete =
-      n.finished_at !== null && over !== undefined && n.finished_at === toIso(over);
+    // Its time as its name resumes it (for most nights the same as for a plain `nor night`).
+    const end = closingTime(n.started_at, n.deadline_at, n.night, {
+      nextStartedAt: next,
+      byName: true,
+    });
+    const pastDate = begunAfterItsDate(n.night, Date.parse(n.started_at));
+    // settleUnfinishedNights sets the end to exactly that moment (for a night asked for by a
+    // past date, at its start when a plain `nor night` closed it); a night that ran to its end
+    // finishes when its last source is done. Versions before closingTime's rule closed nights
+    // at 01:00 New York the next date too: such a night was closed incomplete as well.
+    const closedAt = [
+      end,
+      pastDate ? Date.parse(n.started_at) : undefined,
+      legacyClosingTime(n.started_at, n.deadline_at, n.night),
+    ]
+      .map((e) => overAt(n.started_at, e))
+      .flatMap((e) => (e === undefined ? [] : [toIso(e)]));
+    const closedIncomplete = n.finished_at !== null && closedAt.includes(n.finished_at);
     out.push({
       night: n.night,
       startedAt: n.started_at,
@@ -522,6 +633,10 @@ export async function recentNights(db: Db, limit: number): Promise<NightHistoryR
       unreached,
       cutShort,
       closedIncomplete,
+      ...(n.finished_at === null && end !== undefined
+        ? { until: toIso(overAt(n.started_at, end) ?? end) }
+        : {}),
+      ...(n.finished_at === null && pastDate ? { pastDate: true as const } : {}),
     });
   }
   return out;

@@ -7,7 +7,17 @@
  * stops it at any time, the nights included: in order, its temporary directory removed.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -170,7 +180,7 @@ async function demoIn(
       say(`  ${s.source.government.name}: ${s.url}`);
       say(`      ${s.source.shows}`);
     }
-    const catalogFile = join(dataDir, "demo-catalog.yaml");
+    const catalogFile = join(dataDir, DEMO_CATALOG);
     writeFileSync(catalogFile, sites.catalogYaml());
     const { catalog, origins } = loadCatalogWithFiles([catalogFile]);
     const store = await openStore({ kind: "sqlite", dir: dataDir }, saying());
@@ -213,12 +223,18 @@ async function demoIn(
   }
 }
 
+/** The demo's catalog file in its data directory: made first, alone, to claim the directory. */
+const DEMO_CATALOG = "demo-catalog.yaml";
+
 /**
  * A new temporary directory, or the one given if it is new or empty. Checked before anything
  * starts (no site, no line of the banner): a directory the demo could not write its catalog and
- * store in is refused here (exit 2), as every other command refuses it.
+ * store in is refused here (exit 2), as every other command refuses it. A directory given is
+ * claimed at once: the demo's catalog file is made in it with O_EXCL, so of two demos started
+ * at the same moment on one empty directory only one goes ahead (the other is refused as for a
+ * directory not empty), and it is then looked at again, so nothing else is in it either.
  */
-function demoDataDir(data: string | undefined): string {
+export function demoDataDir(data: string | undefined): string {
   if (data === undefined) return mkdtempSync(join(tmpdir(), "nor-demo-"));
   // resolve("") is the current directory: an empty value is a slip, not a choice of it.
   if (data === "") throw new UsageError("--data needs a directory, not an empty value");
@@ -236,12 +252,30 @@ function demoDataDir(data: string | undefined): string {
       { cause: err },
     );
   }
-  if (names.length > 0)
-    throw new ConfigError(`--data ${dir} is not empty: the demo needs a new or empty directory`);
+  const notEmpty = (cause?: unknown) =>
+    new ConfigError(
+      `--data ${dir} is not empty: the demo needs a new or empty directory`,
+      cause === undefined ? undefined : { cause },
+    );
+  if (names.length > 0) throw notEmpty();
   // Made one missing directory at a time and writable by this user, or said why not in the
   // words of `nor night` and `nor catalog import` (a part of the path that is a file, a
   // directory this user may not write in: data-dir.ts).
   ensureDataDir(dir);
+  // The claim: one process only makes the file (O_EXCL). Another demo that looked at the
+  // directory in the same moment, and found it empty too, finds the file here and stops.
+  const claim = join(dir, DEMO_CATALOG);
+  try {
+    closeSync(openSync(claim, "wx"));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") throw notEmpty(err);
+    throw err;
+  }
+  // Anything else made in it since it was looked at (another program): let go, refused alike.
+  if (readdirSync(dir).some((name) => name !== DEMO_CATALOG)) {
+    unlinkSync(claim);
+    throw notEmpty();
+  }
   return dir;
 }
 

@@ -15,11 +15,13 @@ import { parseDuration } from "../../night/duration.js";
 import { registerNightRunner } from "../../night/night-runners.js";
 import { acquireOpeningLock } from "../../night/opening-lock.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
-import { closingTime, isNightDate, NIGHT_SPAN_MS, nightOf } from "../../policy/night-date.js";
+import { isNightDate, NIGHT_SPAN_MS, nightOf } from "../../policy/night-date.js";
 import { siteOf } from "../../policy/site.js";
 import { type CatalogStamp, stampCatalogFiles } from "../../sources/catalog/stamp.js";
 import {
+  closeIncompleteAgain,
   latestNight,
+  type NightRow,
   nightRow,
   nightsLiveInStore,
   nightTotals,
@@ -221,6 +223,12 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     for (const w of children) if (isRunning(w)) w.child.kill(signal);
   };
   let over = false;
+  /**
+   * The night to run, when this command has just closed it as incomplete (its time was over,
+   * P13): it is run only to record what it never reached, and nothing is asked in it (its
+   * deadline is its closing moment, settleUnfinishedNights); then it is closed again as it was.
+   */
+  let closedNow: NightRow | undefined;
   let unregister = () => {};
   // A person's stop while the night runs: the night stops in order (night-runners.ts), its
   // requests waiting to leave recorded as not sent, and the process then ends by the signal.
@@ -276,28 +284,29 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       );
       unregister = runner.release;
       // Without --night: a night still under way is resumed, even after midnight, but only
-      // until its deadline or the start of the next night; an older one is closed incomplete
-      // (P13) and tonight is today's date in New York.
+      // while its time lasts (closingTime: its deadline, at most 24 h after it began, whatever
+      // the schedule; the rule `nor start` and `nor status` read too); an older one is closed
+      // incomplete (P13) and tonight is today's date in New York.
       // A night another live process runs here (a past date joined by name, a worker's) is under
       // way: not closed under it, nor said to be.
       // Machines sharing one PostgreSQL store, each with a data directory of its own: a night
       // one of them runs is known from the store (its lanes' leases), not from marks here.
       const elsewhere =
         store.dialect === "postgres" ? await nightsLiveInStore(store.db, clock.now()) : [];
-      const settled = await settleUnfinishedNights(store.db, clock.now(), [
-        ...(runner.joined ? [meant] : []),
-        ...elsewhere,
-      ]);
+      // A night asked for by a past date is resumed by its name only (a plain `nor night`
+      // closes it and begins tonight's): `asked` is the name given, if any.
+      const settled = await settleUnfinishedNights(
+        store.db,
+        clock.now(),
+        [...(runner.joined ? [meant] : []), ...elsewhere],
+        asked,
+      );
       // One night at a time on a store: another night asked for while tonight's is under way
       // would read every source of both, each site twice in a night (P11, P16). Processes of
       // the same night share it (lanes, the journal); a night asked for by date waits its turn.
       const underWay = settled.resumable;
       if (asked !== undefined && underWay !== undefined && underWay.night !== asked) {
-        const until = closingTime(underWay.startedAt, underWay.deadlineAt, underWay.night);
-        const runsTo =
-          until === undefined
-            ? ""
-            : ` (its time runs to ${clockText(until, underWay.night)} New York)`;
+        const runsTo = ` (its time runs to ${clockText(underWay.until, underWay.night)} New York)`;
         throw new NorError(
           "E_STORE",
           `night ${underWay.night} is under way on this store${runsTo}; not starting night ${asked} beside it: run \`nor night\` without --night to join it, or ask for ${asked} once it is over`,
@@ -343,6 +352,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
           passOn,
         ).release;
       }
+      closedNow = settled.closed.find((c) => c.night === night);
       // Through stderr(), so whoever runs the command in-process sees the same lines.
       const pino = requireCjs("pino") as typeof pinoOf;
       log = pino({ base: { night } }, { write: (line: string) => void stderr().write(line) });
@@ -434,7 +444,8 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       if (tty) stderr().write(`\nnor night: ${note}\n`);
       else log.warn({ worker: end.pid ?? null, code: end.code, signal: end.signal }, note);
     };
-    for (let i = 1; i < workers; i++) {
+    // A night closed just now asks nothing: no other process is needed to record its sources.
+    for (let i = 1; i < (closedNow === undefined ? workers : 1); i++) {
       const w = spawnWorker(night);
       children.push(w);
       void w.ended.then(died);
@@ -475,7 +486,10 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         dataDir,
         clock,
         ids,
-        ...(opts.canary !== undefined ? { canary: canaryUrl(opts.canary) } : {}),
+        // Nothing is asked in a night closed just now, the canary included.
+        ...(opts.canary !== undefined && closedNow === undefined
+          ? { canary: canaryUrl(opts.canary) }
+          : {}),
         ...net,
         onSourceError: (source, err) => {
           // The outcome says "checker error: …"; the log keeps the whole error (its stack).
@@ -545,6 +559,9 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       process.exitCode = 1;
       return;
     }
+    // Closed as incomplete by this command (it said so): what it never reached is recorded,
+    // and it stays closed at the moment its time ran out, as `nor status` then says.
+    if (closedNow !== undefined) await closeIncompleteAgain(store.db, closedNow);
     // The summary counts the whole night as the store has it, once this process's workers
     // have ended: every process's outcomes, new records, requests and flags, and a run's
     // before a restart (docs/operations.md: the night's summary).

@@ -61,6 +61,9 @@ const BIN = join(ROOT, "bin", "nor.js");
 
 export { bundledCatalog };
 
+/** The signals that stop `nor start` in order (exit 0), as they stop `nor night` and `nor demo`. */
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
 export interface StartOptions extends NetCliOptions, WebCliOptions {
   catalog?: string[];
   data: string;
@@ -77,7 +80,7 @@ export interface StartDeps {
   clock?: Clock;
   /** Where the plain-words lines go (default: stdout). */
   say?: (line: string) => void;
-  /** Stops the server and the schedule (SIGINT/SIGTERM in the command). */
+  /** Stops the server and the schedule (SIGINT, SIGTERM or SIGHUP in the command). */
   signal: AbortSignal;
   /**
    * Runs one night with these `nor night` arguments; resolves to its exit code, or to how its
@@ -103,15 +106,15 @@ export function register(program: Command): void {
     .option("--deadline <duration>", "each night's time limit (default 6h, at most 24h)")
     .option("--allow-retire", "let the catalog import retire more than a tenth of the sources");
   addOperatorNameOption(addNetOptions(addWebOptions(cmd))).action(async (opts: StartOptions) => {
+    // Ctrl-C, systemd's stop, a terminal closed (SIGHUP): each stops it in the same order (the
+    // night under way stopped, the server and the store closed, the lock let go; "stopped").
     const stop = new AbortController();
     const onSignal = () => stop.abort();
-    process.once("SIGINT", onSignal);
-    process.once("SIGTERM", onSignal);
+    for (const s of STOP_SIGNALS) process.once(s, onSignal);
     try {
       await runStart(opts, { signal: stop.signal });
     } finally {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
+      for (const s of STOP_SIGNALS) process.off(s, onSignal);
     }
   });
 }
@@ -240,8 +243,9 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
     );
     deps.onListening?.(url);
     // A night this command's own stop, a crash or a reboot interrupted is resumed at once, not
-    // left until the next night's time has closed it (P13: until its deadline or the next
-    // night's start, whichever is first).
+    // left until the next night's time has closed it (P13: while its time lasts, by the rule
+    // `nor night` keeps, admin.ts resumableNight: its deadline, at most 24 h after it began,
+    // whatever --at and --zone say).
     const interrupted = await resumableNight(store.db, clock.now());
     try {
       await scheduleNights({
@@ -276,8 +280,9 @@ export async function scheduleNights(o: {
   signal: AbortSignal;
   runNight: (signal: AbortSignal) => Promise<NightExit>;
   /**
-   * The night that may still be resumed now (its deadline and the next night's start not
-   * passed), if any: a night whose process a signal ended is started again while it is open.
+   * The night that may still be resumed now (its time not over: admin.ts resumableNight, the
+   * rule `nor night` keeps), if any: a night whose process a signal ended is started again
+   * while it is open.
    */
   stillOpen?: () => Promise<string | undefined>;
   /** An interrupted night to resume before the first scheduled one. */

@@ -104,15 +104,20 @@ export function register(program: Command): void {
         }
         const nights = await recentNights(store.db, STATUS_NIGHTS);
         if (nights.length > 0) stdout().write("\n");
-        for (const n of nights) stdout().write(`${nightLine(n)}\n`);
+        const now = Date.now();
+        for (const n of nights) stdout().write(`${nightLine(n, now)}\n`);
       } finally {
         await store.close();
       }
     });
 }
 
-/** One line per recent night: under way, finished, or closed incomplete (P13). */
-export function nightLine(n: NightHistoryRow): string {
+/**
+ * One line per recent night: under way, finished, or closed incomplete (P13). An unfinished
+ * night is said resumable until its time is over (`until`, the rule `nor night` and `nor start`
+ * keep), and, past it, to be closed by the next `nor night`.
+ */
+export function nightLine(n: NightHistoryRow, now: number = Date.now()): string {
   // Sources with an outcome tonight (the JSON's `checked`), the unreached among them said
   // apart: they have an outcome but were not asked.
   const checked =
@@ -121,8 +126,20 @@ export function nightLine(n: NightHistoryRow): string {
     (n.cutShort > 0
       ? `, ${n.cutShort} ${n.unreached > 0 ? "" : "of them "}cut short by it (asked and answered; a retry or next request would have started after it)`
       : "");
-  if (n.finishedAt === null)
-    return `night ${n.night}: under way or stopped (deadline ${n.deadlineAt}); ${checked}; \`nor night\` resumes it until then`;
+  if (n.finishedAt === null) {
+    const head = `night ${n.night}: under way or stopped (deadline ${n.deadlineAt}); ${checked}`;
+    const until = n.until === undefined ? Number.NaN : Date.parse(n.until);
+    const closes = "the next `nor night` closes it as incomplete (unless a process runs it now)";
+    if (!Number.isNaN(until) && now >= until)
+      return n.until === n.deadlineAt
+        ? `${head}; its time is over: ${closes}`
+        : `${head}; its time ended at ${n.until}, when a night of a later date began: ${closes}`;
+    const to = Number.isNaN(until) || n.until === n.deadlineAt ? "then" : n.until;
+    // Asked for by a past date: resumed by its name only; a plain `nor night` begins tonight's.
+    return n.pastDate
+      ? `${head}; asked for by a past date: \`nor night --night ${n.night}\` resumes it until ${to}, and a plain \`nor night\` closes it as incomplete and begins tonight's`
+      : `${head}; \`nor night\` resumes it until ${to}`;
+  }
   if (n.closedIncomplete)
     return `night ${n.night}: closed incomplete at ${n.finishedAt}: interrupted and not resumed before its deadline or the next night; ${checked}; sources not reached go first next night`;
   const first = n.unreached + n.cutShort > 0 ? " (they go first next night)" : "";

@@ -1,0 +1,86 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildCli, ROOT } from "./run-nor.js";
+
+/**
+ * `nor start` stops in order on SIGHUP (a terminal closed, `kill -HUP`) as on SIGINT and
+ * SIGTERM: the server and the store closed, its lock removed, "stopped" said, exit 0. (It had no
+ * handler: the process died of the signal, exit 129, its lock left behind.) A process of its own,
+ * since the signal is the point.
+ */
+const dir = mkdtempSync(join(tmpdir(), "nor-start-hup-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+beforeAll(() => buildCli());
+
+const catalog = join(dir, "catalog.yaml");
+writeFileSync(
+  catalog,
+  `governments:
+  - { id: village-of-hup, name: Village of Hup, kind: village, county: Franklin }
+sources:
+  - { id: hup-agendas, government: village-of-hup, records: agendas, url: "http://127.0.0.1:9/agendas.rss" }
+`,
+);
+
+/** Polls `ok` every 50 ms, at most `tries` times; false if it never held. */
+async function waitFor(ok: () => boolean, tries = 600): Promise<boolean> {
+  for (let i = 0; i < tries; i++) {
+    if (ok()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return ok();
+}
+
+describe("nor start and its stop signals", () => {
+  it.each(["SIGHUP", "SIGTERM"] as const)(
+    "%s stops it in order: exit 0, 'stopped', DATA/start.lock removed",
+    async (signal) => {
+      const data = join(dir, `data-${signal}`);
+      const base = { ...process.env };
+      delete base["NOR_DATABASE_URL"];
+      const child = spawn(
+        process.execPath,
+        [
+          join(ROOT, "bin", "nor.js"),
+          ...["start", "--catalog", catalog, "--data", data, "--host", "127.0.0.1"],
+          ...["--port", "0", "--at", "01:00", "--zone", "America/New_York"],
+        ],
+        { cwd: ROOT, env: base, stdio: ["ignore", "pipe", "pipe"] },
+      );
+      let out = "";
+      let err = "";
+      child.stdout.on("data", (c: Buffer) => {
+        out += c.toString();
+      });
+      child.stderr.on("data", (c: Buffer) => {
+        err += c.toString();
+      });
+      const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+        child.on("exit", (code, sig) => done({ code, signal: sig })),
+      );
+      let exited = false;
+      void ended.then(() => {
+        exited = true;
+      });
+      try {
+        expect(
+          await waitFor(() => out.includes("the next night runs at") || exited),
+          `${out}\n${err}`,
+        ).toBe(true);
+        expect(exited, `${out}\n${err}`).toBe(false);
+        expect(existsSync(join(data, "start.lock"))).toBe(true);
+        child.kill(signal);
+        expect(await waitFor(() => exited, 400), `${out}\n${err}`).toBe(true);
+        expect(await ended, err).toEqual({ code: 0, signal: null });
+        expect(out).toMatch(/nor start: stopped\n$/);
+        expect(existsSync(join(data, "start.lock"))).toBe(false);
+      } finally {
+        if (!exited) child.kill("SIGKILL");
+      }
+    },
+    60_000,
+  );
+});
