@@ -5,9 +5,11 @@
  * is given, nothing is fetched here, and no link is followed (P6).
  */
 
+import type { CheerioAPI } from "cheerio";
 import { urlCredentialProblem } from "./catalog/credentials.js";
 import { urlRewriteProblem } from "./catalog/url-written.js";
 import { load } from "./extract/cheerio-load.js";
+import { isTooDeeplyNested } from "./extract/nesting.js";
 import { absoluteUrl } from "./record-id.js";
 
 export interface Candidate {
@@ -103,7 +105,14 @@ const feedTypes = new Set([
 
 /** Finds candidate ways in on a homepage. Never throws on any HTML. */
 export function discoverCandidates(html: string, pageUrl: string): Candidate[] {
-  const $ = load(html);
+  let $: CheerioAPI;
+  try {
+    $ = load(html);
+  } catch (err) {
+    // A homepage nested too deeply to read in good time (cheerio-load.ts): nothing found on it.
+    if (isTooDeeplyNested(err)) return [];
+    throw err;
+  }
   const out = new Map<string, Candidate>();
   const add = (c: Candidate) => {
     // P3: an address carrying user-info or a key the catalog refuses is no way in for the

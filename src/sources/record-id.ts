@@ -8,7 +8,15 @@ import { decodeHTML } from "../policy/html-entities.js";
 import { shownText } from "../policy/shown-text.js";
 import type { ExtractedRecord } from "./record.js";
 
-/** The platform's id, else the absolute link, else `h:` + the first 16 hex of sha256(title|date). */
+/**
+ * The platform's id, else the absolute link, else `h:` + the first 16 hex of sha256(title|date).
+ * P6, P11: a record without a link is known by what its own row writes, so the `date` hashed is
+ * the one its row reads as alone (page.ts: day-first or month-first as that value alone decides,
+ * month-first when it does not), never the page's reading of it, which a row added or gone
+ * elsewhere on the page can turn (`01/02/2026` is 1 February on a page that also writes
+ * `13/02/2026`). The same id as before for every date but one such ambiguous value on a page read
+ * day-first, which is listed new once, under its new id (docs/catalog.md "Record ids").
+ */
 export function recordId(r: {
   platformId?: string;
   url?: string;
@@ -57,20 +65,24 @@ export function absoluteUrl(href: string | undefined, base: string): string | un
 /**
  * A record from what a list shows: the id is the platform's, else the link, else a hash of
  * title and date (recordId); absent fields stay absent. Every extractor builds records here.
+ * `idDate`, when given, is the date the id is made of instead of `date` (page.ts: the date as
+ * its own row reads it, where `date` is as the whole page reads it).
  */
 export function makeRecord(r: {
   title: string;
   platformId?: string | undefined;
   url?: string | undefined;
   date?: string | undefined;
+  idDate?: string | undefined;
   kind?: string | undefined;
 }): ExtractedRecord {
+  const idDate = "idDate" in r ? r.idDate : r.date;
   const rec: ExtractedRecord = {
     id: recordId({
       ...(r.platformId ? { platformId: r.platformId } : {}),
       ...(r.url ? { url: r.url } : {}),
       title: r.title,
-      ...(r.date ? { date: r.date } : {}),
+      ...(idDate ? { date: idDate } : {}),
     }),
     // Stored as shown; the id above is the one earlier nights gave the same item.
     title: shownText(r.title),

@@ -7,10 +7,16 @@
  * (docs/benchmarks.md, "CommonJS packages required").
  * The file is found beside the index cheerio's `require` entry resolves to, and required
  * (cjs.ts says why); a cheerio without it is loaded whole, as before.
+ *
+ * Every parse through it is bounded in nesting (P13, P14; below, from NESTING_FREE_DEPTH).
+ * This module stands alone beside cjs.ts (test/sources/extract/cheerio-load.test.ts imports it
+ * so, beside a stand-in cheerio): what reads the bound's error is in nesting.ts.
  */
 import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type * as Cheerio from "cheerio";
+import type * as DomHandlerModule from "domhandler";
 import { requireCjs } from "../../cjs.js";
 
 function loadParse(): typeof Cheerio.load {
@@ -22,3 +28,136 @@ function loadParse(): typeof Cheerio.load {
 }
 
 export const load: typeof Cheerio.load = loadParse();
+
+/**
+ * P13, P14: how deeply a page may nest its elements. An HTML parser keeps the elements still
+ * open on a stack, and parse5 (cheerio's parser for pages) looks down it at nearly every tag to
+ * find what is in scope: a tag costs about as many steps as the page is deep there. One page of
+ * 200,000 nested `<div>`s (2.2 MB, far under the size limit) held the event loop, and with it
+ * every lane's timers and the night's deadline, for over eight minutes. Browsers bound nesting
+ * too (Chromium's parser nests no deeper than 512).
+ *
+ * So the parser's own stack is counted as it grows: no second pass over the page, one addition
+ * a tag. Elements opened up to NESTING_FREE_DEPTH deep cost nothing (real pages nest a few
+ * dozen deep: the deepest fixture 45), so an ordinary page, however long, is never refused.
+ * Each one opened deeper costs its depth beyond that, and once a page has spent NESTING_BUDGET
+ * its parse stops there (TooDeeplyNested) and the page is not read: nesting.ts turns that into
+ * the reader's note. It is depth times breadth that is bounded, not depth alone: one chain of
+ * elements may go about 4,700 deep, and a page nested 1,000 deep around 20,000 elements is
+ * refused as the 200,000-deep one is; what a page may spend costs the parser about a tenth of a
+ * second (docs/catalog.md, "Pages nested too deeply").
+ */
+export const NESTING_FREE_DEPTH = 256;
+export const NESTING_BUDGET = 10_000_000;
+
+/** Thrown from inside the parser, which it stops, when a page has spent its nesting budget. */
+export class TooDeeplyNested extends Error {
+  override name = "TooDeeplyNested";
+  /** How deep the page was nested where its parse was stopped. */
+  readonly depth: number;
+  /** What the message says of the page, for another subject (an XLSX's "its XML"). */
+  readonly detail: string;
+  constructor(depth: number) {
+    const detail = `nests its elements too deeply to read without holding up the night (stopped ${depth.toLocaleString("en-US")} levels deep; past ${NESTING_FREE_DEPTH} levels a page may nest ${NESTING_BUDGET.toLocaleString("en-US")} element-levels in all)`;
+    super(`the page ${detail}`);
+    this.depth = depth;
+    this.detail = detail;
+  }
+}
+
+/** The open elements of one parse (parsing is synchronous: one count serves one parser). */
+class NestingCount {
+  private depth = 0;
+  private spent = 0;
+
+  /** A new parse begins. */
+  reset(): void {
+    this.depth = 0;
+    this.spent = 0;
+  }
+
+  /** An element is pushed on the parser's stack of open elements. */
+  open(): void {
+    const beyond = ++this.depth - NESTING_FREE_DEPTH;
+    if (beyond > 0) {
+      this.spent += beyond;
+      if (this.spent > NESTING_BUDGET) throw new TooDeeplyNested(this.depth);
+    }
+  }
+
+  /** An element is taken off it. */
+  close(): void {
+    this.depth--;
+  }
+}
+
+/** cheerio's own dependencies, as cheerio itself requires them (the same module objects). */
+const fromCheerio: NodeJS.Require = createRequire(requireCjs.resolve("cheerio"));
+
+type TreeAdapter = NonNullable<Cheerio.CheerioOptions["treeAdapter"]>;
+
+/**
+ * cheerio has parse5 parse every page through one object, the htmlparser2 tree adapter (its
+ * parsers/parse5-adapter.js takes it unless it is given another). parse5 asks that object for a
+ * new document as each parse begins, and tells it of every push and pop of its stack of open
+ * elements (onItemPush, onItemPop): the count is kept there, so every page, form page and
+ * preset's page parsed by `load` (or a fragment by its `$`) is bounded, `load` still being
+ * cheerio's own function. The count's error stops parse5 where it is thrown and leaves `load`.
+ * A cheerio without the adapter beside it (a stand-in in tests) is left as it is.
+ */
+function guardNesting(): void {
+  let adapter: TreeAdapter;
+  try {
+    ({ adapter } = fromCheerio("parse5-htmlparser2-tree-adapter") as { adapter: TreeAdapter });
+  } catch {
+    return;
+  }
+  const count = new NestingCount();
+  const createDocument = adapter.createDocument;
+  adapter.createDocument = () => {
+    count.reset();
+    return createDocument();
+  };
+  adapter.onItemPush = () => count.open();
+  adapter.onItemPop = () => count.close();
+}
+guardNesting();
+
+interface XmlParser {
+  end(text: string): void;
+}
+type XmlParserClass = new (handler: DomHandlerModule.DomHandler, options: object) => XmlParser;
+
+/**
+ * XML (an XLSX's parts) as `load(text, { xml: true })` reads it, bounded in nesting as a page is.
+ * In XML mode cheerio parses with htmlparser2, whose stack of open elements grows at its front
+ * (a sheet of 200,000 nested elements took 21 s): the tree is built here with a DomHandler that
+ * counts its open elements, from the same htmlparser2 and domhandler cheerio would use, and the
+ * document handed to `load` (which takes a parsed document as it is). Throws TooDeeplyNested.
+ */
+export function loadXml(text: string): Cheerio.CheerioAPI {
+  counted ??= countedHandler();
+  const options = { xmlMode: true };
+  const handler = new counted.Handler(undefined, options);
+  new counted.Parser(handler, options).end(text);
+  return load(handler.root, { xml: true });
+}
+
+let counted: ReturnType<typeof countedHandler> | undefined;
+
+function countedHandler() {
+  const { DomHandler } = fromCheerio("domhandler") as typeof DomHandlerModule;
+  const { Parser } = fromCheerio("htmlparser2") as { Parser: XmlParserClass };
+  class Handler extends DomHandler {
+    private readonly count = new NestingCount();
+    override onopentag(name: string, attribs: Record<string, string>): void {
+      this.count.open();
+      super.onopentag(name, attribs);
+    }
+    override onclosetag(): void {
+      this.count.close();
+      super.onclosetag();
+    }
+  }
+  return { Handler, Parser };
+}

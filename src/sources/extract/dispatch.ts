@@ -3,7 +3,8 @@
  * extractors themselves are imported by the caller, so a night loads only those its catalog's
  * ways need (src/night/lazy-reader.ts; docs/benchmarks.md "A night's memory") and `extractWay`
  * (index.ts) all of them. Only broken configuration or a bug throws; the night records a
- * throw as `extract-error`.
+ * throw as `extract-error`. A page nested too deeply to parse (cheerio-load.ts) is no throw: its
+ * outcome is no records, with the note saying why.
  */
 import { NorError } from "../../errors.js";
 import { noteLine } from "../../policy/shown-text.js";
@@ -14,6 +15,7 @@ import type { Extraction, ReadContext } from "../record.js";
 import type { extractApi } from "./api.js";
 import type { extractDownload } from "./download.js";
 import type { extractFeed } from "./feed.js";
+import { refusedForNesting } from "./nesting.js";
 import type { extractPage } from "./page.js";
 
 /** The generic reader for each access (a form's result page is read as a page). */
@@ -59,7 +61,15 @@ export function extractWith(
   /** The answer's Content-Type: its charset decides how the bytes are read (decode.ts). */
   contentType?: string,
 ): Extraction {
-  return noted(titled(read(parts, way, body, url, contentType)));
+  let e: Extraction;
+  try {
+    e = read(parts, way, body, url, contentType);
+  } catch (err) {
+    // A page nested too deeply to parse in good time, whichever reader parsed it (a preset's
+    // too): no records, and the note saying why (nesting.ts; P13, P14).
+    e = refusedForNesting(err);
+  }
+  return noted(titled(e));
 }
 
 /**

@@ -6,12 +6,13 @@
  * so the catalog's column mapping is the CSV one.
  *
  * Limits (a zip bomb must not blow memory): at most MAX_XML_BYTES of XML inflated in all, the
- * cap enforced by zlib while inflating; at most MAX_ROWS data rows read.
+ * cap enforced by zlib while inflating; at most MAX_ROWS data rows read. Nor may a part nest
+ * its elements deeper than a page may (cheerio-load.ts): that would hold up the night instead.
  */
 import type { Cheerio } from "cheerio";
 import type { Element } from "domhandler";
 import { decodeBody } from "../../policy/body-text.js";
-import { load } from "./cheerio-load.js";
+import { loadXml, TooDeeplyNested } from "./cheerio-load.js";
 import { looksLikeZip, readZipEntry, type ZipEntry, zipIndex } from "./download-zip.js";
 
 export const MAX_XML_BYTES = 32 * 1024 * 1024;
@@ -37,11 +38,24 @@ export function isXlsx(body: Uint8Array): boolean {
   return idx.ok && idx.entries.has("xl/workbook.xml");
 }
 
-/** Tag prefixes (`x:row`, written by the Open XML SDK) are dropped so selectors stay plain. */
+/**
+ * Tag prefixes (`x:row`, written by the Open XML SDK) are dropped so selectors stay plain. The
+ * parse is bounded in nesting as a page's is (cheerio-load.ts, P13, P14).
+ */
 const xml = (bytes: Uint8Array) =>
-  load(decodeBody(bytes).replace(/<(\/?)[A-Za-z_][\w.-]*:/g, "<$1"), { xml: true });
+  loadXml(decodeBody(bytes).replace(/<(\/?)[A-Za-z_][\w.-]*:/g, "<$1"));
 
 export function readSheetRows(body: Uint8Array, choice: SheetChoice): SheetRows {
+  try {
+    return readSheet(body, choice);
+  } catch (err) {
+    // A part nested too deeply to parse without holding up the night: no sheet read.
+    if (err instanceof TooDeeplyNested) return { ok: false, why: `its XML ${err.detail}` };
+    throw err;
+  }
+}
+
+function readSheet(body: Uint8Array, choice: SheetChoice): SheetRows {
   const idx = zipIndex(body);
   if (!idx.ok) return idx;
   let budget = MAX_XML_BYTES;
@@ -183,7 +197,7 @@ function cellValue($c: Cheerio<Element>, ctx: CellContext): Cell | undefined {
   }
 }
 
-function tableOf($: ReturnType<typeof load>, ctx: CellContext, choice: SheetChoice): SheetRows {
+function tableOf($: ReturnType<typeof loadXml>, ctx: CellContext, choice: SheetChoice): SheetRows {
   const headerRow = choice.headerRow ?? 1;
   let header: string[] | undefined;
   const rows: Record<string, string>[] = [];

@@ -10,7 +10,7 @@
 import type { CheerioAPI } from "cheerio";
 import { bodyEncoding, decodeBody, encodingName, formUrlencoded } from "../../policy/body-text.js";
 import type { FormSpec } from "../catalog/schema.js";
-import { load } from "./cheerio-load.js";
+import { load, TooDeeplyNested } from "./cheerio-load.js";
 import { fillDateTemplates } from "./form-dates.js";
 import { documentBase, formTarget } from "./form-target.js";
 
@@ -172,7 +172,16 @@ export function nextPagerRequest(
   currentPage: number,
   contentType?: string,
 ): FormRequest | undefined {
-  const { $, encoding } = readPage(resultPage, contentType);
+  let page: ReadPage;
+  try {
+    page = readPage(resultPage, contentType);
+  } catch (err) {
+    // A result page nested too deeply to parse (cheerio-load.ts): its reader said so, and it
+    // shows no pager that can be turned.
+    if (err instanceof TooDeeplyNested) return undefined;
+    throw err;
+  }
+  const { $, encoding } = page;
   const wanted = `Page$${currentPage + 1}`;
   const all = postbacks($).filter((p) => spec.pager === undefined || p.target === spec.pager);
   const hit = all.find((p) => p.argument === wanted) ?? all.find((p) => p.argument === "Page$Next");

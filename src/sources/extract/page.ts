@@ -3,6 +3,7 @@
  * list itself — title, date, link, kind, id — and no link is ever followed). The recipe's
  * `next` names the older page for backfill (P7).
  */
+import type { CheerioAPI } from "cheerio";
 import { decodeBody } from "../../policy/body-text.js";
 import type { PageRecipe } from "../catalog/types.js";
 import { answerDates } from "../dates.js";
@@ -11,6 +12,7 @@ import { absoluteUrl, dedupeRecords, makeRecord, titleShown } from "../record-id
 import { load } from "./cheerio-load.js";
 import { findDate } from "./find-date.js";
 import { documentBase } from "./form-target.js";
+import { refusedForNesting } from "./nesting.js";
 import { parseSelector, pick, read } from "./select.js";
 
 /** Reads the href of the element a selector names (`a`, or `sel@data-url`). */
@@ -34,7 +36,12 @@ export function extractPage(
   recipe: PageRecipe,
   ctx: ReadContext = {},
 ): Extraction {
-  const $ = load(decodeBody(body, ctx.contentType));
+  let $: CheerioAPI;
+  try {
+    $ = load(decodeBody(body, ctx.contentType));
+  } catch (err) {
+    return refusedForNesting(err); // P13, P14: nested too deeply to read in good time
+  }
   // <base href> changes what relative links mean (HTML §4.2.3).
   const base = documentBase($, url);
   const items = $(recipe.items)
@@ -57,12 +64,17 @@ export function extractPage(
     const title = titleShown(read(item, recipe.title ?? ":scope")) ?? linkText;
     if (!title) continue;
     const date = dateText ? findDate(dateText, dates) : undefined;
+    // P6, P11: without a link, the record is known by its date as its own row reads it, not
+    // as the page's other rows decide (record-id.ts).
+    const alone = !link && dateText ? answerDates([dateText], ctx.zone) : dates;
+    const idDate = dateText && alone.order !== dates.order ? findDate(dateText, alone) : date;
     out.push(
       makeRecord({
         title,
         platformId: read(item, recipe.id),
         url: link,
         date,
+        idDate,
         kind: read(item, recipe.kind),
       }),
     );
