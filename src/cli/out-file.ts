@@ -23,6 +23,7 @@ import {
 } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { UsageError } from "../errors.js";
+import { why } from "../store/data-dir.js";
 
 /** Where --out writes, once checked. */
 export interface OutFile {
@@ -32,30 +33,6 @@ export interface OutFile {
   path: string;
   /** The permission bits of the file it replaces, kept on the new one. */
   mode?: number;
-}
-
-/** Why a file-system call failed, in words (and the errno, for a search). */
-function why(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException | null)?.code;
-  switch (code) {
-    case "EACCES":
-    case "EPERM":
-      return "permission denied";
-    case "EROFS":
-      return "a read-only file system";
-    case "ENOSPC":
-      return "no space left on the device";
-    case "EDQUOT":
-      return "over the disk quota";
-    case "ELOOP":
-      return "too many symbolic links";
-    case "ENAMETOOLONG":
-      return "the name is too long";
-    case undefined:
-      return err instanceof Error ? err.message : String(err);
-    default:
-      return code;
-  }
 }
 
 const errno = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | null)?.code;

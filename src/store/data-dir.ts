@@ -21,7 +21,7 @@ import { dirname, join } from "node:path";
 import { NorError } from "../errors.js";
 
 /** Why a file-system call failed, in words (and the errno, for a search). */
-function why(err: unknown): string {
+export function why(err: unknown): string {
   const code = (err as NodeJS.ErrnoException | null)?.code;
   switch (code) {
     case "EACCES":
