@@ -166,4 +166,24 @@ describe("nor extract", () => {
     expect(big.code).toBe(2);
     expect(big.stderr).toContain("--recipe: /dev/zero holds more than 1 MiB");
   });
+
+  it("P13, P14: --platform on a page nested too deeply to read prints no records and the note a night would keep (exit 0)", async () => {
+    const d = mkdtempSync(join(tmpdir(), "nor-extract-"));
+    const page = join(d, "deep.html");
+    writeFileSync(
+      page,
+      `<!DOCTYPE html><html><body>${"<div>".repeat(200_000)}<ul><li><a href="/x">A</a></li></ul></body></html>`,
+    );
+    const r = await nor(
+      "extract",
+      "--platform",
+      "civicplus-agendacenter",
+      page,
+      "--url",
+      "https://x.gov/",
+    );
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([]);
+    expect(r.stderr).toContain("note: the page nests its elements too deeply");
+  });
 });

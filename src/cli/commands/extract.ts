@@ -7,6 +7,7 @@ import { isIanaZone } from "../../policy/zone.js";
 import { pageRecipe } from "../../sources/catalog/schema.js";
 import type { PageRecipe } from "../../sources/catalog/types.js";
 import { DEFAULT_ZONE } from "../../sources/dates.js";
+import { refusedForNesting } from "../../sources/extract/nesting.js";
 import { extractPage } from "../../sources/extract/page.js";
 import { recipeSelectorProblems } from "../../sources/extract/selector-check.js";
 import { getPlatform, platformNames } from "../../sources/platforms/index.js";
@@ -107,7 +108,12 @@ function runExtract(file: string, opts: ExtractOptions): void {
       throw new UsageError(
         `--platform: unknown "${opts.platform}" (known: ${platformNames.join(", ")})`,
       );
-    x = p.extract(body, url, { zone });
+    try {
+      x = p.extract(body, url, { zone });
+    } catch (err) {
+      // A page nested too deeply to read in good time: the note the night would keep (P14).
+      x = refusedForNesting(err);
+    }
   }
   if (x.unreadable !== undefined) {
     // P6: the night would store this as extract-error; say so, and print no records.
