@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { recordsFromJson } from "../../src/sources/extract/api.js";
 import { extractPage } from "../../src/sources/extract/page.js";
 import { recordId } from "../../src/sources/record-id.js";
 
@@ -65,5 +66,25 @@ describe("page records without a link", () => {
         url: "https://city.example.gov/z.pdf",
       },
     ]);
+  });
+});
+
+describe("api records without an id or a link", () => {
+  it("P6, P11: keep their ids when an item added to the answer turns how its dates are read", () => {
+    const spec = { items: "value", title: "name", date: "when" };
+    const read = (items: readonly (readonly [string, string])[]) =>
+      recordsFromJson(
+        { value: items.map(([name, when]) => ({ name, when })) },
+        spec,
+        "https://city.example.gov/api/minutes",
+      ).records;
+    const before = read([["Council Minutes", "01/02/2026"]]);
+    const after = read([
+      ["Council Minutes", "01/02/2026"],
+      ["Budget Hearing", "13/02/2026"],
+    ]);
+    expect(before.map((r) => r.date)).toEqual(["2026-01-02"]);
+    expect(after[0]?.date).toBe("2026-02-01");
+    expect(after[0]?.id).toBe(before[0]?.id);
   });
 });

@@ -105,11 +105,23 @@ export function mapRecord(
         ? findDate(rawDate, dates)
         : undefined;
   const link = absoluteUrl(fieldText(item, map.link), baseUrl);
+  const platformId = fieldText(item, map.id);
+  // P6, P11: without an id or a link, the record is known by its date as its own item reads it,
+  // not as the answer's other items decide (record-id.ts; page.ts does the same for a page).
+  const alone =
+    !link && !platformId && typeof rawDate === "string"
+      ? answerDates([rawDate], dates.zone)
+      : undefined;
+  const idDate =
+    alone !== undefined && alone.order !== (dates.order ?? "mdy")
+      ? findDate(rawDate as string, alone)
+      : date;
   return makeRecord({
     title,
-    platformId: fieldText(item, map.id),
+    platformId,
     url: link,
     date,
+    idDate,
     kind: fieldText(item, map.kind),
   });
 }
