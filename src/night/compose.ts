@@ -12,7 +12,7 @@ import { DEFAULT_USER_AGENT } from "../policy/constants.js";
 import { isRecheckNight } from "../policy/recheck.js";
 import { siteOf } from "../policy/site.js";
 import type { Source, WayIn } from "../sources/catalog/types.js";
-import { recordNightUserAgent } from "../store/admin.js";
+import { nightUserAgent, recordNightUserAgent } from "../store/admin.js";
 import { archiveDir, WarcArchive } from "../store/archive/index.js";
 import { ArchiveValidators } from "../store/archive/validators.js";
 import { type SourceRef, sourceEntries } from "../store/catalog-sources.js";
@@ -62,6 +62,12 @@ export async function runNightWithStore(
 ): Promise<NightSummary> {
   const { ids } = opts;
   const db = store.db;
+  // P1, P2: a night begun under another User-Agent is refused before anything of it is touched
+  // (its row reopened, its archive opened); the claim below decides between processes racing.
+  const userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
+  const begunAs = await nightUserAgent(db, opts.night);
+  if (begunAs !== undefined && begunAs !== userAgent)
+    throw anotherUserAgent(opts.night, begunAs, userAgent);
   const load = async (of: readonly string[]): Promise<Source[]> =>
     (await sourceEntries(db, of)).map((r) => JSON.parse(r.entry) as Source);
   // P9, P10 across machines: on PostgreSQL every host reads the database server's time (the
@@ -123,13 +129,8 @@ export async function runNightWithStore(
           // P1, P2: the User-Agent tonight's requests carry, for the site-owners page to show;
           // a process that would introduce itself otherwise than the night already does (a
           // worker on another machine, a resume after the contact was changed) sends nothing.
-          const userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
           const other = await recordNightUserAgent(db, opts.night, userAgent);
-          if (other !== undefined)
-            throw new NorError(
-              "E_CONFIG",
-              `night ${opts.night} already introduces itself as "${other}" (its requests so far carried it), not as "${userAgent}": a night keeps one User-Agent (P1), so the site-owners page names the contact every request carried (P2). Run this night with --user-agent "${other}" (or NOR_USER_AGENT), and the new one from the next night on`,
-            );
+          if (other !== undefined) throw anotherUserAgent(opts.night, other, userAgent);
           fetcher = storeFetcher({
             db,
             clock,
@@ -190,4 +191,12 @@ async function waysOf(
     }
   }
   return [...kinds.values()].map((w) => ({ ...w, alternates: [] }));
+}
+
+/** A night's refusal of a process that would introduce itself otherwise than it began (P1). */
+function anotherUserAgent(night: string, other: string, userAgent: string): NorError {
+  return new NorError(
+    "E_CONFIG",
+    `night ${night} already introduces itself as "${other}" (its requests so far carried it), not as "${userAgent}": a night keeps one User-Agent (P1), so the site-owners page names the contact every request carried (P2). Run this night with --user-agent "${other}" (or NOR_USER_AGENT), and the new one from the next night on`,
+  );
 }

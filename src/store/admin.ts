@@ -670,6 +670,11 @@ export async function recordNightUserAgent(
     .where((eb) => eb.or([eb("user_agent", "is", null), eb("user_agent", "=", userAgent)]))
     .executeTakeFirst();
   if (Number(done.numUpdatedRows) > 0) return undefined;
+  return nightUserAgent(db, night);
+}
+
+/** The User-Agent `night` recorded when it began, if it began and recorded one. */
+export async function nightUserAgent(db: Db, night: string): Promise<string | undefined> {
   const r = await db
     .selectFrom("nights")
     .select("user_agent")

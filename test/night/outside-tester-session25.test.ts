@@ -90,10 +90,13 @@ describe("found from outside, session 25", () => {
     expect(site.requests.length).toBe(seen);
     const db = new Database(join(data, "nor.db"), { readonly: true });
     try {
-      const row = db.prepare("select user_agent from nights where night = ?").get("2026-11-05") as {
-        user_agent: string;
-      };
+      const row = db
+        .prepare("select user_agent, finished_at, runs from nights where night = ?")
+        .get("2026-11-05") as { user_agent: string; finished_at: string | null; runs: number };
       expect(row.user_agent).toBe("public-records-check/0.1 (+mailto:frankie@outpostagencies.com)");
+      // Refused before the night was touched: it stays finished, its runs uncounted.
+      expect(row.finished_at).not.toBeNull();
+      expect(row.runs).toBe(1);
     } finally {
       db.close();
     }
