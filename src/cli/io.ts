@@ -34,7 +34,8 @@ export function io(): CliIo {
  * What a terminal would obey rather than show, in text written to stderr: the C0 controls but
  * the line feed (a tab and a carriage return too: no message uses them, and typed in a value
  * they hide what is around them), DEL, the C1 controls, and the marks that turn the direction
- * of the text around them (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069).
+ * of the text around them (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069: policy/shown-text.ts
+ * DIRECTION_MARKS, written out here so that `nor --help` loads no policy module).
  */
 const NOT_FOR_A_TERMINAL =
   /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;

@@ -15,9 +15,18 @@ export function shownText(s: string): string {
   return s.replace(EVERY, "").replace(/ {2,}/g, " ").trim();
 }
 
+/**
+ * The invisible marks that turn the direction of the text around them (U+061C, U+200E, U+200F,
+ * U+202A–U+202E, U+2066–U+2069), as the body of a regular expression's class: whatever says
+ * back a site's or a person's text escapes or drops them with the controls (noteLine below,
+ * web/public/echo.ts; cli/io.ts writes the same class out: every command's stderr, `nor --help`'s
+ * too, loads it, and no policy module).
+ */
+export const DIRECTION_MARKS = "\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069";
+
 /** The longest note a reader may keep (a site's own error text can be any length). */
 export const NOTE_MAX = 300;
-const BREAKS = /[\0-\x1F\x7F-\x9F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069\u2028\u2029]+/gu;
+const BREAKS = new RegExp(`[\\0-\\x1F\\x7F-\\x9F${DIRECTION_MARKS}\\u2028\\u2029]+`, "gu");
 
 /**
  * A reader's note (why a page showed no records), which may carry a site's own words (an API's

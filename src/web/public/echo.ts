@@ -1,3 +1,5 @@
+import { DIRECTION_MARKS } from "../../policy/shown-text.js";
+
 /**
  * Request input said back in a page or an error (an id from the path, a query value or name,
  * the path itself): its control characters (C0 but tab, newline and return, DEL, C1) and the
@@ -7,8 +9,10 @@
  * never as the raw characters: a NUL in an HTML page, a terminal's escape in a plain-text
  * error, a right-to-left override that shows the message's own words in another order.
  */
-const SAID_ESCAPED =
-  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+const SAID_ESCAPED = new RegExp(
+  `[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F${DIRECTION_MARKS}]`,
+  "g",
+);
 
 export function echo(input: string): string {
   return input.replace(SAID_ESCAPED, (ch) => encodeURIComponent(ch));
