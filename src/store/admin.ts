@@ -448,8 +448,10 @@ export async function settleUnfinishedNights(
   running: readonly string[] = [],
   /** The night asked for by its name (`nor night --night`), if one is. */
   asked?: string,
+  /** The schedule begins tonight's night (`nor start`): see ScheduledStart. */
+  scheduled?: ScheduledStart,
 ): Promise<SettledNights> {
-  const judged = await judgeUnfinishedNights(db, now, asked);
+  const judged = await judgeUnfinishedNights(db, now, asked, scheduled);
   const out: SettledNights = { closed: [] };
   if (judged.resumable !== undefined) out.resumable = judged.resumable;
   for (const { row, end } of judged.over) {
@@ -475,6 +477,20 @@ export async function settleUnfinishedNights(
 }
 
 /**
+ * `nor start` beginning tonight's night at its daily time (`nor night --scheduled`): the next
+ * night's start is known, it is `at`, so a night of an earlier date is over then (closingTime's
+ * nextStartedAt), whatever its deadline: with a deadline of 23 h or more (or across the spring
+ * change of the clocks) an interrupted night of yesterday would otherwise be resumed in
+ * tonight's place. A night of tonight's date (`night`) is resumed as ever.
+ */
+export interface ScheduledStart {
+  /** Tonight's night (nightOf(at)). */
+  night: string;
+  /** The moment the schedule begins it. */
+  at: number;
+}
+
+/**
  * The store's unfinished nights judged by closingTime at `now`, newest first, read only: the
  * one a `nor night` resumes (the newest whose time lasts), and the others, over, with the
  * moment their time ended. settleUnfinishedNights closes those; resumableNight reads the first.
@@ -483,6 +499,7 @@ async function judgeUnfinishedNights(
   db: Db,
   now: number,
   asked: string | undefined,
+  scheduled?: ScheduledStart,
 ): Promise<{
   resumable?: NightRow & { until: number };
   over: { row: NightRow; end: number | undefined }[];
@@ -499,8 +516,12 @@ async function judgeUnfinishedNights(
   let resumable: (NightRow & { until: number }) | undefined;
   const over: { row: NightRow; end: number | undefined }[] = [];
   for (const r of rows) {
+    const next = nextStart(starts, r.night, r.started_at);
     const end = closingTime(r.started_at, r.deadline_at, r.night, {
-      nextStartedAt: nextStart(starts, r.night, r.started_at),
+      nextStartedAt:
+        scheduled !== undefined && r.night < scheduled.night
+          ? Math.min(next ?? Number.POSITIVE_INFINITY, scheduled.at)
+          : next,
       byName: r.night === asked,
     });
     const row: NightRow = {
@@ -541,8 +562,10 @@ export async function closeIncompleteAgain(db: Db, closed: NightRow): Promise<vo
 export async function resumableNight(
   db: Db,
   now: number,
+  /** The schedule begins tonight's night now (`nor night --scheduled`): see ScheduledStart. */
+  scheduled?: ScheduledStart,
 ): Promise<(NightRow & { until: number }) | undefined> {
-  return (await judgeUnfinishedNights(db, now, undefined)).resumable;
+  return (await judgeUnfinishedNights(db, now, undefined, scheduled)).resumable;
 }
 
 export interface NightHistoryRow extends NightRow {

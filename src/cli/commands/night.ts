@@ -69,6 +69,11 @@ interface NightOptions extends NetCliOptions {
   canary?: string;
   /** Set by spawnWorker on the processes it starts: one of another `nor night`'s workers. */
   worker?: boolean;
+  /**
+   * Set by `nor start` on the night it begins at its daily time: an unfinished night of an
+   * earlier date is over now (admin.ts ScheduledStart), and tonight's begins.
+   */
+  scheduled?: boolean;
 }
 
 /** `nor night`: runs (or resumes) one night's check now (P9–P13, P20–P25). */
@@ -103,6 +108,15 @@ export function register(program: Command): void {
     .addOption(
       program
         .createOption("--worker", "a worker of another `nor night --workers N` (set by it)")
+        .hideHelp(),
+    )
+    // Not for people either: what `nor start` adds to the night it begins at its daily time.
+    .addOption(
+      program
+        .createOption(
+          "--scheduled",
+          "begun by `nor start` at its daily time: an unfinished night of an earlier date is over",
+        )
         .hideHelp(),
     );
   addNetOptions(cmd).action(async (opts: NightOptions) => {
@@ -254,7 +268,13 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       // another night, whatever its date (a past night asked for by date is never "under way"
       // by the calendar); refused before this process changes anything (night-runners.ts).
       const before = clock.now();
-      const resumable = await resumableNight(store.db, before);
+      // Begun by `nor start` at its daily time: tonight's night is due now, so an unfinished
+      // night of an earlier date is over (admin.ts ScheduledStart), not resumed in its place.
+      const scheduled =
+        opts.scheduled === true && asked === undefined
+          ? { night: nightOf(before), at: before }
+          : undefined;
+      const resumable = await resumableNight(store.db, before, scheduled);
       if (asked !== undefined) await refuseLateStart(store.db, asked);
       const meant = asked ?? resumable?.night ?? nightOf(before);
       // The mark lasts as long as the run can: its deadline (a resumed night keeps its own),
@@ -300,6 +320,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         clock.now(),
         [...(runner.joined ? [meant] : []), ...elsewhere],
         asked,
+        scheduled,
       );
       // One night at a time on a store: another night asked for while tonight's is under way
       // would read every source of both, each site twice in a night (P11, P16). Processes of

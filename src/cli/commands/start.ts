@@ -16,6 +16,7 @@ import { UsageError } from "../../errors.js";
 import { lockForCatalogImport } from "../../night/catalog-beside-night.js";
 import { formatLeft, parseDuration } from "../../night/duration.js";
 import { acquireStartLock } from "../../night/night-lock.js";
+import { DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
 import { NIGHT_SPAN_MS } from "../../policy/night-date.js";
 import {
   type DailyAt,
@@ -103,7 +104,10 @@ export function register(program: Command): void {
     .option("--port <n>", "port to serve on; 0 picks a free one", "8080")
     .option("--at <HH:MM>", "when the night runs each day", DEFAULT_NIGHT_AT)
     .option("--zone <zone>", "the time zone of --at", DEFAULT_NIGHT_ZONE)
-    .option("--deadline <duration>", "each night's time limit (default 6h, at most 24h)")
+    .option(
+      "--deadline <duration>",
+      "each night's time limit (default 6h, at most 24h; a night ends at least 5 min before the next is due)",
+    )
     .option("--allow-retire", "let the catalog import retire more than a tenth of the sources");
   addOperatorNameOption(addNetOptions(addWebOptions(cmd))).action(async (opts: StartOptions) => {
     // Ctrl-C, systemd's stop, a terminal closed (SIGHUP): each stops it in the same order (the
@@ -254,8 +258,8 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
         say,
         signal: deps.signal,
         ...(interrupted ? { resume: interrupted } : {}),
-        runNight: (signal) =>
-          (deps.runNight ?? spawnNight)(nightArgs(opts, files, dataDir), signal),
+        runNight: (signal, scheduled) =>
+          (deps.runNight ?? spawnNight)(nightArgs(opts, files, dataDir, scheduled), signal),
         stillOpen: async () => (await resumableNight(store.db, clock.now()))?.night,
       });
     } finally {
@@ -278,7 +282,11 @@ export async function scheduleNights(o: {
   at: DailyAt;
   say: (line: string) => void;
   signal: AbortSignal;
-  runNight: (signal: AbortSignal) => Promise<NightExit>;
+  /**
+   * Runs one night. `scheduled`: begun at the daily time (not a resume), the next one due at
+   * `nextDue`: see nightArgs.
+   */
+  runNight: (signal: AbortSignal, scheduled?: ScheduledRun) => Promise<NightExit>;
   /**
    * The night that may still be resumed now (its time not over: admin.ts resumableNight, the
    * rule `nor night` keeps), if any: a night whose process a signal ended is started again
@@ -288,9 +296,10 @@ export async function scheduleNights(o: {
   /** An interrupted night to resume before the first scheduled one. */
   resume?: { night: string; until: number };
 }): Promise<void> {
-  const ran = async () => {
+  const ran = async (scheduled?: ScheduledRun) => {
     for (let restarts = 0; ; restarts++) {
-      const exit = await o.runNight(o.signal);
+      // A restart resumes the night it began: only the first run begins tonight's.
+      const exit = await o.runNight(o.signal, restarts === 0 ? scheduled : undefined);
       if (o.signal.aborted) return false;
       const { code, signal } = typeof exit === "number" ? { code: exit, signal: null } : exit;
       if (signal === null) {
@@ -340,6 +349,10 @@ export async function scheduleNights(o: {
       return undefined;
     }
   };
+  // When tonight's night is due, read before anything runs: a night resumed first, or one that
+  // ran past the next one's time, does not move it to the day after (the next night then starts
+  // as soon as the one before has ended, late, rather than not at all).
+  let due = nextRunAfter(o.clock.now(), o.at);
   if (o.resume && !o.signal.aborted) {
     o.say(
       // Open in the store: interrupted, or being run now by another command (`nor night` by
@@ -351,18 +364,25 @@ export async function scheduleNights(o: {
   }
   while (!o.signal.aborted) {
     const now = o.clock.now();
-    const next = nextRunAfter(now, o.at);
-    o.say(
-      `the next night runs at ${formatInZone(next, o.at.zone).slice(0, 16)} ${o.at.zone} ` +
-        `(in ${formatLeft(next - now)}; every day at ${formatDailyAt(o.at)}); Ctrl-C stops`,
-    );
-    try {
-      await o.clock.sleep(next - now, o.signal);
-    } catch {
-      return; // stopped while waiting
+    const dueText = `${formatInZone(due, o.at.zone).slice(0, 16)} ${o.at.zone}`;
+    if (now < due) {
+      o.say(
+        `the next night runs at ${dueText} ` +
+          `(in ${formatLeft(due - now)}; every day at ${formatDailyAt(o.at)}); Ctrl-C stops`,
+      );
+      try {
+        await o.clock.sleep(due - now, o.signal);
+      } catch {
+        return; // stopped while waiting
+      }
+      o.say("the night starts now");
+    } else {
+      o.say(`the night due at ${dueText} starts now, late: the night before ran past its time`);
     }
-    o.say("the night starts now");
-    if (!(await ran())) return;
+    const began = o.clock.now();
+    const nextDue = nextRunAfter(began, o.at);
+    if (!(await ran({ began, nextDue }))) return;
+    due = nextDue;
   }
 }
 
@@ -371,10 +391,41 @@ function userAgentOf(opts: StartOptions): { userAgent?: string } {
   return ua === undefined ? {} : { userAgent: ua };
 }
 
-/** The `nor night` command line for the scheduled night, the same options passed on. */
-function nightArgs(opts: StartOptions, files: string[], dataDir: string): string[] {
+/** A night `nor start` begins at its daily time: when it began, and when the next is due. */
+export interface ScheduledRun {
+  began: number;
+  nextDue: number;
+}
+
+/**
+ * How long before the next night is due a night begun by the schedule must reach its deadline:
+ * time for its last answers and its end (a night still running when the next is due makes that
+ * one start late).
+ */
+export const BEFORE_NEXT_NIGHT_MS = 5 * 60_000;
+
+/**
+ * The `nor night` command line for a night, the same options passed on. One the schedule begins
+ * (`scheduled`) is marked so (an unfinished night of an earlier date is over, not resumed in its
+ * place), and its deadline ends before the next night is due: a night of `--deadline 24h` (or
+ * of 23 h across the spring change of the clocks) would otherwise still run when the next is
+ * due. A resumed night keeps its own deadline (`nor night`).
+ */
+export function nightArgs(
+  opts: StartOptions,
+  files: string[],
+  dataDir: string,
+  scheduled?: ScheduledRun,
+): string[] {
   const args = ["night", "--catalog", ...files, "--data", dataDir];
-  if (opts.deadline !== undefined) args.push("--deadline", opts.deadline);
+  if (scheduled !== undefined) {
+    args.push("--scheduled");
+    const asked =
+      opts.deadline === undefined ? DEFAULT_NIGHT_DEADLINE_MS : parseDuration(opts.deadline);
+    const room = scheduled.nextDue - scheduled.began - BEFORE_NEXT_NIGHT_MS;
+    if (asked > room) args.push("--deadline", `${Math.max(1, Math.floor(room / 1000))}s`);
+    else if (opts.deadline !== undefined) args.push("--deadline", opts.deadline);
+  } else if (opts.deadline !== undefined) args.push("--deadline", opts.deadline);
   if (opts.allowRetire) args.push("--allow-retire");
   if (opts.userAgent !== undefined) args.push("--user-agent", opts.userAgent);
   if (opts.allowPrivateAddresses) args.push("--allow-private-addresses");

@@ -1,0 +1,224 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  BEFORE_NEXT_NIGHT_MS,
+  type NightExit,
+  nightArgs,
+  type ScheduledRun,
+  scheduleNights,
+} from "../../src/cli/commands/start.js";
+import { ManualClock } from "../../src/clock.js";
+import { nextRunAfter, parseDailyAt } from "../../src/policy/schedule.js";
+import { formatInZone } from "../../src/policy/zone.js";
+import { openStore } from "../../src/store/db.js";
+import { writeVillageCatalog } from "./catalogs.js";
+import { nor } from "./cli-capture.js";
+
+/**
+ * P13 under `nor start` with a long deadline: the night the schedule begins at its daily time is
+ * tonight's. An interrupted night of yesterday whose deadline (23 h 30 min) reaches past tonight's
+ * start (the spring change of the clocks leaves 23 h between two 01:00s) is closed as incomplete
+ * then, not resumed in tonight's place; a night begun by the schedule ends before the next is
+ * due; and a night that ran past the next one's time makes that one start late, not skip a day.
+ */
+const NY = "America/New_York";
+const HOUR = 3_600_000;
+const ny = (t: number) => formatInZone(t, NY).slice(0, 16);
+const dir = mkdtempSync(join(tmpdir(), "nor-start-scheduled-"));
+let server: Server;
+const asked: string[] = [];
+let catalog = "";
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    asked.push(req.url ?? "");
+    if (req.url === "/robots.txt") {
+      res.writeHead(404).end();
+      return;
+    }
+    res
+      .writeHead(200, { "content-type": "application/rss+xml" })
+      .end(
+        '<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><item><title>Agenda</title><link>http://127.0.0.1/a</link><pubDate>Mon, 01 Mar 2027 10:00:00 GMT</pubDate></item></channel></rss>',
+      );
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  catalog = writeVillageCatalog(join(dir, "c.yaml"), "Spring", {
+    "spring-feed": `records: agendas, access: feed, url: "http://127.0.0.1:${port}/feed.rss"`,
+  });
+});
+
+afterAll(async () => {
+  vi.useRealTimers();
+  await new Promise<void>((r) => server.close(() => r()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A store with the catalog imported and yesterday's night unfinished, as a stop leaves it. */
+async function yesterdayInterrupted(data: string): Promise<void> {
+  const imported = await nor("catalog", "import", catalog, "--data", data);
+  expect(imported.code, imported.stderr).toBe(0);
+  const store = await openStore({ kind: "sqlite", dir: data }, { create: false });
+  try {
+    // `nor start --deadline 23h30m`: begun at 01:00 EST on Mar 14 (06:00Z; the clocks go forward
+    // at 02:00 that day), deadline 05:30Z on Mar 15, half an hour past 01:00 EDT (05:00Z), when
+    // tonight's is due.
+    await store.db
+      .insertInto("nights")
+      .values({
+        night: "2027-03-14",
+        started_at: "2027-03-14T06:00:00.000Z",
+        deadline_at: "2027-03-15T05:30:00.000Z",
+        finished_at: null,
+        runs: 1,
+      })
+      .execute();
+  } finally {
+    await store.close();
+  }
+}
+
+async function nightsOf(data: string) {
+  const store = await openStore({ kind: "sqlite", dir: data }, { create: false });
+  try {
+    return await store.db
+      .selectFrom("nights")
+      .select(["night", "deadline_at", "finished_at"])
+      .orderBy("started_at")
+      .execute();
+  } finally {
+    await store.close();
+  }
+}
+
+const night = (data: string, ...more: string[]) =>
+  nor(
+    "night",
+    ...["--catalog", catalog, "--data", data],
+    ...["--allow-private-addresses", "--gap-ms", "0", ...more],
+  );
+
+describe("the night nor start begins at its daily time", () => {
+  it("P13: at 01:00 on the spring change, yesterday's interrupted night (deadline 23 h 30 min) is closed as incomplete and tonight's is run; a plain nor night would resume yesterday's", async () => {
+    // 01:00 EDT on Mar 15, 2027 (05:00Z): 23 h after yesterday's 01:00 EST. Only Date is faked.
+    vi.useFakeTimers({
+      toFake: ["Date"],
+      now: Date.UTC(2027, 2, 15, 5, 0),
+      shouldAdvanceTime: true,
+    });
+    try {
+      // A plain `nor night` (a person's): yesterday's night resumes, as its time lasts.
+      const plain = join(dir, "plain");
+      await yesterdayInterrupted(plain);
+      const resumed = await night(plain);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stderr).toMatch(/"night":"2027-03-14".*"resumed":true.*"msg":"night start"/);
+      expect((await nightsOf(plain)).map((n) => n.night)).toEqual(["2027-03-14"]);
+
+      // The schedule's: tonight's night, yesterday's closed at this moment.
+      const data = join(dir, "scheduled");
+      await yesterdayInterrupted(data);
+      const before = asked.length;
+      const r = await night(data, "--scheduled");
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain(
+        "night 2027-03-14 was interrupted and not resumed in time; closed as incomplete",
+      );
+      expect(r.stderr).toMatch(/"night":"2027-03-15".*"resumed":false.*"msg":"night start"/);
+      expect(asked.slice(before)).toContain("/feed.rss");
+      const nights = await nightsOf(data);
+      expect(nights.map((n) => n.night)).toEqual(["2027-03-14", "2027-03-15"]);
+      // Closed when tonight's began: nothing is asked in it after.
+      const closedAt = nights[0]?.finished_at ?? "";
+      expect(nights[0]?.deadline_at).toBe(closedAt);
+      expect(Date.parse(closedAt)).toBeGreaterThanOrEqual(Date.UTC(2027, 2, 15, 5, 0));
+      expect(Date.parse(closedAt)).toBeLessThan(Date.parse("2027-03-15T05:30:00.000Z"));
+      expect(nights[1]?.finished_at).not.toBeNull();
+      // `nor status` says it was closed incomplete.
+      const status = await nor("status", "--data", data, "--json", "--with-nights");
+      const doc = JSON.parse(status.stdout) as { nights: { night: string; state: string }[] };
+      expect(doc.nights.find((n) => n.night === "2027-03-14")?.state).toBe("closed-incomplete");
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("P13: its deadline ends before the next night is due (--deadline 24h, and 23 h 30 min across the spring change); a resume keeps the night's own", () => {
+    const opts = { catalog: ["c.yaml"], deadline: "24h" } as Parameters<typeof nightArgs>[0];
+    const at = parseDailyAt("01:00", NY);
+    const deadlineOf = (args: string[]) => args[args.indexOf("--deadline") + 1];
+    // An ordinary day: 24 h to the next, so the night has 24 h less the margin.
+    const dec = Date.UTC(2026, 11, 5, 6, 0);
+    const dayRun: ScheduledRun = { began: dec, nextDue: nextRunAfter(dec, at) };
+    const day = nightArgs(opts, ["c.yaml"], "data", dayRun);
+    expect(day).toContain("--scheduled");
+    expect(deadlineOf(day)).toBe(`${(24 * HOUR - BEFORE_NEXT_NIGHT_MS) / 1000}s`);
+    // Mar 14 2027, 01:00 EST (the clocks go forward at 02:00): the next 01:00 (EDT) is 23 h away.
+    const mar = Date.UTC(2027, 2, 14, 6, 0);
+    const springRun: ScheduledRun = { began: mar, nextDue: nextRunAfter(mar, at) };
+    expect(springRun.nextDue - mar).toBe(23 * HOUR);
+    const spring = nightArgs({ ...opts, deadline: "23h30m" }, ["c.yaml"], "data", springRun);
+    expect(deadlineOf(spring)).toBe(`${(23 * HOUR - BEFORE_NEXT_NIGHT_MS) / 1000}s`);
+    // A deadline that fits is passed on as given; the default (6 h) is not written out.
+    expect(deadlineOf(nightArgs({ ...opts, deadline: "20h" }, ["c.yaml"], "data", dayRun))).toBe(
+      "20h",
+    );
+    const plainOpts = { catalog: ["c.yaml"] } as Parameters<typeof nightArgs>[0];
+    expect(nightArgs(plainOpts, ["c.yaml"], "data", dayRun)).not.toContain("--deadline");
+    // A resume (after a crash, or at start): not marked, its own deadline kept by `nor night`.
+    const resume = nightArgs(opts, ["c.yaml"], "data");
+    expect(resume).not.toContain("--scheduled");
+    expect(deadlineOf(resume)).toBe("24h");
+  });
+
+  it("P13: a night that runs past the next one's time makes that one start late, at once, not a day later; only the first run of a night is the schedule's", async () => {
+    const start = Date.UTC(2026, 11, 5, 5, 0); // 00:00 New York
+    const clock = new ManualClock(start);
+    const stop = new AbortController();
+    const lines: string[] = [];
+    const runs: { at: number; scheduled: ScheduledRun | undefined }[] = [];
+    // The first night runs 24 h 10 min (a resume at start with its own deadline, say); the
+    // second is killed once and resumed; then each takes an hour.
+    const loop = scheduleNights({
+      clock,
+      at: parseDailyAt("01:00", NY),
+      say: (l) => lines.push(l),
+      signal: stop.signal,
+      stillOpen: async () => "2026-12-06",
+      runNight: async (_signal, scheduled): Promise<NightExit> => {
+        runs.push({ at: clock.now(), scheduled });
+        if (runs.length === 1) {
+          await clock.advance(24 * HOUR + 10 * 60_000);
+          return 0;
+        }
+        if (runs.length === 2) return { code: null, signal: "SIGKILL" };
+        if (runs.length >= 4) stop.abort();
+        await clock.advance(HOUR);
+        return 0;
+      },
+    });
+    // Each step wakes the loop's one sleep; bounded, never a wall-clock wait.
+    for (let i = 0; i < 50 && !stop.signal.aborted; i++) {
+      await new Promise((r) => setTimeout(r, 1));
+      if (clock.pending > 0) await clock.step();
+    }
+    stop.abort();
+    await loop;
+    expect(runs.map((r) => ny(r.at))).toEqual([
+      "2026-12-05 01:00", // due at 01:00
+      "2026-12-06 01:10", // due at 01:00, the night before still ran: at once, late
+      "2026-12-06 01:10", // the same night, resumed 10 s after its crash (not the schedule's)
+      "2026-12-07 01:00",
+    ]);
+    expect(runs.map((r) => r.scheduled !== undefined)).toEqual([true, true, false, true]);
+    expect(runs[1]?.scheduled?.nextDue).toBe(Date.UTC(2026, 11, 7, 6, 0));
+    expect(lines).toContain(
+      `the night due at 2026-12-06 01:00 ${NY} starts now, late: the night before ran past its time`,
+    );
+  });
+});
