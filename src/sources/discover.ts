@@ -9,7 +9,7 @@ import type { CheerioAPI } from "cheerio";
 import { urlCredentialProblem } from "./catalog/credentials.js";
 import { urlRewriteProblem } from "./catalog/url-written.js";
 import { load } from "./extract/cheerio-load.js";
-import { isTooDeeplyNested } from "./extract/nesting.js";
+import { isTooCostlyToParse } from "./extract/nesting.js";
 import { absoluteUrl } from "./record-id.js";
 
 export interface Candidate {
@@ -110,7 +110,7 @@ export function discoverCandidates(html: string, pageUrl: string): Candidate[] {
     $ = load(html);
   } catch (err) {
     // A homepage nested too deeply to read in good time (cheerio-load.ts): nothing found on it.
-    if (isTooDeeplyNested(err)) return [];
+    if (isTooCostlyToParse(err)) return [];
     throw err;
   }
   const out = new Map<string, Candidate>();

@@ -8,7 +8,8 @@
  * The file is found beside the index cheerio's `require` entry resolves to, and required
  * (cjs.ts says why); a cheerio without it is loaded whole, as before.
  *
- * Every parse through it is bounded in nesting (P13, P14; below, from NESTING_FREE_DEPTH).
+ * Every parse through it is bounded in nesting and in attributes (P13, P14; below, from
+ * NESTING_FREE_DEPTH and ATTRIBUTES_FREE).
  * This module stands alone beside cjs.ts (test/sources/extract/cheerio-load.test.ts imports it
  * so, beside a stand-in cheerio): what reads the bound's error is in nesting.ts.
  */
@@ -50,18 +51,71 @@ export const load: typeof Cheerio.load = loadParse();
 export const NESTING_FREE_DEPTH = 256;
 export const NESTING_BUDGET = 10_000_000;
 
-/** Thrown from inside the parser, which it stops, when a page has spent its nesting budget. */
-export class TooDeeplyNested extends Error {
+/**
+ * P13, P14: how many attributes an element may carry. parse5's tokenizer looks through the
+ * attributes a tag already has for each new one (a name given twice keeps its first value), so
+ * a tag costs about the square of its attributes: one `<div>` of 20,000 attributes (170 kB)
+ * took a second, and a page of a few hundred such tags under the size limit would hold up the
+ * night for minutes. As with nesting, the first ATTRIBUTES_FREE attributes of an element cost
+ * nothing (real elements carry a few, a few dozen at most), each one after costs how many it
+ * follows beyond that, and a page that has spent ATTRIBUTES_BUDGET in all is not read (about
+ * 4,500 attributes on one element; a twentieth of a second of the parser's time).
+ */
+export const ATTRIBUTES_FREE = 64;
+export const ATTRIBUTES_BUDGET = 10_000_000;
+
+/**
+ * Thrown from inside the parser, which it stops, when a page would cost too much to parse (P13,
+ * P14): the subclasses say why. nesting.ts knows them by name.
+ */
+export class TooCostlyToParse extends Error {
+  /** What the message says of the page, for another subject (an XLSX's "its XML"). */
+  readonly detail: string;
+  constructor(detail: string) {
+    super(`the page ${detail}`);
+    this.detail = detail;
+  }
+}
+
+/** A page that has spent its nesting budget. */
+export class TooDeeplyNested extends TooCostlyToParse {
   override name = "TooDeeplyNested";
   /** How deep the page was nested where its parse was stopped. */
   readonly depth: number;
-  /** What the message says of the page, for another subject (an XLSX's "its XML"). */
-  readonly detail: string;
   constructor(depth: number) {
-    const detail = `nests its elements too deeply to read without holding up the night (stopped ${depth.toLocaleString("en-US")} levels deep; past ${NESTING_FREE_DEPTH} levels a page may nest ${NESTING_BUDGET.toLocaleString("en-US")} element-levels in all)`;
-    super(`the page ${detail}`);
+    super(
+      `nests its elements too deeply to read without holding up the night (stopped ${depth.toLocaleString("en-US")} levels deep; past ${NESTING_FREE_DEPTH} levels a page may nest ${NESTING_BUDGET.toLocaleString("en-US")} element-levels in all)`,
+    );
     this.depth = depth;
-    this.detail = detail;
+  }
+}
+
+/** A page that has spent its attributes' budget. */
+export class TooManyAttributes extends TooCostlyToParse {
+  override name = "TooManyAttributes";
+  constructor(count: number) {
+    super(
+      `gives its elements too many attributes to read without holding up the night (stopped at an element's ${count.toLocaleString("en-US")}th attribute; past ${ATTRIBUTES_FREE} on one element each costs more, up to ${ATTRIBUTES_BUDGET.toLocaleString("en-US")} in all)`,
+    );
+  }
+}
+
+/** The attributes of one parse (parsing is synchronous: one count serves one parser). */
+class AttributeCount {
+  private spent = 0;
+
+  /** A new parse begins. */
+  reset(): void {
+    this.spent = 0;
+  }
+
+  /** An element that has `before` attributes already is given one more. */
+  add(before: number): void {
+    const beyond = before + 1 - ATTRIBUTES_FREE;
+    if (beyond > 0) {
+      this.spent += beyond;
+      if (this.spent > ATTRIBUTES_BUDGET) throw new TooManyAttributes(before + 1);
+    }
   }
 }
 
@@ -113,13 +167,47 @@ function guardNesting(): void {
     return;
   }
   const count = new NestingCount();
+  const attributes = guardAttributes();
   const createDocument = adapter.createDocument;
   adapter.createDocument = () => {
     count.reset();
+    attributes?.reset();
     return createDocument();
   };
   adapter.onItemPush = () => count.open();
   adapter.onItemPop = () => count.close();
+}
+
+/** What parse5's tokenizer is, as far as the count of attributes needs it. */
+interface Parse5Tokenizer {
+  currentToken: { attrs?: unknown[] } | null;
+  _leaveAttrName(): void;
+}
+
+/**
+ * The count of attributes (ATTRIBUTES_BUDGET) is kept where parse5's tokenizer adds an
+ * attribute to its tag (`_leaveAttrName`, where it looks for the name among those already
+ * there), in the parse5 cheerio parses with. Undefined (no bound) when that parse5 has no such
+ * step: test/sources/extract/attributes.test.ts fails then, so an upgrade that moves it is seen.
+ */
+function guardAttributes(): AttributeCount | undefined {
+  let proto: Parse5Tokenizer | undefined;
+  try {
+    const parse5 = fromCheerio("parse5") as {
+      Tokenizer?: { prototype: Parse5Tokenizer };
+    };
+    proto = parse5.Tokenizer?.prototype;
+  } catch {
+    return undefined;
+  }
+  const leave = proto?._leaveAttrName;
+  if (proto === undefined || typeof leave !== "function") return undefined;
+  const count = new AttributeCount();
+  proto._leaveAttrName = function (this: Parse5Tokenizer) {
+    count.add(this.currentToken?.attrs?.length ?? 0);
+    leave.call(this);
+  };
+  return count;
 }
 guardNesting();
 

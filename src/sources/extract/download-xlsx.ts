@@ -12,7 +12,7 @@
 import type { Cheerio } from "cheerio";
 import type { Element } from "domhandler";
 import { decodeBody } from "../../policy/body-text.js";
-import { loadXml, TooDeeplyNested } from "./cheerio-load.js";
+import { loadXml, TooCostlyToParse } from "./cheerio-load.js";
 import { looksLikeZip, readZipEntry, type ZipEntry, zipIndex } from "./download-zip.js";
 
 export const MAX_XML_BYTES = 32 * 1024 * 1024;
@@ -50,7 +50,7 @@ export function readSheetRows(body: Uint8Array, choice: SheetChoice): SheetRows 
     return readSheet(body, choice);
   } catch (err) {
     // A part nested too deeply to parse without holding up the night: no sheet read.
-    if (err instanceof TooDeeplyNested) return { ok: false, why: `its XML ${err.detail}` };
+    if (err instanceof TooCostlyToParse) return { ok: false, why: `its XML ${err.detail}` };
     throw err;
   }
 }

@@ -10,7 +10,7 @@
 import type { CheerioAPI } from "cheerio";
 import { bodyEncoding, decodeBody, encodingName, formUrlencoded } from "../../policy/body-text.js";
 import type { FormSpec } from "../catalog/schema.js";
-import { load, TooDeeplyNested } from "./cheerio-load.js";
+import { load, TooCostlyToParse } from "./cheerio-load.js";
 import { fillDateTemplates } from "./form-dates.js";
 import { documentBase, formTarget } from "./form-target.js";
 
@@ -178,7 +178,7 @@ export function nextPagerRequest(
   } catch (err) {
     // A result page nested too deeply to parse (cheerio-load.ts): its reader said so, and it
     // shows no pager that can be turned.
-    if (err instanceof TooDeeplyNested) return undefined;
+    if (err instanceof TooCostlyToParse) return undefined;
     throw err;
   }
   const { $, encoding } = page;

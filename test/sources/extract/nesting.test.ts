@@ -6,6 +6,8 @@ import { describe, expect, it } from "vitest";
 import { decodeBody } from "../../../src/policy/body-text.js";
 import type { PageRecipe, WayIn } from "../../../src/sources/catalog/types.js";
 import {
+  ATTRIBUTES_BUDGET,
+  ATTRIBUTES_FREE,
   load,
   NESTING_BUDGET,
   NESTING_FREE_DEPTH,
@@ -16,6 +18,7 @@ import { readSheetRows } from "../../../src/sources/extract/download-xlsx.js";
 import { buildFormRequest, nextPagerRequest } from "../../../src/sources/extract/form.js";
 import { extractWay } from "../../../src/sources/extract/index.js";
 import { extractPage } from "../../../src/sources/extract/page.js";
+import { mostAttributes } from "./tree-measure.js";
 
 /**
  * A page nested deep enough to make the HTML parser quadratic (parse5 looks down its stack of
@@ -127,17 +130,24 @@ describe("P13, P14: a page nested too deeply is refused, not parsed for minutes"
     expect($("<div><b>y</b></div>").find("b").text()).toBe("y");
   });
 
-  it("P14: no real fixture page nests anywhere near the free depth, so none spends any budget", () => {
+  it("P14: no real fixture page nests anywhere near the free depth, nor carries near the free count of attributes, so none spends any budget", () => {
     const root = join(import.meta.dirname, "..", "..", "fixtures");
     const files = readdirSync(root, { recursive: true, encoding: "utf8" }).filter((f) =>
       f.endsWith(".html"),
     );
     expect(files.length).toBeGreaterThanOrEqual(50);
     let max = 0;
-    for (const f of files)
-      max = Math.max(max, deepest(load(decodeBody(readFileSync(join(root, f)))).root()[0]!));
+    let attributes = 0;
+    for (const f of files) {
+      const top = load(decodeBody(readFileSync(join(root, f)))).root()[0]!;
+      max = Math.max(max, deepest(top));
+      attributes = Math.max(attributes, mostAttributes(top));
+    }
     expect(max).toBeLessThan(NESTING_FREE_DEPTH / 4);
     expect(NESTING_BUDGET).toBe(10_000_000);
+    // Nor does any carry near the free count of attributes on one element (attributes.test.ts).
+    expect(attributes).toBeLessThan(ATTRIBUTES_FREE / 2);
+    expect(ATTRIBUTES_BUDGET).toBe(10_000_000);
   });
 
   it("P13, P14: a form page nested too deeply is no search sent (its reason the note), and a result page so nested turns no page", () => {
