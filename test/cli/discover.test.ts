@@ -4,8 +4,12 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { DEFAULT_USER_AGENT } from "../../src/policy/constants.js";
+import { latestCapture } from "../../src/store/archive/captures.js";
+import { archiveDir, listWarcFiles } from "../../src/store/archive/files.js";
+import { readCapture } from "../../src/store/archive/read.js";
 import { openStore } from "../../src/store/db.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
+import { postgresFactory, postgresUrl } from "../store/stores.js";
 import { runMain as nor } from "./cli-capture.js";
 
 /** A new, empty store in `dir`, as `nor catalog import` or a night makes one. */
@@ -249,4 +253,44 @@ describe("nor discover", () => {
       rmSync(data, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it.skipIf(!postgresUrl)(
+    "P8: on PostgreSQL (NOR_DATABASE_URL) what discover reads is kept in the archive of --data, indexed in the shared store, as a night keeps it",
+    async () => {
+      const fresh = await fleet.server({ host: "127.0.0.8" });
+      fresh.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+      fresh.route("/", (_q, res) => {
+        res
+          .writeHead(200, { "content-type": "text/html" })
+          .end('<a href="/AgendaCenter">Agendas</a>');
+      });
+      const pg = postgresFactory(postgresUrl ?? "");
+      const data = mkdtempSync(join(tmpdir(), "nor-discover-pg-"));
+      try {
+        const loc = await pg.fresh();
+        if (loc.kind !== "postgres") throw new Error("not PostgreSQL");
+        await (await openStore(loc)).close();
+        const r = await nor(
+          ["discover", fresh.url("/"), "--data", data, "--allow-private-addresses"],
+          { env: { NOR_DATABASE_URL: loc.url } },
+        );
+        expect(r.code, r.stderr).toBe(0);
+        expect(listWarcFiles(archiveDir(data))).toHaveLength(1);
+        const store = await openStore(loc, { create: false });
+        try {
+          const c = await latestCapture(store.db, fresh.url("/"));
+          expect(c?.url).toBe(fresh.url("/"));
+          expect(
+            new TextDecoder().decode((await readCapture(archiveDir(data), c!)).body),
+          ).toContain("AgendaCenter");
+        } finally {
+          await store.close();
+        }
+      } finally {
+        await pg.cleanup();
+        rmSync(data, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
 });

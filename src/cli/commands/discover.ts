@@ -8,6 +8,7 @@ import { blockedAddressWhy } from "../../policy/address.js";
 import { readSite } from "../../policy/site.js";
 import { urlCredentialProblem } from "../../sources/catalog/credentials.js";
 import { archiveDir } from "../../store/archive/files.js";
+import { ensureDataDir } from "../../store/data-dir.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { archiveBeforeNight } from "../archive-presence.js";
 import { stderr, stdout } from "../io.js";
@@ -75,10 +76,14 @@ async function run(homepage: string, opts: DiscoverCliOptions): Promise<void> {
       const note = await archiveBeforeNight(archiveDir(loc.dir), store.db);
       if (note !== undefined) stderr().write(`nor discover: ${note}\n`);
     }
+    // On PostgreSQL the archive is kept where `nor night` keeps it: --data, else ./data (each
+    // machine its own directory, the index shared).
+    const dataDir = loc.kind === "sqlite" ? loc.dir : (opts.data ?? "data");
+    if (loc.kind !== "sqlite") ensureDataDir(dataDir);
     result = await discover(store, url.href, {
       clock: systemClock,
       ids: randomIds,
-      ...(loc.kind === "sqlite" ? { dataDir: loc.dir } : {}),
+      dataDir,
       ...net,
       // A WARC file cut short, said once as `nor night` says it: discover goes on, the copies
       // past the cut asked again when needed (P8).

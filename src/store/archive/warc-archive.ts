@@ -51,6 +51,7 @@ import {
 import { isDamaged, noteCaptureDamaged } from "./damaged.js";
 import { sha256Digest } from "./digest.js";
 import { archiveInTheWay, DEFAULT_ROTATE_BYTES, fileName, listWarcFiles, seqOf } from "./files.js";
+import { MemberReader } from "./members.js";
 import { readCapture } from "./read.js";
 import {
   type Exchange,
@@ -178,7 +179,7 @@ export class WarcArchive implements ArchivePort {
     for (const name of files) {
       const writer = readWriter(dir, name);
       if (writer !== undefined && writer !== "dead") continue; // a live process's file
-      archive.recoveredBytes += await archive.#recover(name);
+      archive.recoveredBytes += await archive.#recover(name, writer === "dead");
       if (writer === "dead") rmSync(writerPath(dir, name), { force: true });
     }
     return archive;
@@ -187,8 +188,12 @@ export class WarcArchive implements ArchivePort {
   /**
    * Cuts whatever lies past the last indexed record (a record torn by a kill); returns its size.
    * A file shorter than its indexed records is not touched: said, and read as far as it goes.
+   * Whole records past the index in a file whose writer ended in order (`killed` false) are not
+   * this store's torn writes but records another index names (the directory's SQLite store
+   * while this is PostgreSQL's, or the other way round) or a newer archive than this index (a
+   * store restored from an older backup): the file is left as it is, said.
    */
-  async #recover(name: string): Promise<number> {
+  async #recover(name: string, killed: boolean): Promise<number> {
     const path = join(this.dir, name);
     const size = (await stat(path)).size;
     const end = await indexedEnd(this.#db, name);
@@ -204,6 +209,16 @@ export class WarcArchive implements ArchivePort {
       return 0;
     }
     if (end === size) return 0;
+    if (!killed) {
+      const whole = await wholeRecordPast(path, size, end);
+      if (whole !== undefined) {
+        this.#note?.(
+          `${path} holds whole records past what this store's index names (from byte ${whole} of ${size}): left as it is, not cut. ` +
+            "They may be another store's (a data directory used both with and without NOR_DATABASE_URL: give each store a data directory of its own) or newer than this index (a store restored from an older backup than its archive)",
+        );
+        return 0;
+      }
+    }
     if (end === 0) {
       // Nothing indexed in it: a warcinfo and perhaps a torn record. Nothing to keep.
       rmSync(path, { force: true });
@@ -529,6 +544,37 @@ export function shortFileNote(path: string, s: Omit<ShortFile, "file">): string 
     `${lost}; the whole records before the cut stay in use and new records go to a new file. ` +
     "If a backup holds the whole file, put it back (`nor archive verify` checks it)"
   );
+}
+
+/**
+ * Where the first whole record past byte `end` of an archive file begins, if one does (a gzip
+ * member that reads, its CRC and length checked: members.ts), the file's warcinfo not counted;
+ * undefined when what lies there is only a torn record or data that does not read.
+ */
+async function wholeRecordPast(
+  path: string,
+  size: number,
+  end: number,
+): Promise<number | undefined> {
+  let fh: FileHandle;
+  try {
+    fh = await open(path, "r");
+  } catch {
+    return undefined;
+  }
+  try {
+    const reader = new MemberReader(fh, size);
+    let pos = end;
+    let first = await reader.readAt(pos);
+    if (end === 0 && first.ok && first.record.headers.get("warc-type") === "warcinfo") {
+      pos = first.end;
+      if (pos >= size) return undefined;
+      first = await reader.readAt(pos);
+    }
+    return first.ok ? pos : undefined;
+  } finally {
+    await fh.close();
+  }
 }
 
 /** pwritev until every byte is written (a regular file rarely takes less than all at once). */
