@@ -176,7 +176,7 @@ describe("the night nor start begins at its daily time", () => {
     expect(deadlineOf(resume)).toBe("24h");
   });
 
-  it("P13: a night that runs past the next one's time makes that one start late, at once, not a day later; only the first run of a night is the schedule's", async () => {
+  it("P13: a night that runs past the next one's time makes that one start late, at once, not a day later; a restart after a crash is the schedule's run still", async () => {
     const start = Date.UTC(2026, 11, 5, 5, 0); // 00:00 New York
     const clock = new ManualClock(start);
     const stop = new AbortController();
@@ -212,13 +212,147 @@ describe("the night nor start begins at its daily time", () => {
     expect(runs.map((r) => ny(r.at))).toEqual([
       "2026-12-05 01:00", // due at 01:00
       "2026-12-06 01:10", // due at 01:00, the night before still ran: at once, late
-      "2026-12-06 01:10", // the same night, resumed 10 s after its crash (not the schedule's)
+      "2026-12-06 01:10", // the same night, resumed 10 s after its crash
       "2026-12-07 01:00",
     ]);
-    expect(runs.map((r) => r.scheduled !== undefined)).toEqual([true, true, false, true]);
+    expect(runs.map((r) => r.scheduled !== undefined)).toEqual([true, true, true, true]);
     expect(runs[1]?.scheduled?.nextDue).toBe(Date.UTC(2026, 11, 7, 6, 0));
     expect(lines).toContain(
-      `the night due at 2026-12-06 01:00 ${NY} starts now, late: the night before ran past its time`,
+      `the night due at 2026-12-06 01:00 ${NY} starts now, late (the night before ran past its time)`,
     );
+  });
+
+  /** The loop on an injected clock from `start`, each run doing `run`, until `count` runs. */
+  async function loopFrom(
+    start: number | ManualClock,
+    daily: string,
+    count: number,
+    run: (n: number, clock: ManualClock) => Promise<NightExit>,
+    more: Partial<Parameters<typeof scheduleNights>[0]> = {},
+  ) {
+    const clock = typeof start === "number" ? new ManualClock(start) : start;
+    const stop = new AbortController();
+    const lines: string[] = [];
+    const runs: { at: number; scheduled: ScheduledRun | undefined }[] = [];
+    const loop = scheduleNights({
+      clock,
+      at: parseDailyAt(daily, NY),
+      say: (l) => lines.push(l),
+      signal: stop.signal,
+      runNight: async (_signal, scheduled) => {
+        runs.push({ at: clock.now(), scheduled });
+        const exit = await run(runs.length, clock);
+        if (runs.length >= count) stop.abort();
+        return exit;
+      },
+      ...more,
+    });
+    for (let i = 0; i < 200 && !stop.signal.aborted; i++) {
+      await new Promise((r) => setTimeout(r, 1));
+      if (clock.pending > 0) await clock.step();
+    }
+    stop.abort();
+    await loop;
+    return { runs, lines, clock };
+  }
+
+  it("P13: a night resumed at start that ends on the next date leaves the night due before it, already run, to the next one's time (no short night begun early); so does a start with under an hour left", async () => {
+    // `--at 20:00`: nor start at 19:45 resumes night 12-05 (its own 23 h deadline), which ends
+    // at 18:31 the next day: the night due at 20:00 on Dec 5 was that date's, and Dec 6's runs
+    // at its own time, whole.
+    const start = Date.UTC(2026, 11, 6, 0, 45); // 19:45 New York, Dec 5
+    const { runs, lines } = await loopFrom(
+      start,
+      "20:00",
+      2,
+      async (n, clock) => {
+        if (n === 1) await clock.advance(22 * HOUR + 46 * 60_000);
+        return 0;
+      },
+      { resume: { night: "2026-12-05", until: Date.UTC(2026, 11, 6, 23, 31) } },
+    );
+    expect(runs.map((r) => ny(r.at))).toEqual(["2026-12-05 19:45", "2026-12-06 20:00"]);
+    expect(runs.map((r) => r.scheduled !== undefined)).toEqual([false, true]);
+    expect(lines).toContain(
+      `the night due at 2026-12-05 20:00 ${NY} was not run (the machine or the night before held it up until 2026-12-06 18:31 ${NY}); it is left for the next one`,
+    );
+    // 01:00 daily: a night that ran to 00:58 the next night leaves no night of two minutes.
+    const early = await loopFrom(Date.UTC(2026, 11, 5, 5, 0), "01:00", 2, async (n, clock) => {
+      if (n === 1) await clock.advance(47 * HOUR + 58 * 60_000);
+      return 0;
+    });
+    expect(early.runs.map((r) => ny(r.at))).toEqual(["2026-12-05 01:00", "2026-12-07 01:00"]);
+  });
+
+  it("P13: a machine that slept through the night's time does not begin it with minutes left; a clock set back waits on", async () => {
+    // A clock whose sleeps end when the test says, at the wall-clock time it sets: a machine
+    // suspended while waiting wakes its timer late by the wall clock.
+    let now = Date.UTC(2026, 11, 5, 6, 10); // 01:10 New York, Dec 5
+    let wake: (() => void) | undefined;
+    const clock = {
+      now: () => now,
+      sleep: (_ms: number, signal?: AbortSignal) =>
+        new Promise<void>((resolve, reject) => {
+          wake = resolve;
+          signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+        }),
+    };
+    const stop = new AbortController();
+    const lines: string[] = [];
+    const runs: number[] = [];
+    const loop = scheduleNights({
+      clock,
+      at: parseDailyAt("01:00", NY),
+      say: (l) => lines.push(l),
+      signal: stop.signal,
+      runNight: async () => {
+        runs.push(now);
+        stop.abort();
+        return 0;
+      },
+    });
+    const wakeAt = async (t: number) => {
+      for (let i = 0; i < 100 && wake === undefined; i++)
+        await new Promise((r) => setTimeout(r, 1));
+      const w = wake;
+      wake = undefined;
+      now = t;
+      w?.();
+      await new Promise((r) => setTimeout(r, 5));
+    };
+    // Woken early by a clock set back: it waits on (no night run).
+    await wakeAt(Date.UTC(2026, 11, 6, 4, 0)); // 23:00 New York, Dec 5
+    expect(runs).toEqual([]);
+    // Asleep for 23 h 50 min: the wait's timer fires at 00:50 on Dec 7 by the wall clock.
+    await wakeAt(Date.UTC(2026, 11, 7, 5, 50));
+    expect(runs).toEqual([]);
+    // The next night's own time: run.
+    await wakeAt(Date.UTC(2026, 11, 7, 6, 0));
+    stop.abort();
+    await loop;
+    expect(runs.map(ny)).toEqual(["2026-12-07 01:00"]);
+    expect(lines).toContain(
+      `the night due at 2026-12-06 01:00 ${NY} was not run (the machine or the night before held it up until 2026-12-07 00:50 ${NY}); it is left for the next one`,
+    );
+  });
+
+  it("P13: a night of an earlier date still run by another process at the night's time is waited for, then tonight's starts (not refused beside it and left out)", async () => {
+    const busyUntil = Date.UTC(2026, 11, 5, 8, 30); // 03:30 New York
+    const clock = new ManualClock(Date.UTC(2026, 11, 5, 5, 30));
+    const { runs, lines } = await loopFrom(clock, "01:00", 1, async () => 0, {
+      busy: async (due) => {
+        expect(due).toBe(Date.UTC(2026, 11, 5, 6, 0));
+        return clock.now() < busyUntil ? "2026-12-04" : undefined;
+      },
+    });
+    expect(runs.map((r) => ny(r.at))).toEqual(["2026-12-05 03:30"]);
+    expect(runs[0]?.scheduled?.nextDue).toBe(Date.UTC(2026, 11, 6, 6, 0));
+    expect(lines).toContain(
+      `the night due at 2026-12-05 01:00 ${NY} waits: night 2026-12-04 is still being run by another process; it starts once that one has ended`,
+    );
+    expect(lines).toContain(
+      `the night due at 2026-12-05 01:00 ${NY} starts now, late (night 2026-12-04 was still being run by another process)`,
+    );
+    expect(lines.filter((l) => l.includes("waits:"))).toHaveLength(1);
   });
 });

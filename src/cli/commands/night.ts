@@ -384,7 +384,13 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
           : `night ${c.night} was interrupted and not resumed in time; closed as incomplete (see \`nor status\`)`,
       );
       if (archiveNote !== undefined) notes.push(archiveNote);
-      if (asked === undefined && settled.resumable !== undefined && opts.deadline !== undefined) {
+      // (Not for `nor start`'s night: the deadline it gives is the schedule's, not a person's.)
+      if (
+        asked === undefined &&
+        settled.resumable !== undefined &&
+        opts.deadline !== undefined &&
+        opts.scheduled !== true
+      ) {
         notes.push(
           `resuming night ${night}, which keeps its own deadline ${settled.resumable.deadlineAt} (--deadline applies to a new night)`,
         );

@@ -16,8 +16,9 @@ import { UsageError } from "../../errors.js";
 import { lockForCatalogImport } from "../../night/catalog-beside-night.js";
 import { formatLeft, parseDuration } from "../../night/duration.js";
 import { acquireStartLock } from "../../night/night-lock.js";
+import { nightsRunning } from "../../night/night-runners.js";
 import { DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
-import { NIGHT_SPAN_MS } from "../../policy/night-date.js";
+import { NIGHT_SPAN_MS, nightOf } from "../../policy/night-date.js";
 import {
   type DailyAt,
   DEFAULT_NIGHT_AT,
@@ -30,7 +31,7 @@ import { formatInZone, ianaZoneProblem } from "../../policy/zone.js";
 import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
 import { stampCatalogFiles } from "../../sources/catalog/stamp.js";
 import { importCatalog } from "../../sources/catalog-import.js";
-import { resumableNight } from "../../store/admin.js";
+import { nightRow, nightsLiveInStore, resumableNight } from "../../store/admin.js";
 import { archiveDir } from "../../store/archive/files.js";
 import { ensureArchiveDir } from "../../store/archive/warc-archive.js";
 import { ensureDataDir, refuseBlockedParts } from "../../store/data-dir.js";
@@ -260,7 +261,27 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
         ...(interrupted ? { resume: interrupted } : {}),
         runNight: (signal, scheduled) =>
           (deps.runNight ?? spawnNight)(nightArgs(opts, files, dataDir, scheduled), signal),
-        stillOpen: async () => (await resumableNight(store.db, clock.now()))?.night,
+        // A night a crash ended is started again while it is open; the schedule's, also while
+        // tonight's has not begun (the crash came before it was opened).
+        stillOpen: async (scheduled) => {
+          const tonight =
+            scheduled === undefined
+              ? undefined
+              : { night: nightOf(scheduled.began), at: scheduled.began };
+          const open = await resumableNight(store.db, clock.now(), tonight);
+          if (open !== undefined) return open.night;
+          if (tonight !== undefined && (await nightRow(store.db, tonight.night)) === undefined)
+            return tonight.night;
+          return undefined;
+        },
+        busy: async (due) => {
+          const now = clock.now();
+          const live = [
+            ...nightsRunning(dataDir, now).map((r) => r.night),
+            ...(store.dialect === "postgres" ? await nightsLiveInStore(store.db, now) : []),
+          ];
+          return live.find((n) => n < nightOf(due));
+        },
       });
     } finally {
       await stop();
@@ -292,14 +313,20 @@ export async function scheduleNights(o: {
    * rule `nor night` keeps), if any: a night whose process a signal ended is started again
    * while it is open.
    */
-  stillOpen?: () => Promise<string | undefined>;
+  stillOpen?: (scheduled?: ScheduledRun) => Promise<string | undefined>;
+  /**
+   * A night of an earlier date than that due at `due` that another live process runs now, if
+   * any: the night due waits for it to end rather than be refused beside it.
+   */
+  busy?: (due: number) => Promise<string | undefined>;
   /** An interrupted night to resume before the first scheduled one. */
   resume?: { night: string; until: number };
 }): Promise<void> {
   const ran = async (scheduled?: ScheduledRun) => {
     for (let restarts = 0; ; restarts++) {
-      // A restart resumes the night it began: only the first run begins tonight's.
-      const exit = await o.runNight(o.signal, restarts === 0 ? scheduled : undefined);
+      // A restart of the schedule's night is the schedule's too: yesterday's night, had the
+      // crash come before it was closed, is not resumed in tonight's place.
+      const exit = await o.runNight(o.signal, scheduled);
       if (o.signal.aborted) return false;
       const { code, signal } = typeof exit === "number" ? { code: exit, signal: null } : exit;
       if (signal === null) {
@@ -315,7 +342,7 @@ export async function scheduleNights(o: {
       // stopped (`nor night` ends itself by the SIGTERM, SIGINT or SIGHUP it was sent, once
       // its stop is done) stays stopped.
       const crashed = CRASH_SIGNALS.has(signal);
-      const open = crashed && restarts < NIGHT_RESTARTS ? await openNight() : undefined;
+      const open = crashed && restarts < NIGHT_RESTARTS ? await openNight(scheduled) : undefined;
       if (open === undefined) {
         o.say(
           `the night's process was ended by ${signal}${restarts > 0 ? ` (after ${restarts} restart${restarts === 1 ? "" : "s"})` : ""}; the directory stays up`,
@@ -332,16 +359,25 @@ export async function scheduleNights(o: {
       }
       // Its time may have ended during the pause (its deadline, the next night's start): a
       // `nor night` started then would begin the next night instead.
-      if ((await openNight()) !== open) {
+      if ((await openNight(scheduled)) !== open) {
         o.say(`night ${open} closed meanwhile; it is not started again`);
         return true;
       }
     }
   };
-  /** The night open now, if any; one that cannot be read is taken as none (said). */
-  const openNight = async (): Promise<string | undefined> => {
+  /** A night another live process runs now, of an earlier date than the one due, if any. */
+  const busyNight = async (): Promise<string | undefined> => {
     try {
-      return await o.stillOpen?.();
+      return await o.busy?.(due);
+    } catch (err) {
+      o.say(`whether another process runs a night could not be read (${messageOf(err)})`);
+      return undefined;
+    }
+  };
+  /** The night open now, if any; one that cannot be read is taken as none (said). */
+  const openNight = async (scheduled?: ScheduledRun): Promise<string | undefined> => {
+    try {
+      return await o.stillOpen?.(scheduled);
     } catch (err) {
       o.say(
         `whether the night is still open could not be read (${messageOf(err)}); it is not started again`,
@@ -362,29 +398,77 @@ export async function scheduleNights(o: {
     );
     if (!(await ran())) return;
   }
+  const at = (t: number) => `${formatInZone(t, o.at.zone).slice(0, 16)} ${o.at.zone}`;
+  let announced: number | undefined;
+  let waitSaid: string | undefined;
   while (!o.signal.aborted) {
     const now = o.clock.now();
-    const dueText = `${formatInZone(due, o.at.zone).slice(0, 16)} ${o.at.zone}`;
     if (now < due) {
-      o.say(
-        `the next night runs at ${dueText} ` +
-          `(in ${formatLeft(due - now)}; every day at ${formatDailyAt(o.at)}); Ctrl-C stops`,
-      );
+      if (announced !== due) {
+        o.say(
+          `the next night runs at ${at(due)} ` +
+            `(in ${formatLeft(due - now)}; every day at ${formatDailyAt(o.at)}); Ctrl-C stops`,
+        );
+        announced = due;
+      }
       try {
         await o.clock.sleep(due - now, o.signal);
       } catch {
         return; // stopped while waiting
       }
-      o.say("the night starts now");
-    } else {
-      o.say(`the night due at ${dueText} starts now, late: the night before ran past its time`);
+      // Looked at again, not taken for granted: a clock set back (or a timer that ran early)
+      // waits on; one that ran late (a machine suspended meanwhile) is a late start, below.
+      continue;
     }
-    const began = o.clock.now();
-    const nextDue = nextRunAfter(began, o.at);
-    if (!(await ran({ began, nextDue }))) return;
+    const nextDue = nextRunAfter(now, o.at);
+    const late = now - due > ON_TIME_MS;
+    // Late: the night before ran past its time, another process still ran one, or the machine
+    // slept. The night due then starts now only while it is still that night's date and it is
+    // left a night's worth of time; else the next one runs at its own time.
+    if (
+      late &&
+      (nightOf(now) !== nightOf(due) || nextDue - now < BEFORE_NEXT_NIGHT_MS + MIN_LATE_NIGHT_MS)
+    ) {
+      o.say(
+        `the night due at ${at(due)} was not run (${waitSaid ?? "the machine or the night before held it up"} until ${at(now)}); it is left for the next one`,
+      );
+      due = nextDue;
+      waitSaid = undefined;
+      continue;
+    }
+    // Another process's night of an earlier date still running: waited for, not begun beside
+    // (nor refused beside it, and so left out).
+    const busy = await busyNight();
+    if (busy !== undefined) {
+      if (waitSaid === undefined)
+        o.say(
+          `the night due at ${at(due)} waits: night ${busy} is still being run by another process; it starts once that one has ended`,
+        );
+      waitSaid = `night ${busy} was still being run by another process`;
+      try {
+        await o.clock.sleep(BUSY_RECHECK_MS, o.signal);
+      } catch {
+        return; // stopped while waiting
+      }
+      continue;
+    }
+    o.say(
+      late
+        ? `the night due at ${at(due)} starts now, late (${waitSaid ?? "the night before ran past its time"})`
+        : "the night starts now",
+    );
+    waitSaid = undefined;
+    if (!(await ran({ began: now, nextDue }))) return;
     due = nextDue;
   }
 }
+
+/** A night begun this long after its time is begun on time (the wake-up's own lateness). */
+const ON_TIME_MS = 60_000;
+/** The least time a night begun late is left before the next is due; else it is left out. */
+export const MIN_LATE_NIGHT_MS = 60 * 60_000;
+/** How often a night waiting for another process's night looks again. */
+const BUSY_RECHECK_MS = 60_000;
 
 function userAgentOf(opts: StartOptions): { userAgent?: string } {
   const ua = netOptions(opts).userAgent;
