@@ -185,6 +185,19 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
   // (search_path). Without this the migrator finds another schema's tables and skips its own.
   const migrationTableSchema =
     loc.kind === "postgres" ? await currentSchema(db).catch(closeAndThrow(db, loc)) : undefined;
+  // A command that must find the store there (`nor log`, `nor status`, `nor discover`…) is
+  // refused on a PostgreSQL database that holds none, as on a --data without nor.db (exit 2),
+  // never answered "nothing" from an empty store made by looking.
+  if (loc.kind === "postgres" && !create) {
+    const found = await hasMigrationTable(db, migrationTableSchema).catch(closeAndThrow(db, loc));
+    if (!found) {
+      await db.destroy().catch(() => {});
+      throw new NorError(
+        "E_CONFIG",
+        `no store in the PostgreSQL database at ${redact(loc.url)}${migrationTableSchema ? ` (schema ${migrationTableSchema})` : ""}: check NOR_DATABASE_URL; \`nor catalog import\` or \`nor night\` creates one (with NOR_DATABASE_URL set, a --data directory's nor.db is not read)`,
+      );
+    }
+  }
   // An upgrade is said by the command that runs it, as its first migration starts (inside the
   // migrator's lock): a command that waited for another's upgrade finds nothing left and says
   // nothing. `toSay`: what was pending when looked at, a store being made left out.
@@ -599,6 +612,14 @@ const MIGRATION_RACE_TRIES = 6;
 function isMigrationRace(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === "3F000" || code === "42P01" || code === "42703" || code === "40P01";
+}
+
+/** Whether kysely's migration table (every store has one) is in `schema` (PostgreSQL). */
+async function hasMigrationTable(db: Db, schema: string | undefined): Promise<boolean> {
+  if (schema === undefined) return false;
+  const r = await sql<{ found: boolean }>`select exists (select 1 from information_schema.tables
+    where table_schema = ${schema} and table_name = 'kysely_migration') as found`.execute(db);
+  return r.rows[0]?.found === true;
 }
 
 async function currentSchema(db: Db): Promise<string | undefined> {

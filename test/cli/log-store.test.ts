@@ -112,4 +112,34 @@ describe("the request log across processes (P27)", () => {
       await admin.end();
     }
   });
+
+  it.skipIf(!postgresUrl)(
+    "a command that reads the store is refused on a PostgreSQL database that holds none (exit 2, naming it), and makes none there",
+    async () => {
+      const base = postgresUrl ?? "";
+      const schema = `nor_cli_empty_${process.pid}_${Date.now().toString(36)}`;
+      const admin = new pg.Client({ connectionString: base });
+      await admin.connect();
+      await admin.query(`create schema "${schema}"`);
+      try {
+        const url = withSearchPath(base, schema);
+        for (const args of [["log"], ["status"]]) {
+          const r = await runMain(args, { env: { NOR_DATABASE_URL: url } });
+          expect(r.code, r.stderr).toBe(2);
+          expect(r.stderr).toContain(`no store in the PostgreSQL database at`);
+          expect(r.stderr).toContain(`(schema ${schema})`);
+          expect(r.stderr).toContain("`nor catalog import` or `nor night` creates one");
+          expect(r.stdout).toBe("");
+        }
+        const tables = await admin.query(
+          "select table_name from information_schema.tables where table_schema = $1",
+          [schema],
+        );
+        expect(tables.rows).toEqual([]);
+      } finally {
+        await admin.query(`drop schema if exists "${schema}" cascade`);
+        await admin.end();
+      }
+    },
+  );
 });
