@@ -39,6 +39,19 @@ describe("siteOf (P9: one lane per registrable domain)", () => {
     expect(siteOf("https://go.boarddocs.com/")).not.toBe(siteOf("https://legistar.com/"));
   });
 
+  it("P9: an IPv4-mapped IPv6 literal is the IPv4 host's site, however it is written; other IPv6 literals stay their own", () => {
+    for (const url of [
+      "http://[::ffff:127.0.0.80]/",
+      "http://[::FFFF:7f00:50]:8080/x",
+      "https://[0:0:0:0:0:ffff:7f00:0050]/",
+    ])
+      expect(siteOf(url), url).toBe("127.0.0.80");
+    expect(siteOf("http://[::ffff:a00:1]/")).toBe("10.0.0.1");
+    expect(siteOf("http://[2001:db8::ffff:7f00:50]/")).toBe("[2001:db8::ffff:7f00:50]");
+    expect(siteOf("http://[::1]/")).toBe("[::1]");
+    expect(readSite("[::ffff:127.0.0.80]")).toEqual({ ok: true, site: "127.0.0.80" });
+  });
+
   it("P9: a URL that does not parse is a bug: NorError E_INTERNAL naming it", () => {
     for (const bad of ["not a url", "", "http://", "https://exa mple.com/"]) {
       try {
