@@ -56,3 +56,9 @@ export const LANE_LEASE_MS = 60_000;
  * is a request to be left alone, which `--not-read` records as that.
  */
 export const MAX_OWNER_GAP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * P9: the longest a request can hold its site (30 s to headers, 30 s of body, the archive): its
+ * lease in the journal; past it another process may take the site (store/journal.ts).
+ */
+export const REQUEST_LEASE_MS = 120_000;

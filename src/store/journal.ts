@@ -23,6 +23,7 @@ import {
   type SiteFacts,
   timeOf,
 } from "../policy/admission.js";
+import { REQUEST_LEASE_MS } from "../policy/constants.js";
 import { LATEST_HOLD_MS, retryAfterDeath } from "../policy/retry.js";
 import { admitInput, priorAttempt } from "./admit-input.js";
 import type { Db } from "./db.js";
@@ -36,8 +37,7 @@ import { type Placeholder, prepared } from "./prepared.js";
 import type { Database } from "./schema/index.js";
 import { type Tx, writeTxnRetried } from "./write-txn.js";
 
-/** P9: the longest a request can hold its site (30 s to headers, 30 s of body, the archive). */
-export const REQUEST_LEASE_MS = 120_000;
+export { REQUEST_LEASE_MS };
 
 export class SqlJournal implements JournalPort {
   readonly #db: Db;

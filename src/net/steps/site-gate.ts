@@ -1,5 +1,6 @@
 import type { Clock } from "../../clock.js";
 import { earliestAfter, MAX_AHEAD_MS, NOT_SENT } from "../../policy/admission.js";
+import { BODY_TOTAL_MS, HEADERS_TIMEOUT_MS, REQUEST_LEASE_MS } from "../../policy/constants.js";
 import { originOf, siteOf } from "../../policy/site.js";
 import { type JournalPort, requestKey } from "../journal.js";
 import { final, type Reply, type Step } from "../pipeline.js";
@@ -83,6 +84,12 @@ export interface SiteGateDeps {
  */
 export const SENDS_USED_UP =
   "its sends tonight are used up (at most three of one request, those cut short by the checker's own stop or crash included: P15)";
+
+/**
+ * How late after its planned start an admitted request may still be sent (P9): the lease it took
+ * (REQUEST_LEASE_MS) less the longest it may then last, headers and whole body (P14).
+ */
+export const LATEST_SEND_MS = REQUEST_LEASE_MS - HEADERS_TIMEOUT_MS - BODY_TOTAL_MS;
 
 /** The longest wait the hint sleeps without asking the journal first. */
 const HINT_MAX_MS = 10 * 60_000;
@@ -262,6 +269,19 @@ export const siteGate =
                 `${NOT_SENT} the night's deadline passed while its row was written`,
               );
               return final({ kind: "deadline", url: call.url });
+            }
+            // P9: the site's lease runs REQUEST_LEASE_MS from the planned start, and only a
+            // request begun in the first LATEST_SEND_MS of it ends, by its own limits (P14),
+            // before another process may take the site. One held up past that (a process paused
+            // or starved between its admission and now) is not sent: another may hold the site.
+            if (deps.clock.now() > a.startedAt + LATEST_SEND_MS) {
+              await notSent(
+                deps,
+                a,
+                "interrupted",
+                `${NOT_SENT} held up past its lease on the site (another process may hold it now)`,
+              );
+              continue;
             }
             return sent(
               deps,

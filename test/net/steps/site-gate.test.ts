@@ -9,7 +9,12 @@ import type {
 } from "../../../src/net/journal.js";
 import { MemoryJournal } from "../../../src/net/memory-ports.js";
 import type { Call, Reply } from "../../../src/net/pipeline.js";
-import { MIN_ADMIT_AHEAD_MS, SiteQueue, siteGate } from "../../../src/net/steps/site-gate.js";
+import {
+  LATEST_SEND_MS,
+  MIN_ADMIT_AHEAD_MS,
+  SiteQueue,
+  siteGate,
+} from "../../../src/net/steps/site-gate.js";
 import { MAX_AHEAD_MS } from "../../../src/policy/admission.js";
 import { MIN_GAP_MS } from "../../../src/policy/constants.js";
 import { call, fakeNext, ok } from "./fakes.js";
@@ -67,7 +72,10 @@ function gate(journal: JournalPort, over: { crawlDelayMs?: number; clock?: Manua
   };
 }
 
-const go = (id = "1", startedAt = 5): Admitted => ({
+/** ManualClock's default start: a request admitted for now. */
+const T0 = new ManualClock().now();
+
+const go = (id = "1", startedAt = T0): Admitted => ({
   kind: "go",
   attempt: 1,
   priorAllClosed: false,
@@ -262,7 +270,7 @@ describe("step: site gate (P9, P10, P13)", () => {
       night: "2026-11-05",
       attempt: 1,
       priorAllClosed: false,
-      startedAt: 5,
+      startedAt: T0,
     });
   });
 
@@ -360,6 +368,40 @@ describe("step: site gate (P9, P10, P13)", () => {
         }),
       },
     ]);
+  });
+
+  it("P9: a request held up past its lease between its admission and its start (a paused process) is not sent, its row says why, and it is decided again", async () => {
+    const j = new ScriptedJournal([go("row-7", 1_000), go("row-8", 200_000)]);
+    const clock = new ManualClock(0);
+    const { step } = gate(j, { clock });
+    // The process stands still meanwhile: by the time it reads the rules, 61 s have passed.
+    let paused = false;
+    j.rulesDuring = async () => {
+      if (paused) return;
+      paused = true;
+      await clock.advance(LATEST_SEND_MS + 1_000);
+    };
+    const { next, calls } = fakeNext(ok("x"));
+    const replying = step(next)(call());
+    for (let i = 0; i < 40; i++) {
+      await new Promise((r) => setTimeout(r, 0));
+      await clock.step();
+    }
+    await replying;
+    expect(LATEST_SEND_MS).toBe(60_000);
+    expect(j.completed).toEqual([
+      {
+        id: "row-7",
+        c: expect.objectContaining({
+          outcome: "interrupted",
+          failure: "not sent: held up past its lease on the site (another process may hold it now)",
+          bytes: 0,
+        }),
+      },
+    ]);
+    // Asked again under a new admission, and sent under that one.
+    expect(j.intents).toHaveLength(2);
+    expect(calls.map((c) => c.ticket?.kind === "send" && c.ticket.id)).toEqual(["row-8"]);
   });
 
   it("P10, P26: with the real journal, a request admitted ahead is not sent when the site is closed by its owner before its start; the rules unchanged, it is sent", async () => {
