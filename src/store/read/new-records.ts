@@ -185,6 +185,27 @@ export async function firstListed(db: Db, f: DirectoryFilter): Promise<string | 
   return r?.at ?? undefined;
 }
 
+/**
+ * Which of `nights` checked at least one source the filter selects (a row in night_sources),
+ * for the few nights that began before the selection's pages were listed (windows.ts).
+ */
+export async function nightsCheckedIn(
+  db: Db,
+  nights: readonly string[],
+  f: DirectoryFilter,
+): Promise<Set<string>> {
+  if (nights.length === 0) return new Set();
+  let q = db
+    .selectFrom("night_sources as ns")
+    .innerJoin("sources as s", "s.id", "ns.source_id")
+    .innerJoin("governments as g", "g.id", "s.government_id")
+    .select("ns.night")
+    .distinct()
+    .where("ns.night", "in", [...nights]);
+  q = applyFilter(q, f);
+  return new Set((await q.execute()).map((r) => r.night));
+}
+
 /** The directory's first night, if any ran: nights before it are "not yet", never an outage. */
 export async function firstNight(db: Db): Promise<string | undefined> {
   const r = await db

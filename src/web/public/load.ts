@@ -74,6 +74,11 @@ export async function loadSource(db: Db, id: string, now: number): Promise<Loade
     listingChanges(db, id),
   ]);
   const started = new Map(ran.map((n) => [n.night, n.startedAt]));
+  // A night still under way (unfinished, inside its deadline) has not reached this page yet:
+  // not "a night ran without it".
+  const underWay = new Set(
+    ran.filter((n) => !n.finishedAt && now <= Date.parse(n.deadlineAt)).map((n) => n.night),
+  );
   const nights: StripNight[] = [];
   for (let d = to, i = 0; i < NIGHTS_SHOWN; d = addDays(d, -1), i++) {
     const outcome = outcomes.get(d);
@@ -89,6 +94,7 @@ export async function loadSource(db: Db, id: string, now: number): Promise<Loade
     // Nor before this page was listed, or while it was retired: the night had nothing to ask it.
     const listing = listingOnNight(changes, d, started.get(d));
     if (listing !== "listed") nights.push({ night: d, state: listing });
+    else if (underWay.has(d)) nights.push({ night: d, state: "running" });
     else if (started.has(d)) nights.push({ night: d, state: "not-checked" });
     else nights.push({ night: d, state: "offline" });
   }

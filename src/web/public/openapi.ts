@@ -167,7 +167,15 @@ export const ANSWERS = {
     nights: z.array(
       z.strictObject({
         night: nightKey,
-        state: z.enum(["checked", "not-checked", "offline", "before", "not-yet-listed", "retired"]),
+        state: z.enum([
+          "checked",
+          "not-checked",
+          "running",
+          "offline",
+          "before",
+          "not-yet-listed",
+          "retired",
+        ]),
         outcome: nul(Outcome),
       }),
     ),

@@ -27,6 +27,7 @@ import {
   latestNight,
   newCounts,
   newRecords,
+  nightsCheckedIn,
   nightsIn,
   upcomingMeetings,
 } from "../../store/read/new-records.js";
@@ -70,7 +71,7 @@ import {
   retiredText,
   sourceName,
 } from "./retired.js";
-import { type NewWindow, nightStates, parseWindow } from "./windows.js";
+import { type NewWindow, nightStates, nightsBeforeListing, parseWindow } from "./windows.js";
 
 /** C0 (but tab, newline, return), DEL and C1 control characters. */
 const CONTROLS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
@@ -297,12 +298,19 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       : f.government || f.county || f.kind || f.records
         ? "any page in this selection"
         : "any record page";
+    // Nights begun before the selection's pages were listed that checked some all the same.
+    const before = nightsBeforeListing(nights, w.range, listedAt);
+    const checked = before.length > 0 ? await nightsCheckedIn(db, before, f) : undefined;
     const data: NewPageData = {
       window: w,
       items: list.items,
       capped: list.capped,
       counts,
-      nights: nightStates(w.range, nights, opts.now(), first, { at: listedAt, what }),
+      nights: nightStates(w.range, nights, opts.now(), first, {
+        at: listedAt,
+        what,
+        ...(checked ? { checked } : {}),
+      }),
     };
     if (counts.total === 0) {
       const earlier = await lastNightWithNew(db, w.range.from, f);

@@ -103,6 +103,27 @@ export interface ScopeListing {
   at: string | undefined;
   /** "this page", "any page in this selection", "any record page". */
   what: string;
+  /**
+   * Nights begun before the listing that checked pages of the selection all the same (the night
+   * resumed once they were added): theirs is the night's own state.
+   */
+  checked?: ReadonlySet<string>;
+}
+
+/**
+ * The nights of `rows` that began before `listedAt` (which nightState would call "not listed"
+ * for the selection): those whose pages' check must be looked up (nightsCheckedIn).
+ */
+export function nightsBeforeListing(
+  rows: readonly NightRow[],
+  range: NightRange,
+  listedAt: string | undefined,
+): string[] {
+  if (listedAt === undefined) return [];
+  const at = Date.parse(listedAt);
+  return rows
+    .filter((r) => r.night >= range.from && r.night <= range.to && at > Date.parse(r.startedAt))
+    .map((r) => r.night);
 }
 
 /**
@@ -138,7 +159,11 @@ export function nightState(
 ): NightState {
   const notListed = (): NightState => ({
     kind: "not-listed",
-    text: `Nothing could be new on the night of ${nightShort(night)}: it came before ${listed?.what ?? "any record page"} was listed in the directory.`,
+    text:
+      listed !== undefined && listed.at === undefined
+        ? // None was ever listed: no night will have anything of this selection's to check.
+          `Nothing could be new on the night of ${nightShort(night)}: no record page in the directory matches this selection.`
+        : `Nothing could be new on the night of ${nightShort(night)}: it came before ${listed?.what ?? "any record page"} was listed in the directory.`,
   });
   if (!row) {
     if (night < today && first === undefined)
@@ -169,8 +194,13 @@ export function nightState(
       text: `No check ran on the night of ${nightShort(night)} (the checker was offline); nothing was seen that night.`,
     };
   }
-  // A night that began before the pages were listed had nothing of theirs to check.
-  if (listed && (listed.at === undefined || Date.parse(listed.at) > Date.parse(row.startedAt)))
+  // A night that began before the pages were listed had nothing of theirs to check, unless it
+  // checked some all the same (resumed with them once they were added: `checked`).
+  if (
+    listed &&
+    !listed.checked?.has(night) &&
+    (listed.at === undefined || Date.parse(listed.at) > Date.parse(row.startedAt))
+  )
     return notListed();
   const offline = row.checkerOffline ?? 0;
   if (offline > 0) {

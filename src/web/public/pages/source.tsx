@@ -62,6 +62,8 @@ const WayText: FC<{ way?: WayChoice; night?: string }> = ({ way, night }) => {
 export type StripNight =
   | { night: string; state: "checked"; outcome: Outcome }
   | { night: string; state: "not-checked" }
+  /** That night is still under way and has not reached this page yet. */
+  | { night: string; state: "running" }
   | { night: string; state: "offline" }
   /** Before the directory's first night. */
   | { night: string; state: "before" }
@@ -73,6 +75,8 @@ export type StripNight =
 function stripLabel(n: StripNight): { text: string; fill: string } {
   if (n.state === "offline") return { text: "checker offline (no night ran)", fill: "offline" };
   if (n.state === "not-checked") return { text: "not checked that night", fill: "none" };
+  if (n.state === "running")
+    return { text: "that night is still running: not reached yet", fill: "none" };
   if (n.state === "before") return { text: "before the directory began checking", fill: "none" };
   if (n.state === "not-yet-listed")
     return { text: "not yet listed in the directory", fill: "none" };
