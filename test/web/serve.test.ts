@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -68,6 +69,21 @@ function startServe(
       clearTimeout(timer);
       reject(new Error(`nor serve exited ${code}: ${err}`));
     });
+  });
+}
+
+/** What the server at `url` answers `text` sent as it is on a new connection (bounded: 10 s). */
+function rawRequest(url: string, text: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.end(text));
+    let got = "";
+    socket.setTimeout(10_000, () => socket.destroy(new Error("no answer in 10 s")));
+    socket.on("data", (c: Buffer) => {
+      got += c.toString();
+    });
+    socket.on("error", reject);
+    socket.on("close", () => resolve(got));
   });
 }
 
@@ -186,6 +202,15 @@ describe("nor night, then nor serve", () => {
       expect(parsed.entries).toHaveLength(2);
 
       expect((await get("/site-owners")).res.status).toBe(200);
+      // A search longer than Node reads (16 KB) is answered with words, not an empty 431; a
+      // request that is not HTTP with a 400 that says so.
+      const long = await get(`/search?q=${"a".repeat(17_000)}`);
+      expect(long.res.status).toBe(431);
+      expect(long.res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+      expect(long.text).toContain("The address or its headers are too long (more than 16 KB)");
+      expect(await rawRequest(url, "NOT HTTP\r\n\r\n")).toMatch(
+        /^HTTP\/1\.1 400 Bad Request\r\n[\s\S]*\r\n\r\nThe request could not be read as HTTP\.\n$/,
+      );
       const api = await get("/api/sources/test-bids");
       expect(JSON.parse(api.text).lastOutcome.evidence.reference).toBe(RAY);
       // Without an operator password the console is off, and nor serve said so.

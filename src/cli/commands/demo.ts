@@ -38,6 +38,7 @@ import { sourcesInUse } from "../../store/catalog-sources.js";
 import { ensureDataDir } from "../../store/data-dir.js";
 import { openStore, type Store } from "../../store/db.js";
 import { createApp } from "../../web/app.js";
+import { answerClientErrors } from "../../web/client-errors.js";
 import { hashPassword } from "../../web/console/password.js";
 import { storePasswordHash } from "../../web/console/session-store.js";
 import { importedOrStop } from "../import-outcome.js";
@@ -352,6 +353,7 @@ async function listen(store: Store, host: string, port: number): Promise<Served>
   const app = createApp({ db: store.db, now: systemClock.now, origin: () => listening });
   const server = await new Promise<ReturnType<typeof serve>>((ok, fail) => {
     const s = serve({ fetch: app.fetch, hostname: host, port }, () => ok(s));
+    answerClientErrors(s);
     s.once("error", (err: NodeJS.ErrnoException) => fail(listenError(err, host, port)));
   });
   const info = server.address() as AddressInfo;

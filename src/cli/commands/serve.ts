@@ -10,6 +10,7 @@ import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { storedPasswordHash } from "../../store/read/console.js";
 import { openWebReads, type WebReads } from "../../store/read-pool.js";
 import { createApp } from "../../web/app.js";
+import { answerClientErrors } from "../../web/client-errors.js";
 import { answerJobModule } from "../../web/public/answer-job.js";
 import { stdout } from "../io.js";
 import { listenError } from "../listen-error.js";
@@ -122,6 +123,7 @@ export function register(program: Command): void {
               : `nor serve: ${consoleOff}\n`,
           );
         });
+        answerClientErrors(server);
         server.once("error", (err: NodeJS.ErrnoException) => {
           process.off("SIGINT", stop);
           process.off("SIGTERM", stop);

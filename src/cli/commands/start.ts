@@ -39,6 +39,7 @@ import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { storedPasswordHash } from "../../store/read/console.js";
 import { openWebReads } from "../../store/read-pool.js";
 import { createApp } from "../../web/app.js";
+import { answerClientErrors } from "../../web/client-errors.js";
 import { answerJobModule } from "../../web/public/answer-job.js";
 import { archiveBeforeNight } from "../archive-presence.js";
 import { bundledCatalog } from "../bundled-catalog.js";
@@ -562,6 +563,7 @@ function listen(
 ): Promise<ReturnType<typeof serve>> {
   return new Promise((ok, fail) => {
     const server = serve({ fetch, hostname: host, port }, () => ok(server));
+    answerClientErrors(server);
     server.once("error", (err: NodeJS.ErrnoException) => fail(listenError(err, host, port)));
   });
 }
