@@ -118,7 +118,17 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
 
   async openNight(night: string, now: number, deadlineAt: number): Promise<NightState> {
     const had = this.nights.get(night);
-    if (had) return { night, startedAt: had.startedAt, deadlineAt: had.deadlineAt, resumed: true };
+    if (had) {
+      const state: NightState = {
+        night,
+        startedAt: had.startedAt,
+        deadlineAt: had.deadlineAt,
+        resumed: true,
+      };
+      if (had.finishedAt !== undefined) state.finishedAt = had.finishedAt;
+      delete had.finishedAt;
+      return state;
+    }
     this.nights.set(night, { startedAt: now, deadlineAt });
     return { night, startedAt: now, deadlineAt, resumed: false };
   }

@@ -13,6 +13,12 @@ export interface NightState {
   deadlineAt: number;
   /** true when this night had already been started (a restart after a crash or a stop). */
   resumed: boolean;
+  /**
+   * When it had finished, if it had (run again: `nor night` a second time that night). A run
+   * again that has nothing to do keeps that end (run-night.ts), rather than saying the night
+   * ended when it was run again.
+   */
+  finishedAt?: number;
 }
 
 export interface CatalogRow {

@@ -535,7 +535,12 @@ export async function runNight(
     summary.stopped = true;
     return summary;
   }
-  await store.finishNight(opts.night, clock.now());
+  // A night run again with nothing left to do (every source done, or not to be read): it ended
+  // when it ended, not now (the public page says when it finished).
+  await store.finishNight(
+    opts.night,
+    planned.length === 0 && state.finishedAt !== undefined ? state.finishedAt : clock.now(),
+  );
   return summary;
 }
 

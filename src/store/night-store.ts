@@ -67,12 +67,15 @@ export class SqlNightStore implements NightStore, ValidatorStore {
           .set({ runs: row.runs + 1, finished_at: null })
           .where("night", "=", night)
           .execute();
-        return {
+        const state: NightState = {
           night,
           startedAt: fromIso(row.started_at, `nights ${night}`),
           deadlineAt: fromIso(row.deadline_at, `nights ${night}`),
           resumed: true,
         };
+        if (row.finished_at !== null)
+          state.finishedAt = fromIso(row.finished_at, `nights ${night}`);
+        return state;
       }
       // Two machines opening the same night at once (PostgreSQL): the second one in joins.
       const inserted = await trx
