@@ -38,8 +38,15 @@ export function isIanaZone(name: string): boolean {
  * spells (a runtime's own alias, unknown to IANA) is left as Intl reads it.
  */
 export function ianaZoneProblem(name: string): string | undefined {
-  if (name !== "UTC" && !/^[A-Z][A-Za-z_-]*(?:\/[A-Z0-9][A-Za-z0-9_+-]*)+$/.test(name))
-    return IANA_ZONE_RULE;
+  if (name !== "UTC" && !/^[A-Z][A-Za-z_-]*(?:\/[A-Z0-9][A-Za-z0-9_+-]*)+$/.test(name)) {
+    // A known zone written in another case (america/new_york): its spelling is said.
+    const known = /^[A-Za-z][A-Za-z_-]*(?:\/[A-Za-z0-9][A-Za-z0-9_+-]*)+$/.test(name)
+      ? knownSpelling(name)
+      : undefined;
+    return known !== undefined
+      ? `must be written as IANA writes it, ${known} (time zone names are case-sensitive)`
+      : IANA_ZONE_RULE;
+  }
   let resolved: string;
   try {
     resolved = new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone;
@@ -53,6 +60,11 @@ export function ianaZoneProblem(name: string): string | undefined {
 }
 
 let zoneNamesByLowerCase: Map<string, string> | undefined;
+
+/** IANA's spelling of a zone name known in any case, or undefined. */
+function knownSpelling(name: string): string | undefined {
+  return ianaSpelling(name, "");
+}
 
 /** IANA's spelling of a zone name Intl knows (read in any case), or undefined when none is known. */
 function ianaSpelling(name: string, resolved: string): string | undefined {

@@ -52,6 +52,22 @@ describe("a site no URL can be made of", () => {
     );
   });
 
+  it("P21, P26: contradictory changes in one command are refused (exit 2) before the store is touched: --gap with --clear-gap, one path both left alone and cleared", async () => {
+    for (const [args, said] of [
+      [["--gap", "30s", "--clear-gap"], "give --gap or --clear-gap, not both"],
+      [
+        ["--leave-alone", "/x", "--clear-leave-alone", "/x"],
+        "give --leave-alone or --clear-leave-alone for /x, not both",
+      ],
+      [["--read", "--not-read"], "give --read or --not-read, not both"],
+    ] as const) {
+      const r = await nor("site", "example.gov", ...args, "--reason", "r", "--data", dir);
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.stderr, args.join(" ")).toContain(said);
+      expect(r.stdout).toBe("");
+    }
+  });
+
   it("siteInputProblem: only a port or an unbracketed IPv6 address; anything else is left to readSite", () => {
     expect(siteInputProblem("example.gov:abc")).toBe('its port "abc" is not a number');
     expect(siteInputProblem("http://u@h.gov:8080/")).toBeUndefined();

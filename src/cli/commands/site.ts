@@ -76,6 +76,11 @@ export function register(program: Command): void {
         (opts.clearLeaveAlone?.length ?? 0);
       // Every option is checked before the store is touched.
       if (opts.read && opts.notRead) throw new UsageError("give --read or --not-read, not both");
+      if (opts.gap !== undefined && opts.clearGap)
+        throw new UsageError("give --gap or --clear-gap, not both");
+      const both = (opts.leaveAlone ?? []).filter((p) => (opts.clearLeaveAlone ?? []).includes(p));
+      if (both.length > 0)
+        throw new UsageError(`give --leave-alone or --clear-leave-alone for ${both[0]}, not both`);
       if (changes > 0 && given === undefined) throw new UsageError("name the site to change");
       const site = given === undefined ? undefined : siteArg(given);
       const setting = opts.gap !== undefined || (opts.leaveAlone?.length ?? 0) > 0 || opts.notRead;
