@@ -216,7 +216,8 @@ describe("nor site: a clear that finds nothing to clear", () => {
     const again = await nor("site", "example.gov", "--clear-gap", "--data", data);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain("nothing to clear (it has no gap of its own)");
-    // A request set and cleared by one command: the clear finds it.
+    // A request set and cleared by one command contradicts itself: refused, nothing recorded
+    // (as --read with --not-read is).
     const setAndClear = await nor(
       "site",
       "example.gov",
@@ -229,6 +230,10 @@ describe("nor site: a clear that finds nothing to clear", () => {
       "--data",
       data,
     );
-    expect(setAndClear.code, setAndClear.stderr).toBe(0);
+    expect(setAndClear.code, setAndClear.stderr).toBe(2);
+    expect(setAndClear.stderr).toContain(
+      "give --leave-alone or --clear-leave-alone for /b/, not both",
+    );
+    expect(await inForce(data)).toEqual([]);
   });
 });

@@ -447,11 +447,15 @@ describe("a government's timezone", () => {
 `,
         "tz.yaml",
       );
-    for (const zone of ["America/NewYork", "EST", "america/new_york", "Mars/Olympus"]) {
+    for (const zone of ["America/NewYork", "EST", "mars/olympus", "Mars/Olympus"]) {
       expect(lines(zone)).toEqual([
         "tz.yaml:5:15: governments[0].timezone: must be an IANA time zone such as America/New_York or America/Chicago (an Area/City name, not an abbreviation like EST)",
       ]);
     }
+    // A real zone in the wrong case is named as IANA writes it.
+    expect(lines("america/new_york")).toEqual([
+      "tz.yaml:5:15: governments[0].timezone: must be written as IANA writes it, America/New_York (time zone names are case-sensitive)",
+    ]);
     // A source may not set a zone of its own: it is its government's.
     expect(
       problems(
