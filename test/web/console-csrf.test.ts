@@ -103,6 +103,16 @@ describe("console CSRF", () => {
     expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
   });
 
+  it("P24: a form giving a field twice (reason=a&reason=b) is refused (400) naming it, never read as its last value; nothing changes", async () => {
+    const before = await snapshot();
+    const fields = new URLSearchParams({ action: "not-read", reason: "a", csrf: token });
+    fields.append("reason", "b");
+    const res = await b.post("/console/sources/oh-a-agendas/mark", fields);
+    expect(res.status).toBe(400);
+    expect(await res.text()).toBe('Bad request: the form gives the field "reason" more than once');
+    expect(await snapshot()).toEqual(before);
+  });
+
   it("the same POST with the token and our Origin goes through (the refusals above are not vacuous)", async () => {
     // On a store of its own: this one changes it.
     const own = await consoleFixture();

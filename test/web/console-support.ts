@@ -94,7 +94,8 @@ export class Browser {
 
   async post(
     path: string,
-    fields: Record<string, string>,
+    /** The form's fields; a URLSearchParams may give one more than once. */
+    fields: Record<string, string> | URLSearchParams,
     opts: { origin?: string | null; contentType?: string } = {},
   ): Promise<Response> {
     const origin = opts.origin === undefined ? ORIGIN : opts.origin;
@@ -104,7 +105,7 @@ export class Browser {
     });
     const body =
       opts.contentType === "application/json"
-        ? JSON.stringify(fields)
+        ? JSON.stringify(fields instanceof URLSearchParams ? Object.fromEntries(fields) : fields)
         : new URLSearchParams(fields).toString();
     return this.#keep(await this.#app.request(path, { method: "POST", headers, body }));
   }

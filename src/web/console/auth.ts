@@ -8,6 +8,7 @@ import { timingSafeEqual } from "node:crypto";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { echo } from "../public/echo.js";
 import type { Session, SessionStore } from "./session-store.js";
 
 export const BASE = "/console";
@@ -77,13 +78,23 @@ export function requireCsrfToken(): MiddlewareHandler<ConsoleEnv> {
     if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(type)) {
       return c.text("Forbidden: not a form of ours", 403);
     }
-    const body = await c.req.parseBody();
+    // Every field once (`all`: a field given twice is a list, refused), as the query strings
+    // are: never read as whichever came last. Parsed once: the handlers read the same body.
+    const body = await c.req.parseBody({ all: true });
+    const twice = repeatedField(body);
+    if (twice !== undefined)
+      return c.text(`Bad request: the form gives the field "${echo(twice)}" more than once`, 400);
     const sent = body[CSRF_FIELD];
     if (typeof sent !== "string" || !sameToken(sent, c.get("session").csrfToken)) {
       return c.text("Forbidden: the form's token is missing or wrong; reload the page", 403);
     }
     return next();
   };
+}
+
+/** The first field of a form parsed with `all` that was given more than once, if one was. */
+export function repeatedField(body: Record<string, unknown>): string | undefined {
+  return Object.keys(body).find((k) => Array.isArray(body[k]));
 }
 
 export function sameToken(a: string, b: string): boolean {
