@@ -49,7 +49,16 @@ export function failureOutcome(
     case "blocked-address":
       return { kind: "unreachable", reason: blockedAddressWhy(o.address), url: o.url };
     case "timed-out":
-      return { kind: "timed-out", reason: `no ${o.phase} within 30 s`, url: o.url };
+      return {
+        kind: "timed-out",
+        // P14: the headers within 30 s of the attempt's start; the whole body within 30 s of
+        // the headers (a body that began to arrive, then stalled or trickled, is this too).
+        reason:
+          o.phase === "headers"
+            ? "no headers within 30 s"
+            : "the page did not finish arriving within 30 s of its headers",
+        url: o.url,
+      };
     case "too-large":
       return {
         kind: "too-large",

@@ -134,8 +134,9 @@ export const SiteOwnersPage: FC<SiteOwnersProps> = ({
           pace, until it reaches the end; after that only what is new.
         </li>
         <li>
-          It keeps a private copy of what it reads, so it never asks again for a page it already
-          has.
+          It keeps a private copy of what it reads, so it never asks for a page again just to get
+          back what it already read; the next night it asks with the validators your page gave
+          (ETag, Last-Modified), so an unchanged page can answer 304.
         </li>
       </ul>
       {builtIn ? (
@@ -207,8 +208,9 @@ export const SiteOwnersPage: FC<SiteOwnersProps> = ({
         </li>
         <li>A robots.txt answering 404 or another 4xx allows everything.</li>
         <li>
-          A robots.txt answering 429 or 5xx, or one that cannot be read, keeps it off your site for
-          that night; night after night, that counts as a no (below).
+          A robots.txt answering 429 or 5xx, or one that cannot be read, keeps it off the host (and
+          port) that robots.txt is for, for that night; night after night, that counts as a no
+          (below).
         </li>
       </ul>
 

@@ -50,6 +50,28 @@ describe("nor reparse, from outside", () => {
     expect(r.stdout).toMatch(/note: .*\/RSSFeed\.aspx: not a feed/);
   }, 60_000);
 
+  it("P8: a source whose only stored copy is the site's 403 says that copy is there, the site's answer, not that none is stored", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    site.route("/minutes", (_q, res) => {
+      res.writeHead(403, { "content-type": "text/html; charset=utf-8" }).end("Access denied");
+    });
+    const data = join(world.dir, "data-403");
+    const catalog = testerCatalog(world.dir, "c403", [
+      "  - id: minutes",
+      "    government: city-of-test",
+      "    records: minutes",
+      `    url: ${site.url("/minutes")}`,
+      "    extract: { items: 'li.doc', title: a, link: a }",
+    ]);
+    await nightOn(catalog, data, "2026-11-05");
+    const r = await nor("reparse", "--data", data, "--catalog", catalog);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(
+      /^minutes: no list copy stored: its latest stored copy \(2026-[^)]+\) is the site's answer 403, kept \(P8\) but not read as the list; 0 stored, none called removed$/m,
+    );
+  }, 60_000);
+
   it("P8, P5: a search form whose result pages are POSTs to one address: every page of its last check is read again, and none of its records is called removed", async () => {
     const site = await world.fleet.server();
     site.route("/robots.txt", (_q, res) => void res.writeHead(404).end());

@@ -43,7 +43,13 @@ function print(r: SourceReparse, windowed: boolean): void {
           `would change ${r.changed.length}, none called removed`
       : r.captures === 0
         ? // Nothing read, nothing compared: its stored records are not said to be gone.
-          `${r.source}: ${windowed ? "no capture in the window" : "no capture stored"}` +
+          `${r.source}: ${
+            r.refusedCopy !== undefined
+              ? `no list copy ${windowed ? "in the window" : "stored"}: its latest stored copy (${r.refusedCopy.fetchedAt}) is the site's answer ${r.refusedCopy.status}, kept (P8) but not read as the list`
+              : windowed
+                ? "no capture in the window"
+                : "no capture stored"
+          }` +
           `${r.otherWays > 0 ? ` of today's ways (${r.otherWays} read by a way the catalog no longer has, not read)` : ""}; ` +
           `${r.stored} stored, none called removed`
         : r.before > 0

@@ -62,6 +62,11 @@ export interface SourceReparse {
    * from a feed to a page): not read with today's ways, which never asked them.
    */
   otherWays: number;
+  /**
+   * With no list copy to read (`captures` 0): the latest stored copy of its list pages that is
+   * the site's no or an error (4xx, 5xx), kept (P8) but never read as the list.
+   */
+  refusedCopy?: { status: number; fetchedAt: string; url: string };
 }
 
 /** The fields of a record compared, in the order a change names them. */
@@ -193,6 +198,20 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
     notes: [],
     otherWays,
   };
+  if (latest.size === 0) {
+    // P8: the site's no (or an error) is stored too; said as what is there, not as nothing.
+    let nq = opts.db
+      .selectFrom("captures")
+      .select(["status", "fetched_at", "url"])
+      .where("source", "=", source.id)
+      .where("purpose", "in", LIST_PURPOSES)
+      .where("status", ">=", 300);
+    if (opts.since !== undefined)
+      nq = nq.where("fetched_at", ">=", new Date(opts.since).toISOString());
+    const no = await nq.orderBy("fetched_at", "desc").limit(1).executeTakeFirst();
+    if (no !== undefined)
+      result.refusedCopy = { status: Number(no.status), fetchedAt: no.fetched_at, url: no.url };
+  }
   if (olderPosts)
     result.notes.push(
       "result pages posted on earlier nights and not since are not read again: none called removed",
