@@ -124,7 +124,7 @@ describe("the night nor start begins at its daily time", () => {
       const data = join(dir, "scheduled");
       await yesterdayInterrupted(data);
       const before = asked.length;
-      const r = await night(data, "--scheduled");
+      const r = await night(data, "--scheduled", "2027-03-15T05:00:00.000Z");
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toContain(
         "night 2027-03-14 was interrupted and not resumed in time; closed as incomplete",
@@ -148,6 +148,49 @@ describe("the night nor start begins at its daily time", () => {
     }
   });
 
+  it("P13: the schedule's night restarted after a crash past midnight resumes that night; it is not closed, nor the next date begun early", async () => {
+    // `--at 20:00`: night 2027-03-10 begun by the schedule at 20:00 (00:00Z Mar 11), its
+    // process killed; restarted at 00:30 New York on Mar 11 (05:30Z) as the schedule's run.
+    vi.useFakeTimers({
+      toFake: ["Date"],
+      now: Date.UTC(2027, 2, 11, 5, 30),
+      shouldAdvanceTime: true,
+    });
+    try {
+      const data = join(dir, "restart");
+      const imported = await nor("catalog", "import", catalog, "--data", data);
+      expect(imported.code, imported.stderr).toBe(0);
+      const store = await openStore({ kind: "sqlite", dir: data }, { create: false });
+      try {
+        await store.db
+          .insertInto("nights")
+          .values({
+            night: "2027-03-10",
+            started_at: "2027-03-11T00:00:00.000Z",
+            deadline_at: "2027-03-11T06:00:00.000Z",
+            finished_at: null,
+            runs: 1,
+          })
+          .execute();
+      } finally {
+        await store.close();
+      }
+      const before = asked.length;
+      const r = await night(data, "--scheduled", "2027-03-11T00:00:00.000Z");
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).not.toContain("closed as incomplete");
+      expect(r.stderr).toMatch(/"night":"2027-03-10".*"resumed":true.*"msg":"night start"/);
+      expect(asked.slice(before)).toContain("/feed.rss");
+      expect((await nightsOf(data)).map((n) => n.night)).toEqual(["2027-03-10"]);
+      // Not a moment: refused.
+      const bad = await night(data, "--scheduled", "yesterday");
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('--scheduled: "yesterday" is not a moment (ISO 8601)');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("P13: its deadline ends before the next night is due (--deadline 24h, and 23 h 30 min across the spring change); a resume keeps the night's own", () => {
     const opts = { catalog: ["c.yaml"], deadline: "24h" } as Parameters<typeof nightArgs>[0];
     const at = parseDailyAt("01:00", NY);
@@ -156,7 +199,7 @@ describe("the night nor start begins at its daily time", () => {
     const dec = Date.UTC(2026, 11, 5, 6, 0);
     const dayRun: ScheduledRun = { began: dec, nextDue: nextRunAfter(dec, at) };
     const day = nightArgs(opts, ["c.yaml"], "data", dayRun);
-    expect(day).toContain("--scheduled");
+    expect(day[day.indexOf("--scheduled") + 1]).toBe("2026-12-05T06:00:00.000Z");
     expect(deadlineOf(day)).toBe(`${(24 * HOUR - BEFORE_NEXT_NIGHT_MS) / 1000}s`);
     // Mar 14 2027, 01:00 EST (the clocks go forward at 02:00): the next 01:00 (EDT) is 23 h away.
     const mar = Date.UTC(2027, 2, 14, 6, 0);
@@ -203,7 +246,7 @@ describe("the night nor start begins at its daily time", () => {
       },
     });
     // Each step wakes the loop's one sleep; bounded, never a wall-clock wait.
-    for (let i = 0; i < 50 && !stop.signal.aborted; i++) {
+    for (let i = 0; i < 500 && !stop.signal.aborted; i++) {
       await new Promise((r) => setTimeout(r, 1));
       if (clock.pending > 0) await clock.step();
     }
@@ -218,7 +261,7 @@ describe("the night nor start begins at its daily time", () => {
     expect(runs.map((r) => r.scheduled !== undefined)).toEqual([true, true, true, true]);
     expect(runs[1]?.scheduled?.nextDue).toBe(Date.UTC(2026, 11, 7, 6, 0));
     expect(lines).toContain(
-      `the night due at 2026-12-06 01:00 ${NY} starts now, late (the night before ran past its time)`,
+      `the night due at 2026-12-06 01:00 ${NY} starts now, late (the machine or the night before held it up)`,
     );
   });
 
@@ -247,7 +290,7 @@ describe("the night nor start begins at its daily time", () => {
       },
       ...more,
     });
-    for (let i = 0; i < 200 && !stop.signal.aborted; i++) {
+    for (let i = 0; i < 1000 && !stop.signal.aborted; i++) {
       await new Promise((r) => setTimeout(r, 1));
       if (clock.pending > 0) await clock.step();
     }
@@ -334,6 +377,49 @@ describe("the night nor start begins at its daily time", () => {
     expect(lines).toContain(
       `the night due at 2026-12-06 01:00 ${NY} was not run (the machine or the night before held it up until 2026-12-07 00:50 ${NY}); it is left for the next one`,
     );
+  });
+
+  it("P13: a clock set back by days waits for the daily time by the clock as it is now, not the one first waited for; no wait is longer than an hour", async () => {
+    let now = Date.UTC(2026, 11, 20, 12, 0); // started with the clock 15 days ahead
+    let wake: (() => void) | undefined;
+    const sleeps: number[] = [];
+    const clock = {
+      now: () => now,
+      sleep: (ms: number, signal?: AbortSignal) =>
+        new Promise<void>((resolve, reject) => {
+          sleeps.push(ms);
+          wake = resolve;
+          signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+        }),
+    };
+    const stop = new AbortController();
+    const runs: number[] = [];
+    const loop = scheduleNights({
+      clock,
+      at: parseDailyAt("01:00", NY),
+      say: () => {},
+      signal: stop.signal,
+      runNight: async () => {
+        runs.push(now);
+        stop.abort();
+        return 0;
+      },
+    });
+    const wakeAt = async (t: number) => {
+      for (let i = 0; i < 100 && wake === undefined; i++)
+        await new Promise((r) => setTimeout(r, 1));
+      const w = wake;
+      wake = undefined;
+      now = t;
+      w?.();
+      await new Promise((r) => setTimeout(r, 5));
+    };
+    await wakeAt(Date.UTC(2026, 11, 5, 5, 30)); // set back: 00:30 New York, Dec 5
+    await wakeAt(Date.UTC(2026, 11, 5, 6, 0)); // 01:00 New York, Dec 5
+    stop.abort();
+    await loop;
+    expect(runs.map(ny)).toEqual(["2026-12-05 01:00"]);
+    expect(Math.max(...sleeps)).toBeLessThanOrEqual(HOUR);
   });
 
   it("P13: a night of an earlier date still run by another process at the night's time is waited for, then tonight's starts (not refused beside it and left out)", async () => {

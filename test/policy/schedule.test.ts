@@ -26,7 +26,7 @@ async function runsFrom(start: number, daily: string, count: number): Promise<nu
     },
   });
   // Each step wakes the one sleeper (the loop) at its next run; bounded, never a wall-clock wait.
-  for (let i = 0; i < 4 * count && runs.length < count; i++) await clock.step();
+  for (let i = 0; i < 60 * count && runs.length < count; i++) await clock.step();
   stop.abort();
   await loop;
   return runs;

@@ -70,10 +70,11 @@ interface NightOptions extends NetCliOptions {
   /** Set by spawnWorker on the processes it starts: one of another `nor night`'s workers. */
   worker?: boolean;
   /**
-   * Set by `nor start` on the night it begins at its daily time: an unfinished night of an
-   * earlier date is over now (admin.ts ScheduledStart), and tonight's begins.
+   * Set by `nor start` on the night it begins at its daily time, to the moment it began it (ISO
+   * 8601; the same on a restart after a crash): tonight's night is the date of that moment, and
+   * an unfinished night of an earlier date is over from it (admin.ts ScheduledStart).
    */
-  scheduled?: boolean;
+  scheduled?: string;
 }
 
 /** `nor night`: runs (or resumes) one night's check now (P9–P13, P20–P25). */
@@ -114,8 +115,8 @@ export function register(program: Command): void {
     .addOption(
       program
         .createOption(
-          "--scheduled",
-          "begun by `nor start` at its daily time: an unfinished night of an earlier date is over",
+          "--scheduled <began>",
+          "begun by `nor start` at its daily time, at this moment (ISO 8601): an unfinished night of an earlier date is over",
         )
         .hideHelp(),
     );
@@ -174,6 +175,8 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   }
   // A night not begun yet by the calendar is a mistyped date (2062 for 2026), never a night
   // to run now: it would ask every source again today, and stand as the store's latest night.
+  if (opts.scheduled !== undefined && Number.isNaN(Date.parse(opts.scheduled)))
+    throw new UsageError(`--scheduled: "${opts.scheduled}" is not a moment (ISO 8601)`);
   if (asked !== undefined && asked > nightOf(clock.now())) {
     throw new UsageError(
       `--night: ${asked} is after tonight (${nightOf(clock.now())} in New York); a night is run on its own date or later`,
@@ -270,13 +273,14 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       const before = clock.now();
       // Begun by `nor start` at its daily time: tonight's night is due now, so an unfinished
       // night of an earlier date is over (admin.ts ScheduledStart), not resumed in its place.
+      const began = opts.scheduled === undefined ? Number.NaN : Date.parse(opts.scheduled);
       const scheduled =
-        opts.scheduled === true && asked === undefined
-          ? { night: nightOf(before), at: before }
+        Number.isFinite(began) && asked === undefined
+          ? { night: nightOf(began), at: Math.min(began, before) }
           : undefined;
       const resumable = await resumableNight(store.db, before, scheduled);
       if (asked !== undefined) await refuseLateStart(store.db, asked);
-      const meant = asked ?? resumable?.night ?? nightOf(before);
+      const meant = asked ?? resumable?.night ?? scheduled?.night ?? nightOf(before);
       // The mark lasts as long as the run can: its deadline (a resumed night keeps its own),
       // the opening and the last answers' wait after it well inside the hour added.
       const endsAt = (n: string, at: number) => {
@@ -359,7 +363,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
             "run `nor night` with the same files to join it, or import these once the night is over",
         });
       }
-      night = asked ?? underWay?.night ?? nightOf(clock.now());
+      night = asked ?? underWay?.night ?? scheduled?.night ?? nightOf(clock.now());
       if (night !== meant) {
         // The clock passed a night's start meanwhile: marked again, for the night it runs.
         unregister();
@@ -389,7 +393,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         asked === undefined &&
         settled.resumable !== undefined &&
         opts.deadline !== undefined &&
-        opts.scheduled !== true
+        opts.scheduled === undefined
       ) {
         notes.push(
           `resuming night ${night}, which keeps its own deadline ${settled.resumable.deadlineAt} (--deadline applies to a new night)`,

@@ -404,6 +404,9 @@ export async function scheduleNights(o: {
   let waitSaid: string | undefined;
   while (!o.signal.aborted) {
     const now = o.clock.now();
+    // A clock set back (by days, say): the daily time comes round sooner than the time waited
+    // for, which is looked for again, not waited out.
+    if (now < due) due = Math.min(due, nextRunAfter(now, o.at));
     if (now < due) {
       if (announced !== due) {
         o.say(
@@ -413,7 +416,8 @@ export async function scheduleNights(o: {
         announced = due;
       }
       try {
-        await o.clock.sleep(due - now, o.signal);
+        // An hour at most at a time (a timer past 24.8 days would fire at once, over and over).
+        await o.clock.sleep(Math.min(due - now, MAX_WAIT_MS), o.signal);
       } catch {
         return; // stopped while waiting
       }
@@ -455,7 +459,7 @@ export async function scheduleNights(o: {
     }
     o.say(
       late
-        ? `the night due at ${at(due)} starts now, late (${waitSaid ?? "the night before ran past its time"})`
+        ? `the night due at ${at(due)} starts now, late (${waitSaid ?? "the machine or the night before held it up"})`
         : "the night starts now",
     );
     waitSaid = undefined;
@@ -468,6 +472,8 @@ export async function scheduleNights(o: {
 const ON_TIME_MS = 60_000;
 /** The least time a night begun late is left before the next is due; else it is left out. */
 export const MIN_LATE_NIGHT_MS = 60 * 60_000;
+/** The longest the schedule sleeps before it looks at the clock again. */
+const MAX_WAIT_MS = 60 * 60_000;
 /** How often a night waiting for another process's night looks again. */
 const BUSY_RECHECK_MS = 60_000;
 
@@ -504,7 +510,7 @@ export function nightArgs(
 ): string[] {
   const args = ["night", "--catalog", ...files, "--data", dataDir];
   if (scheduled !== undefined) {
-    args.push("--scheduled");
+    args.push("--scheduled", new Date(scheduled.began).toISOString());
     const asked =
       opts.deadline === undefined ? DEFAULT_NIGHT_DEADLINE_MS : parseDuration(opts.deadline);
     const room = scheduled.nextDue - scheduled.began - BEFORE_NEXT_NIGHT_MS;
