@@ -1,12 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
-import { CounterIds } from "../../src/ids.js";
+import { randomIds } from "../../src/ids.js";
 import { latestCapture } from "../../src/store/archive/captures.js";
 import { listWarcFiles } from "../../src/store/archive/files.js";
 import { readCapture } from "../../src/store/archive/read.js";
+import { warcinfoRecord } from "../../src/store/archive/records.js";
 import { verifyArchive } from "../../src/store/archive/verify.js";
 import { WarcArchive } from "../../src/store/archive/warc-archive.js";
 import { openStore, type Store } from "../../src/store/db.js";
@@ -18,8 +19,9 @@ import { exchange, type TempStore, tempStore } from "./support/fixtures.js";
  * the same --data: the PostgreSQL index named nothing in the SQLite store's files, so opening
  * the archive took every one of them for a file a killed process left with nothing indexed and
  * deleted it, and the SQLite store's copies were lost. A restored older store would have cut
- * the records newer than it the same way. Only what a killed writer left past the index is cut
- * now; whole records past the index in a file whose writer ended in order are left, and said.
+ * the records newer than it the same way. Every file a store starts names the store in its
+ * warcinfo (`isPartOf`), and a file another store started is never cut or removed, whether its
+ * writer ended in order or was killed; a store's own file is cut back to its index as before.
  */
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
 
@@ -53,17 +55,17 @@ describe("P8: an archive file another index names is never cut or removed", () =
     const b = await WarcArchive.open(t.archiveDir, {
       db: other.db,
       clock: new ManualClock(),
-      ids: new CounterIds(),
+      // Another store's own ids (counted ids would give both stores the same name).
+      ids: randomIds,
       note: (text) => notes.push(text),
     });
     expect(b.recoveredBytes).toBe(0);
     await b.write(exchange("http://127.0.0.2/minutes", "<p>the other store's</p>"));
     await b.close();
     expect(readFileSync(path).equals(bytes)).toBe(true);
-    expect(notes).toHaveLength(1);
-    expect(notes[0]).toContain(`${path} holds whole records past what this store's index names`);
-    expect(notes[0]).toContain("left as it is, not cut");
-    expect(notes[0]).toContain("NOR_DATABASE_URL");
+    expect(notes).toEqual([
+      `1 archive file in ${t.archiveDir} was started by another store (${files[0]}): left as they are, never cut or removed here. A data directory used both with and without NOR_DATABASE_URL holds both stores' files: give each store a data directory of its own`,
+    ]);
 
     // Back on the first store: its copies read, and the other store's file is left alone too.
     const again = await WarcArchive.open(t.archiveDir, t.archiveOptions);
@@ -78,30 +80,99 @@ describe("P8: an archive file another index names is never cut or removed", () =
     expect(report.problems).toEqual([]);
   });
 
-  it("P8: a store restored from a backup older than its archive keeps the newer records in the file, not cut back to its index", async () => {
+  it("P8: a file another store's killed night left (its writer dead, nothing of it in this index) is left whole, not removed as a torn file", async () => {
+    const a = await WarcArchive.open(t.archiveDir, t.archiveOptions);
+    await a.write(exchange("http://127.0.0.2/one", "first"));
+    await a.write(exchange("http://127.0.0.2/two", "second"));
+    const file = a.currentFile!;
+    await a.close();
+    const path = join(t.archiveDir, file);
+    // Its writer killed: the claim left behind, naming a process that is gone.
+    writeFileSync(`${path}.writer`, `999999999\n${hostname()}\nhost:999999999:dead\n`);
+    // And the last record's index row never committed.
+    await t.store.db.deleteFrom("captures").where("url", "=", "http://127.0.0.2/two").execute();
+    const bytes = readFileSync(path);
+    const notes: string[] = [];
+    const b = await WarcArchive.open(t.archiveDir, {
+      db: other.db,
+      clock: new ManualClock(),
+      // Another store's own ids (counted ids would give both stores the same name).
+      ids: randomIds,
+      note: (n) => notes.push(n),
+    });
+    await b.close();
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+    expect(notes.join("\n")).toContain("started by another store");
+    // The store it belongs to cuts its own record that never committed, as before.
+    const again = await WarcArchive.open(t.archiveDir, t.archiveOptions);
+    await again.close();
+    expect(again.recoveredBytes).toBeGreaterThan(0);
+    expect(statSync(path).size).toBeLessThan(bytes.length);
+    const c = (await latestCapture(t.store.db, "http://127.0.0.2/one"))!;
+    expect(decode((await readCapture(t.archiveDir, c)).body)).toBe("first");
+    expect((await verifyArchive(t.archiveDir, t.store.db)).problems).toEqual([]);
+  });
+
+  it("P8: a store's own file holding records whose index rows never committed (a failed write, not a kill) is cut back to its index, silently, as a killed writer's is", async () => {
     const a = await WarcArchive.open(t.archiveDir, t.archiveOptions);
     await a.write(exchange("http://127.0.0.2/one", "first"));
     await a.write(exchange("http://127.0.0.2/two", "second"));
     await a.close();
-    const files = listWarcFiles(t.archiveDir);
-    expect(files).toHaveLength(1);
-    const path = join(t.archiveDir, files[0]!);
-    const bytes = readFileSync(path);
-    // The store put back as it was before the second record: its index ends inside the file.
+    const path = join(t.archiveDir, listWarcFiles(t.archiveDir)[0]!);
+    const size = statSync(path).size;
     await t.store.db.deleteFrom("captures").where("url", "=", "http://127.0.0.2/two").execute();
-
     const notes: string[] = [];
     const b = await WarcArchive.open(t.archiveDir, {
       ...t.archiveOptions,
       note: (n) => notes.push(n),
     });
     await b.close();
-    expect(b.recoveredBytes).toBe(0);
+    expect(b.recoveredBytes).toBeGreaterThan(0);
+    expect(statSync(path).size).toBe(size - b.recoveredBytes);
+    expect(notes).toEqual([]);
+    // Opened again: nothing more to cut, nothing said.
+    const c = await WarcArchive.open(t.archiveDir, {
+      ...t.archiveOptions,
+      note: (n) => notes.push(n),
+    });
+    await c.close();
+    expect(c.recoveredBytes).toBe(0);
+    expect(notes).toEqual([]);
+  });
+
+  it("P8: a file from before files named their store keeps its whole records past the index (said), and loses only a torn one", async () => {
+    const a = await WarcArchive.open(t.archiveDir, t.archiveOptions);
+    await a.write(exchange("http://127.0.0.2/one", "first"));
+    await a.write(exchange("http://127.0.0.2/two", "second"));
+    await a.close();
+    const file = listWarcFiles(t.archiveDir)[0]!;
+    const path = join(t.archiveDir, file);
+    // Its warcinfo as files were written before: no isPartOf.
+    const old = await warcinfoRecord(file, Date.UTC(2026, 10, 5), "<urn:uuid:0000>");
+    const c1 = (await latestCapture(t.store.db, "http://127.0.0.2/one"))!;
+    const infoEnd = Math.min(c1.offset, c1.requestOffset ?? c1.offset);
+    const whole = readFileSync(path);
+    const shift = old.length - infoEnd;
+    writeFileSync(path, Buffer.concat([old, whole.subarray(infoEnd)]));
+    await t.store.db
+      .updateTable("captures")
+      .set((eb) => ({
+        offset: eb("offset", "+", shift),
+        request_offset: eb("request_offset", "+", shift),
+      }))
+      .execute();
+    await t.store.db.deleteFrom("captures").where("url", "=", "http://127.0.0.2/two").execute();
+    const bytes = readFileSync(path);
+    const notes: string[] = [];
+    const b = await WarcArchive.open(t.archiveDir, {
+      ...t.archiveOptions,
+      note: (n) => notes.push(n),
+    });
+    await b.close();
     expect(readFileSync(path).equals(bytes)).toBe(true);
-    expect(notes).toHaveLength(1);
-    expect(notes[0]).toContain(`${path} holds whole records past what this store's index names`);
-    const c = (await latestCapture(t.store.db, "http://127.0.0.2/one"))!;
-    expect(decode((await readCapture(t.archiveDir, c)).body)).toBe("first");
+    expect(notes.join("\n")).toContain(
+      `${path} holds whole records past what this store's index names`,
+    );
   });
 
   it("P8: a file a process left with only its warcinfo, or a warcinfo and a torn record, nothing indexed, is still removed", async () => {

@@ -62,9 +62,11 @@ describe("the archive is a function of its inputs (P8)", () => {
       expect(gunzipSync(other).equals(gunzipSync(bytes)), `${name} inflated`).toBe(true);
       expect(other.equals(bytes), `${name} raw`).toBe(true);
     }
-    // The ids in the files are the ones handed in, in order: warcinfo, response, request, …
+    // The ids in the files are the ones handed in, in order: the store's own name (its
+    // archive's isPartOf), then warcinfo, response, request, …
     const all = [...one.values()].map((b) => gunzipSync(b).toString("latin1")).join("");
-    expect(all).toContain("WARC-Record-ID: <urn:uuid:00000001-0000-4000-8000-000000000001>");
+    expect(all).toContain("isPartOf: urn:uuid:00000001-0000-4000-8000-000000000001");
+    expect(all).toContain("WARC-Record-ID: <urn:uuid:00000002-0000-4000-8000-000000000002>");
     expect(all).toContain("WARC-Type: revisit");
   });
 

@@ -206,6 +206,8 @@ export async function warcinfoRecord(
   filename: string,
   at: number,
   recordId: string,
+  /** The store whose archive the file is part of (`isPartOf: urn:uuid:…`), when known. */
+  storeUrn?: string,
 ): Promise<Uint8Array> {
   const info: Field[] = [
     ["software", "public-records-check (New on Record)"],
@@ -215,6 +217,7 @@ export async function warcinfoRecord(
       "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/",
     ],
     ["description", "The operator's private copy of every response read (P8)"],
+    ...(storeUrn !== undefined ? ([["isPartOf", storeUrn]] as Field[]) : []),
   ];
   const fields: Field[] = [
     ["WARC-Type", "warcinfo"],

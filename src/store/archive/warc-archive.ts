@@ -61,6 +61,7 @@ import {
   warcDate,
   warcinfoRecord,
 } from "./records.js";
+import { STORE_FIELD, storeIdentity, storeUrn } from "./store-identity.js";
 
 export interface WarcArchiveOptions {
   /** WARC-Date of the warcinfo record and the files' names (a record's date is its fetch time). */
@@ -137,9 +138,14 @@ export class WarcArchive implements ArchivePort {
   /** Files found shorter than the index says on open: left as they are, never written to. */
   readonly shortFiles: ShortFile[] = [];
   readonly #note: ((text: string) => void) | undefined;
+  /** This store's id (store-identity.ts): the files it starts say so in their warcinfo. */
+  readonly #store: string;
+  /** Files another store started, found on open with records past this index: left whole. */
+  readonly othersFiles: string[] = [];
 
-  private constructor(dir: string, opts: WarcArchiveOptions, seq: number) {
+  private constructor(dir: string, opts: WarcArchiveOptions, seq: number, store: string) {
     this.dir = dir;
+    this.#store = store;
     this.#db = opts.db;
     this.#group = opts.group;
     this.#clock = opts.clock;
@@ -175,25 +181,31 @@ export class WarcArchive implements ArchivePort {
     // otherwise take while the index still names records in it.
     const indexed = await lastIndexedFile(opts.db);
     const seq = Math.max(last ? seqOf(last) : 0, indexed ? seqOf(indexed) : 0);
-    const archive = new WarcArchive(dir, opts, seq);
+    const store = await storeIdentity(opts.db, opts.ids, opts.clock);
+    const archive = new WarcArchive(dir, opts, seq, store);
     for (const name of files) {
       const writer = readWriter(dir, name);
       if (writer !== undefined && writer !== "dead") continue; // a live process's file
-      archive.recoveredBytes += await archive.#recover(name, writer === "dead");
+      archive.recoveredBytes += await archive.#recover(name);
       if (writer === "dead") rmSync(writerPath(dir, name), { force: true });
     }
+    if (archive.othersFiles.length > 0)
+      archive.#note?.(
+        `${archive.othersFiles.length === 1 ? "1 archive file" : `${archive.othersFiles.length} archive files`} in ${dir} ${archive.othersFiles.length === 1 ? "was" : "were"} started by another store (${archive.othersFiles.slice(0, 3).join(", ")}${archive.othersFiles.length > 3 ? ", …" : ""}): left as they are, never cut or removed here. A data directory used both with and without NOR_DATABASE_URL holds both stores' files: give each store a data directory of its own`,
+      );
     return archive;
   }
 
   /**
-   * Cuts whatever lies past the last indexed record (a record torn by a kill); returns its size.
-   * A file shorter than its indexed records is not touched: said, and read as far as it goes.
-   * Whole records past the index in a file whose writer ended in order (`killed` false) are not
-   * this store's torn writes but records another index names (the directory's SQLite store
-   * while this is PostgreSQL's, or the other way round) or a newer archive than this index (a
-   * store restored from an older backup): the file is left as it is, said.
+   * Cuts whatever lies past the last indexed record (a record torn by a kill, or written by a
+   * process whose index rows never committed); returns its size. A file shorter than its indexed
+   * records is not touched: said, and read as far as it goes. Only this store's own files are
+   * cut or removed: a file another store started (its warcinfo names another store: the data
+   * directory's SQLite store's while this is PostgreSQL's, or the other way round) is left
+   * whole, said once for all of them; one from before files named their store is cut only of a
+   * torn record, its whole records past the index left and said.
    */
-  async #recover(name: string, killed: boolean): Promise<number> {
+  async #recover(name: string): Promise<number> {
     const path = join(this.dir, name);
     const size = (await stat(path)).size;
     const end = await indexedEnd(this.#db, name);
@@ -209,7 +221,12 @@ export class WarcArchive implements ArchivePort {
       return 0;
     }
     if (end === size) return 0;
-    if (!killed) {
+    const owner = await fileStore(path, size);
+    if (owner !== undefined && owner !== storeUrn(this.#store)) {
+      this.othersFiles.push(name);
+      return 0;
+    }
+    if (owner === undefined) {
       const whole = await wholeRecordPast(path, size, end);
       if (whole !== undefined) {
         this.#note?.(
@@ -273,7 +290,12 @@ export class WarcArchive implements ArchivePort {
       let fh: FileHandle | undefined;
       try {
         fh = await open(path, "wx");
-        const info = await warcinfoRecord(name, this.#clock.now(), `<urn:uuid:${uuid}>`);
+        const info = await warcinfoRecord(
+          name,
+          this.#clock.now(),
+          `<urn:uuid:${uuid}>`,
+          storeUrn(this.#store),
+        );
         await fh.write(info, 0, info.length, 0);
         await fh.datasync();
         return { name, fh, size: info.length, hasRecords: false };
@@ -544,6 +566,28 @@ export function shortFileNote(path: string, s: Omit<ShortFile, "file">): string 
     `${lost}; the whole records before the cut stay in use and new records go to a new file. ` +
     "If a backup holds the whole file, put it back (`nor archive verify` checks it)"
   );
+}
+
+/**
+ * The store an archive file says it is part of (its warcinfo's `isPartOf`), or undefined for a
+ * file that names none (started before files named their store) or whose warcinfo does not read.
+ */
+async function fileStore(path: string, size: number): Promise<string | undefined> {
+  let fh: FileHandle;
+  try {
+    fh = await open(path, "r");
+  } catch {
+    return undefined;
+  }
+  try {
+    const first = await new MemberReader(fh, size).readAt(0);
+    if (!first.ok || first.record.headers.get("warc-type") !== "warcinfo") return undefined;
+    const text = Buffer.from(first.record.block).toString("utf8");
+    const line = text.split(/\r?\n/).find((l) => l.startsWith(`${STORE_FIELD}:`));
+    return line?.slice(STORE_FIELD.length + 1).trim() || undefined;
+  } finally {
+    await fh.close();
+  }
 }
 
 /**

@@ -15,6 +15,7 @@ import * as m016 from "./016-lighter-night-writes.js";
 import * as m017 from "./017-night-user-agent.js";
 import * as m018 from "./018-record-instant.js";
 import * as m019 from "./019-owners-requests-left-alone.js";
+import * as m020 from "./020-store-identity.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -34,6 +35,7 @@ export const migrations: Record<string, Migration> = {
   "017-night-user-agent": m017,
   "018-record-instant": m018,
   "019-owners-requests-left-alone": m019,
+  "020-store-identity": m020,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -37,6 +37,15 @@ export interface CapturesTable {
   refers_length: number | null;
 }
 
+/** The store's own name, one row (migration 020): the archive files it starts carry it. */
+export interface StoreIdentityTable {
+  /** Always 1: one row. */
+  one: number;
+  id: string;
+  created_at: string;
+}
+
 export type ArchiveTables = {
   captures: CapturesTable;
+  store_identity: StoreIdentityTable;
 };
