@@ -11,6 +11,9 @@ interface ClientError extends Error {
   code?: string;
 }
 
+/** The socket as Node's HTTP server keeps it: the response in flight on it, if any. */
+type InFlight = Duplex & { _httpMessage?: { _headerSent?: boolean } | null };
+
 function answer(status: number, reason: string, text: string): string {
   const body = `${text}\n`;
   return (
@@ -38,9 +41,11 @@ export function clientErrorAnswer(code: string | undefined): string {
 
 /** Answers, on `server`, the requests Node cannot read (clientErrorAnswer). */
 export function answerClientErrors(server: EventEmitter): void {
-  server.on("clientError", (err: ClientError, socket: Duplex) => {
-    // Gone already (a reset), or half written: nothing can be said on it.
-    if (err.code === "ECONNRESET" || !socket.writable) {
+  server.on("clientError", (err: ClientError, socket: InFlight) => {
+    // Gone already (a reset), or an answer already under way on it (a bad request pipelined
+    // behind a streamed answer): nothing more can be said on it, as Node's own handler judges
+    // (its socketOnError: the in-flight response's head already sent).
+    if (err.code === "ECONNRESET" || !socket.writable || socket._httpMessage?._headerSent) {
       socket.destroy();
       return;
     }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SourceResult } from "../../src/night/types.js";
 import { parseCatalog } from "../../src/sources/catalog/load.js";
 import { importCatalog } from "../../src/sources/catalog-import.js";
+import { markSource } from "../../src/store/admin.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
 import { createApp } from "../../src/web/app.js";
@@ -138,5 +139,18 @@ describe("what the directory says of a night", () => {
     expect(page(`tr#night-${TONIGHT}`).text()).toContain(
       "that night is still running: not reached yet",
     );
+    // A page marked not read is asked only on its recheck nights: not said to be coming.
+    await markSource(store.db, {
+      source: "late-bids",
+      reading: false,
+      reason: "the clerk asked",
+      by: "operator",
+      at: NOW - 60_000,
+      night: TONIGHT,
+    });
+    const marked = (await (await app.request("/api/sources/late-bids")).json()) as {
+      nights: { night: string; state: string }[];
+    };
+    expect(marked.nights[0]).toMatchObject({ night: TONIGHT, state: "not-checked" });
   });
 });

@@ -95,7 +95,7 @@ export class TooManyAttributes extends TooCostlyToParse {
   override name = "TooManyAttributes";
   constructor(count: number) {
     super(
-      `gives its elements too many attributes to read without holding up the night (stopped at an element's ${count.toLocaleString("en-US")}th attribute; past ${ATTRIBUTES_FREE} on one element each costs more, up to ${ATTRIBUTES_BUDGET.toLocaleString("en-US")} in all)`,
+      `gives its elements too many attributes to read without holding up the night (stopped at attribute number ${count.toLocaleString("en-US")} of one element; past ${ATTRIBUTES_FREE} on one element each costs more, up to ${ATTRIBUTES_BUDGET.toLocaleString("en-US")} in all)`,
     );
   }
 }

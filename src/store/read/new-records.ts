@@ -195,15 +195,27 @@ export async function nightsCheckedIn(
   f: DirectoryFilter,
 ): Promise<Set<string>> {
   if (nights.length === 0) return new Set();
-  let q = db
-    .selectFrom("night_sources as ns")
-    .innerJoin("sources as s", "s.id", "ns.source_id")
-    .innerJoin("governments as g", "g.id", "s.government_id")
-    .select("ns.night")
-    .distinct()
-    .where("ns.night", "in", [...nights]);
-  q = applyFilter(q, f);
-  return new Set((await q.execute()).map((r) => r.night));
+  // Each night asks whether one such row exists (stopping at the first), not for all of them:
+  // a filter that matches thousands of sources reads one row a night, not thousands.
+  const rows = await db
+    .selectFrom("nights as n")
+    .select("n.night")
+    .where("n.night", "in", [...nights])
+    .where((eb) =>
+      eb.exists(
+        applyFilter(
+          eb
+            .selectFrom("night_sources as ns")
+            .innerJoin("sources as s", "s.id", "ns.source_id")
+            .innerJoin("governments as g", "g.id", "s.government_id")
+            .select("ns.source_id")
+            .whereRef("ns.night", "=", "n.night"),
+          f,
+        ),
+      ),
+    )
+    .execute();
+  return new Set(rows.map((r) => r.night));
 }
 
 /** The directory's first night, if any ran: nights before it are "not yet", never an outage. */

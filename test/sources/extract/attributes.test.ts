@@ -25,7 +25,7 @@ const URL_ = "https://city.example.gov/bids";
 const RECIPE: PageRecipe = { items: "li", title: "a", link: "a", date: "span" };
 const ITEM = `<ul><li><a href="/x">Road salt</a> <span>11/01/2026</span></li></ul>`;
 const NOTE =
-  /^the page gives its elements too many attributes to read without holding up the night \(stopped at an element's [\d,]+th attribute; past 64 on one element each costs more, up to 10,000,000 in all\)$/;
+  /^the page gives its elements too many attributes to read without holding up the night \(stopped at attribute number [\d,]+ of one element; past 64 on one element each costs more, up to 10,000,000 in all\)$/;
 
 /** An element of `n` attributes (`a0=x a1=x …`, or all one name when `same`). */
 const tag = (n: number, name = "div", same = false) =>
