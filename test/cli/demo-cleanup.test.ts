@@ -45,6 +45,9 @@ describe("nor demo's temporary data directory", () => {
     expect(r.stdout).toContain(
       "headless: the directory answered as expected; stopping (and removing",
     );
+    // No command is offered for a directory about to be removed.
+    expect(r.stdout).not.toContain("And in another terminal");
+    expect(r.stdout).not.toContain("bin/nor.js status --data");
     expect(readdirSync(tmp)).toEqual([]);
   });
 });

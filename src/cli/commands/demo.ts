@@ -385,12 +385,16 @@ async function showAndWait(
   say(`  ${url}sources/closedport-city-permits       robots.txt said no: only robots.txt was read`);
   say(`  ${url}site-owners           the page for site owners, its numbers from the checker's own`);
   say(`  ${url}console               the operator's console; password: ${password}`);
-  say("And in another terminal:");
-  // Quoted where the shell needs it: a --data with a space or a quote pastes as the same path.
-  say(`  ${shellCommand("node", "bin/nor.js", "status", "--data", dataDir)}`);
-  say(
-    `  ${shellCommand("node", "bin/nor.js", "log", "--data", dataDir, "--source", "eastfield-township-minutes")}`,
-  );
+  // Commands for its data directory only while it is there to read: a headless demo without
+  // --data removes it at once.
+  if (!opts.headless || opts.data !== undefined) {
+    say("And in another terminal:");
+    // Quoted where the shell needs it: a --data with a space or a quote pastes as the same path.
+    say(`  ${shellCommand("node", "bin/nor.js", "status", "--data", dataDir)}`);
+    say(
+      `  ${shellCommand("node", "bin/nor.js", "log", "--data", dataDir, "--source", "eastfield-township-minutes")}`,
+    );
+  }
   if (opts.headless) {
     await checkServed(url, siteCount, stop);
     say(
