@@ -1,8 +1,15 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { siteOf } from "../../src/policy/site.js";
-import { nightOn, outcomesOn, TESTER_GAP_MS, testerCatalog, testerWorld } from "./tester-nights.js";
+import {
+  nightOn,
+  noRobots,
+  oneItemFeed,
+  outcomesOn,
+  TESTER_GAP_MS,
+  testerCatalog,
+  testerWorld,
+} from "./tester-nights.js";
 
 /**
  * An outside tester's finding: `127.0.0.80` and `[::ffff:7f00:50]` (the IPv4-mapped IPv6 form of
@@ -12,20 +19,11 @@ import { nightOn, outcomesOn, TESTER_GAP_MS, testerCatalog, testerWorld } from "
  */
 const world = testerWorld("nor-mapped-ipv4-");
 
-const noRobots = (_q: IncomingMessage, res: ServerResponse) => void res.writeHead(404).end();
-const feed = (_q: IncomingMessage, res: ServerResponse) => {
-  res
-    .writeHead(200, { "content-type": "application/rss+xml" })
-    .end(
-      '<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><item><title>Agenda</title><link>http://127.0.0.1/a</link><pubDate>Mon, 02 Nov 2026 10:00:00 GMT</pubDate></item></channel></rss>',
-    );
-};
-
 describe("one machine written two ways", () => {
   it("P9, P10: an IPv4 address and its IPv4-mapped IPv6 form are one site: one request at a time, the gap between them", async () => {
     const site = await world.fleet.server();
     site.route("/robots.txt", noRobots);
-    for (const p of ["/a.rss", "/b.rss", "/c.rss", "/d.rss"]) site.route(p, feed);
+    for (const p of ["/a.rss", "/b.rss", "/c.rss", "/d.rss"]) site.route(p, oneItemFeed);
     const mapped = (path: string) => {
       const [x, y, z, w] = site.host.split(".").map(Number) as [number, number, number, number];
       const hex = (n: number) => n.toString(16);

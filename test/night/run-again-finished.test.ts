@@ -1,8 +1,7 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { nightOn, testerCatalog, testerWorld } from "./tester-nights.js";
+import { nightOn, noRobots, oneItemFeed, testerCatalog, testerWorld } from "./tester-nights.js";
 
 /**
  * An outside tester's finding: `nor night` run again on a night that had finished (within its
@@ -11,15 +10,6 @@ import { nightOn, testerCatalog, testerWorld } from "./tester-nights.js";
  * night's end; one that checks something (a source added since) ends it anew.
  */
 const world = testerWorld("nor-run-again-");
-
-const noRobots = (_q: IncomingMessage, res: ServerResponse) => void res.writeHead(404).end();
-const feed = (_q: IncomingMessage, res: ServerResponse) => {
-  res
-    .writeHead(200, { "content-type": "application/rss+xml" })
-    .end(
-      '<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><item><title>Agenda</title><link>http://127.0.0.1/a</link><pubDate>Mon, 02 Nov 2026 10:00:00 GMT</pubDate></item></channel></rss>',
-    );
-};
 
 function nightRow(data: string, night: string): { finished_at: string | null; runs: number } {
   const db = new Database(join(data, "nor.db"), { readonly: true });
@@ -37,8 +27,8 @@ describe("a finished night run again", () => {
   it("P13, P27: with nothing left to do, it asks nothing and keeps the night's end; with a source added, it checks that one and ends anew", async () => {
     const site = await world.fleet.server();
     site.route("/robots.txt", noRobots);
-    site.route("/a.rss", feed);
-    site.route("/b.rss", feed);
+    site.route("/a.rss", oneItemFeed);
+    site.route("/b.rss", oneItemFeed);
     const one = [
       `  - { id: s-a, government: city-of-test, records: agendas, access: feed, url: "${site.url("/a.rss")}" }`,
     ];

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -76,3 +77,16 @@ export function testerCatalog(dir: string, name: string, sources: readonly strin
   );
   return file;
 }
+
+/** A site's robots.txt that is not there (404: everything allowed). */
+export const noRobots = (_q: IncomingMessage, res: ServerResponse): void =>
+  void res.writeHead(404).end();
+
+/** A feed of one item, as a small site's RSS answers. */
+export const oneItemFeed = (_q: IncomingMessage, res: ServerResponse): void => {
+  res
+    .writeHead(200, { "content-type": "application/rss+xml" })
+    .end(
+      '<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><item><title>Agenda</title><link>http://127.0.0.1/a</link><pubDate>Mon, 02 Nov 2026 10:00:00 GMT</pubDate></item></channel></rss>',
+    );
+};

@@ -569,10 +569,14 @@ export function shortFileNote(path: string, s: Omit<ShortFile, "file">): string 
 }
 
 /**
- * The store an archive file says it is part of (its warcinfo's `isPartOf`), or undefined for a
- * file that names none (started before files named their store) or whose warcinfo does not read.
+ * `read` over an archive file's gzip members (members.ts), the file closed after; undefined
+ * when the file cannot be opened.
  */
-async function fileStore(path: string, size: number): Promise<string | undefined> {
+async function readingMembers<T>(
+  path: string,
+  size: number,
+  read: (reader: MemberReader) => Promise<T | undefined>,
+): Promise<T | undefined> {
   let fh: FileHandle;
   try {
     fh = await open(path, "r");
@@ -580,14 +584,24 @@ async function fileStore(path: string, size: number): Promise<string | undefined
     return undefined;
   }
   try {
-    const first = await new MemberReader(fh, size).readAt(0);
+    return await read(new MemberReader(fh, size));
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * The store an archive file says it is part of (its warcinfo's `isPartOf`), or undefined for a
+ * file that names none (started before files named their store) or whose warcinfo does not read.
+ */
+function fileStore(path: string, size: number): Promise<string | undefined> {
+  return readingMembers(path, size, async (reader) => {
+    const first = await reader.readAt(0);
     if (!first.ok || first.record.headers.get("warc-type") !== "warcinfo") return undefined;
     const text = Buffer.from(first.record.block).toString("utf8");
     const line = text.split(/\r?\n/).find((l) => l.startsWith(`${STORE_FIELD}:`));
     return line?.slice(STORE_FIELD.length + 1).trim() || undefined;
-  } finally {
-    await fh.close();
-  }
+  });
 }
 
 /**
@@ -595,19 +609,8 @@ async function fileStore(path: string, size: number): Promise<string | undefined
  * member that reads, its CRC and length checked: members.ts), the file's warcinfo not counted;
  * undefined when what lies there is only a torn record or data that does not read.
  */
-async function wholeRecordPast(
-  path: string,
-  size: number,
-  end: number,
-): Promise<number | undefined> {
-  let fh: FileHandle;
-  try {
-    fh = await open(path, "r");
-  } catch {
-    return undefined;
-  }
-  try {
-    const reader = new MemberReader(fh, size);
+function wholeRecordPast(path: string, size: number, end: number): Promise<number | undefined> {
+  return readingMembers(path, size, async (reader) => {
     let pos = end;
     let first = await reader.readAt(pos);
     if (end === 0 && first.ok && first.record.headers.get("warc-type") === "warcinfo") {
@@ -616,9 +619,7 @@ async function wholeRecordPast(
       first = await reader.readAt(pos);
     }
     return first.ok ? pos : undefined;
-  } finally {
-    await fh.close();
-  }
+  });
 }
 
 /** pwritev until every byte is written (a regular file rarely takes less than all at once). */
