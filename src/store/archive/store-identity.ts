@@ -1,8 +1,9 @@
 /**
  * The store's own name (migration 020), given once, when its archive is first opened: a random
  * id from the injected id source, written into the warcinfo record of every archive file the
- * store starts (`isPartOf: urn:uuid:…`), so that a file another store started in the same
- * archive directory is known as such and never cut or removed (warc-archive.ts #recover).
+ * store starts (`isPartOf: urn:uuid:…`), so a file says whose archive it is part of (a data
+ * directory's archive may hold another store's files). Only a file's content decides what is
+ * cut on open (warc-archive.ts #recover): a store's id may change (a backup from before 020).
  */
 import type { Clock } from "../../clock.js";
 import type { IdSource } from "../../ids.js";
@@ -21,9 +22,6 @@ export async function storeIdentity(db: Db, ids: IdSource, clock: Clock): Promis
   const row = await db.selectFrom("store_identity").select("id").executeTakeFirstOrThrow();
   return row.id;
 }
-
-/** The warcinfo field that names the store a file belongs to. */
-export const STORE_FIELD = "isPartOf";
 
 /** `isPartOf`'s value for a store id. */
 export const storeUrn = (id: string): string => `urn:uuid:${id}`;

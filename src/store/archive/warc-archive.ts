@@ -61,7 +61,7 @@ import {
   warcDate,
   warcinfoRecord,
 } from "./records.js";
-import { STORE_FIELD, storeIdentity, storeUrn } from "./store-identity.js";
+import { storeIdentity, storeUrn } from "./store-identity.js";
 
 export interface WarcArchiveOptions {
   /** WARC-Date of the warcinfo record and the files' names (a record's date is its fetch time). */
@@ -140,8 +140,6 @@ export class WarcArchive implements ArchivePort {
   readonly #note: ((text: string) => void) | undefined;
   /** This store's id (store-identity.ts): the files it starts say so in their warcinfo. */
   readonly #store: string;
-  /** Files another store started, found on open with records past this index: left whole. */
-  readonly othersFiles: string[] = [];
 
   private constructor(dir: string, opts: WarcArchiveOptions, seq: number, store: string) {
     this.dir = dir;
@@ -189,21 +187,14 @@ export class WarcArchive implements ArchivePort {
       archive.recoveredBytes += await archive.#recover(name);
       if (writer === "dead") rmSync(writerPath(dir, name), { force: true });
     }
-    if (archive.othersFiles.length > 0)
-      archive.#note?.(
-        `${archive.othersFiles.length === 1 ? "1 archive file" : `${archive.othersFiles.length} archive files`} in ${dir} ${archive.othersFiles.length === 1 ? "was" : "were"} started by another store (${archive.othersFiles.slice(0, 3).join(", ")}${archive.othersFiles.length > 3 ? ", …" : ""}): left as they are, never cut or removed here. A data directory used both with and without NOR_DATABASE_URL holds both stores' files: give each store a data directory of its own`,
-      );
     return archive;
   }
 
   /**
-   * Cuts whatever lies past the last indexed record (a record torn by a kill, or written by a
-   * process whose index rows never committed); returns its size. A file shorter than its indexed
-   * records is not touched: said, and read as far as it goes. Only this store's own files are
-   * cut or removed: a file another store started (its warcinfo names another store: the data
-   * directory's SQLite store's while this is PostgreSQL's, or the other way round) is left
-   * whole, said once for all of them; one from before files named their store is cut only of a
-   * torn record, its whole records past the index left and said.
+   * Cuts a record torn by a kill off the end of a file, past its last indexed record, and
+   * removes a file that holds nothing else but its warcinfo; returns the bytes cut. A file
+   * shorter than its indexed records is not touched: said, and read as far as it goes. Whole
+   * records past the index are left as they are (pastIndex).
    */
   async #recover(name: string): Promise<number> {
     const path = join(this.dir, name);
@@ -221,21 +212,11 @@ export class WarcArchive implements ArchivePort {
       return 0;
     }
     if (end === size) return 0;
-    const owner = await fileStore(path, size);
-    if (owner !== undefined && owner !== storeUrn(this.#store)) {
-      this.othersFiles.push(name);
-      return 0;
-    }
-    if (owner === undefined) {
-      const whole = await wholeRecordPast(path, size, end);
-      if (whole !== undefined) {
-        this.#note?.(
-          `${path} holds whole records past what this store's index names (from byte ${whole} of ${size}): left as it is, not cut. ` +
-            "They may be another store's (a data directory used both with and without NOR_DATABASE_URL: give each store a data directory of its own) or newer than this index (a store restored from an older backup than its archive)",
-        );
-        return 0;
-      }
-    }
+    // Only what is torn is cut: whole records past this index are never cut or removed, whoever
+    // wrote them (another store's night, this store's before a backup of its index was put
+    // back, a process whose rows are still being committed or never were), nor data that does
+    // not read (damaged: `nor archive verify` says where).
+    if ((await pastIndex(path, size, end)) !== "torn") return 0;
     if (end === 0) {
       // Nothing indexed in it: a warcinfo and perhaps a torn record. Nothing to keep.
       rmSync(path, { force: true });
@@ -591,35 +572,40 @@ async function readingMembers<T>(
 }
 
 /**
- * The store an archive file says it is part of (its warcinfo's `isPartOf`), or undefined for a
- * file that names none (started before files named their store) or whose warcinfo does not read.
+ * What lies past byte `end` (the end of the last indexed record) of an archive file: "torn" when
+ * it is only a record cut short at the end of the file (a kill while it was written), or
+ * nothing but the file's warcinfo (`end` 0); "whole" when a whole record lies there (a gzip
+ * member that reads, its CRC and length checked: members.ts), anywhere after a torn one too;
+ * "damaged" when what lies there does not read and the file does not simply end inside it, or
+ * the file cannot be read.
  */
-function fileStore(path: string, size: number): Promise<string | undefined> {
-  return readingMembers(path, size, async (reader) => {
-    const first = await reader.readAt(0);
-    if (!first.ok || first.record.headers.get("warc-type") !== "warcinfo") return undefined;
-    const text = Buffer.from(first.record.block).toString("utf8");
-    const line = text.split(/\r?\n/).find((l) => l.startsWith(`${STORE_FIELD}:`));
-    return line?.slice(STORE_FIELD.length + 1).trim() || undefined;
-  });
-}
-
-/**
- * Where the first whole record past byte `end` of an archive file begins, if one does (a gzip
- * member that reads, its CRC and length checked: members.ts), the file's warcinfo not counted;
- * undefined when what lies there is only a torn record or data that does not read.
- */
-function wholeRecordPast(path: string, size: number, end: number): Promise<number | undefined> {
-  return readingMembers(path, size, async (reader) => {
+async function pastIndex(
+  path: string,
+  size: number,
+  end: number,
+): Promise<"torn" | "whole" | "damaged"> {
+  const verdict = await readingMembers(path, size, async (reader) => {
     let pos = end;
-    let first = await reader.readAt(pos);
-    if (end === 0 && first.ok && first.record.headers.get("warc-type") === "warcinfo") {
-      pos = first.end;
-      if (pos >= size) return undefined;
-      first = await reader.readAt(pos);
+    if (end === 0) {
+      const info = await reader.readAt(0);
+      if (!info.ok) return info.eof ? ("torn" as const) : ("damaged" as const);
+      if (info.record.headers.get("warc-type") !== "warcinfo") return "whole" as const;
+      pos = info.end;
+      if (pos >= size) return "torn" as const;
     }
-    return first.ok ? pos : undefined;
+    const first = await reader.readAt(pos);
+    if (first.ok) return "whole" as const;
+    if (!first.eof) return "damaged" as const;
+    // Cut short at the end of the file, as a torn record is: unless a whole record follows
+    // (what looked like its end was damage inside a file that goes on), it is torn.
+    let next = await reader.nextStart(pos + 1);
+    for (let i = 0; i < 10_000 && next !== undefined; i++) {
+      if ((await reader.readAt(next)).ok) return "whole" as const;
+      next = await reader.nextStart(next + 1);
+    }
+    return "torn" as const;
   });
+  return verdict ?? "damaged";
 }
 
 /** pwritev until every byte is written (a regular file rarely takes less than all at once). */

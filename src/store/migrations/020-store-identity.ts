@@ -3,8 +3,8 @@ import type { Kysely } from "kysely";
 /**
  * The store's own name (P8): one row, a random id given when the archive is first opened
  * (store/archive/store-identity.ts), written into the warcinfo record of every archive file this
- * store starts. A data directory's archive may hold another store's files (its SQLite store's,
- * while PostgreSQL's is in use): a file another store started is never cut or removed here.
+ * store starts, so a file says whose archive it is part of (a data directory's archive may hold
+ * another store's files: its SQLite store's, while PostgreSQL's is in use).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
