@@ -422,6 +422,47 @@ describe("the night nor start begins at its daily time", () => {
     expect(Math.max(...sleeps)).toBeLessThanOrEqual(HOUR);
   });
 
+  it("P11, P13: a clock set back 45 minutes after tonight's night ran does not run that night again", async () => {
+    let now = Date.UTC(2026, 11, 5, 5, 30); // 00:30 New York, Dec 5
+    let wake: (() => void) | undefined;
+    const clock = {
+      now: () => now,
+      sleep: (_ms: number, signal?: AbortSignal) =>
+        new Promise<void>((resolve, reject) => {
+          wake = resolve;
+          signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+        }),
+    };
+    const tick = async (t: number) => {
+      for (let i = 0; i < 200 && wake === undefined; i++)
+        await new Promise((r) => setTimeout(r, 1));
+      const w = wake;
+      wake = undefined;
+      now = t;
+      w?.();
+      await new Promise((r) => setTimeout(r, 5));
+    };
+    const stop = new AbortController();
+    const runs: number[] = [];
+    const loop = scheduleNights({
+      clock,
+      at: parseDailyAt("01:00", NY),
+      say: () => {},
+      signal: stop.signal,
+      runNight: async (_s, sch) => {
+        runs.push(sch?.began ?? Number.NaN);
+        now = Date.UTC(2026, 11, 5, 6, 20); // it ends at 01:20
+        return 0;
+      },
+    });
+    await tick(Date.UTC(2026, 11, 5, 6, 0)); // 01:00: Dec 5's night runs
+    await tick(Date.UTC(2026, 11, 5, 5, 35)); // the clock set back to 00:35
+    await tick(Date.UTC(2026, 11, 5, 6, 0)); // 01:00 again
+    stop.abort();
+    await loop;
+    expect(runs.map(ny)).toEqual(["2026-12-05 01:00"]);
+  });
+
   it("P13: a night of an earlier date still run by another process at the night's time is waited for, then tonight's starts (not refused beside it and left out)", async () => {
     const busyUntil = Date.UTC(2026, 11, 5, 8, 30); // 03:30 New York
     const clock = new ManualClock(Date.UTC(2026, 11, 5, 5, 30));

@@ -401,12 +401,19 @@ export async function scheduleNights(o: {
   }
   const at = (t: number) => `${formatInZone(t, o.at.zone).slice(0, 16)} ${o.at.zone}`;
   let announced: number | undefined;
+  /** The daily time whose night the schedule ran last. */
+  let ranDue: number | undefined;
   let waitSaid: string | undefined;
   while (!o.signal.aborted) {
     const now = o.clock.now();
     // A clock set back (by days, say): the daily time comes round sooner than the time waited
-    // for, which is looked for again, not waited out.
-    if (now < due) due = Math.min(due, nextRunAfter(now, o.at));
+    // for, which is looked for again, not waited out; but never the night just run again (a
+    // clock set back an hour after tonight's night ran).
+    if (now < due) {
+      const sooner = nextRunAfter(now, o.at);
+      if (sooner < due && (ranDue === undefined || nightOf(sooner) !== nightOf(ranDue)))
+        due = sooner;
+    }
     if (now < due) {
       if (announced !== due) {
         o.say(
@@ -463,6 +470,7 @@ export async function scheduleNights(o: {
         : "the night starts now",
     );
     waitSaid = undefined;
+    ranDue = due;
     if (!(await ran({ began: now, nextDue }))) return;
     due = nextDue;
   }
