@@ -4,6 +4,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
 import { NorError } from "../../src/errors.js";
 import {
@@ -142,7 +143,11 @@ describe("an archive directory nor may not write in", () => {
       await a.write(exchange("http://127.0.0.1:9/bids", "<p>bids</p>"));
       const file = join(t.archiveDir, a.currentFile ?? "");
       await a.close();
-      appendFileSync(file, "a record torn by a kill");
+      // A record torn by a kill: the start of a gzip member, cut short at the file's end.
+      appendFileSync(
+        file,
+        gzipSync(Buffer.from("a record torn by a kill ".repeat(50))).subarray(0, 24),
+      );
       const undo = unwritable(file);
       if (!undo) ctx.skip(true, "cannot make a file unwritable for root here (no chattr +i)");
       try {
