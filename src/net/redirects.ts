@@ -1,3 +1,4 @@
+import { MAX_URL_LENGTH } from "../policy/constants.js";
 import type { Method } from "./types.js";
 
 /**
@@ -34,6 +35,13 @@ export function checkUrl(raw: string): { ok: true; url: URL } | { ok: false; rea
   if (again?.href !== normal) {
     return { ok: false, reason: `URL has no stable normal form (RFC 3986 §6.2.2): ${raw}` };
   }
+  // Found on a page or in a Location as the catalog's are capped: the store keys what is
+  // fetched by its URL, and servers refuse longer ones (constants.ts MAX_URL_LENGTH).
+  if (again.href.length > MAX_URL_LENGTH)
+    return {
+      ok: false,
+      reason: `URL is ${again.href.length.toLocaleString("en-US")} characters long, more than the ${MAX_URL_LENGTH.toLocaleString("en-US")} the checker asks for: not asked (${again.href.slice(0, 80)}…)`,
+    };
   return { ok: true, url: again };
 }
 

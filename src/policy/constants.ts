@@ -62,3 +62,21 @@ export const MAX_OWNER_GAP_MS = 24 * 60 * 60 * 1000;
  * lease in the journal; past it another process may take the site (store/journal.ts).
  */
 export const REQUEST_LEASE_MS = 120_000;
+
+/**
+ * The longest URL the checker asks for, in characters as the URL parser writes it (non-ASCII
+ * percent-encoded, as it is requested and stored), whether a catalog gives it or a site does (a
+ * next page's link, a redirect's Location). What is fetched is kept in the store keyed by its URL
+ * (`page_reads`, `captures`, `validators`), and PostgreSQL refuses a B-tree key of more than
+ * 2,704 bytes, which would fail the night's commit; 2,048 also keeps under what servers take
+ * (IIS refuses a query string over 2,048 by default, others a request line over 4 or 8 KiB, with
+ * 414 or 431) and is the sitemaps protocol's own limit. No record page's address comes near it.
+ */
+export const MAX_URL_LENGTH = 2048;
+
+/**
+ * The longest record id kept as it is (a platform's id, or the record's link): a longer one is
+ * kept as `l:` and its SHA-256 (record-id.ts), since the store's records are keyed by source and
+ * id and PostgreSQL refuses a B-tree key of more than 2,704 bytes.
+ */
+export const MAX_RECORD_ID_LENGTH = 1024;

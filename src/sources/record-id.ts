@@ -4,6 +4,7 @@
  * never followed, so a bad link only ever becomes "no link".
  */
 import { createHash } from "node:crypto";
+import { MAX_RECORD_ID_LENGTH } from "../policy/constants.js";
 import { decodeHTML } from "../policy/html-entities.js";
 import { shownText } from "../policy/shown-text.js";
 import type { ExtractedRecord } from "./record.js";
@@ -24,12 +25,22 @@ export function recordId(r: {
   date?: string;
 }): string {
   const pid = r.platformId?.trim();
-  if (pid) return pid;
-  if (r.url) return r.url;
+  if (pid) return bounded(pid);
+  if (r.url) return bounded(r.url);
   const digest = createHash("sha256")
     .update(`${r.title}|${r.date ?? ""}`)
     .digest("hex");
   return `h:${digest.slice(0, 16)}`;
+}
+
+/**
+ * An id as it is, or `l:` and its SHA-256 (hex) when it is longer than MAX_RECORD_ID_LENGTH: the
+ * store keys records by it (PostgreSQL refuses a B-tree key of more than 2,704 bytes; one such
+ * record lost its whole source's records every night). The same id every night all the same.
+ */
+function bounded(id: string): string {
+  if (id.length <= MAX_RECORD_ID_LENGTH) return id;
+  return `l:${createHash("sha256").update(id).digest("hex")}`;
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { DEFAULT_BACKFILL_PAGES } from "../../policy/constants.js";
+import { DEFAULT_BACKFILL_PAGES, MAX_URL_LENGTH } from "../../policy/constants.js";
 import { ianaZoneProblem } from "../../policy/zone.js";
 import { countyProblem } from "./counties.js";
 import { urlRewriteProblem } from "./url-written.js";
@@ -23,16 +23,8 @@ const id = z
   .max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters long`)
   .describe("Stable kebab-case identifier");
 
-/**
- * The longest URL a catalog may give, in characters as the URL parser writes it (non-ASCII
- * percent-encoded, as it is requested and stored). A source's first page is kept in the
- * store keyed by its source and URL (`page_reads`), and PostgreSQL refuses a B-tree key of
- * more than 2,704 bytes, which would fail the night's commit; 2,048 also keeps under what
- * servers take (IIS refuses a query string over 2,048 by default, others a request line
- * over 4 or 8 KiB, with 414 or 431) and is the sitemaps protocol's own limit. No record
- * page's address comes near it.
- */
-export const MAX_URL_LENGTH = 2048;
+/** The longest URL a catalog may give (policy/constants.ts MAX_URL_LENGTH says why). */
+export { MAX_URL_LENGTH };
 
 /** Why an address is too long for the catalog, or undefined. */
 export function urlLengthProblem(s: string, encoded = s): string | undefined {
