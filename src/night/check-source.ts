@@ -591,6 +591,10 @@ async function runBackfill(
             contentType: asked.contentType,
           }
         : asked;
+    // P7, P11: an older page that is gone (404, 410) is past the list's end: the backfill is
+    // done, not asked for again every night.
+    if (r.kind === "failed" && r.outcome.kind === "gone")
+      return { state: { done: true, pagesRead: state.pagesRead } };
     if (r.kind !== "read") {
       const out: { state: BackfillState; stoppedBy?: NightOutcome } = {
         state: { ...state, cursor: next },
@@ -604,6 +608,10 @@ async function runBackfill(
     }
     const ids = idsOf(r.extraction.records);
     if (ids !== undefined && (ids === lastIds || ids === firstIds))
+      return { state: { done: true, pagesRead: state.pagesRead + 1 } };
+    // P7, P11: an older page that shows no records is past the list's end, whatever "next" link
+    // it still shows (many lists keep one on empty pages): done, not walked on every night.
+    if (r.extraction.records.length === 0)
       return { state: { done: true, pagesRead: state.pagesRead + 1 } };
     lastIds = ids;
     records.push(...r.extraction.records);
