@@ -3,9 +3,11 @@
  * page 1 with its validators (P12), then up to `backfill.pagesPerNight` older pages while the
  * source is new (P7). Never throws for what a site answers: every answer is a NightOutcome.
  */
+
 import type { Clock } from "../clock.js";
 import { SourceCookieJar } from "../net/cookie-jar.js";
 import type { CookieJarPort, Fetcher, FetchOutcome, FetchRequest, Purpose } from "../net/types.js";
+import { MAX_URL_LENGTH } from "../policy/constants.js";
 import { siteOf } from "../policy/site.js";
 import type { Source, WayIn } from "../sources/catalog/types.js";
 import type { ExtractedRecord, Extraction } from "../sources/record.js";
@@ -484,12 +486,13 @@ export async function checkSource(
   return result;
 }
 
-/** Whether two backfill states say the same (done, pages read, where it goes on from). */
+/** Whether two backfill states say the same (done, pages read, misses, where it goes on from). */
 function sameBackfill(a: BackfillState, b: BackfillState | undefined): boolean {
   return (
     b !== undefined &&
     a.done === b.done &&
     a.pagesRead === b.pagesRead &&
+    (a.misses ?? 0) === (b.misses ?? 0) &&
     JSON.stringify(a.cursor) === JSON.stringify(b.cursor)
   );
 }
@@ -529,6 +532,14 @@ function backfillNeedsPage1(source: Source, history: SourceHistory): boolean {
   return !b.done && b.cursor === undefined;
 }
 
+/**
+ * Older pages in a row that show no records or are gone (P7, P11) before a backfill takes its
+ * list to have ended: a list that keeps a "Next" link on empty pages past its end, or whose next
+ * page is removed, is not asked every night for ever; one empty month, or one failed answer,
+ * does not end it.
+ */
+export const BACKFILL_MISSES = 3;
+
 async function runBackfill(
   ctx: CheckContext,
   source: Source,
@@ -544,6 +555,9 @@ async function runBackfill(
   // The list's site: where its first page answered tonight (after any redirect), else its way.
   const listSite = siteOf("url" in page1 && page1.url ? page1.url : firstReq.url);
   let next = sameList(state.cursor, listSite);
+  // One kept before addresses were capped, too long to be asked: the list ends there.
+  if (next !== undefined && next.url.length > MAX_URL_LENGTH)
+    return { state: { done: true, pagesRead: state.pagesRead } };
   // A cursor off the list as it answers tonight (kept before this rule, or the list has moved to
   // another site since): dropped, and the older pages found again from page 1's own next link.
   const dropped = state.cursor !== undefined && next === undefined;
@@ -562,6 +576,7 @@ async function runBackfill(
       ctx.reader.nextRequest(way, firstReq, page1.body, page1.extraction, page1.contentType),
       listSite,
     );
+    if (next !== undefined && next.url.length > MAX_URL_LENGTH) next = undefined;
     if (!next) return { state: { done: true, pagesRead: state.pagesRead } };
   }
   // Page 1 not read in full tonight (counted from its last full read): the backfill starts
@@ -591,10 +606,13 @@ async function runBackfill(
             contentType: asked.contentType,
           }
         : asked;
-    // P7, P11: an older page that is gone (404, 410) is past the list's end: the backfill is
-    // done, not asked for again every night.
-    if (r.kind === "failed" && r.outcome.kind === "gone")
-      return { state: { done: true, pagesRead: state.pagesRead } };
+    // P7, P11: an older page that is gone (404, 410) is a miss: asked again next night (a
+    // blip passes), and after BACKFILL_MISSES in a row the list has ended there.
+    if (r.kind === "failed" && r.outcome.kind === "gone") {
+      const misses = (state.misses ?? 0) + 1;
+      if (misses >= BACKFILL_MISSES) return { state: { done: true, pagesRead: state.pagesRead } };
+      return { state: { ...state, cursor: next, misses } };
+    }
     if (r.kind !== "read") {
       const out: { state: BackfillState; stoppedBy?: NightOutcome } = {
         state: { ...state, cursor: next },
@@ -609,10 +627,14 @@ async function runBackfill(
     const ids = idsOf(r.extraction.records);
     if (ids !== undefined && (ids === lastIds || ids === firstIds))
       return { state: { done: true, pagesRead: state.pagesRead + 1 } };
-    // P7, P11: an older page that shows no records is past the list's end, whatever "next" link
-    // it still shows (many lists keep one on empty pages): done, not walked on every night.
-    if (r.extraction.records.length === 0)
-      return { state: { done: true, pagesRead: state.pagesRead + 1 } };
+    // P7, P11: an older page that shows no records is a miss (a month without meetings goes on
+    // to the next); BACKFILL_MISSES in a row are past the list's end, whatever "next" link they
+    // still show (many lists keep one on empty pages): done, not walked on every night.
+    if (r.extraction.records.length === 0) {
+      state.misses = (state.misses ?? 0) + 1;
+      if (state.misses >= BACKFILL_MISSES)
+        return { state: { done: true, pagesRead: state.pagesRead + 1 } };
+    } else delete state.misses;
     lastIds = ids;
     records.push(...r.extraction.records);
     state.pagesRead++;
@@ -620,7 +642,17 @@ async function runBackfill(
       ? undefined
       : ctx.reader.nextRequest(way, next, r.body, r.extraction, r.contentType);
     next = sameList(after, listSite);
+    // A next page's address longer than the checker asks for is never asked (net/redirects.ts
+    // checkUrl): the list ends there, rather than a cursor kept for ever that goes nowhere.
+    if (next !== undefined && next.url.length > MAX_URL_LENGTH) next = undefined;
   }
   if (!next) return { state: { done: true, pagesRead: state.pagesRead } };
-  return { state: { done: false, pagesRead: state.pagesRead, cursor: next } };
+  return {
+    state: {
+      done: false,
+      pagesRead: state.pagesRead,
+      cursor: next,
+      ...(state.misses ? { misses: state.misses } : {}),
+    },
+  };
 }

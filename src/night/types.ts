@@ -120,6 +120,11 @@ export interface BackfillState {
   done: boolean;
   cursor?: PageRequest;
   pagesRead: number;
+  /**
+   * Older pages in a row, to the cursor, that showed no records or were gone (404, 410): at
+   * BACKFILL_MISSES the list is taken to have ended (P7, P11). Kept with the cursor.
+   */
+  misses?: number;
 }
 
 export type FlagKind = "no-three-nights" | "no-records" | "robots-disallows" | "answers-again";

@@ -75,7 +75,7 @@ export const REQUEST_LEASE_MS = 120_000;
 export const MAX_URL_LENGTH = 2048;
 
 /**
- * The longest record id kept as it is (a platform's id, or the record's link): a longer one is
+ * The longest record id kept as it is, in UTF-8 bytes (a platform's id, or the record's link): a longer one is
  * kept as `l:` and its SHA-256 (record-id.ts), since the store's records are keyed by source and
  * id and PostgreSQL refuses a B-tree key of more than 2,704 bytes.
  */

@@ -34,12 +34,13 @@ export function recordId(r: {
 }
 
 /**
- * An id as it is, or `l:` and its SHA-256 (hex) when it is longer than MAX_RECORD_ID_LENGTH: the
+ * An id as it is, or `l:` and its SHA-256 (hex) when it is longer than MAX_RECORD_ID_LENGTH bytes: the
  * store keys records by it (PostgreSQL refuses a B-tree key of more than 2,704 bytes; one such
  * record lost its whole source's records every night). The same id every night all the same.
  */
 function bounded(id: string): string {
-  if (id.length <= MAX_RECORD_ID_LENGTH) return id;
+  // In bytes, as PostgreSQL counts its keys (a 1,024-character id in CJK is 3,072 bytes).
+  if (Buffer.byteLength(id, "utf8") <= MAX_RECORD_ID_LENGTH) return id;
   return `l:${createHash("sha256").update(id).digest("hex")}`;
 }
 

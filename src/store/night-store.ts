@@ -19,6 +19,7 @@ import {
   type NightOutcomeKind,
   NOT_CHECKED_OUTCOMES,
   NOT_JUDGED_OUTCOMES,
+  type PageRequest,
   type SourceResult,
 } from "../night/types.js";
 import { LANE_LEASE_MS } from "../policy/constants.js";
@@ -195,7 +196,12 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       const h = out.get(b.source_id);
       if (!h) continue;
       h.backfill = { done: b.done === 1, pagesRead: b.pages_read };
-      if (b.cursor) h.backfill.cursor = JSON.parse(b.cursor);
+      if (b.cursor) {
+        // The misses are kept beside the request in the cursor's JSON (`misses`).
+        const { misses, ...cursor } = JSON.parse(b.cursor) as PageRequest & { misses?: number };
+        h.backfill.cursor = cursor;
+        if (typeof misses === "number" && misses > 0) h.backfill.misses = misses;
+      }
     }
     return out;
   }
@@ -268,7 +274,13 @@ export class SqlNightStore implements NightStore, ValidatorStore {
         await KEEP_BACKFILL.run(trx, {
           sourceId: r.sourceId,
           done: r.backfill.done ? 1 : 0,
-          cursor: r.backfill.cursor ? JSON.stringify(r.backfill.cursor) : null,
+          cursor: r.backfill.cursor
+            ? JSON.stringify(
+                r.backfill.misses
+                  ? { ...r.backfill.cursor, misses: r.backfill.misses }
+                  : r.backfill.cursor,
+              )
+            : null,
           pagesRead: r.backfill.pagesRead,
         });
       }

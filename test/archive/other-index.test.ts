@@ -135,7 +135,7 @@ describe("P8: opening the archive cuts only what is torn", () => {
     expect(readFileSync(path).equals(bytes)).toBe(true);
   });
 
-  it("P8: a torn record after the last indexed one is cut; a file of only its warcinfo, or a warcinfo and a torn record, nothing indexed, is removed", async () => {
+  it("P8: a torn record (or zeros) after the last indexed one is cut; a file of only its warcinfo, or a warcinfo and a torn record, nothing indexed, is removed", async () => {
     const a = await WarcArchive.open(t.archiveDir, t.archiveOptions);
     await a.write(exchange("http://127.0.0.2/one", "first"));
     await a.close();
@@ -146,6 +146,10 @@ describe("P8: opening the archive cuts only what is torn", () => {
     // Half of a copy of the last record after the file's end: what a kill inside write() leaves.
     writeFileSync(path, Buffer.concat([whole, whole.subarray(c.offset, c.offset + 40)]));
     expect(await reopen()).toEqual({ cut: 40, notes: [] });
+    expect(statSync(path).size).toBe(whole.length);
+    // Zeros after the last record (what a power loss can leave of a write): cut as torn.
+    writeFileSync(path, Buffer.concat([whole, Buffer.alloc(4096)]));
+    expect(await reopen()).toEqual({ cut: 4096, notes: [] });
     expect(statSync(path).size).toBe(whole.length);
     // The warcinfo alone, and the warcinfo with half a record after it, nothing indexed.
     const infoEnd = Math.min(c.offset, c.requestOffset ?? c.offset);

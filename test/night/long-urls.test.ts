@@ -38,6 +38,9 @@ describe("addresses and ids too long for the store", () => {
     expect(recordId({ url: "https://example.gov/a.pdf", title: "t" })).toBe(
       "https://example.gov/a.pdf",
     );
+    // Counted in bytes, as PostgreSQL counts its keys: 1,000 CJK characters are 3,000 bytes.
+    expect(recordId({ platformId: "議".repeat(1_000), title: "t" })).toMatch(/^l:[0-9a-f]{64}$/);
+    expect(recordId({ platformId: "a".repeat(1_024), title: "t" })).toBe("a".repeat(1_024));
   });
 
   for (const dialect of ["sqlite", "postgres"] as const) {
@@ -83,6 +86,14 @@ describe("addresses and ids too long for the store", () => {
             expect(r.code, r.stderr).toBe(0);
           }
           expect(site.requests.filter((q) => q.path.startsWith("/list?"))).toEqual([]);
+          // The list ends at the next link too long to ask: no cursor kept for ever.
+          const backfill =
+            dialect === "postgres"
+              ? (await admin!.query(`select done, cursor from "${schema}".backfill`)).rows
+              : new Database(join(data, "nor.db"), { readonly: true })
+                  .prepare("select done, cursor from backfill")
+                  .all();
+          expect(backfill).toEqual([{ done: 1, cursor: null }]);
           const rows =
             dialect === "postgres"
               ? (

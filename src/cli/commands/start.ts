@@ -407,12 +407,11 @@ export async function scheduleNights(o: {
   while (!o.signal.aborted) {
     const now = o.clock.now();
     // A clock set back (by days, say): the daily time comes round sooner than the time waited
-    // for, which is looked for again, not waited out; but never the night just run again (a
-    // clock set back an hour after tonight's night ran).
+    // for, which is looked for again, not waited out; but never a night the schedule has run
+    // already (a clock set back an hour after tonight's night ran, or two days).
     if (now < due) {
       const sooner = nextRunAfter(now, o.at);
-      if (sooner < due && (ranDue === undefined || nightOf(sooner) !== nightOf(ranDue)))
-        due = sooner;
+      if (sooner < due && (ranDue === undefined || nightOf(sooner) > nightOf(ranDue))) due = sooner;
     }
     if (now < due) {
       if (announced !== due) {

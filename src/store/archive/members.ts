@@ -218,6 +218,17 @@ export class MemberReader {
     }
   }
 
+  /** Whether every byte from `from` to the end of the file is zero (at most 64 MiB looked at). */
+  async zerosFrom(from: number): Promise<boolean> {
+    if (this.#size - from > MAX_MEMBER_BYTES) return false;
+    for (let at = from; at < this.#size; at += SCAN_READ) {
+      const buf = await this.#read(at, Math.min(SCAN_READ, this.#size - at));
+      if (buf.length === 0) break;
+      if (buf.some((b) => b !== 0)) return false;
+    }
+    return true;
+  }
+
   /**
    * Where to look for the next member after one that did not read at `from - 1`: the first
    * gzip header (`1f 8b 08`) from `from` on, or `until` (the next offset the index knows), the

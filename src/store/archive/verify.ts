@@ -226,7 +226,7 @@ export async function verifyArchive(dir: string, db?: Db): Promise<VerifyReport>
           report.notes.push({
             file,
             offset: pos,
-            problem: `${size - pos} bytes after the last whole record: a record half written (a copy taken while a night wrote, or a writer stopped), which the index does not name; nor cuts it off when it next opens the archive`,
+            problem: `${size - pos} bytes after the last whole record: a record half written (a copy taken while a night wrote, or a writer stopped), which the index does not name; nor cuts a record cut short at the file's end off when it next opens the archive, and leaves anything else as it is`,
           });
           break;
         }

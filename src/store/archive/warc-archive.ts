@@ -595,7 +595,8 @@ async function pastIndex(
     }
     const first = await reader.readAt(pos);
     if (first.ok) return "whole" as const;
-    if (!first.eof) return "damaged" as const;
+    // Zeros to the end (a file system's answer to a write cut by a power loss): torn.
+    if (!first.eof) return (await reader.zerosFrom(pos)) ? ("torn" as const) : ("damaged" as const);
     // Cut short at the end of the file, as a torn record is: unless a whole record follows
     // (what looked like its end was damage inside a file that goes on), it is torn.
     let next = await reader.nextStart(pos + 1);
