@@ -103,6 +103,43 @@ const night = (data: string, ...more: string[]) =>
     ...["--allow-private-addresses", "--gap-ms", "0", ...more],
   );
 
+/**
+ * A clock whose sleeps end when the test says, at the wall-clock time it sets (`wakeAt`): a
+ * machine suspended while waiting wakes its timer late by the wall clock, a clock set back
+ * early. `set` moves it without waking anyone (a night that ran meanwhile); `sleeps` are the
+ * lengths asked for.
+ */
+function jumpClock(start: number) {
+  let now = start;
+  let wake: (() => void) | undefined;
+  const sleeps: number[] = [];
+  const clock = {
+    now: () => now,
+    sleep: (ms: number, signal?: AbortSignal) =>
+      new Promise<void>((resolve, reject) => {
+        sleeps.push(ms);
+        wake = resolve;
+        signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+      }),
+  };
+  const wakeAt = async (t: number) => {
+    for (let i = 0; i < 200 && wake === undefined; i++) await new Promise((r) => setTimeout(r, 1));
+    const w = wake;
+    wake = undefined;
+    now = t;
+    w?.();
+    await new Promise((r) => setTimeout(r, 5));
+  };
+  return {
+    clock,
+    wakeAt,
+    sleeps,
+    set: (t: number) => {
+      now = t;
+    },
+  };
+}
+
 describe("the night nor start begins at its daily time", () => {
   it("P13: at 01:00 on the spring change, yesterday's interrupted night (deadline 23 h 30 min) is closed as incomplete and tonight's is run; a plain nor night would resume yesterday's", async () => {
     // 01:00 EDT on Mar 15, 2027 (05:00Z): 23 h after yesterday's 01:00 EST. Only Date is faked.
@@ -328,18 +365,7 @@ describe("the night nor start begins at its daily time", () => {
   });
 
   it("P13: a machine that slept through the night's time does not begin it with minutes left; a clock set back waits on", async () => {
-    // A clock whose sleeps end when the test says, at the wall-clock time it sets: a machine
-    // suspended while waiting wakes its timer late by the wall clock.
-    let now = Date.UTC(2026, 11, 5, 6, 10); // 01:10 New York, Dec 5
-    let wake: (() => void) | undefined;
-    const clock = {
-      now: () => now,
-      sleep: (_ms: number, signal?: AbortSignal) =>
-        new Promise<void>((resolve, reject) => {
-          wake = resolve;
-          signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
-        }),
-    };
+    const { clock, wakeAt } = jumpClock(Date.UTC(2026, 11, 5, 6, 10)); // 01:10 New York, Dec 5
     const stop = new AbortController();
     const lines: string[] = [];
     const runs: number[] = [];
@@ -349,20 +375,11 @@ describe("the night nor start begins at its daily time", () => {
       say: (l) => lines.push(l),
       signal: stop.signal,
       runNight: async () => {
-        runs.push(now);
+        runs.push(clock.now());
         stop.abort();
         return 0;
       },
     });
-    const wakeAt = async (t: number) => {
-      for (let i = 0; i < 100 && wake === undefined; i++)
-        await new Promise((r) => setTimeout(r, 1));
-      const w = wake;
-      wake = undefined;
-      now = t;
-      w?.();
-      await new Promise((r) => setTimeout(r, 5));
-    };
     // Woken early by a clock set back: it waits on (no night run).
     await wakeAt(Date.UTC(2026, 11, 6, 4, 0)); // 23:00 New York, Dec 5
     expect(runs).toEqual([]);
@@ -380,18 +397,8 @@ describe("the night nor start begins at its daily time", () => {
   });
 
   it("P13: a clock set back by days waits for the daily time by the clock as it is now, not the one first waited for; no wait is longer than an hour", async () => {
-    let now = Date.UTC(2026, 11, 20, 12, 0); // started with the clock 15 days ahead
-    let wake: (() => void) | undefined;
-    const sleeps: number[] = [];
-    const clock = {
-      now: () => now,
-      sleep: (ms: number, signal?: AbortSignal) =>
-        new Promise<void>((resolve, reject) => {
-          sleeps.push(ms);
-          wake = resolve;
-          signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
-        }),
-    };
+    // Started with the clock 15 days ahead.
+    const { clock, wakeAt, sleeps } = jumpClock(Date.UTC(2026, 11, 20, 12, 0));
     const stop = new AbortController();
     const runs: number[] = [];
     const loop = scheduleNights({
@@ -400,20 +407,11 @@ describe("the night nor start begins at its daily time", () => {
       say: () => {},
       signal: stop.signal,
       runNight: async () => {
-        runs.push(now);
+        runs.push(clock.now());
         stop.abort();
         return 0;
       },
     });
-    const wakeAt = async (t: number) => {
-      for (let i = 0; i < 100 && wake === undefined; i++)
-        await new Promise((r) => setTimeout(r, 1));
-      const w = wake;
-      wake = undefined;
-      now = t;
-      w?.();
-      await new Promise((r) => setTimeout(r, 5));
-    };
     await wakeAt(Date.UTC(2026, 11, 5, 5, 30)); // set back: 00:30 New York, Dec 5
     await wakeAt(Date.UTC(2026, 11, 5, 6, 0)); // 01:00 New York, Dec 5
     stop.abort();
@@ -423,25 +421,7 @@ describe("the night nor start begins at its daily time", () => {
   });
 
   it("P11, P13: a clock set back 45 minutes after tonight's night ran does not run that night again", async () => {
-    let now = Date.UTC(2026, 11, 5, 5, 30); // 00:30 New York, Dec 5
-    let wake: (() => void) | undefined;
-    const clock = {
-      now: () => now,
-      sleep: (_ms: number, signal?: AbortSignal) =>
-        new Promise<void>((resolve, reject) => {
-          wake = resolve;
-          signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
-        }),
-    };
-    const tick = async (t: number) => {
-      for (let i = 0; i < 200 && wake === undefined; i++)
-        await new Promise((r) => setTimeout(r, 1));
-      const w = wake;
-      wake = undefined;
-      now = t;
-      w?.();
-      await new Promise((r) => setTimeout(r, 5));
-    };
+    const { clock, wakeAt: tick, set } = jumpClock(Date.UTC(2026, 11, 5, 5, 30)); // 00:30 NY
     const stop = new AbortController();
     const runs: number[] = [];
     const loop = scheduleNights({
@@ -451,7 +431,7 @@ describe("the night nor start begins at its daily time", () => {
       signal: stop.signal,
       runNight: async (_s, sch) => {
         runs.push(sch?.began ?? Number.NaN);
-        now = Date.UTC(2026, 11, 5, 6, 20); // it ends at 01:20
+        set(Date.UTC(2026, 11, 5, 6, 20)); // it ends at 01:20
         return 0;
       },
     });
