@@ -156,6 +156,7 @@ describe("P8: opening the archive cuts only what is torn", () => {
     await t.store.db.deleteFrom("captures").execute();
     for (const bytes of [
       whole.subarray(0, infoEnd),
+      Buffer.alloc(512), // zeros only: a file its first write never reached (a power loss)
       Buffer.concat([whole.subarray(0, infoEnd), whole.subarray(c.offset, c.offset + 40)]),
     ]) {
       writeFileSync(path, bytes);

@@ -588,7 +588,8 @@ async function pastIndex(
     let pos = end;
     if (end === 0) {
       const info = await reader.readAt(0);
-      if (!info.ok) return info.eof ? ("torn" as const) : ("damaged" as const);
+      if (!info.ok)
+        return info.eof || (await reader.zerosFrom(0)) ? ("torn" as const) : ("damaged" as const);
       if (info.record.headers.get("warc-type") !== "warcinfo") return "whole" as const;
       pos = info.end;
       if (pos >= size) return "torn" as const;
