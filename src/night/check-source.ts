@@ -3,7 +3,6 @@
  * page 1 with its validators (P12), then up to `backfill.pagesPerNight` older pages while the
  * source is new (P7). Never throws for what a site answers: every answer is a NightOutcome.
  */
-
 import type { Clock } from "../clock.js";
 import { SourceCookieJar } from "../net/cookie-jar.js";
 import type { CookieJarPort, Fetcher, FetchOutcome, FetchRequest, Purpose } from "../net/types.js";
@@ -501,11 +500,13 @@ function sameBackfill(a: BackfillState, b: BackfillState | undefined): boolean {
  * P6, P7: the older pages of a list are on the list's own site (P9's site: a vendor's other host
  * of it is the same site), the site of the list's first page as it answered tonight. A "next"
  * link to another site, or to no web address at all, leads off the list: it is never followed,
- * and the list, as far as the checker reads it, ends there. A cursor kept from an earlier night
- * is held to the same rule.
+ * and the list, as far as the checker reads it, ends there. So does one whose address is longer
+ * than the checker asks for (MAX_URL_LENGTH: net/redirects.ts checkUrl never sends it), rather
+ * than a cursor kept for ever that goes nowhere. A cursor kept from an earlier night is held to
+ * the same rules.
  */
 function sameList(next: PageRequest | undefined, listSite: string): PageRequest | undefined {
-  if (next === undefined) return undefined;
+  if (next === undefined || next.url.length > MAX_URL_LENGTH) return undefined;
   try {
     const u = new URL(next.url);
     if (u.protocol !== "http:" && u.protocol !== "https:") return undefined;
@@ -555,9 +556,6 @@ async function runBackfill(
   // The list's site: where its first page answered tonight (after any redirect), else its way.
   const listSite = siteOf("url" in page1 && page1.url ? page1.url : firstReq.url);
   let next = sameList(state.cursor, listSite);
-  // One kept before addresses were capped, too long to be asked: the list ends there.
-  if (next !== undefined && next.url.length > MAX_URL_LENGTH)
-    return { state: { done: true, pagesRead: state.pagesRead } };
   // A cursor off the list as it answers tonight (kept before this rule, or the list has moved to
   // another site since): dropped, and the older pages found again from page 1's own next link.
   const dropped = state.cursor !== undefined && next === undefined;
@@ -576,7 +574,6 @@ async function runBackfill(
       ctx.reader.nextRequest(way, firstReq, page1.body, page1.extraction, page1.contentType),
       listSite,
     );
-    if (next !== undefined && next.url.length > MAX_URL_LENGTH) next = undefined;
     if (!next) return { state: { done: true, pagesRead: state.pagesRead } };
   }
   // Page 1 not read in full tonight (counted from its last full read): the backfill starts
@@ -642,9 +639,6 @@ async function runBackfill(
       ? undefined
       : ctx.reader.nextRequest(way, next, r.body, r.extraction, r.contentType);
     next = sameList(after, listSite);
-    // A next page's address longer than the checker asks for is never asked (net/redirects.ts
-    // checkUrl): the list ends there, rather than a cursor kept for ever that goes nowhere.
-    if (next !== undefined && next.url.length > MAX_URL_LENGTH) next = undefined;
   }
   if (!next) return { state: { done: true, pagesRead: state.pagesRead } };
   return {

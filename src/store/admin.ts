@@ -491,6 +491,15 @@ export interface ScheduledStart {
 }
 
 /**
+ * The ScheduledStart of a night the schedule began at `began` (`nor night --scheduled`, and `nor
+ * start` judging a restart of it): tonight's night is the date of that moment, whenever it is
+ * read (a restart after midnight resumes it), and it began then, or `now` if that is sooner.
+ */
+export function scheduledStart(began: number, now = began): ScheduledStart {
+  return { night: nightOf(began), at: Math.min(began, now) };
+}
+
+/**
  * The store's unfinished nights judged by closingTime at `now`, newest first, read only: the
  * one a `nor night` resumes (the newest whose time lasts), and the others, over, with the
  * moment their time ended. settleUnfinishedNights closes those; resumableNight reads the first.

@@ -26,6 +26,7 @@ import {
   nightsLiveInStore,
   nightTotals,
   resumableNight,
+  scheduledStart,
   settleUnfinishedNights,
 } from "../../store/admin.js";
 import { archiveDir } from "../../store/archive/files.js";
@@ -275,9 +276,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       // night of an earlier date is over (admin.ts ScheduledStart), not resumed in its place.
       const began = opts.scheduled === undefined ? Number.NaN : Date.parse(opts.scheduled);
       const scheduled =
-        Number.isFinite(began) && asked === undefined
-          ? { night: nightOf(began), at: Math.min(began, before) }
-          : undefined;
+        Number.isFinite(began) && asked === undefined ? scheduledStart(began, before) : undefined;
       const resumable = await resumableNight(store.db, before, scheduled);
       if (asked !== undefined) await refuseLateStart(store.db, asked);
       const meant = asked ?? resumable?.night ?? scheduled?.night ?? nightOf(before);

@@ -31,7 +31,7 @@ import { formatInZone, ianaZoneProblem } from "../../policy/zone.js";
 import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
 import { stampCatalogFiles } from "../../sources/catalog/stamp.js";
 import { importCatalog } from "../../sources/catalog-import.js";
-import { nightRow, nightsLiveInStore, resumableNight } from "../../store/admin.js";
+import { nightRow, nightsLiveInStore, resumableNight, scheduledStart } from "../../store/admin.js";
 import { archiveDir } from "../../store/archive/files.js";
 import { ensureArchiveDir } from "../../store/archive/warc-archive.js";
 import { ensureDataDir, refuseBlockedParts } from "../../store/data-dir.js";
@@ -265,10 +265,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
         // A night a crash ended is started again while it is open; the schedule's, also while
         // tonight's has not begun (the crash came before it was opened).
         stillOpen: async (scheduled) => {
-          const tonight =
-            scheduled === undefined
-              ? undefined
-              : { night: nightOf(scheduled.began), at: scheduled.began };
+          const tonight = scheduled === undefined ? undefined : scheduledStart(scheduled.began);
           const open = await resumableNight(store.db, clock.now(), tonight);
           if (open !== undefined) return open.night;
           if (tonight !== undefined && (await nightRow(store.db, tonight.night)) === undefined)
@@ -353,11 +350,7 @@ export async function scheduleNights(o: {
       o.say(
         `the night's process was ended by ${signal}; night ${open} resumes in ${formatLeft(RESTART_PAUSE_MS)} (restart ${restarts + 1} of ${NIGHT_RESTARTS})`,
       );
-      try {
-        await o.clock.sleep(RESTART_PAUSE_MS, o.signal);
-      } catch {
-        return false; // stopped while waiting
-      }
+      if (!(await nap(RESTART_PAUSE_MS))) return false; // stopped while waiting
       // Its time may have ended during the pause (its deadline, the next night's start): a
       // `nor night` started then would begin the next night instead.
       if ((await openNight(scheduled)) !== open) {
@@ -366,6 +359,12 @@ export async function scheduleNights(o: {
       }
     }
   };
+  /** Sleeps `ms` on the clock; false when the schedule was stopped meanwhile. */
+  const nap = (ms: number): Promise<boolean> =>
+    o.clock.sleep(ms, o.signal).then(
+      () => true,
+      () => false,
+    );
   /** A night another live process runs now, of an earlier date than the one due, if any. */
   const busyNight = async (): Promise<string | undefined> => {
     try {
@@ -421,12 +420,8 @@ export async function scheduleNights(o: {
         );
         announced = due;
       }
-      try {
-        // An hour at most at a time (a timer past 24.8 days would fire at once, over and over).
-        await o.clock.sleep(Math.min(due - now, MAX_WAIT_MS), o.signal);
-      } catch {
-        return; // stopped while waiting
-      }
+      // An hour at most at a time (a timer past 24.8 days would fire at once, over and over).
+      if (!(await nap(Math.min(due - now, MAX_WAIT_MS)))) return; // stopped while waiting
       // Looked at again, not taken for granted: a clock set back (or a timer that ran early)
       // waits on; one that ran late (a machine suspended meanwhile) is a late start, below.
       continue;
@@ -456,11 +451,7 @@ export async function scheduleNights(o: {
           `the night due at ${at(due)} waits: night ${busy} is still being run by another process; it starts once that one has ended`,
         );
       waitSaid = `night ${busy} was still being run by another process`;
-      try {
-        await o.clock.sleep(BUSY_RECHECK_MS, o.signal);
-      } catch {
-        return; // stopped while waiting
-      }
+      if (!(await nap(BUSY_RECHECK_MS))) return; // stopped while waiting
       continue;
     }
     o.say(

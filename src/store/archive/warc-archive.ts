@@ -550,64 +550,47 @@ export function shortFileNote(path: string, s: Omit<ShortFile, "file">): string 
 }
 
 /**
- * `read` over an archive file's gzip members (members.ts), the file closed after; undefined
- * when the file cannot be opened.
- */
-async function readingMembers<T>(
-  path: string,
-  size: number,
-  read: (reader: MemberReader) => Promise<T | undefined>,
-): Promise<T | undefined> {
-  let fh: FileHandle;
-  try {
-    fh = await open(path, "r");
-  } catch {
-    return undefined;
-  }
-  try {
-    return await read(new MemberReader(fh, size));
-  } finally {
-    await fh.close();
-  }
-}
-
-/**
  * What lies past byte `end` (the end of the last indexed record) of an archive file: "torn" when
- * it is only a record cut short at the end of the file (a kill while it was written), or
- * nothing but the file's warcinfo (`end` 0); "whole" when a whole record lies there (a gzip
- * member that reads, its CRC and length checked: members.ts), anywhere after a torn one too;
- * "damaged" when what lies there does not read and the file does not simply end inside it, or
- * the file cannot be read.
+ * it is only a record cut short at the end of the file (a kill while it was written), zeros to
+ * the end (a write a power loss cut), or nothing but the file's warcinfo (`end` 0); "whole" when
+ * a whole record lies there (a gzip member that reads, its CRC and length checked: members.ts),
+ * anywhere after a torn one too; "damaged" when what lies there does not read and is not zeros,
+ * or the file cannot be read.
  */
 async function pastIndex(
   path: string,
   size: number,
   end: number,
 ): Promise<"torn" | "whole" | "damaged"> {
-  const verdict = await readingMembers(path, size, async (reader) => {
+  let fh: FileHandle;
+  try {
+    fh = await open(path, "r");
+  } catch {
+    return "damaged";
+  }
+  try {
+    const reader = new MemberReader(fh, size);
     let pos = end;
-    if (end === 0) {
-      const info = await reader.readAt(0);
-      if (!info.ok)
-        return info.eof || (await reader.zerosFrom(0)) ? ("torn" as const) : ("damaged" as const);
-      if (info.record.headers.get("warc-type") !== "warcinfo") return "whole" as const;
-      pos = info.end;
-      if (pos >= size) return "torn" as const;
+    let first = await reader.readAt(pos);
+    // A file's own warcinfo is no record of the index's: what follows it is looked at.
+    if (end === 0 && first.ok && first.record.headers.get("warc-type") === "warcinfo") {
+      pos = first.end;
+      if (pos >= size) return "torn";
+      first = await reader.readAt(pos);
     }
-    const first = await reader.readAt(pos);
-    if (first.ok) return "whole" as const;
-    // Zeros to the end (a file system's answer to a write cut by a power loss): torn.
-    if (!first.eof) return (await reader.zerosFrom(pos)) ? ("torn" as const) : ("damaged" as const);
+    if (first.ok) return "whole";
+    if (!first.eof) return (await reader.zerosFrom(pos)) ? "torn" : "damaged";
     // Cut short at the end of the file, as a torn record is: unless a whole record follows
     // (what looked like its end was damage inside a file that goes on), it is torn.
     let next = await reader.nextStart(pos + 1);
     for (let i = 0; i < 10_000 && next !== undefined; i++) {
-      if ((await reader.readAt(next)).ok) return "whole" as const;
+      if ((await reader.readAt(next)).ok) return "whole";
       next = await reader.nextStart(next + 1);
     }
-    return "torn" as const;
-  });
-  return verdict ?? "damaged";
+    return "torn";
+  } finally {
+    await fh.close();
+  }
 }
 
 /** pwritev until every byte is written (a regular file rarely takes less than all at once). */
