@@ -182,6 +182,10 @@ function parseParts(s: string, order: "mdy" | "dmy"): Parts | undefined {
     }
     return p;
   }
+  // An ISO day followed by a time the ISO form has no room for: "2026-12-01 6:00 PM", the
+  // same wall time as "December 1, 2026 6:00 PM".
+  m = /^(\d{4})-(\d{2})-(\d{2}),?\s+(.*)$/.exec(s);
+  if (m) return withTime({ y: +m[1]!, mo: +m[2]!, d: +m[3]! }, m[4]);
   // YYYYMMDD
   m = /^(\d{4})(\d{2})(\d{2})$/.exec(s);
   if (m) return { y: +m[1]!, mo: +m[2]!, d: +m[3]! };
@@ -209,8 +213,12 @@ function parseParts(s: string, order: "mdy" | "dmy"): Parts | undefined {
     if (!mo) return undefined;
     return withTime({ y: +m[3]!, mo, d: +m[2]! }, m[4]);
   }
-  // Day first: "23 Aug 2022", "23-Aug-2022", RFC 822 "Tue, 23 Aug 2022 18:00:00 -0400".
-  m = /^(\d{1,2})(?:\s+|-)([a-z]{3,9})\.?,?(?:\s+|-)(\d{2}|\d{4})(?:,?\s+(.*))?$/i.exec(rest);
+  // Day first: "23 Aug 2022", "23-Aug-2022", "1st December 2026", "2nd of Dec, 2026", RFC 822
+  // "Tue, 23 Aug 2022 18:00:00 -0400".
+  m =
+    /^(\d{1,2})(?:st|nd|rd|th)?(?:\s+of)?(?:\s+|-)([a-z]{3,9})\.?,?(?:\s+|-)(\d{2}|\d{4})(?:,?\s+(.*))?$/i.exec(
+      rest,
+    );
   if (m) {
     const mo = MONTHS[m[2]!.toLowerCase().slice(0, 3)];
     if (!mo) return undefined;
@@ -219,11 +227,16 @@ function parseParts(s: string, order: "mdy" | "dmy"): Parts | undefined {
   return undefined;
 }
 
+/**
+ * Two-digit years (RFC 822 allows them; lists write "12/01/69"): 00–49 are 20xx, 50–99 19xx,
+ * RFC 5322's rule (§4.3). Record lists hold old ordinances from the 1970s and before as well
+ * as meetings a year or two ahead, so "69" is 1969, not 2069 (the 70 pivot read it so). No
+ * clock is read here: the window is fixed, and stays right until lists name meetings in 2050.
+ */
 function fullYear(y: string): number {
-  // Two-digit years (RFC 822 allows them): 70–99 are 19xx, the rest 20xx.
   if (y.length === 4) return +y;
   const n = +y;
-  return n >= 70 ? 1900 + n : 2000 + n;
+  return n >= 50 ? 1900 + n : 2000 + n;
 }
 
 const MERIDIEM = "(a\\.?m\\.?|p\\.?m\\.?)";
@@ -237,14 +250,16 @@ const RANGE = new RegExp(
 
 /**
  * The time after a date as pages write it: "- 6:00 PM", "@ 6 PM" (a separator first), "12:00
- * Noon", "6:00 PM - 8:00 PM" (a range: its start, taking the end's AM/PM when the start has
+ * Noon", "12:00 Midnight" (the start of that day, as 12:00 AM is: the day written is the day
+ * read), "6:00 PM - 8:00 PM" (a range: its start, taking the end's AM/PM when the start has
  * none and is not later), "6:00 PM ET" (a generic zone: wall time there).
  */
 function normalTime(tail: string): string {
   let t = tail
     .trim()
     .replace(/^(?:[-\u2013\u2014@|]|at\b)\s*/i, "")
-    .replace(/^(?:12(?::00)?\s*)?noon\b\.?/i, "12:00 PM");
+    .replace(/^(?:12(?::00)?\s*)?noon\b\.?/i, "12:00 PM")
+    .replace(/^(?:12(?::00)?\s*)?midnight\b\.?/i, "12:00 AM");
   const r = RANGE.exec(t);
   if (r) {
     const [, h, mi, sec, mer, endH, endMer, zone] = r;

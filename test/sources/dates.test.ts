@@ -205,3 +205,70 @@ describe("times the store can order (an outside tester found two it could not)",
     expect(findDate("Hearing 11/04/2026 7:00 PM, Room 2")).toBe("2026-11-04T19:00:00-05:00");
   });
 });
+
+describe("date texts outside testers found misread", () => {
+  it('dates: "12:00 Midnight" is the start of the day, not noon', async () => {
+    const { findDate } = await import("../../src/sources/extract/find-date.js");
+    expect(toIsoDate("December 1, 2026 12:00 Midnight")).toBe("2026-12-01T00:00:00-05:00");
+    expect(findDate("Bids due December 1, 2026 12:00 Midnight, Room 2")).toBe(
+      "2026-12-01T00:00:00-05:00",
+    );
+    expect(findDate("Bids due 2026-12-01 12:00 Midnight")).toBe("2026-12-01T00:00:00-05:00");
+    // "12 midnight" and "midnight" alone are the same instant as "12:00 a.m.".
+    expect(toIsoDate("December 1, 2026 12 midnight")).toBe("2026-12-01T00:00:00-05:00");
+    expect(toIsoDate("12/01/2026 Midnight")).toBe("2026-12-01T00:00:00-05:00");
+    expect(toIsoDate("December 1, 2026 12:00 a.m.")).toBe("2026-12-01T00:00:00-05:00");
+  });
+
+  it('dates: "12:00 Noon" is 12:00, and stays so beside midnight', async () => {
+    const { findDate } = await import("../../src/sources/extract/find-date.js");
+    expect(toIsoDate("December 1, 2026 12:00 Noon")).toBe("2026-12-01T12:00:00-05:00");
+    expect(toIsoDate("December 1, 2026 12 noon")).toBe("2026-12-01T12:00:00-05:00");
+    expect(toIsoDate("December 1, 2026 12:00 p.m.")).toBe("2026-12-01T12:00:00-05:00");
+    expect(findDate("Opening December 1, 2026 12:00 Noon, Room 2")).toBe(
+      "2026-12-01T12:00:00-05:00",
+    );
+  });
+
+  it('dates: "2026-12-01 6:00 PM" (an ISO day, then a 12-hour time) keeps its time, as local time', async () => {
+    const { findDate } = await import("../../src/sources/extract/find-date.js");
+    // The same output as "December 1, 2026 6:00 PM": the government's zone, its offset that day.
+    expect(toIsoDate("2026-12-01 6:00 PM")).toBe(toIsoDate("December 1, 2026 6:00 PM"));
+    expect(toIsoDate("2026-12-01 6:00 PM")).toBe("2026-12-01T18:00:00-05:00");
+    expect(toIsoDate("2026-07-01 6:00 PM", { zone: "America/Chicago" })).toBe(
+      "2026-07-01T18:00:00-05:00",
+    );
+    expect(toIsoDate("2026-12-01 06:00 p.m.")).toBe("2026-12-01T18:00:00-05:00");
+    expect(toIsoDate("2026-12-01 - 6 PM ET")).toBe("2026-12-01T18:00:00-05:00");
+    expect(findDate("Council 2026-12-01 6:00 PM, Chambers")).toBe("2026-12-01T18:00:00-05:00");
+    // A two-digit hour followed by PM inside a text is not cut to 06:00.
+    expect(findDate("Council 2026-12-01 06:00 PM, Chambers")).toBe("2026-12-01T18:00:00-05:00");
+    // Words after the day are still no time.
+    expect(toIsoDate("2026-12-01 Cancelled")).toBeUndefined();
+    expect(findDate("Posted 2026-12-01, revised")).toBe("2026-12-01");
+  });
+
+  it('dates: "1st December 2026" (an ordinal day before the month name) is 2026-12-01', async () => {
+    const { findDate } = await import("../../src/sources/extract/find-date.js");
+    expect(toIsoDate("1st December 2026")).toBe("2026-12-01");
+    expect(toIsoDate("21st Dec 2026")).toBe("2026-12-21");
+    expect(toIsoDate("2nd of December, 2026")).toBe("2026-12-02");
+    expect(toIsoDate("Tuesday 1st December 2026 6:00 PM")).toBe("2026-12-01T18:00:00-05:00");
+    expect(findDate("Minutes of 1st December 2026 meeting")).toBe("2026-12-01");
+    expect(findDate("Minutes of 23rd Dec 2026 meeting")).toBe("2026-12-23");
+    // Already read before: the plain day first, and the ordinal after the month.
+    expect(toIsoDate("1 December 2026")).toBe("2026-12-01");
+    expect(toIsoDate("December 1st, 2026")).toBe("2026-12-01");
+  });
+
+  it('dates: a two-digit year is read 00–49 as 20xx and 50–99 as 19xx ("12/01/69" is 1969)', () => {
+    expect(toIsoDate("12/01/69")).toBe("1969-12-01");
+    expect(toIsoDate("1-Dec-69")).toBe("1969-12-01");
+    expect(toIsoDate("12/01/50")).toBe("1950-12-01");
+    expect(toIsoDate("12/01/49")).toBe("2049-12-01");
+    // Meetings a year or two ahead, and old records, still read as before.
+    expect(toIsoDate("12/01/27")).toBe("2027-12-01");
+    expect(toIsoDate("12/01/75")).toBe("1975-12-01");
+    expect(toIsoDate("Tue, 01 Dec 26 18:00:00 GMT")).toBe("2026-12-01T18:00:00Z");
+  });
+});

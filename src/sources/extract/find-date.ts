@@ -5,17 +5,29 @@
 import { type DateOptions, toIsoDate } from "../dates.js";
 
 const MONTH_WORD = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?";
-/** A time after the date, a separator ("at", "-", "@", "|") before it allowed ("June 20, 2019 - 6:00 PM"). */
-const TIME =
-  "(?:,?\\s+(?:(?:at|[-\u2013\u2014@|])\\s*)?(?:\\d{1,2}(?::\\d{2})?\\s*(?:[ap]\\.?m\\.?)|\\d{1,2}:\\d{2}(?::\\d{2})?|noon\\b))?";
+/** The space before a time, a separator ("at", "-", "@", "|") allowed ("June 20, 2019 - 6:00 PM"). */
+const BEFORE_TIME = "(?:,?\\s+(?:(?:at|[-\u2013\u2014@|])\\s*)?)";
+/**
+ * A time with its word: "6 PM", "12:00 Noon", "12:00 Midnight". Tried before a bare "12:00",
+ * which would leave the word behind and read "12:00 Midnight" as noon.
+ */
+const WORDED_TIME =
+  "(?:(?:12(?::00)?\\s*)?(?:noon|midnight)\\b|\\d{1,2}(?::\\d{2})?\\s*(?:[ap]\\.?m\\.?))";
+/** A time after the date. */
+const TIME = `(?:${BEFORE_TIME}(?:${WORDED_TIME}|\\d{1,2}:\\d{2}(?::\\d{2})?))?`;
 const EMBEDDED = [
   new RegExp(
     `(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\\.?,?\\s+)?${MONTH_WORD}\\s+\\d{1,2}(?:st|nd|rd|th)?,?\\s+\\d{4}${TIME}`,
     "i",
   ),
-  /\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?)?/i,
+  // An ISO day; a worded time after it ("2026-12-01 06:00 PM") is tried before the ISO clock,
+  // which would stop at "06:00".
+  new RegExp(
+    `\\d{4}-\\d{2}-\\d{2}(?:${BEFORE_TIME}${WORDED_TIME}|[T ]\\d{2}:\\d{2}(?::\\d{2})?(?:Z|[+-]\\d{2}:?\\d{2})?)?`,
+    "i",
+  ),
   new RegExp(`\\b\\d{1,2}[/.-]\\d{1,2}[/.-](?:\\d{4}|\\d{2})\\b${TIME}`, "i"),
-  new RegExp(`\\b\\d{1,2}\\s+${MONTH_WORD}\\s+\\d{4}${TIME}`, "i"),
+  new RegExp(`\\b\\d{1,2}(?:st|nd|rd|th)?(?:\\s+of)?\\s+${MONTH_WORD},?\\s+\\d{4}${TIME}`, "i"),
 ];
 
 /**
@@ -37,7 +49,7 @@ export function findDate(text: string, opts: DateOptions = {}): string | undefin
     if (withTime) return withTime;
     const dateOnly = toIsoDate(
       m[0].replace(
-        /,?\s+((at|[-\u2013\u2014@|])\s*)?(\d{1,2}(:\d{2})*\s*([ap]\.?m\.?)?|noon)$/i,
+        /,?\s+((at|[-\u2013\u2014@|])\s*)?((12(:00)?\s*)?(noon|midnight)|\d{1,2}(:\d{2})*\s*([ap]\.?m\.?)?)$/i,
         "",
       ),
       opts,
