@@ -39,6 +39,8 @@ export interface NightEnd {
   skippedNotRead: number;
   outcomes: Partial<Record<NightOutcomeKind, number>>;
   newRecords: number;
+  /** Records first seen but already listed: sources read for the first time, older pages (P7). */
+  alreadyListed?: number;
   requests: number;
   /** Flags raised for a person during the night (P24, P25). */
   flagsRaised: number;
@@ -155,7 +157,11 @@ export function summaryLines(e: NightEnd): string[] {
     );
   if (e.skippedNotRead > 0) lines.push(`  not read:  ${e.skippedNotRead} marked by a person (P24)`);
   lines.push(
-    `  new:       ${plural(e.newRecords, "new record")}`,
+    `  new:       ${plural(e.newRecords, "new record")}${
+      e.alreadyListed
+        ? ` (and ${plural(e.alreadyListed, "record")} already listed: first reads and older pages, not new)`
+        : ""
+    }`,
     `  requests:  ${e.requests}`,
     `  time:      ${used} used of ${allowed} to the deadline (${clockText(e.deadlineAt, e.night)} New York)${over}`,
     `  flags:     ${e.flagsRaised} raised`,
@@ -179,6 +185,7 @@ export function summaryRecord(e: NightEnd): Record<string, unknown> {
     skippedNotRead: e.skippedNotRead,
     outcomes: e.outcomes,
     newRecords: e.newRecords,
+    alreadyListed: e.alreadyListed ?? 0,
     requests: e.requests,
     usedMs: e.endedAt - e.startedAt,
     deadlineAt: new Date(e.deadlineAt).toISOString(),

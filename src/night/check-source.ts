@@ -364,6 +364,8 @@ export async function checkSource(
   let backfill: BackfillState | undefined;
   let knownRecords = 0;
   let pageRead: PageRead | undefined;
+  // P7: how many of `records` the first page listed (the rest came from older pages).
+  let onFirstPage: number | undefined;
   // P4: the way that gave tonight's answer, and every better one passed over with its why.
   const choice: WayChoice = { skipped: [] };
   // P4: the first way that opened but showed no records, while a later way was left to ask.
@@ -452,6 +454,7 @@ export async function checkSource(
       delete choice.used;
       continue;
     }
+    onFirstPage = records.length;
     const bf = await runBackfill(ctx, source, way, req, r, history.backfill, records);
     backfill = bf.state;
     if (bf.stoppedBy) outcome = bf.stoppedBy;
@@ -477,6 +480,7 @@ export async function checkSource(
     startedAt,
     endedAt: ctx.clock.now(),
   };
+  if (onFirstPage !== undefined && records.length > onFirstPage) result.olderFrom = onFirstPage;
   // Only a state that moved is written again: a backfill done long ago is not rewritten every
   // night (one statement and a page of the store's log less a source).
   if (backfill && !sameBackfill(backfill, history.backfill)) result.backfill = backfill;

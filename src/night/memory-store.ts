@@ -26,6 +26,9 @@ import {
   type WayChoice,
 } from "./types.js";
 
+/** Outcomes that read the source's list (night-records.ts READ_OUTCOMES). */
+const READ_OUTCOMES: ReadonlySet<string> = new Set(["ok", "unchanged", "no-records"]);
+
 interface StoredOutcome {
   night: string;
   outcome: NightOutcome;
@@ -47,7 +50,7 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
   /** source id -> record id -> record and first night. */
   readonly records = new Map<
     string,
-    Map<string, { record: ExtractedRecord; firstNight: string }>
+    Map<string, { record: ExtractedRecord; firstNight: string; listed?: true }>
   >();
   readonly marks = new Map<string, { reading: boolean; night: string; reason?: string }>();
   readonly flags: { source: string; kind: string; night: string; detail: string; open: boolean }[] =
@@ -184,7 +187,17 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       return { newRecords: 0, already: true };
     const known = this.records.get(r.sourceId) ?? new Map();
     this.records.set(r.sourceId, known);
+    // As the SQL store (night-records.ts): the source's first read, and a backfill's older
+    // pages (P7), list records already listed, never new on record.
+    const firstRead =
+      known.size === 0 &&
+      !(this.outcomes.get(r.sourceId) ?? []).some(
+        (o) => o.night !== night && READ_OUTCOMES.has(o.outcome.kind),
+      );
+    const current =
+      r.olderFrom !== undefined ? new Set(r.records.slice(0, r.olderFrom).map((x) => x.id)) : null;
     let newRecords = 0;
+    let alreadyListed = 0;
     for (const rec of r.records) {
       // Seen before: brought up to date with the list as it reads now, not new again (as the
       // SQL store's upsert, night-records.ts).
@@ -193,8 +206,10 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
         had.record = rec;
         continue;
       }
-      known.set(rec.id, { record: rec, firstNight: night });
-      newRecords++;
+      const listed = firstRead || (current !== null && !current.has(rec.id));
+      known.set(rec.id, { record: rec, firstNight: night, ...(listed ? { listed } : {}) });
+      if (listed) alreadyListed++;
+      else newRecords++;
     }
     const list = this.outcomes.get(r.sourceId) ?? [];
     const stored: StoredOutcome = {
@@ -220,7 +235,7 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       if (!open)
         this.flags.push({ source: r.sourceId, kind: f.kind, night, detail: f.detail, open: true });
     }
-    return { newRecords };
+    return alreadyListed > 0 ? { newRecords, alreadyListed } : { newRecords };
   }
 
   async pageRead(sourceId: string, url: string): Promise<KnownPageRead | undefined> {

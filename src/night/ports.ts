@@ -35,7 +35,11 @@ export interface TonightHistory extends SourceHistory {
 
 export type LaneState = "done" | "held" | "free";
 
-export type Committed = { newRecords: number; already?: true };
+/**
+ * What a source's commit stored: its records first seen tonight, those new on record and those
+ * already listed (its first read, or a backfill's older pages, P7: the source's, never new).
+ */
+export type Committed = { newRecords: number; alreadyListed?: number; already?: true };
 
 export interface NightStore {
   openNight(night: string, now: number, deadlineAt: number): Promise<NightState>;

@@ -101,6 +101,8 @@ export interface NightSummary {
   skippedNotRead: number;
   outcomes: Partial<Record<NightOutcomeKind, number>>;
   newRecords: number;
+  /** Records first seen but already listed (first reads, a backfill's older pages, P7). */
+  alreadyListed: number;
   lanes: number;
   /**
    * P20, P23: the checker could not reach the internet tonight (the canary failed, or most
@@ -215,6 +217,7 @@ export async function runNight(
     skippedNotRead,
     outcomes: {},
     newRecords: 0,
+    alreadyListed: 0,
     lanes: lanes.length,
     checkerOffline: false,
   };
@@ -440,11 +443,12 @@ export async function runNight(
         result = bare;
       }
       if (result.outcome.kind === "checker-offline") offlineSources++;
-      const { newRecords, already } = committed;
+      const { newRecords, alreadyListed, already } = committed;
       // Another worker committed this source first (this one's lane lease had run out): its
       // outcome stands and is counted in that worker's summary, not here.
       if (already) continue;
       summary.newRecords += newRecords;
+      summary.alreadyListed += alreadyListed ?? 0;
       const k = result.outcome.kind;
       summary.outcomes[k] = (summary.outcomes[k] ?? 0) + 1;
       done++;

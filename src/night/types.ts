@@ -162,6 +162,11 @@ export interface SourceResult {
   way?: WayChoice;
   records: ExtractedRecord[];
   /**
+   * P7: `records` from this index on came from the list's older pages (a backfill): already
+   * listed before tonight, kept as the source's records, never new on record. Absent: none did.
+   */
+  olderFrom?: number;
+  /**
    * Records the page showed that are already stored and not listed in `records`: a 304 whose
    * copy is the page last read in full (P8, P12). Counted in the records found, never new.
    */

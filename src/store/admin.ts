@@ -754,8 +754,10 @@ export async function nightTotals(
   outcomes: Record<string, number>;
   /** How many sources have an outcome tonight. */
   checked: number;
-  /** Records first seen tonight, as each source's commit counted them. */
+  /** Records first seen tonight and new on record, as each source's commit counted them. */
   newRecords: number;
+  /** Records first seen tonight but already listed (first reads, a backfill's older pages, P7). */
+  alreadyListed: number;
 }> {
   const byOutcome = await db
     .selectFrom("night_sources")
@@ -785,12 +787,19 @@ export async function nightTotals(
     .select((eb) => eb.fn.countAll<number | string>().as("n"))
     .where("night", "=", night)
     .executeTakeFirst();
+  const listed = await db
+    .selectFrom("records")
+    .select((eb) => eb.fn.countAll<number | string>().as("n"))
+    .where("first_seen_night", "=", night)
+    .where("already_listed", "=", 1)
+    .executeTakeFirst();
   return {
     requests: Number(requests?.n ?? 0),
     flagsRaised: Number(flags?.n ?? 0),
     outcomes,
     checked,
     newRecords,
+    alreadyListed: Number(listed?.n ?? 0),
   };
 }
 

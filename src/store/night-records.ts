@@ -19,37 +19,94 @@ export function chunks<T>(xs: readonly T[], n = CHUNK): T[][] {
   return out;
 }
 
+/** What `insertRecords` stored first tonight: new on record, and already listed. */
+export interface Inserted {
+  fresh: number;
+  listed: number;
+}
+
 /**
  * Inserts the result's records that are new for the source, and brings a record seen before up
  * to date with the list as it reads now (its title, date, link or kind changed: a bid retitled
- * "CANCELLED", a recipe mended), never making it new again; returns how many were new.
+ * "CANCELLED", a recipe mended), never making it new again. A record first seen on the source's
+ * first read, or on an older page a backfill read (P7), is inserted as already listed: the
+ * source's, never new on record (migration 021).
  */
-export async function insertRecords(trx: Tx, night: string, r: SourceResult): Promise<number> {
+export async function insertRecords(trx: Tx, night: string, r: SourceResult): Promise<Inserted> {
+  const out: Inserted = { fresh: 0, listed: 0 };
+  if (r.records.length === 0) return out;
   // One a stored id (two ids the store keeps as one would be written twice in one statement).
   const postgres = dialectOf(trx) === "postgres";
   const unique = new Map(r.records.map((x) => [asStored(x.id, postgres), x]));
-  let inserted = 0;
+  // Read before: a record of it stored, or an earlier night that read it (even a list showing
+  // none then: what it lists now appeared since). Asked in this transaction, before its inserts.
+  const before = await READ_BEFORE.first(trx, { sourceId: r.sourceId, night });
+  const firstRead = !truthy(before?.read_before);
+  // P7: an id the first page lists is tonight's list, whatever older page also shows it.
+  const current =
+    !firstRead && r.olderFrom !== undefined
+      ? new Set(r.records.slice(0, r.olderFrom).map((x) => asStored(x.id, postgres)))
+      : undefined;
   const at = toIso(r.endedAt);
-  for (const part of chunks([...unique.values()])) {
+  for (const part of chunks([...unique])) {
     const values: Record<string, unknown> = {
       sourceId: r.sourceId,
       night,
       at,
     };
-    for (const [i, x] of part.entries()) {
+    for (const [i, [id, x]] of part.entries()) {
       values[`id${i}`] = x.id;
       values[`title${i}`] = x.title;
       values[`date${i}`] = x.date ?? null;
       values[`url${i}`] = x.url ?? null;
       values[`kind${i}`] = x.kind ?? null;
+      values[`listed${i}`] = firstRead || (current !== undefined && !current.has(id)) ? 1 : 0;
     }
     // Rows written: those inserted now (first seen at this commit's time) and those brought up
     // to date (their first sighting kept); only the first are new.
-    const rows = (await insertOf(part.length).rows(trx, values)) as { first_seen_at: string }[];
-    for (const row of rows) if (row.first_seen_at === at) inserted++;
+    const rows = (await insertOf(part.length).rows(trx, values)) as {
+      first_seen_at: string;
+      already_listed: number;
+    }[];
+    for (const row of rows) {
+      if (row.first_seen_at !== at) continue;
+      if (Number(row.already_listed) === 1) out.listed++;
+      else out.fresh++;
+    }
   }
-  return inserted;
+  return out;
 }
+
+/** SQLite answers 0 or 1, PostgreSQL a boolean. */
+function truthy(v: unknown): boolean {
+  return v === true || v === 1 || v === "1";
+}
+
+/** Outcomes that read the source's list: the night it first did, what it listed was not new. */
+const READ_OUTCOMES = ["ok", "unchanged", "no-records"] as const;
+
+const READ_BEFORE = prepared((db, $: Placeholder<{ sourceId: string; night: string }>) =>
+  db.selectNoFrom((eb) =>
+    eb
+      .or([
+        eb.exists(
+          eb
+            .selectFrom("records")
+            .select(sql.lit(1).as("one"))
+            .where("source_id", "=", $("sourceId")),
+        ),
+        eb.exists(
+          eb
+            .selectFrom("night_sources")
+            .select(sql.lit(1).as("one"))
+            .where("source_id", "=", $("sourceId"))
+            .where("night", "<>", $("night"))
+            .where("outcome", "in", READ_OUTCOMES),
+        ),
+      ])
+      .as("read_before"),
+  ),
+);
 
 /**
  * The insert of `n` records, built once for each `n` (prepared.ts): the statement kysely
@@ -72,6 +129,7 @@ function insertOf(n: number): Prepared<Record<string, unknown>, unknown> {
             kind: $(`kind${i}`) as string | null,
             first_seen_night: $("night") as string,
             first_seen_at: $("at") as string,
+            already_listed: $(`listed${i}`) as number,
           })),
         )
         .onConflict((oc) =>
@@ -87,7 +145,7 @@ function insertOf(n: number): Prepared<Record<string, unknown>, unknown> {
               sql<boolean>`records.title is distinct from excluded.title or records.date is distinct from excluded.date or records.url is distinct from excluded.url or records.kind is distinct from excluded.kind`,
             ),
         )
-        .returning("first_seen_at"),
+        .returning(["first_seen_at", "already_listed"]),
     );
     inserts.set(n, p);
   }

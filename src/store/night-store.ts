@@ -248,7 +248,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
         durationMs: r.endedAt - r.startedAt,
       });
       if (!claimed) return { newRecords: 0, already: true as const };
-      const newRecords = await insertRecords(trx, night, r);
+      const { fresh: newRecords, listed: alreadyListed } = await insertRecords(trx, night, r);
       if (newRecords > 0) await NEW_RECORDS.run(trx, { newRecords, night, sourceId: r.sourceId });
       for (const v of r.validators) {
         await KEEP_VALIDATORS.run(trx, {
@@ -308,7 +308,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
           .onConflict((oc) => oc.column("id").doNothing())
           .execute();
       }
-      return { newRecords };
+      return alreadyListed > 0 ? { newRecords, alreadyListed } : { newRecords };
     });
   }
 

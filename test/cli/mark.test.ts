@@ -130,7 +130,8 @@ describe("nor mark, nor status, nor flags over real nights", () => {
         lastNight: "2026-11-05",
         lastOutcome: "ok",
         recordsKnown: 3,
-        newLastNight: 3,
+        // Its first read: the three records were already listed, none new on record.
+        newLastNight: 0,
         flags: [],
         way: { access: "feed" },
         skipped: [],

@@ -87,6 +87,11 @@ describe("what nor night says", () => {
     ]);
     const quiet = end({ outcomes: { unchanged: 160 }, newRecords: 0, flagsRaised: 0 });
     expect(nextSteps(quiet)).toEqual(["nothing needs a look; the directory: `nor serve`"]);
+    // Records first seen on first reads (or a backfill's older pages) are said apart: not new.
+    expect(summaryLines(end({ newRecords: 0, alreadyListed: 1_204 }))).toContain(
+      "  new:       0 new records (and 1204 records already listed: first reads and older pages, not new)",
+    );
+    expect(summaryRecord(end({ alreadyListed: 1 }))).toMatchObject({ alreadyListed: 1 });
     const late = summaryLines(end({ endedAt: START + 6 * HOUR }));
     expect(late).toContain(
       "  time:      6h 00m used of 6h 00m to the deadline (07:00 New York) (the deadline was reached)",
@@ -113,6 +118,7 @@ describe("what nor night says", () => {
       skippedNotRead: 2,
       outcomes: { ok: 120, unchanged: 30, refused: 4, unreachable: 3, unreached: 3 },
       newRecords: 57,
+      alreadyListed: 0,
       requests: 341,
       usedMs: HOUR + 5 * 60_000,
       deadlineAt: "2026-11-05T12:00:00.000Z",

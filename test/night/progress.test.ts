@@ -72,14 +72,17 @@ describe("what nor night shows while it runs", () => {
     expect(out).toMatch(/\[#{20}\] 2\/2 sources · 3 requests · [^\r\n]* left to the deadline/);
     expect(out).toContain("nor night: night 2026-11-05 done");
     expect(out).toContain("  checked:   2 sources: 2 ok");
-    expect(out).toContain("  new:       3 new records");
+    // A first read: its records were already listed, said apart from the new.
+    expect(out).toContain(
+      "  new:       0 new records (and 3 records already listed: first reads and older pages, not new)",
+    );
     expect(out).toContain("  requests:  3");
     expect(out).toMatch(/ {2}time: {6}\S.* used of .* to the deadline/);
     expect(out).toContain("  flags:     0 raised");
     expect(out).toMatch(
       /\n {2}durable: {3}answers kept \d+ ms after their last byte \(median; 99%: \d+ ms, longest \d+ ms\)\n/,
     );
-    expect(out).toContain("  - the new records: `nor serve`, then /new");
+    expect(out).toContain("  - nothing needs a look; the directory: `nor serve`");
   }, 90_000);
 
   it("P27: otherwise it writes one structured log line per source checked", async () => {
@@ -104,11 +107,12 @@ describe("what nor night shows while it runs", () => {
       msg: "night done",
       night: "2026-11-05",
       outcomes: { ok: 2 },
-      newRecords: 3,
+      newRecords: 0,
+      alreadyListed: 3,
       requests: 3,
       flagsRaised: 0,
       deadlineReached: false,
-      next: ["the new records: `nor serve`, then /new"],
+      next: ["nothing needs a look; the directory: `nor serve`"],
     });
     // P8, P27: how soon each of the 3 answers was durable after its last byte.
     const durable = lines.at(-1)?.["durableMs"] as Record<string, number>;

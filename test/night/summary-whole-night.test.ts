@@ -42,7 +42,8 @@ describe("the summary of a night another run has worked", () => {
     expect(first.code, first.stderr).toBe(0);
     const whole = { ok: 2, refused: 2, gone: 2 };
     expect(nightDone(first.stderr)).toMatchObject([
-      { planned: 6, alreadyDone: 0, outcomes: whole, newRecords: 4 },
+      // Each source's first read: its records already listed, counted apart from the new.
+      { planned: 6, alreadyDone: 0, outcomes: whole, newRecords: 0, alreadyListed: 4 },
     ]);
     const asked = fleet.requests.length;
 
@@ -56,13 +57,13 @@ describe("the summary of a night another run has worked", () => {
       planned: 6,
       alreadyDone: 6,
       outcomes: whole,
-      newRecords: 4,
+      newRecords: 0,
+      alreadyListed: 4,
       requests: asked,
     });
     expect(done?.["next"]).toEqual([
       "2 sources said no or could not be asked: `nor status` shows why",
       "2 sources failed: `nor status` and `nor log`",
-      "the new records: `nor serve`, then /new",
     ]);
 
     // On a terminal, the same words.
@@ -75,7 +76,9 @@ describe("the summary of a night another run has worked", () => {
     );
     expect(tty.code, tty.stderr).toBe(0);
     expect(tty.stderr).toContain("  checked:   6 sources: 2 ok, 2 refused, 2 gone\n");
-    expect(tty.stderr).toContain("  new:       4 new records\n");
+    expect(tty.stderr).toContain(
+      "  new:       0 new records (and 4 records already listed: first reads and older pages, not new)\n",
+    );
     expect(tty.stderr).not.toContain("nothing needs a look");
   });
 });

@@ -20,6 +20,7 @@ afterAll(async () => {
 
 const NIGHT = "2026-11-05";
 const T0 = Date.parse("2026-11-05T06:00:00Z");
+const DAY = 86_400_000;
 
 function result(records: string[]): SourceResult {
   return {
@@ -62,11 +63,15 @@ describe.each(makers)("a source committed twice in one night ($name)", (maker) =
       ]);
       expect([first?.already, second?.already].filter(Boolean)).toHaveLength(1);
       const winner = first?.already ? second : first;
-      expect(winner?.newRecords).toBeGreaterThanOrEqual(2);
+      // The source's first read: its records already listed, none new on record.
+      expect(winner?.newRecords).toBe(0);
+      expect(winner?.alreadyListed).toBeGreaterThanOrEqual(2);
       expect(await store.isDone(NIGHT, "a.gov/0")).toBe(true);
       // The next night commits as usual.
       const next = await store.commit("2026-11-06", result(["1", "2", "3", "4"]));
       expect(next.already).toBeUndefined();
+      expect(next.newRecords).toBeGreaterThanOrEqual(1);
+      expect(next.alreadyListed).toBeUndefined();
     } finally {
       await close();
     }
@@ -89,13 +94,56 @@ describe.each(makers)("a source committed twice in one night ($name)", (maker) =
       const h = await store.histories(NIGHT, ["a.gov/0"]);
       expect(h.get("a.gov/0")?.doneTonight).toBe(false);
       const real = await store.commit(NIGHT, result(["1"]));
-      expect(real).toEqual({ newRecords: 1 });
+      // A checker-offline row read nothing: this is the source's first read.
+      expect(real).toEqual({ newRecords: 0, alreadyListed: 1 });
       expect(await store.isDone(NIGHT, "a.gov/0")).toBe(true);
       // The real outcome took the checker-offline row's place, every column of it.
       const after = (await store.histories("2026-11-06", ["a.gov/0"])).get("a.gov/0");
       expect(after?.recentOutcomes).toEqual(["ok"]);
       expect(after?.lastCheckedAt).toBe(T0 + 500);
       expect(after?.lastDurationMs).toBe(500);
+    } finally {
+      await close();
+    }
+  });
+
+  it("P7: a source's first read and a backfill's older pages are already listed; what a list shows after its first read is new", async () => {
+    const { store, close } = await maker.make();
+    const src = (id: string, records: string[], kind: SourceResult["outcome"]["kind"] = "ok") => ({
+      ...result(records),
+      sourceId: id,
+      outcome: { kind },
+    });
+    try {
+      await store.syncSources(
+        ["a", "empty", "refused"].map((id) => ({
+          id,
+          government: "g",
+          url: `https://${id}.gov/`,
+          site: `${id}.gov`,
+        })),
+        T0,
+      );
+      await store.openNight(NIGHT, T0, T0 + 6 * 3600_000);
+      expect(await store.commit(NIGHT, src("a", ["1", "2"]))).toEqual({
+        newRecords: 0,
+        alreadyListed: 2,
+      });
+      // A list that showed none when first read: what it shows later appeared since.
+      expect(await store.commit(NIGHT, src("empty", [], "no-records"))).toEqual({ newRecords: 0 });
+      // A no is not a read: its first read comes later.
+      expect(await store.commit(NIGHT, src("refused", [], "refused"))).toEqual({ newRecords: 0 });
+      const NEXT = "2026-11-06";
+      await store.openNight(NEXT, T0 + DAY, T0 + DAY + 6 * 3600_000);
+      // Page 1 lists 5 (new), 1 and 2 (known); the older pages 9 (listed) and 5 again (page 1's).
+      expect(
+        await store.commit(NEXT, { ...src("a", ["5", "1", "2", "9", "5"]), olderFrom: 3 }),
+      ).toEqual({ newRecords: 1, alreadyListed: 1 });
+      expect(await store.commit(NEXT, src("empty", ["x"]))).toEqual({ newRecords: 1 });
+      expect(await store.commit(NEXT, src("refused", ["y", "z"]))).toEqual({
+        newRecords: 0,
+        alreadyListed: 2,
+      });
     } finally {
       await close();
     }

@@ -98,6 +98,12 @@ export interface Fixture {
 export interface FixtureOptions {
   /** Adds a record titled SCRIPT_TITLE linking to SCRIPT_URL to evil-notices' last night. */
   scriptRecord?: boolean;
+  /**
+   * Keeps the records the pages listed when first read (11-03) as the night marked them: already
+   * listed, never new on record (migration 021). Without it they are put down as new, as if the
+   * pages had been read on a night before these, so /new has every night's records to show.
+   */
+  firstReadsListed?: boolean;
 }
 
 /** Nights 11-03..11-05; test-bids is refused on the last; akron-minutes is marked not read. */
@@ -201,6 +207,7 @@ export async function buildFixture(
     });
     await night.finishNight(n, at + 60_000);
   }
+  if (!opts.firstReadsListed) await db.updateTable("records").set({ already_listed: 0 }).execute();
   await markSource(db, {
     source: "akron-minutes",
     reading: false,

@@ -83,6 +83,8 @@ beforeAll(async () => {
     endedAt: at + 1000,
   });
   await night.finishNight(n, at + 60_000);
+  // As if the page had been read on a night before (its record new on record: fixture.ts).
+  await store.db.updateTable("records").set({ already_listed: 0 }).execute();
   small = { store, dir, app: createApp({ db: store.db, now: () => NOW, origin: ORIGIN }) };
 });
 afterAll(async () => {

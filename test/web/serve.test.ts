@@ -19,10 +19,12 @@ import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
 const REPO = join(import.meta.dirname, "..", "..");
 const RAY = "8e1f2c3d4b5a6978-CMH";
 
-const feed = (origin: string) =>
-  `<?xml version="1.0"?><rss version="2.0"><channel><title>Agendas</title><link>${origin}/</link><description>d</description>${[
-    1, 2,
-  ]
+/** The feed's agendas 1…n, the newest first (a second night lists one more than the first). */
+const feed = (origin: string, n: number) =>
+  `<?xml version="1.0"?><rss version="2.0"><channel><title>Agendas</title><link>${origin}/</link><description>d</description>${Array.from(
+    { length: n },
+    (_, i) => n - i,
+  )
     .map(
       (i) =>
         `<item><title>Council agenda ${i}</title><link>${origin}/agenda/${i}</link><guid>${origin}/agenda/${i}</guid><pubDate>Tue, 0${i} Nov 2026 18:00:00 GMT</pubDate></item>`,
@@ -115,12 +117,13 @@ describe("nor night, then nor serve", () => {
       "/robots.txt",
       (_q, res) => void res.writeHead(200).end("User-agent: *\nAllow: /\n"),
     );
+    let agendas = 2;
     feedSite.route(
       "/agendas.rss",
       (_q, res) =>
         void res
           .writeHead(200, { "content-type": "application/rss+xml" })
-          .end(feed(feedSite.origin)),
+          .end(feed(feedSite.origin, agendas)),
     );
     blockSite.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
     blockSite.route(
@@ -148,18 +151,19 @@ describe("nor night, then nor serve", () => {
         "",
       ].join("\n"),
     );
-    const night = await run(
-      [
-        "night",
-        "--catalog",
-        join(dir, "catalog.yaml"),
-        "--data",
-        dir,
-        "--night",
-        "2026-11-05",
-      ].concat(["--allow-private-addresses", "--gap-ms", "50"]),
-    );
-    if (night.code !== 0) throw new Error(`nor night exited ${night.code}: ${night.err}`);
+    // Two nights: the first reads the feed for the first time (what it lists was there before:
+    // already listed, not new); by the second it lists one agenda more, new on record.
+    for (const night of ["2026-11-05", "2026-11-06"]) {
+      const r = await run(
+        ["night", "--catalog", join(dir, "catalog.yaml"), "--data", dir, "--night", night].concat([
+          "--allow-private-addresses",
+          "--gap-ms",
+          "50",
+        ]),
+      );
+      if (r.code !== 0) throw new Error(`nor night exited ${r.code}: ${r.err}`);
+      agendas = 3;
+    }
   }, 180_000);
 
   afterAll(async () => {
@@ -167,7 +171,7 @@ describe("nor night, then nor serve", () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it("P23, P6: serves the night's results on 127.0.0.1, never fetches a record link, and stops on SIGTERM", async () => {
+  it("P23, P6: serves the nights' results on 127.0.0.1 (a feed's first read already listed, the next night's agenda new), never fetches a record link, and stops on SIGTERM", async () => {
     const seenBefore = feedSite.requests.length + blockSite.requests.length;
     const { proc, url, output } = await startServe(["--data", dir, "--port", "0"]);
     try {
@@ -191,15 +195,20 @@ describe("nor night, then nor serve", () => {
         agendas("a.record")
           .map((_i, a) => agendas(a).attr("href"))
           .get(),
-      ).toEqual([`${feedSite.origin}/agenda/2`, `${feedSite.origin}/agenda/1`]);
+      ).toEqual([3, 2, 1].map((i) => `${feedSite.origin}/agenda/${i}`));
 
-      const atom = await get("/new.atom?night=2026-11-05");
+      // New on record: what the feed listed when first read was already there (its source page
+      // shows it, above); the agenda it listed the next night is new.
+      const atom = await get("/new.atom?night=2026-11-06");
       expect(atom.res.headers.get("content-type")).toMatch(/^application\/atom\+xml/);
       const parsed = parseAtomFeed(atom.text);
       expect(parsed.links?.find((l) => l.rel === "self")?.href).toBe(
-        new URL("/new.atom?night=2026-11-05", url).href,
+        new URL("/new.atom?night=2026-11-06", url).href,
       );
-      expect(parsed.entries).toHaveLength(2);
+      expect(parsed.entries?.map((e) => e.title?.value)).toEqual(["Council agenda 3"]);
+      expect(parseAtomFeed((await get("/new.atom?night=2026-11-05")).text).entries ?? []).toEqual(
+        [],
+      );
 
       expect((await get("/site-owners")).res.status).toBe(200);
       // A search longer than Node reads (16 KB) is answered with words, not an empty 431; a

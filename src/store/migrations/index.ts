@@ -16,6 +16,7 @@ import * as m017 from "./017-night-user-agent.js";
 import * as m018 from "./018-record-instant.js";
 import * as m019 from "./019-owners-requests-left-alone.js";
 import * as m020 from "./020-store-identity.js";
+import * as m021 from "./021-already-listed.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -36,6 +37,7 @@ export const migrations: Record<string, Migration> = {
   "018-record-instant": m018,
   "019-owners-requests-left-alone": m019,
   "020-store-identity": m020,
+  "021-already-listed": m021,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -266,7 +266,7 @@ export const RECORD_COLUMNS = [
   "r.first_seen_at",
 ] as const;
 
-export function toRecord(r: Omit<RecordsTable, "instant">): RecordItem {
+export function toRecord(r: Omit<RecordsTable, "instant" | "already_listed">): RecordItem {
   return {
     sourceId: r.source_id,
     recordId: r.record_id,

@@ -60,13 +60,22 @@ function baseQuery(db: Db) {
     .where("g.retired_at", "is", null);
 }
 
+/**
+ * The records new on record: first seen since yesterday and not already listed (migration 021:
+ * what a source listed when it was first read, or on an older page a backfill read, is the
+ * source's, never new).
+ */
+function newQuery(db: Db) {
+  return baseQuery(db).where("r.already_listed", "=", 0);
+}
+
 export async function newRecords(
   db: Db,
   range: NightRange,
   f: DirectoryFilter,
   cap = NEW_CAP,
 ): Promise<NewItems> {
-  let q = baseQuery(db)
+  let q = newQuery(db)
     .select([
       ...RECORD_COLUMNS,
       "s.name as source_name",
@@ -104,26 +113,44 @@ export async function newRecords(
 
 export interface NewCounts {
   total: number;
+  /**
+   * First seen in the window too, but already listed (a page's first read, or its list's older
+   * pages, P7): not new, not in `total` nor the counts by county and kind; on their pages.
+   */
+  alreadyListed: number;
   /** County (null: statewide) → count, most first. */
   byCounty: { county: string | null; count: number }[];
   /** Kind of records → count, most first. */
   byRecords: { records: string; count: number }[];
 }
 
-/** How many records are new in the window, per county and per kind of records (no cap). */
+/**
+ * How many records are new in the window, per county and per kind of records (no cap), and how
+ * many first seen in it were already listed (counted apart, in the same statement).
+ */
 export async function newCounts(db: Db, range: NightRange, f: DirectoryFilter): Promise<NewCounts> {
   let q = baseQuery(db)
-    .select(["g.county", "s.records", (eb) => eb.fn.countAll<number | string>().as("n")])
+    .select([
+      "g.county",
+      "s.records",
+      "r.already_listed",
+      (eb) => eb.fn.countAll<number | string>().as("n"),
+    ])
     .where("r.first_seen_night", ">=", range.from)
     .where("r.first_seen_night", "<=", range.to)
-    .groupBy(["g.county", "s.records"]);
+    .groupBy(["g.county", "s.records", "r.already_listed"]);
   q = applyFilter(q, f);
   const rows = await q.execute();
   const byCounty = new Map<string | null, number>();
   const byRecords = new Map<string, number>();
   let total = 0;
+  let alreadyListed = 0;
   for (const r of rows) {
     const n = Number(r.n);
+    if (Number(r.already_listed) !== 0) {
+      alreadyListed += n;
+      continue;
+    }
     total += n;
     byCounty.set(r.county, (byCounty.get(r.county) ?? 0) + n);
     byRecords.set(r.records, (byRecords.get(r.records) ?? 0) + n);
@@ -132,6 +159,7 @@ export async function newCounts(db: Db, range: NightRange, f: DirectoryFilter): 
     [...m].sort((a, b) => b[1] - a[1] || String(a[0] ?? "~").localeCompare(String(b[0] ?? "~")));
   return {
     total,
+    alreadyListed,
     byCounty: most(byCounty).map(([county, count]) => ({ county, count })),
     byRecords: most(byRecords).map(([records, count]) => ({ records, count })),
   };
@@ -247,13 +275,13 @@ export async function latestNight(db: Db): Promise<NightRow | undefined> {
     : undefined;
 }
 
-/** The latest night before `before` on which any record was first seen (for "nothing new"). */
+/** The latest night before `before` on which any record was new on record (for "nothing new"). */
 export async function lastNightWithNew(
   db: Db,
   before: string,
   f: DirectoryFilter,
 ): Promise<{ night: string; count: number } | undefined> {
-  let q = baseQuery(db)
+  let q = newQuery(db)
     .select("r.first_seen_night as night")
     .where("r.first_seen_night", "<", before);
   q = applyFilter(q, f);

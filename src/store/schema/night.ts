@@ -1,4 +1,4 @@
-import type { GeneratedAlways } from "kysely";
+import type { Generated, GeneratedAlways } from "kysely";
 
 /**
  * Tables owned by the night module (src/night). Times are ISO 8601 UTC text; booleans are
@@ -51,6 +51,11 @@ export interface RecordsTable {
   kind: string | null;
   first_seen_night: string;
   first_seen_at: string;
+  /**
+   * 1: already listed when first seen (the source's first read, or an older page a backfill
+   * read, P7): the source's record, never "new on record". Migration 021.
+   */
+  already_listed: Generated<number>;
   /**
    * The instant `date` names, worked out by the store (a generated column: never written):
    * julianday on SQLite, a timestamp in UTC on PostgreSQL; only ever ordered by.

@@ -181,6 +181,7 @@ export function newRecordJson(r: NewRecord) {
 export function countsJson(c: NewCounts) {
   return {
     total: c.total,
+    alreadyListed: c.alreadyListed,
     byCounty: c.byCounty.map((x) => ({ county: x.county, count: x.count })),
     byRecords: c.byRecords.map((x) => ({ records: x.records, count: x.count })),
   };

@@ -204,6 +204,12 @@ export const ANSWERS = {
     retired: Retired,
     counts: z.strictObject({
       total: z.number().int(),
+      alreadyListed: z
+        .number()
+        .int()
+        .describe(
+          "Records first seen in the window that their pages already listed (a page read for the first time, or its list's older pages): not new, in none of the other counts nor the items; they are on their pages",
+        ),
       byCounty: z.array(z.strictObject({ county: nul(z.string()), count: z.number().int() })),
       byRecords: z.array(z.strictObject({ records: z.string(), count: z.number().int() })),
     }),

@@ -239,6 +239,9 @@ export const NewPage: FC<{
             </>
           ) : null}
           {data.counts.total === 0 ? "." : ", the last found first."}
+          {data.counts.alreadyListed > 0
+            ? ` ${alreadyListedText(data.counts.alreadyListed)}`
+            : null}
           {data.earlier ? (
             <>
               {" "}
@@ -275,6 +278,13 @@ export const NewPage: FC<{
     </Layout>
   );
 };
+
+/** What the counts leave out: records first seen that were not new (migration 021). */
+export function alreadyListedText(n: number): string {
+  return n === 1
+    ? "Not counted: 1 record its page already listed when New on Record first read it (or on an older page of its list); it is not new, and is shown on its page."
+    : `Not counted: ${countOf(n, "record")} their pages already listed when New on Record first read them (or on older pages of their lists); they are not new, and are shown on their pages.`;
+}
 
 function flat(f: Filter): Record<string, string> {
   const out: Record<string, string> = {};

@@ -1,0 +1,51 @@
+import type { Kysely } from "kysely";
+import { dialectOf } from "../dialect-of.js";
+import { sql } from "../kysely.js";
+
+/**
+ * "New on record" is what appeared since yesterday. A source read for the first time lists what
+ * it has listed for months, and a backfill (P7) reads older pages still: those records are the
+ * source's, shown on its page, but none of them appeared since yesterday. `already_listed` is 1
+ * for them (store/night-records.ts): "New on record", its feeds and its counts leave them out.
+ *
+ * A store made before this column kept no such mark. What it can still tell is put right here:
+ * the records a source listed on the night it was first read (the first night any of its records
+ * was seen, when no earlier night had read the source) were already listed. A backfill's records
+ * of later nights cannot be told from new ones any more, and stay as they were.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  // Run again over a store that has it (a test puts back a store from before 015): only when
+  // missing, and its marks only put right when it was added.
+  const columns = (
+    dialectOf(db) === "postgres"
+      ? await sql<{
+          name: string;
+        }>`select column_name as name from information_schema.columns where table_schema = current_schema() and table_name = 'records'`.execute(
+          db,
+        )
+      : await sql<{ name: string }>`select name from pragma_table_xinfo('records')`.execute(db)
+  ).rows.map((r) => r.name);
+  if (columns.includes("already_listed")) return;
+  await db.schema
+    .alterTable("records")
+    .addColumn("already_listed", "integer", (c) => c.notNull().defaultTo(0))
+    .execute();
+  // One row per source (its first night with records), then only those sources' rows of that
+  // night: no statement that looks at every record once per record.
+  await sql`
+    update records set already_listed = 1
+    where (source_id, first_seen_night) in (
+      select f.source_id, f.night from (
+        select source_id, min(first_seen_night) as night from records group by source_id
+      ) f
+      where not exists (
+        select 1 from night_sources ns
+        where ns.source_id = f.source_id and ns.night < f.night
+          and ns.outcome in ('ok', 'unchanged', 'no-records')
+      )
+    )`.execute(db);
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable("records").dropColumn("already_listed").execute();
+}

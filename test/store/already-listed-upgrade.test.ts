@@ -1,0 +1,70 @@
+import { sql } from "kysely";
+import { afterAll, describe, expect, it } from "vitest";
+import { openStore } from "../../src/store/db.js";
+import {
+  leftAt,
+  postgresFactory,
+  postgresUrl,
+  type StoreFactory,
+  sqliteFactory,
+} from "./stores.js";
+
+/**
+ * A store an older version left at migration 020 (no `already_listed`), opened by this version:
+ * migration 021 marks what it can still tell was not new (a source's records of the night it
+ * was first read), on SQLite and PostgreSQL, and leaves the rest new as they were.
+ */
+const factories: StoreFactory[] = [sqliteFactory()];
+if (postgresUrl) factories.push(postgresFactory(postgresUrl));
+afterAll(async () => {
+  for (const f of factories) await f.cleanup();
+});
+
+const outcome = (source: string, night: string, kind: string) =>
+  sql`insert into night_sources (night, source_id, outcome, records_found, new_records, started_at, ended_at, duration_ms)
+    values (${night}, ${source}, ${kind}, 0, 0, ${`${night}T06:00:00Z`}, ${`${night}T06:00:01Z`}, 1000)`;
+const record = (source: string, id: string, night: string) =>
+  sql`insert into records (source_id, record_id, title, first_seen_night, first_seen_at)
+    values (${source}, ${id}, ${`Agenda ${id}`}, ${night}, ${`${night}T06:00:01Z`})`;
+
+describe.each(factories)("a store left at migration 020 ($name)", (f) => {
+  it("records a source listed on the night it was first read are marked already listed; later ones, and those of a source read before, stay new", async () => {
+    const loc = await f.fresh();
+    await leftAt(loc, "020-store-identity", async (db) => {
+      for (const q of [
+        // First read on 11-01 (two records), one more on 11-02.
+        outcome("a", "2026-11-01", "ok"),
+        record("a", "a1", "2026-11-01"),
+        record("a", "a2", "2026-11-01"),
+        outcome("a", "2026-11-02", "ok"),
+        record("a", "a3", "2026-11-02"),
+        // Read on 10-30 showing none: its first record, on 11-01, appeared since.
+        outcome("b", "2026-10-30", "no-records"),
+        outcome("b", "2026-11-01", "ok"),
+        record("b", "b1", "2026-11-01"),
+        // Said no on 10-30 (no read): 11-01 was its first read.
+        outcome("c", "2026-10-30", "refused"),
+        outcome("c", "2026-11-01", "ok"),
+        record("c", "c1", "2026-11-01"),
+      ])
+        await q.execute(db);
+    });
+    const s = await openStore(loc);
+    try {
+      const rows = await s.db
+        .selectFrom("records")
+        .select(["record_id", "already_listed"])
+        .orderBy("record_id")
+        .execute();
+      expect(rows.map((r) => [r.record_id, Number(r.already_listed)])).toEqual([
+        ["a1", 1],
+        ["a2", 1],
+        ["a3", 0],
+        ["b1", 0],
+        ["c1", 1],
+      ]);
+    } finally {
+      await s.close();
+    }
+  }, 60_000);
+});
