@@ -5,6 +5,8 @@
  */
 
 import { LANE_LEASE_MS } from "../policy/constants.js";
+import { listAddress, READ_HORIZON_NIGHTS, READ_OUTCOMES } from "../policy/first-read.js";
+import { addDays } from "../policy/night-date.js";
 import type { ExtractedRecord } from "../sources/record.js";
 import { holderDead } from "../store/holder.js";
 import type {
@@ -26,8 +28,7 @@ import {
   type WayChoice,
 } from "./types.js";
 
-/** Outcomes that read the source's list (night-records.ts READ_OUTCOMES). */
-const READ_OUTCOMES: ReadonlySet<string> = new Set(["ok", "unchanged", "no-records"]);
+const READ: ReadonlySet<string> = new Set(READ_OUTCOMES);
 
 interface StoredOutcome {
   night: string;
@@ -189,11 +190,16 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     this.records.set(r.sourceId, known);
     // As the SQL store (night-records.ts): the source's first read, and a backfill's older
     // pages (P7), list records already listed, never new on record.
-    const firstRead =
-      known.size === 0 &&
-      !(this.outcomes.get(r.sourceId) ?? []).some(
-        (o) => o.night !== night && READ_OUTCOMES.has(o.outcome.kind),
-      );
+    const address = listAddress(r);
+    const since = addDays(night, -READ_HORIZON_NIGHTS);
+    const firstRead = !(this.outcomes.get(r.sourceId) ?? []).some(
+      (o) =>
+        o.night !== night &&
+        o.night >= since &&
+        READ.has(o.outcome.kind) &&
+        address !== undefined &&
+        listAddress(o) === address,
+    );
     const current =
       r.olderFrom !== undefined ? new Set(r.records.slice(0, r.olderFrom).map((x) => x.id)) : null;
     let newRecords = 0;

@@ -114,16 +114,55 @@ export function titleShown(title: string | undefined): string | undefined {
   return title !== undefined && shownText(title) !== "" ? title : undefined;
 }
 
-/** Keeps the first record of each id (a list often repeats an item in a "featured" box). */
-export function dedupeRecords(rs: ExtractedRecord[]): ExtractedRecord[] {
+/**
+ * Keeps the first record of each id (a list often repeats an item in a "featured" box).
+ *
+ * `splitSharedLinks` (a list's rows, read by a recipe): rows whose id is their link, where one
+ * link is shared by rows that show different records (another title or date: two agendas that
+ * link the same meetings page, a list whose every row links to one calendar) are each a record
+ * of their own, known by the link and a hash of their title and date (`LINK#` + 16 hex), not
+ * merged into the first. The same row repeated (the same title and date) is still one record. A
+ * link only one record shows keeps its id as before, so only a list that starts to share one
+ * lists that link's record again, once, under its new id (docs/catalog.md "Record ids").
+ */
+export function dedupeRecords(
+  rs: ExtractedRecord[],
+  opts: { splitSharedLinks?: boolean } = {},
+): ExtractedRecord[] {
+  const shared = opts.splitSharedLinks ? sharedLinks(rs) : undefined;
   const seen = new Set<string>();
   const out: ExtractedRecord[] = [];
-  for (const r of rs) {
+  for (const r0 of rs) {
+    const r =
+      shared?.has(r0.id) === true
+        ? { ...r0, id: bounded(`${r0.id}#${shownHash(r0.title, r0.date)}`) }
+        : r0;
     if (seen.has(r.id)) continue;
     seen.add(r.id);
     out.push(r);
   }
   return out;
+}
+
+/** The links (ids that are their record's link) that rows showing different records share. */
+function sharedLinks(rs: readonly ExtractedRecord[]): Set<string> {
+  const shown = new Map<string, string>();
+  const out = new Set<string>();
+  for (const r of rs) {
+    if (r.url === undefined || r.id !== r.url) continue;
+    const what = `${r.title}\u0000${r.date ?? ""}`;
+    const first = shown.get(r.id);
+    if (first === undefined) shown.set(r.id, what);
+    else if (first !== what) out.add(r.id);
+  }
+  return out;
+}
+
+function shownHash(title: string, date: string | undefined): string {
+  return createHash("sha256")
+    .update(`${title}|${date ?? ""}`)
+    .digest("hex")
+    .slice(0, 16);
 }
 
 /**

@@ -4,6 +4,8 @@
  * doubles one. Inserted in chunks to stay under the SQL parameter limits of both dialects.
  */
 import type { SourceResult } from "../night/types.js";
+import { listAddress, READ_HORIZON_NIGHTS, READ_OUTCOMES } from "../policy/first-read.js";
+import { addDays } from "../policy/night-date.js";
 import { dialectOf } from "./dialect-of.js";
 import { toIso } from "./iso-time.js";
 import { sql } from "./kysely.js";
@@ -38,10 +40,9 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   // One a stored id (two ids the store keeps as one would be written twice in one statement).
   const postgres = dialectOf(trx) === "postgres";
   const unique = new Map(r.records.map((x) => [asStored(x.id, postgres), x]));
-  // Read before: a record of it stored, or an earlier night that read it (even a list showing
-  // none then: what it lists now appeared since). Asked in this transaction, before its inserts.
-  const before = await READ_BEFORE.first(trx, { sourceId: r.sourceId, night });
-  const firstRead = !truthy(before?.read_before);
+  // Read before: its list, by the same address, read in full on a recent night (P4: another
+  // way in, or a page moved, is another list, whose ids are not the ones stored).
+  const firstRead = !(await readBefore(trx, night, r));
   // P7: an id the first page lists is tonight's list, whatever older page also shows it.
   const current =
     !firstRead && r.olderFrom !== undefined
@@ -77,35 +78,35 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   return out;
 }
 
-/** SQLite answers 0 or 1, PostgreSQL a boolean. */
-function truthy(v: unknown): boolean {
-  return v === true || v === 1 || v === "1";
+async function readBefore(trx: Tx, night: string, r: SourceResult): Promise<boolean> {
+  const address = listAddress(r);
+  if (address === undefined) return false;
+  const row = await READ_BEFORE.first(trx, {
+    sourceId: r.sourceId,
+    night,
+    since: addDays(night, -READ_HORIZON_NIGHTS),
+    address,
+  });
+  return row !== undefined;
 }
 
-/** Outcomes that read the source's list: the night it first did, what it listed was not new. */
-const READ_OUTCOMES = ["ok", "unchanged", "no-records"] as const;
-
-const READ_BEFORE = prepared((db, $: Placeholder<{ sourceId: string; night: string }>) =>
-  db.selectNoFrom((eb) =>
-    eb
-      .or([
-        eb.exists(
-          eb
-            .selectFrom("records")
-            .select(sql.lit(1).as("one"))
-            .where("source_id", "=", $("sourceId")),
-        ),
-        eb.exists(
-          eb
-            .selectFrom("night_sources")
-            .select(sql.lit(1).as("one"))
-            .where("source_id", "=", $("sourceId"))
-            .where("night", "<>", $("night"))
-            .where("outcome", "in", READ_OUTCOMES),
-        ),
-      ])
-      .as("read_before"),
-  ),
+const READ_BEFORE = prepared(
+  (db, $: Placeholder<{ sourceId: string; night: string; since: string; address: string }>) => {
+    // The way in a night used, from its `way` (WayChoice as JSON), else the outcome's address.
+    const used =
+      dialectOf(db) === "postgres"
+        ? sql<string | null>`coalesce((way::jsonb -> 'used' ->> 'url'), url)`
+        : sql<string | null>`coalesce(json_extract(way, '$.used.url'), url)`;
+    return db
+      .selectFrom("night_sources")
+      .select(sql.lit(1).as("one"))
+      .where("source_id", "=", $("sourceId"))
+      .where("night", "<>", $("night"))
+      .where("night", ">=", $("since"))
+      .where("outcome", "in", READ_OUTCOMES)
+      .where(used, "=", $("address"))
+      .limit(1);
+  },
 );
 
 /**

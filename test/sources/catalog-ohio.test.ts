@@ -24,7 +24,8 @@ const SAVED: [string, string, number][] = [
   [
     "https://planning.clevelandohio.gov/designreview/schedule.php",
     "ohio-city-html/OH_cleveland_design_review_schedule.html",
-    134,
+    // "October 19" and "November 2" share one agenda's link: two rows, two records.
+    135,
   ],
   [
     "https://cuyahogacounty.gov/boards-and-commissions/board-details/internal/board-of-control",
@@ -39,7 +40,8 @@ const SAVED: [string, string, number][] = [
   [
     "https://co.summitoh.net/index.php/offices/boards-agencies-a-commissions/board-of-control",
     "ohio-county-html/OH_summit_county_board_of_control.html",
-    407,
+    // The minutes of 02-28-18 link the 03-07-18 file: two rows, two records.
+    408,
   ],
   [
     "https://www.neorsd.org/document-library/?PAGE=2&BUDGETCENTER_ID=NULL&CONTENT_TYPE_ID=NULL&LibraryItem=agenda&Active=1&Archive=1&Search=Submit",

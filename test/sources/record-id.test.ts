@@ -58,6 +58,37 @@ describe("record helpers", () => {
     ]);
   });
 
+  it("P6: a list's rows that share a link but show different records are each a record; the same row repeated is one; a platform's id is never split", () => {
+    const L = "https://a.gov/meetings";
+    const rs = [
+      { id: L, url: L, title: "Council, Dec 8", date: "2026-12-08" },
+      { id: "https://a.gov/x.pdf", url: "https://a.gov/x.pdf", title: "Bid" },
+      { id: L, url: L, title: "Council, Dec 8", date: "2026-12-08" }, // a "featured" repeat
+      { id: L, url: L, title: "Council, Dec 1", date: "2026-12-01" },
+      { id: "p1", url: L, title: "Platform item" },
+      { id: "p1", url: L, title: "Platform item, renamed" },
+    ];
+    const out = dedupeRecords(rs, { splitSharedLinks: true });
+    expect(out.map((r) => r.title)).toEqual([
+      "Council, Dec 8",
+      "Bid",
+      "Council, Dec 1",
+      "Platform item",
+    ]);
+    // Known by the link and their own title and date: the same ids every night.
+    expect(out[0]?.id).toMatch(/^https:\/\/a\.gov\/meetings#[0-9a-f]{16}$/);
+    expect(out[2]?.id).toMatch(/^https:\/\/a\.gov\/meetings#[0-9a-f]{16}$/);
+    expect(out[0]?.id).not.toBe(out[2]?.id);
+    expect(
+      dedupeRecords(rs.slice().reverse(), { splitSharedLinks: true })
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(out.map((r) => r.id).sort());
+    // A link one record shows keeps its id; without the option, the first of each id is kept.
+    expect(out[1]?.id).toBe("https://a.gov/x.pdf");
+    expect(dedupeRecords(rs)).toHaveLength(3);
+  });
+
   it("cleanText collapses whitespace and decodes leftover entities", () => {
     expect(cleanText("  Board\n\t of&nbsp;Control \u200b")).toBe("Board of Control");
     expect(cleanText("Parks &amp;amp; Rec &#8211; &#x2019;26")).toBe("Parks & Rec – ’26");

@@ -2,6 +2,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { MemoryNightStore } from "../../src/night/memory-store.js";
 import type { NightStore } from "../../src/night/ports.js";
 import type { SourceResult } from "../../src/night/types.js";
+import { READ_HORIZON_NIGHTS } from "../../src/policy/first-read.js";
+import { addDays } from "../../src/policy/night-date.js";
 import { markSource } from "../../src/store/admin.js";
 import { openStore } from "../../src/store/db.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
@@ -25,7 +27,7 @@ const DAY = 86_400_000;
 function result(records: string[]): SourceResult {
   return {
     sourceId: "a.gov/0",
-    outcome: { kind: "ok" },
+    outcome: { kind: "ok", url: "https://a.gov/" },
     records: records.map((id) => ({ id, title: `item ${id}` })),
     validators: [],
     flags: [],
@@ -109,40 +111,75 @@ describe.each(makers)("a source committed twice in one night ($name)", (maker) =
 
   it("P7: a source's first read and a backfill's older pages are already listed; what a list shows after its first read is new", async () => {
     const { store, close } = await maker.make();
-    const src = (id: string, records: string[], kind: SourceResult["outcome"]["kind"] = "ok") => ({
+    const src = (
+      id: string,
+      records: string[],
+      kind: SourceResult["outcome"]["kind"] = "ok",
+      url = `https://${id}.gov/list`,
+    ): SourceResult => ({
       ...result(records),
       sourceId: id,
-      outcome: { kind },
+      outcome: { kind, url },
+      way: { used: { access: "page", url }, skipped: [] },
     });
+    const night = async (n: number) => {
+      const key = addDays(NIGHT, n);
+      await store.openNight(key, T0 + n * DAY, T0 + n * DAY + 6 * 3600_000);
+      return key;
+    };
     try {
       await store.syncSources(
-        ["a", "empty", "refused"].map((id) => ({
+        ["a", "empty", "refused", "moved", "idle"].map((id) => ({
           id,
           government: "g",
-          url: `https://${id}.gov/`,
+          url: `https://${id}.gov/list`,
           site: `${id}.gov`,
         })),
         T0,
       );
-      await store.openNight(NIGHT, T0, T0 + 6 * 3600_000);
-      expect(await store.commit(NIGHT, src("a", ["1", "2"]))).toEqual({
+      let n = await night(0);
+      expect(await store.commit(n, src("a", ["1", "2"]))).toEqual({
         newRecords: 0,
         alreadyListed: 2,
       });
-      // A list that showed none when first read: what it shows later appeared since.
-      expect(await store.commit(NIGHT, src("empty", [], "no-records"))).toEqual({ newRecords: 0 });
-      // A no is not a read: its first read comes later.
-      expect(await store.commit(NIGHT, src("refused", [], "refused"))).toEqual({ newRecords: 0 });
-      const NEXT = "2026-11-06";
-      await store.openNight(NEXT, T0 + DAY, T0 + DAY + 6 * 3600_000);
+      // A list that showed none is no read of it (a recipe that reads nothing yet), nor is a no.
+      expect(await store.commit(n, src("empty", [], "no-records"))).toEqual({ newRecords: 0 });
+      expect(await store.commit(n, src("refused", [], "refused"))).toEqual({ newRecords: 0 });
+      expect(await store.commit(n, src("moved", ["m1"]))).toEqual({
+        newRecords: 0,
+        alreadyListed: 1,
+      });
+      expect(await store.commit(n, src("idle", ["i1"]))).toEqual({
+        newRecords: 0,
+        alreadyListed: 1,
+      });
+      n = await night(1);
       // Page 1 lists 5 (new), 1 and 2 (known); the older pages 9 (listed) and 5 again (page 1's).
       expect(
-        await store.commit(NEXT, { ...src("a", ["5", "1", "2", "9", "5"]), olderFrom: 3 }),
+        await store.commit(n, { ...src("a", ["5", "1", "2", "9", "5"]), olderFrom: 3 }),
       ).toEqual({ newRecords: 1, alreadyListed: 1 });
-      expect(await store.commit(NEXT, src("empty", ["x"]))).toEqual({ newRecords: 1 });
-      expect(await store.commit(NEXT, src("refused", ["y", "z"]))).toEqual({
+      expect(await store.commit(n, src("empty", ["x"]))).toEqual({
+        newRecords: 0,
+        alreadyListed: 1,
+      });
+      expect(await store.commit(n, src("refused", ["y", "z"]))).toEqual({
         newRecords: 0,
         alreadyListed: 2,
+      });
+      // Its list moved (another address, or another way in, P4): read there for the first time.
+      expect(
+        await store.commit(n, src("moved", ["m1", "m2"], "ok", "https://moved.gov/new")),
+      ).toEqual({ newRecords: 0, alreadyListed: 1 });
+      n = await night(2);
+      expect(
+        await store.commit(n, src("moved", ["m1", "m2", "m3"], "ok", "https://moved.gov/new")),
+      ).toEqual({ newRecords: 1 });
+      expect(await store.commit(n, src("empty", ["x", "x2"]))).toEqual({ newRecords: 1 });
+      // Last read longer ago than READ_HORIZON_NIGHTS: what it lists may be from any night since.
+      n = await night(READ_HORIZON_NIGHTS + 1);
+      expect(await store.commit(n, src("idle", ["i1", "i2"]))).toEqual({
+        newRecords: 0,
+        alreadyListed: 1,
       });
     } finally {
       await close();

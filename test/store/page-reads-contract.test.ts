@@ -76,7 +76,7 @@ const makers: Maker[] = [
 function result(ids: string[], page: string[] | undefined, end = T0 + 500): SourceResult {
   const r: SourceResult = {
     sourceId: SRC,
-    outcome: { kind: "ok" },
+    outcome: { kind: "ok", url: URL_ },
     records: ids.map((id) => ({ id, title: `item ${id}` })),
     validators: [],
     flags: [],

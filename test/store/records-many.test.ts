@@ -20,7 +20,8 @@ const T0 = Date.parse("2026-11-05T06:00:00Z");
 function result(ids: number[]): SourceResult {
   return {
     sourceId: "a.gov/0",
-    outcome: { kind: "ok" },
+    // At one address every night: the list read before, so what it shows that is not stored is new.
+    outcome: { kind: "ok", url: "https://a.gov/" },
     records: ids.map((i) => ({
       id: `r${i}`,
       title: `item ${i}`,

@@ -20,7 +20,7 @@ afterAll(async () => {
 
 const result = (records: { id: string; title: string }[], endedAt: number): SourceResult => ({
   sourceId: "s",
-  outcome: { kind: "ok" },
+  outcome: { kind: "ok", url: "https://s.gov/list" },
   records,
   validators: [],
   flags: [],
@@ -36,6 +36,25 @@ describe.each(factories)("records written ($name)", (factory) => {
       const write = (records: { id: string; title: string }[], at: number) =>
         writeTxn(db, (tx) => insertRecords(tx, "2026-11-05", result(records, at)));
       const t0 = Date.UTC(2026, 10, 5, 8);
+      // Its list read the night before: what it shows now that was not stored is new.
+      await db
+        .insertInto("night_sources")
+        .values({
+          night: "2026-11-04",
+          source_id: "s",
+          outcome: "ok",
+          reason: null,
+          evidence: null,
+          status: 200,
+          url: "https://s.gov/list",
+          way: null,
+          records_found: 0,
+          new_records: 0,
+          started_at: "2026-11-04T08:00:00.000Z",
+          ended_at: "2026-11-04T08:00:01.000Z",
+          duration_ms: 1000,
+        })
+        .execute();
       expect(
         await write(
           [
@@ -44,8 +63,7 @@ describe.each(factories)("records written ($name)", (factory) => {
           ],
           t0,
         ),
-        // The source's first read (nothing of it stored, no night read it): already listed.
-      ).toEqual({ fresh: 0, listed: 2 });
+      ).toEqual({ fresh: 2, listed: 0 });
       expect(
         await write(
           [

@@ -179,7 +179,7 @@ describe("what is new, by window", () => {
     const early = await page("/new?night=2026-10-20");
     expect(early(".night-notes li[data-state=did-not-run]").length).toBe(0);
     expect(early("main").text()).not.toContain("offline");
-    expect($(".window").text()).toContain("Nothing was first seen on the night of Nov 1");
+    expect($(".window").text()).toContain("No new records on the night of Nov 1");
     // After the directory's first night but before the pages were listed (Oct 31), no outage
     // either: for one page, a selection, or the whole directory, on the page and in the API.
     for (const [q, what] of [

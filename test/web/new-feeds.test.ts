@@ -27,7 +27,7 @@ const titles = ($: ReturnType<typeof load>) =>
 describe("New on record", () => {
   it("shows the records first seen since yesterday (the nights of Nov 4 and 5), newest first", async () => {
     const $ = await newPage();
-    expect($(".window").text()).toContain("4 records first seen since yesterday");
+    expect($(".window").text()).toContain("4 new records since yesterday");
     expect(titles($)).toEqual([
       "<img src=x onerror=alert(1)>",
       "Record 22",
@@ -47,7 +47,7 @@ describe("New on record", () => {
     ]);
     expect(titles(await newPage("?records=minutes"))).toEqual([]);
     expect((await newPage("?records=minutes"))("main").text()).toContain(
-      "Nothing was first seen since yesterday",
+      "No new records since yesterday",
     );
     expect((await newPage("?kind=city"))("select[name=kind] option[selected]").attr("value")).toBe(
       "city",

@@ -139,22 +139,22 @@ describe("counts in words on the public pages", () => {
     );
   });
 
-  it("home and /new: '1 record first seen', '4 records first seen'; the home counts agree with their numbers", async () => {
+  it("home and /new: '1 new record', '4 new records'; the home counts agree with their numbers", async () => {
     const home = await html(small.app, "/");
-    expect(words(home("p.muted").first().text())).toContain("1 record first seen since yesterday.");
+    expect(words(home("p.muted").first().text())).toContain("1 new record since yesterday.");
     expect(words(home("p.counts").text())).toBe(
       "7 governments, 4 record pages, 1 record noted so far.",
     );
     expect(words((await html(small.app, "/new"))("p.window").text())).toBe(
-      "1 record first seen since yesterday, the last found first.",
+      "1 new record since yesterday, the last found first.",
     );
     const big = await html(f.app, "/");
-    expect(words(big("p.muted").first().text())).toContain("4 records first seen since yesterday.");
+    expect(words(big("p.muted").first().text())).toContain("4 new records since yesterday.");
     expect(words(big("p.counts").text())).toBe(
       "5 governments, 4 record pages, 8 records noted so far.",
     );
     expect(words((await html(f.app, "/new"))("p.window").text())).toBe(
-      "4 records first seen since yesterday, the last found first.",
+      "4 new records since yesterday, the last found first.",
     );
   });
 

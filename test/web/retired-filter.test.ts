@@ -85,7 +85,7 @@ describe.each(stores)("a filter that names a retired page or government ($name)"
     await factory.cleanup();
   });
 
-  it("/new?source= says the page was retired that day and links its own page, never that nothing was first seen", async () => {
+  it("/new?source= says the page was retired that day and links its own page, never that there are no new records", async () => {
     // Before the import the page's record was new since yesterday, and listed.
     expect(before.counts.total).toBe(1);
     expect(before.retired).toBeNull();
@@ -98,7 +98,7 @@ describe.each(stores)("a filter that names a retired page or government ($name)"
     expect(notice.text()).toContain("Its records are kept and listed on its own page");
     expect(notice.find("a").attr("href")).toBe("/sources/evil-notices");
     expect(notice.find("time").attr("datetime")).toBe(PAGE_RETIRED);
-    expect($("main").text()).not.toContain("Nothing was first seen");
+    expect($("main").text()).not.toContain("No new records");
     // No feed of it is offered: it is in none.
     expect($("link[rel=alternate]").length).toBe(0);
     // Its own page still lists the record first seen on the last night.

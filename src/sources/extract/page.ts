@@ -79,7 +79,7 @@ export function extractPage(
       }),
     );
   }
-  const extraction: Extraction = { records: dedupeRecords(out) };
+  const extraction: Extraction = { records: dedupeRecords(out, { splitSharedLinks: true }) };
   if (recipe.next) {
     const next = absoluteUrl(hrefOf($.root(), recipe.next), base);
     // A "next" that points back at this page would loop a backfill forever (P7 must end).

@@ -10,7 +10,8 @@ import { sql } from "../kysely.js";
  *
  * A store made before this column kept no such mark. What it can still tell is put right here:
  * the records a source listed on the night it was first read (the first night any of its records
- * was seen, when no earlier night had read the source) were already listed. A backfill's records
+ * was seen, when no earlier night had read records on it) were already listed, and that night's
+ * count of new records for it was none. A backfill's records
  * of later nights cannot be told from new ones any more, and stay as they were.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -25,7 +26,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         )
       : await sql<{ name: string }>`select name from pragma_table_xinfo('records')`.execute(db)
   ).rows.map((r) => r.name);
-  if (columns.includes("already_listed")) return;
+  if (!columns.includes("already_listed")) await addAndMark(db);
+  // "New on record" reads only the records not already listed, by night (new-records.ts): a
+  // window with nothing new looks back for the last night that had some (lastNightWithNew)
+  // without walking the already listed.
+  await sql`create index if not exists records_new_by_night on records (first_seen_night)
+    where already_listed = 0`.execute(db);
+}
+
+async function addAndMark(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .alterTable("records")
     .addColumn("already_listed", "integer", (c) => c.notNull().defaultTo(0))
@@ -41,11 +50,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       where not exists (
         select 1 from night_sources ns
         where ns.source_id = f.source_id and ns.night < f.night
-          and ns.outcome in ('ok', 'unchanged', 'no-records')
+          and ns.outcome in ('ok', 'unchanged')
       )
+    )`.execute(db);
+  // Those nights' counts of new records said the same records were new: none of them was.
+  await sql`
+    update night_sources set new_records = 0
+    where new_records <> 0 and (source_id, night) in (
+      select source_id, first_seen_night from records where already_listed = 1
     )`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`drop index if exists records_new_by_night`.execute(db);
   await db.schema.alterTable("records").dropColumn("already_listed").execute();
 }

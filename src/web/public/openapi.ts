@@ -330,7 +330,7 @@ export function openApiDocument(origin: string) {
         [idParam("id")],
         "No such id",
       ),
-      "/api/new": op("Records first seen in a window of nights", "new", [...FILTERS, ...WINDOW]),
+      "/api/new": op("New records in a window of nights", "new", [...FILTERS, ...WINDOW]),
       "/api/search": op(
         "Search governments, record pages and record titles",
         "search",

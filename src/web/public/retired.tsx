@@ -4,7 +4,7 @@
  * and search show the current catalog, so they hold none of its records; those are kept (docs/
  * catalog.md: a retired source keeps its nights, records and request log) and listed on its own
  * page, which still answers. Every answer with such a filter says so, with the date and that
- * page, never "nothing was first seen" (docs/api.md, `retired`).
+ * page, never "no new records" (docs/api.md, `retired`).
  */
 import type { FC } from "hono/jsx";
 import type { GovernmentSummary, SourceSummary } from "../../store/read/directory.js";

@@ -446,7 +446,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         title: `New on record${scope ? `: ${scope}` : ""} (Ohio)`,
         description: retired
           ? retiredSays(retired, "in this feed")
-          : `Records first seen ${w.window.label}${scope ? `, ${scope}` : " across Ohio"}.${
+          : `New records ${w.window.label}${scope ? `, ${scope}` : " across Ohio"}.${
               list.capped ? ` Only the newest ${list.items.length} are listed.` : ""
             }`,
         pagePath: `/new${q}`,

@@ -65,7 +65,7 @@ describe("extractPage on Ohio county pages (PROVENANCE counts)", () => {
     );
   });
 
-  it("Summit County Board of Control: 136 agendas of 410 /BOC/ links, MM-DD-YY link text as date", () => {
+  it("P6: Summit County Board of Control: 136 agendas of 410 /BOC/ links, MM-DD-YY link text as date; a link two rows share is two records", () => {
     const base =
       "https://co.summitoh.net/index.php/offices/boards-agencies-a-commissions/board-of-control";
     const body = fx("ohio-county-html/OH_summit_county_board_of_control.html");
@@ -78,9 +78,20 @@ describe("extractPage on Ohio county pages (PROVENANCE counts)", () => {
     });
     expect(agendas.records.at(-1)?.date).toBe("2017-01-04");
     expect(agendas.records.filter((r) => r.date?.startsWith("2018"))).toHaveLength(49);
-    // 410 /BOC/ anchors (PROVENANCE); one href appears twice and two anchors have no text
-    // (a blank `&nbsp;` link beside the real one), so 407 records: a record needs a title.
-    expect(extractPage(body, base, { items: "a[href*='/BOC/']" }).records).toHaveLength(407);
+    // 410 /BOC/ anchors (PROVENANCE); two anchors have no text (a blank `&nbsp;` link beside
+    // the real one), so 408 records: a record needs a title. One href appears twice: the minutes
+    // of 02-28-18 link the 03-07-18 file, two rows the page shows, two records, each known by
+    // the link and its own title (record-id.ts `splitSharedLinks`), neither merged away.
+    const all = extractPage(body, base, { items: "a[href*='/BOC/']" }).records;
+    expect(all).toHaveLength(408);
+    const shared =
+      "https://co.summitoh.net/images/stories/Finance/BOC/Minutes/18minutes/03-07-18BOCMINUTES.pdf";
+    expect(
+      all.filter((r) => r.url === shared).map((r) => [r.title, r.id.startsWith(`${shared}#`)]),
+    ).toEqual([
+      ["03-07-18", true],
+      ["02-28-18", true],
+    ]);
   });
 
   it("Cuyahoga Board of Elections: 30 events, 9 titled Board Meeting, first at 9:30 EDT", () => {
@@ -153,7 +164,7 @@ describe("extractPage on Ohio city pages (PROVENANCE counts)", () => {
     );
   });
 
-  it("Cleveland Design Review: 136 agenda PDF links, two repeated, so 134 records; January 15 first", () => {
+  it("P6: Cleveland Design Review: 136 agenda PDF links, one repeated as it was, one shared by two meetings, so 135 records; January 15 first", () => {
     const x = extractPage(
       fx("ohio-city-html/OH_cleveland_design_review_schedule.html"),
       "https://planning.clevelandohio.gov/designreview/schedule.php",
@@ -161,7 +172,12 @@ describe("extractPage on Ohio city pages (PROVENANCE counts)", () => {
         items: "a[href*='/designreview/drcagenda/2021/PDF/']",
       },
     );
-    expect(x.records).toHaveLength(134); // NE_Agenda_10-19-21.pdf and one presentation repeat
+    // One presentation repeated as it was: one record. NE_Agenda_10-19-21.pdf is linked by
+    // "October 19" and "November 2": two meetings the page lists, two records.
+    expect(x.records).toHaveLength(135);
+    expect(
+      x.records.filter((r) => r.url?.endsWith("/NE_Agenda_10-19-21.pdf")).map((r) => r.title),
+    ).toEqual(["October 19", "November 2"]);
     expect(x.records[0]).toMatchObject({
       title: "January 15",
       url: "https://planning.clevelandohio.gov/designreview/drcagenda/2021/PDF/CPC-Agenda-WebEx-meeting-011521.pdf",

@@ -2,7 +2,7 @@ import type { FC } from "hono/jsx";
 import type { CountySummary, DirectoryCounts } from "../../../store/read/directory.js";
 import { Layout } from "../../layout.js";
 import { countOf, countyHref, nightShort } from "../format.js";
-import { CountsTable, NewList, type NewPageData, NightNotes } from "./new.js";
+import { alreadyListedText, CountsTable, NewList, type NewPageData, NightNotes } from "./new.js";
 import { FeedHead } from "./parts.js";
 
 export const SearchBox: FC<{ q?: string }> = ({ q }) => (
@@ -40,10 +40,13 @@ export const HomePage: FC<{
     <h2>New across Ohio {latest.window.label}</h2>
     <p class="muted">
       {latest.counts.total === 0
-        ? `Nothing was first seen ${latest.window.label}.`
-        : `${countOf(latest.counts.total, "record")} first seen ${latest.window.label}${
+        ? `No new records ${latest.window.label}.`
+        : `${countOf(latest.counts.total, "new record")} ${latest.window.label}${
             latest.counts.total > shown ? ` (the ${shown} found last shown)` : ""
           }.`}{" "}
+      {latest.counts.alreadyListed > 0
+        ? `${alreadyListedText(latest.counts.alreadyListed)} `
+        : null}
       {latest.earlier ? (
         <>
           The latest earlier night with new records is{" "}

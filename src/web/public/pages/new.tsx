@@ -202,8 +202,8 @@ export const CountsTable: FC<{ counts: NewCounts; filter: Filter; window: NewWin
 
 /**
  * `retired`: the filter names a record page or government that left the catalog. The list holds
- * the current catalog only, so the page says where its records are kept instead of "nothing was
- * first seen", and offers no feed of it.
+ * the current catalog only, so the page says where its records are kept instead of "no new
+ * records", and offers no feed of it.
  */
 export const NewPage: FC<{
   data: NewPageData;
@@ -230,8 +230,8 @@ export const NewPage: FC<{
       ) : (
         <p class="window">
           {data.counts.total === 0
-            ? `Nothing was first seen ${data.window.label}`
-            : `${countOf(data.counts.total, "record")} first seen ${data.window.label}`}
+            ? `No new records ${data.window.label}`
+            : `${countOf(data.counts.total, "new record")} ${data.window.label}`}
           {scope ? (
             <>
               {" "}

@@ -1,0 +1,31 @@
+/**
+ * When a source's list is read for the first time, what it lists was there before: those
+ * records are the source's, never new on record (store/night-records.ts marks them already
+ * listed). Pure: what counts as having read a list before.
+ */
+
+/**
+ * Outcomes that read the source's list and found records on it. A list that showed none is not
+ * one read (a recipe that reads nothing yet, a way in that answered something else, P4): the
+ * night it first shows records is its first read.
+ */
+export const READ_OUTCOMES = ["ok", "unchanged"] as const;
+
+/**
+ * A list last read more nights ago than this is read as for the first time: what it lists now
+ * may have appeared any time since (a source marked not read for months, put back in the
+ * catalog, or down for weeks), not since yesterday.
+ */
+export const READ_HORIZON_NIGHTS = 30;
+
+/**
+ * The address a night read a source's list at: its way in's (P4), else its outcome's. Another
+ * way in, or a page moved in the catalog, is another list, whose records are read for the first
+ * time.
+ */
+export function listAddress(r: {
+  way?: { used?: { url?: string } } | undefined;
+  outcome: { url?: string | undefined };
+}): string | undefined {
+  return r.way?.used?.url ?? r.outcome.url;
+}
