@@ -196,7 +196,7 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       (o) =>
         o.night !== night &&
         o.night >= since &&
-        READ.has(o.outcome.kind) &&
+        (READ.has(o.outcome.kind) || o.recordsFound > 0) &&
         address !== undefined &&
         listAddress(o) === address,
     );

@@ -5,9 +5,10 @@
  */
 
 /**
- * Outcomes that read the source's list and found records on it. A list that showed none is not
- * one read (a recipe that reads nothing yet, a way in that answered something else, P4): the
- * night it first shows records is its first read.
+ * Outcomes that read the source's list and found records on it; so did any night that found
+ * records (one whose backfill's older page said no has that no as its outcome, P7, though page 1
+ * was read). A list that showed none is not one read (a recipe that reads nothing yet, a way in
+ * that answered something else, P4): the night it first shows records is its first read.
  */
 export const READ_OUTCOMES = ["ok", "unchanged"] as const;
 

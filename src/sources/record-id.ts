@@ -127,15 +127,27 @@ export function titleShown(title: string | undefined): string | undefined {
  */
 export function dedupeRecords(
   rs: ExtractedRecord[],
-  opts: { splitSharedLinks?: boolean } = {},
+  opts: {
+    splitSharedLinks?: boolean;
+    /**
+     * The date a row's own text reads as alone (page.ts), hashed into a split id: never the
+     * page's reading, which a row added or gone elsewhere can turn (recordId).
+     */
+    ownDate?: (r: ExtractedRecord) => string | undefined;
+  } = {},
 ): ExtractedRecord[] {
   const shared = opts.splitSharedLinks ? sharedLinks(rs) : undefined;
   const seen = new Set<string>();
   const out: ExtractedRecord[] = [];
   for (const r0 of rs) {
     const r =
-      shared?.has(r0.id) === true
-        ? { ...r0, id: bounded(`${r0.id}#${shownHash(r0.title, r0.date)}`) }
+      shared?.has(r0.id) === true && r0.url !== undefined
+        ? {
+            ...r0,
+            id: bounded(
+              `${r0.url}#${shownHash(r0.title, opts.ownDate ? opts.ownDate(r0) : r0.date)}`,
+            ),
+          }
         : r0;
     if (seen.has(r.id)) continue;
     seen.add(r.id);
@@ -149,7 +161,7 @@ function sharedLinks(rs: readonly ExtractedRecord[]): Set<string> {
   const shown = new Map<string, string>();
   const out = new Set<string>();
   for (const r of rs) {
-    if (r.url === undefined || r.id !== r.url) continue;
+    if (r.url === undefined || r.id !== bounded(r.url)) continue;
     const what = `${r.title}\u0000${r.date ?? ""}`;
     const first = shown.get(r.id);
     if (first === undefined) shown.set(r.id, what);

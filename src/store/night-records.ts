@@ -97,15 +97,19 @@ const READ_BEFORE = prepared(
       dialectOf(db) === "postgres"
         ? sql<string | null>`coalesce((way::jsonb -> 'used' ->> 'url'), url)`
         : sql<string | null>`coalesce(json_extract(way, '$.used.url'), url)`;
-    return db
-      .selectFrom("night_sources")
-      .select(sql.lit(1).as("one"))
-      .where("source_id", "=", $("sourceId"))
-      .where("night", "<>", $("night"))
-      .where("night", ">=", $("since"))
-      .where("outcome", "in", READ_OUTCOMES)
-      .where(used, "=", $("address"))
-      .limit(1);
+    return (
+      db
+        .selectFrom("night_sources")
+        .select(sql.lit(1).as("one"))
+        .where("source_id", "=", $("sourceId"))
+        .where("night", "<>", $("night"))
+        .where("night", ">=", $("since"))
+        // A night whose older page said no (P7: the backfill's stop is the night's outcome)
+        // still read page 1 in full, and found records on it.
+        .where((eb) => eb.or([eb("outcome", "in", READ_OUTCOMES), eb("records_found", ">", 0)]))
+        .where(used, "=", $("address"))
+        .limit(1)
+    );
   },
 );
 

@@ -89,6 +89,24 @@ describe("record helpers", () => {
     expect(dedupeRecords(rs)).toHaveLength(3);
   });
 
+  it("P6, P11: a split record's id is made of its row's own date, not the page's reading: a row added elsewhere that turns the page day-first changes no id", async () => {
+    const { extractPage } = await import("../../src/sources/extract/page.js");
+    const page = (rows: string[]) =>
+      new TextEncoder().encode(
+        `<ul>${rows.map((r) => `<li><a href="/meeting">${r.split("|")[0]}</a> <span>${r.split("|")[1]}</span></li>`).join("")}</ul>`,
+      );
+    const recipe = { items: "li", title: "a", link: "a", date: "span" };
+    const ids = (rows: string[]) =>
+      extractPage(page(rows), "https://a.gov/list", recipe)
+        .records.filter((r) => r.url === "https://a.gov/meeting")
+        .map((r) => r.id);
+    const before = ids(["Agenda|01/02/2026", "Minutes|01/02/2026"]);
+    expect(before).toHaveLength(2);
+    expect(ids(["Agenda|01/02/2026", "Minutes|01/02/2026", "Other|13/02/2026"])).toEqual(
+      expect.arrayContaining(before),
+    );
+  });
+
   it("cleanText collapses whitespace and decodes leftover entities", () => {
     expect(cleanText("  Board\n\t of&nbsp;Control \u200b")).toBe("Board of Control");
     expect(cleanText("Parks &amp;amp; Rec &#8211; &#x2019;26")).toBe("Parks & Rec – ’26");

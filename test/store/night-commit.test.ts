@@ -129,7 +129,7 @@ describe.each(makers)("a source committed twice in one night ($name)", (maker) =
     };
     try {
       await store.syncSources(
-        ["a", "empty", "refused", "moved", "idle"].map((id) => ({
+        ["a", "empty", "refused", "moved", "idle", "stopped"].map((id) => ({
           id,
           government: "g",
           url: `https://${id}.gov/list`,
@@ -153,7 +153,15 @@ describe.each(makers)("a source committed twice in one night ($name)", (maker) =
         newRecords: 0,
         alreadyListed: 1,
       });
+      // Page 1 read in full, its older page said no (P7: that no is the night's outcome).
+      expect(await store.commit(n, src("stopped", ["s1"], "refused"))).toEqual({
+        newRecords: 0,
+        alreadyListed: 1,
+      });
       n = await night(1);
+      expect(await store.commit(n, src("stopped", ["s1", "s2"], "refused"))).toEqual({
+        newRecords: 1,
+      });
       // Page 1 lists 5 (new), 1 and 2 (known); the older pages 9 (listed) and 5 again (page 1's).
       expect(
         await store.commit(n, { ...src("a", ["5", "1", "2", "9", "5"]), olderFrom: 3 }),

@@ -43,7 +43,7 @@ function fromRows(
     const rec = mapRecord(row, spec, url, dates);
     if (rec) out.push(rec);
   }
-  const x: Extraction = { records: dedupeRecords(out, { splitSharedLinks: true }) };
+  const x: Extraction = { records: dedupeRecords(out) };
   if (x.records.length === 0)
     x.note = rows.length === 0 ? "empty file" : `no row had a "${spec.title}" value`;
   return x;

@@ -56,6 +56,8 @@ export function extractPage(
     ctx.zone,
   );
   const out: ExtractedRecord[] = [];
+  // Each record's own date text, for the id of one whose link other rows share (record-id.ts).
+  const dateTexts = new Map<ExtractedRecord, string>();
   for (const { item, dateText } of items) {
     const link = absoluteUrl(hrefOf(item, recipe.link), base);
     const linkText = recipe.link
@@ -68,18 +70,24 @@ export function extractPage(
     // as the page's other rows decide (record-id.ts).
     const alone = !link && dateText ? answerDates([dateText], ctx.zone) : dates;
     const idDate = dateText && alone.order !== dates.order ? findDate(dateText, alone) : date;
-    out.push(
-      makeRecord({
-        title,
-        platformId: read(item, recipe.id),
-        url: link,
-        date,
-        idDate,
-        kind: read(item, recipe.kind),
-      }),
-    );
+    const rec = makeRecord({
+      title,
+      platformId: read(item, recipe.id),
+      url: link,
+      date,
+      idDate,
+      kind: read(item, recipe.kind),
+    });
+    if (dateText) dateTexts.set(rec, dateText);
+    out.push(rec);
   }
-  const extraction: Extraction = { records: dedupeRecords(out, { splitSharedLinks: true }) };
+  const ownDate = (r: ExtractedRecord) => {
+    const text = dateTexts.get(r);
+    return text === undefined ? undefined : findDate(text, answerDates([text], ctx.zone));
+  };
+  const extraction: Extraction = {
+    records: dedupeRecords(out, { splitSharedLinks: true, ownDate }),
+  };
   if (recipe.next) {
     const next = absoluteUrl(hrefOf($.root(), recipe.next), base);
     // A "next" that points back at this page would loop a backfill forever (P7 must end).

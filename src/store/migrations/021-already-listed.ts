@@ -50,7 +50,7 @@ async function addAndMark(db: Kysely<unknown>): Promise<void> {
       where not exists (
         select 1 from night_sources ns
         where ns.source_id = f.source_id and ns.night < f.night
-          and ns.outcome in ('ok', 'unchanged')
+          and (ns.outcome in ('ok', 'unchanged') or ns.records_found > 0)
       )
     )`.execute(db);
   // Those nights' counts of new records said the same records were new: none of them was.
