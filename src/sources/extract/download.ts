@@ -12,7 +12,7 @@ import { dedupeRecords } from "../record-id.js";
 import { recordsFromJson } from "./api.js";
 import { isXlsx, MAX_ROWS, readSheetRows } from "./download-xlsx.js";
 import { looksLikeZip } from "./download-zip.js";
-import { datesOfItems, mapRecord } from "./fields.js";
+import { datesOfItems, mapRecord, ownDateOf } from "./fields.js";
 import { readJson } from "./json.js";
 
 type Format = "csv" | "json" | "xlsx" | { note: string };
@@ -39,11 +39,20 @@ function fromRows(
 ): Extraction {
   const dates = datesOfItems(rows, spec, ctx.zone);
   const out: ExtractedRecord[] = [];
+  // Each record's row, for the id of one whose link other rows share (record-id.ts).
+  const rowOf = new Map<ExtractedRecord, Record<string, string>>();
   for (const row of rows) {
     const rec = mapRecord(row, spec, url, dates);
-    if (rec) out.push(rec);
+    if (rec) {
+      rowOf.set(rec, row);
+      out.push(rec);
+    }
   }
-  const x: Extraction = { records: dedupeRecords(out) };
+  const ownDate = (r: ExtractedRecord) => {
+    const row = rowOf.get(r);
+    return row === undefined ? undefined : ownDateOf(row, spec, ctx.zone);
+  };
+  const x: Extraction = { records: dedupeRecords(out, { splitSharedLinks: true, ownDate }) };
   if (x.records.length === 0)
     x.note = rows.length === 0 ? "empty file" : `no row had a "${spec.title}" value`;
   return x;

@@ -86,6 +86,23 @@ export function datesOfItems(
 }
 
 /**
+ * An item's date as its own value reads alone (day-first or month-first as that value decides,
+ * month-first when it does not), never as the answer's other items decide: what an id is made of
+ * (record-id.ts).
+ */
+export function ownDateOf(
+  item: unknown,
+  map: FieldMap,
+  zone: string | undefined,
+): string | undefined {
+  const raw = rawDateOf(item, map);
+  if (typeof raw === "number")
+    return findDate(`/Date(${raw > 1e11 ? raw : raw * 1000})/`, { ...(zone ? { zone } : {}) });
+  if (typeof raw !== "string") return undefined;
+  return findDate(raw, answerDates([raw], zone));
+}
+
+/**
  * One record from one item, or undefined when it has no title (it cannot be shown). `dates`:
  * the answer's zone and order (`datesOfItems`).
  */

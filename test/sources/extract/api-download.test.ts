@@ -147,6 +147,27 @@ describe("extractDownload: CSV and JSON files with column mapping", () => {
     ]);
   });
 
+  it("P6: rows that share a link but show different records are each a record, known by their own date: a row added that turns the file day-first changes no id", () => {
+    const spec = { title: "Permit", date: "Issued", link: "Portal" };
+    const ids = (rows: string[]) =>
+      extractDownload(
+        enc(`Permit,Issued,Portal\n${rows.join("\n")}\n`),
+        "https://city.example.gov/permits.csv",
+        spec,
+      ).records.map((r) => [r.title, r.id]);
+    const two = ids([
+      "Fence,01/02/2026,/portal",
+      "Deck,01/02/2026,/portal",
+      "Deck,01/02/2026,/portal",
+    ]);
+    expect(two.map(([t]) => t)).toEqual(["Fence", "Deck"]);
+    for (const [, id] of two)
+      expect(id).toMatch(/^https:\/\/city\.example\.gov\/portal#[0-9a-f]{16}$/);
+    expect(
+      ids(["Fence,01/02/2026,/portal", "Deck,01/02/2026,/portal", "Shed,13/02/2026,/portal"]),
+    ).toEqual(expect.arrayContaining(two));
+  });
+
   it("reads JSON files, says so for a zip that is no workbook and for an HTML page in place of the file", () => {
     const json = extractDownload(
       enc('[{"n":"Minutes","d":"2026-01-05"}]'),
