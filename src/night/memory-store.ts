@@ -6,6 +6,7 @@
 
 import { LANE_LEASE_MS } from "../policy/constants.js";
 import { listAddress, READ_HORIZON_NIGHTS, READ_OUTCOMES } from "../policy/first-read.js";
+import { linkTwins } from "../policy/link-twins.js";
 import { addDays } from "../policy/night-date.js";
 import type { ExtractedRecord } from "../sources/record.js";
 import { holderDead } from "../store/holder.js";
@@ -216,6 +217,25 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       known.set(rec.id, { record: rec, firstNight: night, ...(listed ? { listed } : {}) });
       if (listed) alreadyListed++;
       else newRecords++;
+    }
+    // As night-records.ts `relink`: a new id that is a stored record's link written another way,
+    // no longer listed so, is that record (link-twins.ts).
+    const tonight = new Set(r.records.map((x) => x.id));
+    for (const rec of r.records) {
+      const mine = known.get(rec.id);
+      if (!mine || mine.firstNight !== night || mine.listed || firstRead) continue;
+      const old = linkTwins(rec.id).find(
+        (t) => !tonight.has(t) && known.has(t) && known.get(t)?.firstNight !== night,
+      );
+      if (old === undefined) continue;
+      const was = known.get(old) as { firstNight: string; listed?: true };
+      known.delete(old);
+      known.set(rec.id, {
+        record: mine.record,
+        firstNight: was.firstNight,
+        ...(was.listed ? { listed: true as const } : {}),
+      });
+      newRecords--;
     }
     const list = this.outcomes.get(r.sourceId) ?? [];
     const stored: StoredOutcome = {

@@ -5,6 +5,7 @@
  */
 import type { SourceResult } from "../night/types.js";
 import { listAddress, READ_HORIZON_NIGHTS, READ_OUTCOMES } from "../policy/first-read.js";
+import { linkTwins } from "../policy/link-twins.js";
 import { addDays } from "../policy/night-date.js";
 import { dialectOf } from "./dialect-of.js";
 import { toIso } from "./iso-time.js";
@@ -49,6 +50,7 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
       ? new Set(r.records.slice(0, r.olderFrom).map((x) => asStored(x.id, postgres)))
       : undefined;
   const at = toIso(r.endedAt);
+  const fresh: string[] = [];
   for (const part of chunks([...unique])) {
     const values: Record<string, unknown> = {
       sourceId: r.sourceId,
@@ -66,16 +68,78 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
     // Rows written: those inserted now (first seen at this commit's time) and those brought up
     // to date (their first sighting kept); only the first are new.
     const rows = (await insertOf(part.length).rows(trx, values)) as {
+      record_id: string;
       first_seen_at: string;
       already_listed: number;
     }[];
     for (const row of rows) {
       if (row.first_seen_at !== at) continue;
       if (Number(row.already_listed) === 1) out.listed++;
-      else out.fresh++;
+      else {
+        out.fresh++;
+        fresh.push(row.record_id);
+      }
     }
   }
+  // A new id that is a stored record's link written another way is that record (link-twins.ts).
+  if (fresh.length > 0) out.fresh -= await relink(trx, r.sourceId, fresh, new Set(unique.keys()));
   return out;
+}
+
+/**
+ * Records first seen tonight whose link is a stored record's written another way (`http:` now
+ * `https:`, `www.` added or dropped), where the list no longer shows the old spelling: the stored
+ * record takes the new id and link, keeping when it was first seen and whether it was already
+ * listed, so it is not new again. Returns how many were so. Only for nights that found new
+ * records (most find none), so a night's usual commit asks nothing more.
+ */
+async function relink(
+  trx: Tx,
+  sourceId: string,
+  fresh: readonly string[],
+  tonight: ReadonlySet<string>,
+): Promise<number> {
+  const twinsOf = new Map<string, string[]>();
+  for (const id of fresh) {
+    const twins = linkTwins(id).filter((t) => !tonight.has(t));
+    if (twins.length > 0) twinsOf.set(id, twins);
+  }
+  if (twinsOf.size === 0) return 0;
+  const stored = new Map<string, { night: string; at: string; listed: number }>();
+  for (const part of chunks([...twinsOf.values()].flat())) {
+    const rows = await trx
+      .selectFrom("records")
+      .select(["record_id", "first_seen_night", "first_seen_at", "already_listed"])
+      .where("source_id", "=", sourceId)
+      .where("record_id", "in", part)
+      .execute();
+    for (const row of rows)
+      stored.set(row.record_id, {
+        night: row.first_seen_night,
+        at: row.first_seen_at,
+        listed: Number(row.already_listed),
+      });
+  }
+  let merged = 0;
+  for (const [id, twins] of twinsOf) {
+    const old = twins.find((t) => stored.has(t));
+    if (old === undefined) continue;
+    const was = stored.get(old) as { night: string; at: string; listed: number };
+    stored.delete(old); // one stored record is taken by one new id
+    await trx
+      .deleteFrom("records")
+      .where("source_id", "=", sourceId)
+      .where("record_id", "=", old)
+      .execute();
+    await trx
+      .updateTable("records")
+      .set({ first_seen_night: was.night, first_seen_at: was.at, already_listed: was.listed })
+      .where("source_id", "=", sourceId)
+      .where("record_id", "=", id)
+      .execute();
+    merged++;
+  }
+  return merged;
 }
 
 async function readBefore(trx: Tx, night: string, r: SourceResult): Promise<boolean> {
@@ -150,7 +214,7 @@ function insertOf(n: number): Prepared<Record<string, unknown>, unknown> {
               sql<boolean>`records.title is distinct from excluded.title or records.date is distinct from excluded.date or records.url is distinct from excluded.url or records.kind is distinct from excluded.kind`,
             ),
         )
-        .returning(["first_seen_at", "already_listed"]),
+        .returning(["record_id", "first_seen_at", "already_listed"]),
     );
     inserts.set(n, p);
   }

@@ -194,6 +194,52 @@ describe.each(makers)("a source committed twice in one night ($name)", (maker) =
     }
   });
 
+  it("P6: a site that moves its links to https:// (or adds www.) does not make its records new again; what is new among them still is", async () => {
+    const { store, close } = await maker.make();
+    const url = "https://tls.gov/list";
+    const src = (records: string[]): SourceResult => ({
+      ...result([]),
+      sourceId: "tls",
+      records: records.map((id) => ({ id, title: `Agenda ${id.slice(-5)}`, url: id })),
+      outcome: { kind: "ok", url },
+      way: { used: { access: "page", url }, skipped: [] },
+    });
+    try {
+      await store.syncSources([{ id: "tls", government: "g", url, site: "tls.gov" }], T0);
+      const nights = [
+        [["http://tls.gov/a.pdf", "http://tls.gov/b.pdf"], { newRecords: 0, alreadyListed: 2 }],
+        [
+          ["http://tls.gov/c.pdf", "http://tls.gov/a.pdf", "http://tls.gov/b.pdf"],
+          { newRecords: 1 },
+        ],
+        // Moved: every link written anew, one record more (d), none of the others new.
+        [
+          [
+            "https://tls.gov/d.pdf",
+            "https://tls.gov/c.pdf",
+            "https://tls.gov/a.pdf",
+            "https://www.tls.gov/b.pdf",
+          ],
+          { newRecords: 1 },
+        ],
+        // Both spellings listed at once are two rows of the list: the old one is not taken.
+        [
+          ["https://tls.gov/d.pdf", "http://tls.gov/d.pdf", "https://tls.gov/c.pdf"],
+          { newRecords: 1 },
+        ],
+      ] as const;
+      for (const [i, [ids, committed]] of nights.entries()) {
+        const n = addDays(NIGHT, i);
+        await store.openNight(n, T0 + i * DAY, T0 + i * DAY + 6 * 3600_000);
+        expect(await store.commit(n, src([...ids])), n).toEqual(committed);
+      }
+      const h = (await store.histories(addDays(NIGHT, 9), ["tls"])).get("tls");
+      expect(h?.recordsKnown).toBe(5);
+    } finally {
+      await close();
+    }
+  });
+
   it("P7: the backfill's state is kept as each night leaves it, a change written and the same left", async () => {
     const { store, close } = await maker.make();
     try {
