@@ -28,6 +28,7 @@ const record = (title: string, i: number): NewRecord => ({
   kind: null,
   firstSeenNight: "2026-11-05",
   firstSeenAt: "2026-11-06T04:00:00.000Z",
+  alreadyListed: false,
   sourceName: "Bids & <i>quotes</i>",
   sourceRecords: "bids",
   governmentId: "village-of-test",

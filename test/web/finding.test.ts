@@ -295,8 +295,10 @@ describe("following", () => {
       const csv = await (await f.app.request("/downloads/records.csv")).text();
       const lines = csv.trim().split("\r\n");
       expect(lines[0]).toBe(
-        "source_id,record_id,title,date,url,kind,records,government_id,county,first_seen_night,first_seen_at",
+        "source_id,record_id,title,date,url,kind,records,government_id,county,first_seen_night,first_seen_at,already_listed",
       );
+      // Each row says whether its record was already listed (never new on record).
+      expect(lines.slice(1).every((l) => /,(true|false)$/.test(l))).toBe(true);
       const json = (await (await f.app.request("/downloads/records.json")).json()) as {
         records: { recordId: string; url: string | null }[];
       };

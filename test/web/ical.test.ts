@@ -14,6 +14,7 @@ const record = (title: string): NewRecord => ({
   kind: null,
   firstSeenNight: "2026-12-02",
   firstSeenAt: "2026-12-03T08:00:00.000Z",
+  alreadyListed: false,
   sourceName: "Meetings",
   sourceRecords: "meetings",
   governmentId: "g",

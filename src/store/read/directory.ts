@@ -53,6 +53,11 @@ export interface RecordItem {
   kind: string | null;
   firstSeenNight: string;
   firstSeenAt: string;
+  /**
+   * Already listed when first seen (its page's first read, or an older page a backfill read):
+   * the page's record, never new on record (migration 021).
+   */
+  alreadyListed: boolean;
 }
 
 export interface CountySummary {
@@ -264,9 +269,12 @@ export const RECORD_COLUMNS = [
   "r.kind",
   "r.first_seen_night",
   "r.first_seen_at",
+  "r.already_listed",
 ] as const;
 
-export function toRecord(r: Omit<RecordsTable, "instant" | "already_listed">): RecordItem {
+export function toRecord(
+  r: Omit<RecordsTable, "instant" | "already_listed"> & { already_listed: number },
+): RecordItem {
   return {
     sourceId: r.source_id,
     recordId: r.record_id,
@@ -276,6 +284,7 @@ export function toRecord(r: Omit<RecordsTable, "instant" | "already_listed">): R
     kind: r.kind,
     firstSeenNight: r.first_seen_night,
     firstSeenAt: r.first_seen_at,
+    alreadyListed: Number(r.already_listed) === 1,
   };
 }
 

@@ -142,6 +142,7 @@ interface RecordRow {
   kind: string | null;
   first_seen_night: string;
   first_seen_at: string;
+  already_listed: number;
   source_name: string | null;
   source_records: string;
   government_id: string;
@@ -151,7 +152,7 @@ interface RecordRow {
 }
 
 const RECORD_SELECT = sql`r.source_id, r.record_id, r.title, r.date, r.url, r.kind,
-  r.first_seen_night, r.first_seen_at, s.name as source_name, s.records as source_records,
+  r.first_seen_night, r.first_seen_at, r.already_listed, s.name as source_name, s.records as source_records,
   g.id as government_id, g.name as government_name, g.kind as government_kind, g.county`;
 
 function toNewRecord(r: RecordRow): NewRecord {
@@ -164,6 +165,7 @@ function toNewRecord(r: RecordRow): NewRecord {
     kind: r.kind,
     firstSeenNight: r.first_seen_night,
     firstSeenAt: r.first_seen_at,
+    alreadyListed: Number(r.already_listed) === 1,
     sourceName: r.source_name,
     sourceRecords: r.source_records,
     governmentId: r.government_id,

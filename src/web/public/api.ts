@@ -100,6 +100,7 @@ export function recordJson(r: RecordItem) {
     kind: r.kind,
     firstSeenNight: r.firstSeenNight,
     firstSeenAt: r.firstSeenAt,
+    alreadyListed: r.alreadyListed,
   };
 }
 

@@ -46,13 +46,14 @@ const RECORD_HEADER = [
   "county",
   "first_seen_night",
   "first_seen_at",
+  "already_listed",
 ];
 
 /**
  * The files' layout: raised whenever the code changes what a file holds for the same rows (a
  * column, a field, how a text is shown), so a client's copy from before is not taken as current.
  */
-const LAYOUT = 1;
+const LAYOUT = 2;
 
 /** A weak ETag of a file's name and what its bytes are made of (hashed: any text, any length). */
 export function downloadTag(file: string, parts: readonly (string | number)[]): string {
@@ -200,6 +201,7 @@ export function downloadRoutes(app: Hono, db: Db, deps: DownloadDeps): void {
                 x.county,
                 x.firstSeenNight,
                 x.firstSeenAt,
+                x.alreadyListed ? "true" : "false",
               ]);
             } else {
               text += `${first ? "" : ",\n"}${JSON.stringify({
@@ -214,6 +216,7 @@ export function downloadRoutes(app: Hono, db: Db, deps: DownloadDeps): void {
                 county: x.county,
                 firstSeenNight: x.firstSeenNight,
                 firstSeenAt: x.firstSeenAt,
+                alreadyListed: x.alreadyListed,
               })}`;
             }
             first = false;

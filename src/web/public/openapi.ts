@@ -49,6 +49,11 @@ const recordFields = {
   kind: nul(z.string()),
   firstSeenNight: nightKey,
   firstSeenAt: iso,
+  alreadyListed: z
+    .boolean()
+    .describe(
+      "Already listed when first seen (its page read for the first time, or an older page of its list): the page's record, never new on record",
+    ),
 };
 export const RecordItem = z.strictObject(recordFields);
 export const NewRecord = z.strictObject({
