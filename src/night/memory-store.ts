@@ -223,7 +223,7 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     const tonight = new Set(r.records.map((x) => x.id));
     for (const rec of r.records) {
       const mine = known.get(rec.id);
-      if (!mine || mine.firstNight !== night || mine.listed || firstRead) continue;
+      if (!mine || mine.firstNight !== night || firstRead) continue;
       const old = linkTwins(rec.id).find(
         (t) => !tonight.has(t) && known.has(t) && known.get(t)?.firstNight !== night,
       );
@@ -235,7 +235,8 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
         firstNight: was.firstNight,
         ...(was.listed ? { listed: true as const } : {}),
       });
-      newRecords--;
+      if (mine.listed) alreadyListed--;
+      else newRecords--;
     }
     const list = this.outcomes.get(r.sourceId) ?? [];
     const stored: StoredOutcome = {

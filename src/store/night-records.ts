@@ -50,7 +50,8 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
       ? new Set(r.records.slice(0, r.olderFrom).map((x) => asStored(x.id, postgres)))
       : undefined;
   const at = toIso(r.endedAt);
-  const fresh: string[] = [];
+  // Ids first seen tonight, and whether each was already listed.
+  const fresh = new Map<string, boolean>();
   for (const part of chunks([...unique])) {
     const values: Record<string, unknown> = {
       sourceId: r.sourceId,
@@ -74,15 +75,20 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
     }[];
     for (const row of rows) {
       if (row.first_seen_at !== at) continue;
-      if (Number(row.already_listed) === 1) out.listed++;
-      else {
-        out.fresh++;
-        fresh.push(row.record_id);
-      }
+      const listed = Number(row.already_listed) === 1;
+      if (listed) out.listed++;
+      else out.fresh++;
+      fresh.set(row.record_id, listed);
     }
   }
   // A new id that is a stored record's link written another way is that record (link-twins.ts).
-  if (fresh.length > 0) out.fresh -= await relink(trx, r.sourceId, fresh, new Set(unique.keys()));
+  // Not on a first read (nothing of it is new; a brand-new source has nothing stored to match,
+  // and asking would cost every first read a statement; a list moved keeps its old spellings).
+  if (fresh.size > 0 && !firstRead) {
+    const merged = await relink(trx, r.sourceId, fresh, new Set(unique.keys()));
+    out.fresh -= merged.fresh;
+    out.listed -= merged.listed;
+  }
   return out;
 }
 
@@ -90,21 +96,23 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
  * Records first seen tonight whose link is a stored record's written another way (`http:` now
  * `https:`, `www.` added or dropped), where the list no longer shows the old spelling: the stored
  * record takes the new id and link, keeping when it was first seen and whether it was already
- * listed, so it is not new again. Returns how many were so. Only for nights that found new
- * records (most find none), so a night's usual commit asks nothing more.
+ * listed, so it is not new again (a backfill's older page read that night too: its record is
+ * not kept twice). Returns how many were so, new and already listed. Only for nights that
+ * found records not stored before (most find none), so a night's usual commit asks nothing more.
  */
 async function relink(
   trx: Tx,
   sourceId: string,
-  fresh: readonly string[],
+  fresh: ReadonlyMap<string, boolean>,
   tonight: ReadonlySet<string>,
-): Promise<number> {
+): Promise<Inserted> {
+  const merged: Inserted = { fresh: 0, listed: 0 };
   const twinsOf = new Map<string, string[]>();
-  for (const id of fresh) {
+  for (const id of fresh.keys()) {
     const twins = linkTwins(id).filter((t) => !tonight.has(t));
     if (twins.length > 0) twinsOf.set(id, twins);
   }
-  if (twinsOf.size === 0) return 0;
+  if (twinsOf.size === 0) return merged;
   const stored = new Map<string, { night: string; at: string; listed: number }>();
   for (const part of chunks([...twinsOf.values()].flat())) {
     const rows = await trx
@@ -120,7 +128,6 @@ async function relink(
         listed: Number(row.already_listed),
       });
   }
-  let merged = 0;
   for (const [id, twins] of twinsOf) {
     const old = twins.find((t) => stored.has(t));
     if (old === undefined) continue;
@@ -137,7 +144,8 @@ async function relink(
       .where("source_id", "=", sourceId)
       .where("record_id", "=", id)
       .execute();
-    merged++;
+    if (fresh.get(id)) merged.listed++;
+    else merged.fresh++;
   }
   return merged;
 }

@@ -7,7 +7,7 @@
 import type { ApiSpec } from "../catalog/schema.js";
 import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
 import { absoluteUrl, dedupeRecords } from "../record-id.js";
-import { datesOfItems, getPath, mapRecord } from "./fields.js";
+import { datesOfItems, getPath, mapRecord, ownDateOf } from "./fields.js";
 import { readJson } from "./json.js";
 
 /** Records from an already-parsed JSON value (also used by download.ts for JSON files). */
@@ -27,11 +27,18 @@ export function recordsFromJson(
   }
   const dates = datesOfItems(list, spec, ctx.zone);
   const out: ExtractedRecord[] = [];
+  // Each record's item, for the id of one whose link other items share (record-id.ts).
+  const itemOf = new Map<ExtractedRecord, unknown>();
   for (const item of list) {
     const rec = mapRecord(item, spec, url, dates);
-    if (rec) out.push(rec);
+    if (rec) {
+      itemOf.set(rec, item);
+      out.push(rec);
+    }
   }
-  const x: Extraction = { records: dedupeRecords(out) };
+  const ownDate = (r: ExtractedRecord) =>
+    itemOf.has(r) ? ownDateOf(itemOf.get(r), spec, ctx.zone) : undefined;
+  const x: Extraction = { records: dedupeRecords(out, { splitSharedLinks: true, ownDate }) };
   const nextRaw = spec.next ? getPath(value, spec.next) : undefined;
   const next = typeof nextRaw === "string" ? absoluteUrl(nextRaw, url) : undefined;
   if (next && next !== url) x.next = next;

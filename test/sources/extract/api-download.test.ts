@@ -168,6 +168,24 @@ describe("extractDownload: CSV and JSON files with column mapping", () => {
     ).toEqual(expect.arrayContaining(two));
   });
 
+  it("P6: items of a JSON file or an API answer that share a link but show different records are each a record", () => {
+    const items = [
+      { t: "Fence", d: "/Date(1767330000000)/", l: "/portal" },
+      { t: "Deck", d: "/Date(1767416400000)/", l: "/portal" },
+      { t: "Deck", d: "/Date(1767416400000)/", l: "/portal" },
+    ];
+    const spec = { title: "t", date: "d", link: "l" };
+    const file = extractDownload(enc(JSON.stringify(items)), "https://c.gov/permits.json", spec);
+    const api = extractApi(enc(JSON.stringify({ value: items })), "https://c.gov/api", {
+      ...spec,
+      items: "value",
+    });
+    for (const x of [file, api]) {
+      expect(x.records.map((r) => r.title)).toEqual(["Fence", "Deck"]);
+      for (const r of x.records) expect(r.id).toMatch(/^https:\/\/c\.gov\/portal#[0-9a-f]{16}$/);
+    }
+  });
+
   it("reads JSON files, says so for a zip that is no workbook and for an HTML page in place of the file", () => {
     const json = extractDownload(
       enc('[{"n":"Minutes","d":"2026-01-05"}]'),
