@@ -6,7 +6,7 @@
 
 import { LANE_LEASE_MS } from "../policy/constants.js";
 import { listAddress, READ_HORIZON_NIGHTS, READ_OUTCOMES } from "../policy/first-read.js";
-import { linkTwins } from "../policy/link-twins.js";
+import { linkFamily, ofFamily, pickTwin } from "../policy/link-twins.js";
 import { addDays } from "../policy/night-date.js";
 import type { ExtractedRecord } from "../sources/record.js";
 import { holderDead } from "../store/holder.js";
@@ -219,14 +219,17 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       else newRecords++;
     }
     // As night-records.ts `relink`: a new id that is a stored record's link written another way,
-    // no longer listed so, is that record (link-twins.ts).
+    // or its shared link's id as the row's sharing changed, no longer listed so, is that record.
     const tonight = new Set(r.records.map((x) => x.id));
     for (const rec of r.records) {
       const mine = known.get(rec.id);
       if (!mine || mine.firstNight !== night || firstRead) continue;
-      const old = linkTwins(rec.id).find(
-        (t) => !tonight.has(t) && known.has(t) && known.get(t)?.firstNight !== night,
-      );
+      const family = linkFamily(rec.id);
+      if (family === undefined) continue;
+      const candidates = [...known]
+        .filter(([id, k]) => !tonight.has(id) && k.firstNight !== night && ofFamily(id, family))
+        .map(([id, k]) => ({ id, title: k.record.title, date: k.record.date ?? null }));
+      const old = pickTwin(rec.id, { title: rec.title, date: rec.date ?? null }, candidates)?.id;
       if (old === undefined) continue;
       const was = known.get(old) as { firstNight: string; listed?: true };
       known.delete(old);

@@ -28,3 +28,49 @@ export function linkTwins(id: string): string[] {
     }
   return out;
 }
+
+/** A split id's suffix (record-id.ts `splitSharedLinks`): `#` and 16 hex digits. */
+const SPLIT = /#[0-9a-f]{16}$/;
+export const SPLIT_SUFFIX_LENGTH = 17;
+
+/**
+ * The ids a record known by its link may have been stored under: its link (without a split
+ * suffix) and that link's twins. Undefined for an id that is no link (a platform's, `h:`, `l:`).
+ * A stored id is of the family when it is one of these, or one of them with a split suffix.
+ */
+export function linkFamily(id: string): string[] | undefined {
+  const base = SPLIT.test(id) ? id.slice(0, -SPLIT_SUFFIX_LENGTH) : id;
+  const twins = linkTwins(base);
+  if (twins.length === 0) return undefined;
+  return [base, ...twins];
+}
+
+export function ofFamily(storedId: string, family: readonly string[]): boolean {
+  if (family.includes(storedId)) return true;
+  return SPLIT.test(storedId) && family.includes(storedId.slice(0, -SPLIT_SUFFIX_LENGTH));
+}
+
+export interface Shown {
+  title: string;
+  date: string | null;
+}
+
+/**
+ * Which stored record of a link's family (none of them listed tonight) a record first seen
+ * tonight is. For a plain link, its twin stored plain: the same document (a site moved to https),
+ * whatever its title says now. Else the one that shows the same title and date: a row whose link
+ * came to be shared by others, or stopped being, keeps its record under its new id. Else none: a
+ * shared link's row retitled cannot be told from a new row that took the place of one gone (a
+ * list that drops its oldest meeting as it adds one), and a new record is never hidden.
+ */
+export function pickTwin<T extends Shown & { id: string }>(
+  id: string,
+  row: Shown,
+  candidates: readonly T[],
+): T | undefined {
+  if (!SPLIT.test(id)) {
+    const plain = candidates.find((c) => !SPLIT.test(c.id));
+    if (plain) return plain;
+  }
+  return candidates.find((c) => c.title === row.title && c.date === row.date);
+}

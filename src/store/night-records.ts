@@ -5,7 +5,7 @@
  */
 import type { SourceResult } from "../night/types.js";
 import { listAddress, READ_HORIZON_NIGHTS, READ_OUTCOMES } from "../policy/first-read.js";
-import { linkTwins } from "../policy/link-twins.js";
+import { linkFamily, ofFamily, pickTwin, SPLIT_SUFFIX_LENGTH } from "../policy/link-twins.js";
 import { addDays } from "../policy/night-date.js";
 import { dialectOf } from "./dialect-of.js";
 import { toIso } from "./iso-time.js";
@@ -85,7 +85,7 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   // Not on a first read (nothing of it is new; a brand-new source has nothing stored to match,
   // and asking would cost every first read a statement; a list moved keeps its old spellings).
   if (fresh.size > 0 && !firstRead) {
-    const merged = await relink(trx, r.sourceId, fresh, new Set(unique.keys()));
+    const merged = await relink(trx, r.sourceId, fresh, unique);
     out.fresh -= merged.fresh;
     out.listed -= merged.listed;
   }
@@ -93,54 +93,82 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
 }
 
 /**
- * Records first seen tonight whose link is a stored record's written another way (`http:` now
- * `https:`, `www.` added or dropped), where the list no longer shows the old spelling: the stored
- * record takes the new id and link, keeping when it was first seen and whether it was already
- * listed, so it is not new again (a backfill's older page read that night too: its record is
- * not kept twice). Returns how many were so, new and already listed. Only for nights that
- * found records not stored before (most find none), so a night's usual commit asks nothing more.
+ * Records first seen tonight that are a stored record whose link the list writes another way
+ * (policy/link-twins.ts): `http:` now `https:`, `www.` added or dropped, or a link that came to
+ * be shared by other rows, or stopped being (its id gains or loses its split suffix, the row's
+ * title and date the same), where the list no longer shows the stored id. The stored record
+ * takes the new id, keeping when it was first seen and whether it was already listed, so it is
+ * not new again. Returns how many were so, new and already listed. Only for commits that found
+ * records not stored before (most find none), so a night's usual commit asks nothing more.
  */
 async function relink(
   trx: Tx,
   sourceId: string,
   fresh: ReadonlyMap<string, boolean>,
-  tonight: ReadonlySet<string>,
+  tonight: ReadonlyMap<string, { title: string; date?: string | undefined }>,
 ): Promise<Inserted> {
   const merged: Inserted = { fresh: 0, listed: 0 };
-  const twinsOf = new Map<string, string[]>();
+  const familyOf = new Map<string, string[]>();
   for (const id of fresh.keys()) {
-    const twins = linkTwins(id).filter((t) => !tonight.has(t));
-    if (twins.length > 0) twinsOf.set(id, twins);
+    const family = linkFamily(id);
+    if (family) familyOf.set(id, family);
   }
-  if (twinsOf.size === 0) return merged;
-  const stored = new Map<string, { night: string; at: string; listed: number }>();
-  for (const part of chunks([...twinsOf.values()].flat())) {
+  if (familyOf.size === 0) return merged;
+  type Stored = {
+    id: string;
+    title: string;
+    date: string | null;
+    night: string;
+    at: string;
+    listed: number;
+  };
+  const stored = new Map<string, Stored>();
+  for (const part of chunks([...familyOf.keys()], 25)) {
+    const keys = [...new Set(part.flatMap((id) => familyOf.get(id) as string[]))];
     const rows = await trx
       .selectFrom("records")
-      .select(["record_id", "first_seen_night", "first_seen_at", "already_listed"])
+      .select(["record_id", "title", "date", "first_seen_night", "first_seen_at", "already_listed"])
       .where("source_id", "=", sourceId)
-      .where("record_id", "in", part)
+      .where((eb) =>
+        eb.or([
+          eb("record_id", "in", keys),
+          eb(
+            sql<
+              string | null
+            >`case when length(record_id) > ${sql.lit(SPLIT_SUFFIX_LENGTH)} then substr(record_id, 1, length(record_id) - ${sql.lit(SPLIT_SUFFIX_LENGTH)}) end`,
+            "in",
+            keys,
+          ),
+        ]),
+      )
       .execute();
     for (const row of rows)
-      stored.set(row.record_id, {
-        night: row.first_seen_night,
-        at: row.first_seen_at,
-        listed: Number(row.already_listed),
-      });
+      if (!tonight.has(row.record_id))
+        stored.set(row.record_id, {
+          id: row.record_id,
+          title: row.title,
+          date: row.date,
+          night: row.first_seen_night,
+          at: row.first_seen_at,
+          listed: Number(row.already_listed),
+        });
   }
-  for (const [id, twins] of twinsOf) {
-    const old = twins.find((t) => stored.has(t));
+  for (const [id, family] of familyOf) {
+    const candidates = [...stored.values()].filter((c) => ofFamily(c.id, family));
+    if (candidates.length === 0) continue;
+    const row = tonight.get(id);
+    if (row === undefined) continue;
+    const old = pickTwin(id, { title: row.title, date: row.date ?? null }, candidates);
     if (old === undefined) continue;
-    const was = stored.get(old) as { night: string; at: string; listed: number };
-    stored.delete(old); // one stored record is taken by one new id
+    stored.delete(old.id); // one stored record is taken by one new id
     await trx
       .deleteFrom("records")
       .where("source_id", "=", sourceId)
-      .where("record_id", "=", old)
+      .where("record_id", "=", old.id)
       .execute();
     await trx
       .updateTable("records")
-      .set({ first_seen_night: was.night, first_seen_at: was.at, already_listed: was.listed })
+      .set({ first_seen_night: old.night, first_seen_at: old.at, already_listed: old.listed })
       .where("source_id", "=", sourceId)
       .where("record_id", "=", id)
       .execute();

@@ -4,6 +4,7 @@ import type { NightStore } from "../../src/night/ports.js";
 import type { SourceResult } from "../../src/night/types.js";
 import { READ_HORIZON_NIGHTS } from "../../src/policy/first-read.js";
 import { addDays } from "../../src/policy/night-date.js";
+import { dedupeRecords } from "../../src/sources/record-id.js";
 import { markSource } from "../../src/store/admin.js";
 import { openStore } from "../../src/store/db.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
@@ -242,6 +243,48 @@ describe.each(makers)("a source committed twice in one night ($name)", (maker) =
       }
       const h = (await store.histories(addDays(NIGHT, 9), ["tls"])).get("tls");
       expect(h?.recordsKnown).toBe(6);
+    } finally {
+      await close();
+    }
+  });
+
+  it("P6: a row whose link comes to be shared by another row, or stops being, keeps its record; a new row on a shared link is new", async () => {
+    const { store, close } = await maker.make();
+    const url = "https://cal.gov/list";
+    const L = "https://cal.gov/calendar";
+    const row = (title: string, date: string) => ({ id: L, title, date, url: L });
+    const bid = { id: "https://cal.gov/bid.pdf", title: "Bid", url: "https://cal.gov/bid.pdf" };
+    const src = (
+      rows: { id: string; title: string; date?: string; url: string }[],
+    ): SourceResult => ({
+      ...result([]),
+      sourceId: "cal",
+      // The ids a page's reader gives them (record-id.ts): a shared link split by title and date.
+      records: dedupeRecords(rows, { splitSharedLinks: true }),
+      outcome: { kind: "ok", url },
+      way: { used: { access: "page", url }, skipped: [] },
+    });
+    const oct = row("Council, Oct 1", "2026-10-01");
+    const nov = row("Council, Nov 5", "2026-11-05");
+    const dec = row("Council, Dec 1", "2026-12-01");
+    try {
+      await store.syncSources([{ id: "cal", government: "g", url, site: "cal.gov" }], T0);
+      const nights = [
+        [[oct, bid], { newRecords: 0, alreadyListed: 2 }],
+        // Nov 5 added on Oct 1's link: both split; only Nov 5 is new.
+        [[nov, oct, bid], { newRecords: 1 }],
+        // Nov 5 gone: Oct 1's link its own again, the same record.
+        [[oct, bid], { newRecords: 0 }],
+        // Dec 1 on the link: new, Oct 1 the same record again.
+        [[dec, oct, bid], { newRecords: 1 }],
+      ] as const;
+      for (const [i, [rows, committed]] of nights.entries()) {
+        const n = addDays(NIGHT, i);
+        await store.openNight(n, T0 + i * DAY, T0 + i * DAY + 6 * 3600_000);
+        expect(await store.commit(n, src([...rows])), n).toEqual(committed);
+      }
+      const h = (await store.histories(addDays(NIGHT, 9), ["cal"])).get("cal");
+      expect(h?.recordsKnown).toBe(4);
     } finally {
       await close();
     }
