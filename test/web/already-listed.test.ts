@@ -35,7 +35,7 @@ describe("records already listed when first read", () => {
 
     const page = load(await (await f.app.request("/new?window=30d")).text());
     expect(page(".window").text().replace(/\s+/g, " ")).toContain(
-      "Not counted: 4 records their pages already listed when New on Record first read them (or on older pages of their lists); they are not new, and are shown on their pages.",
+      "Not counted: 4 records that their pages already listed when New on Record first read them (or that were on older pages of their lists); they are not new, and are shown on their pages.",
     );
     const atom = parseAtomFeed(await (await f.app.request("/new.atom?window=30d")).text());
     expect(atom.entries?.map((e) => e.title?.value)).not.toContain("Record 10");

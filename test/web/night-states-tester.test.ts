@@ -113,7 +113,7 @@ describe("what the directory says of a night", () => {
     const page = load(await (await app.request(`/new?night=${NIGHT}&source=late-bids`)).text());
     expect(page(".night-notes").text()).not.toContain("Nothing could be new");
     expect(page(".window").text()).toContain(
-      "Not counted: 1 record its page already listed when New on Record first read it",
+      "Not counted: 1 record that its page already listed when New on Record first read it",
     );
   });
 

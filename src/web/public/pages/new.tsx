@@ -282,8 +282,8 @@ export const NewPage: FC<{
 /** What the counts leave out: records first seen that were not new (migration 021). */
 export function alreadyListedText(n: number): string {
   return n === 1
-    ? "Not counted: 1 record its page already listed when New on Record first read it (or on an older page of its list); it is not new, and is shown on its page."
-    : `Not counted: ${countOf(n, "record")} their pages already listed when New on Record first read them (or on older pages of their lists); they are not new, and are shown on their pages.`;
+    ? "Not counted: 1 record that its page already listed when New on Record first read it (or that was on an older page of its list); it is not new, and is shown on its page."
+    : `Not counted: ${countOf(n, "record")} that their pages already listed when New on Record first read them (or that were on older pages of their lists); they are not new, and are shown on their pages.`;
 }
 
 function flat(f: Filter): Record<string, string> {
