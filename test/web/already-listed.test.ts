@@ -47,5 +47,15 @@ describe("records already listed when first read", () => {
       .map((_i, a) => source(a).text())
       .get();
     expect(shown).toEqual(expect.arrayContaining(["Record 10", "Record 20", "Record 12"]));
+    // Each says whether it was already listed, and the page says what that means.
+    const listed = source("table.records tr")
+      .filter((_i, tr) => source(tr).find(".already").length > 0)
+      .map((_i, tr) => source(tr).find("a.record").text())
+      .get()
+      .sort();
+    expect(listed).toEqual(["Record 10", "Record 20"]);
+    expect(source("main").text()).toContain(
+      "Already listed: on the page when New on Record first read it",
+    );
   });
 });

@@ -364,13 +364,22 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
                   </td>
                   <td class="nowrap">{dateEt(r.date)}</td>
                   <td>{recordsLabel(r.kind ?? s.records)}</td>
-                  <td class="small">{nightShort(r.firstSeenNight)}</td>
+                  <td class="small">
+                    {nightShort(r.firstSeenNight)}
+                    {r.alreadyListed ? <span class="already"> (already listed)</span> : null}
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
         </Wide>
       )}
+      {d.records.some((r) => r.alreadyListed) ? (
+        <p class="muted small">
+          Already listed: on the page when New on Record first read it (or on an older page of its
+          list), so not new that night, and not in "New on record".
+        </p>
+      ) : null}
       {d.moreRecords ? (
         <p class="muted">
           Only the newest {d.recordsShown} records noted from this page are listed here; every
