@@ -8,6 +8,7 @@ import { addDays, nightOf } from "../../src/policy/night-date.js";
 import { openStore } from "../../src/store/db.js";
 import { writeVillageCatalog } from "./catalogs.js";
 import { nor } from "./cli-capture.js";
+import { interruptedNight } from "./interrupted-night.js";
 
 /**
  * P13 as `nor night` keeps it, in this process:
@@ -56,29 +57,8 @@ const night = (data: string, ...more: string[]) =>
     ...["--allow-private-addresses", "--gap-ms", "0", ...more],
   );
 
-/** A store with the catalog imported and one unfinished night, as an interruption leaves it. */
-async function interrupted(
-  data: string,
-  row: { night: string; startedAt: string; deadlineAt: string },
-): Promise<void> {
-  const imported = await nor("catalog", "import", catalog, "--data", data);
-  expect(imported.code, imported.stderr).toBe(0);
-  const store = await openStore({ kind: "sqlite", dir: data }, { create: false });
-  try {
-    await store.db
-      .insertInto("nights")
-      .values({
-        night: row.night,
-        started_at: row.startedAt,
-        deadline_at: row.deadlineAt,
-        finished_at: null,
-        runs: 1,
-      })
-      .execute();
-  } finally {
-    await store.close();
-  }
-}
+const interrupted = (data: string, row: Parameters<typeof interruptedNight>[2]) =>
+  interruptedNight(catalog, data, row);
 
 async function nightsOf(data: string) {
   const store = await openStore({ kind: "sqlite", dir: data }, { create: false });

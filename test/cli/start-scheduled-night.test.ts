@@ -17,6 +17,7 @@ import { formatInZone } from "../../src/policy/zone.js";
 import { openStore } from "../../src/store/db.js";
 import { writeVillageCatalog } from "./catalogs.js";
 import { nor } from "./cli-capture.js";
+import { interruptedNight } from "./interrupted-night.js";
 
 /**
  * P13 under `nor start` with a long deadline: the night the schedule begins at its daily time is
@@ -59,29 +60,18 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A store with the catalog imported and yesterday's night unfinished, as a stop leaves it. */
-async function yesterdayInterrupted(data: string): Promise<void> {
-  const imported = await nor("catalog", "import", catalog, "--data", data);
-  expect(imported.code, imported.stderr).toBe(0);
-  const store = await openStore({ kind: "sqlite", dir: data }, { create: false });
-  try {
-    // `nor start --deadline 23h30m`: begun at 01:00 EST on Mar 14 (06:00Z; the clocks go forward
-    // at 02:00 that day), deadline 05:30Z on Mar 15, half an hour past 01:00 EDT (05:00Z), when
-    // tonight's is due.
-    await store.db
-      .insertInto("nights")
-      .values({
-        night: "2027-03-14",
-        started_at: "2027-03-14T06:00:00.000Z",
-        deadline_at: "2027-03-15T05:30:00.000Z",
-        finished_at: null,
-        runs: 1,
-      })
-      .execute();
-  } finally {
-    await store.close();
-  }
-}
+/**
+ * A store with the catalog imported and yesterday's night unfinished, as a stop leaves it.
+ * `nor start --deadline 23h30m`: begun at 01:00 EST on Mar 14 (06:00Z; the clocks go forward at
+ * 02:00 that day), deadline 05:30Z on Mar 15, half an hour past 01:00 EDT (05:00Z), when
+ * tonight's is due.
+ */
+const yesterdayInterrupted = (data: string) =>
+  interruptedNight(catalog, data, {
+    night: "2027-03-14",
+    startedAt: "2027-03-14T06:00:00.000Z",
+    deadlineAt: "2027-03-15T05:30:00.000Z",
+  });
 
 async function nightsOf(data: string) {
   const store = await openStore({ kind: "sqlite", dir: data }, { create: false });
@@ -195,23 +185,11 @@ describe("the night nor start begins at its daily time", () => {
     });
     try {
       const data = join(dir, "restart");
-      const imported = await nor("catalog", "import", catalog, "--data", data);
-      expect(imported.code, imported.stderr).toBe(0);
-      const store = await openStore({ kind: "sqlite", dir: data }, { create: false });
-      try {
-        await store.db
-          .insertInto("nights")
-          .values({
-            night: "2027-03-10",
-            started_at: "2027-03-11T00:00:00.000Z",
-            deadline_at: "2027-03-11T06:00:00.000Z",
-            finished_at: null,
-            runs: 1,
-          })
-          .execute();
-      } finally {
-        await store.close();
-      }
+      await interruptedNight(catalog, data, {
+        night: "2027-03-10",
+        startedAt: "2027-03-11T00:00:00.000Z",
+        deadlineAt: "2027-03-11T06:00:00.000Z",
+      });
       const before = asked.length;
       const r = await night(data, "--scheduled", "2027-03-11T00:00:00.000Z");
       expect(r.code, r.stderr).toBe(0);

@@ -5,9 +5,9 @@
  * crash.
  */
 import type { ApiSpec } from "../catalog/schema.js";
-import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
-import { absoluteUrl, dedupeRecords } from "../record-id.js";
-import { datesOfItems, getPath, mapRecord, ownDateOf } from "./fields.js";
+import type { Extraction, ReadContext } from "../record.js";
+import { absoluteUrl } from "../record-id.js";
+import { getPath, recordsOfItems } from "./fields.js";
 import { readJson } from "./json.js";
 
 /** Records from an already-parsed JSON value (also used by download.ts for JSON files). */
@@ -25,20 +25,7 @@ export function recordsFromJson(
       notThisWay: true,
     };
   }
-  const dates = datesOfItems(list, spec, ctx.zone);
-  const out: ExtractedRecord[] = [];
-  // Each record's item, for the id of one whose link other items share (record-id.ts).
-  const itemOf = new Map<ExtractedRecord, unknown>();
-  for (const item of list) {
-    const rec = mapRecord(item, spec, url, dates);
-    if (rec) {
-      itemOf.set(rec, item);
-      out.push(rec);
-    }
-  }
-  const ownDate = (r: ExtractedRecord) =>
-    itemOf.has(r) ? ownDateOf(itemOf.get(r), spec, ctx.zone) : undefined;
-  const x: Extraction = { records: dedupeRecords(out, { splitSharedLinks: true, ownDate }) };
+  const x: Extraction = { records: recordsOfItems(list, spec, url, ctx.zone) };
   const nextRaw = spec.next ? getPath(value, spec.next) : undefined;
   const next = typeof nextRaw === "string" ? absoluteUrl(nextRaw, url) : undefined;
   if (next && next !== url) x.next = next;

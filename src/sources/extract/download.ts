@@ -7,12 +7,11 @@
 import { parse } from "csv-parse/sync";
 import { decodeBody } from "../../policy/body-text.js";
 import type { DownloadSpec } from "../catalog/schema.js";
-import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
-import { dedupeRecords } from "../record-id.js";
+import type { Extraction, ReadContext } from "../record.js";
 import { recordsFromJson } from "./api.js";
 import { isXlsx, MAX_ROWS, readSheetRows } from "./download-xlsx.js";
 import { looksLikeZip } from "./download-zip.js";
-import { datesOfItems, mapRecord, ownDateOf } from "./fields.js";
+import { recordsOfItems } from "./fields.js";
 import { readJson } from "./json.js";
 
 type Format = "csv" | "json" | "xlsx" | { note: string };
@@ -37,22 +36,7 @@ function fromRows(
   url: string,
   ctx: ReadContext,
 ): Extraction {
-  const dates = datesOfItems(rows, spec, ctx.zone);
-  const out: ExtractedRecord[] = [];
-  // Each record's row, for the id of one whose link other rows share (record-id.ts).
-  const rowOf = new Map<ExtractedRecord, Record<string, string>>();
-  for (const row of rows) {
-    const rec = mapRecord(row, spec, url, dates);
-    if (rec) {
-      rowOf.set(rec, row);
-      out.push(rec);
-    }
-  }
-  const ownDate = (r: ExtractedRecord) => {
-    const row = rowOf.get(r);
-    return row === undefined ? undefined : ownDateOf(row, spec, ctx.zone);
-  };
-  const x: Extraction = { records: dedupeRecords(out, { splitSharedLinks: true, ownDate }) };
+  const x: Extraction = { records: recordsOfItems(rows, spec, url, ctx.zone) };
   if (x.records.length === 0)
     x.note = rows.length === 0 ? "empty file" : `no row had a "${spec.title}" value`;
   return x;

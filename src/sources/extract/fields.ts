@@ -7,7 +7,7 @@
 
 import { answerDates, type DateOptions } from "../dates.js";
 import type { ExtractedRecord } from "../record.js";
-import { absoluteUrl, cleanText, makeRecord, withoutMarkup } from "../record-id.js";
+import { absoluteUrl, cleanText, dedupeRecords, makeRecord, withoutMarkup } from "../record-id.js";
 import { findDate } from "./find-date.js";
 
 export interface FieldMap {
@@ -86,20 +86,44 @@ export function datesOfItems(
 }
 
 /**
+ * The records of one answer's items (mapRecord), the first of each id kept; items that share a
+ * link but show different records each a record, its id made of its own date (record-id.ts).
+ */
+export function recordsOfItems(
+  items: readonly unknown[],
+  map: FieldMap,
+  url: string,
+  zone: string | undefined,
+): ExtractedRecord[] {
+  const dates = datesOfItems(items, map, zone);
+  const itemOf = new Map<ExtractedRecord, unknown>();
+  for (const item of items) {
+    const rec = mapRecord(item, map, url, dates);
+    if (rec) itemOf.set(rec, item);
+  }
+  return dedupeRecords([...itemOf.keys()], {
+    splitSharedLinks: true,
+    ownDate: (r) => ownDateOf(itemOf.get(r), map, zone),
+  });
+}
+
+/** A date value as an answer gives it: text, or a number of seconds or milliseconds. */
+function readDate(raw: unknown, dates: DateOptions): string | undefined {
+  if (typeof raw === "number") return findDate(`/Date(${raw > 1e11 ? raw : raw * 1000})/`, dates);
+  return typeof raw === "string" ? findDate(raw, dates) : undefined;
+}
+
+/**
  * An item's date as its own value reads alone (day-first or month-first as that value decides,
  * month-first when it does not), never as the answer's other items decide: what an id is made of
  * (record-id.ts).
  */
-export function ownDateOf(
-  item: unknown,
-  map: FieldMap,
-  zone: string | undefined,
-): string | undefined {
+function ownDateOf(item: unknown, map: FieldMap, zone: string | undefined): string | undefined {
   const raw = rawDateOf(item, map);
-  if (typeof raw === "number")
-    return findDate(`/Date(${raw > 1e11 ? raw : raw * 1000})/`, { ...(zone ? { zone } : {}) });
-  if (typeof raw !== "string") return undefined;
-  return findDate(raw, answerDates([raw], zone));
+  return readDate(
+    raw,
+    typeof raw === "string" ? answerDates([raw], zone) : { ...(zone ? { zone } : {}) },
+  );
 }
 
 /**
@@ -115,12 +139,7 @@ export function mapRecord(
   const title = plainTitle(fieldText(item, map.title));
   if (!title) return undefined;
   const rawDate = rawDateOf(item, map);
-  const date =
-    typeof rawDate === "number"
-      ? findDate(`/Date(${rawDate > 1e11 ? rawDate : rawDate * 1000})/`, dates)
-      : typeof rawDate === "string"
-        ? findDate(rawDate, dates)
-        : undefined;
+  const date = readDate(rawDate, dates);
   const link = absoluteUrl(fieldText(item, map.link), baseUrl);
   const platformId = fieldText(item, map.id);
   // P6, P11: without an id or a link, the record is known by its date as its own item reads it,
