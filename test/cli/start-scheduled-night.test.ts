@@ -60,6 +60,16 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** Runs `fn` with only Date faked: at `now`, and going on from it. */
+async function atMoment(now: number, fn: () => Promise<void>): Promise<void> {
+  vi.useFakeTimers({ toFake: ["Date"], now, shouldAdvanceTime: true });
+  try {
+    await fn();
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
 /**
  * A store with the catalog imported and yesterday's night unfinished, as a stop leaves it.
  * `nor start --deadline 23h30m`: begun at 01:00 EST on Mar 14 (06:00Z; the clocks go forward at
@@ -133,12 +143,7 @@ function jumpClock(start: number) {
 describe("the night nor start begins at its daily time", () => {
   it("P13: at 01:00 on the spring change, yesterday's interrupted night (deadline 23 h 30 min) is closed as incomplete and tonight's is run; a plain nor night would resume yesterday's", async () => {
     // 01:00 EDT on Mar 15, 2027 (05:00Z): 23 h after yesterday's 01:00 EST. Only Date is faked.
-    vi.useFakeTimers({
-      toFake: ["Date"],
-      now: Date.UTC(2027, 2, 15, 5, 0),
-      shouldAdvanceTime: true,
-    });
-    try {
+    await atMoment(Date.UTC(2027, 2, 15, 5, 0), async () => {
       // A plain `nor night` (a person's): yesterday's night resumes, as its time lasts.
       const plain = join(dir, "plain");
       await yesterdayInterrupted(plain);
@@ -170,20 +175,13 @@ describe("the night nor start begins at its daily time", () => {
       const status = await nor("status", "--data", data, "--json", "--with-nights");
       const doc = JSON.parse(status.stdout) as { nights: { night: string; state: string }[] };
       expect(doc.nights.find((n) => n.night === "2027-03-14")?.state).toBe("closed-incomplete");
-    } finally {
-      vi.useRealTimers();
-    }
+    });
   });
 
   it("P13: the schedule's night restarted after a crash past midnight resumes that night; it is not closed, nor the next date begun early", async () => {
     // `--at 20:00`: night 2027-03-10 begun by the schedule at 20:00 (00:00Z Mar 11), its
     // process killed; restarted at 00:30 New York on Mar 11 (05:30Z) as the schedule's run.
-    vi.useFakeTimers({
-      toFake: ["Date"],
-      now: Date.UTC(2027, 2, 11, 5, 30),
-      shouldAdvanceTime: true,
-    });
-    try {
+    await atMoment(Date.UTC(2027, 2, 11, 5, 30), async () => {
       const data = join(dir, "restart");
       await interruptedNight(catalog, data, {
         night: "2027-03-10",
@@ -201,9 +199,7 @@ describe("the night nor start begins at its daily time", () => {
       const bad = await night(data, "--scheduled", "yesterday");
       expect(bad.code).toBe(2);
       expect(bad.stderr).toContain('--scheduled: "yesterday" is not a moment (ISO 8601)');
-    } finally {
-      vi.useRealTimers();
-    }
+    });
   });
 
   it("P13: its deadline ends before the next night is due (--deadline 24h, and 23 h 30 min across the spring change); a resume keeps the night's own", () => {
