@@ -74,3 +74,39 @@ export function pickTwin<T extends Shown & { id: string }>(
   }
   return candidates.find((c) => c.title === row.title && c.date === row.date);
 }
+
+/**
+ * A link changed otherwise than its spelling: a site moved its files (a new path, a new
+ * platform, a query reordered), so a record's id, its link, changed with it. Pairs each record
+ * first seen tonight (`fresh`) with the stored record it is, when the two show the same title and
+ * the same date and no other row can be meant: exactly one row of tonight's list (`tonight`)
+ * shows that title and date, and exactly one stored record no longer listed (`gone`) does. A
+ * record without a date, or a title, is never paired: a list may repeat an "Agenda" with no
+ * date, and a new record is never hidden. Returns new id → stored id. Pure.
+ */
+export function pairByShown<T extends Shown & { id: string }>(
+  fresh: readonly (Shown & { id: string })[],
+  tonight: readonly Shown[],
+  gone: readonly T[],
+): Map<string, T> {
+  const key = (s: Shown) =>
+    s.date === null || s.date === "" || s.title.trim() === "" ? undefined : `${s.title}\0${s.date}`;
+  const count = (xs: readonly Shown[]) => {
+    const m = new Map<string, number>();
+    for (const x of xs) {
+      const k = key(x);
+      if (k !== undefined) m.set(k, (m.get(k) ?? 0) + 1);
+    }
+    return m;
+  };
+  const shownTonight = count(tonight);
+  const goneCount = count(gone);
+  const out = new Map<string, T>();
+  for (const f of fresh) {
+    const k = key(f);
+    if (k === undefined || shownTonight.get(k) !== 1 || goneCount.get(k) !== 1) continue;
+    const old = gone.find((g) => key(g) === k);
+    if (old) out.set(f.id, old);
+  }
+  return out;
+}

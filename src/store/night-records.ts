@@ -5,7 +5,13 @@
  */
 import type { SourceResult } from "../night/types.js";
 import { listAddress, READ_HORIZON_NIGHTS, READ_OUTCOMES } from "../policy/first-read.js";
-import { linkFamily, ofFamily, pickTwin, SPLIT_SUFFIX_LENGTH } from "../policy/link-twins.js";
+import {
+  linkFamily,
+  ofFamily,
+  pairByShown,
+  pickTwin,
+  SPLIT_SUFFIX_LENGTH,
+} from "../policy/link-twins.js";
 import { addDays } from "../policy/night-date.js";
 import { dialectOf } from "./dialect-of.js";
 import { toIso } from "./iso-time.js";
@@ -85,7 +91,7 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   // Not on a first read (nothing of it is new; a brand-new source has nothing stored to match,
   // and asking would cost every first read a statement; a list moved keeps its old spellings).
   if (fresh.size > 0 && !firstRead) {
-    const merged = await relink(trx, r.sourceId, fresh, unique);
+    const merged = await relink(trx, night, r.sourceId, fresh, unique);
     out.fresh -= merged.fresh;
     out.listed -= merged.listed;
   }
@@ -93,41 +99,60 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
 }
 
 /**
- * Records first seen tonight that are a stored record whose link the list writes another way
- * (policy/link-twins.ts): `http:` now `https:`, `www.` added or dropped, or a link that came to
- * be shared by other rows, or stopped being (its id gains or loses its split suffix, the row's
- * title and date the same), where the list no longer shows the stored id. The stored record
- * takes the new id, keeping when it was first seen and whether it was already listed, so it is
- * not new again. Returns how many were so, new and already listed. Only for commits that found
- * records not stored before (most find none), so a night's usual commit asks nothing more.
+ * Records first seen tonight that are a stored record whose link changed, where the list no
+ * longer shows the stored id: the same link written another way (policy/link-twins.ts: `http:`
+ * now `https:`, `www.` added or dropped, or a link that came to be shared by other rows, or
+ * stopped being: its id gains or loses its split suffix, the row's title and date the same), or
+ * else a link changed otherwise (a new path, a new platform) under the same title and date, each
+ * pair the only one that can be meant (`pairByShown`). The stored record takes the new id,
+ * keeping when it was first seen and whether it was already listed, so it is not new again.
+ * Returns how many were so, new and already listed. Only for commits that found records not
+ * stored before (most find none), so a night's usual commit asks nothing more.
  */
 async function relink(
   trx: Tx,
+  night: string,
   sourceId: string,
   fresh: ReadonlyMap<string, boolean>,
   tonight: ReadonlyMap<string, { title: string; date?: string | undefined }>,
 ): Promise<Inserted> {
   const merged: Inserted = { fresh: 0, listed: 0 };
+  const take = async (id: string, old: Stored) => {
+    await trx
+      .deleteFrom("records")
+      .where("source_id", "=", sourceId)
+      .where("record_id", "=", old.id)
+      .execute();
+    await trx
+      .updateTable("records")
+      .set({ first_seen_night: old.night, first_seen_at: old.at, already_listed: old.listed })
+      .where("source_id", "=", sourceId)
+      .where("record_id", "=", id)
+      .execute();
+    if (fresh.get(id)) merged.listed++;
+    else merged.fresh++;
+  };
+  const stored = (row: StoredRow): Stored => ({
+    id: row.record_id,
+    title: row.title,
+    date: row.date,
+    night: row.first_seen_night,
+    at: row.first_seen_at,
+    listed: Number(row.already_listed),
+  });
+  const left = new Set(fresh.keys());
+  // The link written another way.
   const familyOf = new Map<string, string[]>();
   for (const id of fresh.keys()) {
     const family = linkFamily(id);
     if (family) familyOf.set(id, family);
   }
-  if (familyOf.size === 0) return merged;
-  type Stored = {
-    id: string;
-    title: string;
-    date: string | null;
-    night: string;
-    at: string;
-    listed: number;
-  };
-  const stored = new Map<string, Stored>();
+  const twins = new Map<string, Stored>();
   for (const part of chunks([...familyOf.keys()], 25)) {
     const keys = [...new Set(part.flatMap((id) => familyOf.get(id) as string[]))];
     const rows = await trx
       .selectFrom("records")
-      .select(["record_id", "title", "date", "first_seen_night", "first_seen_at", "already_listed"])
+      .select(STORED_COLUMNS)
       .where("source_id", "=", sourceId)
       .where((eb) =>
         eb.or([
@@ -142,40 +167,68 @@ async function relink(
         ]),
       )
       .execute();
-    for (const row of rows)
-      if (!tonight.has(row.record_id))
-        stored.set(row.record_id, {
-          id: row.record_id,
-          title: row.title,
-          date: row.date,
-          night: row.first_seen_night,
-          at: row.first_seen_at,
-          listed: Number(row.already_listed),
-        });
+    for (const row of rows) if (!tonight.has(row.record_id)) twins.set(row.record_id, stored(row));
   }
   for (const [id, family] of familyOf) {
-    const candidates = [...stored.values()].filter((c) => ofFamily(c.id, family));
+    const candidates = [...twins.values()].filter((c) => ofFamily(c.id, family));
     if (candidates.length === 0) continue;
     const row = tonight.get(id);
     if (row === undefined) continue;
     const old = pickTwin(id, { title: row.title, date: row.date ?? null }, candidates);
     if (old === undefined) continue;
-    stored.delete(old.id); // one stored record is taken by one new id
-    await trx
-      .deleteFrom("records")
-      .where("source_id", "=", sourceId)
-      .where("record_id", "=", old.id)
-      .execute();
-    await trx
-      .updateTable("records")
-      .set({ first_seen_night: old.night, first_seen_at: old.at, already_listed: old.listed })
-      .where("source_id", "=", sourceId)
-      .where("record_id", "=", id)
-      .execute();
-    if (fresh.get(id)) merged.listed++;
-    else merged.fresh++;
+    twins.delete(old.id); // one stored record is taken by one new id
+    left.delete(id);
+    await take(id, old);
   }
+  // A link changed otherwise: the same title and date, no other row of either side meant.
+  const rest: { id: string; title: string; date: string }[] = [];
+  for (const id of left) {
+    const row = tonight.get(id);
+    if (row?.date) rest.push({ id, title: row.title, date: row.date });
+  }
+  if (rest.length === 0) return merged;
+  const gone: Stored[] = [];
+  for (const part of chunks([...new Set(rest.map((x) => x.title))], 100)) {
+    const rows = await trx
+      .selectFrom("records")
+      .select(STORED_COLUMNS)
+      .where("source_id", "=", sourceId)
+      .where("title", "in", part)
+      .where("first_seen_night", "<>", night)
+      .execute();
+    for (const row of rows) if (!tonight.has(row.record_id)) gone.push(stored(row));
+  }
+  const list = [...tonight.values()].map((x) => ({ title: x.title, date: x.date ?? null }));
+  for (const [id, old] of pairByShown(rest, list, gone)) await take(id, old);
   return merged;
+}
+
+const STORED_COLUMNS = [
+  "record_id",
+  "title",
+  "date",
+  "first_seen_night",
+  "first_seen_at",
+  "already_listed",
+] as const;
+
+interface StoredRow {
+  record_id: string;
+  title: string;
+  date: string | null;
+  first_seen_night: string;
+  first_seen_at: string;
+  already_listed: number;
+}
+
+/** A stored record no longer listed, that a new id may be. */
+interface Stored {
+  id: string;
+  title: string;
+  date: string | null;
+  night: string;
+  at: string;
+  listed: number;
 }
 
 async function readBefore(trx: Tx, night: string, r: SourceResult): Promise<boolean> {
