@@ -112,4 +112,60 @@ describe("record identity", () => {
     expect(newRecordsOn(data, "2026-11-07", "minutes")).toBe(0);
     expect(ids(recordsOf(data, "minutes"))).toEqual(ids(first));
   }, 60_000);
+
+  it("P6: a site that moves its files to new links lists none of its records new again, but the one it added", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    let rows: [string, string, string][] = [
+      ["/files/council-11-02.pdf", "Council Agenda", "11/02/2026"],
+      ["/files/zoning-10-20.pdf", "Zoning Minutes", "10/20/2026"],
+    ];
+    site.route("/agendas", (q, res) =>
+      html(
+        `<table id="t">${rows.map(([href, t, d]) => `<tr><td class="title"><a href="${href}">${t}</a></td><td class="d">${d}</td></tr>`).join("")}</table>`,
+      )(q, res),
+    );
+    const catalog = testerCatalog(world.dir, "moved-files", [
+      "  - id: agendas",
+      "    government: city-of-test",
+      "    records: agendas",
+      "    access: page",
+      `    url: ${site.url("/agendas")}`,
+      '    extract: { items: "#t tr", title: "td.title a", link: "td.title a", date: "td.d" }',
+      "    backfill: { pagesPerNight: 0 }",
+    ]);
+    const data = join(world.dir, "moved-files");
+    await nightOn(catalog, data, "2026-11-05");
+    // The site moved its files to a document platform, and added one.
+    rows = [
+      ["/DocumentCenter/View/31?ref=agenda", "Council Agenda", "11/02/2026"],
+      ["/DocumentCenter/View/17?ref=minutes", "Zoning Minutes", "10/20/2026"],
+      ["/DocumentCenter/View/40?ref=agenda", "Council Agenda", "11/16/2026"],
+    ];
+    await nightOn(catalog, data, "2026-11-06");
+    expect(outcomesOn(data, "2026-11-06")["agendas"]?.outcome).toBe("ok");
+    expect(newRecordsOn(data, "2026-11-06", "agendas")).toBe(1);
+    expect(
+      recordsOf(data, "agendas").map((r) => [r.title, r.date, r.url, r.first_seen_night]),
+    ).toEqual([
+      [
+        "Council Agenda",
+        "2026-11-02",
+        site.url("/DocumentCenter/View/31?ref=agenda"),
+        "2026-11-05",
+      ],
+      [
+        "Council Agenda",
+        "2026-11-16",
+        site.url("/DocumentCenter/View/40?ref=agenda"),
+        "2026-11-06",
+      ],
+      [
+        "Zoning Minutes",
+        "2026-10-20",
+        site.url("/DocumentCenter/View/17?ref=minutes"),
+        "2026-11-05",
+      ],
+    ]);
+  }, 60_000);
 });
