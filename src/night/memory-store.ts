@@ -6,7 +6,7 @@
 
 import { LANE_LEASE_MS } from "../policy/constants.js";
 import { listAddress, READ_HORIZON_NIGHTS, READ_OUTCOMES } from "../policy/first-read.js";
-import { linkFamily, ofFamily, pairByShown, pickTwin } from "../policy/link-twins.js";
+import { linkFamily, ofFamily, pairMoved, pickTwin } from "../policy/link-twins.js";
 import { addDays } from "../policy/night-date.js";
 import type { ExtractedRecord } from "../sources/record.js";
 import { holderDead } from "../store/holder.js";
@@ -241,18 +241,26 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       if (mine.listed) alreadyListed--;
       else newRecords--;
     }
-    // And a link changed otherwise: the same title and date, no other row of either side meant.
-    if (!firstRead) {
-      // Tonight's list, one row an id (as the SQL store's).
-      const rows = [...new Map(r.records.map((x) => [x.id, x])).values()];
-      const rest = rows
-        .filter((x) => known.get(x.id)?.firstNight === night)
+    // Files moved (as night-records.ts `relink`): the page's records at its last read in full,
+    // no longer shown, found under new links with their titles and dates (pairMoved).
+    const lastRead = r.pageRead && this.pageReads.get(`${r.sourceId} ${r.pageRead.url}`);
+    if (!firstRead && lastRead) {
+      const firstPage = [
+        ...new Map(
+          r.records.slice(0, r.olderFrom ?? r.records.length).map((x) => [x.id, x]),
+        ).values(),
+      ];
+      const rest = firstPage
+        .filter((x) => known.get(x.id)?.firstNight === night && x.date && linkFamily(x.id))
         .map((x) => ({ id: x.id, title: x.title, date: x.date ?? null }));
-      const gone = [...known]
-        .filter(([id, k]) => !tonight.has(id) && k.firstNight !== night)
-        .map(([id, k]) => ({ id, title: k.record.title, date: k.record.date ?? null }));
-      const list = rows.map((x) => ({ title: x.title, date: x.date ?? null }));
-      for (const [id, old] of pairByShown(rest, list, gone)) {
+      const gone = lastRead.ids.flatMap((id) => {
+        const k = known.get(id);
+        return k && !tonight.has(id) && linkFamily(id)
+          ? [{ id, title: k.record.title, date: k.record.date ?? null }]
+          : [];
+      });
+      const shown = firstPage.map((x) => ({ title: x.title, date: x.date ?? null }));
+      for (const [id, old] of pairMoved(rest, shown, gone, lastRead.ids.length)) {
         const mine = known.get(id) as { record: ExtractedRecord; listed?: true };
         const was = known.get(old.id) as { firstNight: string; listed?: true };
         known.delete(old.id);

@@ -76,37 +76,46 @@ export function pickTwin<T extends Shown & { id: string }>(
 }
 
 /**
- * A link changed otherwise than its spelling: a site moved its files (a new path, a new
- * platform, a query reordered), so a record's id, its link, changed with it. Pairs each record
- * first seen tonight (`fresh`) with the stored record it is, when the two show the same title and
- * the same date and no other row can be meant: exactly one row of tonight's list (`tonight`)
- * shows that title and date, and exactly one stored record no longer listed (`gone`) does. A
- * record without a date, or a title, is never paired: a list may repeat an "Agenda" with no
- * date, and a new record is never hidden. Returns new id → stored id. Pure.
+ * Records that moved with their site's files (a new path, a new document platform, a query
+ * written in another order): their links, and so their ids, all changed at once. Pairs each
+ * record first seen tonight (`fresh`) with the record the list showed at its last read and no
+ * longer shows (`gone`) that shows the same title and the same date, when nothing else can be
+ * meant: exactly one row of tonight's list (`tonight`) and exactly one gone record show that title
+ * and date; a record without a date or a title is never paired (a list may repeat an undated
+ * "Agenda"). And only a move: at least MOVED_AT_LEAST pairs, and pairs for at least half of the
+ * records of the last read (`lastRead`, how many it listed). A few links changed are no move: a
+ * list that titles its rows by meeting shows a meeting's minutes, posted as its agenda leaves the
+ * page, under the agenda's title and date, and a new record is never hidden. Returns new id →
+ * gone record (none when it is no move). Pure.
  */
-export function pairByShown<T extends Shown & { id: string }>(
+export function pairMoved<T extends Shown & { id: string }>(
   fresh: readonly (Shown & { id: string })[],
   tonight: readonly Shown[],
   gone: readonly T[],
+  lastRead: number,
 ): Map<string, T> {
   const key = (s: Shown) =>
     s.date === null || s.date === "" || s.title.trim() === "" ? undefined : `${s.title}\0${s.date}`;
-  const count = (xs: readonly Shown[]) => {
-    const m = new Map<string, number>();
-    for (const x of xs) {
-      const k = key(x);
-      if (k !== undefined) m.set(k, (m.get(k) ?? 0) + 1);
-    }
-    return m;
-  };
-  const shownTonight = count(tonight);
-  const goneCount = count(gone);
+  const shownTonight = new Map<string, number>();
+  for (const x of tonight) {
+    const k = key(x);
+    if (k !== undefined) shownTonight.set(k, (shownTonight.get(k) ?? 0) + 1);
+  }
+  // Per title and date, the one gone record that shows it (null: more than one do).
+  const goneBy = new Map<string, T | null>();
+  for (const g of gone) {
+    const k = key(g);
+    if (k !== undefined) goneBy.set(k, goneBy.has(k) ? null : g);
+  }
   const out = new Map<string, T>();
   for (const f of fresh) {
     const k = key(f);
-    if (k === undefined || shownTonight.get(k) !== 1 || goneCount.get(k) !== 1) continue;
-    const old = gone.find((g) => key(g) === k);
+    if (k === undefined || shownTonight.get(k) !== 1) continue;
+    const old = goneBy.get(k);
     if (old) out.set(f.id, old);
   }
-  return out;
+  return out.size >= MOVED_AT_LEAST && out.size * 2 >= lastRead ? out : new Map();
 }
+
+/** The fewest records that moved together that make a move (`pairMoved`). */
+export const MOVED_AT_LEAST = 2;

@@ -7,8 +7,9 @@ import type { SourceResult } from "../night/types.js";
 import { listAddress, READ_HORIZON_NIGHTS, READ_OUTCOMES } from "../policy/first-read.js";
 import {
   linkFamily,
+  MOVED_AT_LEAST,
   ofFamily,
-  pairByShown,
+  pairMoved,
   pickTwin,
   SPLIT_SUFFIX_LENGTH,
 } from "../policy/link-twins.js";
@@ -91,7 +92,7 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   // Not on a first read (nothing of it is new; a brand-new source has nothing stored to match,
   // and asking would cost every first read a statement; a list moved keeps its old spellings).
   if (fresh.size > 0 && !firstRead) {
-    const merged = await relink(trx, night, r.sourceId, fresh, unique);
+    const merged = await relink(trx, r, fresh, unique);
     out.fresh -= merged.fresh;
     out.listed -= merged.listed;
   }
@@ -103,20 +104,20 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
  * longer shows the stored id: the same link written another way (policy/link-twins.ts: `http:`
  * now `https:`, `www.` added or dropped, or a link that came to be shared by other rows, or
  * stopped being: its id gains or loses its split suffix, the row's title and date the same), or
- * else a link changed otherwise (a new path, a new platform) under the same title and date, each
- * pair the only one that can be meant (`pairByShown`). The stored record takes the new id,
- * keeping when it was first seen and whether it was already listed, so it is not new again.
- * Returns how many were so, new and already listed. Only for commits that found records not
- * stored before (most find none), so a night's usual commit asks nothing more.
+ * files moved (`pairMoved`: links changed otherwise, several at once, each under the title and
+ * date it showed at the page's last read in full). The stored record takes the new id, keeping
+ * when it was first seen and whether it was already listed, so it is not new again. Returns how
+ * many were so, new and already listed. Only for commits that found records not stored before
+ * (most find none), so a night's usual commit asks nothing more.
  */
 async function relink(
   trx: Tx,
-  night: string,
-  sourceId: string,
+  r: SourceResult,
   fresh: ReadonlyMap<string, boolean>,
   tonight: ReadonlyMap<string, { title: string; date?: string | undefined }>,
 ): Promise<Inserted> {
   const merged: Inserted = { fresh: 0, listed: 0 };
+  const sourceId = r.sourceId;
   const take = async (id: string, old: Stored) => {
     await trx
       .deleteFrom("records")
@@ -180,28 +181,56 @@ async function relink(
     left.delete(id);
     await take(id, old);
   }
-  // A link changed otherwise: the same title and date, no other row of either side meant.
+  // Files moved (policy/link-twins.ts pairMoved): the records the page showed at its last read
+  // in full, no longer shown, found under new links with their titles and dates.
+  if (r.pageRead === undefined) return merged;
+  const postgres = dialectOf(trx) === "postgres";
+  const firstPage = new Map(
+    r.records.slice(0, r.olderFrom ?? r.records.length).map((x) => [asStored(x.id, postgres), x]),
+  );
   const rest: { id: string; title: string; date: string }[] = [];
   for (const id of left) {
-    const row = tonight.get(id);
-    if (row?.date) rest.push({ id, title: row.title, date: row.date });
+    const row = firstPage.get(id);
+    if (row?.date && linkFamily(id)) rest.push({ id, title: row.title, date: row.date });
   }
-  if (rest.length === 0) return merged;
+  if (rest.length < MOVED_AT_LEAST) return merged;
+  const before = await LAST_READ_IDS.first(trx, { sourceId: r.sourceId, url: r.pageRead.url });
+  const lastRead = lastReadIds(before?.ids);
+  const goneIds = lastRead.filter((id) => !tonight.has(id) && linkFamily(id) !== undefined);
+  if (goneIds.length < MOVED_AT_LEAST) return merged;
   const gone: Stored[] = [];
-  for (const part of chunks([...new Set(rest.map((x) => x.title))], 100)) {
+  for (const part of chunks(goneIds)) {
     const rows = await trx
       .selectFrom("records")
       .select(STORED_COLUMNS)
-      .where("source_id", "=", sourceId)
-      .where("title", "in", part)
-      .where("first_seen_night", "<>", night)
+      .where("source_id", "=", r.sourceId)
+      .where("record_id", "in", part)
       .execute();
-    for (const row of rows) if (!tonight.has(row.record_id)) gone.push(stored(row));
+    for (const row of rows) gone.push(stored(row));
   }
-  const list = [...tonight.values()].map((x) => ({ title: x.title, date: x.date ?? null }));
-  for (const [id, old] of pairByShown(rest, list, gone)) await take(id, old);
+  const shown = [...firstPage.values()].map((x) => ({ title: x.title, date: x.date ?? null }));
+  for (const [id, old] of pairMoved(rest, shown, gone, lastRead.length)) await take(id, old);
   return merged;
 }
+
+/** `page_reads.ids` (a JSON array of ids), or none when absent or not such an array. */
+function lastReadIds(json: string | null | undefined): string[] {
+  if (!json) return [];
+  try {
+    const v: unknown = JSON.parse(json);
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+const LAST_READ_IDS = prepared((db, $: Placeholder<{ sourceId: string; url: string }>) =>
+  db
+    .selectFrom("page_reads")
+    .select("ids")
+    .where("source_id", "=", $("sourceId"))
+    .where("url", "=", $("url")),
+);
 
 const STORED_COLUMNS = [
   "record_id",
