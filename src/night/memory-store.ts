@@ -6,7 +6,7 @@
 
 import { LANE_LEASE_MS } from "../policy/constants.js";
 import { listAddress, READ_HORIZON_NIGHTS, READ_OUTCOMES } from "../policy/first-read.js";
-import { linkFamily, ofFamily, pairMoved, pickTwin } from "../policy/link-twins.js";
+import { linkFamily, movedMayBe, ofFamily, pairMoved, pickTwin } from "../policy/link-twins.js";
 import { addDays } from "../policy/night-date.js";
 import type { ExtractedRecord } from "../sources/record.js";
 import { holderDead } from "../store/holder.js";
@@ -60,7 +60,7 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
   readonly validators = new Map<string, { etag?: string; lastModified?: string }>();
   readonly backfill = new Map<string, BackfillState>();
   /** `source url` -> the first page as last read in full (its records are in `records`). */
-  readonly pageReads = new Map<string, PageRead>();
+  readonly pageReads = new Map<string, PageRead & { night: string }>();
 
   readonly lanes = new Map<string, { holder: string; until: number; done: boolean }>();
 
@@ -193,14 +193,19 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     // pages (P7), list records already listed, never new on record.
     const address = listAddress(r);
     const since = addDays(night, -READ_HORIZON_NIGHTS);
-    const firstRead = !(this.outcomes.get(r.sourceId) ?? []).some(
-      (o) =>
-        o.night !== night &&
-        o.night >= since &&
-        (READ.has(o.outcome.kind) || o.recordsFound > 0) &&
-        address !== undefined &&
-        listAddress(o) === address,
-    );
+    const readNights = (this.outcomes.get(r.sourceId) ?? [])
+      .filter(
+        (o) =>
+          o.night !== night &&
+          o.night >= since &&
+          (READ.has(o.outcome.kind) || o.recordsFound > 0) &&
+          address !== undefined &&
+          listAddress(o) === address,
+      )
+      .map((o) => o.night)
+      .sort();
+    const lastReadNight = readNights[readNights.length - 1];
+    const firstRead = lastReadNight === undefined;
     const current =
       r.olderFrom !== undefined ? new Set(r.records.slice(0, r.olderFrom).map((x) => x.id)) : null;
     let newRecords = 0;
@@ -243,8 +248,13 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     }
     // Files moved (as night-records.ts `relink`): the page's records at its last read in full,
     // no longer shown, found under new links with their titles and dates (pairMoved).
-    const lastRead = r.pageRead && this.pageReads.get(`${r.sourceId} ${r.pageRead.url}`);
-    if (!firstRead && lastRead) {
+    // Kept by the address that answered; else the newest kept (a list now redirected).
+    const reads = [...this.pageReads].filter(([k]) => k.startsWith(`${r.sourceId} `));
+    const lastRead =
+      r.pageRead &&
+      (this.pageReads.get(`${r.sourceId} ${r.pageRead.url}`) ??
+        reads.map(([, v]) => v).sort((a, b) => (a.night < b.night ? 1 : -1))[0]);
+    if (movedMayBe(night, lastReadNight) && lastRead) {
       const firstPage = [
         ...new Map(
           r.records.slice(0, r.olderFrom ?? r.records.length).map((x) => [x.id, x]),
@@ -253,14 +263,16 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       const rest = firstPage
         .filter((x) => known.get(x.id)?.firstNight === night && x.date && linkFamily(x.id))
         .map((x) => ({ id: x.id, title: x.title, date: x.date ?? null }));
-      const gone = lastRead.ids.flatMap((id) => {
+      const links = lastRead.ids.filter((id) => linkFamily(id) !== undefined);
+      const gone = links.flatMap((id) => {
         const k = known.get(id);
-        return k && !tonight.has(id) && linkFamily(id)
+        return k && !tonight.has(id)
           ? [{ id, title: k.record.title, date: k.record.date ?? null }]
           : [];
       });
+      const still = links.filter((id) => tonight.has(id)).length;
       const shown = firstPage.map((x) => ({ title: x.title, date: x.date ?? null }));
-      for (const [id, old] of pairMoved(rest, shown, gone, lastRead.ids.length)) {
+      for (const [id, old] of pairMoved(rest, shown, gone, links.length, still)) {
         const mine = known.get(id) as { record: ExtractedRecord; listed?: true };
         const was = known.get(old.id) as { firstNight: string; listed?: true };
         known.delete(old.id);
@@ -291,6 +303,7 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       this.pageReads.set(`${r.sourceId} ${r.pageRead.url}`, {
         ...r.pageRead,
         ids: [...r.pageRead.ids],
+        night,
       });
     for (const f of r.flags) {
       const open = this.flags.some((x) => x.open && x.source === r.sourceId && x.kind === f.kind);

@@ -5,6 +5,8 @@
  * other record of the list, the night the site moved. Pure: the other spellings of one link.
  */
 
+import { addDays } from "./night-date.js";
+
 /** The same link under the other scheme and with `www.` toggled (at most three), none itself. */
 export function linkTwins(id: string): string[] {
   let u: URL;
@@ -82,20 +84,24 @@ export function pickTwin<T extends Shown & { id: string }>(
  * longer shows (`gone`) that shows the same title and the same date, when nothing else can be
  * meant: exactly one row of tonight's list (`tonight`) and exactly one gone record show that title
  * and date; a record without a date or a title is never paired (a list may repeat an undated
- * "Agenda"). And only a move: at least MOVED_AT_LEAST pairs, and pairs for at least half of the
- * records of the last read (`lastRead`, how many it listed). A few links changed are no move: a
- * list that titles its rows by meeting shows a meeting's minutes, posted as its agenda leaves the
- * page, under the agenda's title and date, and a new record is never hidden. Returns new id →
- * gone record (none when it is no move). Pure.
+ * "Agenda"). And only a move, where nearly every link changed: at least MOVED_AT_LEAST pairs,
+ * pairs for at least half the links of the last read (`lastRead`, how many it listed), and at
+ * most a tenth of them still listed tonight (`stillListed`). Links that change one by one are no
+ * move: a list that titles its rows by meeting shows a meeting's minutes, posted as its agenda
+ * leaves the page, under the agenda's title and date, and a new record is never hidden. Returns
+ * new id → gone record (none when it is no move). Pure.
  */
 export function pairMoved<T extends Shown & { id: string }>(
   fresh: readonly (Shown & { id: string })[],
   tonight: readonly Shown[],
   gone: readonly T[],
   lastRead: number,
+  stillListed: number,
 ): Map<string, T> {
   const key = (s: Shown) =>
-    s.date === null || s.date === "" || s.title.trim() === "" ? undefined : `${s.title}\0${s.date}`;
+    s.date === null || s.date === "" || s.title.trim() === ""
+      ? undefined
+      : `${kept(s.title)}\0${kept(s.date)}`;
   const shownTonight = new Map<string, number>();
   for (const x of tonight) {
     const k = key(x);
@@ -114,7 +120,31 @@ export function pairMoved<T extends Shown & { id: string }>(
     const old = goneBy.get(k);
     if (old) out.set(f.id, old);
   }
-  return out.size >= MOVED_AT_LEAST && out.size * 2 >= lastRead ? out : new Map();
+  const move =
+    out.size >= MOVED_AT_LEAST && out.size * 2 >= lastRead && stillListed * 10 <= lastRead;
+  return move ? out : new Map();
+}
+
+/**
+ * Whether a night may find a move (`pairMoved`): its list was last read (`lastRead`, a night
+ * key) at most MOVED_WITHIN_NIGHTS before, so what it no longer shows left it lately. After a
+ * longer gap (a site down for weeks) its rows may have been replaced one by one meanwhile.
+ */
+export function movedMayBe(night: string, lastRead: string | undefined): boolean {
+  return (
+    lastRead !== undefined && lastRead < night && lastRead >= addDays(night, -MOVED_WITHIN_NIGHTS)
+  );
+}
+
+export const MOVED_WITHIN_NIGHTS = 7;
+
+/**
+ * A text as every store gives it back, so tonight's rows and the stored ones compare alike: a
+ * NUL becomes U+FFFD (store/no-nul.ts), a lone surrogate U+FFFD on PostgreSQL and three of them
+ * on SQLite (its UTF-8 keeps the surrogate's three bytes): each run of these is one U+FFFD.
+ */
+function kept(s: string): string {
+  return s.replace(/[\p{Cs}\ufffd\0]+/gu, "\ufffd");
 }
 
 /** The fewest records that moved together that make a move (`pairMoved`). */

@@ -8,6 +8,7 @@ import { listAddress, READ_HORIZON_NIGHTS, READ_OUTCOMES } from "../policy/first
 import {
   linkFamily,
   MOVED_AT_LEAST,
+  movedMayBe,
   ofFamily,
   pairMoved,
   pickTwin,
@@ -50,7 +51,8 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   const unique = new Map(r.records.map((x) => [asStored(x.id, postgres), x]));
   // Read before: its list, by the same address, read in full on a recent night (P4: another
   // way in, or a page moved, is another list, whose ids are not the ones stored).
-  const firstRead = !(await readBefore(trx, night, r));
+  const lastRead = await lastReadNight(trx, night, r);
+  const firstRead = lastRead === undefined;
   // P7: an id the first page lists is tonight's list, whatever older page also shows it.
   const current =
     !firstRead && r.olderFrom !== undefined
@@ -92,7 +94,7 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   // Not on a first read (nothing of it is new; a brand-new source has nothing stored to match,
   // and asking would cost every first read a statement; a list moved keeps its old spellings).
   if (fresh.size > 0 && !firstRead) {
-    const merged = await relink(trx, r, fresh, unique);
+    const merged = await relink(trx, r, fresh, unique, movedMayBe(night, lastRead));
     out.fresh -= merged.fresh;
     out.listed -= merged.listed;
   }
@@ -115,6 +117,7 @@ async function relink(
   r: SourceResult,
   fresh: ReadonlyMap<string, boolean>,
   tonight: ReadonlyMap<string, { title: string; date?: string | undefined }>,
+  moves: boolean,
 ): Promise<Inserted> {
   const merged: Inserted = { fresh: 0, listed: 0 };
   const sourceId = r.sourceId;
@@ -183,7 +186,7 @@ async function relink(
   }
   // Files moved (policy/link-twins.ts pairMoved): the records the page showed at its last read
   // in full, no longer shown, found under new links with their titles and dates.
-  if (r.pageRead === undefined) return merged;
+  if (!moves || r.pageRead === undefined) return merged;
   const postgres = dialectOf(trx) === "postgres";
   const firstPage = new Map(
     r.records.slice(0, r.olderFrom ?? r.records.length).map((x) => [asStored(x.id, postgres), x]),
@@ -195,8 +198,8 @@ async function relink(
   }
   if (rest.length < MOVED_AT_LEAST) return merged;
   const before = await LAST_READ_IDS.first(trx, { sourceId: r.sourceId, url: r.pageRead.url });
-  const lastRead = lastReadIds(before?.ids);
-  const goneIds = lastRead.filter((id) => !tonight.has(id) && linkFamily(id) !== undefined);
+  const lastRead = lastReadIds(before?.ids).filter((id) => linkFamily(id) !== undefined);
+  const goneIds = lastRead.filter((id) => !tonight.has(id));
   if (goneIds.length < MOVED_AT_LEAST) return merged;
   const gone: Stored[] = [];
   for (const part of chunks(goneIds)) {
@@ -209,7 +212,8 @@ async function relink(
     for (const row of rows) gone.push(stored(row));
   }
   const shown = [...firstPage.values()].map((x) => ({ title: x.title, date: x.date ?? null }));
-  for (const [id, old] of pairMoved(rest, shown, gone, lastRead.length)) await take(id, old);
+  const moved = pairMoved(rest, shown, gone, lastRead.length, lastRead.length - goneIds.length);
+  for (const [id, old] of moved) await take(id, old);
   return merged;
 }
 
@@ -224,12 +228,19 @@ function lastReadIds(json: string | null | undefined): string[] {
   }
 }
 
+/**
+ * The ids the source's first page listed at its last read in full: kept by the address that
+ * answered, so a page that now answers from another (a site moved to a new platform, its old
+ * list redirected) is looked up by the newest read kept.
+ */
 const LAST_READ_IDS = prepared((db, $: Placeholder<{ sourceId: string; url: string }>) =>
   db
     .selectFrom("page_reads")
     .select("ids")
     .where("source_id", "=", $("sourceId"))
-    .where("url", "=", $("url")),
+    .orderBy(sql`case when url = ${$("url")} then 0 else 1 end`)
+    .orderBy("night", "desc")
+    .limit(1),
 );
 
 const STORED_COLUMNS = [
@@ -260,16 +271,20 @@ interface Stored {
   listed: number;
 }
 
-async function readBefore(trx: Tx, night: string, r: SourceResult): Promise<boolean> {
+/**
+ * The night the source's list was last read before tonight (first-read.ts: the same address,
+ * records found, within READ_HORIZON_NIGHTS), or undefined: tonight is its first read.
+ */
+async function lastReadNight(trx: Tx, night: string, r: SourceResult): Promise<string | undefined> {
   const address = listAddress(r);
-  if (address === undefined) return false;
+  if (address === undefined) return undefined;
   const row = await READ_BEFORE.first(trx, {
     sourceId: r.sourceId,
     night,
     since: addDays(night, -READ_HORIZON_NIGHTS),
     address,
   });
-  return row !== undefined;
+  return row?.night;
 }
 
 const READ_BEFORE = prepared(
@@ -282,7 +297,7 @@ const READ_BEFORE = prepared(
     return (
       db
         .selectFrom("night_sources")
-        .select(sql.lit(1).as("one"))
+        .select("night")
         .where("source_id", "=", $("sourceId"))
         .where("night", "<>", $("night"))
         .where("night", ">=", $("since"))
@@ -290,6 +305,7 @@ const READ_BEFORE = prepared(
         // still read page 1 in full, and found records on it.
         .where((eb) => eb.or([eb("outcome", "in", READ_OUTCOMES), eb("records_found", ">", 0)]))
         .where(used, "=", $("address"))
+        .orderBy("night", "desc")
         .limit(1)
     );
   },

@@ -330,6 +330,96 @@ describe.each(makers)("a source committed twice in one night ($name)", (maker) =
     }
   });
 
+  it("P6: links that change one by one, or after a list unread for weeks, are no move: new; a move found where the list now answers from another address", async () => {
+    const { store, close } = await maker.make();
+    const url = "https://few.gov/list";
+    const rec = (site: string, path: string, title: string, date: string) => ({
+      id: `https://${site}/${path}`,
+      title,
+      url: `https://${site}/${path}`,
+      date,
+    });
+    type Rec = ReturnType<typeof rec>;
+    const src = (
+      id: string,
+      records: Rec[],
+      answered = `https://${id}.gov/list`,
+    ): SourceResult => ({
+      ...result([]),
+      sourceId: id,
+      records,
+      outcome: { kind: "ok", url: `https://${id}.gov/list` },
+      way: { used: { access: "page", url: `https://${id}.gov/list` }, skipped: [] },
+      pageRead: {
+        url: answered,
+        key: `k${records.length}`,
+        records: records.length,
+        ids: records.map((x) => x.id),
+      },
+    });
+    // Four meetings, each row titled by its meeting and dated by it; agendas first.
+    const meetings = (site: string, kinds: string[]) =>
+      kinds.map((k, i) => rec(site, `${k}-${i}.pdf`, `Council Meeting ${i}`, `2026-10-0${i + 1}`));
+    const night = async (n: number) => {
+      const key = addDays(NIGHT, n);
+      await store.openNight(key, T0 + n * DAY, T0 + n * DAY + 6 * 3600_000);
+      return key;
+    };
+    try {
+      await store.syncSources(
+        ["few", "late", "redirected"].map((id) => ({
+          id,
+          government: "g",
+          url: `https://${id}.gov/list`,
+          site: `${id}.gov`,
+        })),
+        T0,
+      );
+      let n = await night(0);
+      const agendas = (site: string) => meetings(site, ["agenda", "agenda", "agenda", "agenda"]);
+      for (const id of ["few", "late", "redirected"])
+        expect(await store.commit(n, src(id, agendas(`${id}.gov`)))).toEqual({
+          newRecords: 0,
+          alreadyListed: 4,
+        });
+      n = await night(1);
+      // Two meetings' minutes posted in place of their agendas: half the list still the same.
+      expect(
+        await store.commit(
+          n,
+          src("few", meetings("few.gov", ["minutes", "minutes", "agenda", "agenda"])),
+        ),
+      ).toEqual({ newRecords: 2 });
+      // The other two lists moved, one of them to another address that now answers for it.
+      expect(
+        await store.commit(
+          n,
+          src(
+            "redirected",
+            meetings("docs.redirected.gov", ["v", "v", "v", "v"]),
+            "https://docs.redirected.gov/list",
+          ),
+        ),
+      ).toEqual({ newRecords: 0 });
+      // The last list not read for twenty nights (a site down): its four rows replaced since.
+      n = await night(20);
+      expect(
+        await store.commit(
+          n,
+          src("late", meetings("late.gov", ["minutes", "minutes", "minutes", "minutes"])),
+        ),
+      ).toEqual({ newRecords: 4 });
+      const known = await store.histories(addDays(NIGHT, 30), ["few", "late", "redirected"]);
+      expect([...known].map(([id, h]) => [id, h.recordsKnown])).toEqual([
+        ["few", 6],
+        ["late", 8],
+        ["redirected", 4],
+      ]);
+    } finally {
+      await close();
+    }
+  });
+
   it("P6: a row whose link comes to be shared by another row, or stops being, keeps its record; a new row on a shared link is new", async () => {
     const { store, close } = await maker.make();
     const url = "https://cal.gov/list";
