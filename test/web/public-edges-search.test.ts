@@ -114,21 +114,61 @@ describe("docs/api.md: search has pages 1–50", () => {
     expect(v.safeParse(uncut).success).toBe(false);
   });
 
-  it("the search feeds say how many of the matches they hold", async () => {
-    const feed = (await (await f.app.request("/search.json?q=permit")).json()) as {
-      description: string;
-      items: unknown[];
-    };
-    expect(feed.items.length).toBe(100);
-    expect(feed.description).toContain(`the best 100 of ${PERMITS} matches`);
-    const few = (await (await f.app.request("/search.json?q=record")).json()) as {
-      description: string;
-    };
-    expect(few.description).toContain("all 7 matches");
-    const none = (await (await f.app.request("/search.json?q=zzzzqqq")).json()) as {
-      description: string;
-    };
-    expect(none.description).toBe('Records whose titles match "zzzzqqq": none so far.');
+  it("the search feeds hold the latest matches new on record, and say how many there are", async () => {
+    type Feed = { description: string; items: { id: string }[] };
+    const feed = async (q: string) =>
+      (await (await f.app.request(`/search.json?q=${q}`)).json()) as Feed;
+    const id = (i: number) => `urn:new-on-record:record:akron-minutes:permit-${i}`;
+    // Followed for what is new: the latest first seen, whatever ranks best (a title that says
+    // "permit" three times, first seen a month before, is the best match of all).
+    await f.store.db
+      .insertInto("records")
+      .values({
+        source_id: "akron-minutes",
+        record_id: "permit-best",
+        title: "Permit permit permit",
+        date: null,
+        url: null,
+        kind: null,
+        first_seen_night: "2026-10-03",
+        first_seen_at: "2026-10-04T05:00:00.000Z",
+      })
+      .execute();
+    try {
+      const best = (await api("/api/search?q=permit")).records[0]?.recordId;
+      expect(best).toBe("permit-best");
+      const permits = await feed("permit");
+      expect(permits.items.map((x) => x.id)).toEqual(
+        Array.from({ length: 100 }, (_v, k) => id(PERMITS - 1 - k)),
+      );
+      expect(permits.description).toContain(`the latest 100 of ${PERMITS + 1}, newest first`);
+    } finally {
+      await f.store.db.deleteFrom("records").where("record_id", "=", "permit-best").execute();
+    }
+    // The records a page already listed when first read are not what is new: not here.
+    const listed = ["permit-1049", "permit-1048"];
+    await f.store.db
+      .updateTable("records")
+      .set({ already_listed: 1 })
+      .where("record_id", "in", listed)
+      .execute();
+    try {
+      const after = await feed("permit");
+      expect(after.items[0]?.id).toBe(id(PERMITS - 3));
+      expect(after.items.map((x) => x.id)).not.toContain(id(PERMITS - 1));
+      expect(after.description).toContain(`the latest 100 of ${PERMITS - 2}, newest first`);
+      expect(after.description).toContain("already listed");
+    } finally {
+      await f.store.db
+        .updateTable("records")
+        .set({ already_listed: 0 })
+        .where("record_id", "in", listed)
+        .execute();
+    }
+    expect((await feed("record")).description).toContain("all 7, newest first");
+    expect((await feed("zzzzqqq")).description).toMatch(
+      /^Records whose titles match "zzzzqqq".*: none so far\.$/,
+    );
   });
 });
 

@@ -184,18 +184,24 @@ function tieOrder(pg: boolean): RawBuilder<unknown> {
   return sql`${recordInstant()} desc nulls last, r.first_seen_at desc, ${inByteOrder(pg, "r.source_id")}, ${inByteOrder(pg, "r.record_id")}`;
 }
 
-/** Ranked matches; records are paged (`page` from 1), governments and sources capped. */
+/**
+ * Ranked matches; records are paged (`page` from 1), governments and sources capped. `latest`
+ * (a search's feed, followed for what is new): only the records new on record (none a page
+ * already listed when first read), the latest first seen first, and counted so.
+ */
 export async function search(
   db: Db,
   words: SearchWords,
   f: DirectoryFilter,
-  opts: { page: number; perPage: number; others: number },
+  opts: { page: number; perPage: number; others: number; latest?: boolean },
 ): Promise<SearchResult> {
   if (words.terms.length === 0)
     return { governments: [], sources: [], records: [], recordTotal: 0 };
   const pg = dialectOf(db) === "postgres";
   const offset = (Math.max(1, opts.page) - 1) * opts.perPage;
   const live = sql`s.retired_at is null and g.retired_at is null`;
+  const newOnly = opts.latest ? sql`r.already_listed = 0` : sql`1 = 1`;
+  const latest = sql`r.first_seen_at desc`;
   const where = and(filterSql(f));
   const govWhere = and(
     filterSql({
@@ -231,8 +237,8 @@ export async function search(
     records = (
       await sql<RecordRow>`select ${RECORD_SELECT} from records r
         join sources s on s.id = r.source_id join governments g on g.id = s.government_id
-        where ${match} and ${live} and ${where}
-        order by ts_rank(r.title_words, to_tsquery('simple', ${tq})) desc,
+        where ${match} and ${live} and ${newOnly} and ${where}
+        order by ${opts.latest ? latest : sql`ts_rank(r.title_words, to_tsquery('simple', ${tq})) desc`},
           ${tieOrder(pg)}
         limit ${opts.perPage} offset ${offset}`.execute(db)
     ).rows;
@@ -240,7 +246,7 @@ export async function search(
       (
         await sql<{ n: string | number }>`select count(*) as n from records r
           join sources s on s.id = r.source_id join governments g on g.id = s.government_id
-          where ${match} and ${live} and ${where}`.execute(db)
+          where ${match} and ${live} and ${newOnly} and ${where}`.execute(db)
       ).rows[0]?.n ?? 0,
     );
     // The expressions of the indexes (migration 018), over this query's aliases.
@@ -274,8 +280,8 @@ export async function search(
       await sql<RecordRow>`select ${RECORD_SELECT} from records_fts
         join records r on r.rowid = records_fts.rowid
         join sources s on s.id = r.source_id join governments g on g.id = s.government_id
-        where records_fts match ${fq} and ${live} and ${where}
-        order by bm25(records_fts), ${tieOrder(pg)}
+        where records_fts match ${fq} and ${live} and ${newOnly} and ${where}
+        order by ${opts.latest ? latest : sql`bm25(records_fts)`}, ${tieOrder(pg)}
         limit ${opts.perPage} offset ${offset}`.execute(db)
     ).rows;
     total = Number(
@@ -283,7 +289,7 @@ export async function search(
         await sql<{ n: number }>`select count(*) as n from records_fts
           join records r on r.rowid = records_fts.rowid
           join sources s on s.id = r.source_id join governments g on g.id = s.government_id
-          where records_fts match ${fq} and ${live} and ${where}`.execute(db)
+          where records_fts match ${fq} and ${live} and ${newOnly} and ${where}`.execute(db)
       ).rows[0]?.n ?? 0,
     );
     govRows = (

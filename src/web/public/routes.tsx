@@ -82,7 +82,11 @@ const ALL: FilterKeys = ["county", "kind", "records", "government", "source"];
 /** What each kind of list reads: the filters, and its window or its search. */
 const NEW_PARAMS = [...ALL, "window", "night"];
 const SEARCH_PARAMS = ["q", "page", ...ALL];
-/** A search feed is the best 100 matches, newest first: it has no pages (`page` is a 400). */
+/**
+ * A search feed is followed for what is new: the latest 100 matches first seen new on record
+ * (none a page already listed when first read), the latest first; it has no pages (`page` is a
+ * 400).
+ */
 const SEARCH_FEED_PARAMS = ["q", ...ALL];
 const SEARCH_FEED_CAP = 100;
 /** Records per page of search results; governments and sources shown with them. */
@@ -539,8 +543,9 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         page: 1,
         perPage: SEARCH_FEED_CAP,
         others: 0,
+        latest: true,
       });
-      const items = [...r.records].sort((a, b) => b.firstSeenAt.localeCompare(a.firstSeenAt));
+      const items = r.records;
       const retired = s.retired;
       const body = renderFeed(format, {
         origin: opts.origin(),
@@ -548,12 +553,12 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         title: `New on Record: search "${s.q}"`,
         description: retired
           ? retiredSays(retired, "in this feed")
-          : `Records whose titles match "${s.q}": ${
+          : `Records whose titles match "${s.q}", as they come new on record (records a page already listed when New on Record first read it are on the search page, not here): ${
               r.recordTotal > SEARCH_FEED_CAP
-                ? `the best ${SEARCH_FEED_CAP} of ${r.recordTotal} matches, newest first (more words narrow the search)`
+                ? `the latest ${SEARCH_FEED_CAP} of ${r.recordTotal}, newest first (more words narrow the search)`
                 : r.recordTotal === 0
                   ? "none so far"
-                  : `all ${r.recordTotal} ${r.recordTotal === 1 ? "match" : "matches"}, newest first`
+                  : `all ${r.recordTotal}, newest first`
             }.`,
         pagePath: `/search${s.query}`,
         selfPath: (fmt) => `/search.${fmt}${s.query}`,

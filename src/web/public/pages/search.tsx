@@ -60,7 +60,7 @@ export const SearchPage: FC<{
             <FeedLinks
               path="/search"
               query={query}
-              what="Follow this search"
+              what="New records that match, as they come"
               api={`/api/search${query}`}
             />
           )}
