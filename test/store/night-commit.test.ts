@@ -37,6 +37,38 @@ function result(records: string[]): SourceResult {
   };
 }
 
+/** Night `n` after NIGHT opened; its key. */
+async function openNightN(store: NightStore, n: number): Promise<string> {
+  const key = addDays(NIGHT, n);
+  await store.openNight(key, T0 + n * DAY, T0 + n * DAY + 6 * 3600_000);
+  return key;
+}
+
+/** Sources `id` whose lists are https://ID.gov/list, each its own site. */
+async function syncLists(store: NightStore, ids: readonly string[]): Promise<void> {
+  await store.syncSources(
+    ids.map((id) => ({ id, government: "g", url: `https://${id}.gov/list`, site: `${id}.gov` })),
+    T0,
+  );
+}
+
+/**
+ * Each night in turn (NIGHT, the next, …): the source's result for it committed, and said as
+ * expected; then how many records the source knows.
+ */
+async function commitNights<T>(
+  store: NightStore,
+  sourceId: string,
+  nights: readonly (readonly [T, Committed])[],
+  src: (x: T) => SourceResult,
+): Promise<number | undefined> {
+  for (const [i, [x, committed]] of nights.entries()) {
+    const n = await openNightN(store, i);
+    expect(await store.commit(n, src(x)), n).toEqual(committed);
+  }
+  return (await store.histories(addDays(NIGHT, 9), [sourceId])).get(sourceId)?.recordsKnown;
+}
+
 type Maker = { name: string; make(): Promise<{ store: NightStore; close(): Promise<void> }> };
 const makers: Maker[] = [
   { name: "memory", make: async () => ({ store: new MemoryNightStore(), close: async () => {} }) },
@@ -123,21 +155,9 @@ describe.each(makers)("a source committed twice in one night ($name)", (maker) =
       outcome: { kind, url },
       way: { used: { access: "page", url }, skipped: [] },
     });
-    const night = async (n: number) => {
-      const key = addDays(NIGHT, n);
-      await store.openNight(key, T0 + n * DAY, T0 + n * DAY + 6 * 3600_000);
-      return key;
-    };
+    const night = (n: number) => openNightN(store, n);
     try {
-      await store.syncSources(
-        ["a", "empty", "refused", "moved", "idle", "stopped"].map((id) => ({
-          id,
-          government: "g",
-          url: `https://${id}.gov/list`,
-          site: `${id}.gov`,
-        })),
-        T0,
-      );
+      await syncLists(store, ["a", "empty", "refused", "moved", "idle", "stopped"]);
       let n = await night(0);
       expect(await store.commit(n, src("a", ["1", "2"]))).toEqual({
         newRecords: 0,
@@ -234,15 +254,12 @@ describe.each(makers)("a source committed twice in one night ($name)", (maker) =
           { newRecords: 1 },
         ],
       ] as const;
-      for (const [i, [ids, committed]] of nights.entries()) {
-        const n = addDays(NIGHT, i);
-        await store.openNight(n, T0 + i * DAY, T0 + i * DAY + 6 * 3600_000);
+      const known = await commitNights<readonly string[]>(store, "tls", nights, (ids) => {
         const r = src([...ids]);
         if (ids.length === 5) r.olderFrom = 4;
-        expect(await store.commit(n, r), n).toEqual(committed);
-      }
-      const h = (await store.histories(addDays(NIGHT, 9), ["tls"])).get("tls");
-      expect(h?.recordsKnown).toBe(6);
+        return r;
+      });
+      expect(known).toBe(6);
     } finally {
       await close();
     }
@@ -317,14 +334,8 @@ describe.each(makers)("a source committed twice in one night ($name)", (maker) =
           { newRecords: 2 },
         ],
       ];
-      for (const [i, [records, committed]] of nights.entries()) {
-        const n = addDays(NIGHT, i);
-        await store.openNight(n, T0 + i * DAY, T0 + i * DAY + 6 * 3600_000);
-        expect(await store.commit(n, src(records)), n).toEqual(committed);
-      }
-      const h = (await store.histories(addDays(NIGHT, 9), ["mv"])).get("mv");
       // 7 first read, 4 new on the second night (four kept under their new links), 2 on the third.
-      expect(h?.recordsKnown).toBe(13);
+      expect(await commitNights(store, "mv", nights, src)).toBe(13);
     } finally {
       await close();
     }
@@ -360,21 +371,9 @@ describe.each(makers)("a source committed twice in one night ($name)", (maker) =
     // Four meetings, each row titled by its meeting and dated by it; agendas first.
     const meetings = (site: string, kinds: string[]) =>
       kinds.map((k, i) => rec(site, `${k}-${i}.pdf`, `Council Meeting ${i}`, `2026-10-0${i + 1}`));
-    const night = async (n: number) => {
-      const key = addDays(NIGHT, n);
-      await store.openNight(key, T0 + n * DAY, T0 + n * DAY + 6 * 3600_000);
-      return key;
-    };
+    const night = (n: number) => openNightN(store, n);
     try {
-      await store.syncSources(
-        ["few", "late", "redirected"].map((id) => ({
-          id,
-          government: "g",
-          url: `https://${id}.gov/list`,
-          site: `${id}.gov`,
-        })),
-        T0,
-      );
+      await syncLists(store, ["few", "late", "redirected"]);
       let n = await night(0);
       const agendas = (site: string) => meetings(site, ["agenda", "agenda", "agenda", "agenda"]);
       for (const id of ["few", "late", "redirected"])
@@ -450,13 +449,14 @@ describe.each(makers)("a source committed twice in one night ($name)", (maker) =
         // Dec 1 on the link: new, Oct 1 the same record again.
         [[dec, oct, bid], { newRecords: 1 }],
       ] as const;
-      for (const [i, [rows, committed]] of nights.entries()) {
-        const n = addDays(NIGHT, i);
-        await store.openNight(n, T0 + i * DAY, T0 + i * DAY + 6 * 3600_000);
-        expect(await store.commit(n, src([...rows])), n).toEqual(committed);
-      }
-      const h = (await store.histories(addDays(NIGHT, 9), ["cal"])).get("cal");
-      expect(h?.recordsKnown).toBe(4);
+      expect(
+        await commitNights<readonly Parameters<typeof src>[0][number][]>(
+          store,
+          "cal",
+          nights,
+          (rows) => src([...rows]),
+        ),
+      ).toBe(4);
     } finally {
       await close();
     }
