@@ -141,7 +141,9 @@ describe("docs/api.md: search has pages 1–50", () => {
       expect(permits.items.map((x) => x.id)).toEqual(
         Array.from({ length: 100 }, (_v, k) => id(PERMITS - 1 - k)),
       );
-      expect(permits.description).toContain(`the latest 100 of ${PERMITS + 1}, newest first`);
+      expect(permits.description).toContain(
+        `the latest 100 of ${PERMITS + 1} records, newest first`,
+      );
     } finally {
       await f.store.db.deleteFrom("records").where("record_id", "=", "permit-best").execute();
     }
@@ -156,7 +158,7 @@ describe("docs/api.md: search has pages 1–50", () => {
       const after = await feed("permit");
       expect(after.items[0]?.id).toBe(id(PERMITS - 3));
       expect(after.items.map((x) => x.id)).not.toContain(id(PERMITS - 1));
-      expect(after.description).toContain(`the latest 100 of ${PERMITS - 2}, newest first`);
+      expect(after.description).toContain(`the latest 100 of ${PERMITS - 2} records, newest first`);
       expect(after.description).toContain("already listed");
     } finally {
       await f.store.db
@@ -165,7 +167,7 @@ describe("docs/api.md: search has pages 1–50", () => {
         .where("record_id", "in", listed)
         .execute();
     }
-    expect((await feed("record")).description).toContain("all 7, newest first");
+    expect((await feed("record")).description).toContain("all 7 records, newest first");
     expect((await feed("zzzzqqq")).description).toMatch(
       /^Records whose titles match "zzzzqqq".*: none so far\.$/,
     );

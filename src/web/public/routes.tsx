@@ -553,12 +553,12 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         title: `New on Record: search "${s.q}"`,
         description: retired
           ? retiredSays(retired, "in this feed")
-          : `Records whose titles match "${s.q}", as they come new on record (records a page already listed when New on Record first read it are on the search page, not here): ${
+          : `Records whose titles match "${s.q}", as they come new on record (not those a page already listed when New on Record first read it, nor those a backfill found on its older pages: the search itself finds them): ${
               r.recordTotal > SEARCH_FEED_CAP
-                ? `the latest ${SEARCH_FEED_CAP} of ${r.recordTotal}, newest first (more words narrow the search)`
+                ? `the latest ${SEARCH_FEED_CAP} of ${r.recordTotal} records, newest first (more words narrow the search)`
                 : r.recordTotal === 0
                   ? "none so far"
-                  : `all ${r.recordTotal}, newest first`
+                  : `all ${r.recordTotal} ${r.recordTotal === 1 ? "record" : "records"}, newest first`
             }.`,
         pagePath: `/search${s.query}`,
         selfPath: (fmt) => `/search.${fmt}${s.query}`,

@@ -57,12 +57,12 @@ export const SearchPage: FC<{
       ) : (
         <>
           {retired ? null : (
-            <FeedLinks
-              path="/search"
-              query={query}
-              what="New records that match, as they come"
-              api={`/api/search${query}`}
-            />
+            <>
+              <FeedLinks path="/search" query={query} what="New records that match, as they come" />
+              <p class="small">
+                This search, every match as ranked here: <a href={`/api/search${query}`}>API</a>
+              </p>
+            </>
           )}
           {result.governments.length > 0 ? (
             <section>
