@@ -58,10 +58,12 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // Two cores here, and one worker more: many files spend much of their time waiting (on
-    // a `nor` child process, PostgreSQL, chromium, a loopback site's pace), and a third worker
-    // uses those cores meanwhile (about a tenth off the run; a fourth gained nothing).
-    maxWorkers: 3,
+    // Two cores here, and two workers more: many files spend much of their time waiting (on
+    // a `nor` child process, PostgreSQL, chromium, a loopback site's pace, P15's waits after a
+    // cut send), and the extra workers use those cores meanwhile. Measured on the 2-core machine
+    // (2026-12-06, whole suite, the crash test's waits short in each run): 3 workers 142 s and
+    // 145 s, 4 workers 129 s and 128 s; a fifth gained nothing (133 s against 131 s for four).
+    maxWorkers: 4,
     // Files run one after another in each worker's process, sharing its module cache: the
     // whole src/ tree is transformed and imported once per worker, not once per file (about
     // half of the suite's CPU). They can share a process because none mocks a module, fakes
