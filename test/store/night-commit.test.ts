@@ -343,7 +343,6 @@ describe.each(makers)("a source committed twice in one night ($name)", (maker) =
 
   it("P6: links that change one by one, or after a list unread for weeks, are no move: new; a move found where the list now answers from another address", async () => {
     const { store, close } = await maker.make();
-    const url = "https://few.gov/list";
     const rec = (site: string, path: string, title: string, date: string) => ({
       id: `https://${site}/${path}`,
       title,
