@@ -25,7 +25,12 @@ import { openStore, type Store, type StoreLocation } from "../src/store/db.js";
 import { SqlNightStore } from "../src/store/night-store.js";
 import { newestRecords } from "../src/store/read/directory.js";
 import { search, searchTerms } from "../src/store/read/search.js";
-import { analyzeStore, countTitleMatches, recordsByKey } from "../src/store/read-floor.js";
+import {
+  analyzeStore,
+  countTitleMatches,
+  everyRecordNew,
+  recordsByKey,
+} from "../src/store/read-floor.js";
 
 const SOURCES = 30;
 const PER = 10_000;
@@ -125,7 +130,7 @@ async function one(name: string, loc: StoreLocation): Promise<string[]> {
     // A search's feed: the latest 100 new on record (and their count), by first seen. The load
     // is each source's first read (already listed): every record made new on record, as after
     // nights of new records, so the feed has all 300,000 to choose from.
-    await store.db.updateTable("records").set({ already_listed: 0 }).execute();
+    await everyRecordNew(store.db);
     if (pgStore) await analyzeStore(store.db);
     const feedMs = await median(() =>
       search(store.db, words, {}, { page: 1, perPage: 100, others: 0, latest: true }),
