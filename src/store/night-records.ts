@@ -129,7 +129,13 @@ async function relink(
       .execute();
     await trx
       .updateTable("records")
-      .set({ first_seen_night: old.night, first_seen_at: old.at, already_listed: old.listed })
+      .set({
+        first_seen_night: old.night,
+        first_seen_at: old.at,
+        already_listed: old.listed,
+        // Its feed entries keep the name it was first listed under (migration 022).
+        first_id: old.firstId ?? old.id,
+      })
       .where("source_id", "=", sourceId)
       .where("record_id", "=", id)
       .execute();
@@ -143,6 +149,7 @@ async function relink(
     night: row.first_seen_night,
     at: row.first_seen_at,
     listed: Number(row.already_listed),
+    firstId: row.first_id,
   });
   const left = new Set(fresh.keys());
   // The link written another way.
@@ -250,6 +257,7 @@ const STORED_COLUMNS = [
   "first_seen_night",
   "first_seen_at",
   "already_listed",
+  "first_id",
 ] as const;
 
 interface StoredRow {
@@ -259,6 +267,7 @@ interface StoredRow {
   first_seen_night: string;
   first_seen_at: string;
   already_listed: number;
+  first_id: string | null;
 }
 
 /** A stored record no longer listed, that a new id may be. */
@@ -269,6 +278,8 @@ interface Stored {
   night: string;
   at: string;
   listed: number;
+  /** The id it was first listed under, when not `id` (migration 022). */
+  firstId: string | null;
 }
 
 /**

@@ -167,5 +167,26 @@ describe("record identity", () => {
         "2026-11-05",
       ],
     ]);
+    // Each keeps the id it was first listed under, which names its feed entries (migration 022).
+    const db = new Database(join(data, "nor.db"), { readonly: true });
+    try {
+      expect(
+        db
+          .prepare("select record_id, first_id from records where source_id = ? order by record_id")
+          .all("agendas"),
+      ).toEqual([
+        {
+          record_id: site.url("/DocumentCenter/View/17?ref=minutes"),
+          first_id: site.url("/files/zoning-10-20.pdf"),
+        },
+        {
+          record_id: site.url("/DocumentCenter/View/31?ref=agenda"),
+          first_id: site.url("/files/council-11-02.pdf"),
+        },
+        { record_id: site.url("/DocumentCenter/View/40?ref=agenda"), first_id: null },
+      ]);
+    } finally {
+      db.close();
+    }
   }, 60_000);
 });

@@ -17,6 +17,7 @@ import * as m018 from "./018-record-instant.js";
 import * as m019 from "./019-owners-requests-left-alone.js";
 import * as m020 from "./020-store-identity.js";
 import * as m021 from "./021-already-listed.js";
+import * as m022 from "./022-record-first-id.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -38,6 +39,7 @@ export const migrations: Record<string, Migration> = {
   "019-owners-requests-left-alone": m019,
   "020-store-identity": m020,
   "021-already-listed": m021,
+  "022-record-first-id": m022,
 };
 
 export const migrationProvider: MigrationProvider = {

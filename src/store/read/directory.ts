@@ -58,6 +58,11 @@ export interface RecordItem {
    * the page's record, never new on record (migration 021).
    */
   alreadyListed: boolean;
+  /**
+   * The id it was first listed under, when its link, and so its id, changed since (P6; migration
+   * 022): its feed entries and calendar events keep that name.
+   */
+  firstId?: string;
 }
 
 export interface CountySummary {
@@ -270,14 +275,19 @@ export const RECORD_COLUMNS = [
   "r.first_seen_night",
   "r.first_seen_at",
   "r.already_listed",
+  "r.first_id",
 ] as const;
 
 export function toRecord(
-  r: Omit<RecordsTable, "instant" | "already_listed"> & { already_listed: number },
+  r: Omit<RecordsTable, "instant" | "already_listed" | "first_id"> & {
+    already_listed: number;
+    first_id: string | null;
+  },
 ): RecordItem {
   return {
     sourceId: r.source_id,
     recordId: r.record_id,
+    ...(r.first_id !== null ? { firstId: r.first_id } : {}),
     title: shownText(r.title),
     date: r.date,
     url: r.url,

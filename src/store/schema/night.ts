@@ -57,6 +57,11 @@ export interface RecordsTable {
    */
   already_listed: Generated<number>;
   /**
+   * The id it was first listed under, when its link, and so its id, changed since (P6: a site
+   * moved to https, or moved its files); null when `record_id` is that id. Migration 022.
+   */
+  first_id: Generated<string | null>;
+  /**
    * The instant `date` names, worked out by the store (a generated column: never written):
    * julianday on SQLite, a timestamp in UTC on PostgreSQL; only ever ordered by.
    */

@@ -37,9 +37,12 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
-/** Stable across hosts and formats: the same record is the same item everywhere. */
-export function itemId(r: { sourceId: string; recordId: string }): string {
-  return `urn:new-on-record:record:${encodeURIComponent(r.sourceId)}:${encodeURIComponent(r.recordId)}`;
+/**
+ * Stable across hosts and formats: the same record is the same item everywhere, named by the id
+ * it was first listed under (a record whose link its site wrote anew, P6, is not a new item).
+ */
+export function itemId(r: { sourceId: string; recordId: string; firstId?: string }): string {
+  return `urn:new-on-record:record:${encodeURIComponent(r.sourceId)}:${encodeURIComponent(r.firstId ?? r.recordId)}`;
 }
 
 export interface FeedSpec {

@@ -1,0 +1,28 @@
+import type { Kysely } from "kysely";
+import { dialectOf } from "../dialect-of.js";
+import { sql } from "../kysely.js";
+
+/**
+ * The id a record was first listed under, kept when its link changes and with it its id (P6: a
+ * site moved to https, or moved its files: store/night-records.ts `relink`). A feed's entry and a
+ * calendar's event are named by it (web/public/feeds.ts itemId), so a feed reader does not show
+ * a record again, as new, because its site wrote its link anew. Null: the record's id is the
+ * one it was first listed under.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  const columns = (
+    dialectOf(db) === "postgres"
+      ? await sql<{
+          name: string;
+        }>`select column_name as name from information_schema.columns where table_schema = current_schema() and table_name = 'records'`.execute(
+          db,
+        )
+      : await sql<{ name: string }>`select name from pragma_table_xinfo('records')`.execute(db)
+  ).rows.map((r) => r.name);
+  if (!columns.includes("first_id"))
+    await db.schema.alterTable("records").addColumn("first_id", "text").execute();
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable("records").dropColumn("first_id").execute();
+}
