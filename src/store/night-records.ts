@@ -151,6 +151,15 @@ async function relink(
     listed: Number(row.already_listed),
     firstId: row.first_id,
   });
+  // A new record under an id a moved record was first listed under (a link reused): that one
+  // is named by its id now, so the two never share a feed entry's name (migration 022).
+  for (const part of chunks([...fresh.keys()]))
+    await trx
+      .updateTable("records")
+      .set({ first_id: null })
+      .where("source_id", "=", sourceId)
+      .where("first_id", "in", part)
+      .execute();
   const left = new Set(fresh.keys());
   // The link written another way.
   const familyOf = new Map<string, string[]>();

@@ -21,8 +21,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   ).rows.map((r) => r.name);
   if (!columns.includes("first_id"))
     await db.schema.alterTable("records").addColumn("first_id", "text").execute();
+  // A commit that finds new records asks whether one takes a moved record's first id
+  // (night-records.ts `relink`): among the few records that have one.
+  await sql`create index if not exists records_first_id on records (source_id, first_id)
+    where first_id is not null`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`drop index if exists records_first_id`.execute(db);
   await db.schema.alterTable("records").dropColumn("first_id").execute();
 }

@@ -1,0 +1,80 @@
+import { afterAll, describe, expect, it } from "vitest";
+import type { SourceResult } from "../../src/night/types.js";
+import { addDays } from "../../src/policy/night-date.js";
+import { openStore } from "../../src/store/db.js";
+import { SqlNightStore } from "../../src/store/night-store.js";
+import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "./stores.js";
+
+/**
+ * Migration 022: a record whose link its site wrote anew keeps the id it was first listed under
+ * (`records.first_id`, the name of its feed entries), until a new record takes that very id: then
+ * each is named by its own id, so two records never share a feed entry's name.
+ */
+const factories: StoreFactory[] = [sqliteFactory()];
+if (postgresUrl) factories.push(postgresFactory(postgresUrl));
+afterAll(async () => {
+  for (const f of factories) await f.cleanup();
+});
+
+const NIGHT = "2026-11-05";
+const T0 = Date.parse("2026-11-05T06:00:00Z");
+const DAY = 86_400_000;
+const URL = "https://x.gov/list";
+
+const src = (ids: string[]): SourceResult => ({
+  sourceId: "x",
+  outcome: { kind: "ok", url: URL },
+  way: { used: { access: "page", url: URL }, skipped: [] },
+  records: ids.map((id) => ({ id, title: `Agenda ${id.slice(-5)}`, url: id })),
+  validators: [],
+  flags: [],
+  startedAt: T0,
+  endedAt: T0 + 500,
+});
+
+describe.each(factories)("records.first_id ($name)", (factory) => {
+  it("P6: kept through an https move, and let go when a new record takes that id", async () => {
+    const s = await openStore(await factory.fresh());
+    const store = new SqlNightStore(s.db);
+    try {
+      await store.syncSources([{ id: "x", government: "g", url: URL, site: "x.gov" }], T0);
+      const nights = [
+        ["http://x.gov/a.pdf", "http://x.gov/b.pdf"],
+        ["https://x.gov/a.pdf", "https://x.gov/b.pdf"],
+        // The old spelling listed again beside the new one: a row of its own, new.
+        ["https://x.gov/a.pdf", "https://x.gov/b.pdf", "http://x.gov/a.pdf"],
+      ];
+      const firstIds: Record<string, string | null>[] = [];
+      for (const [i, ids] of nights.entries()) {
+        const n = addDays(NIGHT, i);
+        await store.openNight(n, T0 + i * DAY, T0 + i * DAY + 6 * 3600_000);
+        await store.commit(n, {
+          ...src(ids),
+          startedAt: T0 + i * DAY,
+          endedAt: T0 + i * DAY + 500,
+        });
+        const rows = await s.db
+          .selectFrom("records")
+          .select(["record_id", "first_id"])
+          .where("source_id", "=", "x")
+          .orderBy("record_id")
+          .execute();
+        firstIds.push(Object.fromEntries(rows.map((r) => [r.record_id, r.first_id])));
+      }
+      expect(firstIds).toEqual([
+        { "http://x.gov/a.pdf": null, "http://x.gov/b.pdf": null },
+        {
+          "https://x.gov/a.pdf": "http://x.gov/a.pdf",
+          "https://x.gov/b.pdf": "http://x.gov/b.pdf",
+        },
+        {
+          "http://x.gov/a.pdf": null,
+          "https://x.gov/a.pdf": null,
+          "https://x.gov/b.pdf": "http://x.gov/b.pdf",
+        },
+      ]);
+    } finally {
+      await s.close();
+    }
+  });
+});
