@@ -42,6 +42,16 @@ describe("the JSON API", () => {
     expect((await json("/api/governments?county=Mars", 400)).error).toContain(
       'Unknown county "Mars"',
     );
+    // As the pages write it ("Franklin County"), in any case.
+    for (const name of ["Franklin%20County", "franklin+county", "FRANKLIN"])
+      expect(
+        (await json(`/api/governments?county=${name}`)).governments.map(
+          (g: { id: string }) => g.id,
+        ),
+      ).toEqual(["franklin-county", "village-of-test"]);
+    expect((await json("/api/governments?county=County", 400)).error).toContain(
+      'Unknown county "County"',
+    );
   });
 
   it("/api/governments/:id: its sources with status and last outcome (P26: not read, with reason)", async () => {

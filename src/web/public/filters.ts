@@ -38,7 +38,10 @@ export type FilterKeys = readonly (keyof Filter)[];
 
 export const ALL_FILTERS: FilterKeys = ["county", "kind", "records", "government", "source"];
 
-/** An empty value (an untouched form field) means "any". County names match case-insensitively. */
+/**
+ * An empty value (an untouched form field) means "any". County names match case-insensitively,
+ * with or without " County" after them.
+ */
 export function parseFilter(
   q: FilterQuery,
   knownCounties: readonly string[],
@@ -47,7 +50,10 @@ export function parseFilter(
   const filter: Filter = {};
   const county = keys.includes("county") ? q.county?.trim() : undefined;
   if (county) {
-    const match = knownCounties.find((c) => c.toLowerCase() === county.toLowerCase());
+    // "Summit County", as the pages write it, is Summit.
+    const named = (name: string) =>
+      knownCounties.find((c) => c.toLowerCase() === name.toLowerCase());
+    const match = named(county) ?? named(county.replace(/\s+county$/i, ""));
     if (!match) {
       return {
         ok: false,
