@@ -18,17 +18,47 @@ export const ReadBadge: FC<{ status: ReadStatus }> = ({ status }) =>
 /** P23: a night's no with its reason and the evidence (provider, vendor reference id). */
 export const OutcomeText: FC<{ o: Outcome }> = ({ o }) => {
   const l = outcomeLabel(o.outcome, o.reason);
+  const reason = refusalWords(o) ?? o.reason;
   return (
     <span class="outcome">
       <span class={`status tone-${l.tone}`}>{l.text}</span>
-      {o.reason ? <span class="reason"> {o.reason}</span> : null}
+      {reason ? <span class="reason"> {reason}</span> : null}
       {o.evidence ? <Evidence o={o} /> : null}
     </span>
   );
 };
 
+/**
+ * Evidence "providers" that are no vendor: the checker's own readings (a refusal page of no
+ * known vendor, a status, the connection, TLS). The public reads no "by generic" of them.
+ */
+const NOT_A_VENDOR = new Set(["generic", "http", "connection", "tls"]);
+
+/**
+ * P21, P23: a refusal page in words a resident reads, for the pages (the API and the console
+ * keep the checker's own reason): a vendor's challenge or block page, or a page that looks like
+ * a refusal; undefined for any other outcome.
+ */
+function refusalWords(o: Outcome): string | undefined {
+  const e = o.evidence;
+  if (o.outcome !== "refused" || e === undefined) return undefined;
+  // Only the checker's own words for such a page (net/classify.ts refusedBy): "PROVIDER
+  // VERDICT: marker".
+  if (!o.reason?.startsWith(`${e.provider} ${e.verdict}: `)) return undefined;
+  if (e.verdict === "challenge") return "a “prove you are human” page";
+  if (e.verdict === "block") return "a page that blocks the checker";
+  if (e.verdict === "suspected")
+    return "a page that reads as a refusal (“access denied” or the like)";
+  return undefined;
+}
+
 export const Evidence: FC<{ o: Outcome }> = ({ o }) =>
-  o.evidence ? (
+  o.evidence && NOT_A_VENDOR.has(o.evidence.provider) ? (
+    // Its status, unless the reason says it already ("HTTP 403").
+    o.status !== undefined && !o.reason?.includes(`HTTP ${o.status}`) ? (
+      <span class="evidence small"> (HTTP {o.status})</span>
+    ) : null
+  ) : o.evidence ? (
     <span class="evidence small">
       {" "}
       (by <span class="provider">{o.evidence.provider}</span>
