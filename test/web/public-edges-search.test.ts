@@ -211,3 +211,25 @@ describe("docs/api.md: every word must match, nothing is silently ignored", () =
     expect((await api(`/api/search?q=${eight}`)).recordTotal).toBe(0);
   });
 });
+
+describe("a filtered search says so, and keeps its filter", () => {
+  it("the page names the filter, counts within it, and its form sends the filter again; the feeds' titles name it", async () => {
+    const $ = await page("/search?q=permit&county=Franklin");
+    expect($(".search-scope").text()).toContain("Only in: Franklin County");
+    expect($(".search-scope a").attr("href")).toBe("/search?q=permit");
+    expect($("#record-total").text()).toBe("No record titles match in Franklin County.");
+    expect($("form.search-big input[type=hidden][name=county]").attr("value")).toBe("Franklin");
+    const summit = await page("/search?q=permit&county=Summit");
+    expect(summit("#record-total").text()).toContain(`${PERMITS} records match in Summit County`);
+    const feed = (await (await f.app.request("/search.json?q=permit&county=Franklin")).json()) as {
+      title: string;
+      description: string;
+    };
+    expect(feed.title).toBe('New on Record: search "permit" in Franklin County');
+    expect(feed.description).toContain('match "permit" in Franklin County');
+    // No filter, nothing said of one.
+    const all = await page("/search?q=permit");
+    expect(all(".search-scope").length).toBe(0);
+    expect(all("form.search-big input[type=hidden]").length).toBe(0);
+  });
+});

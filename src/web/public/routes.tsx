@@ -494,6 +494,8 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       words,
       filter: f.value.filter,
       retired: f.value.retired,
+      scope: f.value.scope,
+      keep: Object.fromEntries(new URLSearchParams(filterQuery(f.value.filter).slice(1))),
       query: `?${p.toString()}`,
     };
   };
@@ -528,6 +530,8 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         listed={MAX_PAGE * SEARCH_PER_PAGE}
         query={s.query}
         retired={s.retired}
+        scope={s.scope}
+        keep={s.keep}
       />,
     );
   });
@@ -550,10 +554,10 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       const body = renderFeed(format, {
         origin: opts.origin(),
         id: `urn:new-on-record:search${s.query}`,
-        title: `New on Record: search "${s.q}"`,
+        title: `New on Record: search "${s.q}"${s.scope ? ` in ${s.scope}` : ""}`,
         description: retired
           ? retiredSays(retired, "in this feed")
-          : `Records whose titles match "${s.q}", as they come new on record (not those a page already listed when New on Record first read it, nor those a backfill found on its older pages: the search itself finds them): ${
+          : `Records whose titles match "${s.q}"${s.scope ? ` in ${s.scope}` : ""}, as they come new on record (not those a page already listed when New on Record first read it, nor those a backfill found on its older pages: the search itself finds them): ${
               r.recordTotal > SEARCH_FEED_CAP
                 ? `the latest ${SEARCH_FEED_CAP} of ${r.recordTotal} records, newest first (more words narrow the search)`
                 : r.recordTotal === 0

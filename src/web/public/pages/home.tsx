@@ -5,8 +5,15 @@ import { countOf, countyHref, nightShort } from "../format.js";
 import { alreadyListedText, CountsTable, NewList, type NewPageData, NightNotes } from "./new.js";
 import { FeedHead } from "./parts.js";
 
-export const SearchBox: FC<{ q?: string }> = ({ q }) => (
+/** `keep`: a search's filter (county, kind, …), sent again so searching anew keeps it. */
+export const SearchBox: FC<{ q?: string; keep?: Readonly<Record<string, string | undefined>> }> = ({
+  q,
+  keep = {},
+}) => (
   <form class="search-big" method="get" action="/search">
+    {Object.entries(keep).map(([name, value]) =>
+      value ? <input type="hidden" name={name} value={value} /> : null,
+    )}
     <label for="q">Search governments, record pages and record titles</label>
     <input id="q" type="search" name="q" value={q ?? ""} placeholder="e.g. bids Licking" />
     <button type="submit">Search</button>

@@ -34,7 +34,11 @@ export const SearchPage: FC<{
   query: string;
   /** The filter names a record page or government that left the catalog: its records are not searched. */
   retired?: Retired | undefined;
-}> = ({ q, result, page, pages, capped, listed, query, retired }) => {
+  /** The filter in words ("Summit County, cities"), empty for none. */
+  scope?: string;
+  /** The filter's parameters, kept by a search made anew from this page. */
+  keep?: Readonly<Record<string, string | undefined>>;
+}> = ({ q, result, page, pages, capped, listed, query, retired, scope = "", keep = {} }) => {
   return (
     <Layout
       title={q ? `Search: ${q}` : "Search"}
@@ -44,7 +48,13 @@ export const SearchPage: FC<{
         Search
         <Scope text={q} />
       </h1>
-      <SearchBox q={q} />
+      {scope ? (
+        <p class="search-scope">
+          Only in: <bdi>{scope}</bdi> (
+          <a href={`/search?${new URLSearchParams({ q })}`}>search everywhere</a>)
+        </p>
+      ) : null}
+      <SearchBox q={q} keep={keep} />
       {retired && !result ? <RetiredNotice r={retired} here="searched here" /> : null}
       {!result ? (
         q ? (
@@ -113,8 +123,8 @@ export const SearchPage: FC<{
           ) : (
             <p id="record-total">
               {result.recordTotal === 0
-                ? "No record titles match."
-                : `${countOf(result.recordTotal, "record")} ${result.recordTotal === 1 ? "matches" : "match"}, best first; page ${page} of ${pages}.`}
+                ? `No record titles match${scope ? ` in ${scope}` : ""}.`
+                : `${countOf(result.recordTotal, "record")} ${result.recordTotal === 1 ? "matches" : "match"}${scope ? ` in ${scope}` : ""}, best first; page ${page} of ${pages}.`}
             </p>
           )}
           {capped ? (
