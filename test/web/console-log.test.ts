@@ -50,6 +50,9 @@ describe("console request-log search", () => {
     expect(html).toContain("2026-11-05 03:12:04.000 -05:00");
     expect(html).toContain("503 retry");
     expect(html).toContain("200 ok #2");
+    // The help names the form's fields, not the CLI's flags.
+    expect(html).toContain("Since takes the start of the period written, Until its end");
+    expect(html).not.toContain("--since");
     const searches = recorder.queries.filter((x) =>
       JSON.stringify(x.node).includes('"request_log"'),
     );

@@ -133,7 +133,8 @@ export function logRoutes(app: Hono<ConsoleEnv>, db: Db): void {
         </form>
         <details>
           <summary>How times are read</summary>
-          <pre>{TIME_ARG_HELP}</pre>
+          {/* The CLI's words for its flags, as the form names its fields. */}
+          <pre>{TIME_ARG_HELP.replaceAll("--since", "Since").replaceAll("--until", "Until")}</pre>
         </details>
         <Message text={message} />
         {asked && !message && (
