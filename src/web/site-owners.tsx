@@ -115,6 +115,12 @@ export const SiteOwnersPage: FC<SiteOwnersProps> = ({
       <h2>How it names itself</h2>
       <p>Every request it sends carries this User-Agent header:</p>
       <pre id="user-agent">{userAgent}</pre>
+      {builtIn && contactOf(userAgent) !== `mailto:${OPERATOR_EMAIL}` ? (
+        <p id="ua-contact">
+          The address in it, {contactOf(userAgent)?.slice("mailto:".length)}, reaches the same
+          person as {OPERATOR_EMAIL}.
+        </p>
+      ) : null}
       <p>
         It never presents itself as a web browser or as any other product. In robots.txt, the name
         to use is <code>{PRODUCT_TOKEN}</code>.

@@ -78,6 +78,10 @@ describe("the site-owner page", () => {
       `a person decides whether to read it again: write to ${OPERATOR_EMAIL} to ask for that.`,
     );
     expect(html.split(`<a href="mailto:${OPERATOR_EMAIL}">${OPERATOR_EMAIL}</a>`)).toHaveLength(5);
+    // The User-Agent's own address is another domain: the page says whose it is.
+    expect(t).toContain(
+      `The address in it, frankie@outpostagencies.com, reaches the same person as ${OPERATOR_EMAIL}.`,
+    );
   });
 
   it("P2: says every fact of the operator's page: the November 2026 visits and their faults (the built-in operator's alone), a no night after night from robots.txt, part of a site kept off, what to ask for, a source not reached waits", async () => {
@@ -115,6 +119,7 @@ describe("the site-owner page", () => {
     expect(t).toContain("The person who runs it can be reached at ops@example.org.");
     expect(t).toContain("Or write to ops@example.org with your site's address");
     expect(t).toContain("Write to ops@example.org with the time and the address it requested.");
+    expect(html).not.toContain('id="ua-contact"');
   });
 
   it("P1, P2: an operator's own https User-Agent: the page links to that page wherever it gave an address", async () => {
