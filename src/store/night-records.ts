@@ -98,6 +98,17 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
     out.fresh -= merged.fresh;
     out.listed -= merged.listed;
   }
+  // A record under an id a moved record was first listed under (a link reused, or both
+  // spellings listed): that one is named by its own id now, so no two records share a feed
+  // entry's or a calendar event's name (migration 022). After `relink`, which reads them.
+  if (fresh.size > 0)
+    for (const part of chunks([...fresh.keys()]))
+      await trx
+        .updateTable("records")
+        .set({ first_id: null })
+        .where("source_id", "=", r.sourceId)
+        .where("first_id", "in", part)
+        .execute();
   return out;
 }
 
@@ -133,8 +144,9 @@ async function relink(
         first_seen_night: old.night,
         first_seen_at: old.at,
         already_listed: old.listed,
-        // Its feed entries keep the name it was first listed under (migration 022).
-        first_id: old.firstId ?? old.id,
+        // Its feed entries keep the name it was first listed under (migration 022), none when
+        // that is its id again (a link written back the way it first was).
+        first_id: (old.firstId ?? old.id) === id ? null : (old.firstId ?? old.id),
       })
       .where("source_id", "=", sourceId)
       .where("record_id", "=", id)
@@ -151,15 +163,6 @@ async function relink(
     listed: Number(row.already_listed),
     firstId: row.first_id,
   });
-  // A new record under an id a moved record was first listed under (a link reused): that one
-  // is named by its id now, so the two never share a feed entry's name (migration 022).
-  for (const part of chunks([...fresh.keys()]))
-    await trx
-      .updateTable("records")
-      .set({ first_id: null })
-      .where("source_id", "=", sourceId)
-      .where("first_id", "in", part)
-      .execute();
   const left = new Set(fresh.keys());
   // The link written another way.
   const familyOf = new Map<string, string[]>();

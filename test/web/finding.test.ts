@@ -34,6 +34,13 @@ describe("finding", () => {
     expect(first).toBe("/counties/Franklin");
     const c = await page(first);
     expect(c("h1").text()).toBe("Franklin County");
+    // Typed as its heading writes it: sent to the county's own address; the API takes it too.
+    for (const typed of ["Franklin%20County", "franklin%20county"]) {
+      const res = await f.app.request(`/counties/${typed}`);
+      expect(res.status, typed).toBe(301);
+      expect(res.headers.get("location"), typed).toBe("/counties/Franklin");
+    }
+    expect((await f.app.request("/api/counties/Franklin%20County")).status).toBe(200);
     const bids = c("#gov-village-of-test a[data-records=bids]");
     expect(bids.text()).toBe("Bids");
     const s = await page(bids.attr("href") ?? "");

@@ -60,4 +60,21 @@ describe("P23: a night's no in words a resident reads", () => {
     } as Outcome);
     expect(t).toBe("no: refused HTTP 403");
   });
+
+  it("a recheck that still meets such a page says it in the same words", async () => {
+    const t = await text({
+      ...base,
+      outcome: "recheck-still-no",
+      status: 403,
+      reason: 'refused: generic suspected: status 403 + "access denied"',
+      evidence: {
+        provider: "generic",
+        verdict: "suspected",
+        marker: 'status 403 + "access denied"',
+      },
+    } as Outcome);
+    expect(t).toBe(
+      "recheck: still no a page that reads as a refusal (“access denied” or the like) (HTTP 403)",
+    );
+  });
 });

@@ -357,8 +357,12 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     );
   });
 
-  const countyOf = async (name: string) =>
-    (await countySummaries(db)).find((x) => x.county.toLowerCase() === name.toLowerCase());
+  /** A county by its name, in any case, with or without " County" after it (as pages write it). */
+  const countyOf = async (name: string) => {
+    const all = await countySummaries(db);
+    const named = (n: string) => all.find((x) => x.county.toLowerCase() === n.toLowerCase());
+    return named(name) ?? named(name.replace(/\s+county$/i, ""));
+  };
 
   // The counties are listed on the front page (each with its governments' count): the address
   // of the list sends there, as people guess it from /counties/<name> and /api/counties.
@@ -367,6 +371,9 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   app.get("/counties/:county", pageReads([], asPage("/governments")), async (c) => {
     const county = await countyOf(c.req.param("county"));
     if (!county) return notFound(c, "county", c.req.param("county"));
+    // "/counties/Summit County": the county's own address.
+    if (county.county.toLowerCase() !== c.req.param("county").toLowerCase())
+      return c.redirect(`/counties/${encodeURIComponent(county.county)}`, 301);
     const governments = await listGovernments(db, { county: county.county });
     const sources = await sourcesOfGovernments(
       db,

@@ -41,10 +41,12 @@ const NOT_A_VENDOR = new Set(["generic", "http", "connection", "tls"]);
  */
 function refusalWords(o: Outcome): string | undefined {
   const e = o.evidence;
-  if (o.outcome !== "refused" || e === undefined) return undefined;
+  if ((o.outcome !== "refused" && o.outcome !== "recheck-still-no") || e === undefined)
+    return undefined;
   // Only the checker's own words for such a page (net/classify.ts refusedBy): "PROVIDER
-  // VERDICT: marker".
-  if (!o.reason?.startsWith(`${e.provider} ${e.verdict}: `)) return undefined;
+  // VERDICT: marker", after "refused: " in a recheck's.
+  const reason = o.reason?.replace(/^refused: /, "");
+  if (!reason?.startsWith(`${e.provider} ${e.verdict}: `)) return undefined;
   if (e.verdict === "challenge") return "a “prove you are human” page";
   if (e.verdict === "block") return "a page that blocks the checker";
   if (e.verdict === "suspected")
