@@ -110,47 +110,23 @@ describe.each(factories)("records.first_id ($name)", (factory) => {
   });
 
   it("P6: kept through an https move, and let go when a new record takes that id", async () => {
-    const s = await openStore(await factory.fresh());
-    const store = new SqlNightStore(s.db);
-    try {
-      await store.syncSources([{ id: "x", government: "g", url: URL, site: "x.gov" }], T0);
-      const nights = [
-        ["http://x.gov/a.pdf", "http://x.gov/b.pdf"],
-        ["https://x.gov/a.pdf", "https://x.gov/b.pdf"],
-        // The old spelling listed again beside the new one: a row of its own, new.
-        ["https://x.gov/a.pdf", "https://x.gov/b.pdf", "http://x.gov/a.pdf"],
-      ];
-      const firstIds: Record<string, string | null>[] = [];
-      for (const [i, ids] of nights.entries()) {
-        const n = addDays(NIGHT, i);
-        await store.openNight(n, T0 + i * DAY, T0 + i * DAY + 6 * 3600_000);
-        await store.commit(n, {
-          ...src(ids),
-          startedAt: T0 + i * DAY,
-          endedAt: T0 + i * DAY + 500,
-        });
-        const rows = await s.db
-          .selectFrom("records")
-          .select(["record_id", "first_id"])
-          .where("source_id", "=", "x")
-          .orderBy("record_id")
-          .execute();
-        firstIds.push(Object.fromEntries(rows.map((r) => [r.record_id, r.first_id])));
-      }
-      expect(firstIds).toEqual([
-        { "http://x.gov/a.pdf": null, "http://x.gov/b.pdf": null },
-        {
-          "https://x.gov/a.pdf": "http://x.gov/a.pdf",
-          "https://x.gov/b.pdf": "http://x.gov/b.pdf",
-        },
-        {
-          "http://x.gov/a.pdf": null,
-          "https://x.gov/a.pdf": null,
-          "https://x.gov/b.pdf": "http://x.gov/b.pdf",
-        },
-      ]);
-    } finally {
-      await s.close();
-    }
+    const firstIds = await firstIdsAfter(factory, [
+      [URL, ["http://x.gov/a.pdf", "http://x.gov/b.pdf"]],
+      [URL, ["https://x.gov/a.pdf", "https://x.gov/b.pdf"]],
+      // The old spelling listed again beside the new one: a row of its own, new.
+      [URL, ["https://x.gov/a.pdf", "https://x.gov/b.pdf", "http://x.gov/a.pdf"]],
+    ]);
+    expect(firstIds).toEqual([
+      { "http://x.gov/a.pdf": null, "http://x.gov/b.pdf": null },
+      {
+        "https://x.gov/a.pdf": "http://x.gov/a.pdf",
+        "https://x.gov/b.pdf": "http://x.gov/b.pdf",
+      },
+      {
+        "http://x.gov/a.pdf": null,
+        "https://x.gov/a.pdf": null,
+        "https://x.gov/b.pdf": "http://x.gov/b.pdf",
+      },
+    ]);
   });
 });

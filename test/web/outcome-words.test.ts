@@ -17,27 +17,22 @@ const base: Outcome = {
   newRecords: 0,
 } as unknown as Outcome;
 
-describe("P23: a night's no in words a resident reads", () => {
-  it("a refusal page of no known vendor: no 'by generic', its status once", async () => {
-    const t = await text({
-      ...base,
-      status: 403,
-      reason: 'generic suspected: status 403 + "access denied"',
-      evidence: {
-        provider: "generic",
-        verdict: "suspected",
-        marker: 'status 403 + "access denied"',
-      },
-    } as Outcome);
-    expect(t).toBe(
-      "no: refused a page that reads as a refusal (“access denied” or the like) (HTTP 403)",
-    );
-  });
+const ACCESS_DENIED = {
+  provider: "generic",
+  verdict: "suspected",
+  marker: 'status 403 + "access denied"',
+} as const;
 
-  it("a vendor's challenge page names the vendor and its reference", async () => {
-    const t = await text({
-      ...base,
-      status: 403,
+/** Each case: what it is, the outcome (a 403 unless said), the words the page says. */
+const CASES: [string, Partial<Outcome>, string][] = [
+  [
+    "a refusal page of no known vendor: no 'by generic', its status once",
+    { reason: 'generic suspected: status 403 + "access denied"', evidence: ACCESS_DENIED },
+    "no: refused a page that reads as a refusal (“access denied” or the like) (HTTP 403)",
+  ],
+  [
+    "a vendor's challenge page names the vendor and its reference",
+    {
       reason: "cloudflare challenge: cf-mitigated",
       evidence: {
         provider: "cloudflare",
@@ -45,36 +40,27 @@ describe("P23: a night's no in words a resident reads", () => {
         marker: "cf-mitigated",
         reference: "8e1f-CMH",
       },
-    } as Outcome);
-    expect(t).toBe(
-      "no: refused a “prove you are human” page (by cloudflare, reference 8e1f-CMH, HTTP 403)",
-    );
-  });
-
-  it("a plain 403 says its status once", async () => {
-    const t = await text({
-      ...base,
-      status: 403,
-      reason: "HTTP 403",
-      evidence: { provider: "http", verdict: "status", marker: "HTTP 403" },
-    } as Outcome);
-    expect(t).toBe("no: refused HTTP 403");
-  });
-
-  it("a recheck that still meets such a page says it in the same words", async () => {
-    const t = await text({
-      ...base,
+    },
+    "no: refused a “prove you are human” page (by cloudflare, reference 8e1f-CMH, HTTP 403)",
+  ],
+  [
+    "a plain 403 says its status once",
+    { reason: "HTTP 403", evidence: { provider: "http", verdict: "status", marker: "HTTP 403" } },
+    "no: refused HTTP 403",
+  ],
+  [
+    "a recheck that still meets such a page says it in the same words",
+    {
       outcome: "recheck-still-no",
-      status: 403,
       reason: 'refused: generic suspected: status 403 + "access denied"',
-      evidence: {
-        provider: "generic",
-        verdict: "suspected",
-        marker: 'status 403 + "access denied"',
-      },
-    } as Outcome);
-    expect(t).toBe(
-      "recheck: still no a page that reads as a refusal (“access denied” or the like) (HTTP 403)",
-    );
+      evidence: ACCESS_DENIED,
+    },
+    "recheck: still no a page that reads as a refusal (“access denied” or the like) (HTTP 403)",
+  ],
+];
+
+describe("P23: a night's no in words a resident reads", () => {
+  it.each(CASES)("%s", async (_what, o, words) => {
+    expect(await text({ ...base, status: 403, ...o } as Outcome)).toBe(words);
   });
 });

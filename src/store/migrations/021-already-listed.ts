@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
-import { dialectOf } from "../dialect-of.js";
 import { sql } from "../kysely.js";
+import { columnsOf } from "./columns.js";
 
 /**
  * "New on record" is what appeared since yesterday. A source read for the first time lists what
@@ -17,15 +17,7 @@ import { sql } from "../kysely.js";
 export async function up(db: Kysely<unknown>): Promise<void> {
   // Run again over a store that has it (a test puts back a store from before 015): only when
   // missing, and its marks only put right when it was added.
-  const columns = (
-    dialectOf(db) === "postgres"
-      ? await sql<{
-          name: string;
-        }>`select column_name as name from information_schema.columns where table_schema = current_schema() and table_name = 'records'`.execute(
-          db,
-        )
-      : await sql<{ name: string }>`select name from pragma_table_xinfo('records')`.execute(db)
-  ).rows.map((r) => r.name);
+  const columns = await columnsOf(db, "records");
   if (!columns.includes("already_listed")) await addAndMark(db);
   // "New on record" reads only the records not already listed, by night (new-records.ts): a
   // window with nothing new looks back for the last night that had some (lastNightWithNew)

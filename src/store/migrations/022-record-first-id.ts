@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
-import { dialectOf } from "../dialect-of.js";
 import { sql } from "../kysely.js";
+import { columnsOf } from "./columns.js";
 
 /**
  * The id a record was first listed under, kept when its link changes and with it its id (P6: a
@@ -10,15 +10,7 @@ import { sql } from "../kysely.js";
  * one it was first listed under.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  const columns = (
-    dialectOf(db) === "postgres"
-      ? await sql<{
-          name: string;
-        }>`select column_name as name from information_schema.columns where table_schema = current_schema() and table_name = 'records'`.execute(
-          db,
-        )
-      : await sql<{ name: string }>`select name from pragma_table_xinfo('records')`.execute(db)
-  ).rows.map((r) => r.name);
+  const columns = await columnsOf(db, "records");
   if (!columns.includes("first_id"))
     await db.schema.alterTable("records").addColumn("first_id", "text").execute();
   // A commit that finds new records asks whether one takes a moved record's first id
