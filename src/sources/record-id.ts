@@ -178,12 +178,20 @@ function shownHash(title: string, date: string | undefined): string {
 }
 
 /**
- * What is really markup in text that is already decoded: a `<` followed by a letter, by `/` and
- * a letter, by `!` or by `?`, up to the next `>` (a tag, an end tag, a comment or declaration,
- * a processing instruction; how the HTML tokenizer tells a tag from a lone `<`). A `<` or `>`
- * of the text itself (`Purchases < $50,000 and > $10,000`) is not one.
+ * The elements a title's stray markup is made of (HTML's, and Word's namespaced `o:p`): a tag is
+ * one of these names, then a space, `/` or `>`. Any other `<word>` is the title's own text (a
+ * notice of "Road Closure <Phase 2>"), kept.
  */
-const MARKUP_START = /<(?:[a-z]|\/[a-z]|[!?])/gi;
+const TAG_NAMES =
+  "a|abbr|b|big|blockquote|body|br|caption|center|cite|code|col|colgroup|dd|del|dfn|div|dl|dt|em|font|h[1-6]|head|hr|html|i|img|ins|kbd|label|li|link|mark|meta|nobr|ol|p|pre|q|s|samp|script|section|small|span|strike|strong|style|sub|sup|table|tbody|td|tfoot|th|thead|time|title|tr|tt|u|ul|var|wbr|[a-z][a-z0-9]*:[a-z][a-z0-9-]*";
+
+/**
+ * What is really markup in text that is already decoded: a `<` or `</` and a known element's
+ * name (TAG_NAMES), or `<!` or `<?`, up to the next `>` (a tag, an end tag, a comment or
+ * declaration, a processing instruction). A `<` or `>` of the text itself (`Purchases < $50,000
+ * and > $10,000`, `<Phase 2>`) is not one.
+ */
+const MARKUP_START = new RegExp(`<(?:\\/?(?:${TAG_NAMES})(?=[\\s/>])|[!?])`, "gi");
 
 /**
  * Text with the markup some sites leave in it (`<b>Notice</b>`) taken out, then cleaned. One

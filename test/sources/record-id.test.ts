@@ -121,6 +121,11 @@ describe("withoutMarkup", () => {
       "Purchases < $50,000 and > $10,000",
     );
     expect(withoutMarkup("a <!-- c --> b <?pi x?> c")).toBe("a b c");
+    // Only elements are markup: a `<word>` of the title itself stays (tester-public D4).
+    expect(withoutMarkup("Road Closure on Elm Street <Phase 2> & more")).toBe(
+      "Road Closure on Elm Street <Phase 2> & more",
+    );
+    expect(withoutMarkup('<span class="x">Bid</span><br/>No. 7<o:p></o:p> <BR>')).toBe("Bid No. 7");
     // Quadratic, this would scan the rest of the text at each of the 10^6 `<a`: minutes, not ms.
     const unclosed = "<a".repeat(1_000_000);
     expect(withoutMarkup(unclosed)).toBe(unclosed);
