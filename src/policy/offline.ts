@@ -57,8 +57,18 @@ export function reachEvidence(o: {
   // Cut short by the deadline: answered when the site gave a status; else nothing to go by
   // (its reason names the transport's failure only by its kind, never as a network error).
   if (o.kind === "cut-short") return typeof o.status === "number" ? "answered" : "none";
+  // A recheck's reason is the failed outcome's kind, then its reason (night/recheck.ts): a
+  // refusal's starts "refused: " (a bot wall's 403 answered), a connection refused's
+  // "unreachable: refused: …". Only the latter, with no status, says nothing came back.
+  if (o.kind === "recheck-still-no") {
+    if (typeof o.status === "number") return "answered";
+    const failed = /^(unreachable|robots-unavailable): /.exec(o.reason ?? "");
+    return failed && networkFailureIn((o.reason ?? "").slice(failed[0].length))
+      ? "failed"
+      : "answered";
+  }
   const failure =
-    o.kind === "unreachable" || o.kind === "robots-unavailable" || o.kind === "recheck-still-no"
+    o.kind === "unreachable" || o.kind === "robots-unavailable"
       ? networkFailureIn(o.reason)
       : undefined;
   return failure !== undefined ? "failed" : "answered";

@@ -41,6 +41,35 @@ describe("P20, P23: telling our outage from a site's silence", () => {
     expect(reachEvidence({ kind: "unreached" })).toBe("none");
   });
 
+  it("P25: a recheck that met a bot wall answered; one whose connection was refused or whose name did not resolve failed", () => {
+    // night/recheck.ts writes the failed outcome's kind before its reason.
+    expect(
+      reachEvidence({
+        kind: "recheck-still-no",
+        status: 403,
+        reason: "refused: cloudflare challenge: cf-mitigated",
+      }),
+    ).toBe("answered");
+    expect(
+      reachEvidence({
+        kind: "recheck-still-no",
+        reason: "refused: connection closed on every attempt",
+      }),
+    ).toBe("answered");
+    expect(
+      reachEvidence({
+        kind: "recheck-still-no",
+        reason: "unreachable: refused: connect ECONNREFUSED 127.0.0.1:80",
+      }),
+    ).toBe("failed");
+    expect(
+      reachEvidence({
+        kind: "recheck-still-no",
+        reason: "robots-unavailable: https://a: dns: ENOTFOUND",
+      }),
+    ).toBe("failed");
+  });
+
   it("offline only when at least 5 sites were heard from and at least 80% failed", () => {
     expect(judgeReach([true, true, true, true]).offline).toBe(false); // too few to tell
     expect(judgeReach([true, true, true, true, false])).toEqual({
