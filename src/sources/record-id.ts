@@ -178,36 +178,71 @@ function shownHash(title: string, date: string | undefined): string {
 }
 
 /**
- * The elements a title's stray markup is made of (HTML's, and Word's namespaced `o:p`): a tag is
- * one of these names, then a space, `/` or `>`. Any other `<word>` is the title's own text (a
- * notice of "Road Closure <Phase 2>"), kept.
+ * The elements a title's stray markup is made of: HTML's (the obsolete ones too), SVG's and
+ * MathML's roots, Word's `xml` and its namespaced ones (`o:p`, `st1:place`), and custom elements
+ * (a name with a hyphen).
  */
-const TAG_NAMES =
-  "a|abbr|b|big|blockquote|body|br|caption|center|cite|code|col|colgroup|dd|del|dfn|div|dl|dt|em|font|h[1-6]|head|hr|html|i|img|ins|kbd|label|li|link|mark|meta|nobr|ol|p|pre|q|s|samp|script|section|small|span|strike|strong|style|sub|sup|table|tbody|td|tfoot|th|thead|time|title|tr|tt|u|ul|var|wbr|[a-z][a-z0-9]*:[a-z][a-z0-9-]*";
+const TAG_NAMES = [
+  "a|abbr|acronym|address|area|article|aside|audio|b|base|bdi|bdo|big|blink|blockquote|body|br",
+  "button|canvas|caption|center|cite|code|col|colgroup|data|datalist|dd|del|details|dfn|dialog",
+  "dir|div|dl|dt|em|embed|fieldset|figcaption|figure|font|footer|form|frame|frameset|h[1-6]",
+  "head|header|hgroup|hr|html|i|iframe|img|input|ins|kbd|label|legend|li|link|main|map|mark",
+  "marquee|math|menu|meta|meter|nav|nobr|noscript|object|ol|optgroup|option|output|p|param",
+  "picture|pre|progress|q|rp|rt|ruby|s|samp|script|search|section|select|slot|small|source",
+  "span|strike|strong|style|sub|summary|sup|svg|table|tbody|td|template|textarea|tfoot|th",
+  "thead|time|title|tr|track|tt|u|ul|var|video|wbr|xml",
+  // Word's namespaces (o:p, st1:place, w:Sdt, v:shape, m:oMath, u1:p, x:str).
+  "(?:o|w|v|m|x|st\\d|u\\d):[a-z][a-z0-9-]*|[a-z][a-z0-9]*-[a-z0-9-]*",
+].join("|");
 
 /**
- * What is really markup in text that is already decoded: a `<` or `</` and a known element's
- * name (TAG_NAMES), or `<!` or `<?`, up to the next `>` (a tag, an end tag, a comment or
- * declaration, a processing instruction). A `<` or `>` of the text itself (`Purchases < $50,000
- * and > $10,000`, `<Phase 2>`) is not one.
+ * A tag at a `<`: a known element's name (TAG_NAMES) then `>`, `/>`, or attributes (something
+ * written with `=`, up to the `>`); or an end tag, `</name>`. So `<b>`, `<br/>`, `<span
+ * class="x">` and `</p>` are markup, while a title's own `<Section 2>`, `<Phase 2>` or `<Time
+ * TBD>` is text. Attributes stop at the next `<` or `>`, so each `<` is looked at once.
  */
-const MARKUP_START = new RegExp(`<(?:\\/?(?:${TAG_NAMES})(?=[\\s/>])|[!?])`, "gi");
+const TAG = new RegExp(
+  `<(?:(?:${TAG_NAMES})(?:\\s*\\/?|\\s[^<>]*=[^<>]*)|\\/(?:${TAG_NAMES})\\s*)>`,
+  "iy",
+);
+
+/** Where each kind of markup that is no tag ends: a comment, CDATA, a declaration, a PI. */
+const OTHER_MARKUP: readonly [open: string, close: string, keep: boolean][] = [
+  ["<!--", "-->", false],
+  // Its text is the title's (a feed that wraps a title in CDATA twice).
+  ["<![CDATA[", "]]>", true],
+  ["<!DOCTYPE", ">", false],
+  ["<?", "?>", false],
+];
 
 /**
- * Text with the markup some sites leave in it (`<b>Notice</b>`) taken out, then cleaned. One
- * pass: where a tag opens and no `>` follows anywhere, none of the later ones can close either
- * (a title of `&lt;a` written a million times is read once, not a million times over).
+ * Text with the markup some sites leave in it (`<b>Notice</b>`, `<o:p></o:p>`, a comment) taken
+ * out, then cleaned; a `<` or `>` of the text itself (`Purchases < $50,000 and > $10,000`,
+ * `Road Closure <Phase 2>`) stays. One pass: each `<` is looked at once, and where a comment or
+ * the like opens and does not close, nothing after it can (a title of `&lt;!--` written a million
+ * times is read once, not a million times over).
  */
 export function withoutMarkup(s: string): string {
   let out = "";
   let at = 0;
-  MARKUP_START.lastIndex = 0;
-  for (let m = MARKUP_START.exec(s); m !== null; m = MARKUP_START.exec(s)) {
-    const end = s.indexOf(">", m.index + 1);
-    if (end === -1) break;
-    out += `${s.slice(at, m.index)} `;
-    at = end + 1;
-    MARKUP_START.lastIndex = at;
+  for (let lt = s.indexOf("<"); lt !== -1; lt = s.indexOf("<", Math.max(lt + 1, at))) {
+    if (lt < at) continue;
+    const other = OTHER_MARKUP.find(
+      ([open]) => s.startsWith(open, lt) || s.slice(lt, lt + open.length).toUpperCase() === open,
+    );
+    if (other) {
+      const [open, close, keep] = other;
+      const end = s.indexOf(close, lt + open.length);
+      if (end === -1) break;
+      out += `${s.slice(at, lt)} ${keep ? s.slice(lt + open.length, end) : ""} `;
+      at = end + close.length;
+      continue;
+    }
+    TAG.lastIndex = lt;
+    const m = TAG.exec(s);
+    if (m === null) continue;
+    out += `${s.slice(at, lt)} `;
+    at = lt + m[0].length;
   }
   return cleanText(out + s.slice(at));
 }

@@ -126,6 +126,20 @@ describe("withoutMarkup", () => {
       "Road Closure on Elm Street <Phase 2> & more",
     );
     expect(withoutMarkup('<span class="x">Bid</span><br/>No. 7<o:p></o:p> <BR>')).toBe("Bid No. 7");
+    // An element's name with words after it, no attribute, is text too; so is a `<!` that opens
+    // no comment; CDATA keeps its text; custom elements and Word's `xml` are markup.
+    for (const own of [
+      "Ordinance amending <Section 2>",
+      "Title VI plan <Title VI>",
+      "Meeting <Time TBD>",
+      "Agenda <!DRAFT> v2",
+      "Budget <Item:Parks>",
+    ])
+      expect(withoutMarkup(own)).toBe(own);
+    expect(withoutMarkup("<![CDATA[Agenda]]> for <mat-icon>x</mat-icon> <xml>Nov 5</xml>")).toBe(
+      "Agenda for x Nov 5",
+    );
+    expect(withoutMarkup('<iframe src="x"></iframe><button type=submit>Go</button>')).toBe("Go");
     // Quadratic, this would scan the rest of the text at each of the 10^6 `<a`: minutes, not ms.
     const unclosed = "<a".repeat(1_000_000);
     expect(withoutMarkup(unclosed)).toBe(unclosed);
