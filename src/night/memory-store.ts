@@ -226,6 +226,19 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     // As night-records.ts `relink`: a new id that is a stored record's link written another way,
     // or its shared link's id as the row's sharing changed, no longer listed so, is that record.
     const tonight = new Set(r.records.map((x) => x.id));
+    // The stored record `old` takes the new id: its first night and mark kept, not new again.
+    const take = (id: string, old: string) => {
+      const mine = known.get(id) as { record: ExtractedRecord; listed?: true };
+      const was = known.get(old) as { firstNight: string; listed?: true };
+      known.delete(old);
+      known.set(id, {
+        record: mine.record,
+        firstNight: was.firstNight,
+        ...(was.listed ? { listed: true as const } : {}),
+      });
+      if (mine.listed) alreadyListed--;
+      else newRecords--;
+    };
     for (const rec of r.records) {
       const mine = known.get(rec.id);
       if (!mine || mine.firstNight !== night || firstRead) continue;
@@ -235,25 +248,18 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
         .filter(([id, k]) => !tonight.has(id) && k.firstNight !== night && ofFamily(id, family))
         .map(([id, k]) => ({ id, title: k.record.title, date: k.record.date ?? null }));
       const old = pickTwin(rec.id, { title: rec.title, date: rec.date ?? null }, candidates)?.id;
-      if (old === undefined) continue;
-      const was = known.get(old) as { firstNight: string; listed?: true };
-      known.delete(old);
-      known.set(rec.id, {
-        record: mine.record,
-        firstNight: was.firstNight,
-        ...(was.listed ? { listed: true as const } : {}),
-      });
-      if (mine.listed) alreadyListed--;
-      else newRecords--;
+      if (old !== undefined) take(rec.id, old);
     }
     // Files moved (as night-records.ts `relink`): the page's records at its last read in full,
     // no longer shown, found under new links with their titles and dates (pairMoved).
     // Kept by the address that answered; else the newest kept (a list now redirected).
-    const reads = [...this.pageReads].filter(([k]) => k.startsWith(`${r.sourceId} `));
     const lastRead =
       r.pageRead &&
       (this.pageReads.get(`${r.sourceId} ${r.pageRead.url}`) ??
-        reads.map(([, v]) => v).sort((a, b) => (a.night < b.night ? 1 : -1))[0]);
+        [...this.pageReads]
+          .filter(([k]) => k.startsWith(`${r.sourceId} `))
+          .map(([, v]) => v)
+          .sort((a, b) => (a.night < b.night ? 1 : -1))[0]);
     if (movedMayBe(night, lastReadNight) && lastRead) {
       const firstPage = [
         ...new Map(
@@ -272,18 +278,7 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       });
       const still = links.filter((id) => tonight.has(id)).length;
       const shown = firstPage.map((x) => ({ title: x.title, date: x.date ?? null }));
-      for (const [id, old] of pairMoved(rest, shown, gone, links.length, still)) {
-        const mine = known.get(id) as { record: ExtractedRecord; listed?: true };
-        const was = known.get(old.id) as { firstNight: string; listed?: true };
-        known.delete(old.id);
-        known.set(id, {
-          record: mine.record,
-          firstNight: was.firstNight,
-          ...(was.listed ? { listed: true as const } : {}),
-        });
-        if (mine.listed) alreadyListed--;
-        else newRecords--;
-      }
+      for (const [id, old] of pairMoved(rest, shown, gone, links.length, still)) take(id, old.id);
     }
     const list = this.outcomes.get(r.sourceId) ?? [];
     const stored: StoredOutcome = {

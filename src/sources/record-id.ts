@@ -227,8 +227,9 @@ export function withoutMarkup(s: string): string {
   let at = 0;
   for (let lt = s.indexOf("<"); lt !== -1; lt = s.indexOf("<", Math.max(lt + 1, at))) {
     if (lt < at) continue;
+    // Each opening written in capitals: `<!doctype` is `<!DOCTYPE`.
     const other = OTHER_MARKUP.find(
-      ([open]) => s.startsWith(open, lt) || s.slice(lt, lt + open.length).toUpperCase() === open,
+      ([open]) => s.slice(lt, lt + open.length).toUpperCase() === open,
     );
     if (other) {
       const [open, close, keep] = other;

@@ -216,7 +216,7 @@ async function relink(
     if (row?.date && linkFamily(id)) rest.push({ id, title: row.title, date: row.date });
   }
   if (rest.length < MOVED_AT_LEAST) return merged;
-  const before = await LAST_READ_IDS.first(trx, { sourceId: r.sourceId, url: r.pageRead.url });
+  const before = await LAST_READ_IDS.first(trx, { sourceId, url: r.pageRead.url });
   const lastRead = lastReadIds(before?.ids).filter((id) => linkFamily(id) !== undefined);
   const goneIds = lastRead.filter((id) => !tonight.has(id));
   if (goneIds.length < MOVED_AT_LEAST) return merged;
@@ -225,7 +225,7 @@ async function relink(
     const rows = await trx
       .selectFrom("records")
       .select(STORED_COLUMNS)
-      .where("source_id", "=", r.sourceId)
+      .where("source_id", "=", sourceId)
       .where("record_id", "in", part)
       .execute();
     for (const row of rows) gone.push(stored(row));

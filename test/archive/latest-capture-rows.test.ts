@@ -1,14 +1,10 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type Capture, insertCaptures, latestCapture } from "../../src/store/archive/captures.js";
 import type { Db } from "../../src/store/db.js";
 import { openStore } from "../../src/store/db.js";
-import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "../store/stores.js";
+import { storeFactories } from "../store/stores.js";
 
-const factories: StoreFactory[] = [sqliteFactory()];
-if (postgresUrl) factories.push(postgresFactory(postgresUrl));
-afterAll(async () => {
-  for (const f of factories) await f.cleanup();
-});
+const factories = storeFactories();
 
 const URL = "http://a.example/list";
 const capture = (night: number, status: number): Capture => ({

@@ -1,12 +1,12 @@
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MemoryNightStore } from "../../src/night/memory-store.js";
 import type { NightStore } from "../../src/night/ports.js";
 import { LANE_LEASE_MS } from "../../src/policy/constants.js";
 import { openStore } from "../../src/store/db.js";
 import { newHolderId } from "../../src/store/holder.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
-import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "../store/stores.js";
+import { type StoreFactory, sqliteFactory, storeFactories } from "../store/stores.js";
 
 /**
  * A night's first lanes are claimed in one transaction (`claimLanes`), the later ones one at a
@@ -48,11 +48,7 @@ async function contract(store: NightStore): Promise<void> {
   expect((await store.claimLanes(NIGHT, [], ME, T)).size).toBe(0);
 }
 
-const factories: StoreFactory[] = [sqliteFactory()];
-if (postgresUrl) factories.push(postgresFactory(postgresUrl));
-afterAll(async () => {
-  for (const f of factories) await f.cleanup();
-});
+const factories = storeFactories();
 
 describe("lane claims, one at a time and in a batch", () => {
   it("P9, P13: in memory, a batch claim takes the free, lapsed, finished and own lanes, never a live worker's", async () => {

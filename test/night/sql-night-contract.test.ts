@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
 import { buildSimulation, runSimulatedNight, type SimSite } from "../../src/night/simulate.js";
 import { addDays } from "../../src/policy/night-date.js";
@@ -8,7 +8,7 @@ import { SqlJournal } from "../../src/store/journal.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
 import { SqlRequestLog } from "../../src/store/request-log.js";
 import { SqlRobotsCache } from "../../src/store/robots-cache.js";
-import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "../store/stores.js";
+import { postgresUrl, type StoreFactory, storeFactories } from "../store/stores.js";
 
 /**
  * The night's SQL store is one code path over two dialects. The same short simulated run —
@@ -134,11 +134,7 @@ async function scenario(loc: StoreLocation) {
 
 type Snapshot = Awaited<ReturnType<typeof scenario>>;
 
-const factories: StoreFactory[] = [sqliteFactory()];
-if (postgresUrl) factories.push(postgresFactory(postgresUrl));
-afterAll(async () => {
-  for (const f of factories) await f.cleanup();
-});
+const factories = storeFactories();
 
 let sqliteRun: Promise<Snapshot> | undefined;
 const sqliteSnapshot = () => {

@@ -6,17 +6,13 @@
  * id and start, decided again at the time of the re-run (a different decision is possible and
  * harmless, since nothing was sent on the first one).
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Admitted, SendIntent } from "../../src/net/journal.js";
 import { openStore } from "../../src/store/db.js";
 import { SqlJournal } from "../../src/store/journal.js";
-import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "../store/stores.js";
+import { storeFactories } from "../store/stores.js";
 
-const factories: StoreFactory[] = [sqliteFactory()];
-if (postgresUrl) factories.push(postgresFactory(postgresUrl));
-afterAll(async () => {
-  for (const f of factories) await f.cleanup();
-});
+const factories = storeFactories();
 
 const T0 = Date.parse("2026-11-05T06:00:00Z");
 const intent: SendIntent = {

@@ -1,24 +1,14 @@
 import { sql } from "kysely";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/db.js";
-import {
-  leftAt,
-  postgresFactory,
-  postgresUrl,
-  type StoreFactory,
-  sqliteFactory,
-} from "./stores.js";
+import { leftAt, storeFactories } from "./stores.js";
 
 /**
  * A store an older version left at migration 020 (no `already_listed`), opened by this version:
  * migration 021 marks what it can still tell was not new (a source's records of the night it
  * was first read), on SQLite and PostgreSQL, and leaves the rest new as they were.
  */
-const factories: StoreFactory[] = [sqliteFactory()];
-if (postgresUrl) factories.push(postgresFactory(postgresUrl));
-afterAll(async () => {
-  for (const f of factories) await f.cleanup();
-});
+const factories = storeFactories();
 
 const outcome = (source: string, night: string, kind: string, fresh = 0) =>
   sql`insert into night_sources (night, source_id, outcome, records_found, new_records, started_at, ended_at, duration_ms)

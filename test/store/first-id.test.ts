@@ -1,20 +1,16 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SourceResult } from "../../src/night/types.js";
 import { addDays } from "../../src/policy/night-date.js";
 import { openStore } from "../../src/store/db.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
-import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "./stores.js";
+import { type StoreFactory, storeFactories } from "./stores.js";
 
 /**
  * Migration 022: a record whose link its site wrote anew keeps the id it was first listed under
  * (`records.first_id`, the name of its feed entries), until a new record takes that very id: then
  * each is named by its own id, so two records never share a feed entry's name.
  */
-const factories: StoreFactory[] = [sqliteFactory()];
-if (postgresUrl) factories.push(postgresFactory(postgresUrl));
-afterAll(async () => {
-  for (const f of factories) await f.cleanup();
-});
+const factories = storeFactories();
 
 const NIGHT = "2026-11-05";
 const T0 = Date.parse("2026-11-05T06:00:00Z");

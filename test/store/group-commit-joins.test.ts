@@ -1,20 +1,16 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/db.js";
 import { SqlJournal } from "../../src/store/journal.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
 import { SqlRobotsCache } from "../../src/store/robots-cache.js";
-import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "./stores.js";
+import { storeFactories } from "./stores.js";
 
 /**
  * The night's other writes that used to commit alone (a robots.txt answer stored, a lane's end)
  * join the journal's group commit: one transaction, one fsync, with the
  * writes beside them, and each is still durable when its call resolves.
  */
-const factories: StoreFactory[] = [sqliteFactory()];
-if (postgresUrl) factories.push(postgresFactory(postgresUrl));
-afterAll(async () => {
-  for (const f of factories) await f.cleanup();
-});
+const factories = storeFactories();
 
 const NIGHT = "2026-11-05";
 const T = Date.parse("2026-11-05T23:00:00Z");

@@ -1,20 +1,16 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SendIntent } from "../../src/net/journal.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import { GroupCommit } from "../../src/store/group-commit.js";
 import { SqlJournal } from "../../src/store/journal.js";
-import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "./stores.js";
+import { storeFactories } from "./stores.js";
 
 /**
  * Group commit (P27, journal first): writes arriving together share one transaction, each in its
  * savepoint; none is given back before that transaction committed, and what one batch decides
  * is exactly what one-at-a-time transactions in the same order would have decided.
  */
-const factories: StoreFactory[] = [sqliteFactory()];
-if (postgresUrl) factories.push(postgresFactory(postgresUrl));
-afterAll(async () => {
-  for (const f of factories) await f.cleanup();
-});
+const factories = storeFactories();
 
 const T0 = Date.parse("2026-11-05T06:00:00Z");
 const ME = "test-host:1:me";

@@ -1,16 +1,9 @@
 import { sql } from "kysely";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { flagsFor } from "../../src/night/flags.js";
 import { openStore } from "../../src/store/db.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
-import {
-  leftAt,
-  postgresFactory,
-  postgresUrl,
-  rawStore,
-  type StoreFactory,
-  sqliteFactory,
-} from "./stores.js";
+import { leftAt, rawStore, storeFactories } from "./stores.js";
 
 /**
  * Migration 019 (P24, P26): nights an earlier version kept of a source not asked at its site
@@ -20,11 +13,7 @@ import {
  * own and robots.txt's own Disallow stay what they were, and the history the flag rules read
  * then neither counts the owner's nights as nos nor lets them hide a later robots.txt change.
  */
-const factories: StoreFactory[] = [sqliteFactory()];
-if (postgresUrl) factories.push(postgresFactory(postgresUrl));
-afterAll(async () => {
-  for (const f of factories) await f.cleanup();
-});
+const factories = storeFactories();
 
 const OWNER_SITE = "the site's owner asked not to be read (2026-11-01: by e-mail)";
 const OWNER_PATH = "the site's owner asked for /a to be left alone (2026-11-01: by e-mail)";

@@ -1,17 +1,10 @@
 import { type Kysely, sql } from "kysely";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openStore, type Store, type StoreLocation } from "../../src/store/db.js";
 import { nightsIn } from "../../src/store/read/new-records.js";
 import { nightReport } from "../../src/store/read/night-report.js";
-import {
-  leftAt,
-  postgresFactory,
-  postgresUrl,
-  rawStore,
-  type StoreFactory,
-  sqliteFactory,
-} from "./stores.js";
+import { leftAt, postgresFactory, postgresUrl, rawStore, storeFactories } from "./stores.js";
 
 /**
  * Migration 016 (issue 13): a store an older version left at migration 015, with a night's
@@ -22,11 +15,7 @@ import {
  * P23), the partial index holding those rows and the count reading it on both planners. And on
  * PostgreSQL, the migrations losing a deadlock to a night still running are run again.
  */
-const factories: StoreFactory[] = [sqliteFactory()];
-if (postgresUrl) factories.push(postgresFactory(postgresUrl));
-afterAll(async () => {
-  for (const f of factories) await f.cleanup();
-});
+const factories = storeFactories();
 
 async function indexes(db: Kysely<unknown>, loc: StoreLocation): Promise<string[]> {
   const rows =

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MemoryNightStore } from "../../src/night/memory-store.js";
 import type { Committed, NightStore } from "../../src/night/ports.js";
 import type { SourceResult } from "../../src/night/types.js";
@@ -8,18 +8,14 @@ import { dedupeRecords } from "../../src/sources/record-id.js";
 import { markSource } from "../../src/store/admin.js";
 import { openStore } from "../../src/store/db.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
-import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "./stores.js";
+import { storeFactories } from "./stores.js";
 
 /**
  * A source is committed once a night, whoever finishes it: a worker whose lane lease ran out
  * while it was paused (and whose lane another worker took over) gets "already", writes nothing,
  * and the night goes on. Records are neither lost nor doubled, on SQLite and PostgreSQL alike.
  */
-const factories: StoreFactory[] = [sqliteFactory()];
-if (postgresUrl) factories.push(postgresFactory(postgresUrl));
-afterAll(async () => {
-  for (const f of factories) await f.cleanup();
-});
+const factories = storeFactories();
 
 const NIGHT = "2026-11-05";
 const T0 = Date.parse("2026-11-05T06:00:00Z");

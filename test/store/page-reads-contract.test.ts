@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { sql } from "kysely";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { checkSource } from "../../src/night/check-source.js";
 import { MemoryNightStore } from "../../src/night/memory-store.js";
 import type { NightStore } from "../../src/night/ports.js";
@@ -12,7 +12,7 @@ import { openStore, type Store } from "../../src/store/db.js";
 import { PAGE_READ, SqlNightStore } from "../../src/store/night-store.js";
 import { type Harness, harness } from "../fleet/harness.js";
 import { robots } from "../fleet/routes.js";
-import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "./stores.js";
+import { postgresFactory, postgresUrl, sqliteFactory, storeFactories } from "./stores.js";
 
 /**
  * The contract of `pageRead` over every store (memory, SQLite, PostgreSQL): a page's last full
@@ -21,11 +21,7 @@ import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "
  * ours deletes one) are brought back by extracting the stored copy in full; the site is asked
  * nothing but the conditional request.
  */
-const factories: StoreFactory[] = [sqliteFactory()];
-if (postgresUrl) factories.push(postgresFactory(postgresUrl));
-afterAll(async () => {
-  for (const f of factories) await f.cleanup();
-});
+const factories = storeFactories();
 
 const SRC = "a.gov/0";
 const URL_ = "https://a.gov/list";

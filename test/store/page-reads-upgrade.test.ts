@@ -1,25 +1,15 @@
 import { sql } from "kysely";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openStore, type StoreLocation } from "../../src/store/db.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
-import {
-  leftAt,
-  postgresFactory,
-  postgresUrl,
-  type StoreFactory,
-  sqliteFactory,
-} from "./stores.js";
+import { leftAt, storeFactories } from "./stores.js";
 
 /**
  * A store an older version left at migration 013 (page_reads without ids), its page read kept
  * with its record, opened by this version: migration 014 runs over it (SQLite and PostgreSQL),
  * the old row is never counted (its ids were not kept), and the full read that follows is.
  */
-const factories: StoreFactory[] = [sqliteFactory()];
-if (postgresUrl) factories.push(postgresFactory(postgresUrl));
-afterAll(async () => {
-  for (const f of factories) await f.cleanup();
-});
+const factories = storeFactories();
 
 async function leftAt013(loc: StoreLocation): Promise<void> {
   await leftAt(loc, "013-page-reads", async (db) => {

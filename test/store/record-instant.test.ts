@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SourceResult } from "../../src/night/types.js";
 import { type Db, openStore, type Store } from "../../src/store/db.js";
 import { sql } from "../../src/store/kysely.js";
@@ -8,13 +8,7 @@ import { newestRecords } from "../../src/store/read/directory.js";
 import { newRecords } from "../../src/store/read/new-records.js";
 import { search, searchTerms } from "../../src/store/read/search.js";
 import { writeTxn } from "../../src/store/write-txn.js";
-import {
-  leftAt,
-  postgresFactory,
-  postgresUrl,
-  type StoreFactory,
-  sqliteFactory,
-} from "./stores.js";
+import { leftAt, type StoreFactory, storeFactories } from "./stores.js";
 
 /**
  * A record's instant (migration 018) is the store's to work out from its date as it is written:
@@ -103,11 +97,7 @@ async function upgraded(
   }
 }
 
-const factories: StoreFactory[] = [sqliteFactory()];
-if (postgresUrl) factories.push(postgresFactory(postgresUrl));
-afterAll(async () => {
-  for (const f of factories) await f.cleanup();
-});
+const factories = storeFactories();
 
 describe.each(factories)("a record's instant ($name)", (factory) => {
   it("P6: records with dates of any text are all kept; what no rule reads orders with the undated", async () => {

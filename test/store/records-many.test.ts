@@ -1,19 +1,15 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SourceResult } from "../../src/night/types.js";
 import { openStore } from "../../src/store/db.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
-import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "./stores.js";
+import { storeFactories } from "./stores.js";
 
 /**
  * Review of cd5ae26 (the records insert prepared once per row count): no records, one chunk
  * short, a chunk exactly, several chunks and a short one, duplicates in one answer, records
  * known from an earlier night; each record stored once and counted new once, on both stores.
  */
-const factories: StoreFactory[] = [sqliteFactory()];
-if (postgresUrl) factories.push(postgresFactory(postgresUrl));
-afterAll(async () => {
-  for (const f of factories) await f.cleanup();
-});
+const factories = storeFactories();
 
 const T0 = Date.parse("2026-11-05T06:00:00Z");
 

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import Sqlite from "better-sqlite3";
 import { Kysely, Migrator, SqliteDialect, sql } from "kysely";
 import pg from "pg";
+import { afterAll } from "vitest";
 import type { StoreLocation } from "../../src/store/db.js";
 import { migrationProvider } from "../../src/store/migrations/index.js";
 import { CurrentSchemaPostgresDialect } from "../../src/store/pg-current-schema.js";
@@ -65,6 +66,19 @@ export function postgresFactory(baseUrl: string): StoreFactory {
       });
     },
   };
+}
+
+/**
+ * The stores a contract test runs over: SQLite, and PostgreSQL when NOR_TEST_POSTGRES_URL is
+ * set; every store made is removed once the file's tests are done.
+ */
+export function storeFactories(): StoreFactory[] {
+  const factories: StoreFactory[] = [sqliteFactory()];
+  if (postgresUrl) factories.push(postgresFactory(postgresUrl));
+  afterAll(async () => {
+    for (const f of factories) await f.cleanup();
+  });
+  return factories;
 }
 
 /** A connection string whose every connection starts with `search_path` set to `schema`. */

@@ -1,18 +1,14 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SourceResult } from "../../src/night/types.js";
 import { openStore } from "../../src/store/db.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
-import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "./stores.js";
+import { storeFactories } from "./stores.js";
 
 /**
  * P12: the validators a source's answer carried are kept with its outcome: the same ones again
  * change nothing (no write), new ones replace them, and a validator that goes away is gone.
  */
-const factories: StoreFactory[] = [sqliteFactory()];
-if (postgresUrl) factories.push(postgresFactory(postgresUrl));
-afterAll(async () => {
-  for (const f of factories) await f.cleanup();
-});
+const factories = storeFactories();
 
 const URL_ = "https://a.example/agendas";
 const T = Date.UTC(2026, 10, 5, 6, 0, 0);

@@ -39,6 +39,15 @@ export type FilterKeys = readonly (keyof Filter)[];
 export const ALL_FILTERS: FilterKeys = ["county", "kind", "records", "government", "source"];
 
 /**
+ * The county of `known` that `name` names: in any case, with or without " County" after it
+ * ("Summit County", as the pages write it, is Summit).
+ */
+export function countyNamed(name: string, known: readonly string[]): string | undefined {
+  const named = (n: string) => known.find((c) => c.toLowerCase() === n.toLowerCase());
+  return named(name) ?? named(name.replace(/\s+county$/i, ""));
+}
+
+/**
  * An empty value (an untouched form field) means "any". County names match case-insensitively,
  * with or without " County" after them.
  */
@@ -50,10 +59,7 @@ export function parseFilter(
   const filter: Filter = {};
   const county = keys.includes("county") ? q.county?.trim() : undefined;
   if (county) {
-    // "Summit County", as the pages write it, is Summit.
-    const named = (name: string) =>
-      knownCounties.find((c) => c.toLowerCase() === name.toLowerCase());
-    const match = named(county) ?? named(county.replace(/\s+county$/i, ""));
+    const match = countyNamed(county, knownCounties);
     if (!match) {
       return {
         ok: false,

@@ -46,6 +46,7 @@ import { downloadRoutes } from "./downloads.js";
 import { echo } from "./echo.js";
 import { FEED_CONTENT_TYPES, FEED_FORMATS, renderFeed } from "./feeds.js";
 import {
+  countyNamed,
   describeFilter,
   type Filter,
   type FilterKeys,
@@ -360,8 +361,11 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   /** A county by its name, in any case, with or without " County" after it (as pages write it). */
   const countyOf = async (name: string) => {
     const all = await countySummaries(db);
-    const named = (n: string) => all.find((x) => x.county.toLowerCase() === n.toLowerCase());
-    return named(name) ?? named(name.replace(/\s+county$/i, ""));
+    const county = countyNamed(
+      name,
+      all.map((x) => x.county),
+    );
+    return all.find((x) => x.county === county);
   };
 
   // The counties are listed on the front page (each with its governments' count): the address
@@ -492,8 +496,9 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         message: `A search takes at most ${MAX_TERMS} different words, and this one has ${words.terms.length}: leave out the ones that matter least.`,
       };
     }
-    const p = new URLSearchParams({ q });
-    for (const [k, v] of new URLSearchParams(filterQuery(f.value.filter).slice(1))) p.set(k, v);
+    // The filter's parameters: in this search's address, and kept by its search form.
+    const keep = Object.fromEntries(new URLSearchParams(filterQuery(f.value.filter).slice(1)));
+    const p = new URLSearchParams({ q, ...keep });
     return {
       ok: true as const,
       q,
@@ -502,7 +507,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       filter: f.value.filter,
       retired: f.value.retired,
       scope: f.value.scope,
-      keep: Object.fromEntries(new URLSearchParams(filterQuery(f.value.filter).slice(1))),
+      keep,
       query: `?${p.toString()}`,
     };
   };
