@@ -23,10 +23,25 @@ async function countRecords(path: string): Promise<number> {
   return n;
 }
 
-/** Runs writer-child.ts and SIGKILLs it while a record is on its way to disk. */
+/**
+ * Runs writer-child.ts and SIGKILLs it while a record is on its way to disk. The record seen on
+ * its way may be done and indexed by the time the signal lands (its "ok" line not yet read): what
+ * the writer said is read to its end after the kill, and when the file ends at the last record it
+ * indexed, the kill came between records, and a new writer (a file of its own) is tried, at most
+ * five times.
+ */
 async function killMidRecord(
   dataDir: string,
 ): Promise<{ file: string; end: number; size: number }> {
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    const killed = await killWriter(dataDir);
+    if (killed.size > killed.end) return killed;
+  }
+  throw new Error("writer never caught mid-record in five tries");
+}
+
+/** One writer, SIGKILLed once a record it writes is seen past the last one it said was indexed. */
+async function killWriter(dataDir: string): Promise<{ file: string; end: number; size: number }> {
   const child = spawn(
     process.execPath,
     [
@@ -53,18 +68,21 @@ async function killMidRecord(
       }
     }
   });
-  const exited = new Promise<void>((r) => child.on("exit", () => r()));
+  // Closed: exited, and all it wrote to stdout read.
+  const closed = new Promise<void>((r) => child.on("close", () => r()));
   const deadline = Date.now() + 40_000;
   try {
     for (;;) {
       if (Date.now() > deadline) throw new Error(`writer never caught mid-record; stderr: ${err}`);
       if (child.exitCode !== null) throw new Error(`writer exited early: ${err}`);
       if (last && oks >= 2) {
-        const size = statSync(join(dataDir, "archive", last.file)).size;
-        if (size > last.end) {
+        const seen = last;
+        const size = statSync(join(dataDir, "archive", seen.file)).size;
+        if (size > seen.end) {
           child.kill("SIGKILL");
-          await exited;
-          return { ...last, size: statSync(join(dataDir, "archive", last.file)).size };
+          await closed;
+          const now = last;
+          return { ...now, size: statSync(join(dataDir, "archive", now.file)).size };
         }
       }
       await new Promise((r) => setTimeout(r, 1));
