@@ -123,10 +123,17 @@ describe("the filter form on /new keeps the page's window, night, government and
     expect((await html(to))("h1").text()).toBe("Governments: Franklin County, village governments");
   });
 
-  it("the home page and search have no filter form to lose a context (search keeps its words)", async () => {
+  it("the home page has no filter form; search's keeps its words and its government or source", async () => {
     expect((await html("/"))("form.filter").length).toBe(0);
-    const $ = await html("/search?q=record");
-    expect($("form.filter").length).toBe(0);
+    expect((await html("/search"))("form.filter").length).toBe(0);
+    const $ = await html("/search?q=record&government=village-of-test");
     expect($("form.search-big input#q").attr("value")).toBe("record");
+    expect(hidden($)).toEqual(["q=record", "government=village-of-test"]);
+    const to = submit($, "form.filter", { records: "agendas" });
+    expect(to).toBe("/search?q=record&government=village-of-test&county=&kind=&records=agendas");
+    const next = await html(to);
+    expect(next(".search-scope").text()).toContain("Only in: Village of Test, agendas");
+    expect(next("form.filter select[name=records] option[selected]").attr("value")).toBe("agendas");
+    expect(hidden(next)).toEqual(["q=record", "government=village-of-test"]);
   });
 });

@@ -232,4 +232,19 @@ describe("a filtered search says so, and keeps its filter", () => {
     expect(all(".search-scope").length).toBe(0);
     expect(all("form.search-big input[type=hidden]").length).toBe(0);
   });
+
+  it("the search page offers the filters: county, kind and records chosen as set, the words kept", async () => {
+    const $ = await page("/search?q=permit&county=summit+county&records=minutes");
+    const form = $("form.filter");
+    expect(form.attr("action")).toBe("/search");
+    expect(form.find("input[type=hidden][name=q]").attr("value")).toBe("permit");
+    expect(form.find("select[name=county] option[selected]").attr("value")).toBe("Summit");
+    expect(form.find("select[name=county] option").length).toBeGreaterThan(1);
+    expect(form.find("select[name=records] option[selected]").attr("value")).toBe("minutes");
+    expect(form.find("select[name=kind] option[selected]").length).toBe(0);
+    const again = await page("/search?q=permit&county=Summit&kind=&records=minutes");
+    expect(again("#record-total").text()).toContain(`${PERMITS} records match in Summit County`);
+    // No words yet: nothing to narrow.
+    expect((await page("/search"))("form.filter").length).toBe(0);
+  });
 });

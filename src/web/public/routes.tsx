@@ -475,8 +475,8 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   }
 
   /** `q`, `page` and the filters of a search, checked. */
-  const searchOf = async (c: Context) => {
-    const f = await filterOf(c, ALL);
+  const searchOf = async (c: Context, want: { counties?: boolean } = {}) => {
+    const f = await filterOf(c, ALL, want);
     if (!f.ok) return f;
     // Control characters are never part of a word (searchTerms): they go, never said back raw.
     const q = (c.req.query("q") ?? "").replace(CONTROLS, " ").trim().slice(0, 500);
@@ -507,13 +507,14 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       filter: f.value.filter,
       retired: f.value.retired,
       scope: f.value.scope,
+      counties: f.value.counties,
       keep,
       query: `?${p.toString()}`,
     };
   };
 
   app.get("/search", pageReads(SEARCH_PARAMS, asPage("/search")), async (c) => {
-    const s = await searchOf(c);
+    const s = await searchOf(c, { counties: true });
     if (!s.ok) return badRequest(c, s.message, "/search");
     const result =
       s.words.terms.length === 0
@@ -544,6 +545,8 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         retired={s.retired}
         scope={s.scope}
         keep={s.keep}
+        filter={s.filter}
+        counties={s.counties}
       />,
     );
   });

@@ -2,11 +2,12 @@ import type { FC } from "hono/jsx";
 import type { SearchResult } from "../../../store/read/search.js";
 import { Layout, Wide } from "../../layout.js";
 import { echo } from "../echo.js";
+import type { Filter } from "../filters.js";
 import { countOf, countyHref, recordsLabel } from "../format.js";
 import { type Retired, RetiredNotice } from "../retired.js";
 import { SearchBox } from "./home.js";
 import { NewList } from "./new.js";
-import { FeedHead, FeedLinks, KindLabel, Scope } from "./parts.js";
+import { FeedHead, FeedLinks, FilterForm, KindLabel, Scope } from "./parts.js";
 
 /**
  * Why a search has nothing to look for: no `q`, or a `q` without a word of letters or digits
@@ -38,7 +39,23 @@ export const SearchPage: FC<{
   scope?: string;
   /** The filter's parameters, kept by a search made anew from this page. */
   keep?: Readonly<Record<string, string | undefined>>;
-}> = ({ q, result, page, pages, capped, listed, query, retired, scope = "", keep = {} }) => {
+  /** The filter as checked, and the counties to offer: a search is narrowed from its own page. */
+  filter?: Filter;
+  counties?: readonly string[];
+}> = ({
+  q,
+  result,
+  page,
+  pages,
+  capped,
+  listed,
+  query,
+  retired,
+  scope = "",
+  keep = {},
+  filter = {},
+  counties = [],
+}) => {
   return (
     <Layout
       title={q ? `Search: ${q}` : "Search"}
@@ -55,6 +72,15 @@ export const SearchPage: FC<{
         </p>
       ) : null}
       <SearchBox q={q} keep={keep} />
+      {q ? (
+        <FilterForm
+          action="/search"
+          filter={filter}
+          counties={counties}
+          records
+          keep={{ q, government: filter.government, source: filter.source }}
+        />
+      ) : null}
       {retired && !result ? <RetiredNotice r={retired} here="searched here" /> : null}
       {!result ? (
         q ? (
