@@ -24,7 +24,8 @@ const ACCESS_DENIED = {
 } as const;
 
 /** Each case: what it is, the outcome (a 403 unless said), the words the page says. */
-const CASES: [string, Partial<Outcome>, string][] = [
+type Case = Omit<Partial<Outcome>, "status"> & { status?: number | undefined };
+const CASES: [string, Case, string][] = [
   [
     "a refusal page of no known vendor: no 'by generic', its status once",
     { reason: 'generic suspected: status 403 + "access denied"', evidence: ACCESS_DENIED },
@@ -57,10 +58,31 @@ const CASES: [string, Partial<Outcome>, string][] = [
     },
     "recheck: still no a page that reads as a refusal (“access denied” or the like) (HTTP 403)",
   ],
+  [
+    "an answer cut off on every attempt says so, its status once (no 'connection closed … (HTTP 200)')",
+    {
+      status: 200,
+      reason: "connection closed on every attempt",
+      evidence: { provider: "connection", verdict: "closed", marker: "body cut short" },
+    },
+    "no: refused an answer cut off before its end, on every attempt (each began as HTTP 200)",
+  ],
+  [
+    "a connection closed before any answer, on every attempt, has no status to say",
+    {
+      status: undefined,
+      reason: "connection closed on every attempt",
+      evidence: { provider: "connection", verdict: "closed", marker: "socket closed" },
+    },
+    "no: refused a connection closed before any answer, on every attempt",
+  ],
 ];
 
 describe("P23: a night's no in words a resident reads", () => {
   it.each(CASES)("%s", async (_what, o, words) => {
-    expect(await text({ ...base, status: 403, ...o } as Outcome)).toBe(words);
+    const { status = 403, ...rest } = o;
+    const full =
+      "status" in o && o.status === undefined ? { ...base, ...rest } : { ...base, ...rest, status };
+    expect(await text(full as Outcome)).toBe(words);
   });
 });

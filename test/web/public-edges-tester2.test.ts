@@ -223,6 +223,77 @@ describe("site-supplied text cannot reorder the words around it", () => {
   });
 });
 
+/**
+ * Whether a plain text keeps its bidi marks to itself: each mark inside an isolate (U+2066–U+2068
+ * … U+2069) that is closed before the text ends, and no PDI without an isolate to close.
+ */
+function contained(text: string): string | undefined {
+  let depth = 0;
+  for (const ch of text) {
+    if (/[\u2066-\u2068]/.test(ch)) depth++;
+    else if (ch === "\u2069") {
+      if (depth === 0) return "a PDI with no isolate open";
+      depth--;
+    } else if (/[\u061C\u200E\u200F\u202A-\u202E]/.test(ch) && depth === 0)
+      return `U+${ch.codePointAt(0)?.toString(16)} outside an isolate`;
+  }
+  return depth === 0 ? undefined : `${depth} isolate(s) left open`;
+}
+
+describe("feeds: site-supplied text cannot reorder the words around it either", () => {
+  it("a catalog name or record title with an override or a lone isolate sits in a closed isolate (FSI … PDI) in feed titles, descriptions and items", async () => {
+    const feeds = [
+      "/new.json?source=bidi-bids",
+      "/new.json?government=village-of-bidi",
+      "/new.json",
+      "/search.json?q=salt&government=village-of-bidi",
+      "/search.json?q=bid&source=bidi-bids",
+    ];
+    let seen = 0;
+    for (const path of feeds) {
+      const res = await small.app.request(path);
+      expect(res.status, path).toBe(200);
+      const feed = (await res.json()) as {
+        title: string;
+        description: string;
+        items: { title: string; content_text: string }[];
+      };
+      const texts = [
+        feed.title,
+        feed.description,
+        ...feed.items.flatMap((i) => [i.title, i.content_text]),
+      ];
+      expect(feed.items.length, path).toBeGreaterThan(0);
+      for (const t of texts) {
+        if (BIDI.test(t)) seen++;
+        expect(contained(t), `${path}: ${JSON.stringify(t)}`).toBeUndefined();
+      }
+    }
+    expect(seen).toBeGreaterThan(5);
+    // Atom and RSS say the same texts.
+    for (const path of ["/new.atom?source=bidi-bids", "/new.rss?source=bidi-bids"]) {
+      const $ = load(await (await small.app.request(path)).text(), { xml: true });
+      const texts = $("title, subtitle, summary, description, content")
+        .map((_i, el) => $(el).text())
+        .get();
+      expect(
+        texts.some((t) => BIDI.test(t)),
+        path,
+      ).toBe(true);
+      for (const t of texts) expect(contained(t), `${path}: ${JSON.stringify(t)}`).toBeUndefined();
+    }
+  });
+
+  it("the isolate's own marks are balanced first: one left open is closed, a stray PDI dropped; text without marks is as it was", async () => {
+    const { isolated } = await import("../../src/web/public/format.js");
+    expect(isolated("Village of Akron")).toBe("Village of Akron");
+    expect(isolated("Bids \u2067here")).toBe("\u2068Bids \u2067here\u2069\u2069");
+    expect(isolated("a\u2069b\u202Ec")).toBe("\u2068ab\u202Ec\u2069");
+    for (const t of ["Bids \u2067here", "a\u2069b\u202Ec", "\u2066x\u2069\u2069\u2067", "\u200Fy"])
+      expect(contained(isolated(t)), JSON.stringify(t)).toBeUndefined();
+  });
+});
+
 describe("wording", () => {
   it("a directory of one county says so in the singular", async () => {
     const res = await small.app.request("/api/new?county=Nowhere");

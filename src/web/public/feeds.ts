@@ -15,7 +15,7 @@
  */
 import { generateAtomFeed, generateJsonFeed, generateRssFeed } from "feedsmith";
 import type { NewRecord } from "../../store/read/new-records.js";
-import { dateEt, httpHref, ownKind, recordsLabel } from "./format.js";
+import { dateEt, httpHref, isolated, ownKind, recordsLabel } from "./format.js";
 
 export type FeedFormat = "atom" | "rss" | "json";
 export const FEED_FORMATS: readonly FeedFormat[] = ["atom", "rss", "json"];
@@ -74,12 +74,14 @@ export interface FeedNotice {
 }
 
 function summaryOf(r: NewRecord): string {
-  const where = `${r.governmentName}${r.county ? `, ${r.county} County` : ""}`;
+  const where = `${isolated(r.governmentName)}${r.county ? `, ${isolated(r.county)} County` : ""}`;
   const date = r.date ? ` Dated ${dateEt(r.date)}.` : "";
   // The record's own kind first where its page lists more than one kind (agenda or minutes).
   const own = ownKind(r);
   const kind = own ? `${recordsLabel(own)}. ` : "";
-  return xmlText(`${kind}${r.sourceName ?? r.sourceRecords} of ${where}.${date}`);
+  return xmlText(
+    `${kind}${r.sourceName ? isolated(r.sourceName) : r.sourceRecords} of ${where}.${date}`,
+  );
 }
 
 /** An item's category: the record's own kind where it says more than its page's. */
@@ -170,7 +172,7 @@ export function renderFeed(format: FeedFormat, c: FeedSpec): string {
             : []),
           ...c.items.map((r) => ({
             id: itemId(r),
-            title: { value: xmlText(r.title), type: "text" as const },
+            title: { value: xmlText(isolated(r.title)), type: "text" as const },
             updated: new Date(r.firstSeenAt),
             links: [{ href: linkOf(c.origin, r), rel: "alternate" }],
             summary: { value: summaryOf(r), type: "text" as const },
@@ -201,7 +203,7 @@ export function renderFeed(format: FeedFormat, c: FeedSpec): string {
               ]
             : []),
           ...c.items.map((r) => ({
-            title: xmlText(r.title),
+            title: xmlText(isolated(r.title)),
             link: linkOf(c.origin, r),
             guid: { value: itemId(r), isPermaLink: false },
             pubDate: new Date(r.firstSeenAt),
@@ -233,7 +235,7 @@ export function renderFeed(format: FeedFormat, c: FeedSpec): string {
       ...c.items.map((r) => ({
         id: itemId(r),
         url: linkOf(c.origin, r),
-        title: xmlText(r.title),
+        title: xmlText(isolated(r.title)),
         summary: summaryOf(r),
         content_text: summaryOf(r),
         date_published: new Date(r.firstSeenAt),

@@ -9,7 +9,7 @@
 import type { FC } from "hono/jsx";
 import type { GovernmentSummary, SourceSummary } from "../../store/read/directory.js";
 import type { FeedNotice } from "./feeds.js";
-import { dateEt } from "./format.js";
+import { dateEt, isolated } from "./format.js";
 
 export interface Retired {
   /** What left the catalog: the record page the filter names, or a government. */
@@ -81,10 +81,10 @@ const CURRENT =
 export function retiredText(r: Retired, link: string, here: string): string {
   const left =
     r.what === "source"
-      ? `The record page ${r.name} was retired from the directory on ${day(r)}.`
+      ? `The record page ${isolated(r.name)} was retired from the directory on ${day(r)}.`
       : r.page.kind === "source"
-        ? `The record page ${r.page.name} left the directory with its government, ${r.name}, retired on ${day(r)}.`
-        : `The government ${r.name} was retired from the directory on ${day(r)}.`;
+        ? `The record page ${isolated(r.page.name)} left the directory with its government, ${isolated(r.name)}, retired on ${day(r)}.`
+        : `The government ${isolated(r.name)} was retired from the directory on ${day(r)}.`;
   const kept =
     r.page.kind === "source"
       ? `Its records are kept and listed on its own page, ${link}`
@@ -143,7 +143,7 @@ export function retiredFeedItem(r: Retired, origin: string, here: string): FeedN
         ? `:source:${encodeURIComponent(r.page.id)}`
         : ""
     }`,
-    title: `Retired from the directory: ${r.name}`,
+    title: `Retired from the directory: ${isolated(r.name)}`,
     text: retiredText(r, link, here),
     link,
     at: new Date(r.retiredAt),

@@ -55,6 +55,7 @@ import {
   parseFilter,
   reads,
 } from "./filters.js";
+import { isolated } from "./format.js";
 import { ICAL_CONTENT_TYPE, renderIcal } from "./ical.js";
 import { loadGovernment, loadSource } from "./load.js";
 import { openApiDocument } from "./openapi.js";
@@ -241,9 +242,9 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       if (!s) return { ok: false, message: `There is no record page with the id "${f.source}".` };
       const g = gov?.id === s.governmentId ? gov : await getGovernment(db, s.governmentId);
       page = { source: s, government: g };
-      parts.push(sourceName(s, g));
+      parts.push(isolated(sourceName(s, g)));
     } else if (gov) {
-      parts.push(gov.name);
+      parts.push(isolated(gov.name));
     }
     // A record page or government that left the catalog: its records are on its own page only.
     const retired = retiredOf(page, gov);
@@ -569,7 +570,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       const body = renderFeed(format, {
         origin: opts.origin(),
         id: `urn:new-on-record:search${s.query}`,
-        title: `New on Record: search "${s.q}"${s.scope ? ` in ${s.scope}` : ""}`,
+        title: `New on Record: search "${isolated(s.q)}"${s.scope ? ` in ${s.scope}` : ""}`,
         description: retired
           ? retiredSays(retired, "in this feed")
           : `Records whose titles match "${s.q}"${s.scope ? ` in ${s.scope}` : ""}, as they come new on record (not those a page already listed when New on Record first read it, nor those a backfill found on its older pages: the search itself finds them): ${

@@ -23,7 +23,7 @@ export const OutcomeText: FC<{ o: Outcome }> = ({ o }) => {
     <span class="outcome">
       <span class={`status tone-${l.tone}`}>{l.text}</span>
       {reason ? <span class="reason"> {reason}</span> : null}
-      {o.evidence ? <Evidence o={o} /> : null}
+      {o.evidence ? <Evidence o={o} said={reason} /> : null}
     </span>
   );
 };
@@ -46,6 +46,12 @@ function refusalWords(o: Outcome): string | undefined {
   // Only the checker's own words for such a page (net/classify.ts refusedBy): "PROVIDER
   // VERDICT: marker", after "refused: " in a recheck's.
   const reason = o.reason?.replace(/^refused: /, "");
+  // P15, P21: "connection closed on every attempt" (net/classify.ts closed), with the status the
+  // answer began with when it began at all: a 200 cut off is no page that was given.
+  if (e.provider === "connection" && e.verdict === "closed")
+    return o.status !== undefined
+      ? `an answer cut off before its end, on every attempt (each began as HTTP ${o.status})`
+      : "a connection closed before any answer, on every attempt";
   if (!reason?.startsWith(`${e.provider} ${e.verdict}: `)) return undefined;
   if (e.verdict === "challenge") return "a “prove you are human” page";
   if (e.verdict === "block") return "a page that blocks the checker";
@@ -54,10 +60,13 @@ function refusalWords(o: Outcome): string | undefined {
   return undefined;
 }
 
-export const Evidence: FC<{ o: Outcome }> = ({ o }) =>
+export const Evidence: FC<{ o: Outcome; said?: string | null | undefined }> = ({
+  o,
+  said = o.reason,
+}) =>
   o.evidence && NOT_A_VENDOR.has(o.evidence.provider) ? (
-    // Its status, unless the reason says it already ("HTTP 403").
-    o.status !== undefined && !o.reason?.includes(`HTTP ${o.status}`) ? (
+    // Its status, unless the words shown say it already ("HTTP 403").
+    o.status !== undefined && !said?.includes(`HTTP ${o.status}`) ? (
       <span class="evidence small"> (HTTP {o.status})</span>
     ) : null
   ) : o.evidence ? (
