@@ -24,6 +24,34 @@ export function shownText(s: string): string {
  */
 export const DIRECTION_MARKS = "\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069";
 
+const HAS_DIRECTION_MARK = new RegExp(`[${DIRECTION_MARKS}]`, "u");
+
+/**
+ * A name or title a site or the catalog supplied, set in plain text beside our own words (a
+ * feed's title and description, an item's summary): when it carries a mark that turns the
+ * direction of the text (a right-to-left override, an isolate), it goes between FIRST STRONG
+ * ISOLATE and POP DIRECTIONAL ISOLATE (U+2068, U+2069), plain text's `<bdi>`: an embedding or
+ * override it opens ends at that PDI (Unicode's bidirectional algorithm, UAX #9, X6a), so it
+ * cannot reorder the words around it. Its own isolates are balanced first (a PDI pops the
+ * nearest open isolate, so one left open would take our PDI, and a PDI of its own with none
+ * open would end ours early): those left open are closed, a stray PDI is dropped. Text without
+ * such a mark is left as it is.
+ */
+export function isolated(text: string): string {
+  if (!HAS_DIRECTION_MARK.test(text)) return text;
+  let open = 0;
+  let out = "";
+  for (const ch of text) {
+    if (ch === "\u2066" || ch === "\u2067" || ch === "\u2068") open++;
+    else if (ch === "\u2069") {
+      if (open === 0) continue;
+      open--;
+    }
+    out += ch;
+  }
+  return `\u2068${out}${"\u2069".repeat(open)}\u2069`;
+}
+
 /** The longest note a reader may keep (a site's own error text can be any length). */
 export const NOTE_MAX = 300;
 const BREAKS = new RegExp(`[\\0-\\x1F\\x7F-\\x9F${DIRECTION_MARKS}\\u2028\\u2029]+`, "gu");

@@ -245,6 +245,7 @@ describe("feeds: site-supplied text cannot reorder the words around it either", 
     const feeds = [
       "/new.json?source=bidi-bids",
       "/new.json?government=village-of-bidi",
+      "/new.json?county=Lick%E2%80%AEing",
       "/new.json",
       "/search.json?q=salt&government=village-of-bidi",
       "/search.json?q=bid&source=bidi-bids",

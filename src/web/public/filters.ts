@@ -6,6 +6,7 @@
  * twice, is refused the same way.
  */
 import type { Context, MiddlewareHandler } from "hono";
+import { isolated } from "../../policy/shown-text.js";
 import { governmentKind, recordKind } from "../../sources/catalog/schema.js";
 import type { GovernmentKind } from "../../sources/catalog/types.js";
 import type { RecordKind } from "../../sources/record.js";
@@ -116,7 +117,7 @@ export function filterQuery(f: Filter): string {
 /** "in Franklin County, villages, agendas" — for titles of pages and feeds. */
 export function describeFilter(f: Filter): string {
   const parts: string[] = [];
-  if (f.county) parts.push(`${f.county} County`);
+  if (f.county) parts.push(`${isolated(f.county)} County`);
   if (f.kind) parts.push(`${f.kind} governments`);
   if (f.records) parts.push(f.records);
   if (f.government) parts.push(`government ${f.government}`);

@@ -4,7 +4,9 @@
  */
 import { OWNERS_REQUEST } from "../../policy/admission.js";
 import { recordDay } from "../../policy/record-date.js";
-import { DIRECTION_MARKS } from "../../policy/shown-text.js";
+
+export { isolated } from "../../policy/shown-text.js";
+
 import { SITE_OWNER_ZONE, wallTimeAt } from "../../policy/zone.js";
 import { RECORD_KINDS } from "./filters.js";
 
@@ -184,32 +186,4 @@ export function countOf(n: number, one: string, many = `${one}s`): string {
 /** The word for `n` of a thing, where the number is shown apart (in its own element). */
 export function wordFor(n: number, one: string, many = `${one}s`): string {
   return n === 1 ? one : many;
-}
-
-const HAS_DIRECTION_MARK = new RegExp(`[${DIRECTION_MARKS}]`, "u");
-
-/**
- * A name or title a site or the catalog supplied, set in plain text beside our own words (a
- * feed's title and description, an item's summary): when it carries a mark that turns the
- * direction of the text (a right-to-left override, an isolate), it goes between FIRST STRONG
- * ISOLATE and POP DIRECTIONAL ISOLATE (U+2068, U+2069), plain text's `<bdi>`: an embedding or
- * override it opens ends at that PDI (Unicode's bidirectional algorithm, UAX #9, X6a), so it
- * cannot reorder the words around it. Its own isolates are balanced first (a PDI pops the
- * nearest open isolate, so one left open would take our PDI, and a PDI of its own with none
- * open would end ours early): those left open are closed, a stray PDI is dropped. Text without
- * such a mark is left as it is.
- */
-export function isolated(text: string): string {
-  if (!HAS_DIRECTION_MARK.test(text)) return text;
-  let open = 0;
-  let out = "";
-  for (const ch of text) {
-    if (ch === "\u2066" || ch === "\u2067" || ch === "\u2068") open++;
-    else if (ch === "\u2069") {
-      if (open === 0) continue;
-      open--;
-    }
-    out += ch;
-  }
-  return `\u2068${out}${"\u2069".repeat(open)}\u2069`;
 }
