@@ -102,15 +102,33 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   // spellings listed): that one is named by its own id now, so no two records share a feed
   // entry's or a calendar event's name (migration 022). After `relink`, which reads them.
   if (fresh.size > 0)
-    for (const part of chunks([...fresh.keys()]))
-      await trx
-        .updateTable("records")
-        .set({ first_id: null })
-        .where("source_id", "=", r.sourceId)
-        .where("first_id", "in", part)
-        .execute();
+    await LET_FIRST_IDS_GO.run(trx, {
+      sourceId: r.sourceId,
+      ids: JSON.stringify([...fresh.keys()]),
+    });
   return out;
 }
+
+/**
+ * Lets go of the ids first listed under (migration 022) that records first seen tonight take:
+ * built once, the ids one JSON array, so that a commit with new records (every first read) runs
+ * one prepared statement, not one kysely builds anew. On the partial index of the few records
+ * that have such an id. The ids are stored ids (`asStored`: no NUL, no lone surrogate on
+ * PostgreSQL), which JSON carries as they are.
+ */
+const LET_FIRST_IDS_GO = prepared((db, $: Placeholder<{ sourceId: string; ids: string }>) =>
+  db
+    .updateTable("records")
+    .set({ first_id: null })
+    .where("source_id", "=", $("sourceId"))
+    .where(
+      "first_id",
+      "in",
+      dialectOf(db) === "postgres"
+        ? sql<string>`(select json_array_elements_text(${$("ids")}::json))`
+        : sql<string>`(select value from json_each(${$("ids")}))`,
+    ),
+);
 
 /**
  * Records first seen tonight that are a stored record whose link changed, where the list no
