@@ -18,6 +18,7 @@ import * as m019 from "./019-owners-requests-left-alone.js";
 import * as m020 from "./020-store-identity.js";
 import * as m021 from "./021-already-listed.js";
 import * as m022 from "./022-record-first-id.js";
+import * as m023 from "./023-new-by-night-index.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -40,6 +41,7 @@ export const migrations: Record<string, Migration> = {
   "020-store-identity": m020,
   "021-already-listed": m021,
   "022-record-first-id": m022,
+  "023-new-by-night-index": m023,
 };
 
 export const migrationProvider: MigrationProvider = {
