@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -41,6 +41,38 @@ sources:
     const r = await nor("start", "--catalog", catalog, "--data", data, "--port", port);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toContain(said(port));
+  });
+
+  it("nor start on a port in use makes nothing: no data directory, store or archive is left behind", async () => {
+    const fresh = join(dir, "start-new", "data");
+    const r = await nor("start", "--catalog", catalog, "--data", fresh, "--port", port);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain(said(port));
+    expect(existsSync(join(dir, "start-new"))).toBe(false);
+  });
+
+  it("nor start on a port in use leaves a data directory that was there as it was (its lock gone again)", async () => {
+    const empty = join(dir, "start-empty");
+    mkdirSync(empty);
+    const r = await nor("start", "--catalog", catalog, "--data", empty, "--port", port);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain(said(port));
+    expect(readdirSync(empty)).toEqual([]);
+    // A store that was there: nothing added beside it, its catalog not imported again.
+    const before = readdirSync(data).sort();
+    const again = await nor("start", "--catalog", catalog, "--data", data, "--port", port);
+    expect(again.code, again.stderr).toBe(1);
+    expect(readdirSync(data).sort()).toEqual(before);
+  });
+
+  it("nor start on a data directory another nor start holds is refused for that (exit 2), not for the port it holds", async () => {
+    const held = join(dir, "start-held");
+    mkdirSync(held);
+    writeFileSync(join(held, "start.lock"), `${process.pid}\n`);
+    const r = await nor("start", "--catalog", catalog, "--data", held, "--port", port);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`another nor start is running on ${held} (pid ${process.pid}`);
+    expect(readdirSync(held)).toEqual(["start.lock"]);
   });
 
   it("nor serve exits 1 (a runtime failure) and names the address and port", async () => {

@@ -57,7 +57,7 @@ import { START_PARTS } from "../night-parts.js";
 import { nightProcessEnd, startNightProcess } from "../night-process.js";
 import { consoleOffText } from "../shell-words.js";
 import { saying } from "../store-upgrade.js";
-import { addWebOptions, listeningOrigin, type WebCliOptions, webOptions } from "../web-options.js";
+import { addWebOptions, type WebCliOptions, webOptions } from "../web-options.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const BIN = join(ROOT, "bin", "nor.js");
@@ -152,18 +152,46 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
   // the archive goes, or an archive this user may not write, is said at start (exit 2), not
   // by each night at its hour while the directory looks well.
   refuseBlockedParts(dataDir, START_PARTS);
-  ensureDataDir(dataDir);
-  // An archive not there is made only once the store is known to name no copies in it (below).
-  const archive = archiveDir(dataDir);
-  const archiveThere = existsSync(archive);
-  if (archiveThere) ensureArchiveDir(archive);
   // One `nor start` a data directory: a second would serve it again and schedule every night
-  // twice (the nights would join, but nothing is gained, and its stop would stop neither).
-  const releaseStart = acquireStartLock(dataDir);
-  let store: Awaited<ReturnType<typeof openStore>>;
+  // twice (the nights would join, but nothing is gained, and its stop would stop neither). A
+  // directory there already is looked at, and its lock taken, before the port: a second `nor
+  // start` on it is said as that (exit 2), not as the port the first one holds. The lock is
+  // the one thing made in it before the port, and it goes again if the port is refused.
+  const dirThere = existsSync(dataDir);
+  if (dirThere) ensureDataDir(dataDir);
+  let releaseStart = dirThere ? acquireStartLock(dataDir) : () => {};
+  // Then the port, held from here on: a port in use is said before anything is made (no data
+  // directory, store or archive left behind by a start that could not serve). Until the
+  // directory is ready to be served (the store opened, an upgrade run), a request is answered
+  // 503 with Retry-After.
+  let answer: Fetch = startingUp;
+  let server: ReturnType<typeof serve>;
   try {
+    server = await listen((req, env) => answer(req, env), opts.host, port);
+  } catch (err) {
+    releaseStart();
+    throw err;
+  }
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= new Promise<void>((done) => {
+      if ("closeAllConnections" in server) server.closeAllConnections();
+      server.close(() => done());
+    }));
+  let store: Awaited<ReturnType<typeof openStore>>;
+  let archiveThere: boolean;
+  const archive = archiveDir(dataDir);
+  try {
+    if (!dirThere) {
+      ensureDataDir(dataDir);
+      releaseStart = acquireStartLock(dataDir);
+    }
+    // An archive not there is made only once the store is known to name no copies in it (below).
+    archiveThere = existsSync(archive);
+    if (archiveThere) ensureArchiveDir(archive);
     store = await openStore(loc, saying());
   } catch (err) {
+    await stop();
     releaseStart();
     throw err;
   }
@@ -175,15 +203,14 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
       if (loc.kind === "sqlite") await archiveBeforeNight(archive, store.db);
       ensureArchiveDir(archive);
     }
-    // The port first: a port in use is refused before anything is written to the store.
     // The pages read off the event loop (worker threads on SQLite; src/store/read-pool.ts).
     const reads = await openWebReads(loc, { jobs: answerJobModule() });
     cleanup.push(() => reads.close());
     // Without an operator password nobody could sign in: the console is off, and we say so.
     const consoleOn = (await storedPasswordHash(store.db)) !== undefined;
-    // Links in feeds come from --origin; without it, from the address we listen on (known once
-    // listening), never from a request's Host header.
-    let listening = listeningOrigin(opts.host, port);
+    // Links in feeds come from --origin; without it, from the address we listen on, never from
+    // a request's Host header.
+    const listening = urlOf(server.address() as AddressInfo).replace(/\/$/, "");
     const app = createApp({
       db: store.db,
       reads,
@@ -199,39 +226,28 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
           }
         : false,
     });
-    const server = await listen(app.fetch, opts.host, port);
-    listening = urlOf(server.address() as AddressInfo).replace(/\/$/, "");
-    const stop = () =>
-      new Promise<void>((done) => {
-        if ("closeAllConnections" in server) server.closeAllConnections();
-        server.close(() => done());
-      });
+    answer = app.fetch;
     let diff: ReturnType<typeof importedOrStop>;
+    // Not beside a night another process runs here with other sources (a timer's `nor
+    // night`, a night of an earlier `nor start` still stopping): they would change under it.
+    // The marks are judged on the system's clock, as the processes that wrote them.
+    const release = await lockForCatalogImport(store, systemClock.now(), {
+      dataDir,
+      files,
+      stamp,
+      sources: () => catalog.sources,
+      instead:
+        "run `nor start` with the catalog files that night runs (--catalog A B …), or once the night is over",
+    });
     try {
-      // Not beside a night another process runs here with other sources (a timer's `nor
-      // night`, a night of an earlier `nor start` still stopping): they would change under it.
-      // The marks are judged on the system's clock, as the processes that wrote them.
-      const release = await lockForCatalogImport(store, systemClock.now(), {
-        dataDir,
-        files,
-        stamp,
-        sources: () => catalog.sources,
-        instead:
-          "run `nor start` with the catalog files that night runs (--catalog A B …), or once the night is over",
-      });
-      try {
-        diff = importedOrStop(
-          await importCatalog(store.db, catalog, origins, clock.now(), {
-            allowRetire: opts.allowRetire === true,
-            stamp,
-          }),
-        );
-      } finally {
-        await release();
-      }
-    } catch (err) {
-      await stop();
-      throw err;
+      diff = importedOrStop(
+        await importCatalog(store.db, catalog, origins, clock.now(), {
+          allowRetire: opts.allowRetire === true,
+          stamp,
+        }),
+      );
+    } finally {
+      await release();
     }
     const count = (change: string) =>
       diff.changes.filter((c) => c.entity === "source" && c.change === change).length;
@@ -287,6 +303,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
     }
   } finally {
     try {
+      await stop();
       for (const close of cleanup.reverse()) await close();
       await store.close();
     } finally {
@@ -560,11 +577,18 @@ async function spawnNight(args: string[], signal: AbortSignal): Promise<NightExi
   }
 }
 
-function listen(
-  fetch: (req: Request) => Response | Promise<Response>,
-  host: string,
-  port: number,
-): Promise<ReturnType<typeof serve>> {
+/** How the server answers a request (hono's `app.fetch`, or startingUp until it is made). */
+type Fetch = Parameters<typeof serve>[0]["fetch"];
+
+/** A request before the directory can be served: come back in a moment. */
+function startingUp(): Response {
+  return new Response("nor start is starting: the directory is served in a moment\n", {
+    status: 503,
+    headers: { "content-type": "text/plain; charset=utf-8", "retry-after": "1" },
+  });
+}
+
+function listen(fetch: Fetch, host: string, port: number): Promise<ReturnType<typeof serve>> {
   return new Promise((ok, fail) => {
     const server = serve({ fetch, hostname: host, port }, () => ok(server));
     answerClientErrors(server);
