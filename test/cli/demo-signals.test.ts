@@ -104,6 +104,45 @@ describe("nor demo stopped by a signal", () => {
     });
   }
 
+  it("a second stop while stopping (SIGTERM right after SIGINT) stops it at once: said, its temporary directory removed, ended by SIGTERM (a shell says 143)", async () => {
+    buildCli();
+    const tmp = mkdtempSync(join(dir, "twice-"));
+    const demo = startDemo({ TMPDIR: tmp });
+    const seen = await waitFor(() => /^ {2}\d+\/\d+ /m.test(demo.out()));
+    if (!seen) demo.child.kill("SIGKILL");
+    expect(seen, `${demo.out()}\n${demo.err()}`).toBe(true);
+    const made = leftovers(tmp);
+    expect(made).toHaveLength(1);
+    demo.child.kill("SIGINT");
+    demo.child.kill("SIGTERM");
+    const end = await endOf(demo);
+    expect(end, `${demo.out()}\n${demo.err()}`).toEqual({ code: null, signal: "SIGTERM" });
+    expect(demo.out()).toContain("SIGINT: stopping the demo");
+    expect(demo.err()).toContain(
+      `nor demo: SIGTERM while stopping: stopped at once, not in order (${join(tmp, made[0] ?? "")} removed); exit status 143`,
+    );
+    expect(demo.out()).not.toContain("Stopped;");
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it("one Ctrl-C under npm (SIGINT twice, a moment apart: the terminal's and npm's copy) still stops in order, exit 0", async () => {
+    buildCli();
+    const tmp = mkdtempSync(join(dir, "echo-"));
+    const demo = startDemo({ TMPDIR: tmp });
+    const seen = await waitFor(() => /^ {2}\d+\/\d+ /m.test(demo.out()));
+    if (!seen) demo.child.kill("SIGKILL");
+    expect(seen, `${demo.out()}\n${demo.err()}`).toBe(true);
+    // npm passes its copy on a moment after the terminal's (about a millisecond).
+    demo.child.kill("SIGINT");
+    await new Promise((r) => setTimeout(r, 5));
+    demo.child.kill("SIGINT");
+    const end = await endOf(demo);
+    expect(end, `${demo.out()}\n${demo.err()}`).toEqual({ code: 0, signal: null });
+    expect(demo.out()).toContain("Stopped;");
+    expect(demo.err()).not.toContain("stopped at once");
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
   it("SIGINT mid-night with --data: stops in order and keeps the directory it was given", async () => {
     buildCli();
     const tmp = mkdtempSync(join(dir, "data-"));

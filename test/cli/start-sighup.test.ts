@@ -83,4 +83,71 @@ describe("nor start and its stop signals", () => {
     },
     60_000,
   );
+
+  /** `nor start` on its own data directory, up and waiting for its night; its output so far. */
+  async function started(name: string) {
+    const data = join(dir, name);
+    const base = { ...process.env };
+    delete base["NOR_DATABASE_URL"];
+    const child = spawn(
+      process.execPath,
+      [
+        join(ROOT, "bin", "nor.js"),
+        ...["start", "--catalog", catalog, "--data", data, "--host", "127.0.0.1"],
+        ...["--port", "0", "--at", "01:00", "--zone", "America/New_York"],
+      ],
+      { cwd: ROOT, env: base, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    const io = { out: "", err: "", exited: false };
+    child.stdout.on("data", (c: Buffer) => {
+      io.out += c.toString();
+    });
+    child.stderr.on("data", (c: Buffer) => {
+      io.err += c.toString();
+    });
+    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+      child.on("exit", (code, sig) => done({ code, signal: sig })),
+    );
+    void ended.then(() => {
+      io.exited = true;
+    });
+    const up = await waitFor(() => io.out.includes("the next night runs at") || io.exited);
+    if (!up || io.exited) child.kill("SIGKILL");
+    expect(up && !io.exited, `${io.out}\n${io.err}`).toBe(true);
+    expect(existsSync(join(data, "start.lock"))).toBe(true);
+    return { child, io, ended, lock: join(data, "start.lock") };
+  }
+
+  it("one Ctrl-C under npm start (SIGINT twice, a moment apart: the terminal's and npm's copy) stops it in order: exit 0, 'stopped', the lock removed", async () => {
+    const s = await started("data-echo");
+    try {
+      // npm passes its copy on a moment after the terminal's (about a millisecond).
+      s.child.kill("SIGINT");
+      await new Promise((r) => setTimeout(r, 5));
+      s.child.kill("SIGINT");
+      expect(await waitFor(() => s.io.exited, 400), `${s.io.out}\n${s.io.err}`).toBe(true);
+      expect(await s.ended, s.io.err).toEqual({ code: 0, signal: null });
+      expect(s.io.out).toMatch(/nor start: stopped\n$/);
+      expect(s.io.err).not.toContain("stopped at once");
+      expect(existsSync(s.lock)).toBe(false);
+    } finally {
+      if (!s.io.exited) s.child.kill("SIGKILL");
+    }
+  }, 60_000);
+
+  it("a second stop while stopping (SIGTERM right after SIGINT) stops it at once: said, its lock let go, ended by SIGTERM (a shell says 143)", async () => {
+    const s = await started("data-twice");
+    try {
+      s.child.kill("SIGINT");
+      s.child.kill("SIGTERM");
+      expect(await waitFor(() => s.io.exited, 400), `${s.io.out}\n${s.io.err}`).toBe(true);
+      expect(await s.ended, s.io.err).toEqual({ code: null, signal: "SIGTERM" });
+      expect(s.io.err).toContain(
+        `nor start: SIGTERM while stopping: stopped at once, not in order (its lock ${s.lock} let go); exit status 143`,
+      );
+      expect(existsSync(s.lock)).toBe(false);
+    } finally {
+      if (!s.io.exited) s.child.kill("SIGKILL");
+    }
+  }, 60_000);
 });

@@ -4,7 +4,8 @@
  * nights against them with the real fetcher at the real pace (2 s between requests to a
  * site, P10; --gap-ms shortens it for tests, honoured only because the sites are on loopback),
  * then serves the directory and its console and says what to click. SIGINT, SIGTERM or SIGHUP
- * stops it at any time, the nights included: in order, its temporary directory removed.
+ * stops it at any time, the nights included: in order, its temporary directory removed; a
+ * second signal stops it at once (src/cli/stop-signals.ts).
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -47,6 +48,7 @@ import { listenError } from "../listen-error.js";
 import { wholeNumber } from "../net-options.js";
 import { progressLine, startLine, summaryLines } from "../night-report.js";
 import { shellCommand } from "../shell-words.js";
+import { onStopSignals } from "../stop-signals.js";
 import { saying } from "../store-upgrade.js";
 
 interface DemoOptions {
@@ -87,9 +89,6 @@ export function register(program: Command): void {
 
 const say = (line = "") => void stdout().write(`${line}\n`);
 
-/** The signals that stop the demo, at any time once its directory exists. */
-const STOPS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-
 /**
  * How long a stopped demo has to stop in order (the night under way stopped, the server, the
  * store and the sites closed) before it removes its temporary directory and ends anyway.
@@ -116,13 +115,14 @@ async function runDemo(opts: DemoOptions): Promise<void> {
   };
   // From here on a stop (Ctrl-C, a terminal closed, `kill`) stops the demo in order, whatever
   // it is doing: the night under way stops (run-night.ts `stop`), then everything closes as on
-  // any other end and the directory is removed. Signals after the first change nothing (the
-  // handlers stay until the directory is gone, so none ends the process half-way), and the
-  // stop is bounded: past the grace the directory is removed and the process ends anyway.
+  // any other end and the directory is removed. The stop is bounded: past the grace the
+  // directory is removed and the process ends anyway. A second signal (not the echo of the
+  // first that npm and a terminal send: stop-signals.ts) stops it at once, as `nor start`: the
+  // temporary directory removed, said, the process ended by that signal (a shell says 130
+  // for Ctrl-C).
   const stop = new AbortController();
   let grace: NodeJS.Timeout | undefined;
-  const onStop = (signal: NodeJS.Signals) => {
-    if (stop.signal.aborted) return;
+  const inOrder = (signal: NodeJS.Signals) => {
     say(`\n${signal}: stopping the demo${temporary ? ` and removing ${dataDir}` : ""}.`);
     stop.abort(new DemoStopped(`the demo was stopped (${signal})`));
     grace = setTimeout(() => {
@@ -133,10 +133,15 @@ async function runDemo(opts: DemoOptions): Promise<void> {
       process.exit(1);
     }, STOP_GRACE_MS);
   };
+  const atOnce = () => {
+    clearTimeout(grace);
+    remove();
+    return temporary ? `${dataDir} removed` : undefined;
+  };
   // Should the process end some other way (an error nothing catches, the exit above), the
   // temporary directory still goes with it.
   const onExit = () => remove();
-  for (const s of STOPS) process.on(s, onStop);
+  const offSignals = onStopSignals({ command: "nor demo", inOrder, atOnce });
   process.on("exit", onExit);
   try {
     await demoIn(dataDir, opts, port, gapMs, stop.signal);
@@ -148,7 +153,7 @@ async function runDemo(opts: DemoOptions): Promise<void> {
       remove();
     } finally {
       clearTimeout(grace);
-      for (const s of STOPS) process.off(s, onStop);
+      offSignals();
       process.off("exit", onExit);
     }
   }

@@ -15,7 +15,7 @@ import { type Clock, systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
 import { lockForCatalogImport } from "../../night/catalog-beside-night.js";
 import { formatLeft, parseDuration } from "../../night/duration.js";
-import { acquireStartLock } from "../../night/night-lock.js";
+import { acquireStartLock, START_LOCK_FILE } from "../../night/night-lock.js";
 import { nightsRunning } from "../../night/night-runners.js";
 import { DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
 import { NIGHT_SPAN_MS, nightOf } from "../../policy/night-date.js";
@@ -56,6 +56,7 @@ import {
 import { START_PARTS } from "../night-parts.js";
 import { nightProcessEnd, startNightProcess } from "../night-process.js";
 import { consoleOffText } from "../shell-words.js";
+import { onStopSignals } from "../stop-signals.js";
 import { saying } from "../store-upgrade.js";
 import { addWebOptions, type WebCliOptions, webOptions } from "../web-options.js";
 
@@ -63,9 +64,6 @@ const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const BIN = join(ROOT, "bin", "nor.js");
 
 export { bundledCatalog };
-
-/** The signals that stop `nor start` in order (exit 0), as they stop `nor night` and `nor demo`. */
-const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 
 export interface StartOptions extends NetCliOptions, WebCliOptions {
   catalog?: string[];
@@ -92,6 +90,11 @@ export interface StartDeps {
   runNight?: (args: string[], signal: AbortSignal) => Promise<NightExit>;
   /** Told the URL once the directory is served (tests). */
   onListening?: (url: string) => void;
+  /**
+   * Told, once DATA/start.lock is taken, how to let it go at once (synchronously): what a
+   * second stop signal does before the process ends.
+   */
+  onLocked?: (letGo: () => void) => void;
 }
 
 export function register(program: Command): void {
@@ -114,13 +117,24 @@ export function register(program: Command): void {
   addOperatorNameOption(addNetOptions(addWebOptions(cmd))).action(async (opts: StartOptions) => {
     // Ctrl-C, systemd's stop, a terminal closed (SIGHUP): each stops it in the same order (the
     // night under way stopped, the server and the store closed, the lock let go; "stopped").
+    // A second signal (not the echo of the first that npm and a terminal send) stops it at once,
+    // as `nor demo`: its lock let go, said, the process ended by that signal (stop-signals.ts);
+    // a night's process, told to stop by the first, ends its own stop (within 10 s).
     const stop = new AbortController();
-    const onSignal = () => stop.abort();
-    for (const s of STOP_SIGNALS) process.once(s, onSignal);
+    let letGo: (() => void) | undefined;
+    const off = onStopSignals({
+      command: "nor start",
+      inOrder: () => stop.abort(),
+      atOnce: () => {
+        if (letGo === undefined) return undefined;
+        letGo();
+        return `its lock ${join(resolve(opts.data), START_LOCK_FILE)} let go`;
+      },
+    });
     try {
-      await runStart(opts, { signal: stop.signal });
+      await runStart(opts, { signal: stop.signal, onLocked: (f) => (letGo = f) });
     } finally {
-      for (const s of STOP_SIGNALS) process.off(s, onSignal);
+      off();
     }
   });
 }
@@ -160,6 +174,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
   const dirThere = existsSync(dataDir);
   if (dirThere) ensureDataDir(dataDir);
   let releaseStart = dirThere ? acquireStartLock(dataDir) : () => {};
+  if (dirThere) deps.onLocked?.(releaseStart);
   // Then the port, held from here on: a port in use is said before anything is made (no data
   // directory, store or archive left behind by a start that could not serve). Until the
   // directory is ready to be served (the store opened, an upgrade run), a request is answered
@@ -185,6 +200,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
     if (!dirThere) {
       ensureDataDir(dataDir);
       releaseStart = acquireStartLock(dataDir);
+      deps.onLocked?.(releaseStart);
     }
     // An archive not there is made only once the store is known to name no copies in it (below).
     archiveThere = existsSync(archive);
