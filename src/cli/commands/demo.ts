@@ -14,6 +14,7 @@ import {
   mkdtempSync,
   openSync,
   readdirSync,
+  rmdirSync,
   rmSync,
   statSync,
   unlinkSync,
@@ -21,7 +22,7 @@ import {
 } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { serve } from "@hono/node-server";
 import type { Command } from "commander";
 import { systemClock } from "../../clock.js";
@@ -106,7 +107,16 @@ async function runDemo(opts: DemoOptions): Promise<void> {
   // A port in use (or an address this machine does not have) is said before anything is made:
   // a --data directory left with a store and a catalog in it could not be given again.
   await canListen(opts.host, port);
-  const dataDir = demoDataDir(opts.data);
+  // The directories a --data makes (it and any parent not there yet): a demo that fails takes
+  // them away again, with what it made in them, and nothing else (unmake, below).
+  const madeDirs = opts.data ? missingDirs(resolve(opts.data)) : [];
+  let dataDir: string;
+  try {
+    dataDir = demoDataDir(opts.data);
+  } catch (err) {
+    removeEmptyDirs(madeDirs);
+    throw err;
+  }
   const temporary = opts.data === undefined;
   // A temporary directory is the demo's own: removed when it ends, however it ends (after
   // the store and the sites are closed). A directory given with --data is the person's.
@@ -147,7 +157,12 @@ async function runDemo(opts: DemoOptions): Promise<void> {
     await demoIn(dataDir, opts, port, gapMs, stop.signal);
   } catch (err) {
     // Stopped by a person: an end like being stopped while serving (exit 0), said above.
-    if (!stop.signal.aborted) throw err;
+    if (!stop.signal.aborted) {
+      // Failed (a store it could not write, a port taken since it was looked at): a --data
+      // directory is left as it was found, so the same --data can be given again.
+      if (!temporary) unmake(dataDir, madeDirs);
+      throw err;
+    }
   } finally {
     try {
       remove();
@@ -231,6 +246,37 @@ async function demoIn(
 
 /** The demo's catalog file in its data directory: made first, alone, to claim the directory. */
 const DEMO_CATALOG = "demo-catalog.yaml";
+
+/** What a demo makes in its data directory: its catalog, the store and its files, the archive. */
+const DEMO_MADE = [DEMO_CATALOG, "nor.db", "nor.db-wal", "nor.db-shm", "nor.db-journal", "archive"];
+
+/** `dir` and each parent of it that is not there yet, nearest first. */
+function missingDirs(dir: string): string[] {
+  const missing: string[] = [];
+  for (let p = dir; !existsSync(p) && dirname(p) !== p; p = dirname(p)) missing.push(p);
+  return missing;
+}
+
+/** Removes each of `dirs` (nearest first) that is empty; one that is not is left as it is. */
+function removeEmptyDirs(dirs: readonly string[]): void {
+  for (const d of dirs) {
+    try {
+      rmdirSync(d);
+    } catch {
+      // Not empty (something not the demo's is in it), or gone already.
+    }
+  }
+}
+
+/**
+ * Takes away what a failed demo made in the --data directory it claimed (empty or new when it
+ * began): its catalog, its store and its archive, then the directories it made, if nothing
+ * else is in them. A file it did not make is never removed (the directory then stays).
+ */
+function unmake(dataDir: string, madeDirs: readonly string[]): void {
+  for (const name of DEMO_MADE) rmSync(join(dataDir, name), { recursive: true, force: true });
+  removeEmptyDirs(madeDirs);
+}
 
 /**
  * A new temporary directory, or the one given if it is new or empty. Checked before anything
