@@ -23,7 +23,7 @@ import type {
 } from "kysely";
 import { requireCjs } from "../cjs.js";
 import { NorError } from "../errors.js";
-import { ensureDataDir, refuseNotADirectory, storeFileState } from "./data-dir.js";
+import { ensureDataDir, refuseNotADirectory, storeFileState, why } from "./data-dir.js";
 import { storeWriteRefused } from "./disk-full.js";
 import { CompiledQuery, Kysely, Migrator, SqliteAdapter, SqliteDialect, sql } from "./kysely.js";
 import { migrationProvider, migrations } from "./migrations/index.js";
@@ -45,6 +45,12 @@ export interface OpenOptions {
    * error ("no store at DIR/nor.db") instead of an empty one created as a side effect.
    */
   create?: boolean;
+  /**
+   * The command only reads the store (`nor log`, `nor status`): a SQLite store it cannot open
+   * because this user may not make SQLite's files beside it (a read-only data directory) is said
+   * as that, not as a store nor must write (cannotReadBeside).
+   */
+  readsOnly?: boolean;
   /**
    * SQLite's page cache in MiB (default: SQLite's own, 2 MiB). Loading a store in bulk (the
    * web benchmark) keeps the indexes it fills in memory with a larger one.
@@ -132,6 +138,10 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
       if (made?.open) made.close();
       // Said as it is (a link to nothing, a part of the wrong kind): configuration, exit 2.
       if (cause instanceof NorError && cause.code === "E_CONFIG") throw cause;
+      // A command that only reads, where SQLite may not make its shared-memory file beside the
+      // store: said as that, with the ways round it.
+      const unreadable = opts.readsOnly ? cannotReadBeside(file, cause) : undefined;
+      if (unreadable !== undefined) throw unreadable;
       // A store there that would not open and that this process may not write (a read-only
       // mount: a store in WAL mode is opened by writing beside it) is said as such, exit 2, by a
       // command that only reads or logs into it (`nor discover`) as by one that may make it.
@@ -595,6 +605,42 @@ function refuseReadOnly(file: string): void {
     throw new NorError(
       "E_CONFIG",
       `${file} is read-only (${why}): nor writes to its store; make the file and its directory writable for this user, or choose another --data`,
+      { cause: err },
+    );
+  }
+}
+
+/**
+ * Why a command that only reads cannot open the store at `file`, when the reason is the
+ * directory it is in: a store in WAL mode (every nor store) is read beside its shared-memory
+ * file (`nor.db-shm`), which SQLite makes when no other process has the store open, and this
+ * user may not make files in that directory (a data directory of another user's, a read-only
+ * mount). SQLite says SQLITE_READONLY_DIRECTORY (or SQLITE_CANTOPEN); undefined for anything
+ * else, and when the directory may be written after all.
+ */
+function cannotReadBeside(file: string, err: unknown): NorError | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") return undefined;
+  if (!code.startsWith("SQLITE_READONLY") && !code.startsWith("SQLITE_CANTOPEN")) return undefined;
+  const dir = dirname(file);
+  try {
+    // A store this user may not read at all is said as that (refuseReadOnly).
+    accessSync(file, constants.R_OK);
+  } catch {
+    return undefined;
+  }
+  try {
+    accessSync(dir, constants.W_OK);
+    return undefined;
+  } catch (dirErr) {
+    const rofs = (dirErr as NodeJS.ErrnoException).code === "EROFS";
+    return new NorError(
+      "E_CONFIG",
+      `${file} cannot be read here: SQLite reads a nor store beside its shared-memory file (nor.db-shm), which it makes there when no other process has the store open, and ${dir} is ${
+        rofs
+          ? "on a read-only file system; read a copy of the store"
+          : `not writable by this user (${why(dirErr)}); run the command as the user nor runs as, or while \`nor serve\` or a night has the store open, or on a copy of the store`
+      } in a directory you may write in (docs/operations.md, "Backups")`,
       { cause: err },
     );
   }

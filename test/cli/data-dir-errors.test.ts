@@ -182,7 +182,7 @@ function canMountReadOnly(): boolean {
 }
 
 describe.skipIf(!canMountReadOnly())("a store on a read-only file system", () => {
-  it("a command that only reads or logs into it (nor discover, nor log) says it is read-only (exit 2), not SQLite's words, and sends nothing", async () => {
+  it("a command that logs into it (nor discover) says it is read-only, one that only reads it (nor log) that it cannot be read there (exit 2), not SQLite's words, and sends nothing", async () => {
     const d = tmp();
     const catalog = catalogIn(d);
     const data = join(d, "data");
@@ -200,7 +200,9 @@ describe.skipIf(!canMountReadOnly())("a store on a read-only file system", () =>
         const r = await nor(...args);
         expect(r.code, `${args[0]}: ${r.stderr}`).toBe(2);
         expect(r.stderr, args[0]).toContain(
-          `${join(ro, "nor.db")} is read-only (on a read-only file system)`,
+          args[0] === "log"
+            ? `${join(ro, "nor.db")} cannot be read here: SQLite reads a nor store beside its shared-memory file (nor.db-shm), which it makes there when no other process has the store open, and ${ro} is on a read-only file system; read a copy of the store in a directory you may write in`
+            : `${join(ro, "nor.db")} is read-only (on a read-only file system)`,
         );
       }
     } finally {

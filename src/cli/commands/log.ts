@@ -66,7 +66,7 @@ async function runLog(opts: LogOptions): Promise<void> {
     filter.limit = n;
   }
   const loc = storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data });
-  const store = await openStore(loc, saying({ create: false }));
+  const store = await openStore(loc, saying({ create: false, readsOnly: true }));
   try {
     // A page at a time (keyset, as the console's download reads it): a log of millions of
     // attempts is printed in the memory of one page, never held whole.

@@ -70,7 +70,7 @@ export function register(program: Command): void {
         );
       const store = await openStore(
         storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
-        saying({ create: false }),
+        saying({ create: false, readsOnly: true }),
       );
       try {
         const rows = await statusRows(store.db);
