@@ -9,6 +9,7 @@ import { domainToUnicode } from "node:url";
 import type * as Tldts from "tldts";
 import { requireCjs } from "../cjs.js";
 import { NorError } from "../errors.js";
+import { mappedIpv4 } from "./mapped-ipv4.js";
 
 const { getDomain, parse: parseHost } = requireCjs("tldts") as typeof Tldts;
 
@@ -34,22 +35,10 @@ function hostOf(url: string): string {
  */
 export function siteOf(url: string): string {
   const host = hostOf(url);
+  // An IPv4-mapped IPv6 literal is the IPv4 host's site (mapped-ipv4.ts).
   if (host.startsWith("[")) return mappedIpv4(host) ?? host;
   if (isIP(host) !== 0) return host;
   return getDomain(host, { allowPrivateDomains: false }) ?? host;
-}
-
-/**
- * An IPv4-mapped IPv6 literal (`[::ffff:7f00:50]`, as the URL parser writes `[::ffff:127.0.0.80]`)
- * is the IPv4 host itself: a connection to it reaches that host, so it is that host's site, its
- * gap and its owner's requests (P9, P10, P21), never a second lane to the same machine.
- */
-function mappedIpv4(bracketed: string): string | undefined {
-  const m = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/.exec(bracketed);
-  if (m === null) return undefined;
-  const hi = Number.parseInt(m[1] as string, 16);
-  const lo = Number.parseInt(m[2] as string, 16);
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
 }
 
 /** The WHATWG origin (scheme://host[:port], default port omitted) of a URL. */

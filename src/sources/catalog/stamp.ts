@@ -39,7 +39,7 @@ const EXT = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
  * The importer's code outside src/sources (relative to src/): every module the catalog's
  * loading and import reach, for what they write depends on it (policy/constants.ts holds
  * the default `backfill.pagesPerNight`, policy/zone.ts and zone-names.ts which timezones pass,
- * policy/site.ts which hosts pass).
+ * policy/site.ts and mapped-ipv4.ts which hosts pass and their sites).
  * test/sources/catalog-stamp.test.ts follows the imports and holds this list to them.
  */
 const IMPORTER_BESIDE = [
@@ -55,6 +55,7 @@ const IMPORTER_BESIDE = [
   "policy/zone",
   "policy/zone-names",
   "policy/site",
+  "policy/mapped-ipv4",
   "policy/body-text",
   "cjs",
   "errors",

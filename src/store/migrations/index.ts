@@ -19,6 +19,7 @@ import * as m020 from "./020-store-identity.js";
 import * as m021 from "./021-already-listed.js";
 import * as m022 from "./022-record-first-id.js";
 import * as m023 from "./023-new-by-night-index.js";
+import * as m024 from "./024-mapped-ipv4-sites.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -42,6 +43,7 @@ export const migrations: Record<string, Migration> = {
   "021-already-listed": m021,
   "022-record-first-id": m022,
   "023-new-by-night-index": m023,
+  "024-mapped-ipv4-sites": m024,
 };
 
 export const migrationProvider: MigrationProvider = {
