@@ -25,6 +25,8 @@ export function shownText(s: string): string {
 export const DIRECTION_MARKS = "\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069";
 
 const HAS_DIRECTION_MARK = new RegExp(`[${DIRECTION_MARKS}]`, "u");
+/** The characters that end a paragraph for the bidirectional algorithm (class B). */
+const PARAGRAPH_ENDS = /[\n\r\u001C-\u001E\u0085\u2029]/g;
 
 /**
  * A name or title a site or the catalog supplied, set in plain text beside our own words (a
@@ -41,7 +43,9 @@ export function isolated(text: string): string {
   if (!HAS_DIRECTION_MARK.test(text)) return text;
   let open = 0;
   let out = "";
-  for (const ch of text) {
+  // A paragraph's end closes every isolate and override (UAX #9, P1): ours too, and an override
+  // after it would run over the words that follow. Such a text is one line here.
+  for (const ch of text.replace(PARAGRAPH_ENDS, " ")) {
     if (ch === "\u2066" || ch === "\u2067" || ch === "\u2068") open++;
     else if (ch === "\u2069") {
       if (open === 0) continue;

@@ -1,11 +1,12 @@
 import { raw } from "hono/html";
 import type { Child, FC } from "hono/jsx";
+import { DIRECTION_MARKS } from "../policy/shown-text.js";
 
 /**
- * The bidi embeddings, overrides and isolates and their terminators (U+202A–U+202E,
- * U+2066–U+2069), as docs/api.md names them.
+ * The marks that set or turn the direction of text (U+061C, U+200E, U+200F, the embeddings,
+ * overrides and isolates U+202A–U+202E, U+2066–U+2069), as docs/api.md names them.
  */
-const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+const BIDI_CONTROLS = new RegExp(`[${DIRECTION_MARKS}]`, "gu");
 
 /**
  * The text of a page's `<title>`, which holds names from the catalog and the sites (a

@@ -65,7 +65,7 @@ const CASES: [string, Case, string][] = [
       reason: "connection closed on every attempt",
       evidence: { provider: "connection", verdict: "closed", marker: "body cut short" },
     },
-    "no: refused an answer cut off before its end, on every attempt (each began as HTTP 200)",
+    "no: refused a connection closed before the answer was whole, on every attempt (the last began as HTTP 200)",
   ],
   [
     "a connection closed before any answer, on every attempt, has no status to say",
@@ -74,7 +74,7 @@ const CASES: [string, Case, string][] = [
       reason: "connection closed on every attempt",
       evidence: { provider: "connection", verdict: "closed", marker: "socket closed" },
     },
-    "no: refused a connection closed before any answer, on every attempt",
+    "no: refused a connection closed before the answer was whole, on every attempt",
   ],
 ];
 

@@ -202,6 +202,11 @@ describe("site-supplied text cannot reorder the words around it", () => {
     "/new?source=bidi-bids",
     "/search?q=salt",
     "/search?q=bidi",
+    // Filtered: the filter's words say the names too.
+    "/search?q=salt&government=village-of-bidi",
+    "/search?q=salt&county=Lick%E2%80%AEing",
+    "/search?q=zzz&source=bidi-bids",
+    "/new?government=village-of-bidi",
   ];
   it("every text with a bidi override or isolate is inside a <bdi> (the <title> and a select's options aside)", async () => {
     for (const path of pages) {
@@ -224,20 +229,24 @@ describe("site-supplied text cannot reorder the words around it", () => {
 });
 
 /**
- * Whether a plain text keeps its bidi marks to itself: each mark inside an isolate (U+2066–U+2068
- * … U+2069) that is closed before the text ends, and no PDI without an isolate to close.
+ * Whether a plain text keeps its bidi marks to itself, paragraph by paragraph (UAX #9 P1: a
+ * paragraph's end closes every isolate): each mark inside an isolate (U+2066–U+2068 … U+2069)
+ * that is closed before the paragraph ends, and no PDI without an isolate to close.
  */
 function contained(text: string): string | undefined {
-  let depth = 0;
-  for (const ch of text) {
-    if (/[\u2066-\u2068]/.test(ch)) depth++;
-    else if (ch === "\u2069") {
-      if (depth === 0) return "a PDI with no isolate open";
-      depth--;
-    } else if (/[\u061C\u200E\u200F\u202A-\u202E]/.test(ch) && depth === 0)
-      return `U+${ch.codePointAt(0)?.toString(16)} outside an isolate`;
+  for (const paragraph of text.split(/[\n\r\u001C-\u001E\u0085\u2029]/)) {
+    let depth = 0;
+    for (const ch of paragraph) {
+      if (/[\u2066-\u2068]/.test(ch)) depth++;
+      else if (ch === "\u2069") {
+        if (depth === 0) return "a PDI with no isolate open";
+        depth--;
+      } else if (/[\u061C\u200E\u200F\u202A-\u202E]/.test(ch) && depth === 0)
+        return `U+${ch.codePointAt(0)?.toString(16)} outside an isolate`;
+    }
+    if (depth !== 0) return `${depth} isolate(s) left open`;
   }
-  return depth === 0 ? undefined : `${depth} isolate(s) left open`;
+  return undefined;
 }
 
 describe("feeds: site-supplied text cannot reorder the words around it either", () => {
@@ -249,6 +258,9 @@ describe("feeds: site-supplied text cannot reorder the words around it either", 
       "/new.json",
       "/search.json?q=salt&government=village-of-bidi",
       "/search.json?q=bid&source=bidi-bids",
+      // The search's own words, with an override, and with a paragraph's end before one.
+      "/search.json?q=salt%E2%80%AE",
+      "/search.json?q=salt%E2%80%A9%E2%80%AEbid",
     ];
     let seen = 0;
     for (const path of feeds) {
@@ -272,7 +284,12 @@ describe("feeds: site-supplied text cannot reorder the words around it either", 
     }
     expect(seen).toBeGreaterThan(5);
     // Atom and RSS say the same texts.
-    for (const path of ["/new.atom?source=bidi-bids", "/new.rss?source=bidi-bids"]) {
+    for (const path of [
+      "/new.atom?source=bidi-bids",
+      "/new.rss?source=bidi-bids",
+      "/search.atom?q=salt%E2%80%AE",
+      "/search.rss?q=salt%E2%80%AE",
+    ]) {
       const $ = load(await (await small.app.request(path)).text(), { xml: true });
       const texts = $("title, subtitle, summary, description, content")
         .map((_i, el) => $(el).text())
@@ -290,8 +307,46 @@ describe("feeds: site-supplied text cannot reorder the words around it either", 
     expect(isolated("Village of Akron")).toBe("Village of Akron");
     expect(isolated("Bids \u2067here")).toBe("\u2068Bids \u2067here\u2069\u2069");
     expect(isolated("a\u2069b\u202Ec")).toBe("\u2068ab\u202Ec\u2069");
-    for (const t of ["Bids \u2067here", "a\u2069b\u202Ec", "\u2066x\u2069\u2069\u2067", "\u200Fy"])
+    // A paragraph's end inside would close ours: the text is one line.
+    expect(isolated("salt\u2029\u202Ebid\nx")).toBe("\u2068salt \u202Ebid x\u2069");
+    for (const t of [
+      "Bids \u2067here",
+      "a\u2069b\u202Ec",
+      "\u2066x\u2069\u2069\u2067",
+      "\u200Fy",
+      "a\r\n\u202Eb",
+    ])
       expect(contained(isolated(t)), JSON.stringify(t)).toBeUndefined();
+  });
+});
+
+describe("the calendar and a page's title keep the marks to their names too", () => {
+  it("a filtered calendar's name and each event's description isolate the names; a page's <title> has none of the marks", async () => {
+    const body = await (await small.app.request("/meetings.ics?government=village-of-bidi")).text();
+    const lines = body.split(/\r\n(?! )/).map((l) => l.replace(/\r\n /g, ""));
+    const texts = lines.filter((l) => /^(X-WR-CALNAME|DESCRIPTION|X-WR-CALDESC|SUMMARY):/.test(l));
+    expect(texts.some((t) => BIDI.test(t))).toBe(true);
+    for (const t of texts)
+      if (!t.startsWith("SUMMARY:")) expect(contained(t), JSON.stringify(t)).toBeUndefined();
+    for (const m of ["%E2%80%8F", "%E2%80%8E", "%D8%9C", "%E2%80%AE"]) {
+      const $ = load(await (await small.app.request(`/search?q=salt${m}`)).text());
+      expect($("title").text(), m).not.toMatch(/[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/);
+    }
+  });
+
+  it("a record page's name and its government's are isolated apart: an isolate left open in one never takes ' of ' with it", async () => {
+    const feed = (await (await small.app.request("/new.json?source=bidi-bids")).json()) as {
+      title: string;
+    };
+    let depth = 0;
+    let atOf = -1;
+    for (let i = 0; i < feed.title.length; i++) {
+      const ch = feed.title[i] as string;
+      if (/[\u2066-\u2068]/.test(ch)) depth++;
+      else if (ch === "\u2069") depth--;
+      if (feed.title.startsWith(" of ", i) && atOf === -1) atOf = depth;
+    }
+    expect(atOf, JSON.stringify(feed.title)).toBe(0);
   });
 });
 

@@ -6,7 +6,7 @@
  * TEXT values are escaped (§3.3.11) and control characters, which TEXT may not hold, removed.
  */
 import type { NewRecord } from "../../store/read/new-records.js";
-import { httpHref } from "./format.js";
+import { httpHref, isolated } from "./format.js";
 
 export const ICAL_CONTENT_TYPE = "text/calendar; charset=utf-8";
 
@@ -98,7 +98,7 @@ export function renderIcal(opts: {
       `DTSTAMP:${stamp(Date.parse(r.firstSeenAt))}`,
       dt,
       `SUMMARY:${icalText(r.title)}`,
-      `DESCRIPTION:${icalText(`${r.sourceName ?? r.sourceRecords} of ${r.governmentName}${r.county ? `, ${r.county} County` : ""}. Where it is posted: ${page}`)}`,
+      `DESCRIPTION:${icalText(`${r.sourceName ? isolated(r.sourceName) : r.sourceRecords} of ${isolated(r.governmentName)}${r.county ? `, ${isolated(r.county)} County` : ""}. Where it is posted: ${page}`)}`,
       `URL:${httpHref(r.url) ?? page}`,
       "END:VEVENT",
     );

@@ -25,9 +25,13 @@ export interface Retired {
   page: { kind: "source" | "government"; id: string; name: string };
 }
 
-/** A record page's name as the pages give it: "Council agendas of Village of Test". */
+/**
+ * A record page's name as the pages give it: "Council agendas of Village of Test", each name
+ * isolated (shown-text.ts `isolated`) when it holds a bidi control, so one left open in the
+ * page's name cannot take " of " and the government's name with it.
+ */
 export const sourceName = (s: SourceSummary, g: GovernmentSummary | undefined): string =>
-  `${s.name ?? s.records} of ${g?.name ?? s.governmentId}`;
+  `${isolated(s.name ?? s.records)} of ${isolated(g?.name ?? s.governmentId)}`;
 
 /**
  * Whether a filter's record page (with its own government) or government has left the catalog:

@@ -242,7 +242,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       if (!s) return { ok: false, message: `There is no record page with the id "${f.source}".` };
       const g = gov?.id === s.governmentId ? gov : await getGovernment(db, s.governmentId);
       page = { source: s, government: g };
-      parts.push(isolated(sourceName(s, g)));
+      parts.push(sourceName(s, g));
     } else if (gov) {
       parts.push(isolated(gov.name));
     }
@@ -515,7 +515,8 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   };
 
   app.get("/search", pageReads(SEARCH_PARAMS, asPage("/search")), async (c) => {
-    const s = await searchOf(c, { counties: true });
+    // The counties are offered by the filter form, which a search with words shows.
+    const s = await searchOf(c, { counties: (c.req.query("q") ?? "").trim() !== "" });
     if (!s.ok) return badRequest(c, s.message, "/search");
     const result =
       s.words.terms.length === 0
@@ -573,7 +574,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         title: `New on Record: search "${isolated(s.q)}"${s.scope ? ` in ${s.scope}` : ""}`,
         description: retired
           ? retiredSays(retired, "in this feed")
-          : `Records whose titles match "${s.q}"${s.scope ? ` in ${s.scope}` : ""}, as they come new on record (not those a page already listed when New on Record first read it, nor those a backfill found on its older pages: the search itself finds them): ${
+          : `Records whose titles match "${isolated(s.q)}"${s.scope ? ` in ${s.scope}` : ""}, as they come new on record (not those a page already listed when New on Record first read it, nor those a backfill found on its older pages: the search itself finds them): ${
               r.recordTotal > SEARCH_FEED_CAP
                 ? `the latest ${SEARCH_FEED_CAP} of ${r.recordTotal} records, newest first (more words narrow the search)`
                 : r.recordTotal === 0

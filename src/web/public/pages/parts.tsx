@@ -46,12 +46,13 @@ function refusalWords(o: Outcome): string | undefined {
   // Only the checker's own words for such a page (net/classify.ts refusedBy): "PROVIDER
   // VERDICT: marker", after "refused: " in a recheck's.
   const reason = o.reason?.replace(/^refused: /, "");
-  // P15, P21: "connection closed on every attempt" (net/classify.ts closed), with the status the
-  // answer began with when it began at all: a 200 cut off is no page that was given.
+  // P15, P21: "connection closed on every attempt" (net/classify.ts closed), and the status the
+  // last attempt's answer began with, when it began at all (the only one kept): a 200 cut off
+  // is no page that was given. An earlier attempt may have closed before or after its head.
   if (e.provider === "connection" && e.verdict === "closed")
     return o.status !== undefined
-      ? `an answer cut off before its end, on every attempt (each began as HTTP ${o.status})`
-      : "a connection closed before any answer, on every attempt";
+      ? `a connection closed before the answer was whole, on every attempt (the last began as HTTP ${o.status})`
+      : "a connection closed before the answer was whole, on every attempt";
   if (!reason?.startsWith(`${e.provider} ${e.verdict}: `)) return undefined;
   if (e.verdict === "challenge") return "a “prove you are human” page";
   if (e.verdict === "block") return "a page that blocks the checker";

@@ -148,9 +148,30 @@ export const SearchPage: FC<{
             <RetiredNotice r={retired} here="searched here" />
           ) : (
             <p id="record-total">
-              {result.recordTotal === 0
-                ? `No record titles match${scope ? ` in ${scope}` : ""}.`
-                : `${countOf(result.recordTotal, "record")} ${result.recordTotal === 1 ? "matches" : "match"}${scope ? ` in ${scope}` : ""}, best first; page ${page} of ${pages}.`}
+              {result.recordTotal === 0 ? (
+                <>
+                  No record titles match
+                  {scope ? (
+                    <>
+                      {" "}
+                      in <bdi>{scope}</bdi>
+                    </>
+                  ) : null}
+                  .
+                </>
+              ) : (
+                <>
+                  {countOf(result.recordTotal, "record")}{" "}
+                  {result.recordTotal === 1 ? "matches" : "match"}
+                  {scope ? (
+                    <>
+                      {" "}
+                      in <bdi>{scope}</bdi>
+                    </>
+                  ) : null}
+                  , best first; page {page} of {pages}.
+                </>
+              )}
             </p>
           )}
           {capped ? (
