@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_WORKERS } from "../../src/cli/commands/night.js";
 import { addDays, nightOf } from "../../src/policy/night-date.js";
@@ -82,6 +83,45 @@ describe("nor night --night: which dates may run", () => {
       expect(again.code, again.stderr).toBe(0);
     }
     expect(asked.length).toBe(before);
+  });
+
+  it("P11, P21, P25: a past night never run here is begun only 20 hours after the store's last night began; loopback tests (--allow-private-addresses) run nights back to back", async () => {
+    const tonight = nightOf(Date.now());
+    const [a, b, c] = [addDays(tonight, -4), addDays(tonight, -3), addDays(tonight, -2)];
+    expect((await night("rest", "--night", a)).code).toBe(0);
+    const before = asked.length;
+    // As an operator runs it: no loopback option (the catalog's site is never reached anyway).
+    const bare = (date: string) =>
+      nor("night", "--catalog", catalog, "--data", join(dir, "rest"), "--night", date);
+    const refused = await bare(b);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(
+      `night ${b} is past and was never run on this store, and night ${a} began `,
+    );
+    expect(refused.stderr).toContain("at least 20 hours after the last night began");
+    expect(asked.length).toBe(before);
+    // Nothing of the refused night was opened: asked again later, it is still a new night.
+    const status = await nor("status", "--data", join(dir, "rest"), "--json", "--with-nights");
+    expect(status.stdout).not.toContain(b);
+    // Loopback tests and the demo run their nights back to back.
+    expect((await night("rest", "--night", b)).code).toBe(0);
+    // A last night begun 21 hours ago (its start moved back in the store): a past night may begin.
+    const db = new Database(join(dir, "rest", "nor.db"));
+    try {
+      db.prepare("update nights set started_at = ? where night = ?").run(
+        new Date(Date.now() - 21 * 3_600_000).toISOString(),
+        b,
+      );
+      db.prepare("update nights set started_at = ? where night = ?").run(
+        new Date(Date.now() - 45 * 3_600_000).toISOString(),
+        a,
+      );
+    } finally {
+      db.close();
+    }
+    const later = await bare(c);
+    expect(later.stderr).not.toContain("is past and was never run");
+    expect(later.stderr).not.toContain("a past night is begun");
   });
 
   it(`--workers above ${MAX_WORKERS} is refused, exit 2, before anything is started or asked`, async () => {

@@ -11,15 +11,17 @@ import { NorError, UsageError } from "../../errors.js";
 import { randomIds } from "../../ids.js";
 import { refuseCatalogBesideNight } from "../../night/catalog-beside-night.js";
 import { runNightWithStore } from "../../night/compose.js";
-import { parseDuration } from "../../night/duration.js";
+import { formatLeft, parseDuration } from "../../night/duration.js";
 import { registerNightRunner } from "../../night/night-runners.js";
 import { acquireOpeningLock } from "../../night/opening-lock.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
 import { isNightDate, NIGHT_SPAN_MS, nightOf } from "../../policy/night-date.js";
 import { siteOf } from "../../policy/site.js";
+import { formatInZone, SITE_OWNER_ZONE } from "../../policy/zone.js";
 import { type CatalogStamp, stampCatalogFiles } from "../../sources/catalog/stamp.js";
 import {
   closeIncompleteAgain,
+  lastBegunNight,
   latestNight,
   type NightRow,
   nightRow,
@@ -278,7 +280,8 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       const scheduled =
         Number.isFinite(began) && asked === undefined ? scheduledStart(began, before) : undefined;
       const resumable = await resumableNight(store.db, before, scheduled);
-      if (asked !== undefined) await refuseLateStart(store.db, asked);
+      if (asked !== undefined)
+        await refuseLateStart(store.db, asked, before, opts.allowPrivateAddresses === true);
       const meant = asked ?? resumable?.night ?? scheduled?.night ?? nightOf(before);
       // The mark lasts as long as the run can: its deadline (a resumed night keeps its own),
       // the opening and the last answers' wait after it well inside the hour added.
@@ -782,18 +785,44 @@ function watchParent(): (() => void) | undefined {
 export const MAX_WORKERS = 32;
 
 /**
+ * A past night is begun only this long after the store's last night began (by the clock): a
+ * day's rest, less the hours a night's start may slip from one day to the next.
+ */
+export const PAST_NIGHT_REST_MS = 20 * HOUR_MS;
+
+/**
  * A night asked for by date that this store has never opened, older than one it has: refused.
  * Started now, it would ask every source again on the same day as that later night (P11: a
  * night costs a source one or two requests), and read as the store's nights out of order. A
- * night already opened may be asked for again (it resumes, or says it is over).
+ * night already opened may be asked for again (it resumes, or says it is over). And a past
+ * night never opened is begun only PAST_NIGHT_REST_MS after the store's last night began: past
+ * nights run one after another (2026-11-26, then -27, then -28) would ask every source, and a
+ * site that said no, again within minutes, its rechecks (P25) too. Loopback tests and the demo
+ * (`--allow-private-addresses`, which reaches no public site) run nights back to back.
  */
-async function refuseLateStart(db: Db, asked: string): Promise<void> {
+async function refuseLateStart(
+  db: Db,
+  asked: string,
+  now: number,
+  loopbackOnly: boolean,
+): Promise<void> {
   if ((await nightRow(db, asked)) !== undefined) return;
   const latest = await latestNight(db);
   if (latest !== undefined && latest > asked) {
     throw new NorError(
       "E_CONFIG",
       `night ${asked} was never run on this store and night ${latest} has been: a past night is not started after a later one (every source would be asked twice in a day); run \`nor night\` for tonight`,
+    );
+  }
+  if (loopbackOnly || asked >= nightOf(now)) return;
+  const last = await lastBegunNight(db);
+  const since = last === undefined ? Number.NaN : now - Date.parse(last.startedAt);
+  // A night begun "later" than now (a clock set back) is as near as can be.
+  if (last !== undefined && !(since >= PAST_NIGHT_REST_MS)) {
+    const ago = since > 0 ? `${formatLeft(since)} ago` : "by a clock ahead of this one";
+    throw new NorError(
+      "E_CONFIG",
+      `night ${asked} is past and was never run on this store, and night ${last.night} began ${ago}: a past night is begun at least ${PAST_NIGHT_REST_MS / HOUR_MS} hours after the last night began (every source, and a site that said no, would be asked again the same day); run it from ${formatInZone(Date.parse(last.startedAt) + PAST_NIGHT_REST_MS, SITE_OWNER_ZONE).slice(0, 16)} New York, or \`nor night\` for tonight`,
     );
   }
 }
