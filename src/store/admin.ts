@@ -600,6 +600,68 @@ export interface NightHistoryRow extends NightRow {
   pastDate?: true;
 }
 
+/**
+ * Whether a finished night was closed incomplete (settleUnfinishedNights: interrupted, and not
+ * resumed before its time was over) rather than run to its end: its end is exactly the moment
+ * its time ran out by closingTime (its name resuming it; `next`, the first start of a night of a
+ * later date), for a night asked for by a past date its start (a plain `nor night` closed it),
+ * or, closed by versions before closingTime's rule, 01:00 New York the next date. A night that
+ * ran to its end finishes when its last source is done.
+ */
+export function wasClosedIncomplete(
+  n: { night: string; started_at: string; deadline_at: string; finished_at: string | null },
+  next: number | undefined,
+): boolean {
+  if (n.finished_at === null) return false;
+  const end = closingTime(n.started_at, n.deadline_at, n.night, {
+    nextStartedAt: next,
+    byName: true,
+  });
+  const pastDate = begunAfterItsDate(n.night, Date.parse(n.started_at));
+  const closedAt = [
+    end,
+    pastDate ? Date.parse(n.started_at) : undefined,
+    legacyClosingTime(n.started_at, n.deadline_at, n.night),
+  ]
+    .map((e) => overAt(n.started_at, e))
+    .flatMap((e) => (e === undefined ? [] : [toIso(e)]));
+  return closedAt.includes(n.finished_at);
+}
+
+/**
+ * The nights of `rows` (finished or not) that were closed incomplete (wasClosedIncomplete), each
+ * judged against the first start of a night of a later date in the store: for the public pages
+ * and the console, which say it as `nor status` does.
+ */
+export async function closedIncompleteNights(
+  db: Db,
+  rows: readonly {
+    night: string;
+    started_at: string;
+    deadline_at: string;
+    finished_at: string | null;
+  }[],
+): Promise<Set<string>> {
+  const done = rows.filter((r) => r.finished_at !== null);
+  const out = new Set<string>();
+  if (done.length === 0) return out;
+  const oldest = done.map((r) => r.night).sort()[0] ?? "";
+  const later = await db
+    .selectFrom("nights")
+    .select(["night", "started_at"])
+    .where("night", ">", oldest)
+    .execute();
+  for (const r of done) {
+    const next = later
+      .filter((l) => l.night > r.night)
+      .map((l) => Date.parse(l.started_at))
+      .filter((t) => !Number.isNaN(t))
+      .reduce<number | undefined>((a, t) => (a === undefined || t < a ? t : a), undefined);
+    if (wasClosedIncomplete(r, next)) out.add(r.night);
+  }
+  return out;
+}
+
 /** The latest nights, newest first, for `nor status`: when each ran and whether it finished. */
 export async function recentNights(db: Db, limit: number): Promise<NightHistoryRow[]> {
   const nights = await db
@@ -643,18 +705,7 @@ export async function recentNights(db: Db, limit: number): Promise<NightHistoryR
       byName: true,
     });
     const pastDate = begunAfterItsDate(n.night, Date.parse(n.started_at));
-    // settleUnfinishedNights sets the end to exactly that moment (for a night asked for by a
-    // past date, at its start when a plain `nor night` closed it); a night that ran to its end
-    // finishes when its last source is done. Versions before closingTime's rule closed nights
-    // at 01:00 New York the next date too: such a night was closed incomplete as well.
-    const closedAt = [
-      end,
-      pastDate ? Date.parse(n.started_at) : undefined,
-      legacyClosingTime(n.started_at, n.deadline_at, n.night),
-    ]
-      .map((e) => overAt(n.started_at, e))
-      .flatMap((e) => (e === undefined ? [] : [toIso(e)]));
-    const closedIncomplete = n.finished_at !== null && closedAt.includes(n.finished_at);
+    const closedIncomplete = wasClosedIncomplete(n, next);
     out.push({
       night: n.night,
       startedAt: n.started_at,
@@ -675,6 +726,22 @@ export async function recentNights(db: Db, limit: number): Promise<NightHistoryR
 }
 
 /** The latest night this store has opened, by date, if any. */
+/**
+ * The night of this store begun last by the clock (its `started_at`), whatever its date: what a
+ * past night asked for by date is held to (P11: a source is asked about once a day).
+ */
+export async function lastBegunNight(
+  db: Db,
+): Promise<{ night: string; startedAt: string } | undefined> {
+  const r = await db
+    .selectFrom("nights")
+    .select(["night", "started_at"])
+    .orderBy("started_at", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return r ? { night: r.night, startedAt: r.started_at } : undefined;
+}
+
 export async function latestNight(db: Db): Promise<string | undefined> {
   const r = await db
     .selectFrom("nights")

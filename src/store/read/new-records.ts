@@ -6,6 +6,7 @@
 import { recordDay } from "../../policy/record-date.js";
 import { dayStart, SITE_OWNER_ZONE } from "../../policy/zone.js";
 import type { RecordKind } from "../../sources/record.js";
+import { closedIncompleteNights } from "../admin.js";
 import type { Db } from "../db.js";
 import { dialectOf } from "../dialect-of.js";
 import { sql } from "../kysely.js";
@@ -43,6 +44,11 @@ export interface NightRow {
   finishedAt: string | null;
   /** P20, P23: sources recorded `checker-offline` that night (the checker's own outage). */
   checkerOffline?: number;
+  /**
+   * P13: finished by being closed incomplete (interrupted and not resumed in time: admin.ts
+   * wasClosedIncomplete), not run to its end: some of its pages were never reached.
+   */
+  closedIncomplete?: true;
 }
 
 export interface NewItems {
@@ -186,6 +192,7 @@ export async function nightsIn(db: Db, range: NightRange): Promise<NightRow[]> {
     .groupBy("night")
     .execute();
   const offlineBy = new Map(offline.map((o) => [o.night, Number(o.n)]));
+  const incomplete = await closedIncompleteNights(db, rows);
   return rows.map((r) => {
     const n = offlineBy.get(r.night);
     return {
@@ -194,6 +201,7 @@ export async function nightsIn(db: Db, range: NightRange): Promise<NightRow[]> {
       deadlineAt: r.deadline_at,
       finishedAt: r.finished_at,
       ...(n !== undefined ? { checkerOffline: n } : {}),
+      ...(incomplete.has(r.night) ? { closedIncomplete: true as const } : {}),
     };
   });
 }

@@ -6,6 +6,7 @@
  * only one with the night first), never by a scan of the whole log.
  */
 import type { RefusalEvidence } from "../../net/types.js";
+import { closedIncompleteNights } from "../admin.js";
 import type { Db } from "../db.js";
 
 export interface NightSummary {
@@ -14,6 +15,8 @@ export interface NightSummary {
   /** P13: no request starts after it. */
   deadlineAt: string;
   finishedAt: string | null;
+  /** P13: finished by being closed incomplete, not run to its end (admin.ts wasClosedIncomplete). */
+  closedIncomplete: boolean;
   runs: number;
   sources: number;
 }
@@ -56,11 +59,13 @@ export async function listNights(db: Db): Promise<NightSummary[]> {
     .groupBy("night")
     .execute();
   const n = new Map(counts.map((c) => [c.night, Number(c.n)]));
+  const incomplete = await closedIncompleteNights(db, nights);
   return nights.map((r) => ({
     night: r.night,
     startedAt: r.started_at,
     deadlineAt: r.deadline_at,
     finishedAt: r.finished_at,
+    closedIncomplete: incomplete.has(r.night),
     runs: Number(r.runs),
     sources: n.get(r.night) ?? 0,
   }));
@@ -142,6 +147,7 @@ export async function nightReport(
     startedAt: row.started_at,
     deadlineAt: row.deadline_at,
     finishedAt: row.finished_at,
+    closedIncomplete: (await closedIncompleteNights(db, [row])).has(row.night),
     runs: Number(row.runs),
     sources: all.length,
     byKind,

@@ -14,6 +14,8 @@ export interface ChartInput {
   startedAt: string;
   deadlineAt: string;
   finishedAt: string | null;
+  /** Finished by being closed incomplete (interrupted, not resumed in time), not run to its end. */
+  closedIncomplete?: boolean;
   byKind: readonly { kind: string; count: number }[];
   /** When each source the night reached ended its check, earliest first. */
   ended: readonly string[];
@@ -55,6 +57,8 @@ export interface ChartModel {
   limitMs: number;
   usedMs: number;
   finished: boolean;
+  /** Closed incomplete rather than finished (its end is when its time ran out). */
+  closedIncomplete: boolean;
   /** Ms from the start to the end of the time axis (the later of deadline and end). */
   spanMs: number;
   /** Ms from the start at which each reached source ended, downsampled, with its count. */
@@ -103,6 +107,7 @@ export function chartModel(c: ChartInput): ChartModel {
     limitMs,
     usedMs,
     finished: c.finishedAt !== null,
+    closedIncomplete: c.finishedAt !== null && c.closedIncomplete === true,
     spanMs,
     steps,
     reached: ended.length,
@@ -139,9 +144,11 @@ export function chartWords(m: ChartModel): { title: string; outcomes: string; ti
           .map((s) => `${s.kind} ${s.count} (${s.percent}%)`)
           .join(", ")}.`;
   const percent = m.limitMs > 0 ? Math.round((m.usedMs / m.limitMs) * 100) : 0;
-  const end = m.finished
-    ? `finished ${hm(m.endAt)} ET`
-    : `not finished (last check ended ${hm(m.endAt)} ET)`;
+  const end = m.closedIncomplete
+    ? `closed incomplete ${hm(m.endAt)} ET`
+    : m.finished
+      ? `finished ${hm(m.endAt)} ET`
+      : `not finished (last check ended ${hm(m.endAt)} ET)`;
   const time = `Started ${hm(m.startedAt)} ET, ${end}: ${duration(m.usedMs)} of the ${duration(
     m.limitMs,
   )} limit (${percent}%), deadline ${hm(m.deadlineAt)} ET. ${countOf(m.reached, "source")} reached${
@@ -253,7 +260,8 @@ export const NightChart: FC<{ input: ChartInput }> = ({ input }) => {
           fill="#1f2328"
           text-anchor={endX < W - 130 ? "start" : "end"}
         >
-          {m.finished ? "finished" : "last check"} {hm(m.endAt)}
+          {m.closedIncomplete ? "closed incomplete" : m.finished ? "finished" : "last check"}{" "}
+          {hm(m.endAt)}
         </text>
         <text
           x={(deadlineX < 150 ? deadlineX + 4 : deadlineX - 4).toFixed(1)}

@@ -56,6 +56,17 @@ export const SourceLink: FC<{ id: string; names: ReadonlyMap<string, SourceName>
   );
 };
 
+/**
+ * How a night ended, as `nor status` says it: run to its end, or closed incomplete (interrupted
+ * and not resumed before its time was over: some sources never reached).
+ */
+function finishedText(r: NightReport): string {
+  if (!r.finishedAt) return "not finished";
+  return r.closedIncomplete
+    ? `closed incomplete ${nyTime(r.finishedAt)} (interrupted, and not resumed before its time was over)`
+    : `finished ${nyTime(r.finishedAt)}`;
+}
+
 /** The night's report: the same view on the overview (last night) and on its own page. */
 export const ReportView: FC<{ r: NightReport; names: ReadonlyMap<string, SourceName> }> = ({
   r,
@@ -64,9 +75,9 @@ export const ReportView: FC<{ r: NightReport; names: ReadonlyMap<string, SourceN
   <section>
     <p>
       Night <a href={`${BASE}/nights/${r.night}`}>{r.night}</a>: started {nyTime(r.startedAt)},{" "}
-      {r.finishedAt ? `finished ${nyTime(r.finishedAt)}` : "not finished"}, {countOf(r.runs, "run")}
-      . <strong>{r.sources}</strong> {wordFor(r.sources, "source")} checked,{" "}
-      <strong>{r.totalRequests}</strong> {wordFor(r.totalRequests, "request")}.
+      {finishedText(r)}, {countOf(r.runs, "run")}. <strong>{r.sources}</strong>{" "}
+      {wordFor(r.sources, "source")} checked, <strong>{r.totalRequests}</strong>{" "}
+      {wordFor(r.totalRequests, "request")}.
     </p>
     <NightChart input={r} />
     <h2>Outcomes by kind</h2>
@@ -197,7 +208,13 @@ export function nightRoutes(app: Hono<ConsoleEnv>, db: Db): void {
                   <a href={`${BASE}/nights/${n.night}`}>{n.night}</a>
                 </td>
                 <td>{nyTime(n.startedAt)}</td>
-                <td>{n.finishedAt ? nyTime(n.finishedAt) : "not finished"}</td>
+                <td>
+                  {n.finishedAt
+                    ? n.closedIncomplete
+                      ? `closed incomplete ${nyTime(n.finishedAt)}`
+                      : nyTime(n.finishedAt)
+                    : "not finished"}
+                </td>
                 <td>{n.runs}</td>
                 <td>{n.sources}</td>
               </tr>

@@ -210,6 +210,13 @@ export function nightState(
       text: `On the night of ${nightShort(night)} the checker could not reach the internet: ${offline === 1 ? "1 page was" : `${offline} pages were`} not checked, so nothing could be seen from ${offline === 1 ? "it" : "them"} that night. That was the checker's problem, not the sites'.`,
     };
   }
+  if (row.finishedAt && row.closedIncomplete) {
+    // P13: interrupted and not resumed in time, closed when its time was over.
+    return {
+      kind: "incomplete",
+      text: `The night of ${nightShort(night)} started ${timeEt(row.startedAt)} but was interrupted and ended before it finished (closed ${timeEt(row.finishedAt)}): some pages were not checked and go first the next night.`,
+    };
+  }
   if (row.finishedAt) {
     return {
       kind: "finished",
