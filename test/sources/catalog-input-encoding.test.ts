@@ -64,6 +64,36 @@ describe("a catalog file that is not UTF-8", () => {
     }
   });
 
+  it("hides no other file's problems: each file is still checked, and a government the unread part may name is not called unknown", async () => {
+    const bad = write("latin1-b.yaml", latin1(catalog("Caf\xe9 Township", "caf\xe9")));
+    const other = write(
+      "other.yaml",
+      "governments:\n  - id: city-of-y\n    name: Y\n    kind: city\n  - id: city-of-y\n    name: Y again\n    kind: city\nsources:\n  - id: y-agendas\n    government: city-of-x\n    records: agendas\n    url: https://www.y.gov/feed\n    access: feed\n    colour: blue\n",
+    );
+    for (const files of [
+      [bad, other],
+      [other, bad],
+    ]) {
+      const said = problems(files);
+      expect(
+        said.some((p) => p.startsWith(`${bad}:3:14: not UTF-8`)),
+        said.join("\n"),
+      ).toBe(true);
+      expect(said.some((p) => p.includes('duplicate government id "city-of-y"'))).toBe(true);
+      expect(said.some((p) => /other.yaml:14:5: .*unknown/i.test(p)), said.join("\n")).toBe(true);
+      // city-of-x is named in the file not read to its end: not said to be unknown.
+      expect(said.some((p) => p.includes("unknown government"))).toBe(false);
+      // The same through the command, which exits 2.
+      const check = await nor("catalog", "check", ...files);
+      expect(check.code).toBe(2);
+      expect(check.stdout).toContain("not UTF-8");
+      expect(check.stdout).toContain('duplicate government id "city-of-y"');
+    }
+    // Read to its end, a file's unknown government is said as ever.
+    const alone = problems([other]);
+    expect(alone.some((p) => p.includes('unknown government "city-of-x"'))).toBe(true);
+  });
+
   it("is said the same way when the file is read whole, and by loadCatalog", () => {
     // Flow style is not the plain block shape: the file is read whole (chunks.ts).
     const f = write(

@@ -450,6 +450,8 @@ class CrossCheck {
   private readonly pending: { government: string; fileIndex: number; problem: CatalogProblem }[] =
     [];
   private readonly problems = new Map<number, CatalogProblem[]>();
+  /** A file could not be read to its end: what it names past there is not known. */
+  private partial = false;
 
   private of(fileIndex: number): CatalogProblem[] {
     const list = this.problems.get(fileIndex) ?? [];
@@ -491,10 +493,23 @@ class CrossCheck {
     });
   }
 
-  /** Every problem, file by file in the order given, each file's by line and column. */
+  /**
+   * A file that could not be read (not UTF-8, a NUL, a read error), said at its place; the
+   * other files are still read and checked, so every problem that can be known is said at once.
+   */
+  unreadable(fileIndex: number, problems: readonly CatalogProblem[]): void {
+    this.of(fileIndex).push(...problems);
+    this.partial = true;
+  }
+
+  /**
+   * Every problem, file by file in the order given, each file's by line and column. A
+   * government named but not found is a problem only when every file was read to its end (else
+   * it may be in the part not read, and the file's own problem is said instead).
+   */
   finish(): CatalogProblem[] {
     for (const { government, fileIndex, problem } of this.pending) {
-      if (!this.governments.has(government)) this.of(fileIndex).push(problem);
+      if (!this.governments.has(government) && !this.partial) this.of(fileIndex).push(problem);
     }
     return [...this.problems.entries()]
       .sort(([a], [b]) => a - b)
@@ -667,6 +682,11 @@ export function checkCatalog<S>(
           if (piece.data && piece.problems.length === 0) sink.part?.(piece.data, input.file);
         }
       } catch (e) {
+        // A file that cannot be read hides no other file's problems (docs/catalog.md).
+        if (e instanceof CatalogError) {
+          check.unreadable(i, e.problems);
+          continue;
+        }
         if (!(e instanceof NotBlockShaped)) throw e;
         whole.add(i);
         restart = true;
