@@ -46,9 +46,13 @@ export interface OpenOptions {
    */
   create?: boolean;
   /**
-   * The command only reads the store (`nor log`, `nor status`): a SQLite store it cannot open
-   * because this user may not make SQLite's files beside it (a read-only data directory) is said
-   * as that, not as a store nor must write (cannotReadBeside).
+   * The command only reads the store (`nor log`, `nor status`, `nor archive`…): a SQLite store it
+   * cannot open because this user may not make SQLite's files beside it (a read-only data
+   * directory) is said as that, not as a store nor must write (cannotReadBeside). And it never
+   * changes the store's schema: a store an earlier version made (migrations pending) is refused
+   * (exit 2, PendingMigrations), not upgraded, so an older nor can still read it (a restored
+   * backup looked at with a newer nor). A store with nothing pending opens as before, its
+   * migrations read and no lock taken.
    */
   readsOnly?: boolean;
   /**
@@ -207,6 +211,12 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
         `no store in the PostgreSQL database at ${redact(loc.url)}${migrationTableSchema ? ` (schema ${migrationTableSchema})` : ""}: check NOR_DATABASE_URL; \`nor catalog import\` or \`nor night\` creates one (with NOR_DATABASE_URL set, a --data directory's nor.db is not read)`,
       );
     }
+  }
+  // A command that only reads leaves the schema as it is: a store with migrations pending is
+  // refused, before anything is written (no migrator, no lock, no table made).
+  if (opts.readsOnly) {
+    await refusePendingMigrations(db, loc, migrationTableSchema);
+    return { db, dialect: loc.kind, close: () => db.destroy() };
   }
   // An upgrade is said by the command that runs it, as its first migration starts (inside the
   // migrator's lock): a command that waited for another's upgrade finds nothing left and says
@@ -498,6 +508,88 @@ async function sqliteMigrationsPending(db: Db): Promise<{ names: string[]; fresh
   const unknown = [...done].sort().find((n) => !Object.hasOwn(migrations, n));
   if (unknown !== undefined) throw new NewerStore(unknown);
   return { names: Object.keys(migrations).filter((n) => !done.has(n)), fresh: done.size === 0 };
+}
+
+/**
+ * The migrations kysely_migration in `schema` does not list yet, and whether it lists none
+ * (PostgreSQL; read as sqliteMigrationsPending reads SQLite's, nothing written, no lock). One
+ * run that this version does not know is thrown as NewerStore.
+ */
+async function postgresMigrationsPending(
+  db: Db,
+  schema: string | undefined,
+): Promise<{ names: string[]; fresh: boolean }> {
+  const none = { names: Object.keys(migrations), fresh: true };
+  if (schema === undefined) return none;
+  // One statement: a store that has no table of migrations (undefined_table) has run none.
+  const ran = await sql<{ name: string }>`select name from ${sql.id(schema, "kysely_migration")}`
+    .execute(db)
+    .catch((err: unknown) => {
+      if ((err as { code?: unknown } | null)?.code === "42P01") return undefined;
+      throw err;
+    });
+  if (ran === undefined) return none;
+  const done = new Set(ran.rows.map((r) => r.name));
+  const unknown = [...done].sort().find((n) => !Object.hasOwn(migrations, n));
+  if (unknown !== undefined) throw new NewerStore(unknown);
+  return { names: Object.keys(migrations).filter((n) => !done.has(n)), fresh: done.size === 0 };
+}
+
+/**
+ * For a command that only reads (OpenOptions.readsOnly): throws, closing `db`, when the store
+ * is not at this version's last migration: one an earlier version made (PendingMigrations, exit
+ * 2), one a newer version migrated, one no migration has run on yet (a store whose making was
+ * cut short: no store to read), or one whose migrations cannot be read (damaged: exit 1).
+ * Returns, having written nothing, when nothing is pending.
+ */
+async function refusePendingMigrations(
+  db: Db,
+  loc: StoreLocation,
+  schema: string | undefined,
+): Promise<void> {
+  const store = loc.kind === "sqlite" ? join(loc.dir, "nor.db") : redact(loc.url);
+  let pending: { names: string[]; fresh: boolean };
+  try {
+    pending =
+      loc.kind === "sqlite"
+        ? await sqliteMigrationsPending(db)
+        : await postgresMigrationsPending(db, schema);
+  } catch (error) {
+    await db.destroy().catch(() => {});
+    const where = loc.kind === "sqlite" ? store : `the store at ${store}`;
+    const state = storeStateError(where, error);
+    if (state) throw state;
+    throw new NorError("E_STORE", `cannot read the migrations of ${where}: ${String(error)}`, {
+      cause: error,
+    });
+  }
+  if (pending.names.length === 0) return;
+  await db.destroy().catch(() => {});
+  if (pending.fresh)
+    throw new NorError(
+      "E_CONFIG",
+      `no store at ${store} yet (none of its migrations has run: one being made, or whose making was cut short): \`nor catalog import\` or \`nor night\` makes one; this command only reads, and changed nothing`,
+    );
+  throw new PendingMigrations(store, pending.names);
+}
+
+/**
+ * A store an earlier version made, refused by a command that only reads (exit 2): said with
+ * where it is, the migrations pending, and what to do. Nothing was changed in it.
+ */
+export class PendingMigrations extends NorError {
+  override name = "PendingMigrations";
+  readonly store: string;
+  readonly migrations: readonly string[];
+  constructor(store: string, names: readonly string[]) {
+    const n = names.length;
+    super(
+      "E_CONFIG",
+      `${store} was made by an earlier version of nor: ${n === 1 ? "1 migration is" : `${n} migrations are`} pending (${names.join(", ")}); this command only reads, so it changed nothing and an older nor can still read the store. To read it with this version, back it up first (docs/operations.md, "Backups"), then start nor on it as before (docs/operations.md, "Upgrading"): a command that writes (\`nor start\`, \`nor night\`, \`nor serve\`, \`nor catalog import\`) upgrades it, after which an older nor cannot read it. Or read it with the version of nor that made it`,
+    );
+    this.store = store;
+    this.migrations = names;
+  }
 }
 
 /** A migration the store has run that this version of nor does not have. */

@@ -45,7 +45,8 @@ interface DataOpts {
 async function openForArchive(opts: DataOpts) {
   const loc = storeLocationFromOptions(opts);
   refuseNotADirectory(opts.data ?? "data");
-  return openStore(loc, saying({ create: false }));
+  // Only read: a store an earlier version made is refused, never upgraded (db.ts readsOnly).
+  return openStore(loc, saying({ create: false, readsOnly: true }));
 }
 
 /**

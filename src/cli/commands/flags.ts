@@ -30,7 +30,9 @@ export function register(program: Command): void {
       const by = opts.by === undefined ? loginName() : personTextOption(opts.by, "--by", "name");
       const store = await openStore(
         storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
-        saying({ create: false }),
+        // Listing only reads: a store an earlier version made is refused, never upgraded by a
+        // look (db.ts readsOnly); clearing a flag writes, and upgrades it first.
+        saying({ create: false, readsOnly: opts.clear === undefined }),
       );
       try {
         if (opts.clear !== undefined) {

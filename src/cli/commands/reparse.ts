@@ -106,7 +106,8 @@ async function run(opts: Opts): Promise<void> {
   const loc = storeLocationFromOptions(opts);
   // A --data that names a file is said as that (exit 2), with PostgreSQL too: the archive is there.
   refuseNotADirectory(opts.data ?? "data");
-  const store = await openStore(loc, saying({ create: false }));
+  // It compares only: a store an earlier version made is refused, never upgraded (db.ts readsOnly).
+  const store = await openStore(loc, saying({ create: false, readsOnly: true }));
   try {
     const dir = archiveDir(opts.data ?? "data");
     // No archive where the index names copies (a mistyped --data, the archive moved): said

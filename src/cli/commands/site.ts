@@ -108,7 +108,9 @@ export function register(program: Command): void {
       const store = await openStore(
         storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
         // A mistyped --data is refused (exit 2), never an empty store made to hold one rule.
-        saying({ create: false }),
+        // Listing only reads: a store an earlier version made is refused, never upgraded by a
+        // look (db.ts readsOnly); a change writes, and upgrades it first.
+        saying({ create: false, readsOnly: changes === 0 }),
       );
       try {
         const now = systemClock.now();
