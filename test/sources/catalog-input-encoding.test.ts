@@ -80,7 +80,10 @@ describe("a catalog file that is not UTF-8", () => {
         said.join("\n"),
       ).toBe(true);
       expect(said.some((p) => p.includes('duplicate government id "city-of-y"'))).toBe(true);
-      expect(said.some((p) => /other.yaml:14:5: .*unknown/i.test(p)), said.join("\n")).toBe(true);
+      expect(
+        said.some((p) => /other.yaml:14:5: .*unknown/i.test(p)),
+        said.join("\n"),
+      ).toBe(true);
       // city-of-x is named in the file not read to its end: not said to be unknown.
       expect(said.some((p) => p.includes("unknown government"))).toBe(false);
       // The same through the command, which exits 2.
