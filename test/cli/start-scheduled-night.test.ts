@@ -417,6 +417,23 @@ describe("the night nor start begins at its daily time", () => {
     expect(runs.map(ny)).toEqual(["2026-12-05 01:00"]);
   });
 
+  it("P11: a date whose night already ran here (nor start restarted with a later --at, a nor night by hand) is not said to run nor run again; the next date's runs at its time", async () => {
+    // Night 2026-12-05 ran at 23:01 New York and ended; nor start restarted at 23:10 with --at 23:31.
+    const start = Date.UTC(2026, 11, 6, 4, 10); // 23:10 New York, Dec 5
+    const ended = new Date(Date.UTC(2026, 11, 6, 4, 1)).toISOString();
+    const { runs, lines } = await loopFrom(start, "23:31", 1, async () => 0, {
+      over: async (night) => (night === "2026-12-05" ? ended : undefined),
+    });
+    expect(runs.map((r) => ny(r.at))).toEqual(["2026-12-06 23:31"]);
+    expect(lines[0]).toBe(
+      "night 2026-12-05 has already run on this store (it ended 2026-12-05 23:01 America/New_York); it is not run again today",
+    );
+    expect(lines.some((l) => l.includes("runs at 2026-12-05"))).toBe(false);
+    expect(lines).toContain(
+      "the next night runs at 2026-12-06 23:31 America/New_York (in 24h 21m; every day at 23:31 America/New_York); Ctrl-C stops",
+    );
+  });
+
   it("P13: a night of an earlier date still run by another process at the night's time is waited for, then tonight's starts (not refused beside it and left out)", async () => {
     const busyUntil = Date.UTC(2026, 11, 5, 8, 30); // 03:30 New York
     const clock = new ManualClock(Date.UTC(2026, 11, 5, 5, 30));

@@ -304,6 +304,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
             return tonight.night;
           return undefined;
         },
+        over: async (night) => (await nightRow(store.db, night))?.finishedAt ?? undefined,
         busy: async (due) => {
           const now = clock.now();
           const live = [
@@ -350,6 +351,12 @@ export async function scheduleNights(o: {
    * any: the night due waits for it to end rather than be refused beside it.
    */
   busy?: (due: number) => Promise<string | undefined>;
+  /**
+   * When the store's night of this date ended, if it has ended (finished, or closed
+   * incomplete): a night already over is not begun again at the daily time (a `nor start`
+   * restarted with a later `--at` the same day, a night run by hand before): the next runs.
+   */
+  over?: (night: string) => Promise<string | undefined>;
   /** An interrupted night to resume before the first scheduled one. */
   resume?: { night: string; until: number };
 }): Promise<void> {
@@ -418,9 +425,19 @@ export async function scheduleNights(o: {
       return undefined;
     }
   };
+  /** When the night of the date due ended, if it has already run here; read errors: not. */
+  const overAlready = async (at: number): Promise<string | undefined> => {
+    try {
+      return await o.over?.(nightOf(at));
+    } catch (err) {
+      o.say(`whether night ${nightOf(at)} already ran could not be read (${messageOf(err)})`);
+      return undefined;
+    }
+  };
   // When tonight's night is due, read before anything runs: a night resumed first, or one that
   // ran past the next one's time, does not move it to the day after (the next night then starts
-  // as soon as the one before has ended, late, rather than not at all).
+  // as soon as the one before has ended, late, rather than not at all). A date whose night has
+  // already run here (finished, or closed incomplete) is not run again: the next one is due.
   let due = nextRunAfter(o.clock.now(), o.at);
   if (o.resume && !o.signal.aborted) {
     o.say(
@@ -436,14 +453,38 @@ export async function scheduleNights(o: {
   /** The daily time whose night the schedule ran last. */
   let ranDue: number | undefined;
   let waitSaid: string | undefined;
+  /** The time due whose date was last looked up in the store (overAlready). */
+  let lookedUp: number | undefined;
+  /** The latest date whose night the store showed had already run (overAlready). */
+  let foundRun: string | undefined;
   while (!o.signal.aborted) {
     const now = o.clock.now();
     // A clock set back (by days, say): the daily time comes round sooner than the time waited
     // for, which is looked for again, not waited out; but never a night the schedule has run
-    // already (a clock set back an hour after tonight's night ran, or two days).
+    // already (a clock set back an hour after tonight's night ran, or two days), nor one the
+    // store showed had run.
     if (now < due) {
       const sooner = nextRunAfter(now, o.at);
-      if (sooner < due && (ranDue === undefined || nightOf(sooner) > nightOf(ranDue))) due = sooner;
+      if (
+        sooner < due &&
+        (ranDue === undefined || nightOf(sooner) > nightOf(ranDue)) &&
+        (foundRun === undefined || nightOf(sooner) > foundRun)
+      )
+        due = sooner;
+    }
+    // The date due has had its night here already (a `nor night` by hand, a `nor start` at an
+    // earlier time that day): not said as a night that runs, nor begun again; the next one is.
+    if (lookedUp !== due) {
+      lookedUp = due;
+      const ended = await overAlready(due);
+      if (ended !== undefined) {
+        if (foundRun === undefined || nightOf(due) > foundRun) foundRun = nightOf(due);
+        o.say(
+          `night ${nightOf(due)} has already run on this store (it ended ${at(Date.parse(ended))}); it is not run again today`,
+        );
+        due = nextRunAfter(due, o.at);
+        continue;
+      }
     }
     if (now < due) {
       if (announced !== due) {
