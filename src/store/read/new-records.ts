@@ -49,6 +49,11 @@ export interface NightRow {
    * wasClosedIncomplete), not run to its end: some of its pages were never reached.
    */
   closedIncomplete?: true;
+  /**
+   * Unfinished only: when the checker's latest request started (any night's, any process's),
+   * so a night whose process stopped is not said to be running (web/public/windows.ts).
+   */
+  lastRequestAt?: string;
 }
 
 export interface NewItems {
@@ -193,6 +198,18 @@ export async function nightsIn(db: Db, range: NightRange): Promise<NightRow[]> {
     .execute();
   const offlineBy = new Map(offline.map((o) => [o.night, Number(o.n)]));
   const incomplete = await closedIncompleteNights(db, rows);
+  // The latest request of all, on request_log_started_at's end: read only when a night of the
+  // range is unfinished.
+  const lastRequestAt = rows.some((r) => r.finished_at === null)
+    ? ((
+        await db
+          .selectFrom("request_log")
+          .select("started_at")
+          .orderBy("started_at", "desc")
+          .limit(1)
+          .executeTakeFirst()
+      )?.started_at ?? undefined)
+    : undefined;
   return rows.map((r) => {
     const n = offlineBy.get(r.night);
     return {
@@ -202,6 +219,7 @@ export async function nightsIn(db: Db, range: NightRange): Promise<NightRow[]> {
       finishedAt: r.finished_at,
       ...(n !== undefined ? { checkerOffline: n } : {}),
       ...(incomplete.has(r.night) ? { closedIncomplete: true as const } : {}),
+      ...(r.finished_at === null && lastRequestAt !== undefined ? { lastRequestAt } : {}),
     };
   });
 }

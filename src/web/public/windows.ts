@@ -149,6 +149,9 @@ export function nightStates(
   return out;
 }
 
+/** A night unfinished whose checker has sent nothing for this long is not said to be running. */
+export const QUIET_NIGHT_MS = 15 * 60_000;
+
 export function nightState(
   row: NightRow | undefined,
   night: string,
@@ -224,6 +227,15 @@ export function nightState(
     };
   }
   if (now <= Date.parse(row.deadlineAt)) {
+    // A night whose process stopped (killed, the machine down) stays open until its time is
+    // over, and resumes when the checker runs again: said as what is known, not as running.
+    const last = row.lastRequestAt === undefined ? Number.NaN : Date.parse(row.lastRequestAt);
+    if (!(now - last <= QUIET_NIGHT_MS) && now - Date.parse(row.startedAt) > QUIET_NIGHT_MS) {
+      return {
+        kind: "running",
+        text: `The night of ${nightShort(night)} started ${timeEt(row.startedAt)} and has not finished, but no request has gone out ${Number.isNaN(last) ? "since it started" : `since ${timeEt(new Date(last).toISOString())}`}: it may have stopped, and goes on when the checker runs again; more may appear.`,
+      };
+    }
     return {
       kind: "running",
       text: `The night of ${nightShort(night)} started ${timeEt(row.startedAt)} and is still running; more may appear.`,
