@@ -651,12 +651,21 @@ export async function closedIncompleteNights(
     .select(["night", "started_at"])
     .where("night", ">", oldest)
     .execute();
-  for (const r of done) {
-    const next = later
-      .filter((l) => l.night > r.night)
-      .map((l) => Date.parse(l.started_at))
-      .filter((t) => !Number.isNaN(t))
-      .reduce<number | undefined>((a, t) => (a === undefined || t < a ? t : a), undefined);
+  // Newest date first, the earliest start among the later dates carried along: one pass.
+  const starts = later
+    .map((l) => ({ night: l.night, at: Date.parse(l.started_at) }))
+    .filter((l) => !Number.isNaN(l.at))
+    .sort((x, y) => (x.night < y.night ? 1 : x.night > y.night ? -1 : 0));
+  const newestFirst = [...done].sort((x, y) =>
+    x.night < y.night ? 1 : x.night > y.night ? -1 : 0,
+  );
+  let j = 0;
+  let next: number | undefined;
+  for (const r of newestFirst) {
+    for (; j < starts.length && (starts[j]?.night ?? "") > r.night; j++) {
+      const at = starts[j]?.at ?? Number.NaN;
+      next = next === undefined || at < next ? at : next;
+    }
     if (wasClosedIncomplete(r, next)) out.add(r.night);
   }
   return out;

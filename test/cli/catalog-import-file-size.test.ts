@@ -1,11 +1,10 @@
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { syntheticCatalog } from "../../scripts/generate-catalog.js";
 import { storeWriteRefused } from "../../src/store/disk-full.js";
-import { buildCli, ROOT } from "./run-nor.js";
+import { buildCli, norUnderFileSizeLimit } from "./run-nor.js";
 
 /**
  * An outside tester's `(ulimit -f 200; nor catalog import BIG.yaml --data /tmp/x)` ended with a
@@ -13,37 +12,6 @@ import { buildCli, ROOT } from "./run-nor.js";
  * file-size limit, SQLite's SQLITE_IOERR_WRITE; a full disk, SQLITE_FULL) is said with the
  * store's file and what to mend, exit 2 as a night stops for a full disk (src/store/disk-full.ts).
  */
-function norUnderFileSizeLimit(
-  blocks: number,
-  args: string[],
-): Promise<{ code: number | null; stderr: string }> {
-  const env = { ...process.env };
-  delete env["NOR_DATABASE_URL"];
-  return new Promise((resolve, reject) => {
-    // `ulimit -f` counts 512- or 1024-byte blocks, by shell; either way far below the store.
-    const p = spawn(
-      "/bin/sh",
-      [
-        "-c",
-        `ulimit -f ${blocks} && exec "$0" "$@"`,
-        process.execPath,
-        join(ROOT, "bin", "nor.js"),
-        ...args,
-      ],
-      { cwd: ROOT, env, stdio: ["ignore", "ignore", "pipe"] },
-    );
-    let stderr = "";
-    p.stderr.on("data", (c: Buffer) => {
-      stderr += c.toString();
-    });
-    const timer = setTimeout(() => p.kill("SIGKILL"), 120_000);
-    p.on("error", reject);
-    p.on("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stderr });
-    });
-  });
-}
 
 describe("a store file the file system will not let grow", () => {
   const dir = mkdtempSync(join(tmpdir(), "nor-fsize-"));

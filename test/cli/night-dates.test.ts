@@ -119,9 +119,46 @@ describe("nor night --night: which dates may run", () => {
     } finally {
       db.close();
     }
+    const sent = asked.length;
     const later = await bare(c);
     expect(later.stderr).not.toContain("is past and was never run");
     expect(later.stderr).not.toContain("a past night is begun");
+    // It ran (its source at a loopback address refused by the address guard, nothing sent).
+    expect(later.code, later.stderr).toBe(0);
+    expect(asked.length).toBe(sent);
+  });
+
+  it("P11: --allow-private-addresses lifts the 20 hours only for a night whose every address is loopback or private (an IP literal, or a name --resolve pins to one), never beside a public site", async () => {
+    const tonight = nightOf(Date.now());
+    const [a, b] = [addDays(tonight, -4), addDays(tonight, -3)];
+    const { port } = server.address() as AddressInfo;
+    // A public name beside the loopback source: the rule holds, nothing is asked.
+    const mixed = writeVillageCatalog(join(dir, "mixed.yaml"), "Mixed", {
+      "mixed-feed": `records: agendas, access: feed, url: "http://127.0.0.1:${port}/feed.rss"`,
+      "mixed-public": 'records: bids, access: feed, url: "https://www.example.gov/bids.rss"',
+    });
+    const run = (cat: string, data: string, date: string, ...more: string[]) =>
+      nor(
+        "night",
+        ...["--catalog", cat, "--data", join(dir, data), "--night", date],
+        ...["--allow-private-addresses", "--gap-ms", "0", ...more],
+      );
+    // A first night with the loopback source only, then the catalog with the public one.
+    expect((await run(catalog, "mixed", a)).code).toBe(0);
+    const before = asked.length;
+    const refused = await run(mixed, "mixed", b);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(`night ${b} is past and was never run on this store`);
+    expect(asked.length).toBe(before);
+    // A public-looking name pinned by --resolve to the loopback server: a test's, lifted.
+    const pinned = writeVillageCatalog(join(dir, "pinned.yaml"), "Pinned", {
+      "pinned-feed": `records: agendas, access: feed, url: "http://www.pinned-test.gov:${port}/feed.rss"`,
+    });
+    const pin = ["--resolve", `www.pinned-test.gov:${port}:127.0.0.1`];
+    expect((await run(pinned, "pinned", a, ...pin)).code).toBe(0);
+    const next = await run(pinned, "pinned", b, ...pin);
+    expect(next.code, next.stderr).toBe(0);
+    expect(asked.length).toBeGreaterThan(before);
   });
 
   it(`--workers above ${MAX_WORKERS} is refused, exit 2, before anything is started or asked`, async () => {

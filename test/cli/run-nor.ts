@@ -54,3 +54,40 @@ export function runNorAsync(
     });
   });
 }
+
+/**
+ * `nor ARGS` in a process of its own under a file-size limit (`ulimit -f BLOCKS`, 512- or
+ * 1024-byte blocks by shell: the limit is the process's), without NOR_DATABASE_URL; killed
+ * after `timeoutMs`. Its exit code and stderr.
+ */
+export function norUnderFileSizeLimit(
+  blocks: number,
+  args: string[],
+  timeoutMs = 120_000,
+): Promise<{ code: number | null; stderr: string }> {
+  const env = { ...process.env };
+  delete env["NOR_DATABASE_URL"];
+  return new Promise((resolve, reject) => {
+    const p = spawn(
+      "/bin/sh",
+      [
+        "-c",
+        `ulimit -f ${blocks} && exec "$0" "$@"`,
+        process.execPath,
+        join(ROOT, "bin", "nor.js"),
+        ...args,
+      ],
+      { cwd: ROOT, env, stdio: ["ignore", "ignore", "pipe"] },
+    );
+    let stderr = "";
+    p.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const timer = setTimeout(() => p.kill("SIGKILL"), timeoutMs);
+    p.on("error", reject);
+    p.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}

@@ -434,6 +434,22 @@ describe("the night nor start begins at its daily time", () => {
     );
   });
 
+  it("P11: a night run by hand while nor start waits for its time is seen when the time comes: not run again", async () => {
+    const start = Date.UTC(2026, 11, 5, 6, 0); // 01:00 New York, Dec 5
+    const doneByHand = Date.UTC(2026, 11, 5, 6, 30); // 01:30 New York
+    const clock = new ManualClock(start);
+    const { runs, lines } = await loopFrom(clock, "02:00", 1, async () => 0, {
+      over: async (night) =>
+        night === "2026-12-05" && clock.now() >= doneByHand
+          ? new Date(doneByHand).toISOString()
+          : undefined,
+    });
+    expect(runs.map((r) => ny(r.at))).toEqual(["2026-12-06 02:00"]);
+    expect(lines).toContain(
+      "night 2026-12-05 has already run on this store (it ended 2026-12-05 01:30 America/New_York); it is not run again today",
+    );
+  });
+
   it("P13: a night of an earlier date still run by another process at the night's time is waited for, then tonight's starts (not refused beside it and left out)", async () => {
     const busyUntil = Date.UTC(2026, 11, 5, 8, 30); // 03:30 New York
     const clock = new ManualClock(Date.UTC(2026, 11, 5, 5, 30));

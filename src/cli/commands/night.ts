@@ -9,11 +9,13 @@ import { requireCjs } from "../../cjs.js";
 import { systemClock } from "../../clock.js";
 import { NorError, UsageError } from "../../errors.js";
 import { randomIds } from "../../ids.js";
+import { knownAddress, type Pins, parsePins } from "../../net/address-guard.js";
 import { refuseCatalogBesideNight } from "../../night/catalog-beside-night.js";
 import { runNightWithStore } from "../../night/compose.js";
 import { formatLeft, parseDuration } from "../../night/duration.js";
 import { registerNightRunner } from "../../night/night-runners.js";
 import { acquireOpeningLock } from "../../night/opening-lock.js";
+import { isForbiddenAddress } from "../../policy/address.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
 import { isNightDate, NIGHT_SPAN_MS, nightOf } from "../../policy/night-date.js";
 import { siteOf } from "../../policy/site.js";
@@ -281,7 +283,14 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         Number.isFinite(began) && asked === undefined ? scheduledStart(began, before) : undefined;
       const resumable = await resumableNight(store.db, before, scheduled);
       if (asked !== undefined)
-        await refuseLateStart(store.db, asked, before, opts.allowPrivateAddresses === true);
+        await refuseLateStart(store.db, asked, before, async () => {
+          // Only a night whose every address is a loopback or private one (a test's, the
+          // demo's), never one that asks a public site: --allow-private-addresses alone lets
+          // private addresses through beside public ones.
+          if (opts.allowPrivateAddresses !== true) return false;
+          read ??= await readCatalog(opts.catalog);
+          return onlyPrivateAddresses(read.catalog.sources, parsePins(opts.resolve ?? []));
+        });
       const meant = asked ?? resumable?.night ?? scheduled?.night ?? nightOf(before);
       // The mark lasts as long as the run can: its deadline (a resumed night keeps its own),
       // the opening and the last answers' wait after it well inside the hour added.
@@ -689,6 +698,27 @@ async function sourcesOfCatalog(
 type ReadCatalog = ReturnType<typeof import("../../sources/catalog/load.js").loadCatalogWithFiles>;
 
 /** The catalog files read and validated (the YAML parser and zod loaded for it). */
+/**
+ * Whether every http(s) address the sources name (their URL and their ways' and forms') is
+ * known, without DNS, to be a loopback or private one: an IP literal, or a name `--resolve`
+ * pins to one. A name left to DNS is taken as public.
+ */
+function onlyPrivateAddresses(sources: readonly object[], pins: Pins): boolean {
+  for (const s of sources) {
+    for (const m of JSON.stringify(s).matchAll(/https?:\/\/[^"\s\\]+/g)) {
+      let url: URL;
+      try {
+        url = new URL(m[0]);
+      } catch {
+        return false;
+      }
+      const address = knownAddress(pins, url);
+      if (address === undefined || !isForbiddenAddress(address)) return false;
+    }
+  }
+  return true;
+}
+
 async function readCatalog(files: string[]): Promise<ReadCatalog> {
   const { loadCatalogWithFiles } = await import("../../sources/catalog/load.js");
   return loadCatalogWithFiles(files);
@@ -798,13 +828,14 @@ export const PAST_NIGHT_REST_MS = 20 * HOUR_MS;
  * night never opened is begun only PAST_NIGHT_REST_MS after the store's last night began: past
  * nights run one after another (2026-11-26, then -27, then -28) would ask every source, and a
  * site that said no, again within minutes, its rechecks (P25) too. Loopback tests and the demo
- * (`--allow-private-addresses`, which reaches no public site) run nights back to back.
+ * run nights back to back: `loopbackOnly` says whether every address of the night's sources is
+ * a loopback or private one (with --allow-private-addresses), read only when it matters.
  */
 async function refuseLateStart(
   db: Db,
   asked: string,
   now: number,
-  loopbackOnly: boolean,
+  loopbackOnly: () => Promise<boolean>,
 ): Promise<void> {
   if ((await nightRow(db, asked)) !== undefined) return;
   const latest = await latestNight(db);
@@ -814,15 +845,15 @@ async function refuseLateStart(
       `night ${asked} was never run on this store and night ${latest} has been: a past night is not started after a later one (every source would be asked twice in a day); run \`nor night\` for tonight`,
     );
   }
-  if (loopbackOnly || asked >= nightOf(now)) return;
+  if (asked >= nightOf(now)) return;
   const last = await lastBegunNight(db);
   const since = last === undefined ? Number.NaN : now - Date.parse(last.startedAt);
   // A night begun "later" than now (a clock set back) is as near as can be.
-  if (last !== undefined && !(since >= PAST_NIGHT_REST_MS)) {
+  if (last !== undefined && !(since >= PAST_NIGHT_REST_MS) && !(await loopbackOnly())) {
     const ago = since > 0 ? `${formatLeft(since)} ago` : "by a clock ahead of this one";
     throw new NorError(
       "E_CONFIG",
-      `night ${asked} is past and was never run on this store, and night ${last.night} began ${ago}: a past night is begun at least ${PAST_NIGHT_REST_MS / HOUR_MS} hours after the last night began (every source, and a site that said no, would be asked again the same day); run it from ${formatInZone(Date.parse(last.startedAt) + PAST_NIGHT_REST_MS, SITE_OWNER_ZONE).slice(0, 16)} New York, or \`nor night\` for tonight`,
+      `night ${asked} is past and was never run on this store, and night ${last.night} began ${ago}: a past night is begun at least ${PAST_NIGHT_REST_MS / HOUR_MS} hours after the last night began (every source, and a site that said no, would be asked again the same day); it may be run from ${formatInZone(Date.parse(last.startedAt) + PAST_NIGHT_REST_MS, SITE_OWNER_ZONE).slice(0, 16)} New York, while no later night has begun (a past night is never begun after a later one); or leave it, and \`nor night\` runs tonight's`,
     );
   }
 }

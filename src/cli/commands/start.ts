@@ -474,7 +474,8 @@ export async function scheduleNights(o: {
     }
     // The date due has had its night here already (a `nor night` by hand, a `nor start` at an
     // earlier time that day): not said as a night that runs, nor begun again; the next one is.
-    if (lookedUp !== due) {
+    // Looked at once a time due, and again when it has come (a night run by hand meanwhile).
+    if (lookedUp !== due || now >= due) {
       lookedUp = due;
       const ended = await overAlready(due);
       if (ended !== undefined) {
