@@ -128,14 +128,46 @@ describe("nor night --night: which dates may run", () => {
     expect(asked.length).toBe(sent);
   });
 
+  it("P11, P25: tonight's night is begun only 20 hours after a past night caught up began (else every source is asked twice that day); as tests run it on loopback, at once", async () => {
+    const tonight = nightOf(Date.now());
+    // (Two days back: yesterday's, begun within an hour of midnight, would be a late night.)
+    const [old, missed] = [addDays(tonight, -5), addDays(tonight, -2)];
+    const data = join(dir, "catchup");
+    const bare = (...more: string[]) => nor("night", "--catalog", catalog, "--data", data, ...more);
+    expect((await night("catchup", "--night", old)).code).toBe(0);
+    // That night began 30 hours ago: the missed night may be caught up now.
+    const db = new Database(join(data, "nor.db"));
+    try {
+      db.prepare("update nights set started_at = ? where night = ?").run(
+        new Date(Date.now() - 30 * 3_600_000).toISOString(),
+        old,
+      );
+    } finally {
+      db.close();
+    }
+    const caught = await bare("--night", missed);
+    expect(caught.code, caught.stderr).toBe(0);
+    const before = asked.length;
+    const now = await bare();
+    expect(now.code, now.stderr).toBe(2);
+    expect(now.stderr).toContain(`night ${missed}, a past night caught up, began `);
+    expect(now.stderr).toContain(`tonight's night ${tonight} is begun at least 20 hours after it`);
+    expect(asked.length).toBe(before);
+    // Nothing of tonight's night was opened.
+    const status = await nor("status", "--data", data, "--json", "--with-nights");
+    expect(status.stdout).not.toContain(`"${tonight}"`);
+    // Loopback tests run it at once.
+    expect((await night("catchup")).code).toBe(0);
+  });
+
   it("P11: --allow-private-addresses lifts the 20 hours only for a night whose every address is loopback or private (an IP literal, or a name --resolve pins to one), never beside a public site", async () => {
     const tonight = nightOf(Date.now());
     const [a, b] = [addDays(tonight, -4), addDays(tonight, -3)];
     const { port } = server.address() as AddressInfo;
     // A public name beside the loopback source: the rule holds, nothing is asked.
-    const mixed = writeVillageCatalog(join(dir, "mixed.yaml"), "Mixed", {
-      "mixed-feed": `records: agendas, access: feed, url: "http://127.0.0.1:${port}/feed.rss"`,
-      "mixed-public": 'records: bids, access: feed, url: "https://www.example.gov/bids.rss"',
+    const mixed = writeVillageCatalog(join(dir, "mixed.yaml"), "Dates", {
+      "dates-feed": `records: agendas, access: feed, url: "http://127.0.0.1:${port}/feed.rss"`,
+      "dates-public": 'records: bids, access: feed, url: "https://www.example.gov/bids.rss"',
     });
     const run = (cat: string, data: string, date: string, ...more: string[]) =>
       nor(

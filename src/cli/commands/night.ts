@@ -17,7 +17,7 @@ import { registerNightRunner } from "../../night/night-runners.js";
 import { acquireOpeningLock } from "../../night/opening-lock.js";
 import { isForbiddenAddress } from "../../policy/address.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
-import { isNightDate, NIGHT_SPAN_MS, nightOf } from "../../policy/night-date.js";
+import { begunAfterItsDate, isNightDate, NIGHT_SPAN_MS, nightOf } from "../../policy/night-date.js";
 import { siteOf } from "../../policy/site.js";
 import { formatInZone, SITE_OWNER_ZONE } from "../../policy/zone.js";
 import { type CatalogStamp, stampCatalogFiles } from "../../sources/catalog/stamp.js";
@@ -34,7 +34,12 @@ import {
   settleUnfinishedNights,
 } from "../../store/admin.js";
 import { archiveDir } from "../../store/archive/files.js";
-import { type SourceRef, sourcesInUse } from "../../store/catalog-sources.js";
+import {
+  catalogStampOf,
+  type SourceRef,
+  sourceEntriesInUse,
+  sourcesInUse,
+} from "../../store/catalog-sources.js";
 import { refuseBlockedParts } from "../../store/data-dir.js";
 import { type Db, ensureDataDir, openStore, storeLocationFromOptions } from "../../store/db.js";
 import { diskFull, STORE_FULL } from "../../store/disk-full.js";
@@ -282,16 +287,29 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       const scheduled =
         Number.isFinite(began) && asked === undefined ? scheduledStart(began, before) : undefined;
       const resumable = await resumableNight(store.db, before, scheduled);
-      if (asked !== undefined)
-        await refuseLateStart(store.db, asked, before, async () => {
-          // Only a night whose every address is a loopback or private one (a test's, the
-          // demo's), never one that asks a public site: --allow-private-addresses alone lets
-          // private addresses through beside public ones.
-          if (opts.allowPrivateAddresses !== true) return false;
-          read ??= await readCatalog(opts.catalog);
-          return onlyPrivateAddresses(read.catalog.sources, parsePins(opts.resolve ?? []));
-        });
       const meant = asked ?? resumable?.night ?? scheduled?.night ?? nightOf(before);
+      await refuseLateStart(store.db, meant, before, async () => {
+        // Only a night whose every address is a loopback or private one (a test's, the
+        // demo's), never one that asks a public site: --allow-private-addresses alone lets
+        // private addresses through beside public ones.
+        if (opts.allowPrivateAddresses !== true) return false;
+        // The entries the store holds when the files are the ones last imported (then not
+        // read: catalog-stamp.test.ts), else the files as read (which the import then takes).
+        const imported =
+          read === undefined &&
+          stamp?.unchanged() === true &&
+          (await catalogStampOf(store.db)) === stamp.digest;
+        if (imported) {
+          const held = await sourceEntriesInUse(store.db);
+          return onlyPrivateAddresses(
+            held.map((e) => e.entry),
+            parsePins(opts.resolve ?? []),
+          );
+        }
+        read ??= await readCatalog(opts.catalog);
+        const entries = read.catalog.sources.map((s) => JSON.stringify(s));
+        return onlyPrivateAddresses(entries, parsePins(opts.resolve ?? []));
+      });
       // The mark lasts as long as the run can: its deadline (a resumed night keeps its own),
       // the opening and the last answers' wait after it well inside the hour added.
       const endsAt = (n: string, at: number) => {
@@ -699,13 +717,13 @@ type ReadCatalog = ReturnType<typeof import("../../sources/catalog/load.js").loa
 
 /** The catalog files read and validated (the YAML parser and zod loaded for it). */
 /**
- * Whether every http(s) address the sources name (their URL and their ways' and forms') is
+ * Whether every http(s) address the sources' entries (as JSON) name (their URL, their ways' and forms') is
  * known, without DNS, to be a loopback or private one: an IP literal, or a name `--resolve`
  * pins to one. A name left to DNS is taken as public.
  */
-function onlyPrivateAddresses(sources: readonly object[], pins: Pins): boolean {
-  for (const s of sources) {
-    for (const m of JSON.stringify(s).matchAll(/https?:\/\/[^"\s\\]+/g)) {
+function onlyPrivateAddresses(entries: readonly string[], pins: Pins): boolean {
+  for (const s of entries) {
+    for (const m of s.matchAll(/https?:\/\/[^"\s\\]+/g)) {
       let url: URL;
       try {
         url = new URL(m[0]);
@@ -827,9 +845,12 @@ export const PAST_NIGHT_REST_MS = 20 * HOUR_MS;
  * night already opened may be asked for again (it resumes, or says it is over). And a past
  * night never opened is begun only PAST_NIGHT_REST_MS after the store's last night began: past
  * nights run one after another (2026-11-26, then -27, then -28) would ask every source, and a
- * site that said no, again within minutes, its rechecks (P25) too. Loopback tests and the demo
- * run nights back to back: `loopbackOnly` says whether every address of the night's sources is
- * a loopback or private one (with --allow-private-addresses), read only when it matters.
+ * site that said no, again within minutes, its rechecks (P25) too; and tonight's night, never
+ * opened, is begun only PAST_NIGHT_REST_MS after a past night caught up (begun after its own
+ * date) began, for the same reason (under `nor start` it is then left for the next day's).
+ * Loopback tests and the demo run nights back to back: `loopbackOnly` says whether every address
+ * of the night's sources is a loopback or private one (with --allow-private-addresses), read
+ * only when it matters.
  */
 async function refuseLateStart(
   db: Db,
@@ -845,9 +866,21 @@ async function refuseLateStart(
       `night ${asked} was never run on this store and night ${latest} has been: a past night is not started after a later one (every source would be asked twice in a day); run \`nor night\` for tonight`,
     );
   }
-  if (asked >= nightOf(now)) return;
   const last = await lastBegunNight(db);
   const since = last === undefined ? Number.NaN : now - Date.parse(last.startedAt);
+  if (asked >= nightOf(now)) {
+    // Tonight's, after a past night caught up: held as a past night is after any.
+    const caughtUp =
+      last !== undefined && begunAfterItsDate(last.night, Date.parse(last.startedAt));
+    if (caughtUp && !(since >= PAST_NIGHT_REST_MS) && !(await loopbackOnly())) {
+      const ago = since > 0 ? `${formatLeft(since)} ago` : "by a clock ahead of this one";
+      throw new NorError(
+        "E_CONFIG",
+        `night ${last.night}, a past night caught up, began ${ago}: tonight's night ${asked} is begun at least ${PAST_NIGHT_REST_MS / HOUR_MS} hours after it (every source, and a site that said no, would be asked again the same day); it may begin from ${formatInZone(Date.parse(last.startedAt) + PAST_NIGHT_REST_MS, SITE_OWNER_ZONE).slice(0, 16)} New York`,
+      );
+    }
+    return;
+  }
   // A night begun "later" than now (a clock set back) is as near as can be.
   if (last !== undefined && !(since >= PAST_NIGHT_REST_MS) && !(await loopbackOnly())) {
     const ago = since > 0 ? `${formatLeft(since)} ago` : "by a clock ahead of this one";
