@@ -135,15 +135,26 @@ describe("nor start and its stop signals", () => {
     }
   }, 60_000);
 
-  it("a second stop while stopping (SIGTERM right after SIGINT) stops it at once: said, its lock let go, ended by SIGTERM (a shell says 143)", async () => {
-    const s = await started("data-twice");
-    try {
+  it("a second stop while stopping (SIGINT and SIGTERM at once) stops it at once: said, its lock let go, ended by the second signal (a shell says 130 or 143)", async () => {
+    // A stop in order of a start waiting for its night takes milliseconds: a SIGTERM that
+    // reaches it only once it has ended (the test's process held up between its two kills, on
+    // a busy machine) finds nothing to stop, and the pair is tried again, three times at most.
+    let s = await started("data-twice-1");
+    for (let tries = 1; ; tries++) {
       s.child.kill("SIGINT");
       s.child.kill("SIGTERM");
       expect(await waitFor(() => s.io.exited, 400), `${s.io.out}\n${s.io.err}`).toBe(true);
-      expect(await s.ended, s.io.err).toEqual({ code: null, signal: "SIGTERM" });
+      const end = await s.ended;
+      if (end.code !== 0 || tries === 3) break;
+      s = await started(`data-twice-${tries + 1}`);
+    }
+    try {
+      // Two signals pending at once are taken in either order: the other is the second stop.
+      const end = await s.ended;
+      expect(["SIGTERM", "SIGINT"], s.io.err).toContain(end.signal);
+      expect(end.code).toBeNull();
       expect(s.io.err).toContain(
-        `nor start: SIGTERM while stopping: stopped at once, not in order (its lock ${s.lock} let go); exit status 143`,
+        `nor start: ${end.signal} while stopping: stopped at once, not in order (its lock ${s.lock} let go); exit status ${end.signal === "SIGTERM" ? 143 : 130}`,
       );
       expect(existsSync(s.lock)).toBe(false);
     } finally {
