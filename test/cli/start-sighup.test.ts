@@ -38,47 +38,15 @@ describe("nor start and its stop signals", () => {
   it.each(["SIGHUP", "SIGTERM"] as const)(
     "%s stops it in order: exit 0, 'stopped', DATA/start.lock removed",
     async (signal) => {
-      const data = join(dir, `data-${signal}`);
-      const base = { ...process.env };
-      delete base["NOR_DATABASE_URL"];
-      const child = spawn(
-        process.execPath,
-        [
-          join(ROOT, "bin", "nor.js"),
-          ...["start", "--catalog", catalog, "--data", data, "--host", "127.0.0.1"],
-          ...["--port", "0", "--at", "01:00", "--zone", "America/New_York"],
-        ],
-        { cwd: ROOT, env: base, stdio: ["ignore", "pipe", "pipe"] },
-      );
-      let out = "";
-      let err = "";
-      child.stdout.on("data", (c: Buffer) => {
-        out += c.toString();
-      });
-      child.stderr.on("data", (c: Buffer) => {
-        err += c.toString();
-      });
-      const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
-        child.on("exit", (code, sig) => done({ code, signal: sig })),
-      );
-      let exited = false;
-      void ended.then(() => {
-        exited = true;
-      });
+      const s = await started(`data-${signal}`);
       try {
-        expect(
-          await waitFor(() => out.includes("the next night runs at") || exited),
-          `${out}\n${err}`,
-        ).toBe(true);
-        expect(exited, `${out}\n${err}`).toBe(false);
-        expect(existsSync(join(data, "start.lock"))).toBe(true);
-        child.kill(signal);
-        expect(await waitFor(() => exited, 400), `${out}\n${err}`).toBe(true);
-        expect(await ended, err).toEqual({ code: 0, signal: null });
-        expect(out).toMatch(/nor start: stopped\n$/);
-        expect(existsSync(join(data, "start.lock"))).toBe(false);
+        s.child.kill(signal);
+        expect(await waitFor(() => s.io.exited, 400), `${s.io.out}\n${s.io.err}`).toBe(true);
+        expect(await s.ended, s.io.err).toEqual({ code: 0, signal: null });
+        expect(s.io.out).toMatch(/nor start: stopped\n$/);
+        expect(existsSync(s.lock)).toBe(false);
       } finally {
-        if (!exited) child.kill("SIGKILL");
+        if (!s.io.exited) s.child.kill("SIGKILL");
       }
     },
     60_000,
