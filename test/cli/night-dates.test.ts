@@ -182,6 +182,28 @@ describe("nor night --night: which dates may run", () => {
     expect(refused.code, refused.stderr).toBe(2);
     expect(refused.stderr).toContain(`night ${b} is past and was never run on this store`);
     expect(asked.length).toBe(before);
+    // Nor beside a public address written in capitals, or a platform's source (its preset may
+    // ask another host than the one named: legistar-api asks webapi.legistar.com), pinned or not.
+    for (const [id, line, more] of [
+      ["upper", 'records: bids, access: feed, url: "HTTPS://www.example.gov/bids.rss"', []],
+      [
+        "legi",
+        'records: meetings, platform: legistar-api, url: "https://springfield.legistar.com/Calendar.aspx"',
+        ["--resolve", "springfield.legistar.com:443:127.0.0.1"],
+      ],
+    ] as const) {
+      const data = `mixed-${id}`;
+      expect((await run(catalog, data, a, ...more)).code).toBe(0);
+      const cat = writeVillageCatalog(join(dir, `${data}.yaml`), "Dates", {
+        "dates-feed": `records: agendas, access: feed, url: "http://127.0.0.1:${port}/feed.rss"`,
+        [`dates-${id}`]: line,
+      });
+      const sent = asked.length;
+      const r = await run(cat, data, b, ...more);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`night ${b} is past and was never run on this store`);
+      expect(asked.length).toBe(sent);
+    }
     // A public-looking name pinned by --resolve to the loopback server: a test's, lifted.
     const pinned = writeVillageCatalog(join(dir, "pinned.yaml"), "Pinned", {
       "pinned-feed": `records: agendas, access: feed, url: "http://www.pinned-test.gov:${port}/feed.rss"`,

@@ -43,6 +43,7 @@ import {
 import { refuseBlockedParts } from "../../store/data-dir.js";
 import { type Db, ensureDataDir, openStore, storeLocationFromOptions } from "../../store/db.js";
 import { diskFull, STORE_FULL } from "../../store/disk-full.js";
+import { storeClock } from "../../store/store-clock.js";
 import { archiveBeforeNight } from "../archive-presence.js";
 import { importedOrStop } from "../import-outcome.js";
 import { rewriteLine, stderr } from "../io.js";
@@ -288,7 +289,10 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         Number.isFinite(began) && asked === undefined ? scheduledStart(began, before) : undefined;
       const resumable = await resumableNight(store.db, before, scheduled);
       const meant = asked ?? resumable?.night ?? scheduled?.night ?? nightOf(before);
-      await refuseLateStart(store.db, meant, before, async () => {
+      // On PostgreSQL the nights' starts are the database server's time: measured by it.
+      const judgedAt =
+        store.dialect === "postgres" ? (await storeClock(store.db, clock)).now() : before;
+      await refuseLateStart(store.db, meant, judgedAt, async () => {
         // Only a night whose every address is a loopback or private one (a test's, the
         // demo's), never one that asks a public site: --allow-private-addresses alone lets
         // private addresses through beside public ones.
@@ -717,13 +721,23 @@ type ReadCatalog = ReturnType<typeof import("../../sources/catalog/load.js").loa
 
 /** The catalog files read and validated (the YAML parser and zod loaded for it). */
 /**
- * Whether every http(s) address the sources' entries (as JSON) name (their URL, their ways' and forms') is
- * known, without DNS, to be a loopback or private one: an IP literal, or a name `--resolve`
- * pins to one. A name left to DNS is taken as public.
+ * Whether every address the sources' entries (as JSON) name is known, without DNS, to be a
+ * loopback or private one: an IP literal, or a name `--resolve` pins to one. A name left to DNS
+ * is taken as public, and so is a source on a platform (its preset may ask another host than the
+ * one the catalog names: legistar-api asks webapi.legistar.com). Any http(s) text counts, in any
+ * case (`HTTPS://`), a note's as well: the safe side.
  */
 function onlyPrivateAddresses(entries: readonly string[], pins: Pins): boolean {
   for (const s of entries) {
-    for (const m of s.matchAll(/https?:\/\/[^"\s\\]+/g)) {
+    let entry: unknown;
+    try {
+      entry = JSON.parse(s);
+    } catch {
+      return false;
+    }
+    if (typeof entry !== "object" || entry === null) return false;
+    if ((entry as { platform?: unknown }).platform !== undefined) return false;
+    for (const m of s.matchAll(/https?:\/\/[^"\s\\]+/gi)) {
       let url: URL;
       try {
         url = new URL(m[0]);
