@@ -106,16 +106,27 @@ describe("nor demo stopped by a signal", () => {
 
   it("a second stop while stopping (SIGINT and SIGTERM at once) stops it at once: said, its temporary directory removed, ended by the second signal (a shell says 130 or 143)", async () => {
     buildCli();
-    const tmp = mkdtempSync(join(dir, "twice-"));
-    const demo = startDemo({ TMPDIR: tmp });
-    const seen = await waitFor(() => /^ {2}\d+\/\d+ /m.test(demo.out()));
-    if (!seen) demo.child.kill("SIGKILL");
-    expect(seen, `${demo.out()}\n${demo.err()}`).toBe(true);
-    const made = leftovers(tmp);
-    expect(made).toHaveLength(1);
-    demo.child.kill("SIGINT");
-    demo.child.kill("SIGTERM");
-    const end = await endOf(demo);
+    // A stop in order can end before the second signal reaches it (the test's process held up
+    // between its two kills on a busy machine): then the pair is tried again, three times at most.
+    let tmp = "";
+    let made: string[] = [];
+    let demo: ReturnType<typeof startDemo> | undefined;
+    let end: Awaited<ReturnType<typeof endOf>> | undefined;
+    for (let tries = 1; tries <= 3; tries++) {
+      tmp = mkdtempSync(join(dir, "twice-"));
+      demo = startDemo({ TMPDIR: tmp });
+      const d = demo;
+      const seen = await waitFor(() => /^ {2}\d+\/\d+ /m.test(d.out()));
+      if (!seen) d.child.kill("SIGKILL");
+      expect(seen, `${d.out()}\n${d.err()}`).toBe(true);
+      made = leftovers(tmp);
+      expect(made).toHaveLength(1);
+      d.child.kill("SIGINT");
+      d.child.kill("SIGTERM");
+      end = await endOf(d);
+      if (end?.code !== 0) break;
+    }
+    if (demo === undefined) throw new Error("no demo started");
     // Two signals pending at once are taken in either order: the one taken first stops in
     // order, the other is the second stop.
     const first = /SIGTERM: stopping the demo/.test(demo.out()) ? "SIGTERM" : "SIGINT";
