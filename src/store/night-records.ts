@@ -101,13 +101,30 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   // A record under an id a moved record was first listed under (a link reused, or both
   // spellings listed): that one is named by its own id now, so no two records share a feed
   // entry's or a calendar event's name (migration 022). After `relink`, which reads them.
-  if (fresh.size > 0)
+  // Asked first whether the source has any such record (most have none): the update, though
+  // it finds no row, costs about 30 µs of SQLite's own work, the question 1 µs.
+  if (fresh.size > 0 && (await HAS_FIRST_IDS.first(trx, { sourceId: r.sourceId }))?.any)
     await LET_FIRST_IDS_GO.run(trx, {
       sourceId: r.sourceId,
       ids: JSON.stringify([...fresh.keys()]),
     });
   return out;
 }
+
+/** Whether any record of the source keeps an id it was first listed under (the partial index). */
+const HAS_FIRST_IDS = prepared((db, $: Placeholder<{ sourceId: string }>) =>
+  db.selectNoFrom((eb) =>
+    eb
+      .exists(
+        eb
+          .selectFrom("records")
+          .select(sql.lit(1).as("one"))
+          .where("source_id", "=", $("sourceId"))
+          .where("first_id", "is not", null),
+      )
+      .as("any"),
+  ),
+);
 
 /**
  * Lets go of the ids first listed under (migration 022) that records first seen tonight take:
