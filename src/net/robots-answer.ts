@@ -5,15 +5,6 @@ import { refusedBy, tlsRefused } from "./classify.js";
 import type { AttemptResult, RobotsEntry } from "./pipeline.js";
 import type { FetchOutcome } from "./types.js";
 
-/**
- * P20: the journal's reason for a site closed for the night because one of its origins'
- * robots.txt could not be read (a 5xx, a 429, a time-out, a cut body, an unreachable host):
- * then `ORIGIN: why`. The site's other sources are said as robots-unavailable with those words
- * (night/outcome.ts), never as a no the site said, so an outage of the checker's own still
- * reads as one (policy/offline.ts).
- */
-export const ROBOTS_CLOSED = "robots.txt could not be read: ";
-
 /** Robots bodies are read one byte past the limit so the decoder knows it was cut there. */
 export const ROBOTS_READ_LIMIT = ROBOTS_MAX_BYTES + 1;
 

@@ -4,7 +4,6 @@
  * `store/night-store.ts`), kept in Maps.
  */
 
-import { ROBOTS_CLOSED } from "../net/robots-answer.js";
 import { LANE_LEASE_MS } from "../policy/constants.js";
 import { listAddress, READ_HORIZON_NIGHTS, READ_OUTCOMES } from "../policy/first-read.js";
 import { linkFamily, movedMayBe, ofFamily, pairMoved, pickTwin } from "../policy/link-twins.js";
@@ -317,24 +316,12 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     return { url: read.url, key: read.key, records: read.records, allStored };
   }
 
-  async closedSites(night: string): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
+  async closedSites(night: string): Promise<Set<string>> {
+    const out = new Set<string>();
     for (const [id, list] of this.outcomes) {
       const site = this.sources.get(id)?.site;
-      if (site === undefined || out.has(site)) continue;
-      const o = list.find(
-        (x) =>
-          x.night === night &&
-          (x.outcome.kind === "refused" || x.outcome.kind === "robots-unavailable"),
-      );
-      // As the journal keeps them: a no, or a robots.txt that could not be read (P20).
-      if (o)
-        out.set(
-          site,
-          o.outcome.kind === "robots-unavailable"
-            ? `${ROBOTS_CLOSED}${o.outcome.reason ?? ""}`
-            : (o.outcome.reason ?? ""),
-        );
+      if (site && list.some((o) => o.night === night && o.outcome.kind === "refused"))
+        out.add(site);
     }
     return out;
   }

@@ -3,7 +3,6 @@
  * kinds that end a way's attempt are mapped here; `ok` and `not-modified` are read by the
  * source check itself.
  */
-import { ROBOTS_CLOSED } from "../net/robots-answer.js";
 import type { FetchOutcome } from "../net/types.js";
 import { blockedAddressWhy } from "../policy/address.js";
 import { isOwnersRequest } from "../policy/admission.js";
@@ -15,20 +14,6 @@ export const SITE_CLOSED_REASON = "site said no earlier tonight";
 
 /** P13: the words of a source the deadline stopped before anything was asked of its page. */
 export const TIME_LIMIT_PASSED = "the night's time limit passed";
-
-/**
- * A source of a site closed tonight, by the reason the journal keeps: its owner's request (P26:
- * the operator's decision, never the site's no); a robots.txt of the site that could not be read
- * (P20: said as robots-unavailable with its origin and why, as the source that met it is); else
- * the site's own no earlier tonight (P21).
- */
-export function closedOutcome(reason: string | undefined, url?: string): NightOutcome {
-  const at = url === undefined ? {} : { url };
-  if (reason !== undefined && isOwnersRequest(reason)) return { kind: "left-alone", reason, ...at };
-  if (reason?.startsWith(ROBOTS_CLOSED))
-    return { kind: "robots-unavailable", reason: reason.slice(ROBOTS_CLOSED.length), ...at };
-  return { kind: "refused", reason: SITE_CLOSED_REASON, ...at };
-}
 
 export function failureOutcome(
   o: Exclude<FetchOutcome, { kind: "ok" } | { kind: "not-modified" }>,
@@ -43,7 +28,11 @@ export function failureOutcome(
         url: o.url,
       };
     case "site-closed":
-      return closedOutcome(o.reason, o.url);
+      // Its owner's request (P26: the operator's decision, never the site's no), the reason
+      // says so; else the site's own no earlier tonight (P21).
+      return isOwnersRequest(o.reason)
+        ? { kind: "left-alone", reason: o.reason, url: o.url }
+        : { kind: "refused", reason: SITE_CLOSED_REASON, url: o.url };
     case "robots-unavailable":
       return { kind: "robots-unavailable", reason: `${o.origin}: ${o.reason}`, url: o.url };
     case "disallowed":

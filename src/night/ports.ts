@@ -51,12 +51,8 @@ export interface NightStore {
    * `already` when another worker committed this source tonight first (nothing is written).
    */
   commit(night: string, result: SourceResult): Promise<Committed>;
-  /**
-   * P20, P21: sites closed earlier tonight (before a restart), which stay closed, each with the
-   * reason the journal keeps (a no, or a robots.txt that could not be read: outcome.ts
-   * closedOutcome).
-   */
-  closedSites(night: string): Promise<Map<string, string>>;
+  /** P21: sites that said no earlier tonight (before a restart), which stay closed. */
+  closedSites(night: string): Promise<Set<string>>;
   /**
    * A site's lane tonight, leased to one worker at a time (several `nor night` processes on
    * one store share a night this way). True when `holder` now holds it: it was free (never

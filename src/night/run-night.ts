@@ -17,7 +17,12 @@ import { type CheckContext, checkSource } from "./check-source.js";
 import type { DurableSummary } from "./durable-window.js";
 import { flagsFor } from "./flags.js";
 import { type Lane, type PlannedSource, type PlanSource, planLanes } from "./lanes.js";
-import { closedOutcome, cutShortOutcome, failureOutcome, TIME_LIMIT_PASSED } from "./outcome.js";
+import {
+  cutShortOutcome,
+  failureOutcome,
+  SITE_CLOSED_REASON,
+  TIME_LIMIT_PASSED,
+} from "./outcome.js";
 import { checkConcurrency, runPool } from "./pool.js";
 import type { NightState, NightStore, SourceNow, TonightHistory } from "./ports.js";
 import type { ValidatorStore, WayReader } from "./reader.js";
@@ -333,7 +338,7 @@ export async function runNight(
       } else if (closed.has(lane.site)) {
         result = {
           sourceId: source.id,
-          outcome: closedOutcome(closed.get(lane.site)),
+          outcome: { kind: "refused", reason: SITE_CLOSED_REASON },
           records: [],
           validators: [],
           flags: [],

@@ -214,8 +214,9 @@ export const SiteOwnersPage: FC<SiteOwnersProps> = ({
         </li>
         <li>A robots.txt answering 404 or another 4xx allows everything.</li>
         <li>
-          A robots.txt answering 429 or 5xx, or one that cannot be read, keeps it off your site for
-          that night, every host of it; night after night, that counts as a no (below).
+          A robots.txt answering 429 or 5xx, or one that cannot be read, keeps it off the host (and
+          port) that robots.txt is for, for that night; night after night, that counts as a no
+          (below).
         </li>
       </ul>
 

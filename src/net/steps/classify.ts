@@ -1,7 +1,7 @@
 import type { Clock } from "../../clock.js";
 import { classifyAttempt, isClosedEarly, labelOf } from "../classify.js";
 import type { Call, Got, Judged, Reply, Step } from "../pipeline.js";
-import { judgeRobots, ROBOTS_CLOSED } from "../robots-answer.js";
+import { judgeRobots } from "../robots-answer.js";
 
 /**
  * P15, P21 (and P14, P20): what an answer means, decided once, from the answer alone (no
@@ -78,13 +78,6 @@ function robots(call: Call, got: Got): Reply {
     closedEarly: isClosedEarly(got.answer),
     ...(j.kind === "stop" && j.outcome.kind === "refused"
       ? { evidence: j.outcome.evidence, closeSite: j.outcome.reason }
-      : {}),
-    // P20: a robots.txt that cannot be read keeps the checker off the site for the night (the
-    // published page: "keeps it off your site that night"), every origin of it.
-    ...(j.kind === "answer" && j.entry.state === "unreachable"
-      ? {
-          closeSite: `${ROBOTS_CLOSED}${call.robotsFor ?? new URL(call.url).origin}: ${j.entry.reason ?? "unreachable"}`,
-        }
       : {}),
   };
   const g: Got = { ...got, judged };
