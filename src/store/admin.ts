@@ -652,20 +652,17 @@ export async function closedIncompleteNights(
     .where("night", ">", oldest)
     .execute();
   // Newest date first, the earliest start among the later dates carried along: one pass.
+  const newestFirst = (x: { night: string }, y: { night: string }) =>
+    x.night < y.night ? 1 : x.night > y.night ? -1 : 0;
   const starts = later
     .map((l) => ({ night: l.night, at: Date.parse(l.started_at) }))
     .filter((l) => !Number.isNaN(l.at))
-    .sort((x, y) => (x.night < y.night ? 1 : x.night > y.night ? -1 : 0));
-  const newestFirst = [...done].sort((x, y) =>
-    x.night < y.night ? 1 : x.night > y.night ? -1 : 0,
-  );
+    .sort(newestFirst);
   let j = 0;
   let next: number | undefined;
-  for (const r of newestFirst) {
-    for (; j < starts.length && (starts[j]?.night ?? "") > r.night; j++) {
-      const at = starts[j]?.at ?? Number.NaN;
-      next = next === undefined || at < next ? at : next;
-    }
+  for (const r of [...done].sort(newestFirst)) {
+    for (let s = starts[j]; s !== undefined && s.night > r.night; s = starts[++j])
+      next = next === undefined || s.at < next ? s.at : next;
     if (wasClosedIncomplete(r, next)) out.add(r.night);
   }
   return out;
@@ -734,7 +731,6 @@ export async function recentNights(db: Db, limit: number): Promise<NightHistoryR
   return out;
 }
 
-/** The latest night this store has opened, by date, if any. */
 /**
  * The night of this store begun last by the clock (its `started_at`), whatever its date: what a
  * past night asked for by date is held to (P11: a source is asked about once a day).
@@ -751,6 +747,7 @@ export async function lastBegunNight(
   return r ? { night: r.night, startedAt: r.started_at } : undefined;
 }
 
+/** The latest night this store has opened, by date, if any. */
 export async function latestNight(db: Db): Promise<string | undefined> {
   const r = await db
     .selectFrom("nights")

@@ -289,30 +289,29 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         Number.isFinite(began) && asked === undefined ? scheduledStart(began, before) : undefined;
       const resumable = await resumableNight(store.db, before, scheduled);
       const meant = asked ?? resumable?.night ?? scheduled?.night ?? nightOf(before);
-      // On PostgreSQL the nights' starts are the database server's time: measured by it.
-      const judgedAt =
-        store.dialect === "postgres" ? (await storeClock(store.db, clock)).now() : before;
-      await refuseLateStart(store.db, meant, judgedAt, async () => {
-        // Only a night whose every address is a loopback or private one (a test's, the
-        // demo's), never one that asks a public site: --allow-private-addresses alone lets
-        // private addresses through beside public ones.
-        if (opts.allowPrivateAddresses !== true) return false;
-        // The entries the store holds when the files are the ones last imported (then not
-        // read: catalog-stamp.test.ts), else the files as read (which the import then takes).
-        const imported =
-          read === undefined &&
-          stamp?.unchanged() === true &&
-          (await catalogStampOf(store.db)) === stamp.digest;
-        if (imported) {
-          const held = await sourceEntriesInUse(store.db);
-          return onlyPrivateAddresses(
-            held.map((e) => e.entry),
-            parsePins(opts.resolve ?? []),
-          );
-        }
-        read ??= await readCatalog(opts.catalog);
-        const entries = read.catalog.sources.map((s) => JSON.stringify(s));
-        return onlyPrivateAddresses(entries, parsePins(opts.resolve ?? []));
+      await refuseLateStart(store.db, meant, {
+        // On PostgreSQL the nights' starts are the database server's time: measured by it.
+        now: async () =>
+          store.dialect === "postgres" ? (await storeClock(store.db, clock)).now() : before,
+        loopbackOnly: async () => {
+          // Only a night whose every address is a loopback or private one (a test's, the
+          // demo's), never one that asks a public site: --allow-private-addresses alone lets
+          // private addresses through beside public ones.
+          if (opts.allowPrivateAddresses !== true) return false;
+          // The entries the store holds when the files are the ones last imported (then not
+          // read: catalog-stamp.test.ts), else the files as read (which the import then takes).
+          const imported =
+            read === undefined &&
+            stamp?.unchanged() === true &&
+            (await catalogStampOf(store.db)) === stamp.digest;
+          let entries: string[];
+          if (imported) entries = (await sourceEntriesInUse(store.db)).map((e) => e.entry);
+          else {
+            read ??= await readCatalog(opts.catalog);
+            entries = read.catalog.sources.map((s) => JSON.stringify(s));
+          }
+          return onlyPrivateAddresses(entries, parsePins(opts.resolve ?? []));
+        },
       });
       // The mark lasts as long as the run can: its deadline (a resumed night keeps its own),
       // the opening and the last answers' wait after it well inside the hour added.
@@ -719,7 +718,6 @@ async function sourcesOfCatalog(
 
 type ReadCatalog = ReturnType<typeof import("../../sources/catalog/load.js").loadCatalogWithFiles>;
 
-/** The catalog files read and validated (the YAML parser and zod loaded for it). */
 /**
  * Whether every address the sources' entries (as JSON) name is known, without DNS, to be a
  * loopback or private one: an IP literal, or a name `--resolve` pins to one. A name left to DNS
@@ -751,6 +749,7 @@ function onlyPrivateAddresses(entries: readonly string[], pins: Pins): boolean {
   return true;
 }
 
+/** The catalog files read and validated (the YAML parser and zod loaded for it). */
 async function readCatalog(files: string[]): Promise<ReadCatalog> {
   const { loadCatalogWithFiles } = await import("../../sources/catalog/load.js");
   return loadCatalogWithFiles(files);
@@ -862,15 +861,14 @@ export const PAST_NIGHT_REST_MS = 20 * HOUR_MS;
  * site that said no, again within minutes, its rechecks (P25) too; and tonight's night, never
  * opened, is begun only PAST_NIGHT_REST_MS after a past night caught up (begun after its own
  * date) began, for the same reason (under `nor start` it is then left for the next day's).
- * Loopback tests and the demo run nights back to back: `loopbackOnly` says whether every address
+ * Loopback tests and the demo run nights back to back: `judge.loopbackOnly` says whether every address
  * of the night's sources is a loopback or private one (with --allow-private-addresses), read
  * only when it matters.
  */
 async function refuseLateStart(
   db: Db,
   asked: string,
-  now: number,
-  loopbackOnly: () => Promise<boolean>,
+  judge: { now: () => Promise<number>; loopbackOnly: () => Promise<boolean> },
 ): Promise<void> {
   if ((await nightRow(db, asked)) !== undefined) return;
   const latest = await latestNight(db);
@@ -881,26 +879,22 @@ async function refuseLateStart(
     );
   }
   const last = await lastBegunNight(db);
-  const since = last === undefined ? Number.NaN : now - Date.parse(last.startedAt);
-  if (asked >= nightOf(now)) {
-    // Tonight's, after a past night caught up: held as a past night is after any.
-    const caughtUp =
-      last !== undefined && begunAfterItsDate(last.night, Date.parse(last.startedAt));
-    if (caughtUp && !(since >= PAST_NIGHT_REST_MS) && !(await loopbackOnly())) {
-      const ago = since > 0 ? `${formatLeft(since)} ago` : "by a clock ahead of this one";
-      throw new NorError(
-        "E_CONFIG",
-        `night ${last.night}, a past night caught up, began ${ago}: tonight's night ${asked} is begun at least ${PAST_NIGHT_REST_MS / HOUR_MS} hours after it (every source, and a site that said no, would be asked again the same day); it may begin from ${formatInZone(Date.parse(last.startedAt) + PAST_NIGHT_REST_MS, SITE_OWNER_ZONE).slice(0, 16)} New York`,
-      );
-    }
-    return;
-  }
-  // A night begun "later" than now (a clock set back) is as near as can be.
-  if (last !== undefined && !(since >= PAST_NIGHT_REST_MS) && !(await loopbackOnly())) {
-    const ago = since > 0 ? `${formatLeft(since)} ago` : "by a clock ahead of this one";
-    throw new NorError(
-      "E_CONFIG",
-      `night ${asked} is past and was never run on this store, and night ${last.night} began ${ago}: a past night is begun at least ${PAST_NIGHT_REST_MS / HOUR_MS} hours after the last night began (every source, and a site that said no, would be asked again the same day); it may be run from ${formatInZone(Date.parse(last.startedAt) + PAST_NIGHT_REST_MS, SITE_OWNER_ZONE).slice(0, 16)} New York, while no later night has begun (a past night is never begun after a later one); or leave it, and \`nor night\` runs tonight's`,
-    );
-  }
+  if (last === undefined) return;
+  const now = await judge.now();
+  const began = Date.parse(last.startedAt);
+  const since = now - began;
+  const tonight = asked >= nightOf(now);
+  // A past night waits after any night; tonight's only after a past night caught up. A night
+  // begun "later" than now (a clock set back) is as near as can be.
+  const held = !(since >= PAST_NIGHT_REST_MS) && (!tonight || begunAfterItsDate(last.night, began));
+  if (!held || (await judge.loopbackOnly())) return;
+  const ago = since > 0 ? `${formatLeft(since)} ago` : "by a clock ahead of this one";
+  const hours = PAST_NIGHT_REST_MS / HOUR_MS;
+  const from = `${formatInZone(began + PAST_NIGHT_REST_MS, SITE_OWNER_ZONE).slice(0, 16)} New York`;
+  throw new NorError(
+    "E_CONFIG",
+    tonight
+      ? `night ${last.night}, a past night caught up, began ${ago}: tonight's night ${asked} is begun at least ${hours} hours after it (every source, and a site that said no, would be asked again the same day); it may begin from ${from}`
+      : `night ${asked} is past and was never run on this store, and night ${last.night} began ${ago}: a past night is begun at least ${hours} hours after the last night began (every source, and a site that said no, would be asked again the same day); it may be run from ${from}, while no later night has begun (a past night is never begun after a later one); or leave it, and \`nor night\` runs tonight's`,
+  );
 }

@@ -450,13 +450,14 @@ export async function scheduleNights(o: {
   }
   const at = (t: number) => `${formatInZone(t, o.at.zone).slice(0, 16)} ${o.at.zone}`;
   let announced: number | undefined;
-  /** The daily time whose night the schedule ran last. */
-  let ranDue: number | undefined;
+  /** The latest date whose night has run: the schedule ran it, or the store showed it had run. */
+  let lastRun: string | undefined;
+  const noteRun = (night: string) => {
+    if (lastRun === undefined || night > lastRun) lastRun = night;
+  };
   let waitSaid: string | undefined;
   /** The time due whose date was last looked up in the store (overAlready). */
   let lookedUp: number | undefined;
-  /** The latest date whose night the store showed had already run (overAlready). */
-  let foundRun: string | undefined;
   while (!o.signal.aborted) {
     const now = o.clock.now();
     // A clock set back (by days, say): the daily time comes round sooner than the time waited
@@ -465,12 +466,7 @@ export async function scheduleNights(o: {
     // store showed had run.
     if (now < due) {
       const sooner = nextRunAfter(now, o.at);
-      if (
-        sooner < due &&
-        (ranDue === undefined || nightOf(sooner) > nightOf(ranDue)) &&
-        (foundRun === undefined || nightOf(sooner) > foundRun)
-      )
-        due = sooner;
+      if (sooner < due && (lastRun === undefined || nightOf(sooner) > lastRun)) due = sooner;
     }
     // The date due has had its night here already (a `nor night` by hand, a `nor start` at an
     // earlier time that day): not said as a night that runs, nor begun again; the next one is.
@@ -479,7 +475,7 @@ export async function scheduleNights(o: {
       lookedUp = due;
       const ended = await overAlready(due);
       if (ended !== undefined) {
-        if (foundRun === undefined || nightOf(due) > foundRun) foundRun = nightOf(due);
+        noteRun(nightOf(due));
         o.say(
           `night ${nightOf(due)} has already run on this store (it ended ${at(Date.parse(ended))}); it is not run again today`,
         );
@@ -535,7 +531,7 @@ export async function scheduleNights(o: {
         : "the night starts now",
     );
     waitSaid = undefined;
-    ranDue = due;
+    noteRun(nightOf(due));
     if (!(await ran({ began: now, nextDue }))) return;
     due = nextDue;
   }

@@ -233,7 +233,7 @@ export function nightState(
     if (!(now - last <= QUIET_NIGHT_MS) && now - Date.parse(row.startedAt) > QUIET_NIGHT_MS) {
       return {
         kind: "running",
-        text: `The night of ${nightShort(night)} started ${timeEt(row.startedAt)} and has not finished, but no request has gone out ${Number.isNaN(last) ? "since it started" : `since ${timeEt(new Date(last).toISOString())}`}: it may have stopped, and goes on when the checker runs again; more may appear.`,
+        text: `The night of ${nightShort(night)} started ${timeEt(row.startedAt)} and has not finished, but no request has gone out ${Number.isNaN(last) || row.lastRequestAt === undefined ? "since it started" : `since ${timeEt(row.lastRequestAt)}`}: it may have stopped, and goes on when the checker runs again; more may appear.`,
       };
     }
     return {
