@@ -12,7 +12,7 @@ import { DEFAULT_USER_AGENT } from "../policy/constants.js";
 import { isRecheckNight } from "../policy/recheck.js";
 import { siteOf } from "../policy/site.js";
 import type { Source, WayIn } from "../sources/catalog/types.js";
-import { nightUserAgent, recordNightUserAgent } from "../store/admin.js";
+import { nightUserAgent, recordNightCatalogNote, recordNightUserAgent } from "../store/admin.js";
 import { archiveDir, WarcArchive } from "../store/archive/index.js";
 import { ArchiveValidators } from "../store/archive/validators.js";
 import { type SourceRef, sourceEntries } from "../store/catalog-sources.js";
@@ -49,6 +49,12 @@ export interface NightRunOptions extends NetOptions {
   onSourceError?(sourceId: string, err: unknown): void;
   /** What the archive tells the operator on opening (a WARC file cut short), for the log. */
   onArchiveNote?(note: string): void;
+  /**
+   * Why this process runs the sources the store last imported instead of its catalog files
+   * (`nor night --or-stored-catalog`): kept on the night once it is open, for `nor status` and
+   * the console (admin.ts recordNightCatalogNote).
+   */
+  catalogNote?: string;
 }
 
 /**
@@ -131,6 +137,8 @@ export async function runNightWithStore(
           // worker on another machine, a resume after the contact was changed) sends nothing.
           const other = await recordNightUserAgent(db, opts.night, userAgent);
           if (other !== undefined) throw anotherUserAgent(opts.night, other, userAgent);
+          if (opts.catalogNote !== undefined)
+            await recordNightCatalogNote(db, opts.night, opts.catalogNote);
           fetcher = storeFetcher({
             db,
             clock,

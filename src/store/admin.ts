@@ -598,6 +598,11 @@ export interface NightHistoryRow extends NightRow {
    * closes it as incomplete and begins tonight's night.
    */
   pastDate?: true;
+  /**
+   * Why it ran the sources the store last imported instead of its catalog files (migration
+   * 025, `nor night --or-stored-catalog`); absent when it ran its files.
+   */
+  catalogNote?: string;
 }
 
 /**
@@ -726,6 +731,9 @@ export async function recentNights(db: Db, limit: number): Promise<NightHistoryR
         ? { until: toIso(overAt(n.started_at, end) ?? end) }
         : {}),
       ...(n.finished_at === null && pastDate ? { pastDate: true as const } : {}),
+      ...(n.catalog_note !== null && n.catalog_note !== undefined
+        ? { catalogNote: n.catalog_note }
+        : {}),
     });
   }
   return out;
@@ -777,6 +785,23 @@ export async function recordNightUserAgent(
   if (Number(done.numUpdatedRows) > 0) return undefined;
   return nightUserAgent(db, night);
 }
+
+/**
+ * Why `night` runs the sources the store last imported instead of its catalog files (the files
+ * unreadable, invalid, or their import refused), written once the night is open: the latest
+ * process's reason stands (one that ran its files writes nothing, so a night resumed with the
+ * files mended still says it ran, in part, without them). At most CATALOG_NOTE_MAX characters.
+ */
+export async function recordNightCatalogNote(db: Db, night: string, note: string): Promise<void> {
+  await db
+    .updateTable("nights")
+    .set({ catalog_note: note.slice(0, CATALOG_NOTE_MAX) })
+    .where("night", "=", night)
+    .execute();
+}
+
+/** The longest reason kept on a night (a catalog of many problems says its first ones). */
+export const CATALOG_NOTE_MAX = 2000;
 
 /** The User-Agent `night` recorded when it began, if it began and recorded one. */
 export async function nightUserAgent(db: Db, night: string): Promise<string | undefined> {

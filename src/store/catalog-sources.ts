@@ -61,6 +61,20 @@ export async function sourcesInUse(
     : txn.execute(read);
 }
 
+/**
+ * Whether any source is in use: a night may run the store's sources instead of catalog files
+ * it cannot use (`nor night --or-stored-catalog`) only when there are some.
+ */
+export async function anySourceInUse(db: Pick<Db, "selectFrom">): Promise<boolean> {
+  const row = await db
+    .selectFrom("sources")
+    .select("id")
+    .where("retired_at", "is", null)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Ids per statement: well under SQLite's and PostgreSQL's parameter limits. */
 const IDS_PER_STATEMENT = 500;
 

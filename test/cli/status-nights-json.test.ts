@@ -25,6 +25,7 @@ const NIGHTS = [
     checked: 1,
     unreached: 0,
     cutShort: 0,
+    catalogNote: null,
   },
   {
     night: "2026-11-04",
@@ -35,6 +36,7 @@ const NIGHTS = [
     checked: 3,
     unreached: 0,
     cutShort: 0,
+    catalogNote: null,
   },
   {
     // Closed by settleUnfinishedNights at its deadline: interrupted and not resumed in time.
@@ -46,6 +48,7 @@ const NIGHTS = [
     checked: 3,
     unreached: 2,
     cutShort: 0,
+    catalogNote: null,
   },
 ] as const;
 

@@ -35,6 +35,7 @@ import {
 } from "../../store/admin.js";
 import { archiveDir } from "../../store/archive/files.js";
 import {
+  anySourceInUse,
   catalogStampOf,
   type SourceRef,
   sourceEntriesInUse,
@@ -86,6 +87,12 @@ interface NightOptions extends NetCliOptions {
    * an unfinished night of an earlier date is over from it (admin.ts ScheduledStart).
    */
   scheduled?: string;
+  /**
+   * When the catalog files cannot be used (unreadable, not a valid catalog, their import
+   * refused), run the sources the store last imported instead of stopping (`nor start` passes
+   * it: a typo made while it runs does not cost the night). Said, and kept on the night.
+   */
+  orStoredCatalog?: boolean;
 }
 
 /** `nor night`: runs (or resumes) one night's check now (P9–P13, P20–P25). */
@@ -98,6 +105,10 @@ export function register(program: Command): void {
       "the catalog YAML files, read together (repeatable: --catalog a.yaml b.yaml or --catalog a.yaml --catalog b.yaml)",
     )
     .option("--allow-retire", "let the catalog import retire more than a tenth of the sources")
+    .option(
+      "--or-stored-catalog",
+      "when the catalog files cannot be read, are not a valid catalog or their import is refused, run the sources the store last imported instead (said, and shown with the night in nor status); nor start's nights do",
+    )
     .option("--data <dir>", "store directory (DIR/nor.db); NOR_DATABASE_URL selects PostgreSQL")
     .option(
       "--night <YYYY-MM-DD>",
@@ -218,13 +229,32 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   // Files that cannot be read, or a store not made yet, cannot have been imported unchanged:
   // the catalog is read and validated first, so a broken one creates nothing.
   const fresh = !existsSync(loc.kind === "sqlite" ? join(dataDir, "nor.db") : dataDir);
+  /**
+   * `--or-stored-catalog`: why the files cannot be used, once found, when the night runs the
+   * sources the store last imported instead (it must hold some: else the files' problem stops
+   * the night, as without the option).
+   */
+  let storedInstead: NorError | undefined;
+  /** The store, once open: whether it holds sources to run instead is asked of it. */
+  let opened: Db | undefined;
+  const mayRunStored = opts.orStoredCatalog === true && opts.worker !== true && !fresh;
+  /** The files read; undefined when they cannot be used and the store's sources run instead. */
+  const readOrStored = async (): Promise<ReadCatalog | undefined> => {
+    if (storedInstead !== undefined) return undefined;
+    try {
+      return await readCatalog(opts.catalog);
+    } catch (err) {
+      if (!mayRunStored || !isCatalogProblem(err)) throw err;
+      if (opened !== undefined && !(await anySourceInUse(opened))) throw err;
+      storedInstead = err;
+      return undefined;
+    }
+  };
   // A worker runs the sources its command imported (the store's): it never reads the files,
   // which may have changed since (its command judged them; a worker refusing them would stop
   // the whole night).
   let read =
-    opts.worker !== true && (stamp === undefined || fresh)
-      ? await readCatalog(opts.catalog)
-      : undefined;
+    opts.worker !== true && (stamp === undefined || fresh) ? await readOrStored() : undefined;
   // What the night keeps beside the store (its marks, its lock, the archive) is checked before
   // the store is made or changed: one in the way stops it now, with nothing imported or opened.
   refuseBlockedParts(dataDir, NIGHT_PARTS);
@@ -234,6 +264,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     loc,
     stderr().isTTY === true ? saying() : sayingAsJson(() => clock.now()),
   );
+  opened = store.db;
   // Several `nor night` on one store share the night: lanes are leased per site and every
   // request is admitted by the journal (P9, P10; no source checked twice a night). Only the
   // opening (which night, the catalog import) is done by one of them at a time.
@@ -272,6 +303,8 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     // goes on, said once (by the command, not by each worker it starts, which it has judged).
     // On PostgreSQL each machine may have a data directory of its own, the index shared: an
     // archive that is not here is no sign of a lost one there.
+    // Files found unusable before the store was open: run instead only what it holds.
+    if (storedInstead !== undefined && !(await anySourceInUse(store.db))) throw storedInstead;
     const archiveNote =
       opts.worker === true || loc.kind !== "sqlite"
         ? undefined
@@ -304,12 +337,12 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
             read === undefined &&
             stamp?.unchanged() === true &&
             (await catalogStampOf(store.db)) === stamp.digest;
-          let entries: string[];
-          if (imported) entries = (await sourceEntriesInUse(store.db)).map((e) => e.entry);
-          else {
-            read ??= await readCatalog(opts.catalog);
-            entries = read.catalog.sources.map((s) => JSON.stringify(s));
-          }
+          if (!imported) read ??= await readOrStored();
+          // The files unusable (--or-stored-catalog): the store's sources are the ones run.
+          const entries =
+            imported || read === undefined
+              ? (await sourceEntriesInUse(store.db)).map((e) => e.entry)
+              : read.catalog.sources.map((s) => JSON.stringify(s));
           return onlyPrivateAddresses(entries, parsePins(opts.resolve ?? []));
         },
       });
@@ -381,7 +414,18 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       // it, nor the night finished while it still works. The same files, however named or
       // whatever build reads them, join it (a worker's, a second command's); so do files
       // whose sources are the ones in use.
+      // Files that cannot be used (--or-stored-catalog) change nothing: the night runs the
+      // sources in use, the live night's own.
       if ((runner.joined || elsewhere.includes(meant)) && opts.worker !== true) {
+        const filesImported =
+          stamp?.unchanged() === true && (await catalogStampOf(store.db)) === stamp.digest;
+        if (!filesImported) read ??= await readOrStored();
+      }
+      if (
+        (runner.joined || elsewhere.includes(meant)) &&
+        opts.worker !== true &&
+        storedInstead === undefined
+      ) {
         await refuseCatalogBesideNight(store.db, meant, {
           dataDir,
           files: opts.catalog,
@@ -459,17 +503,34 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         // (a source gone from the file is retired, never deleted), as `nor catalog import`;
         // unless these files, byte for byte, are the ones last imported (their stamp), when the
         // store already holds exactly their sources. The night runs the sources in use.
-        sources =
-          opts.worker === true
-            ? ((await sourcesInUse(store.db)) ?? [])
-            : await sourcesOfCatalog(store.db, read ?? opts.catalog, stamp, {
-                now: clock.now(),
-                allowRetire: opts.allowRetire === true,
-                said: (line, record) => {
-                  if (tty) stderr().write(`nor night: catalog imported: ${line}\n`);
-                  else log.info(record, "catalog imported");
-                },
-              });
+        const catalogOpts = {
+          now: clock.now(),
+          allowRetire: opts.allowRetire === true,
+          said: (line: string, record: Record<string, unknown>) => {
+            if (tty) stderr().write(`nor night: catalog imported: ${line}\n`);
+            else log.info(record, "catalog imported");
+          },
+        };
+        if (opts.worker === true || storedInstead !== undefined)
+          sources = (await sourcesInUse(store.db)) ?? [];
+        else {
+          try {
+            sources = await sourcesOfCatalog(store.db, read ?? opts.catalog, stamp, catalogOpts);
+          } catch (err) {
+            // Unreadable now, not a valid catalog, or an import refused (too many retired):
+            // with --or-stored-catalog the night runs what the store last imported (nothing of
+            // the files was written), unless the store holds nothing to run.
+            if (!mayRunStored || !isCatalogProblem(err) || !(await anySourceInUse(store.db)))
+              throw err;
+            storedInstead = err;
+            sources = (await sourcesInUse(store.db)) ?? [];
+          }
+        }
+        if (storedInstead !== undefined) {
+          const note = storedNote(opts.catalog, storedInstead, sources.length);
+          if (tty) stderr().write(`nor night: ${note}\n`);
+          else log.warn({ catalogProblem: storedInstead.message }, note);
+        }
         read = undefined; // the entries are the store's from here on: let these go
         start = {
           night,
@@ -542,6 +603,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     try {
       summary = await runNightWithStore(store, sources, {
         night,
+        ...(storedInstead !== undefined ? { catalogNote: storedInstead.message } : {}),
         deadlineMs,
         // The deadline announced above counts from the command's start: so does the one kept.
         deadlineFrom: runStart,
@@ -747,6 +809,19 @@ function onlyPrivateAddresses(entries: readonly string[], pins: Pins): boolean {
     }
   }
   return true;
+}
+
+/** A problem of the catalog files themselves (unreadable, invalid, an import refused). */
+function isCatalogProblem(err: unknown): err is NorError {
+  return err instanceof NorError && err.code === "E_CATALOG";
+}
+
+/** What a night running the store's sources instead of its files says as it begins. */
+function storedNote(files: readonly string[], problem: NorError, sources: number): string {
+  return (
+    `the catalog files (${files.join(", ")}) could not be used, so this night runs the ${sources} source${sources === 1 ? "" : "s"} ` +
+    `the store last imported instead (--or-stored-catalog; \`nor status\` shows it with the night): ${problem.message}`
+  );
 }
 
 /** The catalog files read and validated (the YAML parser and zod loaded for it). */

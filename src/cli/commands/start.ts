@@ -577,7 +577,9 @@ export function nightArgs(
   dataDir: string,
   scheduled?: ScheduledRun,
 ): string[] {
-  const args = ["night", "--catalog", ...files, "--data", dataDir];
+  // A catalog file mistyped while `nor start` runs does not cost the night: it runs the sources
+  // imported last, and says why (nor status, the console).
+  const args = ["night", "--catalog", ...files, "--data", dataDir, "--or-stored-catalog"];
   if (scheduled !== undefined) {
     args.push("--scheduled", new Date(scheduled.began).toISOString());
     const asked =

@@ -34,6 +34,12 @@ export interface StatusNightJson {
   unreached: number;
   /** Of them, asked and answered but cut short by the deadline (P13, P15): they go first too. */
   cutShort: number;
+  /**
+   * Why it ran the sources the store last imported instead of its catalog files (unreadable,
+   * invalid, an import refused: `nor night --or-stored-catalog`, as `nor start` runs it); null
+   * when it ran its files.
+   */
+  catalogNote: string | null;
 }
 
 /** One night of `--json --with-nights`, named field by field (nothing else of the row leaks). */
@@ -48,6 +54,7 @@ export function nightJson(n: NightHistoryRow): StatusNightJson {
     checked: n.checked,
     unreached: n.unreached,
     cutShort: n.cutShort,
+    catalogNote: n.catalogNote ?? null,
   };
 }
 
@@ -118,6 +125,31 @@ export function register(program: Command): void {
  * keep), and, past it, to be closed by the next `nor night`.
  */
 export function nightLine(n: NightHistoryRow, now: number = Date.now()): string {
+  const line = nightRunLine(n, now);
+  return n.catalogNote === undefined
+    ? line
+    : `${line}; it ran the sources the store last imported, not its catalog files, which could not be used (${oneLine(n.catalogNote)})`;
+}
+
+/**
+ * A night's catalog problem as one line of at most CATALOG_NOTE_SHOWN characters: its own lines
+ * joined (`catalog has 1 problem: a.yaml:3:5: …`); `nor status --json --with-nights` gives it whole.
+ */
+export function oneLine(note: string): string {
+  const joined = note
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== "")
+    .join("; ")
+    .replace(/:; /g, ": ");
+  return joined.length <= CATALOG_NOTE_SHOWN
+    ? joined
+    : `${joined.slice(0, CATALOG_NOTE_SHOWN - 1)}…`;
+}
+
+const CATALOG_NOTE_SHOWN = 300;
+
+function nightRunLine(n: NightHistoryRow, now: number): string {
   // Sources with an outcome tonight (the JSON's `checked`), the unreached among them said
   // apart: they have an outcome but were not asked.
   const checked =

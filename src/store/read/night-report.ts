@@ -19,6 +19,11 @@ export interface NightSummary {
   closedIncomplete: boolean;
   runs: number;
   sources: number;
+  /**
+   * Why it ran the sources the store last imported instead of its catalog files (migration
+   * 025: unreadable, invalid, an import refused); null when it ran its files.
+   */
+  catalogNote: string | null;
 }
 
 export interface SourceOutcome {
@@ -68,6 +73,7 @@ export async function listNights(db: Db): Promise<NightSummary[]> {
     closedIncomplete: incomplete.has(r.night),
     runs: Number(r.runs),
     sources: n.get(r.night) ?? 0,
+    catalogNote: r.catalog_note ?? null,
   }));
 }
 
@@ -150,6 +156,7 @@ export async function nightReport(
     closedIncomplete: (await closedIncompleteNights(db, [row])).has(row.night),
     runs: Number(row.runs),
     sources: all.length,
+    catalogNote: row.catalog_note ?? null,
     byKind,
     nos,
     nosBySite,

@@ -21,6 +21,12 @@ export interface NightsTable {
   runs: number;
   /** P1: the User-Agent its requests carried (the last process to run it); null before 017. */
   user_agent: string | null;
+  /**
+   * Why the night ran the sources the store last imported instead of its catalog files (the
+   * files unreadable, invalid or their import refused: `--or-stored-catalog`); null when it ran
+   * its files, and before migration 025.
+   */
+  catalog_note: string | null;
 }
 
 /** One outcome per source per night (P23: the directory shows that night's no). */

@@ -79,6 +79,16 @@ export const ReportView: FC<{ r: NightReport; names: ReadonlyMap<string, SourceN
       {wordFor(r.sources, "source")} checked, <strong>{r.totalRequests}</strong>{" "}
       {wordFor(r.totalRequests, "request")}.
     </p>
+    {r.catalogNote !== null ? (
+      <section id="catalog-note">
+        <p>
+          <strong>It ran the sources the store last imported</strong>, not its catalog files, which
+          could not be used (mend them, then <code>nor catalog check</code>; the next night imports
+          them):
+        </p>
+        <pre>{r.catalogNote}</pre>
+      </section>
+    ) : null}
     <NightChart input={r} />
     <h2>Outcomes by kind</h2>
     <Wide label="Outcomes by kind">
@@ -214,6 +224,9 @@ export function nightRoutes(app: Hono<ConsoleEnv>, db: Db): void {
                       ? `closed incomplete ${nyTime(n.finishedAt)}`
                       : nyTime(n.finishedAt)
                     : "not finished"}
+                  {n.catalogNote !== null
+                    ? " (ran the stored catalog: its files could not be used)"
+                    : ""}
                 </td>
                 <td>{n.runs}</td>
                 <td>{n.sources}</td>
