@@ -160,6 +160,43 @@ describe("nor night --night: which dates may run", () => {
     expect((await night("catchup")).code).toBe(0);
   });
 
+  it("P11, P25: yesterday's night caught up within the hour after midnight holds tonight's for 20 hours as well (not taken for a late night of its own date)", async () => {
+    const tonight = nightOf(Date.now());
+    const yesterday = addDays(tonight, -1);
+    const data = join(dir, "catchup-early");
+    const bare = (...more: string[]) => nor("night", "--catalog", catalog, "--data", data, ...more);
+    expect((await night("catchup-early", "--night", addDays(tonight, -5))).code).toBe(0);
+    // Yesterday's caught up just after tonight's midnight in New York (within the hour a night
+    // begun late may take, begunAfterItsDate): halfway between midnight and now, at most 30
+    // minutes past it. Bounded: a day of minutes back at most.
+    let midnight = Date.now();
+    for (let i = 0; i < 1500 && nightOf(midnight - 60_000) === tonight; i++) midnight -= 60_000;
+    const early = midnight + Math.min(30 * 60_000, (Date.now() - midnight) / 2);
+    const db = new Database(join(data, "nor.db"));
+    try {
+      // The first night long ago, so yesterday's may be caught up.
+      db.prepare("update nights set started_at = ?").run(
+        new Date(Date.now() - 30 * 3_600_000).toISOString(),
+      );
+    } finally {
+      db.close();
+    }
+    expect((await bare("--night", yesterday)).code).toBe(0);
+    const db2 = new Database(join(data, "nor.db"));
+    try {
+      db2
+        .prepare("update nights set started_at = ? where night = ?")
+        .run(new Date(early).toISOString(), yesterday);
+    } finally {
+      db2.close();
+    }
+    const before = asked.length;
+    const now = await bare();
+    expect(now.code, now.stderr).toBe(2);
+    expect(now.stderr).toContain(`night ${yesterday}, a past night caught up, began `);
+    expect(asked.length).toBe(before);
+  });
+
   it("P11: --allow-private-addresses lifts the 20 hours only for a night whose every address is loopback or private (an IP literal, or a name --resolve pins to one), never beside a public site", async () => {
     const tonight = nightOf(Date.now());
     const [a, b] = [addDays(tonight, -4), addDays(tonight, -3)];

@@ -17,7 +17,7 @@ import { registerNightRunner } from "../../night/night-runners.js";
 import { acquireOpeningLock } from "../../night/opening-lock.js";
 import { isForbiddenAddress } from "../../policy/address.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
-import { begunAfterItsDate, isNightDate, NIGHT_SPAN_MS, nightOf } from "../../policy/night-date.js";
+import { isNightDate, NIGHT_SPAN_MS, nightOf } from "../../policy/night-date.js";
 import { siteOf } from "../../policy/site.js";
 import { formatInZone, SITE_OWNER_ZONE } from "../../policy/zone.js";
 import { type CatalogStamp, stampCatalogFiles } from "../../sources/catalog/stamp.js";
@@ -959,9 +959,15 @@ async function refuseLateStart(
   const began = Date.parse(last.startedAt);
   const since = now - began;
   const tonight = asked >= nightOf(now);
-  // A past night waits after any night; tonight's only after a past night caught up. A night
-  // begun "later" than now (a clock set back) is as near as can be.
-  const held = !(since >= PAST_NIGHT_REST_MS) && (!tonight || begunAfterItsDate(last.night, began));
+  // A past night waits after any night; tonight's only after a past night caught up: one begun
+  // after its own date was over, by the calendar, not allowing the hour a late night may take
+  // (begunAfterItsDate): yesterday's caught up at 00:30 is as near to tonight's as one at 09:00.
+  // A night of a schedule near midnight that began late, past it, holds the next for 20 hours
+  // too, which its next daily time is beyond. A night begun "later" than now (a clock set back)
+  // is as near as can be.
+  const held =
+    !(since >= PAST_NIGHT_REST_MS) &&
+    (!tonight || (Number.isFinite(began) && nightOf(began) > last.night));
   if (!held || (await judge.loopbackOnly())) return;
   const ago = since > 0 ? `${formatLeft(since)} ago` : "by a clock ahead of this one";
   const hours = PAST_NIGHT_REST_MS / HOUR_MS;
