@@ -50,9 +50,9 @@ export interface NightRunOptions extends NetOptions {
   /** What the archive tells the operator on opening (a WARC file cut short), for the log. */
   onArchiveNote?(note: string): void;
   /**
-   * Why this process runs the sources the store last imported instead of its catalog files
-   * (`nor night --or-stored-catalog`): kept on the night once it is open, for `nor status` and
-   * the console (admin.ts recordNightCatalogNote).
+   * How this process runs without its catalog files, and why (`nor night --or-stored-catalog`):
+   * kept on the night once it is open, for `nor status` and the console (admin.ts
+   * recordNightCatalogNote).
    */
   catalogNote?: string;
 }

@@ -18,7 +18,7 @@ import {
 import type { Db } from "../store/db.js";
 import type { CatalogChangeKind } from "../store/schema/sources.js";
 import { type CatalogOrigins, loadCatalogWithFiles } from "./catalog/load.js";
-import { type CatalogStamp, stampCatalogFiles } from "./catalog/stamp.js";
+import { type CatalogStamp, importerVersion, stampCatalogFiles } from "./catalog/stamp.js";
 import type { Catalog, Government, Lead, Source } from "./catalog/types.js";
 
 export interface EntityChange {
@@ -79,6 +79,21 @@ export function sourcesDiffer(
   for (const r of inUse) if (!listed.has(r.id)) out.push(`${r.id} is in use but not listed`);
   if (out.length <= max) return out;
   return [...out.slice(0, max), `${out.length - max} more`];
+}
+
+/**
+ * The ids of the sources in use that `given` lists with the very entry the store holds (its
+ * canonical JSON): what a night may still run of them when the import of `given` was refused
+ * (`nor night --or-stored-catalog`).
+ */
+export function unchangedSources(
+  inUse: readonly { id: string; entry: string }[],
+  given: Iterable<Source>,
+): Set<string> {
+  const held = new Map(inUse.map((r) => [r.id, r.entry]));
+  const out = new Set<string>();
+  for (const s of given) if (held.get(s.id) === canonical(s)) out.add(s.id);
+  return out;
 }
 
 function govRow(g: Government, file: string): GovernmentFields {
@@ -286,7 +301,9 @@ export async function importCatalogInput(
     changes.push(...srcRetire.gone);
     const leads = await relistLeads(tx, input.leads(), at);
     // Asked last: a file written to at any time while it was read is not vouched for.
-    await tx.stamp(opts.stamp?.unchanged() ? opts.stamp.digest : null);
+    // The importer that validated these rows is recorded whatever the files: a night may run
+    // them in place of files it cannot use only when it is the same (`--or-stored-catalog`).
+    await tx.stamp(opts.stamp?.unchanged() ? opts.stamp.digest : null, importerVersion());
     const touched = changes.filter((c) => c.change !== "retired").length;
     return { kind: "imported", diff: { changes, unchanged: total - touched, leads } };
   });

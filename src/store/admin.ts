@@ -599,8 +599,8 @@ export interface NightHistoryRow extends NightRow {
    */
   pastDate?: true;
   /**
-   * Why it ran the sources the store last imported instead of its catalog files (migration
-   * 025, `nor night --or-stored-catalog`); absent when it ran its files.
+   * How it ran without its catalog files, and why (migration 025, `nor night
+   * --or-stored-catalog`); absent when it ran its files.
    */
   catalogNote?: string;
 }
@@ -787,10 +787,11 @@ export async function recordNightUserAgent(
 }
 
 /**
- * Why `night` runs the sources the store last imported instead of its catalog files (the files
- * unreadable, invalid, or their import refused), written once the night is open: the latest
- * process's reason stands (one that ran its files writes nothing, so a night resumed with the
- * files mended still says it ran, in part, without them). At most CATALOG_NOTE_MAX characters.
+ * How `night` runs without its catalog files, and why (the files unreadable or invalid: the
+ * sources the store last imported; their import refused: those in use they list unchanged),
+ * written once the night is open: the latest process's note stands (one that ran its files
+ * writes nothing, so a night resumed with the files mended still says it ran, in part, without
+ * them). At most CATALOG_NOTE_MAX characters.
  */
 export async function recordNightCatalogNote(db: Db, night: string, note: string): Promise<void> {
   await db

@@ -65,7 +65,7 @@ export interface CatalogImportTx {
    * Records the stamp of the files this import read (src/sources/catalog/stamp.ts), or none
    * (null) when it cannot vouch for them: the rows and the stamp land together.
    */
-  stamp(digest: string | null): Promise<void>;
+  stamp(digest: string | null, importer: string): Promise<void>;
 }
 
 /** Rows per statement: well under SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
@@ -163,9 +163,12 @@ function importTx(tx: Tx, at: string): CatalogImportTx {
         if (part.length > 0) await tx.insertInto("leads").values(part).execute();
       }
     },
-    async stamp(digest) {
+    async stamp(digest, importer) {
       await tx.deleteFrom("catalog_stamp").execute();
-      await tx.insertInto("catalog_stamp").values({ id: 1, digest, stamped_at: at }).execute();
+      await tx
+        .insertInto("catalog_stamp")
+        .values({ id: 1, digest, stamped_at: at, importer })
+        .execute();
     },
   };
 }

@@ -62,10 +62,21 @@ export async function sourcesInUse(
 }
 
 /**
- * Whether any source is in use: a night may run the store's sources instead of catalog files
- * it cannot use (`nor night --or-stored-catalog`) only when there are some.
+ * Whether the store's sources in use may be run in place of catalog files a night cannot use
+ * (`nor night --or-stored-catalog`): there are some, and the importer that validated them is
+ * `importer`, this build's (an older build's import may hold what this one refuses: a key in a
+ * URL, a rule added since).
  */
-export async function anySourceInUse(db: Pick<Db, "selectFrom">): Promise<boolean> {
+export async function storedSourcesRunnable(
+  db: Pick<Db, "selectFrom">,
+  importer: string,
+): Promise<boolean> {
+  const stamp = await db
+    .selectFrom("catalog_stamp")
+    .select("importer")
+    .where("id", "=", 1)
+    .executeTakeFirst();
+  if (stamp?.importer !== importer) return false;
   const row = await db
     .selectFrom("sources")
     .select("id")

@@ -1,33 +1,40 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nightArgs } from "../../src/cli/commands/start.js";
 import { type Fleet, startFleet } from "../fleet/fleet.js";
 import { nightCli, rss } from "../night/cli-night.js";
+import { postgresFactory } from "../store/stores.js";
 import { writeVillageCatalog } from "./catalogs.js";
 import { runMain } from "./cli-capture.js";
 
 /**
  * tester-ops O5: a catalog file mistyped while `nor start` runs cost that night (its `nor night`
  * stopped at the typo, exit 2), and only `nor start`'s own output said so. With
- * `--or-stored-catalog` (which `nor start` passes) a night whose files cannot be used runs the
- * sources the store last imported instead, says why as it begins, and keeps the reason with
- * the night for `nor status` and the console. Without the option, or with nothing imported
- * before, the files' problem still stops the night (exit 2) with nothing changed.
+ * `--or-stored-catalog` (which `nor start` passes) a night whose files cannot be read or are not
+ * a valid catalog runs the sources the store last imported instead, when this build imported
+ * them; one whose files' import is refused (it would retire too many) runs only the sources in
+ * use the files list unchanged. It says so as it begins and keeps it with the night for `nor
+ * status` and the console. Without the option, or with nothing to run instead, the files'
+ * problem still stops the night (exit 2) with nothing asked.
  */
 let fleet: Fleet;
 const dir = mkdtempSync(join(tmpdir(), "nor-stored-catalog-"));
+const pgBase = process.env["NOR_TEST_POSTGRES_URL"];
+const pg = pgBase ? postgresFactory(pgBase) : undefined;
 beforeAll(async () => {
   fleet = await startFleet();
 });
 afterAll(async () => {
   await fleet.close();
+  await pg?.cleanup();
   rmSync(dir, { recursive: true, force: true });
 });
 
 /** A site with two feeds (robots.txt 404: allow all); `n` items each. */
-async function twoFeeds(n: () => number) {
+async function twoFeeds(n: () => number = () => 2) {
   const s = await fleet.server();
   s.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
   for (const f of ["a", "b"])
@@ -50,11 +57,37 @@ function catalogOf(file: string, origin: string, only?: "a"): string {
   });
 }
 
-async function statusNights(data: string) {
-  const r = await runMain(["status", "--data", data, "--json", "--with-nights"]);
+/** The same catalog with a flow map left open on line 4 (said at line 5, where it should end). */
+function mistype(file: string, origin: string): void {
+  writeFileSync(
+    file,
+    [
+      "governments:",
+      "  - { id: village-of-stored, name: Village of Stored, kind: village, county: Franklin }",
+      "sources:",
+      `  - { id: stored-a, government: village-of-stored, records: agendas, access: feed, url: "${origin}/a.rss"`,
+      "",
+    ].join("\n"),
+  );
+}
+
+async function statusNights(data: string, env: Record<string, string> = {}) {
+  const r = await runMain(["status", "--data", data, "--json", "--with-nights"], { env });
   expect(r.code, r.stderr).toBe(0);
   return (JSON.parse(r.stdout) as { nights: { night: string; catalogNote: string | null }[] })
     .nights;
+}
+
+/** The store's nights begun a day and more ago (past nights may then run without the 20 h wait). */
+function longAgo(data: string): void {
+  const db = new Database(join(data, "nor.db"));
+  try {
+    db.prepare("update nights set started_at = ?").run(
+      new Date(Date.now() - 30 * 3_600_000).toISOString(),
+    );
+  } finally {
+    db.close();
+  }
 }
 
 describe("a night whose catalog files cannot be used (--or-stored-catalog)", () => {
@@ -65,31 +98,22 @@ describe("a night whose catalog files cannot be used (--or-stored-catalog)", () 
     const data = join(dir, "typo-data");
     const first = await nightCli(catalog, data, "2026-11-05");
     expect(first.code, first.stderr).toBe(0);
-
-    // Mistyped meanwhile: a flow map left open on line 4 (said at line 5, where it should end).
-    writeFileSync(
-      catalog,
-      [
-        "governments:",
-        "  - { id: village-of-stored, name: Village of Stored, kind: village, county: Franklin }",
-        "sources:",
-        `  - { id: stored-a, government: village-of-stored, records: agendas, access: feed, url: "${s.origin}/a.rss"`,
-        "",
-      ].join("\n"),
-    );
+    // A day ago: the next night is not held, and reads the files only when it imports them.
+    longAgo(data);
+    mistype(catalog, s.origin);
     const before = s.requests.length;
     const refused = await nightCli(catalog, data, "2026-11-06");
     expect(refused.code, refused.stderr).toBe(2);
-    expect(refused.stderr).toContain(`${catalog}:`);
+    expect(refused.stderr).toContain(`${catalog}:5:`);
     expect(s.requests.length).toBe(before);
 
     items = 3;
     const ran = await nightCli(catalog, data, "2026-11-06", ["--or-stored-catalog"]);
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stderr).toContain(
-      `the catalog files (${catalog}) could not be used, so this night runs the 2 sources the store last imported instead`,
+      "night 2026-11-06: its catalog files could not be used, so it ran the 2 sources the store last imported: catalog has 1 problem:",
     );
-    expect(ran.stderr).toContain(`${catalog}:`);
+    expect(ran.stderr).toContain(`${catalog}:5:`);
     // Both feeds asked, the new item of each found new.
     expect(s.hits("/a.rss").length).toBe(2);
     expect(s.hits("/b.rss").length).toBe(2);
@@ -110,7 +134,7 @@ describe("a night whose catalog files cannot be used (--or-stored-catalog)", () 
     const table = await runMain(["status", "--data", data]);
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).toMatch(
-      /night 2026-11-06: finished [^\n]*; it ran the sources the store last imported, not its catalog files, which could not be used \(catalog has 1 problem: [^\n]*typo\.yaml:5:/,
+      /night 2026-11-06: finished [^\n]*; its catalog files could not be used, so it ran the 2 sources the store last imported: catalog has 1 problem: [^\n]*typo\.yaml:5:/,
     );
     expect(table.stdout).not.toMatch(/night 2026-11-05:[^\n]*could not be used/);
 
@@ -125,20 +149,77 @@ describe("a night whose catalog files cannot be used (--or-stored-catalog)", () 
     });
   });
 
-  it("P13 (tester-ops O5): an import refused (it would retire more than a tenth) runs the sources in use as well, none of them retired", async () => {
-    const s = await twoFeeds(() => 2);
+  it("P13 (tester-ops O5): a file gone (read before the store is opened) runs the sources last imported too", async () => {
+    const s = await twoFeeds();
+    const catalog = catalogOf(join(dir, "gone.yaml"), s.origin);
+    const data = join(dir, "gone-data");
+    expect((await nightCli(catalog, data, "2026-11-05")).code).toBe(0);
+    unlinkSync(catalog);
+    const r = await nightCli(catalog, data, "2026-11-06", ["--or-stored-catalog"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(s.hits("/a.rss").length).toBe(2);
+    expect((await statusNights(data))[0]?.catalogNote).toContain(catalog);
+  });
+
+  it("P3, P13 (tester-ops O5, review-o5 F1): sources an older build imported are not run in place of files this build refuses", async () => {
+    const s = await twoFeeds();
+    const catalog = catalogOf(join(dir, "older.yaml"), s.origin);
+    const data = join(dir, "older-data");
+    expect((await nightCli(catalog, data, "2026-11-05")).code).toBe(0);
+    // As an older build would have stored it: a key in a URL, which this build refuses (P3).
+    const keyed = `${s.origin}/a.rss?api_key=SECRET`;
+    const db = new Database(join(data, "nor.db"));
+    try {
+      const row = db.prepare("select entry from sources where id = 'stored-a'").get() as {
+        entry: string;
+      };
+      const entry = JSON.parse(row.entry) as { url: string };
+      entry.url = keyed;
+      db.prepare("update sources set url = ?, entry = ? where id = 'stored-a'").run(
+        keyed,
+        JSON.stringify(entry),
+      );
+      db.prepare("update catalog_stamp set digest = 'older', importer = 'an older build'").run();
+    } finally {
+      db.close();
+    }
+    writeVillageCatalog(catalog, "Stored", {
+      "stored-a": `records: agendas, access: feed, url: "${keyed}"`,
+      "stored-b": `records: minutes, access: feed, url: "${s.origin}/b.rss"`,
+    });
+    const before = s.requests.length;
+    const r = await nightCli(catalog, data, "2026-11-06", ["--or-stored-catalog"]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain("api_key");
+    expect(r.stderr).not.toContain("could not be used");
+    expect(s.requests.length).toBe(before);
+  });
+
+  it("P13 (tester-ops O5, review-o5 F2): an import refused (it would retire more than a tenth) runs only the sources in use the files list unchanged, none retired", async () => {
+    const s = await twoFeeds();
     const catalog = catalogOf(join(dir, "retire.yaml"), s.origin);
     const data = join(dir, "retire-data");
     expect((await nightCli(catalog, data, "2026-11-05")).code).toBe(0);
     catalogOf(catalog, s.origin, "a");
-    const ran = await nightCli(catalog, data, "2026-11-06", ["--or-stored-catalog"]);
-    expect(ran.code, ran.stderr).toBe(0);
-    expect(ran.stderr).toContain("this import would retire 1 of the 2 sources in use");
-    expect(s.hits("/b.rss").length).toBe(2);
+    for (const night of ["2026-11-06", "2026-11-07"]) {
+      const ran = await nightCli(catalog, data, night, ["--or-stored-catalog"]);
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(ran.stderr).toContain(
+        `night ${night}: the import of its catalog files was refused, so it ran only the 1 source in use that they list unchanged: this import would retire 1 of the 2 sources in use`,
+      );
+    }
+    // The source the files no longer list is not asked on the store's word.
+    expect(s.hits("/a.rss").length).toBe(3);
+    expect(s.hits("/b.rss").length).toBe(1);
     const st = await runMain(["status", "--data", data, "--json"]);
-    expect((JSON.parse(st.stdout) as { id: string }[]).map((r) => r.id).sort()).toEqual([
-      "stored-a",
-      "stored-b",
+    expect(
+      (JSON.parse(st.stdout) as { id: string; retiredAt?: string }[]).map((r) => [
+        r.id,
+        r.retiredAt,
+      ]),
+    ).toEqual([
+      ["stored-a", undefined],
+      ["stored-b", undefined],
     ]);
     expect((await statusNights(data))[0]?.catalogNote).toContain("would retire 1 of the 2");
   });
@@ -151,7 +232,44 @@ describe("a night whose catalog files cannot be used (--or-stored-catalog)", () 
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain(`${catalog}:`);
     expect(r.stderr).not.toContain("could not be used");
+    expect(existsSync(join(data, "nor.db"))).toBe(false);
   });
+
+  it.skipIf(!pg)(
+    "P13 (tester-ops O5): on PostgreSQL, also from a machine whose data directory is new, a typo runs the sources last imported",
+    async () => {
+      const loc = (await pg?.fresh()) as { url: string };
+      const env = { NOR_DATABASE_URL: loc.url };
+      const s = await twoFeeds();
+      const catalog = catalogOf(join(dir, "pg.yaml"), s.origin);
+      const night = (data: string, date: string, more: string[] = []) =>
+        runMain(
+          [
+            ...["night", "--catalog", catalog, "--data", join(dir, data), "--night", date],
+            ...["--allow-private-addresses", "--gap-ms", "50", ...more],
+          ],
+          { env },
+        );
+      const first = await night("pg-a", "2026-11-05");
+      expect(first.code, first.stderr).toBe(0);
+      mistype(catalog, s.origin);
+      for (const [data, date] of [
+        ["pg-a", "2026-11-06"],
+        ["pg-b", "2026-11-07"],
+      ] as const) {
+        const r = await night(data, date, ["--or-stored-catalog"]);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stderr).toContain("its catalog files could not be used");
+      }
+      expect(s.hits("/b.rss").length).toBe(3);
+      const nights = await statusNights(join(dir, "pg-a"), env);
+      expect(nights.map((n) => [n.night, n.catalogNote !== null])).toEqual([
+        ["2026-11-07", true],
+        ["2026-11-06", true],
+        ["2026-11-05", false],
+      ]);
+    },
+  );
 
   it("P13 (tester-ops O5): nor start's nights are run with --or-stored-catalog, scheduled or resumed", () => {
     const opts = { catalog: ["c.yaml"] } as Parameters<typeof nightArgs>[0];

@@ -21,7 +21,7 @@ const HOUR = 3_600_000;
 const NOTED = "2026-11-04";
 const PLAIN = "2026-11-03";
 const PROBLEM =
-  "catalog has 1 problem:\n/etc/nor/catalog.yaml:5:1: YAML: Flow map in block collection must end with a } <script>";
+  "its catalog files could not be used, so it ran the 1 source the store last imported: catalog has 1 problem:\n/etc/nor/catalog.yaml:5:1: YAML: Flow map in block collection must end with a } <script>";
 
 let f: Awaited<ReturnType<typeof consoleFixture>>;
 
@@ -56,15 +56,13 @@ describe("P13 (tester-ops O5): a night run on the stored catalog, on the console
     expect((await b.signIn()).status).toBe(303);
     const list = load(await (await b.get("/console/nights")).text());
     expect(list(`a[href$="/nights/${NOTED}"]`).closest("tr").text()).toContain(
-      "ran the stored catalog",
+      "its catalog files not used",
     );
-    expect(list(`a[href$="/nights/${PLAIN}"]`).closest("tr").text()).not.toContain(
-      "stored catalog",
-    );
+    expect(list(`a[href$="/nights/${PLAIN}"]`).closest("tr").text()).not.toContain("catalog files");
     const html = await (await b.get(`/console/nights/${NOTED}`)).text();
     expect(html).not.toContain("<script>");
     const report = load(html);
-    expect(report("#catalog-note").text()).toContain("It ran the sources the store last imported");
+    expect(report("#catalog-note").text()).toContain("Its catalog files were not used");
     expect(report("#catalog-note pre").text()).toBe(PROBLEM);
     const plain = load(await (await b.get(`/console/nights/${PLAIN}`)).text());
     expect(plain("#catalog-note").length).toBe(0);

@@ -20,7 +20,11 @@ import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/con
 import { isNightDate, NIGHT_SPAN_MS, nightOf } from "../../policy/night-date.js";
 import { siteOf } from "../../policy/site.js";
 import { formatInZone, SITE_OWNER_ZONE } from "../../policy/zone.js";
-import { type CatalogStamp, stampCatalogFiles } from "../../sources/catalog/stamp.js";
+import {
+  type CatalogStamp,
+  importerVersion,
+  stampCatalogFiles,
+} from "../../sources/catalog/stamp.js";
 import {
   closeIncompleteAgain,
   lastBegunNight,
@@ -35,11 +39,11 @@ import {
 } from "../../store/admin.js";
 import { archiveDir } from "../../store/archive/files.js";
 import {
-  anySourceInUse,
   catalogStampOf,
   type SourceRef,
   sourceEntriesInUse,
   sourcesInUse,
+  storedSourcesRunnable,
 } from "../../store/catalog-sources.js";
 import { refuseBlockedParts } from "../../store/data-dir.js";
 import { type Db, ensureDataDir, openStore, storeLocationFromOptions } from "../../store/db.js";
@@ -235,9 +239,16 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
    * the night, as without the option).
    */
   let storedInstead: NorError | undefined;
+  /** What the night keeps of it (admin.ts recordNightCatalogNote), once the sources are known. */
+  let catalogNote: string | undefined;
+  /** Whether this process joins a night another live process runs (its sources in use). */
+  let joining = false;
   /** The store, once open: whether it holds sources to run instead is asked of it. */
-  let opened: Db | undefined;
-  const mayRunStored = opts.orStoredCatalog === true && opts.worker !== true && !fresh;
+  let storeDb: Db | undefined;
+  // A store not made yet holds nothing to run instead. (On PostgreSQL `fresh` says only that
+  // this machine's data directory is new: the shared store may hold sources, asked once open.)
+  const mayRunStored =
+    opts.orStoredCatalog === true && opts.worker !== true && (loc.kind !== "sqlite" || !fresh);
   /** The files read; undefined when they cannot be used and the store's sources run instead. */
   const readOrStored = async (): Promise<ReadCatalog | undefined> => {
     if (storedInstead !== undefined) return undefined;
@@ -245,7 +256,8 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       return await readCatalog(opts.catalog);
     } catch (err) {
       if (!mayRunStored || !isCatalogProblem(err)) throw err;
-      if (opened !== undefined && !(await anySourceInUse(opened))) throw err;
+      if (storeDb !== undefined && !(await storedSourcesRunnable(storeDb, importerVersion())))
+        throw err;
       storedInstead = err;
       return undefined;
     }
@@ -264,7 +276,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     loc,
     stderr().isTTY === true ? saying() : sayingAsJson(() => clock.now()),
   );
-  opened = store.db;
+  storeDb = store.db;
   // Several `nor night` on one store share the night: lanes are leased per site and every
   // request is admitted by the journal (P9, P10; no source checked twice a night). Only the
   // opening (which night, the catalog import) is done by one of them at a time.
@@ -304,7 +316,8 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     // On PostgreSQL each machine may have a data directory of its own, the index shared: an
     // archive that is not here is no sign of a lost one there.
     // Files found unusable before the store was open: run instead only what it holds.
-    if (storedInstead !== undefined && !(await anySourceInUse(store.db))) throw storedInstead;
+    if (storedInstead !== undefined && !(await storedSourcesRunnable(store.db, importerVersion())))
+      throw storedInstead;
     const archiveNote =
       opts.worker === true || loc.kind !== "sqlite"
         ? undefined
@@ -416,16 +429,13 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       // whose sources are the ones in use.
       // Files that cannot be used (--or-stored-catalog) change nothing: the night runs the
       // sources in use, the live night's own.
-      if ((runner.joined || elsewhere.includes(meant)) && opts.worker !== true) {
+      joining = runner.joined || elsewhere.includes(meant);
+      if (joining && opts.worker !== true) {
         const filesImported =
           stamp?.unchanged() === true && (await catalogStampOf(store.db)) === stamp.digest;
         if (!filesImported) read ??= await readOrStored();
       }
-      if (
-        (runner.joined || elsewhere.includes(meant)) &&
-        opts.worker !== true &&
-        storedInstead === undefined
-      ) {
+      if (joining && opts.worker !== true && storedInstead === undefined) {
         await refuseCatalogBesideNight(store.db, meant, {
           dataDir,
           files: opts.catalog,
@@ -511,25 +521,38 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
             else log.info(record, "catalog imported");
           },
         };
+        /** Of the sources in use, only those the files list unchanged (an import refused). */
+        let listed: ReadonlySet<string> | undefined;
         if (opts.worker === true || storedInstead !== undefined)
           sources = (await sourcesInUse(store.db)) ?? [];
         else {
           try {
             sources = await sourcesOfCatalog(store.db, read ?? opts.catalog, stamp, catalogOpts);
           } catch (err) {
-            // Unreadable now, not a valid catalog, or an import refused (too many retired):
-            // with --or-stored-catalog the night runs what the store last imported (nothing of
-            // the files was written), unless the store holds nothing to run.
-            if (!mayRunStored || !isCatalogProblem(err) || !(await anySourceInUse(store.db)))
-              throw err;
+            // Nothing of the files was written. Unreadable now or not a valid catalog: with
+            // --or-stored-catalog the night runs what the store last imported, when this build
+            // imported it (readOrStored). A valid catalog whose import was refused (it would
+            // retire too many): only the sources in use it lists, unchanged, run; those it
+            // leaves out, or changes, are not asked on the store's word (when in doubt, not).
+            if (!mayRunStored || !isCatalogProblem(err)) throw err;
+            read ??= await readOrStored();
+            if (read !== undefined) {
+              const { unchangedSources } = await import("../../sources/catalog-import.js");
+              listed = unchangedSources(await sourceEntriesInUse(store.db), read.catalog.sources);
+            }
             storedInstead = err;
-            sources = (await sourcesInUse(store.db)) ?? [];
+            const inUse = (await sourcesInUse(store.db)) ?? [];
+            sources = listed === undefined ? inUse : inUse.filter((s) => listed?.has(s.id));
           }
         }
         if (storedInstead !== undefined) {
-          const note = storedNote(opts.catalog, storedInstead, sources.length);
-          if (tty) stderr().write(`nor night: ${note}\n`);
-          else log.warn({ catalogProblem: storedInstead.message }, note);
+          catalogNote =
+            listed === undefined
+              ? `its catalog files could not be used, so it ran the ${countOf(sources.length, "source")} the store last imported: ${storedInstead.message}`
+              : `the import of its catalog files was refused, so it ran only the ${countOf(sources.length, "source")} in use that they list unchanged: ${storedInstead.message}`;
+          const said = `night ${night}: ${catalogNote} (--or-stored-catalog; \`nor status\` shows it with the night)`;
+          if (tty) stderr().write(`nor night: ${said}\n`);
+          else log.warn({ catalogProblem: storedInstead.message }, said);
         }
         read = undefined; // the entries are the store's from here on: let these go
         start = {
@@ -603,7 +626,9 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     try {
       summary = await runNightWithStore(store, sources, {
         night,
-        ...(storedInstead !== undefined ? { catalogNote: storedInstead.message } : {}),
+        // A process joining a night another runs takes that night's sources in use: the night
+        // is not said to have run without its files on its word.
+        ...(catalogNote !== undefined && !joining ? { catalogNote } : {}),
         deadlineMs,
         // The deadline announced above counts from the command's start: so does the one kept.
         deadlineFrom: runStart,
@@ -816,12 +841,9 @@ function isCatalogProblem(err: unknown): err is NorError {
   return err instanceof NorError && err.code === "E_CATALOG";
 }
 
-/** What a night running the store's sources instead of its files says as it begins. */
-function storedNote(files: readonly string[], problem: NorError, sources: number): string {
-  return (
-    `the catalog files (${files.join(", ")}) could not be used, so this night runs the ${sources} source${sources === 1 ? "" : "s"} ` +
-    `the store last imported instead (--or-stored-catalog; \`nor status\` shows it with the night): ${problem.message}`
-  );
+/** `1 source`, `2 sources`. */
+function countOf(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 /** The catalog files read and validated (the YAML parser and zod loaded for it). */

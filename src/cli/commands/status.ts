@@ -35,9 +35,9 @@ export interface StatusNightJson {
   /** Of them, asked and answered but cut short by the deadline (P13, P15): they go first too. */
   cutShort: number;
   /**
-   * Why it ran the sources the store last imported instead of its catalog files (unreadable,
-   * invalid, an import refused: `nor night --or-stored-catalog`, as `nor start` runs it); null
-   * when it ran its files.
+   * How it ran without its catalog files, and why (unreadable, invalid: the sources the store
+   * last imported; an import refused: only those in use the files list unchanged; `nor night
+   * --or-stored-catalog`, as `nor start` runs it); null when it ran its files.
    */
   catalogNote: string | null;
 }
@@ -126,14 +126,13 @@ export function register(program: Command): void {
  */
 export function nightLine(n: NightHistoryRow, now: number = Date.now()): string {
   const line = nightRunLine(n, now);
-  return n.catalogNote === undefined
-    ? line
-    : `${line}; it ran the sources the store last imported, not its catalog files, which could not be used (${oneLine(n.catalogNote)})`;
+  return n.catalogNote === undefined ? line : `${line}; ${oneLine(n.catalogNote)}`;
 }
 
 /**
- * A night's catalog problem as one line of at most CATALOG_NOTE_SHOWN characters: its own lines
- * joined (`catalog has 1 problem: a.yaml:3:5: …`); `nor status --json --with-nights` gives it whole.
+ * A night's catalog note as one line of at most CATALOG_NOTE_SHOWN characters, its own lines
+ * joined (`…: catalog has 1 problem: a.yaml:3:5: …`); `nor status --json --with-nights` gives it
+ * as the night kept it (at most admin.ts CATALOG_NOTE_MAX characters).
  */
 export function oneLine(note: string): string {
   const joined = note

@@ -1,19 +1,28 @@
 import type { Kysely } from "kysely";
 
 /**
- * Why a night ran the sources the store last imported rather than the catalog files it was
- * given (`nor night --or-stored-catalog`, which `nor start` passes): the files could not be read,
- * were not a valid catalog, or their import was refused. `nor status` and the console say it
- * beside the night, so a typo made while `nor start` runs is seen where the nights are, not
- * only in `nor start`'s output. Null for a night that ran its files (and every older night).
+ * How a night ran without the catalog files it was given, and why (`nor night
+ * --or-stored-catalog`, which `nor start` passes): the files could not be read or were not a
+ * valid catalog (it ran the sources the store last imported), or their import was refused (it
+ * ran those in use they list unchanged). `nor status` and the console say it beside the night,
+ * so a typo made while `nor start` runs is seen where the nights are, not only in `nor start`'s
+ * output. Null for a night that ran its files (and every older night).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  // Run again over a store that has it (a test puts back an older store): added only if missing.
-  const nights = (await db.introspection.getTables()).find((t) => t.name === "nights");
-  if (nights?.columns.some((c) => c.name === "catalog_note")) return;
-  await db.schema.alterTable("nights").addColumn("catalog_note", "text").execute();
+  // Run again over a store that has them (a test puts back an older store): added if missing.
+  const tables = await db.introspection.getTables();
+  const has = (table: string, column: string) =>
+    tables.find((t) => t.name === table)?.columns.some((c) => c.name === column) === true;
+  if (!has("nights", "catalog_note"))
+    await db.schema.alterTable("nights").addColumn("catalog_note", "text").execute();
+  // Which importer validated the sources in use (stamp.ts importerVersion): the sources are run
+  // in place of unusable files only when this build's own importer took them (an older build
+  // may have let through what this one refuses). Null for an import before this migration.
+  if (!has("catalog_stamp", "importer"))
+    await db.schema.alterTable("catalog_stamp").addColumn("importer", "text").execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable("catalog_stamp").dropColumn("importer").execute();
   await db.schema.alterTable("nights").dropColumn("catalog_note").execute();
 }

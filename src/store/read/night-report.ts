@@ -20,8 +20,8 @@ export interface NightSummary {
   runs: number;
   sources: number;
   /**
-   * Why it ran the sources the store last imported instead of its catalog files (migration
-   * 025: unreadable, invalid, an import refused); null when it ran its files.
+   * How it ran without its catalog files, and why (migration 025, admin.ts
+   * recordNightCatalogNote); null when it ran its files.
    */
   catalogNote: string | null;
 }

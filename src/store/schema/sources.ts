@@ -74,6 +74,12 @@ export interface CatalogStampRow {
   id: number;
   digest: string | null;
   stamped_at: string;
+  /**
+   * The importer that validated the sources in use (stamp.ts importerVersion): a night may run
+   * them instead of catalog files it cannot use only when it is this build's (migration 025);
+   * null before that migration.
+   */
+  importer: string | null;
 }
 
 export type SourcesTables = {

@@ -82,9 +82,9 @@ export const ReportView: FC<{ r: NightReport; names: ReadonlyMap<string, SourceN
     {r.catalogNote !== null ? (
       <section id="catalog-note">
         <p>
-          <strong>It ran the sources the store last imported</strong>, not its catalog files, which
-          could not be used (mend them, then <code>nor catalog check</code>; the next night imports
-          them):
+          <strong>Its catalog files were not used</strong> (the next night imports them once they
+          can be: <code>nor catalog check</code> reads them; an import refused for the sources it
+          would retire needs every file, or <code>nor catalog import --allow-retire</code>):
         </p>
         <pre>{r.catalogNote}</pre>
       </section>
@@ -224,9 +224,7 @@ export function nightRoutes(app: Hono<ConsoleEnv>, db: Db): void {
                       ? `closed incomplete ${nyTime(n.finishedAt)}`
                       : nyTime(n.finishedAt)
                     : "not finished"}
-                  {n.catalogNote !== null
-                    ? " (ran the stored catalog: its files could not be used)"
-                    : ""}
+                  {n.catalogNote !== null ? " (its catalog files not used: see its report)" : ""}
                 </td>
                 <td>{n.runs}</td>
                 <td>{n.sources}</td>
