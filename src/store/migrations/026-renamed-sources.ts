@@ -1,0 +1,26 @@
+import type { Kysely } from "kysely";
+
+/**
+ * P6: a source whose id the catalog renames (the one source retired and the one added by an
+ * import, of one government, read the same way: src/sources/catalog-import.ts `renamesOf`) is
+ * the source it was. The import copies the old id's records, page read, backfill and marks to
+ * the new id (store/catalog-import.ts `carryOver`), and keeps here which ids the new one
+ * continues (the old one, and every id that one continued), so its next read asks whether the
+ * list was read before of those ids' nights too (store/night-records.ts `lastReadNight`): what
+ * it shows then is new exactly as if the id had not changed. The old id's rows stay where they
+ * are, its source retired.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable("renamed_sources")
+    .ifNotExists()
+    .addColumn("source_id", "text", (c) => c.notNull())
+    .addColumn("from_id", "text", (c) => c.notNull())
+    .addColumn("at", "text", (c) => c.notNull())
+    .addPrimaryKeyConstraint("renamed_sources_pk", ["source_id", "from_id"])
+    .execute();
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable("renamed_sources").ifExists().execute();
+}
