@@ -95,6 +95,40 @@ describe("the night report's chart", () => {
     expect(svg.text()).toContain("last check 03:30");
   });
 
+  it("P13: the night report says a night that ran 1 h 59 min 59 s as 2 h 00 min, as `nor night` says it", async () => {
+    await f.db
+      .updateTable("nights")
+      .set({ finished_at: "2026-11-05T09:59:59.000Z", deadline_at: "2026-11-05T11:00:00.000Z" })
+      .where("night", "=", "2026-11-05")
+      .execute();
+    const { $, svg } = await chartOf("/console/nights/2026-11-05");
+    const desc = svg.find("desc").text();
+    expect(desc).toContain("finished 04:59 ET: 2 h 00 min of the 3 h 00 min limit (67%)");
+    expect(desc).not.toContain("1 h 59 min");
+    expect($("figure.night-chart").text()).toContain("Time used: 2 h 00 min of 3 h 00 min (67%)");
+    const cli = summaryLines({
+      night: "2026-11-05",
+      resumed: false,
+      startedAt: Date.parse("2026-11-05T08:00:00.000Z"),
+      endedAt: Date.parse("2026-11-05T09:59:59.000Z"),
+      deadlineAt: Date.parse("2026-11-05T11:00:00.000Z"),
+      planned: 3,
+      alreadyDone: 0,
+      skippedNotRead: 0,
+      outcomes: { ok: 1, refused: 1, unreached: 1 },
+      newRecords: 1,
+      requests: 3,
+      flagsRaised: 0,
+    });
+    expect(cli).toContain("  time:      2h 00m used of 3h 00m to the deadline (06:00 New York)");
+  });
+});
+
+/**
+ * The chart's model and its words, as pure functions: no store, no console, so no fixture of
+ * their own (the report's and the overview's use of them is held above).
+ */
+describe("the night report's chart, its model and durations", () => {
   it("a night that ran past its deadline (resumed) stretches the axis: the deadline line stands inside it", () => {
     const m = chartModel({
       startedAt: "2026-11-05T06:00:00.000Z",
@@ -141,33 +175,5 @@ describe("the night report's chart", () => {
     expect(duration(14 * 60_000 + 59_000)).toBe("15 min");
     expect(duration(59_999)).toBe("under a minute");
     expect(duration(60_000)).toBe("1 min");
-  });
-
-  it("P13: the night report says a night that ran 1 h 59 min 59 s as 2 h 00 min, as `nor night` says it", async () => {
-    await f.db
-      .updateTable("nights")
-      .set({ finished_at: "2026-11-05T09:59:59.000Z", deadline_at: "2026-11-05T11:00:00.000Z" })
-      .where("night", "=", "2026-11-05")
-      .execute();
-    const { $, svg } = await chartOf("/console/nights/2026-11-05");
-    const desc = svg.find("desc").text();
-    expect(desc).toContain("finished 04:59 ET: 2 h 00 min of the 3 h 00 min limit (67%)");
-    expect(desc).not.toContain("1 h 59 min");
-    expect($("figure.night-chart").text()).toContain("Time used: 2 h 00 min of 3 h 00 min (67%)");
-    const cli = summaryLines({
-      night: "2026-11-05",
-      resumed: false,
-      startedAt: Date.parse("2026-11-05T08:00:00.000Z"),
-      endedAt: Date.parse("2026-11-05T09:59:59.000Z"),
-      deadlineAt: Date.parse("2026-11-05T11:00:00.000Z"),
-      planned: 3,
-      alreadyDone: 0,
-      skippedNotRead: 0,
-      outcomes: { ok: 1, refused: 1, unreached: 1 },
-      newRecords: 1,
-      requests: 3,
-      flagsRaised: 0,
-    });
-    expect(cli).toContain("  time:      2h 00m used of 3h 00m to the deadline (06:00 New York)");
   });
 });
