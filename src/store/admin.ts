@@ -801,6 +801,22 @@ export async function recordNightCatalogNote(db: Db, night: string, note: string
     .execute();
 }
 
+/**
+ * How the note of a night that runs only the sources in use its catalog files list unchanged
+ * (their import refused) begins: such a night is joined by no other process (`nor night`).
+ */
+export const SUBSET_NOTE = "the import of its catalog files was refused, so it ran only the";
+
+/** Whether `night` runs only some of the sources in use (SUBSET_NOTE). */
+export async function nightRunsSubset(db: Db, night: string): Promise<boolean> {
+  const r = await db
+    .selectFrom("nights")
+    .select("catalog_note")
+    .where("night", "=", night)
+    .executeTakeFirst();
+  return r?.catalog_note?.startsWith(SUBSET_NOTE) === true;
+}
+
 /** The longest reason kept on a night (a catalog of many problems says its first ones). */
 export const CATALOG_NOTE_MAX = 2000;
 

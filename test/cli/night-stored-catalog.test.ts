@@ -1,11 +1,12 @@
 import { existsSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import type { ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nightArgs } from "../../src/cli/commands/start.js";
 import { type Fleet, startFleet } from "../fleet/fleet.js";
-import { nightCli, rss } from "../night/cli-night.js";
+import { nightCli, nightProcess, rss } from "../night/cli-night.js";
 import { postgresFactory } from "../store/stores.js";
 import { writeVillageCatalog } from "./catalogs.js";
 import { runMain } from "./cli-capture.js";
@@ -223,6 +224,72 @@ describe("a night whose catalog files cannot be used (--or-stored-catalog)", () 
     ]);
     expect((await statusNights(data))[0]?.catalogNote).toContain("would retire 1 of the 2");
   });
+
+  it("P13 (review-o5b G1, G2, G3): a night running only the sources its files list unchanged starts no workers and is joined by no other process; with none unchanged it stops (exit 2)", async () => {
+    let hold = false;
+    const held: ServerResponse[] = [];
+    const sites: Awaited<ReturnType<typeof fleet.server>>[] = [];
+    for (const f of ["a", "b", "c"]) {
+      const s = await fleet.server();
+      s.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+      s.route(`/${f}.rss`, (_q, res) => {
+        if (f === "a" && hold) held.push(res);
+        else res.writeHead(200, { "content-type": "application/rss+xml" }).end(rss(s.origin, 2, f));
+      });
+      sites.push(s);
+    }
+    const [sa, sb, sc] = sites as [(typeof sites)[0], (typeof sites)[0], (typeof sites)[0]];
+    const three = (file: string, only?: "a") =>
+      writeVillageCatalog(file, "Subset", {
+        "sub-a": `records: agendas, access: feed, url: "${sa.origin}/a.rss"`,
+        ...(only === "a"
+          ? {}
+          : {
+              "sub-b": `records: minutes, access: feed, url: "${sb.origin}/b.rss"`,
+              "sub-c": `records: minutes, access: feed, url: "${sc.origin}/c.rss"`,
+            }),
+      });
+    const catalog = three(join(dir, "subset.yaml"));
+    const data = join(dir, "subset-data");
+    expect((await nightCli(catalog, data, "2026-11-05")).code).toBe(0);
+    three(catalog, "a");
+    // G1: asked for three processes, it runs in one (its workers would run every source).
+    const alone = await nightProcess(catalog, data, "2026-11-06", [
+      "--or-stored-catalog",
+      "--workers",
+      "3",
+    ]);
+    expect(alone.code, alone.stderr).toBe(0);
+    expect(alone.stderr).toContain("ran only the 1 source in use that they list unchanged");
+    expect(alone.stderr).toContain("runs in this process alone");
+    expect([sb.hits("/b.rss").length, sc.hits("/c.rss").length]).toEqual([1, 1]);
+    // G2: while such a night runs (its one request held), another process does not join it,
+    // whatever its files: a mistyped copy here.
+    hold = true;
+    const opener = nightProcess(catalog, data, "2026-11-07", ["--or-stored-catalog"]);
+    for (let i = 0; i < 600 && held.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(held.length).toBe(1);
+    const typo = join(dir, "subset-typo.yaml");
+    writeFileSync(typo, "governments: [\n");
+    const joiner = await nightCli(typo, data, "2026-11-07", ["--or-stored-catalog"]);
+    hold = false;
+    for (const res of held) res.destroy();
+    expect((await opener).code).toBe(0);
+    expect(joiner.code, joiner.stderr).toBe(2);
+    expect(joiner.stderr).toContain(
+      "night 2026-11-07 is being run by another process on only the sources in use its catalog files list unchanged",
+    );
+    expect([sb.hits("/b.rss").length, sc.hits("/c.rss").length]).toEqual([1, 1]);
+    // G3: the one source it lists, changed: nothing in use is listed unchanged, nothing runs.
+    writeVillageCatalog(catalog, "Subset", {
+      "sub-a": `records: agendas, access: feed, url: "${sa.origin}/a.rss?v=2"`,
+    });
+    const before = fleet.requests.length;
+    const none = await nightCli(catalog, data, "2026-11-08", ["--or-stored-catalog"]);
+    expect(none.code, none.stderr).toBe(2);
+    expect(none.stderr).toContain("this import would retire 2 of the 3 sources in use");
+    expect(fleet.requests.length).toBe(before);
+  }, 120_000);
 
   it("P13 (tester-ops O5): with nothing imported before, the files' problem stops the night (exit 2) and nothing is made", async () => {
     const catalog = join(dir, "never.yaml");

@@ -31,9 +31,11 @@ import {
   latestNight,
   type NightRow,
   nightRow,
+  nightRunsSubset,
   nightsLiveInStore,
   nightTotals,
   resumableNight,
+  SUBSET_NOTE,
   scheduledStart,
   settleUnfinishedNights,
 } from "../../store/admin.js";
@@ -243,6 +245,8 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   let catalogNote: string | undefined;
   /** Whether this process joins a night another live process runs (its sources in use). */
   let joining = false;
+  /** Whether it runs only the sources in use its files list unchanged (their import refused). */
+  let subset = false;
   /** The store, once open: whether it holds sources to run instead is asked of it. */
   let storeDb: Db | undefined;
   // A store not made yet holds nothing to run instead. (On PostgreSQL `fresh` says only that
@@ -277,6 +281,9 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     stderr().isTTY === true ? saying() : sayingAsJson(() => clock.now()),
   );
   storeDb = store.db;
+  /** Whether the files, unchanged, are the ones the store last imported (their stamp). */
+  const filesImported = async (): Promise<boolean> =>
+    stamp?.unchanged() === true && (await catalogStampOf(store.db)) === stamp.digest;
   // Several `nor night` on one store share the night: lanes are leased per site and every
   // request is admitted by the journal (P9, P10; no source checked twice a night). Only the
   // opening (which night, the catalog import) is done by one of them at a time.
@@ -431,9 +438,17 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       // sources in use, the live night's own.
       joining = runner.joined || elsewhere.includes(meant);
       if (joining && opts.worker !== true) {
-        const filesImported =
-          stamp?.unchanged() === true && (await catalogStampOf(store.db)) === stamp.digest;
-        if (!filesImported) read ??= await readOrStored();
+        // A night that runs only some of the sources in use (its files' import refused) is
+        // joined by no other process: the other would run them all, the ones left out too.
+        if (await nightRunsSubset(store.db, meant))
+          throw new NorError(
+            "E_CONFIG",
+            `night ${meant} is being run by another process on only the sources in use its catalog files list unchanged (their import was refused): another process does not join it, as it would run every source in use; wait until it is over, and mend the files (\`nor status\` says why)`,
+          );
+        if (!(await filesImported())) read ??= await readOrStored();
+        // Files that cannot be used do not join a live night on the store's word: its sources
+        // are that night's to say (exit 2, the files' problem said).
+        if (storedInstead !== undefined) throw storedInstead;
       }
       if (joining && opts.worker !== true && storedInstead === undefined) {
         await refuseCatalogBesideNight(store.db, meant, {
@@ -523,6 +538,10 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         };
         /** Of the sources in use, only those the files list unchanged (an import refused). */
         let listed: ReadonlySet<string> | undefined;
+        // With --or-stored-catalog the files are read once, here, unless they are the ones last
+        // imported: an import refused is then known to be of files that were read whole.
+        if (mayRunStored && storedInstead === undefined && !(await filesImported()))
+          read ??= await readOrStored();
         if (opts.worker === true || storedInstead !== undefined)
           sources = (await sourcesInUse(store.db)) ?? [];
         else {
@@ -534,22 +553,22 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
             // imported it (readOrStored). A valid catalog whose import was refused (it would
             // retire too many): only the sources in use it lists, unchanged, run; those it
             // leaves out, or changes, are not asked on the store's word (when in doubt, not).
-            if (!mayRunStored || !isCatalogProblem(err)) throw err;
-            read ??= await readOrStored();
-            if (read !== undefined) {
-              const { unchangedSources } = await import("../../sources/catalog-import.js");
-              listed = unchangedSources(await sourceEntriesInUse(store.db), read.catalog.sources);
-            }
-            storedInstead = err;
+            if (!mayRunStored || !isCatalogProblem(err) || read === undefined) throw err;
+            const { unchangedSources } = await import("../../sources/catalog-import.js");
+            listed = unchangedSources(await sourceEntriesInUse(store.db), read.catalog.sources);
             const inUse = (await sourcesInUse(store.db)) ?? [];
-            sources = listed === undefined ? inUse : inUse.filter((s) => listed?.has(s.id));
+            sources = inUse.filter((s) => listed?.has(s.id));
+            // Nothing it lists is unchanged: nothing to run on the store's word.
+            if (sources.length === 0) throw err;
+            storedInstead = err;
           }
         }
+        subset = listed !== undefined;
         if (storedInstead !== undefined) {
           catalogNote =
             listed === undefined
               ? `its catalog files could not be used, so it ran the ${countOf(sources.length, "source")} the store last imported: ${storedInstead.message}`
-              : `the import of its catalog files was refused, so it ran only the ${countOf(sources.length, "source")} in use that they list unchanged: ${storedInstead.message}`;
+              : `${SUBSET_NOTE} ${countOf(sources.length, "source")} in use that they list unchanged: ${storedInstead.message}`;
           const said = `night ${night}: ${catalogNote} (--or-stored-catalog; \`nor status\` shows it with the night)`;
           if (tty) stderr().write(`nor night: ${said}\n`);
           else log.warn({ catalogProblem: storedInstead.message }, said);
@@ -592,7 +611,13 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       else log.warn({ worker: end.pid ?? null, code: end.code, signal: end.signal }, note);
     };
     // A night closed just now asks nothing: no other process is needed to record its sources.
-    for (let i = 1; i < (closedNow === undefined ? workers : 1); i++) {
+    // Nor one that runs only some of the sources in use: its workers would run them all.
+    if (subset && workers > 1) {
+      const note = `night ${night} runs in this process alone: its workers would run every source in use, not only those its catalog files list unchanged`;
+      if (tty) stderr().write(`nor night: ${note}\n`);
+      else log.warn(note);
+    }
+    for (let i = 1; i < (closedNow === undefined && !subset ? workers : 1); i++) {
       const w = spawnWorker(night);
       children.push(w);
       void w.ended.then(died);
