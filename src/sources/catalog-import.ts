@@ -2,21 +2,16 @@
  * `nor catalog import`: the validated catalog into the store, as a diff. Added rows are
  * inserted; changed rows updated; a source (or government) no longer in the catalog is
  * retired with the time — never deleted, so its nights and records keep their history —
- * and one that comes back is un-retired. A source whose id alone was renamed (the one retired
- * and the one added of a government that read the same list the same way: `renamesOf`) is
- * both, and continues the old id's history (P6). Every change is kept in catalog_changes. The
- * diff is decided here; the SQL is `src/store/catalog-import.ts`. Leads (record pages not read
- * yet) have no id and no history: they are listed anew, and the diff counts those added and
- * gone.
+ * and one that comes back is un-retired. Every change is kept in catalog_changes. The diff is
+ * decided here; the SQL is `src/store/catalog-import.ts`. Leads (record pages not read yet)
+ * have no id and no history: they are listed anew, and the diff counts those added and gone.
  */
 import {
   type CatalogEntryState,
-  type CatalogImportTx,
   type CatalogWrite,
   type GovernmentFields,
   type LeadFields,
   type LeadState,
-  type Rename,
   type SourceFields,
   withCatalogImport,
 } from "../store/catalog-import.js";
@@ -26,21 +21,12 @@ import { type CatalogOrigins, loadCatalogWithFiles } from "./catalog/load.js";
 import { type CatalogStamp, importerVersion, stampCatalogFiles } from "./catalog/stamp.js";
 import type { Catalog, Government, Lead, Source } from "./catalog/types.js";
 
-/**
- * A change as the diff says it: as catalog_changes keeps it, or a source renamed (kept there as
- * its old id retired and its new one added, and in renamed_sources).
- */
-export type DiffChangeKind = CatalogChangeKind | "renamed";
-
 export interface EntityChange {
   entity: "government" | "source";
-  /** For "renamed": the new id. */
   id: string;
-  change: DiffChangeKind;
+  change: CatalogChangeKind;
   /** For "changed" (and an un-retire that also changed): the fields that differ. */
   fields?: string[];
-  /** For "renamed": the id it had. */
-  from?: string;
 }
 
 export interface ImportDiff {
@@ -174,7 +160,6 @@ export interface ImportInput {
   governmentIds: ReadonlySet<string>;
   sourceIds: ReadonlySet<string>;
   governments(): Iterable<Batch<Government>>;
-  /** Asked twice by an import that retires a source: once for its renames, once to write. */
   sources(): Iterable<Batch<Source>>;
   /** The leads, in catalog order, a batch at a time. */
   leads(): Iterable<readonly Lead[]>;
@@ -228,116 +213,6 @@ const BATCH = 500;
 /** A change that keeps the row in use: added, changed, un-retired. */
 type Kept = EntityChange & { change: Exclude<CatalogChangeKind, "retired"> };
 
-/**
- * What a source reads: its entry without what only names or describes it (its id, name,
- * evidence, notes, whether a person confirmed it) or how far back it reads (backfill): its
- * government, its kind of records and its ways in (each's access, address, platform, recipe
- * or mapping), in that order. Two sources with the same are the same list read the same way.
- */
-function listKey(entry: object): string {
-  const { id, name, evidence, notes, confirmed, backfill, ...reads } = entry as Record<
-    string,
-    unknown
-  >;
-  return canonical(reads);
-}
-
-/**
- * A source of the catalog that might take a retired source's list: one the import adds (in the
- * store under no id), one it un-retires, or one in use whose entry now reads another list.
- */
-export interface Taker {
-  id: string;
-  key: string;
-  as: "added" | "unretired" | "changed";
-}
-
-/**
- * P6: the sources an import renamed: a source retired and one added or un-retired whose entries
- * read the same list the same way (`listKey`), each the only one of its import to do so. Two
- * retired, or two taking the list (added, un-retired, or changed to read it), are no rename
- * (which would be which is not known): they stay retired, added and un-retired, the added one's
- * first read a first read (P7). An un-retired source paired so is an id renamed back (A → B → A):
- * it takes up what the retired one saw since (`back`), so nothing is new twice and a person's
- * mark holds.
- */
-export function renamesOf(
-  retired: readonly { id: string; entry: string }[],
-  takers: readonly Taker[],
-): Rename[] {
-  const gone = new Map<string, string[]>();
-  for (const r of retired) {
-    const key = listKey(JSON.parse(r.entry));
-    gone.set(key, [...(gone.get(key) ?? []), r.id]);
-  }
-  const by = new Map<string, Taker[]>();
-  for (const t of takers) by.set(t.key, [...(by.get(t.key) ?? []), t]);
-  const out: Rename[] = [];
-  for (const [key, ts] of by) {
-    const from = gone.get(key);
-    const t = ts[0]!;
-    if (ts.length !== 1 || from?.length !== 1 || t.as === "changed") continue;
-    out.push({ from: from[0]!, to: t.id, ...(t.as === "unretired" ? { back: true } : {}) });
-  }
-  return out;
-}
-
-/**
- * The renames of an import (`renamesOf`), before it writes: the entries of the sources it
- * retires, and those of the sources that might take their lists (`Taker`). Asked only of an
- * import that retires a source; the catalog's entries are passed over once more, in memory, a
- * batch's rows looked up together.
- */
-async function renamesIn(
-  tx: CatalogImportTx,
-  input: ImportInput,
-  gone: readonly EntityChange[],
-): Promise<Rename[]> {
-  const retired = await tx.entries(
-    "source",
-    gone.map((c) => c.id),
-  );
-  const wanted = new Set(retired.map((r) => listKey(JSON.parse(r.entry))));
-  const takers: Taker[] = [];
-  for (const batch of input.sources()) {
-    const reading = batch.entries.filter((s) => wanted.has(listKey(s)));
-    if (reading.length === 0) continue;
-    const rows = new Map(
-      (
-        await tx.entries(
-          "source",
-          reading.map((s) => s.id),
-        )
-      ).map((r) => [r.id, r]),
-    );
-    for (const s of reading) {
-      const key = listKey(s);
-      const row = rows.get(s.id);
-      if (row === undefined) takers.push({ id: s.id, key, as: "added" });
-      else if (row.retired_at !== null) takers.push({ id: s.id, key, as: "unretired" });
-      else if (listKey(JSON.parse(row.entry)) !== key)
-        takers.push({ id: s.id, key, as: "changed" });
-    }
-  }
-  return renamesOf(retired, takers);
-}
-
-/** The diff with each rename said once (`renamed`, where the added id was), not as two changes. */
-function sayRenames(changes: readonly EntityChange[], renames: readonly Rename[]): EntityChange[] {
-  if (renames.length === 0) return [...changes];
-  const to = new Map(renames.map((r) => [r.to, r.from]));
-  const from = new Set(renames.map((r) => r.from));
-  const out: EntityChange[] = [];
-  for (const c of changes) {
-    if (c.entity !== "source") out.push(c);
-    else if (c.change === "retired" && from.has(c.id)) continue;
-    else if ((c.change === "added" || c.change === "unretired") && to.has(c.id))
-      out.push({ entity: "source", id: c.id, change: "renamed", from: to.get(c.id)! });
-    else out.push(c);
-  }
-  return out;
-}
-
 /** The changes of one batch against the rows of its ids as they stand. */
 function batchChanges<T extends { id: string }>(
   entity: "government" | "source",
@@ -363,10 +238,9 @@ function batchChanges<T extends { id: string }>(
 
 /**
  * Imports the catalog a batch at a time, in one transaction: the retirements are known
- * first (the rows in use whose ids the catalog lacks), and which of them are renames, so the
- * guard stops an import before it writes anything; then each batch is compared with its rows
- * and written; then the retirements, and each renamed source's history carried over to its new
- * id. Memory holds the ids and one batch, never the whole catalog twice over.
+ * first (the rows in use whose ids the catalog lacks), so the guard stops an import before
+ * it writes anything; then each batch is compared with its rows and written; then the
+ * retirements. Memory holds the ids and one batch, never the whole catalog twice over.
  */
 export async function importCatalogInput(
   db: Db,
@@ -380,23 +254,16 @@ export async function importCatalogInput(
       const active = await tx.activeIds(entity);
       const gone = active.filter((id) => !ids.has(id));
       return {
-        active,
+        active: active.length,
         gone: gone.map((id) => ({ entity, id, change: "retired" as const })),
       };
     };
     const govRetire = await retiring("government", input.governmentIds);
     const srcRetire = await retiring("source", input.sourceIds);
-    // P6: known before the first write too, for the guard: an id renamed retires no list.
-    const renames = srcRetire.gone.length > 0 ? await renamesIn(tx, input, srcRetire.gone) : [];
     if (opts.allowRetire !== true) {
-      const renamed = new Set(renames.map((r) => r.from));
-      const active = srcRetire.active.length;
-      const retire = tooManyRetired(
-        active,
-        srcRetire.gone.filter((c) => !renamed.has(c.id)),
-      );
+      const retire = tooManyRetired(srcRetire.active, srcRetire.gone);
       // Known before the first write: nothing is written.
-      if (retire) return { kind: "too-many-retired", active, retire };
+      if (retire) return { kind: "too-many-retired", active: srcRetire.active, retire };
     }
 
     const changes: EntityChange[] = [];
@@ -432,19 +299,13 @@ export async function importCatalogInput(
     }));
     await tx.write(srcRetire.gone);
     changes.push(...srcRetire.gone);
-    // Written as an id retired and one added (catalog_changes keeps when each was listed), the
-    // new one continuing the old one's history in the same transaction.
-    if (renames.length > 0) await tx.carryOver(renames);
     const leads = await relistLeads(tx, input.leads(), at);
     // Asked last: a file written to at any time while it was read is not vouched for.
     // The importer that validated these rows is recorded whatever the files: a night may run
     // them in place of files it cannot use only when it is the same (`--or-stored-catalog`).
     await tx.stamp(opts.stamp?.unchanged() ? opts.stamp.digest : null, importerVersion());
     const touched = changes.filter((c) => c.change !== "retired").length;
-    return {
-      kind: "imported",
-      diff: { changes: sayRenames(changes, renames), unchanged: total - touched, leads },
-    };
+    return { kind: "imported", diff: { changes, unchanged: total - touched, leads } };
   });
 }
 
@@ -514,18 +375,12 @@ export async function importCatalogFiles(
   }
 }
 
-/** How many governments and sources an import added, changed, retired, un-retired and renamed. */
+/** How many governments and sources an import added, changed, retired and un-retired. */
 export function diffCounts(
   d: ImportDiff,
-): Record<"governments" | "sources", Record<DiffChangeKind, number>> {
+): Record<"governments" | "sources", Record<CatalogChangeKind, number>> {
   const of = (entity: EntityChange["entity"]) => {
-    const n: Record<DiffChangeKind, number> = {
-      added: 0,
-      changed: 0,
-      retired: 0,
-      unretired: 0,
-      renamed: 0,
-    };
+    const n: Record<CatalogChangeKind, number> = { added: 0, changed: 0, retired: 0, unretired: 0 };
     for (const c of d.changes) if (c.entity === entity) n[c.change]++;
     return n;
   };
@@ -533,33 +388,25 @@ export function diffCounts(
 }
 
 /**
- * The diff in one line for a person (`nor night` on a terminal): what changed, by kind, the
- * sources retired by name (the first ten), so a partial catalog never passes as a number, and
- * the sources renamed (the first ten), so a rename is not taken for a source retired and another
- * added.
+ * The diff in one line for a person (`nor night` on a terminal): what changed, by kind, and
+ * the sources retired by name (the first ten), so a partial catalog never passes as a number.
  */
 export function diffLine(d: ImportDiff): string {
   const counts = diffCounts(d);
-  const part = (name: string, n: Record<DiffChangeKind, number>) => {
-    const said = (["added", "changed", "retired", "unretired", "renamed"] as const)
+  const part = (name: string, n: Record<CatalogChangeKind, number>) => {
+    const said = (["added", "changed", "retired", "unretired"] as const)
       .filter((k) => n[k] > 0)
       .map((k) => `${n[k]} ${k === "unretired" ? "un-retired" : k}`);
     return said.length ? `${name} ${said.join(", ")}` : undefined;
   };
-  const named = (change: DiffChangeKind, name: (c: EntityChange) => string) => {
-    const all = d.changes.filter((c) => c.entity === "source" && c.change === change);
-    const names = all.slice(0, 10).map(name);
-    if (all.length > names.length) names.push(`and ${all.length - names.length} more`);
-    return names;
-  };
-  const retired = named("retired", (c) => c.id);
-  const renamed = named("renamed", (c) => `${c.from} → ${c.id}`);
+  const retired = d.changes.filter((c) => c.entity === "source" && c.change === "retired");
+  const names = retired.slice(0, 10).map((c) => c.id);
+  if (retired.length > names.length) names.push(`and ${retired.length - names.length} more`);
   return [
     [part("sources", counts.sources), part("governments", counts.governments)]
       .filter((x) => x !== undefined)
       .join("; ") || "nothing changed",
-    retired.length ? ` (sources retired: ${retired.join(", ")})` : "",
-    renamed.length ? ` (sources renamed: ${renamed.join(", ")})` : "",
+    names.length ? ` (sources retired: ${names.join(", ")})` : "",
   ].join("");
 }
 
@@ -569,25 +416,19 @@ export function formatDiff(d: ImportDiff): string {
     d.changes.filter((c) => c.entity === entity && c.change === change).length;
   const lines: string[] = [];
   for (const entity of ["government", "source"] as const) {
-    // Renames said only when there are some: the line reads as it always has otherwise.
-    const renamed = count(entity, "renamed");
     lines.push(
-      `${entity}s: ${count(entity, "added")} added, ${count(entity, "changed")} changed, ${count(entity, "retired")} retired, ${count(entity, "unretired")} un-retired${renamed > 0 ? `, ${renamed} renamed` : ""}`,
+      `${entity}s: ${count(entity, "added")} added, ${count(entity, "changed")} changed, ${count(entity, "retired")} retired, ${count(entity, "unretired")} un-retired`,
     );
   }
-  const mark: Record<DiffChangeKind, string> = {
+  const mark: Record<CatalogChangeKind, string> = {
     added: "+",
     changed: "~",
     retired: "-",
     unretired: "^",
-    renamed: ">",
   };
   for (const c of d.changes) {
     const fields = c.fields?.length ? ` (${c.fields.join(", ")})` : "";
-    // "> source old-id → new-id renamed (history carried over)"
-    const id = c.change === "renamed" ? `${c.from} → ${c.id}` : c.id;
-    const carried = c.change === "renamed" ? " (history carried over)" : "";
-    lines.push(`${mark[c.change]} ${c.entity} ${id} ${c.change}${fields}${carried}`);
+    lines.push(`${mark[c.change]} ${c.entity} ${c.id} ${c.change}${fields}`);
   }
   lines.push(`${d.unchanged} unchanged`);
   lines.push(

@@ -907,9 +907,6 @@ export async function nightTotals(
     .select((eb) => eb.fn.countAll<number | string>().as("n"))
     .where("first_seen_night", "=", night)
     .where("already_listed", "=", 1)
-    // Each record once, under the source it was first listed under: not a copy a source's
-    // rename made of it (migration 026; a night run again on its date after the import).
-    .where("first_source_id", "is", null)
     .executeTakeFirst();
   return {
     requests: Number(requests?.n ?? 0),

@@ -5,8 +5,7 @@
  * line in catalog_changes. Nothing here holds the whole catalog: a batch's rows are read by
  * id, added rows are inserted together, and only the ids of the rows in use are listed (for
  * the retirements). A retired row is only marked (retired_at), never deleted, so its nights
- * and records keep their history; a source only renamed has that history copied to its new id
- * (`carryOver`, P6). A caller that throws leaves the store as it was.
+ * and records keep their history. A caller that throws leaves the store as it was.
  */
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
@@ -63,28 +62,10 @@ export interface CatalogImportTx {
   takeLeads(): Promise<LeadState[]>;
   addLeads(rows: readonly LeadFields[]): Promise<void>;
   /**
-   * P6: each renamed source (`to`, just added) continues the retired one it was (`from`): the
-   * old id's records, its page's last full read, its backfill and its marks are copied to the
-   * new id, and the ids it continues kept (`renamed_sources`), so its next read says new
-   * exactly what is new, as if the id had not changed. Copied, not moved: the old id's rows
-   * stay as they were, under its retired source.
-   */
-  carryOver(renames: readonly Rename[]): Promise<void>;
-  /**
    * Records the stamp of the files this import read (src/sources/catalog/stamp.ts), or none
    * (null) when it cannot vouch for them: the rows and the stamp land together.
    */
   stamp(digest: string | null, importer: string): Promise<void>;
-}
-
-/**
- * A source whose id the catalog renamed: the retired id and the added one, or (`back`) the one
- * un-retired, the id renamed back to one it had (A → B → A).
- */
-export interface Rename {
-  from: string;
-  to: string;
-  back?: boolean;
 }
 
 /** Rows per statement: well under SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
@@ -182,9 +163,6 @@ function importTx(tx: Tx, at: string): CatalogImportTx {
         if (part.length > 0) await tx.insertInto("leads").values(part).execute();
       }
     },
-    async carryOver(renames) {
-      for (const r of renames) await carryOver(tx, r, at);
-    },
     async stamp(digest, importer) {
       await tx.deleteFrom("catalog_stamp").execute();
       await tx
@@ -193,126 +171,6 @@ function importTx(tx: Tx, at: string): CatalogImportTx {
         .execute();
     },
   };
-}
-
-/**
- * One rename's copy (CatalogImportTx.carryOver), a statement a table, each an INSERT … SELECT
- * of the old id's rows under the new id. The records keep when they were first seen, whether
- * they were already listed, and the id and source id they were first listed under (a feed's
- * entry and a calendar's event are named by those: web/public/feeds.ts itemId), so "New on
- * record" and its feeds show them as they did; the old id's are no longer shown there, their
- * source retired. A record the new id already has is left as it is: it is the same record, first
- * seen under the new id (an id renamed back, A → B → A: A's own records, and B's copies of them,
- * are one). The list's last full read and the backfill's place are the old id's, the latest
- * (an id renamed back takes them over its own, older ones). The marks keep a person's word (P24:
- * a source marked not read stays so under its new id, its rechecks on the same calendar, P25);
- * each mark is kept by when it was made, so the latest of both ids' is the one in force.
- */
-async function carryOver(tx: Tx, { from, to }: Rename, at: string): Promise<void> {
-  // A parameter in a select list has no type of its own for PostgreSQL: said as text.
-  const newId = sql<string>`cast(${to} as text)`;
-  const fromId = sql<string>`cast(${from} as text)`;
-  await tx
-    .insertInto("records")
-    .columns([
-      "source_id",
-      "record_id",
-      "title",
-      "date",
-      "url",
-      "kind",
-      "first_seen_night",
-      "first_seen_at",
-      "already_listed",
-      "first_id",
-      "first_source_id",
-    ])
-    .expression((eb) =>
-      eb
-        .selectFrom("records")
-        .select([
-          newId.as("source_id"),
-          "record_id",
-          "title",
-          "date",
-          "url",
-          "kind",
-          "first_seen_night",
-          "first_seen_at",
-          "already_listed",
-          "first_id",
-          eb.fn.coalesce("first_source_id", fromId).as("first_source_id"),
-        ])
-        .where("source_id", "=", from),
-    )
-    .onConflict((oc) => oc.doNothing())
-    .execute();
-  await tx
-    .insertInto("page_reads")
-    .columns(["source_id", "url", "key", "records", "night", "ids"])
-    .expression((eb) =>
-      eb
-        .selectFrom("page_reads")
-        .select([newId.as("source_id"), "url", "key", "records", "night", "ids"])
-        .where("source_id", "=", from),
-    )
-    .onConflict((oc) =>
-      oc.columns(["source_id", "url"]).doUpdateSet((eb) => ({
-        key: eb.ref("excluded.key"),
-        records: eb.ref("excluded.records"),
-        night: eb.ref("excluded.night"),
-        ids: eb.ref("excluded.ids"),
-      })),
-    )
-    .execute();
-  await tx
-    .insertInto("backfill")
-    .columns(["source_id", "done", "cursor", "pages_read"])
-    .expression((eb) =>
-      eb
-        .selectFrom("backfill")
-        .select([newId.as("source_id"), "done", "cursor", "pages_read"])
-        .where("source_id", "=", from),
-    )
-    .onConflict((oc) =>
-      oc.column("source_id").doUpdateSet((eb) => ({
-        done: eb.ref("excluded.done"),
-        cursor: eb.ref("excluded.cursor"),
-        pages_read: eb.ref("excluded.pages_read"),
-      })),
-    )
-    .execute();
-  await tx
-    .insertInto("marks")
-    .columns(["source_id", "at", "reading", "reason", "by", "night"])
-    .expression((eb) =>
-      eb
-        .selectFrom("marks")
-        .select([newId.as("source_id"), "at", "reading", "reason", "by", "night"])
-        .where("source_id", "=", from),
-    )
-    .onConflict((oc) => oc.doNothing())
-    .execute();
-  // The old id, and every id it continued but the new one itself (a source renamed twice reads
-  // its list's nights under both earlier ids; one renamed back, those of the id it came back
-  // from).
-  await tx
-    .insertInto("renamed_sources")
-    .values({ source_id: to, from_id: from, at })
-    .onConflict((oc) => oc.doNothing())
-    .execute();
-  await tx
-    .insertInto("renamed_sources")
-    .columns(["source_id", "from_id", "at"])
-    .expression((eb) =>
-      eb
-        .selectFrom("renamed_sources")
-        .select([newId.as("source_id"), "from_id", sql<string>`cast(${at} as text)`.as("at")])
-        .where("source_id", "=", from)
-        .where("from_id", "<>", to),
-    )
-    .onConflict((oc) => oc.doNothing())
-    .execute();
 }
 
 /**

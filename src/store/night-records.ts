@@ -15,7 +15,6 @@ import {
   SPLIT_SUFFIX_LENGTH,
 } from "../policy/link-twins.js";
 import { addDays } from "../policy/night-date.js";
-import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
 import { toIso } from "./iso-time.js";
 import { sql } from "./kysely.js";
@@ -183,8 +182,6 @@ async function relink(
         // Its feed entries keep the name it was first listed under (migration 022), none when
         // that is its id again (a link written back the way it first was).
         first_id: (old.firstId ?? old.id) === id ? null : (old.firstId ?? old.id),
-        // And the source id it was first listed under (a record its source's rename copied).
-        first_source_id: old.firstSourceId,
       })
       .where("source_id", "=", sourceId)
       .where("record_id", "=", id)
@@ -200,7 +197,6 @@ async function relink(
     at: row.first_seen_at,
     listed: Number(row.already_listed),
     firstId: row.first_id,
-    firstSourceId: row.first_source_id,
   });
   const left = new Set(fresh.keys());
   // The link written another way.
@@ -309,7 +305,6 @@ const STORED_COLUMNS = [
   "first_seen_at",
   "already_listed",
   "first_id",
-  "first_source_id",
 ] as const;
 
 interface StoredRow {
@@ -320,7 +315,6 @@ interface StoredRow {
   first_seen_at: string;
   already_listed: number;
   first_id: string | null;
-  first_source_id: string | null;
 }
 
 /** A stored record no longer listed, that a new id may be. */
@@ -333,63 +327,46 @@ interface Stored {
   listed: number;
   /** The id it was first listed under, when not `id` (migration 022). */
   firstId: string | null;
-  /** The source id it was first listed under, when not its source's (migration 026). */
-  firstSourceId: string | null;
 }
 
 /**
  * The night the source's list was last read before tonight (first-read.ts: the same address,
- * records found, within READ_HORIZON_NIGHTS), or undefined: tonight is its first read. A source
- * whose id the catalog renamed (migration 026) read its list under the ids it continues too:
- * those nights are asked for only when its own say none (its first nights under the new id), so
- * a usual commit costs no statement more.
+ * records found, within READ_HORIZON_NIGHTS), or undefined: tonight is its first read.
  */
 async function lastReadNight(trx: Tx, night: string, r: SourceResult): Promise<string | undefined> {
   const address = listAddress(r);
   if (address === undefined) return undefined;
-  const args = {
+  const row = await READ_BEFORE.first(trx, {
     sourceId: r.sourceId,
     night,
     since: addDays(night, -READ_HORIZON_NIGHTS),
     address,
-  };
-  const row = (await READ_BEFORE.first(trx, args)) ?? (await READ_BEFORE_RENAMED.first(trx, args));
+  });
   return row?.night;
 }
 
-type ReadBeforeArgs = { sourceId: string; night: string; since: string; address: string };
-
-/** Nights of these sources that read the list at the address (first-read.ts), newest first. */
-function readBefore(db: Db, $: Placeholder<ReadBeforeArgs>) {
-  // The way in a night used, from its `way` (WayChoice as JSON), else the outcome's address.
-  const used =
-    dialectOf(db) === "postgres"
-      ? sql<string | null>`coalesce((way::jsonb -> 'used' ->> 'url'), url)`
-      : sql<string | null>`coalesce(json_extract(way, '$.used.url'), url)`;
-  return (
-    db
-      .selectFrom("night_sources")
-      .select("night")
-      .where("night", "<>", $("night"))
-      .where("night", ">=", $("since"))
-      // A night whose older page said no (P7: the backfill's stop is the night's outcome)
-      // still read page 1 in full, and found records on it.
-      .where((eb) => eb.or([eb("outcome", "in", READ_OUTCOMES), eb("records_found", ">", 0)]))
-      .where(used, "=", $("address"))
-      .orderBy("night", "desc")
-      .limit(1)
-  );
-}
-
-const READ_BEFORE = prepared((db, $: Placeholder<ReadBeforeArgs>) =>
-  readBefore(db, $).where("source_id", "=", $("sourceId")),
-);
-
-/** The same, of the ids the source continues (renamed_sources: its rows copied from them). */
-const READ_BEFORE_RENAMED = prepared((db, $: Placeholder<ReadBeforeArgs>) =>
-  readBefore(db, $).where("source_id", "in", (eb) =>
-    eb.selectFrom("renamed_sources").select("from_id").where("source_id", "=", $("sourceId")),
-  ),
+const READ_BEFORE = prepared(
+  (db, $: Placeholder<{ sourceId: string; night: string; since: string; address: string }>) => {
+    // The way in a night used, from its `way` (WayChoice as JSON), else the outcome's address.
+    const used =
+      dialectOf(db) === "postgres"
+        ? sql<string | null>`coalesce((way::jsonb -> 'used' ->> 'url'), url)`
+        : sql<string | null>`coalesce(json_extract(way, '$.used.url'), url)`;
+    return (
+      db
+        .selectFrom("night_sources")
+        .select("night")
+        .where("source_id", "=", $("sourceId"))
+        .where("night", "<>", $("night"))
+        .where("night", ">=", $("since"))
+        // A night whose older page said no (P7: the backfill's stop is the night's outcome)
+        // still read page 1 in full, and found records on it.
+        .where((eb) => eb.or([eb("outcome", "in", READ_OUTCOMES), eb("records_found", ">", 0)]))
+        .where(used, "=", $("address"))
+        .orderBy("night", "desc")
+        .limit(1)
+    );
+  },
 );
 
 /**

@@ -823,9 +823,6 @@ async function sourcesOfCatalog(
       retired: diff.changes
         .filter((c) => c.entity === "source" && c.change === "retired")
         .map((c) => c.id),
-      renamed: diff.changes
-        .filter((c) => c.entity === "source" && c.change === "renamed")
-        .map((c) => ({ from: c.from, to: c.id })),
     });
   }
   return (await sourcesInUse(db)) as SourceRef[];

@@ -22,12 +22,7 @@ const OUTCOME_COLUMNS = [
   "ended_at",
 ] as const;
 
-/**
- * The latest night's outcome row of each source. A source that has none of its own yet, its id
- * renamed in the catalog (migration 026), shows that of the ids it continues (P23: the old id's
- * last night, a refusal too, is still said): asked only for such sources, so a directory whose
- * sources all have nights costs no statement more.
- */
+/** The latest night's outcome row of each source. */
 export async function lastOutcomeRows(
   db: Db,
   ids: readonly string[],
@@ -41,16 +36,6 @@ export async function lastOutcomeRows(
     .orderBy("night", "asc")
     .execute();
   for (const r of rows) out.set(r.source_id, r);
-  const none = ids.filter((id) => !out.has(id));
-  if (none.length === 0) return out;
-  const continued = await db
-    .selectFrom("night_sources as n")
-    .innerJoin("renamed_sources as rs", "rs.from_id", "n.source_id")
-    .select([...OUTCOME_COLUMNS.map((c) => `n.${c}` as const), "rs.source_id as renamed"])
-    .where("rs.source_id", "in", none)
-    .orderBy("n.night", "asc")
-    .execute();
-  for (const { renamed, ...r } of continued) out.set(renamed, { ...r, source_id: renamed });
   return out;
 }
 
@@ -65,11 +50,7 @@ export async function recentNights(db: Db, count: number): Promise<string[]> {
   return rows.map((r) => r.night);
 }
 
-/**
- * One source's outcome rows from night `from` on; a night it was not checked is absent. A night
- * it was not checked under its own id but under an id it continues (its id renamed in the
- * catalog, migration 026) shows that one's outcome (P23).
- */
+/** One source's outcome rows from night `from` on; a night it was not checked is absent. */
 export async function outcomeRowsSince(
   db: Db,
   sourceId: string,
@@ -79,23 +60,10 @@ export async function outcomeRowsSince(
   const rows = await db
     .selectFrom("night_sources")
     .select([...OUTCOME_COLUMNS])
-    .where((eb) =>
-      eb.or([
-        eb("source_id", "=", sourceId),
-        eb(
-          "source_id",
-          "in",
-          eb.selectFrom("renamed_sources").select("from_id").where("source_id", "=", sourceId),
-        ),
-      ]),
-    )
+    .where("source_id", "=", sourceId)
     .where("night", ">=", from)
     .execute();
-  for (const r of rows) {
-    if (r.source_id === sourceId) out.set(r.night, r);
-    else if (out.get(r.night)?.source_id !== sourceId)
-      out.set(r.night, { ...r, source_id: sourceId });
-  }
+  for (const r of rows) out.set(r.night, r);
   return out;
 }
 

@@ -68,12 +68,6 @@ export interface RecordsTable {
    */
   first_id: Generated<string | null>;
   /**
-   * The source id it was first listed under, when the catalog renamed its source since (P6: the
-   * import copied it from that id, migration 026); null when `source_id` is that id. Its feed
-   * entries and calendar events keep that name.
-   */
-  first_source_id: Generated<string | null>;
-  /**
    * The instant `date` names, worked out by the store (a generated column: never written):
    * julianday on SQLite, a timestamp in UTC on PostgreSQL; only ever ordered by.
    */
@@ -134,19 +128,6 @@ export interface BackfillTable {
   pages_read: number;
 }
 
-/**
- * P6: the ids a source continues, its id renamed in the catalog (migration 026): `from_id` is
- * the id it had, or one that id continued. Written by the catalog import, with the copy of the
- * old id's records, page read, backfill and marks; read when a list seems read for the first
- * time, to find that it was read under an earlier id.
- */
-export interface RenamedSourcesTable {
-  source_id: string;
-  from_id: string;
-  /** ISO instant of the import that renamed it. */
-  at: string;
-}
-
 export type NightTables = {
   night_catalog: NightCatalogTable;
   nights: NightsTable;
@@ -157,5 +138,4 @@ export type NightTables = {
   validators: ValidatorsTable;
   backfill: BackfillTable;
   page_reads: PageReadsTable;
-  renamed_sources: RenamedSourcesTable;
 };
