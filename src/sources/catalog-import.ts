@@ -8,6 +8,7 @@
  */
 import {
   type CatalogEntryState,
+  type CatalogImportTx,
   type CatalogWrite,
   type GovernmentFields,
   type LeadFields,
@@ -34,6 +35,12 @@ export interface ImportDiff {
   unchanged: number;
   /** Leads listed now that were not before, and listed before but no longer. */
   leads: { added: number; removed: number; listed: number };
+  /**
+   * Sources added by this import at the address of one it retired (an id renamed, as often as
+   * not): the new id's history starts afresh, its first read listing every record as already
+   * there. Said, so the operator may keep the old id instead. Absent when there is none.
+   */
+  sameAddress?: { retired: string; added: string; url: string }[];
 }
 
 /** Stable JSON: keys sorted, so a reordered YAML mapping is not a change. */
@@ -291,22 +298,56 @@ export async function importCatalogInput(
     }));
     await tx.write(govRetire.gone);
     changes.push(...govRetire.gone);
-    await apply("source", input.sources(), (c, s, file) => ({
-      ...base(c),
-      entity: "source",
-      change: c.change,
-      row: sourceRow(s, file),
-    }));
+    /** The URL of each source this import adds (to say one at a retired source's address). */
+    const addedAt = new Map<string, string>();
+    await apply("source", input.sources(), (c, s, file) => {
+      if (c.change === "added") addedAt.set(c.id, s.url);
+      return { ...base(c), entity: "source", change: c.change, row: sourceRow(s, file) };
+    });
     await tx.write(srcRetire.gone);
     changes.push(...srcRetire.gone);
+    const sameAddress = await addedWhereRetired(tx, changes, addedAt);
     const leads = await relistLeads(tx, input.leads(), at);
     // Asked last: a file written to at any time while it was read is not vouched for.
     // The importer that validated these rows is recorded whatever the files: a night may run
     // them in place of files it cannot use only when it is the same (`--or-stored-catalog`).
     await tx.stamp(opts.stamp?.unchanged() ? opts.stamp.digest : null, importerVersion());
     const touched = changes.filter((c) => c.change !== "retired").length;
-    return { kind: "imported", diff: { changes, unchanged: total - touched, leads } };
+    return {
+      kind: "imported",
+      diff: {
+        changes,
+        unchanged: total - touched,
+        leads,
+        ...(sameAddress.length > 0 ? { sameAddress } : {}),
+      },
+    };
   });
+}
+
+/**
+ * The sources this import added at the very address (URL) of a source it retired: each pair,
+ * by the retired source's stored entry.
+ */
+async function addedWhereRetired(
+  tx: CatalogImportTx,
+  changes: readonly EntityChange[],
+  addedAt: ReadonlyMap<string, string>,
+): Promise<{ retired: string; added: string; url: string }[]> {
+  if (addedAt.size === 0) return [];
+  const retired = changes
+    .filter((c) => c.entity === "source" && c.change === "retired")
+    .map((c) => c.id);
+  if (retired.length === 0) return [];
+  const byUrl = new Map<string, string[]>();
+  for (const r of await tx.entries("source", retired)) {
+    const url = (JSON.parse(r.entry) as { url?: unknown }).url;
+    if (typeof url === "string") byUrl.set(url, [...(byUrl.get(url) ?? []), r.id]);
+  }
+  const out: { retired: string; added: string; url: string }[] = [];
+  for (const [added, url] of addedAt)
+    for (const r of byUrl.get(url) ?? []) out.push({ retired: r, added, url });
+  return out.sort((x, y) => (x.added < y.added ? -1 : x.added > y.added ? 1 : 0));
 }
 
 function* inBatches<T extends { id: string }>(
@@ -402,11 +443,15 @@ export function diffLine(d: ImportDiff): string {
   const retired = d.changes.filter((c) => c.entity === "source" && c.change === "retired");
   const names = retired.slice(0, 10).map((c) => c.id);
   if (retired.length > names.length) names.push(`and ${retired.length - names.length} more`);
+  const same = (d.sameAddress ?? []).map((p) => `${p.retired} → ${p.added}`);
   return [
     [part("sources", counts.sources), part("governments", counts.governments)]
       .filter((x) => x !== undefined)
       .join("; ") || "nothing changed",
     names.length ? ` (sources retired: ${names.join(", ")})` : "",
+    same.length
+      ? ` (new at a retired source's address: ${same.join(", ")}; a new id's history starts afresh, its first read listing every record as already there)`
+      : "",
   ].join("");
 }
 
@@ -430,6 +475,10 @@ export function formatDiff(d: ImportDiff): string {
     const fields = c.fields?.length ? ` (${c.fields.join(", ")})` : "";
     lines.push(`${mark[c.change]} ${c.entity} ${c.id} ${c.change}${fields}`);
   }
+  for (const p of d.sameAddress ?? [])
+    lines.push(
+      `! source ${p.added} is new at the address of ${p.retired}, retired (${p.url}): a new id's history starts afresh, its first read listing every record as already there, none as new; keep the id ${p.retired} to keep its history`,
+    );
   lines.push(`${d.unchanged} unchanged`);
   lines.push(
     `leads: ${d.leads.listed} listed (${d.leads.added} added, ${d.leads.removed} no longer listed)`,

@@ -820,6 +820,7 @@ async function sourcesOfCatalog(
     opts.said(diffLine(diff), {
       catalogChanges: diff.changes.length,
       ...diffCounts(diff),
+      ...(diff.sameAddress ? { sameAddress: diff.sameAddress } : {}),
       retired: diff.changes
         .filter((c) => c.entity === "source" && c.change === "retired")
         .map((c) => c.id),

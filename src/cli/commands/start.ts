@@ -271,6 +271,10 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
       `catalog ${files.join(", ")}: ${catalog.governments.length} governments, ${catalog.sources.length} sources ` +
         `(${count("added")} new, ${count("changed")} changed, ${count("retired")} retired) in ${loc.kind === "sqlite" ? dataDir : "PostgreSQL (NOR_DATABASE_URL)"}`,
     );
+    for (const p of diff.sameAddress ?? [])
+      say(
+        `source ${p.added} is new at the address of ${p.retired}, retired (${p.url}): a new id's history starts afresh, its first read listing every record as already there; keep the id ${p.retired} to keep its history`,
+      );
 
     const url = urlOf(server.address() as AddressInfo);
     say(`the directory is at ${url} (the site-owner page: ${url}site-owners)`);
