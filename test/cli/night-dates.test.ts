@@ -9,6 +9,7 @@ import { MAX_WORKERS } from "../../src/cli/commands/night.js";
 import { addDays, nightOf } from "../../src/policy/night-date.js";
 import { writeVillageCatalog } from "./catalogs.js";
 import { nor } from "./cli-capture.js";
+import { setNightsBegan } from "./night-began.js";
 
 /**
  * Which night `nor night --night` may run: a mistyped date (one not begun yet, or a past one
@@ -172,24 +173,10 @@ describe("nor night --night: which dates may run", () => {
     let midnight = Date.now();
     for (let i = 0; i < 1500 && nightOf(midnight - 60_000) === tonight; i++) midnight -= 60_000;
     const early = midnight + Math.min(30 * 60_000, (Date.now() - midnight) / 2);
-    const db = new Database(join(data, "nor.db"));
-    try {
-      // The first night long ago, so yesterday's may be caught up.
-      db.prepare("update nights set started_at = ?").run(
-        new Date(Date.now() - 30 * 3_600_000).toISOString(),
-      );
-    } finally {
-      db.close();
-    }
+    // The first night long ago, so yesterday's may be caught up.
+    setNightsBegan(data, Date.now() - 30 * 3_600_000);
     expect((await bare("--night", yesterday)).code).toBe(0);
-    const db2 = new Database(join(data, "nor.db"));
-    try {
-      db2
-        .prepare("update nights set started_at = ? where night = ?")
-        .run(new Date(early).toISOString(), yesterday);
-    } finally {
-      db2.close();
-    }
+    setNightsBegan(data, early, yesterday);
     const before = asked.length;
     const now = await bare();
     expect(now.code, now.stderr).toBe(2);

@@ -10,6 +10,7 @@ import { nightCli, nightProcess, rss } from "../night/cli-night.js";
 import { postgresFactory } from "../store/stores.js";
 import { writeVillageCatalog } from "./catalogs.js";
 import { runMain } from "./cli-capture.js";
+import { setNightsBegan } from "./night-began.js";
 
 /**
  * tester-ops O5: a catalog file mistyped while `nor start` runs cost that night (its `nor night`
@@ -80,16 +81,7 @@ async function statusNights(data: string, env: Record<string, string> = {}) {
 }
 
 /** The store's nights begun a day and more ago (past nights may then run without the 20 h wait). */
-function longAgo(data: string): void {
-  const db = new Database(join(data, "nor.db"));
-  try {
-    db.prepare("update nights set started_at = ?").run(
-      new Date(Date.now() - 30 * 3_600_000).toISOString(),
-    );
-  } finally {
-    db.close();
-  }
-}
+const longAgo = (data: string) => setNightsBegan(data, Date.now() - 30 * 3_600_000);
 
 describe("a night whose catalog files cannot be used (--or-stored-catalog)", () => {
   it("P13 (tester-ops O5): a typo in the files runs the sources last imported, said as the night begins and kept with it for nor status; without the option the night stops (exit 2)", async () => {
