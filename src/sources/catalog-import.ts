@@ -2,7 +2,10 @@
  * `nor catalog import`: the validated catalog into the store, as a diff. Added rows are
  * inserted; changed rows updated; a source (or government) no longer in the catalog is
  * retired with the time — never deleted, so its nights and records keep their history —
- * and one that comes back is un-retired. Every change is kept in catalog_changes. The diff is
+ * and one that comes back is un-retired. A source whose id alone was renamed (the one source an
+ * import retires, and the one it adds or un-retires, reading that list the very same way:
+ * `renameIn`) has its history moved to its new id (P6). Every change is kept in
+ * catalog_changes. The diff is
  * decided here; the SQL is `src/store/catalog-import.ts`. Leads (record pages not read yet)
  * have no id and no history: they are listed anew, and the diff counts those added and gone.
  */
@@ -13,6 +16,7 @@ import {
   type GovernmentFields,
   type LeadFields,
   type LeadState,
+  type Rename,
   type SourceFields,
   withCatalogImport,
 } from "../store/catalog-import.js";
@@ -22,12 +26,21 @@ import { type CatalogOrigins, loadCatalogWithFiles } from "./catalog/load.js";
 import { type CatalogStamp, importerVersion, stampCatalogFiles } from "./catalog/stamp.js";
 import type { Catalog, Government, Lead, Source } from "./catalog/types.js";
 
+/**
+ * A change as the diff says it: as catalog_changes keeps it, or a source renamed (kept there as
+ * its old id retired and its new one added or un-retired).
+ */
+export type DiffChangeKind = CatalogChangeKind | "renamed";
+
 export interface EntityChange {
   entity: "government" | "source";
+  /** For "renamed": the new id. */
   id: string;
-  change: CatalogChangeKind;
+  change: DiffChangeKind;
   /** For "changed" (and an un-retire that also changed): the fields that differ. */
   fields?: string[];
+  /** For "renamed": the id it had. */
+  from?: string;
 }
 
 export interface ImportDiff {
@@ -40,7 +53,20 @@ export interface ImportDiff {
    * not): the new id's history starts afresh, its first read listing every record as already
    * there. Said, so the operator may keep the old id instead. Absent when there is none.
    */
-  sameAddress?: { retired: string; added: string; url: string }[];
+  sameAddress?: SameAddress[];
+}
+
+/**
+ * A source added (or, `unretired`, put back) at the address of one the import retired, and not
+ * taken for it renamed (P6: the pairing was not certain, or the one put back has a history of
+ * its own): the retired id's history stays under it.
+ */
+export interface SameAddress {
+  retired: string;
+  added: string;
+  url: string;
+  /** The source was un-retired, not added: it goes on with its own history, not the other's. */
+  unretired?: true;
 }
 
 /** Stable JSON: keys sorted, so a reordered YAML mapping is not a change. */
@@ -167,6 +193,7 @@ export interface ImportInput {
   governmentIds: ReadonlySet<string>;
   sourceIds: ReadonlySet<string>;
   governments(): Iterable<Batch<Government>>;
+  /** Asked twice by an import that retires exactly one source: once for a rename, once to write. */
   sources(): Iterable<Batch<Source>>;
   /** The leads, in catalog order, a batch at a time. */
   leads(): Iterable<readonly Lead[]>;
@@ -220,6 +247,88 @@ const BATCH = 500;
 /** A change that keeps the row in use: added, changed, un-retired. */
 type Kept = EntityChange & { change: Exclude<CatalogChangeKind, "retired"> };
 
+/**
+ * What a source reads: its entry without what only names or describes it (its id, name,
+ * evidence, notes, whether a person confirmed it) or how far back it reads (backfill): its
+ * government, its kind of records and its ways in (each's access, address, platform, recipe
+ * or mapping, its alternates). Two sources with the same are the same list read the same way.
+ */
+function listKey(entry: object): string {
+  const { id, name, evidence, notes, confirmed, backfill, ...reads } = entry as Record<
+    string,
+    unknown
+  >;
+  return canonical(reads);
+}
+
+/** The addresses a source's entry reads: its way in's and its alternates'. */
+function addressesOf(entry: object): string[] {
+  const e = entry as { url?: unknown; alternates?: unknown };
+  const ways = [e, ...(Array.isArray(e.alternates) ? (e.alternates as { url?: unknown }[]) : [])];
+  return ways.map((w) => w.url).filter((u): u is string => typeof u === "string");
+}
+
+/**
+ * P6: whether the one source this import retires (`retiredId`) was only renamed, and to what.
+ * Only when it cannot be anything else: exactly one source the import adds or un-retires, of
+ * the same government and kind of records, reading the list the very same way (`listKey`: only
+ * its id, name, notes, evidence, confirmed and backfill may differ); no other source of the
+ * catalog reading any of its addresses; and the new id without a history of its own (records,
+ * nights or a page read under it: an id that has one keeps it, and nothing is moved). Asked
+ * only of an import that retires exactly one source; the catalog's entries are passed over once
+ * more, a batch's rows looked up together. Undefined: no rename (the import is as it always was,
+ * and an added source at the retired one's address is said, `sameAddress`).
+ */
+async function renameIn(
+  tx: CatalogImportTx,
+  input: ImportInput,
+  retiredId: string,
+): Promise<Rename | undefined> {
+  const [retired] = await tx.entries("source", [retiredId]);
+  if (retired === undefined) return undefined;
+  const old = JSON.parse(retired.entry) as object;
+  const key = listKey(old);
+  const addresses = new Set(addressesOf(old));
+  const takers: Source[] = [];
+  const reading = new Set<string>();
+  for (const batch of input.sources()) {
+    const rows = new Map(
+      (
+        await tx.entries(
+          "source",
+          batch.entries.map((s) => s.id),
+        )
+      ).map((r) => [r.id, r]),
+    );
+    for (const s of batch.entries) {
+      const row = rows.get(s.id);
+      if (row === undefined || row.retired_at !== null) takers.push(s);
+      if (addressesOf(s).some((u) => addresses.has(u))) reading.add(s.id);
+      if (takers.length > 1) return undefined;
+    }
+  }
+  const taker = takers[0];
+  if (taker === undefined || listKey(taker) !== key) return undefined;
+  // Every source of the catalog reading one of its addresses is the taker itself.
+  if (reading.size !== 1 || !reading.has(taker.id)) return undefined;
+  if (await tx.hasHistory(taker.id)) return undefined;
+  return { from: retiredId, to: taker.id };
+}
+
+/** The diff with a rename said once (`renamed`, where the added id was), not as two changes. */
+function sayRename(changes: readonly EntityChange[], rename: Rename | undefined): EntityChange[] {
+  if (rename === undefined) return [...changes];
+  const out: EntityChange[] = [];
+  for (const c of changes) {
+    if (c.entity !== "source") out.push(c);
+    else if (c.change === "retired" && c.id === rename.from) continue;
+    else if ((c.change === "added" || c.change === "unretired") && c.id === rename.to)
+      out.push({ entity: "source", id: c.id, change: "renamed", from: rename.from });
+    else out.push(c);
+  }
+  return out;
+}
+
 /** The changes of one batch against the rows of its ids as they stand. */
 function batchChanges<T extends { id: string }>(
   entity: "government" | "source",
@@ -245,9 +354,10 @@ function batchChanges<T extends { id: string }>(
 
 /**
  * Imports the catalog a batch at a time, in one transaction: the retirements are known
- * first (the rows in use whose ids the catalog lacks), so the guard stops an import before
- * it writes anything; then each batch is compared with its rows and written; then the
- * retirements. Memory holds the ids and one batch, never the whole catalog twice over.
+ * first (the rows in use whose ids the catalog lacks), and whether the one retired, if one, was
+ * only renamed, so the guard stops an import before it writes anything; then each batch is
+ * compared with its rows and written; then the retirements, and a renamed source's history
+ * moved to its new id. Memory holds the ids and one batch, never the whole catalog twice over.
  */
 export async function importCatalogInput(
   db: Db,
@@ -267,8 +377,14 @@ export async function importCatalogInput(
     };
     const govRetire = await retiring("government", input.governmentIds);
     const srcRetire = await retiring("source", input.sourceIds);
+    // P6: known before the first write too, for the guard: an id renamed retires no list.
+    const rename =
+      srcRetire.gone.length === 1 ? await renameIn(tx, input, srcRetire.gone[0]!.id) : undefined;
     if (opts.allowRetire !== true) {
-      const retire = tooManyRetired(srcRetire.active, srcRetire.gone);
+      const retire = tooManyRetired(
+        srcRetire.active,
+        srcRetire.gone.filter((c) => c.id !== rename?.from),
+      );
       // Known before the first write: nothing is written.
       if (retire) return { kind: "too-many-retired", active: srcRetire.active, retire };
     }
@@ -299,13 +415,20 @@ export async function importCatalogInput(
     await tx.write(govRetire.gone);
     changes.push(...govRetire.gone);
     /** The URL of each source this import adds (to say one at a retired source's address). */
-    const addedAt = new Map<string, string>();
+    const addedAt = new Map<string, { url: string; unretired: boolean }>();
     await apply("source", input.sources(), (c, s, file) => {
-      if (c.change === "added") addedAt.set(c.id, s.url);
+      if (c.change === "added" || c.change === "unretired")
+        addedAt.set(c.id, { url: s.url, unretired: c.change === "unretired" });
       return { ...base(c), entity: "source", change: c.change, row: sourceRow(s, file) };
     });
     await tx.write(srcRetire.gone);
     changes.push(...srcRetire.gone);
+    // Written as an id retired and one added (catalog_changes keeps when each was listed), the
+    // old id's history moved to the new one in the same transaction.
+    if (rename !== undefined) {
+      await tx.moveHistory(rename);
+      addedAt.delete(rename.to);
+    }
     const sameAddress = await addedWhereRetired(tx, changes, addedAt);
     const leads = await relistLeads(tx, input.leads(), at);
     // Asked last: a file written to at any time while it was read is not vouched for.
@@ -316,7 +439,7 @@ export async function importCatalogInput(
     return {
       kind: "imported",
       diff: {
-        changes,
+        changes: sayRename(changes, rename),
         unchanged: total - touched,
         leads,
         ...(sameAddress.length > 0 ? { sameAddress } : {}),
@@ -326,14 +449,14 @@ export async function importCatalogInput(
 }
 
 /**
- * The sources this import added at the very address (URL) of a source it retired: each pair,
- * by the retired source's stored entry.
+ * The sources this import added or un-retired at the very address (URL) of a source it retired
+ * (and did not take for it renamed): each pair, by the retired source's stored entry.
  */
 async function addedWhereRetired(
   tx: CatalogImportTx,
   changes: readonly EntityChange[],
-  addedAt: ReadonlyMap<string, string>,
-): Promise<{ retired: string; added: string; url: string }[]> {
+  addedAt: ReadonlyMap<string, { url: string; unretired: boolean }>,
+): Promise<SameAddress[]> {
   if (addedAt.size === 0) return [];
   const retired = changes
     .filter((c) => c.entity === "source" && c.change === "retired")
@@ -344,9 +467,10 @@ async function addedWhereRetired(
     const url = (JSON.parse(r.entry) as { url?: unknown }).url;
     if (typeof url === "string") byUrl.set(url, [...(byUrl.get(url) ?? []), r.id]);
   }
-  const out: { retired: string; added: string; url: string }[] = [];
-  for (const [added, url] of addedAt)
-    for (const r of byUrl.get(url) ?? []) out.push({ retired: r, added, url });
+  const out: SameAddress[] = [];
+  for (const [added, { url, unretired }] of addedAt)
+    for (const r of byUrl.get(url) ?? [])
+      out.push({ retired: r, added, url, ...(unretired ? { unretired: true as const } : {}) });
   return out.sort((x, y) => (x.added < y.added ? -1 : x.added > y.added ? 1 : 0));
 }
 
@@ -416,12 +540,18 @@ export async function importCatalogFiles(
   }
 }
 
-/** How many governments and sources an import added, changed, retired and un-retired. */
+/** How many governments and sources an import added, changed, retired, un-retired and renamed. */
 export function diffCounts(
   d: ImportDiff,
-): Record<"governments" | "sources", Record<CatalogChangeKind, number>> {
+): Record<"governments" | "sources", Record<DiffChangeKind, number>> {
   const of = (entity: EntityChange["entity"]) => {
-    const n: Record<CatalogChangeKind, number> = { added: 0, changed: 0, retired: 0, unretired: 0 };
+    const n: Record<DiffChangeKind, number> = {
+      added: 0,
+      changed: 0,
+      retired: 0,
+      unretired: 0,
+      renamed: 0,
+    };
     for (const c of d.changes) if (c.entity === entity) n[c.change]++;
     return n;
   };
@@ -434,8 +564,8 @@ export function diffCounts(
  */
 export function diffLine(d: ImportDiff): string {
   const counts = diffCounts(d);
-  const part = (name: string, n: Record<CatalogChangeKind, number>) => {
-    const said = (["added", "changed", "retired", "unretired"] as const)
+  const part = (name: string, n: Record<DiffChangeKind, number>) => {
+    const said = (["added", "changed", "retired", "unretired", "renamed"] as const)
       .filter((k) => n[k] > 0)
       .map((k) => `${n[k]} ${k === "unretired" ? "un-retired" : k}`);
     return said.length ? `${name} ${said.join(", ")}` : undefined;
@@ -443,16 +573,35 @@ export function diffLine(d: ImportDiff): string {
   const retired = d.changes.filter((c) => c.entity === "source" && c.change === "retired");
   const names = retired.slice(0, 10).map((c) => c.id);
   if (retired.length > names.length) names.push(`and ${retired.length - names.length} more`);
-  const same = (d.sameAddress ?? []).map((p) => `${p.retired} → ${p.added}`);
+  const same = (d.sameAddress ?? [])
+    .filter((p) => !p.unretired)
+    .map((p) => `${p.retired} → ${p.added}`);
+  const back = (d.sameAddress ?? [])
+    .filter((p) => p.unretired)
+    .map((p) => `${p.retired} → ${p.added}`);
+  const renamed = d.changes
+    .filter((c) => c.entity === "source" && c.change === "renamed")
+    .map((c) => `${c.from} → ${c.id}`);
   return [
     [part("sources", counts.sources), part("governments", counts.governments)]
       .filter((x) => x !== undefined)
       .join("; ") || "nothing changed",
     names.length ? ` (sources retired: ${names.join(", ")})` : "",
+    renamed.length ? ` (sources renamed, history moved: ${renamed.join(", ")})` : "",
     same.length
       ? ` (new at a retired source's address: ${same.join(", ")}; a new id's history starts afresh, its first read listing every record as already there)`
       : "",
+    back.length
+      ? ` (back at a retired source's address, its own history going on, the retired one's not moved: ${back.join(", ")})`
+      : "",
   ].join("");
+}
+
+/** What a source added or put back at a retired one's address means (`sameAddress`). */
+export function sameAddressText(p: SameAddress): string {
+  return p.unretired
+    ? `source ${p.added} is back at the address of ${p.retired}, retired (${p.url}): it goes on with its own history, not ${p.retired}'s (not moved: ${p.added} has a history of its own, or the rename was not certain), so records ${p.retired} listed may be new again under ${p.added}; keep the id ${p.retired} to keep its history`
+    : `source ${p.added} is new at the address of ${p.retired}, retired (${p.url}): a new id's history starts afresh, its first read listing every record as already there, none as new; keep the id ${p.retired} to keep its history`;
 }
 
 /** The diff as `nor catalog import` prints it. */
@@ -461,24 +610,27 @@ export function formatDiff(d: ImportDiff): string {
     d.changes.filter((c) => c.entity === entity && c.change === change).length;
   const lines: string[] = [];
   for (const entity of ["government", "source"] as const) {
+    // A rename said only when there is one: the line reads as it always has otherwise.
+    const renamed = count(entity, "renamed");
     lines.push(
-      `${entity}s: ${count(entity, "added")} added, ${count(entity, "changed")} changed, ${count(entity, "retired")} retired, ${count(entity, "unretired")} un-retired`,
+      `${entity}s: ${count(entity, "added")} added, ${count(entity, "changed")} changed, ${count(entity, "retired")} retired, ${count(entity, "unretired")} un-retired${renamed > 0 ? `, ${renamed} renamed` : ""}`,
     );
   }
-  const mark: Record<CatalogChangeKind, string> = {
+  const mark: Record<DiffChangeKind, string> = {
     added: "+",
     changed: "~",
     retired: "-",
     unretired: "^",
+    renamed: ">",
   };
   for (const c of d.changes) {
     const fields = c.fields?.length ? ` (${c.fields.join(", ")})` : "";
-    lines.push(`${mark[c.change]} ${c.entity} ${c.id} ${c.change}${fields}`);
+    // "> source old-id → new-id renamed (history moved)"
+    if (c.change === "renamed")
+      lines.push(`> ${c.entity} ${c.from} → ${c.id} renamed (history moved)${fields}`);
+    else lines.push(`${mark[c.change]} ${c.entity} ${c.id} ${c.change}${fields}`);
   }
-  for (const p of d.sameAddress ?? [])
-    lines.push(
-      `! source ${p.added} is new at the address of ${p.retired}, retired (${p.url}): a new id's history starts afresh, its first read listing every record as already there, none as new; keep the id ${p.retired} to keep its history`,
-    );
+  for (const p of d.sameAddress ?? []) lines.push(`! ${sameAddressText(p)}`);
   lines.push(`${d.unchanged} unchanged`);
   lines.push(
     `leads: ${d.leads.listed} listed (${d.leads.added} added, ${d.leads.removed} no longer listed)`,

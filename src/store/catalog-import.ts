@@ -5,7 +5,9 @@
  * line in catalog_changes. Nothing here holds the whole catalog: a batch's rows are read by
  * id, added rows are inserted together, and only the ids of the rows in use are listed (for
  * the retirements). A retired row is only marked (retired_at), never deleted, so its nights
- * and records keep their history. A caller that throws leaves the store as it was.
+ * and records keep their history, unless the import takes it for renamed: then its history is
+ * moved to its new id (`moveHistory`, P6), the retired row keeping only its catalog entry. A
+ * caller that throws leaves the store as it was.
  */
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
@@ -62,10 +64,27 @@ export interface CatalogImportTx {
   takeLeads(): Promise<LeadState[]>;
   addLeads(rows: readonly LeadFields[]): Promise<void>;
   /**
+   * Whether the source has a history of its own: a record, a night's outcome or a page read
+   * under its id (three lookups on the tables' keys and index by source). A source the import
+   * would take for another renamed must have none (P6).
+   */
+  hasHistory(id: string): Promise<boolean>;
+  /**
+   * P6: moves a renamed source's history from its old id to its new one (`to`, without a
+   * history of its own: `hasHistory`): see `moveHistory`.
+   */
+  moveHistory(rename: Rename): Promise<void>;
+  /**
    * Records the stamp of the files this import read (src/sources/catalog/stamp.ts), or none
    * (null) when it cannot vouch for them: the rows and the stamp land together.
    */
   stamp(digest: string | null, importer: string): Promise<void>;
+}
+
+/** A source whose id the catalog renamed: the id retired and the one added or un-retired. */
+export interface Rename {
+  from: string;
+  to: string;
 }
 
 /** Rows per statement: well under SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
@@ -163,6 +182,14 @@ function importTx(tx: Tx, at: string): CatalogImportTx {
         if (part.length > 0) await tx.insertInto("leads").values(part).execute();
       }
     },
+    async hasHistory(id) {
+      for (const q of historyLookups(tx, id))
+        if ((await q.executeTakeFirst()) !== undefined) return true;
+      return false;
+    },
+    async moveHistory(rename) {
+      await moveHistory(tx, rename);
+    },
     async stamp(digest, importer) {
       await tx.deleteFrom("catalog_stamp").execute();
       await tx
@@ -171,6 +198,79 @@ function importTx(tx: Tx, at: string): CatalogImportTx {
         .execute();
     },
   };
+}
+
+/**
+ * Whether a source has a history of its own (CatalogImportTx.hasHistory): a row of each table,
+ * by its key or index by source (test/web/query-plans.test.ts).
+ */
+export function historyLookups(db: Db | Tx, id: string) {
+  return (["records", "night_sources", "page_reads"] as const).map((table) =>
+    db.selectFrom(table).select(sql.lit(1).as("one")).where("source_id", "=", id).limit(1),
+  );
+}
+
+/**
+ * The rows a rename gives the new id whatever the new id holds (`moveHistory`), each table's by
+ * its key or index by source (test/web/query-plans.test.ts): the records (each keeping the source
+ * id it was first listed under, none when that is the new id again), the nights' outcomes, the
+ * list's last read in full and the flags.
+ */
+export function movedRows(db: Db | Tx, { from, to }: Rename) {
+  // A parameter alone has no type for PostgreSQL: said as text.
+  const fromId = sql<string>`cast(${from} as text)`;
+  const toId = sql<string>`cast(${to} as text)`;
+  return [
+    db
+      .updateTable("records")
+      .set({
+        source_id: to,
+        first_source_id: sql<string | null>`nullif(coalesce(first_source_id, ${fromId}), ${toId})`,
+      })
+      .where("source_id", "=", from),
+    ...(["night_sources", "page_reads", "flags"] as const).map((table) =>
+      db.updateTable(table).set({ source_id: to }).where("source_id", "=", from),
+    ),
+  ];
+}
+
+/**
+ * One rename's move (CatalogImportTx.moveHistory): every row keyed by the old id's source id is
+ * given the new id, a statement a table, in the import's transaction. Moved, not copied, so no
+ * record is ever listed under two ids: the records (each keeping when it was first seen,
+ * whether it was already listed and the id it was first listed under, and now the source id it
+ * was first listed under, `first_source_id`, so its feed entry and calendar event keep their
+ * names: web/public/feeds.ts itemId; none when that is the new id again, an id renamed back),
+ * the nights' outcomes (the last outcome, a refusal too, the recent nights, the unreached-first
+ * order and what counts as the list read before: P23, P7), the list's last read in full (a 304
+ * counted from it, P12), the backfill's place, a person's marks (P24: a source marked not read
+ * stays so, its rechecks on the same calendar, P25), the flags, and the night's copy of its
+ * catalog entry. The new id has no history of its own (the import asked `hasHistory`); a mark,
+ * flag or backfill row it kept from an earlier time in the catalog gives way to the old id's,
+ * the later ones. The request log (the journal, written once) and the archive's captures keep
+ * the id each request was made for; catalog_changes says the old id retired, the new one added
+ * (or un-retired), as for any import.
+ */
+async function moveHistory(tx: Tx, { from, to }: Rename): Promise<void> {
+  for (const q of movedRows(tx, { from, to })) await q.execute();
+  for (const table of ["backfill", "night_catalog"] as const) {
+    const moving = await tx
+      .selectFrom(table)
+      .select(sql.lit(1).as("one"))
+      .where("source_id", "=", from)
+      .executeTakeFirst();
+    if (moving === undefined) continue;
+    await tx.deleteFrom(table).where("source_id", "=", to).execute();
+    await tx.updateTable(table).set({ source_id: to }).where("source_id", "=", from).execute();
+  }
+  // A mark is kept by when it was made: one of the new id's made at the very same time as one
+  // of the old id's gives way to it.
+  await tx
+    .deleteFrom("marks")
+    .where("source_id", "=", to)
+    .where("at", "in", (eb) => eb.selectFrom("marks").select("at").where("source_id", "=", from))
+    .execute();
+  await tx.updateTable("marks").set({ source_id: to }).where("source_id", "=", from).execute();
 }
 
 /**

@@ -182,6 +182,8 @@ async function relink(
         // Its feed entries keep the name it was first listed under (migration 022), none when
         // that is its id again (a link written back the way it first was).
         first_id: (old.firstId ?? old.id) === id ? null : (old.firstId ?? old.id),
+        // And the source id it was first listed under (its source renamed since, migration 026).
+        first_source_id: old.firstSourceId,
       })
       .where("source_id", "=", sourceId)
       .where("record_id", "=", id)
@@ -197,6 +199,7 @@ async function relink(
     at: row.first_seen_at,
     listed: Number(row.already_listed),
     firstId: row.first_id,
+    firstSourceId: row.first_source_id,
   });
   const left = new Set(fresh.keys());
   // The link written another way.
@@ -305,6 +308,7 @@ const STORED_COLUMNS = [
   "first_seen_at",
   "already_listed",
   "first_id",
+  "first_source_id",
 ] as const;
 
 interface StoredRow {
@@ -315,6 +319,7 @@ interface StoredRow {
   first_seen_at: string;
   already_listed: number;
   first_id: string | null;
+  first_source_id: string | null;
 }
 
 /** A stored record no longer listed, that a new id may be. */
@@ -327,6 +332,8 @@ interface Stored {
   listed: number;
   /** The id it was first listed under, when not `id` (migration 022). */
   firstId: string | null;
+  /** The source id it was first listed under, when not its source's (migration 026). */
+  firstSourceId: string | null;
 }
 
 /**

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CompiledQuery, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { historyLookups, movedRows } from "../../src/store/catalog-import.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import { newestRecordsQuery, recordsAfterQuery } from "../../src/store/read/directory.js";
 
@@ -77,5 +78,18 @@ describe("the directory's reads use indexes", () => {
     const p = await plan(recordsAfterQuery(store.db, { sourceId: "s", recordId: "r" }, {}, 1000));
     expect(p).toMatch(/SEARCH r USING (COVERING )?INDEX \S+ \(\(source_id,record_id\)>\(\?,\?\)\)/);
     expect(p).not.toContain("TEMP B-TREE");
+  });
+});
+
+describe("a rename's reads and moves use indexes (P6)", () => {
+  it("whether the new id has a history, and each table's rows moved to it, are sought by source, never scanned", async () => {
+    for (const q of [
+      ...historyLookups(store.db, "b"),
+      ...movedRows(store.db, { from: "a", to: "b" }),
+    ]) {
+      const p = await plan(q);
+      expect(p).toMatch(/SEARCH/);
+      expect(p).not.toMatch(/SCAN (records|night_sources|page_reads|flags)\b(?! USING)/);
+    }
   });
 });

@@ -817,6 +817,9 @@ async function sourcesOfCatalog(
     await importCatalog(db, catalog, origins, opts.now, { allowRetire: opts.allowRetire, stamp }),
   );
   if (diff.changes.length > 0) {
+    const renamed = diff.changes
+      .filter((c) => c.entity === "source" && c.change === "renamed")
+      .map((c) => ({ from: c.from, to: c.id }));
     opts.said(diffLine(diff), {
       catalogChanges: diff.changes.length,
       ...diffCounts(diff),
@@ -824,6 +827,7 @@ async function sourcesOfCatalog(
       retired: diff.changes
         .filter((c) => c.entity === "source" && c.change === "retired")
         .map((c) => c.id),
+      ...(renamed.length > 0 ? { renamed } : {}),
     });
   }
   return (await sourcesInUse(db)) as SourceRef[];

@@ -30,7 +30,7 @@ import {
 import { formatInZone, ianaZoneProblem } from "../../policy/zone.js";
 import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
 import { stampCatalogFiles } from "../../sources/catalog/stamp.js";
-import { importCatalog } from "../../sources/catalog-import.js";
+import { importCatalog, sameAddressText } from "../../sources/catalog-import.js";
 import { nightRow, nightsLiveInStore, resumableNight, scheduledStart } from "../../store/admin.js";
 import { archiveDir } from "../../store/archive/files.js";
 import { ensureArchiveDir } from "../../store/archive/warc-archive.js";
@@ -269,12 +269,9 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
       diff.changes.filter((c) => c.entity === "source" && c.change === change).length;
     say(
       `catalog ${files.join(", ")}: ${catalog.governments.length} governments, ${catalog.sources.length} sources ` +
-        `(${count("added")} new, ${count("changed")} changed, ${count("retired")} retired) in ${loc.kind === "sqlite" ? dataDir : "PostgreSQL (NOR_DATABASE_URL)"}`,
+        `(${count("added")} new, ${count("changed")} changed, ${count("retired")} retired${count("renamed") > 0 ? `, ${count("renamed")} renamed, history moved` : ""}) in ${loc.kind === "sqlite" ? dataDir : "PostgreSQL (NOR_DATABASE_URL)"}`,
     );
-    for (const p of diff.sameAddress ?? [])
-      say(
-        `source ${p.added} is new at the address of ${p.retired}, retired (${p.url}): a new id's history starts afresh, its first read listing every record as already there; keep the id ${p.retired} to keep its history`,
-      );
+    for (const p of diff.sameAddress ?? []) say(sameAddressText(p));
 
     const url = urlOf(server.address() as AddressInfo);
     say(`the directory is at ${url} (the site-owner page: ${url}site-owners)`);

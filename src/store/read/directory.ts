@@ -63,6 +63,11 @@ export interface RecordItem {
    * 022): its feed entries and calendar events keep that name.
    */
   firstId?: string;
+  /**
+   * The source id it was first listed under, when the catalog renamed its source since (P6;
+   * migration 026): its feed entries and calendar events keep that name.
+   */
+  firstSourceId?: string;
 }
 
 export interface CountySummary {
@@ -276,18 +281,21 @@ export const RECORD_COLUMNS = [
   "r.first_seen_at",
   "r.already_listed",
   "r.first_id",
+  "r.first_source_id",
 ] as const;
 
 export function toRecord(
-  r: Omit<RecordsTable, "instant" | "already_listed" | "first_id"> & {
+  r: Omit<RecordsTable, "instant" | "already_listed" | "first_id" | "first_source_id"> & {
     already_listed: number;
     first_id: string | null;
+    first_source_id: string | null;
   },
 ): RecordItem {
   return {
     sourceId: r.source_id,
     recordId: r.record_id,
     ...(r.first_id !== null ? { firstId: r.first_id } : {}),
+    ...(r.first_source_id !== null ? { firstSourceId: r.first_source_id } : {}),
     title: shownText(r.title),
     date: r.date,
     url: r.url,

@@ -68,6 +68,12 @@ export interface RecordsTable {
    */
   first_id: Generated<string | null>;
   /**
+   * The source id it was first listed under, when the catalog renamed its source since (P6: the
+   * import moved the old id's history to the new one); null when `source_id` is that id.
+   * Migration 026.
+   */
+  first_source_id: Generated<string | null>;
+  /**
    * The instant `date` names, worked out by the store (a generated column: never written):
    * julianday on SQLite, a timestamp in UTC on PostgreSQL; only ever ordered by.
    */

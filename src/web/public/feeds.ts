@@ -39,10 +39,16 @@ export function escapeHtml(s: string): string {
 
 /**
  * Stable across hosts and formats: the same record is the same item everywhere, named by the id
- * it was first listed under (a record whose link its site wrote anew, P6, is not a new item).
+ * it was first listed under, and the source id it was first listed under (a record whose link
+ * its site wrote anew, or whose source's id the catalog renamed, P6, is not a new item).
  */
-export function itemId(r: { sourceId: string; recordId: string; firstId?: string }): string {
-  return `urn:new-on-record:record:${encodeURIComponent(r.sourceId)}:${encodeURIComponent(r.firstId ?? r.recordId)}`;
+export function itemId(r: {
+  sourceId: string;
+  recordId: string;
+  firstId?: string;
+  firstSourceId?: string;
+}): string {
+  return `urn:new-on-record:record:${encodeURIComponent(r.firstSourceId ?? r.sourceId)}:${encodeURIComponent(r.firstId ?? r.recordId)}`;
 }
 
 export interface FeedSpec {

@@ -94,7 +94,7 @@ export function renderIcal(opts: {
     const page = `${opts.origin}/sources/${encodeURIComponent(r.sourceId)}`;
     lines.push(
       "BEGIN:VEVENT",
-      `UID:${icalText(`${encodeURIComponent(r.sourceId)}.${encodeURIComponent(r.firstId ?? r.recordId)}@new-on-record`)}`,
+      `UID:${icalText(`${encodeURIComponent(r.firstSourceId ?? r.sourceId)}.${encodeURIComponent(r.firstId ?? r.recordId)}@new-on-record`)}`,
       `DTSTAMP:${stamp(Date.parse(r.firstSeenAt))}`,
       dt,
       `SUMMARY:${icalText(r.title)}`,
