@@ -273,8 +273,9 @@ function addressesOf(entry: object): string[] {
  * Only when it cannot be anything else: exactly one source the import adds or un-retires, of
  * the same government and kind of records, reading the list the very same way (`listKey`: only
  * its id, name, notes, evidence, confirmed and backfill may differ); no other source of the
- * catalog reading any of its addresses; and the new id without a history of its own (records,
- * nights or a page read under it: an id that has one keeps it, and nothing is moved). Asked
+ * catalog reading any of its addresses; and the new id without a history of its own (a row
+ * under it in any table the move writes: records, nights, page reads, marks, flags, backfill,
+ * the night's copy of its entry; an id that has one keeps it, and nothing is moved). Asked
  * only of an import that retires exactly one source; the catalog's entries are passed over once
  * more, a batch's rows looked up together. Undefined: no rename (the import is as it always was,
  * and an added source at the retired one's address is said, `sameAddress`).
@@ -425,10 +426,11 @@ export async function importCatalogInput(
     changes.push(...srcRetire.gone);
     // Written as an id retired and one added (catalog_changes keeps when each was listed), the
     // old id's history moved to the new one in the same transaction.
-    if (rename !== undefined) {
-      await tx.moveHistory(rename);
-      addedAt.delete(rename.to);
-    }
+    if (rename !== undefined) await tx.moveHistory(rename);
+    // A source put back after it was renamed away takes its id back from the records that carry
+    // it as the one they were first listed under (no two records share a feed entry's name).
+    await tx.letFirstSourceIdsGo();
+    if (rename !== undefined) addedAt.delete(rename.to);
     const sameAddress = await addedWhereRetired(tx, changes, addedAt);
     const leads = await relistLeads(tx, input.leads(), at);
     // Asked last: a file written to at any time while it was read is not vouched for.

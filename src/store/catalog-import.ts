@@ -24,7 +24,7 @@ export interface CatalogEntryState {
 
 export type CatalogEntity = "government" | "source";
 
-type Stamps = "id" | "first_seen_at" | "updated_at" | "retired_at";
+type Stamps = "id" | "first_seen_at" | "updated_at" | "retired_at" | "renamed_to";
 export type GovernmentFields = Omit<GovernmentRow, Stamps>;
 export type SourceFields = Omit<SourceRow, Stamps>;
 /** A lead to write: its fields, its place in the catalog, and since when it is listed. */
@@ -64,8 +64,9 @@ export interface CatalogImportTx {
   takeLeads(): Promise<LeadState[]>;
   addLeads(rows: readonly LeadFields[]): Promise<void>;
   /**
-   * Whether the source has a history of its own: a record, a night's outcome or a page read
-   * under its id (three lookups on the tables' keys and index by source). A source the import
+   * Whether the source has a history of its own: a row under its id in any table a rename's
+   * move writes (records, nights' outcomes, page reads, marks, flags, backfill, the night's copy
+   * of its entry: a lookup each, on the tables' keys and index by source). A source the import
    * would take for another renamed must have none (P6).
    */
   hasHistory(id: string): Promise<boolean>;
@@ -74,6 +75,13 @@ export interface CatalogImportTx {
    * history of its own: `hasHistory`): see `moveHistory`.
    */
   moveHistory(rename: Rename): Promise<void>;
+  /**
+   * Asked after the move: records under other ids first listed under a source this import put
+   * back, and that had been renamed away (only those have any: `renamed_to` set), are named by
+   * the source they are under from now on (`firstSourceIdsLetGo`). No other import reads the
+   * records.
+   */
+  letFirstSourceIdsGo(): Promise<void>;
   /**
    * Records the stamp of the files this import read (src/sources/catalog/stamp.ts), or none
    * (null) when it cannot vouch for them: the rows and the stamp land together.
@@ -101,6 +109,8 @@ function slices<T>(list: readonly T[], size = ROWS_PER_STATEMENT): T[][] {
 }
 
 function importTx(tx: Tx, at: string): CatalogImportTx {
+  /** Sources put back by this import that had been renamed away (`letFirstSourceIdsGo`). */
+  const renamedBack: string[] = [];
   return {
     async activeIds(entity) {
       const rows = await tx
@@ -141,9 +151,19 @@ function importTx(tx: Tx, at: string): CatalogImportTx {
             .where("id", "=", c.id)
             .execute();
         } else {
+          if (c.change === "unretired") {
+            // Put back after a rename: the records first listed under it give its id back,
+            // once the import's move is done (`letFirstSourceIdsGo`).
+            const was = await tx
+              .selectFrom("sources")
+              .select("renamed_to")
+              .where("id", "=", c.id)
+              .executeTakeFirst();
+            if (was?.renamed_to != null) renamedBack.push(c.id);
+          }
           await tx
             .updateTable("sources")
-            .set({ ...c.row, updated_at: at, retired_at: null })
+            .set({ ...c.row, updated_at: at, retired_at: null, renamed_to: null })
             .where("id", "=", c.id)
             .execute();
         }
@@ -190,6 +210,11 @@ function importTx(tx: Tx, at: string): CatalogImportTx {
     async moveHistory(rename) {
       await moveHistory(tx, rename);
     },
+    async letFirstSourceIdsGo() {
+      for (const part of slices(renamedBack.splice(0))) {
+        if (part.length > 0) await firstSourceIdsLetGo(tx, part).execute();
+      }
+    },
     async stamp(digest, importer) {
       await tx.deleteFrom("catalog_stamp").execute();
       await tx
@@ -201,11 +226,25 @@ function importTx(tx: Tx, at: string): CatalogImportTx {
 }
 
 /**
- * Whether a source has a history of its own (CatalogImportTx.hasHistory): a row of each table,
- * by its key or index by source (test/web/query-plans.test.ts).
+ * Whether a source has a history of its own (CatalogImportTx.hasHistory): a row in any table the
+ * move writes (`moveHistory`: records, nights' outcomes, page reads, marks, flags, the backfill's
+ * place, the night's copy of its entry), each by its key or index by source
+ * (test/web/query-plans.test.ts). An id with any of them is not taken for a rename: a mark or
+ * flag it kept from an earlier time in the catalog would otherwise outlive the move and be
+ * taken for the renamed list's (review-o10c M1).
  */
 export function historyLookups(db: Db | Tx, id: string) {
-  return (["records", "night_sources", "page_reads"] as const).map((table) =>
+  return (
+    [
+      "records",
+      "night_sources",
+      "page_reads",
+      "marks",
+      "flags",
+      "backfill",
+      "night_catalog",
+    ] as const
+  ).map((table) =>
     db.selectFrom(table).select(sql.lit(1).as("one")).where("source_id", "=", id).limit(1),
   );
 }
@@ -231,6 +270,9 @@ export function movedRows(db: Db | Tx, { from, to }: Rename) {
     ...(["night_sources", "page_reads", "flags"] as const).map((table) =>
       db.updateTable(table).set({ source_id: to }).where("source_id", "=", from),
     ),
+    // The archive's index of captures (not the WARC files): `nor reparse` of the new id reads
+    // the pages the old one read (review-o10c C1).
+    db.updateTable("captures").set({ source: to }).where("source", "=", from),
   ];
 }
 
@@ -245,11 +287,12 @@ export function movedRows(db: Db | Tx, { from, to }: Rename) {
  * order and what counts as the list read before: P23, P7), the list's last read in full (a 304
  * counted from it, P12), the backfill's place, a person's marks (P24: a source marked not read
  * stays so, its rechecks on the same calendar, P25), the flags, and the night's copy of its
- * catalog entry. The new id has no history of its own (the import asked `hasHistory`); a mark,
- * flag or backfill row it kept from an earlier time in the catalog gives way to the old id's,
- * the later ones. The request log (the journal, written once) and the archive's captures keep
- * the id each request was made for; catalog_changes says the old id retired, the new one added
- * (or un-retired), as for any import.
+ * catalog entry. The new id has no row of its own in any of these tables (the import asked
+ * `hasHistory`), so nothing of it is left to outlive the move. The archive's index of captures
+ * follows too (`nor reparse` of the new id reads what the old one read; the WARC files are not
+ * touched); the request log (the journal, written once) keeps the id each request was made for;
+ * catalog_changes says the old id retired, the new one added (or un-retired), as for any import;
+ * the old id's row keeps `renamed_to`, the new id.
  */
 async function moveHistory(tx: Tx, { from, to }: Rename): Promise<void> {
   for (const q of movedRows(tx, { from, to })) await q.execute();
@@ -263,14 +306,27 @@ async function moveHistory(tx: Tx, { from, to }: Rename): Promise<void> {
     await tx.deleteFrom(table).where("source_id", "=", to).execute();
     await tx.updateTable(table).set({ source_id: to }).where("source_id", "=", from).execute();
   }
-  // A mark is kept by when it was made: one of the new id's made at the very same time as one
-  // of the old id's gives way to it.
-  await tx
-    .deleteFrom("marks")
-    .where("source_id", "=", to)
-    .where("at", "in", (eb) => eb.selectFrom("marks").select("at").where("source_id", "=", from))
-    .execute();
   await tx.updateTable("marks").set({ source_id: to }).where("source_id", "=", from).execute();
+  // The old id remembers where it went (its page and notices say so: web/public/retired.tsx),
+  // as does an id renamed to it before (A -> B -> C: A's points at C); the new id, in use, at
+  // nothing.
+  await tx.updateTable("sources").set({ renamed_to: to }).where("renamed_to", "=", from).execute();
+  await tx.updateTable("sources").set({ renamed_to: to }).where("id", "=", from).execute();
+  await tx.updateTable("sources").set({ renamed_to: null }).where("id", "=", to).execute();
+}
+
+/**
+ * The records that carry one of these ids (added or put back in use by this import) as the
+ * source id they were first listed under lose it: their feed entries and calendar events are
+ * named by the source they are under from now on. Else a source put back beside the one its
+ * history moved to would name its own records as the moved ones are named (review-o10c D1).
+ * By the partial index on first_source_id (migration 027).
+ */
+export function firstSourceIdsLetGo(db: Db | Tx, ids: readonly string[]) {
+  return db
+    .updateTable("records")
+    .set({ first_source_id: null })
+    .where("first_source_id", "in", ids);
 }
 
 /**

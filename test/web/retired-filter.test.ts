@@ -121,6 +121,7 @@ describe.each(stores)("a filter that names a retired page or government ($name)"
       what: "source",
       id: "evil-notices",
       retiredAt: PAGE_RETIRED,
+      renamedTo: null,
       page: "/sources/evil-notices",
       api: "/api/sources/evil-notices",
     });
@@ -191,6 +192,7 @@ describe.each(stores)("a filter that names a retired page or government ($name)"
       what: "government",
       id: "evil-township",
       retiredAt: GOV_RETIRED,
+      renamedTo: null,
       page: "/governments/evil-township",
       api: "/api/governments/evil-township",
     });
@@ -222,6 +224,7 @@ describe.each(stores)("a filter that names a retired page or government ($name)"
       what: "government",
       id: "evil-township",
       retiredAt: GOV_RETIRED,
+      renamedTo: null,
       page: "/sources/evil-notices",
       api: "/api/sources/evil-notices",
     });

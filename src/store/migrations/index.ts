@@ -22,6 +22,7 @@ import * as m023 from "./023-new-by-night-index.js";
 import * as m024 from "./024-mapped-ipv4-sites.js";
 import * as m025 from "./025-night-catalog-note.js";
 import * as m026 from "./026-record-first-source.js";
+import * as m027 from "./027-source-renamed-to.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -48,6 +49,7 @@ export const migrations: Record<string, Migration> = {
   "024-mapped-ipv4-sites": m024,
   "025-night-catalog-note": m025,
   "026-record-first-source": m026,
+  "027-source-renamed-to": m027,
 };
 
 export const migrationProvider: MigrationProvider = {

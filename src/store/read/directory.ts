@@ -41,6 +41,8 @@ export interface SourceSummary {
   access: string;
   platform: string | null;
   retiredAt: string | null;
+  /** P6: the id this retired source was renamed to, its records with it; null otherwise. */
+  renamedTo: string | null;
 }
 
 export interface RecordItem {
@@ -157,6 +159,7 @@ const SOURCE_COLUMNS = [
   "access",
   "platform",
   "retired_at",
+  "renamed_to",
 ] as const;
 
 type SourceCols = {
@@ -168,6 +171,7 @@ type SourceCols = {
   access: string;
   platform: string | null;
   retired_at: string | null;
+  renamed_to: string | null;
 };
 
 function toSource(r: SourceCols): SourceSummary {
@@ -180,6 +184,7 @@ function toSource(r: SourceCols): SourceSummary {
     access: r.access,
     platform: r.platform,
     retiredAt: r.retired_at,
+    renamedTo: r.renamed_to,
   };
 }
 

@@ -340,6 +340,7 @@ export async function search(
       access: s.access,
       platform: s.platform,
       retiredAt: null,
+      renamedTo: null,
       governmentName: s.government_name,
     })),
     records: records.map(toNewRecord),

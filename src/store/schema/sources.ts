@@ -36,6 +36,12 @@ export interface SourceRow {
   first_seen_at: string;
   updated_at: string;
   retired_at: string | null;
+  /**
+   * P6: the id this retired source was renamed to (its history moved there: store/
+   * catalog-import.ts `moveHistory`); null for one never renamed or put back since
+   * (migration 027).
+   */
+  renamed_to: string | null;
 }
 
 /** A record page seen but not read yet (catalog `leads:`): replaced whole on each import. */

@@ -87,6 +87,7 @@ export function sourceJson(s: SourceSummary) {
     access: s.access,
     platform: s.platform,
     retiredAt: s.retiredAt,
+    renamedTo: s.renamedTo,
   };
 }
 
@@ -195,6 +196,13 @@ export function countsJson(c: NewCounts) {
  */
 export function retiredJson(r: Retired | undefined) {
   return r
-    ? { what: r.what, id: r.id, retiredAt: r.retiredAt, page: retiredPage(r), api: retiredApi(r) }
+    ? {
+        what: r.what,
+        id: r.id,
+        retiredAt: r.retiredAt,
+        renamedTo: r.renamedTo ?? null,
+        page: retiredPage(r),
+        api: retiredApi(r),
+      }
     : null;
 }

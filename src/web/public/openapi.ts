@@ -38,6 +38,9 @@ export const Source = z.strictObject({
   access: z.string(),
   platform: nul(z.string()),
   retiredAt: nul(iso),
+  renamedTo: nul(z.string()).describe(
+    "The id this retired record page was renamed to: its records, nights and marks are there now",
+  ),
 });
 
 const recordFields = {
@@ -114,6 +117,9 @@ const Retired = nul(
         ),
       id: z.string().describe("Its id"),
       retiredAt: iso,
+      renamedTo: nul(z.string()).describe(
+        "The id the record page the filter names was renamed to, its records with it; then `page` is that id's page",
+      ),
       page: z
         .string()
         .regex(/^\/(?:sources|governments)\//)

@@ -4,7 +4,9 @@
  * and search show the current catalog, so they hold none of its records; those are kept (docs/
  * catalog.md: a retired source keeps its nights, records and request log) and listed on its own
  * page, which still answers. Every answer with such a filter says so, with the date and that
- * page, never "no new records" (docs/api.md, `retired`).
+ * page, never "no new records" (docs/api.md, `retired`). A record page whose id the catalog
+ * renamed (P6) has no records left: they moved to the new id with the rest of its history, so
+ * its answers say it was renamed and link the new id's page instead (`renamedTo`).
  */
 import type { FC } from "hono/jsx";
 import type { GovernmentSummary, SourceSummary } from "../../store/read/directory.js";
@@ -18,6 +20,11 @@ export interface Retired {
   id: string;
   name: string;
   retiredAt: string;
+  /**
+   * P6: the id the record page the filter names was renamed to (its records moved there); then
+   * `page` is that id's page.
+   */
+  renamedTo?: string;
   /**
    * The page that keeps the filter's records: the record page's own when the filter names one
    * (its government retired or not), else the government's, which links to its record pages.
@@ -45,6 +52,11 @@ export function retiredOf(
   if (source) {
     const { source: s, government: g } = source;
     const page = { kind: "source" as const, id: s.id, name: sourceName(s, g) };
+    if (s.retiredAt !== null && s.renamedTo !== null) {
+      const to = { kind: "source" as const, id: s.renamedTo, name: s.renamedTo };
+      const renamed = { renamedTo: s.renamedTo, page: to };
+      return { what: "source", id: s.id, name: page.name, retiredAt: s.retiredAt, ...renamed };
+    }
     if (s.retiredAt !== null)
       return { what: "source", id: s.id, name: page.name, retiredAt: s.retiredAt, page };
     if (g?.retiredAt)
@@ -83,6 +95,8 @@ const CURRENT =
  * here", "in this feed", "in this file").
  */
 export function retiredText(r: Retired, link: string, here: string): string {
+  if (r.renamedTo !== undefined)
+    return `The record page ${isolated(r.name)} was renamed on ${day(r)}: its id is now ${isolated(r.renamedTo)}, and its records moved with it. They are listed on its page, ${link}, and under that id in the directory's lists, feeds, downloads and search. They are not ${here}: this filter names the old id.`;
   const left =
     r.what === "source"
       ? `The record page ${isolated(r.name)} was retired from the directory on ${day(r)}.`
@@ -100,6 +114,20 @@ export function retiredText(r: Retired, link: string, here: string): string {
 export const RetiredNotice: FC<{ r: Retired; here: string; id?: string }> = ({ r, here, id }) => {
   const when = <time datetime={r.retiredAt}>{day(r)}</time>;
   const page = retiredPage(r);
+  if (r.renamedTo !== undefined)
+    return (
+      <p
+        class="notice retired renamed"
+        id={id ?? "retired-scope"}
+        data-retired={r.what}
+        data-renamed-to={r.renamedTo}
+      >
+        The record page <bdi>{r.name}</bdi> was renamed on {when}: its id is now{" "}
+        <bdi>{r.renamedTo}</bdi>, and its records moved with it. They are listed on{" "}
+        <a href={page}>its page</a>, and under that id in the directory's lists, feeds, downloads
+        and search. They are not {here}: this filter names the old id.
+      </p>
+    );
   return (
     <p class="notice retired" id={id ?? "retired-scope"} data-retired={r.what}>
       {r.what === "source" ? (
@@ -147,7 +175,10 @@ export function retiredFeedItem(r: Retired, origin: string, here: string): FeedN
         ? `:source:${encodeURIComponent(r.page.id)}`
         : ""
     }`,
-    title: `Retired from the directory: ${isolated(r.name)}`,
+    title:
+      r.renamedTo !== undefined
+        ? `Renamed: ${isolated(r.name)}`
+        : `Retired from the directory: ${isolated(r.name)}`,
     text: retiredText(r, link, here),
     link,
     at: new Date(r.retiredAt),

@@ -248,7 +248,15 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
           · <bdi>{govName}</bdi>
         </span>
       </h1>
-      {s.retiredAt ? (
+      {s.retiredAt && s.renamedTo !== null ? (
+        <p class="retired renamed" data-renamed-to={s.renamedTo}>
+          Renamed: this page's id changed on <WhenText iso={s.retiredAt} /> to{" "}
+          <a href={`/sources/${encodeURIComponent(s.renamedTo)}`}>
+            <bdi>{s.renamedTo}</bdi>
+          </a>
+          . Its records, nights and marks moved with it and are listed on that page.
+        </p>
+      ) : s.retiredAt ? (
         <p class="retired">
           Retired: this page left the directory's catalog on <WhenText iso={s.retiredAt} />. It is
           no longer checked; what was noted before is kept below, but its records are no longer in
