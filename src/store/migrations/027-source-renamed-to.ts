@@ -10,7 +10,8 @@ import { columnsOf } from "./columns.js";
  * - an index on `records.first_source_id` (the rows that have one only): an import that adds or
  *   puts back a source renamed away lets go of that id on the records that still carry it, so no
  *   two records share a feed entry's name (catalog-import.ts `letFirstSourceIdsGo`).
- * A store renamed under 026 alone has `renamed_to` set from its records.
+ * A store renamed under 026 alone has `renamed_to` set from its records, and its records let go
+ * of an id first listed under that is back in use.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (!(await columnsOf(db, "sources")).includes("renamed_to"))
@@ -35,6 +36,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       where r.first_source_id = sources.id limit 1)
     where renamed_to is null and retired_at is not null
       and exists (select 1 from records r where r.first_source_id = sources.id)`.execute(db);
+  // A store where, under 026 alone, an id renamed away was put back in use: the records still
+  // first listed under it let that id go, as an import now does (no two records share a feed
+  // entry's name). Only rows that have one are read (records_first_source, just made).
+  await sql`update records set first_source_id = null
+    where first_source_id is not null
+      and first_source_id in (select id from sources where retired_at is null)`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
