@@ -1,74 +1,31 @@
 import { describe, expect, it } from "vitest";
-import type { SourceResult } from "../../src/night/types.js";
-import { parseCatalog } from "../../src/sources/catalog/load.js";
-import {
-  type ImportDiff,
-  type ImportOutcome,
-  importCatalog,
-} from "../../src/sources/catalog-import.js";
+import { importCatalog } from "../../src/sources/catalog-import.js";
 import { markSource } from "../../src/store/admin.js";
-import { openStore, type Store } from "../../src/store/db.js";
+import { openStore } from "../../src/store/db.js";
 import { latestMarks } from "../../src/store/marks.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
 import { search, searchTerms } from "../../src/store/read/search.js";
 import { createApp } from "../../src/web/app.js";
 import { itemId } from "../../src/web/public/feeds.js";
-import { storeFactories } from "../store/stores.js";
+import {
+  cat,
+  DAY,
+  factories,
+  feed,
+  imported,
+  LIST,
+  N,
+  night,
+  OTHER,
+  read,
+  T1,
+} from "./renamed-support.js";
 
 /**
  * P6 after a rename (review-o10c M1, D1, W1): what the new id kept of its own never outlives the
  * move, a source put back beside the one its history moved to names its records apart, and the
  * old id's answers send the reader to the new one. SQLite + PostgreSQL.
  */
-const factories = storeFactories();
-const T1 = Date.parse("2026-11-05T08:00:00Z");
-const DAY = 86_400_000;
-const N = ["2026-11-05", "2026-11-06", "2026-11-07", "2026-11-08"];
-const LIST = "https://x.gov/bids.rss";
-const cat = (sources: string) =>
-  parseCatalog(
-    `governments:\n  - { id: g, name: G, kind: city, county: Franklin }\nsources:\n${sources}`,
-    "t.yaml",
-  );
-const feed = (id: string, url = LIST) =>
-  `  - { id: ${id}, government: g, records: bids, access: feed, url: "${url}" }\n`;
-const OTHER = feed("other", "https://x.gov/other.rss");
-function diffOf(o: ImportOutcome): ImportDiff {
-  if (o.kind !== "imported") throw new Error(`expected an import, got ${JSON.stringify(o)}`);
-  return o.diff;
-}
-async function imported(store: Store, sources: string, at: number, allowRetire = false) {
-  const c = cat(sources);
-  const origins = {
-    governments: new Map(c.governments.map((g) => [g.id, "t.yaml"])),
-    sources: new Map(c.sources.map((s) => [s.id, "t.yaml"])),
-  };
-  return diffOf(await importCatalog(store.db, c, origins, at, { allowRetire }));
-}
-function read(sourceId: string, n: number, ids: readonly string[]): SourceResult {
-  const at = T1 + n * DAY;
-  return {
-    sourceId,
-    outcome: { kind: "ok", url: LIST, status: 200 },
-    way: { used: { access: "feed", url: LIST }, skipped: [] },
-    records: ids.map((id) => ({ id, title: `Bid ${id.slice(-5)}`, date: "2026-11-01" })),
-    pageRead: { url: LIST, key: `k${n}${ids.join()}`, records: ids.length, ids: [...ids] },
-    validators: [],
-    flags: [],
-    startedAt: at,
-    endedAt: at + 500,
-  };
-}
-async function night(store: Store, n: number, ids: readonly string[], url = LIST) {
-  const ns = new SqlNightStore(store.db);
-  const key = N[n] as string;
-  await ns.openNight(key, T1 + n * DAY, T1 + n * DAY + 6 * 3600_000);
-  await ns.syncSources(
-    ids.map((id) => ({ id, government: "g", url, site: "x.gov" })),
-    T1 + n * DAY,
-  );
-  return key;
-}
 const docs = (...n: number[]) => n.map((i) => `https://x.gov/files/bid-${i}.pdf`);
 
 describe.each(factories)("P6: what is left after a rename ($name)", (factory) => {

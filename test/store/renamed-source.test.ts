@@ -1,13 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SourceResult } from "../../src/night/types.js";
-import { parseCatalog } from "../../src/sources/catalog/load.js";
-import {
-  diffLine,
-  formatDiff,
-  type ImportDiff,
-  type ImportOutcome,
-  importCatalog,
-} from "../../src/sources/catalog-import.js";
+import { diffLine, formatDiff, type ImportDiff } from "../../src/sources/catalog-import.js";
 import { markSource } from "../../src/store/admin.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import { latestMarks } from "../../src/store/marks.js";
@@ -17,7 +9,19 @@ import { newRecords } from "../../src/store/read/new-records.js";
 import { search, searchTerms } from "../../src/store/read/search.js";
 import { lastOutcomeRows, outcomeRowsSince } from "../../src/store/read/source-state.js";
 import { itemId } from "../../src/web/public/feeds.js";
-import { storeFactories } from "./stores.js";
+import {
+  DAY,
+  factories,
+  feed,
+  imported,
+  importOf,
+  LIST,
+  N,
+  night,
+  OTHER,
+  read,
+  T1,
+} from "./renamed-support.js";
 
 /**
  * P6 (outside tester O10, third design): a source whose id alone the catalog renames has its
@@ -26,60 +30,6 @@ import { storeFactories } from "./stores.js";
  * from the reviews of the two copying designs (review-o10 F1–F5, review-o10b R1–R5), on SQLite
  * and PostgreSQL.
  */
-const factories = storeFactories();
-const T1 = Date.parse("2026-11-05T08:00:00Z");
-const DAY = 86_400_000;
-const N = ["2026-11-05", "2026-11-06", "2026-11-07", "2026-11-08"];
-const LIST = "https://x.gov/bids.rss";
-const cat = (sources: string) =>
-  parseCatalog(
-    `governments:\n  - { id: g, name: G, kind: city, county: Franklin }\nsources:\n${sources}`,
-    "t.yaml",
-  );
-const feed = (id: string, url = LIST, records = "bids") =>
-  `  - { id: ${id}, government: g, records: ${records}, access: feed, url: "${url}" }\n`;
-const OTHER = feed("other", "https://x.gov/other.rss");
-
-function diffOf(o: ImportOutcome): ImportDiff {
-  if (o.kind !== "imported") throw new Error(`expected an import, got ${JSON.stringify(o)}`);
-  return o.diff;
-}
-async function importOf(store: Store, sources: string, at: number, allowRetire = false) {
-  const c = cat(sources);
-  const origins = {
-    governments: new Map(c.governments.map((g) => [g.id, "t.yaml"])),
-    sources: new Map(c.sources.map((s) => [s.id, "t.yaml"])),
-  };
-  return importCatalog(store.db, c, origins, at, { allowRetire });
-}
-const imported = async (store: Store, sources: string, at: number, allowRetire = false) =>
-  diffOf(await importOf(store, sources, at, allowRetire));
-
-/** The feed read in full on night `n`; `ids` are the records' ids (links) as listed. */
-function read(sourceId: string, n: number, ids: readonly string[]): SourceResult {
-  const at = T1 + n * DAY;
-  return {
-    sourceId,
-    outcome: { kind: "ok", url: LIST, status: 200 },
-    way: { used: { access: "feed", url: LIST }, skipped: [] },
-    records: ids.map((id) => ({ id, title: `Bid ${id.slice(-5)}`, date: "2026-11-01" })),
-    pageRead: { url: LIST, key: `k${n}${ids.join()}`, records: ids.length, ids: [...ids] },
-    validators: [],
-    flags: [],
-    startedAt: at,
-    endedAt: at + 500,
-  };
-}
-async function night(store: Store, n: number, ids: readonly string[]): Promise<string> {
-  const ns = new SqlNightStore(store.db);
-  const key = N[n] as string;
-  await ns.openNight(key, T1 + n * DAY, T1 + n * DAY + 6 * 3600_000);
-  await ns.syncSources(
-    ids.map((id) => ({ id, government: "g", url: LIST, site: "x.gov" })),
-    T1 + n * DAY,
-  );
-  return key;
-}
 const doc = (scheme: string, n: number) => `${scheme}://x.gov/files/bid-${n}.pdf`;
 const docs = (scheme: string, ...n: number[]) => n.map((i) => doc(scheme, i));
 
