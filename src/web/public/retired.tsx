@@ -96,7 +96,7 @@ const CURRENT =
  */
 export function retiredText(r: Retired, link: string, here: string): string {
   if (r.renamedTo !== undefined)
-    return `The record page ${isolated(r.name)} was renamed on ${day(r)}: its id is now ${isolated(r.renamedTo)}, and its records moved with it. They are listed on its page, ${link}, and under that id in the directory's lists, feeds, downloads and search. They are not ${here}: this filter names the old id.`;
+    return `The record page ${isolated(r.name)} was renamed on ${day(r)}: its id is now ${isolated(r.renamedTo)}, and its records moved with it. They are listed on its page, ${link}, and, while that id is in the catalog, in the directory's lists, feeds, downloads and search under it. They are not ${here}: this filter names the old id.`;
   const left =
     r.what === "source"
       ? `The record page ${isolated(r.name)} was retired from the directory on ${day(r)}.`
@@ -124,8 +124,8 @@ export const RetiredNotice: FC<{ r: Retired; here: string; id?: string }> = ({ r
       >
         The record page <bdi>{r.name}</bdi> was renamed on {when}: its id is now{" "}
         <bdi>{r.renamedTo}</bdi>, and its records moved with it. They are listed on{" "}
-        <a href={page}>its page</a>, and under that id in the directory's lists, feeds, downloads
-        and search. They are not {here}: this filter names the old id.
+        <a href={page}>its page</a>, and, while that id is in the catalog, in the directory's lists,
+        feeds, downloads and search under it. They are not {here}: this filter names the old id.
       </p>
     );
   return (
