@@ -415,10 +415,14 @@ export async function importCatalogInput(
     }));
     await tx.write(govRetire.gone);
     changes.push(...govRetire.gone);
-    /** The URL of each source this import adds (to say one at a retired source's address). */
+    /**
+     * The URL of each source this import adds or puts back (to say one at a retired source's
+     * address), kept only when it retires one: a first import of 20,000 keeps none.
+     */
     const addedAt = new Map<string, { url: string; unretired: boolean }>();
+    const retires = srcRetire.gone.length > 0;
     await apply("source", input.sources(), (c, s, file) => {
-      if (c.change === "added" || c.change === "unretired")
+      if (retires && (c.change === "added" || c.change === "unretired"))
         addedAt.set(c.id, { url: s.url, unretired: c.change === "unretired" });
       return { ...base(c), entity: "source", change: c.change, row: sourceRow(s, file) };
     });
