@@ -20,3 +20,8 @@ export function importedOrStop(o: ImportOutcome, everyFile = EVERY_FILE_BY_OPTIO
       `Give every catalog file (${everyFile}), or --allow-retire if they are meant to go.`,
   );
 }
+
+/** A problem of the catalog files themselves: unreadable, not a valid catalog, an import refused. */
+export function isCatalogProblem(err: unknown): err is NorError {
+  return err instanceof NorError && err.code === "E_CATALOG";
+}

@@ -52,7 +52,7 @@ import { type Db, ensureDataDir, openStore, storeLocationFromOptions } from "../
 import { diskFull, STORE_FULL } from "../../store/disk-full.js";
 import { storeClock } from "../../store/store-clock.js";
 import { archiveBeforeNight } from "../archive-presence.js";
-import { importedOrStop } from "../import-outcome.js";
+import { importedOrStop, isCatalogProblem } from "../import-outcome.js";
 import { rewriteLine, stderr } from "../io.js";
 import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../net-options.js";
 import { NIGHT_PARTS } from "../night-parts.js";
@@ -864,11 +864,6 @@ function onlyPrivateAddresses(entries: readonly string[], pins: Pins): boolean {
     }
   }
   return true;
-}
-
-/** A problem of the catalog files themselves (unreadable, invalid, an import refused). */
-function isCatalogProblem(err: unknown): err is NorError {
-  return err instanceof NorError && err.code === "E_CATALOG";
 }
 
 /** `1 source`, `2 sources`. */

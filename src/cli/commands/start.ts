@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import type { Command } from "commander";
 import { type Clock, systemClock } from "../../clock.js";
-import { UsageError } from "../../errors.js";
+import { type NorError, UsageError } from "../../errors.js";
 import { lockForCatalogImport } from "../../night/catalog-beside-night.js";
 import { formatLeft, parseDuration } from "../../night/duration.js";
 import { acquireStartLock, START_LOCK_FILE } from "../../night/night-lock.js";
@@ -27,13 +27,15 @@ import {
   nextRunAfter,
   parseDailyAt,
 } from "../../policy/schedule.js";
+import { noteLine } from "../../policy/shown-text.js";
 import { formatInZone, ianaZoneProblem } from "../../policy/zone.js";
 import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
-import { stampCatalogFiles } from "../../sources/catalog/stamp.js";
+import { importerVersion, stampCatalogFiles } from "../../sources/catalog/stamp.js";
 import { importCatalog, sameAddressText } from "../../sources/catalog-import.js";
 import { nightRow, nightsLiveInStore, resumableNight, scheduledStart } from "../../store/admin.js";
 import { archiveDir } from "../../store/archive/files.js";
 import { ensureArchiveDir } from "../../store/archive/warc-archive.js";
+import { storedSourcesRunnable } from "../../store/catalog-sources.js";
 import { ensureDataDir, refuseBlockedParts } from "../../store/data-dir.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { storedPasswordHash } from "../../store/read/console.js";
@@ -43,7 +45,7 @@ import { answerClientErrors } from "../../web/client-errors.js";
 import { answerJobModule } from "../../web/public/answer-job.js";
 import { archiveBeforeNight } from "../archive-presence.js";
 import { bundledCatalog } from "../bundled-catalog.js";
-import { importedOrStop } from "../import-outcome.js";
+import { importedOrStop, isCatalogProblem } from "../import-outcome.js";
 import { stdout } from "../io.js";
 import { listenError } from "../listen-error.js";
 import {
@@ -157,11 +159,22 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
   const files = opts.catalog?.length ? opts.catalog : bundledCatalog();
   // Taken before the files are read: the nights started here skip files imported unchanged.
   const stamp = stampCatalogFiles(files);
-  const { catalog, origins } = loadCatalogWithFiles(files);
   const dataDir = resolve(opts.data);
 
   // NOR_DATABASE_URL (PostgreSQL) holds for the server and, inherited, for each night.
   const loc = storeLocationFromOptions({ data: dataDir });
+  // Files that cannot be used (a typo, a file gone): with no store here, said now (exit 2), with
+  // nothing made; with one, the directory is served and the nights run the sources it last
+  // imported, when this build imported them (as `nor night --or-stored-catalog`), said below.
+  let loaded: ReturnType<typeof loadCatalogWithFiles> | undefined;
+  let catalogProblem: NorError | undefined;
+  try {
+    loaded = loadCatalogWithFiles(files);
+  } catch (err) {
+    if (!isCatalogProblem(err)) throw err;
+    if (loc.kind === "sqlite" && !existsSync(join(dataDir, "nor.db"))) throw err;
+    catalogProblem = err;
+  }
   // What every night needs beside the store, checked now as `nor night` checks it: a file where
   // the archive goes, or an archive this user may not write, is said at start (exit 2), not
   // by each night at its hour while the directory looks well.
@@ -242,36 +255,55 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
           }
         : false,
     });
-    answer = app.fetch;
-    let diff: ReturnType<typeof importedOrStop>;
-    // Not beside a night another process runs here with other sources (a timer's `nor
-    // night`, a night of an earlier `nor start` still stopping): they would change under it.
-    // The marks are judged on the system's clock, as the processes that wrote them.
-    const release = await lockForCatalogImport(store, systemClock.now(), {
-      dataDir,
-      files,
-      stamp,
-      sources: () => catalog.sources,
-      instead:
-        "run `nor start` with the catalog files that night runs (--catalog A B …), or once the night is over",
-    });
-    try {
-      diff = importedOrStop(
-        await importCatalog(store.db, catalog, origins, clock.now(), {
-          allowRetire: opts.allowRetire === true,
-          stamp,
-        }),
+    // The files unusable, or their import refused: only with sources this build imported to go
+    // on with (else exit 2, the files' problem said, as before).
+    const goOnWithout = async (problem: NorError): Promise<void> => {
+      if (!(await storedSourcesRunnable(store.db, importerVersion()))) throw problem;
+      say(
+        `the catalog files (${files.join(", ")}) could not be used: ${noteLine(problem.message)}; the directory is served from the store, and each night imports the files once they can be (else it runs the sources the store last imported, and \`nor status\` says so with the night)`,
       );
-    } finally {
-      await release();
+    };
+    if (catalogProblem !== undefined) await goOnWithout(catalogProblem);
+    answer = app.fetch;
+    let diff: ReturnType<typeof importedOrStop> | undefined;
+    if (loaded !== undefined) {
+      const { catalog, origins } = loaded;
+      // Not beside a night another process runs here with other sources (a timer's `nor
+      // night`, a night of an earlier `nor start` still stopping): they would change under it.
+      // The marks are judged on the system's clock, as the processes that wrote them.
+      const release = await lockForCatalogImport(store, systemClock.now(), {
+        dataDir,
+        files,
+        stamp,
+        sources: () => catalog.sources,
+        instead:
+          "run `nor start` with the catalog files that night runs (--catalog A B …), or once the night is over",
+      });
+      try {
+        diff = importedOrStop(
+          await importCatalog(store.db, catalog, origins, clock.now(), {
+            allowRetire: opts.allowRetire === true,
+            stamp,
+          }),
+        );
+      } catch (err) {
+        // Refused (it would retire too many): nothing written; the nights say what they run.
+        if (!isCatalogProblem(err)) throw err;
+        await goOnWithout(err);
+      } finally {
+        await release();
+      }
+      if (diff !== undefined) {
+        const d = diff;
+        const count = (change: string) =>
+          d.changes.filter((c) => c.entity === "source" && c.change === change).length;
+        say(
+          `catalog ${files.join(", ")}: ${catalog.governments.length} governments, ${catalog.sources.length} sources ` +
+            `(${count("added")} new, ${count("changed")} changed, ${count("retired")} retired${count("renamed") > 0 ? `, ${count("renamed")} renamed, history moved` : ""}) in ${loc.kind === "sqlite" ? dataDir : "PostgreSQL (NOR_DATABASE_URL)"}`,
+        );
+        for (const p of d.sameAddress ?? []) say(sameAddressText(p));
+      }
     }
-    const count = (change: string) =>
-      diff.changes.filter((c) => c.entity === "source" && c.change === change).length;
-    say(
-      `catalog ${files.join(", ")}: ${catalog.governments.length} governments, ${catalog.sources.length} sources ` +
-        `(${count("added")} new, ${count("changed")} changed, ${count("retired")} retired${count("renamed") > 0 ? `, ${count("renamed")} renamed, history moved` : ""}) in ${loc.kind === "sqlite" ? dataDir : "PostgreSQL (NOR_DATABASE_URL)"}`,
-    );
-    for (const p of diff.sameAddress ?? []) say(sameAddressText(p));
 
     const url = urlOf(server.address() as AddressInfo);
     say(`the directory is at ${url} (the site-owner page: ${url}site-owners)`);

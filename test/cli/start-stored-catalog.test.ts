@@ -1,0 +1,116 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, describe, expect, it } from "vitest";
+import { runStart } from "../../src/cli/commands/start.js";
+import { ManualClock } from "../../src/clock.js";
+import { writeVillageCatalog } from "./catalogs.js";
+import { runMain } from "./cli-capture.js";
+
+/**
+ * tester-ops O5, at `nor start`'s own start: a catalog file mistyped while it was stopped (a
+ * reboot, a restart) no longer keeps the directory down. With a store that this build imported
+ * a catalog into, the directory is served and each night runs with `--or-stored-catalog`
+ * (test/cli/night-stored-catalog.test.ts); with no store, the files' problem stops it as
+ * before (exit 2), with nothing made.
+ */
+const NY = "America/New_York";
+const dir = mkdtempSync(join(tmpdir(), "nor-start-stored-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const opts = (catalog: string, data: string) => ({
+  catalog: [catalog],
+  data,
+  host: "127.0.0.1",
+  port: "0",
+  at: "01:00",
+  zone: NY,
+});
+
+describe("nor start with catalog files it cannot use", () => {
+  it("P13 (tester-ops O5): with a store this build imported, the directory is served, it says why, and the night runs with --or-stored-catalog", async () => {
+    const catalog = writeVillageCatalog(join(dir, "catalog.yaml"), "Kept", {
+      "kept-agendas": 'records: agendas, access: feed, url: "http://127.0.0.1:9/agendas.rss"',
+    });
+    const data = join(dir, "data");
+    const imported = await runMain(["catalog", "import", catalog, "--data", data]);
+    expect(imported.code, imported.stderr).toBe(0);
+    writeFileSync(catalog, "governments: [\n");
+
+    // Two seconds before 01:00 in New York.
+    const clock = new ManualClock(Date.UTC(2026, 10, 5, 5, 59, 58));
+    const lines: string[] = [];
+    const waiters: { re: RegExp; resolve: () => void }[] = [];
+    const say = (line: string) => {
+      lines.push(line);
+      for (const w of waiters.filter((x) => x.re.test(line))) w.resolve();
+    };
+    const said = (re: RegExp) =>
+      lines.some((l) => re.test(l))
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => waiters.push({ re, resolve }));
+    const nights: string[][] = [];
+    const stop = new AbortController();
+    let url = "";
+    const running = runStart(opts(catalog, data), {
+      clock,
+      say,
+      signal: stop.signal,
+      onListening: (u) => (url = u),
+      runNight: async (args) => {
+        nights.push(args);
+        return 0;
+      },
+    });
+    await said(/the next night runs at 2026-11-05 01:00/);
+    expect(lines[0]).toContain(
+      `the catalog files (${catalog}) could not be used: catalog has 1 problem: ${catalog}:`,
+    );
+    expect(lines[0]).toContain("the directory is served from the store");
+    expect(lines.some((l) => /^catalog .*: \d+ governments/.test(l))).toBe(false);
+    expect(await (await fetch(`${url}governments`)).text()).toContain("Village of Kept");
+    await clock.advance(2_000);
+    await said(/the night is done/);
+    expect(nights).toHaveLength(1);
+    expect(nights[0]).toContain("--or-stored-catalog");
+    stop.abort();
+    await running;
+  }, 60_000);
+
+  it("P3, P13 (tester-ops O5): with a store another build imported, the files' problem stops it (exit 2): this build has not checked those sources", async () => {
+    const catalog = writeVillageCatalog(join(dir, "older.yaml"), "Older", {
+      "older-agendas": 'records: agendas, access: feed, url: "http://127.0.0.1:9/agendas.rss"',
+    });
+    const data = join(dir, "older-data");
+    expect((await runMain(["catalog", "import", catalog, "--data", data])).code).toBe(0);
+    const db = new Database(join(data, "nor.db"));
+    try {
+      db.prepare("update catalog_stamp set importer = 'an older build'").run();
+    } finally {
+      db.close();
+    }
+    writeFileSync(catalog, "governments: [\n");
+    await expect(
+      runStart(opts(catalog, data), {
+        clock: new ManualClock(),
+        say: () => {},
+        signal: new AbortController().signal,
+      }),
+    ).rejects.toThrow(/catalog has 1 problem/);
+  });
+
+  it("P13 (tester-ops O5): with no store there, the files' problem stops it (exit 2) and nothing is made", async () => {
+    const catalog = join(dir, "broken.yaml");
+    writeFileSync(catalog, "governments: [\n");
+    const data = join(dir, "never");
+    await expect(
+      runStart(opts(catalog, data), {
+        clock: new ManualClock(),
+        say: () => {},
+        signal: new AbortController().signal,
+      }),
+    ).rejects.toThrow(/catalog has 1 problem/);
+    expect(existsSync(data)).toBe(false);
+  });
+});
