@@ -35,7 +35,7 @@ import { importCatalog, sameAddressText } from "../../sources/catalog-import.js"
 import { nightRow, nightsLiveInStore, resumableNight, scheduledStart } from "../../store/admin.js";
 import { archiveDir } from "../../store/archive/files.js";
 import { ensureArchiveDir } from "../../store/archive/warc-archive.js";
-import { storedSourcesRunnable } from "../../store/catalog-sources.js";
+import { sourceEntriesInUse, storedSourcesRunnable } from "../../store/catalog-sources.js";
 import { ensureDataDir, refuseBlockedParts } from "../../store/data-dir.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { storedPasswordHash } from "../../store/read/console.js";
@@ -163,9 +163,10 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
 
   // NOR_DATABASE_URL (PostgreSQL) holds for the server and, inherited, for each night.
   const loc = storeLocationFromOptions({ data: dataDir });
-  // Files that cannot be used (a typo, a file gone): with no store here, said now (exit 2), with
-  // nothing made; with one, the directory is served and the nights run the sources it last
-  // imported, when this build imported them (as `nor night --or-stored-catalog`), said below.
+  // Files that cannot be used (a typo, a file gone): with a store here that this build imported
+  // a catalog into (looked at read-only, before anything is made or changed), the directory is
+  // served and the nights run the sources it last imported (as `nor night --or-stored-catalog`),
+  // said below; else said now (exit 2), with nothing made or changed.
   let loaded: ReturnType<typeof loadCatalogWithFiles> | undefined;
   let catalogProblem: NorError | undefined;
   try {
@@ -173,6 +174,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
   } catch (err) {
     if (!isCatalogProblem(err)) throw err;
     if (loc.kind === "sqlite" && !existsSync(join(dataDir, "nor.db"))) throw err;
+    if (!(await storedCatalogRunnable(loc))) throw err;
     catalogProblem = err;
   }
   // What every night needs beside the store, checked now as `nor night` checks it: a file where
@@ -257,13 +259,15 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
     });
     // The files unusable, or their import refused: only with sources this build imported to go
     // on with (else exit 2, the files' problem said, as before).
-    const goOnWithout = async (problem: NorError): Promise<void> => {
+    const goOnWithout = async (problem: NorError, runs: string): Promise<void> => {
       if (!(await storedSourcesRunnable(store.db, importerVersion()))) throw problem;
+      const why = noteLine(problem.message);
       say(
-        `the catalog files (${files.join(", ")}) could not be used: ${noteLine(problem.message)}; the directory is served from the store, and each night imports the files once they can be (else it runs the sources the store last imported, and \`nor status\` says so with the night)`,
+        `the catalog files (${noteLine(files.join(", "))}) could not be used: ${why}${/[.!?]$/.test(why) ? "" : "."} The directory is served from the store, and each night imports the files once they can be; until then it runs ${runs}, and \`nor status\` says so with the night`,
       );
     };
-    if (catalogProblem !== undefined) await goOnWithout(catalogProblem);
+    if (catalogProblem !== undefined)
+      await goOnWithout(catalogProblem, "the sources the store last imported");
     answer = app.fetch;
     let diff: ReturnType<typeof importedOrStop> | undefined;
     if (loaded !== undefined) {
@@ -287,9 +291,17 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
           }),
         );
       } catch (err) {
-        // Refused (it would retire too many): nothing written; the nights say what they run.
+        // Refused (it would retire too many): nothing written. A night then runs only the
+        // sources in use the files list unchanged, and stops when there are none (`nor night`):
+        // so does this, then, as before.
         if (!isCatalogProblem(err)) throw err;
-        await goOnWithout(err);
+        const { unchangedSources } = await import("../../sources/catalog-import.js");
+        const kept = unchangedSources(await sourceEntriesInUse(store.db), catalog.sources).size;
+        if (kept === 0) throw err;
+        await goOnWithout(
+          err,
+          `only the ${kept} source${kept === 1 ? "" : "s"} in use that the files list unchanged`,
+        );
       } finally {
         await release();
       }
@@ -688,4 +700,24 @@ function listen(fetch: Fetch, host: string, port: number): Promise<ReturnType<ty
 function urlOf(info: AddressInfo): string {
   const host = info.address.includes(":") ? `[${info.address}]` : info.address;
   return `http://${host}:${info.port}/`;
+}
+
+/**
+ * Whether the store at `loc` holds sources this build imported (catalog-sources.ts
+ * storedSourcesRunnable), looked at read-only: a store not there, or not made (PostgreSQL without
+ * its tables), or one with migrations pending (an older store: another build imported it), is
+ * not; nothing is made or changed either way.
+ */
+async function storedCatalogRunnable(loc: ReturnType<typeof storeLocationFromOptions>) {
+  let store: Awaited<ReturnType<typeof openStore>>;
+  try {
+    store = await openStore(loc, { create: false, readsOnly: true });
+  } catch {
+    return false;
+  }
+  try {
+    return await storedSourcesRunnable(store.db, importerVersion());
+  } finally {
+    await store.close();
+  }
 }
