@@ -67,6 +67,8 @@ export interface SameAddress {
   url: string;
   /** The source was un-retired, not added: it goes on with its own history, not the other's. */
   unretired?: true;
+  /** P24: the retired source was marked not read, and its marks came with the address. */
+  notRead?: true;
 }
 
 /** Stable JSON: keys sorted, so a reordered YAML mapping is not a change. */
@@ -436,6 +438,9 @@ export async function importCatalogInput(
     await tx.letFirstSourceIdsGo();
     if (rename !== undefined) addedAt.delete(rename.to);
     const sameAddress = await addedWhereRetired(tx, changes, addedAt);
+    // P24: a person's "not read" under the retired id holds for whatever reads its address now
+    // (the site said no to that page): its marks come with it, the later of both ids' in force.
+    for (const p of sameAddress) if (await tx.carryNotRead(p.retired, p.added)) p.notRead = true;
     const leads = await relistLeads(tx, input.leads(), at);
     // Asked last: a file written to at any time while it was read is not vouched for.
     // The importer that validated these rows is recorded whatever the files: a night may run
@@ -579,12 +584,10 @@ export function diffLine(d: ImportDiff): string {
   const retired = d.changes.filter((c) => c.entity === "source" && c.change === "retired");
   const names = retired.slice(0, 10).map((c) => c.id);
   if (retired.length > names.length) names.push(`and ${retired.length - names.length} more`);
-  const same = (d.sameAddress ?? [])
-    .filter((p) => !p.unretired)
-    .map((p) => `${p.retired} → ${p.added}`);
-  const back = (d.sameAddress ?? [])
-    .filter((p) => p.unretired)
-    .map((p) => `${p.retired} → ${p.added}`);
+  const pair = (p: SameAddress) =>
+    `${p.retired} → ${p.added}${p.notRead ? " (marked not read with it)" : ""}`;
+  const same = (d.sameAddress ?? []).filter((p) => !p.unretired).map(pair);
+  const back = (d.sameAddress ?? []).filter((p) => p.unretired).map(pair);
   const renamed = d.changes
     .filter((c) => c.entity === "source" && c.change === "renamed")
     .map((c) => `${c.from} → ${c.id}`);
@@ -605,6 +608,15 @@ export function diffLine(d: ImportDiff): string {
 
 /** What a source added or put back at a retired one's address means (`sameAddress`). */
 export function sameAddressText(p: SameAddress): string {
+  return (
+    sameAddressHistory(p) +
+    (p.notRead
+      ? `; ${p.retired} was marked not read, and ${p.added} is marked so with it (\`nor mark ${p.added} --read\` undoes it)`
+      : "")
+  );
+}
+
+function sameAddressHistory(p: SameAddress): string {
   return p.unretired
     ? `source ${p.added} is back at the address of ${p.retired}, retired (${p.url}): it goes on with its own history, not ${p.retired}'s (not moved: ${p.added} has a history of its own, or the rename was not certain), so records ${p.retired} listed may be new again under ${p.added}; keep the id ${p.retired} to keep its history`
     : `source ${p.added} is new at the address of ${p.retired}, retired (${p.url}): a new id's history starts afresh, its first read listing every record as already there, none as new; keep the id ${p.retired} to keep its history`;

@@ -87,6 +87,11 @@ export interface CatalogImportTx {
    * (null) when it cannot vouch for them: the rows and the stamp land together.
    */
   stamp(digest: string | null, importer: string): Promise<void>;
+  /**
+   * P24: `to` takes `from`'s marks when `from`'s latest says it is not read (`to` is read at the
+   * address a person marked not read under `from`): true when it did. Marks already there stay.
+   */
+  carryNotRead(from: string, to: string): Promise<boolean>;
 }
 
 /** A source whose id the catalog renamed: the id retired and the one added or un-retired. */
@@ -214,6 +219,30 @@ function importTx(tx: Tx, at: string): CatalogImportTx {
       for (const part of slices(renamedBack.splice(0))) {
         if (part.length > 0) await firstSourceIdsLetGo(tx, part).execute();
       }
+    },
+    async carryNotRead(from, to) {
+      const latest = await tx
+        .selectFrom("marks")
+        .select("reading")
+        .where("source_id", "=", from)
+        .orderBy("at", "desc")
+        .limit(1)
+        .executeTakeFirst();
+      if (latest === undefined || Number(latest.reading) !== 0) return false;
+      // A parameter in a select list has no type of its own for PostgreSQL: said as text.
+      const toId = sql<string>`cast(${to} as text)`;
+      await tx
+        .insertInto("marks")
+        .columns(["source_id", "at", "reading", "reason", "by", "night"])
+        .expression((eb) =>
+          eb
+            .selectFrom("marks")
+            .select([toId.as("source_id"), "at", "reading", "reason", "by", "night"])
+            .where("source_id", "=", from),
+        )
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+      return true;
     },
     async stamp(digest, importer) {
       await tx.deleteFrom("catalog_stamp").execute();
