@@ -12,6 +12,7 @@
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
 import { sql } from "./kysely.js";
+import { latestMarks } from "./marks.js";
 import type { CatalogChangeKind, GovernmentRow, LeadRow, SourceRow } from "./schema/sources.js";
 import { type Tx, writeTxn } from "./write-txn.js";
 
@@ -221,13 +222,7 @@ function importTx(tx: Tx, at: string): CatalogImportTx {
       }
     },
     async carryNotRead(from, to) {
-      const latest = await tx
-        .selectFrom("marks")
-        .select("reading")
-        .where("source_id", "=", from)
-        .orderBy("at", "desc")
-        .limit(1)
-        .executeTakeFirst();
+      const latest = (await latestMarks(tx, [from])).get(from);
       if (latest === undefined || Number(latest.reading) !== 0) return false;
       // A parameter in a select list has no type of its own for PostgreSQL: said as text.
       const toId = sql<string>`cast(${to} as text)`;
@@ -325,17 +320,9 @@ export function movedRows(db: Db | Tx, { from, to }: Rename) {
  */
 async function moveHistory(tx: Tx, { from, to }: Rename): Promise<void> {
   for (const q of movedRows(tx, { from, to })) await q.execute();
-  for (const table of ["backfill", "night_catalog"] as const) {
-    const moving = await tx
-      .selectFrom(table)
-      .select(sql.lit(1).as("one"))
-      .where("source_id", "=", from)
-      .executeTakeFirst();
-    if (moving === undefined) continue;
-    await tx.deleteFrom(table).where("source_id", "=", to).execute();
+  // Keyed by source (with the time, for marks): the new id holds none (`hasHistory`).
+  for (const table of ["backfill", "night_catalog", "marks"] as const)
     await tx.updateTable(table).set({ source_id: to }).where("source_id", "=", from).execute();
-  }
-  await tx.updateTable("marks").set({ source_id: to }).where("source_id", "=", from).execute();
   // The old id remembers where it went (its page and notices say so: web/public/retired.tsx),
   // as does an id renamed to it before (A -> B -> C: A's points at C); the new id, in use, at
   // nothing.

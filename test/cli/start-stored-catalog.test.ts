@@ -9,6 +9,7 @@ import { ManualClock } from "../../src/clock.js";
 import { postgresFactory } from "../store/stores.js";
 import { writeVillageCatalog } from "./catalogs.js";
 import { runMain } from "./cli-capture.js";
+import { sayings } from "./sayings.js";
 
 /**
  * tester-ops O5, at `nor start`'s own start: a catalog file mistyped while it was stopped (a
@@ -52,16 +53,7 @@ describe("nor start with catalog files it cannot use", () => {
 
     // Two seconds before 01:00 in New York.
     const clock = new ManualClock(Date.UTC(2026, 10, 5, 5, 59, 58));
-    const lines: string[] = [];
-    const waiters: { re: RegExp; resolve: () => void }[] = [];
-    const say = (line: string) => {
-      lines.push(line);
-      for (const w of waiters.filter((x) => x.re.test(line))) w.resolve();
-    };
-    const said = (re: RegExp) =>
-      lines.some((l) => re.test(l))
-        ? Promise.resolve()
-        : new Promise<void>((resolve) => waiters.push({ re, resolve }));
+    const { lines, say, said } = sayings();
     const nights: string[][] = [];
     const stop = new AbortController();
     let url = "";

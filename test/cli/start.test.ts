@@ -10,6 +10,7 @@ import { parseDailyAt } from "../../src/policy/schedule.js";
 import { openStore } from "../../src/store/db.js";
 import { storePasswordHash } from "../../src/store/read/console.js";
 import { hashPassword } from "../../src/web/console/password.js";
+import { sayings } from "./sayings.js";
 
 const NY = "America/New_York";
 
@@ -34,16 +35,7 @@ sources:
     const data = join(dir, "data");
     // Two seconds before 01:00 in New York.
     const clock = new ManualClock(Date.UTC(2026, 10, 5, 5, 59, 58));
-    const lines: string[] = [];
-    const waiters: { re: RegExp; resolve: () => void }[] = [];
-    const say = (line: string) => {
-      lines.push(line);
-      for (const w of waiters.filter((x) => x.re.test(line))) w.resolve();
-    };
-    const said = (re: RegExp) =>
-      lines.some((l) => re.test(l))
-        ? Promise.resolve()
-        : new Promise<void>((resolve) => waiters.push({ re, resolve }));
+    const { lines, say, said } = sayings();
     const stop = new AbortController();
     let url = "";
     const running = runStart(

@@ -353,10 +353,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
           if (opts.allowPrivateAddresses !== true) return false;
           // The entries the store holds when the files are the ones last imported (then not
           // read: catalog-stamp.test.ts), else the files as read (which the import then takes).
-          const imported =
-            read === undefined &&
-            stamp?.unchanged() === true &&
-            (await catalogStampOf(store.db)) === stamp.digest;
+          const imported = read === undefined && (await filesImported());
           if (!imported) read ??= await readOrStored();
           // The files unusable (--or-stored-catalog): the store's sources are the ones run.
           const entries =
@@ -434,8 +431,6 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       // it, nor the night finished while it still works. The same files, however named or
       // whatever build reads them, join it (a worker's, a second command's); so do files
       // whose sources are the ones in use.
-      // Files that cannot be used (--or-stored-catalog) change nothing: the night runs the
-      // sources in use, the live night's own.
       joining = runner.joined || elsewhere.includes(meant);
       if (joining && opts.worker !== true) {
         // A night that runs only some of the sources in use (its files' import refused) is
@@ -449,8 +444,6 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         // Files that cannot be used do not join a live night on the store's word: its sources
         // are that night's to say (exit 2, the files' problem said).
         if (storedInstead !== undefined) throw storedInstead;
-      }
-      if (joining && opts.worker !== true && storedInstead === undefined) {
         await refuseCatalogBesideNight(store.db, meant, {
           dataDir,
           files: opts.catalog,

@@ -31,7 +31,7 @@ import { noteLine } from "../../policy/shown-text.js";
 import { formatInZone, ianaZoneProblem } from "../../policy/zone.js";
 import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
 import { importerVersion, stampCatalogFiles } from "../../sources/catalog/stamp.js";
-import { importCatalog, sameAddressText } from "../../sources/catalog-import.js";
+import { diffCounts, importCatalog, sameAddressText } from "../../sources/catalog-import.js";
 import { nightRow, nightsLiveInStore, resumableNight, scheduledStart } from "../../store/admin.js";
 import { archiveDir } from "../../store/archive/files.js";
 import { ensureArchiveDir } from "../../store/archive/warc-archive.js";
@@ -172,9 +172,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
   try {
     loaded = loadCatalogWithFiles(files);
   } catch (err) {
-    if (!isCatalogProblem(err)) throw err;
-    if (loc.kind === "sqlite" && !existsSync(join(dataDir, "nor.db"))) throw err;
-    if (!(await storedCatalogRunnable(loc))) throw err;
+    if (!isCatalogProblem(err) || !(await storedCatalogRunnable(loc))) throw err;
     catalogProblem = err;
   }
   // What every night needs beside the store, checked now as `nor night` checks it: a file where
@@ -306,14 +304,12 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
         await release();
       }
       if (diff !== undefined) {
-        const d = diff;
-        const count = (change: string) =>
-          d.changes.filter((c) => c.entity === "source" && c.change === change).length;
+        const n = diffCounts(diff).sources;
         say(
           `catalog ${files.join(", ")}: ${catalog.governments.length} governments, ${catalog.sources.length} sources ` +
-            `(${count("added")} new, ${count("changed")} changed, ${count("retired")} retired${count("renamed") > 0 ? `, ${count("renamed")} renamed, history moved` : ""}) in ${loc.kind === "sqlite" ? dataDir : "PostgreSQL (NOR_DATABASE_URL)"}`,
+            `(${n.added} new, ${n.changed} changed, ${n.retired} retired${n.renamed > 0 ? `, ${n.renamed} renamed, history moved` : ""}) in ${loc.kind === "sqlite" ? dataDir : "PostgreSQL (NOR_DATABASE_URL)"}`,
         );
-        for (const p of d.sameAddress ?? []) say(sameAddressText(p));
+        for (const p of diff.sameAddress ?? []) say(sameAddressText(p));
       }
     }
 
