@@ -44,6 +44,7 @@ const EXT = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
  */
 const IMPORTER_BESIDE = [
   "store/catalog-import",
+  "store/marks",
   "store/schema/sources",
   "store/write-txn",
   "store/sqlite-direct",
