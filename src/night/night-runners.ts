@@ -19,6 +19,7 @@ import {
   realpathSync,
   rmSync,
   statSync,
+  unlinkSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -115,6 +116,24 @@ function markDead(r: Runner, now: number): boolean {
   return holderDead({ holder: r.holder, until }, now);
 }
 
+/**
+ * The marks' directory this user may not write in (or read), most often made by another user (a
+ * night once run as root, then as the service user): configuration, exit 2, naming the
+ * directory, as an archive directory nor may not write in is (warc-archive.ts), before the night
+ * is opened or anything asked; not a bare EACCES with exit 1, which the units restart on. Any
+ * other error is passed on as it is.
+ */
+function marksNotWritable(dir: string, err: unknown): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== "EACCES" && code !== "EPERM" && code !== "EROFS") return err;
+  const uid = process.getuid ? String(process.getuid()) : "?";
+  return new NorError(
+    "E_CONFIG",
+    `the directory ${dir} is not writable (${code}): nor night keeps there a mark of each process running a night (one night at a time on a data directory); give the user running nor (uid ${uid}) write access to it (made by a night run as another user, root say: \`chown -R\` it to the user nor runs as), or run nor as its owner`,
+    { cause: err },
+  );
+}
+
 /** The signals that stop a night: the mark goes with it, then the signal does what it did. */
 const STOPS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
 
@@ -146,17 +165,29 @@ function liveMarks(dir: string, now: number, tidy: boolean): Runner[] {
     try {
       r = JSON.parse(readFileSync(path, "utf8")) as Runner;
     } catch {
-      if (tidy) rmSync(path, { force: true });
+      if (tidy) removeMark(path);
       continue;
     }
     if (typeof r.holder !== "string" || typeof r.night !== "string") continue;
     if (markDead(r, now)) {
-      if (tidy) rmSync(path, { force: true });
+      if (tidy) removeMark(path);
       continue;
     }
     live.push(r);
   }
   return live;
+}
+
+/**
+ * Removes a stale mark: gone already is as good. Unlinked, not `rmSync`: one its directory keeps
+ * (EACCES, EPERM) is said with that code, not as rm's fallback's ENOTDIR.
+ */
+function removeMark(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  }
 }
 
 /** A live process running a night on a data directory, as its mark says. */
@@ -207,7 +238,7 @@ export function registerNightRunner(
   try {
     mkdirSync(dir);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw marksNotWritable(dir, err);
     if (!statSync(dir).isDirectory())
       throw new NorError(
         "E_CONFIG",
@@ -216,7 +247,13 @@ export function registerNightRunner(
   }
   let joined = false;
   const here = realDir(dataDir);
-  for (const r of liveMarks(dir, now, true)) {
+  let marks: Runner[];
+  try {
+    marks = liveMarks(dir, now, true);
+  } catch (err) {
+    throw marksNotWritable(dir, err);
+  }
+  for (const r of marks) {
     const elsewhere = elsewhereText(dataDir, here, typeof r.dir === "string" ? r.dir : undefined);
     if (r.night !== night) {
       throw new NorError(
@@ -243,7 +280,11 @@ export function registerNightRunner(
     process: identityOf(process.pid),
   };
   if (here !== undefined) me.dir = here;
-  writeFileSync(path, `${JSON.stringify(me)}\n`);
+  try {
+    writeFileSync(path, `${JSON.stringify(me)}\n`);
+  } catch (err) {
+    throw marksNotWritable(dir, err);
+  }
   const release = () => {
     rmSync(path, { force: true });
     for (const s of STOPS) process.off(s, onStop);
