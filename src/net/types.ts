@@ -92,7 +92,12 @@ export type FetchOutcome =
   /** Never sent: the address guard refused the address (loopback, private, …). */
   | { kind: "blocked-address"; url: string; address: string }
   /** Never sent: the night's deadline has passed (P13). */
-  | { kind: "deadline"; url: string }
+  /**
+   * Not asked: its start would fall after the night's deadline. `reason`, when the site's own
+   * wait or its owner's pace put it there (policy/admission.ts `held`), rather than the night's
+   * time running out.
+   */
+  | { kind: "deadline"; url: string; reason?: string }
   /** Never sent: the site said no earlier tonight (P21). */
   | { kind: "site-closed"; url: string; reason: string };
 

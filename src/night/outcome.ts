@@ -67,7 +67,7 @@ export function failureOutcome(
         url: o.url,
       };
     case "deadline":
-      return { kind: "unreached", reason: TIME_LIMIT_PASSED, url: o.url };
+      return { kind: "unreached", reason: o.reason ?? TIME_LIMIT_PASSED, url: o.url };
   }
 }
 

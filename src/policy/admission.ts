@@ -6,7 +6,7 @@
  * the first one wrote.
  */
 
-import { MAX_RETRIES } from "./constants.js";
+import { MAX_RETRIES, RETRY_AFTER_MAX_MS } from "./constants.js";
 import { LATEST_HOLD_MS } from "./retry.js";
 import { compilePattern, normalisePath, normalisePattern } from "./robots/match.js";
 import { formatInZone, SITE_OWNER_ZONE } from "./zone.js";
@@ -119,8 +119,13 @@ export type Admission =
   | { kind: "closed"; reason: string }
   /** The owner asked for this path to be left alone: treated as a robots.txt Disallow. */
   | { kind: "left-alone"; reason: string }
-  /** The start would fall after the deadline (or past a day): not tonight (P13). */
-  | { kind: "not-tonight"; reason: string }
+  /**
+   * The start would fall after the deadline (or past a day): not tonight (P13). `held`, when
+   * what puts it there is the site's own wait (a Retry-After, or the wait before a retry) or
+   * its owner's slower pace rather than the night's time running out: those words, for the
+   * source's outcome (the night did not run out of time; the site's wait did not end in it).
+   */
+  | { kind: "not-tonight"; reason: string; held?: string }
   /**
    * P15, P20, P21: an attempt's head said this request is not asked again tonight (its
    * retries used up, a Retry-After over 60 s or unreadable, a robots.txt 429 or 5xx), and its
@@ -170,6 +175,37 @@ function withoutFragment(rule: string): string {
 export function isWholeSiteRule(rule: string): boolean {
   const test = compilePattern(normalisePattern(withoutFragment(rule)));
   return test("/") && test("/robots.txt");
+}
+
+/**
+ * What puts a request's start (`startAt`) past the night, when it is the site's word or its
+ * owner's rather than the night's time running out: the site's hold (a Retry-After, or the wait
+ * before a retry: `notBefore`) or an owner's gap longer than the checker's own. Said with the
+ * time the site may be asked again (New York time, as `nor log` reads times), so that the
+ * source's outcome does not read "the night's time limit passed" for a night that had hours
+ * left. Nothing for the others (the gap, a Crawl-delay, a retry's own wait at the night's end),
+ * nor for a wait of a minute or less, which the night would have waited out had it had the time.
+ */
+function heldBy(
+  a: AdmitInput,
+  startAt: number,
+  lastEnd: number,
+  ownerGap: number,
+): { held: string } | Record<string, never> {
+  // A wait the checker would sleep through (a minute at most, as a Retry-After it honours,
+  // P15) that the deadline comes in the middle of: the night's time ran out, as ever.
+  if (!Number.isFinite(startAt) || startAt - a.now <= RETRY_AFTER_MAX_MS) return {};
+  const when = formatInZone(startAt, SITE_OWNER_ZONE).slice(0, 16).replace("T", " ");
+  if (a.site.notBefore !== undefined && a.site.notBefore >= startAt)
+    return {
+      held: `${SITE_WAIT} (a Retry-After, or the wait before a retry) until ${when} New York time, after the night's deadline`,
+    };
+  const rule = a.rules.find((r) => r.kind === "gap" && r.gapMs === ownerGap);
+  if (rule?.kind === "gap" && ownerGap > a.gapMs && earliestAfter(lastEnd, ownerGap) >= startAt)
+    return {
+      held: `${OWNER_PACE} ${ownerGap / 1000} s between requests (${dateOf(rule.at)}: ${rule.reason}), so the site may be asked again at ${when} New York time, after the night's deadline`,
+    };
+  return {};
 }
 
 export function ownerGapMs(rules: readonly OwnerRule[]): number {
@@ -245,7 +281,8 @@ export function admit(a: AdmitInput): Admission {
     recovered = lease.holder;
     lastEnd = Math.max(lastEnd, a.now);
   }
-  const gap = Math.max(a.gapMs, ownerGapMs(a.rules));
+  const ownerGap = ownerGapMs(a.rules);
+  const gap = Math.max(a.gapMs, ownerGap);
   const retryAt = tries.reduce((m, p) => Math.max(m, p.retryAt ?? m), Number.NEGATIVE_INFINITY);
   const startAt = Math.max(
     earliestAfter(lastEnd, gap),
@@ -256,10 +293,18 @@ export function admit(a: AdmitInput): Admission {
   );
   // Math.max passes NaN through: an unreadable wait is "not tonight", never "now".
   if (!(startAt - a.now <= LONGEST_WAIT_MS)) {
-    return { kind: "not-tonight", reason: "the next allowed start is more than a day away" };
+    return {
+      kind: "not-tonight",
+      reason: "the next allowed start is more than a day away",
+      ...heldBy(a, startAt, lastEnd, ownerGap),
+    };
   }
   if (a.deadline !== undefined && startAt > a.deadline) {
-    return { kind: "not-tonight", reason: "the next allowed start is after the night's deadline" };
+    return {
+      kind: "not-tonight",
+      reason: "the next allowed start is after the night's deadline",
+      ...heldBy(a, startAt, lastEnd, ownerGap),
+    };
   }
   // Admitted ahead, the request is still judged by its planned start (P13 above) and sent at
   // it; asked earlier than that, it comes back `ahead` before the start.
@@ -297,6 +342,12 @@ export function timeOf(now: DecisionTime): number {
 
 /** How every refusal by an owner's request begins: the operator's decision, not the site's no. */
 export const OWNERS_REQUEST = "the site's owner asked";
+
+/** The words a source's outcome takes when the site's own wait puts its request past the night. */
+export const SITE_WAIT = "not asked tonight: the site asked for a wait";
+
+/** The words a source's outcome takes when its owner's slower pace puts its request past the night. */
+export const OWNER_PACE = `not asked tonight: ${OWNERS_REQUEST} for at least`;
 
 export function isOwnersRequest(reason: string | undefined): boolean {
   return reason?.startsWith(OWNERS_REQUEST) ?? false;

@@ -212,7 +212,11 @@ export const siteGate =
           case "left-alone":
             return final({ kind: "disallowed", url: call.url, reason: a.reason });
           case "not-tonight":
-            return final({ kind: "deadline", url: call.url });
+            return final({
+              kind: "deadline",
+              url: call.url,
+              ...(a.held !== undefined ? { reason: a.held } : {}),
+            });
           case "done-tonight":
             // Its head's word (robots.txt: the origin unreachable tonight, P20).
             return final({

@@ -2,7 +2,7 @@
  * How times, dates and outcomes read on the public pages. Times are stored as ISO UTC text;
  * the public reads them in Ohio's wall time (src/policy/zone.ts).
  */
-import { OWNERS_REQUEST } from "../../policy/admission.js";
+import { OWNER_PACE, OWNERS_REQUEST, SITE_WAIT } from "../../policy/admission.js";
 import { recordDay } from "../../policy/record-date.js";
 
 export { isolated } from "../../policy/shown-text.js";
@@ -76,6 +76,11 @@ export function outcomeLabel(
     case "no-records":
       return { text: "no records shown", tone: "trouble" };
     case "unreached":
+      // Not the night's time: the site's own wait (a Retry-After) or its owner's pace.
+      if (reason?.startsWith(SITE_WAIT))
+        return { text: "not asked: the site asked for a wait", tone: "skip" };
+      if (reason?.startsWith(OWNER_PACE))
+        return { text: "not asked: the site owner's slower pace", tone: "skip" };
       return { text: "not reached (the night ran out of time)", tone: "skip" };
     case "cut-short":
       // Asked and answered: the reason says what, and what the time limit stopped.

@@ -1,0 +1,101 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { outcomeLabel } from "../../src/web/public/format.js";
+import { runMain } from "../cli/cli-capture.js";
+import { nightOn, outcomesOn, testerCatalog, testerWorld } from "./tester-nights.js";
+
+/**
+ * What an outside tester on the operator's side found (ot-operator), proved from real nights
+ * against loopback sites: a source whose site asked for a wait that outlasts the night (a
+ * Retry-After of two days), or whose owner asked for a day between requests (`nor site --gap
+ * 24h`), was recorded as "unreached (the night's time limit passed)", and the directory said
+ * "not reached (the night ran out of time)", for a night that finished in seconds with hours
+ * left. The site was rightly not asked; the words now say why.
+ */
+const world = testerWorld("nor-tester-ot-operator-");
+
+const noRobots = (_q: IncomingMessage, res: ServerResponse) => void res.writeHead(404).end();
+
+const feed = (_q: IncomingMessage, res: ServerResponse) =>
+  void res
+    .writeHead(200, { "content-type": "application/rss+xml" })
+    .end(
+      '<?xml version="1.0"?><rss version="2.0"><channel><title>T</title><item><title>Agenda</title><link>http://127.0.0.1/a/1</link></item></channel></rss>',
+    );
+
+describe("found from outside, the operator's side (ot-operator)", () => {
+  it("P13, P15: sources not asked because the site's Retry-After outlasts the night say so, never 'the night's time limit passed'", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    site.route("/busy.xml", (_q, res) => {
+      res.writeHead(503, { "retry-after": String(2 * 24 * 3600) }).end("busy");
+    });
+    site.route("/other.xml", feed);
+    const catalog = testerCatalog(world.dir, "held", [
+      `  - { id: busy, government: city-of-test, records: agendas, access: feed, url: "${site.url("/busy.xml")}" }`,
+      `  - { id: other, government: city-of-test, records: minutes, access: feed, url: "${site.url("/other.xml")}" }`,
+    ]);
+    const data = join(world.dir, "held");
+    await nightOn(catalog, data, "2026-11-05");
+    const first = outcomesOn(data, "2026-11-05");
+    expect(first["busy"]?.outcome).toBe("error");
+    expect(first["busy"]?.reason).toContain("retry-after-too-long");
+    const other = first["other"];
+    // The site asked for two days: nothing more was asked of it (P15), and the words say why.
+    expect(site.requests.map((r) => r.path)).toEqual(["/robots.txt", "/busy.xml"]);
+    expect(other?.outcome).toBe("unreached");
+    expect(other?.reason).toMatch(
+      /^not asked tonight: the site asked for a wait \(a Retry-After, or the wait before a retry\) until 2026-\d\d-\d\d \d\d:\d\d New York time, after the night's deadline$/,
+    );
+    // The next night (loopback runs it at once) still asks nothing, and says the same.
+    await nightOn(catalog, data, "2026-11-06");
+    expect(site.requests).toHaveLength(2);
+    const second = outcomesOn(data, "2026-11-06");
+    for (const id of ["busy", "other"]) {
+      expect(second[id]?.outcome).toBe("unreached");
+      expect(second[id]?.reason).toMatch(/^not asked tonight: the site asked for a wait /);
+    }
+    const status = await runMain(["status", "--data", data]);
+    expect(status.code).toBe(0);
+    expect(status.stdout).not.toContain("the night's time limit passed");
+    expect(outcomeLabel("unreached", second["other"]?.reason).text).toBe(
+      "not asked: the site asked for a wait",
+    );
+  });
+
+  it("P10, P13: sources an owner's day-long gap keeps from the night say so, with the owner's words", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    site.route("/a.xml", feed);
+    site.route("/b.xml", feed);
+    const catalog = testerCatalog(world.dir, "paced", [
+      `  - { id: pa, government: city-of-test, records: agendas, access: feed, url: "${site.url("/a.xml")}" }`,
+      `  - { id: pb, government: city-of-test, records: minutes, access: feed, url: "${site.url("/b.xml")}" }`,
+    ]);
+    const data = join(world.dir, "paced");
+    expect((await runMain(["catalog", "import", catalog, "--data", data])).code).toBe(0);
+    const set = await runMain([
+      ...["site", site.host, "--data", data, "--gap", "24h"],
+      ...["--reason", "owner, e-mail of 2026-11-01: once a day"],
+    ]);
+    expect(set.code, set.stderr).toBe(0);
+    await nightOn(catalog, data, "2026-11-05");
+    // robots.txt is the day's one request; the pages wait for the next day.
+    expect(site.requests.map((r) => r.path)).toEqual(["/robots.txt"]);
+    const night = outcomesOn(data, "2026-11-05");
+    for (const id of ["pa", "pb"]) {
+      expect(night[id]?.outcome).toBe("unreached");
+      expect(night[id]?.reason).toMatch(
+        /^not asked tonight: the site's owner asked for at least 86400 s between requests \(\d{4}-\d\d-\d\d: owner, e-mail of 2026-11-01: once a day\), so the site may be asked again at \d{4}-\d\d-\d\d \d\d:\d\d New York time, after the night's deadline$/,
+      );
+    }
+    expect(outcomeLabel("unreached", night["pa"]?.reason).text).toBe(
+      "not asked: the site owner's slower pace",
+    );
+    // The night's own time running out keeps its words.
+    expect(outcomeLabel("unreached", "the night's time limit passed").text).toBe(
+      "not reached (the night ran out of time)",
+    );
+  });
+});
