@@ -5,13 +5,14 @@
  * for anything more (P6: no link is followed; P18: robots.txt decides what may be read).
  */
 import type { Clock } from "../clock.js";
+import { NorError } from "../errors.js";
 import type { IdSource } from "../ids.js";
 import type { FetchOutcome } from "../net/types.js";
 import { decodeBody } from "../policy/body-text.js";
-import { PRODUCT_TOKEN } from "../policy/constants.js";
+import { DEFAULT_USER_AGENT, PRODUCT_TOKEN } from "../policy/constants.js";
 import { robotsVerdict } from "../policy/robots/index.js";
 import { type Candidate, discoverCandidates } from "../sources/discover.js";
-import { nightUnderWay } from "../store/admin.js";
+import { nightUnderWay, nightUserAgent } from "../store/admin.js";
 import { archiveDir, WarcArchive } from "../store/archive/index.js";
 import { ArchiveValidators } from "../store/archive/validators.js";
 import type { Store } from "../store/db.js";
@@ -52,6 +53,22 @@ export async function discover(
   const clock: Clock =
     store.dialect === "postgres" ? await storeClock(store.db, opts.clock) : opts.clock;
   const robotsCache = new SqlRobotsCache(store.db);
+  // P21, P20: during a night (even past midnight) discover is one more request of that
+  // night: the sites that said no tonight, and tonight's unreachable robots.txt, hold for it.
+  const night = await nightUnderWay(store.db, clock.now());
+  // P1, P2: and it introduces itself as that night does: a night keeps one User-Agent, so a
+  // site sees one contact tonight and the site-owners page names the one every request carried
+  // (a shell without the service's NOR_USER_AGENT sent the built-in one mid-night). Refused
+  // before anything is opened or asked.
+  if (night !== undefined) {
+    const userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
+    const begunAs = await nightUserAgent(store.db, night);
+    if (begunAs !== undefined && begunAs !== userAgent)
+      throw new NorError(
+        "E_CONFIG",
+        `night ${night} is under way on this store and introduces itself as "${begunAs}" (its requests so far carried it), not as "${userAgent}": nor discover's requests are that night's, and a night keeps one User-Agent (P1), so the site-owners page names the contact every request carried (P2). Run it with --user-agent "${begunAs}" (or NOR_USER_AGENT), or once that night is over`,
+      );
+  }
   const archive =
     opts.dataDir !== undefined
       ? await WarcArchive.open(archiveDir(opts.dataDir), {
@@ -61,9 +78,6 @@ export async function discover(
           ...(opts.onArchiveNote ? { note: opts.onArchiveNote } : {}),
         })
       : undefined;
-  // P21, P20: during a night (even past midnight) discover is one more request of that
-  // night: the sites that said no tonight, and tonight's unreachable robots.txt, hold for it.
-  const night = await nightUnderWay(store.db, clock.now());
   const fetcher = storeFetcher({
     db: store.db,
     clock,

@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { openStore } from "../../src/store/db.js";
 import { outcomeLabel } from "../../src/web/public/format.js";
 import { runMain } from "../cli/cli-capture.js";
+import { interruptedNight } from "../cli/interrupted-night.js";
 import { nightOn, outcomesOn, testerCatalog, testerWorld } from "./tester-nights.js";
 
 /**
@@ -12,6 +14,10 @@ import { nightOn, outcomesOn, testerCatalog, testerWorld } from "./tester-nights
  * 24h`), was recorded as "unreached (the night's time limit passed)", and the directory said
  * "not reached (the night ran out of time)", for a night that finished in seconds with hours
  * left. The site was rightly not asked; the words now say why.
+ *
+ * And `nor discover` run during a night (whose requests are that night's) sent its own
+ * User-Agent: a shell without the service's NOR_USER_AGENT sent the built-in contact to a site
+ * the night had been introducing itself to as another operator's.
  */
 const world = testerWorld("nor-tester-ot-operator-");
 
@@ -97,5 +103,50 @@ describe("found from outside, the operator's side (ot-operator)", () => {
     expect(outcomeLabel("unreached", "the night's time limit passed").text).toBe(
       "not reached (the night ran out of time)",
     );
+  });
+
+  it("P1, P2: nor discover during a night introduces itself as that night does: another User-Agent sends nothing (exit 2), naming the night's", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    site.route("/", (_q, res) => {
+      res.writeHead(200, { "content-type": "text/html" }).end("<html><body>Home</body></html>");
+    });
+    site.route("/a.xml", feed);
+    const catalog = testerCatalog(world.dir, "discover-ua", [
+      `  - { id: da, government: city-of-test, records: agendas, access: feed, url: "${site.url("/a.xml")}" }`,
+    ]);
+    const data = join(world.dir, "discover-ua");
+    // The service's night, under way, begun with the operator's own contact (NOR_USER_AGENT).
+    const theirs = "public-records-check/0.1 (+mailto:clerk@example.org)";
+    const now = Date.now();
+    await interruptedNight(catalog, data, {
+      night: "2026-11-05",
+      startedAt: new Date(now - 60_000).toISOString(),
+      deadlineAt: new Date(now + 3_600_000).toISOString(),
+    });
+    const store = await openStore({ kind: "sqlite", dir: data }, { create: false });
+    try {
+      await store.db.updateTable("nights").set({ user_agent: theirs }).execute();
+    } finally {
+      await store.close();
+    }
+    const discover = (ua?: string) =>
+      runMain([
+        ...["discover", site.url("/"), "--data", data, "--allow-private-addresses"],
+        ...["--gap-ms", "50"],
+        ...(ua ? ["--user-agent", ua] : []),
+      ]);
+    // A shell without NOR_USER_AGENT: the built-in contact, refused before anything is asked.
+    const refused = await discover();
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `night 2026-11-05 is under way on this store and introduces itself as "${theirs}"`,
+    );
+    expect(site.requests).toHaveLength(0);
+    // With the night's own, it asks, and the site sees one contact.
+    const asked = await discover(theirs);
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(site.requests.length).toBeGreaterThan(0);
+    expect(new Set(site.requests.map((r) => r.headers["user-agent"]))).toEqual(new Set([theirs]));
   });
 });
