@@ -198,12 +198,12 @@ function heldBy(
   const when = formatInZone(startAt, SITE_OWNER_ZONE).slice(0, 16).replace("T", " ");
   if (a.site.notBefore !== undefined && a.site.notBefore >= startAt)
     return {
-      held: `${SITE_WAIT} (a Retry-After, or the wait before a retry) until ${when} New York time, after the night's deadline`,
+      held: `${SITE_WAIT} ${when} New York time (a Retry-After, or the wait before a retry), after the night's deadline`,
     };
   const rule = a.rules.find((r) => r.kind === "gap" && r.gapMs === ownerGap);
   if (rule?.kind === "gap" && ownerGap > a.gapMs && earliestAfter(lastEnd, ownerGap) >= startAt)
     return {
-      held: `${OWNER_PACE} ${ownerGap / 1000} s between requests (${dateOf(rule.at)}: ${rule.reason}), so the site may be asked again at ${when} New York time, after the night's deadline`,
+      held: `${OWNER_PACE} ${ownerGap / 1000} s between requests (${dateOf(rule.at)}: ${rule.reason}): its next request may start at ${when} New York time, after the night's deadline`,
     };
   return {};
 }
@@ -344,10 +344,10 @@ export function timeOf(now: DecisionTime): number {
 export const OWNERS_REQUEST = "the site's owner asked";
 
 /** The words a source's outcome takes when the site's own wait puts its request past the night. */
-export const SITE_WAIT = "not asked tonight: the site asked for a wait";
+export const SITE_WAIT = "the site asked to wait until";
 
 /** The words a source's outcome takes when its owner's slower pace puts its request past the night. */
-export const OWNER_PACE = `not asked tonight: ${OWNERS_REQUEST} for at least`;
+export const OWNER_PACE = `${OWNERS_REQUEST} for at least`;
 
 export function isOwnersRequest(reason: string | undefined): boolean {
   return reason?.startsWith(OWNERS_REQUEST) ?? false;

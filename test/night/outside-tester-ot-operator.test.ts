@@ -52,7 +52,7 @@ describe("found from outside, the operator's side (ot-operator)", () => {
     expect(site.requests.map((r) => r.path)).toEqual(["/robots.txt", "/busy.xml"]);
     expect(other?.outcome).toBe("unreached");
     expect(other?.reason).toMatch(
-      /^not asked tonight: the site asked for a wait \(a Retry-After, or the wait before a retry\) until 2026-\d\d-\d\d \d\d:\d\d New York time, after the night's deadline$/,
+      /^the site asked to wait until 2026-\d\d-\d\d \d\d:\d\d New York time \(a Retry-After, or the wait before a retry\), after the night's deadline$/,
     );
     // The next night (loopback runs it at once) still asks nothing, and says the same.
     await nightOn(catalog, data, "2026-11-06");
@@ -60,13 +60,13 @@ describe("found from outside, the operator's side (ot-operator)", () => {
     const second = outcomesOn(data, "2026-11-06");
     for (const id of ["busy", "other"]) {
       expect(second[id]?.outcome).toBe("unreached");
-      expect(second[id]?.reason).toMatch(/^not asked tonight: the site asked for a wait /);
+      expect(second[id]?.reason).toMatch(/^the site asked to wait until /);
     }
     const status = await runMain(["status", "--data", data]);
     expect(status.code).toBe(0);
     expect(status.stdout).not.toContain("the night's time limit passed");
     expect(outcomeLabel("unreached", second["other"]?.reason).text).toBe(
-      "not asked: the site asked for a wait",
+      "not asked: the site asked to wait",
     );
   });
 
@@ -93,7 +93,7 @@ describe("found from outside, the operator's side (ot-operator)", () => {
     for (const id of ["pa", "pb"]) {
       expect(night[id]?.outcome).toBe("unreached");
       expect(night[id]?.reason).toMatch(
-        /^not asked tonight: the site's owner asked for at least 86400 s between requests \(\d{4}-\d\d-\d\d: owner, e-mail of 2026-11-01: once a day\), so the site may be asked again at \d{4}-\d\d-\d\d \d\d:\d\d New York time, after the night's deadline$/,
+        /^the site's owner asked for at least 86400 s between requests \(\d{4}-\d\d-\d\d: owner, e-mail of 2026-11-01: once a day\): its next request may start at \d{4}-\d\d-\d\d \d\d:\d\d New York time, after the night's deadline$/,
       );
     }
     expect(outcomeLabel("unreached", night["pa"]?.reason).text).toBe(

@@ -78,7 +78,7 @@ export function outcomeLabel(
     case "unreached":
       // Not the night's time: the site's own wait (a Retry-After) or its owner's pace.
       if (reason?.startsWith(SITE_WAIT))
-        return { text: "not asked: the site asked for a wait", tone: "skip" };
+        return { text: "not asked: the site asked to wait", tone: "skip" };
       if (reason?.startsWith(OWNER_PACE))
         return { text: "not asked: the site owner's slower pace", tone: "skip" };
       return { text: "not reached (the night ran out of time)", tone: "skip" };
