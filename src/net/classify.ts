@@ -77,7 +77,9 @@ export function tlsRefused(url: string, message: string): RefusedStep {
 /** P15, P21: the connection closed (or the body was cut) before a full response. */
 export function isClosedEarly(r: AttemptResult): boolean {
   if (r.kind === "failure") return r.failure === "closed" || r.failure === "reset";
-  return r.read.kind === "failed" && r.read.failure !== "timeout-body";
+  return (
+    r.read.kind === "failed" && r.read.failure !== "timeout-body" && r.read.failure !== "other"
+  );
 }
 
 /** P15: a connection closed before a full response is retried; closed on every attempt is a no (P21). */
@@ -166,6 +168,23 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
   if (read.kind === "failed") {
     if (read.failure === "timeout-body" || read.failure === "timeout-headers") {
       return final({ kind: "timed-out", url, phase: "body" });
+    }
+    // P15, P21: a body that came malformed (transport-errors.ts mapBodyError) is no connection
+    // closed early: a 5xx or 429 is tried again as its status says, anything else is not, and
+    // it is never the site's no.
+    if (read.failure === "other") {
+      const why = `body malformed after ${read.bytes} bytes: ${read.message}`;
+      if (status === 429 || status >= 500) {
+        const d = statusRetry(ctx, status, headers);
+        if (d.retry) return { kind: "retry", waitMs: d.waitMs };
+        return final({
+          kind: "error",
+          url,
+          status,
+          reason: `HTTP ${status} (${d.reason}), ${why}`,
+        });
+      }
+      return final({ kind: "error", url, status, reason: why });
     }
     return closed(ctx, status, `body cut after ${read.bytes} bytes: ${read.message}`);
   }

@@ -66,9 +66,25 @@ export function mapTransportError(err: unknown): TransportResult {
   };
 }
 
+/**
+ * undici's HTTP parser gave up on the answer's bytes. Told by name: undici means to set `code`
+ * to `HPE_…` but looks the parser's number up in a table keyed by name, so `code` is undefined.
+ */
+function isParserError(err: unknown): boolean {
+  const e = err as { name?: unknown; cause?: { name?: unknown } } | null;
+  return e?.name === "HTTPParserError" || e?.cause?.name === "HTTPParserError";
+}
+
 export function mapBodyError(err: unknown): TransportBodyError {
   if (err instanceof TransportBodyError) return err;
   const failure = failureFor(err);
-  // Anything that stops a body early that is not a timeout is "closed before a full response".
+  // P15, P21: a body the HTTP parser could not read (a chunk size that is not hex, bytes after
+  // the last chunk that are no trailer) is an answer the site sent malformed: the same answer
+  // comes again, so it is not tried again, and the site said no to nothing. It stays "other",
+  // as a malformed head is. (A connection closed mid-chunk is undici's "other side closed": "closed".)
+  if (failure === "other" && isParserError(err)) {
+    return new TransportBodyError("other", messageOf(err));
+  }
+  // Anything else that stops a body early, not a timeout, is "closed before a full response".
   return new TransportBodyError(failure === "other" ? "closed" : failure, messageOf(err));
 }

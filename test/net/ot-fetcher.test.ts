@@ -1,0 +1,67 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { Handler } from "../fleet/fleet.js";
+import { type Harness, harness } from "../fleet/harness.js";
+import { html, robots } from "../fleet/routes.js";
+
+/**
+ * What the outside tester "ot-fetcher" found at the fetcher's edges, proved against loopback
+ * servers that answer as an odd or broken web server does (virtual time: the real 2 s gap and
+ * P15's waits cost nothing).
+ */
+let h: Harness;
+afterEach(async () => h?.close());
+
+/** Writes `raw` bytes as the whole answer, the connection left open (the server closes nothing). */
+const rawAnswer =
+  (raw: string): Handler =>
+  (_req, res) => {
+    res.socket?.write(raw, "latin1");
+  };
+
+describe("found from outside: ot-fetcher", () => {
+  it("P15, P21: a body whose chunked framing is malformed is asked once, not tried again, and is no 'no': the site's other pages are still read", async () => {
+    h = await harness();
+    const s = await h.fleet.server();
+    s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    // The server closes nothing: its chunk-size line is not hex, and the checker's HTTP
+    // parser gives up on the answer. That is a malformed answer, not "a connection closed
+    // before a full response" (P15), and the site never said no (P21).
+    s.route(
+      "/bad",
+      rawAnswer(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n<ul><li>bid</li></ul>\r\n0\r\n\r\n",
+      ),
+    );
+    s.route("/list", html("<ul><li>bid</li></ul>"));
+    const f = h.fetcher();
+    const bad = await f.fetch({ url: s.url("/bad"), purpose: "page" });
+    expect(bad).toMatchObject({ kind: "error", status: 200 });
+    expect(s.hits("/bad")).toHaveLength(1);
+    const rows = h.ports.log.entries.filter((e) => e.url === s.url("/bad"));
+    expect(rows.map((e) => e.outcome)).toEqual(["error"]);
+    expect(rows[0]?.failure).toMatch(/chunk/i);
+    // Not the site's no: its next page is asked, and read.
+    expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("ok");
+    expect(s.hits("/list")).toHaveLength(1);
+  });
+
+  it("P15: a 503 whose body comes malformed is tried again as a 503 is (after 5 s), not as a connection closed early", async () => {
+    h = await harness();
+    const s = await h.fleet.server();
+    s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    s.route("/busy", (req, res, ctx) =>
+      ctx.count === 1
+        ? rawAnswer(
+            "HTTP/1.1 503 Service Unavailable\r\nTransfer-Encoding: chunked\r\n\r\nbusy\r\n",
+          )(req, res, ctx)
+        : html("<ul><li>bid</li></ul>")(req, res, ctx),
+    );
+    const out = await h.fetcher().fetch({ url: s.url("/busy"), purpose: "page" });
+    expect(out.kind).toBe("ok");
+    const [first, second] = s.hits("/busy");
+    expect(second).toBeDefined();
+    expect((second?.startedAt ?? 0) - (first?.startedAt ?? 0)).toBeGreaterThanOrEqual(5_000);
+    const rows = h.ports.log.entries.filter((e) => e.url === s.url("/busy"));
+    expect(rows.map((e) => e.outcome)).toEqual(["retry", "ok"]);
+  });
+});
