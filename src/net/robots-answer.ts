@@ -1,12 +1,16 @@
 import { MAX_REDIRECTS, ROBOTS_MAX_BYTES } from "../policy/constants.js";
 import { detectChallenge } from "../policy/refusal.js";
-import { classifyRobotsAnswer, decodeRobotsBody } from "../policy/robots/index.js";
+import {
+  classifyRobotsAnswer,
+  decodeRobotsBody,
+  ROBOTS_READ_BYTES,
+} from "../policy/robots/index.js";
 import { refusedBy, tlsRefused } from "./classify.js";
 import type { AttemptResult, RobotsEntry } from "./pipeline.js";
 import type { FetchOutcome } from "./types.js";
 
-/** Robots bodies are read one byte past the limit so the decoder knows it was cut there. */
-export const ROBOTS_READ_LIMIT = ROBOTS_MAX_BYTES + 1;
+/** Robots bodies are read past the limit (and a BOM) so the decoder knows it was cut there. */
+export const ROBOTS_READ_LIMIT = ROBOTS_READ_BYTES;
 
 /** What one robots.txt attempt means (P16, P20, P21), and the log's word for it (P27). */
 export type RobotsJudgement = { label: string } & RobotsMeaning;

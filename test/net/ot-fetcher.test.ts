@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { ROBOTS_MAX_BYTES } from "../../src/policy/constants.js";
 import type { Handler } from "../fleet/fleet.js";
 import { type Harness, harness } from "../fleet/harness.js";
 import { html, robots } from "../fleet/routes.js";
@@ -63,5 +64,48 @@ describe("found from outside: ot-fetcher", () => {
     expect((second?.startedAt ?? 0) - (first?.startedAt ?? 0)).toBeGreaterThanOrEqual(5_000);
     const rows = h.ports.log.entries.filter((e) => e.url === s.url("/busy"));
     expect(rows.map((e) => e.outcome)).toEqual(["retry", "ok"]);
+  });
+
+  it("P17, P18: a robots.txt saved as UTF-16 (its BOM first, LE or BE, CRLF) is read as its owner wrote it: the disallowed path is never asked", async () => {
+    h = await harness();
+    const rules = "User-agent: *\r\nDisallow: /private\r\n";
+    const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(rules, "utf16le")]);
+    const be = Buffer.from(le);
+    be.swap16();
+    for (const file of [le, be]) {
+      const s = await h.fleet.server();
+      s.route("/robots.txt", robots(file));
+      s.route("/private/x", html("<ul><li>secret</li></ul>"));
+      s.route("/list", html("<ul><li>bid</li></ul>"));
+      const f = h.fetcher();
+      expect((await f.fetch({ url: s.url("/private/x"), purpose: "page" })).kind).toBe(
+        "disallowed",
+      );
+      expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("ok");
+      expect(s.requests.map((r) => r.path)).toEqual(["/robots.txt", "/list"]);
+    }
+  });
+
+  it("P17: a robots.txt over 500 KiB that starts with a UTF-8 BOM: the line cut by the limit is dropped, not read short (an Allow cut to /pub would open /pub)", async () => {
+    h = await harness();
+    const s = await h.fleet.server();
+    const head = "User-agent: *\nDisallow: /pub\n";
+    // The fetcher keeps the file's first 500 KiB and one byte (BOM included), so the text it
+    // was given ends inside `Allow: /public/page`, at `Allow: /publ`: kept short, that Allow is
+    // longer than the Disallow and opens all of /publ.
+    const cutAt = "Allow: /publ".length;
+    const pad = ROBOTS_MAX_BYTES - 2 - head.length - cutAt;
+    const text = `${head}#${"x".repeat(pad - 2)}\nAllow: /public/page\n`;
+    s.route(
+      "/robots.txt",
+      robots(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])),
+    );
+    s.route("/public/other", html("<ul><li>x</li></ul>"));
+    s.route("/public/page", html("<ul><li>x</li></ul>"));
+    const f = h.fetcher();
+    expect((await f.fetch({ url: s.url("/public/other"), purpose: "page" })).kind).toBe(
+      "disallowed",
+    );
+    expect(s.hits("/public/other")).toHaveLength(0);
   });
 });

@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import type { Command } from "commander";
 import { NorError, UsageError } from "../../errors.js";
 import { PRODUCT_TOKEN, ROBOTS_MAX_BYTES } from "../../policy/constants.js";
-import { decodeRobotsBody, robotsVerdict } from "../../policy/robots/index.js";
+import { decodeRobotsBody, ROBOTS_READ_BYTES, robotsVerdict } from "../../policy/robots/index.js";
 import { readFirstBytes } from "../bounded-file.js";
 import { stdout } from "../io.js";
 
@@ -34,9 +34,9 @@ export function register(program: Command): void {
  */
 export async function checkRobotsFile(file: string, url: string, agent: string): Promise<string> {
   const target = parseTarget(url);
-  // As a night reads a fetched one: its first 500 KiB and a byte, the rest never read (a file
+  // As a night reads a fetched one: its first 500 KiB (after a BOM) and a little more, the rest never read (a file
   // that never ends, /dev/zero, is read no further).
-  const bytes = readFirstBytes(file, ROBOTS_MAX_BYTES + 1, "robots.txt file");
+  const bytes = readFirstBytes(file, ROBOTS_READ_BYTES, "robots.txt file");
   const decoded = decodeRobotsBody(bytes);
   const v = robotsVerdict({ state: "rules", body: decoded.text }, target.href, agent);
   // Rules and an http(s) URL always give a verdict; "unknown" here would be a bug.

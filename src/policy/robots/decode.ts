@@ -8,6 +8,8 @@ import { ROBOTS_MAX_BYTES } from "../constants.js";
  *
  * - P17: a UTF-8 byte-order mark at byte 0 is skipped. Google also skips a partial one
  *   (`EF`, `EF BB`), so we do too; a BOM anywhere else, a second one included, is content.
+ *   A UTF-16 BOM (`FF FE`, `FE FF`) at byte 0 says the file is UTF-16: read as such (see
+ *   utf16Of), never as UTF-8.
  * - RFC 9309 §2.5: at least 500 KiB is parsed (ROBOTS_MAX_BYTES, counted on the file's bytes
  *   after the BOM). When the body is cut there, the trailing partial line is dropped: a cut
  *   `Allow: /public/page` would become `Allow: /pub` and allow more than the owner wrote.
@@ -18,6 +20,15 @@ import { ROBOTS_MAX_BYTES } from "../constants.js";
  *   holds no blank, colon, `#` or line end, so it changes nothing else about the line.
  */
 const BOM = [0xef, 0xbb, 0xbf] as const;
+
+/**
+ * How many of a file's first bytes a reader hands to decodeRobotsBody (the night's fetch, `nor
+ * robots check`): the limit, counted after the BOM, plus the longest BOM (3 bytes) and one
+ * UTF-16 code unit past it (2 bytes), so that the decoder always sees whether the limit cut a
+ * line. One byte past the limit, counted from the file's first byte, hid the cut of a file
+ * with a BOM: its last line, cut short, was read (an `Allow: /public/page` as `Allow: /publ`).
+ */
+export const ROBOTS_READ_BYTES = ROBOTS_MAX_BYTES + BOM.length + 2;
 const LF = 0x0a;
 const CR = 0x0d;
 const PERCENT = 0x25;
@@ -38,6 +49,8 @@ export function decodeRobotsBody(
   bytes: Uint8Array,
   maxBytes: number = ROBOTS_MAX_BYTES,
 ): DecodedRobots {
+  const utf16 = utf16Of(bytes);
+  if (utf16 !== undefined) return decodeUtf16(bytes.subarray(2), utf16, maxBytes);
   let start = 0;
   while (start < BOM.length && start < bytes.length && bytes[start] === BOM[start]) start++;
   const body = bytes.subarray(start);
@@ -114,4 +127,39 @@ function sequenceLength(bytes: Uint8Array, i: number): number {
       : 0;
   }
   return 0;
+}
+
+/**
+ * A file saved as "Unicode" (UTF-16, Windows Notepad's old default) starts with its BOM,
+ * `FF FE` or `FE FF`, bytes that never begin UTF-8. RFC 9309 §2.3 wants UTF-8, but such a
+ * file's rules are plain to read, as a browser shows them, and the page reader reads UTF-16 by
+ * its BOM too (body-text.ts): read as UTF-8 it is a file of unknown lines, so everything would
+ * be allowed that its owner disallowed (politeness never fails open).
+ */
+function utf16Of(bytes: Uint8Array): "utf-16le" | "utf-16be" | undefined {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return "utf-16le";
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return "utf-16be";
+  return undefined;
+}
+
+/**
+ * UTF-16 after its BOM → text, with the limit as for UTF-8: counted on the file's bytes, and
+ * when the body is cut there its trailing partial line is dropped (unless the cut falls just
+ * before a line end). An unpaired surrogate becomes U+FFFD, which percent.ts encodes as such.
+ */
+function decodeUtf16(
+  body: Uint8Array,
+  encoding: "utf-16le" | "utf-16be",
+  maxBytes: number,
+): DecodedRobots {
+  const decoder = new TextDecoder(encoding, { ignoreBOM: true });
+  if (body.length <= maxBytes) return { text: decoder.decode(body), truncated: false };
+  const end = maxBytes - (maxBytes % 2);
+  let text = decoder.decode(body.subarray(0, end));
+  const next = decoder.decode(body.subarray(end, end + 2));
+  if (next !== "\n" && next !== "\r") {
+    const cut = Math.max(text.lastIndexOf("\n"), text.lastIndexOf("\r"));
+    text = cut >= 0 ? text.slice(0, cut + 1) : "";
+  }
+  return { text, truncated: true };
 }
