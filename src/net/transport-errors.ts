@@ -26,13 +26,28 @@ function codeOf(err: unknown): string {
 }
 
 function messageOf(err: unknown): string {
+  if (unaskedContinue(err)) {
+    return "the answer opened with a 100 Continue the request did not ask for, which the checker's HTTP client cannot read past";
+  }
   const code = codeOf(err);
   const msg = err instanceof Error ? err.message : String(err);
   return code && !msg.includes(code) ? `${code}: ${msg}` : msg;
 }
 
+/**
+ * undici's word when an answer opens with a `100 Continue` to a request that did not ask for
+ * one (client-h1.js onHeadersComplete; the only "bad response" a request in flight can meet).
+ * RFC 9110 §15.2 says a client reads past it; undici drops the connection instead. A proxy
+ * that adds `Expect: 100-continue` on its way in sends it on every try: it is no connection
+ * the site closed, so it is neither retried (P15) nor the site's no (P21).
+ */
+function unaskedContinue(err: unknown): boolean {
+  return codeOf(err) === "UND_ERR_SOCKET" && (err as Error | null)?.message === "bad response";
+}
+
 export function failureFor(err: unknown): TransportFailure {
   const code = codeOf(err);
+  if (unaskedContinue(err)) return "other";
   if (code === "E_BLOCKED_ADDRESS") return "blocked-address";
   if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_CONNECT_TIMEOUT") {
     return "timeout-headers";

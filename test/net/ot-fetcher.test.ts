@@ -108,4 +108,28 @@ describe("found from outside: ot-fetcher", () => {
     );
     expect(s.hits("/public/other")).toHaveLength(0);
   });
+
+  it("P15, P21: an answer that opens with a 100 Continue nobody asked for is asked once and is no 'no': the site's other pages are still read", async () => {
+    h = await harness();
+    const s = await h.fleet.server();
+    s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    // RFC 9110 §15.2: a client must read past a 1xx it did not ask for. undici does not for a
+    // 100 (it drops the connection), so the page cannot be read; but the server sends it on
+    // every try (a proxy that adds Expect on its way in), and it said no to nothing.
+    s.route(
+      "/form",
+      rawAnswer(
+        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 21\r\n\r\n<ul><li>bid</li></ul>",
+      ),
+    );
+    s.route("/list", html("<ul><li>bid</li></ul>"));
+    const f = h.fetcher();
+    const out = await f.fetch({ url: s.url("/form"), purpose: "page" });
+    expect(out.kind).not.toBe("refused");
+    expect(s.hits("/form")).toHaveLength(1);
+    const rows = h.ports.log.entries.filter((e) => e.url === s.url("/form"));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.failure).toMatch(/100 Continue/);
+    expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("ok");
+  });
 });
