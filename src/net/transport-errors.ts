@@ -71,8 +71,28 @@ export function failureFor(err: unknown): TransportFailure {
   return "other";
 }
 
+/**
+ * Before the head is read, undici's "body length does not match content-length" is its
+ * parser refusing the head of an answer that carried a Content-Length (client-h1.js
+ * createError puts that error in place of the parser's own): sent twice (`Content-Length: 21`
+ * twice, or `21, 21`), or not a number. A connection cut in the head is "other side closed".
+ * The same head comes on every try: malformed, not closed early (P15, P21), as any other head
+ * the parser refuses.
+ */
+function refusedHead(err: unknown): boolean {
+  return codeOf(err) === "UND_ERR_RES_CONTENT_LENGTH_MISMATCH";
+}
+
+/** A failure before the answer's head was read (mapBodyError: one while its body was). */
 export function mapTransportError(err: unknown): TransportResult {
   const address = (err as { address?: unknown } | null)?.address;
+  if (refusedHead(err)) {
+    return {
+      kind: "failure",
+      failure: "other",
+      message: `the answer's head could not be read: its Content-Length is sent twice or is no number (${messageOf(err)})`,
+    };
+  }
   return {
     kind: "failure",
     failure: failureFor(err),

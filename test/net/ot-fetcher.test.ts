@@ -132,4 +132,26 @@ describe("found from outside: ot-fetcher", () => {
     expect(rows[0]?.failure).toMatch(/100 Continue/);
     expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("ok");
   });
+
+  it("P15, P21: an answer whose head carries Content-Length twice is asked once and is no 'no': the site's other pages are still read", async () => {
+    h = await harness();
+    const s = await h.fleet.server();
+    s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    // undici's parser refuses the head (RFC 9112 §6.3 lets it), but says "body length does
+    // not match content-length", which read as a connection closed early: tried twice more,
+    // then the site's no. The server closed nothing, and sends the same head on every try.
+    s.route(
+      "/twice",
+      rawAnswer(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 21\r\nContent-Length: 21\r\n\r\n<ul><li>bid</li></ul>",
+      ),
+    );
+    s.route("/list", html("<ul><li>bid</li></ul>"));
+    const f = h.fetcher();
+    const out = await f.fetch({ url: s.url("/twice"), purpose: "page" });
+    expect(out.kind).not.toBe("refused");
+    expect(s.hits("/twice")).toHaveLength(1);
+    expect(h.ports.log.entries.filter((e) => e.url === s.url("/twice"))).toHaveLength(1);
+    expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("ok");
+  });
 });
