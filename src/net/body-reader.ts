@@ -104,7 +104,27 @@ export async function readBody(
   }
   let source: AsyncIterable<Uint8Array> = raw;
   if (decoders.length > 0) {
-    const streams = [Readable.from(raw, { objectMode: false }), ...decoders.map((d) => d())];
+    // No bytes at all is an empty body whatever it is marked (a browser shows an empty page):
+    // no decoder is asked to read a stream that never began. A body that fails before its first
+    // byte fails as it would undecoded.
+    const it = raw[Symbol.asyncIterator]();
+    let first: IteratorResult<Uint8Array>;
+    try {
+      do first = await it.next();
+      while (!first.done && first.value.byteLength === 0);
+    } catch (err) {
+      if (err instanceof TransportBodyError) {
+        return { kind: "failed", failure: err.failure, message: err.message, bytes: 0 };
+      }
+      throw err;
+    }
+    if (first.done) return { kind: "complete", body: new Uint8Array(0), bytes: 0 };
+    const head = first.value;
+    const rest = async function* () {
+      yield head;
+      for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
+    };
+    const streams = [Readable.from(rest(), { objectMode: false }), ...decoders.map((d) => d())];
     // pipeline destroys every stage when one fails or when we stop reading the last one.
     pipeline(streams, () => {});
     source = streams[streams.length - 1] as AsyncIterable<Uint8Array>;

@@ -188,12 +188,18 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
     }
     return closed(ctx, status, `body cut after ${read.bytes} bytes: ${read.message}`);
   }
-  if (read.kind === "bad-encoding")
+  // Only a page's own body must decode: a redirect, a 304, a 404 or a 5xx means what its
+  // status says whatever its body (a browser follows a redirect without reading it), so one
+  // whose body cannot be undone is read as one without a body (P15, P19); a no its head says
+  // (a 401, 403, a challenge told by its headers) is still a no (P21).
+  const undecodable = read.kind === "bad-encoding";
+  if (undecodable && status >= 200 && status < 300)
     return final({ kind: "error", url, status, reason: read.message });
   if (read.kind === "too-large")
     return final({ kind: "too-large", url, status, bytesRead: read.bytes });
+  const body = read.kind === "complete" ? read.body : new Uint8Array(0);
 
-  const verdict = refusalFor({ status, headers, body: read.body, url });
+  const verdict = refusalFor({ status, headers, body, url });
   if (verdict) return refusedBy(verdict, url, status);
   if (status === 401 || status === 403) return statusNo(url, status);
   if (REDIRECTS.has(status)) {
@@ -215,7 +221,7 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
     return final({ kind: "not-modified", ...response });
   }
   if (status >= 200 && status < 300) {
-    return final({ kind: "ok", ...response, body: ctx.keepBody ? read.body : new Uint8Array(0) });
+    return final({ kind: "ok", ...response, body: ctx.keepBody ? body : new Uint8Array(0) });
   }
   if (status === 404 || status === 410) return final({ kind: "gone", url, status });
   if (status === 429) {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ROBOTS_MAX_BYTES } from "../../src/policy/constants.js";
 import type { Handler } from "../fleet/fleet.js";
 import { type Harness, harness } from "../fleet/harness.js";
-import { html, robots } from "../fleet/routes.js";
+import { html, robots, text } from "../fleet/routes.js";
 
 /**
  * What the outside tester "ot-fetcher" found at the fetcher's edges, proved against loopback
@@ -153,5 +153,52 @@ describe("found from outside: ot-fetcher", () => {
     expect(s.hits("/twice")).toHaveLength(1);
     expect(h.ports.log.entries.filter((e) => e.url === s.url("/twice"))).toHaveLength(1);
     expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("ok");
+  });
+
+  it("P16, P20: a robots.txt answered 200 with an empty body marked gzip is an empty file (everything allowed), not unreachable", async () => {
+    h = await harness();
+    const s = await h.fleet.server();
+    // Nothing to decode: a browser shows an empty file. Read as a gzip stream cut at its
+    // first byte it kept the checker off the host for the night, every source there a no.
+    s.route("/robots.txt", (_req, res) => {
+      res.writeHead(200, {
+        "content-type": "text/plain",
+        "content-encoding": "gzip",
+        "content-length": "0",
+      });
+      res.end();
+    });
+    s.route("/list", html("<ul><li>bid</li></ul>"));
+    const out = await h.fetcher().fetch({ url: s.url("/list"), purpose: "page" });
+    expect(out.kind).toBe("ok");
+    expect(s.requests.map((r) => r.path)).toEqual(["/robots.txt", "/list"]);
+  });
+
+  it("P19, P15: a redirect or a 503 whose body cannot be decoded is still a redirect (followed) and a 503 (tried again): only a page's own body must decode", async () => {
+    h = await harness();
+    const s = await h.fleet.server();
+    s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    // Marked gzip, sent as plain HTML: a browser follows the redirect without reading it.
+    const notGzip = { "content-encoding": "gzip" };
+    s.route("/old", text("<html>moved</html>", 301, { ...notGzip, location: "/list" }));
+    s.route("/list", html("<ul><li>bid</li></ul>"));
+    s.route("/busy", (req, res, ctx) =>
+      ctx.count === 1
+        ? text("<html>busy</html>", 503, notGzip)(req, res, ctx)
+        : html("<ul><li>bid</li></ul>")(req, res, ctx),
+    );
+    const f = h.fetcher();
+    expect(await f.fetch({ url: s.url("/old"), purpose: "page" })).toMatchObject({
+      kind: "ok",
+      status: 200,
+    });
+    expect((await f.fetch({ url: s.url("/busy"), purpose: "page" })).kind).toBe("ok");
+    expect(s.requests.map((r) => r.path)).toEqual([
+      "/robots.txt",
+      "/old",
+      "/list",
+      "/busy",
+      "/busy",
+    ]);
   });
 });
