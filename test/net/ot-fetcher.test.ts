@@ -1,3 +1,4 @@
+import { brotliCompressSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { ROBOTS_MAX_BYTES } from "../../src/policy/constants.js";
 import type { Handler } from "../fleet/fleet.js";
@@ -200,5 +201,36 @@ describe("found from outside: ot-fetcher", () => {
       "/busy",
       "/busy",
     ]);
+  });
+
+  it("P14, P13: a body wrapped in a thousand content codings is not undone a thousand times (no timer bounds that work once the bytes are in): it is an error at once; two codings are still read", async () => {
+    h = await harness();
+    const s = await h.fleet.server();
+    s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    const page = "<ul><li>bid</li></ul>";
+    let layered = Buffer.from(page);
+    for (let i = 0; i < 1000; i++) layered = gzipSync(layered);
+    // 2,000 such layers took 35 s of a core to undo, 3,000 (a 16 KiB head holds 3,200) minutes.
+    s.route(
+      "/onion",
+      text(layered, 200, {
+        "content-type": "text/html",
+        "content-encoding": Array(1000).fill("gzip").join(", "),
+      }),
+    );
+    s.route(
+      "/two",
+      text(brotliCompressSync(gzipSync(page)), 200, {
+        "content-type": "text/html",
+        "content-encoding": "gzip, br",
+      }),
+    );
+    const f = h.fetcher();
+    const onion = await f.fetch({ url: s.url("/onion"), purpose: "page" });
+    expect(onion).toMatchObject({ kind: "error", status: 200 });
+    expect(onion.kind === "error" && onion.reason).toMatch(/1000 codings/);
+    expect(s.hits("/onion")).toHaveLength(1);
+    const two = await f.fetch({ url: s.url("/two"), purpose: "page" });
+    expect(two.kind === "ok" && new TextDecoder().decode(two.body)).toBe(page);
   });
 });
