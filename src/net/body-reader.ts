@@ -134,13 +134,19 @@ export async function readBody(
       if (err instanceof TransportBodyError) {
         return { kind: "failed", failure: err.failure, message: err.message, bytes: 0 };
       }
-      throw err;
+      return { kind: "bad-encoding", message: (err as Error).message, bytes: 0 };
     }
     if (first.done) return { kind: "complete", body: new Uint8Array(0), bytes: 0 };
     const head = first.value;
+    // Stopped early (the limit reached, a decoder failed), the raw body is let go with it, as
+    // Readable.from lets go of an iterable it was given: its socket goes (transport-undici.ts).
     const rest = async function* () {
-      yield head;
-      for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
+      try {
+        yield head;
+        for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
+      } finally {
+        await it.return?.();
+      }
     };
     const streams = [Readable.from(rest(), { objectMode: false }), ...decoders.map((d) => d())];
     // pipeline destroys every stage when one fails or when we stop reading the last one.

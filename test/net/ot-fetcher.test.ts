@@ -1,4 +1,4 @@
-import { brotliCompressSync, gzipSync } from "node:zlib";
+import { brotliCompressSync, createGzip, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { ROBOTS_MAX_BYTES } from "../../src/policy/constants.js";
 import type { Handler } from "../fleet/fleet.js";
@@ -232,5 +232,32 @@ describe("found from outside: ot-fetcher", () => {
     expect(s.hits("/onion")).toHaveLength(1);
     const two = await f.fetch({ url: s.url("/two"), purpose: "page" });
     expect(two.kind === "ok" && new TextDecoder().decode(two.body)).toBe(page);
+  });
+
+  it("P14, P9: a gzip body that never ends is let go at 20 MiB decoded: the server sees its connection closed at once, not when a time limit comes", async () => {
+    h = await harness();
+    const s = await h.fleet.server();
+    s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    let closed = false;
+    s.route("/endless", (_req, res) => {
+      res.writeHead(200, { "content-type": "text/html", "content-encoding": "gzip" });
+      const gz = createGzip();
+      gz.pipe(res);
+      const zeros = Buffer.alloc(256 * 1024);
+      const pump = () => {
+        while (!res.destroyed && gz.write(zeros));
+        if (!res.destroyed) gz.once("drain", pump);
+      };
+      res.on("close", () => {
+        closed = true;
+        gz.destroy();
+      });
+      pump();
+    });
+    const out = await h.fetcher().fetch({ url: s.url("/endless"), purpose: "page" });
+    expect(out.kind).toBe("too-large");
+    // Bounded: 100 looks, 20 ms apart (the body's own limits are 30 s).
+    for (let i = 0; i < 100 && !closed; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(closed).toBe(true);
   });
 });
