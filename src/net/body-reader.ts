@@ -79,7 +79,7 @@ const DECODERS: Record<string, Decoder> = {
 /**
  * P13, P14: at most this many codings are undone. Undoing happens once the bytes are in, where
  * no time limit reaches it, and each coding is one more stream for every chunk to pass: a body
- * gzipped 2,000 times (a head of 16 KiB can name 3,200) took a core 35 s, 3,000 minutes. Real
+ * gzipped 2,000 times (a head can name tens of thousands) took a core 35 s, 3,000 minutes. Real
  * servers name one, two at most; curl stops at five (CVE-2023-23916), and so does this.
  */
 export const MAX_CONTENT_CODINGS = 5;

@@ -46,6 +46,14 @@ export interface UndiciTransportOptions extends AddressGuardOptions {
 
 export type UndiciTransport = Transport & { close(): Promise<void> };
 
+/**
+ * The longest head read, as Chrome reads one (256 KiB, ERR_RESPONSE_HEADERS_TOO_BIG past it).
+ * undici's default is Node's 16 KiB: a site whose heads carry a long Content-Security-Policy or
+ * many cookies had its pages unreadable and its robots.txt unreachable (the host kept off every
+ * night, each source there a no, P20) though every browser reads them.
+ */
+export const MAX_HEAD_BYTES = 256 * 1024;
+
 /** A timeout may be shortened (tests) but never set past its P14 floor, nor disabled. */
 function clampTimeout(value: number | undefined, ceiling: number, name: string): number {
   if (value === undefined) return ceiling;
@@ -84,6 +92,7 @@ export function createUndiciTransport(opts: UndiciTransportOptions = {}): Undici
   const agent = new Agent({
     headersTimeout,
     bodyTimeout,
+    maxHeaderSize: MAX_HEAD_BYTES,
     connections: 1,
     // The connector is where the address guard runs: it sees the address we connect to.
     connect(options, connected) {

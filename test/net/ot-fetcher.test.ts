@@ -210,7 +210,7 @@ describe("found from outside: ot-fetcher", () => {
     const page = "<ul><li>bid</li></ul>";
     let layered = Buffer.from(page);
     for (let i = 0; i < 1000; i++) layered = gzipSync(layered);
-    // 2,000 such layers took 35 s of a core to undo, 3,000 (a 16 KiB head holds 3,200) minutes.
+    // 2,000 such layers took 35 s of a core to undo, 3,000 minutes.
     s.route(
       "/onion",
       text(layered, 200, {
@@ -259,5 +259,19 @@ describe("found from outside: ot-fetcher", () => {
     // Bounded: 100 looks, 20 ms apart (the body's own limits are 30 s).
     for (let i = 0; i < 100 && !closed; i++) await new Promise((r) => setTimeout(r, 20));
     expect(closed).toBe(true);
+  });
+
+  it("P20, P16: a robots.txt and a page whose heads are 40 KB (a long Content-Security-Policy, many cookies) are read, as a browser reads them", async () => {
+    h = await harness();
+    const s = await h.fleet.server();
+    const big = {
+      "content-security-policy": `default-src 'self' ${"https://cdn.example.gov ".repeat(1600)}`,
+    };
+    s.route("/robots.txt", text("User-agent: *\nDisallow: /private\n", 200, big));
+    s.route("/list", html("<ul><li>bid</li></ul>", 200, big));
+    const f = h.fetcher();
+    expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("ok");
+    expect((await f.fetch({ url: s.url("/private/x"), purpose: "page" })).kind).toBe("disallowed");
+    expect(s.requests.map((r) => r.path)).toEqual(["/robots.txt", "/list"]);
   });
 });
