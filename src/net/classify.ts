@@ -206,6 +206,13 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
     const location = headers["location"];
     if (!location)
       return final({ kind: "error", url, status, reason: `HTTP ${status} without Location` });
+    if (r.severalLocations)
+      return final({
+        kind: "error",
+        url,
+        status,
+        reason: `HTTP ${status} with different Locations (${location}): which one is meant cannot be told, not followed`,
+      });
     return { kind: "redirect", location, status };
   }
   const response = { status, headers, url, chain: [...ctx.chain, url] };

@@ -73,6 +73,8 @@ export type StoredAttempt =
       message?: string;
       /** Whether the body went to the archive (and must come back from it on replay). */
       archived: boolean;
+      /** Location was sent more than once, with different values (never followed, P19). */
+      severalLocations?: true;
       /** The validators the request carried: a 304 answers only the same ones again. */
       validatorsSent?: Validators;
       startedAt: number;

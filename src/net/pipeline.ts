@@ -74,6 +74,11 @@ export type AttemptResult =
       headers: Record<string, string>;
       setCookies: string[];
       read: BodyRead;
+      /**
+       * P19, P20: the head carried Location more than once, with different values (`headers`
+       * holds them joined, as received). No one can tell which was meant: never followed.
+       */
+      severalLocations?: true;
       startedAt: number;
       endedAt: number;
     }

@@ -64,6 +64,11 @@ export function judgeRobots(
     return { kind: "answer", label: "not-modified", notModified: ctx.conditional, entry };
   }
   const location = r.headers["location"];
+  if (r.status >= 300 && r.status < 400 && location && r.severalLocations) {
+    // P20: where robots.txt is cannot be told, so it cannot be read (never a 404's allow-all).
+    const entry = unreachable(r, `HTTP ${r.status} with different Locations (${location})`);
+    return { kind: "answer", label: "unreachable", notModified: false, entry };
+  }
   if (r.status >= 300 && r.status < 400 && location) {
     if (ctx.hops < MAX_REDIRECTS) {
       return { kind: "redirect", label: "redirect", status: r.status, location };

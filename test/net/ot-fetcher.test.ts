@@ -274,4 +274,37 @@ describe("found from outside: ot-fetcher", () => {
     expect((await f.fetch({ url: s.url("/private/x"), purpose: "page" })).kind).toBe("disallowed");
     expect(s.requests.map((r) => r.path)).toEqual(["/robots.txt", "/list"]);
   });
+
+  it("P19, P20: an answer with two different Locations is no redirect anyone can follow (a browser refuses it): a page's is an error, asked once; a robots.txt's is unreachable, never a 404's allow-all", async () => {
+    h = await harness();
+    const s = await h.fleet.server();
+    const two =
+      (first: string, second: string): Handler =>
+      (_req, res) => {
+        res.setHeader("location", [first, second]);
+        res.writeHead(302).end();
+      };
+    // Joined as one (`/real-robots.txt, /elsewhere`), it named an address nobody wrote: its 404
+    // read as "no robots.txt", and everything was allowed.
+    s.route("/robots.txt", two("/real-robots.txt", "/elsewhere"));
+    s.route("/real-robots.txt", robots("User-agent: *\nDisallow: /\n"));
+    s.route("/list", html("<ul><li>bid</li></ul>"));
+    const f = h.fetcher();
+    expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe(
+      "robots-unavailable",
+    );
+    expect(s.requests.map((r) => r.path)).toEqual(["/robots.txt"]);
+
+    const other = await h.fleet.server();
+    other.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    other.route("/moved", two("/list", "/other"));
+    other.route("/same", two("/list", "/list"));
+    other.route("/list", html("<ul><li>bid</li></ul>"));
+    const moved = await f.fetch({ url: other.url("/moved"), purpose: "page" });
+    expect(moved).toMatchObject({ kind: "error", status: 302 });
+    expect(moved.kind === "error" && moved.reason).toMatch(/Location/);
+    // The same Location twice is one Location (as a browser reads it).
+    expect((await f.fetch({ url: other.url("/same"), purpose: "page" })).kind).toBe("ok");
+    expect(other.requests.map((r) => r.path)).toEqual(["/robots.txt", "/moved", "/same", "/list"]);
+  });
 });

@@ -125,6 +125,7 @@ async function replay(
     // P22: a cookie the site set goes back only within that source's check.
     setCookies: a.source === call.source ? (a.setCookies ?? []) : [],
     read,
+    ...(a.severalLocations ? { severalLocations: true as const } : {}),
     startedAt: a.startedAt,
     endedAt: a.endedAt,
   };

@@ -192,6 +192,7 @@ function stored(r: AttemptResult, archived: boolean): StoredAttempt {
     bytes: r.read.bytes,
     ...(r.read.kind === "failed" ? { failure: r.read.failure, message: r.read.message } : {}),
     ...(r.read.kind === "bad-encoding" ? { message: r.read.message } : {}),
+    ...(r.severalLocations ? { severalLocations: true as const } : {}),
     archived,
     startedAt: r.startedAt,
     endedAt: r.endedAt,

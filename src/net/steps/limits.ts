@@ -39,11 +39,25 @@ export const limits =
       headers,
       setCookies,
       read,
+      ...(severalLocations(res.headers) ? { severalLocations: true as const } : {}),
       startedAt,
       endedAt: deps.clock.now(),
     };
     return { kind: "answer", got: { ...got, answer } };
   };
+
+/**
+ * Location sent more than once with different values (RFC 9110 §10.2.2: one URI-reference):
+ * browsers refuse such a redirect (Chrome: ERR_RESPONSE_HEADERS_MULTIPLE_LOCATION), and joined
+ * with ", " the values make an address nobody wrote.
+ */
+function severalLocations(raw: Record<string, string | string[] | undefined>): boolean {
+  for (const [name, value] of Object.entries(raw)) {
+    if (name.toLowerCase() !== "location" || !Array.isArray(value)) continue;
+    if (new Set(value.map((v) => v.trim())).size > 1) return true;
+  }
+  return false;
+}
 
 /** Lower-cased names; repeated headers joined with ", ", Set-Cookie kept apart. */
 export function flattenHeaders(raw: Record<string, string | string[] | undefined>) {
@@ -53,7 +67,10 @@ export function flattenHeaders(raw: Record<string, string | string[] | undefined
     if (value === undefined) continue;
     const key = name.toLowerCase();
     if (key === "set-cookie") setCookies = Array.isArray(value) ? value : [value];
-    else headers[key] = Array.isArray(value) ? value.join(", ") : value;
+    else if (key === "location" && Array.isArray(value) && !severalLocations({ [key]: value })) {
+      // The same Location twice is one Location, as a browser reads it (joined it is no URL).
+      headers[key] = value[0] ?? "";
+    } else headers[key] = Array.isArray(value) ? value.join(", ") : value;
   }
   return { headers, setCookies };
 }
