@@ -37,10 +37,16 @@ export function dateEt(iso: string | null): string {
   return `${MONTHS[Number(m) - 1]} ${Number(d)}, ${y}`;
 }
 
-/** A night key (`2026-11-05`, the date the night began) as `Nov 5`. */
-export function nightShort(night: string): string {
+/**
+ * A night key (`2026-11-05`, the date the night began) as `Nov 5`; with its year, `Nov 5, 2025`,
+ * when it is not the year of `today` (the night key of now): a night of another year is never
+ * written as if it were this year's.
+ */
+export function nightShort(night: string, today: string): string {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(night);
-  return m ? `${MONTHS[Number(m[2]) - 1]} ${Number(m[3])}` : night;
+  if (!m) return night;
+  const short = `${MONTHS[Number(m[2]) - 1]} ${Number(m[3])}`;
+  return today.slice(0, 4) === m[1] ? short : `${short}, ${m[1]}`;
 }
 
 /** `offline`: the checker's own problem that night, never the site's (P20, P23). */

@@ -106,6 +106,7 @@ export async function loadSource(db: Db, id: string, now: number): Promise<Loade
     nights,
     records: records.slice(0, RECORDS_SHOWN),
     recordsShown: RECORDS_SHOWN,
+    today: nightOf(now),
   };
   if (records.length > RECORDS_SHOWN) d.moreRecords = true;
   if (government) d.government = government;

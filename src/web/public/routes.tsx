@@ -397,6 +397,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         government={r.value.government}
         sources={r.value.sources}
         leads={r.value.leads}
+        today={nightOf(opts.now())}
       />,
     );
   });

@@ -15,8 +15,13 @@ export const WINDOW_KEYS: readonly Exclude<WindowKey, "night">[] = ["yesterday",
 export interface NewWindow {
   key: WindowKey;
   range: NightRange;
-  /** "since yesterday", "in the last 7 days", "on the night of Nov 4". */
+  /**
+   * "since yesterday", "in the last 7 days", "on the night of Nov 4" (a night of another year
+   * than today's with its year: "on the night of Nov 4, 2025").
+   */
   label: string;
+  /** The night key of when it was asked for: another year's night is written with its year. */
+  today: string;
   /** The query that selects this window again (`window=7d` or `night=…`). */
   query: Record<string, string>;
 }
@@ -48,14 +53,15 @@ export function parseWindow(
       return { ok: false, message: `"${echo(night)}" is not a night; write it as YYYY-MM-DD.` };
     }
     if (night > today) {
-      return { ok: false, message: `The night of ${nightShort(night)} has not come yet.` };
+      return { ok: false, message: `The night of ${nightShort(night, today)} has not come yet.` };
     }
     return {
       ok: true,
       window: {
         key: "night",
         range: { from: night, to: night },
-        label: `on the night of ${nightShort(night)}`,
+        label: `on the night of ${nightShort(night, today)}`,
+        today,
         query: { night },
       },
     };
@@ -80,6 +86,7 @@ export function parseWindow(
       key: key as WindowKey,
       range: { from: addDays(today, -days), to: today },
       label,
+      today,
       query: key === "yesterday" ? {} : { window: key },
     },
   };
@@ -165,19 +172,19 @@ export function nightState(
     text:
       listed !== undefined && listed.at === undefined
         ? // None was ever listed: no night will have anything of this selection's to check.
-          `Nothing could be new on the night of ${nightShort(night)}: no record page in the directory matches this selection.`
-        : `Nothing could be new on the night of ${nightShort(night)}: it came before ${listed?.what ?? "any record page"} was listed in the directory.`,
+          `Nothing could be new on the night of ${nightShort(night, today)}: no record page in the directory matches this selection.`
+        : `Nothing could be new on the night of ${nightShort(night, today)}: it came before ${listed?.what ?? "any record page"} was listed in the directory.`,
   });
   if (!row) {
     if (night < today && first === undefined)
       return {
         kind: "not-yet",
-        text: `No night has run yet: nothing was checked on the night of ${nightShort(night)}.`,
+        text: `No night has run yet: nothing was checked on the night of ${nightShort(night, today)}.`,
       };
     if (night < today && first !== undefined && night < first)
       return {
         kind: "not-yet",
-        text: `The night of ${nightShort(night)} came before the directory began checking.`,
+        text: `The night of ${nightShort(night, today)} came before the directory began checking.`,
       };
     if (night >= today)
       return {
@@ -186,15 +193,15 @@ export function nightState(
         // its start runs the next one): said as what is known, nothing checked yet.
         text:
           first === undefined
-            ? `No night has run yet: nothing has been checked (the night of ${nightShort(night)} included).`
-            : `The night of ${nightShort(night)} has not started yet.`,
+            ? `No night has run yet: nothing has been checked (the night of ${nightShort(night, today)} included).`
+            : `The night of ${nightShort(night, today)} has not started yet.`,
       };
     // Listed by the end of that date, a night was due; listed later, none was due for it.
     if (listed && (listed.at === undefined || nightOf(Date.parse(listed.at)) > night))
       return notListed();
     return {
       kind: "did-not-run",
-      text: `No check ran on the night of ${nightShort(night)} (the checker was offline); nothing was seen that night.`,
+      text: `No check ran on the night of ${nightShort(night, today)} (the checker was offline); nothing was seen that night.`,
     };
   }
   // A night that began before the pages were listed had nothing of theirs to check, unless it
@@ -210,20 +217,20 @@ export function nightState(
     // P20, P23: the checker's own outage: not "nothing new", and not the sites' no.
     return {
       kind: "checker-offline",
-      text: `On the night of ${nightShort(night)} the checker could not reach the internet: ${offline === 1 ? "1 page was" : `${offline} pages were`} not checked, so nothing could be seen from ${offline === 1 ? "it" : "them"} that night. That was the checker's problem, not the sites'.`,
+      text: `On the night of ${nightShort(night, today)} the checker could not reach the internet: ${offline === 1 ? "1 page was" : `${offline} pages were`} not checked, so nothing could be seen from ${offline === 1 ? "it" : "them"} that night. That was the checker's problem, not the sites'.`,
     };
   }
   if (row.finishedAt && row.closedIncomplete) {
     // P13: interrupted and not resumed in time, closed when its time was over.
     return {
       kind: "incomplete",
-      text: `The night of ${nightShort(night)} started ${timeEt(row.startedAt)} but was interrupted and ended before it finished (closed ${timeEt(row.finishedAt)}): some pages were not checked and go first the next night.`,
+      text: `The night of ${nightShort(night, today)} started ${timeEt(row.startedAt)} but was interrupted and ended before it finished (closed ${timeEt(row.finishedAt)}): some pages were not checked and go first the next night.`,
     };
   }
   if (row.finishedAt) {
     return {
       kind: "finished",
-      text: `The night of ${nightShort(night)} ran from ${timeEt(row.startedAt)} and finished ${timeEt(row.finishedAt)}.`,
+      text: `The night of ${nightShort(night, today)} ran from ${timeEt(row.startedAt)} and finished ${timeEt(row.finishedAt)}.`,
     };
   }
   if (now <= Date.parse(row.deadlineAt)) {
@@ -233,16 +240,16 @@ export function nightState(
     if (!(now - last <= QUIET_NIGHT_MS) && now - Date.parse(row.startedAt) > QUIET_NIGHT_MS) {
       return {
         kind: "running",
-        text: `The night of ${nightShort(night)} started ${timeEt(row.startedAt)} and has not finished, but no request has gone out ${Number.isNaN(last) || row.lastRequestAt === undefined ? "since it started" : `since ${timeEt(row.lastRequestAt)}`}: it may have stopped, and goes on when the checker runs again; more may appear.`,
+        text: `The night of ${nightShort(night, today)} started ${timeEt(row.startedAt)} and has not finished, but no request has gone out ${Number.isNaN(last) || row.lastRequestAt === undefined ? "since it started" : `since ${timeEt(row.lastRequestAt)}`}: it may have stopped, and goes on when the checker runs again; more may appear.`,
       };
     }
     return {
       kind: "running",
-      text: `The night of ${nightShort(night)} started ${timeEt(row.startedAt)} and is still running; more may appear.`,
+      text: `The night of ${nightShort(night, today)} started ${timeEt(row.startedAt)} and is still running; more may appear.`,
     };
   }
   return {
     kind: "incomplete",
-    text: `The night of ${nightShort(night)} started ${timeEt(row.startedAt)} but ended before it finished: some pages were not checked and go first the next night.`,
+    text: `The night of ${nightShort(night, today)} started ${timeEt(row.startedAt)} but ended before it finished: some pages were not checked and go first the next night.`,
   };
 }

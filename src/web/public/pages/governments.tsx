@@ -286,7 +286,9 @@ export const GovernmentPage: FC<{
   government: GovernmentSummary;
   sources: readonly SourceLine[];
   leads?: readonly LeadSummary[];
-}> = ({ government: g, sources, leads = [] }) => (
+  /** The night key of now: a night of another year is written with its year (nightShort). */
+  today: string;
+}> = ({ government: g, sources, leads = [], today }) => (
   <Layout
     title={g.name}
     head={
@@ -375,7 +377,7 @@ export const GovernmentPage: FC<{
                 <td>
                   {last ? (
                     <>
-                      <span class="muted small">{nightShort(last.night)}: </span>
+                      <span class="muted small">{nightShort(last.night, today)}: </span>
                       <OutcomeText o={last} />
                     </>
                   ) : (

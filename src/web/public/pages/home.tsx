@@ -58,7 +58,7 @@ export const HomePage: FC<{
         <>
           The latest earlier night with new records is{" "}
           <a href={`/new?night=${latest.earlier.night}`}>
-            the night of {nightShort(latest.earlier.night)}
+            the night of {nightShort(latest.earlier.night, latest.window.today)}
           </a>{" "}
           ({latest.earlier.count}).{" "}
         </>

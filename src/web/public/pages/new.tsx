@@ -249,7 +249,7 @@ export const NewPage: FC<{
               <a
                 href={`/new?${new URLSearchParams({ ...flat(filter), night: data.earlier.night })}`}
               >
-                the night of {nightShort(data.earlier.night)}
+                the night of {nightShort(data.earlier.night, data.window.today)}
               </a>{" "}
               ({data.earlier.count}).
             </>

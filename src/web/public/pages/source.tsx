@@ -30,10 +30,12 @@ export interface SourcePageData {
   recordsShown: number;
   /** More records were noted from this page than `recordsShown`: the newest are listed. */
   moreRecords?: true;
+  /** The night key of now: a night of another year is written with its year (nightShort). */
+  today: string;
 }
 
 /** P4: which way in the last night used and why better ones were passed over. */
-const WayText: FC<{ way?: WayChoice; night?: string }> = ({ way, night }) => {
+const WayText: FC<{ way?: WayChoice; night?: string; today: string }> = ({ way, night, today }) => {
   if (!way) return <span class="muted">not recorded</span>;
   return (
     <span class="way">
@@ -43,7 +45,7 @@ const WayText: FC<{ way?: WayChoice; night?: string }> = ({ way, night }) => {
           {way.used.platform ? ` (${way.used.platform})` : ""}: <ExternalLink url={way.used.url} />
         </>
       ) : (
-        `none worked${night ? ` the night of ${nightShort(night)}` : ""}`
+        `none worked${night ? ` the night of ${nightShort(night, today)}` : ""}`
       )}
       {way.skipped.length > 0 ? (
         <ul class="small skipped">
@@ -105,7 +107,7 @@ const clip = (s: string) => (s.length > WORDS_MAX ? `${s.slice(0, WORDS_MAX - 1)
  * script). So the strip is hidden from assistive technology and out of the Tab order, and says
  * nothing the table does not.
  */
-const NightStrip: FC<{ nights: readonly StripNight[] }> = ({ nights }) => {
+const NightStrip: FC<{ nights: readonly StripNight[]; today: string }> = ({ nights, today }) => {
   const oldestFirst = [...nights].reverse();
   const width = oldestFirst.length * (CELL + GAP);
   const height = WORDS_Y + 6;
@@ -113,7 +115,7 @@ const NightStrip: FC<{ nights: readonly StripNight[] }> = ({ nights }) => {
     <figure class="strip">
       <svg viewBox={`0 0 ${width} ${height}`} width={width} height={height} aria-hidden="true">
         {oldestFirst.map((n, i) => {
-          const label = nightWords(n);
+          const label = nightWords(n, today);
           return (
             <a href={`#night-${n.night}`} tabindex={-1} data-night={n.night}>
               <title>{label}</title>
@@ -142,16 +144,16 @@ const NightStrip: FC<{ nights: readonly StripNight[] }> = ({ nights }) => {
 };
 
 /** A night in words: its date, its outcome or why there is none, and the reason. */
-function nightWords(n: StripNight): string {
+function nightWords(n: StripNight, today: string): string {
   const reason = n.state === "checked" && n.outcome.reason ? `: ${n.outcome.reason}` : "";
-  return `${nightShort(n.night)}: ${stripLabel(n).text}${reason}`;
+  return `${nightShort(n.night, today)}: ${stripLabel(n).text}${reason}`;
 }
 
 /**
  * P23: each night's answer in words, a no with its reason and evidence; each night's date is a
  * link to its own row, so Tab stops once per night.
  */
-const NightTable: FC<{ nights: readonly StripNight[] }> = ({ nights }) => (
+const NightTable: FC<{ nights: readonly StripNight[]; today: string }> = ({ nights, today }) => (
   <Wide>
     <table class="nights">
       <caption class="small muted">The last {nights.length} nights, newest first</caption>
@@ -167,7 +169,7 @@ const NightTable: FC<{ nights: readonly StripNight[] }> = ({ nights }) => (
           <tr id={`night-${n.night}`} data-state={n.state}>
             <th scope="row" class="nowrap">
               <a href={`#night-${n.night}`} class="night" data-night={n.night}>
-                {nightShort(n.night)}
+                {nightShort(n.night, today)}
               </a>
             </th>
             <td>
@@ -314,13 +316,14 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
         </dd>
         <dt>Way in</dt>
         <dd>
-          <WayText {...(last?.way ? { way: last.way, night: last.night } : {})} />
+          <WayText {...(last?.way ? { way: last.way, night: last.night } : {})} today={d.today} />
         </dd>
       </dl>
       {last && lastTone === "offline" ? (
         <section class="checker-offline notice">
           <strong>
-            The night of {nightShort(last.night)}, the checker itself could not reach the internet.
+            The night of {nightShort(last.night, d.today)}, the checker itself could not reach the
+            internet.
           </strong>{" "}
           That was the checker's own problem, not this site's: nothing was asked of it or judged
           about it that night. <OutcomeText o={last} />
@@ -329,7 +332,7 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
       ) : null}
       {last && lastTone === "no" ? (
         <section class="last-no notice">
-          <strong>The night of {nightShort(last.night)}, the site said no.</strong>{" "}
+          <strong>The night of {nightShort(last.night, d.today)}, the site said no.</strong>{" "}
           <OutcomeText o={last} />
           <NextCheck status={d.status} retired={s.retiredAt !== null} after="no" />
         </section>
@@ -339,13 +342,13 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
         {!last ? <p class="muted">This page has not been checked yet.</p> : null}
         {last && lastTone !== "no" && lastTone !== "offline" ? (
           <p class="last-outcome small">
-            Last checked the night of {nightShort(last.night)}: <OutcomeText o={last} />
+            Last checked the night of {nightShort(last.night, d.today)}: <OutcomeText o={last} />
           </p>
         ) : null}
         {d.nights.length === 0 ? null : (
           <>
-            <NightStrip nights={d.nights} />
-            <NightTable nights={d.nights} />
+            <NightStrip nights={d.nights} today={d.today} />
+            <NightTable nights={d.nights} today={d.today} />
           </>
         )}
       </section>
@@ -373,7 +376,7 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
                   <td class="nowrap">{dateEt(r.date)}</td>
                   <td>{recordsLabel(r.kind ?? s.records)}</td>
                   <td class="small">
-                    {nightShort(r.firstSeenNight)}
+                    {nightShort(r.firstSeenNight, d.today)}
                     {r.alreadyListed ? <span class="already"> (already listed)</span> : null}
                   </td>
                 </tr>
