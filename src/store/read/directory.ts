@@ -6,8 +6,10 @@
  */
 
 import { shownText } from "../../policy/shown-text.js";
+import type { RecordKind } from "../../sources/record.js";
 import type { Db } from "../db.js";
 import { dialectOf } from "../dialect-of.js";
+import { sql } from "../kysely.js";
 import type { RecordsTable } from "../schema/night.js";
 import { inByteOrder, recordInstant } from "./record-instant.js";
 
@@ -16,7 +18,10 @@ export interface DirectoryFilter {
   county?: string;
   /** Kind of government. */
   kind?: string;
-  /** Kind of records a source posts. */
+  /**
+   * Kind of records: a record's as it is shown (`shownKind`), a record page's own where the
+   * query is about pages (`applyFilter`'s `on`).
+   */
   records?: string;
   government?: string;
   source?: string;
@@ -378,23 +383,56 @@ export function recordsAfterQuery(
       eb(eb.refTuple("r.source_id", "r.record_id"), ">", eb.tuple(a.sourceId, a.recordId)),
     );
   }
-  q = applyFilter(q, f);
+  q = applyFilter(q, f, "records");
   return q.orderBy("r.source_id").orderBy("r.record_id").limit(limit);
 }
 
+/** Every kind of records but `other`: the kinds a record's own kind is read as. */
+const OWN: Record<Exclude<RecordKind, "other">, true> = {
+  bids: true,
+  agendas: true,
+  minutes: true,
+  permits: true,
+  notices: true,
+  meetings: true,
+};
 /**
- * The filter on a query that joins records `r`, sources `s` and governments `g`. Typed loosely
- * on purpose: kysely's builder types differ per select list, the columns do not.
+ * The kinds of records a record's own `kind` (compared without case) is shown as, in place of
+ * its page's: an Agenda Center's page of agendas lists the minutes of the same meetings, shown
+ * as minutes (web/public/format.ts `ownKind`, the feeds' category).
+ */
+export const OWN_KINDS: readonly RecordKind[] = Object.keys(OWN) as RecordKind[];
+
+/**
+ * A record's kind of records as the directory shows it, over records `r` and sources `s`: its
+ * own kind where that is one of OWN_KINDS, else its page's. What the `records` filter and the
+ * counts by kind of records read, so "Minutes" lists every record shown as minutes.
+ */
+export function shownKind() {
+  return sql<string>`(case when lower(r.kind) in (${sql.join(OWN_KINDS.map((k) => sql.lit(k)))}) then lower(r.kind) else s.records end)`;
+}
+
+/**
+ * The filter on a query that joins records `r` (when `on` is "records"), sources `s` and
+ * governments `g`: `records` is each record's kind as shown (`shownKind`) in a list of records,
+ * the page's own kind where pages are chosen (`on: "pages"`: the calendar's meetings, by the
+ * pages that list them; when a selection's first page was listed). Typed loosely on purpose:
+ * kysely's builder types differ per select list, the columns do not.
  */
 // biome-ignore lint/suspicious/noExplicitAny: see above
 export function applyFilter<Q extends { where: (...a: any[]) => any }>(
   q: Q,
   f: DirectoryFilter,
+  on: "records" | "pages",
 ): Q {
   let out = q;
   if (f.county) out = out.where("g.county", "=", f.county);
   if (f.kind) out = out.where("g.kind", "=", f.kind);
-  if (f.records) out = out.where("s.records", "=", f.records);
+  if (f.records)
+    out =
+      on === "records"
+        ? out.where(sql<boolean>`${shownKind()} = ${f.records}`)
+        : out.where("s.records", "=", f.records);
   if (f.government) out = out.where("g.id", "=", f.government);
   if (f.source) out = out.where("s.id", "=", f.source);
   return out;

@@ -13,8 +13,10 @@ import { sql } from "../kysely.js";
 import {
   applyFilter,
   type DirectoryFilter,
+  OWN_KINDS,
   RECORD_COLUMNS,
   type RecordItem,
+  shownKind,
   toRecord,
 } from "./directory.js";
 import { inByteOrder, recordInstant } from "./record-instant.js";
@@ -98,7 +100,7 @@ export async function newRecords(
     ])
     .where("r.first_seen_night", ">=", range.from)
     .where("r.first_seen_night", "<=", range.to);
-  q = applyFilter(q, f);
+  q = applyFilter(q, f, "records");
   const pg = dialectOf(db) === "postgres";
   const rows = await q
     .orderBy("r.first_seen_at", "desc")
@@ -140,17 +142,18 @@ export interface NewCounts {
  * many first seen in it were already listed (counted apart, in the same statement).
  */
 export async function newCounts(db: Db, range: NightRange, f: DirectoryFilter): Promise<NewCounts> {
+  // By the kind each record is shown as (shownKind), as the records filter reads it.
   let q = baseQuery(db)
     .select([
       "g.county",
-      "s.records",
+      shownKind().as("records"),
       "r.already_listed",
       (eb) => eb.fn.countAll<number | string>().as("n"),
     ])
     .where("r.first_seen_night", ">=", range.from)
     .where("r.first_seen_night", "<=", range.to)
-    .groupBy(["g.county", "s.records", "r.already_listed"]);
-  q = applyFilter(q, f);
+    .groupBy(["g.county", shownKind(), "r.already_listed"]);
+  q = applyFilter(q, f, "records");
   const rows = await q.execute();
   const byCounty = new Map<string | null, number>();
   const byRecords = new Map<string, number>();
@@ -225,6 +228,18 @@ export async function nightsIn(db: Db, range: NightRange): Promise<NightRow[]> {
 }
 
 /**
+ * The record pages a filter's records can come from. A record shown as one of OWN_KINDS may be
+ * on a page of any kind (the minutes an Agenda Center's page of agendas lists: shownKind), so
+ * `records` narrows the pages only when it is `other`; else a night would say that no page of the
+ * selection was listed yet beside the records it found.
+ */
+function pagesOf(f: DirectoryFilter): DirectoryFilter {
+  if (f.records === undefined || !OWN_KINDS.some((k) => k === f.records)) return f;
+  const { records: _, ...rest } = f;
+  return rest;
+}
+
+/**
  * When the first record page in the filter's scope was added to the catalog (retired pages
  * included: they were listed once), if any was: nights before it are "not yet listed" for that
  * scope, never the checker's outage.
@@ -234,7 +249,7 @@ export async function firstListed(db: Db, f: DirectoryFilter): Promise<string | 
     .selectFrom("sources as s")
     .innerJoin("governments as g", "g.id", "s.government_id")
     .select((eb) => eb.fn.min("s.first_seen_at").as("at"));
-  q = applyFilter(q, f);
+  q = applyFilter(q, pagesOf(f), "pages");
   const r = await q.executeTakeFirst();
   return r?.at ?? undefined;
 }
@@ -264,7 +279,8 @@ export async function nightsCheckedIn(
             .innerJoin("governments as g", "g.id", "s.government_id")
             .select("ns.source_id")
             .whereRef("ns.night", "=", "n.night"),
-          f,
+          pagesOf(f),
+          "pages",
         ),
       ),
     )
@@ -310,7 +326,7 @@ export async function lastNightWithNew(
   let q = newQuery(db)
     .select("r.first_seen_night as night")
     .where("r.first_seen_night", "<", before);
-  q = applyFilter(q, f);
+  q = applyFilter(q, f, "records");
   const latest = await q.orderBy("r.first_seen_night", "desc").limit(1).executeTakeFirst();
   if (!latest) return undefined;
   const c = await newCounts(db, { from: latest.night, to: latest.night }, f);
@@ -364,7 +380,9 @@ export async function upcomingMeetings(
         ]),
       ]);
     });
-  q = applyFilter(q, f);
+  // The record page's kind of records: the calendar lists meetings, and `records=bids` is the
+  // meetings bids pages list (a pre-bid meeting), which a record's kind as shown never is.
+  q = applyFilter(q, f, "pages");
   // A day is the one a date falls on in Ohio: a time in UTC before Ohio's midnight of
   // `fromDate` (last evening there) is out, though its text reads `fromDate`; a day written, or
   // a time with its offset, is the day written. Then the soonest by the instant each names.

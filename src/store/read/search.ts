@@ -13,7 +13,12 @@ import type { Db } from "../db.js";
 import { dialectOf } from "../dialect-of.js";
 import { sql } from "../kysely.js";
 import { pgWords } from "../migrations/018-record-instant.js";
-import type { DirectoryFilter, GovernmentSummary, SourceSummary } from "./directory.js";
+import {
+  type DirectoryFilter,
+  type GovernmentSummary,
+  type SourceSummary,
+  shownKind,
+} from "./directory.js";
 import type { NewRecord } from "./new-records.js";
 import { inByteOrder, recordInstant } from "./record-instant.js";
 
@@ -120,11 +125,16 @@ export interface SearchResult {
   recordTotal: number;
 }
 
-function filterSql(f: DirectoryFilter): RawBuilder<unknown>[] {
+/**
+ * The filter as SQL: `records` is each record's kind as shown (`shownKind`) for records, the
+ * page's own kind for record pages (directory.ts applyFilter).
+ */
+function filterSql(f: DirectoryFilter, on: "records" | "pages"): RawBuilder<unknown>[] {
   const out: RawBuilder<unknown>[] = [];
   if (f.county) out.push(sql`g.county = ${f.county}`);
   if (f.kind) out.push(sql`g.kind = ${f.kind}`);
-  if (f.records) out.push(sql`s.records = ${f.records}`);
+  if (f.records)
+    out.push(on === "records" ? sql`${shownKind()} = ${f.records}` : sql`s.records = ${f.records}`);
   if (f.government) out.push(sql`g.id = ${f.government}`);
   if (f.source) out.push(sql`s.id = ${f.source}`);
   return out;
@@ -206,13 +216,17 @@ export async function search(
   const live = sql`s.retired_at is null and g.retired_at is null`;
   const newOnly = opts.latest ? sql`r.already_listed = 0` : sql`1 = 1`;
   const latest = sql`r.first_seen_at desc`;
-  const where = and(filterSql(f));
+  const where = and(filterSql(f, "records"));
+  const pagesWhere = and(filterSql(f, "pages"));
   const govWhere = and(
-    filterSql({
-      ...(f.county ? { county: f.county } : {}),
-      ...(f.kind ? { kind: f.kind } : {}),
-      ...(f.government ? { government: f.government } : {}),
-    }),
+    filterSql(
+      {
+        ...(f.county ? { county: f.county } : {}),
+        ...(f.kind ? { kind: f.kind } : {}),
+        ...(f.government ? { government: f.government } : {}),
+      },
+      "pages",
+    ),
   );
   let records: RecordRow[];
   let total: number;
@@ -274,7 +288,7 @@ export async function search(
       await sql<(typeof srcRows)[number]>`select s.id, s.government_id, s.name, s.records, s.url,
           s.access, s.platform, g.name as government_name
         from sources s join governments g on g.id = s.government_id
-        where ${sm.where} and ${live} and ${where}
+        where ${sm.where} and ${live} and ${pagesWhere}
         order by ${sm.rank} desc, g.name, s.id
         limit ${opts.others}`.execute(db)
     ).rows;
@@ -316,7 +330,7 @@ export async function search(
       await sql<(typeof srcRows)[number]>`select s.id, s.government_id, s.name, s.records, s.url,
           s.access, s.platform, g.name as government_name
         from sources s join governments g on g.id = s.government_id
-        where ${sm.where} and ${live} and ${where}
+        where ${sm.where} and ${live} and ${pagesWhere}
         order by ${sm.rank} desc, g.name, s.id
         limit ${opts.others}`.execute(db)
     ).rows;

@@ -8,7 +8,7 @@ import { recordDay } from "../../policy/record-date.js";
 export { isolated } from "../../policy/shown-text.js";
 
 import { SITE_OWNER_ZONE, wallTimeAt } from "../../policy/zone.js";
-import { RECORD_KINDS } from "./filters.js";
+import { OWN_KINDS } from "../../store/read/directory.js";
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const pad = (n: number) => String(n).padStart(2, "0");
@@ -110,8 +110,11 @@ export function outcomeLabel(
   }
 }
 
-/** The kinds of records (filters.ts) a record's own kind is read as: all but `other`. */
-const OWN_KINDS = new Set<string>(RECORD_KINDS.filter((k) => k !== "other"));
+/**
+ * The kinds of records a record's own kind is read as: all but `other` (the store's, which the
+ * records filter and the counts by kind read the same way: store/read/directory.ts shownKind).
+ */
+const OWN = new Set<string>(OWN_KINDS);
 
 /**
  * A record's own kind where it says more than its page's (`agendas` and `minutes` of one
@@ -120,7 +123,7 @@ const OWN_KINDS = new Set<string>(RECORD_KINDS.filter((k) => k !== "other"));
  */
 export function ownKind(r: { kind: string | null; sourceRecords: string }): string | undefined {
   const k = r.kind?.toLowerCase();
-  return k !== undefined && OWN_KINDS.has(k) && k !== r.sourceRecords ? k : undefined;
+  return k !== undefined && OWN.has(k) && k !== r.sourceRecords ? k : undefined;
 }
 
 /** "bids" → "Bids": the catalog's records kinds as headings. */
