@@ -111,6 +111,18 @@ export function outcomeLabel(
 }
 
 /**
+ * An outcome's reason where it says more than the outcome's own words (outcomeLabel): the
+ * reason a night gives robots.txt's plain no (src/night/outcome.ts) says only what "disallowed by
+ * robots.txt" says, and a page that wrote both read "disallowed by robots.txt robots.txt
+ * disallows it".
+ */
+export function reasonShown(kind: string, reason: string | null | undefined): string | undefined {
+  if (!reason) return undefined;
+  if (kind === "disallowed" && reason === "robots.txt disallows it") return undefined;
+  return reason;
+}
+
+/**
  * The kinds of records a record's own kind is read as: all but `other` (the store's, which the
  * records filter and the counts by kind read the same way: store/read/directory.ts shownKind).
  */

@@ -2,7 +2,14 @@
 import type { Child, FC } from "hono/jsx";
 import type { Filter } from "../filters.js";
 import { GOVERNMENT_KINDS, RECORD_KINDS } from "../filters.js";
-import { httpHref, KIND_LABELS, outcomeLabel, recordsLabel, timeEt } from "../format.js";
+import {
+  httpHref,
+  KIND_LABELS,
+  outcomeLabel,
+  reasonShown,
+  recordsLabel,
+  timeEt,
+} from "../format.js";
 import type { Outcome, ReadStatus } from "../state.js";
 
 /** P26: "not read" always comes with its reason and since when. */
@@ -18,7 +25,7 @@ export const ReadBadge: FC<{ status: ReadStatus }> = ({ status }) =>
 /** P23: a night's no with its reason and the evidence (provider, vendor reference id). */
 export const OutcomeText: FC<{ o: Outcome }> = ({ o }) => {
   const l = outcomeLabel(o.outcome, o.reason);
-  const reason = refusalWords(o) ?? o.reason;
+  const reason = refusalWords(o) ?? reasonShown(o.outcome, o.reason);
   return (
     <span class="outcome">
       <span class={`status tone-${l.tone}`}>{l.text}</span>

@@ -6,7 +6,7 @@ import type {
   SourceSummary,
 } from "../../../store/read/directory.js";
 import { Layout, Wide } from "../../layout.js";
-import { dateEt, nightShort, outcomeLabel, recordsLabel } from "../format.js";
+import { dateEt, nightShort, outcomeLabel, reasonShown, recordsLabel } from "../format.js";
 import type { Outcome, ReadStatus } from "../state.js";
 import {
   ExternalLink,
@@ -145,7 +145,8 @@ const NightStrip: FC<{ nights: readonly StripNight[]; today: string }> = ({ nigh
 
 /** A night in words: its date, its outcome or why there is none, and the reason. */
 function nightWords(n: StripNight, today: string): string {
-  const reason = n.state === "checked" && n.outcome.reason ? `: ${n.outcome.reason}` : "";
+  const said = n.state === "checked" ? reasonShown(n.outcome.outcome, n.outcome.reason) : undefined;
+  const reason = said ? `: ${said}` : "";
   return `${nightShort(n.night, today)}: ${stripLabel(n).text}${reason}`;
 }
 
