@@ -58,6 +58,18 @@ function originOption(text: string): string {
   }
   if (u.protocol !== "https:" && u.protocol !== "http:")
     throw new UsageError(`--origin must be an http(s) origin, not "${text}"`);
+  // The directory answers at the root of its origin: a path, a query or a user name would be
+  // dropped without a word, and every feed, calendar and sitemap link would miss it.
+  const extra = [
+    u.username || u.password ? "a user name" : "",
+    u.pathname !== "/" ? `the path ${u.pathname}` : "",
+    u.search ? "a query" : "",
+    u.hash ? "a fragment" : "",
+  ].filter((x) => x !== "");
+  if (extra.length > 0)
+    throw new UsageError(
+      `--origin is the public origin alone, scheme, host and port (e.g. https://newonrecord.com): "${text}" has ${extra.join(", ")}, which no link of the directory would carry (it answers at the root of its origin)`,
+    );
   return u.origin;
 }
 

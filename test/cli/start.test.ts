@@ -242,7 +242,7 @@ sources:
     const running = runStart(
       {
         ...base,
-        origin: "https://nor.example.org/ignored/path",
+        origin: "https://nor.example.org",
         clientAddressHeader: "X-Real-IP",
         userAgent: "public-records-check/0.1 (+mailto:desk@start.example.org)",
         operatorName: "Pat Doe",
