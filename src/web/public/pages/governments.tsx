@@ -146,7 +146,17 @@ export const CountyPage: FC<{
 
 const NO_COUNTY = "Statewide and other";
 
-/** Governments grouped by county (those without one — state agencies — last). */
+/**
+ * The heading of the governments without a county: "Statewide and other" when each is a state
+ * agency or another body; a city, village, township or district whose county the catalog does
+ * not give (the shipped catalog leaves five empty rather than guess) is not statewide.
+ */
+const noCountyHeading = (list: readonly GovernmentSummary[]) =>
+  list.every((g) => g.kind === "state-agency" || g.kind === "other")
+    ? NO_COUNTY
+    : "No county listed";
+
+/** Governments grouped by county (those without one, most of them state agencies, last). */
 export const GovernmentsPage: FC<{
   governments: readonly GovernmentSummary[];
   sources: ReadonlyMap<string, readonly SourceSummary[]>;
@@ -182,7 +192,7 @@ export const GovernmentsPage: FC<{
         <section class="county">
           <h2>
             {county === NO_COUNTY ? (
-              county
+              noCountyHeading(list)
             ) : (
               <a href={countyHref(county)}>
                 <bdi>{county}</bdi> County

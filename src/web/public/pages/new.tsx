@@ -169,7 +169,8 @@ export const CountsTable: FC<{ counts: NewCounts; filter: Filter; window: NewWin
                       <bdi>{c.county}</bdi>
                     </a>
                   ) : (
-                    "Statewide and other"
+                    // Statewide bodies, and those whose county the catalog does not give.
+                    "No county listed"
                   )}
                 </td>
                 <td>{c.count}</td>
