@@ -51,9 +51,11 @@ const RECORD_HEADER = [
 
 /**
  * The files' layout: raised whenever the code changes what a file holds for the same rows (a
- * column, a field, how a text is shown), so a client's copy from before is not taken as current.
+ * column, a field, how a text is shown, which records a filter selects), so a client's copy from
+ * before is not taken as current. 3: `records=` reads each record's kind as shown (an Agenda
+ * Center's minutes are in `records.csv?records=minutes`).
  */
-const LAYOUT = 2;
+const LAYOUT = 3;
 
 /** A weak ETag of a file's name and what its bytes are made of (hashed: any text, any length). */
 export function downloadTag(file: string, parts: readonly (string | number)[]): string {
