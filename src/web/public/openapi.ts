@@ -267,7 +267,11 @@ const param = (name: string, description: string, schema: object = { type: "stri
 const FILTERS = [
   param("county", "A county's name (case-insensitive)"),
   param("kind", "Kind of government", { type: "string", enum: [...GOVERNMENT_KINDS] }),
-  param("records", "Kind of records", { type: "string", enum: [...RECORD_KINDS] }),
+  param(
+    "records",
+    "Kind of records: each record's as shown, its own kind where it is one of these but `other`, else its record page's (the record pages a search lists, and the calendar's meetings, by their page's)",
+    { type: "string", enum: [...RECORD_KINDS] },
+  ),
   param("government", "A government's id"),
   param("source", "A record page's id"),
 ];
