@@ -17,7 +17,9 @@
  *   needs a recipe, an address without a scheme or with a template in it, a platform no
  *   preset reads at that address, one meeting's page instead of a list (P6).
  * No address is made up or completed, except that a government's website written as a bare
- * host name is given https:// (listed in the header). Ids are those of the earlier builds:
+ * host name is given https://, and one that is the site's sitemap (the seed took some websites
+ * from robots.txt's Sitemap line: an XML file no person reads) is given as its site's front page,
+ * the same scheme and host (both listed in the header). Ids are those of the earlier builds:
  * `<government>-<records>`, numbered `-2`, `-3` in the order of the seed's rows.
  */
 import { readFileSync, writeFileSync } from "node:fs";
@@ -97,6 +99,22 @@ const RECIPES: Record<string, PageRecipe> = {
 const BARE_HOST = /^[a-z0-9-]+(\.[a-z0-9-]+)+$/i;
 const HAS_SCHEME = /^https?:\/\//i;
 
+/** A path segment that names a sitemap (`sitemap.xml`, `wp-sitemap.xml`, `sitemap_index.xml`, `sitemap/`). */
+const SITEMAP_SEGMENT = /^(?:wp-)?sitemap(?:[_-]?index)?(?:\.xml(?:\.gz)?)?$/i;
+
+/** The front page of the site whose sitemap `website` is, or undefined when it is not one. */
+export function sitemapFront(website: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(website);
+  } catch {
+    return undefined;
+  }
+  const segments = url.pathname.split("/").filter(Boolean);
+  if (!segments.some((s) => SITEMAP_SEGMENT.test(s))) return undefined;
+  return `${url.protocol}//${url.host}/`;
+}
+
 interface Way {
   access: "api" | "download" | "feed" | "page" | "form";
   platform?: string;
@@ -149,6 +167,11 @@ export function buildCatalog(dataDir: string): Built {
       if (!BARE_HOST.test(website)) throw new Error(`${g.id}: website ${website} has no scheme`);
       fixedWebsites.push(`${g.id}: ${website} -> https://${website}/`);
       website = `https://${website}/`;
+    }
+    const front = sitemapFront(website);
+    if (front !== undefined) {
+      fixedWebsites.push(`${g.id}: ${website} -> ${front} (a sitemap, not a page)`);
+      website = front;
     }
     if (website) entry.website = website;
     if (g.website_evidence) entry.evidence = g.website_evidence;
@@ -223,7 +246,8 @@ export function buildCatalog(dataDir: string): Built {
 # confirmed: false until a person has seen records there. Leads are record pages the
 # checker cannot read yet (each says why); they are never fetched.
 #
-# Websites given https:// because the seed wrote a bare host name:
+# Websites given https:// because the seed wrote a bare host name, and websites that were the
+# site's sitemap given as its front page:
 ${comment(fixedWebsites)}
 
 ${body}`;

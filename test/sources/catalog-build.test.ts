@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { buildCatalog } from "../../scripts/build-catalog.js";
+import { buildCatalog, sitemapFront } from "../../scripts/build-catalog.js";
 import { parseCatalog } from "../../src/sources/catalog/load.js";
 
 const SEED = new URL("../fixtures/seed-mini/", import.meta.url).pathname;
@@ -24,13 +24,31 @@ describe("scripts/build-catalog.ts, over a few rows of the seed", () => {
     expect(byId.get("adams-county")).toMatchObject({
       kind: "county",
       county: "Adams",
-      website: "https://adamscountyoh.gov/wp-sitemap.xml",
+      // The seed's website was the site's sitemap (robots.txt's Sitemap line): its front page.
+      website: "https://adamscountyoh.gov/",
       evidence: expect.stringMatching(/^nrjones8\/robots-dot-txt-archive-bot\/.*@9dbb26d2/),
       notes: expect.stringMatching(/^FIPS 39001, seat West Union; /),
     });
     // No website seen: none written, and the .gov domain stays in the notes.
     expect(byId.get("ashtabula-county")?.website).toBeUndefined();
     expect(byId.get("ashtabula-county")?.notes).toContain("ashtabulacounty.gov");
+  });
+
+  it("a website that is the site's sitemap is given as its front page, and said so in the header", () => {
+    expect(built.text).toContain(
+      "#   adams-county: https://adamscountyoh.gov/wp-sitemap.xml -> https://adamscountyoh.gov/ (a sitemap, not a page)",
+    );
+    expect(sitemapFront("https://perrycountyohio.gov/sitemap_index.xml")).toBe(
+      "https://perrycountyohio.gov/",
+    );
+    expect(sitemapFront("https://www.richlandcountyoh.gov/sitemap/")).toBe(
+      "https://www.richlandcountyoh.gov/",
+    );
+    expect(sitemapFront("http://example.gov:8080/a/Sitemap.xml.gz")).toBe("http://example.gov:8080/");
+    // Pages of the site that are not its sitemap stay as the seed saw them.
+    expect(sitemapFront("https://www.ketteringoh.org/current-agenda")).toBeUndefined();
+    expect(sitemapFront("https://www.westerville.org/")).toBeUndefined();
+    expect(sitemapFront("https://example.gov/sitemaps-of-ohio-history/page")).toBeUndefined();
   });
 
   it("P24: makes a source of every page a preset or recipe reads as seen, unconfirmed, with its evidence", () => {
