@@ -376,6 +376,9 @@ export const GovernmentPage: FC<{
                 </td>
                 <td class="small">
                   <ExternalLink url={s.url} />
+                  {s.access === "api" ? (
+                    <span class="muted api-note"> (the site's API, for programs)</span>
+                  ) : null}
                 </td>
                 <td>
                   {s.retiredAt ? (

@@ -281,10 +281,22 @@ export const SourcePage: FC<{ d: SourcePageData }> = ({ d }) => {
         </dd>
         <dt>Records</dt>
         <dd>{s.records}</dd>
-        <dt>Public page</dt>
+        <dt>{s.access === "api" ? "Read from" : "Public page"}</dt>
         <dd class="public-link">
           <ExternalLink url={s.url} />
         </dd>
+        {s.access === "api" ? (
+          <dd class="small muted api-note">
+            An address for programs (the site's API), where the checker reads the list; it may not
+            open as a page in a browser.
+            {d.government?.website ? (
+              <>
+                {" "}
+                The government's website: <ExternalLink url={d.government.website} />
+              </>
+            ) : null}
+          </dd>
+        ) : null}
         <dt>Status</dt>
         <dd class="read-status">
           {s.retiredAt ? (
