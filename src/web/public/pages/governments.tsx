@@ -242,9 +242,10 @@ export const LeadTable: FC<{ leads: readonly LeadSummary[] }> = ({ leads }) => (
   <section id="leads">
     <h2>Record pages not yet confirmed</h2>
     <p class="small">
-      Seen in public material but <strong>not yet confirmed</strong>: no one has opened these pages
-      and seen records there, and the checker does not read them. Listed so that nothing seen is
-      lost.
+      Seen in public material but <strong>not yet confirmed</strong>: the checker does not read
+      these pages yet (each says why), so nothing shows whether records are there. Listed so that
+      nothing seen is lost. The record pages above are the ones the checker reads, unless their
+      status says otherwise; each one's page shows what its nights found.
     </p>
     <Wide>
       <table class="leads">
