@@ -24,6 +24,7 @@ export function shellCommand(...words: readonly string[]): string {
  * which NOR_DATABASE_URL names).
  */
 export function consoleOffText(dataDir: string | undefined): string {
-  const words = ["nor", "operator", "set-password", ...(dataDir ? ["--data", dataDir] : [])];
-  return `the console is off: no operator password is set (run \`${shellCommand(...words)}\`, then restart)`;
+  // `npx nor`: after `npm ci`, `nor` itself is on no PATH; npx runs the project's own bin/nor.js.
+  const words = ["npx", "nor", "operator", "set-password", ...(dataDir ? ["--data", dataDir] : [])];
+  return `the console is off: no operator password is set (run \`${shellCommand(...words)}\` in the project's folder, then restart)`;
 }

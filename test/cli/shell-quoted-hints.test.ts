@@ -146,9 +146,9 @@ sources:
     await running;
     const line = lines.find((l) => l.includes("the console is off"));
     expect(line, lines.join("\n")).toBe(
-      `the console is off: no operator password is set (run \`nor operator set-password --data '${dir}/st art'\\''s dätä'\`, then restart)`,
+      `the console is off: no operator password is set (run \`npx nor operator set-password --data '${dir}/st art'\\''s dätä'\` in the project's folder, then restart)`,
     );
-    expect(shellSplit(quoted(line!))).toEqual(["nor", "operator", "set-password", "--data", data]);
+    expect(shellSplit(quoted(line!))).toEqual(["npx", "nor", "operator", "set-password", "--data", data]);
   }, 60_000);
 
   it("nor serve names the data directory it serves in its set-password hint, quoted", async () => {
@@ -188,8 +188,8 @@ sources:
       .split("\n")
       .find((l) => l.includes("the console is off"));
     expect(line, out.join("")).toBe(
-      `nor serve: the console is off: no operator password is set (run \`nor operator set-password --data '${data}'\`, then restart)`,
+      `nor serve: the console is off: no operator password is set (run \`npx nor operator set-password --data '${data}'\` in the project's folder, then restart)`,
     );
-    expect(shellSplit(quoted(line!))).toEqual(["nor", "operator", "set-password", "--data", data]);
+    expect(shellSplit(quoted(line!))).toEqual(["npx", "nor", "operator", "set-password", "--data", data]);
   }, 60_000);
 });

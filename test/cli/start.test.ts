@@ -57,7 +57,7 @@ sources:
     expect(lines[1]).toBe(`the directory is at ${url} (the site-owner page: ${url}site-owners)`);
     // No operator password in a new store: the console is off, and it says how to turn it on.
     expect(lines[2]).toBe(
-      `the console is off: no operator password is set (run \`nor operator set-password --data ${data}\`, then restart)`,
+      `the console is off: no operator password is set (run \`npx nor operator set-password --data ${data}\` in the project's folder, then restart)`,
     );
     expect((await fetch(`${url}console`, { redirect: "manual" })).status).toBe(503);
     // Feeds, robots.txt and the sitemap link to where the directory is served (no --origin),
