@@ -105,6 +105,10 @@ describe("finding", () => {
       expect(p1("a[rel=next]").attr("href")).toBe("/search?q=zoning&page=2");
       const p2 = await page("/search?q=zoning&page=2");
       expect(p2("table.new tbody tr").length).toBe(5);
+      // Each page its own title (a tab, a bookmark, a screen reader's page list tell them apart).
+      expect(p1("title").text()).toMatch(/^Search: zoning \S/);
+      expect(p1("title").text()).not.toContain("page 1");
+      expect(p2("title").text()).toMatch(/^Search: zoning \(page 2 of 2\)/);
       expect((await f.app.request("/search?q=zoning&page=0")).status).toBe(400);
       // Past the last page: not found, the same on the page and in the API.
       const past = await f.app.request("/search?q=zoning&page=3");

@@ -58,7 +58,7 @@ export const SearchPage: FC<{
 }) => {
   return (
     <Layout
-      title={q ? `Search: ${q}` : "Search"}
+      title={q ? `Search: ${q}${page > 1 ? ` (page ${page} of ${pages})` : ""}` : "Search"}
       head={q && !retired ? <FeedHead path="/search" query={query} /> : undefined}
     >
       <h1>
