@@ -64,11 +64,28 @@ export function failureFor(err: unknown): TransportFailure {
     code === "UND_ERR_SOCKET" ||
     code === "UND_ERR_RES_CONTENT_LENGTH_MISMATCH" ||
     code === "ECONNABORTED" ||
-    code === "HPE_INVALID_EOF_STATE"
+    code === "HPE_INVALID_EOF_STATE" ||
+    endedMidAnswer(err)
   ) {
     return "closed";
   }
   return "other";
+}
+
+/**
+ * P15, P21: the connection ended (a FIN, or a reset on an answer that said `Connection: close`)
+ * with the answer unfinished, a chunked body cut mid-chunk: undici asks its parser to finish
+ * (client-h1.js onHttpSocketEnd, onHttpSocketError) and the parser says "Invalid EOF state".
+ * That is an HTTPParserError, but of the connection closed before a full response, not of
+ * bytes the site sent malformed. Told by its message: undici leaves its `code` undefined.
+ */
+function endedMidAnswer(err: unknown): boolean {
+  const e = err as { name?: unknown; message?: unknown } | null;
+  return (
+    e?.name === "HTTPParserError" &&
+    typeof e.message === "string" &&
+    e.message.includes("(Invalid EOF state)")
+  );
 }
 
 /**

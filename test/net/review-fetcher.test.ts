@@ -1,0 +1,42 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { Handler } from "../fleet/fleet.js";
+import { type Harness, harness } from "../fleet/harness.js";
+import { html, robots } from "../fleet/routes.js";
+
+/**
+ * What the adversarial review "review-fetcher" found in the fetcher's reading of undici's
+ * errors (loopback servers on 127.0.0.1, virtual time).
+ */
+let h: Harness;
+afterEach(async () => h?.close());
+
+/** A chunked body on a `Connection: close` answer, cut by the server after its first chunk. */
+const cutChunkedClose =
+  (how: "end" | "reset"): Handler =>
+  (_req, res) => {
+    const socket = res.socket;
+    socket?.write(
+      "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\n<ul><\r\n",
+      "latin1",
+      () => (how === "end" ? socket.end() : socket.resetAndDestroy()),
+    );
+  };
+
+describe("found by review: review-fetcher", () => {
+  for (const how of ["end", "reset"] as const) {
+    it(`P15, P21: a chunked body on a Connection: close answer cut by the server (${how}) is a connection closed before a full response: tried twice more, then the site's no`, async () => {
+      h = await harness();
+      const s = await h.fleet.server({ host: "127.0.0.1" });
+      s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+      s.route("/cut", cutChunkedClose(how));
+      s.route("/list", html("<ul><li>bid</li></ul>"));
+      const f = h.fetcher();
+      const out = await f.fetch({ url: s.url("/cut"), purpose: "page" });
+      expect(s.hits("/cut")).toHaveLength(3);
+      expect(out).toMatchObject({ kind: "refused", reason: "connection closed on every attempt" });
+      // The site said no: nothing more is asked of it tonight.
+      expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).not.toBe("ok");
+      expect(s.hits("/list")).toHaveLength(0);
+    });
+  }
+});
