@@ -39,4 +39,28 @@ describe("found by review: review-fetcher", () => {
       expect(s.hits("/list")).toHaveLength(0);
     });
   }
+
+  it("P12, P21: a 304 that names its copy's Content-Length (RFC 9110 §8.6 lets it) is not-modified, asked once: no connection closed early, never the site's no", async () => {
+    h = await harness();
+    const s = await h.fleet.server({ host: "127.0.0.1" });
+    s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    // A 304 has no body whatever its Content-Length says (RFC 9112 §6.3); undici reports
+    // "body length does not match content-length" for it, after its head.
+    s.route("/feed", (_req, res) => {
+      res.socket?.write(
+        'HTTP/1.1 304 Not Modified\r\nETag: "v7"\r\nContent-Length: 1234\r\n\r\n',
+        "latin1",
+      );
+    });
+    s.route("/list", html("<ul><li>bid</li></ul>"));
+    const f = h.fetcher();
+    const out = await f.fetch({
+      url: s.url("/feed"),
+      purpose: "page",
+      validators: { etag: '"v7"' },
+    });
+    expect(out).toMatchObject({ kind: "not-modified", status: 304 });
+    expect(s.hits("/feed")).toHaveLength(1);
+    expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("ok");
+  });
 });
