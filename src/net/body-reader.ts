@@ -137,18 +137,13 @@ export async function readBody(
       return { kind: "bad-encoding", message: (err as Error).message, bytes: 0 };
     }
     if (first.done) return { kind: "complete", body: new Uint8Array(0), bytes: 0 };
-    const head = first.value;
     // Stopped early (the limit reached, a decoder failed), the raw body is let go with it, as
     // Readable.from lets go of an iterable it was given: its socket goes (transport-undici.ts).
-    const rest = async function* () {
-      try {
-        yield head;
-        for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
-      } finally {
-        await it.return?.();
-      }
-    };
-    const streams = [Readable.from(rest(), { objectMode: false }), ...decoders.map((d) => d())];
+    // Not an async generator: its return() waits for the read it is in to settle, which from a
+    // server gone quiet is the 30 s of silence, the socket held (and the site's next request
+    // queued behind it) all the while. The raw iterator's own return() lets go at once.
+    const rest = withFirst(first.value, it);
+    const streams = [Readable.from(rest, { objectMode: false }), ...decoders.map((d) => d())];
     // pipeline destroys every stage when one fails or when we stop reading the last one.
     pipeline(streams, () => {});
     source = streams[streams.length - 1] as AsyncIterable<Uint8Array>;
@@ -174,6 +169,25 @@ export async function readBody(
     return { kind: "bad-encoding", message: (err as Error).message, bytes };
   }
   return { kind: "complete", body: concat(chunks, bytes), bytes };
+}
+
+/** `first`, then the rest of `it`; returning it returns `it` at once, a read pending or not. */
+function withFirst(first: Uint8Array, it: AsyncIterator<Uint8Array>): AsyncIterable<Uint8Array> {
+  let head: Uint8Array | undefined = first;
+  const iterator: AsyncIterator<Uint8Array> = {
+    next: () => {
+      if (head === undefined) return it.next();
+      const value = head;
+      head = undefined;
+      return Promise.resolve({ done: false, value });
+    },
+    return: async () => {
+      head = undefined;
+      await it.return?.();
+      return { done: true, value: undefined };
+    },
+  };
+  return { [Symbol.asyncIterator]: () => iterator };
 }
 
 async function discard(raw: AsyncIterable<Uint8Array>): Promise<void> {

@@ -63,4 +63,25 @@ describe("found by review: review-fetcher", () => {
     expect(s.hits("/feed")).toHaveLength(1);
     expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("ok");
   });
+
+  it("P14, P9: a gzip body that fails to decode while the server goes quiet is let go at once: the server sees its connection closed, not when the 30 s of silence are up", async () => {
+    h = await harness();
+    const s = await h.fleet.server({ host: "127.0.0.1" });
+    s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    let closed = false;
+    s.route("/corrupt", (_req, res) => {
+      res.writeHead(200, { "content-type": "text/html", "content-encoding": "gzip" });
+      // A gzip header, then a deflate block of a type that does not exist; then nothing more,
+      // the connection left open.
+      res.write(Buffer.from([0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0x03, 0xff, 0xff, 0xff, 0xff]));
+      res.on("close", () => {
+        closed = true;
+      });
+    });
+    const out = await h.fetcher().fetch({ url: s.url("/corrupt"), purpose: "page" });
+    expect(out).toMatchObject({ kind: "error", status: 200 });
+    // Bounded: 100 looks, 20 ms apart (the body's own limits are 30 s).
+    for (let i = 0; i < 100 && !closed; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(closed).toBe(true);
+  });
 });
