@@ -137,6 +137,11 @@ export function mapBodyError(err: unknown): TransportBodyError {
   if (failure === "other" && isParserError(err)) {
     return new TransportBodyError("other", messageOf(err));
   }
+  // Trailers past the longest head read (transport-undici.ts MAX_HEAD_BYTES): undici's
+  // HeadersOverflowError, as for a head that long, which is "other" too. Sent so on every try.
+  if (codeOf(err) === "UND_ERR_HEADERS_OVERFLOW") {
+    return new TransportBodyError("other", `trailers too long: ${messageOf(err)}`);
+  }
   // Anything else that stops a body early, not a timeout, is "closed before a full response".
   return new TransportBodyError(failure === "other" ? "closed" : failure, messageOf(err));
 }

@@ -84,4 +84,22 @@ describe("found by review: review-fetcher", () => {
     for (let i = 0; i < 100 && !closed; i++) await new Promise((r) => setTimeout(r, 20));
     expect(closed).toBe(true);
   });
+
+  it("P15, P21: a chunked body whose trailers run past the 256 KiB a head may take is asked once and is no 'no' (as a head that long is): not a connection closed early", async () => {
+    h = await harness();
+    const s = await h.fleet.server({ host: "127.0.0.1" });
+    s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    s.route("/trailers", (_req, res) => {
+      res.socket?.write(
+        `HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n15\r\n<ul><li>bid</li></ul>\r\n0\r\nX-Trailer: ${"a".repeat(300 * 1024)}\r\n\r\n`,
+        "latin1",
+      );
+    });
+    s.route("/list", html("<ul><li>bid</li></ul>"));
+    const f = h.fetcher();
+    const out = await f.fetch({ url: s.url("/trailers"), purpose: "page" });
+    expect(out.kind).not.toBe("refused");
+    expect(s.hits("/trailers")).toHaveLength(1);
+    expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("ok");
+  });
 });
