@@ -2,6 +2,8 @@
  * How times, dates and outcomes read on the public pages. Times are stored as ISO UTC text;
  * the public reads them in Ohio's wall time (src/policy/zone.ts).
  */
+
+import { TIME_LIMIT_PASSED } from "../../night/outcome.js";
 import { OWNER_PACE, OWNERS_REQUEST, SITE_WAIT } from "../../policy/admission.js";
 import { recordDay } from "../../policy/record-date.js";
 
@@ -49,6 +51,9 @@ export function nightShort(night: string, today: string): string {
   return today.slice(0, 4) === m[1] ? short : `${short}, ${m[1]}`;
 }
 
+/** The label's words for the site's own wait (SITE_WAIT, "the site asked to wait until …"). */
+const WAITED = "the site asked to wait";
+
 /** `offline`: the checker's own problem that night, never the site's (P20, P23). */
 export type OutcomeTone = "yes" | "no" | "skip" | "trouble" | "offline";
 
@@ -83,8 +88,7 @@ export function outcomeLabel(
       return { text: "no records shown", tone: "trouble" };
     case "unreached":
       // Not the night's time: the site's own wait (a Retry-After) or its owner's pace.
-      if (reason?.startsWith(SITE_WAIT))
-        return { text: "not asked: the site asked to wait", tone: "skip" };
+      if (reason?.startsWith(SITE_WAIT)) return { text: `not asked: ${WAITED}`, tone: "skip" };
       if (reason?.startsWith(OWNER_PACE))
         return { text: "not asked: the site owner's slower pace", tone: "skip" };
       return { text: "not reached (the night ran out of time)", tone: "skip" };
@@ -119,6 +123,12 @@ export function outcomeLabel(
 export function reasonShown(kind: string, reason: string | null | undefined): string | undefined {
   if (!reason) return undefined;
   if (kind === "disallowed" && reason === "robots.txt disallows it") return undefined;
+  // "not reached (the night ran out of time)" says what the night's reason says; "not asked:
+  // the site asked to wait" is followed by what its reason adds ("until … New York time …"),
+  // never "the site asked to wait the site asked to wait until …".
+  if (kind === "unreached" && reason === TIME_LIMIT_PASSED) return undefined;
+  if (kind === "unreached" && reason.startsWith(SITE_WAIT))
+    return reason.slice(WAITED.length).trimStart();
   return reason;
 }
 
