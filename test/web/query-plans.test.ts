@@ -75,9 +75,14 @@ describe("the directory's reads use indexes", () => {
   });
 
   it("a page of the records' download seeks to the last key of the page before, in the key index", async () => {
-    const p = await plan(recordsAfterQuery(store.db, { sourceId: "s", recordId: "r" }, {}, 1000));
-    expect(p).toMatch(/SEARCH r USING (COVERING )?INDEX \S+ \(\(source_id,record_id\)>\(\?,\?\)\)/);
-    expect(p).not.toContain("TEMP B-TREE");
+    // Narrowed by the kind each record is shown as too (PostgreSQL: query-plans-postgres.test.ts).
+    for (const f of [{}, { records: "minutes" }, { records: "other" }]) {
+      const p = await plan(recordsAfterQuery(store.db, { sourceId: "s", recordId: "r" }, f, 1000));
+      expect(p).toMatch(
+        /SEARCH r USING (COVERING )?INDEX \S+ \(\(source_id,record_id\)>\(\?,\?\)\)/,
+      );
+      expect(p).not.toContain("TEMP B-TREE");
+    }
   });
 });
 

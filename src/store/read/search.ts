@@ -17,7 +17,7 @@ import {
   type DirectoryFilter,
   type GovernmentSummary,
   type SourceSummary,
-  shownKind,
+  shownKindIs,
 } from "./directory.js";
 import type { NewRecord } from "./new-records.js";
 import { inByteOrder, recordInstant } from "./record-instant.js";
@@ -134,7 +134,7 @@ function filterSql(f: DirectoryFilter, on: "records" | "pages"): RawBuilder<unkn
   if (f.county) out.push(sql`g.county = ${f.county}`);
   if (f.kind) out.push(sql`g.kind = ${f.kind}`);
   if (f.records)
-    out.push(on === "records" ? sql`${shownKind()} = ${f.records}` : sql`s.records = ${f.records}`);
+    out.push(on === "records" ? shownKindIs(f.records) : sql`s.records = ${f.records}`);
   if (f.government) out.push(sql`g.id = ${f.government}`);
   if (f.source) out.push(sql`s.id = ${f.source}`);
   return out;
