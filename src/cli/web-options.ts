@@ -66,10 +66,15 @@ function originOption(text: string): string {
     u.search ? "a query" : "",
     u.hash ? "a fragment" : "",
   ].filter((x) => x !== "");
-  if (extra.length > 0)
+  if (extra.length > 0) {
+    // A password is not written back to the terminal, nor to the journal that keeps stderr.
+    const shown = u.password
+      ? `${u.protocol}//${u.username}:…@${u.host}${u.pathname}${u.search}${u.hash}`
+      : text;
     throw new UsageError(
-      `--origin is the public origin alone, scheme, host and port (e.g. https://newonrecord.com): "${text}" has ${extra.join(", ")}, which no link of the directory would carry (it answers at the root of its origin)`,
+      `--origin is the public origin alone, scheme, host and port (e.g. https://newonrecord.com): "${shown}" has ${extra.join(", ")}, which no link of the directory would carry (it answers at the root of its origin)`,
     );
+  }
   return u.origin;
 }
 

@@ -21,6 +21,8 @@ describe("--origin", () => {
         expect(r.code, command).toBe(2);
         expect(r.stderr, command).toContain("--origin is the public origin alone");
         expect(r.stderr, command).toContain(says);
+        // Its password is never written back (stderr goes to the journal under systemd).
+        expect(r.stderr, command).not.toContain("secret");
       }
     });
   }
