@@ -191,6 +191,8 @@ function heldBy(
   startAt: number,
   lastEnd: number,
   ownerGap: number,
+  /** Why that start is past the night: "after the night's deadline", "more than a day away". */
+  past: string,
 ): { held: string } | Record<string, never> {
   // A wait the checker would sleep through (a minute at most, as a Retry-After it honours,
   // P15) that the deadline comes in the middle of: the night's time ran out, as ever.
@@ -198,14 +200,22 @@ function heldBy(
   const when = formatInZone(startAt, SITE_OWNER_ZONE).slice(0, 16).replace("T", " ");
   if (a.site.notBefore !== undefined && a.site.notBefore >= startAt)
     return {
-      held: `${SITE_WAIT} ${when} New York time (a Retry-After, or the wait before a retry), after the night's deadline`,
+      held: `${SITE_WAIT} ${when} New York time (a Retry-After, or the wait before a retry), ${past}`,
     };
   const rule = a.rules.find((r) => r.kind === "gap" && r.gapMs === ownerGap);
   if (rule?.kind === "gap" && ownerGap > a.gapMs && earliestAfter(lastEnd, ownerGap) >= startAt)
     return {
-      held: `${OWNER_PACE} ${ownerGap / 1000} s between requests (${dateOf(rule.at)}: ${rule.reason}): its next request may start at ${when} New York time, after the night's deadline`,
+      held: `${OWNER_PACE} ${gapWords(ownerGap)} between requests (${dateOf(rule.at)}: ${rule.reason}): its next request may start at ${when} New York time, ${past}`,
     };
   return {};
+}
+
+/** An owner's gap in words: "24 h", "90 min", "1.5 h", "45 s". */
+export function gapWords(ms: number): string {
+  const unit = (n: number, u: string) => `${Number(n.toFixed(2))} ${u}`;
+  if (ms >= 3_600_000) return unit(ms / 3_600_000, "h");
+  if (ms >= 60_000) return unit(ms / 60_000, "min");
+  return unit(ms / 1000, "s");
 }
 
 export function ownerGapMs(rules: readonly OwnerRule[]): number {
@@ -296,14 +306,22 @@ export function admit(a: AdmitInput): Admission {
     return {
       kind: "not-tonight",
       reason: "the next allowed start is more than a day away",
-      ...heldBy(a, startAt, lastEnd, ownerGap),
+      ...heldBy(
+        a,
+        startAt,
+        lastEnd,
+        ownerGap,
+        a.deadline !== undefined && startAt > a.deadline
+          ? "after the night's deadline"
+          : "more than a day away",
+      ),
     };
   }
   if (a.deadline !== undefined && startAt > a.deadline) {
     return {
       kind: "not-tonight",
       reason: "the next allowed start is after the night's deadline",
-      ...heldBy(a, startAt, lastEnd, ownerGap),
+      ...heldBy(a, startAt, lastEnd, ownerGap, "after the night's deadline"),
     };
   }
   // Admitted ahead, the request is still judged by its planned start (P13 above) and sent at

@@ -93,7 +93,7 @@ describe("found from outside, the operator's side (ot-operator)", () => {
     for (const id of ["pa", "pb"]) {
       expect(night[id]?.outcome).toBe("unreached");
       expect(night[id]?.reason).toMatch(
-        /^the site's owner asked for at least 86400 s between requests \(\d{4}-\d\d-\d\d: owner, e-mail of 2026-11-01: once a day\): its next request may start at \d{4}-\d\d-\d\d \d\d:\d\d New York time, after the night's deadline$/,
+        /^the site's owner asked for at least 24 h between requests \(\d{4}-\d\d-\d\d: owner, e-mail of 2026-11-01: once a day\): its next request may start at \d{4}-\d\d-\d\d \d\d:\d\d New York time, after the night's deadline$/,
       );
     }
     expect(outcomeLabel("unreached", night["pa"]?.reason).text).toBe(

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   type AdmitInput,
   admit,
+  gapWords,
   isWholeSiteRule,
   leavesAlone,
   MAX_AHEAD_MS,
@@ -182,5 +183,30 @@ describe("an owner's path left alone, read as robots.txt reads a path", () => {
     expect(leavesAlone("/permits/#list", "/permits/2026/list.aspx")).toBe(true);
     expect(isWholeSiteRule("/#top")).toBe(true);
     expect(kind("/permits/#feeds", "/permits/feed.xml")).toBe("left-alone");
+  });
+});
+
+describe("what held a request past the night, in words (P13)", () => {
+  it("P13: a site's wait of two days with no deadline says it is more than a day away, not after a deadline", () => {
+    const a = admit(input({ site: { lastEnd: NOW - 10_000, notBefore: NOW + 2 * 86_400_000 } }));
+    expect(a).toMatchObject({ kind: "not-tonight" });
+    const held = a.kind === "not-tonight" ? a.held : undefined;
+    expect(held).toMatch(
+      /^the site asked to wait until .* New York time \(.*\), more than a day away$/,
+    );
+  });
+
+  it("P10, P13: an owner's day-long gap is said in hours, with the owner's words", () => {
+    const rules: OwnerRule[] = [
+      { kind: "gap", gapMs: 86_400_000, reason: "once a day please", at: NOW - 86_400_000 },
+    ];
+    const a = admit(input({ rules, site: { lastEnd: NOW - 60_000 }, deadline: NOW + 3_600_000 }));
+    const held = a.kind === "not-tonight" ? a.held : undefined;
+    expect(held).toMatch(
+      /^the site's owner asked for at least 24 h between requests \(\d{4}-\d\d-\d\d: once a day please\): .*, after the night's deadline$/,
+    );
+    expect([gapWords(86_400_000), gapWords(5_400_000), gapWords(90_000), gapWords(45_000)]).toEqual(
+      ["24 h", "1.5 h", "1.5 min", "45 s"],
+    );
   });
 });
