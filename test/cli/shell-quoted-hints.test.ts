@@ -148,7 +148,14 @@ sources:
     expect(line, lines.join("\n")).toBe(
       `the console is off: no operator password is set (run \`npx nor operator set-password --data '${dir}/st art'\\''s dätä'\` in the project's folder, then restart)`,
     );
-    expect(shellSplit(quoted(line!))).toEqual(["npx", "nor", "operator", "set-password", "--data", data]);
+    expect(shellSplit(quoted(line!))).toEqual([
+      "npx",
+      "nor",
+      "operator",
+      "set-password",
+      "--data",
+      data,
+    ]);
   }, 60_000);
 
   it("nor serve names the data directory it serves in its set-password hint, quoted", async () => {
@@ -190,6 +197,13 @@ sources:
     expect(line, out.join("")).toBe(
       `nor serve: the console is off: no operator password is set (run \`npx nor operator set-password --data '${data}'\` in the project's folder, then restart)`,
     );
-    expect(shellSplit(quoted(line!))).toEqual(["npx", "nor", "operator", "set-password", "--data", data]);
+    expect(shellSplit(quoted(line!))).toEqual([
+      "npx",
+      "nor",
+      "operator",
+      "set-password",
+      "--data",
+      data,
+    ]);
   }, 60_000);
 });

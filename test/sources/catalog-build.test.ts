@@ -44,7 +44,9 @@ describe("scripts/build-catalog.ts, over a few rows of the seed", () => {
     expect(sitemapFront("https://www.richlandcountyoh.gov/sitemap/")).toBe(
       "https://www.richlandcountyoh.gov/",
     );
-    expect(sitemapFront("http://example.gov:8080/a/Sitemap.xml.gz")).toBe("http://example.gov:8080/");
+    expect(sitemapFront("http://example.gov:8080/a/Sitemap.xml.gz")).toBe(
+      "http://example.gov:8080/",
+    );
     // Pages of the site that are not its sitemap stay as the seed saw them.
     expect(sitemapFront("https://www.ketteringoh.org/current-agenda")).toBeUndefined();
     expect(sitemapFront("https://www.westerville.org/")).toBeUndefined();
