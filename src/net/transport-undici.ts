@@ -89,6 +89,12 @@ export function createUndiciTransport(opts: UndiciTransportOptions = {}): Undici
   // socket at a time, so the socket last connected for an origin is the one its request went
   // out on. Answer.cancel says why it closes that socket itself.
   const sockets = new Map<string, Socket>();
+  // Sockets the peer reset (ECONNRESET). undici takes a reset for the end of an answer that has
+  // no length (neither Content-Length nor chunked: it ends when the connection does), so such an
+  // answer would read as whole when it was cut (RFC 9112 §8: incomplete); Answer asks here. The
+  // listener is added as the socket is handed to undici, before undici's own, so it has run by
+  // the time undici completes the answer from its error handler.
+  const resets = new WeakSet<Socket>();
   const agent = new Agent({
     headersTimeout,
     bodyTimeout,
@@ -102,6 +108,9 @@ export function createUndiciTransport(opts: UndiciTransportOptions = {}): Undici
         const socket = args[1];
         if (socket) {
           sockets.set(origin, socket);
+          socket.on("error", (err: NodeJS.ErrnoException) => {
+            if (err.code === "ECONNRESET") resets.add(socket);
+          });
           socket.once("close", () => {
             if (sockets.get(origin) === socket) sockets.delete(origin);
           });
@@ -133,7 +142,11 @@ export function createUndiciTransport(opts: UndiciTransportOptions = {}): Undici
     // log records (an empty `?` included), never undici's own re-serialisation of the URL.
     const path = pathAndQueryOf(url);
     return new Promise<TransportResult>((resolve) => {
-      const answer = new Answer(bodyTotal, () => sockets.get(url.origin));
+      const answer = new Answer(
+        bodyTotal,
+        () => sockets.get(url.origin),
+        (socket) => resets.has(socket),
+      );
       const { signal } = req;
       const onAbort = () => answer.cancel(abortReason(signal));
       let settled = false;
@@ -234,6 +247,10 @@ export class Answer implements AsyncIterable<Uint8Array> {
   /** The socket this request goes out on, as the transport knows it (undefined: unknown). */
   readonly #socketOf: () => Socket | undefined;
   #socket: Socket | undefined;
+  /** Whether the peer reset a socket (the transport's listener saw ECONNRESET on it). */
+  readonly #wasReset: (socket: Socket) => boolean;
+  /** The answer has no length: neither Content-Length nor chunked, it ends with the connection. */
+  #closeDelimited = false;
   /** From undici writing the request (onConnect) to its end of it (onComplete, onError). */
   #live = false;
   /** Why the exchange was let go, once it was: the failure it then ends with. */
@@ -258,9 +275,14 @@ export class Answer implements AsyncIterable<Uint8Array> {
   /** Readers waiting for a chunk, the end or a failure. */
   #waiting: (() => void)[] = [];
 
-  constructor(totalMs: number, socketOf: () => Socket | undefined = () => undefined) {
+  constructor(
+    totalMs: number,
+    socketOf: () => Socket | undefined = () => undefined,
+    wasReset: (socket: Socket) => boolean = () => false,
+  ) {
     this.#totalMs = totalMs;
     this.#socketOf = socketOf;
+    this.#wasReset = wasReset;
   }
 
   /**
@@ -312,6 +334,11 @@ export class Answer implements AsyncIterable<Uint8Array> {
     this.#headed = true;
     this.#bodiless = status === 204 || status === 304;
     const headers = parseHeaders(rawHeaders) as Record<string, string | string[]>;
+    const coding = headers["transfer-encoding"];
+    this.#closeDelimited =
+      !this.#bodiless &&
+      headers["content-length"] === undefined &&
+      !/chunked/i.test(Array.isArray(coding) ? coding.join(",") : (coding ?? ""));
     // The error is made only when it happens: an Error captures a stack trace, per request.
     this.#timer = setTimeout(
       () =>
@@ -340,6 +367,20 @@ export class Answer implements AsyncIterable<Uint8Array> {
   }
 
   onComplete(): void {
+    // An answer without a length ends when its connection does; one that ended in a reset was
+    // cut, not finished (RFC 9112 §8), however undici reads it: a robots.txt cut so would
+    // otherwise be read as whole rules (P20), a page as all its records (P15 tries it again).
+    if (this.#closeDelimited && this.#socket !== undefined && this.#wasReset(this.#socket)) {
+      this.#live = false;
+      this.#fail(
+        new TransportBodyError(
+          "reset",
+          "connection reset before the end of an answer without a length (RFC 9112 §8: incomplete)",
+        ),
+        false,
+      );
+      return;
+    }
     this.#live = false;
     this.#complete = true;
     clearTimeout(this.#timer);
