@@ -107,7 +107,9 @@ describe("nor demo stopped by a signal", () => {
   it("a second stop while stopping (SIGINT and SIGTERM at once) stops it at once: said, its temporary directory removed, ended by the second signal (a shell says 130 or 143)", async () => {
     buildCli();
     // A stop in order can end before the second signal reaches it (the test's process held up
-    // between its two kills on a busy machine): then the pair is tried again, three times at most.
+    // between its two kills on a busy machine): it exits 0, or, when the second signal comes
+    // after the demo let go of its handlers and before it exited, that signal ends it unsaid.
+    // Either way the pair is tried again, three times at most.
     let tmp = "";
     let made: string[] = [];
     let demo: ReturnType<typeof startDemo> | undefined;
@@ -124,7 +126,7 @@ describe("nor demo stopped by a signal", () => {
       d.child.kill("SIGINT");
       d.child.kill("SIGTERM");
       end = await endOf(d);
-      if (end?.code !== 0) break;
+      if (end?.code !== 0 && d.err().includes("while stopping")) break;
     }
     if (demo === undefined) throw new Error("no demo started");
     // Two signals pending at once are taken in either order: the one taken first stops in
