@@ -44,6 +44,8 @@ export interface NightEnd {
   requests: number;
   /** Flags raised for a person during the night (P24, P25). */
   flagsRaised: number;
+  /** Of the unreached, those their site's wait or its owner's pace held past the night (P13). */
+  held?: number;
   /** P20, P23: the checker could not reach the internet (see `offlineMessage`). */
   checkerOffline?: boolean;
   offline?: OfflineReport;
@@ -133,9 +135,14 @@ export function nextSteps(e: NightEnd): string[] {
     out.push(
       `${plural(n("cut-short"), "source")} cut short by the deadline: asked and answered, but a retry or next request would have started after it (\`nor status\` says what each answered); they go first next night (P13, P15)`,
     );
-  if (n("unreached") > 0)
+  const held = Math.min(e.held ?? 0, n("unreached"));
+  if (n("unreached") - held > 0)
     out.push(
-      `${plural(n("unreached"), "source")} not reached before the deadline: they go first next night (P13)`,
+      `${plural(n("unreached") - held, "source")} not reached before the deadline: they go first next night (P13)`,
+    );
+  if (held > 0)
+    out.push(
+      `${plural(held, "source")} not asked: their site asked for a wait, or its owner for a slower pace, that ends after the night (\`nor status\` says until when); they go first next night (P13)`,
     );
   if (e.newRecords > 0) out.push("the new records: `nor serve`, then /new");
   if (out.length === 0) out.push("nothing needs a look; the directory: `nor serve`");

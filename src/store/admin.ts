@@ -5,6 +5,7 @@
  */
 import { NorError } from "../errors.js";
 import type { WaySkipped, WayUsed } from "../night/types.js";
+import { OWNER_PACE, SITE_WAIT } from "../policy/admission.js";
 import {
   begunAfterItsDate,
   closingTime,
@@ -20,6 +21,13 @@ import { latestMarks } from "./marks.js";
 import { notReadSitesOf, siteNotReadReason } from "./site-rules.js";
 import { parseWayChoice } from "./way-choice.js";
 import { writeTxn } from "./write-txn.js";
+
+/**
+ * 1 for an unreached source its site's own wait or its owner's slower pace held past the night
+ * (policy/admission.ts: its reason says so), 0 for any other: summed, the night's held sources,
+ * said apart from those the night's time ran out for.
+ */
+const heldCase = sql<number>`case when outcome = 'unreached' and (reason like ${`${SITE_WAIT}%`} or reason like ${`${OWNER_PACE}%`}) then 1 else 0 end`;
 
 export interface MarkInput {
   source: string;
@@ -585,6 +593,8 @@ export interface NightHistoryRow extends NightRow {
   unreached: number;
   /** Of them, asked and answered but cut short by the deadline (P13, P15: they go first too). */
   cutShort: number;
+  /** Of the unreached, those their site's wait or its owner's pace held past the night (P13). */
+  held: number;
   /** Closed by `settleUnfinishedNights`: interrupted and not resumed in time. */
   closedIncomplete: boolean;
   /**
@@ -704,12 +714,14 @@ export async function recentNights(db: Db, limit: number): Promise<NightHistoryR
             eb.case().when("outcome", "=", "cut-short").then(1).else(0).end(),
           )
           .as("cut_short"),
+        eb.fn.sum<number | string | null>(heldCase).as("held"),
       ])
       .where("night", "=", n.night)
       .executeTakeFirst();
     const checked = Number(c?.n ?? 0);
     const unreached = Number(c?.unreached ?? 0);
     const cutShort = Number(c?.cut_short ?? 0);
+    const held = Number(c?.held ?? 0);
     // Its time as its name resumes it (for most nights the same as for a plain `nor night`).
     const end = closingTime(n.started_at, n.deadline_at, n.night, {
       nextStartedAt: next,
@@ -726,6 +738,7 @@ export async function recentNights(db: Db, limit: number): Promise<NightHistoryR
       checked,
       unreached,
       cutShort,
+      held,
       closedIncomplete,
       ...(n.finished_at === null && end !== undefined
         ? { until: toIso(overAt(n.started_at, end) ?? end) }
@@ -873,6 +886,8 @@ export async function nightTotals(
   newRecords: number;
   /** Records first seen tonight but already listed (first reads, a backfill's older pages, P7). */
   alreadyListed: number;
+  /** Of the unreached, those their site's wait or its owner's pace held past the night (P13). */
+  held: number;
 }> {
   const byOutcome = await db
     .selectFrom("night_sources")
@@ -880,6 +895,7 @@ export async function nightTotals(
       "outcome",
       eb.fn.countAll<number | string>().as("n"),
       eb.fn.sum<number | string | null>("new_records").as("fresh"),
+      eb.fn.sum<number | string | null>(heldCase).as("held"),
     ])
     .where("night", "=", night)
     .groupBy("outcome")
@@ -887,7 +903,9 @@ export async function nightTotals(
   const outcomes: Record<string, number> = {};
   let checked = 0;
   let newRecords = 0;
+  let held = 0;
   for (const r of byOutcome) {
+    held += Number(r.held ?? 0);
     outcomes[r.outcome] = Number(r.n);
     checked += Number(r.n);
     newRecords += Number(r.fresh ?? 0);
@@ -915,6 +933,7 @@ export async function nightTotals(
     checked,
     newRecords,
     alreadyListed: Number(listed?.n ?? 0),
+    held,
   };
 }
 

@@ -85,6 +85,14 @@ describe("what nor night says", () => {
       "  - 3 sources not reached before the deadline: they go first next night (P13)",
       "  - the new records: `nor serve`, then /new",
     ]);
+    // P13: those their site's wait or its owner's pace held past the night are said apart.
+    const held = nextSteps(end({ outcomes: { unreached: 3 }, held: 2, newRecords: 0 }));
+    expect(held).toContain(
+      "1 source not reached before the deadline: they go first next night (P13)",
+    );
+    expect(held).toContain(
+      "2 sources not asked: their site asked for a wait, or its owner for a slower pace, that ends after the night (`nor status` says until when); they go first next night (P13)",
+    );
     const quiet = end({ outcomes: { unchanged: 160 }, newRecords: 0, flagsRaised: 0 });
     expect(nextSteps(quiet)).toEqual(["nothing needs a look; the directory: `nor serve`"]);
     // Records first seen on first reads (or a backfill's older pages) are said apart: not new.
@@ -167,6 +175,7 @@ describe("nor status's line for a night", () => {
       checked: 60,
       closedIncomplete: false,
       cutShort: 0,
+      held: 0,
     };
     expect(nightLine({ ...base, unreached: 36 })).toBe(
       "night 2026-11-05: finished 2026-11-05T06:02:00.000Z (deadline 2026-11-05T06:01:00.000Z); 60 sources with an outcome, 36 of them not reached before the deadline (they go first next night)",
@@ -177,6 +186,13 @@ describe("nor status's line for a night", () => {
     // P15: those asked and answered whose retry the deadline stopped are said apart.
     expect(nightLine({ ...base, unreached: 0, cutShort: 2 })).toBe(
       "night 2026-11-05: finished 2026-11-05T06:02:00.000Z (deadline 2026-11-05T06:01:00.000Z); 60 sources with an outcome, 2 of them cut short by it (asked and answered; a retry or next request would have started after it) (they go first next night)",
+    );
+    // P13: those their site's wait or its owner's pace held past the night are said apart too.
+    expect(nightLine({ ...base, unreached: 5, held: 3 })).toBe(
+      "night 2026-11-05: finished 2026-11-05T06:02:00.000Z (deadline 2026-11-05T06:01:00.000Z); 60 sources with an outcome, 2 of them not reached before the deadline, 3 not asked: their site's wait or its owner's pace ends after the night (they go first next night)",
+    );
+    expect(nightLine({ ...base, unreached: 3, held: 3 })).toBe(
+      "night 2026-11-05: finished 2026-11-05T06:02:00.000Z (deadline 2026-11-05T06:01:00.000Z); 60 sources with an outcome, 3 of them not asked: their site's wait or its owner's pace ends after the night (they go first next night)",
     );
   });
 });

@@ -65,6 +65,11 @@ describe("found from outside, the operator's side (ot-operator)", () => {
     const status = await runMain(["status", "--data", data]);
     expect(status.code).toBe(0);
     expect(status.stdout).not.toContain("the night's time limit passed");
+    // The night's own line says them apart from sources the deadline left (P13).
+    expect(status.stdout).toContain(
+      "2 sources with an outcome, 2 of them not asked: their site's wait or its owner's pace ends after the night (they go first next night)",
+    );
+    expect(status.stdout).not.toContain("not reached before the deadline");
     expect(outcomeLabel("unreached", second["other"]?.reason).text).toBe(
       "not asked: the site asked to wait",
     );

@@ -153,9 +153,15 @@ function nightRunLine(n: NightHistoryRow, now: number): string {
   // apart: they have an outcome but were not asked.
   const checked =
     `${n.checked} source${n.checked === 1 ? "" : "s"} with an outcome` +
-    (n.unreached > 0 ? `, ${n.unreached} of them not reached before the deadline` : "") +
+    (n.unreached - n.held > 0
+      ? `, ${n.unreached - n.held} of them not reached before the deadline`
+      : "") +
     (n.cutShort > 0
-      ? `, ${n.cutShort} ${n.unreached > 0 ? "" : "of them "}cut short by it (asked and answered; a retry or next request would have started after it)`
+      ? `, ${n.cutShort} ${n.unreached - n.held > 0 ? "" : "of them "}cut short by it (asked and answered; a retry or next request would have started after it)`
+      : "") +
+    // P13: held past the night by the site's own wait or its owner's pace, not by its time.
+    (n.held > 0
+      ? `, ${n.held} ${n.unreached - n.held > 0 || n.cutShort > 0 ? "" : "of them "}not asked: their site's wait or its owner's pace ends after the night`
       : "");
   if (n.finishedAt === null) {
     const head = `night ${n.night}: under way or stopped (deadline ${n.deadlineAt}); ${checked}`;
