@@ -3,10 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { load } from "cheerio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseCatalog } from "../../src/sources/catalog/load.js";
-import { importCatalog } from "../../src/sources/catalog-import.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import { createApp } from "../../src/web/app.js";
+import { importYaml } from "./catalog-store.js";
 
 /**
  * An outside tester's finding (ot-public): a source read through its site's API (a calendar
@@ -22,22 +21,14 @@ let app: ReturnType<typeof createApp>;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "nor-api-link-"));
   store = await openStore({ kind: "sqlite", dir });
-  const cat = parseCatalog(
+  await importYaml(
+    store.db,
     `governments:
   - { id: city-of-columbus, name: City of Columbus, kind: city, county: Franklin, website: "https://www.columbus.example/" }
 sources:
   - { id: columbus-meetings, government: city-of-columbus, records: meetings, access: api, platform: granicus-opencities, url: "https://www.columbus.example/ocapi/calendars/getcalendaritems" }
   - { id: columbus-agendas, government: city-of-columbus, records: agendas, access: feed, url: "https://www.columbus.example/agendas.rss" }
 `,
-    "catalog.yaml",
-  );
-  await importCatalog(
-    store.db,
-    cat,
-    {
-      governments: new Map(cat.governments.map((g) => [g.id, "catalog.yaml"])),
-      sources: new Map(cat.sources.map((s) => [s.id, "catalog.yaml"])),
-    },
     NOW - 86_400_000,
   );
   app = createApp({ db: store.db, now: () => NOW, origin: "https://directory.example" });

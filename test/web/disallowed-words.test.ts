@@ -4,11 +4,9 @@ import { join } from "node:path";
 import { load } from "cheerio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { failureOutcome } from "../../src/night/outcome.js";
-import { parseCatalog } from "../../src/sources/catalog/load.js";
-import { importCatalog } from "../../src/sources/catalog-import.js";
 import { openStore, type Store } from "../../src/store/db.js";
-import { SqlNightStore } from "../../src/store/night-store.js";
 import { createApp } from "../../src/web/app.js";
+import { importYaml, nightOver } from "./catalog-store.js";
 
 /**
  * An outside tester's finding (ot-public): in the README's demo, the page robots.txt keeps the
@@ -25,37 +23,17 @@ let app: ReturnType<typeof createApp>;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "nor-disallowed-"));
   store = await openStore({ kind: "sqlite", dir });
-  const cat = parseCatalog(
+  const cat = await importYaml(
+    store.db,
     `governments:
   - { id: city-of-closedport, name: City of Closedport, kind: city, county: Erie }
 sources:
   - { id: closedport-permits, government: city-of-closedport, records: permits, access: page, url: "https://closedport.example/permits", extract: { items: li, title: a, link: a } }
 `,
-    "catalog.yaml",
-  );
-  await importCatalog(
-    store.db,
-    cat,
-    {
-      governments: new Map(cat.governments.map((g) => [g.id, "catalog.yaml"])),
-      sources: new Map(cat.sources.map((s) => [s.id, "catalog.yaml"])),
-    },
     NOW - 5 * 86_400_000,
   );
-  const night = new SqlNightStore(store.db);
   const at = Date.parse(`${NIGHT}T06:00:00.000Z`);
-  await night.openNight(NIGHT, at, at + 6 * 3_600_000);
-  await night.syncSources(
-    [
-      {
-        id: "closedport-permits",
-        government: "city-of-closedport",
-        url: "https://closedport.example/permits",
-        site: "https://closedport.example",
-      },
-    ],
-    at,
-  );
+  const night = await nightOver(store.db, NIGHT, at, cat);
   // The outcome the night itself makes of robots.txt's no (P18).
   await night.commit(NIGHT, {
     sourceId: "closedport-permits",

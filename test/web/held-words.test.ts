@@ -5,11 +5,9 @@ import { load } from "cheerio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { failureOutcome } from "../../src/night/outcome.js";
 import { admit } from "../../src/policy/admission.js";
-import { parseCatalog } from "../../src/sources/catalog/load.js";
-import { importCatalog } from "../../src/sources/catalog-import.js";
 import { openStore, type Store } from "../../src/store/db.js";
-import { SqlNightStore } from "../../src/store/night-store.js";
 import { createApp } from "../../src/web/app.js";
+import { importYaml, nightOver } from "./catalog-store.js";
 
 /**
  * A source its site's own wait (a Retry-After of two days) keeps from the night is unreached
@@ -49,35 +47,17 @@ function heldOutcome(url: string) {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "nor-held-words-"));
   store = await openStore({ kind: "sqlite", dir });
-  const cat = parseCatalog(
+  const cat = await importYaml(
+    store.db,
     `governments:
   - { id: city-of-waitport, name: City of Waitport, kind: city, county: Erie }
 sources:
   - { id: waitport-minutes, government: city-of-waitport, records: minutes, access: feed, url: "https://waitport.example/other.xml" }
   - { id: waitport-bids, government: city-of-waitport, records: bids, access: feed, url: "https://waitport.example/bids.xml" }
 `,
-    "catalog.yaml",
-  );
-  await importCatalog(
-    store.db,
-    cat,
-    {
-      governments: new Map(cat.governments.map((g) => [g.id, "catalog.yaml"])),
-      sources: new Map(cat.sources.map((s) => [s.id, "catalog.yaml"])),
-    },
     NOW - 5 * 86_400_000,
   );
-  const night = new SqlNightStore(store.db);
-  await night.openNight(NIGHT, AT, AT + 6 * 3_600_000);
-  await night.syncSources(
-    cat.sources.map((s) => ({
-      id: s.id,
-      government: s.government,
-      url: s.url,
-      site: "https://waitport.example",
-    })),
-    AT,
-  );
+  const night = await nightOver(store.db, NIGHT, AT, cat);
   const result = (sourceId: string, outcome: ReturnType<typeof failureOutcome>) => ({
     sourceId,
     outcome,

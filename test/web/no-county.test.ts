@@ -3,10 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { load } from "cheerio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseCatalog } from "../../src/sources/catalog/load.js";
-import { importCatalog } from "../../src/sources/catalog-import.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import { createApp } from "../../src/web/app.js";
+import { importYaml } from "./catalog-store.js";
 
 /**
  * An outside tester's finding (ot-public): the shipped catalog leaves the county of five cities
@@ -22,21 +21,13 @@ let app: ReturnType<typeof createApp>;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "nor-no-county-"));
   store = await openStore({ kind: "sqlite", dir });
-  const cat = parseCatalog(
+  await importYaml(
+    store.db,
     `governments:
   - { id: city-of-shaker-heights, name: City of Shaker Heights, kind: city }
   - { id: etna-township, name: Etna Township, kind: township }
   - { id: summit-county, name: Summit County, kind: county, county: Summit }
 `,
-    "catalog.yaml",
-  );
-  await importCatalog(
-    store.db,
-    cat,
-    {
-      governments: new Map(cat.governments.map((g) => [g.id, "catalog.yaml"])),
-      sources: new Map(),
-    },
     NOW - 86_400_000,
   );
   app = createApp({ db: store.db, now: () => NOW, origin: "https://directory.example" });

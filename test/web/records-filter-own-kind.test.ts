@@ -4,15 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAtomFeed } from "feedsmith";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseCatalog } from "../../src/sources/catalog/load.js";
-import { importCatalog } from "../../src/sources/catalog-import.js";
 import type { ExtractedRecord } from "../../src/sources/record.js";
 import { openStore, type Store, type StoreLocation } from "../../src/store/db.js";
-import { SqlNightStore } from "../../src/store/night-store.js";
 import { catalogVersion, recordsVersion } from "../../src/store/read/versions.js";
 import { createApp } from "../../src/web/app.js";
 import { downloadTag } from "../../src/web/public/downloads.js";
 import { postgresFactory, postgresUrl } from "../store/stores.js";
+import { importYaml, nightOver } from "./catalog-store.js";
 
 /**
  * An outside tester's finding (ot-public): a CivicPlus Agenda Center is listed as a page of
@@ -36,28 +34,9 @@ sources:
 
 async function seed(loc: StoreLocation): Promise<Store> {
   const store = await openStore(loc);
-  const cat = parseCatalog(CATALOG, "catalog.yaml");
-  await importCatalog(
-    store.db,
-    cat,
-    {
-      governments: new Map(cat.governments.map((g) => [g.id, "catalog.yaml"])),
-      sources: new Map(cat.sources.map((s) => [s.id, "catalog.yaml"])),
-    },
-    NOW - 5 * 86_400_000,
-  );
-  const night = new SqlNightStore(store.db);
+  const cat = await importYaml(store.db, CATALOG, NOW - 5 * 86_400_000);
   const startedAt = Date.parse(`${NIGHT}T06:00:00.000Z`);
-  await night.openNight(NIGHT, startedAt, startedAt + 6 * 3_600_000);
-  await night.syncSources(
-    cat.sources.map((s) => ({
-      id: s.id,
-      government: s.government,
-      url: s.url,
-      site: "https://test.example",
-    })),
-    startedAt,
-  );
+  const night = await nightOver(store.db, NIGHT, startedAt, cat);
   const result = (id: string, url: string, at: number, records: ExtractedRecord[]) => ({
     sourceId: id,
     outcome: { kind: "ok" as const, url },
