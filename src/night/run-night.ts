@@ -295,7 +295,17 @@ export async function runNight(
   const stopBeat = deps.heartbeat?.(LANE_LEASE_MS / 3, () =>
     store.renewLanes(opts.night, holder, clock.now()),
   );
-  const runLane = async (lane: Lane): Promise<void> => {
+  /**
+   * Works a lane this worker has just claimed; false when it lost the lane on the way (taken
+   * over by another worker while this one was frozen past its lease: a SIGSTOP, a long pause,
+   * a machine cut off from the database), leaving it to that worker, unfinished.
+   */
+  const runLane = async (lane: Lane): Promise<boolean> => {
+    // This worker's lease on the lane reaches at least this far (it was claimed just now; the
+    // heartbeat renews it). Past a margin before it, the lane is claimed again before the
+    // next source: another worker may have taken it over, and asking its sources alongside
+    // that worker would ask them twice (P8).
+    let heldUntil = clock.now() + LANE_LEASE_MS;
     // The lane's whole entries, held while it runs.
     const entries = new Map(
       (await sources.load(lane.sources.map((p) => p.source.id))).map((s) => [s.id, s]),
@@ -307,7 +317,12 @@ export async function runNight(
     };
     for (const plan of lane.sources) {
       // Stopped: the lane is left as it is (not finished), for a resume to take over.
-      if (stopped()) return;
+      if (stopped()) return true;
+      if (clock.now() >= heldUntil - LANE_LEASE_MS / 3) {
+        const at = clock.now();
+        if (!(await store.claimLane(opts.night, lane.site, holder, at))) return false;
+        heldUntil = at + LANE_LEASE_MS;
+      }
       const { source } = plan;
       // Another worker (before a restart, or one that died) may have checked it already; and a
       // person's mark written since the plan (`nor mark` in another process, P24) holds from
@@ -372,10 +387,10 @@ export async function runNight(
             ended ??= lost;
             // Other lanes' requests cut by it say why, not as if their own answer were lost.
             halt.abort(new Error(`the night stopped: ${ended.message}`, { cause: ended }));
-            return;
+            return true;
           }
           // Cut short by the stop: no outcome, the source is read again on resume.
-          if (stopped()) return;
+          if (stopped()) return true;
           // One source's check that throws (a bug, a store read that failed) is that source's
           // outcome, said to be the checker's own; the lane and the night go on. Nothing is
           // judged about the site's reach from it.
@@ -392,7 +407,7 @@ export async function runNight(
         }
       }
       // What a request cut off by the stop came to is not the site's answer: not recorded.
-      if (stopped()) return;
+      if (stopped()) return true;
       result.flags = flagsFor(result, history);
       let committed: Awaited<ReturnType<NightStore["commit"]>>;
       try {
@@ -460,6 +475,7 @@ export async function runNight(
       });
     }
     await store.finishLane(opts.night, lane.site, holder, clock.now());
+    return true;
   };
   // Lanes held by another live worker are left to it; one whose worker dies is taken over.
   let waiting: Lane[] = [];
@@ -482,8 +498,7 @@ export async function runNight(
       const mine = first.has(lane)
         ? claimedNow.has(lane.site)
         : await store.claimLane(opts.night, lane.site, holder, clock.now());
-      if (mine) await runLane(lane);
-      else waiting.push(lane);
+      if (!mine || !(await runLane(lane))) waiting.push(lane);
     });
     // Bounded: a live worker finishes its lanes by the deadline; past it (plus the longest
     // request), whatever is still held is left to its worker.
@@ -503,8 +518,9 @@ export async function runNight(
       }
       await runPool(free, opts.concurrency, async (lane) => {
         if (stopped()) return;
-        if (await store.claimLane(opts.night, lane.site, holder, clock.now())) await runLane(lane);
-        else if (!(await laneDone(store, opts.night, lane, deps))) still.push(lane);
+        if (await store.claimLane(opts.night, lane.site, holder, clock.now())) {
+          if (!(await runLane(lane))) still.push(lane);
+        } else if (!(await laneDone(store, opts.night, lane, deps))) still.push(lane);
       });
       waiting = still;
     }

@@ -1,0 +1,116 @@
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/clock.js";
+import { CounterIds } from "../../src/ids.js";
+import { createFetcher } from "../../src/net/fetcher.js";
+import { MemoryJournal, MemoryRobotsCache } from "../../src/net/memory-ports.js";
+import type { NightStore } from "../../src/night/ports.js";
+import { type NightSummary, runNight } from "../../src/night/run-night.js";
+import { buildSimulation, MemoryNightStore, simReader } from "../../src/night/simulate.js";
+import { LANE_LEASE_MS } from "../../src/policy/constants.js";
+import { isRecheckNight } from "../../src/policy/recheck.js";
+import { siteOf } from "../../src/policy/site.js";
+
+/**
+ * A worker frozen past its lane's lease (SIGSTOP, a long pause, a machine cut off from the
+ * database for a minute) on one machine, while a `nor night` on another machine sharing the
+ * PostgreSQL store takes the lane over. Once it wakes, the lane is the other's: it must not go
+ * on asking that lane's sources alongside the new holder, each asking what the other is about
+ * to ask (or has just stored).
+ *
+ * Found from outside (ot-pg): two `nor night` processes on one PostgreSQL store, the second
+ * in another UTS namespace (another host name); the first SIGSTOPped for 90 s between two
+ * requests, then SIGCONTed: from then on both worked each of its four sites' lanes in
+ * alternation, and 36 feeds were asked twice, each answered 200 both times (P8).
+ */
+const NIGHT = "2026-11-05";
+// Holders on two other hosts: only their leases tell whether they are alive.
+const A = "machine-a:101:aaaa";
+const B = "machine-b:102:bbbb";
+
+describe("a worker woken after its lane was taken over (run-night)", () => {
+  it("P8, P9: a worker frozen past its lane's lease, the lane taken over by another machine's worker, asks none of that lane's sources once it wakes", async () => {
+    const clock = new ManualClock();
+    const sim = buildSimulation(clock, [{ site: "shared.org", latencyMs: 100, sources: 12 }]);
+    const store = new MemoryNightStore();
+    const journal = new MemoryJournal();
+    const robotsCache = new MemoryRobotsCache();
+    const byHolder: { holder: string; url: string }[] = [];
+
+    // A's store freezes A (as SIGSTOP would) before its third source, until released.
+    let calls = 0;
+    let release: () => void = () => {};
+    const frozen = new Promise<void>((r) => {
+      release = r;
+    });
+    let isFrozen = false;
+    const storeA: NightStore = Object.create(store) as NightStore;
+    storeA.sourceNow = async (night, id) => {
+      calls++;
+      if (calls === 3) {
+        isFrozen = true;
+        await frozen;
+      }
+      return store.sourceNow(night, id);
+    };
+
+    const run = (holder: string, s: NightStore) =>
+      runNight(
+        sim.catalog,
+        {
+          store: s,
+          clock,
+          reader: simReader,
+          validators: store,
+          siteOf,
+          isRecheckNight,
+          holder,
+          makeFetcher: async (state) =>
+            createFetcher({
+              clock,
+              ids: new CounterIds(),
+              journal,
+              robotsCache,
+              holder,
+              transport: async (req) => {
+                if (!req.url.endsWith("/robots.txt")) byHolder.push({ holder, url: req.url });
+                return sim.transport(req);
+              },
+              deadline: state.deadlineAt,
+              night: NIGHT,
+              gapMs: 2_000,
+            }),
+        },
+        { night: NIGHT, deadlineMs: 60 * 60_000, concurrency: 1 },
+      );
+
+    const settled = new Set<string>();
+    const runA = run(A, storeA).finally(() => settled.add("a"));
+    runA.catch(() => {});
+    let runB: Promise<NightSummary> | undefined;
+    const frozenAt = { t: 0 };
+    // Bounded: every step wakes one sleeper.
+    for (let steps = 0; steps < 200_000 && settled.size < 2; steps++) {
+      if (isFrozen && runB === undefined) {
+        frozenAt.t = clock.now();
+        runB = run(B, store).finally(() => settled.add("b"));
+        runB.catch(() => {});
+      }
+      // A wakes once B has taken the lane over and asked a few of its sources.
+      const bAsked = byHolder.filter((r) => r.holder === B).length;
+      if (runB !== undefined && bAsked >= 3) release();
+      if (!(await clock.step())) await new Promise<void>((r) => setImmediate(r));
+    }
+    await runA;
+    await runB;
+
+    // B took the lane only after A's lease had run out.
+    expect(clock.now() - frozenAt.t).toBeGreaterThan(LANE_LEASE_MS);
+    // Every source asked once, by one of them; A nothing after it woke.
+    const urls = byHolder.map((r) => r.url);
+    expect(urls.length).toBe(12);
+    expect(new Set(urls).size).toBe(12);
+    expect(byHolder.filter((r) => r.holder === A)).toHaveLength(2);
+    for (const s of sim.catalog.sources)
+      expect(store.outcomeOf(s.id, NIGHT)?.kind, s.id).toBe("ok");
+  });
+});
