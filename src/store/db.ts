@@ -23,6 +23,7 @@ import type {
 } from "kysely";
 import { requireCjs } from "../cjs.js";
 import { NorError } from "../errors.js";
+import { LANE_LEASE_MS } from "../policy/constants.js";
 import { ensureDataDir, refuseNotADirectory, storeFileState, why } from "./data-dir.js";
 import { storeWriteRefused } from "./disk-full.js";
 import { CompiledQuery, Kysely, Migrator, SqliteAdapter, SqliteDialect, sql } from "./kysely.js";
@@ -192,7 +193,7 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     sqliteConn = sqlite;
   } else {
     const { default: pg } = await import("pg");
-    const pool = survivingDrops(new pg.Pool({ connectionString: loc.url, max: 4 }));
+    const pool = heldLocksLetGo(survivingDrops(new pg.Pool({ connectionString: loc.url, max: 4 })));
     db = new Kysely<Database>({ dialect: noNul(new CurrentSchemaPostgresDialect({ pool })) });
   }
   // PostgreSQL: keep kysely's own migration tables in the schema the store lives in
@@ -301,6 +302,35 @@ function survivingDrops<P extends import("pg").Pool>(pool: P): P {
   const dropped = () => {};
   pool.on("error", dropped);
   pool.on("connect", (client) => client.on("error", dropped));
+  return pool;
+}
+
+/**
+ * P9, P13: how long a session of the store's own pool (the night's, a command's) may sit inside
+ * a transaction doing nothing before PostgreSQL ends it: a worker frozen (SIGSTOP, a long pause)
+ * or cut off with a transaction open holds its row locks (a site's state, a lane) until then,
+ * and every other machine's night waits on them. A lane's lease: by then the lane itself is
+ * another worker's. The store's transactions wait on nothing but their own statements and the
+ * archive's fsync.
+ */
+export const IDLE_IN_TRANSACTION_MS = LANE_LEASE_MS;
+
+/**
+ * Sessions of `pool` a frozen or vanished process leaves behind let go of their locks: an idle
+ * transaction ends after IDLE_IN_TRANSACTION_MS, and the server probes a silent connection after
+ * 30 s (three probes 10 s apart) instead of its default two hours, so a machine that lost power
+ * or its network is noticed within a minute or so. Set on each connection as it opens, before
+ * anything else runs on it (a client runs its queries in order); a server that refuses a setting
+ * leaves it at its own.
+ */
+function heldLocksLetGo<P extends import("pg").Pool>(pool: P): P {
+  pool.on("connect", (client) => {
+    client
+      .query(
+        `set idle_in_transaction_session_timeout = ${IDLE_IN_TRANSACTION_MS}; set tcp_keepalives_idle = 30; set tcp_keepalives_interval = 10; set tcp_keepalives_count = 3`,
+      )
+      .catch(() => {});
+  });
   return pool;
 }
 
