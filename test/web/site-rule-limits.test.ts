@@ -58,4 +58,36 @@ describe("an owner's gap and paths, in the CLI and the console alike", () => {
       expect(day.code, day.stderr).toBe(0);
     }
   });
+  it("P26: a path to leave alone with a terminal's escape, a bell or a direction override, or longer than any address asked, is refused by both (exit 2, 400), nothing recorded", async () => {
+    const csrf = await b.token("/console/sites");
+    const why = { csrf, site: "a.gov", kind: "leave-alone", reason: "the owner asked" };
+    for (const value of ["/b\x1b]0;pwned\x07", "/permits/\u202egnp.", `/${"a".repeat(2048)}`]) {
+      const res = await b.post("/console/sites/rules", { ...why, value });
+      expect(res.status).toBe(400);
+      const text = load(await res.text())("main").text();
+      expect(text).toMatch(/A path to leave alone must (hold no control|be at most 2,048)/);
+      expect(text).not.toMatch(/[\x07\x1b\u202e]/u);
+    }
+    expect(await siteRules(f.db)).toEqual([]);
+    if (existsSync(join(f.dir, "nor.db"))) {
+      const args = ["--reason", "the owner asked", "--data", f.dir];
+      const esc = await runMain(["site", "a.gov", "--leave-alone", "/b\x1b]0;pwned\x07", ...args]);
+      expect(esc.code).toBe(2);
+      expect(esc.stderr).toContain("must hold no control or formatting character (U+001B)");
+      const long = await runMain([
+        "site",
+        "a.gov",
+        "--leave-alone",
+        `/${"a".repeat(5000)}`,
+        ...args,
+      ]);
+      expect(long.code).toBe(2);
+      expect(long.stderr).toContain("must be at most 2,048 characters");
+      expect(long.stderr.length).toBeLessThan(1000);
+      expect(await siteRules(f.db)).toEqual([]);
+      // Percent-encoded, as robots.txt writes it, and non-ASCII as typed: both still taken.
+      const ok = await runMain(["site", "a.gov", "--leave-alone", "/p%C3%A9/", "/pé/x", ...args]);
+      expect(ok.code, ok.stderr).toBe(0);
+    }
+  });
 });

@@ -3,6 +3,7 @@ import { systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
 import { parseDuration } from "../../night/duration.js";
 import { MAX_OWNER_GAP_MS, MIN_GAP_MS } from "../../policy/constants.js";
+import { leaveAlonePathProblem, shortenedPath } from "../../policy/leave-alone-path.js";
 import { personTextOption } from "../../policy/person-text.js";
 import { readSite, siteOf } from "../../policy/site.js";
 import { formatInZone, SITE_OWNER_ZONE } from "../../policy/zone.js";
@@ -98,9 +99,11 @@ export function register(program: Command): void {
           `--gap: ${opts.gap} is longer than a night (at most 24h); to keep the checker off the site, use --not-read`,
         );
       // As the console's form says it: a path as robots.txt writes one (spaces are %20 there).
-      for (const p of opts.leaveAlone ?? [])
-        if (!p.startsWith("/") || /\s/.test(p))
-          throw new UsageError(`--leave-alone: "${p}" must start with / and hold no spaces`);
+      for (const p of opts.leaveAlone ?? []) {
+        const problem = leaveAlonePathProblem(p);
+        if (problem !== undefined)
+          throw new UsageError(`--leave-alone: "${shortenedPath(p)}" ${problem}`);
+      }
       // One stored before that rule (with a space) can still be cleared as it was written.
       for (const p of opts.clearLeaveAlone ?? [])
         if (!p.startsWith("/"))

@@ -3,6 +3,7 @@ import type { FC } from "hono/jsx";
 import { UsageError } from "../../errors.js";
 import { parseDuration } from "../../night/duration.js";
 import { MAX_OWNER_GAP_MS, MIN_GAP_MS } from "../../policy/constants.js";
+import { leaveAlonePathProblem, shortenedPath } from "../../policy/leave-alone-path.js";
 import { nightOf } from "../../policy/night-date.js";
 import { checkPersonText, REASON_MAX } from "../../policy/person-text.js";
 import { readSite, siteFromInput } from "../../policy/site.js";
@@ -180,10 +181,11 @@ export function checkRuleForm(body: Record<string, unknown>): Checked {
     return { ok: true, site, kind, value: String(ms), reason };
   }
   if (kind === "leave-alone") {
-    if (!value.startsWith("/") || /\s/.test(value))
+    const problem = leaveAlonePathProblem(value);
+    if (problem !== undefined)
       return {
         ok: false,
-        message: `A path to leave alone must start with / and hold no spaces (e.g. /permits/); "${echo(value)}" does not.`,
+        message: `A path to leave alone ${problem} (e.g. /permits/); "${echo(shortenedPath(value))}" does not, so nothing was changed.`,
       };
     return { ok: true, site, kind, value, reason };
   }
