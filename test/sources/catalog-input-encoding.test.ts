@@ -195,4 +195,24 @@ describe("a catalog file that is not UTF-8", () => {
       ]);
     }
   });
+  it("old Mac line endings (a CR alone): refused at the first one's line and column, not read as one long line whose errors name no field; CRLF and LF still read", async () => {
+    const text = catalog("Cr Township", "cr");
+    const mac = write("mac.yaml", text.replaceAll("\n", "\r"));
+    const said = problems([mac]);
+    expect(said).toEqual([
+      `${mac}:1:13: a line ends with a carriage return alone (CR, 0x0D: an old Mac line ending), which is not read as a line break; save the file with LF (or CRLF) line endings`,
+    ]);
+    // Lines ended by LF, then a CR alone last in the first block: the place is counted across both.
+    const late = `${text}${"#".repeat(65_536 - text.length - 1)}\r  \n`;
+    const lateFile = write("late-cr.yaml", late);
+    expect(problems([lateFile])[0]).toMatch(
+      /late-cr\.yaml:11:65\d{3}: a line ends with a carriage return alone/,
+    );
+    // A CRLF split by the block's end is a line break, as is every other CRLF.
+    const split = write("split.yaml", `${"#".repeat(65_535)}\r\n${text.replaceAll("\n", "\r\n")}`);
+    expect(problems([split])).toEqual([]);
+    expect(problems([write("crlf.yaml", text.replaceAll("\n", "\r\n"))])).toEqual([]);
+    const check = await nor("catalog", "check", mac);
+    expect(check.code).toBe(2);
+  });
 });

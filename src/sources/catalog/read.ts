@@ -169,6 +169,23 @@ function badBytes(bytes: Buffer, at: Position): CatalogBytesError {
   return new CatalogBytesError(at.line, at.col, message);
 }
 
+const CR = 0x0d;
+
+/**
+ * A carriage return not followed by a line feed (an old Mac OS line ending, or a spreadsheet's
+ * "CSV (Macintosh)" export): the YAML parser does not read it as a line break, so a whole file of
+ * them is one long line, and its errors ("Nested mappings are not allowed…", all on line 1)
+ * would name no field. Said once, at the first, before anything is parsed.
+ */
+function loneCr(before: string, at: Position): CatalogBytesError {
+  at.advance(before);
+  return new CatalogBytesError(
+    at.line,
+    at.col,
+    "a line ends with a carriage return alone (CR, 0x0D: an old Mac line ending), which is not read as a line break; save the file with LF (or CRLF) line endings",
+  );
+}
+
 /**
  * The text of a catalog file in blocks of 64 KiB (never the whole text), each block's bytes
  * checked before they are decoded. Throws CatalogBytesError (see the module's comment), or
@@ -199,14 +216,20 @@ export function* catalogText(file: string): Generator<string> {
           );
         }
       }
-      const whole = bytes.subarray(0, wholeCharacters(bytes));
+      let end = wholeCharacters(bytes);
+      // A CR last in the block: its LF, if it has one, is the next block's first byte.
+      if (end > 0 && bytes[end - 1] === CR) end--;
+      const whole = bytes.subarray(0, end);
       if (!isUtf8(whole) || whole.includes(0)) throw badBytes(whole, at);
       const text = whole.toString("utf8");
+      const lone = text.search(/\r(?!\n)/);
+      if (lone !== -1) throw loneCr(text.slice(0, lone), at);
       at.advance(text);
       // Copied: `buf` is read into again.
       held = Buffer.from(bytes.subarray(whole.length));
       yield text;
     }
+    if (held.length === 1 && held[0] === CR) throw loneCr("", at);
     if (held.length > 0) throw badBytes(held, at);
   } finally {
     closeSync(fd);
