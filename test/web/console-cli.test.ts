@@ -59,6 +59,17 @@ describe("nor operator set-password and the console over the same store", () => 
     expect((await new Browser(app).signIn("another long pass phrase")).status).toBe(303);
   });
 
+  it("a password file saved with a byte-order mark (Notepad's UTF-8) and CRLF signs in with the password as typed, the mark and the line end not part of it", async () => {
+    const password = "a long pass phrase from a file";
+    const r = await norWithStdin(
+      ["operator", "set-password", "--data", dir],
+      `\uFEFF${password}\r\n`,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const app = createApp({ db: store.db, now: () => now });
+    expect((await new Browser(app).signIn(password)).status).toBe(303);
+  });
+
   it("refuses a too-short or empty password with a usage error (exit 2) and keeps the old one", async () => {
     const before = await store.db.selectFrom("console_operator").selectAll().execute();
     for (const input of ["short\n", "", `${" ".repeat(12)}\n`, "  only9chars  \n"]) {

@@ -57,8 +57,13 @@ async function readStdin(): Promise<string> {
   return text;
 }
 
-/** The first line without its line end; spaces inside and around are part of the password. */
+/**
+ * The first line without its line end; spaces inside and around are part of the password. A
+ * byte-order mark before it (a password file saved as "UTF-8 with BOM", as Notepad does) is the
+ * file's, not a character of the password: dropped, as it could never be typed into the sign-in form.
+ */
 function firstLine(text: string): string {
-  const end = text.search(/\r?\n/);
-  return end === -1 ? text : text.slice(0, end);
+  const unmarked = text.startsWith("\uFEFF") ? text.slice(1) : text;
+  const end = unmarked.search(/\r?\n/);
+  return end === -1 ? unmarked : unmarked.slice(0, end);
 }
