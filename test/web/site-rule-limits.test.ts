@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { load } from "cheerio";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { siteRules } from "../../src/store/site-rules.js";
+import { setSiteRule, siteRules } from "../../src/store/site-rules.js";
 import { runMain } from "../cli/cli-capture.js";
 import { type Browser, consoleFixture, seedNight } from "./console-support.js";
 
@@ -85,6 +85,28 @@ describe("an owner's gap and paths, in the CLI and the console alike", () => {
       expect(long.stderr).toContain("must be at most 2,048 characters");
       expect(long.stderr.length).toBeLessThan(1000);
       expect(await siteRules(f.db)).toEqual([]);
+      // One stored before such paths were refused is listed escaped, and can still be cleared.
+      await setSiteRule(f.db, {
+        site: "b.gov",
+        kind: "leave-alone",
+        value: "/old\x1b]0;pwned\x07",
+        reason: "the owner asked",
+        at: f.clock.now(),
+        by: "someone",
+      });
+      const listed = await runMain(["site", "b.gov", "--data", f.dir]);
+      expect(listed.stdout).toContain("b.gov: /old\\u001b]0;pwned\\u0007 left alone");
+      expect(listed.stdout).not.toMatch(/[\x07\x1b]/);
+      const cleared = await runMain([
+        "site",
+        "b.gov",
+        "--clear-leave-alone",
+        "/old\x1b]0;pwned\x07",
+        "--data",
+        f.dir,
+      ]);
+      expect(cleared.code, cleared.stderr).toBe(0);
+      expect(cleared.stdout).not.toMatch(/[\x07\x1b]/);
       // Percent-encoded, as robots.txt writes it, and non-ASCII as typed: both still taken.
       const ok = await runMain(["site", "a.gov", "--leave-alone", "/p%C3%A9/", "/pé/x", ...args]);
       expect(ok.code, ok.stderr).toBe(0);

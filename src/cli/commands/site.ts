@@ -17,7 +17,7 @@ import {
   siteRules,
   siteState,
 } from "../../store/site-rules.js";
-import { stderr, stdout } from "../io.js";
+import { diagnosticText, stderr, stdout } from "../io.js";
 import { loginName } from "../login-name.js";
 import { saying } from "../store-upgrade.js";
 
@@ -174,7 +174,7 @@ export function register(program: Command): void {
               at: now,
               by,
             });
-            if (n > 0) out.push(`${site}: ${prefix} may be read again`);
+            if (n > 0) out.push(diagnosticText(`${site}: ${prefix} may be read again`));
             else notCleared.push(notLeftAlone(prefix));
           }
           // Kept (an owner may write first), but said: a mistyped site would otherwise pass unseen.
@@ -278,7 +278,11 @@ function describe(r: SiteRule): string {
         ? `${r.value} left alone`
         : "not read";
   // The New York calendar date, as the console's New York time and the request log's reason say it.
-  return `${r.site}: ${what} (since ${formatInZone(r.at, SITE_OWNER_ZONE).slice(0, 10)}, by ${r.by}: ${r.reason})`;
+  // Escaped as stderr is (io.ts): a path stored before such paths were refused may hold an
+  // escape sequence the terminal would obey.
+  return diagnosticText(
+    `${r.site}: ${what} (since ${formatInZone(r.at, SITE_OWNER_ZONE).slice(0, 10)}, by ${r.by}: ${r.reason})`,
+  );
 }
 
 /** A host, a registrable domain or a URL: the site it belongs to (P9), or why it names none. */
