@@ -25,9 +25,12 @@ import { writeTxn } from "./write-txn.js";
 /**
  * 1 for an unreached source its site's own wait or its owner's slower pace held past the night
  * (policy/admission.ts: its reason says so), 0 for any other: summed, the night's held sources,
- * said apart from those the night's time ran out for.
+ * said apart from those the night's time ran out for. The reason's opening compared as it is
+ * (as the pages' startsWith reads it), not by LIKE: SQLite's LIKE ignores ASCII case where
+ * PostgreSQL's does not, so the two stores counted a reason alike only by chance.
  */
-const heldCase = sql<number>`case when outcome = 'unreached' and (reason like ${`${SITE_WAIT}%`} or reason like ${`${OWNER_PACE}%`}) then 1 else 0 end`;
+const opens = (words: string) => sql`substr(reason, 1, ${sql.lit(words.length)}) = ${words}`;
+const heldCase = sql<number>`case when outcome = 'unreached' and (${opens(SITE_WAIT)} or ${opens(OWNER_PACE)}) then 1 else 0 end`;
 
 export interface MarkInput {
   source: string;
