@@ -300,12 +300,14 @@ export async function runNight(
    * over by another worker while this one was frozen past its lease: a SIGSTOP, a long pause,
    * a machine cut off from the database), leaving it to that worker, unfinished.
    */
-  const runLane = async (lane: Lane): Promise<boolean> => {
-    // This worker's lease on the lane reaches at least this far (it was claimed just now; the
-    // heartbeat renews it). Past a margin before it, the lane is claimed again before the
-    // next source: another worker may have taken it over, and asking its sources alongside
-    // that worker would ask them twice (P8).
-    let heldUntil = clock.now() + LANE_LEASE_MS;
+  const runLane = async (lane: Lane, claimedAt: number): Promise<boolean> => {
+    // This worker's lease on the lane reaches at least this far (it was claimed at
+    // `claimedAt`, the time its claim wrote; the heartbeat renews it). Counted from the claim,
+    // not from now: a worker frozen after its claim wrote and before it came back has held the
+    // lane since then. Past a margin before it, the lane is claimed again before the next
+    // source: another worker may have taken it over, and asking its sources alongside that
+    // worker would ask them twice (P8).
+    let heldUntil = claimedAt + LANE_LEASE_MS;
     // The lane's whole entries, held while it runs.
     const entries = new Map(
       (await sources.load(lane.sources.map((p) => p.source.id))).map((s) => [s.id, s]),
@@ -485,20 +487,22 @@ export async function runNight(
     // size is refused before any lane is claimed.
     checkConcurrency(opts.concurrency);
     const startNow = lanes.slice(0, opts.concurrency);
+    const firstAt = clock.now();
     const claimedNow = await store.claimLanes(
       opts.night,
       startNow.map((l) => l.site),
       holder,
-      clock.now(),
+      firstAt,
     );
     const first = new Set(startNow);
     await runPool(lanes, opts.concurrency, async (lane) => {
       // Stopped: no lane more is claimed (another process may take it at once).
       if (stopped()) return;
+      const at = first.has(lane) ? firstAt : clock.now();
       const mine = first.has(lane)
         ? claimedNow.has(lane.site)
-        : await store.claimLane(opts.night, lane.site, holder, clock.now());
-      if (!mine || !(await runLane(lane))) waiting.push(lane);
+        : await store.claimLane(opts.night, lane.site, holder, at);
+      if (!mine || !(await runLane(lane, at))) waiting.push(lane);
     });
     // Bounded: a live worker finishes its lanes by the deadline; past it (plus the longest
     // request), whatever is still held is left to its worker.
@@ -518,8 +522,9 @@ export async function runNight(
       }
       await runPool(free, opts.concurrency, async (lane) => {
         if (stopped()) return;
-        if (await store.claimLane(opts.night, lane.site, holder, clock.now())) {
-          if (!(await runLane(lane))) still.push(lane);
+        const at = clock.now();
+        if (await store.claimLane(opts.night, lane.site, holder, at)) {
+          if (!(await runLane(lane, at))) still.push(lane);
         } else if (!(await laneDone(store, opts.night, lane, deps))) still.push(lane);
       });
       waiting = still;
