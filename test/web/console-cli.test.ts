@@ -68,6 +68,10 @@ describe("nor operator set-password and the console over the same store", () => 
     expect(r.code, r.stderr).toBe(0);
     const app = createApp({ db: store.db, now: () => now });
     expect((await new Browser(app).signIn(password)).status).toBe(303);
+    // Old Mac line ends (a CR alone): the line ends there too.
+    const mac = await norWithStdin(["operator", "set-password", "--data", dir], `${password}!\r`);
+    expect(mac.code, mac.stderr).toBe(0);
+    expect((await new Browser(app).signIn(`${password}!`)).status).toBe(303);
   });
 
   it("refuses a too-short or empty password with a usage error (exit 2) and keeps the old one", async () => {

@@ -64,6 +64,7 @@ async function readStdin(): Promise<string> {
  */
 function firstLine(text: string): string {
   const unmarked = text.startsWith("\uFEFF") ? text.slice(1) : text;
-  const end = unmarked.search(/\r?\n/);
+  // CRLF, LF, or a CR alone (old Mac line ends): the line ends at the first of them.
+  const end = unmarked.search(/[\r\n]/);
   return end === -1 ? unmarked : unmarked.slice(0, end);
 }
