@@ -27,172 +27,116 @@ const NIGHT = "2026-11-05";
 const A = "machine-a:101:aaaa";
 const B = "machine-b:102:bbbb";
 
+/**
+ * A takes the lane and is frozen where `freeze` (given A's store and a function that freezes A
+ * until released) says; B, on another machine, starts once A is frozen; A wakes once B has asked
+ * three of the lane's sources. What each asked (robots.txt aside), and the two nights' ends.
+ */
+async function frozenAndTakenOver(
+  freeze: (store: MemoryNightStore, storeA: NightStore, freezeA: () => Promise<void>) => void,
+) {
+  const clock = new ManualClock();
+  const sim = buildSimulation(clock, [{ site: "shared.org", latencyMs: 100, sources: 12 }]);
+  const store = new MemoryNightStore();
+  const journal = new MemoryJournal();
+  const robotsCache = new MemoryRobotsCache();
+  const byHolder: { holder: string; url: string }[] = [];
+
+  let release: () => void = () => {};
+  const frozen = new Promise<void>((r) => {
+    release = r;
+  });
+  let isFrozen = false;
+  const storeA: NightStore = Object.create(store) as NightStore;
+  freeze(store, storeA, async () => {
+    isFrozen = true;
+    await frozen;
+  });
+
+  const run = (holder: string, s: NightStore) =>
+    runNight(
+      sim.catalog,
+      {
+        store: s,
+        clock,
+        reader: simReader,
+        validators: store,
+        siteOf,
+        isRecheckNight,
+        holder,
+        makeFetcher: async (state) =>
+          createFetcher({
+            clock,
+            ids: new CounterIds(),
+            journal,
+            robotsCache,
+            holder,
+            transport: async (req) => {
+              if (!req.url.endsWith("/robots.txt")) byHolder.push({ holder, url: req.url });
+              return sim.transport(req);
+            },
+            deadline: state.deadlineAt,
+            night: NIGHT,
+            gapMs: 2_000,
+          }),
+      },
+      { night: NIGHT, deadlineMs: 60 * 60_000, concurrency: 1 },
+    );
+
+  const settled = new Set<string>();
+  const runA = run(A, storeA).finally(() => settled.add("a"));
+  runA.catch(() => {});
+  let runB: Promise<NightSummary> | undefined;
+  let frozenAt = 0;
+  // Bounded: every step wakes one sleeper.
+  for (let steps = 0; steps < 200_000 && settled.size < 2; steps++) {
+    if (isFrozen && runB === undefined) {
+      frozenAt = clock.now();
+      runB = run(B, store).finally(() => settled.add("b"));
+      runB.catch(() => {});
+    }
+    // A wakes once B has taken the lane over and asked a few of its sources.
+    const bAsked = byHolder.filter((r) => r.holder === B).length;
+    if (runB !== undefined && bAsked >= 3) release();
+    if (!(await clock.step())) await new Promise<void>((r) => setImmediate(r));
+  }
+  await runA;
+  await runB;
+  // B took the lane only after A's lease had run out.
+  expect(clock.now() - frozenAt).toBeGreaterThan(LANE_LEASE_MS);
+  // Every source asked once, by one of them.
+  const urls = byHolder.map((r) => r.url);
+  expect(urls.length).toBe(12);
+  expect(new Set(urls).size).toBe(12);
+  for (const src of sim.catalog.sources)
+    expect(store.outcomeOf(src.id, NIGHT)?.kind, src.id).toBe("ok");
+  return byHolder;
+}
+
 describe("a worker woken after its lane was taken over (run-night)", () => {
   it("P8, P9: a worker frozen past its lane's lease, the lane taken over by another machine's worker, asks none of that lane's sources once it wakes", async () => {
-    const clock = new ManualClock();
-    const sim = buildSimulation(clock, [{ site: "shared.org", latencyMs: 100, sources: 12 }]);
-    const store = new MemoryNightStore();
-    const journal = new MemoryJournal();
-    const robotsCache = new MemoryRobotsCache();
-    const byHolder: { holder: string; url: string }[] = [];
-
     // A's store freezes A (as SIGSTOP would) before its third source, until released.
-    let calls = 0;
-    let release: () => void = () => {};
-    const frozen = new Promise<void>((r) => {
-      release = r;
+    const byHolder = await frozenAndTakenOver((store, storeA, freezeA) => {
+      let calls = 0;
+      storeA.sourceNow = async (night, id) => {
+        calls++;
+        if (calls === 3) await freezeA();
+        return store.sourceNow(night, id);
+      };
     });
-    let isFrozen = false;
-    const storeA: NightStore = Object.create(store) as NightStore;
-    storeA.sourceNow = async (night, id) => {
-      calls++;
-      if (calls === 3) {
-        isFrozen = true;
-        await frozen;
-      }
-      return store.sourceNow(night, id);
-    };
-
-    const run = (holder: string, s: NightStore) =>
-      runNight(
-        sim.catalog,
-        {
-          store: s,
-          clock,
-          reader: simReader,
-          validators: store,
-          siteOf,
-          isRecheckNight,
-          holder,
-          makeFetcher: async (state) =>
-            createFetcher({
-              clock,
-              ids: new CounterIds(),
-              journal,
-              robotsCache,
-              holder,
-              transport: async (req) => {
-                if (!req.url.endsWith("/robots.txt")) byHolder.push({ holder, url: req.url });
-                return sim.transport(req);
-              },
-              deadline: state.deadlineAt,
-              night: NIGHT,
-              gapMs: 2_000,
-            }),
-        },
-        { night: NIGHT, deadlineMs: 60 * 60_000, concurrency: 1 },
-      );
-
-    const settled = new Set<string>();
-    const runA = run(A, storeA).finally(() => settled.add("a"));
-    runA.catch(() => {});
-    let runB: Promise<NightSummary> | undefined;
-    const frozenAt = { t: 0 };
-    // Bounded: every step wakes one sleeper.
-    for (let steps = 0; steps < 200_000 && settled.size < 2; steps++) {
-      if (isFrozen && runB === undefined) {
-        frozenAt.t = clock.now();
-        runB = run(B, store).finally(() => settled.add("b"));
-        runB.catch(() => {});
-      }
-      // A wakes once B has taken the lane over and asked a few of its sources.
-      const bAsked = byHolder.filter((r) => r.holder === B).length;
-      if (runB !== undefined && bAsked >= 3) release();
-      if (!(await clock.step())) await new Promise<void>((r) => setImmediate(r));
-    }
-    await runA;
-    await runB;
-
-    // B took the lane only after A's lease had run out.
-    expect(clock.now() - frozenAt.t).toBeGreaterThan(LANE_LEASE_MS);
-    // Every source asked once, by one of them; A nothing after it woke.
-    const urls = byHolder.map((r) => r.url);
-    expect(urls.length).toBe(12);
-    expect(new Set(urls).size).toBe(12);
+    // A asked its first two, nothing after it woke.
     expect(byHolder.filter((r) => r.holder === A)).toHaveLength(2);
-    for (const s of sim.catalog.sources)
-      expect(store.outcomeOf(s.id, NIGHT)?.kind, s.id).toBe("ok");
   });
+
   it("P8, P9: a worker frozen just as its claim of a lane came back (before the lane's first source), the lane taken over meanwhile, asks none of its sources once it wakes", async () => {
-    const clock = new ManualClock();
-    const sim = buildSimulation(clock, [{ site: "shared.org", latencyMs: 100, sources: 12 }]);
-    const store = new MemoryNightStore();
-    const journal = new MemoryJournal();
-    const robotsCache = new MemoryRobotsCache();
-    const byHolder: { holder: string; url: string }[] = [];
-
-    // A's store freezes A (as SIGSTOP would) as its claim comes back, until released.
-    let release: () => void = () => {};
-    const frozen = new Promise<void>((r) => {
-      release = r;
-    });
-    let isFrozen = false;
-    const storeA: NightStore = Object.create(store) as NightStore;
     // Frozen after the claim committed, before it came back (a SIGSTOP during the round trip).
-    storeA.claimLanes = async (night, sites, h, now) => {
-      const claimed = await store.claimLanes(night, sites, h, now);
-      isFrozen = true;
-      await frozen;
-      return claimed;
-    };
-    const run = (holder: string, s: NightStore) =>
-      runNight(
-        sim.catalog,
-        {
-          store: s,
-          clock,
-          reader: simReader,
-          validators: store,
-          siteOf,
-          isRecheckNight,
-          holder,
-          makeFetcher: async (state) =>
-            createFetcher({
-              clock,
-              ids: new CounterIds(),
-              journal,
-              robotsCache,
-              holder,
-              transport: async (req) => {
-                if (!req.url.endsWith("/robots.txt")) byHolder.push({ holder, url: req.url });
-                return sim.transport(req);
-              },
-              deadline: state.deadlineAt,
-              night: NIGHT,
-              gapMs: 2_000,
-            }),
-        },
-        { night: NIGHT, deadlineMs: 60 * 60_000, concurrency: 1 },
-      );
-
-    const settled = new Set<string>();
-    const runA = run(A, storeA).finally(() => settled.add("a"));
-    runA.catch(() => {});
-    let runB: Promise<NightSummary> | undefined;
-    const frozenAt = { t: 0 };
-    // Bounded: every step wakes one sleeper.
-    for (let steps = 0; steps < 200_000 && settled.size < 2; steps++) {
-      if (isFrozen && runB === undefined) {
-        frozenAt.t = clock.now();
-        runB = run(B, store).finally(() => settled.add("b"));
-        runB.catch(() => {});
-      }
-      // A wakes once B has taken the lane over and asked a few of its sources.
-      const bAsked = byHolder.filter((r) => r.holder === B).length;
-      if (runB !== undefined && bAsked >= 3) release();
-      if (!(await clock.step())) await new Promise<void>((r) => setImmediate(r));
-    }
-    await runA;
-    await runB;
-
-    // B took the lane only after A's lease had run out.
-    expect(clock.now() - frozenAt.t).toBeGreaterThan(LANE_LEASE_MS);
-    // Every source asked once, by one of them; A nothing after it woke.
-    const urls = byHolder.map((r) => r.url);
-    expect(urls.length).toBe(12);
-    expect(new Set(urls).size).toBe(12);
+    const byHolder = await frozenAndTakenOver((store, storeA, freezeA) => {
+      storeA.claimLanes = async (night, sites, h, now) => {
+        const claimed = await store.claimLanes(night, sites, h, now);
+        await freezeA();
+        return claimed;
+      };
+    });
     expect(byHolder.filter((r) => r.holder === A)).toHaveLength(0);
-    for (const s of sim.catalog.sources)
-      expect(store.outcomeOf(s.id, NIGHT)?.kind, s.id).toBe("ok");
   });
 });
