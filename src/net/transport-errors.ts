@@ -64,7 +64,6 @@ export function failureFor(err: unknown): TransportFailure {
     code === "UND_ERR_SOCKET" ||
     code === "UND_ERR_RES_CONTENT_LENGTH_MISMATCH" ||
     code === "ECONNABORTED" ||
-    code === "HPE_INVALID_EOF_STATE" ||
     endedMidAnswer(err)
   ) {
     return "closed";
@@ -133,7 +132,7 @@ export function mapBodyError(err: unknown): TransportBodyError {
   // P15, P21: a body the HTTP parser could not read (a chunk size that is not hex, bytes after
   // the last chunk that are no trailer) is an answer the site sent malformed: the same answer
   // comes again, so it is not tried again, and the site said no to nothing. It stays "other",
-  // as a malformed head is. (A connection closed mid-chunk is undici's "other side closed": "closed".)
+  // as a malformed head is. (A connection that ends mid-chunk is "closed": failureFor's endedMidAnswer.)
   if (failure === "other" && isParserError(err)) {
     return new TransportBodyError("other", messageOf(err));
   }

@@ -1,7 +1,4 @@
-import { execFileSync } from "node:child_process";
-import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -16,6 +13,7 @@ import { openStore } from "../../src/store/db.js";
 import { exchange, tempStore } from "../archive/support/fixtures.js";
 import { writeVillageCatalog } from "./catalogs.js";
 import { nor } from "./cli-capture.js";
+import { notFoundSite, unwritable } from "./unwritable.js";
 
 /**
  * An archive directory nor may not write in (made by another user: a night once run as root,
@@ -38,39 +36,11 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-const root = process.getuid?.() === 0;
-
-/** Makes `path` unwritable for this process; returns how to undo it, or undefined if it cannot. */
-function unwritable(path: string): (() => void) | undefined {
-  if (!root) {
-    chmodSync(path, 0o555);
-    return () => chmodSync(path, 0o755);
-  }
-  try {
-    execFileSync("chattr", ["+i", path], { stdio: "ignore" });
-  } catch {
-    return undefined; // no chattr, or a file system without the immutable flag (tmpfs)
-  }
-  return () => execFileSync("chattr", ["-i", path], { stdio: "ignore" });
-}
-
-/** A loopback site that answers 404 to everything and counts what it was asked. */
-async function site(): Promise<{ server: Server; origin: string; asked: string[] }> {
-  const asked: string[] = [];
-  const server = createServer((req, res) => {
-    asked.push(req.url ?? "");
-    res.writeHead(404, { "content-type": "text/plain" }).end("no\n");
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return { server, origin: `http://127.0.0.1:${port}`, asked };
-}
-
 describe("an archive directory nor may not write in", () => {
   it("nor night refuses before any request, naming DATA/archive (exit 2)", async (ctx) => {
     const d = tmp();
     const data = join(d, "data");
-    const s = await site();
+    const s = await notFoundSite();
     try {
       const catalog = writeVillageCatalog(join(d, "catalog.yaml"), "Locked", {
         "locked-agendas": `records: agendas, access: feed, url: "${s.origin}/a.rss"`,

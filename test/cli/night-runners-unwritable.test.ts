@@ -1,13 +1,11 @@
-import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/db.js";
 import { writeVillageCatalog } from "./catalogs.js";
 import { nor } from "./cli-capture.js";
+import { notFoundSite, unwritable } from "./unwritable.js";
 
 /**
  * Found from outside (the operator's side): a night once run as root leaves DATA/night-runners
@@ -18,39 +16,13 @@ import { nor } from "./cli-capture.js";
  * named the same way, before the night is opened or anything asked, a stale mark there that
  * cannot be removed included.
  *
- * Made unwritable as archive-unwritable.test.ts does it: as root, `chattr +i` (a file system that
+ * Made unwritable as archive-unwritable.test.ts does it (unwritable.ts): as root, `chattr +i` (a file system that
  * has it); as anyone else, its write bits taken away; skipped, saying so, where neither works.
  */
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-
-const root = process.getuid?.() === 0;
-
-function unwritable(path: string): (() => void) | undefined {
-  if (!root) {
-    chmodSync(path, 0o555);
-    return () => chmodSync(path, 0o755);
-  }
-  try {
-    execFileSync("chattr", ["+i", path], { stdio: "ignore" });
-  } catch {
-    return undefined;
-  }
-  return () => execFileSync("chattr", ["-i", path], { stdio: "ignore" });
-}
-
-async function site(): Promise<{ server: Server; origin: string; asked: string[] }> {
-  const asked: string[] = [];
-  const server = createServer((req, res) => {
-    asked.push(req.url ?? "");
-    res.writeHead(404, { "content-type": "text/plain" }).end("no\n");
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return { server, origin: `http://127.0.0.1:${port}`, asked };
-}
 
 const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -60,7 +32,7 @@ describe("DATA/night-runners nor may not write in", () => {
       const d = mkdtempSync(join(tmpdir(), "nor-runners-unwritable-"));
       dirs.push(d);
       const data = join(d, "data");
-      const s = await site();
+      const s = await notFoundSite();
       try {
         const catalog = writeVillageCatalog(join(d, "catalog.yaml"), "Marked", {
           "marked-agendas": `records: agendas, access: feed, url: "${s.origin}/a.rss"`,
