@@ -110,6 +110,12 @@ export interface Got {
   answer: AttemptResult;
   /** archive: the body is in the private copy (P8). */
   archived: boolean;
+  /**
+   * archive: settles once the copy's index row is committed, when it was queued behind this
+   * answer's completion rather than committed first (ArchivePort.writeQueued). The journal
+   * step completes the row, then waits for it: a failure is the archive's (NotKept).
+   */
+  indexed?: Promise<void>;
   /** Rebuilt from tonight's stored answer, not sent (P8). */
   replayed: boolean;
   /** classify: what the row records. */

@@ -166,14 +166,23 @@ export interface CookieJarPort {
 }
 
 /** The private copy (P8): every response read is handed to it. */
+export interface ArchiveExchange {
+  request: { method: Method; url: string; headers: Record<string, string>; body?: string };
+  response: FetchedResponse;
+  fetchedAt: number;
+  purpose: Purpose;
+  source?: string;
+}
+
 export interface ArchivePort {
-  write(exchange: {
-    request: { method: Method; url: string; headers: Record<string, string>; body?: string };
-    response: FetchedResponse;
-    fetchedAt: number;
-    purpose: Purpose;
-    source?: string;
-  }): Promise<void>;
+  /** Resolves once the exchange is kept: its records durable and its index row committed. */
+  write(exchange: ArchiveExchange): Promise<void>;
+  /**
+   * Resolves once the records are durable and the index row is queued in the store's group
+   * commit (the journal's), before that row commits: `indexed` settles when it has. A journal
+   * write queued after this resolves commits with the row or after it, never before.
+   */
+  writeQueued?(exchange: ArchiveExchange): Promise<{ indexed: Promise<void> }>;
   /** The body stored for one exchange (for replaying an answer already received, P8). */
   bodyOf?(q: { url: string; method: string; fetchedAt: number }): Promise<Uint8Array | undefined>;
 }

@@ -84,4 +84,44 @@ describe("`nor night`'s robots.txt answers and capture rows in the journal's gro
     expect(seen.filter((s) => s.table === "captures").length).toBeGreaterThan(0);
     expect(seen.filter((s) => !s.inTransaction)).toEqual([]);
   }, 60_000);
+
+  it("P8, P27: a capture row queued behind its request's completion that cannot be inserted stops the night as the archive's failure, the request's row completed", async () => {
+    const scratch = new Database(":memory:");
+    const proto = Object.getPrototypeOf(scratch.prepare("select 1")) as Record<string, Fn>;
+    scratch.close();
+    const real = proto["run"] as Fn;
+    let refused = 0;
+    proto["run"] = function (this, ...args) {
+      if (/^insert into "captures"/.test(this.source)) {
+        refused++;
+        throw new Error("disk I/O error (the test's)");
+      }
+      return real.apply(this, args);
+    };
+    const data = join(dir, "data-refused");
+    let r: Awaited<ReturnType<typeof nightCli>>;
+    try {
+      r = await nightCli(catalog, data, "2026-11-05");
+    } finally {
+      proto["run"] = real;
+    }
+    expect(refused).toBeGreaterThan(0);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(
+      /could not be kept in the archive \(P8\): disk I\/O error \(the test's\)/,
+    );
+    const db = new Database(join(data, "nor.db"), { readonly: true });
+    try {
+      const rows = db.prepare("select outcome, ended_at from request_log").all() as {
+        outcome: string;
+        ended_at: string | null;
+      }[];
+      expect(rows.length).toBeGreaterThan(0);
+      // Every row has its end: none left in flight (the site's gap counts from it, P10).
+      expect(rows.filter((x) => x.outcome === "in-flight" || x.ended_at === null)).toEqual([]);
+      expect(db.prepare("select count(*) as n from captures").get()).toEqual({ n: 0 });
+    } finally {
+      db.close();
+    }
+  }, 60_000);
 });

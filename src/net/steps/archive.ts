@@ -1,7 +1,7 @@
 import type { BodyRead } from "../body-reader.js";
 import type { StoredAnswer } from "../journal.js";
 import { type AttemptResult, type Call, NotKept, type Step } from "../pipeline.js";
-import type { ArchivePort, Validators } from "../types.js";
+import type { ArchiveExchange, ArchivePort, Validators } from "../types.js";
 
 /**
  * P8: every answer read in full (2xx, 4xx, 5xx; robots.txt too) goes to the private copy
@@ -23,8 +23,10 @@ export const archive =
     const reply = await next(call);
     if (reply.kind !== "answer") return reply;
     try {
-      const archived = await keep(deps.archive, call, reply.got.answer);
-      return { kind: "answer", got: { ...reply.got, archived } };
+      const kept = await keep(deps.archive, call, reply.got.answer);
+      if (kept === false) return { kind: "answer", got: { ...reply.got, archived: false } };
+      if (kept === true) return { kind: "answer", got: { ...reply.got, archived: true } };
+      return { kind: "answer", got: { ...reply.got, archived: true, indexed: kept.indexed } };
     } catch (err) {
       // The answer came but could not be kept (a full disk): the journal records its end, and
       // the caller hears it as the archive's failure (the night stops on it).
@@ -32,17 +34,21 @@ export const archive =
     }
   };
 
+/**
+ * False when nothing is kept; true once kept; `indexed` when the records are durable and the
+ * index row is queued to commit with the journal's completion (ArchivePort.writeQueued).
+ */
 async function keep(
   archive: ArchivePort | undefined,
   call: Call,
   r: AttemptResult,
-): Promise<boolean> {
+): Promise<boolean | { indexed: Promise<void> }> {
   if (!archive || !call.keepBody || r.kind !== "response") return false;
   if (r.read.kind !== "complete" || (r.status >= 100 && r.status < 200)) return false;
   // A 304 carries no page (the copy kept is still the one) and a redirect only where the page
   // went: their status and headers are the request log's (P8, P27; docs/promises.md).
   if (r.status >= 300 && r.status < 400) return false;
-  await archive.write({
+  const exchange: ArchiveExchange = {
     request: {
       method: call.method,
       url: call.url,
@@ -59,7 +65,15 @@ async function keep(
     fetchedAt: r.startedAt,
     purpose: call.purpose,
     ...(call.source !== undefined ? { source: call.source } : {}),
-  });
+  };
+  if (archive.writeQueued !== undefined) {
+    const kept = await archive.writeQueued(exchange);
+    // Awaited by the journal step; a rejection is never left unheard when a step between
+    // throws first (the journal then records the end as interrupted).
+    kept.indexed.catch(() => {});
+    return kept;
+  }
+  await archive.write(exchange);
   return true;
 }
 

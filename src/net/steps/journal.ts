@@ -4,7 +4,14 @@ import { RETRY_AFTER_MAX_MS } from "../../policy/constants.js";
 import { LATEST_HOLD_MS, readRetryAfter, waitAfterCut } from "../../policy/retry.js";
 import { siteOf } from "../../policy/site.js";
 import type { Completion, JournalPort, StoredAnswer, StoredAttempt } from "../journal.js";
-import { type AttemptResult, type Call, CutOff, type Got, type Step } from "../pipeline.js";
+import {
+  type AttemptResult,
+  type Call,
+  CutOff,
+  type Got,
+  NotKept,
+  type Step,
+} from "../pipeline.js";
 import type { Validators } from "../types.js";
 import type { ClosedSites } from "./closed-site.js";
 
@@ -56,6 +63,17 @@ export const journal =
     await deps.journal.complete(t.id, deps.holder, completion(call, t, got, got.judged));
     if (got.judged.closeSite !== undefined) {
       deps.closed.close(t.night, siteOf(call.url), got.judged.closeSite);
+    }
+    if (got.indexed !== undefined) {
+      // The copy's index row was queued before the completion, so it is committed by now or
+      // failed: a failure is the archive's (the caller stops on it, as on a full disk). The
+      // row's stored answer then says archived though the index has no copy: a replay finds
+      // none and asks again (archive step).
+      try {
+        await got.indexed;
+      } catch (err) {
+        throw new NotKept(err);
+      }
     }
     return reply;
   };

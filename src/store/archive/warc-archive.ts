@@ -98,8 +98,14 @@ export interface ShortFile {
 
 interface Pending {
   ex: Exchange;
-  resolve(): void;
+  /** Called once its records are durable and its row is queued (or committed, without a group). */
+  resolve(kept: Kept): void;
   reject(err: unknown): void;
+}
+
+/** An exchange's records on disk; `indexed` settles once its capture row is committed. */
+export interface Kept {
+  indexed: Promise<void>;
 }
 
 /** One exchange's two records and its capture row, before its place in a file is known. */
@@ -132,6 +138,8 @@ export class WarcArchive implements ArchivePort {
   /** Writes waiting for the next batch; one batch at a time, records appended whole, in order. */
   #pending: Pending[] = [];
   #draining: Promise<void> | undefined;
+  /** Capture rows queued in the group commit and not yet committed (close() waits for them). */
+  readonly #indexing = new Set<Promise<void>>();
   #closed = false;
   /** Bytes cut off the last file on open (a record half-written by a killed process). */
   recoveredBytes = 0;
@@ -301,9 +309,21 @@ export class WarcArchive implements ArchivePort {
    * fdatasync, their rows inserted in one statement, so a busy night pays one sync of each kind
    * per batch, not per answer. Nothing resolves before its own bytes and row are durable.
    */
-  write(exchange: Exchange): Promise<void> {
+  async write(exchange: Exchange): Promise<void> {
+    await (await this.writeQueued(exchange)).indexed;
+  }
+
+  /**
+   * As write(), but resolves once the records are on disk and the capture row is queued in the
+   * group commit, before that row is committed: `indexed` settles when it is. A write queued to
+   * the same group commit after this resolves (the journal's completion of the request) commits
+   * in the row's transaction or a later one, never before it (the group commit keeps the order
+   * writes were queued in), so the row and the completion share one fsync. Without a group
+   * commit the row is committed before this resolves.
+   */
+  writeQueued(exchange: Exchange): Promise<Kept> {
     if (this.#closed) return Promise.reject(new NorError("E_ARCHIVE", "archive is closed"));
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<Kept>((resolve, reject) => {
       this.#pending.push({ ex: exchange, resolve, reject });
       this.#draining ??= this.#drain();
     });
@@ -365,11 +385,6 @@ export class WarcArchive implements ArchivePort {
         planned.push({ p, capture: built.capture });
       }
       await flush();
-      await insertCaptures(
-        this.#db,
-        planned.map((x) => x.capture),
-        this.#group,
-      );
     } catch (err) {
       // Nothing of this batch is indexed: its bytes in the current file are overwritten by the
       // next batch (a rotated file's are cut off when it is next opened, past its last row).
@@ -380,7 +395,26 @@ export class WarcArchive implements ArchivePort {
       for (const p of batch) if (!settled.has(p)) p.reject(err);
       return;
     }
-    for (const x of planned) x.p.resolve();
+    if (planned.length === 0) return;
+    // Queued, not awaited, when there is a group commit: the rows commit with the writes queued
+    // after them (the requests' completions), and the next batch is built meanwhile.
+    const indexed = insertCaptures(
+      this.#db,
+      planned.map((x) => x.capture),
+      this.#group,
+    );
+    this.#indexing.add(indexed);
+    const settle = () => void this.#indexing.delete(indexed);
+    indexed.then(settle, settle);
+    if (this.#group === undefined) {
+      try {
+        await indexed;
+      } catch (err) {
+        for (const x of planned) x.p.reject(err);
+        return;
+      }
+    }
+    for (const x of planned) x.p.resolve({ indexed });
   }
 
   /** One exchange's records and capture row (its place in a file is filled in by the batch). */
@@ -531,6 +565,7 @@ export class WarcArchive implements ArchivePort {
     if (this.#closed) return;
     this.#closed = true;
     while (this.#draining) await this.#draining;
+    await Promise.allSettled([...this.#indexing]);
     if (this.#current) await this.#release(this.#current);
     this.#current = undefined;
   }
