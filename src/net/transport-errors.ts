@@ -1,18 +1,42 @@
 import { TransportBodyError, type TransportFailure, type TransportResult } from "./types.js";
 
-/** Node / OpenSSL error codes that mean the TLS handshake or certificate check failed (P21). */
+/**
+ * Node / OpenSSL error codes that mean the TLS handshake or certificate check failed (P21):
+ * every certificate verification code Node gives (its X509ErrorCode list, crypto_common.cc),
+ * UNSPECIFIED included, which is Node's code for a verification error it has no name for (a
+ * CA that signed with SHA-1: "CA signature digest algorithm too weak"), and Node's own TLS
+ * errors. A certificate that fails its check is the site's no whatever OpenSSL calls it;
+ * taken for an unknown failure, it was an "unreachable" page that left the site open.
+ */
 const TLS_CODES = new Set([
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_CRL",
+  "UNABLE_TO_DECRYPT_CERT_SIGNATURE",
+  "UNABLE_TO_DECRYPT_CRL_SIGNATURE",
+  "UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY",
+  "CERT_SIGNATURE_FAILURE",
+  "CRL_SIGNATURE_FAILURE",
+  "CERT_NOT_YET_VALID",
+  "CERT_HAS_EXPIRED",
+  "CRL_NOT_YET_VALID",
+  "CRL_HAS_EXPIRED",
+  "ERROR_IN_CERT_NOT_BEFORE_FIELD",
+  "ERROR_IN_CERT_NOT_AFTER_FIELD",
+  "ERROR_IN_CRL_LAST_UPDATE_FIELD",
+  "ERROR_IN_CRL_NEXT_UPDATE_FIELD",
   "DEPTH_ZERO_SELF_SIGNED_CERT",
   "SELF_SIGNED_CERT_IN_CHAIN",
-  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
-  "UNABLE_TO_GET_ISSUER_CERT",
   "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
-  "CERT_HAS_EXPIRED",
-  "CERT_NOT_YET_VALID",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "CERT_CHAIN_TOO_LONG",
   "CERT_REVOKED",
+  "INVALID_CA",
+  "PATH_LENGTH_EXCEEDED",
+  "INVALID_PURPOSE",
   "CERT_UNTRUSTED",
   "CERT_REJECTED",
   "HOSTNAME_MISMATCH",
+  "UNSPECIFIED",
   "ERR_TLS_CERT_ALTNAME_INVALID",
   "ERR_TLS_HANDSHAKE_TIMEOUT",
   "EPROTO",

@@ -189,3 +189,90 @@ describe("TLS (P21, P22)", () => {
     }
   });
 });
+
+/**
+ * Certificates a browser refuses that are not self-signed or expired: a leaf issued for
+ * client authentication only (OpenSSL: "unsuitable certificate purpose", Node's code
+ * INVALID_PURPOSE), and a leaf whose CA signed it with SHA-1 (OpenSSL 3 at its default
+ * security level: "CA signature digest algorithm too weak", which Node names UNSPECIFIED),
+ * each under a CA the checker is told to trust (--ca-file), so the chain itself is fine.
+ */
+async function misissued(): Promise<{
+  ca: string;
+  leaves: Record<string, { key: string; cert: string }>;
+}> {
+  const { execFile } = await import("node:child_process");
+  const { promisify } = await import("node:util");
+  const run = promisify(execFile);
+  const dir = mkdtempSync(join(tmpdir(), "nor-misissued-"));
+  const p = (f: string) => join(dir, f);
+  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+  await run("openssl", [
+    ...["req", "-x509", ...ec, "-keyout", p("ca.key"), "-out", p("ca.pem"), "-days", "2"],
+    ...["-subj", "/CN=nor test ca", "-addext", "basicConstraints=critical,CA:TRUE"],
+    ...["-addext", "keyUsage=critical,keyCertSign"],
+  ]);
+  await run("openssl", [
+    ...["req", "-newkey", "rsa:2048", "-nodes", "-keyout", p("leaf.key"), "-out", p("leaf.csr")],
+    ...["-subj", "/CN=leaf"],
+  ]);
+  const leaves: Record<string, { key: string; cert: string }> = {};
+  const issue = async (name: string, ext: string, digest: string) => {
+    writeFileSync(p(`${name}.cnf`), ext);
+    await run("openssl", [
+      ...["x509", "-req", `-${digest}`, "-in", p("leaf.csr"), "-CA", p("ca.pem")],
+      ...["-CAkey", p("ca.key"), "-CAcreateserial", "-out", p(`${name}.pem`), "-days", "2"],
+      ...["-extfile", p(`${name}.cnf`)],
+    ]);
+    leaves[name] = {
+      key: readFileSync(p("leaf.key"), "utf8"),
+      cert: readFileSync(p(`${name}.pem`), "utf8"),
+    };
+  };
+  await issue(
+    "client-only",
+    "subjectAltName=IP:127.0.0.250\nextendedKeyUsage=clientAuth\n",
+    "sha256",
+  );
+  await issue("sha1", "subjectAltName=IP:127.0.0.250\n", "sha1");
+  return { ca: p("ca.pem"), leaves };
+}
+
+describe("TLS: certificates a browser refuses (P21)", () => {
+  it.each(["client-only", "sha1"])(
+    "P21, P22: a certificate that fails its check as %s is a no (tls): one handshake, the site closed for the night",
+    async (name) => {
+      h = await harness();
+      const { createServer } = await import("node:https");
+      const { ca, leaves } = await misissued();
+      const leaf = leaves[name]!;
+      let connections = 0;
+      let requests = 0;
+      // The server loads the weak certificate (its own security level lowered); the checker's
+      // stays as Node sets it.
+      const srv = createServer({ ...leaf, ciphers: "DEFAULT@SECLEVEL=0" }, (_q, res) => {
+        requests++;
+        res.end("User-agent: *\nAllow: /\n");
+      });
+      srv.on("connection", () => connections++);
+      srv.on("tlsClientError", () => {});
+      await new Promise<void>((r) => srv.listen(0, "127.0.0.250", r));
+      try {
+        const port = (srv.address() as { port: number }).port;
+        const f = h.fetcher({ transportOptions: { caFile: ca } });
+        const out = await f.fetch({ url: `https://127.0.0.250:${port}/list`, purpose: "page" });
+        expect(out).toMatchObject({
+          kind: "refused",
+          evidence: { provider: "tls", verdict: "tls" },
+        });
+        expect(h.ports.log.entries[0]?.failure).toMatch(/^tls: /);
+        const other = await f.fetch({ url: `https://127.0.0.250:${port}/other`, purpose: "page" });
+        expect(other.kind).toBe("site-closed");
+        expect(connections).toBe(1);
+        expect(requests).toBe(0);
+      } finally {
+        await new Promise<void>((r) => srv.close(() => r()));
+      }
+    },
+  );
+});
