@@ -383,3 +383,37 @@ describe("P21: preparation (research notes §2)", () => {
     });
   });
 });
+
+describe("P21: a page that quotes a vendor's block message is not that block page", () => {
+  /** A city's notices page: a help notice quoting `quote`, and thirty notices listed. */
+  const notices = (quote: string) =>
+    `<!doctype html><html><head><title>Notices | City of Example</title></head><body><nav><a href="/">Home</a> <a href="/council">Council</a></nav><main><h1>Notices</h1><p>Website notice: some visitors who use a VPN see a page that says ${quote} If that happens, call the clerk's office and read us the id it shows.</p><ul>${Array.from(
+      { length: 30 },
+      (_, i) =>
+        `<li><a href="/notices/${i}">Public hearing on zoning amendment ${i}</a>, posted December ${(i % 28) + 1}, 2026</li>`,
+    ).join("")}</ul></main></body></html>`;
+  const QUOTES: [string, string][] = [
+    ["imperva", "“Request unsuccessful. Incapsula incident ID: 0-12345”."],
+    [
+      "f5",
+      "“The requested URL was rejected. Please consult with your administrator. Your support ID is: 1234567890123456789”.",
+    ],
+    ["google", "“Our systems have detected unusual traffic from your computer network”."],
+    ["sucuri", "“Access Denied - Sucuri Website Firewall” with a Block ID."],
+  ];
+  it.each(QUOTES)(
+    "P21: a notices page answered 200 that quotes %s's block message is read, not a no",
+    (_vendor, quote) => {
+      expect(refusalFor(resp(200, notices(quote)))).toBeNull();
+    },
+  );
+
+  it.each(QUOTES)(
+    "P21: %s's own block page, small, is still a no at 200, and so is the long page on a refusal status",
+    (vendor, quote) => {
+      const small = `<html><head><title>Request Rejected</title></head><body><p>${quote}</p></body></html>`;
+      expect(refusalFor(resp(200, small))).toMatchObject({ provider: vendor });
+      expect(refusalFor(resp(403, notices(quote)))).toMatchObject({ provider: vendor });
+    },
+  );
+});

@@ -1,10 +1,12 @@
 /**
  * P21, vendor block pages and gates (research notes, Tier 2): Sucuri, F5 BIG-IP ASM, Google
  * "sorry", Anubis, plus the table's Distil, DDoS-Guard and LinkedIn rows. F5 and Imperva
- * answer 200, so these rules look at the page, not the status. Footer seals (sucuri.net
- * links), F5's TS/BIGip cookies and DDoS-Guard's server header alone are presence only.
+ * answer 200, so these rules look at the page, not the status; but a vendor's sentence on a
+ * 2xx counts only on a page as small as its block page (types.ts blockPageSized), never quoted
+ * on a long one. Footer seals (sucuri.net links), F5's TS/BIGip cookies and DDoS-Guard's
+ * server header alone are presence only.
  */
-import { firstCapture, type Prepared, type RuleResult, verdict } from "./types.js";
+import { blockPageSized, firstCapture, type Prepared, type RuleResult, verdict } from "./types.js";
 
 const GOOGLE_HOST = /^(?:www\.|ipv4\.|ipv6\.)?google\.[a-z]{2,3}(?:\.[a-z]{2})?$/;
 
@@ -12,6 +14,7 @@ export function sucuri(p: Prepared): RuleResult {
   const blockHeader = p.headers["x-sucuri-block"]?.trim();
   const page =
     !p.plain &&
+    blockPageSized(p) &&
     (p.lower.includes("sucuri website firewall - access denied") ||
       p.lower.includes("access denied - sucuri website firewall"));
   if (!blockHeader && !page) return null;
@@ -23,7 +26,7 @@ export function sucuri(p: Prepared): RuleResult {
 }
 
 export function f5(p: Prepared): RuleResult {
-  if (p.plain) return null;
+  if (p.plain || !blockPageSized(p)) return null;
   if (
     !p.lower.includes("the requested url was rejected. please consult with your administrator.")
   ) {
@@ -46,7 +49,10 @@ function isGoogleSorry(url: string): boolean {
 export function google(p: Prepared): RuleResult {
   if (isGoogleSorry(p.url)) return verdict("challenge", "google", "google /sorry/ page");
   if (p.plain) return null;
-  if (p.lower.includes("our systems have detected unusual traffic from your computer network")) {
+  if (
+    blockPageSized(p) &&
+    p.lower.includes("our systems have detected unusual traffic from your computer network")
+  ) {
     return verdict("challenge", "google", "unusual traffic from your computer network");
   }
   if (

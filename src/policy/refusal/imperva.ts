@@ -5,7 +5,7 @@
  * (`SWJIYLWA=…&ns=1&cb=…`) is injected into ordinary pages, and so are the `visid_incap_`
  * cookies and `x-iinfo`.
  */
-import { firstCapture, type Prepared, type RuleResult, verdict } from "./types.js";
+import { blockPageSized, firstCapture, type Prepared, type RuleResult, verdict } from "./types.js";
 
 const STUB_MAX_BYTES = 3000;
 const SCRIPT_TAG = /<script\b[^>]*>/g;
@@ -16,7 +16,9 @@ function incidentId(p: Prepared): string | undefined {
 
 export function impervaBlock(p: Prepared): RuleResult {
   if (p.plain) return null;
-  if (p.lower.includes("incapsula incident id")) {
+  // The sentence counts on a page the size of Imperva's (blockPageSized); its iframe, below,
+  // is the page's own markup and counts at any size.
+  if (p.lower.includes("incapsula incident id") && blockPageSized(p)) {
     return verdict("block", "imperva", "Incapsula incident ID", incidentId(p));
   }
   if (/<iframe\b[^>]*_incapsula_resource\?cwudnsai=/.test(p.lower)) {

@@ -57,6 +57,22 @@ export function verdict(
   return v;
 }
 
+/**
+ * The visible text (Prepared.text) a vendor's block page stays under: its sentence is all the
+ * page says (the research notes' samples: 80 to 650 characters). Tier 3's bound.
+ */
+export const BLOCK_PAGE_MAX_TEXT = 1500;
+
+/**
+ * P21: whether a vendor's block sentence found in the page's text may be its block page. On a
+ * refusal status (4xx, 5xx) it may; on a 2xx or 3xx (Imperva and F5 answer 200) only when the
+ * page is small as those pages are: a notices or help page answered 200 that quotes "Request
+ * unsuccessful. Incapsula incident ID …" for its readers is a page to read, not the site's no.
+ */
+export function blockPageSized(p: Prepared): boolean {
+  return p.status >= 400 || p.text.length < BLOCK_PAGE_MAX_TEXT;
+}
+
 /** The first capture of the first pattern that matches `s`. */
 export function firstCapture(s: string, patterns: readonly RegExp[]): string | undefined {
   for (const re of patterns) {
