@@ -96,6 +96,19 @@ describe("P21: a page that is only a CAPTCHA is a no at any status", () => {
     }
   });
 
+  it("P21: the other words CAPTCHA gates use: verification required, solve this CAPTCHA, I'm not a robot", () => {
+    const rows: [string, string][] = [
+      ["Verification required. To continue, please check the box below.", "verification required"],
+      ["Please solve this CAPTCHA to continue to the Village of Example.", "complete the captcha"],
+      ["Pass the challenge below to see this page.", "complete the captcha"],
+      ["Tick “I’m not a robot” to continue.", "i'm not a robot"],
+    ];
+    for (const [sentence, name] of rows) {
+      const body = `<title>Example</title><p>${sentence}</p><div class="g-recaptcha" data-sitekey="6Lc"></div>`;
+      expect(detectChallenge(resp(200, body))?.marker).toBe(`whole page: g-recaptcha + "${name}"`);
+    }
+  });
+
   it("P21: the widget's own response field, hidden inputs, buttons and a checkbox are not fields", () => {
     const own = [
       '<textarea name="g-recaptcha-response" style="display:none"></textarea>',

@@ -38,7 +38,9 @@ const PHRASES: readonly [string, RegExp][] = [
   ["are you a robot", /\bare you (?:a robot|a bot|a human|human)\b/],
   ["human verification", /\bhuman verification\b/],
   ["security check", /\bsecurity check\b/],
-  ["complete the captcha", /\b(?:complete|solve) the (?:captcha|challenge)\b/],
+  ["verification required", /\bverification required\b/],
+  ["complete the captcha", /\b(?:complete|solve|pass) (?:the|this|a|our) (?:captcha|challenge)\b/],
+  ["i'm not a robot", /\bi['’]?m not a (?:robot|bot)\b/],
 ];
 
 const WIDGET_PROVIDER: Record<string, string> = {
