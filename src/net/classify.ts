@@ -1,5 +1,6 @@
 import { type RefusalVerdict, refusalFor } from "../policy/refusal.js";
 import { retryDecision } from "../policy/retry.js";
+import { noteLine } from "../policy/shown-text.js";
 import type { AttemptResult } from "./pipeline.js";
 import type { FetchOutcome, RefusalEvidence } from "./types.js";
 
@@ -127,7 +128,9 @@ function tooManyRequests(ctx: ClassifyContext, headers: Record<string, string>):
   return refused(ctx.url, 429, rateLimitNo(d.reason), {
     provider: "http",
     verdict: "rate-limit",
-    marker: `HTTP 429${retryAfter !== undefined ? `, Retry-After: ${retryAfter}` : ""}`,
+    // The site's header said back as one line of at most NOTE_MAX characters: a head may run to
+    // 256 KiB, and the marker goes to the log, the console and the source's page.
+    marker: noteLine(`HTTP 429${retryAfter !== undefined ? `, Retry-After: ${retryAfter}` : ""}`),
   });
 }
 

@@ -249,3 +249,20 @@ describe("a challenge page answered with 200 to a feed URL (P21)", () => {
     }
   }, 60_000);
 });
+
+describe("a 429's no keeps what its head said, within bounds (P21, P27)", () => {
+  it("P21: a 429 whose Retry-After runs to 100 KB is the site's no, its evidence a line, not the header", async () => {
+    const { s, f } = await serve(status(429, { "retry-after": "9".repeat(100_000) }));
+    const out = await f.fetch({ url: s.url("/bids/"), purpose: "page" });
+    expect(out).toMatchObject({
+      kind: "refused",
+      status: 429,
+      evidence: { verdict: "rate-limit" },
+    });
+    if (out.kind !== "refused") return;
+    expect(out.evidence.marker?.startsWith("HTTP 429, Retry-After: 999")).toBe(true);
+    expect(out.evidence.marker?.length).toBeLessThanOrEqual(400);
+    expect(h.ports.log.entries.at(-1)?.evidence?.marker).toBe(out.evidence.marker);
+    expect(s.hits("/bids/")).toHaveLength(1);
+  });
+});

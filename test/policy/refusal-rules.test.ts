@@ -417,3 +417,27 @@ describe("P21: a page that quotes a vendor's block message is not that block pag
     },
   );
 });
+
+describe("P21: the vendor's reference is an id, never whatever a page puts there", () => {
+  const dd = (cid: string) =>
+    `<html><body><p id="cmsg">Please enable JS and disable any ad blocker</p><script>var dd={'rt':'c','cid':'${cid}','hsh':'ABC','t':'fe','host':'geo.captcha-delivery.com'}</script><script src="https://ct.captcha-delivery.com/c.js"></script></body></html>`;
+
+  it("P21: a reference holding terminal controls, or longer than any id, is left out; the no stands", () => {
+    for (const cid of ["\u001b]0;owned\u0007\u001b[2JAHrl", `AHrl${"A".repeat(5000)}`, "AH rl"]) {
+      const v = refusalFor(resp(403, dd(cid)));
+      expect(v).toMatchObject({ verdict: "challenge", provider: "datadome" });
+      expect(v?.reference).toBeUndefined();
+    }
+    const header = refusalFor(
+      resp(403, "<p>blocked</p>", { ...HTML, "x-dd-b": "1", "x-datadome-cid": "x".repeat(300) }),
+    );
+    expect(header).toMatchObject({ provider: "datadome" });
+    expect(header?.reference).toBeUndefined();
+  });
+
+  it("P21: a real id is kept as it is", () => {
+    expect(refusalFor(resp(403, dd("AHrlqAAAAAMA1gZrYHNP4MIAAYhtzg==")))?.reference).toBe(
+      "AHrlqAAAAAMA1gZrYHNP4MIAAYhtzg==",
+    );
+  });
+});

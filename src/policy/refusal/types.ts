@@ -45,7 +45,17 @@ export interface Prepared {
 export type RuleResult = RefusalVerdict | "outage" | null;
 export type Rule = (p: Prepared) => RuleResult;
 
-/** Builds a verdict, leaving `reference` out when there is none (exactOptionalPropertyTypes). */
+/** The longest vendor reference kept (DataDome's cid, the longest, is about 120 characters). */
+export const REFERENCE_MAX = 256;
+/** A reference id: printable ASCII, no space (every vendor's: hex, digits, base64, a UUID). */
+const REFERENCE_TOKEN = /^[\x21-\x7E]+$/;
+
+/**
+ * Builds a verdict, leaving `reference` out when there is none (exactOptionalPropertyTypes), or
+ * when what the page or a header put where the id goes is no id: a hostile page's terminal
+ * escapes or its kilobytes would otherwise reach `nor log` on the operator's terminal, the
+ * console and the public page. The no stands without it.
+ */
 export function verdict(
   kind: RefusalVerdict["verdict"],
   provider: string,
@@ -53,7 +63,12 @@ export function verdict(
   reference?: string,
 ): RefusalVerdict {
   const v: RefusalVerdict = { verdict: kind, provider, marker };
-  if (reference !== undefined && reference !== "") v.reference = reference;
+  if (
+    reference !== undefined &&
+    reference.length <= REFERENCE_MAX &&
+    REFERENCE_TOKEN.test(reference)
+  )
+    v.reference = reference;
   return v;
 }
 
