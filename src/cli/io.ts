@@ -49,11 +49,16 @@ const NOT_FOR_A_TERMINAL =
  * JSON and means the same.
  */
 export function diagnosticText(text: string): string {
-  return text.replace(
-    NOT_FOR_A_TERMINAL,
-    (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`,
-  );
+  return text.replace(NOT_FOR_A_TERMINAL, asEscape);
 }
+
+/** One character as \uXXXX (every character escaped here is in the BMP). */
+const asEscape = (c: string): string =>
+  `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`;
+
+/** NOT_FOR_A_TERMINAL less the tab, which lays out `nor flags`' columns (shownStdout). */
+const NOT_FOR_A_TERMINAL_BUT_TABS =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /**
  * The stderr of the run under way, for error messages, notes and logs: every string written is
@@ -82,4 +87,25 @@ export function rewriteLine(text: string): void {
 }
 
 export const stdout = (): CliOutput => io().stdout;
+
+/**
+ * stdout for output that carries text sites sent (record titles, a no's evidence, a flag's
+ * detail, a page's title): every string written made safe for a terminal as stderr's are
+ * (diagnosticText), but for the tab, which lays out columns and moves only the cursor. Inside JSON the \uXXXX written is JSON's own escape for the same character
+ * (JSON.stringify escapes the C0 controls but leaves the C1 controls and direction marks raw),
+ * so the output parses to the same values. Not for bytes meant as they are (`nor archive show`).
+ */
+export const shownStdout = (): CliOutput => {
+  const out = io().stdout;
+  return {
+    get isTTY() {
+      return out.isTTY === true;
+    },
+    write: (chunk) =>
+      out.write(
+        typeof chunk === "string" ? chunk.replace(NOT_FOR_A_TERMINAL_BUT_TABS, asEscape) : chunk,
+      ),
+  };
+};
+
 export const stdin = (): CliIo["stdin"] => io().stdin;

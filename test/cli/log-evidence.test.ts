@@ -72,3 +72,42 @@ describe("nor log: bytes and a refusal's evidence in the table (P27, P21)", () =
     expect(got[1]).toMatchObject({ bytes: 5120, outcome: "refused", evidence });
   });
 });
+
+describe("nor log: what a site put in a row reaches the terminal shown, never obeyed (P27)", () => {
+  let dir: string;
+  // An escape that sets the terminal's title, a C1 control and a mark that turns text around.
+  const hostile = "ref\x1b]0;owned\x07\u009b2J\u202etxt";
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "nor-log-controls-"));
+    const store = await openStore({ kind: "sqlite", dir });
+    const log = new SqlRequestLog(store.db);
+    await log.append(
+      entry({
+        startedAt: ny(3, 12, 4),
+        status: 403,
+        outcome: "refused",
+        url: "https://example.gov/bids",
+        failure: `refused: ${hostile}`,
+        evidence: { provider: "cloudflare", verdict: "block", marker: "x", reference: hostile },
+      }),
+    );
+    await store.close();
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it.each([[[]], [["--jsonl"]]])(
+    "writes no control a terminal would obey (%s), each escaped as \\uXXXX",
+    async (extra) => {
+      const r = await nor("log", "--data", dir, "--since", "2026-11-05", ...extra);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+      expect(r.stdout).toContain("\\u001b]0;owned\\u0007");
+      if (extra.length > 0) {
+        // Still JSON, meaning the same text.
+        const row = JSON.parse(r.stdout.trim()) as { evidence: { reference: string } };
+        expect(row.evidence.reference).toBe(hostile);
+      }
+    },
+  );
+});

@@ -11,7 +11,7 @@ import { archiveDir } from "../../store/archive/files.js";
 import { ensureDataDir } from "../../store/data-dir.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { archiveBeforeNight } from "../archive-presence.js";
-import { stderr, stdout } from "../io.js";
+import { shownStdout, stderr } from "../io.js";
 import { addNetOptions, type NetCliOptions, netOptions } from "../net-options.js";
 import { saying } from "../store-upgrade.js";
 
@@ -93,7 +93,7 @@ async function run(homepage: string, opts: DiscoverCliOptions): Promise<void> {
     await store.close();
   }
   if (opts.json) {
-    stdout().write(`${JSON.stringify(result, null, 2)}\n`);
+    shownStdout().write(`${JSON.stringify(result, null, 2)}\n`);
     process.exitCode = result.kind === "found" ? 0 : 1;
     return;
   }
@@ -110,7 +110,7 @@ async function run(homepage: string, opts: DiscoverCliOptions): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  stdout().write(format(result, opts.government ?? "GOVERNMENT-ID"));
+  shownStdout().write(format(result, opts.government ?? "GOVERNMENT-ID"));
   process.exitCode = 0;
 }
 

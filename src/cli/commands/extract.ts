@@ -13,7 +13,7 @@ import { recipeSelectorProblems } from "../../sources/extract/selector-check.js"
 import { getPlatform, platformNames } from "../../sources/platforms/index.js";
 import type { ExtractedRecord, Extraction } from "../../sources/record.js";
 import { readBoundedFile } from "../bounded-file.js";
-import { stderr, stdout } from "../io.js";
+import { shownStdout, stderr } from "../io.js";
 
 /** A recipe is a few lines of YAML: a file larger than this is no recipe. */
 const RECIPE_MOST_BYTES = 1024 * 1024;
@@ -121,7 +121,7 @@ function runExtract(file: string, opts: ExtractOptions): void {
     process.exitCode = 1;
     return;
   }
-  stdout().write(`${JSON.stringify(x.records.map(ordered), null, 2)}\n`);
+  shownStdout().write(`${JSON.stringify(x.records.map(ordered), null, 2)}\n`);
   if (x.note) stderr().write(`note: ${x.note}\n`);
   if (x.next) stderr().write(`next: ${x.next}\n`);
 }

@@ -3,7 +3,7 @@ import { systemClock } from "../../clock.js";
 import { personTextOption } from "../../policy/person-text.js";
 import { type ClearOutcome, clearFlag, listFlags } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
-import { stderr, stdout } from "../io.js";
+import { shownStdout, stderr } from "../io.js";
 import { loginName } from "../login-name.js";
 import { saying } from "../store-upgrade.js";
 
@@ -41,13 +41,13 @@ export function register(program: Command): void {
         }
         const flags = await listFlags(store.db, opts.all === true);
         if (opts.json) {
-          stdout().write(`${JSON.stringify(flags, null, 2)}\n`);
+          shownStdout().write(`${JSON.stringify(flags, null, 2)}\n`);
           return;
         }
-        if (flags.length === 0) stdout().write("no flags\n");
+        if (flags.length === 0) shownStdout().write("no flags\n");
         for (const f of flags) {
           const cleared = f.clearedAt ? `  (cleared ${f.clearedAt} by ${f.clearedBy})` : "";
-          stdout().write(`${f.id}\t${f.kind}\t${f.source}\t${f.detail}${cleared}\n`);
+          shownStdout().write(`${f.id}\t${f.kind}\t${f.source}\t${f.detail}${cleared}\n`);
         }
       } finally {
         await store.close();
@@ -58,7 +58,7 @@ export function register(program: Command): void {
 /** What `nor flags --clear` says: done on stdout (exit 0), or why nothing changed (exit 2). */
 function report(o: ClearOutcome): void {
   if (o.kind === "cleared") {
-    stdout().write(`cleared ${o.id} (${o.flag}, ${o.source})\n`);
+    shownStdout().write(`cleared ${o.id} (${o.flag}, ${o.source})\n`);
     process.exitCode = 0;
     return;
   }

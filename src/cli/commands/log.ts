@@ -9,7 +9,7 @@ import {
 import { toJson, toTable } from "../../store/request-log-view.js";
 import { sourceKnown } from "../../store/source-known.js";
 import { parseTimeWindow, TIME_ARG_HELP } from "../../store/time-args.js";
-import { stdout } from "../io.js";
+import { shownStdout, stdout } from "../io.js";
 import { saying } from "../store-upgrade.js";
 
 interface LogOptions {
@@ -139,9 +139,13 @@ function pick(opts: LogOptions): { since?: string; until?: string } {
   return out;
 }
 
-/** In chunks: one string for 100,000 lines would be needlessly large. */
+/**
+ * In chunks: one string for 100,000 lines would be needlessly large. A row holds what sites
+ * sent (a no's evidence, a failure's words): every character a terminal would obey is written
+ * as \uXXXX (shownStdout), in the table and in --jsonl alike.
+ */
 function writeLines(lines: readonly string[]): void {
   for (let i = 0; i < lines.length; i += 1000) {
-    stdout().write(`${lines.slice(i, i + 1000).join("\n")}\n`);
+    shownStdout().write(`${lines.slice(i, i + 1000).join("\n")}\n`);
   }
 }

@@ -20,7 +20,7 @@ import {
 import { refuseNotADirectory } from "../../store/data-dir.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { refuseNoArchive } from "../archive-presence.js";
-import { stderr, stdout } from "../io.js";
+import { shownStdout, stderr } from "../io.js";
 import { saying } from "../store-upgrade.js";
 import { parseWhen } from "./archive.js";
 
@@ -33,7 +33,7 @@ export const todaysExtractor: Extractor = (_source: Source, way: WayIn, stored: 
   wayReader.extract(way, stored.body, stored.url, stored.headers["content-type"]);
 
 function print(r: SourceReparse, windowed: boolean): void {
-  const w = (s: string) => stdout().write(`${s}\n`);
+  const w = (s: string) => shownStdout().write(`${s}\n`);
   const unread = r.errors.length;
   const pages = (n: number) => (n === 1 ? "1 page" : `${n} pages`);
   w(
@@ -124,7 +124,7 @@ async function run(opts: Opts): Promise<void> {
     for (const r of results) print(r, since !== undefined);
     const sum = (f: (r: SourceReparse) => number) => results.reduce((n, r) => n + f(r), 0);
     const unread = results.filter((r) => r.errors.length > 0).length;
-    stdout().write(
+    shownStdout().write(
       `${results.length} sources: would add ${sum((r) => r.added.length)}, would remove ${sum((r) => r.removed.length)}, ` +
         `would change ${sum((r) => r.changed.length)}; ${unread} not re-read\n` +
         // It compares only: said, so a second run saying the same surprises no one.
