@@ -21,13 +21,15 @@ import {
   type WayReader,
   waysInOrder,
 } from "./reader.js";
-import type {
-  BackfillState,
-  NightOutcome,
-  PageRequest,
-  SourceHistory,
-  SourceResult,
-  WayChoice,
+import {
+  type BackfillState,
+  type NightOutcome,
+  NO_OUTCOMES,
+  NOT_JUDGED_OUTCOMES,
+  type PageRequest,
+  type SourceHistory,
+  type SourceResult,
+  type WayChoice,
 } from "./types.js";
 import { skipped, wayUsed } from "./way-choice.js";
 
@@ -545,6 +547,16 @@ function backfillNeedsPage1(source: Source, history: SourceHistory): boolean {
  */
 export const BACKFILL_MISSES = 3;
 
+/**
+ * Whether an older page's failure is a miss (P7): it was asked and the site answered, tonight,
+ * with something that is not that page (gone, an error, too large, unreadable), or robots.txt
+ * keeps it. Not a no (P21: the night's word on the site), nor a page the night did not get to
+ * (the deadline, the checker offline, its owner's request).
+ */
+function missedPage(kind: NightOutcome["kind"]): boolean {
+  return !NOT_JUDGED_OUTCOMES.has(kind) && !NO_OUTCOMES.has(kind);
+}
+
 async function runBackfill(
   ctx: CheckContext,
   source: Source,
@@ -607,9 +619,12 @@ async function runBackfill(
             contentType: asked.contentType,
           }
         : asked;
-    // P7, P11: an older page that is gone (404, 410) is a miss: asked again next night (a
-    // blip passes), and after BACKFILL_MISSES in a row the list has ended there.
-    if (r.kind === "failed" && r.outcome.kind === "gone") {
+    // P7, P11: an older page that is gone (404, 410), or that fails otherwise while page 1
+    // answered (a 500, a page too large or unreadable, every night), is a miss: asked again
+    // next night (a blip passes), and after BACKFILL_MISSES in a row the list has ended there,
+    // never asked every night for ever. A no, the deadline, or a night the checker was offline
+    // says nothing of the page: not a miss.
+    if (r.kind === "failed" && missedPage(r.outcome.kind)) {
       const misses = (state.misses ?? 0) + 1;
       if (misses >= BACKFILL_MISSES) return { state: { done: true, pagesRead: state.pagesRead } };
       return { state: { ...state, cursor: next, misses } };
