@@ -532,11 +532,14 @@ function idsOf(records: readonly ExtractedRecord[]): string | undefined {
   return records.length > 0 ? JSON.stringify(records.map((r) => r.id)) : undefined;
 }
 
-/** P7: a backfill that has not started turns from page 1, so page 1's records and body are read. */
+/**
+ * P7: a backfill that has not started turns from page 1, so page 1's records and body are read;
+ * so does one whose cursor is a postback (P5: turned again from tonight's page 1, with its state).
+ */
 function backfillNeedsPage1(source: Source, history: SourceHistory): boolean {
   const b = history.backfill;
   if (b === undefined) return source.backfill.pagesPerNight > 0;
-  return !b.done && b.cursor === undefined;
+  return !b.done && (b.cursor === undefined || b.cursor.method === "POST");
 }
 
 /**
@@ -576,6 +579,29 @@ async function runBackfill(
   // another site since): dropped, and the older pages found again from page 1's own next link.
   const dropped = state.cursor !== undefined && next === undefined;
   if (dropped) delete state.cursor;
+  // P5, P7: a cursor that is a postback carries the state of the page an earlier night turned
+  // it from (a search form's __VIEWSTATE, its session): tonight it is turned from tonight's
+  // first page, by the link a visitor would click, where that page shows one.
+  if (
+    next &&
+    ctx.reader.resumeRequest &&
+    (page1.kind === "read" || page1.kind === "unchanged") &&
+    page1.extraction &&
+    page1.body
+  ) {
+    const again = sameList(
+      ctx.reader.resumeRequest(
+        way,
+        next,
+        firstReq,
+        page1.body,
+        page1.extraction,
+        page1.contentType,
+      ),
+      listSite,
+    );
+    if (again) next = again;
+  }
   // Page 1 answered 304 is read from its stored copy, so a backfill whose start was never
   // committed (a crash after the archive write) still starts (P7).
   if (

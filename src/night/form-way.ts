@@ -8,7 +8,7 @@
 import type { Fetcher } from "../net/types.js";
 import { type FormSpec, formSpec } from "../sources/catalog/schema.js";
 import type { WayIn } from "../sources/catalog/types.js";
-import { buildFormRequest, nextPagerRequest } from "../sources/extract/form.js";
+import { buildFormRequest, nextPagerRequest, pagerRequestAgain } from "../sources/extract/form.js";
 import { failureOutcome } from "./outcome.js";
 import type { ValidatorStore } from "./reader.js";
 import { fetchOrCopy } from "./stored-copy.js";
@@ -87,6 +87,28 @@ export function nextFormPage(
   const fr = nextPagerRequest(body, previous.url, specOf(way), pageNo, contentType);
   if (!fr) return undefined;
   const req: PageRequest = { url: fr.url, method: fr.method, pageNo: pageNo + 1 };
+  if (fr.body !== undefined) req.body = fr.body;
+  if (fr.contentType !== undefined) req.contentType = fr.contentType;
+  return req;
+}
+
+/**
+ * P5, P7: the result page an earlier night's backfill left off at (`cursor`), asked for tonight
+ * from tonight's first result page (`first`, its answer `body`) by the link a visitor would
+ * click, with tonight's page state; undefined when that page shows no link to it.
+ */
+export function resumeFormPage(
+  way: WayIn,
+  cursor: PageRequest,
+  first: PageRequest,
+  body: Uint8Array,
+  contentType?: string,
+): PageRequest | undefined {
+  if (cursor.method !== "POST" || cursor.body === undefined) return undefined;
+  const fr = pagerRequestAgain(body, first.url, specOf(way), cursor.body, contentType);
+  if (!fr) return undefined;
+  const req: PageRequest = { url: fr.url, method: fr.method };
+  if (cursor.pageNo !== undefined) req.pageNo = cursor.pageNo;
   if (fr.body !== undefined) req.body = fr.body;
   if (fr.contentType !== undefined) req.contentType = fr.contentType;
   return req;

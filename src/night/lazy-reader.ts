@@ -36,6 +36,7 @@ export async function loadWayReader(
     forms &&
       import("./form-way.js").then((m) => {
         parts.nextFormPage = m.nextFormPage;
+        parts.resumeFormPage = m.resumeFormPage;
       }),
   ]);
   const specs = () =>

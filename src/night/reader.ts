@@ -28,6 +28,21 @@ export interface WayReader {
     /** The answer's Content-Type, as given to `extract`. */
     contentType?: string,
   ): PageRequest | undefined;
+  /**
+   * P5, P7: the request for the older page an earlier night's backfill left off at (`cursor`),
+   * turned from tonight's first page (`first`, its answer `body`) as a visitor would, where
+   * the cursor carries the state of the page it was turned from (a search form's postback:
+   * that state is an earlier night's, never sent again). Undefined when the cursor is asked
+   * as it was kept (a plain link), or tonight's first page shows no way to it.
+   */
+  resumeRequest?(
+    way: WayIn,
+    cursor: PageRequest,
+    first: PageRequest,
+    body: Uint8Array,
+    extraction: Extraction,
+    contentType?: string,
+  ): PageRequest | undefined;
 }
 
 /** A stored copy as the archive's index names it (ValidatorStore.copyFacts). */

@@ -10,12 +10,14 @@ import { NorError } from "../errors.js";
 import type { WayIn } from "../sources/catalog/types.js";
 import { type ExtractParts, extractWith } from "../sources/extract/dispatch.js";
 import type { Platform } from "../sources/platforms/types.js";
-import type { nextFormPage } from "./form-way.js";
+import type { nextFormPage, resumeFormPage } from "./form-way.js";
 import { isGenericForm, type WayReader } from "./reader.js";
 
 export interface ReaderParts extends ExtractParts {
   /** A generic form's pager (form-way.ts); absent when no way is a generic form. */
   nextFormPage?: typeof nextFormPage;
+  /** Its backfill's page, turned again from tonight's first result page (form-way.ts). */
+  resumeFormPage?: typeof resumeFormPage;
 }
 
 export function wayReaderOf(parts: ReaderParts): WayReader {
@@ -47,6 +49,18 @@ export function wayReaderOf(parts: ReaderParts): WayReader {
         return parts.nextFormPage(way, previous, body, contentType);
       }
       return extraction.next ? { url: extraction.next } : undefined;
+    },
+    resumeRequest(way, cursor, first, body, extraction, contentType) {
+      const p = platformOf(way);
+      if (p) {
+        const prev = { method: first.method ?? "GET", ...first };
+        const at = { method: cursor.method ?? "GET", ...cursor };
+        return p.resumeRequest?.(at, prev, body, extraction);
+      }
+      if (!isGenericForm(way)) return undefined;
+      if (!parts.resumeFormPage)
+        throw new NorError("E_INTERNAL", `no form reader loaded for ${way.url}`);
+      return parts.resumeFormPage(way, cursor, first, body, contentType);
     },
   };
 }

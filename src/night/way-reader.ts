@@ -10,7 +10,7 @@ import { extractDownload } from "../sources/extract/download.js";
 import { extractFeed } from "../sources/extract/feed.js";
 import { extractPage } from "../sources/extract/page.js";
 import { getPlatform } from "../sources/platforms/index.js";
-import { nextFormPage } from "./form-way.js";
+import { nextFormPage, resumeFormPage } from "./form-way.js";
 import type { WayReader } from "./reader.js";
 import { wayReaderOf } from "./way-reader-of.js";
 
@@ -18,5 +18,6 @@ export const wayReader: WayReader = wayReaderOf({
   getPlatform,
   readers: { feed: extractFeed, api: extractApi, download: extractDownload, page: extractPage },
   nextFormPage,
+  resumeFormPage,
   specs: { apiSpec, downloadSpec },
 });

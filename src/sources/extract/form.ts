@@ -172,6 +172,53 @@ export function nextPagerRequest(
   currentPage: number,
   contentType?: string,
 ): FormRequest | undefined {
+  const wanted = `Page$${currentPage + 1}`;
+  return pagerRequest(
+    resultPage,
+    pageUrl,
+    spec,
+    contentType,
+    (all) => all.find((p) => p.argument === wanted) ?? all.find((p) => p.argument === "Page$Next"),
+  );
+}
+
+/** A GridView pager's argument that names its page (`Page$7`), not a step (`Page$Next`). */
+const NUMBERED = /^Page\$[1-9][0-9]*$/;
+
+/**
+ * P5, P7: the click on `resultPage` (tonight's result page) that shows the result page a
+ * postback from an earlier night asked for (`earlier`, its urlencoded body): the link with the
+ * same target and numbered argument (`Page$7`), sent with tonight's page state, as a visitor
+ * would click it. The state an earlier night's page carried (its __VIEWSTATE, its
+ * __EVENTVALIDATION, the session it belonged to) is never sent again. Undefined when tonight's
+ * page shows no such link.
+ */
+export function pagerRequestAgain(
+  resultPage: Uint8Array,
+  pageUrl: string,
+  spec: FormSpec,
+  earlier: string,
+  contentType?: string,
+): FormRequest | undefined {
+  const asked = new URLSearchParams(earlier);
+  const target = asked.get("__EVENTTARGET");
+  const argument = asked.get("__EVENTARGUMENT");
+  if (!target || argument === null || !NUMBERED.test(argument)) return undefined;
+  return pagerRequest(resultPage, pageUrl, spec, contentType, (all) =>
+    all.find((p) => p.target === target && p.argument === argument),
+  );
+}
+
+/** The postback of the pager link `pick` chooses on a result page, with that page's form. */
+function pagerRequest(
+  resultPage: Uint8Array,
+  pageUrl: string,
+  spec: FormSpec,
+  contentType: string | undefined,
+  pick: (
+    all: { target: string; argument: string }[],
+  ) => { target: string; argument: string } | undefined,
+): FormRequest | undefined {
   let page: ReadPage;
   try {
     page = readPage(resultPage, contentType);
@@ -182,9 +229,8 @@ export function nextPagerRequest(
     throw err;
   }
   const { $, encoding } = page;
-  const wanted = `Page$${currentPage + 1}`;
   const all = postbacks($).filter((p) => spec.pager === undefined || p.target === spec.pager);
-  const hit = all.find((p) => p.argument === wanted) ?? all.find((p) => p.argument === "Page$Next");
+  const hit = pick(all);
   if (!hit) return undefined;
   const form = findForm($, spec, pageUrl);
   const entries = formEntries($, form);

@@ -154,6 +154,23 @@ function extract(body: Uint8Array, url: string, ctx: ReadContext = {}): Extracti
   };
 }
 
+/** The postback a visitor's choice of `year` in the calendar's year list sends. */
+function yearPostback(st: PageState, year: number, pageUrl: string): PlatformRequest {
+  const body = postbackBody(st.form, {
+    __EVENTTARGET: YEARS,
+    __EVENTARGUMENT: "",
+    [YEARS_STATE]: JSON.stringify({ value: String(year) }),
+    [YEARS]: String(year),
+  });
+  return {
+    method: "POST",
+    url: st.form.action || pageUrl,
+    body,
+    contentType: "application/x-www-form-urlencoded",
+    accept: "text/html",
+  };
+}
+
 export const legistarHtml: Platform = {
   name: "legistar-html",
   access: "form",
@@ -177,18 +194,15 @@ export const legistarHtml: Platform = {
     }
     const target = year - 1;
     if (!st.years.includes(target)) return undefined;
-    const body2 = postbackBody(st.form, {
-      __EVENTTARGET: YEARS,
-      __EVENTARGUMENT: "",
-      [YEARS_STATE]: JSON.stringify({ value: String(target) }),
-      [YEARS]: String(target),
-    });
-    return {
-      method: "POST",
-      url: st.form.action || prev.url,
-      body: body2,
-      contentType: "application/x-www-form-urlencoded",
-      accept: "text/html",
-    };
+    return yearPostback(st, target, prev.url);
+  },
+  resumeRequest(cursor, first, body): PlatformRequest | undefined {
+    // P5, P7: the year an earlier night's backfill left off at, chosen again on tonight's
+    // calendar, with tonight's page state (never the state of the page it was chosen on).
+    const st = states.get(body);
+    if (!st || cursor.body === undefined) return undefined;
+    const year = Number(new URLSearchParams(cursor.body).get(YEARS));
+    if (!Number.isInteger(year) || !st.years.includes(year)) return undefined;
+    return yearPostback(st, year, first.url);
   },
 };

@@ -31,4 +31,16 @@ export interface Platform {
     body: Uint8Array,
     extraction: Extraction,
   ): PlatformRequest | undefined;
+  /**
+   * P5, P7: the older page an earlier night's backfill left off at (`cursor`), asked from
+   * tonight's first page (`first`, its answer `body`) with tonight's page state, for a preset
+   * whose older pages are postbacks carrying the state of the page they were turned from.
+   * Undefined: the cursor is asked as it was kept.
+   */
+  resumeRequest?(
+    cursor: PlatformRequest,
+    first: PlatformRequest,
+    body: Uint8Array,
+    extraction: Extraction,
+  ): PlatformRequest | undefined;
 }

@@ -88,6 +88,36 @@ describe("legistar-html preset", () => {
     );
   });
 
+  it("P5, P7: a backfill left at a year on an earlier night chooses that year again on tonight's calendar, with tonight's page state", () => {
+    const p = preset("legistar-html");
+    const tonight = run("legistar-html", GET_FILE, NASHVILLE);
+    // What an earlier night kept: the 2019 postback, with that night's state.
+    const kept = new URLSearchParams({
+      __VIEWSTATE: "an earlier night's state",
+      __EVENTVALIDATION: "an earlier night's validation",
+      __EVENTTARGET: "ctl00$ContentPlaceHolder1$lstYears",
+      ctl00$ContentPlaceHolder1$lstYears: "2019",
+    }).toString();
+    const cursor = { method: "POST" as const, url: NASHVILLE, body: kept };
+    const again = p.resumeRequest!(
+      cursor,
+      { method: "GET", url: NASHVILLE },
+      tonight.body,
+      tonight,
+    )!;
+    const form = new URLSearchParams(again.body);
+    const html = decode(fixture(GET_FILE));
+    expect(again).toMatchObject({ method: "POST", url: NASHVILLE });
+    expect(form.get("__VIEWSTATE")).toBe(hiddenValue(html, "__VIEWSTATE"));
+    expect(form.get("__EVENTVALIDATION")).toBe(hiddenValue(html, "__EVENTVALIDATION"));
+    expect(form.get("ctl00_ContentPlaceHolder1_lstYears_ClientState")).toBe('{"value":"2019"}');
+    // A year tonight's list does not offer: the cursor is asked as it was kept.
+    const gone = kept.replace("lstYears=2019", "lstYears=1999");
+    expect(
+      p.resumeRequest!({ ...cursor, body: gone }, cursor, tonight.body, tonight),
+    ).toBeUndefined();
+  });
+
   describe("P5/P7: the year switch is an ASP.NET postback, watched by a loopback server", () => {
     const seen: { method: string; url: string; type: string; body: string }[] = [];
     let server: Server;
