@@ -188,4 +188,35 @@ describe("nor reparse, from outside", () => {
       "notices: no capture stored of today's ways (1 read by a way the catalog no longer has, not read); 1 stored, none called removed",
     );
   }, 60_000);
+
+  it("P8, P4: a feed whose latest copy is a page for people (not a feed) is not read as the list: none of its stored records is called removed, and that copy is said not to be the list", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    let maintenance = false;
+    const items = ["Notice 1", "Notice 2", "Notice 3"]
+      .map((t, i) => `<item><title>${t}</title><link>${site.url(`/n/${i}`)}</link></item>`)
+      .join("");
+    site.route("/feed.xml", (_q, res) => {
+      res.writeHead(200, { "content-type": "application/rss+xml" });
+      res.end(
+        maintenance
+          ? "<!DOCTYPE html><html><body><h1>Down for maintenance</h1></body></html>"
+          : `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>${items}</channel></rss>`,
+      );
+    });
+    const data = join(world.dir, "data-not-feed");
+    const catalog = testerCatalog(world.dir, "cnf", [
+      `  - { id: notices, government: city-of-test, records: notices, access: feed, url: "${site.url("/feed.xml")}" }`,
+    ]);
+    await nightOn(catalog, data, "2026-11-05");
+    maintenance = true;
+    await nightOn(catalog, data, "2026-11-06");
+    const before = site.requests.length;
+    const r = await nor("reparse", "--data", data, "--catalog", catalog);
+    expect(r.code, r.stderr).toBe(0);
+    expect(site.requests.length).toBe(before);
+    expect(r.stdout).not.toMatch(/would remove [1-9]/);
+    expect(r.stdout).not.toMatch(/^ {2}- /m);
+    expect(r.stdout).toMatch(/note: .*\/feed\.xml: not a feed: not its list, none called removed/);
+  }, 60_000);
 });

@@ -67,6 +67,7 @@ function print(r: SourceReparse, windowed: boolean): void {
     w(`  ~ ${oneLine(c.before.id)}  ${c.fields.map(changeText).join("  ")}`);
   for (const e of r.errors) w(`  ! ${e}`);
   for (const n of r.noes) w(`  no: ${oneLine(n)}; none called removed`);
+  for (const n of r.notLists) w(`  note: ${oneLine(n)}: not its list, none called removed`);
   for (const n of r.notes) w(`  note: ${oneLine(n)}`);
 }
 

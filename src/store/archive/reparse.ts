@@ -55,6 +55,12 @@ export interface SourceReparse {
    * its list: not read as one, and no stored record is called removed on the evidence of the rest.
    */
   noes: string[];
+  /**
+   * One per capture that is not an answer of its way's kind at all (P4: a feed's address that
+   * answered a page for people, an api's that answered HTML): not read as the list, as the
+   * night did not read it as one, and no stored record is called removed on its evidence.
+   */
+  notLists: string[];
   /** Why a capture read now shows no records, as the reader says it (`not a feed`, …). */
   notes: string[];
   /**
@@ -195,6 +201,7 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
     changed: [],
     errors: [],
     noes: [],
+    notLists: [],
     notes: [],
     otherWays,
   };
@@ -245,6 +252,10 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
       result.errors.push(`${capture.url} (${capture.file}@${capture.offset}): ${got.error}`);
       continue;
     }
+    if (got.records.length === 0 && got.notThisWay === true) {
+      result.notLists.push(`${capture.url}: ${got.note ?? `not a ${way.access} answer`}`);
+      continue;
+    }
     if (got.records.length === 0 && got.note !== undefined)
       result.notes.push(`${capture.url}: ${got.note}`);
     for (const rec of got.records) if (!found.has(rec.id)) found.set(rec.id, rec);
@@ -262,11 +273,13 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
     }
   }
   // A capture not re-read may hold any of the stored records (a missing archive holds them
-  // all): none is called removed on the evidence of the captures that were. So too a page
-  // left out by the window, and with no capture read nothing was compared at all.
+  // all): none is called removed on the evidence of the captures that were. So too a site's no
+  // or an answer not of its way's kind (neither is the list), a page left out by the window,
+  // and with no capture read nothing was compared at all.
   if (
     result.errors.length > 0 ||
     result.noes.length > 0 ||
+    result.notLists.length > 0 ||
     olderPosts ||
     result.before > 0 ||
     latest.size === 0
