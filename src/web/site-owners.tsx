@@ -19,9 +19,11 @@ import {
   OPERATOR_EMAIL,
   OPERATOR_NAME,
   PRODUCT_TOKEN,
+  RECHECK_EVERY_NIGHTS,
   RECHECK_SOON_NIGHTS,
   RETRY_AFTER_MAX_MS,
   RETRY_WAITS_MS,
+  ROBOTS_TTL_MS,
 } from "../policy/constants.js";
 import { contactOf, hasBuiltInContact } from "../policy/ua-contact.js";
 import { Layout } from "./layout.js";
@@ -29,6 +31,14 @@ import { Layout } from "./layout.js";
 const s = (ms: number) => `${ms / 1000} seconds`;
 const mib = (bytes: number) => `${bytes / (1024 * 1024)} MiB`;
 const words = ["no", "once", "twice", "three times", "four times"] as const;
+const HOUR_MS = 60 * 60 * 1000;
+/** A span of time in the page's words: a day, or so many hours (robots.txt's cache, P16). */
+const span = (ms: number) => (ms === 24 * HOUR_MS ? "a day" : `${ms / HOUR_MS} hours`);
+/** How often, in the page's words: "once a day", or once every so many hours. */
+const onceEvery = (ms: number) => (ms === 24 * HOUR_MS ? "once a day" : `once every ${span(ms)}`);
+/** The rechecks' pace after the first ones (P25), in the page's words. */
+const onceEveryNights = (n: number) => (n === 7 ? "once a week" : `once every ${n} nights`);
+const capitalised = (s: string) => `${s.charAt(0).toUpperCase()}${s.slice(1)}`;
 
 export interface SiteOwnersProps {
   userAgent?: string;
@@ -199,8 +209,9 @@ export const SiteOwnersPage: FC<SiteOwnersProps> = ({
       <h2>How it reads robots.txt</h2>
       <ul>
         <li>
-          Once a day, from the same scheme, host and port as the page. It follows the group for{" "}
-          <code>{PRODUCT_TOKEN}</code>, or the <code>*</code> group when there is none.
+          {capitalised(onceEvery(ROBOTS_TTL_MS))}, from the same scheme, host and port as the page.
+          It follows the group for <code>{PRODUCT_TOKEN}</code>, or the <code>*</code> group when
+          there is none.
         </li>
         <li>
           It reads the file as RFC 9309 says: a blank line does not end a group, a byte-order mark
@@ -235,9 +246,9 @@ export const SiteOwnersPage: FC<SiteOwnersProps> = ({
       <p>
         Only a person marks a source as not read, with the reason, when a site's rules say no or it
         keeps turning the checker away. After that the checker looks again on up to{" "}
-        {RECHECK_SOON_NIGHTS} nights soon after, then once a week, and only if your robots.txt
-        allows; it takes no records then. If your site answers again, a person decides whether to
-        read it again:{" "}
+        {RECHECK_SOON_NIGHTS} nights soon after, then {onceEveryNights(RECHECK_EVERY_NIGHTS)}, and
+        only if your robots.txt allows; it takes no records then. If your site answers again, a
+        person decides whether to read it again:{" "}
         {contact.kind === "page" ? (
           <>ask for that through {link}.</>
         ) : (
@@ -246,7 +257,10 @@ export const SiteOwnersPage: FC<SiteOwnersProps> = ({
       </p>
 
       <h2>Asking it to slow down or stay away</h2>
-      <p>robots.txt is quickest; the checker sees a change within a day. To keep it off:</p>
+      <p>
+        robots.txt is quickest; the checker sees a change within {span(ROBOTS_TTL_MS)}. To keep it
+        off:
+      </p>
       <pre>{`User-agent: ${PRODUCT_TOKEN}\nDisallow: /`}</pre>
       <p>To slow it to one request every 30 seconds:</p>
       <pre>{`User-agent: ${PRODUCT_TOKEN}\nCrawl-delay: 30`}</pre>

@@ -9,8 +9,11 @@ import {
   OPERATOR_EMAIL,
   OPERATOR_NAME,
   PRODUCT_TOKEN,
+  RECHECK_EVERY_NIGHTS,
+  RECHECK_SOON_NIGHTS,
   RETRY_AFTER_MAX_MS,
   RETRY_WAITS_MS,
+  ROBOTS_TTL_MS,
 } from "../../src/policy/constants.js";
 import { createApp } from "../../src/web/app.js";
 
@@ -51,9 +54,24 @@ describe("the site-owner page", () => {
       "5 seconds",
       "20 seconds",
       "five redirects",
+      // P16's cache and P25's pace are numbers too: rendered from ROBOTS_TTL_MS and
+      // RECHECK_EVERY_NIGHTS, never written out beside them.
+      "Once a day,",
+      "within a day.",
+      "then once a week",
     ]) {
       expect(src).not.toContain(literal);
     }
+  });
+
+  it("P2, P16, P25: how often robots.txt is read, and the rechecks' pace, come from the checker's constants", async () => {
+    const html = await page();
+    // The words the constants render to today (a day; seven nights).
+    expect(ROBOTS_TTL_MS).toBe(24 * 60 * 60 * 1000);
+    expect(RECHECK_EVERY_NIGHTS).toBe(7);
+    expect(html).toContain("Once a day, from the same scheme, host and port as the page.");
+    expect(html).toContain("the checker sees a change within a day.");
+    expect(html).toContain(`${RECHECK_SOON_NIGHTS} nights soon after, then once a week, and`);
   });
 
   it("P1: shows the User-Agent the operator configured, escaped", async () => {
