@@ -149,7 +149,10 @@ export interface CachedRobots {
   etag?: string;
   lastModified?: string;
   reason?: string;
-  /** The night an "unreachable" answer was recorded in; it holds for the rest of that night (P20). */
+  /**
+   * The night the answer was read in (none outside a night): an "unreachable" holds for the rest
+   * of that night (P20); any other serves that night, and a later night reads the file again (P16).
+   */
   night?: string;
 }
 

@@ -35,6 +35,15 @@ export const RETRY_AFTER_MAX_MS = 60_000;
 export const ROBOTS_MAX_BYTES = 512 * 1024;
 /** P16 / RFC 9309 §2.4: a cached robots.txt is used for at most a day. */
 export const ROBOTS_TTL_MS = 24 * 60 * 60 * 1000;
+/**
+ * P16, P11: each night reads each origin's robots.txt once. A copy read before the night began
+ * is read again at the night's first request there, unless it was read less than this long ago
+ * (two commands run one after the other ask once). Without it a lane that starts a few minutes
+ * earlier in tonight's night than in last night's used last night's copy, not yet a day old, and
+ * read the file afresh only the night after: a change its owner made was obeyed two days on, where
+ * the site-owners page says the checker sees it within a day.
+ */
+export const ROBOTS_REREAD_AFTER_MS = 60 * 60 * 1000;
 /** P7: older pages read per night while backfilling. */
 export const DEFAULT_BACKFILL_PAGES = 3;
 /** P25: rechecks on this many nights right after a source is marked not read … */

@@ -1,6 +1,6 @@
 import type { Clock } from "../../clock.js";
 import { NorError } from "../../errors.js";
-import { PRODUCT_TOKEN, ROBOTS_TTL_MS } from "../../policy/constants.js";
+import { PRODUCT_TOKEN, ROBOTS_REREAD_AFTER_MS, ROBOTS_TTL_MS } from "../../policy/constants.js";
 import { type RobotsFetchResult, robotsUrlFor, robotsVerdict } from "../../policy/robots/index.js";
 import { siteOf } from "../../policy/site.js";
 import { type Call, final, type Handler, type Reply, type Step } from "../pipeline.js";
@@ -55,8 +55,9 @@ type Lookup =
 /**
  * P16, P18, P20: a request goes only where its origin's robots.txt explicitly allows it;
  * robots.txt unknown or unreachable means not sent (politeness never fails open). The file is
- * read at most once per ROBOTS_TTL_MS and cached; a 304 to our stored validators refreshes it;
- * "unreachable" holds for the rest of the night. Concurrent requests share one read. A
+ * read once each night (a copy read within the hour serves) and cached, and no copy is used past
+ * ROBOTS_TTL_MS; a 304 to our stored validators refreshes it; "unreachable" holds for the rest
+ * of the night. Concurrent requests share one read. A
  * robots.txt request itself passes (P18: robots.txt aside).
  */
 /** Robots entries kept in memory by one fetcher (see `recent`). */
@@ -82,15 +83,21 @@ export function robotsGate(deps: RobotsGateDeps): Step {
       if (unreachableThisRun.has(e.origin)) return true;
       return deps.night !== undefined && e.night === deps.night;
     }
-    return deps.clock.now() - e.fetchedAt < ROBOTS_TTL_MS;
+    const age = deps.clock.now() - e.fetchedAt;
+    if (age >= ROBOTS_TTL_MS) return false;
+    // P16, P11: a night reads each origin's file once, afresh: a copy an earlier night (or
+    // another command) read, however little short of a day ago, is asked again, with its
+    // validators, unless it was read within the hour (ROBOTS_REREAD_AFTER_MS).
+    return deps.night === undefined || e.night === deps.night || age < ROBOTS_REREAD_AFTER_MS;
   };
 
   const store = async (origin: string, e: Omit<CachedRobots, "origin" | "fetchedAt">) => {
+    // The night it was read in: an unreachable holds for it (P20), any answer serves it (P16).
     const entry: CachedRobots = {
       origin,
       fetchedAt: deps.clock.now(),
       ...e,
-      ...(e.state === "unreachable" && deps.night !== undefined ? { night: deps.night } : {}),
+      ...(deps.night !== undefined ? { night: deps.night } : {}),
     };
     if (entry.state === "unreachable") unreachableThisRun.add(origin);
     await deps.cache.put(entry);
@@ -130,7 +137,12 @@ export function robotsGate(deps: RobotsGateDeps): Step {
       throw new NorError("E_INTERNAL", `robots.txt request ended on "${reply.kind}"`);
     }
     if (reply.notModified && cached) {
-      const entry: CachedRobots = { ...cached, fetchedAt: deps.clock.now() };
+      const { night: _read, ...copy } = cached;
+      const entry: CachedRobots = {
+        ...copy,
+        fetchedAt: deps.clock.now(),
+        ...(deps.night !== undefined ? { night: deps.night } : {}),
+      };
       await deps.cache.put(entry);
       return rules(entry);
     }

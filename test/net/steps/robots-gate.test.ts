@@ -3,7 +3,7 @@ import { ManualClock } from "../../../src/clock.js";
 import { MemoryRobotsCache } from "../../../src/net/memory-ports.js";
 import type { Call, Reply } from "../../../src/net/pipeline.js";
 import { CrawlDelays, robotsGate } from "../../../src/net/steps/robots-gate.js";
-import { ROBOTS_TTL_MS } from "../../../src/policy/constants.js";
+import { ROBOTS_REREAD_AFTER_MS, ROBOTS_TTL_MS } from "../../../src/policy/constants.js";
 import { call, fakeNext, got, ok, response } from "./fakes.js";
 
 const ORIGIN = "https://www.records.example.gov";
@@ -83,6 +83,56 @@ describe("step: robots gate (P16, P18, P20)", () => {
     await g.clock.advance(ROBOTS_TTL_MS);
     expect(await g.step(page)).toMatchObject({ outcome: { kind: "disallowed" } });
     expect((await g.cache.get(ORIGIN))?.fetchedAt).toBe(g.clock.now());
+  });
+
+  it("P16, P11: each night reads the file once, afresh: last night's copy, not yet a day old, is asked again with its validators; within a night (or the hour after a read) it serves", async () => {
+    const clock = new ManualClock();
+    const cache = new MemoryRobotsCache();
+    let n = 0;
+    const robots = fakeNext(() =>
+      ++n === 1
+        ? rules("User-agent: *\nDisallow: /x\n")
+        : rules("", { notModified: true, entry: { state: "unreachable", status: 304 } }),
+    );
+    const pages = fakeNext((c) => ok(c.url));
+    const nightOf = (night: string) =>
+      robotsGate({ clock, cache, delays: new CrawlDelays(cache), fetch: robots.next, night })(
+        pages.next,
+      );
+    const night1 = nightOf("2026-11-05");
+    await night1(page);
+    expect((await cache.get(ORIGIN))?.night).toBe("2026-11-05");
+    // Later the same night, and the same night resumed by another process: the copy serves.
+    await clock.advance(5 * 60 * 60 * 1000);
+    await night1(page);
+    await nightOf("2026-11-05")(page);
+    expect(robots.calls).toHaveLength(1);
+    // A night begun within the hour after the read (two commands back to back): it serves too.
+    const soon = gate(rules("User-agent: *\nAllow: /\n"), "2026-11-05");
+    await soon.step(page);
+    await soon.clock.advance(ROBOTS_REREAD_AFTER_MS - 1);
+    const next = robotsGate({
+      clock: soon.clock,
+      cache: soon.cache,
+      delays: new CrawlDelays(soon.cache),
+      fetch: robots.next,
+      night: "2026-11-06",
+    })(pages.next);
+    await next(page);
+    expect(robots.calls).toHaveLength(1);
+    // The next night, the copy a little less than a day old: read again, conditionally; the 304
+    // makes it tonight's copy, which then serves the rest of the night.
+    await clock.advance(ROBOTS_TTL_MS - 5 * 60 * 60 * 1000 - 60_000);
+    const night2 = nightOf("2026-11-06");
+    expect(await night2(page)).toMatchObject({ outcome: { kind: "ok" } });
+    expect(robots.calls).toHaveLength(2);
+    expect(robots.calls[1]?.validators).toEqual({ etag: '"r1"' });
+    expect(await cache.get(ORIGIN)).toMatchObject({ night: "2026-11-06", fetchedAt: clock.now() });
+    await clock.advance(2 * ROBOTS_REREAD_AFTER_MS);
+    expect(await night2(call({ url: `${ORIGIN}/x/1` }))).toMatchObject({
+      outcome: { kind: "disallowed" },
+    });
+    expect(robots.calls).toHaveLength(2);
   });
 
   it("P20: what could not be read (a bad redirect, every attempt interrupted) is unreachable for the night: not sent", async () => {
