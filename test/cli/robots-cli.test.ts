@@ -113,6 +113,25 @@ describe("nor robots check", () => {
     );
   });
 
+  it("P18, P27: judges the URL a night would send (its one normal form), so it says what the night does: `/records?` is asked as `/records`", async () => {
+    // A night asks for `https://h.test/records?` as `/records` (net/redirects.ts checkUrl), which
+    // `Disallow: /records$` closes (test/net/exact-urls.test.ts) and `Disallow: /*?` does not.
+    const anchored = file("anchored.txt", "User-agent: *\nDisallow: /records$\n");
+    for (const url of ["https://h.test/records?", "https://h.test/records?#top"])
+      expect((await nor("robots", "check", anchored, url)).out).toBe("disallowed\n");
+    const queries = file("queries.txt", "User-agent: *\nDisallow: /*?\n");
+    expect((await nor("robots", "check", queries, "https://h.test/records?")).out).toBe(
+      "allowed\n",
+    );
+    expect((await nor("robots", "check", queries, "https://h.test/records?a=1")).out).toBe(
+      "disallowed\n",
+    );
+    // A URL a night never sends is no question it answers: said, exit 2.
+    const r = await nor("robots", "check", anchored, "https://user:pw@h.test/records");
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("user-info");
+  });
+
   it("usage: a bad URL exits 2 with a message naming the URL", async () => {
     const f = file("y.txt", "");
     const r = await nor("robots", "check", f, "not a url");

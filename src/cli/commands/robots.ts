@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import type { Command } from "commander";
 import { NorError, UsageError } from "../../errors.js";
+import { checkUrl } from "../../net/redirects.js";
 import { PRODUCT_TOKEN, ROBOTS_MAX_BYTES } from "../../policy/constants.js";
 import { decodeRobotsBody, ROBOTS_READ_BYTES, robotsVerdict } from "../../policy/robots/index.js";
 import { readFirstBytes } from "../bounded-file.js";
@@ -62,6 +63,12 @@ function sizeOf(file: string): number | undefined {
   }
 }
 
+/**
+ * The URL as a night would send it and judge it (P18, P27): its one normal form (no fragment,
+ * no empty query, escapes of unreserved characters decoded), so `/records?` is judged as the
+ * `/records` a night asks for. A URL a night never sends (user-info, no stable normal form, too
+ * long) is said as such.
+ */
 function parseTarget(url: string): URL {
   let u: URL;
   try {
@@ -72,5 +79,7 @@ function parseTarget(url: string): URL {
   if (u.protocol !== "http:" && u.protocol !== "https:") {
     throw new UsageError(`not an http(s) URL: ${url}`);
   }
-  return u;
+  const checked = checkUrl(url);
+  if (!checked.ok) throw new UsageError(`a URL the checker never asks for: ${checked.reason}`);
+  return checked.url;
 }
