@@ -27,6 +27,7 @@ import {
 } from "../policy/constants.js";
 import { contactOf, hasBuiltInContact } from "../policy/ua-contact.js";
 import { Layout } from "./layout.js";
+import { onceEveryNights } from "./public/format.js";
 
 const s = (ms: number) => `${ms / 1000} seconds`;
 const mib = (bytes: number) => `${bytes / (1024 * 1024)} MiB`;
@@ -36,8 +37,6 @@ const HOUR_MS = 60 * 60 * 1000;
 const span = (ms: number) => (ms === 24 * HOUR_MS ? "a day" : `${ms / HOUR_MS} hours`);
 /** How often, in the page's words: "once a day", or once every so many hours. */
 const onceEvery = (ms: number) => (ms === 24 * HOUR_MS ? "once a day" : `once every ${span(ms)}`);
-/** The rechecks' pace after the first ones (P25), in the page's words. */
-const onceEveryNights = (n: number) => (n === 7 ? "once a week" : `once every ${n} nights`);
 const capitalised = (s: string) => `${s.charAt(0).toUpperCase()}${s.slice(1)}`;
 
 export interface SiteOwnersProps {

@@ -1,6 +1,7 @@
 import { load } from "cheerio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SourceResult } from "../../src/night/types.js";
+import { RECHECK_SOON_NIGHTS } from "../../src/policy/constants.js";
 import { siteOf } from "../../src/policy/site.js";
 import { importCatalog } from "../../src/sources/catalog-import.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
@@ -147,7 +148,9 @@ describe("a source's page after its latest no says what comes next, as it is for
     const words = next.text().replace(/\s+/g, " ");
     expect(words).toContain("A person marked this page not read");
     expect(words).toContain("whether the no still stands");
-    expect(words).toContain("on up to three nights soon after it was marked, then once a week");
+    expect(words).toContain(
+      `on up to ${RECHECK_SOON_NIGHTS} nights soon after it was marked, then once a week`,
+    );
     expect(words).toContain("only when robots.txt allows");
     expect(words).toContain("no records are taken from it");
     expect(words).toContain("a person decides whether to read the page again");

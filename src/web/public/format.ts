@@ -223,3 +223,7 @@ export function countOf(n: number, one: string, many = `${one}s`): string {
 export function wordFor(n: number, one: string, many = `${one}s`): string {
   return n === 1 ? one : many;
 }
+
+/** The rechecks' pace after the first ones (P25) in words: "once a week", or every so many nights. */
+export const onceEveryNights = (n: number): string =>
+  n === 7 ? "once a week" : `once every ${n} nights`;

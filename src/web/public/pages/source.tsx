@@ -1,12 +1,20 @@
 import type { FC } from "hono/jsx";
 import type { WayChoice } from "../../../night/types.js";
+import { RECHECK_EVERY_NIGHTS, RECHECK_SOON_NIGHTS } from "../../../policy/constants.js";
 import type {
   GovernmentSummary,
   RecordItem,
   SourceSummary,
 } from "../../../store/read/directory.js";
 import { Layout, Wide } from "../../layout.js";
-import { dateEt, nightShort, outcomeLabel, reasonShown, recordsLabel } from "../format.js";
+import {
+  dateEt,
+  nightShort,
+  onceEveryNights,
+  outcomeLabel,
+  reasonShown,
+  recordsLabel,
+} from "../format.js";
 import type { Outcome, ReadStatus } from "../state.js";
 import {
   ExternalLink,
@@ -229,9 +237,10 @@ const NextCheck: FC<{ status: ReadStatus; retired: boolean; after: "no" | "offli
     <p class="small next-check" data-next="not-read">
       A person marked this page not read, so it is not in the nightly check and no records are taken
       from it. The checker only opens it to see{" "}
-      {after === "no" ? "whether the no still stands" : "whether the site answers again"}: on up to
-      three nights soon after it was marked, then once a week, and only when robots.txt allows. If
-      the site answers again, a person decides whether to read the page again.
+      {after === "no" ? "whether the no still stands" : "whether the site answers again"}: on up to{" "}
+      {RECHECK_SOON_NIGHTS} nights soon after it was marked, then{" "}
+      {onceEveryNights(RECHECK_EVERY_NIGHTS)}, and only when robots.txt allows. If the site answers
+      again, a person decides whether to read the page again.
     </p>
   );
 };
