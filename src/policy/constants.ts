@@ -38,7 +38,8 @@ export const ROBOTS_TTL_MS = 24 * 60 * 60 * 1000;
 /**
  * P16, P11: each night reads each origin's robots.txt once. A copy read before the night began
  * is read again at the night's first request there, unless it was read less than this long ago
- * (two commands run one after the other ask once). Without it a lane that starts a few minutes
+ * (two commands run one after the other ask once: that copy is then the night's, and serves the
+ * rest of it). Without it a lane that starts a few minutes
  * earlier in tonight's night than in last night's used last night's copy, not yet a day old, and
  * read the file afresh only the night after: a change its owner made was obeyed two days on, where
  * the site-owners page says the checker sees it within a day.

@@ -172,8 +172,17 @@ export function robotsGate(deps: RobotsGateDeps): Step {
     if (mine && fresh(mine)) return { rules: rules(mine), cached: undefined };
     const cached = await deps.cache.get(origin);
     if (cached && fresh(cached)) {
-      remember(cached);
-      return { rules: rules(cached), cached };
+      // P16, P11: a copy read within the hour before tonight's first request here (another
+      // command's, or the night before's) is tonight's read: it serves the rest of the night,
+      // as one read tonight would, and is not asked again an hour into it. Its age still counts
+      // from when it was read (ROBOTS_TTL_MS).
+      const adopted =
+        deps.night !== undefined && cached.state !== "unreachable" && cached.night !== deps.night
+          ? { ...cached, night: deps.night }
+          : cached;
+      if (adopted !== cached) await deps.cache.put(adopted);
+      remember(adopted);
+      return { rules: rules(adopted), cached: adopted };
     }
     return { rules: undefined, cached };
   };

@@ -135,6 +135,41 @@ describe("step: robots gate (P16, P18, P20)", () => {
     expect(robots.calls).toHaveLength(2);
   });
 
+  it("P16, P11: a copy read within the hour before a night serves that whole night: two commands run one after the other ask once, not again an hour into the night", async () => {
+    const clock = new ManualClock();
+    const cache = new MemoryRobotsCache();
+    const robots = fakeNext(() => rules("User-agent: *\nAllow: /\n"));
+    const pages = fakeNext((c) => ok(c.url));
+    const gateOf = (night?: string) =>
+      robotsGate({
+        clock,
+        cache,
+        delays: new CrawlDelays(cache),
+        fetch: robots.next,
+        ...(night !== undefined ? { night } : {}),
+      })(pages.next);
+    // `nor discover` outside a night reads the file; the night begins half an hour later.
+    await gateOf()(page);
+    expect(robots.calls).toHaveLength(1);
+    await clock.advance(30 * 60 * 1000);
+    const night = gateOf("2026-11-05");
+    await night(page);
+    // Its lane goes on at the site for two hours: the copy is tonight's, not asked again.
+    await clock.advance(2 * ROBOTS_REREAD_AFTER_MS);
+    await night(call({ url: `${ORIGIN}/later` }));
+    expect(robots.calls).toHaveLength(1);
+    // Nor by the same night resumed in another process.
+    await gateOf("2026-11-05")(page);
+    expect(robots.calls).toHaveLength(1);
+    // The next night reads it again; and no copy serves past a day.
+    await clock.advance(20 * 60 * 60 * 1000);
+    await gateOf("2026-11-06")(page);
+    expect(robots.calls).toHaveLength(2);
+    await clock.advance(ROBOTS_TTL_MS);
+    await gateOf("2026-11-06")(page);
+    expect(robots.calls).toHaveLength(3);
+  });
+
   it("P20: what could not be read (a bad redirect, every attempt interrupted) is unreachable for the night: not sent", async () => {
     const g = gate(
       {
