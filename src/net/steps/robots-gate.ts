@@ -85,6 +85,9 @@ export function robotsGate(deps: RobotsGateDeps): Step {
     }
     const age = deps.clock.now() - e.fetchedAt;
     if (age >= ROBOTS_TTL_MS) return false;
+    // A copy dated ahead of this clock (written while a clock ran ahead, or on a machine whose
+    // clock did) has no age to trust: read again, unless tonight read it (P16, P18).
+    if (age < 0) return deps.night !== undefined && e.night === deps.night;
     // P16, P11: a night reads each origin's file once, afresh: a copy an earlier night (or
     // another command) read, however little short of a day ago, is asked again, with its
     // validators, unless it was read within the hour (ROBOTS_REREAD_AFTER_MS).

@@ -170,6 +170,31 @@ describe("step: robots gate (P16, P18, P20)", () => {
     expect(robots.calls).toHaveLength(3);
   });
 
+  it("P16, P18: a copy dated in the future (written while a clock ran ahead) is read again, not taken as fresh until that clock is caught up", async () => {
+    const g = gate(rules("User-agent: *\nDisallow: /bids\n"), "2026-11-05");
+    await g.cache.put({
+      origin: ORIGIN,
+      fetchedAt: g.clock.now() + 3 * ROBOTS_TTL_MS,
+      state: "rules",
+      status: 200,
+      body: "User-agent: *\nAllow: /\n",
+      night: "2026-11-04",
+    });
+    expect(await g.step(page)).toMatchObject({ outcome: { kind: "disallowed" } });
+    expect(g.robots).toHaveLength(1);
+    // Outside a night too.
+    const h = gate(rules("User-agent: *\nDisallow: /bids\n"));
+    await h.cache.put({
+      origin: ORIGIN,
+      fetchedAt: h.clock.now() + ROBOTS_TTL_MS,
+      state: "rules",
+      status: 200,
+      body: "User-agent: *\nAllow: /\n",
+    });
+    expect(await h.step(page)).toMatchObject({ outcome: { kind: "disallowed" } });
+    expect(h.robots).toHaveLength(1);
+  });
+
   it("P20: what could not be read (a bad redirect, every attempt interrupted) is unreachable for the night: not sent", async () => {
     const g = gate(
       {
