@@ -117,6 +117,11 @@ export function statusRetry(
   });
 }
 
+/** P15: a retry refused because the site's Retry-After asked for longer than a night waits. */
+function siteHold(reason: string): boolean {
+  return reason === "retry-after-too-long" || reason === "retry-after-unreadable";
+}
+
 /** P21: the words of a 429's no, which close its site for the night. */
 export const rateLimitNo = (why: string): string => `HTTP 429 (${why})`;
 
@@ -185,6 +190,7 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
           url,
           status,
           reason: `HTTP ${status} (${d.reason}), ${why}`,
+          ...(siteHold(d.reason) ? { held: true as const } : {}),
         });
       }
       return final({ kind: "error", url, status, reason: why });
@@ -241,7 +247,13 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
   if (status === 429 || status >= 500) {
     const d = statusRetry(ctx, status, headers);
     if (d.retry) return { kind: "retry", waitMs: d.waitMs };
-    return final({ kind: "error", url, status, reason: `HTTP ${status} (${d.reason})` });
+    return final({
+      kind: "error",
+      url,
+      status,
+      reason: `HTTP ${status} (${d.reason})`,
+      ...(siteHold(d.reason) ? { held: true as const } : {}),
+    });
   }
   return final({ kind: "error", url, status, reason: `HTTP ${status}` });
 }

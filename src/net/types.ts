@@ -81,7 +81,18 @@ export type FetchOutcome =
    * Another 4xx, a 5xx that outlasted retries, a Retry-After over 60 s or unreadable, a bad
    * redirect.
    */
-  | { kind: "error"; url: string; status: number | null; reason: string }
+  | {
+      kind: "error";
+      url: string;
+      status: number | null;
+      reason: string;
+      /**
+       * P15: the site's own hold: its answer (a 5xx or 429 head) asked for a wait longer than
+       * the night waits (a Retry-After over 60 s or unreadable), so it is not asked again
+       * tonight. The site's "later", which says nothing of the page itself (P7).
+       */
+      held?: true;
+    }
   | { kind: "unreachable"; url: string; reason: string }
   | { kind: "timed-out"; url: string; phase: "headers" | "body" }
   | { kind: "too-large"; url: string; status: number; bytesRead: number }

@@ -498,6 +498,7 @@ function sameBackfill(a: BackfillState, b: BackfillState | undefined): boolean {
     a.done === b.done &&
     a.pagesRead === b.pagesRead &&
     (a.misses ?? 0) === (b.misses ?? 0) &&
+    (a.failedNights ?? 0) === (b.failedNights ?? 0) &&
     JSON.stringify(a.cursor) === JSON.stringify(b.cursor)
   );
 }
@@ -554,10 +555,11 @@ export const BACKFILL_MISSES = 3;
  * Whether an older page's failure is a miss (P7): it was asked and the site answered, tonight,
  * with something that is not that page (gone, an error, too large, unreadable), or robots.txt
  * keeps it. Not a no (P21: the night's word on the site), nor a page the night did not get to
- * (the deadline, the checker offline, its owner's request).
+ * (the deadline, the checker offline, its owner's request), nor the site's "later" (P15: a
+ * Retry-After longer than the night waits, which says the page is to be asked another time).
  */
-function missedPage(kind: NightOutcome["kind"]): boolean {
-  return !NOT_JUDGED_OUTCOMES.has(kind) && !NO_OUTCOMES.has(kind);
+function missedPage(o: NightOutcome): boolean {
+  return !NOT_JUDGED_OUTCOMES.has(o.kind) && !NO_OUTCOMES.has(o.kind) && o.held !== true;
 }
 
 async function runBackfill(
@@ -650,10 +652,20 @@ async function runBackfill(
     // next night (a blip passes), and after BACKFILL_MISSES in a row the list has ended there,
     // never asked every night for ever. A no, the deadline, or a night the checker was offline
     // says nothing of the page: not a miss.
-    if (r.kind === "failed" && missedPage(r.outcome.kind)) {
+    //
+    // A page gone counts with the older pages that show no records (pages in a row: the list
+    // ends there); any other failure counts in nights, apart: the page is asked once a night,
+    // and one failed answer after two quiet months read the same night does not end the list.
+    if (r.kind === "failed" && r.outcome.kind === "gone") {
       const misses = (state.misses ?? 0) + 1;
       if (misses >= BACKFILL_MISSES) return { state: { done: true, pagesRead: state.pagesRead } };
       return { state: { ...state, cursor: next, misses } };
+    }
+    if (r.kind === "failed" && missedPage(r.outcome)) {
+      const failedNights = (state.failedNights ?? 0) + 1;
+      if (failedNights >= BACKFILL_MISSES)
+        return { state: { done: true, pagesRead: state.pagesRead } };
+      return { state: { ...state, cursor: next, failedNights } };
     }
     if (r.kind !== "read") {
       const out: { state: BackfillState; stoppedBy?: NightOutcome } = {
@@ -666,6 +678,8 @@ async function runBackfill(
       }
       return out;
     }
+    // The page answered: a run of nights it failed is over.
+    delete state.failedNights;
     const ids = idsOf(r.extraction.records);
     if (ids !== undefined && (ids === lastIds || ids === firstIds))
       return { state: { done: true, pagesRead: state.pagesRead + 1 } };
@@ -692,6 +706,7 @@ async function runBackfill(
       pagesRead: state.pagesRead,
       cursor: next,
       ...(state.misses ? { misses: state.misses } : {}),
+      ...(state.failedNights ? { failedNights: state.failedNights } : {}),
     },
   };
 }

@@ -43,7 +43,13 @@ export function failureOutcome(
     case "gone":
       return { kind: "gone", status: o.status, url: o.url };
     case "error":
-      return { kind: "error", reason: o.reason, status: o.status, url: o.url };
+      return {
+        kind: "error",
+        reason: o.reason,
+        status: o.status,
+        url: o.url,
+        ...(o.held ? { held: true as const } : {}),
+      };
     case "unreachable":
       return { kind: "unreachable", reason: o.reason, url: o.url };
     case "blocked-address":

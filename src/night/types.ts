@@ -102,6 +102,11 @@ export interface NightOutcome {
   status?: number | null;
   /** The URL the outcome is about (the way in that decided it). */
   url?: string;
+  /**
+   * P15: an error that is the site's hold (a Retry-After longer than the night waits): its
+   * "later", not the page's failure (P7: no backfill miss). Not stored; the reason says it.
+   */
+  held?: true;
 }
 
 /** A request a platform preset or the backfill cursor asks for (P5, P7). */
@@ -125,6 +130,13 @@ export interface BackfillState {
    * BACKFILL_MISSES the list is taken to have ended (P7, P11). Kept with the cursor.
    */
   misses?: number;
+  /**
+   * Nights in a row on which the cursor's page, asked, failed otherwise (a 5xx, too large,
+   * unreadable): at BACKFILL_MISSES such nights the list is taken to have ended there (P7,
+   * P11). Nights, not pages: each night asks that page once, and its failure is never added to
+   * the older pages without records read before it. Kept with the cursor.
+   */
+  failedNights?: number;
 }
 
 export type FlagKind = "no-three-nights" | "no-records" | "robots-disallows" | "answers-again";

@@ -197,10 +197,15 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       if (!h) continue;
       h.backfill = { done: b.done === 1, pagesRead: b.pages_read };
       if (b.cursor) {
-        // The misses are kept beside the request in the cursor's JSON (`misses`).
-        const { misses, ...cursor } = JSON.parse(b.cursor) as PageRequest & { misses?: number };
+        // The misses are kept beside the request in the cursor's JSON (`misses`, `failedNights`).
+        const { misses, failedNights, ...cursor } = JSON.parse(b.cursor) as PageRequest & {
+          misses?: number;
+          failedNights?: number;
+        };
         h.backfill.cursor = cursor;
         if (typeof misses === "number" && misses > 0) h.backfill.misses = misses;
+        if (typeof failedNights === "number" && failedNights > 0)
+          h.backfill.failedNights = failedNights;
       }
     }
     return out;
@@ -275,11 +280,11 @@ export class SqlNightStore implements NightStore, ValidatorStore {
           sourceId: r.sourceId,
           done: r.backfill.done ? 1 : 0,
           cursor: r.backfill.cursor
-            ? JSON.stringify(
-                r.backfill.misses
-                  ? { ...r.backfill.cursor, misses: r.backfill.misses }
-                  : r.backfill.cursor,
-              )
+            ? JSON.stringify({
+                ...r.backfill.cursor,
+                ...(r.backfill.misses ? { misses: r.backfill.misses } : {}),
+                ...(r.backfill.failedNights ? { failedNights: r.backfill.failedNights } : {}),
+              })
             : null,
           pagesRead: r.backfill.pagesRead,
         });

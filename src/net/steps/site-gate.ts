@@ -224,6 +224,7 @@ export const siteGate =
               url: call.url,
               status: null,
               reason: "not asked again tonight: an earlier answer's head said so (429 or 5xx)",
+              held: true,
             });
           case "exhausted":
             return final({
