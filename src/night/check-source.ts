@@ -552,6 +552,14 @@ function backfillNeedsPage1(source: Source, history: SourceHistory): boolean {
 export const BACKFILL_MISSES = 3;
 
 /**
+ * P5, P7: result pages a form's backfill turns through on one night on its way to the page it
+ * left off at, where tonight's first result page shows no link to that one (a GridView pager
+ * shows ten page numbers at a time: one page on the way per ten pages further). Requests like
+ * any other (P9, P10), at most this many a night besides its older pages.
+ */
+export const RESUME_HOPS = 10;
+
+/**
  * Whether an older page's failure is a miss (P7): it was asked and the site answered, tonight,
  * with something that is not that page (gone, an error, too large, unreadable), or robots.txt
  * keeps it. Not a no (P21: the night's word on the site), nor a page the night did not get to
@@ -583,7 +591,9 @@ async function runBackfill(
   if (dropped) delete state.cursor;
   // P5, P7: a cursor that is a postback carries the state of the page an earlier night turned
   // it from (a search form's __VIEWSTATE, its session): tonight it is turned from tonight's
-  // first page, by the link a visitor would click, where that page shows one.
+  // first page, by the link a visitor would click, where that page shows one; where it shows
+  // only a link further on the way (a pager's "..." to the next ten pages), that one is
+  // clicked, and so on from the page it shows, at most RESUME_HOPS pages a night.
   if (
     next &&
     ctx.reader.resumeRequest &&
@@ -591,18 +601,59 @@ async function runBackfill(
     page1.extraction &&
     page1.body
   ) {
-    const again = sameList(
-      ctx.reader.resumeRequest(
-        way,
-        next,
-        firstReq,
-        page1.body,
-        page1.extraction,
-        page1.contentType,
-      ),
-      listSite,
-    );
-    if (again) next = again;
+    const cursor = next;
+    let from = {
+      req: firstReq,
+      body: page1.body,
+      extraction: page1.extraction,
+      contentType: page1.contentType,
+    };
+    for (let hops = 0; ; hops++) {
+      const again = sameList(
+        ctx.reader.resumeRequest(
+          way,
+          cursor,
+          from.req,
+          from.body,
+          from.extraction,
+          from.contentType,
+        ),
+        listSite,
+      );
+      if (!again) break;
+      if (again.hop !== true) {
+        next = again;
+        break;
+      }
+      if (hops >= RESUME_HOPS) break;
+      const { hop: _, ...req } = again;
+      const r = await readOne(ctx, way, req, "backfill", source.id, true);
+      const read =
+        (r.kind === "read" || r.kind === "unchanged") && r.extraction && r.body ? r : undefined;
+      if (read === undefined) {
+        // A page on the way that fails tonight is the cursor's page not reached: judged as its
+        // failure would be (P7: a miss a night, a no or the deadline the night's word).
+        const out: { state: BackfillState; stoppedBy?: NightOutcome } = { state: { ...state } };
+        if (r.kind !== "failed") return out;
+        if (endsTheSource(r.outcome.kind) && r.outcome.kind !== "unreached")
+          out.stoppedBy = r.outcome;
+        else if (missedPage(r.outcome)) {
+          const failedNights = (state.failedNights ?? 0) + 1;
+          if (failedNights >= BACKFILL_MISSES)
+            return { state: { done: true, pagesRead: state.pagesRead } };
+          out.state.failedNights = failedNights;
+        }
+        return out;
+      }
+      // Its records were read on an earlier night; any it shows now are kept as ever.
+      records.push(...(read.extraction?.records ?? []));
+      from = {
+        req,
+        body: read.body as Uint8Array,
+        extraction: read.extraction as Extraction,
+        contentType: read.contentType,
+      };
+    }
   }
   // Page 1 answered 304 is read from its stored copy, so a backfill whose start was never
   // committed (a crash after the archive write) still starts (P7).

@@ -94,8 +94,9 @@ export function nextFormPage(
 
 /**
  * P5, P7: the result page an earlier night's backfill left off at (`cursor`), asked for tonight
- * from tonight's first result page (`first`, its answer `body`) by the link a visitor would
- * click, with tonight's page state; undefined when that page shows no link to it.
+ * from tonight's result page `first` (its answer `body`: the first, or one on the way) by the
+ * link a visitor would click, with tonight's page state; where that page shows no link to it,
+ * the link furthest towards it (`hop`); undefined when it shows neither.
  */
 export function resumeFormPage(
   way: WayIn,
@@ -105,10 +106,18 @@ export function resumeFormPage(
   contentType?: string,
 ): PageRequest | undefined {
   if (cursor.method !== "POST" || cursor.body === undefined) return undefined;
-  const fr = pagerRequestAgain(body, first.url, specOf(way), cursor.body, contentType);
+  const fr = pagerRequestAgain(
+    body,
+    first.url,
+    specOf(way),
+    cursor.body,
+    first.pageNo ?? 1,
+    contentType,
+  );
   if (!fr) return undefined;
   const req: PageRequest = { url: fr.url, method: fr.method };
-  if (cursor.pageNo !== undefined) req.pageNo = cursor.pageNo;
+  req.pageNo = fr.hop ? fr.page : (cursor.pageNo ?? fr.page);
+  if (fr.hop) req.hop = true;
   if (fr.body !== undefined) req.body = fr.body;
   if (fr.contentType !== undefined) req.contentType = fr.contentType;
   return req;

@@ -118,6 +118,11 @@ export interface PageRequest {
   accept?: string;
   /** Form ways (P5): which result page this request asks for (1 = the search itself). */
   pageNo?: number;
+  /**
+   * P5, P7: a result page turned through tonight on the way to the one a backfill left off at
+   * (the pager shows no link to that one from where it started): never kept as a cursor.
+   */
+  hop?: true;
 }
 
 /** Backfill progress for one source (P7): where the older pages resume tomorrow. */

@@ -185,28 +185,52 @@ export function nextPagerRequest(
 /** A GridView pager's argument that names its page (`Page$7`), not a step (`Page$Next`). */
 const NUMBERED = /^Page\$[1-9][0-9]*$/;
 
+/** The page a numbered pager argument names (`Page$7`: 7). */
+const pageOf = (argument: string): number => Number(argument.slice("Page$".length));
+
 /**
- * P5, P7: the click on `resultPage` (tonight's result page) that shows the result page a
- * postback from an earlier night asked for (`earlier`, its urlencoded body): the link with the
- * same target and numbered argument (`Page$7`), sent with tonight's page state, as a visitor
- * would click it. The state an earlier night's page carried (its __VIEWSTATE, its
- * __EVENTVALIDATION, the session it belonged to) is never sent again. Undefined when tonight's
- * page shows no such link.
+ * P5, P7: the click on `resultPage` (tonight's result page, page `current` of the results) that
+ * shows the result page a postback from an earlier night asked for (`earlier`, its urlencoded
+ * body): the link with the same target and numbered argument (`Page$17`), sent with tonight's
+ * page state, as a visitor would click it. Where the page shows no link to it (a GridView's
+ * pager shows ten page numbers at a time, the next ten behind a "..." link to `Page$11`), the
+ * link furthest towards it, past `current` (`hop`: a visitor's click on the way there). The
+ * state an earlier night's page carried (its __VIEWSTATE, its __EVENTVALIDATION, the session
+ * it belonged to) is never sent again. Undefined when tonight's page shows no way towards it.
  */
 export function pagerRequestAgain(
   resultPage: Uint8Array,
   pageUrl: string,
   spec: FormSpec,
   earlier: string,
+  current: number,
   contentType?: string,
-): FormRequest | undefined {
+): (FormRequest & { page: number; hop: boolean }) | undefined {
   const asked = new URLSearchParams(earlier);
   const target = asked.get("__EVENTTARGET");
   const argument = asked.get("__EVENTARGUMENT");
   if (!target || argument === null || !NUMBERED.test(argument)) return undefined;
-  return pagerRequest(resultPage, pageUrl, spec, contentType, (all) =>
-    all.find((p) => p.target === target && p.argument === argument),
-  );
+  const wanted = pageOf(argument);
+  let chosen: number | undefined;
+  const fr = pagerRequest(resultPage, pageUrl, spec, contentType, (all) => {
+    const numbered = all.filter((p) => p.target === target && NUMBERED.test(p.argument));
+    const exact = numbered.find((p) => p.argument === argument);
+    if (exact) {
+      chosen = wanted;
+      return exact;
+    }
+    let best: { target: string; argument: string } | undefined;
+    for (const p of numbered) {
+      const n = pageOf(p.argument);
+      if (n > current && n < wanted && (chosen === undefined || n > chosen)) {
+        chosen = n;
+        best = p;
+      }
+    }
+    return best;
+  });
+  if (!fr || chosen === undefined) return undefined;
+  return { ...fr, page: chosen, hop: chosen !== wanted };
 }
 
 /** The postback of the pager link `pick` chooses on a result page, with that page's form. */
