@@ -220,3 +220,35 @@ describe("nor reparse, from outside", () => {
     expect(r.stdout).toMatch(/note: .*\/feed\.xml: not a feed: not its list, none called removed/);
   }, 60_000);
 });
+
+describe("nor reparse after a recipe change (review of 9151da4)", () => {
+  it("P8: an api recipe changed so that it finds no list in the copies the night read records from says what it would remove: the recipe's doing is not taken for a copy that is not the list", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    site.route("/api/events", (_q, res) => {
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          value: [1, 2, 3].map((n) => ({ id: n, name: `Meeting ${n}`, url: `/m/${n}` })),
+        }),
+      );
+    });
+    const data = join(world.dir, "data-api-recipe");
+    const lines = (items: string) => [
+      "  - id: events",
+      "    government: city-of-test",
+      "    records: meetings",
+      "    access: api",
+      `    url: ${site.url("/api/events")}`,
+      `    api: { items: ${items}, title: name, id: id, link: url }`,
+    ];
+    await nightOn(testerCatalog(world.dir, "api-before", lines("value")), data, "2026-11-05");
+    // The operator's new recipe looks for the list under another name: it reads none.
+    const changed = testerCatalog(world.dir, "api-after", lines("data"));
+    const before = site.requests.length;
+    const r = await nor("reparse", "--data", data, "--catalog", changed);
+    expect(site.requests.length).toBe(before);
+    expect(r.stdout).toMatch(/events: .*would remove 3/);
+    expect(r.stdout).not.toMatch(/not its list/);
+    expect(r.stdout).toMatch(/note: .*\/api\/events: no array at "data"/);
+  }, 60_000);
+});

@@ -127,7 +127,7 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
   // The source's checks, each with the way it used (night_sources.way).
   const checks = await opts.db
     .selectFrom("night_sources")
-    .select(["started_at", "ended_at", "way"])
+    .select(["started_at", "ended_at", "way", "outcome"])
     .where("source_id", "=", source.id)
     .orderBy("ended_at", "desc")
     .execute();
@@ -165,6 +165,10 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
   // out, never read with another way's reader.
   const ways: WayIn[] = [source, ...source.alternates];
   const wayOf = new Map<Capture, WayIn>();
+  // The first pages the night read as its list, by the way that answered (its records read from
+  // them, by the recipe of that night): today's reader finding no list there is today's recipe's
+  // doing, not a copy that is not the list (P8: what a recipe change would do is said).
+  const readAsList = new Set<Capture>();
   let otherWays = 0;
   for (const [key, capture] of latest) {
     const check = checkAt(new Date(capture.fetchedAt).toISOString());
@@ -183,8 +187,15 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
       bare(capture.url) === bare(way.url)
     )
       latest.delete(key);
-    else if (way) wayOf.set(capture, way);
-    else {
+    else if (way) {
+      wayOf.set(capture, way);
+      if (
+        (check?.outcome === "ok" || check?.outcome === "unchanged") &&
+        capture.purpose !== "backfill" &&
+        bare(capture.url) === bare(way.url)
+      )
+        readAsList.add(capture);
+    } else {
       latest.delete(key);
       otherWays++;
     }
@@ -252,7 +263,7 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
       result.errors.push(`${capture.url} (${capture.file}@${capture.offset}): ${got.error}`);
       continue;
     }
-    if (got.records.length === 0 && got.notThisWay === true) {
+    if (got.records.length === 0 && got.notThisWay === true && !readAsList.has(capture)) {
       result.notLists.push(`${capture.url}: ${got.note ?? `not a ${way.access} answer`}`);
       continue;
     }
