@@ -1,4 +1,5 @@
 import type { RequestLogEntry } from "../net/types.js";
+import { noteLine } from "../policy/shown-text.js";
 import { formatInZone, SITE_OWNER_ZONE } from "../policy/zone.js";
 
 /**
@@ -90,7 +91,9 @@ export function toTable(
   const rows: string[][] = [headers];
   for (const e of entries) {
     const status = `${e.status ?? "-"} ${e.outcome}`;
-    const url = e.failure ? `${e.url}  (${e.failure})` : e.url;
+    // The failure may carry what the site sent (a Content-Encoding it named, a certificate's
+    // name): one line of text for the terminal, its controls and length gone (--jsonl has it whole).
+    const url = e.failure ? `${e.url}  (${noteLine(e.failure)})` : e.url;
     const row = [
       formatInZone(e.startedAt, SITE_OWNER_ZONE),
       e.endedAt === null ? "-" : String(e.endedAt - e.startedAt),

@@ -100,6 +100,7 @@ async function runLog(opts: LogOptions): Promise<void> {
       if (first && !whole && !opts.jsonl && page.next !== undefined)
         whole = (await log.queryPage(rest, 1, page.next)).entries.length === 0;
       if (entries.length === 0) break;
+      // A site's words in a failure or a no's marker: escaped by writeLines (shownStdout).
       if (opts.jsonl) writeLines(entries.map((e) => JSON.stringify(toJson(e))));
       // One page in all: laid out as ever, to its own widths, evidence only if some row has it.
       else if (whole) {
