@@ -3,6 +3,7 @@
  * 64 KB generic), decoding, and the presence-only markers that must never count alone.
  */
 import { describe, expect, it } from "vitest";
+import { prepare } from "../../src/policy/refusal/prepare.js";
 import { detectChallenge, type RefusalInput, refusalFor } from "../../src/policy/refusal.js";
 import { loadFixture } from "./refusal-fixtures.js";
 
@@ -439,5 +440,45 @@ describe("P21: the vendor's reference is an id, never whatever a page puts there
     expect(refusalFor(resp(403, dd("AHrlqAAAAAMA1gZrYHNP4MIAAYhtzg==")))?.reference).toBe(
       "AHrlqAAAAAMA1gZrYHNP4MIAAYhtzg==",
     );
+  });
+});
+
+describe("P21: a vendor's block page the site dressed in its own template is still a no", () => {
+  /**
+   * F5's WAF lets the site replace its default block page with one "with corporate branding,
+   * helpdesk contact information" (F5 Silverline: any HTML under 50 KB, answered 200 unless
+   * set otherwise), which keeps the sentence and must carry the support ID. A city's: its
+   * header, menu, the sentence and the id, the help desk, and its footer.
+   */
+  const menu = [
+    "Home",
+    "Government",
+    "Mayor's Office",
+    "City Council",
+    "Departments",
+    "Public Safety",
+    "Parks and Recreation",
+    "Utilities",
+    "Residents",
+    "Business",
+    "Visitors",
+    "How Do I…",
+  ];
+  const branded = `<!doctype html><html><head><title>Request Rejected | City of Example, Ohio</title><style>body{font-family:sans-serif}</style></head><body>
+<header><img alt="City of Example seal" src="data:image/png;base64,AAAA"><p>City of Example, Ohio: serving our residents since 1851</p>
+<nav>${menu.map((m) => `<a href="/${m.toLowerCase().replace(/\W+/g, "-")}">${m}</a>`).join(" ")}</nav></header>
+<main><h1>Request Rejected</h1><p>The requested URL was rejected. Please consult with your administrator.</p><p>Your support ID is: 10675488592372850466</p>
+<p>If you believe you reached this page in error, please contact the City of Example Information Technology Help Desk between 8:00 a.m. and 5:00 p.m., Monday through Friday, except on City holidays. Call 614-555-0100 or send an e-mail to helpdesk@example-city.gov, and include the support ID shown above, the address of the page you were trying to reach, and the date and time you saw this message, so that our staff can find your request and restore your access as quickly as possible.</p>
+<p>For emergencies, always dial 9-1-1. For non-emergency police matters, call 614-555-0111. To report a water main break, a downed tree or a street light out after hours, call the Public Service Department's 24-hour line at 614-555-0122.</p></main>
+<footer><p>City of Example, 100 Main Street, Example, Ohio 43000. City Hall is open Monday through Friday from 8:00 a.m. to 5:00 p.m. Main line 614-555-0199.</p><p>Copyright © 2026 City of Example. All rights reserved. Accessibility statement. Privacy policy. Website disclaimer. Public records policy. Nondiscrimination notice. Employment opportunities. Sign up for City news and alerts. Site map. Translate this page. Contact us. Follow the City on social media.</p></footer>
+</body></html>`;
+
+  it("P21: F5's block page in the city's template, answered 200 with 1,500 characters of text or more, is a no (f5) with its support ID", () => {
+    expect(prepare(resp(200, branded)).text.length).toBeGreaterThanOrEqual(1500);
+    expect(refusalFor(resp(200, branded))).toMatchObject({
+      verdict: "block",
+      provider: "f5",
+      reference: "10675488592372850466",
+    });
   });
 });

@@ -3,7 +3,7 @@
  * "sorry", Anubis, plus the table's Distil, DDoS-Guard and LinkedIn rows. F5 and Imperva
  * answer 200, so these rules look at the page, not the status; but a vendor's sentence on a
  * 2xx counts only on a page as small as its block page (types.ts blockPageSized), never quoted
- * on a long one. Footer seals (sucuri.net links), F5's TS/BIGip cookies and DDoS-Guard's
+ * on a long one (F5's own page in a site's template aside: it keeps F5's title). Footer seals (sucuri.net links), F5's TS/BIGip cookies and DDoS-Guard's
  * server header alone are presence only.
  */
 import { blockPageSized, firstCapture, type Prepared, type RuleResult, verdict } from "./types.js";
@@ -25,8 +25,14 @@ export function sucuri(p: Prepared): RuleResult {
   return verdict("block", "sucuri", page ? "Sucuri Access Denied page" : "x-sucuri-block", blockId);
 }
 
+/** F5's own title, kept when a site dresses the block page in its template ("… | City of X"). */
+const F5_TITLE = /<title>[^<]*\brequest rejected\b[^<]*<\/title>/;
+
 export function f5(p: Prepared): RuleResult {
-  if (p.plain || !blockPageSized(p)) return null;
+  // A site may replace F5's page with its own (branding, a help desk, any HTML under 50 KB,
+  // answered 200): long, but still titled as F5's and still its sentence and support ID. A
+  // page that only quotes the sentence has a title of its own.
+  if (p.plain || !(blockPageSized(p) || F5_TITLE.test(p.lower))) return null;
   if (
     !p.lower.includes("the requested url was rejected. please consult with your administrator.")
   ) {
