@@ -71,7 +71,10 @@ export function tlsRefused(url: string, message: string): RefusedStep {
   return refused(url, null, "TLS handshake or certificate check failed", {
     provider: "tls",
     verdict: "tls",
-    marker: message,
+    // Node's words quote the certificate (its CN, with whatever controls the site put there,
+    // or every name it lists, hundreds on a shared host's): one line of at most NOTE_MAX
+    // characters, as the marker goes to the log, the console and the source's page.
+    marker: noteLine(message),
   });
 }
 
@@ -91,7 +94,7 @@ function closed(ctx: ClassifyContext, status: number | null, message: string): S
     return refused(ctx.url, status, "connection closed on every attempt", {
       provider: "connection",
       verdict: "closed",
-      marker: message,
+      marker: noteLine(message),
     });
   }
   return { kind: "final", outcome: { kind: "error", url: ctx.url, status, reason: message } };

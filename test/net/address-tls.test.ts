@@ -276,3 +276,53 @@ describe("TLS: certificates a browser refuses (P21)", () => {
     },
   );
 });
+
+describe("TLS: a no's evidence says what Node said, as a line (P21, P27)", () => {
+  it("P21, P27: a certificate whose name holds terminal controls, or that names 400 hosts, not this one, is a no (tls) whose marker is one line without a control and at most 300 characters", async () => {
+    const { execFile } = await import("node:child_process");
+    const { promisify } = await import("node:util");
+    const { createServer } = await import("node:https");
+    const run = promisify(execFile);
+    const dir = mkdtempSync(join(tmpdir(), "nor-tls-marker-"));
+    const p = (f: string) => join(dir, f);
+    const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+    // A CN with a C1 CSI and an ESC sequence (no subjectAltName: Node then quotes the CN), and
+    // one with 400 DNS names: Node's message for the mismatch quotes either in full.
+    await run("openssl", [
+      ...["req", "-x509", ...ec, "-keyout", p("a.key"), "-out", p("a.pem"), "-days", "2"],
+      ...["-utf8", "-subj", "/CN=records\u009b2J\u001b]0;owned\u0007"],
+    ]);
+    const names = Array.from({ length: 400 }, (_, i) => `DNS:host-${i}.example.net`).join(",");
+    await run("openssl", [
+      ...["req", "-x509", ...ec, "-keyout", p("b.key"), "-out", p("b.pem"), "-days", "2"],
+      ...["-subj", "/CN=many", "-addext", `subjectAltName=${names}`],
+    ]);
+    writeFileSync(p("ca.pem"), readFileSync(p("a.pem"), "utf8") + readFileSync(p("b.pem"), "utf8"));
+    h = await harness();
+    for (const name of ["a", "b"]) {
+      const srv = createServer(
+        { key: readFileSync(p(`${name}.key`)), cert: readFileSync(p(`${name}.pem`)) },
+        (_q, res) => res.end("User-agent: *\nAllow: /\n"),
+      );
+      srv.on("tlsClientError", () => {});
+      await new Promise<void>((r) => srv.listen(0, "127.0.0.250", r));
+      try {
+        const port = (srv.address() as { port: number }).port;
+        const host = `records.example-${name}.org`;
+        const f = h.fetcher({
+          transportOptions: { caFile: p("ca.pem"), resolve: [`${host}:${port}:127.0.0.250`] },
+        });
+        const out = await f.fetch({ url: `https://${host}:${port}/list`, purpose: "page" });
+        expect(out).toMatchObject({ kind: "refused", evidence: { provider: "tls" } });
+        if (out.kind !== "refused") return;
+        const marker = out.evidence.marker ?? "";
+        expect(marker, name).toMatch(/does not match certificate's altnames/);
+        expect(marker, name).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+        expect(marker.length, name).toBeLessThanOrEqual(300);
+        expect(h.ports.log.entries.at(-1)?.evidence?.marker).toBe(marker);
+      } finally {
+        await new Promise<void>((r) => srv.close(() => r()));
+      }
+    }
+  }, 60_000);
+});
