@@ -42,7 +42,8 @@ const rows: Row[] = [
   { id: "D14", title: "`Disallow: /*` closes everything", rules: "Disallow: /*", url: `${H}/any/thing?x`, allowed: false },
   { id: "D15", title: "`*` in the middle", rules: "Disallow: /a*c", url: `${H}/a/x/cd`, allowed: false },
   { id: "D16", title: "no matching rule: allowed", rules: "Disallow: /a\nAllow: /b", url: `${H}/c`, allowed: true },
-  { id: "D17", title: "an empty `?` query is matched as sent", rules: "Disallow: /a?$", url: `${H}/a?`, allowed: false },
+  { id: "D17", title: "an empty `?` query is dropped, as a night sends the URL (/a)", rules: "Disallow: /a?$", url: `${H}/a?`, allowed: true },
+  { id: "D17b", title: "the URL without its empty `?` is what a rule for /a matches", rules: "Disallow: /a$", url: `${H}/a?`, allowed: false },
 
   // Percent-encoding, RFC 9309 §2.2.2 (P17).
   { id: "E1", title: "%7E in the URL equals ~ in the pattern", rules: "Disallow: /~foo", url: `${H}/%7Efoo`, allowed: false },

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkRobotsFile } from "../../src/cli/commands/robots.js";
 import type { AttemptResult } from "../../src/net/pipeline.js";
+import { checkUrl } from "../../src/net/redirects.js";
 import { answer, ROBOTS_READ_LIMIT } from "../../src/net/robots-answer.js";
 import { DEFAULT_USER_AGENT } from "../../src/policy/constants.js";
 import { robotsVerdict } from "../../src/policy/robots/index.js";
@@ -48,8 +49,11 @@ export function nightReading(
   };
   const entry = answer(attempt, 0);
   if (entry.state !== "rules") throw new Error(`the gate did not keep rules: ${entry.state}`);
-  // What the fetcher does with a cached entry (the gate's toResult, then robotsVerdict).
-  const v = robotsVerdict({ state: "rules", body: entry.body ?? "" }, url, agent);
+  // What the fetcher does with a cached entry (the gate's toResult, then robotsVerdict), for the
+  // URL in the one normal form a night sends and judges (its first step, url-check).
+  const checked = checkUrl(url);
+  if (!checked.ok) throw new Error(`a night never asks for ${url}: ${checked.reason}`);
+  const v = robotsVerdict({ state: "rules", body: entry.body ?? "" }, checked.url.href, agent);
   if (v.verdict === "unknown") throw new Error(`no verdict for ${url}: ${v.reason}`);
   return v.crawlDelaySeconds === undefined
     ? { verdict: v.verdict }
