@@ -247,6 +247,32 @@ function helpForUnknownAsUnknown(program: Command, argv: readonly string[]): str
 }
 
 /**
+ * `npm start --data /srv/nor-data` (or `npm run demo --headless`): npm reads an option before
+ * `--` as its own setting and runs the command without it, which would then go on with its
+ * default (a new store in ./data; the demo serving until Ctrl-C where CI wanted it ended).
+ * Refused (exit 2) before anything is made, naming the options and the command line that passes
+ * them on.
+ */
+function refuseOptionsNpmKept(
+  program: Command,
+  argv: readonly string[],
+  npm: typeof import("./npm-options.js"),
+): void {
+  const name = commandNamed(argv.slice(2));
+  const cmd = program.commands.find((c) => c.name() === name);
+  if (cmd === undefined) return;
+  const kept = npm.optionsNpmKept(cmd, process.env);
+  if (kept.length === 0) return;
+  const names = kept.map((k) => k.split(" ")[0]);
+  const listed =
+    names.length === 1 ? names[0] : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+  throw new CommandUsageError(
+    `nor ${cmd.name()}`,
+    `npm took ${listed} for ${names.length === 1 ? "a setting" : "settings"} of its own (npm reads the options before \`--\` as its own), so nor ${cmd.name()} never saw ${names.length === 1 ? "it" : "them"}; give ${names.length === 1 ? "it" : "them"} after --: ${npm.npmCommandLine(process.env, kept)}`,
+  );
+}
+
+/**
  * The exit code of a thrown NorError, the same for every command: 2 for what the person
  * running it can fix by changing what they typed or configured (options, environment,
  * catalog, a missing store), 1 for a failure while doing the work.
@@ -283,6 +309,10 @@ export async function main(argv: string[], streams?: CliIo): Promise<number> {
   }
   try {
     const program = await buildProgram(argv);
+    // Only under one of nor's own npm scripts (`npm start`, `npm run demo`): the module is not
+    // loaded otherwise (lazy-load.test.ts).
+    if (/\bbin\/nor\.js\b/.test(process.env["npm_lifecycle_script"] ?? ""))
+      refuseOptionsNpmKept(program, argv, await import("./npm-options.js"));
     await program.parseAsync(helpForUnknownAsUnknown(program, argv));
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (err) {
