@@ -178,7 +178,8 @@ const consoleOff = (c: Context) => {
       <h1>The console is off</h1>
       <p>
         No operator password is set, so nobody can sign in. The operator sets one with{" "}
-        <code>nor operator set-password</code> and restarts <code>nor serve</code>.
+        <code>nor operator set-password</code> and restarts the server that shows this page (
+        <code>nor start</code>, which <code>npm start</code> runs, or <code>nor serve</code>).
       </p>
     </Layout>,
     503,

@@ -333,7 +333,10 @@ describe("without a store or a console", () => {
     ] as const) {
       const res = await app.request(path, { method });
       expect(res.status, path).toBe(503);
-      expect(await res.text(), path).toContain("nor operator set-password");
+      const text = await res.text();
+      expect(text, path).toContain("nor operator set-password");
+      // The README's server is `npm start` (nor start): the page names it, not nor serve alone.
+      expect(text, path).toContain("<code>nor start</code>");
     }
   });
 });
