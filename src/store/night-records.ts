@@ -408,6 +408,11 @@ function insertOf(n: number): Prepared<Record<string, unknown>, unknown> {
               date: eb.ref("excluded.date"),
               url: eb.ref("excluded.url"),
               kind: eb.ref("excluded.kind"),
+              // When what its feed entries show changed (retitled, redated, another kind): they
+              // say so (migration 028). A link written anew alone is the record as it was.
+              changed_at: sql<
+                string | null
+              >`case when records.title is distinct from excluded.title or records.date is distinct from excluded.date or records.kind is distinct from excluded.kind then ${$("at")} else records.changed_at end`,
             }))
             .where(
               sql<boolean>`records.title is distinct from excluded.title or records.date is distinct from excluded.date or records.url is distinct from excluded.url or records.kind is distinct from excluded.kind`,

@@ -29,7 +29,7 @@ const result = (records: { id: string; title: string }[], endedAt: number): Sour
 });
 
 describe.each(factories)("records written ($name)", (factory) => {
-  it("P6: new ones counted once, one seen before brought up to date and not new again, ids the store keeps as one written once", async () => {
+  it("P6: new ones counted once, one seen before brought up to date (when, kept) and not new again, ids the store keeps as one written once", async () => {
     const store = await openStore(await factory.fresh());
     try {
       const db = store.db;
@@ -94,6 +94,25 @@ describe.each(factories)("records written ($name)", (factory) => {
       expect(rows.find((r) => r.record_id === "a")?.title).toBe("Road salt (CANCELLED)");
       expect(rows.filter((r) => r.record_id === "r\uFFFD")).toHaveLength(1);
       expect(rows).toHaveLength(lone.length > 0 ? 4 : 3);
+      // Migration 028: when the retitle was written, so its feed entries say it changed; a
+      // record shown as first seen has none, and a later read that shows it the same keeps it.
+      await write(
+        [
+          { id: "a", title: "Road salt (CANCELLED)" },
+          { id: "b", title: "Paving" },
+        ],
+        t0 + 3000,
+      );
+      const changed = await db
+        .selectFrom("records")
+        .select(["record_id", "changed_at"])
+        .where("record_id", "in", ["a", "b"])
+        .orderBy("record_id")
+        .execute();
+      expect(changed).toEqual([
+        { record_id: "a", changed_at: new Date(t0 + 1000).toISOString() },
+        { record_id: "b", changed_at: null },
+      ]);
     } finally {
       await store.close();
     }

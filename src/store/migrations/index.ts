@@ -23,6 +23,7 @@ import * as m024 from "./024-mapped-ipv4-sites.js";
 import * as m025 from "./025-night-catalog-note.js";
 import * as m026 from "./026-record-first-source.js";
 import * as m027 from "./027-source-renamed-to.js";
+import * as m028 from "./028-record-changed-at.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -50,6 +51,7 @@ export const migrations: Record<string, Migration> = {
   "025-night-catalog-note": m025,
   "026-record-first-source": m026,
   "027-source-renamed-to": m027,
+  "028-record-changed-at": m028,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -75,6 +75,11 @@ export interface RecordItem {
    * migration 026): its feed entries and calendar events keep that name.
    */
   firstSourceId?: string;
+  /**
+   * When it was last brought up to date (retitled, redated, another kind: P6; migration 028),
+   * when it was since first seen: its feed entries and calendar events say it changed.
+   */
+  changedAt?: string;
 }
 
 export interface CountySummary {
@@ -292,13 +297,18 @@ export const RECORD_COLUMNS = [
   "r.already_listed",
   "r.first_id",
   "r.first_source_id",
+  "r.changed_at",
 ] as const;
 
 export function toRecord(
-  r: Omit<RecordsTable, "instant" | "already_listed" | "first_id" | "first_source_id"> & {
+  r: Omit<
+    RecordsTable,
+    "instant" | "already_listed" | "first_id" | "first_source_id" | "changed_at"
+  > & {
     already_listed: number;
     first_id: string | null;
     first_source_id: string | null;
+    changed_at: string | null;
   },
 ): RecordItem {
   return {
@@ -306,6 +316,7 @@ export function toRecord(
     recordId: r.record_id,
     ...(r.first_id !== null ? { firstId: r.first_id } : {}),
     ...(r.first_source_id !== null ? { firstSourceId: r.first_source_id } : {}),
+    ...(r.changed_at !== null ? { changedAt: r.changed_at } : {}),
     title: shownText(r.title),
     date: r.date,
     url: r.url,

@@ -155,6 +155,7 @@ interface RecordRow {
   already_listed: number;
   first_id: string | null;
   first_source_id: string | null;
+  changed_at: string | null;
   source_name: string | null;
   source_records: string;
   government_id: string;
@@ -164,7 +165,7 @@ interface RecordRow {
 }
 
 const RECORD_SELECT = sql`r.source_id, r.record_id, r.title, r.date, r.url, r.kind,
-  r.first_seen_night, r.first_seen_at, r.already_listed, r.first_id, r.first_source_id, s.name as source_name, s.records as source_records,
+  r.first_seen_night, r.first_seen_at, r.already_listed, r.first_id, r.first_source_id, r.changed_at, s.name as source_name, s.records as source_records,
   g.id as government_id, g.name as government_name, g.kind as government_kind, g.county`;
 
 function toNewRecord(r: RecordRow): NewRecord {
@@ -173,6 +174,7 @@ function toNewRecord(r: RecordRow): NewRecord {
     recordId: r.record_id,
     ...(r.first_id !== null ? { firstId: r.first_id } : {}),
     ...(r.first_source_id !== null ? { firstSourceId: r.first_source_id } : {}),
+    ...(r.changed_at !== null ? { changedAt: r.changed_at } : {}),
     title: shownText(r.title),
     date: r.date,
     url: r.url,

@@ -90,6 +90,15 @@ function summaryOf(r: NewRecord): string {
   );
 }
 
+/**
+ * When an item last changed as a reader sees it: when its record was brought up to date
+ * (retitled, redated, another kind: P6), else when it was first seen. RFC 4287 §4.2.15: an
+ * entry's `updated` is its latest significant change, so a reader that holds the entry (the same
+ * id: a record is never new again) takes the new title.
+ */
+export const changedOf = (r: { firstSeenAt: string; changedAt?: string }): string =>
+  r.changedAt !== undefined && r.changedAt > r.firstSeenAt ? r.changedAt : r.firstSeenAt;
+
 /** An item's category: the record's own kind where it says more than its page's. */
 const categoryOf = (r: NewRecord): string => ownKind(r) ?? r.sourceRecords;
 
@@ -179,7 +188,8 @@ export function renderFeed(format: FeedFormat, c: FeedSpec): string {
           ...c.items.map((r) => ({
             id: itemId(r),
             title: { value: xmlText(isolated(r.title)), type: "text" as const },
-            updated: new Date(r.firstSeenAt),
+            updated: new Date(changedOf(r)),
+            published: new Date(r.firstSeenAt),
             links: [{ href: linkOf(c.origin, r), rel: "alternate" }],
             summary: { value: summaryOf(r), type: "text" as const },
             categories: [{ term: xmlText(categoryOf(r)) }],
@@ -245,6 +255,7 @@ export function renderFeed(format: FeedFormat, c: FeedSpec): string {
         summary: summaryOf(r),
         content_text: summaryOf(r),
         date_published: new Date(r.firstSeenAt),
+        ...(changedOf(r) !== r.firstSeenAt ? { date_modified: new Date(changedOf(r)) } : {}),
         tags: [categoryOf(r)],
       })),
     ],

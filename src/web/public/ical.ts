@@ -6,6 +6,7 @@
  * TEXT values are escaped (§3.3.11) and control characters, which TEXT may not hold, removed.
  */
 import type { NewRecord } from "../../store/read/new-records.js";
+import { changedOf } from "./feeds.js";
 import { httpHref, isolated } from "./format.js";
 
 export const ICAL_CONTENT_TYPE = "text/calendar; charset=utf-8";
@@ -60,9 +61,10 @@ function start(date: string): string | undefined {
 }
 
 /**
- * Each event's DTSTAMP is when the record was first seen: RFC 5545 §3.8.7.2, for a calendar
- * without METHOD, "the date and time that the information associated with the calendar
- * component was last revised in the calendar store". So the same records make the same bytes,
+ * Each event's DTSTAMP is when the record was first seen, or last brought up to date (retitled,
+ * redated: `changedOf`): RFC 5545 §3.8.7.2, for a calendar without METHOD, "the date and time
+ * that the information associated with the calendar component was last revised in the calendar
+ * store". So the same records make the same bytes,
  * and a calendar client's If-None-Match gets a 304 (with the clock's time there, every second
  * made a new ETag).
  */
@@ -95,7 +97,7 @@ export function renderIcal(opts: {
     lines.push(
       "BEGIN:VEVENT",
       `UID:${icalText(`${encodeURIComponent(r.firstSourceId ?? r.sourceId)}.${encodeURIComponent(r.firstId ?? r.recordId)}@new-on-record`)}`,
-      `DTSTAMP:${stamp(Date.parse(r.firstSeenAt))}`,
+      `DTSTAMP:${stamp(Date.parse(changedOf(r)))}`,
       dt,
       `SUMMARY:${icalText(r.title)}`,
       `DESCRIPTION:${icalText(`${r.sourceName ? isolated(r.sourceName) : r.sourceRecords} of ${isolated(r.governmentName)}${r.county ? `, ${isolated(r.county)} County` : ""}. Where it is posted: ${page}`)}`,

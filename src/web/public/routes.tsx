@@ -44,7 +44,7 @@ import {
 } from "./api.js";
 import { downloadRoutes } from "./downloads.js";
 import { echo } from "./echo.js";
-import { FEED_CONTENT_TYPES, FEED_FORMATS, renderFeed } from "./feeds.js";
+import { changedOf, FEED_CONTENT_TYPES, FEED_FORMATS, renderFeed } from "./feeds.js";
 import {
   countyNamed,
   describeFilter,
@@ -433,10 +433,16 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
 
   /** A feed's time: its newest item's, else the latest night's; never before its retirement. */
   const feedUpdated = async (
-    items: readonly { firstSeenAt: string }[],
+    items: readonly { firstSeenAt: string; changedAt?: string }[],
     retired?: Retired | undefined,
   ) => {
-    const newest = items[0]?.firstSeenAt;
+    // The latest change of any item (RFC 4287 §4.1.1): a record brought up to date (retitled)
+    // changed the feed, though the newest first seen is listed first.
+    let newest: string | undefined;
+    for (const r of items) {
+      const at = changedOf(r);
+      if (newest === undefined || at > newest) newest = at;
+    }
     const n = newest ? undefined : await latestNight(db);
     const at = newest ? new Date(newest) : new Date(n ? (n.finishedAt ?? n.startedAt) : opts.now());
     const left = retired ? new Date(retired.retiredAt) : undefined;
