@@ -254,7 +254,12 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       ...(f.records ? { records: f.records } : {}),
     });
     if (rest) parts.push(rest);
-    return { ok: true, value: { filter: f, counties: known, scope: parts.join(", "), retired } };
+    // The form offers the county asked for, listed in the directory or not (parseFilter).
+    const counties =
+      f.county && !known.includes(f.county)
+        ? [...known, f.county].sort((a, b) => a.localeCompare(b))
+        : known;
+    return { ok: true, value: { filter: f, counties, scope: parts.join(", "), retired } };
   };
 
   /**
