@@ -77,6 +77,8 @@ import { type NewWindow, nightStates, nightsBeforeListing, parseWindow } from ".
 
 /** C0 (but tab, newline, return), DEL and C1 control characters. */
 const CONTROLS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
+/** The longest `q` a search reads (its spaces counted once); a longer one is a 400. */
+const MAX_Q = 500;
 /** Newest records on the front page. */
 const HOME_NEWEST = 10;
 const GOV_FILTERS: FilterKeys = ["county", "kind"];
@@ -492,7 +494,14 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     const f = await filterOf(c, ALL, want);
     if (!f.ok) return f;
     // Control characters are never part of a word (searchTerms): they go, never said back raw.
-    const q = (c.req.query("q") ?? "").replace(CONTROLS, " ").trim().slice(0, 500);
+    // A run of spaces is one. Never cut: a word past a cut would be left out (docs/api.md).
+    const q = (c.req.query("q") ?? "").replace(CONTROLS, " ").replace(/\s+/g, " ").trim();
+    if (q.length > MAX_Q) {
+      return {
+        ok: false as const,
+        message: `A search is at most ${MAX_Q} characters long, and this one has ${q.length}: leave out the words that matter least.`,
+      };
+    }
     const pageText = c.req.query("page") ?? "1";
     const page = Number(pageText);
     if (!/^\d+$/.test(pageText) || page < 1 || page > MAX_PAGE) {
