@@ -167,12 +167,9 @@ async function relink(
 ): Promise<Inserted> {
   const merged: Inserted = { fresh: 0, listed: 0 };
   const sourceId = r.sourceId;
+  const at = toIso(r.endedAt);
   const take = async (id: string, old: Stored) => {
-    await trx
-      .deleteFrom("records")
-      .where("source_id", "=", sourceId)
-      .where("record_id", "=", old.id)
-      .execute();
+    // Before the stored row goes: the new one is compared with it.
     await trx
       .updateTable("records")
       .set({
@@ -184,9 +181,21 @@ async function relink(
         first_id: (old.firstId ?? old.id) === id ? null : (old.firstId ?? old.id),
         // And the source id it was first listed under (its source renamed since, migration 026).
         first_source_id: old.firstSourceId,
+        // And when it was last brought up to date (migration 028): now, when the row under the
+        // new link shows another title, date or kind (retitled the night its link was written
+        // anew), else when the stored one was; compared as both are stored, as the upsert does.
+        changed_at: sql<string | null>`(select case when o.title is distinct from records.title
+            or o.date is distinct from records.date or o.kind is distinct from records.kind
+            then cast(${at} as text) else o.changed_at end
+          from records o where o.source_id = ${sourceId} and o.record_id = ${old.id})`,
       })
       .where("source_id", "=", sourceId)
       .where("record_id", "=", id)
+      .execute();
+    await trx
+      .deleteFrom("records")
+      .where("source_id", "=", sourceId)
+      .where("record_id", "=", old.id)
       .execute();
     if (fresh.get(id)) merged.listed++;
     else merged.fresh++;

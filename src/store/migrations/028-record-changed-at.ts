@@ -3,11 +3,12 @@ import { columnsOf } from "./columns.js";
 
 /**
  * P6: when a record seen before was last brought up to date (the list now shows it retitled,
- * redated, with another link or kind: store/night-records.ts), as ISO 8601 UTC; null for a
- * record shown as it was first seen. A feed's entry says it as `atom:updated` and JSON Feed's
- * `date_modified`, a calendar's event as its DTSTAMP (web/public/feeds.ts, ical.ts), so a reader
- * that already holds the entry (the same id: never new again) shows the new title. A store made
- * before this keeps null for records changed before it: their entries say when first seen.
+ * redated, or of another kind; a link written anew alone is no change: store/night-records.ts),
+ * as ISO 8601 UTC; null for a record shown as it was first seen. A feed's entry says it as
+ * `atom:updated` and JSON Feed's `date_modified`, a calendar's event as its DTSTAMP
+ * (web/public/feeds.ts, ical.ts), so a reader that already holds the entry (the same id: never
+ * new again) shows the new title. A store made before this keeps null for records changed
+ * before it: their entries say when first seen.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (!(await columnsOf(db, "records")).includes("changed_at"))

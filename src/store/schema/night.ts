@@ -75,8 +75,9 @@ export interface RecordsTable {
   first_source_id: Generated<string | null>;
   /**
    * When the record, seen before, was last brought up to date (the list shows it retitled,
-   * redated, with another link or kind: P6), ISO 8601 UTC; null while it is as first seen. A
-   * feed's entry and a calendar's event say it changed (web/public/feeds.ts). Migration 028.
+   * redated, of another kind; a link written anew alone is no change: P6), ISO 8601 UTC; null
+   * while it is as first seen. A feed's entry and a calendar's event say it changed
+   * (web/public/feeds.ts). Migration 028.
    */
   changed_at: Generated<string | null>;
   /**
