@@ -88,4 +88,26 @@ describe("the county filter reads any of Ohio's counties", () => {
       expect(((await res.json()) as { error: string }).error).toContain(`Unknown county "${name}"`);
     }
   });
+
+  it("a county written with another space (two, a no-break space pasted from a page) is that county; a refusal names Ohio's counties, not the directory's", async () => {
+    for (const name of [
+      "Van%20%20Wert",
+      "Van%C2%A0Wert",
+      "van%09wert%20%20county",
+      "Van%E3%80%80Wert",
+    ]) {
+      const res = await f.app.request(`/api/new?county=${name}`);
+      expect(res.status, name).toBe(200);
+      expect(((await res.json()) as { filter: { county: string } }).filter.county).toBe("Van Wert");
+    }
+    // The directory lists governments in two counties, but any of Ohio's 88 is read: the
+    // refusal says that, and the county most likely meant.
+    const res = await f.app.request("/api/new?county=Van%20Wart");
+    expect(res.status).toBe(400);
+    const { error } = (await res.json()) as { error: string };
+    expect(error).toContain('Unknown county "Van Wart"');
+    expect(error).toContain("Ohio's 88 counties");
+    expect(error).toContain('"Van Wert"');
+    expect(error).not.toContain("The directory knows");
+  });
 });

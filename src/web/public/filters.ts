@@ -7,7 +7,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { isolated } from "../../policy/shown-text.js";
-import { OHIO_COUNTIES } from "../../sources/catalog/counties.js";
+import { nearestCounty, OHIO_COUNTIES } from "../../sources/catalog/counties.js";
 import { governmentKind, recordKind } from "../../sources/catalog/schema.js";
 import type { GovernmentKind } from "../../sources/catalog/types.js";
 import type { RecordKind } from "../../sources/record.js";
@@ -42,11 +42,13 @@ export const ALL_FILTERS: FilterKeys = ["county", "kind", "records", "government
 
 /**
  * The county of `known` that `name` names: in any case, with or without " County" after it
- * ("Summit County", as the pages write it, is Summit).
+ * ("Summit County", as the pages write it, is Summit), a run of spaces of any kind (two, a tab,
+ * a no-break space pasted from a page) one space, as a search's `q` reads them.
  */
 export function countyNamed(name: string, known: readonly string[]): string | undefined {
+  const spaced = name.replace(/\s+/g, " ").trim();
   const named = (n: string) => known.find((c) => c.toLowerCase() === n.toLowerCase());
-  return named(name) ?? named(name.replace(/\s+county$/i, ""));
+  return named(spaced) ?? named(spaced.replace(/ county$/i, ""));
 }
 
 /**
@@ -67,9 +69,10 @@ export function parseFilter(
     // a government's county against the same list).
     const match = countyNamed(county, knownCounties) ?? countyNamed(county, OHIO_COUNTIES);
     if (!match) {
+      const near = nearestCounty(county);
       return {
         ok: false,
-        message: `Unknown county "${echo(county)}". The directory knows ${knownCounties.length === 1 ? "1 county" : `${knownCounties.length} counties`}; see the list on the governments page.`,
+        message: `Unknown county "${echo(county)}": not one of Ohio's 88 counties${near ? ` (did you mean "${near}"?)` : ""}. Those the directory lists governments in are on the governments page.`,
       };
     }
     filter.county = match;
