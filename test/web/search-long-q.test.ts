@@ -47,4 +47,14 @@ describe("a long q is searched whole or refused, never cut", () => {
     const fits = encodeURIComponent(`record ${"x".repeat(493)}`);
     expect((await f.app.request(`/api/search?q=${fits}`)).status).toBe(200);
   });
+
+  it("characters are counted as written: a character outside the BMP (an emoji) is one, not two", async () => {
+    // 255 characters, 506 UTF-16 code units: searched (emoji are no words; "bid" is).
+    const q = encodeURIComponent(`${"\u{1F600}".repeat(251)} bid`);
+    expect((await f.app.request(`/api/search?q=${q}`)).status).toBe(200);
+    const over = encodeURIComponent(`${"\u{1F600}".repeat(501)} bid`);
+    const res = await f.app.request(`/api/search?q=${over}`);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toContain("this one has 505");
+  });
 });

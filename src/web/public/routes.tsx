@@ -79,6 +79,8 @@ import { type NewWindow, nightStates, nightsBeforeListing, parseWindow } from ".
 const CONTROLS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
 /** The longest `q` a search reads (its spaces counted once); a longer one is a 400. */
 const MAX_Q = 500;
+/** A character outside the BMP, as its two UTF-16 units: counted as one (`searchOf`). */
+const PAIRS = /[\uD800-\uDBFF][\uDC00-\uDFFF]/g;
 /** Newest records on the front page. */
 const HOME_NEWEST = 10;
 const GOV_FILTERS: FilterKeys = ["county", "kind"];
@@ -496,10 +498,12 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     // Control characters are never part of a word (searchTerms): they go, never said back raw.
     // A run of spaces is one. Never cut: a word past a cut would be left out (docs/api.md).
     const q = (c.req.query("q") ?? "").replace(CONTROLS, " ").replace(/\s+/g, " ").trim();
-    if (q.length > MAX_Q) {
+    // Characters as written: one outside the BMP (an emoji) is one, not its two UTF-16 units.
+    const chars = q.length - (q.match(PAIRS)?.length ?? 0);
+    if (chars > MAX_Q) {
       return {
         ok: false as const,
-        message: `A search is at most ${MAX_Q} characters long, and this one has ${q.length}: leave out the words that matter least.`,
+        message: `A search is at most ${MAX_Q} characters long, and this one has ${chars}: leave out the words that matter least.`,
       };
     }
     const pageText = c.req.query("page") ?? "1";
