@@ -118,7 +118,7 @@ sources:
     expect(attempts(counter)).toEqual([]);
     expect(hits).toBe(0);
     expect(out).toContain(
-      "city-bids: 1 captures read, 3 records found now, 3 stored — would add 1, would remove 1, would change 1",
+      "city-bids: 1 capture read, 3 records found now, 3 stored — would add 1, would remove 1, would change 1",
     );
     expect(out).toContain(`+ ${now[2]!.id}  Snow plow`);
     expect(out).toContain("- gone-1  A bid the old recipe saw");

@@ -20,7 +20,7 @@ describe("nor catalog check", () => {
     writeFileSync(f, `${GOVS}sources:\n${src("kent-council", "https://www.kent-ohio.org/rss")}`);
     expect(await nor("catalog", "check", f)).toMatchObject({
       code: 0,
-      stdout: "ok: 2 governments, 1 sources\n",
+      stdout: "ok: 2 governments, 1 source\n",
     });
   });
 

@@ -94,7 +94,7 @@ ${source("one-bids", "one")}${source("two-bids", "two")}`,
     const r = await nor("reparse", "--data", t.dataDir, "--catalog", catalog);
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(r.stdout).toContain(
-      "one-bids: 1 captures read, 2 records found now, 1 stored — would add 2, would remove 1, would change 0",
+      "one-bids: 1 capture read, 2 records found now, 1 stored — would add 2, would remove 1, would change 0",
     );
     expect(r.stdout).toContain("  - one-bids-gone  A bid the old recipe saw");
     expect(r.stdout).toContain("two-bids: not re-read — 1 of 1 captures could not be re-read");
@@ -116,7 +116,7 @@ ${source("one-bids", "one")}${source("two-bids", "two")}`,
     const first = await nor("reparse", "--data", t.dataDir, "--catalog", catalog);
     expect(first.code, first.stdout + first.stderr).toBe(0);
     expect(first.stdout).toContain(
-      "one-bids: 1 captures read, 2 records found now, 1 stored — would add 2, would remove 1, would change 0\n",
+      "one-bids: 1 capture read, 2 records found now, 1 stored — would add 2, would remove 1, would change 0\n",
     );
     expect(first.stdout).toMatch(
       /2 sources: would add 4, would remove 2, would change 0; 0 not re-read\nnothing was written: /,

@@ -100,7 +100,7 @@ sources:
     ]);
     expect(agenda.date).toBeUndefined();
     expect(r.stdout).toContain(
-      "city-bids: 1 captures read, 5 records found now, 5 stored — would add 0, would remove 0, would change 4\n",
+      "city-bids: 1 capture read, 5 records found now, 5 stored — would add 0, would remove 0, would change 4\n",
     );
     // Nothing written: the same again.
     const again = await nor("reparse", "--data", t.dataDir, "--catalog", catalog);

@@ -124,12 +124,12 @@ ${source("one-bids", "one")}${source("two-bids", "two")}${source("three-bids", "
     );
     // Page 2 was read in October only: its record is not said to be gone.
     expect(r.stdout).toContain(
-      "two-bids: 1 captures read, 1 records found now, 2 stored — would add 0, would change 0; 1 page last read before the window not read, none called removed\n",
+      "two-bids: 1 capture read, 1 record found now, 2 stored — would add 0, would change 0; 1 page last read before the window not read, none called removed\n",
     );
     expect(r.stdout).not.toContain(`- ${base}/two/2`);
     // Its one page read in the window is its latest: bid 2 left the list, and is said so.
     expect(r.stdout).toContain(
-      "three-bids: 1 captures read, 1 records found now, 2 stored — would add 0, would remove 1, would change 0\n",
+      "three-bids: 1 capture read, 1 record found now, 2 stored — would add 0, would remove 1, would change 0\n",
     );
     expect(r.stdout).toContain(`  - ${base}/three/2  Bid three 2\n`);
     expect(r.stdout).toContain(
@@ -141,7 +141,7 @@ ${source("one-bids", "one")}${source("two-bids", "two")}${source("three-bids", "
     const r = await nor("reparse", "--data", t.dataDir, "--catalog", catalog);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain(
-      "one-bids: 1 captures read, 2 records found now, 2 stored — would add 0, would remove 0, would change 0\n",
+      "one-bids: 1 capture read, 2 records found now, 2 stored — would add 0, would remove 0, would change 0\n",
     );
     expect(r.stdout).toContain(
       "two-bids: 2 captures read, 2 records found now, 2 stored — would add 0, would remove 0, would change 0\n",

@@ -135,7 +135,7 @@ describe("nor reparse, from outside", () => {
     await nightOn(catalog, data, "2026-11-06");
     const again = await nor("reparse", "--data", data, "--catalog", catalog);
     expect(again.stdout).toMatch(
-      /resolutions: 1 captures read, 2 records found now, 6 stored — would add 0, would remove 0/,
+      /resolutions: 1 capture read, 2 records found now, 6 stored — would add 0, would remove 0/,
     );
     expect(again.stdout).toContain(
       "result pages posted on earlier nights and not since are not read again",

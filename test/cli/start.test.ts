@@ -52,7 +52,7 @@ sources:
     );
     await said(/the next night runs at 2026-11-05 01:00 America\/New_York \(in 2s/);
     expect(lines[0]).toMatch(
-      /catalog .*catalog\.yaml: 1 governments, 1 sources \(1 new, 0 changed, 0 retired\)/,
+      /catalog .*catalog\.yaml: 1 government, 1 source \(1 new, 0 changed, 0 retired\)/,
     );
     expect(lines[1]).toBe(`the directory is at ${url} (the site-owner page: ${url}site-owners)`);
     // No operator password in a new store: the console is off, and it says how to turn it on.

@@ -148,7 +148,7 @@ describe("a catalog file that is not UTF-8", () => {
     );
     expect(await nor("catalog", "check", bom)).toMatchObject({
       code: 0,
-      stdout: "ok: 1 governments, 1 sources\n",
+      stdout: "ok: 1 government, 1 source\n",
     });
     expect(loadCatalog([bom]).governments[0]?.name).toBe("Café Township");
 

@@ -91,7 +91,9 @@ function runCheck(files: string[]): void {
       files.map((file) => ({ file })),
       () => ({}),
     );
-    stdout().write(`ok: ${index.governments.size} governments, ${index.sources.size} sources\n`);
+    stdout().write(
+      `ok: ${plural(index.governments.size, "government")}, ${plural(index.sources.size, "source")}\n`,
+    );
   } catch (e) {
     if (!reportProblems(e)) throw e;
   }
@@ -174,4 +176,9 @@ async function openBesideNights(
       }
     },
   };
+}
+
+/** `1 source`, `2 sources`. */
+function plural(n: number, one: string): string {
+  return `${n} ${n === 1 ? one : `${one}s`}`;
 }

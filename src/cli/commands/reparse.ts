@@ -53,10 +53,10 @@ function print(r: SourceReparse, windowed: boolean): void {
           `${r.otherWays > 0 ? ` of today's ways (${r.otherWays} read by a way the catalog no longer has, not read)` : ""}; ` +
           `${r.stored} stored, none called removed`
         : r.before > 0
-          ? `${r.source}: ${r.captures} captures read, ${r.found} records found now, ${r.stored} stored — ` +
+          ? `${r.source}: ${r.captures === 1 ? "1 capture" : `${r.captures} captures`} read, ${r.found === 1 ? "1 record" : `${r.found} records`} found now, ${r.stored} stored — ` +
             `would add ${r.added.length}, would change ${r.changed.length}; ${pages(r.before)} last read ` +
             `before the window not read, none called removed`
-          : `${r.source}: ${r.captures} captures read, ${r.found} records found now, ${r.stored} stored — ` +
+          : `${r.source}: ${r.captures === 1 ? "1 capture" : `${r.captures} captures`} read, ${r.found === 1 ? "1 record" : `${r.found} records`} found now, ${r.stored} stored — ` +
             `would add ${r.added.length}, would remove ${r.removed.length}, would change ${r.changed.length}`,
   );
   if (r.captures > 0 && r.otherWays > 0)

@@ -306,7 +306,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
       if (diff !== undefined) {
         const n = diffCounts(diff).sources;
         say(
-          `catalog ${files.join(", ")}: ${catalog.governments.length} governments, ${catalog.sources.length} sources ` +
+          `catalog ${files.join(", ")}: ${catalog.governments.length} government${catalog.governments.length === 1 ? "" : "s"}, ${catalog.sources.length} source${catalog.sources.length === 1 ? "" : "s"} ` +
             `(${n.added} new, ${n.changed} changed, ${n.retired} retired${n.renamed > 0 ? `, ${n.renamed} renamed, history moved` : ""}) in ${loc.kind === "sqlite" ? dataDir : "PostgreSQL (NOR_DATABASE_URL)"}`,
         );
         for (const p of diff.sameAddress ?? []) say(sameAddressText(p));
