@@ -265,9 +265,15 @@ export function admit(a: AdmitInput): Admission {
   // connection: it counts, so a checker that keeps dying does not ask the same page again and
   // again. One never sent does not.
   const crashes = prior.filter((p) => p.interrupted && !isTry(p) && p.notSent !== true).length;
-  // P21 "closed on every attempt" is the site's doing only: a send the checker cut short is not.
-  const priorAllClosed = crashes === 0 && tries.every((p) => p.closedEarly);
-  if (tries.length + crashes > MAX_RETRIES) return { kind: "exhausted", priorAllClosed };
+  // An answer received in full that cannot be replayed (its copy gone, or kept in another
+  // machine's data directory) is asked again, but it was a send the site saw: it counts too, so
+  // a request answered on its third send is never sent a fourth time (P15, P8).
+  const answered = a.replayAllowed ? 0 : prior.filter((p) => p.final).length;
+  // P21 "closed on every attempt" is the site's doing only: a send the checker cut short is not,
+  // and one answered in full was not closed.
+  const priorAllClosed = crashes === 0 && answered === 0 && tries.every((p) => p.closedEarly);
+  const sends = tries.length + crashes + answered;
+  if (sends > MAX_RETRIES) return { kind: "exhausted", priorAllClosed };
 
   let recovered: string | undefined;
   let lastEnd = a.site.lastEnd ?? Number.NEGATIVE_INFINITY;
@@ -340,7 +346,7 @@ export function admit(a: AdmitInput): Admission {
     kind: "go",
     // The send's number tonight, as the site saw them (its third is its last: P15, and a 429
     // on it is the site's no, P21).
-    attempt: tries.length + crashes + 1,
+    attempt: sends + 1,
     priorAllClosed,
     startedAt: startAt,
     ...(recovered !== undefined ? { recovered } : {}),

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { requestKey, type SendIntent } from "../../src/net/journal.js";
+import { MemoryArchive } from "../../src/net/memory-ports.js";
 import { SENDS_USED_UP } from "../../src/net/steps/site-gate.js";
 import { originOf, siteOf } from "../../src/policy/site.js";
 import { type Harness, harness } from "../fleet/harness.js";
-import { html, robots, status } from "../fleet/routes.js";
+import { html, robots, sequence, status } from "../fleet/routes.js";
 
 /**
  * P15 as the site sees it, with the checker's own deaths in the count: sends its crashes cut
@@ -76,5 +77,32 @@ describe("sends the checker cut short (P15)", () => {
     expect(o).toMatchObject({ kind: "error", reason: SENDS_USED_UP });
     expect(s.hits("/robots.txt")).toHaveLength(0);
     expect(s.hits("/list")).toHaveLength(0);
+  });
+});
+
+describe("an answer another machine's archive keeps (P15, P8)", () => {
+  it("P15: a request answered in full on its third send, whose copy this machine cannot read back (another machine's data directory), is not sent a fourth time", async () => {
+    h = await harness();
+    const s = await h.fleet.server();
+    s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
+    s.route(
+      "/list",
+      sequence(
+        status(503, { "retry-after": "1" }),
+        status(503, { "retry-after": "1" }),
+        html("<ul><li>x</li></ul>"),
+      ),
+    );
+    // Machine A: 503, 503, then the list, kept in A's archive (its own data directory).
+    const a = h.fetcher({ night: NIGHT, holder: "machine-a:1:a" });
+    expect(await a.fetch({ url: s.url("/list"), purpose: "page" })).toMatchObject({ kind: "ok" });
+    expect(s.hits("/list")).toHaveLength(3);
+    // Machine B (the lane taken over, or a frozen worker woken up) asks the same request: the
+    // journal has its answer, but B's archive (another data directory) cannot give it back.
+    const b = h.fetcher({ night: NIGHT, holder: "machine-b:1:b", archive: new MemoryArchive() });
+    const again = await b.fetch({ url: s.url("/list"), purpose: "page" });
+    // Three sends were used tonight: the site never sees a fourth (P15 as the site sees it).
+    expect(s.hits("/list")).toHaveLength(3);
+    expect(again).toMatchObject({ kind: "error", reason: SENDS_USED_UP });
   });
 });

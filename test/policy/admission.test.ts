@@ -210,3 +210,24 @@ describe("what held a request past the night, in words (P13)", () => {
     );
   });
 });
+
+describe("an answer that cannot be replayed (P8, P15)", () => {
+  const answered = { final: true, closedEarly: false, interrupted: false };
+  const retry = { final: false, closedEarly: false, interrupted: false, retryAt: NOW - 1 };
+
+  it("P15: asked again when its copy cannot be read back, its answered send counts among the three", () => {
+    // Once answered: asked once more, as the second send.
+    expect(admit(input({ prior: [answered], replayAllowed: false }))).toMatchObject({
+      kind: "go",
+      attempt: 2,
+      priorAllClosed: false,
+    });
+    // Answered on the third send (two 503s before it): no fourth.
+    expect(admit(input({ prior: [retry, retry, answered], replayAllowed: false }))).toEqual({
+      kind: "exhausted",
+      priorAllClosed: false,
+    });
+    // Replayable, it is replayed as ever.
+    expect(admit(input({ prior: [retry, retry, answered] }))).toEqual({ kind: "answered" });
+  });
+});
