@@ -94,6 +94,7 @@ export function createFetcher(opts: FetcherOptions): PoliteFetcher {
       ...(req.source !== undefined ? { source: req.source } : {}),
       keepBody: req.keepBody !== false,
       ...(req.signal ? { signal: req.signal } : {}),
+      ...(req.held ? { held: req.held } : {}),
       chain: [],
       ...(req.validators ? { validators: req.validators } : {}),
       ...(req.validatorsFor ? { validatorsFor: req.validatorsFor } : {}),

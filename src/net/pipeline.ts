@@ -34,6 +34,8 @@ export interface Call {
   /** Rechecks keep no body (P25). */
   keepBody: boolean;
   signal?: AbortSignal;
+  /** The caller's hold on the work this request is part of (FetchRequest.held). */
+  held?: () => Promise<boolean>;
   /** A robots.txt request (P16): the origin whose rules it reads. Only the robots gate sets it. */
   robotsFor?: string;
   /** P19: the URLs of the hops before this one, first first; empty on the first request. */
@@ -200,5 +202,17 @@ export class NotKept extends NorError {
       `an answer could not be kept in the archive (P8): ${cause instanceof Error ? cause.message : String(cause)}`,
       { cause },
     );
+  }
+}
+
+/**
+ * The work a request was part of is no longer the caller's (FetchRequest.held said so: a night's
+ * lane taken over by another process while this one was frozen past its lease): nothing was
+ * sent or written for it, and the caller leaves that work to its new holder (P8, P9).
+ */
+export class NotHeld extends Error {
+  override name = "NotHeld";
+  constructor(url: string) {
+    super(`not sent: its lane is held by another process now (${url})`);
   }
 }

@@ -45,6 +45,13 @@ export interface FetchRequest {
   /** Rechecks keep no body (P25). Default true. */
   keepBody?: boolean;
   signal?: AbortSignal;
+  /**
+   * Whether the caller still holds the work this request is part of (a night's lane, which
+   * another process may take over from a worker frozen past its lease): asked before each
+   * admission, a retry's and a redirect hop's included. False: nothing more is sent for it,
+   * and the fetch throws `NotHeld` (P8, P9).
+   */
+  held?: () => Promise<boolean>;
 }
 
 /** The evidence recorded for a "no" (P21). */

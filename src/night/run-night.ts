@@ -308,6 +308,30 @@ export async function runNight(
     // source: another worker may have taken it over, and asking its sources alongside that
     // worker would ask them twice (P8).
     let heldUntil = claimedAt + LANE_LEASE_MS;
+    /** Found taken over: nothing more of the lane is asked, nor recorded, by this worker. */
+    let lost = false;
+    /**
+     * Whether this worker still holds the lane: yes within its lease (less a margin); past it,
+     * claimed again, which fails when another worker has taken it over. Asked before each
+     * source and before each request a source's check sends (a retry's, a redirect hop's), so a
+     * worker frozen in the middle of a source (a wait before a retry, the gap) sends nothing
+     * more for it once it wakes: the lane's new holder asks what is left (P8, P9).
+     */
+    const held = async (): Promise<boolean> => {
+      if (lost) return false;
+      if (clock.now() < heldUntil - LANE_LEASE_MS / 3) return true;
+      const at = clock.now();
+      if (!(await store.claimLane(opts.night, lane.site, holder, at))) {
+        lost = true;
+        return false;
+      }
+      heldUntil = at + LANE_LEASE_MS;
+      return true;
+    };
+    const laneFetcher: Fetcher = {
+      fetch: (req) => ctx.fetcher.fetch({ ...req, held }),
+    };
+    const laneCtx: CheckContext = { ...ctx, fetcher: laneFetcher };
     // The lane's whole entries, held while it runs.
     const entries = new Map(
       (await sources.load(lane.sources.map((p) => p.source.id))).map((s) => [s.id, s]),
@@ -320,11 +344,7 @@ export async function runNight(
     for (const plan of lane.sources) {
       // Stopped: the lane is left as it is (not finished), for a resume to take over.
       if (stopped()) return true;
-      if (clock.now() >= heldUntil - LANE_LEASE_MS / 3) {
-        const at = clock.now();
-        if (!(await store.claimLane(opts.night, lane.site, holder, at))) return false;
-        heldUntil = at + LANE_LEASE_MS;
-      }
+      if (!(await held())) return false;
       const { source } = plan;
       // Another worker (before a restart, or one that died) may have checked it already; and a
       // person's mark written since the plan (`nor mark` in another process, P24) holds from
@@ -369,8 +389,8 @@ export async function runNight(
         try {
           const entry = entryOf(source.id);
           result = !history.reading
-            ? await recheckSource(fetcher, clock, entry, deps.validators)
-            : await checkSource(ctx, entry, history);
+            ? await recheckSource(laneFetcher, clock, entry, deps.validators)
+            : await checkSource(laneCtx, entry, history);
           if (result.outcome.kind === "unreached") result = await cutShort(store, state, result);
           if (observe(lane.site, result)) {
             result = {
@@ -393,6 +413,9 @@ export async function runNight(
           }
           // Cut short by the stop: no outcome, the source is read again on resume.
           if (stopped()) return true;
+          // The lane taken over while this worker was frozen in the middle of the source: its
+          // new holder asks and records it (NotHeld, net/steps/site-gate.ts).
+          if (lost) return false;
           // One source's check that throws (a bug, a store read that failed) is that source's
           // outcome, said to be the checker's own; the lane and the night go on. Nothing is
           // judged about the site's reach from it.

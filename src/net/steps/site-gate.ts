@@ -3,7 +3,7 @@ import { earliestAfter, MAX_AHEAD_MS, NOT_SENT } from "../../policy/admission.js
 import { BODY_TOTAL_MS, HEADERS_TIMEOUT_MS, REQUEST_LEASE_MS } from "../../policy/constants.js";
 import { originOf, siteOf } from "../../policy/site.js";
 import { type JournalPort, requestKey } from "../journal.js";
-import { final, type Reply, type Step } from "../pipeline.js";
+import { final, NotHeld, type Reply, type Step } from "../pipeline.js";
 
 /**
  * P9 inside one process: requests to one site queue here, one after another, so a process
@@ -184,6 +184,10 @@ export const siteGate =
         // Stopped (the command's stop, a caller's abort): nothing more is admitted, so no row
         // is written for a request that will never leave.
         call.signal?.throwIfAborted();
+        // The caller's work (a night's lane) taken over by another process while this one was
+        // frozen (in a wait before a retry, the gap, a Crawl-delay): nothing more is admitted for
+        // it, so the new holder alone asks what is left (P8, P9).
+        if (call.held !== undefined && !(await call.held())) throw new NotHeld(call.url);
         const asked = deps.clock.now();
         const a = await deps.journal.admit(
           { ...intent, replayAllowed, aheadMs: deps.queue.aheadMs() },

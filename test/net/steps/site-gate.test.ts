@@ -8,7 +8,7 @@ import type {
   StoredAnswer,
 } from "../../../src/net/journal.js";
 import { MemoryJournal } from "../../../src/net/memory-ports.js";
-import type { Call, Reply } from "../../../src/net/pipeline.js";
+import { type Call, NotHeld, type Reply } from "../../../src/net/pipeline.js";
 import {
   LATEST_SEND_MS,
   MIN_ADMIT_AHEAD_MS,
@@ -306,6 +306,25 @@ describe("step: site gate (P9, P10, P13)", () => {
     const { next, calls } = fakeNext(ok("x"));
     expect(await gate(j).step(next)(call())).toMatchObject({ kind: "final", outcome });
     expect(calls).toHaveLength(0);
+  });
+
+  it("P8, P9: a request whose caller no longer holds its work (a lane taken over while the worker was frozen) is not admitted: NotHeld, no row, nothing sent", async () => {
+    const j = new ScriptedJournal([go()]);
+    const { next, calls } = fakeNext(ok("x"));
+    let asked = 0;
+    const held = async () => {
+      asked++;
+      return false;
+    };
+    await expect(gate(j).step(next)(call({ held }))).rejects.toBeInstanceOf(NotHeld);
+    expect(asked).toBe(1);
+    expect(j.intents).toHaveLength(0);
+    expect(calls).toHaveLength(0);
+    // Held, it goes as ever, the hold asked before its admission.
+    const j2 = new ScriptedJournal([go()]);
+    const sent = fakeNext(ok("x"));
+    await gate(j2).step(sent.next)(call({ held: async () => true }));
+    expect(sent.calls).toHaveLength(1);
   });
 
   it("P8: an answer stored tonight is replayed; when its copy is gone, the request is asked again", async () => {

@@ -1,0 +1,134 @@
+import { expect, it } from "vitest";
+import { ManualClock } from "../../src/clock.js";
+import { CounterIds } from "../../src/ids.js";
+import { createFetcher } from "../../src/net/fetcher.js";
+import type { JournalPort } from "../../src/net/journal.js";
+import { MemoryJournal, MemoryRobotsCache } from "../../src/net/memory-ports.js";
+import type { TransportResult } from "../../src/net/types.js";
+import { type NightSummary, runNight } from "../../src/night/run-night.js";
+import { buildSimulation, MemoryNightStore, simReader } from "../../src/night/simulate.js";
+import { LANE_LEASE_MS } from "../../src/policy/constants.js";
+import { isRecheckNight } from "../../src/policy/recheck.js";
+import { siteOf } from "../../src/policy/site.js";
+
+/**
+ * A worker frozen in the middle of a source's check (here in the wait before a retry: its
+ * page answered 503 with Retry-After), past its lane's lease, while a `nor night` on another
+ * machine sharing the PostgreSQL store takes the lane over and finishes that source. Once it
+ * wakes, the lane is the other's: it must send nothing more for that source, nor any other of
+ * the lane (P8, P9), whatever its archive holds.
+ *
+ * Found from outside (ot-workers): two `nor night` processes on one PostgreSQL store, each in a
+ * UTS namespace of its own (host names m1, m2) with a data directory of its own; m1 SIGSTOPped
+ * for 75 s while it waited to retry a 503 and to send a Crawl-delay's next request. Woken, it
+ * asked both pages again, though m2 had taken the lanes over, asked them, and committed their
+ * sources: each page answered twice (P8), the 503 one sent a fourth time (P15).
+ */
+const NIGHT = "2026-11-05";
+// Holders on two other hosts: only their leases tell whether they are alive.
+const A = "machine-a:101:aaaa";
+const B = "machine-b:102:bbbb";
+
+it("P8, P9, P15: a worker frozen past its lane's lease in the middle of a source (waiting to retry a 503) sends nothing more once it wakes: the machine that took the lane over has asked and recorded it", async () => {
+  const clock = new ManualClock();
+  const sim = buildSimulation(clock, [{ site: "shared.org", latencyMs: 100, sources: 8 }]);
+  const store = new MemoryNightStore();
+  const journal = new MemoryJournal();
+  const robotsCache = new MemoryRobotsCache();
+  const sent: { holder: string; url: string; status: number }[] = [];
+  const busy = sim.catalog.sources[2]?.url as string;
+
+  let release: () => void = () => {};
+  const frozen = new Promise<void>((r) => {
+    release = r;
+  });
+  let isFrozen = false;
+  // A's journal: after the page answered 503, A freezes (a SIGSTOP in its wait to retry it).
+  const journalA: JournalPort = {
+    admit: async (intent, holder, now) => {
+      if (intent.url === busy && sent.some((s) => s.url === busy && s.status === 503)) {
+        isFrozen = true;
+        await frozen;
+      }
+      return journal.admit(intent, holder, now);
+    },
+    waitAsked: (id, w) => journal.waitAsked(id, w),
+    complete: (id, holder, c) => journal.complete(id, holder, c),
+    answer: (night, key) => journal.answer(night, key),
+    rulesNow: (site) => journal.rulesNow(site),
+  };
+
+  const run = (holder: string, j: JournalPort) =>
+    runNight(
+      sim.catalog,
+      {
+        store,
+        clock,
+        reader: simReader,
+        validators: store,
+        siteOf,
+        isRecheckNight,
+        holder,
+        makeFetcher: async (state) =>
+          createFetcher({
+            clock,
+            ids: new CounterIds(),
+            journal: j,
+            robotsCache,
+            holder,
+            transport: async (req): Promise<TransportResult> => {
+              if (req.url.endsWith("/robots.txt")) return sim.transport(req);
+              if (req.url === busy && !sent.some((s) => s.url === busy)) {
+                sent.push({ holder, url: req.url, status: 503 });
+                await clock.sleep(100, req.signal);
+                return {
+                  kind: "response",
+                  status: 503,
+                  headers: { "retry-after": "5" },
+                  body: (async function* () {})(),
+                };
+              }
+              sent.push({ holder, url: req.url, status: 200 });
+              return sim.transport(req);
+            },
+            deadline: state.deadlineAt,
+            night: NIGHT,
+            gapMs: 2_000,
+          }),
+      },
+      { night: NIGHT, deadlineMs: 60 * 60_000, concurrency: 1 },
+    );
+
+  const settled = new Set<string>();
+  const runA = run(A, journalA).finally(() => settled.add("a"));
+  runA.catch(() => {});
+  let runB: Promise<NightSummary> | undefined;
+  let frozenAt = 0;
+  // Bounded: every step wakes one sleeper.
+  for (let steps = 0; steps < 200_000 && settled.size < 2; steps++) {
+    if (isFrozen && runB === undefined) {
+      frozenAt = clock.now();
+      runB = run(B, journal).finally(() => settled.add("b"));
+      runB.catch(() => {});
+    }
+    // A wakes once B has taken the lane over and asked the busy page and two more.
+    const bAsked = sent.filter((r) => r.holder === B).length;
+    if (runB !== undefined && bAsked >= 3) release();
+    if (!(await clock.step())) await new Promise<void>((r) => setImmediate(r));
+  }
+  await runA;
+  await runB;
+  expect(settled.size).toBe(2);
+  // B took the lane only after A's lease had run out, and asked the busy page once more.
+  expect(clock.now() - frozenAt).toBeGreaterThan(LANE_LEASE_MS);
+  expect(sent.filter((s) => s.url === busy).map((s) => `${s.holder} ${s.status}`)).toEqual([
+    `${A} 503`,
+    `${B} 200`,
+  ]);
+  // Every other page asked once, by one of them; every source recorded as read.
+  const others = sent.filter((s) => s.url !== busy).map((s) => s.url);
+  expect(others).toHaveLength(7);
+  expect(new Set(others).size).toBe(7);
+  for (const src of sim.catalog.sources)
+    expect(store.outcomeOf(src.id, NIGHT)?.kind, src.id).toBe("ok");
+});
