@@ -3,7 +3,7 @@ import { NorError } from "../../errors.js";
 import { PRODUCT_TOKEN, ROBOTS_REREAD_AFTER_MS, ROBOTS_TTL_MS } from "../../policy/constants.js";
 import { type RobotsFetchResult, robotsUrlFor, robotsVerdict } from "../../policy/robots/index.js";
 import { siteOf } from "../../policy/site.js";
-import { type Call, final, type Handler, type Reply, type Step } from "../pipeline.js";
+import { type Call, final, type Handler, NotHeld, type Reply, type Step } from "../pipeline.js";
 import { unreachable } from "../robots-answer.js";
 import type { CachedRobots, FetchOutcome, RobotsCachePort, Validators } from "../types.js";
 import { SENDS_USED_UP } from "./site-gate.js";
@@ -195,6 +195,7 @@ export function robotsGate(deps: RobotsGateDeps): Step {
     url: string,
     source: string | undefined,
     signal: AbortSignal | undefined,
+    held: Call["held"],
   ) => {
     const { rules: now, cached } = await known(origin);
     if (now) return now;
@@ -218,23 +219,43 @@ export function robotsGate(deps: RobotsGateDeps): Step {
       // The asker's stop stops it too (a night's stop is every request's): it then throws,
       // its row says so, and nothing is cached for the origin.
       ...(signal ? { signal } : {}),
+      // And the asker's hold on its work (a night's lane): a worker frozen while this read
+      // waited to leave sends it no more once the lane is another's (NotHeld, P8, P9).
+      ...(held ? { held } : {}),
       headers: {},
     };
     return settle(origin, cached, await deps.fetch(call));
   };
 
-  const lookup = (
+  const shared = (
     url: string,
     source: string | undefined,
     signal: AbortSignal | undefined,
+    held: Call["held"],
   ): Promise<Lookup> => {
     const origin = new URL(url).origin;
     let p = inflight.get(origin);
     if (!p) {
-      p = read(origin, url, source, signal).finally(() => inflight.delete(origin));
+      p = read(origin, url, source, signal, held).finally(() => inflight.delete(origin));
       inflight.set(origin, p);
     }
     return p;
+  };
+
+  /**
+   * The origin's rules for `call`: the read in flight shared, or one started with the call's
+   * stop and hold. A shared read that ended because its starter's work is no longer held
+   * (NotHeld: another lane's) is started again for this call, which still holds its own.
+   */
+  const lookup = async (call: Call): Promise<Lookup> => {
+    for (let i = 0; ; i++) {
+      try {
+        return await shared(call.url, call.source, call.signal, call.held);
+      } catch (err) {
+        if (!(err instanceof NotHeld) || i >= 2) throw err;
+        if (call.held !== undefined && !(await call.held())) throw err;
+      }
+    }
   };
 
   /**
@@ -272,7 +293,7 @@ export function robotsGate(deps: RobotsGateDeps): Step {
     // From here to the wait noted, nothing yields: no other read can start waiting meanwhile.
     if (nested.has(robotsFor) || reaches(origin, robotsFor)) return undefined;
     const starts = !inflight.has(origin);
-    const p = lookup(call.url, call.source, call.signal);
+    const p = lookup(call);
     if (starts) {
       nested.add(origin);
       const done = () => void nested.delete(origin);
@@ -320,7 +341,7 @@ export function robotsGate(deps: RobotsGateDeps): Step {
 
   return (next) => async (call) => {
     if (call.robotsFor !== undefined) return robotsHop(call, call.robotsFor, next);
-    const found = await lookup(call.url, call.source, call.signal);
+    const found = await lookup(call);
     // The robots.txt request met the deadline, a closed site, a no or the address guard:
     // that is this URL's answer.
     if (found.kind === "stopped") return final({ ...found.outcome, url: call.url });

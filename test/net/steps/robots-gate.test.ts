@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../../src/clock.js";
 import { MemoryRobotsCache } from "../../../src/net/memory-ports.js";
-import type { Call, Reply } from "../../../src/net/pipeline.js";
+import { type Call, NotHeld, type Reply } from "../../../src/net/pipeline.js";
 import { CrawlDelays, robotsGate } from "../../../src/net/steps/robots-gate.js";
 import { ROBOTS_REREAD_AFTER_MS, ROBOTS_TTL_MS } from "../../../src/policy/constants.js";
 import { call, fakeNext, got, ok, response } from "./fakes.js";
@@ -49,6 +49,32 @@ describe("step: robots gate (P16, P18, P20)", () => {
         chain: [],
       }),
     ]);
+  });
+
+  it("P8, P9: the robots.txt read carries its asker's hold on its work; a read shared with another lane's request that lost its hold is read again for the request that still holds its own", async () => {
+    // The fetch below the gate: a robots.txt request whose hold is gone throws NotHeld before
+    // anything is sent, as the site gate does.
+    const sent: Call[] = [];
+    const g = gate(async (c) => {
+      if (c.held !== undefined && !(await c.held())) throw new NotHeld(c.url);
+      sent.push(c);
+      return rules("User-agent: *\nAllow: /\n");
+    });
+    const lost = async () => false;
+    const mine = async () => true;
+    // Alone, the lost one sends nothing and hears NotHeld.
+    await expect(g.step({ ...page, held: lost })).rejects.toBeInstanceOf(NotHeld);
+    expect(sent).toHaveLength(0);
+    // Together: the read started by the lost one is shared; the other reads again, once.
+    const [a, b] = await Promise.allSettled([
+      g.step({ ...page, held: lost }),
+      g.step(call({ url: `${ORIGIN}/other`, held: mine })),
+    ]);
+    expect(a).toMatchObject({ status: "rejected", reason: expect.any(NotHeld) });
+    expect(b).toMatchObject({ status: "fulfilled" });
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.held).toBe(mine);
+    expect(g.pages.map((c) => c.url)).toEqual([`${ORIGIN}/other`]);
   });
 
   it("P18: robots.txt itself passes the gate (it is not judged by itself)", async () => {
