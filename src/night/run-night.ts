@@ -310,15 +310,20 @@ export async function runNight(
     let heldUntil = claimedAt + LANE_LEASE_MS;
     /** Found taken over: nothing more of the lane is asked, nor recorded, by this worker. */
     let lost = false;
+    /** The source whose check is under way, and whether another worker has recorded it since. */
+    let current: string | undefined;
+    let recorded = false;
     /**
      * Whether this worker still holds the lane: yes within its lease (less a margin); past it,
-     * claimed again, which fails when another worker has taken it over. Asked before each
+     * claimed again, which fails when another worker has taken it over. Claimed again after
+     * another worker held it, finished it and let it go (a finished lane is free), the source
+     * under way may be recorded already: then it is not the worker's either. Asked before each
      * source and before each request a source's check sends (a retry's, a redirect hop's), so a
      * worker frozen in the middle of a source (a wait before a retry, the gap) sends nothing
      * more for it once it wakes: the lane's new holder asks what is left (P8, P9).
      */
     const held = async (): Promise<boolean> => {
-      if (lost) return false;
+      if (lost || recorded) return false;
       if (clock.now() < heldUntil - LANE_LEASE_MS / 3) return true;
       const at = clock.now();
       if (!(await store.claimLane(opts.night, lane.site, holder, at))) {
@@ -326,6 +331,10 @@ export async function runNight(
         return false;
       }
       heldUntil = at + LANE_LEASE_MS;
+      if (current !== undefined && (await store.sourceNow(opts.night, current)).done) {
+        recorded = true;
+        return false;
+      }
       return true;
     };
     const laneFetcher: Fetcher = {
@@ -344,6 +353,8 @@ export async function runNight(
     for (const plan of lane.sources) {
       // Stopped: the lane is left as it is (not finished), for a resume to take over.
       if (stopped()) return true;
+      current = undefined;
+      recorded = false;
       if (!(await held())) return false;
       const { source } = plan;
       // Another worker (before a restart, or one that died) may have checked it already; and a
@@ -351,6 +362,7 @@ export async function runNight(
       // the source's turn on: marked not read, it is asked nothing unless tonight rechecks it.
       const now0 = await store.sourceNow(opts.night, source.id);
       if (now0.done) continue;
+      current = source.id;
       const history = markedSince(plan.history, now0);
       if (!asked(history, opts.night, deps)) {
         // Counted as not read, as if the plan had left it out: not planned, not awaited.
@@ -416,6 +428,8 @@ export async function runNight(
           // The lane taken over while this worker was frozen in the middle of the source: its
           // new holder asks and records it (NotHeld, net/steps/site-gate.ts).
           if (lost) return false;
+          // Recorded by the worker that held the lane meanwhile: its outcome stands.
+          if (recorded) continue;
           // One source's check that throws (a bug, a store read that failed) is that source's
           // outcome, said to be the checker's own; the lane and the night go on. Nothing is
           // judged about the site's reach from it.

@@ -29,106 +29,113 @@ const NIGHT = "2026-11-05";
 const A = "machine-a:101:aaaa";
 const B = "machine-b:102:bbbb";
 
-it("P8, P9, P15: a worker frozen past its lane's lease in the middle of a source (waiting to retry a 503) sends nothing more once it wakes: the machine that took the lane over has asked and recorded it", async () => {
-  const clock = new ManualClock();
-  const sim = buildSimulation(clock, [{ site: "shared.org", latencyMs: 100, sources: 8 }]);
-  const store = new MemoryNightStore();
-  const journal = new MemoryJournal();
-  const robotsCache = new MemoryRobotsCache();
-  const sent: { holder: string; url: string; status: number }[] = [];
-  const busy = sim.catalog.sources[2]?.url as string;
+it.each([
+  ["while the other holds the lane", "taken"],
+  ["after the other finished the lane and let it go", "finished"],
+] as const)(
+  "P8, P9, P15: a worker frozen past its lane's lease in the middle of a source (waiting to retry a 503) sends nothing more once it wakes %s: the machine that took the lane over has asked and recorded it",
+  async (_when, wake) => {
+    const clock = new ManualClock();
+    const sim = buildSimulation(clock, [{ site: "shared.org", latencyMs: 100, sources: 8 }]);
+    const store = new MemoryNightStore();
+    const journal = new MemoryJournal();
+    const robotsCache = new MemoryRobotsCache();
+    const sent: { holder: string; url: string; status: number }[] = [];
+    const busy = sim.catalog.sources[2]?.url as string;
 
-  let release: () => void = () => {};
-  const frozen = new Promise<void>((r) => {
-    release = r;
-  });
-  let isFrozen = false;
-  // A's journal: after the page answered 503, A freezes (a SIGSTOP in its wait to retry it).
-  const journalA: JournalPort = {
-    admit: async (intent, holder, now) => {
-      if (intent.url === busy && sent.some((s) => s.url === busy && s.status === 503)) {
-        isFrozen = true;
-        await frozen;
-      }
-      return journal.admit(intent, holder, now);
-    },
-    waitAsked: (id, w) => journal.waitAsked(id, w),
-    complete: (id, holder, c) => journal.complete(id, holder, c),
-    answer: (night, key) => journal.answer(night, key),
-    rulesNow: (site) => journal.rulesNow(site),
-  };
-
-  const run = (holder: string, j: JournalPort) =>
-    runNight(
-      sim.catalog,
-      {
-        store,
-        clock,
-        reader: simReader,
-        validators: store,
-        siteOf,
-        isRecheckNight,
-        holder,
-        makeFetcher: async (state) =>
-          createFetcher({
-            clock,
-            ids: new CounterIds(),
-            journal: j,
-            robotsCache,
-            holder,
-            transport: async (req): Promise<TransportResult> => {
-              if (req.url.endsWith("/robots.txt")) return sim.transport(req);
-              if (req.url === busy && !sent.some((s) => s.url === busy)) {
-                sent.push({ holder, url: req.url, status: 503 });
-                await clock.sleep(100, req.signal);
-                return {
-                  kind: "response",
-                  status: 503,
-                  headers: { "retry-after": "5" },
-                  body: (async function* () {})(),
-                };
-              }
-              sent.push({ holder, url: req.url, status: 200 });
-              return sim.transport(req);
-            },
-            deadline: state.deadlineAt,
-            night: NIGHT,
-            gapMs: 2_000,
-          }),
+    let release: () => void = () => {};
+    const frozen = new Promise<void>((r) => {
+      release = r;
+    });
+    let isFrozen = false;
+    // A's journal: after the page answered 503, A freezes (a SIGSTOP in its wait to retry it).
+    const journalA: JournalPort = {
+      admit: async (intent, holder, now) => {
+        if (intent.url === busy && sent.some((s) => s.url === busy && s.status === 503)) {
+          isFrozen = true;
+          await frozen;
+        }
+        return journal.admit(intent, holder, now);
       },
-      { night: NIGHT, deadlineMs: 60 * 60_000, concurrency: 1 },
-    );
+      waitAsked: (id, w) => journal.waitAsked(id, w),
+      complete: (id, holder, c) => journal.complete(id, holder, c),
+      answer: (night, key) => journal.answer(night, key),
+      rulesNow: (site) => journal.rulesNow(site),
+    };
 
-  const settled = new Set<string>();
-  const runA = run(A, journalA).finally(() => settled.add("a"));
-  runA.catch(() => {});
-  let runB: Promise<NightSummary> | undefined;
-  let frozenAt = 0;
-  // Bounded: every step wakes one sleeper.
-  for (let steps = 0; steps < 200_000 && settled.size < 2; steps++) {
-    if (isFrozen && runB === undefined) {
-      frozenAt = clock.now();
-      runB = run(B, journal).finally(() => settled.add("b"));
-      runB.catch(() => {});
+    const run = (holder: string, j: JournalPort) =>
+      runNight(
+        sim.catalog,
+        {
+          store,
+          clock,
+          reader: simReader,
+          validators: store,
+          siteOf,
+          isRecheckNight,
+          holder,
+          makeFetcher: async (state) =>
+            createFetcher({
+              clock,
+              ids: new CounterIds(),
+              journal: j,
+              robotsCache,
+              holder,
+              transport: async (req): Promise<TransportResult> => {
+                if (req.url.endsWith("/robots.txt")) return sim.transport(req);
+                if (req.url === busy && !sent.some((s) => s.url === busy)) {
+                  sent.push({ holder, url: req.url, status: 503 });
+                  await clock.sleep(100, req.signal);
+                  return {
+                    kind: "response",
+                    status: 503,
+                    headers: { "retry-after": "5" },
+                    body: (async function* () {})(),
+                  };
+                }
+                sent.push({ holder, url: req.url, status: 200 });
+                return sim.transport(req);
+              },
+              deadline: state.deadlineAt,
+              night: NIGHT,
+              gapMs: 2_000,
+            }),
+        },
+        { night: NIGHT, deadlineMs: 60 * 60_000, concurrency: 1 },
+      );
+
+    const settled = new Set<string>();
+    const runA = run(A, journalA).finally(() => settled.add("a"));
+    runA.catch(() => {});
+    let runB: Promise<NightSummary> | undefined;
+    let frozenAt = 0;
+    // Bounded: every step wakes one sleeper.
+    for (let steps = 0; steps < 200_000 && settled.size < 2; steps++) {
+      if (isFrozen && runB === undefined) {
+        frozenAt = clock.now();
+        runB = run(B, journal).finally(() => settled.add("b"));
+        runB.catch(() => {});
+      }
+      // A wakes once B has taken the lane over and asked the busy page and two more, or once
+      // B has finished the lane (and let it go: a finished lane may be claimed again).
+      const bAsked = sent.filter((r) => r.holder === B).length;
+      if (runB !== undefined && (wake === "taken" ? bAsked >= 3 : settled.has("b"))) release();
+      if (!(await clock.step())) await new Promise<void>((r) => setImmediate(r));
     }
-    // A wakes once B has taken the lane over and asked the busy page and two more.
-    const bAsked = sent.filter((r) => r.holder === B).length;
-    if (runB !== undefined && bAsked >= 3) release();
-    if (!(await clock.step())) await new Promise<void>((r) => setImmediate(r));
-  }
-  await runA;
-  await runB;
-  expect(settled.size).toBe(2);
-  // B took the lane only after A's lease had run out, and asked the busy page once more.
-  expect(clock.now() - frozenAt).toBeGreaterThan(LANE_LEASE_MS);
-  expect(sent.filter((s) => s.url === busy).map((s) => `${s.holder} ${s.status}`)).toEqual([
-    `${A} 503`,
-    `${B} 200`,
-  ]);
-  // Every other page asked once, by one of them; every source recorded as read.
-  const others = sent.filter((s) => s.url !== busy).map((s) => s.url);
-  expect(others).toHaveLength(7);
-  expect(new Set(others).size).toBe(7);
-  for (const src of sim.catalog.sources)
-    expect(store.outcomeOf(src.id, NIGHT)?.kind, src.id).toBe("ok");
-});
+    await runA;
+    await runB;
+    expect(settled.size).toBe(2);
+    // B took the lane only after A's lease had run out, and asked the busy page once more.
+    expect(clock.now() - frozenAt).toBeGreaterThan(LANE_LEASE_MS);
+    expect(sent.filter((s) => s.url === busy).map((s) => `${s.holder} ${s.status}`)).toEqual([
+      `${A} 503`,
+      `${B} 200`,
+    ]);
+    // Every other page asked once, by one of them; every source recorded as read.
+    const others = sent.filter((s) => s.url !== busy).map((s) => s.url);
+    expect(others).toHaveLength(7);
+    expect(new Set(others).size).toBe(7);
+    for (const src of sim.catalog.sources)
+      expect(store.outcomeOf(src.id, NIGHT)?.kind, src.id).toBe("ok");
+  },
+);
