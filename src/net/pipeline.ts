@@ -35,7 +35,7 @@ export interface Call {
   keepBody: boolean;
   signal?: AbortSignal;
   /** The caller's hold on the work this request is part of (FetchRequest.held). */
-  held?: () => Promise<boolean>;
+  held?: () => boolean | Promise<boolean>;
   /** A robots.txt request (P16): the origin whose rules it reads. Only the robots gate sets it. */
   robotsFor?: string;
   /** P19: the URLs of the hops before this one, first first; empty on the first request. */

@@ -49,9 +49,10 @@ export interface FetchRequest {
    * Whether the caller still holds the work this request is part of (a night's lane, which
    * another process may take over from a worker frozen past its lease): asked before each
    * admission, a retry's and a redirect hop's included. False: nothing more is sent for it,
-   * and the fetch throws `NotHeld` (P8, P9).
+   * and the fetch throws `NotHeld` (P8, P9). A plain `true` while the hold is sure (no promise
+   * a request: it is asked before every admission).
    */
-  held?: () => Promise<boolean>;
+  held?: () => boolean | Promise<boolean>;
 }
 
 /** The evidence recorded for a "no" (P21). */

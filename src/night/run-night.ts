@@ -322,9 +322,13 @@ export async function runNight(
      * worker frozen in the middle of a source (a wait before a retry, the gap) sends nothing
      * more for it once it wakes: the lane's new holder asks what is left (P8, P9).
      */
-    const held = async (): Promise<boolean> => {
+    const held = (): boolean | Promise<boolean> => {
       if (lost || recorded) return false;
+      // Within the lease: said at once, no promise (asked before every request).
       if (clock.now() < heldUntil - LANE_LEASE_MS / 3) return true;
+      return claimAgain();
+    };
+    const claimAgain = async (): Promise<boolean> => {
       const at = clock.now();
       if (!(await store.claimLane(opts.night, lane.site, holder, at))) {
         lost = true;

@@ -187,7 +187,9 @@ export const siteGate =
         // The caller's work (a night's lane) taken over by another process while this one was
         // frozen (in a wait before a retry, the gap, a Crawl-delay): nothing more is admitted for
         // it, so the new holder alone asks what is left (P8, P9).
-        if (call.held !== undefined && !(await call.held())) throw new NotHeld(call.url);
+        const held = call.held?.();
+        if (held === false || (held instanceof Promise && !(await held)))
+          throw new NotHeld(call.url);
         const asked = deps.clock.now();
         const a = await deps.journal.admit(
           { ...intent, replayAllowed, aheadMs: deps.queue.aheadMs() },
