@@ -255,6 +255,19 @@ export const siteGate =
               await notSent(deps, a, "interrupted", reason);
               return final({ kind: "error", url: call.url, status: null, reason });
             }
+            // The hold asked again at sending: asked before the admission only, a worker frozen
+            // between that question and the admission's transaction (or in the wait for its
+            // start) would send for a lane another process has taken over meanwhile (P8, P9).
+            // Within the lane's lease this reads the clock alone: no statement.
+            if (call.held !== undefined && !(await call.held())) {
+              await notSent(
+                deps,
+                a,
+                "interrupted",
+                `${NOT_SENT} its lane is held by another process now`,
+              );
+              throw new NotHeld(call.url);
+            }
             // An owner's rule set or cleared since the decision (`nor site` in another process,
             // while this one was admitted ahead): not sent, and decided again under it, so a
             // rule holds from the next request on (P10's longer gap, P18's paths, P26). Read

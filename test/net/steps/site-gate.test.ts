@@ -327,6 +327,37 @@ describe("step: site gate (P9, P10, P13)", () => {
     expect(sent.calls).toHaveLength(1);
   });
 
+  it("P8, P9: a lane taken over while its worker was frozen between asking its hold and the admission's transaction (the hold said yes, the journal then said go): not sent, its row says why, NotHeld", async () => {
+    const j = new ScriptedJournal([go()]);
+    const { next, calls } = fakeNext(ok("x"));
+    // The worker held its lane when it asked; it froze before the admission's transaction ran
+    // and woke past its lease, the lane another's: the hold, asked again, says no.
+    let taken = false;
+    j.during = async () => {
+      taken = true;
+    };
+    let asked = 0;
+    const held = async () => {
+      asked++;
+      return !taken;
+    };
+    await expect(gate(j).step(next)(call({ held }))).rejects.toBeInstanceOf(NotHeld);
+    expect(calls).toHaveLength(0);
+    expect(asked).toBe(2);
+    expect(j.completed).toEqual([
+      {
+        id: "1",
+        c: expect.objectContaining({
+          status: null,
+          outcome: "interrupted",
+          bytes: 0,
+          final: false,
+          failure: expect.stringMatching(/^not sent: .*lane/),
+        }),
+      },
+    ]);
+  });
+
   it("P8: an answer stored tonight is replayed; when its copy is gone, the request is asked again", async () => {
     const stored: StoredAnswer = {
       kind: "failure",
