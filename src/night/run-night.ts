@@ -419,10 +419,11 @@ export async function runNight(
             };
           }
         } catch (err) {
-          const lost = endsTheNight(err);
-          if (lost !== undefined) {
+          // (Not `lost`: that name is the lane's, below, and this one hid it.)
+          const ends = endsTheNight(err);
+          if (ends !== undefined) {
             // The night stops (below, exit 2: make room), this source unrecorded, and resumes.
-            ended ??= lost;
+            ended ??= ends;
             // Other lanes' requests cut by it say why, not as if their own answer were lost.
             halt.abort(new Error(`the night stopped: ${ended.message}`, { cause: ended }));
             return true;

@@ -139,3 +139,203 @@ it.each([
       expect(store.outcomeOf(src.id, NIGHT)?.kind, src.id).toBe("ok");
   },
 );
+
+it("P8, P9: a worker frozen between asking its lane's hold and its admission's transaction, woken once the machine that took the lane over is about to ask the same page, does not send it: the hold is asked again at sending", async () => {
+  const clock = new ManualClock();
+  const sim = buildSimulation(clock, [{ site: "shared.org", latencyMs: 100, sources: 6 }]);
+  const store = new MemoryNightStore();
+  const journal = new MemoryJournal();
+  const robotsCache = new MemoryRobotsCache();
+  const sent: { holder: string; url: string }[] = [];
+  const busy = sim.catalog.sources[2]?.url as string;
+
+  let release: () => void = () => {};
+  const frozen = new Promise<void>((r) => {
+    release = r;
+  });
+  let isFrozen = false;
+  let woken = false;
+  // A's hold said yes; A freezes before its admission's transaction runs (a SIGSTOP there).
+  const journalA: JournalPort = {
+    admit: async (intent, holder, now) => {
+      if (intent.url === busy && !woken) {
+        isFrozen = true;
+        await frozen;
+      }
+      return journal.admit(intent, holder, now);
+    },
+    waitAsked: (id, w) => journal.waitAsked(id, w),
+    complete: (id, holder, c) => journal.complete(id, holder, c),
+    answer: (night, key) => journal.answer(night, key),
+    rulesNow: (site) => journal.rulesNow(site),
+  };
+  // B, having taken the lane over, is about to ask that page: A wakes just then, and its
+  // admission runs first.
+  const journalB: JournalPort = {
+    ...journal,
+    admit: async (intent, holder, now) => {
+      if (intent.url === busy && !woken) {
+        woken = true;
+        release();
+        for (let i = 0; i < 50; i++) await new Promise<void>((r) => setImmediate(r));
+      }
+      return journal.admit(intent, holder, now);
+    },
+    waitAsked: (id, w) => journal.waitAsked(id, w),
+    complete: (id, holder, c) => journal.complete(id, holder, c),
+    answer: (night, key) => journal.answer(night, key),
+    rulesNow: (site) => journal.rulesNow(site),
+  };
+
+  const run = (holder: string, j: JournalPort) =>
+    runNight(
+      sim.catalog,
+      {
+        store,
+        clock,
+        reader: simReader,
+        validators: store,
+        siteOf,
+        isRecheckNight,
+        holder,
+        makeFetcher: async (state) =>
+          createFetcher({
+            clock,
+            ids: new CounterIds(),
+            journal: j,
+            robotsCache,
+            holder,
+            transport: async (req): Promise<TransportResult> => {
+              if (!req.url.endsWith("/robots.txt")) sent.push({ holder, url: req.url });
+              return sim.transport(req);
+            },
+            deadline: state.deadlineAt,
+            night: NIGHT,
+            gapMs: 2_000,
+          }),
+      },
+      { night: NIGHT, deadlineMs: 60 * 60_000, concurrency: 1 },
+    );
+
+  const settled = new Set<string>();
+  const runA = run(A, journalA).finally(() => settled.add("a"));
+  runA.catch(() => {});
+  let runB: Promise<NightSummary> | undefined;
+  for (let steps = 0; steps < 200_000 && settled.size < 2; steps++) {
+    // B starts once A is frozen; its lease on the lane runs out meanwhile.
+    if (isFrozen && runB === undefined) {
+      runB = run(B, journalB).finally(() => settled.add("b"));
+      runB.catch(() => {});
+    }
+    if (!(await clock.step())) await new Promise<void>((r) => setImmediate(r));
+  }
+  await runA;
+  await runB;
+  expect(settled.size).toBe(2);
+  // The page asked once, by the lane's new holder; every page once.
+  expect(sent.filter((s) => s.url === busy).map((s) => s.holder)).toEqual([B]);
+  expect(sent).toHaveLength(6);
+  expect(new Set(sent.map((s) => s.url)).size).toBe(6);
+  for (const src of sim.catalog.sources)
+    expect(store.outcomeOf(src.id, NIGHT)?.kind, src.id).toBe("ok");
+});
+
+it("P8, P23: a worker frozen in the middle of a source wakes while the machine that took its lane over is asking that source's page: it records nothing for the source (no checker error), and the new holder's answer is the source's outcome", async () => {
+  const clock = new ManualClock();
+  const sim = buildSimulation(clock, [{ site: "shared.org", latencyMs: 100, sources: 5 }]);
+  const store = new MemoryNightStore();
+  const journal = new MemoryJournal();
+  const robotsCache = new MemoryRobotsCache();
+  const sent: { holder: string; url: string; status: number }[] = [];
+  const busy = sim.catalog.sources[2]?.url as string;
+  const errors: string[] = [];
+
+  let release: () => void = () => {};
+  const frozen = new Promise<void>((r) => {
+    release = r;
+  });
+  let isFrozen = false;
+  // A's journal: after the page answered 503, A freezes in its wait to retry it.
+  const journalA: JournalPort = {
+    admit: async (intent, holder, now) => {
+      if (intent.url === busy && sent.some((s) => s.url === busy && s.status === 503)) {
+        isFrozen = true;
+        await frozen;
+      }
+      return journal.admit(intent, holder, now);
+    },
+    waitAsked: (id, w) => journal.waitAsked(id, w),
+    complete: (id, holder, c) => journal.complete(id, holder, c),
+    answer: (night, key) => journal.answer(night, key),
+    rulesNow: (site) => journal.rulesNow(site),
+  };
+
+  const run = (holder: string, j: JournalPort) =>
+    runNight(
+      sim.catalog,
+      {
+        store,
+        clock,
+        reader: simReader,
+        validators: store,
+        siteOf,
+        isRecheckNight,
+        holder,
+        onSourceError: (id, err) => errors.push(`${holder} ${id} ${String(err)}`),
+        makeFetcher: async (state) =>
+          createFetcher({
+            clock,
+            ids: new CounterIds(),
+            journal: j,
+            robotsCache,
+            holder,
+            transport: async (req): Promise<TransportResult> => {
+              if (req.url.endsWith("/robots.txt")) return sim.transport(req);
+              if (req.url === busy && !sent.some((s) => s.url === busy)) {
+                sent.push({ holder, url: req.url, status: 503 });
+                await clock.sleep(100, req.signal);
+                return {
+                  kind: "response",
+                  status: 503,
+                  headers: { "retry-after": "5" },
+                  body: (async function* () {})(),
+                };
+              }
+              sent.push({ holder, url: req.url, status: 200 });
+              // The new holder's answer to that page is slow: A wakes meanwhile.
+              if (req.url === busy) {
+                release();
+                await clock.sleep(10_000, req.signal);
+              }
+              return sim.transport(req);
+            },
+            deadline: state.deadlineAt,
+            night: NIGHT,
+            gapMs: 2_000,
+          }),
+      },
+      { night: NIGHT, deadlineMs: 60 * 60_000, concurrency: 1 },
+    );
+
+  const settled = new Set<string>();
+  const runA = run(A, journalA).finally(() => settled.add("a"));
+  runA.catch(() => {});
+  let runB: Promise<NightSummary> | undefined;
+  for (let steps = 0; steps < 200_000 && settled.size < 2; steps++) {
+    if (isFrozen && runB === undefined) {
+      runB = run(B, journal).finally(() => settled.add("b"));
+      runB.catch(() => {});
+    }
+    if (!(await clock.step())) await new Promise<void>((r) => setImmediate(r));
+  }
+  await runA;
+  await runB;
+  expect(settled.size).toBe(2);
+  expect(sent.filter((s) => s.url === busy).map((s) => `${s.holder} ${s.status}`)).toEqual([
+    `${A} 503`,
+    `${B} 200`,
+  ]);
+  expect(errors).toEqual([]);
+  for (const src of sim.catalog.sources)
+    expect(store.outcomeOf(src.id, NIGHT), src.id).toMatchObject({ kind: "ok" });
+});
