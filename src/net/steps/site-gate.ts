@@ -258,8 +258,22 @@ export const siteGate =
             // The hold asked again at sending: asked before the admission only, a worker frozen
             // between that question and the admission's transaction (or in the wait for its
             // start) would send for a lane another process has taken over meanwhile (P8, P9).
-            // Within the lane's lease this reads the clock alone: no statement.
-            if (call.held !== undefined && !(await call.held())) {
+            // Within the lane's lease this reads the clock alone: no statement. Past it, the
+            // lane is claimed again; a claim that fails (the store gone) leaves no row in
+            // flight holding the site: not sent, and the failure is the caller's.
+            let held = true;
+            try {
+              held = call.held === undefined || (await call.held());
+            } catch (err) {
+              await notSent(
+                deps,
+                a,
+                "interrupted",
+                `${NOT_SENT} its lane's hold could not be read`,
+              ).catch(() => {});
+              throw err;
+            }
+            if (!held) {
               await notSent(
                 deps,
                 a,

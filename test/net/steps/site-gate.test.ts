@@ -358,6 +358,28 @@ describe("step: site gate (P9, P10, P13)", () => {
     ]);
   });
 
+  it("P9, P27: a lane's hold that cannot be read at sending (its claim failed: the store gone) leaves no row in flight holding the site: not sent, the failure thrown", async () => {
+    const j = new ScriptedJournal([go()]);
+    const { next, calls } = fakeNext(ok("x"));
+    let asked = 0;
+    const held = async () => {
+      if (++asked > 1) throw new Error("connection terminated");
+      return true;
+    };
+    await expect(gate(j).step(next)(call({ held }))).rejects.toThrow("connection terminated");
+    expect(calls).toHaveLength(0);
+    expect(j.completed).toEqual([
+      {
+        id: "1",
+        c: expect.objectContaining({
+          outcome: "interrupted",
+          bytes: 0,
+          failure: expect.stringMatching(/^not sent: .*hold could not be read/),
+        }),
+      },
+    ]);
+  });
+
   it("P8: an answer stored tonight is replayed; when its copy is gone, the request is asked again", async () => {
     const stored: StoredAnswer = {
       kind: "failure",
