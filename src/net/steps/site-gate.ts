@@ -263,7 +263,9 @@ export const siteGate =
             // flight holding the site: not sent, and the failure is the caller's.
             let held = true;
             try {
-              held = call.held === undefined || (await call.held());
+              const h = call.held?.();
+              // A plain boolean within the lease: no promise a request.
+              held = h === undefined || (typeof h === "boolean" ? h : await h);
             } catch (err) {
               await notSent(
                 deps,
