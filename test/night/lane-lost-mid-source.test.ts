@@ -29,102 +29,174 @@ const NIGHT = "2026-11-05";
 const A = "machine-a:101:aaaa";
 const B = "machine-b:102:bbbb";
 
+type Sim = ReturnType<typeof buildSimulation>;
+
+/** One site's lane on two machines sharing one store, journal and robots.txt cache. */
+function machines(sources: number) {
+  const clock = new ManualClock();
+  const sim = buildSimulation(clock, [{ site: "shared.org", latencyMs: 100, sources }]);
+  return {
+    clock,
+    sim,
+    store: new MemoryNightStore(),
+    journal: new MemoryJournal(),
+    robotsCache: new MemoryRobotsCache(),
+    busy: sim.catalog.sources[2]?.url as string,
+  };
+}
+
+/**
+ * `journal` with each admission first awaiting `before` (a freeze, a wake), as a process that
+ * stops there would.
+ */
+function admitsAfter(
+  journal: MemoryJournal,
+  before: (intent: Parameters<JournalPort["admit"]>[0]) => Promise<void>,
+): JournalPort {
+  return {
+    admit: async (intent, holder, now) => {
+      await before(intent);
+      return journal.admit(intent, holder, now);
+    },
+    waitAsked: (id, w) => journal.waitAsked(id, w),
+    complete: (id, holder, c) => journal.complete(id, holder, c),
+    answer: (night, key) => journal.answer(night, key),
+    rulesNow: (site) => journal.rulesNow(site),
+  };
+}
+
+/** A freeze a test ends (SIGSTOP, then SIGCONT). */
+function freeze() {
+  let release: () => void = () => {};
+  const until = new Promise<void>((r) => {
+    release = r;
+  });
+  const f = { on: false, release, until };
+  return f;
+}
+
+/** The night as `holder`'s machine runs it, one lane at a time, over `transport`. */
+function nightAs(
+  m: ReturnType<typeof machines>,
+  holder: string,
+  j: JournalPort,
+  transport: (req: Parameters<Sim["transport"]>[0]) => Promise<TransportResult>,
+  onSourceError?: (id: string, err: unknown) => void,
+): Promise<NightSummary> {
+  const { clock, sim, store, robotsCache } = m;
+  return runNight(
+    sim.catalog,
+    {
+      store,
+      clock,
+      reader: simReader,
+      validators: store,
+      siteOf,
+      isRecheckNight,
+      holder,
+      ...(onSourceError ? { onSourceError } : {}),
+      makeFetcher: async (state) =>
+        createFetcher({
+          clock,
+          ids: new CounterIds(),
+          journal: j,
+          robotsCache,
+          holder,
+          transport,
+          deadline: state.deadlineAt,
+          night: NIGHT,
+          gapMs: 2_000,
+        }),
+    },
+    { night: NIGHT, deadlineMs: 60 * 60_000, concurrency: 1 },
+  );
+}
+
+/**
+ * A's night, and B's once A is frozen (`frozen()`), stepped on the manual clock until both end
+ * (bounded: every step wakes one sleeper); `each` runs before each step.
+ */
+async function bothNights(
+  m: ReturnType<typeof machines>,
+  a: () => Promise<NightSummary>,
+  b: () => Promise<NightSummary>,
+  frozen: () => boolean,
+  each: (bStarted: boolean, bEnded: boolean) => void = () => {},
+): Promise<{ frozenAt: number }> {
+  const settled = new Set<string>();
+  const runA = a().finally(() => settled.add("a"));
+  runA.catch(() => {});
+  let runB: Promise<NightSummary> | undefined;
+  let frozenAt = 0;
+  for (let steps = 0; steps < 200_000 && settled.size < 2; steps++) {
+    if (frozen() && runB === undefined) {
+      frozenAt = m.clock.now();
+      runB = b().finally(() => settled.add("b"));
+      runB.catch(() => {});
+    }
+    each(runB !== undefined, settled.has("b"));
+    if (!(await m.clock.step())) await new Promise<void>((r) => setImmediate(r));
+  }
+  await runA;
+  await runB;
+  expect(settled.size).toBe(2);
+  return { frozenAt };
+}
+
+/** A transport whose first answer to `busy` is a 503 asking to retry in 5 s. */
+function busy503(
+  m: ReturnType<typeof machines>,
+  holder: string,
+  sent: { holder: string; url: string; status: number }[],
+  after200?: (req: Parameters<Sim["transport"]>[0]) => Promise<void>,
+) {
+  return async (req: Parameters<Sim["transport"]>[0]): Promise<TransportResult> => {
+    if (req.url.endsWith("/robots.txt")) return m.sim.transport(req);
+    if (req.url === m.busy && !sent.some((s) => s.url === m.busy)) {
+      sent.push({ holder, url: req.url, status: 503 });
+      await m.clock.sleep(100, req.signal);
+      return {
+        kind: "response",
+        status: 503,
+        headers: { "retry-after": "5" },
+        body: (async function* () {})(),
+      };
+    }
+    sent.push({ holder, url: req.url, status: 200 });
+    await after200?.(req);
+    return m.sim.transport(req);
+  };
+}
+
 it.each([
   ["while the other holds the lane", "taken"],
   ["after the other finished the lane and let it go", "finished"],
 ] as const)(
   "P8, P9, P15: a worker frozen past its lane's lease in the middle of a source (waiting to retry a 503) sends nothing more once it wakes %s: the machine that took the lane over has asked and recorded it",
   async (_when, wake) => {
-    const clock = new ManualClock();
-    const sim = buildSimulation(clock, [{ site: "shared.org", latencyMs: 100, sources: 8 }]);
-    const store = new MemoryNightStore();
-    const journal = new MemoryJournal();
-    const robotsCache = new MemoryRobotsCache();
+    const m = machines(8);
     const sent: { holder: string; url: string; status: number }[] = [];
-    const busy = sim.catalog.sources[2]?.url as string;
-
-    let release: () => void = () => {};
-    const frozen = new Promise<void>((r) => {
-      release = r;
-    });
-    let isFrozen = false;
+    const f = freeze();
     // A's journal: after the page answered 503, A freezes (a SIGSTOP in its wait to retry it).
-    const journalA: JournalPort = {
-      admit: async (intent, holder, now) => {
-        if (intent.url === busy && sent.some((s) => s.url === busy && s.status === 503)) {
-          isFrozen = true;
-          await frozen;
-        }
-        return journal.admit(intent, holder, now);
-      },
-      waitAsked: (id, w) => journal.waitAsked(id, w),
-      complete: (id, holder, c) => journal.complete(id, holder, c),
-      answer: (night, key) => journal.answer(night, key),
-      rulesNow: (site) => journal.rulesNow(site),
-    };
-
-    const run = (holder: string, j: JournalPort) =>
-      runNight(
-        sim.catalog,
-        {
-          store,
-          clock,
-          reader: simReader,
-          validators: store,
-          siteOf,
-          isRecheckNight,
-          holder,
-          makeFetcher: async (state) =>
-            createFetcher({
-              clock,
-              ids: new CounterIds(),
-              journal: j,
-              robotsCache,
-              holder,
-              transport: async (req): Promise<TransportResult> => {
-                if (req.url.endsWith("/robots.txt")) return sim.transport(req);
-                if (req.url === busy && !sent.some((s) => s.url === busy)) {
-                  sent.push({ holder, url: req.url, status: 503 });
-                  await clock.sleep(100, req.signal);
-                  return {
-                    kind: "response",
-                    status: 503,
-                    headers: { "retry-after": "5" },
-                    body: (async function* () {})(),
-                  };
-                }
-                sent.push({ holder, url: req.url, status: 200 });
-                return sim.transport(req);
-              },
-              deadline: state.deadlineAt,
-              night: NIGHT,
-              gapMs: 2_000,
-            }),
-        },
-        { night: NIGHT, deadlineMs: 60 * 60_000, concurrency: 1 },
-      );
-
-    const settled = new Set<string>();
-    const runA = run(A, journalA).finally(() => settled.add("a"));
-    runA.catch(() => {});
-    let runB: Promise<NightSummary> | undefined;
-    let frozenAt = 0;
-    // Bounded: every step wakes one sleeper.
-    for (let steps = 0; steps < 200_000 && settled.size < 2; steps++) {
-      if (isFrozen && runB === undefined) {
-        frozenAt = clock.now();
-        runB = run(B, journal).finally(() => settled.add("b"));
-        runB.catch(() => {});
+    const journalA = admitsAfter(m.journal, async (intent) => {
+      if (intent.url === m.busy && sent.some((s) => s.url === m.busy && s.status === 503)) {
+        f.on = true;
+        await f.until;
       }
+    });
+    const { frozenAt } = await bothNights(
+      m,
+      () => nightAs(m, A, journalA, busy503(m, A, sent)),
+      () => nightAs(m, B, m.journal, busy503(m, B, sent)),
+      () => f.on,
       // A wakes once B has taken the lane over and asked the busy page and two more, or once
       // B has finished the lane (and let it go: a finished lane may be claimed again).
-      const bAsked = sent.filter((r) => r.holder === B).length;
-      if (runB !== undefined && (wake === "taken" ? bAsked >= 3 : settled.has("b"))) release();
-      if (!(await clock.step())) await new Promise<void>((r) => setImmediate(r));
-    }
-    await runA;
-    await runB;
-    expect(settled.size).toBe(2);
+      (bStarted, bEnded) => {
+        const bAsked = sent.filter((r) => r.holder === B).length;
+        if (bStarted && (wake === "taken" ? bAsked >= 3 : bEnded)) f.release();
+      },
+    );
+    const { clock, sim, store, busy } = m;
     // B took the lane only after A's lease had run out, and asked the busy page once more.
     expect(clock.now() - frozenAt).toBeGreaterThan(LANE_LEASE_MS);
     expect(sent.filter((s) => s.url === busy).map((s) => `${s.holder} ${s.status}`)).toEqual([
@@ -141,97 +213,40 @@ it.each([
 );
 
 it("P8, P9: a worker frozen between asking its lane's hold and its admission's transaction, woken once the machine that took the lane over is about to ask the same page, does not send it: the hold is asked again at sending", async () => {
-  const clock = new ManualClock();
-  const sim = buildSimulation(clock, [{ site: "shared.org", latencyMs: 100, sources: 6 }]);
-  const store = new MemoryNightStore();
-  const journal = new MemoryJournal();
-  const robotsCache = new MemoryRobotsCache();
+  const m = machines(6);
   const sent: { holder: string; url: string }[] = [];
-  const busy = sim.catalog.sources[2]?.url as string;
-
-  let release: () => void = () => {};
-  const frozen = new Promise<void>((r) => {
-    release = r;
-  });
-  let isFrozen = false;
+  const f = freeze();
   let woken = false;
   // A's hold said yes; A freezes before its admission's transaction runs (a SIGSTOP there).
-  const journalA: JournalPort = {
-    admit: async (intent, holder, now) => {
-      if (intent.url === busy && !woken) {
-        isFrozen = true;
-        await frozen;
-      }
-      return journal.admit(intent, holder, now);
-    },
-    waitAsked: (id, w) => journal.waitAsked(id, w),
-    complete: (id, holder, c) => journal.complete(id, holder, c),
-    answer: (night, key) => journal.answer(night, key),
-    rulesNow: (site) => journal.rulesNow(site),
-  };
+  const journalA = admitsAfter(m.journal, async (intent) => {
+    if (intent.url === m.busy && !woken) {
+      f.on = true;
+      await f.until;
+    }
+  });
   // B, having taken the lane over, is about to ask that page: A wakes just then, and its
   // admission runs first.
-  const journalB: JournalPort = {
-    ...journal,
-    admit: async (intent, holder, now) => {
-      if (intent.url === busy && !woken) {
-        woken = true;
-        release();
-        for (let i = 0; i < 50; i++) await new Promise<void>((r) => setImmediate(r));
-      }
-      return journal.admit(intent, holder, now);
-    },
-    waitAsked: (id, w) => journal.waitAsked(id, w),
-    complete: (id, holder, c) => journal.complete(id, holder, c),
-    answer: (night, key) => journal.answer(night, key),
-    rulesNow: (site) => journal.rulesNow(site),
-  };
-
-  const run = (holder: string, j: JournalPort) =>
-    runNight(
-      sim.catalog,
-      {
-        store,
-        clock,
-        reader: simReader,
-        validators: store,
-        siteOf,
-        isRecheckNight,
-        holder,
-        makeFetcher: async (state) =>
-          createFetcher({
-            clock,
-            ids: new CounterIds(),
-            journal: j,
-            robotsCache,
-            holder,
-            transport: async (req): Promise<TransportResult> => {
-              if (!req.url.endsWith("/robots.txt")) sent.push({ holder, url: req.url });
-              return sim.transport(req);
-            },
-            deadline: state.deadlineAt,
-            night: NIGHT,
-            gapMs: 2_000,
-          }),
-      },
-      { night: NIGHT, deadlineMs: 60 * 60_000, concurrency: 1 },
-    );
-
-  const settled = new Set<string>();
-  const runA = run(A, journalA).finally(() => settled.add("a"));
-  runA.catch(() => {});
-  let runB: Promise<NightSummary> | undefined;
-  for (let steps = 0; steps < 200_000 && settled.size < 2; steps++) {
-    // B starts once A is frozen; its lease on the lane runs out meanwhile.
-    if (isFrozen && runB === undefined) {
-      runB = run(B, journalB).finally(() => settled.add("b"));
-      runB.catch(() => {});
+  const journalB = admitsAfter(m.journal, async (intent) => {
+    if (intent.url === m.busy && !woken) {
+      woken = true;
+      f.release();
+      for (let i = 0; i < 50; i++) await new Promise<void>((r) => setImmediate(r));
     }
-    if (!(await clock.step())) await new Promise<void>((r) => setImmediate(r));
-  }
-  await runA;
-  await runB;
-  expect(settled.size).toBe(2);
+  });
+  const transport =
+    (holder: string) =>
+    async (req: Parameters<Sim["transport"]>[0]): Promise<TransportResult> => {
+      if (!req.url.endsWith("/robots.txt")) sent.push({ holder, url: req.url });
+      return m.sim.transport(req);
+    };
+  // B starts once A is frozen; its lease on the lane runs out meanwhile.
+  await bothNights(
+    m,
+    () => nightAs(m, A, journalA, transport(A)),
+    () => nightAs(m, B, journalB, transport(B)),
+    () => f.on,
+  );
+  const { sim, store, busy } = m;
   // The page asked once, by the lane's new holder; every page once.
   expect(sent.filter((s) => s.url === busy).map((s) => s.holder)).toEqual([B]);
   expect(sent).toHaveLength(6);
@@ -241,96 +256,32 @@ it("P8, P9: a worker frozen between asking its lane's hold and its admission's t
 });
 
 it("P8, P23: a worker frozen in the middle of a source wakes while the machine that took its lane over is asking that source's page: it records nothing for the source (no checker error), and the new holder's answer is the source's outcome", async () => {
-  const clock = new ManualClock();
-  const sim = buildSimulation(clock, [{ site: "shared.org", latencyMs: 100, sources: 5 }]);
-  const store = new MemoryNightStore();
-  const journal = new MemoryJournal();
-  const robotsCache = new MemoryRobotsCache();
+  const m = machines(5);
   const sent: { holder: string; url: string; status: number }[] = [];
-  const busy = sim.catalog.sources[2]?.url as string;
   const errors: string[] = [];
-
-  let release: () => void = () => {};
-  const frozen = new Promise<void>((r) => {
-    release = r;
-  });
-  let isFrozen = false;
+  const f = freeze();
   // A's journal: after the page answered 503, A freezes in its wait to retry it.
-  const journalA: JournalPort = {
-    admit: async (intent, holder, now) => {
-      if (intent.url === busy && sent.some((s) => s.url === busy && s.status === 503)) {
-        isFrozen = true;
-        await frozen;
-      }
-      return journal.admit(intent, holder, now);
-    },
-    waitAsked: (id, w) => journal.waitAsked(id, w),
-    complete: (id, holder, c) => journal.complete(id, holder, c),
-    answer: (night, key) => journal.answer(night, key),
-    rulesNow: (site) => journal.rulesNow(site),
-  };
-
-  const run = (holder: string, j: JournalPort) =>
-    runNight(
-      sim.catalog,
-      {
-        store,
-        clock,
-        reader: simReader,
-        validators: store,
-        siteOf,
-        isRecheckNight,
-        holder,
-        onSourceError: (id, err) => errors.push(`${holder} ${id} ${String(err)}`),
-        makeFetcher: async (state) =>
-          createFetcher({
-            clock,
-            ids: new CounterIds(),
-            journal: j,
-            robotsCache,
-            holder,
-            transport: async (req): Promise<TransportResult> => {
-              if (req.url.endsWith("/robots.txt")) return sim.transport(req);
-              if (req.url === busy && !sent.some((s) => s.url === busy)) {
-                sent.push({ holder, url: req.url, status: 503 });
-                await clock.sleep(100, req.signal);
-                return {
-                  kind: "response",
-                  status: 503,
-                  headers: { "retry-after": "5" },
-                  body: (async function* () {})(),
-                };
-              }
-              sent.push({ holder, url: req.url, status: 200 });
-              // The new holder's answer to that page is slow: A wakes meanwhile.
-              if (req.url === busy) {
-                release();
-                await clock.sleep(10_000, req.signal);
-              }
-              return sim.transport(req);
-            },
-            deadline: state.deadlineAt,
-            night: NIGHT,
-            gapMs: 2_000,
-          }),
-      },
-      { night: NIGHT, deadlineMs: 60 * 60_000, concurrency: 1 },
-    );
-
-  const settled = new Set<string>();
-  const runA = run(A, journalA).finally(() => settled.add("a"));
-  runA.catch(() => {});
-  let runB: Promise<NightSummary> | undefined;
-  for (let steps = 0; steps < 200_000 && settled.size < 2; steps++) {
-    if (isFrozen && runB === undefined) {
-      runB = run(B, journal).finally(() => settled.add("b"));
-      runB.catch(() => {});
+  const journalA = admitsAfter(m.journal, async (intent) => {
+    if (intent.url === m.busy && sent.some((s) => s.url === m.busy && s.status === 503)) {
+      f.on = true;
+      await f.until;
     }
-    if (!(await clock.step())) await new Promise<void>((r) => setImmediate(r));
-  }
-  await runA;
-  await runB;
-  expect(settled.size).toBe(2);
+  });
+  // The new holder's answer to that page is slow: A wakes meanwhile.
+  const slowBusy = async (req: Parameters<Sim["transport"]>[0]) => {
+    if (req.url !== m.busy) return;
+    f.release();
+    await m.clock.sleep(10_000, req.signal);
+  };
+  const onError = (holder: string) => (id: string, err: unknown) =>
+    errors.push(`${holder} ${id} ${String(err)}`);
+  await bothNights(
+    m,
+    () => nightAs(m, A, journalA, busy503(m, A, sent, slowBusy), onError(A)),
+    () => nightAs(m, B, m.journal, busy503(m, B, sent, slowBusy), onError(B)),
+    () => f.on,
+  );
+  const { sim, store, busy } = m;
   expect(sent.filter((s) => s.url === busy).map((s) => `${s.holder} ${s.status}`)).toEqual([
     `${A} 503`,
     `${B} 200`,
