@@ -4,7 +4,7 @@ import { viaText } from "../../night/way-choice.js";
 import { noteLine } from "../../policy/shown-text.js";
 import { type NightHistoryRow, readingText, recentNights, statusRows } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
-import { stdout } from "../io.js";
+import { shownStdout as stdout } from "../io.js";
 import { saying } from "../store-upgrade.js";
 
 interface StatusOptions {
@@ -102,8 +102,12 @@ export function register(program: Command): void {
             ? `${r.lastOutcome}${r.lastReason ? ` (${noteLine(r.lastReason)})` : ""}`
             : "-";
           // P4: which way in the last night used, and why the better ones were passed over.
+          // A way passed over says why in the site's own words (a Content-Encoding it named):
+          // one line, no tab to break the columns, as the outcome's reason.
           const via = r.lastOutcome
-            ? viaText(r.way ? { used: r.way, skipped: r.skipped } : { skipped: r.skipped })
+            ? noteLine(
+                viaText(r.way ? { used: r.way, skipped: r.skipped } : { skipped: r.skipped }),
+              )
             : "-";
           stdout().write(
             `${r.id}\t${r.government}\t${r.url}\t${reading}\t${r.lastNight ?? "-"}\t${outcome}\t${via}\t${r.recordsKnown}\t${r.newLastNight}\t${r.flags.join(",") || "-"}\n`,
