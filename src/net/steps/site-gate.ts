@@ -187,9 +187,10 @@ export const siteGate =
         // The caller's work (a night's lane) taken over by another process while this one was
         // frozen (in a wait before a retry, the gap, a Crawl-delay): nothing more is admitted for
         // it, so the new holder alone asks what is left (P8, P9).
+        // A plain boolean within the lease (no promise a request); anything else awaited, a
+        // promise-like that is no native Promise too: never taken for a yes unread.
         const held = call.held?.();
-        if (held === false || (held instanceof Promise && !(await held)))
-          throw new NotHeld(call.url);
+        if (held !== undefined && held !== true && !(await held)) throw new NotHeld(call.url);
         const asked = deps.clock.now();
         const a = await deps.journal.admit(
           { ...intent, replayAllowed, aheadMs: deps.queue.aheadMs() },

@@ -380,6 +380,43 @@ describe("step: site gate (P9, P10, P13)", () => {
     ]);
   });
 
+  it("P8, P9: a hold said at once (a plain boolean, as a lane within its lease says it) or by any promise-like is read as said at both questions: false is never taken for held", async () => {
+    // Said no at once, before the admission: NotHeld, no row.
+    const j = new ScriptedJournal([go()]);
+    const first = fakeNext(ok("x"));
+    await expect(gate(j).step(first.next)(call({ held: () => false }))).rejects.toBeInstanceOf(
+      NotHeld,
+    );
+    expect(j.intents).toHaveLength(0);
+    expect(first.calls).toHaveLength(0);
+    // Yes at once before the admission, no at once at sending: not sent, its row says why.
+    const j2 = new ScriptedJournal([go()]);
+    const second = fakeNext(ok("x"));
+    let asked = 0;
+    await expect(
+      gate(j2).step(second.next)(call({ held: () => ++asked === 1 })),
+    ).rejects.toBeInstanceOf(NotHeld);
+    expect(second.calls).toHaveLength(0);
+    expect(j2.completed).toEqual([
+      { id: "1", c: expect.objectContaining({ failure: expect.stringMatching(/lane/) }) },
+    ]);
+    // A promise-like that is no native Promise (another realm's, a library's): awaited, never
+    // taken for a yes because it is an object.
+    const j3 = new ScriptedJournal([go()]);
+    const third = fakeNext(ok("x"));
+    const no = { then: (ok: (v: boolean) => void) => ok(false) } as unknown as Promise<boolean>;
+    await expect(gate(j3).step(third.next)(call({ held: () => no }))).rejects.toBeInstanceOf(
+      NotHeld,
+    );
+    expect(j3.intents).toHaveLength(0);
+    expect(third.calls).toHaveLength(0);
+    // Held at once, it goes as ever.
+    const j4 = new ScriptedJournal([go()]);
+    const fourth = fakeNext(ok("x"));
+    await gate(j4).step(fourth.next)(call({ held: () => true }));
+    expect(fourth.calls).toHaveLength(1);
+  });
+
   it("P8: an answer stored tonight is replayed; when its copy is gone, the request is asked again", async () => {
     const stored: StoredAnswer = {
       kind: "failure",
