@@ -97,7 +97,7 @@ ${source("one-bids", "one")}${source("two-bids", "two")}`,
       "one-bids: 1 capture read, 2 records found now, 1 stored — would add 2, would remove 1, would change 0",
     );
     expect(r.stdout).toContain("  - one-bids-gone  A bid the old recipe saw");
-    expect(r.stdout).toContain("two-bids: not re-read — 1 of 1 captures could not be re-read");
+    expect(r.stdout).toContain("two-bids: not re-read — 1 of 1 capture could not be re-read");
     expect(r.stdout).not.toContain("two-bids-gone");
     expect(r.stdout).toContain("record cut short");
     expect(r.stdout).toContain(
@@ -105,6 +105,47 @@ ${source("one-bids", "one")}${source("two-bids", "two")}`,
     );
     expect(r.stderr).toContain("nor: 1 of 2 sources not re-read");
     expect(await recordCount()).toBe(2);
+  });
+
+  it("one source asked for, its one copy cut short: its words and the summary's count one capture, one source (798a90f's plurals, in the lines it left)", async () => {
+    const [cut] = await t.store.db
+      .selectFrom("captures")
+      .select(["file", "offset"])
+      .where("source", "=", "two-bids")
+      .execute();
+    if (!cut) throw new Error("no capture of two-bids");
+    truncateSync(join(t.archiveDir, cut.file), Number(cut.offset) + 10);
+    const r = await nor(
+      "reparse",
+      "--data",
+      t.dataDir,
+      "--catalog",
+      catalog,
+      "--source",
+      "two-bids",
+    );
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stdout).toContain(
+      "two-bids: not re-read — 1 of 1 capture could not be re-read; 0 records found in the rest",
+    );
+    expect(r.stdout).toContain(
+      "1 source: would add 0, would remove 0, would change 0; 1 not re-read\n",
+    );
+    expect(r.stdout).not.toMatch(/\b1 (captures|sources|records)\b/);
+    expect(r.stderr).toContain("nor: 1 of 1 source not re-read");
+    const one = await nor(
+      "reparse",
+      "--data",
+      t.dataDir,
+      "--catalog",
+      catalog,
+      "--source",
+      "one-bids",
+    );
+    expect(one.code, one.stdout + one.stderr).toBe(0);
+    expect(one.stdout).toContain(
+      "1 source: would add 2, would remove 1, would change 0; 0 not re-read\n",
+    );
   });
 
   it("P8: reparse compares only: it says what would change and that nothing was written, and run again says the same over the same store", async () => {
