@@ -108,7 +108,7 @@ describe("nor archive show|verify|cdx (P8)", () => {
     const verified = await runCli(["archive", "verify", "--data", t.dataDir]);
     expect(verified.code, verified.stdout.toString() + verified.stderr).toBe(0);
     expect(verified.stdout.toString()).toContain(
-      "1 files, 9 records, 11 digests checked, 0 problems",
+      "1 file, 9 records, 11 digests checked, 0 problems",
     );
     // Beside the data directory: --out refuses a file in it (test/cli/archive-cdx-out.test.ts).
     const out = cdxOut(t);
@@ -135,7 +135,7 @@ describe("nor archive show|verify|cdx (P8)", () => {
     const r = await runCli(["archive", "verify", "--data", t.dataDir]);
     expect(r.code, r.stdout.toString() + r.stderr).toBe(0);
     // warcinfo + 4 pairs; 3 responses × 2 digests + 1 revisit × 1 (block) + 4 requests × 1
-    expect(r.stdout.toString()).toContain("1 files, 9 records, 11 digests checked, 0 problems");
+    expect(r.stdout.toString()).toContain("1 file, 9 records, 11 digests checked, 0 problems");
   });
 
   it("P8: verify exits 1 naming the file and offset of a record whose payload digest is wrong", async () => {

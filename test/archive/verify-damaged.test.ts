@@ -121,7 +121,7 @@ describe("nor archive verify: a damaged gzip member in the middle of a file (P8)
       expect(out).not.toContain("matches no record");
       expect(out).not.toContain("bytes after the last whole record");
       expect(lines[1]).toBe(
-        `1 files, ${clean.records - 1} records, ${clean.digestsChecked - 2} digests checked, 1 problems`,
+        `1 file, ${clean.records - 1} records, ${clean.digestsChecked - 2} digests checked, 1 problem`,
       );
     },
   );

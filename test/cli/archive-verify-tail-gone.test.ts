@@ -66,8 +66,8 @@ describe("nor archive verify: no archive, or a file gone from it (P8)", () => {
       `MISSING ${first}: the file is gone from the archive (moved or deleted), though the index names 2 stored copies in it (put it back from a backup if there is one)`,
     ]);
     expect(out).not.toContain(second);
-    expect(out).toContain("1 files, ");
-    expect(out).toContain("1 problems");
+    expect(out).toContain("1 file, ");
+    expect(out).toContain("1 problem");
   });
 
   it("P8: the file put back: verify passes again", async () => {

@@ -129,7 +129,7 @@ async function verify(opts: DataOpts): Promise<void> {
     const notes =
       r.notes.length === 0 ? "" : `, ${r.notes.length} ${r.notes.length === 1 ? "note" : "notes"}`;
     stdout().write(
-      `${r.files} files, ${r.records} records, ${r.digestsChecked} digests checked, ${r.problems.length} problems${notes}\n`,
+      `${counted(r.files, "file")}, ${counted(r.records, "record")}, ${counted(r.digestsChecked, "digest")} checked, ${counted(r.problems.length, "problem")}${notes}\n`,
     );
     process.exitCode = r.problems.length > 0 ? 1 : 0;
   } finally {
@@ -189,4 +189,9 @@ export function register(program: Command): void {
     .option("--out <file>", "write to this file instead of standard output")
     .action(cdx);
   for (const cmd of archive.commands) cmd.exitOverride();
+}
+
+/** `1 file`, `2 files`. */
+function counted(n: number, one: string): string {
+  return `${n} ${n === 1 ? one : `${one}s`}`;
 }
