@@ -404,6 +404,7 @@ describe("step: site gate (P9, P10, P13)", () => {
     // taken for a yes because it is an object.
     const j3 = new ScriptedJournal([go()]);
     const third = fakeNext(ok("x"));
+    // biome-ignore lint/suspicious/noThenProperty: a thenable on purpose, no native Promise
     const no = { then: (ok: (v: boolean) => void) => ok(false) } as unknown as Promise<boolean>;
     await expect(gate(j3).step(third.next)(call({ held: () => no }))).rejects.toBeInstanceOf(
       NotHeld,
