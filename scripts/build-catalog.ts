@@ -15,7 +15,10 @@
  *   person who has seen records there confirms it (P24);
  * - any other becomes a lead (docs/catalog.md), with the reason, never fetched: a page that
  *   needs a recipe, an address without a scheme or with a template in it, a platform no
- *   preset reads at that address, one meeting's page instead of a list (P6).
+ *   preset reads at that address, one meeting's page instead of a list (P6) (a single-meeting
+ *   link, or a record-page row whose notes say so: NOT_A_LIST), the same list a source before it
+ *   already reads (two addresses a preset asks alike, such as a BoardDocs tenant's `Public` page
+ *   and its `XML-ActiveMeetings` feed: one source, so no meeting is fetched or listed twice).
  * No address is made up or completed, except that a government's website written as a bare
  * host name is given https://, and one that is the site's sitemap (the seed took some websites
  * from robots.txt's Sitemap line: an XML file no person reads) is given as its site's front page,
@@ -28,6 +31,7 @@ import { parse } from "csv-parse/sync";
 import { stringify } from "yaml";
 import { parseCatalog } from "../src/sources/catalog/load.js";
 import type { PageRecipe } from "../src/sources/catalog/types.js";
+import { getPlatform } from "../src/sources/platforms/index.js";
 import { presetAccess } from "../src/sources/platforms/names.js";
 
 type Row = Record<string, string>;
@@ -94,6 +98,44 @@ const RECIPES: Record<string, PageRecipe> = {
     date: ":scope",
   },
 };
+
+const ONE_MEETING = "one meeting's page, not a list (P6): the list page is still to find";
+
+/**
+ * Record-page rows whose own notes say they are no list of records (one meeting's page, one
+ * document, a registration link): a recipe would not make them one, so they are leads saying
+ * so, with the row's words. Keyed by the address as seen.
+ */
+const NOT_A_LIST: Record<string, string> = {
+  // "board meeting page (one meeting; board pages follow this path pattern)"
+  "https://www.clevelandmetroparks.com/about/cleveland-metroparks-organization/board-of-park-commissioners/11-20-2025":
+    ONE_MEETING,
+  // "WebEx registration link for board meetings (Documenters listing)"
+  "https://www.clevelandmetroparks.com/boardstream":
+    "not a page of records: a WebEx registration link for the board's meetings, as its evidence says; the list page is still to find",
+  // "example council meeting agenda page; listing page not seen"
+  "https://dublinohiousa.gov/council/dublin-city-council-meeting-monday-november-14-2022/":
+    ONE_MEETING,
+  // "Laserfiche WebLink repository (example: 10-20-2025 Council minutes)"
+  "https://weblink.dublin.oh.us/WebLinkPublic/DocView.aspx?dbid=0&id=2782807&repo=Dublin-Images":
+    "one document (one meeting's minutes), not a list (P6): the repository's folder is still to find",
+  // "Swagit video archive (example meeting video)"
+  "https://dublinoh.new.swagit.com/videos/314481": ONE_MEETING,
+  // "example council minutes page (pattern /minutes-M-D-YY); listing page not seen"
+  "https://www.ketteringoh.org/minutes-9-23-25": ONE_MEETING,
+};
+
+/**
+ * What the checker asks for a source read this way: two sources asking the same are one list
+ * (BoardDocs reads `Board.nsf/Public` and `Board.nsf/XML-ActiveMeetings` of a tenant alike).
+ */
+function firstAsk(way: Way, url: string): { key: string; url: string } {
+  if (!way.platform) return { key: `GET ${url}`, url };
+  const platform = getPlatform(way.platform);
+  if (!platform) throw new Error(`no preset named ${way.platform}`);
+  const req = platform.firstRequest(url, 0);
+  return { key: `${req.method} ${req.url} ${req.body ?? ""}`, url: req.url };
+}
 
 /** A bare host as seen in the seed ("www.westerville.org"): https:// is added only for these. */
 const BARE_HOST = /^[a-z0-9-]+(\.[a-z0-9-]+)+$/i;
@@ -203,11 +245,28 @@ export function buildCatalog(dataDir: string): Built {
     if (r.notes) l.notes = r.notes;
     leads.push(l);
   };
+  const asked = new Map<string, string>();
   for (const r of read("ohio-record-pages.csv")) {
     const url = (r.url ?? "").trim();
+    const notAList = NOT_A_LIST[url];
+    if (notAList) {
+      lead(r, notAList);
+      continue;
+    }
     const way = wayFor(url, r.platform ?? "");
     if ("why" in way) {
       lead(r, way.why);
+      continue;
+    }
+    const ask = firstAsk(way, url);
+    const same = asked.get(ask.key);
+    if (same) {
+      lead(
+        r,
+        way.platform
+          ? `the same list as source ${same}: the ${way.platform} preset asks ${ask.url} for both`
+          : `the same page as source ${same}`,
+      );
       continue;
     }
     const s: Record<string, unknown> = {
@@ -217,6 +276,7 @@ export function buildCatalog(dataDir: string): Built {
       url,
       access: way.access,
     };
+    asked.set(ask.key, s.id as string);
     if (way.platform) s.platform = way.platform;
     if (way.extract) s.extract = way.extract;
     s.confirmed = false;

@@ -100,6 +100,12 @@ describe("scripts/build-catalog.ts, over a few rows of the seed", () => {
         "page",
         "https://onlinedocs.akronohio.gov/OnBaseAgendaOnline/Meetings",
       ],
+      [
+        "akron-public-schools-meetings",
+        "boarddocs",
+        "api",
+        "https://go.boarddocs.com/oh/akron/Board.nsf/Public",
+      ],
     ]);
     const seed = seedRows("ohio-record-pages.csv").rows.join("\n");
     for (const s of doc.sources) {
@@ -141,6 +147,26 @@ describe("scripts/build-catalog.ts, over a few rows of the seed", () => {
         "no preset reads this platform at this address",
       ],
       [
+        "akron-public-schools",
+        "https://go.boarddocs.com/oh/akron/Board.nsf/XML-ActiveMeetings",
+        expect.stringContaining("the same list as source akron-public-schools-meetings"),
+      ],
+      [
+        "cleveland-metroparks",
+        "https://www.clevelandmetroparks.com/about/cleveland-metroparks-organization/board-of-park-commissioners/11-20-2025",
+        expect.stringMatching(/^one meeting's page, not a list \(P6\)/),
+      ],
+      [
+        "cleveland-metroparks",
+        "https://www.clevelandmetroparks.com/boardstream",
+        expect.stringMatching(/^not a page of records/),
+      ],
+      [
+        "city-of-kettering",
+        "https://www.ketteringoh.org/minutes-9-23-25",
+        expect.stringMatching(/^one meeting's page, not a list \(P6\)/),
+      ],
+      [
         "city-of-worthington",
         "https://worthingtonoh.new.swagit.com/videos/141728",
         expect.stringMatching(/^one meeting's page, not a list \(P6\)/),
@@ -150,6 +176,25 @@ describe("scripts/build-catalog.ts, over a few rows of the seed", () => {
     const pages = seedRows("ohio-record-pages.csv").rows.length;
     const singles = seedRows("ohio-single-meeting-links.csv").rows.length;
     expect(doc.sources.length + doc.leads.length).toBe(pages + singles);
+  });
+
+  it("P6 (ot-catalog): two record pages one preset reads as the same list (BoardDocs' Public page and its XML-ActiveMeetings feed, one tenant) make one source, not two that fetch and list the same meetings twice", () => {
+    const akron = doc.sources.filter((s) => s.government === "akron-public-schools");
+    expect(akron.map((s) => s.id)).toEqual(["akron-public-schools-meetings"]);
+    const lead = doc.leads.find((l) => l.url?.endsWith("/oh/akron/Board.nsf/XML-ActiveMeetings"));
+    expect(lead?.why).toBe(
+      "the same list as source akron-public-schools-meetings: the boarddocs preset asks https://go.boarddocs.com/oh/akron/Board.nsf/XML-ActiveMeetings for both",
+    );
+  });
+
+  it("P6 (ot-catalog): a record-page row whose evidence says it is one meeting's page (or no records page at all) is a lead saying so, not one that needs a recipe", () => {
+    const why = (url: string) => doc.leads.find((l) => l.url === url)?.why;
+    expect(why("https://www.ketteringoh.org/minutes-9-23-25")).toMatch(
+      /^one meeting's page, not a list \(P6\)/,
+    );
+    expect(why("https://www.clevelandmetroparks.com/boardstream")).toMatch(
+      /^not a page of records: a WebEx registration link/,
+    );
   });
 
   it("writes a catalog the checker accepts, the same every time", () => {
