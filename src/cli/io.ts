@@ -67,15 +67,17 @@ const NOT_FOR_A_TERMINAL_BUT_TABS =
  * neither. The one thing meant for the terminal itself, a progress line rewritten in place,
  * is written by rewriteLine.
  */
-export const stderr = (): CliOutput => {
-  const err = io().stderr;
+export const stderr = (): CliOutput => escaping(io().stderr, NOT_FOR_A_TERMINAL);
+
+/** `out`, each string written with the characters `re` finds as \uXXXX; bytes as they are. */
+function escaping(out: CliOutput, re: RegExp): CliOutput {
   return {
     get isTTY() {
-      return err.isTTY === true;
+      return out.isTTY === true;
     },
-    write: (chunk) => err.write(typeof chunk === "string" ? diagnosticText(chunk) : chunk),
+    write: (chunk) => out.write(typeof chunk === "string" ? chunk.replace(re, asEscape) : chunk),
   };
-};
+}
 
 /**
  * Rewrites the line stderr's terminal is on with `text` (made safe as any stderr text is): a
@@ -91,21 +93,11 @@ export const stdout = (): CliOutput => io().stdout;
 /**
  * stdout for output that carries text sites sent (record titles, a no's evidence, a flag's
  * detail, a page's title): every string written made safe for a terminal as stderr's are
- * (diagnosticText), but for the tab, which lays out columns and moves only the cursor. Inside JSON the \uXXXX written is JSON's own escape for the same character
- * (JSON.stringify escapes the C0 controls but leaves the C1 controls and direction marks raw),
+ * (diagnosticText), but for the tab, which lays out columns and moves only the cursor. Inside
+ * JSON the \uXXXX written is JSON's own escape for the same character (JSON.stringify escapes
+ * the C0 controls but leaves the C1 controls and direction marks raw),
  * so the output parses to the same values. Not for bytes meant as they are (`nor archive show`).
  */
-export const shownStdout = (): CliOutput => {
-  const out = io().stdout;
-  return {
-    get isTTY() {
-      return out.isTTY === true;
-    },
-    write: (chunk) =>
-      out.write(
-        typeof chunk === "string" ? chunk.replace(NOT_FOR_A_TERMINAL_BUT_TABS, asEscape) : chunk,
-      ),
-  };
-};
+export const shownStdout = (): CliOutput => escaping(io().stdout, NOT_FOR_A_TERMINAL_BUT_TABS);
 
 export const stdin = (): CliIo["stdin"] => io().stdin;

@@ -216,3 +216,13 @@ export class NotHeld extends Error {
     super(`not sent: its lane is held by another process now (${url})`);
   }
 }
+
+/**
+ * The caller's hold asked (FetchRequest.held): `true` at once when it gave none or is sure (no
+ * promise a request: asked before every admission and at sending), else its answer to await; a
+ * promise-like that is no native Promise is awaited too, never taken for a yes unread.
+ */
+export function heldNow(call: Pick<Call, "held">): true | Promise<boolean> {
+  const h = call.held?.();
+  return h === undefined || h === true ? true : Promise.resolve(h);
+}

@@ -3,7 +3,15 @@ import { NorError } from "../../errors.js";
 import { PRODUCT_TOKEN, ROBOTS_REREAD_AFTER_MS, ROBOTS_TTL_MS } from "../../policy/constants.js";
 import { type RobotsFetchResult, robotsUrlFor, robotsVerdict } from "../../policy/robots/index.js";
 import { siteOf } from "../../policy/site.js";
-import { type Call, final, type Handler, NotHeld, type Reply, type Step } from "../pipeline.js";
+import {
+  type Call,
+  final,
+  type Handler,
+  heldNow,
+  NotHeld,
+  type Reply,
+  type Step,
+} from "../pipeline.js";
 import { unreachable } from "../robots-answer.js";
 import type { CachedRobots, FetchOutcome, RobotsCachePort, Validators } from "../types.js";
 import { SENDS_USED_UP } from "./site-gate.js";
@@ -253,7 +261,8 @@ export function robotsGate(deps: RobotsGateDeps): Step {
         return await shared(call.url, call.source, call.signal, call.held);
       } catch (err) {
         if (!(err instanceof NotHeld) || i >= 2) throw err;
-        if (call.held !== undefined && !(await call.held())) throw err;
+        const held = heldNow(call);
+        if (held !== true && !(await held)) throw err;
       }
     }
   };

@@ -3,7 +3,7 @@ import { earliestAfter, MAX_AHEAD_MS, NOT_SENT } from "../../policy/admission.js
 import { BODY_TOTAL_MS, HEADERS_TIMEOUT_MS, REQUEST_LEASE_MS } from "../../policy/constants.js";
 import { originOf, siteOf } from "../../policy/site.js";
 import { type JournalPort, requestKey } from "../journal.js";
-import { final, NotHeld, type Reply, type Step } from "../pipeline.js";
+import { final, heldNow, NotHeld, type Reply, type Step } from "../pipeline.js";
 
 /**
  * P9 inside one process: requests to one site queue here, one after another, so a process
@@ -187,10 +187,8 @@ export const siteGate =
         // The caller's work (a night's lane) taken over by another process while this one was
         // frozen (in a wait before a retry, the gap, a Crawl-delay): nothing more is admitted for
         // it, so the new holder alone asks what is left (P8, P9).
-        // A plain boolean within the lease (no promise a request); anything else awaited, a
-        // promise-like that is no native Promise too: never taken for a yes unread.
-        const held = call.held?.();
-        if (held !== undefined && held !== true && !(await held)) throw new NotHeld(call.url);
+        const held = heldNow(call);
+        if (held !== true && !(await held)) throw new NotHeld(call.url);
         const asked = deps.clock.now();
         const a = await deps.journal.admit(
           { ...intent, replayAllowed, aheadMs: deps.queue.aheadMs() },
@@ -264,9 +262,8 @@ export const siteGate =
             // flight holding the site: not sent, and the failure is the caller's.
             let held = true;
             try {
-              const h = call.held?.();
-              // A plain boolean within the lease: no promise a request.
-              held = h === undefined || (typeof h === "boolean" ? h : await h);
+              const h = heldNow(call);
+              held = h === true || (await h);
             } catch (err) {
               await notSent(
                 deps,
