@@ -9,6 +9,7 @@ import { formatLeft } from "../night/duration.js";
 import type { OfflineReport } from "../night/run-night.js";
 import type { NightOutcomeKind } from "../night/types.js";
 import { wallTimeAt } from "../policy/zone.js";
+import { countOf as plural } from "./count-of.js";
 
 const ZONE = "America/New_York";
 
@@ -61,8 +62,6 @@ export function clockText(t: number, night?: string): string {
   const time = `${p(w.hour)}:${p(w.minute)}`;
   return date === night ? time : `${date} ${time}`;
 }
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 export function startLine(s: NightStart, now: number): string {
   const verb = s.resumed ? "resuming" : "starting";

@@ -17,6 +17,7 @@ import { refuseNotADirectory } from "../../store/data-dir.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { parseTimeArg } from "../../store/time-args.js";
 import { refuseNoArchive } from "../archive-presence.js";
+import { countOf } from "../count-of.js";
 import { stderr, stdout } from "../io.js";
 import { outFile, writeWhole } from "../out-file.js";
 import { saying } from "../store-upgrade.js";
@@ -129,7 +130,7 @@ async function verify(opts: DataOpts): Promise<void> {
     const notes =
       r.notes.length === 0 ? "" : `, ${r.notes.length} ${r.notes.length === 1 ? "note" : "notes"}`;
     stdout().write(
-      `${counted(r.files, "file")}, ${counted(r.records, "record")}, ${counted(r.digestsChecked, "digest")} checked, ${counted(r.problems.length, "problem")}${notes}\n`,
+      `${countOf(r.files, "file")}, ${countOf(r.records, "record")}, ${countOf(r.digestsChecked, "digest")} checked, ${countOf(r.problems.length, "problem")}${notes}\n`,
     );
     process.exitCode = r.problems.length > 0 ? 1 : 0;
   } finally {
@@ -189,9 +190,4 @@ export function register(program: Command): void {
     .option("--out <file>", "write to this file instead of standard output")
     .action(cdx);
   for (const cmd of archive.commands) cmd.exitOverride();
-}
-
-/** `1 file`, `2 files`. */
-function counted(n: number, one: string): string {
-  return `${n} ${n === 1 ? one : `${one}s`}`;
 }

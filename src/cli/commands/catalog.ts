@@ -20,6 +20,7 @@ import {
 } from "../../store/db.js";
 import { bundledCatalog } from "../bundled-catalog.js";
 import { formatStats } from "../catalog-stats.js";
+import { countOf } from "../count-of.js";
 import { importedOrStop } from "../import-outcome.js";
 import { stderr, stdout } from "../io.js";
 import { OPENING_PARTS } from "../night-parts.js";
@@ -92,7 +93,7 @@ function runCheck(files: string[]): void {
       () => ({}),
     );
     stdout().write(
-      `ok: ${plural(index.governments.size, "government")}, ${plural(index.sources.size, "source")}\n`,
+      `ok: ${countOf(index.governments.size, "government")}, ${countOf(index.sources.size, "source")}\n`,
     );
   } catch (e) {
     if (!reportProblems(e)) throw e;
@@ -176,9 +177,4 @@ async function openBesideNights(
       }
     },
   };
-}
-
-/** `1 source`, `2 sources`. */
-function plural(n: number, one: string): string {
-  return `${n} ${n === 1 ? one : `${one}s`}`;
 }

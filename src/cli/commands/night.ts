@@ -52,6 +52,7 @@ import { type Db, ensureDataDir, openStore, storeLocationFromOptions } from "../
 import { diskFull, STORE_FULL } from "../../store/disk-full.js";
 import { storeClock } from "../../store/store-clock.js";
 import { archiveBeforeNight } from "../archive-presence.js";
+import { countOf } from "../count-of.js";
 import { importedOrStop, isCatalogProblem } from "../import-outcome.js";
 import { rewriteLine, stderr } from "../io.js";
 import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../net-options.js";
@@ -857,11 +858,6 @@ function onlyPrivateAddresses(entries: readonly string[], pins: Pins): boolean {
     }
   }
   return true;
-}
-
-/** `1 source`, `2 sources`. */
-function countOf(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 /** The catalog files read and validated (the YAML parser and zod loaded for it). */

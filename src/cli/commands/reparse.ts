@@ -20,6 +20,7 @@ import {
 import { refuseNotADirectory } from "../../store/data-dir.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { refuseNoArchive } from "../archive-presence.js";
+import { countOf } from "../count-of.js";
 import { shownStdout, stderr } from "../io.js";
 import { saying } from "../store-upgrade.js";
 import { parseWhen } from "./archive.js";
@@ -32,17 +33,14 @@ import { parseWhen } from "./archive.js";
 export const todaysExtractor: Extractor = (_source: Source, way: WayIn, stored: StoredResponse) =>
   wayReader.extract(way, stored.body, stored.url, stored.headers["content-type"]);
 
-/** `1 capture`, `2 captures`. */
-const count = (n: number, one: string): string => `${n} ${n === 1 ? one : `${one}s`}`;
-
 function print(r: SourceReparse, windowed: boolean): void {
   const w = (s: string) => shownStdout().write(`${s}\n`);
   const unread = r.errors.length;
-  const pages = (n: number) => (n === 1 ? "1 page" : `${n} pages`);
+  const pages = (n: number) => countOf(n, "page");
   w(
     unread > 0
-      ? `${r.source}: not re-read — ${unread} of ${count(r.captures, "capture")} could not be re-read; ` +
-          `${count(r.found, "record")} found in the rest, ${r.stored} stored — would add ${r.added.length}, ` +
+      ? `${r.source}: not re-read — ${unread} of ${countOf(r.captures, "capture")} could not be re-read; ` +
+          `${countOf(r.found, "record")} found in the rest, ${r.stored} stored — would add ${r.added.length}, ` +
           `would change ${r.changed.length}, none called removed`
       : r.captures === 0
         ? // Nothing read, nothing compared: its stored records are not said to be gone.
@@ -56,10 +54,10 @@ function print(r: SourceReparse, windowed: boolean): void {
           `${r.otherWays > 0 ? ` of today's ways (${r.otherWays} read by a way the catalog no longer has, not read)` : ""}; ` +
           `${r.stored} stored, none called removed`
         : r.before > 0
-          ? `${r.source}: ${count(r.captures, "capture")} read, ${count(r.found, "record")} found now, ${r.stored} stored — ` +
+          ? `${r.source}: ${countOf(r.captures, "capture")} read, ${countOf(r.found, "record")} found now, ${r.stored} stored — ` +
             `would add ${r.added.length}, would change ${r.changed.length}; ${pages(r.before)} last read ` +
             `before the window not read, none called removed`
-          : `${r.source}: ${count(r.captures, "capture")} read, ${count(r.found, "record")} found now, ${r.stored} stored — ` +
+          : `${r.source}: ${countOf(r.captures, "capture")} read, ${countOf(r.found, "record")} found now, ${r.stored} stored — ` +
             `would add ${r.added.length}, would remove ${r.removed.length}, would change ${r.changed.length}`,
   );
   if (r.captures > 0 && r.otherWays > 0)
@@ -129,7 +127,7 @@ async function run(opts: Opts): Promise<void> {
     const sum = (f: (r: SourceReparse) => number) => results.reduce((n, r) => n + f(r), 0);
     const unread = results.filter((r) => r.errors.length > 0).length;
     shownStdout().write(
-      `${count(results.length, "source")}: would add ${sum((r) => r.added.length)}, would remove ${sum((r) => r.removed.length)}, ` +
+      `${countOf(results.length, "source")}: would add ${sum((r) => r.added.length)}, would remove ${sum((r) => r.removed.length)}, ` +
         `would change ${sum((r) => r.changed.length)}; ${unread} not re-read\n` +
         // It compares only: said, so a second run saying the same surprises no one.
         "nothing was written: the store's records are as they were; this compares today's extraction with them, so running it again says the same\n",
@@ -137,7 +135,7 @@ async function run(opts: Opts): Promise<void> {
     // A source not re-read was not compared: the report is not the whole answer (exit 1).
     if (unread > 0)
       stderr().write(
-        `nor: ${unread} of ${count(results.length, "source")} not re-read: a stored copy in ${dir} did not read back or extract (the "!" lines say which)\n`,
+        `nor: ${unread} of ${countOf(results.length, "source")} not re-read: a stored copy in ${dir} did not read back or extract (the "!" lines say which)\n`,
       );
     process.exitCode = unread > 0 ? 1 : 0;
   } finally {

@@ -45,6 +45,7 @@ import { answerClientErrors } from "../../web/client-errors.js";
 import { answerJobModule } from "../../web/public/answer-job.js";
 import { archiveBeforeNight } from "../archive-presence.js";
 import { bundledCatalog } from "../bundled-catalog.js";
+import { countOf } from "../count-of.js";
 import { importedOrStop, isCatalogProblem } from "../import-outcome.js";
 import { stdout } from "../io.js";
 import { listenError } from "../listen-error.js";
@@ -306,7 +307,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
       if (diff !== undefined) {
         const n = diffCounts(diff).sources;
         say(
-          `catalog ${files.join(", ")}: ${catalog.governments.length} government${catalog.governments.length === 1 ? "" : "s"}, ${catalog.sources.length} source${catalog.sources.length === 1 ? "" : "s"} ` +
+          `catalog ${files.join(", ")}: ${countOf(catalog.governments.length, "government")}, ${countOf(catalog.sources.length, "source")} ` +
             `(${n.added} new, ${n.changed} changed, ${n.retired} retired${n.renamed > 0 ? `, ${n.renamed} renamed, history moved` : ""}) in ${loc.kind === "sqlite" ? dataDir : "PostgreSQL (NOR_DATABASE_URL)"}`,
         );
         for (const p of diff.sameAddress ?? []) say(sameAddressText(p));
