@@ -147,6 +147,30 @@ sources:
     expect(parseCatalog("sources: []\n", "none.yaml").sources).toEqual([]);
   });
 
+  it("refuses a file whose top level is a list (or a lone value), naming the file, the line and the mapping of sections it expects", () => {
+    const expects =
+      "expected a mapping of the sections `governments:`, `sources:`, `leads:`, each a list of entries (a list of sources goes under `sources:`; see docs/catalog.md)";
+    const list = "# sources, but the key left out\n\n- id: s\n  government: g\n";
+    expect(problems(list)).toEqual([`cat.yaml:3:1: : the file's top level is a list; ${expects}`]);
+    expect(problems("sources\n")).toEqual([
+      `cat.yaml:1:1: : the file's top level is a text; ${expects}`,
+    ]);
+    expect(problems("42\n")).toEqual([
+      `cat.yaml:1:1: : the file's top level is a number; ${expects}`,
+    ]);
+    // Read from a file (piece by piece where it can be), the same words.
+    const dir = mkdtempSync(join(tmpdir(), "nor-list-cat-"));
+    try {
+      const file = join(dir, "list.yaml");
+      writeFileSync(file, list);
+      expect(() => loadCatalog([file])).toThrow(
+        `list.yaml:3:1: the file's top level is a list; ${expects}`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("refuses control characters a double-quoted YAML string can write, naming where", () => {
     const lines = problems(`governments:
   - { id: g, name: "Village\\0 of G", kind: village, county: Franklin }

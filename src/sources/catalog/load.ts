@@ -285,6 +285,19 @@ function isAbsent(raw: unknown, path: readonly PathKey[]): boolean {
   );
 }
 
+/** What a file whose top level is no mapping is told. */
+function topLevel(raw: unknown): string {
+  const is = Array.isArray(raw)
+    ? "a list"
+    : typeof raw === "string"
+      ? "a text"
+      : typeof raw === "number" || typeof raw === "boolean"
+        ? `a ${typeof raw}`
+        : "not a mapping";
+  const sections = SECTIONS.map((s) => `\`${s}:\``).join(", ");
+  return `the file's top level is ${is}; expected a mapping of the sections ${sections}, each a list of entries (a list of sources goes under \`sources:\`; see docs/catalog.md)`;
+}
+
 function fromIssue(loc: Located, raw: unknown, issue: z.core.$ZodIssue): CatalogProblem[] {
   const path = issue.path.filter((k): k is PathKey => typeof k !== "symbol");
   if (issue.code === "unrecognized_keys") {
@@ -301,6 +314,9 @@ function fromIssue(loc: Located, raw: unknown, issue: z.core.$ZodIssue): Catalog
     const suffix = typeof key === "number" ? `[${key}]` : `.${String(key)}`;
     return [{ ...p, path: p.path ? `${p.path}${suffix}` : String(key) }];
   }
+  // The file's top level is no mapping (a list of entries, a lone value): say what it is and
+  // what a catalog's top level is, not zod's "expected object".
+  if (path.length === 0 && issue.code === "invalid_type") return [loc.problem([], topLevel(raw))];
   if (issue.code === "invalid_value" && issue.values.length > 1) {
     return [loc.problem(path, `must be one of ${issue.values.map((v) => String(v)).join(", ")}`)];
   }
