@@ -61,6 +61,25 @@ const PRESET_ADDRESS: Record<string, [RegExp, string]> = {
   granicus: [/\/ViewPublisher(RSS)?\.php\?/i, "not a Granicus ViewPublisher page or its feed"],
 };
 
+/**
+ * The address a preset reads, where the row's notes name it ("registry also names API host
+ * fairfieldoh.api.civicclerk.com/v1/Events/ (written without scheme)"): it was seen, so the
+ * lead says so rather than "only the portal was seen". It stays a lead: the row's address is
+ * the portal, and one named without a scheme is not completed, since a source's address is
+ * fetched and none is guessed (the seed's README: "No URL was constructed").
+ */
+const PRESET_HOST_IN_NOTES: Record<string, RegExp> = {
+  civicclerk: /(?<![\w.:/-])(?:https?:\/\/)?[a-z0-9-]+\.api\.civicclerk\.com(?:\/[^\s;,)]*)?/i,
+};
+
+function presetAddressInNotes(preset: string, notes: string): string | undefined {
+  const seen = PRESET_HOST_IN_NOTES[preset]?.exec(notes)?.[0];
+  if (seen === undefined) return undefined;
+  return HAS_SCHEME.test(seen)
+    ? `the ${preset} preset reads the tenant's API host; the evidence names it (${seen}) only in its notes, not as this row's address`
+    : `the ${preset} preset reads the tenant's API host; the evidence names it only without a scheme (${seen}), and a source's address is fetched, so none is guessed`;
+}
+
 /** OpenCities calendar endpoints ("other" in the seed) have a preset. */
 const OCAPI = /\/ocapi\/calendars\/getcalendaritems$/;
 
@@ -164,7 +183,7 @@ interface Way {
 }
 
 /** How the checker reads a record page, or why it cannot yet. */
-export function wayFor(url: string, platform: string): Way | { why: string } {
+export function wayFor(url: string, platform: string, notes = ""): Way | { why: string } {
   if (!HAS_SCHEME.test(url))
     return { why: "the address has no scheme; a source's address is fetched, so none is guessed" };
   if (url.includes("{}"))
@@ -174,7 +193,7 @@ export function wayFor(url: string, platform: string): Way | { why: string } {
     (platform === "other" && OCAPI.test(url) ? "granicus-opencities" : undefined);
   if (preset) {
     const rule = PRESET_ADDRESS[preset];
-    if (rule && !rule[0].test(url)) return { why: rule[1] };
+    if (rule && !rule[0].test(url)) return { why: presetAddressInNotes(preset, notes) ?? rule[1] };
     const access = presetAccess(preset);
     if (!access) throw new Error(`no preset named ${preset}`);
     return { access, platform: preset };
@@ -253,7 +272,7 @@ export function buildCatalog(dataDir: string): Built {
       lead(r, notAList);
       continue;
     }
-    const way = wayFor(url, r.platform ?? "");
+    const way = wayFor(url, r.platform ?? "", r.notes ?? "");
     if ("why" in way) {
       lead(r, way.why);
       continue;

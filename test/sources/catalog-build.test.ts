@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { buildCatalog, sitemapFront } from "../../scripts/build-catalog.js";
+import { buildCatalog, sitemapFront, wayFor } from "../../scripts/build-catalog.js";
 import { parseCatalog } from "../../src/sources/catalog/load.js";
 
 const SEED = new URL("../fixtures/seed-mini/", import.meta.url).pathname;
@@ -195,6 +195,40 @@ describe("scripts/build-catalog.ts, over a few rows of the seed", () => {
     expect(why("https://www.clevelandmetroparks.com/boardstream")).toMatch(
       /^not a page of records: a WebEx registration link/,
     );
+  });
+
+  it("a CivicClerk portal whose notes name the tenant's API host without a scheme is a lead saying so, not 'only the portal was seen'; none is guessed", () => {
+    const portal = "https://fairfieldoh.portal.civicclerk.com";
+    expect(
+      wayFor(
+        portal,
+        "civicclerk",
+        "CivicClerk portal; City Council meetings; registry also names API host fairfieldoh.api.civicclerk.com/v1/Events/ (written without scheme)",
+      ),
+    ).toEqual({
+      why: "the civicclerk preset reads the tenant's API host; the evidence names it only without a scheme (fairfieldoh.api.civicclerk.com/v1/Events/), and a source's address is fetched, so none is guessed",
+    });
+    expect(
+      wayFor(
+        "https://perrysburgoh.portal.civicclerk.com",
+        "civicclerk",
+        "registry: API perrysburgoh.api.civicclerk.com/v1/Events confirmed (written without scheme)",
+      ),
+    ).toEqual({ why: expect.stringContaining("(perrysburgoh.api.civicclerk.com/v1/Events)") });
+    // Named with its scheme: said so too (the row's address is still the portal).
+    expect(wayFor(portal, "civicclerk", "see https://x.api.civicclerk.com/v1/Events")).toEqual({
+      why: "the civicclerk preset reads the tenant's API host; the evidence names it (https://x.api.civicclerk.com/v1/Events) only in its notes, not as this row's address",
+    });
+    // Notes that name no API host: as before.
+    for (const notes of ["JS-only portal", "the API returned 404", ""])
+      expect(wayFor(portal, "civicclerk", notes)).toEqual({
+        why: "the civicclerk preset reads the tenant's API host (<tenant>.api.civicclerk.com); only the portal was seen",
+      });
+    // The API host with its scheme is a source, whatever the notes say.
+    expect(wayFor("https://cantonoh.api.civicclerk.com/v1", "civicclerk", "")).toEqual({
+      access: "api",
+      platform: "civicclerk",
+    });
   });
 
   it("writes a catalog the checker accepts, the same every time", () => {
