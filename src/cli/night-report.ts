@@ -63,10 +63,26 @@ export function clockText(t: number, night?: string): string {
   return date === night ? time : `${date} ${time}`;
 }
 
-export function startLine(s: NightStart, now: number): string {
+/**
+ * The command the person ran: `nor night`; `nor start`, which runs each night as a `nor night`
+ * process of its own (with --served-at) while it serves the directory; or `nor demo`, which
+ * runs its two nights while it serves the directory.
+ */
+export type NightBy = "nor night" | "nor start" | "nor demo";
+
+/** Who the night's lines speak for, and where the directory is served when that is known. */
+export interface ReportedBy {
+  by: NightBy;
+  /** The directory's address (`nor start` serves it: `http://127.0.0.1:8080/`). */
+  directory?: string;
+}
+
+const BY_HAND: ReportedBy = { by: "nor night" };
+
+export function startLine(s: NightStart, now: number, by: NightBy = "nor night"): string {
   const verb = s.resumed ? "resuming" : "starting";
   return (
-    `nor night: ${verb} night ${s.night} · deadline ${clockText(s.deadlineAt, s.night)} New York ` +
+    `${by}: ${verb} night ${s.night} · deadline ${clockText(s.deadlineAt, s.night)} New York ` +
     `(${formatLeft(s.deadlineAt - now)} from now) · ${plural(s.sources, "source")} on ${plural(s.sites, "site")}`
   );
 }
@@ -108,7 +124,7 @@ export function outcomesText(outcomes: NightEnd["outcomes"]): string {
 }
 
 /** What a person might look at next, given how the night went. */
-export function nextSteps(e: NightEnd): string[] {
+export function nextSteps(e: NightEnd, by: ReportedBy = BY_HAND): string[] {
   const n = (k: NightOutcomeKind) => e.outcomes[k] ?? 0;
   const out: string[] = [];
   if (n("checker-offline") > 0)
@@ -143,18 +159,28 @@ export function nextSteps(e: NightEnd): string[] {
     out.push(
       `${plural(held, "source")} not asked: their site asked for a wait, or its owner for a slower pace, that ends after the night (\`nor status\` says until when); they go first next night (P13)`,
     );
-  if (e.newRecords > 0) out.push("the new records: `nor serve`, then /new");
-  if (out.length === 0) out.push("nothing needs a look; the directory: `nor serve`");
+  // Under `nor start` the directory is served already: its address, not `nor serve`.
+  const served = by.directory;
+  if (e.newRecords > 0)
+    out.push(
+      served !== undefined
+        ? `the new records: ${new URL("new", served).href}`
+        : "the new records: `nor serve`, then /new",
+    );
+  if (out.length === 0)
+    out.push(
+      `nothing needs a look; the directory: ${served !== undefined ? served : "`nor serve`"}`,
+    );
   return out;
 }
 
 /** The end summary as lines, for a terminal. */
-export function summaryLines(e: NightEnd): string[] {
+export function summaryLines(e: NightEnd, by: ReportedBy = BY_HAND): string[] {
   const used = formatLeft(e.endedAt - e.startedAt);
   const allowed = formatLeft(e.deadlineAt - e.startedAt);
   const over = e.endedAt >= e.deadlineAt ? " (the deadline was reached)" : "";
   const lines = [
-    `nor night: night ${e.night} ${e.resumed ? "resumed and " : ""}done`,
+    `${by.by}: night ${e.night} ${e.resumed ? "resumed and " : ""}done`,
     `  checked:   ${plural(e.planned, "source")}: ${outcomesText(e.outcomes)}`,
   ];
   if (e.alreadyDone > 0)
@@ -177,13 +203,13 @@ export function summaryLines(e: NightEnd): string[] {
         ]
       : []),
     "next:",
-    ...nextSteps(e).map((s) => `  - ${s}`),
+    ...nextSteps(e, by).map((s) => `  - ${s}`),
   );
   return lines;
 }
 
 /** The same summary as one structured record, for log lines. */
-export function summaryRecord(e: NightEnd): Record<string, unknown> {
+export function summaryRecord(e: NightEnd, by: ReportedBy = BY_HAND): Record<string, unknown> {
   return {
     resumed: e.resumed,
     planned: e.planned,
@@ -199,7 +225,7 @@ export function summaryRecord(e: NightEnd): Record<string, unknown> {
     flagsRaised: e.flagsRaised,
     checkerOffline: e.checkerOffline === true,
     ...(e.durableMs ? { durableMs: e.durableMs } : {}),
-    next: nextSteps(e),
+    next: nextSteps(e, by),
   };
 }
 

@@ -106,6 +106,31 @@ describe("what nor night says", () => {
     );
   });
 
+  it("P13: under nor start (or nor demo), which serve the directory, the lines name the command the person ran and the directory's address, not `nor night` and `nor serve`", () => {
+    const start = { by: "nor start", directory: "http://127.0.0.1:8080/" } as const;
+    expect(
+      startLine(
+        { night: "2026-11-05", resumed: false, deadlineAt: START + HOUR, sources: 1, sites: 1 },
+        START,
+        "nor start",
+      ),
+    ).toMatch(/^nor start: starting night 2026-11-05 · /);
+    const lines = summaryLines(end(), start);
+    expect(lines[0]).toBe("nor start: night 2026-11-05 done");
+    expect(lines.at(-1)).toBe("  - the new records: http://127.0.0.1:8080/new");
+    expect(lines.join("\n")).not.toMatch(/nor night|nor serve/);
+    const quiet = end({ outcomes: { unchanged: 160 }, newRecords: 0, flagsRaised: 0 });
+    expect(nextSteps(quiet, start)).toEqual([
+      "nothing needs a look; the directory: http://127.0.0.1:8080/",
+    ]);
+    expect(summaryRecord(end(), start)).toMatchObject({
+      next: expect.arrayContaining(["the new records: http://127.0.0.1:8080/new"]),
+    });
+    expect(summaryLines(end(), { by: "nor demo", directory: "http://[::1]:9/" })[0]).toBe(
+      "nor demo: night 2026-11-05 done",
+    );
+  });
+
   it("P13: a night's length and time left are rounded to the nearest unit shown, never down: 1 h 59 min 59 s used reads 2h 00m", () => {
     const long = summaryLines(end({ endedAt: START + 2 * HOUR - 1_000 }));
     expect(long).toContain("  time:      2h 00m used of 6h 00m to the deadline (07:00 New York)");

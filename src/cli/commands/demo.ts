@@ -226,7 +226,7 @@ async function demoIn(
               ? `\nNight 1 of 2 ("${night}"): every source read for the first time, at most one request at a time per site, ${gapMs === undefined ? "2 s" : `${gapMs} ms (--gap-ms)`} apart.`
               : `\nNight 2 of 2 ("${night}"): the same sources again; the Changeville page has two new records.`,
           );
-          await demoNight(store, catalog, night, dataDir, gapMs, stop);
+          await demoNight(store, catalog, night, dataDir, gapMs, stop, served.url);
           goOn(stop);
         }
         const password = randomBytes(12).toString("base64url");
@@ -338,6 +338,8 @@ async function demoNight(
   dataDir: string,
   gapMs: number | undefined,
   stop: AbortSignal,
+  /** The directory's address: served already, so the night's lines give it, not `nor serve`. */
+  directory: string,
 ) {
   const tty = stdout().isTTY === true;
   const startedAt = systemClock.now();
@@ -352,6 +354,7 @@ async function demoNight(
         sites,
       },
       startedAt,
+      "nor demo",
     ),
   );
   // The night runs the sources the store holds: the demo's catalog, imported just before.
@@ -381,7 +384,7 @@ async function demoNight(
   goOn(stop);
   const { requests, flagsRaised } = await nightTotals(store.db, night);
   const end = { ...summary, requests, flagsRaised, startedAt, endedAt: systemClock.now() };
-  for (const line of summaryLines(end)) say(line);
+  for (const line of summaryLines(end, { by: "nor demo", directory })) say(line);
 }
 
 interface Served {

@@ -67,6 +67,7 @@ import {
 } from "../night-process.js";
 import {
   clockText,
+  type NightBy,
   type NightEnd,
   type NightStart,
   offlineMessage,
@@ -94,6 +95,12 @@ interface NightOptions extends NetCliOptions {
    * an unfinished night of an earlier date is over from it (admin.ts ScheduledStart).
    */
   scheduled?: string;
+  /**
+   * Set by `nor start` on every night it runs, to the address it serves the directory at: the
+   * night's lines name `nor start`, the command the person ran, and that address, not `nor
+   * night` and `nor serve`.
+   */
+  servedAt?: string;
   /**
    * When the catalog files cannot be used (unreadable, not a valid catalog, their import
    * refused), run the sources the store last imported instead of stopping (`nor start` passes
@@ -146,6 +153,14 @@ export function register(program: Command): void {
         .createOption(
           "--scheduled <began>",
           "begun by `nor start` at its daily time, at this moment (ISO 8601): an unfinished night of an earlier date is over",
+        )
+        .hideHelp(),
+    )
+    .addOption(
+      program
+        .createOption(
+          "--served-at <url>",
+          "run by `nor start`, which serves the directory at this address: the night's lines say so",
         )
         .hideHelp(),
     );
@@ -293,6 +308,9 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   let start: NightStart | undefined;
   let sources: SourceRef[] = [];
   const tty = stderr().isTTY === true;
+  /** The command the person ran, as the night's lines name it. */
+  const by: NightBy = opts.servedAt !== undefined ? "nor start" : "nor night";
+  const report = { by, ...(opts.servedAt !== undefined ? { directory: opts.servedAt } : {}) };
   const runStart = clock.now();
   const children: Worker[] = [];
   // Set when this process stops its workers itself: their end by its signal is no news.
@@ -513,7 +531,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
           `night ${night} is over: it finished at ${clockText(Date.parse(opened.finishedAt), night)} New York and its deadline ` +
           `(${clockText(Date.parse(opened.deadlineAt), night)}) has passed, so nothing more is asked in it (P13); ` +
           "the sources it did not reach go first in the next night";
-        if (tty) stderr().write(`nor night: ${note}\n`);
+        if (tty) stderr().write(`${by}: ${note}\n`);
         else log.info({ finishedAt: opened.finishedAt, deadlineAt: opened.deadlineAt }, note);
         over = true;
       }
@@ -526,7 +544,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
           now: clock.now(),
           allowRetire: opts.allowRetire === true,
           said: (line: string, record: Record<string, unknown>) => {
-            if (tty) stderr().write(`nor night: catalog imported: ${line}\n`);
+            if (tty) stderr().write(`${by}: catalog imported: ${line}\n`);
             else log.info(record, "catalog imported");
           },
         };
@@ -564,7 +582,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
               ? `its catalog files could not be used, so it ran the ${countOf(sources.length, "source")} the store last imported: ${storedInstead.message}`
               : `${SUBSET_NOTE} ${countOf(sources.length, "source")} in use that they list unchanged: ${storedInstead.message}`;
           const said = `night ${night}: ${catalogNote} (--or-stored-catalog; \`nor status\` shows it with the night)`;
-          if (tty) stderr().write(`nor night: ${said}\n`);
+          if (tty) stderr().write(`${by}: ${said}\n`);
           else log.warn({ catalogProblem: storedInstead.message }, said);
         }
         read = undefined; // the entries are the store's from here on: let these go
@@ -601,14 +619,14 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         return;
       }
       const note = `night ${night}: ${endText(end)}; the night goes on, its sites finished by the other processes`;
-      if (tty) stderr().write(`\nnor night: ${note}\n`);
+      if (tty) stderr().write(`\n${by}: ${note}\n`);
       else log.warn({ worker: end.pid ?? null, code: end.code, signal: end.signal }, note);
     };
     // A night closed just now asks nothing: no other process is needed to record its sources.
     // Nor one that runs only some of the sources in use: its workers would run them all.
     if (subset && workers > 1) {
       const note = `night ${night} runs in this process alone: its workers would run every source in use, not only those its catalog files list unchanged`;
-      if (tty) stderr().write(`nor night: ${note}\n`);
+      if (tty) stderr().write(`${by}: ${note}\n`);
       else log.warn(note);
     }
     for (let i = 1; i < (closedNow === undefined && !subset ? workers : 1); i++) {
@@ -633,7 +651,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       else log.warn(note);
     }
     const said = { ...announced, resumed: opened.resumed, deadlineAt: opened.deadlineAt };
-    if (tty) stderr().write(`${startLine(said, runStart)}\n`);
+    if (tty) stderr().write(`${startLine(said, runStart, by)}\n`);
     else {
       const { night: _n, ...rest } = said;
       log.info({ ...rest, deadlineAt: new Date(said.deadlineAt).toISOString() }, "night start");
@@ -663,7 +681,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         onSourceError: (source, err) => {
           // The outcome says "checker error: …"; the log keeps the whole error (its stack).
           const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
-          if (tty) stderr().write(`\nnor night: ${source}: the checker failed on it: ${text}\n`);
+          if (tty) stderr().write(`\n${by}: ${source}: the checker failed on it: ${text}\n`);
           else log.error({ source, err }, "checker error");
         },
         // A WARC file cut short: the night goes on, its lost copies asked again when needed.
@@ -673,7 +691,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
           ? {}
           : {
               onArchiveNote: (note: string) => {
-                if (tty) stderr().write(`nor night: ${note}\n`);
+                if (tty) stderr().write(`${by}: ${note}\n`);
                 else log.warn(note);
               },
             }),
@@ -715,14 +733,14 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     if (workerRefused !== undefined)
       throw new NorError(
         "E_CONFIG",
-        `night ${night} stopped: ${endText(workerRefused)} (its reason is in its lines above); the night is left open, and \`nor night\` resumes it once that is mended`,
+        `night ${night} stopped: ${endText(workerRefused)} (its reason is in its lines above); the night is left open, and ${resumesIt(by)} once that is mended`,
       );
     if (summary.stopped || stop.signal.aborted) {
       // Stopped by a person: the night stays open, to be resumed; its workers ended with it
       // (by the same signal: no failure of theirs). Said once, by the command's own process.
-      const note = `night ${night} stopped before its end; \`nor night\` resumes it (what was answered tonight is not asked again)`;
+      const note = `night ${night} stopped before its end; ${resumesIt(by)} (what was answered tonight is not asked again)`;
       if (!opts.worker) {
-        if (tty) stderr().write(`\nnor night: ${note}\n`);
+        if (tty) stderr().write(`\n${by}: ${note}\n`);
         else log.warn(note);
       }
       process.exitCode = 1;
@@ -745,8 +763,8 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       startedAt: runStart,
       endedAt: clock.now(),
     };
-    if (tty) stderr().write(`\n${summaryLines(end).join("\n")}\n`);
-    else log.info(summaryRecord(end), "night done");
+    if (tty) stderr().write(`\n${summaryLines(end, report).join("\n")}\n`);
+    else log.info(summaryRecord(end, report), "night done");
     if (failed.length > 0)
       throw new NorError(
         "E_INTERNAL",
@@ -755,7 +773,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     // P20, P23: the checker's own outage is not a site's no, and not a night that went well.
     if (summary.checkerOffline && summary.offline) {
       const message = offlineMessage(summary.offline);
-      if (tty) stderr().write(`nor night: ${message}\n`);
+      if (tty) stderr().write(`${by}: ${message}\n`);
       else log.error({ checkerOffline: true, ...summary.offline }, message);
       process.exitCode = 1;
       return;
@@ -773,6 +791,13 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       stopped?.();
     }
   }
+}
+
+/** How the night is resumed, in the words of the command the person ran. */
+function resumesIt(by: NightBy): string {
+  return by === "nor start"
+    ? "`nor start` resumes it when it starts again"
+    : "`nor night` resumes it";
 }
 
 /** The stop's own reason, or an error it caused (a request cut off by it: CutOff's cause). */

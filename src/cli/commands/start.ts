@@ -335,7 +335,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
         signal: deps.signal,
         ...(interrupted ? { resume: interrupted } : {}),
         runNight: (signal, scheduled) =>
-          (deps.runNight ?? spawnNight)(nightArgs(opts, files, dataDir, scheduled), signal),
+          (deps.runNight ?? spawnNight)(nightArgs(opts, files, dataDir, scheduled, url), signal),
         // A night a crash ended is started again while it is open; the schedule's, also while
         // tonight's has not begun (the crash came before it was opened).
         stillOpen: async (scheduled) => {
@@ -618,10 +618,13 @@ export function nightArgs(
   files: string[],
   dataDir: string,
   scheduled?: ScheduledRun,
+  /** The directory's address: the night's lines name `nor start` and it (not `nor serve`). */
+  servedAt?: string,
 ): string[] {
   // A catalog file mistyped while `nor start` runs does not cost the night: it runs the sources
   // imported last, and says why (nor status, the console).
   const args = ["night", "--catalog", ...files, "--data", dataDir, "--or-stored-catalog"];
+  if (servedAt !== undefined) args.push("--served-at", servedAt);
   if (scheduled !== undefined) {
     args.push("--scheduled", new Date(scheduled.began).toISOString());
     const asked =
