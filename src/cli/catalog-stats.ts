@@ -3,6 +3,7 @@
  * and platform, then what is missing. `--json` prints the CatalogStats object instead.
  */
 import type { CatalogStats } from "../sources/catalog/stats.js";
+import { countOf } from "./count-of.js";
 
 function table(head: string[], rows: (string | number)[][]): string[] {
   const cells = [head, ...rows.map((r) => r.map(String))];
@@ -14,9 +15,8 @@ function table(head: string[], rows: (string | number)[][]): string[] {
 }
 
 export function formatStats(s: CatalogStats): string {
-  const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
   const out: string[] = [
-    `${s.files.join(", ")}: ${plural(s.governments, "government")}, ${plural(s.sources, "source")} (${s.confirmed} confirmed), ${plural(s.leads, "lead")}`,
+    `${s.files.join(", ")}: ${countOf(s.governments, "government")}, ${countOf(s.sources, "source")} (${s.confirmed} confirmed), ${countOf(s.leads, "lead")}`,
     "",
     "by kind",
     ...table(

@@ -1,5 +1,6 @@
 import { NorError } from "../errors.js";
 import type { ImportDiff, ImportOutcome } from "../sources/catalog-import.js";
+import { countOf } from "./count-of.js";
 
 /** How `nor night` and `nor start` are given every catalog file: the option. */
 export const EVERY_FILE_BY_OPTION = "--catalog A B …";
@@ -15,7 +16,7 @@ export function importedOrStop(o: ImportOutcome, everyFile = EVERY_FILE_BY_OPTIO
   if (o.kind === "imported") return o.diff;
   throw new NorError(
     "E_CATALOG",
-    `this import would retire ${o.retire.length} of the ${o.active} sources in use (more than a tenth), so nothing was changed.\n` +
+    `this import would retire ${o.retire.length} of the ${countOf(o.active, "source")} in use (more than a tenth), so nothing was changed.\n` +
       `Sources it would retire: ${o.retire.join(", ")}\n` +
       `Give every catalog file (${everyFile}), or --allow-retire if they are meant to go.`,
   );

@@ -93,7 +93,7 @@ const BAR = 20;
 export function progressLine(p: NightProgressView, now: number): string {
   const filled = p.total > 0 ? Math.min(BAR, Math.round((p.done / p.total) * BAR)) : BAR;
   const bar = `[${"#".repeat(filled)}${"·".repeat(BAR - filled)}]`;
-  return `${bar} ${p.done}/${p.total} sources · ${plural(p.requests, "request")} · ${formatLeft(p.deadlineAt - now)} left to the deadline`;
+  return `${bar} ${p.done}/${plural(p.total, "source")} · ${plural(p.requests, "request")} · ${formatLeft(p.deadlineAt - now)} left to the deadline`;
 }
 
 /** Outcome kinds in the order a person reads them: good news first, then what needs a look. */
@@ -236,7 +236,7 @@ export function summaryRecord(e: NightEnd, by: ReportedBy = BY_HAND): Record<str
 export function offlineMessage(o: OfflineReport): string {
   const how = o.canary
     ? `the canary ${o.canary.url} failed (${o.canary.reason})`
-    : `${o.failedSites} of ${o.sites} sites failed with DNS/connect errors`;
+    : `${o.failedSites} of ${plural(o.sites, "site")} failed with DNS/connect errors`;
   return `the checker could not reach the internet: ${how}; nothing was judged about them (${plural(o.sources, "source")} recorded as checker-offline)`;
 }
 

@@ -127,8 +127,7 @@ async function verify(opts: DataOpts): Promise<void> {
     // Nothing wrong (exit 0): a half-written record after the last indexed one, as in a copy
     // taken while a night wrote; opening the archive cuts it off.
     for (const n of r.notes) stdout().write(`NOTE ${n.file} offset ${n.offset}: ${n.problem}\n`);
-    const notes =
-      r.notes.length === 0 ? "" : `, ${r.notes.length} ${r.notes.length === 1 ? "note" : "notes"}`;
+    const notes = r.notes.length === 0 ? "" : `, ${countOf(r.notes.length, "note")}`;
     stdout().write(
       `${countOf(r.files, "file")}, ${countOf(r.records, "record")}, ${countOf(r.digestsChecked, "digest")} checked, ${countOf(r.problems.length, "problem")}${notes}\n`,
     );

@@ -79,7 +79,7 @@ function reportProblems(e: unknown): boolean {
   if (!(e instanceof CatalogError)) return false;
   for (const p of e.problems) stdout().write(`${formatProblem(p)}\n`);
   const n = e.problems.length;
-  stderr().write(`nor: catalog has ${n} problem${n === 1 ? "" : "s"}\n`);
+  stderr().write(`nor: catalog has ${countOf(n, "problem")}\n`);
   process.exitCode = 2;
   return true;
 }

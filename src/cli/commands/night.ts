@@ -768,7 +768,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     if (failed.length > 0)
       throw new NorError(
         "E_INTERNAL",
-        `${failed.length} of ${children.length} workers failed: ${failed.map(endText).join("; ")}`,
+        `${failed.length} of ${countOf(children.length, "worker")} failed: ${failed.map(endText).join("; ")}`,
       );
     // P20, P23: the checker's own outage is not a site's no, and not a night that went well.
     if (summary.checkerOffline && summary.offline) {

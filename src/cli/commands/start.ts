@@ -299,7 +299,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
         if (kept === 0) throw err;
         await goOnWithout(
           err,
-          `only the ${kept} source${kept === 1 ? "" : "s"} in use that the files list unchanged`,
+          `only the ${countOf(kept, "source")} in use that the files list unchanged`,
         );
       } finally {
         await release();
@@ -425,7 +425,7 @@ export async function scheduleNights(o: {
       const open = crashed && restarts < NIGHT_RESTARTS ? await openNight(scheduled) : undefined;
       if (open === undefined) {
         o.say(
-          `the night's process was ended by ${signal}${restarts > 0 ? ` (after ${restarts} restart${restarts === 1 ? "" : "s"})` : ""}; the directory stays up`,
+          `the night's process was ended by ${signal}${restarts > 0 ? ` (after ${countOf(restarts, "restart")})` : ""}; the directory stays up`,
         );
         return true;
       }

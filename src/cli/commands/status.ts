@@ -4,6 +4,7 @@ import { viaText } from "../../night/way-choice.js";
 import { noteLine } from "../../policy/shown-text.js";
 import { type NightHistoryRow, readingText, recentNights, statusRows } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { countOf } from "../count-of.js";
 import { shownStdout as stdout } from "../io.js";
 import { saying } from "../store-upgrade.js";
 
@@ -156,7 +157,7 @@ function nightRunLine(n: NightHistoryRow, now: number): string {
   // Sources with an outcome tonight (the JSON's `checked`), the unreached among them said
   // apart: they have an outcome but were not asked.
   const checked =
-    `${n.checked} source${n.checked === 1 ? "" : "s"} with an outcome` +
+    `${countOf(n.checked, "source")} with an outcome` +
     (n.unreached - n.held > 0
       ? `, ${n.unreached - n.held} of them not reached before the deadline`
       : "") +
