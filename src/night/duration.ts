@@ -2,7 +2,11 @@ import { UsageError } from "../errors.js";
 
 const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1_000, ms: 1 };
 
-/** `--deadline`: "6h", "90m", "30s", "1h30m", "500ms". Throws UsageError naming the text. */
+/**
+ * `--deadline`: "6h", "90m", "30s", "1h30m", "500ms". Throws UsageError naming the text: one
+ * that is no duration, or one of no time at all ("0s", "0h0m", "0.1ms": a deadline or a gap of
+ * nothing is a duration, but not one the option can mean).
+ */
 export function parseDuration(text: string, option = "--deadline"): number {
   const re = /(\d+(?:\.\d+)?)(ms|h|m|s)/gy;
   let total = 0;
@@ -13,10 +17,17 @@ export function parseDuration(text: string, option = "--deadline"): number {
     matched += m[0].length;
     m = re.exec(text);
   }
-  if (text.length === 0 || matched !== text.length || !(total > 0)) {
+  if (text.length === 0 || matched !== text.length) {
     throw new UsageError(`${option}: "${text}" is not a duration (e.g. 6h, 90m, 30s, 1h30m)`);
   }
-  return Math.round(total);
+  const ms = Math.round(total);
+  if (ms <= 0) {
+    const what = option.replace(/^--/, "");
+    throw new UsageError(
+      `${option}: "${text}" is no time at all: a ${what} must be more than 0 (e.g. 6h, 90m, 30s, 1h30m)`,
+    );
+  }
+  return ms;
 }
 
 /**

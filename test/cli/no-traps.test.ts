@@ -45,6 +45,16 @@ describe("nor night refuses bad options before writing anything", () => {
     [["--night", "2026-13-01"], /--night: "2026-13-01" is not a calendar date/],
     [["--deadline", "30h"], /--deadline: "30h" is longer than a night/],
     [["--deadline", "soon"], /--deadline: "soon" is not a duration/],
+    // A duration, but of no time: said so, not "not a duration".
+    [
+      ["--deadline", "0s"],
+      /^nor: --deadline: "0s" is no time at all: a deadline must be more than 0 /m,
+    ],
+    [
+      ["--deadline", "0h0m"],
+      /--deadline: "0h0m" is no time at all: a deadline must be more than 0/,
+    ],
+    [["--deadline", "0.1ms"], /--deadline: "0.1ms" is no time at all/],
     [["--concurrency", "0"], /--concurrency: "0" is not a whole number/],
   ])("P13: %j exits 2 and creates no data directory", async (args, message) => {
     const d = tmp();
