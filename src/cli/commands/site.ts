@@ -66,7 +66,10 @@ export function register(program: Command): void {
       "the owner's words or the e-mail's date, one line of at most 500 characters (required for a change)",
     )
     .option("--by <name>", "who decides, at most 100 characters (default: the login name)")
-    .option("--json", "list as JSON lines")
+    .option(
+      "--json",
+      'list as JSON lines: one a request, then for a site named one `"kind": "state"` line with its no (closedNight, closedReason) and hold (heldUntil) when it has one',
+    )
     .action(async (given: string | undefined, opts: SiteOptions) => {
       const changes =
         (opts.gap !== undefined ? 1 : 0) +
@@ -185,22 +188,40 @@ export function register(program: Command): void {
         }
         if (changes === 0) {
           const rules = await siteRules(store.db, site);
-          if (opts.json) for (const r of rules) out.push(JSON.stringify(r));
-          else {
+          // Tonight's state as the journal holds it (a no, a hold), for one site: the text and
+          // the JSON say the same.
+          const st = site === undefined ? undefined : await siteState(store.db, site);
+          const saidNo = st?.closedNight !== undefined ? st : undefined;
+          const heldUntil =
+            st?.notBefore !== undefined && st.notBefore > now ? st.notBefore : undefined;
+          if (opts.json) {
+            for (const r of rules) out.push(JSON.stringify(r));
+            // One more line, after the requests, when there is a state to say: `kind: "state"`.
+            if (site !== undefined && (saidNo !== undefined || heldUntil !== undefined))
+              out.push(
+                JSON.stringify({
+                  site,
+                  kind: "state",
+                  ...(saidNo !== undefined
+                    ? { closedNight: saidNo.closedNight, closedReason: saidNo.closedReason ?? "" }
+                    : {}),
+                  ...(heldUntil !== undefined
+                    ? { heldUntil: new Date(heldUntil).toISOString() }
+                    : {}),
+                }),
+              );
+          } else {
             if (rules.length === 0)
               out.push(site ? `${site}: no owner's requests` : "no owner's requests");
             for (const r of rules) out.push(describe(r));
-            if (site !== undefined) {
-              const st = await siteState(store.db, site);
-              if (st?.closedNight)
-                out.push(
-                  `${site}: said no on the night of ${st.closedNight}: ${st.closedReason ?? ""}`,
-                );
-              if (st?.notBefore && st.notBefore > now)
-                out.push(
-                  `${site}: held until ${new Date(st.notBefore).toISOString()} (a Retry-After, or the wait before a retry)`,
-                );
-            }
+            if (saidNo !== undefined)
+              out.push(
+                `${site}: said no on the night of ${saidNo.closedNight}: ${saidNo.closedReason ?? ""}`,
+              );
+            if (heldUntil !== undefined)
+              out.push(
+                `${site}: held until ${new Date(heldUntil).toISOString()} (a Retry-After, or the wait before a retry)`,
+              );
           }
         }
         if (out.length > 0 || notCleared.length === 0) stdout().write(`${out.join("\n")}\n`);
