@@ -51,7 +51,7 @@ describe("nor site X --json", () => {
           last_end_at: null,
           updated_at: new Date().toISOString(),
           closed_night: "2026-11-05",
-          closed_reason: "403 Forbidden",
+          closed_reason: "403 Forbidden:\tby\u009b2J the site",
           not_before: held,
         })
         .execute();
@@ -59,10 +59,14 @@ describe("nor site X --json", () => {
       await store.close();
     }
     const text = await nor("site", "example.gov", "--data", data);
-    expect(text.stdout).toContain("example.gov: said no on the night of 2026-11-05: 403 Forbidden");
+    // The site's words in its reason: one line of spaces, as nor status and nor flags say them.
+    expect(text.stdout).toContain(
+      "example.gov: said no on the night of 2026-11-05: 403 Forbidden: by 2J the site\n",
+    );
     expect(text.stdout).toContain(`example.gov: held until ${held}`);
     const json = await nor("site", "example.gov", "--json", "--data", data);
     expect(json.code, json.stderr).toBe(0);
+    expect(json.stdout).not.toMatch(/[\u0080-\u009f]/);
     const lines = json.stdout
       .trim()
       .split("\n")
@@ -72,7 +76,7 @@ describe("nor site X --json", () => {
       site: "example.gov",
       kind: "state",
       closedNight: "2026-11-05",
-      closedReason: "403 Forbidden",
+      closedReason: "403 Forbidden:\tby\u009b2J the site",
       heldUntil: held,
     });
     // Every site listed (no site named): the requests only, as the text form.

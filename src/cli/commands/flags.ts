@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { systemClock } from "../../clock.js";
 import { personTextOption } from "../../policy/person-text.js";
+import { noteLine } from "../../policy/shown-text.js";
 import { type ClearOutcome, clearFlag, listFlags } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { shownStdout, stderr } from "../io.js";
@@ -45,9 +46,14 @@ export function register(program: Command): void {
           return;
         }
         if (flags.length === 0) shownStdout().write("no flags\n");
+        // One row a flag, its columns apart by tabs: text a site may have put in a detail (a
+        // tab, a line break, an escape) is one line of spaces there, as `nor status`'s table
+        // says a reason (noteLine), so it never makes a column or a row of its own.
         for (const f of flags) {
-          const cleared = f.clearedAt ? `  (cleared ${f.clearedAt} by ${f.clearedBy})` : "";
-          shownStdout().write(`${f.id}\t${f.kind}\t${f.source}\t${f.detail}${cleared}\n`);
+          const cleared = f.clearedAt
+            ? `  (cleared ${f.clearedAt} by ${noteLine(f.clearedBy ?? "")})`
+            : "";
+          shownStdout().write(`${f.id}\t${f.kind}\t${f.source}\t${noteLine(f.detail)}${cleared}\n`);
         }
       } finally {
         await store.close();

@@ -5,6 +5,7 @@ import { parseDuration } from "../../night/duration.js";
 import { MAX_OWNER_GAP_MS, MIN_GAP_MS } from "../../policy/constants.js";
 import { leaveAlonePathProblem, shortenedPath } from "../../policy/leave-alone-path.js";
 import { personTextOption } from "../../policy/person-text.js";
+import { noteLine } from "../../policy/shown-text.js";
 import { readSite, siteOf } from "../../policy/site.js";
 import { formatInZone, SITE_OWNER_ZONE } from "../../policy/zone.js";
 import { sourcesInUse } from "../../store/catalog-sources.js";
@@ -17,7 +18,7 @@ import {
   siteRules,
   siteState,
 } from "../../store/site-rules.js";
-import { diagnosticText, stderr, stdout } from "../io.js";
+import { diagnosticText, shownStdout, stderr } from "../io.js";
 import { loginName } from "../login-name.js";
 import { saying } from "../store-upgrade.js";
 
@@ -216,7 +217,7 @@ export function register(program: Command): void {
             for (const r of rules) out.push(describe(r));
             if (saidNo !== undefined)
               out.push(
-                `${site}: said no on the night of ${saidNo.closedNight}: ${saidNo.closedReason ?? ""}`,
+                `${site}: said no on the night of ${saidNo.closedNight}: ${noteLine(saidNo.closedReason ?? "")}`,
               );
             if (heldUntil !== undefined)
               out.push(
@@ -224,7 +225,8 @@ export function register(program: Command): void {
               );
           }
         }
-        if (out.length > 0 || notCleared.length === 0) stdout().write(`${out.join("\n")}\n`);
+        // A no's reason may carry a site's words: written as a site's text is (shownStdout).
+        if (out.length > 0 || notCleared.length === 0) shownStdout().write(`${out.join("\n")}\n`);
         process.exitCode = 0;
         if (site !== undefined && notCleared.length > 0)
           refuseNothingToClear(site, notCleared, out.length > 0);
