@@ -46,7 +46,10 @@ import { noNul } from "./no-nul.js";
 import type { ReadReply, ReadRequest, ReadWorkerData } from "./read-worker.js";
 import type { Database } from "./schema/index.js";
 
-/** Readers for the public pages: two, so a page's parallel reads run side by side. */
+/**
+ * Readers for the public pages: two, so two pages read side by side (a page whose count and list
+ * must agree holds one reader for its snapshot: src/store/read/snapshot.ts).
+ */
 export const PUBLIC_READERS = 2;
 /** Readers for the console: its own, so its biggest reads never queue a public page. */
 export const CONSOLE_READERS = 1;

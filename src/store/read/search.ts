@@ -21,6 +21,7 @@ import {
 } from "./directory.js";
 import type { NewRecord } from "./new-records.js";
 import { inByteOrder, recordInstant } from "./record-instant.js";
+import { oneSnapshot } from "./snapshot.js";
 
 /**
  * At most this many different words are searched (each one more condition on every row). A
@@ -200,19 +201,37 @@ function tieOrder(pg: boolean): RawBuilder<unknown> {
   return sql`${recordInstant()} desc nulls last, r.first_seen_at desc, ${inByteOrder(pg, "r.source_id")}, ${inByteOrder(pg, "r.record_id")}`;
 }
 
+export interface SearchOptions {
+  page: number;
+  perPage: number;
+  others: number;
+  latest?: boolean;
+}
+
 /**
  * Ranked matches; records are paged (`page` from 1), governments and sources capped. `latest`
  * (a search's feed, followed for what is new): only the records new on record (none a page
- * already listed when first read), the latest first seen first, and counted so.
+ * already listed when first read), the latest first seen first, and counted so. The page of
+ * records and their total are read in one snapshot (snapshot.ts): a night's commit between the
+ * two cannot make the total disagree with the pages it counts.
  */
 export async function search(
   db: Db,
   words: SearchWords,
   f: DirectoryFilter,
-  opts: { page: number; perPage: number; others: number; latest?: boolean },
+  opts: SearchOptions,
 ): Promise<SearchResult> {
   if (words.terms.length === 0)
     return { governments: [], sources: [], records: [], recordTotal: 0 };
+  return oneSnapshot(db, (s) => searchIn(s, words, f, opts));
+}
+
+async function searchIn(
+  db: Db,
+  words: SearchWords,
+  f: DirectoryFilter,
+  opts: SearchOptions,
+): Promise<SearchResult> {
   const pg = dialectOf(db) === "postgres";
   const offset = (Math.max(1, opts.page) - 1) * opts.perPage;
   const live = sql`s.retired_at is null and g.retired_at is null`;

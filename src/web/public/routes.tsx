@@ -32,6 +32,7 @@ import {
   upcomingMeetings,
 } from "../../store/read/new-records.js";
 import { MAX_TERMS, type SearchWords, search, searchTerms } from "../../store/read/search.js";
+import { oneSnapshot } from "../../store/read/snapshot.js";
 import {
   countsJson,
   filterJson,
@@ -300,7 +301,19 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       404,
     );
 
-  const newData = async (w: NewWindow, f: Filter, cap?: number): Promise<NewPageData> => {
+  /**
+   * What /new (its page and /api/new) and the front page show of a window, read in one snapshot
+   * (oneSnapshot): the counts count the very records listed, though a night commits meanwhile.
+   */
+  const newData = (w: NewWindow, f: Filter, cap?: number, from: Db = db): Promise<NewPageData> =>
+    oneSnapshot(from, (s) => newDataIn(s, w, f, cap));
+
+  const newDataIn = async (
+    db: Db,
+    w: NewWindow,
+    f: Filter,
+    cap: number | undefined,
+  ): Promise<NewPageData> => {
     const [list, counts, nights, first, listedAt] = await Promise.all([
       newRecords(db, w.range, f, cap),
       newCounts(db, w.range, f),
@@ -340,11 +353,9 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   app.get("/", pageReads([], asPage("/")), async (c) => {
     const w = parseWindow({}, opts.now());
     if (!w.ok) throw new Error(w.message);
-    const [counts, latest, counties] = await Promise.all([
-      directoryCounts(db),
-      newData(w.window, {}, HOME_NEWEST),
-      countySummaries(db),
-    ]);
+    const [counts, latest, counties] = await oneSnapshot(db, (s) =>
+      Promise.all([directoryCounts(s), newData(w.window, {}, HOME_NEWEST, s), countySummaries(s)]),
+    );
     return c.html(
       <HomePage counts={counts} latest={latest} shown={HOME_NEWEST} counties={counties} />,
     );
