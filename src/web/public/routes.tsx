@@ -10,6 +10,7 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import { foldLetters } from "../../policy/fold.js";
 import { nightOf } from "../../policy/night-date.js";
+import { OHIO_COUNTIES } from "../../sources/catalog/counties.js";
 import type { Db } from "../../store/db.js";
 import {
   countySummaries,
@@ -379,14 +380,21 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     );
   });
 
-  /** A county by its name, in any case, with or without " County" after it (as pages write it). */
+  /**
+   * A county by its name, in any case, with or without " County" after it (as pages write it):
+   * one the directory lists governments in, or any other of Ohio's 88 (with none listed yet, or
+   * none any more), as the county filter reads it (parseFilter). Another name is no county.
+   */
   const countyOf = async (name: string) => {
     const all = await countySummaries(db);
-    const county = countyNamed(
+    const listed = countyNamed(
       name,
       all.map((x) => x.county),
     );
-    return all.find((x) => x.county === county);
+    const found = all.find((x) => x.county === listed);
+    if (found) return found;
+    const ohio = countyNamed(name, OHIO_COUNTIES);
+    return ohio === undefined ? undefined : { county: ohio, governments: 0 };
   };
 
   // The counties are listed on the front page (each with its governments' count): the address
@@ -399,7 +407,8 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     // "/counties/Summit County": the county's own address.
     if (county.county.toLowerCase() !== c.req.param("county").toLowerCase())
       return c.redirect(`/counties/${encodeURIComponent(county.county)}`, 301);
-    const governments = await listGovernments(db, { county: county.county });
+    const governments =
+      county.governments === 0 ? [] : await listGovernments(db, { county: county.county });
     const sources = await sourcesOfGovernments(
       db,
       governments.map((g) => g.id),
