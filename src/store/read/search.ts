@@ -28,7 +28,20 @@ import { oneSnapshot } from "./snapshot.js";
  * query with more is refused by the caller, never cut: every word must match (docs/api.md).
  */
 export const MAX_TERMS = 8;
-const MAX_TERM_CHARS = 64;
+/**
+ * The longest word, in bytes of UTF-8 as searched (its compatibility characters written out,
+ * NFKC, and its letters folded: `tsTerm`), that both stores search whole: PostgreSQL neither
+ * indexes nor searches a longer one (2047, its MAXSTRLEN: `to_tsquery` drops it, which would
+ * widen the search). A query's word is never cut; the caller refuses a longer one. A `q` of at
+ * most 500 characters holds a longer word only by characters NFKC writes out as several
+ * (`㌖` is `キロメートル`).
+ */
+export const MAX_WORD_BYTES = 2047;
+
+/** The size of a query's word as both stores search it (`MAX_WORD_BYTES`). */
+export function wordBytes(t: string): number {
+  return Buffer.byteLength(foldLetters(t), "utf8");
+}
 
 /** What a query asks for: its different words, each a condition every match must meet. */
 export interface SearchWords {
@@ -43,16 +56,17 @@ export interface SearchWords {
 }
 
 /**
- * The words of a query; `terms` empty when there is nothing to find. A word typed twice is one
- * condition. The caller refuses more than MAX_TERMS of them.
+ * The words of a query, each whole (never cut: a word cut short would match other words, or
+ * not the one typed); `terms` empty when there is nothing to find. A word typed twice is one
+ * condition. The caller refuses more than MAX_TERMS of them, and a word over MAX_WORD_BYTES.
  */
 export function searchTerms(q: string): SearchWords {
-  const words = (
-    q
+  const words: string[] = [
+    ...(q
       .normalize("NFKC")
       .toLowerCase()
-      .match(/[\p{L}\p{N}]+/gu) ?? []
-  ).map((w) => w.slice(0, MAX_TERM_CHARS));
+      .match(/[\p{L}\p{N}]+/gu) ?? []),
+  ];
   const last = words.at(-1);
   return {
     terms: [...new Set(words)],

@@ -353,7 +353,7 @@ export function openApiDocument(origin: string) {
           {
             ...param(
               "q",
-              `Words to find, at most ${MAX_TERMS} different ones in at most 500 characters, a run of spaces counted as one (more is a 400, never cut): every word must match, the last as a prefix`,
+              `Words to find, at most ${MAX_TERMS} different ones in at most 500 characters, a run of spaces counted as one (more is a 400, never cut): every word must match, whole (never cut to its first letters), the last as a prefix`,
             ),
             required: true,
           },

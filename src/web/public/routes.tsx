@@ -32,7 +32,14 @@ import {
   nightsIn,
   upcomingMeetings,
 } from "../../store/read/new-records.js";
-import { MAX_TERMS, type SearchWords, search, searchTerms } from "../../store/read/search.js";
+import {
+  MAX_TERMS,
+  MAX_WORD_BYTES,
+  type SearchWords,
+  search,
+  searchTerms,
+  wordBytes,
+} from "../../store/read/search.js";
 import { oneSnapshot } from "../../store/read/snapshot.js";
 import {
   countsJson,
@@ -540,6 +547,14 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       return {
         ok: false as const,
         message: `A search takes at most ${MAX_TERMS} different words, and this one has ${words.terms.length}: leave out the ones that matter least.`,
+      };
+    }
+    // Never cut either: a word is searched whole, or the search is refused and says why.
+    const long = words.terms.find((t) => wordBytes(t) > MAX_WORD_BYTES);
+    if (long !== undefined) {
+      return {
+        ok: false as const,
+        message: `A word of this search is too long to search: as searched (each character written out in full, as "\u3316" is "\u30ad\u30ed\u30e1\u30fc\u30c8\u30eb"), it is ${wordBytes(long)} bytes of UTF-8, and a word is at most ${MAX_WORD_BYTES}. Search a shorter part of it.`,
       };
     }
     // The filter's parameters: in this search's address, and kept by its search form.
