@@ -59,13 +59,33 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
       ? new Set(r.records.slice(0, r.olderFrom).map((x) => asStored(x.id, postgres)))
       : undefined;
   const at = toIso(r.endedAt);
+  // Our own reading: the copy of a page the site answered 304 for (the outcome `unchanged`),
+  // read again (the recipe or the readers changed: night/page-key.ts) is the page as we read it
+  // before, so a record it shows otherwise than stored was changed by our reading alone: it is
+  // brought up to date, and not said changed (`changed_at` kept, migration 028), so a recipe
+  // mended does not mark every record of its sources updated in their feeds. The list's older
+  // pages a backfill asked in full that night (`olderFrom`) are the site's as it is now.
+  const ours =
+    r.outcome.kind === "unchanged"
+      ? new Set(
+          r.records.slice(0, r.olderFrom ?? r.records.length).map((x) => asStored(x.id, postgres)),
+        )
+      : undefined;
   // Ids first seen tonight, and whether each was already listed.
   const fresh = new Map<string, boolean>();
-  for (const part of chunks([...unique])) {
+  const parts = ours
+    ? [
+        ...chunks([...unique].filter(([id]) => ours.has(id))).map((p) => ({ p, changedAt: null })),
+        ...chunks([...unique].filter(([id]) => !ours.has(id))).map((p) => ({ p, changedAt: at })),
+      ]
+    : chunks([...unique]).map((p) => ({ p, changedAt: at }));
+  for (const { p: part, changedAt } of parts) {
     const values: Record<string, unknown> = {
       sourceId: r.sourceId,
       night,
       at,
+      // When a record brought up to date is said changed: now, or (our own reading) as it was.
+      changedAt,
     };
     for (const [i, [id, x]] of part.entries()) {
       values[`id${i}`] = x.id;
@@ -94,7 +114,7 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   // Not on a first read (nothing of it is new; a brand-new source has nothing stored to match,
   // and asking would cost every first read a statement; a list moved keeps its old spellings).
   if (fresh.size > 0 && !firstRead) {
-    const merged = await relink(trx, r, fresh, unique, movedMayBe(night, lastRead));
+    const merged = await relink(trx, r, fresh, unique, movedMayBe(night, lastRead), ours);
     out.fresh -= merged.fresh;
     out.listed -= merged.listed;
   }
@@ -164,11 +184,14 @@ async function relink(
   fresh: ReadonlyMap<string, boolean>,
   tonight: ReadonlyMap<string, { title: string; date?: string | undefined }>,
   moves: boolean,
+  ours: ReadonlySet<string> | undefined,
 ): Promise<Inserted> {
   const merged: Inserted = { fresh: 0, listed: 0 };
   const sourceId = r.sourceId;
   const at = toIso(r.endedAt);
   const take = async (id: string, old: Stored) => {
+    // A 304's copy read again: a change is our reading's, not the site's (insertRecords).
+    const changedAt = ours?.has(id) ? null : at;
     // Before the stored row goes: the new one is compared with it.
     await trx
       .updateTable("records")
@@ -186,7 +209,7 @@ async function relink(
         // anew), else when the stored one was; compared as both are stored, as the upsert does.
         changed_at: sql<string | null>`(select case when o.title is distinct from records.title
             or o.date is distinct from records.date or o.kind is distinct from records.kind
-            then cast(${at} as text) else o.changed_at end
+            then coalesce(cast(${changedAt} as text), o.changed_at) else o.changed_at end
           from records o where o.source_id = ${sourceId} and o.record_id = ${old.id})`,
       })
       .where("source_id", "=", sourceId)
@@ -418,10 +441,11 @@ function insertOf(n: number): Prepared<Record<string, unknown>, unknown> {
               url: eb.ref("excluded.url"),
               kind: eb.ref("excluded.kind"),
               // When what its feed entries show changed (retitled, redated, another kind): they
-              // say so (migration 028). A link written anew alone is the record as it was.
+              // say so (migration 028). A link written anew alone is the record as it was; a
+              // change by our own reading (`changedAt` null: insertRecords) keeps it as it was.
               changed_at: sql<
                 string | null
-              >`case when records.title is distinct from excluded.title or records.date is distinct from excluded.date or records.kind is distinct from excluded.kind then ${$("at")} else records.changed_at end`,
+              >`case when records.title is distinct from excluded.title or records.date is distinct from excluded.date or records.kind is distinct from excluded.kind then coalesce(cast(${$("changedAt")} as text), records.changed_at) else records.changed_at end`,
             }))
             .where(
               sql<boolean>`records.title is distinct from excluded.title or records.date is distinct from excluded.date or records.url is distinct from excluded.url or records.kind is distinct from excluded.kind`,

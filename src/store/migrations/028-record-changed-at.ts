@@ -8,7 +8,9 @@ import { columnsOf } from "./columns.js";
  * `atom:updated` and JSON Feed's `date_modified`, a calendar's event as its DTSTAMP
  * (web/public/feeds.ts, ical.ts), so a reader that already holds the entry (the same id: never
  * new again) shows the new title. A store made before this keeps null for records changed
- * before it: their entries say when first seen.
+ * before it: their entries say when first seen. A change by our own reading alone (a 304's copy
+ * read again with a mended recipe: night-records.ts insertRecords) brings the record up to date
+ * and keeps this as it was.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (!(await columnsOf(db, "records")).includes("changed_at"))

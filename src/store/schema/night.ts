@@ -75,8 +75,8 @@ export interface RecordsTable {
   first_source_id: Generated<string | null>;
   /**
    * When the record, seen before, was last brought up to date (the list shows it retitled,
-   * redated, of another kind; a link written anew alone is no change: P6), ISO 8601 UTC; null
-   * while it is as first seen. A feed's entry and a calendar's event say it changed
+   * redated, of another kind; a link written anew alone is no change: P6, nor is our own
+   * reading of a 304's copy: night-records.ts), ISO 8601 UTC; null while it is as first seen. A feed's entry and a calendar's event say it changed
    * (web/public/feeds.ts). Migration 028.
    */
   changed_at: Generated<string | null>;
