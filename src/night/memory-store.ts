@@ -8,6 +8,7 @@ import { LANE_LEASE_MS } from "../policy/constants.js";
 import { listAddress, READ_HORIZON_NIGHTS, READ_OUTCOMES } from "../policy/first-read.js";
 import { linkFamily, movedMayBe, ofFamily, pairMoved, pickTwin } from "../policy/link-twins.js";
 import { addDays } from "../policy/night-date.js";
+import { pairAcrossWays, switchedListSaysNew } from "../policy/way-identity.js";
 import type { ExtractedRecord } from "../sources/record.js";
 import { holderDead } from "../store/holder.js";
 import type {
@@ -279,6 +280,55 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       const still = links.filter((id) => tonight.has(id)).length;
       const shown = firstPage.map((x) => ({ title: x.title, date: x.date ?? null }));
       for (const [id, old] of pairMoved(rest, shown, gone, links.length, still)) take(id, old.id);
+    }
+    // As night-records.ts `acrossWays`: tonight's list read through another way in than the
+    // source's last read one: a record first seen tonight may be a stored one the other way read.
+    const lastAny = (this.outcomes.get(r.sourceId) ?? [])
+      .filter((o) => o.night < night && (READ.has(o.outcome.kind) || o.recordsFound > 0))
+      .sort((a, b) => (a.night < b.night ? -1 : 1))
+      .pop();
+    const otherAddress = lastAny && listAddress(lastAny);
+    if (lastAny && address !== undefined && otherAddress && otherAddress !== address) {
+      const row = (id: string, x: ExtractedRecord) => ({
+        id,
+        title: x.title,
+        date: x.date ?? null,
+        url: x.url ?? null,
+      });
+      const unique = [...new Map(r.records.map((x) => [x.id, x]))];
+      const fresh = unique.filter(([id]) => known.get(id)?.firstNight === night);
+      const candidates = [...known]
+        .filter(([id, k]) => !tonight.has(id) && k.firstNight !== night)
+        .map(([id, k]) => row(id, k.record));
+      const pairs = pairAcrossWays(
+        fresh.map(([id, x]) => row(id, x)),
+        unique.map(([id, x]) => row(id, x)),
+        candidates,
+      );
+      for (const [id, old] of pairs) take(id, old.id);
+      if (firstRead && lastAny.night >= since) {
+        const firstPage = [
+          ...new Set(r.records.slice(0, r.olderFrom ?? r.records.length).map((x) => x.id)),
+        ];
+        const unheld = firstPage.filter((id) => {
+          const k = known.get(id);
+          return k?.firstNight === night && k.listed === true;
+        });
+        if (
+          unheld.length > 0 &&
+          switchedListSaysNew(firstPage.length - unheld.length, firstPage.length)
+        )
+          for (const id of unheld) {
+            const k = known.get(id) as {
+              record: ExtractedRecord;
+              firstNight: string;
+              listed?: true;
+            };
+            delete k.listed;
+            alreadyListed--;
+            newRecords++;
+          }
+      }
     }
     const list = this.outcomes.get(r.sourceId) ?? [];
     const stored: StoredOutcome = {

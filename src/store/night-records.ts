@@ -15,6 +15,7 @@ import {
   SPLIT_SUFFIX_LENGTH,
 } from "../policy/link-twins.js";
 import { addDays } from "../policy/night-date.js";
+import { pairAcrossWays, switchedListSaysNew } from "../policy/way-identity.js";
 import { dialectOf } from "./dialect-of.js";
 import { toIso } from "./iso-time.js";
 import { sql } from "./kysely.js";
@@ -113,10 +114,23 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   // A new id that is a stored record's link written another way is that record (link-twins.ts).
   // Not on a first read (nothing of it is new; a brand-new source has nothing stored to match,
   // and asking would cost every first read a statement; a list moved keeps its old spellings).
+  const took = new Set<string>();
   if (fresh.size > 0 && !firstRead) {
-    const merged = await relink(trx, r, fresh, unique, movedMayBe(night, lastRead), ours);
+    const merged = await relink(trx, r, fresh, unique, movedMayBe(night, lastRead), ours, took);
     out.fresh -= merged.fresh;
     out.listed -= merged.listed;
+  }
+  // A record read tonight through another way in than the source's last read list (its api
+  // failed and the page was read, or the api is back): the stored record it is, by its link or
+  // its day and title (policy/way-identity.ts), not a second copy. Asked only when tonight found
+  // records not stored before (a way's first night always does), so a usual night asks nothing.
+  if (fresh.size > took.size) {
+    const other = await otherWayRead(trx, night, r);
+    if (other !== undefined) {
+      const moved = await acrossWays(trx, night, r, fresh, unique, took, firstRead, other);
+      out.fresh += moved.fresh;
+      out.listed += moved.listed;
+    }
   }
   // A record under an id a moved record was first listed under (a link reused, or both
   // spellings listed): that one is named by its own id now, so no two records share a feed
@@ -185,54 +199,17 @@ async function relink(
   tonight: ReadonlyMap<string, { title: string; date?: string | undefined }>,
   moves: boolean,
   ours: ReadonlySet<string> | undefined,
+  took: Set<string>,
 ): Promise<Inserted> {
   const merged: Inserted = { fresh: 0, listed: 0 };
   const sourceId = r.sourceId;
-  const at = toIso(r.endedAt);
   const take = async (id: string, old: Stored) => {
     // A 304's copy read again: a change is our reading's, not the site's (insertRecords).
-    const changedAt = ours?.has(id) ? null : at;
-    // Before the stored row goes: the new one is compared with it.
-    await trx
-      .updateTable("records")
-      .set({
-        first_seen_night: old.night,
-        first_seen_at: old.at,
-        already_listed: old.listed,
-        // Its feed entries keep the name it was first listed under (migration 022), none when
-        // that is its id again (a link written back the way it first was).
-        first_id: (old.firstId ?? old.id) === id ? null : (old.firstId ?? old.id),
-        // And the source id it was first listed under (its source renamed since, migration 026).
-        first_source_id: old.firstSourceId,
-        // And when it was last brought up to date (migration 028): now, when the row under the
-        // new link shows another title, date or kind (retitled the night its link was written
-        // anew), else when the stored one was; compared as both are stored, as the upsert does.
-        changed_at: sql<string | null>`(select case when o.title is distinct from records.title
-            or o.date is distinct from records.date or o.kind is distinct from records.kind
-            then coalesce(cast(${changedAt} as text), o.changed_at) else o.changed_at end
-          from records o where o.source_id = ${sourceId} and o.record_id = ${old.id})`,
-      })
-      .where("source_id", "=", sourceId)
-      .where("record_id", "=", id)
-      .execute();
-    await trx
-      .deleteFrom("records")
-      .where("source_id", "=", sourceId)
-      .where("record_id", "=", old.id)
-      .execute();
+    await takeOver(trx, r, id, old, { acrossWays: false, ours: ours?.has(id) ?? false });
+    took.add(id);
     if (fresh.get(id)) merged.listed++;
     else merged.fresh++;
   };
-  const stored = (row: StoredRow): Stored => ({
-    id: row.record_id,
-    title: row.title,
-    date: row.date,
-    night: row.first_seen_night,
-    at: row.first_seen_at,
-    listed: Number(row.already_listed),
-    firstId: row.first_id,
-    firstSourceId: row.first_source_id,
-  });
   const left = new Set(fresh.keys());
   // The link written another way.
   const familyOf = new Map<string, string[]>();
@@ -305,6 +282,191 @@ async function relink(
   for (const [id, old] of moved) await take(id, old);
   return merged;
 }
+
+/**
+ * The stored record `old` takes the new id `id` (the row tonight's insert wrote): it keeps when
+ * it was first seen and whether it was already listed, and the row under `old.id` goes. Across
+ * ways in (`acrossWays`), what the other way writes otherwise (a page's `COUNCIL MEETING`, the
+ * api's `Council Meeting`) is no change its feed entries announce: it keeps when it last changed.
+ */
+async function takeOver(
+  trx: Tx,
+  r: SourceResult,
+  id: string,
+  old: Stored,
+  opts: { acrossWays: boolean; ours?: boolean },
+): Promise<void> {
+  const sourceId = r.sourceId;
+  // A 304's copy read again: a change is our reading's, not the site's (insertRecords): the
+  // stored row's changed_at is kept.
+  const at = opts.ours ? null : toIso(r.endedAt);
+  // Before the stored row goes: the new one is compared with it.
+  await trx
+    .updateTable("records")
+    .set({
+      first_seen_night: old.night,
+      first_seen_at: old.at,
+      already_listed: old.listed,
+      // Its feed entries keep the name it was first listed under (migration 022), none when
+      // that is its id again (a link written back the way it first was).
+      first_id: (old.firstId ?? old.id) === id ? null : (old.firstId ?? old.id),
+      // And the source id it was first listed under (its source renamed since, migration 026).
+      first_source_id: old.firstSourceId,
+      // And when it was last brought up to date (migration 028): now, when the row under the
+      // new link shows another title, date or kind (retitled the night its link was written
+      // anew), else when the stored one was; compared as both are stored, as the upsert does.
+      changed_at: opts.acrossWays
+        ? sql<string | null>`(select o.changed_at from records o
+          where o.source_id = ${sourceId} and o.record_id = ${old.id})`
+        : sql<string | null>`(select case when o.title is distinct from records.title
+            or o.date is distinct from records.date or o.kind is distinct from records.kind
+            then coalesce(cast(${at} as text), o.changed_at) else o.changed_at end
+          from records o where o.source_id = ${sourceId} and o.record_id = ${old.id})`,
+    })
+    .where("source_id", "=", sourceId)
+    .where("record_id", "=", id)
+    .execute();
+  await trx
+    .deleteFrom("records")
+    .where("source_id", "=", sourceId)
+    .where("record_id", "=", old.id)
+    .execute();
+}
+
+function stored(row: StoredRow): Stored {
+  return {
+    id: row.record_id,
+    title: row.title,
+    date: row.date,
+    night: row.first_seen_night,
+    at: row.first_seen_at,
+    listed: Number(row.already_listed),
+    firstId: row.first_id,
+    firstSourceId: row.first_source_id,
+  };
+}
+
+/**
+ * Records first seen tonight (`fresh`, less those `relink` took) that are a stored record read
+ * through another way in (policy/way-identity.ts): the stored record takes the new id, keeping
+ * when it was first seen and whether it was already listed, so the source holds one copy and it
+ * is not new again. On the way's first read (`firstRead`: its list not read within the horizon),
+ * what it shows that the source did not hold is new when the other way was read within the
+ * horizon and most of tonight's first page was held (`switchedListSaysNew`): the two ways show
+ * one list, so a record new tonight is new tonight, not the night the first way is back. Returns
+ * the change to the counts of new and already listed. Runs over every stored record of the
+ * source the list does not show tonight, on a night whose way switched only.
+ */
+async function acrossWays(
+  trx: Tx,
+  night: string,
+  r: SourceResult,
+  fresh: ReadonlyMap<string, boolean>,
+  tonight: ReadonlyMap<string, SourceResult["records"][number]>,
+  took: ReadonlySet<string>,
+  firstRead: boolean,
+  other: OtherRead,
+): Promise<Inserted> {
+  const change: Inserted = { fresh: 0, listed: 0 };
+  const sourceId = r.sourceId;
+  const rows = await trx
+    .selectFrom("records")
+    .select([...STORED_COLUMNS, "url"])
+    .where("source_id", "=", sourceId)
+    .execute();
+  // Not listed tonight (what tonight's insert wrote is listed tonight).
+  const candidates = rows
+    .filter((row) => !tonight.has(row.record_id))
+    .map((row) => ({ ...stored(row), url: row.url }));
+  const shown = (id: string, x: { title: string; date?: string | undefined; url?: string }) => ({
+    id,
+    title: x.title,
+    date: x.date ?? null,
+    url: x.url ?? null,
+  });
+  const newIds = [...fresh.keys()].filter((id) => !took.has(id));
+  const pairs = pairAcrossWays(
+    newIds.flatMap((id) => {
+      const x = tonight.get(id);
+      return x ? [shown(id, x)] : [];
+    }),
+    [...tonight].map(([id, x]) => shown(id, x)),
+    candidates,
+  );
+  for (const [id, old] of pairs) {
+    await takeOver(trx, r, id, old, { acrossWays: true });
+    if (fresh.get(id)) change.listed--;
+    else change.fresh--;
+  }
+  // The way's first read: what it shows that the source did not hold is new when the two ways
+  // show one list, and the other was read lately (first-read.ts's horizon).
+  if (!firstRead || other.night < addDays(night, -READ_HORIZON_NIGHTS)) return change;
+  const postgres = dialectOf(trx) === "postgres";
+  const firstPage = [
+    ...new Set(
+      r.records.slice(0, r.olderFrom ?? r.records.length).map((x) => asStored(x.id, postgres)),
+    ),
+  ];
+  const unheld = firstPage.filter(
+    (id) => fresh.get(id) === true && !pairs.has(id) && !took.has(id),
+  );
+  if (
+    unheld.length === 0 ||
+    !switchedListSaysNew(firstPage.length - unheld.length, firstPage.length)
+  )
+    return change;
+  for (const part of chunks(unheld))
+    await trx
+      .updateTable("records")
+      .set({ already_listed: 0 })
+      .where("source_id", "=", sourceId)
+      .where("record_id", "in", part)
+      .execute();
+  change.listed -= unheld.length;
+  change.fresh += unheld.length;
+  return change;
+}
+
+/** The source's list as last read through another way in, before tonight. */
+interface OtherRead {
+  night: string;
+  address: string;
+}
+
+/**
+ * The last night before tonight that read the source's list (first-read.ts: records found), when
+ * it read it at another address than tonight's (another way in, or a page moved in the catalog):
+ * tonight's way switched. Undefined when the last read was at tonight's address, or none was.
+ */
+async function otherWayRead(
+  trx: Tx,
+  night: string,
+  r: SourceResult,
+): Promise<OtherRead | undefined> {
+  const address = listAddress(r);
+  if (address === undefined) return undefined;
+  const row = await LAST_READ.first(trx, { sourceId: r.sourceId, night });
+  if (row === undefined || row.address === null || row.address === address) return undefined;
+  return { night: row.night, address: row.address };
+}
+
+/** The way in a night used, from its `way` (WayChoice as JSON), else the outcome's address. */
+function usedAddress(db: Tx) {
+  return dialectOf(db) === "postgres"
+    ? sql<string | null>`coalesce((way::jsonb -> 'used' ->> 'url'), url)`
+    : sql<string | null>`coalesce(json_extract(way, '$.used.url'), url)`;
+}
+
+const LAST_READ = prepared((db, $: Placeholder<{ sourceId: string; night: string }>) =>
+  db
+    .selectFrom("night_sources")
+    .select(["night", usedAddress(db).as("address")])
+    .where("source_id", "=", $("sourceId"))
+    .where("night", "<", $("night"))
+    .where((eb) => eb.or([eb("outcome", "in", READ_OUTCOMES), eb("records_found", ">", 0)]))
+    .orderBy("night", "desc")
+    .limit(1),
+);
 
 /** `page_reads.ids` (a JSON array of ids), or none when absent or not such an array. */
 function lastReadIds(json: string | null | undefined): string[] {
@@ -386,11 +548,7 @@ async function lastReadNight(trx: Tx, night: string, r: SourceResult): Promise<s
 
 const READ_BEFORE = prepared(
   (db, $: Placeholder<{ sourceId: string; night: string; since: string; address: string }>) => {
-    // The way in a night used, from its `way` (WayChoice as JSON), else the outcome's address.
-    const used =
-      dialectOf(db) === "postgres"
-        ? sql<string | null>`coalesce((way::jsonb -> 'used' ->> 'url'), url)`
-        : sql<string | null>`coalesce(json_extract(way, '$.used.url'), url)`;
+    const used = usedAddress(db);
     return (
       db
         .selectFrom("night_sources")

@@ -191,7 +191,8 @@ describe.each(makers)("a source committed twice in one night ($name)", (maker) =
         newRecords: 0,
         alreadyListed: 2,
       });
-      // Its list moved (another address, or another way in, P4): read there for the first time.
+      // Its list moved (another address, or another way in, P4), where it shows no more of what
+      // the source held than it does not: read there for the first time.
       expect(
         await store.commit(n, src("moved", ["m1", "m2"], "ok", "https://moved.gov/new")),
       ).toEqual({ newRecords: 0, alreadyListed: 1 });
@@ -452,6 +453,142 @@ describe.each(makers)("a source committed twice in one night ($name)", (maker) =
           (rows) => src([...rows]),
         ),
       ).toBe(4);
+    } finally {
+      await close();
+    }
+  });
+
+  it("P4, P6: a source read through its page the night its api failed holds each record once; what was new that night is new then, and not again when the api is back; a page of other records, or rows that cannot be told apart, pair nothing", async () => {
+    const { store, close } = await maker.make();
+    const api = (id: string) => `https://${id}.gov/api/events`;
+    const page = (id: string) => `https://${id}.gov/meetings`;
+    type Row = [id: string, title: string, date: string, url?: string];
+    const src = (id: string, n: number, url: string, rows: Row[]): SourceResult => ({
+      ...result([]),
+      sourceId: id,
+      records: rows.map(([rid, title, date, link]) => ({
+        id: rid,
+        title,
+        date,
+        ...(link ? { url: link } : {}),
+      })),
+      outcome: { kind: "ok", url },
+      way: { used: { access: url.endsWith("/api/events") ? "api" : "page", url }, skipped: [] },
+      startedAt: T0 + n * DAY,
+      endedAt: T0 + n * DAY + 500,
+    });
+    const known = async (id: string) =>
+      (await store.histories(addDays(NIGHT, 9), [id])).get(id)?.recordsKnown;
+    try {
+      await syncLists(store, ["w", "arch", "twin"]);
+      // Night 0: the api, first read.
+      let n = await openNightN(store, 0);
+      const apiRows: Row[] = [
+        ["101", "Council Meeting", "2026-11-02T18:00:00-05:00", "https://w.gov/meetings/101"],
+        ["102", "Zoning  Board", "2026-10-28"],
+        ["103", "Parks", "2026-10-20", "https://w.gov/meetings/103"],
+      ];
+      expect(await store.commit(n, src("w", 0, api("w"), apiRows))).toEqual({
+        newRecords: 0,
+        alreadyListed: 3,
+      });
+      const upcoming: Row[] = [
+        ["1", "Council", "2026-11-10", "https://arch.gov/m/1"],
+        ["2", "Zoning", "2026-11-12", "https://arch.gov/m/2"],
+      ];
+      expect(await store.commit(n, src("arch", 0, api("arch"), upcoming))).toEqual({
+        newRecords: 0,
+        alreadyListed: 2,
+      });
+      const twinApi: Row[] = [
+        ["1", "Hearing", "2026-11-03"],
+        ["2", "Budget", "2026-11-01"],
+        ["3", "Levy", "2026-11-01"],
+      ];
+      expect(await store.commit(n, src("twin", 0, api("twin"), twinApi))).toEqual({
+        newRecords: 0,
+        alreadyListed: 3,
+      });
+
+      // Night 1: each api failed, each page read. w's page shows the api's three (its links
+      // written https://www., the one without a link by its day and title) and one new.
+      n = await openNightN(store, 1);
+      expect(
+        await store.commit(
+          n,
+          src("w", 1, page("w"), [
+            [
+              "https://www.w.gov/meetings/104",
+              "COUNCIL MEETING",
+              "2026-11-16",
+              "https://www.w.gov/meetings/104",
+            ],
+            [
+              "https://www.w.gov/meetings/101",
+              "COUNCIL MEETING",
+              "2026-11-02",
+              "https://www.w.gov/meetings/101",
+            ],
+            ["h:zoning", "ZONING BOARD", "2026-10-28"],
+            ["http://w.gov/meetings/103", "Parks", "2026-10-20", "http://w.gov/meetings/103"],
+          ]),
+        ),
+      ).toEqual({ newRecords: 1 });
+      expect(await known("w")).toBe(4);
+      // arch's page shows its two beside four years-old minutes: another list, read as a first
+      // read is (nothing of it new), its two records still held once.
+      const archive: Row[] = [1, 2, 3, 4].map((i) => [
+        `https://arch.gov/minutes/${i}`,
+        `Minutes ${i}`,
+        `2022-0${i}-01`,
+        `https://arch.gov/minutes/${i}`,
+      ]);
+      expect(
+        await store.commit(
+          n,
+          src("arch", 1, page("arch"), [
+            ["https://arch.gov/m/1", "Council", "2026-11-10", "https://arch.gov/m/1"],
+            ["https://arch.gov/m/2", "Zoning", "2026-11-12", "https://arch.gov/m/2"],
+            ...archive,
+          ]),
+        ),
+      ).toEqual({ newRecords: 0, alreadyListed: 4 });
+      expect(await known("arch")).toBe(6);
+      // twin's page shows two hearings on one day under one title: neither is the api's hearing
+      // (which is, cannot be told), so both are kept; Budget and Levy are the api's.
+      expect(
+        await store.commit(
+          n,
+          src("twin", 1, page("twin"), [
+            ["h:a", "Hearing", "2026-11-03"],
+            ["h:b", "Hearing", "2026-11-03"],
+            ["h:c", "Budget", "2026-11-01"],
+            ["h:d", "Levy", "2026-11-01"],
+          ]),
+        ),
+      ).toEqual({ newRecords: 0, alreadyListed: 2 });
+      expect(await known("twin")).toBe(5);
+
+      // Night 2: w's api is back and lists the page's new record under its own id: not new again.
+      n = await openNightN(store, 2);
+      const back: Row[] = [
+        ["104", "Council Meeting", "2026-11-16T18:00:00-05:00", "https://w.gov/meetings/104"],
+        ...apiRows,
+      ];
+      expect(await store.commit(n, src("w", 2, api("w"), back))).toEqual({ newRecords: 0 });
+      expect(await known("w")).toBe(4);
+      // And the next night, what is new on the api is new.
+      n = await openNightN(store, 3);
+      expect(
+        await store.commit(
+          n,
+          src("w", 3, api("w"), [
+            ["105", "Library", "2026-11-20", "https://w.gov/meetings/105"],
+            ...back,
+          ]),
+        ),
+      ).toEqual({ newRecords: 1 });
+      expect(await known("w")).toBe(5);
     } finally {
       await close();
     }

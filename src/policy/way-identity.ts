@@ -1,0 +1,132 @@
+/**
+ * One record across a source's ways in (P4, P6). A source may be read through an api one night
+ * and its page the next (the api failed: P4's fallback), and each way knows a record by an id of
+ * its own (the api's EventId, the page's link): without this rule the source would keep a copy
+ * of each record per way, and a record first read through one way would be listed new again
+ * when the other lists it. Pure: which record first seen tonight is which stored record.
+ *
+ * The rule (docs/catalog.md "One record across ways in"): on a night whose list is read through
+ * another address than the source's last read list (a way switched), a record first seen tonight
+ * is the stored record, not listed tonight, that has the same link, written the same way but for
+ * `http:`/`https:`, `www.` and letter case of the host; where either of them has no link, the one
+ * that falls on the same day with the same title (letters folded, case, spacing and punctuation
+ * aside). Only one to one: a link or a day and title that two rows of tonight's list show, or two
+ * stored records, pairs nothing (two hearings on one day, rows that share a link), and a new
+ * record is never hidden behind one of them.
+ */
+import { foldLetters } from "./fold.js";
+import { recordDay } from "./record-date.js";
+
+/** A record as tonight's list shows it or as the store keeps it. */
+export interface WayRow {
+  id: string;
+  title: string;
+  date: string | null;
+  url: string | null;
+}
+
+/**
+ * A link as every way writes it: the scheme and `www.` aside (a site's api writes `http:`, its
+ * page `https://www.`), the host in lower case, no fragment. Undefined when it is no http(s) URL.
+ */
+export function wayLink(url: string | null | undefined): string | undefined {
+  if (!url) return undefined;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") return undefined;
+  u.hash = "";
+  const host = u.host.startsWith("www.") ? u.host.slice(4) : u.host;
+  return `${host}${u.pathname}${u.search}`;
+}
+
+/**
+ * The day a record falls on and its title as words: letters folded (`é` is `e`), case, spacing
+ * and punctuation aside (`PARKS COMMISSION` is `Parks  Commission`). Undefined without a day or a
+ * word: such a record is never matched by it.
+ */
+export function wayShown(title: string, date: string | null | undefined): string | undefined {
+  const day = recordDay(date);
+  if (day === undefined) return undefined;
+  const words = foldLetters(title)
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
+  return words === "" ? undefined : `${day}\u0000${words}`;
+}
+
+/** Counts of each key among `rows` (undefined keys left out). */
+function countBy<T>(rows: readonly T[], key: (r: T) => string | undefined): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const r of rows) {
+    const k = key(r);
+    if (k !== undefined) out.set(k, (out.get(k) ?? 0) + 1);
+  }
+  return out;
+}
+
+/**
+ * Pairs each record first seen tonight (`fresh`) with the stored record (`stored`: the source's
+ * records that tonight's list does not show) it is, read through another way: by its link, else
+ * (either of them without a link) by its day and title; each one to one only (`tonight`: every
+ * row of tonight's list, to tell whether a link or a day and title is one row's). Returns the new
+ * id → the stored record.
+ */
+export function pairAcrossWays<T extends WayRow>(
+  fresh: readonly WayRow[],
+  tonight: readonly WayRow[],
+  stored: readonly T[],
+): Map<string, T> {
+  const out = new Map<string, T>();
+  const taken = new Set<string>();
+  const linkTonight = countBy(tonight, (r) => wayLink(r.url));
+  const linkStored = countBy(stored, (r) => wayLink(r.url));
+  const storedByLink = new Map<string, T>();
+  for (const s of stored) {
+    const k = wayLink(s.url);
+    if (k !== undefined) storedByLink.set(k, s);
+  }
+  for (const f of fresh) {
+    const k = wayLink(f.url);
+    if (k === undefined || linkTonight.get(k) !== 1 || linkStored.get(k) !== 1) continue;
+    const s = storedByLink.get(k);
+    if (s === undefined || taken.has(s.id)) continue;
+    out.set(f.id, s);
+    taken.add(s.id);
+  }
+  // By day and title, where one of the two has no link (a link each that differ: two records).
+  const shownTonight = countBy(tonight, (r) => wayShown(r.title, r.date));
+  const left = stored.filter((s) => !taken.has(s.id));
+  const shownStored = countBy(left, (r) => wayShown(r.title, r.date));
+  const storedByShown = new Map<string, T>();
+  for (const s of left) {
+    const k = wayShown(s.title, s.date);
+    if (k !== undefined) storedByShown.set(k, s);
+  }
+  for (const f of fresh) {
+    if (out.has(f.id)) continue;
+    const k = wayShown(f.title, f.date);
+    if (k === undefined || shownTonight.get(k) !== 1 || shownStored.get(k) !== 1) continue;
+    const s = storedByShown.get(k);
+    if (s === undefined || taken.has(s.id)) continue;
+    if (wayLink(f.url) !== undefined && wayLink(s.url) !== undefined) continue;
+    out.set(f.id, s);
+    taken.add(s.id);
+  }
+  return out;
+}
+
+/**
+ * Whether a list read for the first time through this way, the source's list having been read
+ * through another (`switched`), says new what it shows that the source did not hold: when at
+ * least half of its first page (`listed`) is records the source holds (`held`: by their ids, or
+ * paired across ways). The two ways then show one list, and what only tonight's shows appeared
+ * since the other was read. Else the ways show different lists (a page with years of minutes
+ * beside an api of coming meetings) and tonight's is read as a first read is: already listed.
+ */
+export function switchedListSaysNew(held: number, listed: number): boolean {
+  return held * 2 > listed;
+}
