@@ -1,0 +1,90 @@
+import { describe, expect, it } from "vitest";
+import {
+  pairAcrossWays,
+  switchedListSaysNew,
+  type WayRow,
+  wayLink,
+  wayShown,
+} from "../../src/policy/way-identity.js";
+
+const row = (
+  id: string,
+  title: string,
+  date: string | null,
+  url: string | null = null,
+): WayRow => ({
+  id,
+  title,
+  date,
+  url,
+});
+
+describe("one record across ways in (policy)", () => {
+  it("P6: a link is the same whatever its scheme, www. or host case; its path and query are not", () => {
+    expect(wayLink("http://WWW.City.gov/a?b=1#top")).toBe(wayLink("https://city.gov/a?b=1"));
+    expect(wayLink("https://city.gov/a?b=1")).not.toBe(wayLink("https://city.gov/a?b=2"));
+    expect(wayLink("https://city.gov/A")).not.toBe(wayLink("https://city.gov/a"));
+    expect(wayLink("mailto:clerk@city.gov")).toBeUndefined();
+    expect(wayLink(null)).toBeUndefined();
+  });
+
+  it("P6: a day and title is the same whatever the case, spacing, punctuation, accents or time of day", () => {
+    expect(wayShown("PARKS  COMMISSION", "2026-10-20")).toBe(
+      wayShown("Parks Commission.", "2026-10-20T18:00:00-04:00"),
+    );
+    expect(wayShown("Café Permit", "2026-10-20")).toBe(wayShown("cafe permit", "2026-10-20"));
+    expect(wayShown("Parks Commission", "2026-10-21")).not.toBe(
+      wayShown("Parks Commission", "2026-10-20"),
+    );
+    expect(wayShown("Parks", null)).toBeUndefined();
+    expect(wayShown("...", "2026-10-20")).toBeUndefined();
+  });
+
+  it("P4, P6: pairs by link, else (one of them without a link) by day and title, one to one only", () => {
+    const stored = [
+      row("101", "Council", "2026-11-02", "https://c.gov/m/101"),
+      row("102", "Zoning", "2026-10-28"),
+      row("103", "Parks", "2026-10-20", "https://c.gov/m/103"),
+      row("104", "Hearing", "2026-11-03"),
+      row("105", "Levy", "2026-11-01", "https://c.gov/m/105"),
+    ];
+    const tonight = [
+      row("https://www.c.gov/m/101", "COUNCIL", "2026-11-02", "https://www.c.gov/m/101"),
+      row("h:z", "ZONING", "2026-10-28"),
+      // Its link differs from the stored record's: two records, whatever its day and title.
+      row("https://c.gov/docs/parks.pdf", "Parks", "2026-10-20", "https://c.gov/docs/parks.pdf"),
+      // Two rows of one day and title: neither is told to be the stored one.
+      row("h:a", "Hearing", "2026-11-03"),
+      row("h:b", "Hearing", "2026-11-03"),
+      // No link tonight, the stored one has one: by its day and title.
+      row("h:l", "Levy", "2026-11-01"),
+      row("h:new", "Library", "2026-11-12"),
+    ];
+    const pairs = pairAcrossWays(tonight, tonight, stored);
+    expect(Object.fromEntries([...pairs].map(([id, s]) => [id, s.id]))).toEqual({
+      "https://www.c.gov/m/101": "101",
+      "h:z": "102",
+      "h:l": "105",
+    });
+  });
+
+  it("P6: a link two stored records show pairs neither by it", () => {
+    const stored = [
+      row("1", "Agenda", "2026-11-02", "https://c.gov/cal"),
+      row("2", "Minutes", "2026-11-02", "https://c.gov/cal"),
+    ];
+    const pairs = pairAcrossWays(
+      [row("https://c.gov/cal", "Notice", "2026-11-09", "https://c.gov/cal")],
+      [row("https://c.gov/cal", "Notice", "2026-11-09", "https://c.gov/cal")],
+      stored,
+    );
+    expect(pairs.size).toBe(0);
+  });
+
+  it("P7: a switched way's first read says new what the source did not hold only when most of its first page was held", () => {
+    expect(switchedListSaysNew(3, 5)).toBe(true);
+    expect(switchedListSaysNew(1, 2)).toBe(false);
+    expect(switchedListSaysNew(2, 6)).toBe(false);
+    expect(switchedListSaysNew(0, 0)).toBe(false);
+  });
+});
