@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/db.js";
 import { newestRecords } from "../../src/store/read/directory.js";
 import { newRecords } from "../../src/store/read/new-records.js";
+import { runMain } from "../cli/cli-capture.js";
 import { nightOn, noRobots, outcomesOn, testerCatalog, testerWorld } from "./tester-nights.js";
 
 /**
@@ -98,12 +99,25 @@ describe("one record across a source's ways in", () => {
     expect(night2?.outcome).toBe("ok");
     expect(JSON.parse(night2?.way ?? "{}").used.access).toBe("page");
 
+    // What reparse says of the copies (the api's of night 1, the page's of night 2) against the
+    // store (P8): each record once, none to add or remove.
+    const reparse = async () => {
+      const r = await runMain(["reparse", "--data", data, "--catalog", catalog]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain(
+        "2 captures read, 5 records found now, 5 stored — would add 0, would remove 0, would change 0",
+      );
+    };
+    await reparse();
+
     // Night 3: the api is back.
     apiFails = false;
     await nightOn(catalog, data, "2026-11-07");
     expect(JSON.parse(outcomesOn(data, "2026-11-07")["meetings"]?.way ?? "{}").used.access).toBe(
       "api",
     );
+
+    await reparse();
 
     const store = await openStore({ kind: "sqlite", dir: data });
     try {

@@ -7,6 +7,7 @@
 
 import { detectChallenge } from "../../policy/refusal.js";
 import { shownText } from "../../policy/shown-text.js";
+import { pairAcrossWays, type WayRow } from "../../policy/way-identity.js";
 import type { Source, WayIn } from "../../sources/catalog/types.js";
 import type { ExtractedRecord, Extraction } from "../../sources/record.js";
 import type { Db } from "../db.js";
@@ -235,6 +236,8 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
       "result pages posted on earlier nights and not since are not read again: none called removed",
     );
   const found = new Map<string, ExtractedRecord>();
+  // What each way in's captures found (by the way's address): a record is one across ways in.
+  const byWay = new Map<string, Map<string, ExtractedRecord>>();
   for (const capture of latest.values()) {
     const way = wayOf.get(capture) ?? wayFor(source, capture.url);
     let got: Extraction | { error: string };
@@ -270,15 +273,44 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
     if (got.records.length === 0 && got.note !== undefined)
       result.notes.push(`${capture.url}: ${got.note}`);
     for (const rec of got.records) if (!found.has(rec.id)) found.set(rec.id, rec);
+    const mine = byWay.get(way.url) ?? new Map<string, ExtractedRecord>();
+    byWay.set(way.url, mine);
+    for (const rec of got.records) if (!mine.has(rec.id)) mine.set(rec.id, rec);
   }
   result.found = found.size;
 
   const stored = await storedRecords(opts.db, source.id);
   result.stored = stored.size;
+  // Copies of several ways in (an api's, and the page the night its api failed read): a record
+  // one way found that the store holds under another way's id is that record, as the night
+  // holds it (policy/way-identity.ts): neither added nor called removed.
+  const acrossWays = new Set<string>();
+  const heldAcross = new Set<string>();
+  if (byWay.size > 1)
+    for (const mine of byWay.values()) {
+      const row = (id: string, x: StoredRecord | ExtractedRecord): WayRow => ({
+        id,
+        title: x.title,
+        date: x.date ?? null,
+        url: x.url ?? null,
+      });
+      const pairs = pairAcrossWays(
+        [...mine].filter(([id]) => !stored.has(id)).map(([id, x]) => row(id, x)),
+        [...mine].map(([id, x]) => row(id, x)),
+        [...stored].filter(([id]) => !mine.has(id)).map(([id, x]) => row(id, x)),
+      );
+      for (const [id, old] of pairs) {
+        acrossWays.add(id);
+        heldAcross.add(old.id);
+      }
+    }
+  // Each record once: a copy paired with another way's is not counted again.
+  result.found = found.size - acrossWays.size;
   for (const [id, rec] of found) {
     const before = stored.get(id);
-    if (!before) result.added.push(rec);
-    else {
+    if (!before) {
+      if (!acrossWays.has(id)) result.added.push(rec);
+    } else {
       const fields = changedFields(before, rec);
       if (fields.length > 0) result.changed.push({ before, after: rec, fields });
     }
@@ -296,7 +328,8 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
     latest.size === 0
   )
     return result;
-  for (const [id, rec] of stored) if (!found.has(id)) result.removed.push(rec);
+  for (const [id, rec] of stored)
+    if (!found.has(id) && !heldAcross.has(id)) result.removed.push(rec);
   return result;
 }
 
