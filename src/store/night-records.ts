@@ -122,8 +122,9 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   }
   // A record read tonight through another way in than the source's last read list (its api
   // failed and the page was read, or the api is back): the stored record it is, by its link or
-  // its day and title (policy/way-identity.ts), not a second copy. Asked only when tonight found
-  // records not stored before (a way's first night always does), so a usual night asks nothing.
+  // its day and title (policy/way-identity.ts), not a second copy. Asked (one statement: the
+  // source's last read list) only when tonight found records not stored before (a way's first
+  // night always does), so a usual night's commit asks nothing more.
   if (fresh.size > took.size) {
     const other = await otherWayRead(trx, night, r);
     if (other !== undefined) {
