@@ -69,6 +69,8 @@ const LOOK_ALIKES = [
   "f5-cookies-200",
   "docs-generic-phrases-200",
   "help-are-you-a-robot-200",
+  // P15: a 503 maintenance page that warns automated requests fail meanwhile: tried again.
+  "maintenance-automated-503",
 ];
 const present = (names: string[]) => names.filter((n) => readdirSync(DIR).includes(`${n}.json`));
 
@@ -122,6 +124,22 @@ describe("a site says no (P21)", () => {
     expect(await f.fetch({ url: s.url("/bids/"), purpose: "page" })).toMatchObject({
       kind: "refused",
       evidence: { provider: "cloudflare", verdict: "challenge", reference: "8f1a2b3c4d5e6f70-CMH" },
+    });
+  });
+
+  it("P21: a DataDome no whose x-datadome-cid header holds no id records the page's cid", async () => {
+    const fx = fixture("datadome-403");
+    const { s, f } = await serve((q, res, ctx) => {
+      // A relay that mangled the header: over 256 characters, no id.
+      res.setHeader("x-datadome-cid", `${"A".repeat(300)}==`);
+      void fx.handler(q, res, ctx);
+    });
+    expect(await f.fetch({ url: s.url("/bids/"), purpose: "page" })).toMatchObject({
+      kind: "refused",
+      evidence: { provider: "datadome", reference: "AHrlqAAAAAMA1gZrYHNP4MIAAYhtzg==" },
+    });
+    expect(h.ports.log.entries.at(-1)?.evidence).toMatchObject({
+      reference: "AHrlqAAAAAMA1gZrYHNP4MIAAYhtzg==",
     });
   });
 

@@ -482,3 +482,70 @@ describe("P21: a vendor's block page the site dressed in its own template is sti
     });
   });
 });
+
+describe("P15, P21: a 503 that says it is temporary is the server down for now, not a no", () => {
+  const small = (p: string) => `<html><head><title>Notice</title></head><body>${p}</body></html>`;
+  const maintenance = small(
+    "<h1>Down for maintenance</h1><p>Automated requests will fail until the work is done.</p>",
+  );
+
+  it("P15, P21: a small maintenance page at 503 that mentions automated requests is no refusal, with or without Retry-After", () => {
+    expect(refusalFor(resp(503, maintenance))).toBeNull();
+    expect(refusalFor(resp(503, maintenance, { ...HTML, "retry-after": "120" }))).toBeNull();
+    const scheduled = small(
+      "<p>Scheduled maintenance tonight. Access denied to automated access.</p>",
+    );
+    expect(refusalFor(resp(503, scheduled))).toBeNull();
+    expect(refusalFor(loadFixture("maintenance-automated-503"))).toBeNull();
+  });
+
+  it("P15, P21: a 503 with a Retry-After is temporary, unless it asks the visitor to prove they are a person", () => {
+    const denied = small("<h1>Access denied</h1><p>Automated access is not allowed.</p>");
+    expect(refusalFor(resp(503, denied, { ...HTML, "retry-after": "30" }))).toBeNull();
+    const human = small("<h1>Please verify you are human</h1>");
+    expect(refusalFor(resp(503, human, { ...HTML, "retry-after": "30" }))).toMatchObject({
+      verdict: "suspected",
+      provider: "generic",
+      marker: 'status 503 + "verify you are human"',
+    });
+  });
+
+  it("P21: a 503 block page that says nothing of a return is still suspected, and a maintenance word lets only a 503 off", () => {
+    const blocked = small("<h1>You have been blocked</h1><p>Automated requests are refused.</p>");
+    expect(refusalFor(resp(503, blocked))).toMatchObject({ verdict: "suspected" });
+    const denied = small("<h1>Access denied</h1><p>Scheduled maintenance is over.</p>");
+    expect(refusalFor(resp(403, denied))).toMatchObject({ verdict: "suspected" });
+    expect(refusalFor(resp(429, denied, { ...HTML, "retry-after": "30" }))).toMatchObject({
+      verdict: "suspected",
+    });
+  });
+
+  it("P21: a vendor's own 503 challenge page is a no whatever maintenance words or Retry-After it carries", () => {
+    const cf = loadFixture("cloudflare-legacy-503");
+    const page = text(cf).replace("</body>", "<p>Down for maintenance.</p></body>");
+    expect(
+      refusalFor({ ...cf, body: page, headers: { ...cf.headers, "retry-after": "60" } }),
+    ).toMatchObject({ verdict: "challenge", provider: "cloudflare" });
+  });
+});
+
+describe("P21: a DataDome cid header that holds no id falls back to the page's", () => {
+  const dd = (cid: string) =>
+    `<html><body><script>var dd={'rt':'c','cid':'${cid}','hsh':'ABC','t':'fe','host':'geo.captcha-delivery.com'}</script><script src="https://ct.captcha-delivery.com/c.js"></script></body></html>`;
+  it.each([
+    ["with a space", "AH rl=="],
+    ["over 256 characters", "x".repeat(300)],
+    ["with a control character", "AHrl\u0007=="],
+  ])("P21: a header %s: the page's cid is the reference", (_what, bad) => {
+    const v = refusalFor(
+      resp(403, dd("AHrlqAAAAAMA1gZrYHNP4MIAAYhtzg=="), { ...HTML, "x-datadome-cid": bad }),
+    );
+    expect(v).toMatchObject({ verdict: "challenge", provider: "datadome" });
+    expect(v?.reference).toBe("AHrlqAAAAAMA1gZrYHNP4MIAAYhtzg==");
+  });
+
+  it("P21: a valid header still comes first", () => {
+    const v = refusalFor(resp(403, dd("PAGEcid=="), { ...HTML, "x-datadome-cid": "HEADERcid==" }));
+    expect(v?.reference).toBe("HEADERcid==");
+  });
+});

@@ -161,6 +161,7 @@ const lookalikes: string[] = [
   "docs-generic-phrases-200",
   "help-are-you-a-robot-200",
   "robots-mentions-challenge-platform",
+  "maintenance-automated-503",
 ];
 
 function check(got: RefusalVerdict | null, want: Expect) {

@@ -6,7 +6,14 @@
  * on a long one (F5's own page in a site's template aside: it keeps F5's title). Footer seals (sucuri.net links), F5's TS/BIGip cookies and DDoS-Guard's
  * server header alone are presence only.
  */
-import { blockPageSized, firstCapture, type Prepared, type RuleResult, verdict } from "./types.js";
+import {
+  blockPageSized,
+  firstCapture,
+  firstReference,
+  type Prepared,
+  type RuleResult,
+  verdict,
+} from "./types.js";
 
 const GOOGLE_HOST = /^(?:www\.|ipv4\.|ipv6\.)?google\.[a-z]{2,3}(?:\.[a-z]{2})?$/;
 
@@ -18,10 +25,11 @@ export function sucuri(p: Prepared): RuleResult {
     (p.lower.includes("sucuri website firewall - access denied") ||
       p.lower.includes("access denied - sucuri website firewall"));
   if (!blockHeader && !page) return null;
-  const blockId =
-    (page
-      ? firstCapture(p.html, [/block id:?\s*(?:<[^>]*>\s*)*([a-z]{2,5}\d{2,5})\b/i])
-      : undefined) ?? blockHeader;
+  // The page's Block ID, else the header's (one that holds no id falls back to the other).
+  const blockId = firstReference(
+    page ? firstCapture(p.html, [/block id:?\s*(?:<[^>]*>\s*)*([a-z]{2,5}\d{2,5})\b/i]) : undefined,
+    blockHeader,
+  );
   return verdict("block", "sucuri", page ? "Sucuri Access Denied page" : "x-sucuri-block", blockId);
 }
 

@@ -4,19 +4,30 @@
  * sensors these vendors put on every normal page (`x-datadome: protected`, the datadome
  * cookie, `_pxAppId` on a full page, the awswaf SDK, `x-kpsdk-ct` on a 200) never count.
  */
-import { firstCapture, type Prepared, type RuleResult, verdict } from "./types.js";
+import {
+  captures,
+  firstCapture,
+  firstReference,
+  type Prepared,
+  type RuleResult,
+  verdict,
+} from "./types.js";
 
 const SMALL_BODY_BYTES = 32 * 1024;
 const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 
+/**
+ * DataDome's cid: its header, else the page's (P21: the reference id recorded with the no). A
+ * header that holds no id (mangled by a relay, cut, too long) falls back to the page's.
+ */
 function datadomeCid(p: Prepared): string | undefined {
-  return (
-    p.headers["x-datadome-cid"]?.trim() ||
-    firstCapture(p.html, [
+  return firstReference(
+    p.headers["x-datadome-cid"]?.trim(),
+    ...captures(p.html, [
       /['"]cid['"]\s*:\s*['"]([^'"]+)['"]/i,
       /initialcid=([^&"'\s]+)/i,
       /[?&]cid=([^&"'\s]+)/i,
-    ])
+    ]),
   );
 }
 

@@ -63,13 +63,27 @@ export function verdict(
   reference?: string,
 ): RefusalVerdict {
   const v: RefusalVerdict = { verdict: kind, provider, marker };
-  if (
-    reference !== undefined &&
-    reference.length <= REFERENCE_MAX &&
-    REFERENCE_TOKEN.test(reference)
-  )
-    v.reference = reference;
+  if (isReference(reference)) v.reference = reference;
   return v;
+}
+
+/** Whether `s` may stand as a vendor's reference id (see `verdict`). */
+export function isReference(s: string | undefined): s is string {
+  return s !== undefined && s.length <= REFERENCE_MAX && REFERENCE_TOKEN.test(s);
+}
+
+/**
+ * The first of `candidates` that is an id, in the order given: one place holding no id (a
+ * header a relay mangled, a page's script that put something else there) falls back to the
+ * next, not to none.
+ */
+export function firstReference(...candidates: (string | undefined)[]): string | undefined {
+  return candidates.find(isReference);
+}
+
+/** Every pattern's first capture in `s`, in order (the candidates `firstReference` picks among). */
+export function captures(s: string, patterns: readonly RegExp[]): (string | undefined)[] {
+  return patterns.map((re) => re.exec(s)?.[1] || undefined);
 }
 
 /**
