@@ -10,7 +10,7 @@ import type { IdSource } from "../ids.js";
 import type { FetchOutcome } from "../net/types.js";
 import { decodeBody } from "../policy/body-text.js";
 import { DEFAULT_USER_AGENT, PRODUCT_TOKEN } from "../policy/constants.js";
-import { robotsVerdict } from "../policy/robots/index.js";
+import { robotsCopyServes, robotsVerdict } from "../policy/robots/index.js";
 import { type Candidate, discoverCandidates } from "../sources/discover.js";
 import { nightUnderWay, nightUserAgent } from "../store/admin.js";
 import { archiveDir, WarcArchive } from "../store/archive/index.js";
@@ -102,7 +102,8 @@ export async function discover(
       return { kind: "found", homepage: page.url, candidates: [], notPage: type };
     const found = discoverCandidates(decodeBody(page.body, page.contentType), page.url);
     const candidates: ConfirmedCandidate[] = [];
-    for (const c of found) candidates.push({ ...c, confirmed: await confirm(robotsCache, c) });
+    const at = { now: clock.now(), ...(night !== undefined ? { night } : {}) };
+    for (const c of found) candidates.push({ ...c, confirmed: await confirm(robotsCache, c, at) });
     return { kind: "found", homepage: page.url, candidates };
   } finally {
     await fetcher.close();
@@ -111,12 +112,30 @@ export async function discover(
   }
 }
 
-async function confirm(cache: SqlRobotsCache, c: Candidate): Promise<string[]> {
+/**
+ * What robots.txt of the candidate's origin says of it, from the stored copy only (no request),
+ * held to the rules a request is held to (policy/robots/copy-age.ts, P16, P20): a copy too old
+ * to go by judges nothing, and every judgement says when the copy was read.
+ */
+async function confirm(
+  cache: SqlRobotsCache,
+  c: Candidate,
+  at: { now: number; night?: string },
+): Promise<string[]> {
   const out = [c.found];
   const origin = new URL(c.url).origin;
   const robots = await cache.get(origin);
   if (!robots) {
     out.push("robots.txt of its origin not read yet (another host)");
+    return out;
+  }
+  const when = ago(at.now - robots.fetchedAt);
+  if (!robotsCopyServes(robots, at.now, at.night)) {
+    out.push(
+      robots.state === "unreachable"
+        ? `robots.txt of its origin could not be read when last asked, ${when}; not judged until it is asked again`
+        : `robots.txt of its origin last read ${when}, too old to go by; not judged until it is read again`,
+    );
     return out;
   }
   const result =
@@ -128,10 +147,21 @@ async function confirm(cache: SqlRobotsCache, c: Candidate): Promise<string[]> {
   const v = robotsVerdict(result, c.url, PRODUCT_TOKEN);
   out.push(
     v.verdict === "allowed"
-      ? "robots.txt allows it"
+      ? `robots.txt allows it (as read ${when})`
       : v.verdict === "disallowed"
-        ? "robots.txt disallows it: not usable"
-        : "robots.txt could not be read",
+        ? `robots.txt disallows it: not usable (as read ${when})`
+        : `robots.txt could not be read (asked ${when})`,
   );
   return out;
+}
+
+/** How long ago, in words: "just now", "5 minutes ago", "3 hours ago", "4 days ago". */
+function ago(ms: number): string {
+  if (!Number.isFinite(ms)) return "at an unknown time";
+  if (ms < 0) return "at a time ahead of this clock";
+  const n = (count: number, unit: string) => `${count} ${unit}${count === 1 ? "" : "s"} ago`;
+  if (ms < 60_000) return "just now";
+  if (ms < 60 * 60_000) return n(Math.floor(ms / 60_000), "minute");
+  if (ms < 48 * 60 * 60_000) return n(Math.floor(ms / (60 * 60_000)), "hour");
+  return n(Math.floor(ms / (24 * 60 * 60_000)), "day");
 }

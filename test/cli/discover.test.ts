@@ -4,11 +4,14 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { DEFAULT_USER_AGENT } from "../../src/policy/constants.js";
+import { addDays, nightOf } from "../../src/policy/night-date.js";
 import { latestCapture } from "../../src/store/archive/captures.js";
 import { archiveDir, listWarcFiles } from "../../src/store/archive/files.js";
 import { readCapture } from "../../src/store/archive/read.js";
 import { openStore } from "../../src/store/db.js";
+import { SqlRobotsCache } from "../../src/store/robots-cache.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
+import { feedEntry, nightCli, writeCatalog } from "../night/cli-night.js";
 import { postgresFactory, postgresUrl } from "../store/stores.js";
 import { runMain as nor } from "./cli-capture.js";
 
@@ -293,4 +296,99 @@ describe("nor discover", () => {
     },
     60_000,
   );
+
+  it("P20: a robots.txt a night found unreachable keeps a later discover that day off the origin: not asked again, the homepage not asked (a past night caught up today, whose requests the journal files under its own date)", async () => {
+    const down = await fleet.server({ host: "127.0.0.9" });
+    // Not a 503 (the journal would replay its answer): the connection closed, nothing kept.
+    down.route("/robots.txt", (q) => void q.socket.destroy());
+    down.route("/", (_q, res) => {
+      res.writeHead(200, { "content-type": "text/html" }).end('<a href="/AgendaCenter">A</a>');
+    });
+    const data = mkdtempSync(join(tmpdir(), "nor-discover-unreachable-"));
+    try {
+      // Yesterday's night, caught up today (New York dates), at an end before discover runs.
+      const today = nightOf(Date.now());
+      const catalog = writeCatalog(data, [feedEntry("down-feed", down.url("/feed.xml"))]);
+      const night = await nightCli(catalog, data, addDays(today, -1));
+      expect(night.code, night.stderr).toBe(0);
+      expect(down.requests.map((q) => q.path)).toEqual(["/robots.txt"]);
+      const r = await nor([
+        "discover",
+        down.url("/"),
+        "--data",
+        data,
+        "--allow-private-addresses",
+        "--gap-ms",
+        "50",
+      ]);
+      // Run across midnight in New York, the day is another and robots.txt is asked again.
+      if (nightOf(Date.now()) !== today) return;
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("robots-unavailable");
+      expect(down.requests.map((q) => q.path)).toEqual(["/robots.txt"]);
+    } finally {
+      rmSync(data, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("P16, P18: what robots.txt says of another host's candidate comes from a copy the rules let stand, with its age; a copy too old to go by judges nothing", async () => {
+    const home = await fleet.server({ host: "127.0.0.10" });
+    const old = await fleet.server({ host: "127.0.0.11" });
+    const recent = await fleet.server({ host: "127.0.0.12" });
+    home.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    home.route("/", (_q, res) => {
+      res
+        .writeHead(200, { "content-type": "text/html" })
+        .end(
+          `<html><head><link rel="alternate" type="application/rss+xml" title="Old host" href="${old.url("/feed.xml")}"><link rel="alternate" type="application/rss+xml" title="Recent host" href="${recent.url("/feed.xml")}"></head><body></body></html>`,
+        );
+    });
+    const data = mkdtempSync(join(tmpdir(), "nor-discover-age-"));
+    try {
+      const store = await openStore({ kind: "sqlite", dir: data });
+      try {
+        const cache = new SqlRobotsCache(store.db);
+        const hour = 60 * 60 * 1000;
+        // Both allow everything; one was read three days ago, one ninety minutes ago.
+        await cache.put({
+          origin: old.origin,
+          fetchedAt: Date.now() - 72 * hour,
+          state: "rules",
+          status: 200,
+          body: "User-agent: *\nAllow: /\n",
+        });
+        await cache.put({
+          origin: recent.origin,
+          fetchedAt: Date.now() - 1.5 * hour,
+          state: "rules",
+          status: 200,
+          body: "User-agent: *\nAllow: /\n",
+        });
+      } finally {
+        await store.close();
+      }
+      const r = await nor([
+        "discover",
+        home.url("/"),
+        "--data",
+        data,
+        "--allow-private-addresses",
+        "--gap-ms",
+        "50",
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(
+        /# Old host: advertised feed; robots\.txt of its origin last read \d+ days ago, too old to go by; not judged until it is read again\n/,
+      );
+      expect(r.stdout).not.toMatch(/Old host: advertised feed; robots\.txt allows it/);
+      expect(r.stdout).toMatch(
+        /# Recent host: advertised feed; robots\.txt allows it \(as read \d+ (?:hour|minute)s? ago\)\n/,
+      );
+      // Nothing was asked of either other host.
+      expect(old.requests).toEqual([]);
+      expect(recent.requests).toEqual([]);
+    } finally {
+      rmSync(data, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -1,7 +1,12 @@
 import type { Clock } from "../../clock.js";
 import { NorError } from "../../errors.js";
-import { PRODUCT_TOKEN, ROBOTS_REREAD_AFTER_MS, ROBOTS_TTL_MS } from "../../policy/constants.js";
-import { type RobotsFetchResult, robotsUrlFor, robotsVerdict } from "../../policy/robots/index.js";
+import { PRODUCT_TOKEN } from "../../policy/constants.js";
+import {
+  type RobotsFetchResult,
+  robotsCopyServes,
+  robotsUrlFor,
+  robotsVerdict,
+} from "../../policy/robots/index.js";
 import { siteOf } from "../../policy/site.js";
 import {
   type Call,
@@ -49,7 +54,10 @@ export interface RobotsGateDeps {
   clock: Clock;
   cache: RobotsCachePort;
   delays: CrawlDelays;
-  /** The night (YYYY-MM-DD) an "unreachable" holds for (P20); without one, this fetcher's life. */
+  /**
+   * The night (YYYY-MM-DD) an "unreachable" holds for (P20); without one (`nor discover` outside
+   * a night), this fetcher's life and the rest of the day it was found (policy/robots/copy-age.ts).
+   */
   night?: string;
   /** The whole pipeline, from the top: robots.txt is a request like any other (P9, P10, P21). */
   fetch: Handler;
@@ -65,7 +73,9 @@ type Lookup =
  * robots.txt unknown or unreachable means not sent (politeness never fails open). The file is
  * read once each night (a copy read within the hour serves) and cached, and no copy is used past
  * ROBOTS_TTL_MS; a 304 to our stored validators refreshes it; "unreachable" holds for the rest
- * of the night. Concurrent requests share one read. A
+ * of the night (outside a night, of the day). Which stored answer stands is the policy's
+ * (policy/robots/copy-age.ts), for a night and `nor discover` alike. Concurrent requests share
+ * one read. A
  * robots.txt request itself passes (P18: robots.txt aside).
  */
 /** Robots entries kept in memory by one fetcher (see `recent`). */
@@ -86,21 +96,11 @@ export function robotsGate(deps: RobotsGateDeps): Step {
     if (recent.size > RECENT_MAX) recent.delete(recent.keys().next().value as string);
   };
 
-  const fresh = (e: CachedRobots): boolean => {
-    if (e.state === "unreachable") {
-      if (unreachableThisRun.has(e.origin)) return true;
-      return deps.night !== undefined && e.night === deps.night;
-    }
-    const age = deps.clock.now() - e.fetchedAt;
-    if (age >= ROBOTS_TTL_MS) return false;
-    // A copy dated ahead of this clock (written while a clock ran ahead, or on a machine whose
-    // clock did) has no age to trust: read again, unless tonight read it (P16, P18).
-    if (age < 0) return deps.night !== undefined && e.night === deps.night;
-    // P16, P11: a night reads each origin's file once, afresh: a copy an earlier night (or
-    // another command) read, however little short of a day ago, is asked again, with its
-    // validators, unless it was read within the hour (ROBOTS_REREAD_AFTER_MS).
-    return deps.night === undefined || e.night === deps.night || age < ROBOTS_REREAD_AFTER_MS;
-  };
+  // P16, P20: the policy's rule (policy/robots/copy-age.ts), and what this fetcher found
+  // unreachable itself, which holds for its whole life.
+  const fresh = (e: CachedRobots): boolean =>
+    (e.state === "unreachable" && unreachableThisRun.has(e.origin)) ||
+    robotsCopyServes(e, deps.clock.now(), deps.night);
 
   const store = async (origin: string, e: Omit<CachedRobots, "origin" | "fetchedAt">) => {
     // The night it was read in: an unreachable holds for it (P20), any answer serves it (P16).

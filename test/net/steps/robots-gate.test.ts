@@ -18,8 +18,12 @@ const rules = (body: string, over: Partial<Extract<Reply, { kind: "robots" }>> =
   ...over,
 });
 
-function gate(robotsReply: Reply | ((c: Call) => Reply | Promise<Reply>), night?: string) {
-  const clock = new ManualClock();
+function gate(
+  robotsReply: Reply | ((c: Call) => Reply | Promise<Reply>),
+  night?: string,
+  start?: number,
+) {
+  const clock = new ManualClock(start);
   const cache = new MemoryRobotsCache();
   const delays = new CrawlDelays(cache);
   const robots = fakeNext(typeof robotsReply === "function" ? robotsReply : () => robotsReply);
@@ -245,6 +249,46 @@ describe("step: robots gate (P16, P18, P20)", () => {
     await g.step(page);
     expect(g.robots).toHaveLength(1);
     expect(g.pages).toHaveLength(0);
+  });
+
+  it("P20: outside a night (nor discover), an unreachable robots.txt a night found holds for the rest of that day: not asked again; the next day it is", async () => {
+    const unreachable: Reply = {
+      kind: "final",
+      outcome: { kind: "error", url: `${ORIGIN}/robots.txt`, status: 503, reason: "HTTP 503" },
+    };
+    // Found at 03:00 New York time by the night of 2026-11-05; discover runs at 15:00.
+    const g = gate(unreachable, undefined, Date.UTC(2026, 10, 5, 8, 0, 0));
+    await g.cache.put({
+      origin: ORIGIN,
+      fetchedAt: g.clock.now(),
+      state: "unreachable",
+      status: 503,
+      reason: "HTTP 503",
+      night: "2026-11-05",
+    });
+    await g.clock.advance(12 * 60 * 60 * 1000);
+    expect(await g.step(page)).toMatchObject({
+      outcome: { kind: "robots-unavailable", origin: ORIGIN },
+    });
+    expect(g.robots).toHaveLength(0);
+    expect(g.pages).toHaveLength(0);
+    // Past midnight in New York the day is over: asked again (and, unreachable still, it now
+    // holds for the new day, found outside a night).
+    const h = gate(unreachable, undefined, Date.UTC(2026, 10, 6, 5, 30, 0));
+    await h.cache.put({ ...(await g.cache.get(ORIGIN))! });
+    await h.step(page);
+    expect(h.robots).toHaveLength(1);
+    expect(await h.cache.get(ORIGIN)).toMatchObject({ state: "unreachable" });
+    expect((await h.cache.get(ORIGIN))?.night).toBeUndefined();
+    const later = gate(unreachable, undefined, Date.UTC(2026, 10, 6, 20, 0, 0));
+    await later.cache.put({ ...(await h.cache.get(ORIGIN))! });
+    expect(await later.step(page)).toMatchObject({ outcome: { kind: "robots-unavailable" } });
+    expect(later.robots).toHaveLength(0);
+    // A night of that date still asks for itself (its own read, once).
+    const night = gate(unreachable, "2026-11-06", Date.UTC(2026, 10, 6, 21, 0, 0));
+    await night.cache.put({ ...(await h.cache.get(ORIGIN))! });
+    await night.step(page);
+    expect(night.robots).toHaveLength(1);
   });
 
   it("P21: a no on robots.txt is the page's answer, and nothing is cached", async () => {

@@ -1,0 +1,45 @@
+/**
+ * P16, P20: how long a stored answer for an origin's robots.txt stands, for a night and for a
+ * command outside one (`nor discover`) alike. Pure: the caller gives the time.
+ */
+import { ROBOTS_REREAD_AFTER_MS, ROBOTS_TTL_MS } from "../constants.js";
+import { nightOf } from "../night-date.js";
+
+/** What of a stored answer its standing depends on. */
+export interface StoredRobotsAnswer {
+  state: "rules" | "allow-all" | "unreachable";
+  /** When it was read (ms since the epoch, by the clock that read it). */
+  fetchedAt: number;
+  /** The night it was read in (YYYY-MM-DD); none when read outside a night. */
+  night?: string;
+}
+
+/**
+ * P20: an unreachable robots.txt keeps the checker off its origin for the whole night it was
+ * found in. Outside a night (`nor discover`, no night under way) the answer holds for the rest
+ * of that day: the New York date (the night's name, as the journal names a no outside a night,
+ * net/fetcher.ts) it was found on, or the night it was found in (a past night caught up).
+ * Within a night, only that night's own answer holds; the next night asks again.
+ */
+export function unreachableHolds(a: StoredRobotsAnswer, now: number, night?: string): boolean {
+  if (night !== undefined) return a.night === night;
+  const today = nightOf(now);
+  return a.night === today || (Number.isFinite(a.fetchedAt) && nightOf(a.fetchedAt) === today);
+}
+
+/**
+ * P16, P11: whether a stored copy of robots.txt may be gone by at `now`, for a request of
+ * `night` (none: outside a night). No copy is gone by once ROBOTS_TTL_MS old, counted from when
+ * it was read. A night reads each origin's file once, afresh: a copy an earlier night or another
+ * command read is read again (with its validators) unless it was read within the hour
+ * (ROBOTS_REREAD_AFTER_MS), and then serves the rest of that night. Outside a night any copy
+ * under a day old serves. A copy dated ahead of the clock has no age to trust: only the night
+ * that read it goes by it. An unreachable answer: `unreachableHolds`.
+ */
+export function robotsCopyServes(a: StoredRobotsAnswer, now: number, night?: string): boolean {
+  if (a.state === "unreachable") return unreachableHolds(a, now, night);
+  const age = now - a.fetchedAt;
+  if (!(age < ROBOTS_TTL_MS)) return false;
+  if (age < 0) return night !== undefined && a.night === night;
+  return night === undefined || a.night === night || age < ROBOTS_REREAD_AFTER_MS;
+}
