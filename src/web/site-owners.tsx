@@ -33,11 +33,11 @@ const s = (ms: number) => `${ms / 1000} seconds`;
 const mib = (bytes: number) => `${bytes / (1024 * 1024)} MiB`;
 const words = ["no", "once", "twice", "three times", "four times"] as const;
 const HOUR_MS = 60 * 60 * 1000;
-/** A span of time in the page's words: a day, or so many hours (robots.txt's cache, P16). */
+/**
+ * A span of time in the page's words: a day, or so many hours (P16: the oldest robots.txt copy
+ * the checker goes by, ROBOTS_TTL_MS; how often it reads the file is once each night).
+ */
 const span = (ms: number) => (ms === 24 * HOUR_MS ? "a day" : `${ms / HOUR_MS} hours`);
-/** How often, in the page's words: "once a day", or once every so many hours. */
-const onceEvery = (ms: number) => (ms === 24 * HOUR_MS ? "once a day" : `once every ${span(ms)}`);
-const capitalised = (s: string) => `${s.charAt(0).toUpperCase()}${s.slice(1)}`;
 
 export interface SiteOwnersProps {
   userAgent?: string;
@@ -208,9 +208,11 @@ export const SiteOwnersPage: FC<SiteOwnersProps> = ({
       <h2>How it reads robots.txt</h2>
       <ul>
         <li>
-          {capitalised(onceEvery(ROBOTS_TTL_MS))}, from the same scheme, host and port as the page.
-          It follows the group for <code>{PRODUCT_TOKEN}</code>, or the <code>*</code> group when
-          there is none.
+          At most once each night (it runs once a day), it reads your robots.txt from the same
+          scheme, host and port as the page. If the file came with an ETag or Last-Modified, it asks
+          with If-None-Match or If-Modified-Since, so an unchanged file costs a 304. It never goes
+          by a copy more than {span(ROBOTS_TTL_MS)} old. It follows the group for{" "}
+          <code>{PRODUCT_TOKEN}</code>, or the <code>*</code> group when there is none.
         </li>
         <li>
           It reads the file as RFC 9309 says: a blank line does not end a group, a byte-order mark
@@ -257,7 +259,8 @@ export const SiteOwnersPage: FC<SiteOwnersProps> = ({
 
       <h2>Asking it to slow down or stay away</h2>
       <p>
-        robots.txt is quickest; the checker sees a change within {span(ROBOTS_TTL_MS)}. To keep it
+        robots.txt is quickest: the checker reads it again each night and never goes by a copy older
+        than {span(ROBOTS_TTL_MS)}, so it sees a change within {span(ROBOTS_TTL_MS)}. To keep it
         off:
       </p>
       <pre>{`User-agent: ${PRODUCT_TOKEN}\nDisallow: /`}</pre>
