@@ -80,6 +80,23 @@ describe("the flag rules (P24), in virtual time", () => {
     expect(n.store.marks.get(id)).toBeUndefined(); // P24: only a person marks it
   });
 
+  it("P21, P23, P24: a site's no is the no of every source there that night (SPEC P21: it stops on that site), so a site that keeps saying no flags each of its sources for a person, though only one was asked", async () => {
+    const n = nights([site({ site: "no.org", sources: 2, saysNo: true })]);
+    for (let d = 0; d < 3; d++) {
+      const seen = await n.night(d);
+      // One page asked a night: the first no closes the site's lane (P21).
+      expect(pages(seen).map((r) => r.status)).toEqual([403]);
+      const reasons = ["no.org/0", "no.org/1"].map((id) => {
+        const o = n.store.outcomeOf(id, addDays(FIRST, d));
+        expect(o?.kind).toBe("refused");
+        return o?.reason;
+      });
+      expect(reasons.filter((r) => r === "site said no earlier tonight")).toHaveLength(1);
+    }
+    for (const id of ["no.org/0", "no.org/1"])
+      expect(n.flags(id)).toEqual([{ kind: "no-three-nights", night: addDays(FIRST, 2) }]);
+  });
+
   it("P24, P20: robots.txt unavailable counts as a no; an answer in between starts the count again", async () => {
     const n = nights([site({ site: "down.org", robotsStatus: 500 })]);
     const id = "down.org/0";
