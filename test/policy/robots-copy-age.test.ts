@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { ROBOTS_REREAD_AFTER_MS, ROBOTS_TTL_MS } from "../../src/policy/constants.js";
+import { robotsCopyServes, unreachableHolds } from "../../src/policy/robots/index.js";
+
+const HOUR = 60 * 60 * 1000;
+/** 03:00 New York time on 2026-11-05 (EST). */
+const FOUND = Date.UTC(2026, 10, 5, 8, 0, 0);
+
+describe("which stored robots.txt answer stands (P16, P20)", () => {
+  it("P20: an unreachable holds for its night; outside a night, for the rest of the New York day it was found (or of the night it was found in)", () => {
+    const a = { state: "unreachable", fetchedAt: FOUND, night: "2026-11-05" } as const;
+    expect(unreachableHolds(a, FOUND + 12 * HOUR, "2026-11-05")).toBe(true);
+    expect(unreachableHolds(a, FOUND + 12 * HOUR, "2026-11-06")).toBe(false);
+    expect(unreachableHolds(a, FOUND + 12 * HOUR)).toBe(true);
+    // 00:30 New York time on 2026-11-06: another day.
+    expect(unreachableHolds(a, Date.UTC(2026, 10, 6, 5, 30))).toBe(false);
+    // Found outside a night: the day it was found on.
+    const b = { state: "unreachable", fetchedAt: FOUND } as const;
+    expect(unreachableHolds(b, FOUND + 12 * HOUR)).toBe(true);
+    expect(unreachableHolds(b, FOUND + 12 * HOUR, "2026-11-05")).toBe(false);
+    // A past night caught up today: held today too.
+    const c = { state: "unreachable", fetchedAt: FOUND, night: "2026-11-04" } as const;
+    expect(unreachableHolds(c, FOUND + HOUR)).toBe(true);
+    expect(robotsCopyServes(c, FOUND + HOUR)).toBe(true);
+  });
+
+  it("P16, P11: a copy serves a night that read it, or read within the hour; outside a night, under a day; never a day old; a copy from ahead of the clock only the night that read it", () => {
+    const copy = { state: "rules", fetchedAt: FOUND, night: "2026-11-05" } as const;
+    expect(robotsCopyServes(copy, FOUND + 5 * HOUR, "2026-11-05")).toBe(true);
+    expect(robotsCopyServes(copy, FOUND + 20 * HOUR, "2026-11-06")).toBe(false);
+    expect(robotsCopyServes(copy, FOUND + ROBOTS_REREAD_AFTER_MS - 1, "2026-11-06")).toBe(true);
+    expect(robotsCopyServes(copy, FOUND + ROBOTS_TTL_MS - 1)).toBe(true);
+    expect(robotsCopyServes(copy, FOUND + ROBOTS_TTL_MS)).toBe(false);
+    expect(robotsCopyServes(copy, FOUND + ROBOTS_TTL_MS, "2026-11-05")).toBe(false);
+    expect(robotsCopyServes(copy, FOUND - HOUR, "2026-11-05")).toBe(true);
+    expect(robotsCopyServes(copy, FOUND - HOUR)).toBe(false);
+    expect(robotsCopyServes({ ...copy, fetchedAt: Number.NaN }, FOUND)).toBe(false);
+  });
+});
