@@ -56,6 +56,10 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     summary: "List the flags raised for a person, or clear one (P24, P25)",
     load: () => import("./commands/flags.js"),
   },
+  backfill: {
+    summary: "A source's reading of its list's older pages (P7): restart one that ended",
+    load: () => import("./commands/backfill.js"),
+  },
   log: {
     summary: "Show the request log: every attempt the checker made (P27)",
     load: () => import("./commands/log.js"),

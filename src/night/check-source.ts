@@ -6,7 +6,11 @@
 import type { Clock } from "../clock.js";
 import { SourceCookieJar } from "../net/cookie-jar.js";
 import type { CookieJarPort, Fetcher, FetchOutcome, FetchRequest, Purpose } from "../net/types.js";
-import { MAX_URL_LENGTH } from "../policy/constants.js";
+import {
+  BACKFILL_MISSES,
+  BACKFILL_UNANSWERED_NIGHTS,
+  MAX_URL_LENGTH,
+} from "../policy/constants.js";
 import { siteOf } from "../policy/site.js";
 import type { Source, WayIn } from "../sources/catalog/types.js";
 import type { ExtractedRecord, Extraction } from "../sources/record.js";
@@ -22,6 +26,7 @@ import {
   waysInOrder,
 } from "./reader.js";
 import {
+  type BackfillEnd,
   type BackfillState,
   type NightOutcome,
   NO_OUTCOMES,
@@ -499,6 +504,8 @@ function sameBackfill(a: BackfillState, b: BackfillState | undefined): boolean {
     a.pagesRead === b.pagesRead &&
     (a.misses ?? 0) === (b.misses ?? 0) &&
     (a.failedNights ?? 0) === (b.failedNights ?? 0) &&
+    (a.unansweredNights ?? 0) === (b.unansweredNights ?? 0) &&
+    a.ended?.why === b.ended?.why &&
     JSON.stringify(a.cursor) === JSON.stringify(b.cursor)
   );
 }
@@ -544,14 +551,6 @@ function backfillNeedsPage1(source: Source, history: SourceHistory): boolean {
 }
 
 /**
- * Older pages in a row that show no records or are gone (P7, P11) before a backfill takes its
- * list to have ended: a list that keeps a "Next" link on empty pages past its end, or whose next
- * page is removed, is not asked every night for ever; one empty month, or one failed answer,
- * does not end it.
- */
-export const BACKFILL_MISSES = 3;
-
-/**
  * P5, P7: result pages a form's backfill turns through on one night on its way to the page it
  * left off at, where tonight's first result page shows no link to that one (a GridView pager
  * shows ten page numbers at a time: one page on the way per ten pages further). Requests like
@@ -570,6 +569,46 @@ function missedPage(o: NightOutcome): boolean {
   return !NOT_JUDGED_OUTCOMES.has(o.kind) && !NO_OUTCOMES.has(o.kind) && o.held !== true;
 }
 
+/**
+ * P7: a night on which the page at `failed` (the cursor's page, or one on the way to it) failed
+ * as `missedPage` says: one more night of its kind, an answer that is not the page
+ * (`failedNights`, BACKFILL_MISSES of them) or no answer at all (`unansweredNights`,
+ * BACKFILL_UNANSWERED_NIGHTS), each counted on its own; at its bound the backfill gives up,
+ * its cursor kept for `nor backfill restart`.
+ */
+function failedNight(
+  state: BackfillState,
+  cursor: PageRequest | undefined,
+  failed: string,
+  o: NightOutcome,
+): BackfillState {
+  const unanswered = o.unanswered === true;
+  const nights = (unanswered ? state.unansweredNights : state.failedNights) ?? 0;
+  const bound = unanswered ? BACKFILL_UNANSWERED_NIGHTS : BACKFILL_MISSES;
+  if (nights + 1 >= bound)
+    return {
+      done: true,
+      pagesRead: state.pagesRead,
+      ...(cursor ? { cursor } : {}),
+      ended: {
+        why: "gave-up",
+        url: failed,
+        reason: `${unanswered ? "no answer" : "not the page"} ${nights + 1} nights running (last: ${o.kind}${o.reason ? `, ${o.reason}` : o.status ? `, HTTP ${o.status}` : ""})`,
+      },
+    };
+  const next: BackfillState = { ...state, ...(cursor ? { cursor } : {}) };
+  if (unanswered) next.unansweredNights = nights + 1;
+  else next.failedNights = nights + 1;
+  return next;
+}
+
+/** A backfill that is done, and why (P7). */
+const ended = (pagesRead: number, why: BackfillEnd["why"]): BackfillState => ({
+  done: true,
+  pagesRead,
+  ended: { why },
+});
+
 async function runBackfill(
   ctx: CheckContext,
   source: Source,
@@ -580,7 +619,15 @@ async function runBackfill(
   records: ExtractedRecord[],
 ): Promise<{ state: BackfillState; stoppedBy?: NightOutcome }> {
   const perNight = source.backfill.pagesPerNight;
-  const state: BackfillState = before ? { ...before } : { done: perNight <= 0, pagesRead: 0 };
+  // A source that reads no older pages (its catalog entry says 0 a night, now or since): done,
+  // its cursor kept should the catalog and `nor backfill restart` ask for them again.
+  if (perNight <= 0) {
+    if (before?.done) return { state: before };
+    const off = ended(before?.pagesRead ?? 0, "off");
+    if (before?.cursor) off.cursor = before.cursor;
+    return { state: off };
+  }
+  const state: BackfillState = before ? { ...before } : { done: false, pagesRead: 0 };
   if (state.done) return { state };
   // The list's site: where its first page answered tonight (after any redirect), else its way.
   const listSite = siteOf("url" in page1 && page1.url ? page1.url : firstReq.url);
@@ -637,12 +684,8 @@ async function runBackfill(
         if (r.kind !== "failed") return out;
         if (endsTheSource(r.outcome.kind) && r.outcome.kind !== "unreached")
           out.stoppedBy = r.outcome;
-        else if (missedPage(r.outcome)) {
-          const failedNights = (state.failedNights ?? 0) + 1;
-          if (failedNights >= BACKFILL_MISSES)
-            return { state: { done: true, pagesRead: state.pagesRead } };
-          out.state.failedNights = failedNights;
-        }
+        else if (missedPage(r.outcome))
+          out.state = failedNight(state, state.cursor, req.url, r.outcome);
         return out;
       }
       // Its records were read on an earlier night; any it shows now are kept as ever.
@@ -664,12 +707,12 @@ async function runBackfill(
     page1.body
   ) {
     if (pastUntil(page1.extraction, source.backfill.until))
-      return { state: { done: true, pagesRead: state.pagesRead } };
+      return { state: ended(state.pagesRead, "cut-off") };
     next = sameList(
       ctx.reader.nextRequest(way, firstReq, page1.body, page1.extraction, page1.contentType),
       listSite,
     );
-    if (!next) return { state: { done: true, pagesRead: state.pagesRead } };
+    if (!next) return { state: ended(state.pagesRead, "last-page") };
   }
   // Page 1 not read in full tonight (counted from its last full read): the backfill starts
   // again from it next night, when it is (backfillNeedsPage1).
@@ -682,8 +725,9 @@ async function runBackfill(
   const firstIds =
     "extraction" in page1 && page1.extraction ? idsOf(page1.extraction.records) : undefined;
   let lastIds = firstIds;
+  let cutOff = false;
   for (let i = 0; i < perNight && next; i++) {
-    if (seen.has(pageId(next))) return { state: { done: true, pagesRead: state.pagesRead } };
+    if (seen.has(pageId(next))) return { state: ended(state.pagesRead, "last-page") };
     seen.add(pageId(next));
     // P12: an older page asked before is asked with its validators; a 304 is read from the
     // stored copy (P8), exactly like a new answer.
@@ -709,15 +753,14 @@ async function runBackfill(
     // and one failed answer after two quiet months read the same night does not end the list.
     if (r.kind === "failed" && r.outcome.kind === "gone") {
       const misses = (state.misses ?? 0) + 1;
-      if (misses >= BACKFILL_MISSES) return { state: { done: true, pagesRead: state.pagesRead } };
+      if (misses >= BACKFILL_MISSES) return { state: ended(state.pagesRead, "past-end") };
       return { state: { ...state, cursor: next, misses } };
     }
-    if (r.kind === "failed" && missedPage(r.outcome)) {
-      const failedNights = (state.failedNights ?? 0) + 1;
-      if (failedNights >= BACKFILL_MISSES)
-        return { state: { done: true, pagesRead: state.pagesRead } };
-      return { state: { ...state, cursor: next, failedNights } };
-    }
+    // A failure of another kind counts in nights (failedNight): an answer that is not the page
+    // (too large, unreadable, a 4xx, robots.txt keeps it) BACKFILL_MISSES nights running, no
+    // answer at all (a time-out, a connection refused or cut, a 5xx) many more.
+    if (r.kind === "failed" && missedPage(r.outcome))
+      return { state: failedNight(state, next, next.url, r.outcome) };
     if (r.kind !== "read") {
       const out: { state: BackfillState; stoppedBy?: NightOutcome } = {
         state: { ...state, cursor: next },
@@ -731,26 +774,27 @@ async function runBackfill(
     }
     // The page answered: a run of nights it failed is over.
     delete state.failedNights;
+    delete state.unansweredNights;
     const ids = idsOf(r.extraction.records);
     if (ids !== undefined && (ids === lastIds || ids === firstIds))
-      return { state: { done: true, pagesRead: state.pagesRead + 1 } };
+      return { state: ended(state.pagesRead + 1, "last-page") };
     // P7, P11: an older page that shows no records is a miss (a month without meetings goes on
     // to the next); BACKFILL_MISSES in a row are past the list's end, whatever "next" link they
     // still show (many lists keep one on empty pages): done, not walked on every night.
     if (r.extraction.records.length === 0) {
       state.misses = (state.misses ?? 0) + 1;
-      if (state.misses >= BACKFILL_MISSES)
-        return { state: { done: true, pagesRead: state.pagesRead + 1 } };
+      if (state.misses >= BACKFILL_MISSES) return { state: ended(state.pagesRead + 1, "past-end") };
     } else delete state.misses;
     lastIds = ids;
     records.push(...r.extraction.records);
     state.pagesRead++;
-    const after = pastUntil(r.extraction, source.backfill.until)
+    cutOff = pastUntil(r.extraction, source.backfill.until);
+    const after = cutOff
       ? undefined
       : ctx.reader.nextRequest(way, next, r.body, r.extraction, r.contentType);
     next = sameList(after, listSite);
   }
-  if (!next) return { state: { done: true, pagesRead: state.pagesRead } };
+  if (!next) return { state: ended(state.pagesRead, cutOff ? "cut-off" : "last-page") };
   return {
     state: {
       done: false,
@@ -758,6 +802,7 @@ async function runBackfill(
       cursor: next,
       ...(state.misses ? { misses: state.misses } : {}),
       ...(state.failedNights ? { failedNights: state.failedNights } : {}),
+      ...(state.unansweredNights ? { unansweredNights: state.unansweredNights } : {}),
     },
   };
 }

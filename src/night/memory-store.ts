@@ -343,7 +343,17 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     list.push(stored);
     this.outcomes.set(r.sourceId, list);
     for (const v of r.validators) this.validators.set(v.url, v);
-    if (r.backfill) this.backfill.set(r.sourceId, r.backfill);
+    // As the SQL store: the night a backfill ended is the night that committed its end.
+    if (r.backfill)
+      this.backfill.set(
+        r.sourceId,
+        r.backfill.ended
+          ? {
+              ...r.backfill,
+              ended: { ...r.backfill.ended, night: r.backfill.ended.night ?? night },
+            }
+          : r.backfill,
+      );
     if (r.pageRead)
       this.pageReads.set(`${r.sourceId} ${r.pageRead.url}`, {
         ...r.pageRead,

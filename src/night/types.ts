@@ -107,6 +107,12 @@ export interface NightOutcome {
    * "later", not the page's failure (P7: no backfill miss). Not stored; the reason says it.
    */
   held?: true;
+  /**
+   * P7: a failure that is no answer of the site's about the page: it could not be reached, timed
+   * out, closed the connection or cut the body, or answered a 5xx. Not the page's end (no backfill
+   * miss), asked again another night. Not stored; the kind and reason say it.
+   */
+  unanswered?: true;
 }
 
 /** A request a platform preset or the backfill cursor asks for (P5, P7). */
@@ -142,6 +148,35 @@ export interface BackfillState {
    * the older pages without records read before it. Kept with the cursor.
    */
   failedNights?: number;
+  /**
+   * Nights in a row on which the cursor's page, asked, got no answer about itself (a time-out, a
+   * connection refused or cut, a 5xx: `NightOutcome.unanswered`): not the page's end, asked again
+   * the next night, until BACKFILL_UNANSWERED_NIGHTS such nights, when the backfill gives up.
+   * Kept with the cursor.
+   */
+  unansweredNights?: number;
+  /** Why a backfill that is done ended (P7), absent while it goes on. */
+  ended?: BackfillEnd;
+}
+
+/**
+ * Why a backfill ended (P7), for the operator (`nor site`, `nor status --json`, the console):
+ * - `last-page`: the list's oldest page was read (it shows no older link, or leads back to a
+ *   page read, or its pages repeat);
+ * - `past-end`: BACKFILL_MISSES older pages in a row showed no records or were gone (404, 410);
+ * - `cut-off`: the catalog's cut-off date (`backfill.until`) was reached;
+ * - `gave-up`: the older page at `url` failed BACKFILL_MISSES nights running with an answer that
+ *   is not the page (too large, unreadable, a 4xx, robots.txt keeps it), or got no answer at all
+ *   BACKFILL_UNANSWERED_NIGHTS nights running (`reason`: the last failure). Its cursor is kept,
+ *   so `nor backfill restart` goes on from that page;
+ * - `off`: the source reads no older pages (`backfill.pagesPerNight: 0`).
+ * `night`: the night it ended (set by the store when it commits the end).
+ */
+export interface BackfillEnd {
+  why: "last-page" | "past-end" | "cut-off" | "gave-up" | "off";
+  night?: string;
+  url?: string;
+  reason?: string;
 }
 
 export type FlagKind = "no-three-nights" | "no-records" | "robots-disallows" | "answers-again";

@@ -47,6 +47,23 @@ export const ROBOTS_TTL_MS = 24 * 60 * 60 * 1000;
 export const ROBOTS_REREAD_AFTER_MS = 60 * 60 * 1000;
 /** P7: older pages read per night while backfilling. */
 export const DEFAULT_BACKFILL_PAGES = 3;
+/**
+ * Older pages in a row that show no records or are gone (P7, P11) before a backfill takes its
+ * list to have ended: a list that keeps a "Next" link on empty pages past its end, or whose next
+ * page is removed, is not asked every night for ever; one empty month, or one failed answer,
+ * does not end it.
+ */
+export const BACKFILL_MISSES = 3;
+
+/**
+ * P7: nights in a row on which an older page got no answer about itself (a time-out, a
+ * connection refused or cut, a 5xx after its retries) while page 1 answered, before the
+ * backfill gives up on it. Such a night is no miss (the page may well be there: a server that
+ * falls over on an old, heavy query one week answers the next), but a page that never answers
+ * is not asked every night for ever either: one request a night (three with P15's retries),
+ * for at most this many nights, then `nor backfill restart` asks it again.
+ */
+export const BACKFILL_UNANSWERED_NIGHTS = 10;
 /** P25: rechecks on this many nights right after a source is marked not read … */
 export const RECHECK_SOON_NIGHTS = 3;
 /** … then once every this many nights. */

@@ -19,11 +19,11 @@ import {
   type NightOutcomeKind,
   NOT_CHECKED_OUTCOMES,
   NOT_JUDGED_OUTCOMES,
-  type PageRequest,
   type SourceResult,
 } from "../night/types.js";
 import { LANE_LEASE_MS } from "../policy/constants.js";
 import { addDays } from "../policy/night-date.js";
+import { backfillOfRow, cursorJson } from "./backfill.js";
 import { relabelCheckerOffline } from "./checker-offline.js";
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
@@ -195,18 +195,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
     for (const b of bfs) {
       const h = out.get(b.source_id);
       if (!h) continue;
-      h.backfill = { done: b.done === 1, pagesRead: b.pages_read };
-      if (b.cursor) {
-        // The misses are kept beside the request in the cursor's JSON (`misses`, `failedNights`).
-        const { misses, failedNights, ...cursor } = JSON.parse(b.cursor) as PageRequest & {
-          misses?: number;
-          failedNights?: number;
-        };
-        h.backfill.cursor = cursor;
-        if (typeof misses === "number" && misses > 0) h.backfill.misses = misses;
-        if (typeof failedNights === "number" && failedNights > 0)
-          h.backfill.failedNights = failedNights;
-      }
+      h.backfill = backfillOfRow(b);
     }
     return out;
   }
@@ -279,14 +268,12 @@ export class SqlNightStore implements NightStore, ValidatorStore {
         await KEEP_BACKFILL.run(trx, {
           sourceId: r.sourceId,
           done: r.backfill.done ? 1 : 0,
-          cursor: r.backfill.cursor
-            ? JSON.stringify({
-                ...r.backfill.cursor,
-                ...(r.backfill.misses ? { misses: r.backfill.misses } : {}),
-                ...(r.backfill.failedNights ? { failedNights: r.backfill.failedNights } : {}),
-              })
-            : null,
+          cursor: cursorJson(r.backfill),
           pagesRead: r.backfill.pagesRead,
+          // The night it ended is tonight, unless an earlier night's end is kept as it was.
+          ended: r.backfill.ended
+            ? JSON.stringify({ ...r.backfill.ended, night: r.backfill.ended.night ?? night })
+            : null,
         });
       }
       for (const f of r.flags) {
@@ -693,7 +680,13 @@ const KEEP_PAGE_READ = prepared(
 const KEEP_BACKFILL = prepared(
   (
     db,
-    $: Placeholder<{ sourceId: string; done: number; cursor: string | null; pagesRead: number }>,
+    $: Placeholder<{
+      sourceId: string;
+      done: number;
+      cursor: string | null;
+      pagesRead: number;
+      ended: string | null;
+    }>,
   ) =>
     db
       .insertInto("backfill")
@@ -702,11 +695,17 @@ const KEEP_BACKFILL = prepared(
         done: $("done"),
         cursor: $("cursor"),
         pages_read: $("pagesRead"),
+        ended: $("ended"),
       })
       .onConflict((oc) =>
         oc
           .column("source_id")
-          .doUpdateSet({ done: $("done"), cursor: $("cursor"), pages_read: $("pagesRead") })
+          .doUpdateSet({
+            done: $("done"),
+            cursor: $("cursor"),
+            pages_read: $("pagesRead"),
+            ended: $("ended"),
+          })
           // Only a change is written: a finished backfill's row, the same every night, is
           // left as it is (its page not rewritten, in the commit's WAL frames).
           .where((eb) =>
@@ -716,6 +715,8 @@ const KEEP_BACKFILL = prepared(
               eb("backfill.cursor", "<>", eb.ref("excluded.cursor")),
               eb.and([eb("backfill.cursor", "is", null), eb("excluded.cursor", "is not", null)]),
               eb.and([eb("backfill.cursor", "is not", null), eb("excluded.cursor", "is", null)]),
+              eb.and([eb("backfill.ended", "is", null), eb("excluded.ended", "is not", null)]),
+              eb.and([eb("backfill.ended", "is not", null), eb("excluded.ended", "is", null)]),
             ]),
           ),
       ),

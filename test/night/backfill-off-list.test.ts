@@ -92,7 +92,8 @@ describe("P6, P7: the backfill stays on the list's site", () => {
     );
     expect(other.requests).toEqual([]);
     expect(r.records.map((x) => x.title)).toEqual(["one"]);
-    expect(r.backfill).toEqual({ done: true, pagesRead: 1 });
+    // P7: the list ends there for the checker: its last page, as the operator is told.
+    expect(r.backfill).toEqual({ done: true, pagesRead: 1, ended: { why: "last-page" } });
   });
 
   it("P5, P7: a Legistar calendar whose ASP.NET form is sent to javascript: is read, its pages not turned", async () => {
@@ -164,6 +165,6 @@ describe("P6, P7: the backfill stays on the list's site", () => {
     );
     expect(r.records.map((x) => x.title)).toEqual(["one", "two"]);
     expect(oldSite.hits("/list2")).toEqual([]);
-    expect(r.backfill).toEqual({ done: true, pagesRead: 2 });
+    expect(r.backfill).toEqual({ done: true, pagesRead: 2, ended: { why: "last-page" } });
   });
 });

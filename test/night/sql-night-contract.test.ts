@@ -197,6 +197,8 @@ describe("the night's SQL store, the same on SQLite and PostgreSQL", () => {
     expect(s.histories.find((x) => x.id === "ok.org/0")?.backfill).toEqual({
       done: true,
       pagesRead: 1,
+      // P7: why it ended, and the night that committed its end.
+      ended: { why: "last-page", night: FIRST },
     });
     expect(s.histories.find((x) => x.id === "ok.org/1")).toMatchObject({
       reading: false,

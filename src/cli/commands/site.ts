@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
+import { type BackfillJson, backfillJson } from "../../night/backfill-words.js";
 import { parseDuration } from "../../night/duration.js";
 import { MAX_OWNER_GAP_MS, MIN_GAP_MS } from "../../policy/constants.js";
 import { leaveAlonePathProblem, shortenedPath } from "../../policy/leave-alone-path.js";
@@ -8,6 +9,8 @@ import { personTextOption } from "../../policy/person-text.js";
 import { noteLine } from "../../policy/shown-text.js";
 import { readSite, siteOf } from "../../policy/site.js";
 import { formatInZone, SITE_OWNER_ZONE } from "../../policy/zone.js";
+import { statusRows } from "../../store/admin.js";
+import { backfillStates } from "../../store/backfill.js";
 import { sourcesInUse } from "../../store/catalog-sources.js";
 import { type Db, openStore, storeLocationFromOptions } from "../../store/db.js";
 import { sourceCountsBySite } from "../../store/read/console.js";
@@ -193,6 +196,9 @@ export function register(program: Command): void {
           // the JSON say the same.
           const st = site === undefined ? undefined : await siteState(store.db, site);
           const saidNo = st?.closedNight !== undefined ? st : undefined;
+          // P7: where each of the site's sources stands with its older pages (a backfill ended,
+          // given up, or going on), after the owner's requests.
+          const backfills = site === undefined ? [] : await backfillsOn(store.db, site);
           const heldUntil =
             st?.notBefore !== undefined && st.notBefore > now ? st.notBefore : undefined;
           if (opts.json) {
@@ -211,6 +217,8 @@ export function register(program: Command): void {
                     : {}),
                 }),
               );
+            for (const b of backfills)
+              out.push(JSON.stringify({ site, kind: "backfill", source: b.source, ...b.json }));
           } else {
             if (rules.length === 0)
               out.push(site ? `${site}: no owner's requests` : "no owner's requests");
@@ -223,6 +231,8 @@ export function register(program: Command): void {
               out.push(
                 `${site}: held until ${new Date(heldUntil).toISOString()} (a Retry-After, or the wait before a retry)`,
               );
+            for (const b of backfills)
+              out.push(diagnosticText(`${site}: source ${b.source}: ${b.json.text}`));
           }
         }
         // A no's reason may carry a site's words: written as a site's text is (shownStdout).
@@ -291,6 +301,30 @@ async function hasSourceOn(db: Db, site: string): Promise<boolean> {
       return false;
     }
   });
+}
+
+/**
+ * P7: the backfill of each source on `site` that has begun one (by the address it is listed
+ * under), in id order: its state in words and as JSON (night/backfill-words.ts).
+ */
+async function backfillsOn(
+  db: Db,
+  site: string,
+): Promise<{ source: string; json: BackfillJson }[]> {
+  const on = (await statusRows(db)).filter((r) => {
+    try {
+      return siteOf(r.url) === site;
+    } catch {
+      return false;
+    }
+  });
+  const states = await backfillStates(
+    db,
+    on.map((r) => r.id),
+  );
+  return on
+    .filter((r) => states.has(r.id))
+    .map((r) => ({ source: r.id, json: backfillJson(states.get(r.id), r.id) }));
 }
 
 function describe(r: SiteRule): string {

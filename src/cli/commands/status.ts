@@ -1,8 +1,10 @@
 import type { Command } from "commander";
 import { UsageError } from "../../errors.js";
+import { backfillJson } from "../../night/backfill-words.js";
 import { viaText } from "../../night/way-choice.js";
 import { noteLine } from "../../policy/shown-text.js";
 import { type NightHistoryRow, readingText, recentNights, statusRows } from "../../store/admin.js";
+import { backfillStates } from "../../store/backfill.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { countOf } from "../count-of.js";
 import { shownStdout as stdout } from "../io.js";
@@ -83,14 +85,20 @@ export function register(program: Command): void {
       try {
         const rows = await statusRows(store.db);
         if (opts.json) {
+          // P7: each source's older pages, as `nor site SITE --json` says them.
+          const states = await backfillStates(store.db);
+          const sources = rows.map((r) => ({
+            ...r,
+            backfill: backfillJson(states.get(r.id), r.id),
+          }));
           // The sources alone stay a bare array, as scripts have read it; the nights come
           // with them, in one object, when asked for.
           const out = opts.withNights
             ? {
-                sources: rows,
+                sources,
                 nights: (await recentNights(store.db, STATUS_NIGHTS)).map(nightJson),
               }
-            : rows;
+            : sources;
           stdout().write(`${JSON.stringify(out, null, 2)}\n`);
           return;
         }

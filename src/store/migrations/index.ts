@@ -24,6 +24,7 @@ import * as m025 from "./025-night-catalog-note.js";
 import * as m026 from "./026-record-first-source.js";
 import * as m027 from "./027-source-renamed-to.js";
 import * as m028 from "./028-record-changed-at.js";
+import * as m029 from "./029-backfill-end.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -52,6 +53,7 @@ export const migrations: Record<string, Migration> = {
   "026-record-first-source": m026,
   "027-source-renamed-to": m027,
   "028-record-changed-at": m028,
+  "029-backfill-end": m029,
 };
 
 export const migrationProvider: MigrationProvider = {

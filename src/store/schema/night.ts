@@ -136,9 +136,15 @@ export interface PageReadsTable {
 export interface BackfillTable {
   source_id: string;
   done: number;
-  /** The next older page request as JSON, when not done. */
+  /**
+   * The next older page request as JSON (with the misses and failed nights counted to it), when
+   * not done; when done, kept only by a backfill that gave up on that page (P7: `nor backfill
+   * restart` goes on from it).
+   */
   cursor: string | null;
   pages_read: number;
+  /** Why it ended and on which night (JSON of night/types.ts BackfillEnd); null while it goes on. */
+  ended: string | null;
 }
 
 export type NightTables = {

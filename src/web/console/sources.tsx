@@ -1,9 +1,11 @@
 import type { Hono } from "hono";
+import { backfillJson } from "../../night/backfill-words.js";
 import { OUTCOME_KINDS } from "../../night/types.js";
 import { viaText } from "../../night/way-choice.js";
 import { nightOf } from "../../policy/night-date.js";
 import { checkPersonText, REASON_MAX } from "../../policy/person-text.js";
 import { markSource, readingText, type StatusRow, statusRows } from "../../store/admin.js";
+import { backfillStates, restartBackfill } from "../../store/backfill.js";
 import type { Db } from "../../store/db.js";
 import { marksOf, sourceNames } from "../../store/read/console.js";
 import { echo } from "../public/echo.js";
@@ -132,6 +134,7 @@ export function sourceRoutes(
     const [row] = await statusRows(reads, [id]);
     if (!row) return undefined;
     const marks = await marksOf(reads, id);
+    const backfill = backfillJson((await backfillStates(reads, [id])).get(id), id);
     const name = (await sourceNames(reads, [id])).get(id);
     const via = row.lastOutcome
       ? viaText(row.way ? { used: row.way, skipped: row.skipped } : { skipped: row.skipped })
@@ -157,6 +160,20 @@ export function sourceRoutes(
             {row.recordsKnown}, new last night {row.newLastNight}. Open flags:{" "}
             {row.flags.join(", ") || "none"}.
           </p>
+          <p id="backfill">
+            {/* P7: how far its older pages are read, or why that ended. */}
+            {backfill.text.replace(/^older pages: /, "Older pages: ")}
+          </p>
+          {(backfill.state === "given-up" || backfill.state === "done") && (
+            <form method="post" action={`${sourceHref(id)}/backfill`}>
+              <CsrfField token={csrf} />
+              <button type="submit">
+                {backfill.state === "given-up"
+                  ? "Restart its older pages from that page"
+                  : "Read its older pages again from the list's first page"}
+              </button>
+            </form>
+          )}
           {row.reading ? (
             <form method="post" action={action}>
               <CsrfField token={csrf} />
@@ -210,6 +227,24 @@ export function sourceRoutes(
     const csrf = c.get("session").csrfToken;
     const p = await page(c.req.param("id"), csrf);
     return p ? c.html(p.body, p.status) : c.html(notFound(c.req.param("id"), csrf), 404);
+  });
+
+  // P7: a backfill that ended goes on from the next night (`nor backfill restart`).
+  app.post("/sources/:id/backfill", async (c) => {
+    const id = c.req.param("id");
+    const csrf = c.get("session").csrfToken;
+    const o = await restartBackfill(db, id);
+    if (o.kind === "unknown-source") return c.html(notFound(id, csrf), 404);
+    if (o.kind === "restarted") return c.redirect(sourceHref(id), 303);
+    const p = await page(
+      id,
+      csrf,
+      o.kind === "going-on"
+        ? "Its older pages are still being read: nothing changed."
+        : "No night has read its list yet: nothing changed.",
+      409,
+    );
+    return p ? c.html(p.body, p.status) : c.html(notFound(id, csrf), 404);
   });
 
   // P24: only a person marks a source not read, with a reason; resuming is recorded the same way.

@@ -1,0 +1,114 @@
+/**
+ * P7: a source's backfill (its older pages) said for the operator, in words (`nor site`, the
+ * console's source page) and as JSON (`nor site --json`, `nor status --json`): going on, and
+ * how far; or ended, when and why; given up, with the command that asks again.
+ */
+import { BACKFILL_MISSES, BACKFILL_UNANSWERED_NIGHTS } from "../policy/constants.js";
+import type { BackfillState } from "./types.js";
+
+/** A backfill as `--json` gives it, under names kept stable for scripts (docs/operations.md). */
+export interface BackfillJson {
+  /**
+   * `not-begun`: no night has read its list yet; `reading`: its older pages are read a few a
+   * night; `done`: it ended (`why`); `given-up`: it gave up on the page `url` (`why`
+   * `gave-up`), until `nor backfill restart`; `off`: the catalog asks for no older pages.
+   */
+  state: "not-begun" | "reading" | "done" | "given-up" | "off";
+  /** Why it ended (night/types.ts BackfillEnd); null while reading, or ended before it was kept. */
+  why: "last-page" | "past-end" | "cut-off" | "gave-up" | "off" | null;
+  /** The night it ended (YYYY-MM-DD); null while reading, or when not kept. */
+  night: string | null;
+  pagesRead: number;
+  /** Reading: the page asked next; given up: the page it gave up on. */
+  url: string | null;
+  /** Given up: the failure, in words; reading: the nights the next page failed so far. */
+  reason: string | null;
+  /** The words `nor site` and the console say. */
+  text: string;
+}
+
+const pages = (n: number) => `${n} older page${n === 1 ? "" : "s"} read`;
+
+/** The operator's words for a source's backfill (P7); `source` names it in the restart command. */
+export function backfillText(b: BackfillState | undefined, source: string): string {
+  return backfillJson(b, source).text;
+}
+
+export function backfillJson(b: BackfillState | undefined, source: string): BackfillJson {
+  if (b === undefined)
+    return {
+      state: "not-begun",
+      why: null,
+      night: null,
+      pagesRead: 0,
+      url: null,
+      reason: null,
+      text: "older pages: not begun (no night has read this list yet)",
+    };
+  const night = b.ended?.night ?? null;
+  const on = night ? ` on the night of ${night}` : "";
+  const base = { night, pagesRead: b.pagesRead };
+  if (!b.done) {
+    const failing: string[] = [];
+    if (b.failedNights)
+      failing.push(
+        `it answered with something else than the page ${b.failedNights} night${b.failedNights === 1 ? "" : "s"} running (given up at ${BACKFILL_MISSES})`,
+      );
+    if (b.unansweredNights)
+      failing.push(
+        `it got no answer ${b.unansweredNights} night${b.unansweredNights === 1 ? "" : "s"} running (given up at ${BACKFILL_UNANSWERED_NIGHTS})`,
+      );
+    const reason = failing.length > 0 ? failing.join("; ") : null;
+    const next = b.cursor?.url ?? null;
+    return {
+      ...base,
+      state: "reading",
+      why: null,
+      url: next,
+      reason,
+      text: `older pages: reading a few a night, ${pages(b.pagesRead)}${next ? `; next ${next}` : "; next from the list's first page"}${reason ? `: ${reason}` : ""}`,
+    };
+  }
+  const why = b.ended?.why ?? null;
+  switch (why) {
+    case "gave-up": {
+      const url = b.ended?.url ?? b.cursor?.url ?? null;
+      const reason = b.ended?.reason ?? null;
+      return {
+        ...base,
+        state: "given-up",
+        why,
+        url,
+        reason,
+        text: `older pages: given up${on}, ${pages(b.pagesRead)}: the older page ${url ?? "(not kept)"} failed${reason ? `, ${reason}` : ""}; \`nor backfill restart ${source}\` asks it again`,
+      };
+    }
+    case "off":
+      return {
+        ...base,
+        state: "off",
+        why,
+        url: null,
+        reason: null,
+        text: "older pages: none read (the catalog asks for none: backfill.pagesPerNight is 0)",
+      };
+    default: {
+      const how =
+        why === "last-page"
+          ? "to the list's oldest page"
+          : why === "past-end"
+            ? `the pages after them showed no records or were gone ${BACKFILL_MISSES} in a row, taken as the list's end`
+            : why === "cut-off"
+              ? "back to the catalog's cut-off date (backfill.until)"
+              : "why it ended was not kept (it ended before this version)";
+      return {
+        ...base,
+        state: "done",
+        why,
+        url: null,
+        reason: null,
+        text: `older pages: done${on}, ${pages(b.pagesRead)}, ${how}`,
+      };
+    }
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * P7: a source's backfill as the store keeps it (one row a source: done, pages read, the cursor
+ * with its counts, why it ended), read for the night, for the operator (`nor site`, `nor status
+ * --json`, the console) and restarted by a person (`nor backfill restart`).
+ */
+import type { BackfillEnd, BackfillState, PageRequest } from "../night/types.js";
+import type { Db } from "./db.js";
+import type { BackfillTable } from "./schema/night.js";
+import { writeTxn } from "./write-txn.js";
+
+/** The counts kept beside the request in the cursor's JSON. */
+interface CursorCounts {
+  misses?: number;
+  failedNights?: number;
+  unansweredNights?: number;
+}
+
+/** A backfill row as the night reads it. */
+export function backfillOfRow(
+  b: Pick<BackfillTable, "done" | "cursor" | "pages_read" | "ended">,
+): BackfillState {
+  const state: BackfillState = { done: Number(b.done) === 1, pagesRead: Number(b.pages_read) };
+  if (b.cursor) {
+    const { misses, failedNights, unansweredNights, ...cursor } = JSON.parse(
+      b.cursor,
+    ) as PageRequest & CursorCounts;
+    state.cursor = cursor;
+    if (typeof misses === "number" && misses > 0) state.misses = misses;
+    if (typeof failedNights === "number" && failedNights > 0) state.failedNights = failedNights;
+    if (typeof unansweredNights === "number" && unansweredNights > 0)
+      state.unansweredNights = unansweredNights;
+  }
+  const end = endOf(b.ended);
+  if (end) state.ended = end;
+  return state;
+}
+
+/** The cursor column of a state: its request with its counts, or null. */
+export function cursorJson(b: BackfillState): string | null {
+  if (!b.cursor) return null;
+  return JSON.stringify({
+    ...b.cursor,
+    ...(b.misses ? { misses: b.misses } : {}),
+    ...(b.failedNights ? { failedNights: b.failedNights } : {}),
+    ...(b.unansweredNights ? { unansweredNights: b.unansweredNights } : {}),
+  });
+}
+
+const WHYS: ReadonlySet<string> = new Set(["last-page", "past-end", "cut-off", "gave-up", "off"]);
+
+function endOf(text: string | null): BackfillEnd | undefined {
+  if (!text) return undefined;
+  try {
+    const e = JSON.parse(text) as BackfillEnd;
+    return typeof e === "object" && e !== null && WHYS.has(e.why) ? e : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Each backfill of `ids` (all when absent), by source id. */
+export async function backfillStates(
+  db: Db,
+  ids?: readonly string[],
+): Promise<Map<string, BackfillState>> {
+  const out = new Map<string, BackfillState>();
+  if (ids?.length === 0) return out;
+  let q = db.selectFrom("backfill").select(["source_id", "done", "cursor", "pages_read", "ended"]);
+  if (ids) q = q.where("source_id", "in", [...new Set(ids)]);
+  for (const b of await q.execute()) out.set(b.source_id, backfillOfRow(b));
+  return out;
+}
+
+/** What `nor backfill restart` did (P7). */
+export type RestartOutcome =
+  /** Ended, now going on: from the page it gave up on (`from`), else from the list's page 1. */
+  | { kind: "restarted"; source: string; was?: BackfillEnd; from?: string; pagesRead: number }
+  /** Neither in a night's catalog nor imported and in use (as `nor mark` says it). */
+  | { kind: "unknown-source"; source: string }
+  /** No night has begun its backfill (none read yet): nothing to restart. */
+  | { kind: "not-started"; source: string }
+  /** Still going on: nothing to restart. */
+  | { kind: "going-on"; source: string; next?: string; pagesRead: number };
+
+/**
+ * P7: a backfill that ended goes on from the next night (a person's decision): from the page it
+ * gave up on, its cursor kept, the nights counted against it forgotten; one that ended otherwise
+ * (its last page, its cut-off, past its end) from the list's page 1 again, as its first night
+ * did, its older pages read again at the same pace (their records are already stored). A night
+ * under way that reads the source meanwhile keeps what it read: the restart holds from the
+ * next source check after it.
+ */
+export async function restartBackfill(db: Db, source: string): Promise<RestartOutcome> {
+  return writeTxn(db, async (tx): Promise<RestartOutcome> => {
+    const row = await tx
+      .selectFrom("backfill")
+      .select(["done", "cursor", "pages_read", "ended"])
+      .where("source_id", "=", source)
+      .executeTakeFirst();
+    if (!row) {
+      const known =
+        (await tx
+          .selectFrom("night_catalog")
+          .select("source_id")
+          .where("source_id", "=", source)
+          .executeTakeFirst()) ??
+        (await tx
+          .selectFrom("sources")
+          .select("id")
+          .where("id", "=", source)
+          .where("retired_at", "is", null)
+          .executeTakeFirst());
+      return { kind: known ? "not-started" : "unknown-source", source };
+    }
+    const b = backfillOfRow(row);
+    if (!b.done)
+      return {
+        kind: "going-on",
+        source,
+        pagesRead: b.pagesRead,
+        ...(b.cursor ? { next: b.cursor.url } : {}),
+      };
+    const cursor = b.cursor ? cursorJson({ done: false, pagesRead: 0, cursor: b.cursor }) : null;
+    await tx
+      .updateTable("backfill")
+      .set({ done: 0, cursor, ended: null })
+      .where("source_id", "=", source)
+      .execute();
+    return {
+      kind: "restarted",
+      source,
+      pagesRead: b.pagesRead,
+      ...(b.ended ? { was: b.ended } : {}),
+      ...(b.cursor ? { from: b.cursor.url } : {}),
+    };
+  });
+}

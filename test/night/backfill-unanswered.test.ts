@@ -1,0 +1,208 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { checkSource } from "../../src/night/check-source.js";
+import type { ValidatorStore, WayReader } from "../../src/night/reader.js";
+import type { BackfillState, SourceHistory } from "../../src/night/types.js";
+import { BACKFILL_MISSES, BACKFILL_UNANSWERED_NIGHTS } from "../../src/policy/constants.js";
+import type { Source } from "../../src/sources/catalog/types.js";
+import { type Harness, harness } from "../fleet/harness.js";
+
+/**
+ * P7: an older page that fails tonight counts against the backfill only when the site answered
+ * with something that is not the page (a 4xx, too large, unreadable): BACKFILL_MISSES such
+ * nights end it. A night it got no answer at all (a time-out, a connection refused, a 5xx) is
+ * no miss: the page is asked again the next night, for at most BACKFILL_UNANSWERED_NIGHTS
+ * nights in a row, then the backfill gives up on it (its cursor kept for `nor backfill
+ * restart`). Each test is one night of one source, on a real loopback server.
+ */
+let h: Harness | undefined;
+const servers: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+  for (const s of servers.splice(0)) await s.close();
+});
+
+/** A line of text: "record|next page address". */
+const reader: WayReader = {
+  firstRequest: (way) => ({ url: way.url }),
+  extract: (_way, body) => {
+    const [title] = new TextDecoder().decode(body).split("|");
+    return { records: title ? [{ id: title, title }] : [] } as never;
+  },
+  nextRequest: (_way, _prev, body) => {
+    const next = new TextDecoder().decode(body).split("|")[1];
+    return next ? { url: next } : undefined;
+  },
+};
+const validators: ValidatorStore = { get: async () => undefined };
+
+function sourceAt(url: string): Source {
+  return {
+    id: "bf",
+    government: "g",
+    url,
+    access: "page",
+    alternates: [],
+    backfill: { pagesPerNight: 3 },
+  } as unknown as Source;
+}
+
+function history(backfill: BackfillState): SourceHistory {
+  return {
+    reading: true,
+    unreachedLast: false,
+    recentOutcomes: [],
+    recordsKnown: 1,
+    backfill,
+  } as never;
+}
+
+/** A loopback server of our own (so it can stop listening between two requests), its requests seen. */
+async function server(
+  handle: (req: IncomingMessage, res: ServerResponse, stop: () => void) => void,
+): Promise<{ origin: string; paths: string[] }> {
+  const paths: string[] = [];
+  const sockets = new Set<Socket>();
+  const srv = createServer((req, res) => {
+    paths.push(req.url ?? "");
+    handle(req, res, () => srv.close());
+  });
+  srv.on("connection", (s: Socket) => {
+    sockets.add(s);
+    s.once("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", () => r()));
+  servers.push({
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        srv.close(() => r());
+        if (!srv.listening) r();
+      }),
+  });
+  return { origin: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`, paths };
+}
+
+describe("P7: an older page that gets no answer is no miss", () => {
+  it("P7, P14: an older page that times out is asked again the next night: it counts apart from the answers that were not the page, and two of those before do not end the backfill", async () => {
+    h = await harness({ realTime: true, gapMs: 20 });
+    const s = await server((req, res) => {
+      if (req.url === "/robots.txt") return void res.writeHead(404).end();
+      if (req.url === "/list") return void res.writeHead(200).end(`one|${origin}/older`);
+      // /older: no headers, ever (the fetcher's time limit, shortened on loopback, ends it).
+    });
+    const origin = s.origin;
+    const result = await checkSource(
+      {
+        fetcher: h.fetcher({ transportOptions: { headersTimeoutMs: 300 } }),
+        clock: h.clock,
+        reader,
+        validators,
+      },
+      sourceAt(`${origin}/list`),
+      history({
+        done: false,
+        pagesRead: 2,
+        cursor: { url: `${origin}/older` },
+        failedNights: BACKFILL_MISSES - 1,
+      }),
+    );
+    // Asked once (P15: a time-out is not retried tonight), and the source's night is page 1's.
+    expect(s.paths.filter((p) => p === "/older")).toHaveLength(1);
+    expect(result.outcome.kind).toBe("ok");
+    expect(result.backfill).toEqual({
+      done: false,
+      pagesRead: 2,
+      cursor: { url: `${origin}/older` },
+      failedNights: BACKFILL_MISSES - 1,
+      unansweredNights: 1,
+    });
+  });
+
+  it("P7: an older page whose server refuses the connection is no miss: one night short of BACKFILL_UNANSWERED_NIGHTS, the backfill goes on from that page", async () => {
+    h = await harness({ realTime: true, gapMs: 20 });
+    const s = await server((req, res, stop) => {
+      if (req.url === "/robots.txt") return void res.writeHead(404, { connection: "close" }).end();
+      if (req.url === "/list") {
+        // Page 1 answers, then the server stops listening: the older page's connection is refused.
+        res.writeHead(200, { connection: "close" }).end(`one|${s.origin}/older`);
+        return stop();
+      }
+      res.writeHead(200).end("old|");
+    });
+    const ctx = { fetcher: h.fetcher(), clock: h.clock, reader, validators };
+    const before: BackfillState = {
+      done: false,
+      pagesRead: 2,
+      cursor: { url: `${s.origin}/older` },
+      unansweredNights: BACKFILL_UNANSWERED_NIGHTS - 2,
+    };
+    const once = await checkSource(ctx, sourceAt(`${s.origin}/list`), history(before));
+    expect(once.outcome.kind).toBe("ok");
+    expect(once.backfill).toEqual({ ...before, unansweredNights: BACKFILL_UNANSWERED_NIGHTS - 1 });
+    expect(s.paths).toEqual(["/robots.txt", "/list"]);
+  });
+
+  it("P7: an older page that got no answer BACKFILL_UNANSWERED_NIGHTS nights running (a 503 after its retries) is given up, with its address and why, its cursor kept", async () => {
+    h = await harness({ realTime: true, gapMs: 20 });
+    const s = await server((req, res) => {
+      if (req.url === "/robots.txt") return void res.writeHead(404).end();
+      if (req.url === "/list") return void res.writeHead(200).end(`one|${s.origin}/older`);
+      res.writeHead(503, { "retry-after": "0" }).end("busy");
+    });
+    const ctx = { fetcher: h.fetcher(), clock: h.clock, reader, validators };
+    const r = await checkSource(
+      ctx,
+      sourceAt(`${s.origin}/list`),
+      history({
+        done: false,
+        pagesRead: 4,
+        cursor: { url: `${s.origin}/older` },
+        unansweredNights: BACKFILL_UNANSWERED_NIGHTS - 1,
+      }),
+    );
+    // P15: asked three times tonight, all 503.
+    expect(s.paths.filter((p) => p === "/older")).toHaveLength(3);
+    expect(r.backfill).toMatchObject({
+      done: true,
+      pagesRead: 4,
+      cursor: { url: `${s.origin}/older` },
+      ended: { why: "gave-up", url: `${s.origin}/older` },
+    });
+    expect(r.backfill?.ended?.reason).toBe(
+      `no answer ${BACKFILL_UNANSWERED_NIGHTS} nights running (last: error, HTTP 503 (retries-exhausted))`,
+    );
+  });
+
+  it("P7: an older page answered with something else than the page (a 400) BACKFILL_MISSES nights running ends the backfill: given up, said so", async () => {
+    h = await harness({ realTime: true, gapMs: 20 });
+    const s = await server((req, res) => {
+      if (req.url === "/robots.txt") return void res.writeHead(404).end();
+      if (req.url === "/list") return void res.writeHead(200).end(`one|${s.origin}/older`);
+      res.writeHead(400).end("bad request");
+    });
+    const ctx = { fetcher: h.fetcher(), clock: h.clock, reader, validators };
+    const r = await checkSource(
+      ctx,
+      sourceAt(`${s.origin}/list`),
+      history({
+        done: false,
+        pagesRead: 4,
+        cursor: { url: `${s.origin}/older` },
+        failedNights: BACKFILL_MISSES - 1,
+        unansweredNights: 5,
+      }),
+    );
+    expect(s.paths.filter((p) => p === "/older")).toHaveLength(1);
+    expect(r.backfill).toMatchObject({
+      done: true,
+      ended: {
+        why: "gave-up",
+        url: `${s.origin}/older`,
+        reason: `not the page ${BACKFILL_MISSES} nights running (last: error, HTTP 400)`,
+      },
+    });
+  });
+});
