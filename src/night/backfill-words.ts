@@ -43,7 +43,7 @@ export function backfillJson(b: BackfillState | undefined, source: string): Back
       pagesRead: 0,
       url: null,
       reason: null,
-      text: "older pages: not begun (no night has read this list yet)",
+      text: "older pages: not begun (no night has read the list's first page yet)",
     };
   const night = b.ended?.night ?? null;
   const on = night ? ` on the night of ${night}` : "";

@@ -31,6 +31,7 @@ describe("help without a command to run", () => {
       [["archive"], "Usage: nor archive [options] [command]"],
       [["robots"], "Usage: nor robots [options] [command]"],
       [["operator"], "Usage: nor operator [options] [command]"],
+      [["backfill"], "Usage: nor backfill [options] [command]"],
     ] as const) {
       const r = await nor(...args);
       expect(r.code, args.join(" ")).toBe(2);
