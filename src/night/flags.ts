@@ -67,5 +67,14 @@ export function flagsFor(result: SourceResult, history: SourceHistory): RaisedFl
       detail: `robots.txt now disallows ${result.outcome.url ?? "the page"}`,
     });
   }
+  // P7: a backfill that gave up on an older page tonight is for a person, who may ask it
+  // again (`nor backfill restart`); never raised again for the same end.
+  const end = result.backfill?.ended;
+  if (end?.why === "gave-up" && history.backfill?.done !== true) {
+    flags.push({
+      kind: "backfill-gave-up",
+      detail: `its older pages gave up on ${end.url ?? "a page"}${end.reason ? ` (${end.reason})` : ""}; \`nor backfill restart ${result.sourceId}\` asks it again`,
+    });
+  }
   return flags;
 }

@@ -179,7 +179,13 @@ export interface BackfillEnd {
   reason?: string;
 }
 
-export type FlagKind = "no-three-nights" | "no-records" | "robots-disallows" | "answers-again";
+export type FlagKind =
+  | "no-three-nights"
+  | "no-records"
+  | "robots-disallows"
+  | "answers-again"
+  /** P7: its backfill gave up on an older page tonight (`nor backfill restart` asks it again). */
+  | "backfill-gave-up";
 
 export interface RaisedFlag {
   kind: FlagKind;

@@ -45,7 +45,7 @@ function setUnanswered(data: string, id: string, nights: number): void {
 }
 
 describe("P7: a backfill that gives up, said and restarted", () => {
-  it("P7, P15: an older page answering 500 every night is asked again past three nights; given up after BACKFILL_UNANSWERED_NIGHTS, said by `nor site` (and --json) and `nor status --json`; `nor backfill restart` asks it again", async () => {
+  it("P7, P15: an older page answering 500 every night is asked again past three nights; given up after BACKFILL_UNANSWERED_NIGHTS, said by `nor site` (and --json), `nor status --json` and a flag; `nor backfill restart` asks it again", async () => {
     const site = await world.fleet.server();
     site.route("/robots.txt", noRobots);
     const html = (res: import("node:http").ServerResponse, s: string) =>
@@ -112,9 +112,21 @@ describe("P7: a backfill that gives up, said and restarted", () => {
     );
     expect(row?.backfill).toMatchObject({ state: "given-up", night: "2026-11-24", url: older });
 
-    // Given up: not asked the next night.
+    // P24, P7: a flag for a person, once.
+    const flags = await runMain(["flags", "--data", data]);
+    expect(flags.stdout).toContain(
+      `backfill-gave-up\tbf\tits older pages gave up on ${older} (no answer ${BACKFILL_UNANSWERED_NIGHTS} nights running (last: error, HTTP 500 (retries-exhausted))); \`nor backfill restart bf\` asks it again`,
+    );
+
+    // Given up: not asked the next night, nor flagged again.
     await nightOn(catalog, data, "2026-11-25");
     expect(site.hits("/bf-older")).toHaveLength(15);
+    const flagsAfter = await runMain(["flags", "--data", data, "--json"]);
+    expect(
+      (JSON.parse(flagsAfter.stdout) as { kind: string }[]).filter(
+        (f) => f.kind === "backfill-gave-up",
+      ),
+    ).toHaveLength(1);
 
     // A person restarts it: the next night asks that page again (now mended), and reads on.
     const restart = await runMain(["backfill", "restart", "bf", "--data", data]);
