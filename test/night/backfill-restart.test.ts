@@ -45,7 +45,7 @@ function setUnanswered(data: string, id: string, nights: number): void {
 }
 
 describe("P7: a backfill that gives up, said and restarted", () => {
-  it("P7, P15: an older page answering 500 every night is asked again past three nights; given up after BACKFILL_UNANSWERED_NIGHTS, said by `nor site` (and --json), `nor status --json` and a flag; `nor backfill restart` asks it again", async () => {
+  it("P7, P15: an older page answering 500 every night is asked again past three nights; given up after BACKFILL_UNANSWERED_NIGHTS, said by `nor site` (and --json), `nor status` (and --json) and a flag; `nor backfill restart` asks it again", async () => {
     const site = await world.fleet.server();
     site.route("/robots.txt", noRobots);
     const html = (res: import("node:http").ServerResponse, s: string) =>
@@ -105,6 +105,10 @@ describe("P7: a backfill that gives up, said and restarted", () => {
         night: "2026-11-24",
         url: older,
       }),
+    );
+    const table = await runMain(["status", "--data", data]);
+    expect(table.stdout).toContain(
+      `\nbf: older pages: given up on the night of 2026-11-24, 0 older pages read: the older page ${older} failed`,
     );
     const status = await runMain(["status", "--data", data, "--json"]);
     const row = (JSON.parse(status.stdout) as { id: string; backfill: unknown }[]).find(

@@ -126,6 +126,15 @@ export function register(program: Command): void {
         if (nights.length > 0) stdout().write("\n");
         const now = Date.now();
         for (const n of nights) stdout().write(`${nightLine(n, now)}\n`);
+        // P7: the backfills that gave up, for a person (the rest: `nor site SITE`, --json).
+        const states = await backfillStates(store.db);
+        const gaveUp = rows.filter((r) => states.get(r.id)?.ended?.why === "gave-up");
+        if (gaveUp.length > 0) stdout().write("\n");
+        // One line (the reason may hold the site's words); never cut: it ends with the command.
+        for (const r of gaveUp)
+          stdout().write(
+            `${r.id}: ${backfillJson(states.get(r.id), r.id).text.replace(/[\r\n\u2028\u2029]+/g, " ")}\n`,
+          );
       } finally {
         await store.close();
       }
