@@ -139,8 +139,14 @@ export interface JournalPort {
    * Ignored once the row is completed; `complete` writes them again at the end.
    */
   waitAsked(id: string, w: WaitAsked): Promise<void>;
-  /** In one write transaction: complete the row, record the end, release the lease. */
-  complete(id: string, holder: string, c: Completion): Promise<void>;
+  /**
+   * In one write transaction: complete the row, record the end, release the lease. Only a row
+   * still in flight and still `holder`'s is completed (compare and set): one another process
+   * took over meanwhile (this one frozen past its lease: marked interrupted) is left as that
+   * process wrote it, and false is returned; the site's end, hold and no are still kept on the
+   * site, each only ever the stricter (P10, P15, P21).
+   */
+  complete(id: string, holder: string, c: Completion): Promise<boolean>;
   /** The stored final answer of this request tonight, if any. */
   answer(night: string, key: string): Promise<StoredAnswer | undefined>;
   /**

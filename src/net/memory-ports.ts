@@ -138,8 +138,11 @@ export class MemoryJournal implements JournalPort {
   async waitAsked(id: string, w: WaitAsked): Promise<void> {
     const row = this.rows[Number(id)];
     if (!row || row.entry.endedAt !== null) return;
-    row.entry.status = w.status;
-    if (w.retryAt !== undefined) row.retryAt = w.retryAt;
+    // The row only while in flight (one taken over keeps its truth); the site's hold even so.
+    if (row.entry.outcome === "in-flight") {
+      row.entry.status = w.status;
+      if (w.retryAt !== undefined) row.retryAt = w.retryAt;
+    }
     const site = this.sites.get(row.entry.site) ?? {};
     this.sites.set(row.entry.site, site);
     if (w.siteNotBefore !== undefined)
@@ -148,9 +151,27 @@ export class MemoryJournal implements JournalPort {
       site.closed = { night: row.entry.night, reason: w.closeSite };
   }
 
-  async complete(id: string, holder: string, c: Completion): Promise<void> {
+  async complete(id: string, holder: string, c: Completion): Promise<boolean> {
     const row = this.rows[Number(id)];
-    if (!row) return;
+    if (!row) return false;
+    const e = row.entry;
+    // Compare and set (JournalPort.complete): a row taken over is left as it is; the site
+    // still keeps what the site did, the stricter only.
+    const written = e.outcome === "in-flight" && row.holder === holder;
+    if (written) this.#completeRow(row, c);
+    const site = this.sites.get(e.site) ?? {};
+    this.sites.set(e.site, site);
+    // Never move an end backwards: two processes racing must not shorten the gap (P10).
+    site.lastEnd = Math.max(site.lastEnd ?? Number.NEGATIVE_INFINITY, c.endedAt);
+    if (site.lease?.holder === holder) delete site.lease;
+    if (c.siteNotBefore !== undefined)
+      site.notBefore = Math.max(site.notBefore ?? Number.NEGATIVE_INFINITY, c.siteNotBefore);
+    if (c.closeSite !== undefined && e.night !== undefined)
+      site.closed = { night: e.night, reason: c.closeSite };
+    return written;
+  }
+
+  #completeRow(row: Row, c: Completion): void {
     const e = row.entry;
     e.endedAt = c.endedAt;
     e.status = c.status;
@@ -165,15 +186,6 @@ export class MemoryJournal implements JournalPort {
     else if (row.retryAt === undefined && c.retryAtIfNone !== undefined)
       row.retryAt = c.retryAtIfNone;
     if (c.answer) row.answer = structuredClone(c.answer);
-    const site = this.sites.get(e.site) ?? {};
-    this.sites.set(e.site, site);
-    // Never move an end backwards: two processes racing must not shorten the gap (P10).
-    site.lastEnd = Math.max(site.lastEnd ?? Number.NEGATIVE_INFINITY, c.endedAt);
-    if (site.lease?.holder === holder) delete site.lease;
-    if (c.siteNotBefore !== undefined)
-      site.notBefore = Math.max(site.notBefore ?? Number.NEGATIVE_INFINITY, c.siteNotBefore);
-    if (c.closeSite !== undefined && e.night !== undefined)
-      site.closed = { night: e.night, reason: c.closeSite };
   }
 
   async answer(night: string, key: string): Promise<StoredAnswer | undefined> {

@@ -208,12 +208,14 @@ export class NotKept extends NorError {
 /**
  * The work a request was part of is no longer the caller's (FetchRequest.held said so: a night's
  * lane taken over by another process while this one was frozen past its lease): nothing was
- * sent or written for it, and the caller leaves that work to its new holder (P8, P9).
+ * sent or written for it, and the caller leaves that work to its new holder (P8, P9). Also
+ * thrown for an answer read after its row was taken over (the journal step: the completion
+ * refused, the lane another's): nothing is written over the new holder's truth.
  */
 export class NotHeld extends Error {
   override name = "NotHeld";
-  constructor(url: string) {
-    super(`not sent: its lane is held by another process now (${url})`);
+  constructor(url: string, what = "not sent") {
+    super(`${what}: its lane is held by another process now (${url})`);
   }
 }
 

@@ -89,8 +89,9 @@ export async function runNightWithStore(
       return a;
     },
     complete: async (id, holder, c) => {
-      await sqlJournal.complete(id, holder, c);
+      const written = await sqlJournal.complete(id, holder, c);
       durable.completed(c, clock.now());
+      return written;
     },
     waitAsked: (id, w) => sqlJournal.waitAsked(id, w),
     answer: (night, key) => sqlJournal.answer(night, key),

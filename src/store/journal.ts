@@ -140,16 +140,25 @@ export class SqlJournal implements JournalPort {
   waitAsked(id: string, w: WaitAsked): Promise<void> {
     return this.group.run(async (tx) => {
       // Only while the attempt is under way: its completion, if it came first, has the word.
-      const row = await tx
-        .updateTable("request_log")
-        .set({
-          status: w.status,
-          ...(w.retryAt !== undefined ? { retry_at: toIso(w.retryAt) } : {}),
-        })
-        .where("id", "=", Number(id))
-        .where("ended_at", "is", null)
-        .returning(["site", "night"])
-        .executeTakeFirst();
+      // The row only while it is in flight (another process may have taken it over and marked
+      // it interrupted: its truth is kept); what the site asked for holds on the site even so.
+      const row =
+        (await tx
+          .updateTable("request_log")
+          .set({
+            status: w.status,
+            ...(w.retryAt !== undefined ? { retry_at: toIso(w.retryAt) } : {}),
+          })
+          .where("id", "=", Number(id))
+          .where("outcome", "=", "in-flight")
+          .returning(["site", "night"])
+          .executeTakeFirst()) ??
+        (await tx
+          .selectFrom("request_log")
+          .select(["site", "night"])
+          .where("id", "=", Number(id))
+          .where("ended_at", "is", null)
+          .executeTakeFirst());
       if (!row) return;
       const close = w.closeSite !== undefined && row.night !== null;
       if (w.siteNotBefore === undefined && !close) return;
@@ -230,10 +239,12 @@ export class SqlJournal implements JournalPort {
     return marked;
   }
 
-  complete(id: string, holder: string, c: Completion): Promise<void> {
+  complete(id: string, holder: string, c: Completion): Promise<boolean> {
     return this.group.run(async (tx) => {
       const end = toIso(c.endedAt);
-      const row = await COMPLETE_ATTEMPT.first(tx, {
+      // Only a row still in flight and still its holder's (compare and set): one another
+      // process took over while this one was frozen (marked interrupted) keeps that truth.
+      const mineRow = await COMPLETE_ATTEMPT.first(tx, {
         end,
         status: c.status,
         outcome: c.outcome,
@@ -247,12 +258,23 @@ export class SqlJournal implements JournalPort {
         retryAtIfNone: c.retryAtIfNone !== undefined ? toIso(c.retryAtIfNone) : null,
         answer: c.answer ? JSON.stringify(c.answer) : null,
         id: Number(id),
+        holder,
       });
-      if (!row) return;
+      // Not ours any more: the row is left as it is, but what the site did stays in force on
+      // the site (its end, a hold, a no: each only ever the stricter, P10, P15, P21).
+      const row =
+        mineRow ??
+        (await tx
+          .selectFrom("request_log")
+          .select(["site", "night"])
+          .where("id", "=", Number(id))
+          .executeTakeFirst());
+      if (!row) return false;
+      const written = mineRow !== undefined;
       if (c.siteNotBefore === undefined && (c.closeSite === undefined || row.night === null)) {
         // Most answers: the site's end and its lease, in the statement below built once.
         await RELEASE_SITE.run(tx, { end, holder, site: row.site });
-        return;
+        return written;
       }
       // One statement: the later end wins, the later Retry-After wins, the lease is let go
       // only by its holder (every right-hand side reads the row as it was).
@@ -272,6 +294,7 @@ export class SqlJournal implements JournalPort {
         })
         .where("site", "=", row.site)
         .execute();
+      return written;
     });
   }
 
@@ -522,6 +545,7 @@ const COMPLETE_ATTEMPT = prepared(
       retryAtIfNone: string | null;
       answer: string | null;
       id: number;
+      holder: string;
     }>,
   ) =>
     db
@@ -544,6 +568,8 @@ const COMPLETE_ATTEMPT = prepared(
         answer: $("answer"),
       })
       .where("id", "=", $("id"))
+      .where("outcome", "=", "in-flight")
+      .where("holder", "=", $("holder"))
       .returning(["site", "night"]),
 );
 

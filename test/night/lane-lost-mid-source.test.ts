@@ -290,3 +290,50 @@ it("P8, P23: a worker frozen in the middle of a source wakes while the machine t
   for (const src of sim.catalog.sources)
     expect(store.outcomeOf(src.id, NIGHT), src.id).toMatchObject({ kind: "ok" });
 });
+
+it.each([
+  ["while the other is still asking that page", "asking"],
+  ["after the other finished the lane", "finished"],
+] as const)(
+  "P8, P27: a worker frozen with a request on the wire past its lane's and its request's leases, woken %s, writes nothing over the row the other marked interrupted, and records nothing for the source",
+  async (_when, wake) => {
+    const m = machines(4);
+    const sent: { holder: string; url: string }[] = [];
+    const errors: string[] = [];
+    const f = freeze();
+    // A freezes with the busy page's request on the wire (a SIGSTOP after it was sent): the
+    // site answers meanwhile, and A reads that answer once it wakes.
+    const transport =
+      (holder: string) =>
+      async (req: Parameters<Sim["transport"]>[0]): Promise<TransportResult> => {
+        if (req.url.endsWith("/robots.txt")) return m.sim.transport(req);
+        sent.push({ holder, url: req.url });
+        if (holder === A && req.url === m.busy) {
+          f.on = true;
+          await f.until;
+        }
+        return m.sim.transport(req);
+      };
+    const onError = (holder: string) => (id: string, err: unknown) =>
+      errors.push(`${holder} ${id} ${String(err)}`);
+    await bothNights(
+      m,
+      () => nightAs(m, A, m.journal, transport(A), onError(A)),
+      () => nightAs(m, B, m.journal, transport(B), onError(B)),
+      () => f.on,
+      (bStarted, bEnded) => {
+        const bAsked = sent.some((s) => s.holder === B && s.url === m.busy);
+        if (bStarted && (wake === "asking" ? bAsked : bEnded)) f.release();
+      },
+    );
+    const { sim, store, busy, journal } = m;
+    // B took the page over once A's request lease ran out, and marked A's row interrupted; A's
+    // late answer changed nothing of it.
+    const rows = journal.entries.filter((e) => e.url === busy);
+    expect(rows.map((e) => e.outcome)).toEqual(["interrupted", "ok"]);
+    expect(rows[0]?.endedAt).toBeNull();
+    expect(errors).toEqual([]);
+    for (const src of sim.catalog.sources)
+      expect(store.outcomeOf(src.id, NIGHT), src.id).toMatchObject({ kind: "ok" });
+  },
+);

@@ -12,7 +12,7 @@ const NIGHT = "2026-11-05";
 
 /** The journal's completion (after the request was sent) hits a full disk; commits still fit. */
 class FullJournal extends MemoryJournal {
-  override async complete(): Promise<void> {
+  override async complete(): Promise<boolean> {
     throw Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
   }
 }

@@ -23,6 +23,8 @@ interface Subject {
   clear(site: string, kind: OwnerRule["kind"]): Promise<void>;
   /** Each row's URL and start, as the log (P27) shows them. */
   starts(): Promise<{ url: string; startedAt: number }[]>;
+  /** Each row's URL, outcome and status, as the log (P27) shows them. */
+  outcomes(): Promise<{ url: string; outcome: string; status: number | null }[]>;
   close(): Promise<void>;
 }
 
@@ -35,6 +37,8 @@ const ME = "test-host:1:me";
 const DEAD = `${(await import("node:os")).hostname()}:2147483646:dead`;
 /** Another live holder of this process (a second fetcher): made here, so it is alive. */
 const OTHER_LIVE = newHolderId(() => "other");
+/** A holder on another host: only its lease tells whether it is alive. */
+const OTHER_HOST = "machine-a:101:aaaa";
 
 function intent(url: string, extra: Partial<SendIntent> = {}): SendIntent {
   const u = new URL(url);
@@ -77,6 +81,12 @@ const sqlMaker = (factory: StoreFactory): Maker => ({
           url: e.url,
           startedAt: e.startedAt,
         })),
+      outcomes: async () =>
+        (await new SqlRequestLog(store.db).query({})).map((e) => ({
+          url: e.url,
+          outcome: e.outcome,
+          status: e.status,
+        })),
       close: () => store.close(),
     };
   },
@@ -101,6 +111,8 @@ const makers: Maker[] = [
           );
         },
         starts: async () => journal.entries.map((e) => ({ url: e.url, startedAt: e.startedAt })),
+        outcomes: async () =>
+          journal.entries.map((e) => ({ url: e.url, outcome: e.outcome, status: e.status })),
         close: async () => {},
       };
     },
@@ -356,6 +368,63 @@ describe.each(makers)("the journal's contract: $name", (m) => {
       const again = await s.journal.admit(intent("https://www.a.gov/1"), ME, T0 + 5100);
       // The killed attempt may have reached the site (P15 counts what the site saw): the second.
       expect(again).toMatchObject({ kind: "go", attempt: 2 });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("P27, P8: a late completion of a row another worker took over (marked interrupted) writes nothing over it: the row stays interrupted, nothing is replayed from it, the new holder's lease stands", async () => {
+    const s = await m.make();
+    try {
+      // A worker on another host admits a page, then is frozen (SIGSTOP) past its request's
+      // lease; this worker's admission to the site takes the lease over and marks the row.
+      const url = "https://www.a.gov/frozen";
+      const a = await s.journal.admit(intent(url), OTHER_HOST, T0);
+      if (a.kind !== "go") throw new Error(a.kind);
+      let takeover = T0 + REQUEST_LEASE_MS + 1;
+      let mine = await s.journal.admit(intent("https://www.a.gov/next"), ME, takeover);
+      // The gap from the takeover, then the cut send's hold (P15): bounded waits.
+      for (let i = 0; i < 3 && mine.kind === "wait"; i++) {
+        takeover = mine.until;
+        mine = await s.journal.admit(intent("https://www.a.gov/next"), ME, takeover);
+      }
+      expect(mine).toMatchObject({ kind: "go" });
+      // The frozen worker wakes, reads what had arrived and completes its row, late; its head
+      // (a 503 asking for a wait) first, as the head-wait step journals it.
+      await s.journal.waitAsked(a.id, { status: 503, retryAt: takeover + 60_000 });
+      const written = await s.journal.complete(a.id, OTHER_HOST, {
+        ...done,
+        endedAt: takeover + 500,
+        answer: {
+          kind: "response",
+          status: 200,
+          headers: {},
+          read: "complete",
+          bytes: 10,
+          archived: false,
+          startedAt: T0,
+          endedAt: takeover + 500,
+          attempt: 1,
+          priorAllClosed: false,
+        },
+      });
+      expect(written).toBe(false);
+      const rows = await s.outcomes();
+      expect(rows.find((r) => r.url === url)).toMatchObject({
+        outcome: "interrupted",
+        status: null,
+      });
+      // Not a stored answer: the lane's new holder asks the page itself (a second send, P15).
+      expect(await s.journal.answer(NIGHT, `GET ${url}`)).toBeUndefined();
+      // The site's lease is still this worker's: a third process waits for it.
+      expect(
+        (await s.journal.admit(intent("https://www.a.gov/third"), OTHER_LIVE, takeover + 600)).kind,
+      ).toBe("wait");
+      // This worker's own completion is written.
+      if (mine.kind !== "go") throw new Error(mine.kind);
+      expect(await s.journal.complete(mine.id, ME, { ...done, endedAt: takeover + 700 })).toBe(
+        true,
+      );
     } finally {
       await s.close();
     }

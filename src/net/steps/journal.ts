@@ -9,6 +9,8 @@ import {
   type Call,
   CutOff,
   type Got,
+  heldNow,
+  NotHeld,
   NotKept,
   type Step,
 } from "../pipeline.js";
@@ -60,7 +62,12 @@ export const journal =
       await interrupted(deps, t, err, end, call);
       throw err;
     }
-    await deps.journal.complete(t.id, deps.holder, completion(call, t, got, got.judged));
+    const written = await deps.journal.complete(
+      t.id,
+      deps.holder,
+      completion(call, t, got, got.judged),
+    );
+    // A no is the site's, whoever's row it is now (P21: the stricter side).
     if (got.judged.closeSite !== undefined) {
       deps.closed.close(t.night, siteOf(call.url), got.judged.closeSite);
     }
@@ -74,6 +81,15 @@ export const journal =
       } catch (err) {
         throw new NotKept(err);
       }
+    }
+    // The row was taken over while this process was frozen with the request on the wire
+    // (another marked it interrupted after taking the lane): its truth stands. When the lane is
+    // another's too, nothing of this answer is recorded by this process either: the lane's new
+    // holder asks and records the page (P8, P9, P27).
+    if (!written) {
+      const mine = heldNow(call);
+      if (mine !== true && !(await mine))
+        throw new NotHeld(call.url, "answered too late to record");
     }
     return reply;
   };

@@ -348,13 +348,14 @@ export const siteGate =
  * end is never before its planned start (the row's `started_at`): a log row never ends before
  * it starts, and the site's gap counts from the planned start at the earliest (P10, P27).
  */
-function notSent(
+async function notSent(
   deps: SiteGateDeps,
   a: { id: string; startedAt: number },
   outcome: string,
   failure: string,
 ): Promise<void> {
-  return deps.journal.complete(a.id, deps.holder, {
+  // A row another process took over meanwhile keeps its word (JournalPort.complete).
+  await deps.journal.complete(a.id, deps.holder, {
     endedAt: Math.max(deps.clock.now(), a.startedAt),
     status: null,
     outcome,

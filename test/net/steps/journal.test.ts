@@ -13,6 +13,7 @@ class RecordingJournal implements JournalPort {
   }
   async complete(id: string, _holder: string, c: Completion) {
     this.completed.push([id, c]);
+    return true;
   }
   async waitAsked(): Promise<void> {}
   async answer() {

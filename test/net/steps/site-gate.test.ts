@@ -38,8 +38,9 @@ class ScriptedJournal implements JournalPort {
   readonly completed: { id: string; c: Completion }[] = [];
   /** Runs inside admit, as the transaction's commit would take its time. */
   during?: () => Promise<void>;
-  async complete(id: string, _holder: string, c: Completion): Promise<void> {
+  async complete(id: string, _holder: string, c: Completion): Promise<boolean> {
     this.completed.push({ id, c });
+    return true;
   }
   async waitAsked(): Promise<void> {}
   async answer(): Promise<StoredAnswer | undefined> {
