@@ -47,6 +47,58 @@ export interface UndiciTransportOptions extends AddressGuardOptions {
 export type UndiciTransport = Transport & { close(): Promise<void> };
 
 /**
+ * A timer that fires more than this long after it was due finds that this process was not
+ * running meanwhile: frozen (SIGSTOP, a suspended machine) or its event loop held up. Node runs
+ * due timers before it reads sockets, so what the site sent while the process was away is still
+ * unread when such a timer fires.
+ */
+export const LATE_TIMER_MS = 1_000;
+
+/** How many times one P14 window is given again after its timer fired late (awakeTimeout). */
+export const MAX_LATE_REARMS = 3;
+
+/**
+ * P14 as a window the checker was there for. `onDue` is called once `ms` has passed; but when
+ * the timer fires late (LATE_TIMER_MS past its time, by `monotonic`), the checker was not
+ * running for part of the window, how much of it unknown, and the answer may be waiting unread:
+ * calling that the site's time-out would put on the site's record a wait that was the
+ * checker's. So the window is given again from now (at most MAX_LATE_REARMS times; a process
+ * frozen that often in one request then calls it a time-out after all), and what has arrived is
+ * read first. `onDue` hears how long, in all, the timer fired late. Returns the cancel.
+ */
+export function awakeTimeout(
+  ms: number,
+  onDue: (awayMs: number) => void,
+  monotonic: () => number = () => performance.now(),
+): () => void {
+  let away = 0;
+  let rearms = 0;
+  let timer: NodeJS.Timeout;
+  const arm = () => {
+    const dueAt = monotonic() + ms;
+    timer = setTimeout(() => {
+      const late = monotonic() - dueAt;
+      if (late > LATE_TIMER_MS && rearms < MAX_LATE_REARMS) {
+        away += late;
+        rearms++;
+        arm();
+        return;
+      }
+      onDue(away);
+    }, ms);
+  };
+  arm();
+  return () => clearTimeout(timer);
+}
+
+/** What a late-fired window says in the log (awakeTimeout). */
+function awayNote(awayMs: number): string {
+  return awayMs > 0
+    ? `; the checker was not running for ${Math.round(awayMs)} ms of it and gave it its window again`
+    : "";
+}
+
+/**
  * The longest head read, as Chrome reads one (256 KiB, ERR_RESPONSE_HEADERS_TOO_BIG past it).
  * undici's default is Node's 16 KiB: a site whose heads carry a long Content-Security-Policy or
  * many cookies had its pages unreadable and its robots.txt unreachable (the host kept off every
@@ -153,20 +205,21 @@ export function createUndiciTransport(opts: UndiciTransportOptions = {}): Undici
       const settle = (r: TransportResult) => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
+        stopTimer();
         resolve(r);
       };
       // P14: one deadline for the headers from the start of the attempt: connect and TLS
       // count, and an interim 1xx (which restarts undici's own headers timer) never extends it.
-      // Past it the request is let go; whatever it brings later is dropped unread.
-      const timer = setTimeout(() => {
+      // Past it the request is let go; whatever it brings later is dropped unread. A deadline
+      // passed while this process was not running is not the site's (awakeTimeout).
+      const stopTimer = awakeTimeout(headersTimeout, (away) => {
         settle({
           kind: "failure",
           failure: "timeout-headers",
-          message: `no response headers within ${headersTimeout} ms of the attempt's start (P14)`,
+          message: `no response headers within ${headersTimeout} ms of the attempt's start (P14)${awayNote(away)}`,
         });
         answer.cancel(new Error(`no response headers within ${headersTimeout} ms`));
-      }, headersTimeout);
+      });
       answer.onHead = (head) => {
         if (settled) {
           answer.cancel(new Error("answered after its deadline"));
@@ -271,7 +324,7 @@ export class Answer implements AsyncIterable<Uint8Array> {
   #error: unknown;
   #failed = false;
   #open = true;
-  #timer: NodeJS.Timeout | undefined;
+  #stopTimer: (() => void) | undefined;
   /** Readers waiting for a chunk, the end or a failure. */
   #waiting: (() => void)[] = [];
 
@@ -339,17 +392,16 @@ export class Answer implements AsyncIterable<Uint8Array> {
       !this.#bodiless &&
       headers["content-length"] === undefined &&
       !/chunked/i.test(Array.isArray(coding) ? coding.join(",") : (coding ?? ""));
-    // The error is made only when it happens: an Error captures a stack trace, per request.
-    this.#timer = setTimeout(
-      () =>
-        this.#fail(
-          new TransportBodyError(
-            "timeout-body",
-            `body not complete within ${this.#totalMs} ms of its headers (P14)`,
-          ),
-          true,
+    // The error is made only when it happens: an Error captures a stack trace, per request. A
+    // deadline passed while this process was not running is not the site's (awakeTimeout).
+    this.#stopTimer = awakeTimeout(this.#totalMs, (away) =>
+      this.#fail(
+        new TransportBodyError(
+          "timeout-body",
+          `body not complete within ${this.#totalMs} ms of its headers (P14)${awayNote(away)}`,
         ),
-      this.#totalMs,
+        true,
+      ),
     );
     this.onHead({ status, headers });
     return true;
@@ -383,7 +435,7 @@ export class Answer implements AsyncIterable<Uint8Array> {
     }
     this.#live = false;
     this.#complete = true;
-    clearTimeout(this.#timer);
+    this.#stopTimer?.();
     this.#wakeUp();
     this.onEnd();
   }
@@ -465,7 +517,7 @@ export class Answer implements AsyncIterable<Uint8Array> {
     if (this.#failed || this.#complete) return;
     this.#failed = true;
     this.#error = err;
-    clearTimeout(this.#timer);
+    this.#stopTimer?.();
     if (abort) this.cancel(err as Error);
     this.#wakeUp();
     this.onEnd();
@@ -475,7 +527,7 @@ export class Answer implements AsyncIterable<Uint8Array> {
   #finish(): void {
     if (!this.#open) return;
     this.#open = false;
-    clearTimeout(this.#timer);
+    this.#stopTimer?.();
     this.#chunks.length = 0;
     this.#queued = 0;
     if (!this.#complete && !this.#failed) this.cancel(new Error("the body was left unread"));
