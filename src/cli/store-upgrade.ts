@@ -1,7 +1,8 @@
 /**
  * What a command says when the store it opens was made by an earlier version and is upgraded
  * first (its migrations, store/db.ts `onUpgrade`): a migration may rewrite a large table for a
- * while (018 the records table), and a command that sat quiet meanwhile would look hung.
+ * while (018 the records table), and a command that sat quiet meanwhile would look hung. So too
+ * a write waiting for a SQLite store's write lock another process holds (`onLockWait`).
  */
 import type { OpenOptions, StoreUpgrade } from "../store/db.js";
 import { stderr } from "./io.js";
@@ -26,10 +27,18 @@ export function sayingAsJson(now: () => number, opts: OpenOptions = {}): OpenOpt
     ...opts,
     onUpgrade: (u) =>
       void stderr().write(`${JSON.stringify({ level: 30, time: now(), msg: upgradeText(u) })}\n`),
+    // A SQLite store's write lock held by another process (one frozen in a write): said as a
+    // warning, as the command waits for it (store/db.ts `onLockWait`).
+    onLockWait: (note) =>
+      void stderr().write(`${JSON.stringify({ level: 40, time: now(), msg: note })}\n`),
   };
 }
 
-/** `opts` with the upgrade said on stderr. */
+/** `opts` with the upgrade, and a wait for another process's write lock, said on stderr. */
 export function saying(opts: OpenOptions = {}): OpenOptions {
-  return { ...opts, onUpgrade: sayUpgrade };
+  return {
+    ...opts,
+    onUpgrade: sayUpgrade,
+    onLockWait: (note) => void stderr().write(`nor: ${note}\n`),
+  };
 }

@@ -67,6 +67,14 @@ export interface OpenOptions {
    * rewrites a large table says why (018 rewrites the records table).
    */
   onUpgrade?: (upgrade: StoreUpgrade) => void;
+  /**
+   * SQLite: said when a write finds the store's write lock held by another process past the
+   * busy wait (one frozen in the middle of a write: a SIGSTOP, a suspended machine), and again
+   * each minute it still waits: what it waits on, and for how long at most (STORE_LOCK_WAIT_MS).
+   */
+  onLockWait?: (note: string) => void;
+  /** SQLite: how long a write waits in all for another process's write lock (tests shorten). */
+  lockWaitMs?: number;
 }
 
 /** A store about to be upgraded: where, and the migrations to run, in order. */
@@ -83,6 +91,20 @@ export interface Store {
 
 /** The busy wait of a SQLite connection outside migrations: a writer's transaction is short. */
 const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * How long, in all, a write on a SQLite store waits for the write lock another process holds
+ * before the command gives up (E_STORE, exit 1: a condition of the moment). A writer's
+ * transaction is short; one held longer is a process frozen in the middle of it (SIGSTOP, a
+ * suspended machine), which every other process of the store waits for alike. PostgreSQL ends
+ * such a transaction after 60 s (idle_in_transaction_session_timeout); SQLite cannot end
+ * another process's, so this waits longer than that before it gives up.
+ */
+export const STORE_LOCK_WAIT_MS = 5 * 60_000;
+/** Between two tries at a write lock held by another process: this process's own work runs. */
+const LOCK_RETRY_PAUSE_MS = 250;
+/** How often a write still waiting for the lock says so again. */
+const LOCK_NOTE_EVERY_MS = 60_000;
 
 /**
  * How long an opener of a SQLite store waits for another process's migrations to finish (an
@@ -186,8 +208,13 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
       }
     });
     cache.onClose(() => direct.closeReads());
+    const lockWait: LockWait = {
+      inTransaction: () => sqlite.inTransaction,
+      ...(opts.onLockWait ? { note: opts.onLockWait } : {}),
+      limitMs: opts.lockWaitMs ?? STORE_LOCK_WAIT_MS,
+    };
     db = new Kysely<Database>({
-      dialect: noNul(new ImmediateSqliteDialect({ database: cache }, direct, file)),
+      dialect: noNul(new ImmediateSqliteDialect({ database: cache }, direct, file, lockWait)),
     });
     registerStore(db, direct);
     sqliteConn = sqlite;
@@ -839,15 +866,18 @@ function redact(url: string): string {
 class ImmediateSqliteDialect extends SqliteDialect {
   readonly #direct: SqliteDirect;
   readonly #file: string;
+  readonly #lockWait: LockWait;
 
   constructor(
     config: ConstructorParameters<typeof SqliteDialect>[0],
     direct: SqliteDirect,
     file: string,
+    lockWait: LockWait,
   ) {
     super(config);
     this.#direct = direct;
     this.#file = file;
+    this.#lockWait = lockWait;
   }
 
   override createAdapter(): DialectAdapter {
@@ -873,8 +903,60 @@ class ImmediateSqliteDialect extends SqliteDialect {
     };
     const acquire = driver.acquireConnection.bind(driver);
     const file = this.#file;
-    driver.acquireConnection = async () => storeStateErrors(await acquire(), file);
+    const lockWait = this.#lockWait;
+    driver.acquireConnection = async () => storeStateErrors(await acquire(), file, lockWait);
     return this.#direct.count(driver);
+  }
+}
+
+/** How a SQLite store's writes wait for another process's write lock (waitForLock). */
+interface LockWait {
+  /** Whether the store's connection is inside a transaction (then a busy statement fails). */
+  inTransaction(): boolean;
+  note?: (text: string) => void;
+  limitMs: number;
+}
+
+/**
+ * A statement that found the write lock held past the busy wait (BUSY_TIMEOUT_MS) tried again,
+ * with pauses in which this process's other work runs, until it gets the lock or STORE_LOCK_WAIT_MS
+ * (`limitMs`) has passed since it began waiting; what it waits on is said (`note`) at once and
+ * each minute. Given up, it fails as the store's error (E_STORE, exit 1), saying why. Only a
+ * statement outside a transaction is tried again (a `begin immediate`, or a write that is its
+ * own transaction): SQLite did nothing of it.
+ */
+async function waitForLock<R>(
+  run: () => Promise<QueryResult<R>>,
+  file: string,
+  w: LockWait,
+  first: unknown,
+): Promise<QueryResult<R>> {
+  // The first busy wait has passed already (SQLite's, on this thread).
+  const began = performance.now() - BUSY_TIMEOUT_MS;
+  let noted = Number.NEGATIVE_INFINITY;
+  let last = first;
+  for (;;) {
+    const waited = performance.now() - began;
+    if (waited >= w.limitMs) {
+      throw new NorError(
+        "E_STORE",
+        `the store at ${file} stayed locked by another process for ${Math.round(waited / 1000)} s (one stopped or frozen in the middle of a write, e.g. by SIGSTOP, or a suspended machine); this process gives up (exit 1): run it again once that process has gone on or ended`,
+        { cause: last },
+      );
+    }
+    if (waited - noted >= LOCK_NOTE_EVERY_MS || noted === Number.NEGATIVE_INFINITY) {
+      noted = waited;
+      w.note?.(
+        `waiting for the store's write lock at ${file}, held by another process for ${Math.round(waited / 1000)} s now (one stopped or frozen in the middle of a write?); waiting up to ${Math.round(w.limitMs / 1000)} s in all`,
+      );
+    }
+    await new Promise<void>((r) => setTimeout(r, LOCK_RETRY_PAUSE_MS));
+    try {
+      return await run();
+    } catch (err) {
+      if (!isBusy(err) || w.inTransaction()) throw storeStateError(file, err) ?? err;
+      last = err;
+    }
   }
 }
 
@@ -900,7 +982,11 @@ const sayingState = new WeakSet<DatabaseConnection>();
  * SQLite connection runs a statement synchronously and throws its error at once, so no promise
  * is added to a statement that succeeds.
  */
-function storeStateErrors(conn: DatabaseConnection, file: string): DatabaseConnection {
+function storeStateErrors(
+  conn: DatabaseConnection,
+  file: string,
+  lockWait?: LockWait,
+): DatabaseConnection {
   if (sayingState.has(conn)) return conn;
   const execute = conn.executeQuery.bind(conn);
   const stream = conn.streamQuery.bind(conn);
@@ -908,6 +994,10 @@ function storeStateErrors(conn: DatabaseConnection, file: string): DatabaseConne
     try {
       return execute<R>(q);
     } catch (err) {
+      // The write lock held by another process past the busy wait: a statement that begins a
+      // transaction, or one that is a transaction of its own, did nothing and is tried again.
+      if (lockWait !== undefined && isBusy(err) && !lockWait.inTransaction())
+        return waitForLock(() => execute<R>(q), file, lockWait, err);
       throw storeStateError(file, err) ?? err;
     }
   };

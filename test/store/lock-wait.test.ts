@@ -1,0 +1,88 @@
+import { join } from "node:path";
+import Sqlite from "better-sqlite3";
+import { afterAll, describe, expect, it } from "vitest";
+import { NorError } from "../../src/errors.js";
+import type { SendIntent } from "../../src/net/journal.js";
+import { openStore } from "../../src/store/db.js";
+import { SqlJournal } from "../../src/store/journal.js";
+import { sqliteFactory } from "./stores.js";
+
+/**
+ * `nor night --workers` on SQLite: a worker frozen (SIGSTOP) in the middle of a write holds the
+ * store's write lock; another process's next write found it held past SQLite's busy wait (5 s)
+ * and its command exited 1 with "database is locked", though the night went on and finished.
+ * Now the write waits for the lock, saying what it waits on, and gives up only after
+ * STORE_LOCK_WAIT_MS with the store's error (exit 1) saying why. The frozen process here is a
+ * connection of the test's own holding `begin immediate`.
+ */
+const factory = sqliteFactory();
+afterAll(() => factory.cleanup());
+
+const T0 = Date.parse("2026-11-05T06:00:00Z");
+function intent(url: string): SendIntent {
+  const u = new URL(url);
+  return {
+    night: "2026-11-05",
+    key: `GET ${url}`,
+    method: "GET",
+    url,
+    site: "a.gov",
+    origin: u.origin,
+    purpose: "page",
+    gapMs: 2000,
+    replayAllowed: true,
+  };
+}
+
+describe("a SQLite store whose write lock another process holds", () => {
+  it("P27: a write waits for the lock a frozen process holds, says what it waits on, and goes through once the lock is let go", async () => {
+    const loc = await factory.fresh();
+    if (loc.kind !== "sqlite") throw new Error(loc.kind);
+    const notes: string[] = [];
+    let frozen: Sqlite.Database | undefined;
+    const store = await openStore(loc, {
+      onLockWait: (note) => {
+        notes.push(note);
+        // The frozen process goes on (SIGCONT) and commits.
+        frozen?.exec("commit");
+      },
+    });
+    try {
+      frozen = new Sqlite(join(loc.dir, "nor.db"));
+      frozen.exec("begin immediate");
+      const a = await new SqlJournal(store.db).admit(intent("https://www.a.gov/1"), "me:1:x", T0);
+      expect(a.kind).toBe("go");
+      expect(notes).toHaveLength(1);
+      expect(notes[0]).toMatch(
+        /waiting for the store's write lock at .*nor\.db, held by another process/,
+      );
+    } finally {
+      frozen?.close();
+      await store.close();
+    }
+  });
+
+  it("P27: a lock held past the wait's bound fails as the store's error (E_STORE, exit 1) saying why, not as SQLite's 'database is locked'", async () => {
+    const loc = await factory.fresh();
+    if (loc.kind !== "sqlite") throw new Error(loc.kind);
+    const store = await openStore(loc, { lockWaitMs: 1 });
+    const frozen = new Sqlite(join(loc.dir, "nor.db"));
+    try {
+      frozen.exec("begin immediate");
+      const err = await new SqlJournal(store.db)
+        .admit(intent("https://www.a.gov/1"), "me:1:x", T0)
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(err).toBeInstanceOf(NorError);
+      expect(err).toMatchObject({ code: "E_STORE" });
+      expect((err as Error).message).toMatch(
+        /stayed locked by another process .*gives up \(exit 1\)/,
+      );
+    } finally {
+      frozen.close();
+      await store.close();
+    }
+  });
+});
