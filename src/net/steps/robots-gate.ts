@@ -253,11 +253,18 @@ export function robotsGate(deps: RobotsGateDeps): Step {
   /**
    * The origin's rules for `call`: the read in flight shared, or one started with the call's
    * stop and hold. A shared read that ended because its starter's work is no longer held
-   * (NotHeld: another lane's) is started again for this call, which still holds its own.
+   * (NotHeld: another lane's) is started again for this call, which still holds its own. After
+   * two such, the third read is the call's own, not shared: only its own hold can stop it (a
+   * call whose lane is held never hears NotHeld, which its night would record as the checker's
+   * error for the source, however many other lanes were lost meanwhile).
    */
   const lookup = async (call: Call): Promise<Lookup> => {
     for (let i = 0; ; i++) {
       try {
+        if (i >= 2) {
+          const origin = new URL(call.url).origin;
+          return await read(origin, call.url, call.source, call.signal, call.held);
+        }
         return await shared(call.url, call.source, call.signal, call.held);
       } catch (err) {
         if (!(err instanceof NotHeld) || i >= 2) throw err;

@@ -81,6 +81,33 @@ describe("step: robots gate (P16, P18, P20)", () => {
     expect(g.pages.map((c) => c.url)).toEqual([`${ORIGIN}/other`]);
   });
 
+  it("P8, P9: a request that holds its own lane gets its robots.txt read even when the shared reads it joined were lost to three other lanes' holds in a row (not a NotHeld of its own)", async () => {
+    const sent: Call[] = [];
+    const g = gate(async (c) => {
+      if (c.held !== undefined && !(await c.held())) throw new NotHeld(c.url);
+      sent.push(c);
+      return rules("User-agent: *\nAllow: /\n");
+    });
+    // Lanes whose hold says yes when asked whether to read again, and no once the read they
+    // started asks it (each lost in between, as a lane whose lease lapsed is).
+    const flips = (answers: boolean[]) => async () => answers.shift() ?? false;
+    const l1 = flips([false]);
+    const l2 = flips([true, false]);
+    const l3 = flips([true, true, false]);
+    const mine = async () => true;
+    const [a, b, c, d] = await Promise.allSettled([
+      g.step({ ...page, held: l1 }),
+      g.step(call({ url: `${ORIGIN}/b`, held: l2 })),
+      g.step(call({ url: `${ORIGIN}/c`, held: l3 })),
+      g.step(call({ url: `${ORIGIN}/mine`, held: mine })),
+    ]);
+    for (const lost of [a, b, c])
+      expect(lost).toMatchObject({ status: "rejected", reason: expect.any(NotHeld) });
+    expect(d).toMatchObject({ status: "fulfilled" });
+    expect(sent.map((x) => x.held)).toEqual([mine]);
+    expect(g.pages.map((x) => x.url)).toEqual([`${ORIGIN}/mine`]);
+  });
+
   it("P18: robots.txt itself passes the gate (it is not judged by itself)", async () => {
     const g = gate(rules("User-agent: *\nDisallow: /\n"));
     await g.step(call({ url: `${ORIGIN}/robots.txt`, purpose: "robots", robotsFor: ORIGIN }));
