@@ -210,6 +210,7 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     cache.onClose(() => direct.closeReads());
     const lockWait: LockWait = {
       inTransaction: () => sqlite.inTransaction,
+      busyTimeout: () => Number(sqlite.pragma("busy_timeout", { simple: true })),
       ...(opts.onLockWait ? { note: opts.onLockWait } : {}),
       limitMs: opts.lockWaitMs ?? STORE_LOCK_WAIT_MS,
     };
@@ -913,6 +914,11 @@ class ImmediateSqliteDialect extends SqliteDialect {
 interface LockWait {
   /** Whether the store's connection is inside a transaction (then a busy statement fails). */
   inTransaction(): boolean;
+  /**
+   * The connection's busy wait now, ms: 0 while migrations poll for the lock themselves
+   * (migrateSqlite), whose statements then fail at once as they expect.
+   */
+  busyTimeout(): number;
   note?: (text: string) => void;
   limitMs: number;
 }
@@ -930,9 +936,10 @@ async function waitForLock<R>(
   file: string,
   w: LockWait,
   first: unknown,
+  busyMs: number,
 ): Promise<QueryResult<R>> {
   // The first busy wait has passed already (SQLite's, on this thread).
-  const began = performance.now() - BUSY_TIMEOUT_MS;
+  const began = performance.now() - busyMs;
   let noted = Number.NEGATIVE_INFINITY;
   let last = first;
   for (;;) {
@@ -996,8 +1003,10 @@ function storeStateErrors(
     } catch (err) {
       // The write lock held by another process past the busy wait: a statement that begins a
       // transaction, or one that is a transaction of its own, did nothing and is tried again.
-      if (lockWait !== undefined && isBusy(err) && !lockWait.inTransaction())
-        return waitForLock(() => execute<R>(q), file, lockWait, err);
+      if (lockWait !== undefined && isBusy(err) && !lockWait.inTransaction()) {
+        const busyMs = lockWait.busyTimeout();
+        if (busyMs > 0) return waitForLock(() => execute<R>(q), file, lockWait, err, busyMs);
+      }
       throw storeStateError(file, err) ?? err;
     }
   };
