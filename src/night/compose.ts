@@ -90,7 +90,8 @@ export async function runNightWithStore(
     },
     complete: async (id, holder, c) => {
       const written = await sqlJournal.complete(id, holder, c);
-      durable.completed(c, clock.now());
+      // A completion refused (the row another process's now) made nothing durable to time.
+      if (written) durable.completed(c, clock.now());
       return written;
     },
     waitAsked: (id, w) => sqlJournal.waitAsked(id, w),
