@@ -153,6 +153,7 @@ describe("an option that takes one value, given twice", () => {
       discover: ["https://example.gov/"],
       "archive show": ["https://example.gov/"],
       "robots check": ["robots.txt", "https://example.gov/"],
+      "backfill restart": ["some-source"],
     };
     const checked: string[] = [];
     const general = await buildProgram(["node", "nor"]);
