@@ -35,15 +35,19 @@ export async function oneSnapshot<T>(db: Db, read: (db: Db) => Promise<T>): Prom
   }
   return db.connection().execute(async (conn) => {
     inSnapshot.add(conn);
-    await sql`begin`.execute(conn);
-    let out: T;
+    // Whichever step fails (the begin's answer, a read, the commit's answer), the reader goes
+    // back to its pool outside any transaction: one left in its snapshot would show every later
+    // page that old state, refuse every later snapshot ('cannot start a transaction within a
+    // transaction'), and keep the WAL from being checkpointed past it. A rollback with no
+    // transaction open only fails, and that failure is not the page's.
     try {
-      out = await read(conn);
+      await sql`begin`.execute(conn);
+      const out = await read(conn);
+      await sql`commit`.execute(conn);
+      return out;
     } catch (err) {
       await sql`rollback`.execute(conn).catch(() => {});
       throw err;
     }
-    await sql`commit`.execute(conn);
-    return out;
   });
 }
