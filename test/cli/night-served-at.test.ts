@@ -61,6 +61,43 @@ describe("the lines of a night nor start runs", () => {
     expect(r.stderr).not.toMatch(/nor night|nor serve/);
   });
 
+  it("P13: a --served-at that is no http(s) URL is refused before the night runs (its summary would make the new records' address from it, at the night's end)", async () => {
+    const s = await fleet.server();
+    s.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    s.route(
+      "/b.rss",
+      (_q, res) =>
+        void res.writeHead(200, { "content-type": "application/rss+xml" }).end(rss(s.origin, 2)),
+    );
+    const catalog = writeCatalog(dir, [feedEntry("served-b", `${s.origin}/b.rss`)]);
+    for (const [text, says] of [
+      ["directory", '--served-at: "directory" is not a URL'],
+      ["ftp://127.0.0.1/", '--served-at: "ftp://127.0.0.1/" is not an http(s) URL'],
+    ] as const) {
+      const r = await runMain(
+        [
+          "night",
+          "--catalog",
+          catalog,
+          "--data",
+          join(dir, "bad-data"),
+          "--night",
+          "2026-11-05",
+          "--allow-private-addresses",
+          "--gap-ms",
+          "50",
+          "--served-at",
+          text,
+        ],
+        { tty: true },
+      );
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(says);
+      expect(r.stderr).not.toMatch(/starting night/);
+    }
+    expect(s.requests).toHaveLength(0);
+  });
+
   it("P13: nor start passes its directory's address to every night it runs", async () => {
     const catalog = writeCatalog(join(dir), [feedEntry("start-a", "http://127.0.0.1:9/a.rss")]);
     const data = join(dir, "start-data");

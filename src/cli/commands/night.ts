@@ -242,6 +242,8 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     );
   }
   if (opts.canary !== undefined) canaryUrl(opts.canary);
+  // Read before the night runs: its summary makes the new records' address from it.
+  if (opts.servedAt !== undefined) servedAtUrl(opts.servedAt);
   const net = netOptions(opts);
   // Taken before anything reads the files: an import records what it vouches for.
   const stamp = stampCatalogFiles(opts.catalog);
@@ -903,6 +905,23 @@ function canaryUrl(text: string): string {
     throw new UsageError(`--canary: "${text}" is not an http(s) URL`);
   if (u.username !== "" || u.password !== "")
     throw new UsageError(`--canary: "${text}" carries a user name or password`);
+  return u.href;
+}
+
+/**
+ * `--served-at` (set by `nor start`): the address the directory is served at, an http(s) URL,
+ * from which the night's summary makes the new records' (URL/new). Anything else is refused
+ * before the night starts, not found at its end by the summary.
+ */
+function servedAtUrl(text: string): string {
+  let u: URL;
+  try {
+    u = new URL(text);
+  } catch {
+    throw new UsageError(`--served-at: "${text}" is not a URL`);
+  }
+  if ((u.protocol !== "http:" && u.protocol !== "https:") || u.hostname === "")
+    throw new UsageError(`--served-at: "${text}" is not an http(s) URL`);
   return u.href;
 }
 
