@@ -52,7 +52,9 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   const unique = new Map(r.records.map((x) => [asStored(x.id, postgres), x]));
   // Read before: its list, by the same address, read in full on a recent night (P4: another
   // way in, or a page moved, is another list, whose ids are not the ones stored).
-  const lastRead = await lastReadNight(trx, night, r);
+  // And whether the list was last read at another address (tonight's way switched: the api
+  // failed and the page is read, or the api is back), asked in the same statement.
+  const { lastRead, other } = await readsBefore(trx, night, r);
   const firstRead = lastRead === undefined;
   // P7: an id the first page lists is tonight's list, whatever older page also shows it.
   const current =
@@ -66,12 +68,20 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   // brought up to date, and not said changed (`changed_at` kept, migration 028), so a recipe
   // mended does not mark every record of its sources updated in their feeds. The list's older
   // pages a backfill asked in full that night (`olderFrom`) are the site's as it is now.
+  // Likewise a record read through another way in than the source's last read list (`other`):
+  // what that way writes otherwise (a page's `COUNCIL MEETING`, the api's `Council Meeting`, a
+  // day without its time) is the other way's writing, no change a feed announces, whether the
+  // record is matched by its id, a link written another way (`relink`) or `acrossWays`.
   const ours =
-    r.outcome.kind === "unchanged"
-      ? new Set(
-          r.records.slice(0, r.olderFrom ?? r.records.length).map((x) => asStored(x.id, postgres)),
-        )
-      : undefined;
+    other !== undefined
+      ? new Set(unique.keys())
+      : r.outcome.kind === "unchanged"
+        ? new Set(
+            r.records
+              .slice(0, r.olderFrom ?? r.records.length)
+              .map((x) => asStored(x.id, postgres)),
+          )
+        : undefined;
   // Ids first seen tonight, and whether each was already listed.
   const fresh = new Map<string, boolean>();
   const parts = ours
@@ -116,22 +126,28 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   // and asking would cost every first read a statement; a list moved keeps its old spellings).
   const took = new Set<string>();
   if (fresh.size > 0 && !firstRead) {
-    const merged = await relink(trx, r, fresh, unique, movedMayBe(night, lastRead), ours, took);
+    const merged = await relink(
+      trx,
+      r,
+      fresh,
+      unique,
+      movedMayBe(night, lastRead),
+      ours,
+      took,
+      other !== undefined,
+    );
     out.fresh -= merged.fresh;
     out.listed -= merged.listed;
   }
   // A record read tonight through another way in than the source's last read list (its api
   // failed and the page was read, or the api is back): the stored record it is, by its link or
-  // its day and title (policy/way-identity.ts), not a second copy. Asked (one statement: the
-  // source's last read list) only when tonight found records not stored before (a way's first
-  // night always does), so a usual night's commit asks nothing more.
-  if (fresh.size > took.size) {
-    const other = await otherWayRead(trx, night, r);
-    if (other !== undefined) {
-      const moved = await acrossWays(trx, night, r, fresh, unique, took, firstRead, other);
-      out.fresh += moved.fresh;
-      out.listed += moved.listed;
-    }
+  // its day and title (policy/way-identity.ts), not a second copy. Whether the way switched is
+  // asked with the list's last read (`readsBefore`, one statement as before), and the source's
+  // stored records are read only on such a night, when it found records not stored before.
+  if (fresh.size > took.size && other !== undefined) {
+    const moved = await acrossWays(trx, night, r, fresh, unique, took, firstRead, other);
+    out.fresh += moved.fresh;
+    out.listed += moved.listed;
   }
   // A record under an id a moved record was first listed under (a link reused, or both
   // spellings listed): that one is named by its own id now, so no two records share a feed
@@ -201,12 +217,14 @@ async function relink(
   moves: boolean,
   ours: ReadonlySet<string> | undefined,
   took: Set<string>,
+  switched: boolean,
 ): Promise<Inserted> {
   const merged: Inserted = { fresh: 0, listed: 0 };
   const sourceId = r.sourceId;
   const take = async (id: string, old: Stored) => {
-    // A 304's copy read again: a change is our reading's, not the site's (insertRecords).
-    await takeOver(trx, r, id, old, { acrossWays: false, ours: ours?.has(id) ?? false });
+    // A 304's copy read again: a change is our reading's, not the site's (insertRecords); the
+    // record read through another way in than the last read list: the other way's writing.
+    await takeOver(trx, r, id, old, { acrossWays: switched, ours: ours?.has(id) ?? false });
     took.add(id);
     if (fresh.get(id)) merged.listed++;
     else merged.fresh++;
@@ -434,40 +452,12 @@ interface OtherRead {
   address: string;
 }
 
-/**
- * The last night before tonight that read the source's list (first-read.ts: records found), when
- * it read it at another address than tonight's (another way in, or a page moved in the catalog):
- * tonight's way switched. Undefined when the last read was at tonight's address, or none was.
- */
-async function otherWayRead(
-  trx: Tx,
-  night: string,
-  r: SourceResult,
-): Promise<OtherRead | undefined> {
-  const address = listAddress(r);
-  if (address === undefined) return undefined;
-  const row = await LAST_READ.first(trx, { sourceId: r.sourceId, night });
-  if (row === undefined || row.address === null || row.address === address) return undefined;
-  return { night: row.night, address: row.address };
-}
-
 /** The way in a night used, from its `way` (WayChoice as JSON), else the outcome's address. */
 function usedAddress(db: Tx) {
   return dialectOf(db) === "postgres"
     ? sql<string | null>`coalesce((way::jsonb -> 'used' ->> 'url'), url)`
     : sql<string | null>`coalesce(json_extract(way, '$.used.url'), url)`;
 }
-
-const LAST_READ = prepared((db, $: Placeholder<{ sourceId: string; night: string }>) =>
-  db
-    .selectFrom("night_sources")
-    .select(["night", usedAddress(db).as("address")])
-    .where("source_id", "=", $("sourceId"))
-    .where("night", "<", $("night"))
-    .where((eb) => eb.or([eb("outcome", "in", READ_OUTCOMES), eb("records_found", ">", 0)]))
-    .orderBy("night", "desc")
-    .limit(1),
-);
 
 /** `page_reads.ids` (a JSON array of ids), or none when absent or not such an array. */
 function lastReadIds(json: string | null | undefined): string[] {
@@ -532,25 +522,45 @@ interface Stored {
 }
 
 /**
- * The night the source's list was last read before tonight (first-read.ts: the same address,
- * records found, within READ_HORIZON_NIGHTS), or undefined: tonight is its first read.
+ * Before tonight's records are stored, in one statement: the night the source's list was last
+ * read (first-read.ts: the same address, records found, within READ_HORIZON_NIGHTS), or none:
+ * tonight is its first read; and the last night before tonight that read the source's list,
+ * when it read it at another address than tonight's (another way in, or a page moved in the
+ * catalog): tonight's way switched (`other`).
  */
-async function lastReadNight(trx: Tx, night: string, r: SourceResult): Promise<string | undefined> {
+async function readsBefore(
+  trx: Tx,
+  night: string,
+  r: SourceResult,
+): Promise<{ lastRead: string | undefined; other: OtherRead | undefined }> {
   const address = listAddress(r);
-  if (address === undefined) return undefined;
-  const row = await READ_BEFORE.first(trx, {
+  if (address === undefined) return { lastRead: undefined, other: undefined };
+  const row = await READS_BEFORE.first(trx, {
     sourceId: r.sourceId,
     night,
     since: addDays(night, -READ_HORIZON_NIGHTS),
     address,
   });
-  return row?.night;
+  const lastRead = row?.same ?? undefined;
+  const other =
+    row?.last_night != null && row.last_address != null && row.last_address !== address
+      ? { night: row.last_night, address: row.last_address }
+      : undefined;
+  return { lastRead, other };
 }
 
-const READ_BEFORE = prepared(
+const READS_BEFORE = prepared(
   (db, $: Placeholder<{ sourceId: string; night: string; since: string; address: string }>) => {
     const used = usedAddress(db);
-    return (
+    const last = () =>
+      db
+        .selectFrom("night_sources")
+        .where("source_id", "=", $("sourceId"))
+        .where("night", "<", $("night"))
+        .where((eb) => eb.or([eb("outcome", "in", READ_OUTCOMES), eb("records_found", ">", 0)]))
+        .orderBy("night", "desc")
+        .limit(1);
+    return db.selectNoFrom([
       db
         .selectFrom("night_sources")
         .select("night")
@@ -563,7 +573,10 @@ const READ_BEFORE = prepared(
         .where(used, "=", $("address"))
         .orderBy("night", "desc")
         .limit(1)
-    );
+        .as("same"),
+      last().select("night").as("last_night"),
+      last().select(used.as("address")).as("last_address"),
+    ]);
   },
 );
 
