@@ -8,7 +8,7 @@ import { LANE_LEASE_MS } from "../policy/constants.js";
 import { listAddress, READ_HORIZON_NIGHTS, READ_OUTCOMES } from "../policy/first-read.js";
 import { linkFamily, movedMayBe, ofFamily, pairMoved, pickTwin } from "../policy/link-twins.js";
 import { addDays } from "../policy/night-date.js";
-import { pairAcrossWays, switchedListSaysNew } from "../policy/way-identity.js";
+import { type FirstPageRow, newOnSwitchedList, pairAcrossWays } from "../policy/way-identity.js";
 import type { ExtractedRecord } from "../sources/record.js";
 import { holderDead } from "../store/holder.js";
 import type {
@@ -307,27 +307,19 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       );
       for (const [id, old] of pairs) take(id, old.id);
       if (firstRead && lastAny.night >= since) {
-        const firstPage = [
-          ...new Set(r.records.slice(0, r.olderFrom ?? r.records.length).map((x) => x.id)),
-        ];
-        const unheld = firstPage.filter((id) => {
-          const k = known.get(id);
-          return k?.firstNight === night && k.listed === true;
-        });
-        if (
-          unheld.length > 0 &&
-          switchedListSaysNew(firstPage.length - unheld.length, firstPage.length)
-        )
-          for (const id of unheld) {
-            const k = known.get(id) as {
-              record: ExtractedRecord;
-              firstNight: string;
-              listed?: true;
-            };
-            delete k.listed;
-            alreadyListed--;
-            newRecords++;
-          }
+        const firstPage = new Map<string, FirstPageRow>();
+        for (const x of r.records.slice(0, r.olderFrom ?? r.records.length)) {
+          if (firstPage.has(x.id)) continue;
+          const k = known.get(x.id);
+          const unheld = k?.firstNight === night && k.listed === true;
+          firstPage.set(x.id, { id: x.id, date: x.date ?? null, held: !unheld });
+        }
+        for (const id of newOnSwitchedList([...firstPage.values()])) {
+          const k = known.get(id) as { record: ExtractedRecord; firstNight: string; listed?: true };
+          delete k.listed;
+          alreadyListed--;
+          newRecords++;
+        }
       }
     }
     const list = this.outcomes.get(r.sourceId) ?? [];

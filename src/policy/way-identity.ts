@@ -130,3 +130,39 @@ export function pairAcrossWays<T extends WayRow>(
 export function switchedListSaysNew(held: number, listed: number): boolean {
   return held * 2 > listed;
 }
+
+/** A record of tonight's first page, and whether the source held it (by its id, or paired). */
+export interface FirstPageRow {
+  id: string;
+  date: string | null | undefined;
+  held: boolean;
+}
+
+/**
+ * The records of a switched list's first read (`switchedListSaysNew`) that are new on record:
+ * those the source did not hold, when most of the first page was held, less those dated before
+ * every record held that has a day. A way whose list reaches further back than the other's (an
+ * api of a year of meetings beside a page of the last ten) shows, past the oldest they both
+ * show, rows that were there all along, beyond the other way's window: already listed, as a
+ * first read's are. A row without a day is judged by the page alone, as before.
+ */
+export function newOnSwitchedList(firstPage: readonly FirstPageRow[]): string[] {
+  const unheld = firstPage.filter((x) => !x.held);
+  if (
+    unheld.length === 0 ||
+    !switchedListSaysNew(firstPage.length - unheld.length, firstPage.length)
+  )
+    return [];
+  let oldest: string | undefined;
+  for (const x of firstPage) {
+    if (!x.held) continue;
+    const day = recordDay(x.date);
+    if (day !== undefined && (oldest === undefined || day < oldest)) oldest = day;
+  }
+  return unheld
+    .filter((x) => {
+      const day = recordDay(x.date);
+      return oldest === undefined || day === undefined || day >= oldest;
+    })
+    .map((x) => x.id);
+}

@@ -15,7 +15,7 @@ import {
   SPLIT_SUFFIX_LENGTH,
 } from "../policy/link-twins.js";
 import { addDays } from "../policy/night-date.js";
-import { pairAcrossWays, switchedListSaysNew } from "../policy/way-identity.js";
+import { type FirstPageRow, newOnSwitchedList, pairAcrossWays } from "../policy/way-identity.js";
 import { dialectOf } from "./dialect-of.js";
 import { toIso } from "./iso-time.js";
 import { sql } from "./kysely.js";
@@ -421,19 +421,15 @@ async function acrossWays(
   // show one list, and the other was read lately (first-read.ts's horizon).
   if (!firstRead || other.night < addDays(night, -READ_HORIZON_NIGHTS)) return change;
   const postgres = dialectOf(trx) === "postgres";
-  const firstPage = [
-    ...new Set(
-      r.records.slice(0, r.olderFrom ?? r.records.length).map((x) => asStored(x.id, postgres)),
-    ),
-  ];
-  const unheld = firstPage.filter(
-    (id) => fresh.get(id) === true && !pairs.has(id) && !took.has(id),
-  );
-  if (
-    unheld.length === 0 ||
-    !switchedListSaysNew(firstPage.length - unheld.length, firstPage.length)
-  )
-    return change;
+  const firstPage = new Map<string, FirstPageRow>();
+  for (const x of r.records.slice(0, r.olderFrom ?? r.records.length)) {
+    const id = asStored(x.id, postgres);
+    if (firstPage.has(id)) continue;
+    const unheld = fresh.get(id) === true && !pairs.has(id) && !took.has(id);
+    firstPage.set(id, { id, date: x.date ?? null, held: !unheld });
+  }
+  const unheld = newOnSwitchedList([...firstPage.values()]);
+  if (unheld.length === 0) return change;
   for (const part of chunks(unheld))
     await trx
       .updateTable("records")

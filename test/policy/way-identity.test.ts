@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  newOnSwitchedList,
   pairAcrossWays,
   switchedListSaysNew,
   type WayRow,
@@ -86,5 +87,33 @@ describe("one record across ways in (policy)", () => {
     expect(switchedListSaysNew(1, 2)).toBe(false);
     expect(switchedListSaysNew(2, 6)).toBe(false);
     expect(switchedListSaysNew(0, 0)).toBe(false);
+  });
+
+  it("P7: of those, a row dated before every held row with a day is beyond the other way's window: not new", () => {
+    const at = (id: string, date: string | null, held: boolean) => ({ id, date, held });
+    const held = [
+      at("a", "2026-11-20", true),
+      at("c", "2026-11-18", true),
+      at("d", null, true),
+      at("e", "2026-11-15", true),
+      at("b", "2026-11-10T18:00:00-05:00", true),
+    ];
+    expect(
+      newOnSwitchedList([
+        at("new", "2026-11-25", false),
+        ...held,
+        at("same-day", "2026-11-10", false),
+        at("older", "2026-11-09", false),
+        at("undated", null, false),
+      ]).sort(),
+    ).toEqual(["new", "same-day", "undated"]);
+    // No held row with a day: the page alone says it, as before.
+    expect(
+      newOnSwitchedList([at("a", null, true), at("b", null, true), at("old", "2020-01-01", false)]),
+    ).toEqual(["old"]);
+    // Most not held: nothing new.
+    expect(newOnSwitchedList([at("a", "2026-11-20", true), at("x", "2026-11-21", false)])).toEqual(
+      [],
+    );
   });
 });

@@ -594,6 +594,44 @@ describe.each(makers)("a source committed twice in one night ($name)", (maker) =
     }
   });
 
+  it("P4, P7: a way's first read whose list reaches further back than the other way's says new only what is not older than what both show: the older rows beyond the other's window were there before", async () => {
+    const { store, close } = await maker.make();
+    const page = "https://win.gov/meetings";
+    const api = "https://win.gov/api/events";
+    const src = (n: number, url: string, days: string[]): SourceResult => ({
+      ...result([]),
+      sourceId: "win",
+      records: days.map((d) => ({
+        id: `https://win.gov/m/${d}`,
+        title: `Meeting ${d}`,
+        date: d,
+        url: `https://win.gov/m/${d}`,
+      })),
+      outcome: { kind: "ok", url },
+      way: { used: { access: url === api ? "api" : "page", url }, skipped: [] },
+      startedAt: T0 + n * DAY,
+      endedAt: T0 + n * DAY + 500,
+    });
+    try {
+      await syncLists(store, ["win"]);
+      // A new source, its api failing the first night: its page, newest first, shows four.
+      let n = await openNightN(store, 0);
+      const shown = ["2026-11-20", "2026-11-15", "2026-11-10", "2026-11-05"];
+      expect(await store.commit(n, src(0, page, shown))).toEqual({
+        newRecords: 0,
+        alreadyListed: 4,
+      });
+      // The api the next night: one meeting posted since, the page's four, and two older
+      // meetings the page's window did not reach (there all along): only the one is new.
+      n = await openNightN(store, 1);
+      expect(
+        await store.commit(n, src(1, api, ["2026-11-25", ...shown, "2026-10-30", "2026-10-25"])),
+      ).toEqual({ newRecords: 1, alreadyListed: 2 });
+    } finally {
+      await close();
+    }
+  });
+
   it("P7: the backfill's state is kept as each night leaves it, a change written and the same left", async () => {
     const { store, close } = await maker.make();
     try {
