@@ -232,6 +232,15 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       const mine = known.get(id) as { record: ExtractedRecord; listed?: true };
       const was = known.get(old) as { firstNight: string; listed?: true };
       known.delete(old);
+      // As night-records.ts `appearedSince`: listed by another way's first read since this
+      // way's last read, which did not show it: new tonight.
+      if (
+        !mine.listed &&
+        was.listed &&
+        lastReadNight !== undefined &&
+        was.firstNight > lastReadNight
+      )
+        return;
       known.set(id, {
         record: mine.record,
         firstNight: was.firstNight,

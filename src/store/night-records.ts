@@ -135,6 +135,7 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
       ours,
       took,
       other !== undefined,
+      lastRead,
     );
     out.fresh -= merged.fresh;
     out.listed -= merged.listed;
@@ -145,7 +146,7 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   // asked with the list's last read (`readsBefore`, one statement as before), and the source's
   // stored records are read only on such a night, when it found records not stored before.
   if (fresh.size > took.size && other !== undefined) {
-    const moved = await acrossWays(trx, night, r, fresh, unique, took, firstRead, other);
+    const moved = await acrossWays(trx, night, r, fresh, unique, took, lastRead, other);
     out.fresh += moved.fresh;
     out.listed += moved.listed;
   }
@@ -218,14 +219,17 @@ async function relink(
   ours: ReadonlySet<string> | undefined,
   took: Set<string>,
   switched: boolean,
+  lastReadNight: string | undefined,
 ): Promise<Inserted> {
   const merged: Inserted = { fresh: 0, listed: 0 };
   const sourceId = r.sourceId;
   const take = async (id: string, old: Stored) => {
+    const late = appearedSince(fresh, id, old, lastReadNight);
     // A 304's copy read again: a change is our reading's, not the site's (insertRecords); the
     // record read through another way in than the last read list: the other way's writing.
-    await takeOver(trx, r, id, old, { acrossWays: switched, ours: ours?.has(id) ?? false });
+    await takeOver(trx, r, id, old, { acrossWays: switched, ours: ours?.has(id) ?? false, late });
     took.add(id);
+    if (late) return;
     if (fresh.get(id)) merged.listed++;
     else merged.fresh++;
   };
@@ -313,7 +317,7 @@ async function takeOver(
   r: SourceResult,
   id: string,
   old: Stored,
-  opts: { acrossWays: boolean; ours?: boolean },
+  opts: { acrossWays: boolean; ours?: boolean; late?: boolean },
 ): Promise<void> {
   const sourceId = r.sourceId;
   // A 304's copy read again: a change is our reading's, not the site's (insertRecords): the
@@ -323,9 +327,10 @@ async function takeOver(
   await trx
     .updateTable("records")
     .set({
-      first_seen_night: old.night,
-      first_seen_at: old.at,
-      already_listed: old.listed,
+      // A record that appeared since this way's last read keeps tonight's sighting (`late`).
+      ...(opts.late
+        ? {}
+        : { first_seen_night: old.night, first_seen_at: old.at, already_listed: old.listed }),
       // Its feed entries keep the name it was first listed under (migration 022), none when
       // that is its id again (a link written back the way it first was).
       first_id: (old.firstId ?? old.id) === id ? null : (old.firstId ?? old.id),
@@ -350,6 +355,24 @@ async function takeOver(
     .where("source_id", "=", sourceId)
     .where("record_id", "=", old.id)
     .execute();
+}
+
+/**
+ * Whether the stored record `old` that the new id `id` is appeared since this way's last read
+ * (`lastRead`), already listed: first seen on another way's first read (a page of other records
+ * the night the api failed, read as a first read is), which could not tell it new. This way,
+ * whose last read did not show it, finds it new tonight, as it would have without the other's
+ * night between: it is new on record tonight (its first sighting tonight's), not never.
+ */
+function appearedSince(
+  fresh: ReadonlyMap<string, boolean>,
+  id: string,
+  old: Stored,
+  lastRead: string | undefined,
+): boolean {
+  return (
+    fresh.get(id) === false && old.listed === 1 && lastRead !== undefined && old.night > lastRead
+  );
 }
 
 function stored(row: StoredRow): Stored {
@@ -383,9 +406,10 @@ async function acrossWays(
   fresh: ReadonlyMap<string, boolean>,
   tonight: ReadonlyMap<string, SourceResult["records"][number]>,
   took: ReadonlySet<string>,
-  firstRead: boolean,
+  lastRead: string | undefined,
   other: OtherRead,
 ): Promise<Inserted> {
+  const firstRead = lastRead === undefined;
   const change: Inserted = { fresh: 0, listed: 0 };
   const sourceId = r.sourceId;
   const rows = await trx
@@ -413,7 +437,9 @@ async function acrossWays(
     candidates,
   );
   for (const [id, old] of pairs) {
-    await takeOver(trx, r, id, old, { acrossWays: true });
+    const late = appearedSince(fresh, id, old, lastRead);
+    await takeOver(trx, r, id, old, { acrossWays: true, late });
+    if (late) continue;
     if (fresh.get(id)) change.listed--;
     else change.fresh--;
   }

@@ -632,6 +632,63 @@ describe.each(makers)("a source committed twice in one night ($name)", (maker) =
     }
   });
 
+  it("P4, P6: a meeting posted the night the api failed, on a page of other records (read as a first read: listed), is new when the api is back and lists it, not never", async () => {
+    const { store, close } = await maker.make();
+    const page = "https://late.gov/minutes";
+    const api = "https://late.gov/api/events";
+    type Row = [id: string, title: string, date: string];
+    const src = (n: number, url: string, rows: Row[]): SourceResult => ({
+      ...result([]),
+      sourceId: "late",
+      records: rows.map(([id, title, date]) => ({
+        id: url === api ? `e${id.slice(id.lastIndexOf("/") + 1)}` : id,
+        title,
+        date,
+        url: id,
+      })),
+      outcome: { kind: "ok", url },
+      way: { used: { access: url === api ? "api" : "page", url }, skipped: [] },
+      startedAt: T0 + n * DAY,
+      endedAt: T0 + n * DAY + 500,
+    });
+    const m = (i: number, d: string): Row => [`https://late.gov/m/${i}`, `Meeting ${i}`, d];
+    try {
+      await syncLists(store, ["late"]);
+      let n = await openNightN(store, 0);
+      expect(await store.commit(n, src(0, api, [m(2, "2026-11-20"), m(1, "2026-11-10")]))).toEqual({
+        newRecords: 0,
+        alreadyListed: 2,
+      });
+      // The api fails: the page shows its two meetings, one posted since, and years of minutes:
+      // another list, mostly not held, read as a first read is (nothing of it new).
+      n = await openNightN(store, 1);
+      const minutes: Row[] = [1, 2, 3, 4].map((i) => [
+        `https://late.gov/minutes/${i}`,
+        `Minutes ${i}`,
+        `2022-0${i}-01`,
+      ]);
+      expect(
+        await store.commit(
+          n,
+          src(1, page, [m(3, "2026-11-25"), m(2, "2026-11-20"), m(1, "2026-11-10"), ...minutes]),
+        ),
+      ).toEqual({ newRecords: 0, alreadyListed: 5 });
+      // The api back lists the meeting posted since its last read: new, once.
+      n = await openNightN(store, 2);
+      expect(
+        await store.commit(
+          n,
+          src(2, api, [m(3, "2026-11-25"), m(2, "2026-11-20"), m(1, "2026-11-10")]),
+        ),
+      ).toEqual({ newRecords: 1 });
+      expect((await store.histories(addDays(NIGHT, 9), ["late"])).get("late")?.recordsKnown).toBe(
+        7,
+      );
+    } finally {
+      await close();
+    }
+  });
+
   it("P7: the backfill's state is kept as each night leaves it, a change written and the same left", async () => {
     const { store, close } = await maker.make();
     try {
