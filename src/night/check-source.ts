@@ -559,14 +559,17 @@ function backfillNeedsPage1(source: Source, history: SourceHistory): boolean {
 export const RESUME_HOPS = 10;
 
 /**
- * Whether an older page's failure is a miss (P7): it was asked and the site answered, tonight,
- * with something that is not that page (gone, an error, too large, unreadable), or robots.txt
- * keeps it. Not a no (P21: the night's word on the site), nor a page the night did not get to
- * (the deadline, the checker offline, its owner's request), nor the site's "later" (P15: a
- * Retry-After longer than the night waits, which says the page is to be asked another time).
+ * Whether an older page's failure counts against the backfill (P7): it was asked tonight and the
+ * site answered with something that is not that page (gone, an error, too large, unreadable),
+ * robots.txt keeps it, or it got no answer about itself (`unanswered`: a time-out, a connection
+ * refused or cut, a 5xx; the site's "later" too, P15: a Retry-After longer than the night
+ * waits), each counted apart (failedNight). Not a no (P21: the night's word on the site), nor a
+ * page the night did not get to (the deadline, the checker offline, its owner's request). A
+ * page that says "later" every night is asked for at most BACKFILL_UNANSWERED_NIGHTS nights,
+ * not every night for ever.
  */
 function missedPage(o: NightOutcome): boolean {
-  return !NOT_JUDGED_OUTCOMES.has(o.kind) && !NO_OUTCOMES.has(o.kind) && o.held !== true;
+  return !NOT_JUDGED_OUTCOMES.has(o.kind) && !NO_OUTCOMES.has(o.kind);
 }
 
 /**
@@ -582,7 +585,7 @@ function failedNight(
   failed: string,
   o: NightOutcome,
 ): BackfillState {
-  const unanswered = o.unanswered === true;
+  const unanswered = o.unanswered === true || o.held === true;
   const nights = (unanswered ? state.unansweredNights : state.failedNights) ?? 0;
   const bound = unanswered ? BACKFILL_UNANSWERED_NIGHTS : BACKFILL_MISSES;
   if (nights + 1 >= bound)

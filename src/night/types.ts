@@ -104,7 +104,8 @@ export interface NightOutcome {
   url?: string;
   /**
    * P15: an error that is the site's hold (a Retry-After longer than the night waits): its
-   * "later", not the page's failure (P7: no backfill miss). Not stored; the reason says it.
+   * "later", not the page's failure (P7: a night of no answer, `unanswered`, never a miss). Not
+   * stored; the reason says it.
    */
   held?: true;
   /**

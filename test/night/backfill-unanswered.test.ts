@@ -205,4 +205,37 @@ describe("P7: an older page that gets no answer is no miss", () => {
       },
     });
   });
+  it("P7, P15: an older page whose server asks for a wait longer than the night waits (a 503 with Retry-After: 7200) got no answer about itself: it counts as such a night, and BACKFILL_UNANSWERED_NIGHTS of them give up on it, so it is not asked every night for ever", async () => {
+    h = await harness({ realTime: true, gapMs: 20 });
+    const s = await server((req, res) => {
+      if (req.url === "/robots.txt") return void res.writeHead(404).end();
+      if (req.url === "/list") return void res.writeHead(200).end(`one|${s.origin}/older`);
+      res.writeHead(503, { "retry-after": "7200" }).end("busy");
+    });
+    const ctx = { fetcher: h.fetcher(), clock: h.clock, reader, validators };
+    const cursor = { url: `${s.origin}/older` };
+    const first = await checkSource(
+      ctx,
+      sourceAt(`${s.origin}/list`),
+      history({ done: false, pagesRead: 4, cursor }),
+    );
+    // Asked once (the site's hold: not again tonight), and counted.
+    expect(s.paths.filter((p) => p === "/older")).toHaveLength(1);
+    expect(first.backfill).toEqual({ done: false, pagesRead: 4, cursor, unansweredNights: 1 });
+    const last = await checkSource(
+      ctx,
+      sourceAt(`${s.origin}/list`),
+      history({
+        done: false,
+        pagesRead: 4,
+        cursor,
+        unansweredNights: BACKFILL_UNANSWERED_NIGHTS - 1,
+      }),
+    );
+    expect(last.backfill).toMatchObject({
+      done: true,
+      cursor,
+      ended: { why: "gave-up", url: `${s.origin}/older` },
+    });
+  });
 });
