@@ -23,6 +23,8 @@ export interface BackfillJson {
   url: string | null;
   /** Given up: the failure, in words; reading: the nights the next page failed so far. */
   reason: string | null;
+  /** P7, P24: the latest restart by a person (`nor backfill restart`, the console), or null. */
+  restarted: { at: string | null; by: string | null; count: number } | null;
   /** The words `nor site` and the console say. */
   text: string;
 }
@@ -43,11 +45,16 @@ export function backfillJson(b: BackfillState | undefined, source: string): Back
       pagesRead: 0,
       url: null,
       reason: null,
+      restarted: null,
       text: "older pages: not begun (no night has read the list's first page yet)",
     };
   const night = b.ended?.night ?? null;
   const on = night ? ` on the night of ${night}` : "";
-  const base = { night, pagesRead: b.pagesRead };
+  const r = b.restarted;
+  const restarted = r ? { at: r.at ?? null, by: r.by ?? null, count: r.count } : null;
+  const base = { night, pagesRead: b.pagesRead, restarted };
+  // Who asked it again, and when (P24: a person's decision is shown with its time and name).
+  const again = r ? ` (restarted${r.by ? ` by ${r.by}` : ""}${r.at ? ` at ${r.at}` : ""})` : "";
   if (!b.done) {
     const failing: string[] = [];
     if (b.failedNights)
@@ -66,7 +73,7 @@ export function backfillJson(b: BackfillState | undefined, source: string): Back
       why: null,
       url: next,
       reason,
-      text: `older pages: reading a few a night, ${pages(b.pagesRead)}${next ? `; next ${next}` : "; next from the list's first page"}${reason ? `: ${reason}` : ""}`,
+      text: `older pages: reading a few a night${again}, ${pages(b.pagesRead)}${next ? `; next ${next}` : "; next from the list's first page"}${reason ? `: ${reason}` : ""}`,
     };
   }
   const why = b.ended?.why ?? null;

@@ -490,7 +490,13 @@ export async function checkSource(
   if (onFirstPage !== undefined && records.length > onFirstPage) result.olderFrom = onFirstPage;
   // Only a state that moved is written again: a backfill done long ago is not rewritten every
   // night (one statement and a page of the store's log less a source).
-  if (backfill && !sameBackfill(backfill, history.backfill)) result.backfill = backfill;
+  if (backfill && !sameBackfill(backfill, history.backfill)) {
+    // P7: the restarts the night read go with its save, which holds only while they are the
+    // store's (a person's restart made meanwhile is kept, never overwritten).
+    const { restarted: _, ...state } = backfill;
+    const count = history.backfill?.restarted?.count;
+    result.backfill = count ? { ...state, restarted: { count } } : state;
+  }
   if (knownRecords > 0) result.knownRecords = knownRecords;
   if (pageRead) result.pageRead = pageRead;
   return result;

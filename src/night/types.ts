@@ -158,6 +158,12 @@ export interface BackfillState {
   unansweredNights?: number;
   /** Why a backfill that is done ended (P7), absent while it goes on. */
   ended?: BackfillEnd;
+  /**
+   * P7: the latest restart by a person (`nor backfill restart`, the console), and how many
+   * there were (`count`): read from the store, never written by a night (a night's save of its
+   * backfill holds only while the count is the one it read).
+   */
+  restarted?: { count: number; at?: string; by?: string };
 }
 
 /**

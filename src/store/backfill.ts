@@ -5,8 +5,16 @@
  */
 import type { BackfillEnd, BackfillState, PageRequest } from "../night/types.js";
 import type { Db } from "./db.js";
+import { toIso } from "./iso-time.js";
 import type { BackfillTable } from "./schema/night.js";
 import { writeTxn } from "./write-txn.js";
+
+/** A backfill row as selected (its generated count read as a number or a string). */
+interface BackfillRow {
+  restarts: number | string | null;
+  restarted_at: string | null;
+  restarted_by: string | null;
+}
 
 /** The counts kept beside the request in the cursor's JSON. */
 interface CursorCounts {
@@ -17,7 +25,8 @@ interface CursorCounts {
 
 /** A backfill row as the night reads it. */
 export function backfillOfRow(
-  b: Pick<BackfillTable, "done" | "cursor" | "pages_read" | "ended">,
+  b: Pick<BackfillTable, "done" | "cursor" | "pages_read" | "ended"> &
+    Partial<Pick<BackfillRow, "restarts" | "restarted_at" | "restarted_by">>,
 ): BackfillState {
   const state: BackfillState = { done: Number(b.done) === 1, pagesRead: Number(b.pages_read) };
   if (b.cursor) {
@@ -32,6 +41,13 @@ export function backfillOfRow(
   }
   const end = endOf(b.ended);
   if (end) state.ended = end;
+  const count = Number(b.restarts ?? 0);
+  if (count > 0)
+    state.restarted = {
+      count,
+      ...(b.restarted_at ? { at: b.restarted_at } : {}),
+      ...(b.restarted_by ? { by: b.restarted_by } : {}),
+    };
   return state;
 }
 
@@ -65,7 +81,18 @@ export async function backfillStates(
 ): Promise<Map<string, BackfillState>> {
   const out = new Map<string, BackfillState>();
   if (ids?.length === 0) return out;
-  let q = db.selectFrom("backfill").select(["source_id", "done", "cursor", "pages_read", "ended"]);
+  let q = db
+    .selectFrom("backfill")
+    .select([
+      "source_id",
+      "done",
+      "cursor",
+      "pages_read",
+      "ended",
+      "restarts",
+      "restarted_at",
+      "restarted_by",
+    ]);
   if (ids) q = q.where("source_id", "in", [...new Set(ids)]);
   for (const b of await q.execute()) out.set(b.source_id, backfillOfRow(b));
   return out;
@@ -73,8 +100,18 @@ export async function backfillStates(
 
 /** What `nor backfill restart` did (P7). */
 export type RestartOutcome =
-  /** Ended, now going on: from the page it gave up on (`from`), else from the list's page 1. */
-  | { kind: "restarted"; source: string; was?: BackfillEnd; from?: string; pagesRead: number }
+  /**
+   * Ended, now going on: from the page it gave up on (`from`), else from the list's page 1;
+   * `clearedFlags`: its open backfill-gave-up flags, cleared by the same person.
+   */
+  | {
+      kind: "restarted";
+      source: string;
+      was?: BackfillEnd;
+      from?: string;
+      pagesRead: number;
+      clearedFlags: number;
+    }
   /** Neither in a night's catalog nor imported and in use (as `nor mark` says it). */
   | { kind: "unknown-source"; source: string }
   /** No night has begun its backfill (none read yet): nothing to restart. */
@@ -86,15 +123,20 @@ export type RestartOutcome =
  * P7: a backfill that ended goes on from the next night (a person's decision): from the page it
  * gave up on, its cursor kept, the nights counted against it forgotten; one that ended otherwise
  * (its last page, its cut-off, past its end) from the list's page 1 again, as its first night
- * did, its older pages read again at the same pace (their records are already stored). A night
- * under way that reads the source meanwhile keeps what it read: the restart holds from the
- * next source check after it.
+ * did, its older pages read again at the same pace (their records are already stored). Kept
+ * with who and when; its open backfill-gave-up flags cleared by the same person. A night under
+ * way that read the backfill before the restart keeps its records, never its backfill's state
+ * (the night's save holds only while the restarts it read are the store's): the restart holds.
  */
-export async function restartBackfill(db: Db, source: string): Promise<RestartOutcome> {
+export async function restartBackfill(
+  db: Db,
+  source: string,
+  who: { by: string; at: number },
+): Promise<RestartOutcome> {
   return writeTxn(db, async (tx): Promise<RestartOutcome> => {
     const row = await tx
       .selectFrom("backfill")
-      .select(["done", "cursor", "pages_read", "ended"])
+      .select(["done", "cursor", "pages_read", "ended", "restarts"])
       .where("source_id", "=", source)
       .executeTakeFirst();
     if (!row) {
@@ -121,15 +163,34 @@ export async function restartBackfill(db: Db, source: string): Promise<RestartOu
         ...(b.cursor ? { next: b.cursor.url } : {}),
       };
     const cursor = b.cursor ? cursorJson({ done: false, pagesRead: 0, cursor: b.cursor }) : null;
+    const at = toIso(who.at);
+    // Kept with who and when, and counted: a night under way that read the backfill before
+    // this does not write over it (its save holds only while the count is the one it read).
     await tx
       .updateTable("backfill")
-      .set({ done: 0, cursor, ended: null })
+      .set((eb) => ({
+        done: 0,
+        cursor,
+        ended: null,
+        restarts: eb("restarts", "+", 1),
+        restarted_at: at,
+        restarted_by: who.by,
+      }))
       .where("source_id", "=", source)
       .execute();
+    // P24: the flag that asked a person to decide is answered by this decision.
+    const cleared = await tx
+      .updateTable("flags")
+      .set({ cleared_at: at, cleared_by: who.by })
+      .where("source_id", "=", source)
+      .where("kind", "=", "backfill-gave-up")
+      .where("cleared_at", "is", null)
+      .executeTakeFirst();
     return {
       kind: "restarted",
       source,
       pagesRead: b.pagesRead,
+      clearedFlags: Number(cleared.numUpdatedRows),
       ...(b.ended ? { was: b.ended } : {}),
       ...(b.cursor ? { from: b.cursor.url } : {}),
     };

@@ -274,6 +274,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
           ended: r.backfill.ended
             ? JSON.stringify({ ...r.backfill.ended, night: r.backfill.ended.night ?? night })
             : null,
+          restartsRead: r.backfill.restarted?.count ?? 0,
         });
       }
       for (const f of r.flags) {
@@ -686,6 +687,7 @@ const KEEP_BACKFILL = prepared(
       cursor: string | null;
       pagesRead: number;
       ended: string | null;
+      restartsRead: number;
     }>,
   ) =>
     db
@@ -707,16 +709,21 @@ const KEEP_BACKFILL = prepared(
             ended: $("ended"),
           })
           // Only a change is written: a finished backfill's row, the same every night, is
-          // left as it is (its page not rewritten, in the commit's WAL frames).
+          // left as it is (its page not rewritten, in the commit's WAL frames). P7: and only
+          // while no person restarted it since the night read it (compare-and-set on the
+          // restarts counted: the person's later decision stands, the night's state is dropped).
           .where((eb) =>
-            eb.or([
-              eb("backfill.done", "<>", eb.ref("excluded.done")),
-              eb("backfill.pages_read", "<>", eb.ref("excluded.pages_read")),
-              eb("backfill.cursor", "<>", eb.ref("excluded.cursor")),
-              eb.and([eb("backfill.cursor", "is", null), eb("excluded.cursor", "is not", null)]),
-              eb.and([eb("backfill.cursor", "is not", null), eb("excluded.cursor", "is", null)]),
-              eb.and([eb("backfill.ended", "is", null), eb("excluded.ended", "is not", null)]),
-              eb.and([eb("backfill.ended", "is not", null), eb("excluded.ended", "is", null)]),
+            eb.and([
+              eb("backfill.restarts", "=", $("restartsRead")),
+              eb.or([
+                eb("backfill.done", "<>", eb.ref("excluded.done")),
+                eb("backfill.pages_read", "<>", eb.ref("excluded.pages_read")),
+                eb("backfill.cursor", "<>", eb.ref("excluded.cursor")),
+                eb.and([eb("backfill.cursor", "is", null), eb("excluded.cursor", "is not", null)]),
+                eb.and([eb("backfill.cursor", "is not", null), eb("excluded.cursor", "is", null)]),
+                eb.and([eb("backfill.ended", "is", null), eb("excluded.ended", "is not", null)]),
+                eb.and([eb("backfill.ended", "is not", null), eb("excluded.ended", "is", null)]),
+              ]),
             ]),
           ),
       ),

@@ -133,10 +133,23 @@ describe("P7: a backfill that gives up, said and restarted", () => {
     ).toHaveLength(1);
 
     // A person restarts it: the next night asks that page again (now mended), and reads on.
-    const restart = await runMain(["backfill", "restart", "bf", "--data", data]);
+    const restart = await runMain(["backfill", "restart", "bf", "--data", data, "--by", "dana"]);
     expect(restart.code).toBe(0);
     expect(restart.stdout).toContain(`bf: older pages: it had given up on the night of 2026-11-24`);
     expect(restart.stdout).toContain(`from the next night it goes on from ${older}`);
+    // P24: kept with who and when, and the flag that asked for it answered by the same person.
+    expect(restart.stdout).toContain("its backfill-gave-up flag cleared");
+    expect(
+      (
+        JSON.parse((await runMain(["flags", "--data", data, "--json"])).stdout) as {
+          kind: string;
+        }[]
+      ).filter((f) => f.kind === "backfill-gave-up"),
+    ).toHaveLength(0);
+    const restarted = await runMain(["site", host, "--data", data]);
+    expect(restarted.stdout).toMatch(
+      /source bf: older pages: reading a few a night \(restarted by dana at 20\d\d-/,
+    );
     const again = await runMain(["backfill", "restart", "bf", "--data", data]);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain("still read a few a night");

@@ -53,11 +53,17 @@ describe("console: a source's older pages (P7)", () => {
     expect(res.headers.get("location")).toBe("/console/sources/oh-a-agendas");
     const row = await f.db.selectFrom("backfill").selectAll().executeTakeFirstOrThrow();
     // Going on from the page it gave up on, the nights counted against it forgotten.
-    expect(row).toMatchObject({ done: 0, ended: null, pages_read: 3 });
+    expect(row).toMatchObject({
+      done: 0,
+      ended: null,
+      pages_read: 3,
+      restarts: 1,
+      restarted_by: "operator",
+    });
     expect(JSON.parse(row.cursor ?? "")).toEqual({ url: older });
     const after = await (await b.get("/console/sources/oh-a-agendas")).text();
     expect(after).toContain(
-      `Older pages: reading a few a night, 3 older pages read; next ${older}`,
+      `Older pages: reading a few a night (restarted by operator at ${row.restarted_at}), 3 older pages read; next ${older}`,
     );
     // Going on: nothing to restart.
     expect((await b.post("/console/sources/oh-a-agendas/backfill", { csrf: token })).status).toBe(

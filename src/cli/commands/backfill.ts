@@ -1,11 +1,15 @@
 import type { Command } from "commander";
+import { systemClock } from "../../clock.js";
+import { personTextOption } from "../../policy/person-text.js";
 import { type RestartOutcome, restartBackfill } from "../../store/backfill.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { diagnosticText, stderr, stdout } from "../io.js";
+import { loginName } from "../login-name.js";
 import { saying } from "../store-upgrade.js";
 
 interface BackfillOptions {
   data?: string;
+  by?: string;
 }
 
 /**
@@ -24,13 +28,16 @@ export function register(program: Command): void {
       "Read the source's older pages again from the next night: from the page a backfill gave up on, else from the list's first page",
     )
     .option("--data <dir>", "store directory (DIR/nor.db); NOR_DATABASE_URL selects PostgreSQL")
+    .option("--by <name>", "who decides, at most 100 characters (default: the login name)")
     .action(async (source: string, opts: BackfillOptions) => {
+      // P24: a person's decision, kept with who and when (checked before the store is touched).
+      const by = opts.by === undefined ? loginName() : personTextOption(opts.by, "--by", "name");
       const store = await openStore(
         storeLocationFromOptions(opts.data === undefined ? {} : { data: opts.data }),
         saying({ create: false }),
       );
       try {
-        report(await restartBackfill(store.db, source));
+        report(await restartBackfill(store.db, source, { by, at: systemClock.now() }));
       } finally {
         await store.close();
       }
@@ -50,8 +57,14 @@ function report(o: RestartOutcome): void {
       const from = o.from
         ? `goes on from ${o.from}`
         : "starts again from the list's first page (the older pages are read again, a few a night; their records are already kept)";
+      const flags =
+        o.clearedFlags > 0
+          ? `; its backfill-gave-up flag${o.clearedFlags === 1 ? "" : "s"} cleared`
+          : "";
       stdout().write(
-        diagnosticText(`${o.source}: older pages: ${was}; from the next night it ${from}\n`),
+        diagnosticText(
+          `${o.source}: older pages: ${was}; from the next night it ${from}${flags}\n`,
+        ),
       );
       process.exitCode = 0;
       return;

@@ -25,6 +25,7 @@ import * as m026 from "./026-record-first-source.js";
 import * as m027 from "./027-source-renamed-to.js";
 import * as m028 from "./028-record-changed-at.js";
 import * as m029 from "./029-backfill-end.js";
+import * as m030 from "./030-backfill-restart.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -54,6 +55,7 @@ export const migrations: Record<string, Migration> = {
   "027-source-renamed-to": m027,
   "028-record-changed-at": m028,
   "029-backfill-end": m029,
+  "030-backfill-restart": m030,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -145,6 +145,14 @@ export interface BackfillTable {
   pages_read: number;
   /** Why it ended and on which night (JSON of night/types.ts BackfillEnd); null while it goes on. */
   ended: string | null;
+  /**
+   * P7: how many times a person restarted it (`nor backfill restart`, the console): a night's save
+   * is written only while it is the count the night read (migration 030).
+   */
+  restarts: Generated<number>;
+  /** The latest restart: when (ISO 8601 UTC) and by whom; null if never. */
+  restarted_at: string | null;
+  restarted_by: string | null;
 }
 
 export type NightTables = {

@@ -233,7 +233,7 @@ export function sourceRoutes(
   app.post("/sources/:id/backfill", async (c) => {
     const id = c.req.param("id");
     const csrf = c.get("session").csrfToken;
-    const o = await restartBackfill(db, id);
+    const o = await restartBackfill(db, id, { by: CONSOLE_BY, at: now() });
     if (o.kind === "unknown-source") return c.html(notFound(id, csrf), 404);
     if (o.kind === "restarted") return c.redirect(sourceHref(id), 303);
     const p = await page(
