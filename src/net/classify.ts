@@ -97,7 +97,10 @@ function closed(ctx: ClassifyContext, status: number | null, message: string): S
       marker: noteLine(message),
     });
   }
-  return { kind: "final", outcome: { kind: "error", url: ctx.url, status, reason: message } };
+  return {
+    kind: "final",
+    outcome: { kind: "error", url: ctx.url, status, reason: message, noAnswer: true },
+  };
 }
 
 /**
@@ -193,10 +196,11 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
           url,
           status,
           reason: `HTTP ${status} (${d.reason}), ${why}`,
+          noAnswer: true,
           ...(siteHold(d.reason) ? { held: true as const } : {}),
         });
       }
-      return final({ kind: "error", url, status, reason: why });
+      return final({ kind: "error", url, status, reason: why, noAnswer: true });
     }
     return closed(ctx, status, `body cut after ${read.bytes} bytes: ${read.message}`);
   }
@@ -255,6 +259,8 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
       url,
       status,
       reason: `HTTP ${status} (${d.reason})`,
+      // P7: a 5xx, or a 429 that is the site's hold: the site's "later", nothing of the page.
+      ...(status >= 500 || siteHold(d.reason) ? { noAnswer: true as const } : {}),
       ...(siteHold(d.reason) ? { held: true as const } : {}),
     });
   }

@@ -100,6 +100,14 @@ export type FetchOutcome =
        * tonight. The site's "later", which says nothing of the page itself (P7).
        */
       held?: true;
+      /**
+       * P7: the request was sent and no answer about the page came back: the connection was
+       * closed or reset, the body cut or malformed on the way, or a 5xx (or a 429 the site's
+       * hold) after its retries, or its sends tonight were used up so. Absent for an answer that
+       * is not the page (a 4xx, a redirect not followed, a 2xx whose body cannot be undone) and
+       * for a request never sent (its address refused, say).
+       */
+      noAnswer?: true;
     }
   | { kind: "unreachable"; url: string; reason: string }
   | { kind: "timed-out"; url: string; phase: "headers" | "body" }

@@ -575,6 +575,8 @@ export const RESUME_HOPS = 10;
  * not every night for ever.
  */
 function missedPage(o: NightOutcome): boolean {
+  // A hold with no answer of its own (the site held before the page was sent) is no night of it.
+  if (o.held === true && o.unanswered !== true) return false;
   return !NOT_JUDGED_OUTCOMES.has(o.kind) && !NO_OUTCOMES.has(o.kind);
 }
 
@@ -591,7 +593,7 @@ function failedNight(
   failed: string,
   o: NightOutcome,
 ): BackfillState {
-  const unanswered = o.unanswered === true || o.held === true;
+  const unanswered = o.unanswered === true;
   const nights = (unanswered ? state.unansweredNights : state.failedNights) ?? 0;
   const bound = unanswered ? BACKFILL_UNANSWERED_NIGHTS : BACKFILL_MISSES;
   if (nights + 1 >= bound)

@@ -49,7 +49,7 @@ export function failureOutcome(
         status: o.status,
         url: o.url,
         ...(o.held ? { held: true as const } : {}),
-        ...(noAnswer(o) ? { unanswered: true as const } : {}),
+        ...(o.noAnswer ? { unanswered: true as const } : {}),
       };
     case "unreachable":
       return { kind: "unreachable", reason: o.reason, url: o.url, unanswered: true };
@@ -107,15 +107,4 @@ export function cutShortOutcome(last: LastAttempt): NightOutcome {
 /** Outcomes after which no other way in is tried tonight (the site said no, or time is up). */
 export function endsTheSource(kind: NightOutcome["kind"]): boolean {
   return kind === "refused" || kind === "robots-unavailable" || kind === "unreached";
-}
-
-/**
- * P7: an error that is no answer about the page: a 5xx (after its retries, P15), or no full
- * answer at all (status null: the connection closed, retries used up; a body cut or malformed
- * on the way, net/classify.ts). A 4xx, a redirect that cannot be followed, or a 2xx whose body
- * cannot be undone is the site's answer.
- */
-function noAnswer(o: { status: number | null; reason: string }): boolean {
-  if (o.status === null || o.status >= 500) return true;
-  return o.reason.startsWith("body cut after") || o.reason.startsWith("body malformed after");
 }

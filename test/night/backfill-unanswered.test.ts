@@ -238,4 +238,38 @@ describe("P7: an older page that gets no answer is no miss", () => {
       ended: { why: "gave-up", url: `${s.origin}/older` },
     });
   });
+  it("P7: an older page the net never sends (its address carries credentials, P3) is no night of no answer: it counts as not the page (BACKFILL_MISSES), the net's outcome saying which, never its words", async () => {
+    h = await harness({ realTime: true, gapMs: 20 });
+    const s = await server((req, res) => {
+      if (req.url === "/robots.txt") return void res.writeHead(404).end();
+      if (req.url === "/list") return void res.writeHead(200).end("one|");
+      res.writeHead(200).end("old|");
+    });
+    const ctx = { fetcher: h.fetcher(), clock: h.clock, reader, validators };
+    const cursor = { url: `${s.origin.replace("//", "//u:p@")}/older` };
+    const r = await checkSource(
+      ctx,
+      sourceAt(`${s.origin}/list`),
+      history({ done: false, pagesRead: 4, cursor }),
+    );
+    expect(s.paths).not.toContain("/older");
+    expect(r.backfill).toEqual({ done: false, pagesRead: 4, cursor, failedNights: 1 });
+  });
+  it("P7: an older page that answers redirects without end (too many redirects) answered with something that is not the page: a night of BACKFILL_MISSES, not of no answer (the net's outcome says which, never its words)", async () => {
+    h = await harness({ realTime: true, gapMs: 20 });
+    const s = await server((req, res) => {
+      if (req.url === "/robots.txt") return void res.writeHead(404).end();
+      if (req.url === "/list") return void res.writeHead(200).end(`one|${s.origin}/older`);
+      // /older → /older/1 → /older/1/1 → … each a new address, never ending.
+      res.writeHead(302, { location: `${req.url}/1` }).end();
+    });
+    const ctx = { fetcher: h.fetcher(), clock: h.clock, reader, validators };
+    const cursor = { url: `${s.origin}/older` };
+    const r = await checkSource(
+      ctx,
+      sourceAt(`${s.origin}/list`),
+      history({ done: false, pagesRead: 4, cursor }),
+    );
+    expect(r.backfill).toEqual({ done: false, pagesRead: 4, cursor, failedNights: 1 });
+  });
 });

@@ -31,6 +31,12 @@ export const retries: () => Step = () => (next) => async (call) => {
     }
   }
   return withEarlier(
-    final({ kind: "error", url: call.url, status: null, reason: "retries exhausted" }),
+    final({
+      kind: "error",
+      url: call.url,
+      status: null,
+      reason: "retries exhausted",
+      noAnswer: true,
+    }),
   );
 };

@@ -237,6 +237,8 @@ export const siteGate =
               url: call.url,
               status: null,
               reason: SENDS_USED_UP,
+              // Sent three times tonight already, none answered in full (P7: no answer).
+              noAnswer: true,
             });
           case "go": {
             // Admitted ahead: the row is durable and the lease held; the request leaves at its
