@@ -53,6 +53,10 @@ const REFUSALS = [
   "cloudflare-challenge-200",
   "recaptcha-gate-200",
   "hcaptcha-gate-200",
+  // P21: a 503 with a Retry-After whose page names no maintenance, and a maintenance page that
+  // asks for proof of a person: each a no, asked once, the site closed for the night.
+  "access-denied-retry-after-503",
+  "maintenance-verify-human-503",
 ];
 const LOOK_ALIKES = [
   "contact-form-recaptcha-200",
@@ -71,6 +75,7 @@ const LOOK_ALIKES = [
   "help-are-you-a-robot-200",
   // P15: a 503 maintenance page that warns automated requests fail meanwhile: tried again.
   "maintenance-automated-503",
+  "maintenance-unavailable-503",
 ];
 const present = (names: string[]) => names.filter((n) => readdirSync(DIR).includes(`${n}.json`));
 
@@ -141,6 +146,30 @@ describe("a site says no (P21)", () => {
     expect(h.ports.log.entries.at(-1)?.evidence).toMatchObject({
       reference: "AHrlqAAAAAMA1gZrYHNP4MIAAYhtzg==",
     });
+  });
+
+  it("P15, P21: a 503 'Access denied' whose Retry-After asks back in 30 s and that names no maintenance is a no: asked once, not again that night, the site's other page not asked", async () => {
+    const fx = fixture("access-denied-retry-after-503");
+    const { s, f } = await serve((q, res, ctx) => {
+      res.setHeader("retry-after", "30");
+      void fx.handler(q, res, ctx);
+    });
+    expect(await f.fetch({ url: s.url("/bids/"), purpose: "page" })).toMatchObject({
+      kind: "refused",
+      evidence: { provider: "generic", verdict: "suspected" },
+    });
+    expect((await f.fetch({ url: s.url("/other"), purpose: "page" })).kind).toBe("site-closed");
+    expect(s.hits("/bids/")).toHaveLength(1);
+    expect(s.hits("/other")).toHaveLength(0);
+  });
+
+  it("P15: a maintenance 503 is tried again no sooner than its Retry-After asks, at most twice more", async () => {
+    const { s, f } = await serve(fixture("maintenance-automated-503").handler);
+    expect((await f.fetch({ url: s.url("/bids/"), purpose: "page" })).kind).toBe("error");
+    const hits = s.hits("/bids/");
+    expect(hits).toHaveLength(3);
+    for (let i = 1; i < hits.length; i++)
+      expect(hits[i]!.startedAt - hits[i - 1]!.endedAt).toBeGreaterThanOrEqual(30_000);
   });
 
   it.each(present(LOOK_ALIKES))("P21: the look-alike %s is not a no", async (name) => {

@@ -499,15 +499,75 @@ describe("P15, P21: a 503 that says it is temporary is the server down for now, 
     expect(refusalFor(loadFixture("maintenance-automated-503"))).toBeNull();
   });
 
-  it("P15, P21: a 503 with a Retry-After is temporary, unless it asks the visitor to prove they are a person", () => {
+  it("P21: a Retry-After alone makes no 503 temporary: a page that names no maintenance and turns automated requests away is a suspected no", () => {
     const denied = small("<h1>Access denied</h1><p>Automated access is not allowed.</p>");
-    expect(refusalFor(resp(503, denied, { ...HTML, "retry-after": "30" }))).toBeNull();
+    const blocked = small(
+      "<h1>Request blocked</h1><p>Automated requests are blocked. Try again later.</p>",
+    );
+    for (const after of ["30", "3600", "Sun, 06 Dec 2026 09:00:00 GMT"]) {
+      expect(refusalFor(resp(503, denied, { ...HTML, "retry-after": after }))).toMatchObject({
+        verdict: "suspected",
+        provider: "generic",
+        marker: 'status 503 + "automated access"',
+      });
+      expect(refusalFor(resp(503, blocked, { ...HTML, "retry-after": after }))).toMatchObject({
+        verdict: "suspected",
+      });
+    }
     const human = small("<h1>Please verify you are human</h1>");
     expect(refusalFor(resp(503, human, { ...HTML, "retry-after": "30" }))).toMatchObject({
       verdict: "suspected",
       provider: "generic",
       marker: 'status 503 + "verify you are human"',
     });
+  });
+
+  it("P21: a maintenance page that asks the visitor to prove they are a person, or says they are blocked, is still a suspected no", () => {
+    const human = small(
+      "<h1>Down for maintenance</h1><p>Please verify you are human to continue.</p>",
+    );
+    expect(refusalFor(resp(503, human))).toMatchObject({
+      verdict: "suspected",
+      marker: 'status 503 + "verify you are human"',
+    });
+    expect(refusalFor(resp(503, human, { ...HTML, "retry-after": "30" }))).toMatchObject({
+      verdict: "suspected",
+    });
+    const robot = small(
+      "<h1>Scheduled maintenance</h1><p>Are you a robot? Automated access is paused.</p>",
+    );
+    expect(refusalFor(resp(503, robot))).toMatchObject({
+      marker: 'status 503 + "are you a robot"',
+    });
+    const blocked = small(
+      "<h1>Under maintenance</h1><p>You have been blocked: automated requests are refused.</p>",
+    );
+    expect(refusalFor(resp(503, blocked))).toMatchObject({ verdict: "suspected" });
+    const bot = small("<h1>System maintenance</h1><p>Bot detected. Access denied.</p>");
+    expect(refusalFor(resp(503, bot))).toMatchObject({ verdict: "suspected" });
+    const person = small(
+      "<h1>Planned maintenance</h1><p>Automated access is paused. Please prove you\u2019re a person to continue.</p>",
+    );
+    expect(refusalFor(resp(503, person))).toMatchObject({
+      verdict: "suspected",
+      marker: 'status 503 + "automated access"',
+    });
+    const checkbox = small(
+      "<h1>Site maintenance</h1><p>Access denied to automated access.</p><label><input type=checkbox> I'm not a robot</label>",
+    );
+    expect(refusalFor(resp(503, checkbox))).toMatchObject({ verdict: "suspected" });
+    expect(refusalFor(loadFixture("maintenance-verify-human-503"))).toMatchObject({
+      verdict: "suspected",
+      marker: 'status 503 + "verify you are human"',
+    });
+  });
+
+  it("P15, P21: 'temporarily unavailable for maintenance' is maintenance wording too", () => {
+    const page = small(
+      "<h1>Temporarily unavailable for maintenance</h1><p>Automated queries will not work until 5 a.m.</p>",
+    );
+    expect(refusalFor(resp(503, page))).toBeNull();
+    expect(refusalFor(loadFixture("maintenance-unavailable-503"))).toBeNull();
   });
 
   it("P21: a 503 block page that says nothing of a return is still suspected, and a maintenance word lets only a 503 off", () => {

@@ -142,6 +142,17 @@ const recognised: [string, Expect][] = [
       marker: 'whole page: h-captcha + "prove you are human"',
     },
   ],
+  // P21: a 503 whose Retry-After says when to come back but whose page names no maintenance:
+  // the site's no, not the server down (when in doubt, don't send).
+  [
+    "access-denied-retry-after-503",
+    { verdict: "suspected", provider: "generic", marker: 'status 503 + "automated access"' },
+  ],
+  // P21: a maintenance page that asks the visitor to prove they are a person is still such a page.
+  [
+    "maintenance-verify-human-503",
+    { verdict: "suspected", provider: "generic", marker: 'status 503 + "verify you are human"' },
+  ],
 ];
 
 /** Look-alikes that must never be a refusal (research notes: "never a refusal on its own"). */
@@ -162,6 +173,7 @@ const lookalikes: string[] = [
   "help-are-you-a-robot-200",
   "robots-mentions-challenge-platform",
   "maintenance-automated-503",
+  "maintenance-unavailable-503",
 ];
 
 function check(got: RefusalVerdict | null, want: Expect) {

@@ -21,33 +21,50 @@ const PHRASES: readonly [string, RegExp][] = [
   ["bot detected", /\bbot detected\b/],
 ];
 
-/** The phrases that ask the visitor to prove they are a person (P21: whatever the status). */
-const HUMAN_CHECK = new Set(["are you a robot", "verify you are human"]);
+/**
+ * The phrases that say the visitor, not the server, is turned away: asked to prove they are a
+ * person (P21: such a page, whatever its status), told they are blocked or taken for a bot. No
+ * maintenance page says them; one that does is a no.
+ */
+const TURNED_AWAY = new Set([
+  "are you a robot",
+  "verify you are human",
+  "unusual traffic",
+  "you have been blocked",
+  "request blocked",
+  "request unsuccessful",
+  "bot detected",
+]);
+
+/**
+ * Words asking the visitor to show they are a person beyond the phrases above ("prove you're
+ * human", "I'm not a robot"): they keep a maintenance page a no, and make none by themselves.
+ */
+const ASKS_FOR_A_PERSON =
+  /\b(?:prove|verify|confirm|show) (?:that )?you(?: are|'re| ?’re) (?:a )?(?:human|person|real person|not a robot)\b|\bi(?:'m| am| ?’m) not a robot\b/;
 
 /** A page that says the site is down for maintenance (RFC 9110 §15.6.4: temporary). */
 const MAINTENANCE =
-  /\b(?:down for|scheduled|planned|undergoing|under|routine|emergency|site|system|server) maintenance\b|\bmaintenance (?:mode|window|in progress|is in progress|underway|under way)\b/;
+  /\b(?:down for|scheduled|planned|undergoing|under|routine|emergency|site|system|server) maintenance\b|\bmaintenance (?:mode|window|in progress|is in progress|underway|under way)\b|\b(?:unavailable|offline|closed) for (?:scheduled |planned |routine )?maintenance\b/;
 
 /**
- * P15, P21: a 503 that says it is temporary (a maintenance page, or a Retry-After saying when
- * to come back) is the server unavailable for now, tried again as P15 says, not the site's no,
- * though a maintenance page may warn that automated requests fail meanwhile. Vendors' own
- * challenge and block pages are told by their own rules before this one, at any status; and a
- * 503 with a Retry-After that asks the visitor to prove they are a person still counts (P21:
- * such a page, whatever its status), unless it says maintenance.
+ * P15, P21: a 503 whose page says the site is down for maintenance is the server unavailable for
+ * now, tried again as P15 says, not the site's no, though a maintenance page may warn that
+ * automated requests fail (or are refused) meanwhile. Only its words make it so: a Retry-After
+ * alone says when to come back, not why, and a 503 "Access denied" with one is a no (when in
+ * doubt, don't send). A maintenance page that asks the visitor to prove they are a person or says
+ * they are blocked (TURNED_AWAY, ASKS_FOR_A_PERSON) is still a no. Vendors' own challenge and block pages are told
+ * by their own rules before this one, at any status.
  */
-function temporary(p: Prepared, phrase: string): boolean {
-  if (p.status !== 503) return false;
-  if (MAINTENANCE.test(p.text)) return true;
-  return p.headers["retry-after"] !== undefined && !HUMAN_CHECK.has(phrase);
+function temporary(p: Prepared, found: readonly string[]): boolean {
+  if (p.status !== 503 || !MAINTENANCE.test(p.text)) return false;
+  return !found.some((name) => TURNED_AWAY.has(name)) && !ASKS_FOR_A_PERSON.test(p.text);
 }
 
 export function generic(p: Prepared): RuleResult {
   if (!STATUSES.has(p.status) || p.plain || p.text.length >= TIER3_MAX_TEXT) return null;
-  for (const [name, re] of PHRASES) {
-    if (!re.test(p.text)) continue;
-    if (temporary(p, name)) continue;
-    return verdict("suspected", "generic", `status ${p.status} + "${name}"`);
-  }
-  return null;
+  const found = PHRASES.filter(([, re]) => re.test(p.text)).map(([name]) => name);
+  const first = found[0];
+  if (first === undefined || temporary(p, found)) return null;
+  return verdict("suspected", "generic", `status ${p.status} + "${first}"`);
 }
