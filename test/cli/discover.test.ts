@@ -3,8 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { type Clock, systemClock } from "../../src/clock.js";
+import { randomIds } from "../../src/ids.js";
+import { discover } from "../../src/night/discover.js";
 import { DEFAULT_USER_AGENT } from "../../src/policy/constants.js";
 import { addDays, nightOf } from "../../src/policy/night-date.js";
+import { dayStart } from "../../src/policy/zone.js";
 import { latestCapture } from "../../src/store/archive/captures.js";
 import { archiveDir, listWarcFiles } from "../../src/store/archive/files.js";
 import { readCapture } from "../../src/store/archive/read.js";
@@ -297,7 +301,7 @@ describe("nor discover", () => {
     60_000,
   );
 
-  it("P20: a robots.txt a night found unreachable keeps a later discover that day off the origin: not asked again, the homepage not asked (a past night caught up today, whose requests the journal files under its own date)", async () => {
+  it("P20: a robots.txt a night found unreachable keeps a later discover that day off the origin: not asked again, the homepage not asked (a past night caught up today, whose requests the journal files under its own date); the next day it is asked again", async () => {
     const down = await fleet.server({ host: "127.0.0.9" });
     // Not a 503 (the journal would replay its answer): the connection closed, nothing kept.
     down.route("/robots.txt", (q) => void q.socket.destroy());
@@ -307,25 +311,46 @@ describe("nor discover", () => {
     const data = mkdtempSync(join(tmpdir(), "nor-discover-unreachable-"));
     try {
       // Yesterday's night, caught up today (New York dates), at an end before discover runs.
-      const today = nightOf(Date.now());
       const catalog = writeCatalog(data, [feedEntry("down-feed", down.url("/feed.xml"))]);
-      const night = await nightCli(catalog, data, addDays(today, -1));
+      const night = await nightCli(catalog, data, addDays(nightOf(Date.now()), -1));
       expect(night.code, night.stderr).toBe(0);
       expect(down.requests.map((q) => q.path)).toEqual(["/robots.txt"]);
-      const r = await nor([
-        "discover",
-        down.url("/"),
-        "--data",
-        data,
-        "--allow-private-addresses",
-        "--gap-ms",
-        "50",
-      ]);
-      // Run across midnight in New York, the day is another and robots.txt is asked again.
-      if (nightOf(Date.now()) !== today) return;
-      expect(r.code).toBe(1);
-      expect(r.stderr).toContain("robots-unavailable");
-      expect(down.requests.map((q) => q.path)).toEqual(["/robots.txt"]);
+      const store = await openStore({ kind: "sqlite", dir: data });
+      try {
+        const found = await new SqlRobotsCache(store.db).get(down.origin);
+        expect(found).toMatchObject({ state: "unreachable" });
+        const day = nightOf(found?.fetchedAt ?? Number.NaN);
+        expect(found?.night).toBe(addDays(day, -1));
+        // discover's clock, injected: noon in New York on the day the night found it (the hour
+        // aside, the same day whenever this test runs), then noon the day after.
+        const noonOf = (date: string): Clock => {
+          const [y, m, d] = date.split("-").map(Number) as [number, number, number];
+          const start = dayStart(y, m, d, "America/New_York") + 12 * 60 * 60 * 1000;
+          const t0 = Date.now();
+          return { now: () => start + (Date.now() - t0), sleep: systemClock.sleep };
+        };
+        const run = (clock: Clock) =>
+          discover(store, down.url("/"), {
+            clock,
+            ids: randomIds,
+            allowPrivateAddresses: true,
+            gapMs: 50,
+          });
+        expect(await run(noonOf(day))).toMatchObject({
+          kind: "not-read",
+          outcome: { kind: "robots-unavailable" },
+        });
+        expect(down.requests.map((q) => q.path)).toEqual(["/robots.txt"]);
+        // The next day the answer no longer holds: robots.txt is asked again (and the homepage
+        // still not, the file unreachable again).
+        expect(await run(noonOf(addDays(day, 1)))).toMatchObject({
+          kind: "not-read",
+          outcome: { kind: "robots-unavailable" },
+        });
+        expect(down.requests.map((q) => q.path)).toEqual(["/robots.txt", "/robots.txt"]);
+      } finally {
+        await store.close();
+      }
     } finally {
       rmSync(data, { recursive: true, force: true });
     }
