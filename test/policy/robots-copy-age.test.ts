@@ -36,4 +36,16 @@ describe("which stored robots.txt answer stands (P16, P20)", () => {
     expect(robotsCopyServes(copy, FOUND - HOUR)).toBe(false);
     expect(robotsCopyServes({ ...copy, fetchedAt: Number.NaN }, FOUND)).toBe(false);
   });
+
+  it("P16: a copy read outside a night on the day a night is named for serves that night (once a day: nor discover's in the morning, the night at 22:00), not the next day's", () => {
+    // 10:00 New York time on 2026-11-05, outside a night.
+    const morning = { state: "rules", fetchedAt: FOUND + 7 * HOUR } as const;
+    expect(robotsCopyServes(morning, FOUND + 19 * HOUR, "2026-11-05")).toBe(true);
+    expect(robotsCopyServes(morning, FOUND + 22 * HOUR, "2026-11-06")).toBe(false);
+    expect(robotsCopyServes(morning, FOUND + 7 * HOUR + ROBOTS_TTL_MS, "2026-11-05")).toBe(false);
+    // A night's copy of that day is the night's: the next night reads afresh whatever its name.
+    expect(
+      robotsCopyServes({ ...morning, night: "2026-11-04" }, FOUND + 19 * HOUR, "2026-11-05"),
+    ).toBe(false);
+  });
 });

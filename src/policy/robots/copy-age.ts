@@ -32,14 +32,23 @@ export function unreachableHolds(a: StoredRobotsAnswer, now: number, night?: str
  * `night` (none: outside a night). No copy is gone by once ROBOTS_TTL_MS old, counted from when
  * it was read. A night reads each origin's file once, afresh: a copy an earlier night or another
  * command read is read again (with its validators) unless it was read within the hour
- * (ROBOTS_REREAD_AFTER_MS), and then serves the rest of that night. Outside a night any copy
- * under a day old serves. A copy dated ahead of the clock has no age to trust: only the night
- * that read it goes by it. An unreachable answer: `unreachableHolds`.
+ * (ROBOTS_REREAD_AFTER_MS), or, outside any night, on the New York day the night is named for
+ * (the site-owners page: "It reads your robots.txt once a day": `nor discover` in the morning and
+ * that day's night at 22:00 ask once; an earlier night's copy is always read again, however the
+ * nights' hours fall across midnight),
+ * and then serves the rest of that night. Outside a night any copy under a day old serves. A
+ * copy dated ahead of the clock has no age to trust: only the night that read it goes by it. An
+ * unreachable answer: `unreachableHolds`.
  */
 export function robotsCopyServes(a: StoredRobotsAnswer, now: number, night?: string): boolean {
   if (a.state === "unreachable") return unreachableHolds(a, now, night);
   const age = now - a.fetchedAt;
   if (!(age < ROBOTS_TTL_MS)) return false;
   if (age < 0) return night !== undefined && a.night === night;
-  return night === undefined || a.night === night || age < ROBOTS_REREAD_AFTER_MS;
+  return (
+    night === undefined ||
+    a.night === night ||
+    age < ROBOTS_REREAD_AFTER_MS ||
+    (a.night === undefined && nightOf(a.fetchedAt) === night)
+  );
 }

@@ -227,6 +227,55 @@ describe("step: robots gate (P16, P18, P20)", () => {
     expect(robots.calls).toHaveLength(3);
   });
 
+  it("P16: at most once a day: a copy read earlier the same New York day (nor discover's, that morning) serves that day's night at 22:00, not read again; a copy of the day before is read again, and none serves once a day old", async () => {
+    const hour = 60 * 60 * 1000;
+    // 10:00 in New York on 6 December 2026 (EST, UTC-5): nor discover, no night under way.
+    const g = gate(rules("User-agent: *\nAllow: /\n"), undefined, Date.UTC(2026, 11, 6, 15, 0));
+    await g.step(page);
+    expect(g.robots).toHaveLength(1);
+    let reads = 0;
+    const counting = (night: string) =>
+      robotsGate({
+        clock: g.clock,
+        cache: g.cache,
+        delays: new CrawlDelays(g.cache),
+        fetch: async () => {
+          reads++;
+          return rules("User-agent: *\nAllow: /\n");
+        },
+        night,
+      })(fakeNext((c) => ok(c.url)).next);
+    // 22:00 the same day: that day's night goes by the 10:00 copy (12 hours old), made its own.
+    await g.clock.advance(12 * hour);
+    expect(await counting("2026-12-06")(page)).toMatchObject({ outcome: { kind: "ok" } });
+    expect(reads).toBe(0);
+    expect(await g.cache.get(ORIGIN)).toMatchObject({ night: "2026-12-06" });
+    // Past midnight, the same night: still its copy (14 hours old).
+    await g.clock.advance(2.5 * hour);
+    await counting("2026-12-06")(page);
+    expect(reads).toBe(0);
+    // The next day's night at 22:00: the copy is 36 hours old, read again.
+    await g.clock.advance(21.5 * hour);
+    await counting("2026-12-07")(page);
+    expect(reads).toBe(1);
+    // A copy read late the day before (23:30) is read again by a night begun at 02:00.
+    const late = gate(rules("User-agent: *\nAllow: /\n"), undefined, Date.UTC(2026, 11, 8, 4, 30));
+    await late.step(page);
+    await late.clock.advance(2.5 * hour);
+    reads = 0;
+    await robotsGate({
+      clock: late.clock,
+      cache: late.cache,
+      delays: new CrawlDelays(late.cache),
+      fetch: async () => {
+        reads++;
+        return rules("User-agent: *\nAllow: /\n");
+      },
+      night: "2026-12-08",
+    })(fakeNext((c) => ok(c.url)).next)(page);
+    expect(reads).toBe(1);
+  });
+
   it("P16, P18: a copy dated in the future (written while a clock ran ahead) is read again, not taken as fresh until that clock is caught up", async () => {
     const g = gate(rules("User-agent: *\nDisallow: /bids\n"), "2026-11-05");
     await g.cache.put({
