@@ -609,3 +609,33 @@ describe("P21: a DataDome cid header that holds no id falls back to the page's",
     expect(v?.reference).toBe("HEADERcid==");
   });
 });
+
+describe("P21: a Cloudflare cf-ray header that holds no id falls back to the Ray ID the page prints", () => {
+  it.each([
+    ["sent twice (joined with a comma)", "7b8c9d0e1f2a3b4c-ORD, 7b8c9d0e1f2a3b4c-ORD"],
+    ["over 256 characters", "x".repeat(300)],
+    ["with a control character", "7b8c9d0e1f2a3b4c\u0007-ORD"],
+  ])("P21: a block page (1020) whose cf-ray is %s records the page's Ray ID", (_what, bad) => {
+    const cf = loadFixture("cloudflare-1020-403");
+    const v = refusalFor({ ...cf, headers: { ...cf.headers, "cf-ray": bad } });
+    expect(v).toMatchObject({ verdict: "block", provider: "cloudflare" });
+    expect(v?.reference).toBe("7b8c9d0e1f2a3b4c");
+  });
+
+  it("P21: a challenge told by cf-mitigated whose cf-ray holds no id records the page's Ray ID", () => {
+    const cf = loadFixture("cloudflare-managed-403");
+    const v = refusalFor({
+      ...cf,
+      headers: { ...cf.headers, "cf-ray": "8f1a2b3c4d5e6f70-CMH, 8f1a2b3c4d5e6f70-CMH" },
+    });
+    expect(v).toMatchObject({ verdict: "challenge", provider: "cloudflare" });
+    expect(v?.reference).toBe("8f1a2b3c4d5e6f70");
+  });
+
+  it("P21: a valid cf-ray still comes first", () => {
+    expect(refusalFor(loadFixture("cloudflare-1020-403"))?.reference).toBe("7b8c9d0e1f2a3b4c-ORD");
+    expect(refusalFor(loadFixture("cloudflare-managed-403"))?.reference).toBe(
+      "8f1a2b3c4d5e6f70-CMH",
+    );
+  });
+});

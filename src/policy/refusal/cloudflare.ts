@@ -7,7 +7,14 @@
  * headline/refusal error code on a 403/429 count. 52x origin-error pages share the block
  * page's markup (`cf-error-code`) and are outages.
  */
-import { firstCapture, type Prepared, type RuleResult, verdict } from "./types.js";
+import {
+  captures,
+  firstCapture,
+  firstReference,
+  type Prepared,
+  type RuleResult,
+  verdict,
+} from "./types.js";
 
 const CHALLENGE_STATUSES = new Set([403, 429, 503]);
 const BLOCK_STATUSES = new Set([403, 429]);
@@ -35,14 +42,18 @@ const ERROR_CODE = [
   /data-translate="error"[^>]*> ?error ?<\/span> ?<span[^>]*> ?(\d{3,4}) ?</,
 ];
 
-/** The Ray ID: the cf-ray header, else the one printed on the page or in the challenge URL. */
-function rayOf(p: Prepared): string | undefined {
-  return (
-    p.headers["cf-ray"]?.trim() ||
-    firstCapture(p.html, [
+/**
+ * The Ray ID: the cf-ray header, else the one printed on the page or in the challenge URL. A
+ * header that holds no id (sent twice and joined, cut, mangled by a relay) falls back to the
+ * page's, as DataDome's cid does.
+ */
+export function rayOf(p: Prepared): string | undefined {
+  return firstReference(
+    p.headers["cf-ray"]?.trim(),
+    ...captures(p.html, [
       /ray id:?\s*(?:<[^>]*>\s*)*([0-9a-f]{16})\b/i,
       /[?&]ray=([0-9a-f]{16})\b/i,
-    ])
+    ]),
   );
 }
 

@@ -4,6 +4,7 @@
  * "Preparation" 1): Google's /sorry/, Anubis's /.within.website/?redir=, DataDome's
  * captcha-delivery.com.
  */
+import { rayOf } from "./cloudflare.js";
 import { type Prepared, type RuleResult, verdict } from "./types.js";
 
 function header(p: Prepared, name: string): string {
@@ -16,7 +17,8 @@ export function tier1Headers(p: Prepared): RuleResult {
       "challenge",
       "cloudflare",
       "cf-mitigated: challenge",
-      p.headers["cf-ray"]?.trim(),
+      // The header's Ray ID, else the page's (one that holds no id falls back).
+      rayOf(p),
     );
   }
   const waf = header(p, "x-amzn-waf-action");
