@@ -259,9 +259,9 @@ export const SiteOwnersPage: FC<SiteOwnersProps> = ({
 
       <h2>Asking it to slow down or stay away</h2>
       <p>
-        robots.txt is quickest: the checker reads it again each night and never goes by a copy older
-        than {span(ROBOTS_TTL_MS)}, so it sees a change within {span(ROBOTS_TTL_MS)}. To keep it
-        off:
+        robots.txt is quickest: the checker reads it again each night, unless it read it earlier
+        that day, and never goes by a copy older than {span(ROBOTS_TTL_MS)}, so it sees a change
+        within {span(ROBOTS_TTL_MS)}. To keep it off:
       </p>
       <pre>{`User-agent: ${PRODUCT_TOKEN}\nDisallow: /`}</pre>
       <p>To slow it to one request every 30 seconds:</p>

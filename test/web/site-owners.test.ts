@@ -74,7 +74,8 @@ describe("the site-owner page", () => {
     expect(RECHECK_EVERY_NIGHTS).toBe(7);
     // P16: each night reads the file once, with its validators (robots-gate.ts, "each night
     // reads the file once, afresh"); ROBOTS_TTL_MS caps the age of a copy gone by, and is no
-    // longer said as how often the file is read.
+    // longer said as how often the file is read; a copy read earlier the night's day (nor
+    // discover's) serves that night (copy-age.ts, "at most once a day").
     expect(t).toContain(
       "At most once each night (it runs once a day), it reads your robots.txt from the same scheme, host and port as the page.",
     );
@@ -83,7 +84,7 @@ describe("the site-owner page", () => {
     );
     expect(t).toContain("It never goes by a copy more than a day old.");
     expect(t).toContain(
-      "the checker reads it again each night and never goes by a copy older than a day, so it sees a change within a day.",
+      "the checker reads it again each night, unless it read it earlier that day, and never goes by a copy older than a day, so it sees a change within a day.",
     );
     expect(t).not.toContain("Once a day, from");
     expect(html).toContain(`${RECHECK_SOON_NIGHTS} nights soon after, then once a week, and`);
