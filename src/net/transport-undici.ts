@@ -50,21 +50,32 @@ export type UndiciTransport = Transport & { close(): Promise<void> };
  * A timer that fires more than this long after it was due finds that this process was not
  * running meanwhile: frozen (SIGSTOP, a suspended machine) or its event loop held up. Node runs
  * due timers before it reads sockets, so what the site sent while the process was away is still
- * unread when such a timer fires.
+ * unread when such a timer fires: it is read first (awakeTimeout).
  */
 export const LATE_TIMER_MS = 1_000;
 
-/** How many times one P14 window is given again after its timer fired late (awakeTimeout). */
-export const MAX_LATE_REARMS = 3;
+/**
+ * The longest the process's own work may hold its event loop up (a write waiting out SQLite's
+ * 5 s busy wait, a collection, a large parse): a P14 window found late by less than this (or
+ * by less than the window itself, when shorter) was the checker busy, not away, and is not
+ * given again. Past it the process was frozen.
+ */
+export const OWN_LAG_MAX_MS = 10_000;
+
+/** How many times one P14 window is given again after the process was away (awakeTimeout). */
+export const MAX_LATE_REARMS = 1;
 
 /**
- * P14 as a window the checker was there for. `onDue` is called once `ms` has passed; but when
- * the timer fires late (LATE_TIMER_MS past its time, by `monotonic`), the checker was not
- * running for part of the window, how much of it unknown, and the answer may be waiting unread:
- * calling that the site's time-out would put on the site's record a wait that was the
- * checker's. So the window is given again from now (at most MAX_LATE_REARMS times; a process
- * frozen that often in one request then calls it a time-out after all), and what has arrived is
- * read first. `onDue` hears how long, in all, the timer fired late. Returns the cancel.
+ * P14 as a window the checker was there for. `onDue` is called once `ms` has passed. When the
+ * timer fires late (LATE_TIMER_MS past its time, by `monotonic`), what the site sent meanwhile
+ * may be waiting unread: the decision waits one turn of the event loop, in which the sockets are
+ * read, so an answer that came is read rather than called a time-out. And when it fired so late
+ * that the process was frozen rather than busy (by OWN_LAG_MAX_MS, or the whole window when
+ * shorter), the site may not have had its window at all (its request unsent, its TLS handshake
+ * unanswered): the window is given again from then, once (MAX_LATE_REARMS). A process merely
+ * held up by its own work never lengthens a request past its window and that lag: the site's
+ * request lasts no longer than P14 says (and within its lease, REQUEST_LEASE_MS). `onDue` hears
+ * how long, in all, the windows given again were found late. Returns the cancel.
  */
 export function awakeTimeout(
   ms: number,
@@ -73,22 +84,38 @@ export function awakeTimeout(
 ): () => void {
   let away = 0;
   let rearms = 0;
-  let timer: NodeJS.Timeout;
+  let timer: NodeJS.Timeout | undefined;
+  let turn: NodeJS.Immediate | undefined;
+  let stopped = false;
   const arm = () => {
     const dueAt = monotonic() + ms;
     timer = setTimeout(() => {
+      timer = undefined;
       const late = monotonic() - dueAt;
-      if (late > LATE_TIMER_MS && rearms < MAX_LATE_REARMS) {
-        away += late;
-        rearms++;
-        arm();
+      if (late <= LATE_TIMER_MS) {
+        onDue(away);
         return;
       }
-      onDue(away);
+      // Found late: the sockets are read first (the poll phase comes before setImmediate's).
+      turn = setImmediate(() => {
+        turn = undefined;
+        if (stopped) return;
+        if (late >= Math.min(ms, OWN_LAG_MAX_MS) && rearms < MAX_LATE_REARMS) {
+          away += late;
+          rearms++;
+          arm();
+          return;
+        }
+        onDue(away);
+      });
     }, ms);
   };
   arm();
-  return () => clearTimeout(timer);
+  return () => {
+    stopped = true;
+    if (timer !== undefined) clearTimeout(timer);
+    if (turn !== undefined) clearImmediate(turn);
+  };
 }
 
 /** What a late-fired window says in the log (awakeTimeout). */

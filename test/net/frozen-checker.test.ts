@@ -1,11 +1,12 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   awakeTimeout,
   createUndiciTransport,
   LATE_TIMER_MS,
   MAX_LATE_REARMS,
+  OWN_LAG_MAX_MS,
   type UndiciTransport,
 } from "../../src/net/transport-undici.js";
 import type { TransportResult } from "../../src/net/types.js";
@@ -46,12 +47,12 @@ async function serve(handler: Parameters<typeof createServer>[1]): Promise<strin
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 }
 
-function shortTransport(): UndiciTransport {
+function shortTransport(window = L): UndiciTransport {
   const t = createUndiciTransport({
     allowPrivateAddresses: true,
-    headersTimeoutMs: L,
-    bodyTimeoutMs: L,
-    bodyTotalMs: L,
+    headersTimeoutMs: window,
+    bodyTimeoutMs: window,
+    bodyTotalMs: window,
   });
   transports.push(t);
   return t;
@@ -114,5 +115,60 @@ describe("a checker frozen with a request on the wire (P14, P27)", () => {
     // On time: due at once, nothing given again.
     const onTime = await new Promise<number>((resolve) => awakeTimeout(1, resolve, () => 0));
     expect(onTime).toBe(0);
+  });
+
+  it("P14: a window found late by the process's own work (a 5 s SQLite busy wait) is not given again: a slow site's request lasts its 30 s and that lag, no more", () => {
+    vi.useFakeTimers();
+    try {
+      let now = 0;
+      const due: number[] = [];
+      awakeTimeout(
+        30_000,
+        (away) => due.push(away),
+        () => now,
+      );
+      now = 35_000; // the timer runs 5 s after its time: the loop was held up, not frozen
+      vi.advanceTimersByTime(30_000);
+      expect(due).toEqual([]); // the sockets are read first
+      vi.advanceTimersByTime(1); // one turn of the loop
+      expect(due).toEqual([0]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("P14: a window found late by a freeze is given again once at most, whatever the freezes after it", () => {
+    vi.useFakeTimers();
+    try {
+      let now = 0;
+      const due: number[] = [];
+      awakeTimeout(
+        30_000,
+        (away) => due.push(away),
+        () => now,
+      );
+      now = 30_000 + 2 * OWN_LAG_MAX_MS;
+      vi.advanceTimersByTime(30_001);
+      expect(due).toEqual([]);
+      now += 30_000 + 2 * OWN_LAG_MAX_MS; // frozen again in the window given again
+      vi.advanceTimersByTime(30_001);
+      expect(due).toEqual([MAX_LATE_REARMS * 2 * OWN_LAG_MAX_MS]);
+      expect(MAX_LATE_REARMS).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("P14: an answer that came while the checker was held up past the headers limit by less than the window (its own work) is read, not the site's time-out", async () => {
+    // A window longer than the lag: not given again, and still what came is read first.
+    const W = 2_500;
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain", "content-length": "6" });
+      res.end("hello\n");
+      frozen(W + LATE_TIMER_MS + 500);
+    });
+    const r = await shortTransport(W)({ url, method: "GET", headers: {} });
+    expect(r).toMatchObject({ kind: "response", status: 200 });
+    expect(await bodyOf(r)).toBe("hello\n");
   });
 });
