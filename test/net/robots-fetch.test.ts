@@ -314,3 +314,29 @@ describe("robots.txt location and caching (P16, P10)", () => {
     expect(minGap(pages)).toBeGreaterThanOrEqual(7000);
   });
 });
+
+describe("robots.txt read once a night per origin, lanes lost meanwhile (P11, P16)", () => {
+  it("P11, P16: two requests that hold their lanes, left after the shared robots.txt reads they joined were lost to two other lanes' holds, send robots.txt once between them (the robots gate reads one at a time; the journal's replay of tonight's answer would also stop a second)", async () => {
+    const s = await site(robots("User-agent: *\nAllow: /\n"));
+    s.route("/a", html("<p>a</p>"));
+    s.route("/b", html("<p>b</p>"));
+    const f = h.fetcher();
+    // Lanes lost: the first from the start, the second once it is asked to read again.
+    const lost = () => false;
+    let asked = 0;
+    // Asked when it reads again and at its admission (yes), at sending (no).
+    const lostLater = () => asked++ < 2;
+    const mine = () => true;
+    const results = await Promise.allSettled([
+      f.fetch({ url: s.url("/list"), purpose: "page", held: lost }),
+      f.fetch({ url: s.url("/list?b"), purpose: "page", held: lostLater }),
+      f.fetch({ url: s.url("/a"), purpose: "page", held: mine }),
+      f.fetch({ url: s.url("/b"), purpose: "page", held: mine }),
+    ]);
+    expect(results.slice(2).map((r) => r.status === "fulfilled" && r.value.kind)).toEqual([
+      "ok",
+      "ok",
+    ]);
+    expect(s.hits("/robots.txt")).toHaveLength(1);
+  });
+});

@@ -199,13 +199,46 @@ export function robotsGate(deps: RobotsGateDeps): Step {
     return { rules: undefined, cached };
   };
 
-  const read = async (
+  /**
+   * P11, P16: the latest read of each origin begun here, shared or a call's own. A read waits
+   * for the one before it to end before it looks for a fresh copy, so two reads of one origin
+   * (a call's own after the shared ones it joined were lost, and a shared one a newcomer began
+   * meanwhile) never both send: the later finds what the earlier stored.
+   */
+  const reading = new Map<string, Promise<unknown>>();
+
+  const read = (
     origin: string,
     url: string,
     source: string | undefined,
     signal: AbortSignal | undefined,
     held: Call["held"],
-  ) => {
+  ): Promise<Lookup> => {
+    const before = reading.get(origin);
+    const p = (
+      before === undefined
+        ? readNow(origin, url, source, signal, held)
+        : untilStopped(
+            before.then(
+              () => undefined,
+              () => undefined,
+            ),
+            signal,
+          ).then(() => readNow(origin, url, source, signal, held))
+    ).finally(() => {
+      if (reading.get(origin) === p) reading.delete(origin);
+    });
+    reading.set(origin, p);
+    return p;
+  };
+
+  const readNow = async (
+    origin: string,
+    url: string,
+    source: string | undefined,
+    signal: AbortSignal | undefined,
+    held: Call["held"],
+  ): Promise<Lookup> => {
     const { rules: now, cached } = await known(origin);
     if (now) return now;
     const validators: Validators | undefined =
