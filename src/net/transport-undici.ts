@@ -11,7 +11,12 @@ import type utilOf from "undici/lib/core/util.js";
 import type AgentOf from "undici/lib/dispatcher/agent.js";
 import { requireCjs } from "../cjs.js";
 import { ConfigError } from "../errors.js";
-import { BODY_SILENCE_MS, BODY_TOTAL_MS, HEADERS_TIMEOUT_MS } from "../policy/constants.js";
+import {
+  BODY_SILENCE_MS,
+  BODY_TOTAL_MS,
+  HEADERS_TIMEOUT_MS,
+  REQUEST_LEASE_MS,
+} from "../policy/constants.js";
 import { pathAndQueryOf } from "../policy/robots/fetch-state.js";
 import {
   type AddressGuardOptions,
@@ -72,15 +77,18 @@ export const MAX_LATE_REARMS = 1;
  * read, so an answer that came is read rather than called a time-out. And when it fired so late
  * that the process was frozen rather than busy (by OWN_LAG_MAX_MS, or the whole window when
  * shorter), the site may not have had its window at all (its request unsent, its TLS handshake
- * unanswered): the window is given again from then, once (MAX_LATE_REARMS). A process merely
+ * unanswered): the window is given again from then, once (MAX_LATE_REARMS), but only when it
+ * ends by `latestEnd` (by `monotonic`: the request's lease on its site, REQUEST_LEASE_MS from
+ * the attempt's start, past which another machine may hold the site, P9). A process merely
  * held up by its own work never lengthens a request past its window and that lag: the site's
- * request lasts no longer than P14 says (and within its lease, REQUEST_LEASE_MS). `onDue` hears
- * how long, in all, the windows given again were found late. Returns the cancel.
+ * request lasts no longer than P14 says. `onDue` hears how long, in all, the windows given again
+ * were found late. Returns the cancel.
  */
 export function awakeTimeout(
   ms: number,
   onDue: (awayMs: number) => void,
   monotonic: () => number = () => performance.now(),
+  latestEnd = Number.POSITIVE_INFINITY,
 ): () => void {
   let away = 0;
   let rearms = 0;
@@ -100,7 +108,11 @@ export function awakeTimeout(
       turn = setImmediate(() => {
         turn = undefined;
         if (stopped) return;
-        if (late >= Math.min(ms, OWN_LAG_MAX_MS) && rearms < MAX_LATE_REARMS) {
+        if (
+          late >= Math.min(ms, OWN_LAG_MAX_MS) &&
+          rearms < MAX_LATE_REARMS &&
+          monotonic() + ms <= latestEnd
+        ) {
           away += late;
           rearms++;
           arm();
@@ -221,10 +233,14 @@ export function createUndiciTransport(opts: UndiciTransportOptions = {}): Undici
     // log records (an empty `?` included), never undici's own re-serialisation of the URL.
     const path = pathAndQueryOf(url);
     return new Promise<TransportResult>((resolve) => {
+      // P9: the site is this attempt's for REQUEST_LEASE_MS at most (store/journal.ts); a window
+      // given again after a freeze ends within it, the body's whole window included.
+      const leaseEnd = performance.now() + REQUEST_LEASE_MS;
       const answer = new Answer(
         bodyTotal,
         () => sockets.get(url.origin),
         (socket) => resets.has(socket),
+        leaseEnd,
       );
       const { signal } = req;
       const onAbort = () => answer.cancel(abortReason(signal));
@@ -239,14 +255,20 @@ export function createUndiciTransport(opts: UndiciTransportOptions = {}): Undici
       // count, and an interim 1xx (which restarts undici's own headers timer) never extends it.
       // Past it the request is let go; whatever it brings later is dropped unread. A deadline
       // passed while this process was not running is not the site's (awakeTimeout).
-      const stopTimer = awakeTimeout(headersTimeout, (away) => {
-        settle({
-          kind: "failure",
-          failure: "timeout-headers",
-          message: `no response headers within ${headersTimeout} ms of the attempt's start (P14)${awayNote(away)}`,
-        });
-        answer.cancel(new Error(`no response headers within ${headersTimeout} ms`));
-      });
+      const stopTimer = awakeTimeout(
+        headersTimeout,
+        (away) => {
+          settle({
+            kind: "failure",
+            failure: "timeout-headers",
+            message: `no response headers within ${headersTimeout} ms of the attempt's start (P14)${awayNote(away)}`,
+          });
+          answer.cancel(new Error(`no response headers within ${headersTimeout} ms`));
+        },
+        undefined,
+        // Given again only when the body's whole window after it still ends within the lease.
+        leaseEnd - bodyTotal,
+      );
       answer.onHead = (head) => {
         if (settled) {
           answer.cancel(new Error("answered after its deadline"));
@@ -324,6 +346,8 @@ export class Answer implements AsyncIterable<Uint8Array> {
   /** Once the exchange is over: read to its end, failed, or let go. */
   onEnd: () => void = () => {};
   readonly #totalMs: number;
+  /** P9: when, by performance.now(), the attempt's lease on its site runs out (awakeTimeout). */
+  readonly #leaseEnd: number;
   /** The socket this request goes out on, as the transport knows it (undefined: unknown). */
   readonly #socketOf: () => Socket | undefined;
   #socket: Socket | undefined;
@@ -359,8 +383,10 @@ export class Answer implements AsyncIterable<Uint8Array> {
     totalMs: number,
     socketOf: () => Socket | undefined = () => undefined,
     wasReset: (socket: Socket) => boolean = () => false,
+    leaseEnd = Number.POSITIVE_INFINITY,
   ) {
     this.#totalMs = totalMs;
+    this.#leaseEnd = leaseEnd;
     this.#socketOf = socketOf;
     this.#wasReset = wasReset;
   }
@@ -421,14 +447,18 @@ export class Answer implements AsyncIterable<Uint8Array> {
       !/chunked/i.test(Array.isArray(coding) ? coding.join(",") : (coding ?? ""));
     // The error is made only when it happens: an Error captures a stack trace, per request. A
     // deadline passed while this process was not running is not the site's (awakeTimeout).
-    this.#stopTimer = awakeTimeout(this.#totalMs, (away) =>
-      this.#fail(
-        new TransportBodyError(
-          "timeout-body",
-          `body not complete within ${this.#totalMs} ms of its headers (P14)${awayNote(away)}`,
+    this.#stopTimer = awakeTimeout(
+      this.#totalMs,
+      (away) =>
+        this.#fail(
+          new TransportBodyError(
+            "timeout-body",
+            `body not complete within ${this.#totalMs} ms of its headers (P14)${awayNote(away)}`,
+          ),
+          true,
         ),
-        true,
-      ),
+      undefined,
+      this.#leaseEnd,
     );
     this.onHead({ status, headers });
     return true;

@@ -171,4 +171,26 @@ describe("a checker frozen with a request on the wire (P14, P27)", () => {
     expect(r).toMatchObject({ kind: "response", status: 200 });
     expect(await bodyOf(r)).toBe("hello\n");
   });
+
+  it("P9, P14: a window found late by a freeze is not given again when it would end past the request's lease on its site (another machine may hold the site by then)", () => {
+    vi.useFakeTimers();
+    try {
+      let now = 0;
+      const due: number[] = [];
+      // The lease runs out 120 s from the start; frozen till 100 s, a window given again would
+      // end at 130 s.
+      awakeTimeout(
+        30_000,
+        (away) => due.push(away),
+        () => now,
+        120_000,
+      );
+      now = 100_000;
+      vi.advanceTimersByTime(30_000);
+      vi.advanceTimersByTime(1);
+      expect(due).toEqual([0]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
