@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { sql } from "kysely";
+import { sql } from "../kysely.js";
 import { columnsOf } from "./columns.js";
 
 /**
