@@ -227,3 +227,32 @@ export async function buildFixture(
     },
   };
 }
+
+/** A record page's new record, committed on the fixture's last night (new on record). */
+export async function commitNewRecord(f: Fixture, n: number): Promise<void> {
+  const night = new SqlNightStore(f.store.db);
+  const at = Date.parse(`${NIGHTS[2]}T06:00:00.000Z`) + 23 * 3_600_000 + n;
+  const c = await night.commit(NIGHTS[2], {
+    sourceId: "akron-minutes",
+    outcome: { kind: "ok", url: "https://akron.example/minutes" },
+    records: [
+      {
+        id: "https://akron.example/r/40",
+        title: "Record 40",
+        date: "2026-11-01",
+        url: "https://akron.example/r/40",
+      },
+      {
+        id: `https://akron.example/r/${n}`,
+        title: `Record ${n}`,
+        date: "2026-11-05",
+        url: `https://akron.example/r/${n}`,
+      },
+    ],
+    validators: [],
+    flags: [],
+    startedAt: at,
+    endedAt: at + 1000,
+  });
+  if (c.newRecords !== 1) throw new Error(`commitNewRecord: ${c.newRecords} new records, not 1`);
+}

@@ -2,11 +2,10 @@ import { load } from "cheerio";
 import type { KyselyPlugin } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Db, openPostgresPool } from "../../src/store/db.js";
-import { SqlNightStore } from "../../src/store/night-store.js";
 import { openReadPool } from "../../src/store/read-pool.js";
 import { publicRoutes } from "../../src/web/public/routes.js";
 import { storeFactories } from "../store/stores.js";
-import { buildFixture, type Fixture, NIGHTS, NOW, ORIGIN } from "./fixture.js";
+import { buildFixture, commitNewRecord, NOW, ORIGIN } from "./fixture.js";
 
 /**
  * The directory's /new and search, while a night commits: a page's count and the list it counts
@@ -40,35 +39,6 @@ function commitAfterFirstList(
     },
   };
   return { db: db.withPlugin(plugin), fired: () => fired };
-}
-
-/** A record page's new record, committed on the fixture's last night (new on record). */
-async function commitNewRecord(f: Fixture, n: number): Promise<void> {
-  const night = new SqlNightStore(f.store.db);
-  const at = Date.parse(`${NIGHTS[2]}T06:00:00.000Z`) + 23 * 3_600_000 + n;
-  const c = await night.commit(NIGHTS[2], {
-    sourceId: "akron-minutes",
-    outcome: { kind: "ok", url: "https://akron.example/minutes" },
-    records: [
-      {
-        id: "https://akron.example/r/40",
-        title: "Record 40",
-        date: "2026-11-01",
-        url: "https://akron.example/r/40",
-      },
-      {
-        id: `https://akron.example/r/${n}`,
-        title: `Record ${n}`,
-        date: "2026-11-05",
-        url: `https://akron.example/r/${n}`,
-      },
-    ],
-    validators: [],
-    flags: [],
-    startedAt: at,
-    endedAt: at + 1000,
-  });
-  expect(c.newRecords).toBe(1);
 }
 
 describe.each(stores)("one snapshot for a page's count and its list ($name)", (factory) => {
