@@ -111,9 +111,21 @@ export type RestartOutcome =
       from?: string;
       pagesRead: number;
       clearedFlags: number;
+      /**
+       * It had ended "off" and the store has no imported entry saying the catalog now asks for
+       * older pages: read only once the catalog asks for them (backfill.pagesPerNight above 0).
+       */
+      offUnlessAsked?: true;
     }
   /** Neither in a night's catalog nor imported and in use (as `nor mark` says it). */
   | { kind: "unknown-source"; source: string }
+  /** P26: retired by a catalog import (no night reads it): nothing to restart. */
+  | { kind: "retired"; source: string; at: string; renamedTo?: string }
+  /**
+   * Ended "off" and the catalog as imported still asks for no older pages
+   * (backfill.pagesPerNight 0): a restart would read none, so nothing changed.
+   */
+  | { kind: "off"; source: string }
   /** No night has begun its backfill (none read yet): nothing to restart. */
   | { kind: "not-started"; source: string }
   /** Still going on: nothing to restart. */
@@ -134,6 +146,19 @@ export async function restartBackfill(
   who: { by: string; at: number },
 ): Promise<RestartOutcome> {
   return writeTxn(db, async (tx): Promise<RestartOutcome> => {
+    // P26: a source retired by a catalog import is read by no night: refused, nothing changed.
+    const imported = await tx
+      .selectFrom("sources")
+      .select(["entry", "retired_at", "renamed_to"])
+      .where("id", "=", source)
+      .executeTakeFirst();
+    if (imported?.retired_at)
+      return {
+        kind: "retired",
+        source,
+        at: imported.retired_at,
+        ...(imported.renamed_to ? { renamedTo: imported.renamed_to } : {}),
+      };
     const row = await tx
       .selectFrom("backfill")
       .select(["done", "cursor", "pages_read", "ended", "restarts"])
@@ -162,6 +187,13 @@ export async function restartBackfill(
         pagesRead: b.pagesRead,
         ...(b.cursor ? { next: b.cursor.url } : {}),
       };
+    // Ended because the catalog asks for no older pages: while its imported entry still says 0 a
+    // night, a restart would read none (the night ends it "off" again): said, nothing changed.
+    const offUnlessAsked = b.ended?.why === "off";
+    if (offUnlessAsked) {
+      const perNight = pagesPerNightOf(imported?.entry);
+      if (perNight === 0) return { kind: "off", source };
+    }
     const cursor = b.cursor ? cursorJson({ done: false, pagesRead: 0, cursor: b.cursor }) : null;
     const at = toIso(who.at);
     // Kept with who and when, and counted: a night under way that read the backfill before
@@ -193,6 +225,21 @@ export async function restartBackfill(
       clearedFlags: Number(cleared.numUpdatedRows),
       ...(b.ended ? { was: b.ended } : {}),
       ...(b.cursor ? { from: b.cursor.url } : {}),
+      ...(offUnlessAsked && pagesPerNightOf(imported?.entry) === undefined
+        ? { offUnlessAsked: true as const }
+        : {}),
     };
   });
+}
+
+/** An imported entry's backfill.pagesPerNight, or undefined when there is none to read. */
+function pagesPerNightOf(entry: string | undefined): number | undefined {
+  if (!entry) return undefined;
+  try {
+    const n = (JSON.parse(entry) as { backfill?: { pagesPerNight?: unknown } }).backfill
+      ?.pagesPerNight;
+    return typeof n === "number" ? n : undefined;
+  } catch {
+    return undefined;
+  }
 }

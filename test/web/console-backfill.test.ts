@@ -71,6 +71,65 @@ describe("console: a source's older pages (P7)", () => {
     );
   });
 
+  it("P7, P26: Restart on a retired source, or on one whose catalog asks for no older pages, says so and changes nothing", async () => {
+    await f.db
+      .insertInto("backfill")
+      .values({
+        source_id: "oh-a-agendas",
+        done: 1,
+        cursor: null,
+        pages_read: 0,
+        ended: JSON.stringify({ why: "off", night: "2026-11-05" }),
+      })
+      .execute();
+    // As a catalog import keeps it: its backfill.pagesPerNight 0.
+    const at = "2026-11-04T00:00:00.000Z";
+    const kept = { catalog_file: "t.yaml", first_seen_at: at, updated_at: at, retired_at: null };
+    await f.db
+      .insertInto("governments")
+      .values({
+        id: "oh-a",
+        name: "A",
+        kind: "city",
+        county: null,
+        website: null,
+        entry: "{}",
+        ...kept,
+      })
+      .execute();
+    await f.db
+      .insertInto("sources")
+      .values({
+        id: "oh-a-agendas",
+        government_id: "oh-a",
+        records: "agendas",
+        url: "https://a.example.gov/agendas",
+        access: "html",
+        platform: null,
+        name: null,
+        confirmed: 0,
+        entry: JSON.stringify({ id: "oh-a-agendas", backfill: { pagesPerNight: 0 } }),
+        renamed_to: null,
+        ...kept,
+      })
+      .execute();
+    const off = await b.post("/console/sources/oh-a-agendas/backfill", { csrf: token });
+    expect(off.status).toBe(409);
+    expect(await off.text()).toContain(
+      "The catalog asks for no older pages (backfill.pagesPerNight is 0): nothing changed.",
+    );
+    await f.db
+      .updateTable("sources")
+      .set({ retired_at: "2026-11-06T00:00:00.000Z" })
+      .where("id", "=", "oh-a-agendas")
+      .execute();
+    const retired = await b.post("/console/sources/oh-a-agendas/backfill", { csrf: token });
+    expect(retired.status).toBe(409);
+    expect(await retired.text()).toContain("It was retired 2026-11-06T00:00:00.000Z");
+    const row = await f.db.selectFrom("backfill").selectAll().executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ done: 1, restarts: 0 });
+  });
+
   it("P7: a source no night has read yet says its older pages have not begun, with no restart button", async () => {
     const page = await (await b.get("/console/sources/oh-a-agendas")).text();
     expect(page).toContain("Older pages: not begun");

@@ -54,9 +54,11 @@ function report(o: RestartOutcome): void {
           : o.was
             ? `it had ended${o.was.night ? ` on the night of ${o.was.night}` : ""} (${o.was.why})`
             : "it had ended";
-      const from = o.from
-        ? `goes on from ${o.from}`
-        : "starts again from the list's first page (the older pages are read again, a few a night; their records are already kept)";
+      const from = o.offUnlessAsked
+        ? `reads them ${o.from ? `from ${o.from}` : "from the list's first page"} if the catalog asks for older pages (backfill.pagesPerNight above 0); while it asks for none, none are read`
+        : o.from
+          ? `goes on from ${o.from}`
+          : "starts again from the list's first page (the older pages are read again, a few a night; their records are already kept)";
       const flags =
         o.clearedFlags > 0
           ? `; its backfill-gave-up flag${o.clearedFlags === 1 ? "" : "s"} cleared`
@@ -72,6 +74,16 @@ function report(o: RestartOutcome): void {
     case "unknown-source":
       stderr().write(
         `nor: unknown source "${o.source}" (not a source of the catalog in use; \`nor status\` lists them)\n`,
+      );
+      break;
+    case "retired":
+      stderr().write(
+        `nor: ${o.source}: retired ${o.at} (no longer in the catalog${o.renamedTo ? `; renamed to ${o.renamedTo}` : ""}), so no night reads it; its older pages are not restarted; nothing changed\n`,
+      );
+      break;
+    case "off":
+      stderr().write(
+        `nor: ${o.source}: the catalog asks for no older pages (backfill.pagesPerNight is 0), so a restart would read none; nothing changed\n`,
       );
       break;
     case "not-started":

@@ -241,7 +241,11 @@ export function sourceRoutes(
       csrf,
       o.kind === "going-on"
         ? "Its older pages are still being read: nothing changed."
-        : "No night has read its list yet: nothing changed.",
+        : o.kind === "retired"
+          ? `It was retired ${o.at} (no longer in the catalog${o.renamedTo ? `; renamed to ${o.renamedTo}` : ""}): no night reads it, nothing changed.`
+          : o.kind === "off"
+            ? "The catalog asks for no older pages (backfill.pagesPerNight is 0): nothing changed."
+            : "No night has read its list yet: nothing changed.",
       409,
     );
     return p ? c.html(p.body, p.status) : c.html(notFound(id, csrf), 404);
