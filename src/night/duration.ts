@@ -5,9 +5,11 @@ const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1_000, ms:
 /**
  * `--deadline`: "6h", "90m", "30s", "1h30m", "500ms". Throws UsageError naming the text: one
  * that is no duration, or one of no time at all ("0s", "0h0m", "0.1ms": a deadline or a gap of
- * nothing is a duration, but not one the option can mean).
+ * nothing is a duration, but not one the option can mean). `floorMs`: the least the option
+ * takes (a gap's MIN_GAP_MS, P10), named in that refusal as the rule it is; the caller still
+ * refuses a time under it.
  */
-export function parseDuration(text: string, option = "--deadline"): number {
+export function parseDuration(text: string, option = "--deadline", floorMs?: number): number {
   const re = /(\d+(?:\.\d+)?)(ms|h|m|s)/gy;
   let total = 0;
   let matched = 0;
@@ -24,7 +26,9 @@ export function parseDuration(text: string, option = "--deadline"): number {
   if (ms <= 0) {
     const what = option.replace(/^--/, "");
     throw new UsageError(
-      `${option}: "${text}" is no time at all: a ${what} must be more than 0 (e.g. 6h, 90m, 30s, 1h30m)`,
+      floorMs === undefined
+        ? `${option}: "${text}" is no time at all: a ${what} must be more than 0 (e.g. 6h, 90m, 30s, 1h30m)`
+        : `${option}: "${text}" is no time at all: a ${what} must be at least the ${floorMs / 1000} s floor (P10)`,
     );
   }
   return ms;

@@ -68,6 +68,17 @@ describe("a site no URL can be made of", () => {
     }
   });
 
+  it("P10: nor site --gap 0s (no time at all) is refused (exit 2) naming the 2 s floor, the real rule, as a gap under it is", async () => {
+    for (const gap of ["0s", "0h0m", "0.1ms"]) {
+      const r = await nor("site", "example.gov", "--gap", gap, "--reason", "r", "--data", dir);
+      expect(r.code, gap).toBe(2);
+      expect(r.stderr, gap).toBe(
+        `nor: --gap: "${gap}" is no time at all: a gap must be at least the 2 s floor (P10)\n`,
+      );
+      expect(r.stdout).toBe("");
+    }
+  });
+
   it("siteInputProblem: only a port or an unbracketed IPv6 address; anything else is left to readSite", () => {
     expect(siteInputProblem("example.gov:abc")).toBe('its port "abc" is not a number');
     expect(siteInputProblem("http://u@h.gov:8080/")).toBeUndefined();

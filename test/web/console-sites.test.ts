@@ -140,6 +140,12 @@ describe("console: site owners' requests", () => {
       const text = load(await res.text())("p.msg").text();
       expect(text).toContain(`A gap of ${value} is under the 2 s floor (P10)`);
     }
+    // No time at all: the same floor named, not "more than 0".
+    const zero = await add({ site: "a.gov", kind: "gap", value: "0s", reason: "x" });
+    expect(zero.status).toBe(400);
+    const zeroText = load(await zero.text())("p.msg").text();
+    expect(zeroText).toContain("at least the 2 s floor (P10)");
+    expect(zeroText).not.toContain("more than 0");
     const notDuration = await add({ site: "a.gov", kind: "gap", value: "fast", reason: "x" });
     expect(notDuration.status).toBe(400);
     expect(load(await notDuration.text())("p.msg").text()).toContain('"fast" is not a duration');

@@ -98,7 +98,8 @@ export function register(program: Command): void {
       const reason =
         opts.reason === undefined ? "" : personTextOption(opts.reason, "--reason", "reason");
       const by = opts.by === undefined ? loginName() : personTextOption(opts.by, "--by", "name");
-      const gapMs = opts.gap === undefined ? undefined : parseDuration(opts.gap, "--gap");
+      const gapMs =
+        opts.gap === undefined ? undefined : parseDuration(opts.gap, "--gap", MIN_GAP_MS);
       if (gapMs !== undefined && gapMs < MIN_GAP_MS)
         throw new UsageError(`--gap: ${opts.gap} is under the ${MIN_GAP_MS / 1000} s floor (P10)`);
       if (gapMs !== undefined && gapMs > MAX_OWNER_GAP_MS)

@@ -163,7 +163,7 @@ export function checkRuleForm(body: Record<string, unknown>): Checked {
   if (kind === "gap") {
     let ms: number;
     try {
-      ms = parseDuration(value, "gap");
+      ms = parseDuration(value, "gap", MIN_GAP_MS);
     } catch (err) {
       if (err instanceof UsageError) return { ok: false, message: `${echo(err.message)}.` };
       throw err;
