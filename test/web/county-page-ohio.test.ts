@@ -24,7 +24,11 @@ describe("a county the directory lists nothing in yet", () => {
     expect(res.status).toBe(200);
     const $ = load(await res.text());
     expect($("h1").text()).toBe("Adams County");
-    expect($(".county-count").text()).toContain("Nothing is listed in Adams County yet");
+    // True of a county never listed and of one whose governments were all retired alike.
+    expect($(".county-count").text()).toContain(
+      "Nothing is listed in Adams County now: the directory has no government there.",
+    );
+    expect($(".county-count").text()).not.toContain("yet");
     // No empty table of governments.
     expect($("table.governments").length).toBe(0);
     // Its feed is offered, and answers (an empty list until something is listed).
@@ -62,5 +66,22 @@ describe("a county the directory lists nothing in yet", () => {
     const $ = load(await res.text());
     expect($("table.governments tbody tr").length).toBeGreaterThan(0);
     expect($(".county-count").text()).not.toContain("Nothing is listed");
+  });
+
+  it("a county whose governments were all retired says nothing is listed there now, never 'yet'", async () => {
+    await f.store.db
+      .updateTable("governments")
+      .set({ retired_at: "2026-11-06T00:00:00.000Z" })
+      .where("county", "=", "Summit")
+      .execute();
+    const res = await f.app.request("/counties/Summit");
+    expect(res.status).toBe(200);
+    const $ = load(await res.text());
+    expect($("table.governments").length).toBe(0);
+    expect($(".county-count").text()).toContain("Nothing is listed in Summit County now");
+    // "Its feeds below stay empty until one is listed": so they are.
+    const feed = await (await f.app.request("/new.atom?county=Summit")).text();
+    expect(feed).not.toContain("<entry>");
+    expect($(".county-count").text()).not.toContain("yet");
   });
 });

@@ -91,10 +91,10 @@ export const GovernmentTable: FC<{
  */
 export function countyCountText(county: string, total: number, posting: number): string {
   const where = `in ${county} County`;
-  // One of Ohio's counties the directory lists no government in (yet, or no longer): its page
-  // and feeds answer all the same, empty until something there is listed.
+  // One of Ohio's counties the directory lists no government in (yet, or no longer: "now" is
+  // true of both): its page and feeds answer all the same, empty until something there is listed.
   if (total === 0)
-    return `Nothing is listed in ${county} County yet: the directory has no government there. Its feeds below stay empty until one is listed.`;
+    return `Nothing is listed in ${county} County now: the directory has no government there. Its feeds below stay empty until one is listed.`;
   if (posting === total) {
     return `${countOf(total, "government")} ${where} ${total === 1 ? "posts" : "post"} records on these pages. Follow a kind of records by opening it.`;
   }
