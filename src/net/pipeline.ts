@@ -51,6 +51,12 @@ export interface Call {
   validatorsSent?: Validators;
   /** identity: exactly the headers sent (P1, P3). Empty until then. */
   headers: Record<string, string>;
+  /**
+   * robots gate → site gate (P16, P9): when the robots.txt copy this request was allowed on
+   * stops serving (policy/robots/copy-age.ts robotsCopyServesUntil). At or after it, the site
+   * gate does not send: it answers "robots-stale" and the robots gate decides again.
+   */
+  robotsServesUntil?: number;
   /** site gate: what the journal admitted (a send, or a replay of tonight's stored answer). */
   ticket?: Ticket;
 }
@@ -151,7 +157,12 @@ export type Reply =
   /** transport → limits: the response as it arrived, body unread. */
   | { kind: "raw"; result: TransportResult }
   /** archive → site gate: tonight's stored answer cannot be rebuilt (its copy is gone). */
-  | { kind: "unreplayable" };
+  | { kind: "unreplayable" }
+  /**
+   * site gate → robots gate (P16): not sent, as the robots.txt copy it was allowed on stopped
+   * serving before it could leave (Call.robotsServesUntil); the answers of its earlier attempts.
+   */
+  | { kind: "robots-stale"; earlier?: AttemptResult[] };
 
 export type Handler = (call: Call) => Promise<Reply>;
 export type Step = (next: Handler) => Handler;
@@ -169,7 +180,7 @@ export function final(outcome: FetchOutcome): Reply {
 export function answersOf(reply: Reply): AttemptResult[] {
   if (reply.kind === "raw" || reply.kind === "unreplayable") return [];
   const earlier = "earlier" in reply ? (reply.earlier ?? []) : [];
-  return reply.got ? [...earlier, reply.got.answer] : earlier;
+  return "got" in reply && reply.got ? [...earlier, reply.got.answer] : earlier;
 }
 
 /**

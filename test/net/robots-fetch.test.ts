@@ -5,7 +5,7 @@ import { siteOf } from "../../src/policy/site.js";
 import type { Handler } from "../fleet/fleet.js";
 import { minGap } from "../fleet/gaps.js";
 import { type Harness, harness } from "../fleet/harness.js";
-import { cut, hang, html, redirect, robots, status } from "../fleet/routes.js";
+import { cut, hang, html, redirect, robots, sequence, status } from "../fleet/routes.js";
 
 let h: Harness;
 afterEach(async () => h?.close());
@@ -338,5 +338,85 @@ describe("robots.txt read once a night per origin, lanes lost meanwhile (P11, P1
       "ok",
     ]);
     expect(s.hits("/robots.txt")).toHaveLength(1);
+  });
+});
+
+describe("robots.txt copy's age at the moment of sending (P16, P10, P15)", () => {
+  const clock = () => h.clock as ManualClock;
+  const readAt = async (origin: string) => (await h.ports.robotsCache.get(origin))!.fetchedAt;
+
+  it("P16, P10: a copy 1 s short of a day when a request is admitted, whose 2 s gap carries its send past the day, is read again before the request leaves: never sent on the old copy", async () => {
+    const s = await site(robots("User-agent: *\nDisallow: /private\n"));
+    s.route("/a", html("a"));
+    const f = h.fetcher();
+    expect((await f.fetch({ url: s.url("/a"), purpose: "page" })).kind).toBe("ok");
+    const read = await readAt(s.origin);
+    await clock().advance(read + ROBOTS_TTL_MS - 1000 - clock().now());
+    // The site's last request ends just now, on a copy 1 s short of a day: the next one waits
+    // the 2 s gap, which ends past the day.
+    expect((await f.fetch({ url: s.url("/a"), purpose: "page" })).kind).toBe("ok");
+    const admittedAt = clock().now();
+    expect(admittedAt).toBe(read + ROBOTS_TTL_MS - 1000);
+    expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("ok");
+    expect(s.requests.map((r) => r.path)).toEqual([
+      "/robots.txt",
+      "/a",
+      "/a",
+      "/robots.txt",
+      "/list",
+    ]);
+    const list = s.hits("/list")[0]!;
+    expect(list.startedAt).toBeGreaterThanOrEqual(read + ROBOTS_TTL_MS);
+    // The page went on the copy read again, under a day old, and after its gap (P10).
+    expect(list.startedAt).toBeLessThan((await readAt(s.origin)) + ROBOTS_TTL_MS);
+    expect(minGap(s.requests)).toBeGreaterThanOrEqual(2000);
+  });
+
+  it("P16, P15: a retry whose Retry-After hold carries it past the copy's day reads robots.txt again first, and its new rules govern the retry", async () => {
+    let reads = 0;
+    const s = await site((_req, res) => {
+      reads++;
+      res
+        .writeHead(200, { "content-type": "text/plain" })
+        .end(
+          reads === 1 ? "User-agent: *\nDisallow: /private\n" : "User-agent: *\nDisallow: /list\n",
+        );
+    });
+    s.route("/a", html("a"));
+    s.route("/list", sequence(status(503, { "retry-after": "5" }), html("<ul><li>bid</li></ul>")));
+    const f = h.fetcher();
+    expect((await f.fetch({ url: s.url("/a"), purpose: "page" })).kind).toBe("ok");
+    const read = await readAt(s.origin);
+    await clock().advance(read + ROBOTS_TTL_MS - 3000 - clock().now());
+    // Sent on a copy 3 s short of a day; the site asks for 5 s: the retry would leave on a
+    // copy past its day. robots.txt is read again, and now leaves /list alone.
+    expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("disallowed");
+    expect(s.requests.map((r) => r.path)).toEqual(["/robots.txt", "/a", "/list", "/robots.txt"]);
+  });
+
+  it("P16, P9: a request admitted ahead on a copy still serving, whose planned start falls past the copy's day, is not sent: its row says so, and robots.txt is read again first", async () => {
+    const s = await site(robots("User-agent: *\nDisallow: /private\n"));
+    s.route("/a", html("a"));
+    const f = h.fetcher();
+    expect((await f.fetch({ url: s.url("/a"), purpose: "page" })).kind).toBe("ok");
+    const read = await readAt(s.origin);
+    // The site's last request ends 20 ms into the 2 s before the copy's day is up: /list is
+    // admitted (50 ms ahead of its start) while the copy still serves, to start 20 ms past it.
+    await clock().advance(read + ROBOTS_TTL_MS - 1980 - clock().now());
+    expect((await f.fetch({ url: s.url("/a"), purpose: "page" })).kind).toBe("ok");
+    expect((await f.fetch({ url: s.url("/list"), purpose: "page" })).kind).toBe("ok");
+    expect(s.requests.map((r) => r.path)).toEqual([
+      "/robots.txt",
+      "/a",
+      "/a",
+      "/robots.txt",
+      "/list",
+    ]);
+    const notSent = h.ports.log.entries.filter(
+      (e) => e.url === s.url("/list") && e.outcome === "interrupted",
+    );
+    expect(notSent).toHaveLength(1);
+    expect(notSent[0]).toMatchObject({ bytes: 0 });
+    expect(notSent[0]?.failure).toContain("robots.txt copy");
   });
 });

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { ROBOTS_REREAD_AFTER_MS, ROBOTS_TTL_MS } from "../../src/policy/constants.js";
-import { robotsCopyServes, unreachableHolds } from "../../src/policy/robots/index.js";
+import {
+  robotsCopyServes,
+  robotsCopyServesUntil,
+  unreachableHolds,
+} from "../../src/policy/robots/index.js";
 
 const HOUR = 60 * 60 * 1000;
 /** 03:00 New York time on 2026-11-05 (EST). */
@@ -47,5 +51,49 @@ describe("which stored robots.txt answer stands (P16, P20)", () => {
     expect(
       robotsCopyServes({ ...morning, night: "2026-11-04" }, FOUND + 19 * HOUR, "2026-11-05"),
     ).toBe(false);
+  });
+
+  it("P16: robotsCopyServesUntil is the first moment a serving copy no longer serves: it serves every moment before, none from it on (what a request admitted on it is checked against at sending)", () => {
+    const nights = [undefined, "2026-11-04", "2026-11-05", "2026-11-06"] as const;
+    const offsets = [
+      -2 * HOUR,
+      -1,
+      0,
+      1,
+      HOUR / 2,
+      HOUR - 1,
+      HOUR,
+      5 * HOUR,
+      23 * HOUR,
+      ROBOTS_TTL_MS - 1,
+    ];
+    let checked = 0;
+    for (const state of ["rules", "allow-all"] as const)
+      for (const read of nights)
+        for (const night of nights)
+          for (const at of offsets) {
+            const a = { state, fetchedAt: FOUND, ...(read !== undefined ? { night: read } : {}) };
+            const now = FOUND + at;
+            if (!robotsCopyServes(a, now, night)) continue;
+            const until = robotsCopyServesUntil(a, night);
+            expect(until).toBeGreaterThan(now);
+            expect(until).toBeLessThanOrEqual(FOUND + ROBOTS_TTL_MS);
+            for (const t of [now, Math.floor((now + until) / 2), until - 1])
+              expect(robotsCopyServes(a, t, night)).toBe(true);
+            expect(robotsCopyServes(a, until, night)).toBe(false);
+            checked++;
+          }
+    expect(checked).toBeGreaterThan(20);
+    // A copy read within the hour before another night serves it only to that hour's end.
+    expect(
+      robotsCopyServesUntil(
+        { state: "rules", fetchedAt: FOUND, night: "2026-11-04" },
+        "2026-11-05",
+      ),
+    ).toBe(FOUND + ROBOTS_REREAD_AFTER_MS);
+    // An unreachable answer lets nothing be sent.
+    expect(robotsCopyServesUntil({ state: "unreachable", fetchedAt: FOUND }, undefined)).toBe(
+      Number.NEGATIVE_INFINITY,
+    );
   });
 });

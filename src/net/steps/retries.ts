@@ -13,7 +13,12 @@ export const retries: () => Step = () => (next) => async (call) => {
   const earlier: AttemptResult[] = [];
   const withEarlier = (reply: Reply): Reply => {
     if (earlier.length === 0) return reply;
-    if (reply.kind === "final" || reply.kind === "robots" || reply.kind === "redirect") {
+    if (
+      reply.kind === "final" ||
+      reply.kind === "robots" ||
+      reply.kind === "redirect" ||
+      reply.kind === "robots-stale"
+    ) {
       return { ...reply, earlier: [...earlier, ...(reply.earlier ?? [])] };
     }
     return reply;

@@ -4,6 +4,7 @@ import { PRODUCT_TOKEN } from "../../policy/constants.js";
 import {
   type RobotsFetchResult,
   robotsCopyServes,
+  robotsCopyServesUntil,
   robotsUrlFor,
   robotsVerdict,
 } from "../../policy/robots/index.js";
@@ -64,7 +65,8 @@ export interface RobotsGateDeps {
 }
 
 type Lookup =
-  | { kind: "rules"; result: RobotsFetchResult }
+  /** servesUntil: when the copy they come from stops serving (robotsCopyServesUntil). */
+  | { kind: "rules"; result: RobotsFetchResult; servesUntil: number }
   /** Not read, and nothing cached: the deadline passed, the site is closed, or a no (P21). */
   | { kind: "stopped"; outcome: FetchOutcome };
 
@@ -133,7 +135,7 @@ export function robotsGate(deps: RobotsGateDeps): Step {
       if (o.kind === "disallowed") {
         if (siteOf(o.url) === siteOf(origin)) return { kind: "stopped", outcome: o };
         const why = `its robots.txt redirects to ${o.url}, which that site's owner asked to be left alone`;
-        return rules(await store(origin, unreachable(reply.got?.answer, why)));
+        return rules(await store(origin, unreachable(reply.got?.answer, why)), deps.night);
       }
       if (o.kind === "refused" || o.kind === "blocked-address") {
         return { kind: "stopped", outcome: o };
@@ -143,7 +145,7 @@ export function robotsGate(deps: RobotsGateDeps): Step {
       if (o.kind === "error" && o.reason === SENDS_USED_UP) return { kind: "stopped", outcome: o };
       // A bad redirect, every attempt interrupted, …: unknown, so unreachable (P20).
       const reason = "reason" in o && o.reason !== undefined ? o.reason : o.kind;
-      return rules(await store(origin, unreachable(reply.got?.answer, reason)));
+      return rules(await store(origin, unreachable(reply.got?.answer, reason)), deps.night);
     }
     if (reply.kind !== "robots") {
       throw new NorError("E_INTERNAL", `robots.txt request ended on "${reply.kind}"`);
@@ -156,7 +158,7 @@ export function robotsGate(deps: RobotsGateDeps): Step {
         ...(deps.night !== undefined ? { night: deps.night } : {}),
       };
       await deps.cache.put(entry);
-      return rules(entry);
+      return rules(entry, deps.night);
     }
     const entry = await store(origin, reply.entry);
     // P11, P16: the answer a redirect reached at another origin's /robots.txt is that
@@ -170,7 +172,7 @@ export function robotsGate(deps: RobotsGateDeps): Step {
     ) {
       await store(reached.origin, reply.entry);
     }
-    return rules(entry);
+    return rules(entry, deps.night);
   };
 
   /**
@@ -181,7 +183,7 @@ export function robotsGate(deps: RobotsGateDeps): Step {
     origin: string,
   ): Promise<{ rules: Lookup | undefined; cached: CachedRobots | undefined }> => {
     const mine = recent.get(origin);
-    if (mine && fresh(mine)) return { rules: rules(mine), cached: undefined };
+    if (mine && fresh(mine)) return { rules: rules(mine, deps.night), cached: undefined };
     const cached = await deps.cache.get(origin);
     if (cached && fresh(cached)) {
       // P16, P11: a copy read within the hour before tonight's first request here (another
@@ -194,7 +196,7 @@ export function robotsGate(deps: RobotsGateDeps): Step {
           : cached;
       if (adopted !== cached) await deps.cache.put(adopted);
       remember(adopted);
-      return { rules: rules(adopted), cached: adopted };
+      return { rules: rules(adopted, deps.night), cached: adopted };
     }
     return { rules: undefined, cached };
   };
@@ -367,45 +369,67 @@ export function robotsGate(deps: RobotsGateDeps): Step {
     const hop = new URL(call.url);
     if (hop.origin === robotsFor || (hop.pathname === "/robots.txt" && hop.search === ""))
       return next(call);
-    const found = await hopRules(hop.origin, robotsFor, call);
-    // The checker's own limits met on the way (the deadline, its sends used up by its own
-    // crashes) are no word of either site's: said as they are, and nothing is kept of them.
-    if (
-      found?.kind === "stopped" &&
-      (found.outcome.kind === "deadline" ||
-        (found.outcome.kind === "error" && found.outcome.reason === SENDS_USED_UP))
-    )
-      return final({ ...found.outcome, url: call.url });
-    const verdict =
-      found?.kind === "rules" ? robotsVerdict(found.result, call.url, PRODUCT_TOKEN) : undefined;
-    if (verdict?.verdict === "allowed") {
-      deps.delays.set(hop.origin, (verdict.crawlDelaySeconds ?? 0) * 1000);
-      return next(call);
+    for (let pass = 0; pass < ROBOTS_PASSES; pass++) {
+      const found = await hopRules(hop.origin, robotsFor, call);
+      // The checker's own limits met on the way (the deadline, its sends used up by its own
+      // crashes) are no word of either site's: said as they are, and nothing is kept of them.
+      if (
+        found?.kind === "stopped" &&
+        (found.outcome.kind === "deadline" ||
+          (found.outcome.kind === "error" && found.outcome.reason === SENDS_USED_UP))
+      )
+        return final({ ...found.outcome, url: call.url });
+      const verdict =
+        found?.kind === "rules" ? robotsVerdict(found.result, call.url, PRODUCT_TOKEN) : undefined;
+      if (found?.kind === "rules" && verdict?.verdict === "allowed") {
+        deps.delays.set(hop.origin, (verdict.crawlDelaySeconds ?? 0) * 1000);
+        const reply = await next({ ...call, robotsServesUntil: found.servesUntil });
+        // The copy stopped serving before the hop left: decided again on a fresh one (P16).
+        if (reply.kind === "robots-stale") continue;
+        return reply;
+      }
+      const why =
+        verdict?.verdict === "disallowed"
+          ? `its robots.txt redirects to ${call.url}, which ${hop.origin}'s robots.txt disallows`
+          : `its robots.txt redirects to ${call.url}, and ${hop.origin}'s robots.txt could not be read to allow it`;
+      return final({ kind: "robots-unavailable", url: call.url, origin: robotsFor, reason: why });
     }
-    const why =
-      verdict?.verdict === "disallowed"
-        ? `its robots.txt redirects to ${call.url}, which ${hop.origin}'s robots.txt disallows`
-        : `its robots.txt redirects to ${call.url}, and ${hop.origin}'s robots.txt could not be read to allow it`;
-    return final({ kind: "robots-unavailable", url: call.url, origin: robotsFor, reason: why });
+    return final({ kind: "deadline", url: call.url, reason: KEPT_GOING_STALE });
   };
 
   return (next) => async (call) => {
     if (call.robotsFor !== undefined) return robotsHop(call, call.robotsFor, next);
-    const found = await lookup(call);
-    // The robots.txt request met the deadline, a closed site, a no or the address guard:
-    // that is this URL's answer.
-    if (found.kind === "stopped") return final({ ...found.outcome, url: call.url });
-    const origin = new URL(call.url).origin;
-    const verdict = robotsVerdict(found.result, call.url, PRODUCT_TOKEN);
-    deps.delays.set(origin, (verdict.crawlDelaySeconds ?? 0) * 1000);
-    if (verdict.verdict === "disallowed") return final({ kind: "disallowed", url: call.url });
-    if (verdict.verdict !== "allowed") {
-      const reason = verdict.reason ?? "robots.txt unknown";
-      return final({ kind: "robots-unavailable", url: call.url, origin, reason });
+    // P16 at the moment of sending: the copy a request is allowed on goes down with it
+    // (Call.robotsServesUntil); one that stopped serving before the request could leave (the
+    // gap, a Crawl-delay, a retry's wait) sends nothing, and the request is decided again
+    // here, on robots.txt read again under the usual rules. Bounded: a fresh copy serves a
+    // day, so a second pass stale means a clock gone wrong; then not tonight (never sent).
+    for (let pass = 0; pass < ROBOTS_PASSES; pass++) {
+      const found = await lookup(call);
+      // The robots.txt request met the deadline, a closed site, a no or the address guard:
+      // that is this URL's answer.
+      if (found.kind === "stopped") return final({ ...found.outcome, url: call.url });
+      const origin = new URL(call.url).origin;
+      const verdict = robotsVerdict(found.result, call.url, PRODUCT_TOKEN);
+      deps.delays.set(origin, (verdict.crawlDelaySeconds ?? 0) * 1000);
+      if (verdict.verdict === "disallowed") return final({ kind: "disallowed", url: call.url });
+      if (verdict.verdict !== "allowed") {
+        const reason = verdict.reason ?? "robots.txt unknown";
+        return final({ kind: "robots-unavailable", url: call.url, origin, reason });
+      }
+      const reply = await next({ ...call, robotsServesUntil: found.servesUntil });
+      if (reply.kind !== "robots-stale") return reply;
     }
-    return next(call);
+    return final({ kind: "deadline", url: call.url, reason: KEPT_GOING_STALE });
   };
 }
+
+/** Passes through the robots gate one request may take, each on a copy read again (P16). */
+const ROBOTS_PASSES = 3;
+
+/** Why a request whose robots.txt copy kept going stale before it could leave was not sent. */
+const KEPT_GOING_STALE =
+  "not sent tonight: the robots.txt copy it was allowed on stopped serving before it could leave, pass after pass (P16)";
 
 /** `p`, or the stop's reason once `signal` says stop, whichever comes first. */
 function untilStopped<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
@@ -427,12 +451,12 @@ function untilStopped<T>(p: Promise<T>, signal: AbortSignal | undefined): Promis
   });
 }
 
-function rules(e: CachedRobots): Lookup {
+function rules(e: CachedRobots, night: string | undefined): Lookup {
   const result: RobotsFetchResult =
     e.state === "rules"
       ? { state: "rules", body: e.body ?? "" }
       : e.state === "allow-all"
         ? { state: "allow-all" }
         : { state: "unreachable", reason: e.reason ?? "unreachable" };
-  return { kind: "rules", result };
+  return { kind: "rules", result, servesUntil: robotsCopyServesUntil(e, night) };
 }

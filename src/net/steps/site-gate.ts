@@ -184,6 +184,10 @@ export const siteGate =
         // Stopped (the command's stop, a caller's abort): nothing more is admitted, so no row
         // is written for a request that will never leave.
         call.signal?.throwIfAborted();
+        // P16: the robots.txt copy it was allowed on stopped serving meanwhile (a wait for the
+        // gap, a Crawl-delay, a retry's): nothing admitted on it; the robots gate decides again.
+        if (call.robotsServesUntil !== undefined && deps.clock.now() >= call.robotsServesUntil)
+          return { kind: "robots-stale" };
         // The caller's work (a night's lane) taken over by another process while this one was
         // frozen (in a wait before a retry, the gap, a Crawl-delay): nothing more is admitted for
         // it, so the new holder alone asks what is left (P8, P9).
@@ -297,6 +301,21 @@ export const siteGate =
                 `${NOT_SENT} the site's owner rules changed after it was admitted`,
               );
               continue;
+            }
+            // P16 at the moment of sending: the robots.txt copy it was allowed on stopped serving
+            // while it was admitted ahead or waited for its start: not sent, its row says so,
+            // and the robots gate decides again on robots.txt read again.
+            if (
+              call.robotsServesUntil !== undefined &&
+              deps.clock.now() >= call.robotsServesUntil
+            ) {
+              await notSent(
+                deps,
+                a,
+                "interrupted",
+                `${NOT_SENT} the robots.txt copy it was allowed on stopped serving before it left`,
+              );
+              return { kind: "robots-stale" };
             }
             // P13 at the moment of sending: the row became durable after the decision (a
             // group commit can take a few milliseconds); past the deadline by then, the

@@ -52,3 +52,24 @@ export function robotsCopyServes(a: StoredRobotsAnswer, now: number, night?: str
     (a.night === undefined && nightOf(a.fetchedAt) === night)
   );
 }
+
+/**
+ * P16, P11, P9 (read at the moment of sending): until when a copy that serves at some moment
+ * (robotsCopyServes) goes on serving, for a request of `night` (none: outside a night): from
+ * then on robotsCopyServes says no, so a request admitted on it is not sent at or after it
+ * (net/steps/site-gate.ts) but goes back through the robots gate. ROBOTS_TTL_MS from when it
+ * was read; a copy another night or command read, serving tonight only as read within the hour
+ * (ROBOTS_REREAD_AFTER_MS), until that hour ends. An unreachable answer lets nothing be sent:
+ * -Infinity (politeness never fails open).
+ */
+export function robotsCopyServesUntil(a: StoredRobotsAnswer, night?: string): number {
+  if (a.state === "unreachable") return Number.NEGATIVE_INFINITY;
+  const until = a.fetchedAt + ROBOTS_TTL_MS;
+  if (
+    night === undefined ||
+    a.night === night ||
+    (a.night === undefined && nightOf(a.fetchedAt) === night)
+  )
+    return until;
+  return Math.min(until, a.fetchedAt + ROBOTS_REREAD_AFTER_MS);
+}

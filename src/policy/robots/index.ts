@@ -1,6 +1,11 @@
 /** robots.txt for public-records-check: RFC 9309 plus P16, P17 and P20. Pure, no I/O. */
 export { parsedBodiesCached, parseRobotsCached } from "./body-cache.js";
-export { robotsCopyServes, type StoredRobotsAnswer, unreachableHolds } from "./copy-age.js";
+export {
+  robotsCopyServes,
+  robotsCopyServesUntil,
+  type StoredRobotsAnswer,
+  unreachableHolds,
+} from "./copy-age.js";
 export { type DecodedRobots, decodeRobotsBody, ROBOTS_READ_BYTES } from "./decode.js";
 export {
   classifyRobotsAnswer,

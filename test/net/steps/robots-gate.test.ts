@@ -170,6 +170,38 @@ describe("step: robots gate (P16, P18, P20)", () => {
     expect(g.robots[1]?.validators).toEqual({ etag: '"r1"' });
   });
 
+  it("P16: the copy's expiry goes down with the request; a send the site gate found past it (robots-stale) is decided again on robots.txt read again; a copy stale pass after pass is not sent tonight", async () => {
+    const clock = new ManualClock(0);
+    const cache = new MemoryRobotsCache();
+    const robots = fakeNext(() => rules("User-agent: *\nAllow: /\n"));
+    // Below the gate: the day is up by the time the request would leave, `stale` times.
+    let stale = 1;
+    const pages = fakeNext(async (c) => {
+      if (stale > 0) {
+        stale--;
+        await clock.advance(Math.max(0, (c.robotsServesUntil ?? 0) - clock.now()));
+        return { kind: "robots-stale" };
+      }
+      return ok(c.url);
+    });
+    const step = robotsGate({ clock, cache, delays: new CrawlDelays(cache), fetch: robots.next })(
+      pages.next,
+    );
+    await clock.advance(1000);
+    expect(await step(page)).toMatchObject({ outcome: { kind: "ok" } });
+    expect(pages.calls.map((c) => c.robotsServesUntil)).toEqual([
+      1000 + ROBOTS_TTL_MS,
+      1000 + 2 * ROBOTS_TTL_MS,
+    ]);
+    expect(robots.calls).toHaveLength(2);
+    // A clock gone wrong: stale on every pass. Bounded, and never an answer of the site's.
+    stale = 100;
+    const out = await step(page);
+    expect(out).toMatchObject({ kind: "final", outcome: { kind: "deadline", url: page.url } });
+    expect(robots.calls.length).toBeLessThanOrEqual(2 + 3);
+    expect(stale).toBe(97);
+  });
+
   it("P16: a 304 to our validators refreshes the stored copy", async () => {
     let n = 0;
     const g = gate(() =>

@@ -177,6 +177,30 @@ describe("step: site gate (P9, P10, P13)", () => {
     expect(calls[0]?.ticket).toMatchObject({ kind: "send", id: "row-3", startedAt: planned });
   });
 
+  it("P16: a robots.txt copy that stops serving before the planned start: not sent, the row completed as not sent, robots-stale up to the robots gate; one already stale is not even admitted", async () => {
+    const clock = new ManualClock();
+    const j = new ScriptedJournal([go("row-7", clock.now() + 200)]);
+    const { next, calls } = fakeNext(ok("x"));
+    const done = gate(j, { clock }).step(next)(call({ robotsServesUntil: clock.now() + 150 }));
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    await clock.advance(200);
+    expect(await done).toEqual({ kind: "robots-stale" });
+    expect(calls).toHaveLength(0);
+    expect(j.completed).toEqual([
+      {
+        id: "row-7",
+        c: expect.objectContaining({ outcome: "interrupted", bytes: 0, status: null }),
+      },
+    ]);
+    // Already past it when it comes: no admission, no row.
+    const j2 = new ScriptedJournal([]);
+    expect(await gate(j2, { clock }).step(next)(call({ robotsServesUntil: clock.now() }))).toEqual({
+      kind: "robots-stale",
+    });
+    expect(j2.intents).toHaveLength(0);
+    expect(calls).toHaveLength(0);
+  });
+
   it("P10, P27: stopped while waiting for its planned start: not sent, the row completed as not sent", async () => {
     const clock = new ManualClock();
     const j = new ScriptedJournal([go("row-4", clock.now() + 200)]);
