@@ -21,11 +21,29 @@ describe("which stored robots.txt answer stands (P16, P20)", () => {
     // Found outside a night: the day it was found on.
     const b = { state: "unreachable", fetchedAt: FOUND } as const;
     expect(unreachableHolds(b, FOUND + 12 * HOUR)).toBe(true);
-    expect(unreachableHolds(b, FOUND + 12 * HOUR, "2026-11-05")).toBe(false);
     // A past night caught up today: held today too.
     const c = { state: "unreachable", fetchedAt: FOUND, night: "2026-11-04" } as const;
     expect(unreachableHolds(c, FOUND + HOUR)).toBe(true);
     expect(robotsCopyServes(c, FOUND + HOUR)).toBe(true);
+  });
+
+  it("P16, P20: an unreachable found outside a night (nor discover) holds for the night named for that day, the whole of it, and for any night run that day (a past night caught up); not for the next day's night", () => {
+    // 10:00 New York time on 2026-11-05, outside a night.
+    const morning = { state: "unreachable", fetchedAt: FOUND + 7 * HOUR } as const;
+    // That day's night, at 22:00 and past midnight.
+    expect(unreachableHolds(morning, FOUND + 19 * HOUR, "2026-11-05")).toBe(true);
+    expect(unreachableHolds(morning, FOUND + 23 * HOUR, "2026-11-05")).toBe(true);
+    expect(robotsCopyServes(morning, FOUND + 19 * HOUR, "2026-11-05")).toBe(true);
+    // A past night caught up that afternoon.
+    expect(unreachableHolds(morning, FOUND + 11 * HOUR, "2026-11-04")).toBe(true);
+    // The next day's night, and a past night caught up the next day.
+    expect(unreachableHolds(morning, FOUND + 43 * HOUR, "2026-11-06")).toBe(false);
+    expect(unreachableHolds(morning, FOUND + 31 * HOUR, "2026-11-04")).toBe(false);
+    // An earlier night's answer of that day never holds for a later night.
+    const nights = { ...morning, night: "2026-11-04" } as const;
+    expect(unreachableHolds(nights, FOUND + 19 * HOUR, "2026-11-05")).toBe(false);
+    // Nothing unreachable is ever sent on.
+    expect(robotsCopyServesUntil(morning, "2026-11-05")).toBe(Number.NEGATIVE_INFINITY);
   });
 
   it("P16, P11: a copy serves a night that read it, or read within the hour; outside a night, under a day; never a day old; a copy from ahead of the clock only the night that read it", () => {

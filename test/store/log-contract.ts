@@ -159,6 +159,15 @@ export function logStoreContract(factory: StoreFactory): void {
       await cache.put(allowAll);
       expect(await cache.get("http://example.gov:8080")).toStrictEqual(allowAll);
       expect((await cache.get("https://example.gov"))?.state).toBe("unreachable");
+      // P16, P20: a night's unreachable replaced by one found outside a night (`nor discover`)
+      // keeps no night: the later answer holds as discover's (policy/robots/copy-age.ts).
+      await cache.put({ ...down, night: "2026-11-05" });
+      expect((await cache.get("https://example.gov"))?.night).toBe("2026-11-05");
+      await cache.put({ ...down, fetchedAt: T0 + 2 * 86_400_000 });
+      expect(await cache.get("https://example.gov")).toStrictEqual({
+        ...down,
+        fetchedAt: T0 + 2 * 86_400_000,
+      });
     });
   });
 }

@@ -100,7 +100,9 @@ export function robotsGate(deps: RobotsGateDeps): Step {
   };
 
   // P16, P20: the policy's rule (policy/robots/copy-age.ts), and what this fetcher found
-  // unreachable itself, which holds for its whole life.
+  // unreachable itself or went by as unreachable (another command's answer, `nor discover`'s
+  // that day), which holds for its whole life: a night that kept off an origin on it keeps off
+  // the whole night, past midnight too.
   const fresh = (e: CachedRobots): boolean =>
     (e.state === "unreachable" && unreachableThisRun.has(e.origin)) ||
     robotsCopyServes(e, deps.clock.now(), deps.night);
@@ -186,6 +188,7 @@ export function robotsGate(deps: RobotsGateDeps): Step {
     if (mine && fresh(mine)) return { rules: rules(mine, deps.night), cached: undefined };
     const cached = await deps.cache.get(origin);
     if (cached && fresh(cached)) {
+      if (cached.state === "unreachable") unreachableThisRun.add(origin);
       // P16, P11: a copy read within the hour before tonight's first request here (another
       // command's, or the night before's) is tonight's read: it serves the rest of the night,
       // as one read tonight would, and is not asked again an hour into it. Its age still counts

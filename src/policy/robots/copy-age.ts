@@ -19,12 +19,18 @@ export interface StoredRobotsAnswer {
  * found in. Outside a night (`nor discover`, no night under way) the answer holds for the rest
  * of that day: the New York date (the night's name, as the journal names a no outside a night,
  * net/fetcher.ts) it was found on, or the night it was found in (a past night caught up).
- * Within a night, only that night's own answer holds; the next night asks again.
+ * P16 (at most once a day) both ways: one found outside any night holds for a night too, the
+ * whole night named for the day it was found on (`nor discover` at 10:00, that day's night at
+ * 22:00 and on past midnight) and, on that day, any other night (a past night caught up the day
+ * discover found it). An earlier night's answer never holds for a later night: the next night
+ * asks again.
  */
 export function unreachableHolds(a: StoredRobotsAnswer, now: number, night?: string): boolean {
-  if (night !== undefined) return a.night === night;
+  const found = Number.isFinite(a.fetchedAt) ? nightOf(a.fetchedAt) : undefined;
   const today = nightOf(now);
-  return a.night === today || (Number.isFinite(a.fetchedAt) && nightOf(a.fetchedAt) === today);
+  if (night !== undefined)
+    return a.night === night || (a.night === undefined && (found === night || found === today));
+  return a.night === today || found === today;
 }
 
 /**

@@ -398,7 +398,7 @@ describe("step: robots gate (P16, P18, P20)", () => {
     expect(g.pages).toHaveLength(0);
   });
 
-  it("P20: outside a night (nor discover), an unreachable robots.txt a night found holds for the rest of that day: not asked again; the next day it is", async () => {
+  it("P20: outside a night (nor discover), an unreachable robots.txt a night found holds for the rest of that day: not asked again; the next day it is; one found outside a night holds for that day's nights (P16)", async () => {
     const unreachable: Reply = {
       kind: "final",
       outcome: { kind: "error", url: `${ORIGIN}/robots.txt`, status: 503, reason: "HTTP 503" },
@@ -431,11 +431,47 @@ describe("step: robots gate (P16, P18, P20)", () => {
     await later.cache.put({ ...(await h.cache.get(ORIGIN))! });
     expect(await later.step(page)).toMatchObject({ outcome: { kind: "robots-unavailable" } });
     expect(later.robots).toHaveLength(0);
-    // A night of that date still asks for itself (its own read, once).
+    // P16, at most once a day: the night of that date goes by it, not asked again (until
+    // 2026-12-06 it asked again, a second read that day), and neither is a past night caught
+    // up that day; the next day's night asks.
     const night = gate(unreachable, "2026-11-06", Date.UTC(2026, 10, 6, 21, 0, 0));
     await night.cache.put({ ...(await h.cache.get(ORIGIN))! });
-    await night.step(page);
-    expect(night.robots).toHaveLength(1);
+    expect(await night.step(page)).toMatchObject({
+      outcome: { kind: "robots-unavailable", origin: ORIGIN },
+    });
+    expect(night.robots).toHaveLength(0);
+    expect(night.pages).toHaveLength(0);
+    const caughtUp = gate(unreachable, "2026-11-04", Date.UTC(2026, 10, 6, 21, 0, 0));
+    await caughtUp.cache.put({ ...(await h.cache.get(ORIGIN))! });
+    expect(await caughtUp.step(page)).toMatchObject({ outcome: { kind: "robots-unavailable" } });
+    expect(caughtUp.robots).toHaveLength(0);
+    const next = gate(unreachable, "2026-11-07", Date.UTC(2026, 10, 8, 3, 0, 0));
+    await next.cache.put({ ...(await h.cache.get(ORIGIN))! });
+    await next.step(page);
+    expect(next.robots).toHaveLength(1);
+  });
+
+  it("P16, P20: a night that went by an unreachable robots.txt another command found that day keeps off the origin the whole night, past midnight too", async () => {
+    const unreachable: Reply = {
+      kind: "final",
+      outcome: { kind: "error", url: `${ORIGIN}/robots.txt`, status: 503, reason: "HTTP 503" },
+    };
+    // A past night caught up at 23:30 New York time on 2026-11-06; nor discover found robots.txt
+    // unreachable at 10:00 that day.
+    const g = gate(unreachable, "2026-11-04", Date.UTC(2026, 10, 7, 4, 30, 0));
+    await g.cache.put({
+      origin: ORIGIN,
+      fetchedAt: Date.UTC(2026, 10, 6, 15, 0, 0),
+      state: "unreachable",
+      status: 503,
+      reason: "HTTP 503",
+    });
+    expect(await g.step(page)).toMatchObject({ outcome: { kind: "robots-unavailable" } });
+    // 00:30 the next day, the night still under way: still off the origin, nothing asked.
+    await g.clock.advance(60 * 60 * 1000);
+    expect(await g.step(page)).toMatchObject({ outcome: { kind: "robots-unavailable" } });
+    expect(g.robots).toHaveLength(0);
+    expect(g.pages).toHaveLength(0);
   });
 
   it("P21: a no on robots.txt is the page's answer, and nothing is cached", async () => {
