@@ -18,6 +18,7 @@ import { holderDead, STALE_MS } from "./holder.js";
 import { fromIso, toIso } from "./iso-time.js";
 import { sql } from "./kysely.js";
 import { latestMarks } from "./marks.js";
+import { prepared } from "./prepared.js";
 import { notReadSitesOf, siteNotReadReason } from "./site-rules.js";
 import { parseWayChoice } from "./way-choice.js";
 import { writeTxn } from "./write-txn.js";
@@ -850,14 +851,22 @@ export async function nightUserAgent(db: Db, night: string): Promise<string | un
  * The User-Agent the checker last sent: the latest night's that recorded one (a night from
  * before migration 017 has none). What the site-owners page shows (P2: it never drifts).
  */
-export async function lastNightUserAgent(db: Db): Promise<string | undefined> {
-  const r = await db
+/**
+ * The latest night's User-Agent. Prepared (prepared.ts), so that on SQLite it is read at once,
+ * on the store's read-only connection, while the store's own is taken (a write waiting for the
+ * write lock another process holds, db.ts waitForLock): /site-owners never waits for it.
+ */
+const LAST_USER_AGENT = prepared((db) =>
+  db
     .selectFrom("nights")
     .select("user_agent")
     .where("user_agent", "is not", null)
     .orderBy("night", "desc")
-    .limit(1)
-    .executeTakeFirst();
+    .limit(1),
+);
+
+export async function lastNightUserAgent(db: Db): Promise<string | undefined> {
+  const r = await LAST_USER_AGENT.first(db, {});
   return r?.user_agent ?? undefined;
 }
 

@@ -89,8 +89,20 @@ export interface Store {
   close(): Promise<void>;
 }
 
-/** The busy wait of a SQLite connection outside migrations: a writer's transaction is short. */
+/**
+ * How long a write on a SQLite store waits for the write lock before it says so (onLockWait): a
+ * writer's transaction is short, and one held longer is worth a word. Also the busy wait of the
+ * store's connections while it opens, and of its read-only ones.
+ */
 const BUSY_TIMEOUT_MS = 5000;
+/**
+ * The busy wait of the store's own connection once open: one try at the write lock. SQLite's
+ * busy handler sleeps on the calling thread, the event loop's, so a longer one stopped the whole
+ * process (the web console, timers, other awaits) for as long as another process held the lock;
+ * a statement that finds it held past this is tried again after a pause in which the process's
+ * other work runs (waitForLock), up to STORE_LOCK_WAIT_MS in all.
+ */
+const LOCK_TRY_MS = 50;
 
 /**
  * How long, in all, a write on a SQLite store waits for the write lock another process holds
@@ -101,8 +113,13 @@ const BUSY_TIMEOUT_MS = 5000;
  * another process's, so this waits longer than that before it gives up.
  */
 export const STORE_LOCK_WAIT_MS = 5 * 60_000;
-/** Between two tries at a write lock held by another process: this process's own work runs. */
+/**
+ * Between two tries at a write lock held by another process: this process's own work runs.
+ * LOCK_FIRST_PAUSE_MS for the first BUSY_TIMEOUT_MS (the lock of a writer at work, let go soon:
+ * taken about as soon as SQLite's own busy handler would), LOCK_RETRY_PAUSE_MS after.
+ */
 const LOCK_RETRY_PAUSE_MS = 250;
+const LOCK_FIRST_PAUSE_MS = 50;
 /** How often a write still waiting for the lock says so again. */
 const LOCK_NOTE_EVERY_MS = 60_000;
 
@@ -161,6 +178,9 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
       sqlite.pragma("foreign_keys = ON");
       if (opts.cacheMiB !== undefined)
         sqlite.pragma(`cache_size = ${-Math.max(1, Math.floor(opts.cacheMiB * 1024))}`);
+      // Open: from now on a write lock held by another process is waited for between tries,
+      // off the thread (waitForLock).
+      sqlite.pragma(`busy_timeout = ${LOCK_TRY_MS}`);
     } catch (cause) {
       if (made?.open) made.close();
       // Said as it is (a link to nothing, a part of the wrong kind): configuration, exit 2.
@@ -547,7 +567,7 @@ async function migrateSqlite(
       await sleep(MIGRATION_POLL_MS);
     }
   } finally {
-    conn.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    conn.pragma(`busy_timeout = ${LOCK_TRY_MS}`);
   }
 }
 
@@ -924,12 +944,13 @@ interface LockWait {
 }
 
 /**
- * A statement that found the write lock held past the busy wait (BUSY_TIMEOUT_MS) tried again,
- * with pauses in which this process's other work runs, until it gets the lock or STORE_LOCK_WAIT_MS
- * (`limitMs`) has passed since it began waiting; what it waits on is said (`note`) at once and
- * each minute. Given up, it fails as the store's error (E_STORE, exit 1), saying why. Only a
- * statement outside a transaction is tried again (a `begin immediate`, or a write that is its
- * own transaction): SQLite did nothing of it.
+ * A statement that found the write lock held past its try (the connection's busy wait,
+ * LOCK_TRY_MS) tried again, with pauses in which this process's other work runs, until it gets
+ * the lock or STORE_LOCK_WAIT_MS (`limitMs`) has passed since it began waiting; a wait past
+ * BUSY_TIMEOUT_MS is said (`note`), then again each minute, with what it waits on. Given up, it
+ * fails as the store's error (E_STORE, exit 1), saying why. Only a statement outside a
+ * transaction is tried again (a `begin immediate`, or a write that is its own transaction):
+ * SQLite did nothing of it. Each try holds the thread for LOCK_TRY_MS at most.
  */
 async function waitForLock<R>(
   run: () => Promise<QueryResult<R>>,
@@ -938,7 +959,7 @@ async function waitForLock<R>(
   first: unknown,
   busyMs: number,
 ): Promise<QueryResult<R>> {
-  // The first busy wait has passed already (SQLite's, on this thread).
+  // The first try has passed already (SQLite's busy wait, on this thread).
   const began = performance.now() - busyMs;
   let noted = Number.NEGATIVE_INFINITY;
   let last = first;
@@ -951,13 +972,15 @@ async function waitForLock<R>(
         { cause: last },
       );
     }
-    if (waited - noted >= LOCK_NOTE_EVERY_MS || noted === Number.NEGATIVE_INFINITY) {
+    const long = waited >= BUSY_TIMEOUT_MS;
+    if (long && (noted === Number.NEGATIVE_INFINITY || waited - noted >= LOCK_NOTE_EVERY_MS)) {
       noted = waited;
       w.note?.(
         `waiting for the store's write lock at ${file}, held by another process for ${Math.round(waited / 1000)} s now (one stopped or frozen in the middle of a write?); waiting up to ${Math.round(w.limitMs / 1000)} s in all`,
       );
     }
-    await new Promise<void>((r) => setTimeout(r, LOCK_RETRY_PAUSE_MS));
+    const pause = long ? LOCK_RETRY_PAUSE_MS : LOCK_FIRST_PAUSE_MS;
+    await new Promise<void>((r) => setTimeout(r, pause));
     try {
       return await run();
     } catch (err) {

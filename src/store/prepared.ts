@@ -74,7 +74,16 @@ export class Prepared<A extends Record<string, unknown>, R> {
     const direct = directNow(db);
     if (direct !== undefined) {
       const plan = this.#plan(db);
-      return direct.execute<R>(plan.compiled.sql, parametersOf(plan, args));
+      try {
+        return direct.execute<R>(plan.compiled.sql, parametersOf(plan, args));
+      } catch (err) {
+        // The write lock held by another process past one try (db.ts LOCK_TRY_MS): a
+        // statement that was a transaction of its own did nothing, and goes through kysely,
+        // which waits for the lock between tries without holding the thread (db.ts
+        // waitForLock). One inside a transaction fails, as through kysely.
+        if (isBusy(err) && direct.free) return undefined;
+        throw err;
+      }
     }
     const plan = this.#plan(db);
     const reader = plan.reads ? readsNow(db) : undefined;
@@ -86,7 +95,7 @@ export class Prepared<A extends Record<string, unknown>, R> {
   run(db: Tx, args: A): Promise<QueryResult<R>> {
     try {
       const now = this.#now(db, args);
-      return now !== undefined ? Promise.resolve(now) : db.executeQuery(this.compile(db, args));
+      return now !== undefined ? Promise.resolve(now) : this.#inTurn(db, args);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -96,21 +105,32 @@ export class Prepared<A extends Record<string, unknown>, R> {
     try {
       const now = this.#now(db, args);
       if (now !== undefined) return Promise.resolve(now.rows);
+      return this.#inTurn(db, args).then((r) => r.rows);
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.run(db, args).then((r) => r.rows);
   }
 
   first(db: Tx, args: A): Promise<R | undefined> {
     try {
       const now = this.#now(db, args);
       if (now !== undefined) return Promise.resolve(now.rows[0]);
+      return this.#inTurn(db, args).then((r) => r.rows[0]);
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.run(db, args).then((r) => r.rows[0]);
   }
+
+  /** Through kysely, in its turn. */
+  #inTurn(db: Tx, args: A): Promise<QueryResult<R>> {
+    return db.executeQuery(this.compile(db, args));
+  }
+}
+
+/** SQLITE_BUSY and its extended codes: another connection holds the lock. */
+function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
 }
 
 function parametersOf(plan: Plan, args: Record<string, unknown>): unknown[] {

@@ -5,6 +5,7 @@ import { NorError } from "../../src/errors.js";
 import type { SendIntent } from "../../src/net/journal.js";
 import { openStore } from "../../src/store/db.js";
 import { SqlJournal } from "../../src/store/journal.js";
+import { type Placeholder, prepared } from "../../src/store/prepared.js";
 import { sqliteFactory } from "./stores.js";
 
 /**
@@ -56,6 +57,38 @@ describe("a SQLite store whose write lock another process holds", () => {
       expect(notes[0]).toMatch(
         /waiting for the store's write lock at .*nor\.db, held by another process/,
       );
+    } finally {
+      frozen?.close();
+      await store.close();
+    }
+  });
+
+  it("P27: a prepared write run straight on the store's connection (its own transaction) waits for the lock too, and is written once, not failed as 'database is locked'", async () => {
+    const loc = await factory.fresh();
+    if (loc.kind !== "sqlite") throw new Error(loc.kind);
+    const notes: string[] = [];
+    let frozen: Sqlite.Database | undefined;
+    const store = await openStore(loc, {
+      onLockWait: (note) => {
+        notes.push(note);
+        frozen?.exec("commit");
+      },
+    });
+    const insert = prepared((db, $: Placeholder<{ id: string }>) =>
+      db.insertInto("console_sessions").values({
+        id_hash: $("id"),
+        csrf_token: "t",
+        created_at: "2026-11-05T06:00:00.000Z",
+        expires_at: "2026-11-05T18:00:00.000Z",
+      }),
+    );
+    try {
+      frozen = new Sqlite(join(loc.dir, "nor.db"));
+      frozen.exec("begin immediate");
+      await insert.run(store.db, { id: "a" });
+      expect(notes).toHaveLength(1);
+      const rows = await store.db.selectFrom("console_sessions").select("id_hash").execute();
+      expect(rows).toEqual([{ id_hash: "a" }]);
     } finally {
       frozen?.close();
       await store.close();

@@ -6,6 +6,7 @@
  */
 import type { Db } from "../db.js";
 import { toIso } from "../iso-time.js";
+import { type Placeholder, prepared } from "../prepared.js";
 import type { MarksTable } from "../schema/night.js";
 
 const OPERATOR_ID = "operator";
@@ -54,17 +55,27 @@ export async function insertSession(db: Db, s: SessionRow): Promise<void> {
     .execute();
 }
 
+/**
+ * A session by its id's hash, live at `now`. Prepared (prepared.ts), so that on SQLite it is
+ * read at once, on the store's read-only connection, while the store's own is taken: a write
+ * waiting for the write lock another process holds (db.ts waitForLock) keeps no console page
+ * from being answered. Every session is committed before its cookie is given, and ended before
+ * the answer to a sign-out.
+ */
+const LIVE_SESSION = prepared((db, $: Placeholder<{ idHash: string; now: string }>) =>
+  db
+    .selectFrom("console_sessions")
+    .select(["csrf_token", "expires_at"])
+    .where("id_hash", "=", $("idHash"))
+    .where("expires_at", ">", $("now")),
+);
+
 export async function liveSession(
   db: Db,
   idHash: string,
   now: number,
 ): Promise<{ csrfToken: string; expiresAt: number } | undefined> {
-  const row = await db
-    .selectFrom("console_sessions")
-    .select(["csrf_token", "expires_at"])
-    .where("id_hash", "=", idHash)
-    .where("expires_at", ">", toIso(now))
-    .executeTakeFirst();
+  const row = await LIVE_SESSION.first(db, { idHash, now: toIso(now) });
   return row ? { csrfToken: row.csrf_token, expiresAt: Date.parse(row.expires_at) } : undefined;
 }
 
