@@ -142,9 +142,12 @@ export interface JournalPort {
   /**
    * In one write transaction: complete the row, record the end, release the lease. Only a row
    * still in flight and still `holder`'s is completed (compare and set): one another process
-   * took over meanwhile (this one frozen past its lease: marked interrupted) is left as that
-   * process wrote it, and false is returned; the site's end, hold and no are still kept on the
-   * site, each only ever the stricter (P10, P15, P21).
+   * took over meanwhile (this one frozen past its lease: marked interrupted) stays interrupted,
+   * counted as sent and never replayed, and false is returned; what the site answered is still
+   * written on it where nothing was (its end, status, bytes, validators, a no's evidence, its
+   * failure saying it came late: policy/admission.ts `answeredLate`; its retry time only ever
+   * the later), and the site's end, hold and no are kept on the site, each only ever the
+   * stricter (P10, P15, P21, P27).
    */
   complete(id: string, holder: string, c: Completion): Promise<boolean>;
   /** The stored final answer of this request tonight, if any. */

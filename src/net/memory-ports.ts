@@ -1,7 +1,9 @@
 import {
   admit,
+  answeredLate,
   type DecisionTime,
   DIED_IN_FLIGHT,
+  NOT_SENT,
   type OwnerRule,
   type SiteFacts,
   timeOf,
@@ -159,6 +161,13 @@ export class MemoryJournal implements JournalPort {
     // still keeps what the site did, the stricter only.
     const written = e.outcome === "in-flight" && row.holder === holder;
     if (written) this.#completeRow(row, c);
+    else if (
+      row.holder === holder &&
+      e.outcome === "interrupted" &&
+      e.endedAt === null &&
+      !c.failure?.startsWith(NOT_SENT)
+    )
+      this.#answeredLate(row, c);
     const site = this.sites.get(e.site) ?? {};
     this.sites.set(e.site, site);
     // Never move an end backwards: two processes racing must not shorten the gap (P10).
@@ -186,6 +195,21 @@ export class MemoryJournal implements JournalPort {
     else if (row.retryAt === undefined && c.retryAtIfNone !== undefined)
       row.retryAt = c.retryAtIfNone;
     if (c.answer) row.answer = structuredClone(c.answer);
+  }
+
+  /** P27: what the site answered, on a row another took over (SqlJournal's #answeredLate). */
+  #answeredLate(row: Row, c: Completion): void {
+    const e = row.entry;
+    e.endedAt = c.endedAt;
+    e.status = c.status;
+    e.bytes = c.bytes;
+    e.failure = answeredLate(c.outcome, c.failure);
+    if (c.validatorsReceived) e.validatorsReceived = { ...c.validatorsReceived };
+    else delete e.validatorsReceived;
+    if (c.evidence) e.evidence = { ...c.evidence };
+    else delete e.evidence;
+    const retry = c.retryAt ?? c.retryAtIfNone;
+    if (retry !== undefined) row.retryAt = Math.max(row.retryAt ?? retry, retry);
   }
 
   async answer(night: string, key: string): Promise<StoredAnswer | undefined> {

@@ -71,6 +71,18 @@ export const NOT_SENT = "not sent:";
 export const DIED_IN_FLIGHT =
   "this attempt's end was never written (its process ended, or its completion failed): it was on the wire, or about to leave at its start time; counted as sent";
 
+/**
+ * What a row marked `interrupted` by another process (its holder frozen or held up past its
+ * lease on the site, then taken over: DIED_IN_FLIGHT) says once its answer is read after all
+ * (P27): the site's status, end, bytes, validators and a no's evidence are written on it, and
+ * its failure becomes these words, with the log's word for the answer and its own failure. It
+ * stays `interrupted`, counted as sent, never replayed: the site is another process's now, which
+ * asks and records the page itself.
+ */
+export function answeredLate(outcome: string, failure?: string): string {
+  return `answered late (${outcome}): read after another process took its site over (this one was frozen or held up past its lease); kept for the record, not used; counted as sent${failure !== undefined ? `; ${failure}` : ""}`;
+}
+
 /** P15: an attempt the site answered with a retry, whether or not the checker lived to read it all. */
 function isTry(p: PriorAttempt): boolean {
   return !p.final && (!p.interrupted || p.retryAt !== undefined);

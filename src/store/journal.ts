@@ -17,8 +17,10 @@ import type {
 } from "../net/journal.js";
 import {
   admit,
+  answeredLate,
   type DecisionTime,
   DIED_IN_FLIGHT,
+  NOT_SENT,
   type OwnerRule,
   type SiteFacts,
   timeOf,
@@ -260,10 +262,12 @@ export class SqlJournal implements JournalPort {
         id: Number(id),
         holder,
       });
-      // Not ours any more: the row is left as it is, but what the site did stays in force on
+      // Not ours any more: the row keeps the word of the process that took it over
+      // (interrupted, counted as sent, never replayed), and what the site did stays in force on
       // the site (its end, a hold, a no: each only ever the stricter, P10, P15, P21).
       const row =
         mineRow ??
+        (await this.#answeredLate(tx, id, holder, c)) ??
         (await tx
           .selectFrom("request_log")
           .select(["site", "night"])
@@ -296,6 +300,40 @@ export class SqlJournal implements JournalPort {
         .execute();
       return written;
     });
+  }
+
+  /**
+   * P27: the answer of a row another process marked interrupted (its holder frozen past its
+   * lease, taken over) is still what the site said: written on the row where it was never
+   * written (no end yet), only by the row's own holder. The row stays `interrupted` and not
+   * final (nothing replayed from it); its retry time only ever the later (P15). A completion
+   * that says nothing was sent writes nothing: the row stays counted as sent.
+   */
+  async #answeredLate(
+    tx: Tx,
+    id: string,
+    holder: string,
+    c: Completion,
+  ): Promise<{ site: string; night: string | null } | undefined> {
+    if (c.failure?.startsWith(NOT_SENT)) return undefined;
+    const retry = c.retryAt ?? c.retryAtIfNone;
+    return tx
+      .updateTable("request_log")
+      .set({
+        ended_at: toIso(c.endedAt),
+        status: c.status,
+        bytes: c.bytes,
+        failure: answeredLate(c.outcome, c.failure),
+        validators_received: c.validatorsReceived ? JSON.stringify(c.validatorsReceived) : null,
+        evidence: c.evidence ? JSON.stringify(c.evidence) : null,
+        ...(retry !== undefined ? { retry_at: laterOf("retry_at", toIso(retry)) } : {}),
+      })
+      .where("id", "=", Number(id))
+      .where("holder", "=", holder)
+      .where("outcome", "=", "interrupted")
+      .where("ended_at", "is", null)
+      .returning(["site", "night"])
+      .executeTakeFirst();
   }
 
   async answer(night: string, key: string): Promise<StoredAnswer | undefined> {
@@ -589,7 +627,7 @@ const RELEASE_SITE = prepared(
 );
 
 /** The later of a column's time and `at` (ISO text compares as time): a hold never shortens. */
-function laterOf(column: "not_before" | "last_end_at", at: string) {
+function laterOf(column: "not_before" | "last_end_at" | "retry_at", at: string) {
   return sql<string>`case when ${sql.ref(column)} is not null and ${sql.ref(column)} > ${at} then ${sql.ref(column)} else ${at} end`;
 }
 

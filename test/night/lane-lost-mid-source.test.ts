@@ -295,7 +295,7 @@ it.each([
   ["while the other is still asking that page", "asking"],
   ["after the other finished the lane", "finished"],
 ] as const)(
-  "P8, P27: a worker frozen with a request on the wire past its lane's and its request's leases, woken %s, writes nothing over the row the other marked interrupted, and records nothing for the source",
+  "P8, P27: a worker frozen with a request on the wire past its lane's and its request's leases, woken %s, leaves the row the other marked interrupted so (what the site answered written on it, said as late), and records nothing for the source",
   async (_when, wake) => {
     const m = machines(4);
     const sent: { holder: string; url: string }[] = [];
@@ -328,10 +328,14 @@ it.each([
     );
     const { sim, store, busy, journal } = m;
     // B took the page over once A's request lease ran out, and marked A's row interrupted; A's
-    // late answer changed nothing of it.
+    // late answer left it so (counted as sent, not replayed), with what the site said on it.
     const rows = journal.entries.filter((e) => e.url === busy);
     expect(rows.map((e) => e.outcome)).toEqual(["interrupted", "ok"]);
-    expect(rows[0]?.endedAt).toBeNull();
+    expect(rows[0]?.endedAt).toEqual(expect.any(Number));
+    expect(rows[0]?.status).toBe(200);
+    expect(rows[0]?.failure).toMatch(/^answered late \(ok\)/);
+    // The site's last end is at least the late answer's (P10).
+    expect(journal.lastEnd(rows[0]?.site ?? "")).toBeGreaterThanOrEqual(rows[0]?.endedAt ?? 0);
     expect(errors).toEqual([]);
     for (const src of sim.catalog.sources)
       expect(store.outcomeOf(src.id, NIGHT), src.id).toMatchObject({ kind: "ok" });

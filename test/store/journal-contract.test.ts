@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
-import type { JournalPort, SendIntent } from "../../src/net/journal.js";
+import type { Admitted, JournalPort, SendIntent } from "../../src/net/journal.js";
 import { MemoryJournal } from "../../src/net/memory-ports.js";
+import type { RequestLogEntry } from "../../src/net/types.js";
 import type { OwnerRule } from "../../src/policy/admission.js";
 import { DIED_IN_FLIGHT } from "../../src/policy/admission.js";
 import { LATEST_HOLD_MS } from "../../src/policy/retry.js";
@@ -25,6 +26,8 @@ interface Subject {
   starts(): Promise<{ url: string; startedAt: number }[]>;
   /** Each row's URL, outcome and status, as the log (P27) shows them. */
   outcomes(): Promise<{ url: string; outcome: string; status: number | null }[]>;
+  /** Every row whole, as the log (P27) shows it. */
+  entries(): Promise<RequestLogEntry[]>;
   close(): Promise<void>;
 }
 
@@ -87,6 +90,7 @@ const sqlMaker = (factory: StoreFactory): Maker => ({
           outcome: e.outcome,
           status: e.status,
         })),
+      entries: () => new SqlRequestLog(store.db).query({}),
       close: () => store.close(),
     };
   },
@@ -113,6 +117,7 @@ const makers: Maker[] = [
         starts: async () => journal.entries.map((e) => ({ url: e.url, startedAt: e.startedAt })),
         outcomes: async () =>
           journal.entries.map((e) => ({ url: e.url, outcome: e.outcome, status: e.status })),
+        entries: async () => journal.entries.map((e) => ({ ...e })),
         close: async () => {},
       };
     },
@@ -130,6 +135,29 @@ const done = {
   final: true,
   closedEarly: false,
 } as const;
+
+/**
+ * A worker on another host admits `url` at T0 and is frozen (SIGSTOP) past its request's lease;
+ * ME then asks the same site, takes it over (the frozen row marked interrupted), waits the gap
+ * and the cut send's hold (bounded), sends, and completes its own request 700 ms later.
+ */
+async function frozenAndTakenOver(
+  s: Subject,
+  url: string,
+): Promise<{ frozen: Extract<Admitted, { kind: "go" }>; at: number; mineUrl: string }> {
+  const frozen = await s.journal.admit(intent(url), OTHER_HOST, T0);
+  if (frozen.kind !== "go") throw new Error(frozen.kind);
+  const mineUrl = `${new URL(url).origin}/next`;
+  let at = T0 + REQUEST_LEASE_MS + 1;
+  let mine = await s.journal.admit(intent(mineUrl), ME, at);
+  for (let i = 0; i < 3 && mine.kind === "wait"; i++) {
+    at = mine.until;
+    mine = await s.journal.admit(intent(mineUrl), ME, at);
+  }
+  if (mine.kind !== "go") throw new Error(mine.kind);
+  expect(await s.journal.complete(mine.id, ME, { ...done, endedAt: at + 700 })).toBe(true);
+  return { frozen, at, mineUrl };
+}
 
 describe.each(makers)("the journal's contract: $name", (m) => {
   it("P10, P18, P26: an admission says which owner rules it read; a rule set or cleared since, on that site only, changes them", async () => {
@@ -373,7 +401,7 @@ describe.each(makers)("the journal's contract: $name", (m) => {
     }
   });
 
-  it("P27, P8: a late completion of a row another worker took over (marked interrupted) writes nothing over it: the row stays interrupted, nothing is replayed from it, the new holder's lease stands", async () => {
+  it("P27, P8: a late completion of a row another worker took over (marked interrupted) keeps that word: the row stays interrupted (what the site answered written on it), nothing is replayed from it, the new holder's lease stands", async () => {
     const s = await m.make();
     try {
       // A worker on another host admits a page, then is frozen (SIGSTOP) past its request's
@@ -412,7 +440,7 @@ describe.each(makers)("the journal's contract: $name", (m) => {
       const rows = await s.outcomes();
       expect(rows.find((r) => r.url === url)).toMatchObject({
         outcome: "interrupted",
-        status: null,
+        status: 200,
       });
       // Not a stored answer: the lane's new holder asks the page itself (a second send, P15).
       expect(await s.journal.answer(NIGHT, `GET ${url}`)).toBeUndefined();
@@ -425,6 +453,103 @@ describe.each(makers)("the journal's contract: $name", (m) => {
       expect(await s.journal.complete(mine.id, ME, { ...done, endedAt: takeover + 700 })).toBe(
         true,
       );
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("P10, P15, P21: an answer read after its row was taken over (its holder frozen past its lease) still moves the site: the gap counts from its real end, its Retry-After holds the site and the request, its no closes the site", async () => {
+    const s = await m.make();
+    try {
+      // A plain answer, read 5 s after the takeover: the next request waits the gap from it.
+      const a = await frozenAndTakenOver(s, "https://www.a.gov/frozen");
+      const aEnd = a.at + 5000;
+      expect(await s.journal.complete(a.frozen.id, OTHER_HOST, { ...done, endedAt: aEnd })).toBe(
+        false,
+      );
+      expect(
+        await s.journal.admit(intent("https://www.a.gov/third"), OTHER_LIVE, aEnd + 10),
+      ).toMatchObject({ kind: "wait", until: aEnd + 2001 });
+      // A 503 asking for 30 s: the site and the request itself wait for it.
+      const b = await frozenAndTakenOver(s, "https://www.b.gov/busy");
+      const bEnd = b.at + 3000;
+      await s.journal.complete(b.frozen.id, OTHER_HOST, {
+        status: 503,
+        outcome: "retry",
+        bytes: 5,
+        final: false,
+        closedEarly: false,
+        endedAt: bEnd,
+        retryAt: bEnd + 30_000,
+        siteNotBefore: bEnd + 30_000,
+      });
+      expect(
+        await s.journal.admit(intent("https://www.b.gov/other"), OTHER_LIVE, bEnd + 10_000),
+      ).toMatchObject({ kind: "wait", until: bEnd + 30_000 });
+      const again = await s.journal.admit(intent("https://www.b.gov/busy"), ME, bEnd + 10_000);
+      expect(again.kind).toBe("wait");
+      if (again.kind === "wait") expect(again.until).toBeGreaterThanOrEqual(bEnd + 30_000);
+      // A challenge page (the site's no, P21): the site is closed for the night.
+      const c = await frozenAndTakenOver(s, "https://www.c.gov/x");
+      await s.journal.complete(c.frozen.id, OTHER_HOST, {
+        ...done,
+        outcome: "refused",
+        final: true,
+        endedAt: c.at + 2000,
+        closeSite: "challenge page (cloudflare)",
+      });
+      expect(await s.journal.admit(intent("https://www.c.gov/y"), ME, c.at + 60_000)).toEqual({
+        kind: "closed",
+        reason: "challenge page (cloudflare)",
+      });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("P27: an answer read after its row was taken over is on the record: its row keeps the status, end, bytes and a no's evidence, says it came late, and stays interrupted (counted as sent, never replayed); the new holder's row is left as it wrote it", async () => {
+    const s = await m.make();
+    try {
+      const url = "https://www.a.gov/frozen";
+      const { frozen, at, mineUrl } = await frozenAndTakenOver(s, url);
+      const end = at + 5000;
+      const written = await s.journal.complete(frozen.id, OTHER_HOST, {
+        ...done,
+        status: 403,
+        outcome: "refused",
+        bytes: 321,
+        endedAt: end,
+        evidence: { provider: "cloudflare", verdict: "block", reference: "8f1c2a" },
+        validatorsReceived: { etag: '"v1"' },
+        closeSite: "HTTP 403",
+      });
+      expect(written).toBe(false);
+      const rows = await s.entries();
+      const row = rows.find((r) => r.url === url);
+      expect(row).toMatchObject({
+        outcome: "interrupted",
+        status: 403,
+        endedAt: end,
+        bytes: 321,
+        evidence: { provider: "cloudflare", verdict: "block", reference: "8f1c2a" },
+        validatorsReceived: { etag: '"v1"' },
+      });
+      expect(row?.failure).toMatch(/^answered late \(refused\)/);
+      // Not a stored answer (the lane is another's: it asks and records the page itself).
+      expect(await s.journal.answer(NIGHT, `GET ${url}`)).toBeUndefined();
+      // The new holder's own row is as it wrote it.
+      expect(rows.find((r) => r.url === mineUrl)).toMatchObject({
+        outcome: "ok",
+        status: 200,
+        endedAt: at + 700,
+        bytes: 10,
+      });
+      // A second late word on the same row (it cannot come, but if) changes nothing more.
+      await s.journal.complete(frozen.id, OTHER_HOST, { ...done, endedAt: end + 1 });
+      expect((await s.entries()).find((r) => r.url === url)).toMatchObject({
+        status: 403,
+        endedAt: end,
+      });
     } finally {
       await s.close();
     }

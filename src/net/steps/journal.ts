@@ -83,7 +83,8 @@ export const journal =
       }
     }
     // The row was taken over while this process was frozen with the request on the wire
-    // (another marked it interrupted after taking the lane): its truth stands. When the lane is
+    // (another marked it interrupted after taking the lane): it stays interrupted, with what the
+    // site answered written on it as late, and the site keeps its end, hold and no. When the lane is
     // another's too, nothing of this answer is recorded by this process either: the lane's new
     // holder asks and records the page (P8, P9, P27).
     if (!written) {
