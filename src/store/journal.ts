@@ -37,7 +37,7 @@ import { sql } from "./kysely.js";
 import { chunks } from "./night-records.js";
 import { type Placeholder, prepared } from "./prepared.js";
 import type { Database } from "./schema/index.js";
-import { type Tx, writeTxnRetried } from "./write-txn.js";
+import { connectionLost, type Tx, writeTxnRetried } from "./write-txn.js";
 
 export { REQUEST_LEASE_MS };
 
@@ -140,6 +140,10 @@ export class SqlJournal implements JournalPort {
   }
 
   waitAsked(id: string, w: WaitAsked): Promise<void> {
+    return askedAgainOnLoss(() => this.#waitAsked(id, w));
+  }
+
+  #waitAsked(id: string, w: WaitAsked): Promise<void> {
     return this.group.run(async (tx) => {
       // Only while the attempt is under way: its completion, if it came first, has the word.
       // The row only while it is in flight (another process may have taken it over and marked
@@ -242,6 +246,10 @@ export class SqlJournal implements JournalPort {
   }
 
   complete(id: string, holder: string, c: Completion): Promise<boolean> {
+    return askedAgainOnLoss(() => this.#complete(id, holder, c));
+  }
+
+  #complete(id: string, holder: string, c: Completion): Promise<boolean> {
     return this.group.run(async (tx) => {
       const end = toIso(c.endedAt);
       // Only a row still in flight and still its holder's (compare and set): one another
@@ -265,16 +273,26 @@ export class SqlJournal implements JournalPort {
       // Not ours any more: the row keeps the word of the process that took it over
       // (interrupted, counted as sent, never replayed), and what the site did stays in force on
       // the site (its end, a hold, a no: each only ever the stricter, P10, P15, P21).
-      const row =
-        mineRow ??
-        (await this.#answeredLate(tx, id, holder, c)) ??
-        (await tx
-          .selectFrom("request_log")
-          .select(["site", "night"])
-          .where("id", "=", Number(id))
-          .executeTakeFirst());
+      const late = mineRow ?? (await this.#answeredLate(tx, id, holder, c));
+      const found =
+        late === undefined
+          ? await tx
+              .selectFrom("request_log")
+              .select(["site", "night", "holder", "outcome", "ended_at"])
+              .where("id", "=", Number(id))
+              .executeTakeFirst()
+          : undefined;
+      const row = late ?? found;
       if (!row) return false;
-      const written = mineRow !== undefined;
+      // Asked again after a lost connection whose COMMIT had gone through (askedAgainOnLoss):
+      // the row is this completion's own, as written then.
+      const again =
+        found !== undefined &&
+        found.holder === holder &&
+        c.outcome !== "interrupted" &&
+        found.outcome === c.outcome &&
+        found.ended_at === end;
+      const written = mineRow !== undefined || again;
       if (c.siteNotBefore === undefined && (c.closeSite === undefined || row.night === null)) {
         // Most answers: the site's end and its lease, in the statement below built once.
         await RELEASE_SITE.run(tx, { end, holder, site: row.site });
@@ -441,6 +459,28 @@ export class SqlJournal implements JournalPort {
       hasPrior: truthy(r.has_prior),
       rulesToken: rulesTokenOf(r.rules_set, r.rules_cleared),
     };
+  }
+}
+
+/** Times a completion (or a head's wait) is asked again when its session was lost. */
+const LOSS_ATTEMPTS = 3;
+
+/**
+ * A completion, or a head's wait, run again on a fresh session when PostgreSQL ended the one it
+ * ran on (write-txn.ts connectionLost): above all a worker frozen (SIGSTOP) in the middle of it
+ * past IDLE_IN_TRANSACTION_MS, whose transaction the server rolled back. Both give the same
+ * result run twice (the row only while in flight and its holder's, or answered late where it
+ * has no end; the site's end, hold and no only ever the stricter), so what the site answered
+ * is kept, never lost to the checker's own pause (P10, P15, P21, P27). Anything else goes up.
+ */
+async function askedAgainOnLoss<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (err) {
+      if (attempt < LOSS_ATTEMPTS && connectionLost(err)) continue;
+      throw err;
+    }
   }
 }
 
