@@ -11,7 +11,8 @@ export interface BackfillJson {
   /**
    * `not-begun`: no night has read its list yet; `reading`: its older pages are read a few a
    * night; `done`: it ended (`why`); `given-up`: it gave up on the page `url` (`why`
-   * `gave-up`), until `nor backfill restart`; `off`: the catalog asks for no older pages.
+   * `gave-up`), until `nor backfill restart`; `off`: paused, the catalog asks for no older
+   * pages (they go on by themselves once it asks for some).
    */
   state: "not-begun" | "reading" | "done" | "given-up" | "off";
   /** Why it ended (night/types.ts BackfillEnd); null while reading, or ended before it was kept. */
@@ -97,7 +98,7 @@ export function backfillJson(b: BackfillState | undefined, source: string): Back
         why,
         url: null,
         reason: null,
-        text: "older pages: none read (the catalog asks for none: backfill.pagesPerNight is 0)",
+        text: `older pages: off${on}, ${pages(b.pagesRead)}: the catalog asks for none (backfill.pagesPerNight is 0); paused, they go on by themselves${b.cursor ? ` from ${b.cursor.url}` : ""} the first night it asks for some`,
       };
     default: {
       const how =
@@ -118,4 +119,19 @@ export function backfillJson(b: BackfillState | undefined, source: string): Back
       };
     }
   }
+}
+
+/**
+ * Why an "off" backfill is not restarted, in words (`nor backfill restart`, the console): it is
+ * paused while the catalog asks for no older pages and goes on by itself once it asks for some;
+ * `asked`: what the catalog as imported asks for now, when an import says.
+ */
+export function offText(asked: number | undefined): string {
+  const paused =
+    "its older pages are paused because the catalog asked for none (backfill.pagesPerNight 0)";
+  if (asked !== undefined && asked > 0)
+    return `${paused}; the catalog as imported asks for ${asked} a night again, so they go on by themselves from the next night, no restart needed`;
+  if (asked === 0)
+    return `${paused}, and still does; they go on by themselves, from where they were, the first night it asks for some`;
+  return `${paused}; they go on by themselves, from where they were, the first night it asks for some`;
 }

@@ -552,8 +552,19 @@ function idsOf(records: readonly ExtractedRecord[]): string | undefined {
  */
 function backfillNeedsPage1(source: Source, history: SourceHistory): boolean {
   const b = history.backfill;
-  if (b === undefined) return source.backfill.pagesPerNight > 0;
-  return !b.done && (b.cursor === undefined || b.cursor.method === "POST");
+  const asked = source.backfill.pagesPerNight > 0;
+  if (b === undefined) return asked;
+  // Going on, or paused ("off") and asked for again tonight.
+  const goingOn = !b.done || (asked && pausedOff(b));
+  return goingOn && (b.cursor === undefined || b.cursor.method === "POST");
+}
+
+/**
+ * P7: a backfill paused because its catalog asked for no older pages ("off"): it goes on by
+ * itself the first night the catalog asks for some again (runBackfill).
+ */
+function pausedOff(b: BackfillState): boolean {
+  return b.done && b.ended?.why === "off";
 }
 
 /**
@@ -630,8 +641,10 @@ async function runBackfill(
   records: ExtractedRecord[],
 ): Promise<{ state: BackfillState; stoppedBy?: NightOutcome }> {
   const perNight = source.backfill.pagesPerNight;
-  // A source that reads no older pages (its catalog entry says 0 a night, now or since): done,
-  // its cursor kept should the catalog and `nor backfill restart` ask for them again.
+  // A source that reads no older pages tonight (its catalog entry says 0 a night): paused, not
+  // ended. Said "off", its cursor and pages read kept; the first night the catalog asks for
+  // older pages again, they are read from there (below), no person needed. One that ended for
+  // a reason of its own (its last page, given up) stays as it ended.
   if (perNight <= 0) {
     if (before?.done) return { state: before };
     const off = ended(before?.pagesRead ?? 0, "off");
@@ -639,6 +652,11 @@ async function runBackfill(
     return { state: off };
   }
   const state: BackfillState = before ? { ...before } : { done: false, pagesRead: 0 };
+  if (pausedOff(state)) {
+    // The catalog asks for older pages again: the pause is over, from its cursor or page 1.
+    state.done = false;
+    delete state.ended;
+  }
   if (state.done) return { state };
   // The list's site: where its first page answered tonight (after any redirect), else its way.
   const listSite = siteOf("url" in page1 && page1.url ? page1.url : firstReq.url);

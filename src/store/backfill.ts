@@ -111,21 +111,18 @@ export type RestartOutcome =
       from?: string;
       pagesRead: number;
       clearedFlags: number;
-      /**
-       * It had ended "off" and the store has no imported entry saying the catalog now asks for
-       * older pages: read only once the catalog asks for them (backfill.pagesPerNight above 0).
-       */
-      offUnlessAsked?: true;
     }
   /** Neither in a night's catalog nor imported and in use (as `nor mark` says it). */
   | { kind: "unknown-source"; source: string }
   /** P26: retired by a catalog import (no night reads it): nothing to restart. */
   | { kind: "retired"; source: string; at: string; renamedTo?: string }
   /**
-   * Ended "off" and the catalog as imported still asks for no older pages
-   * (backfill.pagesPerNight 0): a restart would read none, so nothing changed.
+   * "Off": paused because the catalog asked for no older pages (backfill.pagesPerNight 0). It
+   * goes on by itself the first night the catalog asks for some, from where it was: nothing to
+   * restart, nothing changed. `asked`: the pages a night the catalog as imported asks for now,
+   * when an import says (0: still none).
    */
-  | { kind: "off"; source: string }
+  | { kind: "off"; source: string; asked?: number }
   /** No night has begun its backfill (none read yet): nothing to restart. */
   | { kind: "not-started"; source: string }
   /** Still going on: nothing to restart. */
@@ -187,12 +184,11 @@ export async function restartBackfill(
         pagesRead: b.pagesRead,
         ...(b.cursor ? { next: b.cursor.url } : {}),
       };
-    // Ended because the catalog asks for no older pages: while its imported entry still says 0 a
-    // night, a restart would read none (the night ends it "off" again): said, nothing changed.
-    const offUnlessAsked = b.ended?.why === "off";
-    if (offUnlessAsked) {
-      const perNight = pagesPerNightOf(imported?.entry);
-      if (perNight === 0) return { kind: "off", source };
+    // Paused because the catalog asked for no older pages: it goes on by itself the first night
+    // the catalog asks for some (night/check-source.ts), so there is nothing to restart.
+    if (b.ended?.why === "off") {
+      const asked = pagesPerNightOf(imported?.entry);
+      return { kind: "off", source, ...(asked !== undefined ? { asked } : {}) };
     }
     const cursor = b.cursor ? cursorJson({ done: false, pagesRead: 0, cursor: b.cursor }) : null;
     const at = toIso(who.at);
@@ -225,9 +221,6 @@ export async function restartBackfill(
       clearedFlags: Number(cleared.numUpdatedRows),
       ...(b.ended ? { was: b.ended } : {}),
       ...(b.cursor ? { from: b.cursor.url } : {}),
-      ...(offUnlessAsked && pagesPerNightOf(imported?.entry) === undefined
-        ? { offUnlessAsked: true as const }
-        : {}),
     };
   });
 }

@@ -8,8 +8,8 @@ import { sqliteFactory, storeFactories } from "./stores.js";
 
 /**
  * P7, P26: `nor backfill restart` on a source retired by a catalog import is refused (no night
- * reads it), and on a backfill that ended "off" while the catalog as imported still asks for no
- * older pages it changes nothing and says so, rather than promise the list's first page.
+ * reads it), and on a backfill paused "off" (the catalog asked for no older pages) it changes
+ * nothing and says so: it goes on by itself the first night the catalog asks for some.
  */
 const NIGHT = "2026-11-05";
 const T0 = Date.parse("2026-11-05T06:00:00Z");
@@ -104,7 +104,7 @@ describe.each(storeFactories())("a restart that would change nothing ($name)", (
     }
   });
 
-  it("P7: a backfill ended off while the imported catalog still asks for 0 pages a night: said, nothing changed; once it asks for some, restarted", async () => {
+  it("P7: a backfill paused off is not restarted (it goes on by itself once the catalog asks for older pages): said with what the imported catalog asks, nothing changed", async () => {
     const s = await openStore(await f.fresh());
     try {
       await imported(s.db, 0, null);
@@ -112,16 +112,19 @@ describe.each(storeFactories())("a restart that would change nothing ($name)", (
       expect(await restartBackfill(s.db, "a.gov/0", WHO)).toEqual({
         kind: "off",
         source: "a.gov/0",
+        asked: 0,
       });
       expect(await restarts(s.db)).toBe(0);
       await s.db
         .updateTable("sources")
         .set({ entry: JSON.stringify({ id: "a.gov/0", backfill: { pagesPerNight: 2 } }) })
         .execute();
-      const r = await restartBackfill(s.db, "a.gov/0", WHO);
-      expect(r).toMatchObject({ kind: "restarted" });
-      expect(r).not.toHaveProperty("offUnlessAsked");
-      expect(await restarts(s.db)).toBe(1);
+      expect(await restartBackfill(s.db, "a.gov/0", WHO)).toEqual({
+        kind: "off",
+        source: "a.gov/0",
+        asked: 2,
+      });
+      expect(await restarts(s.db)).toBe(0);
     } finally {
       await s.close();
     }
@@ -130,7 +133,7 @@ describe.each(storeFactories())("a restart that would change nothing ($name)", (
 
 describe("`nor backfill restart` says it (sqlite)", () => {
   const factory = sqliteFactory();
-  it("P7, P26: exit 2 naming the retired source; exit 2 saying the catalog asks for no older pages; never 'starts again from the list's first page' for an off backfill", async () => {
+  it("P7, P26: exit 2 naming the retired source; exit 2 saying an off backfill is paused and goes on by itself; never 'starts again from the list's first page' for an off backfill", async () => {
     const retired = await factory.fresh();
     const off = await factory.fresh();
     const unknown = await factory.fresh();
@@ -169,13 +172,15 @@ describe("`nor backfill restart` says it (sqlite)", () => {
     const b = await runMain(["backfill", "restart", "a.gov/0", "--data", off.dir]);
     expect(b.code).toBe(2);
     expect(b.stderr).toContain(
-      "nor: a.gov/0: the catalog asks for no older pages (backfill.pagesPerNight is 0)",
+      "nor: a.gov/0: its older pages are paused because the catalog asked for none (backfill.pagesPerNight 0), and still does; they go on by themselves, from where they were, the first night it asks for some; nothing changed",
     );
-    expect(b.stderr).toContain("nothing changed");
+    // No imported entry to say what the catalog asks now: paused all the same, nothing changed.
     const c = await runMain(["backfill", "restart", "a.gov/0", "--data", unknown.dir]);
-    expect(c.code).toBe(0);
-    expect(c.stdout).not.toContain("starts again from the list's first page");
-    expect(c.stdout).toContain("if the catalog asks for older pages");
+    expect(c.code).toBe(2);
+    expect(c.stdout).toBe("");
+    expect(c.stderr).toContain(
+      "nor: a.gov/0: its older pages are paused because the catalog asked for none (backfill.pagesPerNight 0); they go on by themselves, from where they were, the first night it asks for some; nothing changed",
+    );
     await factory.cleanup();
   });
 });

@@ -71,7 +71,7 @@ describe("console: a source's older pages (P7)", () => {
     );
   });
 
-  it("P7, P26: Restart on a retired source, or on one whose catalog asks for no older pages, says so and changes nothing", async () => {
+  it("P7, P26: Restart on a retired source, or on one whose backfill is paused off (the catalog asks for no older pages), says so and changes nothing", async () => {
     await f.db
       .insertInto("backfill")
       .values({
@@ -116,7 +116,7 @@ describe("console: a source's older pages (P7)", () => {
     const off = await b.post("/console/sources/oh-a-agendas/backfill", { csrf: token });
     expect(off.status).toBe(409);
     expect(await off.text()).toContain(
-      "The catalog asks for no older pages (backfill.pagesPerNight is 0): nothing changed.",
+      "Its older pages are paused because the catalog asked for none (backfill.pagesPerNight 0), and still does; they go on by themselves, from where they were, the first night it asks for some: nothing changed.",
     );
     await f.db
       .updateTable("sources")
@@ -130,9 +130,91 @@ describe("console: a source's older pages (P7)", () => {
     expect(row).toMatchObject({ done: 1, restarts: 0 });
   });
 
+  it("P7, P26: no Restart button where a restart would be refused (a retired source's backfill that gave up, a backfill paused off), the page saying why instead; a stale form's POST still answers 409", async () => {
+    await f.db
+      .insertInto("backfill")
+      .values({
+        source_id: "oh-a-agendas",
+        done: 1,
+        cursor: JSON.stringify({ url: older }),
+        pages_read: 3,
+        ended: JSON.stringify({
+          why: "gave-up",
+          night: "2026-11-05",
+          url: older,
+          reason: "not the page 3 nights running (last: error, HTTP 400)",
+        }),
+      })
+      .execute();
+    // Shown while it may be restarted (the form a person may still have open).
+    expect(await (await b.get("/console/sources/oh-a-agendas")).text()).toContain(
+      "Restart its older pages from that page",
+    );
+    await retire(f, "oh-a-agendas", "2026-11-06T00:00:00.000Z");
+    const page = await (await b.get("/console/sources/oh-a-agendas")).text();
+    expect(page).not.toContain(`action="/console/sources/oh-a-agendas/backfill"`);
+    expect(page).not.toContain("Restart its older pages");
+    expect(page).toContain(
+      "No restart: it was retired 2026-11-06T00:00:00.000Z (no longer in the catalog), so no night reads it.",
+    );
+    const stale = await b.post("/console/sources/oh-a-agendas/backfill", { csrf: token });
+    expect(stale.status).toBe(409);
+
+    // Paused off: no button either; it goes on by itself once the catalog asks for older pages.
+    await f.db.updateTable("sources").set({ retired_at: null }).execute();
+    await f.db
+      .updateTable("backfill")
+      .set({ ended: JSON.stringify({ why: "off", night: "2026-11-05" }) })
+      .execute();
+    const off = await (await b.get("/console/sources/oh-a-agendas")).text();
+    expect(off).not.toContain(`action="/console/sources/oh-a-agendas/backfill"`);
+    expect(off).toContain(
+      `Older pages: off on the night of 2026-11-05, 3 older pages read: the catalog asks for none (backfill.pagesPerNight is 0); paused, they go on by themselves from ${older} the first night it asks for some`,
+    );
+    const offPost = await b.post("/console/sources/oh-a-agendas/backfill", { csrf: token });
+    expect(offPost.status).toBe(409);
+    const row = await f.db.selectFrom("backfill").selectAll().executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ done: 1, restarts: 0 });
+  });
+
   it("P7: a source no night has read yet says its older pages have not begun, with no restart button", async () => {
     const page = await (await b.get("/console/sources/oh-a-agendas")).text();
     expect(page).toContain("Older pages: not begun");
     expect(page).not.toContain("/backfill");
   });
 });
+
+/** The source as a catalog import keeps it, retired at `at` (P26). */
+async function retire(f: Fixture, id: string, at: string): Promise<void> {
+  const kept = { catalog_file: "t.yaml", first_seen_at: at, updated_at: at };
+  await f.db
+    .insertInto("governments")
+    .values({
+      id: "oh-a",
+      name: "A",
+      kind: "city",
+      county: null,
+      website: null,
+      entry: "{}",
+      retired_at: null,
+      ...kept,
+    })
+    .execute();
+  await f.db
+    .insertInto("sources")
+    .values({
+      id,
+      government_id: "oh-a",
+      records: "agendas",
+      url: "https://a.example.gov/agendas",
+      access: "html",
+      platform: null,
+      name: null,
+      confirmed: 0,
+      entry: JSON.stringify({ id, backfill: { pagesPerNight: 3 } }),
+      renamed_to: null,
+      retired_at: at,
+      ...kept,
+    })
+    .execute();
+}

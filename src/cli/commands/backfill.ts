@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { systemClock } from "../../clock.js";
+import { offText } from "../../night/backfill-words.js";
 import { personTextOption } from "../../policy/person-text.js";
 import { type RestartOutcome, restartBackfill } from "../../store/backfill.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
@@ -54,11 +55,9 @@ function report(o: RestartOutcome): void {
           : o.was
             ? `it had ended${o.was.night ? ` on the night of ${o.was.night}` : ""} (${o.was.why})`
             : "it had ended";
-      const from = o.offUnlessAsked
-        ? `reads them ${o.from ? `from ${o.from}` : "from the list's first page"} if the catalog asks for older pages (backfill.pagesPerNight above 0); while it asks for none, none are read`
-        : o.from
-          ? `goes on from ${o.from}`
-          : "starts again from the list's first page (the older pages are read again, a few a night; their records are already kept)";
+      const from = o.from
+        ? `goes on from ${o.from}`
+        : "starts again from the list's first page (the older pages are read again, a few a night; their records are already kept)";
       const flags =
         o.clearedFlags > 0
           ? `; its backfill-gave-up flag${o.clearedFlags === 1 ? "" : "s"} cleared`
@@ -82,9 +81,7 @@ function report(o: RestartOutcome): void {
       );
       break;
     case "off":
-      stderr().write(
-        `nor: ${o.source}: the catalog asks for no older pages (backfill.pagesPerNight is 0), so a restart would read none; nothing changed\n`,
-      );
+      stderr().write(`nor: ${o.source}: ${offText(o.asked)}; nothing changed\n`);
       break;
     case "not-started":
       stderr().write(

@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import { backfillJson } from "../../night/backfill-words.js";
+import { backfillJson, offText } from "../../night/backfill-words.js";
 import { OUTCOME_KINDS } from "../../night/types.js";
 import { viaText } from "../../night/way-choice.js";
 import { nightOf } from "../../policy/night-date.js";
@@ -135,6 +135,9 @@ export function sourceRoutes(
     if (!row) return undefined;
     const marks = await marksOf(reads, id);
     const backfill = backfillJson((await backfillStates(reads, [id])).get(id), id);
+    // P7, P26: the Restart button only where a restart is taken (it ended, given up or done, on
+    // a source not retired); "off" goes on by itself, and its words say so.
+    const ended = backfill.state === "given-up" || backfill.state === "done";
     const name = (await sourceNames(reads, [id])).get(id);
     const via = row.lastOutcome
       ? viaText(row.way ? { used: row.way, skipped: row.skipped } : { skipped: row.skipped })
@@ -164,7 +167,13 @@ export function sourceRoutes(
             {/* P7: how far its older pages are read, or why that ended. */}
             {backfill.text.replace(/^older pages: /, "Older pages: ")}
           </p>
-          {(backfill.state === "given-up" || backfill.state === "done") && (
+          {ended && row.retiredAt !== undefined && (
+            <p id="no-restart">
+              No restart: it was retired {row.retiredAt} (no longer in the catalog), so no night
+              reads it.
+            </p>
+          )}
+          {ended && row.retiredAt === undefined && (
             <form method="post" action={`${sourceHref(id)}/backfill`}>
               <CsrfField token={csrf} />
               <button type="submit">
@@ -244,7 +253,7 @@ export function sourceRoutes(
         : o.kind === "retired"
           ? `It was retired ${o.at} (no longer in the catalog${o.renamedTo ? `; renamed to ${o.renamedTo}` : ""}): no night reads it, nothing changed.`
           : o.kind === "off"
-            ? "The catalog asks for no older pages (backfill.pagesPerNight is 0): nothing changed."
+            ? `${capital(offText(o.asked))}: nothing changed.`
             : "No night has read its list yet: nothing changed.",
       409,
     );
@@ -300,4 +309,9 @@ export function sourceRoutes(
         );
     }
   });
+}
+
+/** A sentence's first letter in capitals. */
+function capital(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
