@@ -99,6 +99,19 @@ const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   },
 };
 
+/**
+ * Whether this is a night `nor start` runs (`nor night … --served-at URL`, its own process, whose
+ * stderr is the terminal the person ran `nor start` in): its errors name `nor start`, the
+ * command the person ran, as its other lines do (night.ts).
+ */
+function startsNight(argv: readonly string[]): boolean {
+  const args = argv.slice(2);
+  return (
+    commandNamed(args) === "night" &&
+    args.some((a) => a === "--served-at" || a.startsWith("--served-at="))
+  );
+}
+
 /** The command a command line names (`nor help X` names X), if any. */
 function commandNamed(args: readonly string[]): string | undefined {
   const first = args.find((a) => !a.startsWith("-"));
@@ -329,14 +342,17 @@ export async function main(argv: string[], streams?: CliIo): Promise<number> {
       return 2;
     }
     if (err instanceof NorError) {
-      const who = err instanceof CommandUsageError ? err.command : "nor";
+      // A usage error names the command as typed; any other error of a night `nor start` runs
+      // names `nor start`, the command the person ran.
+      const who =
+        err instanceof CommandUsageError ? err.command : startsNight(argv) ? "nor start" : "nor";
       stderr().write(`${who}: ${err.message}\n`);
       return exitCodeOf(err);
     }
     // Anything else is a failure while working (a store that fails, a bug): exit 1, never
     // worded as something the person typed. NOR_DEBUG=1 adds the stack.
     const detail = err instanceof Error ? err.message : String(err);
-    stderr().write(`nor: ${detail}\n`);
+    stderr().write(`${startsNight(argv) ? "nor start" : "nor"}: ${detail}\n`);
     if (process.env["NOR_DEBUG"] === "1" && err instanceof Error && err.stack)
       stderr().write(`${err.stack}\n`);
     return 1;

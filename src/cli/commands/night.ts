@@ -204,9 +204,18 @@ export const NIGHT_V8_FLAGS: readonly string[] = [
   `--interrupt-budget=${NIGHT_INTERRUPT_BUDGET}`,
 ];
 
+/**
+ * The command the person ran, as a night's lines on stderr name it: `nor start`, which runs each
+ * night as a process of its own (with --served-at) whose stderr is its own terminal, else
+ * `nor night`.
+ */
+function nightBy(opts: Pick<NightOptions, "servedAt">): NightBy {
+  return opts.servedAt !== undefined ? "nor start" : "nor night";
+}
+
 async function runNightCommand(opts: NightOptions): Promise<void> {
   // Started by a command that is gone already: nothing is done; gone later: stopped in order.
-  const orphanWatch = watchParent();
+  const orphanWatch = watchParent(nightBy(opts));
   // Each night is its own process (`nor start` spawns it), so this holds for nights only.
   for (const flag of NIGHT_V8_FLAGS) setFlagsFromString(flag);
   // The composition root: the one clock and id source everything below is given.
@@ -311,7 +320,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   let sources: SourceRef[] = [];
   const tty = stderr().isTTY === true;
   /** The command the person ran, as the night's lines name it. */
-  const by: NightBy = opts.servedAt !== undefined ? "nor start" : "nor night";
+  const by = nightBy(opts);
   const report = { by, ...(opts.servedAt !== undefined ? { directory: opts.servedAt } : {}) };
   const runStart = clock.now();
   const children: Worker[] = [];
@@ -515,7 +524,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         );
       }
       for (const note of notes) {
-        if (tty) stderr().write(`nor: ${note}\n`);
+        if (tty) stderr().write(`${by}: ${note}\n`);
         else log.warn(note);
       }
       const opened = await nightRow(store.db, night);
@@ -649,7 +658,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   const announce = (opened: { resumed: boolean; deadlineAt: number }): void => {
     if (opened.resumed && !announced.resumed && opts.deadline !== undefined) {
       const note = `joining night ${night}, which another process opened a moment before: it keeps its own deadline ${new Date(opened.deadlineAt).toISOString()} (--deadline applies to a new night)`;
-      if (tty) stderr().write(`nor: ${note}\n`);
+      if (tty) stderr().write(`${by}: ${note}\n`);
       else log.warn(note);
     }
     const said = { ...announced, resumed: opened.resumed, deadlineAt: opened.deadlineAt };
@@ -970,13 +979,13 @@ const PARENT_WATCH_MS = 1_000;
  * (night-runners.ts). Gone already when this starts (killed between the spawn and now): ended
  * at once, before anything is done. Returns the watch's end; none for a night started by hand.
  */
-function watchParent(): (() => void) | undefined {
+function watchParent(by: NightBy): (() => void) | undefined {
   const parent = Number(process.env[PARENT_PID_ENV]);
   if (!Number.isInteger(parent) || parent <= 0) return undefined;
   const gone = () => process.ppid !== parent;
   const stop = () => {
     stderr().write(
-      `nor night: the command that started this night's process (pid ${parent}) is gone; stopping in order\n`,
+      `${by}: the command that started this night's process (pid ${parent}) is gone; stopping in order\n`,
     );
     process.kill(process.pid, "SIGTERM");
   };
