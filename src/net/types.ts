@@ -108,6 +108,12 @@ export type FetchOutcome =
        * for a request never sent (its address refused, say).
        */
       noAnswer?: true;
+      /**
+       * P7: the request never left (the site gate's politeness did not send it: its planned
+       * start never came; the robots.txt it waits on could not be asked for the checker's own
+       * failures): no answer of any kind about the page, so nothing is judged of it.
+       */
+      notSent?: true;
     }
   | { kind: "unreachable"; url: string; reason: string }
   | { kind: "timed-out"; url: string; phase: "headers" | "body" }

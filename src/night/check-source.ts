@@ -581,13 +581,17 @@ export const RESUME_HOPS = 10;
  * robots.txt keeps it, or it got no answer about itself (`unanswered`: a time-out, a connection
  * refused or cut, a 5xx; the site's "later" too, P15: a Retry-After longer than the night
  * waits), each counted apart (failedNight). Not a no (P21: the night's word on the site), nor a
- * page the night did not get to (the deadline, the checker offline, its owner's request). A
+ * page the night did not get to or did not send (the deadline, the checker offline, its owner's
+ * request, a closed site, the site gate's politeness: `notSent`). A
  * page that says "later" every night is asked for at most BACKFILL_UNANSWERED_NIGHTS nights,
  * not every night for ever.
  */
 function missedPage(o: NightOutcome): boolean {
   // A hold with no answer of its own (the site held before the page was sent) is no night of it.
   if (o.held === true && o.unanswered !== true) return false;
+  // Not sent is not an answer: the request never left (the politeness gate, the checker's own
+  // failures), so nothing is said of the page.
+  if (o.notSent === true) return false;
   return !NOT_JUDGED_OUTCOMES.has(o.kind) && !NO_OUTCOMES.has(o.kind);
 }
 

@@ -50,6 +50,7 @@ export function failureOutcome(
         url: o.url,
         ...(o.held ? { held: true as const } : {}),
         ...(o.noAnswer ? { unanswered: true as const } : {}),
+        ...(o.notSent ? { notSent: true as const } : {}),
       };
     case "unreachable":
       return { kind: "unreachable", reason: o.reason, url: o.url, unanswered: true };

@@ -114,6 +114,12 @@ export interface NightOutcome {
    * miss), asked again another night. Not stored; the kind and reason say it.
    */
   unanswered?: true;
+  /**
+   * P7: the request never left (the site gate did not send it, the robots.txt it waited on could
+   * not be asked for the checker's own failures): not an answer, so no backfill night of any
+   * kind. Not stored; the reason says it.
+   */
+  notSent?: true;
 }
 
 /** A request a platform preset or the backfill cursor asks for (P5, P7). */

@@ -1,10 +1,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import type { Clock } from "../../src/clock.js";
+import { requestKey } from "../../src/net/journal.js";
+import { MIN_ADMIT_AHEAD_MS } from "../../src/net/steps/site-gate.js";
 import { checkSource } from "../../src/night/check-source.js";
 import type { ValidatorStore, WayReader } from "../../src/night/reader.js";
 import type { BackfillState, SourceHistory } from "../../src/night/types.js";
 import { BACKFILL_MISSES, BACKFILL_UNANSWERED_NIGHTS } from "../../src/policy/constants.js";
+import { originOf, siteOf } from "../../src/policy/site.js";
 import type { Source } from "../../src/sources/catalog/types.js";
 import { type Harness, harness } from "../fleet/harness.js";
 
@@ -271,5 +275,106 @@ describe("P7: an older page that gets no answer is no miss", () => {
       history({ done: false, pagesRead: 4, cursor }),
     );
     expect(r.backfill).toEqual({ done: false, pagesRead: 4, cursor, failedNights: 1 });
+  });
+});
+
+/**
+ * A clock whose sleeps keep their time until `early` is set; from then on a short sleep (the
+ * last moments before a request's planned start) wakes a millisecond early, every time: the
+ * site gate never sees the planned start come, and does not send (P10: never before it).
+ */
+class WakesEarly implements Clock {
+  early = false;
+  #t = Date.UTC(2026, 10, 5, 7, 0, 0);
+  now(): number {
+    return this.#t;
+  }
+  async sleep(ms: number): Promise<void> {
+    await new Promise((r) => setImmediate(r));
+    const wait = Math.max(0, ms);
+    this.#t += this.early && wait <= MIN_ADMIT_AHEAD_MS ? Math.max(0, wait - 1) : wait;
+  }
+}
+
+describe("P7: an older page not sent is no answer", () => {
+  it("P7, P10: an older page the politeness gate did not send (its planned start never came) counts as nothing: no night of 'not the page', none of no answer; asked again the next night", async () => {
+    h = await harness({ realTime: true });
+    const clock = new WakesEarly();
+    const s = await server((req, res) => {
+      if (req.url === "/robots.txt") return void res.writeHead(404).end();
+      if (req.url === "/list") {
+        clock.early = true;
+        return void res.writeHead(200).end(`one|${s.origin}/older`);
+      }
+      res.writeHead(200).end("old|");
+    });
+    const ctx = { fetcher: h.fetcher({ clock }), clock, reader, validators };
+    const before: BackfillState = {
+      done: false,
+      pagesRead: 4,
+      cursor: { url: `${s.origin}/older` },
+      failedNights: BACKFILL_MISSES - 1,
+      unansweredNights: BACKFILL_UNANSWERED_NIGHTS - 1,
+    };
+    const r = await checkSource(ctx, sourceAt(`${s.origin}/list`), history(before));
+    // Never sent: the site saw robots.txt and page 1 only.
+    expect(s.paths).toEqual(["/robots.txt", "/list"]);
+    expect(r.outcome.kind).toBe("ok");
+    // Nothing counted, nothing given up: the state as it was (not written again).
+    expect(r.backfill ?? before).toEqual(before);
+  });
+
+  it("P7, P20: an older page whose robots.txt the checker's own crashes left unasked (its sends used up) was not sent: no night of no answer", async () => {
+    h = await harness();
+    const night = "2026-11-05";
+    const list = await h.fleet.server();
+    // Another origin of the same site (127.0.0.1): the list's own site, its robots.txt apart.
+    const other = await h.fleet.server({ host: list.host });
+    list.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    list.route("/list", (_q, res) => void res.writeHead(200).end(`one|${other.url("/older")}`));
+    other.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    other.route("/older", (_q, res) => void res.writeHead(200).end("old|"));
+    // Three sends of its robots.txt tonight, each cut short by the checker's own end.
+    const robotsUrl = other.url("/robots.txt");
+    for (let i = 0; i < 3; i++) {
+      const at = h.clock.now() - 100_000 + i * 10_000;
+      const a = await h.ports.journal.admit(
+        {
+          night,
+          key: requestKey({ method: "GET", url: robotsUrl }),
+          method: "GET",
+          url: robotsUrl,
+          site: siteOf(robotsUrl),
+          origin: originOf(robotsUrl),
+          purpose: "robots",
+          gapMs: 2000,
+          replayAllowed: true,
+        },
+        "host:1:gone",
+        at,
+      );
+      if (a.kind !== "go") throw new Error(a.kind);
+      await h.ports.journal.complete(a.id, "host:1:gone", {
+        endedAt: at + 5,
+        status: null,
+        outcome: "interrupted",
+        failure: "internal: the checker stopped",
+        bytes: 0,
+        final: false,
+        closedEarly: false,
+      });
+    }
+    const ctx = { fetcher: h.fetcher({ night }), clock: h.clock, reader, validators };
+    const before: BackfillState = {
+      done: false,
+      pagesRead: 4,
+      cursor: { url: other.url("/older") },
+      unansweredNights: BACKFILL_UNANSWERED_NIGHTS - 1,
+    };
+    const r = await checkSource(ctx, sourceAt(list.url("/list")), history(before));
+    expect(other.hits("/older")).toHaveLength(0);
+    expect(other.hits("/robots.txt")).toHaveLength(0);
+    expect(r.outcome.kind).toBe("ok");
+    expect(r.backfill ?? before).toEqual(before);
   });
 });

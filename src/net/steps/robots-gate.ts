@@ -410,8 +410,16 @@ export function robotsGate(deps: RobotsGateDeps): Step {
     for (let pass = 0; pass < ROBOTS_PASSES; pass++) {
       const found = await lookup(call);
       // The robots.txt request met the deadline, a closed site, a no or the address guard:
-      // that is this URL's answer.
-      if (found.kind === "stopped") return final({ ...found.outcome, url: call.url });
+      // that is this URL's answer. One that could not be asked for the checker's own failures
+      // (its sends used up by crashes) leaves this URL not sent: no answer about it (P7).
+      if (found.kind === "stopped") {
+        const o = found.outcome;
+        if (o.kind === "error") {
+          const { noAnswer: _, ...rest } = o;
+          return final({ ...rest, url: call.url, notSent: true });
+        }
+        return final({ ...o, url: call.url });
+      }
       const origin = new URL(call.url).origin;
       const verdict = robotsVerdict(found.result, call.url, PRODUCT_TOKEN);
       deps.delays.set(origin, (verdict.crawlDelaySeconds ?? 0) * 1000);

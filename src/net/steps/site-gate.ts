@@ -258,7 +258,7 @@ export const siteGate =
             if (!onTime) {
               const reason = `${NOT_SENT} the clock never reached its planned start`;
               await notSent(deps, a, "interrupted", reason);
-              return final({ kind: "error", url: call.url, status: null, reason });
+              return final({ kind: "error", url: call.url, status: null, reason, notSent: true });
             }
             // The hold asked again at sending: asked before the admission only, a worker frozen
             // between that question and the admission's transaction (or in the wait for its
