@@ -234,6 +234,7 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
       ...(opts.onLockWait ? { note: opts.onLockWait } : {}),
       limitMs: opts.lockWaitMs ?? STORE_LOCK_WAIT_MS,
     };
+    direct.lockWait = lockWait;
     db = new Kysely<Database>({
       dialect: noNul(new ImmediateSqliteDialect({ database: cache }, direct, file, lockWait)),
     });
@@ -941,6 +942,37 @@ interface LockWait {
   busyTimeout(): number;
   note?: (text: string) => void;
   limitMs: number;
+  /**
+   * The wait under way on this connection, shared by the statements that take it up one after
+   * another (kysely runs one at a time): since when its tries have failed, when the last one
+   * did, and when it was last said. A statement queued behind one that gave up (the writes of a
+   * group commit's batch run again one by one, a console write behind another) goes on with
+   * that wait, so the bound holds for all of them, not for each anew. A try that gets through
+   * ends it; so does a pause of LOCK_WAIT_GAP_MS with no try failing.
+   */
+  episode?: { since: number; last: number; noted: number } | undefined;
+}
+
+/** The errors of waits for the write lock given up (waitForLock). */
+const gaveUp = new WeakSet<object>();
+
+/**
+ * Whether `err` is a write's giving up on the store's write lock, held by another process past
+ * the wait's bound: nothing of the statement was done, and another try now only meets it again.
+ */
+export function lockWaitGivenUp(err: unknown): boolean {
+  return typeof err === "object" && err !== null && gaveUp.has(err);
+}
+
+/** A failed try this long after the last one begins a wait of its own (waitForLock). */
+const LOCK_WAIT_GAP_MS = 1000;
+
+/**
+ * A statement other than a read ran on the store's connection: the write lock was to be had,
+ * so the wait under way, if any, is over (LockWait.episode). A read proves nothing of the lock.
+ */
+function gotThrough(w: LockWait, text: string): void {
+  if (w.episode !== undefined && !/^\s*select\b/i.test(text)) w.episode = undefined;
 }
 
 /**
@@ -959,34 +991,53 @@ async function waitForLock<R>(
   first: unknown,
   busyMs: number,
 ): Promise<QueryResult<R>> {
-  // The first try has passed already (SQLite's busy wait, on this thread).
-  const began = performance.now() - busyMs;
-  let noted = Number.NEGATIVE_INFINITY;
+  // The first try has passed already (SQLite's busy wait, on this thread). A wait that another
+  // statement of this connection was in, its last try failing just now, goes on.
+  const now = performance.now();
+  const going = w.episode;
+  const ep =
+    going !== undefined && now - going.last <= LOCK_WAIT_GAP_MS + busyMs
+      ? going
+      : { since: now - busyMs, last: now, noted: Number.NEGATIVE_INFINITY };
+  ep.last = now;
+  w.episode = ep;
+  const began = ep.since;
   let last = first;
   for (;;) {
     const waited = performance.now() - began;
     if (waited >= w.limitMs) {
-      throw new NorError(
+      const given = new NorError(
         "E_STORE",
         `the store at ${file} stayed locked by another process for ${Math.round(waited / 1000)} s (one stopped or frozen in the middle of a write, e.g. by SIGSTOP, or a suspended machine); this process gives up (exit 1): run it again once that process has gone on or ended`,
         { cause: last },
       );
+      gaveUp.add(given);
+      throw given;
     }
     const long = waited >= BUSY_TIMEOUT_MS;
-    if (long && (noted === Number.NEGATIVE_INFINITY || waited - noted >= LOCK_NOTE_EVERY_MS)) {
-      noted = waited;
+    if (
+      long &&
+      (ep.noted === Number.NEGATIVE_INFINITY || waited - ep.noted >= LOCK_NOTE_EVERY_MS)
+    ) {
+      ep.noted = waited;
       w.note?.(
         `waiting for the store's write lock at ${file}, held by another process for ${Math.round(waited / 1000)} s now (one stopped or frozen in the middle of a write?); waiting up to ${Math.round(w.limitMs / 1000)} s in all`,
       );
     }
     const pause = long ? LOCK_RETRY_PAUSE_MS : LOCK_FIRST_PAUSE_MS;
     await new Promise<void>((r) => setTimeout(r, pause));
+    let out: QueryResult<R>;
     try {
-      return await run();
+      out = await run();
     } catch (err) {
+      ep.last = performance.now();
       if (!isBusy(err) || w.inTransaction()) throw storeStateError(file, err) ?? err;
       last = err;
+      continue;
     }
+    // Got through: the wait is over, for the statements after this one too.
+    if (w.episode === ep) w.episode = undefined;
+    return out;
   }
 }
 
@@ -1022,7 +1073,9 @@ function storeStateErrors(
   const stream = conn.streamQuery.bind(conn);
   conn.executeQuery = <R>(q: CompiledQuery): Promise<QueryResult<R>> => {
     try {
-      return execute<R>(q);
+      const out = execute<R>(q);
+      if (lockWait !== undefined) gotThrough(lockWait, q.sql);
+      return out;
     } catch (err) {
       // The write lock held by another process past the busy wait: a statement that begins a
       // transaction, or one that is a transaction of its own, did nothing and is tried again.
@@ -1056,6 +1109,8 @@ async function* statedStream<R>(
  */
 class StoreDirect extends SqliteDirect {
   readonly #file: string;
+  /** The store's own connection's lock wait (none: a read-only connection). */
+  lockWait: LockWait | undefined;
 
   constructor(file: string, ...rest: ConstructorParameters<typeof SqliteDirect>) {
     super(...rest);
@@ -1064,7 +1119,9 @@ class StoreDirect extends SqliteDirect {
 
   override execute<R>(sql: string, values: readonly unknown[]): QueryResult<R> {
     try {
-      return super.execute<R>(sql, values);
+      const out = super.execute<R>(sql, values);
+      if (this.lockWait !== undefined) gotThrough(this.lockWait, sql);
+      return out;
     } catch (err) {
       throw storeStateError(this.#file, err) ?? err;
     }

@@ -8,12 +8,14 @@
  * earlier ones wrote, exactly as if each had been its own transaction in that order. A write
  * that throws (a bug, a constraint) rolls the batch back, and then each write runs again in its
  * own transaction: the one that throws rejects alone, the others commit. Nothing was given back
- * before, so nothing was sent on account of the rolled-back run. On PostgreSQL a batch that loses a deadlock or a
+ * before, so nothing was sent on account of the rolled-back run. A batch whose transaction
+ * cannot begin, the write lock held by another process past the wait's bound, fails each of its
+ * writes with that error, at once: none ran. On PostgreSQL a batch that loses a deadlock or a
  * serialisation check (40P01, 40001) is run again from the start, a bounded number of times:
  * nothing it decided was given back, so nothing was sent on its account.
  */
 
-import type { Db } from "./db.js";
+import { type Db, lockWaitGivenUp } from "./db.js";
 import { type Tx, writeTxnRetried } from "./write-txn.js";
 
 interface Pending<T> {
@@ -74,11 +76,18 @@ export class GroupCommit {
 
   async #commit(batch: Pending<unknown>[]): Promise<void> {
     if (batch.length > 1) {
-      const values = await this.#together(batch);
-      if (values !== undefined) {
+      const out = await this.#together(batch);
+      if ("values" in out) {
         this.stats.batches++;
         this.stats.writes += batch.length;
-        for (const [i, p] of batch.entries()) p.resolve(values[i]);
+        for (const [i, p] of batch.entries()) p.resolve(out.values[i]);
+        return;
+      }
+      // The transaction could not begin, its wait for the store's write lock (held by another
+      // process) given up (db.ts waitForLock): no write ran, none is to blame, and each run
+      // alone would only meet the lock again. Each fails with it.
+      if (!out.began && lockWaitGivenUp(out.error)) {
+        for (const p of batch) p.reject(out.error);
         return;
       }
       // A write threw: nothing of the batch was kept or given back. Each write runs again in
@@ -99,17 +108,23 @@ export class GroupCommit {
 
   /**
    * The batch's writes one after another in one transaction, without savepoints (each would
-   * cost two more round trips on PostgreSQL). Undefined when one threw (rolled back).
+   * cost two more round trips on PostgreSQL). The error when it failed (rolled back), and whether
+   * its transaction began.
    */
-  async #together(batch: Pending<unknown>[]): Promise<unknown[] | undefined> {
+  async #together(
+    batch: Pending<unknown>[],
+  ): Promise<{ values: unknown[] } | { error: unknown; began: boolean }> {
+    let began = false;
     try {
-      return await this.#transaction(async (tx) => {
+      const values = await this.#transaction(async (tx) => {
+        began = true;
         const out: unknown[] = [];
         for (const p of batch) out.push(await p.fn(tx));
         return out;
       });
-    } catch {
-      return undefined;
+      return { values };
+    } catch (error) {
+      return { error, began };
     }
   }
 

@@ -95,6 +95,62 @@ describe("a SQLite store whose write lock another process holds", () => {
     }
   });
 
+  it("P27: the wait's bound holds for the writes queued behind one that gave up: they and a group commit's batch fail as E_STORE with it, not each after a wait of its own nor run again one by one; the next wait, once a write got through, is bounded anew", async () => {
+    const loc = await factory.fresh();
+    if (loc.kind !== "sqlite") throw new Error(loc.kind);
+    const notes: string[] = [];
+    // Past the 5 s after which a wait is said, so that each wait of its own says so once.
+    const store = await openStore(loc, { lockWaitMs: 7_000, onLockWait: (n) => notes.push(n) });
+    const frozen = new Sqlite(join(loc.dir, "nor.db"));
+    try {
+      frozen.exec("begin immediate");
+      const journal = new SqlJournal(store.db);
+      const failed = (p: Promise<unknown>) =>
+        p.then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      // A write of its own, and behind it three admissions in one turn: one batch, whose
+      // transaction cannot begin.
+      const errs = await Promise.all([
+        failed(
+          store.db
+            .insertInto("console_sessions")
+            .values({ id_hash: "x", csrf_token: "t", created_at: "2026", expires_at: "2027" })
+            .execute(),
+        ),
+        ...[1, 2, 3].map((i) =>
+          failed(journal.admit(intent(`https://www.a.gov/${i}`), "me:1:x", T0)),
+        ),
+      ]);
+      for (const err of errs) expect(err).toMatchObject({ code: "E_STORE" });
+      // One wait, said once: the first write's. The batch behind it found the lock still held
+      // at its first try and gave up with it, its writes failing together, none run again alone.
+      expect(notes).toHaveLength(1);
+      expect(journal.group.stats.alone).toBe(0);
+
+      // The other process goes on: the next write gets through, and a later wait is a new one.
+      frozen.exec("commit");
+      await store.db
+        .insertInto("console_sessions")
+        .values({ id_hash: "a", csrf_token: "t", created_at: "2026", expires_at: "2027" })
+        .execute();
+      frozen.exec("begin immediate");
+      const later = store.db
+        .insertInto("console_sessions")
+        .values({ id_hash: "b", csrf_token: "t", created_at: "2026", expires_at: "2027" })
+        .execute();
+      setTimeout(() => frozen.exec("commit"), 300);
+      await later;
+      const rows = await store.db.selectFrom("console_sessions").select("id_hash").execute();
+      expect(rows.map((r) => r.id_hash).sort()).toEqual(["a", "b"]);
+    } finally {
+      if (frozen.inTransaction) frozen.exec("rollback");
+      frozen.close();
+      await store.close();
+    }
+  }, 90_000);
+
   it("P27: a lock held past the wait's bound fails as the store's error (E_STORE, exit 1) saying why, not as SQLite's 'database is locked'", async () => {
     const loc = await factory.fresh();
     if (loc.kind !== "sqlite") throw new Error(loc.kind);
