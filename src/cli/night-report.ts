@@ -47,6 +47,8 @@ export interface NightEnd {
   flagsRaised: number;
   /** Of the unreached, those their site's wait or its owner's pace held past the night (P13). */
   held?: number;
+  /** Of the unreached, those whose site was down tonight (a 5xx after a request's retries). */
+  down?: number;
   /** P20, P23: the checker could not reach the internet (see `offlineMessage`). */
   checkerOffline?: boolean;
   offline?: OfflineReport;
@@ -151,9 +153,14 @@ export function nextSteps(e: NightEnd, by: ReportedBy = BY_HAND): string[] {
       `${plural(n("cut-short"), "source")} cut short by the deadline: asked and answered, but a retry or next request would have started after it (\`nor status\` says what each answered); they go first next night (P13, P15)`,
     );
   const held = Math.min(e.held ?? 0, n("unreached"));
-  if (n("unreached") - held > 0)
+  const down = Math.min(e.down ?? 0, n("unreached") - held);
+  if (n("unreached") - held - down > 0)
     out.push(
-      `${plural(n("unreached") - held, "source")} not reached before the deadline: they go first next night (P13)`,
+      `${plural(n("unreached") - held - down, "source")} not reached before the deadline: they go first next night (P13)`,
+    );
+  if (down > 0)
+    out.push(
+      `${plural(down, "source")} not asked: their site was down (a 5xx after its retries, or a Retry-After over 60 s), not asked again that night (\`nor status\` says what it answered); not a no; they go first next night (P13, P15)`,
     );
   if (held > 0)
     out.push(

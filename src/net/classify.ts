@@ -1,3 +1,4 @@
+import { siteDownReason } from "../policy/admission.js";
 import { type RefusalVerdict, refusalFor } from "../policy/refusal.js";
 import { retryDecision } from "../policy/retry.js";
 import { noteLine } from "../policy/shown-text.js";
@@ -6,7 +7,11 @@ import type { FetchOutcome, RefusalEvidence } from "./types.js";
 
 /** What the pipeline does after one attempt at one URL. */
 export type Step =
-  | { kind: "final"; outcome: FetchOutcome; closeSite?: string }
+  /**
+   * `downSite`: a 5xx that ends the request tonight (its retries used up, a Retry-After over
+   * 60 s): the site is down for the rest of the night (the reason; not a no).
+   */
+  | { kind: "final"; outcome: FetchOutcome; closeSite?: string; downSite?: string }
   | { kind: "retry"; waitMs: number }
   | { kind: "redirect"; location: string; status: number };
 
@@ -100,6 +105,10 @@ function closed(ctx: ClassifyContext, status: number | null, message: string): S
   return {
     kind: "final",
     outcome: { kind: "error", url: ctx.url, status, reason: message, noAnswer: true },
+    // A 5xx's head, its body cut on the last try: the site down tonight as for any 5xx.
+    ...(status !== null && status >= 500
+      ? { downSite: siteDownReason(status, "retries-exhausted", ctx.url) }
+      : {}),
   };
 }
 
@@ -191,14 +200,18 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
       if (status === 429 || status >= 500) {
         const d = statusRetry(ctx, status, headers);
         if (d.retry) return { kind: "retry", waitMs: d.waitMs };
-        return final({
-          kind: "error",
-          url,
-          status,
-          reason: `HTTP ${status} (${d.reason}), ${why}`,
-          noAnswer: true,
-          ...(siteHold(d.reason) ? { held: true as const } : {}),
-        });
+        return {
+          kind: "final",
+          outcome: {
+            kind: "error",
+            url,
+            status,
+            reason: `HTTP ${status} (${d.reason}), ${why}`,
+            noAnswer: true,
+            ...(siteHold(d.reason) ? { held: true as const } : {}),
+          },
+          ...(status >= 500 ? { downSite: siteDownReason(status, d.reason, url) } : {}),
+        };
       }
       return final({ kind: "error", url, status, reason: why, noAnswer: true });
     }
@@ -254,15 +267,21 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
   if (status === 429 || status >= 500) {
     const d = statusRetry(ctx, status, headers);
     if (d.retry) return { kind: "retry", waitMs: d.waitMs };
-    return final({
-      kind: "error",
-      url,
-      status,
-      reason: `HTTP ${status} (${d.reason})`,
-      // P7: a 5xx, or a 429 that is the site's hold: the site's "later", nothing of the page.
-      ...(status >= 500 || siteHold(d.reason) ? { noAnswer: true as const } : {}),
-      ...(siteHold(d.reason) ? { held: true as const } : {}),
-    });
+    return {
+      kind: "final",
+      outcome: {
+        kind: "error",
+        url,
+        status,
+        reason: `HTTP ${status} (${d.reason})`,
+        // P7: a 5xx, or a 429 that is the site's hold: the site's "later", nothing of the page.
+        ...(status >= 500 || siteHold(d.reason) ? { noAnswer: true as const } : {}),
+        ...(siteHold(d.reason) ? { held: true as const } : {}),
+      },
+      // The project's rule beside P15: a 5xx that ends the request tonight (its retries used
+      // up, or a Retry-After over 60 s) leaves the site down for the rest of the night.
+      ...(status >= 500 ? { downSite: siteDownReason(status, d.reason, url) } : {}),
+    };
   }
   return final({ kind: "error", url, status, reason: `HTTP ${status}` });
 }

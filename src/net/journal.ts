@@ -106,6 +106,8 @@ export interface Completion {
   answer?: StoredAnswer;
   /** P21: the site of this request said no; it is closed for the night. */
   closeSite?: string;
+  /** The site answered a 5xx after the request's retries: down for the night (not a no). */
+  downSite?: string;
   /** RFC 9110 §10.2.3: the site asked for no request before then. */
   siteNotBefore?: number;
 }
@@ -122,6 +124,8 @@ export interface WaitAsked {
   siteNotBefore?: number;
   /** P21: the site said no (a 429 past its retries, a page's 401 or 403): closed for the night. */
   closeSite?: string;
+  /** A page's 5xx past its retries (or a Retry-After over 60 s): the site down for the night. */
+  downSite?: string;
 }
 
 export interface JournalPort {

@@ -151,6 +151,12 @@ export class MemoryJournal implements JournalPort {
       site.notBefore = Math.max(site.notBefore ?? Number.NEGATIVE_INFINITY, w.siteNotBefore);
     if (w.closeSite !== undefined && row.entry.night !== undefined)
       site.closed = { night: row.entry.night, reason: w.closeSite };
+    if (w.downSite !== undefined && row.entry.night !== undefined)
+      site.down = {
+        night: row.entry.night,
+        reason: w.downSite,
+        ...(row.entry.source !== undefined ? { source: row.entry.source } : {}),
+      };
   }
 
   async complete(id: string, holder: string, c: Completion): Promise<boolean> {
@@ -177,6 +183,12 @@ export class MemoryJournal implements JournalPort {
       site.notBefore = Math.max(site.notBefore ?? Number.NEGATIVE_INFINITY, c.siteNotBefore);
     if (c.closeSite !== undefined && e.night !== undefined)
       site.closed = { night: e.night, reason: c.closeSite };
+    if (c.downSite !== undefined && e.night !== undefined)
+      site.down = {
+        night: e.night,
+        reason: c.downSite,
+        ...(e.source !== undefined ? { source: e.source } : {}),
+      };
     return written;
   }
 

@@ -111,6 +111,11 @@ export interface Judged {
   retryWaitMs?: number;
   /** P21: the site of this request said no: closed for the night (the reason). */
   closeSite?: string;
+  /**
+   * The site answered a 5xx after this request's retries (or with a Retry-After over 60 s):
+   * down for the rest of the night (policy/admission.ts siteDownReason). Not a no.
+   */
+  downSite?: string;
 }
 
 /** An answer on its way up: who has had it so far. */

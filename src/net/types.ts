@@ -132,7 +132,12 @@ export type FetchOutcome =
    */
   | { kind: "deadline"; url: string; reason?: string }
   /** Never sent: the site said no earlier tonight (P21). */
-  | { kind: "site-closed"; url: string; reason: string };
+  | { kind: "site-closed"; url: string; reason: string }
+  /**
+   * Never sent: the site was down earlier tonight (a 5xx after a request's retries, or a
+   * Retry-After over 60 s; policy/admission.ts siteDownReason). Not a no.
+   */
+  | { kind: "site-down"; url: string; reason: string };
 
 export type FetchKind = FetchOutcome["kind"];
 

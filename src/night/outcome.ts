@@ -33,6 +33,10 @@ export function failureOutcome(
       return isOwnersRequest(o.reason)
         ? { kind: "left-alone", reason: o.reason, url: o.url }
         : { kind: "refused", reason: SITE_CLOSED_REASON, url: o.url };
+    case "site-down":
+      // Its site was down earlier tonight (a 5xx after its retries): not asked, not a no
+      // (P21); it goes first next night as any source not reached does (P13).
+      return { kind: "unreached", reason: o.reason, url: o.url };
     case "robots-unavailable":
       return { kind: "robots-unavailable", reason: `${o.origin}: ${o.reason}`, url: o.url };
     case "disallowed":

@@ -36,9 +36,10 @@ export async function recheckSource(
     flags.push({ kind: "answers-again", detail: `answered ${o.status} on recheck` });
   } else {
     const failed = failureOutcome(o);
-    // Not asked, so no word on the no: the deadline came first, or its site's owner asked not
-    // to be read (P26).
-    if (o.kind === "deadline" || failed.kind === "left-alone") outcome = failed;
+    // Not asked, so no word on the no: the deadline came first, its site was down tonight (a
+    // 5xx after a request's retries), or its site's owner asked not to be read (P26).
+    if (o.kind === "deadline" || o.kind === "site-down" || failed.kind === "left-alone")
+      outcome = failed;
     else {
       outcome = {
         kind: "recheck-still-no",

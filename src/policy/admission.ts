@@ -19,6 +19,11 @@ export interface SiteFacts {
   lease?: { holder: string; until: number };
   /** P21: the night the site said no, with why. */
   closed?: { night: string; reason: string };
+  /**
+   * P15, the project's stricter rule beside it: the night the site was down (a request to it
+   * ended in a 5xx after its retries, or with a Retry-After over 60 s), with why. Not a no.
+   */
+  down?: { night: string; reason: string; source?: string };
   /** RFC 9110 §10.2.3: no request to the site before this time (a Retry-After). */
   notBefore?: number;
 }
@@ -103,6 +108,8 @@ export interface AdmitInput {
   prior: readonly PriorAttempt[];
   /** Whether a stored answer may be replayed instead of asking (false: the copy is gone). */
   replayAllowed: boolean;
+  /** The source whose check sends the request, if any (a site down tonight: SiteFacts.down). */
+  source?: string;
   /** Whether a lease's holder is dead (its process gone, or its lease run out). */
   holderDead(lease: { holder: string; until: number }): boolean;
   /**
@@ -131,6 +138,12 @@ export type Admission =
   | { kind: "closed"; reason: string }
   /** The owner asked for this path to be left alone: treated as a robots.txt Disallow. */
   | { kind: "left-alone"; reason: string }
+  /**
+   * The site was down earlier tonight (a 5xx after its retries, or a Retry-After over 60 s):
+   * nothing more goes there tonight. Not a no (P21): the source is not reached, and goes first
+   * next night (P13).
+   */
+  | { kind: "down"; reason: string }
   /**
    * The start would fall after the deadline (or past a day): not tonight (P13). `held`, when
    * what puts it there is the site's own wait (a Retry-After, or the wait before a retry) or
@@ -269,6 +282,23 @@ export function admit(a: AdmitInput): Admission {
   }
   const prior = a.prior.filter((p) => p.ownRefusal !== true);
   if (a.replayAllowed && prior.some((p) => p.final)) return { kind: "answered" };
+  // A site down tonight (its 5xx outlasted a request's retries) is asked nothing more tonight
+  // for any other source; an answer already stored is still replayed above (nothing is sent for
+  // it). The source whose request found it down may still try its next way in (P4: an api that
+  // answers 500 while the page for people works is a broken endpoint, not a site down).
+  // A Retry-After that outlasts the night says it better (below: "the site asked to wait until
+  // …"): the request is not sent either way.
+  const down = a.site.down;
+  const held = a.site.notBefore;
+  const outlasts =
+    held !== undefined &&
+    (!(held - a.now <= LONGEST_WAIT_MS) || (a.deadline !== undefined && held > a.deadline));
+  if (
+    down?.night === a.night &&
+    (down.source === undefined || down.source !== a.source) &&
+    !outlasts
+  )
+    return { kind: "down", reason: down.reason };
   const tries = prior.filter(isTry);
   if (tries.some((p) => p.retryAt !== undefined && p.retryAt >= LATEST_HOLD_MS))
     return { kind: "done-tonight" };
@@ -378,6 +408,32 @@ export function timeOf(now: DecisionTime): number {
 
 /** How every refusal by an owner's request begins: the operator's decision, not the site's no. */
 export const OWNERS_REQUEST = "the site's owner asked";
+
+/**
+ * How the reason of a source not asked because its site was down tonight begins (the project's
+ * stricter rule beside P15): never a no (P21), and never the night's time running out.
+ */
+export const SITE_DOWN = "the site was down tonight";
+
+/**
+ * The reason a site is down for the rest of the night: the request at `url` ended in HTTP
+ * `status` (a 5xx) after its retries were used up, or with a Retry-After that asks for more
+ * than a night waits (`why`, retry.ts RetryDecision's reason). Its other sources read it.
+ */
+export function siteDownReason(status: number, why: string, url: string): string {
+  const how =
+    why === "retry-after-too-long"
+      ? `with a Retry-After over ${RETRY_AFTER_MAX_MS / 1000} s`
+      : why === "retry-after-unreadable"
+        ? "with a Retry-After that could not be read"
+        : "after its retries";
+  return `${SITE_DOWN}: it answered HTTP ${status} ${how} (${url}); not asked again tonight`;
+}
+
+/** Whether a source's reason says its site was down tonight (siteDownReason). */
+export function isSiteDown(reason: string | null | undefined): boolean {
+  return reason?.startsWith(SITE_DOWN) ?? false;
+}
 
 /** The words a source's outcome takes when the site's own wait puts its request past the night. */
 export const SITE_WAIT = "the site asked to wait until";

@@ -5,7 +5,7 @@
  */
 import { NorError } from "../errors.js";
 import type { WaySkipped, WayUsed } from "../night/types.js";
-import { OWNER_PACE, SITE_WAIT } from "../policy/admission.js";
+import { OWNER_PACE, SITE_DOWN, SITE_WAIT } from "../policy/admission.js";
 import {
   begunAfterItsDate,
   closingTime,
@@ -32,6 +32,12 @@ import { writeTxn } from "./write-txn.js";
  */
 const opens = (words: string) => sql`substr(reason, 1, ${sql.lit(words.length)}) = ${words}`;
 const heldCase = sql<number>`case when outcome = 'unreached' and (${opens(SITE_WAIT)} or ${opens(OWNER_PACE)}) then 1 else 0 end`;
+/**
+ * 1 for an unreached source whose site was down that night (a 5xx after a request's retries,
+ * or a Retry-After over 60 s: policy/admission.ts siteDownReason), 0 for any other: summed, the
+ * night's sources not asked because their site was down, said apart from the deadline's.
+ */
+const downCase = sql<number>`case when outcome = 'unreached' and ${opens(SITE_DOWN)} then 1 else 0 end`;
 
 export interface MarkInput {
   source: string;
@@ -599,6 +605,8 @@ export interface NightHistoryRow extends NightRow {
   cutShort: number;
   /** Of the unreached, those their site's wait or its owner's pace held past the night (P13). */
   held: number;
+  /** Of the unreached, those whose site was down that night (a 5xx after its retries). */
+  down?: number;
   /** Closed by `settleUnfinishedNights`: interrupted and not resumed in time. */
   closedIncomplete: boolean;
   /**
@@ -719,6 +727,7 @@ export async function recentNights(db: Db, limit: number): Promise<NightHistoryR
           )
           .as("cut_short"),
         eb.fn.sum<number | string | null>(heldCase).as("held"),
+        eb.fn.sum<number | string | null>(downCase).as("down"),
       ])
       .where("night", "=", n.night)
       .executeTakeFirst();
@@ -726,6 +735,7 @@ export async function recentNights(db: Db, limit: number): Promise<NightHistoryR
     const unreached = Number(c?.unreached ?? 0);
     const cutShort = Number(c?.cut_short ?? 0);
     const held = Number(c?.held ?? 0);
+    const down = Number(c?.down ?? 0);
     // Its time as its name resumes it (for most nights the same as for a plain `nor night`).
     const end = closingTime(n.started_at, n.deadline_at, n.night, {
       nextStartedAt: next,
@@ -743,6 +753,7 @@ export async function recentNights(db: Db, limit: number): Promise<NightHistoryR
       unreached,
       cutShort,
       held,
+      down,
       closedIncomplete,
       ...(n.finished_at === null && end !== undefined
         ? { until: toIso(overAt(n.started_at, end) ?? end) }
@@ -900,6 +911,8 @@ export async function nightTotals(
   alreadyListed: number;
   /** Of the unreached, those their site's wait or its owner's pace held past the night (P13). */
   held: number;
+  /** Of the unreached, those whose site was down tonight (a 5xx after a request's retries). */
+  down: number;
 }> {
   const byOutcome = await db
     .selectFrom("night_sources")
@@ -908,6 +921,7 @@ export async function nightTotals(
       eb.fn.countAll<number | string>().as("n"),
       eb.fn.sum<number | string | null>("new_records").as("fresh"),
       eb.fn.sum<number | string | null>(heldCase).as("held"),
+      eb.fn.sum<number | string | null>(downCase).as("down"),
     ])
     .where("night", "=", night)
     .groupBy("outcome")
@@ -916,8 +930,10 @@ export async function nightTotals(
   let checked = 0;
   let newRecords = 0;
   let held = 0;
+  let down = 0;
   for (const r of byOutcome) {
     held += Number(r.held ?? 0);
+    down += Number(r.down ?? 0);
     outcomes[r.outcome] = Number(r.n);
     checked += Number(r.n);
     newRecords += Number(r.fresh ?? 0);
@@ -946,6 +962,7 @@ export async function nightTotals(
     newRecords,
     alreadyListed: Number(listed?.n ?? 0),
     held,
+    down,
   };
 }
 

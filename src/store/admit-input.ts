@@ -29,6 +29,7 @@ export function admitInput(
     path: `${u.pathname}${u.search}`,
     ...state,
     replayAllowed: intent.replayAllowed,
+    ...(intent.source !== undefined ? { source: intent.source } : {}),
     ...(intent.aheadMs !== undefined ? { aheadMs: intent.aheadMs } : {}),
     holderDead: (lease) => holderDead(lease, now),
   };

@@ -157,17 +157,18 @@ export class SqlJournal implements JournalPort {
           })
           .where("id", "=", Number(id))
           .where("outcome", "=", "in-flight")
-          .returning(["site", "night"])
+          .returning(["site", "night", "source"])
           .executeTakeFirst()) ??
         (await tx
           .selectFrom("request_log")
-          .select(["site", "night"])
+          .select(["site", "night", "source"])
           .where("id", "=", Number(id))
           .where("ended_at", "is", null)
           .executeTakeFirst());
       if (!row) return;
       const close = w.closeSite !== undefined && row.night !== null;
-      if (w.siteNotBefore === undefined && !close) return;
+      const down = w.downSite !== undefined && row.night !== null;
+      if (w.siteNotBefore === undefined && !close && !down) return;
       await tx
         .updateTable("site_state")
         .set({
@@ -175,6 +176,9 @@ export class SqlJournal implements JournalPort {
             ? { not_before: laterOf("not_before", toIso(w.siteNotBefore)) }
             : {}),
           ...(close ? { closed_night: row.night, closed_reason: w.closeSite } : {}),
+          ...(down
+            ? { down_night: row.night, down_reason: w.downSite, down_source: row.source }
+            : {}),
         })
         .where("site", "=", row.site)
         .execute();
@@ -278,7 +282,7 @@ export class SqlJournal implements JournalPort {
         late === undefined
           ? await tx
               .selectFrom("request_log")
-              .select(["site", "night", "holder", "outcome", "ended_at"])
+              .select(["site", "night", "source", "holder", "outcome", "ended_at"])
               .where("id", "=", Number(id))
               .executeTakeFirst()
           : undefined;
@@ -293,7 +297,10 @@ export class SqlJournal implements JournalPort {
         found.outcome === c.outcome &&
         found.ended_at === end;
       const written = mineRow !== undefined || again;
-      if (c.siteNotBefore === undefined && (c.closeSite === undefined || row.night === null)) {
+      if (
+        c.siteNotBefore === undefined &&
+        ((c.closeSite === undefined && c.downSite === undefined) || row.night === null)
+      ) {
         // Most answers: the site's end and its lease, in the statement below built once.
         await RELEASE_SITE.run(tx, { end, holder, site: row.site });
         return written;
@@ -312,6 +319,9 @@ export class SqlJournal implements JournalPort {
           ...letGoBy(mine),
           ...(c.closeSite !== undefined && row.night !== null
             ? { closed_night: row.night, closed_reason: c.closeSite }
+            : {}),
+          ...(c.downSite !== undefined && row.night !== null
+            ? { down_night: row.night, down_reason: c.downSite, down_source: row.source }
             : {}),
         })
         .where("site", "=", row.site)
@@ -332,7 +342,7 @@ export class SqlJournal implements JournalPort {
     id: string,
     holder: string,
     c: Completion,
-  ): Promise<{ site: string; night: string | null } | undefined> {
+  ): Promise<{ site: string; night: string | null; source: string | null } | undefined> {
     if (c.failure?.startsWith(NOT_SENT)) return undefined;
     const retry = c.retryAt ?? c.retryAtIfNone;
     return tx
@@ -350,7 +360,7 @@ export class SqlJournal implements JournalPort {
       .where("holder", "=", holder)
       .where("outcome", "=", "interrupted")
       .where("ended_at", "is", null)
-      .returning(["site", "night"])
+      .returning(["site", "night", "source"])
       .executeTakeFirst();
   }
 
@@ -451,6 +461,12 @@ export class SqlJournal implements JournalPort {
       facts.lease = { holder: r.lease_holder, until: fromIso(r.lease_until, where) };
     if (r.closed_night && r.closed_reason)
       facts.closed = { night: r.closed_night, reason: r.closed_reason };
+    if (r.down_night && r.down_reason)
+      facts.down = {
+        night: r.down_night,
+        reason: r.down_reason,
+        ...(r.down_source ? { source: r.down_source } : {}),
+      };
     if (r.not_before) facts.notBefore = fromIso(r.not_before, where);
     return {
       site: facts,
@@ -548,6 +564,9 @@ const SITE_FACTS = prepared((db, $: Placeholder<{ site: string; night: string; k
       "site_state.lease_until",
       "site_state.closed_night",
       "site_state.closed_reason",
+      "site_state.down_night",
+      "site_state.down_reason",
+      "site_state.down_source",
       "site_state.not_before",
     ])
     .where("site_state.site", "=", $("site"))
@@ -648,7 +667,7 @@ const COMPLETE_ATTEMPT = prepared(
       .where("id", "=", $("id"))
       .where("outcome", "=", "in-flight")
       .where("holder", "=", $("holder"))
-      .returning(["site", "night"]),
+      .returning(["site", "night", "source"]),
 );
 
 /** The site's end (the later wins) and its lease let go by its holder: complete() below. */

@@ -26,6 +26,9 @@ export interface SiteState {
   lastEndAt?: number;
   closedNight?: string;
   closedReason?: string;
+  /** The night the site was down (a 5xx after a request's retries), and why: not a no. */
+  downNight?: string;
+  downReason?: string;
   notBefore?: number;
 }
 
@@ -116,19 +119,28 @@ export async function siteState(db: Db, site: string): Promise<SiteState | undef
     ...(r.last_end_at ? { lastEndAt: fromIso(r.last_end_at, where) } : {}),
     ...(r.closed_night ? { closedNight: r.closed_night } : {}),
     ...(r.closed_reason ? { closedReason: r.closed_reason } : {}),
+    ...(r.down_night ? { downNight: r.down_night } : {}),
+    ...(r.down_reason ? { downReason: r.down_reason } : {}),
     ...(r.not_before ? { notBefore: fromIso(r.not_before, where) } : {}),
   };
 }
 
 /**
- * The sites whose journal state the operator should see now: closed on `night` (P21), or
- * held by a Retry-After past `now` (RFC 9110 §10.2.3).
+ * The sites whose journal state the operator should see now: closed on `night` (P21), down on
+ * `night` (a 5xx after a request's retries), or held by a Retry-After past `now` (RFC 9110
+ * §10.2.3).
  */
 export async function heldSites(db: Db, night: string, now: number): Promise<SiteState[]> {
   const rows = await db
     .selectFrom("site_state")
     .select("site")
-    .where((eb) => eb.or([eb("closed_night", "=", night), eb("not_before", ">", toIso(now))]))
+    .where((eb) =>
+      eb.or([
+        eb("closed_night", "=", night),
+        eb("down_night", "=", night),
+        eb("not_before", ">", toIso(now)),
+      ]),
+    )
     .orderBy("site")
     .execute();
   const out: SiteState[] = [];

@@ -201,7 +201,10 @@ export const SiteOwnersPage: FC<SiteOwnersProps> = ({
           Retry-After says, up to {s(RETRY_AFTER_MAX_MS)} (longer means not again that night); sent
           more than once, the longest counts, and one it cannot read means not again that night.
           Without one, {s(RETRY_WAITS_MS[0])}, then {s(RETRY_WAITS_MS[1])}. A connection closed
-          before the answer is complete is tried again the same way; other errors are not.
+          before the answer is complete is tried again the same way; other errors are not. If a page
+          still answers 5xx after those tries (or asks for a longer wait), it takes your site as
+          down for that night: it asks nothing more of it until the next night, and that is not
+          counted as a no.
         </li>
       </ul>
 

@@ -72,7 +72,7 @@ export function register(program: Command): void {
     .option("--by <name>", "who decides, at most 100 characters (default: the login name)")
     .option(
       "--json",
-      'list as JSON lines: one a request, then for a site named one `"kind": "state"` line with its no (closedNight, closedReason) and hold (heldUntil) when it has one',
+      'list as JSON lines: one a request, then for a site named one `"kind": "state"` line with its no (closedNight, closedReason), the last night it was down (downNight, downReason: a 5xx after its retries, not a no) and hold (heldUntil) when it has one',
     )
     .action(async (given: string | undefined, opts: SiteOptions) => {
       const changes =
@@ -197,6 +197,8 @@ export function register(program: Command): void {
           // the JSON say the same.
           const st = site === undefined ? undefined : await siteState(store.db, site);
           const saidNo = st?.closedNight !== undefined ? st : undefined;
+          // Down a night (a 5xx after a request's retries): said apart from a no.
+          const wasDown = st?.downNight !== undefined ? st : undefined;
           // P7: where each of the site's sources stands with its older pages (a backfill ended,
           // given up, or going on), after the owner's requests.
           const backfills = site === undefined ? [] : await backfillsOn(store.db, site);
@@ -205,13 +207,19 @@ export function register(program: Command): void {
           if (opts.json) {
             for (const r of rules) out.push(JSON.stringify(r));
             // One more line, after the requests, when there is a state to say: `kind: "state"`.
-            if (site !== undefined && (saidNo !== undefined || heldUntil !== undefined))
+            if (
+              site !== undefined &&
+              (saidNo !== undefined || wasDown !== undefined || heldUntil !== undefined)
+            )
               out.push(
                 JSON.stringify({
                   site,
                   kind: "state",
                   ...(saidNo !== undefined
                     ? { closedNight: saidNo.closedNight, closedReason: saidNo.closedReason ?? "" }
+                    : {}),
+                  ...(wasDown !== undefined
+                    ? { downNight: wasDown.downNight, downReason: wasDown.downReason ?? "" }
                     : {}),
                   ...(heldUntil !== undefined
                     ? { heldUntil: new Date(heldUntil).toISOString() }
@@ -227,6 +235,10 @@ export function register(program: Command): void {
             if (saidNo !== undefined)
               out.push(
                 `${site}: said no on the night of ${saidNo.closedNight}: ${noteLine(saidNo.closedReason ?? "")}`,
+              );
+            if (wasDown !== undefined)
+              out.push(
+                `${site}: down on the night of ${wasDown.downNight} (not a no): ${noteLine(wasDown.downReason ?? "")}`,
               );
             if (heldUntil !== undefined)
               out.push(

@@ -173,17 +173,22 @@ const CATALOG_NOTE_SHOWN = 300;
 function nightRunLine(n: NightHistoryRow, now: number): string {
   // Sources with an outcome tonight (the JSON's `checked`), the unreached among them said
   // apart: they have an outcome but were not asked.
+  // Not asked because their site was down that night (a 5xx after its retries): not a no, and
+  // not the deadline's either.
+  const down = Math.min(n.down ?? 0, n.unreached - n.held);
+  const late = n.unreached - n.held - down;
   const checked =
     `${countOf(n.checked, "source")} with an outcome` +
-    (n.unreached - n.held > 0
-      ? `, ${n.unreached - n.held} of them not reached before the deadline`
-      : "") +
+    (late > 0 ? `, ${late} of them not reached before the deadline` : "") +
     (n.cutShort > 0
-      ? `, ${n.cutShort} ${n.unreached - n.held > 0 ? "" : "of them "}cut short by it (asked and answered; a retry or next request would have started after it)`
+      ? `, ${n.cutShort} ${late > 0 ? "" : "of them "}cut short by it (asked and answered; a retry or next request would have started after it)`
       : "") +
     // P13: held past the night by the site's own wait or its owner's pace, not by its time.
     (n.held > 0
-      ? `, ${n.held} ${n.unreached - n.held > 0 || n.cutShort > 0 ? "" : "of them "}not asked: their site's wait or its owner's pace ends after the night`
+      ? `, ${n.held} ${late > 0 || n.cutShort > 0 ? "" : "of them "}not asked: their site's wait or its owner's pace ends after the night`
+      : "") +
+    (down > 0
+      ? `, ${down} ${late > 0 || n.cutShort > 0 || n.held > 0 ? "" : "of them "}not asked: their site was down (a 5xx after its retries), not a no`
       : "");
   if (n.finishedAt === null) {
     const head = `night ${n.night}: under way or stopped (deadline ${n.deadlineAt}); ${checked}`;

@@ -56,6 +56,7 @@ function page(call: Call, got: Got, now: number): Reply {
     closedEarly: isClosedEarly(got.answer),
     ...(step.kind === "retry" ? { retryWaitMs: step.waitMs } : {}),
     ...(step.kind === "final" && step.closeSite !== undefined ? { closeSite: step.closeSite } : {}),
+    ...(step.kind === "final" && step.downSite !== undefined ? { downSite: step.downSite } : {}),
   };
   const g: Got = { ...got, judged };
   if (step.kind === "retry") return { kind: "retry", waitMs: step.waitMs, got: g };

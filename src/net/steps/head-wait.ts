@@ -1,4 +1,5 @@
 import type { Clock } from "../../clock.js";
+import { siteDownReason } from "../../policy/admission.js";
 import { LATEST_HOLD_MS } from "../../policy/retry.js";
 import { rateLimitNo, statusRetry } from "../classify.js";
 import type { JournalPort, WaitAsked } from "../journal.js";
@@ -71,5 +72,8 @@ function waitOf(
     ...held,
     // P21: a 429 that outlasts its retries is a no (classify's words for it).
     ...(status === 429 ? { closeSite: rateLimitNo(d.reason) } : {}),
+    // A 5xx that outlasts its retries (or asks for more than 60 s): the site down tonight, not
+    // a no (classify's words for it), written before the body is read.
+    ...(status >= 500 ? { downSite: siteDownReason(status, d.reason, call.url) } : {}),
   };
 }

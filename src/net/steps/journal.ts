@@ -136,6 +136,7 @@ function completion(
     c.answer = answer;
   }
   if (j.closeSite !== undefined) c.closeSite = j.closeSite;
+  if (j.downSite !== undefined) c.downSite = j.downSite;
   if (hold !== undefined) c.siteNotBefore = hold;
   return c;
 }

@@ -129,7 +129,8 @@ export function robotsGate(deps: RobotsGateDeps): Step {
   ): Promise<Lookup> => {
     if (reply.kind === "final") {
       const o = reply.outcome;
-      if (o.kind === "deadline" || o.kind === "site-closed") return { kind: "stopped", outcome: o };
+      if (o.kind === "deadline" || o.kind === "site-closed" || o.kind === "site-down")
+        return { kind: "stopped", outcome: o };
       // This site's owner asked for the whole of it to be left alone: said for the page as it
       // is, and nothing is cached for the origin (a rule cleared tomorrow asks robots.txt then).
       // A redirect into a path another site's owner left alone is no word of this site's: its
@@ -375,10 +376,12 @@ export function robotsGate(deps: RobotsGateDeps): Step {
     for (let pass = 0; pass < ROBOTS_PASSES; pass++) {
       const found = await hopRules(hop.origin, robotsFor, call);
       // The checker's own limits met on the way (the deadline, its sends used up by its own
-      // crashes) are no word of either site's: said as they are, and nothing is kept of them.
+      // crashes) are no word of either site's: said as they are, and nothing is kept of them; so
+      // is the hop's site down tonight (nothing asked of it: not its robots.txt unreadable).
       if (
         found?.kind === "stopped" &&
         (found.outcome.kind === "deadline" ||
+          found.outcome.kind === "site-down" ||
           (found.outcome.kind === "error" && found.outcome.reason === SENDS_USED_UP))
       )
         return final({ ...found.outcome, url: call.url });

@@ -218,6 +218,8 @@ export const siteGate =
           }
           case "closed":
             return final({ kind: "site-closed", url: call.url, reason: a.reason });
+          case "down":
+            return final({ kind: "site-down", url: call.url, reason: a.reason });
           case "left-alone":
             return final({ kind: "disallowed", url: call.url, reason: a.reason });
           case "not-tonight":

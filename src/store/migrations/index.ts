@@ -26,6 +26,7 @@ import * as m027 from "./027-source-renamed-to.js";
 import * as m028 from "./028-record-changed-at.js";
 import * as m029 from "./029-backfill-end.js";
 import * as m030 from "./030-backfill-restart.js";
+import * as m031 from "./031-site-down.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -56,6 +57,7 @@ export const migrations: Record<string, Migration> = {
   "028-record-changed-at": m028,
   "029-backfill-end": m029,
   "030-backfill-restart": m030,
+  "031-site-down": m031,
 };
 
 export const migrationProvider: MigrationProvider = {

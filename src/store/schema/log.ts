@@ -53,6 +53,11 @@ export interface SiteStateRow {
   /** P21: the night this site said no, and why. */
   closed_night: Generated<string | null>;
   closed_reason: Generated<string | null>;
+  /** The night this site was down (a 5xx after a request's retries), and why: not a no. */
+  down_night: Generated<string | null>;
+  down_reason: Generated<string | null>;
+  /** The source whose request found it down (its own next way in is still tried, P4). */
+  down_source: Generated<string | null>;
   /** RFC 9110 §10.2.3: no request to the site before this time. */
   not_before: Generated<string | null>;
 }

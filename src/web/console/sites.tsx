@@ -48,6 +48,11 @@ const JournalState: FC<{ st: SiteState | undefined; night: string; now: number }
     lines.push(
       `Said no on the night of ${st.closedNight}${st.closedNight === night ? " (tonight: nothing more goes there tonight)" : ""}: ${st.closedReason ?? "no reason recorded"}.`,
     );
+  // Down (a 5xx after a request's retries): nothing more asked that night, and not a no.
+  if (st?.downNight)
+    lines.push(
+      `Down on the night of ${st.downNight}${st.downNight === night ? " (tonight: nothing more goes there tonight; not a no)" : " (not a no)"}: ${st.downReason ?? "no reason recorded"}.`,
+    );
   if (st?.notBefore !== undefined && st.notBefore > now)
     lines.push(
       `Held until ${nyTime(st.notBefore)}: a Retry-After, or the wait before a retry after a 429 or 5xx; no request before then.`,

@@ -4,7 +4,7 @@
  */
 
 import { TIME_LIMIT_PASSED } from "../../night/outcome.js";
-import { OWNER_PACE, OWNERS_REQUEST, SITE_WAIT } from "../../policy/admission.js";
+import { OWNER_PACE, OWNERS_REQUEST, SITE_DOWN, SITE_WAIT } from "../../policy/admission.js";
 import { recordDay } from "../../policy/record-date.js";
 
 export { isolated } from "../../policy/shown-text.js";
@@ -91,6 +91,8 @@ export function outcomeLabel(
       if (reason?.startsWith(SITE_WAIT)) return { text: `not asked: ${WAITED}`, tone: "skip" };
       if (reason?.startsWith(OWNER_PACE))
         return { text: "not asked: the site owner's slower pace", tone: "skip" };
+      // The site was down that night (a 5xx after a request's retries): not a no (P21).
+      if (reason?.startsWith(SITE_DOWN)) return { text: `not asked: ${SITE_DOWN}`, tone: "skip" };
       return { text: "not reached (the night ran out of time)", tone: "skip" };
     case "cut-short":
       // Asked and answered: the reason says what, and what the time limit stopped.
@@ -129,6 +131,9 @@ export function reasonShown(kind: string, reason: string | null | undefined): st
   if (kind === "unreached" && reason === TIME_LIMIT_PASSED) return undefined;
   if (kind === "unreached" && reason.startsWith(SITE_WAIT))
     return reason.slice(WAITED.length).trimStart();
+  // "not asked: the site was down tonight" then what it answered, never the words twice.
+  if (kind === "unreached" && reason.startsWith(`${SITE_DOWN}: `))
+    return reason.slice(SITE_DOWN.length + 2);
   return reason;
 }
 
