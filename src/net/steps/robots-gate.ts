@@ -1,6 +1,7 @@
 import type { Clock } from "../../clock.js";
 import { NorError } from "../../errors.js";
 import { PRODUCT_TOKEN } from "../../policy/constants.js";
+import { nightOf } from "../../policy/night-date.js";
 import {
   type RobotsFetchResult,
   robotsCopyServes,
@@ -194,8 +195,16 @@ export function robotsGate(deps: RobotsGateDeps): Step {
       // command's, or the night before's) is tonight's read: it serves the rest of the night,
       // as one read tonight would, and is not asked again an hour into it. Its age still counts
       // from when it was read (ROBOTS_TTL_MS).
+      // P20: an unreachable another command found (`nor discover`) that a past night caught up
+      // the same day goes by holds for that night only while that day lasts (the day it was
+      // found, policy/robots/copy-age.ts); the night's no lasts the whole night, in every
+      // process of it (resumed past midnight, its other workers): it becomes the night's own.
       const adopted =
-        deps.night !== undefined && cached.state !== "unreachable" && cached.night !== deps.night
+        deps.night !== undefined &&
+        cached.night !== deps.night &&
+        (cached.state !== "unreachable" ||
+          (cached.night === undefined &&
+            !(Number.isFinite(cached.fetchedAt) && nightOf(cached.fetchedAt) === deps.night)))
           ? { ...cached, night: deps.night }
           : cached;
       if (adopted !== cached) await deps.cache.put(adopted);

@@ -474,6 +474,38 @@ describe("step: robots gate (P16, P18, P20)", () => {
     expect(g.pages).toHaveLength(0);
   });
 
+  it("P20, P16: a past night that went by an unreachable robots.txt nor discover found that day stays off the origin in its other processes too (resumed past midnight, a second worker): not asked again, no page sent, though the file now answers", async () => {
+    const unreachable: Reply = {
+      kind: "final",
+      outcome: { kind: "error", url: `${ORIGIN}/robots.txt`, status: 503, reason: "HTTP 503" },
+    };
+    // nor discover found robots.txt unreachable at 10:00 New York time on 2026-11-06; the night
+    // of 2026-11-04, caught up, goes by it at 23:30 and records its no for a source there.
+    const a = gate(unreachable, "2026-11-04", Date.UTC(2026, 10, 7, 4, 30, 0));
+    await a.cache.put({
+      origin: ORIGIN,
+      fetchedAt: Date.UTC(2026, 10, 6, 15, 0, 0),
+      state: "unreachable",
+      status: 503,
+      reason: "HTTP 503",
+    });
+    expect(await a.step(page)).toMatchObject({ outcome: { kind: "robots-unavailable" } });
+    expect(a.robots).toHaveLength(0);
+    // 00:30 the next day: the same night, in another process (resumed after a crash, or a
+    // second worker) over the same store; robots.txt would now allow everything.
+    const b = gate(
+      rules("User-agent: *\nAllow: /\n"),
+      "2026-11-04",
+      Date.UTC(2026, 10, 7, 5, 30, 0),
+    );
+    await b.cache.put({ ...(await a.cache.get(ORIGIN))! });
+    expect(await b.step(call({ url: `${ORIGIN}/minutes`, source: "s2" }))).toMatchObject({
+      outcome: { kind: "robots-unavailable", origin: ORIGIN },
+    });
+    expect(b.robots).toHaveLength(0);
+    expect(b.pages).toHaveLength(0);
+  });
+
   it("P21: a no on robots.txt is the page's answer, and nothing is cached", async () => {
     const g = gate({
       kind: "final",
