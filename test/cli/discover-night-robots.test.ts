@@ -215,3 +215,87 @@ describe.each(UNREACHABLE)(
     }, 60_000);
   },
 );
+
+describe("P16: an allowed robots.txt nor discover read holds for the nights run that day, as an unreachable one does", () => {
+  let clock: ManualClock;
+  let fleet: Fleet;
+  let site: FleetServer;
+  let dir: string;
+  let store: Store;
+  let stopDriving: () => void = () => {};
+
+  beforeEach(async () => {
+    clock = new ManualClock(MORNING);
+    fleet = await startFleet({ now: () => clock.now() });
+    site = await fleet.server();
+    site.route("/robots.txt", (_q, res) => {
+      res.writeHead(200, { "content-type": "text/plain" }).end("User-agent: *\nAllow: /\n");
+    });
+    site.route("/", (_q, res) => {
+      res.writeHead(200, { "content-type": "text/html" }).end('<a href="/AgendaCenter">A</a>');
+    });
+    site.route("/feed.xml", (_q, res) => {
+      res.writeHead(200, { "content-type": "application/rss+xml" }).end("<rss/>");
+    });
+    dir = mkdtempSync(join(tmpdir(), "nor-discover-night-robots-"));
+    store = await openStore({ kind: "sqlite", dir });
+    const file = writeCatalog(dir, [feedEntry("up-a", site.url("/feed.xml"))]);
+    const { catalog, origins } = loadCatalogWithFiles([file]);
+    await importCatalog(store.db, catalog, origins, clock.now());
+    await import("../../src/sources/extract/feed.js");
+    await import("../../src/sources/catalog/schema.js");
+    stopDriving = drive(clock);
+  }, 60_000);
+
+  afterEach(async () => {
+    stopDriving();
+    await store?.close();
+    await fleet?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const runNight = async (night: string) =>
+    runNightWithStore(store, (await sourcesInUse(store.db)) ?? [], {
+      night,
+      deadlineMs: HOUR,
+      concurrency: 2,
+      clock,
+      ids: randomIds,
+      dataDir: dir,
+      allowPrivateAddresses: true,
+      gapMs: 50,
+    });
+
+  const robotsReads = () => site.requests.filter((q) => q.path === "/robots.txt").length;
+
+  it("P16: robots.txt nor discover read in the morning is not read again by a past night caught up that afternoon, nor by that day's own night; the next day's night reads it", async () => {
+    // 10:00 New York on 2026-11-06: discover reads robots.txt and the homepage.
+    await clock.advance(24 * HOUR);
+    expect(
+      await discover(store, site.url("/"), {
+        clock,
+        ids: randomIds,
+        dataDir: dir,
+        allowPrivateAddresses: true,
+        gapMs: 50,
+      }),
+    ).toMatchObject({ kind: "found" });
+    expect(robotsReads()).toBe(1);
+
+    // 14:00: the night of 2026-11-05, caught up: its feed is read, robots.txt not again.
+    await clock.advance(4 * HOUR);
+    await runNight(NIGHT);
+    expect(site.requests.map((q) => q.path)).toContain("/feed.xml");
+    expect(robotsReads()).toBe(1);
+
+    // 22:00: that day's own night: not read again either.
+    await clock.advance(8 * HOUR);
+    await runNight(NEXT_NIGHT);
+    expect(robotsReads()).toBe(1);
+
+    // 22:00 the day after: read again.
+    await clock.advance(24 * HOUR);
+    await runNight(DAY_AFTER);
+    expect(robotsReads()).toBe(2);
+  }, 60_000);
+});

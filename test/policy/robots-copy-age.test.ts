@@ -46,6 +46,33 @@ describe("which stored robots.txt answer stands (P16, P20)", () => {
     expect(robotsCopyServesUntil(morning, "2026-11-05")).toBe(Number.NEGATIVE_INFINITY);
   });
 
+  it("P16: an allowed copy read outside a night (nor discover) serves any night run the day it was read, as an unreachable holds (a past night caught up that day: no second read that day); not past that day, unless the night is named for it", () => {
+    // 10:00 New York time on 2026-11-05, outside a night.
+    const morning = { state: "rules", fetchedAt: FOUND + 7 * HOUR } as const;
+    // 14:00: the night of 2026-11-04, caught up, goes by it, as by an unreachable.
+    expect(
+      unreachableHolds({ ...morning, state: "unreachable" }, FOUND + 11 * HOUR, "2026-11-04"),
+    ).toBe(true);
+    expect(robotsCopyServes(morning, FOUND + 11 * HOUR, "2026-11-04")).toBe(true);
+    // Until the day ends (midnight in New York, 05:00 UTC in November): then that night reads it.
+    const midnight = Date.UTC(2026, 10, 6, 5, 0, 0);
+    expect(robotsCopyServes(morning, midnight - 1, "2026-11-04")).toBe(true);
+    expect(robotsCopyServes(morning, midnight, "2026-11-04")).toBe(false);
+    expect(robotsCopyServesUntil(morning, "2026-11-04")).toBe(midnight);
+    // The night named for that day: the copy's whole day (ROBOTS_TTL_MS), as before.
+    expect(robotsCopyServesUntil(morning, "2026-11-05")).toBe(morning.fetchedAt + ROBOTS_TTL_MS);
+    // Read just before midnight: the hour after it still serves (ROBOTS_REREAD_AFTER_MS).
+    const late = { state: "rules", fetchedAt: midnight - 10 * 60 * 1000 } as const;
+    expect(robotsCopyServesUntil(late, "2026-11-04")).toBe(late.fetchedAt + ROBOTS_REREAD_AFTER_MS);
+    // On DST's last day (2026-11-01 is 25 hours long in New York) the day still ends at midnight.
+    const dst = { state: "rules", fetchedAt: Date.UTC(2026, 10, 1, 14, 0, 0) } as const;
+    expect(robotsCopyServesUntil(dst, "2026-10-30")).toBe(Date.UTC(2026, 10, 2, 5, 0, 0));
+    // A night's copy of that day does not serve another night (each night reads afresh).
+    expect(
+      robotsCopyServes({ ...morning, night: "2026-11-03" }, FOUND + 11 * HOUR, "2026-11-04"),
+    ).toBe(false);
+  });
+
   it("P16, P11: a copy serves a night that read it, or read within the hour; outside a night, under a day; never a day old; a copy from ahead of the clock only the night that read it", () => {
     const copy = { state: "rules", fetchedAt: FOUND, night: "2026-11-05" } as const;
     expect(robotsCopyServes(copy, FOUND + 5 * HOUR, "2026-11-05")).toBe(true);

@@ -75,7 +75,7 @@ type Lookup =
  * P16, P18, P20: a request goes only where its origin's robots.txt explicitly allows it;
  * robots.txt unknown or unreachable means not sent (politeness never fails open). The file is
  * read once each night (a copy read within the hour, or outside a night on the day the night is
- * named for, serves) and cached, and no copy is used past
+ * named for or on the day it is run, serves) and cached, and no copy is used past
  * ROBOTS_TTL_MS; a 304 to our stored validators refreshes it; "unreachable" holds for the rest
  * of the night (outside a night, of the day). Which stored answer stands is the policy's
  * (policy/robots/copy-age.ts), for a night and `nor discover` alike. Concurrent requests share

@@ -3,7 +3,8 @@
  * command outside one (`nor discover`) alike. Pure: the caller gives the time.
  */
 import { ROBOTS_REREAD_AFTER_MS, ROBOTS_TTL_MS } from "../constants.js";
-import { nightOf } from "../night-date.js";
+import { addDays, nightOf } from "../night-date.js";
+import { dayStart, SITE_OWNER_ZONE } from "../zone.js";
 
 /** What of a stored answer its standing depends on. */
 export interface StoredRobotsAnswer {
@@ -41,7 +42,8 @@ export function unreachableHolds(a: StoredRobotsAnswer, now: number, night?: str
  * (ROBOTS_REREAD_AFTER_MS), or, outside any night, on the New York day the night is named for
  * (the site-owners page: "It reads your robots.txt once a day": `nor discover` in the morning and
  * that day's night at 22:00 ask once; an earlier night's copy is always read again, however the
- * nights' hours fall across midnight),
+ * nights' hours fall across midnight) or, still that day, for any night run on it (a past night
+ * caught up the day discover read it, as an unreachable holds),
  * and then serves the rest of that night. Outside a night any copy under a day old serves. A
  * copy dated ahead of the clock has no age to trust: only the night that read it goes by it. An
  * unreachable answer: `unreachableHolds`.
@@ -51,12 +53,11 @@ export function robotsCopyServes(a: StoredRobotsAnswer, now: number, night?: str
   const age = now - a.fetchedAt;
   if (!(age < ROBOTS_TTL_MS)) return false;
   if (age < 0) return night !== undefined && a.night === night;
-  return (
-    night === undefined ||
-    a.night === night ||
-    age < ROBOTS_REREAD_AFTER_MS ||
-    (a.night === undefined && nightOf(a.fetchedAt) === night)
-  );
+  if (night === undefined || a.night === night || age < ROBOTS_REREAD_AFTER_MS) return true;
+  // P16, at most once a day, as an unreachable holds (unreachableHolds): one read outside any
+  // night serves the night named for the day it was read, and any night run that day.
+  const read = nightOf(a.fetchedAt);
+  return a.night === undefined && (read === night || read === nightOf(now));
 }
 
 /**
@@ -77,5 +78,16 @@ export function robotsCopyServesUntil(a: StoredRobotsAnswer, night?: string): nu
     (a.night === undefined && nightOf(a.fetchedAt) === night)
   )
     return until;
-  return Math.min(until, a.fetchedAt + ROBOTS_REREAD_AFTER_MS);
+  const hour = a.fetchedAt + ROBOTS_REREAD_AFTER_MS;
+  // Read outside a night on another day than the night's name: it serves that night until the
+  // day it was read ends (midnight in New York), or the hour after the read, whichever is later.
+  if (a.night === undefined && Number.isFinite(a.fetchedAt))
+    return Math.min(until, Math.max(hour, endOfDay(a.fetchedAt)));
+  return Math.min(until, hour);
+}
+
+/** The instant the New York day of `t` ends (the next day's first midnight; a day may be 23–25 h). */
+function endOfDay(t: number): number {
+  const [y, m, d] = addDays(nightOf(t), 1).split("-").map(Number);
+  return dayStart(y ?? 0, m ?? 0, d ?? 0, SITE_OWNER_ZONE);
 }

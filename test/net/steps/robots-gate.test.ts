@@ -506,6 +506,35 @@ describe("step: robots gate (P16, P18, P20)", () => {
     expect(b.pages).toHaveLength(0);
   });
 
+  it("P16: an allowed copy nor discover read that morning serves a past night caught up that afternoon (no second read that day), the whole night, past midnight too, in its other processes too", async () => {
+    const allow = rules("User-agent: *\nAllow: /\n");
+    // Read by nor discover at 10:00 New York time on 2026-11-06.
+    const copy = {
+      origin: ORIGIN,
+      fetchedAt: Date.UTC(2026, 10, 6, 15, 0, 0),
+      state: "rules" as const,
+      status: 200,
+      body: "User-agent: *\nAllow: /\n",
+    };
+    // 14:00: the night of 2026-11-05, caught up.
+    const a = gate(allow, "2026-11-05", Date.UTC(2026, 10, 6, 19, 0, 0));
+    await a.cache.put(copy);
+    expect(await a.step(page)).toMatchObject({ outcome: { kind: "ok" } });
+    expect(a.robots).toHaveLength(0);
+    // 00:30 the next day, the night still under way, in this process and in another.
+    await a.clock.advance(10.5 * 60 * 60 * 1000);
+    expect(await a.step(call({ url: `${ORIGIN}/b`, source: "s2" }))).toMatchObject({
+      outcome: { kind: "ok" },
+    });
+    expect(a.robots).toHaveLength(0);
+    const b = gate(allow, "2026-11-05", a.clock.now());
+    await b.cache.put({ ...(await a.cache.get(ORIGIN))! });
+    expect(await b.step(call({ url: `${ORIGIN}/c`, source: "s3" }))).toMatchObject({
+      outcome: { kind: "ok" },
+    });
+    expect(b.robots).toHaveLength(0);
+  });
+
   it("P21: a no on robots.txt is the page's answer, and nothing is cached", async () => {
     const g = gate({
       kind: "final",
