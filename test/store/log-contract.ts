@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import type { CachedRobots, RequestLogEntry } from "../../src/net/types.js";
+import type { CachedRobots, RequestLogEntry, RobotsCachePort } from "../../src/net/types.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import * as m001 from "../../src/store/migrations/001-log.js";
 import { SqlRequestLog } from "../../src/store/request-log.js";
@@ -126,48 +126,53 @@ export function logStoreContract(factory: StoreFactory): void {
       expect(got.map((e) => e.url)).toEqual(["https://example.gov/x"]);
     });
 
-    it("P16: robots cache put/get per origin, and a later put overwrites every field", async () => {
-      const cache = new SqlRobotsCache((await fresh()).db);
-      const rules: CachedRobots = {
-        origin: "https://example.gov",
-        fetchedAt: T0,
-        state: "rules",
-        status: 200,
-        body: `User-agent: public-records-check\nDisallow: /private\n${"#".repeat(600_000)}\n`,
-        etag: '"r1"',
-        lastModified: "Wed, 04 Nov 2026 10:00:00 GMT",
-      };
-      await cache.put(rules);
-      expect(await cache.get("https://example.gov")).toStrictEqual(rules);
-      // Scheme, host and port make the origin (P16): another port is another file.
-      expect(await cache.get("https://example.gov:8443")).toBeUndefined();
-      const down: CachedRobots = {
-        origin: "https://example.gov",
-        fetchedAt: T0 + 86_400_000,
-        state: "unreachable",
-        status: 503,
-        reason: "503 Service Unavailable",
-      };
-      await cache.put(down);
-      expect(await cache.get("https://example.gov")).toStrictEqual(down);
-      const allowAll: CachedRobots = {
-        origin: "http://example.gov:8080",
-        fetchedAt: T0,
-        state: "allow-all",
-        status: 404,
-      };
-      await cache.put(allowAll);
-      expect(await cache.get("http://example.gov:8080")).toStrictEqual(allowAll);
-      expect((await cache.get("https://example.gov"))?.state).toBe("unreachable");
-      // P16, P20: a night's unreachable replaced by one found outside a night (`nor discover`)
-      // keeps no night: the later answer holds as discover's (policy/robots/copy-age.ts).
-      await cache.put({ ...down, night: "2026-11-05" });
-      expect((await cache.get("https://example.gov"))?.night).toBe("2026-11-05");
-      await cache.put({ ...down, fetchedAt: T0 + 2 * 86_400_000 });
-      expect(await cache.get("https://example.gov")).toStrictEqual({
-        ...down,
-        fetchedAt: T0 + 2 * 86_400_000,
-      });
+    robotsCacheCases(async () => new SqlRobotsCache((await fresh()).db));
+  });
+}
+
+/** P16, P20: the robots cache's part of the contract, for every store of it (memory, SQLite, PostgreSQL). */
+export function robotsCacheCases(make: () => Promise<RobotsCachePort>): void {
+  it("P16: robots cache put/get per origin, and a later put overwrites every field", async () => {
+    const cache = await make();
+    const rules: CachedRobots = {
+      origin: "https://example.gov",
+      fetchedAt: T0,
+      state: "rules",
+      status: 200,
+      body: `User-agent: public-records-check\nDisallow: /private\n${"#".repeat(600_000)}\n`,
+      etag: '"r1"',
+      lastModified: "Wed, 04 Nov 2026 10:00:00 GMT",
+    };
+    await cache.put(rules);
+    expect(await cache.get("https://example.gov")).toStrictEqual(rules);
+    // Scheme, host and port make the origin (P16): another port is another file.
+    expect(await cache.get("https://example.gov:8443")).toBeUndefined();
+    const down: CachedRobots = {
+      origin: "https://example.gov",
+      fetchedAt: T0 + 86_400_000,
+      state: "unreachable",
+      status: 503,
+      reason: "503 Service Unavailable",
+    };
+    await cache.put(down);
+    expect(await cache.get("https://example.gov")).toStrictEqual(down);
+    const allowAll: CachedRobots = {
+      origin: "http://example.gov:8080",
+      fetchedAt: T0,
+      state: "allow-all",
+      status: 404,
+    };
+    await cache.put(allowAll);
+    expect(await cache.get("http://example.gov:8080")).toStrictEqual(allowAll);
+    expect((await cache.get("https://example.gov"))?.state).toBe("unreachable");
+    // P16, P20: a night's unreachable replaced by one found outside a night (`nor discover`)
+    // keeps no night: the later answer holds as discover's (policy/robots/copy-age.ts).
+    await cache.put({ ...down, night: "2026-11-05" });
+    expect((await cache.get("https://example.gov"))?.night).toBe("2026-11-05");
+    await cache.put({ ...down, fetchedAt: T0 + 2 * 86_400_000 });
+    expect(await cache.get("https://example.gov")).toStrictEqual({
+      ...down,
+      fetchedAt: T0 + 2 * 86_400_000,
     });
   });
 }
