@@ -13,8 +13,8 @@ export interface RunOptions {
    * given here (as `node bin/nor.js` in run-nor.ts does). Restored afterwards.
    */
   env?: Record<string, string>;
-  /** What the command reads on stdin (default: nothing). */
-  stdin?: string;
+  /** What the command reads on stdin (default: nothing): text, or bytes in these chunks. */
+  stdin?: string | readonly Buffer[];
   /** stdout and stderr say they are a terminal (as under a person's shell). */
   tty?: boolean;
 }
@@ -48,7 +48,9 @@ export async function runMainBytes(
     const code = await main(["node", "nor", ...args], {
       stdout: { isTTY, write: (c) => out.push(bytes(c)) },
       stderr: { isTTY, write: (c) => err.push(bytes(c)) },
-      stdin: Readable.from(opts.stdin === undefined ? [] : [opts.stdin]),
+      stdin: Readable.from(
+        opts.stdin === undefined ? [] : typeof opts.stdin === "string" ? [opts.stdin] : opts.stdin,
+      ),
     }).catch((e: unknown) => {
       err.push(bytes(`nor: ${e instanceof Error ? e.message : String(e)}\n`));
       return 1;

@@ -8,7 +8,7 @@ import { runMain } from "../cli/cli-capture.js";
 import { Browser, seedNight } from "./console-support.js";
 
 /** `nor …` in this process with this text on stdin (the password is never an argument). */
-const norWithStdin = (args: string[], input: string) => runMain(args, { stdin: input });
+const norWithStdin = (args: string[], input: string | Buffer[]) => runMain(args, { stdin: input });
 const runNor = (args: string[]) => runMain(args);
 
 interface StatusJson {
@@ -88,6 +88,34 @@ describe("nor operator set-password and the console over the same store", () => 
     expect(bell.code).toBe(2);
     expect(bell.stderr).toContain("no control characters");
     expect(await store.db.selectFrom("console_operator").selectAll().execute()).toEqual(before);
+  });
+
+  it("refuses a password that is not UTF-8 (Latin-1's é) with a usage error (exit 2), storing nothing: never read as U+FFFD, which other passwords would share", async () => {
+    const before = await store.db.selectFrom("console_operator").selectAll().execute();
+    for (const bytes of [
+      Buffer.from("caf\xe9 long pass phrase\n", "latin1"),
+      Buffer.from("\xff\xfea\0 \0l\0o\0n\0g\0 \0p\0a\0s\0s\0\n\0", "latin1"),
+    ]) {
+      const r = await norWithStdin(["operator", "set-password", "--data", dir], [bytes]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toBe(
+        "nor: the password must be UTF-8 text; save it as UTF-8 (read from stdin)\n",
+      );
+      expect(r.stdout).toBe("");
+    }
+    expect(await store.db.selectFrom("console_operator").selectAll().execute()).toEqual(before);
+  });
+
+  it("a UTF-8 password whose letters arrive split between reads (é's two bytes apart) is read whole and signs in", async () => {
+    const password = "café long pass phrase";
+    const bytes = Buffer.from(`${password}\n`, "utf8");
+    const r = await norWithStdin(
+      ["operator", "set-password", "--data", dir],
+      [bytes.subarray(0, 4), bytes.subarray(4)],
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const app = createApp({ db: store.db, now: () => now });
+    expect((await new Browser(app).signIn(password)).status).toBe(303);
   });
 
   it("P24: marking not read through the console form changes `nor status` exactly as `nor mark` does", async () => {

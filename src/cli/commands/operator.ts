@@ -46,15 +46,37 @@ export function register(program: Command): void {
     });
 }
 
-/** Reads stdin to its end, or to the first newline on a terminal; bounded in size. */
+/**
+ * Reads stdin to its end, or to its first line end; bounded in size. Its first line must be
+ * UTF-8: bytes that are not (a file saved as Latin-1 or UTF-16) are refused (exit 2), never
+ * read as U+FFFD, which would make different passwords one. A character whose bytes arrive in
+ * two reads is read whole. What follows the first line is not read as text.
+ */
 async function readStdin(): Promise<string> {
   const limit = MAX_PASSWORD_CHARS * 4 + 2;
-  let text = "";
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let lineEnd = -1;
   for await (const chunk of stdin()) {
-    text += typeof chunk === "string" ? chunk : (chunk as Buffer).toString("utf8");
-    if (text.includes("\n") || text.length > limit) break;
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : (chunk as Buffer);
+    const inChunk = bytes.findIndex((b) => b === 0x0a || b === 0x0d);
+    if (inChunk !== -1) lineEnd = size + inChunk;
+    chunks.push(bytes);
+    size += bytes.length;
+    if (lineEnd !== -1 || size > limit) break;
   }
-  return text;
+  const all = Buffer.concat(chunks);
+  // Cut at the limit, the password is too long anyway (said by passwordProblem): a character
+  // cut in two at the end is no reason to call it something else.
+  const line =
+    lineEnd === -1 ? all.subarray(0, Math.min(all.length, limit + 1)) : all.subarray(0, lineEnd);
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(line, {
+      stream: lineEnd === -1 && size > limit,
+    });
+  } catch {
+    throw new UsageError("the password must be UTF-8 text; save it as UTF-8 (read from stdin)");
+  }
 }
 
 /**
