@@ -699,6 +699,43 @@ class StoreStateError extends NorError {
   override name = "StoreStateError";
 }
 
+/** A store SQLite finds damaged (SQLITE_CORRUPT…, SQLITE_NOTADB): storeDamagedError. */
+class StoreDamaged extends StoreStateError {
+  override name = "StoreDamaged";
+}
+
+/**
+ * `err` said as a damaged store at `where` (`DATA/nor.db is damaged (SQLite: …): restore it
+ * from a backup …`, E_STORE, exit 1) when SQLite found the store damaged (SQLITE_CORRUPT…,
+ * SQLITE_NOTADB): by the store's own connection or by any other reader of the file (the web's
+ * worker threads, read-pool.ts). Undefined for any other error; one already said so is given
+ * back as it is.
+ */
+export function storeDamagedError(where: string, err: unknown): NorError | undefined {
+  if (err instanceof StoreDamaged) return err;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") return undefined;
+  if (!code.startsWith("SQLITE_CORRUPT") && code !== "SQLITE_NOTADB") return undefined;
+  const said = err instanceof Error ? err.message : code;
+  // Exit 1, as any store that cannot be opened (test/store/review-open.test.ts).
+  return new StoreDamaged(
+    "E_STORE",
+    `${where} is damaged (SQLite: ${said}): restore it from a backup (docs/operations.md, "Backups"); \`sqlite3 ${where} 'PRAGMA quick_check'\` lists what is damaged`,
+    { cause: err },
+  );
+}
+
+/**
+ * The damaged store `err` says, or an error it was caused by (a few causes deep), as
+ * storeDamagedError words it; undefined when it says none.
+ */
+export function storeDamageOf(err: unknown): NorError | undefined {
+  let e: unknown = err;
+  for (let depth = 0; depth < 8 && e instanceof Error; depth++, e = e.cause)
+    if (e instanceof StoreDamaged) return e;
+  return undefined;
+}
+
 /**
  * What the store's own state keeps any command from using it, said with where it is (`where`:
  * the SQLite file, or "the store at URL"): one a newer nor migrated, one SQLite finds damaged,
@@ -715,16 +752,11 @@ function storeStateError(where: string, err: unknown): NorError | undefined {
       `${where} was migrated by a newer version of nor (migration ${newer} unknown here): upgrade nor, or restore a backup`,
       { cause: err },
     );
+  const damaged = storeDamagedError(where, err);
+  if (damaged !== undefined) return damaged;
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== "string") return undefined;
   const said = err instanceof Error ? err.message : code;
-  // Exit 1, as any store that cannot be opened (test/store/review-open.test.ts).
-  if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB")
-    return new StoreStateError(
-      "E_STORE",
-      `${where} is damaged (SQLite: ${said}): restore it from a backup (docs/operations.md, "Backups"); \`sqlite3 ${where} 'PRAGMA quick_check'\` lists what is damaged`,
-      { cause: err },
-    );
   // A write the file system refused (a full disk, a file-size limit): said with the file it
   // could not write, exit 2 as a night stops for a full disk (disk-full.ts), never a bare "disk
   // I/O error" that names nothing.

@@ -33,7 +33,7 @@ import type {
   QueryResult,
 } from "kysely";
 import { NorError } from "../errors.js";
-import { type Db, openPostgresPool, type StoreLocation } from "./db.js";
+import { type Db, openPostgresPool, type StoreLocation, storeDamagedError } from "./db.js";
 import {
   CompiledQuery,
   Kysely,
@@ -385,7 +385,8 @@ class ReaderConnection implements DatabaseConnection {
         if (!p) return;
         this.#pending.delete(m.id);
         if (this.#pending.size === 0) w.unref();
-        if ("error" in m) p.reject(sqliteError(m.error));
+        // A damaged store is said as every command says it, with its path (db.ts).
+        if ("error" in m) p.reject(readerError(this.#data, m.error));
         else p.resolve(m);
       });
       const fail = (err: unknown) => {
@@ -450,6 +451,16 @@ class ReaderConnection implements DatabaseConnection {
     this.#pending.clear();
     await this.#worker.terminate();
   }
+}
+
+/**
+ * What a reader's statement or job failed with: the store said damaged with its path when
+ * SQLite found it so (storeDamagedError, as the store's own connection says it), else the
+ * worker's error as it is (sqliteError).
+ */
+function readerError(data: ReadWorkerData, e: { message: string; code?: string }): Error {
+  const err = sqliteError(e);
+  return (data.file !== undefined ? storeDamagedError(data.file, err) : undefined) ?? err;
 }
 
 /** The worker's SQLite error as an Error with its code (SQLITE_READONLY, SQLITE_ERROR…). */

@@ -1,7 +1,9 @@
 import { type Context, Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { NorError } from "../errors.js";
 import { DEFAULT_USER_AGENT } from "../policy/constants.js";
 import { lastNightUserAgent } from "../store/admin.js";
-import type { Db } from "../store/db.js";
+import { type Db, storeDamageOf } from "../store/db.js";
 import { consoleRoutes } from "./console/routes.js";
 import { Layout } from "./layout.js";
 import { bodyCap, caching, securityHeaders, staticRoutes } from "./manners.js";
@@ -58,6 +60,13 @@ export interface WebOptions {
    * password is set: /console answers 503 and says how to set one).
    */
   console?: ConsoleSettings | false;
+  /**
+   * Called once, with the error every command says it with (`DATA/nor.db is damaged (SQLite:
+   * …): restore it from a backup …`, db.ts storeDamagedError), when a request first meets a
+   * damaged store: the serving command says it and stops (exit 1, docs/operations.md). That
+   * request, and any other that meets it, is answered 503 (storeDamagedAnswer).
+   */
+  onStoreDamaged?: (err: NorError) => void;
 }
 
 /** The directory: public pages, feeds, JSON API, and the operator's console under /console. */
@@ -86,6 +95,25 @@ export function createApp(opts: WebOptions): Hono {
     const to = `/${u.pathname.replace(/\/+$/, "").replace(/^\/+/, "")}`;
     return c.redirect(`${to}${u.search}`, 301);
   });
+  // A store found damaged by a request's read: 503, never a stack trace to the client; said to
+  // the operator once (onStoreDamaged). Any other failure is a 500: JSON under /api/
+  // (docs/api.md), its stack on stderr as before (a bug to report).
+  let damageSaid = false;
+  app.onError((err, c) => {
+    if (err instanceof HTTPException) return err.getResponse();
+    const damage = storeDamageOf(err);
+    if (damage !== undefined) {
+      if (!damageSaid) {
+        damageSaid = true;
+        opts.onStoreDamaged?.(damage);
+      }
+      return storeDamagedAnswer(c);
+    }
+    console.error(err);
+    c.header("Cache-Control", "no-store");
+    if (isApi(c.req.path)) return c.json({ error: "internal error" }, 500);
+    return c.text("Internal Server Error", 500);
+  });
   staticRoutes(app, origin, opts.db !== undefined);
   app.get(
     "/site-owners",
@@ -98,8 +126,10 @@ export function createApp(opts: WebOptions): Hono {
       // A store that cannot be read now (a connection lost) still leaves the page up, with
       // what the server was given, kept by no cache (the next visit reads the store again).
       let unread = false;
+      // A damaged store is no passing failure: said as every other page says it (onError).
       const sent = opts.db
-        ? await lastNightUserAgent(opts.db).catch(() => {
+        ? await lastNightUserAgent(opts.db).catch((err: unknown) => {
+            if (storeDamageOf(err) !== undefined) throw err;
             unread = true;
             return undefined;
           })
@@ -169,6 +199,32 @@ export function createApp(opts: WebOptions): Hono {
     );
   });
   return app;
+}
+
+const isApi = (path: string) => path === "/api" || path.startsWith("/api/");
+
+/**
+ * What a request that met a damaged store is answered: 503, kept by no cache, in the form its
+ * address answers errors in (JSON `{ "error": … }` under /api/, plain text for a file, else a
+ * page), saying the directory cannot be read now; the store's path and SQLite's words go to the
+ * operator only.
+ */
+function storeDamagedAnswer(c: Context): Response | Promise<Response> {
+  c.header("Cache-Control", "no-store");
+  // The server stops (onStoreDamaged): this connection is not kept for another request.
+  c.header("Connection", "close");
+  const message =
+    "The directory's store cannot be read: it is damaged. The operator has been told; try again later.";
+  if (isApi(c.req.path)) return c.json({ error: message }, 503);
+  if (namesFile(c.req.path)) return c.text(`${message}\n`, 503);
+  return c.html(
+    <MessagePage
+      title="Not available"
+      message={message}
+      back={{ href: "/site-owners", text: "About this checker" }}
+    />,
+    503,
+  );
 }
 
 const consoleOff = (c: Context) => {

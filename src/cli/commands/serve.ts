@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { serve } from "@hono/node-server";
 import type { Command } from "commander";
 import { systemClock } from "../../clock.js";
-import { UsageError } from "../../errors.js";
+import { type NorError, UsageError } from "../../errors.js";
 import { DEFAULT_USER_AGENT } from "../../policy/constants.js";
 import { lastNightUserAgent } from "../../store/admin.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
@@ -97,7 +97,12 @@ export function register(program: Command): void {
     // Links in feeds come from --origin; without it, from the address we listen on (known once
     // listening), never from a request's Host header.
     let listening = listeningOrigin(opts.host, port);
+    // A store a request finds damaged stops the server as it stops any command (exit 1, the
+    // store's path and what to do said on stderr: docs/operations.md); the request is answered
+    // 503 (app.tsx).
+    let damaged: (err: NorError) => void = () => {};
     const app = createApp({
+      onStoreDamaged: (err) => damaged(err),
       db: store.db,
       reads,
       now: systemClock.now,
@@ -129,10 +134,13 @@ export function register(program: Command): void {
           process.off("SIGTERM", stop);
           reject(listenError(err, opts.host, port));
         });
-        const stop = (signal: NodeJS.Signals) => {
+        let stopping = false;
+        /** Stops serving: open connections get DRAIN_MS to finish; then `done`. */
+        const close = (done: () => void) => {
           process.off("SIGINT", stop);
           process.off("SIGTERM", stop);
-          stdout().write(`nor serve: ${signal}, stopping\n`);
+          if (stopping) return;
+          stopping = true;
           const force = setTimeout(() => {
             if ("closeAllConnections" in server) server.closeAllConnections();
           }, DRAIN_MS);
@@ -140,9 +148,14 @@ export function register(program: Command): void {
           if ("closeIdleConnections" in server) server.closeIdleConnections();
           server.close(() => {
             clearTimeout(force);
-            resolve();
+            done();
           });
         };
+        const stop = (signal: NodeJS.Signals) => {
+          if (!stopping) stdout().write(`nor serve: ${signal}, stopping\n`);
+          close(resolve);
+        };
+        damaged = (err) => close(() => reject(err));
         process.on("SIGINT", stop);
         process.on("SIGTERM", stop);
       });

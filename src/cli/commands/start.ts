@@ -202,10 +202,25 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
     throw err;
   }
   let stopped: Promise<void> | undefined;
+  /** The damaged store a request met, if one did (onStoreDamaged below). */
+  let damage: NorError | undefined;
   const stop = () =>
     (stopped ??= new Promise<void>((done) => {
-      if ("closeAllConnections" in server) server.closeAllConnections();
-      server.close(() => done());
+      // Stopped for a damaged store, the requests under way (the one that met it, answered
+      // 503) get DRAIN_MS to finish, as `nor serve`'s; stopped by a signal, none.
+      if (damage === undefined) {
+        if ("closeAllConnections" in server) server.closeAllConnections();
+        server.close(() => done());
+        return;
+      }
+      const force = setTimeout(() => {
+        if ("closeAllConnections" in server) server.closeAllConnections();
+      }, DRAIN_MS);
+      if ("closeIdleConnections" in server) server.closeIdleConnections();
+      server.close(() => {
+        clearTimeout(force);
+        done();
+      });
     }));
   let store: Awaited<ReturnType<typeof openStore>>;
   let archiveThere: boolean;
@@ -226,6 +241,12 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
     throw err;
   }
   const cleanup: (() => Promise<void>)[] = [];
+  /** Stops the schedule: the stop signal, or a damaged store. */
+  const halt = new AbortController();
+  const onStop = () => halt.abort();
+  deps.signal.addEventListener("abort", onStop, { once: true });
+  cleanup.push(async () => deps.signal.removeEventListener("abort", onStop));
+  if (deps.signal.aborted) halt.abort();
   try {
     // P8: a store restored without its archive is refused as `nor night` refuses it (exit 2),
     // before anything is served or scheduled; an empty archive is said by each night.
@@ -241,7 +262,15 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
     // Links in feeds come from --origin; without it, from the address we listen on, never from
     // a request's Host header.
     const listening = urlOf(server.address() as AddressInfo).replace(/\/$/, "");
+    // A store a request finds damaged stops it all, as it stops any command (exit 1, the
+    // store's path and what to do said on stderr: docs/operations.md): the schedule and a
+    // night under way stopped, the server and the store closed, the lock let go. The request
+    // is answered 503 (app.tsx).
     const app = createApp({
+      onStoreDamaged: (err) => {
+        damage ??= err;
+        halt.abort();
+      },
       db: store.db,
       reads,
       // The system's clock, as before: an injected `deps.clock` drives the night alone.
@@ -332,7 +361,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
         clock,
         at,
         say,
-        signal: deps.signal,
+        signal: halt.signal,
         ...(interrupted ? { resume: interrupted } : {}),
         runNight: (signal, scheduled) =>
           (deps.runNight ?? spawnNight)(nightArgs(opts, files, dataDir, scheduled, url), signal),
@@ -358,8 +387,9 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
       });
     } finally {
       await stop();
-      say("stopped");
+      if (damage === undefined) say("stopped");
     }
+    if (damage !== undefined) throw damage;
   } finally {
     try {
       await stop();
@@ -677,6 +707,9 @@ async function spawnNight(args: string[], signal: AbortSignal): Promise<NightExi
     signal.removeEventListener("abort", onAbort);
   }
 }
+
+/** How long the requests under way get to finish when a damaged store stops it (as `nor serve`). */
+const DRAIN_MS = 5_000;
 
 /** How the server answers a request (hono's `app.fetch`, or startingUp until it is made). */
 type Fetch = Parameters<typeof serve>[0]["fetch"];

@@ -28,10 +28,13 @@ export async function runJob(db: Db, job: unknown): Promise<Answer> {
       if (!r) throw new NorError("E_INTERNAL", "a public answer was built outside its job");
       return r;
     };
-    routes = {
-      db,
-      app: publicRoutes(db, { now: () => here().now, origin: () => here().origin }),
-    };
+    const app = publicRoutes(db, { now: () => here().now, origin: () => here().origin });
+    // A failure (a damaged store above all) is the main thread's to answer and to say, as for
+    // a page read there (app.tsx onError): thrown back to it, never made a 500 here.
+    app.onError((err) => {
+      throw err;
+    });
+    routes = { db, app };
   }
   const app = routes.app;
   const res = await request.run({ now: j.now, origin: j.origin }, () =>
