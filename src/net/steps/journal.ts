@@ -62,15 +62,18 @@ export const journal =
       await interrupted(deps, t, err, end, call);
       throw err;
     }
+    // A no is the site's, whoever's row it is now (P21: the stricter side), and holds in this
+    // process before its completion is written: a completion that fails (the store's connection
+    // lost past its tries, PostgreSQL restarting) goes up as this source's error while the lane
+    // goes on, and its next request to the site must not leave.
+    if (got.judged.closeSite !== undefined) {
+      deps.closed.close(t.night, siteOf(call.url), got.judged.closeSite);
+    }
     const written = await deps.journal.complete(
       t.id,
       deps.holder,
       completion(call, t, got, got.judged),
     );
-    // A no is the site's, whoever's row it is now (P21: the stricter side).
-    if (got.judged.closeSite !== undefined) {
-      deps.closed.close(t.night, siteOf(call.url), got.judged.closeSite);
-    }
     if (got.indexed !== undefined) {
       // The copy's index row was queued before the completion, so it is committed by now or
       // failed: a failure is the archive's (the caller stops on it, as on a full disk). The

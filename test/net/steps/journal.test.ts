@@ -128,6 +128,31 @@ describe("step: journal (P27)", () => {
     expect(closed.reason("2026-11-05", "example.gov")).toBe("HTTP 403");
   });
 
+  it("P21: a no whose completion cannot be written (the store's connection lost, PostgreSQL restarting) still closes the site for the night in this process (its closed-site step answers the lane's next request), and the error goes up", async () => {
+    const { closed, clock } = setup();
+    const lost: JournalPort = {
+      admit: async () => {
+        throw new Error("never");
+      },
+      waitAsked: async () => {},
+      answer: async () => undefined,
+      rulesNow: async () => "",
+      complete: async () => {
+        throw new Error("Connection terminated unexpectedly");
+      },
+    };
+    const step = journal({ clock, journal: lost, holder: "h", closed });
+    const no = fakeNext({
+      kind: "final",
+      outcome: { kind: "gone", url: "x", status: 200 },
+      got: got(response(200), {
+        judged: judged({ label: "refused", closeSite: "challenge page (cloudflare)" }),
+      }),
+    });
+    await expect(step(no.next)(call({ ticket: sent }))).rejects.toThrow("Connection terminated");
+    expect(closed.reason("2026-11-05", "example.gov")).toBe("challenge page (cloudflare)");
+  });
+
   it("P10, P27: when a step below throws, the row still gets its end (interrupted), then the error goes up", async () => {
     const { j, clock, step } = setup();
     const boom = async () => {
