@@ -478,24 +478,33 @@ export class SqlJournal implements JournalPort {
   }
 }
 
-/** Times a completion (or a head's wait) is asked again when its session was lost. */
-const LOSS_ATTEMPTS = 3;
+/**
+ * The pauses before a completion (or a head's wait) is asked again when its session was lost:
+ * twelve tries over about 14 s, so a server restarting (its sessions ended, new connections
+ * refused or ended at once while it starts up, commonly a few seconds) is waited for. Asked
+ * again at once, all tries fell within the same millisecond of the restart and the answer was
+ * lost: the site's end, a no or a Retry-After (P10, P15, P21). The lane waits meanwhile, its
+ * site held: nothing is sent on its account.
+ */
+const LOSS_PAUSES_MS = [50, 100, 250, 500, 1000, 2000, 2000, 2000, 2000, 2000, 2000] as const;
 
 /**
  * A completion, or a head's wait, run again on a fresh session when PostgreSQL ended the one it
- * ran on (write-txn.ts connectionLost): above all a worker frozen (SIGSTOP) in the middle of it
- * past IDLE_IN_TRANSACTION_MS, whose transaction the server rolled back. Both give the same
- * result run twice (the row only while in flight and its holder's, or answered late where it
- * has no end; the site's end, hold and no only ever the stricter), so what the site answered
- * is kept, never lost to the checker's own pause (P10, P15, P21, P27). Anything else goes up.
+ * ran on or would not give one (write-txn.ts connectionLost): a worker frozen (SIGSTOP) in the
+ * middle of it past IDLE_IN_TRANSACTION_MS, whose transaction the server rolled back; a server
+ * restarting. Both give the same result run twice (the row only while in flight and its
+ * holder's, or answered late where it has no end; the site's end, hold and no only ever the
+ * stricter), so what the site answered is kept, never lost to the checker's own pause or the
+ * store's (P10, P15, P21, P27). Anything else goes up.
  */
 async function askedAgainOnLoss<T>(write: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
+  for (let attempt = 0; ; attempt++) {
     try {
       return await write();
     } catch (err) {
-      if (attempt < LOSS_ATTEMPTS && connectionLost(err)) continue;
-      throw err;
+      const pause = LOSS_PAUSES_MS[attempt];
+      if (pause === undefined || !connectionLost(err)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
 }

@@ -58,16 +58,18 @@ export async function writeTxnRetried<T>(db: Db, fn: (tx: Tx) => Promise<T>): Pr
 /**
  * Whether a PostgreSQL statement failed because its session is gone: ended by the server (an
  * idle transaction past IDLE_IN_TRANSACTION_MS while this process was frozen, an operator's
- * `pg_terminate_backend`, a restart: class 57P and 25P03, class 08) or its connection cut (the
- * driver's own words, a socket's error). What that transaction wrote was rolled back, unless the
- * connection was cut while its COMMIT was on the way, when it may have committed: only a write
- * that gives the same result run twice may be run again on it (SqlJournal's completion).
+ * `pg_terminate_backend`, a restart: class 57P and 25P03, class 08), its connection cut (the
+ * driver's own words, a socket's error), or a new one refused while the server starts up. What
+ * that transaction wrote was rolled back, unless the connection was cut while its COMMIT was on
+ * the way, when it may have committed: only a write that gives the same result run twice may
+ * be run again on it (SqlJournal's completion).
  */
 export function connectionLost(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown } | null;
   const code = typeof e?.code === "string" ? e.code : "";
   if (/^(08|57P0)/.test(code) || code === "25P03") return true;
-  if (["ECONNRESET", "EPIPE", "ETIMEDOUT"].includes(code)) return true;
+  // A connection refused (the server restarting) sent nothing: any write may be asked again.
+  if (["ECONNRESET", "EPIPE", "ETIMEDOUT", "ECONNREFUSED"].includes(code)) return true;
   const message = typeof e?.message === "string" ? e.message : "";
   return /Connection terminated|not queryable|connection error/i.test(message);
 }
