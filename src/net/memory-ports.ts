@@ -3,8 +3,8 @@ import {
   answeredLate,
   type DecisionTime,
   DIED_IN_FLIGHT,
-  NOT_SENT,
   type OwnerRule,
+  readSomething,
   type SiteFacts,
   timeOf,
 } from "../policy/admission.js";
@@ -171,7 +171,7 @@ export class MemoryJournal implements JournalPort {
       row.holder === holder &&
       e.outcome === "interrupted" &&
       e.endedAt === null &&
-      !c.failure?.startsWith(NOT_SENT)
+      readSomething(c)
     )
       this.#answeredLate(row, c);
     const site = this.sites.get(e.site) ?? {};

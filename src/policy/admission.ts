@@ -88,6 +88,18 @@ export function answeredLate(outcome: string, failure?: string): string {
   return `answered late (${outcome}): read after another process took its site over (this one was frozen or held up past its lease); kept for the record, not used; counted as sent${failure !== undefined ? `; ${failure}` : ""}`;
 }
 
+/**
+ * Whether a completion has anything of the site's answer to write on a row taken over (P27,
+ * answeredLate): not one that says it was never sent (NOT_SENT), nor one cut off (a stop, a
+ * step below that threw) before any head came, `interrupted` with no status: nothing was read,
+ * and the row keeps the word the new holder wrote (on the wire or about to leave, counted as
+ * sent). The site's holds in it are kept on the site even so.
+ */
+export function readSomething(c: { outcome: string; status: number | null; failure?: string }) {
+  if (c.failure?.startsWith(NOT_SENT)) return false;
+  return !(c.outcome === "interrupted" && c.status === null);
+}
+
 /** P15: an attempt the site answered with a retry, whether or not the checker lived to read it all. */
 function isTry(p: PriorAttempt): boolean {
   return !p.final && (!p.interrupted || p.retryAt !== undefined);

@@ -20,8 +20,8 @@ import {
   answeredLate,
   type DecisionTime,
   DIED_IN_FLIGHT,
-  NOT_SENT,
   type OwnerRule,
+  readSomething,
   type SiteFacts,
   timeOf,
 } from "../policy/admission.js";
@@ -335,7 +335,8 @@ export class SqlJournal implements JournalPort {
    * lease, taken over) is still what the site said: written on the row where it was never
    * written (no end yet), only by the row's own holder. The row stays `interrupted` and not
    * final (nothing replayed from it); its retry time only ever the later (P15). A completion
-   * that says nothing was sent writes nothing: the row stays counted as sent.
+   * that read nothing of the site (never sent, or cut off before any head: readSomething)
+   * writes nothing on it: the row stays counted as sent.
    */
   async #answeredLate(
     tx: Tx,
@@ -343,7 +344,7 @@ export class SqlJournal implements JournalPort {
     holder: string,
     c: Completion,
   ): Promise<{ site: string; night: string | null; source: string | null } | undefined> {
-    if (c.failure?.startsWith(NOT_SENT)) return undefined;
+    if (!readSomething(c)) return undefined;
     const retry = c.retryAt ?? c.retryAtIfNone;
     return tx
       .updateTable("request_log")

@@ -555,6 +555,38 @@ describe.each(makers)("the journal's contract: $name", (m) => {
     }
   });
 
+  it("P27: a row taken over whose late completion read nothing of the site (cut off by a stop, or a step below threw, before any head came) is not said answered: it stays as the new holder marked it, while the site keeps the stop's hold", async () => {
+    const s = await m.make();
+    try {
+      const url = "https://www.a.gov/frozen";
+      const { frozen, at } = await frozenAndTakenOver(s, url);
+      const end = at + 5000;
+      await s.journal.complete(frozen.id, OTHER_HOST, {
+        status: null,
+        outcome: "interrupted",
+        failure: "stopped: This operation was aborted",
+        bytes: 0,
+        final: false,
+        closedEarly: false,
+        endedAt: end,
+        retryAtIfNone: end + 5000,
+        siteNotBefore: end + 5000,
+      });
+      const row = (await s.entries()).find((r) => r.url === url);
+      expect(row).toMatchObject({
+        outcome: "interrupted",
+        status: null,
+        endedAt: null,
+        failure: DIED_IN_FLIGHT,
+      });
+      // The site still holds as the stop asked (P15: the stricter side).
+      const next = await s.journal.admit(intent("https://www.a.gov/other"), ME, end + 10);
+      expect(next).toMatchObject({ kind: "wait", until: end + 5000 });
+    } finally {
+      await s.close();
+    }
+  });
+
   it("P15: a wait the head asked for holds past the death of the process reading its body: the site held, the attempt counted as the try it was", async () => {
     const s = await m.make();
     try {
