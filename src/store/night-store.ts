@@ -723,6 +723,9 @@ const KEEP_BACKFILL = prepared(
                 eb.and([eb("backfill.cursor", "is not", null), eb("excluded.cursor", "is", null)]),
                 eb.and([eb("backfill.ended", "is", null), eb("excluded.ended", "is not", null)]),
                 eb.and([eb("backfill.ended", "is not", null), eb("excluded.ended", "is", null)]),
+                // P7: why it ended too (a pause "off" a night ends at its last page, say, with
+                // the same pages read and no cursor).
+                eb("backfill.ended", "<>", eb.ref("excluded.ended")),
               ]),
             ]),
           ),
