@@ -653,6 +653,11 @@ async function runBackfill(
     if (before?.done) return { state: before };
     const off = ended(before?.pagesRead ?? 0, "off");
     if (before?.cursor) off.cursor = before.cursor;
+    // Its counts too: a pause is no night of the page, so a page that never answers is still
+    // given up after the nights it was asked (P7), a pause between or not.
+    if (before?.misses) off.misses = before.misses;
+    if (before?.failedNights) off.failedNights = before.failedNights;
+    if (before?.unansweredNights) off.unansweredNights = before.unansweredNights;
     return { state: off };
   }
   const state: BackfillState = before ? { ...before } : { done: false, pagesRead: 0 };

@@ -119,6 +119,31 @@ describe("P7: backfill.pagesPerNight 0 pauses a backfill; raised again, it goes 
     expect(on.backfill).toEqual({ done: false, pagesRead: 2, cursor: { url: `${s.origin}/p4` } });
   });
 
+  it("P7: a pause keeps the nights its next page failed so far and the empty pages in a row, so a page that never answers is given up after BACKFILL_UNANSWERED_NIGHTS nights it was asked, a pause between or not (not counted from zero again)", async () => {
+    h = await harness({ realTime: true, gapMs: 20 });
+    const s = await list();
+    const ctx = { fetcher: h.fetcher(), clock: h.clock, reader, validators };
+    const failing: BackfillState = {
+      done: false,
+      pagesRead: 1,
+      cursor: { url: `${s.origin}/p3` },
+      misses: 1,
+      failedNights: 2,
+      unansweredNights: 9,
+    };
+    const paused = await checkSource(ctx, sourceAt(`${s.origin}/list`, 0), history(failing));
+    expect(paused.backfill).toEqual({
+      done: true,
+      pagesRead: 1,
+      cursor: { url: `${s.origin}/p3` },
+      misses: 1,
+      failedNights: 2,
+      unansweredNights: 9,
+      ended: { why: "off" },
+    });
+    expect(s.paths).not.toContain("/p3");
+  });
+
   it("P7: a backfill that ended for a reason of its own (its last page, given up) stays ended through a pause and after it", async () => {
     h = await harness({ realTime: true, gapMs: 20 });
     const s = await list();
