@@ -68,9 +68,12 @@ export function flagsFor(result: SourceResult, history: SourceHistory): RaisedFl
     });
   }
   // P7: a backfill that gave up on an older page tonight is for a person, who may ask it
-  // again (`nor backfill restart`); never raised again for the same end.
+  // again (`nor backfill restart`); never raised again for the same end. One that was paused
+  // ("off") and gives up the night it goes on again gave up tonight.
   const end = result.backfill?.ended;
-  if (end?.why === "gave-up" && history.backfill?.done !== true) {
+  const before = history.backfill;
+  const endedBefore = before?.done === true && before.ended?.why !== "off";
+  if (end?.why === "gave-up" && !endedBefore) {
     flags.push({
       kind: "backfill-gave-up",
       detail: `its older pages gave up on ${end.url ?? "a page"}${end.reason ? ` (${end.reason})` : ""}; \`nor backfill restart ${result.sourceId}\` asks it again`,

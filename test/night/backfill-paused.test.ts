@@ -2,6 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkSource } from "../../src/night/check-source.js";
+import { flagsFor } from "../../src/night/flags.js";
 import type { ValidatorStore, WayReader } from "../../src/night/reader.js";
 import type { BackfillState, SourceHistory } from "../../src/night/types.js";
 import type { Source } from "../../src/sources/catalog/types.js";
@@ -142,6 +143,36 @@ describe("P7: backfill.pagesPerNight 0 pauses a backfill; raised again, it goes 
       ended: { why: "off" },
     });
     expect(s.paths).not.toContain("/p3");
+  });
+
+  it("P7, P24: a backfill paused off that gives up the night it goes on again (its page's failed nights kept through the pause) raises its backfill-gave-up flag", () => {
+    const off: BackfillState = {
+      done: true,
+      pagesRead: 1,
+      cursor: { url: "https://a.gov/p3" },
+      failedNights: 2,
+      ended: { why: "off" },
+    };
+    const gaveUp: BackfillState = {
+      done: true,
+      pagesRead: 1,
+      cursor: { url: "https://a.gov/p3" },
+      ended: { why: "gave-up", url: "https://a.gov/p3", reason: "not the page 3 nights running" },
+    };
+    const flags = flagsFor(
+      {
+        sourceId: "bf",
+        outcome: { kind: "ok", url: "https://a.gov/list" },
+        records: [],
+        validators: [],
+        flags: [],
+        startedAt: 0,
+        endedAt: 1,
+        backfill: gaveUp,
+      },
+      history(off),
+    );
+    expect(flags.map((f) => f.kind)).toContain("backfill-gave-up");
   });
 
   it("P7: a backfill that ended for a reason of its own (its last page, given up) stays ended through a pause and after it", async () => {
