@@ -13,8 +13,8 @@ export function upgradeText(u: StoreUpgrade): string {
   return `upgrading the store at ${u.store} (${n === 1 ? "migration" : `${n} migrations`}: ${u.migrations.join(", ")}); on a large store this can take a minute or more`;
 }
 
-export function sayUpgrade(u: StoreUpgrade): void {
-  stderr().write(`nor: ${upgradeText(u)}\n`);
+export function sayUpgrade(u: StoreUpgrade, who = "nor"): void {
+  stderr().write(`${who}: ${upgradeText(u)}\n`);
 }
 
 /**
@@ -34,11 +34,14 @@ export function sayingAsJson(now: () => number, opts: OpenOptions = {}): OpenOpt
   };
 }
 
-/** `opts` with the upgrade, and a wait for another process's write lock, said on stderr. */
-export function saying(opts: OpenOptions = {}): OpenOptions {
+/**
+ * `opts` with the upgrade, and a wait for another process's write lock, said on stderr; `who`
+ * names the command the person ran (a night `nor start` runs: `nor start`, P13).
+ */
+export function saying(opts: OpenOptions = {}, who = "nor"): OpenOptions {
   return {
     ...opts,
-    onUpgrade: sayUpgrade,
-    onLockWait: (note) => void stderr().write(`nor: ${note}\n`),
+    onUpgrade: (u) => sayUpgrade(u, who),
+    onLockWait: (note) => void stderr().write(`${who}: ${note}\n`),
   };
 }

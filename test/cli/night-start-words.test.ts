@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PARENT_PID_ENV } from "../../src/cli/night-process.js";
+import { leftAt } from "../store/stores.js";
 import { writeVillageCatalog } from "./catalogs.js";
 import { runMain } from "./cli-capture.js";
 import { buildCli, ROOT } from "./run-nor.js";
@@ -37,6 +38,28 @@ describe("the stderr of a night nor start runs names nor start", () => {
       { tty: true },
     );
     expect(byHand.stderr).toMatch(/^nor: /);
+  });
+
+  it("P13: a night nor start runs on a store an earlier version made says its upgrade as 'nor start:' on the terminal (was 'nor:')", async () => {
+    const data = join(dir, "data-upgrade");
+    mkdirSync(data);
+    await leftAt({ kind: "sqlite", dir: data }, "017-night-user-agent", async () => {});
+    const catalog = join(dir, "upgrade.yaml");
+    writeFileSync(
+      catalog,
+      "governments:\n  - { id: village-of-up, name: Village of Up, kind: village, county: Franklin }\nsources: []\n",
+    );
+    const r = await runMain(
+      [
+        "night",
+        ...["--catalog", catalog, "--data", data, "--night", "2026-11-05"],
+        ...["--or-stored-catalog", "--served-at", SERVED],
+      ],
+      { tty: true },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^nor start: upgrading the store at /m);
+    expect(r.stderr).not.toMatch(/^nor( night)?: /m);
   });
 
   it("P13, P27: a night's process whose nor start is gone says so as 'nor start:', and stops", async () => {

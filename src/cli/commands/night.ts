@@ -305,7 +305,9 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   // Said in the night's log's own shape where that log is JSON lines (no terminal).
   const store = await openStore(
     loc,
-    stderr().isTTY === true ? saying() : sayingAsJson(() => clock.now()),
+    stderr().isTTY === true
+      ? saying({}, opts.servedAt !== undefined ? "nor start" : "nor")
+      : sayingAsJson(() => clock.now()),
   );
   storeDb = store.db;
   /** Whether the files, unchanged, are the ones the store last imported (their stamp). */
