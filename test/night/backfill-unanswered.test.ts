@@ -377,4 +377,63 @@ describe("P7: an older page not sent is no answer", () => {
     expect(r.outcome.kind).toBe("ok");
     expect(r.backfill ?? before).toEqual(before);
   });
+
+  it("P7, P20: an older page that redirects to an origin whose robots.txt the checker's own crashes left unasked (its sends used up) got no answer of its own: no night of no answer", async () => {
+    h = await harness();
+    const night = "2026-11-05";
+    const list = await h.fleet.server();
+    const other = await h.fleet.server({ host: list.host });
+    const third = await h.fleet.server({ host: list.host });
+    list.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    list.route("/list", (_q, res) => void res.writeHead(200).end(`one|${other.url("/older")}`));
+    other.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    other.route(
+      "/older",
+      (_q, res) => void res.writeHead(302, { location: third.url("/moved") }).end(),
+    );
+    third.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    third.route("/moved", (_q, res) => void res.writeHead(200).end("old|"));
+    const robotsUrl = third.url("/robots.txt");
+    for (let i = 0; i < 3; i++) {
+      const at = h.clock.now() - 100_000 + i * 10_000;
+      const a = await h.ports.journal.admit(
+        {
+          night,
+          key: requestKey({ method: "GET", url: robotsUrl }),
+          method: "GET",
+          url: robotsUrl,
+          site: siteOf(robotsUrl),
+          origin: originOf(robotsUrl),
+          purpose: "robots",
+          gapMs: 2000,
+          replayAllowed: true,
+        },
+        "host:1:gone",
+        at,
+      );
+      if (a.kind !== "go") throw new Error(a.kind);
+      await h.ports.journal.complete(a.id, "host:1:gone", {
+        endedAt: at + 5,
+        status: null,
+        outcome: "interrupted",
+        failure: "internal: the checker stopped",
+        bytes: 0,
+        final: false,
+        closedEarly: false,
+      });
+    }
+    const ctx = { fetcher: h.fetcher({ night }), clock: h.clock, reader, validators };
+    const before: BackfillState = {
+      done: false,
+      pagesRead: 4,
+      cursor: { url: other.url("/older") },
+      unansweredNights: BACKFILL_UNANSWERED_NIGHTS - 1,
+    };
+    const r = await checkSource(ctx, sourceAt(list.url("/list")), history(before));
+    expect(other.hits("/older")).toHaveLength(1);
+    expect(third.hits("/moved")).toHaveLength(0);
+    expect(third.hits("/robots.txt")).toHaveLength(0);
+    expect(r.outcome.kind).toBe("ok");
+    expect(r.backfill ?? before).toEqual(before);
+  });
 });
