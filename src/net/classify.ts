@@ -1,4 +1,4 @@
-import { siteDownReason } from "../policy/admission.js";
+import { downStatus, siteDownReason } from "../policy/admission.js";
 import { type RefusalVerdict, refusalFor } from "../policy/refusal.js";
 import { retryDecision } from "../policy/retry.js";
 import { noteLine } from "../policy/shown-text.js";
@@ -8,7 +8,7 @@ import type { FetchOutcome, RefusalEvidence } from "./types.js";
 /** What the pipeline does after one attempt at one URL. */
 export type Step =
   /**
-   * `downSite`: a 5xx that ends the request tonight (its retries used up, a Retry-After over
+   * `downSite`: a 502, 503 or 504 that ends the request tonight (its retries used up, a Retry-After over
    * 60 s): the site is down for the rest of the night (the reason; not a no).
    */
   | { kind: "final"; outcome: FetchOutcome; closeSite?: string; downSite?: string }
@@ -105,8 +105,8 @@ function closed(ctx: ClassifyContext, status: number | null, message: string): S
   return {
     kind: "final",
     outcome: { kind: "error", url: ctx.url, status, reason: message, noAnswer: true },
-    // A 5xx's head, its body cut on the last try: the site down tonight as for any 5xx.
-    ...(status !== null && status >= 500
+    // A 502/503/504's head, its body cut on the last try: the site down tonight as for any.
+    ...(status !== null && downStatus(status)
       ? { downSite: siteDownReason(status, "retries-exhausted", ctx.url) }
       : {}),
   };
@@ -210,7 +210,7 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
             noAnswer: true,
             ...(siteHold(d.reason) ? { held: true as const } : {}),
           },
-          ...(status >= 500 ? { downSite: siteDownReason(status, d.reason, url) } : {}),
+          ...(downStatus(status) ? { downSite: siteDownReason(status, d.reason, url) } : {}),
         };
       }
       return final({ kind: "error", url, status, reason: why, noAnswer: true });
@@ -278,9 +278,10 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
         ...(status >= 500 || siteHold(d.reason) ? { noAnswer: true as const } : {}),
         ...(siteHold(d.reason) ? { held: true as const } : {}),
       },
-      // The project's rule beside P15: a 5xx that ends the request tonight (its retries used
+      // The project's rule beside P15: a 502, 503 or 504 (policy/admission.ts downStatus; a
+      // 500 is one page's broken script) that ends the request tonight (its retries used
       // up, or a Retry-After over 60 s) leaves the site down for the rest of the night.
-      ...(status >= 500 ? { downSite: siteDownReason(status, d.reason, url) } : {}),
+      ...(downStatus(status) ? { downSite: siteDownReason(status, d.reason, url) } : {}),
     };
   }
   return final({ kind: "error", url, status, reason: `HTTP ${status}` });

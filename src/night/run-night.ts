@@ -9,6 +9,7 @@ import type { Clock } from "../clock.js";
 import { NorError } from "../errors.js";
 import { NotKept } from "../net/pipeline.js";
 import type { Fetcher } from "../net/types.js";
+import { isSiteDown } from "../policy/admission.js";
 import { LANE_LEASE_MS } from "../policy/constants.js";
 import { canaryFailed, judgeReach, OFFLINE_WINDOW, reachEvidence } from "../policy/offline.js";
 import type { Catalog, Source } from "../sources/catalog/types.js";
@@ -407,7 +408,10 @@ export async function runNight(
           result = !history.reading
             ? await recheckSource(laneFetcher, clock, entry, deps.validators)
             : await checkSource(laneCtx, entry, history);
-          if (result.outcome.kind === "unreached") result = await cutShort(store, state, result);
+          // Not asked because its site was down tonight (a redirect's target, say, after the
+          // source's own page answered): said as that, never as the time limit's.
+          if (result.outcome.kind === "unreached" && !isSiteDown(result.outcome.reason))
+            result = await cutShort(store, state, result);
           if (observe(lane.site, result)) {
             result = {
               ...offlineResult(source.id, result.startedAt),

@@ -442,6 +442,26 @@ export function siteDownReason(status: number, why: string, url: string): string
   return `${SITE_DOWN}: it answered HTTP ${status} ${how} (${url}); not asked again tonight`;
 }
 
+/**
+ * Whether a 5xx that ends a request tonight leaves its site down for the night: a 502, 503 or
+ * 504 (or a CDN's 520 to 526, 530) only (a gateway with no backend behind it, a site in
+ * maintenance, a backend that does not answer), which say the site's front is down for every
+ * page. A 500 (or 501, 505, …) says one
+ * page's script failed: on a host shared by many governments (a vendor's registrable domain is
+ * one site, P9) one government's broken page would otherwise leave all the others unasked.
+ */
+export function downStatus(status: number): boolean {
+  return (
+    status === 502 ||
+    status === 503 ||
+    status === 504 ||
+    // A CDN's word that the origin behind it is down or unreachable (Cloudflare's 520 to 526,
+    // and 530: the origin's name does not resolve).
+    (status >= 520 && status <= 526) ||
+    status === 530
+  );
+}
+
 /** Whether a source's reason says its site was down tonight (siteDownReason). */
 export function isSiteDown(reason: string | null | undefined): boolean {
   return reason?.startsWith(SITE_DOWN) ?? false;

@@ -202,9 +202,9 @@ export const SiteOwnersPage: FC<SiteOwnersProps> = ({
           more than once, the longest counts, and one it cannot read means not again that night.
           Without one, {s(RETRY_WAITS_MS[0])}, then {s(RETRY_WAITS_MS[1])}. A connection closed
           before the answer is complete is tried again the same way; other errors are not. If a page
-          still answers 5xx after those tries (or asks for a longer wait), it takes your site as
-          down for that night: it asks nothing more of it until the next night, and that is not
-          counted as a no.
+          still answers 502, 503 or 504 after those tries (or asks for a longer wait), it takes your
+          site as down for that night: it asks nothing more of it until the next night, and that is
+          not counted as a no. A 500 is taken as that page's error alone.
         </li>
       </ul>
 

@@ -133,7 +133,7 @@ describe("the site-owner page", () => {
       "A source not reached in time waits for the next night",
       "A night's check costs each source one or two requests, about what one person looking once a day would.",
       "A connection closed before the answer is complete is tried again the same way; other errors are not.",
-      "If a page still answers 5xx after those tries (or asks for a longer wait), it takes your site as down for that night: it asks nothing more of it until the next night, and that is not counted as a no.",
+      "If a page still answers 502, 503 or 504 after those tries (or asks for a longer wait), it takes your site as down for that night: it asks nothing more of it until the next night, and that is not counted as a no. A 500 is taken as that page's error alone.",
       "A no may not last: while the directory still reads the source, the checker comes back the next night, the same way and at the same pace.",
     ])
       expect(t, fact).toContain(fact);
