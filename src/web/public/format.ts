@@ -92,7 +92,9 @@ export function outcomeLabel(
       if (reason?.startsWith(OWNER_PACE))
         return { text: "not asked: the site owner's slower pace", tone: "skip" };
       // The site was down that night (a 5xx after a request's retries): not a no (P21).
-      if (reason?.startsWith(SITE_DOWN)) return { text: `not asked: ${SITE_DOWN}`, tone: "skip" };
+      // A night's row is read on later days: "that night", never "tonight".
+      if (reason?.startsWith(SITE_DOWN))
+        return { text: "not asked: the site was down that night", tone: "skip" };
       return { text: "not reached (the night ran out of time)", tone: "skip" };
     case "cut-short":
       // Asked and answered: the reason says what, and what the time limit stopped.
@@ -131,7 +133,7 @@ export function reasonShown(kind: string, reason: string | null | undefined): st
   if (kind === "unreached" && reason === TIME_LIMIT_PASSED) return undefined;
   if (kind === "unreached" && reason.startsWith(SITE_WAIT))
     return reason.slice(WAITED.length).trimStart();
-  // "not asked: the site was down tonight" then what it answered, never the words twice.
+  // "not asked: the site was down that night" then what it answered, never the words twice.
   if (kind === "unreached" && reason.startsWith(`${SITE_DOWN}: `))
     return reason.slice(SITE_DOWN.length + 2);
   return reason;
