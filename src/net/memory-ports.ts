@@ -132,9 +132,17 @@ export class MemoryJournal implements JournalPort {
     return this.#rulesToken(site);
   }
 
-  /** The rules in force, as written: any rule set or cleared gives another token. */
+  /**
+   * The rules in force, as written, and the nights the site was closed and found down: any
+   * rule set or cleared, or the site closed or down since, gives another token.
+   */
   #rulesToken(site: string): string {
-    return JSON.stringify(this.rules.get(site) ?? []);
+    const s = this.sites.get(site);
+    return JSON.stringify([
+      this.rules.get(site) ?? [],
+      s?.closed?.night ?? "",
+      s?.down?.night ?? "",
+    ]);
   }
 
   async waitAsked(id: string, w: WaitAsked): Promise<void> {

@@ -136,7 +136,7 @@ export class SqlJournal implements JournalPort {
 
   async rulesNow(site: string): Promise<string> {
     const r = await RULES_NOW.first(this.#db, { site });
-    return rulesTokenOf(r?.rules_set, r?.rules_cleared);
+    return rulesTokenOf(r?.rules_set, r?.rules_cleared, r?.closed_night, r?.down_night);
   }
 
   waitAsked(id: string, w: WaitAsked): Promise<void> {
@@ -474,7 +474,7 @@ export class SqlJournal implements JournalPort {
       // Rules are never deleted, only cleared: set and not cleared means some are in force.
       hasRules: Number(r.rules_set ?? 0) > Number(r.rules_cleared ?? 0),
       hasPrior: truthy(r.has_prior),
-      rulesToken: rulesTokenOf(r.rules_set, r.rules_cleared),
+      rulesToken: rulesTokenOf(r.rules_set, r.rules_cleared, r.closed_night, r.down_night),
     };
   }
 }
@@ -548,8 +548,21 @@ const rulesCounts = (eb: ExpressionBuilder<Database, "site_state">, site: string
     .as("rules_cleared"),
 ];
 
-function rulesTokenOf(set: unknown, cleared: unknown): string {
-  return `${Number(set ?? 0)}:${Number(cleared ?? 0)}`;
+/**
+ * What a request's admission decided on that can change before it is sent, as one token: the
+ * owner's rules (counted), and the nights the site was last closed by a no (P21) and found
+ * down (P15's stricter rule). Another process's late answer (a worker frozen past its lease,
+ * journal `#answeredLate`) can close the site or find it down after this process admitted a
+ * request ahead: read again at sending, the token differs, and the request is not sent but
+ * decided again, when admission sees the site closed or down.
+ */
+function rulesTokenOf(
+  set: unknown,
+  cleared: unknown,
+  closedNight: string | null | undefined,
+  downNight: string | null | undefined,
+): string {
+  return `${Number(set ?? 0)}:${Number(cleared ?? 0)}:${closedNight ?? ""}:${downNight ?? ""}`;
 }
 
 const RULES_NOW = prepared((db, $: Placeholder<{ site: string }>) =>
@@ -558,6 +571,16 @@ const RULES_NOW = prepared((db, $: Placeholder<{ site: string }>) =>
     .select((eb) => [
       eb.fn.countAll<number | string>().as("rules_set"),
       eb.fn.count<number | string>("site_rules.cleared_at").as("rules_cleared"),
+      eb
+        .selectFrom("site_state")
+        .select("site_state.closed_night")
+        .where("site_state.site", "=", $("site"))
+        .as("closed_night"),
+      eb
+        .selectFrom("site_state")
+        .select("site_state.down_night")
+        .where("site_state.site", "=", $("site"))
+        .as("down_night"),
     ])
     .where("site_rules.site", "=", $("site")),
 );

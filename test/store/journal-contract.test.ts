@@ -507,6 +507,41 @@ describe.each(makers)("the journal's contract: $name", (m) => {
     }
   });
 
+  it.each([
+    ["a no (P21)", { status: 403, outcome: "refused", closeSite: "HTTP 403" }],
+    [
+      "the site down (P15)",
+      { status: 503, outcome: "error", downSite: "HTTP 503 after its retries" },
+    ],
+  ] as const)(
+    "P21, P15, P27: a late answer that leaves the site closed or down, written after the new holder admitted a request ahead, changes the token read again at sending: %s",
+    async (_what, late) => {
+      const s = await m.make();
+      try {
+        const url = "https://www.a.gov/frozen";
+        const { frozen, at } = await frozenAndTakenOver(s, url);
+        // The new holder admits its next request ahead of its start (the gap), then the frozen
+        // worker wakes and writes its late answer: the site is closed (or down) tonight.
+        const third = intent("https://www.a.gov/third", { aheadMs: 3000 });
+        let next = await s.journal.admit(third, ME, at + 700);
+        for (let i = 0; i < 3 && next.kind === "wait"; i++)
+          next = await s.journal.admit(third, ME, next.until);
+        expect(next.kind).toBe("go");
+        if (next.kind !== "go") return;
+        expect(await s.journal.rulesNow("a.gov")).toBe(next.rules);
+        await s.journal.complete(frozen.id, OTHER_HOST, {
+          ...done,
+          ...late,
+          endedAt: at + 1000,
+        });
+        // Read again at sending: not what the admission read, so it is not sent but decided again.
+        expect(await s.journal.rulesNow("a.gov")).not.toBe(next.rules);
+      } finally {
+        await s.close();
+      }
+    },
+  );
+
   it("P27: an answer read after its row was taken over is on the record: its row keeps the status, end, bytes and a no's evidence, says it came late, and stays interrupted (counted as sent, never replayed); the new holder's row is left as it wrote it", async () => {
     const s = await m.make();
     try {

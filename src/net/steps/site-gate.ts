@@ -291,8 +291,9 @@ export const siteGate =
               throw new NotHeld(call.url);
             }
             // An owner's rule set or cleared since the decision (`nor site` in another process,
-            // while this one was admitted ahead): not sent, and decided again under it, so a
-            // rule holds from the next request on (P10's longer gap, P18's paths, P26). Read
+            // while this one was admitted ahead), or the site closed by a no (P21) or found down
+            // (P15) since, by another process's late answer: not sent, and decided again under
+            // it, so a rule holds from the next request on (P10's longer gap, P18's paths, P26). Read
             // before the deadline is judged, so the time this read takes cannot carry a
             // request past the deadline (P13).
             if ((await deps.journal.rulesNow(site)) !== a.rules) {
@@ -300,7 +301,7 @@ export const siteGate =
                 deps,
                 a,
                 "interrupted",
-                `${NOT_SENT} the site's owner rules changed after it was admitted`,
+                `${NOT_SENT} the site's owner rules or its state tonight (closed, down) changed after it was admitted`,
               );
               continue;
             }

@@ -497,7 +497,8 @@ describe("step: site gate (P9, P10, P13)", () => {
         id: "row-4",
         c: expect.objectContaining({
           outcome: "interrupted",
-          failure: "not sent: the site's owner rules changed after it was admitted",
+          failure:
+            "not sent: the site's owner rules or its state tonight (closed, down) changed after it was admitted",
           bytes: 0,
           final: false,
         }),
