@@ -130,7 +130,7 @@ export async function runNightWithStore(
           t.unref();
           return () => clearInterval(t);
         },
-        makeFetcher: async (state) => {
+        makeFetcher: async (state, plan) => {
           // Rows a killed process left in flight are marked interrupted; their sites' leases
           // are taken over at the next request, with the gap counted from then (P10).
           await sqlJournal.sweep(clock.now());
@@ -139,7 +139,9 @@ export async function runNightWithStore(
           // worker on another machine, a resume after the contact was changed) sends nothing.
           const other = await recordNightUserAgent(db, opts.night, userAgent);
           if (other !== undefined) throw anotherUserAgent(opts.night, other, userAgent);
-          if (opts.catalogNote !== undefined)
+          // Only a run that starts or resumes work on the night says how it ran: a finished
+          // night run again with nothing left to do keeps its history as it was.
+          if (opts.catalogNote !== undefined && plan.works)
             await recordNightCatalogNote(db, opts.night, opts.catalogNote);
           fetcher = storeFetcher({
             db,

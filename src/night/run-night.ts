@@ -35,8 +35,13 @@ export interface NightDeps {
   clock: Clock;
   reader: WayReader;
   validators: ValidatorStore;
-  /** Built once the night's deadline is known (the fetcher refuses to start after it, P13). */
-  makeFetcher(state: NightState): Promise<Fetcher>;
+  /**
+   * Built once the night's deadline is known (the fetcher refuses to start after it, P13).
+   * `plan.works`: whether this run starts or resumes work on the night (it is not yet
+   * finished, or has sources left to check); a finished night run again with nothing left to do
+   * does not (its history stands as it ran).
+   */
+  makeFetcher(state: NightState, plan: { works: boolean }): Promise<Fetcher>;
   siteOf(url: string): string;
   isRecheckNight(markedNight: string, night: string): boolean;
   onSourceDone?(progress: NightProgress): void;
@@ -196,7 +201,8 @@ export async function runNight(
   const halt = new AbortController();
   let ended: NorError | undefined;
   const stop = opts.stop === undefined ? halt.signal : AbortSignal.any([opts.stop, halt.signal]);
-  const fetcher = stoppedBy(await deps.makeFetcher(state), stop);
+  const works = planned.length > 0 || state.finishedAt === undefined;
+  const fetcher = stoppedBy(await deps.makeFetcher(state, { works }), stop);
   const stopped = () => stop.aborted;
   const ctx: CheckContext = {
     fetcher,

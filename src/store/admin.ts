@@ -817,7 +817,8 @@ export async function recordNightUserAgent(
 /**
  * How `night` runs without its catalog files, and why (the files unreadable or invalid: the
  * sources the store last imported; their import refused: those in use they list unchanged),
- * written once the night is open: the latest process's note stands (one that ran its files
+ * written once the night is open, by a run that starts or resumes work on it (a finished night
+ * run again with nothing left to do writes nothing): the latest process's note stands (one that ran its files
  * writes nothing, so a night resumed with the files mended still says it ran, in part, without
  * them). At most CATALOG_NOTE_MAX characters.
  */

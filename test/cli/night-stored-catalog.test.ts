@@ -341,3 +341,20 @@ describe("a night whose catalog files cannot be used (--or-stored-catalog)", () 
     ).toContain("--or-stored-catalog");
   });
 });
+
+describe("a finished night run again with catalog files that cannot be used (tester-b 1)", () => {
+  it("P13: a finished night run again with a typo and --or-stored-catalog asks nothing and keeps its history: no catalog note set", async () => {
+    const s = await twoFeeds();
+    const catalog = catalogOf(join(dir, "finished.yaml"), s.origin);
+    const data = join(dir, "finished-data");
+    const first = await nightCli(catalog, data, "2026-11-05");
+    expect(first.code, first.stderr).toBe(0);
+    mistype(catalog, s.origin);
+    const before = s.requests.length;
+    const again = await nightCli(catalog, data, "2026-11-05", ["--or-stored-catalog"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(s.requests.length).toBe(before);
+    const nights = await statusNights(data);
+    expect(nights.map((n) => [n.night, n.catalogNote])).toEqual([["2026-11-05", null]]);
+  });
+});
