@@ -1,4 +1,6 @@
 import { UsageError } from "../errors.js";
+import { MIN_NIGHT_DEADLINE_MS } from "../policy/constants.js";
+import { NIGHT_SPAN_MS } from "../policy/night-date.js";
 
 const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1_000, ms: 1 };
 
@@ -31,6 +33,21 @@ export function parseDuration(text: string, option = "--deadline", floorMs?: num
         : `${option}: "${text}" is no time at all: a ${what} must be at least the ${floorMs / 1000} s floor (P10)`,
     );
   }
+  return ms;
+}
+
+/**
+ * `--deadline` of `nor night` and `nor start`: a duration from MIN_NIGHT_DEADLINE_MS (1m) to a
+ * night (24h), else a UsageError naming the bound (P13).
+ */
+export function parseNightDeadline(text: string): number {
+  const ms = parseDuration(text);
+  if (ms > NIGHT_SPAN_MS)
+    throw new UsageError(`--deadline: "${text}" is longer than a night (at most 24h)`);
+  if (ms < MIN_NIGHT_DEADLINE_MS)
+    throw new UsageError(
+      `--deadline: "${text}" is shorter than the 1m floor a night's deadline must reach (a night that cannot ask anything before its deadline would write off the day's sources)`,
+    );
   return ms;
 }
 

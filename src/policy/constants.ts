@@ -70,6 +70,12 @@ export const RECHECK_SOON_NIGHTS = 3;
 export const RECHECK_EVERY_NIGHTS = 7;
 /** P13: default time limit of a night. */
 export const DEFAULT_NIGHT_DEADLINE_MS = 6 * 60 * 60 * 1000;
+/**
+ * P13: the shortest time limit `nor night` and `nor start` take. A night whose deadline passes
+ * before it can ask anything writes off the whole day's night (every source unreached, later
+ * runs that day asking nothing): a mistyped `--deadline 1ms` is refused, not run.
+ */
+export const MIN_NIGHT_DEADLINE_MS = 60 * 1000;
 export const DEFAULT_CONCURRENCY = 64;
 /**
  * How long a worker's hold on a lane lasts without being renewed; it renews every third of

@@ -55,6 +55,12 @@ describe("nor night refuses bad options before writing anything", () => {
       /--deadline: "0h0m" is no time at all: a deadline must be more than 0/,
     ],
     [["--deadline", "0.1ms"], /--deadline: "0.1ms" is no time at all/],
+    // tester-b 3: a deadline too short to ask anything would write off the whole day's night.
+    [
+      ["--deadline", "1ms"],
+      /--deadline: "1ms" is shorter than the 1m floor a night's deadline must reach/,
+    ],
+    [["--deadline", "59s"], /--deadline: "59s" is shorter than the 1m floor/],
     [["--concurrency", "0"], /--concurrency: "0" is not a whole number/],
   ])("P13: %j exits 2 and creates no data directory", async (args, message) => {
     const d = tmp();
@@ -63,6 +69,16 @@ describe("nor night refuses bad options before writing anything", () => {
     const r = await nor("night", "--catalog", cat, "--data", data, ...args);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
+    expect(existsSync(data)).toBe(false);
+  });
+
+  it("P13 (tester-b 3): nor start refuses a deadline under the floor before writing anything", async () => {
+    const d = tmp();
+    const cat = catalogFile(d, "c.yaml", ["a"]);
+    const data = join(d, "data");
+    const r = await nor("start", "--catalog", cat, "--data", data, "--deadline", "1ms");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--deadline: "1ms" is shorter than the 1m floor/);
     expect(existsSync(data)).toBe(false);
   });
 });
@@ -299,9 +315,16 @@ describe("a night's deadline", () => {
     const d = tmp();
     const data = join(d, "data");
     // Enough sources that importing them takes a while: the two used to differ by that time.
-    const ids = Array.from({ length: 300 }, (_v, i) => `s-${i}`);
-    const cat = catalogFile(d, "c.yaml", ids);
-    const r = await nor("night", "--catalog", cat, "--data", data, "--deadline", "1s");
+    // Each on a site of its own (refused at once, no private addresses allowed), so that the
+    // night ends long before its deadline of 1m, the floor (tester-b 3: a shorter one is refused).
+    const cat = join(d, "c.yaml");
+    const each = Array.from(
+      { length: 300 },
+      (_v, i) =>
+        `  - { id: s-${i}, government: village-of-test, records: agendas, access: feed, url: "http://127.0.${Math.floor(i / 250)}.${(i % 250) + 1}:9/a.rss" }\n`,
+    );
+    writeFileSync(cat, `${GOVS}sources:\n${each.join("")}`);
+    const r = await nor("night", "--catalog", cat, "--data", data, "--deadline", "1m");
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stderr
       .split("\n")

@@ -14,11 +14,11 @@ import type { Command } from "commander";
 import { type Clock, systemClock } from "../../clock.js";
 import { type NorError, UsageError } from "../../errors.js";
 import { lockForCatalogImport } from "../../night/catalog-beside-night.js";
-import { formatLeft, parseDuration } from "../../night/duration.js";
+import { formatLeft, parseDuration, parseNightDeadline } from "../../night/duration.js";
 import { acquireStartLock, START_LOCK_FILE } from "../../night/night-lock.js";
 import { nightsRunning } from "../../night/night-runners.js";
 import { DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
-import { NIGHT_SPAN_MS, nightOf } from "../../policy/night-date.js";
+import { nightOf } from "../../policy/night-date.js";
 import {
   type DailyAt,
   DEFAULT_NIGHT_AT,
@@ -114,7 +114,7 @@ export function register(program: Command): void {
     .option("--zone <zone>", "the time zone of --at", DEFAULT_NIGHT_ZONE)
     .option(
       "--deadline <duration>",
-      "each night's time limit (default 6h, at most 24h; a night ends at least 5 min before the next is due)",
+      "each night's time limit (default 6h, from 1m to 24h; a night ends at least 5 min before the next is due)",
     )
     .option("--allow-retire", "let the catalog import retire more than a tenth of the sources");
   addOperatorNameOption(addNetOptions(addWebOptions(cmd))).action(async (opts: StartOptions) => {
@@ -153,8 +153,7 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
   const port = Number(opts.port);
   if (!/^\d+$/.test(opts.port) || port > 65_535)
     throw new UsageError(`--port must be a number from 0 to 65535, not "${opts.port}"`);
-  if (opts.deadline !== undefined && parseDuration(opts.deadline) > NIGHT_SPAN_MS)
-    throw new UsageError(`--deadline: "${opts.deadline}" is longer than a night (at most 24h)`);
+  if (opts.deadline !== undefined) parseNightDeadline(opts.deadline);
   const operatorName = operatorNameOption(opts.operatorName, netOptions(opts).userAgent);
   const { origin, clientAddress } = webOptions(opts);
   const files = opts.catalog?.length ? opts.catalog : bundledCatalog();
