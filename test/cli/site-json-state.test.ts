@@ -72,6 +72,8 @@ describe("nor site X --json", () => {
       .split("\n")
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.map((l) => l["kind"])).toEqual(["gap", "state"]);
+    // tester-b 5: the request's time in ISO 8601, as every other time of this output.
+    expect(lines[0]?.["at"]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect(lines[1]).toEqual({
       site: "example.gov",
       kind: "state",

@@ -205,7 +205,9 @@ export function register(program: Command): void {
           const heldUntil =
             st?.notBefore !== undefined && st.notBefore > now ? st.notBefore : undefined;
           if (opts.json) {
-            for (const r of rules) out.push(JSON.stringify(r));
+            // Times in ISO 8601, as the state and backfill lines say theirs.
+            for (const r of rules)
+              out.push(JSON.stringify({ ...r, at: new Date(r.at).toISOString() }));
             // One more line, after the requests, when there is a state to say: `kind: "state"`.
             if (
               site !== undefined &&
