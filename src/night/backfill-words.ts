@@ -12,9 +12,10 @@ export interface BackfillJson {
    * `not-begun`: no night has read its list yet; `reading`: its older pages are read a few a
    * night; `done`: it ended (`why`); `given-up`: it gave up on the page `url` (`why`
    * `gave-up`), until `nor backfill restart`; `off`: paused, the catalog asks for no older
-   * pages (they go on by themselves once it asks for some).
+   * pages (they go on by themselves once it asks for some); `retired`: an import retired the
+   * source, so no night reads it (its older pages neither).
    */
-  state: "not-begun" | "reading" | "done" | "given-up" | "off";
+  state: "not-begun" | "reading" | "done" | "given-up" | "off" | "retired";
   /** Why it ended (night/types.ts BackfillEnd); null while reading, or ended before it was kept. */
   why: "last-page" | "past-end" | "cut-off" | "gave-up" | "off" | null;
   /** The night it ended (YYYY-MM-DD); null while reading, or when not kept. */
@@ -37,7 +38,22 @@ export function backfillText(b: BackfillState | undefined, source: string): stri
   return backfillJson(b, source).text;
 }
 
-export function backfillJson(b: BackfillState | undefined, source: string): BackfillJson {
+export function backfillJson(
+  b: BackfillState | undefined,
+  source: string,
+  /** When an import retired the source (StatusRow.retiredAt): no night reads it. */
+  retiredAt?: string,
+): BackfillJson {
+  if (retiredAt !== undefined) {
+    const was = backfillJson(b, source);
+    return {
+      ...was,
+      state: "retired",
+      url: null,
+      reason: null,
+      text: `older pages: not read: the source is retired ${retiredAt} (no longer in the catalog, so no night reads it), ${pages(b?.pagesRead ?? 0)}`,
+    };
+  }
   if (b === undefined)
     return {
       state: "not-begun",

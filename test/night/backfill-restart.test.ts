@@ -166,3 +166,47 @@ describe("P7: a backfill that gives up, said and restarted", () => {
     expect(unknown.stderr).toContain('unknown source "nope"');
   }, 120_000);
 });
+
+describe("P7: a retired source's backfill (tester-b 4)", () => {
+  it("P7, P26: once an import retired the source, nor site and nor status --json say its older pages are not read (retired), not 'reading', as nor backfill restart does", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    const html = (res: import("node:http").ServerResponse, s: string) =>
+      void res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(s);
+    site.route("/rt", (_q, res) => html(res, list(["new"], "/rt-older")));
+    site.route("/rt-older", (_q, res) => void res.writeHead(500).end("Server Error"));
+    site.route("/keep", (_q, res) => html(res, list(["k"])));
+    const keep = `  - { id: keep, government: city-of-test, records: minutes, url: "${site.url("/keep")}", ${RECIPE} }`;
+    const catalog = testerCatalog(world.dir, "retired", [
+      `  - { id: rt, government: city-of-test, records: agendas, url: "${site.url("/rt")}", ${RECIPE} }`,
+      keep,
+    ]);
+    const data = join(world.dir, "retired");
+    await nightOn(catalog, data, "2026-11-20");
+    const host = site.host;
+    const before = await runMain(["site", host, "--data", data]);
+    expect(before.stdout).toContain(`${host}: source rt: older pages: reading a few a night`);
+
+    const without = testerCatalog(world.dir, "retired-2", [keep]);
+    const imp = await runMain(["catalog", "import", without, "--data", data, "--allow-retire"]);
+    expect(imp.code, imp.stderr).toBe(0);
+
+    const text = await runMain(["site", host, "--data", data]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).not.toContain("source rt: older pages: reading");
+    expect(text.stdout).toMatch(/source rt: older pages: not read: the source is retired /);
+    const json = await runMain(["site", host, "--data", data, "--json"]);
+    const lines = json.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ kind: "backfill", source: "rt", state: "retired" }),
+    );
+    const status = await runMain(["status", "--data", data, "--json"]);
+    const row = (JSON.parse(status.stdout) as { id: string; backfill: unknown }[]).find(
+      (r) => r.id === "rt",
+    );
+    expect(row?.backfill).toMatchObject({ state: "retired" });
+  });
+});

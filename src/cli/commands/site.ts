@@ -339,7 +339,7 @@ async function backfillsOn(
   );
   return on
     .filter((r) => states.has(r.id))
-    .map((r) => ({ source: r.id, json: backfillJson(states.get(r.id), r.id) }));
+    .map((r) => ({ source: r.id, json: backfillJson(states.get(r.id), r.id, r.retiredAt) }));
 }
 
 function describe(r: SiteRule): string {

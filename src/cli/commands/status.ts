@@ -89,7 +89,7 @@ export function register(program: Command): void {
           const states = await backfillStates(store.db);
           const sources = rows.map((r) => ({
             ...r,
-            backfill: backfillJson(states.get(r.id), r.id),
+            backfill: backfillJson(states.get(r.id), r.id, r.retiredAt),
           }));
           // The sources alone stay a bare array, as scripts have read it; the nights come
           // with them, in one object, when asked for.
@@ -133,7 +133,7 @@ export function register(program: Command): void {
         // One line (the reason may hold the site's words); never cut: it ends with the command.
         for (const r of gaveUp)
           stdout().write(
-            `${r.id}: ${backfillJson(states.get(r.id), r.id).text.replace(/[\r\n\u2028\u2029]+/g, " ")}\n`,
+            `${r.id}: ${backfillJson(states.get(r.id), r.id, r.retiredAt).text.replace(/[\r\n\u2028\u2029]+/g, " ")}\n`,
           );
       } finally {
         await store.close();

@@ -134,9 +134,10 @@ export function sourceRoutes(
     const [row] = await statusRows(reads, [id]);
     if (!row) return undefined;
     const marks = await marksOf(reads, id);
-    const backfill = backfillJson((await backfillStates(reads, [id])).get(id), id);
+    const backfill = backfillJson((await backfillStates(reads, [id])).get(id), id, row.retiredAt);
     // P7, P26: the Restart button only where a restart is taken (it ended, given up or done, on
-    // a source not retired); "off" goes on by itself, and its words say so.
+    // a source not retired: a retired one's state is "retired", and the page says why no
+    // restart); "off" goes on by itself, and its words say so.
     const ended = backfill.state === "given-up" || backfill.state === "done";
     const name = (await sourceNames(reads, [id])).get(id);
     const via = row.lastOutcome
@@ -167,7 +168,7 @@ export function sourceRoutes(
             {/* P7: how far its older pages are read, or why that ended. */}
             {backfill.text.replace(/^older pages: /, "Older pages: ")}
           </p>
-          {ended && row.retiredAt !== undefined && (
+          {backfill.state === "retired" && row.retiredAt !== undefined && (
             <p id="no-restart">
               No restart: it was retired {row.retiredAt} (no longer in the catalog), so no night
               reads it.
