@@ -8,6 +8,7 @@ import type { Clock } from "../clock.js";
 import { NorError } from "../errors.js";
 import type { IdSource } from "../ids.js";
 import type { FetchOutcome } from "../net/types.js";
+import { DISCOVER_SOURCE } from "../policy/admission.js";
 import { decodeBody } from "../policy/body-text.js";
 import { DEFAULT_USER_AGENT, PRODUCT_TOKEN } from "../policy/constants.js";
 import { robotsCopyServes, robotsVerdict } from "../policy/robots/index.js";
@@ -92,7 +93,7 @@ export async function discover(
     const page = await fetchOrCopy(fetcher, copies, {
       url: homepage,
       purpose: "page",
-      source: "discover",
+      source: DISCOVER_SOURCE,
     });
     if (page.kind === "failed") return { kind: "not-read", homepage, outcome: page.outcome };
     // Only a web page is looked through for links: a PDF's or a JSON answer's bytes read as

@@ -68,6 +68,12 @@ export interface PriorAttempt {
 export const NOT_SENT = "not sent:";
 
 /**
+ * The source `nor discover`'s requests are logged under (night/discover.ts): its rows carry the
+ * night's date when one is on (P16, P20), but a night's count of requests leaves them out.
+ */
+export const DISCOVER_SOURCE = "discover";
+
+/**
  * Why a row left in flight is `interrupted` (P27), by a process that died or whose completion
  * failed (the store or the archive threw): whether its request left is not known (its row was
  * written, up to a moment ahead of its planned start, before it was sent), so the log says so;

@@ -5,7 +5,13 @@
  */
 import { NorError } from "../errors.js";
 import type { WaySkipped, WayUsed } from "../night/types.js";
-import { OWNER_PACE, SITE_DOWN, SITE_WAIT } from "../policy/admission.js";
+import {
+  DISCOVER_SOURCE,
+  NOT_SENT,
+  OWNER_PACE,
+  SITE_DOWN,
+  SITE_WAIT,
+} from "../policy/admission.js";
 import {
   begunAfterItsDate,
   closingTime,
@@ -939,10 +945,19 @@ export async function nightTotals(
     checked += Number(r.n);
     newRecords += Number(r.fresh ?? 0);
   }
+  // The requests the night sent: not a row completed without being sent (NOT_SENT: the site
+  // saw nothing of it), nor `nor discover`'s, whose rows carry the night's date (P16, P20: its
+  // robots.txt answers hold for it) but are not the night's work (its source: DISCOVER_SOURCE).
   const requests = await db
     .selectFrom("request_log")
     .select((eb) => eb.fn.countAll<number | string>().as("n"))
     .where("night", "=", night)
+    .where((eb) =>
+      eb.and([
+        eb.or([eb("failure", "is", null), eb("failure", "not like", `${NOT_SENT}%`)]),
+        eb.or([eb("source", "is", null), eb("source", "!=", DISCOVER_SOURCE)]),
+      ]),
+    )
     .executeTakeFirst();
   const flags = await db
     .selectFrom("flags")
