@@ -666,3 +666,26 @@ describe("exit codes are the same everywhere", () => {
     expect(none.stderr).toContain("no capture of http://127.0.0.1/none");
   });
 });
+
+describe("a night run again after an import retired its sources (tester-b 2c)", () => {
+  it("P13: its start line's sources and its summary agree: what this run did is planned less already done", async () => {
+    const d = tmp();
+    const data = join(d, "data");
+    const cat = catalogFile(d, "c.yaml", ["a", "b"]);
+    const none = catalogFile(d, "none.yaml", []);
+    expect((await nor("night", "--catalog", cat, "--data", data, "--deadline", "1m")).code).toBe(0);
+    const imp = await nor("catalog", "import", none, "--data", data, "--allow-retire");
+    expect(imp.code, imp.stderr).toBe(0);
+    const again = await nor("night", "--catalog", none, "--data", data, "--deadline", "1m");
+    expect(again.code, again.stderr).toBe(0);
+    const lines = again.stderr
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const start = lines.find((l) => l["msg"] === "night start");
+    const done = lines.find((l) => l["msg"] === "night done");
+    expect(start?.["sources"]).toBe(0);
+    expect(done?.["planned"]).toBe(2);
+    expect(Number(done?.["planned"]) - Number(done?.["alreadyDone"])).toBe(start?.["sources"]);
+  });
+});

@@ -670,6 +670,10 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   try {
     running = true;
     let summary: Awaited<ReturnType<typeof runNightWithStore>>;
+    // The night's sources with an outcome before this run: the summary counts the whole night,
+    // so what it says was already done is these too (a source an import retired since is not in
+    // this run's list, but was checked tonight all the same).
+    const doneBefore = (await nightTotals(store.db, night)).checked;
     try {
       summary = await runNightWithStore(store, sources, {
         night,
@@ -769,6 +773,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       ...counts,
       outcomes: outcomes as NightEnd["outcomes"],
       planned: checked,
+      alreadyDone: Math.min(checked, Math.max(summary.alreadyDone, doneBefore)),
       newRecords,
       startedAt: runStart,
       endedAt: clock.now(),
