@@ -231,3 +231,25 @@ describe("an answer that cannot be replayed (P8, P15)", () => {
     expect(admit(input({ prior: [retry, retry, answered] }))).toEqual({ kind: "answered" });
   });
 });
+
+describe("admission on a site down tonight (P15, the project's stricter rule beside it)", () => {
+  const down = { night: "2026-11-05", reason: "HTTP 503 after its retries", source: "s1" };
+
+  it("P15, P4: the source whose request found the site down may still try its next way in; every other source is not sent", () => {
+    expect(admit(input({ source: "s1", site: { down } })).kind).toBe("go");
+    expect(admit(input({ source: "s2", site: { down } }))).toEqual({
+      kind: "down",
+      reason: "HTTP 503 after its retries",
+    });
+    // A request of no source (a recheck, a canary) is not the one that found it: not sent.
+    expect(admit(input({ site: { down } })).kind).toBe("down");
+    // Down without the source that found it: nothing more is sent tonight.
+    const { source: _, ...anyone } = down;
+    expect(admit(input({ source: "s1", site: { down: anyone } })).kind).toBe("down");
+  });
+
+  it("P15, P13: down on an earlier night holds nothing tonight", () => {
+    const lastNight = { ...down, night: "2026-11-04" };
+    expect(admit(input({ source: "s2", site: { down: lastNight } })).kind).toBe("go");
+  });
+});
