@@ -3,6 +3,7 @@
  * the flags queue, and the per-source status. SQL over the night's tables, same on SQLite
  * and PostgreSQL.
  */
+import type { ExpressionBuilder } from "kysely";
 import { NorError } from "../errors.js";
 import type { WaySkipped, WayUsed } from "../night/types.js";
 import {
@@ -25,6 +26,7 @@ import { fromIso, toIso } from "./iso-time.js";
 import { sql } from "./kysely.js";
 import { latestMarks } from "./marks.js";
 import { prepared } from "./prepared.js";
+import type { Database } from "./schema/index.js";
 import { notReadSitesOf, siteNotReadReason } from "./site-rules.js";
 import { parseWayChoice } from "./way-choice.js";
 import { writeTxn } from "./write-txn.js";
@@ -901,6 +903,18 @@ export async function nightRow(db: Db, night: string): Promise<NightRow | undefi
     : undefined;
 }
 
+/**
+ * The request_log rows a night sent, as its summary and the console's night report count them
+ * alike: not a row completed without being sent (NOT_SENT: the site saw nothing of it), nor
+ * `nor discover`'s, whose rows carry the night's date (P16, P20: its robots.txt answers hold for
+ * it) but are not the night's work (its source: DISCOVER_SOURCE, which no catalog id can be).
+ */
+export const sentByTheNight = (eb: ExpressionBuilder<Database, "request_log">) =>
+  eb.and([
+    eb.or([eb("failure", "is", null), eb("failure", "not like", `${NOT_SENT}%`)]),
+    eb.or([eb("source", "is", null), eb("source", "!=", DISCOVER_SOURCE)]),
+  ]);
+
 /** P27, P24: the requests made and the flags raised during a night, for its summary. */
 export async function nightTotals(
   db: Db,
@@ -945,19 +959,11 @@ export async function nightTotals(
     checked += Number(r.n);
     newRecords += Number(r.fresh ?? 0);
   }
-  // The requests the night sent: not a row completed without being sent (NOT_SENT: the site
-  // saw nothing of it), nor `nor discover`'s, whose rows carry the night's date (P16, P20: its
-  // robots.txt answers hold for it) but are not the night's work (its source: DISCOVER_SOURCE).
   const requests = await db
     .selectFrom("request_log")
     .select((eb) => eb.fn.countAll<number | string>().as("n"))
     .where("night", "=", night)
-    .where((eb) =>
-      eb.and([
-        eb.or([eb("failure", "is", null), eb("failure", "not like", `${NOT_SENT}%`)]),
-        eb.or([eb("source", "is", null), eb("source", "!=", DISCOVER_SOURCE)]),
-      ]),
-    )
+    .where(sentByTheNight)
     .executeTakeFirst();
   const flags = await db
     .selectFrom("flags")

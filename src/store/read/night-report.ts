@@ -6,7 +6,7 @@
  * only one with the night first), never by a scan of the whole log.
  */
 import type { RefusalEvidence } from "../../net/types.js";
-import { closedIncompleteNights } from "../admin.js";
+import { closedIncompleteNights, sentByTheNight } from "../admin.js";
 import type { Db } from "../db.js";
 
 export interface NightSummary {
@@ -140,6 +140,9 @@ export async function nightReport(
       (eb) => eb.fn.sum<number | string | null>("bytes").as("b"),
     ])
     .where("night", "=", night)
+    // Those the night sent, as its summary counts them (nightTotals): not a row never sent, nor
+    // nor discover's.
+    .where(sentByTheNight)
     .groupBy("site")
     .orderBy("site")
     .execute();
