@@ -50,6 +50,22 @@ describe.each(storeFactories().map((f) => [f.name, f] as const))("%s store", (_n
     }
   });
 
+  it("P27, P3: a request the checker's own address check refused (blocked-address) left nothing for the site: not counted as sent", async () => {
+    const store = await openStore(await factory.fresh());
+    try {
+      await store.db
+        .insertInto("request_log")
+        .values([
+          row("s1", "ok", null),
+          row("s4", "blocked-address", "the address 10.0.0.7 is not a public address"),
+        ] as never)
+        .execute();
+      expect((await nightTotals(store.db, NIGHT)).requests).toBe(1);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("P27: the console's night report counts the requests the night's summary counts, site by site", async () => {
     const store = await openStore(await factory.fresh());
     try {
