@@ -7,8 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runStart } from "../../src/cli/commands/start.js";
 import { main } from "../../src/cli/main.js";
 import { ManualClock } from "../../src/clock.js";
+import { openStore } from "../../src/store/db.js";
+import { createApp } from "../../src/web/app.js";
 import { runMain } from "../cli/cli-capture.js";
 import { type Fleet, startFleet } from "../fleet/fleet.js";
+import { Browser } from "./console-support.js";
 
 /**
  * A store whose damage is met only by a request's read (its records and request log lost, the
@@ -248,6 +251,33 @@ describe("nor start on a store damaged past its open", () => {
     } finally {
       stop.abort();
       await within(settled, 20_000, "nor start");
+    }
+  }, 60_000);
+});
+
+describe("the console's request-log download on a store damaged past its open", () => {
+  it("/console/log.json: a download whose first read meets the damage is answered 503 and said to the operator once, not begun as a 200 that breaks off", async () => {
+    const { data, file } = await damagedCopy();
+    const store = await openStore({ kind: "sqlite", dir: data });
+    try {
+      const said: string[] = [];
+      const app = createApp({
+        db: store.db,
+        now: () => Date.now(),
+        console: { password: "a long operator pass phrase" },
+        onStoreDamaged: (err) => said.push(err.message),
+      });
+      const b = new Browser(app);
+      expect((await b.signIn("a long operator pass phrase")).status).toBe(303);
+      const res = await b.get("/console/log.json?site=127.0.0.1");
+      const text = await res.text().catch((e: unknown) => `(broke off: ${String(e)})`);
+      expect(res.status, text).toBe(503);
+      // A file's address: said in plain text, as its other refusals (app.tsx storeDamagedAnswer).
+      expect(text).toMatch(/damaged/);
+      expectNoInnards(text);
+      expect(said).toEqual([damaged(file)]);
+    } finally {
+      await store.close();
     }
   }, 60_000);
 });

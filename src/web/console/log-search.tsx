@@ -208,15 +208,24 @@ export function logRoutes(app: Hono<ConsoleEnv>, db: Db): void {
     let after: RequestLogCursor | undefined;
     let count = 0;
     let done = false;
+    // One row past the cap says whether the answer was cut.
+    const wantNext = () => Math.min(JSON_PAGE, JSON_CAP + 1 - count);
+    // The first page is read before the answer begins: a store found damaged there is answered
+    // 503 and said to the operator (app.tsx onError), never a 200 that breaks off.
+    let first: Awaited<ReturnType<typeof log.queryPage>> | undefined = await log.queryPage(
+      filter,
+      wantNext(),
+      undefined,
+    );
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
         controller.enqueue(enc.encode(`{"search":${JSON.stringify(form)},"attempts":[`));
       },
       async pull(controller) {
         if (done) return;
-        // One row past the cap says whether the answer was cut.
-        const want = Math.min(JSON_PAGE, JSON_CAP + 1 - count);
-        const page = await log.queryPage(filter, want, after);
+        const want = wantNext();
+        const page = first ?? (await log.queryPage(filter, want, after));
+        first = undefined;
         const shown = page.entries.slice(0, JSON_CAP - count);
         if (shown.length > 0) {
           const items = shown.map((e) => JSON.stringify(toJson(e))).join(",");
