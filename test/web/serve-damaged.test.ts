@@ -281,3 +281,28 @@ describe("the console's request-log download on a store damaged past its open", 
     }
   }, 60_000);
 });
+
+describe("the public downloads on a store damaged past its open", () => {
+  for (const format of ["csv", "json"] as const) {
+    it(`/downloads/records.${format}: a download whose first read meets the damage is answered 503 and said to the operator once, not begun as a 200 that breaks off`, async () => {
+      const { data, file } = await damagedCopy();
+      const store = await openStore({ kind: "sqlite", dir: data });
+      try {
+        const said: string[] = [];
+        const app = createApp({
+          db: store.db,
+          now: () => Date.now(),
+          onStoreDamaged: (err) => said.push(err.message),
+        });
+        const res = await app.request(`/downloads/records.${format}`);
+        const text = await res.text().catch((e: unknown) => `(broke off: ${String(e)})`);
+        expect(res.status, text).toBe(503);
+        expect(text).toMatch(/damaged/);
+        expectNoInnards(text);
+        expect(said).toEqual([damaged(file)]);
+      } finally {
+        await store.close();
+      }
+    }, 60_000);
+  }
+});

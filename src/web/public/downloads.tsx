@@ -182,12 +182,21 @@ export function downloadRoutes(app: Hono, db: Db, deps: DownloadDeps): void {
       let after: { sourceId: string; recordId: string } | undefined;
       let first = true;
       let done = false;
+      // The first page is read before the answer begins: a store found damaged there is
+      // answered 503 and said to the operator (app.tsx onError), never a 200 that breaks off.
+      let firstRows: Awaited<ReturnType<typeof recordsAfter>> | undefined = await recordsAfter(
+        db,
+        undefined,
+        f,
+        PAGE_ROWS,
+      );
       const stream = new ReadableStream<Uint8Array>({
         async pull(ctl) {
           if (done) return;
           if (first && format === "csv") ctl.enqueue(enc.encode(csvLine(RECORD_HEADER)));
           if (first && format === "json") ctl.enqueue(enc.encode('{"records":[\n'));
-          const rows = await recordsAfter(db, after, f, PAGE_ROWS);
+          const rows = firstRows ?? (await recordsAfter(db, after, f, PAGE_ROWS));
+          firstRows = undefined;
           let text = "";
           for (const x of rows) {
             if (format === "csv") {
