@@ -1,4 +1,4 @@
-import { downStatus, siteDownReason } from "../policy/admission.js";
+import { siteDownOf } from "../policy/admission.js";
 import { type RefusalVerdict, refusalFor } from "../policy/refusal.js";
 import { retryDecision } from "../policy/retry.js";
 import { noteLine } from "../policy/shown-text.js";
@@ -106,9 +106,7 @@ function closed(ctx: ClassifyContext, status: number | null, message: string): S
     kind: "final",
     outcome: { kind: "error", url: ctx.url, status, reason: message, noAnswer: true },
     // A 502/503/504's head, its body cut on the last try: the site down tonight as for any.
-    ...(status !== null && downStatus(status)
-      ? { downSite: siteDownReason(status, "retries-exhausted", ctx.url) }
-      : {}),
+    ...(status !== null ? siteDownOf(status, "retries-exhausted", ctx.url) : {}),
   };
 }
 
@@ -210,7 +208,7 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
             noAnswer: true,
             ...(siteHold(d.reason) ? { held: true as const } : {}),
           },
-          ...(downStatus(status) ? { downSite: siteDownReason(status, d.reason, url) } : {}),
+          ...siteDownOf(status, d.reason, url),
         };
       }
       return final({ kind: "error", url, status, reason: why, noAnswer: true });
@@ -281,7 +279,7 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
       // The project's rule beside P15: a 502, 503 or 504 (policy/admission.ts downStatus; a
       // 500 is one page's broken script) that ends the request tonight (its retries used
       // up, or a Retry-After over 60 s) leaves the site down for the rest of the night.
-      ...(downStatus(status) ? { downSite: siteDownReason(status, d.reason, url) } : {}),
+      ...siteDownOf(status, d.reason, url),
     };
   }
   return final({ kind: "error", url, status, reason: `HTTP ${status}` });

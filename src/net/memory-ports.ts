@@ -39,6 +39,28 @@ interface Row {
  * persistence. `entries` lists every attempt in the order it started; an attempt in flight
  * shows outcome `in-flight` and no end until it completes.
  */
+/**
+ * What an answer (a head's wait, a completion) leaves on its site: a Retry-After hold, the later
+ * only; and for the night its row was sent in, closed by a no (P21) or down (P15's stricter rule,
+ * with the source that found it).
+ */
+function holdSite(
+  site: SiteFacts,
+  e: RequestLogEntry,
+  m: { siteNotBefore?: number; closeSite?: string; downSite?: string },
+): void {
+  if (m.siteNotBefore !== undefined)
+    site.notBefore = Math.max(site.notBefore ?? Number.NEGATIVE_INFINITY, m.siteNotBefore);
+  if (e.night === undefined) return;
+  if (m.closeSite !== undefined) site.closed = { night: e.night, reason: m.closeSite };
+  if (m.downSite !== undefined)
+    site.down = {
+      night: e.night,
+      reason: m.downSite,
+      ...(e.source !== undefined ? { source: e.source } : {}),
+    };
+}
+
 export class MemoryJournal implements JournalPort {
   readonly rows: Row[] = [];
   readonly sites = new Map<string, SiteFacts>();
@@ -155,16 +177,7 @@ export class MemoryJournal implements JournalPort {
     }
     const site = this.sites.get(row.entry.site) ?? {};
     this.sites.set(row.entry.site, site);
-    if (w.siteNotBefore !== undefined)
-      site.notBefore = Math.max(site.notBefore ?? Number.NEGATIVE_INFINITY, w.siteNotBefore);
-    if (w.closeSite !== undefined && row.entry.night !== undefined)
-      site.closed = { night: row.entry.night, reason: w.closeSite };
-    if (w.downSite !== undefined && row.entry.night !== undefined)
-      site.down = {
-        night: row.entry.night,
-        reason: w.downSite,
-        ...(row.entry.source !== undefined ? { source: row.entry.source } : {}),
-      };
+    holdSite(site, row.entry, w);
   }
 
   async complete(id: string, holder: string, c: Completion): Promise<boolean> {
@@ -187,16 +200,7 @@ export class MemoryJournal implements JournalPort {
     // Never move an end backwards: two processes racing must not shorten the gap (P10).
     site.lastEnd = Math.max(site.lastEnd ?? Number.NEGATIVE_INFINITY, c.endedAt);
     if (site.lease?.holder === holder) delete site.lease;
-    if (c.siteNotBefore !== undefined)
-      site.notBefore = Math.max(site.notBefore ?? Number.NEGATIVE_INFINITY, c.siteNotBefore);
-    if (c.closeSite !== undefined && e.night !== undefined)
-      site.closed = { night: e.night, reason: c.closeSite };
-    if (c.downSite !== undefined && e.night !== undefined)
-      site.down = {
-        night: e.night,
-        reason: c.downSite,
-        ...(e.source !== undefined ? { source: e.source } : {}),
-      };
+    holdSite(site, e, c);
     return written;
   }
 

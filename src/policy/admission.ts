@@ -470,6 +470,15 @@ export function downStatus(status: number): boolean {
   );
 }
 
+/**
+ * What a request that ended tonight in HTTP `status` (`why`: its retry decision's reason) says
+ * of its site: down for the rest of the night (`downSite`, siteDownReason) when the status is
+ * one that says the site's front is down (downStatus), else nothing. Spread into a completion.
+ */
+export function siteDownOf(status: number, why: string, url: string): { downSite?: string } {
+  return downStatus(status) ? { downSite: siteDownReason(status, why, url) } : {};
+}
+
 /** Whether a source's reason says its site was down tonight (siteDownReason). */
 export function isSiteDown(reason: string | null | undefined): boolean {
   return reason?.startsWith(SITE_DOWN) ?? false;

@@ -868,10 +868,6 @@ export async function nightUserAgent(db: Db, night: string): Promise<string | un
 }
 
 /**
- * The User-Agent the checker last sent: the latest night's that recorded one (a night from
- * before migration 017 has none). What the site-owners page shows (P2: it never drifts).
- */
-/**
  * The latest night's User-Agent. Prepared (prepared.ts), so that on SQLite it is read at once,
  * on the store's read-only connection, while the store's own is taken (a write waiting for the
  * write lock another process holds, db.ts waitForLock): /site-owners never waits for it.
@@ -885,6 +881,10 @@ const LAST_USER_AGENT = prepared((db) =>
     .limit(1),
 );
 
+/**
+ * The User-Agent the checker last sent: the latest night's that recorded one (a night from
+ * before migration 017 has none). What the site-owners page shows (P2: it never drifts).
+ */
 export async function lastNightUserAgent(db: Db): Promise<string | undefined> {
   const r = await LAST_USER_AGENT.first(db, {});
   return r?.user_agent ?? undefined;

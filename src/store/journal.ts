@@ -166,19 +166,15 @@ export class SqlJournal implements JournalPort {
           .where("ended_at", "is", null)
           .executeTakeFirst());
       if (!row) return;
-      const close = w.closeSite !== undefined && row.night !== null;
-      const down = w.downSite !== undefined && row.night !== null;
-      if (w.siteNotBefore === undefined && !close && !down) return;
+      const marks = nightMarks(row, w);
+      if (w.siteNotBefore === undefined && marks === undefined) return;
       await tx
         .updateTable("site_state")
         .set({
           ...(w.siteNotBefore !== undefined
             ? { not_before: laterOf("not_before", toIso(w.siteNotBefore)) }
             : {}),
-          ...(close ? { closed_night: row.night, closed_reason: w.closeSite } : {}),
-          ...(down
-            ? { down_night: row.night, down_reason: w.downSite, down_source: row.source }
-            : {}),
+          ...marks,
         })
         .where("site", "=", row.site)
         .execute();
@@ -297,10 +293,8 @@ export class SqlJournal implements JournalPort {
         found.outcome === c.outcome &&
         found.ended_at === end;
       const written = mineRow !== undefined || again;
-      if (
-        c.siteNotBefore === undefined &&
-        ((c.closeSite === undefined && c.downSite === undefined) || row.night === null)
-      ) {
+      const marks = nightMarks(row, c);
+      if (c.siteNotBefore === undefined && marks === undefined) {
         // Most answers: the site's end and its lease, in the statement below built once.
         await RELEASE_SITE.run(tx, { end, holder, site: row.site });
         return written;
@@ -317,12 +311,7 @@ export class SqlJournal implements JournalPort {
             ? { not_before: laterOf("not_before", toIso(c.siteNotBefore)) }
             : {}),
           ...letGoBy(mine),
-          ...(c.closeSite !== undefined && row.night !== null
-            ? { closed_night: row.night, closed_reason: c.closeSite }
-            : {}),
-          ...(c.downSite !== undefined && row.night !== null
-            ? { down_night: row.night, down_reason: c.downSite, down_source: row.source }
-            : {}),
+          ...marks,
         })
         .where("site", "=", row.site)
         .execute();
@@ -717,6 +706,25 @@ const RELEASE_SITE = prepared(
       .where("site", "=", $("site"));
   },
 );
+
+/**
+ * What an answer leaves on its site for the night its row was sent in: closed by a no (P21),
+ * down (P15's stricter rule, with the source that found it). Undefined when it leaves neither,
+ * or its row belongs to no night (a command outside one).
+ */
+function nightMarks(
+  row: { night: string | null; source: string | null },
+  m: { closeSite?: string; downSite?: string },
+) {
+  if (row.night === null || (m.closeSite === undefined && m.downSite === undefined))
+    return undefined;
+  return {
+    ...(m.closeSite !== undefined ? { closed_night: row.night, closed_reason: m.closeSite } : {}),
+    ...(m.downSite !== undefined
+      ? { down_night: row.night, down_reason: m.downSite, down_source: row.source }
+      : {}),
+  };
+}
 
 /** The later of a column's time and `at` (ISO text compares as time): a hold never shortens. */
 function laterOf(column: "not_before" | "last_end_at" | "retry_at", at: string) {

@@ -1,5 +1,5 @@
 import type { Clock } from "../../clock.js";
-import { downStatus, siteDownReason } from "../../policy/admission.js";
+import { siteDownOf } from "../../policy/admission.js";
 import { LATEST_HOLD_MS } from "../../policy/retry.js";
 import { rateLimitNo, statusRetry } from "../classify.js";
 import type { JournalPort, WaitAsked } from "../journal.js";
@@ -74,6 +74,6 @@ function waitOf(
     ...(status === 429 ? { closeSite: rateLimitNo(d.reason) } : {}),
     // A 502, 503 or 504 (downStatus: not a 500) that outlasts its retries (or asks for more than 60 s): the site down tonight, not
     // a no (classify's words for it), written before the body is read.
-    ...(downStatus(status) ? { downSite: siteDownReason(status, d.reason, call.url) } : {}),
+    ...siteDownOf(status, d.reason, call.url),
   };
 }
