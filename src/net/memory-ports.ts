@@ -42,7 +42,8 @@ interface Row {
 /**
  * What an answer (a head's wait, a completion) leaves on its site: a Retry-After hold, the later
  * only; and for the night its row was sent in, closed by a no (P21) or down (P15's stricter rule,
- * with the source that found it).
+ * with the source that found it), never over a later night's (a late answer from a worker frozen
+ * past midnight: the later night's word stands; SqlJournal's nightMarks).
  */
 function holdSite(
   site: SiteFacts,
@@ -52,13 +53,19 @@ function holdSite(
   if (m.siteNotBefore !== undefined)
     site.notBefore = Math.max(site.notBefore ?? Number.NEGATIVE_INFINITY, m.siteNotBefore);
   if (e.night === undefined) return;
-  if (m.closeSite !== undefined) site.closed = { night: e.night, reason: m.closeSite };
-  if (m.downSite !== undefined)
+  if (m.closeSite !== undefined && !laterNight(site.closed?.night, e.night))
+    site.closed = { night: e.night, reason: m.closeSite };
+  if (m.downSite !== undefined && !laterNight(site.down?.night, e.night))
     site.down = {
       night: e.night,
       reason: m.downSite,
       ...(e.source !== undefined ? { source: e.source } : {}),
     };
+}
+
+/** Whether a stored night is later than `night` ('YYYY-MM-DD' compares as text). */
+function laterNight(stored: string | undefined, night: string): boolean {
+  return stored !== undefined && stored > night;
 }
 
 export class MemoryJournal implements JournalPort {

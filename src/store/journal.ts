@@ -710,18 +710,32 @@ const RELEASE_SITE = prepared(
 /**
  * What an answer leaves on its site for the night its row was sent in: closed by a no (P21),
  * down (P15's stricter rule, with the source that found it). Undefined when it leaves neither,
- * or its row belongs to no night (a command outside one).
+ * or its row belongs to no night (a command outside one). Never over a later night's: a late
+ * answer (its worker frozen past its lease, across midnight) from an earlier night leaves the
+ * later night's word as it stands (nights are 'YYYY-MM-DD', so they compare as text; every
+ * right-hand side reads the row as it was, so the reason follows the night it is kept with).
  */
 function nightMarks(
   row: { night: string | null; source: string | null },
   m: { closeSite?: string; downSite?: string },
 ) {
-  if (row.night === null || (m.closeSite === undefined && m.downSite === undefined))
-    return undefined;
+  const night = row.night;
+  if (night === null || (m.closeSite === undefined && m.downSite === undefined)) return undefined;
+  const unlessLater = <T>(nightColumn: "closed_night" | "down_night", column: string, value: T) =>
+    sql<T>`case when ${sql.ref(nightColumn)} is not null and ${sql.ref(nightColumn)} > ${night} then ${sql.ref(column)} else ${value} end`;
   return {
-    ...(m.closeSite !== undefined ? { closed_night: row.night, closed_reason: m.closeSite } : {}),
+    ...(m.closeSite !== undefined
+      ? {
+          closed_night: unlessLater("closed_night", "closed_night", night),
+          closed_reason: unlessLater("closed_night", "closed_reason", m.closeSite),
+        }
+      : {}),
     ...(m.downSite !== undefined
-      ? { down_night: row.night, down_reason: m.downSite, down_source: row.source }
+      ? {
+          down_night: unlessLater("down_night", "down_night", night),
+          down_reason: unlessLater("down_night", "down_reason", m.downSite),
+          down_source: unlessLater("down_night", "down_source", row.source),
+        }
       : {}),
   };
 }

@@ -590,6 +590,66 @@ describe.each(makers)("the journal's contract: $name", (m) => {
     }
   });
 
+  it.each([
+    ["closed by a no (P21), its completion", "complete", "close"],
+    ["closed by a no (P21), its head's wait", "wait", "close"],
+    ["down (P15), its completion", "complete", "down"],
+    ["down (P15), its head's wait", "wait", "down"],
+  ] as const)(
+    "P21, P15, P27: a late answer from an earlier night (its worker frozen a day) never puts the site's later night back to its own: the site stays %s as the later night found it",
+    async (_what, via, mark) => {
+      const s = await m.make();
+      try {
+        const NEXT = "2026-11-06";
+        const T1 = T0 + 24 * 3600_000;
+        // Night 2026-11-05: a worker on another host admits a request, then is frozen a day.
+        const frozen = await s.journal.admit(intent("https://www.a.gov/frozen"), OTHER_HOST, T0);
+        if (frozen.kind !== "go") throw new Error(frozen.kind);
+        // Night 2026-11-06: ME takes the site over and finds it closed (or down) tonight.
+        const todayIntent = intent("https://www.a.gov/today", { night: NEXT });
+        let at = T1;
+        let mine = await s.journal.admit(todayIntent, ME, at);
+        for (let i = 0; i < 3 && mine.kind === "wait"; i++) {
+          at = mine.until;
+          mine = await s.journal.admit(todayIntent, ME, at);
+        }
+        if (mine.kind !== "go") throw new Error(mine.kind);
+        const today =
+          mark === "close"
+            ? { status: 403, outcome: "refused", closeSite: "HTTP 403 tonight" }
+            : { status: 503, outcome: "error", downSite: "HTTP 503 tonight" };
+        expect(
+          await s.journal.complete(mine.id, ME, { ...done, ...today, endedAt: at + 500 }),
+        ).toBe(true);
+        const said =
+          mark === "close"
+            ? { kind: "closed", reason: "HTTP 403 tonight" }
+            : { kind: "down", reason: "HTTP 503 tonight" };
+        const next = intent("https://www.a.gov/later", { night: NEXT });
+        expect(await s.journal.admit(next, ME, T1 + 60_000)).toEqual(said);
+        const token = await s.journal.rulesNow("a.gov");
+        // The frozen worker wakes and its answer (the night before's) says the site's word then.
+        const old =
+          mark === "close"
+            ? { status: 403, closeSite: "HTTP 403 the night before" }
+            : { status: 503, downSite: "HTTP 503 the night before" };
+        if (via === "wait") await s.journal.waitAsked(frozen.id, old);
+        else
+          await s.journal.complete(frozen.id, OTHER_HOST, {
+            ...done,
+            ...old,
+            outcome: mark === "close" ? "refused" : "error",
+            endedAt: at + 1000,
+          });
+        // The later night's word stands: the site is still closed (or down) tonight, as said.
+        expect(await s.journal.admit(next, ME, T1 + 120_000)).toEqual(said);
+        expect(await s.journal.rulesNow("a.gov")).toBe(token);
+      } finally {
+        await s.close();
+      }
+    },
+  );
+
   it("P27: a row taken over whose late completion read nothing of the site (cut off by a stop, or a step below threw, before any head came) is not said answered: it stays as the new holder marked it, while the site keeps the stop's hold", async () => {
     const s = await m.make();
     try {
