@@ -8,6 +8,7 @@ import { NorError } from "../errors.js";
 import type { IdSource } from "../ids.js";
 import type { PoliteFetcher } from "../net/fetcher.js";
 import type { JournalPort } from "../net/journal.js";
+import { leftThisMachine } from "../policy/admission.js";
 import { DEFAULT_USER_AGENT } from "../policy/constants.js";
 import { isRecheckNight } from "../policy/recheck.js";
 import { siteOf } from "../policy/site.js";
@@ -80,6 +81,10 @@ export async function runNightWithStore(
   // host's clock it is given, corrected by its offset from the server's).
   const clock = store.dialect === "postgres" ? await storeClock(db, opts.clock) : opts.clock;
   const sqlJournal = new SqlJournal(db);
+  // The requests this process sent so far (its progress, its line for each source), by the
+  // night summary's rule (leftThisMachine): counted when admitted, a row then completed as never
+  // sent or refused by the address check (P3) taken back off. A row another process took over
+  // meanwhile (its completion not written) stays counted, as the summary counts it (interrupted).
   let requests = 0;
   const durable = new DurableWindow();
   const journal: JournalPort = {
@@ -90,6 +95,7 @@ export async function runNightWithStore(
     },
     complete: async (id, holder, c) => {
       const written = await sqlJournal.complete(id, holder, c);
+      if (written && !leftThisMachine(c)) requests--;
       // A completion refused (the row another process's now) made nothing durable to time.
       if (written) durable.completed(c, clock.now());
       return written;

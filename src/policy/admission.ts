@@ -68,6 +68,17 @@ export interface PriorAttempt {
 export const NOT_SENT = "not sent:";
 
 /**
+ * Whether a completed attempt counts among the requests a night sent (its summary, the console's
+ * night report: store/admin.ts sentByTheNight, the same rule in SQL; a night's progress and its
+ * line for each source: night/compose.ts): not one completed without being sent (NOT_SENT), nor
+ * one the checker's own address check refused before anything left this machine
+ * (blocked-address, P3).
+ */
+export function leftThisMachine(c: { outcome: string; failure?: string | null }): boolean {
+  return c.outcome !== "blocked-address" && !c.failure?.startsWith(NOT_SENT);
+}
+
+/**
  * The source `nor discover`'s requests are logged under (night/discover.ts): its rows carry the
  * night's date when one is on (P16, P20), but a night's count of requests leaves them out. Not
  * kebab-case, so no catalog source's id is it: a source listed as `discover` is counted, and its
