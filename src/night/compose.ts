@@ -56,6 +56,11 @@ export interface NightRunOptions extends NetOptions {
    * recordNightCatalogNote).
    */
   catalogNote?: string;
+  /**
+   * Once the night is open and its plan made, before anything is asked: whether this run starts
+   * or resumes work on it (`works`: NightDeps.makeFetcher), and when it had finished, if it had.
+   */
+  onPlanned?(plan: { works: boolean; finishedAt?: number }): void;
 }
 
 /**
@@ -149,6 +154,10 @@ export async function runNightWithStore(
           // night run again with nothing left to do keeps its history as it was.
           if (opts.catalogNote !== undefined && plan.works)
             await recordNightCatalogNote(db, opts.night, opts.catalogNote);
+          opts.onPlanned?.({
+            works: plan.works,
+            ...(state.finishedAt !== undefined ? { finishedAt: state.finishedAt } : {}),
+          });
           fetcher = storeFetcher({
             db,
             clock,

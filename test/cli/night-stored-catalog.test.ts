@@ -356,5 +356,44 @@ describe("a finished night run again with catalog files that cannot be used (tes
     expect(s.requests.length).toBe(before);
     const nights = await statusNights(data);
     expect(nights.map((n) => [n.night, n.catalogNote])).toEqual([["2026-11-05", null]]);
+    // Said as it is: nothing was run or asked (the night had finished), not "it ran the 2 sources".
+    expect(again.stderr).not.toContain("so it ran");
+    expect(again.stderr).toMatch(
+      /night 2026-11-05 had already finished \(at [^)]* New York\) with nothing left to ask, so nothing was asked in it and its history is kept as it ran; its catalog files could not be used \(--or-stored-catalog\): catalog has 1 problem:/,
+    );
+    const onTty = await runMain(
+      [
+        ...["night", "--catalog", catalog, "--data", data, "--night", "2026-11-05"],
+        ...["--allow-private-addresses", "--gap-ms", "50", "--or-stored-catalog"],
+      ],
+      { tty: true },
+    );
+    expect(onTty.code, onTty.stderr).toBe(0);
+    expect(onTty.stderr).not.toContain("so it ran");
+    expect(onTty.stderr).toContain("nor night: night 2026-11-05 had already finished (at ");
+    expect(s.requests.length).toBe(before);
+  });
+
+  it("P13: a finished night run again with a typo and --or-stored-catalog that still has a source to ask (imported since it finished) runs it and says so", async () => {
+    const s = await twoFeeds();
+    const catalog = catalogOf(join(dir, "finished-more.yaml"), s.origin, "a");
+    const data = join(dir, "finished-more-data");
+    const first = await nightCli(catalog, data, "2026-11-05");
+    expect(first.code, first.stderr).toBe(0);
+    expect(s.hits("/b.rss")).toHaveLength(0);
+    // A second source imported after the night finished, then the files mistyped.
+    catalogOf(catalog, s.origin);
+    const imported = await runMain(["catalog", "import", catalog, "--data", data]);
+    expect(imported.code, imported.stderr).toBe(0);
+    mistype(catalog, s.origin);
+    const again = await nightCli(catalog, data, "2026-11-05", ["--or-stored-catalog"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(
+      "night 2026-11-05: its catalog files could not be used, so it ran the 2 sources the store last imported: catalog has 1 problem:",
+    );
+    expect(again.stderr).not.toContain("had already finished");
+    expect(s.hits("/b.rss")).toHaveLength(1);
+    expect(s.hits("/a.rss")).toHaveLength(1);
+    expect((await statusNights(data))[0]?.catalogNote).toContain("could not be used");
   });
 });

@@ -267,6 +267,12 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   let storedInstead: NorError | undefined;
   /** What the night keeps of it (admin.ts recordNightCatalogNote), once the sources are known. */
   let catalogNote: string | undefined;
+  /**
+   * Says how the night runs without its files, once its plan is known (runNightWithStore's
+   * onPlanned): a finished night run again with nothing left to ask asks nothing and keeps no
+   * note, so it is not said to have run the sources the store last imported.
+   */
+  let sayCatalogNote: ((plan: { works: boolean; finishedAt?: number }) => void) | undefined;
   /** Whether this process joins a night another live process runs (its sources in use). */
   let joining = false;
   /** Whether it runs only the sources in use its files list unchanged (their import refused). */
@@ -587,13 +593,23 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         }
         subset = listed !== undefined;
         if (storedInstead !== undefined) {
-          catalogNote =
+          const problem = storedInstead.message;
+          const note =
             listed === undefined
-              ? `its catalog files could not be used, so it ran the ${countOf(sources.length, "source")} the store last imported: ${storedInstead.message}`
-              : `${SUBSET_NOTE} ${countOf(sources.length, "source")} in use that they list unchanged: ${storedInstead.message}`;
-          const said = `night ${night}: ${catalogNote} (--or-stored-catalog; \`nor status\` shows it with the night)`;
-          if (tty) stderr().write(`${by}: ${said}\n`);
-          else log.warn({ catalogProblem: storedInstead.message }, said);
+              ? `its catalog files could not be used, so it ran the ${countOf(sources.length, "source")} the store last imported: ${problem}`
+              : `${SUBSET_NOTE} ${countOf(sources.length, "source")} in use that they list unchanged: ${problem}`;
+          catalogNote = note;
+          const thisNight = night;
+          sayCatalogNote = (plan) => {
+            // P13: a finished night with nothing left to ask (every source done) asks nothing,
+            // the canary included, and keeps its history as it ran (no note kept either).
+            const said =
+              !plan.works && plan.finishedAt !== undefined
+                ? `night ${thisNight} had already finished (at ${clockText(plan.finishedAt, thisNight)} New York) with nothing left to ask, so nothing was asked in it and its history is kept as it ran; its catalog files could not be used (--or-stored-catalog): ${problem}`
+                : `night ${thisNight}: ${note} (--or-stored-catalog; \`nor status\` shows it with the night)`;
+            if (tty) stderr().write(`${by}: ${said}\n`);
+            else log.warn({ catalogProblem: problem }, said);
+          };
         }
         read = undefined; // the entries are the store's from here on: let these go
         start = {
@@ -680,6 +696,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         // A process joining a night another runs takes that night's sources in use: the night
         // is not said to have run without its files on its word.
         ...(catalogNote !== undefined && !joining ? { catalogNote } : {}),
+        ...(sayCatalogNote !== undefined ? { onPlanned: sayCatalogNote } : {}),
         deadlineMs,
         // The deadline announced above counts from the command's start: so does the one kept.
         deadlineFrom: runStart,
