@@ -907,9 +907,9 @@ export async function nightRow(db: Db, night: string): Promise<NightRow | undefi
  * The request_log rows a night sent, as its summary and the console's night report count them
  * alike: not a row completed without being sent (NOT_SENT: the site saw nothing of it), nor one
  * the checker's own address check refused before anything left this machine (blocked-address,
- * P3): policy/admission.ts leftThisMachine, the same rule for a night's progress; nor `nor discover`'s, whose rows carry the night's date (P16, P20: its robots.txt answers
- * hold for it) but are not the night's work (its source: DISCOVER_SOURCE, which no catalog id
- * can be).
+ * P3), the rule policy/admission.ts leftThisMachine gives a night's progress; nor `nor
+ * discover`'s, whose rows carry the night's date (P16, P20: its robots.txt answers hold for it)
+ * but are not the night's work (its source: DISCOVER_SOURCE, which no catalog id can be).
  */
 export const sentByTheNight = (eb: ExpressionBuilder<Database, "request_log">) =>
   eb.and([
