@@ -12,11 +12,13 @@
  * cannot begin, the write lock held by another process past the wait's bound, fails each of its
  * writes with that error, at once: none ran. On PostgreSQL a batch that loses a deadlock or a
  * serialisation check (40P01, 40001) is run again from the start, a bounded number of times:
- * nothing it decided was given back, so nothing was sent on its account.
+ * nothing it decided was given back, so nothing was sent on its account. A batch whose COMMIT's
+ * answer was lost on PostgreSQL (its connection cut) is asked after: made, its writes are given
+ * back as written; not made, they run again each alone (write-txn.ts writeTxnKnown).
  */
 
 import { type Db, lockWaitGivenUp } from "./db.js";
-import { type Tx, writeTxnRetried } from "./write-txn.js";
+import { type Tx, writeTxnKnown } from "./write-txn.js";
 
 interface Pending<T> {
   fn: (tx: Tx) => Promise<T>;
@@ -128,8 +130,11 @@ export class GroupCommit {
     }
   }
 
-  /** One transaction, run again from the start when it lost a race on PostgreSQL. */
+  /**
+   * One transaction, run again from the start when it lost a race on PostgreSQL, and given
+   * back as committed when its COMMIT's answer was lost but the server had committed it.
+   */
   #transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return writeTxnRetried(this.#db, fn);
+    return writeTxnKnown(this.#db, fn);
   }
 }

@@ -56,6 +56,90 @@ export async function writeTxnRetried<T>(db: Db, fn: (tx: Tx) => Promise<T>): Pr
 }
 
 /**
+ * `writeTxnRetried`, and on PostgreSQL the fate of a transaction whose COMMIT went unanswered.
+ * A connection cut while the COMMIT was on its way leaves the transaction committed or not,
+ * and the caller cannot tell which: the group commit would run its writes again, and a write
+ * run twice is not always the same write (an admission that committed, run again, finds its own
+ * lease on the site and writes a second row, the first then read as a request interrupted on
+ * the wire, counted as sent: P15, P27, though nothing was sent). Each transaction here first
+ * asks for its id (`txid_current()`, one round trip); when its COMMIT's answer is lost, a fresh
+ * session asks the server what became of it (fateOf): committed, it gives back what it
+ * decided, as if the answer had come; rolled back, or not known within the bound, the error
+ * goes up as before (the group commit runs a batch's writes again, each alone).
+ */
+export async function writeTxnKnown<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  if (dialectOf(db) !== "postgres") return writeTxnRetried(db, fn);
+  // The run under way: its transaction's id and backend, and what it decided once every
+  // write ran (only its COMMIT was left).
+  let run: { xid: string; pid: number; decided?: { value: T } } | undefined;
+  try {
+    return await writeTxnRetried(db, async (tx) => {
+      run = undefined;
+      const r = await sql<{
+        xid: string;
+        pid: number;
+      }>`select txid_current()::text as xid, pg_backend_pid() as pid`.execute(tx);
+      const me = r.rows[0];
+      if (me === undefined) throw new Error("txid_current() gave no row");
+      const thisRun: { xid: string; pid: number; decided?: { value: T } } = {
+        xid: me.xid,
+        pid: me.pid,
+      };
+      run = thisRun;
+      thisRun.decided = { value: await fn(tx) };
+      return thisRun.decided.value;
+    });
+  } catch (err) {
+    const lost = run as { xid: string; pid: number; decided?: { value: T } } | undefined;
+    if (lost?.decided === undefined || !connectionLost(err)) throw err;
+    if ((await fateOf(db, lost.xid, lost.pid)) === "committed") return lost.decided.value;
+    throw err;
+  }
+}
+
+/**
+ * Pauses between the questions a lost COMMIT's fate is asked with (about 14 s in all, as a
+ * completion's on a lost session): the server may be restarting.
+ */
+const FATE_PAUSES_MS = [0, 50, 100, 250, 500, 1000, 2000, 2000, 2000, 2000, 2000, 2000] as const;
+
+/**
+ * What became of PostgreSQL transaction `xid`, asked on a fresh session (`txid_status`). Still
+ * in progress, its session is either finishing the COMMIT or sitting idle without it, holding
+ * its locks until the server ends it (IDLE_IN_TRANSACTION_MS): that session, found by its
+ * backend and transaction both (a pid alone may have been given to another session since), is
+ * ended, so the transaction is rolled back unless its COMMIT had arrived, and asked again.
+ */
+async function fateOf(
+  db: Db,
+  xid: string,
+  pid: number,
+): Promise<"committed" | "aborted" | "unknown"> {
+  let ended = false;
+  for (const pause of FATE_PAUSES_MS) {
+    if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
+    try {
+      const r = await sql<{ s: string | null }>`select txid_status(${xid}::bigint) as s`.execute(
+        db,
+      );
+      const s = r.rows[0]?.s;
+      if (s === "committed" || s === "aborted") return s;
+      if (s !== "in progress") return "unknown";
+      if (!ended) {
+        await sql`select pg_terminate_backend(pid) from pg_stat_activity
+          where pid = ${pid} and backend_xid::text = (${xid}::bigint % 4294967296)::text`.execute(
+          db,
+        );
+        ended = true;
+      }
+    } catch (err) {
+      if (!connectionLost(err)) throw err;
+    }
+  }
+  return "unknown";
+}
+
+/**
  * Whether a PostgreSQL statement failed because its session is gone: ended by the server (an
  * idle transaction past IDLE_IN_TRANSACTION_MS while this process was frozen, an operator's
  * `pg_terminate_backend`, a restart: class 57P and 25P03, class 08), its connection cut (the

@@ -1,0 +1,228 @@
+import { createServer, type Server, connect as tcpConnect } from "node:net";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Completion, SendIntent } from "../../src/net/journal.js";
+import { openStore } from "../../src/store/db.js";
+import { SqlJournal } from "../../src/store/journal.js";
+import { SqlRequestLog } from "../../src/store/request-log.js";
+import { postgresFactory, postgresUrl } from "./stores.js";
+
+/**
+ * A COMMIT whose answer never comes back: the connection to PostgreSQL cut while the journal's
+ * group commit waited for it. The server may have committed (the answer was lost on the way
+ * back) or not (the COMMIT never reached it). Played by a TCP relay on loopback between the
+ * store and the server, which reads the client's messages (PostgreSQL's wire protocol: a
+ * startup message, then a type byte and a length each) and, once armed, cuts both connections
+ * at the next `commit`: after the server answered it (reply lost), or before passing it on
+ * (never arrived: the server rolls the transaction back when its client goes).
+ */
+const factory = postgresUrl ? postgresFactory(postgresUrl) : undefined;
+afterAll(async () => {
+  await factory?.cleanup();
+});
+
+type Cut = "reply-lost" | "never-arrived";
+
+interface Relay {
+  port: number;
+  /** Cut the connection at the next COMMIT, as `how` says. */
+  arm(how: Cut): void;
+  /** COMMITs cut so far. */
+  cuts(): number;
+  close(): Promise<void>;
+}
+
+async function relayTo(host: string, port: number): Promise<Relay> {
+  let armed: Cut | undefined;
+  let cuts = 0;
+  const server: Server = createServer((client) => {
+    const upstream = tcpConnect(port, host);
+    let pending = Buffer.alloc(0);
+    let startup = true;
+    let cut = false;
+    const kill = () => {
+      cut = true;
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on("data", (chunk: Buffer) => {
+      if (cut) return;
+      pending = Buffer.concat([pending, chunk]);
+      // Whole messages only, at most as many as the bytes allow (each is at least 4 bytes long).
+      for (let guard = 0; guard < 100_000; guard++) {
+        if (startup) {
+          if (pending.length < 8) return;
+          const len = pending.readInt32BE(0);
+          if (pending.length < len) return;
+          const msg = pending.subarray(0, len);
+          pending = pending.subarray(len);
+          upstream.write(msg);
+          // An SSL request (80877103) is followed by the real startup message.
+          if (msg.readInt32BE(4) !== 80877103) startup = false;
+          continue;
+        }
+        if (pending.length < 5) return;
+        const len = pending.readInt32BE(1);
+        if (pending.length < 1 + len) return;
+        const msg = pending.subarray(0, 1 + len);
+        pending = pending.subarray(1 + len);
+        const isCommit =
+          msg[0] === 0x51 &&
+          msg
+            .subarray(5, msg.length - 1)
+            .toString("utf8")
+            .trim()
+            .toLowerCase() === "commit";
+        if (armed !== undefined && isCommit) {
+          const how = armed;
+          armed = undefined;
+          cuts++;
+          if (how === "never-arrived") {
+            kill();
+            return;
+          }
+          // Passed on; the server's answer is dropped and the connection cut once it comes.
+          cut = true;
+          upstream.once("data", kill);
+          upstream.write(msg);
+          return;
+        }
+        upstream.write(msg);
+      }
+    });
+    upstream.on("data", (d: Buffer) => {
+      if (!cut) client.write(d);
+    });
+    client.on("error", kill);
+    upstream.on("error", kill);
+    client.on("close", kill);
+    upstream.on("close", kill);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const addr = server.address();
+  if (addr === null || typeof addr === "string") throw new Error("relay: no port");
+  return {
+    port: addr.port,
+    arm: (how) => {
+      armed = how;
+    },
+    cuts: () => cuts,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Open relayed connections end with the pool's.
+      }),
+  };
+}
+
+const T0 = Date.parse("2026-11-05T06:00:00Z");
+const NIGHT = "2026-11-05";
+const ME = "machine-a:101:aaaa";
+
+function intent(url: string): SendIntent {
+  const u = new URL(url);
+  return {
+    night: NIGHT,
+    key: `GET ${url}`,
+    method: "GET",
+    url,
+    site: u.hostname.split(".").slice(-2).join("."),
+    origin: u.origin,
+    purpose: "page",
+    gapMs: 2000,
+    replayAllowed: true,
+  };
+}
+
+async function relayedStore() {
+  const loc = await (factory as NonNullable<typeof factory>).fresh();
+  if (loc.kind !== "postgres") throw new Error(loc.kind);
+  const u = new URL(loc.url);
+  const relay = await relayTo(u.hostname, Number(u.port || 5432));
+  u.hostname = "127.0.0.1";
+  u.port = String(relay.port);
+  const store = await openStore({ ...loc, url: u.toString() });
+  return { store, relay };
+}
+
+describe.skipIf(!factory)("a COMMIT whose answer is lost (PostgreSQL)", () => {
+  it("P27, P15: a batch of admissions whose COMMIT the server made but whose answer was lost is given back as admitted, one row each: no second row, none read as a request interrupted on the wire", async () => {
+    const { store, relay } = await relayedStore();
+    try {
+      const journal = new SqlJournal(store.db);
+      relay.arm("reply-lost");
+      // Asked in the same turn: one batch, one transaction, one COMMIT.
+      const [a, b] = await Promise.all([
+        journal.admit(intent("https://www.a.gov/one"), ME, T0),
+        journal.admit(intent("https://www.b.gov/two"), ME, T0),
+      ]);
+      expect(relay.cuts()).toBe(1);
+      expect(a).toMatchObject({ kind: "go", attempt: 1 });
+      expect(b).toMatchObject({ kind: "go", attempt: 1 });
+      const rows = await new SqlRequestLog(store.db).query({});
+      expect(rows.map((r) => [r.url, r.outcome]).sort()).toEqual([
+        ["https://www.a.gov/one", "in-flight"],
+        ["https://www.b.gov/two", "in-flight"],
+      ]);
+      // The id given back is the row's: its completion is written on it.
+      if (a.kind !== "go") throw new Error(a.kind);
+      expect(await journal.complete(a.id, ME, done(T0 + 100))).toBe(true);
+    } finally {
+      await store.close();
+      await relay.close();
+    }
+  });
+
+  it("P27: a lone admission whose COMMIT the server made but whose answer was lost is admitted, not failed (its row and lease would otherwise be left for the next request to that site to read as interrupted)", async () => {
+    const { store, relay } = await relayedStore();
+    try {
+      const journal = new SqlJournal(store.db);
+      relay.arm("reply-lost");
+      const a = await journal.admit(intent("https://www.a.gov/one"), ME, T0);
+      expect(relay.cuts()).toBe(1);
+      expect(a).toMatchObject({ kind: "go", attempt: 1 });
+      if (a.kind !== "go") throw new Error(a.kind);
+      expect(await journal.complete(a.id, ME, done(T0 + 100))).toBe(true);
+      // The site's lease was let go with that end: the next request to it goes, and no row
+      // is interrupted.
+      const next = await journal.admit(intent("https://www.a.gov/two"), ME, T0 + 5000);
+      expect(next).toMatchObject({ kind: "go", startedAt: T0 + 5000 });
+      const rows = await new SqlRequestLog(store.db).query({});
+      expect(rows.filter((r) => r.outcome === "interrupted")).toEqual([]);
+      expect(rows).toHaveLength(2);
+    } finally {
+      await store.close();
+      await relay.close();
+    }
+  });
+
+  it("P27: a COMMIT that never reached the server is not taken as made: a lone admission fails with nothing stored, a batch's admissions are written again each alone, one row each", async () => {
+    const { store, relay } = await relayedStore();
+    try {
+      const journal = new SqlJournal(store.db);
+      relay.arm("never-arrived");
+      await expect(journal.admit(intent("https://www.a.gov/one"), ME, T0)).rejects.toThrow();
+      expect(relay.cuts()).toBe(1);
+      expect(await new SqlRequestLog(store.db).query({})).toEqual([]);
+      relay.arm("never-arrived");
+      const [a, b] = await Promise.all([
+        journal.admit(intent("https://www.a.gov/one"), ME, T0 + 10),
+        journal.admit(intent("https://www.b.gov/two"), ME, T0 + 10),
+      ]);
+      expect(relay.cuts()).toBe(2);
+      expect(a).toMatchObject({ kind: "go", attempt: 1 });
+      expect(b).toMatchObject({ kind: "go", attempt: 1 });
+      const rows = await new SqlRequestLog(store.db).query({});
+      expect(rows.map((r) => [r.url, r.outcome]).sort()).toEqual([
+        ["https://www.a.gov/one", "in-flight"],
+        ["https://www.b.gov/two", "in-flight"],
+      ]);
+    } finally {
+      await store.close();
+      await relay.close();
+    }
+  });
+});
+
+function done(endedAt: number): Completion {
+  return { endedAt, status: 200, outcome: "ok", bytes: 10, final: true, closedEarly: false };
+}
