@@ -374,6 +374,32 @@ describe("a finished night run again with catalog files that cannot be used (tes
     expect(s.requests.length).toBe(before);
   });
 
+  it("P13, P1: a night refused before it asks anything (it introduces itself otherwise) with a typo and --or-stored-catalog still names its files' problem, and says nothing was asked, not that it ran the sources", async () => {
+    const s = await twoFeeds();
+    const catalog = catalogOf(join(dir, "refused.yaml"), s.origin);
+    const data = join(dir, "refused-data");
+    const first = await nightCli(catalog, data, "2026-11-05");
+    expect(first.code, first.stderr).toBe(0);
+    mistype(catalog, s.origin);
+    const before = s.requests.length;
+    const other = "public-records-check/0.1 (+mailto:someone-else@example.org)";
+    const refused = await nightCli(catalog, data, "2026-11-05", [
+      ...["--or-stored-catalog", "--user-agent", other],
+    ]);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain("night 2026-11-05 already introduces itself as");
+    // The operator mending the User-Agent learns of the files' problem in the same run.
+    expect(refused.stderr).toContain(
+      "night 2026-11-05: nothing was asked in it by this run, which ended before it could ask anything; its catalog files could not be used (--or-stored-catalog): catalog has 1 problem:",
+    );
+    expect(refused.stderr).toContain(`${catalog}:5:`);
+    expect(refused.stderr).not.toContain("so it ran");
+    expect(s.requests.length).toBe(before);
+    expect((await statusNights(data)).map((n) => [n.night, n.catalogNote])).toEqual([
+      ["2026-11-05", null],
+    ]);
+  });
+
   it("P13: a finished night run again with a typo and --or-stored-catalog that still has a source to ask (imported since it finished) runs it and says so", async () => {
     const s = await twoFeeds();
     const catalog = catalogOf(join(dir, "finished-more.yaml"), s.origin, "a");

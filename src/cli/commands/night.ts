@@ -273,6 +273,11 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
    * note, so it is not said to have run the sources the store last imported.
    */
   let sayCatalogNote: ((plan: { works: boolean; finishedAt?: number }) => void) | undefined;
+  /**
+   * Says the files' problem when the run ends before its plan is known (refused: another
+   * User-Agent; the store failing; a stop): nothing was asked, and the operator still learns of it.
+   */
+  let sayCatalogUnplanned: (() => void) | undefined;
   /** Whether this process joins a night another live process runs (its sources in use). */
   let joining = false;
   /** Whether it runs only the sources in use its files list unchanged (their import refused). */
@@ -600,15 +605,25 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
               : `${SUBSET_NOTE} ${countOf(sources.length, "source")} in use that they list unchanged: ${problem}`;
           catalogNote = note;
           const thisNight = night;
-          sayCatalogNote = (plan) => {
-            // P13: a finished night with nothing left to ask (every source done) asks nothing,
-            // the canary included, and keeps its history as it ran (no note kept either).
-            const said =
-              !plan.works && plan.finishedAt !== undefined
-                ? `night ${thisNight} had already finished (at ${clockText(plan.finishedAt, thisNight)} New York) with nothing left to ask, so nothing was asked in it and its history is kept as it ran; its catalog files could not be used (--or-stored-catalog): ${problem}`
-                : `night ${thisNight}: ${note} (--or-stored-catalog; \`nor status\` shows it with the night)`;
+          let saidOnce = false;
+          const say = (said: string) => {
+            saidOnce = true;
             if (tty) stderr().write(`${by}: ${said}\n`);
             else log.warn({ catalogProblem: problem }, said);
+          };
+          sayCatalogNote = (plan) =>
+            // P13: a finished night with nothing left to ask (every source done) asks nothing,
+            // the canary included, and keeps its history as it ran (no note kept either).
+            say(
+              !plan.works && plan.finishedAt !== undefined
+                ? `night ${thisNight} had already finished (at ${clockText(plan.finishedAt, thisNight)} New York) with nothing left to ask, so nothing was asked in it and its history is kept as it ran; its catalog files could not be used (--or-stored-catalog): ${problem}`
+                : `night ${thisNight}: ${note} (--or-stored-catalog; \`nor status\` shows it with the night)`,
+            );
+          sayCatalogUnplanned = () => {
+            if (!saidOnce)
+              say(
+                `night ${thisNight}: nothing was asked in it by this run, which ended before it could ask anything; its catalog files could not be used (--or-stored-catalog): ${problem}`,
+              );
           };
         }
         read = undefined; // the entries are the store's from here on: let these go
@@ -661,6 +676,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       void w.ended.then(died);
     }
   } catch (err) {
+    sayCatalogUnplanned?.();
     stopWorkers();
     unregister();
     await store.close();
@@ -759,6 +775,10 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       // not a failure of the night. Any other error is said as ever.
       if (!stop.signal.aborted || !isTheStop(err, stop.signal.reason)) throw err;
       summary = { stopped: true } as typeof summary;
+    } finally {
+      // Ended before its plan was known (refused, failed, stopped): the files' problem is
+      // still said, with nothing said to have run (it asked nothing).
+      sayCatalogUnplanned?.();
     }
     const ends = await Promise.all(children.map((w) => w.ended));
     if (workerRefused !== undefined)
