@@ -76,7 +76,7 @@ export function backfillJson(
     const failing: string[] = [];
     if (b.failedNights)
       failing.push(
-        `it answered with something else than the page ${b.failedNights} night${b.failedNights === 1 ? "" : "s"} running (given up at ${BACKFILL_MISSES})`,
+        `it was not read as the page ${b.failedNights} night${b.failedNights === 1 ? "" : "s"} running (${b.lastMiss ? `last: ${b.lastMiss}` : "not allowed, or answered with something else"}; given up at ${BACKFILL_MISSES})`,
       );
     if (b.unansweredNights)
       failing.push(

@@ -510,6 +510,7 @@ function sameBackfill(a: BackfillState, b: BackfillState | undefined): boolean {
     a.pagesRead === b.pagesRead &&
     (a.misses ?? 0) === (b.misses ?? 0) &&
     (a.failedNights ?? 0) === (b.failedNights ?? 0) &&
+    a.lastMiss === b.lastMiss &&
     (a.unansweredNights ?? 0) === (b.unansweredNights ?? 0) &&
     a.ended?.why === b.ended?.why &&
     JSON.stringify(a.cursor) === JSON.stringify(b.cursor)
@@ -619,13 +620,21 @@ function failedNight(
       ended: {
         why: "gave-up",
         url: failed,
-        reason: `${unanswered ? "no answer" : "not the page"} ${nights + 1} nights running (last: ${o.kind}${o.reason ? `, ${o.reason}` : o.status ? `, HTTP ${o.status}` : ""})`,
+        reason: `${unanswered ? "no answer" : "not the page"} ${nights + 1} nights running (last: ${missWords(o)})`,
       },
     };
   const next: BackfillState = { ...state, ...(cursor ? { cursor } : {}) };
   if (unanswered) next.unansweredNights = nights + 1;
-  else next.failedNights = nights + 1;
+  else {
+    next.failedNights = nights + 1;
+    next.lastMiss = missWords(o);
+  }
   return next;
+}
+
+/** What a night's failed outcome met, in a few words: its kind, and its reason or status. */
+function missWords(o: NightOutcome): string {
+  return `${o.kind}${o.reason ? `, ${o.reason}` : o.status ? `, HTTP ${o.status}` : ""}`;
 }
 
 /** A backfill that is done, and why (P7). */
@@ -657,6 +666,7 @@ async function runBackfill(
     // given up after the nights it was asked (P7), a pause between or not.
     if (before?.misses) off.misses = before.misses;
     if (before?.failedNights) off.failedNights = before.failedNights;
+    if (before?.failedNights && before.lastMiss) off.lastMiss = before.lastMiss;
     if (before?.unansweredNights) off.unansweredNights = before.unansweredNights;
     return { state: off };
   }
@@ -812,6 +822,7 @@ async function runBackfill(
     }
     // The page answered: a run of nights it failed is over.
     delete state.failedNights;
+    delete state.lastMiss;
     delete state.unansweredNights;
     const ids = idsOf(r.extraction.records);
     if (ids !== undefined && (ids === lastIds || ids === firstIds))
@@ -840,6 +851,7 @@ async function runBackfill(
       cursor: next,
       ...(state.misses ? { misses: state.misses } : {}),
       ...(state.failedNights ? { failedNights: state.failedNights } : {}),
+      ...(state.failedNights && state.lastMiss ? { lastMiss: state.lastMiss } : {}),
       ...(state.unansweredNights ? { unansweredNights: state.unansweredNights } : {}),
     },
   };

@@ -156,6 +156,12 @@ export interface BackfillState {
    */
   failedNights?: number;
   /**
+   * What the last of those nights met, in words (`robots-disallowed`, `error, HTTP 400`, …), so
+   * that what is said of the run does not claim the site answered when robots.txt kept the
+   * page unasked. Kept with the cursor, absent in rows written before it was kept.
+   */
+  lastMiss?: string;
+  /**
    * Nights in a row on which the cursor's page, asked, got no answer about itself (a time-out, a
    * connection refused or cut, a 5xx: `NightOutcome.unanswered`): not the page's end, asked again
    * the next night, until BACKFILL_UNANSWERED_NIGHTS such nights, when the backfill gives up.

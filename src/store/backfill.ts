@@ -20,6 +20,7 @@ interface BackfillRow {
 interface CursorCounts {
   misses?: number;
   failedNights?: number;
+  lastMiss?: string;
   unansweredNights?: number;
 }
 
@@ -30,12 +31,13 @@ export function backfillOfRow(
 ): BackfillState {
   const state: BackfillState = { done: Number(b.done) === 1, pagesRead: Number(b.pages_read) };
   if (b.cursor) {
-    const { misses, failedNights, unansweredNights, ...cursor } = JSON.parse(
+    const { misses, failedNights, lastMiss, unansweredNights, ...cursor } = JSON.parse(
       b.cursor,
     ) as PageRequest & CursorCounts;
     state.cursor = cursor;
     if (typeof misses === "number" && misses > 0) state.misses = misses;
     if (typeof failedNights === "number" && failedNights > 0) state.failedNights = failedNights;
+    if (typeof lastMiss === "string" && state.failedNights) state.lastMiss = lastMiss;
     if (typeof unansweredNights === "number" && unansweredNights > 0)
       state.unansweredNights = unansweredNights;
   }
@@ -58,6 +60,7 @@ export function cursorJson(b: BackfillState): string | null {
     ...b.cursor,
     ...(b.misses ? { misses: b.misses } : {}),
     ...(b.failedNights ? { failedNights: b.failedNights } : {}),
+    ...(b.failedNights && b.lastMiss ? { lastMiss: b.lastMiss } : {}),
     ...(b.unansweredNights ? { unansweredNights: b.unansweredNights } : {}),
   });
 }

@@ -4,12 +4,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Clock } from "../../src/clock.js";
 import { requestKey } from "../../src/net/journal.js";
 import { MIN_ADMIT_AHEAD_MS } from "../../src/net/steps/site-gate.js";
+import { backfillText } from "../../src/night/backfill-words.js";
 import { checkSource } from "../../src/night/check-source.js";
 import type { ValidatorStore, WayReader } from "../../src/night/reader.js";
 import type { BackfillState, SourceHistory } from "../../src/night/types.js";
 import { BACKFILL_MISSES, BACKFILL_UNANSWERED_NIGHTS } from "../../src/policy/constants.js";
 import { originOf, siteOf } from "../../src/policy/site.js";
 import type { Source } from "../../src/sources/catalog/types.js";
+import { backfillOfRow, cursorJson } from "../../src/store/backfill.js";
 import { type Harness, harness } from "../fleet/harness.js";
 
 /**
@@ -257,7 +259,13 @@ describe("P7: an older page that gets no answer is no miss", () => {
       history({ done: false, pagesRead: 4, cursor }),
     );
     expect(s.paths).not.toContain("/older");
-    expect(r.backfill).toEqual({ done: false, pagesRead: 4, cursor, failedNights: 1 });
+    expect(r.backfill).toEqual({
+      done: false,
+      pagesRead: 4,
+      cursor,
+      failedNights: 1,
+      lastMiss: expect.stringContaining("user-info"),
+    });
   });
   it("P7: an older page that answers redirects without end (too many redirects) answered with something that is not the page: a night of BACKFILL_MISSES, not of no answer (the net's outcome says which, never its words)", async () => {
     h = await harness({ realTime: true, gapMs: 20 });
@@ -274,7 +282,13 @@ describe("P7: an older page that gets no answer is no miss", () => {
       sourceAt(`${s.origin}/list`),
       history({ done: false, pagesRead: 4, cursor }),
     );
-    expect(r.backfill).toEqual({ done: false, pagesRead: 4, cursor, failedNights: 1 });
+    expect(r.backfill).toEqual({
+      done: false,
+      pagesRead: 4,
+      cursor,
+      failedNights: 1,
+      lastMiss: "error, too many redirects",
+    });
   });
 });
 
@@ -435,5 +449,40 @@ describe("P7: an older page not sent is no answer", () => {
     expect(third.hits("/robots.txt")).toHaveLength(0);
     expect(r.outcome.kind).toBe("ok");
     expect(r.backfill ?? before).toEqual(before);
+  });
+});
+
+describe("what is said of an older page robots.txt keeps unasked", () => {
+  it("P7, P17: a next page robots.txt disallows is never asked, counts as a night it was not read, and is said so: not that the site answered", async () => {
+    h = await harness({ realTime: true, gapMs: 20 });
+    const s = await server((req, res) => {
+      if (req.url === "/robots.txt")
+        return void res.writeHead(200).end("User-agent: *\nDisallow: /private\n");
+      if (req.url === "/list") return void res.writeHead(200).end(`one|${s.origin}/private/p2`);
+      res.writeHead(200).end("two|");
+    });
+    const ctx = { fetcher: h.fetcher(), clock: h.clock, reader, validators };
+    const r = await checkSource(
+      ctx,
+      sourceAt(`${s.origin}/list`),
+      history({ done: false, pagesRead: 0 }),
+    );
+    expect(s.paths).not.toContain("/private/p2");
+    expect(r.backfill).toMatchObject({ done: false, failedNights: 1 });
+    const said = backfillText(r.backfill, "bf");
+    expect(said).not.toMatch(/answered/);
+    expect(said).toContain(
+      `it was not read as the page 1 night running (last: ${r.backfill?.lastMiss}`,
+    );
+    expect(r.backfill?.lastMiss).toMatch(/robots/);
+    // Kept with the cursor in the store, so a later command says the same.
+    expect(
+      backfillOfRow({
+        done: 0,
+        cursor: cursorJson(r.backfill as BackfillState),
+        pages_read: 0,
+        ended: null,
+      } as never),
+    ).toMatchObject({ failedNights: 1, lastMiss: r.backfill?.lastMiss });
   });
 });
