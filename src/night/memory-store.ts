@@ -377,12 +377,12 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     return { url: read.url, key: read.key, records: read.records, allStored };
   }
 
-  async closedSites(night: string): Promise<Set<string>> {
-    const out = new Set<string>();
+  async closedSites(night: string): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
     for (const [id, list] of this.outcomes) {
       const site = this.sources.get(id)?.site;
-      if (site && list.some((o) => o.night === night && o.outcome.kind === "refused"))
-        out.add(site);
+      const no = list.find((o) => o.night === night && o.outcome.kind === "refused");
+      if (site && no && !out.has(site)) out.set(site, no.outcome.reason ?? "");
     }
     return out;
   }

@@ -12,6 +12,15 @@ import type { NightOutcome } from "./types.js";
 /** P21: what a source behind a closed lane is told. */
 export const SITE_CLOSED_REASON = "site said no earlier tonight";
 
+/**
+ * A source not asked because its site said no earlier tonight, with what the site said
+ * (`HTTP 403`, `HTTP 429 (retry-after-too-long)`, a vendor's page): the source that got the no
+ * itself, run again after a crash, is told by it too (P21, P23).
+ */
+export function siteClosedReason(said: string | undefined): string {
+  return said ? `${SITE_CLOSED_REASON}: ${said}` : SITE_CLOSED_REASON;
+}
+
 /** P13: the words of a source the deadline stopped before anything was asked of its page. */
 export const TIME_LIMIT_PASSED = "the night's time limit passed";
 
@@ -32,7 +41,7 @@ export function failureOutcome(
       // says so; else the site's own no earlier tonight (P21).
       return isOwnersRequest(o.reason)
         ? { kind: "left-alone", reason: o.reason, url: o.url }
-        : { kind: "refused", reason: SITE_CLOSED_REASON, url: o.url };
+        : { kind: "refused", reason: siteClosedReason(o.reason), url: o.url };
     case "site-down":
       // Its site was down earlier tonight (a 5xx after its retries): not asked, not a no
       // (P21); it goes first next night as any source not reached does (P13).

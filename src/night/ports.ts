@@ -51,8 +51,11 @@ export interface NightStore {
    * `already` when another worker committed this source tonight first (nothing is written).
    */
   commit(night: string, result: SourceResult): Promise<Committed>;
-  /** P21: sites that said no earlier tonight (before a restart), which stay closed. */
-  closedSites(night: string): Promise<Set<string>>;
+  /**
+   * P21: sites that said no earlier tonight (before a restart), which stay closed, each with
+   * what it said.
+   */
+  closedSites(night: string): Promise<Map<string, string>>;
   /**
    * A site's lane tonight, leased to one worker at a time (several `nor night` processes on
    * one store share a night this way). True when `holder` now holds it: it was free (never

@@ -21,7 +21,7 @@ import { type Lane, type PlannedSource, type PlanSource, planLanes } from "./lan
 import {
   cutShortOutcome,
   failureOutcome,
-  SITE_CLOSED_REASON,
+  siteClosedReason,
   TIME_LIMIT_PASSED,
 } from "./outcome.js";
 import { checkConcurrency, runPool } from "./pool.js";
@@ -398,7 +398,7 @@ export async function runNight(
       } else if (closed.has(lane.site)) {
         result = {
           sourceId: source.id,
-          outcome: { kind: "refused", reason: SITE_CLOSED_REASON },
+          outcome: { kind: "refused", reason: siteClosedReason(closed.get(lane.site)) },
           records: [],
           validators: [],
           flags: [],

@@ -306,13 +306,13 @@ export class SqlNightStore implements NightStore, ValidatorStore {
   }
 
   /** Keyed by the site that said no (a redirect target, an alternate's site), as the journal keeps it. */
-  async closedSites(night: string): Promise<Set<string>> {
+  async closedSites(night: string): Promise<Map<string, string>> {
     const rows = await this.#db
       .selectFrom("site_state")
-      .select("site")
+      .select(["site", "closed_reason"])
       .where("closed_night", "=", night)
       .execute();
-    return new Set(rows.map((r) => r.site));
+    return new Map(rows.map((r) => [r.site, r.closed_reason ?? ""]));
   }
 
   async claimLane(night: string, site: string, holder: string, now: number): Promise<boolean> {

@@ -91,7 +91,9 @@ describe("the flag rules (P24), in virtual time", () => {
         expect(o?.kind).toBe("refused");
         return o?.reason;
       });
-      expect(reasons.filter((r) => r === "site said no earlier tonight")).toHaveLength(1);
+      expect(
+        reasons.filter((r) => r === "site said no earlier tonight: http block: status 403"),
+      ).toHaveLength(1);
     }
     for (const id of ["no.org/0", "no.org/1"])
       expect(n.flags(id)).toEqual([{ kind: "no-three-nights", night: addDays(FIRST, 2) }]);

@@ -174,7 +174,10 @@ describe("the night, simulated (real scheduler, real fetcher, virtual time)", ()
     expect(outcomes[0]?.kind).toBe("refused");
     expect(outcomes[0]?.status).toBe(403);
     for (const o of outcomes.slice(1))
-      expect(o).toMatchObject({ kind: "refused", reason: SITE_CLOSED_REASON });
+      expect(o).toMatchObject({
+        kind: "refused",
+        reason: `${SITE_CLOSED_REASON}: http block: status 403`,
+      });
     expect(
       sim.catalog.sources
         .filter((s) => s.id.startsWith("ok.org/"))
