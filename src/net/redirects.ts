@@ -1,9 +1,13 @@
 import { MAX_URL_LENGTH } from "../policy/constants.js";
+import { requestCredentialProblem } from "../policy/credentials.js";
 import type { Method } from "./types.js";
 
 /**
- * P3: only plain public http(s) URLs are requested. A URL with user-info (`user:pw@host`)
- * is refused outright, never sent with the credentials stripped.
+ * P3: only plain public http(s) URLs are requested. A URL with user-info (`user:pw@host`), or
+ * with a credential parameter in its query (`?access_token=…`, `?api_key=…`, `?password=…`:
+ * policy/credentials.ts, the catalog's rule), is refused outright, never sent with the
+ * credentials stripped, whoever built it: the catalog, a redirect's Location, a list's next
+ * link, a form, a robots.txt redirect.
  *
  * P18, P27: the URL that passes is the one normal form of the request, used byte for byte by
  * robots.txt, on the wire and in the log (see normaliseUrl).
@@ -18,12 +22,8 @@ export function checkUrl(raw: string): { ok: true; url: URL } | { ok: false; rea
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     return { ok: false, reason: `not an http(s) URL: ${raw}` };
   }
-  if (url.username !== "" || url.password !== "") {
-    return {
-      ok: false,
-      reason: `URL carries user-info (credentials are never sent, P3): ${url.host}`,
-    };
-  }
+  const credential = requestCredentialProblem(url);
+  if (credential !== undefined) return { ok: false, reason: credential };
   const normal = normalForm(url);
   // When in doubt, do not send: a form the URL parser would not keep as it is is refused.
   let again: URL | undefined;
@@ -52,7 +52,7 @@ export function checkUrl(raw: string): { ok: true; url: URL } | { ok: false; rea
  * `/records`), and percent-encoding normalised as RFC 3986 §6.2.2.1 and §6.2.2.2 allow:
  * upper-case hex digits, and escapes of unreserved characters decoded (`%7e` is `~`). Other
  * escapes, reserved characters and a `%` that starts no escape are left as written.
- * Undefined for a URL that is not http(s) or carries user-info (see checkUrl).
+ * Undefined for a URL that is not http(s) or carries credentials (see checkUrl).
  */
 export function normaliseUrl(raw: string): string | undefined {
   const checked = checkUrl(raw);

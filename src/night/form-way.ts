@@ -8,7 +8,12 @@
 import type { Fetcher } from "../net/types.js";
 import { type FormSpec, formSpec } from "../sources/catalog/schema.js";
 import type { WayIn } from "../sources/catalog/types.js";
-import { buildFormRequest, nextPagerRequest, pagerRequestAgain } from "../sources/extract/form.js";
+import {
+  buildFormRequest,
+  NotSubmitted,
+  nextPagerRequest,
+  pagerRequestAgain,
+} from "../sources/extract/form.js";
 import { failureOutcome } from "./outcome.js";
 import type { ValidatorStore } from "./reader.js";
 import { fetchOrCopy } from "./stored-copy.js";
@@ -70,6 +75,10 @@ export async function openFormWay(
     return { kind: "request", req };
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
+    // P3: a sign-in form, or one that would send a credential, is never submitted: the checker's
+    // own refusal, nothing asked (no row, no request sent), said as an error with its why.
+    if (err instanceof NotSubmitted)
+      return { kind: "failed", outcome: { kind: "error", reason, url: page.url } };
     return { kind: "failed", outcome: { kind: "extract-error", reason, url: page.url } };
   }
 }

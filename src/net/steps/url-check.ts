@@ -1,11 +1,17 @@
+import { requestCredentialProblem } from "../../policy/credentials.js";
 import { siteOf } from "../../policy/site.js";
 import { final, type Step } from "../pipeline.js";
 import { checkUrl } from "../redirects.js";
 
 /**
  * P3: only plain public http(s) URLs, in their one normal form (what robots.txt judges, the
- * request line carries and the log records, P18, P27); a URL with user-info is refused, never
- * sent stripped. A body goes only with POST (P5). This request's site is the one its source's
+ * request line carries and the log records, P18, P27); a URL with user-info or a credential
+ * parameter in its query is refused, never sent stripped, and so is a body that carries a
+ * credential field (a form's hidden api_key, a password; policy/credentials.ts, the catalog's
+ * rule) or that cannot be read for one. Whatever built the request (the catalog, a next link, a
+ * form, a recheck), nothing leaves without this check: refused here, it is never admitted, so
+ * it has no row in the request log and is no request sent; its outcome says why, naming the
+ * parameter, never its value. A body goes only with POST (P5). This request's site is the one its source's
  * cookies go back to (P22). Redirect hops get the same check from `resolveLocation`. The
  * address guard is not here: it runs in the transport's connector (transport-undici.ts), the
  * one place that sees the address actually connected to.
@@ -14,6 +20,12 @@ export const urlCheck: () => Step = () => (next) => async (call) => {
   const checked = checkUrl(call.url);
   if (!checked.ok)
     return final({ kind: "error", url: call.url, status: null, reason: checked.reason });
+  const credential =
+    call.body !== undefined
+      ? requestCredentialProblem(checked.url, call.body, call.contentType)
+      : undefined;
+  if (credential !== undefined)
+    return final({ kind: "error", url: call.url, status: null, reason: credential });
   if (call.body !== undefined && call.method !== "POST") {
     return final({
       kind: "error",

@@ -5,24 +5,8 @@
  * refused even where the schema would only say "unknown key".
  */
 import { isMap, isPair, isScalar, isSeq, type Node } from "yaml";
+import { isCredentialParam } from "../../policy/credentials.js";
 import type { CatalogProblem, Located, PathKey } from "./problems.js";
-
-/** Query parameter names that carry a secret (compared case-insensitively). */
-export const CREDENTIAL_PARAMS: ReadonlySet<string> = new Set([
-  "key",
-  "apikey",
-  "api_key",
-  "api-key",
-  "token",
-  "access_token",
-  "auth_token",
-  "password",
-  "passwd",
-  "secret",
-  "client_secret",
-  "sig",
-  "signature",
-]);
 
 /** Keys that mean "send a header" or "sign in" (P3 never sends them). */
 const CREDENTIAL_KEY =
@@ -30,7 +14,12 @@ const CREDENTIAL_KEY =
 
 const AUTH_VALUE = /^\s*(bearer|basic|digest|token)\s+\S{8,}/i;
 
-/** Why a URL-looking string is refused, or undefined when it is fine. */
+/**
+ * Why a URL-looking string is refused, or undefined when it is fine. Its credential query
+ * parameters are the one rule's (policy/credentials.ts `isCredentialParam`), the one the fetch
+ * pipeline holds every request to whatever built it; the catalog is stricter with what is
+ * written in it: such a parameter is refused there even with no value.
+ */
 export function urlCredentialProblem(value: string): string | undefined {
   const s = value.trim();
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(s) && !s.startsWith("//")) return undefined;
@@ -53,7 +42,7 @@ export function urlCredentialProblem(value: string): string | undefined {
   if (at >= 0)
     return `URL carries user-info (${JSON.stringify(authority.slice(0, at + 1))}, empty, which the URL parser drops); the checker never signs in (P3)`;
   for (const name of u.searchParams.keys()) {
-    if (CREDENTIAL_PARAMS.has(name.toLowerCase()))
+    if (isCredentialParam(name))
       return `URL carries the credential query parameter "${name}"; the checker never sends keys or tokens (P3)`;
   }
   return undefined;

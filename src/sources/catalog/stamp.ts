@@ -39,7 +39,8 @@ const EXT = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
  * The importer's code outside src/sources (relative to src/): every module the catalog's
  * loading and import reach, for what they write depends on it (policy/constants.ts holds
  * the default `backfill.pagesPerNight`, policy/zone.ts and zone-names.ts which timezones pass,
- * policy/site.ts and mapped-ipv4.ts which hosts pass and their sites).
+ * policy/site.ts and mapped-ipv4.ts which hosts pass and their sites, policy/credentials.ts
+ * which query parameters are credentials).
  * test/sources/catalog-stamp.test.ts follows the imports and holds this list to them.
  */
 const IMPORTER_BESIDE = [
@@ -58,6 +59,7 @@ const IMPORTER_BESIDE = [
   "policy/site",
   "policy/mapped-ipv4",
   "policy/body-text",
+  "policy/credentials",
   "cjs",
   "errors",
   "code-files",

@@ -9,6 +9,7 @@
  */
 import type { CheerioAPI } from "cheerio";
 import { bodyEncoding, decodeBody, encodingName, formUrlencoded } from "../../policy/body-text.js";
+import { credentialEntry } from "../../policy/credentials.js";
 import type { FormSpec } from "../catalog/schema.js";
 import { load, TooCostlyToParse } from "./cheerio-load.js";
 import { fillDateTemplates } from "./form-dates.js";
@@ -64,6 +65,37 @@ export function formEntries($: CheerioAPI, form: Form): [string, string][] {
     out.push([name, c.attr("value") ?? (type === "checkbox" || type === "radio" ? "on" : "")]);
   });
   return out;
+}
+
+/**
+ * P3: a form the checker never submits, and why: a sign-in form (one with a password input,
+ * whatever its value, disabled or not: a visitor signs in with it, and the checker never signs
+ * in), or one whose entries would send a credential (a field named as the catalog's credential
+ * parameters, an `api_key` or a `token`, with a value: policy/credentials.ts, the rule the fetch
+ * pipeline holds every request to). Names the field, never its value.
+ */
+export class NotSubmitted extends Error {
+  override name = "NotSubmitted";
+}
+
+function notSubmittable(
+  $: CheerioAPI,
+  form: Form,
+  entries: [string, string][],
+  pageUrl: string,
+): string | undefined {
+  const password = form.find("input").filter((_, el) => {
+    const type = ($(el).attr("type") ?? "").trim().toLowerCase();
+    return type === "password";
+  });
+  if (password.length > 0) {
+    const name = password.first().attr("name");
+    return `the form at ${pageUrl} is a sign-in form (it has a password input${name ? ` ${JSON.stringify(name)}` : ""}): the checker never signs in and never sends a password (P3), so it was not submitted`;
+  }
+  const credential = credentialEntry(entries);
+  return credential === undefined
+    ? undefined
+    : `the form at ${pageUrl} would send the credential field ${JSON.stringify(credential)} with a value: the checker never sends keys, tokens or passwords (P3), so it was not submitted`;
 }
 
 /** Sets a field, replacing an existing entry in place or appending a new one. */
@@ -140,6 +172,8 @@ export function buildFormRequest(
     setEntry(entries, spec.submit, button.attr("value") ?? button.text().trim());
     formaction = button.attr("formaction");
   }
+  const refused = notSubmittable($, form, entries, pageUrl);
+  if (refused !== undefined) throw new NotSubmitted(refused);
   const action = formTarget(form.attr("action"), pageUrl, documentBase($, pageUrl), formaction);
   if (action === undefined)
     throw new Error(
@@ -260,6 +294,15 @@ function pagerRequest(
   const entries = formEntries($, form);
   setEntry(entries, "__EVENTTARGET", hit.target);
   setEntry(entries, "__EVENTARGUMENT", hit.argument);
+  // P3: a pager whose form is a sign-in form, or would send a credential, turns no page: the
+  // list, as far as the checker reads it, ends there (as at a next link off the list).
+  try {
+    const refused = notSubmittable($, form, entries, pageUrl);
+    if (refused !== undefined) throw new NotSubmitted(refused);
+  } catch (err) {
+    if (err instanceof NotSubmitted) return undefined;
+    throw err;
+  }
   // A pager whose form is sent nowhere a browser would send it turns no page.
   const action = formTarget(form.attr("action"), pageUrl, documentBase($, pageUrl));
   return action === undefined ? undefined : toRequest(action, form, "POST", entries, encoding);

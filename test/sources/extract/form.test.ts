@@ -1,7 +1,11 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { FormSpec } from "../../../src/sources/catalog/schema.js";
-import { buildFormRequest, nextPagerRequest } from "../../../src/sources/extract/form.js";
+import {
+  buildFormRequest,
+  NotSubmitted,
+  nextPagerRequest,
+} from "../../../src/sources/extract/form.js";
 import { fillDateTemplates } from "../../../src/sources/extract/form-dates.js";
 
 const accela = new Uint8Array(
@@ -150,5 +154,51 @@ describe("P5: where a browser sends the form (HTML §4.10.21.3)", () => {
     expect(build(html, { fields: {}, submit: "go" }).url).toBe(
       "https://city.example.gov/real/results.aspx",
     );
+  });
+});
+
+describe("P3: forms that would sign in or send a credential are never submitted", () => {
+  const page = "https://records.example.gov/search";
+  const form = (controls: string) =>
+    enc(
+      `<form method="post" action="/search"><input type="hidden" name="__VIEWSTATE" value="abc">${controls}<input type="text" name="from"></form>`,
+    );
+  it.each([
+    [
+      '<input type="password" name="pw" value="hunter2">',
+      'sign-in form (it has a password input "pw")',
+    ],
+    ['<input type="PASSWORD" name="login$pass" disabled>', "sign-in form"],
+    ['<input type="hidden" name="api_key" value="SECRETKEY123">', 'credential field "api_key"'],
+    [
+      '<input type="hidden" name="Access-Token" value="SECRETKEY123">',
+      'credential field "Access-Token"',
+    ],
+  ])("P3: %s: refused, saying why, never its value", (controls, why) => {
+    const build = () => buildFormRequest(form(controls), page, { fields: {} }, NOW);
+    expect(build).toThrow(NotSubmitted);
+    expect(build).toThrow(why);
+    expect(build).not.toThrow("hunter2");
+    expect(build).not.toThrow("SECRETKEY123");
+  });
+
+  it("P3: a credential field the recipe fills in is refused too; an empty one sends nothing and is sent", () => {
+    expect(() => buildFormRequest(form(""), page, { fields: { key: "bids" } }, NOW)).toThrow(
+      'credential field "key"',
+    );
+    const ok = buildFormRequest(
+      form('<input type="hidden" name="token" value="">'),
+      page,
+      { fields: {} },
+      NOW,
+    );
+    expect(ok.body).toBe("__VIEWSTATE=abc&token=&from=");
+  });
+
+  it("P3, P5: a result page whose form is a sign-in form turns no page", () => {
+    const results = `<form method="post" action="/search"><input type="hidden" name="__VIEWSTATE" value="p1"><input type="password" name="pw"><a href="javascript:__doPostBack('gv','Page$2')">2</a></form>`;
+    expect(nextPagerRequest(enc(results), page, { fields: {} }, 1)).toBeUndefined();
+    const open = results.replace('<input type="password" name="pw">', "");
+    expect(nextPagerRequest(enc(open), page, { fields: {} }, 1)?.method).toBe("POST");
   });
 });
