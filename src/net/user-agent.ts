@@ -1,5 +1,6 @@
 import { ConfigError } from "../errors.js";
 import { DEFAULT_USER_AGENT, PRODUCT_TOKEN } from "../policy/constants.js";
+import { productNamedIn } from "../policy/ua-contact.js";
 
 /**
  * P1: the User-Agent is configurable only so the operator can put their own contact in it.
@@ -10,7 +11,12 @@ import { DEFAULT_USER_AGENT, PRODUCT_TOKEN } from "../policy/constants.js";
  * where <version> is numbers separated by dots and <contact> is `mailto:<address>` or an
  * `https:` URL, and nothing else: no second product, no second comment (RFC 9110 §10.1.5
  * product and comment). So no setting can add a browser's or another crawler's name as a
- * product, and the product token site owners write robots.txt rules for comes first.
+ * product, and the product token site owners write robots.txt rules for comes first. Nor in the
+ * contact: one that names a browser, its engine, another crawler or an HTTP client
+ * (`+https://googlebot.com/Chrome/120.0`, `+mailto:googlebot@google.com`:
+ * policy/ua-contact.ts productNamedIn) is refused, naming the word. Every User-Agent the
+ * checker takes (`--user-agent`, NOR_USER_AGENT, for `nor night`, its workers, `nor start`,
+ * `nor serve`, `nor discover`, and every fetcher's options) is read here.
  */
 export const USER_AGENT_FORM = `${PRODUCT_TOKEN}/<version> (+mailto:<address>) or ${PRODUCT_TOKEN}/<version> (+https://<page>)`;
 
@@ -55,6 +61,12 @@ export function validateUserAgent(ua: string | undefined): string {
     throw new ConfigError(
       `user agent ${shown} is refused (P1): it must be exactly ${USER_AGENT_FORM}, ` +
         `with nothing before or after, for example "${DEFAULT_USER_AGENT}"`,
+    );
+  }
+  const product = productNamedIn(m[2]!);
+  if (product !== undefined) {
+    throw new ConfigError(
+      `user agent ${shown} is refused (P1): its contact names ${JSON.stringify(product)}, a browser's or another product's name; the User-Agent is ${PRODUCT_TOKEN}'s alone, with the operator's own address or page as its contact (${USER_AGENT_FORM})`,
     );
   }
   return value;

@@ -72,6 +72,36 @@ describe("the operator's User-Agent", () => {
     expect(site.requests).toEqual([]);
   }, 120_000);
 
+  it("P1: a contact that names a browser or another crawler (googlebot, Chrome) is refused, naming the word, before any request is sent: by --user-agent and NOR_USER_AGENT alike", async () => {
+    for (const [ua, word] of [
+      ["public-records-check/0.1 (+https://googlebot.com/Chrome/120.0)", "googlebot"],
+      ["public-records-check/0.1 (+mailto:googlebot@google.com)", "googlebot"],
+      ["public-records-check/0.1 (+https://example.org/Mozilla/5.0)", "Mozilla"],
+    ] as const) {
+      const args = [...night, "--catalog", catalog, "--data", join(dir, "named")];
+      for (const r of [
+        await nor([...args, "--user-agent", ua]),
+        await nor(args, { NOR_USER_AGENT: ua }),
+      ]) {
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain(`names "${word}"`);
+        expect(r.stderr).toContain("P1");
+      }
+    }
+    const start = await nor([
+      "start",
+      "--data",
+      join(dir, "named-start"),
+      "--catalog",
+      catalog,
+      "--user-agent",
+      "public-records-check/0.1 (+mailto:ops@bingbot.example.org)",
+    ]);
+    expect(start.code).toBe(2);
+    expect(start.stderr).toContain('names "bingbot"');
+    expect(site.requests).toEqual([]);
+  }, 120_000);
+
   it("P1, P2: the operator's contact goes out on every request, and the site-owner page shows that same value", async () => {
     const r = await nor([...night, "--catalog", catalog, "--data", join(dir, "good")], {
       NOR_USER_AGENT: OPERATOR_UA,

@@ -77,4 +77,49 @@ describe("the User-Agent grammar (P1)", () => {
       `must be exactly public-records-check/<version> (+mailto:<address>) or public-records-check/<version> (+https://<page>), with nothing before or after, for example "${DEFAULT_USER_AGENT}"`,
     );
   });
+
+  // P1: the contact is the operator's, never a browser's or another product's name (an outside
+  // tester: the grammar alone let these through).
+  const named: [string, string][] = [
+    ["public-records-check/0.1 (+https://googlebot.com/Chrome/120.0)", "googlebot"],
+    ["public-records-check/0.1 (+mailto:googlebot@google.com)", "googlebot"],
+    ["public-records-check/0.1 (+https://example.org/Mozilla)", "Mozilla"],
+    ["public-records-check/0.1 (+https://example.org/chrome)", "chrome"],
+    ["public-records-check/0.1 (+mailto:Safari@example.org)", "Safari"],
+    ["public-records-check/0.1 (+https://example.org/AppleWebKit/537.36)", "AppleWebKit"],
+    ["public-records-check/0.1 (+https://gecko.example.org)", "gecko"],
+    ["public-records-check/0.1 (+https://example.org/firefox-fans)", "firefox"],
+    ["public-records-check/0.1 (+https://example.org/Edg/120)", "Edg"],
+    ["public-records-check/0.1 (+mailto:edge@example.org)", "edge"],
+    ["public-records-check/0.1 (+https://example.org/OPR)", "OPR"],
+    ["public-records-check/0.1 (+https://opera.example.org)", "opera"],
+    ["public-records-check/0.1 (+https://example.org/MSIE)", "MSIE"],
+    ["public-records-check/0.1 (+https://example.org/Trident/7.0)", "Trident"],
+    ["public-records-check/0.1 (+mailto:ops@bingbot.example.org)", "bingbot"],
+    ["public-records-check/0.1 (+https://example.org/slurp)", "slurp"],
+    ["public-records-check/0.1 (+https://duckduckbot.example.org)", "duckduckbot"],
+    ["public-records-check/0.1 (+https://example.org/Baiduspider)", "Baiduspider"],
+    ["public-records-check/0.1 (+https://example.org/YandexBot)", "YandexBot"],
+    ["public-records-check/0.1 (+https://example.org/facebookexternalhit)", "facebookexternalhit"],
+    ["public-records-check/0.1 (+https://example.org/curl)", "curl"],
+    ["public-records-check/0.1 (+mailto:wget@example.org)", "wget"],
+    ["public-records-check/0.1 (+https://example.org/python-requests)", "python-requests"],
+    ["public-records-check/0.1 (+https://scrapy.example.org)", "scrapy"],
+    ["public-records-check/0.1 (+https://example.org/HeadlessChrome)", "HeadlessChrome"],
+  ];
+  it.each(named)("P1: %j is refused, naming %j", (ua, word) => {
+    expect(() => validateUserAgent(ua)).toThrow(ConfigError);
+    expect(() => validateUserAgent(ua)).toThrow(`"${word}"`);
+  });
+
+  // Whole words, where a short product name is part of everyday words and names.
+  const everyday = [
+    "public-records-check/0.1 (+mailto:records@knowledge-edgewater.example.org)",
+    "public-records-check/0.1 (+mailto:cooperative.operator@example.org)",
+    "public-records-check/0.1 (+https://monochrome.example.org/curly-hedge)",
+    "public-records-check/0.1 (+https://example.org/tridents/pledge)",
+  ];
+  it.each(everyday)("P1: %j is accepted (no product named in it)", (ua) => {
+    expect(validateUserAgent(ua)).toBe(ua);
+  });
 });
