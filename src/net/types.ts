@@ -72,6 +72,11 @@ export interface FetchedResponse {
   body: Uint8Array;
   /** Redirect chain, first request first, this response's URL last. */
   chain: string[];
+  /**
+   * P11: the chain has at least one hop and every one was a permanent redirect (301, 308):
+   * the page now lives at `url` (net/steps/redirects.ts).
+   */
+  movedPermanently?: true;
 }
 
 export type FetchOutcome =

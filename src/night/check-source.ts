@@ -14,7 +14,7 @@ import {
 import { siteOf } from "../policy/site.js";
 import type { Source, WayIn } from "../sources/catalog/types.js";
 import type { ExtractedRecord, Extraction } from "../sources/record.js";
-import { endsTheSource, failureOutcome } from "./outcome.js";
+import { endsTheSource, failureOutcome, SITE_CLOSED_REASON } from "./outcome.js";
 import { pageKey, pageKeyOf } from "./page-key.js";
 import {
   isGenericForm,
@@ -28,6 +28,8 @@ import {
 import {
   type BackfillEnd,
   type BackfillState,
+  type MoveChange,
+  type Moved,
   type NightOutcome,
   NO_OUTCOMES,
   NOT_JUDGED_OUTCOMES,
@@ -35,8 +37,9 @@ import {
   type SourceHistory,
   type SourceResult,
   type WayChoice,
+  type WayUsed,
 } from "./types.js";
-import { skipped, wayUsed } from "./way-choice.js";
+import { skipped, wayUsed, whySkipped } from "./way-choice.js";
 
 export interface CheckContext {
   fetcher: Fetcher;
@@ -58,6 +61,8 @@ export interface CheckContext {
  */
 interface FirstPage {
   countKnown: boolean;
+  /** P11: the last answer the fetcher gave for the page (whether it moved permanently). */
+  seen?: { outcome?: FetchOutcome };
 }
 
 /**
@@ -217,6 +222,7 @@ async function readOne(
     freq.validatorsFor = (url) => ctx.validators.get(url);
   }
   let o: FetchOutcome = await ctx.fetcher.fetch(freq);
+  if (first?.seen) first.seen.outcome = o;
   if (o.kind === "not-modified") {
     const u = await unchanged(ctx, way, o.url, sourceId, first);
     if (u !== "lost") return u;
@@ -225,6 +231,7 @@ async function readOne(
     delete freq.validators;
     delete freq.validatorsFor;
     o = await ctx.fetcher.fetch(freq);
+    if (first?.seen) first.seen.outcome = o;
     if (o.kind === "not-modified") return { kind: "unchanged", url: o.url };
   }
   if (o.kind !== "ok") return { kind: "failed", outcome: failureOutcome(o) };
@@ -376,7 +383,9 @@ export async function checkSource(
   // P4: the way that gave tonight's answer, and every better one passed over with its why.
   const choice: WayChoice = { skipped: [] };
   // P4: the first way that opened but showed no records, while a later way was left to ask.
-  let empty: { outcome: NightOutcome; way: WayIn; at: number; pageRead?: PageRead } | undefined;
+  let empty: { outcome: NightOutcome; used: WayUsed; at: number; pageRead?: PageRead } | undefined;
+  // P11: the catalog URLs that moved permanently tonight, or whose remembered target failed.
+  const moves: MoveChange[] = [];
 
   const ways = waysInOrder(source);
   for (const [n, way] of ways.entries()) {
@@ -399,20 +408,40 @@ export async function checkSource(
       req = opened.req;
       purpose = "form";
     }
+    // P11: a plain GET of the catalog's own URL that answered a permanent redirect on an
+    // earlier night is asked where it moved (its robots.txt, validators and gap as for any URL).
+    const plain =
+      purpose === "page" &&
+      (req.method ?? "GET") === "GET" &&
+      req.body === undefined &&
+      req.url === way.url;
+    const moved = plain ? history.moved?.find((m) => m.from === way.url) : undefined;
+    if (moved) req = { ...req, url: moved.to };
+    const used = (): WayUsed => {
+      const u = wayUsed(way);
+      if (moved) u.asked = moved.to;
+      return u;
+    };
+    const seen: { outcome?: FetchOutcome } = {};
     const r = await readOne(ctx, way, req, purpose, source.id, true, {
       countKnown: !backfillNeedsPage1(source, history),
+      seen,
     });
+    if (plain) {
+      const change = moveOf(way.url, moved, r, seen.outcome);
+      if (change) moves.push(change);
+    }
     if (r.kind === "failed") {
       first ??= r.outcome;
       if (endsTheSource(r.outcome.kind)) {
         outcome = r.outcome;
-        choice.used = wayUsed(way);
+        choice.used = used();
         break;
       }
       choice.skipped.push(skipped(way, r.outcome));
       continue; // P4: the next way in, if this one is disallowed or does not work
     }
-    choice.used = wayUsed(way);
+    choice.used = used();
     if (r.kind === "same") {
       // Its read is kept as it was (the same key, the same records): nothing to write again.
       knownRecords = r.knownRecords;
@@ -454,7 +483,12 @@ export async function checkSource(
     // or list works (P11: nothing more is asked of a source whose way answered).
     const notThisWay = r.kind !== "same" && r.extraction?.notThisWay === true;
     if (notThisWay && records.length === 0 && n < ways.length - 1) {
-      empty ??= { outcome, way, at: choice.skipped.length, ...(pageRead ? { pageRead } : {}) };
+      empty ??= {
+        outcome,
+        used: used(),
+        at: choice.skipped.length,
+        ...(pageRead ? { pageRead } : {}),
+      };
       choice.skipped.push(skipped(way, outcome));
       outcome = undefined;
       pageRead = undefined;
@@ -473,7 +507,7 @@ export async function checkSource(
   if (outcome === undefined && empty !== undefined) {
     // No later way showed records, nor said no: the way that opened is the night's answer.
     outcome = empty.outcome;
-    choice.used = wayUsed(empty.way);
+    choice.used = empty.used;
     choice.skipped.splice(empty.at, 1);
     pageRead = empty.pageRead;
   }
@@ -499,7 +533,53 @@ export async function checkSource(
   }
   if (knownRecords > 0) result.knownRecords = knownRecords;
   if (pageRead) result.pageRead = pageRead;
+  // P11: a move kept for a URL the catalog no longer lists for the source is forgotten.
+  const urls = new Set(ways.map((w) => w.url));
+  for (const m of history.moved ?? [])
+    if (!urls.has(m.from) && !moves.some((c) => c.from === m.from))
+      moves.push({ kind: "forget", from: m.from, to: m.to, why: "no longer the catalog's URL" });
+  if (moves.length > 0) result.moves = moves;
   return result;
+}
+
+/**
+ * P11: what tonight's answer changes of a catalog URL's move. Asked at the catalog's URL
+ * (`moved` undefined): a page read after permanent redirects only (every hop 301 or 308) is
+ * remembered where it answered. Asked at a remembered target: one that fails (gone, refused,
+ * disallowed, an error after retries, …) or now redirects elsewhere is forgotten, so the next
+ * night asks the catalog's URL again (never both in one night: at most one request more, once).
+ * A night that says nothing of the page (not reached, cut short, the checker offline, never
+ * sent, robots.txt unreadable, its site's no earlier tonight) changes nothing; nor does a page
+ * that opens but cannot be read (its address answered).
+ */
+function moveOf(
+  from: string,
+  moved: Moved | undefined,
+  r: Read,
+  o: FetchOutcome | undefined,
+): MoveChange | undefined {
+  if (moved === undefined) {
+    if (r.kind === "failed" || o === undefined) return undefined;
+    if ((o.kind !== "ok" && o.kind !== "not-modified") || o.movedPermanently !== true)
+      return undefined;
+    return o.url !== from ? { kind: "remember", from, to: o.url } : undefined;
+  }
+  const forget = (why: string): MoveChange => ({ kind: "forget", from, to: moved.to, why });
+  if (r.kind === "failed") {
+    const f = r.outcome;
+    // Not asked at all (robots.txt unreadable tonight, P20; its site's no earlier tonight, P21;
+    // the deadline), or asked and read but not understood: nothing said of where the page is.
+    const notAsked =
+      NOT_JUDGED_OUTCOMES.has(f.kind) ||
+      f.notSent === true ||
+      f.kind === "robots-unavailable" ||
+      (f.kind === "refused" && f.reason === SITE_CLOSED_REASON);
+    if (notAsked || f.kind === "extract-error") return undefined;
+    return forget(whySkipped(f));
+  }
+  if ((o?.kind === "ok" || o?.kind === "not-modified") && o.chain.length > 1)
+    return forget(`redirects elsewhere now (to ${o.url})`);
+  return undefined;
 }
 
 /** Whether two backfill states say the same (done, pages read, misses, where it goes on from). */

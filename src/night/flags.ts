@@ -79,5 +79,16 @@ export function flagsFor(result: SourceResult, history: SourceHistory): RaisedFl
       detail: `its older pages gave up on ${end.url ?? "a page"}${end.reason ? ` (${end.reason})` : ""}; \`nor backfill restart ${result.sourceId}\` asks it again`,
     });
   }
+  // P11: a catalog URL that moved permanently tonight (remembered: asked at its new address
+  // from now on) is for a person, who updates the catalog. Raised the night the move is first
+  // seen, never again while it is remembered (the store keeps one open flag of a kind).
+  for (const m of result.moves ?? []) {
+    if (m.kind !== "remember") continue;
+    flags.push({
+      kind: "moved",
+      detail: `${m.from} has moved permanently (301/308) to ${m.to}: the checker asks it there from now on; update the catalog's url`,
+    });
+    break;
+  }
   return flags;
 }

@@ -23,6 +23,7 @@ import type {
 import type { KnownPageRead, PageRead, ValidatorStore } from "./reader.js";
 import {
   type BackfillState,
+  type Moved,
   type NightOutcome,
   NOT_CHECKED_OUTCOMES,
   NOT_JUDGED_OUTCOMES,
@@ -60,6 +61,8 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     [];
   readonly validators = new Map<string, { etag?: string; lastModified?: string }>();
   readonly backfill = new Map<string, BackfillState>();
+  /** P11: each source's catalog URLs that moved permanently, by the catalog URL. */
+  readonly moves = new Map<string, Map<string, Moved>>();
   /** `source url` -> the first page as last read in full (its records are in `records`). */
   readonly pageReads = new Map<string, PageRead & { night: string }>();
 
@@ -174,6 +177,9 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       if (lastChecked) h.lastDurationMs = lastChecked.durationMs;
       const bf = this.backfill.get(id);
       if (bf) h.backfill = bf;
+      const moved = this.moves.get(id);
+      if (moved && moved.size > 0)
+        h.moved = [...moved.values()].sort((a, b) => (a.from < b.from ? -1 : 1));
       out.set(id, h);
     }
     return out;
@@ -361,6 +367,13 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
         ids: [...r.pageRead.ids],
         night,
       });
+    // P11: as the SQL store, a move remembered or forgotten with the night it was seen.
+    for (const m of r.moves ?? []) {
+      const mine = this.moves.get(r.sourceId) ?? new Map<string, Moved>();
+      this.moves.set(r.sourceId, mine);
+      if (m.kind === "forget") mine.delete(m.from);
+      else mine.set(m.from, { from: m.from, to: m.to, night });
+    }
     for (const f of r.flags) {
       const open = this.flags.some((x) => x.open && x.source === r.sourceId && x.kind === f.kind);
       if (!open)

@@ -204,7 +204,12 @@ export type FlagKind =
   | "robots-disallows"
   | "answers-again"
   /** P7: its backfill gave up on an older page tonight (`nor backfill restart` asks it again). */
-  | "backfill-gave-up";
+  | "backfill-gave-up"
+  /**
+   * P11: its catalog URL answered a permanent redirect (301, 308) to a page that was read:
+   * the night asks the page there from now on; the catalog should be updated.
+   */
+  | "moved";
 
 export interface RaisedFlag {
   kind: FlagKind;
@@ -216,6 +221,11 @@ export interface WayUsed {
   access: Access;
   platform?: string;
   url: string;
+  /**
+   * P11: the URL the night asked instead of `url` (the catalog's), which had answered a
+   * permanent redirect there on an earlier night (`SourceHistory.moved`). Absent: `url` itself.
+   */
+  asked?: string;
 }
 
 /** P4: a better way in that was tried first and passed over, and why (shown in `nor status`). */
@@ -253,6 +263,11 @@ export interface SourceResult {
   /** Validators to keep per URL (P12); written with the outcome, never before it. */
   validators: { url: string; etag?: string; lastModified?: string }[];
   backfill?: BackfillState;
+  /**
+   * P11: a catalog URL of the source that moved permanently tonight (remembered, kept with the
+   * outcome), or whose remembered target failed tonight or is no longer the catalog's (forgotten).
+   */
+  moves?: MoveChange[];
   flags: RaisedFlag[];
   startedAt: number;
   endedAt: number;
@@ -274,4 +289,22 @@ export interface SourceHistory {
   backfill?: BackfillState;
   /** Last measured time of its check, ms, for the lane estimate. */
   lastDurationMs?: number;
+  /** P11: its catalog URLs that moved permanently, and where the night asks them instead. */
+  moved?: Moved[];
 }
+
+/**
+ * P11: a source's catalog URL (`from`, a way's URL as the catalog writes it) that answered a
+ * permanent redirect (301, 308, every hop) to `to`, where the page was read on `night`. Kept in
+ * the store by source and `from`, so a catalog that changes the URL leaves it behind.
+ */
+export interface Moved {
+  from: string;
+  to: string;
+  night: string;
+}
+
+/** P11: what a night changes of a source's moves: one remembered, or one forgotten (and why). */
+export type MoveChange =
+  | { kind: "remember"; from: string; to: string }
+  | { kind: "forget"; from: string; to: string; why: string };

@@ -37,8 +37,10 @@ export function skipped(way: WayIn, o: NightOutcome): WaySkipped {
 /** The human "via" column: `feed (api disallowed by robots.txt)`, `-` when nothing was used. */
 export function viaText(choice: WayChoice | undefined): string {
   if (!choice) return "-";
+  // P11: a catalog URL that moved permanently is asked where it moved, said so.
+  const asked = choice.used?.asked ? ` at ${choice.used.asked} (moved permanently)` : "";
   const used = choice.used
-    ? `${choice.used.access}${choice.used.platform ? `/${choice.used.platform}` : ""}`
+    ? `${choice.used.access}${choice.used.platform ? `/${choice.used.platform}` : ""}${asked}`
     : "none";
   if (choice.skipped.length === 0) return used;
   return `${used} (${choice.skipped.map((s) => `${s.access} ${s.why}`).join("; ")})`;

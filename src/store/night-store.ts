@@ -197,6 +197,20 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       if (!h) continue;
       h.backfill = backfillOfRow(b);
     }
+    // P11: the catalog URLs that moved permanently, asked where they moved.
+    const moves = await this.#db
+      .selectFrom("source_moves")
+      .select(["source_id", "from_url", "to_url", "night"])
+      .orderBy("source_id")
+      .orderBy("from_url")
+      .execute();
+    for (const m of moves) {
+      const h = out.get(m.source_id);
+      if (!h) continue;
+      const moved = h.moved ?? [];
+      moved.push({ from: m.from_url, to: m.to_url, night: m.night });
+      h.moved = moved;
+    }
     return out;
   }
 
@@ -276,6 +290,24 @@ export class SqlNightStore implements NightStore, ValidatorStore {
             : null,
           restartsRead: r.backfill.restarted?.count ?? 0,
         });
+      }
+      // P11: a move remembered or forgotten with the night it was seen, never before it.
+      for (const m of r.moves ?? []) {
+        if (m.kind === "forget") {
+          await trx
+            .deleteFrom("source_moves")
+            .where("source_id", "=", r.sourceId)
+            .where("from_url", "=", m.from)
+            .execute();
+          continue;
+        }
+        await trx
+          .insertInto("source_moves")
+          .values({ source_id: r.sourceId, from_url: m.from, to_url: m.to, night })
+          .onConflict((oc) =>
+            oc.columns(["source_id", "from_url"]).doUpdateSet({ to_url: m.to, night }),
+          )
+          .execute();
       }
       for (const f of r.flags) {
         const open = await trx

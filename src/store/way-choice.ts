@@ -27,7 +27,8 @@ function isUsed(v: unknown): v is WayUsed {
   return (
     typeof o["access"] === "string" &&
     typeof o["url"] === "string" &&
-    (o["platform"] === undefined || typeof o["platform"] === "string")
+    (o["platform"] === undefined || typeof o["platform"] === "string") &&
+    (o["asked"] === undefined || typeof o["asked"] === "string")
   );
 }
 

@@ -9,7 +9,8 @@ import { nightCli, rss, writeCatalog } from "./cli-night.js";
 /**
  * Government pages move (http → https, a new CMS path) and the catalog still names the old
  * URL. The validators belong to the page that answered, so the hop to its new URL is asked
- * conditionally (P12) and a 304 there is answered from that page's stored copy (P8).
+ * conditionally (P12) and a 304 there is answered from that page's stored copy (P8). A 301 is
+ * remembered (P11), so the next night asks the new URL directly (moved-permanently.test.ts).
  */
 describe("a page that moved", () => {
   let fleet: Fleet;
@@ -57,7 +58,7 @@ describe("a page that moved", () => {
       ["/robots.txt", null],
       ["/agendas.rss", null],
       ["/feeds/agendas.xml", null],
-      ["/agendas.rss", null],
+      // P11: the 301 is remembered: the next night asks the new URL directly.
       ["/feeds/agendas.xml", '"v7"'],
     ]);
     const db = new Database(join(dir, "nor.db"), { readonly: true });

@@ -92,7 +92,7 @@ describe("the JSON API", () => {
       httpStatus: 403,
     });
     expect(s.nights[1].outcome.way).toEqual({
-      used: { access: "page", platform: null, url: "https://test.example/bids" },
+      used: { access: "page", platform: null, url: "https://test.example/bids", asked: null },
       skipped: [],
     });
     expect(s.newestRecords.map((r: { recordId: string }) => r.recordId)).toEqual([

@@ -30,10 +30,13 @@ export const redirects =
   async (first) => {
     let call = first;
     const chain: string[] = [];
+    // P11: whether every hop so far was a permanent redirect (301, 308).
+    let permanent = true;
     for (let hops = 0; hops <= MAX_REDIRECTS; hops++) {
       const reply = await next(call);
-      if (reply.kind !== "redirect") return reply;
+      if (reply.kind !== "redirect") return chain.length > 0 && permanent ? moved(reply) : reply;
       chain.push(call.url);
+      if (reply.status !== 301 && reply.status !== 308) permanent = false;
       const stop = (reason: string): Reply => ({
         kind: "final",
         outcome: { kind: "error", url: call.url, status: reply.status, reason },
@@ -62,6 +65,18 @@ export const redirects =
     // Unreachable: the loop returns on its last round.
     return final({ kind: "error", url: call.url, status: null, reason: "too many redirects" });
   };
+
+/**
+ * P11: a page or feed read (2xx, 304) at the end of redirects that were all permanent (301,
+ * 308) says so (`movedPermanently`), so the night can remember where the page now is and ask
+ * it there directly. A temporary redirect (302, 303, 307) anywhere in the chain says nothing.
+ */
+function moved(reply: Reply): Reply {
+  if (reply.kind !== "final") return reply;
+  const o = reply.outcome;
+  if (o.kind !== "ok" && o.kind !== "not-modified") return reply;
+  return { ...reply, outcome: { ...o, movedPermanently: true } };
+}
 
 /** What a redirect's Retry-After asks of the hop after it (P15 read for a 3xx). */
 function askedWait(

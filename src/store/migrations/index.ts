@@ -27,6 +27,7 @@ import * as m028 from "./028-record-changed-at.js";
 import * as m029 from "./029-backfill-end.js";
 import * as m030 from "./030-backfill-restart.js";
 import * as m031 from "./031-site-down.js";
+import * as m032 from "./032-source-moves.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -58,6 +59,7 @@ export const migrations: Record<string, Migration> = {
   "029-backfill-end": m029,
   "030-backfill-restart": m030,
   "031-site-down": m031,
+  "032-source-moves": m032,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -155,6 +155,19 @@ export interface BackfillTable {
   restarted_by: string | null;
 }
 
+/**
+ * P11: a source's catalog URL (a way's, as the catalog writes it) that answered a permanent
+ * redirect (301, 308, every hop) to `to_url`, where its page was read on `night`: later nights
+ * ask `to_url` directly. Keyed by the source and the catalog URL, so a catalog that changes the
+ * URL leaves it behind; deleted when the target fails (night/check-source.ts moveOf).
+ */
+export interface SourceMovesTable {
+  source_id: string;
+  from_url: string;
+  to_url: string;
+  night: string;
+}
+
 export type NightTables = {
   night_catalog: NightCatalogTable;
   nights: NightsTable;
@@ -165,4 +178,5 @@ export type NightTables = {
   validators: ValidatorsTable;
   backfill: BackfillTable;
   page_reads: PageReadsTable;
+  source_moves: SourceMovesTable;
 };

@@ -62,6 +62,7 @@ export function outcomeJson(o: Outcome) {
                 access: o.way.used.access,
                 platform: o.way.used.platform ?? null,
                 url: httpUrl(o.way.used.url),
+                asked: o.way.used.asked ? httpUrl(o.way.used.asked) : null,
               }
             : null,
           skipped: o.way.skipped.map((s) => ({

@@ -51,6 +51,12 @@ const WayText: FC<{ way?: WayChoice; night?: string; today: string }> = ({ way, 
         <>
           {way.used.access}
           {way.used.platform ? ` (${way.used.platform})` : ""}: <ExternalLink url={way.used.url} />
+          {way.used.asked ? (
+            <>
+              {" "}
+              (moved permanently: asked at <ExternalLink url={way.used.asked} />)
+            </>
+          ) : null}
         </>
       ) : (
         `none worked${night ? ` the night of ${nightShort(night, today)}` : ""}`
