@@ -88,7 +88,14 @@ const Outcome = z.strictObject({
   way: nul(
     z.strictObject({
       used: nul(
-        z.strictObject({ access: z.string(), platform: nul(z.string()), url: nul(httpUrl) }),
+        z.strictObject({
+          access: z.string(),
+          platform: nul(z.string()),
+          url: nul(httpUrl),
+          asked: nul(httpUrl).describe(
+            "P11: the URL the night asked instead of `url`, which had moved permanently there (301 or 308)",
+          ),
+        }),
       ),
       skipped: z.array(z.strictObject({ access: z.string(), url: nul(httpUrl), why: z.string() })),
     }),
