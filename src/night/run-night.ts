@@ -18,12 +18,7 @@ import { type CheckContext, checkSource } from "./check-source.js";
 import type { DurableSummary } from "./durable-window.js";
 import { flagsFor } from "./flags.js";
 import { type Lane, type PlannedSource, type PlanSource, planLanes } from "./lanes.js";
-import {
-  cutShortOutcome,
-  failureOutcome,
-  siteClosedReason,
-  TIME_LIMIT_PASSED,
-} from "./outcome.js";
+import { cutShortOutcome, failureOutcome, siteClosedReason, TIME_LIMIT_PASSED } from "./outcome.js";
 import { checkConcurrency, runPool } from "./pool.js";
 import type { NightState, NightStore, SourceNow, TonightHistory } from "./ports.js";
 import type { ValidatorStore, WayReader } from "./reader.js";
