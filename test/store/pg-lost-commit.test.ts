@@ -20,7 +20,7 @@ afterAll(async () => {
   await factory?.cleanup();
 });
 
-type Cut = "reply-lost" | "never-arrived";
+type Cut = "reply-lost" | "never-arrived" | "held";
 
 interface Relay {
   port: number;
@@ -34,15 +34,20 @@ interface Relay {
 async function relayTo(host: string, port: number): Promise<Relay> {
   let armed: Cut | undefined;
   let cuts = 0;
+  const upstreams: import("node:net").Socket[] = [];
   const server: Server = createServer((client) => {
     const upstream = tcpConnect(port, host);
+    upstreams.push(upstream);
     let pending = Buffer.alloc(0);
     let startup = true;
     let cut = false;
+    // "held": only the client's side is cut; the server's session stays open, idle inside its
+    // transaction, as behind a NAT that dropped the connection silently.
+    let held = false;
     const kill = () => {
       cut = true;
       client.destroy();
-      upstream.destroy();
+      if (!held) upstream.destroy();
     };
     client.on("data", (chunk: Buffer) => {
       if (cut) return;
@@ -76,7 +81,8 @@ async function relayTo(host: string, port: number): Promise<Relay> {
           const how = armed;
           armed = undefined;
           cuts++;
-          if (how === "never-arrived") {
+          if (how === "never-arrived" || how === "held") {
+            held = how === "held";
             kill();
             return;
           }
@@ -108,6 +114,7 @@ async function relayTo(host: string, port: number): Promise<Relay> {
     cuts: () => cuts,
     close: () =>
       new Promise<void>((resolve) => {
+        for (const u of upstreams) u.destroy();
         server.close(() => resolve());
         // Open relayed connections end with the pool's.
       }),
@@ -216,6 +223,30 @@ describe.skipIf(!factory)("a COMMIT whose answer is lost (PostgreSQL)", () => {
         ["https://www.a.gov/one", "in-flight"],
         ["https://www.b.gov/two", "in-flight"],
       ]);
+    } finally {
+      await store.close();
+      await relay.close();
+    }
+  });
+});
+
+describe.skipIf(!factory)("a COMMIT cut off while the server's session stays (PostgreSQL)", () => {
+  it("P27, P9: a COMMIT that never arrived, its session left idle inside the transaction with the site's lock, is ended and taken as not made: the admission fails with nothing stored, and the site's next admission is not held up by that session", async () => {
+    const { store, relay } = await relayedStore();
+    try {
+      const journal = new SqlJournal(store.db);
+      relay.arm("held");
+      await expect(journal.admit(intent("https://www.a.gov/one"), ME, T0)).rejects.toThrow();
+      expect(relay.cuts()).toBe(1);
+      expect(await new SqlRequestLog(store.db).query({})).toEqual([]);
+      // The stuck session was ended: nothing of this store is left idle in a transaction.
+      const { sql } = await import("../../src/store/kysely.js");
+      const left = await sql<{ n: string }>`select count(*)::text as n from pg_stat_activity
+        where state like 'idle in transaction%' and datname = current_database()
+          and query ilike '%site_state%'`.execute(store.db);
+      expect(left.rows[0]?.n).toBe("0");
+      const next = await journal.admit(intent("https://www.a.gov/one"), ME, T0 + 10);
+      expect(next).toMatchObject({ kind: "go", attempt: 1 });
     } finally {
       await store.close();
       await relay.close();
