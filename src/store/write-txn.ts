@@ -108,7 +108,8 @@ const FATE_PAUSES_MS = [0, 50, 100, 250, 500, 1000, 2000, 2000, 2000, 2000, 2000
  * in progress, its session is either finishing the COMMIT or sitting idle without it, holding
  * its locks until the server ends it (IDLE_IN_TRANSACTION_MS): that session, found by its
  * backend and transaction both (a pid alone may have been given to another session since), is
- * ended, so the transaction is rolled back unless its COMMIT had arrived, and asked again.
+ * ended, so the transaction is rolled back unless its COMMIT had arrived, and asked again. A
+ * question that fails for another reason than a lost connection is no answer: "unknown".
  */
 async function fateOf(
   db: Db,
@@ -118,22 +119,34 @@ async function fateOf(
   let ended = false;
   for (const pause of FATE_PAUSES_MS) {
     if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
+    let s: string | null | undefined;
     try {
       const r = await sql<{ s: string | null }>`select txid_status(${xid}::bigint) as s`.execute(
         db,
       );
-      const s = r.rows[0]?.s;
-      if (s === "committed" || s === "aborted") return s;
-      if (s !== "in progress") return "unknown";
-      if (!ended) {
+      s = r.rows[0]?.s;
+    } catch (err) {
+      if (connectionLost(err)) continue;
+      // The question failed, not the COMMIT: a server that does not know the transaction (a
+      // standby promoted before it got there: "in the future"), a session refused for another
+      // reason. Nothing is known of it: the lost COMMIT's own error goes up, as before this was
+      // asked (a completion is asked again on a fresh session).
+      return "unknown";
+    }
+    if (s === "committed" || s === "aborted") return s;
+    if (s !== "in progress") return "unknown";
+    if (!ended) {
+      try {
         await sql`select pg_terminate_backend(pid) from pg_stat_activity
           where pid = ${pid} and backend_xid::text = (${xid}::bigint % 4294967296)::text`.execute(
           db,
         );
         ended = true;
+      } catch (err) {
+        // Not this role's to end (pg_terminate_backend's EXECUTE revoked): asked on, the
+        // session perhaps finishing its COMMIT; the server ends it when idle.
+        if (!connectionLost(err)) ended = true;
       }
-    } catch (err) {
-      if (!connectionLost(err)) throw err;
     }
   }
   return "unknown";

@@ -28,19 +28,42 @@ interface Relay {
   arm(how: Cut): void;
   /** COMMITs cut so far. */
   cuts(): number;
+  /**
+   * Statements whose text contains `pattern` are answered by the relay itself with an error of
+   * SQLSTATE `code`, never passed on (as a server answers that no longer knows something);
+   * undefined: passed on again.
+   */
+  answerWithError(e: { pattern: string; code: string; message: string } | undefined): void;
+  /** The server's sides a "held" cut left open, closed now (the server then rolls back). */
+  dropHeld(): void;
   close(): Promise<void>;
 }
 
 async function relayTo(host: string, port: number): Promise<Relay> {
   let armed: Cut | undefined;
   let cuts = 0;
+  let refused: { pattern: string; code: string; message: string } | undefined;
+  /** ErrorResponse, then ReadyForQuery (idle): PostgreSQL's answer to a statement that failed. */
+  const errorAnswer = (e: { code: string; message: string }): Buffer => {
+    const fields = Buffer.concat([
+      Buffer.from(`SERROR\0VERROR\0C${e.code}\0M${e.message}\0`, "utf8"),
+      Buffer.from([0]),
+    ]);
+    const head = Buffer.alloc(5);
+    head[0] = 0x45;
+    head.writeInt32BE(4 + fields.length, 1);
+    return Buffer.concat([head, fields, Buffer.from([0x5a, 0, 0, 0, 5, 0x49])]);
+  };
   const upstreams: import("node:net").Socket[] = [];
+  const heldOpen: import("node:net").Socket[] = [];
   const server: Server = createServer((client) => {
     const upstream = tcpConnect(port, host);
     upstreams.push(upstream);
     let pending = Buffer.alloc(0);
     let startup = true;
     let cut = false;
+    // An extended-protocol statement being answered by the relay: its messages up to Sync.
+    let swallowing: { code: string; message: string } | undefined;
     // "held": only the client's side is cut; the server's session stays open, idle inside its
     // transaction, as behind a NAT that dropped the connection silently.
     let held = false;
@@ -70,6 +93,24 @@ async function relayTo(host: string, port: number): Promise<Relay> {
         if (pending.length < 1 + len) return;
         const msg = pending.subarray(0, 1 + len);
         pending = pending.subarray(1 + len);
+        if (swallowing !== undefined) {
+          // Sync: the end of the statement's messages; the answer is the error and ready.
+          if (msg[0] === 0x53) {
+            client.write(errorAnswer(swallowing));
+            swallowing = undefined;
+          }
+          continue;
+        }
+        if (
+          refused !== undefined &&
+          (msg[0] === 0x50 || msg[0] === 0x51) &&
+          msg.subarray(5).toString("utf8").includes(refused.pattern)
+        ) {
+          // Parse: answered at its Sync; a simple Query: at once.
+          if (msg[0] === 0x50) swallowing = refused;
+          else client.write(errorAnswer(refused));
+          continue;
+        }
         const isCommit =
           msg[0] === 0x51 &&
           msg
@@ -83,6 +124,7 @@ async function relayTo(host: string, port: number): Promise<Relay> {
           cuts++;
           if (how === "never-arrived" || how === "held") {
             held = how === "held";
+            if (held) heldOpen.push(upstream);
             kill();
             return;
           }
@@ -112,6 +154,12 @@ async function relayTo(host: string, port: number): Promise<Relay> {
       armed = how;
     },
     cuts: () => cuts,
+    answerWithError: (e) => {
+      refused = e;
+    },
+    dropHeld: () => {
+      for (const u of heldOpen.splice(0)) u.destroy();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const u of upstreams) u.destroy();
@@ -230,7 +278,75 @@ describe.skipIf(!factory)("a COMMIT whose answer is lost (PostgreSQL)", () => {
   });
 });
 
+describe.skipIf(!factory)("a lost COMMIT whose fate cannot be asked (PostgreSQL)", () => {
+  it("P27, P15: a completion whose COMMIT was lost, asked after on a server that no longer knows its transaction (failed over: 'transaction ID … is in the future'), is asked again on a fresh session as before, and written: the question's own failure is no answer about the COMMIT", async () => {
+    const { store, relay } = await relayedStore();
+    try {
+      const journal = new SqlJournal(store.db);
+      const a = await journal.admit(intent("https://www.a.gov/one"), ME, T0);
+      if (a.kind !== "go") throw new Error(a.kind);
+      relay.answerWithError({
+        pattern: "txid_status",
+        code: "22023",
+        message: "transaction ID 1234 is in the future",
+      });
+      relay.arm("never-arrived");
+      expect(await journal.complete(a.id, ME, done(T0 + 100))).toBe(true);
+      expect(relay.cuts()).toBe(1);
+      relay.answerWithError(undefined);
+      const rows = await new SqlRequestLog(store.db).query({});
+      expect(rows.map((r) => [r.url, r.outcome, r.status])).toEqual([
+        ["https://www.a.gov/one", "ok", 200],
+      ]);
+    } finally {
+      await store.close();
+      await relay.close();
+    }
+  });
+});
+
 describe.skipIf(!factory)("a COMMIT cut off while the server's session stays (PostgreSQL)", () => {
+  it("P27, P15: a completion whose stuck session this role may not end (pg_terminate_backend refused) is asked again on a fresh session once its fate is not known, and written when that session goes: the refusal is no answer about the COMMIT", async () => {
+    const { store, relay } = await relayedStore();
+    try {
+      const journal = new SqlJournal(store.db);
+      const a = await journal.admit(intent("https://www.a.gov/one"), ME, T0);
+      if (a.kind !== "go") throw new Error(a.kind);
+      relay.answerWithError({
+        pattern: "pg_terminate_backend",
+        code: "42501",
+        message: "permission denied for function pg_terminate_backend",
+      });
+      relay.arm("held");
+      const completed = journal.complete(a.id, ME, done(T0 + 100)).then(
+        (v) => ({ v }),
+        (e: unknown) => ({ e }),
+      );
+      const { sql } = await import("../../src/store/kysely.js");
+      // Asked again, the completion waits for the row the stuck session holds: that session
+      // is then let go (as the server would once it idled past its bound), and it is written.
+      let settled: { v: boolean } | { e: unknown } | undefined;
+      for (let i = 0; i < 1200 && settled === undefined; i++) {
+        settled = await Promise.race([
+          completed,
+          new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 50)),
+        ]);
+        if (settled !== undefined) break;
+        const waiting = await sql<{ n: string }>`select count(*)::text as n from pg_stat_activity
+          where wait_event_type = 'Lock' and datname = current_database()
+            and query ilike '%request_log%'`.execute(store.db);
+        if (waiting.rows[0]?.n !== "0") relay.dropHeld();
+      }
+      expect(settled).toEqual({ v: true });
+      relay.answerWithError(undefined);
+      const rows = await new SqlRequestLog(store.db).query({});
+      expect(rows.map((r) => [r.url, r.outcome])).toEqual([["https://www.a.gov/one", "ok"]]);
+    } finally {
+      await store.close();
+      await relay.close();
+    }
+  });
+
   it("P27, P9: a COMMIT that never arrived, its session left idle inside the transaction with the site's lock, is ended and taken as not made: the admission fails with nothing stored, and the site's next admission is not held up by that session", async () => {
     const { store, relay } = await relayedStore();
     try {
