@@ -36,6 +36,8 @@ interface Relay {
   answerWithError(e: { pattern: string; code: string; message: string } | undefined): void;
   /** The server's sides a "held" cut left open, closed now (the server then rolls back). */
   dropHeld(): void;
+  /** The local ports of the server's sides "held" cuts left (pg_stat_activity.client_port). */
+  heldPorts(): number[];
   close(): Promise<void>;
 }
 
@@ -56,6 +58,7 @@ async function relayTo(host: string, port: number): Promise<Relay> {
   };
   const upstreams: import("node:net").Socket[] = [];
   const heldOpen: import("node:net").Socket[] = [];
+  const heldPorts: number[] = [];
   const server: Server = createServer((client) => {
     const upstream = tcpConnect(port, host);
     upstreams.push(upstream);
@@ -124,7 +127,10 @@ async function relayTo(host: string, port: number): Promise<Relay> {
           cuts++;
           if (how === "never-arrived" || how === "held") {
             held = how === "held";
-            if (held) heldOpen.push(upstream);
+            if (held) {
+              heldOpen.push(upstream);
+              if (upstream.localPort !== undefined) heldPorts.push(upstream.localPort);
+            }
             kill();
             return;
           }
@@ -160,6 +166,7 @@ async function relayTo(host: string, port: number): Promise<Relay> {
     dropHeld: () => {
       for (const u of heldOpen.splice(0)) u.destroy();
     },
+    heldPorts: () => [...heldPorts],
     close: () =>
       new Promise<void>((resolve) => {
         for (const u of upstreams) u.destroy();
@@ -357,9 +364,10 @@ describe.skipIf(!factory)("a COMMIT cut off while the server's session stays (Po
       expect(await new SqlRequestLog(store.db).query({})).toEqual([]);
       // The stuck session was ended: nothing of this store is left idle in a transaction.
       const { sql } = await import("../../src/store/kysely.js");
+      const ports = relay.heldPorts();
+      expect(ports).toHaveLength(1);
       const left = await sql<{ n: string }>`select count(*)::text as n from pg_stat_activity
-        where state like 'idle in transaction%' and datname = current_database()
-          and query ilike '%site_state%'`.execute(store.db);
+        where state like 'idle in transaction%' and client_port = ${ports[0]}`.execute(store.db);
       expect(left.rows[0]?.n).toBe("0");
       const next = await journal.admit(intent("https://www.a.gov/one"), ME, T0 + 10);
       expect(next).toMatchObject({ kind: "go", attempt: 1 });
