@@ -33,6 +33,7 @@ const EXT = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
 export const READER_POLICY = [
   "body-text",
   "constants",
+  "credentials",
   "html-entities",
   "shown-text",
   "site",
