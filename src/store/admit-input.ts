@@ -17,6 +17,8 @@ export function admitInput(
   holder: string,
   now: number,
   state: { site: SiteFacts; rules: readonly OwnerRule[]; prior: readonly PriorAttempt[] },
+  /** Holders known to live whatever their lease says (PostgreSQL: holder-liveness.ts). */
+  living?: ReadonlySet<string>,
 ): AdmitInput {
   const u = new URL(intent.url);
   return {
@@ -31,7 +33,7 @@ export function admitInput(
     replayAllowed: intent.replayAllowed,
     ...(intent.source !== undefined ? { source: intent.source } : {}),
     ...(intent.aheadMs !== undefined ? { aheadMs: intent.aheadMs } : {}),
-    holderDead: (lease) => holderDead(lease, now),
+    holderDead: (lease) => holderDead(lease, now, living),
   };
 }
 

@@ -26,6 +26,7 @@ import { NorError } from "../errors.js";
 import { LANE_LEASE_MS } from "../policy/constants.js";
 import { ensureDataDir, refuseNotADirectory, storeFileState, why } from "./data-dir.js";
 import { storeWriteRefused } from "./disk-full.js";
+import { HolderLiveness, registerLiveness } from "./holder-liveness.js";
 import { CompiledQuery, Kysely, Migrator, SqliteAdapter, SqliteDialect, sql } from "./kysely.js";
 import { migrationProvider, migrations } from "./migrations/index.js";
 import { noNul } from "./no-nul.js";
@@ -140,6 +141,7 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
   const create = opts.create ?? true;
   let db: Db;
   let sqliteConn: SqliteDatabase.Database | undefined;
+  let liveness: HolderLiveness | undefined;
   if (loc.kind === "sqlite") {
     const file = join(loc.dir, "nor.db");
     // A directory, or an empty file, where the store goes is refused by every command, and
@@ -244,7 +246,18 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     const { default: pg } = await import("pg");
     const pool = heldLocksLetGo(survivingDrops(new pg.Pool({ connectionString: loc.url, max: 4 })));
     db = new Kysely<Database>({ dialect: noNul(new CurrentSchemaPostgresDialect({ pool })) });
+    // P9, P10 across machines: the connection that says this process's lease holders live,
+    // made at the first admission (holder-liveness.ts), ended with the store.
+    liveness = new HolderLiveness(loc.url);
+    registerLiveness(db, liveness);
   }
+  const close = async () => {
+    try {
+      await liveness?.close();
+    } finally {
+      await db.destroy();
+    }
+  };
   // PostgreSQL: keep kysely's own migration tables in the schema the store lives in
   // (search_path). Without this the migrator finds another schema's tables and skips its own.
   const migrationTableSchema =
@@ -266,7 +279,7 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
   // refused, before anything is written (no migrator, no lock, no table made).
   if (opts.readsOnly) {
     await refusePendingMigrations(db, loc, migrationTableSchema);
-    return { db, dialect: loc.kind, close: () => db.destroy() };
+    return { db, dialect: loc.kind, close };
   }
   // An upgrade is said by the command that runs it, as its first migration starts (inside the
   // migrator's lock): a command that waited for another's upgrade finds nothing left and says
@@ -334,7 +347,7 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     const why = `store migration ${failed} failed on ${where}: ${String(error)}`;
     throw new NorError("E_STORE", why, { cause: error });
   }
-  return { db, dialect: loc.kind, close: () => db.destroy() };
+  return { db, dialect: loc.kind, close };
 }
 
 /**

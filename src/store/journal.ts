@@ -31,7 +31,8 @@ import { admitInput, priorAttempt } from "./admit-input.js";
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
 import { GroupCommit } from "./group-commit.js";
-import { holderDead } from "./holder.js";
+import { holderDead, madeHere } from "./holder.js";
+import { heldElsewhere, livenessOf } from "./holder-liveness.js";
 import { fromIso, toIso } from "./iso-time.js";
 import { sql } from "./kysely.js";
 import { chunks } from "./night-records.js";
@@ -53,13 +54,24 @@ export class SqlJournal implements JournalPort {
     this.group = new GroupCommit(db);
   }
 
-  admit(intent: SendIntent, holder: string, at: DecisionTime): Promise<Admitted> {
+  async admit(intent: SendIntent, holder: string, at: DecisionTime): Promise<Admitted> {
+    // PostgreSQL: a holder this process made says it lives (holder-liveness.ts) before its
+    // first lease is taken, so no other machine takes its site over while it lives (P9, P10).
+    const liveness = this.#pg && madeHere(holder) ? livenessOf(this.#db) : undefined;
+    if (liveness !== undefined) await liveness.hold(holder);
     return this.group.run(async (tx) => {
       // The time is read once the write lock is held: the decision is taken at that moment.
       const now = timeOf(at);
       // The site's row, locked, with whether any owner's rule or earlier attempt of this
       // request tonight exists: those are read only when they do (one round trip for most).
       const { site, hasRules, hasPrior, rulesToken } = await this.#siteFacts(tx, intent, now);
+      // Another's lease this host would call dead (run out, its process gone): on PostgreSQL
+      // its holder lives while its liveness lock is held (a process frozen mid-request).
+      const lease = site.lease;
+      const living =
+        this.#pg && lease !== undefined && lease.holder !== holder && holderDead(lease, now)
+          ? await heldElsewhere(tx, [lease.holder])
+          : undefined;
       const rules = hasRules ? await ownerRules(tx, intent.site) : [];
       const priorRows = hasPrior
         ? await tx
@@ -70,19 +82,26 @@ export class SqlJournal implements JournalPort {
             .where("outcome", "!=", "in-flight")
             .execute()
         : [];
-      const input = admitInput(intent, holder, now, {
-        site,
-        rules,
-        prior: priorRows.map((r) =>
-          priorAttempt({
-            final: Number(r.final) === 1,
-            closedEarly: Number(r.closed_early) === 1,
-            outcome: r.outcome,
-            failure: r.failure,
-            retryAt: r.retry_at !== null ? fromIso(r.retry_at, "request_log.retry_at") : undefined,
-          }),
-        ),
-      });
+      const input = admitInput(
+        intent,
+        holder,
+        now,
+        {
+          site,
+          rules,
+          prior: priorRows.map((r) =>
+            priorAttempt({
+              final: Number(r.final) === 1,
+              closedEarly: Number(r.closed_early) === 1,
+              outcome: r.outcome,
+              failure: r.failure,
+              retryAt:
+                r.retry_at !== null ? fromIso(r.retry_at, "request_log.retry_at") : undefined,
+            }),
+          ),
+        },
+        living,
+      );
       const a = admit(input);
       if ((a.kind === "go" || a.kind === "wait") && a.recovered !== undefined) {
         // The holder died mid-request: its row is interrupted, and the gap counts from now.
@@ -370,8 +389,10 @@ export class SqlJournal implements JournalPort {
   /**
    * Rows left in flight by holders that are gone become `interrupted`, so `nor log` tells a
    * crash from a request still running: on this host a process that is gone (`kill -9`), or
-   * whose lease ran out STALE_MS ago (its pid reused by another program); from another host (a worker on one PostgreSQL) a holder whose site lease has run out or
-   * passed to someone else, which is when admission takes its site over too. Run when a
+   * whose lease ran out STALE_MS ago (its pid reused by another program); from another host (a
+   * worker on one PostgreSQL) a holder whose site lease has run out or passed to someone else,
+   * which is when admission takes its site over too. On PostgreSQL a holder whose liveness lock
+   * is still held (holder-liveness.ts: a process frozen mid-request) is not gone. Run when a
    * night starts and when it ends, since past the deadline no admission comes to do it.
    */
   async sweep(now: number): Promise<number> {
@@ -390,17 +411,27 @@ export class SqlJournal implements JournalPort {
       ])
       .where("request_log.outcome", "=", "in-flight")
       .execute();
-    const dead = rows.filter((r) => {
-      if (r.holder === null) return true;
+    const leaseDead = (r: (typeof rows)[number], living?: ReadonlySet<string>) =>
+      r.holder === null ||
       // A lease that passed to someone else (or was let go) means the row's holder was taken
       // over: dead. Otherwise the lease says: another host's until it runs out; this host's
-      // while its process lives, up to STALE_MS past it (a pid another program now has).
-      if (r.leaseHolder !== r.holder || r.leaseUntil === null) return true;
-      return holderDead(
+      // while its process lives, up to STALE_MS past it (a pid another program now has); on
+      // PostgreSQL either lives past that while its liveness lock is held (holder-liveness.ts).
+      r.leaseHolder !== r.holder ||
+      r.leaseUntil === null ||
+      holderDead(
         { holder: r.holder, until: fromIso(r.leaseUntil, "site_state.lease_until") },
         now,
+        living,
       );
-    });
+    let dead = rows.filter((r) => leaseDead(r));
+    if (this.#pg && dead.length > 0) {
+      const asked = dead.flatMap((r) =>
+        r.holder !== null && r.leaseHolder === r.holder && r.leaseUntil !== null ? [r.holder] : [],
+      );
+      const living = await heldElsewhere(this.#db, [...new Set(asked)]);
+      if (living.size > 0) dead = dead.filter((r) => leaseDead(r, living));
+    }
     if (dead.length === 0) return 0;
     // One transaction, retried as a group commit is when PostgreSQL picks it to break a
     // deadlock; each row marked only while still in flight.
