@@ -172,4 +172,39 @@ describe.skipIf(!factory)("another machine's holder frozen past its lease (Postg
       await store.close().catch(() => {});
     }
   });
+  it("P9: a live process whose liveness session the server ended (a restart) makes it again and takes its holders' locks again", async () => {
+    const loc = await (factory as NonNullable<typeof factory>).fresh();
+    if (loc.kind !== "postgres") throw new Error(loc.kind);
+    const alive = new HolderLiveness(loc.url);
+    const admin = new pg.Client({ connectionString: postgresUrl });
+    await admin.connect();
+    const holder = "machine-c:303:cccc";
+    const lockers = async () =>
+      (
+        await admin.query(
+          "select pid from pg_locks where locktype = 'advisory' and granted and classid = $1::int4::oid and objid::int8 = $2::int8 and objsubid = 2",
+          [HOLDER_ALIVE_CLASS, holderKey(holder) >>> 0],
+        )
+      ).rows.map((r: { pid: number }) => r.pid);
+    try {
+      await alive.hold(holder);
+      const [first] = await lockers();
+      expect(first).toBeDefined();
+      await admin.query("select pg_terminate_backend($1)", [first]);
+      let now: number[] = [];
+      for (let i = 0; i < 300; i++) {
+        now = await lockers();
+        if (now.length === 1 && now[0] !== first) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(now).toHaveLength(1);
+      expect(now[0]).not.toBe(first);
+      // Held again, a hold of the same holder answers at once on the new session.
+      await alive.hold(holder);
+      expect(await lockers()).toEqual(now);
+    } finally {
+      await admin.end();
+      await alive.close();
+    }
+  });
 });
