@@ -1,3 +1,4 @@
+import { randomBytes, scryptSync } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,7 +7,6 @@ import { expect } from "vitest";
 import { ManualClock } from "../../src/clock.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import { createApp } from "../../src/web/app.js";
-import { hashPassword } from "../../src/web/console/password.js";
 import { storePasswordHash } from "../../src/web/console/session-store.js";
 import { postgresFactory, postgresUrl } from "../store/stores.js";
 
@@ -17,20 +17,33 @@ export const ORIGIN = "http://localhost";
 const pg = postgresUrl ? postgresFactory(postgresUrl) : undefined;
 
 /**
- * PASSWORD's scrypt hash, made once in this process: each scrypt takes about 0.2 s of CPU
- * (src/web/console/password.ts), and every fixture's store gets the same operator password.
+ * PASSWORD's hash as the fixtures store it: scrypt, in the stored form hashPassword writes
+ * (`scrypt$N$r$p$salt$hash`), at a cost of N = 2^10 instead of hashPassword's 2^15. The cost
+ * travels inside the stored text and verifyPassword uses the stored one (password.ts), so
+ * every sign-in here still runs the console's own check against a stored scrypt hash, at
+ * about 3 ms of CPU instead of about 170 ms (109 sign-ins in the console's files cost the
+ * suite some 18 s of CPU). hashPassword's own cost is held by console-cli.test.ts (the hash
+ * `nor operator set-password` stores) and the app's `console.password` option still hashes
+ * at full cost (browser.test.ts, sign-in-limits.test.ts, console-log.test.ts…).
  */
-let passwordHash: Promise<string> | undefined;
-function hashOf(password: string): Promise<string> {
-  if (password !== PASSWORD) return hashPassword(password);
-  passwordHash ??= hashPassword(PASSWORD);
-  return passwordHash;
+const FIXTURE_COST = { N: 2 ** 10, r: 8, p: 1 } as const;
+const passwordHashes = new Map<string, string>();
+function hashOf(password: string): string {
+  let hash = passwordHashes.get(password);
+  if (hash === undefined) {
+    const salt = randomBytes(16);
+    const key = scryptSync(password.normalize("NFC"), salt, 32, FIXTURE_COST);
+    const { N, r, p } = FIXTURE_COST;
+    hash = ["scrypt", N, r, p, salt.toString("base64url"), key.toString("base64url")].join("$");
+    passwordHashes.set(password, hash);
+  }
+  return hash;
 }
 
 /**
  * A fresh store (SQLite in a temp dir, or a PostgreSQL schema), the app over it, a manual clock.
  * The operator's password is set as `nor operator set-password` sets it, and as `nor serve`
- * finds it: its hash in the store (`{}`: none set). The app's own `console.password` option,
+ * finds it: its scrypt hash in the store (`{}`: none set), at a lower cost (hashOf). The app's own `console.password` option,
  * which hashes the password anew for every app, is held to the same sign-in by
  * console-cli.test.ts, sign-in-limits.test.ts and browser.test.ts.
  */
@@ -39,7 +52,7 @@ export async function consoleFixture(operator: { password?: string } = { passwor
   const store: Store = await openStore(pg ? await pg.fresh() : { kind: "sqlite", dir });
   const clock = new ManualClock(Date.UTC(2026, 10, 5, 14, 0, 0));
   if (operator.password !== undefined)
-    await storePasswordHash(store.db, await hashOf(operator.password), clock.now());
+    await storePasswordHash(store.db, hashOf(operator.password), clock.now());
   const app = createApp({ db: store.db, now: () => clock.now(), console: {} });
   return {
     dir,
