@@ -48,7 +48,7 @@ function counting(db: Db): { db: Db; rows: number[] } {
  */
 describe.each(factories)("the latest capture, one row: $name", (factory) => {
   it("P12: a URL with a year of captures: one row comes back, the latest", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       const all = Array.from({ length: 365 }, (_, n) => capture(n, n % 2 === 0 ? 304 : 200));
       for (let i = 0; i < all.length; i += 50) await insertCaptures(store.db, all.slice(i, i + 50));

@@ -56,7 +56,7 @@ describe("lane claims, one at a time and in a batch", () => {
   });
   for (const f of factories) {
     it(`P9, P13: on ${f.name}, a batch claim takes the free, lapsed, finished and own lanes, never a live worker's`, async () => {
-      const store = await openStore(await f.fresh());
+      const store = await openStore(await f.migrated());
       try {
         await contract(new SqlNightStore(store.db));
       } finally {
@@ -178,7 +178,7 @@ describe("the memory store decides lanes as the SQL store does", () => {
   it("P9: a live holder of this host past its lease keeps its lane, and a late finish by a holder taken over from frees nothing", async () => {
     const f = sqliteFactory();
     try {
-      const s = await openStore(await f.fresh());
+      const s = await openStore(await f.migrated());
       try {
         const inSql = await decisions(new SqlNightStore(s.db));
         expect(inSql).toEqual({ slow: false, taken: false });

@@ -29,7 +29,7 @@ const intent: SendIntent = {
 
 describe.each(factories)("group commit rollback on $name", (factory) => {
   it("P27, P9: an admission whose batch-mate throws is given back only once committed, as the store holds it", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       const journal = new SqlJournal(store.db);
       let t = T0;

@@ -53,7 +53,7 @@ describe.skipIf(!factory)("review 8: nor discover on PostgreSQL with another hos
 
   beforeAll(async () => {
     fleet = await startFleet();
-    store = await openStore(await (factory as NonNullable<typeof factory>).fresh());
+    store = await openStore(await (factory as NonNullable<typeof factory>).migrated());
   });
   afterAll(async () => {
     await store?.close();

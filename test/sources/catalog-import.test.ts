@@ -51,7 +51,7 @@ describe.each(factories)("importCatalog on $name", (factory) => {
   afterAll(() => factory.cleanup());
 
   it("keeps a retired source with its time, un-retires it, and logs every change", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       const c1 = cat(s("a", "https://x.gov/a") + s("b", "https://x.gov/b"));
       const d1 = diffOf(await importCatalog(store.db, c1, origins(c1), T1));
@@ -114,7 +114,7 @@ describe.each(factories)("importCatalog on $name", (factory) => {
   });
 
   it("an import that would retire more than a tenth of the sources is an outcome that names them and writes nothing", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       const all = cat(
         s("a", "https://x.gov/a") + s("b", "https://x.gov/b") + s("c", "https://x.gov/c"),
@@ -159,7 +159,7 @@ describe.each(factories)("importCatalog on $name", (factory) => {
     expect(formatDiff(d1)).toContain("governments: 60 added, 0 changed, 0 retired, 0 un-retired\n");
     expect(formatDiff(d1)).toContain("sources: 600 added, 0 changed, 0 retired, 0 un-retired\n");
     // The same catalog held in memory (as the night holds it) gives the same diff.
-    const mem = await openStore(await factory.fresh());
+    const mem = await openStore(await factory.migrated());
     try {
       const { catalog, origins } = loadCatalogWithFiles([file]);
       expect(diffOf(await importCatalog(mem.db, catalog, origins, T1))).toEqual(d1);
@@ -313,7 +313,7 @@ describe.each(factories)("importCatalog on $name", (factory) => {
   });
 
   it("lists the catalog's leads anew on each import, in catalog order, keeping when each was first listed", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     const withLeads = (leads: string) =>
       parseCatalog(
         `governments:\n  - { id: g, name: G, kind: city }\nsources:\n${s("a", "https://x.gov/a")}leads:\n${leads}`,
@@ -374,7 +374,7 @@ describe.each(factories)("importCatalog on $name", (factory) => {
 describe.each(factories)("the sources a joining night compares (sourcesDiffer) on $name", (f) => {
   afterAll(() => f.cleanup());
   it(`P11: the same sources in another order are no difference; a changed way in, a new or missing source each are, said by id`, async () => {
-    const store = await openStore(await f.fresh());
+    const store = await openStore(await f.migrated());
     try {
       const before = cat(s("a", "https://a.gov/f.rss") + s("b", "https://b.gov/f.rss"));
       diffOf(await importCatalog(store.db, before, origins(before), T1));

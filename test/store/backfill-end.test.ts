@@ -35,7 +35,7 @@ function result(backfill: SourceResult["backfill"]): SourceResult {
 
 describe.each(factories)("a backfill's end, kept and restarted ($name)", (f) => {
   it("P7: a backfill given up is kept with its night, page and why; restarted, it goes on from that page; a second restart changes nothing; an unknown source is said so", async () => {
-    const s = await openStore(await f.fresh());
+    const s = await openStore(await f.migrated());
     try {
       const store = new SqlNightStore(s.db);
       await store.syncSources(
@@ -91,7 +91,7 @@ describe.each(factories)("a backfill's end, kept and restarted ($name)", (f) => 
   });
 
   it("P7: counts kept with the cursor (misses, failed nights, nights without an answer) are read back as written", async () => {
-    const s = await openStore(await f.fresh());
+    const s = await openStore(await f.migrated());
     try {
       const store = new SqlNightStore(s.db);
       await store.syncSources(
@@ -180,7 +180,7 @@ describe.each(factories)("a backfill's end, kept and restarted ($name)", (f) => 
   });
 
   it("P7, P24: a restart clears the source's open backfill-gave-up flag, by the person who restarted, when", async () => {
-    const s = await openStore(await f.fresh());
+    const s = await openStore(await f.migrated());
     try {
       const store = new SqlNightStore(s.db);
       await store.syncSources(

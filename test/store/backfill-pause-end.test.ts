@@ -29,7 +29,7 @@ function result(backfill: BackfillState, at: number): SourceResult {
 
 describe.each(storeFactories())("a pause ended by a night ($name)", (f) => {
   it("P7: a backfill paused off (0 read, no cursor) that the next night ends at its last page is kept ended 'last-page', not said 'off' for ever", async () => {
-    const s = await openStore(await f.fresh());
+    const s = await openStore(await f.migrated());
     try {
       const store = new SqlNightStore(s.db);
       await store.syncSources(

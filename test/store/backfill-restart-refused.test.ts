@@ -88,7 +88,7 @@ async function restarts(db: Db): Promise<number> {
 
 describe.each(storeFactories())("a restart that would change nothing ($name)", (f) => {
   it("P7, P26: a retired source's backfill is not restarted: said retired, nothing changed", async () => {
-    const s = await openStore(await f.fresh());
+    const s = await openStore(await f.migrated());
     try {
       await imported(s.db, 2, null);
       await ended(s.db, "last-page");
@@ -105,7 +105,7 @@ describe.each(storeFactories())("a restart that would change nothing ($name)", (
   });
 
   it("P7: a backfill paused off is not restarted (it goes on by itself once the catalog asks for older pages): said with what the imported catalog asks, nothing changed", async () => {
-    const s = await openStore(await f.fresh());
+    const s = await openStore(await f.migrated());
     try {
       await imported(s.db, 0, null);
       await ended(s.db, "off");

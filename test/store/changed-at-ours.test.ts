@@ -31,7 +31,7 @@ type Row = { id: string; title: string; date?: string; kind?: string };
 type Night = { outcome: "ok" | "unchanged"; rows: Row[]; olderFrom?: number };
 
 async function committed(factory: StoreFactory, nights: readonly Night[]) {
-  const s = await openStore(await factory.fresh());
+  const s = await openStore(await factory.migrated());
   const store = new SqlNightStore(s.db);
   const out: Record<string, { title: string; kind: string | null; changed: string | null }>[] = [];
   try {

@@ -25,7 +25,7 @@ type Row = { id: string; title: string; date?: string; kind?: string };
 
 /** Each night in turn, the list committed; after each, every record's times. */
 async function timesAfter(factory: StoreFactory, nights: readonly Row[][]) {
-  const s = await openStore(await factory.fresh());
+  const s = await openStore(await factory.migrated());
   const store = new SqlNightStore(s.db);
   const out: Record<string, { first: string; changed: string | null }>[] = [];
   try {

@@ -36,7 +36,7 @@ async function firstIdsAfter(
   factory: StoreFactory,
   nights: readonly [url: string, ids: string[], day?: number][],
 ): Promise<Record<string, string | null>[]> {
-  const s = await openStore(await factory.fresh());
+  const s = await openStore(await factory.migrated());
   const store = new SqlNightStore(s.db);
   const out: Record<string, string | null>[] = [];
   try {

@@ -30,7 +30,7 @@ describe.each(factories)("firstKnownNight on $name", (factory) => {
   afterAll(() => factory.cleanup());
 
   it("P25: the store's making (New York date) until a night dated earlier is run, then that night", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       // 02:00 UTC on Nov 21 is still Nov 20 in New York.
       await sql`update kysely_migration set "timestamp" = ${"2026-11-21T02:00:00.000Z"}`.execute(

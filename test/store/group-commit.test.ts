@@ -74,7 +74,7 @@ describe.each(factories)("group commit on $name", (factory) => {
   });
 
   it("a write that throws fails alone: its batch runs again one write at a time, and the rest commits", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       const gc = new GroupCommit(store.db);
       const row = (site: string) =>
@@ -112,7 +112,7 @@ describe.each(factories)("group commit on $name", (factory) => {
   });
 
   it("P9, P10: eight admissions to one site in one batch: one goes, the rest wait for its lease", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       const journal = new SqlJournal(store.db);
       const answers = await Promise.all(

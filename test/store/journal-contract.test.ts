@@ -62,7 +62,7 @@ function intent(url: string, extra: Partial<SendIntent> = {}): SendIntent {
 const sqlMaker = (factory: StoreFactory): Maker => ({
   name: factory.name,
   make: async () => {
-    const store: Store = await openStore(await factory.fresh());
+    const store: Store = await openStore(await factory.migrated());
     return {
       journal: new SqlJournal(store.db),
       rule: async (site, r) => {
@@ -923,7 +923,7 @@ describe.each(makers)("the journal's contract: $name", (m) => {
 
 describe.each(factories)("the journal's sweep: $name", (factory) => {
   it("P27, P13: another host's row in flight is interrupted once its site lease has run out, with no admission after it", async () => {
-    const store: Store = await openStore(await factory.fresh());
+    const store: Store = await openStore(await factory.migrated());
     try {
       const journal = new SqlJournal(store.db);
       // A worker on another machine, sharing this PostgreSQL (or this file), dies mid-request.

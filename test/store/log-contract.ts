@@ -14,7 +14,7 @@ export function logStoreContract(factory: StoreFactory): void {
   describe(`log store contract (${factory.name})`, () => {
     const open: Store[] = [];
     const fresh = async (): Promise<Store> => {
-      const s = await openStore(await factory.fresh());
+      const s = await openStore(await factory.migrated());
       open.push(s);
       return s;
     };

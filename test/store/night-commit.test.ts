@@ -72,7 +72,7 @@ const makers: Maker[] = [
     (f): Maker => ({
       name: f.name,
       make: async () => {
-        const s = await openStore(await f.fresh());
+        const s = await openStore(await f.migrated());
         return { store: new SqlNightStore(s.db), close: () => s.close() };
       },
     }),
@@ -746,7 +746,7 @@ const marking: MarkingMaker[] = [
     (f): MarkingMaker => ({
       name: f.name,
       make: async () => {
-        const s = await openStore(await f.fresh());
+        const s = await openStore(await f.migrated());
         return {
           store: new SqlNightStore(s.db),
           mark: async (reading, night, at) => {

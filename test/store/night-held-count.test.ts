@@ -15,7 +15,7 @@ const at = "2026-12-06T01:00:00.000Z";
 
 describe.each(storeFactories().map((f) => [f.name, f] as const))("%s store", (_name, factory) => {
   it("P13: the night's held sources (the site's wait, the owner's pace) are counted apart from the deadline's, in nor status and the night's summary", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       await store.db
         .insertInto("nights")

@@ -38,7 +38,7 @@ const row = (
 
 describe.each(storeFactories().map((f) => [f.name, f] as const))("%s store", (_name, factory) => {
   it("P27: a catalog source whose id is 'discover' (kebab-case, allowed) has its requests counted; nor discover's are not", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       await store.db
         .insertInto("request_log")
@@ -51,7 +51,7 @@ describe.each(storeFactories().map((f) => [f.name, f] as const))("%s store", (_n
   });
 
   it("P27, P3: a request the checker's own address check refused (blocked-address) left nothing for the site: not counted as sent", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       await store.db
         .insertInto("request_log")
@@ -67,7 +67,7 @@ describe.each(storeFactories().map((f) => [f.name, f] as const))("%s store", (_n
   });
 
   it("P27: the console's night report counts the requests the night's summary counts, site by site", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       await store.db
         .insertInto("nights")
@@ -100,7 +100,7 @@ describe.each(storeFactories().map((f) => [f.name, f] as const))("%s store", (_n
   });
 
   it("P27: a night's requests count those it sent: not a row never sent, nor nor discover's", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       await store.db
         .insertInto("request_log")

@@ -47,7 +47,7 @@ for (const factory of factories) {
     afterAll(() => factory.cleanup());
 
     it("P13: a NUL in a key and a text is written as U+FFFD; a read with the NUL finds it (query, stream, raw sql, transaction)", async () => {
-      const store = await openStore(await factory.fresh());
+      const store = await openStore(await factory.migrated());
       try {
         await store.db.transaction().execute(async (trx) => {
           await trx.insertInto("robots_cache").values(row(ORIGIN, "bad\u0000 byte")).execute();
@@ -99,7 +99,7 @@ for (const factory of factories) {
     });
 
     it("P16, P17: a robots.txt body's NUL is cached as %00, and the cached body gives the fetched body's verdict", async () => {
-      const store = await openStore(await factory.fresh());
+      const store = await openStore(await factory.migrated());
       try {
         const fetched = "User-agent: *\nDisallow: /a\u0000\nDisallow: /b%\u0000x\nAllow: /\n";
         const cache = new SqlRobotsCache(store.db);

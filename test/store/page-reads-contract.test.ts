@@ -52,7 +52,7 @@ const makers: Maker[] = [
     (f): Maker => ({
       name: f.name,
       make: async () => {
-        const s = await openStore(await f.fresh());
+        const s = await openStore(await f.migrated());
         return {
           store: new SqlNightStore(s.db),
           sql: s,
@@ -163,7 +163,7 @@ describe("the check on the 304's path (SQLite)", () => {
 describe.runIf(postgresUrl)("the check on the 304's path (PostgreSQL)", () => {
   it("P8, P12: one statement, the read's ids looked up in the records primary key together, not the source's records hashed", async () => {
     const f = postgresFactory(postgresUrl as string);
-    const s = await openStore(await f.fresh());
+    const s = await openStore(await f.migrated());
     try {
       // A source with 2,000 records, its page listing 20 of them; statistics as a night leaves.
       await sql`insert into records (source_id, record_id, title, first_seen_night, first_seen_at)

@@ -46,7 +46,7 @@ describe.each(factories)("a person's marks and flags on $name", (factory) => {
   afterAll(() => factory.cleanup());
 
   const withStore = async (fn: (db: Db) => Promise<void>) => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       await seed(store.db);
       await fn(store.db);

@@ -22,7 +22,7 @@ describe.each(factories)("prepared queries: $name", (factory) => {
   );
 
   it("compiles to the builder's SQL and parameters, and binds each run's values", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       const { db } = store;
       const args = { url: "http://a.example/x", etag: '"1"', at: "2026-11-05T00:00:00.000Z" };

@@ -35,7 +35,7 @@ const range = (from: number, to: number) => Array.from({ length: to - from }, (_
 
 describe.each(factories)("records of one source, any number ($name)", (factory) => {
   it("P6: 0, 1, 199, 200, 450 (with duplicates) and 1,000 records: each new one counted once", async () => {
-    const s = await openStore(await factory.fresh());
+    const s = await openStore(await factory.migrated());
     try {
       const store = new SqlNightStore(s.db);
       await store.syncSources(

@@ -30,7 +30,7 @@ const result = (records: { id: string; title: string }[], endedAt: number): Sour
 
 describe.each(factories)("records written ($name)", (factory) => {
   it("P6: new ones counted once, one seen before brought up to date (when, kept) and not new again, ids the store keeps as one written once", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       const db = store.db;
       const write = (records: { id: string; title: string }[], at: number) =>

@@ -30,7 +30,7 @@ const docs = (...n: number[]) => n.map((i) => `https://x.gov/files/bid-${i}.pdf`
 
 describe.each(factories)("P6: what is left after a rename ($name)", (factory) => {
   it("P6, P24: a new id with a 'not read' mark of its own (from an earlier life, on another list) is not taken for a rename: nothing moved, the list read under the old id is not silently stopped", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       // b once pointed at another list; a person marked it not read before any night read it
       // ("wrong list"), and it left the catalog.
@@ -92,7 +92,7 @@ describe.each(factories)("P6: what is left after a rename ($name)", (factory) =>
   });
 
   it("P6: a -> b, then a put back beside b and read: every record has its own feed entry id (b's moved records are named by b from then on)", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       await imported(store, feed("a") + OTHER, T1);
       const ns = new SqlNightStore(store.db);
@@ -140,7 +140,7 @@ describe.each(factories)("P6: what is left after a rename ($name)", (factory) =>
   });
 
   it("P6: the renamed old id's per-source feed and pages say it was renamed and link the new id's page, where its records are", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       await imported(store, feed("a") + OTHER, T1);
       const ns = new SqlNightStore(store.db);

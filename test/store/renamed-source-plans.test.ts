@@ -151,7 +151,7 @@ async function fill(db: Awaited<ReturnType<typeof openStore>>["db"]) {
 
 describe.each(factories)("a rename's statements use indexes ($name)", (factory) => {
   it("P6: whether the new id has a history, and each table's rows moved to it, are sought by source, never scanned", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       await fill(store.db);
       const pg = factory.name === "postgres";

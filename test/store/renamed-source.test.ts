@@ -65,7 +65,7 @@ async function publicIds(store: Store) {
 
 describe.each(factories)("a source renamed: its history moved ($name)", (factory) => {
   it("P6, P7: a → b moves a's history to b: b's next read says new exactly the one record the list added; a keeps no rows; feed entry ids as they were; each record listed once", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       await imported(store, feed("a") + OTHER, T1);
       const ns = new SqlNightStore(store.db);
@@ -125,7 +125,7 @@ describe.each(factories)("a source renamed: its history moved ($name)", (factory
   });
 
   it("P6, P7: renamed back (a → b → a) nothing is new twice; the names are as they were; the retired b keeps no nights, and a's last outcome is the list's latest", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       await imported(store, feed("a") + OTHER, T1);
       const ns = new SqlNightStore(store.db);
@@ -164,7 +164,7 @@ describe.each(factories)("a source renamed: its history moved ($name)", (factory
   });
 
   it("P6 (review-o10b R1): renamed back after the site moved to https under the new id: each record once on the source's page, in the counts and by feed entry id", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       await imported(store, feed("a") + OTHER, T1);
       const ns = new SqlNightStore(store.db);
@@ -191,7 +191,7 @@ describe.each(factories)("a source renamed: its history moved ($name)", (factory
   });
 
   it("P24, P6: a person's 'not read' on a holds under b, and back under a", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       await imported(store, feed("a") + OTHER, T1);
       const ns = new SqlNightStore(store.db);
@@ -219,7 +219,7 @@ describe.each(factories)("a source renamed: its history moved ($name)", (factory
   });
 
   it("P6 (review-o10b R4): a → b, then a put back beside b: nothing moves, and no record is listed twice", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       await imported(store, feed("a") + OTHER, T1);
       const ns = new SqlNightStore(store.db);
@@ -238,7 +238,7 @@ describe.each(factories)("a source renamed: its history moved ($name)", (factory
   });
 
   it("P6, P7: ambiguous imports pair nothing: two retired, two added, an added and an un-retired, another source reading the address, or a new id with a history of its own", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       const ns = new SqlNightStore(store.db);
       const renamedIn = (d: ImportDiff) => d.changes.filter((c) => c.change === "renamed");
@@ -282,7 +282,7 @@ describe.each(factories)("a source renamed: its history moved ($name)", (factory
   });
 
   it("P6: a rename needs no --allow-retire; a rename beside more retired than a tenth is refused", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       await imported(store, feed("a") + OTHER, T1);
       expect((await importOf(store, feed("b") + OTHER, T1 + 3600_000)).kind).toBe("imported");

@@ -23,7 +23,7 @@ const all = prepared((db) => db.selectFrom("validators").select("url").orderBy("
 
 /** `fn` with a fresh store, closed after. */
 async function withStore(fn: (db: Db) => Promise<void>): Promise<void> {
-  const store = await openStore(await factory.fresh());
+  const store = await openStore(await factory.migrated());
   try {
     await fn(store.db);
   } finally {
@@ -262,7 +262,7 @@ describe("prepared statements straight on the SQLite connection", () => {
   });
 
   it("a statement on a closed store fails as kysely's would", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     const { db } = store;
     await store.close();
     await expect(db.selectFrom("validators").selectAll().execute()).rejects.toThrow(

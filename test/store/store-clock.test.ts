@@ -39,7 +39,7 @@ function intent(path: string): SendIntent {
 
 describe.skipIf(!factory)("the store's clock (PostgreSQL)", () => {
   it("P10: a host 10 minutes ahead or behind reads the database server's time", async () => {
-    const store = await openStore(await factory!.fresh());
+    const store = await openStore(await factory!.migrated());
     try {
       const dbMs = async () => {
         const r = await sql<{
@@ -69,7 +69,7 @@ describe.skipIf(!factory)("the store's clock (PostgreSQL)", () => {
   });
 
   it("P9, P10: a second host whose clock runs a minute ahead waits the first host's gap", async () => {
-    const store = await openStore(await factory!.fresh());
+    const store = await openStore(await factory!.migrated());
     try {
       const journal = new SqlJournal(store.db);
       const hostA = await storeClock(store.db, skewed(0));

@@ -31,7 +31,7 @@ function result(
 
 describe.each(factories)("validators kept ($name)", (factory) => {
   it("P12: the same again, new ones, and one gone", async () => {
-    const store = await openStore(await factory.fresh());
+    const store = await openStore(await factory.migrated());
     try {
       const ns = new SqlNightStore(store.db);
       const nights = ["2026-11-05", "2026-11-06", "2026-11-07", "2026-11-08"];

@@ -25,7 +25,7 @@ type Row = { id: string; title: string; date?: string };
 type Night = { url: string; rows: Row[] };
 
 async function committed(factory: StoreFactory, nights: readonly Night[]) {
-  const s = await openStore(await factory.fresh());
+  const s = await openStore(await factory.migrated());
   const store = new SqlNightStore(s.db);
   const out: {
     counts: unknown;

@@ -8,7 +8,7 @@ import { ManualClock } from "../../src/clock.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import { createApp } from "../../src/web/app.js";
 import { storePasswordHash } from "../../src/web/console/session-store.js";
-import { postgresFactory, postgresUrl } from "../store/stores.js";
+import { migratedSqliteIn, postgresFactory, postgresUrl } from "../store/stores.js";
 
 export const PASSWORD = "correct horse battery staple";
 export const ORIGIN = "http://localhost";
@@ -49,7 +49,8 @@ function hashOf(password: string): string {
  */
 export async function consoleFixture(operator: { password?: string } = { password: PASSWORD }) {
   const dir = mkdtempSync(join(tmpdir(), "nor-console-"));
-  const store: Store = await openStore(pg ? await pg.fresh() : { kind: "sqlite", dir });
+  if (!pg) await migratedSqliteIn(dir);
+  const store: Store = await openStore(pg ? await pg.migrated() : { kind: "sqlite", dir });
   const clock = new ManualClock(Date.UTC(2026, 10, 5, 14, 0, 0));
   if (operator.password !== undefined)
     await storePasswordHash(store.db, hashOf(operator.password), clock.now());

@@ -14,6 +14,7 @@ import { markSource } from "../../src/store/admin.js";
 import { openStore, type Store, type StoreLocation } from "../../src/store/db.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
 import { createApp } from "../../src/web/app.js";
+import { migratedSqliteIn } from "../store/stores.js";
 
 export const NOW = Date.parse("2026-11-05T15:00:00.000Z");
 /** The configured public origin (`--origin`): feeds build their links from it, never from Host. */
@@ -112,6 +113,8 @@ export async function buildFixture(
   opts: FixtureOptions = {},
 ): Promise<Fixture> {
   const dir = mkdtempSync(join(tmpdir(), "nor-web-"));
+  // Without a place given, a store as openStore makes one, copied (test/store/stores.ts).
+  if (loc === undefined) await migratedSqliteIn(dir);
   const store = await openStore(loc ?? { kind: "sqlite", dir });
   const db = store.db;
   const full = catalog();

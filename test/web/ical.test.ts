@@ -157,7 +157,7 @@ const stores = [sqlite, ...(pg ? [pg] : [])];
 describe.each(stores)("the calendar lists meetings only ($name)", (factory) => {
   let f: Fixture;
   beforeAll(async () => {
-    f = await buildFixture(await factory.fresh());
+    f = await buildFixture(await factory.migrated());
     await addAhead(f);
   }, 60_000);
   afterAll(async () => {

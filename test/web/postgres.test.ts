@@ -12,7 +12,7 @@ describe.skipIf(!postgresUrl)("the directory on PostgreSQL", () => {
   const factory = postgresFactory(postgresUrl ?? "");
   let f: Fixture;
   beforeAll(async () => {
-    f = await buildFixture(await factory.fresh());
+    f = await buildFixture(await factory.migrated());
   }, 60_000);
   afterAll(async () => {
     await f?.close();

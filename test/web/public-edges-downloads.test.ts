@@ -177,7 +177,7 @@ describe.skipIf(!postgresUrl)("download ETags follow the bytes, on PostgreSQL", 
   const factory = postgresFactory(postgresUrl ?? "");
   let f: Fixture;
   beforeAll(async () => {
-    f = await buildFixture(await factory.fresh());
+    f = await buildFixture(await factory.migrated());
   }, 60_000);
   afterAll(async () => {
     await f?.close();

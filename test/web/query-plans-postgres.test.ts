@@ -24,7 +24,7 @@ let store: Store;
 
 beforeAll(async () => {
   if (!factory) return;
-  store = await openStore(await factory.fresh());
+  store = await openStore(await factory.migrated());
   const govs = Array.from(
     { length: 30 },
     (_, i) => `  - { id: g${i}, name: G ${i}, kind: city, county: ${COUNTIES[i % 5]} }`,

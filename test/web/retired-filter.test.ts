@@ -75,7 +75,7 @@ describe.each(stores)("a filter that names a retired page or government ($name)"
   let app: App;
   let before: { counts: { total: number }; retired: unknown };
   beforeAll(async () => {
-    f = await buildFixture(await factory.fresh());
+    f = await buildFixture(await factory.migrated());
     app = createApp({ db: f.store.db, now: () => LATER, origin: ORIGIN });
     before = (await (await app.request("/api/new?source=evil-notices")).json()) as typeof before;
     await retire(f, withoutPage, PAGE_RETIRED);

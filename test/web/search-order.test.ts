@@ -1,5 +1,6 @@
 import { load } from "cheerio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { StoreLocation } from "../../src/store/db.js";
 import { postgresFactory, postgresUrl, type StoreFactory, sqliteFactory } from "../store/stores.js";
 import { buildFixture, type Fixture } from "./fixture.js";
 
@@ -54,18 +55,19 @@ const pg = postgresUrl ? postgresFactory(postgresUrl) : undefined;
 
 /** A PostgreSQL store whose connections keep New York time (an Ohio host's server may). */
 function inNewYork(base: StoreFactory): StoreFactory {
+  const newYork = (loc: StoreLocation): StoreLocation => {
+    if (loc.kind !== "postgres") return loc;
+    const url = loc.url.replace(
+      /options=([^&]*)/,
+      (_m, o: string) =>
+        `options=${encodeURIComponent(`${decodeURIComponent(o)} -c timezone=America/New_York`)}`,
+    );
+    return { ...loc, url };
+  };
   return {
     name: `${base.name} in New York time`,
-    fresh: async () => {
-      const loc = await base.fresh();
-      if (loc.kind !== "postgres") return loc;
-      const url = loc.url.replace(
-        /options=([^&]*)/,
-        (_m, o: string) =>
-          `options=${encodeURIComponent(`${decodeURIComponent(o)} -c timezone=America/New_York`)}`,
-      );
-      return { ...loc, url };
-    },
+    fresh: async () => newYork(await base.fresh()),
+    migrated: async () => newYork(await base.migrated()),
     cleanup: () => base.cleanup(),
   };
 }
@@ -76,7 +78,7 @@ describe.each([sqlite, ...(pg ? [pg] : []), ...(pgNewYork ? [pgNewYork] : [])])(
   (factory) => {
     let f: Fixture;
     beforeAll(async () => {
-      f = await buildFixture(await factory.fresh());
+      f = await buildFixture(await factory.migrated());
       await f.store.db
         .insertInto("records")
         .values(
