@@ -75,7 +75,7 @@ export async function openFormWay(
     return { kind: "request", req };
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
-    // P3: a sign-in form, or one that would send a credential, is never submitted: the checker's
+    // P3: a form that would send a password or a credential is never submitted: the checker's
     // own refusal, nothing asked (no row, no request sent), said as an error with its why.
     if (err instanceof NotSubmitted)
       return { kind: "failed", outcome: { kind: "error", reason, url: page.url } };

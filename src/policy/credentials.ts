@@ -38,9 +38,12 @@ const NAMES = [
 /** The names, as written in the catalog's documentation (folded: see `credentialName`). */
 export const CREDENTIAL_PARAMS: ReadonlySet<string> = new Set(NAMES);
 
-/** A parameter name folded for comparison: lower case, without `-`, `_` and `.`. */
+/**
+ * A parameter name folded for comparison: lower case, without `-`, `_`, `.` and white space
+ * (PHP reads `api key` and `api.key` as `api_key`; a query's `+` is a space).
+ */
 function credentialName(name: string): string {
-  return name.toLowerCase().replace(/[-_.]/g, "");
+  return name.toLowerCase().replace(/[-_.\s]/g, "");
 }
 
 /** Whether a query or form parameter of this name carries a secret (P3). */
@@ -57,25 +60,47 @@ export function credentialEntry(entries: Iterable<[string, string]>): string | u
   return undefined;
 }
 
+/**
+ * Names a form's POST body carries as its anti-forgery token (folded: Laravel's `_token`, a bare
+ * `token`), not a credential: the site hands the same field to every visitor of the public page,
+ * and a browser sends it back with the search (P5). Others (`__RequestVerificationToken`,
+ * `csrf_token`, `authenticity_token`) are no credential's name to begin with. In a URL's query,
+ * where it would be logged and archived, and in a JSON body, `token` stays a credential.
+ */
+const ANTI_FORGERY = new Set(["token"]);
+
+/**
+ * The first entry of a form's POST body (urlencoded) that would send a credential: as
+ * `credentialEntry`, but the form's anti-forgery token is none (see ANTI_FORGERY).
+ */
+export function formBodyCredentialEntry(entries: Iterable<[string, string]>): string | undefined {
+  for (const [name, value] of entries)
+    if (value !== "" && isCredentialParam(name) && !ANTI_FORGERY.has(credentialName(name)))
+      return name;
+  return undefined;
+}
+
 const FORM_URLENCODED = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
 
-/** The names and values of a JSON body's members, at any depth (scalars as text). */
-function* jsonEntries(value: unknown): Generator<[string, string]> {
+/**
+ * The names and values of a JSON body's members, at any depth (scalars as text). A list's
+ * scalars are its member's values (`{"api_key": ["…"]}` sends an api_key), at any depth of lists.
+ */
+function* jsonEntries(value: unknown, member?: string): Generator<[string, string]> {
   if (Array.isArray(value)) {
-    for (const v of value) yield* jsonEntries(v);
+    for (const v of value) yield* jsonEntries(v, member);
   } else if (value !== null && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) {
-      if (v !== null && typeof v === "object") yield* jsonEntries(v);
-      else yield [k, v === null || v === undefined ? "" : String(v)];
-    }
+    for (const [k, v] of Object.entries(value)) yield* jsonEntries(v, k);
+  } else if (member !== undefined) {
+    yield [member, value === null || value === undefined ? "" : String(value)];
   }
 }
 
 /**
  * Why a request must not be sent because it carries a credential (P3), or undefined when it
  * carries none: user-info in its URL, a credential parameter with a value in its query, or in
- * its body (a form's, urlencoded; an API preset's, JSON). A body the checker cannot read for
+ * its body (a form's, urlencoded, its anti-forgery token aside; an API preset's, JSON). A body the checker cannot read for
  * credentials (another content type, JSON that does not parse) is not sent either: when in
  * doubt, nothing leaves. Words a log or an outcome can carry: the parameter's name, never its
  * value.
@@ -91,19 +116,20 @@ export function requestCredentialProblem(
   if (inQuery !== undefined)
     return `URL carries the credential query parameter ${JSON.stringify(inQuery)} (keys, tokens and passwords are never sent, P3): not asked`;
   if (body === undefined || body === "") return undefined;
-  let entries: Iterable<[string, string]>;
+  let inBody: string | undefined;
   if (contentType === undefined || FORM_URLENCODED.test(contentType)) {
-    entries = new URLSearchParams(body);
+    inBody = formBodyCredentialEntry(new URLSearchParams(body));
   } else if (JSON_TYPE.test(contentType)) {
+    let parsed: unknown;
     try {
-      entries = jsonEntries(JSON.parse(body));
+      parsed = JSON.parse(body);
     } catch {
       return "its JSON body does not parse, so it cannot be read for credentials (P3): not sent";
     }
+    inBody = credentialEntry(jsonEntries(parsed));
   } else {
     return `its body is ${contentType}, which the checker cannot read for credentials (P3): not sent`;
   }
-  const inBody = credentialEntry(entries);
   return inBody === undefined
     ? undefined
     : `its body carries the credential field ${JSON.stringify(inBody)} (keys, tokens and passwords are never sent, P3): not sent`;

@@ -54,6 +54,17 @@ describe("P3: the fetch pipeline never sends a credential, whoever built the req
     ["a JSON body's token", '{"q":{"token":"SECRETKEY123"}}', "application/json; charset=utf-8"],
     ["a body it cannot read for credentials", "SECRETKEY123", "text/plain"],
     ["a JSON body that does not parse", "{SECRETKEY123", "application/json"],
+    ["a JSON body's api_key in a list", '{"api_key":["SECRETKEY123"]}', "application/json"],
+    [
+      "a JSON body's password in nested lists",
+      '{"q":[{"password":[["SECRETKEY123"]]}]}',
+      "application/json",
+    ],
+    [
+      "a form body's 'api key' (PHP reads it as api_key)",
+      "from=1&api+key=SECRETKEY123",
+      "application/x-www-form-urlencoded",
+    ],
   ])("P3: a POST carrying %s is never sent, nor logged", async (_what, body, contentType) => {
     const { a, f } = await site();
     const out = await f.fetch({
@@ -85,6 +96,26 @@ describe("P3: the fetch pipeline never sends a credential, whoever built the req
     expect(out.kind).toBe("ok");
     expect(a.hits("/search")).toMatchObject([{ method: "POST", body }]);
   });
+
+  it.each([
+    ["_token", "Laravel's @csrf field"],
+    ["token", "a bare anti-forgery field"],
+  ])(
+    "P3, P5: a public form's POST carrying its anti-forgery %j (%s) is sent: such a token is handed to every visitor, no credential",
+    async (name) => {
+      const { a, f } = await site();
+      const body = `${name}=FENYskFICZBh4lhf5Dtg0vBpUDAvlIV3Fr17PjmD&q=minutes`;
+      const out = await f.fetch({
+        url: a.url("/search"),
+        method: "POST",
+        body,
+        contentType: "application/x-www-form-urlencoded",
+        purpose: "form",
+      });
+      expect(out.kind).toBe("ok");
+      expect(a.hits("/search")).toMatchObject([{ method: "POST", body }]);
+    },
+  );
 
   it("P3: a redirect to a URL carrying a credential is not followed: the redirect is logged, the hop never sent nor logged", async () => {
     const { a, f } = await site();

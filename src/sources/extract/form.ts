@@ -9,7 +9,7 @@
  */
 import type { CheerioAPI } from "cheerio";
 import { bodyEncoding, decodeBody, encodingName, formUrlencoded } from "../../policy/body-text.js";
-import { credentialEntry } from "../../policy/credentials.js";
+import { credentialEntry, formBodyCredentialEntry } from "../../policy/credentials.js";
 import type { FormSpec } from "../catalog/schema.js";
 import { load, TooCostlyToParse } from "./cheerio-load.js";
 import { fillDateTemplates } from "./form-dates.js";
@@ -68,11 +68,19 @@ export function formEntries($: CheerioAPI, form: Form): [string, string][] {
 }
 
 /**
- * P3: a form the checker never submits, and why: a sign-in form (one with a password input,
- * whatever its value, disabled or not: a visitor signs in with it, and the checker never signs
- * in), or one whose entries would send a credential (a field named as the catalog's credential
- * parameters, an `api_key` or a `token`, with a value: policy/credentials.ts, the rule the fetch
- * pipeline holds every request to). Names the field, never its value.
+ * P3: a form the checker never submits, and why: one that would send a password (a password
+ * input the browser would submit, not disabled, with a value: the page's or the recipe's; the
+ * checker never signs in), or one whose entries would send a credential (a field named as the
+ * catalog's credential parameters, an `api_key` or an `access_token`, with a value:
+ * policy/credentials.ts, the rule the fetch pipeline holds every request to; a POST form's
+ * anti-forgery `_token` is none, a GET form's goes in the URL and is). Names the field, never
+ * its value.
+ *
+ * P5: a form that merely holds an empty password input is submitted as a browser submits it,
+ * the password box empty: a whole-page ASP.NET form (`<form id="aspnetForm">` around the page)
+ * whose header holds a login box is searched by its search button, and the browser sends the
+ * empty user name and password with the search, and the clicked button alone (HTML §4.10.21.4):
+ * no password goes out, and no one signs in.
  */
 export class NotSubmitted extends Error {
   override name = "NotSubmitted";
@@ -83,16 +91,20 @@ function notSubmittable(
   form: Form,
   entries: [string, string][],
   pageUrl: string,
+  method: "GET" | "POST",
 ): string | undefined {
-  const password = form.find("input").filter((_, el) => {
-    const type = ($(el).attr("type") ?? "").trim().toLowerCase();
-    return type === "password";
+  const passwords = new Set<string>();
+  form.find("input").each((_, el) => {
+    const c = $(el);
+    const type = (c.attr("type") ?? "").trim().toLowerCase();
+    const name = c.attr("name");
+    if (type === "password" && name) passwords.add(name);
   });
-  if (password.length > 0) {
-    const name = password.first().attr("name");
-    return `the form at ${pageUrl} is a sign-in form (it has a password input${name ? ` ${JSON.stringify(name)}` : ""}): the checker never signs in and never sends a password (P3), so it was not submitted`;
-  }
-  const credential = credentialEntry(entries);
+  const password = entries.find(([name, value]) => value !== "" && passwords.has(name));
+  if (password !== undefined)
+    return `the form at ${pageUrl} would send a password (its password input ${JSON.stringify(password[0])} holds one): the checker never signs in and never sends a password (P3), so it was not submitted`;
+  const credential =
+    method === "POST" ? formBodyCredentialEntry(entries) : credentialEntry(entries);
   return credential === undefined
     ? undefined
     : `the form at ${pageUrl} would send the credential field ${JSON.stringify(credential)} with a value: the checker never sends keys, tokens or passwords (P3), so it was not submitted`;
@@ -172,7 +184,7 @@ export function buildFormRequest(
     setEntry(entries, spec.submit, button.attr("value") ?? button.text().trim());
     formaction = button.attr("formaction");
   }
-  const refused = notSubmittable($, form, entries, pageUrl);
+  const refused = notSubmittable($, form, entries, pageUrl, methodOf(form, spec));
   if (refused !== undefined) throw new NotSubmitted(refused);
   const action = formTarget(form.attr("action"), pageUrl, documentBase($, pageUrl), formaction);
   if (action === undefined)
@@ -294,10 +306,10 @@ function pagerRequest(
   const entries = formEntries($, form);
   setEntry(entries, "__EVENTTARGET", hit.target);
   setEntry(entries, "__EVENTARGUMENT", hit.argument);
-  // P3: a pager whose form is a sign-in form, or would send a credential, turns no page: the
+  // P3: a pager whose form would send a password or a credential turns no page: the
   // list, as far as the checker reads it, ends there (as at a next link off the list).
   try {
-    const refused = notSubmittable($, form, entries, pageUrl);
+    const refused = notSubmittable($, form, entries, pageUrl, "POST");
     if (refused !== undefined) throw new NotSubmitted(refused);
   } catch (err) {
     if (err instanceof NotSubmitted) return undefined;

@@ -166,9 +166,9 @@ describe("P3: forms that would sign in or send a credential are never submitted"
   it.each([
     [
       '<input type="password" name="pw" value="hunter2">',
-      'sign-in form (it has a password input "pw")',
+      'would send a password (its password input "pw" holds one)',
     ],
-    ['<input type="PASSWORD" name="login$pass" disabled>', "sign-in form"],
+    ['<input type="PASSWORD" name="login$pass" value="hunter2">', "would send a password"],
     ['<input type="hidden" name="api_key" value="SECRETKEY123">', 'credential field "api_key"'],
     [
       '<input type="hidden" name="Access-Token" value="SECRETKEY123">',
@@ -195,10 +195,85 @@ describe("P3: forms that would sign in or send a credential are never submitted"
     expect(ok.body).toBe("__VIEWSTATE=abc&token=&from=");
   });
 
-  it("P3, P5: a result page whose form is a sign-in form turns no page", () => {
-    const results = `<form method="post" action="/search"><input type="hidden" name="__VIEWSTATE" value="p1"><input type="password" name="pw"><a href="javascript:__doPostBack('gv','Page$2')">2</a></form>`;
+  it("P3, P5: a result page whose form would send a password turns no page", () => {
+    const results = `<form method="post" action="/search"><input type="hidden" name="__VIEWSTATE" value="p1"><input type="password" name="pw" value="hunter2"><a href="javascript:__doPostBack('gv','Page$2')">2</a></form>`;
     expect(nextPagerRequest(enc(results), page, { fields: {} }, 1)).toBeUndefined();
-    const open = results.replace('<input type="password" name="pw">', "");
+    const open = results.replace('<input type="password" name="pw" value="hunter2">', "");
     expect(nextPagerRequest(enc(open), page, { fields: {} }, 1)?.method).toBe("POST");
+  });
+});
+
+describe("P5, P3: public search forms a browser submits without any credential", () => {
+  const page = "https://records.example.gov/search";
+
+  it.each([
+    ["_token", "Laravel's @csrf field (iWorQ)"],
+    ["token", "a bare anti-forgery field"],
+  ])(
+    "P5, P3: a public POST search form whose hidden anti-forgery %j (%s) is submitted, the token with it (an anti-forgery token is handed to every visitor: no credential)",
+    (name) => {
+      const html = `<form method="post" action="/search"><input type="hidden" name="${name}" value="FENYskFICZBh4lhf5Dtg0vBpUDAvlIV3Fr17PjmD"><input type="text" name="q"></form>`;
+      const req = buildFormRequest(enc(html), page, { fields: { q: "minutes" } }, NOW);
+      expect(req).toMatchObject({
+        method: "POST",
+        body: `${name}=FENYskFICZBh4lhf5Dtg0vBpUDAvlIV3Fr17PjmD&q=minutes`,
+      });
+    },
+  );
+
+  it("P3: the same token in a GET form would go out in the URL (logged, archived): not submitted", () => {
+    const html = `<form method="get" action="/search"><input type="hidden" name="_token" value="FENYsk"><input type="text" name="q"></form>`;
+    expect(() => buildFormRequest(enc(html), page, { fields: {} }, NOW)).toThrow(NotSubmitted);
+  });
+
+  // A whole-page ASP.NET form (<form id="aspnetForm"> around the page) whose header holds a
+  // login box: a visitor who searches clicks the search button and the browser sends every
+  // control of the form, the empty user name and password boxes too, and the search button
+  // alone (HTML §4.10.21.4): no password goes out and no one signs in.
+  const wholePage = (pw: string) =>
+    enc(
+      `<form method="post" action="./Search.aspx" id="aspnetForm"><input type="hidden" name="__VIEWSTATE" value="vs"><input type="hidden" name="__EVENTVALIDATION" value="ev"><div class="header"><input type="text" name="ctl00$Login1$UserName" value=""><input type="password" name="ctl00$Login1$Password"${pw}><input type="submit" name="ctl00$Login1$LoginButton" value="Log In"></div><input type="text" name="ctl00$Main$txtFrom"><input type="submit" name="ctl00$Main$btnSearch" value="Search"><a href="javascript:__doPostBack('ctl00$Main$gv','Page$2')">2</a></form>`,
+    );
+  const spec: FormSpec = {
+    fields: { ctl00$Main$txtFrom: "11/01/2026" },
+    submit: "ctl00$Main$btnSearch",
+  };
+
+  it("P5, P3: a whole-page ASP.NET form whose header holds an empty login box is searched by its search button, the password box sent empty as a browser sends it", () => {
+    const req = buildFormRequest(
+      wholePage(""),
+      "https://records.example.gov/Search.aspx",
+      spec,
+      NOW,
+    );
+    expect(req.method).toBe("POST");
+    const sent = new URLSearchParams(req.body);
+    expect(sent.get("ctl00$Login1$Password")).toBe("");
+    expect(sent.get("ctl00$Main$btnSearch")).toBe("Search");
+    expect(sent.has("ctl00$Login1$LoginButton")).toBe(false);
+    expect(
+      nextPagerRequest(wholePage(""), "https://records.example.gov/Search.aspx", spec, 1)?.method,
+    ).toBe("POST");
+  });
+
+  it("P3: the same form whose password box holds a password is never submitted, nor its pager turned", () => {
+    const build = () =>
+      buildFormRequest(
+        wholePage(' value="hunter2"'),
+        "https://records.example.gov/Search.aspx",
+        spec,
+        NOW,
+      );
+    expect(build).toThrow(NotSubmitted);
+    expect(build).toThrow('password input "ctl00$Login1$Password"');
+    expect(build).not.toThrow("hunter2");
+    expect(
+      nextPagerRequest(
+        wholePage(' value="hunter2"'),
+        "https://records.example.gov/Search.aspx",
+        spec,
+        1,
+      ),
+    ).toBeUndefined();
   });
 });
