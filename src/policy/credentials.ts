@@ -80,6 +80,22 @@ export function formBodyCredentialEntry(entries: Iterable<[string, string]>): st
   return undefined;
 }
 
+/**
+ * A query's entries as any server may read them: `&` and also `;` between them (Perl's CGI.pm,
+ * Python before 3.9.2 and others split on both), so `?from=1;api_key=…` is read for its api_key.
+ */
+function queryEntries(search: string): Iterable<[string, string]> {
+  return new URLSearchParams(search.replace(/;/g, "&"));
+}
+
+/** A path's matrix parameters (`/feed;api_key=…`, which Java servers read), every segment's. */
+function* matrixEntries(pathname: string): Generator<[string, string]> {
+  for (const segment of pathname.split("/")) {
+    const at = segment.indexOf(";");
+    if (at >= 0) yield* new URLSearchParams(segment.slice(at + 1).replace(/;/g, "&"));
+  }
+}
+
 const FORM_URLENCODED = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
 
@@ -99,7 +115,8 @@ function* jsonEntries(value: unknown, member?: string): Generator<[string, strin
 
 /**
  * Why a request must not be sent because it carries a credential (P3), or undefined when it
- * carries none: user-info in its URL, a credential parameter with a value in its query, or in
+ * carries none: user-info in its URL, a credential parameter with a value in its query (split on
+ * `&` or `;`) or among its path's matrix parameters (`;api_key=…`), or in
  * its body (a form's, urlencoded, its anti-forgery token aside; an API preset's, JSON). A body the checker cannot read for
  * credentials (another content type, JSON that does not parse) is not sent either: when in
  * doubt, nothing leaves. Words a log or an outcome can carry: the parameter's name, never its
@@ -112,13 +129,16 @@ export function requestCredentialProblem(
 ): string | undefined {
   if (url.username !== "" || url.password !== "")
     return `URL carries user-info (credentials are never sent, P3): ${url.host}`;
-  const inQuery = credentialEntry(url.searchParams);
+  const inQuery = credentialEntry(queryEntries(url.search));
   if (inQuery !== undefined)
     return `URL carries the credential query parameter ${JSON.stringify(inQuery)} (keys, tokens and passwords are never sent, P3): not asked`;
+  const inPath = credentialEntry(matrixEntries(url.pathname));
+  if (inPath !== undefined)
+    return `URL carries the credential parameter ${JSON.stringify(inPath)} in its path (keys, tokens and passwords are never sent, P3): not asked`;
   if (body === undefined || body === "") return undefined;
   let inBody: string | undefined;
   if (contentType === undefined || FORM_URLENCODED.test(contentType)) {
-    inBody = formBodyCredentialEntry(new URLSearchParams(body));
+    inBody = formBodyCredentialEntry(new URLSearchParams(body.replace(/;/g, "&")));
   } else if (JSON_TYPE.test(contentType)) {
     let parsed: unknown;
     try {

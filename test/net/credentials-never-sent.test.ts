@@ -29,9 +29,14 @@ describe("P3: the fetch pipeline never sends a credential, whoever built the req
     ["?Password=SECRETKEY123", '"Password"'],
     ["?apiKey=SECRETKEY123", '"apiKey"'],
     ["?%61pi_key=SECRETKEY123", '"api_key"'],
+    [
+      "?from=1;api_key=SECRETKEY123 (a ';' that Perl's CGI.pm and older Python read as '&')",
+      '"api_key"',
+    ],
+    ["?api+key=SECRETKEY123 (PHP reads it as api_key)", '"api key"'],
   ])("P3: a URL whose query carries %s is never sent, nor logged", async (query, named) => {
     const { a, f } = await site();
-    const out = await f.fetch({ url: a.url(`/search${query}`), purpose: "backfill" });
+    const out = await f.fetch({ url: a.url(`/search${query.split(" ")[0]}`), purpose: "backfill" });
     expect(out.kind).toBe("error");
     if (out.kind === "error") {
       expect(out.reason).toContain(named);
@@ -40,6 +45,28 @@ describe("P3: the fetch pipeline never sends a credential, whoever built the req
     }
     expect(a.requests).toEqual([]);
     expect(h.ports.log.entries).toEqual([]);
+  });
+
+  it("P3: a path's matrix parameter carrying a credential (/feed;api_key=…, read by Java servers) is never sent, nor logged", async () => {
+    const { a, f } = await site();
+    const out = await f.fetch({ url: a.url("/search;api_key=SECRETKEY123"), purpose: "page" });
+    expect(out.kind).toBe("error");
+    if (out.kind === "error") {
+      expect(out.reason).toContain('"api_key"');
+      expect(out.reason).not.toContain("SECRETKEY123");
+    }
+    expect(a.requests).toEqual([]);
+    expect(h.ports.log.entries).toEqual([]);
+  });
+
+  it("P3: a session id in a path (;jsessionid=…) or a ';' in a plain value is no credential and is asked", async () => {
+    const { a, f } = await site();
+    a.route("/ok;jsessionid=ABC123", html("ok"));
+    a.route("/search", html("results"));
+    expect((await f.fetch({ url: a.url("/ok;jsessionid=ABC123"), purpose: "page" })).kind).toBe(
+      "ok",
+    );
+    expect((await f.fetch({ url: a.url("/search?q=a;b&key="), purpose: "page" })).kind).toBe("ok");
   });
 
   it("P3: an empty credential parameter sends no secret and is asked", async () => {
