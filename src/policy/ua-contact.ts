@@ -74,9 +74,11 @@ const PRODUCTS_ANYWHERE = [
 ];
 
 /**
- * Short names that are also parts of everyday words (`edge` of `knowledge`, `opera` of
- * `operator`, `curl` of `curly`): they count only as a whole word of the contact, its letters
- * standing alone (`Edg/120`, `mailto:edge@…`, `opera.example.org`).
+ * Short names that are also parts of everyday words and of people's and places' names (`edge`
+ * of `knowledge`, `opera` of `operator` and `opera-house`, `curl` of `curly` and of a Mr Curl's
+ * `john.curl@…`): they count only as a whole part of the contact (the address's name before
+ * `@`, a host's label, a path's segment or a query's name or value: `mailto:edge@…`,
+ * `opera.example.org`, `/OPR`) or as a product token (`Edg/120`, `x-Chrome/120.0`).
  */
 const PRODUCTS_AS_WORDS = [
   "chrome",
@@ -99,10 +101,35 @@ const PRODUCTS_AS_WORDS = [
 ];
 
 const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&");
-const PRODUCT_NAME = new RegExp(
-  `(${PRODUCTS_ANYWHERE.map(escaped).join("|")})|(?<![a-z])(${PRODUCTS_AS_WORDS.map(escaped).join("|")})(?![a-z])`,
+const PRODUCT_ANYWHERE = new RegExp(`(${PRODUCTS_ANYWHERE.map(escaped).join("|")})`, "gi");
+const PRODUCT_TOKEN = new RegExp(
+  `(?<![a-z])(${PRODUCTS_AS_WORDS.map(escaped).join("|")})(?=/\\d)`,
   "gi",
 );
+const AS_WORDS: ReadonlySet<string> = new Set(PRODUCTS_AS_WORDS);
+
+/** The whole parts of a contact, each with where it starts: see PRODUCTS_AS_WORDS. */
+function* partsOf(contact: string): Generator<{ at: number; part: string }> {
+  const split = function* (from: number, to: number, by: RegExp) {
+    let at = from;
+    for (const part of contact.slice(from, to).split(by)) {
+      yield { at, part };
+      at += part.length + 1;
+    }
+  };
+  if (contact.startsWith("mailto:")) {
+    const at = contact.lastIndexOf("@");
+    if (at < 0) return yield* split(7, contact.length, /[.]/);
+    yield { at: 7, part: contact.slice(7, at) };
+    yield* split(at + 1, contact.length, /[.]/);
+    return;
+  }
+  const from = contact.indexOf("//") + 2;
+  const hostEnd = contact.slice(from).search(/[/?#]/);
+  const end = hostEnd < 0 ? contact.length : from + hostEnd;
+  yield* split(from, end, /[.:]/);
+  yield* split(end, contact.length, /[/?#&=;]/);
+}
 
 /**
  * P1: the browser's, crawler's or other product's name a User-Agent's contact carries, as it is
@@ -111,15 +138,17 @@ const PRODUCT_NAME = new RegExp(
  */
 export function productNamedIn(contact: string): string | undefined {
   let found: { at: number; word: string } | undefined;
-  for (const m of contact.matchAll(PRODUCT_NAME)) {
-    const word = m[0];
-    const at = m.index;
+  const consider = (at: number, word: string) => {
     if (
       found === undefined ||
       at < found.at ||
       (at === found.at && word.length > found.word.length)
     )
       found = { at, word };
-  }
+  };
+  for (const m of contact.matchAll(PRODUCT_ANYWHERE)) consider(m.index, m[0]);
+  for (const m of contact.matchAll(PRODUCT_TOKEN)) consider(m.index, m[0]);
+  for (const { at, part } of partsOf(contact))
+    if (AS_WORDS.has(part.toLowerCase())) consider(at, part);
   return found?.word;
 }

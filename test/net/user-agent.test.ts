@@ -106,6 +106,9 @@ describe("the User-Agent grammar (P1)", () => {
     ["public-records-check/0.1 (+https://example.org/python-requests)", "python-requests"],
     ["public-records-check/0.1 (+https://scrapy.example.org)", "scrapy"],
     ["public-records-check/0.1 (+https://example.org/HeadlessChrome)", "HeadlessChrome"],
+    ["public-records-check/0.1 (+mailto:it@curl.example.gov)", "curl"],
+    ["public-records-check/0.1 (+https://example.org/x-Chrome/120.0)", "Chrome"],
+    ["public-records-check/0.1 (+https://example.org/?via=Safari)", "Safari"],
   ];
   it.each(named)("P1: %j is refused, naming %j", (ua, word) => {
     expect(() => validateUserAgent(ua)).toThrow(ConfigError);
@@ -118,6 +121,13 @@ describe("the User-Agent grammar (P1)", () => {
     "public-records-check/0.1 (+mailto:cooperative.operator@example.org)",
     "public-records-check/0.1 (+https://monochrome.example.org/curly-hedge)",
     "public-records-check/0.1 (+https://example.org/tridents/pledge)",
+    // An operator's own address or page, where a short name is a surname or part of a name:
+    // only a whole part of the contact (the address's name, a host's label, a path's segment)
+    // or a product token (`Chrome/120`) names the product.
+    "public-records-check/0.1 (+mailto:john.curl@cityofx.example.gov)",
+    "public-records-check/0.1 (+mailto:m.edge@county.example.gov)",
+    "public-records-check/0.1 (+https://opera-house.example.org)",
+    "public-records-check/0.1 (+https://example.gov/chrome-plating-permits)",
   ];
   it.each(everyday)("P1: %j is accepted (no product named in it)", (ua) => {
     expect(validateUserAgent(ua)).toBe(ua);
