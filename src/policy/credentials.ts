@@ -84,12 +84,12 @@ export function formBodyCredentialEntry(entries: Iterable<[string, string]>): st
  * A query's entries as any server may read them: `&` and also `;` between them (Perl's CGI.pm,
  * Python before 3.9.2 and others split on both), so `?from=1;api_key=…` is read for its api_key.
  */
-function queryEntries(search: string): Iterable<[string, string]> {
+export function queryEntries(search: string): Iterable<[string, string]> {
   return new URLSearchParams(search.replace(/;/g, "&"));
 }
 
 /** A path's matrix parameters (`/feed;api_key=…`, which Java servers read), every segment's. */
-function* matrixEntries(pathname: string): Generator<[string, string]> {
+export function* matrixEntries(pathname: string): Generator<[string, string]> {
   for (const segment of pathname.split("/")) {
     const at = segment.indexOf(";");
     if (at >= 0) yield* new URLSearchParams(segment.slice(at + 1).replace(/;/g, "&"));

@@ -110,11 +110,22 @@ describe("P3: the catalog refuses sources that ask for credentials", () => {
     expect(msg).toContain("c.yaml:9:12: sources[0].notes: looks like an Authorization value");
   });
 
+  it.each([
+    ["https://g.gov/api/events?from=2026;api_key=abc", "api_key"],
+    ["https://g.gov/api/events;api_key=abc?from=2026", "api_key"],
+  ])(
+    "P3: refuses %s, as the fetch pipeline would never send it (a ';' in the query, a path's matrix parameter)",
+    (url, name) => {
+      expect(urlCredentialProblem(url)).toContain(`"${name}"`);
+    },
+  );
+
   it("accepts ordinary public URLs whose parameters merely resemble credential names", () => {
     for (const u of [
       "https://g.gov/f?keyword=bids",
       "https://g.gov/f?monkey=1&tokens=2",
       "https://g.gov/AgendaCenter/Search/?term=&CIDs=all",
+      "https://g.gov/app/list;jsessionid=ABC123?q=a;b",
     ]) {
       expect(urlCredentialProblem(u)).toBeUndefined();
     }

@@ -5,7 +5,7 @@
  * refused even where the schema would only say "unknown key".
  */
 import { isMap, isPair, isScalar, isSeq, type Node } from "yaml";
-import { isCredentialParam } from "../../policy/credentials.js";
+import { isCredentialParam, matrixEntries, queryEntries } from "../../policy/credentials.js";
 import type { CatalogProblem, Located, PathKey } from "./problems.js";
 
 /** Keys that mean "send a header" or "sign in" (P3 never sends them). */
@@ -41,9 +41,13 @@ export function urlCredentialProblem(value: string): string | undefined {
   const at = authority.lastIndexOf("@");
   if (at >= 0)
     return `URL carries user-info (${JSON.stringify(authority.slice(0, at + 1))}, empty, which the URL parser drops); the checker never signs in (P3)`;
-  for (const name of u.searchParams.keys()) {
+  for (const [name] of queryEntries(u.search)) {
     if (isCredentialParam(name))
       return `URL carries the credential query parameter "${name}"; the checker never sends keys or tokens (P3)`;
+  }
+  for (const [name] of matrixEntries(u.pathname)) {
+    if (isCredentialParam(name))
+      return `URL carries the credential parameter "${name}" in its path; the checker never sends keys or tokens (P3)`;
   }
   return undefined;
 }
