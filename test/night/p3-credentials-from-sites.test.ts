@@ -72,6 +72,46 @@ describe("P3: credentials a site sends are never sent back (outside tester)", ()
     for (const row of requestLog(data)) expect(JSON.stringify(row)).not.toContain("hunter2");
   }, 120_000);
 
+  it("P5, P3: a whole-page ASP.NET form whose header holds an empty login box, with a Laravel-style _token, is searched as a browser searches it: the password box sent empty, the search button alone, no one signed in", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    site.route(
+      "/Search.aspx",
+      html(`<html><body><form method="post" action="./Search.aspx" id="aspnetForm">
+<input type="hidden" name="__VIEWSTATE" value="vs" />
+<input type="hidden" name="_token" value="FENYskFICZBh4lhf5Dtg0vBpUDAvlIV3Fr17PjmD" />
+<div class="header"><input type="text" name="ctl00$Login1$UserName" value="" />
+<input type="password" name="ctl00$Login1$Password" />
+<input type="submit" name="ctl00$Login1$LoginButton" value="Log In" /></div>
+<input type="text" name="ctl00$Main$txtFrom" value="" />
+<input type="submit" name="ctl00$Main$btnSearch" value="Search" />
+<table><tr class="row"><td><a href="/doc/1">Permit 1</a></td><td>11/19/2026</td></tr></table>
+</form></body></html>`),
+    );
+    const catalog = testerCatalog(world.dir, "login-box", [
+      "  - id: loginbox",
+      "    government: city-of-test",
+      "    records: permits",
+      "    access: form",
+      `    url: ${site.url("/Search.aspx")}`,
+      "    form:",
+      `      fields: { "ctl00$Main$txtFrom": "{today-30d}" }`,
+      `      submit: "ctl00$Main$btnSearch"`,
+      "    extract: { items: 'tr.row', title: 'td a', link: 'td a', date: 'td:nth-child(2)' }",
+    ]);
+    const data = join(world.dir, "login-box");
+    await nightOn(catalog, data, "2026-11-20");
+    const posts = site.requests.filter((r) => r.method === "POST");
+    expect(posts).toHaveLength(1);
+    const sent = new URLSearchParams(posts[0]!.body);
+    expect(sent.get("ctl00$Login1$Password")).toBe("");
+    expect(sent.get("ctl00$Login1$UserName")).toBe("");
+    expect(sent.get("_token")).toBe("FENYskFICZBh4lhf5Dtg0vBpUDAvlIV3Fr17PjmD");
+    expect(sent.get("ctl00$Main$btnSearch")).toBe("Search");
+    expect(sent.has("ctl00$Login1$LoginButton")).toBe(false);
+    expect(outcomesOn(data, "2026-11-20")["loginbox"]?.outcome).not.toBe("error");
+  }, 120_000);
+
   it("P3: a GET form's hidden api_key is never sent: the search is not asked, and the outcome names the field, never its value", async () => {
     const site = await world.fleet.server();
     site.route("/robots.txt", noRobots);
