@@ -252,7 +252,7 @@ function importTx(tx: Tx, at: string): CatalogImportTx {
 /**
  * Whether a source has a history of its own (CatalogImportTx.hasHistory): a row in any table the
  * move writes (`moveHistory`: records, nights' outcomes, page reads, marks, flags, the backfill's
- * place, the night's copy of its entry), each by its key or index by source
+ * place, the night's copy of its entry, where its catalog URL moved permanently), each by its key or index by source
  * (test/web/query-plans.test.ts). An id with any of them is not taken for a rename: a mark or
  * flag it kept from an earlier time in the catalog would otherwise outlive the move and be
  * taken for the renamed list's (review-o10c M1).
@@ -267,6 +267,7 @@ export function historyLookups(db: Db | Tx, id: string) {
       "flags",
       "backfill",
       "night_catalog",
+      "source_moves",
     ] as const
   ).map((table) =>
     db.selectFrom(table).select(sql.lit(1).as("one")).where("source_id", "=", id).limit(1),
@@ -309,7 +310,7 @@ export function movedRows(db: Db | Tx, { from, to }: Rename) {
  * names: web/public/feeds.ts itemId; none when that is the new id again, an id renamed back),
  * the nights' outcomes (the last outcome, a refusal too, the recent nights, the unreached-first
  * order and what counts as the list read before: P23, P7), the list's last read in full (a 304
- * counted from it, P12), the backfill's place, a person's marks (P24: a source marked not read
+ * counted from it, P12), the backfill's place, where its catalog URL moved permanently (P11), a person's marks (P24: a source marked not read
  * stays so, its rechecks on the same calendar, P25), the flags, and the night's copy of its
  * catalog entry. The new id has no row of its own in any of these tables (the import asked
  * `hasHistory`), so nothing of it is left to outlive the move. The archive's index of captures
@@ -320,8 +321,9 @@ export function movedRows(db: Db | Tx, { from, to }: Rename) {
  */
 async function moveHistory(tx: Tx, { from, to }: Rename): Promise<void> {
   for (const q of movedRows(tx, { from, to })) await q.execute();
-  // Keyed by source (with the time, for marks): the new id holds none (`hasHistory`).
-  for (const table of ["backfill", "night_catalog", "marks"] as const)
+  // Keyed by source (with the time, for marks; with the catalog URL, for a page that moved
+  // permanently, P11): the new id holds none (`hasHistory`).
+  for (const table of ["backfill", "night_catalog", "marks", "source_moves"] as const)
     await tx.updateTable(table).set({ source_id: to }).where("source_id", "=", from).execute();
   // The old id remembers where it went (its page and notices say so: web/public/retired.tsx),
   // as does an id renamed to it before (A -> B -> C: A's points at C); the new id, in use, at

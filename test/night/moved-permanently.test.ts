@@ -234,6 +234,34 @@ describe.each(stores)("a catalog URL that moved permanently ($name)", (store) =>
       rmSync(dir, { recursive: true, force: true });
     }
   }, 180_000);
+  it("P11, P6: a source whose id the catalog renames keeps its move: the new id asks the page where it moved, never the old URL, and no second flag", async () => {
+    dir = mkdtempSync(join(tmpdir(), "nor-moved-renamed-"));
+    env = await store.env();
+    try {
+      const a = await fleet.server({ host: "127.0.3.22" });
+      a.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+      mover(a, "/moved", 301, () => "/feed.xml");
+      feed(a, "/feed.xml");
+      const seen: string[][] = [];
+      const run = async (id: string, date: string) => {
+        const from = a.requests.length;
+        await night(writeCatalog(dir, [feedEntry(id, a.url("/moved?to=/feed.xml"))]), date);
+        seen.push(paths(a, from).filter((p) => p !== "/robots.txt"));
+      };
+      await run("before", NIGHTS[0]!);
+      // The person renames the source's id (the same government, feed and URL): its history,
+      // the move with it, is the new id's (P6).
+      await run("after", NIGHTS[1]!);
+      expect(seen).toEqual([["/moved?to=/feed.xml", "/feed.xml"], ["/feed.xml (304?)"]]);
+      const flags = JSON.parse(await cli(["flags", "--json"])) as {
+        kind: string;
+        source: string;
+      }[];
+      expect(flags.filter((f) => f.kind === "moved").map((f) => f.source)).toEqual(["after"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
   it("P11: a catalog that changes the source's URL leaves the move behind: the old URL, listed again later, is asked as written", async () => {
     dir = mkdtempSync(join(tmpdir(), "nor-moved-catalog-"));
     env = await store.env();

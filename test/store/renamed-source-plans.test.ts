@@ -25,6 +25,7 @@ async function fill(db: Awaited<ReturnType<typeof openStore>>["db"]) {
       | "marks"
       | "backfill"
       | "night_catalog"
+      | "source_moves"
       | "captures",
     all: object[],
   ) => {
@@ -124,6 +125,17 @@ async function fill(db: Awaited<ReturnType<typeof openStore>>["db"]) {
         url: "https://x.gov/list",
         site: "x.gov",
         updated_at: "2026-11-05T08:00:00.000Z",
+      },
+    ]),
+  );
+  await put(
+    "source_moves",
+    rows((id) => [
+      {
+        source_id: id,
+        from_url: `https://x.gov/${id}/old`,
+        to_url: `https://x.gov/${id}/list`,
+        night: "2026-11-05",
       },
     ]),
   );
