@@ -81,7 +81,9 @@ export function flagsFor(result: SourceResult, history: SourceHistory): RaisedFl
   }
   // P11: a catalog URL that moved permanently tonight (remembered: asked at its new address
   // from now on) is for a person, who updates the catalog. Raised the night the move is first
-  // seen, never again while it is remembered (the store keeps one open flag of a kind).
+  // seen, never again while it is remembered; a move found again to another page (the first
+  // target gone) is told again, naming it (the store keeps one open flag a detail for this kind,
+  // FLAGS_TOLD_BY_DETAIL).
   for (const m of result.moves ?? []) {
     if (m.kind !== "remember") continue;
     flags.push({

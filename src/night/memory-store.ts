@@ -23,6 +23,7 @@ import type {
 import type { KnownPageRead, PageRead, ValidatorStore } from "./reader.js";
 import {
   type BackfillState,
+  FLAGS_TOLD_BY_DETAIL,
   type Moved,
   type NightOutcome,
   NOT_CHECKED_OUTCOMES,
@@ -375,7 +376,13 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       else mine.set(m.from, { from: m.from, to: m.to, night });
     }
     for (const f of r.flags) {
-      const open = this.flags.some((x) => x.open && x.source === r.sourceId && x.kind === f.kind);
+      const open = this.flags.some(
+        (x) =>
+          x.open &&
+          x.source === r.sourceId &&
+          x.kind === f.kind &&
+          (!FLAGS_TOLD_BY_DETAIL.has(f.kind) || x.detail === f.detail),
+      );
       if (!open)
         this.flags.push({ source: r.sourceId, kind: f.kind, night, detail: f.detail, open: true });
     }

@@ -211,6 +211,14 @@ export type FlagKind =
    */
   | "moved";
 
+/**
+ * P24, P11: the flag kinds whose open flag tells a person of one thing only, named in its detail:
+ * a `moved` flag names where the page is asked now, so a move found again to another page (its
+ * first target gone, forgotten) is told again, not held back by the open flag of the old one.
+ * Every other kind is raised once while one of it is open for the source.
+ */
+export const FLAGS_TOLD_BY_DETAIL: ReadonlySet<FlagKind> = new Set<FlagKind>(["moved"]);
+
 export interface RaisedFlag {
   kind: FlagKind;
   detail: string;

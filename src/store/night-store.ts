@@ -16,6 +16,7 @@ import type {
 } from "../night/ports.js";
 import type { KnownPageRead, ValidatorStore } from "../night/reader.js";
 import {
+  FLAGS_TOLD_BY_DETAIL,
   type NightOutcomeKind,
   NOT_CHECKED_OUTCOMES,
   NOT_JUDGED_OUTCOMES,
@@ -316,6 +317,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
           .where("source_id", "=", r.sourceId)
           .where("kind", "=", f.kind)
           .where("cleared_at", "is", null)
+          .$if(FLAGS_TOLD_BY_DETAIL.has(f.kind), (q) => q.where("detail", "=", f.detail))
           .executeTakeFirst();
         if (open) continue;
         await trx

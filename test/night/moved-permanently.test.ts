@@ -234,6 +234,35 @@ describe.each(stores)("a catalog URL that moved permanently ($name)", (store) =>
       rmSync(dir, { recursive: true, force: true });
     }
   }, 180_000);
+  it("P11, P24: a move forgotten (its target gone) and found again to another page is told again, naming the page it is asked at now", async () => {
+    dir = mkdtempSync(join(tmpdir(), "nor-moved-again-"));
+    env = await store.env();
+    try {
+      const a = await fleet.server({ host: "127.0.3.23" });
+      a.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+      let to = "/feed.xml";
+      mover(a, "/moved", 301, () => to);
+      let gone = false;
+      feed(a, "/feed.xml", () => (gone ? "gone" : "ok"));
+      feed(a, "/newer.xml");
+      const catalog = writeCatalog(dir, [feedEntry("moves", a.url("/moved"))]);
+      await night(catalog, NIGHTS[0]!);
+      // The site moves the page again: the old target is gone, the catalog's URL leads further.
+      gone = true;
+      to = "/newer.xml";
+      await night(catalog, NIGHTS[1]!);
+      await night(catalog, NIGHTS[2]!);
+      const flags = JSON.parse(await cli(["flags", "--json"])) as {
+        kind: string;
+        detail: string;
+      }[];
+      const moved = flags.filter((f) => f.kind === "moved").map((f) => f.detail);
+      // The person is told where the checker asks the page now, not only where it moved first.
+      expect(moved.some((d) => d.includes(`to ${a.url("/newer.xml")}`))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
   it("P11, P6: a source whose id the catalog renames keeps its move: the new id asks the page where it moved, never the old URL, and no second flag", async () => {
     dir = mkdtempSync(join(tmpdir(), "nor-moved-renamed-"));
     env = await store.env();
