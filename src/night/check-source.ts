@@ -14,7 +14,7 @@ import {
 import { siteOf } from "../policy/site.js";
 import type { Source, WayIn } from "../sources/catalog/types.js";
 import type { ExtractedRecord, Extraction } from "../sources/record.js";
-import { endsTheSource, failureOutcome, SITE_CLOSED_REASON } from "./outcome.js";
+import { endsTheSource, failureOutcome, isSiteClosedReason } from "./outcome.js";
 import { pageKey, pageKeyOf } from "./page-key.js";
 import {
   isGenericForm,
@@ -567,13 +567,13 @@ function moveOf(
   const forget = (why: string): MoveChange => ({ kind: "forget", from, to: moved.to, why });
   if (r.kind === "failed") {
     const f = r.outcome;
-    // Not asked at all (robots.txt unreadable tonight, P20; its site's no earlier tonight, P21;
-    // the deadline), or asked and read but not understood: nothing said of where the page is.
+    // Not asked at all (robots.txt unreadable tonight, P20; its site's no earlier tonight, P21,
+    // with what the site said then or without; the deadline), or asked and read but not understood: nothing said of where the page is.
     const notAsked =
       NOT_JUDGED_OUTCOMES.has(f.kind) ||
       f.notSent === true ||
       f.kind === "robots-unavailable" ||
-      (f.kind === "refused" && f.reason === SITE_CLOSED_REASON);
+      (f.kind === "refused" && isSiteClosedReason(f.reason));
     if (notAsked || f.kind === "extract-error") return undefined;
     return forget(whySkipped(f));
   }

@@ -21,6 +21,11 @@ export function siteClosedReason(said: string | undefined): string {
   return said ? `${SITE_CLOSED_REASON}: ${said}` : SITE_CLOSED_REASON;
 }
 
+/** Whether a refusal's reason is siteClosedReason's: not asked, its site's no earlier tonight. */
+export function isSiteClosedReason(reason: string | undefined): boolean {
+  return reason === SITE_CLOSED_REASON || reason?.startsWith(`${SITE_CLOSED_REASON}: `) === true;
+}
+
 /** P13: the words of a source the deadline stopped before anything was asked of its page. */
 export const TIME_LIMIT_PASSED = "the night's time limit passed";
 
