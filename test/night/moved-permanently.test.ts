@@ -263,6 +263,30 @@ describe.each(stores)("a catalog URL that moved permanently ($name)", (store) =>
       rmSync(dir, { recursive: true, force: true });
     }
   }, 180_000);
+  it("P11, P26: `nor site` for the site a catalog URL moved to does not call it a site no source is on (the checker asks it every night)", async () => {
+    dir = mkdtempSync(join(tmpdir(), "nor-moved-site-"));
+    env = await store.env();
+    try {
+      const a = await fleet.server({ host: "127.0.3.24" });
+      const b = await fleet.server({ host: "127.0.3.25" });
+      for (const s of [a, b]) s.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+      mover(a, "/old.rss", 301, () => b.url("/feed.xml"));
+      feed(b, "/feed.xml");
+      await night(writeCatalog(dir, [feedEntry("moves", a.url("/old.rss"))]), NIGHTS[0]!);
+      // The owner of the site it moved to asks for a path to be left alone.
+      const r = await runMain(
+        [
+          ...["site", "127.0.3.25", "--leave-alone", "/private/"],
+          ...["--reason", "asked by mail", "--data", join(dir, "data")],
+        ],
+        { env },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).not.toContain("no source in the store is on");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
   it("P11, P6: a source whose id the catalog renames keeps its move: the new id asks the page where it moved, never the old URL, and no second flag", async () => {
     dir = mkdtempSync(join(tmpdir(), "nor-moved-renamed-"));
     env = await store.env();

@@ -13,6 +13,7 @@ import { statusRows } from "../../store/admin.js";
 import { backfillStates } from "../../store/backfill.js";
 import { sourcesInUse } from "../../store/catalog-sources.js";
 import { type Db, openStore, storeLocationFromOptions } from "../../store/db.js";
+import { movedTargets } from "../../store/moved-to.js";
 import { sourceCountsBySite } from "../../store/read/console.js";
 import {
   clearSiteRules,
@@ -308,14 +309,17 @@ function refuseNothingToClear(site: string, nothing: readonly string[], recorded
  */
 async function hasSourceOn(db: Db, site: string): Promise<boolean> {
   if (((await sourceCountsBySite(db, [site])).get(site) ?? 0) > 0) return true;
-  return ((await sourcesInUse(db)) ?? []).some((s) => {
+  const on = (url: string) => {
     try {
-      return siteOf(s.url) === site;
+      return siteOf(url) === site;
     } catch {
       // Not a URL a night could ask.
       return false;
     }
-  });
+  };
+  if (((await sourcesInUse(db)) ?? []).some((s) => on(s.url))) return true;
+  // P11: a catalog URL that moved permanently is asked where it moved, on this site, every night.
+  return (await movedTargets(db)).some(on);
 }
 
 /**
