@@ -116,6 +116,12 @@ export class HolderLiveness {
       await client.query(
         "set tcp_keepalives_idle = 30; set tcp_keepalives_interval = 10; set tcp_keepalives_count = 3",
       );
+      // Idle by design, so never ended for it: a server, role or database whose
+      // idle_session_timeout (PostgreSQL 14+) ends idle sessions let its locks go, and a frozen
+      // process's site was taken over beside its open request (P9).
+      await client.query(
+        "select set_config('idle_session_timeout', '0', false) where current_setting('server_version_num')::int >= 140000",
+      );
       for (const h of this.#holders) await lock(client, h);
       if (this.#closed) throw new Error("holder liveness: the store is closed");
       this.#lost = 0;
