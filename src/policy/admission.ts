@@ -359,6 +359,15 @@ export function admit(a: AdmitInput): Admission {
     lastEnd = Math.max(lastEnd, a.now);
   } else if (lease) {
     if (!a.holderDead(lease)) {
+      // A live holder past its lease (frozen mid-request, its liveness lock held on PostgreSQL:
+      // store/holder-liveness.ts) may hold the site for hours: at the night's deadline (no start
+      // possible before it, the gap counted after its end, which is not before now) nothing more
+      // is waited for tonight (P13), or the night's request polled it past its end.
+      if (lease.until <= a.now && a.deadline !== undefined && a.now + a.gapMs > a.deadline)
+        return {
+          kind: "not-tonight",
+          reason: `the site is still in flight for another process (${lease.holder}) past its lease at the night's deadline`,
+        };
       // Another process is talking to this site right now (P9): wait for it, asking again
       // every 250 ms, or when its lease runs out if sooner. A live holder past its lease (a
       // slow body on this host) is still polled every 250 ms, never in a tight loop.

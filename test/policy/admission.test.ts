@@ -40,6 +40,16 @@ describe("admission while another live process holds the site", () => {
     const a = admit(input({ site: { lease: { holder: "host:2:other", until: NOW - 5_000 } } }));
     expect(a).toEqual({ kind: "wait", until: NOW + 250, why: "in flight" });
   });
+
+  it("P9, P13: a live holder past its lease (frozen mid-request) is not waited on past the night's deadline: not tonight", () => {
+    const lease = { holder: "machine-a:2:other", until: NOW - 5_000 };
+    expect(admit(input({ site: { lease }, deadline: NOW + 60_000 }))).toMatchObject({
+      kind: "wait",
+      why: "in flight",
+    });
+    for (const deadline of [NOW + 1_999, NOW, NOW - 1])
+      expect(admit(input({ site: { lease }, deadline }))).toMatchObject({ kind: "not-tonight" });
+  });
 });
 
 describe("admission ahead of the start (admit ahead, send on time)", () => {
