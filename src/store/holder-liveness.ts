@@ -38,6 +38,23 @@ export function holderKey(holder: string): number {
 const RECONNECT_MS = [1000, 2000, 5000] as const;
 
 /**
+ * How often the liveness connection is asked to answer (and how long an answer may take): a
+ * session the server ended without this process hearing of it (a failover that moved the
+ * server's address, a network cut its keepalive reaped it in) is otherwise never noticed, since
+ * nothing is sent on it (the client's own keepalive waits the system's two hours), and its
+ * locks are gone while its admissions go on.
+ */
+const HEARTBEAT_MS = 10_000;
+
+/** How long the store's close waits for the server to hear the connection's end. */
+const END_MS = 2_000;
+
+function socketOf(client: pg.Client): { destroy?(): void; unref?(): void } | undefined {
+  return (client as unknown as { connection?: { stream?: { destroy?(): void; unref?(): void } } })
+    .connection?.stream;
+}
+
+/**
  * The liveness connection of one store in this process: made at the first holder's `hold`,
  * made again (every lock taken again) when the server ends it while this process lives (a
  * restart), ended by `close` with the store. It never keeps the process alive (its socket is
@@ -52,9 +69,12 @@ export class HolderLiveness {
   #closed = false;
   #retry: NodeJS.Timeout | undefined;
   #lost = 0;
+  readonly #heartbeatMs: number;
+  #heartbeat: NodeJS.Timeout | undefined;
 
-  constructor(url: string) {
+  constructor(url: string, opts: { heartbeatMs?: number } = {}) {
     this.#url = url;
+    this.#heartbeatMs = opts.heartbeatMs ?? HEARTBEAT_MS;
   }
 
   /** Holds `holder`'s liveness lock from now until the process (or the store) ends. */
@@ -78,10 +98,62 @@ export class HolderLiveness {
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#retry !== undefined) clearTimeout(this.#retry);
+    if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);
     const ready = this.#ready;
     this.#ready = undefined;
     const client = await ready?.catch(() => undefined);
-    await client?.end().catch(() => {});
+    if (client === undefined) return;
+    // A connection the server no longer answers on would keep `end` waiting for ever.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((done) => {
+      timer = setTimeout(() => {
+        socketOf(client)?.destroy?.();
+        done();
+      }, END_MS);
+      timer.unref();
+    });
+    await Promise.race([client.end().catch(() => {}), late]);
+    clearTimeout(timer);
+  }
+
+  /** Asks the connection to answer now and then; one that fails or is silent is made again. */
+  #beat(client: pg.Client): void {
+    if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);
+    let asking = false;
+    const timer = setInterval(() => {
+      if (this.#closed || asking) return;
+      asking = true;
+      let answered = false;
+      const silent = setTimeout(() => {
+        if (!answered) this.#drop(client, timer);
+      }, this.#heartbeatMs);
+      silent.unref();
+      client
+        .query("select 1")
+        .then(
+          () => {
+            answered = true;
+          },
+          () => {
+            answered = true;
+            this.#drop(client, timer);
+          },
+        )
+        .finally(() => {
+          clearTimeout(silent);
+          asking = false;
+        });
+    }, this.#heartbeatMs);
+    timer.unref();
+    this.#heartbeat = timer;
+  }
+
+  /** A connection that no longer answers: ended here, and made again. */
+  #drop(client: pg.Client, timer: NodeJS.Timeout): void {
+    clearInterval(timer);
+    if (this.#heartbeat === timer) this.#heartbeat = undefined;
+    socketOf(client)?.destroy?.();
+    this.#lostConnection(client);
   }
 
   #connected(): Promise<pg.Client> {
@@ -108,9 +180,7 @@ export class HolderLiveness {
     try {
       await client.connect();
       // Never what keeps the process alive: its end (or the store's close) ends the session.
-      (
-        client as unknown as { connection?: { stream?: { unref?(): void } } }
-      ).connection?.stream?.unref?.();
+      socketOf(client)?.unref?.();
       // The server probes a silent connection after 30 s (db.ts heldLocksLetGo): a machine
       // gone without a word lets its holders go within a minute or so.
       await client.query(
@@ -125,6 +195,7 @@ export class HolderLiveness {
       for (const h of this.#holders) await lock(client, h);
       if (this.#closed) throw new Error("holder liveness: the store is closed");
       this.#lost = 0;
+      this.#beat(client);
       return client;
     } catch (err) {
       client.removeListener("end", lost);
