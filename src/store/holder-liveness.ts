@@ -1,7 +1,7 @@
 /**
  * P9, P10 across machines on PostgreSQL: whether another host's lease holder still lives. On
  * this host a holder's process is asked directly (holder.ts); from another host only the lease
- * running out told, and a process frozen (SIGSTOP, a suspended machine) in the middle of a slow
+ * running out told, and a process frozen (SIGSTOP) in the middle of a slow
  * body outlived its lease: its site was taken over and asked again while its connection to the
  * site was still open (two requests at once, no gap after its end).
  *
@@ -11,7 +11,8 @@
  * 32-bit hash of the holder id (holderKey), seen by every role in `pg_locks`. A frozen
  * process's kernel keeps its TCP connection up, so the lock stays held; a killed process's
  * socket closes and the lock goes at once; a machine that vanished (power, network) is noticed
- * by the server's TCP keepalive (30 s, then 3 probes 10 s apart, as the pool's: db.ts). A lease
+ * by the server's TCP keepalive (30 s, then 3 probes 10 s apart, as the pool's: db.ts), and so
+ * is a suspended one (its kernel answers no probe: not covered, as before). A lease
  * run out is taken over only once its holder's lock is gone (heldElsewhere, journal.ts).
  *
  * The locks are shared ones: two holders whose ids hash alike both hold theirs, and each is
