@@ -52,15 +52,6 @@ export function isCredentialParam(name: string): boolean {
 }
 
 /**
- * The first parameter that would send a credential: its name is a credential's and it carries
- * a value (an empty `token=` sends no secret). Undefined when none does.
- */
-export function credentialEntry(entries: Iterable<[string, string]>): string | undefined {
-  for (const [name, value] of entries) if (value !== "" && isCredentialParam(name)) return name;
-  return undefined;
-}
-
-/**
  * Names a form's POST body carries as its anti-forgery token (folded: Laravel's `_token`, a bare
  * `token`), not a credential: the site hands the same field to every visitor of the public page,
  * and a browser sends it back with the search (P5). Others (`__RequestVerificationToken`,
@@ -70,12 +61,20 @@ export function credentialEntry(entries: Iterable<[string, string]>): string | u
 const ANTI_FORGERY = new Set(["token"]);
 
 /**
- * The first entry of a form's POST body (urlencoded) that would send a credential: as
- * `credentialEntry`, but the form's anti-forgery token is none (see ANTI_FORGERY).
+ * The first parameter that would send a credential: its name is a credential's and it carries
+ * a value (an empty `token=` sends no secret). Undefined when none does. In a form's POST body
+ * (urlencoded, `formBody`), the form's anti-forgery token is none (see ANTI_FORGERY).
  */
-export function formBodyCredentialEntry(entries: Iterable<[string, string]>): string | undefined {
+export function credentialEntry(
+  entries: Iterable<[string, string]>,
+  opts: { formBody?: boolean } = {},
+): string | undefined {
   for (const [name, value] of entries)
-    if (value !== "" && isCredentialParam(name) && !ANTI_FORGERY.has(credentialName(name)))
+    if (
+      value !== "" &&
+      isCredentialParam(name) &&
+      !(opts.formBody === true && ANTI_FORGERY.has(credentialName(name)))
+    )
       return name;
   return undefined;
 }
@@ -138,7 +137,7 @@ export function requestCredentialProblem(
   if (body === undefined || body === "") return undefined;
   let inBody: string | undefined;
   if (contentType === undefined || FORM_URLENCODED.test(contentType)) {
-    inBody = formBodyCredentialEntry(new URLSearchParams(body.replace(/;/g, "&")));
+    inBody = credentialEntry(queryEntries(body), { formBody: true });
   } else if (JSON_TYPE.test(contentType)) {
     let parsed: unknown;
     try {

@@ -26,7 +26,7 @@ import { NorError } from "../errors.js";
 import { LANE_LEASE_MS } from "../policy/constants.js";
 import { ensureDataDir, refuseNotADirectory, storeFileState, why } from "./data-dir.js";
 import { storeWriteRefused } from "./disk-full.js";
-import { HolderLiveness, registerLiveness } from "./holder-liveness.js";
+import { HolderLiveness, KEEPALIVE_SQL, registerLiveness } from "./holder-liveness.js";
 import { CompiledQuery, Kysely, Migrator, SqliteAdapter, SqliteDialect, sql } from "./kysely.js";
 import { migrationProvider, migrations } from "./migrations/index.js";
 import { noNul } from "./no-nul.js";
@@ -389,7 +389,7 @@ function heldLocksLetGo<P extends import("pg").Pool>(pool: P): P {
   pool.on("connect", (client) => {
     client
       .query(
-        `set idle_in_transaction_session_timeout = ${IDLE_IN_TRANSACTION_MS}; set tcp_keepalives_idle = 30; set tcp_keepalives_interval = 10; set tcp_keepalives_count = 3`,
+        `set idle_in_transaction_session_timeout = ${IDLE_IN_TRANSACTION_MS}; ${KEEPALIVE_SQL}`,
       )
       .catch(() => {});
   });

@@ -35,6 +35,14 @@ export function holderKey(holder: string): number {
   return h | 0;
 }
 
+/**
+ * The server probes a silent connection after 30 s, three probes 10 s apart (set on each of the
+ * store's pool connections, db.ts heldLocksLetGo, and on the liveness connection): a machine gone
+ * without a word lets go of its locks within a minute or so.
+ */
+export const KEEPALIVE_SQL =
+  "set tcp_keepalives_idle = 30; set tcp_keepalives_interval = 10; set tcp_keepalives_count = 3";
+
 /** The pauses before a lost liveness connection is made again (the last repeats). */
 const RECONNECT_MS = [1000, 2000, 5000] as const;
 
@@ -184,9 +192,7 @@ export class HolderLiveness {
       socketOf(client)?.unref?.();
       // The server probes a silent connection after 30 s (db.ts heldLocksLetGo): a machine
       // gone without a word lets its holders go within a minute or so.
-      await client.query(
-        "set tcp_keepalives_idle = 30; set tcp_keepalives_interval = 10; set tcp_keepalives_count = 3",
-      );
+      await client.query(KEEPALIVE_SQL);
       // Idle by design, so never ended for it: a server, role or database whose
       // idle_session_timeout (PostgreSQL 14+) ends idle sessions let its locks go, and a frozen
       // process's site was taken over beside its open request (P9).

@@ -57,7 +57,7 @@ export function holderDead(
   /**
    * Holders known to live (on PostgreSQL, their liveness lock held: holder-liveness.ts), never
    * dead whatever their lease or pid says; read only for a lease this would call dead
-   * (deadUnlessLiving).
+   * (journal.ts admit and sweep).
    */
   living?: ReadonlySet<string>,
 ): boolean {

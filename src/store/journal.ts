@@ -38,7 +38,7 @@ import { sql } from "./kysely.js";
 import { chunks } from "./night-records.js";
 import { type Placeholder, prepared } from "./prepared.js";
 import type { Database } from "./schema/index.js";
-import { connectionLost, type Tx, writeTxnRetried } from "./write-txn.js";
+import { connectionLost, LOSS_PAUSES_MS, type Tx, writeTxnRetried } from "./write-txn.js";
 
 export { REQUEST_LEASE_MS };
 
@@ -498,16 +498,6 @@ export class SqlJournal implements JournalPort {
     };
   }
 }
-
-/**
- * The pauses before a completion (or a head's wait) is asked again when its session was lost:
- * twelve tries over about 14 s, so a server restarting (its sessions ended, new connections
- * refused or ended at once while it starts up, commonly a few seconds) is waited for. Asked
- * again at once, all tries fell within the same millisecond of the restart and the answer was
- * lost: the site's end, a no or a Retry-After (P10, P15, P21). The lane waits meanwhile, its
- * site held: nothing is sent on its account.
- */
-const LOSS_PAUSES_MS = [50, 100, 250, 500, 1000, 2000, 2000, 2000, 2000, 2000, 2000] as const;
 
 /**
  * A completion, or a head's wait, run again on a fresh session when PostgreSQL ended the one it

@@ -71,7 +71,8 @@ export async function writeTxnKnown<T>(db: Db, fn: (tx: Tx) => Promise<T>): Prom
   if (dialectOf(db) !== "postgres") return writeTxnRetried(db, fn);
   // The run under way: its transaction's id and backend, and what it decided once every
   // write ran (only its COMMIT was left).
-  let run: { xid: string; pid: number; decided?: { value: T } } | undefined;
+  type Run = { xid: string; pid: number; decided?: { value: T } };
+  let run: Run | undefined;
   try {
     return await writeTxnRetried(db, async (tx) => {
       run = undefined;
@@ -81,16 +82,13 @@ export async function writeTxnKnown<T>(db: Db, fn: (tx: Tx) => Promise<T>): Prom
       }>`select txid_current()::text as xid, pg_backend_pid() as pid`.execute(tx);
       const me = r.rows[0];
       if (me === undefined) throw new Error("txid_current() gave no row");
-      const thisRun: { xid: string; pid: number; decided?: { value: T } } = {
-        xid: me.xid,
-        pid: me.pid,
-      };
+      const thisRun: Run = { xid: me.xid, pid: me.pid };
       run = thisRun;
       thisRun.decided = { value: await fn(tx) };
       return thisRun.decided.value;
     });
   } catch (err) {
-    const lost = run as { xid: string; pid: number; decided?: { value: T } } | undefined;
+    const lost = run as Run | undefined;
     if (lost?.decided === undefined || !connectionLost(err)) throw err;
     if ((await fateOf(db, lost.xid, lost.pid)) === "committed") return lost.decided.value;
     throw err;
@@ -98,10 +96,19 @@ export async function writeTxnKnown<T>(db: Db, fn: (tx: Tx) => Promise<T>): Prom
 }
 
 /**
- * Pauses between the questions a lost COMMIT's fate is asked with (about 14 s in all, as a
- * completion's on a lost session): the server may be restarting.
+ * The pauses before a write on a lost PostgreSQL session is tried again (a completion or a
+ * head's wait: journal.ts askedAgainOnLoss; a lost COMMIT's fate question, asked at once first):
+ * twelve tries over about 14 s, so a server restarting (its sessions ended, new connections
+ * refused or ended at once while it starts up, commonly a few seconds) is waited for. Asked
+ * again at once, all tries fell within the same millisecond of the restart and the answer was
+ * lost: the site's end, a no or a Retry-After (P10, P15, P21). The lane waits meanwhile, its
+ * site held: nothing is sent on its account.
  */
-const FATE_PAUSES_MS = [0, 50, 100, 250, 500, 1000, 2000, 2000, 2000, 2000, 2000, 2000] as const;
+export const LOSS_PAUSES_MS = [
+  50, 100, 250, 500, 1000, 2000, 2000, 2000, 2000, 2000, 2000,
+] as const;
+
+const FATE_PAUSES_MS = [0, ...LOSS_PAUSES_MS] as const;
 
 /**
  * What became of PostgreSQL transaction `xid`, asked on a fresh session (`txid_status`). Still

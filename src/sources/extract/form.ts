@@ -9,7 +9,7 @@
  */
 import type { CheerioAPI } from "cheerio";
 import { bodyEncoding, decodeBody, encodingName, formUrlencoded } from "../../policy/body-text.js";
-import { credentialEntry, formBodyCredentialEntry } from "../../policy/credentials.js";
+import { credentialEntry } from "../../policy/credentials.js";
 import type { FormSpec } from "../catalog/schema.js";
 import { load, TooCostlyToParse } from "./cheerio-load.js";
 import { fillDateTemplates } from "./form-dates.js";
@@ -103,8 +103,7 @@ function notSubmittable(
   const password = entries.find(([name, value]) => value !== "" && passwords.has(name));
   if (password !== undefined)
     return `the form at ${pageUrl} would send a password (its password input ${JSON.stringify(password[0])} holds one): the checker never signs in and never sends a password (P3), so it was not submitted`;
-  const credential =
-    method === "POST" ? formBodyCredentialEntry(entries) : credentialEntry(entries);
+  const credential = credentialEntry(entries, { formBody: method === "POST" });
   return credential === undefined
     ? undefined
     : `the form at ${pageUrl} would send the credential field ${JSON.stringify(credential)} with a value: the checker never sends keys, tokens or passwords (P3), so it was not submitted`;
@@ -308,13 +307,7 @@ function pagerRequest(
   setEntry(entries, "__EVENTARGUMENT", hit.argument);
   // P3: a pager whose form would send a password or a credential turns no page: the
   // list, as far as the checker reads it, ends there (as at a next link off the list).
-  try {
-    const refused = notSubmittable($, form, entries, pageUrl, "POST");
-    if (refused !== undefined) throw new NotSubmitted(refused);
-  } catch (err) {
-    if (err instanceof NotSubmitted) return undefined;
-    throw err;
-  }
+  if (notSubmittable($, form, entries, pageUrl, "POST") !== undefined) return undefined;
   // A pager whose form is sent nowhere a browser would send it turns no page.
   const action = formTarget(form.attr("action"), pageUrl, documentBase($, pageUrl));
   return action === undefined ? undefined : toRequest(action, form, "POST", entries, encoding);
