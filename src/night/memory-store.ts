@@ -397,6 +397,11 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     return { url: read.url, key: read.key, records: read.records, allStored };
   }
 
+  async holdsAny(sourceId: string, ids: readonly string[]): Promise<boolean> {
+    const held = this.records.get(sourceId);
+    return ids.some((id) => held?.has(id) === true);
+  }
+
   async closedSites(night: string): Promise<Map<string, string>> {
     const out = new Map<string, string>();
     for (const [id, list] of this.outcomes) {

@@ -105,6 +105,12 @@ export interface NightStore {
    */
   pageRead?(sourceId: string, url: string): Promise<KnownPageRead | undefined>;
   /**
+   * P7: whether the source holds any of these records (by id): a list's first page that shows
+   * none of them has moved past what the source holds (a day's overflow on its next pages).
+   * A store without it never reads a list's next pages for its overflow.
+   */
+  holdsAny?(sourceId: string, ids: readonly string[]): Promise<boolean>;
+  /**
    * P13, P15: the latest attempt sent for this source tonight (its robots.txt aside) that the
    * site answered or that failed on the wire, from the request log (P27); undefined when
    * nothing was sent for it. Read only when the deadline stopped a source's check, to tell a

@@ -507,6 +507,22 @@ export class SqlNightStore implements NightStore, ValidatorStore {
     return { url: row.url, key: row.key, records: Number(row.records), allStored };
   }
 
+  async holdsAny(sourceId: string, ids: readonly string[]): Promise<boolean> {
+    const postgres = dialectOf(this.#db) === "postgres";
+    // Each looked up by the records primary key (source_id, record_id), a page's worth at most.
+    for (const part of chunks([...new Set(ids.map((id) => asStored(id, postgres)))])) {
+      const row = await this.#db
+        .selectFrom("records")
+        .select("record_id")
+        .where("source_id", "=", sourceId)
+        .where("record_id", "in", part)
+        .limit(1)
+        .executeTakeFirst();
+      if (row) return true;
+    }
+    return false;
+  }
+
   async lastAttempt(
     night: string,
     sourceId: string,

@@ -126,6 +126,20 @@ describe.each(makers)("page reads and the records they produced ($name)", (maker
     expect(await u.store.pageRead("a.gov/2", URL_)).toMatchObject({ records: 0, allStored: true });
   });
 
+  it("P7: holdsAny: the source holds one of the ids (an odd id as it was read too); none, none given, or another source's: not", async () => {
+    u = await maker.make();
+    const store = u.store as NightStore & Required<Pick<NightStore, "holdsAny">>;
+    await u.store.commit("2026-11-05", result(["a", "x\u0000y"], undefined));
+    expect(await store.holdsAny(SRC, ["z", "a"])).toBe(true);
+    expect(await store.holdsAny(SRC, ["x\u0000y"])).toBe(true);
+    expect(await store.holdsAny(SRC, ["z"])).toBe(false);
+    expect(await store.holdsAny(SRC, [])).toBe(false);
+    expect(await store.holdsAny("a.gov/1", ["a"])).toBe(false);
+    // More ids than one statement asks: the held one is found all the same.
+    const many = [...Array.from({ length: 450 }, (_, i) => `n${i}`), "a"];
+    expect(await store.holdsAny(SRC, many)).toBe(true);
+  });
+
   it.runIf(maker.name !== "memory")(
     "P8, P12: a read kept before its ids were (migration 014) is never counted: its page is read in full once",
     async () => {
