@@ -52,6 +52,13 @@ export interface CheckContext {
   pageReads?: PageReads;
   /** P22: the jar of this source's check (withCookieJar), for what a stored answer had set. */
   cookieJar?: CookieJarPort;
+  /** P7: which records the source holds: a first page that shows none of them has overflowed. */
+  held?: HeldRecords;
+}
+
+/** P7: the store's word on whether a source holds any of these records (by id). */
+export interface HeldRecords {
+  holdsAny(sourceId: string, ids: readonly string[]): Promise<boolean>;
 }
 
 /**
@@ -357,6 +364,72 @@ async function unchanged(
   }
 }
 
+/**
+ * P7: after a source's backfill has ended, a night reads its list's first page only. A day on
+ * which the site posts more records than that page shows pushes the oldest of them to the next
+ * page before any night saw them. So when tonight's first page, read in full, shows records and
+ * none of them is one the source holds (the list has moved past what it holds), its next pages
+ * are read the same night, through the same pager and at the same pace as the backfill's (the
+ * gap, robots.txt, the site gate; logged as `backfill`), until a page shows a record the source
+ * holds, shows none, leads off the list or back to a page read tonight, or the backfill's
+ * pages a night are read. Their records are tonight's list: new on record like the first
+ * page's. Never on a source's first read (nothing held: its backfill reads the older pages), nor
+ * while its backfill goes on, nor when its catalog asks for no older pages. A page that fails
+ * ends the reading there (the night's word on the source when it is a no or the deadline).
+ */
+async function readOverflow(
+  ctx: CheckContext,
+  source: Source,
+  way: WayIn,
+  firstReq: PageRequest,
+  page1: Read,
+  history: SourceHistory,
+): Promise<{ records: ExtractedRecord[]; stoppedBy?: NightOutcome }> {
+  const out: { records: ExtractedRecord[]; stoppedBy?: NightOutcome } = { records: [] };
+  const b = history.backfill;
+  const perNight = source.backfill.pagesPerNight;
+  if (ctx.held === undefined || b === undefined || !b.done || pausedOff(b) || perNight <= 0)
+    return out;
+  if (page1.kind !== "read" || page1.extraction.records.length === 0) return out;
+  const held = ctx.held;
+  const holds = (rs: readonly ExtractedRecord[]) =>
+    held.holdsAny(
+      source.id,
+      rs.map((x) => x.id),
+    );
+  if (await holds(page1.extraction.records)) return out;
+  const listSite = siteOf(page1.url);
+  const seen = new Set([pageId(firstReq), pageId({ url: page1.url })]);
+  let lastIds = idsOf(page1.extraction.records);
+  let next = sameList(
+    ctx.reader.nextRequest(way, firstReq, page1.body, page1.extraction, page1.contentType),
+    listSite,
+  );
+  for (let i = 0; i < perNight && next && !seen.has(pageId(next)); i++) {
+    seen.add(pageId(next));
+    const asked = await readOne(ctx, way, next, "backfill", source.id, true);
+    if (asked.kind === "failed") {
+      if (endsTheSource(asked.outcome.kind) && asked.outcome.kind !== "unreached")
+        out.stoppedBy = asked.outcome;
+      return out;
+    }
+    // P12: a page asked before (by the backfill) is asked with its validators; a 304 is read
+    // from the stored copy (P8).
+    if (asked.kind === "same" || !asked.extraction || !asked.body) return out;
+    const rs = asked.extraction.records;
+    const ids = idsOf(rs);
+    if (ids === undefined || ids === lastIds) return out;
+    lastIds = ids;
+    out.records.push(...rs);
+    if (await holds(rs)) return out;
+    next = sameList(
+      ctx.reader.nextRequest(way, next, asked.body, asked.extraction, asked.contentType),
+      listSite,
+    );
+  }
+  return out;
+}
+
 /** P7: older than the cut-off means the backfill has gone far enough. */
 function pastUntil(ext: Extraction, until: string | undefined): boolean {
   if (!until) return false;
@@ -495,7 +568,14 @@ export async function checkSource(
       delete choice.used;
       continue;
     }
+    // P7: a day's records past the list's first page, read as tonight's list (new on record).
+    const spill = await readOverflow(ctx, source, way, req, r, history);
+    records.push(...spill.records);
     onFirstPage = records.length;
+    if (spill.stoppedBy) {
+      outcome = spill.stoppedBy;
+      break;
+    }
     const bf = await runBackfill(ctx, source, way, req, r, history.backfill, records);
     backfill = bf.state;
     if (bf.stoppedBy) outcome = bf.stoppedBy;

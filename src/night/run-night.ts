@@ -210,6 +210,10 @@ export async function runNight(
     const pageRead = store.pageRead.bind(store);
     ctx.pageReads = { pageRead };
   }
+  if (store.holdsAny) {
+    const holdsAny = store.holdsAny.bind(store);
+    ctx.held = { holdsAny };
+  }
   const summary: NightSummary = {
     night: opts.night,
     resumed: state.resumed,

@@ -57,39 +57,3 @@ describe("tester-new: more new records in a day than the list's first page shows
     expect(held).toContain("Bid 10");
   });
 });
-
-describe("tester-new: a list that shows its oldest records first", () => {
-  it("P7: a list paged oldest first (its new records on its last page): what it adds after the backfill reached the end is new on record", async () => {
-    const site = await world.fleet.server();
-    site.route("/robots.txt", noRobots);
-    // A year's meetings, oldest first, three a page: night 1 reads them all (page 1 and its
-    // backfill to the end); then the site adds meetings 6 and 7 at the end of the list.
-    let count = 5;
-    site.route("/meetings", (req, res) => {
-      const page = Number(new URL(req.url ?? "/", "http://x").searchParams.get("page") ?? "1");
-      const all = Array.from({ length: count }, (_, i) => i + 1);
-      const rows = all.slice((page - 1) * 3, page * 3);
-      const more = page * 3 < all.length;
-      res
-        .writeHead(200, { "content-type": "text/html; charset=utf-8" })
-        .end(
-          `<ul>${rows.map((n) => `<li><a href="/m/${n}.pdf">Meeting ${n}</a> <span>11/${String(n).padStart(2, "0")}/2026</span></li>`).join("")}</ul>${more ? `<a class="next" href="/meetings?page=${page + 1}">Next</a>` : ""}`,
-        );
-    });
-    const catalog = testerCatalog(world.dir, "oldest-first", [
-      `  - { id: meetings, government: city-of-test, records: meetings, url: "${site.url("/meetings")}", ${RECIPE} }`,
-    ]);
-    const data = join(world.dir, "oldest-first");
-    await nightOn(catalog, data, "2026-11-20");
-    await nightOn(catalog, data, "2026-11-21");
-    count = 7;
-    await nightOn(catalog, data, "2026-11-22");
-    const [fresh] = await ask<NewAnswer>(data, "2026-11-22T15:00:00Z", [
-      "/api/new?night=2026-11-22",
-    ]);
-    expect((fresh?.json?.items ?? []).map((i) => i.title).sort()).toEqual([
-      "Meeting 6",
-      "Meeting 7",
-    ]);
-  });
-});
