@@ -15,7 +15,7 @@ import { siteOf } from "../policy/site.js";
 import type { Source, WayIn } from "../sources/catalog/types.js";
 import type { ExtractedRecord, Extraction } from "../sources/record.js";
 import { endsTheSource, failureOutcome, isSiteClosedReason } from "./outcome.js";
-import { pageKey, pageKeyOf } from "./page-key.js";
+import { pageKey, pageKeyOf, readerKey } from "./page-key.js";
 import {
   isGenericForm,
   type KnownPageRead,
@@ -457,6 +457,8 @@ export async function checkSource(
   const choice: WayChoice = { skipped: [] };
   // P4: the first way that opened but showed no records, while a later way was left to ask.
   let empty: { outcome: NightOutcome; used: WayUsed; at: number; pageRead?: PageRead } | undefined;
+  // The way whose answer was read as its list tonight (records or none): its reader is kept.
+  let readWay: WayIn | undefined;
   // P11: the catalog URLs that moved permanently tonight, or whose remembered target failed.
   const moves: MoveChange[] = [];
 
@@ -515,6 +517,7 @@ export async function checkSource(
       continue; // P4: the next way in, if this one is disallowed or does not work
     }
     choice.used = used();
+    readWay = way;
     if (r.kind === "same") {
       // Its read is kept as it was (the same key, the same records): nothing to write again.
       knownRecords = r.knownRecords;
@@ -565,6 +568,7 @@ export async function checkSource(
       choice.skipped.push(skipped(way, outcome));
       outcome = undefined;
       pageRead = undefined;
+      readWay = undefined;
       delete choice.used;
       continue;
     }
@@ -613,6 +617,9 @@ export async function checkSource(
   }
   if (knownRecords > 0) result.knownRecords = knownRecords;
   if (pageRead) result.pageRead = pageRead;
+  // A list read (not a way that answered something else than its kind, kept as the night's
+  // answer when no later way showed records: that one read no list).
+  if (readWay !== undefined && choice.used !== undefined) result.reader = readerKey(readWay);
   // P11: a move kept for a URL the catalog no longer lists for the source is forgotten.
   const urls = new Set(ways.map((w) => w.url));
   for (const m of history.moved ?? [])

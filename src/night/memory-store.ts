@@ -5,7 +5,12 @@
  */
 
 import { LANE_LEASE_MS } from "../policy/constants.js";
-import { listAddress, READ_HORIZON_NIGHTS, READ_OUTCOMES } from "../policy/first-read.js";
+import {
+  EMPTY_READ_OUTCOME,
+  listAddress,
+  READ_HORIZON_NIGHTS,
+  READ_OUTCOMES,
+} from "../policy/first-read.js";
 import { linkFamily, movedMayBe, ofFamily, pairMoved, pickTwin } from "../policy/link-twins.js";
 import { addDays } from "../policy/night-date.js";
 import { type FirstPageRow, newOnSwitchedList, pairAcrossWays } from "../policy/way-identity.js";
@@ -38,6 +43,8 @@ interface StoredOutcome {
   night: string;
   outcome: NightOutcome;
   way?: WayChoice;
+  /** The reader that read the list (SourceResult.reader). */
+  reader?: string;
   endedAt: number;
   durationMs: number;
   recordsFound: number;
@@ -206,7 +213,11 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
         (o) =>
           o.night !== night &&
           o.night >= since &&
-          (READ.has(o.outcome.kind) || o.recordsFound > 0) &&
+          (READ.has(o.outcome.kind) ||
+            o.recordsFound > 0 ||
+            (o.outcome.kind === EMPTY_READ_OUTCOME &&
+              o.reader !== undefined &&
+              o.reader === r.reader)) &&
           address !== undefined &&
           listAddress(o) === address,
       )
@@ -216,6 +227,8 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     const firstRead = lastReadNight === undefined;
     const current =
       r.olderFrom !== undefined ? new Set(r.records.slice(0, r.olderFrom).map((x) => x.id)) : null;
+    // A 304's page (its copy read again): what it shows was there (night-records.ts).
+    const unchanged = r.outcome.kind === "unchanged";
     let newRecords = 0;
     let alreadyListed = 0;
     for (const rec of r.records) {
@@ -226,7 +239,7 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
         had.record = rec;
         continue;
       }
-      const listed = firstRead || (current !== null && !current.has(rec.id));
+      const listed = firstRead || unchanged || (current !== null && !current.has(rec.id));
       known.set(rec.id, { record: rec, firstNight: night, ...(listed ? { listed } : {}) });
       if (listed) alreadyListed++;
       else newRecords++;
@@ -304,7 +317,15 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       .sort((a, b) => (a.night < b.night ? -1 : 1))
       .pop();
     const otherAddress = lastAny && listAddress(lastAny);
-    if (lastAny && address !== undefined && otherAddress && otherAddress !== address) {
+    // Or with another reader at the same address (a recipe changed: night-records.ts).
+    const otherReader =
+      lastAny?.reader !== undefined && r.reader !== undefined && lastAny.reader !== r.reader;
+    if (
+      lastAny &&
+      address !== undefined &&
+      otherAddress &&
+      (otherAddress !== address || otherReader)
+    ) {
       const row = (id: string, x: ExtractedRecord) => ({
         id,
         title: x.title,
@@ -322,7 +343,7 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
         candidates,
       );
       for (const [id, old] of pairs) take(id, old.id);
-      if (firstRead && lastAny.night >= since) {
+      if (firstRead && !unchanged && lastAny.night >= since) {
         const firstPage = new Map<string, FirstPageRow>();
         for (const x of r.records.slice(0, r.olderFrom ?? r.records.length)) {
           if (firstPage.has(x.id)) continue;
@@ -348,6 +369,7 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       newRecords,
     };
     if (r.way) stored.way = r.way;
+    if (r.reader !== undefined) stored.reader = r.reader;
     list.push(stored);
     this.outcomes.set(r.sourceId, list);
     for (const v of r.validators) this.validators.set(v.url, v);

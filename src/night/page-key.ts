@@ -100,6 +100,22 @@ export function pageKey(
     .digest("base64url");
 }
 
+/**
+ * The reader a list was read with (docs/catalog.md "New on record, and already listed"): the
+ * way in as the catalog writes it (its recipe, field map, platform) and the readers' code, the
+ * page's body and address aside. A night that read a list and found no records on it counts as
+ * having read it only for a later night that reads it with the same reader: a recipe (or a
+ * preset) that read nothing and is then mended reads its list as for the first time. And a night
+ * whose reader is not the last read's may know the same records by other ids (a recipe that
+ * reads the platform's own id instead of the link): store/night-records.ts matches them as it
+ * does across ways in.
+ */
+export function readerKey(way: WayIn, version: string = readersVersion()): string {
+  return createHash("sha256")
+    .update(JSON.stringify(["reader", version, way]))
+    .digest("base64url");
+}
+
 /** The key of a read of `body`. */
 export function pageKeyOf(
   way: WayIn,

@@ -266,6 +266,12 @@ export interface SourceResult {
    * copy is the page last read in full (P8, P12). Counted in the records found, never new.
    */
   knownRecords?: number;
+  /**
+   * The reader of the way in that read the list tonight (page-key.ts `readerKey`), when a list
+   * was read (an answer of its kind, parsed: records or none); absent when none was. Kept with
+   * the way choice (night_sources.way, as `reader`).
+   */
+  reader?: string;
   /** The first page read in full tonight, by its key: kept with the records it listed. */
   pageRead?: { url: string; key: string; records: number; ids: string[] };
   /** Validators to keep per URL (P12); written with the outcome, never before it. */

@@ -7,10 +7,20 @@
 /**
  * Outcomes that read the source's list and found records on it; so did any night that found
  * records (one whose backfill's older page said no has that no as its outcome, P7, though page 1
- * was read). A list that showed none is not one read (a recipe that reads nothing yet, a way in
- * that answered something else, P4): the night it first shows records is its first read.
+ * was read). A list that showed none is one read only by the same reader (EMPTY_READ_OUTCOME):
+ * a recipe that reads nothing yet, or a way in that answered something else (P4), is none.
  */
 export const READ_OUTCOMES = ["ok", "unchanged"] as const;
+
+/**
+ * The outcome of a night that read the source's list and found no records on it: the page
+ * opened, was read as its kind, and showed none (a bids page's "There are no open bid postings
+ * at this time."). Such a night counts as having read the list for a later night that reads it
+ * with the same reader (the same recipe, preset and readers' code): what that night finds was
+ * not there before. A list that showed none to another reader (a recipe that read nothing, then
+ * mended) is read as for the first time.
+ */
+export const EMPTY_READ_OUTCOME = "no-records";
 
 /**
  * A list last read more nights ago than this is read as for the first time: what it lists now

@@ -4,7 +4,12 @@
  * doubles one. Inserted in chunks to stay under the SQL parameter limits of both dialects.
  */
 import type { SourceResult } from "../night/types.js";
-import { listAddress, READ_HORIZON_NIGHTS, READ_OUTCOMES } from "../policy/first-read.js";
+import {
+  EMPTY_READ_OUTCOME,
+  listAddress,
+  READ_HORIZON_NIGHTS,
+  READ_OUTCOMES,
+} from "../policy/first-read.js";
 import {
   linkFamily,
   MOVED_AT_LEAST,
@@ -51,9 +56,11 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   const postgres = dialectOf(trx) === "postgres";
   const unique = new Map(r.records.map((x) => [asStored(x.id, postgres), x]));
   // Read before: its list, by the same address, read in full on a recent night (P4: another
-  // way in, or a page moved, is another list, whose ids are not the ones stored).
+  // way in, or a page moved, is another list, whose ids are not the ones stored); or read and
+  // found empty there by tonight's reader (a bids page with no open bid).
   // And whether the list was last read at another address (tonight's way switched: the api
-  // failed and the page is read, or the api is back), asked in the same statement.
+  // failed and the page is read, or the api is back) or by another reader (the recipe changed),
+  // asked in the same statement.
   const { lastRead, other } = await readsBefore(trx, night, r);
   const firstRead = lastRead === undefined;
   // P7: an id the first page lists is tonight's list, whatever older page also shows it.
@@ -72,8 +79,10 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   // what that way writes otherwise (a page's `COUNCIL MEETING`, the api's `Council Meeting`, a
   // day without its time) is the other way's writing, no change a feed announces, whether the
   // record is matched by its id, a link written another way (`relink`) or `acrossWays`.
+  // A recipe changed at the same address (`other.readerOnly`) is not another way's writing: a
+  // record it reads under its stored id is brought up to date as any night's is.
   const ours =
-    other !== undefined
+    other !== undefined && other.readerOnly === undefined
       ? new Set(unique.keys())
       : r.outcome.kind === "unchanged"
         ? new Set(
@@ -82,6 +91,10 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
               .map((x) => asStored(x.id, postgres)),
           )
         : undefined;
+  // A page the site says is unchanged (a 304, its copy read again because the recipe or the
+  // readers changed) showed what it shows at its last answer: a record first found on it now (a
+  // row a widened recipe takes) was there, already listed, never new on record.
+  const unchanged = r.outcome.kind === "unchanged";
   // Ids first seen tonight, and whether each was already listed.
   const fresh = new Map<string, boolean>();
   const parts = ours
@@ -104,7 +117,8 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
       values[`date${i}`] = x.date ?? null;
       values[`url${i}`] = x.url ?? null;
       values[`kind${i}`] = x.kind ?? null;
-      values[`listed${i}`] = firstRead || (current !== undefined && !current.has(id)) ? 1 : 0;
+      values[`listed${i}`] =
+        firstRead || unchanged || (current !== undefined && !current.has(id)) ? 1 : 0;
     }
     // Rows written: those inserted now (first seen at this commit's time) and those brought up
     // to date (their first sighting kept); only the first are new.
@@ -141,7 +155,8 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
     out.listed -= merged.listed;
   }
   // A record read tonight through another way in than the source's last read list (its api
-  // failed and the page was read, or the api is back): the stored record it is, by its link or
+  // failed and the page was read, or the api is back), or by another reader at the same address
+  // (the recipe changed: the platform's id read where the link was): the stored record it is, by its link or
   // its day and title (policy/way-identity.ts), not a second copy. Whether the way switched is
   // asked with the list's last read (`readsBefore`, one statement as before), and the source's
   // stored records are read only on such a night, when it found records not stored before.
@@ -445,7 +460,13 @@ async function acrossWays(
   }
   // The way's first read: what it shows that the source did not hold is new when the two ways
   // show one list, and the other was read lately (first-read.ts's horizon).
-  if (!firstRead || other.night < addDays(night, -READ_HORIZON_NIGHTS)) return change;
+  // Not on a page the site says is unchanged (a 304: insertRecords), which shows nothing new.
+  if (
+    !firstRead ||
+    r.outcome.kind === "unchanged" ||
+    other.night < addDays(night, -READ_HORIZON_NIGHTS)
+  )
+    return change;
   const postgres = dialectOf(trx) === "postgres";
   const firstPage = new Map<string, FirstPageRow>();
   for (const x of r.records.slice(0, r.olderFrom ?? r.records.length)) {
@@ -468,10 +489,12 @@ async function acrossWays(
   return change;
 }
 
-/** The source's list as last read through another way in, before tonight. */
+/** The source's list as last read through another way in, or with another reader, before tonight. */
 interface OtherRead {
   night: string;
   address: string;
+  /** At the same address as tonight, with another reader (a recipe changed). */
+  readerOnly?: true;
 }
 
 /** The way in a night used, from its `way` (WayChoice as JSON), else the outcome's address. */
@@ -545,10 +568,11 @@ interface Stored {
 
 /**
  * Before tonight's records are stored, in one statement: the night the source's list was last
- * read (first-read.ts: the same address, records found, within READ_HORIZON_NIGHTS), or none:
- * tonight is its first read; and the last night before tonight that read the source's list,
- * when it read it at another address than tonight's (another way in, or a page moved in the
- * catalog): tonight's way switched (`other`).
+ * read (first-read.ts: the same address, records found, or none found by the same reader, within
+ * READ_HORIZON_NIGHTS), or none: tonight is its first read; and the last night before tonight
+ * that found records on the source's list, when it read it at another address than tonight's
+ * (another way in, or a page moved in the catalog) or with another reader (the recipe changed):
+ * tonight's way switched (`other`).
  */
 async function readsBefore(
   trx: Tx,
@@ -562,18 +586,50 @@ async function readsBefore(
     night,
     since: addDays(night, -READ_HORIZON_NIGHTS),
     address,
+    reader: r.reader ?? null,
   });
   const lastRead = row?.same ?? undefined;
   const other =
-    row?.last_night != null && row.last_address != null && row.last_address !== address
-      ? { night: row.last_night, address: row.last_address }
+    row?.last_night != null &&
+    row.last_address != null &&
+    (row.last_address !== address || readerChanged(row.last_reader, r.reader))
+      ? {
+          night: row.last_night,
+          address: row.last_address,
+          ...(row.last_address === address ? { readerOnly: true as const } : {}),
+        }
       : undefined;
   return { lastRead, other };
 }
 
+/**
+ * Whether the list was last read with another reader than tonight's: both known (a night stored
+ * by an earlier build kept none, and is taken as tonight's reader).
+ */
+function readerChanged(last: string | null | undefined, tonight: string | undefined): boolean {
+  return last != null && tonight !== undefined && last !== tonight;
+}
+
+/** The reader a night read its list with (SourceResult.reader, kept in its `way`), or null. */
+function usedReader(db: Tx) {
+  return dialectOf(db) === "postgres"
+    ? sql<string | null>`(way::jsonb ->> 'reader')`
+    : sql<string | null>`json_extract(way, '$.reader')`;
+}
+
 const READS_BEFORE = prepared(
-  (db, $: Placeholder<{ sourceId: string; night: string; since: string; address: string }>) => {
+  (
+    db,
+    $: Placeholder<{
+      sourceId: string;
+      night: string;
+      since: string;
+      address: string;
+      reader: string | null;
+    }>,
+  ) => {
     const used = usedAddress(db);
+    const reader = usedReader(db);
     const last = () =>
       db
         .selectFrom("night_sources")
@@ -589,15 +645,23 @@ const READS_BEFORE = prepared(
         .where("source_id", "=", $("sourceId"))
         .where("night", "<>", $("night"))
         .where("night", ">=", $("since"))
-        // A night whose older page said no (P7: the backfill's stop is the night's outcome)
-        // still read page 1 in full, and found records on it.
-        .where((eb) => eb.or([eb("outcome", "in", READ_OUTCOMES), eb("records_found", ">", 0)]))
+        .where((eb) =>
+          eb.or([
+            eb("outcome", "in", READ_OUTCOMES),
+            // A night whose older page said no (P7: the backfill's stop is the night's outcome)
+            // still read page 1 in full, and found records on it.
+            eb("records_found", ">", 0),
+            // A list read and found empty (a bids page with no open bid), by tonight's reader.
+            eb.and([eb("outcome", "=", EMPTY_READ_OUTCOME), eb(reader, "=", $("reader"))]),
+          ]),
+        )
         .where(used, "=", $("address"))
         .orderBy("night", "desc")
         .limit(1)
         .as("same"),
       last().select("night").as("last_night"),
       last().select(used.as("address")).as("last_address"),
+      last().select(reader.as("reader")).as("last_reader"),
     ]);
   },
 );

@@ -250,7 +250,8 @@ export class SqlNightStore implements NightStore, ValidatorStore {
         evidence: r.outcome.evidence ? JSON.stringify(r.outcome.evidence) : null,
         status: r.outcome.status ?? null,
         url: r.outcome.url ?? null,
-        way: r.way ? JSON.stringify(r.way) : null,
+        // The reader that read the list, beside the way (night-records.ts readsBefore).
+        way: r.way ? JSON.stringify(r.reader ? { ...r.way, reader: r.reader } : r.way) : null,
         recordsFound: r.records.length + (r.knownRecords ?? 0),
         startedAt: toIso(r.startedAt),
         endedAt: toIso(r.endedAt),

@@ -141,7 +141,11 @@ describe("a 304 of the page last read in full (P8, P12)", () => {
     expect(removed.records).toHaveLength(3);
     expect(removed.knownRecords).toBeUndefined();
     expect(u.extracted()).toBe(2);
-    expect(await u.store.commit("2026-11-06", removed)).toEqual({ newRecords: 1 });
+    // Stored again, already listed: the page the site says is unchanged showed it before.
+    expect(await u.store.commit("2026-11-06", removed)).toEqual({
+      newRecords: 0,
+      alreadyListed: 1,
+    });
     // A backfill that has not started turns from page 1: its records and body are read.
     const backfill = await checkSource(u.ctx(), u.source, u.history(3, false));
     expect(backfill.records).toHaveLength(3);

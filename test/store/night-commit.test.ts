@@ -212,6 +212,115 @@ describe.each(makers)("a source committed twice in one night ($name)", (maker) =
     }
   });
 
+  it("P7: a list read and found empty counts as read for the same reader only: the first bid on a bids page that showed none is new; a list empty to another reader (a recipe mended), or none read, is a first read", async () => {
+    const { store, close } = await maker.make();
+    const src = (
+      id: string,
+      records: string[],
+      kind: SourceResult["outcome"]["kind"] = "ok",
+      reader?: string,
+    ): SourceResult => {
+      const url = `https://${id}.gov/list`;
+      return {
+        ...result(records),
+        sourceId: id,
+        outcome: { kind, url },
+        way: { used: { access: "page", url }, skipped: [] },
+        ...(reader !== undefined ? { reader } : {}),
+      };
+    };
+    try {
+      await syncLists(store, ["bids", "mended", "noreader"]);
+      let n = await openNightN(store, 0);
+      for (const [id, reader] of [
+        ["bids", "r1"],
+        ["mended", "broken"],
+        ["noreader", undefined],
+      ] as const)
+        expect(await store.commit(n, src(id, [], "no-records", reader))).toEqual({
+          newRecords: 0,
+        });
+      n = await openNightN(store, 1);
+      expect(await store.commit(n, src("bids", ["b1"], "ok", "r1"))).toEqual({ newRecords: 1 });
+      expect(await store.commit(n, src("mended", ["m1", "m2"], "ok", "fixed"))).toEqual({
+        newRecords: 0,
+        alreadyListed: 2,
+      });
+      expect(await store.commit(n, src("noreader", ["x1"], "ok", "r1"))).toEqual({
+        newRecords: 0,
+        alreadyListed: 1,
+      });
+    } finally {
+      await close();
+    }
+  });
+
+  it("P6, P12: a recipe changed at the same address: a record read under another id is matched by its link, not new nor held twice; a row first found on a 304's copy is already listed", async () => {
+    const { store, close } = await maker.make();
+    const url = "https://rc.gov/list";
+    const src = (
+      rows: readonly (readonly [string, string])[],
+      reader: string,
+      kind: SourceResult["outcome"]["kind"] = "ok",
+    ): SourceResult => ({
+      ...result([]),
+      sourceId: "rc",
+      records: rows.map(([id, link]) => ({
+        id,
+        title: `Bid ${link}`,
+        date: "2026-11-01",
+        url: `https://rc.gov/bid/${link}`,
+      })),
+      outcome: { kind, url },
+      way: { used: { access: "page", url }, skipped: [] },
+      reader,
+    });
+    const byLink = (l: string) => [`https://rc.gov/bid/${l}`, l] as const;
+    try {
+      await store.syncSources([{ id: "rc", government: "g", url, site: "rc.gov" }], T0);
+      const known = await commitNights(
+        store,
+        "rc",
+        [
+          [src([byLink("1"), byLink("2")], "link"), { newRecords: 0, alreadyListed: 2 }],
+          [src([byLink("1"), byLink("2"), byLink("3")], "link"), { newRecords: 1 }],
+          // The recipe reads the platform's id now: the same three records, and one new.
+          [
+            src(
+              [
+                ["B1", "1"],
+                ["B2", "2"],
+                ["B3", "3"],
+                ["B4", "4"],
+              ],
+              "id",
+            ),
+            { newRecords: 1 },
+          ],
+          // Widened, on a page the site answered 304 for: the row it now finds was there.
+          [
+            src(
+              [
+                ["B1", "1"],
+                ["B2", "2"],
+                ["B3", "3"],
+                ["B4", "4"],
+                ["B9", "9"],
+              ],
+              "wide",
+              "unchanged",
+            ),
+            { newRecords: 0, alreadyListed: 1 },
+          ],
+        ],
+        (x) => x,
+      );
+      expect(known).toBe(5);
+    } finally {
+      await close();
+    }
+  });
+
   it("P6: a site that moves its links to https:// (or adds www.) does not make its records new again; what is new among them still is", async () => {
     const { store, close } = await maker.make();
     const url = "https://tls.gov/list";
