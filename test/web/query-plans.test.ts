@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { historyLookups, movedRows } from "../../src/store/catalog-import.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import { newestRecordsQuery, recordsAfterQuery } from "../../src/store/read/directory.js";
+import { changedQuery } from "../../src/store/read/new-records.js";
 
 /**
  * P27: the console's request-log search by time window, site and source, and the overview's
@@ -72,6 +73,17 @@ describe("the directory's reads use indexes", () => {
     const p = await plan(newestRecordsQuery(store.db, "s", 50));
     expect(p).toContain("records_source_instant");
     expect(p).not.toContain("TEMP B-TREE");
+  });
+
+  it("P6: the records a window brought up to date are sought by when they changed (records_changed), never by the look-back's nights", async () => {
+    const range = { from: "2026-11-23", to: "2026-11-24" };
+    for (const end of [undefined, "b"]) {
+      for (const f of [{}, { county: "Franklin" }, { records: "bids" }]) {
+        const p = await plan(changedQuery(store.db, range, { start: "a", end }, f, 100));
+        expect(p).toContain("records_changed");
+        expect(p).not.toMatch(/SCAN r\b(?! USING)/);
+      }
+    }
   });
 
   it("a page of the records' download seeks to the last key of the page before, in the key index", async () => {

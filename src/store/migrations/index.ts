@@ -28,6 +28,7 @@ import * as m029 from "./029-backfill-end.js";
 import * as m030 from "./030-backfill-restart.js";
 import * as m031 from "./031-site-down.js";
 import * as m032 from "./032-source-moves.js";
+import * as m033 from "./033-record-changed-index.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -60,6 +61,7 @@ export const migrations: Record<string, Migration> = {
   "030-backfill-restart": m030,
   "031-site-down": m031,
   "032-source-moves": m032,
+  "033-record-changed-index": m033,
 };
 
 export const migrationProvider: MigrationProvider = {

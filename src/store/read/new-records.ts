@@ -3,6 +3,7 @@
  * the last 7 or 30 days), with the government and source they belong to, counts per county
  * and per kind of records, and the nights of the window as they ran (or did not).
  */
+import { addDays } from "../../policy/night-date.js";
 import { recordDay } from "../../policy/record-date.js";
 import { dayStart, SITE_OWNER_ZONE } from "../../policy/zone.js";
 import type { RecordKind } from "../../sources/record.js";
@@ -122,6 +123,108 @@ export async function newRecords(
     })),
     capped: rows.length > cap,
   };
+}
+
+/** At most this many records brought up to date are carried beside the new ones (feeds). */
+export const CHANGED_CAP = 100;
+
+/**
+ * How far back, in nights before a window, a record first seen new on record is still said
+ * brought up to date when its list shows it retitled, redated or of another kind in the window.
+ */
+export const CHANGED_LOOK_BACK = 30;
+
+/**
+ * P6: records new on record in the `CHANGED_LOOK_BACK` nights before the window (so not in its
+ * list of new records, never counted as new), brought up to date by a night of the window
+ * (`changed_at`: retitled, redated, of another kind; migration 028), the latest change first,
+ * then in the list's own order, at most `cap`. A feed carries them as updated entries (their
+ * item id the same, Atom `updated` when they changed), so a reader that took a bid when it was
+ * new learns it was retitled CANCELLED three nights later. A night's changes fall between its
+ * start and the next night's (nights.started_at), so `night=` holds only that night's.
+ * Read by `records_changed` (migration 033), a partial index of the records ever changed.
+ */
+export async function changedRecords(
+  db: Db,
+  range: NightRange,
+  f: DirectoryFilter,
+  cap = CHANGED_CAP,
+): Promise<NewItems> {
+  const bounds = await db
+    .selectFrom("nights")
+    .select([
+      (eb) =>
+        eb.fn
+          .min("started_at")
+          .filterWhere(eb.and([eb("night", ">=", range.from), eb("night", "<=", range.to)]))
+          .as("start"),
+      (eb) => eb.fn.min("started_at").filterWhere("night", ">", range.to).as("end"),
+    ])
+    .where("night", ">=", range.from)
+    .executeTakeFirst();
+  // No night of the window has begun: nothing was brought up to date in it.
+  if (!bounds?.start) return { items: [], capped: false };
+  const rows = await changedQuery(
+    db,
+    range,
+    { start: bounds.start, end: bounds.end ?? undefined },
+    f,
+    cap,
+  ).execute();
+  return {
+    items: rows.slice(0, cap).map((r) => ({
+      ...toRecord(r),
+      sourceName: r.source_name,
+      sourceRecords: r.source_records,
+      governmentId: r.government_id,
+      governmentName: r.government_name,
+      governmentKind: r.government_kind,
+      county: r.county,
+    })),
+    capped: rows.length > cap,
+  };
+}
+
+/**
+ * changedRecords' statement: the records changed from `at.start` (before `at.end`), first seen
+ * new on record in the look-back before the window; one more than `cap`, to tell it was cut.
+ */
+export function changedQuery(
+  db: Db,
+  range: NightRange,
+  at: { start: string; end?: string | undefined },
+  f: DirectoryFilter,
+  cap: number,
+) {
+  const pg = dialectOf(db) === "postgres";
+  // Read by when each changed (records_changed), never by night: the records new in the
+  // look-back are many, the changed few. SQLite, without statistics, would as soon take
+  // records_new_by_night for the nights' range; unary `+` leaves that column's index out.
+  const firstNight = pg ? sql<string>`r.first_seen_night` : sql<string>`+r.first_seen_night`;
+  let q = baseQuery(db)
+    .select([
+      ...RECORD_COLUMNS,
+      "s.name as source_name",
+      "s.records as source_records",
+      "g.id as government_id",
+      "g.name as government_name",
+      "g.kind as government_kind",
+      "g.county",
+    ])
+    // Literals, as the partial index's own predicate (a generic plan on PostgreSQL: nightsIn).
+    .where("r.already_listed", "=", sql.lit(0))
+    .where("r.changed_at", ">=", at.start)
+    .where(firstNight, ">=", addDays(range.from, -CHANGED_LOOK_BACK))
+    .where(firstNight, "<", range.from);
+  if (at.end !== undefined) q = q.where("r.changed_at", "<", at.end);
+  q = applyFilter(q, f, "records");
+  return q
+    .orderBy("r.changed_at", "desc")
+    .orderBy("r.first_seen_at", "desc")
+    .orderBy(recordInstant(), (ob) => ob.desc().nullsLast())
+    .orderBy(inByteOrder(pg, "r.source_id"))
+    .orderBy(inByteOrder(pg, "r.record_id"))
+    .limit(cap + 1);
 }
 
 export interface NewCounts {
