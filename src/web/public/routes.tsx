@@ -22,10 +22,13 @@ import {
   sourcesOfGovernments,
 } from "../../store/read/directory.js";
 import {
+  CHANGED_LOOK_BACK,
+  changedRecords,
   firstListed,
   firstNight,
   lastNightWithNew,
   latestNight,
+  type NewItems,
   newCounts,
   newRecords,
   nightsCheckedIn,
@@ -485,6 +488,12 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     return left && left > at ? left : at;
   };
 
+  /** A feed's description of its updated entries: how many, and whether some were left out. */
+  const changedSays = (c: NewItems) =>
+    c.items.length === 0
+      ? ""
+      : ` After them, ${c.capped ? `the latest ${c.items.length} of the records` : c.items.length === 1 ? "1 record" : `${c.items.length} records`} new on record in the ${CHANGED_LOOK_BACK} nights before, which the list shows retitled, redated or of another kind since (updated, not new).`;
+
   for (const format of FEED_FORMATS) {
     app.get(`/new.${format}`, reads(NEW_PARAMS, asText), async (c) => {
       const built = await inWorker(c);
@@ -493,7 +502,14 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       if (!f.ok) return c.text(f.message, 400);
       const w = windowOf(c);
       if (!w.ok) return c.text(w.message, 400);
-      const list = await newRecords(db, w.window.range, f.value.filter);
+      // What is new, and the records new in the nights before it that a night of the window
+      // brought up to date (P6: an updated entry, never new again), in one snapshot.
+      const [list, changed] = await oneSnapshot(db, (s) =>
+        Promise.all([
+          newRecords(s, w.window.range, f.value.filter),
+          changedRecords(s, w.window.range, f.value.filter),
+        ]),
+      );
       const p = new URLSearchParams(filterQuery(f.value.filter).slice(1));
       for (const [k, v] of Object.entries(w.window.query)) p.set(k, v);
       const q = p.toString() ? `?${p.toString()}` : "";
@@ -507,12 +523,12 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
           ? retiredSays(retired, "in this feed")
           : `New records ${w.window.label}${scope ? `, ${scope}` : " across Ohio"}.${
               list.capped ? ` Only the newest ${list.items.length} are listed.` : ""
-            }`,
+            }${changedSays(changed)}`,
         pagePath: `/new${q}`,
         selfPath: (fmt) => `/new.${fmt}${q}`,
-        items: list.items,
+        items: [...list.items, ...changed.items],
         ...(retired ? { notice: retiredFeedItem(retired, opts.origin(), "in this feed") } : {}),
-        updated: await feedUpdated(list.items, retired),
+        updated: await feedUpdated([...list.items, ...changed.items], retired),
       });
       return c.body(body, 200, { "content-type": FEED_CONTENT_TYPES[format] });
     });
