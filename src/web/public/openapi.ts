@@ -233,6 +233,16 @@ export const ANSWERS = {
     }),
     capped: z.boolean(),
     items: z.array(NewRecord),
+    changed: z
+      .array(NewRecord)
+      .describe(
+        "Records new on record in the 30 nights before the window (never new again, in none of the counts nor the items) that a night of the window shows retitled, redated or of another kind: `changedAt` says when; the latest change first, at most 100",
+      ),
+    changedCapped: z
+      .boolean()
+      .describe(
+        "More than 100 records were brought up to date in the window: the latest 100 are listed",
+      ),
   }),
   search: z.strictObject({
     q: z.string(),

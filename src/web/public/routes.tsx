@@ -325,12 +325,14 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     f: Filter,
     cap: number | undefined,
   ): Promise<NewPageData> => {
-    const [list, counts, nights, first, listedAt] = await Promise.all([
+    const [list, counts, nights, first, listedAt, changed] = await Promise.all([
       newRecords(db, w.range, f, cap),
       newCounts(db, w.range, f),
       nightsIn(db, w.range),
       firstNight(db),
       firstListed(db, f),
+      // The front page (its own cap) shows what is new only; /new and /api/new what changed too.
+      cap === undefined ? changedRecords(db, w.range, f) : { items: [], capped: false },
     ]);
     const what = f.source
       ? "this page"
@@ -344,6 +346,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       window: w,
       items: list.items,
       capped: list.capped,
+      changed,
       counts,
       nights: nightStates(w.range, nights, opts.now(), first, {
         at: listedAt,
@@ -782,6 +785,8 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       counts: countsJson(d.counts),
       capped: d.capped,
       items: d.items.map(newRecordJson),
+      changed: d.changed.items.map(newRecordJson),
+      changedCapped: d.changed.capped,
     });
   });
 

@@ -1,6 +1,6 @@
 import type { FC } from "hono/jsx";
-import type { NewCounts, NewRecord } from "../../../store/read/new-records.js";
-import { NEW_CAP } from "../../../store/read/new-records.js";
+import type { NewCounts, NewItems, NewRecord } from "../../../store/read/new-records.js";
+import { CHANGED_CAP, CHANGED_LOOK_BACK, NEW_CAP } from "../../../store/read/new-records.js";
 import { Layout, Wide } from "../../layout.js";
 import { type Filter, filterQuery } from "../filters.js";
 import { countOf, dateEt, nightShort, ownKind, recordsLabel } from "../format.js";
@@ -62,6 +62,11 @@ export interface NewPageData {
   window: NewWindow;
   items: NewRecord[];
   capped: boolean;
+  /**
+   * P6: records new in the nights before the window that a night of it brought up to date
+   * (retitled, redated, of another kind): never new again, in none of the counts.
+   */
+  changed: NewItems;
   counts: NewCounts;
   nights: { night: string; state: NightState }[];
   /** When the window holds nothing: the latest earlier night that did. */
@@ -276,6 +281,23 @@ export const NewPage: FC<{
         </p>
       ) : null}
       <NewList items={data.items} />
+      {retired || data.changed.items.length === 0 ? null : (
+        <section aria-labelledby="changed">
+          <h2 id="changed">Changed {data.window.label}</h2>
+          <p>
+            {data.changed.items.length === 1
+              ? "A record new on record"
+              : `${countOf(data.changed.items.length, "record")} new on record`}{" "}
+            in the {CHANGED_LOOK_BACK} nights before, which{" "}
+            {data.changed.items.length === 1 ? "its list shows" : "their lists show"} retitled,
+            redated or of another kind {data.window.label}, as{" "}
+            {data.changed.items.length === 1 ? "it reads" : "they read"} now. Not new again, and not
+            counted above.
+            {data.changed.capped ? ` Only the latest ${CHANGED_CAP} changes are shown.` : null}
+          </p>
+          <NewList items={data.changed.items} />
+        </section>
+      )}
     </Layout>
   );
 };
