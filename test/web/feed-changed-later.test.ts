@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { parseJsonFeed, parseRssFeed } from "feedsmith";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { nightOn, noRobots, testerCatalog, testerWorld } from "../night/tester-nights.js";
 import { ask, type NewAnswer } from "../review/tester-new-world.js";
 
@@ -41,11 +42,16 @@ describe("P6: a record retitled nights after it was new is an updated entry of t
     state = "cancelled";
     await nightOn(catalog, data, "2026-11-24");
 
-    const [json, rss, api, day, page] = await ask<NewAnswer & { changed: { title: string }[] }>(
-      data,
-      "2026-11-24T15:00:00Z",
-      ["/new.json", "/new.rss", "/api/new", "/api/new?night=2026-11-21", "/new"],
-    );
+    const [json, rss, api, day, page, openapi] = await ask<
+      NewAnswer & { changed: { title: string; changedAt: string }[] }
+    >(data, "2026-11-24T15:00:00Z", [
+      "/new.json",
+      "/new.rss",
+      "/api/new",
+      "/api/new?night=2026-11-21",
+      "/new",
+      "/api/openapi.json",
+    ]);
     const item = parseJsonFeed(json?.text ?? "").items?.find((i) =>
       i.title?.endsWith("Bid for road salt"),
     );
@@ -68,6 +74,19 @@ describe("P6: a record retitled nights after it was new is an updated entry of t
     expect(api?.json?.counts.total).toBe(0);
     expect(api?.json?.items).toEqual([]);
     expect(api?.json?.changed.map((c) => c.title)).toEqual(["CANCELLED: Bid for road salt"]);
+    expect(api?.json?.changed[0]?.changedAt).toBe(item?.date_modified);
     expect(page?.text).toContain("CANCELLED: Bid for road salt");
+    // The answer, `changed` and all, is the one /api/openapi.json describes.
+    const doc = openapi?.json as unknown as {
+      paths: Record<
+        string,
+        { get: { responses: Record<string, { content: Record<string, { schema: object }> }> } }
+      >;
+    };
+    const schema = doc.paths["/api/new"]?.get.responses["200"]?.content["application/json"]?.schema;
+    const valid = z
+      .fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0])
+      .safeParse(api?.json);
+    expect(valid.success, JSON.stringify(valid.error?.issues.slice(0, 3))).toBe(true);
   }, 60_000);
 });

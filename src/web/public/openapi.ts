@@ -234,7 +234,12 @@ export const ANSWERS = {
     capped: z.boolean(),
     items: z.array(NewRecord),
     changed: z
-      .array(NewRecord)
+      .array(
+        z.strictObject({
+          ...NewRecord.shape,
+          changedAt: iso.describe("When a night brought it up to date"),
+        }),
+      )
       .describe(
         "Records new on record in the 30 nights before the window (never new again, in none of the counts nor the items) that a night of the window shows retitled, redated or of another kind: `changedAt` says when; the latest change first, at most 100",
       ),

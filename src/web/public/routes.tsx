@@ -785,7 +785,11 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       counts: countsJson(d.counts),
       capped: d.capped,
       items: d.items.map(newRecordJson),
-      changed: d.changed.items.map(newRecordJson),
+      // When each changed (changedRecords reads only records with a change).
+      changed: d.changed.items.map((r) => ({
+        ...newRecordJson(r),
+        changedAt: r.changedAt ?? r.firstSeenAt,
+      })),
       changedCapped: d.changed.capped,
     });
   });
