@@ -4,6 +4,7 @@ import { parseCatalog } from "../../src/sources/catalog/load.js";
 import { importCatalog } from "../../src/sources/catalog-import.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import { recordsAfterQuery } from "../../src/store/read/directory.js";
+import { changedQuery } from "../../src/store/read/new-records.js";
 import { postgresFactory, postgresUrl } from "../store/stores.js";
 
 /**
@@ -85,3 +86,24 @@ describe.skipIf(!postgresUrl)("the records download's pages on PostgreSQL", () =
     });
   }
 });
+
+describe.skipIf(!postgresUrl)(
+  "the records brought up to date in a window on PostgreSQL (P6)",
+  () => {
+    it("are sought by when they changed (records_changed), never by the look-back's nights", async () => {
+      // A few hundred of the 200,000 records new on Nov 5 changed on Nov 20–21.
+      await sql`update records set changed_at = '2026-11-2' || (i % 2) || 'T07:00:00.000Z'
+      from (select generate_series(0, 299) as i) x
+      where source_id = 's' || (x.i % ${SOURCES}) and record_id = 'r' || x.i`.execute(store.db);
+      await sql`analyze records`.execute(store.db);
+      const range = { from: "2026-11-20", to: "2026-11-21" };
+      for (const f of [{}, { county: "Franklin" }, { records: "bids" }]) {
+        const p = await plan(
+          changedQuery(store.db, range, { start: "2026-11-20T06:00:00.000Z" }, f, 100),
+        );
+        expect(p).toMatch(/records_changed/);
+        expect(p).not.toMatch(/Seq Scan on records/);
+      }
+    });
+  },
+);
