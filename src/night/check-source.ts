@@ -59,6 +59,11 @@ export interface CheckContext {
 /** P7: the store's word on whether a source holds any of these records (by id). */
 export interface HeldRecords {
   holdsAny(sourceId: string, ids: readonly string[]): Promise<boolean>;
+  /** By their look (a link however written, a day and title): files moved, another way in. */
+  holdsLike(
+    sourceId: string,
+    records: readonly { title: string; date?: string; url?: string }[],
+  ): Promise<boolean>;
 }
 
 /**
@@ -397,7 +402,11 @@ async function readOverflow(
       source.id,
       rs.map((x) => x.id),
     );
-  if (await holds(page1.extraction.records)) return out;
+  // A first page whose records the source holds under other ids (its files moved, its links
+  // written anew, another way in than the list's last: docs/catalog.md) has not overflowed: its
+  // next pages show the source's older records under new ids, never new ones.
+  const first = page1.extraction.records;
+  if ((await holds(first)) || (await held.holdsLike(source.id, first))) return out;
   const listSite = siteOf(page1.url);
   const seen = new Set([pageId(firstReq), pageId({ url: page1.url })]);
   let lastIds = idsOf(page1.extraction.records);

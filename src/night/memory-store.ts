@@ -13,7 +13,12 @@ import {
 } from "../policy/first-read.js";
 import { linkFamily, movedMayBe, ofFamily, pairMoved, pickTwin } from "../policy/link-twins.js";
 import { addDays } from "../policy/night-date.js";
-import { type FirstPageRow, newOnSwitchedList, pairAcrossWays } from "../policy/way-identity.js";
+import {
+  type FirstPageRow,
+  newOnSwitchedList,
+  pairAcrossWays,
+  showsAnyOf,
+} from "../policy/way-identity.js";
 import type { ExtractedRecord } from "../sources/record.js";
 import { holderDead } from "../store/holder.js";
 import type {
@@ -422,6 +427,19 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
   async holdsAny(sourceId: string, ids: readonly string[]): Promise<boolean> {
     const held = this.records.get(sourceId);
     return ids.some((id) => held?.has(id) === true);
+  }
+
+  async holdsLike(
+    sourceId: string,
+    records: readonly { title: string; date?: string; url?: string }[],
+  ): Promise<boolean> {
+    const row = (x: { title: string; date?: string; url?: string }) => ({
+      title: x.title,
+      date: x.date ?? null,
+      url: x.url ?? null,
+    });
+    const held = [...(this.records.get(sourceId)?.values() ?? [])].map((h) => row(h.record));
+    return showsAnyOf(records.map(row), held);
   }
 
   async closedSites(night: string): Promise<Map<string, string>> {

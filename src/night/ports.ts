@@ -111,6 +111,16 @@ export interface NightStore {
    */
   holdsAny?(sourceId: string, ids: readonly string[]): Promise<boolean>;
   /**
+   * P7: whether the source holds, by its look (policy/way-identity.ts showsAnyOf: a link however
+   * written, or a day and title), any of these records: asked only when it holds none of their
+   * ids. A first page so held has not overflowed (its files moved, another way in): its next
+   * pages are not read. A store without it reads no list's next pages for its overflow.
+   */
+  holdsLike?(
+    sourceId: string,
+    records: readonly { title: string; date?: string; url?: string }[],
+  ): Promise<boolean>;
+  /**
    * P13, P15: the latest attempt sent for this source tonight (its robots.txt aside) that the
    * site answered or that failed on the wire, from the request log (P27); undefined when
    * nothing was sent for it. Read only when the deadline stopped a source's check, to tell a

@@ -210,9 +210,10 @@ export async function runNight(
     const pageRead = store.pageRead.bind(store);
     ctx.pageReads = { pageRead };
   }
-  if (store.holdsAny) {
+  if (store.holdsAny && store.holdsLike) {
     const holdsAny = store.holdsAny.bind(store);
-    ctx.held = { holdsAny };
+    const holdsLike = store.holdsLike.bind(store);
+    ctx.held = { holdsAny, holdsLike };
   }
   const summary: NightSummary = {
     night: opts.night,

@@ -58,6 +58,32 @@ export function wayShown(title: string, date: string | null | undefined): string
   return words === "" ? undefined : `${day}\u0000${words}`;
 }
 
+/**
+ * P7: whether any row `shown` on a list's page is, by its look, a record `stored` the source
+ * holds: the same link however written (`wayLink`) or the same day under the same title
+ * (`wayShown`). A first page whose ids the source does not hold but whose records it does by
+ * their look has not overflowed: its files moved, its links are written anew, or another way in
+ * names them otherwise (docs/catalog.md): its next pages are not read for new records.
+ */
+export function showsAnyOf(
+  shown: readonly Omit<WayRow, "id">[],
+  stored: readonly Omit<WayRow, "id">[],
+): boolean {
+  const links = new Set<string>();
+  const looks = new Set<string>();
+  for (const x of stored) {
+    const l = wayLink(x.url);
+    if (l !== undefined) links.add(l);
+    const k = wayShown(x.title, x.date);
+    if (k !== undefined) looks.add(k);
+  }
+  return shown.some((x) => {
+    const l = wayLink(x.url);
+    const k = wayShown(x.title, x.date);
+    return (l !== undefined && links.has(l)) || (k !== undefined && looks.has(k));
+  });
+}
+
 /** Counts of each key among `rows` (undefined keys left out). */
 function countBy<T>(rows: readonly T[], key: (r: T) => string | undefined): Map<string, number> {
   const out = new Map<string, number>();

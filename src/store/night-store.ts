@@ -24,6 +24,7 @@ import {
 } from "../night/types.js";
 import { LANE_LEASE_MS } from "../policy/constants.js";
 import { addDays } from "../policy/night-date.js";
+import { showsAnyOf } from "../policy/way-identity.js";
 import { backfillOfRow, cursorJson } from "./backfill.js";
 import { relabelCheckerOffline } from "./checker-offline.js";
 import type { Db } from "./db.js";
@@ -522,6 +523,26 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       if (row) return true;
     }
     return false;
+  }
+
+  async holdsLike(
+    sourceId: string,
+    records: readonly { title: string; date?: string; url?: string }[],
+  ): Promise<boolean> {
+    if (records.length === 0) return false;
+    // Every record the source holds, read only on a night whose first page shows none of its
+    // ids (a list changed: overflowed, moved or read another way).
+    const held = await this.#db
+      .selectFrom("records")
+      .select(["title", "date", "url"])
+      .where("source_id", "=", sourceId)
+      .execute();
+    const shown = records.map((x) => ({
+      title: x.title,
+      date: x.date ?? null,
+      url: x.url ?? null,
+    }));
+    return showsAnyOf(shown, held);
   }
 
   async lastAttempt(

@@ -140,6 +140,36 @@ describe.each(makers)("page reads and the records they produced ($name)", (maker
     expect(await store.holdsAny(SRC, many)).toBe(true);
   });
 
+  it("P7: holdsLike: a record held by its look (its link written another way, or its day and title) under another id; none such, or another source's: not", async () => {
+    u = await maker.make();
+    const store = u.store as NightStore & Required<Pick<NightStore, "holdsLike">>;
+    const r = result(["a"], undefined);
+    r.records = [
+      { id: "a", title: "Council  Meeting", date: "2026-11-02", url: "http://a.gov/d/a.pdf" },
+    ];
+    await u.store.commit("2026-11-05", r);
+    // Files moved: a new link, the same day and title (case and spacing aside).
+    expect(
+      await store.holdsLike(SRC, [
+        { title: "COUNCIL MEETING", date: "2026-11-02T18:00:00-05:00", url: "https://a.gov/f/a" },
+      ]),
+    ).toBe(true);
+    // Its link written under https and www.
+    expect(await store.holdsLike(SRC, [{ title: "x", url: "https://www.a.gov/d/a.pdf" }])).toBe(
+      true,
+    );
+    // Another day, another link: not held.
+    expect(
+      await store.holdsLike(SRC, [
+        { title: "Council Meeting", date: "2026-11-09", url: "https://a.gov/d/b.pdf" },
+      ]),
+    ).toBe(false);
+    expect(await store.holdsLike(SRC, [])).toBe(false);
+    expect(await store.holdsLike("a.gov/1", [{ title: "x", url: "http://a.gov/d/a.pdf" }])).toBe(
+      false,
+    );
+  });
+
   it.runIf(maker.name !== "memory")(
     "P8, P12: a read kept before its ids were (migration 014) is never counted: its page is read in full once",
     async () => {
