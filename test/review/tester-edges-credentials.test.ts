@@ -1,0 +1,71 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { nightOf } from "../../src/policy/night-date.js";
+import { runMain } from "../cli/cli-capture.js";
+import {
+  nightOn,
+  noRobots,
+  oneItemFeed,
+  testerCatalog,
+  testerWorld,
+} from "../night/tester-nights.js";
+
+/**
+ * Outside tester (tester-edges): P3 says the checker never sends an API key and the catalog
+ * refuses sources that ask for one; policy/credentials.ts recognises keys by a list of
+ * parameter names. Common API-key parameters of API gateways that public bodies publish
+ * through are missing from it: Azure API Management's `subscription-key`, 3scale's
+ * `user_key`/`app_key`, AWS API Gateway's `x-api-key`, `access_key`, `api_secret`, GitLab's
+ * `private_token`. A catalog source carrying one is imported, and the key goes to the site
+ * every night; a redirect handing one out is followed with it.
+ */
+const world = testerWorld("nor-tedges-cred-");
+const tonight = nightOf(Date.now());
+
+const KEY_PARAMS = [
+  "subscription-key",
+  "user_key",
+  "app_key",
+  "x-api-key",
+  "access_key",
+  "api_secret",
+  "private_token",
+];
+
+describe("P3: an API key under a gateway's usual parameter name is never sent", () => {
+  it.each(KEY_PARAMS)(
+    "P3: the catalog refuses a source whose URL carries ?%s=… (exit 2, nothing imported)",
+    async (param) => {
+      const file = join(world.dir, `cat-${param}.yaml`);
+      writeFileSync(
+        file,
+        [
+          "governments:",
+          "  - { id: city-of-test, name: City of Test, kind: city, county: Franklin }",
+          "sources:",
+          `  - { id: events, government: city-of-test, records: meetings, access: feed, url: "https://data.example.gov/events.rss?${param}=9f2c4e7a1b3d5f60" }`,
+          "",
+        ].join("\n"),
+      );
+      const r = await runMain(["catalog", "check", file]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(param);
+    },
+  );
+
+  it("P3: a redirect to the feed with ?subscription-key=… is not followed: the site never receives the key", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    site.route("/events.rss", (q, res) => {
+      if ((q.url ?? "").includes("subscription-key")) return oneItemFeed(q, res);
+      res.writeHead(302, { location: "/events.rss?subscription-key=9f2c4e7a1b3d5f60" }).end();
+    });
+    const catalog = testerCatalog(world.dir, "redirect-key", [
+      `  - { id: events, government: city-of-test, records: meetings, access: feed, url: "${site.url("/events.rss")}" }`,
+    ]);
+    await nightOn(catalog, join(world.dir, "redirect-key"), tonight);
+    expect(site.hits("/events.rss").length).toBeGreaterThan(0);
+    expect(site.requests.filter((r) => r.path.includes("subscription-key"))).toEqual([]);
+  }, 60_000);
+});
