@@ -37,6 +37,11 @@ const IFRAME_RECAPTCHA = `<!DOCTYPE html><html><head><title>Just a moment</title
 <iframe src="https://www.google.com/recaptcha/api2/anchor?k=6Lc_aX0UAAAAABx&amp;hl=en&amp;size=normal" width="304" height="78"></iframe>
 </body></html>`;
 
+const PROVE_ONLY = `<!DOCTYPE html><html><head><title>One moment</title></head><body>
+<p>Please prove you are human to continue to this site.</p>
+<button onclick="location.reload()">I am human</button>
+</body></html>`;
+
 /** Two feed sources on one site; the first answers `page` with `status`. */
 async function twoSources(name: string, status: number, page: string) {
   const site = await world.fleet.server();
@@ -70,6 +75,19 @@ describe("P21: a page that asks the visitor to prove they are a person is a no",
 
   it("P21: a 200 page that is only 'Please verify you are a human' and a reCAPTCHA in an <iframe> is the site's no: its other source is not asked", async () => {
     const { site, outcomes } = await twoSources("iframe-200", 200, IFRAME_RECAPTCHA);
+    expect(outcomes["agendas"]?.outcome).toBe("refused");
+    expect(site.hits("/feed2.xml")).toHaveLength(0);
+  }, 60_000);
+
+  it("P21: a 200 page that only says 'Please prove you are human' (P21's own words, a button, nothing else) is the site's no: its other source is not asked", async () => {
+    const { site, outcomes } = await twoSources("prove-200", 200, PROVE_ONLY);
+    expect(outcomes["agendas"]?.outcome).toBe("refused");
+    expect(site.hits("/feed2.xml")).toHaveLength(0);
+  }, 60_000);
+
+  it("P21, P15: a 429 whose page only says 'Please prove you are human' is a no at once, not asked twice more", async () => {
+    const { site, outcomes } = await twoSources("prove-429", 429, PROVE_ONLY);
+    expect(site.hits("/feed.xml")).toHaveLength(1);
     expect(outcomes["agendas"]?.outcome).toBe("refused");
     expect(site.hits("/feed2.xml")).toHaveLength(0);
   }, 60_000);
