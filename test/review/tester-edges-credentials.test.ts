@@ -17,34 +17,44 @@ import {
  * parameter names. Common API-key parameters of API gateways that public bodies publish
  * through are missing from it: Azure API Management's `subscription-key`, 3scale's
  * `user_key`/`app_key`, AWS API Gateway's `x-api-key`, `access_key`, `api_secret`, GitLab's
- * `private_token`. A catalog source carrying one is imported, and the key goes to the site
+ * `private_token`, OAuth 1's `oauth_token`, and an S3 presigned URL's access key id, signature
+ * and session token (while CloudFront's `Signature` and Azure's `sig` are refused). A catalog source carrying one is imported, and the key goes to the site
  * every night; a redirect handing one out is followed with it.
  */
 const world = testerWorld("nor-tedges-cred-");
 const tonight = nightOf(Date.now());
 
-const KEY_PARAMS = [
-  "subscription-key",
-  "user_key",
-  "app_key",
-  "x-api-key",
-  "access_key",
-  "api_secret",
-  "private_token",
+/** A query carrying a key, and the parameter the refusal should name. */
+const KEY_QUERIES: [string, string][] = [
+  ["subscription-key=9f2c4e7a1b3d5f60", "subscription-key"],
+  ["user_key=9f2c4e7a1b3d5f60", "user_key"],
+  ["app_id=1&app_key=9f2c4e7a1b3d5f60", "app_key"],
+  ["x-api-key=9f2c4e7a1b3d5f60", "x-api-key"],
+  ["access_key=9f2c4e7a1b3d5f60", "access_key"],
+  ["api_secret=9f2c4e7a1b3d5f60", "api_secret"],
+  ["private_token=9f2c4e7a1b3d5f60", "private_token"],
+  ["oauth_consumer_key=k&oauth_token=9f2c4e7a1b3d5f60", "oauth_token"],
+  // An S3 presigned URL: an access key id and the signature its secret made (CloudFront's
+  // `Signature` and Azure's `sig` are refused already), and a session token.
+  [
+    "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20261206%2Fus-east-2%2Fs3%2Faws4_request&X-Amz-Date=20261206T000000Z&X-Amz-Expires=3600&X-Amz-SignedHeaders=host&X-Amz-Signature=9f2c4e7a1b3d5f60",
+    "X-Amz-",
+  ],
+  ["X-Amz-Security-Token=9f2c4e7a1b3d5f60", "X-Amz-Security-Token"],
 ];
 
 describe("P3: an API key under a gateway's usual parameter name is never sent", () => {
-  it.each(KEY_PARAMS)(
-    "P3: the catalog refuses a source whose URL carries ?%s=… (exit 2, nothing imported)",
-    async (param) => {
-      const file = join(world.dir, `cat-${param}.yaml`);
+  it.each(KEY_QUERIES)(
+    "P3: the catalog refuses a source whose URL carries ?%s (exit 2, naming %s)",
+    async (query, param) => {
+      const file = join(world.dir, `cat-${param}-${query.length}.yaml`);
       writeFileSync(
         file,
         [
           "governments:",
           "  - { id: city-of-test, name: City of Test, kind: city, county: Franklin }",
           "sources:",
-          `  - { id: events, government: city-of-test, records: meetings, access: feed, url: "https://data.example.gov/events.rss?${param}=9f2c4e7a1b3d5f60" }`,
+          `  - { id: events, government: city-of-test, records: meetings, access: feed, url: "https://data.example.gov/events.rss?${query}" }`,
           "",
         ].join("\n"),
       );
