@@ -78,4 +78,24 @@ describe("P3: an API key under a gateway's usual parameter name is never sent", 
     expect(site.hits("/events.rss").length).toBeGreaterThan(0);
     expect(site.requests.filter((r) => r.path.includes("subscription-key"))).toEqual([]);
   }, 60_000);
+
+  it("P3: nor discover refuses a homepage whose URL carries ?subscription-key=… (as it refuses ?api_key=…): the site never receives the key", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    site.route("/", (_q, res) => {
+      res.writeHead(200, { "content-type": "text/html" }).end("<html><body>City</body></html>");
+    });
+    const data = join(world.dir, "discover-key");
+    // A store as a catalog import leaves it (discover logs into an existing store).
+    const catalog = testerCatalog(world.dir, "discover-key", [
+      `  - { id: events, government: city-of-test, records: meetings, access: feed, url: "${site.url("/events.rss")}" }`,
+    ]);
+    expect((await runMain(["catalog", "import", catalog, "--data", data])).code).toBe(0);
+    const keyed = await runMain([
+      ...["discover", `${site.url("/")}?subscription-key=9f2c4e7a1b3d5f60`, "--data", data],
+      ...["--allow-private-addresses", "--gap-ms", "50"],
+    ]);
+    expect(site.requests.filter((r) => r.path.includes("subscription-key"))).toEqual([]);
+    expect(keyed.code).toBe(2);
+  }, 60_000);
 });
