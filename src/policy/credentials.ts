@@ -7,48 +7,113 @@
  */
 
 /**
- * Query or form parameter names that carry a secret, compared as `credentialName` folds them
- * (case, `-`, `_` and `.` aside: `API_KEY`, `api-key` and `apiKey` are one name).
+ * Which parameter names carry a secret, compared as `credentialName` folds them (case, `-`, `_`,
+ * `.` and white space aside: `API_KEY`, `api-key` and `apiKey` are one name; of a bracketed or
+ * ASP.NET name, `auth[token]`, `ctl00$Main$api_key`, the last part). A folded name is a
+ * credential's when it ends in one of these words:
+ *
+ * - SECRET_WORDS (`secret`, `password`, `credential`, `signature`, …), whatever comes before
+ *   them: `client_secret`, `oauth_token_secret`, `txtPassword`, `X-Amz-Credential`,
+ *   `X-Amz-Signature`, `oauth_signature`. No public parameter ends so.
+ * - KEY_WORDS (`key`, `token`, `sig`, `pass`, `pw`, …) alone, or after nothing but QUALIFIERS
+ *   (`api`, `app`, `access`, `auth`, `user`, `subscription`, `private`, `session`, `security`,
+ *   gateway prefixes like `x`, `amz`, `ocp`, `apim`, …): `api_key`, `subscription-key`,
+ *   `user_key`, `app_key`, `x-api-key`, `access_key`, `private_token`, `oauth_token`,
+ *   `X-Amz-Security-Token`, `Ocp-Apim-Subscription-Key`. A key or token under any other word is
+ *   a public one: a page's or a list's (`pageToken`, `nextPageToken`, OAI-PMH's
+ *   `resumptionToken`, `sortKey`), a form's anti-forgery field (`csrf_token`,
+ *   `authenticity_token`, `__RequestVerificationToken`), a public identifier
+ *   (`oauth_consumer_key`, as `client_id`), or no key at all (`monkey`, `keyword`, `tokens`).
+ * - Or it is one of NAMES (`bearer`, `authorization`, `jwt`, `accesskeyid`, …).
  */
-const NAMES = [
-  "key",
-  "apikey",
-  "apitoken",
-  "token",
-  "accesstoken",
-  "authtoken",
-  "idtoken",
-  "refreshtoken",
-  "sessiontoken",
-  "bearer",
-  "authorization",
+const SECRET_WORDS = [
+  "secret",
   "password",
   "passwd",
-  "pwd",
-  "pw",
-  "pass",
-  "passcode",
-  "secret",
-  "clientsecret",
-  "privatekey",
-  "sig",
+  "passphrase",
+  "credential",
+  "credentials",
   "signature",
 ];
 
-/** The names, as written in the catalog's documentation (folded: see `credentialName`). */
-export const CREDENTIAL_PARAMS: ReadonlySet<string> = new Set(NAMES);
+const KEY_WORDS = ["key", "token", "sig", "pass", "pwd", "pw", "passcode", "jwt", "bearer"];
+
+const QUALIFIERS = [
+  "x",
+  "amz",
+  "goog",
+  "ms",
+  "ocp",
+  "apim",
+  "api",
+  "app",
+  "application",
+  "access",
+  "auth",
+  "user",
+  "subscription",
+  "private",
+  "personal",
+  "client",
+  "developer",
+  "dev",
+  "account",
+  "service",
+  "master",
+  "admin",
+  "license",
+  "oauth",
+  "session",
+  "security",
+  "refresh",
+  "id",
+  "bearer",
+  "secret",
+  "shared",
+  "signing",
+];
+
+const NAMES = ["bearer", "authorization", "accesskeyid", "awsaccesskeyid"];
+
+/** The words of the rule and its exact names, as written in the catalog's documentation. */
+export const CREDENTIAL_PARAMS: ReadonlySet<string> = new Set([
+  ...SECRET_WORDS,
+  ...KEY_WORDS,
+  ...NAMES,
+]);
 
 /**
- * A parameter name folded for comparison: lower case, without `-`, `_`, `.` and white space
- * (PHP reads `api key` and `api.key` as `api_key`; a query's `+` is a space).
+ * A parameter name folded for comparison: lower case, its last bracketed or `$`/`:`-separated
+ * part, without `-`, `_`, `.` and white space (PHP reads `api key` and `api.key` as `api_key`;
+ * a query's `+` is a space).
  */
 function credentialName(name: string): string {
-  return name.toLowerCase().replace(/[-_.\s]/g, "");
+  const parts = name.toLowerCase().split(/[$:[\]]/);
+  let last = "";
+  for (const part of parts) if (part.trim() !== "") last = part;
+  return last.replace(/[-_.\s]/g, "");
+}
+
+/** Whether `prefix` is nothing but QUALIFIERS, one after another (empty included). */
+function onlyQualifiers(prefix: string): boolean {
+  // Each step consumes at least one character, so the walk is bounded by the prefix's length.
+  const reach = new Array<boolean>(prefix.length + 1).fill(false);
+  reach[0] = true;
+  for (let at = 0; at < prefix.length; at++) {
+    if (!reach[at]) continue;
+    for (const q of QUALIFIERS) if (prefix.startsWith(q, at)) reach[at + q.length] = true;
+  }
+  return reach[prefix.length] === true;
 }
 
 /** Whether a query or form parameter of this name carries a secret (P3). */
 export function isCredentialParam(name: string): boolean {
-  return CREDENTIAL_PARAMS.has(credentialName(name));
+  const folded = credentialName(name);
+  if (NAMES.includes(folded)) return true;
+  if (SECRET_WORDS.some((w) => folded.endsWith(w))) return true;
+  return KEY_WORDS.some(
+    (w) => folded.endsWith(w) && onlyQualifiers(folded.slice(0, folded.length - w.length)),
+  );
 }
 
 /**
