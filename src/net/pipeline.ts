@@ -109,6 +109,11 @@ export interface Judged {
   closedEarly: boolean;
   /** P15: the wait before the next attempt at this request. */
   retryWaitMs?: number;
+  /**
+   * P27: why a complete answer is no answer, where the transport has no failure to say (a 206,
+   * Partial Content, unasked: only part of the file). The row's failure.
+   */
+  failure?: string;
   /** P21: the site of this request said no: closed for the night (the reason). */
   closeSite?: string;
   /**

@@ -20,8 +20,11 @@ type RobotsMeaning =
   | { kind: "stop"; outcome: Extract<FetchOutcome, { kind: "refused" | "blocked-address" }> }
   /** RFC 9309 §2.3.1.2: followed, up to five times, even across hosts. */
   | { kind: "redirect"; status: number; location: string }
-  /** The answer for the origin; `notModified`: a 304 to the validators sent (the copy stands). */
-  | { kind: "answer"; notModified: boolean; entry: RobotsEntry };
+  /**
+   * The answer for the origin; `notModified`: a 304 to the validators sent (the copy stands);
+   * `failure`: why a complete answer is unreachable, for the log (P27: a 206's part of a file).
+   */
+  | { kind: "answer"; notModified: boolean; entry: RobotsEntry; failure?: string };
 
 /**
  * One robots.txt attempt → what it means. `hops` is the redirects followed before it;
@@ -78,6 +81,16 @@ export function judgeRobots(
     return { kind: "answer", label: "unreachable", notModified: false, entry };
   }
   const entry = answer(r, ctx.hops);
+  // P20, P27: a part of the file (206, unasked) is unreachable as a cut body is; the log says why.
+  if (r.status === 206 && entry.state === "unreachable" && entry.reason !== undefined) {
+    return {
+      kind: "answer",
+      label: "unreachable",
+      notModified: false,
+      entry,
+      failure: entry.reason,
+    };
+  }
   return { kind: "answer", label: entry.state, notModified: false, entry };
 }
 
@@ -92,7 +105,12 @@ export function answer(r: AttemptResult, redirects: number): RobotsEntry {
   const complete = r.read.kind === "complete" || r.read.kind === "too-large";
   const state = classifyRobotsAnswer({ status: r.status, complete, redirectsFollowed: redirects });
   if (state === "unreachable") {
-    const why = complete ? `HTTP ${r.status}` : `HTTP ${r.status}, body ${r.read.kind}`;
+    const why =
+      r.status === 206
+        ? `HTTP 206 Partial Content (no Range was asked): only part of robots.txt, read as cut off mid-transfer${r.headers["content-range"] ? ` (Content-Range: ${r.headers["content-range"]})` : ""}`
+        : complete
+          ? `HTTP ${r.status}`
+          : `HTTP ${r.status}, body ${r.read.kind}`;
     return unreachable(r, why);
   }
   const base = {

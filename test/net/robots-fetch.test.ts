@@ -85,6 +85,22 @@ describe("robots.txt answers (P20)", () => {
     expect(s.hits("/list")).toHaveLength(0);
   });
 
+  it("P20, P27: a robots.txt answered 206 (a part of the file, unasked) counts as unreachable, cut off mid-transfer, and the log says so", async () => {
+    const s = await site((_q, res) => {
+      res
+        .writeHead(206, { "content-type": "text/plain", "content-range": "bytes 0-13/35" })
+        .end("User-agent: *\n");
+    });
+    expect((await get(s.url("/list"))).kind).toBe("robots-unavailable");
+    expect(s.hits("/list")).toHaveLength(0);
+    expect(h.ports.log.entries[0]).toMatchObject({
+      purpose: "robots",
+      status: 206,
+      outcome: "unreachable",
+    });
+    expect(h.ports.log.entries[0]?.failure).toMatch(/206 Partial Content.*cut off/);
+  });
+
   it("P20: a robots.txt that never answers (past the headers timeout) counts as unreachable", async () => {
     const s = await site(hang);
     const f = h.fetcher({ transportOptions: { headersTimeoutMs: 300 } });

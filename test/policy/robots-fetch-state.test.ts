@@ -51,6 +51,11 @@ describe("what a robots.txt answer means (P20, RFC 9309 §2.3.1)", () => {
     ["200 with the whole body gives rules", { status: 200, complete: true }, "rules"],
     ["204 gives (no) rules", { status: 204, complete: true }, "rules"],
     ["200 cut off mid-body is unreachable", { status: 200, complete: false }, "unreachable"],
+    [
+      "206 (Partial Content, no Range asked) is a part of the file: unreachable, as cut off",
+      { status: 206, complete: true },
+      "unreachable",
+    ],
     ["404 allows everything", { status: 404, complete: true }, "allow-all"],
     ["401 allows everything (RFC 9309 §2.3.1.3)", { status: 401, complete: true }, "allow-all"],
     ["403 allows everything (RFC 9309 §2.3.1.3)", { status: 403, complete: true }, "allow-all"],

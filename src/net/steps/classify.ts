@@ -1,5 +1,5 @@
 import type { Clock } from "../../clock.js";
-import { classifyAttempt, isClosedEarly, labelOf } from "../classify.js";
+import { classifyAttempt, isClosedEarly, labelOf, PARTIAL_CONTENT } from "../classify.js";
 import type { Call, Got, Judged, Reply, Step } from "../pipeline.js";
 import { judgeRobots } from "../robots-answer.js";
 
@@ -57,6 +57,12 @@ function page(call: Call, got: Got, now: number): Reply {
     ...(step.kind === "retry" ? { retryWaitMs: step.waitMs } : {}),
     ...(step.kind === "final" && step.closeSite !== undefined ? { closeSite: step.closeSite } : {}),
     ...(step.kind === "final" && step.downSite !== undefined ? { downSite: step.downSite } : {}),
+    // P27: a part of the page (206, unasked) is a failed read; the row says why.
+    ...(step.kind === "final" &&
+    step.outcome.kind === "error" &&
+    step.outcome.reason.startsWith(PARTIAL_CONTENT)
+      ? { failure: step.outcome.reason }
+      : {}),
   };
   const g: Got = { ...got, judged };
   if (step.kind === "retry") return { kind: "retry", waitMs: step.waitMs, got: g };
@@ -80,6 +86,7 @@ function robots(call: Call, got: Got): Reply {
     ...(j.kind === "stop" && j.outcome.kind === "refused"
       ? { evidence: j.outcome.evidence, closeSite: j.outcome.reason }
       : {}),
+    ...(j.kind === "answer" && j.failure !== undefined ? { failure: j.failure } : {}),
   };
   const g: Got = { ...got, judged };
   if (j.kind === "stop") return { kind: "final", outcome: j.outcome, got: g };

@@ -122,7 +122,7 @@ function completion(
     final: j.final,
     closedEarly: j.closedEarly,
   };
-  const failure = failureOf(r);
+  const failure = failureOf(r) ?? j.failure;
   if (failure !== undefined) c.failure = failure;
   const v = r.kind === "response" ? received(r.headers) : undefined;
   if (v !== undefined) c.validatorsReceived = v;

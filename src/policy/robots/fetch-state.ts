@@ -31,7 +31,10 @@ export type RobotsFetchResult =
  * requests" would be impolite (P20 names the exception). 5xx, a network error (status
  * null), a body cut off mid-transfer and a sixth redirect are all unreachable (§2.3.1.4:
  * "MUST assume complete disallow"); so is a 3xx handed to us, since it means the caller did
- * not follow it. An incomplete body counts as unreachable whatever the status.
+ * not follow it. An incomplete body counts as unreachable whatever the status, and so does a
+ * 206 (Partial Content): the checker never sends Range, so a 206 is a cache or proxy handing
+ * out a stored fragment, by its own word only part of the file. Read as the whole file it
+ * would drop the rest's rules (P18): it is a file cut off mid-transfer.
  */
 export function classifyRobotsAnswer(a: {
   status: number | null;
@@ -41,6 +44,7 @@ export function classifyRobotsAnswer(a: {
   if ((a.redirectsFollowed ?? 0) > MAX_REDIRECTS) return "unreachable";
   if (a.status === null || !a.complete) return "unreachable";
   const s = a.status;
+  if (s === 206) return "unreachable";
   if (s >= 200 && s <= 299) return "rules";
   if (s === 429) return "unreachable";
   if (s >= 400 && s <= 499) return "allow-all";
