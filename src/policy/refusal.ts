@@ -6,12 +6,13 @@
  * refusal-status page, reported as "suspected"). A vendor's own error
  * page (Cloudflare 52x, Akamai non-#18 references) is an outage and stops the search.
  * Presence markers (server headers, sensor scripts, cookies, widgets) never count alone; a
- * CAPTCHA widget counts only when it is the whole page (refusal/captcha-page.ts).
+ * CAPTCHA widget counts only when it is the whole page (refusal/captcha-page.ts), and a page
+ * with no widget only when it is nothing but the ask to prove one is a person.
  */
 import { akamaiBlock, akamaiChallenge } from "./refusal/akamai.js";
 import { anubis, ddosGuard, distil, f5, google, linkedin, sucuri } from "./refusal/block-pages.js";
 import { awsWafBody, datadome, kasada, perimeterx, vercelBody } from "./refusal/bot-vendors.js";
-import { captchaPage } from "./refusal/captcha-page.js";
+import { askOnly, captchaPage } from "./refusal/captcha-page.js";
 import { cloudflareBlock, cloudflareChallenge } from "./refusal/cloudflare.js";
 import { generic } from "./refusal/generic.js";
 import { impervaBlock, impervaChallenge } from "./refusal/imperva.js";
@@ -23,7 +24,8 @@ export type { RefusalInput, RefusalVerdict } from "./refusal/types.js";
 
 /**
  * In order: Tier 1, redirect evidence, Tier 2 by vendor, a page that is only a CAPTCHA
- * widget, then Tier 3. First answer wins.
+ * widget, Tier 3, then a page that is nothing but the ask to prove one is a person (no
+ * widget: "Please prove you are human"). First answer wins.
  */
 const RULES: readonly Rule[] = [
   tier1Headers,
@@ -48,6 +50,7 @@ const RULES: readonly Rule[] = [
   linkedin,
   captchaPage,
   generic,
+  askOnly,
 ];
 
 /**

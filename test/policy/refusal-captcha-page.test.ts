@@ -32,6 +32,12 @@ const RECAPTCHA = {
   marker: 'whole page: g-recaptcha + "verify you are human"',
 };
 
+/** A page's "Verify you are human" title and "Please verify you are a human" heading, as nouns. */
+const noAsk = (page: string) =>
+  page
+    .replace("<title>Verify you are human</title>", "<title>Human verification</title>")
+    .replace("Please verify you are a human", "Human verification");
+
 /** The reCAPTCHA gate with `extra` added just before its form. */
 const withExtra = (extra: string) => GATE.replace("<form", `${extra}<form`);
 
@@ -128,17 +134,26 @@ describe("P21: a CAPTCHA that is not the whole page is not a no", () => {
     ["a password field (a login)", withExtra('<input type="password" name="pw">')],
     ["a textarea (a contact form)", withExtra('<textarea name="message"></textarea>')],
     ["a select", withExtra('<select name="dept"><option>Clerk</option></select>')],
-    ["only the script, no widget", GATE.replace(/<div class="g-recaptcha"[^>]*><\/div>/, "")],
+    // These three ask no "please verify you are a human" (noAsk): a page with no widget that
+    // is nothing but that ask is a no by itself (askOnly, tester-edges), so the widget rule is
+    // looked at alone here. The gate with its ask and no widget: see "a page that is nothing
+    // but the ask".
+    [
+      "only the script, no widget",
+      noAsk(GATE.replace(/<div class="g-recaptcha"[^>]*><\/div>/, "")),
+    ],
     [
       "reCAPTCHA v3's invisible execute() instead of a widget",
-      GATE.replace(
-        /<div class="g-recaptcha"[^>]*><\/div>/,
-        "<script>grecaptcha.ready(function(){grecaptcha.execute('6Lc',{action:'x'})})</script>",
+      noAsk(
+        GATE.replace(
+          /<div class="g-recaptcha"[^>]*><\/div>/,
+          "<script>grecaptcha.ready(function(){grecaptcha.execute('6Lc',{action:'x'})})</script>",
+        ),
       ),
     ],
     [
       "a widget class name only as part of another word",
-      GATE.replace('class="g-recaptcha"', 'class="g-recaptcha-badge-holder"'),
+      noAsk(GATE.replace('class="g-recaptcha"', 'class="g-recaptcha-badge-holder"')),
     ],
     [
       "no sentence asking to prove one is a person",
@@ -276,5 +291,148 @@ describe("P21: Cloudflare's interstitial at 200", () => {
         resp(200, script("var u='/cdn-cgi/challenge-platform/h/g/orchestrate/chl_page/v1';")),
       ),
     ).toBeNull();
+  });
+});
+
+describe("P21: a widget the tester found missing: an image CAPTCHA, a reCAPTCHA iframe (tester-edges)", () => {
+  const IMAGE = `<html><head><title>Security Check</title></head><body>
+<h1>Please prove you are a human</h1><p>Type the characters you see in the picture below.</p>
+<form method="post" action="/captcha/verify"><img src="/captcha/image.jpg?id=8841" alt="CAPTCHA image">
+<input type="text" name="captcha_code"><input type="hidden" name="return" value="/feed.xml">
+<input type="submit" value="Continue"></form></body></html>`;
+  const IFRAME = `<html><head><title>Just a moment</title></head><body><p>Please verify you are a human to continue.</p>
+<iframe src="https://www.google.com/recaptcha/api2/anchor?k=6Lc_aX0&amp;hl=en" width="304" height="78"></iframe></body></html>`;
+
+  it.each([200, 429, 503])(
+    "P21: an image CAPTCHA and its one answer field, at %i, is a challenge",
+    (status) => {
+      expect(detectChallenge(resp(status, IMAGE))).toEqual({
+        verdict: "challenge",
+        provider: "image-captcha",
+        marker: 'whole page: captcha image + "prove you are human"',
+      });
+    },
+  );
+
+  it("P21: a reCAPTCHA, hCaptcha or Turnstile iframe on a page that is only the ask is a challenge", () => {
+    expect(detectChallenge(resp(200, IFRAME))?.provider).toBe("recaptcha");
+    const h = IFRAME.replace(
+      "https://www.google.com/recaptcha/api2/anchor",
+      "https://newassets.hcaptcha.com/captcha/v1/x/static/hcaptcha.html",
+    );
+    expect(detectChallenge(resp(200, h))?.provider).toBe("hcaptcha");
+    const t = IFRAME.replace(
+      "https://www.google.com/recaptcha/api2/anchor",
+      "https://challenges.cloudflare.com/cdn-cgi/challenge-platform/turnstile/if/ov2",
+    );
+    expect(detectChallenge(resp(200, t))?.provider).toBe("turnstile");
+  });
+
+  const notNo: [string, string][] = [
+    [
+      "a contact form with an image CAPTCHA (name, e-mail, message)",
+      IMAGE.replace(
+        '<input type="text" name="captcha_code">',
+        '<input name="name"><input type="email" name="email"><textarea name="message"></textarea><input type="text" name="captcha_code">',
+      ),
+    ],
+    [
+      "an image CAPTCHA with a second text field (a site search)",
+      IMAGE.replace('<input type="submit"', '<input type="text" name="q"><input type="submit"'),
+    ],
+    [
+      "a contact form with a reCAPTCHA iframe",
+      IFRAME.replace(
+        "<iframe",
+        '<form><input name="name"><textarea name="message"></textarea></form><iframe',
+      ),
+    ],
+  ];
+  it.each(notNo)("P21: %s is not a no", (_what, body) => {
+    expect(detectChallenge(resp(200, body))).toBeNull();
+    expect(refusalFor(resp(200, body))).toBeNull();
+  });
+
+  it("P21: a picture named captcha with no answer field, or another site's iframe (a map), is no widget: such a page with the bare ask is a no by its ask alone, with no page around it none", () => {
+    const photo = IMAGE.replace('<input type="text" name="captcha_code">', "");
+    const map = IFRAME.replace(
+      "https://www.google.com/recaptcha/api2/anchor",
+      "https://www.google.com/maps/embed",
+    );
+    for (const page of [photo, map]) {
+      expect(detectChallenge(resp(200, page))?.provider).toBe("generic");
+      expect(
+        detectChallenge(resp(200, noAsk(page).replace(/please (prove|verify)/i, "We $1"))),
+      ).toBeNull();
+    }
+  });
+});
+
+describe("P21: a page that is nothing but the ask to prove one is a person (tester-edges)", () => {
+  const PROVE = `<html><head><title>One moment</title></head><body>
+<p>Please prove you are human to continue to this site.</p><button onclick="location.reload()">I am human</button></body></html>`;
+
+  it.each([200, 202])(
+    "P21: 'Please prove you are human' and a button, at %i, is a challenge",
+    (status) => {
+      expect(detectChallenge(resp(status, PROVE))).toEqual({
+        verdict: "challenge",
+        provider: "generic",
+        marker: 'whole page: "please prove you are human"',
+      });
+    },
+  );
+
+  it.each([429, 503])("P21: the same page at %i is a (suspected) no by Tier 3 first", (status) => {
+    expect(refusalFor(resp(status, PROVE))).toMatchObject({
+      verdict: "suspected",
+      marker: `status ${status} + "prove you are human"`,
+    });
+  });
+
+  it("P21: the reCAPTCHA gate with only its script and its ask, no widget, is a challenge by its ask", () => {
+    const page = GATE.replace(/<div class="g-recaptcha"[^>]*><\/div>/, "");
+    expect(detectChallenge(resp(200, page))).toMatchObject({
+      verdict: "challenge",
+      provider: "generic",
+    });
+  });
+
+  const notNo: [string, string][] = [
+    [
+      "a short article that asks 'are you human?' in running text",
+      "<html><title>Are you human? Bots on the web</title><body><p>Are you human? A panel on automated traffic meets Tuesday.</p></body></html>",
+    ],
+    [
+      "a help page that says the site may ask you to verify you are human",
+      "<html><title>Help</title><body><p>Sometimes we ask you to verify you are human; this helps keep spam out.</p></body></html>",
+    ],
+    [
+      "the ask with a site search field",
+      PROVE.replace(
+        "<button",
+        '<form action="/search"><input type="search" name="q"></form><button',
+      ),
+    ],
+    [
+      "the ask on a page with a list of records",
+      PROVE.replace("</body>", `<ul>${'<li><a href="/m">Minutes</a></li>'.repeat(5)}</ul></body>`),
+    ],
+    [
+      "the ask in a page longer than a bare ask (a news item that mentions CAPTCHA)",
+      PROVE.replace(
+        "</body>",
+        `<p>${"The council discussed adding a CAPTCHA to the permit portal, after spam submissions rose this spring. ".repeat(4)}</p></body>`,
+      ),
+    ],
+  ];
+  it.each(notNo)("P21: %s is not a no", (_what, body) => {
+    expect(detectChallenge(resp(200, body))).toBeNull();
+    expect(refusalFor(resp(200, body))).toBeNull();
+  });
+
+  it("P21: the same bytes as a feed or text/plain are not one", () => {
+    for (const type of ["application/rss+xml", "text/plain", "application/json"])
+      expect(detectChallenge(resp(200, PROVE, { "content-type": type }))).toBeNull();
   });
 });

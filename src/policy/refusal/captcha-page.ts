@@ -10,13 +10,22 @@
  * - its visible text (scripts, styles and tags removed; the title counts) is under
  *   CAPTCHA_PAGE_MAX_TEXT characters and asks the visitor to prove they are a person
  *   (PHRASES below);
- * - a widget element: class g-recaptcha / h-captcha / cf-turnstile / frc-captcha, or an
- *   explicit `grecaptcha|hcaptcha|turnstile.render(` call. The api.js script alone, or
- *   reCAPTCHA v3's invisible `grecaptcha.execute`, is not a widget;
- * - nothing else to read or fill in: no field besides the widget (a text, e-mail, password,
+ * - a widget element: class g-recaptcha / h-captcha / cf-turnstile / frc-captcha, an
+ *   explicit `grecaptcha|hcaptcha|turnstile.render(` call, the widget's own `<iframe>`
+ *   (google.com or recaptcha.net `/recaptcha/`, hcaptcha.com, challenges.cloudflare.com), or
+ *   the site's own image CAPTCHA: an `<img>` named a captcha (its src, alt, id or class) and
+ *   a text field named a captcha (`captcha_code`, `CaptchaCode`) to type its characters in.
+ *   The api.js script alone, or reCAPTCHA v3's invisible `grecaptcha.execute`, is not a widget;
+ * - nothing else to read or fill in: no field besides the widget's (a text, e-mail, password,
  *   search … input, a textarea or a select: contact forms, logins and newsletter signups
- *   have them), and no list of records: at most CAPTCHA_PAGE_MAX_ITEMS links, list items
- *   and table rows each.
+ *   have them; an image CAPTCHA's one answer field is the widget's), and no list of records:
+ *   at most CAPTCHA_PAGE_MAX_ITEMS links, list items and table rows each.
+ *
+ * A page with no widget at all is one only when it is nothing but the ask (`askOnly`): a
+ * sentence that tells the visitor to prove, verify or confirm they are a person (an imperative:
+ * at the start of a sentence or after "please", not "we may ask you to verify you are human"
+ * in a help page's running text, nor the question "are you human?" an article asks), visible
+ * text under ASK_ONLY_MAX_TEXT characters, no field at all and the same few links.
  * Every check reads at most 64 KB, so a 20 MiB body costs a size comparison.
  */
 import { GENERIC_SCAN_BYTES } from "./prepare.js";
@@ -56,6 +65,13 @@ const WIDGET_PROVIDER: Record<string, string> = {
 const WIDGET_CLASS =
   /\bclass ?= ?["']?(?:[^"'>]* )?(g-recaptcha|h-captcha|cf-turnstile|frc-captcha)(?=["' />])/;
 const WIDGET_RENDER = /\b(grecaptcha|hcaptcha|turnstile)(?:\.enterprise)?\.render ?\(/;
+/** A widget's own frame, as its script draws it (or a page writes it out). */
+const WIDGET_IFRAME =
+  /<iframe\b[^>]*\bsrc ?= ?["']?(?:https?:)?\/\/(?:[a-z0-9-]+\.)*(?:(?:google\.com|recaptcha\.net)\/recaptcha\/|(hcaptcha)\.com\/|challenges\.cloudflare\.com\/)/;
+/** An image named a captcha: its src, alt, id or class says so (Securimage, BotDetect, a CMS's). */
+const CAPTCHA_IMAGE = /<img\b[^>]*\b(?:src|alt|id|class) ?= ?["']?[^"'>]*captcha/;
+/** A field named a captcha: where an image CAPTCHA's characters are typed. */
+const CAPTCHA_FIELD = /\b(?:name|id) ?= ?["']?[^"'>]*captcha/;
 
 const CONTROL = /<(input|textarea|select)\b[^>]*>/g;
 /** The field a widget fills in itself. */
@@ -69,27 +85,48 @@ function isHtml(p: Prepared): boolean {
   return type === undefined || type.toLowerCase().includes("html");
 }
 
-function widgetOf(lower: string): { marker: string; provider: string } | null {
+type Widget = { marker: string; provider: string; imageField?: boolean };
+
+function widgetOf(lower: string): Widget | null {
   const m = WIDGET_CLASS.exec(lower) ?? WIDGET_RENDER.exec(lower);
   const name = m?.[1];
-  if (!m || !name) return null;
-  const provider = WIDGET_PROVIDER[name] ?? name;
-  return { marker: m[0].startsWith("class") ? name : `${name}.render`, provider };
+  if (m && name) {
+    const provider = WIDGET_PROVIDER[name] ?? name;
+    return { marker: m[0].startsWith("class") ? name : `${name}.render`, provider };
+  }
+  const frame = WIDGET_IFRAME.exec(lower);
+  if (frame) {
+    const provider = frame[1] ?? (frame[0].includes("cloudflare") ? "turnstile" : "recaptcha");
+    return { marker: `${provider} iframe`, provider };
+  }
+  if (CAPTCHA_IMAGE.test(lower))
+    return { marker: "captcha image", provider: "image-captcha", imageField: true };
+  return null;
 }
 
-/** True when the page has something to fill in besides the widget (its own response field). */
-function hasFields(lower: string): boolean {
+/**
+ * The page's fields to fill in besides the widget's own (its response field; an image
+ * CAPTCHA's one answer field when `imageField`), counted up to 2. An image CAPTCHA without its
+ * answer field is no widget: `answer` says whether one was seen.
+ */
+function fieldsOf(lower: string, imageField: boolean): { others: number; answer: boolean } {
   CONTROL.lastIndex = 0;
   let n = 0;
+  let others = 0;
+  let answer = false;
   for (let m = CONTROL.exec(lower); m; m = CONTROL.exec(lower)) {
-    if (++n > MAX_CONTROLS) return true;
+    if (++n > MAX_CONTROLS) return { others: others + 1, answer };
     const tag = m[0];
     if (WIDGET_FIELD.test(tag)) continue; // g-recaptcha-response, cf-turnstile-response, …
-    if (m[1] !== "input") return true;
-    const type = /\btype ?= ?["']?([a-z-]+)/.exec(tag)?.[1] ?? "text";
-    if (!NOT_FIELDS.has(type)) return true;
+    const type = m[1] !== "input" ? m[1] : (/\btype ?= ?["']?([a-z-]+)/.exec(tag)?.[1] ?? "text");
+    if (type !== undefined && NOT_FIELDS.has(type)) continue;
+    if (imageField && !answer && type === "text" && CAPTCHA_FIELD.test(tag)) {
+      answer = true;
+      continue;
+    }
+    if (++others > 1) break;
   }
-  return false;
+  return { others, answer };
 }
 
 /** More than `max` matches of `re` in `s` (stops counting at max + 1). */
@@ -100,6 +137,16 @@ function moreThan(re: RegExp, s: string, max: number): boolean {
   return false;
 }
 
+/** A page with no widget that is nothing but the ask: its visible text is under this. */
+export const ASK_ONLY_MAX_TEXT = 300;
+/**
+ * The ask as an imperative: at the start of the text or a sentence, or after "please"; "to
+ * verify you are human" in running text, or the question "are you human?", is no ask.
+ */
+const ASK = new RegExp(
+  `(?:^|[.!?:;]\\s|\\bplease,? )(?:prove|verify|confirm) (?:that )?${YOU_ARE} ${HUMAN}\\b`,
+);
+
 export function captchaPage(p: Prepared): RuleResult {
   if (p.plain || p.bytes > CAPTCHA_PAGE_MAX_BYTES || !isHtml(p)) return null;
   if (p.text.length >= CAPTCHA_PAGE_MAX_TEXT) return null;
@@ -107,7 +154,23 @@ export function captchaPage(p: Prepared): RuleResult {
   if (!phrase) return null;
   const widget = widgetOf(p.lower);
   if (!widget) return null;
-  if (hasFields(p.lower)) return null;
+  const fields = fieldsOf(p.lower, widget.imageField === true);
+  if (fields.others > 0 || (widget.imageField === true && !fields.answer)) return null;
   if (ITEMS.some((re) => moreThan(re, p.lower, CAPTCHA_PAGE_MAX_ITEMS))) return null;
   return verdict("challenge", widget.provider, `whole page: ${widget.marker} + "${phrase[0]}"`);
+}
+
+/**
+ * P21: a page with no widget that is nothing but the ask (see the header), at any status. It
+ * comes after Tier 3 (refusal.ts), so a refusal status's small page keeps its "suspected" word.
+ */
+export function askOnly(p: Prepared): RuleResult {
+  if (p.plain || p.bytes > CAPTCHA_PAGE_MAX_BYTES || !isHtml(p)) return null;
+  if (p.text.length >= ASK_ONLY_MAX_TEXT) return null;
+  const ask = ASK.exec(p.text);
+  if (!ask) return null;
+  if (fieldsOf(p.lower, false).others > 0) return null;
+  if (ITEMS.some((re) => moreThan(re, p.lower, CAPTCHA_PAGE_MAX_ITEMS))) return null;
+  const words = ask[0].replace(/^[.!?:;]\s/, "").trim();
+  return verdict("challenge", "generic", `whole page: "${words}"`);
 }

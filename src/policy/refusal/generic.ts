@@ -19,6 +19,11 @@ const PHRASES: readonly [string, RegExp][] = [
   ["request unsuccessful", /\brequest unsuccessful\b/],
   ["access denied", /\baccess denied\b/],
   ["bot detected", /\bbot detected\b/],
+  // Last: a page that also says one of the above is named by that, as before this was added.
+  [
+    "prove you are human",
+    /\b(?:prove|confirm) (?:that )?you(?: are|'re| ?’re) (?:a )?(?:human|person|real person|not a robot)\b/,
+  ],
 ];
 
 /**
@@ -29,6 +34,7 @@ const PHRASES: readonly [string, RegExp][] = [
 const TURNED_AWAY = new Set([
   "are you a robot",
   "verify you are human",
+  "prove you are human",
   "unusual traffic",
   "you have been blocked",
   "request blocked",
