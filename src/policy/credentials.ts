@@ -23,7 +23,8 @@
  *   a public one: a page's or a list's (`pageToken`, `nextPageToken`, OAI-PMH's
  *   `resumptionToken`, `sortKey`), a form's anti-forgery field (`csrf_token`,
  *   `authenticity_token`, `__RequestVerificationToken`), a public identifier
- *   (`oauth_consumer_key`, as `client_id`), or no key at all (`monkey`, `keyword`, `tokens`).
+ *   (`oauth_consumer_key`, as `client_id`; an assessor's `AccountKey`, a parcel's number), or
+ *   no key at all (`monkey`, `keyword`, `tokens`).
  * - Or it is one of NAMES (`bearer`, `authorization`, `jwt`, `accesskeyid`, …).
  */
 const SECRET_WORDS = [
@@ -54,10 +55,8 @@ const QUALIFIERS = [
   "subscription",
   "private",
   "personal",
-  "client",
   "developer",
   "dev",
-  "account",
   "service",
   "master",
   "admin",

@@ -35,7 +35,6 @@ describe("P3: the one rule for a credential parameter's name (policy/credentials
     "X-Amz-Security-Token",
     "X-Goog-Signature",
     "AWSAccessKeyId",
-    "AccountKey",
     "auth[token]",
     "ctl00$Main$txtPassword",
   ])("P3: %s is a credential's name", (name) => {
@@ -61,6 +60,8 @@ describe("P3: the one rule for a credential parameter's name (policy/credentials
     "__RequestVerificationToken",
     "oauth_consumer_key",
     "client_id",
+    "AccountKey",
+    "client_key",
     "app_id",
     "X-Amz-Algorithm",
     "X-Amz-Date",
