@@ -45,6 +45,19 @@ const CASES: [string, Case, string][] = [
     "no: refused a “prove you are human” page (by cloudflare, reference 8e1f-CMH, HTTP 403)",
   ],
   [
+    "the site's own image CAPTCHA, or a bare 'prove you are human' page: no 'by image-captcha' nor 'by generic', its status once",
+    {
+      status: 200,
+      reason: 'image-captcha challenge: whole page: captcha image + "prove you are human"',
+      evidence: {
+        provider: "image-captcha",
+        verdict: "challenge",
+        marker: 'whole page: captcha image + "prove you are human"',
+      },
+    },
+    "no: refused a “prove you are human” page (HTTP 200)",
+  ],
+  [
     "a plain 403 says its status once",
     { reason: "HTTP 403", evidence: { provider: "http", verdict: "status", marker: "HTTP 403" } },
     "no: refused HTTP 403",

@@ -37,9 +37,10 @@ export const OutcomeText: FC<{ o: Outcome }> = ({ o }) => {
 
 /**
  * Evidence "providers" that are no vendor: the checker's own readings (a refusal page of no
- * known vendor, a status, the connection, TLS). The public reads no "by generic" of them.
+ * known vendor, a status, the connection, TLS, the site's own image CAPTCHA). The public reads
+ * no "by generic" or "by image-captcha" of them.
  */
-const NOT_A_VENDOR = new Set(["generic", "http", "connection", "tls"]);
+const NOT_A_VENDOR = new Set(["generic", "http", "connection", "tls", "image-captcha"]);
 
 /**
  * P21, P23: a refusal page in words a resident reads, for the pages (the API and the console
