@@ -141,7 +141,8 @@ export const CHANGED_LOOK_BACK = 30;
  * then in the list's own order, at most `cap`. A feed carries them as updated entries (their
  * item id the same, Atom `updated` when they changed), so a reader that took a bid when it was
  * new learns it was retitled CANCELLED three nights later. A night's changes fall between its
- * start and the next night's (nights.started_at), so `night=` holds only that night's.
+ * start and the start of the next night of a later date begun after it (nights.started_at), so
+ * `night=` holds that night's (one column: a record changed again later is the later night's).
  * Read by `records_changed` (migration 033), a partial index of the records ever changed.
  */
 export async function changedRecords(
@@ -150,24 +151,27 @@ export async function changedRecords(
   f: DirectoryFilter,
   cap = CHANGED_CAP,
 ): Promise<NewItems> {
-  const bounds = await db
+  const first = await db
     .selectFrom("nights")
-    .select([
-      (eb) =>
-        eb.fn
-          .min("started_at")
-          .filterWhere(eb.and([eb("night", ">=", range.from), eb("night", "<=", range.to)]))
-          .as("start"),
-      (eb) => eb.fn.min("started_at").filterWhere("night", ">", range.to).as("end"),
-    ])
+    .select((eb) => eb.fn.min("started_at").as("start"))
     .where("night", ">=", range.from)
+    .where("night", "<=", range.to)
     .executeTakeFirst();
   // No night of the window has begun: nothing was brought up to date in it.
-  if (!bounds?.start) return { items: [], capped: false };
+  if (!first?.start) return { items: [], capped: false };
+  // The first night of a later date begun after it: a night asked for by its past date
+  // (`nor night --night`, docs/operations.md) begins after nights of later dates, and its span
+  // ends with the next one begun, not with one begun before it (an empty span).
+  const next = await db
+    .selectFrom("nights")
+    .select((eb) => eb.fn.min("started_at").as("end"))
+    .where("night", ">", range.to)
+    .where("started_at", ">", first.start)
+    .executeTakeFirst();
   const rows = await changedQuery(
     db,
     range,
-    { start: bounds.start, end: bounds.end ?? undefined },
+    { start: first.start, end: next?.end ?? undefined },
     f,
     cap,
   ).execute();
