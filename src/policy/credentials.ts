@@ -83,13 +83,14 @@ export const CREDENTIAL_PARAMS: ReadonlySet<string> = new Set([
 
 /**
  * A parameter name folded for comparison: lower case, its last bracketed or `$`/`:`-separated
- * part, without `-`, `_`, `.` and white space (PHP reads `api key` and `api.key` as `api_key`;
+ * part that is no list index (`api_key[0]` is api_key's), without `-`, `_`, `.` and white space (PHP reads `api key` and `api.key` as `api_key`;
  * a query's `+` is a space).
  */
 function credentialName(name: string): string {
   const parts = name.toLowerCase().split(/[$:[\]]/);
   let last = "";
-  for (const part of parts) if (part.trim() !== "") last = part;
+  // A list's index (`api_key[0]`, `auth[token][1]`) names no member: PHP reads it as api_key's.
+  for (const part of parts) if (part.trim() !== "" && !/^\s*\d+\s*$/.test(part)) last = part;
   return last.replace(/[-_.\s]/g, "");
 }
 

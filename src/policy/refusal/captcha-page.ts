@@ -24,11 +24,13 @@
  * A page with no widget at all is one only when it is nothing but the ask (`askOnly`): a
  * sentence that tells the visitor to prove, verify or confirm they are a person (an imperative:
  * at the start of a sentence or after "please", not "we may ask you to verify you are human"
- * in a help page's running text, nor the question "are you human?" an article asks), visible
- * text under ASK_ONLY_MAX_TEXT characters, no field at all and the same few links.
+ * in a help page's running text, nor the question "are you human?" an article asks) that is
+ * shown (not inside a `hidden` or `display: none` element: a validator's message, a closed
+ * dialog), visible text under ASK_ONLY_MAX_TEXT characters, no field at all and the same few
+ * links.
  * Every check reads at most 64 KB, so a 20 MiB body costs a size comparison.
  */
-import { GENERIC_SCAN_BYTES } from "./prepare.js";
+import { GENERIC_SCAN_BYTES, visibleText } from "./prepare.js";
 import { type Prepared, type RuleResult, verdict } from "./types.js";
 
 export const CAPTCHA_PAGE_MAX_BYTES = GENERIC_SCAN_BYTES;
@@ -161,13 +163,31 @@ export function captchaPage(p: Prepared): RuleResult {
 }
 
 /**
+ * An element hidden by its own markup: the `hidden` attribute, or an inline style of
+ * `display: none` / `visibility: hidden` (an ASP.NET validator's message, a closed dialog).
+ * Void elements have no content to hide. Nested elements of the same name end the match at
+ * the first closing tag, leaving the rest shown: the stricter side.
+ */
+const HIDDEN_ELEMENT =
+  /<(?!(?:input|img|br|hr|meta|link|source|area|base|col|embed|param|track|wbr)\b)([a-z][a-z0-9]*)\b(?=[^>]*(?:\shidden(?=[\s>=/])|\bstyle\s*=\s*["'][^"']*(?:display\s*:\s*none|visibility\s*:\s*hidden)))[^>]*>[\s\S]*?<\/\1\s*>/gi;
+
+/** The visible text (as prepare.ts makes `Prepared.text`) without hidden elements' words. */
+function shownText(raw: string): string {
+  const shown = raw.slice(0, GENERIC_SCAN_BYTES).replace(HIDDEN_ELEMENT, " ");
+  return visibleText(shown).toLowerCase();
+}
+
+/**
  * P21: a page with no widget that is nothing but the ask (see the header), at any status. It
  * comes after Tier 3 (refusal.ts), so a refusal status's small page keeps its "suspected" word.
  */
 export function askOnly(p: Prepared): RuleResult {
   if (p.plain || p.bytes > CAPTCHA_PAGE_MAX_BYTES || !isHtml(p)) return null;
   if (p.text.length >= ASK_ONLY_MAX_TEXT) return null;
-  const ask = ASK.exec(p.text);
+  if (!ASK.test(p.text)) return null;
+  // The ask must be shown: a hidden element's words (a validator's message, a dialog not yet
+  // opened) are not the page a visitor sees.
+  const ask = ASK.exec(shownText(p.raw));
   if (!ask) return null;
   if (fieldsOf(p.lower, false).others > 0) return null;
   if (ITEMS.some((re) => moreThan(re, p.lower, CAPTCHA_PAGE_MAX_ITEMS))) return null;
