@@ -581,6 +581,11 @@ export async function checkSource(
       delete choice.used;
       continue;
     }
+    // The last way in answering something else than its kind (a feed's address answering a
+    // maintenance page) is the night's answer, but read no list: no reader is kept, so the
+    // night does not count as the list read empty (docs/catalog.md "New on record, and already
+    // listed").
+    if (notThisWay) readWay = undefined;
     // P7: a day's records past the list's first page, read as tonight's list (new on record).
     const spill = await readOverflow(ctx, source, way, req, r, history);
     records.push(...spill.records);
