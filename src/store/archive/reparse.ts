@@ -283,10 +283,13 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
   result.stored = stored.size;
   // Copies of several ways in (an api's, and the page the night its api failed read): a record
   // one way found that the store holds under another way's id is that record, as the night
-  // holds it (policy/way-identity.ts): neither added nor called removed.
+  // holds it (policy/way-identity.ts): neither added nor called removed. So too one way's copies
+  // read by a recipe changed since the night (the platform's id read where the link was): the
+  // night matches them as across ways in (night-records.ts, a reader changed), and so is it said
+  // here. With the recipe of the night, every record found is stored under its id: none to pair.
   const acrossWays = new Set<string>();
   const heldAcross = new Set<string>();
-  if (byWay.size > 1)
+  if (byWay.size > 0)
     for (const mine of byWay.values()) {
       const row = (id: string, x: StoredRecord | ExtractedRecord): WayRow => ({
         id,
