@@ -111,10 +111,24 @@ export function pageKey(
  * does across ways in.
  */
 export function readerKey(way: WayIn, version: string = readersVersion()): string {
+  // The source's own way in carries the catalog entry's words about it (its name, notes,
+  // evidence, whether a person confirmed it, its backfill's pace): none reads the list, so an
+  // entry confirmed, named or noted is the same reader (its empty reads still count).
+  const read = Object.fromEntries(Object.entries(way).filter(([k]) => !NOT_READING.has(k)));
   return createHash("sha256")
-    .update(JSON.stringify(["reader", version, way]))
+    .update(JSON.stringify(["reader", version, read]))
     .digest("base64url");
 }
+
+/** A catalog entry's fields that say something of the source and read nothing of its list. */
+const NOT_READING: ReadonlySet<string> = new Set([
+  "name",
+  "notes",
+  "evidence",
+  "confirmed",
+  "backfill",
+  "alternates",
+]);
 
 /** The key of a read of `body`. */
 export function pageKeyOf(

@@ -132,12 +132,14 @@ describe("review: an empty read counts as read only when a list was read", () =>
   it("P8, P6: reparse of a recipe that reads the platform's id where it took the link says what the night would do: each record matched by its link, none added nor removed", async () => {
     const site = await world.fleet.server();
     site.route("/robots.txt", noRobots);
-    site.route("/plist", (_q, res) =>
-      res
-        .writeHead(200, { "content-type": "text/html" })
-        .end(
-          `<ul>${[1, 2, 3].map((i) => `<li data-id="B${i}"><a href="/bid/${i}">Bid ${i}</a> <span>11/0${i}/2026</span></li>`).join("")}</ul>`,
-        ),
+    site.route(
+      "/plist",
+      (_q, res) =>
+        void res
+          .writeHead(200, { "content-type": "text/html" })
+          .end(
+            `<ul>${[1, 2, 3].map((i) => `<li data-id="B${i}"><a href="/bid/${i}">Bid ${i}</a> <span>11/0${i}/2026</span></li>`).join("")}</ul>`,
+          ),
     );
     const cat = (name: string, extract: string) =>
       testerCatalog(world.dir, name, [
@@ -158,5 +160,38 @@ describe("review: an empty read counts as read only when a list was read", () =>
     );
     expect(n21?.json?.items ?? []).toEqual([]);
     expect((src?.json?.newestRecords ?? []).length).toBe(3);
+  });
+
+  it("P7: a bids page read empty, whose catalog entry is then confirmed and given a name and notes (its recipe as it was), says its first bid new", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    let bid = false;
+    site.route(
+      "/Bids.aspx",
+      (_q, res) =>
+        void res
+          .writeHead(200, { "content-type": "text/html" })
+          .end(
+            bid
+              ? '<div><a href="Bids.aspx?bidID=417">Road Salt 2026-2027</a></div>'
+              : "<div>There are no open bid postings at this time.</div>",
+          ),
+    );
+    const line = (more: string) =>
+      `  - { id: vb, government: city-of-test, records: bids, url: "${site.url("/Bids.aspx")}", extract: { items: "a[href*='bidID=']" }${more} }`;
+    const before = testerCatalog(world.dir, "vb-a", [line("")]);
+    const after = testerCatalog(world.dir, "vb-b", [
+      line(', name: Village bids, notes: "seen by a person", confirmed: true'),
+    ]);
+    const data = join(world.dir, "vb");
+    await nightOn(before, data, "2026-11-20");
+    await nightOn(before, data, "2026-11-21");
+    // The entry confirmed (a person saw the page) the day the first bid is posted.
+    bid = true;
+    await nightOn(after, data, "2026-11-22");
+    const [fresh] = await ask<NewAnswer>(data, "2026-11-22T15:00:00Z", [
+      "/api/new?night=2026-11-22",
+    ]);
+    expect((fresh?.json?.items ?? []).map((i) => i.title)).toEqual(["Road Salt 2026-2027"]);
   });
 });
