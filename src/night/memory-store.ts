@@ -249,6 +249,8 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       if (listed) alreadyListed++;
       else newRecords++;
     }
+    // Ids first seen tonight (night-records.ts `fresh`), before any is found to be a stored one.
+    const firstSeen = newRecords + alreadyListed;
     // As night-records.ts `relink`: a new id that is a stored record's link written another way,
     // or its shared link's id as the row's sharing changed, no longer listed so, is that record.
     const tonight = new Set(r.records.map((x) => x.id));
@@ -323,8 +325,12 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       .pop();
     const otherAddress = lastAny && listAddress(lastAny);
     // Or with another reader at the same address (a recipe changed: night-records.ts).
+    // Only when it reads the list under other ids: most of tonight's records first seen tonight.
     const otherReader =
-      lastAny?.reader !== undefined && r.reader !== undefined && lastAny.reader !== r.reader;
+      lastAny?.reader !== undefined &&
+      r.reader !== undefined &&
+      lastAny.reader !== r.reader &&
+      firstSeen * 2 > tonight.size;
     if (
       lastAny &&
       address !== undefined &&

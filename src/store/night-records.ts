@@ -160,7 +160,16 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   // its day and title (policy/way-identity.ts), not a second copy. Whether the way switched is
   // asked with the list's last read (`readsBefore`, one statement as before), and the source's
   // stored records are read only on such a night, when it found records not stored before.
-  if (fresh.size > took.size && other !== undefined) {
+  // A reader changed at the same address (`readerOnly`: a recipe, or a deploy of the readers'
+  // code) pairs only when it reads the list under other ids: most of tonight's records first
+  // seen tonight. A deploy that reads the same ids finds a record new as any night does, though
+  // it links what a record no longer listed linked (a file reused for the next agenda).
+  const idsChanged = fresh.size * 2 > unique.size;
+  if (
+    fresh.size > took.size &&
+    other !== undefined &&
+    (other.readerOnly === undefined || idsChanged)
+  ) {
     const moved = await acrossWays(trx, night, r, fresh, unique, took, lastRead, other);
     out.fresh += moved.fresh;
     out.listed += moved.listed;

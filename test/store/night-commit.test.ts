@@ -255,6 +255,127 @@ describe.each(makers)("a source committed twice in one night ($name)", (maker) =
     }
   });
 
+  it("P6, P7: nights an earlier build stored (no reader kept) are no reader change: the first night with a reader is no switched night, and a record new that night is new", async () => {
+    const { store, close } = await maker.make();
+    const url = "https://old.gov/list";
+    const src = (rows: readonly (readonly [string, string])[], reader?: string): SourceResult => ({
+      ...result([]),
+      sourceId: "old",
+      records: rows.map(([id, link]) => ({
+        id,
+        title: `Doc ${id}`,
+        date: "2026-11-01",
+        url: `https://old.gov/d/${link}`,
+      })),
+      outcome: { kind: "ok", url },
+      way: { used: { access: "page", url }, skipped: [] },
+      ...(reader !== undefined ? { reader } : {}),
+    });
+    try {
+      await store.syncSources([{ id: "old", government: "g", url, site: "old.gov" }], T0);
+      const known = await commitNights(
+        store,
+        "old",
+        [
+          [
+            src([
+              ["E1", "1"],
+              ["E2", "2"],
+            ]),
+            { newRecords: 0, alreadyListed: 2 },
+          ],
+          [
+            src([
+              ["E2", "2"],
+              ["E3", "3"],
+            ]),
+            { newRecords: 1 },
+          ],
+          // The first night of this build: E9 is a new posting of the file E1 linked (a
+          // switched night would take it for E1, read another way).
+          [
+            src(
+              [
+                ["E9", "1"],
+                ["E3", "3"],
+              ],
+              "r1",
+            ),
+            { newRecords: 1 },
+          ],
+        ],
+        (x) => x,
+      );
+      expect(known).toBe(4);
+    } finally {
+      await close();
+    }
+  });
+
+  it("P6, P7: a deploy of the readers' code that reads the same ids: a record new that night is new, though it links what a record no longer listed linked", async () => {
+    const { store, close } = await maker.make();
+    const url = "https://dep.gov/list";
+    const src = (rows: readonly (readonly [string, string])[], reader: string): SourceResult => ({
+      ...result([]),
+      sourceId: "dep",
+      records: rows.map(([id, link]) => ({
+        id,
+        title: `Agenda ${id}`,
+        date: "2026-11-01",
+        url: `https://dep.gov/d/${link}`,
+      })),
+      outcome: { kind: "ok", url },
+      way: { used: { access: "page", url }, skipped: [] },
+      reader,
+    });
+    try {
+      await store.syncSources([{ id: "dep", government: "g", url, site: "dep.gov" }], T0);
+      const known = await commitNights(
+        store,
+        "dep",
+        [
+          [
+            src(
+              [
+                ["E1", "current"],
+                ["E2", "2"],
+                ["E3", "3"],
+              ],
+              "v1",
+            ),
+            { newRecords: 0, alreadyListed: 3 },
+          ],
+          [
+            src(
+              [
+                ["E2", "2"],
+                ["E3", "3"],
+              ],
+              "v1",
+            ),
+            { newRecords: 0 },
+          ],
+          // The readers' code deployed: E9 is the next agenda, at the file E1 linked.
+          [
+            src(
+              [
+                ["E9", "current"],
+                ["E2", "2"],
+                ["E3", "3"],
+              ],
+              "v2",
+            ),
+            { newRecords: 1 },
+          ],
+        ],
+        (x) => x,
+      );
+      expect(known).toBe(4);
+    } finally {
+      await close();
+    }
+  });
+
   it("P6, P12: a recipe changed at the same address: a record read under another id is matched by its link, not new nor held twice; a row first found on a 304's copy is already listed", async () => {
     const { store, close } = await maker.make();
     const url = "https://rc.gov/list";
