@@ -83,6 +83,39 @@ function newQuery(db: Db) {
   return baseQuery(db).where("r.already_listed", "=", 0);
 }
 
+/** A new (or brought up to date) record's columns: the record's, its source's and government's. */
+const ITEM_COLUMNS = [
+  ...RECORD_COLUMNS,
+  "s.name as source_name",
+  "s.records as source_records",
+  "g.id as government_id",
+  "g.name as government_name",
+  "g.kind as government_kind",
+  "g.county",
+] as const;
+
+/** A row read with ITEM_COLUMNS, as the pages, feeds and API give it. */
+function toNewRecord(
+  r: Parameters<typeof toRecord>[0] & {
+    source_name: string | null;
+    source_records: string;
+    government_id: string;
+    government_name: string;
+    government_kind: string;
+    county: string | null;
+  },
+): NewRecord {
+  return {
+    ...toRecord(r),
+    sourceName: r.source_name,
+    sourceRecords: r.source_records,
+    governmentId: r.government_id,
+    governmentName: r.government_name,
+    governmentKind: r.government_kind,
+    county: r.county,
+  };
+}
+
 export async function newRecords(
   db: Db,
   range: NightRange,
@@ -90,15 +123,7 @@ export async function newRecords(
   cap = NEW_CAP,
 ): Promise<NewItems> {
   let q = newQuery(db)
-    .select([
-      ...RECORD_COLUMNS,
-      "s.name as source_name",
-      "s.records as source_records",
-      "g.id as government_id",
-      "g.name as government_name",
-      "g.kind as government_kind",
-      "g.county",
-    ])
+    .select(ITEM_COLUMNS)
     .where("r.first_seen_night", ">=", range.from)
     .where("r.first_seen_night", "<=", range.to);
   q = applyFilter(q, f, "records");
@@ -112,15 +137,7 @@ export async function newRecords(
     .limit(cap + 1)
     .execute();
   return {
-    items: rows.slice(0, cap).map((r) => ({
-      ...toRecord(r),
-      sourceName: r.source_name,
-      sourceRecords: r.source_records,
-      governmentId: r.government_id,
-      governmentName: r.government_name,
-      governmentKind: r.government_kind,
-      county: r.county,
-    })),
+    items: rows.slice(0, cap).map(toNewRecord),
     capped: rows.length > cap,
   };
 }
@@ -176,15 +193,7 @@ export async function changedRecords(
     cap,
   ).execute();
   return {
-    items: rows.slice(0, cap).map((r) => ({
-      ...toRecord(r),
-      sourceName: r.source_name,
-      sourceRecords: r.source_records,
-      governmentId: r.government_id,
-      governmentName: r.government_name,
-      governmentKind: r.government_kind,
-      county: r.county,
-    })),
+    items: rows.slice(0, cap).map(toNewRecord),
     capped: rows.length > cap,
   };
 }
@@ -206,15 +215,7 @@ export function changedQuery(
   // records_new_by_night for the nights' range; unary `+` leaves that column's index out.
   const firstNight = pg ? sql<string>`r.first_seen_night` : sql<string>`+r.first_seen_night`;
   let q = baseQuery(db)
-    .select([
-      ...RECORD_COLUMNS,
-      "s.name as source_name",
-      "s.records as source_records",
-      "g.id as government_id",
-      "g.name as government_name",
-      "g.kind as government_kind",
-      "g.county",
-    ])
+    .select(ITEM_COLUMNS)
     // Literals, as the partial index's own predicate (a generic plan on PostgreSQL: nightsIn).
     .where("r.already_listed", "=", sql.lit(0))
     .where("r.changed_at", ">=", at.start)
@@ -467,15 +468,7 @@ export async function upcomingMeetings(
   cap: number,
 ): Promise<NewRecord[]> {
   let q = baseQuery(db)
-    .select([
-      ...RECORD_COLUMNS,
-      "s.name as source_name",
-      "s.records as source_records",
-      "g.id as government_id",
-      "g.name as government_name",
-      "g.kind as government_kind",
-      "g.county",
-    ])
+    .select(ITEM_COLUMNS)
     .where("r.date", ">=", fromDate)
     .where((eb) => {
       const own = eb.fn<string | null>("lower", [eb.ref("r.kind")]);
@@ -521,13 +514,5 @@ export async function upcomingMeetings(
       .limit(cap)
       .execute()
   ).filter((r) => (recordDay(r.date) ?? "") >= fromDate);
-  return rows.map((r) => ({
-    ...toRecord(r),
-    sourceName: r.source_name,
-    sourceRecords: r.source_records,
-    governmentId: r.government_id,
-    governmentName: r.government_name,
-    governmentKind: r.government_kind,
-    county: r.county,
-  }));
+  return rows.map(toNewRecord);
 }
