@@ -62,8 +62,14 @@ export function refusedBy(verdict: RefusalVerdict, url: string, status: number):
   });
 }
 
-/** A 206's words in a reason and a log row's failure (the checker never sends Range). */
-export const PARTIAL_CONTENT = "HTTP 206 Partial Content to a request that asked no Range";
+/**
+ * A 206's words in a reason and a log row's failure (the checker never sends Range), with the
+ * answer's own Content-Range where it gave one.
+ */
+export function partialContent(contentRange: string | undefined): string {
+  const range = contentRange ? ` (Content-Range: ${contentRange})` : "";
+  return `HTTP 206 Partial Content to a request that asked no Range${range}`;
+}
 
 /** P21: a plain 401 or 403, a no by its status alone. */
 function statusNo(url: string, status: number): RefusedStep {
@@ -261,12 +267,11 @@ export function classifyAttempt(r: AttemptResult, ctx: ClassifyContext): Step {
     // The checker never sends Range: a 206 is a cache's or proxy's stored fragment, by its own
     // word only part of the page. Read as the whole, a list cut short would lose its later
     // records; it is a failed read, as a body cut off is.
-    const range = headers["content-range"];
     return final({
       kind: "error",
       url,
       status,
-      reason: `${PARTIAL_CONTENT}${range ? ` (Content-Range: ${range})` : ""}: only part of the answer, not read as the whole`,
+      reason: `${partialContent(headers["content-range"])}: only part of the answer, not read as the whole`,
     });
   }
   if (status >= 200 && status < 300) {

@@ -5,7 +5,7 @@ import {
   decodeRobotsBody,
   ROBOTS_READ_BYTES,
 } from "../policy/robots/index.js";
-import { refusedBy, tlsRefused } from "./classify.js";
+import { partialContent, refusedBy, tlsRefused } from "./classify.js";
 import type { AttemptResult, RobotsEntry } from "./pipeline.js";
 import type { FetchOutcome } from "./types.js";
 
@@ -107,7 +107,7 @@ export function answer(r: AttemptResult, redirects: number): RobotsEntry {
   if (state === "unreachable") {
     const why =
       r.status === 206
-        ? `HTTP 206 Partial Content (no Range was asked): only part of robots.txt, read as cut off mid-transfer${r.headers["content-range"] ? ` (Content-Range: ${r.headers["content-range"]})` : ""}`
+        ? `${partialContent(r.headers["content-range"])}: only part of robots.txt, read as cut off mid-transfer`
         : complete
           ? `HTTP ${r.status}`
           : `HTTP ${r.status}, body ${r.read.kind}`;

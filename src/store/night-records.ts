@@ -69,6 +69,10 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
       ? new Set(r.records.slice(0, r.olderFrom).map((x) => asStored(x.id, postgres)))
       : undefined;
   const at = toIso(r.endedAt);
+  // A page the site says is unchanged (a 304, its copy read again because the recipe or the
+  // readers changed) showed what it shows at its last answer: a record first found on it now (a
+  // row a widened recipe takes) was there, already listed, never new on record.
+  const unchanged = r.outcome.kind === "unchanged";
   // Our own reading: the copy of a page the site answered 304 for (the outcome `unchanged`),
   // read again (the recipe or the readers changed: night/page-key.ts) is the page as we read it
   // before, so a record it shows otherwise than stored was changed by our reading alone: it is
@@ -84,17 +88,13 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   const ours =
     other !== undefined && other.readerOnly === undefined
       ? new Set(unique.keys())
-      : r.outcome.kind === "unchanged"
+      : unchanged
         ? new Set(
             r.records
               .slice(0, r.olderFrom ?? r.records.length)
               .map((x) => asStored(x.id, postgres)),
           )
         : undefined;
-  // A page the site says is unchanged (a 304, its copy read again because the recipe or the
-  // readers changed) showed what it shows at its last answer: a record first found on it now (a
-  // row a widened recipe takes) was there, already listed, never new on record.
-  const unchanged = r.outcome.kind === "unchanged";
   // Ids first seen tonight, and whether each was already listed.
   const fresh = new Map<string, boolean>();
   const parts = ours

@@ -1,5 +1,5 @@
 import type { Clock } from "../../clock.js";
-import { classifyAttempt, isClosedEarly, labelOf, PARTIAL_CONTENT } from "../classify.js";
+import { classifyAttempt, isClosedEarly, labelOf } from "../classify.js";
 import type { Call, Got, Judged, Reply, Step } from "../pipeline.js";
 import { judgeRobots } from "../robots-answer.js";
 
@@ -58,9 +58,7 @@ function page(call: Call, got: Got, now: number): Reply {
     ...(step.kind === "final" && step.closeSite !== undefined ? { closeSite: step.closeSite } : {}),
     ...(step.kind === "final" && step.downSite !== undefined ? { downSite: step.downSite } : {}),
     // P27: a part of the page (206, unasked) is a failed read; the row says why.
-    ...(step.kind === "final" &&
-    step.outcome.kind === "error" &&
-    step.outcome.reason.startsWith(PARTIAL_CONTENT)
+    ...(step.kind === "final" && step.outcome.kind === "error" && step.outcome.status === 206
       ? { failure: step.outcome.reason }
       : {}),
   };
