@@ -15,6 +15,7 @@ import { linkFamily, movedMayBe, ofFamily, pairMoved, pickTwin } from "../policy
 import { addDays } from "../policy/night-date.js";
 import {
   type FirstPageRow,
+  idsReadAnew,
   newOnSwitchedList,
   pairAcrossWays,
   showsAnyOf,
@@ -330,7 +331,7 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       lastAny?.reader !== undefined &&
       r.reader !== undefined &&
       lastAny.reader !== r.reader &&
-      firstSeen * 2 > tonight.size;
+      idsReadAnew(firstSeen, tonight.size);
     if (
       lastAny &&
       address !== undefined &&

@@ -59,6 +59,16 @@ export function wayShown(title: string, date: string | null | undefined): string
 }
 
 /**
+ * Whether a list read by another reader at the same address (a recipe changed, a deploy of the
+ * readers' code) reads it under other ids: most of tonight's records (`shown`) first seen
+ * tonight (`firstSeen`). Only then are its records paired with stored ones across ids; a reader
+ * that reads the same ids finds a record new as any night does.
+ */
+export function idsReadAnew(firstSeen: number, shown: number): boolean {
+  return firstSeen * 2 > shown;
+}
+
+/**
  * P7: whether any row `shown` on a list's page is, by its look, a record `stored` the source
  * holds: the same link however written (`wayLink`) or the same day under the same title
  * (`wayShown`). A first page whose ids the source does not hold but whose records it does by

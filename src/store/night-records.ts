@@ -20,7 +20,12 @@ import {
   SPLIT_SUFFIX_LENGTH,
 } from "../policy/link-twins.js";
 import { addDays } from "../policy/night-date.js";
-import { type FirstPageRow, newOnSwitchedList, pairAcrossWays } from "../policy/way-identity.js";
+import {
+  type FirstPageRow,
+  idsReadAnew,
+  newOnSwitchedList,
+  pairAcrossWays,
+} from "../policy/way-identity.js";
 import { dialectOf } from "./dialect-of.js";
 import { toIso } from "./iso-time.js";
 import { sql } from "./kysely.js";
@@ -164,7 +169,7 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   // code) pairs only when it reads the list under other ids: most of tonight's records first
   // seen tonight. A deploy that reads the same ids finds a record new as any night does, though
   // it links what a record no longer listed linked (a file reused for the next agenda).
-  const idsChanged = fresh.size * 2 > unique.size;
+  const idsChanged = idsReadAnew(fresh.size, unique.size);
   if (
     fresh.size > took.size &&
     other !== undefined &&
