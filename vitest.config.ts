@@ -13,7 +13,9 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * A file missing from the list only runs in vitest's own order, after these.
  */
 const LONGEST_FIRST = [
-  "test/night/crash.test.ts",
+  "test/night/crash-1.test.ts",
+  "test/night/crash-2.test.ts",
+  "test/night/crash-3.test.ts",
   "test/cli/lazy-load.test.ts",
   "test/store/pg-lost-commit.test.ts",
   "test/night/backfill-restart.test.ts",
