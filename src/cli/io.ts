@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { Clock } from "../clock.js";
 
 /** Where a command writes: process.stdout / process.stderr, or what `main` was given. */
 export interface CliOutput {
@@ -11,6 +12,12 @@ export interface CliIo {
   stdout: CliOutput;
   stderr: CliOutput;
   stdin: AsyncIterable<string | Uint8Array> & { readonly isTTY?: boolean };
+  /**
+   * The clock `nor night` reads (its composition root's), where a test runs the CLI in-process
+   * at another time of day than the machine's (the rules of which night may begin depend on
+   * the hour in New York); the system's clock otherwise.
+   */
+  clock?: Clock;
 }
 
 const current = new AsyncLocalStorage<CliIo>();

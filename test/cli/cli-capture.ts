@@ -1,5 +1,6 @@
 import { Readable } from "node:stream";
 import { main } from "../../src/cli/main.js";
+import type { Clock } from "../../src/clock.js";
 
 export interface Captured {
   code: number;
@@ -17,6 +18,8 @@ export interface RunOptions {
   stdin?: string | readonly Buffer[];
   /** stdout and stderr say they are a terminal (as under a person's shell). */
   tty?: boolean;
+  /** The clock `nor night` reads (CliIo.clock); the system's by default. */
+  clock?: Clock;
 }
 
 /**
@@ -51,6 +54,7 @@ export async function runMainBytes(
       stdin: Readable.from(
         opts.stdin === undefined ? [] : typeof opts.stdin === "string" ? [opts.stdin] : opts.stdin,
       ),
+      ...(opts.clock === undefined ? {} : { clock: opts.clock }),
     }).catch((e: unknown) => {
       err.push(bytes(`nor: ${e instanceof Error ? e.message : String(e)}\n`));
       return 1;

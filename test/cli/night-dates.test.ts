@@ -6,9 +6,10 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_WORKERS } from "../../src/cli/commands/night.js";
+import { type Clock, systemClock } from "../../src/clock.js";
 import { addDays, nightOf } from "../../src/policy/night-date.js";
 import { writeVillageCatalog } from "./catalogs.js";
-import { nor } from "./cli-capture.js";
+import { nor, runMain } from "./cli-capture.js";
 import { setNightsBegan } from "./night-began.js";
 
 /**
@@ -162,25 +163,39 @@ describe("nor night --night: which dates may run", () => {
   });
 
   it("P11, P25: yesterday's night caught up within the hour after midnight holds tonight's for 20 hours as well (not taken for a late night of its own date)", async () => {
-    const tonight = nightOf(Date.now());
+    // Tonight's midnight in New York (when the night's date last changed), found from the
+    // machine's clock; bounded: a day of minutes back at most.
+    let midnight = Date.now();
+    const tonight = nightOf(midnight);
+    for (let i = 0; i < 1500 && nightOf(midnight - 60_000) === tonight; i++) midnight -= 60_000;
+    // The commands run at 02:00 New York tonight, whatever the machine's hour: from 20:30 on,
+    // a night caught up just after midnight began over 20 hours ago and holds nothing more.
+    const offset = midnight + 2 * 3_600_000 - Date.now();
+    const clock: Clock = { now: () => Date.now() + offset, sleep: systemClock.sleep };
     const yesterday = addDays(tonight, -1);
     const data = join(dir, "catchup-early");
-    const bare = (...more: string[]) => nor("night", "--catalog", catalog, "--data", data, ...more);
-    expect((await night("catchup-early", "--night", addDays(tonight, -5))).code).toBe(0);
-    // Yesterday's caught up just after tonight's midnight in New York (within the hour a night
-    // begun late may take, begunAfterItsDate): halfway between midnight and now, at most 30
-    // minutes past it. Bounded: a day of minutes back at most.
-    let midnight = Date.now();
-    for (let i = 0; i < 1500 && nightOf(midnight - 60_000) === tonight; i++) midnight -= 60_000;
-    const early = midnight + Math.min(30 * 60_000, (Date.now() - midnight) / 2);
+    const bare = (...more: string[]) =>
+      runMain(["night", "--catalog", catalog, "--data", data, ...more], { clock });
+    const first = await runMain(
+      [
+        "night",
+        ...["--catalog", catalog, "--data", data, "--night", addDays(tonight, -5)],
+        ...["--allow-private-addresses", "--gap-ms", "0"],
+      ],
+      { clock },
+    );
+    expect(first.code, first.stderr).toBe(0);
     // The first night long ago, so yesterday's may be caught up.
-    setNightsBegan(data, Date.now() - 30 * 3_600_000);
-    expect((await bare("--night", yesterday)).code).toBe(0);
-    setNightsBegan(data, early, yesterday);
+    setNightsBegan(data, clock.now() - 30 * 3_600_000);
+    const caught = await bare("--night", yesterday);
+    expect(caught.code, caught.stderr).toBe(0);
+    // Yesterday's caught up just after tonight's midnight (within the hour a night begun late
+    // may take, begunAfterItsDate), 90 minutes before the commands' now.
+    setNightsBegan(data, midnight + 30 * 60_000, yesterday);
     const before = asked.length;
     const now = await bare();
     expect(now.code, now.stderr).toBe(2);
-    expect(now.stderr).toContain(`night ${yesterday}, a past night caught up, began `);
+    expect(now.stderr).toContain(`night ${yesterday}, a past night caught up, began 1h 30m ago`);
     expect(asked.length).toBe(before);
   });
 

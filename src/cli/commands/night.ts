@@ -54,7 +54,7 @@ import { storeClock } from "../../store/store-clock.js";
 import { archiveBeforeNight } from "../archive-presence.js";
 import { countOf } from "../count-of.js";
 import { importedOrStop, isCatalogProblem } from "../import-outcome.js";
-import { rewriteLine, stderr } from "../io.js";
+import { io, rewriteLine, stderr } from "../io.js";
 import { addNetOptions, type NetCliOptions, netOptions, wholeNumber } from "../net-options.js";
 import { NIGHT_PARTS } from "../night-parts.js";
 import {
@@ -218,8 +218,9 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   const orphanWatch = watchParent(nightBy(opts));
   // Each night is its own process (`nor start` spawns it), so this holds for nights only.
   for (const flag of NIGHT_V8_FLAGS) setFlagsFromString(flag);
-  // The composition root: the one clock and id source everything below is given.
-  const clock = systemClock;
+  // The composition root: the one clock and id source everything below is given (a test running
+  // the CLI in-process may give its own, io.ts).
+  const clock = io().clock ?? systemClock;
   const ids = randomIds;
   // Every option is checked before the store or the network is touched.
   const asked = opts.night;
