@@ -314,6 +314,21 @@ describe("P21: a widget the tester found missing: an image CAPTCHA, a reCAPTCHA 
     },
   );
 
+  it.each(["number", "tel", "TEXT"])(
+    'P21: an image CAPTCHA of digits, its answer field type="%s", is a challenge',
+    (type) => {
+      const digits = IMAGE.replace(
+        'type="text" name="captcha_code"',
+        `type="${type}" name="captcha_code"`,
+      );
+      expect(detectChallenge(resp(200, digits))).toEqual({
+        verdict: "challenge",
+        provider: "image-captcha",
+        marker: 'whole page: captcha image + "prove you are human"',
+      });
+    },
+  );
+
   it("P21: a reCAPTCHA, hCaptcha or Turnstile iframe on a page that is only the ask is a challenge", () => {
     expect(detectChallenge(resp(200, IFRAME))?.provider).toBe("recaptcha");
     const h = IFRAME.replace(

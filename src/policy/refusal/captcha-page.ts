@@ -78,6 +78,8 @@ const CAPTCHA_FIELD = /\b(?:name|id) ?= ?["']?[^"'>]*captcha/;
 const CONTROL = /<(input|textarea|select)\b[^>]*>/g;
 /** The field a widget fills in itself. */
 const WIDGET_FIELD = /\bname ?= ?["']?[a-z-]*(?:captcha|turnstile)[-_](?:response|solution)\b/;
+/** The input types an image CAPTCHA's characters are typed in (digits: number or tel). */
+const ANSWER_TYPES = new Set(["text", "number", "tel"]);
 /** Input types that are not something to fill in. */
 const NOT_FIELDS = new Set(["hidden", "submit", "button", "image", "reset", "checkbox"]);
 const ITEMS = [/<a\b[^>]*\bhref ?=/g, /<li\b/g, /<tr\b/g];
@@ -122,7 +124,7 @@ function fieldsOf(lower: string, imageField: boolean): { others: number; answer:
     if (WIDGET_FIELD.test(tag)) continue; // g-recaptcha-response, cf-turnstile-response, …
     const type = m[1] !== "input" ? m[1] : (/\btype ?= ?["']?([a-z-]+)/.exec(tag)?.[1] ?? "text");
     if (type !== undefined && NOT_FIELDS.has(type)) continue;
-    if (imageField && !answer && type === "text" && CAPTCHA_FIELD.test(tag)) {
+    if (imageField && !answer && ANSWER_TYPES.has(type ?? "") && CAPTCHA_FIELD.test(tag)) {
       answer = true;
       continue;
     }
