@@ -631,7 +631,8 @@ function usedReader(db: Tx) {
     : sql<string | null>`json_extract(way, '$.reader')`;
 }
 
-const READS_BEFORE = prepared(
+/** Exported for test/store/partial-index-literals.test.ts. */
+export const READS_BEFORE = prepared(
   (
     db,
     $: Placeholder<{
@@ -666,7 +667,11 @@ const READS_BEFORE = prepared(
             // still read page 1 in full, and found records on it.
             eb("records_found", ">", 0),
             // A list read and found empty (a bids page with no open bid), by tonight's reader.
-            eb.and([eb("outcome", "=", EMPTY_READ_OUTCOME), eb(reader, "=", $("reader"))]),
+            // The outcome a literal, never a parameter: night_sources_offline (migration 016) is
+            // a partial index on `outcome = 'checker-offline'`, and SQLite, weighing it against a
+            // bound value, prepares the statement again at every run (about 70 µs a source, 8×
+            // the statement's own cost: docs/benchmarks.md "A night's memory", 2026-12-07).
+            eb.and([eb("outcome", "=", sql.lit(EMPTY_READ_OUTCOME)), eb(reader, "=", $("reader"))]),
           ]),
         )
         .where(used, "=", $("address"))
