@@ -58,8 +58,9 @@ export interface OpenOptions {
    */
   readsOnly?: boolean;
   /**
-   * SQLite's page cache in MiB (default: SQLite's own, 2 MiB). Loading a store in bulk (the
-   * web benchmark) keeps the indexes it fills in memory with a larger one.
+   * SQLite's page cache in MiB (default: better-sqlite3's build of SQLite, 16,000 KiB; SQLite's
+   * own is 2 MiB, what a night opens with: commands/night.ts NIGHT_STORE_CACHE_MIB). Loading a
+   * store in bulk (the web benchmark) keeps the indexes it fills in memory with a larger one.
    */
   cacheMiB?: number;
   /**

@@ -48,7 +48,13 @@ import {
   storedSourcesRunnable,
 } from "../../store/catalog-sources.js";
 import { refuseBlockedParts } from "../../store/data-dir.js";
-import { type Db, ensureDataDir, openStore, storeLocationFromOptions } from "../../store/db.js";
+import {
+  type Db,
+  ensureDataDir,
+  type OpenOptions,
+  openStore,
+  storeLocationFromOptions,
+} from "../../store/db.js";
 import { diskFull, STORE_FULL } from "../../store/disk-full.js";
 import { storeClock } from "../../store/store-clock.js";
 import { archiveBeforeNight } from "../archive-presence.js";
@@ -205,6 +211,18 @@ export const NIGHT_V8_FLAGS: readonly string[] = [
 ];
 
 /**
+ * SQLite's page cache of each of a night's connections to its store, in MiB: SQLite's own
+ * default. better-sqlite3 builds SQLite with 16,000 KiB instead (DEFAULT_CACHE_SIZE=-16000), and
+ * a night of 20,000 new sources filled it: peak RSS 143–147 MB with it, 135 MB with 2 MiB, for
+ * no CPU the runs could see (docs/benchmarks.md, "A night's memory", 2026-12-07). A night's
+ * statements look up a source's few rows by their keys; the pages it writes go to the WAL.
+ */
+export const NIGHT_STORE_CACHE_MIB = 2;
+
+/** How a night opens its store (before what it says on stderr is added). */
+export const NIGHT_STORE_OPTIONS: OpenOptions = { cacheMiB: NIGHT_STORE_CACHE_MIB };
+
+/**
  * The command the person ran, as a night's lines on stderr name it: `nor start`, which runs each
  * night as a process of its own (with --served-at) whose stderr is its own terminal, else
  * `nor night`.
@@ -315,8 +333,8 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
   const store = await openStore(
     loc,
     stderr().isTTY === true
-      ? saying({}, opts.servedAt !== undefined ? "nor start" : "nor")
-      : sayingAsJson(() => clock.now()),
+      ? saying(NIGHT_STORE_OPTIONS, opts.servedAt !== undefined ? "nor start" : "nor")
+      : sayingAsJson(() => clock.now(), NIGHT_STORE_OPTIONS),
   );
   storeDb = store.db;
   /** Whether the files, unchanged, are the ones the store last imported (their stamp). */
