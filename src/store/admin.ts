@@ -978,7 +978,7 @@ export async function nightTotals(
     .selectFrom("records")
     .select((eb) => eb.fn.countAll<number | string>().as("n"))
     .where("first_seen_night", "=", night)
-    .where("already_listed", "=", 1)
+    .where("already_listed", "=", sql.lit(1))
     .executeTakeFirst();
   return {
     requests: Number(requests?.n ?? 0),

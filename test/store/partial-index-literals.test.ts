@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/db.js";
 import { READS_BEFORE } from "../../src/store/night-records.js";
@@ -49,5 +51,27 @@ describe.skipIf(sqlite === undefined)("the night's statements and the partial in
     } finally {
       await store.close();
     }
+  });
+});
+
+describe("records' already_listed, a partial index's predicate (records_new_by_night, records_changed)", () => {
+  it("is compared to a literal wherever src/ writes a kysely where on it: a bound 0 or 1 would have SQLite prepare the statement again at every run", () => {
+    const root = join(import.meta.dirname, "..", "..", "src");
+    const files = readdirSync(root, { recursive: true, encoding: "utf8" }).filter((f) =>
+      f.endsWith(".ts"),
+    );
+    const bound: string[] = [];
+    let seen = 0;
+    for (const f of files) {
+      const text = readFileSync(join(root, f), "utf8");
+      for (const m of text.matchAll(
+        /\.where\(\s*"(?:\w+\.)?already_listed"\s*,\s*"="\s*,\s*([^)]*)\)/g,
+      )) {
+        seen++;
+        if (!(m[1] ?? "").startsWith("sql.lit(")) bound.push(`${f}: ${m[0]}`);
+      }
+    }
+    expect(seen).toBeGreaterThan(0);
+    expect(bound).toEqual([]);
   });
 });

@@ -80,7 +80,9 @@ function baseQuery(db: Db) {
  * source's, never new).
  */
 function newQuery(db: Db) {
-  return baseQuery(db).where("r.already_listed", "=", 0);
+  // A literal: records_new_by_night is a partial index on `already_listed = 0`, and SQLite
+  // prepares a statement comparing it to a bound value again at every run.
+  return baseQuery(db).where("r.already_listed", "=", sql.lit(0));
 }
 
 /** A new (or brought up to date) record's columns: the record's, its source's and government's. */
