@@ -190,10 +190,14 @@ describe("nor night --night: which dates may run", () => {
     const caught = await bare("--night", yesterday);
     expect(caught.code, caught.stderr).toBe(0);
     // Yesterday's caught up just after tonight's midnight (within the hour a night begun late
-    // may take, begunAfterItsDate), 90 minutes before the commands' now.
+    // may take, begunAfterItsDate), 90 minutes before 02:00.
     setNightsBegan(data, midnight + 30 * 60_000, yesterday);
     const before = asked.length;
-    const now = await bare();
+    // This command reads 02:00 itself, its clock standing still (it is refused before anything
+    // waits on it): the time it says is not moved on by how long the nights before it took
+    // (30 s more, on a loaded machine, and it said 1h 31m).
+    const atTwo: Clock = { now: () => midnight + 2 * 3_600_000, sleep: systemClock.sleep };
+    const now = await runMain(["night", "--catalog", catalog, "--data", data], { clock: atTwo });
     expect(now.code, now.stderr).toBe(2);
     expect(now.stderr).toContain(`night ${yesterday}, a past night caught up, began 1h 30m ago`);
     expect(asked.length).toBe(before);
