@@ -15,7 +15,9 @@ export interface CliIo {
   /**
    * The clock `nor night` reads (its composition root's), where a test runs the CLI in-process
    * at another time of day than the machine's (the rules of which night may begin depend on
-   * the hour in New York); the system's clock otherwise.
+   * the hour in New York); the system's clock otherwise. Only `main`'s caller gives it: no
+   * option or setting does, and `bin/nor.js` gives none. Processes the night starts (its
+   * --workers) read the system's.
    */
   clock?: Clock;
 }

@@ -533,7 +533,12 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       closedNow = settled.closed.find((c) => c.night === night);
       // Through stderr(), so whoever runs the command in-process sees the same lines.
       const pino = requireCjs("pino") as typeof pinoOf;
-      log = pino({ base: { night } }, { write: (line: string) => void stderr().write(line) });
+      // Its lines timed by the night's clock (pino's own reads the machine's: a test giving a
+      // clock, io.ts, would have two in one log).
+      log = pino(
+        { base: { night }, timestamp: () => `,"time":${clock.now()}` },
+        { write: (line: string) => void stderr().write(line) },
+      );
       const notes = settled.closed.map((c) =>
         c.night === night
           ? // The night asked for again: it goes on only to record what it never reached.
