@@ -229,7 +229,13 @@ export function crashSuite(part: number): void {
       if (dir) rmSync(dir, { recursive: true, force: true });
     });
 
-    function runOnce(): Promise<{ code: number | null; signal: string | null; stderr: string }> {
+    /** `timedOut`: killed by the bound on a run's length, not by its plan. */
+    function runOnce(): Promise<{
+      code: number | null;
+      signal: string | null;
+      stderr: string;
+      timedOut: boolean;
+    }> {
       seenThisRun = 0;
       return new Promise((resolve, reject) => {
         const args = [
@@ -256,11 +262,15 @@ export function crashSuite(part: number): void {
         p.stderr?.on("data", (c: Buffer) => {
           stderr += c.toString();
         });
-        const timer = setTimeout(() => p.kill("SIGKILL"), 60_000);
+        let timedOut = false;
+        const timer = setTimeout(() => {
+          timedOut = true;
+          p.kill("SIGKILL");
+        }, 60_000);
         p.on("error", reject);
         p.on("exit", (code, signal) => {
           clearTimeout(timer);
-          resolve({ code, signal, stderr });
+          resolve({ code, signal, stderr, timedOut });
         });
       });
     }
@@ -272,6 +282,9 @@ export function crashSuite(part: number): void {
       for (const p of mine) {
         plan = { ...p };
         const out = await runOnce();
+        // A run cut off by the bound is no kill of its plan (it would count as one, and a run
+        // stuck before its plan's request would pass for a kill made).
+        expect(out.timedOut, `run ${run} did not end within 60 s (seed ${seed})`).toBe(false);
         if (out.signal === "SIGKILL") killedRuns.add(run);
         run++;
         if (out.signal === "SIGKILL") killed++;
