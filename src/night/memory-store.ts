@@ -77,8 +77,13 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
   readonly backfill = new Map<string, BackfillState>();
   /** P11: each source's catalog URLs that moved permanently, by the catalog URL. */
   readonly moves = new Map<string, Map<string, Moved>>();
-  /** `source url` -> the first page as last read in full (its records are in `records`). */
-  readonly pageReads = new Map<string, PageRead & { night: string }>();
+  /**
+   * Source -> its first pages as last read in full, by URL (their records are in `records`). By
+   * source, so a commit looks through its own source's pages only (a map by `source url` made
+   * each commit spread every source's: a simulated night of 30,000 sources spent 60% of its CPU
+   * there).
+   */
+  readonly pageReads = new Map<string, Map<string, PageRead & { night: string }>>();
 
   readonly lanes = new Map<string, { holder: string; until: number; done: boolean }>();
 
@@ -293,11 +298,10 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     // Kept by the address that answered; else the newest kept (a list now redirected).
     const lastRead =
       r.pageRead &&
-      (this.pageReads.get(`${r.sourceId} ${r.pageRead.url}`) ??
-        [...this.pageReads]
-          .filter(([k]) => k.startsWith(`${r.sourceId} `))
-          .map(([, v]) => v)
-          .sort((a, b) => (a.night < b.night ? 1 : -1))[0]);
+      (this.pageReads.get(r.sourceId)?.get(r.pageRead.url) ??
+        [...(this.pageReads.get(r.sourceId)?.values() ?? [])].sort((a, b) =>
+          a.night < b.night ? 1 : -1,
+        )[0]);
     if (movedMayBe(night, lastReadNight) && lastRead) {
       const firstPage = [
         ...new Map(
@@ -396,12 +400,11 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
             }
           : r.backfill,
       );
-    if (r.pageRead)
-      this.pageReads.set(`${r.sourceId} ${r.pageRead.url}`, {
-        ...r.pageRead,
-        ids: [...r.pageRead.ids],
-        night,
-      });
+    if (r.pageRead) {
+      const reads = this.pageReads.get(r.sourceId) ?? new Map();
+      this.pageReads.set(r.sourceId, reads);
+      reads.set(r.pageRead.url, { ...r.pageRead, ids: [...r.pageRead.ids], night });
+    }
     // P11: as the SQL store, a move remembered or forgotten with the night it was seen.
     for (const m of r.moves ?? []) {
       const mine = this.moves.get(r.sourceId) ?? new Map<string, Moved>();
@@ -424,7 +427,7 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
   }
 
   async pageRead(sourceId: string, url: string): Promise<KnownPageRead | undefined> {
-    const read = this.pageReads.get(`${sourceId} ${url}`);
+    const read = this.pageReads.get(sourceId)?.get(url);
     if (!read) return undefined;
     const held = this.records.get(sourceId);
     const allStored = read.ids.every((id) => held?.has(id) === true);
