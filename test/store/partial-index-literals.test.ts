@@ -55,7 +55,7 @@ describe.skipIf(sqlite === undefined)("the night's statements and the partial in
 });
 
 describe("records' already_listed, a partial index's predicate (records_new_by_night, records_changed)", () => {
-  it("is compared to a literal wherever src/ writes a kysely where on it: a bound 0 or 1 would have SQLite prepare the statement again at every run", () => {
+  it("is compared to a literal wherever src/ writes a kysely where, join on or expression on it, or a raw sql template: a bound 0 or 1 would have SQLite prepare the statement again at every run", () => {
     const root = join(import.meta.dirname, "..", "..", "src");
     const files = readdirSync(root, { recursive: true, encoding: "utf8" }).filter((f) =>
       f.endsWith(".ts"),
@@ -64,12 +64,17 @@ describe("records' already_listed, a partial index's predicate (records_new_by_n
     let seen = 0;
     for (const f of files) {
       const text = readFileSync(join(root, f), "utf8");
+      // `.where(…)`, a join's `.on(…)` and the expression builder's `eb(…)` alike: each puts
+      // the comparison in a statement's WHERE or ON, where SQLite weighs the partial indexes.
       for (const m of text.matchAll(
-        /\.where\(\s*"(?:\w+\.)?already_listed"\s*,\s*"="\s*,\s*([^)]*)\)/g,
+        /(?:\.where|\.on|\beb)\(\s*"(?:\w+\.)?already_listed"\s*,\s*"(?:=|==|is|in)"\s*,\s*([^)]*)\)/g,
       )) {
         seen++;
         if (!(m[1] ?? "").startsWith("sql.lit(")) bound.push(`${f}: ${m[0]}`);
       }
+      // A raw template interpolating a value against it: `already_listed = ${x}` binds x.
+      for (const m of text.matchAll(/already_listed\s*(?:=|==|is|in)\s*\(?\$\{[^}]*\}/g))
+        bound.push(`${f}: ${m[0]}`);
     }
     expect(seen).toBeGreaterThan(0);
     expect(bound).toEqual([]);
