@@ -1,12 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Clock, systemClock } from "../../src/clock.js";
 import { writeVillageCatalog } from "./catalogs.js";
 import { runMain } from "./cli-capture.js";
+import { oneFeedSite } from "./one-feed.js";
 
 /**
  * `nor night` run in-process with a clock of its own (CliIo.clock, as night-dates.test.ts gives
@@ -14,27 +13,18 @@ import { runMain } from "./cli-capture.js";
  * of it and the machine's.
  */
 const dir = mkdtempSync(join(tmpdir(), "nor-night-clock-"));
-let server: Server;
+let site: Awaited<ReturnType<typeof oneFeedSite>>;
 let catalog = "";
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    if (req.url === "/robots.txt") return void res.writeHead(404).end();
-    res
-      .writeHead(200, { "content-type": "application/rss+xml" })
-      .end(
-        '<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><item><title>Agenda</title><link>http://127.0.0.1/a</link><pubDate>Mon, 02 Nov 2026 10:00:00 GMT</pubDate></item></channel></rss>',
-      );
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as AddressInfo;
+  site = await oneFeedSite();
   catalog = writeVillageCatalog(join(dir, "c.yaml"), "Clocks", {
-    "clock-feed": `records: agendas, access: feed, url: "http://127.0.0.1:${port}/feed.rss"`,
+    "clock-feed": `records: agendas, access: feed, url: "${site.feed}"`,
   });
 });
 
 afterAll(async () => {
-  await new Promise<void>((r) => server.close(() => r()));
+  await site.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -1,6 +1,4 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -11,6 +9,7 @@ import { addDays, nightOf } from "../../src/policy/night-date.js";
 import { writeVillageCatalog } from "./catalogs.js";
 import { nor, runMain } from "./cli-capture.js";
 import { setNightsBegan } from "./night-began.js";
+import { oneFeedSite } from "./one-feed.js";
 
 /**
  * Which night `nor night --night` may run: a mistyped date (one not begun yet, or a past one
@@ -18,32 +17,20 @@ import { setNightsBegan } from "./night-began.js";
  * is asked twice in a day and the store's nights stay in order. Also the bound on --workers.
  */
 const dir = mkdtempSync(join(tmpdir(), "nor-night-dates-"));
-let server: Server;
-const asked: string[] = [];
+let site: Awaited<ReturnType<typeof oneFeedSite>>;
+let asked: string[] = [];
 let catalog = "";
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    asked.push(req.url ?? "");
-    if (req.url === "/robots.txt") {
-      res.writeHead(404).end();
-      return;
-    }
-    res
-      .writeHead(200, { "content-type": "application/rss+xml" })
-      .end(
-        '<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><item><title>Agenda</title><link>http://127.0.0.1/a</link><pubDate>Mon, 02 Nov 2026 10:00:00 GMT</pubDate></item></channel></rss>',
-      );
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as AddressInfo;
+  site = await oneFeedSite();
+  asked = site.asked;
   catalog = writeVillageCatalog(join(dir, "c.yaml"), "Dates", {
-    "dates-feed": `records: agendas, access: feed, url: "http://127.0.0.1:${port}/feed.rss"`,
+    "dates-feed": `records: agendas, access: feed, url: "${site.feed}"`,
   });
 });
 
 afterAll(async () => {
-  await new Promise<void>((r) => server.close(() => r()));
+  await site.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -206,10 +193,10 @@ describe("nor night --night: which dates may run", () => {
   it("P11: --allow-private-addresses lifts the 20 hours only for a night whose every address is loopback or private (an IP literal, or a name --resolve pins to one), never beside a public site", async () => {
     const tonight = nightOf(Date.now());
     const [a, b] = [addDays(tonight, -4), addDays(tonight, -3)];
-    const { port } = server.address() as AddressInfo;
+    const { port } = site;
     // A public name beside the loopback source: the rule holds, nothing is asked.
     const mixed = writeVillageCatalog(join(dir, "mixed.yaml"), "Dates", {
-      "dates-feed": `records: agendas, access: feed, url: "http://127.0.0.1:${port}/feed.rss"`,
+      "dates-feed": `records: agendas, access: feed, url: "${site.feed}"`,
       "dates-public": 'records: bids, access: feed, url: "https://www.example.gov/bids.rss"',
     });
     const run = (cat: string, data: string, date: string, ...more: string[]) =>
