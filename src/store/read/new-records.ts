@@ -96,8 +96,11 @@ const ITEM_COLUMNS = [
   "g.county",
 ] as const;
 
-/** A row read with ITEM_COLUMNS, as the pages, feeds and API give it. */
-function toNewRecord(
+/**
+ * A row read with ITEM_COLUMNS (or search.ts's RECORD_SELECT), as the pages, feeds and API give
+ * it.
+ */
+export function toNewRecord(
   r: Parameters<typeof toRecord>[0] & {
     source_name: string | null;
     source_records: string;

@@ -8,7 +8,6 @@
  */
 import type { RawBuilder } from "kysely";
 import { foldLetters } from "../../policy/fold.js";
-import { shownText } from "../../policy/shown-text.js";
 import type { Db } from "../db.js";
 import { dialectOf } from "../dialect-of.js";
 import { sql } from "../kysely.js";
@@ -19,7 +18,7 @@ import {
   type SourceSummary,
   shownKindIs,
 } from "./directory.js";
-import type { NewRecord } from "./new-records.js";
+import { type NewRecord, toNewRecord } from "./new-records.js";
 import { inByteOrder, recordInstant } from "./record-instant.js";
 import { oneSnapshot } from "./snapshot.js";
 
@@ -182,29 +181,6 @@ interface RecordRow {
 const RECORD_SELECT = sql`r.source_id, r.record_id, r.title, r.date, r.url, r.kind,
   r.first_seen_night, r.first_seen_at, r.already_listed, r.first_id, r.first_source_id, r.changed_at, s.name as source_name, s.records as source_records,
   g.id as government_id, g.name as government_name, g.kind as government_kind, g.county`;
-
-function toNewRecord(r: RecordRow): NewRecord {
-  return {
-    sourceId: r.source_id,
-    recordId: r.record_id,
-    ...(r.first_id !== null ? { firstId: r.first_id } : {}),
-    ...(r.first_source_id !== null ? { firstSourceId: r.first_source_id } : {}),
-    ...(r.changed_at !== null ? { changedAt: r.changed_at } : {}),
-    title: shownText(r.title),
-    date: r.date,
-    url: r.url,
-    kind: r.kind,
-    firstSeenNight: r.first_seen_night,
-    firstSeenAt: r.first_seen_at,
-    alreadyListed: Number(r.already_listed) === 1,
-    sourceName: r.source_name,
-    sourceRecords: r.source_records,
-    governmentId: r.government_id,
-    governmentName: r.government_name,
-    governmentKind: r.government_kind,
-    county: r.county,
-  };
-}
 
 /**
  * The order of records of equal relevance: the newest by their own date first (the instant it
