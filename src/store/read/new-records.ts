@@ -100,16 +100,16 @@ const ITEM_COLUMNS = [
  * A row read with ITEM_COLUMNS (or search.ts's RECORD_SELECT), as the pages, feeds and API give
  * it.
  */
-export function toNewRecord(
-  r: Parameters<typeof toRecord>[0] & {
-    source_name: string | null;
-    source_records: string;
-    government_id: string;
-    government_name: string;
-    government_kind: string;
-    county: string | null;
-  },
-): NewRecord {
+export type NewRecordRow = Parameters<typeof toRecord>[0] & {
+  source_name: string | null;
+  source_records: string;
+  government_id: string;
+  government_name: string;
+  government_kind: string;
+  county: string | null;
+};
+
+export function toNewRecord(r: NewRecordRow): NewRecord {
   return {
     ...toRecord(r),
     sourceName: r.source_name,

@@ -18,7 +18,7 @@ import {
   type SourceSummary,
   shownKindIs,
 } from "./directory.js";
-import { type NewRecord, toNewRecord } from "./new-records.js";
+import { type NewRecord, type NewRecordRow, toNewRecord } from "./new-records.js";
 import { inByteOrder, recordInstant } from "./record-instant.js";
 import { oneSnapshot } from "./snapshot.js";
 
@@ -157,27 +157,7 @@ function filterSql(f: DirectoryFilter, on: "records" | "pages"): RawBuilder<unkn
 const and = (parts: RawBuilder<unknown>[]) =>
   parts.length === 0 ? sql`1 = 1` : sql.join(parts, sql` and `);
 
-interface RecordRow {
-  source_id: string;
-  record_id: string;
-  title: string;
-  date: string | null;
-  url: string | null;
-  kind: string | null;
-  first_seen_night: string;
-  first_seen_at: string;
-  already_listed: number;
-  first_id: string | null;
-  first_source_id: string | null;
-  changed_at: string | null;
-  source_name: string | null;
-  source_records: string;
-  government_id: string;
-  government_name: string;
-  government_kind: string;
-  county: string | null;
-}
-
+/** A record's columns with its source's and government's: a NewRecordRow. */
 const RECORD_SELECT = sql`r.source_id, r.record_id, r.title, r.date, r.url, r.kind,
   r.first_seen_night, r.first_seen_at, r.already_listed, r.first_id, r.first_source_id, r.changed_at, s.name as source_name, s.records as source_records,
   g.id as government_id, g.name as government_name, g.kind as government_kind, g.county`;
@@ -239,7 +219,7 @@ async function searchIn(
       "pages",
     ),
   );
-  let records: RecordRow[];
+  let records: NewRecordRow[];
   let total: number;
   let govRows: {
     id: string;
@@ -264,7 +244,7 @@ async function searchIn(
     // The title's words as the store keeps them (migration 018), under their GIN index.
     const match = sql`r.title_words @@ to_tsquery('simple', ${tq})`;
     records = (
-      await sql<RecordRow>`select ${RECORD_SELECT} from records r
+      await sql<NewRecordRow>`select ${RECORD_SELECT} from records r
         join sources s on s.id = r.source_id join governments g on g.id = s.government_id
         where ${match} and ${live} and ${newOnly} and ${where}
         order by ${opts.latest ? latest : sql`ts_rank(r.title_words, to_tsquery('simple', ${tq})) desc`},
@@ -306,7 +286,7 @@ async function searchIn(
   } else {
     const fq = ftsQuery(words);
     records = (
-      await sql<RecordRow>`select ${RECORD_SELECT} from records_fts
+      await sql<NewRecordRow>`select ${RECORD_SELECT} from records_fts
         join records r on r.rowid = records_fts.rowid
         join sources s on s.id = r.source_id join governments g on g.id = s.government_id
         where records_fts match ${fq} and ${live} and ${newOnly} and ${where}
