@@ -83,8 +83,8 @@ export const CREDENTIAL_PARAMS: ReadonlySet<string> = new Set([
 
 /**
  * A parameter name folded for comparison: lower case, its last bracketed or `$`/`:`-separated
- * part that is no list index (`api_key[0]` is api_key's), without `-`, `_`, `.` and white space (PHP reads `api key` and `api.key` as `api_key`;
- * a query's `+` is a space).
+ * part that is no list index (`api_key[0]` is api_key's), without `-`, `_`, `.` and white space
+ * (PHP reads `api key` and `api.key` as `api_key`; a query's `+` is a space).
  */
 function credentialName(name: string): string {
   const parts = name.toLowerCase().split(/[$:[\]]/);

@@ -133,6 +133,11 @@ function fieldsOf(lower: string, imageField: boolean): { others: number; answer:
   return { others, answer };
 }
 
+/** A list to read: more than CAPTCHA_PAGE_MAX_ITEMS links, list items or table rows. */
+function listsItems(lower: string): boolean {
+  return ITEMS.some((re) => moreThan(re, lower, CAPTCHA_PAGE_MAX_ITEMS));
+}
+
 /** More than `max` matches of `re` in `s` (stops counting at max + 1). */
 function moreThan(re: RegExp, s: string, max: number): boolean {
   re.lastIndex = 0;
@@ -160,7 +165,7 @@ export function captchaPage(p: Prepared): RuleResult {
   if (!widget) return null;
   const fields = fieldsOf(p.lower, widget.imageField === true);
   if (fields.others > 0 || (widget.imageField === true && !fields.answer)) return null;
-  if (ITEMS.some((re) => moreThan(re, p.lower, CAPTCHA_PAGE_MAX_ITEMS))) return null;
+  if (listsItems(p.lower)) return null;
   return verdict("challenge", widget.provider, `whole page: ${widget.marker} + "${phrase[0]}"`);
 }
 
@@ -192,7 +197,7 @@ export function askOnly(p: Prepared): RuleResult {
   const ask = ASK.exec(shownText(p.raw));
   if (!ask) return null;
   if (fieldsOf(p.lower, false).others > 0) return null;
-  if (ITEMS.some((re) => moreThan(re, p.lower, CAPTCHA_PAGE_MAX_ITEMS))) return null;
+  if (listsItems(p.lower)) return null;
   const words = ask[0].replace(/^[.!?:;]\s/, "").trim();
   return verdict("challenge", "generic", `whole page: "${words}"`);
 }
