@@ -85,7 +85,8 @@ export async function runNightWithStore(
   // P9, P10 across machines: on PostgreSQL every host reads the database server's time (the
   // host's clock it is given, corrected by its offset from the server's).
   const clock = store.dialect === "postgres" ? await storeClock(db, opts.clock) : opts.clock;
-  const sqlJournal = new SqlJournal(db);
+  // Its waits after a lost PostgreSQL connection are slept on the night's clock.
+  const sqlJournal = new SqlJournal(db, clock);
   // The requests this process sent so far (its progress, its line for each source), by the
   // night summary's rule (leftThisMachine): counted when admitted, a row then completed as never
   // sent or refused by the address check (P3) taken back off. A row another process took over

@@ -27,7 +27,7 @@ export interface StoreFetcherOptions {
   ids: IdSource;
   net: NetOptions;
   archive?: ArchivePort;
-  /** Default: the SQL journal over `db` (request log and site state in one). */
+  /** Default: the SQL journal over `db` (request log and site state in one), on `clock`. */
   journal?: JournalPort;
   /** The group commit of `journal`'s SQL journal, which robots.txt answers then join. */
   group?: GroupCommit;
@@ -44,7 +44,7 @@ export function storeFetcher(o: StoreFetcherOptions): PoliteFetcher {
   if (net.allowPrivateAddresses) transportOptions.allowPrivateAddresses = true;
   if (net.resolve?.length) transportOptions.resolve = net.resolve;
   if (net.caFile !== undefined) transportOptions.caFile = net.caFile;
-  const journal = o.journal ?? new SqlJournal(o.db);
+  const journal = o.journal ?? new SqlJournal(o.db, o.clock);
   return createFetcher({
     clock: o.clock,
     ids: o.ids,

@@ -1071,6 +1071,11 @@ async function waitForLock<R>(
       );
     }
     const pause = long ? LOCK_RETRY_PAUSE_MS : LOCK_FIRST_PAUSE_MS;
+    // Real time, not a Clock's: the lock is another process's, let go in real time, each try
+    // holds the thread for SQLite's own busy wait (LOCK_TRY_MS) in real time, and the bound is
+    // counted on the monotonic clock above; a simulated clock's pause between them would not
+    // shorten the wait, only unpair it from its bound. openStore is given no clock; tests
+    // shorten the bound (OpenOptions.lockWaitMs) and hold the lock from a process of their own.
     await new Promise<void>((r) => setTimeout(r, pause));
     let out: QueryResult<R>;
     try {

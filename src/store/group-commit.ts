@@ -17,6 +17,7 @@
  * back as written; not made, they run again each alone (write-txn.ts writeTxnKnown).
  */
 
+import { type Clock, systemClock } from "../clock.js";
 import { type Db, lockWaitGivenUp } from "./db.js";
 import { type Tx, writeTxnKnown } from "./write-txn.js";
 
@@ -31,6 +32,8 @@ export const GROUP_MAX = 64;
 
 export class GroupCommit {
   readonly #db: Db;
+  /** What the pauses after a lost PostgreSQL connection are slept on (writeTxnKnown). */
+  readonly #clock: Clock;
   #queue: Pending<unknown>[] = [];
   #running = false;
   /**
@@ -39,8 +42,13 @@ export class GroupCommit {
    */
   readonly stats = { batches: 0, writes: 0, alone: 0 };
 
-  constructor(db: Db) {
+  /**
+   * `clock`: what this process's waits are slept on (a night's own); the system's by default,
+   * for a command that keeps no clock of its own and waits in real time.
+   */
+  constructor(db: Db, clock: Clock = systemClock) {
     this.#db = db;
+    this.#clock = clock;
   }
 
   /** The store its transactions commit to. */
@@ -135,6 +143,6 @@ export class GroupCommit {
    * back as committed when its COMMIT's answer was lost but the server had committed it.
    */
   #transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return writeTxnKnown(this.#db, fn);
+    return writeTxnKnown(this.#db, fn, this.#clock);
   }
 }

@@ -43,6 +43,16 @@ export function holderKey(holder: string): number {
 export const KEEPALIVE_SQL =
   "set tcp_keepalives_idle = 30; set tcp_keepalives_interval = 10; set tcp_keepalives_count = 3";
 
+/*
+ * The timers below are real ones, not a Clock's: each times a real connection to the server (how
+ * long it may stay silent, how long its end may take, a pause before asking a restarting server
+ * again), which a simulated clock's time says nothing of. They run in the background (`hold`
+ * never waits on one; `close` on END_MS at most, for a server that no longer answers) and are
+ * unref'd, so that none keeps the process alive, which a Clock's sleep does not promise. The
+ * store that makes this (db.ts openStore) is given no clock; tests shorten the heartbeat
+ * (`heartbeatMs`).
+ */
+
 /** The pauses before a lost liveness connection is made again (the last repeats). */
 const RECONNECT_MS = [1000, 2000, 5000] as const;
 

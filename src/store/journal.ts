@@ -7,6 +7,7 @@
  */
 
 import type { ExpressionBuilder, RawBuilder } from "kysely";
+import { type Clock, systemClock } from "../clock.js";
 import type {
   Admitted,
   Completion,
@@ -45,13 +46,20 @@ export { REQUEST_LEASE_MS };
 export class SqlJournal implements JournalPort {
   readonly #db: Db;
   readonly #pg: boolean;
+  /** What the pauses after a lost PostgreSQL connection are slept on (askedAgainOnLoss). */
+  readonly #clock: Clock;
   /** Admissions and completions arriving together share one transaction (one fsync). */
   readonly group: GroupCommit;
 
-  constructor(db: Db) {
+  /**
+   * `clock`: what the journal's waits are slept on, the caller's (a night's own); the system's
+   * by default. Its time is never read here: each admission and completion is given its own.
+   */
+  constructor(db: Db, clock: Clock = systemClock) {
     this.#db = db;
     this.#pg = dialectOf(db) === "postgres";
-    this.group = new GroupCommit(db);
+    this.#clock = clock;
+    this.group = new GroupCommit(db, clock);
   }
 
   async admit(intent: SendIntent, holder: string, at: DecisionTime): Promise<Admitted> {
@@ -159,7 +167,7 @@ export class SqlJournal implements JournalPort {
   }
 
   waitAsked(id: string, w: WaitAsked): Promise<void> {
-    return askedAgainOnLoss(() => this.#waitAsked(id, w));
+    return askedAgainOnLoss(() => this.#waitAsked(id, w), this.#clock);
   }
 
   #waitAsked(id: string, w: WaitAsked): Promise<void> {
@@ -265,7 +273,7 @@ export class SqlJournal implements JournalPort {
   }
 
   complete(id: string, holder: string, c: Completion): Promise<boolean> {
-    return askedAgainOnLoss(() => this.#complete(id, holder, c));
+    return askedAgainOnLoss(() => this.#complete(id, holder, c), this.#clock);
   }
 
   #complete(id: string, holder: string, c: Completion): Promise<boolean> {
@@ -506,16 +514,17 @@ export class SqlJournal implements JournalPort {
  * restarting. Both give the same result run twice (the row only while in flight and its
  * holder's, or answered late where it has no end; the site's end, hold and no only ever the
  * stricter), so what the site answered is kept, never lost to the checker's own pause or the
- * store's (P10, P15, P21, P27). Anything else goes up.
+ * store's (P10, P15, P21, P27). Anything else goes up. The pauses between the tries
+ * (LOSS_PAUSES_MS) are slept on `clock`.
  */
-async function askedAgainOnLoss<T>(write: () => Promise<T>): Promise<T> {
+async function askedAgainOnLoss<T>(write: () => Promise<T>, clock: Clock): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await write();
     } catch (err) {
       const pause = LOSS_PAUSES_MS[attempt];
       if (pause === undefined || !connectionLost(err)) throw err;
-      await new Promise((resolve) => setTimeout(resolve, pause));
+      await clock.sleep(pause);
     }
   }
 }

@@ -1,4 +1,5 @@
 import type { Transaction } from "kysely";
+import type { Clock } from "../clock.js";
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
 import { sql } from "./kysely.js";
@@ -65,9 +66,14 @@ export async function writeTxnRetried<T>(db: Db, fn: (tx: Tx) => Promise<T>): Pr
  * asks for its id (`txid_current()`, one round trip); when its COMMIT's answer is lost, a fresh
  * session asks the server what became of it (fateOf): committed, it gives back what it
  * decided, as if the answer had come; rolled back, or not known within the bound, the error
- * goes up as before (the group commit runs a batch's writes again, each alone).
+ * goes up as before (the group commit runs a batch's writes again, each alone). The pauses
+ * between its questions are slept on `clock` (the store's caller's: the real one in a night).
  */
-export async function writeTxnKnown<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+export async function writeTxnKnown<T>(
+  db: Db,
+  fn: (tx: Tx) => Promise<T>,
+  clock: Clock,
+): Promise<T> {
   if (dialectOf(db) !== "postgres") return writeTxnRetried(db, fn);
   // The run under way: its transaction's id and backend, and what it decided once every
   // write ran (only its COMMIT was left).
@@ -90,7 +96,7 @@ export async function writeTxnKnown<T>(db: Db, fn: (tx: Tx) => Promise<T>): Prom
   } catch (err) {
     const lost = run as Run | undefined;
     if (lost?.decided === undefined || !connectionLost(err)) throw err;
-    if ((await fateOf(db, lost.xid, lost.pid)) === "committed") return lost.decided.value;
+    if ((await fateOf(db, lost.xid, lost.pid, clock)) === "committed") return lost.decided.value;
     throw err;
   }
 }
@@ -102,7 +108,8 @@ export async function writeTxnKnown<T>(db: Db, fn: (tx: Tx) => Promise<T>): Prom
  * refused or ended at once while it starts up, commonly a few seconds) is waited for. Asked
  * again at once, all tries fell within the same millisecond of the restart and the answer was
  * lost: the site's end, a no or a Retry-After (P10, P15, P21). The lane waits meanwhile, its
- * site held: nothing is sent on its account.
+ * site held: nothing is sent on its account. Slept on the clock the journal is given (a night's
+ * own, the system's in production; tests pass one whose pauses they control).
  */
 export const LOSS_PAUSES_MS = [
   50, 100, 250, 500, 1000, 2000, 2000, 2000, 2000, 2000, 2000,
@@ -116,16 +123,18 @@ const FATE_PAUSES_MS = [0, ...LOSS_PAUSES_MS] as const;
  * its locks until the server ends it (IDLE_IN_TRANSACTION_MS): that session, found by its
  * backend and transaction both (a pid alone may have been given to another session since), is
  * ended, so the transaction is rolled back unless its COMMIT had arrived, and asked again. A
- * question that fails for another reason than a lost connection is no answer: "unknown".
+ * question that fails for another reason than a lost connection is no answer: "unknown". The
+ * pauses between the questions are slept on `clock`.
  */
 async function fateOf(
   db: Db,
   xid: string,
   pid: number,
+  clock: Clock,
 ): Promise<"committed" | "aborted" | "unknown"> {
   let ended = false;
   for (const pause of FATE_PAUSES_MS) {
-    if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
+    if (pause > 0) await clock.sleep(pause);
     let s: string | null | undefined;
     try {
       const r = await sql<{ s: string | null }>`select txid_status(${xid}::bigint) as s`.execute(

@@ -5,6 +5,8 @@ import type { SendIntent } from "../../src/net/journal.js";
 import { openStore } from "../../src/store/db.js";
 import { REQUEST_LEASE_MS, SqlJournal } from "../../src/store/journal.js";
 import { SqlRequestLog } from "../../src/store/request-log.js";
+import { LOSS_PAUSES_MS } from "../../src/store/write-txn.js";
+import { PauseClock } from "./pause-clock.js";
 import { postgresFactory, postgresUrl } from "./stores.js";
 
 /**
@@ -80,6 +82,7 @@ describe.skipIf(!factory)("a worker frozen in the middle of a completion (Postgr
       const a = await other.admit(intent(url), FROZEN, T0);
       if (a.kind !== "go") throw new Error(a.kind);
       let takeover = T0 + REQUEST_LEASE_MS + 1;
+      const clock = new PauseClock();
       const frozen = new SqlJournal(
         store.db.withPlugin(
           freezeInCompletion(async () => {
@@ -101,6 +104,7 @@ describe.skipIf(!factory)("a worker frozen in the middle of a completion (Postgr
             );
           }),
         ),
+        clock,
       );
       // The frozen worker had read a 403 (the site's no) at T0 + 500 and was writing it.
       const written = await frozen.complete(a.id, FROZEN, {
@@ -111,6 +115,8 @@ describe.skipIf(!factory)("a worker frozen in the middle of a completion (Postgr
         closeSite: "HTTP 403",
       });
       expect(written).toBe(false);
+      // Asked again once, after the first pause after a lost connection, on its clock.
+      expect(clock.slept).toEqual([LOSS_PAUSES_MS[0]]);
       // The site's no holds: nothing more goes there tonight.
       expect(await other.admit(intent("https://www.a.gov/third"), ME, takeover + 60_000)).toEqual({
         kind: "closed",
@@ -132,6 +138,7 @@ describe.skipIf(!factory)("a worker frozen in the middle of a completion (Postgr
     const admin = new pg.Client({ connectionString: postgresUrl });
     await admin.connect();
     try {
+      const clock = new PauseClock();
       const frozen = new SqlJournal(
         store.db.withPlugin(
           freezeInCompletion(async () => {
@@ -141,12 +148,14 @@ describe.skipIf(!factory)("a worker frozen in the middle of a completion (Postgr
             );
           }),
         ),
+        clock,
       );
       const url = "https://www.a.gov/page";
       const a = await frozen.admit(intent(url), FROZEN, T0);
       if (a.kind !== "go") throw new Error(a.kind);
       const c = { ...done, endedAt: T0 + 500 };
       expect(await frozen.complete(a.id, FROZEN, c)).toBe(true);
+      expect(clock.slept).toEqual([LOSS_PAUSES_MS[0]]);
       // The same completion again (its COMMIT went through, its answer lost): the same word.
       expect(await frozen.complete(a.id, FROZEN, c)).toBe(true);
       const row = (await new SqlRequestLog(store.db).query({})).find((e) => e.url === url);

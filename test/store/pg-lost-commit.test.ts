@@ -4,6 +4,8 @@ import type { Completion, SendIntent } from "../../src/net/journal.js";
 import { openStore } from "../../src/store/db.js";
 import { SqlJournal } from "../../src/store/journal.js";
 import { SqlRequestLog } from "../../src/store/request-log.js";
+import { LOSS_PAUSES_MS } from "../../src/store/write-txn.js";
+import { PauseClock } from "./pause-clock.js";
 import { postgresFactory, postgresUrl } from "./stores.js";
 
 /**
@@ -210,7 +212,8 @@ describe.skipIf(!factory)("a COMMIT whose answer is lost (PostgreSQL)", () => {
   it("P27, P15: a batch of admissions whose COMMIT the server made but whose answer was lost is given back as admitted, one row each: no second row, none read as a request interrupted on the wire", async () => {
     const { store, relay } = await relayedStore();
     try {
-      const journal = new SqlJournal(store.db);
+      const clock = new PauseClock();
+      const journal = new SqlJournal(store.db, clock);
       relay.arm("reply-lost");
       // Asked in the same turn: one batch, one transaction, one COMMIT.
       const [a, b] = await Promise.all([
@@ -237,7 +240,8 @@ describe.skipIf(!factory)("a COMMIT whose answer is lost (PostgreSQL)", () => {
   it("P27: a lone admission whose COMMIT the server made but whose answer was lost is admitted, not failed (its row and lease would otherwise be left for the next request to that site to read as interrupted)", async () => {
     const { store, relay } = await relayedStore();
     try {
-      const journal = new SqlJournal(store.db);
+      const clock = new PauseClock();
+      const journal = new SqlJournal(store.db, clock);
       relay.arm("reply-lost");
       const a = await journal.admit(intent("https://www.a.gov/one"), ME, T0);
       expect(relay.cuts()).toBe(1);
@@ -260,7 +264,8 @@ describe.skipIf(!factory)("a COMMIT whose answer is lost (PostgreSQL)", () => {
   it("P27: a COMMIT that never reached the server is not taken as made: a lone admission fails with nothing stored, a batch's admissions are written again each alone, one row each", async () => {
     const { store, relay } = await relayedStore();
     try {
-      const journal = new SqlJournal(store.db);
+      const clock = new PauseClock();
+      const journal = new SqlJournal(store.db, clock);
       relay.arm("never-arrived");
       await expect(journal.admit(intent("https://www.a.gov/one"), ME, T0)).rejects.toThrow();
       expect(relay.cuts()).toBe(1);
@@ -289,7 +294,8 @@ describe.skipIf(!factory)("a lost COMMIT whose fate cannot be asked (PostgreSQL)
   it("P27, P15: a completion whose COMMIT was lost, asked after on a server that no longer knows its transaction (failed over: 'transaction ID … is in the future'), is asked again on a fresh session as before, and written: the question's own failure is no answer about the COMMIT", async () => {
     const { store, relay } = await relayedStore();
     try {
-      const journal = new SqlJournal(store.db);
+      const clock = new PauseClock();
+      const journal = new SqlJournal(store.db, clock);
       const a = await journal.admit(intent("https://www.a.gov/one"), ME, T0);
       if (a.kind !== "go") throw new Error(a.kind);
       relay.answerWithError({
@@ -300,6 +306,8 @@ describe.skipIf(!factory)("a lost COMMIT whose fate cannot be asked (PostgreSQL)
       relay.arm("never-arrived");
       expect(await journal.complete(a.id, ME, done(T0 + 100))).toBe(true);
       expect(relay.cuts()).toBe(1);
+      // Asked again after the first pause after a lost connection, on the journal's clock.
+      expect(clock.slept).toEqual([LOSS_PAUSES_MS[0]]);
       relay.answerWithError(undefined);
       const rows = await new SqlRequestLog(store.db).query({});
       expect(rows.map((r) => [r.url, r.outcome, r.status])).toEqual([
@@ -316,7 +324,8 @@ describe.skipIf(!factory)("a COMMIT cut off while the server's session stays (Po
   it("P27, P15: a completion whose stuck session this role may not end (pg_terminate_backend refused) is asked again on a fresh session once its fate is not known, and written when that session goes: the refusal is no answer about the COMMIT", async () => {
     const { store, relay } = await relayedStore();
     try {
-      const journal = new SqlJournal(store.db);
+      const clock = new PauseClock();
+      const journal = new SqlJournal(store.db, clock);
       const a = await journal.admit(intent("https://www.a.gov/one"), ME, T0);
       if (a.kind !== "go") throw new Error(a.kind);
       relay.answerWithError({
@@ -345,6 +354,10 @@ describe.skipIf(!factory)("a COMMIT cut off while the server's session stays (Po
         if (waiting.rows[0]?.n !== "0") relay.dropHeld();
       }
       expect(settled).toEqual({ v: true });
+      // Its fate asked at once, then after each of the pauses (about 14 s of the journal's
+      // clock: a server restarting is waited for), and only then not known; the completion
+      // asked again after the first pause.
+      expect(clock.slept).toEqual([...LOSS_PAUSES_MS, LOSS_PAUSES_MS[0]]);
       relay.answerWithError(undefined);
       const rows = await new SqlRequestLog(store.db).query({});
       expect(rows.map((r) => [r.url, r.outcome])).toEqual([["https://www.a.gov/one", "ok"]]);
@@ -357,13 +370,29 @@ describe.skipIf(!factory)("a COMMIT cut off while the server's session stays (Po
   it("P27, P9: a COMMIT that never arrived, its session left idle inside the transaction with the site's lock, is ended and taken as not made: the admission fails with nothing stored, and the site's next admission is not held up by that session", async () => {
     const { store, relay } = await relayedStore();
     try {
-      const journal = new SqlJournal(store.db);
+      const { sql } = await import("../../src/store/kysely.js");
+      // The pause after the stuck session was ended lasts until the server has ended it (as the
+      // real pause gives it time to), so the question asked after it finds the transaction
+      // rolled back (a bounded wait for the server).
+      const clock = new PauseClock({
+        until: async () => {
+          for (let i = 0; i < 500; i++) {
+            const gone = await sql<{ n: string }>`select count(*)::text as n from pg_stat_activity
+              where client_port = any(${relay.heldPorts()}::int[])`.execute(store.db);
+            if (gone.rows[0]?.n === "0") return;
+            await new Promise((r) => setTimeout(r, 10));
+          }
+        },
+      });
+      const journal = new SqlJournal(store.db, clock);
       relay.arm("held");
       await expect(journal.admit(intent("https://www.a.gov/one"), ME, T0)).rejects.toThrow();
       expect(relay.cuts()).toBe(1);
+      // Asked at once (in progress: the session was ended), then once more after the first
+      // pause: rolled back, taken as not made.
+      expect(clock.slept).toEqual([LOSS_PAUSES_MS[0]]);
       expect(await new SqlRequestLog(store.db).query({})).toEqual([]);
       // The stuck session was ended: nothing of this store is left idle in a transaction.
-      const { sql } = await import("../../src/store/kysely.js");
       const ports = relay.heldPorts();
       expect(ports).toHaveLength(1);
       const left = await sql<{ n: string }>`select count(*)::text as n from pg_stat_activity

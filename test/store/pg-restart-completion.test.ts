@@ -4,6 +4,8 @@ import type { SendIntent } from "../../src/net/journal.js";
 import { openStore } from "../../src/store/db.js";
 import { SqlJournal } from "../../src/store/journal.js";
 import { SqlRequestLog } from "../../src/store/request-log.js";
+import { LOSS_PAUSES_MS } from "../../src/store/write-txn.js";
+import { PauseClock } from "./pause-clock.js";
 import { postgresFactory, postgresUrl } from "./stores.js";
 
 /**
@@ -87,7 +89,8 @@ describe.skipIf(!factory)("a completion while PostgreSQL restarts", () => {
     viaProxy.port = String(proxy.port);
     const store = await openStore({ ...loc, url: viaProxy.toString() });
     try {
-      const j = new SqlJournal(store.db);
+      const clock = new PauseClock();
+      const j = new SqlJournal(store.db, clock);
       const url = "https://www.a.gov/page";
       const a = await j.admit(intent(url), ME, T0);
       if (a.kind !== "go") throw new Error(a.kind);
@@ -104,6 +107,12 @@ describe.skipIf(!factory)("a completion while PostgreSQL restarts", () => {
         closeSite: "challenge page (cloudflare)",
       });
       expect(written).toBe(true);
+      // Each try after a lost or refused connection came after its pause on the journal's
+      // clock, in order (not all within the same millisecond of the restart): one for each of
+      // the four refused, and one for each pooled session found ended, unless the pool had
+      // dropped it first.
+      expect(clock.slept.length).toBeGreaterThanOrEqual(4);
+      expect(clock.slept).toEqual(LOSS_PAUSES_MS.slice(0, clock.slept.length));
       expect(await j.admit(intent("https://www.a.gov/next"), OTHER, T0 + 60_000)).toEqual({
         kind: "closed",
         reason: "challenge page (cloudflare)",
