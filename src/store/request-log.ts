@@ -95,13 +95,42 @@ export class SqlRequestLog implements RequestLogPort {
     if (filter.site !== undefined) q = q.where("site", "=", filter.site);
     if (filter.source !== undefined) q = q.where("source", "=", filter.source);
     if (filter.urlContains !== undefined && filter.urlContains !== "") {
-      const pattern = `%${escapeLike(filter.urlContains)}%`;
-      q = q.where(sql<boolean>`url ${sql.raw(this.#likeOp)} ${pattern} escape '\\'`);
+      const like = sql.raw(this.#likeOp);
+      const spellings = urlSpellings(filter.urlContains);
+      q = q.where((eb) =>
+        eb.or(spellings.map((s) => sql<boolean>`url ${like} ${`%${escapeLike(s)}%`} escape '\\'`)),
+      );
     }
     q = q.orderBy("started_at", "asc").orderBy("id", "asc");
     if (filter.limit !== undefined) q = q.limit(Math.max(0, Math.floor(filter.limit)));
     return q;
   }
+}
+
+/**
+ * The ways the log may hold what a person typed (P27: an owner gives the address as their
+ * browser shows it, `/public notices/` or `/café/`): as typed, and as the URL parser writes it
+ * in a path and in a query (a space, a non-ASCII letter, a control character, `"`, `<`, `>`
+ * percent-encoded as UTF-8; in a path also `` ` ``, `{`, `}`; in a query also `'`, and a space
+ * as a form writes it, `+`). What is already percent-encoded is left as it is.
+ */
+export function urlSpellings(text: string): string[] {
+  const encoded = (keep: (c: string) => boolean, space: string) => {
+    let out = "";
+    for (const c of text) {
+      const cp = c.codePointAt(0) ?? 0;
+      if (c === " ") out += space;
+      else if (cp > 0x20 && cp < 0x7f && keep(c)) out += c;
+      else
+        for (const b of new TextEncoder().encode(c))
+          out += `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
+    }
+    return out;
+  };
+  const path = encoded((c) => !'"<>`{}'.includes(c), "%20");
+  const query = encoded((c) => !"\"<>'".includes(c), "%20");
+  const form = encoded((c) => !"\"<>'".includes(c), "+");
+  return [...new Set([text, path, query, form])];
 }
 
 /** `%`, `_` and the escape character itself match literally in the user's substring. */

@@ -35,7 +35,10 @@ export function register(program: Command): void {
     .option("--since <time>", "attempts that started at or after this time")
     .option("--until <time>", "attempts that started up to the end of this time")
     .option("--site <site>", "only this site: example.gov, www.example.gov or a URL on it")
-    .option("--url-contains <text>", "only URLs containing this text (ASCII case-insensitive)")
+    .option(
+      "--url-contains <text>",
+      "only URLs containing this text (ASCII case-insensitive; typed as a browser shows it, /public notices/ or /café/, it finds the address sent percent-encoded too)",
+    )
     .option("--source <id>", "only this catalog source")
     .option("--limit <n>", "at most this many attempts, earliest first")
     .option("--jsonl", "one JSON object per attempt (times in UTC)")
