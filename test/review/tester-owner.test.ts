@@ -7,9 +7,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import type { ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runMain } from "../cli/cli-capture.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
+import { gaps } from "../fleet/gaps.js";
 import { feedEntry, nightCli, rss, writeCatalog } from "../night/cli-night.js";
 
 describe("found from outside, a site owner's side (tester-owner)", () => {
@@ -60,4 +62,108 @@ describe("found from outside, a site owner's side (tester-owner)", () => {
     expect(await found("/public notices/")).toEqual([notices]);
     expect(await found("/café/feed")).toEqual([cafe]);
   });
+});
+
+/**
+ * An owner writes about the host they know (`www.owner-test.gov`, or a page's address on
+ * `records.owner-test.gov`); the checker asks both hostnames of their one site (P9). What they
+ * ask, set while a night runs, holds on both from the next request on. Both hostnames are
+ * pinned by --resolve to two loopback servers (one port each); the night keeps a 50 ms gap.
+ */
+describe("an owner's request for a site the checker reaches on two hostnames (tester-owner)", () => {
+  let fleet: Fleet;
+  const dirs: string[] = [];
+  beforeAll(async () => {
+    fleet = await startFleet();
+  });
+  afterAll(async () => {
+    await fleet?.close();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  /**
+   * Two feeds on each hostname; `onFirst` runs (and finishes) before the first feed asked is
+   * answered. Every request the two servers saw, and each source's outcome.
+   */
+  async function night(onFirst: (dir: string) => Promise<void>) {
+    const dir = mkdtempSync(join(tmpdir(), "nor-tester-owner-"));
+    dirs.push(dir);
+    let first = true;
+    const pins: string[] = [];
+    const sources: string[][] = [];
+    const servers: FleetServer[] = [];
+    for (const name of ["www", "records"]) {
+      const s = await fleet.server();
+      servers.push(s);
+      s.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+      const port = new URL(s.origin).port;
+      pins.push("--resolve", `${name}.owner-test.gov:${port}:${s.host}`);
+      for (const n of [1, 2]) {
+        s.route(`/feed/${n}.xml`, async (_q, res) => {
+          if (first) {
+            first = false;
+            await onFirst(dir);
+          }
+          res
+            .writeHead(200, { "content-type": "application/rss+xml" })
+            .end(rss(`http://${name}.owner-test.gov:${port}`, 1, `${name}${n}`));
+        });
+        sources.push(
+          feedEntry(`${name}-f${n}`, `http://${name}.owner-test.gov:${port}/feed/${n}.xml`),
+        );
+      }
+    }
+    const r = await nightCli(writeCatalog(dir, sources), dir, "2026-11-05", pins);
+    expect(r.code, r.stderr).toBe(0);
+    const db = new Database(join(dir, "nor.db"), { readonly: true });
+    const outcomes = db
+      .prepare("select source_id, outcome, reason from night_sources order by source_id")
+      .all() as { source_id: string; outcome: string; reason: string | null }[];
+    db.close();
+    const seen = servers.flatMap((s) => s.requests).sort((a, b) => a.startedAt - b.startedAt);
+    return { seen, outcomes };
+  }
+
+  const nor = async (args: string[]) => {
+    const r = await runMain(args);
+    expect(r.code, r.stderr).toBe(0);
+  };
+
+  it("P9, P10: a gap asked for by a page's address on records.owner-test.gov (nor site URL --gap 2s) holds between requests to both hostnames, robots.txt included, from the next request on", async () => {
+    const { seen, outcomes } = await night((dir) =>
+      nor([
+        "site",
+        "https://records.owner-test.gov/minutes/2026",
+        "--data",
+        dir,
+        "--gap",
+        // The floor itself: forty times the 50 ms this night keeps on loopback.
+        "2s",
+        "--reason",
+        "owner, e-mail of Nov 5",
+      ]),
+    );
+    expect(outcomes.map((o) => o.outcome)).toEqual(["ok", "ok", "ok", "ok"]);
+    // From the first feed asked (answered after the rule was set) on, whichever host.
+    const from = seen.findIndex((r) => r.path.startsWith("/feed/"));
+    const after = seen.slice(from);
+    expect(after.filter((r) => r.path.startsWith("/feed/"))).toHaveLength(4);
+    // The other hostname's robots.txt, asked after the rule, keeps the gap too.
+    expect(after.filter((r) => r.path === "/robots.txt")).toHaveLength(1);
+    for (const g of gaps(after)) expect(g).toBeGreaterThanOrEqual(2000);
+  }, 60_000);
+
+  it("P9, P24, P26: the whole site not read, named as the owner typed their host (WWW.Owner-Test.GOV.), while the night runs: nothing more is sent to either hostname, and every source not asked is left alone at the owner's request, never a no", async () => {
+    const { seen, outcomes } = await night((dir) =>
+      nor(["site", "WWW.Owner-Test.GOV.", "--data", dir, "--not-read", "--reason", "owner"]),
+    );
+    // robots.txt and the feed on its way when the request came; nothing after, on either host.
+    expect(seen.map((r) => r.path)).toEqual(["/robots.txt", expect.stringMatching(/^\/feed\//)]);
+    const asked = outcomes.filter((o) => o.outcome === "ok");
+    expect(asked).toHaveLength(1);
+    for (const o of outcomes.filter((x) => x.outcome !== "ok")) {
+      expect(o.outcome).toBe("left-alone");
+      expect(o.reason).toMatch(/^the site's owner asked not to be read \(.*: owner\)$/);
+    }
+  }, 60_000);
 });
