@@ -24,7 +24,9 @@ export function parseDuration(text: string, option = "--deadline", floorMs?: num
   if (text.length === 0 || matched !== text.length) {
     throw new UsageError(`${option}: "${text}" is not a duration (e.g. 6h, 90m, 30s, 1h30m)`);
   }
-  const ms = Math.round(total);
+  // Under a floor by any fraction (1999.6ms, 1.9999s) it stays under it, for the caller to
+  // refuse as under the floor, never rounded up to the floor and taken.
+  const ms = floorMs !== undefined && total < floorMs ? Math.floor(total) : Math.round(total);
   if (ms <= 0) {
     const what = option.replace(/^--/, "");
     throw new UsageError(

@@ -52,6 +52,31 @@ describe("found from outside, a site owner's side (tester-owner)", () => {
       .map((l) => (JSON.parse(l) as { url: string }).url);
   };
 
+  it("P10: nor site --gap under the 2 s floor by a fraction of a millisecond (1999.6ms) is refused (exit 2) naming the floor, never rounded up to it and recorded", async () => {
+    for (const gap of ["1999.6ms", "1.9999s"]) {
+      const r = await runMain(["site", site.host, "--data", dir, "--gap", gap, "--reason", "x"]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`--gap: ${gap} is under the 2 s floor (P10)`);
+    }
+    const list = await runMain(["site", site.host, "--data", dir, "--json"]);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).not.toContain('"kind":"gap"');
+    // The floor itself, written in any unit, is a gap (held before the fix too).
+    const floor = await runMain([
+      "site",
+      site.host,
+      "--data",
+      dir,
+      "--gap",
+      "2000ms",
+      "--reason",
+      "x",
+    ]);
+    expect(floor.code, floor.stderr).toBe(0);
+    const cleared = await runMain(["site", site.host, "--data", dir, "--clear-gap"]);
+    expect(cleared.code, cleared.stderr).toBe(0);
+  });
+
   it("P27: nor log --url-contains finds a page whose address holds a space or a non-ASCII letter when the owner writes it as a browser shows it (public notices, café), as when written percent-encoded", async () => {
     const notices = site.url("/public%20notices/feed.xml");
     const cafe = site.url("/caf%C3%A9/feed.xml");
