@@ -112,7 +112,10 @@ export class SqlRequestLog implements RequestLogPort {
  * browser shows it, `/public notices/` or `/café/`): as typed, and as the URL parser writes it
  * in a path and in a query (a space, a non-ASCII letter, a control character, `"`, `<`, `>`
  * percent-encoded as UTF-8; in a path also `` ` ``, `{`, `}`; in a query also `'`, and a space
- * as a form writes it, `+`). What is already percent-encoded is left as it is.
+ * as a form writes it, `+`). What is already percent-encoded is left as it is. A whole address
+ * (`http://` or `https://`) is also read as the URL parser reads it, as the checker wrote the
+ * address it asked: its host in lower case and as DNS spells it (`xn--…`), its default port left
+ * out, and without the `#…` a browser shows, which is never sent.
  */
 export function urlSpellings(text: string): string[] {
   const encoded = (keep: (c: string) => boolean, space: string) => {
@@ -130,7 +133,15 @@ export function urlSpellings(text: string): string[] {
   const path = encoded((c) => !'"<>`{}'.includes(c), "%20");
   const query = encoded((c) => !"\"<>'".includes(c), "%20");
   const form = encoded((c) => !"\"<>'".includes(c), "+");
-  return [...new Set([text, path, query, form])];
+  return [...new Set([text, path, query, form, ...asAddress(text.trim())])];
+}
+
+/** A whole http(s) address as the URL parser writes it, without its fragment; none else. */
+function asAddress(text: string): string[] {
+  if (!/^https?:\/\//i.test(text) || !URL.canParse(text)) return [];
+  const url = new URL(text);
+  url.hash = "";
+  return [url.href];
 }
 
 /** `%`, `_` and the escape character itself match literally in the user's substring. */

@@ -86,6 +86,10 @@ describe("found from outside, a site owner's side (tester-owner)", () => {
     // As the owner's browser shows the address: the same requests.
     expect(await found("/public notices/")).toEqual([notices]);
     expect(await found("/café/feed")).toEqual([cafe]);
+    // The whole address pasted from the browser's bar: its scheme in capitals, its path as the
+    // bar shows it, and a fragment (never sent).
+    const bar = cafe.replace("http://", "HTTP://").replace("/caf%C3%A9/", "/café/");
+    expect(await found(`${bar}#latest`)).toEqual([cafe]);
   });
 });
 
