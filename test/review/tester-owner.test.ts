@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runMain } from "../cli/cli-capture.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
 import { gaps } from "../fleet/gaps.js";
-import { feedEntry, nightCli, rss, writeCatalog } from "../night/cli-night.js";
+import { feedEntry, nightCli, nightProcess, rss, writeCatalog } from "../night/cli-night.js";
 
 describe("found from outside, a site owner's side (tester-owner)", () => {
   let fleet: Fleet;
@@ -195,4 +195,89 @@ describe("an owner's request for a site the checker reaches on two hostnames (te
       expect(o.reason).toMatch(/^the site's owner asked not to be read \(.*: owner\)$/);
     }
   }, 60_000);
+});
+
+/**
+ * "Every request honours it from the next one on, in every running process": the night here is
+ * `node bin/nor.js night --workers 2` (its own processes, as on the operator's machine), and
+ * `nor site` runs in this test's process while one of them waits for a feed's answer.
+ */
+describe("an owner's request set while nor night --workers 2 runs in processes of its own (tester-owner)", () => {
+  let fleet: Fleet;
+  let dir: string | undefined;
+  beforeAll(async () => {
+    fleet = await startFleet();
+  });
+  afterAll(async () => {
+    await fleet?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("P10, P18, P26: a path left alone and a longer gap, set while the night's workers run, hold from the next request on; the other site is read as ever", async () => {
+    const data = mkdtempSync(join(tmpdir(), "nor-tester-owner-"));
+    dir = data;
+    const owner = await fleet.server();
+    const other = await fleet.server();
+    let first = true;
+    const sources: string[][] = [];
+    for (const [i, s] of [owner, other].entries()) {
+      s.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+      for (const n of [1, 2, 3, 4]) {
+        s.route(`/feed/${n}.xml`, async (_q, res) => {
+          if (s === owner && first) {
+            first = false;
+            const r = await runMain([
+              "site",
+              owner.host,
+              "--data",
+              data,
+              "--leave-alone",
+              "/feed/3",
+              "--gap",
+              "2s",
+              "--reason",
+              "owner, e-mail of Nov 5",
+            ]);
+            expect(r.code, r.stderr).toBe(0);
+          }
+          res
+            .writeHead(200, { "content-type": "application/rss+xml" })
+            .end(rss(s.origin, 1, `s${i}f${n}`));
+        });
+        sources.push(feedEntry(`s${i}-f${n}`, s.url(`/feed/${n}.xml`)));
+      }
+    }
+    const r = await nightProcess(writeCatalog(data, sources), data, "2026-11-05", [
+      "--workers",
+      "2",
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const db = new Database(join(data, "nor.db"), { readonly: true });
+    const outcomes = db
+      .prepare("select source_id, outcome from night_sources order by source_id")
+      .all() as { source_id: string; outcome: string }[];
+    db.close();
+    expect(outcomes.map((o) => `${o.source_id} ${o.outcome}`)).toEqual([
+      "s0-f1 ok",
+      "s0-f2 ok",
+      "s0-f3 left-alone",
+      "s0-f4 ok",
+      "s1-f1 ok",
+      "s1-f2 ok",
+      "s1-f3 ok",
+      "s1-f4 ok",
+    ]);
+    const asked = [...owner.requests].sort((a, b) => a.startedAt - b.startedAt);
+    expect(asked.map((q) => q.path).filter((p) => p.startsWith("/feed/3"))).toEqual([]);
+    // From the first feed (answered after the rule was set) on: at least 2 s apart.
+    const from = asked.findIndex((q) => q.path.startsWith("/feed/"));
+    for (const g of gaps(asked.slice(from))) expect(g).toBeGreaterThanOrEqual(2000);
+    expect(other.requests.map((q) => q.path).sort()).toEqual([
+      "/feed/1.xml",
+      "/feed/2.xml",
+      "/feed/3.xml",
+      "/feed/4.xml",
+      "/robots.txt",
+    ]);
+  }, 120_000);
 });
