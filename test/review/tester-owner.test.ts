@@ -281,3 +281,75 @@ describe("an owner's request set while nor night --workers 2 runs in processes o
     ]);
   }, 120_000);
 });
+
+/** docs/operations.md: "Undoing it (`--read`) works the other way only from the next night". */
+describe("a site read again (nor site --read) after a night left it alone (tester-owner)", () => {
+  let fleet: Fleet;
+  let dir: string | undefined;
+  beforeAll(async () => {
+    fleet = await startFleet();
+  });
+  afterAll(async () => {
+    await fleet?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("P24, P26: the night's left-alone outcomes stand (running that night again asks nothing); the next night reads every source", async () => {
+    const data = mkdtempSync(join(tmpdir(), "nor-tester-owner-"));
+    dir = data;
+    const s = await fleet.server();
+    s.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    let first = true;
+    for (const n of [1, 2, 3]) {
+      s.route(`/feed/${n}.xml`, async (_q, res) => {
+        if (first) {
+          first = false;
+          const r = await runMain([
+            "site",
+            s.host,
+            "--data",
+            data,
+            "--not-read",
+            "--reason",
+            "owner",
+          ]);
+          expect(r.code, r.stderr).toBe(0);
+        }
+        res
+          .writeHead(200, { "content-type": "application/rss+xml" })
+          .end(rss(s.origin, 1, `f${n}`));
+      });
+    }
+    const catalog = writeCatalog(
+      data,
+      [1, 2, 3].map((n) => feedEntry(`f${n}`, s.url(`/feed/${n}.xml`))),
+    );
+    const outcomes = (night: string) => {
+      const db = new Database(join(data, "nor.db"), { readonly: true });
+      const rows = db
+        .prepare("select source_id, outcome from night_sources where night = ? order by source_id")
+        .all(night) as { source_id: string; outcome: string }[];
+      db.close();
+      return rows.map((o) => `${o.source_id} ${o.outcome}`);
+    };
+    expect((await nightCli(catalog, data, "2026-11-05")).code).toBe(0);
+    expect(outcomes("2026-11-05")).toEqual(["f1 ok", "f2 left-alone", "f3 left-alone"]);
+    const read = await runMain(["site", s.host, "--data", data, "--read"]);
+    expect(read.code, read.stderr).toBe(0);
+    const before = s.requests.length;
+    // The same night again: over, its outcomes as they were, nothing asked.
+    expect((await nightCli(catalog, data, "2026-11-05")).code).toBe(0);
+    expect(s.requests).toHaveLength(before);
+    expect(outcomes("2026-11-05")).toEqual(["f1 ok", "f2 left-alone", "f3 left-alone"]);
+    // The next night reads them all.
+    expect((await nightCli(catalog, data, "2026-11-06")).code).toBe(0);
+    expect(outcomes("2026-11-06")).toEqual(["f1 ok", "f2 ok", "f3 ok"]);
+    expect(
+      s.requests
+        .slice(before)
+        .map((q) => q.path)
+        .filter((p) => p.startsWith("/feed/"))
+        .sort(),
+    ).toEqual(["/feed/1.xml", "/feed/2.xml", "/feed/3.xml"]);
+  }, 60_000);
+});
