@@ -77,6 +77,23 @@ describe("found from outside, a site owner's side (tester-owner)", () => {
     expect(cleared.code, cleared.stderr).toBe(0);
   });
 
+  it("P27: nor log --site for a site the log never asked (mistyped, or another program under the checker's name) says so beside 'no attempts match'; a site asked at other times does not", async () => {
+    const day = ["--since", "2026-11-05", "--until", "2026-11-05"];
+    const never = await runMain(["log", "--data", dir, "--site", "127.0.0.9", ...day]);
+    expect(never.code, never.stderr).toBe(0);
+    expect(never.stdout).toBe("no attempts match\n");
+    expect(never.stderr).toContain("the log holds no request to 127.0.0.9 at any time");
+    // The night above asked this one today, not on Nov 5: nothing that day, and no note.
+    const other = await runMain(["log", "--data", dir, "--site", site.host, ...day]);
+    expect(other.code, other.stderr).toBe(0);
+    expect(other.stdout).toBe("no attempts match\n");
+    expect(other.stderr).toBe("");
+    // --jsonl: nothing on stdout, the note on stderr all the same.
+    const json = await runMain(["log", "--data", dir, "--site", "127.0.0.9", "--jsonl"]);
+    expect(json.stdout).toBe("");
+    expect(json.stderr).toContain("the log holds no request to 127.0.0.9 at any time");
+  });
+
   it("P27: nor log --url-contains finds a page whose address holds a space or a non-ASCII letter when the owner writes it as a browser shows it (public notices, café), as when written percent-encoded", async () => {
     const notices = site.url("/public%20notices/feed.xml");
     const cafe = site.url("/caf%C3%A9/feed.xml");

@@ -9,7 +9,7 @@ import {
 import { toJson, toTable } from "../../store/request-log-view.js";
 import { sourceKnown } from "../../store/source-known.js";
 import { parseTimeWindow, TIME_ARG_HELP } from "../../store/time-args.js";
-import { shownStdout, stdout } from "../io.js";
+import { shownStdout, stderr, stdout } from "../io.js";
 import { saying } from "../store-upgrade.js";
 
 interface LogOptions {
@@ -91,6 +91,15 @@ async function runLog(opts: LogOptions): Promise<void> {
             `--source: this store has no source "${opts.source}" (\`nor status\` lists them)`,
           );
         if (!opts.jsonl) stdout().write("no attempts match\n");
+        // A site the log never asked at all (a typo, or another program under the checker's
+        // name in the owner's log) would read as "nothing then": said, as nor site says it.
+        if (
+          rest.site !== undefined &&
+          (await log.queryPage({ site: rest.site }, 1)).entries.length === 0
+        )
+          stderr().write(
+            `nor log: the log holds no request to ${rest.site} at any time: is the site mistyped? (\`nor status\` lists the sources)\n`,
+          );
         break;
       }
       // The first page is the whole answer when it is short of a page, or --limit ends there.
