@@ -33,6 +33,7 @@ import {
   type NightOutcome,
   NO_OUTCOMES,
   NOT_JUDGED_OUTCOMES,
+  type OverflowPending,
   type PageRequest,
   type SourceHistory,
   type SourceResult,
@@ -54,11 +55,14 @@ export interface CheckContext {
   cookieJar?: CookieJarPort;
   /** P7: which records the source holds: a first page that shows none of them has overflowed. */
   held?: HeldRecords;
+  /** The night being run (P7: the night an overflow left unfinished began, kept with it). */
+  night?: string;
 }
 
 /** P7: the store's word on whether a source holds any of these records (by id). */
 export interface HeldRecords {
-  holdsAny(sourceId: string, ids: readonly string[]): Promise<boolean>;
+  /** `before`: only records first seen on a night before that one. */
+  holdsAny(sourceId: string, ids: readonly string[], before?: string): Promise<boolean>;
   /** By their look (a link however written, a day and title): files moved, another way in. */
   holdsLike(
     sourceId: string,
@@ -369,6 +373,14 @@ async function unchanged(
   }
 }
 
+/** What an overflow reading found tonight (readOverflow). */
+interface Overflow {
+  records: ExtractedRecord[];
+  stoppedBy?: NightOutcome;
+  /** What changed of the source's overflow left unfinished (SourceResult `overflow`). */
+  change?: NonNullable<SourceResult["overflow"]>;
+}
+
 /**
  * P7: after a source's backfill has ended, a night reads its list's first page only. A day on
  * which the site posts more records than that page shows pushes the oldest of them to the next
@@ -381,6 +393,15 @@ async function unchanged(
  * page's. Never on a source's first read (nothing held: its backfill reads the older pages), nor
  * while its backfill goes on, nor when its catalog asks for no older pages. A page that fails
  * ends the reading there (the night's word on the source when it is a no or the deadline).
+ *
+ * A reading that stops before a page showing a held record (the bound, or a page that failed) is
+ * left pending (SourceHistory `overflow`): the records past where it stopped are not yet read.
+ * The next nights go on from that page (after their first page, and after their own overflow
+ * when that page overflowed again), with the same bound, until a page shows a record held before
+ * the night the overflow began (those first seen since are the part already read), or the list
+ * ends: then it is done. A page of it that shows no record held by id but some by their look
+ * (the list's files moved since) ends it too, its records not taken: they would be the source's
+ * older records under new ids. Nothing pending, nothing more is asked (P11).
  */
 async function readOverflow(
   ctx: CheckContext,
@@ -389,54 +410,124 @@ async function readOverflow(
   firstReq: PageRequest,
   page1: Read,
   history: SourceHistory,
-): Promise<{ records: ExtractedRecord[]; stoppedBy?: NightOutcome }> {
-  const out: { records: ExtractedRecord[]; stoppedBy?: NightOutcome } = { records: [] };
+): Promise<Overflow> {
+  const out: Overflow = { records: [] };
   const b = history.backfill;
   const perNight = source.backfill.pagesPerNight;
   if (ctx.held === undefined || b === undefined || !b.done || pausedOff(b) || perNight <= 0)
     return out;
-  if (page1.kind !== "read" || page1.extraction.records.length === 0) return out;
+  // A first page read in full, or a 304 read back from its copy (a pending overflow asks for
+  // its records and body: its pager turns from it).
+  if (page1.kind === "same" || page1.kind === "failed" || !page1.extraction || !page1.body)
+    return out;
+  if (page1.extraction.records.length === 0) return out;
   const held = ctx.held;
-  const holds = (rs: readonly ExtractedRecord[]) =>
+  const pending = history.overflow;
+  const holds = (rs: readonly ExtractedRecord[], before?: string) =>
     held.holdsAny(
       source.id,
       rs.map((x) => x.id),
+      before,
     );
   // A first page whose records the source holds under other ids (its files moved, its links
   // written anew, another way in than the list's last: docs/catalog.md) has not overflowed: its
   // next pages show the source's older records under new ids, never new ones.
   const first = page1.extraction.records;
-  if ((await holds(first)) || (await held.holdsLike(source.id, first))) return out;
+  const firstHeld = await holds(first);
+  // Not held, on a page not read tonight (a 304's copy): no overflow of tonight's to read.
+  if (!firstHeld && page1.kind !== "read") return out;
+  if (!firstHeld && (await held.holdsLike(source.id, first))) return out;
+  if (firstHeld && pending === undefined) return out;
   const listSite = siteOf(page1.url);
   const seen = new Set([pageId(firstReq), pageId({ url: page1.url })]);
-  let lastIds = idsOf(page1.extraction.records);
-  let next = sameList(
-    ctx.reader.nextRequest(way, firstReq, page1.body, page1.extraction, page1.contentType),
-    listSite,
-  );
-  for (let i = 0; i < perNight && next && !seen.has(pageId(next)); i++) {
-    seen.add(pageId(next));
-    const asked = await readOne(ctx, way, next, "backfill", source.id, true);
+  let lastIds = idsOf(first);
+  let budget = perNight;
+  // Where a reading stopped before a held record: kept pending, from the earliest night.
+  const since =
+    pending !== undefined && (ctx.night === undefined || pending.since < ctx.night)
+      ? pending.since
+      : ctx.night;
+  const leave = (at: PageRequest | undefined): Overflow => {
+    if (since === undefined) return out;
+    const p: OverflowPending = { since };
+    // A postback's state is tonight's only: turned again from a later night's first page.
+    if (at !== undefined && (at.method ?? "GET") === "GET" && at.hop === undefined)
+      p.cursor = { ...at };
+    if (pending?.since !== p.since || JSON.stringify(pending.cursor) !== JSON.stringify(p.cursor))
+      out.change = { pending: p };
+    return out;
+  };
+  const done = (): Overflow => {
+    if (pending !== undefined) out.change = { done: true };
+    return out;
+  };
+  /** One next page read: its records, or why the reading stops there. */
+  const readNext = async (
+    req: PageRequest,
+  ): Promise<{ stop: "failed" | "end" } | { rs: ExtractedRecord[]; asked: Read }> => {
+    seen.add(pageId(req));
+    budget--;
+    const asked = await readOne(ctx, way, req, "backfill", source.id, true);
     if (asked.kind === "failed") {
       if (endsTheSource(asked.outcome.kind) && asked.outcome.kind !== "unreached")
         out.stoppedBy = asked.outcome;
-      return out;
+      return { stop: "failed" };
     }
     // P12: a page asked before (by the backfill) is asked with its validators; a 304 is read
-    // from the stored copy (P8).
-    if (asked.kind === "same" || !asked.extraction || !asked.body) return out;
+    // from the stored copy (P8). One not so read is no answer about its records.
+    if (asked.kind === "same" || !asked.extraction || !asked.body) return { stop: "failed" };
     const rs = asked.extraction.records;
     const ids = idsOf(rs);
-    if (ids === undefined || ids === lastIds) return out;
+    if (ids === undefined || ids === lastIds) return { stop: "end" };
     lastIds = ids;
-    out.records.push(...rs);
-    if (await holds(rs)) return out;
-    next = sameList(
-      ctx.reader.nextRequest(way, next, asked.body, asked.extraction, asked.contentType),
-      listSite,
-    );
+    return { rs, asked };
+  };
+  const nextOf = (req: PageRequest, asked: Read): PageRequest | undefined =>
+    asked.kind === "failed" || asked.kind === "same" || !asked.extraction || !asked.body
+      ? undefined
+      : sameList(
+          ctx.reader.nextRequest(way, req, asked.body, asked.extraction, asked.contentType),
+          listSite,
+        );
+  let next = nextOf(firstReq, page1);
+  if (!firstHeld) {
+    // Tonight's own overflow: until a page shows a record the source holds.
+    let reached = false;
+    while (!reached) {
+      if (next === undefined || seen.has(pageId(next))) return done();
+      if (budget <= 0) return leave(next);
+      const r = await readNext(next);
+      if ("stop" in r) return r.stop === "end" ? done() : leave(next);
+      out.records.push(...r.rs);
+      const req = next;
+      next = nextOf(req, r.asked);
+      if (await holds(r.rs)) {
+        reached = true;
+        // Held before a pending overflow began (or nothing pending): nothing left between.
+        if (pending === undefined || (await holds(r.rs, pending.since))) return done();
+      }
+    }
   }
-  return out;
+  // P7: an overflow left unfinished on an earlier night goes on from the page it stopped at
+  // (one read tonight already: from where tonight's reading stopped).
+  const p = pending as OverflowPending;
+  const cursor = sameList(p.cursor, listSite);
+  if (cursor !== undefined && !seen.has(pageId(cursor))) next = cursor;
+  for (;;) {
+    if (next === undefined || seen.has(pageId(next))) return done();
+    if (budget <= 0) return leave(next);
+    const r = await readNext(next);
+    if ("stop" in r) return r.stop === "end" ? done() : leave(next);
+    if (await holds(r.rs, p.since)) {
+      out.records.push(...r.rs);
+      return done();
+    }
+    // The list's files moved since: its older records under new ids, never new.
+    if (!(await holds(r.rs)) && (await held.holdsLike(source.id, r.rs))) return done();
+    out.records.push(...r.rs);
+    const req = next;
+    next = nextOf(req, r.asked);
+  }
 }
 
 /** P7: older than the cut-off means the backfill has gone far enough. */
@@ -458,6 +549,7 @@ export async function checkSource(
   let first: NightOutcome | undefined;
   let outcome: NightOutcome | undefined;
   let backfill: BackfillState | undefined;
+  let overflow: SourceResult["overflow"];
   let knownRecords = 0;
   let pageRead: PageRead | undefined;
   // P7: how many of `records` the first page listed (the rest came from older pages).
@@ -508,7 +600,8 @@ export async function checkSource(
     };
     const seen: { outcome?: FetchOutcome } = {};
     const r = await readOne(ctx, way, req, purpose, source.id, true, {
-      countKnown: !backfillNeedsPage1(source, history),
+      // P7: an overflow left pending turns its pager from tonight's page 1 (its records and body).
+      countKnown: !backfillNeedsPage1(source, history) && history.overflow === undefined,
       seen,
     });
     if (plain) {
@@ -589,6 +682,11 @@ export async function checkSource(
     // P7: a day's records past the list's first page, read as tonight's list (new on record).
     const spill = await readOverflow(ctx, source, way, req, r, history);
     records.push(...spill.records);
+    if (spill.change) overflow = spill.change;
+    // Next pages read in full past a first page answered 304: what they show is the site's now,
+    // not a copy's (a record first seen on them is new on record, as any overflow's).
+    if (outcome.kind === "unchanged" && spill.records.length > 0)
+      outcome = { kind: "ok", url: r.url };
     onFirstPage = records.length;
     if (spill.stoppedBy) {
       outcome = spill.stoppedBy;
@@ -629,6 +727,7 @@ export async function checkSource(
     const count = history.backfill?.restarted?.count;
     result.backfill = count ? { ...state, restarted: { count } } : state;
   }
+  if (overflow) result.overflow = overflow;
   if (knownRecords > 0) result.knownRecords = knownRecords;
   if (pageRead) result.pageRead = pageRead;
   // A list read (not a way that answered something else than its kind, kept as the night's

@@ -39,6 +39,7 @@ import {
   type NightOutcome,
   NOT_CHECKED_OUTCOMES,
   NOT_JUDGED_OUTCOMES,
+  type OverflowPending,
   type SourceResult,
   type WayChoice,
 } from "./types.js";
@@ -77,6 +78,8 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
   readonly backfill = new Map<string, BackfillState>();
   /** P11: each source's catalog URLs that moved permanently, by the catalog URL. */
   readonly moves = new Map<string, Map<string, Moved>>();
+  /** P7: each source's overflow left unfinished (night/types.ts OverflowPending). */
+  readonly overflow = new Map<string, OverflowPending>();
   /**
    * Source -> its first pages as last read in full, by URL (their records are in `records`). By
    * source, so a commit looks through its own source's pages only (a map by `source url` made
@@ -199,6 +202,8 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       const moved = this.moves.get(id);
       if (moved && moved.size > 0)
         h.moved = [...moved.values()].sort((a, b) => (a.from < b.from ? -1 : 1));
+      const pending = this.overflow.get(id);
+      if (pending) h.overflow = pending;
       out.set(id, h);
     }
     return out;
@@ -412,6 +417,9 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       if (m.kind === "forget") mine.delete(m.from);
       else mine.set(m.from, { from: m.from, to: m.to, night });
     }
+    // P7: as the SQL store, an overflow left unfinished kept (in place of the one before) or done.
+    if (r.overflow && "done" in r.overflow) this.overflow.delete(r.sourceId);
+    else if (r.overflow) this.overflow.set(r.sourceId, structuredClone(r.overflow.pending));
     for (const f of r.flags) {
       const open = this.flags.some(
         (x) =>
@@ -434,9 +442,12 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     return { url: read.url, key: read.key, records: read.records, allStored };
   }
 
-  async holdsAny(sourceId: string, ids: readonly string[]): Promise<boolean> {
+  async holdsAny(sourceId: string, ids: readonly string[], before?: string): Promise<boolean> {
     const held = this.records.get(sourceId);
-    return ids.some((id) => held?.has(id) === true);
+    return ids.some((id) => {
+      const h = held?.get(id);
+      return h !== undefined && (before === undefined || h.firstNight < before);
+    });
   }
 
   async holdsLike(

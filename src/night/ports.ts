@@ -107,9 +107,11 @@ export interface NightStore {
   /**
    * P7: whether the source holds any of these records (by id): a list's first page that shows
    * none of them has moved past what the source holds (a day's overflow on its next pages).
-   * A store without it never reads a list's next pages for its overflow.
+   * A store without it never reads a list's next pages for its overflow. `before`: only records
+   * first seen on a night before that one (an overflow carried over ends at a record held before
+   * the night it began, SourceHistory `overflow`).
    */
-  holdsAny?(sourceId: string, ids: readonly string[]): Promise<boolean>;
+  holdsAny?(sourceId: string, ids: readonly string[], before?: string): Promise<boolean>;
   /**
    * P7: whether the source holds, by its look (policy/way-identity.ts showsAnyOf: a link however
    * written, or a day and title), any of these records: asked only when it holds none of their

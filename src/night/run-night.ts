@@ -205,6 +205,7 @@ export async function runNight(
     reader: deps.reader,
     validators: deps.validators,
     nightStartedAt: state.startedAt,
+    night: opts.night,
   };
   if (store.pageRead) {
     const pageRead = store.pageRead.bind(store);

@@ -278,6 +278,12 @@ export interface SourceResult {
   validators: { url: string; etag?: string; lastModified?: string }[];
   backfill?: BackfillState;
   /**
+   * P7: an overflow reading left unfinished tonight, or one carried over from an earlier night
+   * that went on (`pending`, kept in place of the one read), or that ended tonight (`done`: a
+   * page showed a record held before it began, or the list ended). Absent: nothing changed.
+   */
+  overflow?: { pending: OverflowPending } | { done: true };
+  /**
    * P11: a catalog URL of the source that moved permanently tonight (remembered, kept with the
    * outcome), or whose remembered target failed tonight or is no longer the catalog's (forgotten).
    */
@@ -305,6 +311,22 @@ export interface SourceHistory {
   lastDurationMs?: number;
   /** P11: its catalog URLs that moved permanently, and where the night asks them instead. */
   moved?: Moved[];
+  /** P7: a day's overflow left unread on an earlier night, read on from there tonight. */
+  overflow?: OverflowPending;
+}
+
+/**
+ * P7: a source's overflow reading (a list's next pages read because its first page showed no
+ * record the source held) that stopped before a page showing a held record: at the bound of
+ * `pagesPerNight` pages, or at a next page that failed. The records between where it stopped and
+ * those the source held before `since` (the night it began; the earliest, when several nights
+ * stack) are still to read: later nights go on from `cursor` (the page not yet read; absent, a
+ * form's postback: turned from that night's first page), until a page shows a record held before
+ * `since`, or the list ends.
+ */
+export interface OverflowPending {
+  since: string;
+  cursor?: PageRequest;
 }
 
 /**

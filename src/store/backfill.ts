@@ -3,7 +3,13 @@
  * with its counts, why it ended), read for the night, for the operator (`nor site`, `nor status
  * --json`, the console) and restarted by a person (`nor backfill restart`).
  */
-import type { BackfillEnd, BackfillState, PageRequest } from "../night/types.js";
+import type {
+  BackfillEnd,
+  BackfillState,
+  OverflowPending,
+  PageRequest,
+  SourceResult,
+} from "../night/types.js";
 import type { Db } from "./db.js";
 import { toIso } from "./iso-time.js";
 import type { BackfillTable } from "./schema/night.js";
@@ -51,6 +57,31 @@ export function backfillOfRow(
       ...(b.restarted_by ? { by: b.restarted_by } : {}),
     };
   return state;
+}
+
+/** P7: a source's overflow left unfinished, as its backfill row keeps it (migration 034). */
+export function overflowOfRow(
+  b: Partial<Pick<BackfillTable, "overflow_since" | "overflow_cursor">>,
+): OverflowPending | undefined {
+  if (!b.overflow_since) return undefined;
+  const p: OverflowPending = { since: b.overflow_since };
+  if (b.overflow_cursor) {
+    try {
+      p.cursor = JSON.parse(b.overflow_cursor) as PageRequest;
+    } catch {
+      // A cursor not read back goes on from that night's first page.
+    }
+  }
+  return p;
+}
+
+/** The overflow columns of what a night changed of it (SourceResult `overflow`). */
+export function overflowColumns(
+  change: NonNullable<SourceResult["overflow"]>,
+): Pick<BackfillTable, "overflow_since" | "overflow_cursor"> {
+  if ("done" in change) return { overflow_since: null, overflow_cursor: null };
+  const { since, cursor } = change.pending;
+  return { overflow_since: since, overflow_cursor: cursor ? JSON.stringify(cursor) : null };
 }
 
 /** The cursor column of a state: its request with its counts, or null. */

@@ -25,7 +25,7 @@ import {
 import { LANE_LEASE_MS } from "../policy/constants.js";
 import { addDays } from "../policy/night-date.js";
 import { showsAnyOf } from "../policy/way-identity.js";
-import { backfillOfRow, cursorJson } from "./backfill.js";
+import { backfillOfRow, cursorJson, overflowColumns, overflowOfRow } from "./backfill.js";
 import { relabelCheckerOffline } from "./checker-offline.js";
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
@@ -198,6 +198,8 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       const h = out.get(b.source_id);
       if (!h) continue;
       h.backfill = backfillOfRow(b);
+      const pending = overflowOfRow(b);
+      if (pending) h.overflow = pending;
     }
     // P11: the catalog URLs that moved permanently, asked where they moved.
     const moves = await this.#db
@@ -294,6 +296,14 @@ export class SqlNightStore implements NightStore, ValidatorStore {
           restartsRead: r.backfill.restarted?.count ?? 0,
         });
       }
+      // P7: an overflow left unfinished, kept with the backfill (which has ended: its row is
+      // there), in place of the one before; or done. Written only when it changed.
+      if (r.overflow)
+        await trx
+          .updateTable("backfill")
+          .set(overflowColumns(r.overflow))
+          .where("source_id", "=", r.sourceId)
+          .execute();
       // P11: a move remembered or forgotten with the night it was seen, never before it.
       for (const m of r.moves ?? []) {
         if (m.kind === "forget") {
@@ -509,7 +519,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
     return { url: row.url, key: row.key, records: Number(row.records), allStored };
   }
 
-  async holdsAny(sourceId: string, ids: readonly string[]): Promise<boolean> {
+  async holdsAny(sourceId: string, ids: readonly string[], before?: string): Promise<boolean> {
     const postgres = dialectOf(this.#db) === "postgres";
     // Each looked up by the records primary key (source_id, record_id), a page's worth at most.
     for (const part of chunks([...new Set(ids.map((id) => asStored(id, postgres)))])) {
@@ -518,6 +528,8 @@ export class SqlNightStore implements NightStore, ValidatorStore {
         .select("record_id")
         .where("source_id", "=", sourceId)
         .where("record_id", "in", part)
+        // First seen on a night before `before` (an overflow carried over ends at one).
+        .$if(before !== undefined, (q) => q.where("first_seen_night", "<", before as string))
         .limit(1)
         .executeTakeFirst();
       if (row) return true;

@@ -29,6 +29,7 @@ import * as m030 from "./030-backfill-restart.js";
 import * as m031 from "./031-site-down.js";
 import * as m032 from "./032-source-moves.js";
 import * as m033 from "./033-record-changed-index.js";
+import * as m034 from "./034-overflow-pending.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -62,6 +63,7 @@ export const migrations: Record<string, Migration> = {
   "031-site-down": m031,
   "032-source-moves": m032,
   "033-record-changed-index": m033,
+  "034-overflow-pending": m034,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -153,6 +153,13 @@ export interface BackfillTable {
   /** The latest restart: when (ISO 8601 UTC) and by whom; null if never. */
   restarted_at: string | null;
   restarted_by: string | null;
+  /**
+   * P7: the night an overflow reading left unfinished began (the earliest, when several stack),
+   * null when none is pending; with the page it goes on from (`overflow_cursor`, a request as
+   * JSON, null for a form's postback). Migration 034.
+   */
+  overflow_since: string | null;
+  overflow_cursor: string | null;
 }
 
 /**

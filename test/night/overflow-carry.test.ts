@@ -1,0 +1,208 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { ask, type NewAnswer } from "../review/tester-new-world.js";
+import { nightOn, noRobots, testerCatalog, testerWorld } from "./tester-nights.js";
+
+/**
+ * P7, P11: an overflow reading that stops before a page showing a record the source holds (the
+ * bound of `pagesPerNight` pages, or a next page that failed) is carried over: the next nights go
+ * on reading the list's next pages from where it stopped, until a page shows a record the source
+ * held before the night the overflow began, so every record the site posted ends up on record,
+ * new. With nothing pending, a night asks the first page only.
+ */
+const world = testerWorld("nor-overflow-carry-");
+const RECIPE = "extract: { items: li, title: a, link: a, date: span, next: a.next }";
+const PER_PAGE = 3;
+
+/** Each request for the list's pages on `night`: its path (robots.txt aside). */
+function asked(data: string, night: string): string[] {
+  const db = new Database(join(data, "nor.db"), { readonly: true });
+  try {
+    const rows = db
+      .prepare(
+        "select url from request_log where night = ? and purpose != 'robots' order by started_at, id",
+      )
+      .all(night) as { url: string }[];
+    return rows.map((r) => {
+      const u = new URL(r.url);
+      return u.pathname + u.search;
+    });
+  } finally {
+    db.close();
+  }
+}
+
+async function newTitles(data: string, night: string): Promise<string[]> {
+  const [fresh] = await ask<NewAnswer>(data, `${night}T15:00:00Z`, [`/api/new?night=${night}`]);
+  return (fresh?.json?.items ?? []).map((i) => i.title).sort();
+}
+
+const titles = (from: number, to: number): string[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => `R ${from + i}`).sort();
+
+/** A list of `count()` records, newest first, PER_PAGE a page; `fail(page)` answers instead. */
+function list(
+  count: () => number,
+  fail: (page: number, res: ServerResponse) => boolean = () => false,
+) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const page = Number(new URL(req.url ?? "/", "http://x").searchParams.get("page") ?? "1");
+    if (fail(page, res)) return;
+    const all = Array.from({ length: count() }, (_, i) => count() - i);
+    const rows = all.slice((page - 1) * PER_PAGE, page * PER_PAGE);
+    const more = page * PER_PAGE < all.length;
+    res
+      .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+      .end(
+        `<ul>${rows.map((n) => `<li><a href="/d/r-${n}.pdf">R ${n}</a> <span>11/01/2026</span></li>`).join("")}</ul>${more ? `<a class="next" href="/list?page=${page + 1}">Next</a>` : ""}`,
+      );
+  };
+}
+
+describe("an overflow left unfinished is read on the next nights (P7, P11)", () => {
+  it("P7, P11: a day posting more than the first page and pagesPerNight pages show: the next nights read the rest from where the reading stopped, every record new on record; then the first page only", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    let count = 10;
+    site.route(
+      "/list",
+      list(() => count),
+    );
+    const catalog = testerCatalog(world.dir, "carry-bound", [
+      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
+    ]);
+    const data = join(world.dir, "carry-bound");
+    // Night 1: page 1 and its backfill to the list's end (pages 2 to 4): R 1 to R 10 held.
+    await nightOn(catalog, data, "2026-11-20");
+
+    // Thirty posted in a day (R 11 to R 40, ten pages): pages 1 to 4 read, R 29 to R 40.
+    count = 40;
+    await nightOn(catalog, data, "2026-11-21");
+    expect(asked(data, "2026-11-21")).toEqual([
+      "/list",
+      "/list?page=2",
+      "/list?page=3",
+      "/list?page=4",
+    ]);
+    expect(await newTitles(data, "2026-11-21")).toEqual(titles(29, 40));
+
+    // Two more posted (the list shifts by two): the first page shows R 40, held; the reading
+    // goes on from page 5 (now R 30 to R 28: R 28 not yet held) for three pages.
+    count = 42;
+    await nightOn(catalog, data, "2026-11-22");
+    expect(asked(data, "2026-11-22")).toEqual([
+      "/list",
+      "/list?page=5",
+      "/list?page=6",
+      "/list?page=7",
+    ]);
+    expect(await newTitles(data, "2026-11-22")).toEqual(
+      [...titles(41, 42), ...titles(22, 28)].sort(),
+    );
+
+    // Nothing posted: pages 8 to 10, R 13 to R 21.
+    await nightOn(catalog, data, "2026-11-23");
+    expect(asked(data, "2026-11-23")).toEqual([
+      "/list",
+      "/list?page=8",
+      "/list?page=9",
+      "/list?page=10",
+    ]);
+    expect(await newTitles(data, "2026-11-23")).toEqual(titles(13, 21));
+
+    // Page 11 shows R 10, held before the overflow began: the reading ends there.
+    await nightOn(catalog, data, "2026-11-24");
+    expect(asked(data, "2026-11-24")).toEqual(["/list", "/list?page=11"]);
+    expect(await newTitles(data, "2026-11-24")).toEqual(titles(11, 12));
+
+    // Nothing pending, nothing posted: the first page only (P11).
+    await nightOn(catalog, data, "2026-11-25");
+    expect(asked(data, "2026-11-25")).toEqual(["/list"]);
+    expect(await newTitles(data, "2026-11-25")).toEqual([]);
+  });
+
+  it("P7: a next page that failed that night (a 500, its retries used up) is read the next night, its records new on record", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    let count = 10;
+    let down = false;
+    site.route(
+      "/list",
+      list(
+        () => count,
+        (page, res) => {
+          if (!down || page !== 3) return false;
+          res.writeHead(500, { "retry-after": "0" }).end("broken");
+          return true;
+        },
+      ),
+    );
+    const catalog = testerCatalog(world.dir, "carry-503", [
+      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
+    ]);
+    const data = join(world.dir, "carry-503");
+    await nightOn(catalog, data, "2026-11-20");
+
+    // Nine posted (R 11 to R 19): pages 1 and 2 read, page 3 (R 13 to R 11) fails, each retry.
+    count = 19;
+    down = true;
+    await nightOn(catalog, data, "2026-11-21");
+    expect(asked(data, "2026-11-21")).toEqual([
+      "/list",
+      "/list?page=2",
+      "/list?page=3",
+      "/list?page=3",
+      "/list?page=3",
+    ]);
+    expect(await newTitles(data, "2026-11-21")).toEqual(titles(14, 19));
+
+    // Page 3 answers: read, and page 4 shows R 10, held before: the reading ends.
+    down = false;
+    await nightOn(catalog, data, "2026-11-22");
+    expect(asked(data, "2026-11-22")).toEqual(["/list", "/list?page=3", "/list?page=4"]);
+    expect(await newTitles(data, "2026-11-22")).toEqual(titles(11, 13));
+
+    await nightOn(catalog, data, "2026-11-23");
+    expect(asked(data, "2026-11-23")).toEqual(["/list"]);
+  });
+
+  it("P7, P21: a next page the site said no to (403) that night is read the next night, its records new on record", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    let count = 10;
+    let no = false;
+    site.route(
+      "/list",
+      list(
+        () => count,
+        (page, res) => {
+          if (!no || page !== 2) return false;
+          res.writeHead(403, { "content-type": "text/plain" }).end("Forbidden");
+          return true;
+        },
+      ),
+    );
+    const catalog = testerCatalog(world.dir, "carry-403", [
+      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
+    ]);
+    const data = join(world.dir, "carry-403");
+    await nightOn(catalog, data, "2026-11-20");
+
+    // Five posted (R 11 to R 15): page 1 read, page 2 (R 12 to R 10) said no.
+    count = 15;
+    no = true;
+    await nightOn(catalog, data, "2026-11-21");
+    expect(asked(data, "2026-11-21")).toEqual(["/list", "/list?page=2"]);
+    expect(await newTitles(data, "2026-11-21")).toEqual(titles(13, 15));
+
+    no = false;
+    await nightOn(catalog, data, "2026-11-22");
+    expect(asked(data, "2026-11-22")).toEqual(["/list", "/list?page=2"]);
+    expect(await newTitles(data, "2026-11-22")).toEqual(titles(11, 12));
+
+    await nightOn(catalog, data, "2026-11-23");
+    expect(asked(data, "2026-11-23")).toEqual(["/list"]);
+  });
+});
