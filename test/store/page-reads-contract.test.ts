@@ -140,6 +140,21 @@ describe.each(makers)("page reads and the records they produced ($name)", (maker
     expect(await store.holdsAny(SRC, many)).toBe(true);
   });
 
+  it("P7: holdsAny before a night: only a record first seen on an earlier night counts (an overflow carried over ends at one); one seen that night or later does not", async () => {
+    u = await maker.make();
+    const store = u.store as NightStore & Required<Pick<NightStore, "holdsAny">>;
+    await u.store.commit("2026-11-05", result(["a"], undefined));
+    await u.store.commit("2026-11-06", result(["a", "b"], undefined));
+    await u.store.commit("2026-11-07", result(["a", "b", "c"], undefined));
+    expect(await store.holdsAny(SRC, ["b", "c"], "2026-11-06")).toBe(false);
+    expect(await store.holdsAny(SRC, ["b", "c"], "2026-11-07")).toBe(true);
+    expect(await store.holdsAny(SRC, ["a"], "2026-11-06")).toBe(true);
+    expect(await store.holdsAny(SRC, ["a"], "2026-11-05")).toBe(false);
+    expect(await store.holdsAny(SRC, ["z"], "2026-12-01")).toBe(false);
+    // Without `before`: any held record.
+    expect(await store.holdsAny(SRC, ["c"])).toBe(true);
+  });
+
   it("P7: holdsLike: a record held by its look (its link written another way, or its day and title) under another id; none such, or another source's: not", async () => {
     u = await maker.make();
     const store = u.store as NightStore & Required<Pick<NightStore, "holdsLike">>;
