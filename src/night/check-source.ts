@@ -522,8 +522,12 @@ async function readOverflow(
       out.records.push(...r.rs);
       return done();
     }
-    // The list's files moved since: its older records under new ids, never new.
-    if (!(await holds(r.rs)) && (await held.holdsLike(source.id, r.rs))) return done();
+    // The list's files moved since: its older records under new ids, never new. The page's
+    // others (the last of those not yet read, beside the first held) are taken, and it ends.
+    if (!(await holds(r.rs)) && (await held.holdsLike(source.id, r.rs))) {
+      for (const x of r.rs) if (!(await held.holdsLike(source.id, [x]))) out.records.push(x);
+      return done();
+    }
     out.records.push(...r.rs);
     const req = next;
     next = nextOf(req, r.asked);

@@ -34,6 +34,23 @@ function asked(data: string, night: string): string[] {
   }
 }
 
+/** The status the site answered for `path` on `night` (its first request for it). */
+function statusOf(data: string, night: string, path: string): number | undefined {
+  const db = new Database(join(data, "nor.db"), { readonly: true });
+  try {
+    const rows = db
+      .prepare("select url, status from request_log where night = ? order by started_at, id")
+      .all(night) as { url: string; status: number | null }[];
+    const row = rows.find((r) => {
+      const u = new URL(r.url);
+      return u.pathname + u.search === path;
+    });
+    return row?.status ?? undefined;
+  } finally {
+    db.close();
+  }
+}
+
 async function newTitles(data: string, night: string): Promise<string[]> {
   const [fresh] = await ask<NewAnswer>(data, `${night}T15:00:00Z`, [`/api/new?night=${night}`]);
   return (fresh?.json?.items ?? []).map((i) => i.title).sort();
@@ -121,6 +138,44 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
     await nightOn(catalog, data, "2026-11-25");
     expect(asked(data, "2026-11-25")).toEqual(["/list"]);
     expect(await newTitles(data, "2026-11-25")).toEqual([]);
+  });
+
+  it("P7, P12: a first page answered 304 while an overflow is pending: read from its stored copy (P8), the pages pending asked, their records new on record", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    let count = 10;
+    const page = list(() => count);
+    site.route("/list", (req, res) => {
+      const n = new URL(req.url ?? "/", "http://x").searchParams.get("page") ?? "1";
+      const etag = `"c${count}-p${n}"`;
+      if (req.headers["if-none-match"] === etag) return void res.writeHead(304, { etag }).end();
+      res.setHeader("etag", etag);
+      page(req, res);
+    });
+    const catalog = testerCatalog(world.dir, "carry-304", [
+      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
+    ]);
+    const data = join(world.dir, "carry-304");
+    await nightOn(catalog, data, "2026-11-20");
+    count = 30;
+    await nightOn(catalog, data, "2026-11-21");
+    expect(await newTitles(data, "2026-11-21")).toEqual(titles(19, 30));
+
+    // Nothing posted: the first page answers 304; pages 5 to 7 (R 18 to R 10) are read.
+    await nightOn(catalog, data, "2026-11-22");
+    expect(asked(data, "2026-11-22")).toEqual([
+      "/list",
+      "/list?page=5",
+      "/list?page=6",
+      "/list?page=7",
+    ]);
+    expect(await newTitles(data, "2026-11-22")).toEqual(titles(11, 18));
+    expect(statusOf(data, "2026-11-22", "/list")).toBe(304);
+
+    await nightOn(catalog, data, "2026-11-23");
+    expect(asked(data, "2026-11-23")).toEqual(["/list"]);
+    expect(statusOf(data, "2026-11-23", "/list")).toBe(304);
+    expect(await newTitles(data, "2026-11-23")).toEqual([]);
   });
 
   it("P7: a next page that failed that night (a 500, its retries used up) is read the next night, its records new on record", async () => {
