@@ -140,6 +140,48 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
     expect(await newTitles(data, "2026-11-25")).toEqual([]);
   });
 
+  it("P7: overflows left unfinished on two nights in a row: read on from the later's stop until a record held before the earlier began; every record new on record once", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    let count = 10;
+    site.route(
+      "/list",
+      list(() => count),
+    );
+    const catalog = testerCatalog(world.dir, "carry-stacked", [
+      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
+    ]);
+    const data = join(world.dir, "carry-stacked");
+    await nightOn(catalog, data, "2026-11-20");
+    // Thirty posted, then twenty more the next day: each night's first page shows none held.
+    count = 40;
+    await nightOn(catalog, data, "2026-11-21");
+    count = 60;
+    await nightOn(catalog, data, "2026-11-22");
+    expect(asked(data, "2026-11-22")).toEqual([
+      "/list",
+      "/list?page=2",
+      "/list?page=3",
+      "/list?page=4",
+    ]);
+    const seen = [
+      ...(await newTitles(data, "2026-11-21")),
+      ...(await newTitles(data, "2026-11-22")),
+    ];
+    // The nights after read on until page 17 shows R 10 (held before the 21st); then page 1 only.
+    let night = "";
+    for (let day = 23; day < 33; day++) {
+      night = `2026-11-${day}`;
+      await nightOn(catalog, data, night);
+      seen.push(...(await newTitles(data, night)));
+      if (asked(data, night).length === 1) break;
+    }
+    // Five nights read on (pages 5 to 17, three a night), the sixth asks the first page only.
+    expect(night).toBe("2026-11-28");
+    expect(asked(data, night)).toEqual(["/list"]);
+    expect(seen.sort()).toEqual(titles(11, 60));
+  });
+
   it("P7, P12: a first page answered 304 while an overflow is pending: read from its stored copy (P8), the pages pending asked, their records new on record", async () => {
     const site = await world.fleet.server();
     site.route("/robots.txt", noRobots);
