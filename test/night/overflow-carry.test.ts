@@ -63,6 +63,7 @@ const titles = (from: number, to: number): string[] =>
 function list(
   count: () => number,
   fail: (page: number, res: ServerResponse) => boolean = () => false,
+  dir: () => string = () => "d",
 ) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const page = Number(new URL(req.url ?? "/", "http://x").searchParams.get("page") ?? "1");
@@ -73,7 +74,7 @@ function list(
     res
       .writeHead(200, { "content-type": "text/html; charset=utf-8" })
       .end(
-        `<ul>${rows.map((n) => `<li><a href="/d/r-${n}.pdf">R ${n}</a> <span>11/01/2026</span></li>`).join("")}</ul>${more ? `<a class="next" href="/list?page=${page + 1}">Next</a>` : ""}`,
+        `<ul>${rows.map((n) => `<li><a href="/${dir()}/r-${n}.pdf">R ${n}</a> <span>11/01/2026</span></li>`).join("")}</ul>${more ? `<a class="next" href="/list?page=${page + 1}">Next</a>` : ""}`,
       );
   };
 }
@@ -180,6 +181,54 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
     expect(night).toBe("2026-11-28");
     expect(asked(data, night)).toEqual(["/list"]);
     expect(seen.sort()).toEqual(titles(11, 60));
+  });
+
+  it("P7: the list's files moved while an overflow is pending: the page showing the records held before (under new links) ends it, none of them new; those not yet read are", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    let count = 10;
+    let dir = "d";
+    site.route(
+      "/list",
+      list(
+        () => count,
+        () => false,
+        () => dir,
+      ),
+    );
+    const catalog = testerCatalog(world.dir, "carry-moved", [
+      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
+    ]);
+    const data = join(world.dir, "carry-moved");
+    await nightOn(catalog, data, "2026-11-20");
+    // Twenty-nine posted: pages 1 to 4 read (R 28 to R 39).
+    count = 39;
+    await nightOn(catalog, data, "2026-11-21");
+    // Every link new at once (files moved), nothing posted: the first page is held by its look.
+    dir = "files";
+    await nightOn(catalog, data, "2026-11-22");
+    expect(asked(data, "2026-11-22")).toEqual(["/list"]);
+    expect(await newTitles(data, "2026-11-22")).toEqual([]);
+    await nightOn(catalog, data, "2026-11-23");
+    expect(asked(data, "2026-11-23")).toEqual([
+      "/list",
+      "/list?page=5",
+      "/list?page=6",
+      "/list?page=7",
+    ]);
+    expect(await newTitles(data, "2026-11-23")).toEqual(titles(19, 27));
+    // Page 10 shows R 12, R 11 and R 10 (held before, under its old link): it ends there, the
+    // first two new, R 10 not.
+    await nightOn(catalog, data, "2026-11-24");
+    expect(asked(data, "2026-11-24")).toEqual([
+      "/list",
+      "/list?page=8",
+      "/list?page=9",
+      "/list?page=10",
+    ]);
+    expect(await newTitles(data, "2026-11-24")).toEqual(titles(11, 18));
+    await nightOn(catalog, data, "2026-11-25");
+    expect(asked(data, "2026-11-25")).toEqual(["/list"]);
   });
 
   it("P7, P12: a first page answered 304 while an overflow is pending: read from its stored copy (P8), the pages pending asked, their records new on record", async () => {
