@@ -447,18 +447,18 @@ async function readOverflow(
     pending !== undefined && (ctx.night === undefined || pending.since < ctx.night)
       ? pending.since
       : ctx.night;
-  const leave = (at: PageRequest | undefined): Overflow => {
-    if (since === undefined) return out;
-    const p: OverflowPending = { since };
-    // A postback's state is tonight's only: turned again from a later night's first page.
-    if (at !== undefined && (at.method ?? "GET") === "GET" && at.hop === undefined)
-      p.cursor = { ...at };
-    if (pending?.since !== p.since || JSON.stringify(pending.cursor) !== JSON.stringify(p.cursor))
-      out.change = { pending: p };
-    return out;
-  };
   const done = (): Overflow => {
     if (pending !== undefined) out.change = { done: true };
+    return out;
+  };
+  const leave = (at: PageRequest): Overflow => {
+    // A postback's state is tonight's only (P5): a form's pager is never carried over (turned
+    // again from a later night's first page, it would ask the same pages every night).
+    if (since === undefined || (at.method ?? "GET") !== "GET" || at.hop !== undefined)
+      return done();
+    const p: OverflowPending = { since, cursor: { ...at } };
+    if (pending?.since !== p.since || JSON.stringify(pending.cursor) !== JSON.stringify(p.cursor))
+      out.change = { pending: p };
     return out;
   };
   /** One next page read: its records, or why the reading stops there. */

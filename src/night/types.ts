@@ -320,13 +320,13 @@ export interface SourceHistory {
  * record the source held) that stopped before a page showing a held record: at the bound of
  * `pagesPerNight` pages, or at a next page that failed. The records between where it stopped and
  * those the source held before `since` (the night it began; the earliest, when several nights
- * stack) are still to read: later nights go on from `cursor` (the page not yet read; absent, a
- * form's postback: turned from that night's first page), until a page shows a record held before
- * `since`, or the list ends.
+ * stack) are still to read: later nights go on from `cursor` (the page not yet read, a GET: a
+ * form's postback is never carried over), until a page shows a record held before `since`, or
+ * the list ends.
  */
 export interface OverflowPending {
   since: string;
-  cursor?: PageRequest;
+  cursor: PageRequest;
 }
 
 /**

@@ -59,20 +59,21 @@ export function backfillOfRow(
   return state;
 }
 
-/** P7: a source's overflow left unfinished, as its backfill row keeps it (migration 034). */
+/**
+ * P7: a source's overflow left unfinished, as its backfill row keeps it (migration 034); none
+ * without a page to go on from that reads back.
+ */
 export function overflowOfRow(
   b: Partial<Pick<BackfillTable, "overflow_since" | "overflow_cursor">>,
 ): OverflowPending | undefined {
-  if (!b.overflow_since) return undefined;
-  const p: OverflowPending = { since: b.overflow_since };
-  if (b.overflow_cursor) {
-    try {
-      p.cursor = JSON.parse(b.overflow_cursor) as PageRequest;
-    } catch {
-      // A cursor not read back goes on from that night's first page.
-    }
+  if (!b.overflow_since || !b.overflow_cursor) return undefined;
+  try {
+    const cursor = JSON.parse(b.overflow_cursor) as PageRequest;
+    if (typeof cursor?.url !== "string") return undefined;
+    return { since: b.overflow_since, cursor };
+  } catch {
+    return undefined;
   }
-  return p;
 }
 
 /** The overflow columns of what a night changed of it (SourceResult `overflow`). */
@@ -81,7 +82,7 @@ export function overflowColumns(
 ): Pick<BackfillTable, "overflow_since" | "overflow_cursor"> {
   if ("done" in change) return { overflow_since: null, overflow_cursor: null };
   const { since, cursor } = change.pending;
-  return { overflow_since: since, overflow_cursor: cursor ? JSON.stringify(cursor) : null };
+  return { overflow_since: since, overflow_cursor: JSON.stringify(cursor) };
 }
 
 /** The cursor column of a state: its request with its counts, or null. */

@@ -69,7 +69,7 @@ describe.each(makers)("overflow left unfinished ($name)", (maker) => {
       expect(h.get("a.gov/0")?.backfill).toMatchObject({ done: true, pagesRead: 3 });
       expect(h.get("a.gov/1")?.overflow).toBeUndefined();
 
-      // Gone on: another page; one kept without a page (a form's postback).
+      // Gone on: another page; another source's begun.
       await store.commit(
         nights[2] as string,
         result("a.gov/0", T0 + 2 * DAY, {
@@ -78,14 +78,19 @@ describe.each(makers)("overflow left unfinished ($name)", (maker) => {
       );
       await store.commit(
         nights[2] as string,
-        result("a.gov/1", T0 + 2 * DAY, { overflow: { pending: { since: "2026-11-07" } } }),
+        result("a.gov/1", T0 + 2 * DAY, {
+          overflow: { pending: { since: "2026-11-07", cursor: { url: `${URL_}?page=2` } } },
+        }),
       );
       h = await store.histories(nights[3] as string, ["a.gov/0", "a.gov/1"]);
       expect(h.get("a.gov/0")?.overflow).toEqual({
         since: "2026-11-06",
         cursor: { url: `${URL_}?page=8` },
       });
-      expect(h.get("a.gov/1")?.overflow).toEqual({ since: "2026-11-07" });
+      expect(h.get("a.gov/1")?.overflow).toEqual({
+        since: "2026-11-07",
+        cursor: { url: `${URL_}?page=2` },
+      });
 
       // A night that says nothing of it keeps it; one done clears it.
       await store.commit(nights[3] as string, result("a.gov/1", T0 + 3 * DAY));
@@ -96,7 +101,10 @@ describe.each(makers)("overflow left unfinished ($name)", (maker) => {
       h = await store.histories("2026-11-09", ["a.gov/0", "a.gov/1"]);
       expect(h.get("a.gov/0")?.overflow).toBeUndefined();
       expect(h.get("a.gov/0")?.backfill).toMatchObject({ done: true });
-      expect(h.get("a.gov/1")?.overflow).toEqual({ since: "2026-11-07" });
+      expect(h.get("a.gov/1")?.overflow).toEqual({
+        since: "2026-11-07",
+        cursor: { url: `${URL_}?page=2` },
+      });
     } finally {
       await close();
     }

@@ -6,8 +6,8 @@ import { columnsOf } from "./columns.js";
  * page showed no record the source held, stopped at `pagesPerNight` pages or at a page that
  * failed), kept with its backfill (the reading is done only once that has ended): the night it
  * began (`overflow_since`, the earliest when several stack) and the page it goes on from
- * (`overflow_cursor`, a request as JSON, null for a form's postback: turned from that night's
- * first page). Null: nothing pending. Existing rows: nothing pending.
+ * (`overflow_cursor`, a request as JSON; a form's postback is never kept). Null: nothing
+ * pending. Existing rows: nothing pending.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const has = await columnsOf(db, "backfill");

@@ -156,7 +156,7 @@ export interface BackfillTable {
   /**
    * P7: the night an overflow reading left unfinished began (the earliest, when several stack),
    * null when none is pending; with the page it goes on from (`overflow_cursor`, a request as
-   * JSON, null for a form's postback). Migration 034.
+   * JSON). Migration 034.
    */
   overflow_since: string | null;
   overflow_cursor: string | null;
