@@ -438,6 +438,12 @@ async function readOverflow(
   if (!firstHeld && page1.kind !== "read") return out;
   if (!firstHeld && (await held.holdsLike(source.id, first))) return out;
   if (firstHeld && pending === undefined) return out;
+  // A first page showing a record held before the overflow pending began: all past it is older
+  // (the site took back what it had posted, say): nothing is left between (P11: nothing asked).
+  if (firstHeld && pending !== undefined && (await holds(first, pending.since))) {
+    out.change = { done: true };
+    return out;
+  }
   const listSite = siteOf(page1.url);
   const seen = new Set([pageId(firstReq), pageId({ url: page1.url })]);
   let lastIds = idsOf(first);

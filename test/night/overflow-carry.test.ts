@@ -231,6 +231,31 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
     expect(asked(data, "2026-11-25")).toEqual(["/list"]);
   });
 
+  it("P7, P11: a first page that shows a record held before the overflow pending began ends it, with nothing more asked", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    let count = 10;
+    site.route(
+      "/list",
+      list(() => count),
+    );
+    const catalog = testerCatalog(world.dir, "carry-shrunk", [
+      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
+    ]);
+    const data = join(world.dir, "carry-shrunk");
+    await nightOn(catalog, data, "2026-11-20");
+    count = 40;
+    await nightOn(catalog, data, "2026-11-21");
+    // The site took the thirty back: its first page shows R 10, held before the 21st.
+    count = 10;
+    await nightOn(catalog, data, "2026-11-22");
+    expect(asked(data, "2026-11-22")).toEqual(["/list"]);
+    count = 11;
+    await nightOn(catalog, data, "2026-11-23");
+    expect(asked(data, "2026-11-23")).toEqual(["/list"]);
+    expect(await newTitles(data, "2026-11-23")).toEqual(["R 11"]);
+  });
+
   it("P7, P12: a first page answered 304 while an overflow is pending: read from its stored copy (P8), the pages pending asked, their records new on record", async () => {
     const site = await world.fleet.server();
     site.route("/robots.txt", noRobots);
