@@ -400,8 +400,10 @@ interface Overflow {
  * when that page overflowed again), with the same bound, until a page shows a record held before
  * the night the overflow began (those first seen since are the part already read), or the list
  * ends: then it is done. A page of it that shows no record held by id but some by their look
- * (the list's files moved since) ends it too, its records not taken: they would be the source's
- * older records under new ids. Nothing pending, nothing more is asked (P11).
+ * (the list's files moved since) ends it too, those records not taken: they would be the source's
+ * older records under new ids. Its page failing nights in a row (counted as a backfill's:
+ * BACKFILL_MISSES, BACKFILL_UNANSWERED_NIGHTS; a no or the deadline not counted) gives it up.
+ * Nothing pending, nothing more is asked (P11).
  */
 async function readOverflow(
   ctx: CheckContext,
@@ -457,27 +459,43 @@ async function readOverflow(
     if (pending !== undefined) out.change = { done: true };
     return out;
   };
-  const leave = (at: PageRequest): Overflow => {
+  const leave = (at: PageRequest, failed?: NightOutcome): Overflow => {
     // A postback's state is tonight's only (P5): a form's pager is never carried over (turned
     // again from a later night's first page, it would ask the same pages every night).
     if (since === undefined || (at.method ?? "GET") !== "GET" || at.hop !== undefined)
       return done();
     const p: OverflowPending = { since, cursor: { ...at } };
-    if (pending?.since !== p.since || JSON.stringify(pending.cursor) !== JSON.stringify(p.cursor))
-      out.change = { pending: p };
+    // The nights in a row its page failed, counted as the backfill's are (missedPage): at their
+    // bound it is given up, not asked every night for ever.
+    if (pending !== undefined && pageId(pending.cursor) === pageId(at)) {
+      if (pending.failedNights) p.failedNights = pending.failedNights;
+      if (pending.unansweredNights) p.unansweredNights = pending.unansweredNights;
+    }
+    if (failed !== undefined && missedPage(failed)) {
+      const unanswered = failed.unanswered === true;
+      const nights = (unanswered ? p.unansweredNights : p.failedNights) ?? 0;
+      if (nights + 1 >= (unanswered ? BACKFILL_UNANSWERED_NIGHTS : BACKFILL_MISSES)) return done();
+      if (unanswered) p.unansweredNights = nights + 1;
+      else p.failedNights = nights + 1;
+    }
+    if (JSON.stringify(pending) !== JSON.stringify(p)) out.change = { pending: p };
     return out;
   };
   /** One next page read: its records, or why the reading stops there. */
   const readNext = async (
     req: PageRequest,
-  ): Promise<{ stop: "failed" | "end" } | { rs: ExtractedRecord[]; asked: Read }> => {
+  ): Promise<
+    | { stop: "failed"; outcome?: NightOutcome }
+    | { stop: "end" }
+    | { rs: ExtractedRecord[]; asked: Read }
+  > => {
     seen.add(pageId(req));
     budget--;
     const asked = await readOne(ctx, way, req, "backfill", source.id, true);
     if (asked.kind === "failed") {
       if (endsTheSource(asked.outcome.kind) && asked.outcome.kind !== "unreached")
         out.stoppedBy = asked.outcome;
-      return { stop: "failed" };
+      return { stop: "failed", outcome: asked.outcome };
     }
     // P12: a page asked before (by the backfill) is asked with its validators; a 304 is read
     // from the stored copy (P8). One not so read is no answer about its records.
@@ -503,7 +521,7 @@ async function readOverflow(
       if (next === undefined || seen.has(pageId(next))) return done();
       if (budget <= 0) return leave(next);
       const r = await readNext(next);
-      if ("stop" in r) return r.stop === "end" ? done() : leave(next);
+      if ("stop" in r) return r.stop === "end" ? done() : leave(next, r.outcome);
       out.records.push(...r.rs);
       const req = next;
       next = nextOf(req, r.asked);
@@ -523,7 +541,7 @@ async function readOverflow(
     if (next === undefined || seen.has(pageId(next))) return done();
     if (budget <= 0) return leave(next);
     const r = await readNext(next);
-    if ("stop" in r) return r.stop === "end" ? done() : leave(next);
+    if ("stop" in r) return r.stop === "end" ? done() : leave(next, r.outcome);
     if (await holds(r.rs, p.since)) {
       out.records.push(...r.rs);
       return done();

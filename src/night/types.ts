@@ -327,6 +327,13 @@ export interface SourceHistory {
 export interface OverflowPending {
   since: string;
   cursor: PageRequest;
+  /**
+   * Nights in a row on which `cursor`'s page failed with an answer that is not the page, or got
+   * no answer about itself (as BackfillState's): at BACKFILL_MISSES, BACKFILL_UNANSWERED_NIGHTS
+   * the overflow is given up.
+   */
+  failedNights?: number;
+  unansweredNights?: number;
 }
 
 /**

@@ -68,9 +68,15 @@ export function overflowOfRow(
 ): OverflowPending | undefined {
   if (!b.overflow_since || !b.overflow_cursor) return undefined;
   try {
-    const cursor = JSON.parse(b.overflow_cursor) as PageRequest;
+    const { failedNights, unansweredNights, ...cursor } = JSON.parse(
+      b.overflow_cursor,
+    ) as PageRequest & Pick<OverflowPending, "failedNights" | "unansweredNights">;
     if (typeof cursor?.url !== "string") return undefined;
-    return { since: b.overflow_since, cursor };
+    const p: OverflowPending = { since: b.overflow_since, cursor };
+    if (typeof failedNights === "number" && failedNights > 0) p.failedNights = failedNights;
+    if (typeof unansweredNights === "number" && unansweredNights > 0)
+      p.unansweredNights = unansweredNights;
+    return p;
   } catch {
     return undefined;
   }
@@ -81,8 +87,13 @@ export function overflowColumns(
   change: NonNullable<SourceResult["overflow"]>,
 ): Pick<BackfillTable, "overflow_since" | "overflow_cursor"> {
   if ("done" in change) return { overflow_since: null, overflow_cursor: null };
-  const { since, cursor } = change.pending;
-  return { overflow_since: since, overflow_cursor: JSON.stringify(cursor) };
+  const { since, cursor, failedNights, unansweredNights } = change.pending;
+  // Its counts kept beside the request, as a backfill cursor's are (cursorJson).
+  const counts = {
+    ...(failedNights ? { failedNights } : {}),
+    ...(unansweredNights ? { unansweredNights } : {}),
+  };
+  return { overflow_since: since, overflow_cursor: JSON.stringify({ ...cursor, ...counts }) };
 }
 
 /** The cursor column of a state: its request with its counts, or null. */

@@ -339,6 +339,39 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
     expect(asked(data, "2026-11-23")).toEqual(["/list"]);
   });
 
+  it("P7, P11: a next page that fails three nights running (a 400 each night) is given up: the fourth night asks the first page only", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    let count = 10;
+    let broken = false;
+    site.route(
+      "/list",
+      list(
+        () => count,
+        (page, res) => {
+          if (!broken || page !== 3) return false;
+          res.writeHead(400, { "content-type": "text/plain" }).end("Bad Request");
+          return true;
+        },
+      ),
+    );
+    const catalog = testerCatalog(world.dir, "carry-given-up", [
+      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
+    ]);
+    const data = join(world.dir, "carry-given-up");
+    await nightOn(catalog, data, "2026-11-20");
+    count = 19;
+    broken = true;
+    await nightOn(catalog, data, "2026-11-21");
+    expect(asked(data, "2026-11-21")).toEqual(["/list", "/list?page=2", "/list?page=3"]);
+    await nightOn(catalog, data, "2026-11-22");
+    expect(asked(data, "2026-11-22")).toEqual(["/list", "/list?page=3"]);
+    await nightOn(catalog, data, "2026-11-23");
+    expect(asked(data, "2026-11-23")).toEqual(["/list", "/list?page=3"]);
+    await nightOn(catalog, data, "2026-11-24");
+    expect(asked(data, "2026-11-24")).toEqual(["/list"]);
+  });
+
   it("P7, P21: a next page the site said no to (403) that night is read the next night, its records new on record", async () => {
     const site = await world.fleet.server();
     site.route("/robots.txt", noRobots);

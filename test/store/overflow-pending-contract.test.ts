@@ -46,7 +46,7 @@ function result(sourceId: string, endedAt: number, more: Partial<SourceResult> =
 }
 
 describe.each(makers)("overflow left unfinished ($name)", (maker) => {
-  it("P7: an overflow pending is read back with its night and page; replaced, kept by a night that says nothing of it, and cleared when done; another source's apart", async () => {
+  it("P7: an overflow pending is read back with its night, page and failed nights; replaced, kept by a night that says nothing of it, and cleared when done; another source's apart", async () => {
     const { store, close } = await maker.make();
     try {
       const nights = ["2026-11-05", "2026-11-06", "2026-11-07", "2026-11-08"];
@@ -79,7 +79,14 @@ describe.each(makers)("overflow left unfinished ($name)", (maker) => {
       await store.commit(
         nights[2] as string,
         result("a.gov/1", T0 + 2 * DAY, {
-          overflow: { pending: { since: "2026-11-07", cursor: { url: `${URL_}?page=2` } } },
+          overflow: {
+            pending: {
+              since: "2026-11-07",
+              cursor: { url: `${URL_}?page=2` },
+              failedNights: 1,
+              unansweredNights: 2,
+            },
+          },
         }),
       );
       h = await store.histories(nights[3] as string, ["a.gov/0", "a.gov/1"]);
@@ -90,6 +97,8 @@ describe.each(makers)("overflow left unfinished ($name)", (maker) => {
       expect(h.get("a.gov/1")?.overflow).toEqual({
         since: "2026-11-07",
         cursor: { url: `${URL_}?page=2` },
+        failedNights: 1,
+        unansweredNights: 2,
       });
 
       // A night that says nothing of it keeps it; one done clears it.
@@ -104,6 +113,8 @@ describe.each(makers)("overflow left unfinished ($name)", (maker) => {
       expect(h.get("a.gov/1")?.overflow).toEqual({
         since: "2026-11-07",
         cursor: { url: `${URL_}?page=2` },
+        failedNights: 1,
+        unansweredNights: 2,
       });
     } finally {
       await close();
