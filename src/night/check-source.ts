@@ -474,7 +474,18 @@ async function readOverflow(
     if (failed !== undefined && missedPage(failed)) {
       const unanswered = failed.unanswered === true;
       const nights = (unanswered ? p.unansweredNights : p.failedNights) ?? 0;
-      if (nights + 1 >= (unanswered ? BACKFILL_UNANSWERED_NIGHTS : BACKFILL_MISSES)) return done();
+      if (nights + 1 >= (unanswered ? BACKFILL_UNANSWERED_NIGHTS : BACKFILL_MISSES)) {
+        // P24: records never to be read are for a person (a flag), never lost unsaid.
+        out.change = {
+          done: true,
+          gaveUp: {
+            since,
+            url: at.url,
+            reason: `${unanswered ? "no answer" : "not the page"} ${nights + 1} nights running (last: ${missWords(failed)})`,
+          },
+        };
+        return out;
+      }
       if (unanswered) p.unansweredNights = nights + 1;
       else p.failedNights = nights + 1;
     }

@@ -79,6 +79,17 @@ export function flagsFor(result: SourceResult, history: SourceHistory): RaisedFl
       detail: `its older pages gave up on ${end.url ?? "a page"}${end.reason ? ` (${end.reason})` : ""}; \`nor backfill restart ${result.sourceId}\` asks it again`,
     });
   }
+  // P7: a day's overflow carried over that gave up tonight (its page failing nights running):
+  // the records past that page are never read. For a person, once (the carry-over is cleared
+  // with it, so no later night gives it up again).
+  const overflow = result.overflow;
+  if (overflow !== undefined && "done" in overflow && overflow.gaveUp !== undefined) {
+    const g = overflow.gaveUp;
+    flags.push({
+      kind: "overflow-gave-up",
+      detail: `a day's overflow carried over since the night of ${g.since} gave up on ${g.url} (${g.reason}): the records the list shows from that page until those held before ${g.since} are not read; look at the list`,
+    });
+  }
   // P11: a catalog URL that moved permanently tonight (remembered: asked at its new address
   // from now on) is for a person, who updates the catalog. Raised the night the move is first
   // seen, never again while it is remembered; a move found again to another page (the first

@@ -206,6 +206,11 @@ export type FlagKind =
   /** P7: its backfill gave up on an older page tonight (`nor backfill restart` asks it again). */
   | "backfill-gave-up"
   /**
+   * P7: a day's overflow carried over (its list's next pages past the first) gave up tonight on
+   * a page failing nights running: the records past it are never read.
+   */
+  | "overflow-gave-up"
+  /**
    * P11: its catalog URL answered a permanent redirect (301, 308) to a page that was read:
    * the night asks the page there from now on; the catalog should be updated.
    */
@@ -282,7 +287,7 @@ export interface SourceResult {
    * that went on (`pending`, kept in place of the one read), or that ended tonight (`done`: a
    * page showed a record held before it began, or the list ended). Absent: nothing changed.
    */
-  overflow?: { pending: OverflowPending } | { done: true };
+  overflow?: { pending: OverflowPending } | { done: true; gaveUp?: OverflowGaveUp };
   /**
    * P11: a catalog URL of the source that moved permanently tonight (remembered, kept with the
    * outcome), or whose remembered target failed tonight or is no longer the catalog's (forgotten).
@@ -324,6 +329,17 @@ export interface SourceHistory {
  * form's postback is never carried over), until a page shows a record held before `since`, or
  * the list ends.
  */
+/**
+ * P7, P24: an overflow carried over that gave up tonight: its page (`url`) failed as many nights
+ * running as a backfill's older page does before it gives up (`reason`: how, and the last
+ * failure); the records past it, posted since `since`, are never read. For a person (a flag).
+ */
+export interface OverflowGaveUp {
+  since: string;
+  url: string;
+  reason: string;
+}
+
 export interface OverflowPending {
   since: string;
   cursor: PageRequest;

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { runMain } from "../cli/cli-capture.js";
 import { ask, type NewAnswer } from "../review/tester-new-world.js";
 import { nightOn, noRobots, testerCatalog, testerWorld } from "./tester-nights.js";
 
@@ -370,6 +371,58 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
     expect(asked(data, "2026-11-23")).toEqual(["/list", "/list?page=3"]);
     await nightOn(catalog, data, "2026-11-24");
     expect(asked(data, "2026-11-24")).toEqual(["/list"]);
+  });
+
+  it("P7, P24: a carried-over overflow given up (its page failing nights running) raises an overflow-gave-up flag for a person, once, naming the page and the records left unread", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    let count = 10;
+    let broken = false;
+    site.route(
+      "/list",
+      list(
+        () => count,
+        (page, res) => {
+          if (!broken || page !== 3) return false;
+          res.writeHead(400, { "content-type": "text/plain" }).end("Bad Request");
+          return true;
+        },
+      ),
+    );
+    const catalog = testerCatalog(world.dir, "carry-flagged", [
+      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
+    ]);
+    const data = join(world.dir, "carry-flagged");
+    const overflowFlags = async () =>
+      (
+        JSON.parse((await runMain(["flags", "--data", data, "--json"])).stdout) as {
+          kind: string;
+          source: string;
+          detail: string;
+        }[]
+      ).filter((f) => f.kind === "overflow-gave-up");
+    await nightOn(catalog, data, "2026-11-20");
+    count = 19;
+    broken = true;
+    await nightOn(catalog, data, "2026-11-21");
+    await nightOn(catalog, data, "2026-11-22");
+    // Failing, not yet given up: nothing for a person yet.
+    expect(await overflowFlags()).toEqual([]);
+    await nightOn(catalog, data, "2026-11-23");
+    // Given up the third night its page failed: R 11 to R 13 (on page 3) are never read.
+    const page3 = site.url("/list?page=3");
+    const flags = await overflowFlags();
+    expect(flags).toHaveLength(1);
+    expect(flags[0]?.source).toBe("list");
+    expect(flags[0]?.detail).toContain(page3);
+    expect(flags[0]?.detail).toContain("2026-11-21");
+    expect(flags[0]?.detail).toContain("not the page 3 nights running");
+    const table = await runMain(["flags", "--data", data]);
+    expect(table.stdout).toContain(`overflow-gave-up\tlist\t`);
+    // Not asked again, nor flagged again.
+    await nightOn(catalog, data, "2026-11-24");
+    expect(asked(data, "2026-11-24")).toEqual(["/list"]);
+    expect(await overflowFlags()).toHaveLength(1);
   });
 
   it("P7, P21: a next page the site said no to (403) that night is read the next night, its records new on record", async () => {
