@@ -459,12 +459,13 @@ async function readOverflow(
     if (pending !== undefined) out.change = { done: true };
     return out;
   };
-  const leave = (at: PageRequest, failed?: NightOutcome): Overflow => {
+  const leave = (at: PageRequest, from: WayIn, failed?: NightOutcome): Overflow => {
     // A postback's state is tonight's only (P5): a form's pager is never carried over (turned
     // again from a later night's first page, it would ask the same pages every night).
     if (since === undefined || (at.method ?? "GET") !== "GET" || at.hop !== undefined)
       return done();
-    const p: OverflowPending = { since, cursor: { ...at } };
+    // P4: with the way whose list it is: read on with that way's reader whichever answers first.
+    const p: OverflowPending = { since, cursor: { ...at }, way: from.url };
     // The nights in a row its page failed, counted as the backfill's are (missedPage): at their
     // bound it is given up, not asked every night for ever.
     if (pending !== undefined && pageId(pending.cursor) === pageId(at)) {
@@ -495,6 +496,7 @@ async function readOverflow(
   /** One next page read: its records, or why the reading stops there. */
   const readNext = async (
     req: PageRequest,
+    from: WayIn,
   ): Promise<
     | { stop: "failed"; outcome?: NightOutcome }
     | { stop: "end" }
@@ -502,7 +504,7 @@ async function readOverflow(
   > => {
     seen.add(pageId(req));
     budget--;
-    const asked = await readOne(ctx, way, req, "backfill", source.id, true);
+    const asked = await readOne(ctx, from, req, "backfill", source.id, true);
     if (asked.kind === "failed") {
       if (endsTheSource(asked.outcome.kind) && asked.outcome.kind !== "unreached")
         out.stoppedBy = asked.outcome;
@@ -517,22 +519,33 @@ async function readOverflow(
     lastIds = ids;
     return { rs, asked };
   };
-  const nextOf = (req: PageRequest, asked: Read): PageRequest | undefined =>
+  const nextOf = (
+    req: PageRequest,
+    asked: Read,
+    from: WayIn = way,
+    site: string = listSite,
+  ): PageRequest | undefined =>
     asked.kind === "failed" || asked.kind === "same" || !asked.extraction || !asked.body
       ? undefined
       : sameList(
-          ctx.reader.nextRequest(way, req, asked.body, asked.extraction, asked.contentType),
-          listSite,
+          ctx.reader.nextRequest(from, req, asked.body, asked.extraction, asked.contentType),
+          site,
         );
   let next = nextOf(firstReq, page1);
+  // P4: an overflow pending on another way's list than tonight's (its end is not that list's).
+  const elsewhere = pending?.way !== undefined && pending.way !== way.url;
   if (!firstHeld) {
     // Tonight's own overflow: until a page shows a record the source holds.
     let reached = false;
     while (!reached) {
-      if (next === undefined || seen.has(pageId(next))) return done();
-      if (budget <= 0) return leave(next);
-      const r = await readNext(next);
-      if ("stop" in r) return r.stop === "end" ? done() : leave(next, r.outcome);
+      if (next === undefined || seen.has(pageId(next))) {
+        if (elsewhere) break;
+        return done();
+      }
+      if (budget <= 0) return leave(next, way);
+      const r = await readNext(next, way);
+      if ("stop" in r && r.stop === "end" && elsewhere) break;
+      if ("stop" in r) return r.stop === "end" ? done() : leave(next, way, r.outcome);
       out.records.push(...r.rs);
       const req = next;
       next = nextOf(req, r.asked);
@@ -546,13 +559,36 @@ async function readOverflow(
   // P7: an overflow left unfinished on an earlier night goes on from the page it stopped at
   // (one read tonight already: from where tonight's reading stopped).
   const p = pending as OverflowPending;
-  const cursor = sameList(p.cursor, listSite);
-  if (cursor !== undefined && !seen.has(pageId(cursor))) next = cursor;
+  // P4: read with the way whose list it is (its pager, its reader), not tonight's first way in
+  // when another answered first (a feed's reader given a page's list reads nothing of it).
+  const carry = p.way === undefined ? way : waysInOrder(source).find((w) => w.url === p.way);
+  if (carry === undefined) {
+    // Its way in is no longer the catalog's (its URL changed, or the way taken out): the records
+    // past its page are never read; for a person (P24).
+    out.change = {
+      done: true,
+      gaveUp: {
+        since: p.since,
+        url: p.cursor.url,
+        reason: `its way in, ${p.way}, is no longer the catalog's`,
+      },
+    };
+    return out;
+  }
+  // Its list's site: where tonight's first page answered, for tonight's way; else where that
+  // way is asked (its catalog URL, or where it moved permanently, P11).
+  const carrySite =
+    carry === way
+      ? listSite
+      : siteOf(history.moved?.find((m) => m.from === carry.url)?.to ?? carry.url);
+  const cursor = sameList(p.cursor, carrySite);
+  if (carry !== way) next = cursor;
+  else if (cursor !== undefined && !seen.has(pageId(cursor))) next = cursor;
   for (;;) {
     if (next === undefined || seen.has(pageId(next))) return done();
-    if (budget <= 0) return leave(next);
-    const r = await readNext(next);
-    if ("stop" in r) return r.stop === "end" ? done() : leave(next, r.outcome);
+    if (budget <= 0) return leave(next, carry);
+    const r = await readNext(next, carry);
+    if ("stop" in r) return r.stop === "end" ? done() : leave(next, carry, r.outcome);
     if (await holds(r.rs, p.since)) {
       out.records.push(...r.rs);
       return done();
@@ -565,7 +601,7 @@ async function readOverflow(
     }
     out.records.push(...r.rs);
     const req = next;
-    next = nextOf(req, r.asked);
+    next = nextOf(req, r.asked, carry, carrySite);
   }
 }
 

@@ -344,6 +344,13 @@ export interface OverflowPending {
   since: string;
   cursor: PageRequest;
   /**
+   * P4: the catalog URL of the way in whose list it was read through (its pager, its reader):
+   * later nights read `cursor` with that way's reader, whichever way answered first tonight;
+   * one the catalog no longer lists ends it (a flag). Absent (kept before this was): the way
+   * that answers.
+   */
+  way?: string;
+  /**
    * Nights in a row on which `cursor`'s page failed with an answer that is not the page, or got
    * no answer about itself (as BackfillState's): at BACKFILL_MISSES, BACKFILL_UNANSWERED_NIGHTS
    * the overflow is given up.

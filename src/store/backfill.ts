@@ -68,11 +68,12 @@ export function overflowOfRow(
 ): OverflowPending | undefined {
   if (!b.overflow_since || !b.overflow_cursor) return undefined;
   try {
-    const { failedNights, unansweredNights, ...cursor } = JSON.parse(
+    const { failedNights, unansweredNights, way, ...cursor } = JSON.parse(
       b.overflow_cursor,
-    ) as PageRequest & Pick<OverflowPending, "failedNights" | "unansweredNights">;
+    ) as PageRequest & Pick<OverflowPending, "failedNights" | "unansweredNights" | "way">;
     if (typeof cursor?.url !== "string") return undefined;
     const p: OverflowPending = { since: b.overflow_since, cursor };
+    if (typeof way === "string") p.way = way;
     if (typeof failedNights === "number" && failedNights > 0) p.failedNights = failedNights;
     if (typeof unansweredNights === "number" && unansweredNights > 0)
       p.unansweredNights = unansweredNights;
@@ -87,9 +88,10 @@ export function overflowColumns(
   change: NonNullable<SourceResult["overflow"]>,
 ): Pick<BackfillTable, "overflow_since" | "overflow_cursor"> {
   if ("done" in change) return { overflow_since: null, overflow_cursor: null };
-  const { since, cursor, failedNights, unansweredNights } = change.pending;
-  // Its counts kept beside the request, as a backfill cursor's are (cursorJson).
+  const { since, cursor, way, failedNights, unansweredNights } = change.pending;
+  // Its way and counts kept beside the request, as a backfill cursor's counts are (cursorJson).
   const counts = {
+    ...(way !== undefined ? { way } : {}),
     ...(failedNights ? { failedNights } : {}),
     ...(unansweredNights ? { unansweredNights } : {}),
   };

@@ -425,6 +425,122 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
     expect(await overflowFlags()).toHaveLength(1);
   });
 
+  it("P4, P7: an overflow left on the page's way, carried over a night a better way (the feed) answers: its page read with the page's own recipe, its records new on record; the feed's reader never given it", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    let count = 10;
+    let feedFails = false;
+    site.route(
+      "/list",
+      list(() => count),
+    );
+    site.route("/feed.rss", (_q, res) => {
+      if (feedFails) return void res.writeHead(500, { "retry-after": "0" }).end("broken");
+      const items = [count, count - 1, count - 2]
+        .map(
+          (n) =>
+            `<item><title>R ${n}</title><link>${site.url(`/d/r-${n}.pdf`)}</link><pubDate>Sun, 01 Nov 2026 10:00:00 GMT</pubDate></item>`,
+        )
+        .join("");
+      res
+        .writeHead(200, { "content-type": "application/rss+xml" })
+        .end(
+          `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>${items}</channel></rss>`,
+        );
+    });
+    const catalog = testerCatalog(world.dir, "carry-ways", [
+      "  - id: list",
+      "    government: city-of-test",
+      "    records: bids",
+      "    access: feed",
+      `    url: ${site.url("/feed.rss")}`,
+      "    alternates:",
+      "      - access: page",
+      `        url: ${site.url("/list")}`,
+      "        extract: { items: li, title: a, link: a, date: span, next: a.next }",
+    ]);
+    const data = join(world.dir, "carry-ways");
+    // The feed fails the first night: the page is read, with its older pages (R 1 to R 10);
+    // the feed answers the next.
+    feedFails = true;
+    await nightOn(catalog, data, "2026-11-19");
+    feedFails = false;
+    await nightOn(catalog, data, "2026-11-20");
+    // The feed fails; the page is read: fifteen posted, its first page and three next pages
+    // (R 25 to R 14) read, none held: left at page 5.
+    feedFails = true;
+    count = 25;
+    await nightOn(catalog, data, "2026-11-21");
+    expect(asked(data, "2026-11-21").filter((p) => p.startsWith("/list"))).toEqual([
+      "/list",
+      "/list?page=2",
+      "/list?page=3",
+      "/list?page=4",
+    ]);
+    expect(await newTitles(data, "2026-11-21")).toEqual(titles(14, 25));
+    // The feed answers again: the page left pending is read as the page's list (R 13 to R 11,
+    // new), and page 6 shows R 10, held before: done.
+    feedFails = false;
+    await nightOn(catalog, data, "2026-11-22");
+    expect(asked(data, "2026-11-22")).toEqual(["/feed.rss", "/list?page=5", "/list?page=6"]);
+    expect(await newTitles(data, "2026-11-22")).toEqual(titles(11, 13));
+    await nightOn(catalog, data, "2026-11-23");
+    expect(asked(data, "2026-11-23")).toEqual(["/feed.rss"]);
+  });
+
+  it("P7, P24: an overflow pending whose way in the catalog no longer lists (its URL changed) is ended, its page not asked, with an overflow-gave-up flag", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    let count = 10;
+    site.route(
+      "/list",
+      list(() => count),
+    );
+    site.route(
+      "/bids",
+      list(() => count),
+    );
+    const source = (path: string) => [
+      `  - { id: list, government: city-of-test, records: bids, url: "${site.url(path)}", ${RECIPE} }`,
+    ];
+    const data = join(world.dir, "carry-url-changed");
+    await nightOn(
+      testerCatalog(world.dir, "carry-url-changed", source("/list")),
+      data,
+      "2026-11-20",
+    );
+    count = 40;
+    await nightOn(
+      testerCatalog(world.dir, "carry-url-changed", source("/list")),
+      data,
+      "2026-11-21",
+    );
+    // The catalog's URL is another now: the old list's page 5 is not asked (nor its pager).
+    await nightOn(
+      testerCatalog(world.dir, "carry-url-changed", source("/bids")),
+      data,
+      "2026-11-22",
+    );
+    expect(asked(data, "2026-11-22")).toEqual(["/bids"]);
+    const flags = (
+      JSON.parse((await runMain(["flags", "--data", data, "--json"])).stdout) as {
+        kind: string;
+        detail: string;
+      }[]
+    ).filter((f) => f.kind === "overflow-gave-up");
+    expect(flags).toHaveLength(1);
+    expect(flags[0]?.detail).toContain(site.url("/list?page=5"));
+    expect(flags[0]?.detail).toContain(
+      `its way in, ${site.url("/list")}, is no longer the catalog's`,
+    );
+    await nightOn(
+      testerCatalog(world.dir, "carry-url-changed", source("/bids")),
+      data,
+      "2026-11-23",
+    );
+    expect(asked(data, "2026-11-23")).toEqual(["/bids"]);
+  });
+
   it("P7, P21: a next page the site said no to (403) that night is read the next night, its records new on record", async () => {
     const site = await world.fleet.server();
     site.route("/robots.txt", noRobots);

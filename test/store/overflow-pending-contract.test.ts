@@ -46,7 +46,7 @@ function result(sourceId: string, endedAt: number, more: Partial<SourceResult> =
 }
 
 describe.each(makers)("overflow left unfinished ($name)", (maker) => {
-  it("P7: an overflow pending is read back with its night, page and failed nights; replaced, kept by a night that says nothing of it, and cleared when done; another source's apart", async () => {
+  it("P7: an overflow pending is read back with its night, page, way and failed nights; replaced, kept by a night that says nothing of it, and cleared when done; another source's apart", async () => {
     const { store, close } = await maker.make();
     try {
       const nights = ["2026-11-05", "2026-11-06", "2026-11-07", "2026-11-08"];
@@ -83,6 +83,7 @@ describe.each(makers)("overflow left unfinished ($name)", (maker) => {
             pending: {
               since: "2026-11-07",
               cursor: { url: `${URL_}?page=2` },
+              way: URL_,
               failedNights: 1,
               unansweredNights: 2,
             },
@@ -97,6 +98,7 @@ describe.each(makers)("overflow left unfinished ($name)", (maker) => {
       expect(h.get("a.gov/1")?.overflow).toEqual({
         since: "2026-11-07",
         cursor: { url: `${URL_}?page=2` },
+        way: URL_,
         failedNights: 1,
         unansweredNights: 2,
       });
@@ -113,6 +115,7 @@ describe.each(makers)("overflow left unfinished ($name)", (maker) => {
       expect(h.get("a.gov/1")?.overflow).toEqual({
         since: "2026-11-07",
         cursor: { url: `${URL_}?page=2` },
+        way: URL_,
         failedNights: 1,
         unansweredNights: 2,
       });
