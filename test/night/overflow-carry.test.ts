@@ -4,7 +4,7 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { runMain } from "../cli/cli-capture.js";
 import { ask, type NewAnswer } from "../review/tester-new-world.js";
-import { nightOn, noRobots, testerCatalog, testerWorld } from "./tester-nights.js";
+import { nightOn, noRobots, outcomesOn, testerCatalog, testerWorld } from "./tester-nights.js";
 
 /**
  * P7, P11: an overflow reading that stops before a page showing a record the source holds (the
@@ -539,6 +539,53 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
       "2026-11-23",
     );
     expect(asked(data, "2026-11-23")).toEqual(["/bids"]);
+  });
+
+  it("P7, P18: a page left pending that robots.txt disallows since is never asked; given up after three nights, flagged; the first page read as ever", async () => {
+    const site = await world.fleet.server();
+    let disallow = false;
+    site.route("/robots.txt", (_q, res) => {
+      if (!disallow) return void res.writeHead(404).end();
+      res
+        .writeHead(200, { "content-type": "text/plain" })
+        .end("User-agent: *\nDisallow: /list?page\n");
+    });
+    let count = 10;
+    site.route(
+      "/list",
+      list(() => count),
+    );
+    const catalog = testerCatalog(world.dir, "carry-robots", [
+      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
+    ]);
+    const data = join(world.dir, "carry-robots");
+    await nightOn(catalog, data, "2026-11-20");
+    count = 40;
+    await nightOn(catalog, data, "2026-11-21");
+    disallow = true;
+    for (const night of ["2026-11-22", "2026-11-23", "2026-11-24", "2026-11-25"]) {
+      // Last night's robots.txt read a day ago, as the wall clock would have it: read afresh.
+      const db = new Database(join(data, "nor.db"));
+      db.prepare("update robots_cache set fetched_at = ?").run(
+        new Date(Date.now() - 86_400_000).toISOString(),
+      );
+      db.close();
+      await nightOn(catalog, data, night);
+      // Logged, never sent (P18, P27).
+      expect(asked(data, night).filter((p) => statusOf(data, night, p) !== undefined)).toEqual([
+        "/list",
+      ]);
+      expect(outcomesOn(data, night).list?.outcome).toBe("ok");
+    }
+    // Left at page 5 the night before robots.txt changed: never asked since.
+    expect(site.hits("/list?page=5")).toHaveLength(0);
+    const flags = (
+      JSON.parse((await runMain(["flags", "--data", data, "--json"])).stdout) as {
+        kind: string;
+        detail: string;
+      }[]
+    ).map((f) => f.kind);
+    expect(flags.filter((k) => k === "overflow-gave-up")).toHaveLength(1);
   });
 
   it("P7, P21: a next page the site said no to (403) that night is read the next night, its records new on record", async () => {
