@@ -251,6 +251,9 @@ export async function restartBackfill(
         restarts: eb("restarts", "+", 1),
         restarted_at: at,
         restarted_by: who.by,
+        // P7, P11: from the list's first page it reads every page again, an overflow left
+        // unfinished too (its records kept, already listed): not read on again after it.
+        ...(cursor === null ? { overflow_since: null, overflow_cursor: null } : {}),
       }))
       .where("source_id", "=", source)
       .execute();

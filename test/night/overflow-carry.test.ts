@@ -588,6 +588,33 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
     expect(flags.filter((k) => k === "overflow-gave-up")).toHaveLength(1);
   });
 
+  it("P7, P11: nor backfill restart (from the list's first page) while an overflow is pending: the backfill reads every page again, so the night after it ends asks the first page only", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    let count = 10;
+    site.route(
+      "/list",
+      list(() => count),
+    );
+    const catalog = testerCatalog(world.dir, "carry-restart", [
+      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
+    ]);
+    const data = join(world.dir, "carry-restart");
+    await nightOn(catalog, data, "2026-11-20");
+    // Thirty posted: pages 1 to 4 read, left at page 5.
+    count = 40;
+    await nightOn(catalog, data, "2026-11-21");
+    const restart = await runMain(["backfill", "restart", "list", "--data", data, "--by", "dana"]);
+    expect(restart.code).toBe(0);
+    // The backfill reads the list's fourteen pages again, three a night, to its end.
+    for (const night of ["2026-11-22", "2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26"])
+      await nightOn(catalog, data, night);
+    expect(asked(data, "2026-11-26")).toEqual(["/list", "/list?page=14"]);
+    // Every record read again by it: nothing left to carry over, nothing more asked (P11).
+    await nightOn(catalog, data, "2026-11-27");
+    expect(asked(data, "2026-11-27")).toEqual(["/list"]);
+  });
+
   it("P7, P21: a next page the site said no to (403) that night is read the next night, its records new on record", async () => {
     const site = await world.fleet.server();
     site.route("/robots.txt", noRobots);
