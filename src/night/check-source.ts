@@ -625,6 +625,8 @@ export async function checkSource(
   let outcome: NightOutcome | undefined;
   let backfill: BackfillState | undefined;
   let overflow: SourceResult["overflow"];
+  // P7, P8: how many of `records` a first page answered 304 showed from its copy (SourceResult).
+  let copied: number | undefined;
   let knownRecords = 0;
   let pageRead: PageRead | undefined;
   // P7: how many of `records` the first page listed (the rest came from older pages).
@@ -755,13 +757,17 @@ export async function checkSource(
     // listed").
     if (notThisWay) readWay = undefined;
     // P7: a day's records past the list's first page, read as tonight's list (new on record).
+    const fromCopy = records.length;
     const spill = await readOverflow(ctx, source, way, req, r, history);
     records.push(...spill.records);
     if (spill.change) overflow = spill.change;
     // Next pages read in full past a first page answered 304: what they show is the site's now,
-    // not a copy's (a record first seen on them is new on record, as any overflow's).
-    if (outcome.kind === "unchanged" && spill.records.length > 0)
+    // not a copy's (a record first seen on them is new on record, as any overflow's); the first
+    // page's, read from its copy, stay our reading of it as it was (`copied`).
+    if (outcome.kind === "unchanged" && spill.records.length > 0) {
       outcome = { kind: "ok", url: r.url };
+      copied = fromCopy;
+    }
     onFirstPage = records.length;
     if (spill.stoppedBy) {
       outcome = spill.stoppedBy;
@@ -793,6 +799,7 @@ export async function checkSource(
     endedAt: ctx.clock.now(),
   };
   if (onFirstPage !== undefined && records.length > onFirstPage) result.olderFrom = onFirstPage;
+  if (copied !== undefined && copied > 0) result.copied = copied;
   // Only a state that moved is written again: a backfill done long ago is not rewritten every
   // night (one statement and a page of the store's log less a source).
   if (backfill && !sameBackfill(backfill, history.backfill)) {

@@ -245,6 +245,8 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       r.olderFrom !== undefined ? new Set(r.records.slice(0, r.olderFrom).map((x) => x.id)) : null;
     // A 304's page (its copy read again): what it shows was there (night-records.ts).
     const unchanged = r.outcome.kind === "unchanged";
+    // P7, P8: a first page answered 304 read from its copy before next pages read in full.
+    const copied = new Set(r.records.slice(0, r.copied ?? 0).map((x) => x.id));
     let newRecords = 0;
     let alreadyListed = 0;
     for (const rec of r.records) {
@@ -255,7 +257,8 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
         had.record = rec;
         continue;
       }
-      const listed = firstRead || unchanged || (current !== null && !current.has(rec.id));
+      const listed =
+        firstRead || unchanged || copied.has(rec.id) || (current !== null && !current.has(rec.id));
       known.set(rec.id, { record: rec, firstNight: night, ...(listed ? { listed } : {}) });
       if (listed) alreadyListed++;
       else newRecords++;

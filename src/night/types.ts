@@ -267,6 +267,13 @@ export interface SourceResult {
    */
   olderFrom?: number;
   /**
+   * P7, P8: the first page answered 304 and was read from its copy (our reading of the page as
+   * it was), while next pages past it were read in full (a pending overflow carried over: the
+   * outcome `ok`): its records are `records[0, copied)`, kept as an `unchanged` outcome's are
+   * (brought up to date, none said changed; one first found on it already listed).
+   */
+  copied?: number;
+  /**
    * Records the page showed that are already stored and not listed in `records`: a 304 whose
    * copy is the page last read in full (P8, P12). Counted in the records found, never new.
    */

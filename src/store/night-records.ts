@@ -78,6 +78,12 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   // readers changed) showed what it shows at its last answer: a record first found on it now (a
   // row a widened recipe takes) was there, already listed, never new on record.
   const unchanged = r.outcome.kind === "unchanged";
+  // P7, P8: a first page answered 304, read from its copy, before next pages read in full that
+  // night (`copied`): its records are as an unchanged page's.
+  const copied =
+    !unchanged && r.copied !== undefined
+      ? new Set(r.records.slice(0, r.copied).map((x) => asStored(x.id, postgres)))
+      : undefined;
   // Our own reading: the copy of a page the site answered 304 for (the outcome `unchanged`),
   // read again (the recipe or the readers changed: night/page-key.ts) is the page as we read it
   // before, so a record it shows otherwise than stored was changed by our reading alone: it is
@@ -99,7 +105,7 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
               .slice(0, r.olderFrom ?? r.records.length)
               .map((x) => asStored(x.id, postgres)),
           )
-        : undefined;
+        : copied;
   // Ids first seen tonight, and whether each was already listed.
   const fresh = new Map<string, boolean>();
   const parts = ours
@@ -123,7 +129,12 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
       values[`url${i}`] = x.url ?? null;
       values[`kind${i}`] = x.kind ?? null;
       values[`listed${i}`] =
-        firstRead || unchanged || (current !== undefined && !current.has(id)) ? 1 : 0;
+        firstRead ||
+        unchanged ||
+        copied?.has(id) === true ||
+        (current !== undefined && !current.has(id))
+          ? 1
+          : 0;
     }
     // Rows written: those inserted now (first seen at this commit's time) and those brought up
     // to date (their first sighting kept); only the first are new.

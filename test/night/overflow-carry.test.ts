@@ -615,6 +615,56 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
     expect(asked(data, "2026-11-27")).toEqual(["/list"]);
   });
 
+  it("P7, P8, P12: a first page answered 304 and read from its copy by a mended recipe while an overflow is pending: its records brought up to date, none said changed; the carried-over pages' records new on record", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    let count = 10;
+    const page = list(() => count);
+    site.route("/list", (req, res) => {
+      const n = new URL(req.url ?? "/", "http://x").searchParams.get("page") ?? "1";
+      const etag = `"c${count}-p${n}"`;
+      if (req.headers["if-none-match"] === etag) return void res.writeHead(304, { etag }).end();
+      res.setHeader("etag", etag);
+      page(req, res);
+    });
+    const catalog = (recipe: string) =>
+      testerCatalog(world.dir, "carry-304-mended", [
+        `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${recipe} }`,
+      ]);
+    const data = join(world.dir, "carry-304-mended");
+    await nightOn(catalog(RECIPE), data, "2026-11-20");
+    count = 30;
+    await nightOn(catalog(RECIPE), data, "2026-11-21");
+    // The recipe mended (a kind read from each item); the first page answers 304.
+    const mended =
+      "extract: { items: li, title: a, link: a, date: span, kind: span, next: a.next }";
+    await nightOn(catalog(mended), data, "2026-11-22");
+    expect(statusOf(data, "2026-11-22", "/list")).toBe(304);
+    expect(asked(data, "2026-11-22")).toEqual([
+      "/list",
+      "/list?page=5",
+      "/list?page=6",
+      "/list?page=7",
+    ]);
+    expect(await newTitles(data, "2026-11-22")).toEqual(titles(11, 18));
+    const db = new Database(join(data, "nor.db"), { readonly: true });
+    try {
+      const firstPage = db
+        .prepare(
+          "select title, kind, changed_at from records where title in ('R 30', 'R 29', 'R 28') order by title",
+        )
+        .all();
+      // Our reading of the page as it was, not the site's change: none said changed.
+      expect(firstPage).toEqual([
+        { title: "R 28", kind: "11/01/2026", changed_at: null },
+        { title: "R 29", kind: "11/01/2026", changed_at: null },
+        { title: "R 30", kind: "11/01/2026", changed_at: null },
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+
   it("P7, P21: a next page the site said no to (403) that night is read the next night, its records new on record", async () => {
     const site = await world.fleet.server();
     site.route("/robots.txt", noRobots);
