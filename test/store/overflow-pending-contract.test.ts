@@ -1,10 +1,12 @@
+import { Migrator, sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { MemoryNightStore } from "../../src/night/memory-store.js";
 import type { NightStore } from "../../src/night/ports.js";
 import type { SourceResult } from "../../src/night/types.js";
 import { openStore } from "../../src/store/db.js";
+import { migrationProvider } from "../../src/store/migrations/index.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
-import { storeFactories } from "./stores.js";
+import { leftAt, rawStore, storeFactories } from "./stores.js";
 
 /**
  * P7: a source's overflow reading left unfinished (night/types.ts OverflowPending) is kept by
@@ -121,6 +123,60 @@ describe.each(makers)("overflow left unfinished ($name)", (maker) => {
       });
     } finally {
       await close();
+    }
+  });
+});
+
+describe.each(factories)("migration 034 on a store an older version left ($name)", (f) => {
+  it("P7: migration 034 on a store left at 033 with backfill rows: read back as they were, nothing pending; a pending kept; down to 033 and up again, nothing pending, the backfill as it was", async () => {
+    const loc = await f.fresh();
+    await leftAt(loc, "033-record-changed-index", async (db) => {
+      await sql`insert into backfill (source_id, done, cursor, pages_read) values ('a.gov/0', 1, null, 7)`.execute(
+        db,
+      );
+    });
+    const s = await openStore(loc);
+    try {
+      const store = new SqlNightStore(s.db);
+      await store.openNight("2026-11-06", T0 + DAY, T0 + DAY + 3_600_000);
+      let h = await store.histories("2026-11-06", ["a.gov/0"]);
+      expect(h.get("a.gov/0")?.backfill).toEqual({ done: true, pagesRead: 7 });
+      expect(h.get("a.gov/0")?.overflow).toBeUndefined();
+      const cursor = { url: `${URL_}?page=5` };
+      await store.commit(
+        "2026-11-06",
+        result("a.gov/0", T0 + DAY, {
+          overflow: { pending: { since: "2026-11-06", cursor, way: URL_ } },
+        }),
+      );
+      h = await store.histories("2026-11-07", ["a.gov/0"]);
+      expect(h.get("a.gov/0")?.overflow).toEqual({ since: "2026-11-06", cursor, way: URL_ });
+    } finally {
+      await s.close();
+    }
+    const db = rawStore(loc);
+    try {
+      const schema =
+        loc.kind === "postgres"
+          ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s
+          : undefined;
+      const migrator = new Migrator({
+        db,
+        provider: migrationProvider,
+        ...(schema ? { migrationTableSchema: schema } : {}),
+      });
+      expect((await migrator.migrateTo("033-record-changed-index")).error).toBeUndefined();
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    } finally {
+      await db.destroy();
+    }
+    const again = await openStore(loc);
+    try {
+      const h = await new SqlNightStore(again.db).histories("2026-11-08", ["a.gov/0"]);
+      expect(h.get("a.gov/0")?.backfill).toEqual({ done: true, pagesRead: 7 });
+      expect(h.get("a.gov/0")?.overflow).toBeUndefined();
+    } finally {
+      await again.close();
     }
   });
 });
