@@ -431,6 +431,11 @@ async function readOverflow(
       rs.map((x) => x.id),
       before,
     );
+  /** Whether any of these records was first seen on `since` or a night after it. */
+  const heldSince = async (rs: readonly ExtractedRecord[], since: string): Promise<boolean> => {
+    for (const x of rs) if ((await holds([x])) && !(await holds([x], since))) return true;
+    return false;
+  };
   // A first page whose records the source holds under other ids (its files moved, its links
   // written anew, another way in than the list's last: docs/catalog.md) has not overflowed: its
   // next pages show the source's older records under new ids, never new ones.
@@ -440,9 +445,16 @@ async function readOverflow(
   if (!firstHeld && page1.kind !== "read") return out;
   if (!firstHeld && (await held.holdsLike(source.id, first))) return out;
   if (firstHeld && pending === undefined) return out;
-  // A first page showing a record held before the overflow pending began: all past it is older
-  // (the site took back what it had posted, say): nothing is left between (P11: nothing asked).
-  if (firstHeld && pending !== undefined && (await holds(first, pending.since))) {
+  // A first page showing records held before the overflow pending began and none first seen
+  // since: all past it is older (the site took back what it had posted, say): nothing is left
+  // between (P11: nothing asked). One older record shown first beside those of the overflow (an
+  // old bid updated, a list sorted by its last change) leaves what is pending below them.
+  if (
+    firstHeld &&
+    pending !== undefined &&
+    (await holds(first, pending.since)) &&
+    !(await heldSince(first, pending.since))
+  ) {
     out.change = { done: true };
     return out;
   }

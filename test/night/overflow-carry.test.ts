@@ -665,6 +665,49 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
     }
   });
 
+  it("P7: an older record moved to the top of the list (updated, re-sorted) while an overflow is pending does not end it: the pages pending are read on, every record new on record", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    let count = 10;
+    let bumped = false;
+    site.route("/list", (req, res) => {
+      const page = Number(new URL(req.url ?? "/", "http://x").searchParams.get("page") ?? "1");
+      const desc = Array.from({ length: count }, (_, i) => count - i);
+      // R 5, updated, shown first (a list sorted by its last change).
+      const all = bumped ? [5, ...desc.filter((n) => n !== 5)] : desc;
+      const rows = all.slice((page - 1) * PER_PAGE, page * PER_PAGE);
+      const more = page * PER_PAGE < all.length;
+      res
+        .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+        .end(
+          `<ul>${rows.map((n) => `<li><a href="/d/r-${n}.pdf">R ${n}</a> <span>11/01/2026</span></li>`).join("")}</ul>${more ? `<a class="next" href="/list?page=${page + 1}">Next</a>` : ""}`,
+        );
+    });
+    const catalog = testerCatalog(world.dir, "carry-bumped", [
+      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
+    ]);
+    const data = join(world.dir, "carry-bumped");
+    await nightOn(catalog, data, "2026-11-20");
+    count = 40;
+    await nightOn(catalog, data, "2026-11-21");
+    expect(await newTitles(data, "2026-11-21")).toEqual(titles(29, 40));
+    bumped = true;
+    const seen: string[] = [];
+    for (const night of ["2026-11-22", "2026-11-23", "2026-11-24"]) {
+      await nightOn(catalog, data, night);
+      seen.push(...(await newTitles(data, night)));
+    }
+    expect(asked(data, "2026-11-22")).toEqual([
+      "/list",
+      "/list?page=5",
+      "/list?page=6",
+      "/list?page=7",
+    ]);
+    expect(seen.sort()).toEqual(titles(11, 28));
+    await nightOn(catalog, data, "2026-11-25");
+    expect(asked(data, "2026-11-25")).toEqual(["/list"]);
+  });
+
   it("P7, P21: a next page the site said no to (403) that night is read the next night, its records new on record", async () => {
     const site = await world.fleet.server();
     site.route("/robots.txt", noRobots);
