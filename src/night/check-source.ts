@@ -63,10 +63,14 @@ export interface CheckContext {
 export interface HeldRecords {
   /** `before`: only records first seen on a night before that one. */
   holdsAny(sourceId: string, ids: readonly string[], before?: string): Promise<boolean>;
-  /** By their look (a link however written, a day and title): files moved, another way in. */
+  /**
+   * By their look (a link however written, a day and title): files moved, another way in.
+   * `before`: only records first seen on a night before that one.
+   */
   holdsLike(
     sourceId: string,
     records: readonly { title: string; date?: string; url?: string }[],
+    before?: string,
   ): Promise<boolean>;
 }
 
@@ -607,8 +611,11 @@ async function readOverflow(
     }
     // The list's files moved since: its older records under new ids, never new. The page's
     // others (the last of those not yet read, beside the first held) are taken, and it ends.
-    if (!(await holds(r.rs)) && (await held.holdsLike(source.id, r.rs))) {
-      for (const x of r.rs) if (!(await held.holdsLike(source.id, [x]))) out.records.push(x);
+    // Held by their look before it began, only: the records of the part already read are often
+    // alike (a day's legal notices, one title and day), and are never the list's older ones.
+    if (!(await holds(r.rs)) && (await held.holdsLike(source.id, r.rs, p.since))) {
+      for (const x of r.rs)
+        if (!(await held.holdsLike(source.id, [x], p.since))) out.records.push(x);
       return done();
     }
     out.records.push(...r.rs);

@@ -456,13 +456,16 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
   async holdsLike(
     sourceId: string,
     records: readonly { title: string; date?: string; url?: string }[],
+    before?: string,
   ): Promise<boolean> {
     const row = (x: { title: string; date?: string; url?: string }) => ({
       title: x.title,
       date: x.date ?? null,
       url: x.url ?? null,
     });
-    const held = [...(this.records.get(sourceId)?.values() ?? [])].map((h) => row(h.record));
+    const held = [...(this.records.get(sourceId)?.values() ?? [])]
+      .filter((h) => before === undefined || h.firstNight < before)
+      .map((h) => row(h.record));
     return showsAnyOf(records.map(row), held);
   }
 

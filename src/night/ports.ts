@@ -117,10 +117,12 @@ export interface NightStore {
    * written, or a day and title), any of these records: asked only when it holds none of their
    * ids. A first page so held has not overflowed (its files moved, another way in): its next
    * pages are not read. A store without it reads no list's next pages for its overflow.
+   * `before`: only records first seen on a night before that one (an overflow carried over).
    */
   holdsLike?(
     sourceId: string,
     records: readonly { title: string; date?: string; url?: string }[],
+    before?: string,
   ): Promise<boolean>;
   /**
    * P13, P15: the latest attempt sent for this source tonight (its robots.txt aside) that the

@@ -540,6 +540,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
   async holdsLike(
     sourceId: string,
     records: readonly { title: string; date?: string; url?: string }[],
+    before?: string,
   ): Promise<boolean> {
     if (records.length === 0) return false;
     // Every record the source holds, read only on a night whose first page shows none of its
@@ -548,6 +549,8 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       .selectFrom("records")
       .select(["title", "date", "url"])
       .where("source_id", "=", sourceId)
+      // First seen on a night before `before` (an overflow carried over: docs/catalog.md).
+      .$if(before !== undefined, (q) => q.where("first_seen_night", "<", before as string))
       .execute();
     const shown = records.map((x) => ({
       title: x.title,

@@ -708,6 +708,51 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
     expect(asked(data, "2026-11-25")).toEqual(["/list"]);
   });
 
+  it("P7: a list of records alike (the same title, posted the same day): the pages pending are read on, not taken for the list's files moved; every record new on record", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    let count = 10;
+    site.route("/list", (req, res) => {
+      const page = Number(new URL(req.url ?? "/", "http://x").searchParams.get("page") ?? "1");
+      const all = Array.from({ length: count }, (_, i) => count - i);
+      const rows = all.slice((page - 1) * PER_PAGE, page * PER_PAGE);
+      const more = page * PER_PAGE < all.length;
+      // Ten legal notices posted on October 1, thirty on November 2: each a title alike.
+      const day = (n: number) => (n <= 10 ? "10/01/2026" : "11/02/2026");
+      res
+        .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+        .end(
+          `<ul>${rows.map((n) => `<li><a href="/d/notice-${n}.pdf">Legal Notice</a> <span>${day(n)}</span></li>`).join("")}</ul>${more ? `<a class="next" href="/list?page=${page + 1}">Next</a>` : ""}`,
+        );
+    });
+    const catalog = testerCatalog(world.dir, "carry-alike", [
+      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
+    ]);
+    const data = join(world.dir, "carry-alike");
+    const fresh = async (night: string): Promise<number> => {
+      const [answer] = await ask<NewAnswer>(data, `${night}T15:00:00Z`, [
+        `/api/new?night=${night}`,
+      ]);
+      return answer?.json?.items?.length ?? 0;
+    };
+    await nightOn(catalog, data, "2026-11-20");
+    count = 40;
+    await nightOn(catalog, data, "2026-11-21");
+    expect(await fresh("2026-11-21")).toBe(12);
+    let total = 12;
+    for (const night of ["2026-11-22", "2026-11-23", "2026-11-24"]) {
+      await nightOn(catalog, data, night);
+      total += await fresh(night);
+    }
+    expect(asked(data, "2026-11-22")).toEqual([
+      "/list",
+      "/list?page=5",
+      "/list?page=6",
+      "/list?page=7",
+    ]);
+    expect(total).toBe(30);
+  });
+
   it("P7, P21: a next page the site said no to (403) that night is read the next night, its records new on record", async () => {
     const site = await world.fleet.server();
     site.route("/robots.txt", noRobots);

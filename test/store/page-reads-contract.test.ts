@@ -155,6 +155,20 @@ describe.each(makers)("page reads and the records they produced ($name)", (maker
     expect(await store.holdsAny(SRC, ["c"])).toBe(true);
   });
 
+  it("P7: holdsLike before a night: only a record first seen on an earlier night counts (an overflow carried over: a day's records alike are not the list's older ones)", async () => {
+    u = await maker.make();
+    const store = u.store as NightStore & Required<Pick<NightStore, "holdsLike">>;
+    const r = result(["a"], undefined);
+    r.records = [
+      { id: "a", title: "Legal Notice", date: "2026-11-02", url: "http://a.gov/d/a.pdf" },
+    ];
+    await u.store.commit("2026-11-06", r);
+    const alike = [{ title: "Legal Notice", date: "2026-11-02", url: "http://a.gov/d/b.pdf" }];
+    expect(await store.holdsLike(SRC, alike, "2026-11-06")).toBe(false);
+    expect(await store.holdsLike(SRC, alike, "2026-11-07")).toBe(true);
+    expect(await store.holdsLike(SRC, alike)).toBe(true);
+  });
+
   it("P7: holdsLike: a record held by its look (its link written another way, or its day and title) under another id; none such, or another source's: not", async () => {
     u = await maker.make();
     const store = u.store as NightStore & Required<Pick<NightStore, "holdsLike">>;
