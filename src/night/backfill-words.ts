@@ -4,7 +4,7 @@
  * how far; or ended, when and why; given up, with the command that asks again.
  */
 import { BACKFILL_MISSES, BACKFILL_UNANSWERED_NIGHTS } from "../policy/constants.js";
-import type { BackfillState } from "./types.js";
+import type { BackfillState, OverflowPending } from "./types.js";
 
 /** A backfill as `--json` gives it, under names kept stable for scripts (docs/operations.md). */
 export interface BackfillJson {
@@ -27,6 +27,17 @@ export interface BackfillJson {
   reason: string | null;
   /** P7, P24: the latest restart by a person (`nor backfill restart`, the console), or null. */
   restarted: { at: string | null; by: string | null; count: number } | null;
+  /**
+   * P7: a day's overflow carried over (its list's next pages past the first, left unread on the
+   * night `since`, read on from `url` the next nights; `failedNights`, `unansweredNights`: the
+   * nights that page failed so far), or null: none pending.
+   */
+  overflow: {
+    since: string;
+    url: string;
+    failedNights: number;
+    unansweredNights: number;
+  } | null;
   /** The words `nor site` and the console say. */
   text: string;
 }
@@ -43,9 +54,32 @@ export function backfillJson(
   source: string,
   /** When an import retired the source (StatusRow.retiredAt): no night reads it. */
   retiredAt?: string,
+  /** P7: its day's overflow carried over, if one is pending. */
+  overflow?: OverflowPending,
+): BackfillJson {
+  const json = backfillAlone(b, source, retiredAt);
+  if (overflow === undefined) return json;
+  const o = {
+    since: overflow.since,
+    url: overflow.cursor.url,
+    failedNights: overflow.failedNights ?? 0,
+    unansweredNights: overflow.unansweredNights ?? 0,
+  };
+  const failing = o.failedNights + o.unansweredNights;
+  return {
+    ...json,
+    overflow: o,
+    text: `${json.text}; a day's overflow carried over since the night of ${o.since}: read on from ${o.url}${failing > 0 ? ` (it failed ${failing} night${failing === 1 ? "" : "s"} running so far)` : ""}`,
+  };
+}
+
+function backfillAlone(
+  b: BackfillState | undefined,
+  source: string,
+  retiredAt: string | undefined,
 ): BackfillJson {
   if (retiredAt !== undefined) {
-    const was = backfillJson(b, source);
+    const was = backfillAlone(b, source, undefined);
     return {
       ...was,
       state: "retired",
@@ -63,13 +97,14 @@ export function backfillJson(
       url: null,
       reason: null,
       restarted: null,
+      overflow: null,
       text: "older pages: not begun (no night has read the list's first page yet)",
     };
   const night = b.ended?.night ?? null;
   const on = night ? ` on the night of ${night}` : "";
   const r = b.restarted;
   const restarted = r ? { at: r.at ?? null, by: r.by ?? null, count: r.count } : null;
-  const base = { night, pagesRead: b.pagesRead, restarted };
+  const base = { night, pagesRead: b.pagesRead, restarted, overflow: null };
   // Who asked it again, and when (P24: a person's decision is shown with its time and name).
   const again = r ? ` (restarted${r.by ? ` by ${r.by}` : ""}${r.at ? ` at ${r.at}` : ""})` : "";
   if (!b.done) {

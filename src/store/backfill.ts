@@ -122,6 +122,29 @@ function endOf(text: string | null): BackfillEnd | undefined {
   }
 }
 
+/**
+ * P7: each source's day's overflow carried over (left unfinished, read on the next nights), of
+ * `ids` (all when absent), by source id: for the operator (`nor site`, `nor status --json`, the
+ * console's source page).
+ */
+export async function overflowsPending(
+  db: Db,
+  ids?: readonly string[],
+): Promise<Map<string, OverflowPending>> {
+  const out = new Map<string, OverflowPending>();
+  if (ids?.length === 0) return out;
+  let q = db
+    .selectFrom("backfill")
+    .select(["source_id", "overflow_since", "overflow_cursor"])
+    .where("overflow_since", "is not", null);
+  if (ids) q = q.where("source_id", "in", [...new Set(ids)]);
+  for (const b of await q.execute()) {
+    const p = overflowOfRow(b);
+    if (p) out.set(b.source_id, p);
+  }
+  return out;
+}
+
 /** Each backfill of `ids` (all when absent), by source id. */
 export async function backfillStates(
   db: Db,

@@ -753,6 +753,74 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
     expect(total).toBe(30);
   });
 
+  it("P7: an overflow carried over is said where the operator looks (nor site, its --json, nor status --json): since when, the page it reads on from, its failed nights; none once it is done", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    let count = 10;
+    let broken = false;
+    site.route(
+      "/list",
+      list(
+        () => count,
+        (page, res) => {
+          if (!broken || page !== 5) return false;
+          res.writeHead(400, { "content-type": "text/plain" }).end("Bad Request");
+          return true;
+        },
+      ),
+    );
+    const catalog = testerCatalog(world.dir, "carry-said", [
+      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
+    ]);
+    const data = join(world.dir, "carry-said");
+    const host = site.host;
+    const said = async () => {
+      const json = await runMain(["site", host, "--data", data, "--json"]);
+      const line = json.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { kind?: string; source?: string; overflow?: unknown })
+        .find((l) => l.kind === "backfill" && l.source === "list");
+      const status = JSON.parse((await runMain(["status", "--data", data, "--json"])).stdout) as {
+        id: string;
+        backfill: { overflow: unknown };
+      }[];
+      const text = (await runMain(["site", host, "--data", data])).stdout;
+      return {
+        json: line?.overflow,
+        status: status.find((r) => r.id === "list")?.backfill.overflow,
+        text,
+      };
+    };
+    await nightOn(catalog, data, "2026-11-20");
+    expect((await said()).json).toBeNull();
+    count = 40;
+    broken = true;
+    await nightOn(catalog, data, "2026-11-21");
+    await nightOn(catalog, data, "2026-11-22");
+    const pending = {
+      since: "2026-11-21",
+      url: site.url("/list?page=5"),
+      failedNights: 1,
+      unansweredNights: 0,
+    };
+    const now = await said();
+    expect(now.json).toEqual(pending);
+    expect(now.status).toEqual(pending);
+    expect(now.text).toContain(
+      `a day's overflow carried over since the night of 2026-11-21: read on from ${site.url("/list?page=5")} (it failed 1 night running so far)`,
+    );
+    broken = false;
+    await nightOn(catalog, data, "2026-11-23");
+    await nightOn(catalog, data, "2026-11-24");
+    await nightOn(catalog, data, "2026-11-25");
+    await nightOn(catalog, data, "2026-11-26");
+    const after = await said();
+    expect(asked(data, "2026-11-26")).toEqual(["/list"]);
+    expect(after.json).toBeNull();
+    expect(after.text).not.toContain("overflow");
+  });
+
   it("P7, P21: a next page the site said no to (403) that night is read the next night, its records new on record", async () => {
     const site = await world.fleet.server();
     site.route("/robots.txt", noRobots);

@@ -10,7 +10,7 @@ import { noteLine } from "../../policy/shown-text.js";
 import { readSite, siteOf } from "../../policy/site.js";
 import { formatInZone, SITE_OWNER_ZONE } from "../../policy/zone.js";
 import { statusRows } from "../../store/admin.js";
-import { backfillStates } from "../../store/backfill.js";
+import { backfillStates, overflowsPending } from "../../store/backfill.js";
 import { sourcesInUse } from "../../store/catalog-sources.js";
 import { type Db, openStore, storeLocationFromOptions } from "../../store/db.js";
 import { movedTargets } from "../../store/moved-to.js";
@@ -341,9 +341,17 @@ async function backfillsOn(
     db,
     on.map((r) => r.id),
   );
+  // P7: a day's overflow carried over, said with the backfill it is kept with.
+  const pending = await overflowsPending(
+    db,
+    on.map((r) => r.id),
+  );
   return on
     .filter((r) => states.has(r.id))
-    .map((r) => ({ source: r.id, json: backfillJson(states.get(r.id), r.id, r.retiredAt) }));
+    .map((r) => ({
+      source: r.id,
+      json: backfillJson(states.get(r.id), r.id, r.retiredAt, pending.get(r.id)),
+    }));
 }
 
 function describe(r: SiteRule): string {

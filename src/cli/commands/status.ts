@@ -4,7 +4,7 @@ import { backfillJson } from "../../night/backfill-words.js";
 import { viaText } from "../../night/way-choice.js";
 import { noteLine } from "../../policy/shown-text.js";
 import { type NightHistoryRow, readingText, recentNights, statusRows } from "../../store/admin.js";
-import { backfillStates } from "../../store/backfill.js";
+import { backfillStates, overflowsPending } from "../../store/backfill.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { countOf } from "../count-of.js";
 import { shownStdout as stdout } from "../io.js";
@@ -87,9 +87,10 @@ export function register(program: Command): void {
         if (opts.json) {
           // P7: each source's older pages, as `nor site SITE --json` says them.
           const states = await backfillStates(store.db);
+          const pending = await overflowsPending(store.db);
           const sources = rows.map((r) => ({
             ...r,
-            backfill: backfillJson(states.get(r.id), r.id, r.retiredAt),
+            backfill: backfillJson(states.get(r.id), r.id, r.retiredAt, pending.get(r.id)),
           }));
           // The sources alone stay a bare array, as scripts have read it; the nights come
           // with them, in one object, when asked for.
