@@ -1,0 +1,88 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { ask, type NewAnswer } from "../review/tester-new-world.js";
+import { nightOn, noRobots, testerCatalog, testerWorld } from "./tester-nights.js";
+
+/**
+ * P7: an overflow carried over, against lists as sites show them: a first page mixing new records
+ * with older ones, records shifting across page boundaries between nights.
+ */
+const world = testerWorld("nor-overflow-mixed-");
+const RECIPE = "extract: { items: li, title: a, link: a, date: span, next: a.next }";
+const PER_PAGE = 3;
+
+function asked(data: string, night: string): string[] {
+  const db = new Database(join(data, "nor.db"), { readonly: true });
+  try {
+    const rows = db
+      .prepare(
+        "select url from request_log where night = ? and purpose != 'robots' order by started_at, id",
+      )
+      .all(night) as { url: string }[];
+    return rows.map((r) => {
+      const u = new URL(r.url);
+      return u.pathname + u.search;
+    });
+  } finally {
+    db.close();
+  }
+}
+
+async function newTitles(data: string, night: string): Promise<string[]> {
+  const [fresh] = await ask<NewAnswer>(data, `${night}T15:00:00Z`, [`/api/new?night=${night}`]);
+  return (fresh?.json?.items ?? []).map((i) => i.title).sort();
+}
+
+const titles = (from: number, to: number): string[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => `R ${from + i}`).sort();
+
+/** A list of `order()` record numbers, PER_PAGE a page. */
+function list(order: () => number[]) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const page = Number(new URL(req.url ?? "/", "http://x").searchParams.get("page") ?? "1");
+    const all = order();
+    const rows = all.slice((page - 1) * PER_PAGE, page * PER_PAGE);
+    const more = page * PER_PAGE < all.length;
+    res
+      .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+      .end(
+        `<ul>${rows.map((n) => `<li><a href="/d/r-${n}.pdf">R ${n}</a> <span>11/01/2026</span></li>`).join("")}</ul>${more ? `<a class="next" href="/list?page=${page + 1}">Next</a>` : ""}`,
+      );
+  };
+}
+
+const desc = (count: number): number[] => Array.from({ length: count }, (_, i) => count - i);
+
+describe("an overflow carried over against lists as sites show them (P7)", () => {
+  it("P7: a first page showing new records beside an older one moved to the top (updated), none of the overflow's, while an overflow is pending: the pages pending are read on, every record new on record", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    let count = 10;
+    let bumped = false;
+    // R 5, updated, shown first (a list sorted by its last change).
+    site.route(
+      "/list",
+      list(() => (bumped ? [5, ...desc(count).filter((n) => n !== 5)] : desc(count))),
+    );
+    const catalog = testerCatalog(world.dir, "mixed-bumped", [
+      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
+    ]);
+    const data = join(world.dir, "mixed-bumped");
+    await nightOn(catalog, data, "2026-11-20");
+    count = 40;
+    await nightOn(catalog, data, "2026-11-21");
+    expect(await newTitles(data, "2026-11-21")).toEqual(titles(29, 40));
+    // Two posted and R 5 updated: the first page shows R 5 (held before the 21st), R 42 and R 41
+    // (new); none of the overflow's records.
+    count = 42;
+    bumped = true;
+    const seen: string[] = [];
+    for (const night of ["2026-11-22", "2026-11-23", "2026-11-24", "2026-11-25"]) {
+      await nightOn(catalog, data, night);
+      seen.push(...(await newTitles(data, night)));
+    }
+    expect(seen.sort()).toEqual(titles(11, 42).filter((t) => !titles(29, 40).includes(t)));
+  });
+});
