@@ -435,10 +435,13 @@ async function readOverflow(
       rs.map((x) => x.id),
       before,
     );
-  /** Whether any of these records was first seen on `since` or a night after it. */
-  const heldSince = async (rs: readonly ExtractedRecord[], since: string): Promise<boolean> => {
-    for (const x of rs) if ((await holds([x])) && !(await holds([x], since))) return true;
-    return false;
+  /**
+   * Whether every one of these records was held before `since` and none is new or first seen
+   * on `since` or a night after it.
+   */
+  const allHeldBefore = async (rs: readonly ExtractedRecord[], since: string): Promise<boolean> => {
+    for (const x of rs) if (!(await holds([x], since))) return false;
+    return true;
   };
   // A first page whose records the source holds under other ids (its files moved, its links
   // written anew, another way in than the list's last: docs/catalog.md) has not overflowed: its
@@ -449,16 +452,11 @@ async function readOverflow(
   if (!firstHeld && page1.kind !== "read") return out;
   if (!firstHeld && (await held.holdsLike(source.id, first))) return out;
   if (firstHeld && pending === undefined) return out;
-  // A first page showing records held before the overflow pending began and none first seen
-  // since: all past it is older (the site took back what it had posted, say): nothing is left
-  // between (P11: nothing asked). One older record shown first beside those of the overflow (an
-  // old bid updated, a list sorted by its last change) leaves what is pending below them.
-  if (
-    firstHeld &&
-    pending !== undefined &&
-    (await holds(first, pending.since)) &&
-    !(await heldSince(first, pending.since))
-  ) {
+  // A first page showing only records held before the overflow pending began: all past it is
+  // older (the site took back what it had posted, say): nothing is left between (P11: nothing
+  // asked). One older record shown first beside those of the overflow, or beside new ones (an
+  // old bid updated, a list sorted by its last change), leaves what is pending below them.
+  if (firstHeld && pending !== undefined && (await allHeldBefore(first, pending.since))) {
     out.change = { done: true };
     return out;
   }
