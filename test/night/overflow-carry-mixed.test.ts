@@ -86,3 +86,49 @@ describe("an overflow carried over against lists as sites show them (P7)", () =>
     expect(seen.sort()).toEqual(titles(11, 42).filter((t) => !titles(29, 40).includes(t)));
   });
 });
+
+describe("records alike on a carried-over page (P7)", () => {
+  it("P7: a day's legal notices (one title, one day) some of which were held before the overflow began: the pages pending are read on, not taken for the list's files moved; every record new on record", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    let count = 10;
+    // Forty notices posted on November 2, every one "Legal Notice": ten held the first night.
+    site.route("/list", (req, res) => {
+      const page = Number(new URL(req.url ?? "/", "http://x").searchParams.get("page") ?? "1");
+      const all = desc(count);
+      const rows = all.slice((page - 1) * PER_PAGE, page * PER_PAGE);
+      const more = page * PER_PAGE < all.length;
+      res
+        .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+        .end(
+          `<ul>${rows.map((n) => `<li><a href="/d/notice-${n}.pdf">Legal Notice</a> <span>11/02/2026</span></li>`).join("")}</ul>${more ? `<a class="next" href="/list?page=${page + 1}">Next</a>` : ""}`,
+        );
+    });
+    const catalog = testerCatalog(world.dir, "alike-same-day", [
+      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
+    ]);
+    const data = join(world.dir, "alike-same-day");
+    const fresh = async (night: string): Promise<number> => {
+      const [answer] = await ask<NewAnswer>(data, `${night}T15:00:00Z`, [
+        `/api/new?night=${night}`,
+      ]);
+      return answer?.json?.items?.length ?? 0;
+    };
+    await nightOn(catalog, data, "2026-11-20");
+    count = 40;
+    await nightOn(catalog, data, "2026-11-21");
+    expect(await fresh("2026-11-21")).toBe(12);
+    let total = 12;
+    for (const night of ["2026-11-22", "2026-11-23", "2026-11-24", "2026-11-25"]) {
+      await nightOn(catalog, data, night);
+      total += await fresh(night);
+    }
+    expect(asked(data, "2026-11-22")).toEqual([
+      "/list",
+      "/list?page=5",
+      "/list?page=6",
+      "/list?page=7",
+    ]);
+    expect(total).toBe(30);
+  });
+});
