@@ -71,26 +71,30 @@ export function idsReadAnew(firstSeen: number, shown: number): boolean {
 /**
  * P7: whether any row `shown` on a list's page is, by its look, a record `stored` the source
  * holds: the same link however written (`wayLink`) or the same day under the same title
- * (`wayShown`). A first page whose ids the source does not hold but whose records it does by
- * their look has not overflowed: its files moved, its links are written anew, or another way in
- * names them otherwise (docs/catalog.md): its next pages are not read for new records.
+ * (`wayShown`), that one only as pairs are (one to one: a day and title that two rows shown, or
+ * two stored records, share says nothing: a day's legal notices of one title). A first page whose
+ * ids the source does not hold but whose records it does by their look has not overflowed: its
+ * files moved, its links are written anew, or another way in names them otherwise
+ * (docs/catalog.md): its next pages are not read for new records.
  */
 export function showsAnyOf(
   shown: readonly Omit<WayRow, "id">[],
   stored: readonly Omit<WayRow, "id">[],
 ): boolean {
   const links = new Set<string>();
-  const looks = new Set<string>();
   for (const x of stored) {
     const l = wayLink(x.url);
     if (l !== undefined) links.add(l);
-    const k = wayShown(x.title, x.date);
-    if (k !== undefined) looks.add(k);
   }
+  const looks = countBy(stored, (x) => wayShown(x.title, x.date));
+  const shownLooks = countBy(shown, (x) => wayShown(x.title, x.date));
   return shown.some((x) => {
     const l = wayLink(x.url);
     const k = wayShown(x.title, x.date);
-    return (l !== undefined && links.has(l)) || (k !== undefined && looks.has(k));
+    return (
+      (l !== undefined && links.has(l)) ||
+      (k !== undefined && looks.get(k) === 1 && shownLooks.get(k) === 1)
+    );
   });
 }
 
