@@ -72,6 +72,12 @@ export interface HeldRecords {
     records: readonly { title: string; date?: string; url?: string }[],
     before?: string,
   ): Promise<boolean>;
+  /** For each record, whether it is held by its look (each alone), read once for all. */
+  heldLike?(
+    sourceId: string,
+    records: readonly { title: string; date?: string; url?: string }[],
+    before?: string,
+  ): Promise<boolean[]>;
 }
 
 /**
@@ -612,8 +618,13 @@ async function readOverflow(
     // Held by their look before it began, only: the records of the part already read are often
     // alike (a day's legal notices, one title and day), and are never the list's older ones.
     if (!(await holds(r.rs)) && (await held.holdsLike(source.id, r.rs, p.since))) {
-      for (const x of r.rs)
-        if (!(await held.holdsLike(source.id, [x], p.since))) out.records.push(x);
+      // Told for all at once where the store can (one read of its records, not one a record).
+      const alike = held.heldLike
+        ? await held.heldLike(source.id, r.rs, p.since)
+        : await Promise.all(r.rs.map((x) => held.holdsLike(source.id, [x], p.since)));
+      r.rs.forEach((x, i) => {
+        if (!alike[i]) out.records.push(x);
+      });
       return done();
     }
     out.records.push(...r.rs);

@@ -18,6 +18,7 @@ import {
   idsReadAnew,
   newOnSwitchedList,
   pairAcrossWays,
+  shownAsHeld,
   showsAnyOf,
 } from "../policy/way-identity.js";
 import type { ExtractedRecord } from "../sources/record.js";
@@ -458,15 +459,21 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     records: readonly { title: string; date?: string; url?: string }[],
     before?: string,
   ): Promise<boolean> {
-    const row = (x: { title: string; date?: string; url?: string }) => ({
-      title: x.title,
-      date: x.date ?? null,
-      url: x.url ?? null,
-    });
-    const held = [...(this.records.get(sourceId)?.values() ?? [])]
+    return showsAnyOf(records.map(lookRow), this.#heldRows(sourceId, before));
+  }
+
+  async heldLike(
+    sourceId: string,
+    records: readonly { title: string; date?: string; url?: string }[],
+    before?: string,
+  ): Promise<boolean[]> {
+    return shownAsHeld(records.map(lookRow), this.#heldRows(sourceId, before), true);
+  }
+
+  #heldRows(sourceId: string, before?: string) {
+    return [...(this.records.get(sourceId)?.values() ?? [])]
       .filter((h) => before === undefined || h.firstNight < before)
-      .map((h) => row(h.record));
-    return showsAnyOf(records.map(row), held);
+      .map((h) => lookRow(h.record));
   }
 
   async closedSites(night: string): Promise<Map<string, string>> {
@@ -518,4 +525,9 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
   wayOf(source: string, night: string): WayChoice | undefined {
     return this.outcomes.get(source)?.find((o) => o.night === night)?.way;
   }
+}
+
+/** A record as its look is judged (policy/way-identity.ts). */
+function lookRow(x: { title: string; date?: string; url?: string }) {
+  return { title: x.title, date: x.date ?? null, url: x.url ?? null };
 }

@@ -125,6 +125,15 @@ export interface NightStore {
     before?: string,
   ): Promise<boolean>;
   /**
+   * P7: for each of these records, whether the source holds it by its look (as holdsLike, each
+   * record alone), its held records read once for all (a carried-over page held by its look).
+   */
+  heldLike?(
+    sourceId: string,
+    records: readonly { title: string; date?: string; url?: string }[],
+    before?: string,
+  ): Promise<boolean[]>;
+  /**
    * P13, P15: the latest attempt sent for this source tonight (its robots.txt aside) that the
    * site answered or that failed on the wire, from the request log (P27); undefined when
    * nothing was sent for it. Read only when the deadline stopped a source's check, to tell a

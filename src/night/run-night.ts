@@ -215,6 +215,7 @@ export async function runNight(
     const holdsAny = store.holdsAny.bind(store);
     const holdsLike = store.holdsLike.bind(store);
     ctx.held = { holdsAny, holdsLike };
+    if (store.heldLike) ctx.held.heldLike = store.heldLike.bind(store);
   }
   const summary: NightSummary = {
     night: opts.night,

@@ -81,6 +81,18 @@ export function showsAnyOf(
   shown: readonly Omit<WayRow, "id">[],
   stored: readonly Omit<WayRow, "id">[],
 ): boolean {
+  return shownAsHeld(shown, stored).some((x) => x);
+}
+
+/**
+ * P7: for each row `shown`, whether it is by its look a record `stored` (as showsAnyOf); `alone`:
+ * each row judged as if shown alone (a day and title two rows share still counts).
+ */
+export function shownAsHeld(
+  shown: readonly Omit<WayRow, "id">[],
+  stored: readonly Omit<WayRow, "id">[],
+  alone = false,
+): boolean[] {
   const links = new Set<string>();
   for (const x of stored) {
     const l = wayLink(x.url);
@@ -88,12 +100,12 @@ export function showsAnyOf(
   }
   const looks = countBy(stored, (x) => wayShown(x.title, x.date));
   const shownLooks = countBy(shown, (x) => wayShown(x.title, x.date));
-  return shown.some((x) => {
+  return shown.map((x) => {
     const l = wayLink(x.url);
     const k = wayShown(x.title, x.date);
     return (
       (l !== undefined && links.has(l)) ||
-      (k !== undefined && looks.get(k) === 1 && shownLooks.get(k) === 1)
+      (k !== undefined && looks.get(k) === 1 && (alone || shownLooks.get(k) === 1))
     );
   });
 }

@@ -24,7 +24,7 @@ import {
 } from "../night/types.js";
 import { LANE_LEASE_MS } from "../policy/constants.js";
 import { addDays } from "../policy/night-date.js";
-import { showsAnyOf } from "../policy/way-identity.js";
+import { shownAsHeld, showsAnyOf } from "../policy/way-identity.js";
 import { backfillOfRow, cursorJson, overflowColumns, overflowOfRow } from "./backfill.js";
 import { relabelCheckerOffline } from "./checker-offline.js";
 import type { Db } from "./db.js";
@@ -543,21 +543,32 @@ export class SqlNightStore implements NightStore, ValidatorStore {
     before?: string,
   ): Promise<boolean> {
     if (records.length === 0) return false;
-    // Every record the source holds, read only on a night whose first page shows none of its
-    // ids (a list changed: overflowed, moved or read another way).
-    const held = await this.#db
-      .selectFrom("records")
-      .select(["title", "date", "url"])
-      .where("source_id", "=", sourceId)
-      // First seen on a night before `before` (an overflow carried over: docs/catalog.md).
-      .$if(before !== undefined, (q) => q.where("first_seen_night", "<", before as string))
-      .execute();
-    const shown = records.map((x) => ({
-      title: x.title,
-      date: x.date ?? null,
-      url: x.url ?? null,
-    }));
-    return showsAnyOf(shown, held);
+    return showsAnyOf(lookRows(records), await this.#heldRows(sourceId, before));
+  }
+
+  async heldLike(
+    sourceId: string,
+    records: readonly { title: string; date?: string; url?: string }[],
+    before?: string,
+  ): Promise<boolean[]> {
+    if (records.length === 0) return [];
+    return shownAsHeld(lookRows(records), await this.#heldRows(sourceId, before), true);
+  }
+
+  /**
+   * Every record the source holds (first seen before `before`), read only on a night whose
+   * first page shows none of its ids (a list changed: overflowed, moved or read another way).
+   */
+  async #heldRows(sourceId: string, before?: string) {
+    return (
+      this.#db
+        .selectFrom("records")
+        .select(["title", "date", "url"])
+        .where("source_id", "=", sourceId)
+        // First seen on a night before `before` (an overflow carried over: docs/catalog.md).
+        .$if(before !== undefined, (q) => q.where("first_seen_night", "<", before as string))
+        .execute()
+    );
   }
 
   async lastAttempt(
@@ -888,3 +899,8 @@ export const PAGE_READ = prepared((db, $: Placeholder<{ sourceId: string; url: s
     .where("pr.source_id", "=", $("sourceId"))
     .where("pr.url", "=", $("url"));
 });
+
+/** Records as their look is judged (policy/way-identity.ts). */
+function lookRows(records: readonly { title: string; date?: string; url?: string }[]) {
+  return records.map((x) => ({ title: x.title, date: x.date ?? null, url: x.url ?? null }));
+}

@@ -199,6 +199,28 @@ describe.each(makers)("page reads and the records they produced ($name)", (maker
     );
   });
 
+  it("P7: heldLike: for each record, whether it is held by its look (each judged alone), before a night; a day and title two held records share is no record's look", async () => {
+    u = await maker.make();
+    const store = u.store as NightStore & Required<Pick<NightStore, "heldLike">>;
+    const r = result(["a", "n1", "n2"], undefined);
+    r.records = [
+      { id: "a", title: "Council Meeting", date: "2026-11-02", url: "http://a.gov/d/a.pdf" },
+      { id: "n1", title: "Legal Notice", date: "2026-11-02", url: "http://a.gov/d/n1.pdf" },
+      { id: "n2", title: "Legal Notice", date: "2026-11-02", url: "http://a.gov/d/n2.pdf" },
+    ];
+    await u.store.commit("2026-11-05", r);
+    const shown = [
+      { title: "COUNCIL MEETING", date: "2026-11-02", url: "https://a.gov/f/a" },
+      { title: "Budget Hearing", date: "2026-11-02", url: "https://a.gov/f/b" },
+      { title: "x", url: "https://www.a.gov/d/a.pdf" },
+      { title: "Legal Notice", date: "2026-11-02", url: "https://a.gov/f/n3" },
+    ];
+    expect(await store.heldLike(SRC, shown)).toEqual([true, false, true, false]);
+    expect(await store.heldLike(SRC, shown, "2026-11-06")).toEqual([true, false, true, false]);
+    expect(await store.heldLike(SRC, shown, "2026-11-05")).toEqual([false, false, false, false]);
+    expect(await store.heldLike(SRC, [])).toEqual([]);
+  });
+
   it.runIf(maker.name !== "memory")(
     "P8, P12: a read kept before its ids were (migration 014) is never counted: its page is read in full once",
     async () => {
