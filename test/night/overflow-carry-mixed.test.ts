@@ -132,3 +132,36 @@ describe("records alike on a carried-over page (P7)", () => {
     expect(total).toBe(30);
   });
 });
+
+describe("a list taken back while an overflow is pending (P7, P24)", () => {
+  it("P7, P24: the site took back what it posted and posted one anew, its pages past the list's end answering 404: the overflow pending ends with the page kept gone, no flag for a person", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    let order = desc(10);
+    site.route("/list", (req, res) => {
+      const page = Number(new URL(req.url ?? "/", "http://x").searchParams.get("page") ?? "1");
+      if ((page - 1) * PER_PAGE >= order.length) return void res.writeHead(404).end("not found");
+      list(() => order)(req, res);
+    });
+    const catalog = testerCatalog(world.dir, "taken-back", [
+      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
+    ]);
+    const data = join(world.dir, "taken-back");
+    await nightOn(catalog, data, "2026-11-20");
+    order = desc(40);
+    await nightOn(catalog, data, "2026-11-21");
+    // The thirty taken back, R 41 posted: the first page shows R 41 (new), R 10 and R 9.
+    order = [41, ...desc(10)];
+    for (const night of ["2026-11-22", "2026-11-23", "2026-11-24", "2026-11-25"])
+      await nightOn(catalog, data, night);
+    expect(asked(data, "2026-11-22")).toEqual(["/list", "/list?page=5"]);
+    expect(asked(data, "2026-11-23")).toEqual(["/list"]);
+    const db = new Database(join(data, "nor.db"), { readonly: true });
+    try {
+      const flags = db.prepare("select kind from flags where kind = 'overflow-gave-up'").all();
+      expect(flags).toEqual([]);
+    } finally {
+      db.close();
+    }
+  });
+});
