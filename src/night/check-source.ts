@@ -466,6 +466,10 @@ async function readOverflow(
     out.change = { done: true };
     return out;
   }
+  // A first page showing records held before it began beside new ones: the list may have been
+  // taken back (its page kept now past its end), or an old record moved to the top. Read on; the
+  // page kept gone (404, 410) then says the list ends before it, no failure for a person.
+  const shrunk = firstHeld && pending !== undefined && (await holds(first, pending.since));
   const listSite = siteOf(page1.url);
   const seen = new Set([pageId(firstReq), pageId({ url: page1.url })]);
   let lastIds = idsOf(first);
@@ -608,6 +612,7 @@ async function readOverflow(
     if (next === undefined || seen.has(pageId(next))) return done();
     if (budget <= 0) return leave(next, carry);
     const r = await readNext(next, carry);
+    if ("stop" in r && r.stop === "failed" && shrunk && r.outcome?.kind === "gone") return done();
     if ("stop" in r) return r.stop === "end" ? done() : leave(next, carry, r.outcome);
     if (await holds(r.rs, p.since)) {
       out.records.push(...r.rs);
