@@ -1,65 +1,22 @@
 import { spawn } from "node:child_process";
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { ask, type NewAnswer } from "../review/tester-new-world.js";
-import { nightOn, noRobots, testerCatalog, testerWorld } from "./tester-nights.js";
+import { asked, desc, list, listSite, newTitles, titles } from "./overflow-carry-world.js";
+import { nightOn, testerWorld } from "./tester-nights.js";
 
 /** P7, P8: a night killed while it reads an overflow carried over, then resumed. */
 const world = testerWorld("nor-overflow-kill-");
 const REPO = join(import.meta.dirname, "..", "..");
-const RECIPE = "extract: { items: li, title: a, link: a, date: span, next: a.next }";
-const PER_PAGE = 3;
-
-function asked(data: string, night: string): string[] {
-  const db = new Database(join(data, "nor.db"), { readonly: true });
-  try {
-    const rows = db
-      .prepare(
-        "select url from request_log where night = ? and purpose != 'robots' order by started_at, id",
-      )
-      .all(night) as { url: string }[];
-    return rows.map((r) => {
-      const u = new URL(r.url);
-      return u.pathname + u.search;
-    });
-  } finally {
-    db.close();
-  }
-}
-
-async function newTitles(data: string, night: string): Promise<string[]> {
-  const [fresh] = await ask<NewAnswer>(data, `${night}T15:00:00Z`, [`/api/new?night=${night}`]);
-  return (fresh?.json?.items ?? []).map((i) => i.title).sort();
-}
-
-const titles = (from: number, to: number): string[] =>
-  Array.from({ length: to - from + 1 }, (_, i) => `R ${from + i}`).sort();
 
 describe("a night killed while reading an overflow carried over (P7, P8)", () => {
   it("P7, P8: killed after a carried-over page answered, before the source's commit, then resumed: nothing lost, nothing new twice, no page it archived asked again", async () => {
-    const site = await world.fleet.server();
-    site.route("/robots.txt", noRobots);
     let count = 10;
     let onPage: ((page: number) => void) | undefined;
-    site.route("/list", (req: IncomingMessage, res: ServerResponse) => {
-      const page = Number(new URL(req.url ?? "/", "http://x").searchParams.get("page") ?? "1");
-      const all = Array.from({ length: count }, (_, i) => count - i);
-      const rows = all.slice((page - 1) * PER_PAGE, page * PER_PAGE);
-      const more = page * PER_PAGE < all.length;
-      res
-        .writeHead(200, { "content-type": "text/html; charset=utf-8" })
-        .end(
-          `<ul>${rows.map((n) => `<li><a href="/d/r-${n}.pdf">R ${n}</a> <span>11/01/2026</span></li>`).join("")}</ul>${more ? `<a class="next" href="/list?page=${page + 1}">Next</a>` : ""}`,
-          () => onPage?.(page),
-        );
-    });
-    const catalog = testerCatalog(world.dir, "kill-carry", [
-      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
-    ]);
-    const data = join(world.dir, "kill-carry");
-    await nightOn(catalog, data, "2026-11-20");
+    const { catalog, data } = await listSite(
+      world,
+      "kill-carry",
+      list(() => desc(count), { sent: (page) => onPage?.(page) }),
+    );
     count = 40;
     await nightOn(catalog, data, "2026-11-21");
     expect(await newTitles(data, "2026-11-21")).toEqual(titles(29, 40));

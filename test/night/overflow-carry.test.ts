@@ -1,9 +1,22 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { runMain } from "../cli/cli-capture.js";
-import { ask, type NewAnswer } from "../review/tester-new-world.js";
+import {
+  asked,
+  badRequest,
+  desc,
+  etagged,
+  flagsOf,
+  list,
+  listSite,
+  newCount,
+  newTitles,
+  pageFails,
+  RECIPE,
+  statusOf,
+  titles,
+} from "./overflow-carry-world.js";
 import { nightOn, noRobots, outcomesOn, testerCatalog, testerWorld } from "./tester-nights.js";
 
 /**
@@ -14,87 +27,16 @@ import { nightOn, noRobots, outcomesOn, testerCatalog, testerWorld } from "./tes
  * new. With nothing pending, a night asks the first page only.
  */
 const world = testerWorld("nor-overflow-carry-");
-const RECIPE = "extract: { items: li, title: a, link: a, date: span, next: a.next }";
-const PER_PAGE = 3;
-
-/** Each request for the list's pages on `night`: its path (robots.txt aside). */
-function asked(data: string, night: string): string[] {
-  const db = new Database(join(data, "nor.db"), { readonly: true });
-  try {
-    const rows = db
-      .prepare(
-        "select url from request_log where night = ? and purpose != 'robots' order by started_at, id",
-      )
-      .all(night) as { url: string }[];
-    return rows.map((r) => {
-      const u = new URL(r.url);
-      return u.pathname + u.search;
-    });
-  } finally {
-    db.close();
-  }
-}
-
-/** The status the site answered for `path` on `night` (its first request for it). */
-function statusOf(data: string, night: string, path: string): number | undefined {
-  const db = new Database(join(data, "nor.db"), { readonly: true });
-  try {
-    const rows = db
-      .prepare("select url, status from request_log where night = ? order by started_at, id")
-      .all(night) as { url: string; status: number | null }[];
-    const row = rows.find((r) => {
-      const u = new URL(r.url);
-      return u.pathname + u.search === path;
-    });
-    return row?.status ?? undefined;
-  } finally {
-    db.close();
-  }
-}
-
-async function newTitles(data: string, night: string): Promise<string[]> {
-  const [fresh] = await ask<NewAnswer>(data, `${night}T15:00:00Z`, [`/api/new?night=${night}`]);
-  return (fresh?.json?.items ?? []).map((i) => i.title).sort();
-}
-
-const titles = (from: number, to: number): string[] =>
-  Array.from({ length: to - from + 1 }, (_, i) => `R ${from + i}`).sort();
-
-/** A list of `count()` records, newest first, PER_PAGE a page; `fail(page)` answers instead. */
-function list(
-  count: () => number,
-  fail: (page: number, res: ServerResponse) => boolean = () => false,
-  dir: () => string = () => "d",
-) {
-  return (req: IncomingMessage, res: ServerResponse): void => {
-    const page = Number(new URL(req.url ?? "/", "http://x").searchParams.get("page") ?? "1");
-    if (fail(page, res)) return;
-    const all = Array.from({ length: count() }, (_, i) => count() - i);
-    const rows = all.slice((page - 1) * PER_PAGE, page * PER_PAGE);
-    const more = page * PER_PAGE < all.length;
-    res
-      .writeHead(200, { "content-type": "text/html; charset=utf-8" })
-      .end(
-        `<ul>${rows.map((n) => `<li><a href="/${dir()}/r-${n}.pdf">R ${n}</a> <span>11/01/2026</span></li>`).join("")}</ul>${more ? `<a class="next" href="/list?page=${page + 1}">Next</a>` : ""}`,
-      );
-  };
-}
 
 describe("an overflow left unfinished is read on the next nights (P7, P11)", () => {
   it("P7, P11: a day posting more than the first page and pagesPerNight pages show: the next nights read the rest from where the reading stopped, every record new on record; then the first page only", async () => {
-    const site = await world.fleet.server();
-    site.route("/robots.txt", noRobots);
     let count = 10;
-    site.route(
-      "/list",
-      list(() => count),
-    );
-    const catalog = testerCatalog(world.dir, "carry-bound", [
-      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
-    ]);
-    const data = join(world.dir, "carry-bound");
     // Night 1: page 1 and its backfill to the list's end (pages 2 to 4): R 1 to R 10 held.
-    await nightOn(catalog, data, "2026-11-20");
+    const { catalog, data } = await listSite(
+      world,
+      "carry-bound",
+      list(() => desc(count)),
+    );
 
     // Thirty posted in a day (R 11 to R 40, ten pages): pages 1 to 4 read, R 29 to R 40.
     count = 40;
@@ -143,18 +85,12 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
   });
 
   it("P7: overflows left unfinished on two nights in a row: read on from the later's stop until a record held before the earlier began; every record new on record once", async () => {
-    const site = await world.fleet.server();
-    site.route("/robots.txt", noRobots);
     let count = 10;
-    site.route(
-      "/list",
-      list(() => count),
+    const { catalog, data } = await listSite(
+      world,
+      "carry-stacked",
+      list(() => desc(count)),
     );
-    const catalog = testerCatalog(world.dir, "carry-stacked", [
-      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
-    ]);
-    const data = join(world.dir, "carry-stacked");
-    await nightOn(catalog, data, "2026-11-20");
     // Thirty posted, then twenty more the next day: each night's first page shows none held.
     count = 40;
     await nightOn(catalog, data, "2026-11-21");
@@ -185,23 +121,15 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
   });
 
   it("P7: the list's files moved while an overflow is pending: the page showing the records held before (under new links) ends it, none of them new; those not yet read are", async () => {
-    const site = await world.fleet.server();
-    site.route("/robots.txt", noRobots);
     let count = 10;
     let dir = "d";
-    site.route(
-      "/list",
-      list(
-        () => count,
-        () => false,
-        () => dir,
-      ),
+    const { catalog, data } = await listSite(
+      world,
+      "carry-moved",
+      list(() => desc(count), {
+        item: (n) => `<li><a href="/${dir}/r-${n}.pdf">R ${n}</a> <span>11/01/2026</span></li>`,
+      }),
     );
-    const catalog = testerCatalog(world.dir, "carry-moved", [
-      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
-    ]);
-    const data = join(world.dir, "carry-moved");
-    await nightOn(catalog, data, "2026-11-20");
     // Twenty-nine posted: pages 1 to 4 read (R 28 to R 39).
     count = 39;
     await nightOn(catalog, data, "2026-11-21");
@@ -233,18 +161,12 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
   });
 
   it("P7, P11: a first page that shows a record held before the overflow pending began ends it, with nothing more asked", async () => {
-    const site = await world.fleet.server();
-    site.route("/robots.txt", noRobots);
     let count = 10;
-    site.route(
-      "/list",
-      list(() => count),
+    const { catalog, data } = await listSite(
+      world,
+      "carry-shrunk",
+      list(() => desc(count)),
     );
-    const catalog = testerCatalog(world.dir, "carry-shrunk", [
-      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
-    ]);
-    const data = join(world.dir, "carry-shrunk");
-    await nightOn(catalog, data, "2026-11-20");
     count = 40;
     await nightOn(catalog, data, "2026-11-21");
     // The site took the thirty back: its first page shows R 10, held before the 21st.
@@ -258,22 +180,15 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
   });
 
   it("P7, P12: a first page answered 304 while an overflow is pending: read from its stored copy (P8), the pages pending asked, their records new on record", async () => {
-    const site = await world.fleet.server();
-    site.route("/robots.txt", noRobots);
     let count = 10;
-    const page = list(() => count);
-    site.route("/list", (req, res) => {
-      const n = new URL(req.url ?? "/", "http://x").searchParams.get("page") ?? "1";
-      const etag = `"c${count}-p${n}"`;
-      if (req.headers["if-none-match"] === etag) return void res.writeHead(304, { etag }).end();
-      res.setHeader("etag", etag);
-      page(req, res);
-    });
-    const catalog = testerCatalog(world.dir, "carry-304", [
-      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
-    ]);
-    const data = join(world.dir, "carry-304");
-    await nightOn(catalog, data, "2026-11-20");
+    const { catalog, data } = await listSite(
+      world,
+      "carry-304",
+      etagged(
+        () => count,
+        list(() => desc(count)),
+      ),
+    );
     count = 30;
     await nightOn(catalog, data, "2026-11-21");
     expect(await newTitles(data, "2026-11-21")).toEqual(titles(19, 30));
@@ -296,26 +211,19 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
   });
 
   it("P7: a next page that failed that night (a 500, its retries used up) is read the next night, its records new on record", async () => {
-    const site = await world.fleet.server();
-    site.route("/robots.txt", noRobots);
     let count = 10;
     let down = false;
-    site.route(
-      "/list",
-      list(
-        () => count,
-        (page, res) => {
-          if (!down || page !== 3) return false;
-          res.writeHead(500, { "retry-after": "0" }).end("broken");
-          return true;
-        },
-      ),
+    const { catalog, data } = await listSite(
+      world,
+      "carry-503",
+      list(() => desc(count), {
+        fail: pageFails(
+          3,
+          () => down,
+          (res) => res.writeHead(500, { "retry-after": "0" }).end("broken"),
+        ),
+      }),
     );
-    const catalog = testerCatalog(world.dir, "carry-503", [
-      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
-    ]);
-    const data = join(world.dir, "carry-503");
-    await nightOn(catalog, data, "2026-11-20");
 
     // Nine posted (R 11 to R 19): pages 1 and 2 read, page 3 (R 13 to R 11) fails, each retry.
     count = 19;
@@ -341,26 +249,15 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
   });
 
   it("P7, P11: a next page that fails three nights running (a 400 each night) is given up: the fourth night asks the first page only", async () => {
-    const site = await world.fleet.server();
-    site.route("/robots.txt", noRobots);
     let count = 10;
     let broken = false;
-    site.route(
-      "/list",
-      list(
-        () => count,
-        (page, res) => {
-          if (!broken || page !== 3) return false;
-          res.writeHead(400, { "content-type": "text/plain" }).end("Bad Request");
-          return true;
-        },
-      ),
+    const { catalog, data } = await listSite(
+      world,
+      "carry-given-up",
+      list(() => desc(count), {
+        fail: pageFails(3, () => broken, badRequest),
+      }),
     );
-    const catalog = testerCatalog(world.dir, "carry-given-up", [
-      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
-    ]);
-    const data = join(world.dir, "carry-given-up");
-    await nightOn(catalog, data, "2026-11-20");
     count = 19;
     broken = true;
     await nightOn(catalog, data, "2026-11-21");
@@ -374,34 +271,17 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
   });
 
   it("P7, P24: a carried-over overflow given up (its page failing nights running) raises an overflow-gave-up flag for a person, once, naming the page and the records left unread", async () => {
-    const site = await world.fleet.server();
-    site.route("/robots.txt", noRobots);
     let count = 10;
     let broken = false;
-    site.route(
-      "/list",
-      list(
-        () => count,
-        (page, res) => {
-          if (!broken || page !== 3) return false;
-          res.writeHead(400, { "content-type": "text/plain" }).end("Bad Request");
-          return true;
-        },
-      ),
+    const { site, catalog, data } = await listSite(
+      world,
+      "carry-flagged",
+      list(() => desc(count), {
+        fail: pageFails(3, () => broken, badRequest),
+      }),
     );
-    const catalog = testerCatalog(world.dir, "carry-flagged", [
-      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
-    ]);
-    const data = join(world.dir, "carry-flagged");
     const overflowFlags = async () =>
-      (
-        JSON.parse((await runMain(["flags", "--data", data, "--json"])).stdout) as {
-          kind: string;
-          source: string;
-          detail: string;
-        }[]
-      ).filter((f) => f.kind === "overflow-gave-up");
-    await nightOn(catalog, data, "2026-11-20");
+      (await flagsOf(data)).filter((f) => f.kind === "overflow-gave-up");
     count = 19;
     broken = true;
     await nightOn(catalog, data, "2026-11-21");
@@ -432,7 +312,7 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
     let feedFails = false;
     site.route(
       "/list",
-      list(() => count),
+      list(() => desc(count)),
     );
     site.route("/feed.rss", (_q, res) => {
       if (feedFails) return void res.writeHead(500, { "retry-after": "0" }).end("broken");
@@ -494,11 +374,11 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
     let count = 10;
     site.route(
       "/list",
-      list(() => count),
+      list(() => desc(count)),
     );
     site.route(
       "/bids",
-      list(() => count),
+      list(() => desc(count)),
     );
     const source = (path: string) => [
       `  - { id: list, government: city-of-test, records: bids, url: "${site.url(path)}", ${RECIPE} }`,
@@ -522,12 +402,7 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
       "2026-11-22",
     );
     expect(asked(data, "2026-11-22")).toEqual(["/bids"]);
-    const flags = (
-      JSON.parse((await runMain(["flags", "--data", data, "--json"])).stdout) as {
-        kind: string;
-        detail: string;
-      }[]
-    ).filter((f) => f.kind === "overflow-gave-up");
+    const flags = (await flagsOf(data)).filter((f) => f.kind === "overflow-gave-up");
     expect(flags).toHaveLength(1);
     expect(flags[0]?.detail).toContain(site.url("/list?page=5"));
     expect(flags[0]?.detail).toContain(
@@ -542,24 +417,19 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
   });
 
   it("P7, P18: a page left pending that robots.txt disallows since is never asked; given up after three nights, flagged; the first page read as ever", async () => {
-    const site = await world.fleet.server();
     let disallow = false;
-    site.route("/robots.txt", (_q, res) => {
-      if (!disallow) return void res.writeHead(404).end();
-      res
-        .writeHead(200, { "content-type": "text/plain" })
-        .end("User-agent: *\nDisallow: /list?page\n");
-    });
     let count = 10;
-    site.route(
-      "/list",
-      list(() => count),
+    const { site, catalog, data } = await listSite(
+      world,
+      "carry-robots",
+      list(() => desc(count)),
+      (_q, res) => {
+        if (!disallow) return void res.writeHead(404).end();
+        res
+          .writeHead(200, { "content-type": "text/plain" })
+          .end("User-agent: *\nDisallow: /list?page\n");
+      },
     );
-    const catalog = testerCatalog(world.dir, "carry-robots", [
-      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
-    ]);
-    const data = join(world.dir, "carry-robots");
-    await nightOn(catalog, data, "2026-11-20");
     count = 40;
     await nightOn(catalog, data, "2026-11-21");
     disallow = true;
@@ -579,28 +449,17 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
     }
     // Left at page 5 the night before robots.txt changed: never asked since.
     expect(site.hits("/list?page=5")).toHaveLength(0);
-    const flags = (
-      JSON.parse((await runMain(["flags", "--data", data, "--json"])).stdout) as {
-        kind: string;
-        detail: string;
-      }[]
-    ).map((f) => f.kind);
+    const flags = (await flagsOf(data)).map((f) => f.kind);
     expect(flags.filter((k) => k === "overflow-gave-up")).toHaveLength(1);
   });
 
   it("P7, P11: nor backfill restart (from the list's first page) while an overflow is pending: the backfill reads every page again, so the night after it ends asks the first page only", async () => {
-    const site = await world.fleet.server();
-    site.route("/robots.txt", noRobots);
     let count = 10;
-    site.route(
-      "/list",
-      list(() => count),
+    const { catalog, data } = await listSite(
+      world,
+      "carry-restart",
+      list(() => desc(count)),
     );
-    const catalog = testerCatalog(world.dir, "carry-restart", [
-      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
-    ]);
-    const data = join(world.dir, "carry-restart");
-    await nightOn(catalog, data, "2026-11-20");
     // Thirty posted: pages 1 to 4 read, left at page 5.
     count = 40;
     await nightOn(catalog, data, "2026-11-21");
@@ -619,14 +478,13 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
     const site = await world.fleet.server();
     site.route("/robots.txt", noRobots);
     let count = 10;
-    const page = list(() => count);
-    site.route("/list", (req, res) => {
-      const n = new URL(req.url ?? "/", "http://x").searchParams.get("page") ?? "1";
-      const etag = `"c${count}-p${n}"`;
-      if (req.headers["if-none-match"] === etag) return void res.writeHead(304, { etag }).end();
-      res.setHeader("etag", etag);
-      page(req, res);
-    });
+    site.route(
+      "/list",
+      etagged(
+        () => count,
+        list(() => desc(count)),
+      ),
+    );
     const catalog = (recipe: string) =>
       testerCatalog(world.dir, "carry-304-mended", [
         `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${recipe} }`,
@@ -666,28 +524,14 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
   });
 
   it("P7: an older record moved to the top of the list (updated, re-sorted) while an overflow is pending does not end it: the pages pending are read on, every record new on record", async () => {
-    const site = await world.fleet.server();
-    site.route("/robots.txt", noRobots);
     let count = 10;
     let bumped = false;
-    site.route("/list", (req, res) => {
-      const page = Number(new URL(req.url ?? "/", "http://x").searchParams.get("page") ?? "1");
-      const desc = Array.from({ length: count }, (_, i) => count - i);
-      // R 5, updated, shown first (a list sorted by its last change).
-      const all = bumped ? [5, ...desc.filter((n) => n !== 5)] : desc;
-      const rows = all.slice((page - 1) * PER_PAGE, page * PER_PAGE);
-      const more = page * PER_PAGE < all.length;
-      res
-        .writeHead(200, { "content-type": "text/html; charset=utf-8" })
-        .end(
-          `<ul>${rows.map((n) => `<li><a href="/d/r-${n}.pdf">R ${n}</a> <span>11/01/2026</span></li>`).join("")}</ul>${more ? `<a class="next" href="/list?page=${page + 1}">Next</a>` : ""}`,
-        );
-    });
-    const catalog = testerCatalog(world.dir, "carry-bumped", [
-      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
-    ]);
-    const data = join(world.dir, "carry-bumped");
-    await nightOn(catalog, data, "2026-11-20");
+    // R 5, updated, shown first (a list sorted by its last change).
+    const { catalog, data } = await listSite(
+      world,
+      "carry-bumped",
+      list(() => (bumped ? [5, ...desc(count).filter((n) => n !== 5)] : desc(count))),
+    );
     count = 40;
     await nightOn(catalog, data, "2026-11-21");
     expect(await newTitles(data, "2026-11-21")).toEqual(titles(29, 40));
@@ -709,33 +553,18 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
   });
 
   it("P7: a list of records alike (the same title, posted the same day): the pages pending are read on, not taken for the list's files moved; every record new on record", async () => {
-    const site = await world.fleet.server();
-    site.route("/robots.txt", noRobots);
     let count = 10;
-    site.route("/list", (req, res) => {
-      const page = Number(new URL(req.url ?? "/", "http://x").searchParams.get("page") ?? "1");
-      const all = Array.from({ length: count }, (_, i) => count - i);
-      const rows = all.slice((page - 1) * PER_PAGE, page * PER_PAGE);
-      const more = page * PER_PAGE < all.length;
-      // Ten legal notices posted on October 1, thirty on November 2: each a title alike.
-      const day = (n: number) => (n <= 10 ? "10/01/2026" : "11/02/2026");
-      res
-        .writeHead(200, { "content-type": "text/html; charset=utf-8" })
-        .end(
-          `<ul>${rows.map((n) => `<li><a href="/d/notice-${n}.pdf">Legal Notice</a> <span>${day(n)}</span></li>`).join("")}</ul>${more ? `<a class="next" href="/list?page=${page + 1}">Next</a>` : ""}`,
-        );
-    });
-    const catalog = testerCatalog(world.dir, "carry-alike", [
-      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
-    ]);
-    const data = join(world.dir, "carry-alike");
-    const fresh = async (night: string): Promise<number> => {
-      const [answer] = await ask<NewAnswer>(data, `${night}T15:00:00Z`, [
-        `/api/new?night=${night}`,
-      ]);
-      return answer?.json?.items?.length ?? 0;
-    };
-    await nightOn(catalog, data, "2026-11-20");
+    // Ten legal notices posted on October 1, thirty on November 2: each a title alike.
+    const day = (n: number) => (n <= 10 ? "10/01/2026" : "11/02/2026");
+    const { catalog, data } = await listSite(
+      world,
+      "carry-alike",
+      list(() => desc(count), {
+        item: (n) =>
+          `<li><a href="/d/notice-${n}.pdf">Legal Notice</a> <span>${day(n)}</span></li>`,
+      }),
+    );
+    const fresh = (night: string): Promise<number> => newCount(data, night);
     count = 40;
     await nightOn(catalog, data, "2026-11-21");
     expect(await fresh("2026-11-21")).toBe(12);
@@ -754,25 +583,15 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
   });
 
   it("P7: an overflow carried over is said where the operator looks (nor site, its --json, nor status --json): since when, the page it reads on from, its failed nights; none once it is done", async () => {
-    const site = await world.fleet.server();
-    site.route("/robots.txt", noRobots);
     let count = 10;
     let broken = false;
-    site.route(
-      "/list",
-      list(
-        () => count,
-        (page, res) => {
-          if (!broken || page !== 5) return false;
-          res.writeHead(400, { "content-type": "text/plain" }).end("Bad Request");
-          return true;
-        },
-      ),
+    const { site, catalog, data } = await listSite(
+      world,
+      "carry-said",
+      list(() => desc(count), {
+        fail: pageFails(5, () => broken, badRequest),
+      }),
     );
-    const catalog = testerCatalog(world.dir, "carry-said", [
-      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
-    ]);
-    const data = join(world.dir, "carry-said");
     const host = site.host;
     const said = async () => {
       const json = await runMain(["site", host, "--data", data, "--json"]);
@@ -792,7 +611,6 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
         text,
       };
     };
-    await nightOn(catalog, data, "2026-11-20");
     expect((await said()).json).toBeNull();
     count = 40;
     broken = true;
@@ -822,26 +640,19 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
   });
 
   it("P7, P21: a next page the site said no to (403) that night is read the next night, its records new on record", async () => {
-    const site = await world.fleet.server();
-    site.route("/robots.txt", noRobots);
     let count = 10;
     let no = false;
-    site.route(
-      "/list",
-      list(
-        () => count,
-        (page, res) => {
-          if (!no || page !== 2) return false;
-          res.writeHead(403, { "content-type": "text/plain" }).end("Forbidden");
-          return true;
-        },
-      ),
+    const { catalog, data } = await listSite(
+      world,
+      "carry-403",
+      list(() => desc(count), {
+        fail: pageFails(
+          2,
+          () => no,
+          (res) => res.writeHead(403, { "content-type": "text/plain" }).end("Forbidden"),
+        ),
+      }),
     );
-    const catalog = testerCatalog(world.dir, "carry-403", [
-      `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${RECIPE} }`,
-    ]);
-    const data = join(world.dir, "carry-403");
-    await nightOn(catalog, data, "2026-11-20");
 
     // Five posted (R 11 to R 15): page 1 read, page 2 (R 12 to R 10) said no.
     count = 15;
