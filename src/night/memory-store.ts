@@ -16,6 +16,7 @@ import { addDays } from "../policy/night-date.js";
 import {
   type FirstPageRow,
   idsReadAnew,
+  lookOf,
   newOnSwitchedList,
   pairAcrossWays,
   shownAsHeld,
@@ -459,7 +460,7 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     records: readonly { title: string; date?: string; url?: string }[],
     before?: string,
   ): Promise<boolean> {
-    return showsAnyOf(records.map(lookRow), this.#heldRows(sourceId, before));
+    return showsAnyOf(records.map(lookOf), this.#heldRows(sourceId, before));
   }
 
   async heldLike(
@@ -467,13 +468,13 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
     records: readonly { title: string; date?: string; url?: string }[],
     before?: string,
   ): Promise<boolean[]> {
-    return shownAsHeld(records.map(lookRow), this.#heldRows(sourceId, before), true);
+    return shownAsHeld(records.map(lookOf), this.#heldRows(sourceId, before), true);
   }
 
   #heldRows(sourceId: string, before?: string) {
     return [...(this.records.get(sourceId)?.values() ?? [])]
       .filter((h) => before === undefined || h.firstNight < before)
-      .map((h) => lookRow(h.record));
+      .map((h) => lookOf(h.record));
   }
 
   async closedSites(night: string): Promise<Map<string, string>> {
@@ -525,9 +526,4 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
   wayOf(source: string, night: string): WayChoice | undefined {
     return this.outcomes.get(source)?.find((o) => o.night === night)?.way;
   }
-}
-
-/** A record as its look is judged (policy/way-identity.ts). */
-function lookRow(x: { title: string; date?: string; url?: string }) {
-  return { title: x.title, date: x.date ?? null, url: x.url ?? null };
 }

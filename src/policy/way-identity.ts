@@ -68,6 +68,11 @@ export function idsReadAnew(firstSeen: number, shown: number): boolean {
   return firstSeen * 2 > shown;
 }
 
+/** A record as its look is judged (showsAnyOf, shownAsHeld): its title, day and link, or null. */
+export function lookOf(x: { title: string; date?: string; url?: string }): Omit<WayRow, "id"> {
+  return { title: x.title, date: x.date ?? null, url: x.url ?? null };
+}
+
 /**
  * P7: whether any row `shown` on a list's page is, by its look, a record `stored` the source
  * holds: the same link however written (`wayLink`) or the same day under the same title

@@ -24,7 +24,7 @@ import {
 } from "../night/types.js";
 import { LANE_LEASE_MS } from "../policy/constants.js";
 import { addDays } from "../policy/night-date.js";
-import { shownAsHeld, showsAnyOf } from "../policy/way-identity.js";
+import { lookOf, shownAsHeld, showsAnyOf } from "../policy/way-identity.js";
 import { backfillOfRow, cursorJson, overflowColumns, overflowOfRow } from "./backfill.js";
 import { relabelCheckerOffline } from "./checker-offline.js";
 import type { Db } from "./db.js";
@@ -543,7 +543,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
     before?: string,
   ): Promise<boolean> {
     if (records.length === 0) return false;
-    return showsAnyOf(lookRows(records), await this.#heldRows(sourceId, before));
+    return showsAnyOf(records.map(lookOf), await this.#heldRows(sourceId, before));
   }
 
   async heldLike(
@@ -552,7 +552,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
     before?: string,
   ): Promise<boolean[]> {
     if (records.length === 0) return [];
-    return shownAsHeld(lookRows(records), await this.#heldRows(sourceId, before), true);
+    return shownAsHeld(records.map(lookOf), await this.#heldRows(sourceId, before), true);
   }
 
   /**
@@ -899,8 +899,3 @@ export const PAGE_READ = prepared((db, $: Placeholder<{ sourceId: string; url: s
     .where("pr.source_id", "=", $("sourceId"))
     .where("pr.url", "=", $("url"));
 });
-
-/** Records as their look is judged (policy/way-identity.ts). */
-function lookRows(records: readonly { title: string; date?: string; url?: string }[]) {
-  return records.map((x) => ({ title: x.title, date: x.date ?? null, url: x.url ?? null }));
-}
