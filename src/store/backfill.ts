@@ -122,36 +122,26 @@ function endOf(text: string | null): BackfillEnd | undefined {
   }
 }
 
-/**
- * P7: each source's day's overflow carried over (left unfinished, read on the next nights), of
- * `ids` (all when absent), by source id: for the operator (`nor site`, `nor status --json`, the
- * console's source page).
- */
-export async function overflowsPending(
-  db: Db,
-  ids?: readonly string[],
-): Promise<Map<string, OverflowPending>> {
-  const out = new Map<string, OverflowPending>();
-  if (ids?.length === 0) return out;
-  let q = db
-    .selectFrom("backfill")
-    .select(["source_id", "overflow_since", "overflow_cursor"])
-    .where("overflow_since", "is not", null);
-  if (ids) q = q.where("source_id", "in", [...new Set(ids)]);
-  for (const b of await q.execute()) {
-    const p = overflowOfRow(b);
-    if (p) out.set(b.source_id, p);
-  }
-  return out;
-}
-
 /** Each backfill of `ids` (all when absent), by source id. */
 export async function backfillStates(
   db: Db,
   ids?: readonly string[],
 ): Promise<Map<string, BackfillState>> {
-  const out = new Map<string, BackfillState>();
-  if (ids?.length === 0) return out;
+  return (await backfillsRead(db, ids)).states;
+}
+
+/**
+ * Each backfill of `ids` (all when absent), by source id, and (P7) the day's overflow carried
+ * over that its row keeps, where one is: for the operator (`nor site`, `nor status --json`, the
+ * console's source page). One read of the rows for both.
+ */
+export async function backfillsRead(
+  db: Db,
+  ids?: readonly string[],
+): Promise<{ states: Map<string, BackfillState>; overflows: Map<string, OverflowPending> }> {
+  const states = new Map<string, BackfillState>();
+  const overflows = new Map<string, OverflowPending>();
+  if (ids?.length === 0) return { states, overflows };
   let q = db
     .selectFrom("backfill")
     .select([
@@ -163,10 +153,16 @@ export async function backfillStates(
       "restarts",
       "restarted_at",
       "restarted_by",
+      "overflow_since",
+      "overflow_cursor",
     ]);
   if (ids) q = q.where("source_id", "in", [...new Set(ids)]);
-  for (const b of await q.execute()) out.set(b.source_id, backfillOfRow(b));
-  return out;
+  for (const b of await q.execute()) {
+    states.set(b.source_id, backfillOfRow(b));
+    const p = overflowOfRow(b);
+    if (p) overflows.set(b.source_id, p);
+  }
+  return { states, overflows };
 }
 
 /** What `nor backfill restart` did (P7). */

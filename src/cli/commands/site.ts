@@ -10,7 +10,7 @@ import { noteLine } from "../../policy/shown-text.js";
 import { readSite, siteOf } from "../../policy/site.js";
 import { formatInZone, SITE_OWNER_ZONE } from "../../policy/zone.js";
 import { statusRows } from "../../store/admin.js";
-import { backfillStates, overflowsPending } from "../../store/backfill.js";
+import { backfillsRead } from "../../store/backfill.js";
 import { sourcesInUse } from "../../store/catalog-sources.js";
 import { type Db, openStore, storeLocationFromOptions } from "../../store/db.js";
 import { movedTargets } from "../../store/moved-to.js";
@@ -337,12 +337,8 @@ async function backfillsOn(
       return false;
     }
   });
-  const states = await backfillStates(
-    db,
-    on.map((r) => r.id),
-  );
   // P7: a day's overflow carried over, said with the backfill it is kept with.
-  const pending = await overflowsPending(
+  const { states, overflows: pending } = await backfillsRead(
     db,
     on.map((r) => r.id),
   );

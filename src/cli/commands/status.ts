@@ -4,7 +4,7 @@ import { backfillJson } from "../../night/backfill-words.js";
 import { viaText } from "../../night/way-choice.js";
 import { noteLine } from "../../policy/shown-text.js";
 import { type NightHistoryRow, readingText, recentNights, statusRows } from "../../store/admin.js";
-import { backfillStates, overflowsPending } from "../../store/backfill.js";
+import { backfillStates, backfillsRead } from "../../store/backfill.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
 import { countOf } from "../count-of.js";
 import { shownStdout as stdout } from "../io.js";
@@ -86,8 +86,7 @@ export function register(program: Command): void {
         const rows = await statusRows(store.db);
         if (opts.json) {
           // P7: each source's older pages, as `nor site SITE --json` says them.
-          const states = await backfillStates(store.db);
-          const pending = await overflowsPending(store.db);
+          const { states, overflows: pending } = await backfillsRead(store.db);
           const sources = rows.map((r) => ({
             ...r,
             backfill: backfillJson(states.get(r.id), r.id, r.retiredAt, pending.get(r.id)),

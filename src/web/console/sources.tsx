@@ -5,7 +5,7 @@ import { viaText } from "../../night/way-choice.js";
 import { nightOf } from "../../policy/night-date.js";
 import { checkPersonText, REASON_MAX } from "../../policy/person-text.js";
 import { markSource, readingText, type StatusRow, statusRows } from "../../store/admin.js";
-import { backfillStates, overflowsPending, restartBackfill } from "../../store/backfill.js";
+import { backfillsRead, restartBackfill } from "../../store/backfill.js";
 import type { Db } from "../../store/db.js";
 import { marksOf, sourceNames } from "../../store/read/console.js";
 import { echo } from "../public/echo.js";
@@ -134,12 +134,8 @@ export function sourceRoutes(
     const [row] = await statusRows(reads, [id]);
     if (!row) return undefined;
     const marks = await marksOf(reads, id);
-    const backfill = backfillJson(
-      (await backfillStates(reads, [id])).get(id),
-      id,
-      row.retiredAt,
-      (await overflowsPending(reads, [id])).get(id),
-    );
+    const { states, overflows } = await backfillsRead(reads, [id]);
+    const backfill = backfillJson(states.get(id), id, row.retiredAt, overflows.get(id));
     // P7, P26: the Restart button only where a restart is taken (it ended, given up or done, on
     // a source not retired: a retired one's state is "retired", and the page says why no
     // restart); "off" goes on by itself, and its words say so.
