@@ -73,7 +73,7 @@ export interface HeldRecords {
     before?: string,
   ): Promise<boolean>;
   /** For each record, whether it is held by its look (each alone), read once for all. */
-  heldLike?(
+  heldLike(
     sourceId: string,
     records: readonly { title: string; date?: string; url?: string }[],
     before?: string,
@@ -624,9 +624,7 @@ async function readOverflow(
     // alike (a day's legal notices, one title and day), and are never the list's older ones.
     if (!(await holds(r.rs)) && (await held.holdsLike(source.id, r.rs, p.since))) {
       // Told for all at once where the store can (one read of its records, not one a record).
-      const alike = held.heldLike
-        ? await held.heldLike(source.id, r.rs, p.since)
-        : await Promise.all(r.rs.map((x) => held.holdsLike(source.id, [x], p.since)));
+      const alike = await held.heldLike(source.id, r.rs, p.since);
       r.rs.forEach((x, i) => {
         if (!alike[i]) out.records.push(x);
       });

@@ -127,6 +127,7 @@ export interface NightStore {
   /**
    * P7: for each of these records, whether the source holds it by its look (as holdsLike, each
    * record alone), its held records read once for all (a carried-over page held by its look).
+   * A store without it, as without the two above, reads no list's next pages for its overflow.
    */
   heldLike?(
     sourceId: string,

@@ -211,11 +211,11 @@ export async function runNight(
     const pageRead = store.pageRead.bind(store);
     ctx.pageReads = { pageRead };
   }
-  if (store.holdsAny && store.holdsLike) {
+  if (store.holdsAny && store.holdsLike && store.heldLike) {
     const holdsAny = store.holdsAny.bind(store);
     const holdsLike = store.holdsLike.bind(store);
-    ctx.held = { holdsAny, holdsLike };
-    if (store.heldLike) ctx.held.heldLike = store.heldLike.bind(store);
+    const heldLike = store.heldLike.bind(store);
+    ctx.held = { holdsAny, holdsLike, heldLike };
   }
   const summary: NightSummary = {
     night: opts.night,

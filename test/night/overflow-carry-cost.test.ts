@@ -48,14 +48,12 @@ describe("the look of a carried-over page's records (P7)", () => {
         reads++;
         return records.some((x) => x.title === "p5-0");
       },
-    };
-    // A store that can say which records are held by their look reads them once for all.
-    Object.assign(held, {
-      heldLike: async (_s: string, records: readonly { title: string }[]) => {
+      // The store says which records are held by their look, reading them once for all.
+      heldLike: async (_s, records) => {
         reads++;
         return records.map((x) => x.title === "p5-0");
       },
-    });
+    };
     const source = {
       id: "src",
       government: "g",
