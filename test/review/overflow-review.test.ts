@@ -1,9 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { asked, newTitles, PER_PAGE } from "../night/overflow-carry-world.js";
 import { nightOn, noRobots, testerCatalog, testerWorld } from "../night/tester-nights.js";
-import { ask, type NewAnswer } from "./tester-new-world.js";
 
 /**
  * Review of the overflow read (P7): a first page that shows no record the source holds for
@@ -11,30 +10,6 @@ import { ask, type NewAnswer } from "./tester-new-world.js";
  * older records on "New on record".
  */
 const world = testerWorld("nor-overflow-review-");
-const PER_PAGE = 3;
-
-function asked(data: string, night: string): string[] {
-  const db = new Database(join(data, "nor.db"), { readonly: true });
-  try {
-    const rows = db
-      .prepare(
-        "select url from request_log where night = ? and purpose != 'robots' order by started_at, id",
-      )
-      .all(night) as { url: string }[];
-    return rows.map((r) => {
-      const u = new URL(r.url);
-      return u.pathname + u.search;
-    });
-  } finally {
-    db.close();
-  }
-}
-
-async function newTitles(data: string, night: string): Promise<string[]> {
-  const [fresh] = await ask<NewAnswer>(data, `${night}T15:00:00Z`, [`/api/new?night=${night}`]);
-  return (fresh?.json?.items ?? []).map((i) => i.title).sort();
-}
-
 describe("overflow review (P7)", () => {
   it("P7: a site that moves its files (every link new at once) puts none of the list's older records on New on record", async () => {
     const site = await world.fleet.server();
