@@ -67,6 +67,11 @@ export type MarkOutcome =
   /** Neither in a night's catalog nor imported and in use. */
   | { kind: "unknown-source"; source: string }
   /**
+   * Retired by a catalog import (at `at`; renamed to `renamedTo`): no night reads it, so a mark
+   * would hold nothing (P24, P26). Refused, as `nor backfill restart` of it is.
+   */
+  | { kind: "retired"; source: string; at: string; renamedTo?: string }
+  /**
    * Already so (read, or not read for this same reason): nothing is recorded, so a repeated
    * command does not restart the recheck calendar (P25). `since` is absent for a source
    * never marked, which is read.
@@ -78,19 +83,28 @@ export async function markSource(db: Db, m: MarkInput): Promise<MarkOutcome> {
   const source = m.source;
   const reason = m.reason?.trim() || undefined;
   if (!m.reading && reason === undefined) return { kind: "reason-missing", source };
-  // A source of a night's catalog, or one imported and not retired that no night has read
-  // yet (`nor start` imports at once; the first night may be hours away).
+  // One an import retired is read by no night: refused, whatever nights read it before (their
+  // copies of the catalog, night_catalog, still name it).
+  const imported = await db
+    .selectFrom("sources")
+    .select(["retired_at", "renamed_to"])
+    .where("id", "=", source)
+    .executeTakeFirst();
+  if (imported?.retired_at)
+    return {
+      kind: "retired",
+      source,
+      at: imported.retired_at,
+      ...(imported.renamed_to ? { renamedTo: imported.renamed_to } : {}),
+    };
+  // One imported and in use, read by a night or not yet (`nor start` imports at once; the
+  // first night may be hours away), or a source of a night's catalog.
   const known =
+    imported ??
     (await db
       .selectFrom("night_catalog")
       .select("source_id")
       .where("source_id", "=", source)
-      .executeTakeFirst()) ??
-    (await db
-      .selectFrom("sources")
-      .select("id")
-      .where("id", "=", source)
-      .where("retired_at", "is", null)
       .executeTakeFirst());
   if (!known) return { kind: "unknown-source", source };
   // What is in force is read, and the mark and what it answers written, in one transaction

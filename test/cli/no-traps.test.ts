@@ -449,7 +449,9 @@ describe("before the first night (what `nor start` leaves until 01:00)", () => {
     expect(mark.code, mark.stderr).toBe(0);
     const retired = await nor("mark", "s4", "--not-read", "--reason", "r", "--data", data);
     expect(retired.code).toBe(2);
-    expect(retired.stderr).toContain('unknown source "s4"');
+    // Said as what it is (retired by the import), as `nor backfill restart` says it.
+    expect(retired.stderr).toContain("s4: retired ");
+    expect(retired.stderr).toContain("so no night reads it; nothing changed");
 
     const status = await nor("status", "--data", data, "--json");
     expect(status.code, status.stderr).toBe(0);

@@ -108,6 +108,8 @@ function refusal(o: Exclude<MarkOutcome, { kind: "marked" }>): string {
       return '--not-read needs --reason "…" (P24)';
     case "unknown-source":
       return `unknown source "${o.source}" (not a source of the catalog in use; \`nor status\` lists them)`;
+    case "retired":
+      return `${o.source}: retired ${o.at} (no longer in the catalog${o.renamedTo ? `; renamed to ${o.renamedTo}` : ""}), so no night reads it; nothing changed`;
     case "already":
       return o.reading
         ? `${o.source} is already read${o.since ? ` (since ${o.since})` : ""}; nothing changed`

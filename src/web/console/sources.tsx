@@ -185,7 +185,8 @@ export function sourceRoutes(
               </button>
             </form>
           )}
-          {row.reading ? (
+          {/* P24, P26: a retired source is read by no night: no mark to make (refused, 409). */}
+          {row.retiredAt !== undefined ? null : row.reading ? (
             <form method="post" action={action}>
               <CsrfField token={csrf} />
               <input type="hidden" name="action" value="not-read" />
@@ -300,6 +301,11 @@ export function sourceRoutes(
         return c.redirect(sourceHref(id), 303);
       case "unknown-source":
         return c.html(notFound(id, csrf), 404);
+      case "retired":
+        return again(
+          `It was retired ${outcome.at} (no longer in the catalog${outcome.renamedTo ? `; renamed to ${outcome.renamedTo}` : ""}): no night reads it, nothing changed.`,
+          409,
+        );
       case "reason-missing":
         return again("A reason is required to mark a source not read (P24).", 400);
       case "already":
