@@ -43,9 +43,37 @@ function sourcesFilter(
   return { ok: true, show: s, outcome };
 }
 
+/**
+ * Whether the nights read the source, as `nor status` and the reading column say it
+ * (readingText): not when an import retired it or its site's owner asked not to be read,
+ * whatever its own mark says.
+ */
+function readNow(r: StatusRow): boolean {
+  return r.reading && r.retiredAt === undefined && r.siteNotRead === undefined;
+}
+
+/**
+ * A source's status on its console page, as `nor status` says it (readingText): retired, its
+ * site's owner's no (its own mark said beside it when that is "not read" too), its own mark.
+ */
+function statusWords(r: StatusRow): { word: string; why: string } {
+  if (r.retiredAt !== undefined)
+    return { word: "retired", why: ` (${r.retiredAt}: no longer in the catalog)` };
+  if (r.siteNotRead !== undefined) {
+    const own = r.reading
+      ? ""
+      : `; its own mark: not read${r.notReadReason ? `, ${r.notReadReason}` : ""}`;
+    return { word: "not read", why: ` (${r.siteNotRead}${own})` };
+  }
+  return {
+    word: r.reading ? "read" : "not read",
+    why: r.notReadReason ? ` (${r.notReadReason})` : "",
+  };
+}
+
 function keep(r: StatusRow, show: Show, outcome: string): boolean {
-  if (show === "reading" && !r.reading) return false;
-  if (show === "not-read" && r.reading) return false;
+  if (show === "reading" && !readNow(r)) return false;
+  if (show === "not-read" && readNow(r)) return false;
   if (show === "flagged" && r.flags.length === 0) return false;
   return outcome === "" || r.lastOutcome === outcome;
 }
@@ -145,6 +173,7 @@ export function sourceRoutes(
       ? viaText(row.way ? { used: row.way, skipped: row.skipped } : { skipped: row.skipped })
       : "-";
     const action = `${sourceHref(id)}/mark`;
+    const said = statusWords(row);
     return {
       status,
       body: (
@@ -159,11 +188,10 @@ export function sourceRoutes(
             <a href={`/sources/${encodeURIComponent(id)}`}>its public page</a>
           </p>
           <p>
-            Status: <strong id="reading">{row.reading ? "read" : "not read"}</strong>
-            {row.notReadReason ? ` (${row.notReadReason})` : ""}. Last night {row.lastNight ?? "-"}:{" "}
-            {row.lastOutcome ?? "-"} {row.lastReason ?? ""}; via {via}. Records known{" "}
-            {row.recordsKnown}, new last night {row.newLastNight}. Open flags:{" "}
-            {row.flags.join(", ") || "none"}.
+            Status: <strong id="reading">{said.word}</strong>
+            {said.why}. Last night {row.lastNight ?? "-"}: {row.lastOutcome ?? "-"}{" "}
+            {row.lastReason ?? ""}; via {via}. Records known {row.recordsKnown}, new last night{" "}
+            {row.newLastNight}. Open flags: {row.flags.join(", ") || "none"}.
           </p>
           <p id="backfill">
             {/* P7: how far its older pages are read, or why that ended. */}
