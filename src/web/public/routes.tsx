@@ -259,6 +259,9 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       const g = gov?.id === s.governmentId ? gov : await getGovernment(db, s.governmentId);
       page = { source: s, government: g };
       parts.push(sourceName(s, g));
+      // A government that is not the record page's own narrows the list too (to nothing): it is
+      // named, never left out, so the title does not speak for the record page alone.
+      if (gov && gov.id !== s.governmentId) parts.push(isolated(gov.name));
     } else if (gov) {
       parts.push(isolated(gov.name));
     }

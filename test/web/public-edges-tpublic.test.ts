@@ -1,0 +1,68 @@
+import { load } from "cheerio";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildFixture, type Fixture } from "./fixture.js";
+
+/**
+ * What the outside tester `tpublic` found using the directory as the public does (a reporter, a
+ * contractor following one county, a feed reader): a selection that names a government and a
+ * record page of another government was titled by the record page alone, so its page and feeds
+ * said "no new records" of a page that had some.
+ */
+
+let f: Fixture;
+beforeAll(async () => {
+  f = await buildFixture();
+});
+afterAll(async () => {
+  await f?.close();
+});
+
+/** The text of a page's <h1> and <title>, and what it says when nothing is new. */
+async function page(path: string) {
+  const res = await f.app.request(path);
+  expect(res.status, path).toBe(200);
+  const $ = load(await res.text());
+  return { h1: $("h1").text(), title: $("title").text(), body: $("main").text() };
+}
+
+describe("/new's selection: every filter given is named, a government beside a record page of another too", () => {
+  // test-agendas is Village of Test's; City of Akron is another government. Nothing is both, so
+  // the list is empty; titled by the record page alone, it said Village of Test's agendas had
+  // nothing new since yesterday, where they had two (Record 12, Record 22).
+  const q = "?government=city-of-akron&source=test-agendas";
+
+  it("the record page alone has new records since yesterday (the list the title named)", async () => {
+    const res = await f.app.request("/api/new?source=test-agendas");
+    const j = (await res.json()) as { items: { title: string }[] };
+    expect(j.items.map((i) => i.title).sort()).toEqual(["Record 12", "Record 22"]);
+  });
+
+  it("the page's heading and <title> name the government as well as the record page", async () => {
+    const p = await page(`/new${q}`);
+    for (const text of [p.h1, p.title]) {
+      expect(text).toContain("Council agendas of Village of Test");
+      expect(text).toContain("City of Akron");
+    }
+    expect(p.body).toContain("No new records since yesterday");
+  });
+
+  it("the feeds' titles and descriptions name it too (Atom, RSS, JSON Feed)", async () => {
+    for (const format of ["atom", "rss", "json"]) {
+      const res = await f.app.request(`/new.${format}${q}`);
+      expect(res.status, format).toBe(200);
+      const body = await res.text();
+      const title =
+        format === "json"
+          ? (JSON.parse(body) as { title: string }).title
+          : (/<title[^>]*>([^<]*)<\/title>/.exec(body)?.[1] ?? "");
+      expect(title, format).toContain("Council agendas of Village of Test");
+      expect(title, format).toContain("City of Akron");
+    }
+  });
+
+  it("a government with its own record page is named once, by the record page", async () => {
+    const p = await page("/new?government=village-of-test&source=test-agendas");
+    expect(p.h1).toContain("Council agendas of Village of Test");
+    expect(p.h1.match(/Village of Test/g)?.length).toBe(1);
+  });
+});
