@@ -66,3 +66,32 @@ describe("/new's selection: every filter given is named, a government beside a r
     expect(p.h1.match(/Village of Test/g)?.length).toBe(1);
   });
 });
+
+describe("a government whose record pages all left the catalog: none is listed now, never 'yet'", () => {
+  // old-permits, Franklin County's only record page, left the catalog (fixture: it stays on its
+  // own page only). The government's page said "No record pages are listed for this government
+  // yet", and its row on /governments and its county's page "none listed yet", as if it had
+  // never had one; the county page says "now" of a county whose governments all left (128f39e).
+
+  it("/governments/ID says none is listed now", async () => {
+    const res = await f.app.request("/governments/franklin-county");
+    expect(res.status).toBe(200);
+    const main = load(await res.text())("main").text();
+    expect(main).toContain("No record pages are listed for this government now.");
+    expect(main).not.toContain("yet");
+  });
+
+  it("/governments and its county's page say it has none listed now", async () => {
+    for (const path of ["/governments", "/counties/Franklin"]) {
+      const $ = load(await (await f.app.request(path)).text());
+      const row = $("#gov-franklin-county").text();
+      expect(row, path).toContain("none listed now");
+      expect(row, path).not.toContain("yet");
+    }
+  });
+
+  it("true of a government never given a record page alike (Ohio EPA)", async () => {
+    const main = load(await (await f.app.request("/governments/ohio-epa")).text())("main").text();
+    expect(main).toContain("No record pages are listed for this government now.");
+  });
+});

@@ -33,7 +33,7 @@ import {
  */
 export const RecordKindLinks: FC<{ sources: readonly SourceSummary[] }> = ({ sources }) =>
   sources.length === 0 ? (
-    <span class="muted small">none listed yet</span>
+    <span class="muted small">none listed now</span>
   ) : (
     <ul class="kinds">
       {sources.map((s) => (
@@ -358,7 +358,8 @@ export const GovernmentPage: FC<{
       <p class="muted">
         {g.retiredAt
           ? "No record pages were listed for this government."
-          : "No record pages are listed for this government yet."}
+          : // True of one never given a page and of one whose pages all left the catalog alike.
+            "No record pages are listed for this government now."}
       </p>
     ) : (
       <Wide>
