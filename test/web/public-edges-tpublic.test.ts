@@ -1,6 +1,6 @@
 import { load } from "cheerio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildFixture, type Fixture } from "./fixture.js";
+import { buildFixture, type Fixture, NOT_READ_REASON, ORIGIN } from "./fixture.js";
 
 /**
  * What the outside tester `tpublic` found using the directory as the public does (a reporter, a
@@ -93,5 +93,63 @@ describe("a government whose record pages all left the catalog: none is listed n
   it("true of a government never given a record page alike (Ohio EPA)", async () => {
     const main = load(await (await f.app.request("/governments/ohio-epa")).text())("main").text();
     expect(main).toContain("No record pages are listed for this government now.");
+  });
+});
+
+describe("P26: a list, a feed or /api/new of a record page not read says it is not read, and why, never only 'no new records'", () => {
+  // akron-minutes was marked not read on Nov 4 (fixture, NOT_READ_REASON): no night reads it.
+  // Its own page said so, but /new?source=akron-minutes said "No new records since yesterday"
+  // under two finished nights, and its feeds only "New records since yesterday, minutes of City
+  // of Akron.": a resident following it would take silence for nothing new.
+  const q = "?source=akron-minutes";
+
+  it("/new says the page is not read, with the reason and since when, linking its page", async () => {
+    const res = await f.app.request(`/new${q}`);
+    expect(res.status).toBe(200);
+    const $ = load(await res.text());
+    const notice = $("#not-read-scope");
+    expect(notice.length).toBe(1);
+    expect(notice.text()).toContain("is not read");
+    expect(notice.text()).toContain(NOT_READ_REASON);
+    expect(notice.text()).toContain("Nov 4, 2026");
+    expect(notice.find('a[href="/sources/akron-minutes"]').length).toBe(1);
+  });
+
+  it("the feeds say it in their description and in one item of their own (Atom, RSS, JSON Feed)", async () => {
+    for (const format of ["atom", "rss", "json"]) {
+      const res = await f.app.request(`/new.${format}${q}`);
+      expect(res.status, format).toBe(200);
+      const body = await res.text();
+      expect(body, format).toContain(NOT_READ_REASON);
+      // An item a reader shows (a description goes unread), never a record's id, linking the page.
+      expect(body, format).toContain("urn:new-on-record:not-read:source:akron-minutes:");
+      expect(body, format).toContain(`${ORIGIN}/sources/akron-minutes`);
+    }
+    // The same item, the same id, on every read: a reader shows it once.
+    const a = await (await f.app.request(`/new.json${q}`)).json();
+    const b = await (await f.app.request(`/new.json${q}`)).json();
+    expect(a).toEqual(b);
+  });
+
+  it("/api/new carries notRead (source, reason, since); null for a page read", async () => {
+    const j = (await (await f.app.request(`/api/new${q}`)).json()) as {
+      notRead: { source: string; reason: string; since: string } | null;
+    };
+    expect(j.notRead).toEqual({
+      source: "akron-minutes",
+      reason: NOT_READ_REASON,
+      since: "2026-11-04T14:00:00.000Z",
+    });
+    const read = (await (await f.app.request("/api/new?source=test-agendas")).json()) as {
+      notRead: unknown;
+    };
+    expect(read.notRead).toBeNull();
+  });
+
+  it("a page read says nothing of the kind", async () => {
+    const $ = load(await (await f.app.request("/new?source=test-agendas")).text());
+    expect($("#not-read-scope").length).toBe(0);
+    const feed = await (await f.app.request("/new.atom?source=test-agendas")).text();
+    expect(feed).not.toContain("not-read");
   });
 });

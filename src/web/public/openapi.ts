@@ -220,6 +220,15 @@ export const ANSWERS = {
     ),
     filter: Filter,
     retired: Retired,
+    notRead: nul(
+      z.strictObject({
+        source: z.string(),
+        reason: z.string(),
+        since: iso,
+      }),
+    ).describe(
+      "P26: the filter names a record page (still in the catalog) that is not read: no night reads it, so nothing from it can be new until it is read again; why, and since when. Null otherwise",
+    ),
     counts: z.strictObject({
       total: z.number().int(),
       alreadyListed: z

@@ -70,6 +70,13 @@ import {
 import { isolated } from "./format.js";
 import { ICAL_CONTENT_TYPE, renderIcal } from "./ical.js";
 import { loadGovernment, loadSource } from "./load.js";
+import {
+  type NotRead,
+  notReadFeedItem,
+  notReadJson,
+  notReadPage,
+  notReadText,
+} from "./not-read.js";
 import { openApiDocument } from "./openapi.js";
 import { badRequestPage, MessagePage } from "./pages/errors.js";
 import { CountyPage, GovernmentPage, GovernmentsPage } from "./pages/governments.js";
@@ -85,6 +92,7 @@ import {
   retiredText,
   sourceName,
 } from "./retired.js";
+import { readStatuses } from "./state.js";
 import { type NewWindow, nightStates, nightsBeforeListing, parseWindow } from "./windows.js";
 
 /** C0 (but tab, newline, return), DEL and C1 control characters. */
@@ -228,7 +236,13 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     keys: FilterKeys,
     want: { counties?: boolean } = {},
   ): Promise<
-    Checked<{ filter: Filter; counties: string[]; scope: string; retired: Retired | undefined }>
+    Checked<{
+      filter: Filter;
+      counties: string[];
+      scope: string;
+      retired: Retired | undefined;
+      notRead: NotRead | undefined;
+    }>
   > => {
     const county = keys.includes("county") && (c.req.query("county")?.trim() ?? "") !== "";
     const known = county || want.counties ? (await countySummaries(db)).map((x) => x.county) : [];
@@ -267,6 +281,18 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     }
     // A record page or government that left the catalog: its records are on its own page only.
     const retired = retiredOf(page, gov);
+    // P26: a record page still in the catalog that is not read: nothing from it can be new.
+    let notRead: NotRead | undefined;
+    if (page && !retired) {
+      const status = (await readStatuses(db, [page.source])).get(page.source.id);
+      if (status && !status.reading)
+        notRead = {
+          id: page.source.id,
+          name: sourceName(page.source, page.government),
+          reason: status.reason,
+          since: status.since,
+        };
+    }
     const rest = describeFilter({
       ...(f.county ? { county: f.county } : {}),
       ...(f.kind ? { kind: f.kind } : {}),
@@ -278,7 +304,10 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       f.county && !known.includes(f.county)
         ? [...known, f.county].sort((a, b) => a.localeCompare(b))
         : known;
-    return { ok: true, value: { filter: f, counties, scope: parts.join(", "), retired } };
+    return {
+      ok: true,
+      value: { filter: f, counties, scope: parts.join(", "), retired, notRead },
+    };
   };
 
   /**
@@ -468,6 +497,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         scope={f.value.scope}
         counties={f.value.counties}
         retired={f.value.retired}
+        notRead={f.value.notRead}
       />,
     );
   });
@@ -521,19 +551,25 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       const q = p.toString() ? `?${p.toString()}` : "";
       const scope = f.value.scope;
       const retired = f.value.retired;
+      const notRead = f.value.notRead;
+      const notReadLink = notRead ? `${opts.origin()}${notReadPage(notRead)}` : "";
       const body = renderFeed(format, {
         origin: opts.origin(),
         id: `urn:new-on-record:new${q}`,
         title: `New on record${scope ? `: ${scope}` : ""} (Ohio)`,
         description: retired
           ? retiredSays(retired, "in this feed")
-          : `New records ${w.window.label}${scope ? `, ${scope}` : " across Ohio"}.${
+          : `${notRead ? `${notReadText(notRead, notReadLink)} ` : ""}New records ${w.window.label}${scope ? `, ${scope}` : " across Ohio"}.${
               list.capped ? ` Only the newest ${list.items.length} are listed.` : ""
             }${changedSays(changed)}`,
         pagePath: `/new${q}`,
         selfPath: (fmt) => `/new.${fmt}${q}`,
         items: [...list.items, ...changed.items],
-        ...(retired ? { notice: retiredFeedItem(retired, opts.origin(), "in this feed") } : {}),
+        ...(retired
+          ? { notice: retiredFeedItem(retired, opts.origin(), "in this feed") }
+          : notRead
+            ? { notice: notReadFeedItem(notRead, opts.origin()) }
+            : {}),
         updated: await feedUpdated([...list.items, ...changed.items], retired),
       });
       return c.body(body, 200, { "content-type": FEED_CONTENT_TYPES[format] });
@@ -785,6 +821,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       nights: d.nights.map((n) => ({ night: n.night, state: n.state.kind, text: n.state.text })),
       filter: filterJson(f.value.filter),
       retired: retiredJson(f.value.retired),
+      notRead: notReadJson(f.value.notRead),
       counts: countsJson(d.counts),
       capped: d.capped,
       items: d.items.map(newRecordJson),

@@ -4,6 +4,7 @@ import { CHANGED_CAP, CHANGED_LOOK_BACK, NEW_CAP } from "../../../store/read/new
 import { Layout, Wide } from "../../layout.js";
 import { type Filter, filterQuery } from "../filters.js";
 import { countOf, dateEt, nightShort, ownKind, recordsLabel } from "../format.js";
+import { type NotRead, NotReadNotice } from "../not-read.js";
 import { type Retired, RetiredNotice } from "../retired.js";
 import type { NewWindow, NightState } from "../windows.js";
 import { FeedHead, FeedLinks, FilterForm, RecordTitle, Scope } from "./parts.js";
@@ -217,7 +218,9 @@ export const NewPage: FC<{
   scope: string;
   counties: readonly string[];
   retired?: Retired | undefined;
-}> = ({ data, filter, scope, counties, retired }) => {
+  /** P26: the filter names a record page that is not read (not-read.tsx): said above the list. */
+  notRead?: NotRead | undefined;
+}> = ({ data, filter, scope, counties, retired, notRead }) => {
   const p = new URLSearchParams(filterQuery(filter).slice(1));
   for (const [k, v] of Object.entries(data.window.query)) p.set(k, v);
   const q = p.toString() ? `?${p.toString()}` : "";
@@ -231,6 +234,7 @@ export const NewPage: FC<{
         <Scope text={scope} />
       </h1>
       <WindowLinks current={data.window} filter={filter} />
+      {notRead && !retired ? <NotReadNotice n={notRead} /> : null}
       {retired ? (
         <RetiredNotice r={retired} here="listed here" />
       ) : (
