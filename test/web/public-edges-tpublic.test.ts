@@ -1,5 +1,6 @@
 import { load } from "cheerio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { markSource } from "../../src/store/admin.js";
 import { buildFixture, type Fixture, NOT_READ_REASON, ORIGIN } from "./fixture.js";
 
 /**
@@ -144,6 +145,28 @@ describe("P26: a list, a feed or /api/new of a record page not read says it is n
       notRead: unknown;
     };
     expect(read.notRead).toBeNull();
+  });
+
+  it("a feed's updated is never before its notice: a page marked not read after its last record", async () => {
+    // test-bids' last record came the night of Nov 4 (its Nov 5 night was a refusal); marked
+    // not read at noon on Nov 5, its feeds changed then, and say so (Atom updated, RSS
+    // lastBuildDate).
+    await markSource(f.store.db, {
+      source: "test-bids",
+      reading: false,
+      reason: "The clerk asked us to stop while the site is rebuilt",
+      by: "operator",
+      at: Date.parse("2026-11-05T12:00:00.000Z"),
+      night: "2026-11-05",
+    });
+    const atom = await (await f.app.request("/new.atom?source=test-bids&window=7d")).text();
+    expect(atom).toContain("urn:new-on-record:not-read:source:test-bids:");
+    const updated = /<updated>([^<]+)<\/updated>/.exec(
+      atom.replace(/<entry>[\s\S]*?<\/entry>/g, ""),
+    )?.[1];
+    expect(updated).toBe("2026-11-05T12:00:00.000Z");
+    const rss = await (await f.app.request("/new.rss?source=test-bids&window=7d")).text();
+    expect(rss).toContain("<lastBuildDate>Thu, 05 Nov 2026 12:00:00 GMT</lastBuildDate>");
   });
 
   it("a page read says nothing of the kind", async () => {

@@ -506,10 +506,11 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   const retiredSays = (r: Retired, here: string) =>
     retiredText(r, `${opts.origin()}${retiredPage(r)}`, here);
 
-  /** A feed's time: its newest item's, else the latest night's; never before its retirement. */
+  /** A feed's time: its newest item's, else the latest night's; never before its notice item's. */
   const feedUpdated = async (
     items: readonly { firstSeenAt: string; changedAt?: string }[],
-    retired?: Retired | undefined,
+    /** When the feed's notice item was made (retired, or marked not read): never before it. */
+    noticeAt?: string | undefined,
   ) => {
     // The latest change of any item (RFC 4287 §4.1.1): a record brought up to date (retitled)
     // changed the feed, though the newest first seen is listed first.
@@ -520,8 +521,8 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     }
     const n = newest ? undefined : await latestNight(db);
     const at = newest ? new Date(newest) : new Date(n ? (n.finishedAt ?? n.startedAt) : opts.now());
-    const left = retired ? new Date(retired.retiredAt) : undefined;
-    return left && left > at ? left : at;
+    const notice = noticeAt !== undefined ? new Date(noticeAt) : undefined;
+    return notice && notice > at ? notice : at;
   };
 
   /** A feed's description of its updated entries: how many, and whether some were left out. */
@@ -570,7 +571,10 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
           : notRead
             ? { notice: notReadFeedItem(notRead, opts.origin()) }
             : {}),
-        updated: await feedUpdated([...list.items, ...changed.items], retired),
+        updated: await feedUpdated(
+          [...list.items, ...changed.items],
+          retired?.retiredAt ?? notRead?.since,
+        ),
       });
       return c.body(body, 200, { "content-type": FEED_CONTENT_TYPES[format] });
     });
@@ -703,7 +707,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         selfPath: (fmt) => `/search.${fmt}${s.query}`,
         items,
         ...(retired ? { notice: retiredFeedItem(retired, opts.origin(), "in this feed") } : {}),
-        updated: await feedUpdated(items, retired),
+        updated: await feedUpdated(items, retired?.retiredAt),
       });
       return c.body(body, 200, { "content-type": FEED_CONTENT_TYPES[format] });
     });
