@@ -132,19 +132,33 @@ describe("P26: a list, a feed or /api/new of a record page not read says it is n
     expect(a).toEqual(b);
   });
 
-  it("/api/new carries notRead (source, reason, since); null for a page read", async () => {
-    const j = (await (await f.app.request(`/api/new${q}`)).json()) as {
-      notRead: { source: string; reason: string; since: string } | null;
-    };
-    expect(j.notRead).toEqual({
-      source: "akron-minutes",
-      reason: NOT_READ_REASON,
-      since: "2026-11-04T14:00:00.000Z",
-    });
+  it("/api/new carries notRead ([{ source, reason, since }]); [] for a page read", async () => {
+    const j = (await (await f.app.request(`/api/new${q}`)).json()) as { notRead: unknown };
+    expect(j.notRead).toEqual([
+      { source: "akron-minutes", reason: NOT_READ_REASON, since: "2026-11-04T14:00:00.000Z" },
+    ]);
     const read = (await (await f.app.request("/api/new?source=test-agendas")).json()) as {
       notRead: unknown;
     };
-    expect(read.notRead).toBeNull();
+    expect(read.notRead).toEqual([]);
+  });
+
+  it("a government whose record page is not read: its list, feeds and /api/new say so too", async () => {
+    // City of Akron's one record page is akron-minutes: its list said only "No new records".
+    const $ = load(await (await f.app.request("/new?government=city-of-akron")).text());
+    const notice = $("#not-read-scope");
+    expect(notice.text()).toContain("is not read");
+    expect(notice.text()).toContain(NOT_READ_REASON);
+    expect(notice.find('a[href="/sources/akron-minutes"]').length).toBe(1);
+    const atom = await (await f.app.request("/new.atom?government=city-of-akron")).text();
+    expect(atom).toContain("urn:new-on-record:not-read:source:akron-minutes:");
+    const j = (await (await f.app.request("/api/new?government=city-of-akron")).json()) as {
+      notRead: { source: string }[];
+    };
+    expect(j.notRead.map((x) => x.source)).toEqual(["akron-minutes"]);
+    // A government whose pages are all read says nothing of the kind.
+    const test = load(await (await f.app.request("/new?government=village-of-test")).text());
+    expect(test("#not-read-scope").length).toBe(0);
   });
 
   it("a feed's updated is never before its notice: a page marked not read after its last record", async () => {
@@ -167,6 +181,14 @@ describe("P26: a list, a feed or /api/new of a record page not read says it is n
     expect(updated).toBe("2026-11-05T12:00:00.000Z");
     const rss = await (await f.app.request("/new.rss?source=test-bids&window=7d")).text();
     expect(rss).toContain("<lastBuildDate>Thu, 05 Nov 2026 12:00:00 GMT</lastBuildDate>");
+    // Its government's list says one of its two record pages is not read, naming it.
+    const $ = load(await (await f.app.request("/new?government=village-of-test")).text());
+    const notice = $("#not-read-scope");
+    expect(notice.text()).toContain("1 of the 2 record pages here is not read");
+    expect(notice.find("a").attr("href")).toBe("/sources/test-bids");
+    const feed = await (await f.app.request("/new.json?government=village-of-test")).text();
+    expect(feed).toContain("urn:new-on-record:not-read:source:test-bids:");
+    expect(feed).toContain(`${ORIGIN}/sources/test-bids`);
   });
 
   it("a page read says nothing of the kind", async () => {

@@ -1,57 +1,129 @@
 /**
  * P26: a filter that names a record page a person marked not read (or one on a site whose owner
- * asked to be left alone): no night reads it, so nothing from it can be new, and a list of it
- * that said only "no new records" (a feed, only its silence) would read as checked and quiet.
- * Every list of it (`/new`, its feeds, `/api/new`) says it is not read, since when and why, and
- * links its page, which keeps its link and its records (P26).
+ * asked to be left alone), or a government some of whose record pages are: no night reads them,
+ * so nothing from them can be new, and a list that said only "no new records" (a feed, only its
+ * silence) would read as checked and quiet. Every list of it (`/new`, its feeds, `/api/new`)
+ * says which are not read, since when and why, and links their pages, which keep their links and
+ * their records (P26).
  */
 import type { FC } from "hono/jsx";
 import type { FeedNotice } from "./feeds.js";
 import { isolated, timeEt } from "./format.js";
 
-export interface NotRead {
-  /** The record page's id and its name as the pages give it (retired.tsx `sourceName`). */
+/** A record page not read: its id, its name as the pages give it, why and since when (ISO). */
+export interface NotReadPage {
   id: string;
   name: string;
   reason: string;
-  /** When it was marked not read (or its site's owner asked), ISO. */
   since: string;
 }
 
-export const notReadPage = (n: NotRead): string => `/sources/${encodeURIComponent(n.id)}`;
-
-/** The words of a feed's description and its notice item: `link` is the page, absolute. */
-export function notReadText(n: NotRead, link: string): string {
-  return `The record page ${isolated(n.name)} is not read: ${n.reason} (since ${timeEt(n.since)}). No night reads it now, so nothing from it can be new here until it is read again; its page, ${link}, keeps its link and says why.`;
+export interface NotRead {
+  /** The record pages of the selection that are not read, in the catalog's order. */
+  pages: NotReadPage[];
+  /** How many record pages the selection holds (1 for a record page; its government's current). */
+  of: number;
+  /** The government the filter names, when it names no record page: the page that lists them. */
+  government?: { id: string; name: string };
 }
 
-/** The notice on /new: the same words, the page linked. */
-export const NotReadNotice: FC<{ n: NotRead }> = ({ n }) => (
-  <p class="notice not-read" id="not-read-scope">
-    The record page <bdi>{n.name}</bdi> is not read: <span class="reason">{n.reason}</span> (since{" "}
-    <time datetime={n.since}>{timeEt(n.since)}</time>). No night reads it now, so nothing from it
-    can be new here until it is read again; <a href={notReadPage(n)}>its page</a> keeps its link and
-    says why.
-  </p>
-);
+export const notReadPage = (p: { id: string }): string => `/sources/${encodeURIComponent(p.id)}`;
+
+/** Where a feed's notice item links: the one page not read, else the government's page. */
+export const notReadLink = (n: NotRead): string =>
+  n.pages.length === 1 || n.government === undefined
+    ? notReadPage(n.pages[0] ?? { id: "" })
+    : `/governments/${encodeURIComponent(n.government.id)}`;
+
+const pageWords = (p: NotReadPage) => `${p.reason} (since ${timeEt(p.since)})`;
+
+/** The words of a feed's description and its notice item: `origin` makes the links absolute. */
+export function notReadText(n: NotRead, origin: string): string {
+  if (n.of === 1 && n.pages.length === 1) {
+    const p = n.pages[0] as NotReadPage;
+    return `The record page ${isolated(p.name)} is not read: ${pageWords(p)}. No night reads it now, so nothing from it can be new here until it is read again; its page, ${origin}${notReadPage(p)}, keeps its link and says why.`;
+  }
+  const all = n.pages.length === n.of;
+  const count = all
+    ? n.of === 2
+      ? "Both record pages here are"
+      : `All ${n.of} record pages here are`
+    : `${n.pages.length} of the ${n.of} record pages here ${n.pages.length === 1 ? "is" : "are"}`;
+  const each = n.pages
+    .map((p) => `${isolated(p.name)}: ${pageWords(p)}, ${origin}${notReadPage(p)}`)
+    .join("; ");
+  return `${count} not read, so nothing from ${n.pages.length === 1 ? "it" : "them"} can be new here until read again (each page keeps its link and says why). ${each}.`;
+}
+
+/** The notice on /new: the same words, each page linked. */
+export const NotReadNotice: FC<{ n: NotRead }> = ({ n }) => {
+  if (n.of === 1 && n.pages.length === 1) {
+    const p = n.pages[0] as NotReadPage;
+    return (
+      <p class="notice not-read" id="not-read-scope">
+        The record page <bdi>{p.name}</bdi> is not read: <span class="reason">{p.reason}</span>{" "}
+        (since <time datetime={p.since}>{timeEt(p.since)}</time>). No night reads it now, so nothing
+        from it can be new here until it is read again; <a href={notReadPage(p)}>its page</a> keeps
+        its link and says why.
+      </p>
+    );
+  }
+  const all = n.pages.length === n.of;
+  return (
+    <div class="notice not-read" id="not-read-scope">
+      <p>
+        {all
+          ? n.of === 2
+            ? "Both record pages here are"
+            : `All ${n.of} record pages here are`
+          : `${n.pages.length} of the ${n.of} record pages here ${n.pages.length === 1 ? "is" : "are"}`}{" "}
+        not read, so nothing from {n.pages.length === 1 ? "it" : "them"} can be new here until read
+        again (each page keeps its link and says why):
+      </p>
+      <ul>
+        {n.pages.map((p) => (
+          <li>
+            <a href={notReadPage(p)}>
+              <bdi>{p.name}</bdi>
+            </a>
+            : <span class="reason">{p.reason}</span> (since{" "}
+            <time datetime={p.since}>{timeEt(p.since)}</time>)
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+};
 
 /**
  * The item a feed of it holds before any record: a reader shows it, where a description goes
- * unread. Its id names the page and when it was marked (`urn:new-on-record:not-read:source:ID:AT`),
- * never a record's: the same on every read, and a page marked not read again later is a new item.
+ * unread. Its id names each page not read and when it was marked
+ * (`urn:new-on-record:not-read:source:ID:AT`, one `source:ID:AT` a page), never a record's: the
+ * same on every read, and a new item once another page is marked, or one marked again.
  */
 export function notReadFeedItem(n: NotRead, origin: string): FeedNotice {
-  const link = `${origin}${notReadPage(n)}`;
+  const only = n.of === 1 && n.pages.length === 1 ? n.pages[0] : undefined;
   return {
-    id: `urn:new-on-record:not-read:source:${encodeURIComponent(n.id)}:${encodeURIComponent(n.since)}`,
-    title: `Not read: ${isolated(n.name)}`,
-    text: notReadText(n, link),
-    link,
-    at: new Date(n.since),
+    id: `urn:new-on-record:not-read:${n.pages
+      .map((p) => `source:${encodeURIComponent(p.id)}:${encodeURIComponent(p.since)}`)
+      .join(":")}`,
+    title: only
+      ? `Not read: ${isolated(only.name)}`
+      : `Not read: ${n.pages.map((p) => isolated(p.name)).join("; ")}`,
+    text: notReadText(n, origin),
+    link: `${origin}${notReadLink(n)}`,
+    at: new Date(notReadAt(n) ?? 0),
   };
 }
 
-/** `/api/new`'s `notRead`: null when the filter names no record page, or one that is read. */
+/** When the latest of its pages was marked not read (a feed's `updated` is never before it). */
+export const notReadAt = (n: NotRead | undefined): string | undefined =>
+  n?.pages.reduce<string | undefined>(
+    (a, p) => (a === undefined || p.since > a ? p.since : a),
+    undefined,
+  );
+
+/** `/api/new`'s `notRead`: each record page of the selection not read; [] when none is. */
 export function notReadJson(n: NotRead | undefined) {
-  return n ? { source: n.id, reason: n.reason, since: n.since } : null;
+  return (n?.pages ?? []).map((p) => ({ source: p.id, reason: p.reason, since: p.since }));
 }

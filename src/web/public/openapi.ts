@@ -220,15 +220,11 @@ export const ANSWERS = {
     ),
     filter: Filter,
     retired: Retired,
-    notRead: nul(
-      z.strictObject({
-        source: z.string(),
-        reason: z.string(),
-        since: iso,
-      }),
-    ).describe(
-      "P26: the filter names a record page (still in the catalog) that is not read: no night reads it, so nothing from it can be new until it is read again; why, and since when. Null otherwise",
-    ),
+    notRead: z
+      .array(z.strictObject({ source: z.string(), reason: z.string(), since: iso }))
+      .describe(
+        "P26: the record pages of the selection (the record page the filter names, or its government's) that are not read, why and since when: no night reads them, so nothing from them can be new until they are read again; [] when none is (or the filter names neither)",
+      ),
     counts: z.strictObject({
       total: z.number().int(),
       alreadyListed: z

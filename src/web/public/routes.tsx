@@ -19,6 +19,7 @@ import {
   getGovernment,
   getSource,
   listGovernments,
+  sourcesOf,
   sourcesOfGovernments,
 } from "../../store/read/directory.js";
 import {
@@ -72,9 +73,10 @@ import { ICAL_CONTENT_TYPE, renderIcal } from "./ical.js";
 import { loadGovernment, loadSource } from "./load.js";
 import {
   type NotRead,
+  type NotReadPage,
+  notReadAt,
   notReadFeedItem,
   notReadJson,
-  notReadPage,
   notReadText,
 } from "./not-read.js";
 import { openApiDocument } from "./openapi.js";
@@ -281,16 +283,33 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     }
     // A record page or government that left the catalog: its records are on its own page only.
     const retired = retiredOf(page, gov);
-    // P26: a record page still in the catalog that is not read: nothing from it can be new.
+    // P26: a record page still in the catalog that is not read, or a government's record pages
+    // (those of the kind of records asked for) some of which are not: nothing from them can be
+    // new, and every list of them says so (not-read.tsx).
     let notRead: NotRead | undefined;
-    if (page && !retired) {
-      const status = (await readStatuses(db, [page.source])).get(page.source.id);
-      if (status && !status.reading)
+    if (!retired) {
+      const pages = page
+        ? [page.source]
+        : gov
+          ? (await sourcesOf(db, gov.id)).filter((x) => !f.records || x.records === f.records)
+          : [];
+      const statuses = pages.length > 0 ? await readStatuses(db, pages) : undefined;
+      const off: NotReadPage[] = [];
+      for (const x of pages) {
+        const st = statuses?.get(x.id);
+        if (st && !st.reading)
+          off.push({
+            id: x.id,
+            name: sourceName(x, page?.government ?? gov),
+            reason: st.reason,
+            since: st.since,
+          });
+      }
+      if (off.length > 0)
         notRead = {
-          id: page.source.id,
-          name: sourceName(page.source, page.government),
-          reason: status.reason,
-          since: status.since,
+          pages: off,
+          of: pages.length,
+          ...(!page && gov ? { government: { id: gov.id, name: gov.name } } : {}),
         };
     }
     const rest = describeFilter({
@@ -553,14 +572,13 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       const scope = f.value.scope;
       const retired = f.value.retired;
       const notRead = f.value.notRead;
-      const notReadLink = notRead ? `${opts.origin()}${notReadPage(notRead)}` : "";
       const body = renderFeed(format, {
         origin: opts.origin(),
         id: `urn:new-on-record:new${q}`,
         title: `New on record${scope ? `: ${scope}` : ""} (Ohio)`,
         description: retired
           ? retiredSays(retired, "in this feed")
-          : `${notRead ? `${notReadText(notRead, notReadLink)} ` : ""}New records ${w.window.label}${scope ? `, ${scope}` : " across Ohio"}.${
+          : `${notRead ? `${notReadText(notRead, opts.origin())} ` : ""}New records ${w.window.label}${scope ? `, ${scope}` : " across Ohio"}.${
               list.capped ? ` Only the newest ${list.items.length} are listed.` : ""
             }${changedSays(changed)}`,
         pagePath: `/new${q}`,
@@ -573,7 +591,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
             : {}),
         updated: await feedUpdated(
           [...list.items, ...changed.items],
-          retired?.retiredAt ?? notRead?.since,
+          retired?.retiredAt ?? notReadAt(notRead),
         ),
       });
       return c.body(body, 200, { "content-type": FEED_CONTENT_TYPES[format] });
