@@ -1,7 +1,14 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { load } from "cheerio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { importCatalog } from "../../src/sources/catalog-import.js";
 import { markSource } from "../../src/store/admin.js";
-import { buildFixture, type Fixture, NOT_READ_REASON, ORIGIN } from "./fixture.js";
+import { openStore, type Store } from "../../src/store/db.js";
+import { createApp } from "../../src/web/app.js";
+import { migratedSqliteIn } from "../store/stores.js";
+import { buildFixture, catalog, type Fixture, NOT_READ_REASON, ORIGIN } from "./fixture.js";
 
 /**
  * What the outside tester `tpublic` found using the directory as the public does (a reporter, a
@@ -196,5 +203,56 @@ describe("P26: a list, a feed or /api/new of a record page not read says it is n
     expect($("#not-read-scope").length).toBe(0);
     const feed = await (await f.app.request("/new.atom?source=test-agendas")).text();
     expect(feed).not.toContain("not-read");
+  });
+});
+
+describe("a feed reader's conditional GET before the directory's first night: 304 while nothing changed", () => {
+  // A directory served before its first night (catalog imported, no night run): a feed's
+  // `updated` was the clock's time, so its bytes, and its ETag, changed with every request, and a
+  // reader polling with If-None-Match got the whole feed again each time, never a 304.
+  let dir: string;
+  let store: Store;
+  let clock = Date.parse("2026-11-05T15:00:00.000Z");
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "nor-tpublic-"));
+    await migratedSqliteIn(dir);
+    store = await openStore({ kind: "sqlite", dir });
+    const c = catalog();
+    const origins = {
+      governments: new Map(c.governments.map((g) => [g.id, "catalog.yaml"])),
+      sources: new Map(c.sources.map((s) => [s.id, "catalog.yaml"])),
+    };
+    await importCatalog(store.db, c, origins, Date.parse("2026-11-05T12:00:00.000Z"));
+  });
+  afterAll(async () => {
+    await store?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("each feed and the calendar: the same ETag an hour later, and a 304 for it", async () => {
+    // The clock moves a minute between requests, as it does between a reader's polls.
+    const app = createApp({ db: store.db, now: () => (clock += 60_000), origin: ORIGIN });
+    for (const path of [
+      "/new.atom",
+      "/new.rss",
+      "/new.json",
+      "/new.atom?county=Summit",
+      "/search.atom?q=record",
+      "/meetings.ics",
+    ]) {
+      const first = await app.request(path);
+      expect(first.status, path).toBe(200);
+      const tag = first.headers.get("etag");
+      expect(tag, path).toBeTruthy();
+      clock += 3_600_000;
+      const again = await app.request(path, { headers: { "If-None-Match": tag ?? "" } });
+      expect(again.status, path).toBe(304);
+    }
+  });
+
+  it("the feed's updated is when the catalog last changed, never the clock's time", async () => {
+    const app = createApp({ db: store.db, now: () => (clock += 60_000), origin: ORIGIN });
+    const atom = await (await app.request("/new.atom")).text();
+    expect(/<updated>([^<]+)<\/updated>/.exec(atom)?.[1]).toBe("2026-11-05T12:00:00.000Z");
   });
 });

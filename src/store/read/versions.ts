@@ -29,6 +29,21 @@ export async function catalogVersion(db: Db): Promise<number> {
   return Number(r?.id ?? 0);
 }
 
+/**
+ * When the catalog last changed (its latest change's time, read by the primary key's end: the
+ * changes are written in order), undefined before the first import. What a feed's `updated` is
+ * before the directory's first night, when nothing else in it has a time of its own.
+ */
+export async function catalogChangedAt(db: Db): Promise<string | undefined> {
+  const r = await db
+    .selectFrom("catalog_changes")
+    .select("at")
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return r?.at;
+}
+
 export interface RecordsVersion {
   /** Nights in the store, and the runs of them all (a night opened again adds one). */
   nights: number;

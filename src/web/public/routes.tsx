@@ -45,6 +45,7 @@ import {
   wordBytes,
 } from "../../store/read/search.js";
 import { oneSnapshot } from "../../store/read/snapshot.js";
+import { catalogChangedAt } from "../../store/read/versions.js";
 import {
   countsJson,
   filterJson,
@@ -525,7 +526,10 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   const retiredSays = (r: Retired, here: string) =>
     retiredText(r, `${opts.origin()}${retiredPage(r)}`, here);
 
-  /** A feed's time: its newest item's, else the latest night's; never before its notice item's. */
+  /**
+   * A feed's time: its newest item's, else the latest night's, else (no night yet) the catalog's
+   * latest change; never before its notice item's.
+   */
   const feedUpdated = async (
     items: readonly { firstSeenAt: string; changedAt?: string }[],
     /** When the feed's notice item was made (retired, or marked not read): never before it. */
@@ -539,7 +543,10 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       if (newest === undefined || at > newest) newest = at;
     }
     const n = newest ? undefined : await latestNight(db);
-    const at = newest ? new Date(newest) : new Date(n ? (n.finishedAt ?? n.startedAt) : opts.now());
+    // Before the first night, when the catalog last changed (the feed's title and scope come
+    // from it), never the clock's time: that made new bytes, and a new ETag, at every request.
+    const began = newest || n ? undefined : await catalogChangedAt(db);
+    const at = new Date(newest ?? (n ? (n.finishedAt ?? n.startedAt) : (began ?? 0)));
     const notice = noticeAt !== undefined ? new Date(noticeAt) : undefined;
     return notice && notice > at ? notice : at;
   };
