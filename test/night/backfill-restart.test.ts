@@ -174,7 +174,12 @@ describe("P7: a retired source's backfill (tester-b 4)", () => {
     const html = (res: import("node:http").ServerResponse, s: string) =>
       void res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(s);
     site.route("/rt", (_q, res) => html(res, list(["new"], "/rt-older")));
-    site.route("/rt-older", (_q, res) => void res.writeHead(500).end("Server Error"));
+    // A 500 keeps the backfill going; Retry-After: 0, since this test is not about the retry
+    // waits (the test above is): without it, each night waits P15's 5 s and 20 s before its retries.
+    site.route(
+      "/rt-older",
+      (_q, res) => void res.writeHead(500, { "retry-after": "0" }).end("Server Error"),
+    );
     site.route("/keep", (_q, res) => html(res, list(["k"])));
     const keep = `  - { id: keep, government: city-of-test, records: minutes, url: "${site.url("/keep")}", ${RECIPE} }`;
     const catalog = testerCatalog(world.dir, "retired", [
