@@ -804,7 +804,7 @@ export async function checkSource(
       outcome = spill.stoppedBy;
       break;
     }
-    const bf = await runBackfill(ctx, source, way, req, r, history.backfill, records);
+    const bf = await runBackfill(ctx, source, way, req, r, history, records);
     backfill = bf.state;
     if (bf.stoppedBy) outcome = bf.stoppedBy;
     else if (outcome.kind === "no-records" && records.length > 0)
@@ -896,6 +896,11 @@ function moveOf(
 }
 
 /** Whether two backfill states say the same (done, pages read, misses, where it goes on from). */
+/**
+ * Whether a backfill's state is the one stored. Its cursor's `way` aside: it changes only with the
+ * cursor, but for a cursor kept before its way was, which is tonight's way's and is not written
+ * again for that alone.
+ */
 function sameBackfill(a: BackfillState, b: BackfillState | undefined): boolean {
   return (
     b !== undefined &&
@@ -950,7 +955,9 @@ function backfillNeedsPage1(source: Source, history: SourceHistory): boolean {
   if (b === undefined) return asked;
   // Going on, or paused ("off") and asked for again tonight.
   const goingOn = !b.done || (asked && pausedOff(b));
-  return goingOn && (b.cursor === undefined || b.cursor.method === "POST");
+  // A cursor on a list the catalog no longer names is dropped (runBackfill): from page 1 again.
+  const gone = b.way !== undefined && !waysInOrder(source).some((w) => w.url === b.way);
+  return goingOn && (b.cursor === undefined || b.cursor.method === "POST" || gone);
 }
 
 /**
@@ -1010,6 +1017,7 @@ function failedNight(
       done: true,
       pagesRead: state.pagesRead,
       ...(cursor ? { cursor } : {}),
+      ...(cursor && state.way !== undefined ? { way: state.way } : {}),
       ended: {
         why: "gave-up",
         url: failed,
@@ -1043,9 +1051,10 @@ async function runBackfill(
   way: WayIn,
   firstReq: PageRequest,
   page1: Read,
-  before: BackfillState | undefined,
+  history: Pick<SourceHistory, "backfill" | "moved">,
   records: ExtractedRecord[],
 ): Promise<{ state: BackfillState; stoppedBy?: NightOutcome }> {
+  const before = history.backfill;
   const perNight = source.backfill.pagesPerNight;
   // A source that reads no older pages tonight (its catalog entry says 0 a night): paused, not
   // ended. Said "off", its cursor and pages read kept; the first night the catalog asks for
@@ -1070,13 +1079,44 @@ async function runBackfill(
     delete state.ended;
   }
   if (state.done) return { state };
-  // The list's site: where its first page answered tonight (after any redirect), else its way.
-  const listSite = siteOf("url" in page1 && page1.url ? page1.url : firstReq.url);
+  // P4, P7: the cursor is a page of the list of the way that read it (`state.way`), read with
+  // that way's reader and pager whichever way answered first tonight (a feed put before the
+  // page reads no page's list); one whose way the catalog no longer lists (its URL changed: a
+  // list the catalog no longer names) is dropped, never asked, and the older pages are found
+  // again from tonight's page 1 (P6). A cursor kept before its way was is tonight's way's.
+  let own = way;
+  if (state.cursor !== undefined && state.way !== undefined && state.way !== way.url) {
+    const listed = waysInOrder(source).find((w) => w.url === state.way);
+    if (listed === undefined) {
+      delete state.cursor;
+      delete state.misses;
+      delete state.failedNights;
+      delete state.lastMiss;
+      delete state.unansweredNights;
+    } else {
+      // A postback's state is that way's page 1's, which tonight did not read: left for a night
+      // its own way answers first (P5).
+      if (state.cursor.method === "POST") return { state };
+      own = listed;
+    }
+  }
+  if (state.cursor === undefined) delete state.way;
+  // The list's site: where its first page answered tonight (after any redirect), else its way;
+  // another way's list: where that way is asked (its catalog URL, or where it moved, P11).
+  let listSite =
+    own === way
+      ? siteOf("url" in page1 && page1.url ? page1.url : firstReq.url)
+      : siteOf(history.moved?.find((m) => m.from === own.url)?.to ?? own.url);
   let next = sameList(state.cursor, listSite);
   // A cursor off the list as it answers tonight (kept before this rule, or the list has moved to
   // another site since): dropped, and the older pages found again from page 1's own next link.
   const dropped = state.cursor !== undefined && next === undefined;
   if (dropped) delete state.cursor;
+  if (dropped && own !== way) {
+    // Found again from tonight's page 1, as tonight's way's list.
+    own = way;
+    listSite = siteOf("url" in page1 && page1.url ? page1.url : firstReq.url);
+  }
   // P5, P7: a cursor that is a postback carries the state of the page an earlier night turned
   // it from (a search form's __VIEWSTATE, its session): tonight it is turned from tonight's
   // first page, by the link a visitor would click, where that page shows one; where it shows
@@ -1084,6 +1124,7 @@ async function runBackfill(
   // clicked, and so on from the page it shows, at most RESUME_HOPS pages a night.
   if (
     next &&
+    own === way &&
     ctx.reader.resumeRequest &&
     (page1.kind === "read" || page1.kind === "unchanged") &&
     page1.extraction &&
@@ -1158,13 +1199,17 @@ async function runBackfill(
   // Page 1 not read in full tonight (counted from its last full read): the backfill starts
   // again from it next night, when it is (backfillNeedsPage1).
   if (!next && dropped) return { state: { done: false, pagesRead: state.pagesRead } };
+  // From here the pages read are the list of `own`: its cursor is kept with its way.
+  const wayOf = { way: own.url };
   // P7, P11: a list whose "next" leads back to a page read tonight (page 1, or an older page
   // again), or whose pages past its end repeat the page before (or page 1) under new
   // addresses, has reached its end: the backfill is done, never asked again every night.
   const seen = new Set([pageId(firstReq)]);
   if ("url" in page1 && page1.url) seen.add(pageId({ url: page1.url }));
   const firstIds =
-    "extraction" in page1 && page1.extraction ? idsOf(page1.extraction.records) : undefined;
+    own === way && "extraction" in page1 && page1.extraction
+      ? idsOf(page1.extraction.records)
+      : undefined;
   let lastIds = firstIds;
   let cutOff = false;
   for (let i = 0; i < perNight && next; i++) {
@@ -1172,7 +1217,7 @@ async function runBackfill(
     seen.add(pageId(next));
     // P12: an older page asked before is asked with its validators; a 304 is read from the
     // stored copy (P8), exactly like a new answer.
-    const asked = await readOne(ctx, way, next, "backfill", source.id, true);
+    const asked = await readOne(ctx, own, next, "backfill", source.id, true);
     const r =
       asked.kind === "unchanged" && asked.extraction && asked.body
         ? {
@@ -1195,16 +1240,16 @@ async function runBackfill(
     if (r.kind === "failed" && r.outcome.kind === "gone") {
       const misses = (state.misses ?? 0) + 1;
       if (misses >= BACKFILL_MISSES) return { state: ended(state.pagesRead, "past-end") };
-      return { state: { ...state, cursor: next, misses } };
+      return { state: { ...state, cursor: next, misses, ...wayOf } };
     }
     // A failure of another kind counts in nights (failedNight): an answer that is not the page
     // (too large, unreadable, a 4xx, robots.txt keeps it) BACKFILL_MISSES nights running, no
     // answer at all (a time-out, a connection refused or cut, a 5xx) many more.
     if (r.kind === "failed" && missedPage(r.outcome))
-      return { state: failedNight(state, next, next.url, r.outcome) };
+      return { state: failedNight({ ...state, ...wayOf }, next, next.url, r.outcome) };
     if (r.kind !== "read") {
       const out: { state: BackfillState; stoppedBy?: NightOutcome } = {
-        state: { ...state, cursor: next },
+        state: { ...state, cursor: next, ...wayOf },
       };
       // A no or the deadline is the night's word on this source; another failure just
       // leaves the cursor for tomorrow.
@@ -1233,7 +1278,7 @@ async function runBackfill(
     cutOff = pastUntil(r.extraction, source.backfill.until);
     const after = cutOff
       ? undefined
-      : ctx.reader.nextRequest(way, next, r.body, r.extraction, r.contentType);
+      : ctx.reader.nextRequest(own, next, r.body, r.extraction, r.contentType);
     next = sameList(after, listSite);
   }
   if (!next) return { state: ended(state.pagesRead, cutOff ? "cut-off" : "last-page") };
@@ -1242,6 +1287,7 @@ async function runBackfill(
       done: false,
       pagesRead: state.pagesRead,
       cursor: next,
+      ...wayOf,
       ...(state.misses ? { misses: state.misses } : {}),
       ...(state.failedNights ? { failedNights: state.failedNights } : {}),
       ...(state.failedNights && state.lastMiss ? { lastMiss: state.lastMiss } : {}),

@@ -168,6 +168,13 @@ export interface BackfillState {
    * Kept with the cursor.
    */
   unansweredNights?: number;
+  /**
+   * P4, P7: the catalog URL of the way in whose list the cursor's page is (its own reader and
+   * pager read it, whichever way answers first tonight); a cursor whose way the catalog no
+   * longer lists (its URL changed) is dropped, never asked. Kept with the cursor; absent in rows
+   * written before it was kept (the cursor is then taken for tonight's way's).
+   */
+  way?: string;
   /** Why a backfill that is done ended (P7), absent while it goes on. */
   ended?: BackfillEnd;
   /**

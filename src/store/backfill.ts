@@ -28,6 +28,8 @@ interface CursorCounts {
   failedNights?: number;
   lastMiss?: string;
   unansweredNights?: number;
+  /** The catalog URL of the way whose list the cursor is on (BackfillState.way). */
+  way?: string;
 }
 
 /** A backfill row as the night reads it. */
@@ -37,10 +39,11 @@ export function backfillOfRow(
 ): BackfillState {
   const state: BackfillState = { done: Number(b.done) === 1, pagesRead: Number(b.pages_read) };
   if (b.cursor) {
-    const { misses, failedNights, lastMiss, unansweredNights, ...cursor } = JSON.parse(
+    const { misses, failedNights, lastMiss, unansweredNights, way, ...cursor } = JSON.parse(
       b.cursor,
     ) as PageRequest & CursorCounts;
     state.cursor = cursor;
+    if (typeof way === "string") state.way = way;
     if (typeof misses === "number" && misses > 0) state.misses = misses;
     if (typeof failedNights === "number" && failedNights > 0) state.failedNights = failedNights;
     if (typeof lastMiss === "string" && state.failedNights) state.lastMiss = lastMiss;
@@ -107,6 +110,7 @@ export function cursorJson(b: BackfillState): string | null {
     ...(b.failedNights ? { failedNights: b.failedNights } : {}),
     ...(b.failedNights && b.lastMiss ? { lastMiss: b.lastMiss } : {}),
     ...(b.unansweredNights ? { unansweredNights: b.unansweredNights } : {}),
+    ...(b.way !== undefined ? { way: b.way } : {}),
   });
 }
 
@@ -257,7 +261,14 @@ export async function restartBackfill(
       const asked = pagesPerNightOf(imported?.entry);
       return { kind: "off", source, ...(asked !== undefined ? { asked } : {}) };
     }
-    const cursor = b.cursor ? cursorJson({ done: false, pagesRead: 0, cursor: b.cursor }) : null;
+    const cursor = b.cursor
+      ? cursorJson({
+          done: false,
+          pagesRead: 0,
+          cursor: b.cursor,
+          ...(b.way !== undefined ? { way: b.way } : {}),
+        })
+      : null;
     const at = toIso(who.at);
     // Kept with who and when, and counted: a night under way that read the backfill before
     // this does not write over it (its save holds only while the count is the one it read).

@@ -117,7 +117,13 @@ describe("P7: backfill.pagesPerNight 0 pauses a backfill; raised again, it goes 
       history(off.backfill as BackfillState),
     );
     expect(s.paths.filter((p) => p.startsWith("/p"))).toEqual(["/p2", "/p3"]);
-    expect(on.backfill).toEqual({ done: false, pagesRead: 2, cursor: { url: `${s.origin}/p4` } });
+    // The cursor kept with the way whose list it is on (P4).
+    expect(on.backfill).toEqual({
+      done: false,
+      pagesRead: 2,
+      cursor: { url: `${s.origin}/p4` },
+      way: `${s.origin}/list`,
+    });
   });
 
   it("P7: a pause keeps the nights its next page failed so far and the empty pages in a row, so a page that never answers is given up after BACKFILL_UNANSWERED_NIGHTS nights it was asked, a pause between or not (not counted from zero again)", async () => {

@@ -124,6 +124,7 @@ describe("P7: an older page that gets no answer is no miss", () => {
       cursor: { url: `${origin}/older` },
       failedNights: BACKFILL_MISSES - 1,
       unansweredNights: 1,
+      way: `${origin}/list`,
     });
   });
 
@@ -147,7 +148,11 @@ describe("P7: an older page that gets no answer is no miss", () => {
     };
     const once = await checkSource(ctx, sourceAt(`${s.origin}/list`), history(before));
     expect(once.outcome.kind).toBe("ok");
-    expect(once.backfill).toEqual({ ...before, unansweredNights: BACKFILL_UNANSWERED_NIGHTS - 1 });
+    expect(once.backfill).toEqual({
+      ...before,
+      unansweredNights: BACKFILL_UNANSWERED_NIGHTS - 1,
+      way: `${s.origin}/list`,
+    });
     expect(s.paths).toEqual(["/robots.txt", "/list"]);
   });
 
@@ -227,7 +232,13 @@ describe("P7: an older page that gets no answer is no miss", () => {
     );
     // Asked once (the site's hold: not again tonight), and counted.
     expect(s.paths.filter((p) => p === "/older")).toHaveLength(1);
-    expect(first.backfill).toEqual({ done: false, pagesRead: 4, cursor, unansweredNights: 1 });
+    expect(first.backfill).toEqual({
+      done: false,
+      pagesRead: 4,
+      cursor,
+      unansweredNights: 1,
+      way: `${s.origin}/list`,
+    });
     const last = await checkSource(
       ctx,
       sourceAt(`${s.origin}/list`),
@@ -265,6 +276,7 @@ describe("P7: an older page that gets no answer is no miss", () => {
       cursor,
       failedNights: 1,
       lastMiss: expect.stringContaining("user-info"),
+      way: `${s.origin}/list`,
     });
   });
   it("P7: an older page that answers redirects without end (too many redirects) answered with something that is not the page: a night of BACKFILL_MISSES, not of no answer (the net's outcome says which, never its words)", async () => {
@@ -288,6 +300,7 @@ describe("P7: an older page that gets no answer is no miss", () => {
       cursor,
       failedNights: 1,
       lastMiss: "error, too many redirects",
+      way: `${s.origin}/list`,
     });
   });
 });
