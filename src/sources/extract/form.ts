@@ -180,6 +180,13 @@ export function buildFormRequest(
   let formaction: string | undefined;
   if (spec.submit !== undefined) {
     const button = form.find(`[name="${spec.submit.replace(/["\\]/g, "\\$&")}"]`).first();
+    // P5: a visitor presses a button the form has; one it lacks (the catalog's name misspelt)
+    // would be sent as an empty field no browser sends, a search the site does not run, read
+    // night after night as a list without records. Broken configuration: nothing is submitted.
+    if (button.length === 0)
+      throw new Error(
+        `the form at ${pageUrl} has no button named ${JSON.stringify(spec.submit)} (the catalog's form.submit): a visitor could not press it, so nothing was submitted; write the name as the page writes it (a button the page's script adds: its name and value under form.fields)${buttonNames($, form)}`,
+      );
     setEntry(entries, spec.submit, button.attr("value") ?? button.text().trim());
     formaction = button.attr("formaction");
   }
@@ -191,6 +198,23 @@ export function buildFormRequest(
       `the form at ${pageUrl} is sent to ${JSON.stringify(formaction ?? form.attr("action"))}, which is no web address (a browser sends no search there): nothing was submitted`,
     );
   return toRequest(action, form, methodOf(form, spec), entries, encoding);
+}
+
+/** The form's buttons by name, said after a form.submit it lacks (`; its buttons: "a", "b"`). */
+function buttonNames($: CheerioAPI, form: Form): string {
+  const names = new Set<string>();
+  form.find("button[name], input[name]").each((_, el) => {
+    const type = (
+      $(el).attr("type") ?? (el.tagName === "button" ? "submit" : "text")
+    ).toLowerCase();
+    if (type === "submit" || type === "image" || type === "button")
+      names.add($(el).attr("name") ?? "");
+  });
+  names.delete("");
+  const shown = [...names].slice(0, 5).map((n) => JSON.stringify(n));
+  return shown.length === 0
+    ? "; the form has no named button"
+    : `; its buttons: ${shown.join(", ")}`;
 }
 
 const POSTBACK = /__doPostBack\(\s*['"]([^'"]*)['"]\s*,\s*['"]([^'"]*)['"]\s*\)/;
