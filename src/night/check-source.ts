@@ -19,6 +19,7 @@ import { pageKey, pageKeyOf, readerKey } from "./page-key.js";
 import {
   isGenericForm,
   type KnownPageRead,
+  keptAs,
   type PageRead,
   type PageReads,
   type ValidatorStore,
@@ -215,7 +216,7 @@ async function readOne(
     first && isGet && ctx.pageReads ? fullRead(way, url, contentType, body, e, key) : undefined;
   if ((req.method ?? "GET") === "GET" && ctx.nightStartedAt !== undefined) {
     // P8 after kill -9: the answer was archived tonight but its source never committed.
-    const copy = await ctx.validators.storedSince?.(req.url, ctx.nightStartedAt);
+    const copy = await ctx.validators.storedSince?.(keptAs(req.url), ctx.nightStartedAt);
     if (copy) {
       // The cookies that answer set go back as if it had been received again (a resumed
       // night's backfill keeps its session, P5), only those of the request's own site (P22).
@@ -243,7 +244,7 @@ async function readOne(
     }
   }
   if (conditional && (req.method ?? "GET") === "GET") {
-    const v = await ctx.validators.get(req.url);
+    const v = await ctx.validators.get(keptAs(req.url));
     if (v && (v.etag || v.lastModified)) freq.validators = v;
     freq.validatorsFor = (url) => ctx.validators.get(url);
   }

@@ -4,6 +4,7 @@
  * (way-reader.ts) uses the platform presets and the generic extractors; the port keeps the
  * scheduler independent of them.
  */
+import { normaliseUrl } from "../net/redirects.js";
 import type { WayIn } from "../sources/catalog/types.js";
 import type { Extraction } from "../sources/record.js";
 import type { PageRequest } from "./types.js";
@@ -62,6 +63,16 @@ export interface StoredCopy {
 }
 
 /** P12: the last ETag / Last-Modified per URL, and (P8) the copy they belong to. */
+/**
+ * P8, P12: the address a request's validators and stored copies are kept under: the URL as it is
+ * sent (net/redirects.ts normaliseUrl: no fragment, an escape of an unreserved character
+ * decoded), which is the address the fetcher stores the answer by, however the catalog wrote it
+ * (`…/bids#open`, `/%7Ebids`); the URL itself when the net would not send it.
+ */
+export function keptAs(url: string): string {
+  return normaliseUrl(url) ?? url;
+}
+
 export interface ValidatorStore {
   get(url: string): Promise<{ etag?: string; lastModified?: string } | undefined>;
   /**

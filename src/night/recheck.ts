@@ -7,7 +7,7 @@ import type { Clock } from "../clock.js";
 import type { Fetcher } from "../net/types.js";
 import type { Source } from "../sources/catalog/types.js";
 import { failureOutcome } from "./outcome.js";
-import type { ValidatorStore } from "./reader.js";
+import { keptAs, type ValidatorStore } from "./reader.js";
 import type { NightOutcome, SourceResult } from "./types.js";
 import { wayUsed } from "./way-choice.js";
 
@@ -19,7 +19,7 @@ export async function recheckSource(
 ): Promise<SourceResult> {
   const startedAt = clock.now();
   // P12: the page's stored validators go with it; a 304 is an answer as good as a 200.
-  const sent = await validators?.get(source.url);
+  const sent = await validators?.get(keptAs(source.url));
   const o = await fetcher.fetch({
     url: source.url,
     purpose: "recheck",

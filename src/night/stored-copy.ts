@@ -5,7 +5,7 @@
  * can give a copy back; otherwise a 304 could not be filled in.
  */
 import type { Fetcher, FetchOutcome, FetchRequest } from "../net/types.js";
-import type { ValidatorStore } from "./reader.js";
+import { keptAs, type ValidatorStore } from "./reader.js";
 
 export type PageOrCopy =
   | { kind: "read"; body: Uint8Array; url: string; contentType?: string }
@@ -19,7 +19,7 @@ export async function fetchOrCopy(
   const storedCopy = validators?.storedCopy?.bind(validators);
   const asked: FetchRequest = { ...req };
   if (validators && storedCopy) {
-    const v = await validators.get(req.url);
+    const v = await validators.get(keptAs(req.url));
     if (v && (v.etag || v.lastModified)) asked.validators = v;
     asked.validatorsFor = (url) => validators.get(url);
   }
