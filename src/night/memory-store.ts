@@ -367,6 +367,7 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
         fresh.map(([id, x]) => row(id, x)),
         unique.map(([id, x]) => row(id, x)),
         candidates,
+        otherAddress === address,
       );
       for (const [id, old] of pairs) take(id, old.id);
       if (firstRead && !unchanged && lastAny.night >= since) {

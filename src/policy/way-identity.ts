@@ -136,6 +136,14 @@ export function pairAcrossWays<T extends WayRow>(
   fresh: readonly WayRow[],
   tonight: readonly WayRow[],
   stored: readonly T[],
+  /**
+   * The same list at the same address, read by another reader (a recipe mended in the catalog):
+   * a record left unpaired is then also the one stored under its title alone, where one of the
+   * two has no link and each title is one row's tonight and one record's stored (a date
+   * selector mended on a list without links reads every record on another day: P6, not new
+   * again).
+   */
+  sameList = false,
 ): Map<string, T> {
   const out = new Map<string, T>();
   const taken = new Set<string>();
@@ -173,7 +181,36 @@ export function pairAcrossWays<T extends WayRow>(
     out.set(f.id, s);
     taken.add(s.id);
   }
+  if (!sameList) return out;
+  // By title alone, on the same list read anew (its day read otherwise by the mended recipe).
+  const titleTonight = countBy(tonight, (r) => wayTitle(r.title));
+  const rest = stored.filter((s) => !taken.has(s.id));
+  const titleStored = countBy(rest, (r) => wayTitle(r.title));
+  const storedByTitle = new Map<string, T>();
+  for (const s of rest) {
+    const k = wayTitle(s.title);
+    if (k !== undefined) storedByTitle.set(k, s);
+  }
+  for (const f of fresh) {
+    if (out.has(f.id)) continue;
+    const k = wayTitle(f.title);
+    if (k === undefined || titleTonight.get(k) !== 1 || titleStored.get(k) !== 1) continue;
+    const s = storedByTitle.get(k);
+    if (s === undefined || taken.has(s.id)) continue;
+    if (wayLink(f.url) !== undefined && wayLink(s.url) !== undefined) continue;
+    out.set(f.id, s);
+    taken.add(s.id);
+  }
   return out;
+}
+
+/** A title as words (wayShown's, without the day), or undefined when it has none. */
+function wayTitle(title: string): string | undefined {
+  const words = foldLetters(title)
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
+  return words === "" ? undefined : words;
 }
 
 /**

@@ -475,6 +475,7 @@ async function acrossWays(
     }),
     [...tonight].map(([id, x]) => shown(id, x)),
     candidates,
+    other.readerOnly === true,
   );
   for (const [id, old] of pairs) {
     const late = appearedSince(fresh, id, old, lastRead);

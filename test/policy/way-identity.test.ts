@@ -21,6 +21,24 @@ const row = (
 });
 
 describe("one record across ways in (policy)", () => {
+  it("P6: on the same list read by a mended recipe, a linkless record read on another day is the one stored under its title, one to one only; across two ways it is not", () => {
+    const stored = [
+      row("h:old1", "Notice of hearing 1", "2026-12-11"),
+      row("h:old2", "Regular meeting", "2026-12-12"),
+      row("h:old3", "Regular meeting", "2026-12-13"),
+      row("h:old4", "Bid 4", "2026-12-14", "https://city.gov/bid/4"),
+    ];
+    const tonight = [
+      row("h:new1", "NOTICE of hearing 1", "2026-11-01"),
+      row("h:new2", "Regular meeting", "2026-11-02"),
+      row("h:new4", "Bid 4", "2026-11-04", "https://city.gov/bids/4"),
+    ];
+    const pairs = pairAcrossWays(tonight, tonight, stored, true);
+    // A title two stored records share pairs nothing; two links that differ are two records.
+    expect([...pairs].map(([id, s]) => [id, s.id])).toEqual([["h:new1", "h:old1"]]);
+    expect(pairAcrossWays(tonight, tonight, stored).size).toBe(0);
+  });
+
   it("P6: a link is the same whatever its scheme, www. or host case; its path and query are not", () => {
     expect(wayLink("http://WWW.City.gov/a?b=1#top")).toBe(wayLink("https://city.gov/a?b=1"));
     expect(wayLink("https://city.gov/a?b=1")).not.toBe(wayLink("https://city.gov/a?b=2"));

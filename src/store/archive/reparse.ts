@@ -301,6 +301,9 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
         [...mine].filter(([id]) => !stored.has(id)).map(([id, x]) => row(id, x)),
         [...mine].map(([id, x]) => row(id, x)),
         [...stored].filter(([id]) => !mine.has(id)).map(([id, x]) => row(id, x)),
+        // One way in: the records stored are its list's, read now by today's recipe (the night
+        // that reads with it pairs them by title alone too, a reader changed at one address).
+        ways.length === 1,
       );
       for (const [id, old] of pairs) {
         acrossWays.add(id);
