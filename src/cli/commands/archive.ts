@@ -1,10 +1,13 @@
 /**
  * `nor archive show|verify|cdx`: the operator's look into the private copy (P8). All three
- * read files and the store only; none opens a connection.
+ * read files and the store only; none opens a connection. `nor archive forget` removes from
+ * the index the copies of files truly lost from the archive (store/archive/forget.ts).
  */
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { ConfigError, NorError, UsageError } from "../../errors.js";
+import { archiveInTheWay } from "../../store/archive/files.js";
+import { type ForgetOutcome, forgetLostFiles } from "../../store/archive/forget.js";
 import {
   archiveDir,
   cdxLines,
@@ -160,6 +163,51 @@ async function cdx(opts: DataOpts & { out?: string }): Promise<void> {
   process.exitCode = 0;
 }
 
+/** A refusal of `nor archive forget`, said (exit 2, nothing changed). */
+function forgetRefusal(r: Exclude<ForgetOutcome, { kind: "forgotten" }>, dir: string): string {
+  const nothing = "nothing was forgotten";
+  switch (r.kind) {
+    case "no-file":
+      return `name the lost file(s) as nor archive verify says them MISSING: ${nothing}`;
+    case "no-archive":
+      return r.what === "other"
+        ? `${archiveInTheWay(dir)}: ${nothing}`
+        : `no archive at ${dir} (check --data; if the archive is truly lost, create the empty directory first: mkdir ${dir}): ${nothing}`;
+    case "not-a-name":
+      return `"${r.given}" is not a file name in the archive at ${dir} (give it as nor archive verify names it): ${nothing}`;
+    case "in-archive":
+      return `${r.file} is in the archive at ${dir}: a file that is there is never forgotten (nor archive verify says what is wrong with it; put back a whole copy from a backup if there is one): ${nothing}`;
+    case "not-named":
+      return `the index names no file ${r.file} (a typo? nor archive verify names the lost ones MISSING): ${nothing}`;
+    case "maybe-elsewhere":
+      return `${r.file} is not in the archive at ${dir}, but on PostgreSQL each machine may keep an archive of its own beside the shared index: its ${countOf(r.copies, "stored copy", "stored copies")} may be in another machine's. Give --sole-archive only if ${dir} is the only archive this store's nights and nor discover write to: ${nothing}`;
+  }
+}
+
+async function forget(files: string[], opts: DataOpts & { soleArchive?: boolean }): Promise<void> {
+  const loc = storeLocationFromOptions(opts);
+  refuseNotADirectory(opts.data ?? "data");
+  const dir = archiveOf(opts);
+  // Writes: a store an earlier version made is upgraded first, as by every command that writes.
+  const store = await openStore(loc, saying({ create: false }));
+  try {
+    const r = await forgetLostFiles(store.db, dir, files, { sole: opts.soleArchive === true });
+    if (r.kind !== "forgotten") throw new UsageError(forgetRefusal(r, dir));
+    for (const f of r.files) {
+      const revisits =
+        f.revisits === 0
+          ? ""
+          : ` and ${countOf(f.revisits, "revisit", "revisits")} in other files that referred to its payloads`;
+      stdout().write(
+        `forgot ${f.file}: ${countOf(f.copies, "stored copy", "stored copies")}${revisits}; the pages they held are asked in full at the next night (P8, P12)\n`,
+      );
+    }
+    process.exitCode = 0;
+  } finally {
+    await store.close();
+  }
+}
+
 export function register(program: Command): void {
   const archive = program
     .command("archive")
@@ -188,5 +236,17 @@ export function register(program: Command): void {
     .option("--data <dir>", "data directory", "data")
     .option("--out <file>", "write to this file instead of standard output")
     .action(cdx);
+  archive
+    .command("forget")
+    .argument("[file...]", "a lost WARC file, as nor archive verify names it MISSING")
+    .description(
+      "Forget the index's copies of WARC files truly lost from the archive (no backup to put back), so nor archive verify passes; their pages are asked in full next time. Refuses a file that is in the archive or that the index does not name",
+    )
+    .option("--data <dir>", "data directory", "data")
+    .option(
+      "--sole-archive",
+      "PostgreSQL: this data directory's archive is the only one the store's nights write to (no other machine keeps one)",
+    )
+    .action(forget);
   for (const cmd of archive.commands) cmd.exitOverride();
 }

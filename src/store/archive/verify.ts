@@ -291,6 +291,14 @@ export async function verifyArchive(dir: string, db?: Db): Promise<VerifyReport>
     const lost = ref && damaged.get(`${ref.file}@${ref.offset}`);
     if (orig === undefined && lost) {
       lost.revisits += 1; // said with the damaged record
+    } else if (orig === undefined && db !== undefined && !known.has(`${r.file}@${r.offset}`)) {
+      // A revisit the index does not name (its original's file lost and forgotten, `nor archive
+      // forget`): no stored copy is read from it, so it is said, and is no failure.
+      report.notes.push({
+        file: r.file,
+        offset: r.offset,
+        problem: `a revisit the index does not name refers to ${r.key}, not in the archive (its file forgotten?); no stored copy is read from it`,
+      });
     } else if (orig === undefined) {
       report.problems.push({
         file: r.file,
