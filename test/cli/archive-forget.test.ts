@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
-import { nightCli, rss, writeCatalog } from "../night/cli-night.js";
+import { nightCli, nightProcess, rss, writeCatalog } from "../night/cli-night.js";
 import { nor } from "./cli-capture.js";
 
 /**
@@ -147,4 +147,97 @@ describe("nor archive forget", () => {
     const h = await nor("help", "archive");
     expect(h.stdout + h.stderr).toContain("forget");
   });
+});
+
+/**
+ * The whole archive lost (`mkdir DATA/archive`, the documented recovery), its files forgotten
+ * while a night runs in another process: the forget takes the store's write lock as the night's
+ * writes do; the night's answer, held until the forget is done, is stored in full in a file of
+ * its own (never a revisit of a forgotten copy), and verify then passes.
+ */
+describe("nor archive forget beside a running night", () => {
+  let fleet: Fleet;
+  let dir: string;
+
+  afterAll(async () => {
+    await fleet?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("P8: every lost file forgotten in one command while a night runs; the night stores the page in full, and verify then passes (exit 0)", async () => {
+    fleet = await startFleet();
+    dir = mkdtempSync(join(tmpdir(), "nor-archive-forget-night-"));
+    const archive = join(dir, "archive");
+    const site = await fleet.server();
+    let hold: Promise<void> | undefined;
+    let asked: (() => void) | undefined;
+    const arrived = new Promise<void>((r) => {
+      asked = r;
+    });
+    site.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    site.route("/feed.xml", async (_q, res) => {
+      if (hold !== undefined) {
+        asked?.();
+        await hold;
+      }
+      res
+        .writeHead(200, { "content-type": "application/rss+xml", etag: '"v1"' })
+        .end(rss(site.origin, 2));
+    });
+    const catalog = writeCatalog(dir, [
+      [
+        "id: agendas",
+        "government: village-of-test",
+        "records: agendas",
+        "access: feed",
+        `url: ${site.url("/feed.xml")}`,
+      ],
+    ]);
+    for (const night of ["2026-11-05", "2026-11-06"]) {
+      const r = await nightCli(catalog, dir, night);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const lost = readdirSync(archive).filter((n) => n.endsWith(".warc.gz"));
+    expect(lost.length).toBe(2);
+    rmSync(archive, { recursive: true });
+    mkdirSync(archive);
+    let release: (() => void) | undefined;
+    hold = new Promise<void>((r) => {
+      release = r;
+    });
+    const running = nightProcess(catalog, dir, "2026-11-07");
+    try {
+      await arrived;
+      // A bare name as verify says it, or a path to the file in the archive directory.
+      const f = await nor(
+        "archive",
+        "forget",
+        lost[0] as string,
+        join(archive, lost[1] as string),
+        "--data",
+        dir,
+      );
+      expect(f.code, f.stderr).toBe(0);
+      for (const file of lost) expect(f.stdout).toContain(`forgot ${file}: `);
+    } finally {
+      release?.();
+    }
+    const night = await running;
+    expect(night.code, night.stderr).toBe(0);
+    const db = new Database(join(dir, "nor.db"), { readonly: true });
+    try {
+      const rows = db.prepare("select file, record_type from captures").all() as {
+        file: string;
+        record_type: string;
+      }[];
+      expect(rows.filter((r) => lost.includes(r.file))).toEqual([]);
+      expect(rows.map((r) => r.record_type)).toContain("response");
+      expect(rows.map((r) => r.record_type)).not.toContain("revisit");
+    } finally {
+      db.close();
+    }
+    const v = await nor("archive", "verify", "--data", dir);
+    expect(v.code, v.stdout).toBe(0);
+    expect(v.stdout).not.toContain("MISSING");
+  }, 90_000);
 });
