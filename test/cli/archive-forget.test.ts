@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -83,7 +83,7 @@ describe("nor archive forget", () => {
     expect(v.stdout).toContain(`MISSING ${first}:`);
   });
 
-  it("P8: nor archive forget refuses (exit 2, nothing changed) no file, a file in the archive, a file the index does not name, a path outside the archive", async () => {
+  it("P8: nor archive forget refuses (exit 2, nothing changed) no file, a file in the archive, a file the index does not name, a path outside the archive, no archive directory", async () => {
     const before = rows();
     const none = await nor("archive", "forget", "--data", dir);
     expect(none.code, none.stderr).toBe(2);
@@ -99,6 +99,15 @@ describe("nor archive forget", () => {
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toContain(`"${bad}"`);
       expect(r.stderr).toContain("not a file name in the archive");
+    }
+    // No archive directory (a mistyped --data, the archive moved): nothing to tell lost from.
+    renameSync(archive, `${archive}-moved`);
+    try {
+      const gone = await nor("archive", "forget", first, "--data", dir);
+      expect(gone.code, gone.stderr).toBe(2);
+      expect(gone.stderr).toContain(`no archive at ${archive}`);
+    } finally {
+      renameSync(`${archive}-moved`, archive);
     }
     expect(rows()).toBe(before);
     expect(existsSync(join(archive, first))).toBe(false);
