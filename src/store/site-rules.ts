@@ -34,13 +34,31 @@ export interface SiteState {
 
 /**
  * Sets one rule. A site has at most one gap and one not-read in force (a new one replaces the
- * old, kept as cleared); leave-alone prefixes add up. The outcome says what changed.
+ * old, kept as cleared); leave-alone prefixes add up. The outcome says what changed: a request
+ * given again as it stands (the same value, the same reason: re-typed, or one e-mail answered
+ * twice) is `already`, and keeps the date it has been honoured since, which is what the operator
+ * tells the site owner.
  */
 export async function setSiteRule(
   db: Db,
   r: Omit<SiteRule, "id">,
-): Promise<{ kind: "set"; rule: SiteRule; replaced: number }> {
+): Promise<
+  { kind: "set"; rule: SiteRule; replaced: number } | { kind: "already"; rule: SiteRule }
+> {
   return writeTxn(db, async (tx) => {
+    let inForce = tx
+      .selectFrom("site_rules")
+      .selectAll()
+      .where("site", "=", r.site)
+      .where("kind", "=", r.kind)
+      .where("cleared_at", "is", null);
+    if (r.kind === "leave-alone") inForce = inForce.where("value", "=", r.value ?? "/");
+    const same = (await inForce.execute()).find(
+      (x) =>
+        (x.value ?? undefined) === (r.kind === "leave-alone" ? (r.value ?? "/") : r.value) &&
+        x.reason === r.reason,
+    );
+    if (same) return { kind: "already", rule: ruleOfRow(same) };
     let q = tx
       .updateTable("site_rules")
       .set({ cleared_at: toIso(r.at), cleared_by: r.by })
@@ -94,7 +112,19 @@ export async function siteRules(db: Db, site?: string): Promise<SiteRule[]> {
   let q = db.selectFrom("site_rules").selectAll().where("cleared_at", "is", null);
   if (site !== undefined) q = q.where("site", "=", site);
   const rows = await q.orderBy("site").orderBy("at").execute();
-  return rows.map((r) => ({
+  return rows.map(ruleOfRow);
+}
+
+function ruleOfRow(r: {
+  id: string;
+  site: string;
+  kind: SiteRuleKind;
+  value: string | null;
+  reason: string;
+  at: string;
+  by: string;
+}): SiteRule {
+  return {
     id: r.id,
     site: r.site,
     kind: r.kind,
@@ -102,7 +132,7 @@ export async function siteRules(db: Db, site?: string): Promise<SiteRule[]> {
     reason: r.reason,
     at: fromIso(r.at, `site_rules ${r.id}`),
     by: r.by,
-  }));
+  };
 }
 
 /** What the journal keeps about a site: its last end, a no tonight, a Retry-After hold. */

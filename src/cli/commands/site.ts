@@ -139,8 +139,17 @@ export function register(program: Command): void {
         }
         const notCleared: string[] = [];
         if (site !== undefined) {
+          // A request given again as it stands changes nothing, and keeps its first date.
+          const said = (set: Awaited<ReturnType<typeof setSiteRule>>, what: string) =>
+            out.push(
+              set.kind === "already"
+                ? diagnosticText(
+                    `${site}: already ${what} (since ${sinceDay(set.rule.at)}, by ${set.rule.by}); nothing changed`,
+                  )
+                : `${site}: ${what}`,
+            );
           if (gapMs !== undefined) {
-            await setSiteRule(store.db, {
+            const set = await setSiteRule(store.db, {
               site,
               kind: "gap",
               value: String(gapMs),
@@ -148,10 +157,10 @@ export function register(program: Command): void {
               at: now,
               by,
             });
-            out.push(`${site}: at least ${gapMs / 1000} s between requests`);
+            said(set, `at least ${gapMs / 1000} s between requests`);
           }
           for (const prefix of opts.leaveAlone ?? []) {
-            await setSiteRule(store.db, {
+            const set = await setSiteRule(store.db, {
               site,
               kind: "leave-alone",
               value: prefix,
@@ -159,11 +168,17 @@ export function register(program: Command): void {
               at: now,
               by,
             });
-            out.push(`${site}: ${prefix} left alone`);
+            said(set, `${prefix} left alone`);
           }
           if (opts.notRead) {
-            await setSiteRule(store.db, { site, kind: "not-read", reason, at: now, by });
-            out.push(`${site}: not read`);
+            const set = await setSiteRule(store.db, {
+              site,
+              kind: "not-read",
+              reason,
+              at: now,
+              by,
+            });
+            said(set, "not read");
           }
           if (opts.read) {
             const n = await clearSiteRules(store.db, { site, kind: "not-read", at: now, by });
@@ -360,9 +375,12 @@ function describe(r: SiteRule): string {
   // The New York calendar date, as the console's New York time and the request log's reason say it.
   // Escaped as stderr is (io.ts): a path stored before such paths were refused may hold an
   // escape sequence the terminal would obey.
-  return diagnosticText(
-    `${r.site}: ${what} (since ${formatInZone(r.at, SITE_OWNER_ZONE).slice(0, 10)}, by ${r.by}: ${r.reason})`,
-  );
+  return diagnosticText(`${r.site}: ${what} (since ${sinceDay(r.at)}, by ${r.by}: ${r.reason})`);
+}
+
+/** The New York calendar date a request is honoured since. */
+function sinceDay(at: number): string {
+  return formatInZone(at, SITE_OWNER_ZONE).slice(0, 10);
 }
 
 /** A host, a registrable domain or a URL: the site it belongs to (P9), or why it names none. */
