@@ -10,6 +10,7 @@ import { urlCredentialProblem } from "./catalog/credentials.js";
 import { urlRewriteProblem } from "./catalog/url-written.js";
 import { load } from "./extract/cheerio-load.js";
 import { isTooCostlyToParse } from "./extract/nesting.js";
+import { presetAccess } from "./platforms/names.js";
 import { absoluteUrl } from "./record-id.js";
 
 export interface Candidate {
@@ -22,9 +23,9 @@ export interface Candidate {
   label?: string;
 }
 
+/** A preset's pages by their address; its way in is the preset's own (platforms/names.ts). */
 interface PlatformPattern {
   platform: string;
-  access: Candidate["access"];
   test: (u: URL) => boolean;
 }
 
@@ -32,65 +33,54 @@ const lower = (u: URL) => `${u.hostname}${u.pathname}`.toLowerCase();
 
 /** Known platform paths, most specific first. */
 const patterns: PlatformPattern[] = [
-  { platform: "civicplus-rss", access: "feed", test: (u) => /\/rssfeed\.aspx$/.test(lower(u)) },
+  { platform: "civicplus-rss", test: (u) => /\/rssfeed\.aspx$/.test(lower(u)) },
   {
     platform: "civicplus-agendacenter",
-    access: "page",
     test: (u) => /\/agendacenter\/?$/.test(lower(u)),
   },
-  { platform: "civicplus-bids", access: "page", test: (u) => /\/bids\.aspx$/.test(lower(u)) },
+  { platform: "civicplus-bids", test: (u) => /\/bids\.aspx$/.test(lower(u)) },
   {
     platform: "legistar-html",
-    access: "page",
     test: (u) => /\.legistar\.com$/.test(u.hostname.toLowerCase()),
   },
   {
     platform: "boarddocs",
-    access: "api",
     test: (u) =>
       /(^|\.)boarddocs\.com$/.test(u.hostname.toLowerCase()) &&
       /\/board\.nsf/.test(u.pathname.toLowerCase()),
   },
   {
     platform: "granicus",
-    access: "page",
     test: (u) =>
       /\.granicus\.com$/.test(u.hostname.toLowerCase()) &&
       /viewpublisher/.test(u.pathname.toLowerCase()),
   },
   {
     platform: "primegov",
-    access: "api",
     test: (u) => /\.primegov\.com$/.test(u.hostname.toLowerCase()),
   },
   {
     platform: "civicclerk",
-    access: "api",
     test: (u) => /\.civicclerk\.com$/.test(u.hostname.toLowerCase()),
   },
   {
     platform: "onbase-agendaonline",
-    access: "page",
     test: (u) => /onbaseagendaonline/.test(lower(u)),
   },
   {
     platform: "icompass",
-    access: "page",
     test: (u) => /\.civicweb\.net$/.test(u.hostname.toLowerCase()),
   },
   {
     platform: "escribe",
-    access: "api",
     test: (u) => /escribemeetings\.com$/.test(u.hostname.toLowerCase()),
   },
   {
     platform: "municode-meetings",
-    access: "page",
     test: (u) => /municodemeetings\.com$/.test(u.hostname.toLowerCase()),
   },
   {
     platform: "novusagenda",
-    access: "page",
     test: (u) => /novusagenda\.com$/.test(u.hostname.toLowerCase()),
   },
 ];
@@ -148,7 +138,9 @@ export function discoverCandidates(html: string, pageUrl: string): Candidate[] {
     const label = $(el).text().replace(/\s+/g, " ").trim().slice(0, 120);
     add({
       url,
-      access: hit.access,
+      // The preset's own way in (a form, a feed, an api), as the catalog infers it from the
+      // platform: the entry printed says what the night will do (P4's order, P27's reason).
+      access: presetAccess(hit.platform) ?? "page",
       platform: hit.platform,
       found: "link on the homepage",
       ...(label ? { label } : {}),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { discoverCandidates } from "../../src/sources/discover.js";
+import { presetAccess } from "../../src/sources/platforms/names.js";
 
 const home = `<!doctype html><html><head>
 <link rel="alternate" type="application/rss+xml" title="News Flash" href="/RSSFeed.aspx?ModID=1&amp;CID=All-newsflash.xml">
@@ -16,13 +17,27 @@ const home = `<!doctype html><html><head>
 </body></html>`;
 
 describe("discover", () => {
+  it("P4, P5: a platform's page is offered with its preset's own way in (a form, a feed, an api), as the catalog would infer it", () => {
+    const links = `<a href="https://columbus.legistar.com/Calendar.aspx">Council</a>
+<a href="https://dayton.granicus.com/ViewPublisher.php?view_id=2">Meetings</a>
+<a href="https://example.civicweb.net/Portal/MeetingSchedule.aspx">Meetings</a>`;
+    const found = discoverCandidates(links, "https://www.example-oh.gov/");
+    expect(found.map((c) => [c.platform, c.access])).toEqual([
+      ["legistar-html", "form"],
+      ["granicus", "feed"],
+      ["icompass", "api"],
+    ]);
+    // The catalog infers the same way in from the preset when the entry leaves access out.
+    for (const c of found) expect(c.access).toBe(presetAccess(c.platform ?? ""));
+  });
+
   it("P4: finds advertised feeds first and the platform pages linked from a homepage", () => {
     const found = discoverCandidates(home, "https://www.example-oh.gov/");
     expect(found.map((c) => [c.url, c.access, c.platform ?? null])).toEqual([
       ["https://www.example-oh.gov/RSSFeed.aspx?ModID=1&CID=All-newsflash.xml", "feed", null],
       ["https://www.example-oh.gov/AgendaCenter", "page", "civicplus-agendacenter"],
       ["https://go.boarddocs.com/oh/akron/Board.nsf/Public", "api", "boarddocs"],
-      ["https://columbus.legistar.com/Calendar.aspx", "page", "legistar-html"],
+      ["https://columbus.legistar.com/Calendar.aspx", "form", "legistar-html"],
       ["https://www.example-oh.gov/Bids.aspx", "page", "civicplus-bids"],
     ]);
     expect(found[0]?.label).toBe("News Flash");
