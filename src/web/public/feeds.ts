@@ -63,8 +63,11 @@ export interface FeedSpec {
   /** This feed in a format, e.g. `/new.atom?county=Licking`. */
   selfPath: (format: FeedFormat) => string;
   items: readonly NewRecord[];
-  /** An item before the records that is not one: the list's scope left the catalog (retired.tsx). */
-  notice?: FeedNotice;
+  /**
+   * Items before the records that are not records: the list's scope left the catalog
+   * (retired.tsx), or each of its record pages not read, one item a page (not-read.tsx).
+   */
+  notices?: readonly FeedNotice[];
   updated: Date;
 }
 
@@ -160,7 +163,7 @@ export function renderFeed(format: FeedFormat, c: FeedSpec): string {
   const self = `${c.origin}${c.selfPath(format)}`;
   const title = xmlText(c.title);
   const description = xmlText(c.description);
-  const n = c.notice;
+  const notices = c.notices ?? [];
   if (format === "atom") {
     return tightCdata(
       generateAtomFeed({
@@ -174,17 +177,13 @@ export function renderFeed(format: FeedFormat, c: FeedSpec): string {
         ],
         authors: [{ name: "New on Record" }],
         entries: [
-          ...(n
-            ? [
-                {
-                  id: n.id,
-                  title: { value: xmlText(n.title), type: "text" as const },
-                  updated: n.at,
-                  links: [{ href: n.link, rel: "alternate" }],
-                  summary: { value: xmlText(n.text), type: "text" as const },
-                },
-              ]
-            : []),
+          ...notices.map((n) => ({
+            id: n.id,
+            title: { value: xmlText(n.title), type: "text" as const },
+            updated: n.at,
+            links: [{ href: n.link, rel: "alternate" }],
+            summary: { value: xmlText(n.text), type: "text" as const },
+          })),
           ...c.items.map((r) => ({
             id: itemId(r),
             title: { value: xmlText(isolated(r.title)), type: "text" as const },
@@ -207,17 +206,13 @@ export function renderFeed(format: FeedFormat, c: FeedSpec): string {
         lastBuildDate: c.updated,
         atom: { links: [{ href: self, rel: "self", type: "application/rss+xml" }] },
         items: [
-          ...(n
-            ? [
-                {
-                  title: xmlText(n.title),
-                  link: n.link,
-                  guid: { value: n.id, isPermaLink: false },
-                  pubDate: n.at,
-                  description: escapeHtml(xmlText(n.text)),
-                },
-              ]
-            : []),
+          ...notices.map((n) => ({
+            title: xmlText(n.title),
+            link: n.link,
+            guid: { value: n.id, isPermaLink: false },
+            pubDate: n.at,
+            description: escapeHtml(xmlText(n.text)),
+          })),
           ...c.items.map((r) => ({
             title: xmlText(isolated(r.title)),
             link: linkOf(c.origin, r),
@@ -236,18 +231,14 @@ export function renderFeed(format: FeedFormat, c: FeedSpec): string {
     feed_url: self,
     description,
     items: [
-      ...(n
-        ? [
-            {
-              id: n.id,
-              url: n.link,
-              title: xmlText(n.title),
-              summary: xmlText(n.text),
-              content_text: xmlText(n.text),
-              date_published: n.at,
-            },
-          ]
-        : []),
+      ...notices.map((n) => ({
+        id: n.id,
+        url: n.link,
+        title: xmlText(n.title),
+        summary: xmlText(n.text),
+        content_text: xmlText(n.text),
+        date_published: n.at,
+      })),
       ...c.items.map((r) => ({
         id: itemId(r),
         url: linkOf(c.origin, r),

@@ -23,17 +23,9 @@ export interface NotRead {
   pages: NotReadPage[];
   /** How many record pages the selection holds (1 for a record page; its government's current). */
   of: number;
-  /** The government the filter names, when it names no record page: the page that lists them. */
-  government?: { id: string; name: string };
 }
 
 export const notReadPage = (p: { id: string }): string => `/sources/${encodeURIComponent(p.id)}`;
-
-/** Where a feed's notice item links: the one page not read, else the government's page. */
-export const notReadLink = (n: NotRead): string =>
-  n.pages.length === 1 || n.government === undefined
-    ? notReadPage(n.pages[0] ?? { id: "" })
-    : `/governments/${encodeURIComponent(n.government.id)}`;
 
 const pageWords = (p: NotReadPage) => `${p.reason} (since ${timeEt(p.since)})`;
 
@@ -96,32 +88,21 @@ export const NotReadNotice: FC<{ n: NotRead }> = ({ n }) => {
 };
 
 /**
- * The item a feed of it holds before any record: a reader shows it, where a description goes
- * unread. Its id names each page not read and when it was marked
- * (`urn:new-on-record:not-read:source:ID:AT`, one `source:ID:AT` a page), never a record's: the
- * same on every read, and a new item once another page is marked, or one marked again.
+ * The items a feed of it holds before any record, one a page not read: a reader shows them,
+ * where a description goes unread. Each item's id names its page and when it was marked
+ * (`urn:new-on-record:not-read:source:ID:AT`), never a record's: the same on every read while
+ * that page stays not read, whatever the other pages do (a reader that keeps every item it saw
+ * never holds two of one page), and a new item once the page is marked again.
  */
-export function notReadFeedItem(n: NotRead, origin: string): FeedNotice {
-  const only = n.of === 1 && n.pages.length === 1 ? n.pages[0] : undefined;
-  return {
-    id: `urn:new-on-record:not-read:${n.pages
-      .map((p) => `source:${encodeURIComponent(p.id)}:${encodeURIComponent(p.since)}`)
-      .join(":")}`,
-    title: only
-      ? `Not read: ${isolated(only.name)}`
-      : `Not read: ${n.pages.map((p) => isolated(p.name)).join("; ")}`,
-    text: notReadText(n, origin),
-    link: `${origin}${notReadLink(n)}`,
-    at: new Date(notReadAt(n) ?? 0),
-  };
+export function notReadFeedItems(n: NotRead, origin: string): FeedNotice[] {
+  return n.pages.map((p) => ({
+    id: `urn:new-on-record:not-read:source:${encodeURIComponent(p.id)}:${encodeURIComponent(p.since)}`,
+    title: `Not read: ${isolated(p.name)}`,
+    text: notReadText({ pages: [p], of: 1 }, origin),
+    link: `${origin}${notReadPage(p)}`,
+    at: new Date(p.since),
+  }));
 }
-
-/** When the latest of its pages was marked not read (a feed's `updated` is never before it). */
-export const notReadAt = (n: NotRead | undefined): string | undefined =>
-  n?.pages.reduce<string | undefined>(
-    (a, p) => (a === undefined || p.since > a ? p.since : a),
-    undefined,
-  );
 
 /** `/api/new`'s `notRead`: each record page of the selection not read; [] when none is. */
 export function notReadJson(n: NotRead | undefined) {

@@ -75,8 +75,7 @@ import { loadGovernment, loadSource } from "./load.js";
 import {
   type NotRead,
   type NotReadPage,
-  notReadAt,
-  notReadFeedItem,
+  notReadFeedItems,
   notReadJson,
   notReadText,
 } from "./not-read.js";
@@ -95,7 +94,7 @@ import {
   retiredText,
   sourceName,
 } from "./retired.js";
-import { readStatuses } from "./state.js";
+import { readChangedAt, readStatuses } from "./state.js";
 import { type NewWindow, nightStates, nightsBeforeListing, parseWindow } from "./windows.js";
 
 /** C0 (but tab, newline, return), DEL and C1 control characters. */
@@ -245,6 +244,8 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       scope: string;
       retired: Retired | undefined;
       notRead: NotRead | undefined;
+      /** P26: when whether its record pages are read last changed (a notice came or went). */
+      readChangedAt: string | undefined;
     }>
   > => {
     const county = keys.includes("county") && (c.req.query("county")?.trim() ?? "") !== "";
@@ -288,6 +289,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     // (those of the kind of records asked for) some of which are not: nothing from them can be
     // new, and every list of them says so (not-read.tsx).
     let notRead: NotRead | undefined;
+    let changedAt: string | undefined;
     if (!retired) {
       const pages = page
         ? [page.source]
@@ -295,6 +297,8 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
           ? (await sourcesOf(db, gov.id)).filter((x) => !f.records || x.records === f.records)
           : [];
       const statuses = pages.length > 0 ? await readStatuses(db, pages) : undefined;
+      // A notice lifted changed the list too: its feed says so (never back to an older time).
+      changedAt = await readChangedAt(db, pages);
       const off: NotReadPage[] = [];
       for (const x of pages) {
         const st = statuses?.get(x.id);
@@ -310,7 +314,6 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         notRead = {
           pages: off,
           of: pages.length,
-          ...(!page && gov ? { government: { id: gov.id, name: gov.name } } : {}),
         };
     }
     const rest = describeFilter({
@@ -326,7 +329,14 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         : known;
     return {
       ok: true,
-      value: { filter: f, counties, scope: parts.join(", "), retired, notRead },
+      value: {
+        filter: f,
+        counties,
+        scope: parts.join(", "),
+        retired,
+        notRead,
+        readChangedAt: changedAt,
+      },
     };
   };
 
@@ -592,13 +602,13 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         selfPath: (fmt) => `/new.${fmt}${q}`,
         items: [...list.items, ...changed.items],
         ...(retired
-          ? { notice: retiredFeedItem(retired, opts.origin(), "in this feed") }
+          ? { notices: [retiredFeedItem(retired, opts.origin(), "in this feed")] }
           : notRead
-            ? { notice: notReadFeedItem(notRead, opts.origin()) }
+            ? { notices: notReadFeedItems(notRead, opts.origin()) }
             : {}),
         updated: await feedUpdated(
           [...list.items, ...changed.items],
-          retired?.retiredAt ?? notReadAt(notRead),
+          retired?.retiredAt ?? f.value.readChangedAt,
         ),
       });
       return c.body(body, 200, { "content-type": FEED_CONTENT_TYPES[format] });
@@ -731,7 +741,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         pagePath: `/search${s.query}`,
         selfPath: (fmt) => `/search.${fmt}${s.query}`,
         items,
-        ...(retired ? { notice: retiredFeedItem(retired, opts.origin(), "in this feed") } : {}),
+        ...(retired ? { notices: [retiredFeedItem(retired, opts.origin(), "in this feed")] } : {}),
         updated: await feedUpdated(items, retired?.retiredAt),
       });
       return c.body(body, 200, { "content-type": FEED_CONTENT_TYPES[format] });

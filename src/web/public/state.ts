@@ -14,7 +14,11 @@ import {
   type OutcomeRow,
   outcomeRowsSince,
 } from "../../store/read/source-state.js";
-import { notReadSitesOf, siteNotReadReason } from "../../store/site-rules.js";
+import {
+  notReadSitesChangedAt,
+  notReadSitesOf,
+  siteNotReadReason,
+} from "../../store/site-rules.js";
 import { parseWayChoice } from "../../store/way-choice.js";
 
 /**
@@ -65,6 +69,27 @@ export async function readStatuses(
     });
   }
   return out;
+}
+
+/**
+ * When whether these sources are read last changed (P26): the latest mark of any of them, read
+ * or not, and the latest request of their sites' owners not to be read, made or lifted. A list
+ * of them changed then (its notice came or went), so its feed's time is never before it.
+ */
+export async function readChangedAt(
+  db: Db,
+  sources: readonly { id: string; url: string }[],
+): Promise<string | undefined> {
+  if (sources.length === 0) return undefined;
+  let latest = await notReadSitesChangedAt(db, sources);
+  for (const m of (
+    await latestMarks(
+      db,
+      sources.map((s) => s.id),
+    )
+  ).values())
+    if (latest === undefined || m.at > latest) latest = m.at;
+  return latest;
 }
 
 function toOutcome(r: OutcomeRow): Outcome {
