@@ -3,11 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { load } from "cheerio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { siteOf } from "../../src/policy/site.js";
 import { importCatalog } from "../../src/sources/catalog-import.js";
 import { markSource } from "../../src/store/admin.js";
 import { openStore, type Store } from "../../src/store/db.js";
+import { clearSiteRules, setSiteRule } from "../../src/store/site-rules.js";
 import { createApp } from "../../src/web/app.js";
-import { migratedSqliteIn } from "../store/stores.js";
+import { migratedSqliteIn, storeFactories } from "../store/stores.js";
 import { catalog, ORIGIN } from "./fixture.js";
 
 /**
@@ -134,3 +136,66 @@ describe("P26: a feed whose page is read again drops its notice and says it chan
     expect(rss).toContain("<lastBuildDate>Thu, 05 Nov 2026 17:00:00 GMT</lastBuildDate>");
   });
 });
+
+describe.each(storeFactories())(
+  "P26: a site's owner's no, asked and lifted, on each store ($name): its notice item comes and goes, the feed's time never back",
+  (factory) => {
+    // The same over SQLite and PostgreSQL (the SQL that reads when the owners' requests changed).
+    let s: Store;
+    beforeAll(async () => {
+      s = await openStore(await factory.migrated());
+      const c = catalog();
+      const origins = {
+        governments: new Map(c.governments.map((g) => [g.id, "catalog.yaml"])),
+        sources: new Map(c.sources.map((x) => [x.id, "catalog.yaml"])),
+      };
+      await importCatalog(s.db, c, origins, T0);
+    });
+    afterAll(async () => {
+      await s?.close();
+    });
+
+    it("asked at 13:00, lifted at 18:00: the item, then none, updated 13:00 then 18:00", async () => {
+      const a = createApp({ db: s.db, now: () => T0 + 86_400_000, origin: ORIGIN });
+      const site = siteOf("https://akron.example/minutes");
+      const feed = "/new.json?government=city-of-akron";
+      const updated = async () => {
+        const atom = await (await a.request("/new.atom?government=city-of-akron")).text();
+        return /<updated>([^<]+)<\/updated>/.exec(
+          atom.replace(/<entry>[\s\S]*?<\/entry>/g, ""),
+        )?.[1];
+      };
+      expect(await updated()).toBe("2026-11-05T12:00:00.000Z");
+      await setSiteRule(s.db, {
+        site,
+        kind: "not-read",
+        reason: "<b>Please</b> stop & wait",
+        at: Date.parse("2026-11-05T13:00:00.000Z"),
+        by: "operator",
+      });
+      const j = (await (await a.request(feed)).json()) as {
+        items: { id: string; title: string }[];
+      };
+      expect(j.items.map((i) => i.id)).toEqual([
+        "urn:new-on-record:not-read:source:akron-minutes:2026-11-05T13%3A00%3A00.000Z",
+      ]);
+      expect(await updated()).toBe("2026-11-05T13:00:00.000Z");
+      const api = (await (await a.request("/api/new?government=city-of-akron")).json()) as {
+        notRead: { reason: string }[];
+      };
+      expect(api.notRead[0]?.reason).toContain("<b>Please</b> stop & wait");
+      const $ = load(await (await a.request("/new?government=city-of-akron")).text());
+      expect($("#not-read-scope .reason").text()).toContain("<b>Please</b> stop & wait");
+      expect($("#not-read-scope b").length).toBe(0);
+      await clearSiteRules(s.db, {
+        site,
+        kind: "not-read",
+        at: Date.parse("2026-11-05T18:00:00.000Z"),
+        by: "operator",
+      });
+      const after = (await (await a.request(feed)).json()) as { items: unknown[] };
+      expect(after.items).toEqual([]);
+      expect(await updated()).toBe("2026-11-05T18:00:00.000Z");
+    });
+  },
+);
