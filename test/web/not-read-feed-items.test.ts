@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { load } from "cheerio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { siteOf } from "../../src/policy/site.js";
 import { importCatalog } from "../../src/sources/catalog-import.js";
 import { markSource } from "../../src/store/admin.js";
@@ -199,3 +200,29 @@ describe.each(storeFactories())(
     });
   },
 );
+
+describe("P26: /api/new's notRead as served validates against /api/openapi.json", () => {
+  it("a government with a page not read, and that page, each validate (closed schemas)", async () => {
+    const a = app();
+    const doc = (await (await a.request("/api/openapi.json")).json()) as {
+      paths: Record<
+        string,
+        { get: { responses: Record<string, { content: Record<string, { schema: object }> }> } }
+      >;
+    };
+    const schema = doc.paths["/api/new"]?.get.responses["200"]?.content["application/json"]?.schema;
+    const v = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+    for (const url of ["/api/new?government=village-of-test", "/api/new?source=test-bids"]) {
+      const body = (await (await a.request(url)).json()) as { notRead: { source: string }[] };
+      expect(
+        body.notRead.map((x) => x.source),
+        url,
+      ).toEqual(["test-bids"]);
+      const r = v.safeParse(body);
+      expect(
+        r.success,
+        `${url}: ${r.success ? "" : JSON.stringify(r.error.issues.slice(0, 3))}`,
+      ).toBe(true);
+    }
+  });
+});

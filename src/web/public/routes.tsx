@@ -19,6 +19,7 @@ import {
   getGovernment,
   getSource,
   listGovernments,
+  type SourceSummary,
   sourcesOf,
   sourcesOfGovernments,
 } from "../../store/read/directory.js";
@@ -244,8 +245,11 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       scope: string;
       retired: Retired | undefined;
       notRead: NotRead | undefined;
-      /** P26: when whether its record pages are read last changed (a notice came or went). */
-      readChangedAt: string | undefined;
+      /**
+       * P26: when whether its record pages are read last changed (a notice came or went), read
+       * only by the feeds that need it.
+       */
+      readChangedAt: () => Promise<string | undefined>;
     }>
   > => {
     const county = keys.includes("county") && (c.req.query("county")?.trim() ?? "") !== "";
@@ -289,16 +293,14 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     // (those of the kind of records asked for) some of which are not: nothing from them can be
     // new, and every list of them says so (not-read.tsx).
     let notRead: NotRead | undefined;
-    let changedAt: string | undefined;
+    let pages: SourceSummary[] = [];
     if (!retired) {
-      const pages = page
+      pages = page
         ? [page.source]
         : gov
           ? (await sourcesOf(db, gov.id)).filter((x) => !f.records || x.records === f.records)
           : [];
       const statuses = pages.length > 0 ? await readStatuses(db, pages) : undefined;
-      // A notice lifted changed the list too: its feed says so (never back to an older time).
-      changedAt = await readChangedAt(db, pages);
       const off: NotReadPage[] = [];
       for (const x of pages) {
         const st = statuses?.get(x.id);
@@ -335,7 +337,8 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         scope: parts.join(", "),
         retired,
         notRead,
-        readChangedAt: changedAt,
+        // A notice lifted changed the list too: its feed says so (never back to an older time).
+        readChangedAt: () => readChangedAt(db, pages),
       },
     };
   };
@@ -608,7 +611,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
             : {}),
         updated: await feedUpdated(
           [...list.items, ...changed.items],
-          retired?.retiredAt ?? f.value.readChangedAt,
+          retired?.retiredAt ?? (await f.value.readChangedAt()),
         ),
       });
       return c.body(body, 200, { "content-type": FEED_CONTENT_TYPES[format] });
