@@ -114,7 +114,7 @@ describe("counts in words on the public pages", () => {
       "1 government in Licking County posts records on these pages. Follow a kind of records by opening it.",
     );
     expect(words((await html(small.app, "/counties/Knox"))(".county-count").text())).toBe(
-      "1 government in Knox County is listed; it has no record page listed yet.",
+      "1 government in Knox County is listed; it has no record page listed now.",
     );
     expect(words((await html(small.app, "/counties/Summit"))(".county-count").text())).toBe(
       "2 governments in Summit County post records on these pages. Follow a kind of records by opening it.",
@@ -123,7 +123,7 @@ describe("counts in words on the public pages", () => {
       "3 governments in Franklin County are listed; 1 of them posts records on these pages. Follow a kind of records by opening it.",
     );
     expect(countyCountText("Knox", 2, 0)).toBe(
-      "2 governments in Knox County are listed; none has a record page listed yet.",
+      "2 governments in Knox County are listed; none has a record page listed now.",
     );
     expect(countyCountText("Knox", 3, 2)).toBe(
       "3 governments in Knox County are listed; 2 of them post records on these pages. Follow a kind of records by opening it.",

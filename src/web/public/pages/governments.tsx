@@ -87,7 +87,7 @@ export const GovernmentTable: FC<{
 
 /**
  * How many of a county's governments the directory lists, and how many of them post records on
- * the pages listed (a government may have none listed yet), in words that agree with the counts.
+ * the pages listed (a government may have none listed now), in words that agree with the counts.
  */
 export function countyCountText(county: string, total: number, posting: number): string {
   const where = `in ${county} County`;
@@ -100,7 +100,9 @@ export function countyCountText(county: string, total: number, posting: number):
   }
   const listed = `${countOf(total, "government")} ${where} ${total === 1 ? "is" : "are"} listed`;
   if (posting === 0) {
-    return `${listed}; ${total === 1 ? "it has no record page" : "none has a record page"} listed yet.`;
+    // "now": true of governments never given a record page and of those whose pages all left
+    // the catalog alike, as each one's row below says ("none listed now").
+    return `${listed}; ${total === 1 ? "it has no record page" : "none has a record page"} listed now.`;
   }
   return `${listed}; ${posting} of them ${posting === 1 ? "posts" : "post"} records on these pages. Follow a kind of records by opening it.`;
 }
