@@ -298,6 +298,8 @@ export function movedRows(db: Db | Tx, { from, to }: Rename) {
     // The archive's index of captures (not the WARC files): `nor reparse` of the new id reads
     // the pages the old one read (review-o10c C1).
     db.updateTable("captures").set({ source: to }).where("source", "=", from),
+    // And what `nor archive forget` took out of it: no older copy is read as the list.
+    db.updateTable("forgotten_copies").set({ source: to }).where("source", "=", from),
   ];
 }
 

@@ -42,23 +42,28 @@ function print(r: SourceReparse, windowed: boolean): void {
       ? `${r.source}: not re-read — ${unread} of ${countOf(r.captures, "capture")} could not be re-read; ` +
           `${countOf(r.found, "record")} found in the rest, ${r.stored} stored — would add ${r.added.length}, ` +
           `would change ${r.changed.length}, none called removed`
-      : r.captures === 0
-        ? // Nothing read, nothing compared: its stored records are not said to be gone.
-          `${r.source}: ${
-            r.refusedCopy !== undefined
-              ? `no list copy ${windowed ? "in the window" : "stored"}: its latest stored copy (${r.refusedCopy.fetchedAt}) is the site's answer ${r.refusedCopy.status}, kept (P8) but not read as the list`
-              : windowed
-                ? "no capture in the window"
-                : "no capture stored"
-          }` +
-          `${r.otherWays > 0 ? ` of today's ways (${r.otherWays} read by a way the catalog no longer has, not read)` : ""}; ` +
-          `${r.stored} stored, none called removed`
-        : r.before > 0
-          ? `${r.source}: ${countOf(r.captures, "capture")} read, ${countOf(r.found, "record")} found now, ${r.stored} stored — ` +
-            `would add ${r.added.length}, would change ${r.changed.length}; ${pages(r.before)} last read ` +
-            `before the window not read, none called removed`
-          : `${r.source}: ${countOf(r.captures, "capture")} read, ${countOf(r.found, "record")} found now, ${r.stored} stored — ` +
-            `would add ${r.added.length}, would remove ${r.removed.length}, would change ${r.changed.length}`,
+      : r.forgotten.length > 0
+        ? // A page whose latest copy was forgotten (its file lost): what it lists now is unknown.
+          `${r.source}: ${countOf(r.captures, "capture")} read, ${countOf(r.found, "record")} found now, ${r.stored} stored — ` +
+          `would add ${r.added.length}, would change ${r.changed.length}; ${pages(r.forgotten.length)} whose latest copy ` +
+          `was forgotten (nor archive forget) not read, none called removed`
+        : r.captures === 0
+          ? // Nothing read, nothing compared: its stored records are not said to be gone.
+            `${r.source}: ${
+              r.refusedCopy !== undefined
+                ? `no list copy ${windowed ? "in the window" : "stored"}: its latest stored copy (${r.refusedCopy.fetchedAt}) is the site's answer ${r.refusedCopy.status}, kept (P8) but not read as the list`
+                : windowed
+                  ? "no capture in the window"
+                  : "no capture stored"
+            }` +
+            `${r.otherWays > 0 ? ` of today's ways (${r.otherWays} read by a way the catalog no longer has, not read)` : ""}; ` +
+            `${r.stored} stored, none called removed`
+          : r.before > 0
+            ? `${r.source}: ${countOf(r.captures, "capture")} read, ${countOf(r.found, "record")} found now, ${r.stored} stored — ` +
+              `would add ${r.added.length}, would change ${r.changed.length}; ${pages(r.before)} last read ` +
+              `before the window not read, none called removed`
+            : `${r.source}: ${countOf(r.captures, "capture")} read, ${countOf(r.found, "record")} found now, ${r.stored} stored — ` +
+              `would add ${r.added.length}, would remove ${r.removed.length}, would change ${r.changed.length}`,
   );
   if (r.captures > 0 && r.otherWays > 0)
     w(`  note: ${r.otherWays} read by a way the catalog no longer has, not read with today's`);
@@ -67,6 +72,7 @@ function print(r: SourceReparse, windowed: boolean): void {
   for (const c of r.changed)
     w(`  ~ ${oneLine(c.before.id)}  ${c.fields.map(changeText).join("  ")}`);
   for (const e of r.errors) w(`  ! ${e}`);
+  for (const f of r.forgotten) w(`  forgotten: ${oneLine(f)}`);
   for (const n of r.noes) w(`  no: ${oneLine(n)}; none called removed`);
   for (const n of r.notLists) w(`  note: ${oneLine(n)}: not its list, none called removed`);
   for (const n of r.notes) w(`  note: ${oneLine(n)}`);

@@ -108,6 +108,31 @@ export async function forgetLostFiles(
         .executeTakeFirst();
       out.push({ file, copies, revisits: Number(r?.n ?? 0) });
     }
+    // Kept, so `nor reparse` reads no older copy of these pages as the list as it stands now
+    // (the records the lost copy brought would be called removed): the copies in the files, and
+    // the revisits in other files of the payloads they held, under the file lost.
+    const kept = ["url", "source", "method", "purpose", "status", "fetched_at"] as const;
+    await tx
+      .insertInto("forgotten_copies")
+      .columns([...kept, "file"])
+      .expression(
+        tx
+          .selectFrom("captures")
+          .select([...kept, "file"])
+          .where("file", "in", files),
+      )
+      .execute();
+    await tx
+      .insertInto("forgotten_copies")
+      .columns([...kept, "file"])
+      .expression(
+        tx
+          .selectFrom("captures")
+          .select([...kept, "refers_file as file"])
+          .where("refers_file", "in", files)
+          .where("file", "not in", files),
+      )
+      .execute();
     await tx
       .deleteFrom("captures")
       .where((eb) => eb.or([eb("file", "in", files), eb("refers_file", "in", files)]))

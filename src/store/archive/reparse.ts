@@ -70,6 +70,11 @@ export interface SourceReparse {
    */
   otherWays: number;
   /**
+   * One per list page whose latest copy `nor archive forget` took out of the index (its file
+   * lost): no older copy of it is read, and no stored record is called removed.
+   */
+  forgotten: string[];
+  /**
    * With no list copy to read (`captures` 0): the latest stored copy of its list pages that is
    * the site's no or an error (4xx, 5xx), kept (P8) but never read as the list.
    */
@@ -145,9 +150,48 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
     // removed.
     olderPosts = checks.some((c) => postedIn(c).length > ofCheck.length);
   }
+  // Pages whose latest copy `nor archive forget` took out of the index (its file lost): an
+  // older copy still stored is not the list as it stands (the records the lost copy brought
+  // would be called removed, titles changed back), so it is not read and none is called removed,
+  // until a night stores a newer copy. One before the window is a page read before it.
+  const forgottenRows = await opts.db
+    .selectFrom("forgotten_copies")
+    .select(["url", "method", "fetched_at", "file"])
+    .where("source", "=", source.id)
+    .where("purpose", "in", LIST_PURPOSES)
+    .where("status", ">=", 200)
+    .where("status", "<", 300)
+    .orderBy("fetched_at", "desc")
+    .execute();
+  const sinceIso = opts.since === undefined ? undefined : new Date(opts.since).toISOString();
+  const newest = new Map<string, string>(); // a GET page's latest copy in the window, when read
+  for (const r of rows)
+    if (r.method !== "POST" && !newest.has(r.url)) newest.set(r.url, r.fetched_at);
+  const forgotten: string[] = [];
+  const forgottenBefore = new Set<string>();
+  const lostPages = new Set<string>();
+  for (const f of forgottenRows) {
+    const post = f.method === "POST";
+    const page = post ? `POST ${f.url}` : f.url;
+    if (lostPages.has(page)) continue; // its latest forgotten copy said
+    lostPages.add(page);
+    const stored = post ? last?.fetched_at : newest.get(f.url);
+    if (stored !== undefined && stored >= f.fetched_at) continue; // a newer copy is read
+    if (sinceIso !== undefined && f.fetched_at < sinceIso) {
+      if (stored === undefined) forgottenBefore.add(page);
+      continue;
+    }
+    if (post) {
+      for (const key of [...latest.keys()]) if (key.startsWith("POST ")) latest.delete(key);
+    } else latest.delete(f.url);
+    forgotten.push(
+      `${post ? `${f.url} (the form's result pages)` : f.url}: its latest copy, read ${f.fetched_at}, was in ${f.file}, lost and forgotten (nor archive forget); no older copy is read as the list, until a night stores a newer one`,
+    );
+  }
+
   // A page read only before the window: its latest copy is not read (the window's latest copy
   // of a page is its latest of all, so only pages with none in the window are left out).
-  let before = 0;
+  let before = forgottenBefore.size;
   if (opts.since !== undefined) {
     const older = await opts.db
       .selectFrom("captures")
@@ -159,7 +203,7 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
       .where("status", "<", 300)
       .where("fetched_at", "<", new Date(opts.since).toISOString())
       .execute();
-    before = older.filter((r) => !latest.has(r.url)).length;
+    before += older.filter((r) => !latest.has(r.url) && !lostPages.has(r.url)).length;
   }
 
   // Each capture read by the way its check used: one no way of today's catalog has is left
@@ -216,6 +260,7 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
     notLists: [],
     notes: [],
     otherWays,
+    forgotten,
   };
   if (latest.size === 0) {
     // P8: the site's no (or an error) is stored too; said as what is there, not as nothing.
@@ -329,6 +374,7 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
     result.errors.length > 0 ||
     result.noes.length > 0 ||
     result.notLists.length > 0 ||
+    result.forgotten.length > 0 ||
     olderPosts ||
     result.before > 0 ||
     latest.size === 0

@@ -30,6 +30,7 @@ import * as m031 from "./031-site-down.js";
 import * as m032 from "./032-source-moves.js";
 import * as m033 from "./033-record-changed-index.js";
 import * as m034 from "./034-overflow-pending.js";
+import * as m035 from "./035-forgotten-copies.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -64,6 +65,7 @@ export const migrations: Record<string, Migration> = {
   "032-source-moves": m032,
   "033-record-changed-index": m033,
   "034-overflow-pending": m034,
+  "035-forgotten-copies": m035,
 };
 
 export const migrationProvider: MigrationProvider = {

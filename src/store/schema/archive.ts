@@ -45,7 +45,24 @@ export interface StoreIdentityTable {
   created_at: string;
 }
 
+/**
+ * One row per stored copy `nor archive forget` took out of the index, its WARC file truly lost
+ * (migration 035): `nor reparse` reads no older copy of the page as the list as it stands.
+ */
+export interface ForgottenCopiesTable {
+  url: string;
+  source: string | null;
+  method: string;
+  purpose: string;
+  status: number;
+  /** When the forgotten copy was read, ISO text (as captures.fetched_at). */
+  fetched_at: string;
+  /** The lost file: the copy's own, or for a revisit in another file, its original's. */
+  file: string;
+}
+
 export type ArchiveTables = {
   captures: CapturesTable;
+  forgotten_copies: ForgottenCopiesTable;
   store_identity: StoreIdentityTable;
 };

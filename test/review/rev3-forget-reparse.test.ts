@@ -1,0 +1,80 @@
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { nor } from "../cli/cli-capture.js";
+import { type Fleet, startFleet } from "../fleet/fleet.js";
+import { nightCli, rss, writeCatalog } from "../night/cli-night.js";
+
+/**
+ * rev3: a page's latest copy in a file truly lost and forgotten (`nor archive forget`), an older
+ * copy of it still in another file. The records the lost copy brought are stored, and the site
+ * still lists them: `nor reparse` must not read the older copy as the list as it stands now and
+ * call them removed (before the forget it said the copy could not be re-read, none removed).
+ */
+describe("rev3: nor reparse after nor archive forget", () => {
+  let fleet: Fleet;
+  let dir: string;
+  afterAll(async () => {
+    await fleet?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("P8: after nor archive forget of the file holding a page's latest copy, nor reparse reads no older copy as the list: none of the records the lost copy brought is called removed", async () => {
+    fleet = await startFleet();
+    dir = mkdtempSync(join(tmpdir(), "nor-rev3-forget-reparse-"));
+    const archive = join(dir, "archive");
+    const site = await fleet.server();
+    let items = 2;
+    site.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    site.route(
+      "/feed.xml",
+      (_q, res) =>
+        void res
+          .writeHead(200, { "content-type": "application/rss+xml" })
+          .end(rss(site.origin, items)),
+    );
+    const catalog = writeCatalog(dir, [
+      [
+        "id: agendas",
+        "government: village-of-test",
+        "records: agendas",
+        "access: feed",
+        `url: ${site.url("/feed.xml")}`,
+      ],
+    ]);
+    const warcs = () => readdirSync(archive).filter((n) => n.endsWith(".warc.gz"));
+    const one = await nightCli(catalog, dir, "2026-11-05");
+    expect(one.code, one.stderr).toBe(0);
+    const first = warcs()[0] as string;
+    items = 3;
+    const two = await nightCli(catalog, dir, "2026-11-06");
+    expect(two.code, two.stderr).toBe(0);
+    const second = warcs().find((n) => n !== first) as string;
+    expect(second).toBeDefined();
+
+    rmSync(join(archive, second));
+    const lost = await nor("reparse", "--data", dir, "--catalog", catalog);
+    expect(lost.code, lost.stderr).toBe(1);
+    expect(lost.stdout).toContain("none called removed");
+
+    const f = await nor("archive", "forget", second, "--data", dir);
+    expect(f.code, f.stderr).toBe(0);
+    const r = await nor("reparse", "--data", dir, "--catalog", catalog);
+    expect(r.stdout).not.toContain("Item agenda 3");
+    expect(r.stdout).not.toMatch(/would remove [1-9]/);
+    expect(r.stdout).toContain("none called removed");
+    expect(r.stdout).toContain(`forgotten: ${site.url("/feed.xml")}: its latest copy`);
+    expect(r.stdout).toContain(`was in ${second}, lost and forgotten`);
+    expect(r.code, r.stderr).toBe(0);
+    // A night stores a newer copy: read as the list again, nothing forgotten said.
+    const three = await nightCli(catalog, dir, "2026-11-07");
+    expect(three.code, three.stderr).toBe(0);
+    const after = await nor("reparse", "--data", dir, "--catalog", catalog);
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stdout).toContain(
+      "agendas: 1 capture read, 3 records found now, 3 stored — would add 0, would remove 0, would change 0",
+    );
+    expect(after.stdout).not.toContain("forgotten");
+  }, 60_000);
+});
