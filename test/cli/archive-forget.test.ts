@@ -129,7 +129,7 @@ describe("nor archive forget", () => {
     expect(f.stdout).toContain(
       `${revisits} ${revisits === 1 ? "revisit" : "revisits"} in other files that referred to its payloads`,
     );
-    expect(f.stdout).toContain("asked in full");
+    expect(f.stdout).toContain("asked again at the next night, in full");
     expect(count("select count(*) as n from captures where file = ?", first)).toBe(0);
     expect(count("select count(*) as n from captures where refers_file = ?", first)).toBe(0);
     // Said again: the index no longer names it (a typo's refusal), nothing changed.

@@ -78,3 +78,59 @@ describe("rev3: nor reparse after nor archive forget", () => {
     expect(after.stdout).not.toContain("forgotten");
   }, 60_000);
 });
+
+/**
+ * rev3: what `nor archive forget` says of the next night is so. A page whose latest copy is
+ * forgotten but an older copy of which is still stored is asked with the older copy's validators
+ * (P12: the latest copy the index names holding a body), not in full as it said.
+ */
+describe("rev3: nor archive forget says how the next night asks", () => {
+  let fleet: Fleet;
+  let dir: string;
+  afterAll(async () => {
+    await fleet?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("P12: after nor archive forget of a page's latest copy, its older copy still stored, the forget says the next night asks with a stored copy's validators where one is left, as the night does", async () => {
+    fleet = await startFleet();
+    dir = mkdtempSync(join(tmpdir(), "nor-rev3-forget-asked-"));
+    const archive = join(dir, "archive");
+    const site = await fleet.server();
+    let items = 2;
+    site.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    site.route(
+      "/feed.xml",
+      (_q, res) =>
+        void res
+          .writeHead(200, { "content-type": "application/rss+xml", etag: `"v${items}"` })
+          .end(rss(site.origin, items)),
+    );
+    const catalog = writeCatalog(dir, [
+      [
+        "id: agendas",
+        "government: village-of-test",
+        "records: agendas",
+        "access: feed",
+        `url: ${site.url("/feed.xml")}`,
+      ],
+    ]);
+    const warcs = () => readdirSync(archive).filter((n) => n.endsWith(".warc.gz"));
+    expect((await nightCli(catalog, dir, "2026-11-05")).code).toBe(0);
+    const first = warcs()[0] as string;
+    items = 3;
+    expect((await nightCli(catalog, dir, "2026-11-06")).code).toBe(0);
+    const second = warcs().find((n) => n !== first) as string;
+    rmSync(join(archive, second));
+    const f = await nor("archive", "forget", second, "--data", dir);
+    expect(f.code, f.stderr).toBe(0);
+    const before = site.requests.length;
+    expect((await nightCli(catalog, dir, "2026-11-07")).code).toBe(0);
+    const asked = site.requests.slice(before).filter((q) => q.path === "/feed.xml");
+    expect(asked.length).toBe(1);
+    // The older copy's validators are sent (P12), as the index now says its latest copy is.
+    expect(asked[0]?.headers["if-none-match"]).toBe('"v2"');
+    expect(f.stdout).not.toContain("asked in full at the next night");
+    expect(f.stdout).toContain("with the validators of an older copy still stored");
+  }, 60_000);
+});

@@ -199,7 +199,7 @@ async function forget(files: string[], opts: DataOpts & { soleArchive?: boolean 
           ? ""
           : ` and ${countOf(f.revisits, "revisit", "revisits")} in other files that referred to its payloads`;
       stdout().write(
-        `forgot ${f.file}: ${countOf(f.copies, "stored copy", "stored copies")}${revisits}; the pages they held are asked in full at the next night (P8, P12)\n`,
+        `forgot ${f.file}: ${countOf(f.copies, "stored copy", "stored copies")}${revisits}; the pages they held are asked again at the next night, in full, or with the validators of an older copy still stored (P8, P12)\n`,
       );
     }
     process.exitCode = 0;
@@ -240,7 +240,7 @@ export function register(program: Command): void {
     .command("forget")
     .argument("[file...]", "a lost WARC file, as nor archive verify names it MISSING")
     .description(
-      "Forget the index's copies of WARC files truly lost from the archive (no backup to put back), so nor archive verify passes; their pages are asked in full next time. Refuses a file that is in the archive or that the index does not name",
+      "Forget the index's copies of WARC files truly lost from the archive (no backup to put back), so nor archive verify passes; their pages are asked again next time, in full or with an older stored copy's validators. Refuses a file that is in the archive or that the index does not name",
     )
     .option("--data <dir>", "data directory", "data")
     .option(
