@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { nor } from "../cli/cli-capture.js";
 import { type Fleet, startFleet } from "../fleet/fleet.js";
@@ -132,5 +133,71 @@ describe("rev3: nor archive forget says how the next night asks", () => {
     expect(asked[0]?.headers["if-none-match"]).toBe('"v2"');
     expect(f.stdout).not.toContain("asked in full at the next night");
     expect(f.stdout).toContain("with the validators of an older copy still stored");
+  }, 60_000);
+});
+
+/**
+ * rev3: a revisit whose row a night committed just after `nor archive forget` took its
+ * original's file out of the index (the night looked that the file was there, the file went,
+ * the forget ran, then the row came): the index names the lost file only as that revisit's
+ * original. Verify says it (the revisit's copy cannot be read), and forget must take it out,
+ * not refuse it as a file the index does not name.
+ */
+describe("rev3: nor archive forget of a file the index names only as a revisit's original", () => {
+  let fleet: Fleet;
+  let dir: string;
+  afterAll(async () => {
+    await fleet?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("P8: a lost file the index names only as the original of a revisit in another file is forgotten (that revisit's row goes), and verify then passes", async () => {
+    fleet = await startFleet();
+    dir = mkdtempSync(join(tmpdir(), "nor-rev3-forget-ref-"));
+    const archive = join(dir, "archive");
+    const site = await fleet.server();
+    site.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    site.route(
+      "/feed.xml",
+      (_q, res) =>
+        void res
+          .writeHead(200, { "content-type": "application/rss+xml", etag: '"v1"' })
+          .end(rss(site.origin, 2)),
+    );
+    const catalog = writeCatalog(dir, [
+      [
+        "id: agendas",
+        "government: village-of-test",
+        "records: agendas",
+        "access: feed",
+        `url: ${site.url("/feed.xml")}`,
+      ],
+    ]);
+    const warcs = () => readdirSync(archive).filter((n) => n.endsWith(".warc.gz"));
+    expect((await nightCli(catalog, dir, "2026-11-05")).code).toBe(0);
+    const first = warcs()[0] as string;
+    expect((await nightCli(catalog, dir, "2026-11-06")).code).toBe(0);
+    const db = new Database(join(dir, "nor.db"));
+    try {
+      const revisits = db
+        .prepare("select count(*) as n from captures where refers_file = ? and file <> ?")
+        .get(first, first) as { n: number };
+      expect(revisits.n).toBeGreaterThan(0);
+      // The first file lost and its own rows forgotten; the revisit's row committed after.
+      rmSync(join(archive, first));
+      db.prepare("delete from captures where file = ?").run(first);
+    } finally {
+      db.close();
+    }
+    const v = await nor("archive", "verify", "--data", dir);
+    expect(v.code, v.stdout).toBe(1);
+    // The lost file named, as the one to put back or forget.
+    expect(v.stdout).toContain(`in ${first}, gone from the archive`);
+    expect(v.stdout).toContain(`nor archive forget ${first}`);
+    const f = await nor("archive", "forget", first, "--data", dir);
+    expect(f.code, f.stderr).toBe(0);
+    expect(f.stdout).toContain(`forgot ${first}: 0 stored copies and 1 revisit in other files`);
+    const after = await nor("archive", "verify", "--data", dir);
+    expect(after.code, after.stdout).toBe(0);
   }, 60_000);
 });

@@ -95,18 +95,22 @@ export async function forgetLostFiles(
       let q = tx.selectFrom("captures").select("record_id").where("file", "=", file);
       if (postgres) q = q.forUpdate();
       const copies = (await q.execute()).length;
-      // Read before the directory: a row committed by now names a file that was on disk then.
-      if (present(dir, file)) return { kind: "in-archive", given: g, file };
-      if (copies === 0) return { kind: "not-named", given: g, file };
-      if (postgres && opts.sole !== true)
-        return { kind: "maybe-elsewhere", given: g, file, copies };
       const r = await tx
         .selectFrom("captures")
         .select((eb) => eb.fn.countAll<number | string>().as("n"))
         .where("refers_file", "=", file)
         .where("file", "not in", files)
         .executeTakeFirst();
-      out.push({ file, copies, revisits: Number(r?.n ?? 0) });
+      const revisits = Number(r?.n ?? 0);
+      // Read before the directory: a row committed by now names a file that was on disk then.
+      if (present(dir, file)) return { kind: "in-archive", given: g, file };
+      // Named only as a revisit's original is named still: a night's revisit of a copy in it,
+      // its row committed just after the file's own rows were forgotten (the file went between
+      // the night's look and the forget).
+      if (copies === 0 && revisits === 0) return { kind: "not-named", given: g, file };
+      if (postgres && opts.sole !== true)
+        return { kind: "maybe-elsewhere", given: g, file, copies: copies + revisits };
+      out.push({ file, copies, revisits });
     }
     // Kept, so `nor reparse` reads no older copy of these pages as the list as it stands now
     // (the records the lost copy brought would be called removed): the copies in the files, and

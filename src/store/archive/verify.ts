@@ -299,6 +299,15 @@ export async function verifyArchive(dir: string, db?: Db): Promise<VerifyReport>
         offset: r.offset,
         problem: `a revisit the index does not name refers to ${r.key}, not in the archive (its file forgotten?); no stored copy is read from it`,
       });
+    } else if (orig === undefined && ref !== undefined && !present.has(ref.file)) {
+      // Its original's file gone, the index naming no copy in it but this revisit's (a night's
+      // revisit committed just after the file was forgotten): the file is named, to put back or
+      // forget.
+      report.problems.push({
+        file: r.file,
+        offset: r.offset,
+        problem: `revisit refers to ${r.key}, in ${ref.file}, gone from the archive (put it back from a backup if there is one, or if it is truly lost: nor archive forget ${ref.file})`,
+      });
     } else if (orig === undefined) {
       report.problems.push({
         file: r.file,
