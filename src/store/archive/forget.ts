@@ -10,7 +10,10 @@
  * writes into it, so while the store's write lock is held (BEGIN IMMEDIATE on SQLite) a file
  * the index names that is not on disk now was there once and is gone; a night that would take
  * one of its copies as a revisit's original looks whether the file is still there first
- * (warc-archive.ts #stillThere), so no new row comes to point at it. On PostgreSQL each machine
+ * (warc-archive.ts #stillThere), so no new row comes to point at it, but for a file that goes in
+ * the moment between that look and the revisit's row: that row names the file only as its
+ * original's, and the file is forgotten again by its name (`not-named` only when no row names it
+ * at all). On PostgreSQL each machine
  * may keep an archive of its own beside the shared index: a file not in this machine's
  * directory may be another machine's, so the caller says whether this archive is the store's
  * only one (`sole`); without it, nothing is forgotten there.
@@ -91,7 +94,10 @@ export async function forgetLostFiles(
   return writeTxn(db, async (tx): Promise<ForgetOutcome> => {
     const out: Forgotten[] = [];
     for (const { given: g, file } of names) {
-      // PostgreSQL: the rows are locked, so no night commits a revisit of them meanwhile.
+      // PostgreSQL: the rows are locked against another forget's delete. No night's insert waits
+      // on them (no key refers to a capture): a revisit row committed after this one, of a copy
+      // whose file went after the night looked, is named by its original's file and forgotten
+      // by naming that file again.
       let q = tx.selectFrom("captures").select("record_id").where("file", "=", file);
       if (postgres) q = q.forUpdate();
       const copies = (await q.execute()).length;
