@@ -5,7 +5,7 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { nor } from "../cli/cli-capture.js";
 import { type Fleet, startFleet } from "../fleet/fleet.js";
-import { nightCli, rss, writeCatalog } from "../night/cli-night.js";
+import { nightCli, nightProcess, rss, writeCatalog } from "../night/cli-night.js";
 
 /**
  * rev3: a page's latest copy in a file truly lost and forgotten (`nor archive forget`), an older
@@ -200,4 +200,91 @@ describe("rev3: nor archive forget of a file the index names only as a revisit's
     const after = await nor("archive", "verify", "--data", dir);
     expect(after.code, after.stdout).toBe(0);
   }, 60_000);
+});
+
+/**
+ * rev3: the file a running night is writing, deleted under it: the night goes on writing into
+ * it (its open handle) and indexing what it writes there. Forgotten now, the index names it
+ * again as soon as the night stores its next answer, and verify says it MISSING after all: the
+ * forget waits for the night (refused while a live process holds the file's `.writer` claim).
+ */
+describe("rev3: nor archive forget of the file a running night writes", () => {
+  let fleet: Fleet;
+  let dir: string;
+  afterAll(async () => {
+    await fleet?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("P8: the file a running night is writing, deleted under it, is not forgotten while the night writes it (exit 2, nothing changed, the file named); once the night ends it is, and verify passes", async () => {
+    fleet = await startFleet();
+    dir = mkdtempSync(join(tmpdir(), "nor-rev3-forget-writing-"));
+    const archive = join(dir, "archive");
+    const site = await fleet.server();
+    let hold: Promise<void> | undefined;
+    let asked: (() => void) | undefined;
+    const arrived = new Promise<void>((r) => {
+      asked = r;
+    });
+    site.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+    // The night's second feed request is held: the first one's answer is stored by then.
+    let feeds = 0;
+    for (const path of ["/one.xml", "/two.xml"])
+      site.route(path, async (_q, res) => {
+        feeds++;
+        if (feeds === 2 && hold !== undefined) {
+          asked?.();
+          await hold;
+        }
+        res
+          .writeHead(200, { "content-type": "application/rss+xml" })
+          .end(rss(site.origin, 2, path.slice(1, 4)));
+      });
+    const entry = (id: string, path: string) => [
+      `id: ${id}`,
+      "government: village-of-test",
+      "records: agendas",
+      "access: feed",
+      `url: ${site.url(path)}`,
+    ];
+    const catalog = writeCatalog(dir, [entry("one", "/one.xml"), entry("two", "/two.xml")]);
+    let release: (() => void) | undefined;
+    hold = new Promise<void>((r) => {
+      release = r;
+    });
+    const running = nightProcess(catalog, dir, "2026-11-05");
+    let writing: string | undefined;
+    try {
+      await Promise.race([
+        arrived,
+        running.then((r) => {
+          throw new Error(`the night ended before its second request: ${r.code} ${r.stderr}`);
+        }),
+      ]);
+      writing = readdirSync(archive).find((n) => n.endsWith(".warc.gz"));
+      expect(writing, "the night's file, with what it stored before this request").toBeDefined();
+      rmSync(join(archive, writing as string));
+      const rows = () => {
+        const db = new Database(join(dir, "nor.db"), { readonly: true });
+        try {
+          return db.prepare("select count(*) as n from captures").get() as { n: number };
+        } finally {
+          db.close();
+        }
+      };
+      const before = rows().n;
+      const f = await nor("archive", "forget", writing as string, "--data", dir);
+      expect(f.code, f.stdout).toBe(2);
+      expect(f.stderr).toContain(`${writing} is being written by a running night`);
+      expect(rows().n).toBe(before);
+    } finally {
+      release?.();
+    }
+    const night = await running;
+    expect(night.code, night.stderr).toBe(0);
+    const f = await nor("archive", "forget", writing as string, "--data", dir);
+    expect(f.code, f.stderr).toBe(0);
+    const v = await nor("archive", "verify", "--data", dir);
+    expect(v.code, v.stdout).toBe(0);
+  }, 90_000);
 });

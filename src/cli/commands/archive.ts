@@ -177,6 +177,8 @@ function forgetRefusal(r: Exclude<ForgetOutcome, { kind: "forgotten" }>, dir: st
       return `"${r.given}" is not a file name in the archive at ${dir} (give it as nor archive verify names it): ${nothing}`;
     case "in-archive":
       return `${r.file} is in the archive at ${dir}: a file that is there is never forgotten (nor archive verify says what is wrong with it; put back a whole copy from a backup if there is one): ${nothing}`;
+    case "being-written":
+      return `${r.file} is being written by a running night (a live process holds ${r.file}.writer in ${dir}): gone from the directory, it is still written through that night's open file and indexed at its next answer; forget it once that night has ended: ${nothing}`;
     case "not-named":
       return `the index names no file ${r.file} (a typo? nor archive verify names the lost ones MISSING): ${nothing}`;
     case "maybe-elsewhere":

@@ -24,6 +24,7 @@ import type { Db } from "../db.js";
 import { dialectOf } from "../dialect-of.js";
 import { writeTxn } from "../write-txn.js";
 import { kindOf } from "./presence.js";
+import { readWriter } from "./warc-archive.js";
 
 /** What was forgotten of one file. */
 export interface Forgotten {
@@ -47,6 +48,12 @@ export type ForgetOutcome =
   | { kind: "not-a-name"; given: string }
   /** In the archive: never forgotten (put right what is wrong with it instead). */
   | { kind: "in-archive"; given: string; file: string }
+  /**
+   * Gone from the directory while a live process still writes it (its `.writer` claim): that
+   * process goes on writing into its open handle and indexing what it writes, so the index would
+   * name the file again at its next answer.
+   */
+  | { kind: "being-written"; given: string; file: string }
   /** The index names no copy in it (a typo, or forgotten already). */
   | { kind: "not-named"; given: string; file: string }
   /** PostgreSQL, and the person did not say this archive is the store's only one. */
@@ -110,6 +117,7 @@ export async function forgetLostFiles(
       const revisits = Number(r?.n ?? 0);
       // Read before the directory: a row committed by now names a file that was on disk then.
       if (present(dir, file)) return { kind: "in-archive", given: g, file };
+      if (readWriter(dir, file) === "live") return { kind: "being-written", given: g, file };
       // Named only as a revisit's original is named still: a night's revisit of a copy in it,
       // its row committed just after the file's own rows were forgotten (the file went between
       // the night's look and the forget).

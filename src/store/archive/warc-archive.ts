@@ -656,7 +656,7 @@ function writerPath(dir: string, name: string): string {
 }
 
 /** Who writes a file: undefined when nobody does, "dead" when its process is gone (this host). */
-function readWriter(dir: string, name: string): "live" | "dead" | undefined {
+export function readWriter(dir: string, name: string): "live" | "dead" | undefined {
   let text: string;
   try {
     text = readFileSync(writerPath(dir, name), "utf8");
