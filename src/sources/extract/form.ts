@@ -8,6 +8,7 @@
  * names one, first).
  */
 import type { CheerioAPI } from "cheerio";
+import type { Element } from "domhandler";
 import { bodyEncoding, decodeBody, encodingName, formUrlencoded } from "../../policy/body-text.js";
 import { credentialEntry } from "../../policy/credentials.js";
 import type { FormSpec } from "../catalog/schema.js";
@@ -179,16 +180,26 @@ export function buildFormRequest(
   }
   let formaction: string | undefined;
   if (spec.submit !== undefined) {
-    const button = form.find(`[name="${spec.submit.replace(/["\\]/g, "\\$&")}"]`).first();
-    // P5: a visitor presses a button the form has; one it lacks (the catalog's name misspelt)
-    // would be sent as an empty field no browser sends, a search the site does not run, read
-    // night after night as a list without records. Broken configuration: nothing is submitted.
-    if (button.length === 0)
+    const button = submitButton($, form, spec.submit);
+    const given = Object.hasOwn(spec.fields ?? {}, spec.submit);
+    // P5: a visitor presses a button the form has; one it lacks (the catalog's name misspelt,
+    // or a control that submits nothing: a text box, a plain or reset button) would be sent
+    // as a field no browser sends, a search the site does not run, read night after night as
+    // a list without records. Broken configuration: nothing is submitted. A button the page's
+    // script adds, given with its value under form.fields, is sent as given there.
+    if (button === undefined && !given)
       throw new Error(
         `the form at ${pageUrl} has no button named ${JSON.stringify(spec.submit)} (the catalog's form.submit): a visitor could not press it, so nothing was submitted; write the name as the page writes it (a button the page's script adds: its name and value under form.fields)${buttonNames($, form)}`,
       );
-    setEntry(entries, spec.submit, button.attr("value") ?? button.text().trim());
-    formaction = button.attr("formaction");
+    if (button !== undefined) {
+      if (button.attr("type")?.trim().toLowerCase() === "image") {
+        // An image button's click is sent as where it was clicked, never as its value (HTML
+        // §4.10.21.4): ASP.NET's ImageButton is pressed by `name.x` and `name.y`.
+        setEntry(entries, `${spec.submit}.x`, "0");
+        setEntry(entries, `${spec.submit}.y`, "0");
+      } else setEntry(entries, spec.submit, button.attr("value") ?? button.text().trim());
+      formaction = button.attr("formaction");
+    }
   }
   const refused = notSubmittable($, form, entries, pageUrl, methodOf(form, spec));
   if (refused !== undefined) throw new NotSubmitted(refused);
@@ -200,16 +211,44 @@ export function buildFormRequest(
   return toRequest(action, form, methodOf(form, spec), entries, encoding);
 }
 
+/** Whether a control submits its form when pressed (a submit or image input, a submit button). */
+function isSubmitButton($: CheerioAPI, el: Element): boolean {
+  const type = ($(el).attr("type") ?? "").trim().toLowerCase();
+  if (el.tagName === "input") return type === "submit" || type === "image";
+  // A <button> without a type, or of a type the page misspells, is a submit button (HTML).
+  return el.tagName === "button" && type !== "button" && type !== "reset";
+}
+
+/**
+ * The form's submit buttons: those inside it, and those outside it that name it (`form="id"`),
+ * in document order.
+ */
+function submitButtons($: CheerioAPI, form: Form): Element[] {
+  const id = form.attr("id");
+  const inside = form.find("button, input").toArray();
+  const outside =
+    id === undefined
+      ? []
+      : $("button[form], input[form]")
+          .toArray()
+          .filter(
+            (el) =>
+              $(el).attr("form") === id &&
+              !form.get().some((f) => $(el).closest("form").get(0) === f),
+          );
+  return [...inside, ...outside].filter((el) => isSubmitButton($, el));
+}
+
+/** The submit button of the form named `name`, the first, if any. */
+function submitButton($: CheerioAPI, form: Form, name: string): Form | undefined {
+  const el = submitButtons($, form).find((b) => $(b).attr("name") === name);
+  return el === undefined ? undefined : $(el);
+}
+
 /** The form's buttons by name, said after a form.submit it lacks (`; its buttons: "a", "b"`). */
 function buttonNames($: CheerioAPI, form: Form): string {
   const names = new Set<string>();
-  form.find("button[name], input[name]").each((_, el) => {
-    const type = (
-      $(el).attr("type") ?? (el.tagName === "button" ? "submit" : "text")
-    ).toLowerCase();
-    if (type === "submit" || type === "image" || type === "button")
-      names.add($(el).attr("name") ?? "");
-  });
+  for (const el of submitButtons($, form)) names.add($(el).attr("name") ?? "");
   names.delete("");
   const shown = [...names].slice(0, 5).map((n) => JSON.stringify(n));
   return shown.length === 0
