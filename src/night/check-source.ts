@@ -936,6 +936,23 @@ function sameList(next: PageRequest | undefined, listSite: string): PageRequest 
   }
 }
 
+/**
+ * The list site of another way's backfill place (runBackfill): the place's own site, a web
+ * address; else where that way is asked (its catalog URL, or where it moved, P11).
+ */
+function siteOfCursor(
+  cursor: PageRequest | undefined,
+  own: WayIn,
+  moved: readonly Moved[] | undefined,
+): string {
+  try {
+    if (cursor !== undefined) return siteOf(new URL(cursor.url).href);
+  } catch {
+    // No web address: held to its way's site below, which it is not on (dropped).
+  }
+  return siteOf(moved?.find((m) => m.from === own.url)?.to ?? own.url);
+}
+
 /** A page asked, as the site tells it from another: method, address and form body. */
 function pageId(req: PageRequest): string {
   return JSON.stringify([req.method ?? "GET", req.url, req.body ?? ""]);
@@ -1102,12 +1119,15 @@ async function runBackfill(
     }
   }
   if (state.cursor === undefined) delete state.way;
-  // The list's site: where its first page answered tonight (after any redirect), else its way;
-  // another way's list: where that way is asked (its catalog URL, or where it moved, P11).
+  // The list's site: where its first page answered tonight (after any redirect), else its way.
+  // Another way's list, whose first page was not read tonight: the site its place was kept on,
+  // held to the list's site the night it was kept (its catalog URL may send its visitors on to
+  // a vendor's site that holds the list: its place is there, not on the catalog URL's site).
+  // Whether that list has moved since is seen the next night its own way answers first.
   let listSite =
     own === way
       ? siteOf("url" in page1 && page1.url ? page1.url : firstReq.url)
-      : siteOf(history.moved?.find((m) => m.from === own.url)?.to ?? own.url);
+      : siteOfCursor(state.cursor, own, history.moved);
   let next = sameList(state.cursor, listSite);
   // A cursor off the list as it answers tonight (kept before this rule, or the list has moved to
   // another site since): dropped, and the older pages found again from page 1's own next link.
