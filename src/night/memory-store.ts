@@ -367,7 +367,8 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
         fresh.map(([id, x]) => row(id, x)),
         unique.map(([id, x]) => row(id, x)),
         candidates,
-        otherAddress === address,
+        // By title alone: the records the list showed at its last read in full, where kept.
+        otherAddress !== address ? false : lastRead ? new Set(lastRead.ids) : true,
       );
       for (const [id, old] of pairs) take(id, old.id);
       if (firstRead && !unchanged && lastAny.night >= since) {

@@ -141,9 +141,11 @@ export function pairAcrossWays<T extends WayRow>(
    * a record left unpaired is then also the one stored under its title alone, where one of the
    * two has no link and each title is one row's tonight and one record's stored (a date
    * selector mended on a list without links reads every record on another day: P6, not new
-   * again).
+   * again). A set: those stored records alone are so paired, the ids the list showed at its
+   * last read in full (a record held under a title that left the list before is no row of it:
+   * a notice posted again under last year's title is new).
    */
-  sameList = false,
+  sameList: boolean | ReadonlySet<string> = false,
 ): Map<string, T> {
   const out = new Map<string, T>();
   const taken = new Set<string>();
@@ -181,10 +183,11 @@ export function pairAcrossWays<T extends WayRow>(
     out.set(f.id, s);
     taken.add(s.id);
   }
-  if (!sameList) return out;
+  if (sameList === false) return out;
   // By title alone, on the same list read anew (its day read otherwise by the mended recipe).
   const titleTonight = countBy(tonight, (r) => wayTitle(r.title));
-  const rest = stored.filter((s) => !taken.has(s.id));
+  const shown = sameList === true ? undefined : sameList;
+  const rest = stored.filter((s) => !taken.has(s.id) && (shown === undefined || shown.has(s.id)));
   const titleStored = countBy(rest, (r) => wayTitle(r.title));
   const storedByTitle = new Map<string, T>();
   for (const s of rest) {

@@ -468,6 +468,15 @@ async function acrossWays(
     url: x.url ?? null,
   });
   const newIds = [...fresh.keys()].filter((id) => !took.has(id));
+  // A recipe changed at the same address pairs by title alone only the records its list showed
+  // at its last read in full (page_reads.ids, written after this), where that read is kept.
+  let sameList: boolean | ReadonlySet<string> = other.readerOnly === true;
+  if (sameList) {
+    const at = r.pageRead?.url ?? listAddress(r);
+    const before =
+      at === undefined ? undefined : await LAST_READ_IDS.first(trx, { sourceId, url: at });
+    if (before?.ids) sameList = new Set(lastReadIds(before.ids));
+  }
   const pairs = pairAcrossWays(
     newIds.flatMap((id) => {
       const x = tonight.get(id);
@@ -475,7 +484,7 @@ async function acrossWays(
     }),
     [...tonight].map(([id, x]) => shown(id, x)),
     candidates,
-    other.readerOnly === true,
+    sameList,
   );
   for (const [id, old] of pairs) {
     const late = appearedSince(fresh, id, old, lastRead);

@@ -39,6 +39,26 @@ describe("one record across ways in (policy)", () => {
     expect(pairAcrossWays(tonight, tonight, stored).size).toBe(0);
   });
 
+  it("P6: by title alone, only a record the list showed at its last read is paired: one held under that title that left the list before is not, and of two sharing a title the one still shown is", () => {
+    const stored = [
+      row("h:2025", "Annual budget hearing", "2025-12-01"),
+      row("h:old1", "Notice of hearing 1", "2026-12-11"),
+      row("h:m1", "Regular meeting", "2026-12-12"),
+      row("h:m0", "Regular meeting", "2025-12-12"),
+    ];
+    const tonight = [
+      row("h:2026", "Annual budget hearing", "2026-11-22"),
+      row("h:new1", "Notice of hearing 1", "2026-11-01"),
+      row("h:new2", "Regular meeting", "2026-11-02"),
+    ];
+    const shown = new Set(["h:old1", "h:m1"]);
+    const pairs = pairAcrossWays(tonight, tonight, stored, shown);
+    expect([...pairs].map(([id, s]) => [id, s.id])).toEqual([
+      ["h:new1", "h:old1"],
+      ["h:new2", "h:m1"],
+    ]);
+  });
+
   it("P6: a link is the same whatever its scheme, www. or host case; its path and query are not", () => {
     expect(wayLink("http://WWW.City.gov/a?b=1#top")).toBe(wayLink("https://city.gov/a?b=1"));
     expect(wayLink("https://city.gov/a?b=1")).not.toBe(wayLink("https://city.gov/a?b=2"));
