@@ -937,6 +937,30 @@ function sameList(next: PageRequest | undefined, listSite: string): PageRequest 
 }
 
 /**
+ * P5, P7: the first page of another way than tonight's, read for its backfill's postback place
+ * (runBackfill): a form's search (the form opened as a night opens it), else its first request.
+ * Failed: judged as a page on the way to the place (a miss a night, a no or the deadline the
+ * night's word on the source).
+ */
+async function ownFirstPage(
+  ctx: CheckContext,
+  source: Source,
+  own: WayIn,
+): Promise<{ req: PageRequest; read: Read } | { url: string; failed?: NightOutcome }> {
+  let req = ctx.reader.firstRequest(own, ctx.clock.now());
+  if (isGenericForm(own)) {
+    const { openFormWay } = await import("./form-way.js");
+    const opened = await openFormWay(ctx, own, source.id, ctx.clock.now());
+    if (opened.kind === "failed") return { url: own.url, failed: opened.outcome };
+    req = opened.req;
+  }
+  const r = await readOne(ctx, own, req, "backfill", source.id, true);
+  if ((r.kind === "read" || r.kind === "unchanged") && r.extraction && r.body)
+    return { req, read: r };
+  return { url: req.url, ...(r.kind === "failed" ? { failed: r.outcome } : {}) };
+}
+
+/**
  * The list site of another way's backfill place (runBackfill): the place's own site, a web
  * address; else where that way is asked (its catalog URL, or where it moved, P11).
  */
@@ -1112,9 +1136,21 @@ async function runBackfill(
       delete state.lastMiss;
       delete state.unansweredNights;
     } else {
-      // A postback's state is that way's page 1's, which tonight did not read: left for a night
-      // its own way answers first (P5).
-      if (state.cursor.method === "POST") return { state };
+      // P5: a postback's state is that way's page 1's, which tonight's answer is not: that page
+      // is read tonight (its form opened and searched as a night does), and the place turned
+      // from it by the links a visitor would click, as on a night that way answers first. Not
+      // left waiting for such a night, which a way put after another that answers never has.
+      if (state.cursor.method === "POST") {
+        const opened = await ownFirstPage(ctx, source, listed);
+        if ("read" in opened)
+          return runBackfill(ctx, source, listed, opened.req, opened.read, history, records);
+        const out: { state: BackfillState; stoppedBy?: NightOutcome } = { state: { ...state } };
+        const f = opened.failed;
+        if (f === undefined) return out;
+        if (endsTheSource(f.kind) && f.kind !== "unreached") out.stoppedBy = f;
+        else if (missedPage(f)) out.state = failedNight(state, state.cursor, opened.url, f);
+        return out;
+      }
       own = listed;
     }
   }
