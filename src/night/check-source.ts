@@ -936,6 +936,16 @@ function sameList(next: PageRequest | undefined, listSite: string): PageRequest 
   }
 }
 
+/** A web address's origin and path, without its query: the list a page of it is a page of. */
+function pathOf(url: string): string | undefined {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * P5, P7: the first page of another way than tonight's, read for its backfill's postback place
  * (runBackfill): a form's search (the form opened as a night opens it), else its first request.
@@ -1127,6 +1137,21 @@ async function runBackfill(
   // list the catalog no longer names) is dropped, never asked, and the older pages are found
   // again from tonight's page 1 (P6). A cursor kept before its way was is tonight's way's.
   let own = way;
+  // A place kept before its way was (an earlier version's row): the way whose list it is, where
+  // one way's address has the place's path (its next page: `/list?page=4` is `/list`'s), else
+  // tonight's. Not tonight's first way's for that alone: a feed put before the page reads no
+  // page's list (P4).
+  if (state.cursor !== undefined && state.way === undefined) {
+    const of = pathOf(state.cursor.url);
+    const at = (w: WayIn) => [
+      w.url,
+      ...(history.moved ?? []).filter((m) => m.from === w.url).map((m) => m.to),
+    ];
+    const mine = waysInOrder(source).filter((w) =>
+      at(w).some((u) => of !== undefined && pathOf(u) === of),
+    );
+    if (mine.length === 1 && mine[0] !== undefined && mine[0] !== way) state.way = mine[0].url;
+  }
   if (state.cursor !== undefined && state.way !== undefined && state.way !== way.url) {
     const listed = waysInOrder(source).find((w) => w.url === state.way);
     if (listed === undefined) {

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { runMain } from "../cli/cli-capture.js";
 import { nightOn, noRobots, testerCatalog, testerWorld } from "../night/tester-nights.js";
@@ -66,6 +67,52 @@ describe("P7, P4: a backfill kept with its way, whose list is on another site th
     for (const night of ["2026-11-22", "2026-11-23", "2026-11-24", "2026-11-25"])
       await nightOn(feedFirst, data, night);
     expect(older().slice(2)).toEqual(["/list?page=4", "/list?page=5", "/list?page=6"]);
+    expect(await backfillOf(data)).toMatchObject({ state: "done", pagesRead: OLDEST - 1 });
+  }, 60_000);
+
+  it("P7, P4: a backfill place kept by the previous version (no way with it) on the page's list goes on with the page's recipe after the upgrade when a feed answers first", async () => {
+    const site = await world.fleet.server();
+    site.route("/robots.txt", noRobots);
+    site.route("/list", (req, res) => {
+      const p = Number(new URL(req.url ?? "/", "http://x").searchParams.get("page") ?? "1");
+      res.writeHead(200, { "content-type": "text/html" }).end(listPage(p));
+    });
+    site.route("/feed", (_q, res) => {
+      res.writeHead(200, { "content-type": "application/rss+xml" }).end(RSS);
+    });
+    const data = join(world.dir, "upgrade");
+    const page = testerCatalog(world.dir, "page-up", [source(site.url("/list"), RECIPE)]);
+    const feedFirst = testerCatalog(world.dir, "feed-first-up", [
+      source(
+        site.url("/feed"),
+        `access: feed, alternates: [ { access: page, url: "${site.url("/list")}", ${RECIPE} } ]`,
+      ),
+    ]);
+    await nightOn(page, data, "2026-11-20");
+    await nightOn(page, data, "2026-11-21");
+    // The row as the version before b0a1177 wrote it: the cursor without its way.
+    const db = new Database(join(data, "nor.db"));
+    try {
+      const row = db.prepare("select cursor from backfill where source_id = 'bids'").get() as {
+        cursor: string;
+      };
+      const { way: _, ...cursor } = JSON.parse(row.cursor) as { way?: string };
+      db.prepare("update backfill set cursor = ? where source_id = 'bids'").run(
+        JSON.stringify(cursor),
+      );
+    } finally {
+      db.close();
+    }
+    for (const night of ["2026-11-22", "2026-11-23", "2026-11-24", "2026-11-25"])
+      await nightOn(feedFirst, data, night);
+    const older = site.requests.filter((q) => q.path.startsWith("/list?")).map((q) => q.path);
+    expect(older).toEqual([
+      "/list?page=2",
+      "/list?page=3",
+      "/list?page=4",
+      "/list?page=5",
+      "/list?page=6",
+    ]);
     expect(await backfillOf(data)).toMatchObject({ state: "done", pagesRead: OLDEST - 1 });
   }, 60_000);
 });
