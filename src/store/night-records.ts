@@ -471,10 +471,9 @@ async function acrossWays(
   // A recipe changed at the same address pairs by title alone only the records its list showed
   // at its last read in full (page_reads.ids, written after this), where that read is kept.
   let sameList: boolean | ReadonlySet<string> = other.readerOnly === true;
-  if (sameList) {
-    const at = r.pageRead?.url ?? listAddress(r);
-    const before =
-      at === undefined ? undefined : await LAST_READ_IDS.first(trx, { sourceId, url: at });
+  // Tonight's read kept (a GET's first page; a form's is not): as the memory store does.
+  if (sameList && r.pageRead !== undefined) {
+    const before = await LAST_READ_IDS.first(trx, { sourceId, url: r.pageRead.url });
     if (before?.ids) sameList = new Set(lastReadIds(before.ids));
   }
   const pairs = pairAcrossWays(
