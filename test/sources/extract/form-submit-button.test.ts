@@ -45,8 +45,21 @@ describe("P5: the button a form.submit names, pressed as a visitor's browser pre
     ]);
   });
 
+  it("P5: a form.submit naming a <button> without a type (a submit button) presses it, its value sent", () => {
+    const body = page(`<input name="q" value=""><button name="go" value="Find">Find</button>`);
+    expect(posted(body, { fields: {}, submit: "go" })).toEqual([
+      "__VIEWSTATE=abc",
+      "q=",
+      "go=Find",
+    ]);
+  });
+
   it("P5: a form.submit naming a control that is no submit button (a text box) is refused, naming it", () => {
     const body = page(`<input name="q" value=""><input type="submit" name="go" value="Find">`);
     expect(() => posted(body, { fields: {}, submit: "q" })).toThrow(/"q"/);
+    const plain = page(
+      `<input name="q" value=""><button type="button" name="b" value="x">x</button>`,
+    );
+    expect(() => posted(plain, { fields: {}, submit: "b" })).toThrow(/"b"/);
   });
 });
