@@ -7,6 +7,7 @@
 
 import { detectChallenge } from "../../policy/refusal.js";
 import { shownText } from "../../policy/shown-text.js";
+import { normalForm } from "../../policy/url-form.js";
 import { pairAcrossWays, type WayRow } from "../../policy/way-identity.js";
 import type { Source, WayIn } from "../../sources/catalog/types.js";
 import type { ExtractedRecord, Extraction } from "../../sources/record.js";
@@ -385,8 +386,18 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
   return result;
 }
 
-/** An address without its fragment. */
-const bare = (u: string) => u.split("#")[0];
+/**
+ * An address as it is sent (policy/url-form.ts normalForm: no fragment, host in lower case, no
+ * default port, an escape of an unreserved character decoded), which is how a copy is kept: a
+ * catalog address written otherwise (`https://City.gov:443/%7Eclerk/list#notices`) is its way's.
+ */
+function bare(u: string): string {
+  try {
+    return normalForm(new URL(u));
+  } catch {
+    return u.split("#")[0] as string;
+  }
+}
 
 /** The way in a capture was read by: the one with its URL, else its origin, else the first. */
 export function wayFor(source: Source, url: string): WayIn {
