@@ -1116,6 +1116,8 @@ async function runBackfill(
     if (before?.done) return { state: before };
     const off = ended(before?.pagesRead ?? 0, "off");
     if (before?.cursor) off.cursor = before.cursor;
+    // With its way (P4): read on by that way's recipe whichever way answers first.
+    if (before?.cursor && before.way !== undefined) off.way = before.way;
     // Its counts too: a pause is no night of the page, so a page that never answers is still
     // given up after the nights it was asked (P7), a pause between or not.
     if (before?.misses) off.misses = before.misses;

@@ -115,4 +115,44 @@ describe("P7, P4: a backfill kept with its way, whose list is on another site th
     ]);
     expect(await backfillOf(data)).toMatchObject({ state: "done", pagesRead: OLDEST - 1 });
   }, 60_000);
+
+  it("P7, P4: a backfill paused (pagesPerNight: 0) and asked for again goes on with its own way's list on the vendor's site when a feed answers first", async () => {
+    const vendor = await world.fleet.server();
+    vendor.route("/robots.txt", noRobots);
+    vendor.route("/list", (req, res) => {
+      const p = Number(new URL(req.url ?? "/", "http://x").searchParams.get("page") ?? "1");
+      res.writeHead(200, { "content-type": "text/html" }).end(listPage(p));
+    });
+    const city = await world.fleet.server();
+    city.route("/robots.txt", noRobots);
+    city.route("/bids", (_q, res) => {
+      res.writeHead(302, { location: vendor.url("/list") }).end();
+    });
+    city.route("/feed", (_q, res) => {
+      res.writeHead(200, { "content-type": "application/rss+xml" }).end(RSS);
+    });
+    const data = join(world.dir, "paused");
+    const page = testerCatalog(world.dir, "page-paused", [source(city.url("/bids"), RECIPE)]);
+    const feedFirst = (name: string, perNight: number) =>
+      testerCatalog(world.dir, name, [
+        source(
+          city.url("/feed"),
+          `access: feed, alternates: [ { access: page, url: "${city.url("/bids")}", ${RECIPE} } ]`,
+        ).replace("pagesPerNight: 1", `pagesPerNight: ${perNight}`),
+      ]);
+    await nightOn(page, data, "2026-11-20");
+    await nightOn(page, data, "2026-11-21");
+    await nightOn(feedFirst("paused", 0), data, "2026-11-22");
+    for (const night of ["2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26"])
+      await nightOn(feedFirst("again", 1), data, night);
+    const older = vendor.requests.filter((q) => q.path.startsWith("/list?")).map((q) => q.path);
+    expect(older).toEqual([
+      "/list?page=2",
+      "/list?page=3",
+      "/list?page=4",
+      "/list?page=5",
+      "/list?page=6",
+    ]);
+    expect(await backfillOf(data)).toMatchObject({ state: "done", pagesRead: OLDEST - 1 });
+  }, 60_000);
 });
