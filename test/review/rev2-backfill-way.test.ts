@@ -114,6 +114,11 @@ describe("P7, P4: a backfill kept with its way, whose list is on another site th
       "/list?page=6",
     ]);
     expect(await backfillOf(data)).toMatchObject({ state: "done", pagesRead: OLDEST - 1 });
+    // nor reparse reads the page's older pages, asked on nights the feed answered first, by the
+    // page's recipe (was: by the feed's reader, "not a feed: not its list").
+    const re = await runMain(["reparse", "--data", data, "--catalog", feedFirst]);
+    expect(re.stdout).not.toContain("not a feed");
+    expect(re.stdout).toMatch(/bids: .*would add 0, would remove 0, would change 0/);
   }, 60_000);
 
   it("P7, P4: a backfill paused (pagesPerNight: 0) and asked for again goes on with its own way's list on the vendor's site when a feed answers first", async () => {

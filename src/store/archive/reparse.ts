@@ -285,7 +285,7 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
   // What each way in's captures found (by the way's address): a record is one across ways in.
   const byWay = new Map<string, Map<string, ExtractedRecord>>();
   for (const capture of latest.values()) {
-    const way = wayOf.get(capture) ?? wayFor(source, capture.url);
+    let way = wayOf.get(capture) ?? wayFor(source, capture.url);
     let got: Extraction | { error: string };
     try {
       const stored = await readCapture(opts.archiveDir, capture);
@@ -304,6 +304,25 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
         continue;
       }
       got = opts.extract(source, way, stored);
+      // P4, P7: an older page a night read for another way's backfill than the way that answered
+      // first (a feed put before the page: the page's older pages, read by the page's recipe)
+      // is that way's: read by the first other way whose reader takes it for its own answer.
+      const read = got;
+      if (
+        capture.purpose === "backfill" &&
+        !("error" in read) &&
+        read.records.length === 0 &&
+        read.notThisWay === true
+      )
+        for (const w of ways) {
+          if (w === way) continue;
+          const other = opts.extract(source, w, stored);
+          if ("error" in other || other.notThisWay === true || other.unreadable !== undefined)
+            continue;
+          way = w;
+          got = other;
+          break;
+        }
     } catch (err) {
       got = { error: err instanceof Error ? err.message : String(err) };
     }
