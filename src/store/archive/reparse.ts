@@ -367,8 +367,9 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
         [...mine].map(([id, x]) => row(id, x)),
         [...stored].filter(([id]) => !mine.has(id)).map(([id, x]) => row(id, x)),
         // One way in: the records stored are its list's, read now by today's recipe (the night
-        // that reads with it pairs them by title alone too, a reader changed at one address).
-        ways.length === 1,
+        // that reads with it pairs them by title alone too, a reader changed at one address),
+        // those its list showed at its last read in full only, as the night does.
+        ways.length === 1 ? await lastShown(opts.db, source) : false,
       );
       for (const [id, old] of pairs) {
         acrossWays.add(id);
@@ -403,6 +404,28 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
   for (const [id, rec] of stored)
     if (!found.has(id) && !heldAcross.has(id)) result.removed.push(rec);
   return result;
+}
+
+/**
+ * The ids the source's list showed at its last read in full (page_reads.ids: its catalog
+ * address's, else the newest kept, as the night's LAST_READ_IDS), or `true` (any) where none is
+ * kept.
+ */
+async function lastShown(db: Db, source: Source): Promise<true | ReadonlySet<string>> {
+  const reads = await db
+    .selectFrom("page_reads")
+    .select(["url", "ids", "night"])
+    .where("source_id", "=", source.id)
+    .orderBy("night", "desc")
+    .execute();
+  const read = reads.find((r) => bare(r.url) === bare(source.url)) ?? reads[0];
+  if (!read?.ids) return true;
+  try {
+    const v: unknown = JSON.parse(read.ids);
+    return Array.isArray(v) ? new Set(v.filter((x): x is string => typeof x === "string")) : true;
+  } catch {
+    return true;
+  }
 }
 
 /**
