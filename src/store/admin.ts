@@ -28,6 +28,7 @@ import { latestMarks } from "./marks.js";
 import { prepared } from "./prepared.js";
 import type { Database } from "./schema/index.js";
 import { notReadSitesOf, siteNotReadReason } from "./site-rules.js";
+import { type Retired, retiredOf } from "./source-known.js";
 import { parseWayChoice } from "./way-choice.js";
 import { writeTxn } from "./write-txn.js";
 
@@ -70,7 +71,7 @@ export type MarkOutcome =
    * Retired by a catalog import (at `at`; renamed to `renamedTo`): no night reads it, so a mark
    * would hold nothing (P24, P26). Refused, as `nor backfill restart` of it is.
    */
-  | { kind: "retired"; source: string; at: string; renamedTo?: string }
+  | Retired
   /**
    * Already so (read, or not read for this same reason): nothing is recorded, so a repeated
    * command does not restart the recheck calendar (P25). `since` is absent for a source
@@ -90,13 +91,8 @@ export async function markSource(db: Db, m: MarkInput): Promise<MarkOutcome> {
     .select(["retired_at", "renamed_to"])
     .where("id", "=", source)
     .executeTakeFirst();
-  if (imported?.retired_at)
-    return {
-      kind: "retired",
-      source,
-      at: imported.retired_at,
-      ...(imported.renamed_to ? { renamedTo: imported.renamed_to } : {}),
-    };
+  const retired = retiredOf(source, imported);
+  if (retired) return retired;
   // One imported and in use, read by a night or not yet (`nor start` imports at once; the
   // first night may be hours away), or a source of a night's catalog.
   const known =

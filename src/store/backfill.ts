@@ -13,6 +13,7 @@ import type {
 import type { Db } from "./db.js";
 import { toIso } from "./iso-time.js";
 import type { BackfillTable } from "./schema/night.js";
+import { type Retired, retiredOf } from "./source-known.js";
 import { writeTxn } from "./write-txn.js";
 
 /** A backfill row as selected (its generated count read as a number or a string). */
@@ -186,7 +187,7 @@ export type RestartOutcome =
   /** Neither in a night's catalog nor imported and in use (as `nor mark` says it). */
   | { kind: "unknown-source"; source: string }
   /** P26: retired by a catalog import (no night reads it): nothing to restart. */
-  | { kind: "retired"; source: string; at: string; renamedTo?: string }
+  | Retired
   /**
    * "Off": paused because the catalog asked for no older pages (backfill.pagesPerNight 0). It
    * goes on by itself the first night the catalog asks for some, from where it was: nothing to
@@ -220,13 +221,8 @@ export async function restartBackfill(
       .select(["entry", "retired_at", "renamed_to"])
       .where("id", "=", source)
       .executeTakeFirst();
-    if (imported?.retired_at)
-      return {
-        kind: "retired",
-        source,
-        at: imported.retired_at,
-        ...(imported.renamed_to ? { renamedTo: imported.renamed_to } : {}),
-      };
+    const retired = retiredOf(source, imported);
+    if (retired) return retired;
     const row = await tx
       .selectFrom("backfill")
       .select(["done", "cursor", "pages_read", "ended", "restarts"])

@@ -15,3 +15,25 @@ export async function sourceKnown(db: Db, id: string): Promise<boolean> {
     .executeTakeFirst();
   return listed !== undefined;
 }
+
+/** A source a catalog import retired: read by no night, so a person's change to it is refused. */
+export interface Retired {
+  kind: "retired";
+  source: string;
+  at: string;
+  renamedTo?: string;
+}
+
+/** The refusal for a source whose `sources` row says it was retired (and renamed), if it was. */
+export function retiredOf(
+  source: string,
+  row: { retired_at: string | null; renamed_to: string | null } | undefined,
+): Retired | undefined {
+  if (!row?.retired_at) return undefined;
+  return {
+    kind: "retired",
+    source,
+    at: row.retired_at,
+    ...(row.renamed_to ? { renamedTo: row.renamed_to } : {}),
+  };
+}
