@@ -896,11 +896,10 @@ function moveOf(
   return undefined;
 }
 
-/** Whether two backfill states say the same (done, pages read, misses, where it goes on from). */
 /**
- * Whether a backfill's state is the one stored. Its cursor's `way` aside: it changes only with the
- * cursor, but for a cursor kept before its way was, which is tonight's way's and is not written
- * again for that alone.
+ * Whether two backfill states say the same (done, pages read, misses, where it goes on from).
+ * Its cursor's `way` aside: it changes only with the cursor, but for a cursor kept before its way
+ * was, which is tonight's way's and is not written again for that alone.
  */
 function sameBackfill(a: BackfillState, b: BackfillState | undefined): boolean {
   return (
