@@ -102,8 +102,13 @@ export interface ReparseOptions {
   since?: number;
 }
 
-/** Purposes whose responses are record lists (robots, redirects and rechecks are not). */
-const LIST_PURPOSES = ["page", "backfill", "form"];
+/**
+ * Purposes whose responses are record lists: a page, an older page, a form's result, and the
+ * answer a redirect led one of those to (P19: kept as "redirect", why that request was made,
+ * P27), which the night read as the list. robots.txt (its hops "robots" too) and rechecks (no
+ * body kept, P25) are not.
+ */
+const LIST_PURPOSES = ["page", "backfill", "form", "redirect"];
 
 export async function reparse(opts: ReparseOptions): Promise<SourceReparse[]> {
   const out: SourceReparse[] = [];
