@@ -367,8 +367,13 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
         fresh.map(([id, x]) => row(id, x)),
         unique.map(([id, x]) => row(id, x)),
         candidates,
-        // By title alone: the records the list showed at its last read in full, where kept.
-        otherAddress !== address ? false : lastRead ? new Set(lastRead.ids) : true,
+        // By title alone: the records the list showed at its last read in full, where kept and
+        // it showed any (a read of none says nothing of the list: night-records.ts).
+        otherAddress !== address
+          ? false
+          : lastRead && lastRead.ids.length > 0
+            ? new Set(lastRead.ids)
+            : true,
       );
       for (const [id, old] of pairs) take(id, old.id);
       if (firstRead && !unchanged && lastAny.night >= since) {

@@ -469,12 +469,15 @@ async function acrossWays(
   });
   const newIds = [...fresh.keys()].filter((id) => !took.has(id));
   // A recipe changed at the same address pairs by title alone only the records its list showed
-  // at its last read in full (page_reads.ids, written after this), where that read is kept.
+  // at its last read in full (page_reads.ids, written after this), where that read is kept and
+  // showed any: a read of none (the recipe being mended found no rows: the site's layout
+  // changed) says nothing of which records the list holds, so all stored are paired as before.
   let sameList: boolean | ReadonlySet<string> = other.readerOnly === true;
   // Tonight's read kept (a GET's first page; a form's is not): as the memory store does.
   if (sameList && r.pageRead !== undefined) {
     const before = await LAST_READ_IDS.first(trx, { sourceId, url: r.pageRead.url });
-    if (before?.ids) sameList = new Set(lastReadIds(before.ids));
+    const ids = lastReadIds(before?.ids);
+    if (ids.length > 0) sameList = new Set(ids);
   }
   const pairs = pairAcrossWays(
     newIds.flatMap((id) => {

@@ -950,6 +950,68 @@ describe.each(makers)("a source committed twice in one night ($name)", (maker) =
       await close();
     }
   });
+  it("P6: a linkless list's recipe mended after its last read showed no rows (the old recipe found none) pairs its records by title alone: none new again", async () => {
+    const { store, close } = await maker.make();
+    const url = "https://ll.gov/list";
+    const src = (
+      rows: readonly (readonly [string, string, string])[],
+      reader: string,
+    ): SourceResult => ({
+      ...result([]),
+      sourceId: "ll",
+      records: rows.map(([id, title, date]) => ({ id, title, date })),
+      outcome:
+        rows.length > 0
+          ? { kind: "ok", url }
+          : { kind: "no-records", url, reason: "no records on the page" },
+      way: { used: { access: "page", url }, skipped: [] },
+      reader,
+      pageRead: {
+        url,
+        key: `k${reader}${rows.length}`,
+        records: rows.length,
+        ids: rows.map((r) => r[0]),
+      },
+    });
+    try {
+      await store.syncSources([{ id: "ll", government: "g", url, site: "ll.gov" }], T0);
+      const known = await commitNights(
+        store,
+        "ll",
+        [
+          [
+            src(
+              [
+                ["h1", "Notice 1", "2026-12-11"],
+                ["h2", "Notice 2", "2026-12-12"],
+                ["h3", "Notice 3", "2026-12-13"],
+              ],
+              "v1",
+            ),
+            { newRecords: 0, alreadyListed: 3 },
+          ],
+          // The site's layout changed: the old recipe finds no rows.
+          [src([], "v1"), { newRecords: 0 }],
+          // Mended: the same notices, their dates read from another column.
+          [
+            src(
+              [
+                ["p1", "Notice 1", "2026-11-01"],
+                ["p2", "Notice 2", "2026-11-02"],
+                ["p3", "Notice 3", "2026-11-03"],
+              ],
+              "v2",
+            ),
+            { newRecords: 0 },
+          ],
+        ],
+        (x) => x,
+      );
+      expect(known).toBe(3);
+    } finally {
+      await close();
+    }
+  });
 });
 
 type MarkingMaker = {

@@ -414,7 +414,7 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
 /**
  * The ids the source's list showed at its last read in full (page_reads.ids: its catalog
  * address's, else the newest kept, as the night's LAST_READ_IDS), or `true` (any) where none is
- * kept.
+ * kept or that read showed none.
  */
 async function lastShown(db: Db, source: Source): Promise<true | ReadonlySet<string>> {
   const reads = await db
@@ -427,7 +427,9 @@ async function lastShown(db: Db, source: Source): Promise<true | ReadonlySet<str
   if (!read?.ids) return true;
   try {
     const v: unknown = JSON.parse(read.ids);
-    return Array.isArray(v) ? new Set(v.filter((x): x is string => typeof x === "string")) : true;
+    const ids = Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
+    // A read that showed none says nothing of the list (the night's rule: night-records.ts).
+    return ids.length > 0 ? new Set(ids) : true;
   } catch {
     return true;
   }
