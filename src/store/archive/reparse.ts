@@ -173,6 +173,38 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
   const newest = new Map<string, string>(); // a GET page's latest copy in the window, when read
   for (const r of rows)
     if (r.method !== "POST" && !newest.has(r.url)) newest.set(r.url, r.fetched_at);
+  // P12: a night's 304 of such a page since, to the validators of the older copy still stored
+  // (which the night asks with once the latest is forgotten): by the site's word that copy is the
+  // page as it stands, and the night read it so. A 304 keeps no copy; the request log holds what
+  // it was sent (its If-None-Match or If-Modified-Since: that copy's, not the lost one's).
+  const lostGets = forgottenRows.filter((f) => f.method !== "POST").map((f) => f.url);
+  const vouched =
+    lostGets.length === 0
+      ? []
+      : await opts.db
+          .selectFrom("request_log")
+          .select(["url", "started_at", "validators_sent"])
+          .where("method", "=", "GET")
+          .where("status", "=", 304)
+          .where("url", "in", lostGets)
+          .execute();
+  const stillCurrent = (url: string, after: string): boolean => {
+    const copy = latest.get(url);
+    if (copy === undefined || (copy.etag === undefined && copy.lastModified === undefined))
+      return false;
+    return vouched.some((v) => {
+      if (v.url !== url || v.started_at <= after || v.validators_sent === null) return false;
+      let sent: { etag?: unknown; lastModified?: unknown };
+      try {
+        sent = JSON.parse(v.validators_sent) as typeof sent;
+      } catch {
+        return false;
+      }
+      return copy.etag !== undefined
+        ? sent.etag === copy.etag
+        : sent.lastModified === copy.lastModified;
+    });
+  };
   const forgotten: string[] = [];
   const forgottenBefore = new Set<string>();
   const lostPages = new Set<string>();
@@ -183,6 +215,7 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
     lostPages.add(page);
     const stored = post ? last?.fetched_at : newest.get(f.url);
     if (stored !== undefined && stored >= f.fetched_at) continue; // a newer copy is read
+    if (!post && stillCurrent(f.url, f.fetched_at)) continue; // the older copy, vouched for
     if (sinceIso !== undefined && f.fetched_at < sinceIso) {
       if (stored === undefined) forgottenBefore.add(page);
       continue;
@@ -191,7 +224,7 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
       for (const key of [...latest.keys()]) if (key.startsWith("POST ")) latest.delete(key);
     } else latest.delete(f.url);
     forgotten.push(
-      `${post ? `${f.url} (the form's result pages)` : f.url}: its latest copy, read ${f.fetched_at}, was in ${f.file}, lost and forgotten (nor archive forget); no older copy is read as the list, until a night stores a newer one`,
+      `${post ? `${f.url} (the form's result pages)` : f.url}: its latest copy, read ${f.fetched_at}, was in ${f.file}, lost and forgotten (nor archive forget); no older copy is read as the list, until a night stores a newer one or the site answers 304 to the older copy's validators`,
     );
   }
 
