@@ -970,6 +970,37 @@ async function ownFirstPage(
 }
 
 /**
+ * Of the ways whose address has a backfill place's path (runBackfill), those it is a page of
+ * where they tell apart by their query: a feed at the list's own path with a query of its own
+ * (`/list?format=rss`) is not the list whose next page is `/list?page=4`. Each way's every query
+ * parameter is the place's; of those, the ways with the most such.
+ */
+function ofPlace(
+  place: string,
+  ways: readonly WayIn[],
+  at: (w: WayIn) => readonly string[],
+): WayIn[] {
+  if (ways.length < 2) return [...ways];
+  let have: URLSearchParams;
+  try {
+    have = new URL(place).searchParams;
+  } catch {
+    return [...ways];
+  }
+  const shared = (u: string): number => {
+    try {
+      const want = [...new URL(u).searchParams];
+      return want.every(([k, v]) => have.getAll(k).includes(v)) ? want.length : -1;
+    } catch {
+      return -1;
+    }
+  };
+  const scored = ways.map((w) => ({ w, n: Math.max(...at(w).map(shared)) }));
+  const best = Math.max(...scored.map((x) => x.n));
+  return best < 0 ? [...ways] : scored.filter((x) => x.n === best).map((x) => x.w);
+}
+
+/**
  * The list site of another way's backfill place (runBackfill): the place's own site, a web
  * address; else where that way is asked (its catalog URL, or where it moved, P11).
  */
@@ -1148,8 +1179,10 @@ async function runBackfill(
       w.url,
       ...(history.moved ?? []).filter((m) => m.from === w.url).map((m) => m.to),
     ];
-    const mine = waysInOrder(source).filter((w) =>
-      at(w).some((u) => of !== undefined && pathOf(u) === of),
+    const mine = ofPlace(
+      state.cursor.url,
+      waysInOrder(source).filter((w) => at(w).some((u) => of !== undefined && pathOf(u) === of)),
+      at,
     );
     if (mine.length === 1 && mine[0] !== undefined && mine[0] !== way) state.way = mine[0].url;
   }
