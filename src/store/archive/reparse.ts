@@ -154,7 +154,12 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
     // Result pages an earlier check posted and the last did not (a backfill done: each night
     // then posts its first page only): what they hold now is unknown, so nothing is called
     // removed.
-    olderPosts = checks.some((c) => postedIn(c).length > ofCheck.length);
+    // So too an older result page a backfill posted on an earlier check (each night of a form's
+    // backfill posts its first page and the next older ones): its records are on the list still,
+    // past the pages the last check posted.
+    olderPosts =
+      checks.some((c) => postedIn(c).length > ofCheck.length) ||
+      posts.some((p) => p.purpose === "backfill" && !ofCheck.includes(p));
   }
   // Pages whose latest copy `nor archive forget` took out of the index (its file lost): an
   // older copy still stored is not the list as it stands (the records the lost copy brought
