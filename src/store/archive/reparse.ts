@@ -259,7 +259,19 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
   // doing, not a copy that is not the list (P8: what a recipe change would do is said).
   const readAsList = new Set<Capture>();
   let otherWays = 0;
+  // A generic form's own page (the blank form, asked with GET at its way's address) is no list
+  // of records, whichever way answered first that night (a form's backfill behind a feed opens
+  // its form too, P5, P7); a form that submits with GET has its results at another (its query).
+  const blankForm = (c: Capture) =>
+    c.method === "GET" &&
+    ways.some(
+      (w) => w.access === "form" && w.platform === undefined && bare(c.url) === bare(w.url),
+    );
   for (const [key, capture] of latest) {
+    if (blankForm(capture)) {
+      latest.delete(key);
+      continue;
+    }
     const check = checkAt(new Date(capture.fetchedAt).toISOString());
     const used = check?.way
       ? (JSON.parse(check.way) as { used?: { url: string } }).used
