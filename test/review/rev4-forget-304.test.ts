@@ -93,7 +93,10 @@ describe("rev4: nor reparse after nor archive forget and a 304 of the older copy
       expect((await nightCli(catalog, d, "2026-11-06")).code).toBe(0);
       const second = warcs().find((n) => n !== first) as string;
       // Unchanged the next night: a 304 to the third agenda's copy (the one then lost).
+      const before = site.requests.length;
       expect((await nightCli(catalog, d, "2026-11-07")).code).toBe(0);
+      const asked = site.requests.slice(before).filter((q) => q.path === "/feed.xml");
+      expect(asked.map((q) => q.headers["if-none-match"])).toEqual(['"v3"']);
       rmSync(join(archive, second));
       const f = await nor("archive", "forget", second, "--data", d);
       expect(f.code, f.stderr).toBe(0);
