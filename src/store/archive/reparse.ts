@@ -110,6 +110,37 @@ export interface ReparseOptions {
  */
 const LIST_PURPOSES = ["page", "backfill", "form", "redirect"];
 
+/**
+ * For each GET capture kept as "redirect", the address whose 3xx led to it: the source's latest
+ * list request (page, backfill, form) answered 3xx before it, asked with GET. A form's POST
+ * answered 303 is left out (its result pages, posted to one address, are told apart by body).
+ */
+async function redirectStarts<R extends { purpose: string; method: string; fetched_at: string }>(
+  db: Db,
+  source: string,
+  rows: readonly R[],
+): Promise<Map<R, string>> {
+  const out = new Map<R, string>();
+  const hops = rows.filter((r) => r.purpose === "redirect" && r.method !== "POST");
+  if (hops.length === 0) return out;
+  const starts = await db
+    .selectFrom("request_log")
+    .select(["url", "method", "started_at"])
+    .where("source", "=", source)
+    .where("purpose", "in", ["page", "backfill", "form"])
+    .where("status", ">=", 300)
+    .where("status", "<", 400)
+    .where("started_at", "<=", hops[0]?.fetched_at ?? "")
+    .orderBy("started_at", "desc")
+    .orderBy("id", "desc")
+    .execute();
+  for (const h of hops) {
+    const start = starts.find((s) => s.started_at < h.fetched_at);
+    if (start?.method === "GET") out.set(h, start.url);
+  }
+  return out;
+}
+
 export async function reparse(opts: ReparseOptions): Promise<SourceReparse[]> {
   const out: SourceReparse[] = [];
   for (const source of opts.sources) out.push(await reparseSource(opts, source));
@@ -126,10 +157,25 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
     .where("status", "<", 300);
   if (opts.since !== undefined) q = q.where("fetched_at", ">=", new Date(opts.since).toISOString());
   const rows = await q.orderBy("fetched_at", "desc").execute();
+  // A redirect's answer stands for the request that led to it (P19): the 3xx answered to the
+  // page's own address just before it. A target that changes from night to night (a session or a
+  // month in its address) leaves one copy a night, each at another URL: only the latest answer
+  // to that request is the list as it stands, as is a later copy of the address asked directly.
+  const ledFrom = await redirectStarts(opts.db, source.id, rows);
   // The latest capture of each URL: the list as it stands now, each page once.
   const latest = new Map<string, Capture>();
-  for (const r of rows)
-    if (r.method !== "POST" && !latest.has(r.url)) latest.set(r.url, fromRow(r));
+  const answered = new Set<string>();
+  // The address each GET capture answered: its own, or the one whose redirect led to it.
+  const askedAt = new Map<Capture, string>();
+  for (const r of rows) {
+    if (r.method === "POST" || latest.has(r.url)) continue;
+    const from = r.purpose === "redirect" ? ledFrom.get(r) : r.url;
+    if (from !== undefined && answered.has(from)) continue; // a newer answer to that request
+    if (from !== undefined) answered.add(from);
+    const capture = fromRow(r);
+    if (from !== undefined) askedAt.set(capture, from);
+    latest.set(r.url, capture);
+  }
   // A form's result pages are POSTs to one address, told apart by their bodies (a page number,
   // a view state that changes every night, P5): the pages the source's last check posted are
   // its list as it stands now, each once. That check is the one whose time holds the latest
@@ -262,10 +308,14 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
   // A generic form's own page (the blank form, asked with GET at its way's address) is no list
   // of records, whichever way answered first that night (a form's backfill behind a feed opens
   // its form too, P5, P7); a form that submits with GET has its results at another (its query).
+  // So too the blank form a redirect of the way's address led to (P19).
   const blankForm = (c: Capture) =>
     c.method === "GET" &&
     ways.some(
-      (w) => w.access === "form" && w.platform === undefined && bare(c.url) === bare(w.url),
+      (w) =>
+        w.access === "form" &&
+        w.platform === undefined &&
+        (bare(c.url) === bare(w.url) || bare(askedAt.get(c) ?? c.url) === bare(w.url)),
     );
   for (const [key, capture] of latest) {
     if (blankForm(capture)) {
