@@ -5,7 +5,9 @@
  * while a night runs holds from the next request on, in every process.
  */
 import type { Db } from "./db.js";
+import { dialectOf } from "./dialect-of.js";
 import { fromIso, toIso } from "./iso-time.js";
+import { sql } from "./kysely.js";
 import { writeTxn } from "./write-txn.js";
 
 export type SiteRuleKind = "gap" | "leave-alone" | "not-read";
@@ -32,6 +34,9 @@ export interface SiteState {
   notBefore?: number;
 }
 
+/** The advisory lock class of "a site's rules are being set" ("nors"), keyed by the site. */
+const SITE_RULES_LOCK_CLASS = 0x6e6f7273;
+
 /**
  * Sets one rule. A site has at most one gap and one not-read in force (a new one replaces the
  * old, kept as cleared); leave-alone prefixes add up. The outcome says what changed: a request
@@ -46,6 +51,14 @@ export async function setSiteRule(
   { kind: "set"; rule: SiteRule; replaced: number } | { kind: "already"; rule: SiteRule }
 > {
   return writeTxn(db, async (tx) => {
+    // PostgreSQL: two processes setting a rule for one site at once (two operators answering
+    // one e-mail) take turns, so the second reads what the first wrote: the same request is
+    // `already`, and a site never has two gaps or two not-reads in force. SQLite's BEGIN
+    // IMMEDIATE serialises them already.
+    if (dialectOf(db) === "postgres")
+      await sql`select pg_advisory_xact_lock(${SITE_RULES_LOCK_CLASS}, hashtext(${r.site}))`.execute(
+        tx,
+      );
     let inForce = tx
       .selectFrom("site_rules")
       .selectAll()
