@@ -4,6 +4,7 @@
  * Every request reads these at the moment it is admitted (policy/admission), so a rule set
  * while a night runs holds from the next request on, in every process.
  */
+import { normalisePattern } from "../policy/robots/match.js";
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
 import { fromIso, toIso } from "./iso-time.js";
@@ -59,18 +60,19 @@ export async function setSiteRule(
       await sql`select pg_advisory_xact_lock(${SITE_RULES_LOCK_CLASS}, hashtext(${r.site}))`.execute(
         tx,
       );
-    let inForce = tx
+    const inForce = tx
       .selectFrom("site_rules")
       .selectAll()
       .where("site", "=", r.site)
       .where("kind", "=", r.kind)
       .where("cleared_at", "is", null);
-    if (r.kind === "leave-alone") inForce = inForce.where("value", "=", r.value ?? "/");
-    const same = (await inForce.execute()).find(
-      (x) =>
-        (x.value ?? undefined) === (r.kind === "leave-alone" ? (r.value ?? "/") : r.value) &&
-        x.reason === r.reason,
-    );
+    // A path is compared as admission reads it (robots.txt's percent-encoded normal form):
+    // `/bids–rfps/` given again as `/bids%E2%80%93rfps/` is the same request.
+    const sameValue = (v: string | null): boolean =>
+      r.kind === "leave-alone"
+        ? v !== null && normalisePattern(v) === normalisePattern(r.value ?? "/")
+        : (v ?? undefined) === r.value;
+    const same = (await inForce.execute()).find((x) => sameValue(x.value) && x.reason === r.reason);
     if (same) return { kind: "already", rule: ruleOfRow(same) };
     let q = tx
       .updateTable("site_rules")
