@@ -1,7 +1,6 @@
-import { join } from "node:path";
-import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { nightOn, noRobots, testerCatalog, testerWorld } from "../night/tester-nights.js";
+import { testerWorld } from "../night/tester-nights.js";
+import { expectAllStoredAndDone, formBehindFeed } from "./form-behind-feed-world.js";
 
 /**
  * Review of b0a1177: a search form's backfill (P5, P7: its place a postback, carrying the state of
@@ -11,100 +10,10 @@ import { nightOn, noRobots, testerCatalog, testerWorld } from "../night/tester-n
  * the place turned from it, with tonight's state.
  */
 const world = testerWorld("nor-rev4-form-feed-count-");
-const GRID = "ctl00$Main$gv";
-const BUTTON = "ctl00$Main$btn";
-const PAGES = 6;
-
-function aspx(state: string, grid: string): string {
-  return `<html><body><form method="post" action="./Search.aspx">
-<input type="hidden" name="__EVENTTARGET" value="" /><input type="hidden" name="__EVENTARGUMENT" value="" />
-<input type="hidden" name="__VIEWSTATE" value="${state}" />
-<input type="text" name="from" value="" /><input type="submit" name="${BUTTON}" value="Search" />${grid}</form></body></html>`;
-}
-
-const link = (n: number) => `<a href="javascript:__doPostBack('${GRID}','Page$${n}')">${n}</a>`;
-
-function grid(page: number): string {
-  const rows = [1, 2]
-    .map((i) => {
-      const n = (page - 1) * 2 + i;
-      return `<tr class="row"><td><a href="/D/${n}.pdf">Item ${n}</a></td><td>10/01/2026</td></tr>`;
-    })
-    .join("");
-  const cells: string[] = [];
-  for (let n = 1; n <= PAGES; n++) cells.push(n === page ? `<span>${n}</span>` : link(n));
-  return `<table id="g">${rows}<tr class="pager"><td>${cells.join(" ")}</td></tr></table>`;
-}
-
-const RSS = `<?xml version="1.0"?><rss version="2.0"><channel><title>Permits</title><link>http://x/</link><description>d</description>
-<item><title>Item 1</title><link>/D/1.pdf</link><guid>/D/1.pdf</guid><pubDate>Thu, 01 Oct 2026 12:00:00 GMT</pubDate></item></channel></rss>`;
 
 describe("P11, P5, P7: what a form's backfill behind a feed costs a night", () => {
   it("P11, P5, P7: a form's backfill behind a feed that answers first costs a night the form page, its search and one older page (pagesPerNight: 1), each once; once done, no request to the form", async () => {
-    const site = await world.fleet.server();
-    site.route("/robots.txt", noRobots);
-    site.route("/feed", (_q, res) => {
-      res.writeHead(200, { "content-type": "application/rss+xml" }).end(RSS);
-    });
-    let night = 0;
-    let refused = 0;
-    const asked = new Map<number, string[]>();
-    site.route("/Search.aspx", (req, res, { seen }) => {
-      const f0 = Object.fromEntries(new URLSearchParams(seen.body ?? ""));
-      asked.set(night, [
-        ...(asked.get(night) ?? []),
-        req.method === "GET" ? "GET" : `POST ${f0["__EVENTARGUMENT"] || "search"}`,
-      ]);
-      const html = (s: string) =>
-        void res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(s);
-      if (req.method === "GET") return html(aspx(`N${night}-FORM`, ""));
-      const f = Object.fromEntries(new URLSearchParams(seen.body));
-      if (!(f["__VIEWSTATE"] ?? "").startsWith(`N${night}-`)) {
-        refused++;
-        return void res.writeHead(500).end("<h2>Validation of viewstate MAC failed.</h2>");
-      }
-      const m = /^Page\$(\d+)$/.exec(f["__EVENTARGUMENT"] ?? "");
-      const page = f["__EVENTTARGET"] === GRID && m ? Number(m[1]) : f[BUTTON] ? 1 : 0;
-      if (page < 1 || page > PAGES) return void res.writeHead(400).end("bad postback");
-      html(aspx(`N${night}-P${page}`, grid(page)));
-    });
-    const form = [
-      "    form:",
-      `      fields: { from: "{today-30d}" }`,
-      `      submit: "${BUTTON}"`,
-      `      pager: "${GRID}"`,
-    ];
-    const EXTRACT =
-      "extract: { items: 'tr.row', title: 'td a', link: 'td a', date: 'td:nth-child(2)' }";
-    const formOnly = testerCatalog(world.dir, "form", [
-      "  - id: permits",
-      "    government: city-of-test",
-      "    records: permits",
-      "    access: form",
-      `    url: ${site.url("/Search.aspx")}`,
-      ...form,
-      `    ${EXTRACT}`,
-      "    backfill: { pagesPerNight: 1 }",
-    ]);
-    const feedFirst = testerCatalog(world.dir, "feed-first", [
-      "  - id: permits",
-      "    government: city-of-test",
-      "    records: permits",
-      "    access: feed",
-      `    url: ${site.url("/feed")}`,
-      "    backfill: { pagesPerNight: 1 }",
-      "    alternates:",
-      "      - access: form",
-      `        url: ${site.url("/Search.aspx")}`,
-      ...form.map((l) => `    ${l}`),
-      `        ${EXTRACT}`,
-    ]);
-    const data = join(world.dir, "form-feed");
-    for (const date of ["2026-11-20", "2026-11-21"]) {
-      night++;
-      await nightOn(formOnly, data, date);
-    }
-    for (const date of [
+    const { asked, refused, data } = await formBehindFeed(world, [
       "2026-11-22",
       "2026-11-23",
       "2026-11-24",
@@ -112,31 +21,13 @@ describe("P11, P5, P7: what a form's backfill behind a feed costs a night", () =
       "2026-11-26",
       "2026-11-27",
       "2026-11-28",
-    ]) {
-      night++;
-      await nightOn(feedFirst, data, date);
-    }
-    expect(refused).toBe(0);
+    ]);
+    expect(refused()).toBe(0);
     // Nights 1-2 the form alone (pages 2, 3 read); nights 3-5 behind the feed: pages 4, 5, 6.
     expect(asked.get(3)).toEqual(["GET", "POST search", "POST Page$4"]);
     expect(asked.get(4)).toEqual(["GET", "POST search", "POST Page$5"]);
     expect(asked.get(5)).toEqual(["GET", "POST search", "POST Page$6"]);
     for (const n of [6, 7, 8, 9]) expect(asked.get(n), `night ${n}`).toBeUndefined();
-    const db = new Database(join(data, "nor.db"), { readonly: true });
-    try {
-      const titles = new Set(
-        db
-          .prepare("select title from records where source_id = 'permits'")
-          .all()
-          .map((r) => (r as { title: string }).title),
-      );
-      for (let n = 1; n <= PAGES * 2; n++) expect(titles.has(`Item ${n}`), `Item ${n}`).toBe(true);
-      const bf = db.prepare("select done from backfill where source_id = 'permits'").get() as {
-        done: number;
-      };
-      expect(bf.done).toBe(1);
-    } finally {
-      db.close();
-    }
+    expectAllStoredAndDone(data);
   }, 120_000);
 });
