@@ -674,25 +674,19 @@ export async function checkSource(
 
   const ways = waysInOrder(source);
   for (const [n, way] of ways.entries()) {
-    let req = ctx.reader.firstRequest(way, ctx.clock.now());
-    let purpose: Purpose = "page";
-    if (isGenericForm(way)) {
-      // The form reader (and its HTML parser) is loaded by the first form way a night reads.
-      const { openFormWay } = await import("./form-way.js");
-      const opened = await openFormWay(ctx, way, source.id, ctx.clock.now());
-      if (opened.kind === "failed") {
-        first ??= opened.outcome;
-        if (endsTheSource(opened.outcome.kind)) {
-          outcome = opened.outcome;
-          choice.used = wayUsed(way);
-          break;
-        }
-        choice.skipped.push(skipped(way, opened.outcome));
-        continue;
+    const opened = await firstRequestOf(ctx, way, source.id);
+    if ("failed" in opened) {
+      first ??= opened.failed;
+      if (endsTheSource(opened.failed.kind)) {
+        outcome = opened.failed;
+        choice.used = wayUsed(way);
+        break;
       }
-      req = opened.req;
-      purpose = "form";
+      choice.skipped.push(skipped(way, opened.failed));
+      continue;
     }
+    const { purpose } = opened;
+    let { req } = opened;
     // P11: a plain GET of the catalog's own URL that answered a permanent redirect on an
     // earlier night is asked where it moved (its robots.txt, validators and gap as for any URL).
     const plain =
@@ -946,6 +940,25 @@ function pathOf(url: string): string | undefined {
 }
 
 /**
+ * A way's first request as a night asks it: a generic form opened (its page asked, P5) and its
+ * search made ready to post, else the reader's first request; or why the form could not be
+ * opened.
+ */
+async function firstRequestOf(
+  ctx: CheckContext,
+  way: WayIn,
+  sourceId: string,
+): Promise<{ req: PageRequest; purpose: Purpose } | { failed: NightOutcome }> {
+  if (!isGenericForm(way))
+    return { req: ctx.reader.firstRequest(way, ctx.clock.now()), purpose: "page" };
+  // The form reader (and its HTML parser) is loaded by the first form way a night reads.
+  const { openFormWay } = await import("./form-way.js");
+  const opened = await openFormWay(ctx, way, sourceId, ctx.clock.now());
+  if (opened.kind === "failed") return { failed: opened.outcome };
+  return { req: opened.req, purpose: "form" };
+}
+
+/**
  * P5, P7: the first page of another way than tonight's, read for its backfill's postback place
  * (runBackfill): a form's search (the form opened as a night opens it), else its first request.
  * Failed: judged as a page on the way to the place (a miss a night, a no or the deadline the
@@ -956,13 +969,9 @@ async function ownFirstPage(
   source: Source,
   own: WayIn,
 ): Promise<{ req: PageRequest; read: Read } | { url: string; failed?: NightOutcome }> {
-  let req = ctx.reader.firstRequest(own, ctx.clock.now());
-  if (isGenericForm(own)) {
-    const { openFormWay } = await import("./form-way.js");
-    const opened = await openFormWay(ctx, own, source.id, ctx.clock.now());
-    if (opened.kind === "failed") return { url: own.url, failed: opened.outcome };
-    req = opened.req;
-  }
+  const opened = await firstRequestOf(ctx, own, source.id);
+  if ("failed" in opened) return { url: own.url, failed: opened.failed };
+  const { req } = opened;
   const r = await readOne(ctx, own, req, "backfill", source.id, true);
   if ((r.kind === "read" || r.kind === "unchanged") && r.extraction && r.body)
     return { req, read: r };
