@@ -84,6 +84,9 @@ export default defineConfig({
     // PostgreSQL tests each use their own schema (test/store/stores.ts) in the run's own
     // database (test/global-postgres.ts).
     isolate: false,
+    // NOR_TEST_CPU_REPORT=FILE: each file's CPU, its children's and its wall time, one line each
+    // (test/cpu-report.ts).
+    setupFiles: process.env["NOR_TEST_CPU_REPORT"] ? ["test/cpu-report.ts"] : [],
     sequence: { sequencer: LongestFirst },
   },
 });
