@@ -14,7 +14,8 @@ import {
 import { siteOf } from "../policy/site.js";
 import type { Source, WayIn } from "../sources/catalog/types.js";
 import type { ExtractedRecord, Extraction } from "../sources/record.js";
-import { endsTheSource, failureOutcome, isSiteClosedReason } from "./outcome.js";
+import { askedAt, moveChange, movedFrom, movesLeftBehind } from "./moves.js";
+import { endsTheSource, failureOutcome } from "./outcome.js";
 import { pageKey, pageKeyOf, readerKey } from "./page-key.js";
 import {
   isGenericForm,
@@ -41,7 +42,7 @@ import {
   type WayChoice,
   type WayUsed,
 } from "./types.js";
-import { skipped, wayUsed, whySkipped } from "./way-choice.js";
+import { skipped, wayUsed } from "./way-choice.js";
 
 export interface CheckContext {
   fetcher: Fetcher;
@@ -202,8 +203,11 @@ async function readOne(
   sourceId: string,
   conditional: boolean,
   first?: FirstPage,
+  /** P11: the last answer the fetcher gave (a page not read as a first page: ownFirstPage's). */
+  fetched?: { outcome?: FetchOutcome },
 ): Promise<Read> {
   const freq = toFetch(req, purpose, sourceId);
+  const seen = first?.seen ?? fetched;
   const isGet = (req.method ?? "GET") === "GET";
   // Only a GET's first page is kept by its key: a form's POST body is not part of it.
   const keep = (
@@ -249,7 +253,7 @@ async function readOne(
     freq.validatorsFor = (url) => ctx.validators.get(url);
   }
   let o: FetchOutcome = await ctx.fetcher.fetch(freq);
-  if (first?.seen) first.seen.outcome = o;
+  if (seen) seen.outcome = o;
   if (o.kind === "not-modified") {
     const u = await unchanged(ctx, way, o.url, sourceId, first);
     if (u !== "lost") return u;
@@ -258,7 +262,7 @@ async function readOne(
     delete freq.validators;
     delete freq.validatorsFor;
     o = await ctx.fetcher.fetch(freq);
-    if (first?.seen) first.seen.outcome = o;
+    if (seen) seen.outcome = o;
     if (o.kind === "not-modified") return { kind: "unchanged", url: o.url };
   }
   if (o.kind !== "ok") return { kind: "failed", outcome: failureOutcome(o) };
@@ -602,10 +606,7 @@ async function readOverflow(
   }
   // Its list's site: where tonight's first page answered, for tonight's way; else where that
   // way is asked (its catalog URL, or where it moved permanently, P11).
-  const carrySite =
-    carry === way
-      ? listSite
-      : siteOf(history.moved?.find((m) => m.from === carry.url)?.to ?? carry.url);
+  const carrySite = carry === way ? listSite : siteOf(askedAt(history.moved, carry.url));
   const cursor = sameList(p.cursor, carrySite);
   if (carry !== way) next = cursor;
   else if (cursor !== undefined && !seen.has(pageId(cursor))) next = cursor;
@@ -669,48 +670,43 @@ export async function checkSource(
   let empty: { outcome: NightOutcome; used: WayUsed; at: number; pageRead?: PageRead } | undefined;
   // The way whose answer was read as its list tonight (records or none): its reader is kept.
   let readWay: WayIn | undefined;
-  // P11: the catalog URLs that moved permanently tonight, or whose remembered target failed.
+  // P11: the catalog URLs that moved permanently tonight, or whose remembered target failed:
+  // one change a catalog URL (a backfill's other way opened is asked at most once, P11).
   const moves: MoveChange[] = [];
+  const addMove = (c: MoveChange | undefined): void => {
+    if (c !== undefined && !moves.some((m) => m.from === c.from)) moves.push(c);
+  };
 
   const ways = waysInOrder(source);
   for (const [n, way] of ways.entries()) {
-    const opened = await firstRequestOf(ctx, way, source.id);
+    const opened = await firstRequestOf(ctx, way, source.id, history.moved);
+    const { move } = opened;
+    if (opened.change) addMove(opened.change);
+    const used = (): WayUsed => {
+      const u = wayUsed(way);
+      if (move) u.asked = move.to;
+      return u;
+    };
     if ("failed" in opened) {
       first ??= opened.failed;
       if (endsTheSource(opened.failed.kind)) {
         outcome = opened.failed;
-        choice.used = wayUsed(way);
+        choice.used = used();
         break;
       }
       choice.skipped.push(skipped(way, opened.failed));
       continue;
     }
-    const { purpose } = opened;
-    let { req } = opened;
-    // P11: a plain GET of the catalog's own URL that answered a permanent redirect on an
-    // earlier night is asked where it moved (its robots.txt, validators and gap as for any URL).
-    const plain =
-      purpose === "page" &&
-      (req.method ?? "GET") === "GET" &&
-      req.body === undefined &&
-      req.url === way.url;
-    const moved = plain ? history.moved?.find((m) => m.from === way.url) : undefined;
-    if (moved) req = { ...req, url: moved.to };
-    const used = (): WayUsed => {
-      const u = wayUsed(way);
-      if (moved) u.asked = moved.to;
-      return u;
-    };
+    const { purpose, req, plain } = opened;
     const seen: { outcome?: FetchOutcome } = {};
     const r = await readOne(ctx, way, req, purpose, source.id, true, {
       // P7: an overflow left pending turns its pager from tonight's page 1 (its records and body).
       countKnown: !backfillNeedsPage1(source, history) && history.overflow === undefined,
       seen,
     });
-    if (plain) {
-      const change = moveOf(way.url, moved, r, seen.outcome);
-      if (change) moves.push(change);
-    }
+    // P11: what the answer to a way's own first page (a plain GET) says of its move.
+    if (plain)
+      addMove(moveChange(way.url, move, r.kind === "failed" ? r.outcome : undefined, seen.outcome));
     if (r.kind === "failed") {
       first ??= r.outcome;
       if (endsTheSource(r.outcome.kind)) {
@@ -799,7 +795,7 @@ export async function checkSource(
       outcome = spill.stoppedBy;
       break;
     }
-    const bf = await runBackfill(ctx, source, way, req, r, history, records);
+    const bf = await runBackfill(ctx, source, way, req, r, history, records, addMove);
     backfill = bf.state;
     if (bf.stoppedBy) outcome = bf.stoppedBy;
     else if (outcome.kind === "no-records" && records.length > 0)
@@ -842,52 +838,15 @@ export async function checkSource(
   // answer when no later way showed records: that one read no list).
   if (readWay !== undefined && choice.used !== undefined) result.reader = readerKey(readWay);
   // P11: a move kept for a URL the catalog no longer lists for the source is forgotten.
-  const urls = new Set(ways.map((w) => w.url));
-  for (const m of history.moved ?? [])
-    if (!urls.has(m.from) && !moves.some((c) => c.from === m.from))
-      moves.push({ kind: "forget", from: m.from, to: m.to, why: "no longer the catalog's URL" });
+  moves.push(
+    ...movesLeftBehind(
+      history.moved,
+      ways.map((w) => w.url),
+      moves,
+    ),
+  );
   if (moves.length > 0) result.moves = moves;
   return result;
-}
-
-/**
- * P11: what tonight's answer changes of a catalog URL's move. Asked at the catalog's URL
- * (`moved` undefined): a page read after permanent redirects only (every hop 301 or 308) is
- * remembered where it answered. Asked at a remembered target: one that fails (gone, refused,
- * disallowed, an error after retries, …) or now redirects elsewhere is forgotten, so the next
- * night asks the catalog's URL again (never both in one night: at most one request more, once).
- * A night that says nothing of the page (not reached, cut short, the checker offline, never
- * sent, robots.txt unreadable, its site's no earlier tonight) changes nothing; nor does a page
- * that opens but cannot be read (its address answered).
- */
-function moveOf(
-  from: string,
-  moved: Moved | undefined,
-  r: Read,
-  o: FetchOutcome | undefined,
-): MoveChange | undefined {
-  if (moved === undefined) {
-    if (r.kind === "failed" || o === undefined) return undefined;
-    if ((o.kind !== "ok" && o.kind !== "not-modified") || o.movedPermanently !== true)
-      return undefined;
-    return o.url !== from ? { kind: "remember", from, to: o.url } : undefined;
-  }
-  const forget = (why: string): MoveChange => ({ kind: "forget", from, to: moved.to, why });
-  if (r.kind === "failed") {
-    const f = r.outcome;
-    // Not asked at all (robots.txt unreadable tonight, P20; its site's no earlier tonight, P21,
-    // with what the site said then or without; the deadline), or asked and read but not understood: nothing said of where the page is.
-    const notAsked =
-      NOT_JUDGED_OUTCOMES.has(f.kind) ||
-      f.notSent === true ||
-      f.kind === "robots-unavailable" ||
-      (f.kind === "refused" && isSiteClosedReason(f.reason));
-    if (notAsked || f.kind === "extract-error") return undefined;
-    return forget(whySkipped(f));
-  }
-  if ((o?.kind === "ok" || o?.kind === "not-modified") && o.chain.length > 1)
-    return forget(`redirects elsewhere now (to ${o.url})`);
-  return undefined;
 }
 
 /**
@@ -948,14 +907,52 @@ async function firstRequestOf(
   ctx: CheckContext,
   way: WayIn,
   sourceId: string,
-): Promise<{ req: PageRequest; purpose: Purpose } | { failed: NightOutcome }> {
-  if (!isGenericForm(way))
-    return { req: ctx.reader.firstRequest(way, ctx.clock.now()), purpose: "page" };
+  moved: readonly Moved[] | undefined,
+): Promise<Opened | (Omit<Opened, "req" | "purpose" | "plain"> & { failed: NightOutcome })> {
+  // P11: a way's own first page (a plain GET of the catalog's URL: a page, a feed, the page of a
+  // search form) that answered a permanent redirect on an earlier night is asked where it moved
+  // (its robots.txt, validators and gap as for any URL).
+  const move = movedFrom(moved, way.url);
+  if (!isGenericForm(way)) {
+    const req = ctx.reader.firstRequest(way, ctx.clock.now());
+    // The catalog's URL as it is sent (a platform's first request writes it in its normal form).
+    const plain =
+      (req.method ?? "GET") === "GET" &&
+      req.body === undefined &&
+      keptAs(req.url) === keptAs(way.url);
+    if (!plain) return { req, purpose: "page", plain };
+    return move
+      ? { req: { ...req, url: move.to }, purpose: "page", plain, move }
+      : { req, purpose: "page", plain };
+  }
   // The form reader (and its HTML parser) is loaded by the first form way a night reads.
   const { openFormWay } = await import("./form-way.js");
-  const opened = await openFormWay(ctx, way, sourceId, ctx.clock.now());
-  if (opened.kind === "failed") return { failed: opened.outcome };
-  return { req: opened.req, purpose: "form" };
+  const opened = await openFormWay(ctx, way, sourceId, ctx.clock.now(), move?.to ?? way.url);
+  // Its form page read (the search built from it or not) says where the page is; failed, what
+  // it met (as a page's, moves.ts).
+  const change = moveChange(
+    way.url,
+    move,
+    opened.answer === undefined && opened.kind === "failed" ? opened.outcome : undefined,
+    opened.answer,
+  );
+  const said = { ...(move ? { move } : {}), ...(change ? { change } : {}) };
+  if (opened.kind === "failed") return { failed: opened.outcome, ...said };
+  return { req: opened.req, purpose: "form", plain: false, ...said };
+}
+
+/**
+ * A way's first request as a night asks it (firstRequestOf). `plain`: a GET of the way's own
+ * first page, whose answer says whether it moved (moves.ts moveChange, once read); `move`: where
+ * it is asked instead of its catalog URL (P11); `change`: what a form page's answer, read at
+ * the opening, changed of that move.
+ */
+interface Opened {
+  req: PageRequest;
+  purpose: Purpose;
+  plain: boolean;
+  move?: Moved;
+  change?: MoveChange;
 }
 
 /**
@@ -968,11 +965,18 @@ async function ownFirstPage(
   ctx: CheckContext,
   source: Source,
   own: WayIn,
+  moved: readonly Moved[] | undefined,
+  onMove: (c: MoveChange | undefined) => void,
 ): Promise<{ req: PageRequest; read: Read } | { url: string; failed?: NightOutcome }> {
-  const opened = await firstRequestOf(ctx, own, source.id);
-  if ("failed" in opened) return { url: own.url, failed: opened.failed };
-  const { req } = opened;
-  const r = await readOne(ctx, own, req, "backfill", source.id, true);
+  // Where it moved permanently, as a night asks it (P11), and what its answer says of that.
+  const opened = await firstRequestOf(ctx, own, source.id, moved);
+  onMove(opened.change);
+  if ("failed" in opened) return { url: opened.move?.to ?? own.url, failed: opened.failed };
+  const { req, plain, move } = opened;
+  const seen: { outcome?: FetchOutcome } = {};
+  const r = await readOne(ctx, own, req, "backfill", source.id, true, undefined, seen);
+  if (plain)
+    onMove(moveChange(own.url, move, r.kind === "failed" ? r.outcome : undefined, seen.outcome));
   if ((r.kind === "read" || r.kind === "unchanged") && r.extraction && r.body)
     return { req, read: r };
   return { url: req.url, ...(r.kind === "failed" ? { failed: r.outcome } : {}) };
@@ -1023,7 +1027,7 @@ function siteOfCursor(
   } catch {
     // No web address: held to its way's site below, which it is not on (dropped).
   }
-  return siteOf(moved?.find((m) => m.from === own.url)?.to ?? own.url);
+  return siteOf(askedAt(moved, own.url));
 }
 
 /** A page asked, as the site tells it from another: method, address and form body. */
@@ -1144,6 +1148,8 @@ async function runBackfill(
   page1: Read,
   history: Pick<SourceHistory, "backfill" | "moved">,
   records: ExtractedRecord[],
+  /** P11: what asking another way's own first page (ownFirstPage) said of its move. */
+  onMove: (c: MoveChange | undefined) => void,
 ): Promise<{ state: BackfillState; stoppedBy?: NightOutcome }> {
   const before = history.backfill;
   const perNight = source.backfill.pagesPerNight;
@@ -1184,10 +1190,10 @@ async function runBackfill(
   // page's list (P4).
   if (state.cursor !== undefined && state.way === undefined) {
     const of = pathOf(state.cursor.url);
-    const at = (w: WayIn) => [
-      w.url,
-      ...(history.moved ?? []).filter((m) => m.from === w.url).map((m) => m.to),
-    ];
+    const at = (w: WayIn) => {
+      const m = movedFrom(history.moved, w.url);
+      return m ? [w.url, m.to] : [w.url];
+    };
     const mine = ofPlace(
       state.cursor.url,
       waysInOrder(source).filter((w) => at(w).some((u) => of !== undefined && pathOf(u) === of)),
@@ -1209,9 +1215,18 @@ async function runBackfill(
       // from it by the links a visitor would click, as on a night that way answers first. Not
       // left waiting for such a night, which a way put after another that answers never has.
       if (state.cursor.method === "POST") {
-        const opened = await ownFirstPage(ctx, source, listed);
+        const opened = await ownFirstPage(ctx, source, listed, history.moved, onMove);
         if ("read" in opened)
-          return runBackfill(ctx, source, listed, opened.req, opened.read, history, records);
+          return runBackfill(
+            ctx,
+            source,
+            listed,
+            opened.req,
+            opened.read,
+            history,
+            records,
+            onMove,
+          );
         const out: { state: BackfillState; stoppedBy?: NightOutcome } = { state: { ...state } };
         const f = opened.failed;
         if (f === undefined) return out;

@@ -5,7 +5,7 @@
  * form page is asked for conditionally (P12) and a 304 is filled in from our copy (P8).
  * Result pages are turned with the form's own pager (`nextFormPage`).
  */
-import type { Fetcher } from "../net/types.js";
+import type { Fetcher, FetchOutcome } from "../net/types.js";
 import { type FormSpec, formSpec } from "../sources/catalog/schema.js";
 import type { WayIn } from "../sources/catalog/types.js";
 import {
@@ -27,9 +27,13 @@ function specOf(way: WayIn): FormSpec {
     : spec;
 }
 
+/**
+ * The search request built from the form page, or why not. `answer`: the site's answer to the
+ * form page when it was read (P11: whether it moved permanently, or a move asked redirects now).
+ */
 export type FormOpening =
-  | { kind: "request"; req: PageRequest }
-  | { kind: "failed"; outcome: NightOutcome };
+  | { kind: "request"; req: PageRequest; answer: FetchOutcome }
+  | { kind: "failed"; outcome: NightOutcome; answer?: FetchOutcome };
 
 export interface FormContext {
   fetcher: Fetcher;
@@ -37,12 +41,14 @@ export interface FormContext {
 }
 
 /** The form page as the night will read it: tonight's answer or, after a 304, our copy. */
-type FormPage = { body: Uint8Array; url: string; contentType?: string } | { failed: NightOutcome };
+type FormPage =
+  | { body: Uint8Array; url: string; contentType?: string; answer: FetchOutcome }
+  | { failed: NightOutcome };
 
-/** P12, P8: the form page is a GET like any other (see stored-copy.ts). */
-async function formPage(ctx: FormContext, way: WayIn, sourceId: string): Promise<FormPage> {
+/** P12, P8: the form page is a GET like any other (see stored-copy.ts), of `at`. */
+async function formPage(ctx: FormContext, at: string, sourceId: string): Promise<FormPage> {
   const page = await fetchOrCopy(ctx.fetcher, ctx.validators, {
-    url: way.url,
+    url: at,
     purpose: "form",
     source: sourceId,
   });
@@ -58,28 +64,33 @@ async function formPage(ctx: FormContext, way: WayIn, sourceId: string): Promise
   return { failed: failureOutcome(page.outcome) };
 }
 
-/** Fetches the form page and builds the search request from it. Never throws. */
+/**
+ * Fetches the form page and builds the search request from it. Never throws. `at`: where the
+ * form page is asked, its catalog URL unless it moved permanently (P11).
+ */
 export async function openFormWay(
   ctx: FormContext,
   way: WayIn,
   sourceId: string,
   now: number,
+  at: string = way.url,
 ): Promise<FormOpening> {
-  const page = await formPage(ctx, way, sourceId);
+  const page = await formPage(ctx, at, sourceId);
   if ("failed" in page) return { kind: "failed", outcome: page.failed };
+  const { answer } = page;
   try {
     const fr = buildFormRequest(page.body, page.url, specOf(way), now, page.contentType);
     const req: PageRequest = { url: fr.url, method: fr.method, pageNo: 1 };
     if (fr.body !== undefined) req.body = fr.body;
     if (fr.contentType !== undefined) req.contentType = fr.contentType;
-    return { kind: "request", req };
+    return { kind: "request", req, answer };
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     // P3: a form that would send a password or a credential is never submitted: the checker's
     // own refusal, nothing asked (no row, no request sent), said as an error with its why.
     if (err instanceof NotSubmitted)
-      return { kind: "failed", outcome: { kind: "error", reason, url: page.url } };
-    return { kind: "failed", outcome: { kind: "extract-error", reason, url: page.url } };
+      return { kind: "failed", outcome: { kind: "error", reason, url: page.url }, answer };
+    return { kind: "failed", outcome: { kind: "extract-error", reason, url: page.url }, answer };
   }
 }
 

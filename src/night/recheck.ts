@@ -2,13 +2,17 @@
  * P25: a source a person marked not read gets one request to its page on recheck nights, only
  * if robots.txt allows it (the fetcher's gate), keeping no body and taking no records. If it
  * answers (2xx and not a challenge: the fetcher's `ok`), a person is told (answers-again).
+ * P11: its page is asked where it moved permanently, as a night asks it (moves.ts): that
+ * origin's robots.txt (P18, P19) and its site's gap (P10) as for any request, its validators;
+ * never the catalog URL and its redirect again. Its answer changes the move as a night's does.
  */
 import type { Clock } from "../clock.js";
 import type { Fetcher } from "../net/types.js";
 import type { Source } from "../sources/catalog/types.js";
-import { failureOutcome } from "./outcome.js";
-import { keptAs, type ValidatorStore } from "./reader.js";
-import type { NightOutcome, SourceResult } from "./types.js";
+import { moveChange, movedFrom, movesLeftBehind } from "./moves.js";
+import { failureOutcome, isSiteClosedReason } from "./outcome.js";
+import { keptAs, type ValidatorStore, waysInOrder } from "./reader.js";
+import type { MoveChange, Moved, NightOutcome, SourceResult } from "./types.js";
 import { wayUsed } from "./way-choice.js";
 
 export async function recheckSource(
@@ -16,12 +20,16 @@ export async function recheckSource(
   clock: Clock,
   source: Source,
   validators?: ValidatorStore,
+  moved?: readonly Moved[],
 ): Promise<SourceResult> {
   const startedAt = clock.now();
+  // P11: where its page moved permanently, if it did (the store's word, read before asking).
+  const move = movedFrom(moved, source.url);
+  const url = move?.to ?? source.url;
   // P12: the page's stored validators go with it; a 304 is an answer as good as a 200.
-  const sent = await validators?.get(keptAs(source.url));
+  const sent = await validators?.get(keptAs(url));
   const o = await fetcher.fetch({
-    url: source.url,
+    url,
     purpose: "recheck",
     source: source.id,
     keepBody: false,
@@ -29,16 +37,24 @@ export async function recheckSource(
   });
   let outcome: NightOutcome;
   const flags: SourceResult["flags"] = [];
+  let failed: NightOutcome | undefined;
   // A 304 the recheck did not ask for (no validators: an error to a night's read) is an
   // answer all the same: the site answers again (P25), which is what a recheck asks.
   if (o.kind === "ok" || o.kind === "not-modified" || (o.kind === "error" && o.status === 304)) {
     outcome = { kind: "recheck-answers", status: o.status, url: o.url };
     flags.push({ kind: "answers-again", detail: `answered ${o.status} on recheck` });
   } else {
-    const failed = failureOutcome(o);
+    failed = failureOutcome(o);
     // Not asked, so no word on the no: the deadline came first, its site was down tonight (a
-    // 5xx after a request's retries), or its site's owner asked not to be read (P26).
-    if (o.kind === "deadline" || o.kind === "site-down" || failed.kind === "left-alone")
+    // 5xx after a request's retries), its site's owner asked not to be read (P26), or its site
+    // (where it moved: another than its lane's) said no earlier tonight (P21), as a source of a
+    // site closed tonight is said.
+    if (
+      o.kind === "deadline" ||
+      o.kind === "site-down" ||
+      failed.kind === "left-alone" ||
+      (failed.kind === "refused" && isSiteClosedReason(failed.reason))
+    )
       outcome = failed;
     else {
       outcome = {
@@ -50,15 +66,33 @@ export async function recheckSource(
       if (failed.status !== undefined) outcome.status = failed.status;
     }
   }
-  return {
+  // P11: a target gone (or refused, disallowed, redirecting elsewhere) is forgotten, as a night
+  // forgets it: the next asking goes to the catalog URL (never both tonight); a permanent move
+  // found tonight is remembered (and told, P24); a move kept for a URL the catalog no longer
+  // lists is forgotten.
+  const moves: MoveChange[] = [];
+  const change = moveChange(source.url, move, failed, o);
+  if (change) moves.push(change);
+  moves.push(
+    ...movesLeftBehind(
+      moved,
+      waysInOrder(source).map((w) => w.url),
+      moves,
+    ),
+  );
+  // P25: the recheck asks the source's own page, never an alternate.
+  const used = wayUsed(source);
+  if (move) used.asked = move.to;
+  const result: SourceResult = {
     sourceId: source.id,
     outcome,
     records: [],
     validators: [],
-    // P25: the recheck asks the source's own page, never an alternate.
-    way: { used: wayUsed(source), skipped: [] },
+    way: { used, skipped: [] },
     flags,
     startedAt,
     endedAt: clock.now(),
   };
+  if (moves.length > 0) result.moves = moves;
+  return result;
 }

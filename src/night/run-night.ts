@@ -414,7 +414,7 @@ export async function runNight(
         try {
           const entry = entryOf(source.id);
           result = !history.reading
-            ? await recheckSource(laneFetcher, clock, entry, deps.validators)
+            ? await recheckSource(laneFetcher, clock, entry, deps.validators, history.moved)
             : await checkSource(laneCtx, entry, history);
           // Not asked because its site was down tonight (a redirect's target, say, after the
           // source's own page answered): said as that, never as the time limit's.

@@ -8,7 +8,14 @@ import type { Fetcher, FetchOutcome, FetchRequest } from "../net/types.js";
 import { keptAs, type ValidatorStore } from "./reader.js";
 
 export type PageOrCopy =
-  | { kind: "read"; body: Uint8Array; url: string; contentType?: string }
+  | {
+      kind: "read";
+      body: Uint8Array;
+      url: string;
+      contentType?: string;
+      /** The site's answer it stands for (a 200, or a 304 read from the copy): P11 its redirects. */
+      answer: FetchOutcome;
+    }
   | { kind: "failed"; outcome: Exclude<FetchOutcome, { kind: "ok" }> };
 
 export async function fetchOrCopy(
@@ -27,17 +34,22 @@ export async function fetchOrCopy(
   if (o.kind === "not-modified" && storedCopy) {
     // The 304 is about the URL that answered it (after any redirect); its copy is there.
     const copy = await storedCopy(o.url);
-    if (copy && !("lost" in copy)) return read(copy.body, copy.url, copy.contentType);
+    if (copy && !("lost" in copy)) return read(copy.body, copy.url, copy.contentType, o);
     o = await fetcher.fetch(req);
   }
   return o.kind === "ok"
-    ? read(o.body, o.url, o.headers["content-type"])
+    ? read(o.body, o.url, o.headers["content-type"], o)
     : { kind: "failed", outcome: o };
 }
 
 /** The page, with the Content-Type its bytes are read by (their charset). */
-function read(body: Uint8Array, url: string, contentType: string | undefined): PageOrCopy {
+function read(
+  body: Uint8Array,
+  url: string,
+  contentType: string | undefined,
+  answer: FetchOutcome,
+): PageOrCopy {
   return contentType === undefined
-    ? { kind: "read", body, url }
-    : { kind: "read", body, url, contentType };
+    ? { kind: "read", body, url, answer }
+    : { kind: "read", body, url, contentType, answer };
 }

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/clock.js";
 import type { ValidatorStore } from "../../src/night/reader.js";
 import { recheckSource } from "../../src/night/recheck.js";
 import type { Source } from "../../src/sources/catalog/types.js";
@@ -35,5 +36,73 @@ describe("a recheck asks with the stored validators (P12, P25)", () => {
     expect(s.hits("/list").map((q) => q.headers["if-none-match"])).toEqual(['"v3"']);
     expect(r.outcome).toMatchObject({ kind: "recheck-answers", status: 304 });
     expect(r.flags.map((f) => f.kind)).toEqual(["answers-again"]);
+  });
+});
+
+/** P25, P11: a recheck asks where the page moved permanently (the store's move), as a night. */
+describe("a recheck of a page that moved permanently (P25, P11)", () => {
+  const marked = (url: string) =>
+    ({
+      id: "marked",
+      government: "g",
+      url,
+      access: "page",
+      alternates: [],
+    }) as unknown as Source;
+
+  it("P25, P11, P21: the site it moved to said no earlier tonight: not asked, said as a closed site's source is, and the move kept", async () => {
+    const asked: string[] = [];
+    const fetcher = {
+      fetch: async (req: { url: string }) => {
+        asked.push(req.url);
+        return {
+          kind: "site-closed" as const,
+          url: req.url,
+          reason: "site said no earlier tonight: HTTP 403",
+        };
+      },
+    };
+    const moved = [{ from: "https://a.example/old", to: "https://b.example/new", night: "n" }];
+    const r = await recheckSource(
+      fetcher as never,
+      new ManualClock(0),
+      marked("https://a.example/old"),
+      undefined,
+      moved,
+    );
+    expect(asked).toEqual(["https://b.example/new"]);
+    expect(r.outcome).toMatchObject({ kind: "refused" });
+    expect(r.outcome.reason).toContain("site said no earlier tonight");
+    expect(r.flags).toEqual([]);
+    expect(r.moves).toBeUndefined();
+    expect(r.way?.used?.asked).toBe("https://b.example/new");
+  });
+
+  it("P25, P11: a move kept for a URL the catalog no longer lists is not asked, and is forgotten", async () => {
+    const asked: string[] = [];
+    const fetcher = {
+      fetch: async (req: { url: string }) => {
+        asked.push(req.url);
+        return { kind: "gone" as const, url: req.url, status: 404 };
+      },
+    };
+    const moved = [{ from: "https://a.example/old", to: "https://b.example/new", night: "n" }];
+    const r = await recheckSource(
+      fetcher as never,
+      new ManualClock(0),
+      marked("https://a.example/edited"),
+      undefined,
+      moved,
+    );
+    expect(asked).toEqual(["https://a.example/edited"]);
+    expect(r.outcome).toMatchObject({ kind: "recheck-still-no" });
+    expect(r.moves).toEqual([
+      {
+        kind: "forget",
+        from: "https://a.example/old",
+        to: "https://b.example/new",
+        why: "no longer the catalog's URL",
+      },
+    ]);
   });
 });

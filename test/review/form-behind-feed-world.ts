@@ -46,10 +46,15 @@ export interface FormBehindFeed {
   feedFirst: string;
 }
 
-/** Two nights of the form alone, then `feedNights` nights of the feed first. */
+/**
+ * Two nights of the form alone, then `feedNights` nights of the feed first. `moved`: the form's
+ * catalog URL (/Search.aspx) answers 301 to where the form is now (/New/Search.aspx), each such
+ * answer counted in `asked` as "GET moved".
+ */
 export async function formBehindFeed(
   world: ReturnType<typeof testerWorld>,
   feedNights: readonly string[],
+  opts: { moved?: boolean } = {},
 ): Promise<FormBehindFeed> {
   const site = await world.fleet.server();
   site.route("/robots.txt", noRobots);
@@ -59,7 +64,12 @@ export async function formBehindFeed(
   let night = 0;
   let refused = 0;
   const asked = new Map<number, string[]>();
-  site.route("/Search.aspx", (req, res, { seen }) => {
+  if (opts.moved)
+    site.route("/Search.aspx", (_q, res) => {
+      asked.set(night, [...(asked.get(night) ?? []), "GET moved"]);
+      res.writeHead(301, { location: "/New/Search.aspx" }).end();
+    });
+  site.route(opts.moved ? "/New/Search.aspx" : "/Search.aspx", (req, res, { seen }) => {
     const f0 = Object.fromEntries(new URLSearchParams(seen.body ?? ""));
     asked.set(night, [
       ...(asked.get(night) ?? []),

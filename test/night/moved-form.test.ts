@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { runMain } from "../cli/cli-capture.js";
+import { expectAllStoredAndDone, formBehindFeed } from "../review/form-behind-feed-world.js";
+import { testerWorld } from "./tester-nights.js";
+
+/**
+ * P11, P5, P7: a search form whose page moved permanently (301) is opened where it moved from the
+ * night after the move was seen, as a page is (test/night/moved-permanently.test.ts): by the
+ * night that reads it first, and by a backfill that opens it behind a feed that answers first
+ * (ownFirstPage). Never the catalog URL and its redirect again.
+ */
+const world = testerWorld("nor-moved-form-");
+
+describe("P11, P5, P7: a form whose page moved permanently", () => {
+  it("P11, P5, P7: a form whose page moved permanently is opened where it moved, by the night and by its backfill behind a feed (ownFirstPage), never at its catalog URL again; told once", async () => {
+    const { asked, refused, data } = await formBehindFeed(
+      world,
+      ["2026-11-22", "2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26"],
+      { moved: true },
+    );
+    // Night 1 follows the move (and remembers it); no night after asks the catalog URL.
+    expect(asked.get(1)?.[0]).toBe("GET moved");
+    for (const [n, seen] of asked)
+      if (n > 1) expect(seen.includes("GET moved"), `night ${n}: ${seen.join(", ")}`).toBe(false);
+    // The backfill behind the feed opened the form (where it moved) and went on to its end.
+    expect([...asked.keys()].some((n) => n > 2 && asked.get(n)?.includes("GET"))).toBe(true);
+    expect(refused()).toBe(0);
+    expectAllStoredAndDone(data);
+    const flags = await runMain(["flags", "--json", "--data", data]);
+    expect(flags.code, flags.stderr).toBe(0);
+    const moved = (JSON.parse(flags.stdout) as { kind: string; detail: string }[]).filter(
+      (f) => f.kind === "moved",
+    );
+    expect(moved).toHaveLength(1);
+    expect(moved[0]?.detail).toContain("/New/Search.aspx");
+  }, 120_000);
+});

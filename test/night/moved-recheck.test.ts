@@ -1,0 +1,283 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStore } from "../../src/store/db.js";
+import { runMain } from "../cli/cli-capture.js";
+import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
+import { postgresFactory, postgresUrl } from "../store/stores.js";
+import { feedEntry, rss, writeCatalog } from "./cli-night.js";
+
+/**
+ * P25, P11: a source marked not read whose catalog URL moved permanently (301/308, remembered:
+ * test/night/moved-permanently.test.ts) is rechecked where it moved, as a night reads it: one
+ * request to the page (its origin's robots.txt first, P19/P18, and its site's gap), never the
+ * catalog URL and its redirect again. A remembered target that fails on a recheck is forgotten,
+ * as a night forgets it: the next recheck asks the catalog URL. And (P11) a catalog URL written
+ * again in another form of the same address (a fragment, an escape of an unreserved character)
+ * finds its remembered move.
+ */
+const pg = postgresUrl ? postgresFactory(postgresUrl) : undefined;
+const stores = [
+  { name: "sqlite", env: async (): Promise<Record<string, string>> => ({}) },
+  ...(pg
+    ? [
+        {
+          name: "postgres",
+          env: async (): Promise<Record<string, string>> => ({
+            NOR_DATABASE_URL: ((await pg.fresh()) as { url: string }).url,
+          }),
+        },
+      ]
+    : []),
+];
+
+afterAll(async () => {
+  await pg?.cleanup();
+});
+
+/** A feed with an ETag (P12): 304 to its own validator, else three items; or 404 when gone. */
+function feed(site: FleetServer, path: string, answer: () => "ok" | "gone" = () => "ok"): void {
+  site.route(path, (req, res) => {
+    if (answer() === "gone") return void res.writeHead(404).end();
+    if (req.headers["if-none-match"] === '"v1"')
+      return void res.writeHead(304, { etag: '"v1"' }).end();
+    res
+      .writeHead(200, { "content-type": "application/rss+xml", etag: '"v1"' })
+      .end(rss(site.origin, 3));
+  });
+}
+
+function mover(site: FleetServer, path: string, status: number, to: () => string): void {
+  site.route(path, (_q, res) => void res.writeHead(status, { location: to() }).end());
+}
+
+const paths = (s: FleetServer, from: number) =>
+  s.requests.slice(from).map((r) => `${r.path}${r.headers["if-none-match"] ? " (304?)" : ""}`);
+
+describe.each(stores)("a moved page, rechecked or written again ($name)", (store) => {
+  let fleet: Fleet;
+  let dir: string;
+  let env: Record<string, string>;
+  const data = () => join(dir, "data");
+  const night = async (catalog: string, date: string) => {
+    const r = await runMain(
+      [
+        ...["night", "--catalog", catalog, "--data", data(), "--night", date],
+        ...["--allow-private-addresses", "--gap-ms", "50"],
+      ],
+      { env },
+    );
+    expect(r.code, r.stderr).toBe(0);
+  };
+  const cli = async (args: string[]) => {
+    const r = await runMain([...args, "--data", data()], { env });
+    expect(r.code, r.stderr).toBe(0);
+    return r.stdout;
+  };
+  const mark = (id: string, date: string) =>
+    cli(["mark", id, "--not-read", "--reason", "the clerk asked", "--night", date]);
+  const status = async () =>
+    JSON.parse(await cli(["status", "--json"])) as {
+      id: string;
+      lastNight?: string;
+      lastOutcome?: string;
+      recordsKnown: number;
+      flags: string[];
+    }[];
+  /** The store's robots.txt copy of `origin` read two days ago: the next request reads it again. */
+  const ageRobots = async (origin: string) => {
+    const db = await openStore(
+      env["NOR_DATABASE_URL"]
+        ? { kind: "postgres", url: env["NOR_DATABASE_URL"] }
+        : { kind: "sqlite", dir: data() },
+    );
+    try {
+      const at = new Date(Date.now() - 2 * 86_400_000).toISOString();
+      await db.db
+        .updateTable("robots_cache")
+        .set({ fetched_at: at })
+        .where("origin", "=", origin)
+        .execute();
+    } finally {
+      await db.close();
+    }
+  };
+
+  beforeAll(async () => {
+    fleet = await startFleet();
+  }, 60_000);
+  afterAll(async () => {
+    await fleet?.close();
+  });
+
+  it("P25, P11, P19, P18: a source marked not read is rechecked where its page moved (that origin's robots.txt, one request), never its catalog URL and its redirect", async () => {
+    dir = mkdtempSync(join(tmpdir(), "nor-moved-recheck-"));
+    env = await store.env();
+    try {
+      const a = await fleet.server();
+      const b = await fleet.server();
+      a.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+      let bRobots = "User-agent: *\nAllow: /\n";
+      b.route("/robots.txt", (_q, res) => void res.writeHead(200).end(bRobots));
+      mover(a, "/moved", 301, () => "/feed.xml");
+      feed(a, "/feed.xml");
+      // To another origin (its robots.txt read before it is asked, P19).
+      mover(a, "/old.rss", 308, () => b.url("/feed.xml"));
+      feed(b, "/feed.xml");
+      const catalog = writeCatalog(dir, [
+        feedEntry("same-origin", a.url("/moved?to=/feed.xml")),
+        feedEntry("other-origin", a.url("/old.rss")),
+      ]);
+      await night(catalog, "2026-11-05");
+      for (const id of ["same-origin", "other-origin"]) await mark(id, "2026-11-05");
+
+      // The first recheck night: each page asked once where it moved, with its validators.
+      let [fa, fb] = [a.requests.length, b.requests.length];
+      await night(catalog, "2026-11-06");
+      expect(paths(a, fa).filter((p) => p !== "/robots.txt")).toEqual(["/feed.xml (304?)"]);
+      expect(paths(b, fb).filter((p) => p !== "/robots.txt")).toEqual(["/feed.xml (304?)"]);
+      for (const s of await status())
+        expect(s, s.id).toMatchObject({
+          lastNight: "2026-11-06",
+          lastOutcome: "recheck-answers",
+          recordsKnown: 3,
+          flags: expect.arrayContaining(["answers-again"]),
+        });
+      // P27: logged as a recheck of the URL asked.
+      const log = (await cli(["log", "--jsonl", "--source", "other-origin"]))
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { url: string; purpose: string; night?: string });
+      expect(
+        log
+          .filter((r) => r.night === "2026-11-06" && r.purpose !== "robots")
+          .map((r) => [r.purpose, r.url]),
+      ).toEqual([["recheck", b.url("/feed.xml")]]);
+
+      // The moved-to origin's robots.txt now disallows the page (read again: a day old): the
+      // recheck reads it and does not ask the page (P18), nor the catalog URL.
+      bRobots = "User-agent: *\nDisallow: /feed.xml\n";
+      await ageRobots(b.origin);
+      [fa, fb] = [a.requests.length, b.requests.length];
+      await night(catalog, "2026-11-07");
+      expect(paths(b, fb)).toEqual(["/robots.txt"]);
+      expect(paths(a, fa).filter((p) => p !== "/robots.txt")).toEqual(["/feed.xml (304?)"]);
+      const other = (await status()).find((s) => s.id === "other-origin");
+      expect(other).toMatchObject({ lastNight: "2026-11-07", lastOutcome: "recheck-still-no" });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it("P25, P11: a remembered target that answers 404 on a recheck is forgotten, as a night forgets it: the next recheck asks the catalog URL (never both on one night), and finds the move again", async () => {
+    dir = mkdtempSync(join(tmpdir(), "nor-moved-recheck-gone-"));
+    env = await store.env();
+    try {
+      const a = await fleet.server();
+      a.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+      let to = "/feed.xml";
+      mover(a, "/moved", 301, () => to);
+      let gone = false;
+      feed(a, "/feed.xml", () => (gone ? "gone" : "ok"));
+      feed(a, "/newer.xml");
+      const catalog = writeCatalog(dir, [feedEntry("moves", a.url("/moved"))]);
+      await night(catalog, "2026-11-05");
+      await mark("moves", "2026-11-05");
+      // The site moves the page again: the old target gone, the catalog URL leading further.
+      gone = true;
+      to = "/newer.xml";
+      const seen: string[][] = [];
+      for (const date of ["2026-11-06", "2026-11-07", "2026-11-08"]) {
+        const from = a.requests.length;
+        await night(catalog, date);
+        seen.push(paths(a, from).filter((p) => p !== "/robots.txt"));
+      }
+      expect(seen).toEqual([
+        // The remembered target, gone: asked once, the move forgotten, nothing else asked.
+        ["/feed.xml (304?)"],
+        // The catalog URL, as a visitor would go back to it: the move found again, kept.
+        ["/moved", "/newer.xml"],
+        ["/newer.xml"],
+      ]);
+      const moves = (await status()).find((s) => s.id === "moves");
+      expect(moves).toMatchObject({ recordsKnown: 3, lastOutcome: "recheck-answers" });
+      // A person is told where it is asked now (a flag naming the new page).
+      const flags = JSON.parse(await cli(["flags", "--json"])) as {
+        kind: string;
+        detail: string;
+      }[];
+      expect(
+        flags.some((f) => f.kind === "moved" && f.detail.includes(`to ${a.url("/newer.xml")}`)),
+      ).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it("P25, P11: a page moved back (its remembered target now redirects to the catalog URL, which answers) is rechecked there once, the move forgotten: the next recheck asks the catalog URL only", async () => {
+    dir = mkdtempSync(join(tmpdir(), "nor-moved-recheck-back-"));
+    env = await store.env();
+    try {
+      const a = await fleet.server();
+      a.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+      let back = false;
+      a.route("/list.xml", (_q, res) => {
+        if (!back) return void res.writeHead(301, { location: "/feed.xml" }).end();
+        res.writeHead(200, { "content-type": "application/rss+xml" }).end(rss(a.origin, 3));
+      });
+      a.route("/feed.xml", (_q, res) => {
+        if (back) return void res.writeHead(301, { location: "/list.xml" }).end();
+        res.writeHead(200, { "content-type": "application/rss+xml" }).end(rss(a.origin, 3));
+      });
+      const catalog = writeCatalog(dir, [feedEntry("back", a.url("/list.xml"))]);
+      await night(catalog, "2026-11-05");
+      await mark("back", "2026-11-05");
+      back = true;
+      const seen: string[][] = [];
+      for (const date of ["2026-11-06", "2026-11-07"]) {
+        const from = a.requests.length;
+        await night(catalog, date);
+        seen.push(paths(a, from).filter((p) => p !== "/robots.txt"));
+      }
+      expect(seen).toEqual([["/feed.xml", "/list.xml"], ["/list.xml"]]);
+      expect((await status()).find((s) => s.id === "back")).toMatchObject({
+        lastOutcome: "recheck-answers",
+        recordsKnown: 3,
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it("P11: a catalog URL written again in another form of the same address (a fragment, %76 for v) finds its remembered move: asked where it moved, no second flag", async () => {
+    dir = mkdtempSync(join(tmpdir(), "nor-moved-respelled-"));
+    env = await store.env();
+    try {
+      const a = await fleet.server();
+      a.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+      mover(a, "/moved", 301, () => "/feed.xml");
+      feed(a, "/feed.xml");
+      const seen: string[][] = [];
+      const run = async (url: string, date: string) => {
+        const from = a.requests.length;
+        await night(writeCatalog(dir, [feedEntry("moves", url)]), date);
+        seen.push(paths(a, from).filter((p) => p !== "/robots.txt"));
+      };
+      await run(a.url("/moved"), "2026-11-05");
+      await run(a.url("/mo%76ed#latest"), "2026-11-06");
+      await run(a.url("/mo%76ed#latest"), "2026-11-07");
+      await run(a.url("/moved"), "2026-11-08");
+      expect(seen).toEqual([
+        ["/moved", "/feed.xml"],
+        ["/feed.xml (304?)"],
+        ["/feed.xml (304?)"],
+        ["/feed.xml (304?)"],
+      ]);
+      const flags = JSON.parse(await cli(["flags", "--json"])) as { kind: string }[];
+      expect(flags.filter((f) => f.kind === "moved")).toHaveLength(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+});
