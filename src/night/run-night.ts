@@ -18,6 +18,7 @@ import { type CheckContext, checkSource } from "./check-source.js";
 import type { DurableSummary } from "./durable-window.js";
 import { flagsFor } from "./flags.js";
 import { type Lane, type PlannedSource, type PlanSource, planLanes } from "./lanes.js";
+import { askedAt } from "./moves.js";
 import { cutShortOutcome, failureOutcome, siteClosedReason, TIME_LIMIT_PASSED } from "./outcome.js";
 import { checkConcurrency, runPool } from "./pool.js";
 import type { NightState, NightStore, SourceNow, TonightHistory } from "./ports.js";
@@ -184,7 +185,16 @@ export async function runNight(
   }
   // P13: when tonight's estimated work does not fit before the deadline, the plan reaches
   // the most sources it can (cheapest lanes first, last night's unreached before all).
-  const lanes = planLanes(planned, siteOfSource, {
+  // P25, P9: a recheck asks only its page, where it moved permanently if it did (P11): it goes in
+  // the lane of the site it asks, after that site's pages that are read (lanes.ts), so a no it
+  // meets there (P21) closes that site only once they have been read; its site's no earlier
+  // tonight is that site's, not the catalog URL's.
+  const askedSite = new Map<string, string>();
+  for (const { source, history } of planned)
+    if (!history.reading && history.moved !== undefined)
+      askedSite.set(source.id, deps.siteOf(askedAt(history.moved, source.url)));
+  const laneSiteOf = (s: PlanSource) => askedSite.get(s.id) ?? siteOfSource(s);
+  const lanes = planLanes(planned, laneSiteOf, {
     concurrency: opts.concurrency,
     availableMs: Math.max(0, state.deadlineAt - clock.now()),
   });

@@ -60,11 +60,11 @@ describe.each(stores)("a moved page, rechecked or written again ($name)", (store
   let dir: string;
   let env: Record<string, string>;
   const data = () => join(dir, "data");
-  const night = async (catalog: string, date: string) => {
+  const night = async (catalog: string, date: string, extra: string[] = []) => {
     const r = await runMain(
       [
         ...["night", "--catalog", catalog, "--data", data(), "--night", date],
-        ...["--allow-private-addresses", "--gap-ms", "50"],
+        ...["--allow-private-addresses", "--gap-ms", "50", ...extra],
       ],
       { env },
     );
@@ -244,6 +244,54 @@ describe.each(stores)("a moved page, rechecked or written again ($name)", (store
       expect((await status()).find((s) => s.id === "back")).toMatchObject({
         lastOutcome: "recheck-answers",
         recordsKnown: 3,
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it("P25, P21, P9: a recheck of a page that moved to another site goes in that site's lane, after its pages that are read: a no it meets there does not cost them their night", async () => {
+    dir = mkdtempSync(join(tmpdir(), "nor-moved-recheck-lane-"));
+    env = await store.env();
+    try {
+      const a = await fleet.server();
+      const b = await fleet.server();
+      for (const s of [a, b]) s.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+      // The catalog URL on site A moved to site B, whose page now says no (403) to the checker.
+      let slow = true;
+      a.route("/old.rss", (_q, res) => {
+        // Night 1 slow here: A's lane (the moved source's, by its catalog URL) is planned first.
+        const send = () => void res.writeHead(301, { location: b.url("/feed.xml") }).end();
+        if (slow) setTimeout(send, 1_500);
+        else send();
+      });
+      let refuses = false;
+      b.route("/feed.xml", (_q, res) => {
+        if (refuses) return void res.writeHead(403).end();
+        res.writeHead(200, { "content-type": "application/rss+xml" }).end(rss(b.origin, 3));
+      });
+      // A source on site B, read every night.
+      b.route("/own.xml", (_q, res) => {
+        res.writeHead(200, { "content-type": "application/rss+xml" }).end(rss(b.origin, 2, "own"));
+      });
+      const catalog = writeCatalog(dir, [
+        feedEntry("moved-away", a.url("/old.rss")),
+        feedEntry("on-b", b.url("/own.xml")),
+      ]);
+      await night(catalog, "2026-11-05", ["--concurrency", "1"]);
+      slow = false;
+      await mark("moved-away", "2026-11-05");
+      refuses = true;
+      const fb = b.requests.length;
+      await night(catalog, "2026-11-06", ["--concurrency", "1"]);
+      // B's own page read first, then the recheck of the page that moved there (its no).
+      expect(paths(b, fb).filter((p) => p !== "/robots.txt")).toEqual(["/own.xml", "/feed.xml"]);
+      const rows = await status();
+      expect(rows.find((s) => s.id === "on-b")).toMatchObject({ lastNight: "2026-11-06" });
+      expect(rows.find((s) => s.id === "on-b")?.lastOutcome).not.toBe("refused");
+      expect(rows.find((s) => s.id === "moved-away")).toMatchObject({
+        lastNight: "2026-11-06",
+        lastOutcome: "recheck-still-no",
       });
     } finally {
       rmSync(dir, { recursive: true, force: true });
