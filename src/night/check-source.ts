@@ -919,7 +919,7 @@ async function firstRequestOf(
     const plain =
       (req.method ?? "GET") === "GET" &&
       req.body === undefined &&
-      keptAs(req.url) === keptAs(way.url);
+      (req.url === way.url || keptAs(req.url) === keptAs(way.url));
     if (!plain) return { req, purpose: "page", plain };
     return move
       ? { req: { ...req, url: move.to }, purpose: "page", plain, move }

@@ -85,6 +85,8 @@ export function movesLeftBehind(
   urls: readonly string[],
   changes: readonly MoveChange[],
 ): MoveChange[] {
+  // Most sources have none: no URL parsed for them (CPU a source, docs/benchmarks.md).
+  if (moved === undefined || moved.length === 0) return [];
   const listed = new Set(urls.map(keptAs));
   const out: MoveChange[] = [];
   for (const m of moved ?? [])
