@@ -35,3 +35,17 @@ describe("P11, P5, P7: a form whose page moved permanently", () => {
     expect(moved[0]?.detail).toContain("/New/Search.aspx");
   }, 120_000);
 });
+
+describe("P8, P5, P11: nor reparse of a form whose page moved permanently", () => {
+  it("P8, P5, P11: nor reparse of a form opened where its page moved (behind a feed) leaves the blank form out, as at its catalog URL, and calls none removed", async () => {
+    const { data, feedFirst } = await formBehindFeed(
+      world,
+      ["2026-11-22", "2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26", "2026-11-27"],
+      { moved: true },
+    );
+    const re = await runMain(["reparse", "--data", data, "--catalog", feedFirst]);
+    expect(re.code, re.stderr).toBe(0);
+    expect(re.stdout).not.toContain("not a feed");
+    expect(re.stdout).not.toMatch(/would remove [1-9]/);
+  }, 120_000);
+});

@@ -309,14 +309,27 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
   // of records, whichever way answered first that night (a form's backfill behind a feed opens
   // its form too, P5, P7); a form that submits with GET has its results at another (its query).
   // So too the blank form a redirect of the way's address led to (P19).
-  const blankForm = (c: Capture) =>
-    c.method === "GET" &&
-    ways.some(
+  // So too the blank form asked where its address moved permanently (P11: source_moves, asked
+  // there directly from the night after the move was seen, by the night or a backfill).
+  const moves = await opts.db
+    .selectFrom("source_moves")
+    .select(["from_url", "to_url"])
+    .where("source_id", "=", source.id)
+    .execute();
+  const movedFrom = (u: string) => moves.find((m) => bare(m.to_url) === bare(u))?.from_url;
+  const blankForm = (c: Capture) => {
+    if (c.method !== "GET") return false;
+    const asked = askedAt.get(c) ?? c.url;
+    const from = moves.length > 0 ? movedFrom(asked) : undefined;
+    return ways.some(
       (w) =>
         w.access === "form" &&
         w.platform === undefined &&
-        (bare(c.url) === bare(w.url) || bare(askedAt.get(c) ?? c.url) === bare(w.url)),
+        (bare(c.url) === bare(w.url) ||
+          bare(asked) === bare(w.url) ||
+          (from !== undefined && bare(from) === bare(w.url))),
     );
+  };
   for (const [key, capture] of latest) {
     if (blankForm(capture)) {
       latest.delete(key);
