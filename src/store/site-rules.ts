@@ -224,36 +224,6 @@ export async function notReadSites(
   return out;
 }
 
-/**
- * When these sources' sites' owners last asked not to be read or were read again (the latest
- * `at` or `cleared_at` of those sites' not-read requests), undefined when none ever asked: a
- * list of them changed then (P26: its notice came or went).
- */
-export async function notReadSitesChangedAt(
-  db: Db,
-  sources: Iterable<{ id: string; url: string }>,
-): Promise<string | undefined> {
-  const { siteOf } = await import("../policy/site.js");
-  const sites = new Set<string>();
-  for (const s of sources) {
-    try {
-      sites.add(siteOf(s.url));
-    } catch {
-      // Not a URL a night could ask.
-    }
-  }
-  if (sites.size === 0) return undefined;
-  const r = await db
-    .selectFrom("site_rules")
-    .select((eb) => [eb.fn.max("at").as("at"), eb.fn.max("cleared_at").as("cleared")])
-    .where("kind", "=", "not-read")
-    .where("site", "in", [...sites])
-    .executeTakeFirst();
-  const at = r?.at ?? undefined;
-  const cleared = r?.cleared ?? undefined;
-  return cleared !== undefined && (at === undefined || cleared > at) ? cleared : at;
-}
-
 /** How a source not read at its site owner's request is said (P26), on every page and command. */
 export function siteNotReadReason(rule: SiteRule): string {
   return `the site's owner asked not to be read (${rule.reason})`;

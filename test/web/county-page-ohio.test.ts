@@ -49,7 +49,7 @@ describe("a county the directory lists nothing in yet", () => {
   it("/api/counties/Adams is the county with no governments (200)", async () => {
     const res = await f.app.request("/api/counties/Adams");
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ county: "Adams", governments: [] });
+    expect(await res.json()).toEqual({ county: "Adams", governments: [], notRead: [] });
     expect((await f.app.request("/api/counties/adams%20county")).status).toBe(200);
   });
 

@@ -37,7 +37,11 @@ describe("P6: a record's feed entries keep the id it was first listed under", ()
         (i) => i.id,
       );
     expect(await ids("/new.json?window=30d")).toContain(FIRST);
-    expect(await ids("/search.json?q=moved")).toEqual([FIRST]);
+    // P26: the search's selection, the whole state, holds akron-minutes, not read: its notice
+    // item comes first, then the record.
+    expect((await ids("/search.json?q=moved")).filter((id) => !id.includes(":not-read:"))).toEqual([
+      FIRST,
+    ]);
     // Unfolded (RFC 5545 §3.1: a long line goes on after CRLF and a space).
     const ics = (await (await f.app.request("/meetings.ics")).text()).replace(/\r\n[ \t]/g, "");
     expect(ics).toContain(

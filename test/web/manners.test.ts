@@ -240,8 +240,10 @@ describe("feeds", () => {
       expect(XMLValidator.validate(xml), path).toBe(true);
       expect(xml, path).toMatch(/Budget hearing [^<]{0,4}notice/);
     }
-    const title = parseAtomFeed(await (await f.app.request("/new.atom")).text()).entries?.[0]?.title
-      ?.value;
+    // The first record's (after the notice of akron-minutes, not read: P26).
+    const title = parseAtomFeed(await (await f.app.request("/new.atom")).text()).entries?.find(
+      (e) => !e.id?.startsWith("urn:new-on-record:not-read:"),
+    )?.title?.value;
     expect(title).toMatch(/^Budget hearing [^<]{0,4}notice$/);
     expect(title).not.toContain("\u0001");
   });

@@ -172,7 +172,10 @@ describe.each([sqlite, ...(pg ? [pg] : []), ...(pgNewYork ? [pgNewYork] : [])])(
         items: { id: string }[];
       };
       const id = (r: string) => `urn:new-on-record:record:test-agendas:${encodeURIComponent(r)}`;
-      expect(feed.items.map((i) => i.id)).toEqual(
+      // After the notice of akron-minutes, not read (P26: an item of its own, not a match).
+      expect(
+        feed.items.filter((i) => !i.id.startsWith("urn:new-on-record:not-read:")).map((i) => i.id),
+      ).toEqual(
         [
           "r/seen-later",
           ...BEST_FIRST.filter((r) => r !== "r/seen-later" && r !== "r/seen-earlier"),

@@ -1,10 +1,13 @@
 /**
- * P26: a filter that names a record page a person marked not read (or one on a site whose owner
- * asked to be left alone), or a government some of whose record pages are: no night reads them,
- * so nothing from them can be new, and a list that said only "no new records" (a feed, only its
- * silence) would read as checked and quiet. Every list of it (`/new`, its feeds, `/api/new`)
- * says which are not read, since when and why, and links their pages, which keep their links and
- * their records (P26).
+ * P26: a selection of record pages (a filter: a record page, a government, a county, a kind of
+ * government or of records, the whole state) some of which a person marked not read, or whose
+ * site's owner asked to be left alone: no night reads them, so nothing from them can be new, and
+ * a list that said only "no new records" (a feed, only its silence) would read as checked and
+ * quiet. Every public list of their records (`/new`, a search, the calendar, a county's page, the
+ * list of governments, their feeds and the API) says which are not read, since when and why, and
+ * links their pages, which keep their links and their records (P26). The pages a notice names
+ * are those the list's filter selects, as it selects their records (store/read/not-read.ts);
+ * the words of a search select records, never pages, so they narrow no notice.
  */
 import type { FC } from "hono/jsx";
 import type { FeedNotice } from "./feeds.js";
@@ -25,64 +28,113 @@ export interface NotRead {
   of: number;
 }
 
+/**
+ * What a page not read keeps from a list: "nothing from it can be new here", said of one page
+ * (`one`) or of some (`some`, given "it" or "them").
+ */
+export interface NotReadHere {
+  one: string;
+  some: (them: "it" | "them") => string;
+}
+
+/** `/new` and its feeds (and the front page's newest): nothing from it can be new. */
+export const NEW_HERE: NotReadHere = {
+  one: "nothing from it can be new here until it is read again",
+  some: (them) => `nothing from ${them} can be new here until read again`,
+};
+
+/** A search: what the page posts meanwhile is never read, so never found. */
+export const SEARCH_HERE: NotReadHere = {
+  one: "nothing it posts meanwhile can be found here until it is read again",
+  some: (them) =>
+    `nothing ${them === "it" ? "it posts" : "they post"} meanwhile can be found here until read again`,
+};
+
+/** The calendar: no meeting the page posts meanwhile is in it. */
+export const CALENDAR_HERE: NotReadHere = {
+  one: "no meeting it posts meanwhile can be in this calendar until it is read again",
+  some: (them) =>
+    `no meeting ${them === "it" ? "it posts" : "they post"} meanwhile can be in this calendar until read again`,
+};
+
+/** A county's page or the list of governments: pages listed, their records followed elsewhere. */
+export const LISTED_HERE: NotReadHere = {
+  one: "nothing from it can be new on record until it is read again",
+  some: (them) => `nothing from ${them} can be new on record until read again`,
+};
+
+/** "Both record pages here are", "1 of the 4 record pages here is". */
+function countWords(n: NotRead): string {
+  return n.pages.length === n.of
+    ? n.of === 2
+      ? "Both record pages here are"
+      : `All ${n.of} record pages here are`
+    : `${n.pages.length} of the ${n.of} record pages here ${n.pages.length === 1 ? "is" : "are"}`;
+}
+
+/** A notice naming more pages than this shows them folded (`<details>`), the count first. */
+const FOLD_OVER = 10;
+
 export const notReadPage = (p: { id: string }): string => `/sources/${encodeURIComponent(p.id)}`;
 
 const pageWords = (p: NotReadPage) => `${p.reason} (since ${timeEt(p.since)})`;
 
 /** The words of a feed's description and its notice item: `origin` makes the links absolute. */
-export function notReadText(n: NotRead, origin: string): string {
+export function notReadText(n: NotRead, origin: string, here: NotReadHere = NEW_HERE): string {
   if (n.of === 1 && n.pages.length === 1) {
     const p = n.pages[0] as NotReadPage;
-    return `The record page ${isolated(p.name)} is not read: ${pageWords(p)}. No night reads it now, so nothing from it can be new here until it is read again; its page, ${origin}${notReadPage(p)}, keeps its link and says why.`;
+    return `The record page ${isolated(p.name)} is not read: ${pageWords(p)}. No night reads it now, so ${here.one}; its page, ${origin}${notReadPage(p)}, keeps its link and says why.`;
   }
-  const all = n.pages.length === n.of;
-  const count = all
-    ? n.of === 2
-      ? "Both record pages here are"
-      : `All ${n.of} record pages here are`
-    : `${n.pages.length} of the ${n.of} record pages here ${n.pages.length === 1 ? "is" : "are"}`;
   const each = n.pages
     .map((p) => `${isolated(p.name)}: ${pageWords(p)}, ${origin}${notReadPage(p)}`)
     .join("; ");
-  return `${count} not read, so nothing from ${n.pages.length === 1 ? "it" : "them"} can be new here until read again (each page keeps its link and says why). ${each}.`;
+  return `${countWords(n)} not read, so ${here.some(n.pages.length === 1 ? "it" : "them")} (each page keeps its link and says why). ${each}.`;
 }
 
-/** The notice on /new: the same words, each page linked. */
-export const NotReadNotice: FC<{ n: NotRead }> = ({ n }) => {
+/** The notice on a page (`/new`, a search, a county's page): the same words, each page linked. */
+export const NotReadNotice: FC<{
+  n: NotRead;
+  here?: NotReadHere;
+  /** Every list of pages folded (the front page: its newest records come first). */
+  fold?: boolean;
+}> = ({ n, here = NEW_HERE, fold = false }) => {
   if (n.of === 1 && n.pages.length === 1) {
     const p = n.pages[0] as NotReadPage;
     return (
       <p class="notice not-read" id="not-read-scope">
         The record page <bdi>{p.name}</bdi> is not read: <span class="reason">{p.reason}</span>{" "}
-        (since <time datetime={p.since}>{timeEt(p.since)}</time>). No night reads it now, so nothing
-        from it can be new here until it is read again; <a href={notReadPage(p)}>its page</a> keeps
-        its link and says why.
+        (since <time datetime={p.since}>{timeEt(p.since)}</time>). No night reads it now, so{" "}
+        {here.one}; <a href={notReadPage(p)}>its page</a> keeps its link and says why.
       </p>
     );
   }
-  const all = n.pages.length === n.of;
+  const list = (
+    <ul>
+      {n.pages.map((p) => (
+        <li>
+          <a href={notReadPage(p)}>
+            <bdi>{p.name}</bdi>
+          </a>
+          : <span class="reason">{p.reason}</span> (since{" "}
+          <time datetime={p.since}>{timeEt(p.since)}</time>)
+        </li>
+      ))}
+    </ul>
+  );
   return (
     <div class="notice not-read" id="not-read-scope">
       <p>
-        {all
-          ? n.of === 2
-            ? "Both record pages here are"
-            : `All ${n.of} record pages here are`
-          : `${n.pages.length} of the ${n.of} record pages here ${n.pages.length === 1 ? "is" : "are"}`}{" "}
-        not read, so nothing from {n.pages.length === 1 ? "it" : "them"} can be new here until read
-        again (each page keeps its link and says why):
+        {countWords(n)} not read, so {here.some(n.pages.length === 1 ? "it" : "them")} (each page
+        keeps its link and says why):
       </p>
-      <ul>
-        {n.pages.map((p) => (
-          <li>
-            <a href={notReadPage(p)}>
-              <bdi>{p.name}</bdi>
-            </a>
-            : <span class="reason">{p.reason}</span> (since{" "}
-            <time datetime={p.since}>{timeEt(p.since)}</time>)
-          </li>
-        ))}
-      </ul>
+      {fold || n.pages.length > FOLD_OVER ? (
+        <details>
+          <summary>The {n.pages.length} record pages not read, and why</summary>
+          {list}
+        </details>
+      ) : (
+        list
+      )}
     </div>
   );
 };
@@ -94,17 +146,21 @@ export const NotReadNotice: FC<{ n: NotRead }> = ({ n }) => {
  * that page stays not read, whatever the other pages do (a reader that keeps every item it saw
  * never holds two of one page), and a new item once the page is marked again.
  */
-export function notReadFeedItems(n: NotRead, origin: string): FeedNotice[] {
+export function notReadFeedItems(
+  n: NotRead,
+  origin: string,
+  here: NotReadHere = NEW_HERE,
+): FeedNotice[] {
   return n.pages.map((p) => ({
     id: `urn:new-on-record:not-read:source:${encodeURIComponent(p.id)}:${encodeURIComponent(p.since)}`,
     title: `Not read: ${isolated(p.name)}`,
-    text: notReadText({ pages: [p], of: 1 }, origin),
+    text: notReadText({ pages: [p], of: 1 }, origin, here),
     link: `${origin}${notReadPage(p)}`,
     at: new Date(p.since),
   }));
 }
 
-/** `/api/new`'s `notRead`: each record page of the selection not read; [] when none is. */
+/** The API's `notRead` (`/api/new`, `/api/search`, `/api/counties/:county`): [] when none is. */
 export function notReadJson(n: NotRead | undefined) {
   return (n?.pages ?? []).map((p) => ({ source: p.id, reason: p.reason, since: p.since }));
 }

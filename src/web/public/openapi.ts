@@ -161,7 +161,10 @@ export const Lead = z
   })
   .describe("A record page not yet confirmed (a catalog lead)");
 
-export const ANSWERS = {
+export /** P26: record pages not read, each `{ source, reason, since }` (not-read.tsx `notReadJson`). */
+const NotReadList = z.array(z.strictObject({ source: z.string(), reason: z.string(), since: iso }));
+
+const ANSWERS = {
   governments: z.strictObject({ governments: z.array(Government) }),
   government: z.strictObject({
     ...Government.shape,
@@ -176,6 +179,9 @@ export const ANSWERS = {
   county: z.strictObject({
     county: z.string(),
     governments: z.array(z.strictObject({ ...Government.shape, sources: z.array(Source) })),
+    notRead: NotReadList.describe(
+      "P26: the county's record pages that are not read, why and since when; [] when none is",
+    ),
   }),
   source: z.strictObject({
     ...Source.shape,
@@ -220,11 +226,9 @@ export const ANSWERS = {
     ),
     filter: Filter,
     retired: Retired,
-    notRead: z
-      .array(z.strictObject({ source: z.string(), reason: z.string(), since: iso }))
-      .describe(
-        "P26: the record pages of the selection (the record page the filter names, or its government's) that are not read, why and since when: no night reads them, so nothing from them can be new until they are read again; [] when none is (or the filter names neither)",
-      ),
+    notRead: NotReadList.describe(
+      "P26: the record pages the filter selects (as it selects their records: a record page, a government's, a county's, a kind's, or the whole state's) that are not read, why and since when: no night reads them, so nothing from them can be new until they are read again; [] when none is",
+    ),
     counts: z.strictObject({
       total: z.number().int(),
       alreadyListed: z
@@ -270,6 +274,9 @@ export const ANSWERS = {
         "More records match than the 50 pages list (the best 1000 are listed): more words narrow the search",
       ),
     retired: Retired,
+    notRead: NotReadList.describe(
+      "P26: the record pages the search's filter selects that are not read, why and since when (its words select records, not pages): what they post meanwhile is never read, so never found; [] when none is",
+    ),
     recordTotal: z.number().int().describe("All the records that match, listed or not"),
     governments: z.array(Government),
     sources: z.array(z.strictObject({ ...Source.shape, governmentName: z.string() })),

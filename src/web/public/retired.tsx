@@ -37,8 +37,10 @@ export interface Retired {
  * isolated (shown-text.ts `isolated`) when it holds a bidi control, so one left open in the
  * page's name cannot take " of " and the government's name with it.
  */
-export const sourceName = (s: SourceSummary, g: GovernmentSummary | undefined): string =>
-  `${isolated(s.name ?? s.records)} of ${isolated(g?.name ?? s.governmentId)}`;
+export const sourceName = (
+  s: Pick<SourceSummary, "name" | "records" | "governmentId">,
+  g: Pick<GovernmentSummary, "name"> | undefined,
+): string => `${isolated(s.name ?? s.records)} of ${isolated(g?.name ?? s.governmentId)}`;
 
 /**
  * Whether a filter's record page (with its own government) or government has left the catalog:

@@ -19,8 +19,6 @@ import {
   getGovernment,
   getSource,
   listGovernments,
-  type SourceSummary,
-  sourcesOf,
   sourcesOfGovernments,
 } from "../../store/read/directory.js";
 import {
@@ -37,6 +35,7 @@ import {
   nightsIn,
   upcomingMeetings,
 } from "../../store/read/new-records.js";
+import { type PageSelection, readChangedIn } from "../../store/read/not-read.js";
 import {
   MAX_TERMS,
   MAX_WORD_BYTES,
@@ -74,11 +73,12 @@ import { isolated } from "./format.js";
 import { ICAL_CONTENT_TYPE, renderIcal } from "./ical.js";
 import { loadGovernment, loadSource } from "./load.js";
 import {
+  CALENDAR_HERE,
   type NotRead,
-  type NotReadPage,
   notReadFeedItems,
   notReadJson,
   notReadText,
+  SEARCH_HERE,
 } from "./not-read.js";
 import { openApiDocument } from "./openapi.js";
 import { badRequestPage, MessagePage } from "./pages/errors.js";
@@ -95,8 +95,19 @@ import {
   retiredText,
   sourceName,
 } from "./retired.js";
-import { readChangedAt, readStatuses } from "./state.js";
+import { notReadOf } from "./state.js";
 import { type NewWindow, nightStates, nightsBeforeListing, parseWindow } from "./windows.js";
+
+/**
+ * P26: the record pages a list's filter selects, for its not-read notice: `kinds` narrows them
+ * to the pages of those kinds of records (the calendar's pages of meetings), unless the filter
+ * names a kind of records itself.
+ */
+const selection = (filter: Filter, kinds?: readonly string[]): PageSelection =>
+  kinds ? { filter, kinds } : { filter };
+
+/** The calendar's record pages (`upcomingMeetings`: pages of meetings or agendas). */
+const MEETING_PAGES = ["meetings", "agendas"] as const;
 
 /** C0 (but tab, newline, return), DEL and C1 control characters. */
 const CONTROLS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
@@ -244,12 +255,16 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       counties: string[];
       scope: string;
       retired: Retired | undefined;
-      notRead: NotRead | undefined;
+      /**
+       * P26: the selection's record pages not read (`kinds`: only pages of those kinds of
+       * records, unless the filter names one: the calendar's).
+       */
+      notRead: (kinds?: readonly string[]) => Promise<NotRead | undefined>;
       /**
        * P26: when whether its record pages are read last changed (a notice came or went), read
        * only by the feeds that need it.
        */
-      readChangedAt: () => Promise<string | undefined>;
+      readChangedAt: (kinds?: readonly string[]) => Promise<string | undefined>;
     }>
   > => {
     const county = keys.includes("county") && (c.req.query("county")?.trim() ?? "") !== "";
@@ -289,35 +304,6 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     }
     // A record page or government that left the catalog: its records are on its own page only.
     const retired = retiredOf(page, gov);
-    // P26: a record page still in the catalog that is not read, or a government's record pages
-    // (those of the kind of records asked for) some of which are not: nothing from them can be
-    // new, and every list of them says so (not-read.tsx).
-    let notRead: NotRead | undefined;
-    let pages: SourceSummary[] = [];
-    if (!retired) {
-      pages = page
-        ? [page.source]
-        : gov
-          ? (await sourcesOf(db, gov.id)).filter((x) => !f.records || x.records === f.records)
-          : [];
-      const statuses = pages.length > 0 ? await readStatuses(db, pages) : undefined;
-      const off: NotReadPage[] = [];
-      for (const x of pages) {
-        const st = statuses?.get(x.id);
-        if (st && !st.reading)
-          off.push({
-            id: x.id,
-            name: sourceName(x, page?.government ?? gov),
-            reason: st.reason,
-            since: st.since,
-          });
-      }
-      if (off.length > 0)
-        notRead = {
-          pages: off,
-          of: pages.length,
-        };
-    }
     const rest = describeFilter({
       ...(f.county ? { county: f.county } : {}),
       ...(f.kind ? { kind: f.kind } : {}),
@@ -336,9 +322,14 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         counties,
         scope: parts.join(", "),
         retired,
-        notRead,
+        // P26: the record pages the filter selects (as it selects their records) that are not
+        // read; none for a filter that names what left the catalog (its own notice says where
+        // its records are). Read only by the lists that say it.
+        notRead: (kinds?: readonly string[]) =>
+          retired ? Promise.resolve(undefined) : notReadOf(db, selection(f, kinds)),
         // A notice lifted changed the list too: its feed says so (never back to an older time).
-        readChangedAt: () => readChangedAt(db, pages),
+        readChangedAt: (kinds?: readonly string[]) =>
+          retired ? Promise.resolve(undefined) : readChangedIn(db, selection(f, kinds)),
       },
     };
   };
@@ -432,11 +423,22 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   app.get("/", pageReads([], asPage("/")), async (c) => {
     const w = parseWindow({}, opts.now());
     if (!w.ok) throw new Error(w.message);
-    const [counts, latest, counties] = await oneSnapshot(db, (s) =>
-      Promise.all([directoryCounts(s), newData(w.window, {}, HOME_NEWEST, s), countySummaries(s)]),
+    const [counts, latest, counties, notRead] = await oneSnapshot(db, (s) =>
+      Promise.all([
+        directoryCounts(s),
+        newData(w.window, {}, HOME_NEWEST, s),
+        countySummaries(s),
+        notReadOf(s, selection({})),
+      ]),
     );
     return c.html(
-      <HomePage counts={counts} latest={latest} shown={HOME_NEWEST} counties={counties} />,
+      <HomePage
+        counts={counts}
+        latest={latest}
+        shown={HOME_NEWEST}
+        counties={counties}
+        notRead={notRead}
+      />,
     );
   });
 
@@ -444,16 +446,20 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     const f = await filterOf(c, GOV_FILTERS, { counties: true });
     if (!f.ok) return badRequest(c, f.message, "/governments");
     const governments = await listGovernments(db, f.value.filter);
-    const sources = await sourcesOfGovernments(
-      db,
-      governments.map((g) => g.id),
-    );
+    const [sources, notRead] = await Promise.all([
+      sourcesOfGovernments(
+        db,
+        governments.map((g) => g.id),
+      ),
+      f.value.notRead(),
+    ]);
     return c.html(
       <GovernmentsPage
         governments={governments}
         sources={sources}
         filter={f.value.filter}
         counties={f.value.counties}
+        notRead={notRead}
       />,
     );
   });
@@ -487,12 +493,20 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       return c.redirect(`/counties/${encodeURIComponent(county.county)}`, 301);
     const governments =
       county.governments === 0 ? [] : await listGovernments(db, { county: county.county });
-    const sources = await sourcesOfGovernments(
-      db,
-      governments.map((g) => g.id),
-    );
+    const [sources, notRead] = await Promise.all([
+      sourcesOfGovernments(
+        db,
+        governments.map((g) => g.id),
+      ),
+      notReadOf(db, selection({ county: county.county })),
+    ]);
     return c.html(
-      <CountyPage county={county.county} governments={governments} sources={sources} />,
+      <CountyPage
+        county={county.county}
+        governments={governments}
+        sources={sources}
+        notRead={notRead}
+      />,
     );
   });
 
@@ -522,7 +536,10 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     if (!f.ok) return badRequest(c, f.message, "/new");
     const w = windowOf(c);
     if (!w.ok) return badRequest(c, w.message, "/new");
-    const data = await newData(w.window, f.value.filter);
+    const [data, notRead] = await Promise.all([
+      newData(w.window, f.value.filter),
+      f.value.notRead(),
+    ]);
     return c.html(
       <NewPage
         data={data}
@@ -530,7 +547,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         scope={f.value.scope}
         counties={f.value.counties}
         retired={f.value.retired}
-        notRead={f.value.notRead}
+        notRead={notRead}
       />,
     );
   });
@@ -591,7 +608,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       const q = p.toString() ? `?${p.toString()}` : "";
       const scope = f.value.scope;
       const retired = f.value.retired;
-      const notRead = f.value.notRead;
+      const notRead = await f.value.notRead();
       const body = renderFeed(format, {
         origin: opts.origin(),
         id: `urn:new-on-record:new${q}`,
@@ -667,6 +684,8 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       words,
       filter: f.value.filter,
       retired: f.value.retired,
+      notRead: f.value.notRead,
+      readChangedAt: f.value.readChangedAt,
       scope: f.value.scope,
       counties: f.value.counties,
       keep,
@@ -687,6 +706,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
             others: SEARCH_OTHERS,
           });
     const past = result ? pastTheEnd(s.page, result.recordTotal) : undefined;
+    const notRead = past === undefined && s.q !== "" ? await s.notRead() : undefined;
     if (past !== undefined)
       return c.html(
         <MessagePage
@@ -705,6 +725,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         listed={MAX_PAGE * SEARCH_PER_PAGE}
         query={s.query}
         retired={s.retired}
+        notRead={notRead}
         scope={s.scope}
         keep={s.keep}
         filter={s.filter}
@@ -728,13 +749,14 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       });
       const items = r.records;
       const retired = s.retired;
+      const notRead = await s.notRead();
       const body = renderFeed(format, {
         origin: opts.origin(),
         id: `urn:new-on-record:search${s.query}`,
         title: `New on Record: search "${isolated(s.q)}"${s.scope ? ` in ${s.scope}` : ""}`,
         description: retired
           ? retiredSays(retired, "in this feed")
-          : `Records whose titles match "${isolated(s.q)}"${s.scope ? ` in ${s.scope}` : ""}, as they come new on record (not those a page already listed when New on Record first read it, nor those a backfill found on its older pages: the search itself finds them): ${
+          : `${notRead ? `${notReadText(notRead, opts.origin(), SEARCH_HERE)} ` : ""}Records whose titles match "${isolated(s.q)}"${s.scope ? ` in ${s.scope}` : ""}, as they come new on record (not those a page already listed when New on Record first read it, nor those a backfill found on its older pages: the search itself finds them): ${
               r.recordTotal > SEARCH_FEED_CAP
                 ? `the latest ${SEARCH_FEED_CAP} of ${r.recordTotal} records, newest first (more words narrow the search)`
                 : r.recordTotal === 0
@@ -744,8 +766,12 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         pagePath: `/search${s.query}`,
         selfPath: (fmt) => `/search.${fmt}${s.query}`,
         items,
-        ...(retired ? { notices: [retiredFeedItem(retired, opts.origin(), "in this feed")] } : {}),
-        updated: await feedUpdated(items, retired?.retiredAt),
+        ...(retired
+          ? { notices: [retiredFeedItem(retired, opts.origin(), "in this feed")] }
+          : notRead
+            ? { notices: notReadFeedItems(notRead, opts.origin(), SEARCH_HERE) }
+            : {}),
+        updated: await feedUpdated(items, retired?.retiredAt ?? (await s.readChangedAt())),
       });
       return c.body(body, 200, { "content-type": FEED_CONTENT_TYPES[format] });
     });
@@ -756,7 +782,10 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     if (built) return built;
     const f = await filterOf(c, ALL);
     if (!f.ok) return c.text(f.message, 400);
-    const items = await upcomingMeetings(db, nightOf(opts.now()), f.value.filter, ICAL_CAP);
+    const [items, notRead] = await Promise.all([
+      upcomingMeetings(db, nightOf(opts.now()), f.value.filter, ICAL_CAP),
+      f.value.notRead(MEETING_PAGES),
+    ]);
     const retired = f.value.retired;
     const body = renderIcal({
       origin: opts.origin(),
@@ -765,7 +794,9 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         ? {
             description: retiredSays(retired, "in this calendar"),
           }
-        : {}),
+        : notRead
+          ? { description: notReadText(notRead, opts.origin(), CALENDAR_HERE) }
+          : {}),
       items,
     });
     return c.body(body, 200, { "content-type": ICAL_CONTENT_TYPE });
@@ -828,16 +859,20 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     const county = await countyOf(c.req.param("county"));
     if (!county) return c.json({ error: `no county "${echo(c.req.param("county"))}"` }, 404);
     const governments = await listGovernments(db, { county: county.county });
-    const sources = await sourcesOfGovernments(
-      db,
-      governments.map((g) => g.id),
-    );
+    const [sources, notRead] = await Promise.all([
+      sourcesOfGovernments(
+        db,
+        governments.map((g) => g.id),
+      ),
+      notReadOf(db, selection({ county: county.county })),
+    ]);
     return c.json({
       county: county.county,
       governments: governments.map((g) => ({
         ...governmentJson(g),
         sources: (sources.get(g.id) ?? []).map(sourceJson),
       })),
+      notRead: notReadJson(notRead),
     });
   });
 
@@ -855,7 +890,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     if (!f.ok) return c.json({ error: f.message }, 400);
     const w = windowOf(c);
     if (!w.ok) return c.json({ error: w.message }, 400);
-    const d = await newData(w.window, f.value.filter);
+    const [d, notRead] = await Promise.all([newData(w.window, f.value.filter), f.value.notRead()]);
     return c.json({
       window: w.window.key,
       from: w.window.range.from,
@@ -863,7 +898,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       nights: d.nights.map((n) => ({ night: n.night, state: n.state.kind, text: n.state.text })),
       filter: filterJson(f.value.filter),
       retired: retiredJson(f.value.retired),
-      notRead: notReadJson(f.value.notRead),
+      notRead: notReadJson(notRead),
       counts: countsJson(d.counts),
       capped: d.capped,
       items: d.items.map(newRecordJson),
@@ -887,12 +922,14 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     });
     const past = pastTheEnd(s.page, r.recordTotal);
     if (past !== undefined) return c.json({ error: past }, 404);
+    const notRead = await s.notRead();
     return c.json({
       q: s.q,
       page: s.page,
       perPage: SEARCH_PER_PAGE,
       ...searchPages(r.recordTotal),
       retired: retiredJson(s.retired),
+      notRead: notReadJson(notRead),
       recordTotal: r.recordTotal,
       governments: r.governments.map(governmentJson),
       sources: r.sources.map((x) => ({ ...sourceJson(x), governmentName: x.governmentName })),

@@ -9,17 +9,16 @@ import { noteLine } from "../../policy/shown-text.js";
 import type { Db } from "../../store/db.js";
 import { toIso } from "../../store/iso-time.js";
 import { latestMarks } from "../../store/marks.js";
+import { notReadCandidates, type PageSelection, pagesIn } from "../../store/read/not-read.js";
 import {
   lastOutcomeRows,
   type OutcomeRow,
   outcomeRowsSince,
 } from "../../store/read/source-state.js";
-import {
-  notReadSitesChangedAt,
-  notReadSitesOf,
-  siteNotReadReason,
-} from "../../store/site-rules.js";
+import { notReadSitesOf, siteNotReadReason } from "../../store/site-rules.js";
 import { parseWayChoice } from "../../store/way-choice.js";
+import type { NotRead, NotReadPage } from "./not-read.js";
+import { sourceName } from "./retired.js";
 
 /**
  * P24/P26: the latest mark decides; no mark at all means read. A source on a site whose owner
@@ -72,24 +71,29 @@ export async function readStatuses(
 }
 
 /**
- * When whether these sources are read last changed (P26): the latest mark of any of them, read
- * or not, and the latest request of their sites' owners not to be read, made or lifted. A list
- * of them changed then (its notice came or went), so its feed's time is never before it.
+ * P26: the record pages of a selection (a list's filter, store/read/not-read.ts) that are not
+ * read, as their pages say (`readStatuses`: a person's latest mark, or their site's owner's
+ * request), with how many pages the selection holds; undefined when every one is read.
  */
-export async function readChangedAt(
-  db: Db,
-  sources: readonly { id: string; url: string }[],
-): Promise<string | undefined> {
-  if (sources.length === 0) return undefined;
-  let latest = await notReadSitesChangedAt(db, sources);
-  for (const m of (
-    await latestMarks(
-      db,
-      sources.map((s) => s.id),
-    )
-  ).values())
-    if (latest === undefined || m.at > latest) latest = m.at;
-  return latest;
+export async function notReadOf(db: Db, sel: PageSelection): Promise<NotRead | undefined> {
+  const candidates = await notReadCandidates(db, sel);
+  if (candidates.length === 0) return undefined;
+  const statuses = await readStatuses(
+    db,
+    candidates.map((c) => c.source),
+  );
+  const pages: NotReadPage[] = [];
+  for (const { source, governmentName } of candidates) {
+    const st = statuses.get(source.id);
+    if (st && !st.reading)
+      pages.push({
+        id: source.id,
+        name: sourceName(source, { name: governmentName }),
+        reason: st.reason,
+        since: st.since,
+      });
+  }
+  return pages.length === 0 ? undefined : { pages, of: await pagesIn(db, sel) };
 }
 
 function toOutcome(r: OutcomeRow): Outcome {

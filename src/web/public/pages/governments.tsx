@@ -14,6 +14,7 @@ import {
   nightShort,
   recordsLabel,
 } from "../format.js";
+import { LISTED_HERE, type NotRead, NotReadNotice, type NotReadPage } from "../not-read.js";
 import type { Outcome, ReadStatus } from "../state.js";
 import {
   ExternalLink,
@@ -29,9 +30,13 @@ import {
 
 /**
  * A government's kinds of records, each a link to the page where it posts them: from a county's
- * list, "bids" is one click away (home → county → bids).
+ * list, "bids" is one click away (home → county → bids). P26: a page not read says so beside its
+ * link, with why (`notRead`, by page id).
  */
-export const RecordKindLinks: FC<{ sources: readonly SourceSummary[] }> = ({ sources }) =>
+export const RecordKindLinks: FC<{
+  sources: readonly SourceSummary[];
+  notRead?: ReadonlyMap<string, NotReadPage>;
+}> = ({ sources, notRead }) =>
   sources.length === 0 ? (
     <span class="muted small">none listed now</span>
   ) : (
@@ -47,6 +52,13 @@ export const RecordKindLinks: FC<{ sources: readonly SourceSummary[] }> = ({ sou
               (<bdi>{s.name}</bdi>)
             </span>
           ) : null}
+          {notRead?.has(s.id) ? (
+            <span class="not-read-page">
+              {" "}
+              <span class="status tone-no">not read</span>{" "}
+              <span class="reason">{notRead.get(s.id)?.reason}</span>
+            </span>
+          ) : null}
         </li>
       ))}
     </ul>
@@ -56,34 +68,38 @@ export const RecordKindLinks: FC<{ sources: readonly SourceSummary[] }> = ({ sou
 export const GovernmentTable: FC<{
   governments: readonly GovernmentSummary[];
   sources: ReadonlyMap<string, readonly SourceSummary[]>;
-}> = ({ governments, sources }) => (
-  <Wide>
-    <table class="governments">
-      <thead>
-        <tr>
-          <th>Government</th>
-          <th>Kind</th>
-          <th>Records it posts</th>
-        </tr>
-      </thead>
-      <tbody>
-        {governments.map((g) => (
-          <tr id={`gov-${g.id}`}>
-            <td>
-              <a href={`/governments/${encodeURIComponent(g.id)}`}>
-                <bdi>{g.name}</bdi>
-              </a>
-            </td>
-            <td>{KindLabel(g.kind)}</td>
-            <td>
-              <RecordKindLinks sources={sources.get(g.id) ?? []} />
-            </td>
+  notRead?: NotRead | undefined;
+}> = ({ governments, sources, notRead }) => {
+  const off = new Map((notRead?.pages ?? []).map((p) => [p.id, p]));
+  return (
+    <Wide>
+      <table class="governments">
+        <thead>
+          <tr>
+            <th>Government</th>
+            <th>Kind</th>
+            <th>Records it posts</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
-  </Wide>
-);
+        </thead>
+        <tbody>
+          {governments.map((g) => (
+            <tr id={`gov-${g.id}`}>
+              <td>
+                <a href={`/governments/${encodeURIComponent(g.id)}`}>
+                  <bdi>{g.name}</bdi>
+                </a>
+              </td>
+              <td>{KindLabel(g.kind)}</td>
+              <td>
+                <RecordKindLinks sources={sources.get(g.id) ?? []} notRead={off} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Wide>
+  );
+};
 
 /**
  * How many of a county's governments the directory lists, and how many of them post records on
@@ -115,7 +131,9 @@ export const CountyPage: FC<{
   county: string;
   governments: readonly GovernmentSummary[];
   sources: ReadonlyMap<string, readonly SourceSummary[]>;
-}> = ({ county, governments, sources }) => {
+  /** P26: the county's record pages not read (not-read.tsx): said above its list, each row too. */
+  notRead?: NotRead | undefined;
+}> = ({ county, governments, sources, notRead }) => {
   const q = `?county=${encodeURIComponent(county)}`;
   const posting = governments.filter((g) => (sources.get(g.id)?.length ?? 0) > 0).length;
   return (
@@ -144,8 +162,9 @@ export const CountyPage: FC<{
         }
         api={`/api/counties/${encodeURIComponent(county)}`}
       />
+      {notRead ? <NotReadNotice n={notRead} here={LISTED_HERE} /> : null}
       {governments.length > 0 ? (
-        <GovernmentTable governments={governments} sources={sources} />
+        <GovernmentTable governments={governments} sources={sources} notRead={notRead} />
       ) : null}
     </Layout>
   );
@@ -169,7 +188,9 @@ export const GovernmentsPage: FC<{
   sources: ReadonlyMap<string, readonly SourceSummary[]>;
   filter: Filter;
   counties: readonly string[];
-}> = ({ governments, sources, filter, counties }) => {
+  /** P26: the selection's record pages not read: said above the list, each row too. */
+  notRead?: NotRead | undefined;
+}> = ({ governments, sources, filter, counties, notRead }) => {
   const groups = new Map<string, GovernmentSummary[]>();
   for (const g of governments) {
     const key = g.county ?? NO_COUNTY;
@@ -195,6 +216,7 @@ export const GovernmentsPage: FC<{
         ) : null}
         .
       </p>
+      {notRead ? <NotReadNotice n={notRead} here={LISTED_HERE} /> : null}
       {[...groups].map(([county, list]) => (
         <section class="county">
           <h2>
@@ -206,7 +228,7 @@ export const GovernmentsPage: FC<{
               </a>
             )}
           </h2>
-          <GovernmentTable governments={list} sources={sources} />
+          <GovernmentTable governments={list} sources={sources} notRead={notRead} />
         </section>
       ))}
     </Layout>

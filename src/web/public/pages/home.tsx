@@ -2,6 +2,7 @@ import type { FC } from "hono/jsx";
 import type { CountySummary, DirectoryCounts } from "../../../store/read/directory.js";
 import { Layout } from "../../layout.js";
 import { countOf, countyHref, nightShort } from "../format.js";
+import { type NotRead, NotReadNotice } from "../not-read.js";
 import { alreadyListedText, CountsTable, NewList, type NewPageData, NightNotes } from "./new.js";
 import { FeedHead } from "./parts.js";
 
@@ -25,7 +26,9 @@ export const HomePage: FC<{
   latest: NewPageData;
   shown: number;
   counties: readonly CountySummary[];
-}> = ({ counts, latest, shown, counties }) => (
+  /** P26: the record pages not read anywhere (not-read.tsx), said under the newest, folded. */
+  notRead?: NotRead | undefined;
+}> = ({ counts, latest, shown, counties, notRead }) => (
   <Layout
     title="Ohio's public records, where they are posted"
     head={<FeedHead path="/new" query="" />}
@@ -66,6 +69,7 @@ export const HomePage: FC<{
       <a href="/new">All that is new on record</a> · <a href="/new?window=7d">last 7 days</a>
     </p>
     <NightNotes nights={latest.nights} />
+    {notRead ? <NotReadNotice n={notRead} fold /> : null}
     <CountsTable counts={latest.counts} filter={{}} window={latest.window} />
     <NewList items={latest.items.slice(0, shown)} />
     <h2 id="counties">Counties</h2>

@@ -4,6 +4,7 @@ import { Layout, Wide } from "../../layout.js";
 import { echo } from "../echo.js";
 import type { Filter } from "../filters.js";
 import { countOf, countyHref, recordsLabel } from "../format.js";
+import { type NotRead, NotReadNotice, SEARCH_HERE } from "../not-read.js";
 import { type Retired, RetiredNotice } from "../retired.js";
 import { SearchBox } from "./home.js";
 import { NewList } from "./new.js";
@@ -35,6 +36,8 @@ export const SearchPage: FC<{
   query: string;
   /** The filter names a record page or government that left the catalog: its records are not searched. */
   retired?: Retired | undefined;
+  /** P26: the filter's record pages not read (not-read.tsx): said above the results. */
+  notRead?: NotRead | undefined;
   /** The filter in words ("Summit County, cities"), empty for none. */
   scope?: string;
   /** The filter's parameters, kept by a search made anew from this page. */
@@ -51,6 +54,7 @@ export const SearchPage: FC<{
   listed,
   query,
   retired,
+  notRead,
   scope = "",
   keep = {},
   filter = {},
@@ -82,6 +86,7 @@ export const SearchPage: FC<{
         />
       ) : null}
       {retired && !result ? <RetiredNotice r={retired} here="searched here" /> : null}
+      {notRead && !retired ? <NotReadNotice n={notRead} here={SEARCH_HERE} /> : null}
       {!result ? (
         q ? (
           <p class="muted no-word">{noWordText(q, "")}</p>
