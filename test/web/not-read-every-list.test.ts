@@ -426,3 +426,55 @@ describe.each(storeFactories())(
     });
   },
 );
+
+describe("P26: a page not read that leaves the catalog takes its notice with it, and the feed's time never goes back", () => {
+  // Summit County's feed: evil-notices' record first seen on the night of Nov 5 (Nov 6, 04:00
+  // UTC); akron-minutes marked not read again at 10:00 that day, its notice then the latest
+  // change; an import at 12:00 retires it. Its notice left the feed, whose time went back to
+  // 04:00, before the notice it had shown.
+  let g: Fixture;
+  beforeAll(async () => {
+    g = await buildFixture();
+  });
+  afterAll(async () => {
+    await g?.close();
+  });
+
+  it("the import's time, not the record's before it (Atom updated, RSS lastBuildDate)", async () => {
+    const path = "/new.atom?county=Summit&window=7d";
+    const updated = async () =>
+      /<updated>([^<]+)<\/updated>/.exec(
+        (await (await g.app.request(path)).text()).replace(/<entry>[\s\S]*?<\/entry>/g, ""),
+      )?.[1];
+    await markSource(g.store.db, {
+      source: "akron-minutes",
+      reading: false,
+      reason: "Asked again by the clerk",
+      by: "operator",
+      at: Date.parse("2026-11-06T10:00:00.000Z"),
+      night: "2026-11-06",
+    });
+    expect(await updated()).toBe("2026-11-06T10:00:00.000Z");
+    const c = catalog();
+    const kept = {
+      ...c,
+      sources: c.sources.filter((x) => x.id !== "akron-minutes" && x.id !== "old-permits"),
+    };
+    await importCatalog(
+      g.store.db,
+      kept,
+      {
+        governments: new Map(kept.governments.map((x) => [x.id, "catalog.yaml"])),
+        sources: new Map(kept.sources.map((x) => [x.id, "catalog.yaml"])),
+      },
+      Date.parse("2026-11-06T12:00:00.000Z"),
+      { allowRetire: true },
+    );
+    const atom = await (await g.app.request(path)).text();
+    expect(atom).not.toContain("not-read");
+    expect(await updated()).toBe("2026-11-06T12:00:00.000Z");
+    expect(await (await g.app.request("/new.rss?county=Summit&window=7d")).text()).toContain(
+      "<lastBuildDate>Fri, 06 Nov 2026 12:00:00 GMT</lastBuildDate>",
+    );
+  });
+});

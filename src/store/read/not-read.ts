@@ -5,12 +5,11 @@
  * the lists' own filter (county, kind of government, kind of records, government, record page),
  * applied to pages as `applyFilter(…, "pages")` applies it: the page's own kind of records.
  *
- * Read without touching every page of a wide selection (the whole state): the marks in force and
- * the owners' requests are few, so those are read first, and only the pages they name (or on
- * their sites) are looked up; nothing more is read when no page anywhere is not read.
+ * Read without touching every page of a wide selection (the whole state): the pages whose latest
+ * mark says not read, and the owners' requests in force, are few, so only those pages (or those on
+ * those sites) are looked up, and nothing more is read when none is.
  */
 import type { Db } from "../db.js";
-import { latestMarks } from "../marks.js";
 import { applyFilter, type DirectoryFilter, type SourceSummary } from "./directory.js";
 
 /** What a selection of pages is: the lists' filter, and the kinds of records it holds. */
@@ -29,13 +28,17 @@ export interface NotReadCandidate {
   governmentName: string;
 }
 
-/** The selection's current pages (of current governments) as a query over `s` and `g`. */
-function pagesQuery(db: Db, sel: PageSelection) {
-  let q = db
-    .selectFrom("sources as s")
-    .innerJoin("governments as g", "g.id", "s.government_id")
-    .where("s.retired_at", "is", null)
-    .where("g.retired_at", "is", null);
+/**
+ * The selection's current pages (of current governments) as a query over `s` and `g`; `retired`:
+ * those that left the catalog, alone or with their government, instead.
+ */
+function pagesQuery(db: Db, sel: PageSelection, opts: { retired?: boolean } = {}) {
+  let q = db.selectFrom("sources as s").innerJoin("governments as g", "g.id", "s.government_id");
+  q = opts.retired
+    ? q.where((eb) =>
+        eb.or([eb("s.retired_at", "is not", null), eb("g.retired_at", "is not", null)]),
+      )
+    : q.where("s.retired_at", "is", null).where("g.retired_at", "is", null);
   q = applyFilter(q, sel.filter, "pages");
   if (!sel.filter.records && sel.kinds) q = q.where("s.records", "in", [...sel.kinds]);
   return q;
@@ -95,22 +98,33 @@ const COLUMNS = [
 
 /**
  * The selection's current pages that a person marked not read (their latest mark) or whose site's
- * owner asked not to be read, in the catalog's order (by government id, kind of records, id: the same on both stores); the
- * caller decides with each page's status (web/public/state.ts `readStatuses`). [] at once when
- * no page anywhere is marked not read and no owner asked.
+ * owner asked not to be read, by government id, kind of records and id (the same on both
+ * stores); the caller decides with each page's status (web/public/state.ts `readStatuses`). Two small reads
+ * when no page of the selection is marked not read and no owner asked.
  */
 export async function notReadCandidates(db: Db, sel: PageSelection): Promise<NotReadCandidate[]> {
-  const marked: string[] = [];
-  for (const [id, m] of await latestMarks(db)) if (Number(m.reading) !== 1) marked.push(id);
-  const sites = await notReadSitesInForce(db);
-  if (marked.length === 0 && sites.length === 0) return [];
   const found = new Map<string, NotReadCandidate>();
   const add = (r: RowOf) =>
     found.set(r.id, { source: toSource(r), governmentName: r.government_name });
-  if (marked.length > 0) {
-    const rows = await pagesQuery(db, sel).select(COLUMNS).where("s.id", "in", marked).execute();
-    for (const r of rows) add(r);
-  }
+  // The selection's pages whose latest mark (marks_pk: one a source and time) is "not read".
+  const marked = await pagesQuery(db, sel)
+    .innerJoin("marks as m", "m.source_id", "s.id")
+    .where("m.reading", "=", 0)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom("marks as later")
+            .select("later.source_id")
+            .whereRef("later.source_id", "=", "m.source_id")
+            .whereRef("later.at", ">", "m.at"),
+        ),
+      ),
+    )
+    .select(COLUMNS)
+    .execute();
+  for (const r of marked) add(r);
+  const sites = await notReadSitesInForce(db);
   if (sites.length > 0) {
     const sieve = onSitesSieve(sites);
     let q = pagesQuery(db, sel).select(COLUMNS);
@@ -167,16 +181,37 @@ export async function pagesIn(db: Db, sel: PageSelection): Promise<number> {
 
 /**
  * When whether the selection's pages are read last changed (P26): the latest mark of any of
- * them, read or not, and the latest request of their sites' owners not to be read, made or
- * lifted. A list of them changed then (its notice came or went), so its feed's time is never
- * before it. Undefined when none was ever marked and no owner of their sites ever asked.
+ * them, read or not, the latest request of their sites' owners not to be read, made or lifted,
+ * and when a page of the selection marked not read, or on such a site, left the catalog (its
+ * notice left with it). A list of them changed then (its notice came or went), so its feed's
+ * time is never before it. Undefined when none was ever marked and no owner of their sites ever
+ * asked.
  */
 export async function readChangedIn(db: Db, sel: PageSelection): Promise<string | undefined> {
+  let latest: string | undefined;
+  const later = (at: string | null | undefined) => {
+    if (at !== null && at !== undefined && (latest === undefined || at > latest)) latest = at;
+  };
   const m = await pagesQuery(db, sel)
     .innerJoin("marks as m", "m.source_id", "s.id")
     .select((eb) => eb.fn.max("m.at").as("at"))
     .executeTakeFirst();
-  let latest: string | undefined = m?.at ?? undefined;
+  later(m?.at);
+  // A page once marked not read that left the catalog (its own retirement, or its government's).
+  const gone = await pagesQuery(db, sel, { retired: true })
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom("marks as m")
+          .select("m.source_id")
+          .whereRef("m.source_id", "=", "s.id")
+          .where("m.reading", "=", 0),
+      ),
+    )
+    .select((eb) => [eb.fn.max("s.retired_at").as("page"), eb.fn.max("g.retired_at").as("gov")])
+    .executeTakeFirst();
+  later(gone?.page);
+  later(gone?.gov);
   const rules = await db
     .selectFrom("site_rules")
     .select(["site", "at", "cleared_at"])
@@ -185,24 +220,40 @@ export async function readChangedIn(db: Db, sel: PageSelection): Promise<string 
   if (rules.length === 0) return latest;
   const sites = [...new Set(rules.map((r) => r.site))];
   const sieve = onSitesSieve(sites);
-  let q = pagesQuery(db, sel).select(["s.url"]);
-  if (sieve)
-    q = q.where((eb) =>
-      eb.or(sieve.map((p) => eb(eb.fn<string>("lower", [eb.ref("s.url")]), "like", p))),
-    );
+  const onRuleSites = (retired: boolean) => {
+    let q = pagesQuery(db, sel, { retired }).select([
+      "s.url",
+      "s.retired_at",
+      "g.retired_at as gov",
+    ]);
+    if (sieve)
+      q = q.where((eb) =>
+        eb.or(sieve.map((p) => eb(eb.fn<string>("lower", [eb.ref("s.url")]), "like", p))),
+      );
+    return q.execute();
+  };
   const { siteOf } = await import("../../policy/site.js");
-  const theirs = new Set<string>();
-  for (const r of await q.execute()) {
+  const siteOfUrl = (url: string) => {
     try {
-      theirs.add(siteOf(r.url));
+      return siteOf(url);
     } catch {
-      // Not a URL a night could ask.
+      return undefined; // Not a URL a night could ask.
     }
+  };
+  const theirs = new Set<string>();
+  for (const r of await onRuleSites(false)) {
+    const site = siteOfUrl(r.url);
+    if (site !== undefined) theirs.add(site);
   }
-  for (const r of rules) {
-    if (!theirs.has(r.site)) continue;
-    for (const at of [r.at, r.cleared_at])
-      if (at !== null && at !== undefined && (latest === undefined || at > latest)) latest = at;
+  for (const r of rules) if (theirs.has(r.site)) for (const at of [r.at, r.cleared_at]) later(at);
+  // A page on such a site that left the catalog (while the request stood, or since).
+  const asked = new Set(sites);
+  for (const r of await onRuleSites(true)) {
+    const site = siteOfUrl(r.url);
+    if (site !== undefined && asked.has(site)) {
+      later(r.retired_at);
+      later(r.gov);
+    }
   }
   return latest;
 }

@@ -129,7 +129,11 @@ export const NotReadNotice: FC<{
       </p>
       {fold || n.pages.length > FOLD_OVER ? (
         <details>
-          <summary>The {n.pages.length} record pages not read, and why</summary>
+          <summary>
+            {n.pages.length === 1
+              ? "The record page not read, and why"
+              : `The ${n.pages.length} record pages not read, and why`}
+          </summary>
           {list}
         </details>
       ) : (
