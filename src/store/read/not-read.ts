@@ -10,6 +10,7 @@
  * those sites) are looked up, and nothing more is read when none is.
  */
 import type { Db } from "../db.js";
+import { sql } from "../kysely.js";
 import { applyFilter, type DirectoryFilter, type SourceSummary } from "./directory.js";
 
 /** What a selection of pages is: the lists' filter, and the kinds of records it holds. */
@@ -30,15 +31,16 @@ export interface NotReadCandidate {
 
 /**
  * The selection's current pages (of current governments) as a query over `s` and `g`; `retired`:
- * those that left the catalog, alone or with their government, instead.
+ * those that left the catalog, alone or with their government, instead; "either": both.
  */
-function pagesQuery(db: Db, sel: PageSelection, opts: { retired?: boolean } = {}) {
+function pagesQuery(db: Db, sel: PageSelection, opts: { retired?: boolean | "either" } = {}) {
   let q = db.selectFrom("sources as s").innerJoin("governments as g", "g.id", "s.government_id");
-  q = opts.retired
-    ? q.where((eb) =>
-        eb.or([eb("s.retired_at", "is not", null), eb("g.retired_at", "is not", null)]),
-      )
-    : q.where("s.retired_at", "is", null).where("g.retired_at", "is", null);
+  if (opts.retired === true)
+    q = q.where((eb) =>
+      eb.or([eb("s.retired_at", "is not", null), eb("g.retired_at", "is not", null)]),
+    );
+  else if (opts.retired !== "either")
+    q = q.where("s.retired_at", "is", null).where("g.retired_at", "is", null);
   q = applyFilter(q, sel.filter, "pages");
   if (!sel.filter.records && sel.kinds) q = q.where("s.records", "in", [...sel.kinds]);
   return q;
@@ -183,7 +185,10 @@ export async function pagesIn(db: Db, sel: PageSelection): Promise<number> {
  * When whether the selection's pages are read last changed (P26): the latest mark of any of
  * them, read or not, the latest request of their sites' owners not to be read, made or lifted,
  * and when a page of the selection marked not read, or on such a site, left the catalog (its
- * notice left with it). A list of them changed then (its notice came or went), so its feed's
+ * notice left with it), came back to it, or was changed by an import, or when an import changed
+ * such a page anywhere in a way that can take it out of a selection (its kind of records, its
+ * government, its address; its government's county or kind): the selection it left cannot be
+ * told, so a feed's time may move on for such a change that left it as it was, never back. A list of them changed then (its notice came or went), so its feed's
  * time is never before it. Undefined when none was ever marked and no owner of their sites ever
  * asked.
  */
@@ -212,6 +217,34 @@ export async function readChangedIn(db: Db, sel: PageSelection): Promise<string 
     .executeTakeFirst();
   later(gone?.page);
   later(gone?.gov);
+  // A page once marked not read that the catalog changed since (the page, or its government):
+  // put back after it left, renamed, or moved: its notice came, went or changed then. Of the
+  // selection's pages (current or not), any change; of every such page, a change that can take it
+  // out of a selection (MOVES_PAGE), whatever the selection now: the one it left cannot be told.
+  const ofMarked = (q: ReturnType<typeof pagesQuery>) =>
+    q
+      .innerJoin("marks as m", "m.source_id", "s.id")
+      .innerJoin("catalog_changes as c", (join) =>
+        join
+          .onRef("c.at", ">=", "m.at")
+          .on((eb) =>
+            eb.or([
+              eb.and([eb("c.entity", "=", "source"), eb("c.entity_id", "=", eb.ref("s.id"))]),
+              eb.and([eb("c.entity", "=", "government"), eb("c.entity_id", "=", eb.ref("g.id"))]),
+            ]),
+          ),
+      )
+      .where("m.reading", "=", 0)
+      .select((eb) => eb.fn.max("c.at").as("at"));
+  later((await ofMarked(pagesQuery(db, sel, { retired: "either" })).executeTakeFirst())?.at);
+  later(
+    (
+      await ofMarked(pagesQuery(db, { filter: {} }, { retired: "either" }))
+        .where("c.change", "in", ["changed", "unretired"])
+        .where((eb) => movesPage(eb, { sources: "s.id", governments: "g.id" }))
+        .executeTakeFirst()
+    )?.at,
+  );
   const rules = await db
     .selectFrom("site_rules")
     .select(["site", "at", "cleared_at"])
@@ -220,8 +253,10 @@ export async function readChangedIn(db: Db, sel: PageSelection): Promise<string 
   if (rules.length === 0) return latest;
   const sites = [...new Set(rules.map((r) => r.site))];
   const sieve = onSitesSieve(sites);
-  const onRuleSites = (retired: boolean) => {
-    let q = pagesQuery(db, sel, { retired }).select([
+  const onRuleSites = (retired: boolean | "either", of: PageSelection = sel) => {
+    let q = pagesQuery(db, of, { retired }).select([
+      "s.id",
+      "s.government_id",
       "s.url",
       "s.retired_at",
       "g.retired_at as gov",
@@ -255,5 +290,81 @@ export async function readChangedIn(db: Db, sel: PageSelection): Promise<string 
       later(r.gov);
     }
   }
+  // Since the first request: a catalog change of a page of the selection on such a site (or of
+  // its government), one that can take a page on such a site out of a selection (MOVES_PAGE), and
+  // any page's address changed (one moved off such a site is no longer found by its address).
+  const first = rules.map((r) => r.at).sort()[0] ?? "";
+  const onAsked = async (of: PageSelection) => {
+    const rows = (await onRuleSites("either", of)).filter((r) => {
+      const site = siteOfUrl(r.url);
+      return site !== undefined && asked.has(site);
+    });
+    return {
+      sources: [...new Set(rows.map((r) => r.id))],
+      governments: [...new Set(rows.map((r) => r.government_id))],
+    };
+  };
+  const mine = await onAsked(sel);
+  const anywhere = await onAsked({ filter: {} });
+  const c = await db
+    .selectFrom("catalog_changes as c")
+    .select((eb) => eb.fn.max("c.at").as("at"))
+    .where("c.at", ">=", first)
+    .where((eb) =>
+      eb.or([
+        ...(mine.sources.length > 0
+          ? [eb.and([eb("c.entity", "=", "source"), eb("c.entity_id", "in", mine.sources)])]
+          : []),
+        ...(mine.governments.length > 0
+          ? [eb.and([eb("c.entity", "=", "government"), eb("c.entity_id", "in", mine.governments)])]
+          : []),
+        eb.and([
+          eb("c.change", "in", ["changed", "unretired"]),
+          eb.or([
+            ...(anywhere.sources.length > 0 ? [movesPage(eb, anywhere)] : []),
+            eb.and([eb("c.entity", "=", "source"), fieldIs(eb, "url")]),
+          ]),
+        ]),
+      ]),
+    )
+    .executeTakeFirst();
+  later(c?.at);
   return latest;
 }
+
+/**
+ * The fields of a catalog entry (catalog_changes.fields, comma-separated) whose change can take a
+ * page out of a selection it was in: its kind of records, its government, its address (onto or
+ * off a site whose owner asked); its government's county or kind.
+ */
+const MOVES_PAGE = { source: ["records", "government", "url"], government: ["county", "kind"] };
+
+/** A catalog change `c` that names `field` among those it changed. */
+// biome-ignore lint/suspicious/noExplicitAny: an expression builder of any query holding `c`
+const fieldIs = (eb: any, field: string) =>
+  eb(sql`(',' || c.fields || ',')`, "like", `%,${field},%`);
+
+/**
+ * A catalog change `c` that can take one of `of`'s pages out of a selection (MOVES_PAGE): ids,
+ * or the columns that hold them.
+ */
+const movesPage = (
+  // biome-ignore lint/suspicious/noExplicitAny: as fieldIs
+  eb: any,
+  of: { sources: string | readonly string[]; governments: string | readonly string[] },
+) => {
+  const is = (ids: string | readonly string[]) =>
+    typeof ids === "string" ? eb("c.entity_id", "=", eb.ref(ids)) : eb("c.entity_id", "in", ids);
+  return eb.or([
+    eb.and([
+      eb("c.entity", "=", "source"),
+      is(of.sources),
+      eb.or(MOVES_PAGE.source.map((f) => fieldIs(eb, f))),
+    ]),
+    eb.and([
+      eb("c.entity", "=", "government"),
+      is(of.governments),
+      eb.or(MOVES_PAGE.government.map((f) => fieldIs(eb, f))),
+    ]),
+  ]);
+};

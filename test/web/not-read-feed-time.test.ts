@@ -1,0 +1,142 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { siteOf } from "../../src/policy/site.js";
+import type { Catalog } from "../../src/sources/catalog/types.js";
+import { importCatalog } from "../../src/sources/catalog-import.js";
+import { markSource } from "../../src/store/admin.js";
+import { setSiteRule } from "../../src/store/site-rules.js";
+import { storeFactories } from "../store/stores.js";
+import { buildFixture, catalog, type Fixture } from "./fixture.js";
+
+/**
+ * P26: a feed's time never goes back, whatever takes a page not read out of its notice or brings
+ * it back: the page put back in the catalog after it was retired (its notice comes back), its
+ * kind of records or its government's county changed by an import (it leaves the selection of
+ * `records=` or `county=`), or its address moved off the site whose owner asked. Each made a
+ * feed's `updated` go back to its last record's time, before the notice it had shown; a reader
+ * that keeps the latest time it saw then takes the feed for unchanged.
+ */
+
+let g: Fixture;
+
+const updated = async (path: string) =>
+  /<updated>([^<]+)<\/updated>/.exec(
+    (await (await g.app.request(path)).text()).replace(/<entry>[\s\S]*?<\/entry>/g, ""),
+  )?.[1];
+
+const importAt = (c: Catalog, at: string) =>
+  importCatalog(
+    g.store.db,
+    c,
+    {
+      governments: new Map(c.governments.map((x) => [x.id, "catalog.yaml"])),
+      sources: new Map(c.sources.map((x) => [x.id, "catalog.yaml"])),
+    },
+    Date.parse(at),
+    { allowRetire: true },
+  );
+
+const markAt10 = () =>
+  markSource(g.store.db, {
+    source: "akron-minutes",
+    reading: false,
+    reason: "Asked again by the clerk",
+    by: "operator",
+    at: Date.parse("2026-11-06T10:00:00.000Z"),
+    night: "2026-11-06",
+  });
+
+describe.each(storeFactories())(
+  "P26: a feed's time never goes back when a page not read leaves its notice or comes back to it ($name)",
+  (factory) => {
+    beforeEach(async () => {
+      g = await buildFixture(await factory.migrated());
+    });
+    afterEach(async () => {
+      await g?.close();
+    });
+
+    it("a page not read retired, then put back: its notice comes back, and the feed's time is then", async () => {
+      const path = "/new.atom?county=Summit&window=7d";
+      await markAt10();
+      expect(await updated(path)).toBe("2026-11-06T10:00:00.000Z");
+      const c = catalog();
+      await importAt(
+        { ...c, sources: c.sources.filter((x) => x.id !== "akron-minutes") },
+        "2026-11-06T12:00:00.000Z",
+      );
+      expect(await updated(path)).toBe("2026-11-06T12:00:00.000Z");
+      await importAt(catalog(), "2026-11-06T14:00:00.000Z");
+      const atom = await (await g.app.request(path)).text();
+      expect(atom).toContain("urn:new-on-record:not-read:source:akron-minutes:");
+      expect(await updated(path)).toBe("2026-11-06T14:00:00.000Z");
+    });
+
+    it("a page not read whose kind of records an import changed leaves records=minutes' feed then", async () => {
+      const path = "/new.atom?records=minutes&window=7d";
+      await markAt10();
+      expect(await updated(path)).toBe("2026-11-06T10:00:00.000Z");
+      const c = catalog();
+      await importAt(
+        {
+          ...c,
+          sources: c.sources.map((x) =>
+            x.id === "akron-minutes" ? { ...x, records: "agendas" } : x,
+          ) as Catalog["sources"],
+        },
+        "2026-11-06T12:00:00.000Z",
+      );
+      expect(await (await g.app.request(path)).text()).not.toContain("not-read");
+      expect(await updated(path)).toBe("2026-11-06T12:00:00.000Z");
+    });
+
+    it("a government whose county an import changed takes its page not read out of the county's feed then", async () => {
+      const path = "/new.atom?county=Summit&window=7d";
+      await markAt10();
+      expect(await updated(path)).toBe("2026-11-06T10:00:00.000Z");
+      const c = catalog();
+      await importAt(
+        {
+          ...c,
+          governments: c.governments.map((x) =>
+            x.id === "city-of-akron" ? { ...x, county: "Portage" } : x,
+          ) as Catalog["governments"],
+        },
+        "2026-11-06T12:00:00.000Z",
+      );
+      expect(await (await g.app.request(path)).text()).not.toContain("not-read");
+      expect(await updated(path)).toBe("2026-11-06T12:00:00.000Z");
+    });
+
+    it("a page whose address an import moved off the site whose owner asked leaves the notice then", async () => {
+      const path = "/new.atom?county=Summit&window=7d";
+      await setSiteRule(g.store.db, {
+        site: siteOf("https://evil.example/feed"),
+        kind: "not-read",
+        reason: "Owner's letter",
+        at: Date.parse("2026-11-06T10:00:00.000Z"),
+        by: "operator",
+      });
+      // akron-minutes is read here: only the owner's request is said.
+      await markSource(g.store.db, {
+        source: "akron-minutes",
+        reading: true,
+        by: "operator",
+        at: Date.parse("2026-11-06T09:00:00.000Z"),
+        night: "2026-11-06",
+      });
+      expect(await updated(path)).toBe("2026-11-06T10:00:00.000Z");
+      const c = catalog();
+      await importAt(
+        {
+          ...c,
+          sources: c.sources.map((x) =>
+            x.id === "evil-notices" ? { ...x, url: "https://township.example/feed" } : x,
+          ) as Catalog["sources"],
+        },
+        "2026-11-06T12:00:00.000Z",
+      );
+      expect(await (await g.app.request(path)).text()).not.toContain("not-read");
+      expect(await updated(path)).toBe("2026-11-06T12:00:00.000Z");
+    });
+  },
+);
