@@ -140,3 +140,35 @@ describe.each(storeFactories())(
     });
   },
 );
+
+describe("P26: the calendar of a record page named (source=) not read says so, whatever the page's kind", () => {
+  // The calendar lists a bids page's pre-bid meetings (docs/api.md), so /meetings.ics?source=
+  // of a bids page not read selects that page: it said nothing, as if checked and quiet.
+  beforeEach(async () => {
+    g = await buildFixture();
+  });
+  afterEach(async () => {
+    await g?.close();
+  });
+
+  it("/meetings.ics?source=test-bids names test-bids, not read, with why", async () => {
+    await markSource(g.store.db, {
+      source: "test-bids",
+      reading: false,
+      reason: "Bids behind a sign-in",
+      by: "operator",
+      at: Date.parse("2026-11-06T10:00:00.000Z"),
+      night: "2026-11-06",
+    });
+    const ics = (await (await g.app.request("/meetings.ics?source=test-bids")).text()).replace(
+      /\r\n[ \t]/g,
+      "",
+    );
+    const desc = /\nX-WR-CALDESC:([^\r\n]*)/.exec(ics)?.[1] ?? "";
+    expect(desc).toContain("is not read");
+    expect(desc).toContain("Bids behind a sign-in");
+    expect(desc).toContain("/sources/test-bids");
+    // The whole state's calendar names its pages of meetings and agendas only.
+    expect(await (await g.app.request("/meetings.ics")).text()).not.toContain("Bids behind");
+  });
+});

@@ -784,7 +784,9 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
     if (!f.ok) return c.text(f.message, 400);
     const [items, notRead] = await Promise.all([
       upcomingMeetings(db, nightOf(opts.now()), f.value.filter, ICAL_CAP),
-      f.value.notRead(MEETING_PAGES),
+      // A record page named is the selection whatever its kind (a bids page's pre-bid meetings
+      // are in the calendar); else its pages of meetings and agendas.
+      f.value.notRead(f.value.filter.source ? undefined : MEETING_PAGES),
     ]);
     const retired = f.value.retired;
     const body = renderIcal({
