@@ -5,7 +5,7 @@ import { importCatalog } from "../../src/sources/catalog-import.js";
 import { markSource } from "../../src/store/admin.js";
 import { setSiteRule } from "../../src/store/site-rules.js";
 import { storeFactories } from "../store/stores.js";
-import { buildFixture, catalog, type Fixture } from "./fixture.js";
+import { buildFixture, catalog, type Fixture, ORIGIN } from "./fixture.js";
 
 /**
  * P26: a feed's time never goes back, whatever takes a page not read out of its notice or brings
@@ -170,5 +170,53 @@ describe("P26: the calendar of a record page named (source=) not read says so, w
     expect(desc).toContain("/sources/test-bids");
     // The whole state's calendar names its pages of meetings and agendas only.
     expect(await (await g.app.request("/meetings.ics")).text()).not.toContain("Bids behind");
+  });
+});
+
+describe("P26: a feed's or calendar's description names at most 10 pages not read, and says where the rest are", () => {
+  // One owner's request on a platform's site (boarddocs.com hosts 549 of the bundled catalog's
+  // 632 record pages) made every statewide feed's description, and the calendar's DESCRIPTION
+  // and X-WR-CALDESC, name each page: hundreds of kilobytes of text said again in every feed,
+  // where each page has an item of its own.
+  beforeEach(async () => {
+    g = await buildFixture();
+  });
+  afterEach(async () => {
+    await g?.close();
+  });
+
+  it("12 pages of City of Akron not read: the description names 10, says 13 and links the list; 13 items", async () => {
+    const c = catalog();
+    const more = Array.from({ length: 12 }, (_, i) => ({
+      ...(c.sources.find((x) => x.id === "evil-notices") as Catalog["sources"][number]),
+      id: `akron-notices-${i}`,
+      government: "city-of-akron",
+      url: `https://akron.example/notices-${i}.rss`,
+      name: `Notices ${i}`,
+    }));
+    await importAt({ ...c, sources: [...c.sources, ...more] }, "2026-11-06T08:00:00.000Z");
+    let i = 0;
+    for (const x of more)
+      await markSource(g.store.db, {
+        source: x.id,
+        reading: false,
+        reason: `Reason ${x.id}`,
+        by: "operator",
+        at: Date.parse("2026-11-06T10:00:00.000Z") + 1000 * i++,
+        night: "2026-11-06",
+      });
+    const atom = await (await g.app.request("/new.atom?county=Summit")).text();
+    const subtitle = /<subtitle[^>]*>([^<]*)<\/subtitle>/.exec(atom)?.[1] ?? "";
+    expect(subtitle).toContain("13 of the 14 record pages here are not read");
+    expect(subtitle.match(/\/sources\//g)?.length).toBe(10);
+    expect(subtitle).toContain("and 3 more");
+    expect(subtitle).toContain(`${ORIGIN}/new?county=Summit`);
+    expect(atom.match(/urn:new-on-record:not-read:source:/g)?.length).toBe(13);
+    const ics = (
+      await (await g.app.request("/meetings.ics?county=Summit&records=notices")).text()
+    ).replace(/\r\n[ \t]/g, "");
+    const desc = /\nX-WR-CALDESC:([^\r\n]*)/.exec(ics)?.[1] ?? "";
+    expect(desc.match(/\/sources\//g)?.length).toBe(10);
+    expect(desc).toContain("and 2 more");
   });
 });

@@ -79,16 +79,30 @@ export const notReadPage = (p: { id: string }): string => `/sources/${encodeURIC
 
 const pageWords = (p: NotReadPage) => `${p.reason} (since ${timeEt(p.since)})`;
 
-/** The words of a feed's description and its notice item: `origin` makes the links absolute. */
-export function notReadText(n: NotRead, origin: string, here: NotReadHere = NEW_HERE): string {
+/**
+ * The words of a feed's description and its notice item: `origin` makes the links absolute.
+ * Past FOLD_OVER pages, the first FOLD_OVER are named and `list` (a page of the site whose notice
+ * names every one) says where the rest are: one owner's request on a platform's site can make
+ * hundreds, each an item of its own in a feed, never all said again in its description.
+ */
+export function notReadText(
+  n: NotRead,
+  origin: string,
+  here: NotReadHere = NEW_HERE,
+  list?: string,
+): string {
   if (n.of === 1 && n.pages.length === 1) {
     const p = n.pages[0] as NotReadPage;
     return `The record page ${isolated(p.name)} is not read: ${pageWords(p)}. No night reads it now, so ${here.one}; its page, ${origin}${notReadPage(p)}, keeps its link and says why.`;
   }
-  const each = n.pages
+  const cut = list !== undefined && n.pages.length > FOLD_OVER;
+  const each = (cut ? n.pages.slice(0, FOLD_OVER) : n.pages)
     .map((p) => `${isolated(p.name)}: ${pageWords(p)}, ${origin}${notReadPage(p)}`)
     .join("; ");
-  return `${countWords(n)} not read, so ${here.some(n.pages.length === 1 ? "it" : "them")} (each page keeps its link and says why). ${each}.`;
+  const rest = cut
+    ? `; and ${n.pages.length - FOLD_OVER} more, each named with why at ${origin}${list}`
+    : "";
+  return `${countWords(n)} not read, so ${here.some(n.pages.length === 1 ? "it" : "them")} (each page keeps its link and says why). ${each}${rest}.`;
 }
 
 /** The notice on a page (`/new`, a search, a county's page): the same words, each page linked. */

@@ -74,6 +74,7 @@ import { ICAL_CONTENT_TYPE, renderIcal } from "./ical.js";
 import { loadGovernment, loadSource } from "./load.js";
 import {
   CALENDAR_HERE,
+  NEW_HERE,
   type NotRead,
   notReadFeedItems,
   notReadJson,
@@ -615,7 +616,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         title: `New on record${scope ? `: ${scope}` : ""} (Ohio)`,
         description: retired
           ? retiredSays(retired, "in this feed")
-          : `${notRead ? `${notReadText(notRead, opts.origin())} ` : ""}New records ${w.window.label}${scope ? `, ${scope}` : " across Ohio"}.${
+          : `${notRead ? `${notReadText(notRead, opts.origin(), NEW_HERE, `/new${q}`)} ` : ""}New records ${w.window.label}${scope ? `, ${scope}` : " across Ohio"}.${
               list.capped ? ` Only the newest ${list.items.length} are listed.` : ""
             }${changedSays(changed)}`,
         pagePath: `/new${q}`,
@@ -756,7 +757,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         title: `New on Record: search "${isolated(s.q)}"${s.scope ? ` in ${s.scope}` : ""}`,
         description: retired
           ? retiredSays(retired, "in this feed")
-          : `${notRead ? `${notReadText(notRead, opts.origin(), SEARCH_HERE)} ` : ""}Records whose titles match "${isolated(s.q)}"${s.scope ? ` in ${s.scope}` : ""}, as they come new on record (not those a page already listed when New on Record first read it, nor those a backfill found on its older pages: the search itself finds them): ${
+          : `${notRead ? `${notReadText(notRead, opts.origin(), SEARCH_HERE, `/search${s.query}`)} ` : ""}Records whose titles match "${isolated(s.q)}"${s.scope ? ` in ${s.scope}` : ""}, as they come new on record (not those a page already listed when New on Record first read it, nor those a backfill found on its older pages: the search itself finds them): ${
               r.recordTotal > SEARCH_FEED_CAP
                 ? `the latest ${SEARCH_FEED_CAP} of ${r.recordTotal} records, newest first (more words narrow the search)`
                 : r.recordTotal === 0
@@ -797,7 +798,15 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
             description: retiredSays(retired, "in this calendar"),
           }
         : notRead
-          ? { description: notReadText(notRead, opts.origin(), CALENDAR_HERE) }
+          ? {
+              // The rest past the first named: /new of the same filter names every one.
+              description: notReadText(
+                notRead,
+                opts.origin(),
+                CALENDAR_HERE,
+                `/new${filterQuery(f.value.filter)}`,
+              ),
+            }
           : {}),
       items,
     });
