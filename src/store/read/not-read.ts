@@ -253,10 +253,8 @@ export async function readChangedIn(db: Db, sel: PageSelection): Promise<string 
   if (rules.length === 0) return latest;
   const sites = [...new Set(rules.map((r) => r.site))];
   const sieve = onSitesSieve(sites);
-  const onRuleSites = (retired: boolean | "either", of: PageSelection = sel) => {
-    let q = pagesQuery(db, of, { retired }).select([
-      "s.id",
-      "s.government_id",
+  const onRuleSites = (retired: boolean) => {
+    let q = pagesQuery(db, sel, { retired }).select([
       "s.url",
       "s.retired_at",
       "g.retired_at as gov",
@@ -293,40 +291,46 @@ export async function readChangedIn(db: Db, sel: PageSelection): Promise<string 
   // Since the first request: a catalog change of a page of the selection on such a site (or of
   // its government), one that can take a page on such a site out of a selection (MOVES_PAGE), and
   // any page's address changed (one moved off such a site is no longer found by its address).
+  // The pages on such sites as the sieve finds them, in SQL (never a list of ids, which one
+  // platform's site could make thousands long): a page it finds on no such site only moves the
+  // time on, never back.
   const first = rules.map((r) => r.at).sort()[0] ?? "";
-  const onAsked = async (of: PageSelection) => {
-    const rows = (await onRuleSites("either", of)).filter((r) => {
-      const site = siteOfUrl(r.url);
-      return site !== undefined && asked.has(site);
-    });
-    return {
-      sources: [...new Set(rows.map((r) => r.id))],
-      governments: [...new Set(rows.map((r) => r.government_id))],
-    };
+  const sieved = (of: PageSelection) => {
+    const q = pagesQuery(db, of, { retired: "either" });
+    return sieve
+      ? q.where((eb) =>
+          eb.or(sieve.map((p) => eb(eb.fn<string>("lower", [eb.ref("s.url")]), "like", p))),
+        )
+      : q;
   };
-  const mine = await onAsked(sel);
-  const anywhere = await onAsked({ filter: {} });
+  const ofSieved = (of: PageSelection) =>
+    sieved(of)
+      .innerJoin("catalog_changes as c", (join) =>
+        join.on((eb) =>
+          eb.or([
+            eb.and([eb("c.entity", "=", "source"), eb("c.entity_id", "=", eb.ref("s.id"))]),
+            eb.and([eb("c.entity", "=", "government"), eb("c.entity_id", "=", eb.ref("g.id"))]),
+          ]),
+        ),
+      )
+      .where("c.at", ">=", first)
+      .select((eb) => eb.fn.max("c.at").as("at"));
+  later((await ofSieved(sel).executeTakeFirst())?.at);
+  later(
+    (
+      await ofSieved({ filter: {} })
+        .where("c.change", "in", ["changed", "unretired"])
+        .where((eb) => movesPage(eb, { sources: "s.id", governments: "g.id" }))
+        .executeTakeFirst()
+    )?.at,
+  );
   const c = await db
     .selectFrom("catalog_changes as c")
     .select((eb) => eb.fn.max("c.at").as("at"))
     .where("c.at", ">=", first)
-    .where((eb) =>
-      eb.or([
-        ...(mine.sources.length > 0
-          ? [eb.and([eb("c.entity", "=", "source"), eb("c.entity_id", "in", mine.sources)])]
-          : []),
-        ...(mine.governments.length > 0
-          ? [eb.and([eb("c.entity", "=", "government"), eb("c.entity_id", "in", mine.governments)])]
-          : []),
-        eb.and([
-          eb("c.change", "in", ["changed", "unretired"]),
-          eb.or([
-            ...(anywhere.sources.length > 0 ? [movesPage(eb, anywhere)] : []),
-            eb.and([eb("c.entity", "=", "source"), fieldIs(eb, "url")]),
-          ]),
-        ]),
-      ]),
-    )
+    .where("c.entity", "=", "source")
+    .where("c.change", "in", ["changed", "unretired"])
+    .where((eb) => fieldIs(eb, "url"))
     .executeTakeFirst();
   later(c?.at);
   return latest;
@@ -345,26 +349,23 @@ const fieldIs = (eb: any, field: string) =>
   eb(sql`(',' || c.fields || ',')`, "like", `%,${field},%`);
 
 /**
- * A catalog change `c` that can take one of `of`'s pages out of a selection (MOVES_PAGE): ids,
- * or the columns that hold them.
+ * A catalog change `c` that can take the page in `of.sources` (a column) out of a selection, or
+ * its government's (`of.governments`): MOVES_PAGE.
  */
 const movesPage = (
   // biome-ignore lint/suspicious/noExplicitAny: as fieldIs
   eb: any,
-  of: { sources: string | readonly string[]; governments: string | readonly string[] },
-) => {
-  const is = (ids: string | readonly string[]) =>
-    typeof ids === "string" ? eb("c.entity_id", "=", eb.ref(ids)) : eb("c.entity_id", "in", ids);
-  return eb.or([
+  of: { sources: string; governments: string },
+) =>
+  eb.or([
     eb.and([
       eb("c.entity", "=", "source"),
-      is(of.sources),
+      eb("c.entity_id", "=", eb.ref(of.sources)),
       eb.or(MOVES_PAGE.source.map((f) => fieldIs(eb, f))),
     ]),
     eb.and([
       eb("c.entity", "=", "government"),
-      is(of.governments),
+      eb("c.entity_id", "=", eb.ref(of.governments)),
       eb.or(MOVES_PAGE.government.map((f) => fieldIs(eb, f))),
     ]),
   ]);
-};
