@@ -185,7 +185,7 @@ describe("P26: a feed's or calendar's description names at most 10 pages not rea
     await g?.close();
   });
 
-  it("12 pages of City of Akron not read: the description names 10, says 13 and links the list; 13 items", async () => {
+  it("12 pages of City of Akron not read: the description names 10, says 13 and links the list; 10 items of a page each and one for the 3 more", async () => {
     const c = catalog();
     const more = Array.from({ length: 12 }, (_, i) => ({
       ...(c.sources.find((x) => x.id === "evil-notices") as Catalog["sources"][number]),
@@ -211,12 +211,69 @@ describe("P26: a feed's or calendar's description names at most 10 pages not rea
     expect(subtitle.match(/\/sources\//g)?.length).toBe(10);
     expect(subtitle).toContain("and 3 more");
     expect(subtitle).toContain(`${ORIGIN}/new?county=Summit`);
-    expect(atom.match(/urn:new-on-record:not-read:source:/g)?.length).toBe(13);
+    // 10 items of a page each, then one for the 3 more (P26: a feed lists its newest, as records).
+    expect(atom.match(/urn:new-on-record:not-read:source:/g)?.length).toBe(10);
+    const moreItem =
+      /<entry>(?:(?!<\/entry>)[\s\S])*?urn:new-on-record:not-read:more:[\s\S]*?<\/entry>/.exec(
+        atom,
+      )?.[0] ?? "";
+    expect(moreItem).toContain("Not read: 3 more record pages");
+    expect(moreItem).toContain(`${ORIGIN}/new?county=Summit`);
     const ics = (
       await (await g.app.request("/meetings.ics?county=Summit&records=notices")).text()
     ).replace(/\r\n[ \t]/g, "");
     const desc = /\nX-WR-CALDESC:([^\r\n]*)/.exec(ics)?.[1] ?? "";
     expect(desc.match(/\/sources\//g)?.length).toBe(10);
     expect(desc).toContain("and 2 more");
+  });
+
+  it("the item for the pages past the first 10 keeps its id while they stay as they are, and takes a new one when one of them is read again; the search's feed alike", async () => {
+    const c = catalog();
+    const more = Array.from({ length: 13 }, (_, i) => ({
+      ...(c.sources.find((x) => x.id === "evil-notices") as Catalog["sources"][number]),
+      id: `akron-notices-${String(i).padStart(2, "0")}`,
+      government: "city-of-akron",
+      url: `https://akron.example/notices-${i}.rss`,
+      name: `Notices ${i}`,
+    }));
+    await importAt({ ...c, sources: [...c.sources, ...more] }, "2026-11-06T08:00:00.000Z");
+    const at = Date.parse("2026-11-06T10:00:00.000Z");
+    for (const [i, x] of more.entries())
+      await markSource(g.store.db, {
+        source: x.id,
+        reading: false,
+        reason: `Reason ${x.id}`,
+        by: "operator",
+        at: at + 1000 * i,
+        night: "2026-11-06",
+      });
+    const ids = async (path: string) =>
+      [
+        ...(await (await g.app.request(path)).text()).matchAll(
+          /urn:new-on-record:not-read:[^<"]+/g,
+        ),
+      ].map((m) => m[0]);
+    for (const path of ["/new.atom?county=Summit", "/search.json?q=notices&county=Summit"]) {
+      const first = await ids(path);
+      expect(first.filter((i) => i.includes(":not-read:source:"))).toHaveLength(10);
+      const moreIds = first.filter((i) => i.includes(":not-read:more:"));
+      expect(moreIds).toHaveLength(1);
+      expect(await ids(path)).toEqual(first);
+    }
+    const before = (await ids("/new.atom?county=Summit")).find((i) => i.includes(":more:"));
+    // The last page, one of the rest, read again: the rest changed, so their item is new.
+    await markSource(g.store.db, {
+      source: "akron-notices-12",
+      reading: true,
+      reason: "Read again",
+      by: "operator",
+      at: at + 60_000,
+      night: "2026-11-06",
+    });
+    const after = await ids("/new.atom?county=Summit");
+    expect(after.filter((i) => i.includes(":not-read:source:"))).toHaveLength(10);
+    const moreAfter = after.find((i) => i.includes(":more:"));
+    expect(moreAfter).toBeDefined();
+    expect(moreAfter).not.toBe(before);
   });
 });

@@ -9,6 +9,7 @@
  * are those the list's filter selects, as it selects their records (store/read/not-read.ts);
  * the words of a search select records, never pages, so they narrow no notice.
  */
+import { createHash } from "node:crypto";
 import type { FC } from "hono/jsx";
 import type { FeedNotice } from "./feeds.js";
 import { isolated, timeEt } from "./format.js";
@@ -161,21 +162,48 @@ export const NotReadNotice: FC<{
  * The items a feed of it holds before any record, one a page not read: a reader shows them,
  * where a description goes unread. Each item's id names its page and when it was marked
  * (`urn:new-on-record:not-read:source:ID:AT`), never a record's: the same on every read while
- * that page stays not read, whatever the other pages do (a reader that keeps every item it saw
- * never holds two of one page), and a new item once the page is marked again.
+ * that page stays not read and among the first FOLD_OVER named, and a new item once the page is
+ * marked again. Past FOLD_OVER pages, as a feed lists only its newest records, the rest are one
+ * item (`urn:new-on-record:not-read:more:KEY`, KEY a digest of those pages and their times: the
+ * same while they stay as they are) linking `list`, the page whose notice names every one: one
+ * owner's request on a platform's site would otherwise put hundreds of items in every statewide
+ * feed.
  */
 export function notReadFeedItems(
   n: NotRead,
   origin: string,
   here: NotReadHere = NEW_HERE,
+  list?: string,
 ): FeedNotice[] {
-  return n.pages.map((p) => ({
+  const cut = list !== undefined && n.pages.length > FOLD_OVER;
+  const named = cut ? n.pages.slice(0, FOLD_OVER) : n.pages;
+  const items: FeedNotice[] = named.map((p) => ({
     id: `urn:new-on-record:not-read:source:${encodeURIComponent(p.id)}:${encodeURIComponent(p.since)}`,
     title: `Not read: ${isolated(p.name)}`,
     text: notReadText({ pages: [p], of: 1 }, origin, here),
     link: `${origin}${notReadPage(p)}`,
     at: new Date(p.since),
   }));
+  if (!cut) return items;
+  const rest = n.pages.slice(FOLD_OVER);
+  const key = createHash("sha256")
+    .update(
+      rest
+        .map((p) => `${p.id}\n${p.since}`)
+        .sort()
+        .join("\n"),
+    )
+    .digest("hex")
+    .slice(0, 32);
+  const latest = Math.max(...rest.map((p) => Date.parse(p.since)));
+  items.push({
+    id: `urn:new-on-record:not-read:more:${key}`,
+    title: `Not read: ${rest.length} more record pages`,
+    text: `${rest.length} more record pages here are not read, so ${here.some("them")} (each page keeps its link and says why). Each is named with why at ${origin}${list}.`,
+    link: `${origin}${list}`,
+    at: new Date(latest),
+  });
+  return items;
 }
 
 /** The API's `notRead` (`/api/new`, `/api/search`, `/api/counties/:county`): [] when none is. */

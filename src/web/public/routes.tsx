@@ -625,7 +625,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         ...(retired
           ? { notices: [retiredFeedItem(retired, opts.origin(), "in this feed")] }
           : notRead
-            ? { notices: notReadFeedItems(notRead, opts.origin()) }
+            ? { notices: notReadFeedItems(notRead, opts.origin(), NEW_HERE, `/new${q}`) }
             : {}),
         updated: await feedUpdated(
           [...list.items, ...changed.items],
@@ -770,7 +770,9 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         ...(retired
           ? { notices: [retiredFeedItem(retired, opts.origin(), "in this feed")] }
           : notRead
-            ? { notices: notReadFeedItems(notRead, opts.origin(), SEARCH_HERE) }
+            ? {
+                notices: notReadFeedItems(notRead, opts.origin(), SEARCH_HERE, `/search${s.query}`),
+              }
             : {}),
         updated: await feedUpdated(items, retired?.retiredAt ?? (await s.readChangedAt())),
       });
