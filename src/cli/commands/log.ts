@@ -40,7 +40,10 @@ export function register(program: Command): void {
       "only URLs containing this text (ASCII case-insensitive; typed as a browser shows it, /public notices/ or /café/, it finds the address sent percent-encoded too)",
     )
     .option("--source <id>", "only this catalog source")
-    .option("--limit <n>", "at most this many attempts, earliest first")
+    .option(
+      "--limit <n>",
+      "at most this many attempts, earliest first (said on stderr when more match)",
+    )
     .option("--jsonl", "one JSON object per attempt (times in UTC)")
     .addHelpText(
       "after",
@@ -78,6 +81,9 @@ async function runLog(opts: LogOptions): Promise<void> {
     let left = limit;
     let after: RequestLogCursor | undefined;
     let first = true;
+    /** Attempts written, and where the last page ended (for --limit's "more match"). */
+    let shown = 0;
+    let lastNext: RequestLogCursor | undefined;
     const paged: { widths?: number[]; header: boolean } = { header: true };
     for (;;) {
       const size = left === undefined ? LOG_PAGE : Math.min(LOG_PAGE, left);
@@ -112,6 +118,8 @@ async function runLog(opts: LogOptions): Promise<void> {
       if (first && !whole && !opts.jsonl && page.next !== undefined)
         whole = (await log.queryPage(rest, 1, page.next)).entries.length === 0;
       if (entries.length === 0) break;
+      shown += entries.length;
+      lastNext = page.next;
       // A site's words in a failure or a no's marker: escaped by writeLines (shownStdout).
       if (opts.jsonl) writeLines(entries.map((e) => JSON.stringify(toJson(e))));
       // One page in all: laid out as ever, to its own widths, evidence only if some row has it.
@@ -127,6 +135,17 @@ async function runLog(opts: LogOptions): Promise<void> {
       if (entries.length < size || page.next === undefined) break;
       after = page.next;
     }
+    // Cut at --limit with more to come: said, so the answer never reads as all that was asked
+    // (the console's log search notes its 500 alike). On stderr: --jsonl's lines stay JSON.
+    if (
+      limit !== undefined &&
+      shown >= limit &&
+      lastNext !== undefined &&
+      (await log.queryPage(rest, 1, lastNext)).entries.length > 0
+    )
+      stderr().write(
+        `nor log: --limit ${limit}: more attempts match than the ${limit} shown (the earliest); raise --limit, or narrow --since and --until\n`,
+      );
   } finally {
     await store.close();
   }
