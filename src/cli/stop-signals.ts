@@ -64,21 +64,49 @@ export function stopHandler(o: StopSignalOptions): (signal: NodeJS.Signals) => v
 }
 
 /**
- * Listens for the stop signals with stopHandler(o) until the function returned is called.
+ * Listens for the stop signals with stopHandler(o) until the function returned is called. When
+ * a stop in order is done (the command lets its signals go), the process may take a moment more
+ * to end (its sockets, its worker threads): the echo of the first signal (npm's copy of one
+ * Ctrl-C, or the terminal's) may arrive then, and with nothing listening its default would end
+ * the process by that signal, a shell saying 130 after a stop in order. So the first signal
+ * stays taken until ECHO_MS after it (an unref'd timer: it keeps nothing running); that signal
+ * again past it, or another, ends the process as it would have.
  */
 export function onStopSignals(o: StopSignalOptions): () => void {
+  const now = o.now ?? (() => performance.now());
+  let first: { signal: NodeJS.Signals; at: number } | undefined;
   const handler = stopHandler({
     ...o,
+    now,
+    inOrder: (signal) => {
+      first = { signal, at: now() };
+      o.inOrder(signal);
+    },
     end: (signal) => {
-      off();
+      letGo();
       (o.end ?? endBySignal)(signal);
     },
   });
-  const off = () => {
+  const letGo = () => {
     for (const s of STOP_SIGNALS) process.off(s, handler);
   };
   for (const s of STOP_SIGNALS) process.on(s, handler);
-  return off;
+  let echoTaken = false;
+  return () => {
+    letGo();
+    if (first === undefined || echoTaken) return;
+    const f = first;
+    const left = ECHO_MS - (now() - f.at);
+    if (left <= 0) return;
+    echoTaken = true;
+    const echo = (signal: NodeJS.Signals) => {
+      if (signal === f.signal && now() - f.at < ECHO_MS) return;
+      process.off(f.signal, echo);
+      (o.end ?? endBySignal)(signal);
+    };
+    process.on(f.signal, echo);
+    setTimeout(() => process.off(f.signal, echo), left).unref();
+  };
 }
 
 /** What a shell says a process that `signal` ended exited with. */

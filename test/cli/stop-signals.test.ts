@@ -72,3 +72,41 @@ describe("the stop signals of nor start and nor demo", () => {
     expect(exitStatusOf("SIGHUP")).toBe(129);
   });
 });
+
+describe("the echo of the first stop signal, once the stop in order is done", () => {
+  it("still taken as an echo after the command let its signals go (the process ending: its sockets, its threads), never ending it by the signal (exit status 130 after a stop in order)", async () => {
+    const { onStopSignals } = await import("../../src/cli/stop-signals.js");
+    const before = process.listenerCount("SIGINT");
+    let t = 0;
+    const seen: string[] = [];
+    const off = onStopSignals({
+      command: "nor demo",
+      inOrder: (s) => seen.push(`in order ${s}`),
+      now: () => t,
+      end: (s) => seen.push(`ended by ${s}`),
+      say: (line) => seen.push(line),
+    });
+    process.emit("SIGINT", "SIGINT");
+    // The stop in order is done: the command lets its signals go, and ends a moment later.
+    off();
+    // npm's copy of that one Ctrl-C arrives now: something must take it, or its default ends
+    // the process by SIGINT.
+    expect(process.listenerCount("SIGINT")).toBeGreaterThan(before);
+    t += 300;
+    process.emit("SIGINT", "SIGINT");
+    expect(seen).toEqual(["in order SIGINT"]);
+    // Past the echo's time it is let go: a signal then is a signal.
+    t += ECHO_MS;
+    process.emit("SIGINT", "SIGINT");
+    expect(seen).toEqual(["in order SIGINT", "ended by SIGINT"]);
+    expect(process.listenerCount("SIGINT")).toBe(before);
+  });
+
+  it("not taken when nothing stopped it (the command ended on its own)", async () => {
+    const { onStopSignals } = await import("../../src/cli/stop-signals.js");
+    const before = process.listenerCount("SIGINT");
+    const off = onStopSignals({ command: "nor demo", inOrder: () => {}, end: () => {} });
+    off();
+    expect(process.listenerCount("SIGINT")).toBe(before);
+  });
+});
