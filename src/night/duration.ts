@@ -21,8 +21,10 @@ export function parseDuration(text: string, option = "--deadline", floorMs?: num
     matched += m[0].length;
     m = re.exec(text);
   }
+  // Examples the option itself takes: a night's deadline is at least 1m, a gap at least 2 s.
+  const eg = option === "--deadline" ? "6h, 90m, 1h30m" : "30s, 2m, 1m30s";
   if (text.length === 0 || matched !== text.length) {
-    throw new UsageError(`${option}: "${text}" is not a duration (e.g. 6h, 90m, 30s, 1h30m)`);
+    throw new UsageError(`${option}: "${text}" is not a duration (e.g. ${eg})`);
   }
   // Under a floor by any fraction (1999.6ms, 1.9999s) it stays under it, for the caller to
   // refuse as under the floor, never rounded up to the floor and taken.
@@ -31,7 +33,7 @@ export function parseDuration(text: string, option = "--deadline", floorMs?: num
     const what = option.replace(/^--/, "");
     throw new UsageError(
       floorMs === undefined
-        ? `${option}: "${text}" is no time at all: a ${what} must be more than 0 (e.g. 6h, 90m, 30s, 1h30m)`
+        ? `${option}: "${text}" is no time at all: a ${what} must be more than 0 (e.g. ${eg})`
         : `${option}: "${text}" is no time at all: a ${what} must be at least the ${floorMs / 1000} s floor (P10)`,
     );
   }

@@ -45,6 +45,8 @@ describe("nor night refuses bad options before writing anything", () => {
     [["--night", "2026-13-01"], /--night: "2026-13-01" is not a calendar date/],
     [["--deadline", "30h"], /--deadline: "30h" is longer than a night/],
     [["--deadline", "soon"], /--deadline: "soon" is not a duration/],
+    // Its examples are deadlines it takes (at least 1m): never 30s, which it refuses.
+    [["--deadline", "6 h"], /--deadline: "6 h" is not a duration \(e\.g\. 6h, 90m, 1h30m\)/],
     // A duration, but of no time: said so, not "not a duration".
     [
       ["--deadline", "0s"],
