@@ -277,3 +277,29 @@ describe("P26: a feed's or calendar's description names at most 10 pages not rea
     expect(moreAfter).not.toBe(before);
   });
 });
+
+describe("P26: the feed's item for the pages past the first 10, when one page is past them", () => {
+  it("11 pages not read: the item for the 1 more says one page (Not read: 1 more record page; it is not read, nothing from it)", async () => {
+    const { notReadFeedItems, NEW_HERE, SEARCH_HERE } = await import(
+      "../../src/web/public/not-read.js"
+    );
+    const pages = Array.from({ length: 11 }, (_, i) => ({
+      id: `page-${String(i).padStart(2, "0")}`,
+      name: `Page ${i}`,
+      reason: "the site's owner asked not to be read",
+      since: "2026-11-06T10:00:00.000Z",
+    }));
+    for (const here of [NEW_HERE, SEARCH_HERE]) {
+      const items = notReadFeedItems({ pages, of: 20 }, ORIGIN, here, "/new");
+      expect(items).toHaveLength(11);
+      const more = items[10];
+      expect(more?.id).toMatch(/^urn:new-on-record:not-read:more:/);
+      expect(more?.title).toBe("Not read: 1 more record page");
+      expect(more?.text).toMatch(
+        /^1 more record page here is not read, so nothing (from it|it posts)/,
+      );
+      expect(more?.text).not.toContain("them");
+      expect(more?.text).not.toContain("pages");
+    }
+  });
+});

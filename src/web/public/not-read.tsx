@@ -196,10 +196,12 @@ export function notReadFeedItems(
     .digest("hex")
     .slice(0, 32);
   const latest = Math.max(...rest.map((p) => Date.parse(p.since)));
+  // 11 pages leave one past the first 10: said as one page.
+  const one = rest.length === 1;
   items.push({
     id: `urn:new-on-record:not-read:more:${key}`,
-    title: `Not read: ${rest.length} more record pages`,
-    text: `${rest.length} more record pages here are not read, so ${here.some("them")} (each page keeps its link and says why). Each is named with why at ${origin}${list}.`,
+    title: `Not read: ${rest.length} more record ${one ? "page" : "pages"}`,
+    text: `${rest.length} more record ${one ? "page here is" : "pages here are"} not read, so ${here.some(one ? "it" : "them")} (${one ? "its page keeps its link and says why). It is" : "each page keeps its link and says why). Each is"} named with why at ${origin}${list}.`,
     link: `${origin}${list}`,
     at: new Date(latest),
   });
