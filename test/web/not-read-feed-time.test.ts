@@ -300,6 +300,10 @@ describe("P26: the feed's item for the pages past the first 10, when one page is
       );
       expect(more?.text).not.toContain("them");
       expect(more?.text).not.toContain("pages");
+      // The feed's description alike: the one past the first 10 is "1 more", not "each" of them.
+      const { notReadText } = await import("../../src/web/public/not-read.js");
+      const said = notReadText({ pages, of: 20 }, ORIGIN, here, "/new");
+      expect(said).toContain(`; and 1 more, named with why at ${ORIGIN}/new.`);
     }
   });
 });

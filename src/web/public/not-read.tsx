@@ -101,7 +101,7 @@ export function notReadText(
     .map((p) => `${isolated(p.name)}: ${pageWords(p)}, ${origin}${notReadPage(p)}`)
     .join("; ");
   const rest = cut
-    ? `; and ${n.pages.length - FOLD_OVER} more, each named with why at ${origin}${list}`
+    ? `; and ${n.pages.length - FOLD_OVER} more, ${n.pages.length - FOLD_OVER === 1 ? "named" : "each named"} with why at ${origin}${list}`
     : "";
   return `${countWords(n)} not read, so ${here.some(n.pages.length === 1 ? "it" : "them")} (each page keeps its link and says why). ${each}${rest}.`;
 }
