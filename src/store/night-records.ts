@@ -3,6 +3,8 @@
  * per source by record id (P6), so a record seen before is not new and a resumed night never
  * doubles one. Inserted in chunks to stay under the SQL parameter limits of both dialects.
  */
+
+import type { ExpressionBuilder } from "kysely";
 import type { SourceResult } from "../night/types.js";
 import {
   EMPTY_READ_OUTCOME,
@@ -31,6 +33,7 @@ import { toIso } from "./iso-time.js";
 import { sql } from "./kysely.js";
 import { asStored } from "./no-nul.js";
 import { type Placeholder, type Prepared, prepared } from "./prepared.js";
+import type { Database } from "./schema/index.js";
 import type { Tx } from "./write-txn.js";
 
 const CHUNK = 200;
@@ -66,7 +69,7 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   // And whether the list was last read at another address (tonight's way switched: the api
   // failed and the page is read, or the api is back) or by another reader (the recipe changed),
   // asked in the same statement.
-  const { lastRead, other } = await readsBefore(trx, night, r);
+  const { lastRead, other, anyFirstId } = await readsBefore(trx, night, r);
   const firstRead = lastRead === undefined;
   // P7: an id the first page lists is tonight's list, whatever older page also shows it.
   const current =
@@ -155,6 +158,9 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   // Not on a first read (nothing of it is new; a brand-new source has nothing stored to match,
   // and asking would cost every first read a statement; a list moved keeps its old spellings).
   const took = new Set<string>();
+  // Records taken over by a new id below (relink, acrossWays): each may come to keep an id it
+  // was first listed under, so whether the source has any is asked again after them.
+  const tookOver = { n: 0 };
   if (fresh.size > 0 && !firstRead) {
     const merged = await relink(
       trx,
@@ -166,6 +172,7 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
       took,
       other !== undefined,
       lastRead,
+      tookOver,
     );
     out.fresh -= merged.fresh;
     out.listed -= merged.listed;
@@ -186,7 +193,7 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
     other !== undefined &&
     (other.readerOnly === undefined || idsChanged)
   ) {
-    const moved = await acrossWays(trx, night, r, fresh, unique, took, lastRead, other);
+    const moved = await acrossWays(trx, night, r, fresh, unique, took, lastRead, other, tookOver);
     out.fresh += moved.fresh;
     out.listed += moved.listed;
   }
@@ -194,8 +201,15 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   // spellings listed): that one is named by its own id now, so no two records share a feed
   // entry's or a calendar event's name (migration 022). After `relink`, which reads them.
   // Asked first whether the source has any such record (most have none): the update, though
-  // it finds no row, costs about 30 µs of SQLite's own work, the question 1 µs.
-  if (fresh.size > 0 && (await HAS_FIRST_IDS.first(trx, { sourceId: r.sourceId }))?.any)
+  // it finds no row, costs about 30 µs of SQLite's own work, the question 1 µs. Asked with the
+  // list's last read (`readsBefore`, the same transaction: tonight's insert writes no such id);
+  // again here only where a record was taken over since, or that statement was not run.
+  if (
+    fresh.size > 0 &&
+    (anyFirstId === undefined || tookOver.n > 0
+      ? truthy((await HAS_FIRST_IDS.first(trx, { sourceId: r.sourceId }))?.any)
+      : anyFirstId)
+  )
     await LET_FIRST_IDS_GO.run(trx, {
       sourceId: r.sourceId,
       ids: JSON.stringify([...fresh.keys()]),
@@ -205,18 +219,19 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
 
 /** Whether any record of the source keeps an id it was first listed under (the partial index). */
 const HAS_FIRST_IDS = prepared((db, $: Placeholder<{ sourceId: string }>) =>
-  db.selectNoFrom((eb) =>
-    eb
-      .exists(
-        eb
-          .selectFrom("records")
-          .select(sql.lit(1).as("one"))
-          .where("source_id", "=", $("sourceId"))
-          .where("first_id", "is not", null),
-      )
-      .as("any"),
-  ),
+  db.selectNoFrom((eb) => hasFirstIds(eb, $("sourceId")).as("any")),
 );
+
+/** HAS_FIRST_IDS's question, as one column of a statement (READS_BEFORE asks it too). */
+function hasFirstIds(eb: ExpressionBuilder<Database, never>, sourceId: string) {
+  return eb.exists(
+    eb
+      .selectFrom("records")
+      .select(sql.lit(1).as("one"))
+      .where("source_id", "=", sourceId)
+      .where("first_id", "is not", null),
+  );
+}
 
 /**
  * Lets go of the ids first listed under (migration 022) that records first seen tonight take:
@@ -260,6 +275,7 @@ async function relink(
   took: Set<string>,
   switched: boolean,
   lastReadNight: string | undefined,
+  tookOver: { n: number },
 ): Promise<Inserted> {
   const merged: Inserted = { fresh: 0, listed: 0 };
   const sourceId = r.sourceId;
@@ -268,6 +284,7 @@ async function relink(
     // A 304's copy read again: a change is our reading's, not the site's (insertRecords); the
     // record read through another way in than the last read list: the other way's writing.
     await takeOver(trx, r, id, old, { acrossWays: switched, ours: ours?.has(id) ?? false, late });
+    tookOver.n++;
     took.add(id);
     if (late) return;
     if (fresh.get(id)) merged.listed++;
@@ -448,6 +465,7 @@ async function acrossWays(
   took: ReadonlySet<string>,
   lastRead: string | undefined,
   other: OtherRead,
+  tookOver: { n: number },
 ): Promise<Inserted> {
   const firstRead = lastRead === undefined;
   const change: Inserted = { fresh: 0, listed: 0 };
@@ -491,6 +509,7 @@ async function acrossWays(
   for (const [id, old] of pairs) {
     const late = appearedSince(fresh, id, old, lastRead);
     await takeOver(trx, r, id, old, { acrossWays: true, late });
+    tookOver.n++;
     if (late) continue;
     if (fresh.get(id)) change.listed--;
     else change.fresh--;
@@ -615,9 +634,15 @@ async function readsBefore(
   trx: Tx,
   night: string,
   r: SourceResult,
-): Promise<{ lastRead: string | undefined; other: OtherRead | undefined }> {
+): Promise<{
+  lastRead: string | undefined;
+  other: OtherRead | undefined;
+  /** Whether any record of the source keeps an id it was first listed under; undefined: not asked. */
+  anyFirstId: boolean | undefined;
+}> {
   const address = listAddress(r);
-  if (address === undefined) return { lastRead: undefined, other: undefined };
+  if (address === undefined)
+    return { lastRead: undefined, other: undefined, anyFirstId: undefined };
   const row = await READS_BEFORE.first(trx, {
     sourceId: r.sourceId,
     night,
@@ -636,7 +661,12 @@ async function readsBefore(
           ...(row.last_address === address ? { readerOnly: true as const } : {}),
         }
       : undefined;
-  return { lastRead, other };
+  return { lastRead, other, anyFirstId: truthy(row?.any_first_id) };
+}
+
+/** EXISTS comes back as a boolean from PostgreSQL and as 0 or 1 from SQLite. */
+function truthy(v: unknown): boolean {
+  return v === true || v === 1 || v === "1" || v === "t";
 }
 
 /**
@@ -676,7 +706,7 @@ export const READS_BEFORE = prepared(
         .where((eb) => eb.or([eb("outcome", "in", READ_OUTCOMES), eb("records_found", ">", 0)]))
         .orderBy("night", "desc")
         .limit(1);
-    return db.selectNoFrom([
+    return db.selectNoFrom((eb) => [
       db
         .selectFrom("night_sources")
         .select("night")
@@ -704,6 +734,8 @@ export const READS_BEFORE = prepared(
       last().select("night").as("last_night"),
       last().select(used.as("address")).as("last_address"),
       last().select(reader.as("reader")).as("last_reader"),
+      // HAS_FIRST_IDS, asked here for insertRecords: one statement fewer a commit with records.
+      hasFirstIds(eb, $("sourceId")).as("any_first_id"),
     ]);
   },
 );
