@@ -3,7 +3,7 @@
  * transaction with its outcome, records, validators, backfill cursor and flags, so a
  * `kill -9` at any moment leaves either all of a source's night or none of it.
  */
-import type { KnownPageRead } from "./reader.js";
+import type { KnownPageRead, PageReads } from "./reader.js";
 import type { SourceHistory, SourceResult } from "./types.js";
 
 export interface NightState {
@@ -91,6 +91,15 @@ export interface NightStore {
    * another process since the night planned it.
    */
   sourceNow(night: string, sourceId: string): Promise<SourceNow>;
+  /**
+   * sourceNow at the source's turn, and in the same statement the page reads `pageRead` would
+   * give for the source's first page (every address its list was last read in full at), handed
+   * to that source's check (`pageReads`): the 304 or the page sent again whole is then counted
+   * from them, with no statement of its own. They feed only what the source's result says of
+   * an answer, never whether a request is sent, and nothing but the source's own commit writes
+   * them (its lane held meanwhile). A store without it: sourceNow, and pageRead when asked.
+   */
+  sourceTurn?(night: string, sourceId: string): Promise<SourceTurn>;
   finishNight(night: string, now: number): Promise<void>;
   /**
    * P20, P23: the checker found itself offline: these sources' outcomes tonight, when a DNS or
@@ -169,4 +178,10 @@ export interface SourceNow {
   reading: boolean;
   /** The night of the latest mark, when it says not read. */
   markedNight?: string;
+}
+
+/** What sourceTurn reads: sourceNow, and the source's page reads as they stood then. */
+export interface SourceTurn extends SourceNow {
+  /** Answers `pageRead` for this source from what was read at its turn, else as the store does. */
+  pageReads?: PageReads;
 }

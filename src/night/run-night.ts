@@ -21,7 +21,7 @@ import { type Lane, type PlannedSource, type PlanSource, planLanes } from "./lan
 import { askedAt } from "./moves.js";
 import { cutShortOutcome, failureOutcome, siteClosedReason, TIME_LIMIT_PASSED } from "./outcome.js";
 import { checkConcurrency, runPool } from "./pool.js";
-import type { NightState, NightStore, SourceNow, TonightHistory } from "./ports.js";
+import type { NightState, NightStore, SourceNow, SourceTurn, TonightHistory } from "./ports.js";
 import type { ValidatorStore, WayReader } from "./reader.js";
 import { recheckSource } from "./recheck.js";
 import type { NightOutcomeKind, SourceResult } from "./types.js";
@@ -383,7 +383,11 @@ export async function runNight(
       // Another worker (before a restart, or one that died) may have checked it already; and a
       // person's mark written since the plan (`nor mark` in another process, P24) holds from
       // the source's turn on: marked not read, it is asked nothing unless tonight rechecks it.
-      const now0 = await store.sourceNow(opts.night, source.id);
+      // With the source's page reads, where the store reads them at once (sourceTurn): its
+      // check's 304 is then counted from them, with no statement of its own.
+      const now0: SourceTurn = store.sourceTurn
+        ? await store.sourceTurn(opts.night, source.id)
+        : await store.sourceNow(opts.night, source.id);
       if (now0.done) continue;
       current = source.id;
       const history = markedSince(plan.history, now0);
@@ -425,7 +429,13 @@ export async function runNight(
           const entry = entryOf(source.id);
           result = !history.reading
             ? await recheckSource(laneFetcher, clock, entry, deps.validators, history.moved)
-            : await checkSource(laneCtx, entry, history);
+            : await checkSource(
+                now0.pageReads !== undefined && laneCtx.pageReads !== undefined
+                  ? { ...laneCtx, pageReads: now0.pageReads }
+                  : laneCtx,
+                entry,
+                history,
+              );
           // Not asked because its site was down tonight (a redirect's target, say, after the
           // source's own page answered): said as that, never as the time limit's.
           if (result.outcome.kind === "unreached" && !isSiteDown(result.outcome.reason))

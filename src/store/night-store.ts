@@ -4,6 +4,7 @@
  * land together or not at all, which is what makes `kill -9` then `nor night` safe.
  */
 
+import type { ExpressionBuilder } from "kysely";
 import type {
   CatalogRow,
   Committed,
@@ -12,6 +13,7 @@ import type {
   NightState,
   NightStore,
   SourceNow,
+  SourceTurn,
   TonightHistory,
 } from "../night/ports.js";
 import type { KnownPageRead, ValidatorStore } from "../night/reader.js";
@@ -37,6 +39,7 @@ import { marksInForce } from "./marks.js";
 import { chunks, insertRecords } from "./night-records.js";
 import { asStored } from "./no-nul.js";
 import { type Placeholder, prepared } from "./prepared.js";
+import type { Database } from "./schema/index.js";
 import { type Tx, writeTxn, writeTxnRetried } from "./write-txn.js";
 
 /** History older than this many nights is not read back (ordering and flags need a few). */
@@ -491,11 +494,22 @@ export class SqlNightStore implements NightStore, ValidatorStore {
   }
 
   async sourceNow(night: string, sourceId: string): Promise<SourceNow> {
-    const row = await SOURCE_NOW.first(this.#db, { night, sourceId });
-    const reading =
-      row?.reading === null || row?.reading === undefined || Number(row.reading) === 1;
-    const out: SourceNow = { done: Boolean(Number(row?.done ?? 0)), reading };
-    if (!reading && row?.marked_night != null) out.markedNight = row.marked_night;
+    return sourceNowOf(await SOURCE_NOW.first(this.#db, { night, sourceId }));
+  }
+
+  async sourceTurn(night: string, sourceId: string): Promise<SourceTurn> {
+    // One row a page read of the source (most have one), or one with none (a left join).
+    const rows = await SOURCE_TURN.rows(this.#db, { night, sourceId });
+    const out: SourceTurn = sourceNowOf(rows[0]);
+    if (out.done) return out;
+    const reads = new Map<string, KnownPageRead>();
+    for (const r of rows)
+      if (r.url !== null && r.key !== null && r.records !== null)
+        reads.set(r.url, knownPageRead({ ...r, url: r.url, key: r.key, records: r.records }));
+    out.pageReads = {
+      pageRead: (id, url) =>
+        id === sourceId ? Promise.resolve(reads.get(url)) : this.pageRead(id, url),
+    };
     return out;
   }
 
@@ -513,10 +527,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
 
   async pageRead(sourceId: string, url: string): Promise<KnownPageRead | undefined> {
     const row = await PAGE_READ.first(this.#db, { sourceId, url });
-    if (!row) return undefined;
-    // A row from before its ids were kept (migration 014) proves nothing: read in full once.
-    const allStored = row.listed !== null && Number(row.stored) === Number(row.listed);
-    return { url: row.url, key: row.key, records: Number(row.records), allStored };
+    return row ? knownPageRead(row) : undefined;
   }
 
   async holdsAny(sourceId: string, ids: readonly string[], before?: string): Promise<boolean> {
@@ -618,6 +629,29 @@ export class SqlNightStore implements NightStore, ValidatorStore {
     if (row.last_modified) out.lastModified = row.last_modified;
     return out;
   }
+}
+
+/** What SOURCE_NOW (or SOURCE_TURN's first row) says of the source. */
+function sourceNowOf(
+  row: { done: unknown; reading: number | null; marked_night: string | null } | undefined,
+): SourceNow {
+  const reading = row?.reading === null || row?.reading === undefined || Number(row.reading) === 1;
+  const out: SourceNow = { done: Boolean(Number(row?.done ?? 0)), reading };
+  if (!reading && row?.marked_night != null) out.markedNight = row.marked_night;
+  return out;
+}
+
+/** A row of PAGE_READ's columns (or SOURCE_TURN's) as the reader knows it. */
+function knownPageRead(row: {
+  url: string;
+  key: string;
+  records: number | string;
+  listed: number | null;
+  stored: number | string;
+}): KnownPageRead {
+  // A row from before its ids were kept (migration 014) proves nothing: read in full once.
+  const allStored = row.listed !== null && Number(row.stored) === Number(row.listed);
+  return { url: row.url, key: row.key, records: Number(row.records), allStored };
 }
 
 /*
@@ -845,21 +879,25 @@ const IS_DONE = prepared((db, $: Placeholder<Key>) =>
  * source's turn at no statement's cost.
  */
 const SOURCE_NOW = prepared((db, $: Placeholder<Key>) =>
-  db.selectNoFrom((eb) => [
+  db.selectNoFrom((eb) => sourceNowColumns(eb, $("night"), $("sourceId"))),
+);
+
+function sourceNowColumns(eb: ExpressionBuilder<Database, never>, night: string, sourceId: string) {
+  return [
     eb
       .exists(
         eb
           .selectFrom("night_sources")
           .select("source_id")
-          .where("night", "=", $("night"))
-          .where("source_id", "=", $("sourceId"))
+          .where("night", "=", night)
+          .where("source_id", "=", sourceId)
           .where("outcome", "!=", "checker-offline"),
       )
       .as("done"),
     eb
       .selectFrom("marks")
       .select("reading")
-      .where("source_id", "=", $("sourceId"))
+      .where("source_id", "=", sourceId)
       .orderBy("at", "desc")
       .limit(1)
       .as("reading"),
@@ -867,11 +905,36 @@ const SOURCE_NOW = prepared((db, $: Placeholder<Key>) =>
     // made again (another reason) does not start the rechecks over (marks.ts marksInForce).
     sql<
       string | null
-    >`(select min(m.night) from marks m where m.source_id = ${$("sourceId")} and m.reading = 0 and m.at > coalesce((select max(r.at) from marks r where r.source_id = ${$("sourceId")} and r.reading = 1), ''))`.as(
+    >`(select min(m.night) from marks m where m.source_id = ${sourceId} and m.reading = 0 and m.at > coalesce((select max(r.at) from marks r where r.source_id = ${sourceId} and r.reading = 1), ''))`.as(
       "marked_night",
     ),
-  ]),
-);
+  ] as const;
+}
+
+/**
+ * sourceTurn: SOURCE_NOW's columns, and PAGE_READ's for each page read of the source (its
+ * primary key's first column: one index seek), one row each, or one row with none. Exported for
+ * the test that reads its query plan.
+ */
+export const SOURCE_TURN = prepared((db, $: Placeholder<Key>) => {
+  const { listed, stored } = pageReadCounts(db);
+  return db
+    .selectFrom(db.selectNoFrom(sql.lit(1).as("one")).as("one"))
+    .leftJoin("page_reads as pr", (j) => j.on("pr.source_id", "=", $("sourceId")))
+    .select((eb) => [
+      // The same columns: every name they read is the store's own (the derived table adds one).
+      ...sourceNowColumns(
+        eb as unknown as ExpressionBuilder<Database, never>,
+        $("night"),
+        $("sourceId"),
+      ),
+      "pr.url",
+      "pr.key",
+      "pr.records",
+      listed.as("listed"),
+      stored.as("stored"),
+    ]);
+});
 
 /**
  * The page's last full read and, in the same statement, how many of its ids `records` still
@@ -880,11 +943,24 @@ const SOURCE_NOW = prepared((db, $: Placeholder<Key>) =>
  * for the test that reads its query plan.
  */
 export const PAGE_READ = prepared((db, $: Placeholder<{ sourceId: string; url: string }>) => {
+  const { listed, stored } = pageReadCounts(db);
+  return db
+    .selectFrom("page_reads as pr")
+    .select(["pr.url", "pr.key", "pr.records", listed.as("listed"), stored.as("stored")])
+    .where("pr.source_id", "=", $("sourceId"))
+    .where("pr.url", "=", $("url"));
+});
+
+/**
+ * A page read's (`pr`) ids counted, and how many of them `records` still holds: one primary-key
+ * lookup per id (records_pk is source_id, record_id), however many records the source holds.
+ * `listed` is null for a row without ids.
+ */
+function pageReadCounts(db: Db) {
   const pg = dialectOf(db) === "postgres";
   const listed = pg
     ? sql<number | null>`json_array_length(pr.ids::json)`
     : sql<number | null>`json_array_length(pr.ids)`;
-  // Each id looked up by the records primary key, however many records the source holds:
   // PostgreSQL takes `= any(array)` into the index condition (a join would hash all of the
   // source's records); SQLite's CROSS JOIN keeps json_each the outer loop (left alone, its
   // planner walks every record of the source, and the ids for each).
@@ -893,9 +969,5 @@ export const PAGE_READ = prepared((db, $: Placeholder<{ sourceId: string; url: s
         and r.record_id = any(array(select json_array_elements_text(pr.ids::json))))`
     : sql<number | string>`(select count(*) from json_each(pr.ids) as j cross join records as r
         where r.source_id = pr.source_id and r.record_id = j.value)`;
-  return db
-    .selectFrom("page_reads as pr")
-    .select(["pr.url", "pr.key", "pr.records", listed.as("listed"), stored.as("stored")])
-    .where("pr.source_id", "=", $("sourceId"))
-    .where("pr.url", "=", $("url"));
-});
+  return { listed, stored };
+}

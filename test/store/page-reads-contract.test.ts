@@ -9,7 +9,7 @@ import type { PageReads, ValidatorStore, WayReader } from "../../src/night/reade
 import type { SourceHistory, SourceResult } from "../../src/night/types.js";
 import type { Source } from "../../src/sources/catalog/types.js";
 import { openStore, type Store } from "../../src/store/db.js";
-import { PAGE_READ, SqlNightStore } from "../../src/store/night-store.js";
+import { PAGE_READ, SOURCE_TURN, SqlNightStore } from "../../src/store/night-store.js";
 import { type Harness, harness } from "../fleet/harness.js";
 import { robots } from "../fleet/routes.js";
 import { postgresFactory, postgresUrl, sqliteFactory, storeFactories } from "./stores.js";
@@ -222,6 +222,51 @@ describe.each(makers)("page reads and the records they produced ($name)", (maker
   });
 
   it.runIf(maker.name !== "memory")(
+    "P8, P12: the page reads read at the source's turn (sourceTurn, one statement with sourceNow) answer as pageRead does then, for every address its list was read at; a source done tonight is handed none",
+    async () => {
+      u = await maker.make();
+      const store = u.store as SqlNightStore;
+      const other = "https://a.gov/list?view=all";
+      const asked = [URL_, other, "https://a.gov/none"];
+      const same = async (night: string) => {
+        const turn = await store.sourceTurn(night, SRC);
+        expect(turn).toMatchObject(await store.sourceNow(night, SRC));
+        for (const url of asked)
+          expect(await turn.pageReads?.pageRead(SRC, url), url).toEqual(
+            await store.pageRead(SRC, url),
+          );
+        return turn;
+      };
+      // None read yet.
+      expect((await same("2026-11-04")).pageReads).toBeDefined();
+      await u.store.commit("2026-11-03", result(["older"], undefined));
+      await u.store.commit("2026-11-04", {
+        ...result(["o1", "o2"], undefined),
+        sourceId: SRC,
+        pageRead: { url: other, key: "k2", records: 2, ids: ["o1", "o2"] },
+      });
+      await u.store.commit("2026-11-05", result(["a", "b", "c"], ["a", "b", "c"]));
+      // Done tonight: nothing is asked, nothing handed on.
+      expect((await store.sourceTurn("2026-11-05", SRC)).pageReads).toBeUndefined();
+      const turn = await same("2026-11-06");
+      expect(await turn.pageReads?.pageRead(SRC, other)).toMatchObject({ key: "k2", records: 2 });
+      expect(await turn.pageReads?.pageRead(SRC, URL_)).toMatchObject({ key: "k1", records: 3 });
+      await u.remove(SRC, "b");
+      await same("2026-11-06");
+      // What was read at the turn: the check that follows counts from it (no statement).
+      expect(await turn.pageReads?.pageRead(SRC, URL_)).toMatchObject({ allStored: true });
+      // Another source's asked of the store.
+      await u.store.commit("2026-11-05", { ...result(["x"], ["x"]), sourceId: "a.gov/1" });
+      expect(await turn.pageReads?.pageRead("a.gov/1", URL_)).toEqual(
+        await store.pageRead("a.gov/1", URL_),
+      );
+      // A read kept before its ids were (migration 014).
+      await u.sql?.db.updateTable("page_reads").set({ ids: null }).execute();
+      await same("2026-11-06");
+    },
+  );
+
+  it.runIf(maker.name !== "memory")(
     "P8, P12: a read kept before its ids were (migration 014) is never counted: its page is read in full once",
     async () => {
       u = await maker.make();
@@ -232,16 +277,32 @@ describe.each(makers)("page reads and the records they produced ($name)", (maker
   );
 });
 
-describe("the check on the 304's path (SQLite)", () => {
+/** The two statements a 304 is counted by: alone (pageRead), and at the source's turn. */
+const countedBy = [
+  {
+    name: "PAGE_READ",
+    compile: (db: Store["db"], sourceId: string, url: string) =>
+      PAGE_READ.compile(db, { sourceId, url }),
+  },
+  {
+    name: "SOURCE_TURN",
+    compile: (db: Store["db"], sourceId: string) =>
+      SOURCE_TURN.compile(db, { night: "2026-11-06", sourceId }),
+  },
+];
+
+describe.each(countedBy)("the check on the 304's path (SQLite, $name)", (counted) => {
   it("P8, P12: one statement, each of the read's ids found by the records primary key, no scan of the source's records", async () => {
     const f = sqliteFactory();
     const loc = await f.fresh();
     const s = await openStore(loc);
-    const { sql } = PAGE_READ.compile(s.db, { sourceId: "a", url: "b" });
+    const { sql, parameters } = counted.compile(s.db, "a", "b");
     await s.close();
     const db = new Database(join((loc as { dir: string }).dir, "nor.db"), { readonly: true });
     try {
-      const plan = db.prepare(`explain query plan ${sql}`).all("a", "b") as { detail: string }[];
+      const plan = db.prepare(`explain query plan ${sql}`).all(...parameters) as {
+        detail: string;
+      }[];
       const details = plan.map((p) => p.detail).join("\n");
       expect(details).toMatch(/SEARCH pr USING INDEX sqlite_autoindex_page_reads_1/);
       expect(details).toMatch(
@@ -255,36 +316,41 @@ describe("the check on the 304's path (SQLite)", () => {
   });
 });
 
-describe.runIf(postgresUrl)("the check on the 304's path (PostgreSQL)", () => {
-  it("P8, P12: one statement, the read's ids looked up in the records primary key together, not the source's records hashed", async () => {
-    const f = postgresFactory(postgresUrl as string);
-    const s = await openStore(await f.migrated());
-    try {
-      // A source with 2,000 records, its page listing 20 of them; statistics as a night leaves.
-      await sql`insert into records (source_id, record_id, title, first_seen_night, first_seen_at)
+describe.runIf(postgresUrl).each(countedBy)(
+  "the check on the 304's path (PostgreSQL, $name)",
+  (counted) => {
+    it("P8, P12: one statement, the read's ids looked up in the records primary key together, not the source's records hashed", async () => {
+      const f = postgresFactory(postgresUrl as string);
+      const s = await openStore(await f.migrated());
+      try {
+        // A source with 2,000 records, its page listing 20 of them; statistics as a night leaves.
+        await sql`insert into records (source_id, record_id, title, first_seen_night, first_seen_at)
         select 's', 'https://a.gov/r/' || i, 't', '2026-11-05', '2026-11-05T06:00:00Z'
         from generate_series(1, 2000) as i`.execute(s.db);
-      const ids = JSON.stringify(Array.from({ length: 20 }, (_, i) => `https://a.gov/r/${i + 1}`));
-      await sql`insert into page_reads (source_id, url, key, records, night, ids)
+        const ids = JSON.stringify(
+          Array.from({ length: 20 }, (_, i) => `https://a.gov/r/${i + 1}`),
+        );
+        await sql`insert into page_reads (source_id, url, key, records, night, ids)
         values ('s', 'u', 'k', 20, '2026-11-05', ${ids})`.execute(s.db);
-      await sql`analyze records`.execute(s.db);
-      await sql`analyze page_reads`.execute(s.db);
-      const q = PAGE_READ.compile(s.db, { sourceId: "s", url: "u" });
-      const plan = await s.db.executeQuery<{ "QUERY PLAN": string }>({
-        ...q,
-        sql: `explain ${q.sql}`,
-      });
-      const text = plan.rows.map((r) => r["QUERY PLAN"]).join("\n");
-      expect(text).toMatch(/Index (Only )?Scan using records_pk on records r/);
-      expect(text).toMatch(/Index Cond: \(\(source_id = pr\.source_id\) AND \(record_id = ANY/);
-      expect(text).not.toMatch(/Hash Join|Seq Scan on records/);
-      expect(await new SqlNightStore(s.db).pageRead("s", "u")).toMatchObject({ allStored: true });
-    } finally {
-      await s.close();
-      await f.cleanup();
-    }
-  });
-});
+        await sql`analyze records`.execute(s.db);
+        await sql`analyze page_reads`.execute(s.db);
+        const q = counted.compile(s.db, "s", "u");
+        const plan = await s.db.executeQuery<{ "QUERY PLAN": string }>({
+          ...q,
+          sql: `explain ${q.sql}`,
+        });
+        const text = plan.rows.map((r) => r["QUERY PLAN"]).join("\n");
+        expect(text).toMatch(/Index (Only )?Scan using records_pk on records r/);
+        expect(text).toMatch(/Index Cond: \(\(source_id = pr\.source_id\) AND \(record_id = ANY/);
+        expect(text).not.toMatch(/Hash Join|Seq Scan on records/);
+        expect(await new SqlNightStore(s.db).pageRead("s", "u")).toMatchObject({ allStored: true });
+      } finally {
+        await s.close();
+        await f.cleanup();
+      }
+    });
+  },
+);
 
 /** A real loopback server answering 304 to its ETag, a real fetcher, each store. */
 describe.each(makers)(
