@@ -57,7 +57,12 @@ export interface Inserted {
  * first read, or on an older page a backfill read (P7), is inserted as already listed: the
  * source's, never new on record (migration 021).
  */
-export async function insertRecords(trx: Tx, night: string, r: SourceResult): Promise<Inserted> {
+export async function insertRecords(
+  trx: Tx,
+  night: string,
+  r: SourceResult,
+  asked?: ReadsBeforeRow,
+): Promise<Inserted> {
   const out: Inserted = { fresh: 0, listed: 0 };
   if (r.records.length === 0) return out;
   // One a stored id (two ids the store keeps as one would be written twice in one statement).
@@ -69,7 +74,8 @@ export async function insertRecords(trx: Tx, night: string, r: SourceResult): Pr
   // And whether the list was last read at another address (tonight's way switched: the api
   // failed and the page is read, or the api is back) or by another reader (the recipe changed),
   // asked in the same statement.
-  const { lastRead, other, anyFirstId } = await readsBefore(trx, night, r);
+  // `asked`: already read with the source's claim, in this transaction (night-store.ts).
+  const { lastRead, other, anyFirstId } = await readsBefore(trx, night, r, asked);
   const firstRead = lastRead === undefined;
   // P7: an id the first page lists is tonight's list, whatever older page also shows it.
   const current =
@@ -634,22 +640,17 @@ async function readsBefore(
   trx: Tx,
   night: string,
   r: SourceResult,
+  asked?: ReadsBeforeRow,
 ): Promise<{
   lastRead: string | undefined;
   other: OtherRead | undefined;
   /** Whether any record of the source keeps an id it was first listed under; undefined: not asked. */
   anyFirstId: boolean | undefined;
 }> {
-  const address = listAddress(r);
-  if (address === undefined)
-    return { lastRead: undefined, other: undefined, anyFirstId: undefined };
-  const row = await READS_BEFORE.first(trx, {
-    sourceId: r.sourceId,
-    night,
-    since: addDays(night, -READ_HORIZON_NIGHTS),
-    address,
-    reader: r.reader ?? null,
-  });
+  const args = readsBeforeArgs(night, r);
+  if (args === undefined) return { lastRead: undefined, other: undefined, anyFirstId: undefined };
+  const address = args.address;
+  const row = asked ?? (await READS_BEFORE.first(trx, args));
   const lastRead = row?.same ?? undefined;
   const other =
     row?.last_night != null &&
@@ -685,59 +686,96 @@ function usedReader(db: Tx) {
 }
 
 /** Exported for test/store/partial-index-literals.test.ts. */
-export const READS_BEFORE = prepared(
-  (
-    db,
-    $: Placeholder<{
-      sourceId: string;
-      night: string;
-      since: string;
-      address: string;
-      reader: string | null;
-    }>,
-  ) => {
-    const used = usedAddress(db);
-    const reader = usedReader(db);
-    const last = () =>
-      db
-        .selectFrom("night_sources")
-        .where("source_id", "=", $("sourceId"))
-        .where("night", "<", $("night"))
-        .where((eb) => eb.or([eb("outcome", "in", READ_OUTCOMES), eb("records_found", ">", 0)]))
-        .orderBy("night", "desc")
-        .limit(1);
-    return db.selectNoFrom((eb) => [
-      db
-        .selectFrom("night_sources")
-        .select("night")
-        .where("source_id", "=", $("sourceId"))
-        .where("night", "<>", $("night"))
-        .where("night", ">=", $("since"))
-        .where((eb) =>
-          eb.or([
-            eb("outcome", "in", READ_OUTCOMES),
-            // A night whose older page said no (P7: the backfill's stop is the night's outcome)
-            // still read page 1 in full, and found records on it.
-            eb("records_found", ">", 0),
-            // A list read and found empty (a bids page with no open bid), by tonight's reader.
-            // The outcome a literal, never a parameter: night_sources_offline (migration 016) is
-            // a partial index on `outcome = 'checker-offline'`, and SQLite, weighing it against a
-            // bound value, prepares the statement again at every run (about 70 µs a source, 8×
-            // the statement's own cost: docs/benchmarks.md "A night's memory", 2026-12-07).
-            eb.and([eb("outcome", "=", sql.lit(EMPTY_READ_OUTCOME)), eb(reader, "=", $("reader"))]),
-          ]),
-        )
-        .where(used, "=", $("address"))
-        .orderBy("night", "desc")
-        .limit(1)
-        .as("same"),
-      last().select("night").as("last_night"),
-      last().select(used.as("address")).as("last_address"),
-      last().select(reader.as("reader")).as("last_reader"),
-      // HAS_FIRST_IDS, asked here for insertRecords: one statement fewer a commit with records.
-      hasFirstIds(eb, $("sourceId")).as("any_first_id"),
-    ]);
-  },
+/** What READS_BEFORE is asked with (readsBeforeArgs). */
+export type ReadsBeforeArgs = {
+  sourceId: string;
+  night: string;
+  since: string;
+  address: string;
+  reader: string | null;
+};
+
+/** What READS_BEFORE answers (or a source's claim asked with it: night-store.ts CLAIM_READING). */
+export interface ReadsBeforeRow {
+  same: string | null;
+  last_night: string | null;
+  last_address: string | null;
+  last_reader: string | null;
+  any_first_id: unknown;
+}
+
+/**
+ * READS_BEFORE's question for a result: asked only of one that stores records and says where its
+ * list was read (else insertRecords needs none).
+ */
+export function readsBeforeArgs(night: string, r: SourceResult): ReadsBeforeArgs | undefined {
+  if (r.records.length === 0) return undefined;
+  const address = listAddress(r);
+  if (address === undefined) return undefined;
+  return {
+    sourceId: r.sourceId,
+    night,
+    since: addDays(night, -READ_HORIZON_NIGHTS),
+    address,
+    reader: r.reader ?? null,
+  };
+}
+
+/**
+ * READS_BEFORE's columns, for a statement of its own or for another that a source's commit runs
+ * first anyway (its claim's RETURNING: night-store.ts). None reads tonight's night_sources row.
+ */
+export function readsBeforeColumns(
+  db: Tx,
+  eb: ExpressionBuilder<Database, never>,
+  $: Placeholder<ReadsBeforeArgs>,
+) {
+  const used = usedAddress(db);
+  const reader = usedReader(db);
+  const last = () =>
+    db
+      .selectFrom("night_sources")
+      .where("source_id", "=", $("sourceId"))
+      .where("night", "<", $("night"))
+      .where((eb) => eb.or([eb("outcome", "in", READ_OUTCOMES), eb("records_found", ">", 0)]))
+      .orderBy("night", "desc")
+      .limit(1);
+  return [
+    db
+      .selectFrom("night_sources")
+      .select("night")
+      .where("source_id", "=", $("sourceId"))
+      .where("night", "<>", $("night"))
+      .where("night", ">=", $("since"))
+      .where((eb) =>
+        eb.or([
+          eb("outcome", "in", READ_OUTCOMES),
+          // A night whose older page said no (P7: the backfill's stop is the night's outcome)
+          // still read page 1 in full, and found records on it.
+          eb("records_found", ">", 0),
+          // A list read and found empty (a bids page with no open bid), by tonight's reader.
+          // The outcome a literal, never a parameter: night_sources_offline (migration 016) is
+          // a partial index on `outcome = 'checker-offline'`, and SQLite, weighing it against a
+          // bound value, prepares the statement again at every run (about 70 µs a source, 8×
+          // the statement's own cost: docs/benchmarks.md "A night's memory", 2026-12-07).
+          eb.and([eb("outcome", "=", sql.lit(EMPTY_READ_OUTCOME)), eb(reader, "=", $("reader"))]),
+        ]),
+      )
+      .where(used, "=", $("address"))
+      .orderBy("night", "desc")
+      .limit(1)
+      .as("same"),
+    last().select("night").as("last_night"),
+    last().select(used.as("address")).as("last_address"),
+    last().select(reader.as("reader")).as("last_reader"),
+    // HAS_FIRST_IDS, asked here for insertRecords: one statement fewer a commit with records.
+    hasFirstIds(eb, $("sourceId")).as("any_first_id"),
+  ] as const;
+}
+
+/** Exported for test/store/partial-index-literals.test.ts. */
+export const READS_BEFORE = prepared((db, $: Placeholder<ReadsBeforeArgs>) =>
+  db.selectNoFrom((eb) => readsBeforeColumns(db, eb, $)),
 );
 
 /**

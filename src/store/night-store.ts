@@ -36,7 +36,14 @@ import { holderDead } from "./holder.js";
 import { fromIso, toIso } from "./iso-time.js";
 import { sql } from "./kysely.js";
 import { marksInForce } from "./marks.js";
-import { chunks, insertRecords } from "./night-records.js";
+import {
+  chunks,
+  insertRecords,
+  type ReadsBeforeArgs,
+  type ReadsBeforeRow,
+  readsBeforeArgs,
+  readsBeforeColumns,
+} from "./night-records.js";
 import { asStored } from "./no-nul.js";
 import { type Placeholder, prepared } from "./prepared.js";
 import type { Database } from "./schema/index.js";
@@ -248,7 +255,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       // write lock does the same) and says so; the night goes on.
       // P20, P23: an earlier run's checker-offline said nothing about the source; a real
       // outcome takes its place (the claim's upsert overwrites that row, and only that one).
-      const claimed = await CLAIM.first(trx, {
+      const claim = {
         night,
         sourceId: r.sourceId,
         outcome: r.outcome.kind,
@@ -262,9 +269,21 @@ export class SqlNightStore implements NightStore, ValidatorStore {
         startedAt: toIso(r.startedAt),
         endedAt: toIso(r.endedAt),
         durationMs: r.endedAt - r.startedAt,
-      });
-      if (!claimed) return { newRecords: 0, already: true as const };
-      const { fresh: newRecords, listed: alreadyListed } = await insertRecords(trx, night, r);
+      };
+      // A result with records: what insertRecords reads first (the list's last read) asked in
+      // the claim's own statement (its RETURNING), not a statement of its own.
+      const reads = readsBeforeArgs(night, r);
+      let asked: ReadsBeforeRow | undefined;
+      if (reads !== undefined) {
+        asked = await CLAIM_READING.first(trx, { ...claim, ...reads });
+        if (!asked) return { newRecords: 0, already: true as const };
+      } else if (!(await CLAIM.first(trx, claim))) return { newRecords: 0, already: true as const };
+      const { fresh: newRecords, listed: alreadyListed } = await insertRecords(
+        trx,
+        night,
+        r,
+        asked,
+      );
       if (newRecords > 0) await NEW_RECORDS.run(trx, { newRecords, night, sourceId: r.sourceId });
       for (const v of r.validators) {
         await KEEP_VALIDATORS.run(trx, {
@@ -660,54 +679,64 @@ function knownPageRead(row: {
  */
 type Key = { night: string; sourceId: string };
 
-const CLAIM = prepared(
-  (
-    db,
-    $: Placeholder<
-      Key & {
-        outcome: string;
-        reason: string | null;
-        evidence: string | null;
-        status: number | null;
-        url: string | null;
-        way: string | null;
-        recordsFound: number;
-        startedAt: string;
-        endedAt: string;
-        durationMs: number;
-      }
-    >,
-  ) => {
-    // Every column but the key: inserted, or written over a checker-offline row.
-    const row = {
-      outcome: $("outcome"),
-      reason: $("reason"),
-      evidence: $("evidence"),
-      status: $("status"),
-      url: $("url"),
-      way: $("way"),
-      records_found: $("recordsFound"),
-      new_records: 0,
-      started_at: $("startedAt"),
-      ended_at: $("endedAt"),
-      duration_ms: $("durationMs"),
-    } as const;
-    return (
-      db
-        .insertInto("night_sources")
-        .values({ night: $("night"), source_id: $("sourceId"), ...row })
-        // A row already there is a claim by someone else, kept as it is (nothing returned),
-        // but a checker-offline one, which said nothing about the source: it is written over
-        // with every column, as the row deleted and inserted anew (one statement, not two).
-        .onConflict((oc) =>
-          oc
-            .columns(["night", "source_id"])
-            .doUpdateSet(row)
-            .where("night_sources.outcome", "=", "checker-offline"),
-        )
-        .returning("source_id")
-    );
-  },
+type ClaimArgs = Key & {
+  outcome: string;
+  reason: string | null;
+  evidence: string | null;
+  status: number | null;
+  url: string | null;
+  way: string | null;
+  recordsFound: number;
+  startedAt: string;
+  endedAt: string;
+  durationMs: number;
+};
+
+/** A source's outcome row, its claim: inserted, or written over a checker-offline row. */
+function claimOf(db: Db, $: Placeholder<ClaimArgs>) {
+  // Every column but the key: inserted, or written over a checker-offline row.
+  const row = {
+    outcome: $("outcome"),
+    reason: $("reason"),
+    evidence: $("evidence"),
+    status: $("status"),
+    url: $("url"),
+    way: $("way"),
+    records_found: $("recordsFound"),
+    new_records: 0,
+    started_at: $("startedAt"),
+    ended_at: $("endedAt"),
+    duration_ms: $("durationMs"),
+  } as const;
+  return (
+    db
+      .insertInto("night_sources")
+      .values({ night: $("night"), source_id: $("sourceId"), ...row })
+      // A row already there is a claim by someone else, kept as it is (nothing returned),
+      // but a checker-offline one, which said nothing about the source: it is written over
+      // with every column, as the row deleted and inserted anew (one statement, not two).
+      .onConflict((oc) =>
+        oc
+          .columns(["night", "source_id"])
+          .doUpdateSet(row)
+          .where("night_sources.outcome", "=", "checker-offline"),
+      )
+  );
+}
+
+const CLAIM = prepared((db, $: Placeholder<ClaimArgs>) => claimOf(db, $).returning("source_id"));
+
+/**
+ * CLAIM, and READS_BEFORE's columns in its RETURNING (night-records.ts): the claim a commit with
+ * records runs first anyway. Its subqueries read the nights before tonight's, never the row
+ * the claim writes, and nothing the records' insert writes after it. Exported for the test.
+ */
+export const CLAIM_READING = prepared((db, $: Placeholder<ClaimArgs & ReadsBeforeArgs>) =>
+  claimOf(db, $).returning((eb) => [
+    "source_id",
+    // Every name they read is qualified by its own subquery's table (the claim's adds none).
+    ...readsBeforeColumns(db, eb as unknown as ExpressionBuilder<Database, never>, $),
+  ]),
 );
 
 /** A lane's row made, if it is not there yet (claimLanes, one site). */
