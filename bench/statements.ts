@@ -9,7 +9,8 @@
  * Nights 1 and 2 run once on a first store (V8 compiles the engine: not counted), then again on
  * a fresh store, measured: night 1 (robots.txt + every feed, new) and night 2 (every feed, 304);
  * then night 3, the sites sending every feed again whole (loopback-sites.ts "no-304").
- * `BENCH_SITES` (default 200) and `BENCH_SOURCES_PER_SITE` (default 10) size it.
+ * `BENCH_SITES` (default 200) and `BENCH_SOURCES_PER_SITE` (default 10) size it;
+ * `BENCH_STATEMENTS_TOP` lists that many statements a night (default: the costliest 20 or 25).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -118,7 +119,9 @@ function table(label: string, m: Measured, top: number): string[] {
     n += t.n;
     us += t.us;
   }
-  const rows = [...m.tallies].sort((a, b) => b[1].us - a[1].us).slice(0, top);
+  const rows = [...m.tallies]
+    .sort((a, b) => b[1].us - a[1].us)
+    .slice(0, Number(process.env["BENCH_STATEMENTS_TOP"] ?? top));
   const per = (x: number) => (x / m.requests).toFixed(2);
   return [
     `**${label}**: ${m.requests} requests, the process's CPU ${(m.cpuMs / m.requests).toFixed(3)} ms a request; ${n} statements (${per(n)} a request) took ${(us / 1000).toFixed(0)} ms of wall time, ${(us / m.requests).toFixed(0)} µs a request.`,
