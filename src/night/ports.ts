@@ -95,9 +95,13 @@ export interface NightStore {
    * sourceNow at the source's turn, and in the same statement the page reads `pageRead` would
    * give for the source's first page (every address its list was last read in full at), handed
    * to that source's check (`pageReads`): the 304 or the page sent again whole is then counted
-   * from them, with no statement of its own. They feed only what the source's result says of
-   * an answer, never whether a request is sent, and nothing but the source's own commit writes
-   * them (its lane held meanwhile). A store without it: sourceNow, and pageRead when asked.
+   * from them, with no statement of its own. Counted so, a 304's copy is not read back (a copy
+   * found lost is asked again in full, P8) and a page sent again whole starts no overflow
+   * reading (P7): a request may hang on them. They are what a read at the answer would give:
+   * nothing but the source's own commit writes them (its lane held meanwhile), and any commit
+   * of the source tonight since its turn (another worker's, that took its lane over) makes this
+   * one's claim fail, its result unrecorded (a checker-offline one writes neither). A store
+   * without it: sourceNow, and pageRead when asked.
    */
   sourceTurn?(night: string, sourceId: string): Promise<SourceTurn>;
   finishNight(night: string, now: number): Promise<void>;
