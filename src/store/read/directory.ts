@@ -172,7 +172,7 @@ const SOURCE_COLUMNS = [
   "renamed_to",
 ] as const;
 
-type SourceCols = {
+export type SourceCols = {
   id: string;
   government_id: string;
   name: string | null;
@@ -184,7 +184,7 @@ type SourceCols = {
   renamed_to: string | null;
 };
 
-function toSource(r: SourceCols): SourceSummary {
+export function toSource(r: SourceCols): SourceSummary {
   return {
     id: r.id,
     governmentId: r.government_id,

@@ -11,7 +11,13 @@
  */
 import type { Db } from "../db.js";
 import { sql } from "../kysely.js";
-import { applyFilter, type DirectoryFilter, type SourceSummary } from "./directory.js";
+import {
+  applyFilter,
+  type DirectoryFilter,
+  type SourceCols,
+  type SourceSummary,
+  toSource,
+} from "./directory.js";
 
 /** What a selection of pages is: the lists' filter, and the kinds of records it holds. */
 export interface PageSelection {
@@ -146,32 +152,7 @@ export async function notReadCandidates(db: Db, sel: PageSelection): Promise<Not
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-type RowOf = {
-  id: string;
-  government_id: string;
-  name: string | null;
-  records: string;
-  url: string;
-  access: string;
-  platform: string | null;
-  retired_at: string | null;
-  renamed_to: string | null;
-  government_name: string;
-};
-
-function toSource(r: RowOf): SourceSummary {
-  return {
-    id: r.id,
-    governmentId: r.government_id,
-    name: r.name,
-    records: r.records,
-    url: r.url,
-    access: r.access,
-    platform: r.platform,
-    retiredAt: r.retired_at,
-    renamedTo: r.renamed_to,
-  };
-}
+type RowOf = SourceCols & { government_name: string };
 
 /** How many current record pages the selection holds. */
 export async function pagesIn(db: Db, sel: PageSelection): Promise<number> {
