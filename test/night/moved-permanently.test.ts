@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/db.js";
 import { createApp } from "../../src/web/app.js";
 import { runMain } from "../cli/cli-capture.js";
-import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
-import { postgresFactory, postgresUrl } from "../store/stores.js";
-import { feedEntry, rss, writeCatalog } from "./cli-night.js";
+import { type Fleet, startFleet } from "../fleet/fleet.js";
+import { feedEntry, writeCatalog } from "./cli-night.js";
+import { feed, mover, paths, storesOfFile } from "./moved-world.js";
 
 /**
  * P11 (an outside tester's finding): a source whose catalog URL answers a permanent redirect
@@ -19,46 +19,11 @@ import { feedEntry, rss, writeCatalog } from "./cli-night.js";
  * validators), a person is told once (a `moved` flag), `nor status` says the URL asked, and a
  * target that fails sends the checker back to the catalog's URL the next night.
  */
-const pg = postgresUrl ? postgresFactory(postgresUrl) : undefined;
-const stores = [
-  { name: "sqlite", env: async (): Promise<Record<string, string>> => ({}) },
-  ...(pg
-    ? [
-        {
-          name: "postgres",
-          env: async (): Promise<Record<string, string>> => ({
-            NOR_DATABASE_URL: ((await pg.fresh()) as { url: string }).url,
-          }),
-        },
-      ]
-    : []),
-];
-
-afterAll(async () => {
-  await pg?.cleanup();
-});
+const stores = storesOfFile();
 
 const NIGHTS = ["2026-11-05", "2026-11-06", "2026-11-07"];
 
-/** A feed with an ETag (P12): 304 to its own validator, else the list of three items. */
-function feed(site: FleetServer, path: string, answer: () => "ok" | "gone" = () => "ok"): void {
-  site.route(path, (req, res) => {
-    if (answer() === "gone") return void res.writeHead(404).end();
-    if (req.headers["if-none-match"] === '"v1"')
-      return void res.writeHead(304, { etag: '"v1"' }).end();
-    res
-      .writeHead(200, { "content-type": "application/rss+xml", etag: '"v1"' })
-      .end(rss(site.origin, 3));
-  });
-}
-
 /** A path that answers `status` to where its query's `to` says (the tester's /moved?to=…). */
-function mover(site: FleetServer, path: string, status: number, to: () => string): void {
-  site.route(path, (_q, res) => void res.writeHead(status, { location: to() }).end());
-}
-
-const paths = (s: FleetServer, from: number) =>
-  s.requests.slice(from).map((r) => `${r.path}${r.headers["if-none-match"] ? " (304?)" : ""}`);
 
 describe.each(stores)("a catalog URL that moved permanently ($name)", (store) => {
   let fleet: Fleet;

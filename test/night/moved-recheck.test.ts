@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/db.js";
 import { runMain } from "../cli/cli-capture.js";
-import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
-import { postgresFactory, postgresUrl } from "../store/stores.js";
+import { type Fleet, startFleet } from "../fleet/fleet.js";
 import { feedEntry, rss, writeCatalog } from "./cli-night.js";
+import { feed, mover, paths, storesOfFile } from "./moved-world.js";
 
 /**
  * P25, P11: a source marked not read whose catalog URL moved permanently (301/308, remembered:
@@ -17,43 +17,7 @@ import { feedEntry, rss, writeCatalog } from "./cli-night.js";
  * again in another form of the same address (a fragment, an escape of an unreserved character)
  * finds its remembered move.
  */
-const pg = postgresUrl ? postgresFactory(postgresUrl) : undefined;
-const stores = [
-  { name: "sqlite", env: async (): Promise<Record<string, string>> => ({}) },
-  ...(pg
-    ? [
-        {
-          name: "postgres",
-          env: async (): Promise<Record<string, string>> => ({
-            NOR_DATABASE_URL: ((await pg.fresh()) as { url: string }).url,
-          }),
-        },
-      ]
-    : []),
-];
-
-afterAll(async () => {
-  await pg?.cleanup();
-});
-
-/** A feed with an ETag (P12): 304 to its own validator, else three items; or 404 when gone. */
-function feed(site: FleetServer, path: string, answer: () => "ok" | "gone" = () => "ok"): void {
-  site.route(path, (req, res) => {
-    if (answer() === "gone") return void res.writeHead(404).end();
-    if (req.headers["if-none-match"] === '"v1"')
-      return void res.writeHead(304, { etag: '"v1"' }).end();
-    res
-      .writeHead(200, { "content-type": "application/rss+xml", etag: '"v1"' })
-      .end(rss(site.origin, 3));
-  });
-}
-
-function mover(site: FleetServer, path: string, status: number, to: () => string): void {
-  site.route(path, (_q, res) => void res.writeHead(status, { location: to() }).end());
-}
-
-const paths = (s: FleetServer, from: number) =>
-  s.requests.slice(from).map((r) => `${r.path}${r.headers["if-none-match"] ? " (304?)" : ""}`);
+const stores = storesOfFile();
 
 describe.each(stores)("a moved page, rechecked or written again ($name)", (store) => {
   let fleet: Fleet;
