@@ -185,13 +185,14 @@ export async function runNight(
   }
   // P13: when tonight's estimated work does not fit before the deadline, the plan reaches
   // the most sources it can (cheapest lanes first, last night's unreached before all).
-  // P25, P9: a recheck asks only its page, where it moved permanently if it did (P11): it goes in
-  // the lane of the site it asks, after that site's pages that are read (lanes.ts), so a no it
+  // P25, P9: a source whose page moved permanently (P11) is asked where it moved, a night's read
+  // and a recheck alike: it goes in the lane of the site it asks, so a recheck there comes after
+  // that site's pages that are read (lanes.ts), those read where they moved too, and a no it
   // meets there (P21) closes that site only once they have been read; its site's no earlier
   // tonight is that site's, not the catalog URL's.
   const askedSite = new Map<string, string>();
   for (const { source, history } of planned)
-    if (!history.reading && history.moved !== undefined)
+    if (history.moved !== undefined)
       askedSite.set(source.id, deps.siteOf(askedAt(history.moved, source.url)));
   const laneSiteOf = (s: PlanSource) => askedSite.get(s.id) ?? siteOfSource(s);
   const lanes = planLanes(planned, laneSiteOf, {

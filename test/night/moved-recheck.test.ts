@@ -262,6 +262,60 @@ describe.each(stores)("a moved page, rechecked or written again ($name)", (store
     }
   }, 180_000);
 
+  it("P25, P21, P9, P11: a source read every night whose catalog URL moved to another site is read in that site's lane, before a recheck there: the recheck's no does not cost it its night", async () => {
+    dir = mkdtempSync(join(tmpdir(), "nor-moved-read-lane-"));
+    env = await store.env();
+    try {
+      const a = await fleet.server();
+      const b = await fleet.server();
+      for (const s of [a, b]) s.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+      // A source read every night: its catalog URL on site A moved permanently to site B.
+      a.route(
+        "/old.rss",
+        (_q, res) => void res.writeHead(301, { location: b.url("/feed.xml") }).end(),
+      );
+      b.route("/feed.xml", (_q, res) => {
+        res.writeHead(200, { "content-type": "application/rss+xml" }).end(rss(b.origin, 3));
+      });
+      // A source on site B that a person marks not read; on its recheck it says no (403).
+      let slow = true;
+      let refuses = false;
+      b.route("/own.xml", (_q, res) => {
+        if (refuses) return void res.writeHead(403).end();
+        const send = () =>
+          void res
+            .writeHead(200, { "content-type": "application/rss+xml" })
+            .end(rss(b.origin, 2, "own"));
+        // Night 1 slow here: B's lane is the busier one, planned first on the next night.
+        if (slow) setTimeout(send, 4_000);
+        else send();
+      });
+      const catalog = writeCatalog(dir, [
+        feedEntry("moved-read", a.url("/old.rss")),
+        feedEntry("on-b", b.url("/own.xml")),
+      ]);
+      await night(catalog, "2026-11-05", ["--concurrency", "1"]);
+      slow = false;
+      await mark("on-b", "2026-11-05");
+      refuses = true;
+      const fb = b.requests.length;
+      await night(catalog, "2026-11-06", ["--concurrency", "1"]);
+      // The page read every night (asked where it moved) first, then the recheck (its no).
+      expect(paths(b, fb).filter((p) => p !== "/robots.txt")).toEqual(["/feed.xml", "/own.xml"]);
+      const rows = await status();
+      expect(rows.find((s) => s.id === "moved-read")).toMatchObject({
+        lastNight: "2026-11-06",
+        lastOutcome: "ok",
+      });
+      expect(rows.find((s) => s.id === "on-b")).toMatchObject({
+        lastNight: "2026-11-06",
+        lastOutcome: "recheck-still-no",
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
   it("P11: a catalog URL written again in another form of the same address (a fragment, %76 for v) finds its remembered move: asked where it moved, no second flag", async () => {
     dir = mkdtempSync(join(tmpdir(), "nor-moved-respelled-"));
     env = await store.env();
