@@ -199,6 +199,11 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       const lastChecked = earlier.filter((o) => !NOT_JUDGED_OUTCOMES.has(o.outcome.kind)).pop();
       if (lastChecked) h.lastCheckedAt = lastChecked.endedAt;
       if (lastChecked) h.lastDurationMs = lastChecked.durationMs;
+      // P25, P9: where a source marked not read last ended a judged check (its recheck's lane).
+      const endUrl = lastChecked?.outcome.url;
+      const endAsked = lastChecked?.way?.used?.url;
+      if (!h.reading && endUrl !== undefined && endAsked !== undefined)
+        h.lastEnd = { url: endUrl, asked: endAsked };
       const bf = this.backfill.get(id);
       if (bf) h.backfill = bf;
       const moved = this.moves.get(id);

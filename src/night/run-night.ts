@@ -18,11 +18,11 @@ import { type CheckContext, checkSource } from "./check-source.js";
 import type { DurableSummary } from "./durable-window.js";
 import { flagsFor } from "./flags.js";
 import { type Lane, type PlannedSource, type PlanSource, planLanes } from "./lanes.js";
-import { askedAt } from "./moves.js";
+import { movedFrom } from "./moves.js";
 import { cutShortOutcome, failureOutcome, siteClosedReason, TIME_LIMIT_PASSED } from "./outcome.js";
 import { checkConcurrency, runPool } from "./pool.js";
 import type { NightState, NightStore, SourceNow, SourceTurn, TonightHistory } from "./ports.js";
-import type { ValidatorStore, WayReader } from "./reader.js";
+import { keptAs, type ValidatorStore, type WayReader } from "./reader.js";
 import { recheckSource } from "./recheck.js";
 import type { NightOutcomeKind, SourceResult } from "./types.js";
 
@@ -190,10 +190,19 @@ export async function runNight(
   // that site's pages that are read (lanes.ts), those read where they moved too, and a no it
   // meets there (P21) closes that site only once they have been read; its site's no earlier
   // tonight is that site's, not the catalog URL's.
+  // A recheck whose page redirected to another site when it was last judged (there refused, say,
+  // so no move was remembered) goes in that site's lane likewise: its request goes on there.
   const askedSite = new Map<string, string>();
-  for (const { source, history } of planned)
-    if (history.moved !== undefined)
-      askedSite.set(source.id, deps.siteOf(askedAt(history.moved, source.url)));
+  for (const { source, history } of planned) {
+    const move = movedFrom(history.moved, source.url);
+    if (move !== undefined) askedSite.set(source.id, deps.siteOf(move.to));
+    else if (
+      !history.reading &&
+      history.lastEnd !== undefined &&
+      keptAs(history.lastEnd.asked) === keptAs(source.url)
+    )
+      askedSite.set(source.id, deps.siteOf(history.lastEnd.url));
+  }
   const laneSiteOf = (s: PlanSource) => askedSite.get(s.id) ?? siteOfSource(s);
   const lanes = planLanes(planned, laneSiteOf, {
     concurrency: opts.concurrency,

@@ -330,6 +330,13 @@ export interface SourceHistory {
   lastDurationMs?: number;
   /** P11: its catalog URLs that moved permanently, and where the night asks them instead. */
   moved?: Moved[];
+  /**
+   * P25, P9: for a source marked not read, where its last check that was judged ended (`url`:
+   * its outcome's, after any redirect, a refusal's too) and the catalog URL that check asked
+   * (`asked`): its recheck goes in that site's lane, after that site's pages that are read, while
+   * the catalog URL is still that one and no move is remembered for it.
+   */
+  lastEnd?: { url: string; asked: string };
   /** P7: a day's overflow left unread on an earlier night, read on from there tonight. */
   overflow?: OverflowPending;
 }

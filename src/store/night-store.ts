@@ -203,6 +203,28 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       h.reading = Number(m.mark.reading) === 1;
       if (!h.reading && m.notReadSince !== undefined) h.markedNight = m.notReadSince;
     }
+    // P25, P9: where a source marked not read last ended a judged check, and the catalog URL it
+    // asked (its recheck's lane, run-night.ts). Only those few sources' rows are read.
+    const notRead = [...out].filter(([, h]) => !h.reading).map(([id]) => id);
+    const judged = new Set<string>();
+    for (const part of chunks(notRead)) {
+      const ends = await this.#db
+        .selectFrom("night_sources")
+        .select(["source_id", "outcome", "url", "way"])
+        .where("source_id", "in", part)
+        .where("night", ">=", since)
+        .where("night", "<", night)
+        .orderBy("night", "desc")
+        .execute();
+      for (const e of ends) {
+        const h = out.get(e.source_id);
+        if (!h || judged.has(e.source_id)) continue;
+        if (NOT_JUDGED_OUTCOMES.has(e.outcome as NightOutcomeKind)) continue;
+        judged.add(e.source_id);
+        const asked = usedUrlOf(e.way);
+        if (e.url !== null && asked !== undefined) h.lastEnd = { url: e.url, asked };
+      }
+    }
     const bfs = await this.#db.selectFrom("backfill").selectAll().execute();
     for (const b of bfs) {
       const h = out.get(b.source_id);
@@ -999,4 +1021,15 @@ function pageReadCounts(db: Db) {
     : sql<number | string>`(select count(*) from json_each(pr.ids) as j cross join records as r
         where r.source_id = pr.source_id and r.record_id = j.value)`;
   return { listed, stored };
+}
+
+/** The catalog URL of the way a night's outcome row says it used (its `way` JSON), if any. */
+function usedUrlOf(way: string | null): string | undefined {
+  if (way === null) return undefined;
+  try {
+    const url = (JSON.parse(way) as { used?: { url?: unknown } }).used?.url;
+    return typeof url === "string" ? url : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -316,6 +316,50 @@ describe.each(stores)("a moved page, rechecked or written again ($name)", (store
     }
   }, 180_000);
 
+  it("P25, P21, P9: a recheck whose catalog URL redirects to another site that says no (so no move is remembered) goes in that site's lane, after its pages that are read", async () => {
+    dir = mkdtempSync(join(tmpdir(), "nor-redirect-recheck-lane-"));
+    env = await store.env();
+    try {
+      const a = await fleet.server();
+      const b = await fleet.server();
+      for (const s of [a, b]) s.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+      // The catalog URL on site A moved permanently to site B, which says no (403) to the
+      // checker: the page is never read there, so the move is never remembered.
+      let slow = true;
+      a.route("/old.rss", (_q, res) => {
+        // Night 1 slow here: A's lane is the busier one, planned first on the next night.
+        const send = () => void res.writeHead(301, { location: b.url("/feed.xml") }).end();
+        if (slow) setTimeout(send, 4_000);
+        else send();
+      });
+      b.route("/feed.xml", (_q, res) => void res.writeHead(403).end());
+      // A source on site B, read every night.
+      b.route("/own.xml", (_q, res) => {
+        res.writeHead(200, { "content-type": "application/rss+xml" }).end(rss(b.origin, 2, "own"));
+      });
+      const catalog = writeCatalog(dir, [
+        feedEntry("refused-away", a.url("/old.rss")),
+        feedEntry("on-b", b.url("/own.xml")),
+      ]);
+      await night(catalog, "2026-11-05", ["--concurrency", "1"]);
+      slow = false;
+      await mark("refused-away", "2026-11-05");
+      const fb = b.requests.length;
+      await night(catalog, "2026-11-06", ["--concurrency", "1"]);
+      // B's own page read first, then the recheck's hop to B (its no).
+      expect(paths(b, fb).filter((p) => p !== "/robots.txt")).toEqual(["/own.xml", "/feed.xml"]);
+      const rows = await status();
+      expect(rows.find((s) => s.id === "on-b")).toMatchObject({ lastNight: "2026-11-06" });
+      expect(rows.find((s) => s.id === "on-b")?.lastOutcome).not.toBe("refused");
+      expect(rows.find((s) => s.id === "refused-away")).toMatchObject({
+        lastNight: "2026-11-06",
+        lastOutcome: "recheck-still-no",
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
   it("P11: a catalog URL written again in another form of the same address (a fragment, %76 for v) finds its remembered move: asked where it moved, no second flag", async () => {
     dir = mkdtempSync(join(tmpdir(), "nor-moved-respelled-"));
     env = await store.env();
