@@ -192,7 +192,10 @@ export async function runNight(
   // tonight is that site's, not the catalog URL's.
   // A recheck whose page redirected to another site when it was last judged (there refused, say,
   // so no move was remembered) goes in that site's lane likewise: its request goes on there.
+  // Its catalog URL is asked all the same, so that site's no earlier tonight is not taken for
+  // its own before it is asked (the page may not redirect there any more): the fetcher's.
   const askedSite = new Map<string, string>();
+  const endedThere = new Set<string>();
   for (const { source, history } of planned) {
     const move = movedFrom(history.moved, source.url);
     if (move !== undefined) askedSite.set(source.id, deps.siteOf(move.to));
@@ -200,8 +203,10 @@ export async function runNight(
       !history.reading &&
       history.lastEnd !== undefined &&
       keptAs(history.lastEnd.asked) === keptAs(source.url)
-    )
+    ) {
       askedSite.set(source.id, deps.siteOf(history.lastEnd.url));
+      endedThere.add(source.id);
+    }
   }
   const laneSiteOf = (s: PlanSource) => askedSite.get(s.id) ?? siteOfSource(s);
   const lanes = planLanes(planned, laneSiteOf, {
@@ -421,7 +426,7 @@ export async function runNight(
           startedAt: now,
           endedAt: now,
         });
-      } else if (closed.has(lane.site)) {
+      } else if (closed.has(lane.site) && !endedThere.has(source.id)) {
         result = {
           sourceId: source.id,
           outcome: { kind: "refused", reason: siteClosedReason(closed.get(lane.site)) },

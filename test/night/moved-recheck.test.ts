@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/db.js";
+import { SqlJournal } from "../../src/store/journal.js";
 import { runMain } from "../cli/cli-capture.js";
 import { type Fleet, startFleet } from "../fleet/fleet.js";
 import { feedEntry, rss, writeCatalog } from "./cli-night.js";
@@ -354,6 +355,73 @@ describe.each(stores)("a moved page, rechecked or written again ($name)", (store
       expect(rows.find((s) => s.id === "refused-away")).toMatchObject({
         lastNight: "2026-11-06",
         lastOutcome: "recheck-still-no",
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it("P25, P21: a recheck planned in the lane of the site its catalog URL last redirected to still asks its catalog URL when that site said no earlier tonight (before a restart): a page that answers there again is told", async () => {
+    dir = mkdtempSync(join(tmpdir(), "nor-redirect-recheck-closed-"));
+    env = await store.env();
+    try {
+      const a = await fleet.server();
+      const b = await fleet.server();
+      for (const s of [a, b]) s.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+      // Night 1: the catalog URL on A answers 301 to B, which says no; marked not read.
+      let back = false;
+      a.route("/old.rss", (_q, res) => {
+        if (!back) return void res.writeHead(301, { location: b.url("/feed.xml") }).end();
+        res.writeHead(200, { "content-type": "application/rss+xml" }).end(rss(a.origin, 2));
+      });
+      b.route("/feed.xml", (_q, res) => void res.writeHead(403).end());
+      const catalog = writeCatalog(dir, [feedEntry("refused-away", a.url("/old.rss"))]);
+      await night(catalog, "2026-11-05");
+      await mark("refused-away", "2026-11-05");
+      // Night 2, before a restart: B said no (written in the journal); A serves the page again.
+      back = true;
+      const db = await openStore(
+        env["NOR_DATABASE_URL"]
+          ? { kind: "postgres", url: env["NOR_DATABASE_URL"] }
+          : { kind: "sqlite", dir: data() },
+      );
+      try {
+        const journal = new SqlJournal(db.db);
+        // After night 1's last request to B and its gap.
+        const t0 = Date.now() + 1_000;
+        const url = b.url("/other.xml");
+        const admitted = await journal.admit(
+          {
+            night: "2026-11-06",
+            key: `GET ${url}`,
+            method: "GET",
+            url,
+            site: b.host,
+            origin: b.origin,
+            source: "elsewhere",
+            purpose: "page",
+            gapMs: 50,
+            replayAllowed: true,
+          },
+          "gone-host:1:dead",
+          t0,
+        );
+        if (admitted.kind !== "go") throw new Error(admitted.kind);
+        await journal.waitAsked(admitted.id, {
+          status: 429,
+          retryAt: t0 + 86_400_000,
+          closeSite: "HTTP 429 (retry-after-too-long)",
+        });
+      } finally {
+        await db.close();
+      }
+      const fa = a.requests.length;
+      await night(catalog, "2026-11-06");
+      expect(paths(a, fa).filter((p) => p !== "/robots.txt")).toEqual(["/old.rss"]);
+      expect((await status()).find((s) => s.id === "refused-away")).toMatchObject({
+        lastNight: "2026-11-06",
+        lastOutcome: "recheck-answers",
+        flags: expect.arrayContaining(["answers-again"]),
       });
     } finally {
       rmSync(dir, { recursive: true, force: true });
