@@ -317,17 +317,21 @@ async function reparseSource(opts: ReparseOptions, source: Source): Promise<Sour
     .where("source_id", "=", source.id)
     .execute();
   const movedFrom = (u: string) => moves.find((m) => bare(m.to_url) === bare(u))?.from_url;
+  // And a move forgotten since (its target gone, the page back at its catalog URL): the address a
+  // redirect of the way's address once led to, which stood for it then (each GET hop's start).
+  const ledTo = new Map<string, string>();
+  for (const [r, from] of ledFrom) if (!ledTo.has(bare(r.url))) ledTo.set(bare(r.url), from);
   const blankForm = (c: Capture) => {
     if (c.method !== "GET") return false;
     const asked = askedAt.get(c) ?? c.url;
-    const from = moves.length > 0 ? movedFrom(asked) : undefined;
+    const froms = [moves.length > 0 ? movedFrom(asked) : undefined, ledTo.get(bare(asked))];
     return ways.some(
       (w) =>
         w.access === "form" &&
         w.platform === undefined &&
         (bare(c.url) === bare(w.url) ||
           bare(asked) === bare(w.url) ||
-          (from !== undefined && bare(from) === bare(w.url))),
+          froms.some((from) => from !== undefined && bare(from) === bare(w.url))),
     );
   };
   for (const [key, capture] of latest) {
