@@ -7,7 +7,8 @@ import { afterAll, beforeAll, expect } from "vitest";
  * GC, compiler), the CPU of the child processes it reaped meanwhile (ms; the `nor` processes a
  * test spawns, chromium), the file's wall time (ms) and its path. The suite is CPU-bound on the
  * 2-core machine (docs/benchmarks.md "What the suite's CPU is spent on"), so CPU, not wall
- * time, says which files make it long. Linux only: children's CPU from /proc/self/stat.
+ * time, says which files make it long. Then the file's end (epoch ms) and the worker's pid, to
+ * lay the files out on a timeline (which ran beside which, where the cores sat idle). Linux only: children's CPU from /proc/self/stat.
  */
 const out = process.env["NOR_TEST_CPU_REPORT"];
 
@@ -40,6 +41,8 @@ afterAll(() => {
     childrenMs() - children,
     Date.now() - wall,
     expect.getState().testPath ?? "?",
+    Date.now(),
+    process.pid,
   ].join(" ");
   appendFileSync(out, `${line}\n`);
 });
