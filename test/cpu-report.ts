@@ -8,7 +8,8 @@ import { afterAll, beforeAll, expect } from "vitest";
  * test spawns, chromium), the file's wall time (ms) and its path. The suite is CPU-bound on the
  * 2-core machine (docs/benchmarks.md "What the suite's CPU is spent on"), so CPU, not wall
  * time, says which files make it long. Then the file's end (epoch ms) and the worker's pid, to
- * lay the files out on a timeline (which ran beside which, where the cores sat idle). Linux only: children's CPU from /proc/self/stat.
+ * lay the files out on a timeline (which ran beside which, where the cores sat idle). Linux
+ * only: children's CPU from /proc/self/stat.
  */
 const out = process.env["NOR_TEST_CPU_REPORT"];
 
