@@ -328,7 +328,7 @@ describe("the night nor start begins at its daily time", () => {
     expect(runs.map((r) => ny(r.at))).toEqual(["2026-12-05 19:45", "2026-12-06 20:00"]);
     expect(runs.map((r) => r.scheduled !== undefined)).toEqual([false, true]);
     expect(lines).toContain(
-      `the night due at 2026-12-05 20:00 ${NY} was not run (the machine or the night before held it up until 2026-12-06 18:31 ${NY}); it is left for the next one`,
+      `the night due at 2026-12-05 20:00 ${NY} was not run (the machine or the night before held it up until 2026-12-06 18:31 ${NY}); it is left for the next one (its date, 2026-12-05, is over in New York): nothing is written off, the next night checks its sources`,
     );
     // 01:00 daily: a night that ran to 00:58 the next night leaves no night of two minutes.
     const early = await loopFrom(Date.UTC(2026, 11, 5, 5, 0), "01:00", 2, async (n, clock) => {
@@ -366,7 +366,7 @@ describe("the night nor start begins at its daily time", () => {
     await loop;
     expect(runs.map(ny)).toEqual(["2026-12-07 01:00"]);
     expect(lines).toContain(
-      `the night due at 2026-12-06 01:00 ${NY} was not run (the machine or the night before held it up until 2026-12-07 00:50 ${NY}); it is left for the next one`,
+      `the night due at 2026-12-06 01:00 ${NY} was not run (the machine or the night before held it up until 2026-12-07 00:50 ${NY}); it is left for the next one (its date, 2026-12-06, is over in New York): nothing is written off, the next night checks its sources`,
     );
   });
 

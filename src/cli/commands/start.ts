@@ -12,12 +12,12 @@ import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import type { Command } from "commander";
 import { type Clock, systemClock } from "../../clock.js";
-import { type NorError, UsageError } from "../../errors.js";
+import { NorError, UsageError } from "../../errors.js";
 import { lockForCatalogImport } from "../../night/catalog-beside-night.js";
 import { formatLeft, parseDuration, parseNightDeadline } from "../../night/duration.js";
 import { acquireStartLock, START_LOCK_FILE } from "../../night/night-lock.js";
 import { nightsRunning } from "../../night/night-runners.js";
-import { DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
+import { DEFAULT_NIGHT_DEADLINE_MS, MIN_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
 import { nightOf } from "../../policy/night-date.js";
 import {
   type DailyAt,
@@ -573,12 +573,15 @@ export async function scheduleNights(o: {
     // Late: the night before ran past its time, another process still ran one, or the machine
     // slept. The night due then starts now only while it is still that night's date and it is
     // left a night's worth of time; else the next one runs at its own time.
-    if (
-      late &&
-      (nightOf(now) !== nightOf(due) || nextDue - now < BEFORE_NEXT_NIGHT_MS + MIN_LATE_NIGHT_MS)
-    ) {
+    const room = nightRoomMs({ began: now, nextDue });
+    if (late && (nightOf(now) !== nightOf(due) || room < MIN_LATE_NIGHT_MS)) {
+      // Said with why: nothing is closed or written off, the next night checks its sources.
+      const why =
+        nightOf(now) !== nightOf(due)
+          ? `its date, ${nightOf(due)}, is over in New York`
+          : `it would have ${formatLeft(Math.max(0, room))} before the next is due, under the ${formatLeft(MIN_LATE_NIGHT_MS)} a late night needs`;
       o.say(
-        `the night due at ${at(due)} was not run (${waitSaid ?? "the machine or the night before held it up"} until ${at(now)}); it is left for the next one`,
+        `the night due at ${at(due)} was not run (${waitSaid ?? "the machine or the night before held it up"} until ${at(now)}); it is left for the next one (${why}): nothing is written off, the next night checks its sources`,
       );
       due = nextDue;
       waitSaid = undefined;
@@ -610,7 +613,11 @@ export async function scheduleNights(o: {
 
 /** A night begun this long after its time is begun on time (the wake-up's own lateness). */
 const ON_TIME_MS = 60_000;
-/** The least time a night begun late is left before the next is due; else it is left out. */
+/**
+ * The least room (nightRoomMs) a night begun late is left; else it is left out, said, for the
+ * next night to check its sources. Far above the 1m floor of a night's deadline
+ * (MIN_NIGHT_DEADLINE_MS), which a night begun on time (23 h or more to the next) is left too.
+ */
 export const MIN_LATE_NIGHT_MS = 60 * 60_000;
 /** The longest the schedule sleeps before it looks at the clock again. */
 const MAX_WAIT_MS = 60 * 60_000;
@@ -635,6 +642,11 @@ export interface ScheduledRun {
  */
 export const BEFORE_NEXT_NIGHT_MS = 5 * 60_000;
 
+/** The time a night the schedule begins may run: until BEFORE_NEXT_NIGHT_MS before the next. */
+export function nightRoomMs(scheduled: ScheduledRun): number {
+  return scheduled.nextDue - scheduled.began - BEFORE_NEXT_NIGHT_MS;
+}
+
 /**
  * The `nor night` command line for a night, the same options passed on. One the schedule begins
  * (`scheduled`) is marked so (an unfinished night of an earlier date is over, not resumed in its
@@ -658,8 +670,16 @@ export function nightArgs(
     args.push("--scheduled", new Date(scheduled.began).toISOString());
     const asked =
       opts.deadline === undefined ? DEFAULT_NIGHT_DEADLINE_MS : parseDuration(opts.deadline);
-    const room = scheduled.nextDue - scheduled.began - BEFORE_NEXT_NIGHT_MS;
-    if (asked > room) args.push("--deadline", `${Math.max(1, Math.floor(room / 1000))}s`);
+    const room = nightRoomMs(scheduled);
+    // Never a deadline `nor night` refuses (under its 1m floor: exit 2, a confusing line in the
+    // operator's log): the schedule begins no night with so little room (MIN_LATE_NIGHT_MS), so
+    // one asked for here is a bug, said as one.
+    if (room < MIN_NIGHT_DEADLINE_MS)
+      throw new NorError(
+        "E_INTERNAL",
+        `a night begun at ${new Date(scheduled.began).toISOString()} has ${formatLeft(Math.max(0, room))} before the next night is due (less ${formatLeft(BEFORE_NEXT_NIGHT_MS)}), under the 1m floor of a night's deadline; the schedule should have left it for the next night`,
+      );
+    if (asked > room) args.push("--deadline", `${Math.floor(room / 1000)}s`);
     else if (opts.deadline !== undefined) args.push("--deadline", opts.deadline);
   } else if (opts.deadline !== undefined) args.push("--deadline", opts.deadline);
   if (opts.allowRetire) args.push("--allow-retire");
