@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SourceResult } from "../../src/night/types.js";
 import type { Catalog } from "../../src/sources/catalog/types.js";
 import { importCatalog } from "../../src/sources/catalog-import.js";
+import { markSource } from "../../src/store/admin.js";
 import type { Db } from "../../src/store/db.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
 import type { Database } from "../../src/store/schema/index.js";
@@ -16,7 +17,8 @@ import { buildFixture, catalog, type Fixture, NOW, ORIGIN } from "./fixture.js";
  * The bulk downloads' ETags change whenever their bytes could: a catalog import that renames a
  * government and a record page changes every file's tag (an old If-None-Match is a 200 with
  * the new bytes, never a 304), and every record a night writes changes the records files' tag,
- * while the night runs and after; a tag a client still holds is a 304 made from a few index
+ * while the night runs and after, and a person's mark changes the record pages' files' tags (they
+ * say each page's read status, P26); a tag a client still holds is a 304 made from a few index
  * lookups, never from reading the file (EXPLAIN QUERY PLAN, never timing).
  */
 const FILES = [
@@ -157,6 +159,28 @@ async function etagsFollowTheBytes(f: Fixture): Promise<void> {
   for (const p of FILES.filter((x) => !x.includes("records"))) {
     expect(late.get(p)?.etag, p).toBe(afterImport.get(p)?.etag);
   }
+
+  // (c) A person marks a record page not read (P24): the record pages' files say so (P26), and
+  // their tags move; the others' do not.
+  const marked = await markSource(db, {
+    source: "test-bids",
+    reading: false,
+    reason: "the list moved behind a sign-in",
+    by: "operator",
+    at: lateAt + 120_000,
+    night: "2026-11-06",
+  });
+  expect(marked.kind).toBe("marked");
+  const afterMark = await tags(app);
+  for (const [p, r] of afterMark) {
+    if (!p.startsWith("/downloads/sources.")) {
+      expect(r.etag, p).toBe(late.get(p)?.etag);
+      continue;
+    }
+    expect(r.body, p).toContain("the list moved behind a sign-in");
+    expect(r.etag, p).not.toBe(late.get(p)?.etag);
+    expect((await get(app, p, late.get(p)?.etag)).status, p).toBe(200);
+  }
 }
 
 describe("download ETags follow the bytes", () => {
@@ -168,7 +192,7 @@ describe("download ETags follow the bytes", () => {
     await f?.close();
   });
 
-  it("a catalog rename, each record a night writes (under way or an old night opened again) change the ETag; nothing else does", async () => {
+  it("P26: a catalog rename, each record a night writes (under way or an old night opened again), a person's mark (the record pages' files) change the ETag; nothing else does", async () => {
     await etagsFollowTheBytes(f);
   });
 });
@@ -184,7 +208,7 @@ describe.skipIf(!postgresUrl)("download ETags follow the bytes, on PostgreSQL", 
     await factory.cleanup();
   });
 
-  it("a catalog rename, each record a night writes (under way or an old night opened again) change the ETag; nothing else does", async () => {
+  it("P26: a catalog rename, each record a night writes (under way or an old night opened again), a person's mark (the record pages' files) change the ETag; nothing else does", async () => {
     await etagsFollowTheBytes(f);
   });
 });

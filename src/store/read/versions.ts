@@ -44,6 +44,41 @@ export async function catalogChangedAt(db: Db): Promise<string | undefined> {
   return r?.at;
 }
 
+/**
+ * What moves with every change of a record page's read status (P24, P26: read / not read and
+ * why, web/public/state.ts readStatuses) that the catalog's version does not: the marks, only
+ * ever added (one moved to a renamed id moves with the catalog's change), and the site owners'
+ * requests not to be read, added or cleared (a clearing sets `cleared_at` on its row). Counts of
+ * two small tables: a person writes each row.
+ */
+export interface StatusVersion {
+  marks: number;
+  notRead: number;
+  notReadCleared: number;
+}
+
+export async function statusVersion(db: Db): Promise<StatusVersion> {
+  const [marks, rules] = await Promise.all([
+    db
+      .selectFrom("marks")
+      .select((eb) => eb.fn.countAll<number | string>().as("n"))
+      .executeTakeFirst(),
+    db
+      .selectFrom("site_rules")
+      .select([
+        (eb) => eb.fn.countAll<number | string>().as("n"),
+        (eb) => eb.fn.count<number | string>("cleared_at").as("cleared"),
+      ])
+      .where("kind", "=", "not-read")
+      .executeTakeFirst(),
+  ]);
+  return {
+    marks: Number(marks?.n ?? 0),
+    notRead: Number(rules?.n ?? 0),
+    notReadCleared: Number(rules?.cleared ?? 0),
+  };
+}
+
 export interface RecordsVersion {
   /** Nights in the store, and the runs of them all (a night opened again adds one). */
   nights: number;

@@ -14,14 +14,15 @@ import { createHash } from "node:crypto";
 import type { Context, Hono } from "hono";
 import type { Db } from "../../store/db.js";
 import { allSources, listGovernments, recordsAfter } from "../../store/read/directory.js";
-import { catalogVersion, recordsVersion } from "../../store/read/versions.js";
+import { catalogVersion, recordsVersion, statusVersion } from "../../store/read/versions.js";
 import { Layout } from "../layout.js";
 import { namesTag } from "../manners.js";
-import { governmentJson, httpUrl, sourceJson } from "./api.js";
+import { governmentJson, httpUrl, sourceJson, statusJson } from "./api.js";
 import { ALL_FILTERS, type Filter, filterQuery, pageReads, reads } from "./filters.js";
 import { badRequestPage } from "./pages/errors.js";
 import { type Retired, retiredPage, retiredText } from "./retired.js";
 import type { Checked } from "./routes.js";
+import { type ReadStatus, readStatuses } from "./state.js";
 
 const PAGE_ROWS = 2_000;
 
@@ -53,9 +54,10 @@ const RECORD_HEADER = [
  * The files' layout: raised whenever the code changes what a file holds for the same rows (a
  * column, a field, how a text is shown, which records a filter selects), so a client's copy from
  * before is not taken as current. 3: `records=` reads each record's kind as shown (an Agenda
- * Center's minutes are in `records.csv?records=minutes`).
+ * Center's minutes are in `records.csv?records=minutes`). 4: the record pages' files say each
+ * page's read status (P26).
  */
-const LAYOUT = 3;
+const LAYOUT = 4;
 
 /** A weak ETag of a file's name and what its bytes are made of (hashed: any text, any length). */
 export function downloadTag(file: string, parts: readonly (string | number)[]): string {
@@ -90,6 +92,23 @@ export function downloadRoutes(app: Hono, db: Db, deps: DownloadDeps): void {
     return c.body(null, 304);
   };
   const catalogTag = async (file: string) => downloadTag(file, [await catalogVersion(db)]);
+  /**
+   * The record pages' files: the catalog, and each page's read status (P26), which a person's
+   * mark or a site owner's request changes between imports.
+   */
+  const sourcesTag = async (file: string) => {
+    const [catalog, status] = await Promise.all([catalogVersion(db), statusVersion(db)]);
+    return downloadTag(file, [catalog, JSON.stringify(status)]);
+  };
+  /** The record pages in use, each with its read status as every page and the API say it. */
+  const sourcesWithStatus = async () => {
+    const rows = await allSources(db);
+    const statuses = await readStatuses(db, rows, true);
+    return rows.map((s) => ({
+      source: s,
+      status: statusJson(statuses.get(s.id) ?? ({ reading: true } satisfies ReadStatus)),
+    }));
+  };
 
   const asPage = (c: Context, message: string) => badRequestPage(c, message, "/downloads");
 
@@ -103,8 +122,8 @@ export function downloadRoutes(app: Hono, db: Db, deps: DownloadDeps): void {
             <a href="/downloads/governments.json">JSON</a>
           </li>
           <li>
-            Record pages: <a href="/downloads/sources.csv">CSV</a> ·{" "}
-            <a href="/downloads/sources.json">JSON</a>
+            Record pages, each with whether it is read and, if not, why:{" "}
+            <a href="/downloads/sources.csv">CSV</a> · <a href="/downloads/sources.json">JSON</a>
           </li>
           <li>
             Records noted (add <code>?county=</code>, <code>?records=</code>,{" "}
@@ -139,24 +158,53 @@ export function downloadRoutes(app: Hono, db: Db, deps: DownloadDeps): void {
     return c.json({ governments: (await listGovernments(db, {})).map(governmentJson) });
   });
   app.get("/downloads/sources.csv", reads([], asText), async (c) => {
-    const kept = unchanged(c, await catalogTag("sources.csv"));
+    const kept = unchanged(c, await sourcesTag("sources.csv"));
     if (kept) return kept;
-    const rows = await allSources(db);
+    const rows = await sourcesWithStatus();
     attach(c, "sources.csv");
+    // The status after the columns the file had, so their places do not move (P26): the API's
+    // Status, `reading`, `reason` and `since`, each empty where the API says null.
     const body =
-      csvLine(["id", "government_id", "name", "records", "url", "access", "platform"]) +
+      csvLine([
+        "id",
+        "government_id",
+        "name",
+        "records",
+        "url",
+        "access",
+        "platform",
+        "status_reading",
+        "status_reason",
+        "status_since",
+      ]) +
       rows
-        .map((s) =>
-          csvLine([s.id, s.governmentId, s.name, s.records, httpUrl(s.url), s.access, s.platform]),
+        .map(({ source: s, status }) =>
+          csvLine([
+            s.id,
+            s.governmentId,
+            s.name,
+            s.records,
+            httpUrl(s.url),
+            s.access,
+            s.platform,
+            status.reading ? "true" : "false",
+            status.reason,
+            status.since,
+          ]),
         )
         .join("");
     return c.body(body, 200, { "content-type": "text/csv; charset=utf-8; header=present" });
   });
   app.get("/downloads/sources.json", reads([], asText), async (c) => {
-    const kept = unchanged(c, await catalogTag("sources.json"));
+    const kept = unchanged(c, await sourcesTag("sources.json"));
     if (kept) return kept;
     attach(c, "sources.json");
-    return c.json({ sources: (await allSources(db)).map(sourceJson) });
+    return c.json({
+      sources: (await sourcesWithStatus()).map(({ source, status }) => ({
+        ...sourceJson(source),
+        status,
+      })),
+    });
   });
 
   for (const format of ["csv", "json"] as const) {

@@ -47,11 +47,14 @@ export interface Outcome {
 export async function readStatuses(
   db: Db,
   sources: readonly { id: string; url: string }[],
+  /** Every record page in use (the downloads): the marks read whole, not named one by one. */
+  every = false,
 ): Promise<Map<string, ReadStatus>> {
   const out = new Map<string, ReadStatus>();
   const ids = sources.map((s) => s.id);
   for (const id of ids) out.set(id, { reading: true });
-  for (const [id, m] of await latestMarks(db, ids)) {
+  for (const [id, m] of await latestMarks(db, every ? undefined : ids)) {
+    if (!out.has(id)) continue; // a page not asked about (retired)
     out.set(
       id,
       Number(m.reading) === 1
