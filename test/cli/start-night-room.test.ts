@@ -153,7 +153,7 @@ sources:
     // The resume: not marked as the schedule's, its own --deadline passed as given.
     expect(short.runs[0]?.args).not.toContain("--scheduled");
     expect(deadlineOf(short.runs[0]?.args ?? [])).toBe("20h");
-    const skipped = `the night due at 2026-12-05 01:00 ${NY} was not run (the machine or the night before held it up until 2026-12-05 23:56 ${NY}); it is left for the next one (it would have 59m 00s before the next is due, under the 1h 00m a late night needs): nothing is written off, the next night checks its sources`;
+    const skipped = `the night due at 2026-12-05 01:00 ${NY} was not run (the machine or the night before held it up until 2026-12-05 23:56 ${NY}); it is left for the next one (it would have 59m 00s to run, to end 5m 00s before the next is due: under the 1h 00m a late night needs): nothing is written off, the next night checks its sources`;
     expect(short.lines).toContain(skipped);
     expect(short.lines.at(short.lines.indexOf(skipped) + 1)).toBe(
       `the next night runs at 2026-12-06 01:00 ${NY} (in 1h 04m; every day at 01:00 ${NY}); Ctrl-C stops`,

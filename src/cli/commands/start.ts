@@ -579,7 +579,7 @@ export async function scheduleNights(o: {
       const why =
         nightOf(now) !== nightOf(due)
           ? `its date, ${nightOf(due)}, is over in New York`
-          : `it would have ${formatLeft(Math.max(0, room))} before the next is due, under the ${formatLeft(MIN_LATE_NIGHT_MS)} a late night needs`;
+          : `it would have ${formatLeft(Math.max(0, room))} to run, to end ${formatLeft(BEFORE_NEXT_NIGHT_MS)} before the next is due: under the ${formatLeft(MIN_LATE_NIGHT_MS)} a late night needs`;
       o.say(
         `the night due at ${at(due)} was not run (${waitSaid ?? "the machine or the night before held it up"} until ${at(now)}); it is left for the next one (${why}): nothing is written off, the next night checks its sources`,
       );
