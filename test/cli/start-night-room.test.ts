@@ -52,6 +52,8 @@ describe("the room a night nor start begins is given", () => {
       expect(err, `room ${room} ms`).toBeInstanceOf(NorError);
       expect((err as NorError).code).toBe("E_INTERNAL");
       expect((err as Error).message).toContain("under the 1m floor");
+      // Never said rounded up to the floor it is under (59.999 s: 59s, not 1m 00s).
+      if (room === MIN_NIGHT_DEADLINE_MS - 1) expect((err as Error).message).toContain("has 59s");
     }
     // Exactly the floor, and a fraction over it: 60s, which `nor night` takes.
     for (const room of [MIN_NIGHT_DEADLINE_MS, MIN_NIGHT_DEADLINE_MS + 999]) {
@@ -63,7 +65,13 @@ describe("the room a night nor start begins is given", () => {
     expect(MIN_LATE_NIGHT_MS).toBeGreaterThanOrEqual(MIN_NIGHT_DEADLINE_MS);
   });
 
-  it("P13: a catch-up night with under an hour left is not begun, said with when the next runs, nothing closed; with exactly the hour it runs with a deadline nor night takes; a resume keeps its own", async () => {
+  /**
+   * `nor start --at 01:00 --deadline 20h` at 00:50 New York on Dec 5 with night 2026-12-04
+   * interrupted (begun by hand at 23:00 on Dec 4, --deadline 24h): it resumes it first, and
+   * that run ends at `resumedUntil`, after the night due at 01:00 on Dec 5. Then the schedule
+   * goes on until it says when the next night runs after Dec 5's (or has begun two).
+   */
+  const startAt = async (name: string, resumedUntil: number) => {
     const catalog = join(dir, "catalog.yaml");
     writeFileSync(
       catalog,
@@ -73,79 +81,73 @@ sources:
   - { id: room-agendas, government: village-of-room, records: agendas, url: "http://127.0.0.1:9/agendas.rss" }
 `,
     );
-    /**
-     * `nor start --at 01:00 --deadline 20h` at 00:50 New York on Dec 5 with night 2026-12-04
-     * interrupted (begun by hand at 23:00 on Dec 4, --deadline 24h): it resumes it first, and
-     * that run ends at `resumedUntil`, after the night due at 01:00 on Dec 5. Then the schedule
-     * goes on until it says when the next night runs after Dec 5's (or has begun two).
-     */
-    const startAt = async (name: string, resumedUntil: number) => {
-      const data = join(dir, name);
-      const store = await openStore({ kind: "sqlite", dir: data });
-      try {
-        await store.db
-          .insertInto("nights")
-          .values({
-            night: "2026-12-04",
-            started_at: "2026-12-05T04:00:00.000Z",
-            deadline_at: "2026-12-06T04:00:00.000Z",
-            finished_at: null,
-            runs: 1,
-          })
-          .execute();
-      } finally {
-        await store.close();
-      }
-      const clock = new ManualClock(Date.UTC(2026, 11, 5, 5, 50));
-      const lines: string[] = [];
-      const runs: { at: number; args: string[] }[] = [];
-      const stop = new AbortController();
-      const running = runStart(
-        {
-          catalog: [catalog],
-          data,
-          host: "127.0.0.1",
-          port: "0",
-          at: "01:00",
-          zone: NY,
-          deadline: "20h",
+    const data = join(dir, name);
+    const store = await openStore({ kind: "sqlite", dir: data });
+    try {
+      await store.db
+        .insertInto("nights")
+        .values({
+          night: "2026-12-04",
+          started_at: "2026-12-05T04:00:00.000Z",
+          deadline_at: "2026-12-06T04:00:00.000Z",
+          finished_at: null,
+          runs: 1,
+        })
+        .execute();
+    } finally {
+      await store.close();
+    }
+    const clock = new ManualClock(Date.UTC(2026, 11, 5, 5, 50));
+    const lines: string[] = [];
+    const runs: { at: number; args: string[] }[] = [];
+    const stop = new AbortController();
+    const running = runStart(
+      {
+        catalog: [catalog],
+        data,
+        host: "127.0.0.1",
+        port: "0",
+        at: "01:00",
+        zone: NY,
+        deadline: "20h",
+      },
+      {
+        clock,
+        say: (l) => {
+          lines.push(l);
+          if (l.startsWith("the next night runs at 2026-12-06")) stop.abort();
         },
-        {
-          clock,
-          say: (l) => {
-            lines.push(l);
-            if (l.startsWith("the next night runs at 2026-12-06")) stop.abort();
-          },
-          signal: stop.signal,
-          runNight: async (args) => {
-            runs.push({ at: clock.now(), args });
-            if (runs.length === 1) await clock.advance(resumedUntil - clock.now());
-            if (runs.length >= 2) stop.abort();
-            return 0;
-          },
+        signal: stop.signal,
+        runNight: async (args) => {
+          runs.push({ at: clock.now(), args });
+          if (runs.length === 1) await clock.advance(resumedUntil - clock.now());
+          if (runs.length >= 2) stop.abort();
+          return 0;
         },
-      );
-      // Bounded: the schedule's sleeps moved on by the clock until it has said or run enough.
-      for (let i = 0; i < 2000 && !stop.signal.aborted; i++) {
-        await new Promise((r) => setTimeout(r, 5));
-        if (clock.pending > 0 && !stop.signal.aborted) await clock.step();
-      }
-      const reached = stop.signal.aborted;
-      stop.abort();
-      await running;
-      expect(reached, lines.join("\n")).toBe(true);
-      const reopened = await openStore({ kind: "sqlite", dir: data }, { create: false });
-      try {
-        const nights = await reopened.db
-          .selectFrom("nights")
-          .select(["night", "finished_at"])
-          .execute();
-        return { runs, lines, nights };
-      } finally {
-        await reopened.close();
-      }
-    };
+      },
+    );
+    // Bounded: the schedule's sleeps moved on by the clock until it has said or run enough.
+    for (let i = 0; i < 2000 && !stop.signal.aborted; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+      if (clock.pending > 0 && !stop.signal.aborted) await clock.step();
+    }
+    const reached = stop.signal.aborted;
+    stop.abort();
+    await running;
+    expect(reached, lines.join("\n")).toBe(true);
+    const reopened = await openStore({ kind: "sqlite", dir: data }, { create: false });
+    try {
+      const nights = await reopened.db
+        .selectFrom("nights")
+        .select(["night", "finished_at"])
+        .execute();
+      return { runs, lines, nights };
+    } finally {
+      await reopened.close();
+    }
+  };
 
+  it("P13: a catch-up night with under an hour left is not begun, said with when the next runs, nothing closed; with exactly the hour it runs with a deadline nor night takes; a resume keeps its own", async () => {
     // The resume ends at 23:56 New York on Dec 5: 1 h 04 min before Dec 6's night, so Dec 5's
     // would have 59 min before the 5 min margin: not begun.
     const short = await startAt("short", Date.UTC(2026, 11, 6, 4, 56));
@@ -179,6 +181,16 @@ sources:
     );
     expect(hour.lines).toContain(
       `the night due at 2026-12-05 01:00 ${NY} starts now, late (the machine or the night before held it up)`,
+    );
+  }, 60_000);
+
+  it("P13: a late night left with under the hour by less than a second is said with the time it would have had, never as the hour it needs", async () => {
+    // The resume ends at 23:55:00.400 New York: 59 min 59.6 s to run, under the hour: not begun,
+    // and said as under it (59m 59s), never rounded up to the 1h 00m it is said to need.
+    const nearly = await startAt("nearly", Date.UTC(2026, 11, 6, 4, 55, 0, 400));
+    expect(nearly.runs, nearly.lines.join("\n")).toHaveLength(1);
+    expect(nearly.lines).toContain(
+      `the night due at 2026-12-05 01:00 ${NY} was not run (the machine or the night before held it up until 2026-12-05 23:55 ${NY}); it is left for the next one (it would have 59m 59s to run, to end 5m 00s before the next is due: under the 1h 00m a late night needs): nothing is written off, the next night checks its sources`,
     );
   }, 60_000);
 });

@@ -579,7 +579,7 @@ export async function scheduleNights(o: {
       const why =
         nightOf(now) !== nightOf(due)
           ? `its date, ${nightOf(due)}, is over in New York`
-          : `it would have ${formatLeft(Math.max(0, room))} to run, to end ${formatLeft(BEFORE_NEXT_NIGHT_MS)} before the next is due: under the ${formatLeft(MIN_LATE_NIGHT_MS)} a late night needs`;
+          : `it would have ${formatLeftDown(room)} to run, to end ${formatLeft(BEFORE_NEXT_NIGHT_MS)} before the next is due: under the ${formatLeft(MIN_LATE_NIGHT_MS)} a late night needs`;
       o.say(
         `the night due at ${at(due)} was not run (${waitSaid ?? "the machine or the night before held it up"} until ${at(now)}); it is left for the next one (${why}): nothing is written off, the next night checks its sources`,
       );
@@ -642,6 +642,14 @@ export interface ScheduledRun {
  */
 export const BEFORE_NEXT_NIGHT_MS = 5 * 60_000;
 
+/**
+ * A night's room said in whole seconds, down (formatLeft rounds): 59 min 59.6 s is said under
+ * the hour, 59.9 s under the minute, never as the limit it is under.
+ */
+function formatLeftDown(ms: number): string {
+  return formatLeft(Math.max(0, Math.floor(ms / 1000) * 1000));
+}
+
 /** The time a night the schedule begins may run: until BEFORE_NEXT_NIGHT_MS before the next. */
 export function nightRoomMs(scheduled: ScheduledRun): number {
   return scheduled.nextDue - scheduled.began - BEFORE_NEXT_NIGHT_MS;
@@ -677,7 +685,7 @@ export function nightArgs(
     if (room < MIN_NIGHT_DEADLINE_MS)
       throw new NorError(
         "E_INTERNAL",
-        `a night begun at ${new Date(scheduled.began).toISOString()} has ${formatLeft(Math.max(0, room))} before the next night is due (less ${formatLeft(BEFORE_NEXT_NIGHT_MS)}), under the 1m floor of a night's deadline; the schedule should have left it for the next night`,
+        `a night begun at ${new Date(scheduled.began).toISOString()} has ${formatLeftDown(room)} before the next night is due (less ${formatLeft(BEFORE_NEXT_NIGHT_MS)}), under the 1m floor of a night's deadline; the schedule should have left it for the next night`,
       );
     if (asked > room) args.push("--deadline", `${Math.floor(room / 1000)}s`);
     else if (opts.deadline !== undefined) args.push("--deadline", opts.deadline);
