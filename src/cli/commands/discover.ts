@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { stringify } from "yaml";
 import { systemClock } from "../../clock.js";
 import { UsageError } from "../../errors.js";
 import { randomIds } from "../../ids.js";
@@ -10,6 +9,7 @@ import { urlCredentialProblem } from "../../sources/catalog/credentials.js";
 import { archiveDir } from "../../store/archive/files.js";
 import { ensureDataDir } from "../../store/data-dir.js";
 import { openStore, storeLocationFromOptions } from "../../store/db.js";
+import { stringify } from "../../yaml.js";
 import { archiveBeforeNight } from "../archive-presence.js";
 import { shownStdout, stderr } from "../io.js";
 import { addNetOptions, type NetCliOptions, netOptions } from "../net-options.js";

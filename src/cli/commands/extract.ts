@@ -1,6 +1,5 @@
 import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
-import { LineCounter, parseDocument } from "yaml";
 import { NorError, UsageError } from "../../errors.js";
 import { MAX_BODY_BYTES } from "../../policy/constants.js";
 import { isIanaZone } from "../../policy/zone.js";
@@ -12,6 +11,7 @@ import { extractPage } from "../../sources/extract/page.js";
 import { recipeSelectorProblems } from "../../sources/extract/selector-check.js";
 import { getPlatform, platformNames } from "../../sources/platforms/index.js";
 import type { ExtractedRecord, Extraction } from "../../sources/record.js";
+import { LineCounter, parseDocument } from "../../yaml.js";
 import { readBoundedFile } from "../bounded-file.js";
 import { shownStdout, stderr } from "../io.js";
 

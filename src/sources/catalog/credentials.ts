@@ -4,8 +4,9 @@
  * whatever key they sit under. This pass reads the YAML tree itself, so a credential is
  * refused even where the schema would only say "unknown key".
  */
-import { isMap, isPair, isScalar, isSeq, type Node } from "yaml";
+import type { Node } from "yaml";
 import { isCredentialParam, matrixEntries, queryEntries } from "../../policy/credentials.js";
+import { isMap, isPair, isScalar, isSeq } from "../../yaml.js";
 import type { CatalogProblem, Located, PathKey } from "./problems.js";
 
 /** Keys that mean "send a header" or "sign in" (P3 never sends them). */

@@ -11,9 +11,11 @@
  * instead, so the problems and their wording are those of a whole-file read.
  */
 import { statSync } from "node:fs";
+import type { Document } from "yaml";
+import type { z } from "zod";
+import { readSite } from "../../policy/site.js";
 import {
   CST,
-  type Document,
   isMap,
   isPair,
   isScalar,
@@ -22,9 +24,7 @@ import {
   Parser,
   parseDocument,
   visit,
-} from "yaml";
-import type { z } from "zod";
-import { readSite } from "../../policy/site.js";
+} from "../../yaml.js";
 import { dateFormatProblem, dateTemplateProblem } from "../extract/form-dates.js";
 import { formSelectorProblems, recipeSelectorProblems } from "../extract/selector-check.js";
 import { presetAccess, presetNames } from "../platforms/names.js";

@@ -2,8 +2,9 @@
  * Catalog problems, each pinned to file:line:column and the field path, so the operator can
  * fix every one in a single pass (all are reported, not just the first).
  */
-import { type Document, isAlias, isMap, isScalar, isSeq, type LineCounter, type Node } from "yaml";
+import type { Document, LineCounter, Node } from "yaml";
 import { NorError } from "../../errors.js";
+import { isAlias, isMap, isScalar, isSeq } from "../../yaml.js";
 
 export interface CatalogProblem {
   file: string;

@@ -53,6 +53,7 @@ const IMPORTER_BESIDE = [
   "store/dialect-of",
   "store/kysely",
   "vendored",
+  "yaml",
   "policy/constants",
   "policy/zone",
   "policy/zone-names",

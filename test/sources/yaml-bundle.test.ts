@@ -1,0 +1,130 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import * as pkg from "yaml";
+import { parseCatalog } from "../../src/sources/catalog/load.js";
+import { ROOT } from "../cli/run-nor.js";
+
+/**
+ * `npm run build` bundles what the engine takes from yaml into dist/vendor/yaml.js
+ * (scripts/bundle-vendor.mjs), and the built engine loads it (src/yaml.ts): one file, not the
+ * package's 60-odd CommonJS files, at every start of a command that reads a catalog. The bundle
+ * must be the package's Node build (its warnings through process.emitWarning, binary tags through
+ * Buffer), and read every catalog as the package does. dist/ is built once by
+ * test/global-build.ts.
+ */
+const BUNDLE = join(ROOT, "dist", "vendor", "yaml.js");
+
+async function bundled(): Promise<typeof import("yaml")> {
+  return import(pathToFileURL(BUNDLE).href);
+}
+
+/** The built catalog loader, on the bundle (the source one runs on the package: no src/vendor/). */
+async function builtLoader(): Promise<typeof import("../../src/sources/catalog/load.js")> {
+  return import(pathToFileURL(join(ROOT, "dist", "sources", "catalog", "load.js")).href);
+}
+
+const TEXTS: Record<string, string> = {
+  plain: "a: 1\nb: [x, y]\nc: { d: true, e: null, f: 2026-11-03 }\n",
+  anchors: "base: &b { x: 1 }\nuse: *b\nlist:\n  - *b\n",
+  binary: "%YAML 1.1\n---\nbin: !!binary aGVsbG8=\n",
+  "duplicate key": "a: 1\na: 2\n",
+  "bad indent": "a:\n  - b\n - c\n",
+  "tab indent": "a:\n\t- b\n",
+  "unclosed flow": "a: [1, 2\n",
+  "collection key": "? [a, b]\n: c\n",
+  "unknown tag": "a: !nope x\n",
+  quoted: "a: \"\\u00e9\\t\\x41\"\nb: 'it''s'\nc: |\n  two\n  lines\n",
+};
+
+/** What a parse gives: the value (as JSON, binary tags too), errors and warnings. */
+function parsed(y: typeof import("yaml"), text: string) {
+  const lines = new y.LineCounter();
+  // logLevel "error": the warning a collection key makes is kept in doc.warnings, not printed.
+  const doc = y.parseDocument(text, { lineCounter: lines, prettyErrors: true, logLevel: "error" });
+  let value: unknown;
+  try {
+    value = JSON.stringify(doc.toJS()); // a Buffer as {"type":"Buffer","data":[…]}
+  } catch (e) {
+    value = `threw ${(e as Error).message}`;
+  }
+  return {
+    value,
+    errors: doc.errors.map((e) => [e.code, e.message, e.linePos]),
+    warnings: doc.warnings.map((w) => [w.code, w.message]),
+    lineStarts: lines.lineStarts,
+  };
+}
+
+describe("yaml bundled (dist/vendor/yaml.js)", () => {
+  it("the build bundles the package's Node build, its requires of Node's own modules kept", () => {
+    expect(existsSync(BUNDLE)).toBe(true);
+    const text = readFileSync(BUNDLE, "utf8");
+    expect(text).not.toMatch(/yaml\/browser\//);
+    expect(text).toMatch(/yaml\/dist\/parse\/parser\.js/);
+    expect(text).toContain("emitWarning");
+    // Nothing else imported: Node's modules only.
+    const imports = [...text.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]);
+    expect(imports.every((s) => s?.startsWith("node:"))).toBe(true);
+  });
+
+  it("parses, reports and stringifies exactly as the package does", async () => {
+    const y = await bundled();
+    for (const [name, text] of Object.entries(TEXTS)) {
+      expect(parsed(y, text), name).toEqual(parsed(pkg, text));
+    }
+    // The Node build's binary tag is a Buffer, as the package's.
+    expect(parsed(y, TEXTS["binary"]!).value).toBe(
+      '{"bin":{"type":"Buffer","data":[104,101,108,108,111]}}',
+    );
+    const value = { a: [1, "two", { b: null }], c: "multi\nline", d: "x: y" };
+    expect(y.stringify(value)).toBe(pkg.stringify(value));
+    // Its nodes are recognised by the package's tests of kind, and the other way round.
+    const doc = y.parseDocument("a: [1]\n");
+    expect(pkg.isMap(doc.contents)).toBe(true);
+    expect(y.isMap(pkg.parseDocument("a: 1\n").contents)).toBe(true);
+  });
+
+  it("the built catalog loader reads a catalog, and says its problems, as the package-based one does", async () => {
+    const { parseCatalog: built } = await builtLoader();
+    const good = `governments:
+  - id: village-of-x
+    name: Village of X
+    kind: village
+    county: Summit
+sources:
+  - id: x-agendas
+    government: village-of-x
+    records: agendas
+    url: https://www.x.gov/AgendaCenter
+    access: page
+    extract: { items: li.row, title: a, link: a, date: span }
+  - id: x-minutes
+    government: village-of-x
+    records: minutes
+    url: https://www.x.gov/feed.rss
+`;
+    expect(JSON.parse(JSON.stringify(built(good, "x.yaml")))).toEqual(
+      JSON.parse(JSON.stringify(parseCatalog(good, "x.yaml"))),
+    );
+    const said = (parse: typeof parseCatalog, text: string) => {
+      try {
+        parse(text, "bad.yaml");
+        return "no error";
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    for (const bad of [
+      `${good}  - id: x-agendas\n    government: nowhere\n    records: agendas\n    url: https://u:p@www.x.gov/\n`,
+      "governments:\n  - id: a\n    name: [unclosed\n",
+      "governments:\n  - &g { id: a, name: A, kind: city }\n  - *g\nsources: []\n",
+      "governments:\n  - id: a\n    id: b\n",
+    ]) {
+      const message = said(built, bad);
+      expect(message).not.toBe("no error");
+      expect(message).toBe(said(parseCatalog, bad));
+    }
+  });
+});
