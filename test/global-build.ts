@@ -23,9 +23,9 @@ export default function setup(): void {
       timeout: 180_000,
     },
   );
-  // The rest of `npm run build`: kysely, feedsmith and yaml as one file each, as `nor` loads
-  // them (src/store/kysely.ts, src/sources/extract/feedsmith.ts, src/yaml.ts), then the engine
-  // joined, which bin/nor.js runs (scripts/bundle-engine.mjs).
+  // The rest of `npm run build`: kysely, feedsmith, yaml and zod as one file each, as `nor`
+  // loads them (src/store/kysely.ts, src/sources/extract/feedsmith.ts, src/yaml.ts,
+  // src/zod.ts), then the engine joined, which bin/nor.js runs (scripts/bundle-engine.mjs).
   for (const script of ["scripts/bundle-vendor.mjs", "scripts/bundle-engine.mjs"]) {
     execFileSync(process.execPath, [join(root, script)], {
       cwd: root,

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { z } from "zod";
+import { z } from "../../zod.js";
 import { catalogFile } from "./schema.js";
 
 /** The JSON Schema text, as committed (2-space indent, trailing newline). */

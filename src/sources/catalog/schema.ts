@@ -4,9 +4,10 @@
  * Objects are strict: a misspelt key is an error, never silently ignored.
  */
 
-import { z } from "zod";
+import type { z as Zod } from "zod";
 import { DEFAULT_BACKFILL_PAGES, MAX_URL_LENGTH } from "../../policy/constants.js";
 import { ianaZoneProblem } from "../../policy/zone.js";
+import { z } from "../../zod.js";
 import { countyProblem } from "./counties.js";
 import { urlRewriteProblem } from "./url-written.js";
 
@@ -297,7 +298,7 @@ type WayLike = {
   form?: unknown;
 };
 
-type Access = z.output<typeof access>;
+type Access = Zod.output<typeof access>;
 
 /**
  * The access of a way in that does not say: a `form` spec is a form, an `api` mapping an
@@ -318,7 +319,7 @@ export function inferAccess(
 }
 
 /** A way in must say how its records are read: a page needs a recipe or a platform (etc.). */
-function checkWay(w: WayLike, ctx: z.RefinementCtx): void {
+function checkWay(w: WayLike, ctx: Zod.RefinementCtx): void {
   if (w.platform) return;
   const way = inferAccess(w);
   const need: Record<string, [keyof WayLike, string]> = {
@@ -438,8 +439,8 @@ export const catalogFile = z
   })
   .describe("A New on Record catalog file");
 
-export type Lead = z.output<typeof lead>;
-export type ApiSpec = z.output<typeof apiSpec>;
-export type DownloadSpec = z.output<typeof downloadSpec>;
-export type FormSpec = z.output<typeof formSpec>;
-export type CatalogFileInput = z.input<typeof catalogFile>;
+export type Lead = Zod.output<typeof lead>;
+export type ApiSpec = Zod.output<typeof apiSpec>;
+export type DownloadSpec = Zod.output<typeof downloadSpec>;
+export type FormSpec = Zod.output<typeof formSpec>;
+export type CatalogFileInput = Zod.input<typeof catalogFile>;

@@ -54,6 +54,7 @@ const IMPORTER_BESIDE = [
   "store/kysely",
   "vendored",
   "yaml",
+  "zod",
   "policy/constants",
   "policy/zone",
   "policy/zone-names",

@@ -4,15 +4,16 @@
  * (additionalProperties: false), so a field added to an answer without its description fails
  * the test that validates real answers against this document (test/web/finding.test.ts).
  */
-import { z } from "zod";
+import type { z as Zod } from "zod";
 import { MAX_TERMS } from "../../store/read/search.js";
+import { z } from "../../zod.js";
 import { GOVERNMENT_KINDS, RECORD_KINDS } from "./filters.js";
 
 const httpUrl = z
   .string()
   .regex(/^https?:\/\//)
   .describe("An http(s) URL; nothing else is ever given");
-const nul = <T extends z.ZodType>(t: T) => t.nullable();
+const nul = <T extends Zod.ZodType>(t: T) => t.nullable();
 const iso = z.string().describe("ISO 8601 UTC time");
 const nightKey = z
   .string()
