@@ -14,11 +14,11 @@ import {
 import { siteOf } from "../policy/site.js";
 import type { Source, WayIn } from "../sources/catalog/types.js";
 import type { ExtractedRecord, Extraction } from "../sources/record.js";
+import { firstAsk, type Opened } from "./first-ask.js";
 import { askedAt, moveChange, movedFrom, movesLeftBehind } from "./moves.js";
 import { endsTheSource, failureOutcome } from "./outcome.js";
 import { pageKey, pageKeyOf, readerKey } from "./page-key.js";
 import {
-  isGenericForm,
   type KnownPageRead,
   keptAs,
   type PageRead,
@@ -909,25 +909,15 @@ async function firstRequestOf(
   sourceId: string,
   moved: readonly Moved[] | undefined,
 ): Promise<Opened | (Omit<Opened, "req" | "purpose" | "plain"> & { failed: NightOutcome })> {
-  // P11: a way's own first page (a plain GET of the catalog's URL: a page, a feed, the page of a
-  // search form) that answered a permanent redirect on an earlier night is asked where it moved
-  // (its robots.txt, validators and gap as for any URL).
-  const move = movedFrom(moved, way.url);
-  if (!isGenericForm(way)) {
-    const req = ctx.reader.firstRequest(way, ctx.clock.now());
-    // The catalog's URL as it is sent (a platform's first request writes it in its normal form).
-    const plain =
-      (req.method ?? "GET") === "GET" &&
-      req.body === undefined &&
-      (req.url === way.url || keptAs(req.url) === keptAs(way.url));
-    if (!plain) return { req, purpose: "page", plain };
-    return move
-      ? { req: { ...req, url: move.to }, purpose: "page", plain, move }
-      : { req, purpose: "page", plain };
+  const first = firstAsk(ctx.reader, way, moved, ctx.clock.now());
+  if (first.kind === "request") {
+    const { kind: _, ...opened } = first;
+    return opened;
   }
+  const { move } = first;
   // The form reader (and its HTML parser) is loaded by the first form way a night reads.
   const { openFormWay } = await import("./form-way.js");
-  const opened = await openFormWay(ctx, way, sourceId, ctx.clock.now(), move?.to ?? way.url);
+  const opened = await openFormWay(ctx, way, sourceId, ctx.clock.now(), first.url);
   // Its form page read (the search built from it or not) says where the page is; failed, what
   // it met (as a page's, moves.ts).
   const change = moveChange(
@@ -939,20 +929,6 @@ async function firstRequestOf(
   const said = { ...(move ? { move } : {}), ...(change ? { change } : {}) };
   if (opened.kind === "failed") return { failed: opened.outcome, ...said };
   return { req: opened.req, purpose: "form", plain: false, ...said };
-}
-
-/**
- * A way's first request as a night asks it (firstRequestOf). `plain`: a GET of the way's own
- * first page, whose answer says whether it moved (moves.ts moveChange, once read); `move`: where
- * it is asked instead of its catalog URL (P11); `change`: what a form page's answer, read at
- * the opening, changed of that move.
- */
-interface Opened {
-  req: PageRequest;
-  purpose: Purpose;
-  plain: boolean;
-  move?: Moved;
-  change?: MoveChange;
 }
 
 /**

@@ -233,6 +233,39 @@ export function isWholeSiteRule(rule: string): boolean {
   return test("/") && test("/robots.txt");
 }
 
+/** A request's path and query, as admission reads it (`AdmitInput.path`). */
+export function requestPath(url: string): string {
+  const u = new URL(url);
+  return `${u.pathname}${u.search}`;
+}
+
+/**
+ * The owner's request that leaves alone a request for `path` (its path and query, requestPath),
+ * if one does: admit's decision, and the one a record page's status is said by (P26: the
+ * directory says a page every way of which is left alone not read, night/left-alone.ts).
+ * Read as a robots.txt Disallow (P18): both sides in one percent-encoded normal form, so
+ * "/public notices/" or "/bids–rfps/" match the URL's "/public%20notices/…", and `*` and a
+ * final `$` mean what they mean there. robots.txt itself (`isRobots`: a robots.txt request) is
+ * left alone only by a rule for the whole site ("/", "/*"): its rules still govern the paths
+ * not left alone, and there are none then.
+ */
+export function leftAloneBy<R extends { kind: string; prefix?: string }>(
+  rules: readonly R[],
+  path: string,
+  isRobots = false,
+): (R & { kind: "leave-alone"; prefix: string }) | undefined {
+  const normal = normalisePath(path);
+  // Only /robots.txt itself: a robots.txt request redirected elsewhere (another path, another
+  // site) is judged by the path rules there, as any request is.
+  const robotsItself = isRobots && normal === "/robots.txt";
+  return rules.find(
+    (r): r is R & { kind: "leave-alone"; prefix: string } =>
+      r.kind === "leave-alone" &&
+      r.prefix !== undefined &&
+      (robotsItself ? isWholeSiteRule(r.prefix) : leavesAlone(r.prefix, normal)),
+  );
+}
+
 /**
  * What puts a request's start (`startAt`) past the night, when it is the site's word or its
  * owner's rather than the night's time running out: the site's hold (a Retry-After, or the wait
@@ -289,27 +322,12 @@ export function admit(a: AdmitInput): Admission {
     };
   }
   if (a.site.closed?.night === a.night) return { kind: "closed", reason: a.site.closed.reason };
-  {
-    // Read as a robots.txt Disallow (P18): both sides in one percent-encoded normal form, so
-    // "/public notices/" or "/bids–rfps/" match the URL's "/public%20notices/…", and `*` and a
-    // final `$` mean what they mean there. robots.txt itself is left alone only by a rule for
-    // the whole site ("/", "/*"): its rules still govern the paths not left alone, and there
-    // are none then.
-    const path = normalisePath(a.path);
-    // Only /robots.txt itself: a robots.txt request redirected elsewhere (another path, another
-    // site) is judged by the path rules there, as any request is.
-    const robotsItself = a.isRobots && path === "/robots.txt";
-    const alone = a.rules.find(
-      (r) =>
-        r.kind === "leave-alone" &&
-        (robotsItself ? isWholeSiteRule(r.prefix) : leavesAlone(r.prefix, path)),
-    );
-    if (alone?.kind === "leave-alone") {
-      return {
-        kind: "left-alone",
-        reason: `${OWNERS_REQUEST} for ${alone.prefix} to be left alone (${dateOf(alone.at)}: ${alone.reason})`,
-      };
-    }
+  const alone = leftAloneBy(a.rules, a.path, a.isRobots);
+  if (alone !== undefined) {
+    return {
+      kind: "left-alone",
+      reason: `${OWNERS_REQUEST} for ${alone.prefix} to be left alone (${dateOf(alone.at)}: ${alone.reason})`,
+    };
   }
   const prior = a.prior.filter((p) => p.ownRefusal !== true);
   if (a.replayAllowed && prior.some((p) => p.final)) return { kind: "answered" };

@@ -241,8 +241,10 @@ export interface StatusRow {
   retiredAt?: string;
   notReadReason?: string;
   /**
-   * P26: its site's owner asked the whole site not to be read (`nor site --not-read`), in these
-   * words: no source of it is read while that stands, whatever its own mark.
+   * P26: its site's owner asked the whole site not to be read (`nor site --not-read`), or asked
+   * for paths to be left alone that cover every way the nights ask of it (set by the callers
+   * through night/left-alone.ts sayLeftAlone: the night's decision, which this layer cannot
+   * import), in these words: it is not read while that stands, whatever its own mark.
    */
   siteNotRead?: string;
   lastNight?: string;

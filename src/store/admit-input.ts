@@ -8,6 +8,7 @@ import {
   NOT_SENT,
   type OwnerRule,
   type PriorAttempt,
+  requestPath,
   type SiteFacts,
 } from "../policy/admission.js";
 import { holderDead } from "./holder.js";
@@ -20,7 +21,6 @@ export function admitInput(
   /** Holders known to live whatever their lease says (PostgreSQL: holder-liveness.ts). */
   living?: ReadonlySet<string>,
 ): AdmitInput {
-  const u = new URL(intent.url);
   return {
     night: intent.night,
     now,
@@ -28,7 +28,7 @@ export function admitInput(
     gapMs: intent.gapMs,
     ...(intent.deadline !== undefined ? { deadline: intent.deadline } : {}),
     isRobots: intent.purpose === "robots",
-    path: `${u.pathname}${u.search}`,
+    path: requestPath(intent.url),
     ...state,
     replayAllowed: intent.replayAllowed,
     ...(intent.source !== undefined ? { source: intent.source } : {}),

@@ -239,6 +239,15 @@ export function siteNotReadReason(rule: SiteRule): string {
 }
 
 /**
+ * How a source every way of which its site's owner asked to be left alone is said (P26: the
+ * night asks nothing of it, night/left-alone.ts), as the night's own reason words the request
+ * (policy/admission.ts), and as a request not to be read is said (siteNotReadReason).
+ */
+export function siteLeftAloneReason(rule: SiteRule): string {
+  return `the site's owner asked for ${rule.value ?? "/"} to be left alone (${rule.reason})`;
+}
+
+/**
  * Of these sources, those whose site's owner asked the whole site not to be read, each with its
  * site and that request. A URL that names no site has no site's request.
  */

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { UsageError } from "../../errors.js";
 import { backfillJson } from "../../night/backfill-words.js";
+import { sayLeftAlone } from "../../night/left-alone.js";
 import { viaText } from "../../night/way-choice.js";
 import { noteLine } from "../../policy/shown-text.js";
 import { type NightHistoryRow, readingText, recentNights, statusRows } from "../../store/admin.js";
@@ -83,7 +84,7 @@ export function register(program: Command): void {
         saying({ create: false, readsOnly: true }),
       );
       try {
-        const rows = await statusRows(store.db);
+        const rows = await sayLeftAlone(store.db, await statusRows(store.db), Date.now());
         if (opts.json) {
           // P7: each source's older pages, as `nor site SITE --json` says them.
           const { states, overflows: pending } = await backfillsRead(store.db);

@@ -1,7 +1,8 @@
 /**
  * P26: which current record pages of a selection may be not read, for every public list of
  * their records (`/new`, search, the calendar, a county's page and their feeds and API): a page
- * a person marked not read, or one on a site whose owner asked not to be read. A selection is
+ * a person marked not read, or one on a site whose owner asked not to be read or to leave some
+ * paths alone (or asked where it moved, when one asked that). A selection is
  * the lists' own filter (county, kind of government, kind of records, government, record page),
  * applied to pages as `applyFilter(…, "pages")` applies it: the page's own kind of records.
  *
@@ -64,15 +65,21 @@ function onSitesSieve(sites: readonly string[]) {
   return sites.map((s) => `%${s.toLowerCase()}%`);
 }
 
-/** The not-read requests of site owners in force: the sites. */
-async function notReadSitesInForce(db: Db): Promise<string[]> {
+/**
+ * The sites whose owners' requests in force may leave a page unread: not to be read, or to leave
+ * some paths alone (whether one leaves a page unread, the night decides: night/left-alone.ts).
+ */
+async function ownersSitesInForce(db: Db): Promise<{ sites: string[]; leaveAlone: boolean }> {
   const rows = await db
     .selectFrom("site_rules")
-    .select("site")
-    .where("kind", "=", "not-read")
+    .select(["site", "kind"])
+    .where("kind", "in", ["not-read", "leave-alone"])
     .where("cleared_at", "is", null)
     .execute();
-  return [...new Set(rows.map((r) => r.site))];
+  return {
+    sites: [...new Set(rows.map((r) => r.site))],
+    leaveAlone: rows.some((r) => r.kind === "leave-alone"),
+  };
 }
 
 /** Of `rows`, those whose address is on one of `sites` (the Public Suffix List's reading). */
@@ -106,7 +113,7 @@ const COLUMNS = [
 
 /**
  * The selection's current pages that a person marked not read (their latest mark) or whose site's
- * owner asked not to be read, by government id, kind of records and id (the same on both
+ * owner asked not to be read or to leave some paths alone, by government id, kind of records and id (the same on both
  * stores); the caller decides with each page's status (web/public/state.ts `readStatuses`). Two small reads
  * when no page of the selection is marked not read and no owner asked.
  */
@@ -132,7 +139,21 @@ export async function notReadCandidates(db: Db, sel: PageSelection): Promise<Not
     .select(COLUMNS)
     .execute();
   for (const r of marked) add(r);
-  const sites = await notReadSitesInForce(db);
+  const { sites, leaveAlone } = await ownersSitesInForce(db);
+  if (leaveAlone) {
+    // P11: a page asked where it moved, which may be on such a site whatever its catalog URL's.
+    const moved = await pagesQuery(db, sel)
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom("source_moves as mv")
+            .select("mv.source_id")
+            .whereRef("mv.source_id", "=", "s.id"),
+        ),
+      )
+      .select(COLUMNS)
+      .execute();
+    for (const r of moved) add(r);
+  }
   if (sites.length > 0) {
     const sieve = onSitesSieve(sites);
     let q = pagesQuery(db, sel).select(COLUMNS);
@@ -229,7 +250,7 @@ export async function readChangedIn(db: Db, sel: PageSelection): Promise<string 
   const rules = await db
     .selectFrom("site_rules")
     .select(["site", "at", "cleared_at"])
-    .where("kind", "=", "not-read")
+    .where("kind", "in", ["not-read", "leave-alone"])
     .execute();
   if (rules.length === 0) return latest;
   const sites = [...new Set(rules.map((r) => r.site))];

@@ -47,35 +47,57 @@ export async function catalogChangedAt(db: Db): Promise<string | undefined> {
 /**
  * What moves with every change of a record page's read status (P24, P26: read / not read and
  * why, web/public/state.ts readStatuses) that the catalog's version does not: the marks, only
- * ever added (one moved to a renamed id moves with the catalog's change), and the site owners'
- * requests not to be read, added or cleared (a clearing sets `cleared_at` on its row). Counts of
- * two small tables: a person writes each row.
+ * ever added (one moved to a renamed id moves with the catalog's change); the site owners'
+ * requests not to be read and to leave paths alone (night/left-alone.ts), added or cleared (a
+ * clearing sets `cleared_at` on its row); and the catalog URLs the nights ask where they moved
+ * (P11: a page that moved into a path left alone, or out of one), remembered or forgotten, whose
+ * count and latest night move with each (a page moved and another forgotten on one night aside,
+ * which that night's end moves: recordsVersion). Counts of small tables: a person writes each
+ * request and mark; a move is one row a catalog URL that moved.
  */
 export interface StatusVersion {
   marks: number;
   notRead: number;
   notReadCleared: number;
+  leaveAlone: number;
+  leaveAloneCleared: number;
+  moves: number;
+  movedLast: string | null;
 }
 
 export async function statusVersion(db: Db): Promise<StatusVersion> {
-  const [marks, rules] = await Promise.all([
-    db
-      .selectFrom("marks")
-      .select((eb) => eb.fn.countAll<number | string>().as("n"))
-      .executeTakeFirst(),
+  const rulesOf = (kind: "not-read" | "leave-alone") =>
     db
       .selectFrom("site_rules")
       .select([
         (eb) => eb.fn.countAll<number | string>().as("n"),
         (eb) => eb.fn.count<number | string>("cleared_at").as("cleared"),
       ])
-      .where("kind", "=", "not-read")
+      .where("kind", "=", kind)
+      .executeTakeFirst();
+  const [marks, notRead, leaveAlone, moves] = await Promise.all([
+    db
+      .selectFrom("marks")
+      .select((eb) => eb.fn.countAll<number | string>().as("n"))
+      .executeTakeFirst(),
+    rulesOf("not-read"),
+    rulesOf("leave-alone"),
+    db
+      .selectFrom("source_moves")
+      .select([
+        (eb) => eb.fn.countAll<number | string>().as("n"),
+        (eb) => eb.fn.max("night").as("last"),
+      ])
       .executeTakeFirst(),
   ]);
   return {
     marks: Number(marks?.n ?? 0),
-    notRead: Number(rules?.n ?? 0),
-    notReadCleared: Number(rules?.cleared ?? 0),
+    notRead: Number(notRead?.n ?? 0),
+    notReadCleared: Number(notRead?.cleared ?? 0),
+    leaveAlone: Number(leaveAlone?.n ?? 0),
+    leaveAloneCleared: Number(leaveAlone?.cleared ?? 0),
+    moves: Number(moves?.n ?? 0),
+    movedLast: moves?.last ?? null,
   };
 }
 

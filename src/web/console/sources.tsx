@@ -1,5 +1,6 @@
 import type { Hono } from "hono";
 import { backfillJson, offText } from "../../night/backfill-words.js";
+import { sayLeftAlone } from "../../night/left-alone.js";
 import { OUTCOME_KINDS } from "../../night/types.js";
 import { viaText } from "../../night/way-choice.js";
 import { nightOf } from "../../policy/night-date.js";
@@ -95,7 +96,11 @@ export function sourceRoutes(
     );
     const show: Show = asked.ok ? asked.show : "all";
     const outcome = asked.ok ? asked.outcome : (c.req.query("outcome") ?? "").trim();
-    const rows = asked.ok ? (await statusRows(reads)).filter((r) => keep(r, show, outcome)) : [];
+    const rows = asked.ok
+      ? (await sayLeftAlone(reads, await statusRows(reads), now())).filter((r) =>
+          keep(r, show, outcome),
+        )
+      : [];
     const names = asked.ok ? await sourceNames(reads) : new Map();
     return c.html(
       <ConsoleLayout title="Sources" csrf={c.get("session").csrfToken}>
@@ -159,7 +164,7 @@ export function sourceRoutes(
     message?: string,
     status: 200 | 400 | 409 = 200,
   ) => {
-    const [row] = await statusRows(reads, [id]);
+    const [row] = await sayLeftAlone(reads, await statusRows(reads, [id]), now());
     if (!row) return undefined;
     const marks = await marksOf(reads, id);
     const { states, overflows } = await backfillsRead(reads, [id]);

@@ -4,6 +4,7 @@
  * src/store/read/source-state.ts.
  */
 import type { RefusalEvidence } from "../../net/types.js";
+import { leftAloneSources } from "../../night/left-alone.js";
 import type { WayChoice } from "../../night/types.js";
 import { noteLine } from "../../policy/shown-text.js";
 import type { Db } from "../../store/db.js";
@@ -15,15 +16,16 @@ import {
   type OutcomeRow,
   outcomeRowsSince,
 } from "../../store/read/source-state.js";
-import { notReadSitesOf, siteNotReadReason } from "../../store/site-rules.js";
+import { notReadSitesOf, siteLeftAloneReason, siteNotReadReason } from "../../store/site-rules.js";
 import { parseWayChoice } from "../../store/way-choice.js";
 import type { NotRead, NotReadPage } from "./not-read.js";
 import { sourceName } from "./retired.js";
 
 /**
  * P24/P26: the latest mark decides; no mark at all means read. A source on a site whose owner
- * asked not to be read is not read whatever its mark says (`siteOwner` names that site): no
- * request goes there, and the page stays listed with its link (P26).
+ * asked not to be read, or every way of which its site's owner asked to be left alone, is not
+ * read whatever its mark says (`siteOwner` names that site): no request goes there, and the page
+ * stays listed with its link (P26).
  */
 export type ReadStatus =
   | { reading: true; since?: string }
@@ -49,6 +51,8 @@ export async function readStatuses(
   sources: readonly { id: string; url: string }[],
   /** Every record page in use (the downloads): the marks read whole, not named one by one. */
   every = false,
+  /** When a way's first request depends on the day (a platform's window of dates). */
+  now: number = Date.now(),
 ): Promise<Map<string, ReadStatus>> {
   const out = new Map<string, ReadStatus>();
   const ids = sources.map((s) => s.id);
@@ -61,6 +65,16 @@ export async function readStatuses(
         ? { reading: true, since: m.at }
         : { reading: false, reason: m.reason ?? "no reason recorded", since: m.at },
     );
+  }
+  // P26, P18: a page every way of which its site's owner asked to be left alone: no night asks
+  // it anything (night/left-alone.ts, the night's own decision).
+  for (const [id, { site, rule }] of await leftAloneSources(db, sources, now)) {
+    out.set(id, {
+      reading: false,
+      reason: siteLeftAloneReason(rule),
+      since: toIso(rule.at),
+      siteOwner: site,
+    });
   }
   for (const [id, { site, rule }] of await notReadSitesOf(db, sources)) {
     out.set(id, {

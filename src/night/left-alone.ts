@@ -1,0 +1,129 @@
+/**
+ * P26, P18: which record pages a site owner's request to leave some pages alone (`nor site
+ * --leave-alone`, site_rules kind "leave-alone") leaves unread, as the night decides it: the
+ * directory says those pages are not read, with the owner's reason, since the request
+ * (web/public/state.ts readStatuses, `nor status`, the console), as it says a request not to
+ * be read (store/site-rules.ts notReadSitesOf).
+ *
+ * The night asks each way in of a page in its order (P4), each at the address it is first asked
+ * at (check-source.ts firstAsk: the reader's first request, or where the catalog URL moved
+ * permanently, P11); a way its site's owner left alone is passed over (admission's decision,
+ * policy/admission.ts leftAloneBy, on the path and query as sent), and the next one asked. So a
+ * page is left unread when every one of its ways is: left alone, or on a site whose owner asked
+ * not to be read at all. One way asked (a feed left alone, the page for people not) and the page
+ * is read. What the night cannot know before it asks (a redirect into a path left alone, a form
+ * whose search goes to one) is said by the night's outcome, not here.
+ */
+import { leftAloneBy, requestPath } from "../policy/admission.js";
+import { siteOf } from "../policy/site.js";
+import type { Source, WayIn } from "../sources/catalog/types.js";
+import type { StatusRow } from "../store/admin.js";
+import { sourceEntries } from "../store/catalog-sources.js";
+import type { Db } from "../store/db.js";
+import { movesBySource } from "../store/moved-to.js";
+import { type SiteRule, siteLeftAloneReason, siteRules } from "../store/site-rules.js";
+import { firstAskedUrl } from "./first-ask.js";
+import { loadWayReader } from "./lazy-reader.js";
+import { waysInOrder } from "./reader.js";
+
+/** A page no night asks anything of, by its site's owner's request to leave it alone. */
+export interface LeftAlone {
+  /** The site of the request (the first way's). */
+  site: string;
+  rule: SiteRule;
+}
+
+function siteOrNone(url: string): string | undefined {
+  try {
+    return siteOf(url);
+  } catch {
+    return undefined; // Not a URL a night could ask.
+  }
+}
+
+/**
+ * Of these sources, those no night asks anything of because their sites' owners asked every
+ * way's address to be left alone, each with the request that leaves its first way alone. Two
+ * small reads (the requests in force; the moves) when no owner asked for any page to be left
+ * alone, or no page is on such a site; else the entries of the pages on those sites only.
+ */
+export async function leftAloneSources(
+  db: Db,
+  sources: Iterable<{ id: string; url: string }>,
+  now: number,
+): Promise<Map<string, LeftAlone>> {
+  const out = new Map<string, LeftAlone>();
+  const rules = await siteRules(db);
+  if (!rules.some((r) => r.kind === "leave-alone")) return out;
+  const bySite = new Map<string, SiteRule[]>();
+  for (const r of rules) bySite.set(r.site, [...(bySite.get(r.site) ?? []), r]);
+  const ruled = new Set(rules.filter((r) => r.kind === "leave-alone").map((r) => r.site));
+  const moves = await movesBySource(db);
+  // A page's own way is asked on its catalog URL's site, or where it moved (a platform's first
+  // request stays on its catalog URL's site: webapi.legistar.com for a `<client>.legistar.com`),
+  // and a page is unread only when its own way is too: only those on a site an owner asked for
+  // a path to be left alone are looked at.
+  const candidates: string[] = [];
+  for (const s of sources) {
+    const sites = [s.url, ...(moves.get(s.id) ?? []).map((m) => m.to)].map(siteOrNone);
+    if (sites.some((x) => x !== undefined && ruled.has(x))) candidates.push(s.id);
+  }
+  if (candidates.length === 0) return out;
+  const entries: Source[] = [];
+  for (const { entry } of await sourceEntries(db, candidates)) {
+    try {
+      entries.push(JSON.parse(entry) as Source);
+    } catch {
+      // An entry the import stored is JSON; one that is not is no page a night reads.
+    }
+  }
+  const reader = await loadWayReader(entries);
+  const wayLeftAlone = (way: WayIn, moved: Source["id"]): SiteRule | "not-read" | undefined => {
+    let url: string;
+    try {
+      url = firstAskedUrl(reader, way, moves.get(moved), now);
+    } catch {
+      return undefined; // Not a way a night could ask: said by its outcome.
+    }
+    const site = siteOrNone(url);
+    if (site === undefined) return undefined;
+    const own = bySite.get(site) ?? [];
+    // Admission's order: the whole site not to be read first (said by notReadSitesOf).
+    if (own.some((r) => r.kind === "not-read")) return "not-read";
+    const paths = own.map((r) => ({
+      kind: r.kind,
+      ...(r.kind === "leave-alone" ? { prefix: r.value ?? "/" } : {}),
+      rule: r,
+    }));
+    return leftAloneBy(paths, requestPath(url))?.rule;
+  };
+  for (const source of entries) {
+    let first: SiteRule | undefined;
+    let every = true;
+    for (const way of waysInOrder(source)) {
+      const alone = wayLeftAlone(way, source.id);
+      if (alone === undefined) {
+        every = false;
+        break;
+      }
+      if (alone !== "not-read") first ??= alone;
+    }
+    if (every && first !== undefined) out.set(source.id, { site: first.site, rule: first });
+  }
+  return out;
+}
+
+/**
+ * `nor status`'s and the console's rows (store/admin.ts statusRows) with the pages every way of
+ * which a site owner asked to be left alone said not read, in the owner's words (`siteNotRead`),
+ * as the public directory says them. A request not to be read at all says it first.
+ */
+export async function sayLeftAlone(db: Db, rows: StatusRow[], now: number): Promise<StatusRow[]> {
+  const inUse = rows.filter((r) => r.siteNotRead === undefined && r.retiredAt === undefined);
+  const alone = await leftAloneSources(db, inUse, now);
+  for (const r of inUse) {
+    const a = alone.get(r.id);
+    if (a !== undefined) r.siteNotRead = siteLeftAloneReason(a.rule);
+  }
+  return rows;
+}
