@@ -63,25 +63,31 @@ export async function leftAloneSources(
   // request stays on its catalog URL's site: webapi.legistar.com for a `<client>.legistar.com`),
   // and a page is unread only when its own way is too: only those on a site an owner asked for
   // a path to be left alone are looked at.
-  const candidates: string[] = [];
+  const candidates = new Map<string, string>();
   for (const s of sources) {
     const sites = [s.url, ...(moves.get(s.id) ?? []).map((m) => m.to)].map(siteOrNone);
-    if (sites.some((x) => x !== undefined && ruled.has(x))) candidates.push(s.id);
+    if (sites.some((x) => x !== undefined && ruled.has(x))) candidates.set(s.id, s.url);
   }
-  if (candidates.length === 0) return out;
+  if (candidates.size === 0) return out;
   const entries: Source[] = [];
-  for (const { entry } of await sourceEntries(db, candidates)) {
+  for (const { entry } of await sourceEntries(db, [...candidates.keys()])) {
     try {
       entries.push(JSON.parse(entry) as Source);
     } catch {
       // An entry the import stored is JSON; one that is not is no page a night reads.
     }
   }
+  // A page a night's catalog holds whose entry the store does not hold (no import wrote one): its
+  // one way known, its address, asked as written or where it moved.
+  const known = new Set(entries.map((e) => e.id));
+  for (const [id, url] of candidates)
+    if (!known.has(id))
+      entries.push({ id, access: "page", url, alternates: [] } as unknown as Source);
   const reader = await loadWayReader(entries);
-  const wayLeftAlone = (way: WayIn, moved: Source["id"]): SiteRule | "not-read" | undefined => {
+  const wayLeftAlone = (way: WayIn, sourceId: string): SiteRule | "not-read" | undefined => {
     let url: string;
     try {
-      url = firstAskedUrl(reader, way, moves.get(moved), now);
+      url = firstAskedUrl(reader, way, moves.get(sourceId), now);
     } catch {
       return undefined; // Not a way a night could ask: said by its outcome.
     }

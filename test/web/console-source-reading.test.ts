@@ -111,4 +111,22 @@ describe("console: a source's reading, said alike everywhere (toperator)", () =>
       `retired ${at}: no longer in the catalog`,
     ]);
   });
+
+  it("P26, P18: a source whose every way its site's owner asked to be left alone is 'not read' with the owner's words on its console page and under Show: not-read; a source of another site stays read", async () => {
+    const owner = await b.post("/console/sites/rules", {
+      csrf: token,
+      site: "a.gov",
+      kind: "leave-alone",
+      value: "/agendas",
+      reason: "clerk, Nov 5",
+    });
+    expect(owner.status).toBe(303);
+    const words = "the site's owner asked for /agendas to be left alone (clerk, Nov 5)";
+    const a = await sourcePage("oh-a-agendas");
+    expect(a("#reading").text()).toBe("not read");
+    expect(a("#reading").parent().text()).toContain(words);
+    expect(await listed("not-read")).toContainEqual(["oh-a-agendas", `not read: ${words}`]);
+    expect((await listed("reading")).map(([id]) => id)).toContain("oh-b-bids");
+    expect((await sourcePage("oh-b-bids"))("#reading").text()).toBe("read");
+  });
 });
