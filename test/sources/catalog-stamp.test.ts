@@ -1,13 +1,24 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   importerFiles,
   importerVersion,
   stampCatalogFiles,
 } from "../../src/sources/catalog/stamp.js";
+import { ROOT } from "../cli/run-nor.js";
 
 /**
  * The stamp of catalog files: a night skips files whose stamp the store holds, so
@@ -65,6 +76,29 @@ describe("the stamp of catalog files", () => {
   it("holds the importer's version: its code under src/sources hashed, and yaml's and zod's", () => {
     expect(importerVersion()).toMatch(/^\d+:[A-Za-z0-9_-]{43}$/);
     expect(importerVersion()).toBe(importerVersion());
+  });
+
+  it("a built importer's version holds the yaml and zod it runs: the bundles in dist/vendor, rebuilt from another version or otherwise, re-import", async () => {
+    // `npm run build` bundles yaml and zod into dist/vendor (src/yaml.ts, src/zod.ts): the
+    // built loader parses and validates with those files, not with node_modules' packages, so
+    // a bundle made from another yaml (an `npm update` built later, or not yet) is another
+    // importer. Copies of dist/, one per bundle changed; dist/ is built by test/global-build.ts.
+    const version = async (change?: string) => {
+      const copy = mkdtempSync(join(dir, "built-"));
+      const cp = spawnSync("cp", ["-a", join(ROOT, "dist"), copy]);
+      expect(cp.status, cp.stderr?.toString()).toBe(0);
+      symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
+      if (change) appendFileSync(join(copy, "dist", "vendor", change), "\n// bundled again\n");
+      const stamp = join(copy, "dist", "sources", "catalog", "stamp.js");
+      const built = (await import(pathToFileURL(stamp).href)) as { importerVersion(): string };
+      return built.importerVersion();
+    };
+    const asBuilt = await version();
+    expect(asBuilt).toMatch(/^\d+:[A-Za-z0-9_-]{43}$/);
+    // Another copy of the same build: the same importer (paths are not hashed).
+    expect(await version()).toBe(asBuilt);
+    expect(await version("yaml.js")).not.toBe(asBuilt);
+    expect(await version("zod.js")).not.toBe(asBuilt);
   });
 });
 

@@ -3,7 +3,8 @@
  * hashed. Their names as given (each source keeps the file it came from), their bytes, in
  * order, and the importer itself: STAMP_VERSION, the code under src/sources (the loader, the
  * schema and its defaults, the preset names that fill in a way's access, the diff) and the
- * store's side of the import, and the versions of the YAML parser, of zod and of tldts.
+ * store's side of the import, and the versions of the YAML parser, of zod and of tldts (and,
+ * in a build, the YAML parser and zod as bundled: the code that runs).
  *
  * Every import of files records their stamp in the store, in the transaction that writes their
  * rows (src/store/catalog-import.ts); an import of a catalog held in memory, or of files
@@ -17,7 +18,7 @@
  * This module loads neither yaml nor zod.
  */
 import { createHash, type Hash, randomUUID } from "node:crypto";
-import { closeSync, readFileSync, readSync, statSync } from "node:fs";
+import { closeSync, existsSync, readFileSync, readSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -67,6 +68,12 @@ const IMPORTER_BESIDE = [
   "code-files",
 ];
 
+/**
+ * The packages the importer runs as `npm run build` bundled them into dist/vendor
+ * (scripts/bundle-vendor.mjs), loaded by src/yaml.ts and src/zod.ts when they are there.
+ */
+const VENDOR_BUNDLES = ["yaml.js", "zod.js"];
+
 /** The importer's code the stamp hashes: every file under src/sources, and those beside. */
 export function importerFiles(): string[] {
   const sources = join(HERE, "..");
@@ -95,6 +102,13 @@ export function importerVersion(): string {
           readFileSync(require.resolve(`${lib}/package.json`), "utf8"),
         ) as { version: string };
         h.update(`${lib}@${version}\0`);
+      }
+      // A build runs yaml and zod as `npm run build` bundled them (src/yaml.ts, src/zod.ts),
+      // which may be of another version than node_modules' (an `npm update` not yet built):
+      // the bundles' bytes, where there are bundles.
+      for (const file of VENDOR_BUNDLES) {
+        const bundle = join(HERE, "..", "..", "vendor", file);
+        if (existsSync(bundle)) h.update(`${file}\0`).update(readFileSync(bundle)).update("\0");
       }
       importer = `${STAMP_VERSION}:${h.digest("base64url")}`;
     } catch {
