@@ -5,11 +5,20 @@
  * or after a build without the bundling step. `bundle` is a URL resolved against the caller's
  * own file, so it names dist/vendor only when the caller runs from dist/.
  */
-export async function vendored<T>(bundle: URL, pkg: () => Promise<T>): Promise<T> {
+export async function vendored<T>(
+  bundle: URL,
+  pkg: () => Promise<T>,
+  names: readonly (keyof T & string)[] = [],
+): Promise<T> {
+  let mod: T;
   try {
-    return (await import(bundle.href)) as T;
+    mod = (await import(bundle.href)) as T;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") throw err;
     return pkg();
   }
+  // `names`: what the caller takes. A bundle without one of them is of another build (a tsc
+  // alone after the caller took one more, or a list in scripts/vendor/ that forgot it): the
+  // package, as without the bundle, not a value that is undefined.
+  return names.every((n) => (mod as Record<string, unknown>)[n] !== undefined) ? mod : pkg();
 }

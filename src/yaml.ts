@@ -3,8 +3,8 @@
  * (dist/vendor/yaml.js, scripts/bundle-vendor.mjs): loading it costs about 13 ms of CPU, where
  * the package's 60-odd CommonJS files cost about 35 ms at every start of a command that reads a
  * catalog (docs/benchmarks.md, "How fast a command starts"). Without that file, the package
- * itself (vendored.ts). Every other file imports yaml's types from "yaml" and its values from
- * here.
+ * itself (vendored.ts), and so without each of the names below (a bundle of another build).
+ * Every other file imports yaml's types from "yaml" and its values from here.
  */
 import type * as Y from "yaml";
 import { vendored } from "./vendored.js";
@@ -12,6 +12,19 @@ import { vendored } from "./vendored.js";
 const yaml = await vendored<typeof Y>(
   new URL("./vendor/yaml.js", import.meta.url),
   () => import("yaml"),
+  [
+    "CST",
+    "isAlias",
+    "isMap",
+    "isPair",
+    "isScalar",
+    "isSeq",
+    "LineCounter",
+    "Parser",
+    "parseDocument",
+    "stringify",
+    "visit",
+  ],
 );
 
 export const CST: typeof Y.CST = yaml.CST;

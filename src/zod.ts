@@ -12,6 +12,7 @@ import { vendored } from "./vendored.js";
 const zod = await vendored<{ z: typeof Z.z }>(
   new URL("./vendor/zod.js", import.meta.url),
   () => import("zod"),
+  ["z"],
 );
 
 export const z: typeof Z.z = zod.z;
