@@ -10,7 +10,7 @@
  * `BENCH_KYSELY_BUNDLE=0` loads the package's modules instead, as this bench did before.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -75,10 +75,10 @@ const cell = (p: Peak | undefined) =>
     : `${p.rssMb.toFixed(0)} / ${p.heapUsedMb.toFixed(0)} / ${p.heapTotalMb.toFixed(0)} / ${p.externalMb.toFixed(0)}`;
 
 /**
- * kysely and feedsmith as one bundled module each beside the bench's build of the sources, as
- * `npm run build` puts them beside dist/ (scripts/bundle-vendor.mjs itself, run with the bench's
- * directory): src/store/kysely.ts and src/sources/extract/feedsmith.ts load them when they are
- * there, and a real `nor night` (bin/nor.js) does. Without kysely's the night would load the
+ * kysely, feedsmith, yaml and zod as one bundled module each beside the bench's build of the
+ * sources, as `npm run build` puts them beside dist/ (scripts/bundle-vendor.mjs itself, run with
+ * the bench's directory): src/store/kysely.ts, src/sources/extract/feedsmith.ts, src/yaml.ts and
+ * src/zod.ts load them when they are there, and a real `nor night` (bin/nor.js) does. Without kysely's the night would load the
  * package's 263 modules, about 15 MB more resident memory than the real night. Then the engine
  * joined into a few files (scripts/bundle-engine.mjs), which night-child.ts runs as bin/nor.js
  * runs dist/engine/.
@@ -86,17 +86,18 @@ const cell = (p: Peak | undefined) =>
 export async function bundleVendor(): Promise<string> {
   const src = join(import.meta.dirname, "..", "src");
   const out = join(src, "vendor");
-  const done = "kysely and feedsmith bundled, the engine joined";
+  const done = "kysely, feedsmith, yaml and zod bundled, the engine joined";
   const scripts = join(import.meta.dirname, "..", "..", "scripts");
   // In a process of its own, as the catalog import below: a child's peak RSS as the kernel
   // counts it starts at its parent's RSS when it was spawned (exec keeps the larger of the two),
   // so this process stays small.
-  if (!existsSync(join(out, "kysely.js")) || !existsSync(join(out, "feedsmith.js"))) {
-    const script = join(scripts, "bundle-vendor.mjs");
-    await inChild(
-      `process.argv[2] = ${JSON.stringify(out)}; await import(${JSON.stringify(pathToFileURL(script).href)});`,
-    );
-  }
+  // Made anew each run (under a second), not only when missing: a build from before yaml and
+  // zod were bundled holds kysely's and feedsmith's alone, and one from before an `npm update`
+  // bundles the versions it replaced; either would run other code than a real night.
+  const script = join(scripts, "bundle-vendor.mjs");
+  await inChild(
+    `process.argv[2] = ${JSON.stringify(out)}; await import(${JSON.stringify(pathToFileURL(script).href)});`,
+  );
   // The engine joined as bin/nor.js runs it (night-child.ts loads it), made anew each run: the
   // build beside it may have changed since.
   const engine = join(scripts, "bundle-engine.mjs");
