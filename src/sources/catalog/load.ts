@@ -11,7 +11,7 @@
  * instead, so the problems and their wording are those of a whole-file read.
  */
 import { statSync } from "node:fs";
-import type { Document } from "yaml";
+import type { Alias, Document } from "yaml";
 import type { z } from "zod";
 import { readSite } from "../../policy/site.js";
 import {
@@ -159,7 +159,8 @@ function parsePiece(text: string, file: string, frame: Frame): Piece {
     // An alias without its anchor: in a piece, the anchor may be in another piece.
     if (section !== undefined) throw new NotBlockShaped("alias");
     const message = `YAML: ${e instanceof Error ? e.message : String(e)}`;
-    const { line, col } = unresolvedAlias(doc, loc) ?? { line: 1, col: 1 };
+    const { line, col } = unresolvedAlias(doc, loc) ??
+      aliasThatThrew(doc, loc) ?? { line: 1, col: 1 };
     problems.push({ file, line, col, path: "", message });
     return { loc, raw: undefined, data: undefined, problems };
   }
@@ -242,6 +243,43 @@ function unresolvedAlias(
     },
   });
   return at;
+}
+
+/**
+ * The alias whose resolution threw (yaml's "Excessive alias count", a billion laughs): the
+ * document made into values again, each alias watched as it is resolved. The innermost alias
+ * being resolved when the error passes is the one yaml stopped at.
+ */
+function aliasThatThrew(
+  doc: Document.Parsed,
+  loc: Located,
+): { line: number; col: number } | undefined {
+  const aliases: Alias[] = [];
+  visit(doc, {
+    Alias(_key, node) {
+      aliases.push(node);
+    },
+  });
+  let threw: Alias | undefined;
+  for (const alias of aliases) {
+    const resolve = alias.resolve;
+    alias.resolve = function (this: Alias, ...args: Parameters<Alias["resolve"]>) {
+      try {
+        return resolve.apply(this, args);
+      } catch (e) {
+        threw ??= alias;
+        throw e;
+      }
+    };
+  }
+  try {
+    doc.toJS();
+  } catch {
+    // The error said already; only where it is was wanted.
+  } finally {
+    for (const alias of aliases) delete (alias as { resolve?: unknown }).resolve;
+  }
+  return threw?.range ? loc.pos(threw.range[0]) : undefined;
 }
 
 /**
