@@ -24,6 +24,7 @@
  *   them its locales, as one. About 25 ms of CPU less at the same starts, and at `nor serve`'s
  *   (the API's description is zod's).
  */
+import { mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,6 +32,7 @@ import { build } from "vite";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outDir = process.argv[2] ? resolve(process.argv[2]) : join(root, "dist", "vendor");
+mkdirSync(outDir, { recursive: true });
 
 /**
  * `entry` bundled into dist/vendor/`name`.js, `external` left as imports. `node`: the packages
@@ -38,6 +40,19 @@ const outDir = process.argv[2] ? resolve(process.argv[2]) : join(root, "dist", "
  * server-side build).
  */
 async function bundle(name, entry, external = [], { node = false } = {}) {
+  // Written beside its place, then renamed into it: a command that starts while the build runs
+  // (`nor start`'s night) loads the bundle before or after, never one half written.
+  const tmp = mkdtempSync(join(outDir, `.${name}-`));
+  try {
+    await buildInto(tmp, name, entry, external, node);
+    renameSync(join(tmp, `${name}.js`), join(outDir, `${name}.js`));
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** The bundle built into `dir`, as `bundle` describes it. */
+async function buildInto(dir, name, entry, external, node) {
   await build({
     configFile: false,
     root,
@@ -45,7 +60,7 @@ async function bundle(name, entry, external = [], { node = false } = {}) {
     ...(node ? { ssr: { noExternal: true, target: "node" } } : {}),
     build: {
       ...(node ? { ssr: true } : {}),
-      outDir,
+      outDir: dir,
       emptyOutDir: false,
       minify: false,
       sourcemap: false,

@@ -1,5 +1,15 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -154,6 +164,39 @@ sources:
       );
     } finally {
       rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
+  it("the build writes each bundle beside it, then renames it into place: a command starting during `npm run build` reads the old bundle or the new, never one half written", () => {
+    // A hard link to a bundle keeps the old bytes when the new one is renamed over it (written
+    // in place, the link would show the new bytes as they are written).
+    const out = mkdtempSync(join(tmpdir(), "nor-vendor-"));
+    try {
+      const run = () => {
+        const r = spawnSync(process.execPath, [join(ROOT, "scripts", "bundle-vendor.mjs"), out], {
+          cwd: ROOT,
+          encoding: "utf8",
+          timeout: 120_000,
+        });
+        expect(r.status, r.stderr).toBe(0);
+      };
+      run();
+      const names = ["feedsmith.js", "kysely.js", "yaml.js", "zod.js"];
+      expect(readdirSync(out).sort()).toEqual(names);
+      for (const name of names) {
+        linkSync(join(out, name), join(out, `${name}.old`));
+        writeFileSync(join(out, name), "// the old bundle\n");
+      }
+      run();
+      for (const name of names) {
+        expect(readFileSync(join(out, `${name}.old`), "utf8"), name).toBe("// the old bundle\n");
+        expect(statSync(join(out, name)).ino).not.toBe(statSync(join(out, `${name}.old`)).ino);
+        expect(readFileSync(join(out, name), "utf8").length).toBeGreaterThan(10_000);
+      }
+      // Nothing left beside them.
+      expect(readdirSync(out).sort()).toEqual(names.flatMap((n) => [n, `${n}.old`]).sort());
+    } finally {
+      rmSync(out, { recursive: true, force: true });
     }
   });
 });
