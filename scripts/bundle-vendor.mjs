@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Bundles two packages into one ES module each, in dist/vendor/ (or the directory given:
+ * Bundles four packages into one ES module each, in dist/vendor/ (or the directory given:
  * `node scripts/bundle-vendor.mjs [DIR]`, as the benchmarks do beside their build), with vite's
  * library build; src/vendored.ts loads them. Part of `npm run build`, after tsc. Loading a
  * package's many separate modules costs CPU at every start of a command (docs/benchmarks.md):
