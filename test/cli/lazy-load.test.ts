@@ -59,7 +59,9 @@ main(process.argv).then((code) => { process.exitCode = code; });
   );
   const register = join(dir, "trace.cjs");
   TRACE = ["--expose-internals", "--require", register];
-  // Appended, not written: a worker thread (which runs this too) adds its own.
+  // Appended, not written: a worker thread (which runs this too) adds its own as it ends of
+  // itself; one ended by terminate() (the API's read pool on close) writes nothing, so what
+  // only such a worker loads is not seen here.
   writeFileSync(
     register,
     `const { appendFileSync } = require("node:fs");
