@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { DEFAULT_BACKFILL_PAGES } from "../../src/policy/constants.js";
 import { loadCatalog, parseCatalog } from "../../src/sources/catalog/load.js";
 import type { CatalogError } from "../../src/sources/catalog/problems.js";
@@ -363,6 +363,21 @@ sources: []
     expect(lines).toEqual([
       expect.stringMatching(/^cat\.yaml:3:5: governments\[1\]\.id: duplicate government id "g"/),
     ]);
+  });
+
+  it("a key that is itself a list or mapping is said as a problem, and nothing else is written to stderr (no Node warning in a night's JSON lines)", () => {
+    const warned = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);
+    try {
+      const lines = problems(`${GOV}    ? [x, y]
+    : z
+`);
+      expect(lines).toEqual([
+        expect.stringMatching(/^cat\.yaml:\d+:\d+: governments\[0\]\.\[ x, y \]: unknown key/),
+      ]);
+      expect(warned).not.toHaveBeenCalled();
+    } finally {
+      warned.mockRestore();
+    }
   });
 
   it("aliases that expand too far (a billion laughs) are said at the alias where the parser stopped, not at the file's first line", () => {

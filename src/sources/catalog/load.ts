@@ -112,7 +112,14 @@ function unclosedQuote(text: string): number | undefined {
 
 function parsePiece(text: string, file: string, frame: Frame): Piece {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  // logLevel "error": yaml prints nothing itself (a key that is a list, made a string by toJS,
+  // would be a Node warning on stderr, amid a night's JSON lines); the schema says it.
+  const doc = parseDocument(text, {
+    lineCounter: lines,
+    prettyErrors: false,
+    uniqueKeys: true,
+    logLevel: "error",
+  });
   const loc = new Located(file, doc, lines, frame);
   const section = frame.prefix[0] as Section | undefined;
   if (section !== undefined) {
