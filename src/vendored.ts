@@ -13,8 +13,9 @@ export async function vendored<T>(
   let mod: T;
   try {
     mod = (await import(bundle.href)) as T;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") throw err;
+  } catch {
+    // Not there, or not whole (cut short: it does not parse). The package is the same code:
+    // an error of its own is thrown by it as by the bundle, and said as it is.
     return pkg();
   }
   // `names`: what the caller takes. A bundle without one of them is of another build (a tsc

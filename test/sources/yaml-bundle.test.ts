@@ -158,30 +158,38 @@ sources:
     }
   });
 
-  it("a bundle from another build, without a name src/yaml.ts takes, is passed over for the package: the catalog is read as always", async () => {
+  it("a bundle from another build, without a name src/yaml.ts takes, or one cut short, is passed over for the package: the catalog is read as always", async () => {
     // dist/vendor/yaml.js is written by scripts/bundle-vendor.mjs from scripts/vendor/yaml.mjs's
     // list, dist/yaml.js by tsc from src/yaml.ts: a `tsc` alone after src/yaml.ts took one
-    // more name, or a list that forgot it, leaves a bundle without it. A copy of dist/ whose
-    // bundle lacks `visit` (the catalog loader's walk of the document).
-    const copy = mkdtempSync(join(tmpdir(), "nor-yaml-bundle-"));
-    try {
-      const cp = spawnSync("cp", ["-a", join(ROOT, "dist"), copy]);
-      expect(cp.status, cp.stderr?.toString()).toBe(0);
-      symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
-      const bundle = join(copy, "dist", "vendor", "yaml.js");
-      const text = readFileSync(bundle, "utf8");
-      const cut = text.replace(/^(export \{[^}]*?)\bvisit,? ?([^}]*\};)$/m, "$1$2");
-      expect(cut).not.toBe(text);
-      writeFileSync(bundle, cut);
-      const { parseCatalog: built } = (await import(
-        pathToFileURL(join(copy, "dist", "sources", "catalog", "load.js")).href
-      )) as typeof import("../../src/sources/catalog/load.js");
-      const good = "governments:\n  - id: a\n    name: A\n    kind: city\n    county: Summit\n";
-      expect(JSON.parse(JSON.stringify(built(good, "x.yaml")))).toEqual(
-        JSON.parse(JSON.stringify(parseCatalog(good, "x.yaml"))),
-      );
-    } finally {
-      rmSync(copy, { recursive: true, force: true });
+    // more name, or a list that forgot it, leaves a bundle without it (here `visit`, the
+    // catalog loader's walk of the document). A bundle cut short (a build killed as it wrote,
+    // before builds renamed their bundles into place; a full disk) does not parse. Each in a
+    // copy of dist/ of its own.
+    const changes: [string, (text: string) => string][] = [
+      ["without visit", (t) => t.replace(/^(export \{[^}]*?)\bvisit,? ?([^}]*\};)$/m, "$1$2")],
+      ["cut short", (t) => t.slice(0, 5000)],
+    ];
+    for (const [name, change] of changes) {
+      const copy = mkdtempSync(join(tmpdir(), "nor-yaml-bundle-"));
+      try {
+        const cp = spawnSync("cp", ["-a", join(ROOT, "dist"), copy]);
+        expect(cp.status, cp.stderr?.toString()).toBe(0);
+        symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
+        const bundle = join(copy, "dist", "vendor", "yaml.js");
+        const text = readFileSync(bundle, "utf8");
+        const changed = change(text);
+        expect(changed, name).not.toBe(text);
+        writeFileSync(bundle, changed);
+        const { parseCatalog: built } = (await import(
+          pathToFileURL(join(copy, "dist", "sources", "catalog", "load.js")).href
+        )) as typeof import("../../src/sources/catalog/load.js");
+        const good = "governments:\n  - id: a\n    name: A\n    kind: city\n    county: Summit\n";
+        expect(JSON.parse(JSON.stringify(built(good, "x.yaml"))), name).toEqual(
+          JSON.parse(JSON.stringify(parseCatalog(good, "x.yaml"))),
+        );
+      } finally {
+        rmSync(copy, { recursive: true, force: true });
+      }
     }
   });
 
