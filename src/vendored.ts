@@ -2,7 +2,8 @@
  * A package as `npm run build` bundled it into one file (dist/vendor/, scripts/bundle-vendor.mjs),
  * else the package itself: the same code, only slower to start (its many modules found, read and
  * compiled one by one). The bundle is not there when the sources run as TypeScript under vitest,
- * or after a build without the bundling step. `bundle` is a URL resolved against the caller's
+ * or after a build without the bundling step; one cut short, or without a name the caller takes
+ * (`names`: another build's), is passed over too. `bundle` is a URL resolved against the caller's
  * own file, so it names dist/vendor only when the caller runs from dist/.
  */
 export async function vendored<T>(
