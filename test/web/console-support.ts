@@ -28,7 +28,7 @@ const pg = postgresUrl ? postgresFactory(postgresUrl) : undefined;
  */
 const FIXTURE_COST = { N: 2 ** 10, r: 8, p: 1 } as const;
 const passwordHashes = new Map<string, string>();
-function hashOf(password: string): string {
+export function hashOf(password: string): string {
   let hash = passwordHashes.get(password);
   if (hash === undefined) {
     const salt = randomBytes(16);

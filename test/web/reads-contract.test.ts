@@ -2,6 +2,7 @@ import { load } from "cheerio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NO_OUTCOMES } from "../../src/night/types.js";
 import type { StoreLocation } from "../../src/store/db.js";
+import { storePasswordHash } from "../../src/store/read/console.js";
 import { nightReport } from "../../src/store/read/night-report.js";
 import { openWebReads, type WebReads } from "../../src/store/read-pool.js";
 import { SqlRequestLog } from "../../src/store/request-log.js";
@@ -9,7 +10,7 @@ import { createApp } from "../../src/web/app.js";
 import { answerJobModule } from "../../src/web/public/answer-job.js";
 import { entry } from "../store/entries.js";
 import { postgresFactory, postgresUrl, sqliteFactory } from "../store/stores.js";
-import { Browser, PASSWORD, seedNight } from "./console-support.js";
+import { Browser, hashOf, PASSWORD, seedNight } from "./console-support.js";
 import { buildFixture, type Fixture, NOW, ORIGIN, REFUSAL } from "./fixture.js";
 
 /**
@@ -98,12 +99,16 @@ describe.each(impls)("the web's reads: $name", (impl) => {
       ),
     );
     reads = await impl.reads(loc, f);
+    // The operator's password as `nor operator set-password` stores it, at the console
+    // fixtures' lower scrypt cost (console-support.ts hashOf): the sign-in only opens the
+    // console pages read here (the full-cost hash and check are console-cli.test.ts's).
+    await storePasswordHash(f.store.db, hashOf(PASSWORD), NOW);
     app = createApp({
       db: f.store.db,
       reads,
       now: () => NOW,
       origin: ORIGIN,
-      console: { password: PASSWORD },
+      console: {},
     });
     b = new Browser(app);
     expect((await b.signIn()).status).toBe(303);
