@@ -9,7 +9,7 @@ import { ManualClock } from "../../src/clock.js";
 import { parseDailyAt } from "../../src/policy/schedule.js";
 import { openStore } from "../../src/store/db.js";
 import { storePasswordHash } from "../../src/store/read/console.js";
-import { hashPassword } from "../../src/web/console/password.js";
+import { hashOf } from "../web/console-support.js";
 import { sayings } from "./sayings.js";
 
 const NY = "America/New_York";
@@ -231,7 +231,9 @@ sources:
     const store = await openStore({ kind: "sqlite", dir: data });
     try {
       expect(await store.db.selectFrom("governments").select("id").execute()).toEqual([]);
-      await storePasswordHash(store.db, await hashPassword("start origin test password"), 0);
+      // A password set, so the console is on (at the console fixtures' lower scrypt cost: no
+      // sign-in here; the full-cost hash is console-cli.test.ts's).
+      await storePasswordHash(store.db, hashOf("start origin test password"), 0);
     } finally {
       await store.close();
     }
