@@ -54,7 +54,7 @@ describe.each(stores)("a catalog URL that moved permanently ($name)", (store) =>
 
   it("P11, P19, P24, P27: nights 2 and 3 ask the page where it moved (robots.txt + one request), never the old URL; one flag a move; the status and the log say the URL asked", async () => {
     dir = mkdtempSync(join(tmpdir(), "nor-moved-perm-"));
-    env = await store.env();
+    env = await store.env(join(dir, "data"));
     try {
       const a = await fleet.server({ host: "127.0.3.17" });
       const b = await fleet.server({ host: "127.0.3.18" });
@@ -153,7 +153,7 @@ describe.each(stores)("a catalog URL that moved permanently ($name)", (store) =>
 
   it("P11: a temporary redirect (302) is never remembered: the catalog's URL is asked every night", async () => {
     dir = mkdtempSync(join(tmpdir(), "nor-moved-temp-"));
-    env = await store.env();
+    env = await store.env(join(dir, "data"));
     try {
       const a = await fleet.server({ host: "127.0.3.19" });
       a.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
@@ -171,7 +171,7 @@ describe.each(stores)("a catalog URL that moved permanently ($name)", (store) =>
 
   it("P11: a remembered target that starts answering 404 is forgotten: the next night asks the catalog's URL again", async () => {
     dir = mkdtempSync(join(tmpdir(), "nor-moved-gone-"));
-    env = await store.env();
+    env = await store.env(join(dir, "data"));
     try {
       const a = await fleet.server({ host: "127.0.3.20" });
       a.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
@@ -201,7 +201,7 @@ describe.each(stores)("a catalog URL that moved permanently ($name)", (store) =>
   }, 180_000);
   it("P11, P24: a move forgotten (its target gone) and found again to another page is told again, naming the page it is asked at now", async () => {
     dir = mkdtempSync(join(tmpdir(), "nor-moved-again-"));
-    env = await store.env();
+    env = await store.env(join(dir, "data"));
     try {
       const a = await fleet.server({ host: "127.0.3.23" });
       a.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
@@ -230,7 +230,7 @@ describe.each(stores)("a catalog URL that moved permanently ($name)", (store) =>
   }, 180_000);
   it("P11, P26: `nor site` for the site a catalog URL moved to does not call it a site no source is on (the checker asks it every night)", async () => {
     dir = mkdtempSync(join(tmpdir(), "nor-moved-site-"));
-    env = await store.env();
+    env = await store.env(join(dir, "data"));
     try {
       const a = await fleet.server({ host: "127.0.3.24" });
       const b = await fleet.server({ host: "127.0.3.25" });
@@ -254,7 +254,7 @@ describe.each(stores)("a catalog URL that moved permanently ($name)", (store) =>
   }, 180_000);
   it("P11, P6: a source whose id the catalog renames keeps its move: the new id asks the page where it moved, never the old URL, and no second flag", async () => {
     dir = mkdtempSync(join(tmpdir(), "nor-moved-renamed-"));
-    env = await store.env();
+    env = await store.env(join(dir, "data"));
     try {
       const a = await fleet.server({ host: "127.0.3.22" });
       a.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
@@ -282,7 +282,7 @@ describe.each(stores)("a catalog URL that moved permanently ($name)", (store) =>
   }, 180_000);
   it("P11: a catalog that changes the source's URL leaves the move behind: the old URL, listed again later, is asked as written", async () => {
     dir = mkdtempSync(join(tmpdir(), "nor-moved-catalog-"));
-    env = await store.env();
+    env = await store.env(join(dir, "data"));
     try {
       const a = await fleet.server({ host: "127.0.3.21" });
       a.route("/robots.txt", (_q, res) => void res.writeHead(404).end());

@@ -78,7 +78,7 @@ describe.each(stores)("a moved page, rechecked or written again ($name)", (store
 
   it("P25, P11, P19, P18: a source marked not read is rechecked where its page moved (that origin's robots.txt, one request), never its catalog URL and its redirect", async () => {
     dir = mkdtempSync(join(tmpdir(), "nor-moved-recheck-"));
-    env = await store.env();
+    env = await store.env(join(dir, "data"));
     try {
       const a = await fleet.server();
       const b = await fleet.server();
@@ -137,7 +137,7 @@ describe.each(stores)("a moved page, rechecked or written again ($name)", (store
 
   it("P25, P11: a remembered target that answers 404 on a recheck is forgotten, as a night forgets it: the next recheck asks the catalog URL (never both on one night), and finds the move again", async () => {
     dir = mkdtempSync(join(tmpdir(), "nor-moved-recheck-gone-"));
-    env = await store.env();
+    env = await store.env(join(dir, "data"));
     try {
       const a = await fleet.server();
       a.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
@@ -182,7 +182,7 @@ describe.each(stores)("a moved page, rechecked or written again ($name)", (store
 
   it("P25, P11: a page moved back (its remembered target now redirects to the catalog URL, which answers) is rechecked there once, the move forgotten: the next recheck asks the catalog URL only", async () => {
     dir = mkdtempSync(join(tmpdir(), "nor-moved-recheck-back-"));
-    env = await store.env();
+    env = await store.env(join(dir, "data"));
     try {
       const a = await fleet.server();
       a.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
@@ -217,7 +217,7 @@ describe.each(stores)("a moved page, rechecked or written again ($name)", (store
 
   it("P25, P21, P9: a recheck of a page that moved to another site goes in that site's lane, after its pages that are read: a no it meets there does not cost them their night", async () => {
     dir = mkdtempSync(join(tmpdir(), "nor-moved-recheck-lane-"));
-    env = await store.env();
+    env = await store.env(join(dir, "data"));
     try {
       const a = await fleet.server();
       const b = await fleet.server();
@@ -265,7 +265,7 @@ describe.each(stores)("a moved page, rechecked or written again ($name)", (store
 
   it("P25, P21, P9, P11: a source read every night whose catalog URL moved to another site is read in that site's lane, before a recheck there: the recheck's no does not cost it its night", async () => {
     dir = mkdtempSync(join(tmpdir(), "nor-moved-read-lane-"));
-    env = await store.env();
+    env = await store.env(join(dir, "data"));
     try {
       const a = await fleet.server();
       const b = await fleet.server();
@@ -319,7 +319,7 @@ describe.each(stores)("a moved page, rechecked or written again ($name)", (store
 
   it("P25, P21, P9: a recheck whose catalog URL redirects to another site that says no (so no move is remembered) goes in that site's lane, after its pages that are read", async () => {
     dir = mkdtempSync(join(tmpdir(), "nor-redirect-recheck-lane-"));
-    env = await store.env();
+    env = await store.env(join(dir, "data"));
     try {
       const a = await fleet.server();
       const b = await fleet.server();
@@ -363,7 +363,7 @@ describe.each(stores)("a moved page, rechecked or written again ($name)", (store
 
   it("P25, P21: a recheck planned in the lane of the site its catalog URL last redirected to still asks its catalog URL when that site said no earlier tonight (before a restart): a page that answers there again is told", async () => {
     dir = mkdtempSync(join(tmpdir(), "nor-redirect-recheck-closed-"));
-    env = await store.env();
+    env = await store.env(join(dir, "data"));
     try {
       const a = await fleet.server();
       const b = await fleet.server();
@@ -430,7 +430,7 @@ describe.each(stores)("a moved page, rechecked or written again ($name)", (store
 
   it("P11: a catalog URL written again in another form of the same address (a fragment, %76 for v) finds its remembered move: asked where it moved, no second flag", async () => {
     dir = mkdtempSync(join(tmpdir(), "nor-moved-respelled-"));
-    env = await store.env();
+    env = await store.env(join(dir, "data"));
     try {
       const a = await fleet.server();
       a.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
