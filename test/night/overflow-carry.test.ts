@@ -5,6 +5,7 @@ import { runMain } from "../cli/cli-capture.js";
 import {
   asked,
   badRequest,
+  dataDir,
   desc,
   etagged,
   flagsOf,
@@ -339,7 +340,7 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
       `        url: ${site.url("/list")}`,
       "        extract: { items: li, title: a, link: a, date: span, next: a.next }",
     ]);
-    const data = join(world.dir, "carry-ways");
+    const data = await dataDir(world, "carry-ways");
     // The feed fails the first night: the page is read, with its older pages (R 1 to R 10);
     // the feed answers the next.
     feedFails = true;
@@ -383,7 +384,7 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
     const source = (path: string) => [
       `  - { id: list, government: city-of-test, records: bids, url: "${site.url(path)}", ${RECIPE} }`,
     ];
-    const data = join(world.dir, "carry-url-changed");
+    const data = await dataDir(world, "carry-url-changed");
     await nightOn(
       testerCatalog(world.dir, "carry-url-changed", source("/list")),
       data,
@@ -489,7 +490,7 @@ describe("an overflow left unfinished is read on the next nights (P7, P11)", () 
       testerCatalog(world.dir, "carry-304-mended", [
         `  - { id: list, government: city-of-test, records: bids, url: "${site.url("/list")}", ${recipe} }`,
       ]);
-    const data = join(world.dir, "carry-304-mended");
+    const data = await dataDir(world, "carry-304-mended");
     await nightOn(catalog(RECIPE), data, "2026-11-20");
     count = 30;
     await nightOn(catalog(RECIPE), data, "2026-11-21");
