@@ -6,6 +6,7 @@ import { openStore } from "../../src/store/db.js";
 import { SqlRequestLog } from "../../src/store/request-log.js";
 import { entry } from "../store/entries.js";
 import { planOf, recording, usesIndex } from "../store/query-plan.js";
+import { migratedSqliteIn } from "../store/stores.js";
 import { nor } from "./cli-capture.js";
 import { background, nearMisses, ny, wanted } from "./log-fixture.js";
 
@@ -18,6 +19,9 @@ describe("nor log (P27)", () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "nor-log-cli-"));
     dirs.push(dir);
+    // Each store made from the process's one migration (test/store/stores.ts), as openStore
+    // would make it here: nothing asked here is about making a store.
+    await migratedSqliteIn(dir);
     const store = await openStore({ kind: "sqlite", dir });
     const log = new SqlRequestLog(store.db);
     await log.appendMany(background());
@@ -31,6 +35,7 @@ describe("nor log (P27)", () => {
   it("P27: exactly one page of attempts (5,000) is laid out as any one page: no EVIDENCE column for rows without one", async () => {
     const d = mkdtempSync(join(tmpdir(), "nor-log-page-"));
     dirs.push(d);
+    await migratedSqliteIn(d);
     const store = await openStore({ kind: "sqlite", dir: d });
     const from = Date.UTC(2026, 10, 5, 8);
     await new SqlRequestLog(store.db).appendMany(
@@ -222,6 +227,7 @@ describe("nor log (P27)", () => {
   it("P27: --jsonl carries failure, validators and evidence when the attempt has them", async () => {
     const d = mkdtempSync(join(tmpdir(), "nor-log-cli-"));
     dirs.push(d);
+    await migratedSqliteIn(d);
     const store = await openStore({ kind: "sqlite", dir: d });
     await new SqlRequestLog(store.db).append(
       entry({

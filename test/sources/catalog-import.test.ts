@@ -153,7 +153,7 @@ describe.each(factories)("importCatalog on $name", (factory) => {
     const dir = mkdtempSync(join(tmpdir(), "nor-import-big-"));
     const file = join(dir, "big.yaml");
     writeFileSync(file, syntheticCatalog(600));
-    const loc = await factory.fresh();
+    const loc = await factory.migrated();
     const open = () => openStore(loc);
     const d1 = diffOf(await importCatalogFiles([file], open, () => T1));
     expect(formatDiff(d1)).toContain("governments: 60 added, 0 changed, 0 retired, 0 un-retired\n");
@@ -221,7 +221,7 @@ describe.each(factories)("importCatalog on $name", (factory) => {
     const yaml = (url: string) =>
       `governments:\n  - { id: g, name: G, kind: city }\nsources:\n${s("b", url)}${s("a", "https://x.gov/a")}`;
     writeFileSync(file, yaml("https://x.gov/b"));
-    const loc = await factory.fresh();
+    const loc = await factory.migrated();
     const store = await openStore(loc);
     const reopen = async () => ({ db: store.db, close: async () => {} });
     try {
@@ -282,7 +282,7 @@ describe.each(factories)("importCatalog on $name", (factory) => {
     const file = join(dir, "c.yaml");
     const head = "governments:\n  - { id: g, name: G, kind: city }\nsources:\n";
     writeFileSync(file, head + s("a", "https://x.gov/a") + s("b", "https://x.gov/b"));
-    const loc = await factory.fresh();
+    const loc = await factory.migrated();
     // The store is opened once the files are known good: the file is rewritten in between,
     // as a catalog regenerated during a long import would be.
     const open = async () => {
