@@ -6,11 +6,12 @@ import { type CompiledQuery, Kysely, SqliteDialect } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importCatalog } from "../../src/sources/catalog-import.js";
 import { openStore, type Store } from "../../src/store/db.js";
+import { storePasswordHash } from "../../src/store/read/console.js";
 import { SqlRequestLog } from "../../src/store/request-log.js";
 import type { Database } from "../../src/store/schema/index.js";
 import { createApp } from "../../src/web/app.js";
 import { entry } from "../store/entries.js";
-import { Browser, PASSWORD, seedNight } from "./console-support.js";
+import { Browser, hashOf, PASSWORD, seedNight } from "./console-support.js";
 import { catalog } from "./fixture.js";
 
 /**
@@ -58,11 +59,14 @@ beforeAll(async () => {
       if (e.level === "query") captured.push(e.query);
     },
   });
+  // The operator's password stored at the console fixtures' scrypt cost (console-support.ts
+  // hashOf): the console's full-cost hash and check are console-cli's and browser's.
+  await storePasswordHash(store.db, hashOf(PASSWORD), Date.UTC(2026, 10, 5, 14));
   const app = createApp({
     db: store.db,
     reads: { public: logged, console: logged },
     now: () => Date.UTC(2026, 10, 5, 14),
-    console: { password: PASSWORD },
+    console: {},
   });
   b = new Browser(app);
   expect((await b.signIn()).status).toBe(303);

@@ -6,10 +6,11 @@ import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import { afterEach, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../../src/store/db.js";
+import { storePasswordHash } from "../../src/store/read/console.js";
 import { openWebReads, type WebReads } from "../../src/store/read-pool.js";
 import { siteRules } from "../../src/store/site-rules.js";
 import { createApp } from "../../src/web/app.js";
-import { Browser, ORIGIN, PASSWORD, seedNight } from "./console-support.js";
+import { Browser, hashOf, ORIGIN, PASSWORD, seedNight } from "./console-support.js";
 
 /**
  * P27: a write that finds the SQLite store's write lock held by another process waits for it
@@ -120,12 +121,15 @@ describe("a write waiting for another process's lock on a SQLite store", () => {
     store = await openStore({ kind: "sqlite", dir }, { onLockWait: (n) => notes.push(n) });
     await seedNight(store.db);
     reads = await openWebReads({ kind: "sqlite", dir });
+    // The operator's password stored at the console fixtures' scrypt cost (console-support.ts
+    // hashOf): the console's full-cost hash and check are console-cli's and browser's.
+    await storePasswordHash(store.db, hashOf(PASSWORD), Date.UTC(2026, 10, 5, 14));
     const app = createApp({
       db: store.db,
       reads,
       now: () => Date.UTC(2026, 10, 5, 14),
       origin: ORIGIN,
-      console: { password: PASSWORD },
+      console: {},
     });
     const b = new Browser(app);
     expect((await b.signIn()).status).toBe(303);

@@ -3,10 +3,11 @@ import { serve } from "@hono/node-server";
 import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { storePasswordHash } from "../../src/store/read/console.js";
 import { CONSOLE_PG_CONNECTIONS, openWebReads, type WebReads } from "../../src/store/read-pool.js";
 import { createApp } from "../../src/web/app.js";
 import { postgresFactory, postgresUrl } from "../store/stores.js";
-import { Browser, PASSWORD } from "./console-support.js";
+import { Browser, hashOf, PASSWORD } from "./console-support.js";
 import { buildFixture, type Fixture, NOW, ORIGIN } from "./fixture.js";
 
 /**
@@ -49,12 +50,15 @@ describe.skipIf(!postgresUrl)("never block on PostgreSQL (pools of their own)", 
     f = await buildFixture(loc);
     reads = await openWebReads(loc);
     expect(reads.kind).toBe("async-driver");
+    // The operator's password stored at the console fixtures' scrypt cost (console-support.ts
+    // hashOf): the console's full-cost hash and check are console-cli's and browser's.
+    await storePasswordHash(f.store.db, hashOf(PASSWORD), NOW);
     const app = createApp({
       db: f.store.db,
       reads,
       now: () => NOW,
       origin: ORIGIN,
-      console: { password: PASSWORD },
+      console: {},
     });
     const b = new Browser(app);
     expect((await b.signIn()).status).toBe(303);

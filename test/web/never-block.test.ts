@@ -1,12 +1,13 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { storePasswordHash } from "../../src/store/read/console.js";
 import { openReadPool, openWebReads, type WebReads } from "../../src/store/read-pool.js";
 import { SqlRequestLog } from "../../src/store/request-log.js";
 import { createApp } from "../../src/web/app.js";
 import { answerJobModule } from "../../src/web/public/answer-job.js";
 import { entry } from "../store/entries.js";
-import { Browser, PASSWORD, seedNight } from "./console-support.js";
+import { Browser, hashOf, PASSWORD, seedNight } from "./console-support.js";
 import { buildFixture, type Fixture, NOW, ORIGIN } from "./fixture.js";
 
 /**
@@ -71,12 +72,15 @@ describe("never block (worker-thread reads)", () => {
     );
     reads = await openWebReads({ kind: "sqlite", dir: f.dir }, { hold });
     expect(reads.kind).toBe("worker-threads");
+    // The operator's password stored at the console fixtures' scrypt cost (console-support.ts
+    // hashOf): the console's full-cost hash and check are console-cli's and browser's.
+    await storePasswordHash(f.store.db, hashOf(PASSWORD), NOW);
     const app = createApp({
       db: f.store.db,
       reads,
       now: () => NOW,
       origin: ORIGIN,
-      console: { password: PASSWORD },
+      console: {},
     });
     const b = new Browser(app);
     expect((await b.signIn()).status).toBe(303);

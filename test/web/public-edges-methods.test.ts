@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { storePasswordHash } from "../../src/store/read/console.js";
 import { createApp } from "../../src/web/app.js";
-import { PASSWORD } from "./console-support.js";
+import { hashOf, PASSWORD } from "./console-support.js";
 import { buildFixture, type Fixture, NOW } from "./fixture.js";
 
 /**
@@ -14,7 +15,10 @@ let f: Fixture;
 let app: ReturnType<typeof createApp>;
 beforeAll(async () => {
   f = await buildFixture();
-  app = createApp({ db: f.store.db, now: () => NOW, console: { password: PASSWORD } });
+  // The operator's password stored at the console fixtures' scrypt cost (console-support.ts
+  // hashOf): the console's full-cost hash and check are console-cli's and browser's.
+  await storePasswordHash(f.store.db, hashOf(PASSWORD), NOW);
+  app = createApp({ db: f.store.db, now: () => NOW, console: {} });
 });
 afterAll(async () => {
   await f?.close();
