@@ -28,9 +28,15 @@ import { waysInOrder } from "./reader.js";
 
 /** A page no night asks anything of, by its site's owner's request to leave it alone. */
 export interface LeftAlone {
-  /** The site of the request (the first way's). */
+  /** The site of the request (`rule`'s). */
   site: string;
+  /**
+   * The latest of the requests that leave its ways alone (each way's earliest that covers it):
+   * the one that left the page unread, while another way was asked before it.
+   */
   rule: SiteRule;
+  /** Since when no way of it is asked: the latest of those requests, a site's not to be read too. */
+  since: number;
 }
 
 function siteOrNone(url: string): string | undefined {
@@ -84,7 +90,10 @@ export async function leftAloneSources(
     if (!known.has(id))
       entries.push({ id, access: "page", url, alternates: [] } as unknown as Source);
   const reader = await loadWayReader(entries);
-  const wayLeftAlone = (way: WayIn, sourceId: string): SiteRule | "not-read" | undefined => {
+  const wayLeftAlone = (
+    way: WayIn,
+    sourceId: string,
+  ): SiteRule | { notRead: SiteRule } | undefined => {
     let url: string;
     try {
       url = firstAskedUrl(reader, way, moves.get(sourceId), now);
@@ -95,7 +104,8 @@ export async function leftAloneSources(
     if (site === undefined) return undefined;
     const own = bySite.get(site) ?? [];
     // Admission's order: the whole site not to be read first (said by notReadSitesOf).
-    if (own.some((r) => r.kind === "not-read")) return "not-read";
+    const notRead = own.find((r) => r.kind === "not-read");
+    if (notRead !== undefined) return { notRead };
     const paths = own.map((r) => ({
       kind: r.kind,
       ...(r.kind === "leave-alone" ? { prefix: r.value ?? "/" } : {}),
@@ -104,7 +114,11 @@ export async function leftAloneSources(
     return leftAloneBy(paths, requestPath(url))?.rule;
   };
   for (const source of entries) {
-    let first: SiteRule | undefined;
+    // The page is unread from the moment its last way asked was left alone: the latest of the
+    // requests (each way's earliest covering it, as the rules are read oldest first), said in
+    // its words; a request not to be read of another way's site counts for the date only.
+    let latest: SiteRule | undefined;
+    let since = Number.NEGATIVE_INFINITY;
     let every = true;
     for (const way of waysInOrder(source)) {
       const alone = wayLeftAlone(way, source.id);
@@ -112,9 +126,14 @@ export async function leftAloneSources(
         every = false;
         break;
       }
-      if (alone !== "not-read") first ??= alone;
+      if ("notRead" in alone) since = Math.max(since, alone.notRead.at);
+      else {
+        since = Math.max(since, alone.at);
+        if (latest === undefined || alone.at > latest.at) latest = alone;
+      }
     }
-    if (every && first !== undefined) out.set(source.id, { site: first.site, rule: first });
+    if (every && latest !== undefined)
+      out.set(source.id, { site: latest.site, rule: latest, since });
   }
   return out;
 }

@@ -68,11 +68,11 @@ export async function readStatuses(
   }
   // P26, P18: a page every way of which its site's owner asked to be left alone: no night asks
   // it anything (night/left-alone.ts, the night's own decision).
-  for (const [id, { site, rule }] of await leftAloneSources(db, sources, now)) {
+  for (const [id, { site, rule, since }] of await leftAloneSources(db, sources, now)) {
     out.set(id, {
       reading: false,
       reason: siteLeftAloneReason(rule),
-      since: toIso(rule.at),
+      since: toIso(since),
       siteOwner: site,
     });
   }

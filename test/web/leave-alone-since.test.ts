@@ -1,0 +1,74 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { openStore, type Store } from "../../src/store/db.js";
+import { setSiteRule } from "../../src/store/site-rules.js";
+import { createApp } from "../../src/web/app.js";
+import { importYaml } from "./catalog-store.js";
+
+/**
+ * P26, P18: a page two ways of which two owner's requests leave alone, one set days before the
+ * other. Until the second one the nights asked its other way and read it (P4); it has been
+ * unread only since the second request, which is the one that left it so. The directory said
+ * "not read since" the first one, in the first one's words (a request that left a way alone
+ * that the night never needed while the other was asked).
+ */
+const CATALOG = `
+governments:
+  - { id: village-of-x, name: Village of X, kind: village, county: Franklin }
+sources:
+  - id: x-agendas
+    government: village-of-x
+    records: agendas
+    access: feed
+    url: https://www.x.gov/feeds/agendas.rss
+    alternates: [{ access: feed, url: "https://www.x.gov/agendas/list.rss" }]
+`;
+
+const NOV1 = Date.parse("2026-11-01T15:00:00.000Z");
+const NOV6 = Date.parse("2026-11-06T15:00:00.000Z");
+
+type Status = { reading: boolean; reason: string | null; since: string | null };
+
+describe("P26: since when a page two requests leave alone is not read", () => {
+  let dir: string | undefined;
+  let store: Store | undefined;
+  afterEach(async () => {
+    await store?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("P26, P18: a page whose first feed was left alone on Nov 1 and whose other feed on Nov 6 says not read since Nov 6, in the words of the later request; before Nov 6 it says read", async () => {
+    dir = mkdtempSync(join(tmpdir(), "nor-leave-alone-since-"));
+    store = await openStore({ kind: "sqlite", dir });
+    await importYaml(store.db, CATALOG, Date.parse("2026-10-30T12:00:00.000Z"));
+    const app = createApp({ db: store.db, now: () => NOV6 + 86_400_000 });
+    const status = async () => {
+      const res = await app.request("/api/sources/x-agendas");
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { status: Status }).status;
+    };
+    await setSiteRule(store.db, {
+      site: "x.gov",
+      kind: "leave-alone",
+      value: "/feeds/",
+      reason: "feeds, Nov 1",
+      at: NOV1,
+      by: "op",
+    });
+    expect((await status()).reading).toBe(true);
+    await setSiteRule(store.db, {
+      site: "x.gov",
+      kind: "leave-alone",
+      value: "/agendas/",
+      reason: "agendas, Nov 6",
+      at: NOV6,
+      by: "op",
+    });
+    const s = await status();
+    expect(s.reading).toBe(false);
+    expect(s.since).toBe(new Date(NOV6).toISOString());
+    expect(s.reason).toBe("the site's owner asked for /agendas/ to be left alone (agendas, Nov 6)");
+  });
+});
