@@ -21,10 +21,12 @@ import type { StatusRow } from "../store/admin.js";
 import { sourceEntries } from "../store/catalog-sources.js";
 import type { Db } from "../store/db.js";
 import { movesBySource } from "../store/moved-to.js";
+import { catalogVersion } from "../store/read/versions.js";
 import { type SiteRule, siteLeftAloneReason, siteRules } from "../store/site-rules.js";
 import { firstAskedUrl } from "./first-ask.js";
 import { loadWayReader } from "./lazy-reader.js";
 import { waysInOrder } from "./reader.js";
+import type { Moved } from "./types.js";
 
 /** A page no night asks anything of, by its site's owner's request to leave it alone. */
 export interface LeftAlone {
@@ -61,10 +63,52 @@ export async function leftAloneSources(
   const out = new Map<string, LeftAlone>();
   const rules = await siteRules(db);
   if (!rules.some((r) => r.kind === "leave-alone")) return out;
+  const [moves, catalog] = await Promise.all([movesBySource(db), catalogVersion(db)]);
+  // What a page's decision is made of: the requests in force, the moves, the catalog's entries
+  // (their version), and the minute (a platform's first request may name the day). While they
+  // stand, each page is decided once (a web process asks this of every page of a vendor's site
+  // on each /new, each download: docs/benchmarks.md "The web server (never block)").
+  const key = JSON.stringify([
+    rules.map((r) => r.id),
+    [...moves],
+    catalog,
+    Math.floor(now / 60_000),
+  ]);
+  let memo = decided.get(db);
+  if (memo === undefined || memo.key !== key) {
+    memo = { key, said: new Map() };
+    decided.set(db, memo);
+  }
+  const todo: { id: string; url: string }[] = [];
+  for (const s of sources) {
+    const said = memo.said.get(`${s.id}\n${s.url}`);
+    if (said === undefined) todo.push(s);
+    else if (said !== null) out.set(s.id, said);
+  }
+  if (todo.length === 0) return out;
+  const fresh = await decide(db, rules, moves, todo, now);
+  for (const s of todo) {
+    const said = fresh.get(s.id);
+    memo.said.set(`${s.id}\n${s.url}`, said ?? null);
+    if (said !== undefined) out.set(s.id, said);
+  }
+  return out;
+}
+
+/** Each page's decision, by the database it was read from, while what it is made of stands. */
+const decided = new WeakMap<Db, { key: string; said: Map<string, LeftAlone | null> }>();
+
+async function decide(
+  db: Db,
+  rules: readonly SiteRule[],
+  moves: ReadonlyMap<string, Moved[]>,
+  sources: readonly { id: string; url: string }[],
+  now: number,
+): Promise<Map<string, LeftAlone>> {
+  const out = new Map<string, LeftAlone>();
   const bySite = new Map<string, SiteRule[]>();
   for (const r of rules) bySite.set(r.site, [...(bySite.get(r.site) ?? []), r]);
   const ruled = new Set(rules.filter((r) => r.kind === "leave-alone").map((r) => r.site));
-  const moves = await movesBySource(db);
   // A page's own way is asked on its catalog URL's site, or where it moved (a platform's first
   // request stays on its catalog URL's site: webapi.legistar.com for a `<client>.legistar.com`),
   // and a page is unread only when its own way is too: only those on a site an owner asked for

@@ -71,4 +71,48 @@ describe("P26: since when a page two requests leave alone is not read", () => {
     expect(s.since).toBe(new Date(NOV6).toISOString());
     expect(s.reason).toBe("the site's owner asked for /agendas/ to be left alone (agendas, Nov 6)");
   });
+
+  it("P26, P18: a page said not read is said read again as soon as a catalog import, a move or a clearing makes one of its ways asked, however often it was asked before (each asking reads what the page is now)", async () => {
+    dir = mkdtempSync(join(tmpdir(), "nor-leave-alone-since-"));
+    store = await openStore({ kind: "sqlite", dir });
+    const db = store.db;
+    await importYaml(db, CATALOG, Date.parse("2026-10-30T12:00:00.000Z"));
+    const app = createApp({ db, now: () => NOV6 + 86_400_000 });
+    const reading = async () => {
+      const res = await app.request("/api/sources/x-agendas");
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { status: Status }).status.reading;
+    };
+    for (const value of ["/feeds/", "/agendas/"])
+      await setSiteRule(db, {
+        site: "x.gov",
+        kind: "leave-alone",
+        value,
+        reason: "r",
+        at: NOV1,
+        by: "op",
+      });
+    // Asked several times: the same answer each time.
+    for (let i = 0; i < 3; i++) expect(await reading()).toBe(false);
+    // The catalog now lists its other feed under /calendar/: asked, so read.
+    await importYaml(
+      db,
+      CATALOG.replace("/agendas/list.rss", "/calendar/list.rss"),
+      Date.parse("2026-11-08T12:00:00.000Z"),
+    );
+    expect(await reading()).toBe(true);
+    // Back under /agendas/: not read; its feed's address moved permanently out of /feeds/: read.
+    await importYaml(db, CATALOG, Date.parse("2026-11-09T12:00:00.000Z"));
+    expect(await reading()).toBe(false);
+    await db
+      .insertInto("source_moves")
+      .values({
+        source_id: "x-agendas",
+        from_url: "https://www.x.gov/feeds/agendas.rss",
+        to_url: "https://www.x.gov/rss/agendas.rss",
+        night: "2026-11-09",
+      })
+      .execute();
+    expect(await reading()).toBe(true);
+  });
 });
