@@ -72,7 +72,7 @@ describe("P26: since when a page two requests leave alone is not read", () => {
     expect(s.reason).toBe("the site's owner asked for /agendas/ to be left alone (agendas, Nov 6)");
   });
 
-  it("P26, P18: a page said not read is said read again as soon as a catalog import, a move or a clearing makes one of its ways asked, however often it was asked before (each asking reads what the page is now)", async () => {
+  it("P26, P18: a page said not read is said read again as soon as a catalog import or a move makes one of its ways asked, however often it was asked before (each asking reads what the page is now)", async () => {
     dir = mkdtempSync(join(tmpdir(), "nor-leave-alone-since-"));
     store = await openStore({ kind: "sqlite", dir });
     const db = store.db;
