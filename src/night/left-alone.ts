@@ -22,7 +22,12 @@ import { sourceEntries } from "../store/catalog-sources.js";
 import type { Db } from "../store/db.js";
 import { movesBySource } from "../store/moved-to.js";
 import { catalogVersion } from "../store/read/versions.js";
-import { type SiteRule, siteLeftAloneReason, siteRules } from "../store/site-rules.js";
+import {
+  type SiteRule,
+  siteLeftAloneReason,
+  siteNotReadReason,
+  siteRules,
+} from "../store/site-rules.js";
 import { firstAskedUrl } from "./first-ask.js";
 import { loadWayReader } from "./lazy-reader.js";
 import { waysInOrder } from "./reader.js";
@@ -62,7 +67,7 @@ export async function leftAloneSources(
 ): Promise<Map<string, LeftAlone>> {
   const out = new Map<string, LeftAlone>();
   const rules = await siteRules(db);
-  if (!rules.some((r) => r.kind === "leave-alone")) return out;
+  if (!rules.some((r) => r.kind === "leave-alone" || r.kind === "not-read")) return out;
   const [moves, catalog] = await Promise.all([movesBySource(db), catalogVersion(db)]);
   // What a page's decision is made of: the requests in force, the moves, the catalog's entries
   // (their version), and the minute (a platform's first request may name the day). While they
@@ -109,14 +114,22 @@ async function decide(
   const bySite = new Map<string, SiteRule[]>();
   for (const r of rules) bySite.set(r.site, [...(bySite.get(r.site) ?? []), r]);
   const ruled = new Set(rules.filter((r) => r.kind === "leave-alone").map((r) => r.site));
+  const closed = new Set(rules.filter((r) => r.kind === "not-read").map((r) => r.site));
   // A page's own way is asked on its catalog URL's site, or where it moved (a platform's first
   // request stays on its catalog URL's site: webapi.legistar.com for a `<client>.legistar.com`),
   // and a page is unread only when its own way is too: only those on a site an owner asked for
-  // a path to be left alone are looked at.
+  // a path to be left alone are looked at, and those that moved onto a site whose owner asked
+  // not to be read (one whose catalog URL is on such a site is said so by its address:
+  // store/site-rules.ts notReadSitesOf).
   const candidates = new Map<string, string>();
   for (const s of sources) {
-    const sites = [s.url, ...(moves.get(s.id) ?? []).map((m) => m.to)].map(siteOrNone);
-    if (sites.some((x) => x !== undefined && ruled.has(x))) candidates.set(s.id, s.url);
+    const targets = (moves.get(s.id) ?? []).map((m) => siteOrNone(m.to));
+    const sites = [siteOrNone(s.url), ...targets];
+    if (
+      sites.some((x) => x !== undefined && ruled.has(x)) ||
+      targets.some((x) => x !== undefined && closed.has(x))
+    )
+      candidates.set(s.id, s.url);
   }
   if (candidates.size === 0) return out;
   const entries: Source[] = [];
@@ -162,6 +175,7 @@ async function decide(
     // requests (each way's earliest covering it, as the rules are read oldest first), said in
     // its words; a request not to be read of another way's site counts for the date only.
     let latest: SiteRule | undefined;
+    let notRead: SiteRule | undefined;
     let since = Number.NEGATIVE_INFINITY;
     let every = true;
     for (const way of waysInOrder(source)) {
@@ -170,14 +184,18 @@ async function decide(
         every = false;
         break;
       }
-      if ("notRead" in alone) since = Math.max(since, alone.notRead.at);
-      else {
+      if ("notRead" in alone) {
+        since = Math.max(since, alone.notRead.at);
+        if (notRead === undefined || alone.notRead.at > notRead.at) notRead = alone.notRead;
+      } else {
         since = Math.max(since, alone.at);
         if (latest === undefined || alone.at > latest.at) latest = alone;
       }
     }
-    if (every && latest !== undefined)
-      out.set(source.id, { site: latest.site, rule: latest, since });
+    // Every way on sites whose owners asked not to be read (a page that moved onto one): in
+    // that request's words.
+    const rule = latest ?? notRead;
+    if (every && rule !== undefined) out.set(source.id, { site: rule.site, rule, since });
   }
   return out;
 }
@@ -192,7 +210,12 @@ export async function sayLeftAlone(db: Db, rows: StatusRow[], now: number): Prom
   const alone = await leftAloneSources(db, inUse, now);
   for (const r of inUse) {
     const a = alone.get(r.id);
-    if (a !== undefined) r.siteNotRead = siteLeftAloneReason(a.rule);
+    if (a !== undefined) r.siteNotRead = ownersReason(a.rule);
   }
   return rows;
+}
+
+/** How the request that leaves a page unread (LeftAlone's `rule`) is said (P26). */
+export function ownersReason(rule: SiteRule): string {
+  return rule.kind === "not-read" ? siteNotReadReason(rule) : siteLeftAloneReason(rule);
 }

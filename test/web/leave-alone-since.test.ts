@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { sayLeftAlone } from "../../src/night/left-alone.js";
+import { statusRows } from "../../src/store/admin.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import { setSiteRule } from "../../src/store/site-rules.js";
 import { createApp } from "../../src/web/app.js";
@@ -114,5 +116,69 @@ describe("P26: since when a page two requests leave alone is not read", () => {
       })
       .execute();
     expect(await reading()).toBe(true);
+  });
+
+  it("P26, P11: a page whose address moved permanently onto a site whose owner asked not to be read (the nights ask it only there, and are refused by the request) says not read in the owner's words, in the API, its notice on /api/new and nor status; a page of its old site that did not move stays read", async () => {
+    dir = mkdtempSync(join(tmpdir(), "nor-leave-alone-since-"));
+    store = await openStore({ kind: "sqlite", dir });
+    const db = store.db;
+    await importYaml(
+      db,
+      `${CATALOG}
+  - id: x-bids
+    government: village-of-x
+    records: bids
+    access: feed
+    url: https://www.x.gov/bids.rss
+`,
+      Date.parse("2026-10-30T12:00:00.000Z"),
+    );
+    await db
+      .insertInto("source_moves")
+      .values({
+        source_id: "x-agendas",
+        from_url: "https://www.x.gov/feeds/agendas.rss",
+        to_url: "https://x.vendor.com/feeds/agendas.rss",
+        night: "2026-11-02",
+      })
+      .execute();
+    // Its other way in moved there too: no way of it is asked anywhere else.
+    await db
+      .insertInto("source_moves")
+      .values({
+        source_id: "x-agendas",
+        from_url: "https://www.x.gov/agendas/list.rss",
+        to_url: "https://x.vendor.com/agendas/list.rss",
+        night: "2026-11-02",
+      })
+      .execute();
+    await setSiteRule(db, {
+      site: "vendor.com",
+      kind: "not-read",
+      reason: "vendor, Nov 6",
+      at: NOV6,
+      by: "op",
+    });
+    const app = createApp({ db, now: () => NOV6 + 86_400_000 });
+    const status = async (id: string) => {
+      const res = await app.request(`/api/sources/${id}`);
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { status: Status }).status;
+    };
+    const words = "the site's owner asked not to be read (vendor, Nov 6)";
+    expect(await status("x-agendas")).toEqual({
+      reading: false,
+      reason: words,
+      since: new Date(NOV6).toISOString(),
+    });
+    expect((await status("x-bids")).reading).toBe(true);
+    const news = await app.request("/api/new");
+    expect(news.status).toBe(200);
+    const notice = ((await news.json()) as { notRead?: { source: string; reason: string }[] })
+      .notRead;
+    expect(notice?.map((p) => [p.source, p.reason])).toEqual([["x-agendas", words]]);
+    const rows = await sayLeftAlone(db, await statusRows(db), NOV6 + 86_400_000);
+    expect(rows.find((r) => r.id === "x-agendas")?.siteNotRead).toBe(words);
+    expect(rows.find((r) => r.id === "x-bids")?.siteNotRead).toBeUndefined();
   });
 });

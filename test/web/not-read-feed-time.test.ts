@@ -138,6 +138,39 @@ describe.each(storeFactories())(
       expect(await (await g.app.request(path)).text()).not.toContain("not-read");
       expect(await updated(path)).toBe("2026-11-06T12:00:00.000Z");
     });
+
+    it("P26, P11: a page whose address moved permanently onto a site whose owner then asked not to be read comes into the notice, and the feed's time is the request's", async () => {
+      const path = "/new.atom?county=Summit&window=7d";
+      await markSource(g.store.db, {
+        source: "akron-minutes",
+        reading: true,
+        by: "operator",
+        at: Date.parse("2026-11-06T09:00:00.000Z"),
+        night: "2026-11-06",
+      });
+      await g.store.db
+        .insertInto("source_moves")
+        .values({
+          source_id: "evil-notices",
+          from_url: "https://evil.example/feed",
+          to_url: "https://feeds.vendor.example/evil",
+          night: "2026-11-05",
+        })
+        .execute();
+      const before = await updated(path);
+      expect(before === undefined || before < "2026-11-06T10:00:00.000Z").toBe(true);
+      await setSiteRule(g.store.db, {
+        site: siteOf("https://feeds.vendor.example/evil"),
+        kind: "not-read",
+        reason: "Vendor's letter",
+        at: Date.parse("2026-11-06T10:00:00.000Z"),
+        by: "operator",
+      });
+      expect(await (await g.app.request(path)).text()).toContain(
+        "urn:new-on-record:not-read:source:evil-notices:",
+      );
+      expect(await updated(path)).toBe("2026-11-06T10:00:00.000Z");
+    });
   },
 );
 

@@ -69,17 +69,14 @@ function onSitesSieve(sites: readonly string[]) {
  * The sites whose owners' requests in force may leave a page unread: not to be read, or to leave
  * some paths alone (whether one leaves a page unread, the night decides: night/left-alone.ts).
  */
-async function ownersSitesInForce(db: Db): Promise<{ sites: string[]; leaveAlone: boolean }> {
+async function ownersSitesInForce(db: Db): Promise<{ sites: string[] }> {
   const rows = await db
     .selectFrom("site_rules")
-    .select(["site", "kind"])
+    .select("site")
     .where("kind", "in", ["not-read", "leave-alone"])
     .where("cleared_at", "is", null)
     .execute();
-  return {
-    sites: [...new Set(rows.map((r) => r.site))],
-    leaveAlone: rows.some((r) => r.kind === "leave-alone"),
-  };
+  return { sites: [...new Set(rows.map((r) => r.site))] };
 }
 
 /** Of `rows`, those whose address is on one of `sites` (the Public Suffix List's reading). */
@@ -139,9 +136,10 @@ export async function notReadCandidates(db: Db, sel: PageSelection): Promise<Not
     .select(COLUMNS)
     .execute();
   for (const r of marked) add(r);
-  const { sites, leaveAlone } = await ownersSitesInForce(db);
-  if (leaveAlone) {
-    // P11: a page asked where it moved, which may be on such a site whatever its catalog URL's.
+  const { sites } = await ownersSitesInForce(db);
+  if (sites.length > 0) {
+    // P11: a page asked where it moved, which may be on such a site whatever its catalog URL's
+    // (one that moved onto a site whose owner asked not to be read, too).
     const moved = await pagesQuery(db, sel)
       .where(({ exists, selectFrom }) =>
         exists(
@@ -278,6 +276,16 @@ export async function readChangedIn(db: Db, sel: PageSelection): Promise<string 
   const theirs = new Set<string>();
   for (const r of await onRuleSites(false)) {
     const site = siteOfUrl(r.url);
+    if (site !== undefined) theirs.add(site);
+  }
+  // P11: a page of the selection asked where it moved permanently, onto such a site whatever
+  // its catalog URL's (the requests there decide it: night/left-alone.ts).
+  const movedTo = await pagesQuery(db, sel, { retired: false })
+    .innerJoin("source_moves as mv", "mv.source_id", "s.id")
+    .select("mv.to_url")
+    .execute();
+  for (const r of movedTo) {
+    const site = siteOfUrl(r.to_url);
     if (site !== undefined) theirs.add(site);
   }
   for (const r of rules) if (theirs.has(r.site)) for (const at of [r.at, r.cleared_at]) later(at);

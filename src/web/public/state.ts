@@ -4,7 +4,7 @@
  * src/store/read/source-state.ts.
  */
 import type { RefusalEvidence } from "../../net/types.js";
-import { leftAloneSources } from "../../night/left-alone.js";
+import { leftAloneSources, ownersReason } from "../../night/left-alone.js";
 import type { WayChoice } from "../../night/types.js";
 import { noteLine } from "../../policy/shown-text.js";
 import type { Db } from "../../store/db.js";
@@ -16,7 +16,7 @@ import {
   type OutcomeRow,
   outcomeRowsSince,
 } from "../../store/read/source-state.js";
-import { notReadSitesOf, siteLeftAloneReason, siteNotReadReason } from "../../store/site-rules.js";
+import { notReadSitesOf, siteNotReadReason } from "../../store/site-rules.js";
 import { parseWayChoice } from "../../store/way-choice.js";
 import type { NotRead, NotReadPage } from "./not-read.js";
 import { sourceName } from "./retired.js";
@@ -71,7 +71,7 @@ export async function readStatuses(
   for (const [id, { site, rule, since }] of await leftAloneSources(db, sources, now)) {
     out.set(id, {
       reading: false,
-      reason: siteLeftAloneReason(rule),
+      reason: ownersReason(rule),
       since: toIso(since),
       siteOwner: site,
     });
