@@ -325,5 +325,72 @@ describe.each(stores)(
       });
       expect(alone.asked).not.toContain("/Bids.aspx");
     }, 120_000);
+
+    it("P26, P11: a page whose feed moved permanently onto another site is asked only there; that site's owner asks not to be read: the night asks nothing of it (on either site) and the API, the lists' notice and nor status say it not read in the owner's words; a page of its old site stays read", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "nor-moved-not-read-"));
+      dirs.push(dir);
+      const loc: StoreLocation = factory
+        ? await factory.fresh()
+        : { kind: "sqlite", dir: join(dir, "data") };
+      const env = factory ? { NOR_DATABASE_URL: (loc as { url: string }).url } : {};
+      const data = join(dir, "data");
+      const nor = async (args: string[]) => {
+        const r = await runMain([...args, "--data", data], { env });
+        expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(0);
+        return r.stdout;
+      };
+      const old = await fleet.server();
+      const vendor = await fleet.server();
+      for (const s of [old, vendor])
+        s.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+      old.route(
+        "/agendas.rss",
+        (_q, res) => void res.writeHead(301, { location: vendor.url("/x/agendas.rss") }).end(),
+      );
+      feed(vendor, "/x/agendas.rss", "agenda");
+      feed(old, "/bids.rss", "bid");
+      const entry = (id: string, url: string) => [
+        `id: ${id}`,
+        "government: village-of-test",
+        `records: ${id}`,
+        "access: feed",
+        `url: ${url}`,
+      ];
+      const catalog = writeCatalog(dir, [
+        entry("agendas", old.url("/agendas.rss")),
+        entry("bids", old.url("/bids.rss")),
+      ]);
+      const night = (date: string) =>
+        nor([
+          ...["night", "--catalog", catalog, "--night", date, "--allow-private-addresses"],
+          ...["--gap-ms", "50"],
+        ]);
+      await night("2026-11-04");
+      expect(vendor.requests.map((q) => q.path)).toContain("/x/agendas.rss");
+      const VENDOR = "the vendor's e-mail of Nov 6";
+      await nor(["site", vendor.url("/"), "--not-read", "--reason", VENDOR]);
+      const words = `the site's owner asked not to be read (${VENDOR})`;
+      const said = await directory(loc, ["agendas", "bids"]);
+      expect(said.api.get("agendas")).toEqual({
+        reading: false,
+        reason: words,
+        since: expect.any(String),
+      });
+      expect(said.notRead.get("agendas")).toBe(words);
+      expect(said.api.get("bids")?.reading).toBe(true);
+      const st = new Map(
+        (JSON.parse(await nor(["status", "--json"])) as { id: string; siteNotRead?: string }[]).map(
+          (r) => [r.id, r.siteNotRead],
+        ),
+      );
+      expect(st.get("agendas")).toBe(words);
+      expect(st.get("bids")).toBeUndefined();
+      const [fromOld, fromVendor] = [old.requests.length, vendor.requests.length];
+      await night("2026-11-05");
+      expect(vendor.requests.slice(fromVendor)).toEqual([]);
+      const asked = old.requests.slice(fromOld).map((q) => q.path);
+      expect(asked).not.toContain("/agendas.rss");
+      expect(asked).toContain("/bids.rss");
+    }, 120_000);
   },
 );
