@@ -66,18 +66,36 @@ export async function leftAloneSources(
   now: number,
 ): Promise<Map<string, LeftAlone>> {
   const out = new Map<string, LeftAlone>();
+  for (const [id, j] of await ownersJudgement(db, sources, now)) if (j !== "asked") out.set(id, j);
+  return out;
+}
+
+/**
+ * Of these sources, each one a site owner's request may leave unread (a way of it on a site
+ * whose owner asked to be left alone or not to be read): unread (LeftAlone), or `asked`, a way
+ * of it asked all the same (P4: a page on a site not read whose feed on another site the nights
+ * read; store/site-rules.ts notReadSitesOf judges by its address alone, and is not said then).
+ * Two small reads when no owner asked either.
+ */
+export async function ownersJudgement(
+  db: Db,
+  sources: Iterable<{ id: string; url: string }>,
+  now: number,
+): Promise<Map<string, LeftAlone | "asked">> {
+  const out = new Map<string, LeftAlone | "asked">();
   const rules = await siteRules(db);
   if (!rules.some((r) => r.kind === "leave-alone" || r.kind === "not-read")) return out;
   const [moves, catalog] = await Promise.all([movesBySource(db), catalogVersion(db)]);
   // What a page's decision is made of: the requests in force, the moves, the catalog's entries
-  // (their version), and the minute (a platform's first request may name the day). While they
-  // stand, each page is decided once (a web process asks this of every page of a vendor's site
-  // on each /new, each download: docs/benchmarks.md "The web server (never block)").
+  // (their version), and the hour (a platform's first request may name the day; the night asks
+  // at its own hour anyway). While they stand, each page is decided once (a web process asks
+  // this of every page of a vendor's site on each /new, each download: docs/benchmarks.md "The
+  // web server (never block)").
   const key = JSON.stringify([
     rules.map((r) => r.id),
     [...moves],
     catalog,
-    Math.floor(now / 60_000),
+    Math.floor(now / 3_600_000),
   ]);
   let memo = decided.get(db);
   if (memo === undefined || memo.key !== key) {
@@ -101,7 +119,7 @@ export async function leftAloneSources(
 }
 
 /** Each page's decision, by the database it was read from, while what it is made of stands. */
-const decided = new WeakMap<Db, { key: string; said: Map<string, LeftAlone | null> }>();
+const decided = new WeakMap<Db, { key: string; said: Map<string, LeftAlone | "asked" | null> }>();
 
 async function decide(
   db: Db,
@@ -109,26 +127,21 @@ async function decide(
   moves: ReadonlyMap<string, Moved[]>,
   sources: readonly { id: string; url: string }[],
   now: number,
-): Promise<Map<string, LeftAlone>> {
-  const out = new Map<string, LeftAlone>();
+): Promise<Map<string, LeftAlone | "asked">> {
+  const out = new Map<string, LeftAlone | "asked">();
   const bySite = new Map<string, SiteRule[]>();
   for (const r of rules) bySite.set(r.site, [...(bySite.get(r.site) ?? []), r]);
   const ruled = new Set(rules.filter((r) => r.kind === "leave-alone").map((r) => r.site));
   const closed = new Set(rules.filter((r) => r.kind === "not-read").map((r) => r.site));
   // A page's own way is asked on its catalog URL's site, or where it moved (a platform's first
   // request stays on its catalog URL's site: webapi.legistar.com for a `<client>.legistar.com`),
-  // and a page is unread only when its own way is too: only those on a site an owner asked for
-  // a path to be left alone are looked at, and those that moved onto a site whose owner asked
-  // not to be read (one whose catalog URL is on such a site is said so by its address:
-  // store/site-rules.ts notReadSitesOf).
+  // and a page is unread only when its own way is too: only those on a site whose owner asked
+  // for a path to be left alone or not to be read are looked at (one on a site not read is
+  // read all the same by another way on a site that did not ask, P4).
   const candidates = new Map<string, string>();
   for (const s of sources) {
-    const targets = (moves.get(s.id) ?? []).map((m) => siteOrNone(m.to));
-    const sites = [siteOrNone(s.url), ...targets];
-    if (
-      sites.some((x) => x !== undefined && ruled.has(x)) ||
-      targets.some((x) => x !== undefined && closed.has(x))
-    )
+    const sites = [s.url, ...(moves.get(s.id) ?? []).map((m) => m.to)].map(siteOrNone);
+    if (sites.some((x) => x !== undefined && (ruled.has(x) || closed.has(x))))
       candidates.set(s.id, s.url);
   }
   if (candidates.size === 0) return out;
@@ -170,10 +183,13 @@ async function decide(
     }));
     return leftAloneBy(paths, requestPath(url))?.rule;
   };
-  for (const source of entries) {
+  for (const [n, source] of entries.entries()) {
+    // The event loop turns between batches (a vendor's thousands of pages, judged once).
+    if (n > 0 && n % 500 === 0) await new Promise((go) => setImmediate(go));
     // The page is unread from the moment its last way asked was left alone: the latest of the
     // requests (each way's earliest covering it, as the rules are read oldest first), said in
-    // its words; a request not to be read of another way's site counts for the date only.
+    // its words; a request not to be read of another way's site counts for the date only,
+    // unless no way is left alone but by such requests (a page that moved onto a site not read).
     let latest: SiteRule | undefined;
     let notRead: SiteRule | undefined;
     let since = Number.NEGATIVE_INFINITY;
@@ -195,7 +211,8 @@ async function decide(
     // Every way on sites whose owners asked not to be read (a page that moved onto one): in
     // that request's words.
     const rule = latest ?? notRead;
-    if (every && rule !== undefined) out.set(source.id, { site: rule.site, rule, since });
+    if (!every) out.set(source.id, "asked");
+    else if (rule !== undefined) out.set(source.id, { site: rule.site, rule, since });
   }
   return out;
 }
@@ -206,11 +223,13 @@ async function decide(
  * as the public directory says them. A request not to be read at all says it first.
  */
 export async function sayLeftAlone(db: Db, rows: StatusRow[], now: number): Promise<StatusRow[]> {
-  const inUse = rows.filter((r) => r.siteNotRead === undefined && r.retiredAt === undefined);
-  const alone = await leftAloneSources(db, inUse, now);
+  const inUse = rows.filter((r) => r.retiredAt === undefined);
+  const judged = await ownersJudgement(db, inUse, now);
   for (const r of inUse) {
-    const a = alone.get(r.id);
-    if (a !== undefined) r.siteNotRead = ownersReason(a.rule);
+    const a = judged.get(r.id);
+    // A site not read (said by its address, statusRows) whose page another way is asked of.
+    if (a === "asked") delete r.siteNotRead;
+    else if (a !== undefined && r.siteNotRead === undefined) r.siteNotRead = ownersReason(a.rule);
   }
   return rows;
 }

@@ -392,5 +392,67 @@ describe.each(stores)(
       expect(asked).not.toContain("/agendas.rss");
       expect(asked).toContain("/bids.rss");
     }, 120_000);
+
+    it("P26, P4: a page on a site whose owner asked not to be read, with another way in on a site that did not ask, is read by that way each night, and the API, the lists and nor status say it read; a page of that site with no other way is not read", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "nor-not-read-other-way-"));
+      dirs.push(dir);
+      const loc: StoreLocation = factory
+        ? await factory.fresh()
+        : { kind: "sqlite", dir: join(dir, "data") };
+      const env = factory ? { NOR_DATABASE_URL: (loc as { url: string }).url } : {};
+      const data = join(dir, "data");
+      const nor = async (args: string[]) => {
+        const r = await runMain([...args, "--data", data], { env });
+        expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(0);
+        return r.stdout;
+      };
+      const city = await fleet.server();
+      const vendor = await fleet.server();
+      for (const s of [city, vendor])
+        s.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+      feed(city, "/agendas.rss", "agenda");
+      feed(city, "/bids.rss", "bid");
+      feed(vendor, "/city/agendas.rss", "vagenda");
+      const catalog = writeCatalog(dir, [
+        [
+          "id: agendas",
+          "government: village-of-test",
+          "records: agendas",
+          "access: feed",
+          `url: ${city.url("/agendas.rss")}`,
+          `alternates: [{ access: feed, url: "${vendor.url("/city/agendas.rss")}" }]`,
+        ],
+        [
+          "id: bids",
+          "government: village-of-test",
+          "records: bids",
+          "access: feed",
+          `url: ${city.url("/bids.rss")}`,
+        ],
+      ]);
+      await nor(["catalog", "import", catalog]);
+      const CITY = "the clerk's e-mail of Nov 6";
+      await nor(["site", city.url("/"), "--not-read", "--reason", CITY]);
+      await nor([
+        ...["night", "--catalog", catalog, "--night", "2026-11-05", "--allow-private-addresses"],
+        ...["--gap-ms", "50"],
+      ]);
+      expect(city.requests.map((q) => q.path).filter((p) => p !== "/robots.txt")).toEqual([]);
+      expect(vendor.requests.map((q) => q.path)).toContain("/city/agendas.rss");
+      const said = await directory(loc, ["agendas", "bids"]);
+      expect(said.api.get("agendas")?.reading).toBe(true);
+      expect(said.csv.get("agendas")?.reading).toBe("true");
+      expect(said.notRead.has("agendas")).toBe(false);
+      const words = `the site's owner asked not to be read (${CITY})`;
+      expect(said.api.get("bids")?.reason).toBe(words);
+      expect(said.notRead.get("bids")).toBe(words);
+      const st = new Map(
+        (JSON.parse(await nor(["status", "--json"])) as { id: string; siteNotRead?: string }[]).map(
+          (r) => [r.id, r.siteNotRead],
+        ),
+      );
+      expect(st.get("agendas")).toBeUndefined();
+      expect(st.get("bids")).toBe(words);
+    }, 120_000);
   },
 );

@@ -4,7 +4,7 @@
  * src/store/read/source-state.ts.
  */
 import type { RefusalEvidence } from "../../net/types.js";
-import { leftAloneSources, ownersReason } from "../../night/left-alone.js";
+import { ownersJudgement, ownersReason } from "../../night/left-alone.js";
 import type { WayChoice } from "../../night/types.js";
 import { noteLine } from "../../policy/shown-text.js";
 import type { Db } from "../../store/db.js";
@@ -68,7 +68,10 @@ export async function readStatuses(
   }
   // P26, P18: a page every way of which its site's owner asked to be left alone: no night asks
   // it anything (night/left-alone.ts, the night's own decision).
-  for (const [id, { site, rule, since }] of await leftAloneSources(db, sources, now)) {
+  const judged = await ownersJudgement(db, sources, now);
+  for (const [id, j] of judged) {
+    if (j === "asked") continue;
+    const { site, rule, since } = j;
     out.set(id, {
       reading: false,
       reason: ownersReason(rule),
@@ -77,6 +80,8 @@ export async function readStatuses(
     });
   }
   for (const [id, { site, rule }] of await notReadSitesOf(db, sources)) {
+    // Another way of it, on a site that did not ask, is read by the nights (P4).
+    if (judged.get(id) === "asked") continue;
     out.set(id, {
       reading: false,
       reason: siteNotReadReason(rule),
