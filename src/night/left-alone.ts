@@ -220,7 +220,8 @@ async function decide(
 /**
  * `nor status`'s and the console's rows (store/admin.ts statusRows) with the pages every way of
  * which a site owner asked to be left alone said not read, in the owner's words (`siteNotRead`),
- * as the public directory says them. A request not to be read at all says it first.
+ * as the public directory says them. A request not to be read at all says it first; a page of
+ * a site not read that the nights read by another way in (on a site that did not ask) is read.
  */
 export async function sayLeftAlone(db: Db, rows: StatusRow[], now: number): Promise<StatusRow[]> {
   const inUse = rows.filter((r) => r.retiredAt === undefined);
