@@ -76,6 +76,8 @@ export interface DownloadDeps {
   filterOf: (c: Context) => Promise<Checked<{ filter: Filter; retired: Retired | undefined }>>;
   /** The configured public origin: the retired page's link. */
   origin: () => string;
+  /** The app's clock (a way's first request may name the day: the pages' read status). */
+  now: () => number;
 }
 
 export function downloadRoutes(app: Hono, db: Db, deps: DownloadDeps): void {
@@ -103,7 +105,7 @@ export function downloadRoutes(app: Hono, db: Db, deps: DownloadDeps): void {
   /** The record pages in use, each with its read status as every page and the API say it. */
   const sourcesWithStatus = async () => {
     const rows = await allSources(db);
-    const statuses = await readStatuses(db, rows, true);
+    const statuses = await readStatuses(db, rows, deps.now(), true);
     return rows.map((s) => ({
       source: s,
       status: statusJson(statuses.get(s.id) ?? ({ reading: true } satisfies ReadStatus)),

@@ -30,6 +30,7 @@ export type Loaded<T> = { found: true; value: T } | { found: false };
 export async function loadGovernment(
   db: Db,
   id: string,
+  now: number,
 ): Promise<Loaded<{ government: GovernmentSummary; sources: SourceLine[]; leads: LeadSummary[] }>> {
   const government = await getGovernment(db, id);
   if (!government) return { found: false };
@@ -37,7 +38,7 @@ export async function loadGovernment(
   const list = await sourcesOf(db, id, { retired: government.retiredAt !== null });
   const ids = list.map((s) => s.id);
   const [statuses, outcomes, leads] = await Promise.all([
-    readStatuses(db, list),
+    readStatuses(db, list, now),
     lastOutcomes(db, ids),
     leadsOf(db, id),
   ]);
@@ -65,7 +66,7 @@ export async function loadSource(db: Db, id: string, now: number): Promise<Loade
   const from = addDays(to, -(NIGHTS_SHOWN - 1));
   const [government, statuses, ran, records, outcomes, lasts, changes] = await Promise.all([
     getGovernment(db, source.governmentId),
-    readStatuses(db, [source]),
+    readStatuses(db, [source], now),
     nightsIn(db, { from, to }),
     // One more than shown: whether there are more than the page lists.
     newestRecords(db, id, RECORDS_SHOWN + 1),

@@ -327,7 +327,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         // read; none for a filter that names what left the catalog (its own notice says where
         // its records are). Read only by the lists that say it.
         notRead: (kinds?: readonly string[]) =>
-          retired ? Promise.resolve(undefined) : notReadOf(db, selection(f, kinds)),
+          retired ? Promise.resolve(undefined) : notReadOf(db, selection(f, kinds), opts.now()),
         // A notice lifted changed the list too: its feed says so (never back to an older time).
         readChangedAt: (kinds?: readonly string[]) =>
           retired ? Promise.resolve(undefined) : readChangedIn(db, selection(f, kinds)),
@@ -429,7 +429,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         directoryCounts(s),
         newData(w.window, {}, HOME_NEWEST, s),
         countySummaries(s),
-        notReadOf(s, selection({})),
+        notReadOf(s, selection({}), opts.now()),
       ]),
     );
     return c.html(
@@ -499,7 +499,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         db,
         governments.map((g) => g.id),
       ),
-      notReadOf(db, selection({ county: county.county })),
+      notReadOf(db, selection({ county: county.county }), opts.now()),
     ]);
     return c.html(
       <CountyPage
@@ -512,7 +512,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   });
 
   app.get("/governments/:id", pageReads([], asPage("/governments")), async (c) => {
-    const r = await loadGovernment(db, c.req.param("id"));
+    const r = await loadGovernment(db, c.req.param("id"), opts.now());
     if (!r.found) return notFound(c, "government with the id", c.req.param("id"));
     return c.html(
       <GovernmentPage
@@ -845,6 +845,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
       return f.ok ? { ok: true, value: { filter: f.value.filter, retired: f.value.retired } } : f;
     },
     origin: opts.origin,
+    now: opts.now,
   });
 
   // The JSON API: the same loaders as the pages (field names: docs/api.md, /api/openapi.json).
@@ -858,7 +859,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
   });
 
   app.get("/api/governments/:id", reads([], asJson), async (c) => {
-    const r = await loadGovernment(db, c.req.param("id"));
+    const r = await loadGovernment(db, c.req.param("id"), opts.now());
     if (!r.found)
       return c.json({ error: `no government with the id "${echo(c.req.param("id"))}"` }, 404);
     return c.json(governmentDetailJson(r.value.government, r.value.sources, r.value.leads));
@@ -877,7 +878,7 @@ export function publicRoutes(db: Db, opts: PublicOptions): Hono {
         db,
         governments.map((g) => g.id),
       ),
-      notReadOf(db, selection({ county: county.county })),
+      notReadOf(db, selection({ county: county.county }), opts.now()),
     ]);
     return c.json({
       county: county.county,

@@ -49,10 +49,10 @@ export interface Outcome {
 export async function readStatuses(
   db: Db,
   sources: readonly { id: string; url: string }[],
+  /** When a way's first request depends on the day (a platform's window of dates): the app's clock. */
+  now: number,
   /** Every record page in use (the downloads): the marks read whole, not named one by one. */
   every = false,
-  /** When a way's first request depends on the day (a platform's window of dates). */
-  now: number = Date.now(),
 ): Promise<Map<string, ReadStatus>> {
   const out = new Map<string, ReadStatus>();
   const ids = sources.map((s) => s.id);
@@ -97,12 +97,17 @@ export async function readStatuses(
  * read, as their pages say (`readStatuses`: a person's latest mark, or their site's owner's
  * request), with how many pages the selection holds; undefined when every one is read.
  */
-export async function notReadOf(db: Db, sel: PageSelection): Promise<NotRead | undefined> {
+export async function notReadOf(
+  db: Db,
+  sel: PageSelection,
+  now: number,
+): Promise<NotRead | undefined> {
   const candidates = await notReadCandidates(db, sel);
   if (candidates.length === 0) return undefined;
   const statuses = await readStatuses(
     db,
     candidates.map((c) => c.source),
+    now,
   );
   const pages: NotReadPage[] = [];
   for (const { source, governmentName } of candidates) {
