@@ -29,6 +29,7 @@ import { storeWriteRefused } from "./disk-full.js";
 import { HolderLiveness, KEEPALIVE_SQL, registerLiveness } from "./holder-liveness.js";
 import { CompiledQuery, Kysely, Migrator, SqliteAdapter, SqliteDialect, sql } from "./kysely.js";
 import { migrationProvider, migrations } from "./migrations/index.js";
+import { SQLITE_SNAPSHOT } from "./migrations/sqlite-snapshot.js";
 import { noNul } from "./no-nul.js";
 import { CurrentSchemaPostgresDialect } from "./pg-current-schema.js";
 import type { Database } from "./schema/index.js";
@@ -77,6 +78,12 @@ export interface OpenOptions {
   onLockWait?: (note: string) => void;
   /** SQLite: how long a write waits in all for another process's write lock (tests shorten). */
   lockWaitMs?: number;
+  /**
+   * SQLite, default true: a new store is made at once as its migrations would leave it
+   * (makeFromSnapshot). False: by running every migration, one after another, as an upgrade
+   * runs those pending (tests compare the two).
+   */
+  bySnapshot?: boolean;
 }
 
 /** A store about to be upgraded: where, and the migrations to run, in order. */
@@ -317,7 +324,13 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     toSay = names;
   };
   if (sqliteConn) {
-    ({ error, results } = await migrateSqlite(db, sqliteConn, migrator, upgrade));
+    ({ error, results } = await migrateSqlite(
+      db,
+      sqliteConn,
+      migrator,
+      upgrade,
+      opts.bySnapshot ?? true,
+    ));
   } else {
     // Said as they run; a store being made (none run yet) is not being upgraded.
     if (opts.onUpgrade !== undefined) {
@@ -564,6 +577,7 @@ async function migrateSqlite(
   conn: SqliteDatabase.Database,
   migrator: InstanceType<typeof Migrator>,
   upgrade: (names: readonly string[]) => void,
+  bySnapshot: boolean,
 ): Promise<{ error?: unknown; results?: MigrationResult[] }> {
   let pending: { names: string[]; fresh: boolean };
   try {
@@ -576,6 +590,8 @@ async function migrateSqlite(
   if (!pending.fresh) upgrade(pending.names);
   conn.pragma("busy_timeout = 0");
   try {
+    // A store being made: its final schema at once, when the snapshot is this version's.
+    if (pending.fresh && bySnapshot && makeFromSnapshot(conn)) return {};
     for (let waited = 0; ; waited += MIGRATION_POLL_MS) {
       const r = await migrator.migrateToLatest();
       if (!r.error || !isBusy(r.error) || waited >= MIGRATION_WAIT_MS) return r;
@@ -583,6 +599,55 @@ async function migrateSqlite(
     }
   } finally {
     conn.pragma(`busy_timeout = ${LOCK_TRY_MS}`);
+  }
+}
+
+/**
+ * Makes a new SQLite store (one with no table at all) as every migration would, in a fraction
+ * of their time: the schema they leave (SQLITE_SNAPSHOT, checked against them by
+ * test/store/sqlite-snapshot.test.ts) and kysely's record of each as run, in one transaction
+ * that holds the write lock from its start. Nothing of it is seen until its commit: a process
+ * killed before leaves a store with no table, made again by the next opener. True when made;
+ * false, having changed nothing, when it was not: the snapshot is not of this version's
+ * migrations, the store is not empty (another opener made it first, or a making by migrations
+ * was cut short), another process holds the write lock, or a statement failed (a full disk):
+ * the migrator then runs as before, waits its turn, and says what it finds.
+ * `afterStatement`: tests look at the store's files in the middle of the making.
+ */
+export function makeFromSnapshot(
+  conn: SqliteDatabase.Database,
+  afterStatement?: (i: number) => void,
+): boolean {
+  const names = Object.keys(migrations);
+  const snap = SQLITE_SNAPSHOT;
+  if (snap.migrations.length !== names.length || snap.migrations.some((n, i) => n !== names[i]))
+    return false;
+  try {
+    conn.exec("begin immediate");
+  } catch {
+    return false;
+  }
+  try {
+    const tables = conn.prepare("select count(*) from sqlite_master").pluck().get();
+    if (Number(tables) !== 0) {
+      conn.exec("rollback");
+      return false;
+    }
+    snap.statements.forEach((statement, i) => {
+      conn.exec(statement);
+      afterStatement?.(i);
+    });
+    const ran = conn.prepare("insert into kysely_migration (name, timestamp) values (?, ?)");
+    for (const name of names) ran.run(name, new Date().toISOString());
+    conn.exec("commit");
+    return true;
+  } catch {
+    try {
+      if (conn.inTransaction) conn.exec("rollback");
+    } catch {
+      // The migrator, next, meets what failed here and says it.
+    }
+    return false;
   }
 }
 

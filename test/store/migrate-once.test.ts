@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../../src/store/db.js";
 import { migrationProvider, migrations } from "../../src/store/migrations/index.js";
 import { buildCli, ROOT } from "../cli/run-nor.js";
+import { describeSqliteStore } from "./sqlite-description.js";
 
 /**
  * One process opening a SQLite store (running its pending migrations), as `nor` does: with the
@@ -147,6 +148,33 @@ describe("migrations run once when several open one SQLite store (P27)", () => {
     await olderStore(older);
     expect(await openInProcesses(older, 3)).toEqual(["opened", "opened", "opened"]);
     expect(contents(older)).toEqual({ ran: all, requests: 1 });
+  }, 180_000);
+
+  it("P27: openers of one new store at once, in processes and in this one, some by the snapshot and one by the migrations, end with the one store every migration makes", async () => {
+    const reference = newDir();
+    await (await openStore({ kind: "sqlite", dir: reference }, { bySnapshot: false })).close();
+    const want = describeSqliteStore(reference);
+
+    const spawned = newDir();
+    expect(await openInProcesses(spawned, 3)).toEqual(["opened", "opened", "opened"]);
+    expect(describeSqliteStore(spawned)).toEqual(want);
+
+    for (let round = 0; round < 3; round++) {
+      const here = newDir();
+      const opened = await Promise.allSettled([
+        openStore({ kind: "sqlite", dir: here }),
+        openStore({ kind: "sqlite", dir: here }, { bySnapshot: false }),
+        openStore({ kind: "sqlite", dir: here }),
+      ]);
+      for (const o of opened) if (o.status === "fulfilled") stores.push(o.value);
+      expect(opened.map((o) => (o.status === "fulfilled" ? "opened" : String(o.reason)))).toEqual([
+        "opened",
+        "opened",
+        "opened",
+      ]);
+      for (const st of stores.splice(0)) await st.close();
+      expect(describeSqliteStore(here)).toEqual(want);
+    }
   }, 180_000);
 
   it("P27: a store with nothing to migrate is opened without taking the write lock", async () => {
