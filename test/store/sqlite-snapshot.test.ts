@@ -64,9 +64,11 @@ function snapshotOf(dir: string): { migrations: string[]; statements: string[] }
       ...sorted.filter((r) => r.type !== "table").map((r) => r.sql),
     ];
     // sqlite_sequence too: 006 copied the request log into its new table, an empty copy that
-    // left the table's sequence at 0.
+    // left the table's sequence at 0. Its rows first: a row written afterwards into a table
+    // whose keys count up (AUTOINCREMENT) then raises its table's sequence, where one written
+    // before would have made SQLite add a row of its own, and this one a second.
     const sequence = all.filter((r) => r.name === "sqlite_sequence");
-    for (const t of [...own, ...sequence].filter(
+    for (const t of [...sequence, ...own].filter(
       (r) => r.type === "table" && !virtual.includes(r.name),
     )) {
       if (t.name === "kysely_migration") continue;
@@ -99,8 +101,16 @@ describe("a new SQLite store made from the migrations' snapshot (P27)", () => {
         file,
         `/**\n * The schema every migration leaves a new SQLite store with, for makeFromSnapshot (db.ts).\n * Written by test/store/sqlite-snapshot.test.ts (NOR_WRITE_SQLITE_SNAPSHOT=1 npx vitest run\n * test/store/sqlite-snapshot.test.ts, then \`npx biome check --write\` it) after a migration is\n * added; that test checks it, and db.ts uses it only while it lists this version's migrations.\n */\nexport const SQLITE_SNAPSHOT: { migrations: readonly string[]; statements: readonly string[] } = ${JSON.stringify(want, null, 2)};\n`,
       );
+    const held = { migrations: SQLITE_SNAPSHOT.migrations, statements: SQLITE_SNAPSHOT.statements };
+    // A run that writes it still holds the old one (this file and db.ts imported it): said so,
+    // not as a snapshot to write again.
+    if (process.env["NOR_WRITE_SQLITE_SNAPSHOT"] === "1")
+      expect(
+        held,
+        "src/store/migrations/sqlite-snapshot.ts written anew: `npx biome check --write` it, then run test/store/sqlite-snapshot.test.ts again (without NOR_WRITE_SQLITE_SNAPSHOT; this run's other tests still used the old snapshot)",
+      ).toEqual(want);
     expect(
-      { migrations: SQLITE_SNAPSHOT.migrations, statements: SQLITE_SNAPSHOT.statements },
+      held,
       "src/store/migrations/sqlite-snapshot.ts is not what the migrations make: write it again (NOR_WRITE_SQLITE_SNAPSHOT=1 npx vitest run test/store/sqlite-snapshot.test.ts)",
     ).toEqual(want);
     expect(want.migrations).toEqual(Object.keys(migrations));
@@ -161,6 +171,31 @@ describe("a new SQLite store made from the migrations' snapshot (P27)", () => {
       await (await openStore({ kind: "sqlite", dir: left })).close();
       expect(describeSqliteStore(left)).toEqual(reference);
     }
+  });
+
+  it("P27: the snapshot written from a store remakes that store, rows a later migration wrote included (one in an AUTOINCREMENT table too)", async () => {
+    const dir = await byMigrations();
+    // A later migration that writes rows: one into a table whose keys count up (leads), which
+    // SQLite records in sqlite_sequence as it inserts the row.
+    const later = new Sqlite(join(dir, "nor.db"));
+    later.exec(
+      `insert into leads (government_id, records, url, why, position, first_seen_at)
+         values ('g', 'minutes', 'https://example.org/', 'why', 1, 'x');
+       insert into catalog_stamp (id, digest, stamped_at) values (1, null, 'x');
+       insert into kysely_migration (name, timestamp) values ('036-later', '2026-12-07T00:00:00.000Z')`,
+    );
+    later.close();
+    const snap = snapshotOf(dir);
+    const again = newDir();
+    const conn = new Sqlite(join(again, "nor.db"));
+    conn.pragma("journal_mode = WAL");
+    conn.exec("begin immediate");
+    for (const statement of snap.statements) conn.exec(statement);
+    const ran = conn.prepare("insert into kysely_migration (name, timestamp) values (?, ?)");
+    for (const name of snap.migrations) ran.run(name, new Date().toISOString());
+    conn.exec("commit");
+    conn.close();
+    expect(describeSqliteStore(again)).toEqual(describeSqliteStore(dir));
   });
 
   it("P27: a store whose making by migrations was cut short (kysely's tables, no migration run) is made by the migrations, as before", async () => {

@@ -107,7 +107,7 @@ export const SQLITE_SNAPSHOT: { migrations: readonly string[]; statements: reado
     "CREATE TRIGGER records_fts_ad AFTER DELETE ON records BEGIN INSERT INTO records_fts(records_fts, rowid, title) VALUES ('delete', old.rowid, old.title); END",
     "CREATE TRIGGER records_fts_ai AFTER INSERT ON records BEGIN INSERT INTO records_fts(rowid, title) VALUES (new.rowid, new.title); END",
     "CREATE TRIGGER records_fts_au AFTER UPDATE ON records BEGIN INSERT INTO records_fts(records_fts, rowid, title) VALUES ('delete', old.rowid, old.title); INSERT INTO records_fts(rowid, title) VALUES (new.rowid, new.title); END",
-    'insert into "kysely_migration_lock" ("id", "is_locked") values (\'migration_lock\', 0)',
     'insert into "sqlite_sequence" ("name", "seq") values (\'request_log\', 0)',
+    'insert into "kysely_migration_lock" ("id", "is_locked") values (\'migration_lock\', 0)',
   ],
 };
