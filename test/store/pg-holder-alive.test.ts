@@ -54,7 +54,7 @@ async function admitFollowing(j: SqlJournal, url: string, at: number): Promise<A
 
 describe.skipIf(!factory)("another machine's holder frozen past its lease (PostgreSQL)", () => {
   it("P9, P10: while its liveness lock is held, its site waits past the lease's end (nothing marked interrupted); once its session ends, the site is taken over with the gap from then", async () => {
-    const loc = await (factory as NonNullable<typeof factory>).fresh();
+    const loc = await (factory as NonNullable<typeof factory>).migrated();
     if (loc.kind !== "postgres") throw new Error(loc.kind);
     const store = await openStore(loc);
     // Machine A's process: its liveness connection, as the product takes it.
@@ -94,7 +94,7 @@ describe.skipIf(!factory)("another machine's holder frozen past its lease (Postg
   });
 
   it("P9: a liveness session the server ends (pg_terminate_backend: its machine gone, reaped by keepalive) lets its site be taken over; the sweep marks its row then, not before", async () => {
-    const loc = await (factory as NonNullable<typeof factory>).fresh();
+    const loc = await (factory as NonNullable<typeof factory>).migrated();
     if (loc.kind !== "postgres") throw new Error(loc.kind);
     const store = await openStore(loc);
     const other = new pg.Client({ connectionString: loc.url });
@@ -140,7 +140,7 @@ describe.skipIf(!factory)("another machine's holder frozen past its lease (Postg
   });
 
   it("P9: a holder made by this process takes its liveness lock on a connection of its own at its first admission, kept while the store is open, gone once it is closed", async () => {
-    const loc = await (factory as NonNullable<typeof factory>).fresh();
+    const loc = await (factory as NonNullable<typeof factory>).migrated();
     if (loc.kind !== "postgres") throw new Error(loc.kind);
     const store = await openStore(loc);
     const { newHolderId } = await import("../../src/store/holder.js");
