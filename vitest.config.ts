@@ -70,12 +70,14 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // Two cores here, and two workers more: many files spend much of their time waiting (on
+    // Two cores here, and three workers more: many files spend much of their time waiting (on
     // a `nor` child process, PostgreSQL, chromium, a loopback site's pace, P15's waits after a
     // cut send), and the extra workers use those cores meanwhile. Measured on the 2-core machine
-    // (2026-12-06, whole suite, the crash test's waits short in each run): 3 workers 142 s and
-    // 145 s, 4 workers 129 s and 128 s; a fifth gained nothing (133 s against 131 s for four).
-    maxWorkers: 4,
+    // (2026-12-06, whole suite): 3 workers 142 s and 145 s, 4 workers 129 s and 128 s, 5 133 s.
+    // Again on 2026-12-07 (560 files, quiet; docs/benchmarks.md "Who spends the suite's CPU"):
+    // 4 workers 234 s (the cores idle 71 s of it), 5 workers 222 s and 216 s (idle 25 and 37 s);
+    // 6 workers (551 files) 230 s, what the sixth costs in CPU taking what it fills.
+    maxWorkers: 5,
     // Files run one after another in each worker's process, sharing its module cache: the
     // whole src/ tree is transformed and imported once per worker, not once per file (about
     // half of the suite's CPU). They can share a process because none mocks a module, fakes
