@@ -129,8 +129,22 @@ async function decide(
   now: number,
 ): Promise<Map<string, LeftAlone | "asked">> {
   const out = new Map<string, LeftAlone | "asked">();
-  const bySite = new Map<string, SiteRule[]>();
-  for (const r of rules) bySite.set(r.site, [...(bySite.get(r.site) ?? []), r]);
+  // Each site's requests as admission reads them: its first request not to be read, its paths
+  // left alone (oldest first, as the rules are read).
+  const asked = new Map<
+    string,
+    { notRead?: SiteRule; paths: { kind: string; prefix?: string; rule: SiteRule }[] }
+  >();
+  for (const r of rules) {
+    const own = asked.get(r.site) ?? { paths: [] };
+    if (r.kind === "not-read") own.notRead ??= r;
+    own.paths.push({
+      kind: r.kind,
+      ...(r.kind === "leave-alone" ? { prefix: r.value ?? "/" } : {}),
+      rule: r,
+    });
+    asked.set(r.site, own);
+  }
   const ruled = new Set(rules.filter((r) => r.kind === "leave-alone").map((r) => r.site));
   const closed = new Set(rules.filter((r) => r.kind === "not-read").map((r) => r.site));
   // A page's own way is asked on its catalog URL's site, or where it moved (a platform's first
@@ -172,16 +186,11 @@ async function decide(
     }
     const site = siteOrNone(url);
     if (site === undefined) return undefined;
-    const own = bySite.get(site) ?? [];
+    const own = asked.get(site);
+    if (own === undefined) return undefined;
     // Admission's order: the whole site not to be read first (said by notReadSitesOf).
-    const notRead = own.find((r) => r.kind === "not-read");
-    if (notRead !== undefined) return { notRead };
-    const paths = own.map((r) => ({
-      kind: r.kind,
-      ...(r.kind === "leave-alone" ? { prefix: r.value ?? "/" } : {}),
-      rule: r,
-    }));
-    return leftAloneBy(paths, requestPath(url))?.rule;
+    if (own.notRead !== undefined) return { notRead: own.notRead };
+    return leftAloneBy(own.paths, requestPath(url))?.rule;
   };
   for (const [n, source] of entries.entries()) {
     // The event loop turns between batches (a vendor's thousands of pages, judged once).
@@ -192,7 +201,6 @@ async function decide(
     // unless no way is left alone but by such requests (a page that moved onto a site not read).
     let latest: SiteRule | undefined;
     let notRead: SiteRule | undefined;
-    let since = Number.NEGATIVE_INFINITY;
     let every = true;
     for (const way of waysInOrder(source)) {
       const alone = wayLeftAlone(way, source.id);
@@ -201,18 +209,19 @@ async function decide(
         break;
       }
       if ("notRead" in alone) {
-        since = Math.max(since, alone.notRead.at);
         if (notRead === undefined || alone.notRead.at > notRead.at) notRead = alone.notRead;
-      } else {
-        since = Math.max(since, alone.at);
-        if (latest === undefined || alone.at > latest.at) latest = alone;
-      }
+      } else if (latest === undefined || alone.at > latest.at) latest = alone;
     }
     // Every way on sites whose owners asked not to be read (a page that moved onto one): in
     // that request's words.
     const rule = latest ?? notRead;
     if (!every) out.set(source.id, "asked");
-    else if (rule !== undefined) out.set(source.id, { site: rule.site, rule, since });
+    else if (rule !== undefined)
+      out.set(source.id, {
+        site: rule.site,
+        rule,
+        since: Math.max(latest?.at ?? rule.at, notRead?.at ?? rule.at),
+      });
   }
   return out;
 }
