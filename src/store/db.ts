@@ -80,9 +80,10 @@ export interface OpenOptions {
   /** SQLite: how long a write waits in all for another process's write lock (tests shorten). */
   lockWaitMs?: number;
   /**
-   * SQLite, default true: a new store is made at once as its migrations would leave it
-   * (makeFromSnapshot). False: by running every migration, one after another, as an upgrade
-   * runs those pending (tests compare the two).
+   * Default true: a new store is made at once as its migrations would leave it (SQLite:
+   * makeFromSnapshot; PostgreSQL, a schema with no relation: makePostgresFromSnapshot). False:
+   * by running every migration, one after another, as an upgrade runs those pending (tests
+   * compare the two).
    */
   bySnapshot?: boolean;
 }

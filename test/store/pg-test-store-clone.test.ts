@@ -4,8 +4,10 @@ import { openStore, type StoreLocation } from "../../src/store/db.js";
 import { postgresFactory, postgresUrl } from "./stores.js";
 
 /**
- * The test stores' factory (stores.ts) makes a PostgreSQL store for `migrated()` by sending
- * again, in a new schema, the statements openStore sent to migrate the process's first one.
+ * The test stores' factory (stores.ts) makes a PostgreSQL store for `migrated()` by sending the
+ * migrations' snapshot's script (postgresSnapshotScript), or, while the snapshot is not this
+ * version's, by sending again, in a new schema, the statements openStore sent to migrate the
+ * process's first one.
  * The tests that use it rely on getting the store openStore makes: the same tables, columns
  * (their numbers, types, defaults, generated expressions), constraints, sequences and indexes,
  * made in the same order (the planner breaks a tie between two indexes by that order), and the
