@@ -278,6 +278,52 @@ describe.skipIf(!factory)("a new PostgreSQL store made from the migrations' snap
     expect(await described(loc)).toEqual(want);
   });
 
+  it("P27: an opener by the migrations (an older nor's way) that meets a making by the snapshot not yet committed waits for it, then opens the store it made", async () => {
+    const want = await reference();
+    const loc = await fresh();
+    if (loc.kind !== "postgres") throw new Error("not a PostgreSQL store");
+    const key = testLockKey();
+    const admin = new pg.Client({ connectionString: postgresUrl });
+    await admin.connect();
+    const maker = rawStore(loc);
+    const app = `nor-snapshot-race-${key}`;
+    const migrating = `${loc.url}&application_name=${app}`;
+    try {
+      await admin.query(`select pg_advisory_lock(${key})`);
+      const pid = await backendOf(maker);
+      // The making has made every relation and waits, before its commit, on the test's lock.
+      const snap = withStatement(
+        POSTGRES_SNAPSHOT.statements.length,
+        `select pg_advisory_xact_lock(${key})`,
+      );
+      const made = makePostgresFromSnapshot(asDb(maker), snap);
+      await waiting(admin, [pid]);
+      // The migrator makes its tables (if not there, which it cannot see yet) before its lock.
+      const opened = openStore({ kind: "postgres", url: migrating }, { bySnapshot: false });
+      let waited = false;
+      for (let i = 0; i < 1000; i++) {
+        const r = await admin.query(
+          `select count(*)::int as n from pg_stat_activity
+           where application_name = $1 and wait_event_type = 'Lock'`,
+          [app],
+        );
+        if ((r.rows[0]?.n as number) > 0) {
+          waited = true;
+          break;
+        }
+        await new Promise((done) => setTimeout(done, 10));
+      }
+      expect(waited, "the opener by the migrations came to wait for the making").toBe(true);
+      await admin.query(`select pg_advisory_unlock(${key})`);
+      expect(await made).toBe(true);
+      await (await opened).close();
+    } finally {
+      await admin.end();
+      await maker.destroy();
+    }
+    expect(await described(loc)).toEqual(want);
+  });
+
   it("P27: openers of one new schema at once, two by the snapshot and one by the migrations, all open it and end with the one store every migration makes", async () => {
     const want = await reference();
     for (let round = 0; round < 3; round++) {
