@@ -71,7 +71,7 @@ export async function run(): Promise<string> {
     script: [],
     recorded: [],
   };
-  const script = postgresSnapshotScript();
+  const script = postgresSnapshotScript({ lock: false });
   if (script === undefined) return "pg-stores: the snapshot is not this version's";
   const recorded = await recordMigrations(url, admin, schemas);
   const sendScript = async (schema: string, text: string): Promise<Sample> => {

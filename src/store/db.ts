@@ -694,9 +694,20 @@ async function postgresStoreIsNew(db: Db, schema: string): Promise<boolean> {
  * The test stores' factory sends it too (test/store/stores.ts).
  */
 export function postgresSnapshotScript(
-  snapshot: { migrations: readonly string[]; statements: readonly string[] } = POSTGRES_SNAPSHOT,
-  at: string = new Date().toISOString(),
+  opts: {
+    snapshot?: { migrations: readonly string[]; statements: readonly string[] };
+    /** When the migrations are recorded as run (kysely_migration's timestamp). */
+    at?: string;
+    /**
+     * Default true. False: no lock taken, for a schema no other opener can know of yet (the
+     * test stores', made and filled in one script): several made at once do not wait on each
+     * other for the one lock of the database.
+     */
+    lock?: boolean;
+  } = {},
 ): string | undefined {
+  const snapshot = opts.snapshot ?? POSTGRES_SNAPSHOT;
+  const at = opts.at ?? new Date().toISOString();
   const names = Object.keys(migrations);
   if (
     snapshot.migrations.length !== names.length ||
@@ -706,7 +717,11 @@ export function postgresSnapshotScript(
   const lit = (v: string) => `'${v.replaceAll("'", "''")}'`;
   return [
     "begin",
-    `select set_config('lock_timeout', '3600000', true), pg_advisory_xact_lock(${KYSELY_MIGRATION_LOCK_ID})`,
+    ...(opts.lock === false
+      ? []
+      : [
+          `select set_config('lock_timeout', '3600000', true), pg_advisory_xact_lock(${KYSELY_MIGRATION_LOCK_ID})`,
+        ]),
     `do $nor$ begin if exists (select 1 from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace where n.nspname = current_schema()) then raise exception 'the schema holds a relation already' using errcode = '${SCHEMA_NOT_EMPTY}'; end if; end $nor$`,
     ...snapshot.statements,
     `insert into kysely_migration (name, timestamp) values ${names.map((n) => `(${lit(n)}, ${lit(at)})`).join(", ")}`,
@@ -728,7 +743,7 @@ export async function makePostgresFromSnapshot(
   db: Db,
   snapshot?: { migrations: readonly string[]; statements: readonly string[] },
 ): Promise<boolean> {
-  const script = postgresSnapshotScript(snapshot);
+  const script = postgresSnapshotScript(snapshot ? { snapshot } : {});
   if (script === undefined) return false;
   try {
     return await db.connection().execute(async (conn) => {

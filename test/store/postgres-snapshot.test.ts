@@ -180,7 +180,9 @@ describe.skipIf(!factory)("a new PostgreSQL store made from the migrations' snap
   });
 
   it("P27: the snapshot's script is refused as a whole on a schema that holds any relation, and is no snapshot when it is not this version's", async () => {
-    expect(postgresSnapshotScript({ migrations: ["001-log"], statements: [] })).toBeUndefined();
+    expect(
+      postgresSnapshotScript({ snapshot: { migrations: ["001-log"], statements: [] } }),
+    ).toBeUndefined();
     const loc = await fresh();
     await on(loc, (c) => c.query("create table someone_elses (a int)"));
     const db = rawStore(loc);
@@ -353,10 +355,10 @@ describe.skipIf(!factory)("a new PostgreSQL store made from the migrations' snap
     expect(snap.migrations).toContain("036-later");
     expect(snap.statements.join("\n")).toContain("setval");
     const again = await fresh();
-    const script = postgresSnapshotScript(
-      { migrations: Object.keys(migrations), statements: snap.statements },
-      "2026-12-07T00:00:00.000Z",
-    );
+    const script = postgresSnapshotScript({
+      snapshot: { migrations: Object.keys(migrations), statements: snap.statements },
+      at: "2026-12-07T00:00:00.000Z",
+    });
     if (script === undefined) throw new Error("no script");
     await on(again, (c) =>
       c.query(

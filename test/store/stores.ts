@@ -195,7 +195,9 @@ export function postgresFactory(baseUrl: string): StoreFactory {
       const schema = name();
       schemas.push(schema);
       const loc: StoreLocation = { kind: "postgres", url: withSearchPath(baseUrl, schema) };
-      const script = postgresSnapshotScript();
+      // No lock: no other opener knows of this schema, and the tests' stores made at once in
+      // other workers need not wait on each other for the database's one migration lock.
+      const script = postgresSnapshotScript({ lock: false });
       if (script !== undefined) {
         const c = new pg.Client({ connectionString: loc.url });
         await c.connect();
