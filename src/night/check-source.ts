@@ -824,14 +824,16 @@ export async function checkSource(
   if (copied !== undefined && copied > 0) result.copied = copied;
   // Only a state that moved is written again: a backfill done long ago is not rewritten every
   // night (one statement and a page of the store's log less a source).
+  // P7: the restarts the night read go with its saves of the backfill and the overflow, which
+  // hold only while they are the store's (a person's restart made meanwhile is kept, never
+  // overwritten: the overflow it cleared is not written back).
+  const restartsRead = history.backfill?.restarted?.count;
   if (backfill && !sameBackfill(backfill, history.backfill)) {
-    // P7: the restarts the night read go with its save, which holds only while they are the
-    // store's (a person's restart made meanwhile is kept, never overwritten).
     const { restarted: _, ...state } = backfill;
-    const count = history.backfill?.restarted?.count;
-    result.backfill = count ? { ...state, restarted: { count } } : state;
+    result.backfill = restartsRead ? { ...state, restarted: { count: restartsRead } } : state;
   }
   if (overflow) result.overflow = overflow;
+  if (restartsRead && (result.backfill || overflow)) result.restartsRead = restartsRead;
   if (knownRecords > 0) result.knownRecords = knownRecords;
   if (pageRead) result.pageRead = pageRead;
   // A list read (not a way that answered something else than its kind, kept as the night's

@@ -297,6 +297,13 @@ export interface SourceResult {
   validators: { url: string; etag?: string; lastModified?: string }[];
   backfill?: BackfillState;
   /**
+   * P7, P24: the restarts of the source's backfill the night read (SourceHistory
+   * `backfill.restarted.count`; absent: none, or `backfill.restarted`'s). Its saves of the
+   * backfill and of the overflow hold only while the store's count is still this one: a person's
+   * `nor backfill restart` made meanwhile (which may clear the overflow) is never written over.
+   */
+  restartsRead?: number;
+  /**
    * P7: an overflow reading left unfinished tonight, or one carried over from an earlier night
    * that went on (`pending`, kept in place of the one read), or that ended tonight (`done`: a
    * page showed a record held before it began, or the list ended). Absent: nothing changed.

@@ -327,6 +327,8 @@ export class SqlNightStore implements NightStore, ValidatorStore {
           ids: idsJson(r.pageRead.ids, dialectOf(trx) === "postgres"),
         });
       }
+      // P7, P24: the restarts the night read; a person's restart since is kept (below).
+      const restartsRead = r.restartsRead ?? r.backfill?.restarted?.count ?? 0;
       if (r.backfill) {
         await KEEP_BACKFILL.run(trx, {
           sourceId: r.sourceId,
@@ -337,16 +339,20 @@ export class SqlNightStore implements NightStore, ValidatorStore {
           ended: r.backfill.ended
             ? JSON.stringify({ ...r.backfill.ended, night: r.backfill.ended.night ?? night })
             : null,
-          restartsRead: r.backfill.restarted?.count ?? 0,
+          restartsRead,
         });
       }
       // P7: an overflow left unfinished, kept with the backfill (which has ended: its row is
-      // there), in place of the one before; or done. Written only when it changed.
+      // there), in place of the one before; or done. Written only when it changed. P7, P24: and
+      // only while no person restarted the backfill since the night read it (compare-and-set
+      // on the restarts counted, as KEEP_BACKFILL): a restart from page 1 cleared the overflow,
+      // and the night's overflow, read before it, is not written back over that decision.
       if (r.overflow)
         await trx
           .updateTable("backfill")
           .set(overflowColumns(r.overflow))
           .where("source_id", "=", r.sourceId)
+          .where("restarts", "=", restartsRead)
           .execute();
       // P11: a move remembered or forgotten with the night it was seen, never before it.
       for (const m of r.moves ?? []) {
