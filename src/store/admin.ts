@@ -24,7 +24,7 @@ import type { Db } from "./db.js";
 import { holderDead, STALE_MS } from "./holder.js";
 import { fromIso, toIso } from "./iso-time.js";
 import { sql } from "./kysely.js";
-import { latestMarks } from "./marks.js";
+import { latestMarks, lockMarksOf, markAt } from "./marks.js";
 import { prepared } from "./prepared.js";
 import type { Database } from "./schema/index.js";
 import { notReadSitesOf, siteNotReadReason } from "./site-rules.js";
@@ -107,6 +107,9 @@ export async function markSource(db: Db, m: MarkInput): Promise<MarkOutcome> {
   // (serialised with every other writer): two marks sent at once (a form submitted twice) are
   // one mark and one "already".
   return writeTxn(db, async (tx): Promise<MarkOutcome> => {
+    // PostgreSQL: two marks of this source (two hosts, the console and a shell) one after the
+    // other, each reading the one before it.
+    await lockMarksOf(tx, source);
     const latest = (await latestMarks(tx, [source])).get(source);
     const reading = latest === undefined || Number(latest.reading) === 1;
     if (reading === m.reading && (m.reading || (latest?.reason ?? undefined) === reason)) {
@@ -118,11 +121,14 @@ export async function markSource(db: Db, m: MarkInput): Promise<MarkOutcome> {
         ...(latest?.reason ? { reason: latest.reason } : {}),
       };
     }
+    // P24: the latest decision is the one in force: written after the latest mark, even from a
+    // host whose clock is behind the one that wrote it (marks.ts markAt).
+    const at = markAt(m.at, latest?.at);
     await tx
       .insertInto("marks")
       .values({
         source_id: source,
-        at: toIso(m.at),
+        at,
         reading: m.reading ? 1 : 0,
         reason: reason ?? null,
         by: m.by,
@@ -134,7 +140,7 @@ export async function markSource(db: Db, m: MarkInput): Promise<MarkOutcome> {
     if (m.reading) {
       await tx
         .updateTable("flags")
-        .set({ cleared_at: toIso(m.at), cleared_by: m.by })
+        .set({ cleared_at: at, cleared_by: m.by })
         .where("source_id", "=", source)
         .where("kind", "=", "answers-again")
         .where("cleared_at", "is", null)

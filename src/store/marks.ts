@@ -2,9 +2,45 @@
  * P24: whether a source is read is decided by the latest mark a person made (marks are
  * kept, never overwritten). One query for everyone who needs that answer: the night, the
  * status command, the directory and the console.
+ *
+ * "Latest" is the order of the decisions, and every reader takes it as the greatest `at`
+ * (marks_pk is source_id, at). `at` is the clock of the host that wrote the mark (`nor mark`,
+ * the console's server), which may be behind the one that wrote the mark before (another
+ * machine sharing a PostgreSQL store, an NTP step back): so each mark is written after the
+ * source's latest one, at its own time or, when that is not later, 1 ms after the latest's
+ * (markAt), in the transaction that read the latest (serialised per source: lockMarksOf).
  */
 import type { Db } from "./db.js";
+import { dialectOf } from "./dialect-of.js";
+import { toIso } from "./iso-time.js";
+import { sql } from "./kysely.js";
 import type { MarksTable } from "./schema/night.js";
+import type { Tx } from "./write-txn.js";
+
+/** The advisory lock class of "a mark of this source is being written" ("norm"). */
+const MARK_LOCK_CLASS = 0x6e6f726d;
+
+/**
+ * P24: a mark's `at`, a decision made at `at` (the writer's clock) after the source's latest
+ * mark (`latest`, its `at` as kept): its own time when that is later, else 1 ms after the
+ * latest's, so the greatest `at` is the latest decision for every reader.
+ */
+export function markAt(at: number, latest: string | undefined): string {
+  const after = latest === undefined ? Number.NaN : Date.parse(latest) + 1;
+  return toIso(Number.isFinite(after) && after > at ? after : at);
+}
+
+/**
+ * P24: the marks of one source written one transaction after the other: on PostgreSQL a lock
+ * held to the transaction's end (the source may be a night's catalog's only, no row of its
+ * own to lock); SQLite's write transaction (BEGIN IMMEDIATE) already is.
+ */
+export async function lockMarksOf(tx: Tx, source: string): Promise<void> {
+  if (dialectOf(tx) !== "postgres") return;
+  await sql`select pg_advisory_xact_lock(cast(${MARK_LOCK_CLASS} as int4), hashtext(cast(${source} as text)))`.execute(
+    tx,
+  );
+}
 
 /** The latest mark per source (of `ids`, or of every source); sources never marked are absent. */
 export async function latestMarks(
