@@ -9,8 +9,7 @@
  * cap enforced by zlib while inflating; at most MAX_ROWS data rows read. Nor may a part nest
  * its elements deeper than a page may (cheerio-load.ts): that would hold up the night instead.
  */
-import type { Cheerio } from "cheerio";
-import type { Element } from "domhandler";
+import type { AnyNode, Element } from "domhandler";
 import { decodeBody } from "../../policy/body-text.js";
 import { loadXml, TooCostlyToParse } from "./cheerio-load.js";
 import { looksLikeZip, readZipEntry, type ZipEntry, zipIndex } from "./download-zip.js";
@@ -172,14 +171,53 @@ export function serialToText(serial: number, epoch1904 = false): string | undefi
 
 type Cell = { text: string; date?: string };
 
-function cellValue($c: Cheerio<Element>, ctx: CellContext): Cell | undefined {
-  const t = $c.attr("t") ?? "n";
-  const v = $c.children("v").text();
+/**
+ * A sheet's element children of one name, and their text as cheerio's `.children(name).text()`
+ * gives it (domutils' textContent: the text nodes' data in order, comments left out), read off
+ * the tree straight: a cheerio object made for each row and each cell cost more than the rest
+ * of a sheet's reading (a sheet of MAX_ROWS rows, about 2 s of 4 s of CPU). In XML mode every
+ * element is a "tag" and names are compared as written, as cheerio's selectors compare them.
+ */
+function childrenNamed(node: Element, name: string): Element[] {
+  const out: Element[] = [];
+  for (const c of node.children) if (c.type === "tag" && c.name === name) out.push(c);
+  return out;
+}
+
+function textOf(node: AnyNode): string {
+  if (node.type === "text") return node.data;
+  if (node.type === "comment" || !("children" in node)) return "";
+  let out = "";
+  for (const c of node.children) out += textOf(c);
+  return out;
+}
+
+/**
+ * `$(cell).find("is t").text()`, read the same way: each `t` below an `is` below the cell, in
+ * the document's order, its text (a `t` inside another counted again, as cheerio counts it).
+ */
+function inlineText(cell: Element): string {
+  let out = "";
+  const walk = (node: Element, inIs: boolean): void => {
+    for (const c of node.children) {
+      if (c.type !== "tag") continue;
+      if (inIs && c.name === "t") out += textOf(c);
+      walk(c, inIs || c.name === "is");
+    }
+  };
+  walk(cell, false);
+  return out;
+}
+
+function cellValue(c: Element, ctx: CellContext): Cell | undefined {
+  const t = c.attribs["t"] ?? "n";
+  let v = "";
+  for (const e of childrenNamed(c, "v")) v += textOf(e);
   switch (t) {
     case "s":
       return { text: ctx.shared[Number(v)] ?? "" };
     case "inlineStr":
-      return { text: $c.find("is t").text() };
+      return { text: inlineText(c) };
     case "str":
       return { text: v };
     case "b":
@@ -190,7 +228,7 @@ function cellValue($c: Cheerio<Element>, ctx: CellContext): Cell | undefined {
       return undefined;
     default: {
       if (v === "") return undefined;
-      const styled = ctx.dateStyles.has(Number($c.attr("s") ?? -1));
+      const styled = ctx.dateStyles.has(Number(c.attribs["s"] ?? -1));
       const date = styled ? serialToText(Number(v), ctx.epoch1904) : undefined;
       return date ? { text: date, date } : { text: v };
     }
@@ -208,9 +246,9 @@ function tableOf($: ReturnType<typeof loadXml>, ctx: CellContext, choice: SheetC
     if (position < headerRow) continue;
     const cells: (Cell | undefined)[] = [];
     let col = 0;
-    for (const c of $(row).children("c").toArray()) {
+    for (const c of childrenNamed(row, "c")) {
       col = columnOf(c.attribs["r"]) ?? col;
-      cells[col] = cellValue($(c), ctx);
+      cells[col] = cellValue(c, ctx);
       col++;
     }
     if (!header) {

@@ -1,10 +1,12 @@
 import { constants, deflateRawSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import writeExcelFile, { type SheetData } from "write-excel-file/node";
+import { loadXml } from "../../../src/sources/extract/cheerio-load.js";
 import { extractDownload } from "../../../src/sources/extract/download.js";
 import {
   MAX_ROWS,
   MAX_XML_BYTES,
+  readSheetRows,
   serialToText,
 } from "../../../src/sources/extract/download-xlsx.js";
 import { extractWay } from "../../../src/sources/extract/index.js";
@@ -202,6 +204,49 @@ describe("extractDownload: XLSX workbooks (P4)", () => {
     expect(x.records).toHaveLength(MAX_ROWS);
     expect(x.records[0]?.title).toBe("Item 2");
     expect(x.note).toBe(`only the first ${MAX_ROWS} rows of the sheet were read`);
+  });
+
+  it("P4: a cell's text is read off the tree as cheerio's selectors read it: rich runs, comments, CDATA, two values, a t outside its is, a t inside a t", () => {
+    const cells = [
+      '<c r="A2" t="inlineStr"><is><r><t>Road</t></r><r><rPr/><t xml:space="preserve"> salt</t></r></is></c>',
+      '<c r="B2" t="str"><v>12<!-- a comment -->3</v></c>',
+      '<c r="C2" t="str"><v><![CDATA[a <b> & c]]></v></c>',
+      '<c r="D2" t="str"><v>1</v><f>x</f><v>2</v></c>',
+      '<c r="E2" t="inlineStr"><t>not this</t><is><t>but this</t></is></c>',
+      '<c r="F2" t="inlineStr"><is><t>a<t>b</t></t><is><t>c</t></is></is></c>',
+      '<c r="G2"><v> 7 </v></c>',
+      '<c r="H2" t="b"><v>1</v></c>',
+    ];
+    const names = ["A", "B", "C", "D", "E", "F", "G", "H"];
+    const header = names.map((n) => `<c r="${n}1" t="inlineStr"><is><t>${n}</t></is></c>`);
+    const xml = `<worksheet><sheetData><row r="1">${header.join("")}</row><row r="2">${cells.join("")}</row></sheetData></worksheet>`;
+    const body = zip([
+      { name: "xl/workbook.xml", data: WORKBOOK },
+      { name: "xl/_rels/workbook.xml.rels", data: RELS },
+      { name: "xl/worksheets/sheet1.xml", data: enc(xml) },
+    ]);
+    const read = readSheetRows(body, {});
+    // The same cells read through cheerio's selectors, as the reader once read every cell.
+    const $ = loadXml(xml);
+    const byCheerio: Record<string, string> = {};
+    $("sheetData > row[r=2] > c").each((i, c) => {
+      const $c = $(c);
+      const t = $c.attr("t");
+      const v = $c.children("v").text();
+      byCheerio[names[i]!] =
+        t === "inlineStr" ? $c.find("is t").text() : t === "b" ? (v === "1" ? "TRUE" : "FALSE") : v;
+    });
+    expect(read).toEqual({ ok: true, rows: [byCheerio], truncated: false });
+    expect(byCheerio).toEqual({
+      A: "Road salt",
+      B: "123",
+      C: "a <b> & c",
+      D: "12",
+      E: "but this",
+      F: "abbc",
+      G: " 7 ",
+      H: "TRUE",
+    });
   });
 
   it("Excel serials: 1900 system (leap-year bug absorbed) and 1904 system, whole days stay dates", () => {
