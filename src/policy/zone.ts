@@ -157,7 +157,8 @@ export function dayStart(year: number, month: number, day: number, zone: string)
 /** `2026-11-05 03:12:04.123 -05:00`: the wall clock in `zone`, with its offset. */
 export function formatInZone(t: number, zone: string): string {
   const w = wallTimeAt(t, zone);
-  const off = Math.round(zoneOffsetMs(t, zone) / 60_000);
+  // The offset from the same wall time (zoneOffsetMs would format the instant again).
+  const off = Math.round((wallAsUtc(w) - t) / 60_000);
   const sign = off < 0 ? "-" : "+";
   const abs = Math.abs(off);
   const p = (n: number, width = 2) => String(n).padStart(width, "0");

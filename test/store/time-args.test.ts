@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../src/errors.js";
-import { formatInZone, SITE_OWNER_ZONE } from "../../src/policy/zone.js";
+import { formatInZone, SITE_OWNER_ZONE, zoneOffsetMs } from "../../src/policy/zone.js";
 import { parseTimeArg, parseTimeWindow } from "../../src/store/time-args.js";
 
 const utc = (s: string) => Date.parse(s);
@@ -88,6 +88,25 @@ describe("time arguments for nor log (P27: a site owner's time finds the request
     );
     expect(formatInZone(utc("2026-07-04T16:00:00Z"), SITE_OWNER_ZONE)).toBe(
       "2026-07-04 12:00:00.000 -04:00",
+    );
+  });
+
+  it("the offset shown is the zone's at that instant, across the autumn fold and the spring gap, in zones off the hour", () => {
+    // The hour either side of New York's changes, every 7 min 30 s, and zones whose offset is
+    // not whole hours: each shown offset is zoneOffsetMs's for the same instant.
+    const starts = [utc("2026-11-01T04:00:00Z"), utc("2026-03-08T05:00:00Z")];
+    for (const zone of [SITE_OWNER_ZONE, "Asia/Kolkata", "Asia/Kathmandu", "Pacific/Chatham"])
+      for (const from of starts)
+        for (let t = from; t < from + 4 * 3_600_000; t += 450_000) {
+          const off = Math.round(zoneOffsetMs(t, zone) / 60_000);
+          const hhmm = `${off < 0 ? "-" : "+"}${String(Math.floor(Math.abs(off) / 60)).padStart(2, "0")}:${String(Math.abs(off) % 60).padStart(2, "0")}`;
+          expect(formatInZone(t, zone).endsWith(` ${hhmm}`), `${zone} ${t}`).toBe(true);
+        }
+    expect(formatInZone(utc("2026-11-01T05:30:00Z"), SITE_OWNER_ZONE)).toBe(
+      "2026-11-01 01:30:00.000 -04:00",
+    );
+    expect(formatInZone(utc("2026-11-01T06:30:00Z"), SITE_OWNER_ZONE)).toBe(
+      "2026-11-01 01:30:00.000 -05:00",
     );
   });
 });
