@@ -29,7 +29,7 @@ export interface StoreFactory {
 /** Removed when the process ends: the templates below, made once per process. */
 const templateDirs: string[] = [];
 let exitHooked = false;
-function tempDirOfProcess(prefix: string): string {
+export function tempDirOfProcess(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   templateDirs.push(dir);
   if (!exitHooked) {
@@ -43,7 +43,7 @@ function tempDirOfProcess(prefix: string): string {
 
 /** nor.db as openStore makes it, closed (its WAL checkpointed into it and removed). */
 let sqliteTemplate: Promise<string> | undefined;
-function sqliteTemplateFile(): Promise<string> {
+export function sqliteTemplateFile(): Promise<string> {
   sqliteTemplate ??= (async () => {
     const dir = tempDirOfProcess("nor-store-template-");
     const store = await openStore({ kind: "sqlite", dir });

@@ -3,7 +3,7 @@
  * and three nights committed through the night's own store (SqlNightStore), so the pages read
  * exactly the rows a real night writes.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { constants, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SourceResult } from "../../src/night/types.js";
@@ -11,10 +11,10 @@ import { parseCatalog } from "../../src/sources/catalog/load.js";
 import type { Catalog } from "../../src/sources/catalog/types.js";
 import { importCatalog } from "../../src/sources/catalog-import.js";
 import { markSource } from "../../src/store/admin.js";
-import { openStore, type Store, type StoreLocation } from "../../src/store/db.js";
+import { type Db, openStore, type Store, type StoreLocation } from "../../src/store/db.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
 import { createApp } from "../../src/web/app.js";
-import { migratedSqliteIn } from "../store/stores.js";
+import { migratedSqliteIn, sqliteTemplateFile, tempDirOfProcess } from "../store/stores.js";
 
 export const NOW = Date.parse("2026-11-05T15:00:00.000Z");
 /** The configured public origin (`--origin`): feeds build their links from it, never from Host. */
@@ -107,16 +107,90 @@ export interface FixtureOptions {
   firstReadsListed?: boolean;
 }
 
-/** Nights 11-03..11-05; test-bids is refused on the last; akron-minutes is marked not read. */
+/**
+ * Nights 11-03..11-05; test-bids is refused on the last; akron-minutes is marked not read.
+ *
+ * A SQLite fixture (no place given, or a directory with no store or only an empty one, as
+ * StoreFactory's fresh() and migrated() give) is a copy of the one this process built first
+ * with the same options: building it (two imports, four nights, a mark) cost some 70–90 ms of
+ * CPU each time, and what it holds depends on nothing but the code below and its options
+ * (test/web/fixture-copy.test.ts compares a copy with one built afresh, row by row).
+ * PostgreSQL's is built in its schema each time.
+ */
 export async function buildFixture(
   loc?: StoreLocation,
   opts: FixtureOptions = {},
 ): Promise<Fixture> {
   const dir = mkdtempSync(join(tmpdir(), "nor-web-"));
-  // Without a place given, a store as openStore makes one, copied (test/store/stores.ts).
-  if (loc === undefined) await migratedSqliteIn(dir);
-  const store = await openStore(loc ?? { kind: "sqlite", dir });
-  const db = store.db;
+  const at = loc ?? { kind: "sqlite", dir };
+  const copied = at.kind === "sqlite" && (await holdsNoRows(at.dir));
+  if (copied) {
+    rmSync(join(at.dir, "nor.db"), { force: true });
+    copyFileSync(await fixtureTemplate(opts), join(at.dir, "nor.db"), constants.COPYFILE_EXCL);
+  }
+  const store = await openStore(at);
+  if (!copied) await fill(store.db, opts);
+  return opened(store, dir);
+}
+
+/** The fixture built in its store step by step, never copied (fixture-copy.test.ts). */
+export async function buildFixtureAfresh(opts: FixtureOptions = {}): Promise<Fixture> {
+  const dir = mkdtempSync(join(tmpdir(), "nor-web-"));
+  await migratedSqliteIn(dir);
+  const store = await openStore({ kind: "sqlite", dir });
+  await fill(store.db, opts);
+  return opened(store, dir);
+}
+
+function opened(store: Store, dir: string): Fixture {
+  const app = createApp({ db: store.db, now: () => NOW, origin: ORIGIN });
+  return {
+    store,
+    dir,
+    app,
+    close: async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** No store in `dir` yet, or only a copy of the empty one openStore makes (migratedSqliteIn). */
+async function holdsNoRows(dir: string): Promise<boolean> {
+  const file = join(dir, "nor.db");
+  if (!existsSync(file)) return true;
+  for (const part of ["-wal", "-shm", "-journal"]) if (existsSync(`${file}${part}`)) return false;
+  return readFileSync(file).equals(readFileSync(await sqliteTemplateFile()));
+}
+
+/** Per set of options: nor.db of the fixture built once in this process, closed (whole). */
+const templates = new Map<string, Promise<string>>();
+
+function fixtureTemplate(opts: FixtureOptions): Promise<string> {
+  const key = `${opts.scriptRecord === true} ${opts.firstReadsListed === true}`;
+  let file = templates.get(key);
+  if (file === undefined) {
+    file = (async () => {
+      const dir = tempDirOfProcess("nor-web-fixture-");
+      await migratedSqliteIn(dir);
+      const store = await openStore({ kind: "sqlite", dir });
+      try {
+        await fill(store.db, opts);
+      } finally {
+        await store.close();
+      }
+      const made = join(dir, "nor.db");
+      for (const part of ["-wal", "-shm", "-journal"])
+        if (existsSync(`${made}${part}`)) throw new Error(`${made}${part} left after close`);
+      return made;
+    })();
+    templates.set(key, file);
+  }
+  return file;
+}
+
+/** What the fixture holds, written in `db` (a store with nothing in it yet). */
+async function fill(db: Db, opts: FixtureOptions): Promise<void> {
   const full = catalog();
   await importCatalog(db, full, origins(full), NOW - 5 * 86_400_000);
   // old-permits leaves the catalog: retired, shown only on its own page.
@@ -219,16 +293,6 @@ export async function buildFixture(
     at: Date.parse("2026-11-04T14:00:00.000Z"),
     night: "2026-11-04",
   });
-  const app = createApp({ db, now: () => NOW, origin: ORIGIN });
-  return {
-    store,
-    dir,
-    app,
-    close: async () => {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
 }
 
 /** A record page's new record, committed on the fixture's last night (new on record). */
