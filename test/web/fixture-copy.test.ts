@@ -2,7 +2,13 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { sqliteFactory } from "../store/stores.js";
-import { buildFixture, buildFixtureAfresh, type FixtureOptions } from "./fixture.js";
+import {
+  buildFixture,
+  buildFixtureAfresh,
+  catalog,
+  catalogRead,
+  type FixtureOptions,
+} from "./fixture.js";
 
 /** Every table's rows in rowid order, the schema, and the pragmas a store is known by. */
 function dump(file: string): Record<string, unknown> {
@@ -60,5 +66,13 @@ describe("the web fixture, copied", () => {
       await inPlace.close().catch(() => {});
       await factory.cleanup();
     }
+  });
+
+  it("its catalog, read once a process, is what parseCatalog reads each time, and each caller's copy is its own", () => {
+    const mine = catalog();
+    expect(mine).toStrictEqual(catalogRead());
+    mine.sources.pop();
+    (mine.governments[0] as { name: string }).name = "changed";
+    expect(catalog()).toStrictEqual(catalogRead());
   });
 });

@@ -70,7 +70,19 @@ leads:
   - { government: evil-township, records: notices, url: 'https://evil.example/"><b>x</b>', why: '${LEAD_SCRIPT_WHY}', evidence: "https://evil.example/seen" }
 `;
 
+let parsed: Catalog | undefined;
+
+/**
+ * The fixture's catalog as parseCatalog reads CATALOG: read once a process (10–20 ms of CPU a
+ * read), each caller given a copy of its own to change.
+ */
 export function catalog(): Catalog {
+  parsed ??= catalogRead();
+  return structuredClone(parsed);
+}
+
+/** CATALOG read by parseCatalog now (fixture-copy.test.ts). */
+export function catalogRead(): Catalog {
   return parseCatalog(CATALOG, "test/web/catalog.yaml");
 }
 
