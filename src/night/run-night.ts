@@ -268,6 +268,15 @@ export async function runNight(
   let offlineNote: string | undefined;
   /** Sources committed with a DNS or connect failure that the offline decision rests on. */
   const toRelabel = new Map<string, NightOutcomeKind>();
+  /**
+   * Sources whose commit is under way (observed, not yet durable). The decision relabels the
+   * others of `toRelabel` at once (`relabelDue`), before the source that made it is committed;
+   * each of these is relabelled as soon as its own commit has returned. So a kill at any point
+   * after the decision leaves none of them recorded as its site's no (P20, P23): a resumed night
+   * neither asks nor relabels a source that has an outcome.
+   */
+  const committing = new Set<string>();
+  let relabelDue: string[] | undefined;
   let offlineSources = 0;
   const offlineResult = (sourceId: string, at: number): SourceResult => ({
     sourceId,
@@ -318,11 +327,41 @@ export async function runNight(
       for (const x of failedBy.get(s) ?? [])
         if (x.id !== result.sourceId) toRelabel.set(x.id, x.kind);
     }
+    relabelDue = [...toRelabel.keys()].filter((id) => !committing.has(id));
     const v = judgeReach([...recent.values()]);
     offlineNote = `the checker could not reach the internet: ${v.failed} of the last ${v.of} sites failed to resolve or connect; nothing was judged about this site`;
     // This source, when it failed too, is committed as checker-offline by the caller; one that
     // answered keeps its own outcome.
     return failed;
+  };
+  /**
+   * Relabels sources the decision rests on; tried once more as a commit is (a dropped
+   * connection). False when the store cannot write it: the night stops as it does when it
+   * cannot record an outcome (`ended`, the night left open), since going on would only record
+   * more outcomes while these stay their sites' no.
+   */
+  const relabel = async (ids: readonly string[], note: string): Promise<boolean> => {
+    try {
+      try {
+        await store.relabelCheckerOffline(opts.night, ids, note);
+      } catch {
+        await store.relabelCheckerOffline(opts.night, ids, note);
+      }
+      return true;
+    } catch (err) {
+      ended ??= new NorError(
+        diskFull(err) ? "E_CONFIG" : "E_STORE",
+        `the night's store could not record that the checker was offline; the night stops${diskFull(err) ? ` (${STORE_FULL})` : ""}: ${messageOf(err)}`,
+        { cause: err },
+      );
+      halt.abort(new Error(`the night stopped: ${ended.message}`, { cause: ended }));
+      return false;
+    }
+  };
+  const relabelNow = async (): Promise<boolean> => {
+    const ids = relabelDue ?? [];
+    relabelDue = undefined;
+    return ids.length === 0 || offlineNote === undefined || relabel(ids, offlineNote);
   };
   let done = 0;
   const holder = deps.holder ?? "this-process:0:0";
@@ -497,9 +536,13 @@ export async function runNight(
           };
         }
       }
+      // The offline decision just made: the sources it rests on that are committed already are
+      // relabelled now, durably, before this source's outcome is (P20, P23).
+      if (relabelDue !== undefined && !(await relabelNow())) return true;
       // What a request cut off by the stop came to is not the site's answer: not recorded.
       if (stopped()) return true;
       result.flags = flagsFor(result, history);
+      committing.add(source.id);
       let committed: Awaited<ReturnType<NightStore["commit"]>>;
       try {
         try {
@@ -547,7 +590,16 @@ export async function runNight(
           );
         }
         result = bare;
+      } finally {
+        committing.delete(source.id);
       }
+      // Committed while the decision was made (its commit under way then): relabelled now.
+      if (
+        offlineNote !== undefined &&
+        toRelabel.has(source.id) &&
+        !(await relabel([source.id], offlineNote))
+      )
+        return true;
       if (result.outcome.kind === "checker-offline") offlineSources++;
       const { newRecords, alreadyListed, already } = committed;
       // Another worker committed this source first (this one's lane lease had run out): its
@@ -622,7 +674,9 @@ export async function runNight(
     stopBeat?.();
   }
   if (offlineNote !== undefined) {
-    // Every lane has ended, so every source the decision named has committed its outcome.
+    // Every lane has ended, so every source the decision named has committed its outcome. Each
+    // was relabelled when the decision was made or when its commit returned; written once more
+    // here (a no-op for those), so one whose relabel failed then is not left as its site's no.
     await store.relabelCheckerOffline(opts.night, [...toRelabel.keys()], offlineNote);
     for (const kind of toRelabel.values()) {
       const left = (summary.outcomes[kind] ?? 0) - 1;
