@@ -25,6 +25,7 @@ import { holderDead, STALE_MS } from "./holder.js";
 import { fromIso, toIso } from "./iso-time.js";
 import { sql } from "./kysely.js";
 import { latestMarks, lockMarksOf, markAt } from "./marks.js";
+import { nightsRunInStore } from "./night-runs.js";
 import { prepared } from "./prepared.js";
 import type { Database } from "./schema/index.js";
 import { notReadSitesOf, siteNotReadReason } from "./site-rules.js";
@@ -401,8 +402,9 @@ export interface SettledNights {
 }
 
 /**
- * The nights a process somewhere is running on this store, as the store says it: a lane of the
- * night leased (not done) by a holder not dead (holder.ts holderDead: another host's lease
+ * The nights a process somewhere is running on this store, as the store says it: its process's
+ * row in `night_runs` (night-runs.ts: written at its opening, renewed while it lives, deleted at
+ * its end), or a lane of the night leased (not done) by a holder not dead (holder.ts holderDead: another host's lease
  * while it lasts, renewed by its working process; this host's while its process lives). What
  * a data directory's marks cannot say when machines share one PostgreSQL store, each with a
  * data directory of its own: a night run from another of them.
@@ -424,6 +426,7 @@ export async function nightsLiveInStore(db: Db, now: number): Promise<string[]> 
     if (!holderDead({ holder: r.holder, until: fromIso(r.lease_until, "night_lanes") }, now))
       live.add(r.night);
   }
+  for (const n of await nightsRunInStore(db, now)) live.add(n);
   return [...live].sort();
 }
 

@@ -13,6 +13,7 @@ import { knownAddress, type Pins, parsePins } from "../../net/address-guard.js";
 import { refuseCatalogBesideNight } from "../../night/catalog-beside-night.js";
 import { runNightWithStore } from "../../night/compose.js";
 import { formatLeft, parseNightDeadline } from "../../night/duration.js";
+import { markNightInStore, type NightRunMark } from "../../night/night-run-mark.js";
 import { registerNightRunner } from "../../night/night-runners.js";
 import { acquireOpeningLock } from "../../night/opening-lock.js";
 import { isForbiddenAddress } from "../../policy/address.js";
@@ -367,6 +368,16 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
    */
   let closedNow: NightRow | undefined;
   let unregister = () => {};
+  /**
+   * On PostgreSQL, this process's night as the shared store shows it to other machines from its
+   * opening to its end (night-run-mark.ts); ended before the store is closed.
+   */
+  let inStore: NightRunMark | undefined;
+  const endInStore = async (): Promise<void> => {
+    const mark = inStore;
+    inStore = undefined;
+    await mark?.end();
+  };
   // A person's stop while the night runs: the night stops in order (night-runners.ts), its
   // requests waiting to leave recorded as not sent, and the process then ends by the signal.
   const stop = new AbortController();
@@ -531,6 +542,11 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         ).release;
       }
       closedNow = settled.closed.find((c) => c.night === night);
+      // Machines sharing the store see this night from now to its end, while the opening lock
+      // is still held: between giving it back and claiming its first lane (its canary, its
+      // planning) and between lanes, it holds no lane for them to see (P13, P26).
+      if (store.dialect === "postgres")
+        inStore = await markNightInStore(store.db, night, clock, ids);
       // Through stderr(), so whoever runs the command in-process sees the same lines.
       const pino = requireCjs("pino") as typeof pinoOf;
       // Its lines timed by the night's clock (pino's own reads the machine's: a test giving a
@@ -664,6 +680,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     }
     if (over || start === undefined) {
       unregister();
+      await endInStore();
       await store.close();
       if (!over) throw new NorError("E_INTERNAL", `night ${night}: not started, and not over`);
       process.exitCode = 0;
@@ -703,6 +720,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     sayCatalogUnplanned?.();
     stopWorkers();
     unregister();
+    await endInStore();
     await store.close();
     throw err;
   }
@@ -861,6 +879,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     // The store closed before the mark goes (and with it the signal handlers: a signal during
     // the close changes nothing); then the signal that stopped it ends the process.
     try {
+      await endInStore();
       await store.close();
     } finally {
       unregister();

@@ -31,6 +31,7 @@ import * as m032 from "./032-source-moves.js";
 import * as m033 from "./033-record-changed-index.js";
 import * as m034 from "./034-overflow-pending.js";
 import * as m035 from "./035-forgotten-copies.js";
+import * as m036 from "./036-night-runs.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -66,6 +67,7 @@ export const migrations: Record<string, Migration> = {
   "033-record-changed-index": m033,
   "034-overflow-pending": m034,
   "035-forgotten-copies": m035,
+  "036-night-runs": m036,
 };
 
 export const migrationProvider: MigrationProvider = {

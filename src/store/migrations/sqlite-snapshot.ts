@@ -38,6 +38,7 @@ export const SQLITE_SNAPSHOT: { migrations: readonly string[]; statements: reado
     "033-record-changed-index",
     "034-overflow-pending",
     "035-forgotten-copies",
+    "036-night-runs",
   ],
   statements: [
     'CREATE TABLE "kysely_migration" ("name" varchar(255) not null primary key, "timestamp" varchar(255) not null)',
@@ -70,6 +71,7 @@ export const SQLITE_SNAPSHOT: { migrations: readonly string[]; statements: reado
     'CREATE TABLE "store_identity" ("one" integer primary key, "id" text not null, "created_at" text not null)',
     'CREATE TABLE "source_moves" ("source_id" text not null, "from_url" text not null, "to_url" text not null, "night" text not null, constraint "source_moves_pk" primary key ("source_id", "from_url"))',
     'CREATE TABLE "forgotten_copies" ("url" text not null, "source" text, "method" text not null, "purpose" text not null, "status" integer not null, "fetched_at" text not null, "file" text not null)',
+    'CREATE TABLE "night_runs" ("holder" text primary key, "night" text not null, "started_at" text not null, "lease_until" text not null)',
     'insert into "records_fts"("records_fts") values (\'rebuild\')',
     'insert into "governments_fts"("governments_fts") values (\'rebuild\')',
     'insert into "sources_fts"("sources_fts") values (\'rebuild\')',

@@ -85,6 +85,17 @@ export interface NightLanesRow {
   done_at: string | null;
 }
 
+/**
+ * A process running a night, from its opening to its end (night-runs.ts): its lease renewed
+ * while it lives, so a night is seen from another machine even while it holds no lane.
+ */
+export interface NightRunsRow {
+  holder: string;
+  night: string;
+  started_at: string;
+  lease_until: string;
+}
+
 /** P16: one robots.txt per origin (scheme, host and port), read at most once a day. */
 export interface RobotsCacheRow {
   origin: string;
@@ -106,4 +117,5 @@ export type LogTables = {
   robots_cache: RobotsCacheRow;
   site_rules: SiteRulesRow;
   night_lanes: NightLanesRow;
+  night_runs: NightRunsRow;
 };
