@@ -289,7 +289,7 @@ describe("a night run from another data directory on the same PostgreSQL store",
         );
         expect(beside.code, beside.stderr).toBe(1);
         expect(beside.stderr).toContain(
-          "night 2026-11-05 is being run on this store by another process (its lanes are leased, from another data directory or machine); not starting night",
+          "night 2026-11-05 is being run on this store by another process (from another data directory or machine: it is marked under way in the store, or its lanes are leased); not starting night",
         );
         const open = await client.query(
           "select finished_at from nights where night = '2026-11-05'",

@@ -494,7 +494,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       if (beside !== undefined)
         throw new NorError(
           "E_STORE",
-          `night ${beside} is being run on this store by another process (its lanes are leased, from another data directory or machine); not starting night ${toRun} beside it: run \`nor night --night ${beside}\` to join it, or wait until it is over`,
+          `night ${beside} is being run on this store by another process (from another data directory or machine: it is marked under way in the store, or its lanes are leased); not starting night ${toRun} beside it: run \`nor night --night ${beside}\` to join it, or wait until it is over`,
         );
       // A live process runs this night here with the catalog it imported: a catalog that would
       // change the sources it runs (retire some under it, add others) is not imported beside
