@@ -269,14 +269,18 @@ export async function runNight(
   /** Sources committed with a DNS or connect failure that the offline decision rests on. */
   const toRelabel = new Map<string, NightOutcomeKind>();
   /**
-   * Sources whose commit is under way (observed, not yet durable). The decision relabels the
-   * others of `toRelabel` at once (`relabelDue`), before the source that made it is committed;
-   * each of these is relabelled as soon as its own commit has returned. So a kill at any point
-   * after the decision leaves none of them recorded as its site's no (P20, P23): a resumed night
-   * neither asks nor relabels a source that has an outcome.
+   * Sources whose commit is under way, each with its end (resolved whatever came of it).
    */
-  const committing = new Set<string>();
-  let relabelDue: string[] | undefined;
+  const committing = new Map<string, Promise<void>>();
+  /**
+   * The offline decision made durable (P20, P23): the sources it rests on relabelled in one
+   * transaction, once those whose commit was under way when it was made have landed; false when
+   * the store could not write it (the night stops). Every commit after the decision waits for
+   * it, the source that made it included, so the first trace of the decision in the store is
+   * that relabel: a kill at any point leaves either no sign of it, or every source it rests on
+   * relabelled (a resumed night neither asks nor relabels a source that has an outcome).
+   */
+  let decision: Promise<boolean> | undefined;
   let offlineSources = 0;
   const offlineResult = (sourceId: string, at: number): SourceResult => ({
     sourceId,
@@ -327,9 +331,12 @@ export async function runNight(
       for (const x of failedBy.get(s) ?? [])
         if (x.id !== result.sourceId) toRelabel.set(x.id, x.kind);
     }
-    relabelDue = [...toRelabel.keys()].filter((id) => !committing.has(id));
     const v = judgeReach([...recent.values()]);
-    offlineNote = `the checker could not reach the internet: ${v.failed} of the last ${v.of} sites failed to resolve or connect; nothing was judged about this site`;
+    const note = `the checker could not reach the internet: ${v.failed} of the last ${v.of} sites failed to resolve or connect; nothing was judged about this site`;
+    offlineNote = note;
+    const ids = [...toRelabel.keys()];
+    const landing = ids.flatMap((id) => committing.get(id) ?? []);
+    decision = Promise.all(landing).then(() => relabel(ids, note));
     // This source, when it failed too, is committed as checker-offline by the caller; one that
     // answered keeps its own outcome.
     return failed;
@@ -357,11 +364,6 @@ export async function runNight(
       halt.abort(new Error(`the night stopped: ${ended.message}`, { cause: ended }));
       return false;
     }
-  };
-  const relabelNow = async (): Promise<boolean> => {
-    const ids = relabelDue ?? [];
-    relabelDue = undefined;
-    return ids.length === 0 || offlineNote === undefined || relabel(ids, offlineNote);
   };
   let done = 0;
   const holder = deps.holder ?? "this-process:0:0";
@@ -536,13 +538,19 @@ export async function runNight(
           };
         }
       }
-      // The offline decision just made: the sources it rests on that are committed already are
-      // relabelled now, durably, before this source's outcome is (P20, P23).
-      if (relabelDue !== undefined && !(await relabelNow())) return true;
+      // Once the checker has found itself offline, nothing is recorded before the sources the
+      // decision rests on are relabelled (P20, P23).
+      if (decision !== undefined && !(await decision)) return true;
       // What a request cut off by the stop came to is not the site's answer: not recorded.
       if (stopped()) return true;
       result.flags = flagsFor(result, history);
-      committing.add(source.id);
+      let landed = () => {};
+      committing.set(
+        source.id,
+        new Promise<void>((r) => {
+          landed = r;
+        }),
+      );
       let committed: Awaited<ReturnType<NightStore["commit"]>>;
       try {
         try {
@@ -592,14 +600,8 @@ export async function runNight(
         result = bare;
       } finally {
         committing.delete(source.id);
+        landed();
       }
-      // Committed while the decision was made (its commit under way then): relabelled now.
-      if (
-        offlineNote !== undefined &&
-        toRelabel.has(source.id) &&
-        !(await relabel([source.id], offlineNote))
-      )
-        return true;
       if (result.outcome.kind === "checker-offline") offlineSources++;
       const { newRecords, alreadyListed, already } = committed;
       // Another worker committed this source first (this one's lane lease had run out): its
@@ -674,9 +676,10 @@ export async function runNight(
     stopBeat?.();
   }
   if (offlineNote !== undefined) {
-    // Every lane has ended, so every source the decision named has committed its outcome. Each
-    // was relabelled when the decision was made or when its commit returned; written once more
-    // here (a no-op for those), so one whose relabel failed then is not left as its site's no.
+    // Every lane has ended, so every source the decision named has committed its outcome. The
+    // decision relabelled them (`decision`); written once more here (a no-op for those), so
+    // that none is left as its site's no whatever came of that.
+    await decision;
     await store.relabelCheckerOffline(opts.night, [...toRelabel.keys()], offlineNote);
     for (const kind of toRelabel.values()) {
       const left = (summary.outcomes[kind] ?? 0) - 1;
