@@ -33,10 +33,11 @@ export async function markNightInStore(
   await markNightRun(db, holder, night, clock.now());
   // A real timer (as the lanes' heartbeat, compose.ts), unref'd: it never keeps the process
   // alive. A renewal that fails (a dropped connection) is tried again at the next beat.
-  const beat = setInterval(
-    () => void renewNightRun(db, holder, clock.now()).catch(() => {}),
-    NIGHT_RUN_LEASE_MS / 3,
-  );
+  /** The renewal under way, if any: waited for at the end, so none writes the row again after. */
+  let beating: Promise<void> = Promise.resolve();
+  const beat = setInterval(() => {
+    beating = renewNightRun(db, holder, night, clock.now()).catch(() => {});
+  }, NIGHT_RUN_LEASE_MS / 3);
   beat.unref();
   let ended = false;
   return {
@@ -44,6 +45,7 @@ export async function markNightInStore(
       if (ended) return;
       ended = true;
       clearInterval(beat);
+      await beating;
       await endNightRun(db, holder).catch(() => {});
     },
   };

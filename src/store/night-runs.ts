@@ -35,6 +35,11 @@ export async function markNightRun(
     started_at: toIso(now),
     lease_until: toIso(now + NIGHT_RUN_LEASE_MS),
   };
+  // Rows of processes killed long ago are read by no one (nightsRunInStore): they go.
+  await db
+    .deleteFrom("night_runs")
+    .where("lease_until", "<", toIso(now - STALE_MS))
+    .execute();
   await db
     .insertInto("night_runs")
     .values(row)
@@ -46,12 +51,21 @@ export async function markNightRun(
     .execute();
 }
 
-/** Renews this process's lease (its heartbeat). */
-export async function renewNightRun(db: Db, holder: string, now: number): Promise<void> {
+/**
+ * Renews this process's lease (its heartbeat); written again if it was taken away meanwhile (a
+ * process frozen so long that its row was judged stale and deleted).
+ */
+export async function renewNightRun(
+  db: Db,
+  holder: string,
+  night: string,
+  now: number,
+): Promise<void> {
+  const lease_until = toIso(now + NIGHT_RUN_LEASE_MS);
   await db
-    .updateTable("night_runs")
-    .set({ lease_until: toIso(now + NIGHT_RUN_LEASE_MS) })
-    .where("holder", "=", holder)
+    .insertInto("night_runs")
+    .values({ holder, night, started_at: toIso(now), lease_until })
+    .onConflict((oc) => oc.column("holder").doUpdateSet({ lease_until }))
     .execute();
 }
 

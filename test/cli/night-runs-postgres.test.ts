@@ -7,7 +7,9 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { nightsLiveInStore } from "../../src/store/admin.js";
 import { openStore } from "../../src/store/db.js";
+import { STALE_MS } from "../../src/store/holder.js";
 import { HOLDER_ALIVE_CLASS, holderKey } from "../../src/store/holder-liveness.js";
+import { markNightRun, renewNightRun } from "../../src/store/night-runs.js";
 import { postgresFactory, postgresUrl } from "../store/stores.js";
 import { writeVillageCatalog } from "./catalogs.js";
 import { ROOT, runNorAsync } from "./run-nor.js";
@@ -127,7 +129,7 @@ describe.skipIf(factory === undefined)(
       }
     }, 120_000);
 
-    it("P13, P26: another machine's night row holds while its lease lasts, or past it while its liveness lock is held; once both are gone it holds nothing back", async () => {
+    it("P13, P26: another machine's night row holds while its lease lasts, or past it while its liveness lock is held; once both are gone it holds nothing back; stale rows are cleared, a late heartbeat writes its row again", async () => {
       const loc = await (factory as NonNullable<typeof factory>).fresh();
       if (loc.kind !== "postgres") throw new Error("postgres expected");
       const store = await openStore(loc);
@@ -162,6 +164,15 @@ describe.skipIf(factory === undefined)(
           iso(now + 30_000),
         ]);
         expect(await nightsLiveInStore(store.db, now)).toEqual([]);
+        // A row judged stale is deleted by the next night's mark; a heartbeat of a process
+        // whose row went (frozen that long) writes it again.
+        await client.query("update night_runs set lease_until = $1", [iso(now - STALE_MS - 1)]);
+        await markNightRun(store.db, "elsewhere:1:new", "2026-11-06", now);
+        const held = await client.query("select holder from night_runs order by holder");
+        expect(held.rows.map((r) => r.holder)).toEqual(["elsewhere:1:new"]);
+        await client.query("delete from night_runs");
+        await renewNightRun(store.db, "elsewhere:1:new", "2026-11-06", now);
+        expect(await nightsLiveInStore(store.db, now)).toEqual(["2026-11-06"]);
       } finally {
         await client.end();
         await store.close();
