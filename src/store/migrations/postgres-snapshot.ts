@@ -40,6 +40,7 @@ export const POSTGRES_SNAPSHOT: { migrations: readonly string[]; statements: rea
     "033-record-changed-index",
     "034-overflow-pending",
     "035-forgotten-copies",
+    "036-night-runs",
   ],
   statements: [
     'create table "kysely_migration" ("name" character varying(255) not null, "timestamp" character varying(255) not null, constraint "kysely_migration_pkey" PRIMARY KEY (name))',
@@ -97,6 +98,7 @@ export const POSTGRES_SNAPSHOT: { migrations: readonly string[]; statements: rea
     "CREATE INDEX records_changed ON records USING btree (changed_at) WHERE ((already_listed = 0) AND (changed_at IS NOT NULL))",
     'create table "forgotten_copies" ("url" text not null, "source" text, "method" text not null, "purpose" text not null, "status" integer not null, "fetched_at" text not null, "file" text not null)',
     "CREATE INDEX forgotten_copies_source ON forgotten_copies USING btree (source, url)",
+    'create table "night_runs" ("holder" text not null, "night" text not null, "started_at" text not null, "lease_until" text not null, constraint "night_runs_pkey" PRIMARY KEY (holder))',
     'insert into "kysely_migration_lock" ("id", "is_locked") values (\'migration_lock\', \'0\')',
   ],
 };
