@@ -301,6 +301,8 @@ export interface SourceResult {
    * `backfill.restarted.count`; absent: none, or `backfill.restarted`'s). Its saves of the
    * backfill and of the overflow hold only while the store's count is still this one: a person's
    * `nor backfill restart` made meanwhile (which may clear the overflow) is never written over.
+   * The overflow's save still holds after a restart that kept its cursor (from the page it gave
+   * up on), which leaves the overflow as it was.
    */
   restartsRead?: number;
   /**

@@ -346,13 +346,18 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       // there), in place of the one before; or done. Written only when it changed. P7, P24: and
       // only while no person restarted the backfill since the night read it (compare-and-set
       // on the restarts counted, as KEEP_BACKFILL): a restart from page 1 cleared the overflow,
-      // and the night's overflow, read before it, is not written back over that decision.
+      // and the night's overflow, read before it, is not written back over that decision. A
+      // restart from the page the backfill gave up on (its cursor kept) leaves the overflow as
+      // it was (restartBackfill), so what the night read of it stands: the pages it read are
+      // not asked again, an overflow begun tonight is not lost. Between the night's read and
+      // this save only a restart writes the row's cursor (the night's own save above is dropped
+      // when one came), so a cursor there after a restart is one that kept the overflow.
       if (r.overflow)
         await trx
           .updateTable("backfill")
           .set(overflowColumns(r.overflow))
           .where("source_id", "=", r.sourceId)
-          .where("restarts", "=", restartsRead)
+          .where((eb) => eb.or([eb("restarts", "=", restartsRead), eb("cursor", "is not", null)]))
           .execute();
       // P11: a move remembered or forgotten with the night it was seen, never before it.
       for (const m of r.moves ?? []) {
