@@ -121,5 +121,42 @@ describe.each(factories)(
         }
       },
     );
+
+    it("P7, P24: a backfill restart from page 1 (it ended at its last page), made while the night reads the source, still drops an overflow the night began: the backfill reads every page again", async () => {
+      const loc = await f.fresh();
+      const night = await openStore(loc);
+      const person = await openStore(loc);
+      try {
+        const store = new SqlNightStore(night.db);
+        await store.syncSources(
+          [{ id: "a.gov/0", government: "g", url: "https://a.gov/list", site: "a.gov" }],
+          T0,
+        );
+        await store.openNight(N1, T0, T0 + 6 * 3600_000);
+        const last = { why: "last-page" as const, url: "https://a.gov/list?page=9" };
+        await store.commit(N1, result({ backfill: { done: true, pagesRead: 9, ended: last } }, T0));
+        await store.openNight(N2, T1, T1 + 6 * 3600_000);
+        expect((await store.histories(N2, ["a.gov/0"])).get("a.gov/0")?.overflow).toBeUndefined();
+        expect(await restartBackfill(person.db, "a.gov/0", WHO)).toMatchObject({
+          kind: "restarted",
+        });
+        await store.commit(
+          N2,
+          result(
+            { overflow: { pending: { since: N2, cursor: { url: "https://a.gov/list?page=4" } } } },
+            T1,
+          ),
+        );
+        const now = (await new SqlNightStore(person.db).histories("2026-11-07", ["a.gov/0"])).get(
+          "a.gov/0",
+        );
+        expect(now?.backfill).toMatchObject({ done: false, restarted: { count: 1 } });
+        expect(now?.backfill?.cursor).toBeUndefined();
+        expect(now?.overflow).toBeUndefined();
+      } finally {
+        await person.close();
+        await night.close();
+      }
+    });
   },
 );
