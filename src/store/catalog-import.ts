@@ -90,7 +90,8 @@ export interface CatalogImportTx {
   stamp(digest: string | null, importer: string): Promise<void>;
   /**
    * P24: `to` takes `from`'s marks when `from`'s latest says it is not read (`to` is read at the
-   * address a person marked not read under `from`): true when it did. Marks already there stay.
+   * address a person marked not read under `from`): true when it did and `to` is now not read
+   * (marks already there stay: `to`'s own later decision, read, stays in force, and is false).
    */
   carryNotRead(from: string, to: string): Promise<boolean>;
 }
@@ -237,7 +238,10 @@ function importTx(tx: Tx, at: string): CatalogImportTx {
         )
         .onConflict((oc) => oc.doNothing())
         .execute();
-      return true;
+      // P24: the later of both ids' decisions is in force: one put back whose own latest (read)
+      // is later keeps it, and is not said to be marked not read with the retired one.
+      const now = (await latestMarks(tx, [to])).get(to);
+      return now !== undefined && Number(now.reading) === 0;
     },
     async stamp(digest, importer) {
       await tx.deleteFrom("catalog_stamp").execute();
