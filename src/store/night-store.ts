@@ -963,11 +963,13 @@ function sourceNowColumns(eb: ExpressionBuilder<Database, never>, night: string,
       .orderBy("at", "desc")
       .limit(1)
       .as("reading"),
-    // P25: since when it is not read: the first mark of its run of "not read" marks, so a mark
-    // made again (another reason) does not start the rechecks over (marks.ts marksInForce).
+    // P25: since when it is not read: the night of the first mark of its run of "not read"
+    // marks (the least `at`: the decisions' order, not the least night, which a later mark from
+    // a host behind or given --night may carry), so a mark made again (another reason) does not
+    // start the rechecks over; as marks.ts marksInForce, which the night plans from.
     sql<
       string | null
-    >`(select min(m.night) from marks m where m.source_id = ${sourceId} and m.reading = 0 and m.at > coalesce((select max(r.at) from marks r where r.source_id = ${sourceId} and r.reading = 1), ''))`.as(
+    >`(select m.night from marks m where m.source_id = ${sourceId} and m.reading = 0 and m.at > coalesce((select max(r.at) from marks r where r.source_id = ${sourceId} and r.reading = 1), '') order by m.at limit 1)`.as(
       "marked_night",
     ),
   ] as const;
