@@ -100,6 +100,7 @@ function readSheet(body: Uint8Array, choice: SheetChoice): SheetRows {
     shared: strings ? sharedStrings(strings) : [],
     dateStyles: styles ? dateStyles(styles) : new Set(),
     epoch1904,
+    inline: new TextBudget(sheet.length),
   };
   return tableOf(xml(sheet), cells, choice);
 }
@@ -113,21 +114,53 @@ interface CellContext {
   /** Indexes into cellXfs whose number format shows a date (§18.8.30, §18.8.31). */
   dateStyles: Set<number>;
   epoch1904: boolean;
+  /** The inline strings' text read out of the sheet, bounded by its bytes (TextBudget). */
+  inline: TextBudget;
 }
 
 /** §18.4.8: plain `<t>` or rich-text runs `<r><t>`; phonetic runs (`rPh`) are not the text. */
 function sharedStrings(bytes: Uint8Array): string[] {
   const $ = xml(bytes);
+  const budget = new TextBudget(bytes.length);
   return $("sst > si")
     .toArray()
-    .map((si) =>
-      $(si)
-        .find("t")
-        .toArray()
-        .filter((t) => $(t).parents("rPh").length === 0)
-        .map((t) => $(t).text())
-        .join(""),
-    );
+    .map((si) => {
+      let text = "";
+      for (const t of $(si).find("t").toArray())
+        if ($(t).parents("rPh").length === 0) text += budget.take($(t).text());
+      return text;
+    });
+}
+
+/**
+ * A `t` inside another is read again inside it (as cheerio reads `find("t")`, and the reader
+ * keeps that), so t elements nested in one another multiply their text: 250 deep, within the
+ * depth a part nests for free (cheerio-load.ts), around 100 kB made a cell of 25 MB out of a
+ * file of a few kB, and 600 deep around 1 MB more than a string may hold (a RangeError out of
+ * the reader). Nested so, a part may not read out more text than its own bytes: what a part's
+ * text nodes hold once each never comes to more (an entity or a character of several bytes
+ * reads as one), so only nesting meets this bound, and the sheet is then not read (P14: its
+ * cap on the body bounds what is read out of it).
+ */
+class TextRepeated extends TooCostlyToParse {
+  override name = "TextRepeated";
+}
+
+class TextBudget {
+  private left: number;
+  constructor(private readonly bytes: number) {
+    this.left = bytes;
+  }
+
+  /** `text`, counted against the part's bytes. */
+  take(text: string): string {
+    this.left -= text.length;
+    if (this.left < 0)
+      throw new TextRepeated(
+        `nests its t elements in one another, reading out more text than its ${this.bytes.toLocaleString("en-US")} bytes hold`,
+      );
+    return text;
+  }
 }
 
 /** Built-in date/time format ids (§18.8.30) and custom codes with d/m/y/h/s outside quotes. */
@@ -196,12 +229,12 @@ function textOf(node: AnyNode): string {
  * `$(cell).find("is t").text()`, read the same way: each `t` below an `is` below the cell, in
  * the document's order, its text (a `t` inside another counted again, as cheerio counts it).
  */
-function inlineText(cell: Element): string {
+function inlineText(cell: Element, budget: TextBudget): string {
   let out = "";
   const walk = (node: Element, inIs: boolean): void => {
     for (const c of node.children) {
       if (c.type !== "tag") continue;
-      if (inIs && c.name === "t") out += textOf(c);
+      if (inIs && c.name === "t") out += budget.take(textOf(c));
       walk(c, inIs || c.name === "is");
     }
   };
@@ -217,7 +250,7 @@ function cellValue(c: Element, ctx: CellContext): Cell | undefined {
     case "s":
       return { text: ctx.shared[Number(v)] ?? "" };
     case "inlineStr":
-      return { text: inlineText(c) };
+      return { text: inlineText(c, ctx.inline) };
     case "str":
       return { text: v };
     case "b":
