@@ -16,6 +16,16 @@ import { looksLikeZip, readZipEntry, type ZipEntry, zipIndex } from "./download-
 
 export const MAX_XML_BYTES = 32 * 1024 * 1024;
 export const MAX_ROWS = 100_000;
+/**
+ * At most this much text (UTF-16 code units) read out of a sheet's rows, counted in the named
+ * columns. A shared string is written once and read in every cell that names it: one of 1 MB
+ * named by 2,000 rows (a file of 7 kB) made 2,000 records of a 1 MB title and 8.3 s of CPU to
+ * extract, the event loop held; 20 MB named by MAX_ROWS rows, hours, and the night's deadline
+ * with them (P13). Four times the XML cap leaves a real sheet room (its rows' text a second of
+ * CPU downstream at most): a cell that names a shared string costs some 20 bytes of XML, so it
+ * takes shared strings of some 80 characters in every cell of a full sheet to come near it.
+ */
+export const MAX_SHEET_TEXT = 4 * MAX_XML_BYTES;
 
 export interface SheetChoice {
   /** A sheet name, or its 1-based position in the workbook; default the first. */
@@ -274,6 +284,7 @@ function tableOf($: ReturnType<typeof loadXml>, ctx: CellContext, choice: SheetC
   const rows: Record<string, string>[] = [];
   let truncated = false;
   let position = 0;
+  let text = 0;
   for (const row of $("sheetData > row").toArray()) {
     position = Number(row.attribs["r"] ?? position + 1);
     if (position < headerRow) continue;
@@ -302,7 +313,13 @@ function tableOf($: ReturnType<typeof loadXml>, ctx: CellContext, choice: SheetC
           ? serialToText(Number(c.text), ctx.epoch1904)
           : undefined;
       out[name] = serial ?? c.text;
+      text += out[name].length;
     });
+    if (text > MAX_SHEET_TEXT)
+      return {
+        ok: false,
+        why: `its rows read out more than ${MAX_SHEET_TEXT / 1048576} Mi characters of text (shared strings named cell after cell)`,
+      };
     rows.push(out);
   }
   if (!header) return { ok: false, why: `no header row ${headerRow} in the sheet` };
