@@ -318,7 +318,7 @@ function tableOf($: ReturnType<typeof loadXml>, ctx: CellContext, choice: SheetC
     if (text > MAX_SHEET_TEXT)
       return {
         ok: false,
-        why: `its rows read out more than ${MAX_SHEET_TEXT / 1048576} Mi characters of text (shared strings named cell after cell)`,
+        why: `its rows read out more than ${MAX_SHEET_TEXT / 1048576} Mi characters of text, shared strings named cell after cell`,
       };
     rows.push(out);
   }
