@@ -66,7 +66,7 @@ class LongestFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    globalSetup: ["test/global-build.ts", "test/global-postgres.ts"],
+    globalSetup: ["test/global-build.ts", "test/global-postgres.ts", "test/global-tmp.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",

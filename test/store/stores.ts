@@ -26,11 +26,15 @@ export interface StoreFactory {
   cleanup(): Promise<void>;
 }
 
-/** Removed when the process ends: the templates below, made once per process. */
+/**
+ * Removed when the process ends: the templates below, made once per process. Under the run's
+ * own directory (test/global-tmp.ts), which goes with the run: vitest ends its workers with
+ * SIGTERM, which the `exit` hook does not see.
+ */
 const templateDirs: string[] = [];
 let exitHooked = false;
 export function tempDirOfProcess(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(process.env["NOR_TEST_RUN_TMP"] ?? tmpdir(), prefix));
   templateDirs.push(dir);
   if (!exitHooked) {
     exitHooked = true;
