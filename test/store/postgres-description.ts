@@ -26,7 +26,9 @@ function unqualified(text: string, schema: string, as = "S."): string {
  * indexes by it), each table's columns (type, nullability, default or generated expression,
  * identity, collation, serial sequence), constraints (pg_get_constraintdef), indexes
  * (pg_get_indexdef), triggers (pg_get_triggerdef), functions (pg_get_functiondef), views,
- * types, sequences with their state, every table's rows but kysely_migration's, and the
+ * types, sequences with their state, statistics objects, rules, row security policies, grants
+ * (relacl, attacl), column options (attoptions), replica identity, table access method,
+ * comments on relations and columns, every table's rows but kysely_migration's, and the
  * migrations kysely_migration lists (not when each ran). The schema's own name is left out.
  * Not in it: columns a migration dropped (kept by PostgreSQL as dropped attributes, unseen by
  * any statement) and oids themselves.
@@ -58,7 +60,9 @@ export async function describePostgresSchema(c: pg.Client, schema: string): Prom
     // leaves at 0 and -1 for the indexes it made again, where an index made on an empty table
     // has 1 and 0.
     relations: await q(`select c.relname, c.relkind, c.relpersistence, c.relhasindex,
-        c.relchecks, c.relhastriggers, c.relrowsecurity, c.reloptions,
+        c.relchecks, c.relhastriggers, c.relrowsecurity, c.relforcerowsecurity, c.reloptions,
+        c.relreplident, c.relhasrules, c.relacl::text as acl,
+        (select amname from pg_am m where m.oid = c.relam) as am,
         case when x.indpred is null and c.relkind = 'i' then null else c.relpages end as relpages,
         case when x.indpred is null and c.relkind = 'i' then null else c.reltuples end
           as reltuples,
@@ -70,6 +74,10 @@ export async function describePostgresSchema(c: pg.Client, schema: string): Prom
         row_number() over (partition by c.oid order by a.attnum)::int as position, a.attname,
         format_type(a.atttypid, a.atttypmod) as type, a.attnotnull, a.atthasdef, a.attgenerated,
         a.attidentity, a.attstorage, a.attstattarget, a.attcompression,
+        -- The options a column may be given (n_distinct, n_distinct_inherited): a server may
+        -- keep more of its own there, which differ from one table made to the next.
+        array(select o from unnest(a.attoptions) o where o like 'n\\_distinct%') as attoptions,
+        a.attacl::text as acl,
         (select collname from pg_collation k where k.oid = a.attcollation) as collation,
         pg_get_expr(d.adbin, d.adrelid) as def,
         pg_get_serial_sequence(quote_ident(n.nspname) || '.' || quote_ident(c.relname), a.attname)
@@ -96,6 +104,22 @@ export async function describePostgresSchema(c: pg.Client, schema: string): Prom
       from pg_proc p where p.pronamespace = ${ns} order by 1, 2`),
     views: await q(`select c.relname, pg_get_viewdef(c.oid) as def
       from pg_class c where c.relnamespace = ${ns} and c.relkind in ('v', 'm') order by 1`),
+    // What the snapshot's writer does not make again, and a migration may: the planner's
+    // statistics objects, rules, row security policies, comments.
+    statistics: await q(`select s.stxname, pg_get_statisticsobjdef(s.oid) as def,
+        s.stxstattarget
+      from pg_statistic_ext s where s.stxnamespace = ${ns} order by 1`),
+    rules: await q(`select c.relname, r.rulename, pg_get_ruledef(r.oid) as def, r.ev_enabled
+      from pg_rewrite r join pg_class c on c.oid = r.ev_class
+      where c.relnamespace = ${ns} order by 1, 2`),
+    policies: await q(`select c.relname, p.polname, p.polcmd, p.polpermissive,
+        p.polroles::regrole[]::text as roles, pg_get_expr(p.polqual, p.polrelid) as qual,
+        pg_get_expr(p.polwithcheck, p.polrelid) as check
+      from pg_policy p join pg_class c on c.oid = p.polrelid
+      where c.relnamespace = ${ns} order by 1, 2`),
+    comments: await q(`select c.relname, d.objsubid, d.description
+      from pg_description d join pg_class c on c.oid = d.objoid
+      where d.classoid = 'pg_class'::regclass and c.relnamespace = ${ns} order by 1, 2`),
     types: await q(`select t.typname, t.typtype from pg_type t
       where t.typnamespace = ${ns} and t.typrelid = 0 and t.typelem = 0 order by 1`),
     sequences: await q(`select s.sequencename, s.data_type::text, s.start_value, s.min_value,
@@ -146,7 +170,8 @@ const SERIAL: Record<string, string> = {
  * ALTER TABLE where its index came; every other index from pg_get_indexdef. Then functions
  * first and triggers last, every table's rows but kysely_migration's (kysely's lock row), and
  * each sequence moved on as far as it was. What it does not know how to make again (an
- * identity column, a sequence that is no SERIAL's, a view) it refuses, so a migration that
+ * identity column, a sequence that is no SERIAL's, a view, a statistics object, a rule, a row
+ * security policy) it refuses, so a migration that
  * makes one is met here, not by a store that differs; what it makes wrong, the checker's
  * comparison (describePostgresSchema) meets.
  */
@@ -212,6 +237,16 @@ export async function postgresSnapshotOf(c: pg.Client, schema: string): Promise<
     ...(await one<{ what: string }>(
       `select 'a type: ' || typname as what from pg_type
        where typnamespace = ${ns} and typrelid = 0 and typelem = 0`,
+    )),
+    ...(await one<{ what: string }>(
+      `select 'a statistics object: ' || stxname as what from pg_statistic_ext
+       where stxnamespace = ${ns}
+       union all
+       select 'a rule: ' || r.rulename from pg_rewrite r join pg_class c on c.oid = r.ev_class
+       where c.relnamespace = ${ns}
+       union all
+       select 'a row security policy: ' || p.polname from pg_policy p
+         join pg_class c on c.oid = p.polrelid where c.relnamespace = ${ns}`,
     )),
   ];
   for (const col of columns)
