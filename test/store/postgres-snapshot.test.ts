@@ -20,6 +20,7 @@ import {
 import { migrations } from "../../src/store/migrations/index.js";
 import { POSTGRES_SNAPSHOT } from "../../src/store/migrations/postgres-snapshot.js";
 import { CurrentSchemaPostgresDialect } from "../../src/store/pg-current-schema.js";
+import { waiting } from "./pg-locks.js";
 import {
   clientOf,
   describePostgresSchema,
@@ -100,20 +101,6 @@ function testLockKey(): string {
 async function backendOf(db: Kysely<unknown>): Promise<number> {
   return (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0]
     ?.pid as number;
-}
-
-/** Until each backend of `pids` waits for a lock (bounded). */
-async function waiting(admin: pg.Client, pids: number[]): Promise<void> {
-  for (let i = 0; i < 1000; i++) {
-    const r = await admin.query(
-      `select count(*)::int as n from pg_stat_activity
-       where pid = any($1) and wait_event_type = 'Lock'`,
-      [pids],
-    );
-    if ((r.rows[0]?.n as number) === pids.length) return;
-    await new Promise((done) => setTimeout(done, 10));
-  }
-  throw new Error(`backends ${pids.join(", ")} did not come to wait for a lock`);
 }
 
 /** The snapshot with `statement` put in at `at`. */
@@ -212,7 +199,7 @@ describe.skipIf(!factory)("a new PostgreSQL store made from the migrations' snap
           asDb(db),
           withStatement(half, `select pg_advisory_xact_lock(${key})`),
         );
-        await waiting(admin, [pid]);
+        await waiting(admin, [pid], key);
         expect(await relationCount(loc)).toBe(0);
         await admin.query("select pg_terminate_backend($1)", [pid]);
         expect(await making).toBe(false);
@@ -265,7 +252,7 @@ describe.skipIf(!factory)("a new PostgreSQL store made from the migrations' snap
         makePostgresFromSnapshot(asDb(a), snap),
         makePostgresFromSnapshot(asDb(b), snap),
       ]);
-      await waiting(admin, pids);
+      await waiting(admin, pids, key);
       expect(await relationCount(loc)).toBe(0);
       await admin.query(`select pg_advisory_unlock(${key})`);
       expect((await made).sort()).toEqual([false, true]);
@@ -299,7 +286,7 @@ describe.skipIf(!factory)("a new PostgreSQL store made from the migrations' snap
         `select pg_advisory_xact_lock(${key})`,
       );
       const made = makePostgresFromSnapshot(asDb(maker), snap);
-      await waiting(admin, [pid]);
+      await waiting(admin, [pid], key);
       // The migrator makes its tables (if not there, which it cannot see yet) before its lock.
       const opened = openStore({ kind: "postgres", url: migrating }, { bySnapshot: false });
       let waited = false;
