@@ -4,7 +4,7 @@
  * (the first missing, or another store in a later one), a role that may not create, serializable
  * transactions by default, and the session it leaves behind (lock_timeout is the transaction's).
  */
-import { sql } from "kysely";
+import { PostgresAdapter, sql } from "kysely";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import {
@@ -170,6 +170,56 @@ describe.skipIf(!base)(
       const stores = await Promise.all([openStore(loc), openStore(loc), openStore(loc)]);
       for (const st of stores) await st.close();
       expect(await described(s)).toEqual(want);
+    });
+    it("P27: a search_path that names no schema there is (current_schema() null): openStore fails, nothing made in public", async () => {
+      const missing = await schema("revpgsnap_none", false);
+      const before = await relationsBySchema(["public"]);
+      await expect(openStore(withOptions(`-c search_path=${missing}`))).rejects.toThrow();
+      expect(await relationsBySchema(["public", missing])).toEqual(before);
+    });
+
+    it("P27: a command that only reads makes no store on a new schema, by the snapshot or otherwise", async () => {
+      const s = await schema("revpgsnap_reads");
+      await expect(
+        openStore(withOptions(`-c search_path=${s}`), { readsOnly: true }),
+      ).rejects.toThrow(/no store/);
+      expect(await relationsBySchema([s])).toEqual({});
+    });
+
+    it("P27: the snapshot's making waits for kysely's own migration lock, taken by kysely's PostgresAdapter (the same lock id)", async () => {
+      const s = await schema("revpgsnap_lockid");
+      const loc = withOptions(`-c search_path=${s}`);
+      const holder = rawStore(loc);
+      const maker = rawStore(loc);
+      let made: Promise<boolean> | undefined;
+      try {
+        await holder.connection().execute(async (c) => {
+          await new PostgresAdapter().acquireMigrationLock(c, {} as never);
+          const pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(maker))
+            .rows[0]?.pid as number;
+          made = makePostgresFromSnapshot(maker as unknown as Db);
+          let waited = false;
+          for (let i = 0; i < 1000 && !waited; i++) {
+            const r = await admin((a) =>
+              a.query(
+                `select count(*)::int as n from pg_stat_activity
+                 where pid = $1 and wait_event_type = 'Lock' and wait_event = 'advisory'`,
+                [pid],
+              ),
+            );
+            waited = (r.rows[0]?.n as number) > 0;
+            if (!waited) await new Promise((done) => setTimeout(done, 10));
+          }
+          expect(waited, "the making waited for kysely's lock").toBe(true);
+          expect(await relationsBySchema([s])).toEqual({});
+          await new PostgresAdapter().releaseMigrationLock(c, {} as never);
+        });
+        expect(await made).toBe(true);
+      } finally {
+        await made;
+        await holder.destroy();
+        await maker.destroy();
+      }
     });
   },
 );
