@@ -8,8 +8,8 @@
  * The file is found beside the index cheerio's `require` entry resolves to, and required
  * (cjs.ts says why); a cheerio without it is loaded whole, as before.
  *
- * Every parse through it is bounded in nesting and in attributes (P13, P14; below, from
- * NESTING_FREE_DEPTH and ATTRIBUTES_FREE).
+ * Every parse through it is bounded in nesting, in attributes and in formatting elements left
+ * open (P13, P14; below, from NESTING_FREE_DEPTH, ATTRIBUTES_FREE and FORMATTING_FREE).
  * This module stands alone beside cjs.ts (test/sources/extract/cheerio-load.test.ts imports it
  * so, beside a stand-in cheerio): what reads the bound's error is in nesting.ts.
  */
@@ -65,6 +65,33 @@ export const ATTRIBUTES_FREE = 64;
 export const ATTRIBUTES_BUDGET = 10_000_000;
 
 /**
+ * P13, P14: how many formatting elements (`<b>`, `<font>`, `<a>` …) a page may leave open. parse5
+ * keeps the formatting elements still in effect on a list, and reopens them inside each new
+ * block: a `<b>` closed by the `</div>` around it rather than by `</b>` is reopened at the next
+ * text, and stays on the list. Before it lists a new one, parse5 compares it with every one of
+ * the same name already there, attributes and all (the HTML standard's "Noah's Ark" check, which
+ * keeps no more than three alike), building each listed element's attribute list anew: a page
+ * of `<div><b id=N></div>x`, each `<b>` different, costs the square of its `<b>`s times their
+ * attributes. 3,000 of them with 60 attributes each (1.1 MB) held the event loop for 50 s
+ * before the nesting budget stopped the parse (docs/benchmarks.md).
+ *
+ * And a page can have parse5 reopen every listed element at each new one: `<p><b id=N></p>`
+ * over and over, the `<b>`s made anew again and again (3,000 of them: 1.2 s with one attribute,
+ * 2.2 s with eight, stopped by the nesting budget only once they were some 500 deep).
+ *
+ * So the elements gone over in those two steps are counted (each attribute list built for the
+ * check, each element made anew when reopening): in one step the first FORMATTING_FREE cost
+ * nothing (real pages list a handful; no fixture's step comes near), each one after costs
+ * FORMATTING_ELEMENT_COST and its attributes (making or listing an element costs more than one
+ * of its attributes does), and a page that has spent FORMATTING_BUDGET in all is not read: such
+ * pages are stopped within their first few hundred `<b>`s, in under 0.3 s of CPU with the rest
+ * of the page's reading (against 1–50 s before; docs/benchmarks.md).
+ */
+export const FORMATTING_FREE = 64;
+export const FORMATTING_ELEMENT_COST = 32;
+export const FORMATTING_BUDGET = 1_000_000;
+
+/**
  * Thrown from inside the parser, which it stops, when a page would cost too much to parse (P13,
  * P14): the subclasses say why. nesting.ts knows them by name.
  */
@@ -97,6 +124,57 @@ export class TooManyAttributes extends TooCostlyToParse {
     super(
       `gives its elements too many attributes to read without holding up the night (stopped at attribute number ${count.toLocaleString("en-US")} of one element; past ${ATTRIBUTES_FREE} on one element each costs more, up to ${ATTRIBUTES_BUDGET.toLocaleString("en-US")} in all)`,
     );
+  }
+}
+
+/** A page that has spent its formatting elements' budget. */
+export class TooManyFormattingElements extends TooCostlyToParse {
+  override name = "TooManyFormattingElements";
+  constructor(count: number, tag: string) {
+    super(
+      `leaves too many formatting elements open to read without holding up the night (stopped at a <${tag}>, number ${count.toLocaleString("en-US")} of those compared or reopened at once; past ${FORMATTING_FREE} at once each costs more, up to ${FORMATTING_BUDGET.toLocaleString("en-US")} in all)`,
+    );
+  }
+}
+
+/**
+ * The elements parse5 goes over for its formatting elements in one parse, each an attribute list
+ * built or an element reopened (parsing is synchronous: one count serves one parser).
+ */
+class FormattingCount {
+  /** What the parse has spent of FORMATTING_BUDGET. */
+  spent = 0;
+  /** All it has gone over, free or not, in the same units (for tests: the parser's work). */
+  work = 0;
+  /** Elements gone over in the step under way; undefined outside one. */
+  private step: number | undefined;
+
+  /** A new parse begins. */
+  reset(): void {
+    this.spent = 0;
+    this.work = 0;
+    this.step = undefined;
+  }
+
+  /** A step that goes over the list begins (a check or a reopening). */
+  begin(): void {
+    this.step = 0;
+  }
+
+  /** The step is over. */
+  end(): void {
+    this.step = undefined;
+  }
+
+  /** An element named `tag` of `attributes` attributes is gone over (counted only in a step). */
+  element(attributes: number, tag: string): void {
+    if (this.step === undefined) return;
+    const cost = FORMATTING_ELEMENT_COST + attributes;
+    this.work += cost;
+    if (++this.step > FORMATTING_FREE) {
+      this.spent += cost;
+      if (this.spent > FORMATTING_BUDGET) throw new TooManyFormattingElements(this.step, tag);
+    }
   }
 }
 
@@ -168,10 +246,13 @@ function guardNesting(): void {
   }
   const count = new NestingCount();
   const attributes = guardAttributes();
+  const formatting = guardFormatting(adapter);
+  formattingCount = formatting;
   const createDocument = adapter.createDocument;
   adapter.createDocument = () => {
     count.reset();
     attributes?.reset();
+    formatting?.reset();
     return createDocument();
   };
   adapter.onItemPush = () => count.open();
@@ -207,6 +288,89 @@ function guardAttributes(): AttributeCount | undefined {
     count.add(this.currentToken?.attrs?.length ?? 0);
     leave.call(this);
   };
+  return count;
+}
+
+let formattingCount: FormattingCount | undefined;
+
+/**
+ * What the last parse (or the one under way) spent of FORMATTING_BUDGET, and the work its
+ * formatting elements cost in all, free or not, in the same units; undefined when parse5 is not
+ * counted (see guardFormatting). For tests: the parser's work, counted, never timed.
+ */
+export function formattingWork(): { spent: number; work: number } | undefined {
+  return formattingCount && { spent: formattingCount.spent, work: formattingCount.work };
+}
+
+/** What parse5's parser and its list of formatting elements are, as far as the count needs them. */
+interface Parse5Step {
+  treeAdapter: TreeAdapter;
+}
+interface Parse5FormattingList extends Parse5Step {
+  _ensureNoahArkCondition(element: unknown): void;
+}
+interface Parse5Parser extends Parse5Step {
+  _reconstructActiveFormattingElements(): void;
+}
+
+/**
+ * The count of formatting elements (FORMATTING_BUDGET) is kept in the two steps of parse5's
+ * that go over its list of them: the check of a new one against those listed
+ * (`_ensureNoahArkCondition`, which builds their attribute lists through the tree adapter's
+ * `getAttrList`), and the reopening of those closed too soon
+ * (`_reconstructActiveFormattingElements`, which makes each anew through `createElement`). The
+ * adapter's two are counted only inside those steps (cheerio also asks for attribute lists when
+ * it writes a page out, and every element of a page is made). The list's class is not exported
+ * by parse5: it is found on a parser's own list. Undefined (no bound) when that parse5 has no
+ * such steps: test/sources/extract/formatting.test.ts fails then, so an upgrade that moves them
+ * is seen.
+ */
+function guardFormatting(adapter: TreeAdapter): FormattingCount | undefined {
+  let parser: Parse5Parser | undefined;
+  let list: Parse5FormattingList | undefined;
+  try {
+    const parse5 = fromCheerio("parse5") as {
+      Parser?: { new (options: object): { activeFormattingElements?: object } };
+    };
+    const made = parse5.Parser ? new parse5.Parser({}) : undefined;
+    parser = made ? (Object.getPrototypeOf(made) as Parse5Parser) : undefined;
+    const listed = made?.activeFormattingElements;
+    list = listed ? (Object.getPrototypeOf(listed) as Parse5FormattingList) : undefined;
+  } catch {
+    return undefined;
+  }
+  const check = list?._ensureNoahArkCondition;
+  const reopen = parser?._reconstructActiveFormattingElements;
+  if (!list || !parser || typeof check !== "function" || typeof reopen !== "function") {
+    return undefined;
+  }
+  const count = new FormattingCount();
+  const { getAttrList, createElement } = adapter;
+  adapter.getAttrList = (element) => {
+    const attributes = getAttrList.call(adapter, element);
+    count.element(attributes.length, adapter.getTagName(element));
+    return attributes;
+  };
+  adapter.createElement = (tag, namespace, attributes) => {
+    count.element(attributes.length, tag);
+    return createElement.call(adapter, tag, namespace, attributes);
+  };
+  /** `step` with the count on when it goes through cheerio's adapter. */
+  const counted = <T extends Parse5Step, A extends unknown[]>(step: (this: T, ...a: A) => void) =>
+    function (this: T, ...args: A): void {
+      if (this.treeAdapter !== adapter) {
+        step.apply(this, args);
+        return;
+      }
+      count.begin();
+      try {
+        step.apply(this, args);
+      } finally {
+        count.end();
+      }
+    };
+  list._ensureNoahArkCondition = counted(check);
+  parser._reconstructActiveFormattingElements = counted(reopen);
   return count;
 }
 guardNesting();

@@ -35,6 +35,9 @@ const ITEM = `<ul><li><a href="/x">Road salt</a> <span>11/01/2026</span></li></u
 const NOTE =
   /^the page nests its elements too deeply to read without holding up the night \(stopped [\d,]+ levels deep; past 256 levels a page may nest 10,000,000 element-levels in all\)$/;
 
+const FORMATTING_NOTE =
+  /^the page leaves too many formatting elements open to read without holding/;
+
 /** `inner` inside `depth` nested `<div>`s, as the tester's page was built. */
 const nested = (depth: number, inner = ITEM) =>
   `<!doctype html><html><body>${"<div>".repeat(depth)}${inner}${"</div>".repeat(depth)}</body></html>`;
@@ -85,7 +88,9 @@ describe("P13, P14: a page nested too deeply is refused, not parsed for minutes"
     };
     for (const [name, html] of Object.entries(pages)) {
       const x = extractPage(enc(`<body>${html}${ITEM}`), URL_, RECIPE);
-      expect(x.note, name).toMatch(NOTE);
+      // The reopened <b>s spend the formatting elements' budget first, sooner than the nesting
+      // one (formatting.test.ts): refused all the same.
+      expect(x.note, name).toMatch(name === "reopened" ? FORMATTING_NOTE : NOTE);
       expect(x.records, name).toEqual([]);
     }
   });
