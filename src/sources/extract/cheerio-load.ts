@@ -166,6 +166,11 @@ class FormattingCount {
     this.step = undefined;
   }
 
+  /** Whether a step is under way. */
+  get counting(): boolean {
+    return this.step !== undefined;
+  }
+
   /** An element named `tag` of `attributes` attributes is gone over (counted only in a step). */
   element(attributes: number, tag: string): void {
     if (this.step === undefined) return;
@@ -348,7 +353,7 @@ function guardFormatting(adapter: TreeAdapter): FormattingCount | undefined {
   const { getAttrList, createElement } = adapter;
   adapter.getAttrList = (element) => {
     const attributes = getAttrList.call(adapter, element);
-    count.element(attributes.length, adapter.getTagName(element));
+    if (count.counting) count.element(attributes.length, adapter.getTagName(element));
     return attributes;
   };
   adapter.createElement = (tag, namespace, attributes) => {
