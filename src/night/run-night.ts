@@ -675,11 +675,15 @@ export async function runNight(
   } finally {
     stopBeat?.();
   }
+  // The decision's relabel settled (it never throws: a store that could not write it set
+  // `ended`). A night that stops ends with its own reason, not the driver's error from the relabel
+  // written once more below (a full disk refuses that too: exit 2, not a raw failure).
+  await decision;
+  if (ended !== undefined) throw ended;
   if (offlineNote !== undefined) {
     // Every lane has ended, so every source the decision named has committed its outcome. The
     // decision relabelled them (`decision`); written once more here (a no-op for those), so
     // that none is left as its site's no whatever came of that.
-    await decision;
     await store.relabelCheckerOffline(opts.night, [...toRelabel.keys()], offlineNote);
     for (const kind of toRelabel.values()) {
       const left = (summary.outcomes[kind] ?? 0) - 1;
@@ -697,9 +701,8 @@ export async function runNight(
       sources: offlineSources,
     };
   }
-  // Every lane has unwound: the archive's or the store's failure ends the night, left open to
-  // resume.
-  if (ended !== undefined) throw ended;
+  // Every lane has unwound: the archive's or the store's failure ended the night (thrown above),
+  // left open to resume.
   if (stopped()) {
     // Every lane has unwound (its waiting requests' rows written), and the sources the
     // checker's own outage failed are said to be that (above): the night stays open.
