@@ -10,6 +10,7 @@
 import type { Clock } from "../clock.js";
 import type { IdSource } from "../ids.js";
 import type { Db } from "../store/db.js";
+import { dialectOf } from "../store/dialect-of.js";
 import { newHolderId } from "../store/holder.js";
 import {
   endNightRun,
@@ -17,6 +18,7 @@ import {
   NIGHT_RUN_LEASE_MS,
   renewNightRun,
 } from "../store/night-runs.js";
+import { storeClock } from "../store/store-clock.js";
 
 export interface NightRunMark {
   /** The night's row goes (its heartbeat stops); a store that fails it lets its lease run out. */
@@ -30,13 +32,17 @@ export async function markNightInStore(
   ids: IdSource,
 ): Promise<NightRunMark> {
   const holder = newHolderId(() => ids.uuid().slice(0, 8));
-  await markNightRun(db, holder, night, clock.now());
+  // Leased by the database server's time on PostgreSQL, as the lanes are (store-clock.ts): a
+  // machine whose clock runs ahead would otherwise leave a row, once killed, that every other
+  // machine reads as live for as long as its clock is ahead.
+  const at: Clock = dialectOf(db) === "postgres" ? await storeClock(db, clock) : clock;
+  await markNightRun(db, holder, night, at.now());
   // A real timer (as the lanes' heartbeat, compose.ts), unref'd: it never keeps the process
   // alive. A renewal that fails (a dropped connection) is tried again at the next beat.
   /** The renewal under way, if any: waited for at the end, so none writes the row again after. */
   let beating: Promise<void> = Promise.resolve();
   const beat = setInterval(() => {
-    beating = renewNightRun(db, holder, night, clock.now()).catch(() => {});
+    beating = renewNightRun(db, holder, night, at.now()).catch(() => {});
   }, NIGHT_RUN_LEASE_MS / 3);
   beat.unref();
   let ended = false;

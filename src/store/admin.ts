@@ -21,6 +21,7 @@ import {
   nightOf,
 } from "../policy/night-date.js";
 import type { Db } from "./db.js";
+import { dialectOf } from "./dialect-of.js";
 import { holderDead, STALE_MS } from "./holder.js";
 import { fromIso, toIso } from "./iso-time.js";
 import { sql } from "./kysely.js";
@@ -30,6 +31,7 @@ import { prepared } from "./prepared.js";
 import type { Database } from "./schema/index.js";
 import { notReadSitesOf, siteNotReadReason } from "./site-rules.js";
 import { type Retired, retiredOf } from "./source-known.js";
+import { serverNow } from "./store-clock.js";
 import { parseWayChoice } from "./way-choice.js";
 import { writeTxn } from "./write-txn.js";
 
@@ -407,9 +409,13 @@ export interface SettledNights {
  * its end), or a lane of the night leased (not done) by a holder not dead (holder.ts holderDead: another host's lease
  * while it lasts, renewed by its working process; this host's while its process lives). What
  * a data directory's marks cannot say when machines share one PostgreSQL store, each with a
- * data directory of its own: a night run from another of them.
+ * data directory of its own: a night run from another of them. On PostgreSQL judged by the
+ * database server's time, as the leases are written (store-clock.ts), not by `hostNow`: a machine
+ * whose clock runs behind would read a killed night as live for as long as it is behind, one
+ * whose clock runs ahead a live one as long gone.
  */
-export async function nightsLiveInStore(db: Db, now: number): Promise<string[]> {
+export async function nightsLiveInStore(db: Db, hostNow: number): Promise<string[]> {
+  const now = dialectOf(db) === "postgres" ? await serverNow(db) : hostNow;
   const rows = await db
     .selectFrom("night_lanes")
     .select(["night", "holder", "lease_until"])

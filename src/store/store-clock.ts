@@ -11,6 +11,7 @@
  */
 
 import type { Clock } from "../clock.js";
+import { NorError } from "../errors.js";
 import type { Db } from "./db.js";
 import { sql } from "./kysely.js";
 
@@ -84,4 +85,17 @@ export async function storeClock(
   };
   await measure();
   return clock;
+}
+
+/**
+ * The database server's time now, in one reading (its round trip's error): for a command that
+ * judges another machine's lease once, where a StoreClock's five samples are not needed.
+ */
+export async function serverNow(db: Db): Promise<number> {
+  const r = await sql<{
+    ms: string | number;
+  }>`select floor(extract(epoch from clock_timestamp()) * 1000) as ms`.execute(db);
+  const ms = Number(r.rows[0]?.ms);
+  if (!Number.isFinite(ms)) throw new NorError("E_STORE", "the database did not say its time");
+  return ms;
 }
