@@ -35,11 +35,25 @@ export async function markNightRun(
     started_at: toIso(now),
     lease_until: toIso(now + NIGHT_RUN_LEASE_MS),
   };
-  // Rows of processes killed long ago are read by no one (nightsRunInStore): they go.
-  await db
-    .deleteFrom("night_runs")
+  // Rows of processes killed long ago go: not one whose liveness lock is still held (a process
+  // frozen that long lives, as the journal takes it: nightsRunInStore).
+  const stale = await db
+    .selectFrom("night_runs")
+    .select("holder")
     .where("lease_until", "<", toIso(now - STALE_MS))
     .execute();
+  if (stale.length > 0) {
+    const holders = stale.map((r) => r.holder);
+    const living =
+      dialectOf(db) === "postgres" ? await heldElsewhere(db, holders) : new Set<string>();
+    const gone = holders.filter((h) => !living.has(h));
+    if (gone.length > 0)
+      await db
+        .deleteFrom("night_runs")
+        .where("holder", "in", gone)
+        .where("lease_until", "<", toIso(now - STALE_MS))
+        .execute();
+  }
   await db
     .insertInto("night_runs")
     .values(row)
@@ -79,8 +93,9 @@ export async function nightsRunInStore(db: Db, now: number): Promise<string[]> {
   const rows = await db
     .selectFrom("night_runs")
     .select(["night", "holder", "lease_until"])
-    // Rows whose lease ran out long ago are not read at all (holderDead judges the rest).
-    .where("lease_until", ">", toIso(now - STALE_MS))
+    // Every row, however long its lease has run out: a process frozen that long lives while its
+    // liveness lock is held (holderDead judges them; rows of processes gone are few, one a
+    // process killed, and the next mark clears them).
     .execute();
   const leases = rows.map((r) => ({
     night: r.night,
