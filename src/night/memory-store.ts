@@ -32,6 +32,7 @@ import type {
   NightStore,
   SourceNow,
   TonightHistory,
+  TonightOutcome,
 } from "./ports.js";
 import type { KnownPageRead, PageRead, ValidatorStore } from "./reader.js";
 import {
@@ -502,6 +503,21 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
   async finishNight(night: string, now: number): Promise<void> {
     const n = this.nights.get(night);
     if (n) n.finishedAt = now;
+  }
+
+  async tonightsOutcomes(night: string): Promise<TonightOutcome[]> {
+    const all: (TonightOutcome & { endedAt: number })[] = [];
+    for (const [sourceId, list] of this.outcomes)
+      for (const o of list)
+        if (o.night === night)
+          all.push({
+            sourceId,
+            kind: o.outcome.kind,
+            reason: o.outcome.reason ?? null,
+            status: o.outcome.status ?? null,
+            endedAt: o.endedAt,
+          });
+    return all.sort((a, b) => a.endedAt - b.endedAt).map(({ endedAt: _e, ...o }) => o);
   }
 
   async relabelCheckerOffline(night: string, ids: readonly string[], note: string): Promise<void> {

@@ -112,6 +112,12 @@ export interface NightStore {
    */
   relabelCheckerOffline(night: string, sourceIds: readonly string[], note: string): Promise<void>;
   /**
+   * P20, P23 across a resume: the outcomes recorded tonight (any process's, any run's), the
+   * earliest ended first, for the offline rule to judge the sites last heard from in the night,
+   * not only those this run heard. A store without it judges this run's alone.
+   */
+  tonightsOutcomes?(night: string): Promise<TonightOutcome[]>;
+  /**
    * P8, P12: the source's first page at `url` as last read in full (its key, how many records it
    * listed, whether every record it produced is still stored), kept by `commit` with those
    * records; a store without it reads every 304's copy. One indexed query: it runs on every 304.
@@ -188,4 +194,12 @@ export interface SourceNow {
 export interface SourceTurn extends SourceNow {
   /** Answers `pageRead` for this source from what was read at its turn, else as the store does. */
   pageReads?: PageReads;
+}
+
+/** A source's outcome recorded tonight, as the offline rule reads it (TonightOutcomes). */
+export interface TonightOutcome {
+  sourceId: string;
+  kind: string;
+  reason: string | null;
+  status: number | null;
 }

@@ -305,8 +305,12 @@ export async function runNight(
       offlineNote = `the checker could not reach the internet: its canary ${opts.canary} failed (${reason}); nothing was asked of this site`;
     }
   }
-  /** Feeds one source's own outcome to the rule; true when it is the checker's, not the site's. */
-  const observe = (site: string, result: SourceResult): boolean => {
+  /**
+   * Feeds one source's own outcome to the rule; true when it is the checker's, not the site's.
+   * `recorded`: an outcome recorded tonight before this run (a resume's), relabelled too when
+   * it makes the decision itself.
+   */
+  const observe = (site: string, result: SourceResult, recorded = false): boolean => {
     const ev = reachEvidence(result.outcome);
     if (ev === "none") return false;
     const failed = ev === "failed";
@@ -329,7 +333,7 @@ export async function runNight(
     for (const [s, f] of recent) {
       if (!f) continue;
       for (const x of failedBy.get(s) ?? [])
-        if (x.id !== result.sourceId) toRelabel.set(x.id, x.kind);
+        if (recorded || x.id !== result.sourceId) toRelabel.set(x.id, x.kind);
     }
     const v = judgeReach([...recent.values()]);
     const note = `the checker could not reach the internet: ${v.failed} of the last ${v.of} sites failed to resolve or connect; nothing was judged about this site`;
@@ -365,6 +369,25 @@ export async function runNight(
       return false;
     }
   };
+  // P20, P23 across a resume: the sites last heard from in the night are judged, those heard
+  // before this run (a stop, a kill, another process) included: a night stopped before its
+  // decision and resumed in the same outage leaves none of its first failures as their sites'
+  // no. Their outcomes are landed already, so a decision they make is relabelled at once.
+  const before = new Set<string>();
+  if (offlineNote === undefined && planned.length > 0 && store.tonightsOutcomes) {
+    const siteById = new Map(sources.list.map((s) => [s.id, siteOfSource(s)] as const));
+    for (const o of await store.tonightsOutcomes(opts.night)) {
+      const site = siteById.get(o.sourceId);
+      if (site === undefined) continue;
+      before.add(o.sourceId);
+      const outcome: SourceResult["outcome"] = {
+        kind: o.kind as SourceResult["outcome"]["kind"],
+        ...(o.reason !== null ? { reason: o.reason } : {}),
+        status: o.status,
+      };
+      observe(site, { ...offlineResult(o.sourceId, 0), outcome }, true);
+    }
+  }
   let done = 0;
   const holder = deps.holder ?? "this-process:0:0";
   const stopBeat = deps.heartbeat?.(LANE_LEASE_MS / 3, () =>
@@ -685,7 +708,12 @@ export async function runNight(
     // decision relabelled them (`decision`); written once more here (a no-op for those), so
     // that none is left as its site's no whatever came of that.
     await store.relabelCheckerOffline(opts.night, [...toRelabel.keys()], offlineNote);
-    for (const kind of toRelabel.values()) {
+    for (const [id, kind] of toRelabel) {
+      // (Recorded before this run: not in its counts.)
+      if (before.has(id)) {
+        offlineSources++;
+        continue;
+      }
       const left = (summary.outcomes[kind] ?? 0) - 1;
       if (left > 0) summary.outcomes[kind] = left;
       else delete summary.outcomes[kind];

@@ -15,6 +15,7 @@ import type {
   SourceNow,
   SourceTurn,
   TonightHistory,
+  TonightOutcome,
 } from "../night/ports.js";
 import type { KnownPageRead, ValidatorStore } from "../night/reader.js";
 import {
@@ -575,6 +576,22 @@ export class SqlNightStore implements NightStore, ValidatorStore {
 
   async relabelCheckerOffline(night: string, ids: readonly string[], note: string): Promise<void> {
     await relabelCheckerOffline(this.#db, night, ids, note);
+  }
+
+  async tonightsOutcomes(night: string): Promise<TonightOutcome[]> {
+    const rows = await this.#db
+      .selectFrom("night_sources")
+      .select(["source_id", "outcome", "reason", "status"])
+      .where("night", "=", night)
+      .orderBy("ended_at")
+      .orderBy("source_id")
+      .execute();
+    return rows.map((r) => ({
+      sourceId: r.source_id,
+      kind: r.outcome,
+      reason: r.reason,
+      status: r.status,
+    }));
   }
 
   async pageRead(sourceId: string, url: string): Promise<KnownPageRead | undefined> {
