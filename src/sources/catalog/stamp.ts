@@ -47,6 +47,7 @@ const EXT = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
 const IMPORTER_BESIDE = [
   "store/catalog-import",
   "store/marks",
+  "store/iso-time",
   "store/schema/sources",
   "store/write-txn",
   "store/sqlite-direct",
