@@ -39,10 +39,20 @@ export async function markNightInStore(
   await markNightRun(db, holder, night, at.now());
   // A real timer (as the lanes' heartbeat, compose.ts), unref'd: it never keeps the process
   // alive. A renewal that fails (a dropped connection) is tried again at the next beat.
-  /** The renewal under way, if any: waited for at the end, so none writes the row again after. */
-  let beating: Promise<void> = Promise.resolve();
+  /**
+   * The renewal under way, if any: waited for at the end, so none writes the row again after.
+   * A beat while one is still under way (a connection stalled past a third of the lease) is
+   * skipped: two at once, the end would wait for the newest only, and the older could land after
+   * the row's delete and write it again.
+   */
+  let beating: Promise<void> | undefined;
   const beat = setInterval(() => {
-    beating = renewNightRun(db, holder, night, at.now()).catch(() => {});
+    if (beating !== undefined) return;
+    beating = renewNightRun(db, holder, night, at.now())
+      .catch(() => {})
+      .finally(() => {
+        beating = undefined;
+      });
   }, NIGHT_RUN_LEASE_MS / 3);
   beat.unref();
   let ended = false;
