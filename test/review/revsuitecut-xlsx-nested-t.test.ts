@@ -1,45 +1,7 @@
-import { deflateRawSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { extractDownload } from "../../src/sources/extract/download.js";
 import { readSheetRows } from "../../src/sources/extract/download-xlsx.js";
-
-/** A zip written by hand (APPNOTE §4.3), every entry deflated. */
-function zip(entries: { name: string; data: string }[]): Uint8Array {
-  const parts: Uint8Array[] = [];
-  const central: Uint8Array[] = [];
-  let offset = 0;
-  for (const e of entries) {
-    const name = Buffer.from(e.name);
-    const raw = Buffer.from(e.data);
-    const data = deflateRawSync(raw);
-    const lfh = Buffer.alloc(30);
-    lfh.writeUInt32LE(0x04034b50, 0);
-    lfh.writeUInt16LE(20, 4);
-    lfh.writeUInt16LE(8, 8);
-    lfh.writeUInt32LE(data.length, 18);
-    lfh.writeUInt32LE(raw.length, 22);
-    lfh.writeUInt16LE(name.length, 26);
-    const cdh = Buffer.alloc(46);
-    cdh.writeUInt32LE(0x02014b50, 0);
-    cdh.writeUInt16LE(20, 6);
-    cdh.writeUInt16LE(8, 10);
-    cdh.writeUInt32LE(data.length, 20);
-    cdh.writeUInt32LE(raw.length, 24);
-    cdh.writeUInt16LE(name.length, 28);
-    cdh.writeUInt32LE(offset, 42);
-    parts.push(lfh, name, data);
-    central.push(cdh, name);
-    offset += 30 + name.length + data.length;
-  }
-  const cdSize = central.reduce((n, b) => n + b.length, 0);
-  const eocd = Buffer.alloc(22);
-  eocd.writeUInt32LE(0x06054b50, 0);
-  eocd.writeUInt16LE(entries.length, 8);
-  eocd.writeUInt16LE(entries.length, 10);
-  eocd.writeUInt32LE(cdSize, 12);
-  eocd.writeUInt32LE(offset, 16);
-  return new Uint8Array(Buffer.concat([...parts, ...central, eocd]));
-}
+import { zipByHand } from "../sources/extract/zip-by-hand.js";
 
 const WORKBOOK = {
   name: "xl/workbook.xml",
@@ -71,7 +33,7 @@ describe("revsuitecut: t elements nested in one another in an XLSX", () => {
 
   it("P14: an inline string's nested t elements never read out more text than the sheet's XML holds", () => {
     const xml = sheet(`<c t="inlineStr"><is>${chain(250, "x".repeat(100_000))}</is></c>`);
-    const body = zip([WORKBOOK, RELS, { name: "xl/worksheets/sheet1.xml", data: xml }]);
+    const body = zipByHand([WORKBOOK, RELS, { name: "xl/worksheets/sheet1.xml", data: xml }]);
     expect(body.length).toBeLessThan(4_000);
     const read = readSheetRows(body, {});
     const text = read.ok ? (read.rows[0]?.["Title"] ?? "") : "";
@@ -85,7 +47,7 @@ describe("revsuitecut: t elements nested in one another in an XLSX", () => {
 
   it("P14: nested deeper (600), the reader says so instead of throwing a RangeError", () => {
     const xml = sheet(`<c t="inlineStr"><is>${chain(600, "x".repeat(1_000_000))}</is></c>`);
-    const body = zip([WORKBOOK, RELS, { name: "xl/worksheets/sheet1.xml", data: xml }]);
+    const body = zipByHand([WORKBOOK, RELS, { name: "xl/worksheets/sheet1.xml", data: xml }]);
     expect(readSheetRows(body, {})).toMatchObject({
       ok: false,
       why: expect.stringMatching(/^its XML /),
@@ -94,7 +56,7 @@ describe("revsuitecut: t elements nested in one another in an XLSX", () => {
 
   it("P14: a shared string's nested t elements never read out more text than its part holds", () => {
     const sst = `<sst><si>${chain(250, "y".repeat(100_000))}</si></sst>`;
-    const body = zip([
+    const body = zipByHand([
       WORKBOOK,
       RELS,
       { name: "xl/sharedStrings.xml", data: sst },
@@ -108,7 +70,7 @@ describe("revsuitecut: t elements nested in one another in an XLSX", () => {
 
   it("P4: t elements nested a few deep in a small sheet are still read as before", () => {
     const xml = sheet('<c t="inlineStr"><is><t>a<t>b</t></t><is><t>c</t></is></is></c>');
-    const body = zip([WORKBOOK, RELS, { name: "xl/worksheets/sheet1.xml", data: xml }]);
+    const body = zipByHand([WORKBOOK, RELS, { name: "xl/worksheets/sheet1.xml", data: xml }]);
     expect(readSheetRows(body, {})).toEqual({
       ok: true,
       rows: [{ Title: "abbc" }],

@@ -1,52 +1,14 @@
-import { deflateRawSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { extractDownload } from "../../src/sources/extract/download.js";
 import { MAX_XML_BYTES, readSheetRows } from "../../src/sources/extract/download-xlsx.js";
-
-/** A zip written by hand (APPNOTE §4.3), every entry deflated. */
-function zip(entries: { name: string; data: string }[]): Uint8Array {
-  const parts: Uint8Array[] = [];
-  const central: Uint8Array[] = [];
-  let offset = 0;
-  for (const e of entries) {
-    const name = Buffer.from(e.name);
-    const raw = Buffer.from(e.data);
-    const data = deflateRawSync(raw);
-    const lfh = Buffer.alloc(30);
-    lfh.writeUInt32LE(0x04034b50, 0);
-    lfh.writeUInt16LE(20, 4);
-    lfh.writeUInt16LE(8, 8);
-    lfh.writeUInt32LE(data.length, 18);
-    lfh.writeUInt32LE(raw.length, 22);
-    lfh.writeUInt16LE(name.length, 26);
-    const cdh = Buffer.alloc(46);
-    cdh.writeUInt32LE(0x02014b50, 0);
-    cdh.writeUInt16LE(20, 6);
-    cdh.writeUInt16LE(8, 10);
-    cdh.writeUInt32LE(data.length, 20);
-    cdh.writeUInt32LE(raw.length, 24);
-    cdh.writeUInt16LE(name.length, 28);
-    cdh.writeUInt32LE(offset, 42);
-    parts.push(lfh, name, data);
-    central.push(cdh, name);
-    offset += 30 + name.length + data.length;
-  }
-  const cdSize = central.reduce((n, b) => n + b.length, 0);
-  const eocd = Buffer.alloc(22);
-  eocd.writeUInt32LE(0x06054b50, 0);
-  eocd.writeUInt16LE(entries.length, 8);
-  eocd.writeUInt16LE(entries.length, 10);
-  eocd.writeUInt32LE(cdSize, 12);
-  eocd.writeUInt32LE(offset, 16);
-  return new Uint8Array(Buffer.concat([...parts, ...central, eocd]));
-}
+import { zipByHand } from "../sources/extract/zip-by-hand.js";
 
 function workbook(sharedText: string, rows: number): Uint8Array {
   const row = (i: number) =>
     `<row><c t="inlineStr"><is><t>${i}</t></is></c><c t="s"><v>0</v></c></row>`;
   const header =
     '<row><c t="inlineStr"><is><t>Id</t></is></c><c t="inlineStr"><is><t>Title</t></is></c></row>';
-  return zip([
+  return zipByHand([
     {
       name: "xl/workbook.xml",
       data: '<workbook xmlns:r="r"><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>',

@@ -10,6 +10,7 @@ import {
   serialToText,
 } from "../../../src/sources/extract/download-xlsx.js";
 import { extractWay } from "../../../src/sources/extract/index.js";
+import { zipByHand } from "./zip-by-hand.js";
 
 const xlsx = async (data: SheetData): Promise<Uint8Array> =>
   new Uint8Array(await writeExcelFile(data).toBuffer());
@@ -34,45 +35,6 @@ const BIDS: SheetData = [
   ],
 ];
 const MAP = { title: "Bid Title", date: "Due Date", id: "Bid Number", link: "Document" };
-
-/** A zip written by hand (APPNOTE §4.3), for files no spreadsheet writer would make. */
-function zip(entries: { name: string; data: Uint8Array; method?: 0 | 8; declared?: number }[]) {
-  const parts: Uint8Array[] = [];
-  const central: Uint8Array[] = [];
-  let offset = 0;
-  for (const e of entries) {
-    const name = new TextEncoder().encode(e.name);
-    const method = e.method ?? 8;
-    const data = method === 8 && e.declared === undefined ? deflateRawSync(e.data) : e.data;
-    const usize = e.declared ?? e.data.length;
-    const lfh = Buffer.alloc(30);
-    lfh.writeUInt32LE(0x04034b50, 0);
-    lfh.writeUInt16LE(20, 4);
-    lfh.writeUInt16LE(method, 8);
-    lfh.writeUInt32LE(data.length, 18);
-    lfh.writeUInt32LE(usize, 22);
-    lfh.writeUInt16LE(name.length, 26);
-    const cdh = Buffer.alloc(46);
-    cdh.writeUInt32LE(0x02014b50, 0);
-    cdh.writeUInt16LE(20, 6);
-    cdh.writeUInt16LE(method, 10);
-    cdh.writeUInt32LE(data.length, 20);
-    cdh.writeUInt32LE(usize, 24);
-    cdh.writeUInt16LE(name.length, 28);
-    cdh.writeUInt32LE(offset, 42);
-    parts.push(lfh, name, data);
-    central.push(cdh, name);
-    offset += 30 + name.length + data.length;
-  }
-  const cdSize = central.reduce((n, b) => n + b.length, 0);
-  const eocd = Buffer.alloc(22);
-  eocd.writeUInt32LE(0x06054b50, 0);
-  eocd.writeUInt16LE(entries.length, 8);
-  eocd.writeUInt16LE(entries.length, 10);
-  eocd.writeUInt32LE(cdSize, 12);
-  eocd.writeUInt32LE(offset, 16);
-  return new Uint8Array(Buffer.concat([...parts, ...central, eocd]));
-}
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const WORKBOOK = enc(
@@ -168,7 +130,7 @@ describe("extractDownload: XLSX workbooks (P4)", () => {
   it("P4: a zip bomb (200 MiB of XML in a 200 KiB file, sizes lied about) is refused under the cap", async () => {
     const bomb = deflatedZeros(200);
     expect(bomb.length).toBeLessThan(1024 * 1024);
-    const body = zip([
+    const body = zipByHand([
       { name: "xl/workbook.xml", data: WORKBOOK },
       { name: "xl/_rels/workbook.xml.rels", data: RELS },
       // The directory claims 100 bytes; only zlib's own output cap counts.
@@ -195,7 +157,7 @@ describe("extractDownload: XLSX workbooks (P4)", () => {
     const sheet = enc(
       `<x:worksheet xmlns:x="m"><x:sheetData>${rows.join("")}</x:sheetData></x:worksheet>`,
     );
-    const body = zip([
+    const body = zipByHand([
       { name: "xl/workbook.xml", data: WORKBOOK },
       { name: "xl/_rels/workbook.xml.rels", data: RELS },
       { name: "xl/worksheets/sheet1.xml", data: sheet },
@@ -220,7 +182,7 @@ describe("extractDownload: XLSX workbooks (P4)", () => {
     const names = ["A", "B", "C", "D", "E", "F", "G", "H"];
     const header = names.map((n) => `<c r="${n}1" t="inlineStr"><is><t>${n}</t></is></c>`);
     const xml = `<worksheet><sheetData><row r="1">${header.join("")}</row><row r="2">${cells.join("")}</row></sheetData></worksheet>`;
-    const body = zip([
+    const body = zipByHand([
       { name: "xl/workbook.xml", data: WORKBOOK },
       { name: "xl/_rels/workbook.xml.rels", data: RELS },
       { name: "xl/worksheets/sheet1.xml", data: enc(xml) },

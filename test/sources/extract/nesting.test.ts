@@ -1,6 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { deflateRawSync } from "node:zlib";
 import type { AnyNode } from "domhandler";
 import { describe, expect, it } from "vitest";
 import { decodeBody } from "../../../src/policy/body-text.js";
@@ -19,6 +18,7 @@ import { buildFormRequest, nextPagerRequest } from "../../../src/sources/extract
 import { extractWay } from "../../../src/sources/extract/index.js";
 import { extractPage } from "../../../src/sources/extract/page.js";
 import { mostAttributes } from "./tree-measure.js";
+import { zipByHand } from "./zip-by-hand.js";
 
 /**
  * A page nested deep enough to make the HTML parser quadratic (parse5 looks down its stack of
@@ -170,46 +170,9 @@ describe("P13, P14: a page nested too deeply is refused, not parsed for minutes"
   });
 });
 
-/** A zip of stored (or deflated) entries, as download-xlsx.test.ts writes one by hand. */
-function zip(entries: { name: string; data: Uint8Array }[]): Uint8Array {
-  const parts: Uint8Array[] = [];
-  const central: Uint8Array[] = [];
-  let offset = 0;
-  for (const e of entries) {
-    const name = enc(e.name);
-    const data = deflateRawSync(e.data);
-    const lfh = Buffer.alloc(30);
-    lfh.writeUInt32LE(0x04034b50, 0);
-    lfh.writeUInt16LE(20, 4);
-    lfh.writeUInt16LE(8, 8);
-    lfh.writeUInt32LE(data.length, 18);
-    lfh.writeUInt32LE(e.data.length, 22);
-    lfh.writeUInt16LE(name.length, 26);
-    const cdh = Buffer.alloc(46);
-    cdh.writeUInt32LE(0x02014b50, 0);
-    cdh.writeUInt16LE(20, 6);
-    cdh.writeUInt16LE(8, 10);
-    cdh.writeUInt32LE(data.length, 20);
-    cdh.writeUInt32LE(e.data.length, 24);
-    cdh.writeUInt16LE(name.length, 28);
-    cdh.writeUInt32LE(offset, 42);
-    parts.push(lfh, name, data);
-    central.push(cdh, name);
-    offset += 30 + name.length + data.length;
-  }
-  const cdSize = central.reduce((n, b) => n + b.length, 0);
-  const eocd = Buffer.alloc(22);
-  eocd.writeUInt32LE(0x06054b50, 0);
-  eocd.writeUInt16LE(entries.length, 8);
-  eocd.writeUInt16LE(entries.length, 10);
-  eocd.writeUInt32LE(cdSize, 12);
-  eocd.writeUInt32LE(offset, 16);
-  return new Uint8Array(Buffer.concat([...parts, ...central, eocd]));
-}
-
 describe("P13, P14: an XLSX sheet nested too deeply is refused as a page is", () => {
   const workbook = (sheet: string) =>
-    zip([
+    zipByHand([
       {
         name: "xl/workbook.xml",
         data: enc(
