@@ -10,6 +10,7 @@ import { answerDates } from "../dates.js";
 import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
 import { absoluteUrl, dedupeRecords, makeRecord, titleShown } from "../record-id.js";
 import { load } from "./cheerio-load.js";
+import { MAX_ROWS } from "./download-xlsx.js";
 import { findDate } from "./find-date.js";
 import { documentBase } from "./form-target.js";
 import { refusedForNesting } from "./nesting.js";
@@ -44,12 +45,14 @@ export function extractPage(
   }
   // <base href> changes what relative links mean (HTML §4.2.3).
   const base = documentBase($, url);
-  const items = $(recipe.items)
-    .toArray()
-    .map((node) => {
-      const item = $(node);
-      return { item, dateText: read(item, recipe.date) };
-    });
+  // P13, P14: at most MAX_ROWS items read, as an XLSX sheet's rows (320,000 items of a 19 MB
+  // page: 24 s of CPU and 1.45 GB before this bound; docs/benchmarks.md).
+  const matched = $(recipe.items).toArray();
+  const truncated = matched.length > MAX_ROWS;
+  const items = (truncated ? matched.slice(0, MAX_ROWS) : matched).map((node) => {
+    const item = $(node);
+    return { item, dateText: read(item, recipe.date) };
+  });
   // All the dates of the page decide together whether they are written day-first.
   const dates = answerDates(
     items.map((i) => i.dateText),
@@ -94,5 +97,7 @@ export function extractPage(
     if (next && next !== absoluteUrl(url, url)) extraction.next = next;
   }
   if (extraction.records.length === 0) extraction.note = "no items matched the recipe";
+  else if (truncated)
+    extraction.note = `only the first ${MAX_ROWS} items the recipe matched were read`;
   return extraction;
 }
