@@ -6,6 +6,7 @@
 import type { Cheerio } from "cheerio";
 import type { AnyNode, Element, Text } from "domhandler";
 import { cleanText } from "../record-id.js";
+import { findFirst } from "./descendants.js";
 import { type FieldSelector, parseSelector } from "./field-selector.js";
 
 export { type FieldSelector, parseSelector };
@@ -13,7 +14,7 @@ export { type FieldSelector, parseSelector };
 /** The first element the selector names within `item` (the item itself for none/`:scope`). */
 export function pick(item: Cheerio<AnyNode>, sel: FieldSelector): Cheerio<AnyNode> {
   if (!sel.css || sel.css === ":scope") return item;
-  return item.find(sel.css).first();
+  return findFirst(item, sel.css);
 }
 
 /**

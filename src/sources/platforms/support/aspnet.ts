@@ -7,6 +7,7 @@
 import type { CheerioAPI } from "cheerio";
 import type { AnyNode } from "domhandler";
 import { formUrlencoded } from "../../../policy/body-text.js";
+import { firstDescendant, walkDescendants } from "../../extract/descendants.js";
 import { documentBase, formTarget } from "../../extract/form-target.js";
 
 export interface PostbackForm {
@@ -29,7 +30,12 @@ export function readForm(
   near?: AnyNode,
   encoding = "utf-8",
 ): PostbackForm | undefined {
-  const server = $("form").filter((_, f) => $(f).find("input[name='__VIEWSTATE']").length > 0);
+  // One walk of each form, not cheerio's `.find()`, quadratic over many sibling inputs (P13, P14).
+  const server = $("form").filter(
+    (_, f) =>
+      firstDescendant([f], (el) => el.name === "input" && el.attribs.name === "__VIEWSTATE") !==
+      undefined,
+  );
   const around = near ? $(near).closest("form") : $([]);
   const all = $("form");
   const form =
@@ -42,11 +48,13 @@ export function readForm(
   // Hidden fields, and the text boxes a browser would send too (Telerik combos keep their
   // shown value in one); disabled controls are not sent (HTML §4.10.18.3 "constructing the
   // entry list").
-  form.find("input[name]").each((_, el) => {
-    const e = $(el);
-    const type = (e.attr("type") ?? "text").toLowerCase();
-    if ((type !== "hidden" && type !== "text") || e.attr("disabled") !== undefined) return;
-    hidden.push([e.attr("name")!, e.attr("value") ?? ""]);
+  walkDescendants(form.toArray(), (el) => {
+    const name = el.attribs.name;
+    if (el.name !== "input" || name === undefined) return false;
+    const type = (el.attribs.type ?? "text").toLowerCase();
+    if ((type !== "hidden" && type !== "text") || el.attribs.disabled !== undefined) return false;
+    hidden.push([name, el.attribs.value ?? ""]);
+    return false;
   });
   return { action, hidden, encoding };
 }

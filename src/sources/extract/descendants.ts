@@ -1,0 +1,72 @@
+/**
+ * An element's descendant elements in document order, by one walk of its subtree. cheerio's
+ * `.find()` from an element sorts its matches into document order, comparing siblings by their
+ * place among their parent's children: quadratic over many siblings (40,000 inputs in a form,
+ * 16 s and more of CPU; docs/benchmarks.md). A walk visits each node once and yields them in
+ * order already (P13, P14).
+ */
+import type { Cheerio } from "cheerio";
+import type { AnyNode, Element } from "domhandler";
+import { hasChildren, isTag } from "domhandler";
+
+/**
+ * Calls `visit` on each descendant element of `roots` (not the roots themselves), in document
+ * order, each element once even when one root holds another; stops when `visit` returns true.
+ * Returns whether it stopped.
+ */
+export function walkDescendants(
+  roots: readonly AnyNode[],
+  visit: (el: Element) => boolean | undefined,
+): boolean {
+  const seen = new Set<AnyNode>();
+  for (const root of roots) {
+    if (seen.has(root) || !hasChildren(root)) continue;
+    // Children pushed in reverse, so the first child is taken first: document order.
+    const stack: AnyNode[] = [];
+    for (let i = root.children.length - 1; i >= 0; i--) stack.push(root.children[i] as AnyNode);
+    for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+      if (seen.has(node)) continue;
+      seen.add(node);
+      if (isTag(node) && visit(node)) return true;
+      if (hasChildren(node))
+        for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as AnyNode);
+    }
+  }
+  return false;
+}
+
+/** The first descendant element of `roots`, in document order, that `test` accepts. */
+export function firstDescendant(
+  roots: readonly AnyNode[],
+  test: (el: Element) => boolean,
+): Element | undefined {
+  let found: Element | undefined;
+  walkDescendants(roots, (el) => {
+    if (!test(el)) return false;
+    found = el;
+    return true;
+  });
+  return found;
+}
+
+/**
+ * A selector of one element alone: a type, classes, an id, attributes (`a[href]`, `td.date`),
+ * no combinator and no pseudo-class. Whether an element matches it does not depend on where
+ * the search started, so filtering the walked descendants is the same as cheerio's `.find()`.
+ */
+const COMPOUND = /^(?:[A-Za-z*][\w-]*)?(?:[.#][\w-]+|\[[^\]]*\])*$/;
+
+/**
+ * `item.find(css).first()`, in one walk of the item's subtree when the selector is a plain
+ * compound one (docs/benchmarks.md: one item of 40,000 links, seconds through `.find()`);
+ * any other selector through cheerio as before.
+ */
+export function findFirst(item: Cheerio<AnyNode>, css: string): Cheerio<AnyNode> {
+  if (css === "" || !COMPOUND.test(css)) return item.find(css).first();
+  const all: Element[] = [];
+  walkDescendants(item.toArray(), (el) => {
+    all.push(el);
+    return false;
+  });
+  return item._make<AnyNode>(all).filter(css).first();
+}
