@@ -15,6 +15,7 @@ import {
   withoutMarkup,
 } from "../record-id.js";
 import { MAX_ROWS } from "./download-xlsx.js";
+import { tooManyFeedAttributes } from "./feed-attributes.js";
 import { compileStopNodesOnce } from "./feed-stop-nodes.js";
 import { type AnyFeed, DetectError, parseFeed } from "./feedsmith.js";
 import { parseJsonText } from "./json.js";
@@ -162,6 +163,10 @@ export function extractFeed(body: Uint8Array, url: string, ctx: ReadContext = {}
     const j = parseJsonText(text);
     if (!j.ok) return { records: [], note: `not a feed (${j.why})`, notThisWay: true };
     input = j.value;
+  } else {
+    // P13, P14: an element of hundreds of thousands of attributes is refused before the parse.
+    const refused = tooManyFeedAttributes(text);
+    if (refused) return { records: [], note: refused, notThisWay: true };
   }
   let parsed: AnyFeed<string>;
   try {
