@@ -70,3 +70,21 @@ export function findFirst(item: Cheerio<AnyNode>, css: string): Cheerio<AnyNode>
   });
   return item._make<AnyNode>(all).filter(css).first();
 }
+
+/** The descendant elements of `roots` that `test` accepts, in document order, in one walk. */
+export function descendantsWhere(
+  roots: readonly AnyNode[],
+  test: (el: Element) => boolean,
+): Element[] {
+  const out: Element[] = [];
+  walkDescendants(roots, (el) => {
+    if (test(el)) out.push(el);
+    return false;
+  });
+  return out;
+}
+
+/** `a[href]`, as cheerio's `.find("a[href]")` in an HTML page matches it. */
+export function isLink(el: Element): boolean {
+  return el.name === "a" && el.attribs.href !== undefined;
+}

@@ -15,6 +15,7 @@ import type { CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
 import { decodeBody } from "../../policy/body-text.js";
 import { answerDates, toIsoDate } from "../dates.js";
+import { descendantsWhere, isLink } from "../extract/descendants.js";
 import { textOf } from "../extract/select.js";
 import type { Extraction, ReadContext } from "../record.js";
 import { cleanText } from "../record-id.js";
@@ -96,12 +97,10 @@ function fromPage(text: string, url: string, ctx: ReadContext): Extraction {
         ? `${body}: ${rowTitle || "Meeting"}`
         : rowTitle || body;
     const docs: ListedDoc[] = [];
-    $(tr)
-      .find("a[href]")
-      .each((_, a) => {
-        const d = docOf($(a).attr("href") ?? "");
-        if (d && !docs.some((x) => x.key === d.key)) docs.push(d);
-      });
+    $(descendantsWhere([tr], isLink)).each((_, a) => {
+      const d = docOf($(a).attr("href") ?? "");
+      if (d && !docs.some((x) => x.key === d.key)) docs.push(d);
+    });
     const id = m ? name.slice(1) : undefined;
     if (title) meetings.push({ id, title, date, docs });
   }

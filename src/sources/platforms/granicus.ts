@@ -14,6 +14,7 @@ import type { Cheerio, CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
 import { decodeBody } from "../../policy/body-text.js";
 import { answerDates, toIsoDate } from "../dates.js";
+import { descendantsWhere } from "../extract/descendants.js";
 import { textOf } from "../extract/select.js";
 import { type Extraction, type ReadContext, unreadable } from "../record.js";
 import { absoluteUrl, cleanText } from "../record-id.js";
@@ -89,19 +90,17 @@ function fromPage(text: string, url: string, ctx: ReadContext): Extraction {
   for (const { tr, title, dateText } of rows) {
     const docs: ListedDoc[] = [];
     let id: string | undefined;
-    $(tr)
-      .find("a")
-      .each((_, a) => {
-        const el = $(a);
-        let href = el.attr("href") ?? "";
-        if (!/^(https?:)?\/\//.test(href) && !href.startsWith("/")) {
-          href = /window\.open\('([^']+)'/.exec(el.attr("onclick") ?? "")?.[1] ?? "";
-        }
-        const abs = absoluteUrl(href, url);
-        if (!abs) return;
-        id ??= granicusId(abs);
-        docs.push({ label: textOf(el) || "Document", href: abs });
-      });
+    $(descendantsWhere([tr], (el) => el.name === "a")).each((_, a) => {
+      const el = $(a);
+      let href = el.attr("href") ?? "";
+      if (!/^(https?:)?\/\//.test(href) && !href.startsWith("/")) {
+        href = /window\.open\('([^']+)'/.exec(el.attr("onclick") ?? "")?.[1] ?? "";
+      }
+      const abs = absoluteUrl(href, url);
+      if (!abs) return;
+      id ??= granicusId(abs);
+      docs.push({ label: textOf(el) || "Document", href: abs });
+    });
     if (!title) continue;
     meetings.push({
       id,

@@ -18,6 +18,7 @@ import type { CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
 import { bodyEncoding, decodeBody } from "../../policy/body-text.js";
 import { answerDates, toIsoDate } from "../dates.js";
+import { descendantsWhere, isLink } from "../extract/descendants.js";
 import { textOf } from "../extract/select.js";
 import type { Extraction, ReadContext } from "../record.js";
 import { unreadable } from "../record.js";
@@ -98,18 +99,16 @@ function meetingOf($: CheerioAPI, r: Row, opts: ReturnType<typeof answerDates>):
   const docs: ListedDoc[] = [];
   let id: string | undefined;
   let detail: string | undefined;
-  $(r.tr)
-    .find("a[href]")
-    .each((_, a) => {
-      const href = $(a).attr("href") ?? "";
-      if (/MeetingDetail\.aspx/i.test(href)) detail = href;
-      const m = DOC_LINK.exec(href);
-      // The meeting's id is in its own links (iCal, details, agenda), not the body's
-      // DepartmentDetail.aspx?ID=, which every meeting of that body shares.
-      if (m || /MeetingDetail\.aspx/i.test(href)) id ??= /[?&]ID=(\d+)/i.exec(href)?.[1];
-      const label = m ? DOC_LABEL[m[1]!.toUpperCase()] : undefined;
-      if (label) docs.push({ label, href, key: label.toLowerCase() });
-    });
+  $(descendantsWhere([r.tr], isLink)).each((_, a) => {
+    const href = $(a).attr("href") ?? "";
+    if (/MeetingDetail\.aspx/i.test(href)) detail = href;
+    const m = DOC_LINK.exec(href);
+    // The meeting's id is in its own links (iCal, details, agenda), not the body's
+    // DepartmentDetail.aspx?ID=, which every meeting of that body shares.
+    if (m || /MeetingDetail\.aspx/i.test(href)) id ??= /[?&]ID=(\d+)/i.exec(href)?.[1];
+    const label = m ? DOC_LABEL[m[1]!.toUpperCase()] : undefined;
+    if (label) docs.push({ label, href, key: label.toLowerCase() });
+  });
   return {
     id,
     title: r.title,

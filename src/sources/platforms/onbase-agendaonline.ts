@@ -8,6 +8,7 @@
  */
 import { decodeBody } from "../../policy/body-text.js";
 import { answerDates, toIsoDate } from "../dates.js";
+import { descendantsWhere, isLink } from "../extract/descendants.js";
 import { textOf } from "../extract/select.js";
 import type { Extraction, ReadContext } from "../record.js";
 import { visiblePage } from "./support/page.js";
@@ -37,7 +38,7 @@ export const onbaseAgendaonline: Platform = {
       const named = cellText(row, "mtgName");
       const when = cellText(row, "mtgTime");
       const docs: ListedDoc[] = [];
-      row.find("a[href]").each((_, a) => {
+      $(descendantsWhere(row.toArray(), isLink)).each((_, a) => {
         const href = $(a).attr("href") ?? "";
         const n = /[?&](?:doctype|documentType)=(\d+)/i.exec(href)?.[1];
         if (!n) return;

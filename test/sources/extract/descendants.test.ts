@@ -2,7 +2,12 @@ import type { Cheerio } from "cheerio";
 import type { AnyNode } from "domhandler";
 import { describe, expect, it } from "vitest";
 import { load } from "../../../src/sources/extract/cheerio-load.js";
-import { findFirst, walkDescendants } from "../../../src/sources/extract/descendants.js";
+import {
+  descendantsWhere,
+  findFirst,
+  isLink,
+  walkDescendants,
+} from "../../../src/sources/extract/descendants.js";
 
 const PAGE = `<!doctype html><html><body>
 <div class="item" id="one"><h2>One</h2><p><a name="x">no href</a><span class="date d">1 May</span></p>
@@ -53,5 +58,11 @@ describe("descendants: one walk gives what cheerio's .find() gives", () => {
         .toArray()
         .map((e) => e.name),
     );
+  });
+
+  it('P14: descendantsWhere(isLink) lists what .find("a[href]") lists, in the same order', () => {
+    const $ = load(PAGE);
+    for (const item of [$("#one"), $("#two"), $("div.item"), $("body")])
+      expect(descendantsWhere(item.toArray(), isLink)).toEqual(item.find("a[href]").toArray());
   });
 });
