@@ -86,6 +86,8 @@ export function extractDownload(
       skip_empty_lines: true,
       relax_column_count: true,
       trim: true,
+      // One row past the bound, to know there were more; csv-parse stops reading there.
+      to: MAX_ROWS + 1,
     }) as Record<string, string>[];
   } catch (e) {
     return {
@@ -94,5 +96,9 @@ export function extractDownload(
       notThisWay: true,
     };
   }
-  return fromRows(rows, spec, url, ctx);
+  const truncated = rows.length > MAX_ROWS;
+  if (truncated) rows.length = MAX_ROWS;
+  const x = fromRows(rows, spec, url, ctx);
+  if (truncated) x.note = `only the first ${MAX_ROWS} rows of the file were read`;
+  return x;
 }

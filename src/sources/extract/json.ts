@@ -12,9 +12,7 @@ export type JsonRead = { ok: true; value: unknown } | { ok: false; why: string }
 
 /** JSON from already decoded text. */
 export function parseJsonText(text: string): JsonRead {
-  const t = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
-    .replace(/^(?:\s*\/\/[^\n]*\n)+/, "")
-    .trim();
+  const t = withoutCommentLines(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).trim();
   if (t === "") return { ok: false, why: "not JSON: the answer is empty" };
   if (looksLikeHtml(t)) {
     const title = htmlTitle(t);
@@ -24,6 +22,23 @@ export function parseJsonText(text: string): JsonRead {
     return { ok: true, value: JSON.parse(exactIntegers(t)) };
   } catch (e) {
     return { ok: false, why: `not JSON: ${(e as Error).message.slice(0, 80)}` };
+  }
+}
+
+/** One `//` comment line where it starts, with the blanks before it (sticky: read in place). */
+const COMMENT_LINE = /\s*\/\/[^\n]*\n/y;
+
+/**
+ * The text without the `//` comment lines before its payload: what `/^(?:\s*\/\/[^\n]*\n)+/`
+ * would strip, read one line at a time, since that expression's backtracking overflows the
+ * stack on a few million such lines (a body under the 20 MiB limit, P14).
+ */
+export function withoutCommentLines(text: string): string {
+  let from = 0;
+  for (;;) {
+    COMMENT_LINE.lastIndex = from;
+    if (!COMMENT_LINE.test(text)) return from === 0 ? text : text.slice(from);
+    from = COMMENT_LINE.lastIndex;
   }
 }
 
