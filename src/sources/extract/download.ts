@@ -1,14 +1,14 @@
 /**
- * Files a government publishes for download (P4: preferred over a page): CSV, read with
- * csv-parse (header row; columns mapped by name), JSON (as api.ts) and XLSX (one sheet, its
+ * Files a government publishes for download (P4: preferred over a page): CSV, read by
+ * download-csv.ts (header row; columns mapped by name), JSON (as api.ts) and XLSX (one sheet, its
  * header row naming the columns, download-xlsx.ts). The format is told by the bytes first —
  * a zip holding xl/workbook.xml is a workbook whatever the URL says — then by the URL.
  */
-import { parse } from "csv-parse/sync";
 import { decodeBody } from "../../policy/body-text.js";
 import type { DownloadSpec } from "../catalog/schema.js";
 import type { Extraction, ReadContext } from "../record.js";
 import { recordsFromJson } from "./api.js";
+import { readCsv } from "./download-csv.js";
 import { isXlsx, MAX_ROWS, readSheetRows } from "./download-xlsx.js";
 import { looksLikeZip } from "./download-zip.js";
 import { recordsOfItems } from "./fields.js";
@@ -77,28 +77,10 @@ export function extractDownload(
   const text = decodeBody(body, ctx.contentType);
   if (/^\s*<(!doctype|html)/i.test(text))
     return { records: [], note: "not a CSV file (HTML)", notThisWay: true };
-  let rows: Record<string, string>[];
-  try {
-    rows = parse(text, {
-      columns: (header: string[]) => header.map((h) => h.trim()),
-      delimiter: spec.delimiter ?? ",",
-      bom: true,
-      skip_empty_lines: true,
-      relax_column_count: true,
-      trim: true,
-      // One row past the bound, to know there were more; csv-parse stops reading there.
-      to: MAX_ROWS + 1,
-    }) as Record<string, string>[];
-  } catch (e) {
-    return {
-      records: [],
-      note: `not a readable CSV file (${(e as Error).message.split("\n")[0]})`,
-      notThisWay: true,
-    };
-  }
-  const truncated = rows.length > MAX_ROWS;
-  if (truncated) rows.length = MAX_ROWS;
-  const x = fromRows(rows, spec, url, ctx);
-  if (truncated) x.note = `only the first ${MAX_ROWS} rows of the file were read`;
+  const csv = readCsv(text, spec.delimiter ?? ",", MAX_ROWS);
+  if (!csv.ok)
+    return { records: [], note: `not a readable CSV file (${csv.why})`, notThisWay: true };
+  const x = fromRows(csv.rows, spec, url, ctx);
+  if (csv.truncated) x.note = `only the first ${MAX_ROWS} rows of the file were read`;
   return x;
 }
