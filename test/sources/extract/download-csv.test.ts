@@ -1,6 +1,6 @@
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
-import { readCsv } from "../../../src/sources/extract/download-csv.js";
+import { MAX_COLUMNS, readCsv } from "../../../src/sources/extract/download-csv.js";
 
 /** What download.ts asked of csv-parse before download-csv.ts read its CSV. */
 function oldRead(text: string, delimiter: string, maxRows: number) {
@@ -77,6 +77,16 @@ describe("download-csv: the same rows as csv-parse with download.ts's old option
   it("P14: a no-break space after a closing quote is white space, trimmed as a space is", () => {
     const now = readCsv('Title,Id\n"a"\u00a0,1\n', ",", 10);
     expect(now).toEqual({ ok: true, rows: [{ Title: "a", Id: "1" }], truncated: false });
+  });
+
+  it("P14: a header of MAX_COLUMNS columns is read, one more is refused at once", () => {
+    const wide = (k: number) => `${Array.from({ length: k }, (_, j) => `c${j}`).join(",")}\nx\n`;
+    const read = readCsv(wide(MAX_COLUMNS), ",", 10);
+    expect(read.ok && read.rows).toEqual([{ c0: "x" }]);
+    expect(readCsv(wide(MAX_COLUMNS + 1), ",", 10)).toEqual({
+      ok: false,
+      why: `a header of more than ${MAX_COLUMNS} columns`,
+    });
   });
 
   it("P14: stops after maxRows rows and says so, as `to` did", () => {
