@@ -157,11 +157,13 @@ export function readCsv(text: string, delimiter: string, maxRows: number): CsvRe
       i++;
       continue;
     }
-    // A run of plain characters at once (it ends where a quote, a delimiter or a line end may).
+    // A run of plain characters at once: it ends at a quote, a delimiter, the record delimiter
+    // or, before that is found, any line end (a `\n` inside a `\r\n` file is a plain character).
     let j = i + 1;
     for (; j < n; j++) {
       const e = s.charCodeAt(j);
-      if (e === QUOTE || e === d || e === 0x0a || e === 0x0d) break;
+      if (e === QUOTE || e === d) break;
+      if (rd === "" ? e === 0x0a || e === 0x0d : s.startsWith(rd, j)) break;
     }
     field += s.slice(i, j);
     i = j;
