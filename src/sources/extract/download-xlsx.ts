@@ -13,9 +13,10 @@ import type { AnyNode, Element } from "domhandler";
 import { decodeBody } from "../../policy/body-text.js";
 import { loadXml, TooCostlyToParse } from "./cheerio-load.js";
 import { looksLikeZip, readZipEntry, type ZipEntry, zipIndex } from "./download-zip.js";
+import { MAX_ROWS } from "./max-rows.js";
 
 export const MAX_XML_BYTES = 32 * 1024 * 1024;
-export const MAX_ROWS = 100_000;
+export { MAX_ROWS } from "./max-rows.js";
 /**
  * At most this much text (UTF-16 code units) read out of a sheet's rows, counted in the named
  * columns. A shared string is written once and read in every cell that names it: one of 1 MB

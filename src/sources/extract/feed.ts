@@ -14,11 +14,11 @@ import {
   titleShown,
   withoutMarkup,
 } from "../record-id.js";
-import { MAX_ROWS } from "./download-xlsx.js";
 import { tooManyFeedAttributes } from "./feed-attributes.js";
 import { compileStopNodesOnce } from "./feed-stop-nodes.js";
 import { type AnyFeed, DetectError, parseFeed } from "./feedsmith.js";
 import { parseJsonText } from "./json.js";
+import { MAX_ROWS } from "./max-rows.js";
 
 // feedsmith's stop-node paths compiled once per parser, not at every feed (feed-stop-nodes.ts).
 compileStopNodesOnce();

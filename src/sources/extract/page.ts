@@ -12,9 +12,9 @@ import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
 import { absoluteUrl, dedupeRecords, makeRecord, titleShown } from "../record-id.js";
 import { load } from "./cheerio-load.js";
 import { firstDescendant } from "./descendants.js";
-import { MAX_ROWS } from "./download-xlsx.js";
 import { findDate } from "./find-date.js";
 import { documentBase } from "./form-target.js";
+import { MAX_ROWS } from "./max-rows.js";
 import { refusedForNesting } from "./nesting.js";
 import { parseSelector, pick, read } from "./select.js";
 
