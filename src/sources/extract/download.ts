@@ -9,10 +9,11 @@ import type { DownloadSpec } from "../catalog/schema.js";
 import type { Extraction, ReadContext } from "../record.js";
 import { recordsFromJson } from "./api.js";
 import { readCsv } from "./download-csv.js";
-import { isXlsx, MAX_ROWS, readSheetRows } from "./download-xlsx.js";
+import { isXlsx, readSheetRows } from "./download-xlsx.js";
 import { looksLikeZip } from "./download-zip.js";
 import { recordsOfItems } from "./fields.js";
 import { readJson } from "./json.js";
+import { firstRead, MAX_ROWS } from "./max-rows.js";
 
 type Format = "csv" | "json" | "xlsx" | { note: string };
 
@@ -56,7 +57,7 @@ function extractXlsx(
   if (!sheet.ok)
     return { records: [], note: `not a readable XLSX file (${sheet.why})`, notThisWay: true };
   const x = fromRows(sheet.rows, spec, url, ctx);
-  if (sheet.truncated) x.note = `only the first ${MAX_ROWS} rows of the sheet were read`;
+  if (sheet.truncated) x.note = firstRead("rows of the sheet");
   return x;
 }
 
@@ -81,6 +82,6 @@ export function extractDownload(
   if (!csv.ok)
     return { records: [], note: `not a readable CSV file (${csv.why})`, notThisWay: true };
   const x = fromRows(csv.rows, spec, url, ctx);
-  if (csv.truncated) x.note = `only the first ${MAX_ROWS} rows of the file were read`;
+  if (csv.truncated) x.note = firstRead("rows of the file");
   return x;
 }

@@ -18,7 +18,7 @@ import { tooManyFeedAttributes } from "./feed-attributes.js";
 import { compileStopNodesOnce } from "./feed-stop-nodes.js";
 import { type AnyFeed, DetectError, parseFeed } from "./feedsmith.js";
 import { parseJsonText } from "./json.js";
-import { MAX_ROWS } from "./max-rows.js";
+import { firstRead, MAX_ROWS } from "./max-rows.js";
 
 // feedsmith's stop-node paths compiled once per parser, not at every feed (feed-stop-nodes.ts).
 compileStopNodesOnce();
@@ -191,7 +191,5 @@ export function extractFeed(body: Uint8Array, url: string, ctx: ReadContext = {}
   }
   const records = dedupeRecords(out);
   if (records.length === 0) return { records, note: "feed has no items" };
-  return truncated
-    ? { records, note: `only the first ${MAX_ROWS} items of the feed were read` }
-    : { records };
+  return truncated ? { records, note: firstRead("items of the feed") } : { records };
 }

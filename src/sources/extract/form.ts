@@ -13,7 +13,7 @@ import { bodyEncoding, decodeBody, encodingName, formUrlencoded } from "../../po
 import { credentialEntry } from "../../policy/credentials.js";
 import type { FormSpec } from "../catalog/schema.js";
 import { load, TooCostlyToParse } from "./cheerio-load.js";
-import { walkDescendants } from "./descendants.js";
+import { descendantsWhere, walkDescendants } from "./descendants.js";
 import { fillDateTemplates } from "./form-dates.js";
 import { documentBase, formTarget } from "./form-target.js";
 
@@ -51,11 +51,7 @@ export function formEntries($: CheerioAPI, form: Form): [string, string][] {
     const name = el.attribs.name;
     if (!name || el.attribs.disabled !== undefined || inDisabledFieldset(el)) return false;
     if (el.name === "select") {
-      const opts: Element[] = [];
-      walkDescendants([el], (o) => {
-        if (o.name === "option") opts.push(o);
-        return false;
-      });
+      const opts = descendantsWhere([el], (o) => o.name === "option");
       let chosen = opts.filter((o) => o.attribs.selected !== undefined);
       if (chosen.length === 0 && el.attribs.multiple === undefined) chosen = opts.slice(0, 1);
       for (const o of chosen) out.push([name, o.attribs.value ?? $(o).text().trim()]);
@@ -238,11 +234,10 @@ function isSubmitButton($: CheerioAPI, el: Element): boolean {
  */
 function submitButtons($: CheerioAPI, form: Form): Element[] {
   const id = form.attr("id");
-  const inside: Element[] = [];
-  walkDescendants(form.toArray(), (el) => {
-    if (el.name === "button" || el.name === "input") inside.push(el);
-    return false;
-  });
+  const inside = descendantsWhere(
+    form.toArray(),
+    (el) => el.name === "button" || el.name === "input",
+  );
   const outside =
     id === undefined
       ? []

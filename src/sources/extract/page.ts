@@ -11,10 +11,10 @@ import { answerDates } from "../dates.js";
 import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
 import { absoluteUrl, dedupeRecords, makeRecord, titleShown } from "../record-id.js";
 import { load } from "./cheerio-load.js";
-import { firstDescendant } from "./descendants.js";
+import { firstDescendant, isLink } from "./descendants.js";
 import { findDate } from "./find-date.js";
 import { documentBase } from "./form-target.js";
-import { MAX_ROWS } from "./max-rows.js";
+import { firstRead, MAX_ROWS } from "./max-rows.js";
 import { refusedForNesting } from "./nesting.js";
 import { parseSelector, pick, read } from "./select.js";
 
@@ -38,8 +38,7 @@ function hrefOf(
  * `.find()`, quadratic over many sibling links (40,000 in one item: seconds; P13, P14).
  */
 function firstLink(roots: AnyNode[]): string | undefined {
-  return firstDescendant(roots, (el) => el.name === "a" && el.attribs.href !== undefined)?.attribs
-    .href;
+  return firstDescendant(roots, isLink)?.attribs.href;
 }
 
 export function extractPage(
@@ -108,7 +107,6 @@ export function extractPage(
     if (next && next !== absoluteUrl(url, url)) extraction.next = next;
   }
   if (extraction.records.length === 0) extraction.note = "no items matched the recipe";
-  else if (truncated)
-    extraction.note = `only the first ${MAX_ROWS} items the recipe matched were read`;
+  else if (truncated) extraction.note = firstRead("items the recipe matched");
   return extraction;
 }
