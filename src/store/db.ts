@@ -612,6 +612,15 @@ async function migrateSqlite(
   }
 }
 
+/** Whether a snapshot lists exactly this version's migrations, in their order (SQLite's, PostgreSQL's). */
+function ofTheseMigrations(snapshot: { migrations: readonly string[] }): boolean {
+  const names = Object.keys(migrations);
+  return (
+    snapshot.migrations.length === names.length &&
+    snapshot.migrations.every((n, i) => n === names[i])
+  );
+}
+
 /**
  * Makes a new SQLite store (one with no table at all) as every migration would, in a fraction
  * of their time: the schema they leave (SQLITE_SNAPSHOT, checked against them by
@@ -628,10 +637,9 @@ export function makeFromSnapshot(
   conn: SqliteDatabase.Database,
   afterStatement?: (i: number) => void,
 ): boolean {
-  const names = Object.keys(migrations);
   const snap = SQLITE_SNAPSHOT;
-  if (snap.migrations.length !== names.length || snap.migrations.some((n, i) => n !== names[i]))
-    return false;
+  const names = Object.keys(migrations);
+  if (!ofTheseMigrations(snap)) return false;
   try {
     conn.exec("begin immediate");
   } catch {
@@ -709,11 +717,7 @@ export function postgresSnapshotScript(
   const snapshot = opts.snapshot ?? POSTGRES_SNAPSHOT;
   const at = opts.at ?? new Date().toISOString();
   const names = Object.keys(migrations);
-  if (
-    snapshot.migrations.length !== names.length ||
-    snapshot.migrations.some((n, i) => n !== names[i])
-  )
-    return undefined;
+  if (!ofTheseMigrations(snapshot)) return undefined;
   const lit = (v: string) => `'${v.replaceAll("'", "''")}'`;
   return [
     "begin",
