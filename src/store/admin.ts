@@ -25,7 +25,7 @@ import { dialectOf } from "./dialect-of.js";
 import { holderDead, STALE_MS } from "./holder.js";
 import { fromIso, toIso } from "./iso-time.js";
 import { sql } from "./kysely.js";
-import { latestMarks, lockMarksOf, markAt } from "./marks.js";
+import { latestMarks, lockMarksOf, markAt, markShownAt } from "./marks.js";
 import { nightsRunInStore } from "./night-runs.js";
 import { prepared } from "./prepared.js";
 import type { Database } from "./schema/index.js";
@@ -120,18 +120,21 @@ export async function markSource(db: Db, m: MarkInput): Promise<MarkOutcome> {
         kind: "already",
         source,
         reading,
-        ...(latest ? { since: latest.at } : {}),
+        ...(latest ? { since: markShownAt(latest) } : {}),
         ...(latest?.reason ? { reason: latest.reason } : {}),
       };
     }
     // P24: the latest decision is the one in force: written after the latest mark, even from a
     // host whose clock is behind the one that wrote it (marks.ts markAt).
     const at = markAt(m.at, latest?.at);
+    // Shown at its own host's time (marks.ts markShownAt), whatever its place in the order.
+    const madeAt = toIso(m.at);
     await tx
       .insertInto("marks")
       .values({
         source_id: source,
         at,
+        made_at: madeAt,
         reading: m.reading ? 1 : 0,
         reason: reason ?? null,
         by: m.by,
@@ -143,7 +146,7 @@ export async function markSource(db: Db, m: MarkInput): Promise<MarkOutcome> {
     if (m.reading) {
       await tx
         .updateTable("flags")
-        .set({ cleared_at: at, cleared_by: m.by })
+        .set({ cleared_at: madeAt, cleared_by: m.by })
         .where("source_id", "=", source)
         .where("kind", "=", "answers-again")
         .where("cleared_at", "is", null)

@@ -229,11 +229,11 @@ function importTx(tx: Tx, at: string): CatalogImportTx {
       const toId = sql<string>`cast(${to} as text)`;
       await tx
         .insertInto("marks")
-        .columns(["source_id", "at", "reading", "reason", "by", "night"])
+        .columns(["source_id", "at", "made_at", "reading", "reason", "by", "night"])
         .expression((eb) =>
           eb
             .selectFrom("marks")
-            .select([toId.as("source_id"), "at", "reading", "reason", "by", "night"])
+            .select([toId.as("source_id"), "at", "made_at", "reading", "reason", "by", "night"])
             .where("source_id", "=", from),
         )
         .onConflict((oc) => oc.doNothing())

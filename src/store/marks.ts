@@ -31,6 +31,15 @@ export function markAt(at: number, latest: string | undefined): string {
 }
 
 /**
+ * P24, P26: the time a mark is shown at (the directory's "since", the console's history): the
+ * one its host gave it, kept apart from its place in the order since migration 037, so a mark
+ * made after one from a host whose clock ran far ahead shows its own time; `at` for older marks.
+ */
+export function markShownAt(m: Pick<MarksTable, "at" | "made_at">): string {
+  return m.made_at ?? m.at;
+}
+
+/**
  * P24: the marks of one source written one transaction after the other: on PostgreSQL a lock
  * held to the transaction's end (the source may be a night's catalog's only, no row of its
  * own to lock); SQLite's write transaction (BEGIN IMMEDIATE) already is.

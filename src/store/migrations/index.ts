@@ -32,6 +32,7 @@ import * as m033 from "./033-record-changed-index.js";
 import * as m034 from "./034-overflow-pending.js";
 import * as m035 from "./035-forgotten-copies.js";
 import * as m036 from "./036-night-runs.js";
+import * as m037 from "./037-marks-made-at.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -68,6 +69,7 @@ export const migrations: Record<string, Migration> = {
   "034-overflow-pending": m034,
   "035-forgotten-copies": m035,
   "036-night-runs": m036,
+  "037-marks-made-at": m037,
 };
 
 export const migrationProvider: MigrationProvider = {

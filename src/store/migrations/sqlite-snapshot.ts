@@ -39,6 +39,7 @@ export const SQLITE_SNAPSHOT: { migrations: readonly string[]; statements: reado
     "034-overflow-pending",
     "035-forgotten-copies",
     "036-night-runs",
+    "037-marks-made-at",
   ],
   statements: [
     'CREATE TABLE "kysely_migration" ("name" varchar(255) not null primary key, "timestamp" varchar(255) not null)',
@@ -47,7 +48,7 @@ export const SQLITE_SNAPSHOT: { migrations: readonly string[]; statements: reado
     'CREATE TABLE "night_catalog" ("source_id" text primary key, "government" text not null, "url" text not null, "site" text not null, "updated_at" text not null)',
     'CREATE TABLE "nights" ("night" text primary key, "started_at" text not null, "deadline_at" text not null, "finished_at" text, "runs" integer not null, "user_agent" text, "catalog_note" text)',
     'CREATE TABLE "night_sources" ("night" text not null, "source_id" text not null, "outcome" text not null, "reason" text, "evidence" text, "status" integer, "url" text, "way" text, "records_found" integer not null, "new_records" integer not null, "started_at" text not null, "ended_at" text not null, "duration_ms" integer not null, constraint "night_sources_pk" primary key ("night", "source_id"))',
-    'CREATE TABLE "marks" ("source_id" text not null, "at" text not null, "reading" integer not null, "reason" text, "by" text not null, "night" text not null, constraint "marks_pk" primary key ("source_id", "at"))',
+    'CREATE TABLE "marks" ("source_id" text not null, "at" text not null, "reading" integer not null, "reason" text, "by" text not null, "night" text not null, "made_at" text, constraint "marks_pk" primary key ("source_id", "at"))',
     'CREATE TABLE "flags" ("id" text primary key, "source_id" text not null, "kind" text not null, "night" text not null, "detail" text not null, "raised_at" text not null, "cleared_at" text, "cleared_by" text)',
     'CREATE TABLE "validators" ("url" text primary key, "etag" text, "last_modified" text, "updated_at" text not null)',
     'CREATE TABLE "backfill" ("source_id" text primary key, "done" integer not null, "cursor" text, "pages_read" integer not null, "ended" text, "restarts" integer default 0 not null, "restarted_at" text, "restarted_by" text, "overflow_since" text, "overflow_cursor" text)',

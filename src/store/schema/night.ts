@@ -90,7 +90,10 @@ export interface RecordsTable {
 /** P24: only a person changes whether a source is read; every change kept with time and reason. */
 export interface MarksTable {
   source_id: string;
+  /** The mark's place in the order of decisions (marks.ts markAt); its time unless moved. */
   at: string;
+  /** P24: the time its host gave it, shown (migration 037; null on older marks: `at`). */
+  made_at: string | null;
   reading: number;
   reason: string | null;
   by: string;

@@ -8,6 +8,7 @@ import { checkPersonText, REASON_MAX } from "../../policy/person-text.js";
 import { markSource, readingText, type StatusRow, statusRows } from "../../store/admin.js";
 import { backfillsRead, restartBackfill } from "../../store/backfill.js";
 import type { Db } from "../../store/db.js";
+import { markShownAt } from "../../store/marks.js";
 import { marksOf, sourceNames } from "../../store/read/console.js";
 import { echo } from "../public/echo.js";
 import { countOf } from "../public/format.js";
@@ -248,7 +249,7 @@ export function sourceRoutes(
               </tr>
               {marks.map((m) => (
                 <tr>
-                  <td>{nyTime(m.at)}</td>
+                  <td>{nyTime(markShownAt(m))}</td>
                   <td>{m.reading === 1 ? "read" : "not read"}</td>
                   <td>{m.reason ?? ""}</td>
                   <td>{m.by}</td>

@@ -9,7 +9,7 @@ import type { WayChoice } from "../../night/types.js";
 import { noteLine } from "../../policy/shown-text.js";
 import type { Db } from "../../store/db.js";
 import { toIso } from "../../store/iso-time.js";
-import { latestMarks } from "../../store/marks.js";
+import { latestMarks, markShownAt } from "../../store/marks.js";
 import { notReadCandidates, type PageSelection, pagesIn } from "../../store/read/not-read.js";
 import {
   lastOutcomeRows,
@@ -62,8 +62,8 @@ export async function readStatuses(
     out.set(
       id,
       Number(m.reading) === 1
-        ? { reading: true, since: m.at }
-        : { reading: false, reason: m.reason ?? "no reason recorded", since: m.at },
+        ? { reading: true, since: markShownAt(m) }
+        : { reading: false, reason: m.reason ?? "no reason recorded", since: markShownAt(m) },
     );
   }
   // P26, P18: a page every way of which its site's owner asked to be left alone: no night asks
