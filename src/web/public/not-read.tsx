@@ -20,7 +20,17 @@ export interface NotReadPage {
   name: string;
   reason: string;
   since: string;
+  /**
+   * A person's mark's place in the order of decisions (its `at`, one a page: marks_pk), which
+   * names its feed item: `since` is the time the mark's host gave it (migration 037), which two
+   * marks of one page may share (two processes at once, a clock stepped back), and the page
+   * marked again must be a new item. Absent for a site owner's request: its `since`.
+   */
+  marked?: string;
 }
+
+/** What names a page's notice, as an item of a feed (and in the KEY of the rest's). */
+const itemTime = (p: NotReadPage) => p.marked ?? p.since;
 
 export interface NotRead {
   /** The record pages of the selection that are not read, in the catalog's order. */
@@ -178,7 +188,7 @@ export function notReadFeedItems(
   const cut = list !== undefined && n.pages.length > FOLD_OVER;
   const named = cut ? n.pages.slice(0, FOLD_OVER) : n.pages;
   const items: FeedNotice[] = named.map((p) => ({
-    id: `urn:new-on-record:not-read:source:${encodeURIComponent(p.id)}:${encodeURIComponent(p.since)}`,
+    id: `urn:new-on-record:not-read:source:${encodeURIComponent(p.id)}:${encodeURIComponent(itemTime(p))}`,
     title: `Not read: ${isolated(p.name)}`,
     text: notReadText({ pages: [p], of: 1 }, origin, here),
     link: `${origin}${notReadPage(p)}`,
@@ -189,7 +199,7 @@ export function notReadFeedItems(
   const key = createHash("sha256")
     .update(
       rest
-        .map((p) => `${p.id}\n${p.since}`)
+        .map((p) => `${p.id}\n${itemTime(p)}`)
         .sort()
         .join("\n"),
     )

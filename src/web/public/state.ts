@@ -54,11 +54,27 @@ export async function readStatuses(
   /** Every record page in use (the downloads): the marks read whole, not named one by one. */
   every = false,
 ): Promise<Map<string, ReadStatus>> {
+  return (await statusesAndMarks(db, sources, now, every)).statuses;
+}
+
+/**
+ * readStatuses, and for each page whose status is its latest mark's (no owner's request decided
+ * it), that mark's `at`: its place in the order of decisions, one a source (marks_pk), which the
+ * time shown (`since`, the time its host gave it) is not: two marks of one source may share it.
+ */
+async function statusesAndMarks(
+  db: Db,
+  sources: readonly { id: string; url: string }[],
+  now: number,
+  every: boolean,
+): Promise<{ statuses: Map<string, ReadStatus>; markAt: Map<string, string> }> {
   const out = new Map<string, ReadStatus>();
+  const markAt = new Map<string, string>();
   const ids = sources.map((s) => s.id);
   for (const id of ids) out.set(id, { reading: true });
   for (const [id, m] of await latestMarks(db, every ? undefined : ids)) {
     if (!out.has(id)) continue; // a page not asked about (retired)
+    markAt.set(id, m.at);
     out.set(
       id,
       Number(m.reading) === 1
@@ -72,6 +88,7 @@ export async function readStatuses(
   for (const [id, j] of judged) {
     if (j === "asked") continue;
     const { site, rule, since } = j;
+    markAt.delete(id);
     out.set(id, {
       reading: false,
       reason: ownersReason(rule),
@@ -82,6 +99,7 @@ export async function readStatuses(
   for (const [id, { site, rule }] of await notReadSitesOf(db, sources)) {
     // Another way of it, on a site that did not ask, is read by the nights (P4).
     if (judged.get(id) === "asked") continue;
+    markAt.delete(id);
     out.set(id, {
       reading: false,
       reason: siteNotReadReason(rule),
@@ -89,7 +107,7 @@ export async function readStatuses(
       siteOwner: site,
     });
   }
-  return out;
+  return { statuses: out, markAt };
 }
 
 /**
@@ -104,20 +122,23 @@ export async function notReadOf(
 ): Promise<NotRead | undefined> {
   const candidates = await notReadCandidates(db, sel);
   if (candidates.length === 0) return undefined;
-  const statuses = await readStatuses(
+  const { statuses, markAt } = await statusesAndMarks(
     db,
     candidates.map((c) => c.source),
     now,
+    false,
   );
   const pages: NotReadPage[] = [];
   for (const { source, governmentName } of candidates) {
     const st = statuses.get(source.id);
+    const at = markAt.get(source.id);
     if (st && !st.reading)
       pages.push({
         id: source.id,
         name: sourceName(source, { name: governmentName }),
         reason: st.reason,
         since: st.since,
+        ...(at !== undefined ? { marked: at } : {}),
       });
   }
   return pages.length === 0 ? undefined : { pages, of: await pagesIn(db, sel) };
