@@ -40,6 +40,7 @@ describe("console pages", () => {
       {
         source_id: "oh-a-agendas",
         at: new Date(f.clock.now()).toISOString(),
+        made_at: new Date(f.clock.now()).toISOString(),
         reading: 0,
         reason: "The clerk asked us to stop",
         by: "operator",
