@@ -4,7 +4,7 @@
  * `store/night-store.ts`), kept in Maps.
  */
 
-import { LANE_LEASE_MS } from "../policy/constants.js";
+import { HISTORY_NIGHTS, LANE_LEASE_MS } from "../policy/constants.js";
 import {
   EMPTY_READ_OUTCOME,
   listAddress,
@@ -205,6 +205,16 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       const endAsked = lastChecked?.way?.used?.url;
       if (!h.reading && endUrl !== undefined && endAsked !== undefined)
         h.lastEnd = { url: endUrl, asked: endAsked };
+      // P25, P13: the latest night it was reached, as the SQL store reads it (its HISTORY_NIGHTS).
+      const since = addDays(night, -HISTORY_NIGHTS);
+      for (const o of earlier)
+        if (
+          !NOT_CHECKED_OUTCOMES.has(o.outcome.kind) &&
+          o.night >= since &&
+          o.night < night &&
+          (h.lastReachedNight === undefined || o.night > h.lastReachedNight)
+        )
+          h.lastReachedNight = o.night;
       const bf = this.backfill.get(id);
       if (bf) h.backfill = bf;
       const moved = this.moves.get(id);

@@ -1,5 +1,6 @@
 /**
- * P25: a source a person marked not read gets one request to its page on recheck nights, only
+ * P25: a source a person marked not read gets one request to its page on recheck nights (and on
+ * the next night that runs after one whose recheck was not reached, P13: run-night.ts), only
  * if robots.txt allows it (the fetcher's gate), keeping no body and taking no records. If it
  * answers (2xx and not a challenge: the fetcher's `ok`), a person is told (answers-again).
  * P11: its page is asked where it moved permanently, as a night asks it (moves.ts): that

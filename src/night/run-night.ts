@@ -12,6 +12,7 @@ import type { Fetcher } from "../net/types.js";
 import { isSiteDown } from "../policy/admission.js";
 import { LANE_LEASE_MS } from "../policy/constants.js";
 import { canaryFailed, judgeReach, OFFLINE_WINDOW, reachEvidence } from "../policy/offline.js";
+import { recheckOwed } from "../policy/recheck.js";
 import type { Catalog, Source } from "../sources/catalog/types.js";
 import { diskFull, STORE_FULL } from "../store/disk-full.js";
 import { type CheckContext, checkSource } from "./check-source.js";
@@ -180,7 +181,7 @@ export async function runNight(
     const history = histories.get(source.id) as TonightHistory;
     if (history.doneTonight) alreadyDone++;
     else if (!asked(history, opts.night, deps)) {
-      skippedNotRead++; // P25: not a recheck night, so no request at all
+      skippedNotRead++; // P25: not a recheck night, nor one owed, so no request at all
     } else planned.push({ source, history });
   }
   // P13: when tonight's estimated work does not fit before the deadline, the plan reaches
@@ -840,13 +841,22 @@ async function laneDone(
   return true;
 }
 
-/** P24, P25: whether tonight asks this source anything: it is read, or tonight rechecks it. */
+/**
+ * P24, P25: whether tonight asks this source anything: it is read, or tonight rechecks it: a
+ * recheck night, or a recheck owed since one that was not reached (P13: the deadline, its site
+ * down, the checker offline or not run that night), from the nights the store holds.
+ */
 function asked(
-  h: Pick<TonightHistory, "reading" | "markedNight">,
+  h: Pick<TonightHistory, "reading" | "markedNight" | "lastReachedNight">,
   night: string,
   deps: Pick<NightDeps, "isRecheckNight">,
 ): boolean {
-  return h.reading || (h.markedNight !== undefined && deps.isRecheckNight(h.markedNight, night));
+  if (h.reading) return true;
+  if (h.markedNight === undefined) return false;
+  return (
+    deps.isRecheckNight(h.markedNight, night) ||
+    recheckOwed(h.markedNight, night, h.lastReachedNight)
+  );
 }
 
 /** The source's history as planned, with the mark it has now when that changed since. */

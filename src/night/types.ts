@@ -331,6 +331,14 @@ export interface SourceHistory {
   lastCheckedAt?: number;
   /** Last night's outcome was one of NOT_CHECKED_OUTCOMES, `unreached` say (P13: these go first). */
   unreachedLast: boolean;
+  /**
+   * P25, P13: the latest night before tonight on which it was reached (an outcome not one of
+   * NOT_CHECKED_OUTCOMES), read from the store's nights (HISTORY_NIGHTS back); absent when none
+   * is. For a source marked not read, a recheck night since then that was not reached (or did
+   * not run) owes a recheck tonight (policy/recheck.ts `recheckOwed`); read for every source, so
+   * a mark made while the night runs finds it too.
+   */
+  lastReachedNight?: string;
   /** Outcomes of earlier nights, newest first (for the flag rules). */
   recentOutcomes: NightOutcomeKind[];
   recordsKnown: number;

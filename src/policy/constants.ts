@@ -68,6 +68,11 @@ export const BACKFILL_UNANSWERED_NIGHTS = 10;
 export const RECHECK_SOON_NIGHTS = 3;
 /** … then once every this many nights. */
 export const RECHECK_EVERY_NIGHTS = 7;
+/**
+ * A night's history of its sources (their outcomes before tonight) goes back this many nights:
+ * ordering and flags need a few, and a recheck owed (P25) the last RECHECK_EVERY_NIGHTS.
+ */
+export const HISTORY_NIGHTS = 60;
 /** P13: default time limit of a night. */
 export const DEFAULT_NIGHT_DEADLINE_MS = 6 * 60 * 60 * 1000;
 /**

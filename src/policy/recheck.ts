@@ -3,7 +3,7 @@
  * permitting, taking no records and keeping no body) to see whether the no still stands.
  */
 import { RECHECK_EVERY_NIGHTS, RECHECK_SOON_NIGHTS } from "./constants.js";
-import { daysBetween } from "./night-date.js";
+import { addDays, daysBetween } from "./night-date.js";
 
 /**
  * Whether `night` is a recheck night for a source marked not read on `markedNight` (both
@@ -20,4 +20,37 @@ export function isRecheckNight(markedNight: string, night: string): boolean {
   if (k <= 0) return false;
   if (k <= RECHECK_SOON_NIGHTS) return true;
   return (k - RECHECK_SOON_NIGHTS) % RECHECK_EVERY_NIGHTS === 0;
+}
+
+/**
+ * The latest recheck night strictly before `night` (and after the marking), or undefined when
+ * there is none yet (`night` is the marking night, the night after it, or earlier).
+ */
+export function lastRecheckNightBefore(markedNight: string, night: string): string | undefined {
+  const j = daysBetween(markedNight, night) - 1;
+  if (j < 1) return undefined;
+  if (j <= RECHECK_SOON_NIGHTS) return addDays(markedNight, j);
+  const weeks = Math.floor((j - RECHECK_SOON_NIGHTS) / RECHECK_EVERY_NIGHTS);
+  return addDays(markedNight, RECHECK_SOON_NIGHTS + weeks * RECHECK_EVERY_NIGHTS);
+}
+
+/**
+ * P25, P13: whether a recheck is owed tonight though the calendar does not name `night`: the
+ * latest recheck night before it was not reached, nor any night since (its recheck not
+ * asked: the deadline came first, its site was down, the checker offline, or the checker did not
+ * run that night at all). `lastReachedNight`: the latest night before `night` on which the
+ * source was reached (an outcome that is not one of NOT_CHECKED_OUTCOMES), from the store.
+ *
+ * A recheck owed goes the next night the checker runs, once: several recheck nights missed in
+ * a row (the three soon after the marking, say) owe one recheck, not one each, and a recheck
+ * reached on or after the latest recheck night owes nothing more until the calendar's next.
+ */
+export function recheckOwed(
+  markedNight: string,
+  night: string,
+  lastReachedNight: string | undefined,
+): boolean {
+  const due = lastRecheckNightBefore(markedNight, night);
+  if (due === undefined) return false;
+  return lastReachedNight === undefined || daysBetween(lastReachedNight, due) > 0;
 }

@@ -25,7 +25,7 @@ import {
   NOT_JUDGED_OUTCOMES,
   type SourceResult,
 } from "../night/types.js";
-import { LANE_LEASE_MS } from "../policy/constants.js";
+import { HISTORY_NIGHTS, LANE_LEASE_MS } from "../policy/constants.js";
 import { addDays } from "../policy/night-date.js";
 import { lookOf, shownAsHeld, showsAnyOf } from "../policy/way-identity.js";
 import { backfillOfRow, cursorJson, overflowColumns, overflowOfRow } from "./backfill.js";
@@ -49,9 +49,6 @@ import { asStored } from "./no-nul.js";
 import { type Placeholder, prepared } from "./prepared.js";
 import type { Database } from "./schema/index.js";
 import { type Tx, writeTxn, writeTxnRetried } from "./write-txn.js";
-
-/** History older than this many nights is not read back (ordering and flags need a few). */
-const HISTORY_NIGHTS = 60;
 
 export class SqlNightStore implements NightStore, ValidatorStore {
   readonly #db: Db;
@@ -176,6 +173,9 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       }
       const kind = r.outcome as NightOutcomeKind;
       if (h.recentOutcomes.length === 0) h.unreachedLast = NOT_CHECKED_OUTCOMES.has(kind);
+      // P25, P13: the latest night it was reached (a recheck owed since is asked tonight).
+      if (h.lastReachedNight === undefined && !NOT_CHECKED_OUTCOMES.has(kind))
+        h.lastReachedNight = r.night;
       h.recentOutcomes.push(kind);
       // A night it was not checked (not reached, the checker offline, left alone at its site
       // owner's request) says nothing of when it last was, nor of how long a check takes.

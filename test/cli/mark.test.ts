@@ -160,15 +160,30 @@ describe("nor mark, nor status, nor flags over real nights", () => {
     // P26: the source stays listed with its link.
     expect(human.stdout).toContain(marked.url("/agendas.rss"));
 
-    // 2026-11-09 is 4 nights after the mark: not a recheck night (P25), so nothing at all.
-    items = 5;
+    // 2026-11-08 is 3 nights after the mark: the last of the recheck nights soon after (P25).
+    // (The two before it never ran: the recheck they owe is this one, P13.) One GET, no records.
     let seenMarked = marked.requests.length;
+    const soon = await nightCli(catalog, dir, "2026-11-08");
+    expect(soon.code, soon.stderr).toBe(0);
+    expect(pagesSeen(marked, seenMarked).map((r) => `${r.method} ${r.path}`)).toEqual([
+      "GET /agendas.rss",
+    ]);
+    expect(await row("marked-feed")).toMatchObject({
+      lastNight: "2026-11-08",
+      lastOutcome: "recheck-answers",
+      recordsKnown: 3,
+    });
+
+    // 2026-11-09 is 4 nights after the mark: not a recheck night (P25), and the one before it
+    // reached its recheck, so nothing at all.
+    items = 5;
+    seenMarked = marked.requests.length;
     let seenOther = other.requests.length;
     const ordinary = await nightCli(catalog, dir, "2026-11-09");
     expect(ordinary.code, ordinary.stderr).toBe(0);
     expect(marked.requests.slice(seenMarked)).toEqual([]);
     expect(pagesSeen(other, seenOther).map((r) => r.path)).toEqual(["/agendas.rss"]);
-    expect(await row("marked-feed")).toMatchObject({ lastNight: "2026-11-05", recordsKnown: 3 });
+    expect(await row("marked-feed")).toMatchObject({ lastNight: "2026-11-08", recordsKnown: 3 });
 
     // 2026-11-15 is 10 nights after: a weekly recheck night. One GET of the page, no records.
     seenMarked = marked.requests.length;

@@ -366,6 +366,16 @@ describe("found from outside, session 24", () => {
     const mark = (reason: string, on: string) =>
       runMain(["mark", "blocked", "--not-read", "--reason", reason, "--night", on, "--data", data]);
     expect((await mark("403 every night", "2026-11-05")).code).toBe(0);
+    // The three nights soon after it, each a recheck (one not run would owe its recheck to the
+    // next night that runs: P25, P13).
+    for (const n of ["2026-11-06", "2026-11-07", "2026-11-08"]) {
+      const from = site.requests.length;
+      await night(catalog, data, n);
+      expect(
+        site.requests.slice(from).filter((r) => r.path === "/blocked.xml"),
+        n,
+      ).toHaveLength(1);
+    }
     expect((await mark("403 every night; the clerk says it stays closed", "2026-11-09")).code).toBe(
       0,
     );

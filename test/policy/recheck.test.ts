@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RECHECK_EVERY_NIGHTS, RECHECK_SOON_NIGHTS } from "../../src/policy/constants.js";
-import { addDays } from "../../src/policy/night-date.js";
-import { isRecheckNight } from "../../src/policy/recheck.js";
+import { addDays, daysBetween } from "../../src/policy/night-date.js";
+import { isRecheckNight, lastRecheckNightBefore, recheckOwed } from "../../src/policy/recheck.js";
 
 const MARKED = "2026-11-05";
 
@@ -44,5 +44,63 @@ describe("isRecheckNight (P25)", () => {
     expect(isRecheckNight("2026-12-30", "2027-01-02")).toBe(true); // k = 3
     expect(isRecheckNight("2026-12-30", "2027-01-09")).toBe(true); // k = 10
     expect(isRecheckNight("2026-12-30", "2027-01-08")).toBe(false);
+  });
+});
+
+describe("recheckOwed (P25, P13)", () => {
+  const at = (k: number) => addDays(MARKED, k);
+
+  it("P25: the latest recheck night before a night: none before the second night, then the calendar's", () => {
+    const got: [number, number | undefined][] = [];
+    for (const k of [-1, 0, 1, 2, 3, 4, 5, 9, 10, 11, 16, 17, 18, 24, 25])
+      got.push([
+        k,
+        ((d) => (d === undefined ? undefined : daysBetween(MARKED, d)))(
+          lastRecheckNightBefore(MARKED, at(k)),
+        ),
+      ]);
+    expect(got).toEqual([
+      [-1, undefined],
+      [0, undefined],
+      [1, undefined],
+      [2, 1],
+      [3, 2],
+      [4, 3],
+      [5, 3],
+      [9, 3],
+      [10, 3],
+      [11, 10],
+      [16, 10],
+      [17, 10],
+      [18, 17],
+      [24, 17],
+      [25, 24],
+    ]);
+  });
+
+  it("P25, P13: a recheck night not reached owes one recheck on the next night that runs, never more; one reached owes nothing", () => {
+    // Reached on every recheck night: nothing owed on any other night.
+    for (let k = 1; k <= 40; k++) {
+      const before = lastRecheckNightBefore(MARKED, at(k));
+      expect(recheckOwed(MARKED, at(k), before), `${k}`).toBe(false);
+    }
+    // Night 10 not reached (last reached night 3): owed on 11, and on 12 when 11 was not
+    // reached either; not once it was reached on 11, nor after a later recheck night's reach.
+    expect(recheckOwed(MARKED, at(11), at(3))).toBe(true);
+    expect(recheckOwed(MARKED, at(12), at(3))).toBe(true);
+    expect(recheckOwed(MARKED, at(12), at(11))).toBe(false);
+    expect(recheckOwed(MARKED, at(16), at(11))).toBe(false);
+    // The checker off from night 9 to 30: night 31 owes one (night 24's), night 32 none.
+    expect(recheckOwed(MARKED, at(31), at(8))).toBe(true);
+    expect(recheckOwed(MARKED, at(32), at(31))).toBe(false);
+    // The three nights soon after all missed: one owed on night 4, none on 5 once it was reached.
+    expect(recheckOwed(MARKED, at(4), undefined)).toBe(true);
+    expect(recheckOwed(MARKED, at(5), at(4))).toBe(false);
+    // Reached only before the marking (a night it was read): owed from the second night on.
+    expect(recheckOwed(MARKED, at(1), at(0))).toBe(false);
+    expect(recheckOwed(MARKED, at(2), at(0))).toBe(true);
+    // The marking night and before: never.
+    expect(recheckOwed(MARKED, MARKED, undefined)).toBe(false);
+    expect(recheckOwed(MARKED, at(-3), undefined)).toBe(false);
   });
 });

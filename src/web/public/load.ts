@@ -95,7 +95,8 @@ export async function loadSource(db: Db, id: string, now: number): Promise<Loade
     // Nor before this page was listed, or while it was retired: the night had nothing to ask it.
     const listing = listingOnNight(changes, d, started.get(d));
     if (listing !== "listed") nights.push({ night: d, state: listing });
-    // (A page marked not read is asked only on its recheck nights: not said to be coming.)
+    // (A page marked not read is asked only on its recheck nights, or the night after one not
+    // reached: not said to be coming.)
     else if (underWay.has(d) && statuses.get(id)?.reading !== false)
       nights.push({ night: d, state: "running" });
     else if (started.has(d)) nights.push({ night: d, state: "not-checked" });
