@@ -43,14 +43,15 @@ export interface Lane {
 export const DEFAULT_SOURCE_ESTIMATE_MS = MIN_GAP_MS + 1_000;
 
 /**
- * P13: unreached first; then sources read before rechecks (P25: a page a person marked not
- * read, opened to see whether the no still stands, comes after its site's pages that are read,
- * so a no it meets, which closes the site for the night (P21), does not cost them their night);
- * then the longest since last checked (never checked = longest).
+ * P25: sources read before rechecks (a page a person marked not read, opened to see whether the
+ * no still stands, comes after its site's pages that are read, so a no it meets, which closes
+ * the site for the night (P21), does not cost them their night, even a recheck last night did
+ * not reach); then, P13, last night's unreached first (its lane goes first in a night too short:
+ * shortNightOrder); then the longest since last checked (never checked = longest).
  */
 export function compareSources(a: PlannedSource, b: PlannedSource): number {
-  if (a.history.unreachedLast !== b.history.unreachedLast) return a.history.unreachedLast ? -1 : 1;
   if (a.history.reading !== b.history.reading) return a.history.reading ? -1 : 1;
+  if (a.history.unreachedLast !== b.history.unreachedLast) return a.history.unreachedLast ? -1 : 1;
   const ta = a.history.lastCheckedAt ?? Number.NEGATIVE_INFINITY;
   const tb = b.history.lastCheckedAt ?? Number.NEGATIVE_INFINITY;
   if (ta !== tb) return ta < tb ? -1 : 1;

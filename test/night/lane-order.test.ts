@@ -17,7 +17,7 @@ const planned = (
 });
 
 describe("a lane's order", () => {
-  it("P13, P25: unreached first (a recheck too), then the pages read before the rechecks, then the longest since last checked", () => {
+  it("P13, P25: the pages read before the rechecks (a recheck last night did not reach too), unreached first within each, then the longest since last checked", () => {
     const sources = [
       planned("a-recheck", { reading: false, lastCheckedAt: 1 }),
       planned("b-read-late", { lastCheckedAt: 5 }),
@@ -27,9 +27,9 @@ describe("a lane's order", () => {
     ];
     expect(sources.sort(compareSources).map((p) => p.source.id)).toEqual([
       "e-read-unreached",
-      "c-recheck-unreached",
       "d-read-early",
       "b-read-late",
+      "c-recheck-unreached",
       "a-recheck",
     ]);
   });

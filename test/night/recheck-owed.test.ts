@@ -165,4 +165,42 @@ describe.each(makers)("a recheck owed ($name)", (maker) => {
       await close();
     }
   }, 120_000);
+
+  it("P25, P21, P13: a recheck last night's time limit cut (its site's page read) comes after that page the next night: a no it meets does not cost the page its night", async () => {
+    const { store, mark, close } = await maker.make();
+    try {
+      const clock = new ManualClock(Date.parse("2026-11-05T23:00:00Z"));
+      const spec = { site: "order.org", latencyMs: 100, sources: 2, saysNo: false };
+      const sim = buildSimulation(clock, [spec]);
+      const opts = {
+        deadlineMs: 3600_000,
+        concurrency: 1,
+        journal: new MemoryJournal(),
+        robotsCache: new MemoryRobotsCache(),
+      };
+      await runSimulatedNight(clock, sim, store, { ...opts, night: N0 });
+      await mark("order.org/0", clock.now());
+      const pathsOf = (from: number) =>
+        sim.observed
+          .slice(from)
+          .map((r) => new URL(r.url).pathname)
+          .filter((p) => p !== "/robots.txt");
+      for (let k = 1; k <= 10; k++) {
+        await clock.advance(DAY);
+        const from = sim.observed.length;
+        // Night 10, a recheck night: time for robots.txt and the page read, not the recheck.
+        const deadlineMs = k === 10 ? 3_000 : opts.deadlineMs;
+        await runSimulatedNight(clock, sim, store, { ...opts, deadlineMs, night: addDays(N0, k) });
+        if (k === 10) expect(pathsOf(from), "night 10").toEqual(["/list/1"]);
+      }
+      // Night 11: the recheck is owed; the site now says no to every page.
+      spec.saysNo = true;
+      await clock.advance(DAY);
+      const from = sim.observed.length;
+      await runSimulatedNight(clock, sim, store, { ...opts, night: addDays(N0, 11) });
+      expect(pathsOf(from)[0], "the page read is asked first").toBe("/list/1");
+    } finally {
+      await close();
+    }
+  }, 120_000);
 });
