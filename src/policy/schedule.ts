@@ -49,6 +49,28 @@ export function nextRunAfter(now: number, at: DailyAt): number {
   return next.getTime();
 }
 
+/**
+ * The latest instant at or before `now` at which the daily time came round: the time `nor start`
+ * would have begun the night of that date had it been running then. Found by nextRunAfter (the
+ * same croner rule, the changes of the clocks included), from a moment 26 hours before: two
+ * daily times are 23 to 25 hours apart, so the one after it is at or before `now`.
+ */
+export function lastRunAtOrBefore(now: number, at: DailyAt): number {
+  let run = nextRunAfter(now - LOOK_BACK_MS, at);
+  for (let i = 0; i < 3 && run <= now; i++) {
+    const next = nextRunAfter(run, at);
+    if (next > now) return run;
+    run = next;
+  }
+  // Two daily times more than 26 hours apart, or none in 26 hours: a bug, never a guess.
+  throw new NorError(
+    "E_INTERNAL",
+    `no run of ${formatDailyAt(at)} found in the 26 hours before ${new Date(now).toISOString()}`,
+  );
+}
+
+const LOOK_BACK_MS = 26 * 60 * 60_000;
+
 export function formatDailyAt(at: DailyAt): string {
   return `${String(at.hour).padStart(2, "0")}:${String(at.minute).padStart(2, "0")} ${at.zone}`;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { scheduleNights } from "../../src/cli/commands/start.js";
 import { ManualClock } from "../../src/clock.js";
-import { nextRunAfter, parseDailyAt } from "../../src/policy/schedule.js";
+import { lastRunAtOrBefore, nextRunAfter, parseDailyAt } from "../../src/policy/schedule.js";
 import { formatInZone } from "../../src/policy/zone.js";
 
 const NY = "America/New_York";
@@ -78,6 +78,19 @@ describe("when the night runs (croner, `M H * * *` in the zone)", () => {
       "2027-03-14 03:00:00.000 -04:00",
       "2027-03-15 02:30:00.000 -04:00",
     ]);
+  });
+
+  it("P13: the daily time last come round at or before now (what `nor start` begun after it owes), the changes of the clocks included", () => {
+    const last = (now: number, daily: string) => ny(lastRunAtOrBefore(now, at(daily)));
+    // 01:10 New York, Dec 8: 01:00 that day; at 01:00 exactly, that very time; at 00:59, the day before.
+    expect(last(Date.UTC(2026, 11, 8, 6, 10), "01:00")).toBe("2026-12-08 01:00:00.000 -05:00");
+    expect(last(Date.UTC(2026, 11, 8, 6, 0), "01:00")).toBe("2026-12-08 01:00:00.000 -05:00");
+    expect(last(Date.UTC(2026, 11, 8, 5, 59), "01:00")).toBe("2026-12-07 01:00:00.000 -05:00");
+    // Fall-back day: 01:30 runs once, the first time (EDT), 25 h before the next.
+    expect(last(Date.UTC(2026, 10, 2, 6, 20), "01:30")).toBe("2026-11-01 01:30:00.000 -04:00");
+    // Spring-forward day: 02:30 came round at 03:00 EDT.
+    expect(last(Date.UTC(2027, 2, 14, 7, 5), "02:30")).toBe("2027-03-14 03:00:00.000 -04:00");
+    expect(last(Date.UTC(2027, 2, 15, 6, 29), "02:30")).toBe("2027-03-14 03:00:00.000 -04:00");
   });
 
   it("refuses a time that is not HH:MM and an unknown zone", () => {

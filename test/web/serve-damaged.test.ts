@@ -215,8 +215,9 @@ describe("nor start on a store damaged past its open", () => {
         zone: "America/New_York",
       },
       {
-        // Noon in New York: no night is due for hours.
-        clock: new ManualClock(Date.UTC(2026, 10, 6, 17, 0)),
+        // Noon in New York on the date of the store's night (run: none is owed, P13): no night
+        // is due for hours.
+        clock: new ManualClock(Date.UTC(2026, 10, 5, 17, 0)),
         say: (l) => lines.push(l),
         signal: stop.signal,
         onListening: listening,

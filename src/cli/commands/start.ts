@@ -24,6 +24,7 @@ import {
   DEFAULT_NIGHT_AT,
   DEFAULT_NIGHT_ZONE,
   formatDailyAt,
+  lastRunAtOrBefore,
   nextRunAfter,
   parseDailyAt,
 } from "../../policy/schedule.js";
@@ -32,7 +33,13 @@ import { formatInZone, ianaZoneProblem } from "../../policy/zone.js";
 import { loadCatalogWithFiles } from "../../sources/catalog/load.js";
 import { importerVersion, stampCatalogFiles } from "../../sources/catalog/stamp.js";
 import { diffCounts, importCatalog, sameAddressText } from "../../sources/catalog-import.js";
-import { nightRow, nightsLiveInStore, resumableNight, scheduledStart } from "../../store/admin.js";
+import {
+  latestNight,
+  nightRow,
+  nightsLiveInStore,
+  resumableNight,
+  scheduledStart,
+} from "../../store/admin.js";
 import { archiveDir } from "../../store/archive/files.js";
 import { ensureArchiveDir } from "../../store/archive/warc-archive.js";
 import { sourceEntriesInUse, storedSourcesRunnable } from "../../store/catalog-sources.js";
@@ -355,6 +362,14 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
     // `nor night` keeps, admin.ts resumableNight: its deadline, at most 24 h after it began,
     // whatever --at and --zone say).
     const interrupted = await resumableNight(store.db, clock.now());
+    /** The nights another live process runs: this machine's marks, on PostgreSQL the leases. */
+    const liveNights = async () => {
+      const now = clock.now();
+      return [
+        ...nightsRunning(dataDir, now).map((r) => r.night),
+        ...(store.dialect === "postgres" ? await nightsLiveInStore(store.db, now) : []),
+      ];
+    };
     try {
       await scheduleNights({
         clock,
@@ -375,14 +390,15 @@ export async function runStart(opts: StartOptions, deps: StartDeps): Promise<voi
           return undefined;
         },
         over: async (night) => (await nightRow(store.db, night))?.finishedAt ?? undefined,
-        busy: async (due) => {
-          const now = clock.now();
-          const live = [
-            ...nightsRunning(dataDir, now).map((r) => r.night),
-            ...(store.dialect === "postgres" ? await nightsLiveInStore(store.db, now) : []),
-          ];
-          return live.find((n) => n < nightOf(due));
-        },
+        busy: async (due) => (await liveNights()).find((n) => n < nightOf(due)),
+        // Read from the store, never this process's memory: a store that has run no night yet
+        // owes none (its first night is at the daily time); one with a row of that date (run,
+        // closed, under way) or a process running it (this machine's marks, another machine's
+        // lease on PostgreSQL) owes it no more.
+        owed: async (night) =>
+          (await latestNight(store.db)) !== undefined &&
+          (await nightRow(store.db, night)) === undefined &&
+          !(await liveNights()).includes(night),
       });
     } finally {
       await stop();
@@ -428,6 +444,16 @@ export async function scheduleNights(o: {
    * restarted with a later `--at` the same day, a night run by hand before): the next runs.
    */
   over?: (night: string) => Promise<string | undefined>;
+  /**
+   * Whether the night of this date, whose daily time came before the schedule began (`nor
+   * start` restarted by systemd, after a reboot or an upgrade), is owed still: this store has
+   * run nights before (on a first start none is owed) and has no night of that date, finished
+   * or under way, nor does another process run it. Owed, it starts now, late, as a night a
+   * sleeping machine held up does (within its date, with an hour's room). Without it, `over`
+   * alone says (a date it says has not ended is owed); with neither, none is (the schedule alone
+   * knows nothing of a store's nights, as on a first start).
+   */
+  owed?: (night: string) => Promise<boolean>;
   /** An interrupted night to resume before the first scheduled one. */
   resume?: { night: string; until: number };
 }): Promise<void> {
@@ -470,6 +496,7 @@ export async function scheduleNights(o: {
       }
     }
   };
+  const at = (t: number) => `${formatInZone(t, o.at.zone).slice(0, 16)} ${o.at.zone}`;
   /** Sleeps `ms` on the clock; false when the schedule was stopped meanwhile. */
   const nap = (ms: number): Promise<boolean> =>
     o.clock.sleep(ms, o.signal).then(
@@ -496,6 +523,22 @@ export async function scheduleNights(o: {
       return undefined;
     }
   };
+  /** Whether the store owes the night of the date of `t` (`owed`); read errors: not (said). */
+  const owedNight = async (t: number): Promise<boolean> => {
+    try {
+      if (o.owed === undefined)
+        return o.over !== undefined && (await o.over(nightOf(t))) === undefined;
+      if (await o.owed(nightOf(t))) return true;
+      if (backTo === t)
+        o.say(`night ${nightOf(t)} was begun meanwhile by another command; it is not begun again`);
+      return false;
+    } catch (err) {
+      o.say(
+        `whether night ${nightOf(t)} ran or runs could not be read (${messageOf(err)}); it is not begun late, the next night runs at its time`,
+      );
+      return false;
+    }
+  };
   /** When the night of the date due ended, if it has already run here; read errors: not. */
   const overAlready = async (at: number): Promise<string | undefined> => {
     try {
@@ -509,7 +552,30 @@ export async function scheduleNights(o: {
   // ran past the next one's time, does not move it to the day after (the next night then starts
   // as soon as the one before has ended, late, rather than not at all). A date whose night has
   // already run here (finished, or closed incomplete) is not run again: the next one is due.
-  let due = nextRunAfter(o.clock.now(), o.at);
+  const startedAt = o.clock.now();
+  let due = nextRunAfter(startedAt, o.at);
+  // P13, once a night, none skipped: begun after the daily time (a restart after a reboot or an
+  // upgrade, at 01:10), the night of that time's date is due then, not tomorrow, when the store
+  // owes it (`owed`: none of that date ran or runs, here or elsewhere) and the rule a machine
+  // that slept through the time keeps would begin it now (below: on its date in New York, with
+  // an hour's room before the next); else the next runs at its own time, as before. It starts
+  // late, said so; `nor night` refuses it as it refuses any (the 20 hours after a past night
+  // caught up).
+  const missed = lastRunAtOrBefore(startedAt, o.at);
+  /** The daily time gone back to, owed by the store, if any. */
+  let backTo: number | undefined;
+  if (
+    nightOf(missed) === nightOf(startedAt) &&
+    nightRoomMs({ began: startedAt, nextDue: due }) >= MIN_LATE_NIGHT_MS &&
+    o.resume?.night !== nightOf(missed) &&
+    (await owedNight(missed))
+  ) {
+    due = missed;
+    backTo = missed;
+  }
+  /** Why the night due at backTo is late: `nor start` was not running at its time. */
+  const backWhy = () =>
+    `\`nor start\` began at ${at(startedAt)}, after its time, and this store has no night of ${nightOf(due)}`;
   if (o.resume && !o.signal.aborted) {
     o.say(
       // Open in the store: interrupted, or being run now by another command (`nor night` by
@@ -519,7 +585,6 @@ export async function scheduleNights(o: {
     );
     if (!(await ran())) return;
   }
-  const at = (t: number) => `${formatInZone(t, o.at.zone).slice(0, 16)} ${o.at.zone}`;
   let announced: number | undefined;
   /** The latest date whose night has run: the schedule ran it, or the store showed it had run. */
   let lastRun: string | undefined;
@@ -599,9 +664,16 @@ export async function scheduleNights(o: {
       if (!(await nap(BUSY_RECHECK_MS))) return; // stopped while waiting
       continue;
     }
+    // The night gone back to, looked at again when time has passed since (a night resumed or
+    // waited for first): begun meanwhile (by hand, on another machine), it is not begun again.
+    if (due === backTo && now !== startedAt && !(await owedNight(due))) {
+      due = nextDue;
+      waitSaid = undefined;
+      continue;
+    }
     o.say(
       late
-        ? `the night due at ${at(due)} starts now, late (${waitSaid ?? "the machine or the night before held it up"})`
+        ? `the night due at ${at(due)} starts now, late (${waitSaid ?? (due === backTo ? backWhy() : "the machine or the night before held it up")})`
         : "the night starts now",
     );
     waitSaid = undefined;
