@@ -122,8 +122,16 @@ export function wallTimeAt(t: number, zone: string): WallTime {
   };
 }
 
+/**
+ * The wall time read as if it were UTC. Not Date.UTC, which reads the years 0–99 as 1900–1999:
+ * an instant in them (a .NET API's DateTime.MinValue, the year 1) would be given an offset of
+ * 1900 years.
+ */
 function wallAsUtc(w: WallTime): number {
-  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second, w.ms);
+  const t = new Date(0);
+  t.setUTCFullYear(w.year, w.month - 1, w.day);
+  t.setUTCHours(w.hour, w.minute, w.second, w.ms);
+  return t.getTime();
 }
 
 /** Local minus UTC, in ms, of `zone` at instant `t` (−5 h for New York in November). */

@@ -132,9 +132,11 @@ export function toIsoDate(input: string, opts: DateOptions = {}): string | undef
   try {
     const s = input.replace(/\s+/g, " ").trim();
     if (s === "") return undefined;
-    // `/Date(1700000000000)/` and `/Date(1700000000000-0500)/`: .NET JSON dates, an instant.
+    // `/Date(1700000000000)/` and `/Date(1700000000000-0500)/`: .NET JSON dates, an instant
+    // (milliseconds since 1970 UTC; the offset says only the zone it was written in, and must
+    // be one a place has, as in the text forms).
     const ms = /^\/?Date\((-?\d+)([+-]\d{4})?\)\/?$/.exec(s);
-    if (ms) return formatInstant(Number(ms[1]), opts.zone ?? DEFAULT_ZONE);
+    if (ms) return formatInstant(Number(ms[1]), opts.zone ?? DEFAULT_ZONE, ms[2]);
     const p = parseParts(s, opts.order ?? "mdy");
     if (!p || !valid(p)) return undefined;
     const date = `${pad(p.y, 4)}-${pad(p.mo)}-${pad(p.d)}`;
@@ -340,12 +342,24 @@ function offsetForLocal(
     : undefined;
 }
 
-/** An instant as local time in `zone`, with that zone's offset. */
-function formatInstant(epochMs: number, zone: string): string | undefined {
+/**
+ * An instant as local time in `zone`, with that zone's offset; undefined where the text forms
+ * would refuse the date it is (`valid`: a year before 1900 or after 2200, an offset `written`
+ * beside it that no place has): DateTime.MinValue and MaxValue (years 1 and 9999), which .NET
+ * APIs write for a date never filled in, are no date.
+ */
+function formatInstant(epochMs: number, zone: string, written?: string): string | undefined {
   if (!Number.isFinite(epochMs)) return undefined;
   const off = zoneOffsetAt(epochMs, zone);
   const local = new Date(epochMs + off * 60000);
   if (Number.isNaN(local.getTime())) return undefined;
+  const day: Parts = {
+    y: local.getUTCFullYear(),
+    mo: local.getUTCMonth() + 1,
+    d: local.getUTCDate(),
+    ...(written === undefined ? {} : { offset: normOffset(written) }),
+  };
+  if (!valid(day)) return undefined;
   const iso = local.toISOString().slice(0, 19);
   const msPart = epochMs % 1000 ? `.${pad(((epochMs % 1000) + 1000) % 1000, 3)}` : "";
   return `${iso}${msPart}${formatOffset(off)}`;

@@ -198,6 +198,27 @@ describe("times the store can order (an outside tester found two it could not)",
     expect(toIsoDate("2026-12-02T12:00:00-12:00")).toBe("2026-12-02T12:00:00-12:00");
   });
 
+  it("P6: a .NET /Date(ms)/ keeps the text forms' range (1900 to 2200) and offsets: DateTime.MinValue and MaxValue, and an offset no place has, are no date", () => {
+    // DateTime.MinValue (0001-01-01T00:00Z) and MaxValue (9999-12-31T23:59:59.999Z).
+    expect(toIsoDate("/Date(-62135596800000)/")).toBeUndefined();
+    expect(toIsoDate("/Date(-62135596800000+0000)/")).toBeUndefined();
+    expect(toIsoDate("/Date(253402300799999)/")).toBeUndefined();
+    expect(toIsoDate("/Date(253402300799999-0500)/")).toBeUndefined();
+    // The range is the date in the government's zone, as a text form's: 1900-01-01T00:00Z is
+    // 1899-12-31 in New York, a day later reads; 2201-01-01T00:00Z is 2200-12-31 there, a day
+    // later is 2201.
+    expect(toIsoDate("/Date(-2208988800000)/")).toBeUndefined();
+    expect(toIsoDate("/Date(-2208902400000)/")).toBe("1900-01-01T19:00:00-05:00");
+    expect(toIsoDate("/Date(7289654400000)/")).toBe("2200-12-31T19:00:00-05:00");
+    expect(toIsoDate("/Date(7289740800000)/")).toBeUndefined();
+    // The offset form: the milliseconds are the instant, the offset the zone it was written in.
+    expect(toIsoDate("/Date(1796601600000-0500)/")).toBe("2026-12-06T19:00:00-05:00");
+    expect(toIsoDate("/Date(1796601600000+0100)/")).toBe("2026-12-06T19:00:00-05:00");
+    expect(toIsoDate("/Date(1796601600000+1400)/")).toBe("2026-12-06T19:00:00-05:00");
+    expect(toIsoDate("/Date(1796601600000+1500)/")).toBeUndefined();
+    expect(toIsoDate("/Date(1796601600000-0560)/")).toBeUndefined();
+  });
+
   it("P6: inside a longer text, a time whose offset did not read is not taken as local time: the day alone", async () => {
     const { findDate } = await import("../../src/sources/extract/find-date.js");
     expect(findDate("Posted Tue, 03 Nov 2026 18:00:00 +1500 by the clerk")).toBe("2026-11-03");
