@@ -6,7 +6,8 @@ import { runStart } from "../../src/cli/commands/start.js";
 import { ManualClock } from "../../src/clock.js";
 import { randomIds } from "../../src/ids.js";
 import { registerNightRunner } from "../../src/night/night-runners.js";
-import { openStore } from "../../src/store/db.js";
+import { openStore, type StoreLocation } from "../../src/store/db.js";
+import { postgresFactory } from "../store/stores.js";
 import { writeVillageCatalog } from "./catalogs.js";
 import { runMain } from "./cli-capture.js";
 
@@ -21,7 +22,10 @@ import { runMain } from "./cli-capture.js";
 const NY = "America/New_York";
 const HOUR = 3_600_000;
 const dirs: string[] = [];
-afterAll(() => {
+const pgBase = process.env["NOR_TEST_POSTGRES_URL"];
+const pgf = pgBase ? postgresFactory(pgBase) : undefined;
+afterAll(async () => {
+  await pgf?.cleanup();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
@@ -32,17 +36,24 @@ interface Night {
 }
 
 /** `nor start` on a store holding `nights`, begun at `now`, until it says when the next runs. */
-async function startAt(now: number, nights: Night[], more: { marked?: string } = {}) {
+async function startAt(
+  now: number,
+  nights: Night[],
+  more: { marked?: string; pg?: { url: string } } = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), "nor-start-restarted-"));
   dirs.push(dir);
   const catalog = writeVillageCatalog(join(dir, "catalog.yaml"), "Restart", {
     "restart-agendas": 'records: agendas, url: "http://127.0.0.1:9/agendas.rss"',
   });
   const data = join(dir, "data");
+  const env = more.pg === undefined ? {} : { NOR_DATABASE_URL: more.pg.url };
   // Imported first, as the nights before this start ran it (a night beside it runs the same).
-  const imported = await runMain(["catalog", "import", catalog, "--data", data]);
+  const imported = await runMain(["catalog", "import", catalog, "--data", data], { env });
   expect(imported.code, imported.stderr).toBe(0);
-  const store = await openStore({ kind: "sqlite", dir: data });
+  const loc: StoreLocation =
+    more.pg === undefined ? { kind: "sqlite", dir: data } : { kind: "postgres", url: more.pg.url };
+  const store = await openStore(loc);
   try {
     for (const n of nights)
       await store.db
@@ -66,6 +77,7 @@ async function startAt(now: number, nights: Night[], more: { marked?: string } =
   const lines: string[] = [];
   const nightArgs: string[][] = [];
   const stop = new AbortController();
+  if (more.pg !== undefined) process.env["NOR_DATABASE_URL"] = more.pg.url;
   try {
     await runStart(
       { catalog: [catalog], data, host: "127.0.0.1", port: "0", at: "01:00", zone: NY },
@@ -83,6 +95,7 @@ async function startAt(now: number, nights: Night[], more: { marked?: string } =
       },
     );
   } finally {
+    if (more.pg !== undefined) delete process.env["NOR_DATABASE_URL"];
     runner?.release();
   }
   // Lines 0-2: the catalog, where the directory is, the console; the last, its stop.
@@ -151,4 +164,30 @@ describe("nor start restarted after its daily time", () => {
       `the next night runs at 2026-12-09 01:00 ${NY} (in 23h 50m; every day at 01:00 ${NY}); Ctrl-C stops`,
     ]);
   }, 60_000);
+
+  it.skipIf(!pgf)(
+    "P13 (PostgreSQL): restarted at 01:10, the store's nights read from PostgreSQL: today's begun now, late, when none of today's is there; not again once it is",
+    async () => {
+      const owed = await startAt(at0110, [dec7], { pg: (await pgf?.fresh()) as { url: string } });
+      expect(owed.nightArgs.map(scheduledOf)).toEqual([new Date(at0110).toISOString()]);
+      expect(owed.lines[0]).toContain(`the night due at 2026-12-08 01:00 ${NY} starts now, late`);
+      const ran = await startAt(
+        at0110,
+        [
+          dec7,
+          {
+            night: "2026-12-08",
+            startedAt: Date.UTC(2026, 11, 8, 6, 0),
+            finishedAt: at0110 - 60_000,
+          },
+        ],
+        { pg: (await pgf?.fresh()) as { url: string } },
+      );
+      expect(ran.nightArgs).toEqual([]);
+      expect(ran.lines).toEqual([
+        expect.stringMatching(/^the next night runs at 2026-12-09 01:00/),
+      ]);
+    },
+    60_000,
+  );
 });
