@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { columnsOf } from "./columns.js";
 
 /**
  * P24, P26: a mark's time as its host gave it (`made_at`), to be shown, apart from `at`, its
@@ -8,6 +9,9 @@ import type { Kysely } from "kysely";
  * it had been moved after a later one).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  // Run again over a store that has it (a store put back from before an earlier migration, as a
+  // test does): added only if missing.
+  if ((await columnsOf(db, "marks")).includes("made_at")) return;
   await db.schema.alterTable("marks").addColumn("made_at", "text").execute();
 }
 
