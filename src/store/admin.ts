@@ -821,6 +821,24 @@ export async function lastBegunNight(
   return r ? { night: r.night, startedAt: r.started_at } : undefined;
 }
 
+/**
+ * The nights of this store dated after `night`, each with its `started_at`: what a night asked
+ * for by date is held to by the order of dates (a past night is not begun after a later one),
+ * unless every one of them began in the future of now (recorded under a clock running ahead).
+ */
+export async function nightsDatedAfter(
+  db: Db,
+  night: string,
+): Promise<{ night: string; startedAt: string }[]> {
+  const rows = await db
+    .selectFrom("nights")
+    .select(["night", "started_at"])
+    .where("night", ">", night)
+    .orderBy("night", "asc")
+    .execute();
+  return rows.map((r) => ({ night: r.night, startedAt: r.started_at }));
+}
+
 /** The latest night this store has opened, by date, if any. */
 export async function latestNight(db: Db): Promise<string | undefined> {
   const r = await db

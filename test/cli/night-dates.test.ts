@@ -245,6 +245,60 @@ describe("nor night --night: which dates may run", () => {
     expect(asked.length).toBeGreaterThan(before);
   });
 
+  it("P11, P13: a later night begun in the future of now (recorded by a clock running ahead, then set right) does not hold tonight's night: it runs, and the night recorded ahead is named with its start", async () => {
+    const data = join(dir, "ahead");
+    const ahead: Clock = { now: () => Date.now() + 2 * 86_400_000, sleep: systemClock.sleep };
+    const run = (clock: Clock) =>
+      runMain(
+        [
+          "night",
+          ...["--catalog", catalog, "--data", data],
+          ...["--allow-private-addresses", "--gap-ms", "0"],
+        ],
+        { clock },
+      );
+    const first = await run(ahead);
+    expect(first.code, first.stderr).toBe(0);
+    const later = addDays(nightOf(Date.now()), 2);
+    expect(first.stderr).toContain(`"night":"${later}"`);
+    // The clock set right: tonight's night is the store's own to run, said once.
+    const tonight = nightOf(Date.now());
+    const second = await run(systemClock);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).not.toContain("a past night is not started after a later one");
+    expect(second.stderr).toContain(
+      `night ${later} was recorded by a clock running ahead (it began at ${later}T`,
+    );
+    expect(second.stderr).toContain(`night ${tonight} is run all the same`);
+    expect(second.stderr).toContain(`"night":"${tonight}"`);
+  });
+
+  it("P11: a night refused by the order of dates never advises the command refused: tonight's, below a later night begun by now, names the store's next night instead", async () => {
+    const data = join(dir, "ahead-begun");
+    const tonight = nightOf(Date.now());
+    const later = addDays(tonight, 1);
+    const first = await runMain(
+      [
+        "night",
+        ...["--catalog", catalog, "--data", data],
+        ...["--allow-private-addresses", "--gap-ms", "0"],
+      ],
+      { clock: { now: () => Date.now() + 86_400_000, sleep: systemClock.sleep } },
+    );
+    expect(first.code, first.stderr).toBe(0);
+    // That later night's start stands before now (its date still to come): it keeps the order.
+    setNightsBegan(data, Date.now() - 3_600_000, later);
+    const before = asked.length;
+    const r = await night("ahead-begun");
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(
+      `night ${tonight} was never run on this store and night ${later} has been`,
+    );
+    expect(r.stderr).not.toContain("run `nor night` for tonight");
+    expect(r.stderr).toContain(`this store's next night is ${addDays(later, 1)}`);
+    expect(asked.length).toBe(before);
+  });
+
   it(`--workers above ${MAX_WORKERS} is refused, exit 2, before anything is started or asked`, async () => {
     const before = asked.length;
     const r = await night("workers", "--workers", String(MAX_WORKERS + 1), "--night", "2026-11-05");

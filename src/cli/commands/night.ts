@@ -18,7 +18,7 @@ import { registerNightRunner } from "../../night/night-runners.js";
 import { acquireOpeningLock } from "../../night/opening-lock.js";
 import { isForbiddenAddress } from "../../policy/address.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
-import { isNightDate, nightOf } from "../../policy/night-date.js";
+import { addDays, isNightDate, nightOf } from "../../policy/night-date.js";
 import { siteOf } from "../../policy/site.js";
 import { formatInZone, SITE_OWNER_ZONE } from "../../policy/zone.js";
 import {
@@ -29,10 +29,10 @@ import {
 import {
   closeIncompleteAgain,
   lastBegunNight,
-  latestNight,
   type NightRow,
   nightRow,
   nightRunsSubset,
+  nightsDatedAfter,
   nightsLiveInStore,
   nightTotals,
   resumableNight,
@@ -361,6 +361,8 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
     for (const w of children) if (isRunning(w)) w.child.kill(signal);
   };
   let over = false;
+  /** Later nights recorded by a clock running ahead, said once the night's log is open. */
+  let aheadNotes: string[] = [];
   /**
    * The night to run, when this command has just closed it as incomplete (its time was over,
    * P13): it is run only to record what it never reached, and nothing is asked in it (its
@@ -412,7 +414,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         Number.isFinite(began) && asked === undefined ? scheduledStart(began, before) : undefined;
       const resumable = await resumableNight(store.db, before, scheduled);
       const meant = asked ?? resumable?.night ?? scheduled?.night ?? nightOf(before);
-      await refuseLateStart(store.db, meant, {
+      aheadNotes = await refuseLateStart(store.db, meant, {
         // On PostgreSQL the nights' starts are the database server's time: measured by it.
         now: async () =>
           store.dialect === "postgres" ? (await storeClock(store.db, clock)).now() : before,
@@ -562,6 +564,8 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
           : `night ${c.night} was interrupted and not resumed in time; closed as incomplete (see \`nor status\`)`,
       );
       if (archiveNote !== undefined) notes.push(archiveNote);
+      // (Said by the command, not again by each worker it starts.)
+      if (opts.worker !== true) notes.push(...aheadNotes);
       // (Not for `nor start`'s night: the deadline it gives is the schedule's, not a person's.)
       if (
         asked === undefined &&
@@ -1117,18 +1121,42 @@ async function refuseLateStart(
   db: Db,
   asked: string,
   judge: { now: () => Promise<number>; loopbackOnly: () => Promise<boolean> },
-): Promise<void> {
-  if ((await nightRow(db, asked)) !== undefined) return;
-  const latest = await latestNight(db);
-  if (latest !== undefined && latest > asked) {
-    throw new NorError(
-      "E_CONFIG",
-      `night ${asked} was never run on this store and night ${latest} has been: a past night is not started after a later one (every source would be asked twice in a day); run \`nor night\` for tonight`,
-    );
+): Promise<string[]> {
+  if ((await nightRow(db, asked)) !== undefined) return [];
+  const now = await judge.now();
+  const notes: string[] = [];
+  const later = await nightsDatedAfter(db, asked);
+  if (later.length > 0) {
+    // A later night begun in the future of now was recorded under a clock running ahead (a VM
+    // restored with a wrong clock, an RTC set wrong, then NTP set it right): it holds no
+    // source's request of a night after this one by the calendar, and tonight's night is run
+    // (each source is still owed tonight's check). Said, with its start as it was recorded.
+    // Any later night begun by now keeps the order: a past night is not begun after it.
+    const ahead = later.filter((n) => Date.parse(n.startedAt) > now);
+    const begun = later.filter((n) => !(Date.parse(n.startedAt) > now));
+    const latest = begun.at(-1);
+    if (latest !== undefined) {
+      const tonight = nightOf(now);
+      // Never the command being refused as the way out: `nor night` is advised only when
+      // tonight's night is not this one and would not be refused the same way.
+      const advice =
+        asked >= tonight
+          ? `night ${latest.night} began at ${latest.startedAt}, before its date (by a clock that ran ahead then): this store's next night is ${addDays(latest.night, 1)}, which \`nor night\` runs from its date`
+          : tonight < latest.night
+            ? `tonight's night ${tonight} is before it too: this store's next night is ${addDays(latest.night, 1)}, which \`nor night\` runs from its date`
+            : "run `nor night` for tonight";
+      throw new NorError(
+        "E_CONFIG",
+        `night ${asked} was never run on this store and night ${latest.night} has been: a past night is not started after a later one (every source would be asked twice in a day); ${advice}`,
+      );
+    }
+    for (const n of ahead)
+      notes.push(
+        `night ${n.night} was recorded by a clock running ahead (it began at ${n.startedAt}, after now, ${new Date(now).toISOString()}): night ${asked} is run all the same, its sources owed their check (the later night's date, when it comes, finds that night already opened)`,
+      );
   }
   const last = await lastBegunNight(db);
-  if (last === undefined) return;
-  const now = await judge.now();
+  if (last === undefined) return notes;
   const began = Date.parse(last.startedAt);
   const since = now - began;
   const tonight = asked >= nightOf(now);
@@ -1141,7 +1169,7 @@ async function refuseLateStart(
   const held =
     !(since >= PAST_NIGHT_REST_MS) &&
     (!tonight || (Number.isFinite(began) && nightOf(began) > last.night));
-  if (!held || (await judge.loopbackOnly())) return;
+  if (!held || (await judge.loopbackOnly())) return notes;
   const ago = since > 0 ? `${formatLeft(since)} ago` : "by a clock ahead of this one";
   const hours = PAST_NIGHT_REST_MS / HOUR_MS;
   const from = `${formatInZone(began + PAST_NIGHT_REST_MS, SITE_OWNER_ZONE).slice(0, 16)} New York`;
