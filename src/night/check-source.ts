@@ -219,8 +219,14 @@ async function readOne(
   ) =>
     first && isGet && ctx.pageReads ? fullRead(way, url, contentType, body, e, key) : undefined;
   if ((req.method ?? "GET") === "GET" && ctx.nightStartedAt !== undefined) {
-    // P8 after kill -9: the answer was archived tonight but its source never committed.
-    const copy = await ctx.validators.storedSince?.(keptAs(req.url), ctx.nightStartedAt);
+    // P8 after kill -9: the answer was archived tonight but its source never committed. Tonight
+    // is from the night's start to now: a copy stamped after now (a clock that ran ahead on an
+    // earlier night, then set right) was not fetched tonight and is asked for (P8, P27).
+    const copy = await ctx.validators.storedSince?.(
+      keptAs(req.url),
+      ctx.nightStartedAt,
+      ctx.clock.now(),
+    );
     if (copy) {
       // The cookies that answer set go back as if it had been received again (a resumed
       // night's backfill keeps its session, P5), only those of the request's own site (P22).

@@ -91,9 +91,11 @@ export interface ValidatorStore {
   copyFacts?(url: string): Promise<CopyFacts | undefined>;
   /**
    * P8 across a crash: the 2xx answer to a GET of `url` stored at or after `since` (tonight,
-   * before a restart), read back whole, or undefined. Such a page is never asked again.
+   * before a restart) and by `until` (now), read back whole, or undefined. Such a page is never
+   * asked again. A copy stamped after now was archived by a clock running ahead, on an earlier
+   * night: never tonight's answer (P27: nothing is said read tonight that no request brought).
    */
-  storedSince?(url: string, since: number): Promise<StoredCopy | undefined>;
+  storedSince?(url: string, since: number, until: number): Promise<StoredCopy | undefined>;
 }
 
 /** True for a form way that the night fills in itself (a platform preset does its own). */

@@ -73,7 +73,7 @@ describe("what the archive notes of a URL's copies", () => {
     await a.write(exchange(URL_, missing, { at: clock.now(), status: 404 }));
     await clock.advance(86_400_000);
     // Tonight's check asks for a copy of the page first: there is none (a 404 is not one).
-    expect(await copies.storedSince(URL_, T0)).toBeUndefined();
+    expect(await copies.storedSince(URL_, T0, Number.MAX_SAFE_INTEGER)).toBeUndefined();
     await a.write(exchange(URL_, missing, { at: clock.now(), status: 404 }));
     expect((await latest())?.recordType).toBe("revisit");
   });

@@ -28,10 +28,12 @@ describe("a stored answer's cookies", () => {
         headers: { "set-cookie": cookies.join("\n") },
       }),
     );
-    const copy = await copies.storedSince(URL_A, T0);
+    const copy = await copies.storedSince(URL_A, T0, Number.MAX_SAFE_INTEGER);
     expect(copy?.setCookies).toEqual(cookies);
     await archive.write(exchange("http://127.0.0.2/plain", "<p>x</p>", { at: T0 }));
-    expect((await copies.storedSince("http://127.0.0.2/plain", T0))?.setCookies).toBeUndefined();
+    expect(
+      (await copies.storedSince("http://127.0.0.2/plain", T0, Number.MAX_SAFE_INTEGER))?.setCookies,
+    ).toBeUndefined();
     await archive.close();
     await copies.close();
   });

@@ -15,6 +15,8 @@ import { exchange, type TempStore, tempStore } from "./support/fixtures.js";
 const URL_A = "http://127.0.0.2/agendas.rss";
 const CAPTURES = /^select .* from "captures"/;
 const T0 = Date.UTC(2026, 10, 5, 8, 0, 0);
+/** "Now" for the questions that are not about the clock: a day after every copy here. */
+const NOW = T0 + 86_400_000;
 
 const stores: TempStore[] = [];
 afterEach(async () => {
@@ -41,14 +43,14 @@ describe("the archive's copies and validators: one lookup of the index a page", 
     const { archive, copies, capturesRead } = await setUp();
     await archive.write(exchange(URL_A, "<rss>one</rss>", { at: T0, headers: { etag: '"v1"' } }));
     const before = capturesRead();
-    expect(await copies.storedSince(URL_A, T0 + 1)).toBeUndefined();
+    expect(await copies.storedSince(URL_A, T0 + 1, NOW)).toBeUndefined();
     expect(await copies.get(URL_A)).toEqual({ etag: '"v1"' });
     const copy = await copies.storedCopy(URL_A);
     expect(copy && "body" in copy && new TextDecoder().decode(copy.body)).toBe("<rss>one</rss>");
     expect(capturesRead() - before).toBe(1);
     // "Stored tonight?" decides whether a page is asked for at all: it reads the index again
     // (another process may have stored the page since: validators-other-process.test.ts).
-    expect(await copies.storedSince(URL_A, T0)).toMatchObject({ url: URL_A });
+    expect(await copies.storedSince(URL_A, T0, NOW)).toMatchObject({ url: URL_A });
     expect(capturesRead() - before).toBe(2);
     await archive.close();
     await copies.close();
@@ -62,14 +64,14 @@ describe("the archive's copies and validators: one lookup of the index a page", 
       exchange(URL_A, "<rss>two</rss>", { at: T0 + 60_000, headers: { etag: '"v2"' } }),
     );
     const before = capturesRead();
-    expect(await copies.storedSince(URL_A, T0 + 120_000)).toBeUndefined();
+    expect(await copies.storedSince(URL_A, T0 + 120_000, NOW)).toBeUndefined();
     expect(await copies.get(URL_A)).toEqual({ etag: '"v2"' });
     const copy = await copies.storedCopy(URL_A);
     expect(copy && "body" in copy && new TextDecoder().decode(copy.body)).toBe("<rss>two</rss>");
     // Ours once since the write for the page's three questions.
     expect(capturesRead() - before).toBe(1);
     expect(await copies.get(URL_A)).toEqual(await validatorsFor(t.store.db, URL_A));
-    expect(await copies.storedSince(URL_A, T0 + 60_000)).toMatchObject({ url: URL_A });
+    expect(await copies.storedSince(URL_A, T0 + 60_000, NOW)).toMatchObject({ url: URL_A });
     await archive.close();
     await copies.close();
   });
@@ -82,7 +84,22 @@ describe("the archive's copies and validators: one lookup of the index a page", 
     for (const f of readdirSync(t.archiveDir)) rmSync(join(t.archiveDir, f), { force: true });
     const copy = await copies.storedCopy(URL_A);
     expect(copy).toMatchObject({ lost: expect.any(String) });
-    expect(await copies.storedSince(URL_A, T0)).toBeUndefined();
+    expect(await copies.storedSince(URL_A, T0, NOW)).toBeUndefined();
+    await copies.close();
+  });
+
+  it("P8, P27: a copy stamped after now (archived by a clock running ahead on an earlier night) is not tonight's answer; tonight's copy, stored since, is (the latest stored by now)", async () => {
+    const { archive, copies } = await setUp();
+    const DAY = 86_400_000;
+    // Last night's caught-up copy, stamped by a clock two days fast.
+    await archive.write(exchange(URL_A, "<rss>ahead</rss>", { at: T0 + 2 * DAY }));
+    // Tonight began at T0 (the clock set right): nothing of tonight is stored yet.
+    expect(await copies.storedSince(URL_A, T0, T0 + 60_000)).toBeUndefined();
+    // Tonight's answer stored (then a kill -9 before its source committed): that one is read.
+    await archive.write(exchange(URL_A, "<rss>tonight</rss>", { at: T0 + 120_000 }));
+    const copy = await copies.storedSince(URL_A, T0, T0 + 180_000);
+    expect(copy && new TextDecoder().decode(copy.body)).toBe("<rss>tonight</rss>");
+    await archive.close();
     await copies.close();
   });
 });

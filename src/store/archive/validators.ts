@@ -119,10 +119,17 @@ export class ArchiveValidators implements ValidatorStore {
     return capture;
   }
 
-  async storedSince(url: string, since: number): Promise<StoredCopy | undefined> {
+  async storedSince(url: string, since: number, until: number): Promise<StoredCopy | undefined> {
     // The latest copy when it was stored since then: the latest of those stored since, if any.
     // Always read from the index: it decides whether the page is asked for at all (P8).
-    const capture = await this.#latestCopy(url, undefined, "get");
+    let capture = await this.#latestCopy(url, undefined, "get");
+    if (capture !== undefined && capture.fetchedAt > until) {
+      // Stamped after now: archived by a clock running ahead (a night run with the host's
+      // clock days fast, then set right), never tonight, whatever its time says. Tonight's
+      // copy, if any, is the latest stored by now (P8, P27: a page is never said read tonight
+      // from a copy no request of tonight's brought).
+      capture = await latestCapture(this.#db, url, { at: until, withBody: true, method: "GET" });
+    }
     if (capture === undefined || capture.fetchedAt < since) return undefined;
     try {
       const stored = await readCapture(this.#dir, capture, this.#files);
