@@ -3,6 +3,7 @@ import {
   answeredLate,
   type DecisionTime,
   DIED_IN_FLIGHT,
+  endAsCounted,
   type OwnerRule,
   readSomething,
   type SiteFacts,
@@ -92,6 +93,9 @@ export class MemoryJournal implements JournalPort {
     const now = timeOf(at);
     const site = this.sites.get(intent.site) ?? {};
     this.sites.set(intent.site, site);
+    // P10: an end stamped by a clock running ahead is now, kept so (as SqlJournal writes it).
+    const counted = endAsCounted(site.lastEnd, now);
+    if (counted !== undefined) site.lastEnd = counted;
     const prior = (this.#byKey.get(`${intent.night} ${intent.key}`) ?? []).filter(
       (r) => r.entry.outcome !== "in-flight",
     );

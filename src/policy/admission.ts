@@ -197,6 +197,25 @@ export const LONGEST_WAIT_MS = 24 * 60 * 60 * 1000;
 /** The furthest ahead of its start a request is admitted (its lease held, nothing sent). */
 export const MAX_AHEAD_MS = 1_000;
 
+/**
+ * P10 under a clock set back: the furthest after now a site's last end is taken as written (a
+ * request admitted ahead and never sent ends at its planned start, up to MAX_AHEAD_MS ahead;
+ * machines sharing PostgreSQL read its clock to a few milliseconds).
+ */
+export const END_AHEAD_KEPT_MS = 60_000;
+
+/**
+ * A site's last end as the gap counts from it: further after now than END_AHEAD_KEPT_MS, it was
+ * stamped by a clock running ahead (a night run with the host's clock days fast, then set right
+ * by NTP). That request really ended at the latest now, so the gap is counted from now: never
+ * from days ahead (the site would be held away for days), never from before now (politeness
+ * does not fail open). The journals write now in its place (so the next admission does not
+ * count the gap again from a later now).
+ */
+export function endAsCounted(lastEnd: number | undefined, now: number): number | undefined {
+  return lastEnd !== undefined && lastEnd - now > END_AHEAD_KEPT_MS ? now : lastEnd;
+}
+
 /** The New York calendar date of a rule (as `nor site` and the console show it), not UTC's. */
 function dateOf(ms: number): string {
   return formatInZone(ms, SITE_OWNER_ZONE).slice(0, 10);
@@ -367,7 +386,7 @@ export function admit(a: AdmitInput): Admission {
   if (sends > MAX_RETRIES) return { kind: "exhausted", priorAllClosed };
 
   let recovered: string | undefined;
-  let lastEnd = a.site.lastEnd ?? Number.NEGATIVE_INFINITY;
+  let lastEnd = endAsCounted(a.site.lastEnd, a.now) ?? Number.NEGATIVE_INFINITY;
   const lease = a.site.lease;
   if (lease && lease.holder === a.holder) {
     // Our own lease at admission: a process queues its requests to a site one by one, so

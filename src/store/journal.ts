@@ -21,6 +21,7 @@ import {
   answeredLate,
   type DecisionTime,
   DIED_IN_FLIGHT,
+  endAsCounted,
   type OwnerRule,
   readSomething,
   type SiteFacts,
@@ -73,6 +74,17 @@ export class SqlJournal implements JournalPort {
       // The site's row, locked, with whether any owner's rule or earlier attempt of this
       // request tonight exists: those are read only when they do (one round trip for most).
       const { site, hasRules, hasPrior, rulesToken } = await this.#siteFacts(tx, intent, now);
+      // P10: an end stamped by a clock running ahead is now (admission.ts endAsCounted), written
+      // so: the gap this admission counts from now is not counted again from a later now.
+      const counted = endAsCounted(site.lastEnd, now);
+      if (counted !== site.lastEnd && counted !== undefined) {
+        await tx
+          .updateTable("site_state")
+          .set({ last_end_at: toIso(counted), updated_at: toIso(now) })
+          .where("site", "=", intent.site)
+          .execute();
+        site.lastEnd = counted;
+      }
       // Another's lease this host would call dead (run out, its process gone): on PostgreSQL
       // its holder lives while its liveness lock is held (a process frozen mid-request).
       const lease = site.lease;

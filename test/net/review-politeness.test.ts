@@ -61,14 +61,21 @@ describe("review: huge Crawl-delay (P10, P13)", () => {
     expect(s.requests.map((r) => r.path)).toEqual(["/robots.txt"]);
   });
 
-  it("P10: a stored site end far in the future (clock went back) holds the site, never sends", async () => {
+  it("P10: a stored site end far in the future (clock went back) counts as now: the gap from now is waited, never a sleep cut short, and the request sent once, never sooner", async () => {
+    // That request really ended at the latest now: counted from 400 days ahead, the site would
+    // be held for 400 days (a clock run fast for a night, then set right). Counted from now, the
+    // gap still holds after it, whatever its real end (admission.ts endAsCounted).
     h = await harness();
     const s = await h.fleet.server();
     s.route("/robots.txt", robots("User-agent: *\nAllow: /\n"));
-    h.ports.journal.sites.set(s.host, { lastEnd: h.clock.now() + 400 * 24 * 3600_000 });
+    s.route("/list", html("<ul><li>bid</li></ul>"));
+    const at = h.clock.now();
+    h.ports.journal.sites.set(s.host, { lastEnd: at + 400 * 24 * 3600_000 });
     const out = await h.fetcher().fetch({ url: s.url("/list"), purpose: "page" });
-    expect(out.kind).toBe("deadline");
-    expect(s.requests).toHaveLength(0);
+    expect(out.kind).toBe("ok");
+    const sent = s.hits("/list");
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.startedAt).toBeGreaterThan(at + MIN_GAP_MS);
   });
 });
 

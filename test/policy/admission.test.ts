@@ -52,6 +52,27 @@ describe("admission while another live process holds the site", () => {
   });
 });
 
+describe("admission under a clock set back", () => {
+  it("P10, P13: a site's last end stamped more than a minute after now (a clock that ran ahead, then set right) counts as now: the gap from now, never days away; within the minute it is kept as written", () => {
+    const DAY = 86_400_000;
+    expect(admit(input({ site: { lastEnd: NOW + 2 * DAY } }))).toEqual({
+      kind: "wait",
+      until: NOW + 2001,
+      why: "gap",
+    });
+    expect(
+      admit(input({ site: { lastEnd: NOW + 2 * DAY }, gapMs: 0, aheadMs: 250 })),
+    ).toMatchObject({
+      kind: "go",
+      startedAt: NOW + 1,
+    });
+    expect(admit(input({ site: { lastEnd: NOW + 30_000 } }))).toMatchObject({
+      kind: "wait",
+      until: NOW + 32_001,
+    });
+  });
+});
+
 describe("admission ahead of the start (admit ahead, send on time)", () => {
   const ended = { site: { lastEnd: NOW - 1_900 } }; // earliest start: NOW + 101
 

@@ -205,6 +205,26 @@ describe.each(makers)("the journal's contract: $name", (m) => {
     }
   });
 
+  it("P10, P13: a site's last end stamped two days ahead (a clock that ran fast, then set right) holds the site the gap from now, once: not for two days, and not again from each later now", async () => {
+    const s = await m.make();
+    const DAY = 86_400_000;
+    try {
+      // The request of a night run two days fast ended "two days from now".
+      const fast = await s.journal.admit(intent("https://www.a.gov/1"), ME, T0 + 2 * DAY);
+      expect(fast.kind).toBe("go");
+      if (fast.kind !== "go") return;
+      await s.journal.complete(fast.id, ME, { ...done, endedAt: T0 + 2 * DAY + 500 });
+      // The clock set right: the real end was at the latest now, so the gap counts from now.
+      const first = await s.journal.admit(intent("https://www.a.gov/2"), ME, T0);
+      expect(first).toMatchObject({ kind: "wait", until: T0 + 2001 });
+      // Waited out, it goes: the gap is not counted again from the later now.
+      const next = await s.journal.admit(intent("https://www.a.gov/2"), ME, T0 + 2001);
+      expect(next).toMatchObject({ kind: "go", startedAt: T0 + 2001 });
+    } finally {
+      await s.close();
+    }
+  });
+
   it("P10, P13, P27: admitted ahead, the row says its planned start, the lease is held from the admission, and the deadline is judged by that start", async () => {
     const s = await m.make();
     try {
