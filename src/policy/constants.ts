@@ -23,6 +23,14 @@ export const BODY_SILENCE_MS = 30_000;
 export const BODY_TOTAL_MS = 30_000;
 /** P14: bodies stop at 20 MiB, counted after decompression. */
 export const MAX_BODY_BYTES = 20 * 1024 * 1024;
+/**
+ * P5, P14: the largest request body the checker sends (a form's POST, in bytes as sent). A form
+ * page's hidden state (an ASP.NET __VIEWSTATE) is posted back as the page gave it, and a page of
+ * up to MAX_BODY_BYTES could make it a 20 MB POST to a government site: a longer body is never
+ * sent (net/steps/url-check.ts), and the source's outcome says why. Real viewstates are tens to
+ * hundreds of kilobytes; a search form's whole POST is rarely more than a few hundred.
+ */
+export const MAX_REQUEST_BODY_BYTES = 2 * 1024 * 1024;
 /** P19: redirects followed in a row. */
 export const MAX_REDIRECTS = 5;
 /** P15: retries after the first attempt. */

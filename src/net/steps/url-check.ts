@@ -1,3 +1,4 @@
+import { MAX_REQUEST_BODY_BYTES } from "../../policy/constants.js";
 import { requestCredentialProblem } from "../../policy/credentials.js";
 import { siteOf } from "../../policy/site.js";
 import { final, type Step } from "../pipeline.js";
@@ -15,11 +16,19 @@ import { checkUrl } from "../redirects.js";
  * cookies go back to (P22). Redirect hops get the same check from `resolveLocation`. The
  * address guard is not here: it runs in the transport's connector (transport-undici.ts), the
  * one place that sees the address actually connected to.
+ *
+ * P5, P14: nor does a body longer than MAX_REQUEST_BODY_BYTES leave (a form page's hidden state
+ * posted back as given: a 19.7 MB __VIEWSTATE would be a 20 MB POST to a government site). It
+ * is refused here, before admission, as a credential is: no row, nothing sent, the outcome naming
+ * the URL and the body's size. Checked first, so nothing reads such a body for credentials.
  */
 export const urlCheck: () => Step = () => (next) => async (call) => {
   const checked = checkUrl(call.url);
   if (!checked.ok)
     return final({ kind: "error", url: call.url, status: null, reason: checked.reason });
+  const tooLong = call.body === undefined ? undefined : bodyTooLong(checked.url.href, call.body);
+  if (tooLong !== undefined)
+    return final({ kind: "error", url: call.url, status: null, reason: tooLong });
   const credential =
     call.body !== undefined
       ? requestCredentialProblem(checked.url, call.body, call.contentType)
@@ -37,3 +46,12 @@ export const urlCheck: () => Step = () => (next) => async (call) => {
   const url = checked.url.href;
   return next({ ...call, url, homeSite: siteOf(url) });
 };
+
+/** Why a body is too long to send (its size in bytes as sent, UTF-8), or undefined. */
+function bodyTooLong(url: string, body: string): string | undefined {
+  // A string of n UTF-16 units is at most 3n bytes in UTF-8: only a long one is counted.
+  if (body.length * 3 <= MAX_REQUEST_BODY_BYTES) return undefined;
+  const bytes = Buffer.byteLength(body, "utf8");
+  if (bytes <= MAX_REQUEST_BODY_BYTES) return undefined;
+  return `the request to ${url} would send a body of ${bytes.toLocaleString("en-US")} bytes, more than the ${MAX_REQUEST_BODY_BYTES.toLocaleString("en-US")} (2 MiB) the checker sends (a form page's hidden state, posted back as the page gave it): not sent (P5, P14)`;
+}
