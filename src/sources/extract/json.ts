@@ -8,6 +8,13 @@
 import { decodeBody } from "../../policy/body-text.js";
 import { htmlTitle, looksLikeHtml } from "./decode.js";
 
+/**
+ * P13, P14: the deepest nesting of arrays and objects read. No records list is nested more than
+ * a few dozen levels; a 20 MB answer of 10,000,000 nested arrays cost JSON.parse about 1 GB of
+ * memory and 9 s of CPU, so an answer deeper than this is refused before it is parsed.
+ */
+export const MAX_JSON_DEPTH = 512;
+
 export type JsonRead = { ok: true; value: unknown } | { ok: false; why: string };
 
 /** JSON from already decoded text. */
@@ -18,11 +25,41 @@ export function parseJsonText(text: string): JsonRead {
     const title = htmlTitle(t);
     return { ok: false, why: `not JSON: an HTML page${title ? ` ("${title}")` : ""}` };
   }
+  if (nestedDeeperThan(t, MAX_JSON_DEPTH))
+    return {
+      ok: false,
+      why: `not read: the JSON answer nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep, which no list of records does; it was not parsed (P13, P14)`,
+    };
   try {
     return { ok: true, value: JSON.parse(exactIntegers(t)) };
   } catch (e) {
     return { ok: false, why: `not JSON: ${(e as Error).message.slice(0, 80)}` };
   }
+}
+
+/**
+ * Whether the JSON text opens more than `max` arrays and objects within each other, counted in
+ * one pass outside strings (a string's escapes skipped: the quote in `"\""` does not end it,
+ * the last one of `"\\"` does). Text that is no JSON is counted as far as it goes; JSON.parse
+ * then says what is wrong with it.
+ */
+export function nestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // A string: to its closing quote, each backslash taking the character after it.
+      for (i++; i < n; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
 }
 
 /** One `//` comment line where it starts, with the blanks before it (sticky: read in place). */
