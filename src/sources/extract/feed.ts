@@ -4,6 +4,7 @@
  * error page with 200 — that must read as "not a feed", never as an empty feed).
  */
 import { decodeBody } from "../../policy/body-text.js";
+import { MAX_URL_LENGTH } from "../../policy/constants.js";
 import { toIsoDate } from "../dates.js";
 import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
 import {
@@ -29,8 +30,11 @@ interface FeedItem {
   id?: string | undefined;
   date?: string | undefined;
   kind?: string | undefined;
-  /** What the item's relative link is resolved against, when not the feed's address (xml:base). */
-  base?: string | undefined;
+  /**
+   * The entry's own `xml:base`, as written: resolved (xmlBase) only for the items made into
+   * records, one at a time, never kept resolved for every entry.
+   */
+  xmlBase?: string | undefined;
 }
 
 /** Feed text fields arrive as a string, or as `{ value }` when they carry attributes. */
@@ -51,17 +55,23 @@ function plain(s: string | undefined): string {
 /**
  * An element's base URI (XML Base §4.2): its `xml:base` resolved against its parent's base,
  * else the parent's. Atom (RFC 4287 §2) resolves an entry's relative link this way.
+ *
+ * P13, P14: a base longer than the longest address the checker asks for (MAX_URL_LENGTH) is no
+ * address: it is not used, and the parent's stands. Each link resolved against a base is a new
+ * string as long as the base: a feed xml:base of 1,000,000 characters over 2,000 entries cost
+ * 85 s of CPU and 3.9 GB (docs/benchmarks.md).
  */
 function xmlBase(attr: string | undefined, parent: string): string {
   if (attr === undefined) return parent;
   try {
-    return new URL(asTheParserReads(attr), parent).href;
+    const href = new URL(asTheParserReads(attr), parent).href;
+    return href.length > MAX_URL_LENGTH ? parent : href;
   } catch {
     return parent;
   }
 }
 
-function items(parsed: AnyFeed<string>, url: string): FeedItem[] {
+function items(parsed: AnyFeed<string>): FeedItem[] {
   switch (parsed.format) {
     case "rss":
       return (parsed.feed.items ?? []).map((i) => ({
@@ -79,7 +89,6 @@ function items(parsed: AnyFeed<string>, url: string): FeedItem[] {
         date: i.dc?.dates?.[0],
       }));
     case "atom": {
-      const feedBase = xmlBase(parsed.feed.xml?.base, url);
       return (parsed.feed.entries ?? []).map((e) => {
         const links = e.links ?? [];
         const alt = links.find((l) => !l.rel || l.rel === "alternate") ?? links[0];
@@ -89,7 +98,7 @@ function items(parsed: AnyFeed<string>, url: string): FeedItem[] {
           id: e.id,
           date: e.published ?? e.updated,
           kind: str(e.categories?.[0]?.term),
-          base: xmlBase(e.xml?.base, feedBase),
+          xmlBase: e.xml?.base,
         };
       });
     }
@@ -179,11 +188,12 @@ export function extractFeed(body: Uint8Array, url: string, ctx: ReadContext = {}
   }
   // P13, P14: at most MAX_ROWS items made into records, as an XLSX sheet's rows (a 19 MB feed of
   // 360,000 tiny items: 6 s of CPU and 650 MB before this bound; docs/benchmarks.md).
-  const all = items(parsed, url);
+  const all = items(parsed);
   const truncated = all.length > MAX_ROWS;
+  const feedBase = parsed.format === "atom" ? xmlBase(parsed.feed.xml?.base, url) : url;
   const out: ExtractedRecord[] = [];
   for (const it of truncated ? all.slice(0, MAX_ROWS) : all) {
-    const link = absoluteUrl(it.link, it.base ?? url);
+    const link = absoluteUrl(it.link, xmlBase(it.xmlBase, feedBase));
     const title = titleShown(plain(it.title)) || link;
     if (!title) continue;
     const date = it.date ? toIsoDate(it.date, { zone: ctx.zone }) : undefined;

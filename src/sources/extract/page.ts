@@ -6,6 +6,7 @@
 import type { CheerioAPI } from "cheerio";
 import type { AnyNode } from "domhandler";
 import { decodeBody } from "../../policy/body-text.js";
+import { MAX_URL_LENGTH } from "../../policy/constants.js";
 import type { PageRecipe } from "../catalog/types.js";
 import { answerDates } from "../dates.js";
 import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
@@ -53,8 +54,12 @@ export function extractPage(
   } catch (err) {
     return refusedForNesting(err); // P13, P14: nested too deeply to read in good time
   }
-  // <base href> changes what relative links mean (HTML §4.2.3).
-  const base = documentBase($, url);
+  // <base href> changes what relative links mean (HTML §4.2.3). P13, P14: one longer than the
+  // longest address the checker asks for (MAX_URL_LENGTH) is no address and is not used, as an
+  // unreadable one is not: every link resolved against it would be a new string as long (a base
+  // of 1,000,000 characters under 300 links: 11 s of CPU, 390 MB, docs/benchmarks.md).
+  const written = documentBase($, url);
+  const base = written.length > MAX_URL_LENGTH ? url : written;
   // P13, P14: at most MAX_ROWS items read, as an XLSX sheet's rows (320,000 items of a 19 MB
   // page: 24 s of CPU and 1.45 GB before this bound; docs/benchmarks.md).
   const matched = $(recipe.items).toArray();
