@@ -4,7 +4,14 @@
  */
 import { type DateOptions, toIsoDate } from "../dates.js";
 
-const MONTH_WORD = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?";
+/**
+ * P13, P14: a month's or weekday's word runs on at most as far as the longest is written
+ * ("september", "wednesday": six letters past the three matched). Unbounded (`[a-z]*`), the
+ * search read to the end of a run of letters at every "jan" or "mon" in it and back: a text of
+ * 200,000 letters "janjan…" cost 7.7 s, quadratic (test/sources/find-date-long.test.ts).
+ */
+const WORD_RUN = "[a-z]{0,6}";
+const MONTH_WORD = `(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)${WORD_RUN}\\.?`;
 /** The space before a time, a separator ("at", "-", "@", "|") allowed ("June 20, 2019 - 6:00 PM"). */
 const BEFORE_TIME = "(?:,?\\s+(?:(?:at|[-\u2013\u2014@|])\\s*)?)";
 /**
@@ -17,7 +24,7 @@ const WORDED_TIME =
 const TIME = `(?:${BEFORE_TIME}(?:${WORDED_TIME}|\\d{1,2}:\\d{2}(?::\\d{2})?))?`;
 const EMBEDDED = [
   new RegExp(
-    `(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\\.?,?\\s+)?${MONTH_WORD}\\s+\\d{1,2}(?:st|nd|rd|th)?,?\\s+\\d{4}${TIME}`,
+    `(?:(?:mon|tue|wed|thu|fri|sat|sun)${WORD_RUN}\\.?,?\\s+)?${MONTH_WORD}\\s+\\d{1,2}(?:st|nd|rd|th)?,?\\s+\\d{4}${TIME}`,
     "i",
   ),
   // An ISO day; a worded time after it ("2026-12-01 06:00 PM") is tried before the ISO clock,
@@ -31,11 +38,21 @@ const EMBEDDED = [
 ];
 
 /**
+ * P13, P14: how much of a text is looked through for its date. A list's date cell, or a row's
+ * whole text, is a few hundred characters; a field of a download or an API answer can be 19 MB
+ * (the body up to 20 MiB), and reading its spaces alone cost 4 s a pass.
+ */
+export const DATE_TEXT_MAX = 20_000;
+
+/**
  * A date written somewhere inside a longer text ("SPECIAL MEETING Tuesday, February 20, 2024
  * 3:30 pm 416 Kenmore Blvd."; "Board Agenda - June 20, 2019"). The whole text is tried first;
- * then the first date-looking span, with its time when the time reads, else without it.
+ * then the first date-looking span, with its time when the time reads, else without it. Only
+ * the first DATE_TEXT_MAX characters are read.
  */
-export function findDate(text: string, opts: DateOptions = {}): string | undefined {
+export function findDate(written: string, opts: DateOptions = {}): string | undefined {
+  // P13, P14: only the text's first DATE_TEXT_MAX characters are looked through.
+  const text = written.length > DATE_TEXT_MAX ? written.slice(0, DATE_TEXT_MAX) : written;
   const whole = toIsoDate(text, opts);
   if (whole) return whole;
   const s = text.replace(/\s+/g, " ");
