@@ -35,20 +35,35 @@ export function getPath(obj: unknown, path: string): unknown {
   return undefined;
 }
 
-function scalar(v: unknown): string | undefined {
-  if (typeof v === "string") return cleanText(v) || undefined;
+/**
+ * P13, P14: how much of a title's or a kind's text is read. A title is a line or a few; a CSV
+ * field or a JSON string can be 19 MB (the body up to 20 MiB), and cleaning it (its entities,
+ * its whitespace, its markup: record-id.ts) cost 9 s of CPU, where what is read of it is shown
+ * in a line. The text past this many characters is not read.
+ */
+export const SHOWN_FIELD_MAX = 10_000;
+
+function scalar(v: unknown, max = Number.POSITIVE_INFINITY): string | undefined {
+  if (typeof v === "string") return cleanText(v.length > max ? v.slice(0, max) : v) || undefined;
   if (typeof v === "number" && Number.isFinite(v)) return String(v);
   if (typeof v === "boolean") return String(v);
   return undefined;
 }
 
-/** `{field}` templates are filled from the item; a plain path reads the item. */
-function fieldText(item: unknown, spec: string | undefined): string | undefined {
+/**
+ * `{field}` templates are filled from the item; a plain path reads the item. `max`: how much of
+ * each value is read (SHOWN_FIELD_MAX for what is only shown: a title, a kind).
+ */
+function fieldText(
+  item: unknown,
+  spec: string | undefined,
+  max = Number.POSITIVE_INFINITY,
+): string | undefined {
   if (spec === undefined) return undefined;
-  if (!spec.includes("{")) return scalar(getPath(item, spec));
+  if (!spec.includes("{")) return scalar(getPath(item, spec), max);
   let missing = false;
   const out = spec.replace(/\{([^{}]+)\}/g, (_, p: string) => {
-    const v = scalar(getPath(item, p.trim()));
+    const v = scalar(getPath(item, p.trim()), max);
     if (v === undefined) missing = true;
     return v === undefined ? "" : encodeURIComponent(v).replace(/%2F/gi, "/");
   });
@@ -136,7 +151,7 @@ export function mapRecord(
   baseUrl: string,
   dates: DateOptions = {},
 ): ExtractedRecord | undefined {
-  const title = plainTitle(fieldText(item, map.title));
+  const title = plainTitle(fieldText(item, map.title, SHOWN_FIELD_MAX));
   if (!title) return undefined;
   const rawDate = rawDateOf(item, map);
   const date = readDate(rawDate, dates);
@@ -158,6 +173,6 @@ export function mapRecord(
     url: link,
     date,
     idDate,
-    kind: fieldText(item, map.kind),
+    kind: fieldText(item, map.kind, SHOWN_FIELD_MAX),
   });
 }
