@@ -150,6 +150,16 @@ export interface AdmitInput {
    * durable state; what is saved is the commit's time, off the gap.
    */
   aheadMs?: number;
+  /**
+   * Whether a site's last end further after now than END_AHEAD_KEPT_MS counts as now
+   * (endAsCounted; true when absent): only where every process stamps ends on one clock (one
+   * host's: SQLite, memory). On PostgreSQL each process reads the server's time apart (store-
+   * clock.ts, measured again every few minutes): an end "ahead" may be one stamped a moment ago
+   * by a process still on the server's time before it was set back, and counted (and written)
+   * as this process's now, that other process sends with no gap after this one's request. There
+   * the end holds as written (fail closed, P10).
+   */
+  endAheadIsNow?: boolean;
 }
 
 export type Admission =
@@ -386,7 +396,9 @@ export function admit(a: AdmitInput): Admission {
   if (sends > MAX_RETRIES) return { kind: "exhausted", priorAllClosed };
 
   let recovered: string | undefined;
-  let lastEnd = endAsCounted(a.site.lastEnd, a.now) ?? Number.NEGATIVE_INFINITY;
+  let lastEnd =
+    (a.endAheadIsNow === false ? a.site.lastEnd : endAsCounted(a.site.lastEnd, a.now)) ??
+    Number.NEGATIVE_INFINITY;
   const lease = a.site.lease;
   if (lease && lease.holder === a.holder) {
     // Our own lease at admission: a process queues its requests to a site one by one, so

@@ -75,8 +75,11 @@ export class SqlJournal implements JournalPort {
       // request tonight exists: those are read only when they do (one round trip for most).
       const { site, hasRules, hasPrior, rulesToken } = await this.#siteFacts(tx, intent, now);
       // P10: an end stamped by a clock running ahead is now (admission.ts endAsCounted), written
-      // so: the gap this admission counts from now is not counted again from a later now.
-      const counted = endAsCounted(site.lastEnd, now);
+      // so: the gap this admission counts from now is not counted again from a later now. Only
+      // on SQLite, whose processes share one host's clock: on PostgreSQL another process's
+      // reading of the server's time may be ahead of this one's, and this now written over the
+      // site's end lets it send with no gap (AdmitInput.endAheadIsNow); the end holds there.
+      const counted = this.#pg ? site.lastEnd : endAsCounted(site.lastEnd, now);
       if (counted !== site.lastEnd && counted !== undefined) {
         await tx
           .updateTable("site_state")
@@ -122,7 +125,7 @@ export class SqlJournal implements JournalPort {
         },
         living,
       );
-      const a = admit(input);
+      const a = admit(this.#pg ? { ...input, endAheadIsNow: false } : input);
       if ((a.kind === "go" || a.kind === "wait") && a.recovered !== undefined) {
         // The holder died mid-request: its row is interrupted, and the gap counts from now.
         const left = await tx

@@ -215,6 +215,13 @@ describe.each(makers)("the journal's contract: $name", (m) => {
       if (fast.kind !== "go") return;
       await s.journal.complete(fast.id, ME, { ...done, endedAt: T0 + 2 * DAY + 500 });
       // The clock set right: the real end was at the latest now, so the gap counts from now.
+      // Not on PostgreSQL: there each process reads the server's time apart, and an end ahead of
+      // this one's may be another's of a moment ago (revclock-end-ahead-pg.test.ts): it holds.
+      if (m.name === "postgres") {
+        const held = await s.journal.admit(intent("https://www.a.gov/2"), ME, T0);
+        expect(held.kind).toBe("not-tonight");
+        return;
+      }
       const first = await s.journal.admit(intent("https://www.a.gov/2"), ME, T0);
       expect(first).toMatchObject({ kind: "wait", until: T0 + 2001 });
       // Waited out, it goes: the gap is not counted again from the later now.
