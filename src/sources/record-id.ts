@@ -4,7 +4,7 @@
  * never followed, so a bad link only ever becomes "no link".
  */
 import { createHash } from "node:crypto";
-import { MAX_RECORD_ID_LENGTH } from "../policy/constants.js";
+import { MAX_RECORD_ID_LENGTH, MAX_URL_LENGTH } from "../policy/constants.js";
 import { decodeHTML } from "../policy/html-entities.js";
 import { shownText } from "../policy/shown-text.js";
 import type { ExtractedRecord } from "./record.js";
@@ -72,6 +72,37 @@ export function absoluteUrl(href: string | undefined, base: string): string | un
   if (u.protocol !== "http:" && u.protocol !== "https:") return undefined;
   u.hash = "";
   return u.href;
+}
+
+/**
+ * P6, P13, P14: the base a document's relative links resolve against, from the base it names
+ * (`href`, already resolved) and the one around it (`parent`: the feed's, the page's address).
+ * One longer than MAX_URL_LENGTH is not used whole (each link resolved against it would be a
+ * string as long), but what of it a link keeps is: the base without its query and fragment (no
+ * link with a path of its own keeps them), else its site (all a path-absolute link keeps). The
+ * parent's stands only for a base on the parent's own site, or one that is no web address: a
+ * relative link is never given another site's host than the one its document named.
+ */
+export function usableBase(href: string, parent: string): string {
+  if (href.length <= MAX_URL_LENGTH) return href;
+  let u: URL;
+  try {
+    u = new URL(href);
+  } catch {
+    return parent;
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") return parent;
+  u.search = "";
+  u.hash = "";
+  if (u.href.length <= MAX_URL_LENGTH) return u.href;
+  const site = `${u.origin}/`;
+  if (site.length > MAX_URL_LENGTH) return parent;
+  try {
+    if (new URL(parent).origin === u.origin) return parent;
+  } catch {
+    // A parent that is no address: the base's own site.
+  }
+  return site;
 }
 
 /**

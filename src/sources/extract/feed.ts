@@ -4,7 +4,6 @@
  * error page with 200 — that must read as "not a feed", never as an empty feed).
  */
 import { decodeBody } from "../../policy/body-text.js";
-import { MAX_URL_LENGTH } from "../../policy/constants.js";
 import { toIsoDate } from "../dates.js";
 import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
 import {
@@ -13,6 +12,7 @@ import {
   dedupeRecords,
   makeRecord,
   titleShown,
+  usableBase,
   withoutMarkup,
 } from "../record-id.js";
 import { tooManyFeedAttributes } from "./feed-attributes.js";
@@ -56,16 +56,16 @@ function plain(s: string | undefined): string {
  * An element's base URI (XML Base §4.2): its `xml:base` resolved against its parent's base,
  * else the parent's. Atom (RFC 4287 §2) resolves an entry's relative link this way.
  *
- * P13, P14: a base longer than the longest address the checker asks for (MAX_URL_LENGTH) is no
- * address: it is not used, and the parent's stands. Each link resolved against a base is a new
+ * P13, P14: a base longer than the longest address the checker asks for (MAX_URL_LENGTH) is not
+ * used whole: what of it a link keeps is (record-id.ts usableBase: without its query, else its
+ * site), or the parent's on the parent's own site. Each link resolved against a base is a new
  * string as long as the base: a feed xml:base of 1,000,000 characters over 2,000 entries cost
  * 85 s of CPU and 3.9 GB (docs/benchmarks.md).
  */
 function xmlBase(attr: string | undefined, parent: string): string {
   if (attr === undefined) return parent;
   try {
-    const href = new URL(asTheParserReads(attr), parent).href;
-    return href.length > MAX_URL_LENGTH ? parent : href;
+    return usableBase(new URL(asTheParserReads(attr), parent).href, parent);
   } catch {
     return parent;
   }

@@ -6,11 +6,10 @@
 import type { CheerioAPI } from "cheerio";
 import type { AnyNode } from "domhandler";
 import { decodeBody } from "../../policy/body-text.js";
-import { MAX_URL_LENGTH } from "../../policy/constants.js";
 import type { PageRecipe } from "../catalog/types.js";
 import { answerDates } from "../dates.js";
 import type { ExtractedRecord, Extraction, ReadContext } from "../record.js";
-import { absoluteUrl, dedupeRecords, makeRecord, titleShown } from "../record-id.js";
+import { absoluteUrl, dedupeRecords, makeRecord, titleShown, usableBase } from "../record-id.js";
 import { load } from "./cheerio-load.js";
 import { firstDescendant, isLink } from "./descendants.js";
 import { findDate } from "./find-date.js";
@@ -55,11 +54,11 @@ export function extractPage(
     return refusedForNesting(err); // P13, P14: nested too deeply to read in good time
   }
   // <base href> changes what relative links mean (HTML §4.2.3). P13, P14: one longer than the
-  // longest address the checker asks for (MAX_URL_LENGTH) is no address and is not used, as an
-  // unreadable one is not: every link resolved against it would be a new string as long (a base
-  // of 1,000,000 characters under 300 links: 11 s of CPU, 390 MB, docs/benchmarks.md).
-  const written = documentBase($, url);
-  const base = written.length > MAX_URL_LENGTH ? url : written;
+  // longest address the checker asks for (MAX_URL_LENGTH) is not used whole, only what of it a
+  // link keeps (record-id.ts usableBase: without its query, else its site; the page's address on
+  // its own site): every link resolved against it would be a new string as long (a base of
+  // 1,000,000 characters under 300 links: 11 s of CPU, 390 MB, docs/benchmarks.md).
+  const base = usableBase(documentBase($, url), url);
   // P13, P14: at most MAX_ROWS items read, as an XLSX sheet's rows (320,000 items of a 19 MB
   // page: 24 s of CPU and 1.45 GB before this bound; docs/benchmarks.md).
   const matched = $(recipe.items).toArray();
