@@ -1,0 +1,152 @@
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/clock.js";
+import { MemoryJournal, MemoryRobotsCache } from "../../src/net/memory-ports.js";
+import type { Transport } from "../../src/net/types.js";
+import { MemoryNightStore } from "../../src/night/memory-store.js";
+import type { NightStore } from "../../src/night/ports.js";
+import type { ValidatorStore } from "../../src/night/reader.js";
+import { buildSimulation, runSimulatedNight, type Simulation } from "../../src/night/simulate.js";
+import { addDays } from "../../src/policy/night-date.js";
+import { isRecheckNight } from "../../src/policy/recheck.js";
+import { markSource } from "../../src/store/admin.js";
+import { openStore } from "../../src/store/db.js";
+import { SqlNightStore } from "../../src/store/night-store.js";
+import { storeFactories } from "../store/stores.js";
+
+/**
+ * Reviewer (revrecheck), P25 from the marked site's side: a page marked not read whose catalog
+ * URL (on a.org) answers with a temporary redirect to another site (b.org). b.org is down for a
+ * fortnight (its page that is read answers 503 after its retries, ahead of the recheck in b.org's
+ * lane), so each recheck asks a.org's page, which answers (302), and its hop to b.org is not
+ * sent: the recheck is recorded `unreached` (its site down). a.org's page was asked all the
+ * same: that night's recheck happened. It must not be "owed" the next night, and the next, and
+ * the next: P25 is up to three nights soon after, then once a week.
+ */
+const N0 = "2026-11-05";
+const DAY = 24 * 3600_000;
+
+type Opened = {
+  store: NightStore & ValidatorStore;
+  mark(source: string, at: number): Promise<void>;
+  close(): Promise<void>;
+};
+type Maker = { name: string; make(): Promise<Opened> };
+const makers: Maker[] = [
+  {
+    name: "memory",
+    make: async () => {
+      const store = new MemoryNightStore();
+      return {
+        store,
+        mark: async (source) => store.mark(source, false, N0, "said no in its rules"),
+        close: async () => {},
+      };
+    },
+  },
+  ...storeFactories().map(
+    (f): Maker => ({
+      name: f.name,
+      make: async () => {
+        const s = await openStore(await f.fresh());
+        return {
+          store: new SqlNightStore(s.db),
+          mark: async (source, at) => {
+            const m = await markSource(s.db, {
+              source,
+              reading: false,
+              reason: "said no in its rules",
+              by: "revrecheck",
+              at,
+              night: N0,
+            });
+            expect(m.kind).not.toBe("unknown-source");
+          },
+          close: () => s.close(),
+        };
+      },
+    }),
+  ),
+];
+
+const utf8 = new TextEncoder();
+async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
+  yield bytes;
+}
+
+/** b.org's simulated site, and a.org's one page that redirects (302) there. */
+function sites(clock: ManualClock): { sim: Simulation; down: { on: boolean } } {
+  const base = buildSimulation(clock, [
+    { site: "b.org", latencyMs: 100, sources: 1 },
+    { site: "a.org", latencyMs: 100, sources: 1 },
+  ]);
+  const down = { on: false };
+  const transport: Transport = async (req) => {
+    const u = new URL(req.url);
+    if (u.hostname === "www.a.org" && u.pathname === "/list/0") {
+      const start = clock.now();
+      await clock.sleep(100, req.signal);
+      base.observed.push({ site: "a.org", url: req.url, start, end: clock.now(), status: 302 });
+      return {
+        kind: "response",
+        status: 302,
+        headers: { location: "https://www.b.org/moved/0?page=0" },
+        body: once(utf8.encode("")),
+      };
+    }
+    if (down.on && u.hostname === "www.b.org" && u.pathname !== "/robots.txt") {
+      const start = clock.now();
+      await clock.sleep(100, req.signal);
+      base.observed.push({ site: "b.org", url: req.url, start, end: clock.now(), status: 503 });
+      return {
+        kind: "response",
+        status: 503,
+        headers: { "retry-after": "0", "content-type": "text/plain" },
+        body: once(utf8.encode("down for maintenance")),
+      };
+    }
+    return base.transport(req);
+  };
+  return { sim: { ...base, transport }, down };
+}
+
+describe.each(makers)("revrecheck: a recheck redirected to a site down ($name)", (maker) => {
+  it("P25, P15, P13: a recheck whose page answered (a redirect to a site down tonight) is not owed again: a.org's marked page is asked on the calendar's nights only, not every night b.org is down", async () => {
+    const { store, mark, close } = await maker.make();
+    try {
+      const clock = new ManualClock(Date.parse("2026-11-05T23:00:00Z"));
+      const { sim, down } = sites(clock);
+      const opts = {
+        deadlineMs: 3600_000,
+        concurrency: 1,
+        journal: new MemoryJournal(),
+        robotsCache: new MemoryRobotsCache(),
+      };
+      // Night 0: a.org's page is read (it redirects to b.org, which answers), then marked.
+      const s0 = await runSimulatedNight(clock, sim, store, { ...opts, night: N0 });
+      expect(s0.outcomes.ok, JSON.stringify(s0.outcomes)).toBe(2);
+      await mark("a.org/0", clock.now());
+      const asks: string[] = [];
+      const outcomes: string[] = [];
+      for (let k = 1; k <= 16; k++) {
+        await clock.advance(DAY);
+        // b.org down from night 4 on (maintenance for a fortnight).
+        down.on = k >= 4;
+        const from = sim.observed.length;
+        const s = await runSimulatedNight(clock, sim, store, { ...opts, night: addDays(N0, k) });
+        const n = sim.observed
+          .slice(from)
+          .filter((r) => r.site === "a.org" && new URL(r.url).pathname === "/list/0").length;
+        if (n > 0) asks.push(`${k}:${n}`);
+        outcomes.push(`${k}:${JSON.stringify(s.outcomes)}`);
+      }
+      const calendar = Array.from({ length: 16 }, (_, i) => i + 1).filter((k) =>
+        isRecheckNight(N0, addDays(N0, k)),
+      );
+      expect(calendar).toEqual([1, 2, 3, 10]);
+      // The calendar's nights only: the recheck of night 10 asked a.org's page (it answered).
+      expect(asks, outcomes.join("\n")).toEqual(["1:1", "2:1", "3:1", "10:1"]);
+    } finally {
+      await close();
+    }
+  });
+});
