@@ -40,6 +40,7 @@ import {
   FLAGS_TOLD_BY_DETAIL,
   type Moved,
   type NightOutcome,
+  NOT_ASKED_OUTCOMES,
   NOT_CHECKED_OUTCOMES,
   NOT_JUDGED_OUTCOMES,
   type OverflowPending,
@@ -209,7 +210,7 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
       const since = addDays(night, -HISTORY_NIGHTS);
       for (const o of earlier)
         if (
-          !NOT_CHECKED_OUTCOMES.has(o.outcome.kind) &&
+          !NOT_ASKED_OUTCOMES.has(o.outcome.kind) &&
           o.night >= since &&
           o.night < night &&
           (h.lastReachedNight === undefined || o.night > h.lastReachedNight)

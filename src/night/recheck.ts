@@ -46,11 +46,22 @@ export async function recheckSource(
     flags.push({ kind: "answers-again", detail: `answered ${o.status} on recheck` });
   } else {
     failed = failureOutcome(o);
+    // P25, P13: its page was asked and answered (a redirect), and the request that had to
+    // follow was not sent (its target's site down tonight, the time limit): reached, cut short.
+    // Said as that, not `unreached`: a recheck not reached is owed the next night, and this
+    // one would be owed every night its target's site stays down, its page asked each time.
+    const hop = (o.kind === "site-down" || o.kind === "deadline") && o.url !== url;
     // Not asked, so no word on the no: the deadline came first, its site was down tonight (a
     // 5xx after a request's retries), its site's owner asked not to be read (P26), or its site
     // (where it moved: another than its lane's) said no earlier tonight (P21), as a source of a
     // site closed tonight is said.
-    if (
+    if (hop)
+      outcome = {
+        kind: "cut-short",
+        reason: `its page (${url}) answered with a redirect; the request that had to follow (${o.url}) was not sent: ${failed.reason ?? failed.kind}`,
+        url: o.url,
+      };
+    else if (
       o.kind === "deadline" ||
       o.kind === "site-down" ||
       failed.kind === "left-alone" ||

@@ -79,6 +79,19 @@ export const NOT_CHECKED_OUTCOMES: ReadonlySet<NightOutcomeKind> = new Set([
 ]);
 
 /**
+ * P25, P13: outcomes of a night on which nothing was asked of the source's page: a recheck
+ * night with one of these was not reached, and owes a recheck the next night that runs
+ * (policy/recheck.ts `recheckOwed`). A recheck cut short (`cut-short`: its page asked and
+ * answered, the request that had to follow not sent) was reached: asking its page again the
+ * next night, and the next while whatever stopped it lasts, would open a page marked not read
+ * every night, not on the calendar's nights.
+ */
+export const NOT_ASKED_OUTCOMES: ReadonlySet<NightOutcomeKind> = new Set([
+  "unreached",
+  "checker-offline",
+]);
+
+/**
  * Outcomes of a night that say nothing of the site (P24): not checked or not to the end
  * (NOT_CHECKED_OUTCOMES), or not asked at its owner's request. A run of nights (the no-three-
  * nights flag) leaves them out: they neither count toward it nor break it.
@@ -333,7 +346,7 @@ export interface SourceHistory {
   unreachedLast: boolean;
   /**
    * P25, P13: the latest night before tonight on which it was reached (an outcome not one of
-   * NOT_CHECKED_OUTCOMES), read from the store's nights (HISTORY_NIGHTS back); absent when none
+   * NOT_ASKED_OUTCOMES: its page was asked), read from the store's nights (HISTORY_NIGHTS back); absent when none
    * is. For a source marked not read, a recheck night since then that was not reached (or did
    * not run) owes a recheck tonight (policy/recheck.ts `recheckOwed`); read for every source, so
    * a mark made while the night runs finds it too.

@@ -39,7 +39,8 @@ export function lastRecheckNightBefore(markedNight: string, night: string): stri
  * latest recheck night before it was not reached, nor any night since (its recheck not
  * asked: the deadline came first, its site was down, the checker offline, or the checker did not
  * run that night at all). `lastReachedNight`: the latest night before `night` on which the
- * source was reached (an outcome that is not one of NOT_CHECKED_OUTCOMES), from the store.
+ * source was reached (an outcome that is not one of NOT_ASKED_OUTCOMES: its page was asked,
+ * a recheck cut short included), from the store.
  *
  * A recheck owed goes the next night the checker runs, once: several recheck nights missed in
  * a row (the three soon after the marking, say) owe one recheck, not one each, and a recheck

@@ -21,6 +21,7 @@ import type { KnownPageRead, ValidatorStore } from "../night/reader.js";
 import {
   FLAGS_TOLD_BY_DETAIL,
   type NightOutcomeKind,
+  NOT_ASKED_OUTCOMES,
   NOT_CHECKED_OUTCOMES,
   NOT_JUDGED_OUTCOMES,
   type SourceResult,
@@ -174,7 +175,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       const kind = r.outcome as NightOutcomeKind;
       if (h.recentOutcomes.length === 0) h.unreachedLast = NOT_CHECKED_OUTCOMES.has(kind);
       // P25, P13: the latest night it was reached (a recheck owed since is asked tonight).
-      if (h.lastReachedNight === undefined && !NOT_CHECKED_OUTCOMES.has(kind))
+      if (h.lastReachedNight === undefined && !NOT_ASKED_OUTCOMES.has(kind))
         h.lastReachedNight = r.night;
       h.recentOutcomes.push(kind);
       // A night it was not checked (not reached, the checker offline, left alone at its site
