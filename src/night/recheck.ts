@@ -8,6 +8,7 @@
  * never the catalog URL and its redirect again. Its answer changes the move as a night's does.
  */
 import type { Clock } from "../clock.js";
+import { checkUrl } from "../net/redirects.js";
 import type { Fetcher } from "../net/types.js";
 import type { Source } from "../sources/catalog/types.js";
 import { moveChange, movedFrom, movesLeftBehind } from "./moves.js";
@@ -50,7 +51,10 @@ export async function recheckSource(
     // follow was not sent (its target's site down tonight, the time limit): reached, cut short.
     // Said as that, not `unreached`: a recheck not reached is owed the next night, and this
     // one would be owed every night its target's site stays down, its page asked each time.
-    const hop = (o.kind === "site-down" || o.kind === "deadline") && o.url !== url;
+    // (The URL as asked is in its one normal form, url-check.ts: the catalog's may not be.)
+    const first = checkUrl(url);
+    const asked = first.ok ? first.url.href : url;
+    const hop = (o.kind === "site-down" || o.kind === "deadline") && o.url !== asked;
     // Not asked, so no word on the no: the deadline came first, its site was down tonight (a
     // 5xx after a request's retries), its site's owner asked not to be read (P26), or its site
     // (where it moved: another than its lane's) said no earlier tonight (P21), as a source of a

@@ -150,3 +150,64 @@ describe.each(makers)("revrecheck: a recheck redirected to a site down ($name)",
     }
   });
 });
+
+describe.each(makers)("revrecheck: a recheck its own site's outage kept from ($name)", (maker) => {
+  it("P25, P13, P15: a recheck not asked (its own site down tonight) is owed the next night, its catalog URL written in another form than the one asked (WWW, :443) too", async () => {
+    const { store, mark, close } = await maker.make();
+    try {
+      const clock = new ManualClock(Date.parse("2026-11-05T23:00:00Z"));
+      const base = buildSimulation(clock, [{ site: "c.org", latencyMs: 100, sources: 2 }]);
+      const marked = base.catalog.sources[1];
+      if (marked === undefined) throw new Error("no source");
+      marked.url = "https://WWW.c.org:443/list/1?page=0";
+      const down = { on: false };
+      const sim: Simulation = {
+        ...base,
+        transport: async (req) => {
+          const u = new URL(req.url);
+          if (down.on && u.pathname === "/list/0") {
+            const start = clock.now();
+            await clock.sleep(100, req.signal);
+            base.observed.push({
+              site: "c.org",
+              url: req.url,
+              start,
+              end: clock.now(),
+              status: 503,
+            });
+            return {
+              kind: "response",
+              status: 503,
+              headers: { "retry-after": "0", "content-type": "text/plain" },
+              body: once(utf8.encode("down for maintenance")),
+            };
+          }
+          return base.transport(req);
+        },
+      };
+      const opts = {
+        deadlineMs: 3600_000,
+        concurrency: 1,
+        journal: new MemoryJournal(),
+        robotsCache: new MemoryRobotsCache(),
+      };
+      await runSimulatedNight(clock, sim, store, { ...opts, night: N0 });
+      await mark("c.org/1", clock.now());
+      const asks: string[] = [];
+      for (let k = 1; k <= 12; k++) {
+        await clock.advance(DAY);
+        down.on = k === 10;
+        const from = sim.observed.length;
+        await runSimulatedNight(clock, sim, store, { ...opts, night: addDays(N0, k) });
+        const n = sim.observed
+          .slice(from)
+          .filter((r) => new URL(r.url).pathname === "/list/1").length;
+        if (n > 0) asks.push(`${k}:${n}`);
+      }
+      // Night 10's recheck not asked (its site down): owed, and asked on night 11.
+      expect(asks).toEqual(["1:1", "2:1", "3:1", "11:1"]);
+    } finally {
+      await close();
+    }
+  });
+});
