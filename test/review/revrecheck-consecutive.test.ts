@@ -1,0 +1,133 @@
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/clock.js";
+import { MemoryJournal, MemoryRobotsCache } from "../../src/net/memory-ports.js";
+import { MemoryNightStore } from "../../src/night/memory-store.js";
+import type { NightStore } from "../../src/night/ports.js";
+import type { ValidatorStore } from "../../src/night/reader.js";
+import { buildSimulation, runSimulatedNight, type Simulation } from "../../src/night/simulate.js";
+import { addDays } from "../../src/policy/night-date.js";
+import { markSource } from "../../src/store/admin.js";
+import { openStore } from "../../src/store/db.js";
+import { SqlNightStore } from "../../src/store/night-store.js";
+import { storeFactories } from "../store/stores.js";
+
+/**
+ * Reviewer (revrecheck), P25: "on up to three nights soon after, then once a week". A weekly
+ * recheck owed since night 10 (its site down, night after night: the recheck not asked) and
+ * reached on night 16 is followed by the calendar's recheck on night 17: the marked page asked
+ * two nights running in the weekly phase.
+ */
+const N0 = "2026-11-05";
+const DAY = 24 * 3600_000;
+
+type Opened = {
+  store: NightStore & ValidatorStore;
+  mark(source: string, at: number): Promise<void>;
+  close(): Promise<void>;
+};
+type Maker = { name: string; make(): Promise<Opened> };
+const makers: Maker[] = [
+  {
+    name: "memory",
+    make: async () => {
+      const store = new MemoryNightStore();
+      return {
+        store,
+        mark: async (source) => store.mark(source, false, N0, "said no in its rules"),
+        close: async () => {},
+      };
+    },
+  },
+  ...storeFactories().map(
+    (f): Maker => ({
+      name: f.name,
+      make: async () => {
+        const s = await openStore(await f.fresh());
+        return {
+          store: new SqlNightStore(s.db),
+          mark: async (source, at) => {
+            const m = await markSource(s.db, {
+              source,
+              reading: false,
+              reason: "said no in its rules",
+              by: "revrecheck",
+              at,
+              night: N0,
+            });
+            expect(m.kind).not.toBe("unknown-source");
+          },
+          close: () => s.close(),
+        };
+      },
+    }),
+  ),
+];
+
+const utf8 = new TextEncoder();
+async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
+  yield bytes;
+}
+
+describe.each(makers)(
+  "revrecheck: an owed recheck the night before the calendar's ($name)",
+  (maker) => {
+    it("P25, P13: a weekly recheck owed since night 10 and reached on night 16 is not asked again on night 17: never two nights running after the nights soon after", async () => {
+      const { store, mark, close } = await maker.make();
+      try {
+        const clock = new ManualClock(Date.parse("2026-11-05T23:00:00Z"));
+        const base = buildSimulation(clock, [{ site: "c.org", latencyMs: 100, sources: 2 }]);
+        const down = { on: false };
+        const sim: Simulation = {
+          ...base,
+          transport: async (req) => {
+            const u = new URL(req.url);
+            if (down.on && u.pathname === "/list/0") {
+              const start = clock.now();
+              await clock.sleep(100, req.signal);
+              base.observed.push({
+                site: "c.org",
+                url: req.url,
+                start,
+                end: clock.now(),
+                status: 503,
+              });
+              return {
+                kind: "response",
+                status: 503,
+                headers: { "retry-after": "0", "content-type": "text/plain" },
+                body: once(utf8.encode("down for maintenance")),
+              };
+            }
+            return base.transport(req);
+          },
+        };
+        const opts = {
+          deadlineMs: 3600_000,
+          concurrency: 1,
+          journal: new MemoryJournal(),
+          robotsCache: new MemoryRobotsCache(),
+        };
+        await runSimulatedNight(clock, sim, store, { ...opts, night: N0 });
+        await mark("c.org/1", clock.now());
+        const nights: number[] = [];
+        for (let k = 1; k <= 24; k++) {
+          await clock.advance(DAY);
+          // Down from night 10 to 15: the page read there answers 503 ahead of the recheck.
+          down.on = k >= 10 && k <= 15;
+          const from = sim.observed.length;
+          await runSimulatedNight(clock, sim, store, { ...opts, night: addDays(N0, k) });
+          if (sim.observed.slice(from).some((r) => new URL(r.url).pathname === "/list/1"))
+            nights.push(k);
+        }
+        const weekly = nights.filter((k) => k > 3);
+        for (let i = 1; i < weekly.length; i++)
+          expect(
+            (weekly[i] as number) - (weekly[i - 1] as number),
+            `asked on nights ${nights.join(", ")}`,
+          ).toBeGreaterThan(1);
+      } finally {
+        await close();
+      }
+    });
+  },
+);
