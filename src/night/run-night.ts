@@ -12,7 +12,7 @@ import type { Fetcher } from "../net/types.js";
 import { isSiteDown } from "../policy/admission.js";
 import { LANE_LEASE_MS } from "../policy/constants.js";
 import { canaryFailed, judgeReach, OFFLINE_WINDOW, reachEvidence } from "../policy/offline.js";
-import { recheckOwed } from "../policy/recheck.js";
+import { recheckTonight } from "../policy/recheck.js";
 import type { Catalog, Source } from "../sources/catalog/types.js";
 import { diskFull, STORE_FULL } from "../store/disk-full.js";
 import { type CheckContext, checkSource } from "./check-source.js";
@@ -843,8 +843,9 @@ async function laneDone(
 
 /**
  * P24, P25: whether tonight asks this source anything: it is read, or tonight rechecks it: a
- * recheck night, or a recheck owed since one that was not reached (P13: the deadline, its site
- * down, the checker offline or not run that night), from the nights the store holds.
+ * recheck night (unless an owed recheck reached just before it stands for it), or a recheck owed
+ * since one that was not reached (P13: the deadline, its site down, the checker offline or not
+ * run that night), from the nights the store holds (policy/recheck.ts recheckTonight).
  */
 function asked(
   h: Pick<TonightHistory, "reading" | "markedNight" | "lastReachedNight">,
@@ -853,10 +854,7 @@ function asked(
 ): boolean {
   if (h.reading) return true;
   if (h.markedNight === undefined) return false;
-  return (
-    deps.isRecheckNight(h.markedNight, night) ||
-    recheckOwed(h.markedNight, night, h.lastReachedNight)
-  );
+  return recheckTonight(h.markedNight, night, h.lastReachedNight, deps.isRecheckNight);
 }
 
 /** The source's history as planned, with the mark it has now when that changed since. */

@@ -77,6 +77,12 @@ export const RECHECK_SOON_NIGHTS = 3;
 /** … then once every this many nights. */
 export const RECHECK_EVERY_NIGHTS = 7;
 /**
+ * P25: a recheck owed (its weekly night not reached) and reached up to this many nights before
+ * the calendar's next weekly night stands for that night: the page is not asked two nights
+ * running, and from one weekly ask to the next is 4 to 10 nights, never fewer.
+ */
+export const RECHECK_OWED_STANDS_NIGHTS = 3;
+/**
  * A night's history of its sources (their outcomes before tonight) goes back this many nights:
  * ordering and flags need a few, and a recheck owed (P25) the last RECHECK_EVERY_NIGHTS.
  */

@@ -2,7 +2,11 @@
  * P25: after a person marks a source "not read", the checker looks again (robots.txt
  * permitting, taking no records and keeping no body) to see whether the no still stands.
  */
-import { RECHECK_EVERY_NIGHTS, RECHECK_SOON_NIGHTS } from "./constants.js";
+import {
+  RECHECK_EVERY_NIGHTS,
+  RECHECK_OWED_STANDS_NIGHTS,
+  RECHECK_SOON_NIGHTS,
+} from "./constants.js";
 import { addDays, daysBetween } from "./night-date.js";
 
 /**
@@ -35,6 +39,17 @@ export function lastRecheckNightBefore(markedNight: string, night: string): stri
 }
 
 /**
+ * Whether the recheck night `due` is answered by the source's latest night reached
+ * (`lastReachedNight`, before tonight): reached on it or after it; for a weekly night, also an
+ * owed recheck reached up to RECHECK_OWED_STANDS_NIGHTS nights before it.
+ */
+function answered(markedNight: string, due: string, lastReachedNight: string | undefined): boolean {
+  if (lastReachedNight === undefined) return false;
+  const soon = daysBetween(markedNight, due) <= RECHECK_SOON_NIGHTS;
+  return daysBetween(lastReachedNight, due) <= (soon ? 0 : RECHECK_OWED_STANDS_NIGHTS);
+}
+
+/**
  * P25, P13: whether a recheck is owed tonight though the calendar does not name `night`: the
  * latest recheck night before it was not reached, nor any night since (its recheck not
  * asked: the deadline came first, its site was down, the checker offline, or the checker did not
@@ -53,5 +68,22 @@ export function recheckOwed(
 ): boolean {
   const due = lastRecheckNightBefore(markedNight, night);
   if (due === undefined) return false;
-  return lastReachedNight === undefined || daysBetween(lastReachedNight, due) > 0;
+  return !answered(markedNight, due, lastReachedNight);
+}
+
+/**
+ * P25: whether tonight rechecks a source marked not read on `markedNight`: a recheck night of
+ * the calendar (`isRecheck`, isRecheckNight unless another is given) that an owed recheck reached
+ * just before it does not stand for (a weekly night up to RECHECK_OWED_STANDS_NIGHTS nights after
+ * it), or a recheck owed (recheckOwed). So the page is never asked two nights running once the
+ * weekly nights begin.
+ */
+export function recheckTonight(
+  markedNight: string,
+  night: string,
+  lastReachedNight: string | undefined,
+  isRecheck: (markedNight: string, night: string) => boolean = isRecheckNight,
+): boolean {
+  if (isRecheck(markedNight, night)) return !answered(markedNight, night, lastReachedNight);
+  return recheckOwed(markedNight, night, lastReachedNight);
 }

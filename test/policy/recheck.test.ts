@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { RECHECK_EVERY_NIGHTS, RECHECK_SOON_NIGHTS } from "../../src/policy/constants.js";
 import { addDays, daysBetween } from "../../src/policy/night-date.js";
-import { isRecheckNight, lastRecheckNightBefore, recheckOwed } from "../../src/policy/recheck.js";
+import {
+  isRecheckNight,
+  lastRecheckNightBefore,
+  recheckOwed,
+  recheckTonight,
+} from "../../src/policy/recheck.js";
 
 const MARKED = "2026-11-05";
 
@@ -102,5 +107,46 @@ describe("recheckOwed (P25, P13)", () => {
     // The marking night and before: never.
     expect(recheckOwed(MARKED, MARKED, undefined)).toBe(false);
     expect(recheckOwed(MARKED, at(-3), undefined)).toBe(false);
+  });
+
+  it("P25: an owed recheck reached up to three nights before a weekly night stands for it: never two nights running once reached, 4 to 10 nights from one weekly ask reached to the next", () => {
+    // Owed since night 10 (its site down to 15), reached on 16: not again on 17, then 24.
+    expect(recheckTonight(MARKED, at(17), at(16))).toBe(false);
+    expect(recheckOwed(MARKED, at(18), at(16))).toBe(false);
+    expect(recheckTonight(MARKED, at(24), at(16))).toBe(true);
+    // Reached on 13: 17 is asked (four nights after).
+    expect(recheckTonight(MARKED, at(17), at(13))).toBe(true);
+    // The soon nights are each asked whatever was reached the night before.
+    expect(recheckTonight(MARKED, at(2), at(1))).toBe(true);
+    expect(recheckTonight(MARKED, at(3), at(2))).toBe(true);
+    expect(recheckTonight(MARKED, at(10), at(3))).toBe(true);
+    // Random nights, the page reached or not when asked (seeded): an ask reached is never
+    // followed by one the next night in the weekly phase, and every ask reached there is followed
+    // by the next within 10 nights when every later ask is reached.
+    let seed = 7;
+    const rand = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    for (let run = 0; run < 200; run++) {
+      let last: string | undefined = at(0);
+      const reachedAsks: number[] = [];
+      const failUntil = Math.floor(rand() * 60);
+      for (let k = 1; k <= 90; k++) {
+        if (!recheckTonight(MARKED, at(k), last)) continue;
+        const reached = k > failUntil || rand() < 0.5;
+        if (reached) {
+          if (k > RECHECK_SOON_NIGHTS + 1)
+            expect(
+              reachedAsks.at(-1),
+              `run ${run}: night ${k} after ${reachedAsks.at(-1)}`,
+            ).not.toBe(k - 1);
+          if (reachedAsks.length > 0 && k > failUntil + 1 && (reachedAsks.at(-1) ?? 0) > failUntil)
+            expect(k - (reachedAsks.at(-1) ?? 0), `run ${run}: night ${k}`).toBeLessThanOrEqual(10);
+          reachedAsks.push(k);
+          last = at(k);
+        }
+      }
+    }
   });
 });
