@@ -1,16 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
 import { MemoryJournal, MemoryRobotsCache } from "../../src/net/memory-ports.js";
-import { MemoryNightStore } from "../../src/night/memory-store.js";
-import type { NightStore } from "../../src/night/ports.js";
-import type { ValidatorStore } from "../../src/night/reader.js";
 import { buildSimulation, runSimulatedNight, type Simulation } from "../../src/night/simulate.js";
 import { addDays } from "../../src/policy/night-date.js";
 import { isRecheckNight } from "../../src/policy/recheck.js";
-import { markSource } from "../../src/store/admin.js";
-import { openStore } from "../../src/store/db.js";
-import { SqlNightStore } from "../../src/store/night-store.js";
-import { storeFactories } from "../store/stores.js";
+import { markedStores } from "./marked-stores.js";
 
 /**
  * P25, P13: a recheck night whose recheck was not reached (the deadline, or the checker did not
@@ -21,48 +15,7 @@ import { storeFactories } from "../store/stores.js";
 const N0 = "2026-11-05";
 const DAY = 24 * 3600_000;
 
-type Opened = {
-  store: NightStore & ValidatorStore;
-  mark(source: string, at: number): Promise<void>;
-  close(): Promise<void>;
-};
-type Maker = { name: string; make(): Promise<Opened> };
-const makers: Maker[] = [
-  {
-    name: "memory",
-    make: async () => {
-      const store = new MemoryNightStore();
-      return {
-        store,
-        mark: async (source) => store.mark(source, false, N0, "said no in its rules"),
-        close: async () => {},
-      };
-    },
-  },
-  ...storeFactories().map(
-    (f): Maker => ({
-      name: f.name,
-      make: async () => {
-        const s = await openStore(await f.fresh());
-        return {
-          store: new SqlNightStore(s.db),
-          mark: async (source, at) => {
-            const m = await markSource(s.db, {
-              source,
-              reading: false,
-              reason: "said no in its rules",
-              by: "tester",
-              at,
-              night: N0,
-            });
-            expect(m.kind).not.toBe("unknown-source");
-          },
-          close: () => s.close(),
-        };
-      },
-    }),
-  ),
-];
+const makers = markedStores(N0, "tester");
 
 /** Requests of the marked page (`/list/0`) since `from`. */
 const asksOf = (sim: Simulation, from: number) =>

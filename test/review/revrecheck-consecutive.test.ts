@@ -1,15 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
 import { MemoryJournal, MemoryRobotsCache } from "../../src/net/memory-ports.js";
-import { MemoryNightStore } from "../../src/night/memory-store.js";
-import type { NightStore } from "../../src/night/ports.js";
-import type { ValidatorStore } from "../../src/night/reader.js";
 import { buildSimulation, runSimulatedNight, type Simulation } from "../../src/night/simulate.js";
 import { addDays } from "../../src/policy/night-date.js";
-import { markSource } from "../../src/store/admin.js";
-import { openStore } from "../../src/store/db.js";
-import { SqlNightStore } from "../../src/store/night-store.js";
-import { storeFactories } from "../store/stores.js";
+import { markedStores } from "../night/marked-stores.js";
 
 /**
  * Reviewer (revrecheck), P25: "on up to three nights soon after, then once a week". A weekly
@@ -20,48 +14,7 @@ import { storeFactories } from "../store/stores.js";
 const N0 = "2026-11-05";
 const DAY = 24 * 3600_000;
 
-type Opened = {
-  store: NightStore & ValidatorStore;
-  mark(source: string, at: number): Promise<void>;
-  close(): Promise<void>;
-};
-type Maker = { name: string; make(): Promise<Opened> };
-const makers: Maker[] = [
-  {
-    name: "memory",
-    make: async () => {
-      const store = new MemoryNightStore();
-      return {
-        store,
-        mark: async (source) => store.mark(source, false, N0, "said no in its rules"),
-        close: async () => {},
-      };
-    },
-  },
-  ...storeFactories().map(
-    (f): Maker => ({
-      name: f.name,
-      make: async () => {
-        const s = await openStore(await f.fresh());
-        return {
-          store: new SqlNightStore(s.db),
-          mark: async (source, at) => {
-            const m = await markSource(s.db, {
-              source,
-              reading: false,
-              reason: "said no in its rules",
-              by: "revrecheck",
-              at,
-              night: N0,
-            });
-            expect(m.kind).not.toBe("unknown-source");
-          },
-          close: () => s.close(),
-        };
-      },
-    }),
-  ),
-];
+const makers = markedStores(N0, "revrecheck");
 
 const utf8 = new TextEncoder();
 async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
