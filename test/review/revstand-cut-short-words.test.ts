@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
 import type { Fetcher } from "../../src/net/types.js";
 import { recheckSource } from "../../src/night/recheck.js";
-import { siteDownReason } from "../../src/policy/admission.js";
+import { SITE_WAIT, siteDownReason } from "../../src/policy/admission.js";
 import type { Source } from "../../src/sources/catalog/types.js";
 import { outcomeLabel } from "../../src/web/public/format.js";
 
@@ -39,6 +39,21 @@ describe("P25, P23: a recheck cut short because its redirect's site was down, in
     expect(label.text).not.toMatch(/ran out of time/);
     expect(label.text).toMatch(/down/);
     expect(label.tone).toBe("skip");
+  });
+
+  it("P25: one whose redirect's site asked for a wait past the night is said as that, not the night's time", async () => {
+    const fetcher: Fetcher = {
+      fetch: async () => ({
+        kind: "deadline",
+        url: "https://b.example.org/agendas",
+        reason: `${SITE_WAIT} 23:40 New York time (a Retry-After, or the wait before a retry), after the night's deadline`,
+      }),
+    };
+    const r = await recheckSource(fetcher, new ManualClock(), source);
+    expect(r.outcome.kind).toBe("cut-short");
+    expect(outcomeLabel(r.outcome.kind, r.outcome.reason).text).toBe(
+      "cut short: the site its redirect leads to asked to wait",
+    );
   });
 
   it("P13: a cut short by the time limit is still said as the night running out of time", () => {
