@@ -97,7 +97,21 @@ export function outcomeLabel(
         return { text: "not asked: the site was down that night", tone: "skip" };
       return { text: "not reached (the night ran out of time)", tone: "skip" };
     case "cut-short":
-      // Asked and answered: the reason says what, and what the time limit stopped.
+      // Asked and answered: the reason says what, and what the time limit stopped. A recheck's
+      // redirect whose next request was not sent (night/recheck.ts) may have met no time limit:
+      // the site it leads to was down, or asked to wait, that night.
+      if (reason?.includes(`was not sent: ${SITE_DOWN}`))
+        return {
+          text: "cut short: the site its redirect leads to was down that night",
+          tone: "skip",
+        };
+      if (reason?.includes(`was not sent: ${SITE_WAIT}`))
+        return { text: "cut short: the site its redirect leads to asked to wait", tone: "skip" };
+      if (reason?.includes(`was not sent: ${OWNER_PACE}`))
+        return {
+          text: "cut short: the slower pace the owner of the site its redirect leads to asked for",
+          tone: "skip",
+        };
       return { text: "cut short (the night ran out of time)", tone: "skip" };
     case "gone":
       return { text: "gone", tone: "trouble" };
