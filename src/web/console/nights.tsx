@@ -147,7 +147,9 @@ export const ReportView: FC<{ r: NightReport; names: ReadonlyMap<string, SourceN
     </ul>
     {r.cutShort.length > 0 ? (
       <>
-        <h2>Cut short by the deadline ({r.cutShort.length})</h2>
+        <h2>
+          Cut short: by the deadline, or a recheck's redirect to a site down ({r.cutShort.length})
+        </h2>
         <ul>
           {r.cutShort.map((o) => (
             <li>
