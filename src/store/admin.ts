@@ -129,6 +129,12 @@ export async function markSource(db: Db, m: MarkInput): Promise<MarkOutcome> {
     const at = markAt(m.at, latest?.at);
     // Shown at its own host's time (marks.ts markShownAt), whatever its place in the order.
     const madeAt = toIso(m.at);
+    // P25: the rechecks count from the marking night. On PostgreSQL the nights are the database
+    // server's (store-clock.ts): a night named after the server's tonight came from a host whose
+    // clock runs ahead (a year, say), and would hold the rechecks off until that date; it is
+    // taken as the server's tonight.
+    const tonight = dialectOf(tx) === "postgres" ? nightOf(await serverNow(tx)) : undefined;
+    const night = tonight !== undefined && m.night > tonight ? tonight : m.night;
     await tx
       .insertInto("marks")
       .values({
@@ -138,7 +144,7 @@ export async function markSource(db: Db, m: MarkInput): Promise<MarkOutcome> {
         reading: m.reading ? 1 : 0,
         reason: reason ?? null,
         by: m.by,
-        night: m.night,
+        night,
       })
       .execute();
     // P25: "it answers again" asked a person whether to read the source again; marking it read

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { nightOf } from "../../src/policy/night-date.js";
 import { markSource } from "../../src/store/admin.js";
 import { openStore } from "../../src/store/db.js";
 import { latestMarks } from "../../src/store/marks.js";
@@ -101,4 +102,35 @@ describe.each(factories)("the time a mark shows ($name)", (f) => {
       await s.close();
     }
   });
+
+  it.runIf(f.name === "postgres")(
+    "P25 (PostgreSQL): a mark from a host whose clock runs a year ahead counts its rechecks from the database server's tonight, not from a night a year away",
+    async () => {
+      const s = await openStore(await f.fresh());
+      try {
+        const store = new SqlNightStore(s.db);
+        const before = nightOf(Date.now());
+        await store.syncSources(
+          [{ id: "b.gov/0", government: "g", url: "https://b.gov/list", site: "b.gov" }],
+          Date.now() - 86_400_000,
+        );
+        const ahead = Date.now() + YEAR;
+        expect(
+          await markSource(s.db, {
+            source: "b.gov/0",
+            reading: false,
+            reason: "the clerk asked us to stop",
+            by: "dana",
+            at: ahead,
+            night: nightOf(ahead),
+          }),
+        ).toMatchObject({ kind: "marked", reading: false });
+        const after = nightOf(Date.now());
+        const night = (await latestMarks(s.db, ["b.gov/0"])).get("b.gov/0")?.night;
+        expect([before, after]).toContain(night);
+      } finally {
+        await s.close();
+      }
+    },
+  );
 });
