@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
-import { MemoryJournal, MemoryRobotsCache } from "../../src/net/memory-ports.js";
 import { buildSimulation, runSimulatedNight, type Simulation } from "../../src/night/simulate.js";
 import { addDays } from "../../src/policy/night-date.js";
 import { isRecheckNight } from "../../src/policy/recheck.js";
 import { markedStores } from "./marked-stores.js";
+import { recheckNightOpts } from "./sim-answers.js";
 
 /**
  * P25, P13: a recheck night whose recheck was not reached (the deadline, or the checker did not
@@ -27,12 +27,7 @@ describe.each(makers)("a recheck owed ($name)", (maker) => {
     try {
       const clock = new ManualClock(Date.parse("2026-11-05T23:00:00Z"));
       const sim = buildSimulation(clock, [{ site: "owed.org", latencyMs: 100, sources: 2 }]);
-      const opts = {
-        deadlineMs: 3600_000,
-        concurrency: 1,
-        journal: new MemoryJournal(),
-        robotsCache: new MemoryRobotsCache(),
-      };
+      const opts = recheckNightOpts();
       await runSimulatedNight(clock, sim, store, { ...opts, night: N0 });
       await mark("owed.org/0", clock.now());
       // Night by night: the time limit (short: robots.txt alone fits), and whether the night
@@ -97,12 +92,7 @@ describe.each(makers)("a recheck owed ($name)", (maker) => {
           robotsTxt: "User-agent: *\nDisallow: /list/\n",
         },
       ]);
-      const opts = {
-        deadlineMs: 3600_000,
-        concurrency: 1,
-        journal: new MemoryJournal(),
-        robotsCache: new MemoryRobotsCache(),
-      };
+      const opts = recheckNightOpts();
       await runSimulatedNight(clock, sim, store, { ...opts, night: N0 });
       await mark("shut.org/0", clock.now());
       const nightsAsked: number[] = [];
@@ -125,12 +115,7 @@ describe.each(makers)("a recheck owed ($name)", (maker) => {
       const clock = new ManualClock(Date.parse("2026-11-05T23:00:00Z"));
       const spec = { site: "order.org", latencyMs: 100, sources: 2, saysNo: false };
       const sim = buildSimulation(clock, [spec]);
-      const opts = {
-        deadlineMs: 3600_000,
-        concurrency: 1,
-        journal: new MemoryJournal(),
-        robotsCache: new MemoryRobotsCache(),
-      };
+      const opts = recheckNightOpts();
       await runSimulatedNight(clock, sim, store, { ...opts, night: N0 });
       await mark("order.org/0", clock.now());
       const pathsOf = (from: number) =>

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
-import { MemoryJournal, MemoryRobotsCache } from "../../src/net/memory-ports.js";
-import { buildSimulation, runSimulatedNight, type Simulation } from "../../src/night/simulate.js";
+import { buildSimulation, runSimulatedNight } from "../../src/night/simulate.js";
 import { addDays } from "../../src/policy/night-date.js";
 import { markedStores } from "../night/marked-stores.js";
+import { recheckNightOpts, withPathDown } from "../night/sim-answers.js";
 
 /**
  * Reviewer (revrecheck), P25: "on up to three nights soon after, then once a week". A weekly
@@ -16,11 +16,6 @@ const DAY = 24 * 3600_000;
 
 const makers = markedStores(N0, "revrecheck");
 
-const utf8 = new TextEncoder();
-async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
-  yield bytes;
-}
-
 describe.each(makers)(
   "revrecheck: an owed recheck the night before the calendar's ($name)",
   (maker) => {
@@ -29,37 +24,8 @@ describe.each(makers)(
       try {
         const clock = new ManualClock(Date.parse("2026-11-05T23:00:00Z"));
         const base = buildSimulation(clock, [{ site: "c.org", latencyMs: 100, sources: 2 }]);
-        const down = { on: false };
-        const sim: Simulation = {
-          ...base,
-          transport: async (req) => {
-            const u = new URL(req.url);
-            if (down.on && u.pathname === "/list/0") {
-              const start = clock.now();
-              await clock.sleep(100, req.signal);
-              base.observed.push({
-                site: "c.org",
-                url: req.url,
-                start,
-                end: clock.now(),
-                status: 503,
-              });
-              return {
-                kind: "response",
-                status: 503,
-                headers: { "retry-after": "0", "content-type": "text/plain" },
-                body: once(utf8.encode("down for maintenance")),
-              };
-            }
-            return base.transport(req);
-          },
-        };
-        const opts = {
-          deadlineMs: 3600_000,
-          concurrency: 1,
-          journal: new MemoryJournal(),
-          robotsCache: new MemoryRobotsCache(),
-        };
+        const { sim, down } = withPathDown(clock, base, "c.org", "/list/0");
+        const opts = recheckNightOpts();
         await runSimulatedNight(clock, sim, store, { ...opts, night: N0 });
         await mark("c.org/1", clock.now());
         const nights: number[] = [];

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
-import { MemoryJournal, MemoryRobotsCache } from "../../src/net/memory-ports.js";
 import type { Transport } from "../../src/net/types.js";
 import { buildSimulation, runSimulatedNight, type Simulation } from "../../src/night/simulate.js";
 import { addDays } from "../../src/policy/night-date.js";
 import { isRecheckNight } from "../../src/policy/recheck.js";
 import { markedStores } from "../night/marked-stores.js";
+import { recheckNightOpts, simAnswer, simDown, withPathDown } from "../night/sim-answers.js";
 
 /**
  * Reviewer (revrecheck), P25 from the marked site's side: a page marked not read whose catalog
@@ -21,11 +21,6 @@ const DAY = 24 * 3600_000;
 
 const makers = markedStores(N0, "revrecheck");
 
-const utf8 = new TextEncoder();
-async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
-  yield bytes;
-}
-
 /** b.org's simulated site, and a.org's one page that redirects (302) there. */
 function sites(clock: ManualClock): { sim: Simulation; down: { on: boolean } } {
   const base = buildSimulation(clock, [
@@ -35,28 +30,12 @@ function sites(clock: ManualClock): { sim: Simulation; down: { on: boolean } } {
   const down = { on: false };
   const transport: Transport = async (req) => {
     const u = new URL(req.url);
-    if (u.hostname === "www.a.org" && u.pathname === "/list/0") {
-      const start = clock.now();
-      await clock.sleep(100, req.signal);
-      base.observed.push({ site: "a.org", url: req.url, start, end: clock.now(), status: 302 });
-      return {
-        kind: "response",
-        status: 302,
-        headers: { location: "https://www.b.org/moved/0?page=0" },
-        body: once(utf8.encode("")),
-      };
-    }
-    if (down.on && u.hostname === "www.b.org" && u.pathname !== "/robots.txt") {
-      const start = clock.now();
-      await clock.sleep(100, req.signal);
-      base.observed.push({ site: "b.org", url: req.url, start, end: clock.now(), status: 503 });
-      return {
-        kind: "response",
-        status: 503,
-        headers: { "retry-after": "0", "content-type": "text/plain" },
-        body: once(utf8.encode("down for maintenance")),
-      };
-    }
+    if (u.hostname === "www.a.org" && u.pathname === "/list/0")
+      return simAnswer(clock, base, "a.org", req, 302, {
+        location: "https://www.b.org/moved/0?page=0",
+      });
+    if (down.on && u.hostname === "www.b.org" && u.pathname !== "/robots.txt")
+      return simDown(clock, base, "b.org", req);
     return base.transport(req);
   };
   return { sim: { ...base, transport }, down };
@@ -68,12 +47,7 @@ describe.each(makers)("revrecheck: a recheck redirected to a site down ($name)",
     try {
       const clock = new ManualClock(Date.parse("2026-11-05T23:00:00Z"));
       const { sim, down } = sites(clock);
-      const opts = {
-        deadlineMs: 3600_000,
-        concurrency: 1,
-        journal: new MemoryJournal(),
-        robotsCache: new MemoryRobotsCache(),
-      };
+      const opts = recheckNightOpts();
       // Night 0: a.org's page is read (it redirects to b.org, which answers), then marked.
       const s0 = await runSimulatedNight(clock, sim, store, { ...opts, night: N0 });
       expect(s0.outcomes.ok, JSON.stringify(s0.outcomes)).toBe(2);
@@ -113,37 +87,8 @@ describe.each(makers)("revrecheck: a recheck its own site's outage kept from ($n
       const marked = base.catalog.sources[1];
       if (marked === undefined) throw new Error("no source");
       marked.url = "https://WWW.c.org:443/list/1?page=0";
-      const down = { on: false };
-      const sim: Simulation = {
-        ...base,
-        transport: async (req) => {
-          const u = new URL(req.url);
-          if (down.on && u.pathname === "/list/0") {
-            const start = clock.now();
-            await clock.sleep(100, req.signal);
-            base.observed.push({
-              site: "c.org",
-              url: req.url,
-              start,
-              end: clock.now(),
-              status: 503,
-            });
-            return {
-              kind: "response",
-              status: 503,
-              headers: { "retry-after": "0", "content-type": "text/plain" },
-              body: once(utf8.encode("down for maintenance")),
-            };
-          }
-          return base.transport(req);
-        },
-      };
-      const opts = {
-        deadlineMs: 3600_000,
-        concurrency: 1,
-        journal: new MemoryJournal(),
-        robotsCache: new MemoryRobotsCache(),
-      };
+      const { sim, down } = withPathDown(clock, base, "c.org", "/list/0");
+      const opts = recheckNightOpts();
       await runSimulatedNight(clock, sim, store, { ...opts, night: N0 });
       await mark("c.org/1", clock.now());
       const asks: string[] = [];

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
-import { MemoryJournal, MemoryRobotsCache } from "../../src/net/memory-ports.js";
 import { buildSimulation, MemoryNightStore, runSimulatedNight } from "../../src/night/simulate.js";
 import { addDays } from "../../src/policy/night-date.js";
 import { isRecheckNight } from "../../src/policy/recheck.js";
+import { recheckNightOpts } from "../night/sim-answers.js";
 
 /**
  * Outside tester (tclock): the recheck calendar (P25) and the night's time limit (P13). A
@@ -20,12 +20,7 @@ describe("tclock: a weekly recheck the deadline kept from being reached", () => 
     const clock = new ManualClock();
     const sim = buildSimulation(clock, [{ site: "back.org", latencyMs: 100, sources: 2 }]);
     const store = new MemoryNightStore();
-    const opts = {
-      deadlineMs: 3600_000,
-      concurrency: 1,
-      journal: new MemoryJournal(),
-      robotsCache: new MemoryRobotsCache(),
-    };
+    const opts = recheckNightOpts();
     const page0 = (from: number) =>
       sim.observed.slice(from).filter((r) => new URL(r.url).pathname === "/list/0").length;
     await runSimulatedNight(clock, sim, store, { ...opts, night: NIGHT });
@@ -61,12 +56,7 @@ describe("tclock: a weekly recheck the deadline kept from being reached", () => 
     const clock = new ManualClock();
     const sim = buildSimulation(clock, [{ site: "off.org", latencyMs: 100, sources: 2 }]);
     const store = new MemoryNightStore();
-    const opts = {
-      deadlineMs: 3600_000,
-      concurrency: 1,
-      journal: new MemoryJournal(),
-      robotsCache: new MemoryRobotsCache(),
-    };
+    const opts = recheckNightOpts();
     const page0 = (from: number) =>
       sim.observed.slice(from).filter((r) => new URL(r.url).pathname === "/list/0").length;
     await runSimulatedNight(clock, sim, store, { ...opts, night: NIGHT });

@@ -1,0 +1,74 @@
+import type { ManualClock } from "../../src/clock.js";
+import { MemoryJournal, MemoryRobotsCache } from "../../src/net/memory-ports.js";
+import type { TransportRequest, TransportResult } from "../../src/net/types.js";
+import type { Simulation } from "../../src/night/simulate.js";
+
+const utf8 = new TextEncoder();
+async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
+  yield bytes;
+}
+
+/**
+ * A simulated site's answer to `req` other than its usual one: 100 ms on the clock, recorded in
+ * `sim.observed` as the site saw it.
+ */
+export async function simAnswer(
+  clock: ManualClock,
+  sim: Simulation,
+  site: string,
+  req: TransportRequest,
+  status: number,
+  headers: Record<string, string>,
+  body = "",
+): Promise<TransportResult> {
+  const start = clock.now();
+  await clock.sleep(100, req.signal);
+  sim.observed.push({ site, url: req.url, start, end: clock.now(), status });
+  return { kind: "response", status, headers, body: once(utf8.encode(body)) };
+}
+
+/** A 503 (Retry-After 0): the site down for maintenance (P15). */
+export function simDown(
+  clock: ManualClock,
+  sim: Simulation,
+  site: string,
+  req: TransportRequest,
+): Promise<TransportResult> {
+  return simAnswer(
+    clock,
+    sim,
+    site,
+    req,
+    503,
+    { "retry-after": "0", "content-type": "text/plain" },
+    "down for maintenance",
+  );
+}
+
+/** `base` whose page at `path` on `site` answers 503 while `down.on`. */
+export function withPathDown(
+  clock: ManualClock,
+  base: Simulation,
+  site: string,
+  path: string,
+): { sim: Simulation; down: { on: boolean } } {
+  const down = { on: false };
+  const sim: Simulation = {
+    ...base,
+    transport: async (req) =>
+      down.on && new URL(req.url).pathname === path
+        ? simDown(clock, base, site, req)
+        : base.transport(req),
+  };
+  return { sim, down };
+}
+
+/** A recheck test's night options: an hour's time, one lane, the night's own journal and robots.txt copies. */
+export function recheckNightOpts() {
+  return {
+    deadlineMs: 3600_000,
+    concurrency: 1,
+    journal: new MemoryJournal(),
+    robotsCache: new MemoryRobotsCache(),
+  };
+}
