@@ -49,6 +49,11 @@ export interface NightEnd {
   held?: number;
   /** Of the unreached, those whose site was down tonight (a 5xx after a request's retries). */
   down?: number;
+  /**
+   * Of the cut short, those the deadline did not cut: a recheck whose redirect's next request
+   * was not sent as its site was down tonight or asked to wait (P25).
+   */
+  cutNotByDeadline?: number;
   /** P20, P23: the checker could not reach the internet (see `offlineMessage`). */
   checkerOffline?: boolean;
   offline?: OfflineReport;
@@ -248,14 +253,17 @@ export function offlineMessage(o: OfflineReport): string {
 }
 
 /**
- * The night met its deadline: this run ended past it, or sources were left unreached or cut
- * short by it.
+ * The night met its deadline: this run ended past it, or it left sources unreached or cut
+ * short, whichever run met it. Not those their site's down, wait or owner's pace kept (P13,
+ * P15), nor a recheck whose redirect led to a site down or asking to wait (P25): a night that
+ * ended with time to spare says so.
  */
 function deadlineReached(e: NightEnd): boolean {
-  // Sources left unreached or cut short are the deadline's doing, whichever run met it.
+  const unreached = e.outcomes.unreached ?? 0;
+  const cut = e.outcomes["cut-short"] ?? 0;
   return (
     e.endedAt >= e.deadlineAt ||
-    (e.outcomes.unreached ?? 0) > 0 ||
-    (e.outcomes["cut-short"] ?? 0) > 0
+    unreached - (e.held ?? 0) - (e.down ?? 0) > 0 ||
+    cut - (e.cutNotByDeadline ?? 0) > 0
   );
 }

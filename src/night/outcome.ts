@@ -123,6 +123,29 @@ export function cutShortOutcome(last: LastAttempt): NightOutcome {
   return out;
 }
 
+/** What a recheck cut short (recheckHopReason) says before why its hop was not sent. */
+const HOP_NOT_SENT = ") was not sent: ";
+
+/**
+ * P25, P13: the words of a recheck whose page (`asked`) answered with a redirect whose next
+ * request (`next`) was not sent, and `why` (the time limit, its site down tonight, its site's
+ * wait or its owner's pace past the night).
+ */
+export function recheckHopReason(asked: string, next: string, why: string): string {
+  return `its page (${asked}) answered with a redirect; the request that had to follow (${next}${HOP_NOT_SENT}${why}`;
+}
+
+/**
+ * P13: whether a source cut short (its `reason` as stored) was cut by the night's time limit:
+ * every one a night's read cut (cutShortOutcome), and a recheck's hop not sent for it; not a
+ * recheck's hop not sent as its site was down tonight or asked to wait (recheckHopReason).
+ */
+export function cutByTheDeadline(reason: string | null | undefined): boolean {
+  if (reason?.startsWith("its page (") !== true) return true;
+  const at = reason.lastIndexOf(HOP_NOT_SENT);
+  return at < 0 || reason.startsWith(TIME_LIMIT_PASSED, at + HOP_NOT_SENT.length);
+}
+
 /** Outcomes after which no other way in is tried tonight (the site said no, or time is up). */
 export function endsTheSource(kind: NightOutcome["kind"]): boolean {
   return kind === "refused" || kind === "robots-unavailable" || kind === "unreached";

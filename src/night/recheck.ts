@@ -12,7 +12,7 @@ import { checkUrl } from "../net/redirects.js";
 import type { Fetcher } from "../net/types.js";
 import type { Source } from "../sources/catalog/types.js";
 import { moveChange, movedFrom, movesLeftBehind } from "./moves.js";
-import { failureOutcome, isSiteClosedReason } from "./outcome.js";
+import { failureOutcome, isSiteClosedReason, recheckHopReason } from "./outcome.js";
 import { keptAs, type ValidatorStore, waysInOrder } from "./reader.js";
 import type { MoveChange, Moved, NightOutcome, SourceResult } from "./types.js";
 import { wayUsed } from "./way-choice.js";
@@ -62,7 +62,7 @@ export async function recheckSource(
     if (hop)
       outcome = {
         kind: "cut-short",
-        reason: `its page (${url}) answered with a redirect; the request that had to follow (${o.url}) was not sent: ${failed.reason ?? failed.kind}`,
+        reason: recheckHopReason(url, o.url, failed.reason ?? failed.kind),
         url: o.url,
       };
     else if (

@@ -5,6 +5,7 @@
  */
 import type { ExpressionBuilder } from "kysely";
 import { NorError } from "../errors.js";
+import { cutByTheDeadline } from "../night/outcome.js";
 import type { WaySkipped, WayUsed } from "../night/types.js";
 import {
   DISCOVER_SOURCE,
@@ -992,6 +993,11 @@ export async function nightTotals(
   held: number;
   /** Of the unreached, those whose site was down tonight (a 5xx after a request's retries). */
   down: number;
+  /**
+   * Of the cut short, those the night's time limit did not cut: a recheck whose redirect's next
+   * request was not sent as its site was down tonight or asked to wait (P25, night/outcome.ts).
+   */
+  cutNotByDeadline: number;
 }> {
   const byOutcome = await db
     .selectFrom("night_sources")
@@ -1017,6 +1023,14 @@ export async function nightTotals(
     checked += Number(r.n);
     newRecords += Number(r.fresh ?? 0);
   }
+  // P13: the few sources cut short, read by their words (which the deadline cut).
+  const cut = await db
+    .selectFrom("night_sources")
+    .select("reason")
+    .where("night", "=", night)
+    .where("outcome", "=", "cut-short")
+    .execute();
+  const cutNotByDeadline = cut.filter((r) => !cutByTheDeadline(r.reason)).length;
   const requests = await db
     .selectFrom("request_log")
     .select((eb) => eb.fn.countAll<number | string>().as("n"))
@@ -1043,6 +1057,7 @@ export async function nightTotals(
     alreadyListed: Number(listed?.n ?? 0),
     held,
     down,
+    cutNotByDeadline,
   };
 }
 
