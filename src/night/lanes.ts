@@ -1,7 +1,8 @@
 /**
  * P9: one lane per site. The plan groups tonight's sources into lanes and orders them:
- * inside a lane, sources not reached last night first (P13), the sources read before the
- * rechecks of those marked not read (P25), then by longest since last checked;
+ * inside a lane, the sources read before the rechecks of those marked not read (P25; a recheck
+ * not reached two nights running ranks as a source read), then sources not reached last night
+ * first (P13), then by longest since last checked;
  * across lanes, lanes holding unreached sources first (P13), then:
  *
  * - when the night's estimated work fits before the deadline (total / concurrency), the
@@ -43,14 +44,27 @@ export interface Lane {
 export const DEFAULT_SOURCE_ESTIMATE_MS = MIN_GAP_MS + 1_000;
 
 /**
+ * P25, P13: a recheck not reached on the last two nights it was to be asked (its lane cut before
+ * its end by the deadline, say, night after night): it takes its turn among its site's pages that
+ * are read, as one of them, no longer behind them all, which in a lane whose pages read alone
+ * fill the night would keep it owed and unasked every night.
+ */
+function waitedTwice(h: SourceHistory): boolean {
+  return !h.reading && h.recentOutcomes[0] === "unreached" && h.recentOutcomes[1] === "unreached";
+}
+
+/**
  * P25: sources read before rechecks (a page a person marked not read, opened to see whether the
  * no still stands, comes after its site's pages that are read, so a no it meets, which closes
  * the site for the night (P21), does not cost them their night, even a recheck last night did
- * not reach); then, P13, last night's unreached first (its lane goes first in a night too short:
+ * not reach), save a recheck not reached two nights running (waitedTwice), which ranks as a page
+ * read; then, P13, last night's unreached first (its lane goes first in a night too short:
  * shortNightOrder); then the longest since last checked (never checked = longest).
  */
 export function compareSources(a: PlannedSource, b: PlannedSource): number {
-  if (a.history.reading !== b.history.reading) return a.history.reading ? -1 : 1;
+  const ra = a.history.reading || waitedTwice(a.history);
+  const rb = b.history.reading || waitedTwice(b.history);
+  if (ra !== rb) return ra ? -1 : 1;
   if (a.history.unreachedLast !== b.history.unreachedLast) return a.history.unreachedLast ? -1 : 1;
   const ta = a.history.lastCheckedAt ?? Number.NEGATIVE_INFINITY;
   const tb = b.history.lastCheckedAt ?? Number.NEGATIVE_INFINITY;
