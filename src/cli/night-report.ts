@@ -155,7 +155,7 @@ export function nextSteps(e: NightEnd, by: ReportedBy = BY_HAND): string[] {
     out.push(`${plural(n("no-records"), "source")} opened but showed no records: check the recipe`);
   if (n("cut-short") > 0)
     out.push(
-      `${plural(n("cut-short"), "source")} cut short: asked and answered, but a retry or next request would have started after the deadline, or (a recheck) the site its redirect leads to was down or asked to wait (\`nor status\` says what each answered); those the deadline cut go first next night (P13, P15, P25)`,
+      `${plural(n("cut-short"), "source")} cut short: asked and answered, but a retry or next request would have started after the deadline, or (a recheck) the site its redirect leads to, or its own before its retry, was down or asked to wait (\`nor status\` says what each answered); those the deadline cut go first next night (P13, P15, P25)`,
     );
   const held = Math.min(e.held ?? 0, n("unreached"));
   const down = Math.min(e.down ?? 0, n("unreached") - held);

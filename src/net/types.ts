@@ -142,7 +142,18 @@ export type FetchOutcome =
    * Never sent: the site was down earlier tonight (a 5xx after a request's retries, or a
    * Retry-After over 60 s; policy/admission.ts siteDownReason). Not a no.
    */
-  | { kind: "site-down"; url: string; reason: string };
+  | {
+      kind: "site-down";
+      url: string;
+      reason: string;
+      /**
+       * P15, P25: this very request was sent tonight before the site was found down, by other
+       * traffic to the site meanwhile: its latest attempt answered `status` (null: no full
+       * answer, a connection closed early), and the retry that had to follow is the one not
+       * sent. Absent when nothing of it was sent.
+       */
+      answered?: { status: number | null };
+    };
 
 export type FetchKind = FetchOutcome["kind"];
 

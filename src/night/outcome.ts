@@ -123,8 +123,8 @@ export function cutShortOutcome(last: LastAttempt): NightOutcome {
   return out;
 }
 
-/** What a recheck cut short (recheckHopReason) says before why its hop was not sent. */
-const HOP_NOT_SENT = ") was not sent: ";
+/** What a recheck cut short (recheckHopReason, recheckRetryReason) says before why. */
+const NOT_SENT_FOR = " was not sent: ";
 
 /**
  * P25, P13: the words of a recheck whose page (`asked`) answered with a redirect whose next
@@ -132,18 +132,28 @@ const HOP_NOT_SENT = ") was not sent: ";
  * wait or its owner's pace past the night).
  */
 export function recheckHopReason(asked: string, next: string, why: string): string {
-  return `its page (${asked}) answered with a redirect; the request that had to follow (${next}${HOP_NOT_SENT}${why}`;
+  return `its page (${asked}) answered with a redirect; the request that had to follow (${next})${NOT_SENT_FOR}${why}`;
+}
+
+/**
+ * P25, P15: the words of a recheck whose page (`asked`) answered `status` (null: no full
+ * answer) and whose retry was not sent, and `why` (its site found down meanwhile).
+ */
+export function recheckRetryReason(asked: string, status: number | null, why: string): string {
+  const answered = status !== null ? `answered HTTP ${status}` : "got no full answer";
+  return `its page (${asked}) ${answered}; its retry${NOT_SENT_FOR}${why}`;
 }
 
 /**
  * P13: whether a source cut short (its `reason` as stored) was cut by the night's time limit:
  * every one a night's read cut (cutShortOutcome), and a recheck's hop not sent for it; not a
- * recheck's hop not sent as its site was down tonight or asked to wait (recheckHopReason).
+ * recheck's hop or retry not sent as its site was down tonight or asked to wait
+ * (recheckHopReason, recheckRetryReason).
  */
 export function cutByTheDeadline(reason: string | null | undefined): boolean {
   if (reason?.startsWith("its page (") !== true) return true;
-  const at = reason.lastIndexOf(HOP_NOT_SENT);
-  return at < 0 || reason.startsWith(TIME_LIMIT_PASSED, at + HOP_NOT_SENT.length);
+  const at = reason.lastIndexOf(NOT_SENT_FOR);
+  return at < 0 || reason.startsWith(TIME_LIMIT_PASSED, at + NOT_SENT_FOR.length);
 }
 
 /** Outcomes after which no other way in is tried tonight (the site said no, or time is up). */

@@ -12,7 +12,12 @@ import { checkUrl } from "../net/redirects.js";
 import type { Fetcher } from "../net/types.js";
 import type { Source } from "../sources/catalog/types.js";
 import { moveChange, movedFrom, movesLeftBehind } from "./moves.js";
-import { failureOutcome, isSiteClosedReason, recheckHopReason } from "./outcome.js";
+import {
+  failureOutcome,
+  isSiteClosedReason,
+  recheckHopReason,
+  recheckRetryReason,
+} from "./outcome.js";
 import { keptAs, type ValidatorStore, waysInOrder } from "./reader.js";
 import type { MoveChange, Moved, NightOutcome, SourceResult } from "./types.js";
 import { wayUsed } from "./way-choice.js";
@@ -55,6 +60,10 @@ export async function recheckSource(
     const first = checkUrl(url);
     const asked = first.ok ? first.url.href : url;
     const hop = (o.kind === "site-down" || o.kind === "deadline") && o.url !== asked;
+    // P25, P15: its page itself answered (a 503, say), and its retry was not sent: its site was
+    // found down meanwhile by other traffic to it (another lane's page, after its retries).
+    // Reached, cut short, as a redirect's hop not sent is; else owed every night that lasts.
+    const retry = !hop && o.kind === "site-down" && o.answered !== undefined;
     // Not asked, so no word on the no: the deadline came first, its site was down tonight (a
     // 5xx after a request's retries), its site's owner asked not to be read (P26), or its site
     // (where it moved: another than its lane's) said no earlier tonight (P21), as a source of a
@@ -65,7 +74,15 @@ export async function recheckSource(
         reason: recheckHopReason(url, o.url, failed.reason ?? failed.kind),
         url: o.url,
       };
-    else if (
+    else if (retry) {
+      const status = o.answered?.status ?? null;
+      outcome = {
+        kind: "cut-short",
+        reason: recheckRetryReason(url, status, failed.reason ?? failed.kind),
+        url: o.url,
+      };
+      if (status !== null) outcome.status = status;
+    } else if (
       o.kind === "deadline" ||
       o.kind === "site-down" ||
       failed.kind === "left-alone" ||

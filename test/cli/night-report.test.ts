@@ -210,7 +210,7 @@ describe("nor status's line for a night", () => {
     );
     // P15: those asked and answered whose retry the deadline stopped are said apart.
     expect(nightLine({ ...base, unreached: 0, cutShort: 2 })).toBe(
-      "night 2026-11-05: finished 2026-11-05T06:02:00.000Z (deadline 2026-11-05T06:01:00.000Z); 60 sources with an outcome, 2 of them cut short (asked and answered; a retry or next request would have started after the deadline, or, a recheck, the site its redirect leads to was down or asked to wait) (they go first next night)",
+      "night 2026-11-05: finished 2026-11-05T06:02:00.000Z (deadline 2026-11-05T06:01:00.000Z); 60 sources with an outcome, 2 of them cut short (asked and answered; a retry or next request would have started after the deadline, or, a recheck, the site its redirect leads to, or its own before its retry, was down or asked to wait) (they go first next night)",
     );
     // P13: those their site's wait or its owner's pace held past the night are said apart too.
     expect(nightLine({ ...base, unreached: 5, held: 3 })).toBe(

@@ -160,7 +160,7 @@ describe("P13, P15: a retry the night's time limit cuts short", () => {
       "1 source not reached before the deadline: they go first next night (P13)",
     );
     expect(steps).toContain(
-      "2 sources cut short: asked and answered, but a retry or next request would have started after the deadline, or (a recheck) the site its redirect leads to was down or asked to wait (`nor status` says what each answered); those the deadline cut go first next night (P13, P15, P25)",
+      "2 sources cut short: asked and answered, but a retry or next request would have started after the deadline, or (a recheck) the site its redirect leads to, or its own before its retry, was down or asked to wait (`nor status` says what each answered); those the deadline cut go first next night (P13, P15, P25)",
     );
     expect(steps.join("\n")).not.toMatch(/[2-4] sources not reached/);
     expect(summaryLines(end)).toContain("  checked:   4 sources: 1 ok, 2 cut-short, 1 unreached");

@@ -182,7 +182,7 @@ function nightRunLine(n: NightHistoryRow, now: number): string {
     `${countOf(n.checked, "source")} with an outcome` +
     (late > 0 ? `, ${late} of them not reached before the deadline` : "") +
     (n.cutShort > 0
-      ? `, ${n.cutShort} ${late > 0 ? "" : "of them "}cut short (asked and answered; a retry or next request would have started after the deadline, or, a recheck, the site its redirect leads to was down or asked to wait)`
+      ? `, ${n.cutShort} ${late > 0 ? "" : "of them "}cut short (asked and answered; a retry or next request would have started after the deadline, or, a recheck, the site its redirect leads to, or its own before its retry, was down or asked to wait)`
       : "") +
     // P13: held past the night by the site's own wait or its owner's pace, not by its time.
     (n.held > 0

@@ -26,7 +26,7 @@ export const retries: () => Step = () => (next) => async (call) => {
   // Bounded: at most 1 + MAX_RETRIES sends, plus one replay.
   for (let round = 0; round < MAX_RETRIES + 3; round++) {
     const reply = await next(call);
-    if (reply.kind !== "retry") return withEarlier(reply);
+    if (reply.kind !== "retry") return withEarlier(answeredFirst(reply, earlier));
     earlier.push(reply.got.answer);
     if (reply.got.replayed) {
       // A stored answer is final by construction; never loop on one.
@@ -45,3 +45,16 @@ export const retries: () => Step = () => (next) => async (call) => {
     }),
   );
 };
+
+/**
+ * P15, P25: a retry not sent because its site was found down meanwhile (other traffic to it:
+ * another lane's page answered a 5xx after its retries) says what this request's latest attempt
+ * answered: it was asked, and answered, tonight (FetchOutcome `site-down`'s `answered`).
+ */
+function answeredFirst(reply: Reply, earlier: readonly AttemptResult[]): Reply {
+  const last = earlier.at(-1);
+  if (last === undefined || reply.kind !== "final" || reply.outcome.kind !== "site-down")
+    return reply;
+  const status = last.kind === "response" ? last.status : null;
+  return { ...reply, outcome: { ...reply.outcome, answered: { status } } };
+}

@@ -99,7 +99,13 @@ export function outcomeLabel(
     case "cut-short":
       // Asked and answered: the reason says what, and what the time limit stopped. A recheck's
       // redirect whose next request was not sent (night/recheck.ts) may have met no time limit:
-      // the site it leads to was down, or asked to wait, that night.
+      // the site it leads to was down, or asked to wait, that night. A recheck whose page
+      // answered (a 503) and whose retry was not sent: its own site was found down meanwhile.
+      if (reason?.includes(`its retry was not sent: ${SITE_DOWN}`))
+        return {
+          text: "cut short: the site was down that night (its retry not sent)",
+          tone: "skip",
+        };
       if (reason?.includes(`was not sent: ${SITE_DOWN}`))
         return {
           text: "cut short: the site its redirect leads to was down that night",
