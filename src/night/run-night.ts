@@ -20,7 +20,13 @@ import type { DurableSummary } from "./durable-window.js";
 import { flagsFor } from "./flags.js";
 import { type Lane, type PlannedSource, type PlanSource, planLanes } from "./lanes.js";
 import { movedFrom } from "./moves.js";
-import { cutShortOutcome, failureOutcome, siteClosedReason, TIME_LIMIT_PASSED } from "./outcome.js";
+import {
+  cutShortOutcome,
+  failureOutcome,
+  recheckRetryReason,
+  siteClosedReason,
+  TIME_LIMIT_PASSED,
+} from "./outcome.js";
 import { checkConcurrency, runPool } from "./pool.js";
 import type { NightState, NightStore, SourceNow, SourceTurn, TonightHistory } from "./ports.js";
 import { keptAs, type ValidatorStore, type WayReader } from "./reader.js";
@@ -520,6 +526,8 @@ export async function runNight(
           // source's own page answered): said as that, never as the time limit's.
           if (result.outcome.kind === "unreached" && !isSiteDown(result.outcome.reason))
             result = await cutShort(store, state, result);
+          else if (result.outcome.kind === "unreached" && !history.reading)
+            result = await recheckRetryRefused(store, state, result);
           if (observe(lane.site, result)) {
             result = {
               ...offlineResult(source.id, result.startedAt),
@@ -766,6 +774,34 @@ async function cutShort(
     return result;
   }
   return last === undefined ? result : { ...result, outcome: cutShortOutcome(last) };
+}
+
+/**
+ * P25, P15: a recheck not asked tonight as its site was found down, whose page was asked and
+ * answered earlier tonight by a run that stopped in its retry's wait (a restart between the 503
+ * and the retry, which the site's being down then refused): reached, cut short, as recheck.ts
+ * says of the same retry refused in one run; else owed the next night, and its page asked two
+ * nights running. The request log says what it answered.
+ */
+async function recheckRetryRefused(
+  store: NightStore,
+  state: NightState,
+  result: SourceResult,
+): Promise<SourceResult> {
+  let last: Awaited<ReturnType<NonNullable<NightStore["lastAttempt"]>>>;
+  try {
+    last = await store.lastAttempt?.(state.night, result.sourceId, state.startedAt);
+  } catch {
+    return result;
+  }
+  if (last === undefined || last.outcome !== "retry") return result;
+  const outcome: SourceResult["outcome"] = {
+    kind: "cut-short",
+    reason: recheckRetryReason(last.url, last.status, result.outcome.reason ?? "its site was down"),
+    url: last.url,
+  };
+  if (last.status !== null) outcome.status = last.status;
+  return { ...result, outcome };
 }
 
 /**

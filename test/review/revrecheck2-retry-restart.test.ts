@@ -66,6 +66,7 @@ describe.each(storeFactories())("a recheck's refused retry across a restart ($na
       expect(m.kind).toBe("marked");
       const log: string[] = [];
       const asks: number[] = [];
+      let resumed: { outcome: string; reason: string | null } | undefined;
       for (let k = 1; k <= 12; k++) {
         await clock.advance(DAY);
         down.on = k === 10;
@@ -96,6 +97,7 @@ describe.each(storeFactories())("a recheck's refused retry across a restart ($na
             .where("source_id", "=", "a.org/0")
             .executeTakeFirst();
           log.push(`10 (resumed): ${JSON.stringify(after)}`);
+          resumed = after;
         }
         const mine = sim.observed
           .slice(from)
@@ -106,6 +108,10 @@ describe.each(storeFactories())("a recheck's refused retry across a restart ($na
       const why = log.join("\n");
       // Asked and answered (503) on night 10: the calendar's nights only, never 10 and 11.
       if (!asks.includes(10)) return; // which lane reached a.org first is not fixed (PostgreSQL)
+      expect(resumed?.outcome, why).toBe("cut-short");
+      expect(resumed?.reason, why).toMatch(
+        /answered HTTP 503; its retry was not sent: the site was down tonight/,
+      );
       expect(asks, why).toEqual([1, 2, 3, 10]);
     } finally {
       await s.close();
