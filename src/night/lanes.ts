@@ -50,7 +50,9 @@ export const DEFAULT_SOURCE_ESTIMATE_MS = MIN_GAP_MS + 1_000;
  * fill the night would keep it owed and unasked every night.
  */
 function waitedTwice(h: SourceHistory): boolean {
-  return !h.reading && h.recentOutcomes[0] === "unreached" && h.recentOutcomes[1] === "unreached";
+  // Not for its site down or asking to wait (its pages read were kept from those nights too, and
+  // a no it met first would cost them one more): unreachedRun counts the nights time ran out.
+  return !h.reading && (h.unreachedRun ?? 0) >= 2;
 }
 
 /**

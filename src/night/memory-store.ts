@@ -4,6 +4,7 @@
  * `store/night-store.ts`), kept in Maps.
  */
 
+import { isSiteDown, SITE_WAIT } from "../policy/admission.js";
 import { HISTORY_NIGHTS, LANE_LEASE_MS } from "../policy/constants.js";
 import {
   EMPTY_READ_OUTCOME,
@@ -198,6 +199,15 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
         recordsKnown: this.records.get(id)?.size ?? 0,
       };
       if (mark && !mark.reading) h.markedNight = mark.night;
+      // P25, P13: the latest nights running not reached for want of time, as the SQL store reads.
+      let run = 0;
+      for (let i = earlier.length - 1; i >= 0; i--) {
+        const o = earlier[i]?.outcome;
+        if (o?.kind !== "unreached") break;
+        if (!isSiteDown(o.reason) && !o.reason?.startsWith(SITE_WAIT)) run++;
+        else break;
+      }
+      if (run > 0) h.unreachedRun = run;
       const lastChecked = earlier.filter((o) => !NOT_JUDGED_OUTCOMES.has(o.outcome.kind)).pop();
       if (lastChecked) h.lastCheckedAt = lastChecked.endedAt;
       if (lastChecked) h.lastDurationMs = lastChecked.durationMs;

@@ -354,6 +354,12 @@ export interface SourceHistory {
   lastReachedNight?: string;
   /** Outcomes of earlier nights, newest first (for the flag rules). */
   recentOutcomes: NightOutcomeKind[];
+  /**
+   * P25, P13: how many of its latest nights running (newest first, nights it had an outcome)
+   * it was not reached for want of time (the deadline, its owner's pace): not for its site down
+   * or asking to wait, which kept its site's pages read from their night too. Absent: none.
+   */
+  unreachedRun?: number;
   recordsKnown: number;
   backfill?: BackfillState;
   /** Last measured time of its check, ms, for the lane estimate. */

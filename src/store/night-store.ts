@@ -26,6 +26,7 @@ import {
   NOT_JUDGED_OUTCOMES,
   type SourceResult,
 } from "../night/types.js";
+import { SITE_DOWN, SITE_WAIT } from "../policy/admission.js";
 import { HISTORY_NIGHTS, LANE_LEASE_MS } from "../policy/constants.js";
 import { addDays } from "../policy/night-date.js";
 import { lookOf, shownAsHeld, showsAnyOf } from "../policy/way-identity.js";
@@ -50,6 +51,13 @@ import { asStored } from "./no-nul.js";
 import { type Placeholder, prepared } from "./prepared.js";
 import type { Database } from "./schema/index.js";
 import { type Tx, writeTxn, writeTxnRetried } from "./write-txn.js";
+
+/**
+ * 1 for a night's source not reached as its site was down (a 5xx after a request's retries) or
+ * asked to wait past the night: its site's pages read were kept from that night too (P25, P13:
+ * not a recheck kept from its turn by its site's pages read filling the night).
+ */
+const siteHeldCase = sql<number>`case when substr(reason, 1, ${sql.lit(SITE_DOWN.length)}) = ${SITE_DOWN} or substr(reason, 1, ${sql.lit(SITE_WAIT.length)}) = ${SITE_WAIT} then 1 else 0 end`;
 
 export class SqlNightStore implements NightStore, ValidatorStore {
   readonly #db: Db;
@@ -159,7 +167,14 @@ export class SqlNightStore implements NightStore, ValidatorStore {
     const since = addDays(night, -HISTORY_NIGHTS);
     const rows = await this.#db
       .selectFrom("night_sources")
-      .select(["source_id", "night", "outcome", "ended_at", "duration_ms"])
+      .select([
+        "source_id",
+        "night",
+        "outcome",
+        "ended_at",
+        "duration_ms",
+        siteHeldCase.as("site_held"),
+      ])
       .where("night", ">=", since)
       .where("night", "<=", night)
       .orderBy("night", "desc")
@@ -177,6 +192,9 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       // P25, P13: the latest night it was reached (a recheck owed since is asked tonight).
       if (h.lastReachedNight === undefined && !NOT_ASKED_OUTCOMES.has(kind))
         h.lastReachedNight = r.night;
+      // P25, P13: the latest nights running not reached for want of time (lanes.ts waitedTwice).
+      if (h.recentOutcomes.length === (h.unreachedRun ?? 0) && kind === "unreached")
+        if (Number(r.site_held) !== 1) h.unreachedRun = (h.unreachedRun ?? 0) + 1;
       h.recentOutcomes.push(kind);
       // A night it was not checked (not reached, the checker offline, left alone at its site
       // owner's request) says nothing of when it last was, nor of how long a check takes.
