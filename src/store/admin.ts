@@ -652,6 +652,12 @@ export interface NightHistoryRow extends NightRow {
   held: number;
   /** Of the unreached, those whose site was down that night (a 5xx after its retries). */
   down?: number;
+  /**
+   * Of the cut short, those the deadline did not cut (P25: a recheck whose redirect's next
+   * request, or its own retry, was not sent as its site was down or asked to wait): reached,
+   * owing nothing, not asked the next night. Absent: none.
+   */
+  cutNotByDeadline?: number;
   /** Closed by `settleUnfinishedNights`: interrupted and not resumed in time. */
   closedIncomplete: boolean;
   /**
@@ -781,6 +787,7 @@ export async function recentNights(db: Db, limit: number): Promise<NightHistoryR
     const cutShort = Number(c?.cut_short ?? 0);
     const held = Number(c?.held ?? 0);
     const down = Number(c?.down ?? 0);
+    const cutNotByDeadline = cutShort > 0 ? await cutNotByDeadlineOf(db, n.night) : 0;
     // Its time as its name resumes it (for most nights the same as for a plain `nor night`).
     const end = closingTime(n.started_at, n.deadline_at, n.night, {
       nextStartedAt: next,
@@ -799,6 +806,7 @@ export async function recentNights(db: Db, limit: number): Promise<NightHistoryR
       cutShort,
       held,
       down,
+      ...(cutNotByDeadline > 0 ? { cutNotByDeadline } : {}),
       closedIncomplete,
       ...(n.finished_at === null && end !== undefined
         ? { until: toIso(overAt(n.started_at, end) ?? end) }
@@ -1023,14 +1031,7 @@ export async function nightTotals(
     checked += Number(r.n);
     newRecords += Number(r.fresh ?? 0);
   }
-  // P13: the few sources cut short, read by their words (which the deadline cut).
-  const cut = await db
-    .selectFrom("night_sources")
-    .select("reason")
-    .where("night", "=", night)
-    .where("outcome", "=", "cut-short")
-    .execute();
-  const cutNotByDeadline = cut.filter((r) => !cutByTheDeadline(r.reason)).length;
+  const cutNotByDeadline = await cutNotByDeadlineOf(db, night);
   const requests = await db
     .selectFrom("request_log")
     .select((eb) => eb.fn.countAll<number | string>().as("n"))
@@ -1059,6 +1060,21 @@ export async function nightTotals(
     down,
     cutNotByDeadline,
   };
+}
+
+/**
+ * P13, P25: of a night's sources cut short, those the deadline did not cut (a recheck whose
+ * redirect's next request, or its own retry, was not sent as its site was down or asked to
+ * wait): read by their words, the few cut short only.
+ */
+async function cutNotByDeadlineOf(db: Db, night: string): Promise<number> {
+  const cut = await db
+    .selectFrom("night_sources")
+    .select("reason")
+    .where("night", "=", night)
+    .where("outcome", "=", "cut-short")
+    .execute();
+  return cut.filter((r) => !cutByTheDeadline(r.reason)).length;
 }
 
 /** The night still under way at `now` (started, not finished, its deadline not passed), if any. */

@@ -207,6 +207,8 @@ function nightRunLine(n: NightHistoryRow, now: number): string {
   }
   if (n.closedIncomplete)
     return `night ${n.night}: closed incomplete at ${n.finishedAt}: interrupted and not resumed before its deadline or the next night; ${checked}; sources not reached go first next night`;
-  const first = n.unreached + n.cutShort > 0 ? " (they go first next night)" : "";
+  // P25: a recheck its site's being down cut short owes nothing: not asked next night at all.
+  const first =
+    n.unreached + n.cutShort - (n.cutNotByDeadline ?? 0) > 0 ? " (they go first next night)" : "";
   return `night ${n.night}: finished ${n.finishedAt} (deadline ${n.deadlineAt}); ${checked}${first}`;
 }

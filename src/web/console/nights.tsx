@@ -148,7 +148,8 @@ export const ReportView: FC<{ r: NightReport; names: ReadonlyMap<string, SourceN
     {r.cutShort.length > 0 ? (
       <>
         <h2>
-          Cut short: by the deadline, or a recheck's redirect to a site down ({r.cutShort.length})
+          Cut short: by the deadline, or a recheck's redirect, or its own retry, not sent as the
+          site was down or asked to wait ({r.cutShort.length})
         </h2>
         <ul>
           {r.cutShort.map((o) => (
