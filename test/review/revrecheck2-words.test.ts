@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { nightLine } from "../../src/cli/commands/status.js";
+import { type NightEnd, summaryRecord } from "../../src/cli/night-report.js";
 import { recheckHopReason, recheckRetryReason } from "../../src/night/outcome.js";
 import { siteDownReason } from "../../src/policy/admission.js";
 import type { NightReport } from "../../src/store/read/night-report.js";
@@ -68,5 +69,39 @@ describe("a recheck cut short by its site down, in the night's words", () => {
     const html = String(await ReportView({ r, names: new Map() }));
     const head = /<h2>\s*(Cut short[^<]*)<\/h2>/.exec(html)?.[1] ?? "";
     expect(head).toMatch(/retry/);
+  });
+});
+
+describe("the summary's deadlineReached, counted", () => {
+  const start = Date.parse("2026-11-05T06:00:00Z");
+  const end = (over: Partial<NightEnd>): NightEnd => ({
+    night: "2026-11-05",
+    resumed: false,
+    planned: 6,
+    alreadyDone: 0,
+    skippedNotRead: 0,
+    outcomes: {},
+    newRecords: 0,
+    requests: 6,
+    flagsRaised: 0,
+    startedAt: start,
+    deadlineAt: start + 4 * 3600_000,
+    endedAt: start + 600_000,
+    ...over,
+  });
+  it("P13, P15, P25: a night the deadline cut that also had a site down, a site's wait or a recheck cut short by its site down says true; one with only those says false", () => {
+    const reached = (e: NightEnd) => summaryRecord(e)["deadlineReached"];
+    // Site down (2) and the deadline (1) in one night: the deadline's.
+    expect(reached(end({ outcomes: { ok: 3, unreached: 3 }, down: 2 }))).toBe(true);
+    expect(reached(end({ outcomes: { ok: 3, unreached: 3 }, down: 2, held: 1 }))).toBe(false);
+    // A read cut short by the deadline beside a recheck cut short by its site down.
+    expect(reached(end({ outcomes: { ok: 4, "cut-short": 2 }, cutNotByDeadline: 1 }))).toBe(true);
+    expect(
+      reached(
+        end({ outcomes: { ok: 4, "cut-short": 1, unreached: 1 }, cutNotByDeadline: 1, down: 1 }),
+      ),
+    ).toBe(false);
+    // Ended past the deadline: true whatever was kept.
+    expect(reached(end({ outcomes: { ok: 6 }, endedAt: start + 4 * 3600_000 }))).toBe(true);
   });
 });
