@@ -1,8 +1,9 @@
 /**
  * P9: one lane per site. The plan groups tonight's sources into lanes and orders them:
  * inside a lane, the sources read before the rechecks of those marked not read (P25; a recheck
- * not reached two nights running ranks as a source read), then sources not reached last night
- * first (P13), then by longest since last checked;
+ * not reached two nights running ranks as a source read, after those read not reached last
+ * night: rechecksDue), then sources not reached last night first (P13; not asked because their
+ * site's no closed it that night too, P21), then by longest since last checked;
  * across lanes, lanes holding unreached sources first (P13), then:
  *
  * - when the night's estimated work fits before the deadline (total / concurrency), the
@@ -60,14 +61,17 @@ function waitedTwice(h: SourceHistory): boolean {
  * no still stands, comes after its site's pages that are read, so a no it meets, which closes
  * the site for the night (P21), does not cost them their night, even a recheck last night did
  * not reach), save a recheck not reached two nights running (waitedTwice), which ranks as a page
- * read; then, P13, last night's unreached first (its lane goes first in a night too short:
- * shortNightOrder); then the longest since last checked (never checked = longest).
+ * read; then, P13, last night's unreached first (not asked as its site's no closed it that night
+ * included; its lane goes first in a night too short: shortNightOrder), a page read before a
+ * recheck among them (its turn may come first, planLanes' rechecksDue); then the longest since
+ * last checked (never checked = longest).
  */
 export function compareSources(a: PlannedSource, b: PlannedSource): number {
   const ra = a.history.reading || waitedTwice(a.history);
   const rb = b.history.reading || waitedTwice(b.history);
   if (ra !== rb) return ra ? -1 : 1;
   if (a.history.unreachedLast !== b.history.unreachedLast) return a.history.unreachedLast ? -1 : 1;
+  if (a.history.reading !== b.history.reading) return a.history.reading ? -1 : 1;
   const ta = a.history.lastCheckedAt ?? Number.NEGATIVE_INFINITY;
   const tb = b.history.lastCheckedAt ?? Number.NEGATIVE_INFINITY;
   if (ta !== tb) return ta < tb ? -1 : 1;
@@ -166,6 +170,32 @@ function chooseCut(lanes: readonly Lane[], cost: number, sources: number): Set<L
   return out;
 }
 
+/** P13: nights running a page read was not reached, last night's (whatever kept it) counted. */
+function nightsWaited(h: SourceHistory): number {
+  return Math.max(h.unreachedRun ?? 0, h.unreachedLast ? 1 : 0);
+}
+
+/**
+ * P25, P13, P21: a lane's sources in compareSources' order, a recheck not reached two nights
+ * running (waitedTwice) after last night's unreached pages read: going before them, a no it meets
+ * (P21) or its own turn would keep them from a second night running. It goes first only once it
+ * has waited longer than they would then have (more nights than the longest waiting of them, plus
+ * one), so a lane whose unreached pages read alone fill the night does not keep it unasked.
+ */
+function rechecksDue(sources: PlannedSource[]): PlannedSource[] {
+  let longest = -1;
+  for (const s of sources)
+    if (s.history.reading && s.history.unreachedLast)
+      longest = Math.max(longest, nightsWaited(s.history));
+  if (longest < 0) return sources;
+  const due = sources.filter(
+    (s) =>
+      !s.history.reading && waitedTwice(s.history) && (s.history.unreachedRun ?? 0) > longest + 1,
+  );
+  if (due.length === 0) return sources;
+  return [...due, ...sources.filter((s) => !due.includes(s))];
+}
+
 export function planLanes(
   items: readonly PlannedSource[],
   siteOfSource: (s: PlanSource) => string,
@@ -179,8 +209,8 @@ export function planLanes(
     else bySiteMap.set(site, [it]);
   }
   const lanes: Lane[] = [];
-  for (const [site, sources] of bySiteMap) {
-    sources.sort(compareSources);
+  for (const [site, unordered] of bySiteMap) {
+    const sources = rechecksDue(unordered.sort(compareSources));
     let estimateMs = 0;
     for (const s of sources) estimateMs += s.history.lastDurationMs ?? DEFAULT_SOURCE_ESTIMATE_MS;
     lanes.push({

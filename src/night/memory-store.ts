@@ -25,6 +25,7 @@ import {
 } from "../policy/way-identity.js";
 import type { ExtractedRecord } from "../sources/record.js";
 import { holderDead } from "../store/holder.js";
+import { closedUnasked } from "./outcome.js";
 import type {
   CatalogRow,
   Committed,
@@ -194,7 +195,11 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
         reading: mark?.reading ?? true,
         // P20, P23: checker-offline tonight judged nothing: checked again on resume.
         doneTonight: all.some((o) => o.night === night && o.outcome.kind !== "checker-offline"),
-        unreachedLast: last !== undefined && NOT_CHECKED_OUTCOMES.has(last.outcome.kind),
+        // P13, P21: a source its site's no earlier that night kept from being asked, too.
+        unreachedLast:
+          last !== undefined &&
+          (NOT_CHECKED_OUTCOMES.has(last.outcome.kind) ||
+            closedUnasked(last.outcome.kind, last.outcome.reason)),
         recentOutcomes: earlier.map((o) => o.outcome.kind).reverse(),
         recordsKnown: this.records.get(id)?.size ?? 0,
       };
@@ -208,12 +213,20 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
         else break;
       }
       if (run > 0) h.unreachedRun = run;
-      const lastChecked = earlier.filter((o) => !NOT_JUDGED_OUTCOMES.has(o.outcome.kind)).pop();
+      const lastJudged = earlier.filter((o) => !NOT_JUDGED_OUTCOMES.has(o.outcome.kind)).pop();
+      // When it was last asked, and how long that took: not a night its site's no kept it from.
+      const lastChecked = earlier
+        .filter(
+          (o) =>
+            !NOT_JUDGED_OUTCOMES.has(o.outcome.kind) &&
+            !closedUnasked(o.outcome.kind, o.outcome.reason),
+        )
+        .pop();
       if (lastChecked) h.lastCheckedAt = lastChecked.endedAt;
       if (lastChecked) h.lastDurationMs = lastChecked.durationMs;
       // P25, P9: where a source marked not read last ended a judged check (its recheck's lane).
-      const endUrl = lastChecked?.outcome.url;
-      const endAsked = lastChecked?.way?.used?.url;
+      const endUrl = lastJudged?.outcome.url;
+      const endAsked = lastJudged?.way?.used?.url;
       if (!h.reading && endUrl !== undefined && endAsked !== undefined)
         h.lastEnd = { url: endUrl, asked: endAsked };
       // P25, P13: the latest night it was reached, as the SQL store reads it (its HISTORY_NIGHTS).

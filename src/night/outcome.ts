@@ -7,10 +7,9 @@ import type { FetchOutcome } from "../net/types.js";
 import { blockedAddressWhy } from "../policy/address.js";
 import { isOwnersRequest } from "../policy/admission.js";
 import type { LastAttempt } from "./ports.js";
-import type { NightOutcome } from "./types.js";
+import { type NightOutcome, SITE_CLOSED_REASON } from "./types.js";
 
-/** P21: what a source behind a closed lane is told. */
-export const SITE_CLOSED_REASON = "site said no earlier tonight";
+export { SITE_CLOSED_REASON };
 
 /**
  * A source not asked because its site said no earlier tonight, with what the site said
@@ -24,6 +23,15 @@ export function siteClosedReason(said: string | undefined): string {
 /** Whether a refusal's reason is siteClosedReason's: not asked, its site's no earlier tonight. */
 export function isSiteClosedReason(reason: string | undefined): boolean {
   return reason === SITE_CLOSED_REASON || reason?.startsWith(`${SITE_CLOSED_REASON}: `) === true;
+}
+
+/**
+ * P13, P21: a source not asked tonight because its site had said no earlier tonight (its own
+ * page sent nothing): for the next night's order it was not reached, and goes first (lanes.ts),
+ * though its page shows that night's no (P23) as it is.
+ */
+export function closedUnasked(kind: string, reason: string | null | undefined): boolean {
+  return kind === "refused" && isSiteClosedReason(reason ?? undefined);
 }
 
 /** P13: the words of a source the deadline stopped before anything was asked of its page. */

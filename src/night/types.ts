@@ -101,6 +101,12 @@ export const NOT_JUDGED_OUTCOMES: ReadonlySet<NightOutcomeKind> = new Set([
   "left-alone",
 ]);
 
+/**
+ * P21: what a source behind a closed lane is told (night/outcome.ts siteClosedReason): not asked,
+ * its site's no earlier tonight. Here so the store reads it too (P13: not reached, for the order).
+ */
+export const SITE_CLOSED_REASON = "site said no earlier tonight";
+
 /** P21/P20: the outcomes that count as that night's "no" (for the 3-nights flag, P24). */
 export const NO_OUTCOMES: ReadonlySet<NightOutcomeKind> = new Set([
   "refused",

@@ -24,6 +24,7 @@ import {
   NOT_ASKED_OUTCOMES,
   NOT_CHECKED_OUTCOMES,
   NOT_JUDGED_OUTCOMES,
+  SITE_CLOSED_REASON,
   type SourceResult,
 } from "../night/types.js";
 import { SITE_DOWN, SITE_WAIT } from "../policy/admission.js";
@@ -51,6 +52,12 @@ import { asStored } from "./no-nul.js";
 import { type Placeholder, prepared } from "./prepared.js";
 import type { Database } from "./schema/index.js";
 import { type Tx, writeTxn, writeTxnRetried } from "./write-txn.js";
+
+/**
+ * P13, P21: 1 for a source not asked because its site had said no earlier that night (its own
+ * page sent nothing, night/outcome.ts closedUnasked): not reached, for the next night's order.
+ */
+const closedUnaskedCase = sql<number>`case when outcome = 'refused' and (reason = ${SITE_CLOSED_REASON} or substr(reason, 1, ${sql.lit(SITE_CLOSED_REASON.length + 2)}) = ${`${SITE_CLOSED_REASON}: `}) then 1 else 0 end`;
 
 /**
  * 1 for a night's source not reached as its site was down (a 5xx after a request's retries) or
@@ -174,6 +181,7 @@ export class SqlNightStore implements NightStore, ValidatorStore {
         "ended_at",
         "duration_ms",
         siteHeldCase.as("site_held"),
+        closedUnaskedCase.as("closed_unasked"),
       ])
       .where("night", ">=", since)
       .where("night", "<=", night)
@@ -188,7 +196,10 @@ export class SqlNightStore implements NightStore, ValidatorStore {
         continue;
       }
       const kind = r.outcome as NightOutcomeKind;
-      if (h.recentOutcomes.length === 0) h.unreachedLast = NOT_CHECKED_OUTCOMES.has(kind);
+      // P13, P21: not reached, or not asked as its site's no earlier that night closed it.
+      const unasked = Number(r.closed_unasked) === 1;
+      if (h.recentOutcomes.length === 0)
+        h.unreachedLast = NOT_CHECKED_OUTCOMES.has(kind) || unasked;
       // P25, P13: the latest night it was reached (a recheck owed since is asked tonight).
       if (h.lastReachedNight === undefined && !NOT_ASKED_OUTCOMES.has(kind))
         h.lastReachedNight = r.night;
@@ -198,7 +209,8 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       h.recentOutcomes.push(kind);
       // A night it was not checked (not reached, the checker offline, left alone at its site
       // owner's request) says nothing of when it last was, nor of how long a check takes.
-      if (!NOT_JUDGED_OUTCOMES.has(kind) && h.lastCheckedAt === undefined) {
+      // Nor a night its site's no kept it from being asked.
+      if (!NOT_JUDGED_OUTCOMES.has(kind) && !unasked && h.lastCheckedAt === undefined) {
         h.lastCheckedAt = fromIso(r.ended_at, "night_sources.ended_at");
         h.lastDurationMs = r.duration_ms;
       }

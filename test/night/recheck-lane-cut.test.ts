@@ -87,10 +87,12 @@ describe.each(makers)("a recheck in a lane the deadline always cuts ($name)", (m
     expect(longestRun, why).toBeLessThanOrEqual(1);
   }, 120_000);
 
-  it("P25, P13, P21: with time for one page a night (the pages read take turns), the recheck answering or meeting a no (which closes the site for the night, P21): it is asked on the third night it is owed all the same, and no page read goes unasked more than two nights running", async () => {
+  it("P25, P13, P21: with time for one page a night (the pages read take turns), the recheck answering or meeting a no (which closes the site for the night, P21): it is asked on the fourth night it is owed all the same, and no page read goes unasked more than two nights running", async () => {
     for (const saysNo of [false, true]) {
       const { asked, longestRun, why } = await nights(maker, 3_000, saysNo);
-      expect(asked, `${saysNo}\n${why}`).toEqual([1, 2, 3, 12, 19]);
+      // Night 12 the page read not reached on night 11 goes before it (lanes.ts rechecksDue: it
+      // has waited two nights, the page would then have waited two); night 13 it goes first.
+      expect(asked, `${saysNo}\n${why}`).toEqual([1, 2, 3, 13, 20]);
       // Last night's unreached (a page read and the recheck) overfill a night of one page: one
       // of them waits a second night, as lanes.ts says; never a third.
       expect(longestRun, why).toBeLessThanOrEqual(2);

@@ -66,17 +66,12 @@ describe.each(makers)("a recheck not reached two nights running ($name)", (maker
     }
   }, 120_000);
 
-  // DEFECT: a recheck not reached two nights running (waitedTwice) is put before last night's
-  // unreached pages read (it ranks with them, and its older lastCheckedAt sorts it first): when
-  // it meets a no (P21) the site closes before them, so a page read not reached on night 11 is
-  // not asked on night 12 either (two nights running), though two pages fit each night and
-  // that page and the recheck would both have been asked had the page gone first. The pages
-  // closed by its no are then "refused" (judged), not NOT_CHECKED_OUTCOMES: they do not go
-  // first the next night (docs/promises.md P25 and docs/operations.md say they do), and one
-  // misses night 13 too. Ranking the recheck after last night's unreached pages read would
-  // starve it again where those alone fill the night (test/night/recheck-lane-cut.test.ts, one
-  // page a night): not a small mend; left for a decision.
-  it.skip("P13, P25, P21: with time for two of three pages read a night, the recheck's turn (meeting a no) does not make a page read unreached last night miss a second night running", async () => {
+  // Was a defect: the recheck (waitedTwice) went before last night's unreached page read, and
+  // its no (P21) closed the site before it (two nights running); the pages it closed counted as
+  // checked and did not go first the next night. Now a waitedTwice recheck comes after last
+  // night's unreached pages read (lanes.ts rechecksDue), and pages a site's no kept from being
+  // asked go first the next night (closedUnasked).
+  it("P13, P25, P21: with time for two of three pages read a night, the recheck's turn (meeting a no) does not make a page read unreached last night miss a second night running", async () => {
     const { store, mark, close } = await maker.make();
     try {
       const clock = new ManualClock(Date.parse("2026-11-05T23:00:00Z"));
