@@ -7,7 +7,9 @@ import type { FetchOutcome } from "../net/types.js";
 import { blockedAddressWhy } from "../policy/address.js";
 import { isOwnersRequest } from "../policy/admission.js";
 import type { LastAttempt } from "./ports.js";
-import { type NightOutcome, SITE_CLOSED_REASON } from "./types.js";
+import { type NightOutcome, NOT_SENT_FOR, SITE_CLOSED_REASON, TIME_LIMIT_PASSED } from "./types.js";
+
+export { cutByTheDeadline, TIME_LIMIT_PASSED } from "./types.js";
 
 export { SITE_CLOSED_REASON };
 
@@ -33,9 +35,6 @@ export function isSiteClosedReason(reason: string | undefined): boolean {
 export function closedUnasked(kind: string, reason: string | null | undefined): boolean {
   return kind === "refused" && isSiteClosedReason(reason ?? undefined);
 }
-
-/** P13: the words of a source the deadline stopped before anything was asked of its page. */
-export const TIME_LIMIT_PASSED = "the night's time limit passed";
 
 export function failureOutcome(
   o: Exclude<FetchOutcome, { kind: "ok" } | { kind: "not-modified" }>,
@@ -131,9 +130,6 @@ export function cutShortOutcome(last: LastAttempt): NightOutcome {
   return out;
 }
 
-/** What a recheck cut short (recheckHopReason, recheckRetryReason) says before why. */
-const NOT_SENT_FOR = " was not sent: ";
-
 /**
  * P25, P13: the words of a recheck whose page (`asked`) answered with a redirect whose next
  * request (`next`) was not sent, and `why` (the time limit, its site down tonight, its site's
@@ -150,18 +146,6 @@ export function recheckHopReason(asked: string, next: string, why: string): stri
 export function recheckRetryReason(asked: string, status: number | null, why: string): string {
   const answered = status !== null ? `answered HTTP ${status}` : "got no full answer";
   return `its page (${asked}) ${answered}; its retry${NOT_SENT_FOR}${why}`;
-}
-
-/**
- * P13: whether a source cut short (its `reason` as stored) was cut by the night's time limit:
- * every one a night's read cut (cutShortOutcome), and a recheck's hop not sent for it; not a
- * recheck's hop or retry not sent as its site was down tonight or asked to wait
- * (recheckHopReason, recheckRetryReason).
- */
-export function cutByTheDeadline(reason: string | null | undefined): boolean {
-  if (reason?.startsWith("its page (") !== true) return true;
-  const at = reason.lastIndexOf(NOT_SENT_FOR);
-  return at < 0 || reason.startsWith(TIME_LIMIT_PASSED, at + NOT_SENT_FOR.length);
 }
 
 /** Outcomes after which no other way in is tried tonight (the site said no, or time is up). */

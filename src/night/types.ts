@@ -437,3 +437,21 @@ export interface Moved {
 export type MoveChange =
   | { kind: "remember"; from: string; to: string }
   | { kind: "forget"; from: string; to: string; why: string };
+
+/** P13: the words of a source the deadline stopped before anything was asked of its page. */
+export const TIME_LIMIT_PASSED = "the night's time limit passed";
+
+/** What a recheck cut short (outcome.ts recheckHopReason, recheckRetryReason) says before why. */
+export const NOT_SENT_FOR = " was not sent: ";
+
+/**
+ * P13: whether a source cut short (its `reason` as stored) was cut by the night's time limit:
+ * every one a night's read cut (cutShortOutcome), and a recheck's hop not sent for it; not a
+ * recheck's hop or retry not sent as its site was down tonight or asked to wait
+ * (outcome.ts recheckHopReason, recheckRetryReason).
+ */
+export function cutByTheDeadline(reason: string | null | undefined): boolean {
+  if (reason?.startsWith("its page (") !== true) return true;
+  const at = reason.lastIndexOf(NOT_SENT_FOR);
+  return at < 0 || reason.startsWith(TIME_LIMIT_PASSED, at + NOT_SENT_FOR.length);
+}

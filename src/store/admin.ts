@@ -5,8 +5,8 @@
  */
 import type { ExpressionBuilder } from "kysely";
 import { NorError } from "../errors.js";
-import { cutByTheDeadline } from "../night/outcome.js";
 import type { WaySkipped, WayUsed } from "../night/types.js";
+import { cutByTheDeadline } from "../night/types.js";
 import {
   DISCOVER_SOURCE,
   NOT_SENT,
