@@ -836,6 +836,77 @@ export async function lastBegunNight(
   return r ? { night: r.night, startedAt: r.started_at } : undefined;
 }
 
+/** A night recorded by a clock running ahead, set aside by setAsideNightsAhead. */
+export interface NightSetAside {
+  night: string;
+  startedAt: string;
+  finishedAt: string | null;
+  /** Its sources' outcomes as recorded ahead (removed with it). */
+  outcomes: number;
+  /** Its requests, kept on the request log with their times as stamped (no night named now). */
+  requests: number;
+}
+
+/**
+ * P13, P11: the nights of this store dated after `tonight` (the date now, by the clock that
+ * judges: this host's, or on PostgreSQL the database server's) were recorded while the clock ran
+ * ahead (a VM restored with a wrong clock, an RTC set wrong, then NTP set it right): no night of a
+ * date still to come has been run. Such a row must not stand for its date's night when that date
+ * really comes (its sources were asked on an earlier date, whichever: it cannot be known), nor be
+ * resumed under that date now. Each one finished that no live process runs (`live`) is set aside, in one
+ * transaction: its row, its lanes and its sources' outcomes are removed, so its date's night,
+ * when it comes, is run as any other night; its requests stay on the request log as stamped
+ * (P27), their night no longer named (so nothing is replayed from them as a night's answer, P8,
+ * nor counted as that night's attempts); the records it found stay found. A site it found
+ * closed (a no, P21) or down is held so tonight instead of on that date, with its reason (the answer
+ * may have come tonight by the real calendar: when in doubt, not sent). Read and written under the
+ * night's opening lock; returned, to be said.
+ */
+export async function setAsideNightsAhead(
+  db: Db,
+  tonight: string,
+  live: readonly string[],
+): Promise<NightSetAside[]> {
+  return writeTxn(db, async (tx) => {
+    const rows = await tx
+      .selectFrom("nights")
+      .select(["night", "started_at", "finished_at"])
+      .where("night", ">", tonight)
+      .where("finished_at", "is not", null)
+      .orderBy("night", "asc")
+      .execute();
+    const out: NightSetAside[] = [];
+    for (const r of rows) {
+      if (live.includes(r.night)) continue;
+      const outcomes = await tx
+        .deleteFrom("night_sources")
+        .where("night", "=", r.night)
+        .executeTakeFirst();
+      await tx.deleteFrom("night_lanes").where("night", "=", r.night).execute();
+      const requests = await tx
+        .updateTable("request_log")
+        .set({ night: null })
+        .where("night", "=", r.night)
+        .executeTakeFirst();
+      for (const column of ["closed_night", "down_night"] as const)
+        await tx
+          .updateTable("site_state")
+          .set({ [column]: tonight })
+          .where(column, "=", r.night)
+          .execute();
+      await tx.deleteFrom("nights").where("night", "=", r.night).execute();
+      out.push({
+        night: r.night,
+        startedAt: r.started_at,
+        finishedAt: r.finished_at,
+        outcomes: Number(outcomes.numDeletedRows),
+        requests: Number(requests.numUpdatedRows),
+      });
+    }
+    return out;
+  });
+}
+
 /**
  * The nights of this store dated after `night`, each with its `started_at`: what a night asked
  * for by date is held to by the order of dates (a past night is not begun after a later one),

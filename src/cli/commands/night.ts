@@ -14,7 +14,7 @@ import { refuseCatalogBesideNight } from "../../night/catalog-beside-night.js";
 import { runNightWithStore } from "../../night/compose.js";
 import { formatLeft, parseNightDeadline } from "../../night/duration.js";
 import { markNightInStore, type NightRunMark } from "../../night/night-run-mark.js";
-import { registerNightRunner } from "../../night/night-runners.js";
+import { nightsRunning, registerNightRunner } from "../../night/night-runners.js";
 import { acquireOpeningLock } from "../../night/opening-lock.js";
 import { isForbiddenAddress } from "../../policy/address.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_NIGHT_DEADLINE_MS } from "../../policy/constants.js";
@@ -30,6 +30,7 @@ import {
   closeIncompleteAgain,
   lastBegunNight,
   type NightRow,
+  type NightSetAside,
   nightRow,
   nightRunsSubset,
   nightsDatedAfter,
@@ -38,6 +39,7 @@ import {
   resumableNight,
   SUBSET_NOTE,
   scheduledStart,
+  setAsideNightsAhead,
   settleUnfinishedNights,
 } from "../../store/admin.js";
 import { archiveDir } from "../../store/archive/files.js";
@@ -407,6 +409,23 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       // another night, whatever its date (a past night asked for by date is never "under way"
       // by the calendar); refused before this process changes anything (night-runners.ts).
       const before = clock.now();
+      // On PostgreSQL the nights' starts are the database server's time: measured by it.
+      const judgeNow = async () =>
+        store.dialect === "postgres" ? (await storeClock(store.db, clock)).now() : before;
+      // P13, P11: a night dated after tonight was recorded by a clock running ahead, then set
+      // right: set aside before anything is judged (admin.ts setAsideNightsAhead), so it is
+      // neither resumed under its date now nor taken for its date's night when that comes. A
+      // live process's is left to it (by the command, not by each worker it starts).
+      let setAside: NightSetAside[] = [];
+      let judgedTonight = nightOf(before);
+      if (opts.worker !== true) {
+        judgedTonight = nightOf(await judgeNow());
+        const live = [
+          ...nightsRunning(dataDir, before).map((r) => r.night),
+          ...(store.dialect === "postgres" ? await nightsLiveInStore(store.db, before) : []),
+        ];
+        setAside = await setAsideNightsAhead(store.db, judgedTonight, live);
+      }
       // Begun by `nor start` at its daily time: tonight's night is due now, so an unfinished
       // night of an earlier date is over (admin.ts ScheduledStart), not resumed in its place.
       const began = opts.scheduled === undefined ? Number.NaN : Date.parse(opts.scheduled);
@@ -414,27 +433,31 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         Number.isFinite(began) && asked === undefined ? scheduledStart(began, before) : undefined;
       const resumable = await resumableNight(store.db, before, scheduled);
       const meant = asked ?? resumable?.night ?? scheduled?.night ?? nightOf(before);
-      aheadNotes = await refuseLateStart(store.db, meant, {
-        // On PostgreSQL the nights' starts are the database server's time: measured by it.
-        now: async () =>
-          store.dialect === "postgres" ? (await storeClock(store.db, clock)).now() : before,
-        loopbackOnly: async () => {
-          // Only a night whose every address is a loopback or private one (a test's, the
-          // demo's), never one that asks a public site: --allow-private-addresses alone lets
-          // private addresses through beside public ones.
-          if (opts.allowPrivateAddresses !== true) return false;
-          // The entries the store holds when the files are the ones last imported (then not
-          // read: catalog-stamp.test.ts), else the files as read (which the import then takes).
-          const imported = read === undefined && (await filesImported());
-          if (!imported) read ??= await readOrStored();
-          // The files unusable (--or-stored-catalog): the store's sources are the ones run.
-          const entries =
-            imported || read === undefined
-              ? (await sourceEntriesInUse(store.db)).map((e) => e.entry)
-              : read.catalog.sources.map((s) => JSON.stringify(s));
-          return onlyPrivateAddresses(entries, parsePins(opts.resolve ?? []));
-        },
-      });
+      aheadNotes = setAside.map(
+        (n) =>
+          `night ${n.night} was recorded by a clock running ahead (it began at ${n.startedAt}, and ${judgedTonight} is tonight's date): set aside, its ${n.outcomes} sources' outcomes removed and its ${n.requests} requests kept on the request log with no night named, so that night ${n.night} is run when its date comes; night ${meant} is run all the same, its sources owed their check`,
+      );
+      aheadNotes.push(
+        ...(await refuseLateStart(store.db, meant, {
+          now: judgeNow,
+          loopbackOnly: async () => {
+            // Only a night whose every address is a loopback or private one (a test's, the
+            // demo's), never one that asks a public site: --allow-private-addresses alone lets
+            // private addresses through beside public ones.
+            if (opts.allowPrivateAddresses !== true) return false;
+            // The entries the store holds when the files are the ones last imported (then not
+            // read: catalog-stamp.test.ts), else the files as read (which the import then takes).
+            const imported = read === undefined && (await filesImported());
+            if (!imported) read ??= await readOrStored();
+            // The files unusable (--or-stored-catalog): the store's sources are the ones run.
+            const entries =
+              imported || read === undefined
+                ? (await sourceEntriesInUse(store.db)).map((e) => e.entry)
+                : read.catalog.sources.map((s) => JSON.stringify(s));
+            return onlyPrivateAddresses(entries, parsePins(opts.resolve ?? []));
+          },
+        })),
+      );
       // The mark lasts as long as the run can: its deadline (a resumed night keeps its own),
       // the opening and the last answers' wait after it well inside the hour added.
       const endsAt = (n: string, at: number) => {

@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Clock, systemClock } from "../../src/clock.js";
+import { nightOf } from "../../src/policy/night-date.js";
+import { writeVillageCatalog } from "../cli/catalogs.js";
+import { runMain } from "../cli/cli-capture.js";
+import { oneFeedSite } from "../cli/one-feed.js";
+
+/**
+ * fixahead: the host's clock runs two days fast for one night, then NTP sets it right. The
+ * night it recorded is dated two days ahead; when that date really comes, its sources are owed
+ * that night's check (P13: each source once a night) like any other night's.
+ */
+const DAY = 24 * 3_600_000;
+const dir = mkdtempSync(join(tmpdir(), "nor-fixahead-"));
+let site: Awaited<ReturnType<typeof oneFeedSite>>;
+let catalog = "";
+
+beforeAll(async () => {
+  site = await oneFeedSite();
+  catalog = writeVillageCatalog(join(dir, "c.yaml"), "Ahead", {
+    "ahead-feed": `records: agendas, access: feed, url: "${site.feed}"`,
+  });
+});
+
+afterAll(async () => {
+  await site.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The machine's clock moved by `offset` ms (sleeps are real). */
+const clockAt = (offset: number): Clock => ({
+  now: () => Date.now() + offset,
+  sleep: systemClock.sleep,
+});
+
+const night = (data: string, clock: Clock, ...more: string[]) =>
+  runMain(
+    [
+      "night",
+      ...["--catalog", catalog, "--data", data],
+      ...["--allow-private-addresses", "--gap-ms", "0", ...more],
+    ],
+    { clock },
+  );
+
+const feedAsks = () => site.asked.filter((p) => p === "/feed.rss").length;
+
+describe("fixahead: a night recorded two days ahead, then the clock set right", () => {
+  it("P13, P11: when the date of a night recorded ahead really comes, its sources are checked that night (the row recorded ahead does not stand for it)", async () => {
+    const data = join(dir, "date-comes");
+    const ahead = nightOf(clockAt(2 * DAY).now());
+    const first = await night(data, clockAt(2 * DAY));
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain(`"night":"${ahead}"`);
+    // The clock set right: tonight's night runs and asks the feed.
+    const second = await night(data, clockAt(0));
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toContain(`night ${ahead} was recorded by a clock running ahead`);
+    expect(second.stderr).toContain(`so that night ${ahead} is run when its date comes`);
+    const before = feedAsks();
+    // Two days later by the real calendar, the night of that date asks its feed.
+    const third = await night(data, clockAt(2 * DAY));
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.stderr).toContain(`"night":"${ahead}"`);
+    expect(feedAsks()).toBe(before + 1);
+  });
+});

@@ -1,0 +1,118 @@
+import { describe, expect, it } from "vitest";
+import { addDays } from "../../src/policy/night-date.js";
+import { setAsideNightsAhead } from "../../src/store/admin.js";
+import { openStore } from "../../src/store/db.js";
+import { storeFactories } from "./stores.js";
+
+/**
+ * P13, P11: a night dated after tonight was recorded while the clock ran ahead. Set aside, it
+ * stands for no night of its date: its row, lanes and outcomes go; its requests stay on the log
+ * (P27) with no night named, so none is replayed as that night's answer (P8); a site it found
+ * closed or down is held so tonight (never sent to sooner than it could have been).
+ */
+const factories = storeFactories();
+const TONIGHT = "2026-11-05";
+const AHEAD = addDays(TONIGHT, 2);
+
+describe.each(factories)("nights recorded ahead ($name)", (f) => {
+  it("P13, P11, P21, P27: a night dated after tonight is set aside (row, lanes, outcomes); its requests stay on the log with no night; a site it closed is closed tonight; a live one is left", async () => {
+    const s = await openStore(await f.migrated());
+    try {
+      const db = s.db;
+      const at = "2026-11-07T23:00:00.000Z";
+      for (const night of [AHEAD, addDays(TONIGHT, 3), addDays(TONIGHT, -1)])
+        await db
+          .insertInto("nights")
+          .values({
+            night,
+            started_at: at,
+            deadline_at: at,
+            finished_at: night === AHEAD ? at : null,
+            runs: 1,
+            user_agent: null,
+            catalog_note: null,
+          })
+          .execute();
+      await db
+        .insertInto("night_sources")
+        .values({
+          night: AHEAD,
+          source_id: "a.gov/0",
+          outcome: "no",
+          reason: "403",
+          evidence: null,
+          status: 403,
+          url: "https://a.gov/list",
+          way: null,
+          records_found: 0,
+          new_records: 0,
+          started_at: at,
+          ended_at: at,
+          duration_ms: 0,
+        })
+        .execute();
+      await db
+        .insertInto("night_lanes")
+        .values({ night: AHEAD, site: "a.gov", holder: null, lease_until: null, done_at: at })
+        .execute();
+      await db
+        .insertInto("request_log")
+        .values({
+          started_at: at,
+          ended_at: at,
+          method: "GET",
+          url: "https://a.gov/list",
+          status: 403,
+          outcome: "no",
+          failure: null,
+          bytes: 10,
+          site: "a.gov",
+          origin: "https://a.gov",
+          source: "a.gov/0",
+          purpose: "page",
+          attempt: 1,
+          night: AHEAD,
+          validators_sent: null,
+          validators_received: null,
+          evidence: null,
+        })
+        .execute();
+      await db
+        .insertInto("site_state")
+        .values({
+          site: "a.gov",
+          last_end_at: at,
+          updated_at: at,
+          closed_night: AHEAD,
+          closed_reason: "403 Forbidden",
+        })
+        .execute();
+      const live = addDays(TONIGHT, 3);
+      const aside = await setAsideNightsAhead(db, TONIGHT, [live]);
+      expect(aside).toEqual([
+        { night: AHEAD, startedAt: at, finishedAt: at, outcomes: 1, requests: 1 },
+      ]);
+      const nights = await db.selectFrom("nights").select("night").orderBy("night").execute();
+      expect(nights.map((n) => n.night)).toEqual([addDays(TONIGHT, -1), live]);
+      expect(
+        await db.selectFrom("night_sources").selectAll().where("night", "=", AHEAD).execute(),
+      ).toEqual([]);
+      expect(
+        await db.selectFrom("night_lanes").selectAll().where("night", "=", AHEAD).execute(),
+      ).toEqual([]);
+      const log = await db.selectFrom("request_log").select(["night", "url", "status"]).execute();
+      expect(log).toEqual([{ night: null, url: "https://a.gov/list", status: 403 }]);
+      const state = await db
+        .selectFrom("site_state")
+        .select(["closed_night", "closed_reason", "last_end_at"])
+        .executeTakeFirstOrThrow();
+      expect(state).toEqual({
+        closed_night: TONIGHT,
+        closed_reason: "403 Forbidden",
+        last_end_at: at,
+      });
+    } finally {
+      await s.close();
+    }
+  });
+});
