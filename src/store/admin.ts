@@ -602,7 +602,15 @@ async function judgeUnfinishedNights(
       deadlineAt: r.deadline_at,
       finishedAt: null,
     };
-    if (end !== undefined && now < end && isNightDate(r.night) && resumable === undefined)
+    // A night dated after tonight was begun by a clock running ahead: never resumed under its
+    // date (setAsideNightsAhead sets it aside), though its time by that clock is not over.
+    if (
+      end !== undefined &&
+      now < end &&
+      isNightDate(r.night) &&
+      r.night <= nightOf(now) &&
+      resumable === undefined
+    )
       resumable = { ...row, until: end };
     else over.push({ row, end });
   }
@@ -853,7 +861,8 @@ export interface NightSetAside {
  * ahead (a VM restored with a wrong clock, an RTC set wrong, then NTP set it right): no night of a
  * date still to come has been run. Such a row must not stand for its date's night when that date
  * really comes (its sources were asked on an earlier date, whichever: it cannot be known), nor be
- * resumed under that date now. Each one finished that no live process runs (`live`) is set aside, in one
+ * resumed under that date now (interrupted, its time by the clock ahead not over). Each one no
+ * live process runs (`live`), finished or not, is set aside, in one
  * transaction: its row, its lanes and its sources' outcomes are removed, so its date's night,
  * when it comes, is run as any other night; its requests stay on the request log as stamped
  * (P27), their night no longer named (so nothing is replayed from them as a night's answer, P8,
@@ -872,7 +881,6 @@ export async function setAsideNightsAhead(
       .selectFrom("nights")
       .select(["night", "started_at", "finished_at"])
       .where("night", ">", tonight)
-      .where("finished_at", "is not", null)
       .orderBy("night", "asc")
       .execute();
     const out: NightSetAside[] = [];

@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Clock, systemClock } from "../../src/clock.js";
-import { nightOf } from "../../src/policy/night-date.js";
+import { addDays, nightOf } from "../../src/policy/night-date.js";
 import { writeVillageCatalog } from "../cli/catalogs.js";
 import { runMain } from "../cli/cli-capture.js";
 import { oneFeedSite } from "../cli/one-feed.js";
@@ -46,6 +47,16 @@ const night = (data: string, clock: Clock, ...more: string[]) =>
     { clock },
   );
 
+/** The night's row as a process killed while running it leaves it: not finished. */
+function unfinish(data: string, night: string): void {
+  const db = new Database(join(data, "nor.db"));
+  try {
+    db.prepare("update nights set finished_at = null where night = ?").run(night);
+  } finally {
+    db.close();
+  }
+}
+
 const feedAsks = () => site.asked.filter((p) => p === "/feed.rss").length;
 
 describe("fixahead: a night recorded two days ahead, then the clock set right", () => {
@@ -65,6 +76,24 @@ describe("fixahead: a night recorded two days ahead, then the clock set right", 
     const third = await night(data, clockAt(2 * DAY));
     expect(third.code, third.stderr).toBe(0);
     expect(third.stderr).toContain(`"night":"${ahead}"`);
+    expect(feedAsks()).toBe(before + 1);
+  });
+
+  it("P13, P11: a night begun two days ahead and interrupted is not resumed under its date once the clock is set right: tonight's night runs and asks its sources", async () => {
+    const data = join(dir, "resumed");
+    const tonight = nightOf(Date.now());
+    const ahead = addDays(tonight, 2);
+    const first = await night(data, clockAt(2 * DAY));
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain(`"night":"${ahead}"`);
+    // Killed before its end: its row begun and not finished, as a killed process leaves it.
+    unfinish(data, ahead);
+    const before = feedAsks();
+    const second = await night(data, clockAt(0));
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).not.toContain(`"night":"${ahead}","resumed":true`);
+    expect(second.stderr).toContain(`night ${ahead} was recorded by a clock running ahead`);
+    expect(second.stderr).toContain(`"night":"${tonight}"`);
     expect(feedAsks()).toBe(before + 1);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { addDays } from "../../src/policy/night-date.js";
-import { setAsideNightsAhead } from "../../src/store/admin.js";
+import { addDays, nightOf } from "../../src/policy/night-date.js";
+import { resumableNight, setAsideNightsAhead } from "../../src/store/admin.js";
 import { openStore } from "../../src/store/db.js";
 import { storeFactories } from "./stores.js";
 
@@ -15,12 +15,13 @@ const TONIGHT = "2026-11-05";
 const AHEAD = addDays(TONIGHT, 2);
 
 describe.each(factories)("nights recorded ahead ($name)", (f) => {
-  it("P13, P11, P21, P27: a night dated after tonight is set aside (row, lanes, outcomes); its requests stay on the log with no night; a site it closed is closed tonight; a live one is left", async () => {
+  it("P13, P11, P21, P27: a night dated after tonight, finished or interrupted, is set aside (row, lanes, outcomes); its requests stay on the log with no night; a site it closed is closed tonight; a live one is left", async () => {
     const s = await openStore(await f.migrated());
     try {
       const db = s.db;
       const at = "2026-11-07T23:00:00.000Z";
-      for (const night of [AHEAD, addDays(TONIGHT, 3), addDays(TONIGHT, -1)])
+      const killed = addDays(TONIGHT, 4);
+      for (const night of [AHEAD, addDays(TONIGHT, 3), killed, addDays(TONIGHT, -1)])
         await db
           .insertInto("nights")
           .values({
@@ -91,6 +92,7 @@ describe.each(factories)("nights recorded ahead ($name)", (f) => {
       const aside = await setAsideNightsAhead(db, TONIGHT, [live]);
       expect(aside).toEqual([
         { night: AHEAD, startedAt: at, finishedAt: at, outcomes: 1, requests: 1 },
+        { night: killed, startedAt: at, finishedAt: null, outcomes: 0, requests: 0 },
       ]);
       const nights = await db.selectFrom("nights").select("night").orderBy("night").execute();
       expect(nights.map((n) => n.night)).toEqual([addDays(TONIGHT, -1), live]);
@@ -111,6 +113,28 @@ describe.each(factories)("nights recorded ahead ($name)", (f) => {
         closed_reason: "403 Forbidden",
         last_end_at: at,
       });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("P13, P11: an interrupted night dated after tonight, its time by the clock ahead not over, is never the night to resume (nor start's resumableNight)", async () => {
+    const s = await openStore(await f.migrated());
+    try {
+      const now = Date.parse("2026-11-05T23:00:00.000Z");
+      await s.db
+        .insertInto("nights")
+        .values({
+          night: addDays(nightOf(now), 2),
+          started_at: new Date(now + 2 * 86_400_000).toISOString(),
+          deadline_at: new Date(now + 2 * 86_400_000 + 3_600_000).toISOString(),
+          finished_at: null,
+          runs: 1,
+          user_agent: null,
+          catalog_note: null,
+        })
+        .execute();
+      expect(await resumableNight(s.db, now)).toBeUndefined();
     } finally {
       await s.close();
     }
