@@ -4,6 +4,7 @@ import {
   type DecisionTime,
   DIED_IN_FLIGHT,
   endAsCounted,
+  holdAsCounted,
   type OwnerRule,
   readSomething,
   type SiteFacts,
@@ -94,6 +95,9 @@ export class MemoryJournal implements JournalPort {
     const site = this.sites.get(intent.site) ?? {};
     this.sites.set(intent.site, site);
     // P10: an end stamped by a clock running ahead is now, kept so (as SqlJournal writes it).
+    // P15, P20: and its hold stamped by the same clock counts from now as long past the end.
+    const hold = holdAsCounted(site.notBefore, site.lastEnd, now);
+    if (hold !== undefined) site.notBefore = hold;
     const counted = endAsCounted(site.lastEnd, now);
     if (counted !== undefined) site.lastEnd = counted;
     const prior = (this.#byKey.get(`${intent.night} ${intent.key}`) ?? []).filter(

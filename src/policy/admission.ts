@@ -226,6 +226,25 @@ export function endAsCounted(lastEnd: number | undefined, now: number): number |
   return lastEnd !== undefined && lastEnd - now > END_AHEAD_KEPT_MS ? now : lastEnd;
 }
 
+/**
+ * P10, P15, P20 under a clock set back: a site's hold (`notBefore`: a Retry-After, the wait before
+ * a retry) when its last end was stamped by a clock running ahead (endAsCounted takes that end as
+ * now). The hold was stamped by the same clock, from an answer that ended no later than that end
+ * (as far as the stamps can tell): it lasts as long past that end as it was written to, counted
+ * from now (the end's real time at the latest). So never the days the clock ran ahead, and never
+ * shorter than the answer asked from the time it was received: that was no later than now. A hold
+ * whose end is taken as written is left as written.
+ */
+export function holdAsCounted(
+  notBefore: number | undefined,
+  lastEnd: number | undefined,
+  now: number,
+): number | undefined {
+  if (notBefore === undefined || lastEnd === undefined) return notBefore;
+  if (endAsCounted(lastEnd, now) === lastEnd) return notBefore;
+  return notBefore - (lastEnd - now);
+}
+
 /** The New York calendar date of a rule (as `nor site` and the console show it), not UTC's. */
 function dateOf(ms: number): string {
   return formatInZone(ms, SITE_OWNER_ZONE).slice(0, 10);

@@ -22,6 +22,7 @@ import {
   type DecisionTime,
   DIED_IN_FLIGHT,
   endAsCounted,
+  holdAsCounted,
   type OwnerRule,
   readSomething,
   type SiteFacts,
@@ -79,14 +80,22 @@ export class SqlJournal implements JournalPort {
       // on SQLite, whose processes share one host's clock: on PostgreSQL another process's
       // reading of the server's time may be ahead of this one's, and this now written over the
       // site's end lets it send with no gap (AdmitInput.endAheadIsNow); the end holds there.
+      // P15, P20: its hold (a Retry-After) stamped by the same clock counts as long past the end
+      // as written, from now (admission.ts holdAsCounted), written with it.
       const counted = this.#pg ? site.lastEnd : endAsCounted(site.lastEnd, now);
       if (counted !== site.lastEnd && counted !== undefined) {
+        const hold = holdAsCounted(site.notBefore, site.lastEnd, now);
         await tx
           .updateTable("site_state")
-          .set({ last_end_at: toIso(counted), updated_at: toIso(now) })
+          .set({
+            last_end_at: toIso(counted),
+            updated_at: toIso(now),
+            ...(hold !== undefined ? { not_before: toIso(hold) } : {}),
+          })
           .where("site", "=", intent.site)
           .execute();
         site.lastEnd = counted;
+        if (hold !== undefined) site.notBefore = hold;
       }
       // Another's lease this host would call dead (run out, its process gone): on PostgreSQL
       // its holder lives while its liveness lock is held (a process frozen mid-request).

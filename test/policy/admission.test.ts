@@ -3,6 +3,7 @@ import {
   type AdmitInput,
   admit,
   gapWords,
+  holdAsCounted,
   isWholeSiteRule,
   leavesAlone,
   MAX_AHEAD_MS,
@@ -282,5 +283,20 @@ describe("admission on a site down tonight (P15, the project's stricter rule bes
   it("P15, P13: down on an earlier night holds nothing tonight", () => {
     const lastNight = { ...down, night: "2026-11-04" };
     expect(admit(input({ source: "s2", site: { down: lastNight } })).kind).toBe("go");
+  });
+});
+
+describe("a site's hold after a clock set back (holdAsCounted)", () => {
+  const now = Date.parse("2026-11-05T20:00:00Z");
+  const DAY = 86_400_000;
+  it("P10, P15, P20: a hold stamped with an end two days ahead lasts as long past that end, from now; one whose end is taken as written stays as written", () => {
+    const end = now + 2 * DAY;
+    expect(holdAsCounted(end + 120_000, end, now)).toBe(now + 120_000);
+    // Never less than asked: an hour's hold is an hour from now.
+    expect(holdAsCounted(end + 3_600_000, end, now)).toBe(now + 3_600_000);
+    // An end within a minute of now is taken as written (END_AHEAD_KEPT_MS), and so is its hold.
+    expect(holdAsCounted(now + 30_000 + 120_000, now + 30_000, now)).toBe(now + 150_000);
+    expect(holdAsCounted(now + 2 * DAY, now - 1000, now)).toBe(now + 2 * DAY);
+    expect(holdAsCounted(undefined, end, now)).toBeUndefined();
   });
 });

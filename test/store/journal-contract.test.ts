@@ -232,6 +232,45 @@ describe.each(makers)("the journal's contract: $name", (m) => {
     }
   });
 
+  it("P10, P15, P20: a Retry-After hold stamped two days ahead (a clock that ran fast, then set right) holds the site what the answer asked from its end, counted from now: never two days more, never less than asked", async () => {
+    const s = await m.make();
+    const DAY = 86_400_000;
+    try {
+      // A night run two days fast: a 503 asking for 2 minutes, its end "two days from now".
+      const fast = await s.journal.admit(intent("https://www.a.gov/1"), ME, T0 + 2 * DAY);
+      if (fast.kind !== "go") throw new Error(fast.kind);
+      const end = T0 + 2 * DAY + 500;
+      await s.journal.complete(fast.id, ME, {
+        ...done,
+        status: 503,
+        outcome: "error",
+        endedAt: end,
+        siteNotBefore: end + 120_000,
+      });
+      // On PostgreSQL an end ahead holds as written (each process reads the server's time
+      // apart), and so does the hold: the stricter side.
+      if (m.name === "postgres") {
+        const held = await s.journal.admit(intent("https://www.a.gov/2"), ME, T0);
+        expect(held.kind).toBe("not-tonight");
+        return;
+      }
+      // The clock set right: that answer came at the latest now, so the site is held the two
+      // minutes it asked from now (more than the gap), not two days and two minutes.
+      const first = await s.journal.admit(intent("https://www.a.gov/2"), ME, T0);
+      expect(first).toMatchObject({ kind: "wait", until: T0 + 120_000 });
+      // Never sooner: a moment before the two minutes, still held; written once, not counted
+      // again from each later now.
+      expect(await s.journal.admit(intent("https://www.a.gov/2"), ME, T0 + 60_000)).toMatchObject({
+        kind: "wait",
+        until: T0 + 120_000,
+      });
+      const next = await s.journal.admit(intent("https://www.a.gov/2"), ME, T0 + 120_000);
+      expect(next).toMatchObject({ kind: "go", startedAt: T0 + 120_000 });
+    } finally {
+      await s.close();
+    }
+  });
+
   it("P10, P13, P27: admitted ahead, the row says its planned start, the lease is held from the admission, and the deadline is judged by that start", async () => {
     const s = await m.make();
     try {
