@@ -229,6 +229,8 @@ export interface ArchiveExchange {
   fetchedAt: number;
   purpose: Purpose;
   source?: string;
+  /** The night whose request brought it (P8: that night's answer, found again after a restart). */
+  night?: string;
 }
 
 export interface ArchivePort {

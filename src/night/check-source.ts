@@ -221,11 +221,13 @@ async function readOne(
   if ((req.method ?? "GET") === "GET" && ctx.nightStartedAt !== undefined) {
     // P8 after kill -9: the answer was archived tonight but its source never committed. Tonight
     // is from the night's start to now: a copy stamped after now (a clock that ran ahead on an
-    // earlier night, then set right) was not fetched tonight and is asked for (P8, P27).
+    // earlier night, then set right) was not fetched tonight and is asked for (P8, P27); nor is
+    // one another night saved, whatever its time (a clock ahead stamps it inside tonight's).
     const copy = await ctx.validators.storedSince?.(
       keptAs(req.url),
       ctx.nightStartedAt,
       ctx.clock.now(),
+      ctx.night,
     );
     if (copy) {
       // The cookies that answer set go back as if it had been received again (a resumed

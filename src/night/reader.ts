@@ -94,8 +94,15 @@ export interface ValidatorStore {
    * before a restart) and by `until` (now), read back whole, or undefined. Such a page is never
    * asked again. A copy stamped after now was archived by a clock running ahead, on an earlier
    * night: never tonight's answer (P27: nothing is said read tonight that no request brought).
+   * `night`: tonight's date; then only a copy tonight's own request saved (migration 038), never
+   * one another night saved, whatever its time says.
    */
-  storedSince?(url: string, since: number, until: number): Promise<StoredCopy | undefined>;
+  storedSince?(
+    url: string,
+    since: number,
+    until: number,
+    night?: string,
+  ): Promise<StoredCopy | undefined>;
 }
 
 /** True for a form way that the night fills in itself (a platform preset does its own). */

@@ -866,7 +866,8 @@ export interface NightSetAside {
  * transaction: its row, its lanes and its sources' outcomes are removed, so its date's night,
  * when it comes, is run as any other night; its requests stay on the request log as stamped
  * (P27), their night no longer named (so nothing is replayed from them as a night's answer, P8,
- * nor counted as that night's attempts); the records it found stay found. A site it found
+ * nor counted as that night's attempts); its stored copies stay, saved by no night (none is that
+ * date's answer, P8); the records it found stay found. A site it found
  * closed (a no, P21) or down is held so tonight instead of on that date, with its reason (the answer
  * may have come tonight by the real calendar: when in doubt, not sent). Read and written under the
  * night's opening lock; returned, to be said.
@@ -896,6 +897,9 @@ export async function setAsideNightsAhead(
         .set({ night: null })
         .where("night", "=", r.night)
         .executeTakeFirst();
+      // Its stored copies stay (P8), no night's answer (migration 038: a copy is the answer of
+      // the night that saved it only), though their time falls in that date's night.
+      await tx.updateTable("captures").set({ night: null }).where("night", "=", r.night).execute();
       for (const column of ["closed_night", "down_night"] as const)
         await tx
           .updateTable("site_state")

@@ -102,4 +102,30 @@ describe("the archive's copies and validators: one lookup of the index a page", 
     await archive.close();
     await copies.close();
   });
+
+  it("P8, P13: a copy another night saved is not tonight's answer, whatever its time (a clock ahead stamps it inside tonight's window); the one tonight saved is, and a copy saved by no night is no night's", async () => {
+    const { archive, copies } = await setUp();
+    // Saved by the night of Nov 3 while the clock ran ahead: stamped inside Nov 5's window.
+    await archive.write({
+      ...exchange(URL_A, "<rss>other</rss>", { at: T0 + 60_000 }),
+      night: "2026-11-03",
+    });
+    expect(await copies.storedSince(URL_A, T0, T0 + 180_000, "2026-11-05")).toBeUndefined();
+    expect(await copies.storedSince(URL_A, T0, T0 + 180_000, "2026-11-03")).toMatchObject({
+      url: URL_A,
+    });
+    // Tonight's own, saved before an earlier night's (stamped later) was: tonight's is read.
+    await archive.write({
+      ...exchange(URL_A, "<rss>tonight</rss>", { at: T0 + 30_000 }),
+      night: "2026-11-05",
+    });
+    const copy = await copies.storedSince(URL_A, T0, T0 + 180_000, "2026-11-05");
+    expect(copy && new TextDecoder().decode(copy.body)).toBe("<rss>tonight</rss>");
+    // One saved by no night (nor discover's, or before migration 038) is no night's answer.
+    await archive.write(exchange(URL_A, "<rss>none</rss>", { at: T0 + 90_000 }));
+    const latest = await copies.storedSince(URL_A, T0, T0 + 180_000, "2026-11-05");
+    expect(latest && new TextDecoder().decode(latest.body)).toBe("<rss>tonight</rss>");
+    await archive.close();
+    await copies.close();
+  });
 });

@@ -15,7 +15,7 @@ const TONIGHT = "2026-11-05";
 const AHEAD = addDays(TONIGHT, 2);
 
 describe.each(factories)("nights recorded ahead ($name)", (f) => {
-  it("P13, P11, P21, P27: a night dated after tonight, finished or interrupted, is set aside (row, lanes, outcomes); its requests stay on the log with no night; a site it closed is closed tonight; a live one is left", async () => {
+  it("P13, P11, P21, P27: a night dated after tonight, finished or interrupted, is set aside (row, lanes, outcomes); its requests stay on the log with no night; a site it closed is closed tonight; its copies are no night's; a live one is left", async () => {
     const s = await openStore(await f.migrated());
     try {
       const db = s.db;
@@ -88,6 +88,34 @@ describe.each(factories)("nights recorded ahead ($name)", (f) => {
           closed_reason: "403 Forbidden",
         })
         .execute();
+      await db
+        .insertInto("captures")
+        .values({
+          record_id: "<urn:uuid:1>",
+          url: "https://a.gov/list",
+          fetched_at: at,
+          file: "a.warc.gz",
+          offset: 0,
+          length: 1,
+          request_offset: null,
+          request_length: null,
+          record_type: "response",
+          method: "GET",
+          status: 200,
+          mime: null,
+          payload_digest: "sha256:x",
+          payload_length: 1,
+          etag: null,
+          last_modified: null,
+          source: "a.gov/0",
+          purpose: "page",
+          refers_to: null,
+          refers_file: null,
+          refers_offset: null,
+          refers_length: null,
+          night: AHEAD,
+        })
+        .execute();
       const live = addDays(TONIGHT, 3);
       const aside = await setAsideNightsAhead(db, TONIGHT, [live]);
       expect(aside).toEqual([
@@ -104,6 +132,9 @@ describe.each(factories)("nights recorded ahead ($name)", (f) => {
       ).toEqual([]);
       const log = await db.selectFrom("request_log").select(["night", "url", "status"]).execute();
       expect(log).toEqual([{ night: null, url: "https://a.gov/list", status: 403 }]);
+      // Its stored copy stays (P8), saved by no night: no night's answer (migration 038).
+      const copies = await db.selectFrom("captures").select(["url", "night"]).execute();
+      expect(copies).toEqual([{ url: "https://a.gov/list", night: null }]);
       const state = await db
         .selectFrom("site_state")
         .select(["closed_night", "closed_reason", "last_end_at"])

@@ -65,6 +65,7 @@ async function keep(
     fetchedAt: r.startedAt,
     purpose: call.purpose,
     ...(call.source !== undefined ? { source: call.source } : {}),
+    ...(call.ticket?.kind === "send" ? { night: call.ticket.night } : {}),
   };
   if (archive.writeQueued !== undefined) {
     const kept = await archive.writeQueued(exchange);

@@ -38,6 +38,8 @@ export interface Capture {
   purpose: string;
   /** Revisits: where the original payload lies. */
   refersTo?: { recordId: string; file: string; offset: number; length: number };
+  /** The night whose request brought it (migration 038), when one did. */
+  night?: string;
 }
 
 export function toRow(c: Capture): CapturesTable {
@@ -64,6 +66,7 @@ export function toRow(c: Capture): CapturesTable {
     refers_file: c.refersTo?.file ?? null,
     refers_offset: c.refersTo?.offset ?? null,
     refers_length: c.refersTo?.length ?? null,
+    night: c.night ?? null,
   };
 }
 
@@ -88,6 +91,7 @@ export function fromRow(r: CapturesTable): Capture {
   if (r.etag !== null) c.etag = r.etag;
   if (r.last_modified !== null) c.lastModified = r.last_modified;
   if (r.source !== null) c.source = r.source;
+  if (r.night !== null && r.night !== undefined) c.night = r.night;
   if (r.refers_to !== null && r.refers_file !== null) {
     c.refersTo = {
       recordId: r.refers_to,
@@ -177,16 +181,27 @@ function noteRecentCopy(db: Db, url: string, c: Capture | null): void {
 export async function latestCapture(
   db: Db,
   url: string,
-  opts: { at?: number; withBody?: boolean; method?: string } = {},
+  /** `night`: only a copy that night's request brought (migration 038). */
+  opts: { at?: number; withBody?: boolean; method?: string; night?: string } = {},
 ): Promise<Capture | undefined> {
-  if (opts.at === undefined && opts.withBody && opts.method !== undefined) {
+  if (
+    opts.at === undefined &&
+    opts.night === undefined &&
+    opts.withBody &&
+    opts.method !== undefined
+  ) {
     // The one asked before every conditional request and behind every 304: built once.
     const row = await latestWithBody.first(db, { url, method: opts.method });
     const c = row ? fromRow(row) : undefined;
     if (opts.method === "GET") noteRecentCopy(db, url, c ?? null);
     return c;
   }
-  if (opts.at === undefined && !opts.withBody && opts.method === undefined) {
+  if (
+    opts.at === undefined &&
+    opts.night === undefined &&
+    !opts.withBody &&
+    opts.method === undefined
+  ) {
     // The one the archive asks before every answer it keeps (a revisit?): built once.
     const row = await latest.first(db, { url });
     return row ? fromRow(row) : undefined;
@@ -195,6 +210,7 @@ export async function latestCapture(
   if (opts.at !== undefined) q = q.where("fetched_at", "<=", new Date(opts.at).toISOString());
   if (opts.withBody) q = q.where("status", ">=", 200).where("status", "<", 300);
   if (opts.method !== undefined) q = q.where("method", "=", opts.method);
+  if (opts.night !== undefined) q = q.where("night", "=", opts.night);
   const row = await q
     .orderBy("fetched_at", "desc")
     .orderBy("offset", "desc")
@@ -231,6 +247,7 @@ const CAPTURE_COLUMNS = [
   "refers_file",
   "refers_offset",
   "refers_length",
+  "night",
 ] as const satisfies readonly (keyof CapturesTable)[];
 
 // One row: a page read every night has a capture a night, and only the latest is wanted.

@@ -119,16 +119,32 @@ export class ArchiveValidators implements ValidatorStore {
     return capture;
   }
 
-  async storedSince(url: string, since: number, until: number): Promise<StoredCopy | undefined> {
+  async storedSince(
+    url: string,
+    since: number,
+    until: number,
+    night?: string,
+  ): Promise<StoredCopy | undefined> {
     // The latest copy when it was stored since then: the latest of those stored since, if any.
     // Always read from the index: it decides whether the page is asked for at all (P8).
     let capture = await this.#latestCopy(url, undefined, "get");
+    if (night !== undefined && capture !== undefined && capture.night !== night) {
+      // Saved by another night's request (or by none: before migration 038, `nor discover`):
+      // not tonight's answer, whatever its time says (a clock that ran ahead on an earlier night
+      // stamps it inside tonight's window). Tonight's, if any, is the latest tonight saved.
+      capture = await latestCapture(this.#db, url, { withBody: true, method: "GET", night });
+    }
     if (capture !== undefined && capture.fetchedAt > until) {
       // Stamped after now: archived by a clock running ahead (a night run with the host's
       // clock days fast, then set right), never tonight, whatever its time says. Tonight's
       // copy, if any, is the latest stored by now (P8, P27: a page is never said read tonight
       // from a copy no request of tonight's brought).
-      capture = await latestCapture(this.#db, url, { at: until, withBody: true, method: "GET" });
+      capture = await latestCapture(this.#db, url, {
+        at: until,
+        withBody: true,
+        method: "GET",
+        ...(night !== undefined ? { night } : {}),
+      });
     }
     if (capture === undefined || capture.fetchedAt < since) return undefined;
     try {

@@ -467,6 +467,7 @@ export class WarcArchive implements ArchivePort {
     if (h["etag"] !== undefined) capture.etag = h["etag"];
     if (h["last-modified"] !== undefined) capture.lastModified = h["last-modified"];
     if (ex.source !== undefined) capture.source = ex.source;
+    if (ex.night !== undefined) capture.night = ex.night;
     if (original) capture.refersTo = original.at;
     return { rec, req, capture };
   }

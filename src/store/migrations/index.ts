@@ -33,6 +33,7 @@ import * as m034 from "./034-overflow-pending.js";
 import * as m035 from "./035-forgotten-copies.js";
 import * as m036 from "./036-night-runs.js";
 import * as m037 from "./037-marks-made-at.js";
+import * as m038 from "./038-capture-night.js";
 
 /** Static list: the compiled CLI carries its migrations with it (no directory scanning). */
 export const migrations: Record<string, Migration> = {
@@ -70,6 +71,7 @@ export const migrations: Record<string, Migration> = {
   "035-forgotten-copies": m035,
   "036-night-runs": m036,
   "037-marks-made-at": m037,
+  "038-capture-night": m038,
 };
 
 export const migrationProvider: MigrationProvider = {

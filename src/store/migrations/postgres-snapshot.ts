@@ -42,6 +42,7 @@ export const POSTGRES_SNAPSHOT: { migrations: readonly string[]; statements: rea
     "035-forgotten-copies",
     "036-night-runs",
     "037-marks-made-at",
+    "038-capture-night",
   ],
   statements: [
     'create table "kysely_migration" ("name" character varying(255) not null, "timestamp" character varying(255) not null, constraint "kysely_migration_pkey" PRIMARY KEY (name))',
@@ -62,7 +63,7 @@ export const POSTGRES_SNAPSHOT: { migrations: readonly string[]; statements: rea
     "CREATE INDEX flags_by_source ON flags USING btree (source_id)",
     'create table "validators" ("url" text not null, "etag" text, "last_modified" text, "updated_at" text not null, constraint "validators_pkey" PRIMARY KEY (url))',
     'create table "backfill" ("source_id" text not null, "done" integer not null, "cursor" text, "pages_read" integer not null, "ended" text, "restarts" integer default 0 not null, "restarted_at" text, "restarted_by" text, "overflow_since" text, "overflow_cursor" text, constraint "backfill_pkey" PRIMARY KEY (source_id))',
-    'create table "captures" ("record_id" text not null, "url" text not null, "fetched_at" text not null, "file" text not null, "offset" bigint not null, "length" bigint not null, "request_offset" bigint, "request_length" bigint, "record_type" text not null, "method" text not null, "status" integer not null, "mime" text, "payload_digest" text not null, "payload_length" bigint not null, "etag" text, "last_modified" text, "source" text, "purpose" text not null, "refers_to" text, "refers_file" text, "refers_offset" bigint, "refers_length" bigint, constraint "captures_pkey" PRIMARY KEY (record_id))',
+    'create table "captures" ("record_id" text not null, "url" text not null, "fetched_at" text not null, "file" text not null, "offset" bigint not null, "length" bigint not null, "request_offset" bigint, "request_length" bigint, "record_type" text not null, "method" text not null, "status" integer not null, "mime" text, "payload_digest" text not null, "payload_length" bigint not null, "etag" text, "last_modified" text, "source" text, "purpose" text not null, "refers_to" text, "refers_file" text, "refers_offset" bigint, "refers_length" bigint, "night" text, constraint "captures_pkey" PRIMARY KEY (record_id))',
     "CREATE INDEX captures_url_time ON captures USING btree (url, fetched_at)",
     "CREATE INDEX captures_source_time ON captures USING btree (source, fetched_at)",
     'CREATE INDEX captures_file ON captures USING btree (file, "offset")',

@@ -40,6 +40,7 @@ export const SQLITE_SNAPSHOT: { migrations: readonly string[]; statements: reado
     "035-forgotten-copies",
     "036-night-runs",
     "037-marks-made-at",
+    "038-capture-night",
   ],
   statements: [
     'CREATE TABLE "kysely_migration" ("name" varchar(255) not null primary key, "timestamp" varchar(255) not null)',
@@ -52,7 +53,7 @@ export const SQLITE_SNAPSHOT: { migrations: readonly string[]; statements: reado
     'CREATE TABLE "flags" ("id" text primary key, "source_id" text not null, "kind" text not null, "night" text not null, "detail" text not null, "raised_at" text not null, "cleared_at" text, "cleared_by" text)',
     'CREATE TABLE "validators" ("url" text primary key, "etag" text, "last_modified" text, "updated_at" text not null)',
     'CREATE TABLE "backfill" ("source_id" text primary key, "done" integer not null, "cursor" text, "pages_read" integer not null, "ended" text, "restarts" integer default 0 not null, "restarted_at" text, "restarted_by" text, "overflow_since" text, "overflow_cursor" text)',
-    'CREATE TABLE "captures" ("record_id" text primary key, "url" text not null, "fetched_at" text not null, "file" text not null, "offset" bigint not null, "length" bigint not null, "request_offset" bigint, "request_length" bigint, "record_type" text not null, "method" text not null, "status" integer not null, "mime" text, "payload_digest" text not null, "payload_length" bigint not null, "etag" text, "last_modified" text, "source" text, "purpose" text not null, "refers_to" text, "refers_file" text, "refers_offset" bigint, "refers_length" bigint)',
+    'CREATE TABLE "captures" ("record_id" text primary key, "url" text not null, "fetched_at" text not null, "file" text not null, "offset" bigint not null, "length" bigint not null, "request_offset" bigint, "request_length" bigint, "record_type" text not null, "method" text not null, "status" integer not null, "mime" text, "payload_digest" text not null, "payload_length" bigint not null, "etag" text, "last_modified" text, "source" text, "purpose" text not null, "refers_to" text, "refers_file" text, "refers_offset" bigint, "refers_length" bigint, "night" text)',
     'CREATE TABLE "governments" ("id" text primary key, "name" text not null, "kind" text not null, "county" text, "website" text, "entry" text not null, "catalog_file" text not null, "first_seen_at" text not null, "updated_at" text not null, "retired_at" text)',
     'CREATE TABLE "sources" ("id" text primary key, "government_id" text not null, "records" text not null, "url" text not null, "access" text not null, "platform" text, "name" text, "confirmed" integer default 0 not null, "entry" text not null, "catalog_file" text not null, "first_seen_at" text not null, "updated_at" text not null, "retired_at" text, "renamed_to" text)',
     'CREATE TABLE "catalog_changes" ("id" integer primary key autoincrement, "at" text not null, "entity" text not null, "entity_id" text not null, "change" text not null, "fields" text)',

@@ -35,6 +35,12 @@ export interface CapturesTable {
   refers_file: string | null;
   refers_offset: number | null;
   refers_length: number | null;
+  /**
+   * The night that saved it (`nor night`'s date), when a night's request brought it; null for
+   * others (`nor discover`, robots.txt) and before migration 038. A copy is a night's own answer
+   * (P8: never asked again that night) only when that night saved it.
+   */
+  night: string | null;
 }
 
 /** The store's own name, one row (migration 020): the archive files it starts carry it. */
