@@ -82,3 +82,21 @@ export async function marksInForce(
   }
   return out;
 }
+
+/**
+ * P25 under a clock set right: a mark whose night is after `tonight` (the date now, by the clock
+ * that judges the nights: this host's, or on PostgreSQL the database server's) was made while
+ * that clock ran ahead (on SQLite the one host's clock is the marks' and the nights'; on
+ * PostgreSQL markSource takes the server's tonight since 40de38f8, older marks aside). It was
+ * made by now, so its night is tonight's at the latest: written so, once (not again from each
+ * later night), so its rechecks count from tonight, never from a date still to come. Its time
+ * (`at`, `made_at`) stays as its host gave it. Returns how many were moved.
+ */
+export async function marksAheadToTonight(db: Db, tonight: string): Promise<number> {
+  const r = await db
+    .updateTable("marks")
+    .set({ night: tonight })
+    .where("night", ">", tonight)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}

@@ -59,6 +59,7 @@ import {
   storeLocationFromOptions,
 } from "../../store/db.js";
 import { diskFull, STORE_FULL } from "../../store/disk-full.js";
+import { marksAheadToTonight } from "../../store/marks.js";
 import { storeClock } from "../../store/store-clock.js";
 import { archiveBeforeNight } from "../archive-presence.js";
 import { countOf } from "../count-of.js";
@@ -417,6 +418,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       // neither resumed under its date now nor taken for its date's night when that comes. A
       // live process's is left to it (by the command, not by each worker it starts).
       let setAside: NightSetAside[] = [];
+      let marksMoved = 0;
       let judgedTonight = nightOf(before);
       if (opts.worker !== true) {
         judgedTonight = nightOf(await judgeNow());
@@ -425,6 +427,8 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
           ...(store.dialect === "postgres" ? await nightsLiveInStore(store.db, before) : []),
         ];
         setAside = await setAsideNightsAhead(store.db, judgedTonight, live);
+        // P25: a mark made while the clock ran ahead counts its rechecks from tonight.
+        marksMoved = await marksAheadToTonight(store.db, judgedTonight);
       }
       // Begun by `nor start` at its daily time: tonight's night is due now, so an unfinished
       // night of an earlier date is over (admin.ts ScheduledStart), not resumed in its place.
@@ -437,6 +441,10 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         (n) =>
           `night ${n.night} was recorded by a clock running ahead (it began at ${n.startedAt}, and ${judgedTonight} is tonight's date): set aside, its ${n.outcomes} sources' outcomes removed and its ${n.requests} requests kept on the request log with no night named, so that night ${n.night} is run when its date comes; night ${meant} is run all the same, its sources owed their check`,
       );
+      if (marksMoved > 0)
+        aheadNotes.push(
+          `${marksMoved} ${marksMoved === 1 ? "mark was" : "marks were"} made on a night after tonight's date ${judgedTonight} (by a clock running ahead): ${marksMoved === 1 ? "its" : "their"} rechecks count from tonight (P25)`,
+        );
       aheadNotes.push(
         ...(await refuseLateStart(store.db, meant, {
           now: judgeNow,
