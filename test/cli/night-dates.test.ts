@@ -297,6 +297,49 @@ describe("nor night --night: which dates may run", () => {
     expect(asked.length).toBeGreaterThan(before);
   });
 
+  it("P11, P13: a night dated after tonight whose recorded start is before now (a believable start: its sources were asked then) holds tonight's night 20 hours after that start, as a past night caught up does, and is not set aside meanwhile; 20 hours on it is set aside and tonight's runs", async () => {
+    const data = join(dir, "ahead-rest");
+    const tonight = nightOf(Date.now());
+    const later = addDays(tonight, 1);
+    const first = await runMain(
+      [
+        "night",
+        ...["--catalog", catalog, "--data", data],
+        ...["--allow-private-addresses", "--gap-ms", "0"],
+      ],
+      { clock: { now: () => Date.now() + 86_400_000, sleep: systemClock.sleep } },
+    );
+    expect(first.code, first.stderr).toBe(0);
+    // Stamped by another clock (a PostgreSQL server's, right) an hour ago: believable.
+    setNightsBegan(data, Date.now() - 3_600_000, later);
+    // As an operator runs it: no loopback option.
+    const bare = () => nor("night", "--catalog", catalog, "--data", data);
+    const nightsHere = () => {
+      const db = new Database(join(data, "nor.db"), { readonly: true });
+      try {
+        return (db.prepare("select night from nights").all() as { night: string }[]).map(
+          (r) => r.night,
+        );
+      } finally {
+        db.close();
+      }
+    };
+    for (let i = 0; i < 2; i++) {
+      const held = await bare();
+      expect(held.code, held.stderr).toBe(2);
+      expect(held.stderr).toContain(`night ${later}`);
+      expect(held.stderr).toContain("20 hours");
+      // Not set aside: the hold stands for the next `nor night` too.
+      expect(nightsHere()).toEqual([later]);
+    }
+    // Its start 21 hours ago: set aside, and tonight's night runs.
+    setNightsBegan(data, Date.now() - 21 * 3_600_000, later);
+    const r = await bare();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`night ${later} was recorded by a clock running ahead`);
+    expect(nightsHere()).toEqual([tonight]);
+  });
+
   it(`--workers above ${MAX_WORKERS} is refused, exit 2, before anything is started or asked`, async () => {
     const before = asked.length;
     const r = await night("workers", "--workers", String(MAX_WORKERS + 1), "--night", "2026-11-05");
