@@ -273,7 +273,7 @@ describe("nor night --night: which dates may run", () => {
     expect(second.stderr).toContain(`"night":"${tonight}"`);
   });
 
-  it("P11, P13: a later night dated after tonight, its start before now (a host clock ahead naming it, another clock stamping it), was recorded ahead all the same: set aside, tonight's night runs and asks its sources, refused by no order of dates", async () => {
+  it("P11, P13: a later night dated after tonight, its start before now (a host clock ahead naming it, another clock stamping it), was recorded ahead all the same: on loopback (as tests run) set aside at once, tonight's night runs and asks its sources, refused by no order of dates", async () => {
     const data = join(dir, "ahead-begun");
     const tonight = nightOf(Date.now());
     const later = addDays(tonight, 1);

@@ -417,15 +417,33 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       // right: set aside before anything is judged (admin.ts setAsideNightsAhead), so it is
       // neither resumed under its date now nor taken for its date's night when that comes. A
       // live process's is left to it (by the command, not by each worker it starts).
+      const loopbackOnly = async () => {
+        // Only a night whose every address is a loopback or private one (a test's, the
+        // demo's), never one that asks a public site: --allow-private-addresses alone lets
+        // private addresses through beside public ones.
+        if (opts.allowPrivateAddresses !== true) return false;
+        // The entries the store holds when the files are the ones last imported (then not
+        // read: catalog-stamp.test.ts), else the files as read (which the import then takes).
+        const imported = read === undefined && (await filesImported());
+        if (!imported) read ??= await readOrStored();
+        // The files unusable (--or-stored-catalog): the store's sources are the ones run.
+        const entries =
+          imported || read === undefined
+            ? (await sourceEntriesInUse(store.db)).map((e) => e.entry)
+            : read.catalog.sources.map((s) => JSON.stringify(s));
+        return onlyPrivateAddresses(entries, parsePins(opts.resolve ?? []));
+      };
       let setAside: NightSetAside[] = [];
       let marksMoved = 0;
       let judgedTonight = nightOf(before);
       if (opts.worker !== true) {
-        judgedTonight = nightOf(await judgeNow());
+        const judged = await judgeNow();
+        judgedTonight = nightOf(judged);
         const live = [
           ...nightsRunning(dataDir, before).map((r) => r.night),
           ...(store.dialect === "postgres" ? await nightsLiveInStore(store.db, before) : []),
         ];
+        await holdAfterBelievableStart(store.db, judgedTonight, judged, live, loopbackOnly);
         setAside = await setAsideNightsAhead(store.db, judgedTonight, live);
         // P25: a mark made while the clock ran ahead counts its rechecks from tonight.
         marksMoved = await marksAheadToTonight(store.db, judgedTonight);
@@ -445,27 +463,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
         aheadNotes.push(
           `${marksMoved} ${marksMoved === 1 ? "mark was" : "marks were"} made on a night after tonight's date ${judgedTonight} (by a clock running ahead): ${marksMoved === 1 ? "its" : "their"} rechecks count from tonight (P25)`,
         );
-      aheadNotes.push(
-        ...(await refuseLateStart(store.db, meant, {
-          now: judgeNow,
-          loopbackOnly: async () => {
-            // Only a night whose every address is a loopback or private one (a test's, the
-            // demo's), never one that asks a public site: --allow-private-addresses alone lets
-            // private addresses through beside public ones.
-            if (opts.allowPrivateAddresses !== true) return false;
-            // The entries the store holds when the files are the ones last imported (then not
-            // read: catalog-stamp.test.ts), else the files as read (which the import then takes).
-            const imported = read === undefined && (await filesImported());
-            if (!imported) read ??= await readOrStored();
-            // The files unusable (--or-stored-catalog): the store's sources are the ones run.
-            const entries =
-              imported || read === undefined
-                ? (await sourceEntriesInUse(store.db)).map((e) => e.entry)
-                : read.catalog.sources.map((s) => JSON.stringify(s));
-            return onlyPrivateAddresses(entries, parsePins(opts.resolve ?? []));
-          },
-        })),
-      );
+      aheadNotes.push(...(await refuseLateStart(store.db, meant, { now: judgeNow, loopbackOnly })));
       // The mark lasts as long as the run can: its deadline (a resumed night keeps its own),
       // the opening and the last answers' wait after it well inside the hour added.
       const endsAt = (n: string, at: number) => {
@@ -1133,6 +1131,40 @@ export const MAX_WORKERS = 32;
  * day's rest, less the hours a night's start may slip from one day to the next.
  */
 export const PAST_NIGHT_REST_MS = 20 * HOUR_MS;
+
+/**
+ * P11, P13: a night dated after tonight (its date named by a clock running ahead) whose recorded
+ * start is at or before now: that start is believable (on PostgreSQL the server stamps it, right
+ * while the host that named the date ran ahead): its sources were asked then. Any night begun
+ * now is held PAST_NIGHT_REST_MS after that start, as after a past night caught up (every source,
+ * and a site that said no, would be asked again the same day), and the night is not set aside
+ * meanwhile, so the hold stands for the next `nor night` too. Only a start after now is
+ * unbelievable (set aside at once). Loopback tests and the demo run at once, as refuseLateStart.
+ */
+async function holdAfterBelievableStart(
+  db: Db,
+  tonight: string,
+  now: number,
+  live: readonly string[],
+  loopbackOnly: () => Promise<boolean>,
+): Promise<void> {
+  const recent = (await nightsDatedAfter(db, tonight)).filter((n) => {
+    const began = Date.parse(n.startedAt);
+    return !live.includes(n.night) && began <= now && now - began < PAST_NIGHT_REST_MS;
+  });
+  const last = recent
+    .slice()
+    .sort((a, b) => Date.parse(a.startedAt) - Date.parse(b.startedAt))
+    .at(-1);
+  if (last === undefined || (await loopbackOnly())) return;
+  const began = Date.parse(last.startedAt);
+  const hours = PAST_NIGHT_REST_MS / HOUR_MS;
+  const from = `${formatInZone(began + PAST_NIGHT_REST_MS, SITE_OWNER_ZONE).slice(0, 16)} New York`;
+  throw new NorError(
+    "E_CONFIG",
+    `night ${last.night}, dated after tonight's ${tonight} (by a clock that ran ahead), began ${formatLeft(now - began)} ago, at ${last.startedAt}: its sources were asked then, so no night is begun until at least ${hours} hours after it (every source, and a site that said no, would be asked again the same day); a night may begin from ${from}, when ${last.night} is set aside`,
+  );
+}
 
 /**
  * A night asked for by date that this store has never opened, older than one it has: refused.
