@@ -869,7 +869,9 @@ export interface NightSetAside {
  * nor counted as that night's attempts); its stored copies stay, saved by no night (none is that
  * date's answer, P8); the records it found stay found. A site it found
  * closed (a no, P21) or down is held so tonight instead of on that date, with its reason (the answer
- * may have come tonight by the real calendar: when in doubt, not sent). Read and written under the
+ * may have come tonight by the real calendar: when in doubt, not sent), and so is an origin whose
+ * robots.txt it found unreachable (P20); a robots.txt copy of rules it read is dropped from the
+ * cache (P16, P18: of no age a clock can tell, never its date's read). Read and written under the
  * night's opening lock; returned, to be said.
  */
 export async function setAsideNightsAhead(
@@ -900,6 +902,16 @@ export async function setAsideNightsAhead(
       // Its stored copies stay (P8), no night's answer (migration 038: a copy is the answer of
       // the night that saved it only), though their time falls in that date's night.
       await tx.updateTable("captures").set({ night: null }).where("night", "=", r.night).execute();
+      // P20: an origin whose robots.txt it found unreachable is held so tonight, as a site it
+      // closed is. P16, P18: a copy of rules it read (its age by no clock to be told: days, by
+      // the time its date comes) is no night's own read: gone from the cache, read afresh.
+      await tx
+        .updateTable("robots_cache")
+        .set({ night: tonight })
+        .where("night", "=", r.night)
+        .where("state", "=", "unreachable")
+        .execute();
+      await tx.deleteFrom("robots_cache").where("night", "=", r.night).execute();
       for (const column of ["closed_night", "down_night"] as const)
         await tx
           .updateTable("site_state")
