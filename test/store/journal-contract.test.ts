@@ -271,6 +271,34 @@ describe.each(makers)("the journal's contract: $name", (m) => {
     }
   });
 
+  it("P15, P10: a Retry-After answered after the clock was set right (its request admitted while the clock ran ahead, the site's last end stamped ahead) holds the site what it asked from that answer, never shortened by the days the clock ran ahead", async () => {
+    const s = await m.make();
+    const DAY = 86_400_000;
+    try {
+      // A night run two days fast: one answer, its end "two days from now".
+      const first = await s.journal.admit(intent("https://www.a.gov/1"), ME, T0 + 2 * DAY);
+      if (first.kind !== "go") throw new Error(first.kind);
+      await s.journal.complete(first.id, ME, { ...done, endedAt: T0 + 2 * DAY + 500 });
+      // The next admitted while still fast; NTP sets the clock right while it is sent: its 503
+      // asks for 30 s, counted by the clock now right.
+      const second = await s.journal.admit(intent("https://www.a.gov/2"), ME, T0 + 2 * DAY + 3000);
+      if (second.kind !== "go") throw new Error(second.kind);
+      await s.journal.complete(second.id, ME, {
+        ...done,
+        status: 503,
+        outcome: "error",
+        endedAt: T0 + 500,
+        siteNotBefore: T0 + 30_500,
+      });
+      // A second later: the site asked for 30 s from its answer; nothing goes before.
+      const next = await s.journal.admit(intent("https://www.a.gov/3"), ME, T0 + 1000);
+      expect(next.kind).not.toBe("go");
+      if (next.kind === "wait") expect(next.until).toBeGreaterThanOrEqual(T0 + 30_500);
+    } finally {
+      await s.close();
+    }
+  });
+
   it("P10, P13, P27: admitted ahead, the row says its planned start, the lease is held from the admission, and the deadline is judged by that start", async () => {
     const s = await m.make();
     try {
