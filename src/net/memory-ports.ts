@@ -212,6 +212,16 @@ export class MemoryJournal implements JournalPort {
       this.#answeredLate(row, c);
     const site = this.sites.get(e.site) ?? {};
     this.sites.set(e.site, site);
+    // P15: a hold asked by the clock as it is now, over an end stamped while it ran ahead: the
+    // end and its hold counted first, as an admission counts them (SqlJournal #countAhead).
+    if (c.siteNotBefore !== undefined) {
+      const counted = endAsCounted(site.lastEnd, c.endedAt);
+      if (counted !== site.lastEnd && counted !== undefined) {
+        const hold = holdAsCounted(site.notBefore, site.lastEnd, c.endedAt);
+        if (hold !== undefined) site.notBefore = hold;
+        site.lastEnd = counted;
+      }
+    }
     // Never move an end backwards: two processes racing must not shorten the gap (P10).
     site.lastEnd = Math.max(site.lastEnd ?? Number.NEGATIVE_INFINITY, c.endedAt);
     if (site.lease?.holder === holder) delete site.lease;

@@ -85,15 +85,7 @@ export class SqlJournal implements JournalPort {
       const counted = this.#pg ? site.lastEnd : endAsCounted(site.lastEnd, now);
       if (counted !== site.lastEnd && counted !== undefined) {
         const hold = holdAsCounted(site.notBefore, site.lastEnd, now);
-        await tx
-          .updateTable("site_state")
-          .set({
-            last_end_at: toIso(counted),
-            updated_at: toIso(now),
-            ...(hold !== undefined ? { not_before: toIso(hold) } : {}),
-          })
-          .where("site", "=", intent.site)
-          .execute();
+        await writeCounted(tx, intent.site, counted, hold, now);
         site.lastEnd = counted;
         if (hold !== undefined) site.notBefore = hold;
       }
@@ -219,6 +211,8 @@ export class SqlJournal implements JournalPort {
       if (!row) return;
       const marks = nightMarks(row, w);
       if (w.siteNotBefore === undefined && marks === undefined) return;
+      // P15: a hold asked by the clock as it is now, over an end stamped while it ran ahead.
+      if (w.siteNotBefore !== undefined) await this.#countAhead(tx, row.site, this.#clock.now());
       await tx
         .updateTable("site_state")
         .set({
@@ -266,6 +260,8 @@ export class SqlJournal implements JournalPort {
       if (at < LATEST_HOLD_MS) holds.set(r.site, Math.max(holds.get(r.site) ?? at, at));
     }
     for (const [site, at] of [...holds].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      // P15: a wait counted from now, over an end stamped while the clock ran ahead.
+      await this.#countAhead(db, site, now);
       await db
         .updateTable("site_state")
         .set({ not_before: laterOf("not_before", toIso(at)) })
@@ -294,6 +290,29 @@ export class SqlJournal implements JournalPort {
       marked += Number(done.numUpdatedRows);
     }
     return marked;
+  }
+
+  /**
+   * P10, P15 on SQLite (one host's clock): a site's end stamped by that clock while it ran ahead,
+   * and its hold with it, counted as an admission counts them (admission.ts endAsCounted,
+   * holdAsCounted), before a hold read by the clock as it is `now` is written beside them: else
+   * the next admission, taking the new hold for one stamped ahead too, would move it back by
+   * the days the clock ran ahead, below what the site asked (a Retry-After answered after NTP
+   * set the clock right, its request admitted before). PostgreSQL's ends hold as written.
+   */
+  async #countAhead(tx: Tx, site: string, now: number): Promise<void> {
+    if (this.#pg) return;
+    const r = await tx
+      .selectFrom("site_state")
+      .select(["last_end_at", "not_before"])
+      .where("site", "=", site)
+      .executeTakeFirst();
+    if (!r?.last_end_at) return;
+    const lastEnd = fromIso(r.last_end_at, "site_state.last_end_at");
+    const counted = endAsCounted(lastEnd, now);
+    if (counted === lastEnd || counted === undefined) return;
+    const notBefore = r.not_before ? fromIso(r.not_before, "site_state.not_before") : undefined;
+    await writeCounted(tx, site, counted, holdAsCounted(notBefore, lastEnd, now), now);
   }
 
   complete(id: string, holder: string, c: Completion): Promise<boolean> {
@@ -350,6 +369,8 @@ export class SqlJournal implements JournalPort {
         await RELEASE_SITE.run(tx, { end, holder, site: row.site });
         return written;
       }
+      // P15: a hold asked by the clock as it is now, over an end stamped while it ran ahead.
+      if (c.siteNotBefore !== undefined) await this.#countAhead(tx, row.site, c.endedAt);
       // One statement: the later end wins, the later Retry-After wins, the lease is let go
       // only by its holder (every right-hand side reads the row as it was).
       const mine = sql<boolean>`${sql.ref("lease_holder")} = ${holder}`;
@@ -795,6 +816,25 @@ function nightMarks(
 }
 
 /** The later of a column's time and `at` (ISO text compares as time): a hold never shortens. */
+/** A site's end (and hold) as counted from `now` (admission.ts endAsCounted, holdAsCounted). */
+async function writeCounted(
+  tx: Tx,
+  site: string,
+  lastEnd: number,
+  hold: number | undefined,
+  now: number,
+): Promise<void> {
+  await tx
+    .updateTable("site_state")
+    .set({
+      last_end_at: toIso(lastEnd),
+      updated_at: toIso(now),
+      ...(hold !== undefined ? { not_before: toIso(hold) } : {}),
+    })
+    .where("site", "=", site)
+    .execute();
+}
+
 function laterOf(column: "not_before" | "last_end_at" | "retry_at", at: string) {
   return sql<string>`case when ${sql.ref(column)} is not null and ${sql.ref(column)} > ${at} then ${sql.ref(column)} else ${at} end`;
 }
