@@ -867,7 +867,8 @@ export interface NightSetAside {
  * when it comes, is run as any other night; its requests stay on the request log as stamped
  * (P27), their night no longer named (so nothing is replayed from them as a night's answer, P8,
  * nor counted as that night's attempts); its stored copies stay, saved by no night (none is that
- * date's answer, P8); the records it found stay found. A site it found
+ * date's answer, P8); the records it found stay found, first seen tonight (P26: new on record
+ * now, not on a date still to come). A site it found
  * closed (a no, P21) or down is held so tonight instead of on that date, with its reason (the answer
  * may have come tonight by the real calendar: when in doubt, not sent), and so is an origin whose
  * robots.txt it found unreachable (P20); a robots.txt copy of rules it read is dropped from the
@@ -902,6 +903,13 @@ export async function setAsideNightsAhead(
       // Its stored copies stay (P8), no night's answer (migration 038: a copy is the answer of
       // the night that saved it only), though their time falls in that date's night.
       await tx.updateTable("captures").set({ night: null }).where("night", "=", r.night).execute();
+      // P26: the records it found appeared by now: new on record tonight at the latest, never
+      // first on a date still to come (when no night found them). Their times stay as stamped.
+      await tx
+        .updateTable("records")
+        .set({ first_seen_night: tonight })
+        .where("first_seen_night", "=", r.night)
+        .execute();
       // P20: an origin whose robots.txt it found unreachable is held so tonight, as a site it
       // closed is. P16, P18: a copy of rules it read (its age by no clock to be told: days, by
       // the time its date comes) is no night's own read: gone from the cache, read afresh.
