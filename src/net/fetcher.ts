@@ -76,7 +76,10 @@ export function createFetcher(opts: FetcherOptions): PoliteFetcher {
       }),
       journal({ clock, journal: opts.journal, holder, closed }),
       classify({ clock }),
-      archive(opts.archive ? { archive: opts.archive } : {}),
+      archive({
+        ...(opts.archive ? { archive: opts.archive } : {}),
+        ...(opts.night !== undefined ? { night: opts.night } : {}),
+      }),
       limits({ clock }),
       headWait({ clock, journal: opts.journal }),
     ],

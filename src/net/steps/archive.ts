@@ -10,7 +10,15 @@ import type { ArchiveExchange, ArchivePort, Validators } from "../types.js";
  * again (the site gate found it in the journal), its body read back from the archive.
  */
 export const archive =
-  (deps: { archive?: ArchivePort }): Step =>
+  (deps: {
+    archive?: ArchivePort;
+    /**
+     * The night this fetcher runs in, if any. A copy names the night whose request saved it only
+     * then (P8, migration 038): outside a night (`nor discover`) the journal names its requests
+     * by the day's date, and the night of that name must not take such a copy for its own.
+     */
+    night?: string;
+  }): Step =>
   (next) =>
   async (call) => {
     const t = call.ticket;
@@ -23,7 +31,7 @@ export const archive =
     const reply = await next(call);
     if (reply.kind !== "answer") return reply;
     try {
-      const kept = await keep(deps.archive, call, reply.got.answer);
+      const kept = await keep(deps.archive, call, reply.got.answer, deps.night !== undefined);
       if (kept === false) return { kind: "answer", got: { ...reply.got, archived: false } };
       if (kept === true) return { kind: "answer", got: { ...reply.got, archived: true } };
       return { kind: "answer", got: { ...reply.got, archived: true, indexed: kept.indexed } };
@@ -42,6 +50,7 @@ async function keep(
   archive: ArchivePort | undefined,
   call: Call,
   r: AttemptResult,
+  inNight: boolean,
 ): Promise<boolean | { indexed: Promise<void> }> {
   if (!archive || !call.keepBody || r.kind !== "response") return false;
   if (r.read.kind !== "complete" || (r.status >= 100 && r.status < 200)) return false;
@@ -65,7 +74,7 @@ async function keep(
     fetchedAt: r.startedAt,
     purpose: call.purpose,
     ...(call.source !== undefined ? { source: call.source } : {}),
-    ...(call.ticket?.kind === "send" ? { night: call.ticket.night } : {}),
+    ...(inNight && call.ticket?.kind === "send" ? { night: call.ticket.night } : {}),
   };
   if (archive.writeQueued !== undefined) {
     const kept = await archive.writeQueued(exchange);

@@ -37,7 +37,7 @@ export interface CapturesTable {
   refers_length: number | null;
   /**
    * The night that saved it (`nor night`'s date), when a night's request brought it; null for
-   * others (`nor discover`, robots.txt) and before migration 038. A copy is a night's own answer
+   * others (`nor discover`: outside any night) and before migration 038. A copy is a night's own answer
    * (P8: never asked again that night) only when that night saved it.
    */
   night: string | null;
