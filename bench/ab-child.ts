@@ -13,7 +13,8 @@
  * `BENCH_AB_FIRST=1` each measured night is a first night of a fresh store (robots.txt and every
  * feed new: archived, read, its records written), as bench/loopback.ts's night 1 is.
  */
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -36,6 +37,22 @@ if (matchers.size !== dirs.length)
   throw new Error(
     "ab-child: the builds share one copy of path-expression-matcher (bench/ab.ts: copy it and fast-xml-parser into each DIR/node_modules)",
   );
+// And feedsmith, where a build reads feeds through the package (no bundle beside its build,
+// src/vendor/feedsmith.js, which loopback.ts's bundleVendor makes): node finds a linked
+// package's own imports from where the link points, so a linked feedsmith parses with the
+// project's fast-xml-parser, not the build's copy that its feed-stop-nodes.ts patches, and
+// every feed took the slow path in both builds (docs/benchmarks.md, "The page path, counted
+// apart").
+for (const d of dirs) {
+  if (existsSync(join(resolve(d), "dist-bench", "src", "vendor", "feedsmith.js"))) continue;
+  const feedsmith = realpathSync(join(resolve(d), "node_modules", "feedsmith", "package.json"));
+  const parser = realpathSync(createRequire(feedsmith).resolve("fast-xml-parser"));
+  const own = realpathSync(join(resolve(d), "node_modules", "fast-xml-parser"));
+  if (!parser.startsWith(`${own}/`))
+    throw new Error(
+      `ab-child: ${d}'s feedsmith parses with ${parser}, not the build's own fast-xml-parser (bench/ab.ts: copy feedsmith into DIR/node_modules too)`,
+    );
+}
 const builds: { name: string; m: Loopback; cpuMs: number[] }[] = [];
 for (const [i, d] of dirs.entries()) {
   const url = pathToFileURL(join(resolve(d), "dist-bench", "bench", "loopback.js")).href;

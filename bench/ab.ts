@@ -12,18 +12,20 @@
  * (docs/benchmarks.md, "Both ways round, and what is left to take"), so one order alone would
  * credit B, or A, with that. The ratio given is over the nights of both processes.
  *
- * Each DIR/node_modules must hold copies of its own of fast-xml-parser and
- * path-expression-matcher (the rest may be links to the project's packages): the feed reader
+ * Each DIR/node_modules must hold copies of its own of fast-xml-parser,
+ * path-expression-matcher and feedsmith (the rest may be links to the project's packages): the feed reader
  * patches path-expression-matcher's ExpressionSet once a process (src/sources/extract/
  * feed-stop-nodes.ts), and two builds sharing one copy undo each other's patch, which made the
  * build imported first read every feed the slow way (45% more CPU a first night, with the same
- * code in both builds: docs/benchmarks.md, "Two builds in one process, and one patch"):
+ * code in both builds: docs/benchmarks.md, "Two builds in one process, and one patch"); and a
+ * linked feedsmith imports the project's fast-xml-parser (node follows the link), which neither
+ * build patches, so both read every feed the slow way ("The page path, counted apart"):
  *
  *     mkdir DIR/node_modules && for p in node_modules/* node_modules/.bin; do
- *       case ${p##*\/} in fast-xml-parser|path-expression-matcher) cp -r "$p" DIR/node_modules/;;
+ *       case ${p##*\/} in fast-xml-parser|path-expression-matcher|feedsmith) cp -r "$p" DIR/node_modules/;;
  *       *) ln -s "$PWD/$p" DIR/node_modules/;; esac; done
  *
- * ab-child refuses two builds that share one copy.
+ * ab-child refuses two builds that share one copy, and a build whose feedsmith is not its own.
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
