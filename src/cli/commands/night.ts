@@ -461,7 +461,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
       );
       if (marksMoved > 0)
         aheadNotes.push(
-          `${marksMoved} ${marksMoved === 1 ? "mark was" : "marks were"} made on a night after tonight's date ${judgedTonight} (by a clock running ahead): ${marksMoved === 1 ? "its" : "their"} rechecks count from tonight (P25)`,
+          `${countOf(marksMoved, "mark")} made on a night after tonight's date ${judgedTonight} (by a clock running ahead) moved to tonight: rechecks count from tonight (P25)`,
         );
       aheadNotes.push(...(await refuseLateStart(store.db, meant, { now: judgeNow, loopbackOnly })));
       // The mark lasts as long as the run can: its deadline (a resumed night keeps its own),
