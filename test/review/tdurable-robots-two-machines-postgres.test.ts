@@ -1,0 +1,164 @@
+/**
+ * tdurable (outside tester): P16, P11 across machines. docs/operations.md allows workers on
+ * several machines over one PostgreSQL, each with a data directory of its own, and says that
+ * then "those answers are asked once more after a takeover". robots.txt is no such answer: it
+ * is read "at most once a day per origin, and cached" (P16), and a night costs each source
+ * "robots.txt once a day per origin" (P11).
+ *
+ * Two machines whose lanes both lead to one origin at the night's start (two governments'
+ * pages on one vendor's host, or two sites redirecting to it) both need its robots.txt. The
+ * first sends it; the second's robots gate found no copy in the store, so its robots.txt
+ * request waits on the journal for the first one's lease, then hears "answered" and replays
+ * the stored answer from its own archive, where it is not (the first machine's directory holds
+ * it). The site gate then asks robots.txt again (replayAllowed = false), without looking at
+ * the robots.txt copy the first machine has put in the shared store meanwhile.
+ *
+ * What the site owner sees: GET /robots.txt twice within a few seconds from the same night.
+ * Expected: once (the second machine uses the copy in the shared store).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { systemClock } from "../../src/clock.js";
+import { randomIds } from "../../src/ids.js";
+import { createFetcher } from "../../src/net/fetcher.js";
+import { WarcArchive } from "../../src/store/archive/warc-archive.js";
+import { openStore } from "../../src/store/db.js";
+import { SqlJournal } from "../../src/store/journal.js";
+import { SqlRobotsCache } from "../../src/store/robots-cache.js";
+import { startFleet } from "../fleet/fleet.js";
+import { html } from "../fleet/routes.js";
+import { postgresFactory, postgresUrl } from "../store/stores.js";
+
+const factory = postgresUrl ? postgresFactory(postgresUrl) : undefined;
+const dirs: string[] = [];
+afterAll(async () => {
+  await factory?.cleanup();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe.skipIf(factory === undefined)("tdurable: robots.txt on two machines (PostgreSQL)", () => {
+  // DEFECT: the second machine asks robots.txt again the same night (site gate's
+  // "answered" → unreplayable → replayAllowed=false path, src/net/steps/site-gate.ts, with the
+  // robots gate's readNow in src/net/steps/robots-gate.ts never looking at the shared cache
+  // again once its request is under way).
+  it.skip("P16, P11: two machines with a data directory each, whose lanes reach one origin at once, read its robots.txt once between them", async () => {
+    const fleet = await startFleet();
+    const loc = await (factory as NonNullable<typeof factory>).fresh();
+    const machineA = await openStore(loc);
+    const machineB = await openStore(loc);
+    const dirA = mkdtempSync(join(tmpdir(), "nor-tdurable-a-"));
+    const dirB = mkdtempSync(join(tmpdir(), "nor-tdurable-b-"));
+    dirs.push(dirA, dirB);
+    try {
+      const site = await fleet.server();
+      let robotsArrived!: () => void;
+      const arrived = new Promise<void>((r) => {
+        robotsArrived = r;
+      });
+      site.route("/robots.txt", (_req, res) => {
+        robotsArrived();
+        // A robots.txt that takes a moment to answer: the other machine asks meanwhile.
+        setTimeout(
+          () =>
+            void res
+              .writeHead(200, { "content-type": "text/plain" })
+              .end("User-agent: *\nAllow: /\n"),
+          400,
+        );
+      });
+      site.route("/a", html("<ul><li>a</li></ul>"));
+      site.route("/b", html("<ul><li>b</li></ul>"));
+      const machine = async (store: typeof machineA, dir: string, holder: string) =>
+        createFetcher({
+          clock: systemClock,
+          ids: randomIds,
+          holder,
+          journal: new SqlJournal(store.db),
+          robotsCache: new SqlRobotsCache(store.db),
+          archive: await WarcArchive.open(dir, {
+            db: store.db,
+            clock: systemClock,
+            ids: randomIds,
+          }),
+          transportOptions: { allowPrivateAddresses: true },
+          gapMs: 100,
+        });
+      const a = await machine(machineA, dirA, "host-a:101:aaaa");
+      const b = await machine(machineB, dirB, "host-b:202:bbbb");
+      const first = a.fetch({ url: site.url("/a"), purpose: "page", source: "gov-a" });
+      await arrived;
+      const second = b.fetch({ url: site.url("/b"), purpose: "page", source: "gov-b" });
+      const [oa, ob] = await Promise.all([first, second]);
+      await a.close();
+      await b.close();
+      expect(oa.kind).toBe("ok");
+      expect(ob.kind).toBe("ok");
+      // What the site's log shows: robots.txt once, then each page.
+      expect(site.requests.map((r) => r.path).sort()).toEqual(["/a", "/b", "/robots.txt"]);
+    } finally {
+      await machineA.close();
+      await machineB.close();
+      await fleet.close();
+    }
+  }, 30_000);
+
+  // DEFECT: the same root cause as above, for a page: the second machine's request for a page
+  // the first answered in full tonight hears "answered", cannot replay it from its own archive,
+  // and sends it again (src/net/steps/site-gate.ts, case "answered", replayAllowed = false).
+  // docs/operations.md allows a page asked once more "after a takeover" only; here no worker
+  // died and no lane changed hands.
+  it.skip("P8: a page two sources on two machines reach (both redirect to it) is asked once a night, with no takeover", async () => {
+    const fleet = await startFleet();
+    const loc = await (factory as NonNullable<typeof factory>).fresh();
+    const machineA = await openStore(loc);
+    const machineB = await openStore(loc);
+    const dirA = mkdtempSync(join(tmpdir(), "nor-tdurable-a-"));
+    const dirB = mkdtempSync(join(tmpdir(), "nor-tdurable-b-"));
+    dirs.push(dirA, dirB);
+    try {
+      // The vendor's host both governments' old addresses lead to.
+      const vendor = await fleet.server();
+      vendor.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+      vendor.route("/agendas", html("<ul><li>agenda</li></ul>"));
+      const govA = await fleet.server();
+      const govB = await fleet.server();
+      for (const g of [govA, govB]) {
+        g.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+        g.route(
+          "/agendas",
+          (_q, res) => void res.writeHead(301, { location: vendor.url("/agendas") }).end(),
+        );
+      }
+      const machine = async (store: typeof machineA, dir: string, holder: string) =>
+        createFetcher({
+          clock: systemClock,
+          ids: randomIds,
+          holder,
+          journal: new SqlJournal(store.db),
+          robotsCache: new SqlRobotsCache(store.db),
+          archive: await WarcArchive.open(dir, {
+            db: store.db,
+            clock: systemClock,
+            ids: randomIds,
+          }),
+          transportOptions: { allowPrivateAddresses: true },
+          gapMs: 100,
+        });
+      const a = await machine(machineA, dirA, "host-a:101:aaaa");
+      const b = await machine(machineB, dirB, "host-b:202:bbbb");
+      const oa = await a.fetch({ url: govA.url("/agendas"), purpose: "page", source: "gov-a" });
+      const ob = await b.fetch({ url: govB.url("/agendas"), purpose: "page", source: "gov-b" });
+      await a.close();
+      await b.close();
+      expect([oa.kind, ob.kind]).toEqual(["ok", "ok"]);
+      // What the vendor's log shows: its robots.txt and the page, once each.
+      expect(vendor.requests.map((r) => r.path)).toEqual(["/robots.txt", "/agendas"]);
+    } finally {
+      await machineA.close();
+      await machineB.close();
+      await fleet.close();
+    }
+  }, 30_000);
+});
