@@ -1,0 +1,77 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { runNorAsync } from "../cli/run-nor.js";
+import { type FleetServer, startFleet } from "../fleet/fleet.js";
+import { gaps } from "../fleet/gaps.js";
+import { feedEntry, rss, writeCatalog } from "../night/cli-night.js";
+
+/**
+ * tdurable (outside tester): P10's Crawl-delay and P16 across the processes of one night.
+ * `nor night --workers 3` on SQLite: four governments' sites, each its own lane (so its own
+ * worker, by whichever claims it), whose feeds all redirect to one vendor's host, whose
+ * robots.txt asks for a Crawl-delay of 1 s (longer than the test's 50 ms floor, as 30 s is
+ * longer than the real 2 s). The vendor's log is what a site owner reads: robots.txt once,
+ * never two requests at once, and never less than the Crawl-delay between the end of one
+ * request and the start of the next, whichever worker sent it.
+ */
+describe("tdurable: a Crawl-delay kept by every worker of a night (P10, P9, P16)", () => {
+  it("P10, P9, P16: workers whose lanes all redirect to one vendor keep its Crawl-delay between them, and read its robots.txt once", async () => {
+    const fleet = await startFleet({ now: () => Date.now() });
+    const dir = mkdtempSync(join(tmpdir(), "nor-tdurable-crawl-"));
+    try {
+      const vendor = await fleet.server();
+      vendor.route(
+        "/robots.txt",
+        (_q, res) =>
+          void res
+            .writeHead(200, { "content-type": "text/plain" })
+            .end("User-agent: *\nCrawl-delay: 1\n"),
+      );
+      const cities: FleetServer[] = [];
+      const sources: string[][] = [];
+      for (let i = 0; i < 4; i++) {
+        vendor.route(
+          `/feed/${i}.xml`,
+          (_q, res) =>
+            void res
+              .writeHead(200, { "content-type": "application/rss+xml" })
+              .end(rss(vendor.origin, 1, `v${i}`)),
+        );
+        const city = await fleet.server();
+        city.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+        city.route(
+          "/agendas.xml",
+          (_q, res) => void res.writeHead(301, { location: vendor.url(`/feed/${i}.xml`) }).end(),
+        );
+        cities.push(city);
+        sources.push(feedEntry(`city-${i}`, city.url("/agendas.xml")));
+      }
+      const catalog = writeCatalog(dir, sources);
+      const r = await runNorAsync(
+        [
+          ...["night", "--catalog", catalog, "--data", dir, "--night", "2026-11-05"],
+          ...["--workers", "3", "--concurrency", "1", "--allow-private-addresses"],
+          ...["--gap-ms", "50"],
+        ],
+        { timeoutMs: 90_000 },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const db = new Database(join(dir, "nor.db"), { readonly: true });
+      const outcomes = db.prepare("select outcome from night_sources").all() as {
+        outcome: string;
+      }[];
+      db.close();
+      expect(outcomes.map((o) => o.outcome)).toEqual(["ok", "ok", "ok", "ok"]);
+      expect(vendor.hits("/robots.txt")).toHaveLength(1);
+      expect(vendor.requests).toHaveLength(5);
+      // The vendor's own clock: each request starts at least the Crawl-delay after the last ended.
+      for (const g of gaps(vendor.requests)) expect(g).toBeGreaterThanOrEqual(1000);
+    } finally {
+      await fleet.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
