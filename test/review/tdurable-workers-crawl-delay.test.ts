@@ -74,4 +74,50 @@ describe("tdurable: a Crawl-delay kept by every worker of a night (P10, P9, P16)
       rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it("P21, P15, P9: a vendor's 503 with Retry-After: 2, then its 403, hold every worker: nothing reaches it before the wait, and nothing after the no", async () => {
+    const fleet = await startFleet({ now: () => Date.now() });
+    const dir = mkdtempSync(join(tmpdir(), "nor-tdurable-crawl-"));
+    try {
+      const vendor = await fleet.server();
+      vendor.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+      let feeds = 0;
+      const cities: FleetServer[] = [];
+      const sources: string[][] = [];
+      for (let i = 0; i < 5; i++) {
+        vendor.route(`/feed/${i}.xml`, (_q, res) => {
+          feeds++;
+          if (feeds === 1) return void res.writeHead(503, { "retry-after": "2" }).end("busy");
+          res.writeHead(403).end("Forbidden");
+        });
+        const city = await fleet.server();
+        city.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+        city.route(
+          "/agendas.xml",
+          (_q, res) => void res.writeHead(301, { location: vendor.url(`/feed/${i}.xml`) }).end(),
+        );
+        cities.push(city);
+        sources.push(feedEntry(`city-${i}`, city.url("/agendas.xml")));
+      }
+      const catalog = writeCatalog(dir, sources);
+      const r = await runNorAsync(
+        [
+          ...["night", "--catalog", catalog, "--data", dir, "--night", "2026-11-05"],
+          ...["--workers", "3", "--concurrency", "1", "--allow-private-addresses"],
+          ...["--gap-ms", "50"],
+        ],
+        { timeoutMs: 90_000 },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const asked = vendor.requests.filter((q) => q.path !== "/robots.txt");
+      // The 503, then (2 s after it ended, whoever sent it) the one request that got the 403.
+      expect(asked).toHaveLength(2);
+      const [first, second] = asked as [(typeof asked)[0], (typeof asked)[0]];
+      expect(second.startedAt - first.endedAt).toBeGreaterThanOrEqual(2000);
+      for (const g of gaps(vendor.requests)) expect(g).toBeGreaterThanOrEqual(50);
+    } finally {
+      await fleet.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
