@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runNorAsync } from "../cli/run-nor.js";
+import { startFleet } from "../fleet/fleet.js";
+import { feedEntry, rss, writeCatalog } from "../night/cli-night.js";
+import { postgresFactory, postgresUrl } from "../store/stores.js";
+
+/**
+ * tdurable (outside tester): the end-to-end form of
+ * tdurable-robots-two-machines-postgres.test.ts. Two `nor night` processes on one PostgreSQL,
+ * each with its own --data (two machines, as docs/operations.md allows), run one night of four
+ * governments whose feeds all redirect to one vendor's host. Their lanes are shared between
+ * the two; both reach the vendor at the night's start. The vendor's log: robots.txt asked by
+ * both machines (once each), where P16 and P11 promise once a day.
+ */
+const factory = postgresUrl ? postgresFactory(postgresUrl) : undefined;
+afterAll(async () => {
+  await factory?.cleanup();
+});
+
+describe.skipIf(factory === undefined)(
+  "tdurable: two machines' nights, one vendor (PostgreSQL)",
+  () => {
+    // DEFECT: see tdurable-robots-two-machines-postgres.test.ts (src/net/steps/site-gate.ts case
+    // "answered" → unreplayable → asked again; the robots gate does not look at the shared
+    // robots.txt cache again).
+    it("P16, P11: two nor night processes with a data directory each read the vendor's robots.txt once between them", async () => {
+      const fleet = await startFleet({ now: () => Date.now() });
+      const root = mkdtempSync(join(tmpdir(), "nor-tdurable-2m-"));
+      try {
+        const loc = await (factory as NonNullable<typeof factory>).fresh();
+        if (loc.kind !== "postgres") throw new Error("expected PostgreSQL");
+        const vendor = await fleet.server();
+        vendor.route("/robots.txt", (_q, res) => {
+          setTimeout(
+            () =>
+              void res
+                .writeHead(200, { "content-type": "text/plain" })
+                .end("User-agent: *\nAllow: /\n"),
+            1500,
+          );
+        });
+        const sources: string[][] = [];
+        for (let i = 0; i < 4; i++) {
+          vendor.route(
+            `/feed/${i}.xml`,
+            (_q, res) =>
+              void res
+                .writeHead(200, { "content-type": "application/rss+xml" })
+                .end(rss(vendor.origin, 1, `v${i}`)),
+          );
+          const city = await fleet.server();
+          city.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
+          city.route(
+            "/agendas.xml",
+            (_q, res) => void res.writeHead(301, { location: vendor.url(`/feed/${i}.xml`) }).end(),
+          );
+          sources.push(feedEntry(`city-${i}`, city.url("/agendas.xml")));
+        }
+        const catalog = writeCatalog(root, sources);
+        const night = (data: string) =>
+          runNorAsync(
+            [
+              ...["night", "--catalog", catalog, "--data", data, "--night", "2026-11-05"],
+              ...["--concurrency", "2", "--allow-private-addresses", "--gap-ms", "50"],
+            ],
+            { env: { NOR_DATABASE_URL: loc.url }, timeoutMs: 90_000 },
+          );
+        const [a, b] = await Promise.all([night(join(root, "a")), night(join(root, "b"))]);
+        expect(a.code, a.stderr).toBe(0);
+        expect(b.code, b.stderr).toBe(0);
+        expect(vendor.hits("/robots.txt")).toHaveLength(1);
+      } finally {
+        await fleet.close();
+        rmSync(root, { recursive: true, force: true });
+      }
+    }, 120_000);
+  },
+);
