@@ -79,6 +79,13 @@ export type StoredAttempt =
       validatorsSent?: Validators;
       startedAt: number;
       endedAt: number;
+      /**
+       * P16, P11: a robots.txt read's body (base64, at most ROBOTS_READ_LIMIT), kept with the
+       * answer in the shared store too: a process whose archive lacks the copy (another
+       * machine's, with a data directory of its own) replays it from here, never asking
+       * robots.txt again the same night. A page's body is the archive's alone.
+       */
+      robotsBody?: string;
     }
   /** A transport failure is stored as the attempt had it. */
   | Extract<AttemptResult, { kind: "failure" }>;

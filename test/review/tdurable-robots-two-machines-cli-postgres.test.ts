@@ -23,12 +23,12 @@ afterAll(async () => {
 describe.skipIf(factory === undefined)(
   "tdurable: two machines' nights, one vendor (PostgreSQL)",
   () => {
-    // DEFECT: see tdurable-robots-two-machines-postgres.test.ts (src/net/steps/site-gate.ts case
-    // "answered" → unreplayable → asked again; the robots gate does not look at the shared
-    // robots.txt cache again). Seen on main: GET /robots.txt twice, one from each process (two
-    // runs out of two). The same test with one --data for both processes passes (robots.txt
-    // once): it is the data directory per machine that docs/operations.md allows.
-    it.skip("P16, P11: two nor night processes with a data directory each read the vendor's robots.txt once between them", async () => {
+    // Was a DEFECT: see tdurable-robots-two-machines-postgres.test.ts (src/net/steps/site-gate.ts
+    // case "answered" → unreplayable → asked again). Seen before the mend: GET /robots.txt
+    // twice, one from each process (two runs out of two). The same test with one --data for
+    // both processes passed (robots.txt once): it is the data directory per machine that
+    // docs/operations.md allows. Mended: the robots.txt body is replayed from the journal.
+    it("P16, P11: two nor night processes with a data directory each read the vendor's robots.txt once between them", async () => {
       const fleet = await startFleet({ now: () => Date.now() });
       const root = mkdtempSync(join(tmpdir(), "nor-tdurable-2m-"));
       try {

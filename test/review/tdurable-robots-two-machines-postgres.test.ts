@@ -40,11 +40,11 @@ afterAll(async () => {
 });
 
 describe.skipIf(factory === undefined)("tdurable: robots.txt on two machines (PostgreSQL)", () => {
-  // DEFECT: the second machine asks robots.txt again the same night (site gate's
-  // "answered" → unreplayable → replayAllowed=false path, src/net/steps/site-gate.ts, with the
-  // robots gate's readNow in src/net/steps/robots-gate.ts never looking at the shared cache
-  // again once its request is under way).
-  it.skip("P16, P11: two machines with a data directory each, whose lanes reach one origin at once, read its robots.txt once between them", async () => {
+  // Was a DEFECT: the second machine asked robots.txt again the same night (site gate's
+  // "answered" → unreplayable → replayAllowed=false path, src/net/steps/site-gate.ts: the body
+  // was in the first machine's archive only). Mended: a robots.txt read's body is kept with its
+  // answer in the journal (src/net/steps/journal.ts), and replayed from there (archive step).
+  it("P16, P11: two machines with a data directory each, whose lanes reach one origin at once, read its robots.txt once between them", async () => {
     const fleet = await startFleet();
     const loc = await (factory as NonNullable<typeof factory>).fresh();
     const machineA = await openStore(loc);

@@ -112,7 +112,6 @@ async function replay(
   if (a.status === 304 && !sameValidators(a.validatorsSent, call.validatorsSent)) return undefined;
   let read: BodyRead;
   if (a.read === "complete") {
-    let body: Uint8Array | undefined = new Uint8Array(0);
     const noBody =
       a.status === 304 ||
       (a.status >= 100 && a.status < 200) ||
@@ -120,14 +119,19 @@ async function replay(
     // An error's body only matters to tell a challenge page (P21), and a no has closed the
     // site already: a 4xx/5xx is replayed without its copy when the copy is not there.
     const bodyOptional = noBody || a.status >= 400 || !call.keepBody;
+    let body: Uint8Array | undefined;
     if (a.archived && call.keepBody) {
       body = await archive?.bodyOf?.({
         url: call.url,
         method: call.method,
         fetchedAt: a.startedAt,
       });
-      if (!body && !bodyOptional) return undefined;
-    } else if (!bodyOptional) return undefined;
+    }
+    // P16, P11: a robots.txt read's body also kept with its answer (journal step): replayed from
+    // there where this process's archive has no copy (another machine's read tonight).
+    if (!body && a.robotsBody !== undefined && call.keepBody)
+      body = new Uint8Array(Buffer.from(a.robotsBody, "base64"));
+    if (!body && !bodyOptional) return undefined;
     read = { kind: "complete", body: body ?? new Uint8Array(0), bytes: a.bytes };
   } else if (a.read === "too-large") {
     if (call.robotsFor !== undefined) return undefined;

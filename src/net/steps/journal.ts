@@ -136,6 +136,18 @@ function completion(
       answer.validatorsSent = call.validatorsSent;
     answer.attempt = t.attempt;
     answer.priorAllClosed = t.priorAllClosed;
+    // P16, P11: a robots.txt read's body (a 2xx's: any other is replayed without it) goes with
+    // its answer into the shared store, so another machine (its archive a directory of its own)
+    // replays it instead of asking robots.txt again tonight.
+    if (
+      answer.kind === "response" &&
+      call.robotsFor !== undefined &&
+      r.kind === "response" &&
+      r.status >= 200 &&
+      r.status < 300 &&
+      r.read.kind === "complete"
+    )
+      answer.robotsBody = Buffer.from(r.read.body).toString("base64");
     c.answer = answer;
   }
   if (j.closeSite !== undefined) c.closeSite = j.closeSite;
