@@ -105,13 +105,16 @@ describe.skipIf(factory === undefined)("tdurable: robots.txt on two machines (Po
     }
   }, 30_000);
 
-  // DEFECT: the same root cause, and P10 with it: the second machine's robots.txt request,
-  // asked again, goes on the floor gap: src/net/steps/site-gate.ts reads the gap once, when the
-  // request reaches it (deps.crawlDelayMs, src/net/steps/robots-gate.ts CrawlDelays.of, which
-  // found no copy in the store then and keeps 0 for the origin), and admits it again after
-  // "answered" → unreplayable with that gap, not the Crawl-delay the first machine's answer has
-  // just declared. A site that asks for 30 s between requests sees two within about 2 s.
-  it.skip("P10: two machines with a data directory each, whose lanes reach one origin at once, keep the Crawl-delay its robots.txt declares between every request there", async () => {
+  // Was a DEFECT: the same root cause, and P10 with it: the second machine's robots.txt
+  // request, asked again, went on the floor gap: src/net/steps/site-gate.ts read the gap once,
+  // when the request reached it (deps.crawlDelayMs, src/net/steps/robots-gate.ts CrawlDelays.of,
+  // which found no copy in the store then and kept 0 for the origin), and admitted it again
+  // after "answered" → unreplayable with that gap, not the Crawl-delay the first machine's
+  // answer had just declared. Mended twice over: the robots.txt is replayed, not asked again
+  // (P16 above), and the gap is read again before each admission, CrawlDelays reading the store
+  // again while it holds no robots.txt of the origin (test/net/steps/site-gate.test.ts and
+  // robots-gate.test.ts, P10).
+  it("P10: two machines with a data directory each, whose lanes reach one origin at once, keep the Crawl-delay its robots.txt declares between every request there", async () => {
     const fleet = await startFleet();
     const loc = await (factory as NonNullable<typeof factory>).fresh();
     const machineA = await openStore(loc);

@@ -26,7 +26,9 @@ import { SENDS_USED_UP } from "./site-gate.js";
 /**
  * P10 across a restart: an origin's Crawl-delay, from this process's first request on (a
  * stored robots.txt governs until it is read again, its own refresh included), then from each
- * verdict the robots gate reaches. The site gate reads it.
+ * verdict the robots gate reaches. The site gate reads it before each admission. While the
+ * store holds no robots.txt of the origin, it is read again each time: another process (a
+ * machine of its own) may store one, and its Crawl-delay then holds here too.
  */
 export class CrawlDelays {
   readonly #ms = new Map<string, number>();
@@ -37,14 +39,18 @@ export class CrawlDelays {
     const known = this.#ms.get(origin);
     if (known !== undefined) return known;
     const cached = await this.cache.get(origin);
+    // A verdict reached meanwhile is newer than the stored file.
+    const mine = this.#ms.get(origin);
+    if (mine !== undefined) return mine;
+    if (cached === undefined) return 0;
     const seconds =
-      cached?.state === "rules"
+      cached.state === "rules"
         ? robotsVerdict({ state: "rules", body: cached.body ?? "" }, url, PRODUCT_TOKEN)
             .crawlDelaySeconds
         : undefined;
-    // A verdict reached meanwhile is newer than the stored file.
-    if (!this.#ms.has(origin)) this.#ms.set(origin, (seconds ?? 0) * 1000);
-    return this.#ms.get(origin) ?? 0;
+    const ms = (seconds ?? 0) * 1000;
+    this.#ms.set(origin, ms);
+    return ms;
   }
 
   set(origin: string, ms: number): void {

@@ -150,7 +150,11 @@ export const siteGate =
       ...(call.body !== undefined ? { body: call.body } : {}),
       ...(cookie !== undefined ? { cookie } : {}),
     });
-    const gapMs = Math.max(deps.floorGap(new URL(call.url)), await deps.crawlDelayMs(call.url));
+    // P10: the floor or the origin's Crawl-delay, whichever is longer; read again before each
+    // admission (a robots.txt another process stored while this request waited counts).
+    const floor = deps.floorGap(new URL(call.url));
+    const gapNow = async () => Math.max(floor, await deps.crawlDelayMs(call.url));
+    let gapMs = await gapNow();
     const intent = {
       night,
       key,
@@ -161,7 +165,6 @@ export const siteGate =
       ...(call.source !== undefined ? { source: call.source } : {}),
       purpose: call.purpose,
       ...(call.validatorsSent ? { validatorsSent: call.validatorsSent } : {}),
-      gapMs,
       ...(deps.deadline !== undefined ? { deadline: deps.deadline } : {}),
     };
     return deps.queue.run(site, async () => {
@@ -177,10 +180,13 @@ export const siteGate =
         hint - ahead > now &&
         hint - now <= HINT_MAX_MS &&
         (deps.deadline === undefined || hint <= deps.deadline)
-      )
+      ) {
         await deps.clock.sleep(hint - ahead - now, call.signal);
+        gapMs = await gapNow();
+      }
       let replayAllowed = true;
       for (let waits = 0; waits < MAX_WAITS; waits++) {
+        if (waits > 0) gapMs = await gapNow();
         // Stopped (the command's stop, a caller's abort): nothing more is admitted, so no row
         // is written for a request that will never leave.
         call.signal?.throwIfAborted();
@@ -195,7 +201,7 @@ export const siteGate =
         if (held !== true && !(await held)) throw new NotHeld(call.url);
         const asked = deps.clock.now();
         const a = await deps.journal.admit(
-          { ...intent, replayAllowed, aheadMs: deps.queue.aheadMs() },
+          { ...intent, gapMs, replayAllowed, aheadMs: deps.queue.aheadMs() },
           deps.holder,
           () => deps.clock.now(),
         );

@@ -39,6 +39,23 @@ function gate(
 }
 
 describe("step: robots gate (P16, P18, P20)", () => {
+  it("P10: an origin's Crawl-delay is read from the store again while none is known here: one another process stored meanwhile counts from then on", async () => {
+    const cache = new MemoryRobotsCache();
+    const delays = new CrawlDelays(cache);
+    expect(await delays.of(`${ORIGIN}/robots.txt`)).toBe(0);
+    await cache.put({
+      origin: ORIGIN,
+      fetchedAt: 0,
+      state: "rules",
+      status: 200,
+      body: "User-agent: *\nCrawl-delay: 30\n",
+    });
+    expect(await delays.of(`${ORIGIN}/robots.txt`)).toBe(30_000);
+    // Once known (the store's, or a verdict the robots gate reached), it is kept: no read.
+    await cache.put({ origin: ORIGIN, fetchedAt: 0, state: "allow-all", status: 404 });
+    expect(await delays.of(`${ORIGIN}/bids`)).toBe(30_000);
+  });
+
   it("P18: a disallowed path is never passed down; robots.txt is asked through the pipeline, as a robots.txt request", async () => {
     const g = gate(rules("User-agent: *\nDisallow: /bids\n"));
     expect(await g.step(page)).toMatchObject({ outcome: { kind: "disallowed", url: page.url } });

@@ -56,7 +56,10 @@ class ScriptedJournal implements JournalPort {
   }
 }
 
-function gate(journal: JournalPort, over: { crawlDelayMs?: number; clock?: ManualClock } = {}) {
+function gate(
+  journal: JournalPort,
+  over: { crawlDelayMs?: number | (() => number); clock?: ManualClock } = {},
+) {
   const clock = over.clock ?? new ManualClock();
   return {
     clock,
@@ -68,7 +71,8 @@ function gate(journal: JournalPort, over: { crawlDelayMs?: number; clock?: Manua
       night: () => "2026-11-05",
       deadline: clock.now() + 3_600_000,
       floorGap: () => MIN_GAP_MS,
-      crawlDelayMs: async () => over.crawlDelayMs ?? 0,
+      crawlDelayMs: async () =>
+        typeof over.crawlDelayMs === "function" ? over.crawlDelayMs() : (over.crawlDelayMs ?? 0),
     }),
   };
 }
@@ -310,6 +314,27 @@ describe("step: site gate (P9, P10, P13)", () => {
     await done;
     expect(calls).toHaveLength(1);
     expect(j.intents).toHaveLength(2);
+  });
+
+  it("P10: the gap is read again at each admission: a Crawl-delay another process stored while the request waited is the one its row is admitted with", async () => {
+    const clock = new ManualClock();
+    const j = new ScriptedJournal([
+      { kind: "wait", until: clock.now() + 2000, why: "lease" },
+      { kind: "answered" },
+      go(),
+    ]);
+    // Nothing known of the origin's robots.txt at first; 30 s once another machine's read of
+    // it is stored (robots cache), as the request waits on that read's lease.
+    // Its answer then stored without a copy here (another machine's archive): asked again.
+    let delay = 0;
+    const { next, calls } = fakeNext(ok("x"));
+    const done = gate(j, { clock, crawlDelayMs: () => delay }).step(next)(call());
+    await new Promise((r) => setTimeout(r, 0));
+    delay = 30_000;
+    await clock.advance(2000);
+    await done;
+    expect(calls.map((c) => c.ticket?.kind)).toEqual(["send"]);
+    expect(j.intents.map((i) => i.gapMs)).toEqual([MIN_GAP_MS, 30_000, 30_000]);
   });
 
   it.each([
