@@ -446,8 +446,31 @@ export async function runNight(
       }
       return true;
     };
+    /**
+     * P24 at the moment of sending: the planned history of the source whose check is under
+     * way, the requests its check has asked so far, and whether a person's mark written since
+     * its turn (`nor mark --not-read` in another process) stopped it.
+     */
+    let currentHistory: PlannedSource["history"] | undefined;
+    let asks = 0;
+    let markedOff = false;
     const laneFetcher: Fetcher = {
-      fetch: (req) => ctx.fetcher.fetch({ ...req, held }),
+      fetch: async (req) => {
+        // Its first request follows the mark read at its turn; each further one (an older
+        // page, another way's page) reads it again: marked not read since, nothing more is
+        // asked for the source tonight (one prepared read a request).
+        if (current !== undefined && currentHistory !== undefined && asks++ > 0) {
+          const now = await store.sourceNow(opts.night, current);
+          if (!now.done && !asked(markedSince(currentHistory, now), opts.night, deps)) {
+            markedOff = true;
+            throw new NorError(
+              "E_INTERNAL",
+              `${current} was marked not read during its check: nothing more is asked (P24)`,
+            );
+          }
+        }
+        return ctx.fetcher.fetch({ ...req, held });
+      },
     };
     const laneCtx: CheckContext = { ...ctx, fetcher: laneFetcher };
     // The lane's whole entries, held while it runs.
@@ -463,6 +486,9 @@ export async function runNight(
       // Stopped: the lane is left as it is (not finished), for a resume to take over.
       if (stopped()) return true;
       current = undefined;
+      currentHistory = undefined;
+      asks = 0;
+      markedOff = false;
       recorded = false;
       if (!(await held())) return false;
       const { source } = plan;
@@ -477,6 +503,7 @@ export async function runNight(
       if (now0.done) continue;
       current = source.id;
       const history = markedSince(plan.history, now0);
+      currentHistory = history;
       if (!asked(history, opts.night, deps)) {
         // Counted as not read, as if the plan had left it out: not planned, not awaited.
         summary.skippedNotRead++;
@@ -555,6 +582,14 @@ export async function runNight(
           if (lost) return false;
           // Recorded by the worker that held the lane meanwhile: its outcome stands.
           if (recorded) continue;
+          // P24: marked not read during its check (another process's `nor mark`): counted as
+          // not read, as if its turn had come after the mark; what its check read before is
+          // not recorded (its answers stay in the archive), and nothing more is asked.
+          if (markedOff) {
+            summary.skippedNotRead++;
+            summary.planned--;
+            continue;
+          }
           // One source's check that throws (a bug, a store read that failed) is that source's
           // outcome, said to be the checker's own; the lane and the night go on. Nothing is
           // judged about the site's reach from it.
