@@ -1,7 +1,13 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runNorAsync } from "../cli/run-nor.js";
-import { nightOn, noRobots, testerCatalog, testerWorld } from "../night/tester-nights.js";
+import {
+  nightOn,
+  noRobots,
+  outcomesOn,
+  testerCatalog,
+  testerWorld,
+} from "../night/tester-nights.js";
 
 /**
  * tdurable (outside tester): P24 from another process during a source's check. run-night.ts
@@ -64,5 +70,7 @@ describe("tdurable: a person's mark during a source's check (P24)", () => {
       .map((q) => q.path);
     // Seen on main: ["/paged?page=2", "/paged?page=3", "/paged?page=4"].
     expect(after).toEqual([]);
+    // Counted as not read, as if its turn had come after the mark: no outcome recorded tonight.
+    expect(outcomesOn(data, "2026-11-20")).toEqual({});
   }, 60_000);
 });
