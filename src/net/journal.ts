@@ -80,7 +80,8 @@ export type StoredAttempt =
       startedAt: number;
       endedAt: number;
       /**
-       * P16, P11: a robots.txt read's body (base64, at most ROBOTS_READ_LIMIT), kept with the
+       * P16, P11: a robots.txt read's body (base64, at most ROBOTS_READ_LIMIT: a file over it,
+       * read "too-large", keeps its first bytes, which are what is parsed), kept with the
        * answer in the shared store too: a process whose archive lacks the copy (another
        * machine's, with a data directory of its own) replays it from here, never asking
        * robots.txt again the same night. A page's body is the archive's alone.

@@ -29,7 +29,8 @@ afterAll(async () => {
 });
 
 /** 600 KiB of robots.txt: over the read limit (500 KiB and a few bytes). */
-const BIG_ROBOTS = `User-agent: *\nAllow: /\n${"# padding line of a long robots.txt file\n".repeat(15_000)}`;
+/** Its rule for /b must hold on the second machine too: the replay parses the same first bytes. */
+const BIG_ROBOTS = `User-agent: *\nDisallow: /b\n${"# padding line of a long robots.txt file\n".repeat(15_000)}`;
 
 describe.skipIf(factory === undefined)(
   "revmachines: a robots.txt over the limit on two machines (PostgreSQL)",
@@ -37,7 +38,7 @@ describe.skipIf(factory === undefined)(
     // DEFECT: the second machine asks robots.txt again (seen: GET /robots.txt twice): the journal
     // step keeps the body only of a read "complete", and the archive step never replays a
     // "too-large" robots.txt.
-    it.skip("P16, P11, P17: a robots.txt over the read limit (its first 500 KiB parsed) that one machine read tonight is not asked again by another with a data directory of its own", async () => {
+    it("P16, P11, P17: a robots.txt over the read limit (its first 500 KiB parsed) that one machine read tonight is not asked again by another with a data directory of its own", async () => {
       const fleet = await startFleet();
       const loc = await (factory as NonNullable<typeof factory>).fresh();
       const machineA = await openStore(loc);
@@ -85,9 +86,9 @@ describe.skipIf(factory === undefined)(
         await a.close();
         await b.close();
         expect(oa.kind).toBe("ok");
-        expect(ob.kind).toBe("ok");
-        // What the site's log shows: robots.txt once, then each page.
-        expect(site.requests.map((r) => r.path).sort()).toEqual(["/a", "/b", "/robots.txt"]);
+        expect(ob.kind).toBe("disallowed");
+        // What the site's log shows: robots.txt once, then the page it allows.
+        expect(site.requests.map((r) => r.path).sort()).toEqual(["/a", "/robots.txt"]);
       } finally {
         await machineA.close();
         await machineB.close();

@@ -90,7 +90,7 @@ async function keep(
 /**
  * An answer received in full earlier tonight, rebuilt without asking (P8). Undefined when the
  * copy is not there to rebuild it from, or when a partial body mattered (a robots.txt over
- * its limit): then the request is asked again.
+ * its limit whose first bytes were not kept with its answer): then the request is asked again.
  */
 async function replay(
   archive: ArchivePort | undefined,
@@ -134,8 +134,13 @@ async function replay(
     if (!body && !bodyOptional) return undefined;
     read = { kind: "complete", body: body ?? new Uint8Array(0), bytes: a.bytes };
   } else if (a.read === "too-large") {
-    if (call.robotsFor !== undefined) return undefined;
-    read = { kind: "too-large", body: new Uint8Array(0), bytes: a.bytes };
+    // A robots.txt over its limit is parsed from its first bytes (P17): replayed only with
+    // them, kept with its answer (journal step); else it is asked again.
+    if (call.robotsFor !== undefined) {
+      if (a.robotsBody === undefined) return undefined;
+      const body = new Uint8Array(Buffer.from(a.robotsBody, "base64"));
+      read = { kind: "too-large", body, bytes: a.bytes };
+    } else read = { kind: "too-large", body: new Uint8Array(0), bytes: a.bytes };
   } else if (a.read === "failed") {
     read = {
       kind: "failed",

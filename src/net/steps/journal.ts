@@ -138,14 +138,15 @@ function completion(
     answer.priorAllClosed = t.priorAllClosed;
     // P16, P11: a robots.txt read's body (a 2xx's: any other is replayed without it) goes with
     // its answer into the shared store, so another machine (its archive a directory of its own)
-    // replays it instead of asking robots.txt again tonight.
+    // replays it instead of asking robots.txt again tonight. One over the read limit too: its
+    // first bytes (ROBOTS_READ_LIMIT) are what is parsed (P17), and the archive keeps none.
     if (
       answer.kind === "response" &&
       call.robotsFor !== undefined &&
       r.kind === "response" &&
       r.status >= 200 &&
       r.status < 300 &&
-      r.read.kind === "complete"
+      (r.read.kind === "complete" || r.read.kind === "too-large")
     )
       answer.robotsBody = Buffer.from(r.read.body).toString("base64");
     c.answer = answer;
