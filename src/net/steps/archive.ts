@@ -140,7 +140,12 @@ async function replay(
       if (a.robotsBody === undefined) return undefined;
       const body = new Uint8Array(Buffer.from(a.robotsBody, "base64"));
       read = { kind: "too-large", body, bytes: a.bytes };
-    } else read = { kind: "too-large", body: new Uint8Array(0), bytes: a.bytes };
+    } else {
+      // P14: one read at the robots limit (a robots.txt's redirect into this page, its first
+      // bytes kept with it) says nothing of the page's 20 MiB: asked again as a page.
+      if (a.robotsBody !== undefined) return undefined;
+      read = { kind: "too-large", body: new Uint8Array(0), bytes: a.bytes };
+    }
   } else if (a.read === "failed") {
     read = {
       kind: "failed",
