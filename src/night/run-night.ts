@@ -155,6 +155,12 @@ function inMemory(sources: readonly Source[]): NightSources {
   };
 }
 
+/**
+ * P24: how long a source's mark, read before one of its check's further requests is admitted,
+ * stands for that request: past the admission, to its sending just after (admitted ahead).
+ */
+const MARK_READ_STANDS_MS = 1_000;
+
 export async function runNight(
   catalog: Pick<Catalog, "sources"> | NightSources,
   deps: NightDeps,
@@ -454,22 +460,45 @@ export async function runNight(
     let currentHistory: PlannedSource["history"] | undefined;
     let asks = 0;
     let markedOff = false;
+    /**
+     * The lane's hold, and for a further request of a source's check (an older page, another
+     * way's page) the source's mark too, read as the site gate asks the hold before admitting
+     * it: after its wait for the gap (a Crawl-delay, an owner's slower pace), so a mark written
+     * meanwhile holds for it. One prepared read a request: a mark read within MARK_READ_STANDS_MS
+     * stands (the hold is asked again at sending, just after the admission). Marked not read
+     * since its turn, the hold is gone: nothing more is sent for the source tonight (NotHeld).
+     */
+    const heldAndAsked = (source: string, history: PlannedSource["history"]) => {
+      let readAt = Number.NEGATIVE_INFINITY;
+      return (): boolean | Promise<boolean> => {
+        if (markedOff) return false;
+        const h = held();
+        if (h === false || clock.now() - readAt < MARK_READ_STANDS_MS) return h;
+        return (async () => {
+          if (!(await h)) return false;
+          const now = await store.sourceNow(opts.night, source);
+          readAt = clock.now();
+          if (!now.done && !asked(markedSince(history, now), opts.night, deps)) markedOff = true;
+          return !markedOff;
+        })();
+      };
+    };
     const laneFetcher: Fetcher = {
       fetch: async (req) => {
-        // Its first request follows the mark read at its turn; each further one (an older
-        // page, another way's page) reads it again: marked not read since, nothing more is
-        // asked for the source tonight (one prepared read a request).
-        if (current !== undefined && currentHistory !== undefined && asks++ > 0) {
-          const now = await store.sourceNow(opts.night, current);
-          if (!now.done && !asked(markedSince(currentHistory, now), opts.night, deps)) {
-            markedOff = true;
-            throw new NorError(
-              "E_INTERNAL",
-              `${current} was marked not read during its check: nothing more is asked (P24)`,
-            );
-          }
-        }
-        return ctx.fetcher.fetch({ ...req, held });
+        // Its first request follows the mark read at its turn; each further one reads it again.
+        const further = current !== undefined && currentHistory !== undefined && asks++ > 0;
+        if (markedOff)
+          throw new NorError(
+            "E_INTERNAL",
+            `${current} was marked not read during its check: nothing more is asked (P24)`,
+          );
+        return ctx.fetcher.fetch({
+          ...req,
+          held:
+            further && current !== undefined && currentHistory !== undefined
+              ? heldAndAsked(current, currentHistory)
+              : held,
+        });
       },
     };
     const laneCtx: CheckContext = { ...ctx, fetcher: laneFetcher };

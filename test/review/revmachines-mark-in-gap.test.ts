@@ -17,14 +17,12 @@ const list = (page: number) =>
   `<ul><li><a href="/d/p${page}.pdf">p${page}</a> <span>11/0${page}/2026</span></li></ul><a class="next" href="/paged?page=${page + 1}">Next</a>`;
 
 describe("revmachines: a person's mark while the next page waits out the Crawl-delay (P24)", () => {
-  // DEFECT: the mark is read in laneFetcher.fetch (src/night/run-night.ts) before the request
-  // enters the pipeline; the site gate then waits the Crawl-delay (3 s here) and admits it
-  // without reading the mark again. Seen: ["/paged?page=2"] asked after `nor mark --not-read`
-  // returned (page 3 and 4 are then stopped by the next re-read). The guide's bar: every
-  // decision to send read from shared durable state at the moment of sending. A mend reads the
-  // mark where the lane's hold is read, just before admission (held(), at one statement a
-  // request), or in the admission's own transaction.
-  it.skip("P24, P10: a source marked not read while its next page waits out the site's Crawl-delay has that page not sent", async () => {
+  // Was a DEFECT: the mark was read in laneFetcher.fetch (src/night/run-night.ts) before the
+  // request entered the pipeline; the site gate then waited the Crawl-delay (3 s here) and
+  // admitted it without reading the mark again. Seen: ["/paged?page=2"] asked after `nor mark
+  // --not-read` returned. Mended: a further request's hold (FetchRequest.held, asked by the site
+  // gate just before admission, after the wait) reads the mark, one read a request.
+  it("P24, P10: a source marked not read while its next page waits out the site's Crawl-delay has that page not sent", async () => {
     const site = await world.fleet.server();
     site.route(
       "/robots.txt",
