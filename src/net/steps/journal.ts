@@ -147,8 +147,11 @@ function completion(
       r.status >= 200 &&
       r.status < 300 &&
       (r.read.kind === "complete" || r.read.kind === "too-large")
-    )
-      answer.robotsBody = Buffer.from(r.read.body).toString("base64");
+    ) {
+      // Its bytes as base64, not text: decoded where robots.txt is read (P17, robots/decode.ts).
+      const bytes = Buffer.from(r.read.body);
+      answer.robotsBody = bytes.toString("base64");
+    }
     c.answer = answer;
   }
   if (j.closeSite !== undefined) c.closeSite = j.closeSite;
