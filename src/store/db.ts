@@ -33,6 +33,7 @@ import { POSTGRES_SNAPSHOT } from "./migrations/postgres-snapshot.js";
 import { SQLITE_SNAPSHOT } from "./migrations/sqlite-snapshot.js";
 import { noNul } from "./no-nul.js";
 import { CurrentSchemaPostgresDialect } from "./pg-current-schema.js";
+import { namedStatements } from "./pg-named.js";
 import type { Database } from "./schema/index.js";
 import { registerStore, SqliteDirect } from "./sqlite-direct.js";
 import { StatementCache } from "./statement-cache.js";
@@ -254,7 +255,9 @@ export async function openStore(loc: StoreLocation, opts: OpenOptions = {}): Pro
     sqliteConn = sqlite;
   } else {
     const { default: pg } = await import("pg");
-    const pool = heldLocksLetGo(survivingDrops(new pg.Pool({ connectionString: loc.url, max: 4 })));
+    const pool = namedStatements(
+      heldLocksLetGo(survivingDrops(new pg.Pool({ connectionString: loc.url, max: 4 }))),
+    );
     db = new Kysely<Database>({ dialect: noNul(new CurrentSchemaPostgresDialect({ pool })) });
     // P9, P10 across machines: the connection that says this process's lease holders live,
     // made at the first admission (holder-liveness.ts), ended with the store.
@@ -428,7 +431,9 @@ function heldLocksLetGo<P extends import("pg").Pool>(pool: P): P {
  */
 export async function openPostgresPool(url: string, max: number, name: string): Promise<Db> {
   const { default: pg } = await import("pg");
-  const pool = survivingDrops(new pg.Pool({ connectionString: url, max, application_name: name }));
+  const pool = namedStatements(
+    survivingDrops(new pg.Pool({ connectionString: url, max, application_name: name })),
+  );
   const db = new Kysely<Database>({ dialect: noNul(new CurrentSchemaPostgresDialect({ pool })) });
   // Reached now, so a store that cannot be read is a startup error, not a failed page later.
   await sql`select 1`.execute(db).catch(closeAndThrow(db, { kind: "postgres", url }));

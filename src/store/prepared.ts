@@ -12,11 +12,13 @@
  * was written, in src/store, and the statement cache (statement-cache.ts) prepares it once.
  *
  * Only a value may be named: whatever changes the shape of the query (a column there or not, a
- * list's length) makes a query of its own.
+ * list's length) makes a query of its own. On PostgreSQL each such text runs as a named
+ * statement, parsed once a connection (pg-named.ts).
  */
 import type { Compilable, CompiledQuery, QueryResult } from "kysely";
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
+import { nameStatement } from "./pg-named.js";
 import { directNow, readsNow } from "./sqlite-direct.js";
 
 /** The store or a transaction of it (a Transaction is a Kysely). */
@@ -54,6 +56,8 @@ export class Prepared<A extends Record<string, unknown>, R> {
         p instanceof Slot ? { slot: p.name } : { value: p },
       );
       plan = { compiled, from, reads: compiled.query.kind === "SelectQueryNode" };
+      // PostgreSQL: run as a named statement, parsed once a connection (pg-named.ts).
+      if (dialect === "postgres") nameStatement(compiled.sql);
       this.#plans.set(dialect, plan);
     }
     return plan;

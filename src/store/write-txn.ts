@@ -3,6 +3,7 @@ import type { Clock } from "../clock.js";
 import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
 import { sql } from "./kysely.js";
+import { isStalePlan } from "./pg-named.js";
 import type { Database } from "./schema/index.js";
 import { directOfStore, heldBy, letGo } from "./sqlite-direct.js";
 
@@ -42,7 +43,8 @@ const RACE_ATTEMPTS = 5;
 
 /**
  * `writeTxn`, run again from the start when it lost a race on PostgreSQL (deadlock_detected,
- * serialization_failure: 40P01, 40001), a bounded number of times. Only for a transaction that
+ * serialization_failure: 40P01, 40001; or a named statement's cached plan made stale by another
+ * process's schema change, pg-named.ts, whose connection prepares it anew), a bounded number of times. Only for a transaction that
  * gave nothing back before it committed, so nothing was decided on account of a lost run.
  */
 export async function writeTxnRetried<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -189,5 +191,5 @@ export function connectionLost(err: unknown): boolean {
 
 function lostRace(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return code === "40P01" || code === "40001";
+  return code === "40P01" || code === "40001" || isStalePlan(err);
 }
