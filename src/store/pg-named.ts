@@ -69,7 +69,11 @@ type Query = (config: unknown, values?: unknown, callback?: unknown) => unknown;
  */
 export function namedStatements<P extends pg.Pool>(pool: P): P {
   pool.on("connect", (client) => {
-    const query = client.query.bind(client) as Query;
+    // pg's own query, looked up at each call: whatever replaces it on the prototype later
+    // (a test's recorder) is still called.
+    const proto = Object.getPrototypeOf(client) as { query: Query };
+    const query: Query = (config, values, callback) =>
+      proto.query.call(client, config, values, callback);
     /** Names this connection forgot (a stale plan), and the names it uses instead. */
     let renamed: Map<string, string> | undefined;
     let fresh = 0;
