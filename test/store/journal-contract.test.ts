@@ -40,8 +40,12 @@ const ME = "test-host:1:me";
 const DEAD = `${(await import("node:os")).hostname()}:2147483646:dead`;
 /** Another live holder of this process (a second fetcher): made here, so it is alive. */
 const OTHER_LIVE = newHolderId(() => "other");
-/** A holder on another host: only its lease tells whether it is alive. */
-const OTHER_HOST = "machine-a:101:aaaa";
+/**
+ * A holder on another host: only its lease tells whether it is alive. A name of this file's
+ * own: on PostgreSQL a holder's liveness lock is the run database's, and other files hold
+ * one for theirs (pg-holder-alive's `machine-a:101:aaaa`) while this file's tests run.
+ */
+const OTHER_HOST = "machine-j:101:jjjj";
 
 function intent(url: string, extra: Partial<SendIntent> = {}): SendIntent {
   const u = new URL(url);
