@@ -25,8 +25,8 @@ afterAll(async () => {
 
 const T0 = Date.parse("2026-11-05T06:00:00Z");
 const NIGHT = "2026-11-05";
-const FROZEN = "machine-a:101:aaaa";
-const ME = "machine-b:202:bbbb";
+const FROZEN = "machine-r:106:rrrr";
+const ME = "machine-s:207:ssss";
 
 function intent(url: string): SendIntent {
   const u = new URL(url);

@@ -17,8 +17,8 @@ afterAll(async () => {
 });
 
 const T0 = Date.parse("2026-11-05T06:00:00Z");
-const FROZEN = "machine-a:101:aaaa";
-const ME = "machine-b:202:bbbb";
+const FROZEN = "machine-p:104:pppp";
+const ME = "machine-q:205:qqqq";
 
 function intent(url: string, deadline?: number): SendIntent {
   const u = new URL(url);

@@ -180,7 +180,7 @@ async function relayTo(host: string, port: number): Promise<Relay> {
 
 const T0 = Date.parse("2026-11-05T06:00:00Z");
 const NIGHT = "2026-11-05";
-const ME = "machine-a:101:aaaa";
+const ME = "machine-t:108:tttt";
 
 function intent(url: string): SendIntent {
   const u = new URL(url);

@@ -24,8 +24,8 @@ afterAll(async () => {
 
 const T0 = Date.parse("2026-11-05T06:00:00Z");
 const NIGHT = "2026-11-05";
-const ME = "machine-a:101:aaaa";
-const OTHER = "machine-b:202:bbbb";
+const ME = "machine-u:109:uuuu";
+const OTHER = "machine-v:210:vvvv";
 
 function intent(url: string): SendIntent {
   const u = new URL(url);
