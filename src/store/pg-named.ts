@@ -39,9 +39,19 @@ import type pg from "pg";
 /** Each prepared SQL text's name, given once per process: one name, one text. */
 const names = new Map<string, string>();
 
+/**
+ * The longest SQL text named. A named statement's parsed and analysed trees (and, once chosen,
+ * its generic plan) stay in the server's memory for the connection's life, about as large as
+ * the text is long: a statement prepared.ts builds once for each count of rows or ids (the
+ * records' insert, 1 to 200 rows: night-records.ts insertOf) held some 35 MB on each of a pool's
+ * connections once every count had run. Such a statement does its work row by row, so its parse
+ * is little of its cost; it runs unnamed, as before. Every single-row hot statement is shorter.
+ */
+export const NAMED_MAX_CHARS = 2048;
+
 /** The SQL text of a statement prepared.ts built once; its runs on PostgreSQL are named. */
 export function nameStatement(sql: string): void {
-  if (!names.has(sql)) names.set(sql, `nor_${names.size + 1}`);
+  if (sql.length <= NAMED_MAX_CHARS && !names.has(sql)) names.set(sql, `nor_${names.size + 1}`);
 }
 
 /** The names given so far (for tests). */
