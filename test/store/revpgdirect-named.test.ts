@@ -214,6 +214,29 @@ describe.skipIf(!postgresUrl)("named statements on PostgreSQL: same semantics (r
     }
   });
 
+  it("issue 13: a `select *` prepared statement, a column added by another process (a newer nor's migration) under it: a transaction reading it does not fail, and reads the new column", async () => {
+    const { db, url } = await pool();
+    const all = prepared((d, $: Placeholder<{ url: string }>) =>
+      d.selectFrom("validators").selectAll().where("url", "=", $("url")),
+    );
+    try {
+      await put.run(db, { url: "http://a.example/", etag: "a" });
+      expect((await all.first(db, { url: "http://a.example/" }))?.etag).toBe("a");
+      const other = await openPostgresPool(url, 1, "revpgdirect-migrator");
+      try {
+        await sql`alter table validators add column newer text not null default 'n'`.execute(other);
+      } finally {
+        await other.destroy();
+      }
+      const row = (await db
+        .transaction()
+        .execute((tx) => all.first(tx, { url: "http://a.example/" }))) as Record<string, unknown>;
+      expect(row["newer"]).toBe("n");
+    } finally {
+      await db.destroy();
+    }
+  });
+
   it("issue 13: every name is unique and within NAMEDATALEN (63 bytes), so no two texts share one", () => {
     const names = [...namedTexts().values()];
     expect(names.length).toBeGreaterThan(0);
