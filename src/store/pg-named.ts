@@ -24,9 +24,10 @@
  * sets it again; were it set, PostgreSQL itself analyses a cached statement again when the
  * search_path it was analysed under has changed.
  *
- * A schema changed under a cached statement (another process's migration: a column added to
- * a table a `select *` reads, a column's type changed) makes PostgreSQL refuse the statement
- * with "cached plan must not change result type" (0A000) rather than run it. The connection
+ * A schema changed under a cached statement (another process's migration changing a column's
+ * type; a column added cannot, as no `select *` is named: nameStatement) makes PostgreSQL
+ * refuse the statement with "cached plan must not change result type" (0A000) rather than run
+ * it. The connection
  * then forgets that name and the statement is prepared under a new one, analysed against the
  * schema as it is now. A statement that was a transaction of its own did nothing (the error
  * comes before it runs) and is run again at once, under the new name, as kysely would have run
@@ -49,9 +50,29 @@ const names = new Map<string, string>();
  */
 export const NAMED_MAX_CHARS = 2048;
 
-/** The SQL text of a statement prepared.ts built once; its runs on PostgreSQL are named. */
-export function nameStatement(sql: string): void {
-  if (sql.length <= NAMED_MAX_CHARS && !names.has(sql)) names.set(sql, `nor_${names.size + 1}`);
+/**
+ * The SQL text of a statement prepared.ts built once (`query`, its kysely tree); its runs on
+ * PostgreSQL are named. Not one whose result columns are a `*` (`select *`, `t.*`,
+ * `returning *`): its result type is the table's columns as the statement was analysed, and a
+ * column another process adds (a newer nor's migration, while this one runs) would make the
+ * server refuse it ("cached plan must not change result type") inside a transaction. Unnamed,
+ * it reads the columns as they are. prepared.ts's hot statements name their columns.
+ */
+export function nameStatement(sql: string, query?: unknown): void {
+  if (sql.length > NAMED_MAX_CHARS || names.has(sql) || selectsAll(query)) return;
+  names.set(sql, `nor_${names.size + 1}`);
+}
+
+/** Whether a kysely query's result columns include a `*` (select's or returning's). */
+function selectsAll(query: unknown): boolean {
+  type Selection = { selection?: { kind?: string; column?: { kind?: string } } };
+  const q = query as {
+    selections?: readonly Selection[];
+    returning?: { selections?: readonly Selection[] };
+  } | null;
+  return [...(q?.selections ?? []), ...(q?.returning?.selections ?? [])].some(
+    (s) => s.selection?.kind === "SelectAllNode" || s.selection?.column?.kind === "SelectAllNode",
+  );
 }
 
 /** The names given so far (for tests). */

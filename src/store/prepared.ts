@@ -57,7 +57,7 @@ export class Prepared<A extends Record<string, unknown>, R> {
       );
       plan = { compiled, from, reads: compiled.query.kind === "SelectQueryNode" };
       // PostgreSQL: run as a named statement, parsed once a connection (pg-named.ts).
-      if (dialect === "postgres") nameStatement(compiled.sql);
+      if (dialect === "postgres") nameStatement(compiled.sql, compiled.query);
       this.#plans.set(dialect, plan);
     }
     return plan;

@@ -16,7 +16,7 @@ describe.skipIf(!postgresUrl)("named statements on PostgreSQL", () => {
   afterAll(() => f.cleanup());
 
   const byUrl = prepared((db, $: Placeholder<{ url: string }>) =>
-    db.selectFrom("validators").selectAll().where("url", "=", $("url")),
+    db.selectFrom("validators").select(["url", "etag"]).where("url", "=", $("url")),
   );
   const put = prepared((db, $: Placeholder<{ url: string; etag: string }>) =>
     db
@@ -70,19 +70,17 @@ describe.skipIf(!postgresUrl)("named statements on PostgreSQL", () => {
     }
   });
 
-  it("issue 13: a column added under a cached `select *`: a statement of its own runs again under a new name; one in a transaction fails that transaction once, and the next runs (writeTxnRetried runs it again)", async () => {
+  it("issue 13: a column's type changed under a cached statement (a `select *` is never named: revpgdirect-named.test.ts): a statement of its own runs again under a new name; one in a transaction fails that transaction once, and the next runs (writeTxnRetried runs it again)", async () => {
     const { db, alter } = await oneConnection();
     try {
       await put.run(db, { url: "http://a.example/", etag: "a" });
-      expect(
-        Object.keys((await byUrl.first(db, { url: "http://a.example/" })) ?? {}),
-      ).not.toContain("extra");
-      // Another process's migration, say.
-      await alter(`alter table validators add column extra text not null default 'x'`);
+      expect((await byUrl.first(db, { url: "http://a.example/" }))?.etag).toBe("a");
+      // Another process's migration, say: the result's type is another.
+      await alter(`alter table validators alter column etag type varchar(100)`);
       const row = (await byUrl.first(db, { url: "http://a.example/" })) as Record<string, unknown>;
-      expect(row["extra"]).toBe("x");
+      expect(row["etag"]).toBe("a");
 
-      await alter(`alter table validators add column extra2 text not null default 'y'`);
+      await alter(`alter table validators alter column etag type varchar(200)`);
       const failed = await db
         .transaction()
         .execute((tx) => byUrl.first(tx, { url: "http://a.example/" }))
@@ -91,14 +89,14 @@ describe.skipIf(!postgresUrl)("named statements on PostgreSQL", () => {
       const again = (await db
         .transaction()
         .execute((tx) => byUrl.first(tx, { url: "http://a.example/" }))) as Record<string, unknown>;
-      expect(again["extra2"]).toBe("y");
+      expect(again["etag"]).toBe("a");
 
       // A transaction run again when it loses a race (writeTxnRetried) runs again here too.
-      await alter(`alter table validators add column extra3 text not null default 'z'`);
+      await alter(`alter table validators alter column etag type varchar(300)`);
       const retried = (await writeTxnRetried(db, (tx) =>
         byUrl.first(tx, { url: "http://a.example/" }),
       )) as Record<string, unknown>;
-      expect(retried["extra3"]).toBe("z");
+      expect(retried["etag"]).toBe("a");
     } finally {
       await db.destroy();
     }
