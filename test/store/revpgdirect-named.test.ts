@@ -232,6 +232,27 @@ describe.skipIf(!postgresUrl)("named statements on PostgreSQL: same semantics (r
         .transaction()
         .execute((tx) => all.first(tx, { url: "http://a.example/" }))) as Record<string, unknown>;
       expect(row["newer"]).toBe("n");
+      // Nor `t.*`, nor `returning *`; a statement naming its columns is named.
+      const allOf = prepared((d, $: Placeholder<{ url: string }>) =>
+        d.selectFrom("validators").selectAll("validators").where("url", "=", $("url")),
+      );
+      const putAll = prepared((d, $: Placeholder<{ url: string }>) =>
+        d
+          .insertInto("validators")
+          .values({ url: $("url"), etag: null, last_modified: null, updated_at: "t" })
+          .returningAll(),
+      );
+      expect(
+        ((await allOf.first(db, { url: "http://a.example/" })) as Record<string, unknown>)["newer"],
+      ).toBe("n");
+      expect(
+        ((await putAll.first(db, { url: "http://b.example/" })) as Record<string, unknown>)[
+          "newer"
+        ],
+      ).toBe("n");
+      for (const p of [all, allOf, putAll])
+        expect(namedTexts().has(p.compile(db, { url: "" }).sql)).toBe(false);
+      expect(namedTexts().has(byUrl.compile(db, { url: "" }).sql)).toBe(true);
     } finally {
       await db.destroy();
     }
