@@ -122,6 +122,20 @@ describe.skipIf(!postgresUrl)("named statements on PostgreSQL: same semantics (r
       expect((failed as { code?: string }).code).toBe("25P02");
       await put.run(db, { url: "http://a.example/", etag: "a" });
       expect((await byUrlToo.first(db, { url: "http://a.example/" }))?.etag).toBe("a");
+      // One parsed first inside a transaction rolled back: the server keeps it (a protocol
+      // prepared statement is no part of a transaction), so its next run needs no Parse.
+      const third = prepared((d, $: Placeholder<{ url: string }>) =>
+        d.selectFrom("validators").select(["updated_at", "url"]).where("url", "=", $("url")),
+      );
+      await expect(
+        db.transaction().execute(async (tx) => {
+          expect((await third.first(tx, { url: "http://a.example/" }))?.url).toBe(
+            "http://a.example/",
+          );
+          throw new Error("rolled back");
+        }),
+      ).rejects.toThrow("rolled back");
+      expect((await third.first(db, { url: "http://a.example/" }))?.url).toBe("http://a.example/");
     } finally {
       await db.destroy();
     }
