@@ -4,7 +4,9 @@
  * not reached two nights running ranks as a source read, after those read not reached last
  * night: rechecksDue), then sources not reached last night first (P13; not asked because their
  * site's no closed it that night too, P21), then by longest since last checked;
- * across lanes, lanes holding unreached sources first (P13), then:
+ * across lanes, lanes holding unreached sources first (P13), then lanes holding sources their
+ * site's no kept from being asked last night (P21: first in their lane, but not before a page the
+ * deadline kept from being reached, P23: the same pace), then:
  *
  * - when the night's estimated work fits before the deadline (total / concurrency), the
  *   busiest lanes first (longest-processing-time first), so the night's makespan is bounded
@@ -38,7 +40,15 @@ export interface Lane {
   sources: PlannedSource[];
   /** Expected time the lane needs, ms (last nights' measured checks, else a default). */
   estimateMs: number;
+  /** A source last night did not reach (the deadline, its site down, the checker offline). */
   hasUnreached: boolean;
+  /** A source last night did not ask as its site's no closed the site (P21), none unreached. */
+  hasClosedUnasked?: boolean;
+}
+
+/** P13, P21: 0 for a lane holding last night's unreached, 1 for its site's no's unasked, else 2. */
+function tier(l: Lane): number {
+  return l.hasUnreached ? 0 : l.hasClosedUnasked ? 1 : 2;
 }
 
 /** A source never measured: one request plus the floor gap, a guess refined after a night. */
@@ -129,7 +139,10 @@ export function overflowMs(lanes: readonly Lane[], opts?: PlanOptions): number {
  */
 function shortNightOrder(lanes: Lane[], overflow: number): Lane[] {
   const waited = lanes.filter((l) => l.hasUnreached).sort(byCost);
-  const rest = lanes.filter((l) => !l.hasUnreached).sort(byCost);
+  // P21, P23: a site's no's unasked next (a lane that said no costs a request; one that does not
+  // tonight costs its pages, which must not keep a page the deadline cut from a second night).
+  const unasked = lanes.filter((l) => tier(l) === 1).sort(byCost);
+  const rest = lanes.filter((l) => tier(l) === 2).sort(byCost);
   const tail = new Set<Lane>();
   const all = [...lanes].sort(byCost);
   let tailSources = 0;
@@ -145,7 +158,7 @@ function shortNightOrder(lanes: Lane[], overflow: number): Lane[] {
   const before: Lane[] = [];
   const last: Lane[] = [];
   for (const l of rest) (cut.has(l) ? last : before).push(l);
-  return [...waited, ...before, ...last];
+  return [...waited, ...unasked, ...before, ...last];
 }
 
 /**
@@ -213,17 +226,15 @@ export function planLanes(
     const sources = rechecksDue(unordered.sort(compareSources));
     let estimateMs = 0;
     for (const s of sources) estimateMs += s.history.lastDurationMs ?? DEFAULT_SOURCE_ESTIMATE_MS;
-    lanes.push({
-      site,
-      sources,
-      estimateMs,
-      hasUnreached: sources.some((s) => s.history.unreachedLast),
-    });
+    const hasUnreached = sources.some((s) => s.history.unreachedLast && !s.history.closedLast);
+    const lane: Lane = { site, sources, estimateMs, hasUnreached };
+    if (!hasUnreached && sources.some((s) => s.history.closedLast)) lane.hasClosedUnasked = true;
+    lanes.push(lane);
   }
   const overflow = overflowMs(lanes, opts);
   if (overflow > 0) return shortNightOrder(lanes, overflow);
   lanes.sort((a, b) => {
-    if (a.hasUnreached !== b.hasUnreached) return a.hasUnreached ? -1 : 1;
+    if (tier(a) !== tier(b)) return tier(a) - tier(b);
     if (a.estimateMs !== b.estimateMs) return b.estimateMs - a.estimateMs;
     return bySite(a, b);
   });

@@ -204,6 +204,8 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
         recordsKnown: this.records.get(id)?.size ?? 0,
       };
       if (mark && !mark.reading) h.markedNight = mark.night;
+      if (last !== undefined && closedUnasked(last.outcome.kind, last.outcome.reason))
+        h.closedLast = true;
       // P25, P13: the latest nights running not reached for want of time, as the SQL store reads.
       let run = 0;
       for (let i = earlier.length - 1; i >= 0; i--) {

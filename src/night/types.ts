@@ -351,6 +351,12 @@ export interface SourceHistory {
   /** Last night's outcome was one of NOT_CHECKED_OUTCOMES, `unreached` say (P13: these go first). */
   unreachedLast: boolean;
   /**
+   * P13, P21, P23: last night it was not asked because its site's no earlier that night closed the
+   * site (unreachedLast too): first in its lane, but its lane after those holding sources the
+   * deadline (or the site down, the checker offline) kept from being reached (lanes.ts).
+   */
+  closedLast?: boolean;
+  /**
    * P25, P13: the latest night before tonight on which it was reached (an outcome not one of
    * NOT_ASKED_OUTCOMES: its page was asked), read from the store's nights (HISTORY_NIGHTS back); absent when none
    * is. For a source marked not read, a recheck night since then that was not reached (or did

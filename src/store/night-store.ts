@@ -198,8 +198,10 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       const kind = r.outcome as NightOutcomeKind;
       // P13, P21: not reached, or not asked as its site's no earlier that night closed it.
       const unasked = Number(r.closed_unasked) === 1;
-      if (h.recentOutcomes.length === 0)
+      if (h.recentOutcomes.length === 0) {
         h.unreachedLast = NOT_CHECKED_OUTCOMES.has(kind) || unasked;
+        if (unasked) h.closedLast = true;
+      }
       // P25, P13: the latest night it was reached (a recheck owed since is asked tonight).
       if (h.lastReachedNight === undefined && !NOT_ASKED_OUTCOMES.has(kind))
         h.lastReachedNight = r.night;

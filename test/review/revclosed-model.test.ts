@@ -21,6 +21,7 @@ function historyOf(s: Src, closedCounts: boolean): SourceHistory {
   const h: SourceHistory = { reading: true, unreachedLast: false } as SourceHistory;
   const last = s.outcomes.at(-1);
   if (last) h.unreachedLast = last.kind === "unreached" || (closedCounts && last.kind === "closed");
+  if (closedCounts && last?.kind === "closed") h.closedLast = true;
   let run = 0;
   for (let i = s.outcomes.length - 1; i >= 0 && s.outcomes[i]?.kind === "unreached"; i--) run++;
   if (run > 0) h.unreachedRun = run;
