@@ -199,12 +199,20 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
         unreachedLast:
           last !== undefined &&
           (NOT_CHECKED_OUTCOMES.has(last.outcome.kind) ||
-            closedUnasked(last.outcome.kind, last.outcome.reason)),
+            closedUnasked(
+              last.outcome.kind,
+              last.outcome.reason,
+              last.outcome.url,
+              last.way?.used?.url,
+            )),
         recentOutcomes: earlier.map((o) => o.outcome.kind).reverse(),
         recordsKnown: this.records.get(id)?.size ?? 0,
       };
       if (mark && !mark.reading) h.markedNight = mark.night;
-      if (last !== undefined && closedUnasked(last.outcome.kind, last.outcome.reason))
+      if (
+        last !== undefined &&
+        closedUnasked(last.outcome.kind, last.outcome.reason, last.outcome.url, last.way?.used?.url)
+      )
         h.closedLast = true;
       // P25, P13: the latest nights running not reached for want of time, as the SQL store reads.
       let run = 0;
@@ -221,7 +229,7 @@ export class MemoryNightStore implements NightStore, ValidatorStore {
         .filter(
           (o) =>
             !NOT_JUDGED_OUTCOMES.has(o.outcome.kind) &&
-            !closedUnasked(o.outcome.kind, o.outcome.reason),
+            !closedUnasked(o.outcome.kind, o.outcome.reason, o.outcome.url, o.way?.used?.url),
         )
         .pop();
       if (lastChecked) h.lastCheckedAt = lastChecked.endedAt;

@@ -30,10 +30,18 @@ export function isSiteClosedReason(reason: string | undefined): boolean {
 /**
  * P13, P21: a source not asked tonight because its site had said no earlier tonight (its own
  * page sent nothing): for the next night's order it was not reached, and goes first (lanes.ts),
- * though its page shows that night's no (P23) as it is.
+ * though its page shows that night's no (P23) as it is. Not one whose page was asked (`asked`, its
+ * way's URL) and whose redirect hop (`url`, where it ended) met another site's no tonight.
  */
-export function closedUnasked(kind: string, reason: string | null | undefined): boolean {
-  return kind === "refused" && isSiteClosedReason(reason ?? undefined);
+export function closedUnasked(
+  kind: string,
+  reason: string | null | undefined,
+  url?: string | null,
+  asked?: string,
+): boolean {
+  if (kind !== "refused" || !isSiteClosedReason(reason ?? undefined)) return false;
+  // Its own page asked, a redirect hop of it met another site closed tonight: it was reached.
+  return url === undefined || url === null || asked === undefined || url === asked;
 }
 
 export function failureOutcome(

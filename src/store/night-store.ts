@@ -5,6 +5,7 @@
  */
 
 import type { ExpressionBuilder } from "kysely";
+import { closedUnasked } from "../night/outcome.js";
 import type {
   CatalogRow,
   Committed,
@@ -57,7 +58,14 @@ import { type Tx, writeTxn, writeTxnRetried } from "./write-txn.js";
  * P13, P21: 1 for a source not asked because its site had said no earlier that night (its own
  * page sent nothing, night/outcome.ts closedUnasked): not reached, for the next night's order.
  */
-const closedUnaskedCase = sql<number>`case when outcome = 'refused' and (reason = ${SITE_CLOSED_REASON} or substr(reason, 1, ${sql.lit(SITE_CLOSED_REASON.length + 2)}) = ${`${SITE_CLOSED_REASON}: `}) then 1 else 0 end`;
+const closedCond = sql`outcome = 'refused' and (reason = ${SITE_CLOSED_REASON} or substr(reason, 1, ${sql.lit(SITE_CLOSED_REASON.length + 2)}) = ${`${SITE_CLOSED_REASON}: `})`;
+const closedUnaskedCase = sql<number>`case when ${closedCond} then 1 else 0 end`;
+/**
+ * Where such a source's check ended and the way it asked, on those rows alone (null on the rest):
+ * one whose own page was asked and whose redirect hop met another site's no is not unasked.
+ */
+const closedUrlCase = sql<string | null>`case when ${closedCond} then url end`;
+const closedWayCase = sql<string | null>`case when ${closedCond} then way end`;
 
 /**
  * 1 for a night's source not reached as its site was down (a 5xx after a request's retries) or
@@ -182,6 +190,8 @@ export class SqlNightStore implements NightStore, ValidatorStore {
         "duration_ms",
         siteHeldCase.as("site_held"),
         closedUnaskedCase.as("closed_unasked"),
+        closedUrlCase.as("closed_url"),
+        closedWayCase.as("closed_way"),
       ])
       .where("night", ">=", since)
       .where("night", "<=", night)
@@ -197,7 +207,9 @@ export class SqlNightStore implements NightStore, ValidatorStore {
       }
       const kind = r.outcome as NightOutcomeKind;
       // P13, P21: not reached, or not asked as its site's no earlier that night closed it.
-      const unasked = Number(r.closed_unasked) === 1;
+      const unasked =
+        Number(r.closed_unasked) === 1 &&
+        closedUnasked(kind, SITE_CLOSED_REASON, r.closed_url, usedUrlOf(r.closed_way));
       if (h.recentOutcomes.length === 0) {
         h.unreachedLast = NOT_CHECKED_OUTCOMES.has(kind) || unasked;
         if (unasked) h.closedLast = true;
