@@ -9,7 +9,7 @@ import { isOwnersRequest } from "../policy/admission.js";
 import type { LastAttempt } from "./ports.js";
 import { type NightOutcome, NOT_SENT_FOR, SITE_CLOSED_REASON, TIME_LIMIT_PASSED } from "./types.js";
 
-export { cutByTheDeadline, TIME_LIMIT_PASSED } from "./types.js";
+export { closedUnasked, cutByTheDeadline, isSiteClosedReason, TIME_LIMIT_PASSED } from "./types.js";
 
 export { SITE_CLOSED_REASON };
 
@@ -20,28 +20,6 @@ export { SITE_CLOSED_REASON };
  */
 export function siteClosedReason(said: string | undefined): string {
   return said ? `${SITE_CLOSED_REASON}: ${said}` : SITE_CLOSED_REASON;
-}
-
-/** Whether a refusal's reason is siteClosedReason's: not asked, its site's no earlier tonight. */
-export function isSiteClosedReason(reason: string | undefined): boolean {
-  return reason === SITE_CLOSED_REASON || reason?.startsWith(`${SITE_CLOSED_REASON}: `) === true;
-}
-
-/**
- * P13, P21: a source not asked tonight because its site had said no earlier tonight (its own
- * page sent nothing): for the next night's order it was not reached, and goes first (lanes.ts),
- * though its page shows that night's no (P23) as it is. Not one whose page was asked (`asked`, its
- * way's URL) and whose redirect hop (`url`, where it ended) met another site's no tonight.
- */
-export function closedUnasked(
-  kind: string,
-  reason: string | null | undefined,
-  url?: string | null,
-  asked?: string,
-): boolean {
-  if (kind !== "refused" || !isSiteClosedReason(reason ?? undefined)) return false;
-  // Its own page asked, a redirect hop of it met another site closed tonight: it was reached.
-  return url === undefined || url === null || asked === undefined || url === asked;
 }
 
 export function failureOutcome(

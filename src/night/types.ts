@@ -461,3 +461,25 @@ export function cutByTheDeadline(reason: string | null | undefined): boolean {
   const at = reason.lastIndexOf(NOT_SENT_FOR);
   return at < 0 || reason.startsWith(TIME_LIMIT_PASSED, at + NOT_SENT_FOR.length);
 }
+
+/** Whether a refusal's reason is outcome.ts siteClosedReason's: not asked, its site's no earlier tonight. */
+export function isSiteClosedReason(reason: string | undefined): boolean {
+  return reason === SITE_CLOSED_REASON || reason?.startsWith(`${SITE_CLOSED_REASON}: `) === true;
+}
+
+/**
+ * P13, P21: a source not asked tonight because its site had said no earlier tonight (its own
+ * page sent nothing): for the next night's order it was not reached, and goes first (lanes.ts),
+ * though its page shows that night's no (P23) as it is. Not one whose page was asked (`asked`, its
+ * way's URL) and whose redirect hop (`url`, where it ended) met another site's no tonight.
+ */
+export function closedUnasked(
+  kind: string,
+  reason: string | null | undefined,
+  url?: string | null,
+  asked?: string,
+): boolean {
+  if (kind !== "refused" || !isSiteClosedReason(reason ?? undefined)) return false;
+  // Its own page asked, a redirect hop of it met another site closed tonight: it was reached.
+  return url === undefined || url === null || asked === undefined || url === asked;
+}

@@ -5,7 +5,6 @@
  */
 
 import type { ExpressionBuilder } from "kysely";
-import { closedUnasked } from "../night/outcome.js";
 import type {
   CatalogRow,
   Committed,
@@ -20,6 +19,7 @@ import type {
 } from "../night/ports.js";
 import type { KnownPageRead, ValidatorStore } from "../night/reader.js";
 import {
+  closedUnasked,
   FLAGS_TOLD_BY_DETAIL,
   type NightOutcomeKind,
   NOT_ASKED_OUTCOMES,

@@ -51,6 +51,7 @@ const IMPORTER_BESIDE = [
   "store/schema/sources",
   "store/write-txn",
   "store/sqlite-direct",
+  "store/pg-named",
   "store/no-nul",
   "store/dialect-of",
   "store/kysely",
