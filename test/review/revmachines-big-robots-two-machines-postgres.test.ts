@@ -6,20 +6,11 @@
  * (src/net/steps/archive.ts): the second machine, whose archive is a directory of its own, asks
  * robots.txt again the same night.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { systemClock } from "../../src/clock.js";
-import { randomIds } from "../../src/ids.js";
-import { createFetcher } from "../../src/net/fetcher.js";
-import { WarcArchive } from "../../src/store/archive/warc-archive.js";
-import { openStore } from "../../src/store/db.js";
-import { SqlJournal } from "../../src/store/journal.js";
-import { SqlRobotsCache } from "../../src/store/robots-cache.js";
-import { startFleet } from "../fleet/fleet.js";
 import { html } from "../fleet/routes.js";
 import { postgresFactory, postgresUrl } from "../store/stores.js";
+import { raceTwoMachines, slowRobots, withTwoMachines } from "./two-machines.js";
 
 const factory = postgresUrl ? postgresFactory(postgresUrl) : undefined;
 const dirs: string[] = [];
@@ -39,61 +30,18 @@ describe.skipIf(factory === undefined)(
     // step keeps the body only of a read "complete", and the archive step never replays a
     // "too-large" robots.txt.
     it("P16, P11, P17: a robots.txt over the read limit (its first 500 KiB parsed) that one machine read tonight is not asked again by another with a data directory of its own", async () => {
-      const fleet = await startFleet();
-      const loc = await (factory as NonNullable<typeof factory>).fresh();
-      const machineA = await openStore(loc);
-      const machineB = await openStore(loc);
-      const dirA = mkdtempSync(join(tmpdir(), "nor-tdurable-a-"));
-      const dirB = mkdtempSync(join(tmpdir(), "nor-tdurable-b-"));
-      dirs.push(dirA, dirB);
-      try {
-        const site = await fleet.server();
-        let robotsArrived!: () => void;
-        const arrived = new Promise<void>((r) => {
-          robotsArrived = r;
-        });
-        site.route("/robots.txt", (_req, res) => {
-          robotsArrived();
-          // A robots.txt that takes a moment to answer: the other machine asks meanwhile.
-          setTimeout(
-            () => void res.writeHead(200, { "content-type": "text/plain" }).end(BIG_ROBOTS),
-            400,
-          );
-        });
+      await withTwoMachines(factory as NonNullable<typeof factory>, dirs, async (m) => {
+        const site = await m.fleet.server();
+        // A robots.txt that takes a moment to answer: the other machine asks meanwhile.
+        const arrived = slowRobots(site, BIG_ROBOTS);
         site.route("/a", html("<ul><li>a</li></ul>"));
         site.route("/b", html("<ul><li>b</li></ul>"));
-        const machine = async (store: typeof machineA, dir: string, holder: string) =>
-          createFetcher({
-            clock: systemClock,
-            ids: randomIds,
-            holder,
-            journal: new SqlJournal(store.db),
-            robotsCache: new SqlRobotsCache(store.db),
-            archive: await WarcArchive.open(dir, {
-              db: store.db,
-              clock: systemClock,
-              ids: randomIds,
-            }),
-            transportOptions: { allowPrivateAddresses: true },
-            gapMs: 100,
-          });
-        const a = await machine(machineA, dirA, "host-a:101:aaaa");
-        const b = await machine(machineB, dirB, "host-b:202:bbbb");
-        const first = a.fetch({ url: site.url("/a"), purpose: "page", source: "gov-a" });
-        await arrived;
-        const second = b.fetch({ url: site.url("/b"), purpose: "page", source: "gov-b" });
-        const [oa, ob] = await Promise.all([first, second]);
-        await a.close();
-        await b.close();
+        const [oa, ob] = await raceTwoMachines(m, site, arrived);
         expect(oa.kind).toBe("ok");
         expect(ob.kind).toBe("disallowed");
         // What the site's log shows: robots.txt once, then the page it allows.
         expect(site.requests.map((r) => r.path).sort()).toEqual(["/a", "/robots.txt"]);
-      } finally {
-        await machineA.close();
-        await machineB.close();
-        await fleet.close();
-      }
+      });
     }, 30_000);
   },
 );

@@ -9,15 +9,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { systemClock } from "../../src/clock.js";
-import { randomIds } from "../../src/ids.js";
-import { createFetcher } from "../../src/net/fetcher.js";
-import { WarcArchive } from "../../src/store/archive/warc-archive.js";
 import { openStore } from "../../src/store/db.js";
-import { SqlJournal } from "../../src/store/journal.js";
-import { SqlRobotsCache } from "../../src/store/robots-cache.js";
 import { startFleet } from "../fleet/fleet.js";
 import { storeFactories } from "../store/stores.js";
+import { machineFetcher } from "./two-machines.js";
 
 const factories = storeFactories();
 const dirs: string[] = [];
@@ -58,18 +53,7 @@ describe.each(factories)(
           (_q, res) =>
             void res.writeHead(200, { "content-type": "text/html" }).end("<ul><li>a</li></ul>"),
         );
-        const fetcher = createFetcher({
-          clock: systemClock,
-          ids: randomIds,
-          holder: "host-a:101:aaaa",
-          journal: new SqlJournal(store.db),
-          robotsCache: new SqlRobotsCache(store.db),
-          archive: await WarcArchive.open(dir, {
-            db: store.db,
-            clock: systemClock,
-            ids: randomIds,
-          }),
-          transportOptions: { allowPrivateAddresses: true },
+        const fetcher = await machineFetcher(store, dir, "host-a:101:aaaa", {
           gapMs: 50,
           night: "2026-11-20",
         });

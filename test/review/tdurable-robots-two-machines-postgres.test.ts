@@ -16,21 +16,12 @@
  * What the site owner sees: GET /robots.txt twice within a few seconds from the same night.
  * Expected: once (the second machine uses the copy in the shared store).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { systemClock } from "../../src/clock.js";
-import { randomIds } from "../../src/ids.js";
-import { createFetcher } from "../../src/net/fetcher.js";
-import { WarcArchive } from "../../src/store/archive/warc-archive.js";
-import { openStore } from "../../src/store/db.js";
-import { SqlJournal } from "../../src/store/journal.js";
-import { SqlRobotsCache } from "../../src/store/robots-cache.js";
-import { startFleet } from "../fleet/fleet.js";
 import { gaps } from "../fleet/gaps.js";
 import { html } from "../fleet/routes.js";
 import { postgresFactory, postgresUrl } from "../store/stores.js";
+import { machineFetcher, raceTwoMachines, slowRobots, withTwoMachines } from "./two-machines.js";
 
 const factory = postgresUrl ? postgresFactory(postgresUrl) : undefined;
 const dirs: string[] = [];
@@ -45,64 +36,18 @@ describe.skipIf(factory === undefined)("tdurable: robots.txt on two machines (Po
   // was in the first machine's archive only). Mended: a robots.txt read's body is kept with its
   // answer in the journal (src/net/steps/journal.ts), and replayed from there (archive step).
   it("P16, P11: two machines with a data directory each, whose lanes reach one origin at once, read its robots.txt once between them", async () => {
-    const fleet = await startFleet();
-    const loc = await (factory as NonNullable<typeof factory>).fresh();
-    const machineA = await openStore(loc);
-    const machineB = await openStore(loc);
-    const dirA = mkdtempSync(join(tmpdir(), "nor-tdurable-a-"));
-    const dirB = mkdtempSync(join(tmpdir(), "nor-tdurable-b-"));
-    dirs.push(dirA, dirB);
-    try {
-      const site = await fleet.server();
-      let robotsArrived!: () => void;
-      const arrived = new Promise<void>((r) => {
-        robotsArrived = r;
-      });
-      site.route("/robots.txt", (_req, res) => {
-        robotsArrived();
-        // A robots.txt that takes a moment to answer: the other machine asks meanwhile.
-        setTimeout(
-          () =>
-            void res
-              .writeHead(200, { "content-type": "text/plain" })
-              .end("User-agent: *\nAllow: /\n"),
-          400,
-        );
-      });
+    await withTwoMachines(factory as NonNullable<typeof factory>, dirs, async (m) => {
+      const site = await m.fleet.server();
+      // A robots.txt that takes a moment to answer: the other machine asks meanwhile.
+      const arrived = slowRobots(site, "User-agent: *\nAllow: /\n");
       site.route("/a", html("<ul><li>a</li></ul>"));
       site.route("/b", html("<ul><li>b</li></ul>"));
-      const machine = async (store: typeof machineA, dir: string, holder: string) =>
-        createFetcher({
-          clock: systemClock,
-          ids: randomIds,
-          holder,
-          journal: new SqlJournal(store.db),
-          robotsCache: new SqlRobotsCache(store.db),
-          archive: await WarcArchive.open(dir, {
-            db: store.db,
-            clock: systemClock,
-            ids: randomIds,
-          }),
-          transportOptions: { allowPrivateAddresses: true },
-          gapMs: 100,
-        });
-      const a = await machine(machineA, dirA, "host-a:101:aaaa");
-      const b = await machine(machineB, dirB, "host-b:202:bbbb");
-      const first = a.fetch({ url: site.url("/a"), purpose: "page", source: "gov-a" });
-      await arrived;
-      const second = b.fetch({ url: site.url("/b"), purpose: "page", source: "gov-b" });
-      const [oa, ob] = await Promise.all([first, second]);
-      await a.close();
-      await b.close();
+      const [oa, ob] = await raceTwoMachines(m, site, arrived);
       expect(oa.kind).toBe("ok");
       expect(ob.kind).toBe("ok");
       // What the site's log shows: robots.txt once, then each page.
       expect(site.requests.map((r) => r.path).sort()).toEqual(["/a", "/b", "/robots.txt"]);
-    } finally {
-      await machineA.close();
-      await machineB.close();
-      await fleet.close();
-    }
+    });
   }, 30_000);
 
   // Was a DEFECT: the same root cause, and P10 with it: the second machine's robots.txt
@@ -115,55 +60,13 @@ describe.skipIf(factory === undefined)("tdurable: robots.txt on two machines (Po
   // again while it holds no robots.txt of the origin (test/net/steps/site-gate.test.ts and
   // robots-gate.test.ts, P10).
   it("P10: two machines with a data directory each, whose lanes reach one origin at once, keep the Crawl-delay its robots.txt declares between every request there", async () => {
-    const fleet = await startFleet();
-    const loc = await (factory as NonNullable<typeof factory>).fresh();
-    const machineA = await openStore(loc);
-    const machineB = await openStore(loc);
-    const dirA = mkdtempSync(join(tmpdir(), "nor-tdurable-a-"));
-    const dirB = mkdtempSync(join(tmpdir(), "nor-tdurable-b-"));
-    dirs.push(dirA, dirB);
-    try {
-      const site = await fleet.server();
-      let robotsArrived!: () => void;
-      const arrived = new Promise<void>((r) => {
-        robotsArrived = r;
-      });
-      site.route("/robots.txt", (_req, res) => {
-        robotsArrived();
-        // A robots.txt that takes a moment to answer: the other machine asks meanwhile.
-        setTimeout(
-          () =>
-            void res
-              .writeHead(200, { "content-type": "text/plain" })
-              .end("User-agent: *\nCrawl-delay: 1\n"),
-          400,
-        );
-      });
+    await withTwoMachines(factory as NonNullable<typeof factory>, dirs, async (m) => {
+      const site = await m.fleet.server();
+      // A robots.txt that takes a moment to answer: the other machine asks meanwhile.
+      const arrived = slowRobots(site, "User-agent: *\nCrawl-delay: 1\n");
       site.route("/a", html("<ul><li>a</li></ul>"));
       site.route("/b", html("<ul><li>b</li></ul>"));
-      const machine = async (store: typeof machineA, dir: string, holder: string) =>
-        createFetcher({
-          clock: systemClock,
-          ids: randomIds,
-          holder,
-          journal: new SqlJournal(store.db),
-          robotsCache: new SqlRobotsCache(store.db),
-          archive: await WarcArchive.open(dir, {
-            db: store.db,
-            clock: systemClock,
-            ids: randomIds,
-          }),
-          transportOptions: { allowPrivateAddresses: true },
-          gapMs: 100,
-        });
-      const a = await machine(machineA, dirA, "host-a:101:aaaa");
-      const b = await machine(machineB, dirB, "host-b:202:bbbb");
-      const first = a.fetch({ url: site.url("/a"), purpose: "page", source: "gov-a" });
-      await arrived;
-      const second = b.fetch({ url: site.url("/b"), purpose: "page", source: "gov-b" });
-      const [oa, ob] = await Promise.all([first, second]);
-      await a.close();
-      await b.close();
+      const [oa, ob] = await raceTwoMachines(m, site, arrived);
       expect(oa.kind).toBe("ok");
       expect(ob.kind).toBe("ok");
       // The site's own clock: each request starts at least the Crawl-delay (1 s, where the test's
@@ -171,11 +74,7 @@ describe.skipIf(factory === undefined)("tdurable: robots.txt on two machines (Po
       // robots.txt request 0.26 to 0.34 s after the first one's answer, sent on the floor gap,
       // then the pages 1 s apart.
       for (const g of gaps(site.requests)) expect(g).toBeGreaterThanOrEqual(1000);
-    } finally {
-      await machineA.close();
-      await machineB.close();
-      await fleet.close();
-    }
+    });
   }, 30_000);
 
   // DEFECT: the same root cause as above, for a page: the second machine's request for a page
@@ -187,20 +86,13 @@ describe.skipIf(factory === undefined)("tdurable: robots.txt on two machines (Po
   // beside the archive, a design change of its own; the robots.txt's body alone is kept there
   // (P16 above). docs/operations.md now says it, and its remedy: one shared data directory.
   it.skip("P8: a page two sources on two machines reach (both redirect to it) is asked once a night, with no takeover", async () => {
-    const fleet = await startFleet();
-    const loc = await (factory as NonNullable<typeof factory>).fresh();
-    const machineA = await openStore(loc);
-    const machineB = await openStore(loc);
-    const dirA = mkdtempSync(join(tmpdir(), "nor-tdurable-a-"));
-    const dirB = mkdtempSync(join(tmpdir(), "nor-tdurable-b-"));
-    dirs.push(dirA, dirB);
-    try {
+    await withTwoMachines(factory as NonNullable<typeof factory>, dirs, async (m) => {
       // The vendor's host both governments' old addresses lead to.
-      const vendor = await fleet.server();
+      const vendor = await m.fleet.server();
       vendor.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
       vendor.route("/agendas", html("<ul><li>agenda</li></ul>"));
-      const govA = await fleet.server();
-      const govB = await fleet.server();
+      const govA = await m.fleet.server();
+      const govB = await m.fleet.server();
       for (const g of [govA, govB]) {
         g.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
         g.route(
@@ -208,23 +100,8 @@ describe.skipIf(factory === undefined)("tdurable: robots.txt on two machines (Po
           (_q, res) => void res.writeHead(301, { location: vendor.url("/agendas") }).end(),
         );
       }
-      const machine = async (store: typeof machineA, dir: string, holder: string) =>
-        createFetcher({
-          clock: systemClock,
-          ids: randomIds,
-          holder,
-          journal: new SqlJournal(store.db),
-          robotsCache: new SqlRobotsCache(store.db),
-          archive: await WarcArchive.open(dir, {
-            db: store.db,
-            clock: systemClock,
-            ids: randomIds,
-          }),
-          transportOptions: { allowPrivateAddresses: true },
-          gapMs: 100,
-        });
-      const a = await machine(machineA, dirA, "host-a:101:aaaa");
-      const b = await machine(machineB, dirB, "host-b:202:bbbb");
+      const a = await machineFetcher(m.machineA, m.dirA, "host-a:101:aaaa");
+      const b = await machineFetcher(m.machineB, m.dirB, "host-b:202:bbbb");
       const oa = await a.fetch({ url: govA.url("/agendas"), purpose: "page", source: "gov-a" });
       const ob = await b.fetch({ url: govB.url("/agendas"), purpose: "page", source: "gov-b" });
       await a.close();
@@ -232,10 +109,6 @@ describe.skipIf(factory === undefined)("tdurable: robots.txt on two machines (Po
       expect([oa.kind, ob.kind]).toEqual(["ok", "ok"]);
       // What the vendor's log shows: its robots.txt and the page, once each.
       expect(vendor.requests.map((r) => r.path)).toEqual(["/robots.txt", "/agendas"]);
-    } finally {
-      await machineA.close();
-      await machineB.close();
-      await fleet.close();
-    }
+    });
   }, 30_000);
 });
