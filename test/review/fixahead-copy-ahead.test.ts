@@ -1,47 +1,17 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type Clock, systemClock } from "../../src/clock.js";
 import { addDays, nightOf } from "../../src/policy/night-date.js";
-import { writeVillageCatalog } from "../cli/catalogs.js";
-import { runMain } from "../cli/cli-capture.js";
-import { oneFeedSite } from "../cli/one-feed.js";
+import { DAY, feedNights } from "./feed-nights.js";
 
 /**
  * fixahead: a copy (a stored answer, P8) archived by a night run while the host's clock ran two
  * days fast carries that clock's time. A later night whose window (its start to now) takes in
  * that time must not take the copy for its own answer: it was saved by another night.
  */
-const DAY = 24 * 3_600_000;
-const dir = mkdtempSync(join(tmpdir(), "nor-fixahead-copy-"));
-let site: Awaited<ReturnType<typeof oneFeedSite>>;
-let catalog = "";
-
-beforeAll(async () => {
-  site = await oneFeedSite();
-  catalog = writeVillageCatalog(join(dir, "c.yaml"), "Copy", {
-    "copy-feed": `records: agendas, access: feed, url: "${site.feed}"`,
-  });
-});
-
-afterAll(async () => {
-  await site.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const night = (data: string, clock: Clock, ...more: string[]) =>
-  runMain(
-    [
-      "night",
-      ...["--catalog", catalog, "--data", data],
-      ...["--allow-private-addresses", "--gap-ms", "0", ...more],
-    ],
-    { clock },
-  );
-
-const feedAsks = () => site.asked.filter((p) => p === "/feed.rss").length;
+const f = feedNights("nor-fixahead-copy-", "Copy", "copy-feed");
+const { dir, night, feedAsks } = f;
 
 /** When the feed's latest copy was stored, as its stamp says. */
 function feedCopyAt(data: string): number {
@@ -49,7 +19,7 @@ function feedCopyAt(data: string): number {
   try {
     const row = db
       .prepare("select fetched_at from captures where url = ? order by fetched_at desc limit 1")
-      .get(site.feed) as { fetched_at: string } | undefined;
+      .get(f.site.feed) as { fetched_at: string } | undefined;
     if (row === undefined) throw new Error("no copy of the feed");
     return Date.parse(row.fetched_at);
   } finally {

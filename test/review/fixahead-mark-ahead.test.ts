@@ -1,15 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Clock, systemClock } from "../../src/clock.js";
+import { describe, expect, it } from "vitest";
 import { nightOf } from "../../src/policy/night-date.js";
 import { markSource } from "../../src/store/admin.js";
 import { openStore } from "../../src/store/db.js";
 import { latestMarks } from "../../src/store/marks.js";
-import { writeVillageCatalog } from "../cli/catalogs.js";
-import { runMain } from "../cli/cli-capture.js";
-import { oneFeedSite } from "../cli/one-feed.js";
+import { clockAt, DAY, feedNights } from "./feed-nights.js";
 
 /**
  * fixahead: on SQLite one host's clock is the nights' and the marks' (P24). A page marked not
@@ -17,39 +12,8 @@ import { oneFeedSite } from "../cli/one-feed.js";
  * right, its rechecks (P25: up to three nights soon after, then weekly) must count from a night
  * that has come, not wait for the far one.
  */
-const DAY = 24 * 3_600_000;
-const dir = mkdtempSync(join(tmpdir(), "nor-fixahead-mark-"));
-let site: Awaited<ReturnType<typeof oneFeedSite>>;
-let catalog = "";
-
-beforeAll(async () => {
-  site = await oneFeedSite();
-  catalog = writeVillageCatalog(join(dir, "c.yaml"), "Marked", {
-    "marked-feed": `records: agendas, access: feed, url: "${site.feed}"`,
-  });
-});
-
-afterAll(async () => {
-  await site.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const clockAt = (offset: number): Clock => ({
-  now: () => Date.now() + offset,
-  sleep: systemClock.sleep,
-});
-
-const night = (data: string, clock: Clock) =>
-  runMain(
-    [
-      "night",
-      ...["--catalog", catalog, "--data", data],
-      ...["--allow-private-addresses", "--gap-ms", "0"],
-    ],
-    { clock },
-  );
-
-const feedAsks = () => site.asked.filter((p) => p === "/feed.rss").length;
+const f = feedNights("nor-fixahead-mark-", "Marked", "marked-feed");
+const { dir, night, feedAsks } = f;
 
 describe("fixahead: a mark made while the one host's clock ran ahead (SQLite)", () => {
   it("P25, P24 (SQLite): a page marked not read by a host two days fast is rechecked the night after tonight once the clock is set right, not two days later", async () => {

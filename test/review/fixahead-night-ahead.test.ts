@@ -1,51 +1,16 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Clock, systemClock } from "../../src/clock.js";
+import { describe, expect, it } from "vitest";
 import { addDays, nightOf } from "../../src/policy/night-date.js";
-import { writeVillageCatalog } from "../cli/catalogs.js";
-import { runMain } from "../cli/cli-capture.js";
-import { oneFeedSite } from "../cli/one-feed.js";
+import { clockAt, DAY, feedNights } from "./feed-nights.js";
 
 /**
  * fixahead: the host's clock runs two days fast for one night, then NTP sets it right. The
  * night it recorded is dated two days ahead; when that date really comes, its sources are owed
  * that night's check (P13: each source once a night) like any other night's.
  */
-const DAY = 24 * 3_600_000;
-const dir = mkdtempSync(join(tmpdir(), "nor-fixahead-"));
-let site: Awaited<ReturnType<typeof oneFeedSite>>;
-let catalog = "";
-
-beforeAll(async () => {
-  site = await oneFeedSite();
-  catalog = writeVillageCatalog(join(dir, "c.yaml"), "Ahead", {
-    "ahead-feed": `records: agendas, access: feed, url: "${site.feed}"`,
-  });
-});
-
-afterAll(async () => {
-  await site.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-/** The machine's clock moved by `offset` ms (sleeps are real). */
-const clockAt = (offset: number): Clock => ({
-  now: () => Date.now() + offset,
-  sleep: systemClock.sleep,
-});
-
-const night = (data: string, clock: Clock, ...more: string[]) =>
-  runMain(
-    [
-      "night",
-      ...["--catalog", catalog, "--data", data],
-      ...["--allow-private-addresses", "--gap-ms", "0", ...more],
-    ],
-    { clock },
-  );
+const f = feedNights("nor-fixahead-", "Ahead", "ahead-feed");
+const { dir, night, feedAsks } = f;
 
 /** The night's row as a process killed while running it leaves it: not finished. */
 function unfinish(data: string, night: string): void {
@@ -56,8 +21,6 @@ function unfinish(data: string, night: string): void {
     db.close();
   }
 }
-
-const feedAsks = () => site.asked.filter((p) => p === "/feed.rss").length;
 
 describe("fixahead: a night recorded two days ahead, then the clock set right", () => {
   it("P13, P11: when the date of a night recorded ahead really comes, its sources are checked that night (the row recorded ahead does not stand for it)", async () => {

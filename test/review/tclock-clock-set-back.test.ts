@@ -1,12 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Clock, systemClock } from "../../src/clock.js";
+import { describe, expect, it } from "vitest";
 import { addDays, nightOf } from "../../src/policy/night-date.js";
-import { writeVillageCatalog } from "../cli/catalogs.js";
-import { runMain } from "../cli/cli-capture.js";
-import { oneFeedSite } from "../cli/one-feed.js";
+import { clockAt, DAY, feedNights } from "./feed-nights.js";
 
 /**
  * Outside tester (tclock): the host's clock runs two days fast for one night (a VM restored
@@ -16,40 +11,8 @@ import { oneFeedSite } from "../cli/one-feed.js";
  * last request stamped two days ahead, must not keep the checker away from every source until
  * the wrong date comes round.
  */
-const DAY = 24 * 3_600_000;
-const dir = mkdtempSync(join(tmpdir(), "nor-tclock-setback-"));
-let site: Awaited<ReturnType<typeof oneFeedSite>>;
-let catalog = "";
-
-beforeAll(async () => {
-  site = await oneFeedSite();
-  catalog = writeVillageCatalog(join(dir, "c.yaml"), "Setback", {
-    "setback-feed": `records: agendas, access: feed, url: "${site.feed}"`,
-  });
-});
-
-afterAll(async () => {
-  await site.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-/** The machine's clock moved by `offset` ms (sleeps are real). */
-const clockAt = (offset: number): Clock => ({
-  now: () => Date.now() + offset,
-  sleep: systemClock.sleep,
-});
-
-const night = (data: string, clock: Clock, ...more: string[]) =>
-  runMain(
-    [
-      "night",
-      ...["--catalog", catalog, "--data", data],
-      ...["--allow-private-addresses", "--gap-ms", "0", ...more],
-    ],
-    { clock },
-  );
-
-const feedAsks = () => site.asked.filter((p) => p === "/feed.rss").length;
+const f = feedNights("nor-tclock-setback-", "Setback", "setback-feed");
+const { dir, night, feedAsks } = f;
 
 describe("tclock: a host clock set back after a night it ran two days fast", () => {
   it("P13, P11: the next night by the real calendar still runs and checks its source (not refused as a past night begun after a later one)", async () => {
@@ -58,7 +21,7 @@ describe("tclock: a host clock set back after a night it ran two days fast", () 
     const fast = clockAt(2 * DAY);
     const first = await night(data, fast);
     expect(first.code, first.stderr).toBe(0);
-    const afterFirst = site.asked.filter((p) => p === "/feed.rss").length;
+    const afterFirst = f.site.asked.filter((p) => p === "/feed.rss").length;
     expect(afterFirst).toBe(1);
     // The clock set right; a day later by the real calendar, tonight's night is run as ever.
     const tomorrow = clockAt(DAY);
@@ -67,7 +30,7 @@ describe("tclock: a host clock set back after a night it ran two days fast", () 
     expect(second.stderr).not.toContain("a past night is not started after a later one");
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toContain(`"night":"${nightOf(tomorrow.now())}"`);
-    expect(site.asked.filter((p) => p === "/feed.rss").length).toBe(afterFirst + 1);
+    expect(f.site.asked.filter((p) => p === "/feed.rss").length).toBe(afterFirst + 1);
   });
 
   it("P8, P27, P13: a copy archived by a clock two days fast is not taken for tonight's answer: tonight's night asks the feed (a request on the log), never says it read it with no request sent", async () => {
