@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { addDays } from "../../src/policy/night-date.js";
 import { setAsideNightsAhead } from "../../src/store/admin.js";
-import { openStore } from "../../src/store/db.js";
 import { newRecords } from "../../src/store/read/new-records.js";
 import { storeFactories } from "../store/stores.js";
+import { AHEAD, AT, TONIGHT, withNightAhead } from "./night-aside.js";
 
 /**
  * The directory's "new on record" (what appeared since yesterday) under a night set aside
@@ -11,27 +11,10 @@ import { storeFactories } from "../store/stores.js";
  * now, so it is new tonight at the latest; never hidden until a date still to come, then shown
  * new on a day no night found it.
  */
-const TONIGHT = "2026-11-05";
-const AHEAD = addDays(TONIGHT, 2);
-const AT = "2026-11-07T23:00:00.000Z";
 
 describe.each(storeFactories())("records of a night set aside ($name)", (f) => {
   it("P13, P26: a record first seen by a night set aside is new on record since yesterday tonight, not first on a date still to come", async () => {
-    const s = await openStore(await f.migrated());
-    try {
-      const db = s.db;
-      await db
-        .insertInto("nights")
-        .values({
-          night: AHEAD,
-          started_at: AT,
-          deadline_at: AT,
-          finished_at: AT,
-          runs: 1,
-          user_agent: null,
-          catalog_note: null,
-        })
-        .execute();
+    await withNightAhead(f, async (db) => {
       await db
         .insertInto("governments")
         .values({
@@ -83,8 +66,6 @@ describe.each(storeFactories())("records of a night set aside ($name)", (f) => {
       const since = { from: addDays(TONIGHT, -1), to: TONIGHT };
       const got = await newRecords(db, since, {});
       expect(got.items.map((r) => r.title)).toEqual(["Council agenda"]);
-    } finally {
-      await s.close();
-    }
+    });
   });
 });

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { addDays } from "../../src/policy/night-date.js";
 import { robotsCopyServes } from "../../src/policy/robots/copy-age.js";
 import { setAsideNightsAhead } from "../../src/store/admin.js";
-import { openStore } from "../../src/store/db.js";
 import { SqlRobotsCache } from "../../src/store/robots-cache.js";
 import { storeFactories } from "../store/stores.js";
+import { AHEAD, AT, TONIGHT, withNightAhead } from "./night-aside.js";
 
 /**
  * P20, P16 under a night set aside (recorded while the clock ran ahead, then set right): the
@@ -12,27 +11,10 @@ import { storeFactories } from "../store/stores.js";
  * closed is (when in doubt, not sent); a copy of rules it read, of an age no clock can tell, is
  * never that date's own read when the date comes (it may be days old by then: P16, P18).
  */
-const TONIGHT = "2026-11-05";
-const AHEAD = addDays(TONIGHT, 2);
-const AT = "2026-11-07T23:00:00.000Z";
 
 describe.each(storeFactories())("robots.txt answers of a night set aside ($name)", (f) => {
   it("P20, P16: an unreachable robots.txt the night set aside found holds tonight; its rules copy does not serve its date's night when it comes", async () => {
-    const s = await openStore(await f.migrated());
-    try {
-      const db = s.db;
-      await db
-        .insertInto("nights")
-        .values({
-          night: AHEAD,
-          started_at: AT,
-          deadline_at: AT,
-          finished_at: AT,
-          runs: 1,
-          user_agent: null,
-          catalog_note: null,
-        })
-        .execute();
+    await withNightAhead(f, async (db) => {
       const cache = new SqlRobotsCache(db);
       const fetchedAt = Date.parse(AT);
       await cache.put({
@@ -64,8 +46,6 @@ describe.each(storeFactories())("robots.txt answers of a night set aside ($name)
       );
       // Nor does the unreachable keep that night off the origin (it was not that night's).
       expect(down && robotsCopyServes(down, fetchedAt + 10 * 60_000, AHEAD)).toBe(false);
-    } finally {
-      await s.close();
-    }
+    });
   });
 });
