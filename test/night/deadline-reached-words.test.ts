@@ -1,14 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { type NightEnd, summaryRecord } from "../../src/cli/night-report.js";
 import { ManualClock } from "../../src/clock.js";
-import type { Transport } from "../../src/net/types.js";
-import { buildSimulation, runSimulatedNight, type Simulation } from "../../src/night/simulate.js";
+import { runSimulatedNight, type Simulation } from "../../src/night/simulate.js";
 import { addDays } from "../../src/policy/night-date.js";
 import { markSource, nightTotals } from "../../src/store/admin.js";
 import { openStore } from "../../src/store/db.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
 import { storeFactories } from "../store/stores.js";
-import { recheckNightOpts, simAnswer, simDown } from "./sim-answers.js";
+import { recheckNightOpts, redirectAToB } from "./sim-answers.js";
 
 /**
  * P13, P25: the night's summary says the deadline was reached only when the deadline cut
@@ -21,22 +20,14 @@ const DAY = 24 * 3600_000;
 
 /** b.org's two pages read, and a.org's one page that redirects (302) there. */
 function sites(clock: ManualClock): { sim: Simulation; down: { on: boolean } } {
-  const base = buildSimulation(clock, [
-    { site: "b.org", latencyMs: 100, sources: 2 },
-    { site: "a.org", latencyMs: 100, sources: 1 },
-  ]);
-  const down = { on: false };
-  const transport: Transport = async (req) => {
-    const u = new URL(req.url);
-    if (u.hostname === "www.a.org" && u.pathname === "/list/0")
-      return simAnswer(clock, base, "a.org", req, 302, {
-        location: "https://www.b.org/moved/0?page=0",
-      });
-    if (down.on && u.hostname === "www.b.org" && u.pathname !== "/robots.txt")
-      return simDown(clock, base, "b.org", req);
-    return base.transport(req);
-  };
-  return { sim: { ...base, transport }, down };
+  return redirectAToB(
+    clock,
+    [
+      { site: "b.org", latencyMs: 100, sources: 2 },
+      { site: "a.org", latencyMs: 100, sources: 1 },
+    ],
+    "b.org",
+  );
 }
 
 describe.each(storeFactories())("the summary's deadlineReached ($name)", (f) => {

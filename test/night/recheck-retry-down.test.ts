@@ -1,17 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
-import type { Transport } from "../../src/net/types.js";
 import {
   cutByTheDeadline,
   recheckHopReason,
   recheckRetryReason,
   TIME_LIMIT_PASSED,
 } from "../../src/night/outcome.js";
-import { buildSimulation, runSimulatedNight, type Simulation } from "../../src/night/simulate.js";
+import { runSimulatedNight, type Simulation } from "../../src/night/simulate.js";
 import { addDays } from "../../src/policy/night-date.js";
 import { outcomeLabel } from "../../src/web/public/format.js";
 import { markedStores } from "./marked-stores.js";
-import { recheckNightOpts, simAnswer, simDown } from "./sim-answers.js";
+import { recheckNightOpts, redirectAToB } from "./sim-answers.js";
 
 /**
  * P25, P15: a recheck whose own page answered 503, and whose retry was not sent because its site
@@ -29,22 +28,14 @@ const DAY = 24 * 3600_000;
 const makers = markedStores(N0, "tester");
 
 function sites(clock: ManualClock): { sim: Simulation; down: { on: boolean } } {
-  const base = buildSimulation(clock, [
-    { site: "a.org", latencyMs: 100, sources: 2 },
-    { site: "b.org", latencyMs: 100, sources: 1 },
-  ]);
-  const down = { on: false };
-  const transport: Transport = async (req) => {
-    const u = new URL(req.url);
-    if (u.hostname === "www.a.org" && u.pathname !== "/robots.txt" && down.on)
-      return simDown(clock, base, "a.org", req);
-    if (u.hostname === "www.a.org" && u.pathname === "/list/0")
-      return simAnswer(clock, base, "a.org", req, 302, {
-        location: "https://www.b.org/moved/0?page=0",
-      });
-    return base.transport(req);
-  };
-  return { sim: { ...base, transport }, down };
+  return redirectAToB(
+    clock,
+    [
+      { site: "a.org", latencyMs: 100, sources: 2 },
+      { site: "b.org", latencyMs: 100, sources: 1 },
+    ],
+    "a.org",
+  );
 }
 
 describe.each(makers)("a recheck whose retry met its site down ($name)", (maker) => {

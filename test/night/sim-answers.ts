@@ -1,7 +1,7 @@
 import type { ManualClock } from "../../src/clock.js";
 import { MemoryJournal, MemoryRobotsCache } from "../../src/net/memory-ports.js";
-import type { TransportRequest, TransportResult } from "../../src/net/types.js";
-import type { Simulation } from "../../src/night/simulate.js";
+import type { Transport, TransportRequest, TransportResult } from "../../src/net/types.js";
+import { buildSimulation, type SimSite, type Simulation } from "../../src/night/simulate.js";
 
 const utf8 = new TextEncoder();
 async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
@@ -71,4 +71,29 @@ export function recheckNightOpts() {
     journal: new MemoryJournal(),
     robotsCache: new MemoryRobotsCache(),
   };
+}
+
+/**
+ * `sites` simulated, where a.org's page /list/0 answers a temporary redirect (302) to b.org's
+ * https://www.b.org/moved/0?page=0, and `downSite`'s pages (not its robots.txt) answer 503 while
+ * `down.on` (before any redirect).
+ */
+export function redirectAToB(
+  clock: ManualClock,
+  sites: readonly SimSite[],
+  downSite: "a.org" | "b.org",
+): { sim: Simulation; down: { on: boolean } } {
+  const base = buildSimulation(clock, sites);
+  const down = { on: false };
+  const transport: Transport = async (req) => {
+    const u = new URL(req.url);
+    if (down.on && u.hostname === `www.${downSite}` && u.pathname !== "/robots.txt")
+      return simDown(clock, base, downSite, req);
+    if (u.hostname === "www.a.org" && u.pathname === "/list/0")
+      return simAnswer(clock, base, "a.org", req, 302, {
+        location: "https://www.b.org/moved/0?page=0",
+      });
+    return base.transport(req);
+  };
+  return { sim: { ...base, transport }, down };
 }

@@ -1,11 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
-import type { Transport } from "../../src/net/types.js";
 import { buildSimulation, runSimulatedNight, type Simulation } from "../../src/night/simulate.js";
 import { addDays } from "../../src/policy/night-date.js";
 import { isRecheckNight } from "../../src/policy/recheck.js";
 import { markedStores } from "../night/marked-stores.js";
-import { recheckNightOpts, simAnswer, simDown, withPathDown } from "../night/sim-answers.js";
+import { recheckNightOpts, redirectAToB, withPathDown } from "../night/sim-answers.js";
 
 /**
  * Reviewer (revrecheck), P25 from the marked site's side: a page marked not read whose catalog
@@ -23,22 +22,14 @@ const makers = markedStores(N0, "revrecheck");
 
 /** b.org's simulated site, and a.org's one page that redirects (302) there. */
 function sites(clock: ManualClock): { sim: Simulation; down: { on: boolean } } {
-  const base = buildSimulation(clock, [
-    { site: "b.org", latencyMs: 100, sources: 1 },
-    { site: "a.org", latencyMs: 100, sources: 1 },
-  ]);
-  const down = { on: false };
-  const transport: Transport = async (req) => {
-    const u = new URL(req.url);
-    if (u.hostname === "www.a.org" && u.pathname === "/list/0")
-      return simAnswer(clock, base, "a.org", req, 302, {
-        location: "https://www.b.org/moved/0?page=0",
-      });
-    if (down.on && u.hostname === "www.b.org" && u.pathname !== "/robots.txt")
-      return simDown(clock, base, "b.org", req);
-    return base.transport(req);
-  };
-  return { sim: { ...base, transport }, down };
+  return redirectAToB(
+    clock,
+    [
+      { site: "b.org", latencyMs: 100, sources: 1 },
+      { site: "a.org", latencyMs: 100, sources: 1 },
+    ],
+    "b.org",
+  );
 }
 
 describe.each(makers)("revrecheck: a recheck redirected to a site down ($name)", (maker) => {

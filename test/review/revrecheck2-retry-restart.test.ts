@@ -1,15 +1,14 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
-import type { Transport } from "../../src/net/types.js";
-import { buildSimulation, runSimulatedNight, type Simulation } from "../../src/night/simulate.js";
+import { runSimulatedNight, type Simulation } from "../../src/night/simulate.js";
 import { addDays } from "../../src/policy/night-date.js";
 import { markSource } from "../../src/store/admin.js";
 import { openStore } from "../../src/store/db.js";
 import { SqlJournal } from "../../src/store/journal.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
 import { SqlRobotsCache } from "../../src/store/robots-cache.js";
-import { simAnswer, simDown } from "../night/sim-answers.js";
+import { redirectAToB } from "../night/sim-answers.js";
 import { storeFactories } from "../store/stores.js";
 
 /**
@@ -26,22 +25,14 @@ const N0 = "2026-11-05";
 const DAY = 24 * 3600_000;
 
 function sites(clock: ManualClock): { sim: Simulation; down: { on: boolean } } {
-  const base = buildSimulation(clock, [
-    { site: "a.org", latencyMs: 100, sources: 2 },
-    { site: "b.org", latencyMs: 100, sources: 1 },
-  ]);
-  const down = { on: false };
-  const transport: Transport = async (req) => {
-    const u = new URL(req.url);
-    if (u.hostname === "www.a.org" && u.pathname !== "/robots.txt" && down.on)
-      return simDown(clock, base, "a.org", req);
-    if (u.hostname === "www.a.org" && u.pathname === "/list/0")
-      return simAnswer(clock, base, "a.org", req, 302, {
-        location: "https://www.b.org/moved/0?page=0",
-      });
-    return base.transport(req);
-  };
-  return { sim: { ...base, transport }, down };
+  return redirectAToB(
+    clock,
+    [
+      { site: "a.org", latencyMs: 100, sources: 2 },
+      { site: "b.org", latencyMs: 100, sources: 1 },
+    ],
+    "a.org",
+  );
 }
 
 describe.each(storeFactories())("a recheck's refused retry across a restart ($name)", (f) => {
