@@ -4,8 +4,9 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runNorAsync } from "../cli/run-nor.js";
 import { startFleet } from "../fleet/fleet.js";
-import { feedEntry, rss, writeCatalog } from "../night/cli-night.js";
+import { rss, writeCatalog } from "../night/cli-night.js";
 import { postgresFactory, postgresUrl } from "../store/stores.js";
+import { citiesToVendor } from "./vendor-cities.js";
 
 /**
  * tdurable (outside tester): the end-to-end form of
@@ -44,7 +45,6 @@ describe.skipIf(factory === undefined)(
             1500,
           );
         });
-        const sources: string[][] = [];
         for (let i = 0; i < 4; i++) {
           vendor.route(
             `/feed/${i}.xml`,
@@ -53,14 +53,8 @@ describe.skipIf(factory === undefined)(
                 .writeHead(200, { "content-type": "application/rss+xml" })
                 .end(rss(vendor.origin, 1, `v${i}`)),
           );
-          const city = await fleet.server();
-          city.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
-          city.route(
-            "/agendas.xml",
-            (_q, res) => void res.writeHead(301, { location: vendor.url(`/feed/${i}.xml`) }).end(),
-          );
-          sources.push(feedEntry(`city-${i}`, city.url("/agendas.xml")));
         }
+        const sources = await citiesToVendor(fleet, vendor, 4);
         const catalog = writeCatalog(root, sources);
         const night = (data: string) =>
           runNorAsync(

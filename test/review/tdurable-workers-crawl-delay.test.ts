@@ -4,9 +4,10 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { runNorAsync } from "../cli/run-nor.js";
-import { type FleetServer, startFleet } from "../fleet/fleet.js";
+import { startFleet } from "../fleet/fleet.js";
 import { gaps } from "../fleet/gaps.js";
-import { feedEntry, rss, writeCatalog } from "../night/cli-night.js";
+import { rss, writeCatalog } from "../night/cli-night.js";
+import { citiesToVendor, workersNightArgs } from "./vendor-cities.js";
 
 /**
  * tdurable (outside tester): P10's Crawl-delay and P16 across the processes of one night.
@@ -30,8 +31,6 @@ describe("tdurable: a Crawl-delay kept by every worker of a night (P10, P9, P16)
             .writeHead(200, { "content-type": "text/plain" })
             .end("User-agent: *\nCrawl-delay: 1\n"),
       );
-      const cities: FleetServer[] = [];
-      const sources: string[][] = [];
       for (let i = 0; i < 4; i++) {
         vendor.route(
           `/feed/${i}.xml`,
@@ -40,24 +39,10 @@ describe("tdurable: a Crawl-delay kept by every worker of a night (P10, P9, P16)
               .writeHead(200, { "content-type": "application/rss+xml" })
               .end(rss(vendor.origin, 1, `v${i}`)),
         );
-        const city = await fleet.server();
-        city.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
-        city.route(
-          "/agendas.xml",
-          (_q, res) => void res.writeHead(301, { location: vendor.url(`/feed/${i}.xml`) }).end(),
-        );
-        cities.push(city);
-        sources.push(feedEntry(`city-${i}`, city.url("/agendas.xml")));
       }
+      const sources = await citiesToVendor(fleet, vendor, 4);
       const catalog = writeCatalog(dir, sources);
-      const r = await runNorAsync(
-        [
-          ...["night", "--catalog", catalog, "--data", dir, "--night", "2026-11-05"],
-          ...["--workers", "3", "--concurrency", "1", "--allow-private-addresses"],
-          ...["--gap-ms", "50"],
-        ],
-        { timeoutMs: 90_000 },
-      );
+      const r = await runNorAsync(workersNightArgs(catalog, dir), { timeoutMs: 90_000 });
       expect(r.code, r.stderr).toBe(0);
       const db = new Database(join(dir, "nor.db"), { readonly: true });
       const outcomes = db.prepare("select outcome from night_sources").all() as {
@@ -82,32 +67,16 @@ describe("tdurable: a Crawl-delay kept by every worker of a night (P10, P9, P16)
       const vendor = await fleet.server();
       vendor.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
       let feeds = 0;
-      const cities: FleetServer[] = [];
-      const sources: string[][] = [];
       for (let i = 0; i < 5; i++) {
         vendor.route(`/feed/${i}.xml`, (_q, res) => {
           feeds++;
           if (feeds === 1) return void res.writeHead(503, { "retry-after": "2" }).end("busy");
           res.writeHead(403).end("Forbidden");
         });
-        const city = await fleet.server();
-        city.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
-        city.route(
-          "/agendas.xml",
-          (_q, res) => void res.writeHead(301, { location: vendor.url(`/feed/${i}.xml`) }).end(),
-        );
-        cities.push(city);
-        sources.push(feedEntry(`city-${i}`, city.url("/agendas.xml")));
       }
+      const sources = await citiesToVendor(fleet, vendor, 5);
       const catalog = writeCatalog(dir, sources);
-      const r = await runNorAsync(
-        [
-          ...["night", "--catalog", catalog, "--data", dir, "--night", "2026-11-05"],
-          ...["--workers", "3", "--concurrency", "1", "--allow-private-addresses"],
-          ...["--gap-ms", "50"],
-        ],
-        { timeoutMs: 90_000 },
-      );
+      const r = await runNorAsync(workersNightArgs(catalog, dir), { timeoutMs: 90_000 });
       expect(r.code, r.stderr).toBe(0);
       const asked = vendor.requests.filter((q) => q.path !== "/robots.txt");
       // The 503, then (2 s after it ended, whoever sent it) the one request that got the 403.

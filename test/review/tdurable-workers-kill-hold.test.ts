@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 import { ROOT, runNorAsync } from "../cli/run-nor.js";
 import { startFleet } from "../fleet/fleet.js";
 import { gaps } from "../fleet/gaps.js";
-import { feedEntry, writeCatalog } from "../night/cli-night.js";
+import { writeCatalog } from "../night/cli-night.js";
+import { citiesToVendor, workersNightArgs } from "./vendor-cities.js";
 
 /**
  * tdurable (outside tester): P15 and P21 across a SIGKILL of every process of a night at once
@@ -30,7 +31,6 @@ describe("tdurable: a night's processes all killed after a Retry-After (P15, P21
         vendor.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
         let feeds = 0;
         let busyEnded: number | undefined;
-        const sources: string[][] = [];
         for (let i = 0; i < 5; i++) {
           vendor.route(`/feed/${i}.xml`, (_q, res) => {
             feeds++;
@@ -55,20 +55,10 @@ describe("tdurable: a night's processes all killed after a Retry-After (P15, P21
             }
             res.writeHead(403).end("Forbidden");
           });
-          const city = await fleet.server();
-          city.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
-          city.route(
-            "/agendas.xml",
-            (_q, res) => void res.writeHead(301, { location: vendor.url(`/feed/${i}.xml`) }).end(),
-          );
-          sources.push(feedEntry(`city-${i}`, city.url("/agendas.xml")));
         }
+        const sources = await citiesToVendor(fleet, vendor, 5);
         const catalog = writeCatalog(dir, sources);
-        const args = [
-          ...["night", "--catalog", catalog, "--data", dir, "--night", "2026-11-05"],
-          ...["--workers", "3", "--concurrency", "1", "--allow-private-addresses"],
-          ...["--gap-ms", "50"],
-        ];
+        const args = workersNightArgs(catalog, dir);
         const env = { ...process.env };
         delete env["NOR_DATABASE_URL"];
         const first = spawn(process.execPath, [join(ROOT, "bin", "nor.js"), ...args], {
