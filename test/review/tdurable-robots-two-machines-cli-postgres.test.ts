@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runNorAsync } from "../cli/run-nor.js";
 import { startFleet } from "../fleet/fleet.js";
-import { rss, writeCatalog } from "../night/cli-night.js";
+import { writeCatalog } from "../night/cli-night.js";
 import { postgresFactory, postgresUrl } from "../store/stores.js";
-import { citiesToVendor } from "./vendor-cities.js";
+import { citiesToVendor, vendorFeeds } from "./vendor-cities.js";
 
 /**
  * tdurable (outside tester): the end-to-end form of
@@ -45,15 +45,7 @@ describe.skipIf(factory === undefined)(
             1500,
           );
         });
-        for (let i = 0; i < 4; i++) {
-          vendor.route(
-            `/feed/${i}.xml`,
-            (_q, res) =>
-              void res
-                .writeHead(200, { "content-type": "application/rss+xml" })
-                .end(rss(vendor.origin, 1, `v${i}`)),
-          );
-        }
+        vendorFeeds(vendor, 4);
         const sources = await citiesToVendor(fleet, vendor, 4);
         const catalog = writeCatalog(root, sources);
         const night = (data: string) =>

@@ -6,8 +6,8 @@ import { describe, expect, it } from "vitest";
 import { runNorAsync } from "../cli/run-nor.js";
 import { startFleet } from "../fleet/fleet.js";
 import { gaps } from "../fleet/gaps.js";
-import { rss, writeCatalog } from "../night/cli-night.js";
-import { citiesToVendor, workersNightArgs } from "./vendor-cities.js";
+import { writeCatalog } from "../night/cli-night.js";
+import { citiesToVendor, vendorFeeds, workersNightArgs } from "./vendor-cities.js";
 
 /**
  * tdurable (outside tester): P10's Crawl-delay and P16 across the processes of one night.
@@ -31,15 +31,7 @@ describe("tdurable: a Crawl-delay kept by every worker of a night (P10, P9, P16)
             .writeHead(200, { "content-type": "text/plain" })
             .end("User-agent: *\nCrawl-delay: 1\n"),
       );
-      for (let i = 0; i < 4; i++) {
-        vendor.route(
-          `/feed/${i}.xml`,
-          (_q, res) =>
-            void res
-              .writeHead(200, { "content-type": "application/rss+xml" })
-              .end(rss(vendor.origin, 1, `v${i}`)),
-        );
-      }
+      vendorFeeds(vendor, 4);
       const sources = await citiesToVendor(fleet, vendor, 4);
       const catalog = writeCatalog(dir, sources);
       const r = await runNorAsync(workersNightArgs(catalog, dir), { timeoutMs: 90_000 });

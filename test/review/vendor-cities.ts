@@ -3,7 +3,7 @@
  * one vendor's host, and the `nor night --workers 3` those tests run over them.
  */
 import type { Fleet, FleetServer } from "../fleet/fleet.js";
-import { feedEntry } from "../night/cli-night.js";
+import { feedEntry, rss } from "../night/cli-night.js";
 
 /**
  * `n` cities, each a server of its own with no robots.txt (404), whose /agendas.xml redirects
@@ -35,4 +35,16 @@ export function workersNightArgs(catalog: string, dir: string): string[] {
     ...["--workers", "3", "--concurrency", "1", "--allow-private-addresses"],
     ...["--gap-ms", "50"],
   ];
+}
+
+/** `vendor`'s /feed/0.xml to /feed/<n-1>.xml, each an RSS feed of one item of its own (v<i>). */
+export function vendorFeeds(vendor: FleetServer, n: number): void {
+  for (let i = 0; i < n; i++)
+    vendor.route(
+      `/feed/${i}.xml`,
+      (_q, res) =>
+        void res
+          .writeHead(200, { "content-type": "application/rss+xml" })
+          .end(rss(vendor.origin, 1, `v${i}`)),
+    );
 }
