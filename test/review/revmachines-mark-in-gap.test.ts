@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runNorAsync } from "../cli/run-nor.js";
-import { nightOn, outcomesOn, testerCatalog, testerWorld } from "../night/tester-nights.js";
+import { nightOn, outcomesOn, testerWorld } from "../night/tester-nights.js";
+import { askedAfter, list, markPagedNotRead, pagedCatalog } from "./paged-mark.js";
 
 /**
  * revmachines (review of fixmachines, cc0af223): P24 at the moment of sending. The lane's
@@ -12,9 +12,6 @@ import { nightOn, outcomesOn, testerCatalog, testerWorld } from "../night/tester
  * go all the same.
  */
 const world = testerWorld("nor-revmachines-mark-gap-");
-const RECIPE = "extract: { items: li, title: a, link: a, date: span, next: a.next }";
-const list = (page: number) =>
-  `<ul><li><a href="/d/p${page}.pdf">p${page}</a> <span>11/0${page}/2026</span></li></ul><a class="next" href="/paged?page=${page + 1}">Next</a>`;
 
 describe("revmachines: a person's mark while the next page waits out the Crawl-delay (P24)", () => {
   // Was a DEFECT: the mark was read in laneFetcher.fetch (src/night/run-night.ts) before the
@@ -40,23 +37,16 @@ describe("revmachines: a person's mark while the next page waits out the Crawl-d
       if (page !== 1 || mark !== undefined) return;
       // Page 1 has answered: its check reads the mark (not yet written) and page 2 waits out
       // the 3 s Crawl-delay. The operator marks the source not read meanwhile.
-      mark = runNorAsync([
-        ...["mark", "paged", "--not-read", "--reason", "the clerk asked us to stop"],
-        ...["--data", data],
-      ]).then((r) => {
+      mark = markPagedNotRead(data).then((r) => {
         expect(r.code, r.stderr).toBe(0);
         markedAt = Date.now();
       });
     });
-    const catalog = testerCatalog(world.dir, "gap", [
-      `  - { id: paged, government: city-of-test, records: agendas, url: "${site.url("/paged")}", ${RECIPE} }`,
-    ]);
+    const catalog = pagedCatalog(world.dir, "gap", site);
     await nightOn(catalog, data, "2026-11-20");
     await mark;
     expect(markedAt).toBeDefined();
-    const after = site.requests
-      .filter((q) => q.startedAt > (markedAt as number))
-      .map((q) => q.path);
+    const after = askedAfter(site, markedAt as number);
     expect(after).toEqual([]);
     expect(outcomesOn(data, "2026-11-20")).toEqual({});
   }, 60_000);

@@ -1,13 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runNorAsync } from "../cli/run-nor.js";
-import {
-  nightOn,
-  noRobots,
-  outcomesOn,
-  testerCatalog,
-  testerWorld,
-} from "../night/tester-nights.js";
+import { nightOn, noRobots, outcomesOn, testerWorld } from "../night/tester-nights.js";
+import { askedAfter, list, markPagedNotRead, pagedCatalog } from "./paged-mark.js";
 
 /**
  * tdurable (outside tester): P24 from another process during a source's check. run-night.ts
@@ -25,9 +19,6 @@ import {
  * (`nor site`): no request of the source's check after the mark is written.
  */
 const world = testerWorld("nor-tdurable-mark-mid-");
-const RECIPE = "extract: { items: li, title: a, link: a, date: span, next: a.next }";
-const list = (page: number) =>
-  `<ul><li><a href="/d/p${page}.pdf">p${page}</a> <span>11/0${page}/2026</span></li></ul><a class="next" href="/paged?page=${page + 1}">Next</a>`;
 
 describe("tdurable: a person's mark during a source's check (P24)", () => {
   // Was a DEFECT (arguable: docs/operations.md said so, "a source whose check has already begun (its
@@ -50,24 +41,17 @@ describe("tdurable: a person's mark during a source's check (P24)", () => {
         void res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(list(page));
       if (page !== 1 || mark !== undefined) return answer();
       // The operator marks it not read while its first page is being read.
-      mark = runNorAsync([
-        ...["mark", "paged", "--not-read", "--reason", "the clerk asked us to stop"],
-        ...["--data", data],
-      ]).then((r) => {
+      mark = markPagedNotRead(data).then((r) => {
         expect(r.code, r.stderr).toBe(0);
         markedAt = Date.now();
         answer();
       });
     });
-    const catalog = testerCatalog(world.dir, "mid", [
-      `  - { id: paged, government: city-of-test, records: agendas, url: "${site.url("/paged")}", ${RECIPE} }`,
-    ]);
+    const catalog = pagedCatalog(world.dir, "mid", site);
     await nightOn(catalog, data, "2026-11-20");
     await mark;
     expect(markedAt).toBeDefined();
-    const after = site.requests
-      .filter((q) => q.startedAt > (markedAt as number))
-      .map((q) => q.path);
+    const after = askedAfter(site, markedAt as number);
     // Seen on main: ["/paged?page=2", "/paged?page=3", "/paged?page=4"].
     expect(after).toEqual([]);
     // Counted as not read, as if its turn had come after the mark: no outcome recorded tonight.
