@@ -820,6 +820,22 @@ export async function runNight(
 }
 
 /**
+ * The request log's last attempt at a source's page tonight (since the night's start);
+ * undefined when there is none, or when the log could not say (the caller then keeps its result).
+ */
+async function lastAttemptTonight(
+  store: NightStore,
+  state: NightState,
+  sourceId: string,
+): Promise<Awaited<ReturnType<NonNullable<NightStore["lastAttempt"]>>>> {
+  try {
+    return await store.lastAttempt?.(state.night, sourceId, state.startedAt);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * P13, P15: a check the deadline stopped is `unreached` only when nothing was asked of its page
  * tonight. One whose page was asked and answered (a 503 whose retry would have started after
  * the time limit, say) was reached: it is `cut-short`, in words that say what the site
@@ -830,13 +846,8 @@ async function cutShort(
   state: NightState,
   result: SourceResult,
 ): Promise<SourceResult> {
-  let last: Awaited<ReturnType<NonNullable<NightStore["lastAttempt"]>>>;
-  try {
-    last = await store.lastAttempt?.(state.night, result.sourceId, state.startedAt);
-  } catch {
-    // The log could not say: left unreached, which goes first next night all the same.
-    return result;
-  }
+  // When the log could not say: left unreached, which goes first next night all the same.
+  const last = await lastAttemptTonight(store, state, result.sourceId);
   return last === undefined ? result : { ...result, outcome: cutShortOutcome(last) };
 }
 
@@ -852,12 +863,7 @@ async function recheckRetryRefused(
   state: NightState,
   result: SourceResult,
 ): Promise<SourceResult> {
-  let last: Awaited<ReturnType<NonNullable<NightStore["lastAttempt"]>>>;
-  try {
-    last = await store.lastAttempt?.(state.night, result.sourceId, state.startedAt);
-  } catch {
-    return result;
-  }
+  const last = await lastAttemptTonight(store, state, result.sourceId);
   if (last === undefined || last.outcome !== "retry") return result;
   const outcome: SourceResult["outcome"] = {
     kind: "cut-short",
