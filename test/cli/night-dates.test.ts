@@ -41,6 +41,17 @@ const night = (data: string, ...more: string[]) =>
     ...["--allow-private-addresses", "--gap-ms", "0", ...more],
   );
 
+/** `nor night` into `data` (a path), in-process, on a host clock a day fast: it names tomorrow. */
+const nightADayFast = (data: string) =>
+  runMain(
+    [
+      "night",
+      ...["--catalog", catalog, "--data", data],
+      ...["--allow-private-addresses", "--gap-ms", "0"],
+    ],
+    { clock: { now: () => Date.now() + 86_400_000, sleep: systemClock.sleep } },
+  );
+
 describe("nor night --night: which dates may run", () => {
   it("P11: a night after tonight (a mistyped year) is refused, exit 2, and nothing is asked or stored", async () => {
     const tonight = nightOf(Date.now());
@@ -277,14 +288,7 @@ describe("nor night --night: which dates may run", () => {
     const data = join(dir, "ahead-begun");
     const tonight = nightOf(Date.now());
     const later = addDays(tonight, 1);
-    const first = await runMain(
-      [
-        "night",
-        ...["--catalog", catalog, "--data", data],
-        ...["--allow-private-addresses", "--gap-ms", "0"],
-      ],
-      { clock: { now: () => Date.now() + 86_400_000, sleep: systemClock.sleep } },
-    );
+    const first = await nightADayFast(data);
     expect(first.code, first.stderr).toBe(0);
     // That later night's start stands before now: its date is still to come all the same.
     setNightsBegan(data, Date.now() - 3_600_000, later);
@@ -301,14 +305,7 @@ describe("nor night --night: which dates may run", () => {
     const data = join(dir, "ahead-rest");
     const tonight = nightOf(Date.now());
     const later = addDays(tonight, 1);
-    const first = await runMain(
-      [
-        "night",
-        ...["--catalog", catalog, "--data", data],
-        ...["--allow-private-addresses", "--gap-ms", "0"],
-      ],
-      { clock: { now: () => Date.now() + 86_400_000, sleep: systemClock.sleep } },
-    );
+    const first = await nightADayFast(data);
     expect(first.code, first.stderr).toBe(0);
     // Stamped by another clock (a PostgreSQL server's, right) an hour ago: believable.
     setNightsBegan(data, Date.now() - 3_600_000, later);
