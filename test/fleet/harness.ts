@@ -74,3 +74,21 @@ export function drive(clock: ManualClock): () => void {
     running = false;
   };
 }
+
+/**
+ * `f.fetch` of the page at `url`, stepping virtual time whenever something sleeps on `clock`
+ * (else a real 5 ms turn; 400 turns at most), then `f` closed: its outcome.
+ */
+export async function fetchStepped(clock: ManualClock, f: PoliteFetcher, url: string) {
+  let done = false;
+  const pending = f.fetch({ url, purpose: "page" }).finally(() => {
+    done = true;
+  });
+  for (let i = 0; i < 400 && !done; i++) {
+    if (clock.pending > 0) await clock.step();
+    else await new Promise((r) => setTimeout(r, 5));
+  }
+  const out = await pending;
+  await f.close();
+  return out;
+}

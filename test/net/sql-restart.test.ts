@@ -11,6 +11,7 @@ import { SqlRequestLog } from "../../src/store/request-log.js";
 import { SqlRobotsCache } from "../../src/store/robots-cache.js";
 import { type Fleet, startFleet } from "../fleet/fleet.js";
 import { gaps } from "../fleet/gaps.js";
+import { fetchStepped } from "../fleet/harness.js";
 import { html, robots, status } from "../fleet/routes.js";
 
 let fleet: Fleet | undefined;
@@ -33,16 +34,7 @@ async function processRun(clock: ManualClock, storeDir: string, url: string, nig
   });
   // The gap's waits are the only sleeps here (up to the admission, then to the planned start):
   // let virtual time pass them.
-  let done = false;
-  const pending = f.fetch({ url, purpose: "page" }).finally(() => {
-    done = true;
-  });
-  for (let i = 0; i < 400 && !done; i++) {
-    if (clock.pending > 0) await clock.step();
-    else await new Promise((r) => setTimeout(r, 5));
-  }
-  const out = await pending;
-  await f.close();
+  const out = await fetchStepped(clock, f, url);
   const log = await new SqlRequestLog(store.db).query({});
   await store.close();
   return { out, log };

@@ -4,6 +4,7 @@ import { randomIds } from "../../src/ids.js";
 import { createFetcher } from "../../src/net/fetcher.js";
 import { MemoryArchive, MemoryJournal, MemoryRobotsCache } from "../../src/net/memory-ports.js";
 import { type Fleet, startFleet } from "../fleet/fleet.js";
+import { fetchStepped } from "../fleet/harness.js";
 import { html, robots } from "../fleet/routes.js";
 
 /**
@@ -28,16 +29,7 @@ async function fetchOnce(clock: ManualClock, url: string, archive: MemoryArchive
     transportOptions: { allowPrivateAddresses: true },
     ...(night !== undefined ? { night } : {}),
   });
-  let done = false;
-  const pending = f.fetch({ url, purpose: "page" }).finally(() => {
-    done = true;
-  });
-  for (let i = 0; i < 400 && !done; i++) {
-    if (clock.pending > 0) await clock.step();
-    else await new Promise((r) => setTimeout(r, 5));
-  }
-  const out = await pending;
-  await f.close();
+  const out = await fetchStepped(clock, f, url);
   return out;
 }
 
