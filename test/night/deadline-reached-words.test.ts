@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { type NightEnd, summaryRecord } from "../../src/cli/night-report.js";
 import { ManualClock } from "../../src/clock.js";
-import { runSimulatedNight, type Simulation } from "../../src/night/simulate.js";
+import { runSimulatedNight } from "../../src/night/simulate.js";
 import { addDays } from "../../src/policy/night-date.js";
 import { markSource, nightTotals } from "../../src/store/admin.js";
 import { openStore } from "../../src/store/db.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
 import { storeFactories } from "../store/stores.js";
-import { recheckNightOpts, redirectAToB } from "./sim-answers.js";
+import { recheckNightOpts, redirectToBDown } from "./sim-answers.js";
 
 /**
  * P13, P25: the night's summary says the deadline was reached only when the deadline cut
@@ -18,25 +18,13 @@ import { recheckNightOpts, redirectAToB } from "./sim-answers.js";
 const N0 = "2026-11-05";
 const DAY = 24 * 3600_000;
 
-/** b.org's two pages read, and a.org's one page that redirects (302) there. */
-function sites(clock: ManualClock): { sim: Simulation; down: { on: boolean } } {
-  return redirectAToB(
-    clock,
-    [
-      { site: "b.org", latencyMs: 100, sources: 2 },
-      { site: "a.org", latencyMs: 100, sources: 1 },
-    ],
-    "b.org",
-  );
-}
-
 describe.each(storeFactories())("the summary's deadlineReached ($name)", (f) => {
   it("P13, P25, P15: a recheck cut short by its redirect's site down, and a source not asked as its site was down, are not the deadline's: deadlineReached is false; a night the deadline cut says true", async () => {
     const s = await openStore(await f.fresh());
     try {
       const store = new SqlNightStore(s.db);
       const clock = new ManualClock(Date.parse("2026-11-05T23:00:00Z"));
-      const { sim, down } = sites(clock);
+      const { sim, down } = redirectToBDown(clock, 2);
       const opts = recheckNightOpts();
       await runSimulatedNight(clock, sim, store, { ...opts, night: N0 });
       const m = await markSource(s.db, {

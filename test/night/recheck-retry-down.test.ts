@@ -6,11 +6,11 @@ import {
   recheckRetryReason,
   TIME_LIMIT_PASSED,
 } from "../../src/night/outcome.js";
-import { runSimulatedNight, type Simulation } from "../../src/night/simulate.js";
+import { runSimulatedNight } from "../../src/night/simulate.js";
 import { addDays } from "../../src/policy/night-date.js";
 import { outcomeLabel } from "../../src/web/public/format.js";
 import { markedStores } from "./marked-stores.js";
-import { recheckNightOpts, redirectAToB } from "./sim-answers.js";
+import { recheckNightOpts, redirectFromADown } from "./sim-answers.js";
 
 /**
  * P25, P15: a recheck whose own page answered 503, and whose retry was not sent because its site
@@ -27,23 +27,12 @@ const DAY = 24 * 3600_000;
 
 const makers = markedStores(N0, "tester");
 
-function sites(clock: ManualClock): { sim: Simulation; down: { on: boolean } } {
-  return redirectAToB(
-    clock,
-    [
-      { site: "a.org", latencyMs: 100, sources: 2 },
-      { site: "b.org", latencyMs: 100, sources: 1 },
-    ],
-    "a.org",
-  );
-}
-
 describe.each(makers)("a recheck whose retry met its site down ($name)", (maker) => {
   it("P25, P15: a recheck whose own page answered 503 and whose retry was not sent (its site found down meanwhile by another lane) was reached: not owed the next night", async () => {
     const { store, mark, close } = await maker.make();
     try {
       const clock = new ManualClock(Date.parse("2026-11-05T23:00:00Z"));
-      const { sim, down } = sites(clock);
+      const { sim, down } = redirectFromADown(clock);
       const opts = { ...recheckNightOpts(), concurrency: 2 };
       await runSimulatedNight(clock, sim, store, { ...opts, night: N0 });
       await mark("a.org/0", clock.now());

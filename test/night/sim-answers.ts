@@ -97,3 +97,30 @@ export function redirectAToB(
   };
   return { sim: { ...base, transport }, down };
 }
+
+/** b.org's `bPages` pages read (down while `down.on`), and a.org's one page redirecting (302) there. */
+export function redirectToBDown(
+  clock: ManualClock,
+  bPages: number,
+): { sim: Simulation; down: { on: boolean } } {
+  return redirectAToB(
+    clock,
+    [
+      { site: "b.org", latencyMs: 100, sources: bPages },
+      { site: "a.org", latencyMs: 100, sources: 1 },
+    ],
+    "b.org",
+  );
+}
+
+/** a.org's two pages (down while `down.on`), the first redirecting (302) to b.org's one page. */
+export function redirectFromADown(clock: ManualClock): { sim: Simulation; down: { on: boolean } } {
+  return redirectAToB(
+    clock,
+    [
+      { site: "a.org", latencyMs: 100, sources: 2 },
+      { site: "b.org", latencyMs: 100, sources: 1 },
+    ],
+    "a.org",
+  );
+}

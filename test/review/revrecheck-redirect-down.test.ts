@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
-import { buildSimulation, runSimulatedNight, type Simulation } from "../../src/night/simulate.js";
+import { buildSimulation, runSimulatedNight } from "../../src/night/simulate.js";
 import { addDays } from "../../src/policy/night-date.js";
 import { isRecheckNight } from "../../src/policy/recheck.js";
 import { markedStores } from "../night/marked-stores.js";
-import { recheckNightOpts, redirectAToB, withPathDown } from "../night/sim-answers.js";
+import { recheckNightOpts, redirectToBDown, withPathDown } from "../night/sim-answers.js";
 
 /**
  * Reviewer (revrecheck), P25 from the marked site's side: a page marked not read whose catalog
@@ -20,24 +20,12 @@ const DAY = 24 * 3600_000;
 
 const makers = markedStores(N0, "revrecheck");
 
-/** b.org's simulated site, and a.org's one page that redirects (302) there. */
-function sites(clock: ManualClock): { sim: Simulation; down: { on: boolean } } {
-  return redirectAToB(
-    clock,
-    [
-      { site: "b.org", latencyMs: 100, sources: 1 },
-      { site: "a.org", latencyMs: 100, sources: 1 },
-    ],
-    "b.org",
-  );
-}
-
 describe.each(makers)("revrecheck: a recheck redirected to a site down ($name)", (maker) => {
   it("P25, P15, P13: a recheck whose page answered (a redirect to a site down tonight) is not owed again: a.org's marked page is asked on the calendar's nights only, not every night b.org is down", async () => {
     const { store, mark, close } = await maker.make();
     try {
       const clock = new ManualClock(Date.parse("2026-11-05T23:00:00Z"));
-      const { sim, down } = sites(clock);
+      const { sim, down } = redirectToBDown(clock, 1);
       const opts = recheckNightOpts();
       // Night 0: a.org's page is read (it redirects to b.org, which answers), then marked.
       const s0 = await runSimulatedNight(clock, sim, store, { ...opts, night: N0 });

@@ -1,14 +1,14 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
-import { runSimulatedNight, type Simulation } from "../../src/night/simulate.js";
+import { runSimulatedNight } from "../../src/night/simulate.js";
 import { addDays } from "../../src/policy/night-date.js";
 import { markSource } from "../../src/store/admin.js";
 import { openStore } from "../../src/store/db.js";
 import { SqlJournal } from "../../src/store/journal.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
 import { SqlRobotsCache } from "../../src/store/robots-cache.js";
-import { redirectAToB } from "../night/sim-answers.js";
+import { redirectFromADown } from "../night/sim-answers.js";
 import { storeFactories } from "../store/stores.js";
 
 /**
@@ -24,17 +24,6 @@ import { storeFactories } from "../store/stores.js";
 const N0 = "2026-11-05";
 const DAY = 24 * 3600_000;
 
-function sites(clock: ManualClock): { sim: Simulation; down: { on: boolean } } {
-  return redirectAToB(
-    clock,
-    [
-      { site: "a.org", latencyMs: 100, sources: 2 },
-      { site: "b.org", latencyMs: 100, sources: 1 },
-    ],
-    "a.org",
-  );
-}
-
 describe.each(storeFactories())("a recheck's refused retry across a restart ($name)", (f) => {
   it("P25, P15, P13: restarted between its page's 503 and the retry refused (its site found down by another lane), the recheck was reached: not asked again the next night (never two nights running once weekly)", async () => {
     const s = await openStore(await f.fresh());
@@ -44,7 +33,7 @@ describe.each(storeFactories())("a recheck's refused retry across a restart ($na
       const journal = new SqlJournal(s.db, clock);
       const robotsCache = new SqlRobotsCache(s.db);
       const opts = { deadlineMs: 3600_000, concurrency: 2, journal, robotsCache };
-      const { sim, down } = sites(clock);
+      const { sim, down } = redirectFromADown(clock);
       await runSimulatedNight(clock, sim, store, { ...opts, night: N0 });
       const m = await markSource(s.db, {
         source: "a.org/0",
