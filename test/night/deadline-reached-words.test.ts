@@ -3,10 +3,11 @@ import { type NightEnd, summaryRecord } from "../../src/cli/night-report.js";
 import { ManualClock } from "../../src/clock.js";
 import { runSimulatedNight } from "../../src/night/simulate.js";
 import { addDays } from "../../src/policy/night-date.js";
-import { markSource, nightTotals } from "../../src/store/admin.js";
+import { nightTotals } from "../../src/store/admin.js";
 import { openStore } from "../../src/store/db.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
 import { storeFactories } from "../store/stores.js";
+import { markNotRead } from "./marked-stores.js";
 import { recheckNightOpts, redirectToBDown } from "./sim-answers.js";
 
 /**
@@ -27,14 +28,7 @@ describe.each(storeFactories())("the summary's deadlineReached ($name)", (f) => 
       const { sim, down } = redirectToBDown(clock, 2);
       const opts = recheckNightOpts();
       await runSimulatedNight(clock, sim, store, { ...opts, night: N0 });
-      const m = await markSource(s.db, {
-        source: "a.org/0",
-        reading: false,
-        reason: "said no in its rules",
-        by: "tester",
-        at: clock.now(),
-        night: N0,
-      });
+      const m = await markNotRead(s.db, "a.org/0", clock.now(), N0, "tester");
       expect(m.kind).toBe("marked");
       const endOf = async (night: string, startedAt: number, deadlineAt: number) => {
         const { outcomes, checked, newRecords, ...counts } = await nightTotals(s.db, night);

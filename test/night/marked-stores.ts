@@ -3,7 +3,7 @@ import { MemoryNightStore } from "../../src/night/memory-store.js";
 import type { NightStore } from "../../src/night/ports.js";
 import type { ValidatorStore } from "../../src/night/reader.js";
 import { markSource } from "../../src/store/admin.js";
-import { openStore } from "../../src/store/db.js";
+import { openStore, type Store } from "../../src/store/db.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
 import { storeFactories } from "../store/stores.js";
 
@@ -14,6 +14,17 @@ export type MarkedStore = {
   close(): Promise<void>;
 };
 export type MarkedStoreMaker = { name: string; make(): Promise<MarkedStore> };
+
+/** `source` marked not read on `night` by `by` ("said no in its rules"), as `nor mark` does. */
+export function markNotRead(
+  db: Store["db"],
+  source: string,
+  at: number,
+  night: string,
+  by: string,
+): ReturnType<typeof markSource> {
+  return markSource(db, { source, reading: false, reason: "said no in its rules", by, at, night });
+}
 
 /**
  * The night's stores a recheck test runs over alike: memory (the simulation's), SQLite and, with
@@ -41,14 +52,7 @@ export function markedStores(night: string, by: string): MarkedStoreMaker[] {
           return {
             store: new SqlNightStore(s.db),
             mark: async (source, at) => {
-              const m = await markSource(s.db, {
-                source,
-                reading: false,
-                reason: "said no in its rules",
-                by,
-                at,
-                night,
-              });
+              const m = await markNotRead(s.db, source, at, night, by);
               expect(m.kind).not.toBe("unknown-source");
             },
             close: () => s.close(),

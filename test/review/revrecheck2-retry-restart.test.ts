@@ -3,11 +3,11 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
 import { runSimulatedNight } from "../../src/night/simulate.js";
 import { addDays } from "../../src/policy/night-date.js";
-import { markSource } from "../../src/store/admin.js";
 import { openStore } from "../../src/store/db.js";
 import { SqlJournal } from "../../src/store/journal.js";
 import { SqlNightStore } from "../../src/store/night-store.js";
 import { SqlRobotsCache } from "../../src/store/robots-cache.js";
+import { markNotRead } from "../night/marked-stores.js";
 import { redirectFromADown } from "../night/sim-answers.js";
 import { storeFactories } from "../store/stores.js";
 
@@ -35,14 +35,7 @@ describe.each(storeFactories())("a recheck's refused retry across a restart ($na
       const opts = { deadlineMs: 3600_000, concurrency: 2, journal, robotsCache };
       const { sim, down } = redirectFromADown(clock);
       await runSimulatedNight(clock, sim, store, { ...opts, night: N0 });
-      const m = await markSource(s.db, {
-        source: "a.org/0",
-        reading: false,
-        reason: "said no in its rules",
-        by: "tester",
-        at: clock.now(),
-        night: N0,
-      });
+      const m = await markNotRead(s.db, "a.org/0", clock.now(), N0, "tester");
       expect(m.kind).toBe("marked");
       const log: string[] = [];
       const asks: number[] = [];
