@@ -815,7 +815,6 @@ function nightMarks(
   };
 }
 
-/** The later of a column's time and `at` (ISO text compares as time): a hold never shortens. */
 /** A site's end (and hold) as counted from `now` (admission.ts endAsCounted, holdAsCounted). */
 async function writeCounted(
   tx: Tx,
@@ -835,6 +834,7 @@ async function writeCounted(
     .execute();
 }
 
+/** The later of a column's time and `at` (ISO text compares as time): a hold never shortens. */
 function laterOf(column: "not_before" | "last_end_at" | "retry_at", at: string) {
   return sql<string>`case when ${sql.ref(column)} is not null and ${sql.ref(column)} > ${at} then ${sql.ref(column)} else ${at} end`;
 }

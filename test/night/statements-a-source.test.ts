@@ -108,6 +108,9 @@ describe("the statements a source's check runs", () => {
     // Each source's turn, with its page reads.
     expect(runsOf(second, /left join "page_reads" as "pr"/)).toBe(FEEDS);
     expect(runsOf(second, /from "page_reads" as "pr" where/)).toBe(0);
+    // P8: whether tonight already has its answer is settled by the latest copy, saved by an
+    // earlier night before tonight began: no copy asked for by its night (migration 038).
+    expect(runsOf(second, /from "captures" where .*"night" = \?/)).toBe(0);
 
     const db = new Database(join(dir, "data", "nor.db"), { readonly: true });
     try {

@@ -128,7 +128,14 @@ export class ArchiveValidators implements ValidatorStore {
     // The latest copy when it was stored since then: the latest of those stored since, if any.
     // Always read from the index: it decides whether the page is asked for at all (P8).
     let capture = await this.#latestCopy(url, undefined, "get");
-    if (night !== undefined && capture !== undefined && capture.night !== night) {
+    if (
+      night !== undefined &&
+      capture !== undefined &&
+      capture.night !== night &&
+      // The latest stored before tonight: every copy was (none is tonight's by its time, below),
+      // so no statement more for a page read on an earlier night, the usual case.
+      capture.fetchedAt >= since
+    ) {
       // Saved by another night's request (or by none: before migration 038, `nor discover`):
       // not tonight's answer, whatever its time says (a clock that ran ahead on an earlier night
       // stamps it inside tonight's window). Tonight's, if any, is the latest tonight saved.
