@@ -336,7 +336,7 @@ export class SqlJournal implements JournalPort {
         closedEarly: c.closedEarly ? 1 : 0,
         retryAt: c.retryAt !== undefined ? toIso(c.retryAt) : null,
         retryAtIfNone: c.retryAtIfNone !== undefined ? toIso(c.retryAtIfNone) : null,
-        answer: c.answer ? JSON.stringify(c.answer) : null,
+        answer: c.answer ? JSON.stringify(this.#pg ? c.answer : localAnswer(c.answer)) : null,
         id: Number(id),
         holder,
       });
@@ -813,6 +813,20 @@ function nightMarks(
         }
       : {}),
   };
+}
+
+/**
+ * P16, P8: the answer as SQLite keeps it. A robots.txt read's body rides with its answer for a
+ * machine whose archive lacks the copy (PostgreSQL, a data directory per machine); SQLite's store
+ * lives beside its one archive, which holds a complete read's copy (`archived`): its bytes kept
+ * here too would only grow the request log by every origin's robots.txt each night. One read
+ * over the limit, which the archive keeps none of, keeps its first bytes.
+ */
+function localAnswer(a: NonNullable<Completion["answer"]>): NonNullable<Completion["answer"]> {
+  if (a.kind !== "response" || a.robotsBody === undefined || !a.archived || a.read !== "complete")
+    return a;
+  const { robotsBody: _kept, ...rest } = a;
+  return rest;
 }
 
 /** A site's end (and hold) as counted from `now` (admission.ts endAsCounted, holdAsCounted). */
