@@ -134,6 +134,25 @@ export function recheckRetryReason(asked: string, status: number | null, why: st
   return `its page (${asked}) ${answered}; its retry${NOT_SENT_FOR}${why}`;
 }
 
+/**
+ * P25, P15: a recheck cut short, its page (`asked`, at `url`) having answered `status`, its retry
+ * not sent for `why` (recheckRetryReason's words): reached, owing nothing.
+ */
+export function recheckRetryOutcome(
+  asked: string,
+  url: string,
+  status: number | null,
+  why: string,
+): NightOutcome {
+  const outcome: NightOutcome = {
+    kind: "cut-short",
+    reason: recheckRetryReason(asked, status, why),
+    url,
+  };
+  if (status !== null) outcome.status = status;
+  return outcome;
+}
+
 /** Outcomes after which no other way in is tried tonight (the site said no, or time is up). */
 export function endsTheSource(kind: NightOutcome["kind"]): boolean {
   return kind === "refused" || kind === "robots-unavailable" || kind === "unreached";

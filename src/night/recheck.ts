@@ -16,7 +16,7 @@ import {
   failureOutcome,
   isSiteClosedReason,
   recheckHopReason,
-  recheckRetryReason,
+  recheckRetryOutcome,
 } from "./outcome.js";
 import { keptAs, type ValidatorStore, waysInOrder } from "./reader.js";
 import type { MoveChange, Moved, NightOutcome, SourceResult } from "./types.js";
@@ -74,15 +74,14 @@ export async function recheckSource(
         reason: recheckHopReason(url, o.url, failed.reason ?? failed.kind),
         url: o.url,
       };
-    else if (retry) {
-      const status = o.answered?.status ?? null;
-      outcome = {
-        kind: "cut-short",
-        reason: recheckRetryReason(url, status, failed.reason ?? failed.kind),
-        url: o.url,
-      };
-      if (status !== null) outcome.status = status;
-    } else if (
+    else if (retry)
+      outcome = recheckRetryOutcome(
+        url,
+        o.url,
+        o.answered?.status ?? null,
+        failed.reason ?? failed.kind,
+      );
+    else if (
       o.kind === "deadline" ||
       o.kind === "site-down" ||
       failed.kind === "left-alone" ||

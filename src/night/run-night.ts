@@ -23,7 +23,7 @@ import { movedFrom } from "./moves.js";
 import {
   cutShortOutcome,
   failureOutcome,
-  recheckRetryReason,
+  recheckRetryOutcome,
   siteClosedReason,
   TIME_LIMIT_PASSED,
 } from "./outcome.js";
@@ -865,13 +865,8 @@ async function recheckRetryRefused(
 ): Promise<SourceResult> {
   const last = await lastAttemptTonight(store, state, result.sourceId);
   if (last === undefined || last.outcome !== "retry") return result;
-  const outcome: SourceResult["outcome"] = {
-    kind: "cut-short",
-    reason: recheckRetryReason(last.url, last.status, result.outcome.reason ?? "its site was down"),
-    url: last.url,
-  };
-  if (last.status !== null) outcome.status = last.status;
-  return { ...result, outcome };
+  const why = result.outcome.reason ?? "its site was down";
+  return { ...result, outcome: recheckRetryOutcome(last.url, last.url, last.status, why) };
 }
 
 /**

@@ -129,8 +129,7 @@ async function replay(
     }
     // P16, P11: a robots.txt read's body also kept with its answer (journal step): replayed from
     // there where this process's archive has no copy (another machine's read tonight).
-    if (!body && a.robotsBody !== undefined && call.keepBody)
-      body = new Uint8Array(Buffer.from(a.robotsBody, "base64"));
+    if (!body && a.robotsBody !== undefined && call.keepBody) body = robotsBytes(a.robotsBody);
     if (!body && !bodyOptional) return undefined;
     read = { kind: "complete", body: body ?? new Uint8Array(0), bytes: a.bytes };
   } else if (a.read === "too-large") {
@@ -138,8 +137,7 @@ async function replay(
     // them, kept with its answer (journal step); else it is asked again.
     if (call.robotsFor !== undefined) {
       if (a.robotsBody === undefined) return undefined;
-      const body = new Uint8Array(Buffer.from(a.robotsBody, "base64"));
-      read = { kind: "too-large", body, bytes: a.bytes };
+      read = { kind: "too-large", body: robotsBytes(a.robotsBody), bytes: a.bytes };
     } else {
       // P14: one read at the robots limit (a robots.txt's redirect into this page, its first
       // bytes kept with it) says nothing of the page's 20 MiB: asked again as a page.
@@ -174,4 +172,9 @@ function sameValidators(a: Validators | undefined, b: Validators | undefined): b
     (a?.etag ?? null) === (b?.etag ?? null) &&
     (a?.lastModified ?? null) === (b?.lastModified ?? null)
   );
+}
+
+/** A robots.txt read's bytes as the journal step kept them with its answer (base64). */
+function robotsBytes(kept: string): Uint8Array {
+  return new Uint8Array(Buffer.from(kept, "base64"));
 }
