@@ -868,7 +868,7 @@ export interface NightSetAside {
  * (P27), their night no longer named (so nothing is replayed from them as a night's answer, P8,
  * nor counted as that night's attempts); its stored copies stay, saved by no night (none is that
  * date's answer, P8); the records it found stay found, first seen tonight (P26: new on record
- * now, not on a date still to come). A site it found
+ * now, not on a date still to come; first seen, or changed, now at the latest). A site it found
  * closed (a no, P21) or down is held so tonight instead of on that date, with its reason (the answer
  * may have come tonight by the real calendar: when in doubt, not sent), and so is an origin whose
  * robots.txt it found unreachable (P20); a robots.txt copy of rules it read is dropped from the
@@ -879,6 +879,7 @@ export async function setAsideNightsAhead(
   db: Db,
   tonight: string,
   live: readonly string[],
+  now: number,
 ): Promise<NightSetAside[]> {
   return writeTxn(db, async (tx) => {
     const rows = await tx
@@ -904,7 +905,7 @@ export async function setAsideNightsAhead(
       // the night that saved it only), though their time falls in that date's night.
       await tx.updateTable("captures").set({ night: null }).where("night", "=", r.night).execute();
       // P26: the records it found appeared by now: new on record tonight at the latest, never
-      // first on a date still to come (when no night found them). Their times stay as stamped.
+      // first on a date still to come (when no night found them).
       await tx
         .updateTable("records")
         .set({ first_seen_night: tonight })
@@ -927,6 +928,23 @@ export async function setAsideNightsAhead(
           .where(column, "=", r.night)
           .execute();
       await tx.deleteFrom("nights").where("night", "=", r.night).execute();
+      if (out.length === 0) {
+        // P26: nor first seen, or brought up to date, at a time still to come (a feed's entry
+        // dated days ahead, first in every newest list until then): those times, stamped by the
+        // clock running ahead (no clock set right stamps after now), read now at the latest.
+        // Once, for every record, whichever night ahead found or changed it.
+        const at = new Date(now).toISOString();
+        await tx
+          .updateTable("records")
+          .set({ first_seen_at: at })
+          .where("first_seen_at", ">", at)
+          .execute();
+        await tx
+          .updateTable("records")
+          .set({ changed_at: at })
+          .where("changed_at", ">", at)
+          .execute();
+      }
       out.push({
         night: r.night,
         startedAt: r.started_at,

@@ -33,7 +33,7 @@ describe.each(storeFactories())("robots.txt answers of a night set aside ($name)
         body: "User-agent: *\nDisallow: /private\n",
         night: AHEAD,
       });
-      await setAsideNightsAhead(db, TONIGHT, []);
+      await setAsideNightsAhead(db, TONIGHT, [], Date.parse(`${TONIGHT}T22:00:00.000Z`));
       const tonightNow = Date.parse("2026-11-05T23:30:00.000Z");
       const down = await cache.get("https://down.gov");
       expect(down).toBeDefined();

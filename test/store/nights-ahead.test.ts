@@ -117,7 +117,12 @@ describe.each(factories)("nights recorded ahead ($name)", (f) => {
         })
         .execute();
       const live = addDays(TONIGHT, 3);
-      const aside = await setAsideNightsAhead(db, TONIGHT, [live]);
+      const aside = await setAsideNightsAhead(
+        db,
+        TONIGHT,
+        [live],
+        Date.parse(`${TONIGHT}T22:00:00.000Z`),
+      );
       expect(aside).toEqual([
         { night: AHEAD, startedAt: at, finishedAt: at, outcomes: 1, requests: 1 },
         { night: killed, startedAt: at, finishedAt: null, outcomes: 0, requests: 0 },

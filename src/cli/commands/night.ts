@@ -444,7 +444,7 @@ async function runNightCommand(opts: NightOptions): Promise<void> {
           ...(store.dialect === "postgres" ? await nightsLiveInStore(store.db, before) : []),
         ];
         await holdAfterBelievableStart(store.db, judgedTonight, judged, live, loopbackOnly);
-        setAside = await setAsideNightsAhead(store.db, judgedTonight, live);
+        setAside = await setAsideNightsAhead(store.db, judgedTonight, live, judged);
         // P25: a mark made while the clock ran ahead counts its rechecks from tonight.
         marksMoved = await marksAheadToTonight(store.db, judgedTonight);
       }
