@@ -458,18 +458,21 @@ export async function runNight(
      * its turn (`nor mark --not-read` in another process) stopped it.
      */
     let currentHistory: PlannedSource["history"] | undefined;
+    /** When the mark was read at the current source's turn. */
+    let turnReadAt = Number.NEGATIVE_INFINITY;
     let asks = 0;
     let markedOff = false;
     /**
-     * The lane's hold, and for a further request of a source's check (an older page, another
-     * way's page) the source's mark too, read as the site gate asks the hold before admitting
-     * it: after its wait for the gap (a Crawl-delay, an owner's slower pace), so a mark written
-     * meanwhile holds for it. One prepared read a request: a mark read within MARK_READ_STANDS_MS
-     * stands (the hold is asked again at sending, just after the admission). Marked not read
-     * since its turn, the hold is gone: nothing more is sent for the source tonight (NotHeld).
+     * The lane's hold, and for each request of a source's check (its first, an older page,
+     * another way's page) the source's mark too, read as the site gate asks the hold before
+     * admitting it: after its wait for the gap (a Crawl-delay, an owner's slower pace), so a mark
+     * written meanwhile holds for it. At most one prepared read a request: a mark read within
+     * MARK_READ_STANDS_MS stands (`lastRead`: for a first request, the read at its turn; the hold
+     * is asked again at sending, just after the admission). Marked not read since its turn, the
+     * hold is gone: nothing more is sent for the source tonight (NotHeld).
      */
-    const heldAndAsked = (source: string, history: PlannedSource["history"]) => {
-      let readAt = Number.NEGATIVE_INFINITY;
+    const heldAndAsked = (source: string, history: PlannedSource["history"], lastRead: number) => {
+      let readAt = lastRead;
       return (): boolean | Promise<boolean> => {
         if (markedOff) return false;
         const h = held();
@@ -485,18 +488,20 @@ export async function runNight(
     };
     const laneFetcher: Fetcher = {
       fetch: async (req) => {
-        // Its first request follows the mark read at its turn; each further one reads it again.
-        const further = current !== undefined && currentHistory !== undefined && asks++ > 0;
+        // Each request of a source's check reads the mark again at its admission, its first too
+        // (it may wait out the gap after the source before it): the mark read at its turn stands
+        // for its first only within MARK_READ_STANDS_MS of that read.
         if (markedOff)
           throw new NorError(
             "E_INTERNAL",
             `${current} was marked not read during its check: nothing more is asked (P24)`,
           );
+        const readAt = asks++ === 0 ? turnReadAt : Number.NEGATIVE_INFINITY;
         return ctx.fetcher.fetch({
           ...req,
           held:
-            further && current !== undefined && currentHistory !== undefined
-              ? heldAndAsked(current, currentHistory)
+            current !== undefined && currentHistory !== undefined
+              ? heldAndAsked(current, currentHistory, readAt)
               : held,
         });
       },
@@ -529,6 +534,7 @@ export async function runNight(
       const now0: SourceTurn = store.sourceTurn
         ? await store.sourceTurn(opts.night, source.id)
         : await store.sourceNow(opts.night, source.id);
+      turnReadAt = clock.now();
       if (now0.done) continue;
       current = source.id;
       const history = markedSince(plan.history, now0);
