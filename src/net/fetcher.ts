@@ -98,6 +98,7 @@ export function createFetcher(opts: FetcherOptions): PoliteFetcher {
       keepBody: req.keepBody !== false,
       ...(req.signal ? { signal: req.signal } : {}),
       ...(req.held ? { held: req.held } : {}),
+      ...(req.notHeldWhy ? { notHeldWhy: req.notHeldWhy } : {}),
       chain: [],
       ...(req.validators ? { validators: req.validators } : {}),
       ...(req.validatorsFor ? { validatorsFor: req.validatorsFor } : {}),

@@ -36,6 +36,8 @@ export interface Call {
   signal?: AbortSignal;
   /** The caller's hold on the work this request is part of (FetchRequest.held). */
   held?: () => boolean | Promise<boolean>;
+  /** Why the hold is gone, when not that the lane is another's (FetchRequest.notHeldWhy). */
+  notHeldWhy?: () => string | undefined;
   /** A robots.txt request (P16): the origin whose rules it reads. Only the robots gate sets it. */
   robotsFor?: string;
   /** P19: the URLs of the hops before this one, first first; empty on the first request. */

@@ -53,6 +53,12 @@ export interface FetchRequest {
    * a request: it is asked before every admission).
    */
   held?: () => boolean | Promise<boolean>;
+  /**
+   * Why the hold is gone, once `held` has said false, when it is not that another process took
+   * the lane over (a person marked the source not read since its turn, P24): written on the row
+   * of a request admitted and then not sent (P27). Undefined: its lane is another's.
+   */
+  notHeldWhy?: () => string | undefined;
 }
 
 /** The evidence recorded for a "no" (P21). */

@@ -503,6 +503,8 @@ export async function runNight(
             current !== undefined && currentHistory !== undefined
               ? heldAndAsked(current, currentHistory, readAt)
               : held,
+          notHeldWhy: () =>
+            markedOff ? "its source was marked not read since its turn (P24)" : undefined,
         });
       },
     };

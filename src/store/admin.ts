@@ -928,23 +928,6 @@ export async function setAsideNightsAhead(
           .where(column, "=", r.night)
           .execute();
       await tx.deleteFrom("nights").where("night", "=", r.night).execute();
-      if (out.length === 0) {
-        // P26: nor first seen, or brought up to date, at a time still to come (a feed's entry
-        // dated days ahead, first in every newest list until then): those times, stamped by the
-        // clock running ahead (no clock set right stamps after now), read now at the latest.
-        // Once, for every record, whichever night ahead found or changed it.
-        const at = new Date(now).toISOString();
-        await tx
-          .updateTable("records")
-          .set({ first_seen_at: at })
-          .where("first_seen_at", ">", at)
-          .execute();
-        await tx
-          .updateTable("records")
-          .set({ changed_at: at })
-          .where("changed_at", ">", at)
-          .execute();
-      }
       out.push({
         night: r.night,
         startedAt: r.started_at,
@@ -953,6 +936,20 @@ export async function setAsideNightsAhead(
         requests: Number(requests.numUpdatedRows),
       });
     }
+    // P26: no record first seen, or brought up to date, at a time still to come (a feed's entry
+    // dated days ahead, first in every newest list until then): such a time was stamped by a
+    // clock running ahead (one set right stamps none after now), by a night set aside here or
+    // before, or by one that ran ahead within its own date; it reads now at the latest. Every
+    // record, whichever night found or changed it: one pass over the table a night.
+    const at = new Date(now).toISOString();
+    await tx
+      .updateTable("records")
+      .set({
+        first_seen_at: sql<string>`case when first_seen_at > ${at} then ${at} else first_seen_at end`,
+        changed_at: sql<string | null>`case when changed_at > ${at} then ${at} else changed_at end`,
+      })
+      .where((eb) => eb.or([eb("first_seen_at", ">", at), eb("changed_at", ">", at)]))
+      .execute();
     return out;
   });
 }

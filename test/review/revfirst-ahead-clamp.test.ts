@@ -15,7 +15,7 @@ import { AT, TONIGHT } from "./night-aside.js";
  *  - a clock that ran ahead by hours within the same New York date (nightOf), or that jumped
  *    ahead while a night of the right date ran (its commits stamped by the clock ahead, its
  *    night row dated right): no night is dated after tonight, so nothing is set aside.
- * Set REVFIRST_DEFECTS=1 to run it (it fails: first_seen_at and changed_at stay ahead).
+ * Mended: the clamp runs at every night's opening, whatever it sets aside.
  */
 
 /** Now, by the clock set right: tonight, a day before the records' stamps. */
@@ -60,69 +60,66 @@ async function oneSource(db: Store["db"]): Promise<void> {
 }
 
 describe.each(storeFactories())("records stamped ahead with no night ahead left ($name)", (f) => {
-  // DEFECT (6788b9c5, src/store/admin.ts setAsideNightsAhead, the `if (out.length === 0)` clamp
+  // Was a DEFECT (6788b9c5, src/store/admin.ts setAsideNightsAhead, the `if (out.length === 0)` clamp
   // inside the loop): the clamp of first_seen_at/changed_at after now depends on a night row
   // dated after tonight being set aside by this call. A store whose night ahead was set aside
   // before the fix (or whose records were stamped ahead by a clock that never named a later
   // date) keeps records first seen, and changed, at a time still to come: the very symptom the
   // commit fixes (feeds dated ahead, first in every newest list until then) is left as it is.
-  it.skipIf(process.env["REVFIRST_DEFECTS"] !== "1")(
-    "P26: a record first seen (or changed) at a time still to come reads now at the latest though no night ahead is left to set aside (set aside before the fix, or a clock ahead within tonight's date)",
-    async () => {
-      const s = await openStore(await f.migrated());
-      try {
-        const db = s.db;
-        await oneSource(db);
-        // Found by the night ahead set aside by the version before the fix: its first_seen_night
-        // moved to that night's tonight ("2026-11-04"), its time left as that clock stamped it.
-        await db
-          .insertInto("records")
-          .values([
-            {
-              source_id: "g1/agendas",
-              record_id: "ahead",
-              title: "Found by a night set aside before the fix",
-              date: null,
-              url: "https://a.gov/agendas/1",
-              kind: null,
-              first_seen_night: "2026-11-04",
-              first_seen_at: AT,
-            },
-            {
-              source_id: "g1/agendas",
-              record_id: "retitled",
-              title: "Retitled by it",
-              date: null,
-              url: "https://a.gov/agendas/3",
-              kind: null,
-              first_seen_night: "2026-10-29",
-              first_seen_at: "2026-10-29T23:00:00.000Z",
-              changed_at: AT,
-            },
-          ])
-          .execute();
-        // Tonight's `nor night` opening: nothing dated after tonight remains.
-        const aside = await setAsideNightsAhead(db, TONIGHT, [], NOW);
-        expect(aside).toEqual([]);
-        const rows = await db
-          .selectFrom("records")
-          .select(["record_id", "first_seen_at", "changed_at"])
-          .orderBy("record_id")
-          .execute();
-        const now = new Date(NOW).toISOString();
-        // Still 2026-11-07T23:00:00.000Z, two days ahead of now: first in the newest lists and
-        // dated ahead in every feed until then.
-        expect(rows).toEqual([
-          { record_id: "ahead", first_seen_at: now, changed_at: null },
+  it("P26: a record first seen (or changed) at a time still to come reads now at the latest though no night ahead is left to set aside (set aside before the fix, or a clock ahead within tonight's date)", async () => {
+    const s = await openStore(await f.migrated());
+    try {
+      const db = s.db;
+      await oneSource(db);
+      // Found by the night ahead set aside by the version before the fix: its first_seen_night
+      // moved to that night's tonight ("2026-11-04"), its time left as that clock stamped it.
+      await db
+        .insertInto("records")
+        .values([
           {
-            record_id: "retitled",
-            first_seen_at: "2026-10-29T23:00:00.000Z",
-            changed_at: now,
+            source_id: "g1/agendas",
+            record_id: "ahead",
+            title: "Found by a night set aside before the fix",
+            date: null,
+            url: "https://a.gov/agendas/1",
+            kind: null,
+            first_seen_night: "2026-11-04",
+            first_seen_at: AT,
           },
-        ]);
-      } finally {
-        await s.close();
-      }
-    },
-  );
+          {
+            source_id: "g1/agendas",
+            record_id: "retitled",
+            title: "Retitled by it",
+            date: null,
+            url: "https://a.gov/agendas/3",
+            kind: null,
+            first_seen_night: "2026-10-29",
+            first_seen_at: "2026-10-29T23:00:00.000Z",
+            changed_at: AT,
+          },
+        ])
+        .execute();
+      // Tonight's `nor night` opening: nothing dated after tonight remains.
+      const aside = await setAsideNightsAhead(db, TONIGHT, [], NOW);
+      expect(aside).toEqual([]);
+      const rows = await db
+        .selectFrom("records")
+        .select(["record_id", "first_seen_at", "changed_at"])
+        .orderBy("record_id")
+        .execute();
+      const now = new Date(NOW).toISOString();
+      // Still 2026-11-07T23:00:00.000Z, two days ahead of now: first in the newest lists and
+      // dated ahead in every feed until then.
+      expect(rows).toEqual([
+        { record_id: "ahead", first_seen_at: now, changed_at: null },
+        {
+          record_id: "retitled",
+          first_seen_at: "2026-10-29T23:00:00.000Z",
+          changed_at: now,
+        },
+      ]);
+    } finally {
+      await s.close();
+    }
+  });
 });

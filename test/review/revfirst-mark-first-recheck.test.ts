@@ -131,7 +131,7 @@ describe.each(SITES)(
 );
 
 describe("a source's first request admitted ahead of its start, marked not read meanwhile (P24, P27)", () => {
-  // DEFECT (b1166cde, src/night/run-night.ts laneFetcher: `asks++ === 0 ? turnReadAt : …`):
+  // Was a DEFECT (b1166cde, src/night/run-night.ts laneFetcher: `asks++ === 0 ? turnReadAt : …`):
   // a first request's admission stands on the turn's read when it comes within a second of it,
   // but one admitted ahead of its start (site-gate.ts: up to MAX_AHEAD_MS, twice the slowest
   // recent admission) is sent more than a second after the turn, so the hold asked at sending
@@ -143,89 +143,91 @@ describe("a source's first request admitted ahead of its start, marked not read 
   // read at its admission (the sending, at most MAX_AHEAD_MS later, stood on it unless admitted
   // the full 1000 ms ahead), so this was all but unreachable; the first request standing on its
   // turn's read makes it a plain window: commit time + aheadMs > 1 s, a loaded store.
-  // Set REVFIRST_DEFECTS=1 to run it.
-  it.skipIf(process.env["REVFIRST_DEFECTS"] !== "1")(
-    "P24, P27: a source marked not read after its turn, its first request admitted ahead and stopped at sending, has no request log row saying another process holds its lane",
-    async () => {
-      const clock = new ManualClock();
-      const sim = buildSimulation(clock, [{ site: "ahead.org", latencyMs: 100, sources: 3 }]);
-      const store = new MemoryNightStore();
-      const turns = new Map<string, number>();
-      let late: string | undefined;
-      const sent: string[] = [];
-      const s: NightStore = Object.create(store) as NightStore;
-      s.sourceNow = async (night, id) => {
-        const got = await store.sourceNow(night, id);
-        const n = (turns.get(id) ?? 0) + 1;
-        turns.set(id, n);
-        if (n === 1 && late === undefined && sent.length > 0) {
-          late = id;
-          store.mark(id, false, NIGHT, "the clerk asked us to stop");
-        }
-        return got;
-      };
-      // A loaded store: each admission takes 400 ms (its write lock, its fsync), so requests are
-      // admitted 800 ms ahead of their start (site-gate.ts aheadMs).
-      // And each source's commit 300 ms: the next source's turn comes that long after the
-      // request before it ended, so its first request is admitted within a second of the turn.
-      const commit = store.commit.bind(store);
-      s.commit = async (...args: Parameters<NightStore["commit"]>) => {
-        await clock.sleep(300);
-        return commit(...args);
-      };
-      const journal = new MemoryJournal();
-      const admit = journal.admit.bind(journal);
-      journal.admit = async (...args: Parameters<MemoryJournal["admit"]>) => {
-        const a = await admit(...args);
-        await clock.sleep(400);
-        return a;
-      };
-      const run = runNight(
-        sim.catalog,
-        {
-          store: s,
-          clock,
-          reader: simReader,
-          validators: store,
-          siteOf,
-          isRecheckNight,
-          makeFetcher: async (state) =>
-            createFetcher({
-              clock,
-              ids: new CounterIds(),
-              journal,
-              robotsCache: new MemoryRobotsCache(),
-              transport: async (req) => {
-                if (!req.url.endsWith("/robots.txt")) sent.push(new URL(req.url).pathname);
-                return sim.transport(req);
-              },
-              deadline: state.deadlineAt,
-              night: NIGHT,
-              // The 2 s gap less the commit's 300 ms and the 800 ms ahead: admitted 0.9 s after
-              // the turn (its read stands), sent 1.7 s after it (read again).
-              gapMs: 2_000,
-            }),
-        },
-        { night: NIGHT, deadlineMs: 60 * 60_000, concurrency: 1 },
-      );
-      let summary: NightSummary | undefined;
-      void run.then((r) => {
-        summary = r;
-      });
-      run.catch(() => {});
-      for (let steps = 0; steps < 100_000 && summary === undefined; steps++)
-        if (!(await clock.step())) await new Promise<void>((r) => setImmediate(r));
-      await run;
-      expect(late).toBeDefined();
-      const lateIndex = (late as string).split("/")[1];
-      // Not sent (P24 holds).
-      expect(sent.filter((p) => p.startsWith(`/list/${lateIndex}`))).toEqual([]);
-      expect(summary?.skippedNotRead).toBe(1);
-      // But its row says another process holds the lane.
-      const rows = journal.rows
-        .map((r) => r.entry)
-        .filter((e) => e.url.includes(`/list/${lateIndex}`));
-      for (const e of rows) expect(e.failure ?? "").not.toMatch(/held by another process/);
-    },
-  );
+  // Mended: the lane's fetcher says why its hold is gone (FetchRequest.notHeldWhy), written on
+  // the row not sent (site-gate.ts).
+  it("P24, P27: a source marked not read after its turn, its first request admitted ahead and stopped at sending, has no request log row saying another process holds its lane", async () => {
+    const clock = new ManualClock();
+    const sim = buildSimulation(clock, [{ site: "ahead.org", latencyMs: 100, sources: 3 }]);
+    const store = new MemoryNightStore();
+    const turns = new Map<string, number>();
+    let late: string | undefined;
+    const sent: string[] = [];
+    const s: NightStore = Object.create(store) as NightStore;
+    s.sourceNow = async (night, id) => {
+      const got = await store.sourceNow(night, id);
+      const n = (turns.get(id) ?? 0) + 1;
+      turns.set(id, n);
+      if (n === 1 && late === undefined && sent.length > 0) {
+        late = id;
+        store.mark(id, false, NIGHT, "the clerk asked us to stop");
+      }
+      return got;
+    };
+    // A loaded store: each admission takes 400 ms (its write lock, its fsync), so requests are
+    // admitted 800 ms ahead of their start (site-gate.ts aheadMs).
+    // And each source's commit 300 ms: the next source's turn comes that long after the
+    // request before it ended, so its first request is admitted within a second of the turn.
+    const commit = store.commit.bind(store);
+    s.commit = async (...args: Parameters<NightStore["commit"]>) => {
+      await clock.sleep(300);
+      return commit(...args);
+    };
+    const journal = new MemoryJournal();
+    const admit = journal.admit.bind(journal);
+    journal.admit = async (...args: Parameters<MemoryJournal["admit"]>) => {
+      const a = await admit(...args);
+      await clock.sleep(400);
+      return a;
+    };
+    const run = runNight(
+      sim.catalog,
+      {
+        store: s,
+        clock,
+        reader: simReader,
+        validators: store,
+        siteOf,
+        isRecheckNight,
+        makeFetcher: async (state) =>
+          createFetcher({
+            clock,
+            ids: new CounterIds(),
+            journal,
+            robotsCache: new MemoryRobotsCache(),
+            transport: async (req) => {
+              if (!req.url.endsWith("/robots.txt")) sent.push(new URL(req.url).pathname);
+              return sim.transport(req);
+            },
+            deadline: state.deadlineAt,
+            night: NIGHT,
+            // The 2 s gap less the commit's 300 ms and the 800 ms ahead: admitted 0.9 s after
+            // the turn (its read stands), sent 1.7 s after it (read again).
+            gapMs: 2_000,
+          }),
+      },
+      { night: NIGHT, deadlineMs: 60 * 60_000, concurrency: 1 },
+    );
+    let summary: NightSummary | undefined;
+    void run.then((r) => {
+      summary = r;
+    });
+    run.catch(() => {});
+    for (let steps = 0; steps < 100_000 && summary === undefined; steps++)
+      if (!(await clock.step())) await new Promise<void>((r) => setImmediate(r));
+    await run;
+    expect(late).toBeDefined();
+    const lateIndex = (late as string).split("/")[1];
+    // Not sent (P24 holds).
+    expect(sent.filter((p) => p.startsWith(`/list/${lateIndex}`))).toEqual([]);
+    expect(summary?.skippedNotRead).toBe(1);
+    // Its row says why: the source marked not read, not another process holding the lane.
+    const rows = journal.rows
+      .map((r) => r.entry)
+      .filter((e) => e.url.includes(`/list/${lateIndex}`));
+    expect(rows).toHaveLength(1);
+    for (const e of rows) {
+      expect(e.failure ?? "").not.toMatch(/held by another process/);
+      expect(e.failure ?? "").toMatch(/marked not read since its turn/);
+    }
+  });
 });

@@ -71,6 +71,9 @@ export interface RobotsGateDeps {
   fetch: Handler;
 }
 
+/** The asker's hold on its work, and why it is gone when it is (FetchRequest.held, notHeldWhy). */
+type Hold = Pick<Call, "held" | "notHeldWhy">;
+
 type Lookup =
   /** servesUntil: when the copy they come from stops serving (robotsCopyServesUntil). */
   | { kind: "rules"; result: RobotsFetchResult; servesUntil: number }
@@ -233,19 +236,19 @@ export function robotsGate(deps: RobotsGateDeps): Step {
     url: string,
     source: string | undefined,
     signal: AbortSignal | undefined,
-    held: Call["held"],
+    hold: Hold,
   ): Promise<Lookup> => {
     const before = reading.get(origin);
     const p = (
       before === undefined
-        ? readNow(origin, url, source, signal, held)
+        ? readNow(origin, url, source, signal, hold)
         : untilStopped(
             before.then(
               () => undefined,
               () => undefined,
             ),
             signal,
-          ).then(() => readNow(origin, url, source, signal, held))
+          ).then(() => readNow(origin, url, source, signal, hold))
     ).finally(() => {
       if (reading.get(origin) === p) reading.delete(origin);
     });
@@ -258,7 +261,7 @@ export function robotsGate(deps: RobotsGateDeps): Step {
     url: string,
     source: string | undefined,
     signal: AbortSignal | undefined,
-    held: Call["held"],
+    hold: Hold,
   ): Promise<Lookup> => {
     const { rules: now, cached } = await known(origin);
     if (now) return now;
@@ -284,7 +287,8 @@ export function robotsGate(deps: RobotsGateDeps): Step {
       ...(signal ? { signal } : {}),
       // And the asker's hold on its work (a night's lane): a worker frozen while this read
       // waited to leave sends it no more once the lane is another's (NotHeld, P8, P9).
-      ...(held ? { held } : {}),
+      ...(hold.held ? { held: hold.held } : {}),
+      ...(hold.notHeldWhy ? { notHeldWhy: hold.notHeldWhy } : {}),
       headers: {},
     };
     return settle(origin, cached, await deps.fetch(call));
@@ -294,12 +298,12 @@ export function robotsGate(deps: RobotsGateDeps): Step {
     url: string,
     source: string | undefined,
     signal: AbortSignal | undefined,
-    held: Call["held"],
+    hold: Hold,
   ): Promise<Lookup> => {
     const origin = new URL(url).origin;
     let p = inflight.get(origin);
     if (!p) {
-      p = read(origin, url, source, signal, held).finally(() => inflight.delete(origin));
+      p = read(origin, url, source, signal, hold).finally(() => inflight.delete(origin));
       inflight.set(origin, p);
     }
     return p;
@@ -318,9 +322,9 @@ export function robotsGate(deps: RobotsGateDeps): Step {
       try {
         if (i >= 2) {
           const origin = new URL(call.url).origin;
-          return await read(origin, call.url, call.source, call.signal, call.held);
+          return await read(origin, call.url, call.source, call.signal, call);
         }
-        return await shared(call.url, call.source, call.signal, call.held);
+        return await shared(call.url, call.source, call.signal, call);
       } catch (err) {
         if (!(err instanceof NotHeld) || i >= 2) throw err;
         const held = heldNow(call);

@@ -292,7 +292,7 @@ export const siteGate =
                 deps,
                 a,
                 "interrupted",
-                `${NOT_SENT} its lane is held by another process now`,
+                `${NOT_SENT} ${call.notHeldWhy?.() ?? "its lane is held by another process now"}`,
               );
               throw new NotHeld(call.url);
             }
