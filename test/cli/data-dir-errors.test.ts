@@ -20,7 +20,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { runStart } from "../../src/cli/commands/start.js";
 import { writeVillageCatalog } from "./catalogs.js";
 import { nor } from "./cli-capture.js";
-import { ROOT, runNorAsync } from "./run-nor.js";
+import { ROOT, runNorAsync, withoutExtraCa } from "./run-nor.js";
 
 /**
  * A data directory nor cannot use (one that cannot be made, is not writable, has a directory
@@ -72,8 +72,13 @@ describe.skipIf(!existsSync("/proc/self"))("--data where mkdir says ENOENT (/pro
     const catalog = catalogIn(d);
     const data = `/proc/nor-test-${process.pid}`;
     const [imported, night] = await Promise.all([
-      runNorAsync(["catalog", "import", catalog, "--data", data]),
-      runNorAsync(["night", "--catalog", catalog, "--data", join(data, "sub"), "--deadline", "1m"]),
+      runNorAsync(["catalog", "import", catalog, "--data", data], { withoutExtraCa: true }),
+      runNorAsync(
+        ["night", "--catalog", catalog, "--data", join(data, "sub"), "--deadline", "1m"],
+        {
+          withoutExtraCa: true,
+        },
+      ),
     ]);
     expect(imported.code, imported.stderr).toBe(2);
     expect(imported.stderr).toBe(
@@ -114,7 +119,7 @@ const hasSetpriv = isRoot && spawnSync("setpriv", ["--version"]).status === 0;
 
 async function asUnprivileged(args: string[]): Promise<{ code: number | null; stderr: string }> {
   if (!isRoot) return nor(...args);
-  const env = { ...process.env };
+  const env = withoutExtraCa();
   delete env["NOR_DATABASE_URL"];
   const r = spawnSync(
     "setpriv",

@@ -34,7 +34,10 @@ describe("tdurable: a Crawl-delay kept by every worker of a night (P10, P9, P16)
       vendorFeeds(vendor, 4);
       const sources = await citiesToVendor(fleet, vendor, 4);
       const catalog = writeCatalog(dir, sources);
-      const r = await runNorAsync(workersNightArgs(catalog, dir), { timeoutMs: 90_000 });
+      const r = await runNorAsync(workersNightArgs(catalog, dir), {
+        timeoutMs: 90_000,
+        withoutExtraCa: true,
+      });
       expect(r.code, r.stderr).toBe(0);
       const db = new Database(join(dir, "nor.db"), { readonly: true });
       const outcomes = db.prepare("select outcome from night_sources").all() as {
@@ -68,7 +71,10 @@ describe("tdurable: a Crawl-delay kept by every worker of a night (P10, P9, P16)
       }
       const sources = await citiesToVendor(fleet, vendor, 5);
       const catalog = writeCatalog(dir, sources);
-      const r = await runNorAsync(workersNightArgs(catalog, dir), { timeoutMs: 90_000 });
+      const r = await runNorAsync(workersNightArgs(catalog, dir), {
+        timeoutMs: 90_000,
+        withoutExtraCa: true,
+      });
       expect(r.code, r.stderr).toBe(0);
       const asked = vendor.requests.filter((q) => q.path !== "/robots.txt");
       // The 503, then (2 s after it ended, whoever sent it) the one request that got the 403.

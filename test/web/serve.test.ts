@@ -9,6 +9,7 @@ import { parseAtomFeed } from "feedsmith";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_USER_AGENT } from "../../src/policy/constants.js";
 import { runMain } from "../cli/cli-capture.js";
+import { withoutExtraCa } from "../cli/run-nor.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
 
 /**
@@ -48,6 +49,7 @@ function startServe(
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, ["bin/nor.js", "serve", ...args], {
       cwd: REPO,
+      env: withoutExtraCa(),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
