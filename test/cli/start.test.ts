@@ -289,9 +289,20 @@ sources:
     try {
       const port = String((busy.address() as AddressInfo).port);
       const data = join(dir, "data");
+      // A catalog of one source: the bundled one (the test above) read first would only cost
+      // this test its parse (about half a second of CPU), the refusal the same.
+      const catalog = join(dir, "catalog.yaml");
+      writeFileSync(
+        catalog,
+        `governments:
+  - { id: village-of-start, name: Village of Start, kind: village, county: Franklin }
+sources:
+  - { id: start-agendas, government: village-of-start, records: agendas, url: "http://127.0.0.1:9/agendas.rss" }
+`,
+      );
       await expect(
         runStart(
-          { data, host: "127.0.0.1", port, at: "01:00", zone: NY },
+          { catalog: [catalog], data, host: "127.0.0.1", port, at: "01:00", zone: NY },
           { clock: new ManualClock(), say: () => {}, signal: new AbortController().signal },
         ),
       ).rejects.toThrow(/cannot serve on 127\.0\.0\.1:\d+: the port is in use/);
