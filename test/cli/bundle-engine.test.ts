@@ -15,7 +15,7 @@ import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cliModule } from "../../src/joined.js";
-import { ROOT, withoutExtraCa } from "./run-nor.js";
+import { ROOT } from "./run-nor.js";
 
 /**
  * scripts/bundle-engine.mjs over a small dist/ of its own (the real one is checked by
@@ -33,7 +33,7 @@ const write = (file: string, text: string) => {
 const join_ = () =>
   spawnSync(process.execPath, [join(ROOT, "scripts", "bundle-engine.mjs"), dist], {
     encoding: "utf8",
-    env: withoutExtraCa(),
+    env: { ...process.env },
     timeout: 60_000,
   });
 const inputs = () =>
@@ -112,7 +112,7 @@ describe("the engine joined (scripts/bundle-engine.mjs)", () => {
     try {
       const r = spawnSync(process.execPath, [join(ROOT, "scripts", "bundle-engine.mjs"), link], {
         encoding: "utf8",
-        env: withoutExtraCa(),
+        env: { ...process.env },
         timeout: 60_000,
       });
       expect(r.status, r.stderr).toBe(0);
@@ -176,7 +176,7 @@ syncBuiltinESMExports();
       const r = spawnSync(
         process.execPath,
         ["--import", pathToFileURL(preload).href, join(ROOT, "scripts", "bundle-engine.mjs"), dist],
-        { encoding: "utf8", env: withoutExtraCa(), timeout: 60_000 },
+        { encoding: "utf8", env: { ...process.env }, timeout: 60_000 },
       );
       expect(r.status, r.stderr).toBe(0);
       expect(r.stderr).toContain(`the engine is not joined this time: ${target} ${said}`);

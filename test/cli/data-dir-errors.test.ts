@@ -21,7 +21,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { runStart } from "../../src/cli/commands/start.js";
 import { writeVillageCatalog } from "./catalogs.js";
 import { nor } from "./cli-capture.js";
-import { ROOT, runNorAsync, withoutExtraCa } from "./run-nor.js";
+import { ROOT, runNorAsync } from "./run-nor.js";
 
 /**
  * A data directory nor cannot use (one that cannot be made, is not writable, has a directory
@@ -73,12 +73,10 @@ describe.skipIf(!existsSync("/proc/self"))("--data where mkdir says ENOENT (/pro
     const catalog = catalogIn(d);
     const data = `/proc/nor-test-${process.pid}`;
     const [imported, night] = await Promise.all([
-      runNorAsync(["catalog", "import", catalog, "--data", data], { withoutExtraCa: true }),
+      runNorAsync(["catalog", "import", catalog, "--data", data], {}),
       runNorAsync(
         ["night", "--catalog", catalog, "--data", join(data, "sub"), "--deadline", "1m"],
-        {
-          withoutExtraCa: true,
-        },
+        {},
       ),
     ]);
     expect(imported.code, imported.stderr).toBe(2);
@@ -154,7 +152,7 @@ async function asUnprivileged(
     for (const args of runs) out.push(await nor(...args));
     return out;
   }
-  const env = withoutExtraCa();
+  const env = { ...process.env };
   delete env["NOR_DATABASE_URL"];
   const r = spawnSync(
     "setpriv",

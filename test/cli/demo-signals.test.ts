@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { buildCli, ROOT, withoutExtraCa } from "./run-nor.js";
+import { buildCli, ROOT } from "./run-nor.js";
 
 /**
  * `nor demo` stopped by a signal at any time once its temporary directory exists (Ctrl-C, a
@@ -24,7 +24,7 @@ interface Demo {
 }
 
 function startDemo(env: Record<string, string>, extra: string[] = []): Demo {
-  const base = withoutExtraCa();
+  const base = { ...process.env };
   delete base["NOR_DATABASE_URL"];
   const child = spawn(
     process.execPath,

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/db.js";
 import { writeVillageCatalog } from "./catalogs.js";
 import { nor } from "./cli-capture.js";
-import { buildCli, ROOT, withoutExtraCa } from "./run-nor.js";
+import { buildCli, ROOT } from "./run-nor.js";
 
 /**
  * Commands load lazily: `nor --help` and `nor log` must not pay for the fetcher (undici), the
@@ -194,7 +194,7 @@ function traced(args: string[], which = COMPILED) {
   writeFileSync(trace, "");
   writeFileSync(requires, "");
   const env: NodeJS.ProcessEnv = {
-    ...withoutExtraCa(),
+    ...process.env,
     NOR_MODULE_TRACE: trace,
     NOR_REQUIRE_TRACE: requires,
   };
@@ -600,7 +600,7 @@ describe("nor loads only what the command needs", () => {
         writeFileSync(trace, "");
         const r = spawnSync(process.execPath, [...TRACE, join(copy, "bin", "nor.js"), "--help"], {
           env: {
-            ...withoutExtraCa(),
+            ...process.env,
             NOR_MODULE_TRACE: trace,
             NOR_REQUIRE_TRACE: join(copy, "r.txt"),
           },

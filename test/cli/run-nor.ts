@@ -11,21 +11,6 @@ export function buildCli(): void {
   }
 }
 
-/**
- * The environment for a spawned process that starts `nor` (or another node script), from
- * `env`, without NODE_EXTRA_CA_CERTS: node reads and parses that file of certificates as it
- * starts, before any of nor's code, whether or not the process ever opens a TLS connection
- * (about 55 ms of CPU a start where it names the system's bundle, as on this workplace's
- * machines: docs/benchmarks.md "How fast a command starts"). A child that talks only to
- * loopback over plain HTTP, or to nothing, never reads a certificate. A `nor` that starts
- * processes of its own (`--workers`, `nor start`'s nights) passes the same on to them.
- */
-export function withoutExtraCa(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const out = { ...env };
-  delete out["NODE_EXTRA_CA_CERTS"];
-  return out;
-}
-
 export interface NorRun {
   code: number | null;
   stdout: string;
@@ -43,14 +28,9 @@ export interface NorRun {
  */
 export function runNorAsync(
   args: string[],
-  opts: {
-    env?: Record<string, string>;
-    timeoutMs?: number;
-    /** Started without NODE_EXTRA_CA_CERTS (withoutExtraCa): for a `nor` that reads no certificate. */
-    withoutExtraCa?: boolean;
-  } = {},
+  opts: { env?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<NorRun> {
-  const base = opts.withoutExtraCa ? withoutExtraCa() : { ...process.env };
+  const base = { ...process.env };
   delete base["NOR_DATABASE_URL"];
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, [join(ROOT, "bin", "nor.js"), ...args], {

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildCli, ROOT, withoutExtraCa } from "./run-nor.js";
+import { buildCli, ROOT } from "./run-nor.js";
 
 /**
  * `nor start` stops in order on SIGHUP (a terminal closed, `kill -HUP`) as on SIGINT and
@@ -55,7 +55,7 @@ describe("nor start and its stop signals", () => {
   /** `nor start` on its own data directory, up and waiting for its night; its output so far. */
   async function started(name: string) {
     const data = join(dir, name);
-    const base = withoutExtraCa();
+    const base = { ...process.env };
     delete base["NOR_DATABASE_URL"];
     const child = spawn(
       process.execPath,

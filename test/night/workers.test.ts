@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { withoutExtraCa } from "../cli/run-nor.js";
 import { type Fleet, type FleetServer, type SeenRequest, startFleet } from "../fleet/fleet.js";
 import { postgresFactory, postgresUrl } from "../store/stores.js";
 import { feedEntry, rss, writeCatalog } from "./cli-night.js";
@@ -86,7 +85,7 @@ describe.skipIf(!postgresUrl)("several workers on PostgreSQL (P9, P10, P13)", ()
         "--gap-ms",
         String(GAP_MS),
       ],
-      { cwd: REPO, env: { ...withoutExtraCa(), NOR_DATABASE_URL: url }, stdio: "ignore" },
+      { cwd: REPO, env: { ...process.env, NOR_DATABASE_URL: url }, stdio: "ignore" },
     );
     const done = new Promise<number | null>((r) => p.once("exit", (code) => r(code)));
     const timer = setTimeout(() => p.kill("SIGKILL"), 90_000);
@@ -196,7 +195,7 @@ describe("nor night --workers on SQLite (P9, P10)", () => {
         sites.push(s);
       }
       const catalog = writeCatalog(dir, sources);
-      const env = withoutExtraCa();
+      const env = { ...process.env };
       delete env["NOR_DATABASE_URL"];
       const p = spawn(
         process.execPath,

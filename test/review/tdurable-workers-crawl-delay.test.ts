@@ -36,7 +36,6 @@ describe("tdurable: a Crawl-delay kept by every worker of a night (P10, P9, P16)
       const catalog = writeCatalog(dir, sources);
       const r = await runNorAsync(workersNightArgs(catalog, dir), {
         timeoutMs: 90_000,
-        withoutExtraCa: true,
       });
       expect(r.code, r.stderr).toBe(0);
       const db = new Database(join(dir, "nor.db"), { readonly: true });
@@ -73,7 +72,6 @@ describe("tdurable: a Crawl-delay kept by every worker of a night (P10, P9, P16)
       const catalog = writeCatalog(dir, sources);
       const r = await runNorAsync(workersNightArgs(catalog, dir), {
         timeoutMs: 90_000,
-        withoutExtraCa: true,
       });
       expect(r.code, r.stderr).toBe(0);
       const asked = vendor.requests.filter((q) => q.path !== "/robots.txt");

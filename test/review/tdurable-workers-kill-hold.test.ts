@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ROOT, runNorAsync, withoutExtraCa } from "../cli/run-nor.js";
+import { ROOT, runNorAsync } from "../cli/run-nor.js";
 import { startFleet } from "../fleet/fleet.js";
 import { gaps } from "../fleet/gaps.js";
 import { writeCatalog } from "../night/cli-night.js";
@@ -59,7 +59,7 @@ describe("tdurable: a night's processes all killed after a Retry-After (P15, P21
         const sources = await citiesToVendor(fleet, vendor, 5);
         const catalog = writeCatalog(dir, sources);
         const args = workersNightArgs(catalog, dir);
-        const env = withoutExtraCa();
+        const env = { ...process.env };
         delete env["NOR_DATABASE_URL"];
         const first = spawn(process.execPath, [join(ROOT, "bin", "nor.js"), ...args], {
           cwd: ROOT,
@@ -82,7 +82,7 @@ describe("tdurable: a night's processes all killed after a Retry-After (P15, P21
         expect(signal).toBe("SIGKILL");
         expect(busyEnded).toBeDefined();
         const killedRequests = vendor.requests.length;
-        const r = await runNorAsync(args, { timeoutMs: 90_000, withoutExtraCa: true });
+        const r = await runNorAsync(args, { timeoutMs: 90_000 });
         expect(r.code, r.stderr).toBe(0);
         const asked = vendor.requests.filter((q) => q.path !== "/robots.txt");
         const after = vendor.requests.slice(killedRequests);

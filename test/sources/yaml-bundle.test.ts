@@ -16,7 +16,7 @@ import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import * as pkg from "yaml";
 import { parseCatalog } from "../../src/sources/catalog/load.js";
-import { ROOT, withoutExtraCa } from "../cli/run-nor.js";
+import { ROOT } from "../cli/run-nor.js";
 
 /**
  * `npm run build` bundles what the engine takes from yaml into dist/vendor/yaml.js
@@ -202,7 +202,7 @@ sources:
         const r = spawnSync(process.execPath, [join(ROOT, "scripts", "bundle-vendor.mjs"), out], {
           cwd: ROOT,
           encoding: "utf8",
-          env: withoutExtraCa(),
+          env: { ...process.env },
           timeout: 120_000,
         });
         expect(r.status, r.stderr).toBe(0);

@@ -9,7 +9,6 @@ import { parseAtomFeed } from "feedsmith";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_USER_AGENT } from "../../src/policy/constants.js";
 import { runMain } from "../cli/cli-capture.js";
-import { withoutExtraCa } from "../cli/run-nor.js";
 import { type Fleet, type FleetServer, startFleet } from "../fleet/fleet.js";
 
 /**
@@ -49,7 +48,7 @@ function startServe(
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, ["bin/nor.js", "serve", ...args], {
       cwd: REPO,
-      env: withoutExtraCa(),
+      env: { ...process.env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
