@@ -185,9 +185,23 @@ export function pidNamespace(): string {
   }
 }
 
+/**
+ * This process's own identity, once read whole: its pid, boot, start time and pid namespace do
+ * not change while it runs, and a night in a long-lived process (`nor start`, or the tests'
+ * in-process nights) takes its locks several times a night (reading /proc/self/stat walks
+ * every thread of the process). One read with a piece missing is not kept (read again next time).
+ */
+let ownIdentity: { pid: number; text: string } | undefined;
+
 /** What a lock says of its holder: pid, boot id, start time, pid namespace, a line each. */
 export function identityOf(pid: number): string {
-  return `${pid}\n${bootId()}\n${startOf(pid)}\n${pidNamespace()}\n`;
+  if (pid === process.pid && ownIdentity?.pid === pid) return ownIdentity.text;
+  const boot = bootId();
+  const start = startOf(pid);
+  const ns = pidNamespace();
+  const text = `${pid}\n${boot}\n${start}\n${ns}\n`;
+  if (pid === process.pid && boot !== "" && start !== "" && ns !== "") ownIdentity = { pid, text };
+  return text;
 }
 
 /**
