@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore } from "../../src/store/db.js";
+import { type Db, openStore } from "../../src/store/db.js";
 import { SqlJournal } from "../../src/store/journal.js";
 import { runMain } from "../cli/cli-capture.js";
 import { type Fleet, startFleet } from "../fleet/fleet.js";
@@ -50,24 +50,43 @@ describe.each(stores)("a moved page, rechecked or written again ($name)", (store
       recordsKnown: number;
       flags: string[];
     }[];
-  /** The store's robots.txt copy of `origin` read two days ago: the next request reads it again. */
-  const ageRobots = async (origin: string) => {
+  /** `fn` on the test's store, opened and closed around it. */
+  const inStore = async (fn: (db: Db) => Promise<unknown>) => {
     const db = await openStore(
       env["NOR_DATABASE_URL"]
         ? { kind: "postgres", url: env["NOR_DATABASE_URL"] }
         : { kind: "sqlite", dir: data() },
     );
     try {
-      const at = new Date(Date.now() - 2 * 86_400_000).toISOString();
-      await db.db
-        .updateTable("robots_cache")
-        .set({ fetched_at: at })
-        .where("origin", "=", origin)
-        .execute();
+      await fn(db.db);
     } finally {
       await db.close();
     }
   };
+  /** The store's robots.txt copy of `origin` read two days ago: the next request reads it again. */
+  const ageRobots = (origin: string) =>
+    inStore((db) =>
+      db
+        .updateTable("robots_cache")
+        .set({ fetched_at: new Date(Date.now() - 2 * 86_400_000).toISOString() })
+        .where("origin", "=", origin)
+        .execute(),
+    );
+  /**
+   * Source `id`'s check on `date` as a slow answer of `ms` more would have measured it (the
+   * time the plan estimates its lane by, night_sources.duration_ms): its lane the busier one,
+   * planned first on the next night, without waiting the answer out on the wall clock.
+   */
+  const slowed = (id: string, date: string, ms: number) =>
+    inStore(async (db) => {
+      const r = await db
+        .updateTable("night_sources")
+        .set((eb) => ({ duration_ms: eb("duration_ms", "+", ms) }))
+        .where("night", "=", date)
+        .where("source_id", "=", id)
+        .executeTakeFirst();
+      expect(Number(r.numUpdatedRows)).toBe(1);
+    });
 
   beforeAll(async () => {
     fleet = await startFleet();
@@ -223,13 +242,7 @@ describe.each(stores)("a moved page, rechecked or written again ($name)", (store
       const b = await fleet.server();
       for (const s of [a, b]) s.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
       // The catalog URL on site A moved to site B, whose page now says no (403) to the checker.
-      let slow = true;
-      a.route("/old.rss", (_q, res) => {
-        // Night 1 slow here: A's lane (the moved source's, by its catalog URL) is planned first.
-        const send = () => void res.writeHead(301, { location: b.url("/feed.xml") }).end();
-        if (slow) setTimeout(send, 1_500);
-        else send();
-      });
+      mover(a, "/old.rss", 301, () => b.url("/feed.xml"));
       let refuses = false;
       b.route("/feed.xml", (_q, res) => {
         if (refuses) return void res.writeHead(403).end();
@@ -244,7 +257,8 @@ describe.each(stores)("a moved page, rechecked or written again ($name)", (store
         feedEntry("on-b", b.url("/own.xml")),
       ]);
       await night(catalog, "2026-11-05", ["--concurrency", "1"]);
-      slow = false;
+      // Night 1 slow at A: A's lane (the moved source's, by its catalog URL) is planned first.
+      await slowed("moved-away", "2026-11-05", 1_500);
       await mark("moved-away", "2026-11-05");
       refuses = true;
       const fb = b.requests.length;
@@ -279,24 +293,18 @@ describe.each(stores)("a moved page, rechecked or written again ($name)", (store
         res.writeHead(200, { "content-type": "application/rss+xml" }).end(rss(b.origin, 3));
       });
       // A source on site B that a person marks not read; on its recheck it says no (403).
-      let slow = true;
       let refuses = false;
       b.route("/own.xml", (_q, res) => {
         if (refuses) return void res.writeHead(403).end();
-        const send = () =>
-          void res
-            .writeHead(200, { "content-type": "application/rss+xml" })
-            .end(rss(b.origin, 2, "own"));
-        // Night 1 slow here: B's lane is the busier one, planned first on the next night.
-        if (slow) setTimeout(send, 4_000);
-        else send();
+        res.writeHead(200, { "content-type": "application/rss+xml" }).end(rss(b.origin, 2, "own"));
       });
       const catalog = writeCatalog(dir, [
         feedEntry("moved-read", a.url("/old.rss")),
         feedEntry("on-b", b.url("/own.xml")),
       ]);
       await night(catalog, "2026-11-05", ["--concurrency", "1"]);
-      slow = false;
+      // Night 1 slow at B: B's lane is the busier one, planned first on the next night.
+      await slowed("on-b", "2026-11-05", 4_000);
       await mark("on-b", "2026-11-05");
       refuses = true;
       const fb = b.requests.length;
@@ -326,13 +334,7 @@ describe.each(stores)("a moved page, rechecked or written again ($name)", (store
       for (const s of [a, b]) s.route("/robots.txt", (_q, res) => void res.writeHead(404).end());
       // The catalog URL on site A moved permanently to site B, which says no (403) to the
       // checker: the page is never read there, so the move is never remembered.
-      let slow = true;
-      a.route("/old.rss", (_q, res) => {
-        // Night 1 slow here: A's lane is the busier one, planned first on the next night.
-        const send = () => void res.writeHead(301, { location: b.url("/feed.xml") }).end();
-        if (slow) setTimeout(send, 4_000);
-        else send();
-      });
+      mover(a, "/old.rss", 301, () => b.url("/feed.xml"));
       b.route("/feed.xml", (_q, res) => void res.writeHead(403).end());
       // A source on site B, read every night.
       b.route("/own.xml", (_q, res) => {
@@ -343,7 +345,8 @@ describe.each(stores)("a moved page, rechecked or written again ($name)", (store
         feedEntry("on-b", b.url("/own.xml")),
       ]);
       await night(catalog, "2026-11-05", ["--concurrency", "1"]);
-      slow = false;
+      // Night 1 slow at A: A's lane is the busier one, planned first on the next night.
+      await slowed("refused-away", "2026-11-05", 4_000);
       await mark("refused-away", "2026-11-05");
       const fb = b.requests.length;
       await night(catalog, "2026-11-06", ["--concurrency", "1"]);
