@@ -3,7 +3,9 @@ import type { Db } from "./db.js";
 import { dialectOf } from "./dialect-of.js";
 import { toIso } from "./iso-time.js";
 import { sql } from "./kysely.js";
-import { fromRow, toRow } from "./request-log-row.js";
+import { type Placeholder, prepared } from "./prepared.js";
+import { fromRow, type NewRequestLogRow, toRow } from "./request-log-row.js";
+import { writeTxn } from "./write-txn.js";
 
 /** Which attempts to return. Times are epoch ms on the attempt's start: since ≤ start < until. */
 export interface RequestLogFilter {
@@ -28,6 +30,51 @@ export interface RequestLogCursor {
 /** Rows per INSERT in appendMany: 17 columns × 500 stays under SQLite's variable limit. */
 const BATCH_ROWS = 500;
 
+/** The columns toRow writes. */
+type LoggedRow = Pick<
+  NewRequestLogRow,
+  | "started_at"
+  | "ended_at"
+  | "method"
+  | "url"
+  | "status"
+  | "outcome"
+  | "failure"
+  | "bytes"
+  | "site"
+  | "origin"
+  | "source"
+  | "purpose"
+  | "attempt"
+  | "night"
+  | "validators_sent"
+  | "validators_received"
+  | "evidence"
+>;
+
+/** One attempt's row, each column toRow writes (appendMany). */
+const INSERT_ROW = prepared((db, $: Placeholder<Required<LoggedRow>>) =>
+  db.insertInto("request_log").values({
+    started_at: $("started_at"),
+    ended_at: $("ended_at"),
+    method: $("method"),
+    url: $("url"),
+    status: $("status"),
+    outcome: $("outcome"),
+    failure: $("failure"),
+    bytes: $("bytes"),
+    site: $("site"),
+    origin: $("origin"),
+    source: $("source"),
+    purpose: $("purpose"),
+    attempt: $("attempt"),
+    night: $("night"),
+    validators_sent: $("validators_sent"),
+    validators_received: $("validators_received"),
+    evidence: $("evidence"),
+  }),
+);
+
 /**
  * P27: the request log. `append` resolves only once its row is committed (SQLite in WAL with
  * synchronous=FULL, PostgreSQL in autocommit), so the fetcher's "logged before the next attempt
@@ -47,9 +94,21 @@ export class SqlRequestLog implements RequestLogPort {
     await this.#db.insertInto("request_log").values(toRow(entry)).execute();
   }
 
-  /** Many attempts in one transaction (imports, tests): all are committed or none. */
+  /**
+   * Many attempts in one transaction (imports, tests): all are committed or none. On SQLite each
+   * row by one statement prepared once, run on the transaction's connection straight
+   * (sqlite-direct.ts): a row costs SQLite's insert alone, where a batch of BATCH_ROWS rows built
+   * and compiled by kysely and parsed anew by SQLite each time cost three times the CPU (100,000
+   * rows: about 1.4 s against 0.4 s). PostgreSQL: batches, one round trip each.
+   */
   async appendMany(entries: readonly RequestLogEntry[]): Promise<void> {
     if (entries.length === 0) return;
+    if (dialectOf(this.#db) === "sqlite") {
+      await writeTxn(this.#db, async (tx) => {
+        for (const e of entries) await INSERT_ROW.run(tx, toRow(e) as Required<LoggedRow>);
+      });
+      return;
+    }
     await this.#db.transaction().execute(async (tx) => {
       for (let i = 0; i < entries.length; i += BATCH_ROWS) {
         const rows = entries.slice(i, i + BATCH_ROWS).map(toRow);
