@@ -17,8 +17,27 @@ export function nightOf(now: number, timeZone = "America/New_York"): string {
 
 const NIGHT = /^(\d{4})-(\d{2})-(\d{2})$/;
 
+/**
+ * Dates lately read and written (a night's plan reads its sources' few dates over and over, the
+ * recheck calendar several a source): each a regular expression and a Date made and checked,
+ * or a Date made and printed, kept here instead. Bounded (emptied when full); only a real date
+ * is kept, so anything else throws as ever.
+ */
+const DATES_KEPT = 4_096;
+const dayNumbers = new Map<string, number>();
+const nightsOfDay = new Map<number, string>();
+
 /** Days since the epoch of a YYYY-MM-DD date; throws on anything that is not a real date. */
 function dayNumber(night: string): number {
+  const kept = dayNumbers.get(night);
+  if (kept !== undefined) return kept;
+  const n = dayNumberOf(night);
+  if (dayNumbers.size >= DATES_KEPT) dayNumbers.clear();
+  dayNumbers.set(night, n);
+  return n;
+}
+
+function dayNumberOf(night: string): number {
   const m = NIGHT.exec(night);
   if (m) {
     const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
@@ -32,7 +51,12 @@ function dayNumber(night: string): number {
 }
 
 function fromDayNumber(n: number): string {
-  return new Date(n * 86_400_000).toISOString().slice(0, 10);
+  const kept = nightsOfDay.get(n);
+  if (kept !== undefined) return kept;
+  const night = new Date(n * 86_400_000).toISOString().slice(0, 10);
+  if (nightsOfDay.size >= DATES_KEPT) nightsOfDay.clear();
+  nightsOfDay.set(n, night);
+  return night;
 }
 
 /** Whether `text` is a real calendar date written YYYY-MM-DD (2026-02-30 is not). */
