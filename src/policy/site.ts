@@ -34,6 +34,25 @@ function hostOf(url: string): string {
  * registrable domain (localhost, a bare public suffix) is its own site.
  */
 export function siteOf(url: string): string {
+  const kept = sitesKept.get(url);
+  if (kept !== undefined) return kept;
+  const site = siteOfUrl(url);
+  if (sitesKept.size >= SITES_KEPT) sitesKept.clear();
+  sitesKept.set(url, site);
+  return site;
+}
+
+/**
+ * URLs' sites lately found: a request asks siteOf of its URL at several of the fetcher's steps
+ * (its check, its site's gate, its cookies, its transport), each a URL parse and a Public
+ * Suffix List look-up. Bounded (emptied when full), a few hundred kB at most beside a night's
+ * plan of 20,000 sources (docs/benchmarks.md "A night's memory"). A URL that names no site
+ * throws, and is not kept.
+ */
+const SITES_KEPT = 4_096;
+const sitesKept = new Map<string, string>();
+
+function siteOfUrl(url: string): string {
   const host = hostOf(url);
   // An IPv4-mapped IPv6 literal is the IPv4 host's site (mapped-ipv4.ts).
   if (host.startsWith("[")) return mappedIpv4(host) ?? host;
