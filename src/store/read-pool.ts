@@ -61,6 +61,12 @@ export const CONSOLE_PG_CONNECTIONS = 2;
 export interface ReadPoolOptions {
   /** Worker threads, each with one read-only connection (default 1). */
   readers?: number;
+  /**
+   * How many of them start when the pool opens (default 1; 0 = none): the others start on
+   * first demand, when a query finds every started reader busy. With one or more, a store that
+   * cannot be read is an error when the pool opens.
+   */
+  eager?: number;
   /** For tests: see ReadWorkerData.hold (a SharedArrayBuffer-backed Int32Array of 2). */
   hold?: Int32Array;
 }
@@ -70,29 +76,41 @@ export interface ReadPoolOptions {
  * refused by SQLite (SQLITE_READONLY). The store must exist (openStore creates and migrates).
  */
 export async function openReadPool(dir: string, opts: ReadPoolOptions = {}): Promise<Db> {
+  return (await openReaders(dir, opts)).db;
+}
+
+/** openReadPool, with the driver (its count of threads started). */
+async function openReaders(
+  dir: string,
+  opts: ReadPoolOptions,
+): Promise<{ db: Db; driver: ReadPoolDriver }> {
   const readers = Math.max(1, Math.floor(opts.readers ?? 1));
+  const eager = Math.min(readers, Math.max(0, Math.floor(opts.eager ?? 1)));
   const data: ReadWorkerData = {
     file: join(dir, "nor.db"),
     ...(opts.hold ? { hold: opts.hold } : {}),
   };
-  const db = new Kysely<Database>({
-    dialect: noNul(new ReadPoolDialect(new ReadPoolDriver(data, readers))),
-  });
+  const driver = new ReadPoolDriver(data, readers, eager);
+  const db = new Kysely<Database>({ dialect: noNul(new ReadPoolDialect(driver)) });
   // Opened now, through kysely (so that db.destroy() stops the readers), so a store that
   // cannot be read is a startup error, not a failed page later.
-  try {
-    await sql`select 1`.execute(db);
-  } catch (err) {
-    await db.destroy();
-    throw err;
+  if (eager > 0) {
+    try {
+      await sql`select 1`.execute(db);
+    } catch (err) {
+      await db.destroy();
+      throw err;
+    }
   }
-  return db;
+  return { db, driver };
 }
 
 /** Workers that run whole jobs (read, then build an answer) off the event loop. */
 export interface JobPool {
   run(job: unknown): Promise<unknown>;
   close(): Promise<void>;
+  /** Worker threads started so far (started on first demand beyond `eager`). */
+  threads(): number;
 }
 
 export interface JobPoolOptions {
@@ -100,6 +118,8 @@ export interface JobPoolOptions {
   jobs: string;
   /** Worker threads (default 1). */
   workers?: number;
+  /** How many start when the pool opens (default all); the others on first demand. */
+  eager?: number;
   /** PostgreSQL: connections of each worker's own pool (default 2). */
   connections?: number;
   /** For tests: see ReadWorkerData.hold. */
@@ -126,9 +146,17 @@ export async function openJobPool(loc: StoreLocation, opts: JobPoolOptions): Pro
     jobs: opts.jobs,
     ...(opts.hold ? { hold: opts.hold } : {}),
   };
-  const driver = new ReadPoolDriver(data, workers);
+  const driver = new ReadPoolDriver(
+    data,
+    workers,
+    Math.min(workers, Math.max(0, Math.floor(opts.eager ?? workers))),
+  );
   await driver.init();
-  return { run: (job) => driver.run(job), close: () => driver.destroy() };
+  return {
+    run: (job) => driver.run(job),
+    close: () => driver.destroy(),
+    threads: () => driver.started(),
+  };
 }
 
 /**
@@ -149,6 +177,11 @@ export interface WebReads {
    * built off the event loop, read and all (/new and its feeds: up to 500 records).
    */
   build?: (job: unknown) => Promise<unknown>;
+  /**
+   * Worker threads started so far, readers and builders (0 on PostgreSQL but the builders').
+   * One public reader starts when the reads open; the others on first demand.
+   */
+  threads?(): number;
   close(): Promise<void>;
 }
 
@@ -178,6 +211,8 @@ export async function openWebReads(
     builders = await openJobPool(loc, {
       jobs: opts.jobs,
       workers: opts.builders ?? PUBLIC_BUILDERS,
+      // Started by the first answer built: /new's first page waits one thread's start.
+      eager: 0,
       ...(opts.buildHold ? { hold: opts.buildHold } : {}),
     });
   } catch (err) {
@@ -187,26 +222,37 @@ export async function openWebReads(
   return {
     ...reads,
     build: (job) => builders.run(job),
+    threads: () => (reads.threads?.() ?? 0) + builders.threads(),
     close: async () => {
       await Promise.all([reads.close(), builders.close()]);
     },
   };
 }
 
+type Pool = { db: Db; driver?: ReadPoolDriver };
+
 async function openReads(loc: StoreLocation, opts: WebReadsOptions): Promise<WebReads> {
   if (loc.kind === "postgres") {
     return pools(
       "async-driver",
-      () => openPostgresPool(loc.url, PUBLIC_PG_CONNECTIONS, "nor-web-public"),
-      () => openPostgresPool(loc.url, CONSOLE_PG_CONNECTIONS, "nor-web-console"),
+      async () => ({
+        db: await openPostgresPool(loc.url, PUBLIC_PG_CONNECTIONS, "nor-web-public"),
+      }),
+      async () => ({
+        db: await openPostgresPool(loc.url, CONSOLE_PG_CONNECTIONS, "nor-web-console"),
+      }),
     );
   }
+  // One public reader starts now (a store it cannot read is a startup error, said as before);
+  // the second public reader and the console's start on first demand: a page waits at most one
+  // thread's start, and a server nobody asks costs no more threads than one.
   return pools(
     "worker-threads",
-    () => openReadPool(loc.dir, { readers: opts.publicReaders ?? PUBLIC_READERS }),
+    () => openReaders(loc.dir, { readers: opts.publicReaders ?? PUBLIC_READERS, eager: 1 }),
     () =>
-      openReadPool(loc.dir, {
+      openReaders(loc.dir, {
         readers: opts.consoleReaders ?? CONSOLE_READERS,
+        eager: 0,
         ...(opts.hold ? { hold: opts.hold } : {}),
       }),
   );
@@ -215,13 +261,14 @@ async function openReads(loc: StoreLocation, opts: WebReadsOptions): Promise<Web
 /** The public pages' pool and the console's, apart; the first closed if the second fails. */
 async function pools(
   kind: WebReads["kind"],
-  openPublic: () => Promise<Db>,
-  openConsole: () => Promise<Db>,
+  openPublic: () => Promise<Pool>,
+  openConsole: () => Promise<Pool>,
 ): Promise<WebReads> {
-  const pub = await openPublic();
+  const { db: pub, driver: pubDriver } = await openPublic();
   let con: Db;
+  let conDriver: ReadPoolDriver | undefined;
   try {
-    con = await openConsole();
+    ({ db: con, driver: conDriver } = await openConsole());
   } catch (err) {
     await pub.destroy();
     throw err;
@@ -230,6 +277,7 @@ async function pools(
     public: pub,
     console: con,
     kind,
+    threads: () => (pubDriver?.started() ?? 0) + (conDriver?.started() ?? 0),
     close: async () => {
       await Promise.all([pub.destroy(), con.destroy()]);
     },
@@ -270,45 +318,96 @@ class ReadPoolDialect implements Dialect {
   }
 }
 
-/** A fixed set of readers; a query (or a transaction) leases one, first come first served. */
+/**
+ * Up to `size` readers; a query (or a transaction) leases one, first come first served. `eager`
+ * of them start with the pool (init); the others one at a time, when a query finds every
+ * started reader busy: it takes whichever is free first, the busy one given back or the new one
+ * ready, so it waits at most one thread's start more than if all had started with the pool.
+ */
 class ReadPoolDriver implements Driver {
   readonly #data: ReadWorkerData;
   readonly #size: number;
+  readonly #eager: number;
   #all: ReaderConnection[] = [];
   #idle: ReaderConnection[] = [];
-  readonly #waiting: ((c: ReaderConnection) => void)[] = [];
+  readonly #waiting: { resolve: (c: ReaderConnection) => void; reject: (e: unknown) => void }[] =
+    [];
   #started: Promise<void> | undefined;
+  /** A reader on its way (started on demand, not yet ready): one at a time. */
+  #growing = false;
+  #closed = false;
 
-  constructor(data: ReadWorkerData, size: number) {
+  constructor(data: ReadWorkerData, size: number, eager: number = size) {
     this.#data = data;
     this.#size = size;
+    this.#eager = eager;
+  }
+
+  /** Worker threads started so far (those starting included). */
+  started(): number {
+    return this.#all.length;
   }
 
   init(): Promise<void> {
     this.#started ??= (async () => {
       const file = workerFile();
-      this.#all = Array.from({ length: this.#size }, () => new ReaderConnection(file, this.#data));
+      const first = Array.from(
+        { length: this.#eager },
+        () => new ReaderConnection(file, this.#data),
+      );
+      this.#all = [...first];
       try {
-        await Promise.all(this.#all.map((c) => c.ready()));
+        await Promise.all(first.map((c) => c.ready()));
       } catch (err) {
-        await Promise.all(this.#all.map((c) => c.close()));
+        await Promise.all(first.map((c) => c.close()));
+        this.#all = [];
         throw err;
       }
-      this.#idle = [...this.#all];
+      this.#idle.push(...first);
     })();
     return this.#started;
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
+    if (this.#closed) throw new NorError("E_STORE", "the store's readers are closed");
     const c = this.#idle.shift();
     if (c) return c;
-    return new Promise((resolve) => this.#waiting.push(resolve));
+    const leased = new Promise<ReaderConnection>((resolve, reject) =>
+      this.#waiting.push({ resolve, reject }),
+    );
+    if (!this.#growing && this.#all.length < this.#size) this.#grow();
+    return leased;
+  }
+
+  /** One more reader, started now; once ready it serves the first waiting query. */
+  #grow(): void {
+    const c = new ReaderConnection(workerFile(), this.#data);
+    this.#all.push(c);
+    this.#growing = true;
+    c.ready().then(
+      () => {
+        this.#growing = false;
+        if (this.#closed) return;
+        void this.releaseConnection(c);
+        // Queries still waiting, and room for another reader: the next one on its way.
+        if (this.#waiting.length > 0 && this.#all.length < this.#size) this.#grow();
+      },
+      async (err: unknown) => {
+        this.#growing = false;
+        this.#all = this.#all.filter((x) => x !== c);
+        await c.close().catch(() => {});
+        if (this.#closed) return;
+        // With no reader at all nobody would ever answer those waiting: they fail with why.
+        // With one, they wait for it, and the next query that finds it busy tries again.
+        if (this.#all.length === 0) for (const w of this.#waiting.splice(0)) w.reject(err);
+      },
+    );
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
     const c = connection as ReaderConnection;
     const next = this.#waiting.shift();
-    if (next) next(c);
+    if (next) next.resolve(c);
     else this.#idle.push(c);
   }
 
@@ -335,6 +434,9 @@ class ReadPoolDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
+    this.#closed = true;
+    const err = new NorError("E_STORE", "the store's readers are closed");
+    for (const w of this.#waiting.splice(0)) w.reject(err);
     await Promise.all(this.#all.map((c) => c.close()));
     this.#all = [];
     this.#idle = [];
