@@ -5,9 +5,11 @@
  * 16 s and more of CPU; docs/benchmarks.md). A walk visits each node once and yields them in
  * order already (P13, P14).
  */
+import { createRequire } from "node:module";
 import type { Cheerio } from "cheerio";
 import type { AnyNode, Element } from "domhandler";
 import { hasChildren, isTag } from "domhandler";
+import { requireCjs } from "../../cjs.js";
 
 /**
  * Calls `visit` on each descendant element of `roots` (not the roots themselves), in document
@@ -18,6 +20,9 @@ export function walkDescendants(
   roots: readonly AnyNode[],
   visit: (el: Element) => boolean | undefined,
 ): boolean {
+  // One root: its subtree is a tree, so no node comes twice and nothing need be remembered
+  // (a set of every node seen was most of the walk's cost on a whole page).
+  if (roots.length === 1) return walkTree(roots[0] as AnyNode, visit);
   const seen = new Set<AnyNode>();
   for (const root of roots) {
     if (seen.has(root) || !hasChildren(root)) continue;
@@ -31,6 +36,19 @@ export function walkDescendants(
       if (hasChildren(node))
         for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as AnyNode);
     }
+  }
+  return false;
+}
+
+/** `walkDescendants` of one root: the same visits in the same order, without the set. */
+function walkTree(root: AnyNode, visit: (el: Element) => boolean | undefined): boolean {
+  if (!hasChildren(root)) return false;
+  const stack: AnyNode[] = [];
+  for (let i = root.children.length - 1; i >= 0; i--) stack.push(root.children[i] as AnyNode);
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (isTag(node) && visit(node)) return true;
+    if (hasChildren(node))
+      for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as AnyNode);
   }
   return false;
 }
@@ -63,12 +81,51 @@ const COMPOUND = /^(?:[A-Za-z*][\w-]*)?(?:[.#][\w-]+|\[[^\]]*\])*$/;
  */
 export function findFirst(item: Cheerio<AnyNode>, css: string): Cheerio<AnyNode> {
   if (css === "" || !COMPOUND.test(css)) return item.find(css).first();
-  const all: Element[] = [];
-  walkDescendants(item.toArray(), (el) => {
-    all.push(el);
-    return false;
-  });
-  return item._make<AnyNode>(all).filter(css).first();
+  // The first element of the walk the selector matches: what `.filter(css).first()` of all the
+  // walked elements gave, without building the list or compiling the selector again per item.
+  const found = firstDescendant(item.toArray(), compoundTest(css, item.options.xmlMode === true));
+  return item._make<AnyNode>(found === undefined ? [] : [found]);
+}
+
+type Compiled = (el: Element) => boolean;
+
+interface SelectEngine {
+  parse(selector: string): unknown;
+  compileToken(token: unknown, options: { xmlMode: boolean }): Compiled;
+}
+
+let selectEngine: SelectEngine | undefined;
+
+/** cheerio's own cheerio-select's css-what and css-select, as its `.filter()` uses them. */
+function engine(): SelectEngine {
+  if (selectEngine === undefined) {
+    const fromCheerio = createRequire(requireCjs.resolve("cheerio"));
+    const fromSelect = createRequire(fromCheerio.resolve("cheerio-select"));
+    const what = fromSelect("css-what") as { parse: SelectEngine["parse"] };
+    const select = fromSelect("css-select") as { _compileToken: SelectEngine["compileToken"] };
+    selectEngine = { parse: what.parse, compileToken: select._compileToken };
+  }
+  return selectEngine;
+}
+
+/** Compiled compound selectors, by mode and text: a recipe's few, compiled once each. */
+const compiled = new Map<string, Compiled>();
+
+/**
+ * The test cheerio's `.filter(css)` applies to each element for a compound selector (no
+ * positional filter, no traversal: cheerio-select's `filterElements`, its parse then
+ * `_compileToken` with the selection's xmlMode), compiled once and kept.
+ */
+function compoundTest(css: string, xmlMode: boolean): Compiled {
+  const key = `${xmlMode ? "x" : "h"}${css}`;
+  let test = compiled.get(key);
+  if (test === undefined) {
+    const e = engine();
+    test = e.compileToken(e.parse(css), { xmlMode });
+    if (compiled.size >= 1000) compiled.clear();
+    compiled.set(key, test);
+  }
+  return test;
 }
 
 /** The descendant elements of `roots` that `test` accepts, in document order, in one walk. */

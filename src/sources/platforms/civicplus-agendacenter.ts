@@ -12,7 +12,7 @@
  * request, and backfill (P7) asks for the year before until a year has no results.
  */
 import type { CheerioAPI } from "cheerio";
-import type { Element } from "domhandler";
+import type { AnyNode, Element } from "domhandler";
 import { decodeBody } from "../../policy/body-text.js";
 import { answerDates, toIsoDate } from "../dates.js";
 import { descendantsWhere, isLink } from "../extract/descendants.js";
@@ -45,12 +45,20 @@ function docOf(href: string): ListedDoc | undefined {
   return undefined;
 }
 
-/** The body a meeting row belongs to: the heading of the section its table sits under. */
-function bodyName($: CheerioAPI, row: Element): string {
+/**
+ * The body a meeting row belongs to: the heading of the section its table sits under. A table's
+ * heading is looked for once (`byTable`, one page's), not again for each of its rows.
+ */
+function bodyName($: CheerioAPI, row: Element, byTable: Map<AnyNode, string>): string {
   const table = $(row).closest("table").get(0) ?? row;
-  const h = sectionHeading($, table);
-  // Collapsible headings carry a toggle glyph (▼ ►) before the name.
-  return h ? textOf(h).replace(/^[▼►▲◄\s]+/u, "") : "";
+  let name = byTable.get(table);
+  if (name === undefined) {
+    const h = sectionHeading($, table);
+    // Collapsible headings carry a toggle glyph (▼ ►) before the name.
+    name = h ? textOf(h).replace(/^[▼►▲◄\s]+/u, "") : "";
+    byTable.set(table, name);
+  }
+  return name;
 }
 
 function fromPage(text: string, url: string, ctx: ReadContext): Extraction {
@@ -85,13 +93,14 @@ function fromPage(text: string, url: string, ctx: ReadContext): Extraction {
     ctx.zone,
   );
   const meetings: ListedMeeting[] = [];
+  const bodies = new Map<AnyNode, string>();
   for (const { tr, name, said, strong, rowTitle } of rows) {
     const m = /^_(\d{2})(\d{2})(\d{4})-(\d+)$/.exec(name);
     const date =
       (said && toIsoDate(said, opts)) ||
       toIsoDate(strong, opts) ||
       (m ? toIsoDate(`${m[3]}-${m[1]}-${m[2]}`) : undefined);
-    const body = bodyName($, tr);
+    const body = bodyName($, tr, bodies);
     const title =
       body && !rowTitle.toLowerCase().includes(body.toLowerCase())
         ? `${body}: ${rowTitle || "Meeting"}`
