@@ -12,6 +12,7 @@
 import type { AnyNode, Element } from "domhandler";
 import { decodeBody } from "../../policy/body-text.js";
 import { loadXml, TooCostlyToParse } from "./cheerio-load.js";
+import { descendantsWhere } from "./descendants.js";
 import { looksLikeZip, readZipEntry, type ZipEntry, zipIndex } from "./download-zip.js";
 import { MAX_ROWS } from "./max-rows.js";
 
@@ -286,7 +287,13 @@ function tableOf($: ReturnType<typeof loadXml>, ctx: CellContext, choice: SheetC
   let truncated = false;
   let position = 0;
   let text = 0;
-  for (const row of $("sheetData > row").toArray()) {
+  // `$("sheetData > row")` (an XML document: names as written), found by one walk.
+  const sheetRows = descendantsWhere(
+    $.root().toArray(),
+    (el) =>
+      el.name === "row" && el.parent?.type === "tag" && (el.parent as Element).name === "sheetData",
+  );
+  for (const row of sheetRows) {
     position = Number(row.attribs["r"] ?? position + 1);
     if (position < headerRow) continue;
     const cells: (Cell | undefined)[] = [];
