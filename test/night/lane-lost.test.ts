@@ -115,12 +115,15 @@ async function frozenAndTakenOver(
 
 describe("a worker woken after its lane was taken over (run-night)", () => {
   it("P8, P9: a worker frozen past its lane's lease, the lane taken over by another machine's worker, asks none of that lane's sources once it wakes", async () => {
-    // A's store freezes A (as SIGSTOP would) before its third source, until released.
+    // A's store freezes A (as SIGSTOP would) at its third source's turn, until released (the
+    // mark is read again for a source's requests too, P24: the turns are told by their ids).
     const byHolder = await frozenAndTakenOver((store, storeA, freezeA) => {
-      let calls = 0;
+      const turns = new Set<string>();
       storeA.sourceNow = async (night, id) => {
-        calls++;
-        if (calls === 3) await freezeA();
+        if (!turns.has(id)) {
+          turns.add(id);
+          if (turns.size === 3) await freezeA();
+        }
         return store.sourceNow(night, id);
       };
     });
