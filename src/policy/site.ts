@@ -37,20 +37,27 @@ export function siteOf(url: string): string {
   const kept = sitesKept.get(url);
   if (kept !== undefined) return kept;
   const site = siteOfUrl(url);
-  if (sitesKept.size >= SITES_KEPT) sitesKept.clear();
+  if (sitesKept.size >= SITES_KEPT || charsKept + url.length > CHARS_KEPT) {
+    sitesKept.clear();
+    charsKept = 0;
+  }
   sitesKept.set(url, site);
+  charsKept += url.length;
   return site;
 }
 
 /**
  * URLs' sites lately found: a request asks siteOf of its URL at several of the fetcher's steps
  * (its check, its site's gate, its cookies, its transport), each a URL parse and a Public
- * Suffix List look-up. Bounded (emptied when full), a few hundred kB at most beside a night's
- * plan of 20,000 sources (docs/benchmarks.md "A night's memory"). A URL that names no site
- * throws, and is not kept.
+ * Suffix List look-up. Bounded in count and in the URLs' characters (emptied when either is
+ * full, so long URLs, 2,048 characters a request's and longer from the log, keep no more): a few
+ * hundred kB at most beside a night's plan of 20,000 sources (docs/benchmarks.md "A night's
+ * memory"). A URL that names no site throws, and is not kept.
  */
 const SITES_KEPT = 4_096;
+const CHARS_KEPT = 256 * 1024;
 const sitesKept = new Map<string, string>();
+let charsKept = 0;
 
 function siteOfUrl(url: string): string {
   const host = hostOf(url);
