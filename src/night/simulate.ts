@@ -203,9 +203,13 @@ export async function runSimulatedNight(
   // trip, an fsync). Looked at again on the event loop's next turn, a few times; then after a
   // millisecond of real time, not on every turn: spinning on setImmediate while PostgreSQL
   // answered burned a core (virtual time does not move while nobody sleeps, either way).
+  // A night stuck (nobody asleep and nothing answering) fails after some 30 s of real time
+  // idle (30,000 waits of a millisecond or more), not after the steps' bound (some 14 hours of
+  // them).
   let idle = 0;
   for (let steps = 0; !settled; steps++) {
-    if (steps > 50_000_000) throw new Error("simulation did not settle");
+    if (steps > 50_000_000 || idle > IDLE_TURNS + 30_000)
+      throw new Error("simulation did not settle");
     if (await clock.step()) idle = 0;
     else if (++idle <= IDLE_TURNS) await new Promise<void>((r) => setImmediate(r));
     else await new Promise<void>((r) => setTimeout(r, 1));
