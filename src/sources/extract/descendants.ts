@@ -89,23 +89,16 @@ export function findFirst(item: Cheerio<AnyNode>, css: string): Cheerio<AnyNode>
 
 type Compiled = (el: Element) => boolean;
 
-interface SelectEngine {
-  parse(selector: string): unknown;
-  compileToken(token: unknown, options: { xmlMode: boolean }): Compiled;
-}
+let compileSelector: ((css: string, options: { xmlMode: boolean }) => Compiled) | undefined;
 
-let selectEngine: SelectEngine | undefined;
-
-/** cheerio's own cheerio-select's css-what and css-select, as its `.filter()` uses them. */
-function engine(): SelectEngine {
-  if (selectEngine === undefined) {
+/** cheerio's own css-select (the one its cheerio-select's `.filter()` compiles with). */
+function compile(css: string, xmlMode: boolean): Compiled {
+  if (compileSelector === undefined) {
     const fromCheerio = createRequire(requireCjs.resolve("cheerio"));
     const fromSelect = createRequire(fromCheerio.resolve("cheerio-select"));
-    const what = fromSelect("css-what") as { parse: SelectEngine["parse"] };
-    const select = fromSelect("css-select") as { _compileToken: SelectEngine["compileToken"] };
-    selectEngine = { parse: what.parse, compileToken: select._compileToken };
+    compileSelector = (fromSelect("css-select") as { compile: typeof compileSelector }).compile;
   }
-  return selectEngine;
+  return (compileSelector as NonNullable<typeof compileSelector>)(css, { xmlMode });
 }
 
 /** Compiled compound selectors, by mode and text: a recipe's few, compiled once each. */
@@ -113,15 +106,14 @@ const compiled = new Map<string, Compiled>();
 
 /**
  * The test cheerio's `.filter(css)` applies to each element for a compound selector (no
- * positional filter, no traversal: cheerio-select's `filterElements`, its parse then
- * `_compileToken` with the selection's xmlMode), compiled once and kept.
+ * positional filter, no traversal: what cheerio-select's `filterElements` compiles, through
+ * css-select's public `compile` with the selection's xmlMode), compiled once and kept.
  */
 function compoundTest(css: string, xmlMode: boolean): Compiled {
   const key = `${xmlMode ? "x" : "h"}${css}`;
   let test = compiled.get(key);
   if (test === undefined) {
-    const e = engine();
-    test = e.compileToken(e.parse(css), { xmlMode });
+    test = compile(css, xmlMode);
     if (compiled.size >= 1000) compiled.clear();
     compiled.set(key, test);
   }
