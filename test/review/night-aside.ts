@@ -36,3 +36,44 @@ export async function withNightAhead(
     await s.close();
   }
 }
+
+/** Now, by the clock set right: tonight, before the night ahead's stamps. */
+export const NOW = Date.parse(`${TONIGHT}T22:00:00.000Z`);
+
+/** One government and its one source (`g1/agendas`), stamped `at`: what records hang on. */
+export async function oneSource(db: Store["db"], at = AT): Promise<void> {
+  await db
+    .insertInto("governments")
+    .values({
+      id: "g1",
+      name: "Village of Ahead",
+      kind: "village",
+      county: "Franklin",
+      website: null,
+      entry: "{}",
+      catalog_file: "c.yaml",
+      first_seen_at: at,
+      updated_at: at,
+      retired_at: null,
+    })
+    .execute();
+  await db
+    .insertInto("sources")
+    .values({
+      id: "g1/agendas",
+      government_id: "g1",
+      records: "agendas",
+      url: "https://a.gov/agendas",
+      access: "page",
+      platform: null,
+      name: null,
+      confirmed: 0,
+      entry: "{}",
+      catalog_file: "c.yaml",
+      first_seen_at: at,
+      updated_at: at,
+      retired_at: null,
+      renamed_to: null,
+    })
+    .execute();
+}

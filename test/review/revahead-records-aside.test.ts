@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { addDays } from "../../src/policy/night-date.js";
 import { setAsideNightsAhead } from "../../src/store/admin.js";
-import type { Store } from "../../src/store/db.js";
 import { newRecords } from "../../src/store/read/new-records.js";
 import { storeFactories } from "../store/stores.js";
-import { AHEAD, AT, TONIGHT, withNightAhead } from "./night-aside.js";
+import { AHEAD, AT, NOW, oneSource, TONIGHT, withNightAhead } from "./night-aside.js";
 
 /**
  * The directory's "new on record" (what appeared since yesterday) under a night set aside
@@ -12,46 +11,6 @@ import { AHEAD, AT, TONIGHT, withNightAhead } from "./night-aside.js";
  * now, so it is new tonight at the latest; never hidden until a date still to come, then shown
  * new on a day no night found it.
  */
-
-/** Now, by the clock set right: tonight, two days before the night ahead's stamps. */
-const NOW = Date.parse(`${TONIGHT}T22:00:00.000Z`);
-
-async function oneSource(db: Store["db"]): Promise<void> {
-  await db
-    .insertInto("governments")
-    .values({
-      id: "g1",
-      name: "Village of Ahead",
-      kind: "village",
-      county: "Franklin",
-      website: null,
-      entry: "{}",
-      catalog_file: "c.yaml",
-      first_seen_at: AT,
-      updated_at: AT,
-      retired_at: null,
-    })
-    .execute();
-  await db
-    .insertInto("sources")
-    .values({
-      id: "g1/agendas",
-      government_id: "g1",
-      records: "agendas",
-      url: "https://a.gov/agendas",
-      access: "page",
-      platform: null,
-      name: null,
-      confirmed: 0,
-      entry: "{}",
-      catalog_file: "c.yaml",
-      first_seen_at: AT,
-      updated_at: AT,
-      retired_at: null,
-      renamed_to: null,
-    })
-    .execute();
-}
 
 describe.each(storeFactories())("records of a night set aside ($name)", (f) => {
   it("P13, P26: a record first seen by a night set aside is new on record since yesterday tonight, not first on a date still to come", async () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { setAsideNightsAhead } from "../../src/store/admin.js";
-import { openStore, type Store } from "../../src/store/db.js";
+import { openStore } from "../../src/store/db.js";
 import { storeFactories } from "../store/stores.js";
-import { AT, TONIGHT } from "./night-aside.js";
+import { AT, NOW, oneSource, TONIGHT } from "./night-aside.js";
 
 /**
  * Review of 6788b9c5 (P26: a record's first-seen or changed time stamped after now reads now).
@@ -18,47 +18,6 @@ import { AT, TONIGHT } from "./night-aside.js";
  * Mended: the clamp runs at every night's opening, whatever it sets aside.
  */
 
-/** Now, by the clock set right: tonight, a day before the records' stamps. */
-const NOW = Date.parse(`${TONIGHT}T22:00:00.000Z`);
-
-async function oneSource(db: Store["db"]): Promise<void> {
-  const at = "2026-10-01T00:00:00.000Z";
-  await db
-    .insertInto("governments")
-    .values({
-      id: "g1",
-      name: "Village of Ahead",
-      kind: "village",
-      county: "Franklin",
-      website: null,
-      entry: "{}",
-      catalog_file: "c.yaml",
-      first_seen_at: at,
-      updated_at: at,
-      retired_at: null,
-    })
-    .execute();
-  await db
-    .insertInto("sources")
-    .values({
-      id: "g1/agendas",
-      government_id: "g1",
-      records: "agendas",
-      url: "https://a.gov/agendas",
-      access: "page",
-      platform: null,
-      name: null,
-      confirmed: 0,
-      entry: "{}",
-      catalog_file: "c.yaml",
-      first_seen_at: at,
-      updated_at: at,
-      retired_at: null,
-      renamed_to: null,
-    })
-    .execute();
-}
-
 describe.each(storeFactories())("records stamped ahead with no night ahead left ($name)", (f) => {
   // Was a DEFECT (6788b9c5, src/store/admin.ts setAsideNightsAhead, the `if (out.length === 0)` clamp
   // inside the loop): the clamp of first_seen_at/changed_at after now depends on a night row
@@ -70,7 +29,7 @@ describe.each(storeFactories())("records stamped ahead with no night ahead left 
     const s = await openStore(await f.migrated());
     try {
       const db = s.db;
-      await oneSource(db);
+      await oneSource(db, "2026-10-01T00:00:00.000Z");
       // Found by the night ahead set aside by the version before the fix: its first_seen_night
       // moved to that night's tonight ("2026-11-04"), its time left as that clock stamped it.
       await db
