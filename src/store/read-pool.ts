@@ -319,10 +319,28 @@ class ReadPoolDialect implements Dialect {
 }
 
 /**
+ * After a reader failed to start twice in a row while another lives, how long before the next
+ * try (GROW_RETRY_MS): the queries that find every reader busy meanwhile wait for one given back
+ * or for that try, so a start that keeps failing costs one thread's start a second at most, not
+ * one per query.
+ */
+export const GROW_RETRY_MS = 1_000;
+
+/**
  * Up to `size` readers; a query (or a transaction) leases one, first come first served. `eager`
  * of them start with the pool (init); the others one at a time, when a query finds every
  * started reader busy: it takes whichever is free first, the busy one given back or the new one
  * ready, so it waits at most one thread's start more than if all had started with the pool.
+ *
+ * A reader that cannot start (the store's file gone, the reader's own file missing while dist/
+ * is rebuilt, no thread to be had) fails every query waiting for it with why, whether or not
+ * another reader lives: that one may be held by the very query that waits (a read inside a held
+ * reader), so waiting for it could be for ever. The next query that finds every reader busy
+ * tries again at once; after two failed starts in a row, with a reader alive, not before
+ * GROW_RETRY_MS has passed since the last (the queries waiting meanwhile are answered by a
+ * reader given back, or by that try, or fail with its error). With no reader alive every query
+ * tries a start of its own (it has nothing else to wait for) and fails with why. A pool's first
+ * start (init) that fails is tried again by the next query, not kept.
  */
 class ReadPoolDriver implements Driver {
   readonly #data: ReadWorkerData;
@@ -335,6 +353,11 @@ class ReadPoolDriver implements Driver {
   #started: Promise<void> | undefined;
   /** A reader on its way (started on demand, not yet ready): one at a time. */
   #growing = false;
+  /** Starts on demand failed in a row (0 once one starts), and when the last one failed. */
+  #failures = 0;
+  #failedAt = 0;
+  /** The next try of a start held back (GROW_RETRY_MS), when queries wait for it. */
+  #retry: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
 
   constructor(data: ReadWorkerData, size: number, eager: number = size) {
@@ -349,23 +372,28 @@ class ReadPoolDriver implements Driver {
   }
 
   init(): Promise<void> {
-    this.#started ??= (async () => {
-      const file = workerFile();
-      const first = Array.from(
-        { length: this.#eager },
-        () => new ReaderConnection(file, this.#data),
-      );
-      this.#all = [...first];
-      try {
-        await Promise.all(first.map((c) => c.ready()));
-      } catch (err) {
-        await Promise.all(first.map((c) => c.close()));
-        this.#all = [];
-        throw err;
-      }
-      this.#idle.push(...first);
-    })();
+    // A failed first start is not kept: the next query (or job) tries again.
+    this.#started ??= this.#open().catch((err: unknown) => {
+      this.#started = undefined;
+      throw err;
+    });
     return this.#started;
+  }
+
+  /** The `eager` readers, started and ready (none left running if one fails). */
+  async #open(): Promise<void> {
+    const first: ReaderConnection[] = [];
+    try {
+      const file = workerFile();
+      for (let i = 0; i < this.#eager; i++) first.push(new ReaderConnection(file, this.#data));
+      this.#all = [...first];
+      await Promise.all(first.map((c) => c.ready()));
+    } catch (err) {
+      await Promise.all(first.map((c) => c.close().catch(() => {})));
+      this.#all = [];
+      throw err;
+    }
+    this.#idle.push(...first);
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -375,33 +403,72 @@ class ReadPoolDriver implements Driver {
     const leased = new Promise<ReaderConnection>((resolve, reject) =>
       this.#waiting.push({ resolve, reject }),
     );
-    if (!this.#growing && this.#all.length < this.#size) this.#grow();
+    this.#growSoon();
     return leased;
+  }
+
+  /**
+   * One more reader for the queries waiting, if there is room and none is on its way: now, or,
+   * after two failed starts in a row with a reader alive, once GROW_RETRY_MS has passed.
+   */
+  #growSoon(): void {
+    if (this.#closed || this.#growing || this.#all.length >= this.#size) return;
+    if (this.#waiting.length === 0) return;
+    const wait =
+      this.#failures >= 2 && this.#all.length > 0
+        ? Math.min(GROW_RETRY_MS, this.#failedAt + GROW_RETRY_MS - Date.now())
+        : 0;
+    if (wait <= 0) {
+      this.#grow();
+      return;
+    }
+    // Kept alive while queries wait for it (as a reader with a query in flight is); cleared
+    // when the pool closes.
+    this.#retry ??= setTimeout(() => {
+      this.#retry = undefined;
+      this.#growSoon();
+    }, wait);
   }
 
   /** One more reader, started now; once ready it serves the first waiting query. */
   #grow(): void {
-    const c = new ReaderConnection(workerFile(), this.#data);
+    let c: ReaderConnection;
+    try {
+      // Either may throw at once: the reader's file missing, no thread to be had.
+      c = new ReaderConnection(workerFile(), this.#data);
+    } catch (err) {
+      this.#startFailed(err);
+      return;
+    }
     this.#all.push(c);
     this.#growing = true;
     c.ready().then(
       () => {
         this.#growing = false;
+        this.#failures = 0;
         if (this.#closed) return;
         void this.releaseConnection(c);
         // Queries still waiting, and room for another reader: the next one on its way.
-        if (this.#waiting.length > 0 && this.#all.length < this.#size) this.#grow();
+        this.#growSoon();
       },
       async (err: unknown) => {
         this.#growing = false;
         this.#all = this.#all.filter((x) => x !== c);
+        // Said before the thread is let go: a query that comes meanwhile waits for a new try.
+        if (!this.#closed) this.#startFailed(err);
         await c.close().catch(() => {});
-        if (this.#closed) return;
-        // With no reader at all nobody would ever answer those waiting: they fail with why.
-        // With one, they wait for it, and the next query that finds it busy tries again.
-        if (this.#all.length === 0) for (const w of this.#waiting.splice(0)) w.reject(err);
       },
     );
+  }
+
+  /**
+   * A start failed: every query waiting fails with why (the reader that lives may be held by
+   * one of them, so waiting for it could be for ever), and the failure is counted.
+   */
+  #startFailed(err: unknown): void {
+    this.#failures++;
+    this.#failedAt = Date.now();
+    for (const w of this.#waiting.splice(0)) w.reject(err);
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
@@ -435,6 +502,8 @@ class ReadPoolDriver implements Driver {
 
   async destroy(): Promise<void> {
     this.#closed = true;
+    if (this.#retry !== undefined) clearTimeout(this.#retry);
+    this.#retry = undefined;
     const err = new NorError("E_STORE", "the store's readers are closed");
     for (const w of this.#waiting.splice(0)) w.reject(err);
     await Promise.all(this.#all.map((c) => c.close()));
