@@ -69,6 +69,12 @@ export interface ReadPoolOptions {
   eager?: number;
   /** For tests: see ReadWorkerData.hold (a SharedArrayBuffer-backed Int32Array of 2). */
   hold?: Int32Array;
+  /**
+   * For tests: where a reader's built file is found, asked at each thread's start (default
+   * workerFile: dist/store/read-worker.js); one that throws stands for a file missing, without
+   * taking away the file other processes of the run start their readers from.
+   */
+  workerFile?: () => URL;
 }
 
 /**
@@ -90,7 +96,7 @@ async function openReaders(
     file: join(dir, "nor.db"),
     ...(opts.hold ? { hold: opts.hold } : {}),
   };
-  const driver = new ReadPoolDriver(data, readers, eager);
+  const driver = new ReadPoolDriver(data, readers, eager, opts.workerFile);
   const db = new Kysely<Database>({ dialect: noNul(new ReadPoolDialect(driver)) });
   // Opened now, through kysely (so that db.destroy() stops the readers), so a store that
   // cannot be read is a startup error, not a failed page later.
@@ -198,6 +204,8 @@ export interface WebReadsOptions {
   hold?: Int32Array;
   /** For tests: holds the builders. */
   buildHold?: Int32Array;
+  /** For tests: the public and console readers' file (ReadPoolOptions.workerFile). */
+  workerFile?: () => URL;
 }
 
 export async function openWebReads(
@@ -248,12 +256,18 @@ async function openReads(loc: StoreLocation, opts: WebReadsOptions): Promise<Web
   // thread's start, and a server nobody asks costs no more threads than one.
   return pools(
     "worker-threads",
-    () => openReaders(loc.dir, { readers: opts.publicReaders ?? PUBLIC_READERS, eager: 1 }),
+    () =>
+      openReaders(loc.dir, {
+        readers: opts.publicReaders ?? PUBLIC_READERS,
+        eager: 1,
+        ...(opts.workerFile ? { workerFile: opts.workerFile } : {}),
+      }),
     () =>
       openReaders(loc.dir, {
         readers: opts.consoleReaders ?? CONSOLE_READERS,
         eager: 0,
         ...(opts.hold ? { hold: opts.hold } : {}),
+        ...(opts.workerFile ? { workerFile: opts.workerFile } : {}),
       }),
   );
 }
@@ -288,7 +302,7 @@ async function pools(
  * The worker's compiled file: beside this module once built; from the TypeScript sources
  * (the tests), the build of the same file in dist/ (test/global-build.ts builds it first).
  */
-function workerFile(): URL {
+export function workerFile(): URL {
   const here = new URL("./read-worker.js", import.meta.url);
   if (existsSync(fileURLToPath(here))) return here;
   const built = new URL("../../dist/store/read-worker.js", import.meta.url);
@@ -360,10 +374,18 @@ class ReadPoolDriver implements Driver {
   #retry: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
 
-  constructor(data: ReadWorkerData, size: number, eager: number = size) {
+  readonly #workerFile: () => URL;
+
+  constructor(
+    data: ReadWorkerData,
+    size: number,
+    eager: number = size,
+    file: () => URL = workerFile,
+  ) {
     this.#data = data;
     this.#size = size;
     this.#eager = eager;
+    this.#workerFile = file;
   }
 
   /** Worker threads started so far (those starting included). */
@@ -384,7 +406,7 @@ class ReadPoolDriver implements Driver {
   async #open(): Promise<void> {
     const first: ReaderConnection[] = [];
     try {
-      const file = workerFile();
+      const file = this.#workerFile();
       for (let i = 0; i < this.#eager; i++) first.push(new ReaderConnection(file, this.#data));
       this.#all = [...first];
       await Promise.all(first.map((c) => c.ready()));
@@ -435,7 +457,7 @@ class ReadPoolDriver implements Driver {
     let c: ReaderConnection;
     try {
       // Either may throw at once: the reader's file missing, no thread to be had.
-      c = new ReaderConnection(workerFile(), this.#data);
+      c = new ReaderConnection(this.#workerFile(), this.#data);
     } catch (err) {
       this.#startFailed(err);
       return;
