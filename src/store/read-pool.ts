@@ -373,6 +373,8 @@ class ReadPoolDriver implements Driver {
   /** The next try of a start held back (GROW_RETRY_MS), when queries wait for it. */
   #retry: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
+  /** The timers failing queries stranded by a failed start (#startFailed), cleared on close. */
+  readonly #stranded = new Set<ReturnType<typeof setTimeout>>();
 
   readonly #workerFile: () => URL;
 
@@ -438,7 +440,7 @@ class ReadPoolDriver implements Driver {
     if (this.#waiting.length === 0) return;
     const wait =
       this.#failures >= 2 && this.#all.length > 0
-        ? Math.min(GROW_RETRY_MS, this.#failedAt + GROW_RETRY_MS - Date.now())
+        ? Math.min(GROW_RETRY_MS, this.#failedAt + GROW_RETRY_MS - performance.now())
         : 0;
     if (wait <= 0) {
       this.#grow();
@@ -484,13 +486,29 @@ class ReadPoolDriver implements Driver {
   }
 
   /**
-   * A start failed: every query waiting fails with why (the reader that lives may be held by
-   * one of them, so waiting for it could be for ever), and the failure is counted.
+   * A start failed, and is counted. With no reader alive, every query waiting fails with why at
+   * once. With one alive, they wait for it up to GROW_RETRY_MS (a reader merely busy serves them
+   * when given back), then those still waiting fail with why: the reader may be held by one of
+   * them, so waiting for it longer could be for ever.
    */
   #startFailed(err: unknown): void {
     this.#failures++;
-    this.#failedAt = Date.now();
-    for (const w of this.#waiting.splice(0)) w.reject(err);
+    this.#failedAt = performance.now();
+    if (this.#all.length === 0) {
+      for (const w of this.#waiting.splice(0)) w.reject(err);
+      return;
+    }
+    const stranded = new Set(this.#waiting);
+    const timer = setTimeout(() => {
+      this.#stranded.delete(timer);
+      const still = this.#waiting.filter((w) => stranded.has(w));
+      if (still.length === 0) return;
+      for (const w of still) this.#waiting.splice(this.#waiting.indexOf(w), 1);
+      // The failure said now: the next tries held back from here (GROW_RETRY_MS).
+      this.#failedAt = performance.now();
+      for (const w of still) w.reject(err);
+    }, GROW_RETRY_MS);
+    this.#stranded.add(timer);
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
@@ -526,6 +544,8 @@ class ReadPoolDriver implements Driver {
     this.#closed = true;
     if (this.#retry !== undefined) clearTimeout(this.#retry);
     this.#retry = undefined;
+    for (const t of this.#stranded) clearTimeout(t);
+    this.#stranded.clear();
     const err = new NorError("E_STORE", "the store's readers are closed");
     for (const w of this.#waiting.splice(0)) w.reject(err);
     await Promise.all(this.#all.map((c) => c.close()));
@@ -546,6 +566,8 @@ class ReaderConnection implements DatabaseConnection {
   #ready!: Promise<void>;
   #dead = false;
   #closing = false;
+  /** Fails the start under way (a no-op once it is ready or failed): close() during a restart. */
+  #failStart: (err: unknown) => void = () => {};
 
   constructor(file: URL, data: ReadWorkerData) {
     this.#file = file;
@@ -562,6 +584,7 @@ class ReaderConnection implements DatabaseConnection {
     this.#worker = w;
     this.#dead = false;
     this.#ready = new Promise<void>((resolve, reject) => {
+      this.#failStart = reject;
       w.on("message", (m: ReadReply) => {
         if ("kind" in m) {
           if (m.kind === "ready") {
@@ -623,6 +646,7 @@ class ReaderConnection implements DatabaseConnection {
     if (this.#closing) throw new NorError("E_STORE", "the store's readers are closed");
     if (this.#dead) this.#start();
     await this.#ready;
+    if (this.#closing) throw new NorError("E_STORE", "the store's readers are closed");
     const id = this.#next++;
     const message: ReadRequest = { id, ...request };
     return new Promise<ReadReply>((resolve, reject) => {
@@ -640,6 +664,8 @@ class ReaderConnection implements DatabaseConnection {
   async close(): Promise<void> {
     this.#closing = true;
     const err = new NorError("E_STORE", "the store's readers are closed");
+    // A query waiting for this reader's (re)start hears it too: its exit, closing, says nothing.
+    this.#failStart(err);
     for (const p of this.#pending.values()) p.reject(err);
     this.#pending.clear();
     await this.#worker.terminate();

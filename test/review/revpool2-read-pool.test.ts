@@ -11,7 +11,7 @@ import { openJobPool, openReadPool, workerFile } from "../../src/store/read-pool
  * revpool2: adversarial review of 377a7d81 (the lazy pool's three revpool defects mended) and
  * e4a9de11 (ReadPoolOptions.workerFile), src/store/read-pool.ts.
  *
- * Each defect is a skipped test (`// DEFECT:` says how it fails when run); none is mended here.
+ * Each defect it showed is mended; its test runs ("Was a DEFECT" says how it failed).
  *
  * Read and found sound (no test of their own): the retry timer is cleared by destroy() and
  * #growSoon/#grow's handlers do nothing once closed, so no start follows a close; a start that
@@ -78,7 +78,7 @@ describe("revpool2: the lazy read pool (SQLite)", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  // DEFECT (read-pool.ts ReaderConnection.close, line 640, and #start's exit handler, line 597;
+  // Was a DEFECT, mended (read-pool.ts ReaderConnection.close, line 640, and #start's exit handler, line 597;
   // #ask line 624): a query on a reader whose thread died earlier restarts it (#ask: `if (this.#dead)
   // this.#start()`) and awaits #ready; the pool closed meanwhile, close() sets #closing, so the
   // exit of the terminated thread is ignored (`if (!this.#closing) fail(...)`) and #ready never
@@ -86,7 +86,7 @@ describe("revpool2: the lazy read pool (SQLite)", () => {
   // down left pending; a JobPool.run never returns). The same for a lazily grown reader's ready()
   // (its handlers never run; harmless there, its waiters are failed by destroy). Run, it fails
   // at `expect(settled).toBe(true)` (false after 10 s).
-  it.skip("a job waiting for its reader's restart (the thread died before) when the pool closes fails with why, not left pending", async () => {
+  it("a job waiting for its reader's restart (the thread died before) when the pool closes fails with why, not left pending", async () => {
     const jobsDir = mkdtempSync(join(tmpdir(), "nor-revpool2-jobs-"));
     const jobs = join(jobsDir, "jobs.mjs");
     writeFileSync(
@@ -114,7 +114,7 @@ describe("revpool2: the lazy read pool (SQLite)", () => {
     }
   }, 60_000);
 
-  // DEFECT (read-pool.ts #startFailed, line 490, as #grow calls it): a start that fails
+  // Was a DEFECT, mended (read-pool.ts #startFailed, line 490, as #grow calls it): a start that fails
   // for a moment (the reader's file missing during an in-place rebuild of dist/, a thread not to
   // be had) fails every query waiting, even when the reader that lives is merely busy with
   // another request's read and is given back a moment later: a page an eager pool (or a pool of
@@ -123,7 +123,7 @@ describe("revpool2: the lazy read pool (SQLite)", () => {
   // for a given-back reader (e.g. up to the next try, GROW_RETRY_MS) would serve this read and
   // still never hang that one. Run, it fails at `expect(second).toBe("answered")`: it is "the
   // store's reader (read-worker.js) is not built: run `npm run build`".
-  it.skip("a read waiting while the only started reader is busy (not held by it) is answered when that reader is given back, though the second reader's start failed meanwhile", async () => {
+  it("a read waiting while the only started reader is busy (not held by it) is answered when that reader is given back, though the second reader's start failed meanwhile", async () => {
     const hold = new Int32Array(new SharedArrayBuffer(8));
     const pool = await openReadPool(dir, { readers: 2, eager: 1, hold, workerFile: readerFile });
     try {
@@ -154,7 +154,7 @@ describe("revpool2: the lazy read pool (SQLite)", () => {
     }
   }, 60_000);
 
-  // DEFECT (read-pool.ts #growSoon line 441, #startFailed line 492: `#failedAt = Date.now()`):
+  // Was a DEFECT, mended (read-pool.ts #growSoon line 441, #startFailed line 492: `#failedAt = Date.now()`):
   // the back-off after two failed starts is measured on the wall clock. Stepped back after them
   // (NTP, a VM resumed, an operator's `date`), `#failedAt + GROW_RETRY_MS - Date.now()` stays
   // above zero until the clock catches up: the timer fires every GROW_RETRY_MS, finds the wait
@@ -163,7 +163,7 @@ describe("revpool2: the lazy read pool (SQLite)", () => {
   // ever, one try a second" promise holds only on a clock that never goes back
   // (performance.now() would). Run, it fails at `expect(seen.answered).toBe(true)` (false
   // after 15 s; the mended pool answers after about GROW_RETRY_MS).
-  it.skip("two failed starts while the wall clock is an hour ahead, then set back: a read inside a held reader is answered once the file is back", async () => {
+  it("two failed starts while the wall clock is an hour ahead, then set back: a read inside a held reader is answered once the file is back", async () => {
     const pool = await openReadPool(dir, { readers: 2, eager: 1, workerFile: readerFile });
     try {
       const seen = await pool.connection().execute(async (held) => {
