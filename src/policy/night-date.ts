@@ -4,7 +4,9 @@
  * recheck schedule (P25). Date arithmetic is on the calendar date itself (UTC days), so
  * daylight-saving changes never make a day 23 or 25 hours long here.
  */
+
 import { NorError } from "../errors.js";
+import { keptAnswers } from "./kept-answers.js";
 import { instantOf, wallTimeAt } from "./zone.js";
 
 /** The calendar date (YYYY-MM-DD) in `timeZone` at the instant `now` (ms since epoch). */
@@ -20,22 +22,13 @@ const NIGHT = /^(\d{4})-(\d{2})-(\d{2})$/;
 /**
  * Dates lately read and written (a night's plan reads its sources' few dates over and over, the
  * recheck calendar several a source): each a regular expression and a Date made and checked,
- * or a Date made and printed, kept here instead. Bounded (emptied when full); only a real date
- * is kept, so anything else throws as ever.
+ * or a Date made and printed, kept instead (keptAnswers); only a real date is kept, so anything
+ * else throws as ever.
  */
 const DATES_KEPT = 4_096;
-const dayNumbers = new Map<string, number>();
-const nightsOfDay = new Map<number, string>();
 
 /** Days since the epoch of a YYYY-MM-DD date; throws on anything that is not a real date. */
-function dayNumber(night: string): number {
-  const kept = dayNumbers.get(night);
-  if (kept !== undefined) return kept;
-  const n = dayNumberOf(night);
-  if (dayNumbers.size >= DATES_KEPT) dayNumbers.clear();
-  dayNumbers.set(night, n);
-  return n;
-}
+const dayNumber = keptAnswers(dayNumberOf, { max: DATES_KEPT });
 
 function dayNumberOf(night: string): number {
   const m = NIGHT.exec(night);
@@ -50,14 +43,10 @@ function dayNumberOf(night: string): number {
   throw new NorError("E_INTERNAL", `not a night date (YYYY-MM-DD): ${JSON.stringify(night)}`);
 }
 
-function fromDayNumber(n: number): string {
-  const kept = nightsOfDay.get(n);
-  if (kept !== undefined) return kept;
-  const night = new Date(n * 86_400_000).toISOString().slice(0, 10);
-  if (nightsOfDay.size >= DATES_KEPT) nightsOfDay.clear();
-  nightsOfDay.set(n, night);
-  return night;
-}
+const fromDayNumber = keptAnswers(
+  (n: number) => new Date(n * 86_400_000).toISOString().slice(0, 10),
+  { max: DATES_KEPT },
+);
 
 /** Whether `text` is a real calendar date written YYYY-MM-DD (2026-02-30 is not). */
 export function isNightDate(text: string): boolean {

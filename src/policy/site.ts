@@ -4,11 +4,13 @@
  * on go.boarddocs.com or *.legistar.com shares its vendor's lane. Private-section suffixes
  * are deliberately ignored: treating github.io as one site is the cautious side.
  */
+
 import { isIP } from "node:net";
 import { domainToUnicode } from "node:url";
 import type * as Tldts from "tldts";
 import { requireCjs } from "../cjs.js";
 import { NorError } from "../errors.js";
+import { keptAnswers } from "./kept-answers.js";
 import { mappedIpv4 } from "./mapped-ipv4.js";
 
 const { getDomain, parse: parseHost } = requireCjs("tldts") as typeof Tldts;
@@ -34,16 +36,7 @@ function hostOf(url: string): string {
  * registrable domain (localhost, a bare public suffix) is its own site.
  */
 export function siteOf(url: string): string {
-  const kept = sitesKept.get(url);
-  if (kept !== undefined) return kept;
-  const site = siteOfUrl(url);
-  if (sitesKept.size >= SITES_KEPT || charsKept + url.length > CHARS_KEPT) {
-    sitesKept.clear();
-    charsKept = 0;
-  }
-  sitesKept.set(url, site);
-  charsKept += url.length;
-  return site;
+  return sitesKept(url);
 }
 
 /**
@@ -54,10 +47,11 @@ export function siteOf(url: string): string {
  * hundred kB at most beside a night's plan of 20,000 sources (docs/benchmarks.md "A night's
  * memory"). A URL that names no site throws, and is not kept.
  */
-const SITES_KEPT = 4_096;
-const CHARS_KEPT = 256 * 1024;
-const sitesKept = new Map<string, string>();
-let charsKept = 0;
+const sitesKept = keptAnswers(siteOfUrl, {
+  max: 4_096,
+  weight: (url) => url.length,
+  maxWeight: 256 * 1024,
+});
 
 function siteOfUrl(url: string): string {
   const host = hostOf(url);

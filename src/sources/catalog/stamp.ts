@@ -62,6 +62,7 @@ const IMPORTER_BESIDE = [
   "policy/zone",
   "policy/zone-names",
   "policy/site",
+  "policy/kept-answers",
   "policy/mapped-ipv4",
   "policy/body-text",
   "policy/credentials",

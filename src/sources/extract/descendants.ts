@@ -5,11 +5,13 @@
  * 16 s and more of CPU; docs/benchmarks.md). A walk visits each node once and yields them in
  * order already (P13, P14).
  */
+
 import { createRequire } from "node:module";
 import type { Cheerio } from "cheerio";
 import type { AnyNode, Element } from "domhandler";
 import { hasChildren, isTag } from "domhandler";
 import { requireCjs } from "../../cjs.js";
+import { keptAnswers } from "../../policy/kept-answers.js";
 
 /**
  * Calls `visit` on each descendant element of `roots` (not the roots themselves), in document
@@ -101,8 +103,9 @@ function compile(css: string, xmlMode: boolean): Compiled {
   return (compileSelector as NonNullable<typeof compileSelector>)(css, { xmlMode });
 }
 
-/** Compiled compound selectors, by mode and text: a recipe's few, compiled once each. */
-const compiled = new Map<string, Compiled>();
+/** Compiled compound selectors, by text, for HTML and for XML: a recipe's few, compiled once each. */
+const htmlTests = keptAnswers((css: string) => compile(css, false), { max: 1000 });
+const xmlTests = keptAnswers((css: string) => compile(css, true), { max: 1000 });
 
 /**
  * The test cheerio's `.filter(css)` applies to each element for a compound selector (no
@@ -110,14 +113,7 @@ const compiled = new Map<string, Compiled>();
  * css-select's public `compile` with the selection's xmlMode), compiled once and kept.
  */
 function compoundTest(css: string, xmlMode: boolean): Compiled {
-  const key = `${xmlMode ? "x" : "h"}${css}`;
-  let test = compiled.get(key);
-  if (test === undefined) {
-    test = compile(css, xmlMode);
-    if (compiled.size >= 1000) compiled.clear();
-    compiled.set(key, test);
-  }
-  return test;
+  return xmlMode ? xmlTests(css) : htmlTests(css);
 }
 
 /** The descendant elements of `roots` that `test` accepts, in document order, in one walk. */

@@ -11,9 +11,11 @@
  * and a night of feeds stay as light as they were. Each distinct selector is checked once a
  * process.
  */
+
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { requireCjs } from "../../cjs.js";
+import { keptAnswers } from "../../policy/kept-answers.js";
 import { parseSelector } from "./field-selector.js";
 
 /** css-what's token, as far as this file looks at it. */
@@ -115,18 +117,13 @@ function check(css: string): string | undefined {
   }
 }
 
-/** Checked selectors and what was wrong with each (undefined: fine). Bounded, as `nor start` lives long. */
-const seen = new Map<string, string | undefined>();
-const SEEN_MAX = 50_000;
-
-/** What the reader would say of this CSS selector, or undefined when it reads it. */
-export function cssProblem(css: string): string | undefined {
-  if (seen.has(css)) return seen.get(css);
-  const problem = check(css);
-  if (seen.size >= SEEN_MAX) seen.clear();
-  seen.set(css, problem);
-  return problem;
-}
+/**
+ * What the reader would say of this CSS selector, or undefined when it reads it. Checked
+ * selectors kept (bounded, as `nor start` lives long).
+ */
+export const cssProblem: (css: string) => string | undefined = keptAnswers(check, {
+  max: 50_000,
+});
 
 /** A page recipe's fields, each read by the reader as written here (page.ts). */
 export const RECIPE_FIELDS = ["items", "title", "date", "link", "id", "kind", "next"] as const;
