@@ -347,9 +347,10 @@ export const GROW_RETRY_MS = 1_000;
  * ready, so it waits at most one thread's start more than if all had started with the pool.
  *
  * A reader that cannot start (the store's file gone, the reader's own file missing while dist/
- * is rebuilt, no thread to be had) fails every query waiting for it with why, whether or not
- * another reader lives: that one may be held by the very query that waits (a read inside a held
- * reader), so waiting for it could be for ever. The next query that finds every reader busy
+ * is rebuilt, no thread to be had) fails the queries waiting for it with why: at once when no
+ * reader lives; else after GROW_RETRY_MS in which a reader given back serves them (#startFailed),
+ * for the one that lives may be held by the very query that waits (a read inside a held
+ * reader), so waiting for it longer could be for ever. The next query that finds every reader busy
  * tries again at once; after two failed starts in a row, with a reader alive, not before
  * GROW_RETRY_MS has passed since the last (the queries waiting meanwhile are answered by a
  * reader given back, or by that try, or fail with its error). With no reader alive every query
