@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { runNorAsync } from "../cli/run-nor.js";
+import { robots } from "../fleet/routes.js";
 import { askedAfter, RECIPE } from "../review/paged-mark.js";
 import { nightOn, outcomesOn, testerCatalog, testerWorld } from "./tester-nights.js";
 
@@ -16,13 +17,7 @@ const world = testerWorld("nor-mark-first-gap-");
 describe("a person's mark while a source's first request waits out the site's gap (P24)", () => {
   it("P24, P10: a source marked not read while its first request waits out the site's Crawl-delay has that request not sent", async () => {
     const site = await world.fleet.server();
-    site.route(
-      "/robots.txt",
-      (_q, res) =>
-        void res
-          .writeHead(200, { "content-type": "text/plain" })
-          .end("User-agent: *\nCrawl-delay: 5\n"),
-    );
+    site.route("/robots.txt", robots("User-agent: *\nCrawl-delay: 5\n"));
     const data = join(world.dir, "first");
     const page = (n: string) =>
       `<ul><li><a href="/d/${n}.pdf">${n}</a> <span>11/02/2026</span></li></ul>`;

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { robots } from "../fleet/routes.js";
 import { nightOn, outcomesOn, testerWorld } from "../night/tester-nights.js";
 import { askedAfter, list, markPagedNotRead, pagedCatalog } from "./paged-mark.js";
 
@@ -21,13 +22,7 @@ describe("revmachines: a person's mark while the next page waits out the Crawl-d
   // gate just before admission, after the wait) reads the mark, one read a request.
   it("P24, P10: a source marked not read while its next page waits out the site's Crawl-delay has that page not sent", async () => {
     const site = await world.fleet.server();
-    site.route(
-      "/robots.txt",
-      (_q, res) =>
-        void res
-          .writeHead(200, { "content-type": "text/plain" })
-          .end("User-agent: *\nCrawl-delay: 3\n"),
-    );
+    site.route("/robots.txt", robots("User-agent: *\nCrawl-delay: 3\n"));
     const data = join(world.dir, "gap");
     let markedAt: number | undefined;
     let mark: Promise<void> | undefined;
