@@ -150,6 +150,10 @@ export interface SimNightOptions {
   ids?: IdSource;
   /** The night as the store opened it (NightOptions.onOpened). */
   onOpened?: NightOptions["onOpened"];
+  /** The gap between a site's requests (default the fetcher's). */
+  gapMs?: number;
+  /** What every request goes through (default the simulation's own): to watch or wrap it. */
+  transport?: Transport;
 }
 
 /** Turns of the event loop runSimulatedNight looks again at once when nobody sleeps. */
@@ -181,9 +185,10 @@ export async function runSimulatedNight(
           ids,
           journal,
           robotsCache,
-          transport: sim.transport,
+          transport: opts.transport ?? sim.transport,
           deadline: state.deadlineAt,
           night: opts.night,
+          ...(opts.gapMs !== undefined ? { gapMs: opts.gapMs } : {}),
         }),
     },
     {

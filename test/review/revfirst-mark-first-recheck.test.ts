@@ -1,14 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock.js";
-import { CounterIds } from "../../src/ids.js";
-import { createFetcher } from "../../src/net/fetcher.js";
-import { MemoryJournal, MemoryRobotsCache } from "../../src/net/memory-ports.js";
+import { MemoryJournal } from "../../src/net/memory-ports.js";
 import type { NightStore } from "../../src/night/ports.js";
-import { type NightSummary, runNight } from "../../src/night/run-night.js";
-import { buildSimulation, MemoryNightStore, simReader } from "../../src/night/simulate.js";
+import { buildSimulation, MemoryNightStore, runSimulatedNight } from "../../src/night/simulate.js";
 import { addDays } from "../../src/policy/night-date.js";
-import { isRecheckNight } from "../../src/policy/recheck.js";
-import { siteOf } from "../../src/policy/site.js";
 
 /**
  * Review of b1166cde (P24 at the moment of sending, for a source's first request too), on the
@@ -55,7 +50,7 @@ describe.each(SITES)(
       const sent: string[] = [];
       const robots: string[] = [];
       const log: string[] = [];
-      const s: NightStore = Object.create(store) as NightStore;
+      const s: MemoryNightStore = Object.create(store) as MemoryNightStore;
       s.sourceNow = async (night, id) => {
         const got = await store.sourceNow(night, id);
         const n = (turns.get(id) ?? 0) + 1;
@@ -69,43 +64,18 @@ describe.each(SITES)(
         }
         return got;
       };
-      const journal = new MemoryJournal();
-      const run = runNight(
-        sim.catalog,
-        {
-          store: s,
-          clock,
-          reader: simReader,
-          validators: store,
-          siteOf,
-          isRecheckNight,
-          makeFetcher: async (state) =>
-            createFetcher({
-              clock,
-              ids: new CounterIds(),
-              journal,
-              robotsCache: new MemoryRobotsCache(),
-              transport: async (req) => {
-                if (!req.url.endsWith("/robots.txt")) sent.push(new URL(req.url).pathname);
-                else robots.push(req.url);
-                log.push(req.url);
-                return sim.transport(req);
-              },
-              deadline: state.deadlineAt,
-              night: NIGHT,
-              gapMs: 2_000,
-            }),
+      const summary = await runSimulatedNight(clock, sim, s, {
+        night: NIGHT,
+        deadlineMs: 60 * 60_000,
+        concurrency: 1,
+        gapMs: 2_000,
+        transport: async (req) => {
+          if (!req.url.endsWith("/robots.txt")) sent.push(new URL(req.url).pathname);
+          else robots.push(req.url);
+          log.push(req.url);
+          return sim.transport(req);
         },
-        { night: NIGHT, deadlineMs: 60 * 60_000, concurrency: 1 },
-      );
-      let summary: NightSummary | undefined;
-      void run.then((r) => {
-        summary = r;
       });
-      run.catch(() => {});
-      for (let steps = 0; steps < 100_000 && summary === undefined; steps++)
-        if (!(await clock.step())) await new Promise<void>((r) => setImmediate(r));
-      await run;
       expect(late).toBeDefined();
       const lateIndex = (late as string).split("/")[1];
       // Nothing of the late-marked source was sent.
@@ -116,7 +86,7 @@ describe.each(SITES)(
       expect(sent.some((p) => p.startsWith(`/list/${site.rechecked}`))).toBe(true);
       expect(store.outcomeOf(rechecked, NIGHT)).toBeDefined();
       expect(store.outcomeOf(late as string, NIGHT)).toBeUndefined();
-      expect(summary?.skippedNotRead).toBe(1);
+      expect(summary.skippedNotRead).toBe(1);
       // With two hosts, the late source is the first of docs.gap.org: its first request is that
       // origin's robots.txt read, which waits out the gap and is not sent either.
       if (site.hosts) {
@@ -152,7 +122,7 @@ describe("a source's first request admitted ahead of its start, marked not read 
     const turns = new Map<string, number>();
     let late: string | undefined;
     const sent: string[] = [];
-    const s: NightStore = Object.create(store) as NightStore;
+    const s: MemoryNightStore = Object.create(store) as MemoryNightStore;
     s.sourceNow = async (night, id) => {
       const got = await store.sourceNow(night, id);
       const n = (turns.get(id) ?? 0) + 1;
@@ -179,47 +149,24 @@ describe("a source's first request admitted ahead of its start, marked not read 
       await clock.sleep(400);
       return a;
     };
-    const run = runNight(
-      sim.catalog,
-      {
-        store: s,
-        clock,
-        reader: simReader,
-        validators: store,
-        siteOf,
-        isRecheckNight,
-        makeFetcher: async (state) =>
-          createFetcher({
-            clock,
-            ids: new CounterIds(),
-            journal,
-            robotsCache: new MemoryRobotsCache(),
-            transport: async (req) => {
-              if (!req.url.endsWith("/robots.txt")) sent.push(new URL(req.url).pathname);
-              return sim.transport(req);
-            },
-            deadline: state.deadlineAt,
-            night: NIGHT,
-            // The 2 s gap less the commit's 300 ms and the 800 ms ahead: admitted 0.9 s after
-            // the turn (its read stands), sent 1.7 s after it (read again).
-            gapMs: 2_000,
-          }),
+    const summary = await runSimulatedNight(clock, sim, s, {
+      night: NIGHT,
+      deadlineMs: 60 * 60_000,
+      concurrency: 1,
+      journal,
+      // The 2 s gap less the commit's 300 ms and the 800 ms ahead: admitted 0.9 s after the
+      // turn (its read stands), sent 1.7 s after it (read again).
+      gapMs: 2_000,
+      transport: async (req) => {
+        if (!req.url.endsWith("/robots.txt")) sent.push(new URL(req.url).pathname);
+        return sim.transport(req);
       },
-      { night: NIGHT, deadlineMs: 60 * 60_000, concurrency: 1 },
-    );
-    let summary: NightSummary | undefined;
-    void run.then((r) => {
-      summary = r;
     });
-    run.catch(() => {});
-    for (let steps = 0; steps < 100_000 && summary === undefined; steps++)
-      if (!(await clock.step())) await new Promise<void>((r) => setImmediate(r));
-    await run;
     expect(late).toBeDefined();
     const lateIndex = (late as string).split("/")[1];
     // Not sent (P24 holds).
     expect(sent.filter((p) => p.startsWith(`/list/${lateIndex}`))).toEqual([]);
-    expect(summary?.skippedNotRead).toBe(1);
+    expect(summary.skippedNotRead).toBe(1);
     // Its row says why: the source marked not read, not another process holding the lane.
     const rows = journal.rows
       .map((r) => r.entry)
