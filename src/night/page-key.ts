@@ -35,6 +35,7 @@ export const READER_POLICY = [
   "constants",
   "credentials",
   "html-entities",
+  "kept-answers",
   "shown-text",
   "site",
   "zone",
